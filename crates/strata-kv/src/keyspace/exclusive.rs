@@ -1,0 +1,85 @@
+//! [`ExclusiveStore`]: the store handed out by
+//! [`Keyspace::exclusive`](super::Keyspace::exclusive), with every shard locked.
+
+use super::shared::scan_shards;
+use super::LockedShards;
+use crate::item::{Deleted, ItemRef, Mutation, NewItem};
+use crate::store::{Renamed, Store};
+use crate::watch::Watch;
+use crate::KvError;
+
+/// A [`Store`] over a keyspace whose every shard this caller holds locked.
+pub struct ExclusiveStore<'a> {
+    locked: LockedShards<'a>,
+}
+
+impl<'a> ExclusiveStore<'a> {
+    pub(crate) fn new(locked: LockedShards<'a>) -> Self {
+        Self { locked }
+    }
+
+    /// False if `watch`'s key changed (through any front end), was flushed,
+    /// or expired since the watch was taken.
+    pub fn watch_intact(&mut self, watch: &Watch) -> bool {
+        let ks = self.locked.keyspace();
+        if watch.expires_at.is_some_and(|at| at <= ks.now_ms()) {
+            return false;
+        }
+        let pos = ks.shard_index(ks.ctx.hash(&watch.key));
+        self.locked.at(pos).watches.version(&watch.key) == watch.version
+    }
+}
+
+impl Store for ExclusiveStore<'_> {
+    fn get<R>(&mut self, key: &[u8], f: impl FnOnce(ItemRef<'_>) -> R) -> Option<R> {
+        self.locked.get(key, true, f)
+    }
+
+    fn peek<R>(&mut self, key: &[u8], f: impl FnOnce(ItemRef<'_>) -> R) -> Option<R> {
+        self.locked.get(key, false, f)
+    }
+
+    fn update<'v, R>(
+        &mut self,
+        key: &[u8],
+        f: impl FnOnce(Option<ItemRef<'_>>) -> (Mutation<'v>, R),
+    ) -> Result<R, KvError> {
+        self.locked.update(key, f)
+    }
+
+    fn delete(&mut self, key: &[u8]) -> Deleted {
+        self.locked.delete(key)
+    }
+
+    fn set_many(&mut self, items: &[(&[u8], NewItem<'_>)], only_if_none_exist: bool) -> Result<bool, KvError> {
+        self.locked.set_many(items, only_if_none_exist)
+    }
+
+    fn rename(&mut self, from: &[u8], to: &[u8], only_if_absent: bool) -> Result<Renamed, KvError> {
+        self.locked.rename(from, to, only_if_absent)
+    }
+
+    fn flush(&mut self) {
+        self.locked.clear();
+    }
+
+    fn len(&mut self) -> u64 {
+        (0..self.locked.len_locked()).map(|pos| self.locked.at(pos).index.len() as u64).sum()
+    }
+
+    fn scan(&mut self, cursor: u64, count: usize, f: &mut dyn FnMut(ItemRef<'_>)) -> u64 {
+        let locked = &self.locked;
+        let now = locked.keyspace().now_ms();
+        scan_shards(locked.len_locked(), cursor, count, f, |idx, pos, want, f| {
+            locked.at(idx).scan(pos, want, now, f)
+        })
+    }
+
+    fn random_key(&mut self) -> Option<Vec<u8>> {
+        let locked = &self.locked;
+        let now = locked.keyspace().now_ms();
+        let n = locked.len_locked();
+        let start: usize = rand::random();
+        (0..n).find_map(|i| locked.at((start + i) % n).live_key_from(rand::random(), now))
+    }
+}

@@ -1,0 +1,139 @@
+//! Operations on a set of write-locked shards: the implementation behind
+//! every multi-key operation and behind [`ExclusiveStore`](super::ExclusiveStore).
+
+use super::{Keyspace, ShardWrite};
+use crate::arena::header_len;
+use crate::item::{Deleted, ItemRef, Mutation, NewItem};
+use crate::shard::ShardInner;
+use crate::store::Renamed;
+use crate::KvError;
+
+pub(crate) struct LockedShards<'a> {
+    ks: &'a Keyspace,
+    /// Sorted shard indices; `guards[i]` locks shard `indices[i]`.
+    indices: Vec<usize>,
+    guards: Vec<ShardWrite<'a>>,
+}
+
+impl<'a> LockedShards<'a> {
+    pub fn new(ks: &'a Keyspace, indices: Vec<usize>) -> Self {
+        let guards = indices.iter().map(|&i| ks.shard_at(i).write()).collect();
+        Self { ks, indices, guards }
+    }
+
+    pub fn keyspace(&self) -> &'a Keyspace {
+        self.ks
+    }
+
+    /// The locked shard at position `pos` of the sorted set.
+    pub fn at(&self, pos: usize) -> &ShardInner {
+        &self.guards[pos]
+    }
+
+    pub fn len_locked(&self) -> usize {
+        self.guards.len()
+    }
+
+    fn position(&self, hash: u64) -> usize {
+        let idx = self.ks.shard_index(hash);
+        self.indices.binary_search(&idx).expect("the key's shard is locked")
+    }
+
+    fn shard(&mut self, hash: u64) -> &mut ShardInner {
+        let pos = self.position(hash);
+        &mut self.guards[pos]
+    }
+
+    pub fn get<R>(&mut self, key: &[u8], count: bool, f: impl FnOnce(ItemRef<'_>) -> R) -> Option<R> {
+        let ctx = &self.ks.ctx;
+        let (now, hash) = (ctx.now(), ctx.hash(key));
+        let pos = self.position(hash);
+        let found = self.guards[pos].get(hash, key, now, count).map(f);
+        if count {
+            match found {
+                Some(_) => ctx.counters.hits.add(1),
+                None => ctx.counters.misses.add(1),
+            }
+        }
+        found
+    }
+
+    pub fn update<'v, R>(
+        &mut self,
+        key: &[u8],
+        f: impl FnOnce(Option<ItemRef<'_>>) -> (Mutation<'v>, R),
+    ) -> Result<R, KvError> {
+        let ks = self.ks;
+        let (now, hash) = (ks.ctx.now(), ks.ctx.hash(key));
+        self.shard(hash).update(&ks.ctx, hash, key, now, f)
+    }
+
+    pub fn delete(&mut self, key: &[u8]) -> Deleted {
+        let found = self.update(key, |item| (Mutation::Delete, item.is_some()));
+        match found {
+            Ok(true) => Deleted::Removed,
+            _ => Deleted::Missing,
+        }
+    }
+
+    pub fn set_many(
+        &mut self,
+        items: &[(&[u8], NewItem<'_>)],
+        only_if_none_exist: bool,
+    ) -> Result<bool, KvError> {
+        let ks = self.ks;
+        let ctx = &ks.ctx;
+        let now = ctx.now();
+        let limit = ctx.max_item_size();
+        // Check everything before changing anything.
+        let mut need = vec![0usize; self.guards.len()];
+        for (key, item) in items {
+            let hash = ctx.hash(key);
+            let len = header_len(key.len(), item.value.len(), u64::MAX, item.flags, item.expires_at)
+                + key.len()
+                + item.value.len();
+            if len > limit {
+                return Err(KvError::TooLarge { size: len, limit });
+            }
+            let pos = self.position(hash);
+            if only_if_none_exist && self.guards[pos].get(hash, key, now, false).is_some() {
+                return Ok(false);
+            }
+            need[pos] += len;
+        }
+        for (pos, bytes) in need.into_iter().enumerate() {
+            if bytes > 0 {
+                self.guards[pos].ensure_room(ctx, bytes, now)?;
+            }
+        }
+        for (key, item) in items {
+            self.update(key, |_| (Mutation::Put(item.clone()), ()))?;
+        }
+        Ok(true)
+    }
+
+    pub fn rename(&mut self, from: &[u8], to: &[u8], only_if_absent: bool) -> Result<Renamed, KvError> {
+        let Some((value, flags, expires_at)) =
+            self.get(from, false, |item| (item.value.to_vec(), item.flags, item.expires_at))
+        else {
+            return Ok(Renamed::NoSuchKey);
+        };
+        if only_if_absent && self.get(to, false, |_| ()).is_some() {
+            return Ok(Renamed::TargetExists);
+        }
+        if from == to {
+            return Ok(Renamed::Done);
+        }
+        let item = NewItem { value: value.into(), flags, expires_at };
+        self.update(to, |_| (Mutation::Put(item), ()))?;
+        self.delete(from);
+        Ok(Renamed::Done)
+    }
+
+    /// Removes every item in the locked shards.
+    pub fn clear(&mut self) {
+        for guard in &mut self.guards {
+            guard.clear();
+        }
+    }
+}

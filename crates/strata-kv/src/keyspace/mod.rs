@@ -1,0 +1,349 @@
+//! The sharded keyspace: shard selection, shared configuration, counters,
+//! delayed flush, watches and the two ways of locking ([`SharedStore`] per
+//! operation, [`ExclusiveStore`] for a whole batch).
+
+mod exclusive;
+mod locked;
+mod shared;
+
+use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use crossbeam_utils::CachePadded;
+use parking_lot::{RwLock, RwLockWriteGuard};
+
+pub use exclusive::ExclusiveStore;
+pub(crate) use locked::LockedShards;
+pub use shared::SharedStore;
+
+use crate::arena::MAX_SEGMENT_SIZE;
+use crate::clock::Clock;
+use crate::eviction::EvictionPolicy;
+use crate::shard::ShardInner;
+use crate::stats::{Counters, KeyspaceStats};
+use crate::watch::Watch;
+
+/// How a keyspace is sized and what it does when full.
+#[derive(Debug, Clone)]
+pub struct KeyspaceConfig {
+    /// Bytes of records and index the keyspace may hold; 0 means no limit.
+    pub memory_limit: u64,
+    /// What happens at the limit.
+    pub eviction: EvictionPolicy,
+    /// Largest item (header, key and value) accepted.
+    pub max_item_size: usize,
+    /// Number of independently locked shards (rounded up to a power of two).
+    pub shards: usize,
+}
+
+impl Default for KeyspaceConfig {
+    fn default() -> Self {
+        Self {
+            memory_limit: 1 << 30,
+            eviction: EvictionPolicy::Clock,
+            max_item_size: 1 << 20,
+            shards: 64,
+        }
+    }
+}
+
+/// State every shard operation needs besides the shard itself.
+pub(crate) struct Ctx {
+    clock: Arc<dyn Clock>,
+    seed: u64,
+    cas: AtomicU64,
+    memory_limit: AtomicU64,
+    eviction: AtomicU8,
+    max_item_size: AtomicUsize,
+    shards: usize,
+    pub counters: Counters,
+}
+
+impl Ctx {
+    pub fn now(&self) -> u64 {
+        self.clock.now_ms()
+    }
+
+    pub fn hash(&self, key: &[u8]) -> u64 {
+        xxhash_rust::xxh3::xxh3_64_with_seed(key, self.seed)
+    }
+
+    /// A CAS version never handed out before.
+    pub fn next_cas(&self) -> u64 {
+        self.cas.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// This shard's share of the memory limit.
+    pub fn shard_budget(&self) -> usize {
+        match self.memory_limit.load(Ordering::Relaxed) {
+            0 => usize::MAX,
+            limit => (limit / self.shards as u64) as usize,
+        }
+    }
+
+    pub fn eviction(&self) -> EvictionPolicy {
+        match self.eviction.load(Ordering::Relaxed) {
+            0 => EvictionPolicy::NoEviction,
+            _ => EvictionPolicy::Clock,
+        }
+    }
+
+    pub fn max_item_size(&self) -> usize {
+        self.max_item_size.load(Ordering::Relaxed)
+    }
+}
+
+/// One shard and lock-free mirrors of its size for stats.
+pub(crate) struct Shard {
+    inner: RwLock<ShardInner>,
+    items: AtomicU64,
+    with_expiry: AtomicU64,
+    used: AtomicU64,
+    index_bytes: AtomicU64,
+    segments: AtomicU64,
+}
+
+impl Shard {
+    pub fn read(&self) -> parking_lot::RwLockReadGuard<'_, ShardInner> {
+        self.inner.read()
+    }
+
+    pub fn write(&self) -> ShardWrite<'_> {
+        ShardWrite { shard: self, guard: self.inner.write() }
+    }
+}
+
+/// A write lock on a shard that refreshes the shard's mirrors when released.
+pub(crate) struct ShardWrite<'a> {
+    shard: &'a Shard,
+    guard: RwLockWriteGuard<'a, ShardInner>,
+}
+
+impl Deref for ShardWrite<'_> {
+    type Target = ShardInner;
+    fn deref(&self) -> &ShardInner {
+        &self.guard
+    }
+}
+
+impl DerefMut for ShardWrite<'_> {
+    fn deref_mut(&mut self) -> &mut ShardInner {
+        &mut self.guard
+    }
+}
+
+impl Drop for ShardWrite<'_> {
+    fn drop(&mut self) {
+        let s = self.shard;
+        let g = &self.guard;
+        s.items.store(g.index.len() as u64, Ordering::Relaxed);
+        s.with_expiry.store(g.with_expiry as u64, Ordering::Relaxed);
+        s.used.store(g.used_bytes() as u64, Ordering::Relaxed);
+        s.index_bytes.store(g.index.bytes() as u64, Ordering::Relaxed);
+        s.segments.store(g.arena.segment_count() as u64, Ordering::Relaxed);
+    }
+}
+
+/// The keyspace shared by every front end.
+pub struct Keyspace {
+    pub(crate) ctx: Ctx,
+    shards: Box<[CachePadded<Shard>]>,
+    /// Unix ms at which a delayed `flush_all` runs; 0 when none is pending.
+    flush_deadline: AtomicU64,
+}
+
+impl std::fmt::Debug for Keyspace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Keyspace").field("shards", &self.shards.len()).finish_non_exhaustive()
+    }
+}
+
+fn segment_size_for(limit: u64, shards: usize) -> usize {
+    if limit == 0 {
+        return MAX_SEGMENT_SIZE;
+    }
+    // At least eight segments per shard's budget, so eviction is gradual.
+    let per = (limit / shards as u64 / 8).max(1);
+    let pow2 = 1usize << (63 - per.leading_zeros());
+    pow2.clamp(4096, MAX_SEGMENT_SIZE)
+}
+
+impl Keyspace {
+    /// An empty keyspace.
+    pub fn new(config: KeyspaceConfig, clock: Arc<dyn Clock>) -> Arc<Self> {
+        let shards = config.shards.clamp(1, 4096).next_power_of_two();
+        let segment_size = segment_size_for(config.memory_limit, shards);
+        let shard_vec = (0..shards)
+            .map(|_| {
+                CachePadded::new(Shard {
+                    inner: RwLock::new(ShardInner::new(segment_size)),
+                    items: AtomicU64::new(0),
+                    with_expiry: AtomicU64::new(0),
+                    used: AtomicU64::new(0),
+                    index_bytes: AtomicU64::new(0),
+                    segments: AtomicU64::new(0),
+                })
+            })
+            .collect();
+        let ks = Arc::new(Self {
+            ctx: Ctx {
+                clock,
+                seed: rand::random(),
+                cas: AtomicU64::new(1),
+                memory_limit: AtomicU64::new(config.memory_limit),
+                eviction: AtomicU8::new(config.eviction.evicts() as u8),
+                max_item_size: AtomicUsize::new(config.max_item_size),
+                shards,
+                counters: Counters::default(),
+            },
+            shards: shard_vec,
+            flush_deadline: AtomicU64::new(0),
+        });
+        for shard in ks.shards.iter() {
+            drop(shard.write()); // publish the initial mirrors
+        }
+        ks
+    }
+
+    /// Per-operation access (one shard locked at a time).
+    pub fn store(&self) -> SharedStore<'_> {
+        SharedStore::new(self)
+    }
+
+    /// Runs `f` with every shard locked: no other caller's operation runs
+    /// until it returns. `f` MUST NOT call back into this keyspace except
+    /// through the given store (and MUST NOT drop a [`Watch`]).
+    pub fn exclusive<R>(&self, f: impl FnOnce(&mut ExclusiveStore<'_>) -> R) -> R {
+        self.run_due_flush();
+        let mut store = ExclusiveStore::new(self.lock((0..self.shards.len()).collect()));
+        f(&mut store)
+    }
+
+    /// Starts watching `key` for changes (Redis `WATCH`).
+    pub fn watch(self: &Arc<Self>, key: &[u8]) -> Watch {
+        let now = self.now_ms();
+        let hash = self.ctx.hash(key);
+        let mut shard = self.shard(hash).write();
+        let version = shard.watches.register(key);
+        let expires_at = shard.get(hash, key, now, false).and_then(|item| item.expires_at);
+        Watch { keyspace: self.clone(), key: key.into(), version, expires_at }
+    }
+
+    pub(crate) fn unwatch(&self, key: &[u8]) {
+        self.shard(self.ctx.hash(key)).write().watches.unregister(key);
+    }
+
+    /// Current time per the keyspace's clock, Unix ms.
+    pub fn now_ms(&self) -> u64 {
+        self.ctx.now()
+    }
+
+    /// The keyspace's clock.
+    pub fn clock(&self) -> &dyn Clock {
+        &*self.ctx.clock
+    }
+
+    /// Memory limit in bytes (0: none).
+    pub fn memory_limit(&self) -> u64 {
+        self.ctx.memory_limit.load(Ordering::Relaxed)
+    }
+
+    /// Changes the memory limit; writes evict (or fail) until under it.
+    pub fn set_memory_limit(&self, bytes: u64) {
+        self.ctx.memory_limit.store(bytes, Ordering::Relaxed);
+    }
+
+    /// The eviction policy.
+    pub fn eviction(&self) -> EvictionPolicy {
+        self.ctx.eviction()
+    }
+
+    /// Changes the eviction policy.
+    pub fn set_eviction(&self, policy: EvictionPolicy) {
+        self.ctx.eviction.store(policy.evicts() as u8, Ordering::Relaxed);
+    }
+
+    /// Largest item accepted, in bytes.
+    pub fn max_item_size(&self) -> usize {
+        self.ctx.max_item_size()
+    }
+
+    /// Changes the largest item accepted.
+    pub fn set_max_item_size(&self, bytes: usize) {
+        self.ctx.max_item_size.store(bytes, Ordering::Relaxed);
+    }
+
+    /// Removes every item `delay_ms` from now (memcached `flush_all <delay>`);
+    /// 0 flushes now. A later call replaces a pending one.
+    pub fn flush_after(&self, delay_ms: u64) {
+        // A flush that already fell due happened before this call.
+        self.run_due_flush();
+        if delay_ms == 0 {
+            self.flush_deadline.store(0, Ordering::Relaxed);
+            self.store().flush_now();
+        } else {
+            self.flush_deadline.store(self.now_ms().saturating_add(delay_ms), Ordering::Relaxed);
+        }
+    }
+
+    /// Runs a pending delayed flush if its time has come.
+    pub(crate) fn run_due_flush(&self) {
+        let due = self.flush_deadline.load(Ordering::Relaxed);
+        if due != 0
+            && self.now_ms() >= due
+            && self
+                .flush_deadline
+                .compare_exchange(due, 0, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            self.store().flush_now();
+        }
+    }
+
+    /// A snapshot of sizes and counters.
+    pub fn stats(&self) -> KeyspaceStats {
+        let sum = |f: fn(&Shard) -> &AtomicU64| -> u64 {
+            self.shards.iter().map(|s| f(s).load(Ordering::Relaxed)).sum()
+        };
+        let c = &self.ctx.counters;
+        KeyspaceStats {
+            items: sum(|s| &s.items),
+            items_with_expiry: sum(|s| &s.with_expiry),
+            used_memory: sum(|s| &s.used),
+            memory_limit: self.memory_limit(),
+            index_bytes: sum(|s| &s.index_bytes),
+            segments: sum(|s| &s.segments),
+            total_items: c.total_items.get(),
+            evictions: c.evictions.get(),
+            expired: c.expired.get(),
+            hits: c.hits.get(),
+            misses: c.misses.get(),
+            compactions: c.compactions.get(),
+        }
+    }
+
+    pub(crate) fn shard_count(&self) -> usize {
+        self.shards.len()
+    }
+
+    pub(crate) fn shard_index(&self, hash: u64) -> usize {
+        hash as usize & (self.shards.len() - 1)
+    }
+
+    pub(crate) fn shard(&self, hash: u64) -> &Shard {
+        &self.shards[self.shard_index(hash)]
+    }
+
+    pub(crate) fn shard_at(&self, index: usize) -> &Shard {
+        &self.shards[index]
+    }
+
+    /// Write-locks the shards in `indices` (sorted and deduplicated here, so
+    /// locks are always taken in ascending order and cannot deadlock).
+    pub(crate) fn lock(&self, mut indices: Vec<usize>) -> LockedShards<'_> {
+        indices.sort_unstable();
+        indices.dedup();
+        LockedShards::new(self, indices)
+    }
+}

@@ -1,0 +1,152 @@
+//! [`SharedStore`]: per-operation locking. Reads take one shard's read lock,
+//! writes one shard's write lock, multi-key operations lock the shards they
+//! touch in ascending order.
+
+use std::sync::atomic::Ordering;
+
+use super::Keyspace;
+use crate::item::{Deleted, ItemRef, Mutation, NewItem};
+use crate::store::{Renamed, Store};
+use crate::KvError;
+
+/// The everyday [`Store`] over a [`Keyspace`].
+#[derive(Clone, Copy)]
+pub struct SharedStore<'a> {
+    ks: &'a Keyspace,
+}
+
+impl<'a> SharedStore<'a> {
+    pub(crate) fn new(ks: &'a Keyspace) -> Self {
+        Self { ks }
+    }
+
+    fn read<R>(&self, key: &[u8], count: bool, f: impl FnOnce(ItemRef<'_>) -> R) -> Option<R> {
+        self.ks.run_due_flush();
+        let ctx = &self.ks.ctx;
+        let (now, hash) = (ctx.now(), ctx.hash(key));
+        let shard = self.ks.shard(hash).read();
+        let found = shard.get(hash, key, now, count).map(f);
+        if count {
+            match found {
+                Some(_) => ctx.counters.hits.add(1),
+                None => ctx.counters.misses.add(1),
+            }
+        }
+        found
+    }
+
+    /// Removes every item, all shards locked at once.
+    pub(crate) fn flush_now(&self) {
+        self.ks.lock((0..self.ks.shard_count()).collect()).clear();
+    }
+}
+
+/// Runs a cursor scan across `shards` shards: the cursor is
+/// `shard << 32 | position`, where position is the shard's 32-bit hash
+/// position to resume from. `scan_shard(shard, position, count, f)` returns
+/// the next position or `None` when that shard is done.
+pub(crate) fn scan_shards(
+    shards: usize,
+    cursor: u64,
+    count: usize,
+    f: &mut dyn FnMut(ItemRef<'_>),
+    mut scan_shard: impl FnMut(usize, u64, usize, &mut dyn FnMut(ItemRef<'_>)) -> Option<u64>,
+) -> u64 {
+    let mut shard = (cursor >> 32) as usize;
+    let mut pos = cursor & 0xffff_ffff;
+    let mut emitted = 0usize;
+    let count = count.max(1);
+    while shard < shards {
+        let want = count.saturating_sub(emitted).max(1);
+        let mut counting = |item: ItemRef<'_>| {
+            emitted += 1;
+            f(item)
+        };
+        match scan_shard(shard, pos, want, &mut counting) {
+            Some(next) => return ((shard as u64) << 32) | next,
+            None => {
+                shard += 1;
+                pos = 0;
+                if emitted >= count && shard < shards {
+                    return (shard as u64) << 32;
+                }
+            }
+        }
+    }
+    0
+}
+
+impl Store for SharedStore<'_> {
+    fn get<R>(&mut self, key: &[u8], f: impl FnOnce(ItemRef<'_>) -> R) -> Option<R> {
+        self.read(key, true, f)
+    }
+
+    fn peek<R>(&mut self, key: &[u8], f: impl FnOnce(ItemRef<'_>) -> R) -> Option<R> {
+        self.read(key, false, f)
+    }
+
+    fn update<'v, R>(
+        &mut self,
+        key: &[u8],
+        f: impl FnOnce(Option<ItemRef<'_>>) -> (Mutation<'v>, R),
+    ) -> Result<R, KvError> {
+        self.ks.run_due_flush();
+        let ctx = &self.ks.ctx;
+        let (now, hash) = (ctx.now(), ctx.hash(key));
+        self.ks.shard(hash).write().update(ctx, hash, key, now, f)
+    }
+
+    fn delete(&mut self, key: &[u8]) -> Deleted {
+        match self.update(key, |item| (Mutation::Delete, item.is_some())) {
+            Ok(true) => Deleted::Removed,
+            _ => Deleted::Missing,
+        }
+    }
+
+    fn set_many(&mut self, items: &[(&[u8], NewItem<'_>)], only_if_none_exist: bool) -> Result<bool, KvError> {
+        self.ks.run_due_flush();
+        let shards = items.iter().map(|(k, _)| self.ks.shard_index(self.ks.ctx.hash(k))).collect();
+        self.ks.lock(shards).set_many(items, only_if_none_exist)
+    }
+
+    fn rename(&mut self, from: &[u8], to: &[u8], only_if_absent: bool) -> Result<Renamed, KvError> {
+        self.ks.run_due_flush();
+        let ctx = &self.ks.ctx;
+        let shards = vec![self.ks.shard_index(ctx.hash(from)), self.ks.shard_index(ctx.hash(to))];
+        self.ks.lock(shards).rename(from, to, only_if_absent)
+    }
+
+    fn flush(&mut self) {
+        self.flush_now();
+    }
+
+    fn len(&mut self) -> u64 {
+        self.ks.run_due_flush();
+        (0..self.ks.shard_count()).map(|i| self.ks.shard_at(i).items.load(Ordering::Relaxed)).sum()
+    }
+
+    fn scan(&mut self, cursor: u64, count: usize, f: &mut dyn FnMut(ItemRef<'_>)) -> u64 {
+        self.ks.run_due_flush();
+        let ks = self.ks;
+        let now = ks.now_ms();
+        scan_shards(ks.shard_count(), cursor, count, f, |idx, pos, want, f| {
+            ks.shard_at(idx).read().scan(pos, want, now, f)
+        })
+    }
+
+    fn random_key(&mut self) -> Option<Vec<u8>> {
+        self.ks.run_due_flush();
+        let ks = self.ks;
+        let now = ks.now_ms();
+        let n = ks.shard_count();
+        let start: usize = rand::random();
+        (0..n).find_map(|i| {
+            let shard = ks.shard_at((start + i) % n);
+            if shard.items.load(Ordering::Relaxed) == 0 {
+                return None;
+            }
+            let found = shard.read().live_key_from(rand::random(), now);
+            found
+        })
+    }
+}

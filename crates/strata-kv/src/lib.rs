@@ -1,0 +1,49 @@
+//! # strata-kv: the key-value engine
+//!
+//! One keyspace shared by every front end. An item is a key, a value, memcached
+//! flags, a CAS version unique per change and an optional expiry.
+//!
+//! ## Layout
+//! - [`clock`]: time as the engine sees it; a manual clock for tests.
+//! - [`item`]: the borrowed item view and the mutations callers ask for.
+//! - [`store`]: the [`Store`] trait every front end programs against.
+//! - `keyspace`: [`Keyspace`], the sharded map; [`SharedStore`] and
+//!   [`ExclusiveStore`] implement [`Store`] with per-shard or all-shard locking.
+//! - `shard`: one shard: an index, an arena and the watch table, behind a lock.
+//! - `arena`: item records packed into anonymous-mapped segments, addressed as
+//!   (segment, offset); records are appended, superseded ones become garbage
+//!   that compaction or eviction reclaims.
+//! - `index`: the open-addressing hash index of 8-byte entries (tag, access
+//!   bit, location).
+//! - [`eviction`]: what happens when the memory limit is reached.
+//! - `maintenance`: background expiry reclaim, compaction and delayed flush.
+//! - `watch`: per-key change versions for Redis `WATCH`.
+//! - [`stats`]: counters and the stats snapshot.
+//!
+//! The engine never performs network I/O and never imports a front end.
+
+#![forbid(unsafe_op_in_unsafe_fn)]
+#![warn(missing_docs)]
+
+mod arena;
+pub mod clock;
+mod error;
+pub mod eviction;
+mod index;
+pub mod item;
+mod keyspace;
+mod maintenance;
+mod shard;
+pub mod stats;
+pub mod store;
+mod watch;
+
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use error::KvError;
+pub use eviction::EvictionPolicy;
+pub use item::{Deleted, ItemRef, Mutation, NewItem};
+pub use keyspace::{ExclusiveStore, Keyspace, KeyspaceConfig, SharedStore};
+pub use maintenance::{Maintenance, PassReport};
+pub use stats::KeyspaceStats;
+pub use store::{Renamed, Store};
+pub use watch::Watch;

@@ -1,0 +1,95 @@
+//! Background upkeep of a keyspace: reclaiming expired items (so memory is
+//! freed even for keys nobody reads again), compacting segments that are
+//! mostly garbage, and running a delayed flush when it falls due.
+//!
+//! Work is done in small steps, one shard lock at a time, so foreground
+//! requests wait at most for one step.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crate::keyspace::Keyspace;
+
+/// Segments per shard checked for expired items in one pass.
+const EXPIRE_SEGMENTS_PER_PASS: usize = 4;
+/// Segments with less live data than this fraction are compacted.
+const COMPACT_BELOW_LIVE: f64 = 0.5;
+/// Segments compacted per shard in one pass.
+const COMPACTIONS_PER_PASS: usize = 2;
+const PASS_INTERVAL: Duration = Duration::from_millis(100);
+
+/// What one maintenance pass did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PassReport {
+    /// Expired items removed.
+    pub expired: usize,
+    /// Segments compacted.
+    pub compacted: usize,
+}
+
+impl Keyspace {
+    /// Runs one maintenance pass over every shard. The background thread
+    /// calls this; tests call it directly after moving a manual clock.
+    pub fn run_maintenance(&self) -> PassReport {
+        self.run_due_flush();
+        let mut report = PassReport::default();
+        for i in 0..self.shard_count() {
+            let mut shard = self.shard_at(i).write();
+            let now = self.now_ms();
+            report.expired += shard.reclaim_expired(&self.ctx, now, EXPIRE_SEGMENTS_PER_PASS);
+            for _ in 0..COMPACTIONS_PER_PASS {
+                if !shard.compact_most_garbage(&self.ctx, COMPACT_BELOW_LIVE) {
+                    break;
+                }
+                report.compacted += 1;
+            }
+        }
+        report
+    }
+}
+
+/// The background maintenance thread of a keyspace; stops when dropped.
+#[derive(Debug)]
+pub struct Maintenance {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Maintenance {
+    /// Starts a thread running [`Keyspace::run_maintenance`] every 100 ms.
+    pub fn start(keyspace: Arc<Keyspace>) -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name("strata-maintenance".into())
+            .spawn(move || {
+                while !flag.load(Ordering::Relaxed) {
+                    keyspace.run_maintenance();
+                    std::thread::park_timeout(PASS_INTERVAL);
+                }
+            })
+            .expect("spawn maintenance thread");
+        Self { stop, thread: Some(thread) }
+    }
+
+    /// Stops the thread and waits for it.
+    pub fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            thread.thread().unpark();
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for Maintenance {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}

@@ -1,0 +1,271 @@
+//! One shard of the keyspace: an [`Index`] over an [`Arena`], plus the watch
+//! table, all behind the shard's lock (held by the caller).
+//!
+//! Invariant: an index entry points at the newest record of its key; every
+//! other record of that key is garbage, already subtracted from its segment's
+//! live bytes. Every change of a key bumps its watch version.
+
+mod room;
+mod scan;
+
+use crate::arena::{encode, header_len, Arena, Loc, Record};
+use crate::index::Index;
+use crate::item::{ItemRef, Mutation};
+use crate::keyspace::Ctx;
+use crate::watch::WatchTable;
+use crate::KvError;
+
+/// Why an item left the index (for the counters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Removal {
+    Deleted,
+    Expired,
+    Evicted,
+}
+
+pub(crate) struct ShardInner {
+    pub index: Index,
+    pub arena: Arena,
+    pub watches: WatchTable,
+    /// Items whose record carries an expiry (Redis `INFO keyspace` expires=).
+    pub with_expiry: usize,
+    /// Reused buffer for copying a record within the arena.
+    scratch: Vec<u8>,
+    /// Segment position where the expiry reclaimer resumes.
+    pub expire_cursor: usize,
+}
+
+fn is_expired(expires_at: Option<u64>, now: u64) -> bool {
+    expires_at.is_some_and(|at| at <= now)
+}
+
+impl ShardInner {
+    pub fn new(segment_size: usize) -> Self {
+        Self {
+            index: Index::new(),
+            arena: Arena::new(segment_size),
+            watches: WatchTable::default(),
+            with_expiry: 0,
+            scratch: Vec::new(),
+            expire_cursor: 0,
+        }
+    }
+
+    /// Bytes this shard holds against the memory limit.
+    pub fn used_bytes(&self) -> usize {
+        self.arena.written_bytes() + self.index.bytes()
+    }
+
+    /// The slot of `key`'s entry, live or expired.
+    pub fn lookup(&self, hash: u64, key: &[u8]) -> Option<usize> {
+        let arena = &self.arena;
+        self.index.find(hash, |loc| arena.record(loc).key() == key)
+    }
+
+    pub fn record_at(&self, slot: usize) -> Record<'_> {
+        self.arena.record(self.index.loc(slot))
+    }
+
+    /// The live item in `slot`, or `None` if it has expired.
+    pub fn live_item(&self, slot: usize, now: u64) -> Option<ItemRef<'_>> {
+        let rec = self.record_at(slot);
+        if is_expired(rec.header.expires_at, now) {
+            return None;
+        }
+        Some(item_ref(&rec))
+    }
+
+    /// Finds the live item for `key` (read path; marks access if asked).
+    pub fn get(&self, hash: u64, key: &[u8], now: u64, mark: bool) -> Option<ItemRef<'_>> {
+        let slot = self.lookup(hash, key)?;
+        let item = self.live_item(slot, now)?;
+        if mark {
+            self.index.mark_accessed(slot);
+        }
+        Some(item)
+    }
+
+    /// Removes the entry in `slot` and accounts for why.
+    pub fn remove(&mut self, ctx: &Ctx, slot: usize, why: Removal) {
+        let loc = self.index.loc(slot);
+        let rec = self.arena.record(loc);
+        let len = rec.len();
+        if rec.header.expires_at.is_some() {
+            self.with_expiry -= 1;
+        }
+        self.watches.touch(rec.key());
+        self.index.remove(slot);
+        self.arena.release(loc, len);
+        match why {
+            Removal::Deleted => {}
+            Removal::Expired => ctx.counters.expired.add(1),
+            Removal::Evicted => ctx.counters.evictions.add(1),
+        }
+    }
+
+    /// Reads `key`, lets `f` decide, and applies the decision.
+    pub fn update<'v, R>(
+        &mut self,
+        ctx: &Ctx,
+        hash: u64,
+        key: &[u8],
+        now: u64,
+        f: impl FnOnce(Option<ItemRef<'_>>) -> (Mutation<'v>, R),
+    ) -> Result<R, KvError> {
+        let slot = self.lookup(hash, key);
+        let live = slot.filter(|&s| self.live_item(s, now).is_some());
+        let (mutation, result) = f(live.map(|s| item_ref(&self.record_at(s))));
+        if let (Some(s), None) = (slot, live) {
+            // Whatever the decision, an expired entry goes now.
+            self.remove(ctx, s, Removal::Expired);
+        }
+        match mutation {
+            Mutation::Keep => {}
+            Mutation::Delete => {
+                if let Some(s) = live {
+                    self.remove(ctx, s, Removal::Deleted);
+                }
+            }
+            Mutation::Put(new) => {
+                if is_expired(new.expires_at, now) {
+                    if let Some(s) = self.lookup(hash, key) {
+                        self.remove(ctx, s, Removal::Deleted);
+                    }
+                } else {
+                    let cas = ctx.next_cas();
+                    self.put(ctx, hash, key, &[&new.value], new.flags, new.expires_at, cas, now)?;
+                }
+            }
+            Mutation::SetExpiry(expires_at) => {
+                if let Some(s) = live {
+                    if is_expired(expires_at, now) {
+                        self.remove(ctx, s, Removal::Deleted);
+                    } else {
+                        self.rewrite(ctx, hash, key, s, expires_at, now)?;
+                    }
+                }
+            }
+        }
+        Ok(result)
+    }
+
+    /// Appends a new record for `key` and points the index at it.
+    #[allow(clippy::too_many_arguments)]
+    pub fn put(
+        &mut self,
+        ctx: &Ctx,
+        hash: u64,
+        key: &[u8],
+        value_parts: &[&[u8]],
+        flags: u32,
+        expires_at: Option<u64>,
+        cas: u64,
+        now: u64,
+    ) -> Result<(), KvError> {
+        let value_len: usize = value_parts.iter().map(|p| p.len()).sum();
+        let len = header_len(key.len(), value_len, cas, flags, expires_at) + key.len() + value_len;
+        let limit = ctx.max_item_size();
+        if len > limit {
+            return Err(KvError::TooLarge { size: len, limit });
+        }
+        let is_insert = self.lookup(hash, key).is_none();
+        let growth = if is_insert { self.index.bytes() / 2 } else { 0 };
+        // Growth is only needed when the index is about to rebuild; reserving
+        // it always would make a full shard refuse inserts it could take.
+        let growth = if growth > 0 && self.index.would_rebuild() { growth } else { 0 };
+        self.ensure_room(ctx, len + growth, now)?;
+        let loc = self.arena.append(len, expires_at, |buf| {
+            encode(buf, key, value_parts, cas, flags, expires_at)
+        })?;
+        self.link(ctx, hash, key, loc, expires_at.is_some());
+        ctx.counters.total_items.add(1);
+        Ok(())
+    }
+
+    /// Points `key`'s entry (existing or new) at the record just written at `loc`.
+    fn link(&mut self, ctx: &Ctx, hash: u64, key: &[u8], loc: Loc, has_expiry: bool) {
+        // Look up again: making room may have evicted or moved the old entry.
+        match self.lookup(hash, key) {
+            Some(slot) => {
+                let old = self.index.loc(slot);
+                let old_rec = self.arena.record(old);
+                let old_len = old_rec.len();
+                if old_rec.header.expires_at.is_some() {
+                    self.with_expiry -= 1;
+                }
+                self.arena.release(old, old_len);
+                self.index.set_loc(slot, loc);
+            }
+            None => {
+                let arena = &self.arena;
+                self.index.insert(hash, loc, |l| ctx.hash(arena.record(l).key()));
+            }
+        }
+        if has_expiry {
+            self.with_expiry += 1;
+        }
+        self.watches.touch(key);
+    }
+
+    /// Copies the record in `slot` to the open segment with a new expiry,
+    /// keeping its CAS (memcached `touch` semantics).
+    fn rewrite(
+        &mut self,
+        ctx: &Ctx,
+        hash: u64,
+        key: &[u8],
+        slot: usize,
+        expires_at: Option<u64>,
+        now: u64,
+    ) -> Result<(), KvError> {
+        let mut value = std::mem::take(&mut self.scratch);
+        let rec = self.record_at(slot);
+        let (flags, cas) = (rec.header.flags, rec.header.cas);
+        value.clear();
+        value.extend_from_slice(rec.value());
+        let result = self.put(ctx, hash, key, &[&value], flags, expires_at, cas, now);
+        self.scratch = value;
+        result
+    }
+
+    /// Moves the live record in `slot` to the open segment unchanged (for
+    /// compaction and CLOCK's second chance). Returns false if out of memory.
+    pub fn relocate(&mut self, slot: usize) -> bool {
+        let mut copy = std::mem::take(&mut self.scratch);
+        let loc = self.index.loc(slot);
+        let rec = self.arena.record(loc);
+        let (len, expires_at) = (rec.len(), rec.header.expires_at);
+        copy.clear();
+        copy.extend_from_slice(&rec.bytes[..len]);
+        let moved = self.arena.append(len, expires_at, |buf| buf.copy_from_slice(&copy));
+        self.scratch = copy;
+        match moved {
+            Ok(new_loc) => {
+                self.arena.release(loc, len);
+                self.index.set_loc(slot, new_loc);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Removes every item.
+    pub fn clear(&mut self) {
+        self.watches.touch_all();
+        self.index.clear();
+        self.arena.clear();
+        self.with_expiry = 0;
+        self.expire_cursor = 0;
+    }
+}
+
+/// The caller-facing view of a record.
+pub(crate) fn item_ref<'a>(rec: &Record<'a>) -> ItemRef<'a> {
+    ItemRef {
+        key: rec.key(),
+        value: rec.value(),
+        flags: rec.header.flags,
+        cas: rec.header.cas,
+        expires_at: rec.header.expires_at,
+    }
+}

@@ -1,0 +1,86 @@
+//! The operations every front end uses, as one trait with two implementations:
+//! [`SharedStore`](crate::SharedStore) locks one shard per operation, and
+//! [`ExclusiveStore`](crate::ExclusiveStore) runs inside
+//! [`Keyspace::exclusive`](crate::Keyspace::exclusive) with every shard locked,
+//! so a batch of commands (Redis `MULTI`/`EXEC`) sees no other client's change.
+
+use crate::item::{Deleted, ItemRef, Mutation, NewItem};
+use crate::KvError;
+
+/// Result of [`Store::rename`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Renamed {
+    /// The item now lives under the new key.
+    Done,
+    /// The source key does not exist.
+    NoSuchKey,
+    /// `only_if_absent` was set and the target exists; nothing changed.
+    TargetExists,
+}
+
+/// Key-value operations on one keyspace. Every method is atomic with respect
+/// to other callers; multi-key methods are atomic as a whole.
+pub trait Store {
+    /// Calls `f` with the live item for `key`, counting a keyspace hit or miss
+    /// and marking the item as recently used. Returns `None` when there is no
+    /// live item.
+    fn get<R>(&mut self, key: &[u8], f: impl FnOnce(ItemRef<'_>) -> R) -> Option<R>;
+
+    /// Like [`get`](Store::get) but neither counts a hit/miss nor marks access
+    /// (for `EXISTS`, `TTL`, `TYPE`, ...).
+    fn peek<R>(&mut self, key: &[u8], f: impl FnOnce(ItemRef<'_>) -> R) -> Option<R>;
+
+    /// Reads the live item for `key` (or `None`) and applies the [`Mutation`]
+    /// that `f` decides, all under one lock: the basis of set, add, replace,
+    /// cas, append, incr, touch, getset, ... If the mutation is refused (too
+    /// large, out of memory) nothing changes and the error is returned; `f`'s
+    /// result is then dropped.
+    fn update<'v, R>(
+        &mut self,
+        key: &[u8],
+        f: impl FnOnce(Option<ItemRef<'_>>) -> (Mutation<'v>, R),
+    ) -> Result<R, KvError>;
+
+    /// Stores `item` under `key` unconditionally.
+    fn set(&mut self, key: &[u8], item: NewItem<'_>) -> Result<(), KvError> {
+        self.update(key, |_| (Mutation::Put(item), ()))
+    }
+
+    /// Removes the item for `key`.
+    fn delete(&mut self, key: &[u8]) -> Deleted;
+
+    /// Stores all `items` atomically. With `only_if_none_exist`, stores nothing
+    /// and returns `Ok(false)` if any of the keys has a live item (`MSETNX`).
+    fn set_many(
+        &mut self,
+        items: &[(&[u8], NewItem<'_>)],
+        only_if_none_exist: bool,
+    ) -> Result<bool, KvError>;
+
+    /// Moves the item at `from` to `to` (keeping value, flags and expiry),
+    /// replacing any item at `to` unless `only_if_absent`.
+    fn rename(&mut self, from: &[u8], to: &[u8], only_if_absent: bool)
+        -> Result<Renamed, KvError>;
+
+    /// Removes every item now.
+    fn flush(&mut self);
+
+    /// Number of items held, including expired ones not yet reclaimed
+    /// (as Redis's `DBSIZE` counts them).
+    fn len(&mut self) -> u64;
+
+    /// True when no item is held.
+    fn is_empty(&mut self) -> bool {
+        self.len() == 0
+    }
+
+    /// One step of a cursor scan over all live items (Redis `SCAN`
+    /// semantics): start with cursor 0, pass back the returned cursor, stop
+    /// when it returns 0. Every item present for the whole scan is visited at
+    /// least once; some may be visited twice. `count` is the amount of work
+    /// (items to emit) this step aims for.
+    fn scan(&mut self, cursor: u64, count: usize, f: &mut dyn FnMut(ItemRef<'_>)) -> u64;
+
+    /// A key chosen at random among live items, or `None` when empty.
+    fn random_key(&mut self) -> Option<Vec<u8>>;
+}

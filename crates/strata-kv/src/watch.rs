@@ -1,0 +1,85 @@
+//! Change versions of watched keys, for Redis `WATCH`.
+//!
+//! Each shard keeps a table of the keys some client watches, with a version
+//! bumped on every change to the key through any front end, and on flush,
+//! expiry reclaim and eviction. Keys nobody watches cost nothing: the table is
+//! checked only when non-empty.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::keyspace::Keyspace;
+
+#[derive(Default)]
+pub(crate) struct WatchTable {
+    /// key -> (version, number of watchers)
+    keys: HashMap<Box<[u8]>, (u64, u32)>,
+    /// Bumped by flush, so watches of every key see a change.
+    epoch: u64,
+}
+
+impl WatchTable {
+    pub fn touch(&mut self, key: &[u8]) {
+        if !self.keys.is_empty() {
+            if let Some(entry) = self.keys.get_mut(key) {
+                entry.0 += 1;
+            }
+        }
+    }
+
+    pub fn touch_all(&mut self) {
+        self.epoch += 1;
+    }
+
+    /// Registers a watcher; returns the key's current version.
+    pub fn register(&mut self, key: &[u8]) -> (u64, u64) {
+        let entry = self.keys.entry(key.into()).or_insert((0, 0));
+        entry.1 += 1;
+        (entry.0, self.epoch)
+    }
+
+    pub fn unregister(&mut self, key: &[u8]) {
+        if let Some(entry) = self.keys.get_mut(key) {
+            entry.1 -= 1;
+            if entry.1 == 0 {
+                self.keys.remove(key);
+            }
+        }
+    }
+
+    pub fn version(&self, key: &[u8]) -> (u64, u64) {
+        (self.keys.get(key).map_or(u64::MAX, |e| e.0), self.epoch)
+    }
+}
+
+/// A registered watch of one key. Unregisters itself on drop.
+///
+/// Callers MUST NOT drop a `Watch` inside
+/// [`Keyspace::exclusive`](crate::Keyspace::exclusive): dropping takes the
+/// shard lock.
+pub struct Watch {
+    pub(crate) keyspace: Arc<Keyspace>,
+    pub(crate) key: Box<[u8]>,
+    pub(crate) version: (u64, u64),
+    /// Expiry of the item when watched; passing it counts as a change.
+    pub(crate) expires_at: Option<u64>,
+}
+
+impl Watch {
+    /// The watched key.
+    pub fn key(&self) -> &[u8] {
+        &self.key
+    }
+}
+
+impl std::fmt::Debug for Watch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Watch").field("key", &self.key).field("version", &self.version).finish()
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        self.keyspace.unwatch(&self.key);
+    }
+}

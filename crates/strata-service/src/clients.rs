@@ -1,0 +1,125 @@
+//! The registry of connected clients of one front end, with the counters
+//! `stats` and `INFO clients` report.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use parking_lot::Mutex;
+
+/// One connected client. Shared between its session and the registry.
+#[derive(Debug)]
+pub struct ClientInfo {
+    /// Unique id, increasing from 1 across all front ends of this process.
+    pub id: u64,
+    /// Peer address.
+    pub addr: SocketAddr,
+    /// Local address the client connected to.
+    pub local_addr: SocketAddr,
+    /// When the connection was accepted.
+    pub connected_at: Instant,
+    /// Name set with `CLIENT SETNAME`.
+    pub name: Mutex<Option<String>>,
+    /// Name of the last command run (for `CLIENT LIST`).
+    pub last_command: Mutex<&'static str>,
+    /// When the last command ran.
+    pub last_active: Mutex<Instant>,
+}
+
+impl ClientInfo {
+    /// Records that `command` just ran.
+    pub fn touch(&self, command: &'static str) {
+        *self.last_command.lock() = command;
+        *self.last_active.lock() = Instant::now();
+    }
+}
+
+static NEXT_CLIENT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// Connected clients and connection counters of one front end.
+#[derive(Debug, Default)]
+pub struct Clients {
+    connected: Mutex<HashMap<u64, Arc<ClientInfo>>>,
+    total: AtomicU64,
+    rejected: AtomicU64,
+    bytes_read: AtomicU64,
+    bytes_written: AtomicU64,
+}
+
+impl Clients {
+    /// Registers a newly accepted connection.
+    pub fn register(&self, addr: SocketAddr, local_addr: SocketAddr) -> Arc<ClientInfo> {
+        let now = Instant::now();
+        let info = Arc::new(ClientInfo {
+            id: NEXT_CLIENT_ID.fetch_add(1, Ordering::Relaxed),
+            addr,
+            local_addr,
+            connected_at: now,
+            name: Mutex::new(None),
+            last_command: Mutex::new("NULL"),
+            last_active: Mutex::new(now),
+        });
+        self.connected.lock().insert(info.id, info.clone());
+        self.total.fetch_add(1, Ordering::Relaxed);
+        info
+    }
+
+    /// Removes a closed connection.
+    pub fn unregister(&self, id: u64) {
+        self.connected.lock().remove(&id);
+    }
+
+    /// Counts a connection refused at the limit.
+    pub fn count_rejected(&self) {
+        self.rejected.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Adds network traffic to the totals.
+    pub fn count_traffic(&self, read: u64, written: u64) {
+        if read > 0 {
+            self.bytes_read.fetch_add(read, Ordering::Relaxed);
+        }
+        if written > 0 {
+            self.bytes_written.fetch_add(written, Ordering::Relaxed);
+        }
+    }
+
+    /// Connections open now.
+    pub fn current(&self) -> usize {
+        self.connected.lock().len()
+    }
+
+    /// Connections accepted since start.
+    pub fn total(&self) -> u64 {
+        self.total.load(Ordering::Relaxed)
+    }
+
+    /// Connections refused at the limit since start.
+    pub fn rejected(&self) -> u64 {
+        self.rejected.load(Ordering::Relaxed)
+    }
+
+    /// Bytes read from clients since start.
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes_read.load(Ordering::Relaxed)
+    }
+
+    /// Bytes written to clients since start.
+    pub fn bytes_written(&self) -> u64 {
+        self.bytes_written.load(Ordering::Relaxed)
+    }
+
+    /// A snapshot of the connected clients, ordered by id.
+    pub fn list(&self) -> Vec<Arc<ClientInfo>> {
+        let mut v: Vec<_> = self.connected.lock().values().cloned().collect();
+        v.sort_by_key(|c| c.id);
+        v
+    }
+
+    /// The client with `id`, if connected.
+    pub fn get(&self, id: u64) -> Option<Arc<ClientInfo>> {
+        self.connected.lock().get(&id).cloned()
+    }
+}

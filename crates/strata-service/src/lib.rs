@@ -1,0 +1,27 @@
+//! # strata-service: what every front end shares
+//!
+//! A wire protocol (memcached text, RESP, later HTTP) plugs into the server by
+//! implementing [`Protocol`]: it opens a [`Session`] per connection, and the
+//! session turns request bytes into reply bytes without doing I/O itself. The
+//! [`driver`] owns sockets, connection limits and shutdown.
+//!
+//! ## Layout
+//! - [`session`]: the [`Protocol`] and [`Session`] traits.
+//! - [`clients`]: the registry of connected clients and connection counters.
+//! - [`driver`]: the tokio accept loop and per-connection read/process/write loop.
+//! - [`server_info`]: identity and runtime settings of the running server.
+//!
+//! This crate never depends on the engine or on a particular protocol.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod clients;
+pub mod driver;
+pub mod server_info;
+pub mod session;
+
+pub use clients::{ClientInfo, Clients};
+pub use driver::{serve, DriverConfig};
+pub use server_info::{RuntimeSettings, ServerInfo};
+pub use session::{Flow, Protocol, Session};

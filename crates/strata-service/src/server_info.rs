@@ -1,0 +1,78 @@
+//! Identity and runtime-changeable settings of the running server, shared by
+//! every front end (memcached `stats`, Redis `INFO` and `CONFIG`).
+
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use parking_lot::RwLock;
+
+/// Settings that clients may read and, where noted, change at run time.
+#[derive(Debug)]
+pub struct RuntimeSettings {
+    /// Address the listeners are bound to.
+    pub bind: IpAddr,
+    /// memcached text protocol port, if that front end is on.
+    pub memcache_port: Option<u16>,
+    /// RESP port, if that front end is on.
+    pub resp_port: Option<u16>,
+    /// Worker threads serving connections.
+    pub threads: usize,
+    /// Data directory.
+    pub data_dir: String,
+    /// Maximum simultaneous connections per front end (`CONFIG SET maxclients`).
+    pub max_connections: AtomicUsize,
+    /// Redis `requirepass`; `None` means no password (`CONFIG SET requirepass`).
+    pub requirepass: RwLock<Option<String>>,
+    /// memcached `verbosity` level, also Redis `loglevel` as a number.
+    pub verbosity: AtomicU32,
+}
+
+impl RuntimeSettings {
+    /// Current connection limit.
+    pub fn max_connections(&self) -> usize {
+        self.max_connections.load(Ordering::Relaxed)
+    }
+
+    /// A copy of the current password, if any.
+    pub fn requirepass(&self) -> Option<String> {
+        self.requirepass.read().clone()
+    }
+}
+
+/// Who this server is and since when.
+#[derive(Debug)]
+pub struct ServerInfo {
+    /// Strata's version (`CARGO_PKG_VERSION` of the binary).
+    pub version: String,
+    /// Process id.
+    pub pid: u32,
+    /// When the server started (monotonic).
+    pub started: Instant,
+    /// When the server started, Unix seconds.
+    pub started_unix: u64,
+    /// Runtime settings.
+    pub settings: RuntimeSettings,
+}
+
+impl ServerInfo {
+    /// Server identity for `settings`, started now.
+    pub fn new(version: impl Into<String>, settings: RuntimeSettings) -> Self {
+        let started_unix = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        Self {
+            version: version.into(),
+            pid: std::process::id(),
+            started: Instant::now(),
+            started_unix,
+            settings,
+        }
+    }
+
+    /// Seconds since start.
+    pub fn uptime_secs(&self) -> u64 {
+        self.started.elapsed().as_secs()
+    }
+}
