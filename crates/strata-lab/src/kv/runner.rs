@@ -1,0 +1,271 @@
+//! Running the load: open every connection, then drive each from its own tokio task until
+//! the request budget or the deadline is reached, and merge what the tasks measured.
+//!
+//! Phases: all connections are opened (and authenticated) before the clock starts; batches
+//! begun before the end of warm-up are sent but not recorded; a measured batch first claims
+//! its requests from the shared budget, so a `--requests N` run issues exactly `N` measured
+//! requests whatever the number of connections.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use tokio::task::JoinSet;
+
+use super::args::KvArgs;
+use super::conn::Connection;
+use super::keys::{write_key, KeySpace};
+use super::mix::OpMix;
+use super::progress::Progress;
+use super::protocol::Op;
+use super::report::{KvConfig, KvResult, Machine};
+use super::stats::{ConnStats, Timeline};
+use crate::LabError;
+
+/// State shared by the connection tasks of one run.
+#[derive(Debug)]
+pub(crate) struct Control {
+    /// Batches begun from this instant on are measured.
+    pub(crate) measure_start: Instant,
+    /// No measured batch begins at or after this instant.
+    pub(crate) deadline: Option<Instant>,
+    /// Measured requests not yet claimed, when the run is bounded by `--requests`.
+    budget: Option<AtomicU64>,
+    /// Set when a task fails, so the others stop early.
+    stop: AtomicBool,
+    /// Measured replies so far, for the progress display.
+    pub(crate) measured: AtomicU64,
+}
+
+impl Control {
+    /// Claims up to `want` measured requests; 0 once the budget is spent.
+    fn claim(&self, want: u64) -> u64 {
+        let Some(budget) = &self.budget else {
+            return want;
+        };
+        let mut left = budget.load(Ordering::Relaxed);
+        loop {
+            let take = left.min(want);
+            if take == 0 {
+                return 0;
+            }
+            match budget.compare_exchange_weak(
+                left,
+                left - take,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return take,
+                Err(now) => left = now,
+            }
+        }
+    }
+}
+
+/// Everything a connection task needs besides its socket.
+struct Workload {
+    args: KvArgs,
+    keys: KeySpace,
+    value: Vec<u8>,
+    seed: u64,
+    control: Arc<Control>,
+    timeline: Option<Arc<Timeline>>,
+}
+
+/// Runs the benchmark described by `args` against `host:port`.
+pub(crate) async fn run(
+    args: &KvArgs,
+    host: &str,
+    port: u16,
+    spawned: bool,
+) -> Result<KvResult, LabError> {
+    let addr: Arc<str> = Arc::from(format!("{host}:{port}"));
+    let connections = open_all(args, &addr).await?;
+    let seed = args.seed.unwrap_or_else(rand::random);
+
+    let started = Instant::now();
+    let measure_start = started + Duration::from_secs_f64(args.warmup);
+    let workload = Arc::new(Workload {
+        keys: args.key_space()?,
+        value: value_bytes(args.value_size),
+        seed,
+        control: Arc::new(Control {
+            measure_start,
+            deadline: args.measure_duration().map(|d| measure_start + d),
+            budget: args.requests.map(AtomicU64::new),
+            stop: AtomicBool::new(false),
+            measured: AtomicU64::new(0),
+        }),
+        timeline: args.timeline.then(Arc::default),
+        args: args.clone(),
+    });
+    let progress = Progress::start(args, Arc::clone(&workload.control), started);
+
+    let mut tasks = JoinSet::new();
+    for (index, conn) in connections.into_iter().enumerate() {
+        let workload = Arc::clone(&workload);
+        tasks.spawn(async move {
+            let outcome = drive(conn, &workload, index as u64).await;
+            if outcome.is_err() {
+                workload.control.stop.store(true, Ordering::Relaxed);
+            }
+            outcome
+        });
+    }
+    let mut total = ConnStats::new(None, measure_start);
+    let mut first_error = None;
+    while let Some(joined) = tasks.join_next().await {
+        match joined.map_err(LabError::Task).and_then(|outcome| outcome) {
+            Ok(stats) => total.merge(&stats),
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    progress.finish();
+    if let Some(e) = first_error {
+        return Err(e);
+    }
+
+    let end = total
+        .last_reply
+        .unwrap_or_else(Instant::now)
+        .max(measure_start);
+    let elapsed = end - measure_start;
+    let secs = elapsed.as_secs_f64().max(1e-9);
+    Ok(KvResult {
+        config: config(args, host, port, spawned, seed),
+        machine: Machine::current(),
+        elapsed_secs: elapsed.as_secs_f64(),
+        ops: total.ops(),
+        sets: total.sets,
+        gets: total.gets,
+        hits: total.hits,
+        misses: total.misses,
+        errors: total.errors,
+        ops_per_sec: total.ops() as f64 / secs,
+        sets_per_sec: total.sets as f64 / secs,
+        gets_per_sec: total.gets as f64 / secs,
+        latency_ms: total.latency_summary(),
+        timeline: workload.timeline.as_ref().map(|t| t.seconds(elapsed)),
+    })
+}
+
+/// Opens (and authenticates) every connection concurrently, then flushes if asked.
+async fn open_all(args: &KvArgs, addr: &Arc<str>) -> Result<Vec<Connection>, LabError> {
+    let mut opening = JoinSet::new();
+    for _ in 0..args.connections {
+        let (addr, protocol, auth) = (Arc::clone(addr), args.protocol, args.auth.clone());
+        opening.spawn(async move {
+            let mut conn = Connection::open(addr, protocol).await?;
+            if let Some(password) = auth {
+                conn.auth(&password).await?;
+            }
+            Ok::<_, LabError>(conn)
+        });
+    }
+    let mut connections = Vec::with_capacity(args.connections);
+    while let Some(joined) = opening.join_next().await {
+        connections.push(joined.map_err(LabError::Task)??);
+    }
+    if args.flush {
+        connections[0].flush().await?;
+    }
+    Ok(connections)
+}
+
+/// One connection's loop: build a batch, exchange it, record it if measured.
+async fn drive(mut conn: Connection, work: &Workload, index: u64) -> Result<ConnStats, LabError> {
+    let (args, control) = (&work.args, &work.control);
+    // Distinct, reproducible streams per connection (golden-ratio spacing of seeds).
+    let mut rng = SmallRng::seed_from_u64(work.seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    // Stagger the set/get cycles so connections do not all set at once.
+    let mut mix = OpMix::new(args.ratio, index);
+    let mut stats = ConnStats::new(work.timeline.clone(), control.measure_start);
+    let pipeline = args.pipeline as u64;
+    let (mut request, mut ops, mut key) =
+        (Vec::new(), Vec::with_capacity(args.pipeline), Vec::new());
+    loop {
+        if control.stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let now = Instant::now();
+        let measured = now >= control.measure_start;
+        let batch = if !measured {
+            pipeline
+        } else if control.deadline.is_some_and(|d| now >= d) {
+            0
+        } else {
+            control.claim(pipeline)
+        };
+        if batch == 0 {
+            break;
+        }
+        request.clear();
+        ops.clear();
+        for _ in 0..batch {
+            let op = mix.next_op();
+            key.clear();
+            write_key(
+                &mut key,
+                args.key_prefix.as_bytes(),
+                work.keys.next_key(op, &mut rng),
+            );
+            match op {
+                Op::Set => args.protocol.encode_set(&mut request, &key, &work.value),
+                Op::Get => args.protocol.encode_get(&mut request, &key),
+            }
+            ops.push(op);
+        }
+        let sent = Instant::now();
+        conn.exchange(&request, &ops, |op, kind, done| {
+            if measured {
+                stats.record(op, kind, sent, done);
+            }
+        })
+        .await?;
+        if measured {
+            control.measured.fetch_add(batch, Ordering::Relaxed);
+        }
+    }
+    stats.finish();
+    Ok(stats)
+}
+
+/// The stored value: `value_size` bytes cycling through digits and lowercase letters.
+fn value_bytes(value_size: usize) -> Vec<u8> {
+    const ALPHABET: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    ALPHABET.iter().copied().cycle().take(value_size).collect()
+}
+
+fn config(args: &KvArgs, host: &str, port: u16, spawned: bool, seed: u64) -> KvConfig {
+    KvConfig {
+        protocol: args.protocol,
+        host: host.to_owned(),
+        port,
+        spawned,
+        server_args: if spawned {
+            args.server_args.clone()
+        } else {
+            Vec::new()
+        },
+        connections: args.connections,
+        pipeline: args.pipeline,
+        threads: args.threads,
+        ratio: args.ratio,
+        key_pattern: args.key_pattern,
+        zipf_exponent: args.zipf_exponent,
+        key_stddev: args.key_stddev,
+        key_min: args.key_min,
+        key_max: args.key_max,
+        key_prefix: args.key_prefix.clone(),
+        value_size: args.value_size,
+        requests: args.requests,
+        duration_secs: args.measure_duration().map(|d| d.as_secs_f64()),
+        warmup_secs: args.warmup,
+        seed,
+        flush: args.flush,
+    }
+}

@@ -1,0 +1,62 @@
+//! Strata's lab: load generators that drive a key-value server over its own wire
+//! protocols and report throughput and latency.
+//!
+//! The lab talks to servers only through sockets (memcached text protocol and Redis RESP),
+//! so it can benchmark Strata and peer servers side by side. It must never depend on another
+//! Strata crate: it measures the server from the outside, like any client would.
+//!
+//! # Layout
+//! - [`kv`]: `strata bench kv`, a memtier-style load generator (arguments, key patterns,
+//!   protocol codecs, connection runner, statistics and reports).
+//! - [`spawn`]: starting a Strata server as a child process for a run and stopping it after.
+//! - [`error`]: [`LabError`], the one error type of this crate.
+//!
+//! # Entry points
+//! The `strata` binary embeds [`BenchCommand`] as its `bench` subcommand and calls
+//! [`run_bench`]. Other benchmarks and scripts call [`kv::run_kv`] from their own runtime and
+//! consume the [`kv::KvResult`] it returns.
+
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod error;
+pub mod kv;
+pub mod spawn;
+
+pub use error::LabError;
+
+use clap::Subcommand;
+
+/// The `strata bench ...` subcommands.
+#[derive(Debug, Clone, Subcommand)]
+#[non_exhaustive]
+pub enum BenchCommand {
+    /// Drive a key-value server with a set/get mix over memcached text or RESP and report
+    /// throughput, hits and misses, errors and latency percentiles.
+    Kv(kv::KvArgs),
+}
+
+/// Runs one bench command to completion on a runtime of its own.
+///
+/// The caller must not be inside a tokio runtime (building a runtime there panics); async
+/// callers use [`kv::run_kv`] instead. Prints the human report on stdout and, when asked,
+/// writes the JSON result file.
+pub fn run_bench(cmd: BenchCommand) -> Result<(), LabError> {
+    match cmd {
+        BenchCommand::Kv(args) => {
+            args.validate()?;
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(args.threads)
+                .thread_name("strata-bench")
+                .enable_all()
+                .build()
+                .map_err(LabError::Runtime)?;
+            let result = runtime.block_on(kv::run_kv(&args))?;
+            print!("{}", kv::report::render_table(&result));
+            if let Some(path) = &args.json {
+                kv::report::write_json(&result, path)?;
+            }
+            Ok(())
+        }
+    }
+}
