@@ -42,7 +42,9 @@ pub struct ManualClock {
 impl ManualClock {
     /// A clock standing at `now_ms`.
     pub fn new(now_ms: u64) -> Self {
-        Self { now_ms: AtomicU64::new(now_ms) }
+        Self {
+            now_ms: AtomicU64::new(now_ms),
+        }
     }
 
     /// Moves the clock forward by `ms`.

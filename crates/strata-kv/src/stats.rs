@@ -18,7 +18,9 @@ pub(crate) struct Counter {
 
 impl Default for Counter {
     fn default() -> Self {
-        Self { cells: std::array::from_fn(|_| CachePadded::new(AtomicU64::new(0))) }
+        Self {
+            cells: std::array::from_fn(|_| CachePadded::new(AtomicU64::new(0))),
+        }
     }
 }
 

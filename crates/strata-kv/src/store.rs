@@ -59,8 +59,7 @@ pub trait Store {
 
     /// Moves the item at `from` to `to` (keeping value, flags and expiry),
     /// replacing any item at `to` unless `only_if_absent`.
-    fn rename(&mut self, from: &[u8], to: &[u8], only_if_absent: bool)
-        -> Result<Renamed, KvError>;
+    fn rename(&mut self, from: &[u8], to: &[u8], only_if_absent: bool) -> Result<Renamed, KvError>;
 
     /// Removes every item now.
     fn flush(&mut self);

@@ -74,7 +74,10 @@ impl Watch {
 
 impl std::fmt::Debug for Watch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Watch").field("key", &self.key).field("version", &self.version).finish()
+        f.debug_struct("Watch")
+            .field("key", &self.key)
+            .field("version", &self.version)
+            .finish()
     }
 }
 

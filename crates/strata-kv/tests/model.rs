@@ -11,13 +11,31 @@ use strata_kv::{
 
 #[derive(Debug, Clone)]
 enum Op {
-    Set { key: u8, value: Vec<u8>, flags: u32, ttl: Option<u64> },
+    Set {
+        key: u8,
+        value: Vec<u8>,
+        flags: u32,
+        ttl: Option<u64>,
+    },
     Delete(u8),
     Get(u8),
-    Append { key: u8, tail: Vec<u8> },
-    Touch { key: u8, ttl: Option<u64> },
-    Rename { from: u8, to: u8, nx: bool },
-    SetMany { keys: Vec<u8>, nx: bool },
+    Append {
+        key: u8,
+        tail: Vec<u8>,
+    },
+    Touch {
+        key: u8,
+        ttl: Option<u64>,
+    },
+    Rename {
+        from: u8,
+        to: u8,
+        nx: bool,
+    },
+    SetMany {
+        keys: Vec<u8>,
+        nx: bool,
+    },
     Advance(u64),
     Maintain,
     Flush,
@@ -50,12 +68,18 @@ fn op() -> impl Strategy<Value = Op> {
 type Model = BTreeMap<Vec<u8>, (Vec<u8>, u32, Option<u64>)>;
 
 fn live(model: &Model, k: &[u8], now: u64) -> Option<(Vec<u8>, u32, Option<u64>)> {
-    model.get(k).filter(|(_, _, exp)| exp.is_none_or(|at| at > now)).cloned()
+    model
+        .get(k)
+        .filter(|(_, _, exp)| exp.is_none_or(|at| at > now))
+        .cloned()
 }
 
 fn run(ops: Vec<Op>, shards: usize) {
     let clock = Arc::new(ManualClock::new(1_000_000));
-    let config = KeyspaceConfig { shards, ..KeyspaceConfig::default() };
+    let config = KeyspaceConfig {
+        shards,
+        ..KeyspaceConfig::default()
+    };
     let ks = Keyspace::new(config, clock.clone());
     let mut model = Model::new();
     let mut flush_due: Option<u64> = None;
@@ -67,13 +91,31 @@ fn run(ops: Vec<Op>, shards: usize) {
         }
         let mut store = ks.store();
         match op {
-            Op::Set { key: k, value, flags, ttl } => {
+            Op::Set {
+                key: k,
+                value,
+                flags,
+                ttl,
+            } => {
                 let expires_at = ttl.map(|t| now + t);
-                store.set(&key(k), NewItem { value: value.clone().into(), flags, expires_at }).unwrap();
+                store
+                    .set(
+                        &key(k),
+                        NewItem {
+                            value: value.clone().into(),
+                            flags,
+                            expires_at,
+                        },
+                    )
+                    .unwrap();
                 model.insert(key(k), (value, flags, expires_at));
             }
             Op::Delete(k) => {
-                let expected = if live(&model, &key(k), now).is_some() { Deleted::Removed } else { Deleted::Missing };
+                let expected = if live(&model, &key(k), now).is_some() {
+                    Deleted::Removed
+                } else {
+                    Deleted::Missing
+                };
                 assert_eq!(store.delete(&key(k)), expected);
                 model.remove(&key(k));
             }
@@ -87,7 +129,11 @@ fn run(ops: Vec<Op>, shards: usize) {
                         Some(i) => {
                             let mut v = i.value.to_vec();
                             v.extend_from_slice(&tail);
-                            let new = NewItem { value: v.into(), flags: i.flags, expires_at: i.expires_at };
+                            let new = NewItem {
+                                value: v.into(),
+                                flags: i.flags,
+                                expires_at: i.expires_at,
+                            };
                             (Mutation::Put(new), true)
                         }
                         None => (Mutation::Keep, false),
@@ -105,10 +151,16 @@ fn run(ops: Vec<Op>, shards: usize) {
             Op::Touch { key: k, ttl } => {
                 let expires_at = ttl.map(|t| now + t);
                 let before = store.peek(&key(k), |i| i.cas);
-                store.update(&key(k), |_| (Mutation::SetExpiry(expires_at), ())).unwrap();
+                store
+                    .update(&key(k), |_| (Mutation::SetExpiry(expires_at), ()))
+                    .unwrap();
                 if let Some((v, f, _)) = live(&model, &key(k), now) {
                     model.insert(key(k), (v, f, expires_at));
-                    assert_eq!(store.peek(&key(k), |i| i.cas), before, "touch keeps the CAS");
+                    assert_eq!(
+                        store.peek(&key(k), |i| i.cas),
+                        before,
+                        "touch keeps the CAS"
+                    );
                 }
             }
             Op::Rename { from, to, nx } => {
@@ -132,7 +184,16 @@ fn run(ops: Vec<Op>, shards: usize) {
                 let keys: Vec<Vec<u8>> = keys.into_iter().map(key).collect();
                 let items: Vec<(&[u8], NewItem<'_>)> = keys
                     .iter()
-                    .map(|k| (k.as_slice(), NewItem { value: k.clone().into(), flags: 7, expires_at: None }))
+                    .map(|k| {
+                        (
+                            k.as_slice(),
+                            NewItem {
+                                value: k.clone().into(),
+                                flags: 7,
+                                expires_at: None,
+                            },
+                        )
+                    })
                     .collect();
                 let any_live = keys.iter().any(|k| live(&model, k, now).is_some());
                 let stored = store.set_many(&items, nx).unwrap();
@@ -182,7 +243,11 @@ fn run(ops: Vec<Op>, shards: usize) {
         .collect();
     assert_eq!(seen, expected);
     ks.run_maintenance();
-    assert_eq!(ks.stats().items, expected.len() as u64, "maintenance reclaimed every expired item");
+    assert_eq!(
+        ks.stats().items,
+        expected.len() as u64,
+        "maintenance reclaimed every expired item"
+    );
 }
 
 trait ModelClock {
@@ -214,7 +279,12 @@ proptest! {
 fn model_flush_after_then_expiry() {
     run(
         vec![
-            Op::Set { key: 1, value: b"a".to_vec(), flags: 0, ttl: Some(10) },
+            Op::Set {
+                key: 1,
+                value: b"a".to_vec(),
+                flags: 0,
+                ttl: Some(10),
+            },
             Op::FlushAfter(20),
             Op::Advance(15),
             Op::Maintain,
@@ -231,7 +301,12 @@ fn model_flush_after_then_expiry() {
 fn model_due_flush_runs_before_being_replaced() {
     run(
         vec![
-            Op::Set { key: 9, value: b"v".to_vec(), flags: 0, ttl: None },
+            Op::Set {
+                key: 9,
+                value: b"v".to_vec(),
+                flags: 0,
+                ttl: None,
+            },
             Op::FlushAfter(1),
             Op::Advance(530),
             Op::FlushAfter(1304),

@@ -108,7 +108,10 @@ impl Arena {
         };
         let off = self.segment_mut(seg).append(len, expires_at, write);
         self.written += len;
-        Ok(Loc { seg, off: off as u32 })
+        Ok(Loc {
+            seg,
+            off: off as u32,
+        })
     }
 
     fn new_segment(&mut self, capacity: usize) -> Result<u32, KvError> {
@@ -129,11 +132,15 @@ impl Arena {
     }
 
     fn segment(&self, id: u32) -> &Segment {
-        self.segments[id as usize].as_ref().expect("segment id in use")
+        self.segments[id as usize]
+            .as_ref()
+            .expect("segment id in use")
     }
 
     fn segment_mut(&mut self, id: u32) -> &mut Segment {
-        self.segments[id as usize].as_mut().expect("segment id in use")
+        self.segments[id as usize]
+            .as_mut()
+            .expect("segment id in use")
     }
 
     /// The record at `loc`. The caller guarantees `loc` came from `append`
@@ -187,7 +194,10 @@ impl Arena {
             }
             let bytes = seg.from(off);
             let header = decode(bytes)?;
-            let loc = Loc { seg: id, off: off as u32 };
+            let loc = Loc {
+                seg: id,
+                off: off as u32,
+            };
             off += header.record_len();
             Some((loc, Record { header, bytes }))
         })
@@ -227,13 +237,18 @@ mod tests {
     #[test]
     fn appends_fill_segments_then_open_new_ones() {
         let mut arena = Arena::new(4096);
-        let locs: Vec<Loc> = (0..200).map(|i| put(&mut arena, format!("k{i}").as_bytes(), &[1; 50])).collect();
+        let locs: Vec<Loc> = (0..200)
+            .map(|i| put(&mut arena, format!("k{i}").as_bytes(), &[1; 50]))
+            .collect();
         assert!(arena.segment_count() >= 3);
         for (i, loc) in locs.iter().enumerate() {
             assert_eq!(arena.record(*loc).key(), format!("k{i}").as_bytes());
         }
         let first = arena.oldest().unwrap();
-        assert_eq!(arena.records(first).count(), locs.iter().filter(|l| l.seg == first).count());
+        assert_eq!(
+            arena.records(first).count(),
+            locs.iter().filter(|l| l.seg == first).count()
+        );
     }
 
     #[test]

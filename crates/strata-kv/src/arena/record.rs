@@ -72,7 +72,11 @@ pub(crate) fn header_len(
     1 + varint_len(key_len as u64)
         + varint_len(value_len as u64)
         + varint_len(cas)
-        + if flags != 0 { varint_len(u64::from(flags)) } else { 0 }
+        + if flags != 0 {
+            varint_len(u64::from(flags))
+        } else {
+            0
+        }
         + expires_at.map_or(0, varint_len)
 }
 
@@ -133,7 +137,14 @@ pub(crate) fn decode(buf: &[u8]) -> Option<Header> {
     } else {
         None
     };
-    let header = Header { key_len, value_len, cas, flags, expires_at, header_len: pos };
+    let header = Header {
+        key_len,
+        value_len,
+        cas,
+        flags,
+        expires_at,
+        header_len: pos,
+    };
     (header.record_len() <= buf.len()).then_some(header)
 }
 
@@ -156,7 +167,13 @@ mod tests {
     fn records_roundtrip() {
         roundtrip(b"k", b"", 1, 0, None);
         roundtrip(b"key:1", &[7u8; 50], 123_456, 0, None);
-        roundtrip(&[1u8; 300], &[9u8; 70_000], u64::MAX, u32::MAX, Some(u64::MAX));
+        roundtrip(
+            &[1u8; 300],
+            &[9u8; 70_000],
+            u64::MAX,
+            u32::MAX,
+            Some(u64::MAX),
+        );
         roundtrip(b"x", b"y", 0, 42, Some(1_700_000_000_000));
     }
 

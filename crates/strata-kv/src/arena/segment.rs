@@ -27,7 +27,12 @@ impl Segment {
             .len(capacity.max(1))
             .map_anon()
             .map_err(|_| KvError::OutOfMemory)?;
-        Ok(Self { map, len: 0, live_bytes: 0, earliest_expiry: u64::MAX })
+        Ok(Self {
+            map,
+            len: 0,
+            live_bytes: 0,
+            earliest_expiry: u64::MAX,
+        })
     }
 
     pub fn capacity(&self) -> usize {
@@ -57,7 +62,12 @@ impl Segment {
 
     /// Reserves `len` bytes at the end and lets `write` fill them; returns the
     /// offset. The caller guarantees `len <= self.remaining()`.
-    pub fn append(&mut self, len: usize, expires_at: Option<u64>, write: impl FnOnce(&mut [u8])) -> usize {
+    pub fn append(
+        &mut self,
+        len: usize,
+        expires_at: Option<u64>,
+        write: impl FnOnce(&mut [u8]),
+    ) -> usize {
         let off = self.len;
         write(&mut self.map[off..off + len]);
         self.len += len;

@@ -47,7 +47,11 @@ pub struct UnknownPolicy(pub String);
 
 impl fmt::Display for UnknownPolicy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown eviction policy '{}' (expected noeviction or clock)", self.0)
+        write!(
+            f,
+            "unknown eviction policy '{}' (expected noeviction or clock)",
+            self.0
+        )
     }
 }
 

@@ -39,7 +39,10 @@ fn encode(hash: u64, loc: Loc) -> u64 {
 }
 
 fn decode(entry: u64) -> Loc {
-    Loc { seg: ((entry >> SEG_SHIFT) & SEG_MASK) as u32, off: (entry & OFF_MASK) as u32 }
+    Loc {
+        seg: ((entry >> SEG_SHIFT) & SEG_MASK) as u32,
+        off: (entry & OFF_MASK) as u32,
+    }
 }
 
 fn is_item(entry: u64) -> bool {
@@ -62,7 +65,12 @@ impl Index {
 
     fn with_capacity(capacity: usize) -> Self {
         let slots = (0..capacity).map(|_| AtomicU64::new(EMPTY)).collect();
-        Self { slots, len: 0, tombstones: 0, max_probe: 0 }
+        Self {
+            slots,
+            len: 0,
+            tombstones: 0,
+            max_probe: 0,
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -140,7 +148,10 @@ impl Index {
     pub fn set_loc(&mut self, slot: usize, loc: Loc) {
         let entry = self.load(slot);
         let keep = entry & ((0xffff << TAG_SHIFT) | ACCESSED);
-        self.store(slot, keep | (u64::from(loc.seg) << SEG_SHIFT) | u64::from(loc.off));
+        self.store(
+            slot,
+            keep | (u64::from(loc.seg) << SEG_SHIFT) | u64::from(loc.off),
+        );
     }
 
     /// True when the next insert rebuilds the table.
@@ -202,7 +213,11 @@ impl Index {
 
     fn rebuild(&mut self, mut rehash: impl FnMut(Loc) -> u64) {
         let cap = self.capacity();
-        let new_cap = if (self.len + 1) * 100 > cap * GROW_LIVE_PCT { cap + cap / 2 } else { cap };
+        let new_cap = if (self.len + 1) * 100 > cap * GROW_LIVE_PCT {
+            cap + cap / 2
+        } else {
+            cap
+        };
         let old = std::mem::replace(self, Self::with_capacity(new_cap.max(MIN_CAPACITY)));
         for slot in old.slots.iter() {
             let entry = slot.load(Ordering::Relaxed);
@@ -255,7 +270,10 @@ mod tests {
         let mut index = Index::new();
         let mut hash_of: HashMap<(u32, u32), u64> = HashMap::new();
         for i in 0..10_000u64 {
-            let loc = Loc { seg: (i / 1000) as u32, off: (i % 1000) as u32 };
+            let loc = Loc {
+                seg: (i / 1000) as u32,
+                off: (i % 1000) as u32,
+            };
             let h = mix(i);
             hash_of.insert((loc.seg, loc.off), h);
             index.insert(h, loc, |l| hash_of[&(l.seg, l.off)]);
@@ -263,14 +281,20 @@ mod tests {
         assert_eq!(index.len(), 10_000);
         assert!(index.len() * 100 <= index.capacity() * MAX_LOAD_PCT);
         for i in 0..10_000u64 {
-            let loc = Loc { seg: (i / 1000) as u32, off: (i % 1000) as u32 };
+            let loc = Loc {
+                seg: (i / 1000) as u32,
+                off: (i % 1000) as u32,
+            };
             let slot = index.find(mix(i), |l| l == loc).expect("present");
             if i % 2 == 0 {
                 index.remove(slot);
             }
         }
         for i in 0..10_000u64 {
-            let loc = Loc { seg: (i / 1000) as u32, off: (i % 1000) as u32 };
+            let loc = Loc {
+                seg: (i / 1000) as u32,
+                off: (i % 1000) as u32,
+            };
             assert_eq!(index.find(mix(i), |l| l == loc).is_some(), i % 2 == 1);
         }
         assert_eq!(index.len(), 5_000);

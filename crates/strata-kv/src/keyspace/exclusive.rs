@@ -51,7 +51,11 @@ impl Store for ExclusiveStore<'_> {
         self.locked.delete(key)
     }
 
-    fn set_many(&mut self, items: &[(&[u8], NewItem<'_>)], only_if_none_exist: bool) -> Result<bool, KvError> {
+    fn set_many(
+        &mut self,
+        items: &[(&[u8], NewItem<'_>)],
+        only_if_none_exist: bool,
+    ) -> Result<bool, KvError> {
         self.locked.set_many(items, only_if_none_exist)
     }
 
@@ -64,15 +68,23 @@ impl Store for ExclusiveStore<'_> {
     }
 
     fn len(&mut self) -> u64 {
-        (0..self.locked.len_locked()).map(|pos| self.locked.at(pos).index.len() as u64).sum()
+        (0..self.locked.len_locked())
+            .map(|pos| self.locked.at(pos).index.len() as u64)
+            .sum()
     }
 
     fn scan(&mut self, cursor: u64, count: usize, f: &mut dyn FnMut(ItemRef<'_>)) -> u64 {
         let locked = &self.locked;
-        let now = locked.keyspace().now_ms();
-        scan_shards(locked.len_locked(), cursor, count, f, |idx, pos, want, f| {
-            locked.at(idx).scan(pos, want, now, f)
-        })
+        let ks = locked.keyspace();
+        let now = ks.now_ms();
+        let hash = |key: &[u8]| ks.ctx.hash(key);
+        scan_shards(
+            locked.len_locked(),
+            cursor,
+            count,
+            f,
+            |idx, pos, want, f| locked.at(idx).scan(pos, want, now, &hash, f),
+        )
     }
 
     fn random_key(&mut self) -> Option<Vec<u8>> {
@@ -80,6 +92,10 @@ impl Store for ExclusiveStore<'_> {
         let now = locked.keyspace().now_ms();
         let n = locked.len_locked();
         let start: usize = rand::random();
-        (0..n).find_map(|i| locked.at((start + i) % n).live_key_from(rand::random(), now))
+        (0..n).find_map(|i| {
+            locked
+                .at((start + i) % n)
+                .live_key_from(rand::random(), now)
+        })
     }
 }

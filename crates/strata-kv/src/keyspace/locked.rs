@@ -18,7 +18,11 @@ pub(crate) struct LockedShards<'a> {
 impl<'a> LockedShards<'a> {
     pub fn new(ks: &'a Keyspace, indices: Vec<usize>) -> Self {
         let guards = indices.iter().map(|&i| ks.shard_at(i).write()).collect();
-        Self { ks, indices, guards }
+        Self {
+            ks,
+            indices,
+            guards,
+        }
     }
 
     pub fn keyspace(&self) -> &'a Keyspace {
@@ -36,7 +40,9 @@ impl<'a> LockedShards<'a> {
 
     fn position(&self, hash: u64) -> usize {
         let idx = self.ks.shard_index(hash);
-        self.indices.binary_search(&idx).expect("the key's shard is locked")
+        self.indices
+            .binary_search(&idx)
+            .expect("the key's shard is locked")
     }
 
     fn shard(&mut self, hash: u64) -> &mut ShardInner {
@@ -44,7 +50,12 @@ impl<'a> LockedShards<'a> {
         &mut self.guards[pos]
     }
 
-    pub fn get<R>(&mut self, key: &[u8], count: bool, f: impl FnOnce(ItemRef<'_>) -> R) -> Option<R> {
+    pub fn get<R>(
+        &mut self,
+        key: &[u8],
+        count: bool,
+        f: impl FnOnce(ItemRef<'_>) -> R,
+    ) -> Option<R> {
         let ctx = &self.ks.ctx;
         let (now, hash) = (ctx.now(), ctx.hash(key));
         let pos = self.position(hash);
@@ -89,8 +100,13 @@ impl<'a> LockedShards<'a> {
         let mut need = vec![0usize; self.guards.len()];
         for (key, item) in items {
             let hash = ctx.hash(key);
-            let len = header_len(key.len(), item.value.len(), u64::MAX, item.flags, item.expires_at)
-                + key.len()
+            let len = header_len(
+                key.len(),
+                item.value.len(),
+                u64::MAX,
+                item.flags,
+                item.expires_at,
+            ) + key.len()
                 + item.value.len();
             if len > limit {
                 return Err(KvError::TooLarge { size: len, limit });
@@ -112,10 +128,15 @@ impl<'a> LockedShards<'a> {
         Ok(true)
     }
 
-    pub fn rename(&mut self, from: &[u8], to: &[u8], only_if_absent: bool) -> Result<Renamed, KvError> {
-        let Some((value, flags, expires_at)) =
-            self.get(from, false, |item| (item.value.to_vec(), item.flags, item.expires_at))
-        else {
+    pub fn rename(
+        &mut self,
+        from: &[u8],
+        to: &[u8],
+        only_if_absent: bool,
+    ) -> Result<Renamed, KvError> {
+        let Some((value, flags, expires_at)) = self.get(from, false, |item| {
+            (item.value.to_vec(), item.flags, item.expires_at)
+        }) else {
             return Ok(Renamed::NoSuchKey);
         };
         if only_if_absent && self.get(to, false, |_| ()).is_some() {
@@ -124,7 +145,11 @@ impl<'a> LockedShards<'a> {
         if from == to {
             return Ok(Renamed::Done);
         }
-        let item = NewItem { value: value.into(), flags, expires_at };
+        let item = NewItem {
+            value: value.into(),
+            flags,
+            expires_at,
+        };
         self.update(to, |_| (Mutation::Put(item), ()))?;
         self.delete(from);
         Ok(Renamed::Done)

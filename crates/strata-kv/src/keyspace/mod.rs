@@ -110,7 +110,10 @@ impl Shard {
     }
 
     pub fn write(&self) -> ShardWrite<'_> {
-        ShardWrite { shard: self, guard: self.inner.write() }
+        ShardWrite {
+            shard: self,
+            guard: self.inner.write(),
+        }
     }
 }
 
@@ -140,8 +143,10 @@ impl Drop for ShardWrite<'_> {
         s.items.store(g.index.len() as u64, Ordering::Relaxed);
         s.with_expiry.store(g.with_expiry as u64, Ordering::Relaxed);
         s.used.store(g.used_bytes() as u64, Ordering::Relaxed);
-        s.index_bytes.store(g.index.bytes() as u64, Ordering::Relaxed);
-        s.segments.store(g.arena.segment_count() as u64, Ordering::Relaxed);
+        s.index_bytes
+            .store(g.index.bytes() as u64, Ordering::Relaxed);
+        s.segments
+            .store(g.arena.segment_count() as u64, Ordering::Relaxed);
     }
 }
 
@@ -155,7 +160,9 @@ pub struct Keyspace {
 
 impl std::fmt::Debug for Keyspace {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Keyspace").field("shards", &self.shards.len()).finish_non_exhaustive()
+        f.debug_struct("Keyspace")
+            .field("shards", &self.shards.len())
+            .finish_non_exhaustive()
     }
 }
 
@@ -226,12 +233,22 @@ impl Keyspace {
         let hash = self.ctx.hash(key);
         let mut shard = self.shard(hash).write();
         let version = shard.watches.register(key);
-        let expires_at = shard.get(hash, key, now, false).and_then(|item| item.expires_at);
-        Watch { keyspace: self.clone(), key: key.into(), version, expires_at }
+        let expires_at = shard
+            .get(hash, key, now, false)
+            .and_then(|item| item.expires_at);
+        Watch {
+            keyspace: self.clone(),
+            key: key.into(),
+            version,
+            expires_at,
+        }
     }
 
     pub(crate) fn unwatch(&self, key: &[u8]) {
-        self.shard(self.ctx.hash(key)).write().watches.unregister(key);
+        self.shard(self.ctx.hash(key))
+            .write()
+            .watches
+            .unregister(key);
     }
 
     /// Current time per the keyspace's clock, Unix ms.
@@ -261,7 +278,9 @@ impl Keyspace {
 
     /// Changes the eviction policy.
     pub fn set_eviction(&self, policy: EvictionPolicy) {
-        self.ctx.eviction.store(policy.evicts() as u8, Ordering::Relaxed);
+        self.ctx
+            .eviction
+            .store(policy.evicts() as u8, Ordering::Relaxed);
     }
 
     /// Largest item accepted, in bytes.
@@ -283,7 +302,8 @@ impl Keyspace {
             self.flush_deadline.store(0, Ordering::Relaxed);
             self.store().flush_now();
         } else {
-            self.flush_deadline.store(self.now_ms().saturating_add(delay_ms), Ordering::Relaxed);
+            self.flush_deadline
+                .store(self.now_ms().saturating_add(delay_ms), Ordering::Relaxed);
         }
     }
 
@@ -304,7 +324,10 @@ impl Keyspace {
     /// A snapshot of sizes and counters.
     pub fn stats(&self) -> KeyspaceStats {
         let sum = |f: fn(&Shard) -> &AtomicU64| -> u64 {
-            self.shards.iter().map(|s| f(s).load(Ordering::Relaxed)).sum()
+            self.shards
+                .iter()
+                .map(|s| f(s).load(Ordering::Relaxed))
+                .sum()
         };
         let c = &self.ctx.counters;
         KeyspaceStats {

@@ -103,16 +103,26 @@ impl Store for SharedStore<'_> {
         }
     }
 
-    fn set_many(&mut self, items: &[(&[u8], NewItem<'_>)], only_if_none_exist: bool) -> Result<bool, KvError> {
+    fn set_many(
+        &mut self,
+        items: &[(&[u8], NewItem<'_>)],
+        only_if_none_exist: bool,
+    ) -> Result<bool, KvError> {
         self.ks.run_due_flush();
-        let shards = items.iter().map(|(k, _)| self.ks.shard_index(self.ks.ctx.hash(k))).collect();
+        let shards = items
+            .iter()
+            .map(|(k, _)| self.ks.shard_index(self.ks.ctx.hash(k)))
+            .collect();
         self.ks.lock(shards).set_many(items, only_if_none_exist)
     }
 
     fn rename(&mut self, from: &[u8], to: &[u8], only_if_absent: bool) -> Result<Renamed, KvError> {
         self.ks.run_due_flush();
         let ctx = &self.ks.ctx;
-        let shards = vec![self.ks.shard_index(ctx.hash(from)), self.ks.shard_index(ctx.hash(to))];
+        let shards = vec![
+            self.ks.shard_index(ctx.hash(from)),
+            self.ks.shard_index(ctx.hash(to)),
+        ];
         self.ks.lock(shards).rename(from, to, only_if_absent)
     }
 
@@ -122,15 +132,18 @@ impl Store for SharedStore<'_> {
 
     fn len(&mut self) -> u64 {
         self.ks.run_due_flush();
-        (0..self.ks.shard_count()).map(|i| self.ks.shard_at(i).items.load(Ordering::Relaxed)).sum()
+        (0..self.ks.shard_count())
+            .map(|i| self.ks.shard_at(i).items.load(Ordering::Relaxed))
+            .sum()
     }
 
     fn scan(&mut self, cursor: u64, count: usize, f: &mut dyn FnMut(ItemRef<'_>)) -> u64 {
         self.ks.run_due_flush();
         let ks = self.ks;
         let now = ks.now_ms();
+        let hash = |key: &[u8]| ks.ctx.hash(key);
         scan_shards(ks.shard_count(), cursor, count, f, |idx, pos, want, f| {
-            ks.shard_at(idx).read().scan(pos, want, now, f)
+            ks.shard_at(idx).read().scan(pos, want, now, &hash, f)
         })
     }
 

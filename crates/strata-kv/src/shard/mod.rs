@@ -133,7 +133,16 @@ impl ShardInner {
                     }
                 } else {
                     let cas = ctx.next_cas();
-                    self.put(ctx, hash, key, &[&new.value], new.flags, new.expires_at, cas, now)?;
+                    self.put(
+                        ctx,
+                        hash,
+                        key,
+                        &[&new.value],
+                        new.flags,
+                        new.expires_at,
+                        cas,
+                        now,
+                    )?;
                 }
             }
             Mutation::SetExpiry(expires_at) => {
@@ -172,7 +181,11 @@ impl ShardInner {
         let growth = if is_insert { self.index.bytes() / 2 } else { 0 };
         // Growth is only needed when the index is about to rebuild; reserving
         // it always would make a full shard refuse inserts it could take.
-        let growth = if growth > 0 && self.index.would_rebuild() { growth } else { 0 };
+        let growth = if growth > 0 && self.index.would_rebuild() {
+            growth
+        } else {
+            0
+        };
         self.ensure_room(ctx, len + growth, now)?;
         let loc = self.arena.append(len, expires_at, |buf| {
             encode(buf, key, value_parts, cas, flags, expires_at)
@@ -198,7 +211,8 @@ impl ShardInner {
             }
             None => {
                 let arena = &self.arena;
-                self.index.insert(hash, loc, |l| ctx.hash(arena.record(l).key()));
+                self.index
+                    .insert(hash, loc, |l| ctx.hash(arena.record(l).key()));
             }
         }
         if has_expiry {
@@ -237,7 +251,9 @@ impl ShardInner {
         let (len, expires_at) = (rec.len(), rec.header.expires_at);
         copy.clear();
         copy.extend_from_slice(&rec.bytes[..len]);
-        let moved = self.arena.append(len, expires_at, |buf| buf.copy_from_slice(&copy));
+        let moved = self
+            .arena
+            .append(len, expires_at, |buf| buf.copy_from_slice(&copy));
         self.scratch = copy;
         match moved {
             Ok(new_loc) => {

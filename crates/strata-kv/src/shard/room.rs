@@ -37,7 +37,11 @@ impl ShardInner {
             .filter_map(|(loc, rec)| {
                 let hash = ctx.hash(rec.key());
                 let slot = self.index.find(hash, |l| l == loc)?;
-                Some(LiveRecord { slot, len: rec.len(), expires_at: rec.header.expires_at })
+                Some(LiveRecord {
+                    slot,
+                    len: rec.len(),
+                    expires_at: rec.header.expires_at,
+                })
             })
             .collect()
     }
@@ -67,7 +71,11 @@ impl ShardInner {
             .segment_ids()
             .filter_map(|id| {
                 let (written, live, _, _) = self.arena.usage(id);
-                let fraction = if written == 0 { 1.0 } else { live as f64 / written as f64 };
+                let fraction = if written == 0 {
+                    1.0
+                } else {
+                    live as f64 / written as f64
+                };
                 (written > 0 && fraction < max_live_fraction).then_some((id, fraction))
             })
             .min_by(|a, b| a.1.total_cmp(&b.1));

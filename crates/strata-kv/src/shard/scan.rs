@@ -1,56 +1,77 @@
 //! Cursor scans and random picks over one shard's index.
 //!
-//! A scan position is a 32-bit hash position: homes are monotonic in the
-//! hash, so "every item whose hash position is below p has been visited" stays
-//! true when the table grows or is rebuilt between calls. An item is stored
-//! at most `max_probe` slots past its home, so a step that visited slots
-//! `[start, end)` may only promise positions below `end - max_probe`, and the
-//! items that wrapped past the table's end are visited with the last step.
+//! A scan position is a 32-bit hash position (`hash >> 32`). Homes are
+//! monotonic in it, so "every item whose position is below p has been
+//! visited" stays true when the table grows or is rebuilt between steps. An
+//! item is stored at most `max_probe` slots past its home, so after visiting
+//! slots `[start, end)` a step can vouch for every position below that of
+//! slot `end - max_probe`; it emits exactly the items with positions in
+//! `[pos, next)`, so an unchanged table yields each item once. Items that
+//! wrapped past the table's end are looked for in the first slots by the
+//! last step.
 
 use super::{item_ref, ShardInner};
 use crate::item::ItemRef;
 
 impl ShardInner {
-    /// Visits live items from hash position `pos`, aiming to emit `count`.
-    /// Returns the position to resume from, or `None` when the shard is done.
+    /// Visits live items with hash positions from `pos` on, aiming to emit
+    /// `count`. Returns the position to resume from, or `None` when the shard
+    /// is done. `hash` is the keyspace's key hash.
     pub fn scan(
         &self,
         pos: u64,
         count: usize,
         now: u64,
+        hash: &dyn Fn(&[u8]) -> u64,
         f: &mut dyn FnMut(ItemRef<'_>),
     ) -> Option<u64> {
         let cap = self.index.capacity();
         let max_probe = self.index.max_probe();
         let start = self.index.slot_at_position(pos);
-        let min_end = start + max_probe + 1;
-        let max_end = start + max_probe + 1 + count.saturating_mul(10).max(1);
-        let mut emitted = 0;
+        let mut found: Vec<(u64, ItemRef<'_>)> = Vec::new();
         let mut slot = start;
-        while slot < cap && (slot < min_end || (emitted < count && slot < max_end)) {
-            emitted += self.emit_slot(slot, now, f);
+        // Visit until `count` items are vouched for (home before `slot - max_probe`).
+        while slot < cap {
+            self.collect(slot, now, hash, &mut found);
             slot += 1;
-        }
-        if slot >= cap {
-            for wrapped in 0..max_probe.min(cap) {
-                self.emit_slot(wrapped, now, f);
+            if slot > start + max_probe {
+                let vouched = self.index.position_of_slot(slot - max_probe);
+                if found
+                    .iter()
+                    .filter(|(p, _)| *p >= pos && *p < vouched)
+                    .count()
+                    >= count
+                {
+                    break;
+                }
             }
-            return None;
         }
-        Some(self.index.position_of_slot(slot - max_probe))
+        let next = if slot >= cap {
+            for wrapped in 0..max_probe.min(start) {
+                self.collect(wrapped, now, hash, &mut found);
+            }
+            1 << 32
+        } else {
+            self.index.position_of_slot(slot - max_probe)
+        };
+        for (_, item) in found.into_iter().filter(|(p, _)| *p >= pos && *p < next) {
+            f(item);
+        }
+        (next < 1 << 32).then_some(next)
     }
 
-    fn emit_slot(&self, slot: usize, now: u64, f: &mut dyn FnMut(ItemRef<'_>)) -> usize {
-        match self.index.items_in(slot, slot + 1).next() {
-            Some((_, loc)) => {
-                let rec = self.arena.record(loc);
-                if rec.header.expires_at.is_some_and(|at| at <= now) {
-                    return 0;
-                }
-                f(item_ref(&rec));
-                1
+    fn collect<'a>(
+        &'a self,
+        slot: usize,
+        now: u64,
+        hash: &dyn Fn(&[u8]) -> u64,
+        found: &mut Vec<(u64, ItemRef<'a>)>,
+    ) {
+        if let Some((_, loc)) = self.index.items_in(slot, slot + 1).next() {
+            let rec = self.arena.record(loc);
+            if rec.header.expires_at.is_none_or(|at| at > now) {
+                found.push((hash(rec.key()) >> 32, item_ref(&rec)));
             }
-            None => 0,
         }
     }
 

@@ -1,0 +1,192 @@
+//! Many threads on one keyspace: scans during growth, exclusive batches,
+//! watches and CAS uniqueness.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread;
+
+use strata_kv::{Keyspace, KeyspaceConfig, Mutation, NewItem, Store, SystemClock};
+
+fn item(value: &[u8]) -> NewItem<'_> {
+    NewItem {
+        value: value.into(),
+        flags: 0,
+        expires_at: None,
+    }
+}
+
+fn ks() -> Arc<Keyspace> {
+    Keyspace::new(
+        KeyspaceConfig {
+            shards: 8,
+            ..Default::default()
+        },
+        Arc::new(SystemClock),
+    )
+}
+
+#[test]
+fn scan_sees_every_stable_key_while_the_table_grows_and_shrinks() {
+    let ks = ks();
+    let mut store = ks.store();
+    for i in 0..5_000u32 {
+        store
+            .set(format!("stable:{i}").as_bytes(), item(b"s"))
+            .unwrap();
+    }
+    let mut seen = HashSet::new();
+    let mut cursor = 0;
+    let mut step = 0u32;
+    loop {
+        cursor = store.scan(cursor, 10, &mut |it| {
+            seen.insert(it.key.to_vec());
+        });
+        // Churn between steps: inserts grow tables, deletes leave holes.
+        for j in 0..40 {
+            let k = format!("churn:{step}:{j}");
+            store.set(k.as_bytes(), item(b"c")).unwrap();
+            if j % 2 == 0 {
+                store.delete(k.as_bytes());
+            }
+        }
+        step += 1;
+        if cursor == 0 {
+            break;
+        }
+    }
+    for i in 0..5_000u32 {
+        assert!(
+            seen.contains(format!("stable:{i}").as_bytes()),
+            "scan missed stable:{i}"
+        );
+    }
+}
+
+#[test]
+fn cas_versions_are_unique_across_threads() {
+    let ks = ks();
+    let handles: Vec<_> = (0..4)
+        .map(|t| {
+            let ks = ks.clone();
+            thread::spawn(move || {
+                let mut store = ks.store();
+                let mut cas = Vec::new();
+                for i in 0..5_000 {
+                    let key = format!("t{t}:{}", i % 100);
+                    store.set(key.as_bytes(), item(b"v")).unwrap();
+                    cas.push(store.peek(key.as_bytes(), |it| it.cas).unwrap());
+                }
+                cas
+            })
+        })
+        .collect();
+    let mut all = HashSet::new();
+    for h in handles {
+        for c in h.join().unwrap() {
+            assert!(all.insert(c), "duplicate CAS {c}");
+        }
+    }
+}
+
+#[test]
+fn exclusive_batches_are_not_interleaved_with_other_writers() {
+    let ks = ks();
+    ks.store().set(b"a", item(b"0")).unwrap();
+    ks.store().set(b"b", item(b"0")).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    // A writer keeps a == b by writing both inside exclusive batches.
+    let writer = {
+        let (ks, stop) = (ks.clone(), stop.clone());
+        thread::spawn(move || {
+            let mut n = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                n += 1;
+                let v = n.to_string();
+                ks.exclusive(|s| {
+                    s.set(b"a", item(v.as_bytes())).unwrap();
+                    s.set(b"b", item(v.as_bytes())).unwrap();
+                });
+            }
+        })
+    };
+    for _ in 0..20_000 {
+        let (a, b) = ks.exclusive(|s| {
+            (
+                s.get(b"a", |i| i.value.to_vec()),
+                s.get(b"b", |i| i.value.to_vec()),
+            )
+        });
+        assert_eq!(a, b);
+    }
+    stop.store(true, Ordering::Relaxed);
+    writer.join().unwrap();
+}
+
+#[test]
+fn watch_sees_changes_from_any_caller_and_flush_and_expiry() {
+    let ks = ks();
+    let mut store = ks.store();
+    store.set(b"w", item(b"1")).unwrap();
+    let watch = ks.watch(b"w");
+    assert!(ks.exclusive(|s| s.watch_intact(&watch)));
+    store
+        .update(b"w", |_| (Mutation::Put(item(b"2")), ()))
+        .unwrap();
+    assert!(!ks.exclusive(|s| s.watch_intact(&watch)));
+    drop(watch);
+
+    let watch = ks.watch(b"absent");
+    store
+        .update(b"other", |_| (Mutation::Put(item(b"x")), ()))
+        .unwrap();
+    assert!(ks.exclusive(|s| s.watch_intact(&watch)));
+    store.flush();
+    assert!(!ks.exclusive(|s| s.watch_intact(&watch)));
+    drop(watch);
+
+    let now = ks.now_ms();
+    store
+        .set(
+            b"e",
+            NewItem {
+                value: (&b"v"[..]).into(),
+                flags: 0,
+                expires_at: Some(now + 30),
+            },
+        )
+        .unwrap();
+    let watch = ks.watch(b"e");
+    thread::sleep(std::time::Duration::from_millis(40));
+    assert!(
+        !ks.exclusive(|s| s.watch_intact(&watch)),
+        "expiry counts as a change"
+    );
+}
+
+#[test]
+fn readers_and_writers_on_all_shards_agree() {
+    let ks = ks();
+    let handles: Vec<_> = (0..4)
+        .map(|t| {
+            let ks = ks.clone();
+            thread::spawn(move || {
+                let mut store = ks.store();
+                for i in 0..20_000u32 {
+                    let key = format!("t{t}:{}", i % 500);
+                    let val = format!("{t}:{i}");
+                    store.set(key.as_bytes(), item(val.as_bytes())).unwrap();
+                    let got = store.get(key.as_bytes(), |it| it.value.to_vec()).unwrap();
+                    assert_eq!(got, val.as_bytes());
+                    if i % 7 == 0 {
+                        ks.run_maintenance();
+                    }
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    assert_eq!(ks.store().len(), 2_000);
+}

@@ -1,0 +1,203 @@
+//! Memory limit, eviction, compaction and the per-item footprint.
+
+use std::sync::Arc;
+
+use strata_kv::{
+    EvictionPolicy, Keyspace, KeyspaceConfig, KvError, ManualClock, NewItem, Store, SystemClock,
+};
+
+fn item(value: &[u8]) -> NewItem<'_> {
+    NewItem {
+        value: value.into(),
+        flags: 0,
+        expires_at: None,
+    }
+}
+
+fn keyspace(limit: u64, eviction: EvictionPolicy) -> Arc<Keyspace> {
+    let config = KeyspaceConfig {
+        memory_limit: limit,
+        eviction,
+        shards: 8,
+        ..Default::default()
+    };
+    Keyspace::new(config, Arc::new(SystemClock))
+}
+
+#[test]
+fn cache_mode_stays_under_the_limit_and_never_returns_wrong_values() {
+    let ks = keyspace(4 << 20, EvictionPolicy::Clock);
+    let mut store = ks.store();
+    for i in 0..200_000u32 {
+        let key = format!("key:{i}");
+        store
+            .set(
+                key.as_bytes(),
+                item(format!("value-{i}-{}", "x".repeat(40)).as_bytes()),
+            )
+            .unwrap();
+        assert!(ks.stats().used_memory <= 4 << 20, "over the limit at {i}");
+    }
+    let stats = ks.stats();
+    assert!(stats.evictions > 0);
+    assert!(stats.items > 10_000, "kept a useful share: {}", stats.items);
+    let mut found = 0;
+    for i in 0..200_000u32 {
+        let key = format!("key:{i}");
+        if let Some(v) = store.get(key.as_bytes(), |it| it.value.to_vec()) {
+            assert_eq!(v, format!("value-{i}-{}", "x".repeat(40)).into_bytes());
+            found += 1;
+        }
+    }
+    assert_eq!(found as u64, ks.stats().items);
+}
+
+#[test]
+fn clock_gives_recently_read_items_a_second_chance() {
+    let ks = keyspace(2 << 20, EvictionPolicy::Clock);
+    let mut store = ks.store();
+    let hot: Vec<String> = (0..500).map(|i| format!("hot:{i}")).collect();
+    for k in &hot {
+        store.set(k.as_bytes(), item(&[1; 100])).unwrap();
+    }
+    for i in 0..100_000u32 {
+        // Keep reading the hot set while a scan of cold keys streams through.
+        let k = &hot[i as usize % hot.len()];
+        store.get(k.as_bytes(), |_| ());
+        store
+            .set(format!("cold:{i}").as_bytes(), item(&[2; 100]))
+            .unwrap();
+    }
+    let kept = hot
+        .iter()
+        .filter(|k| store.get(k.as_bytes(), |_| ()).is_some())
+        .count();
+    assert!(
+        kept > hot.len() * 9 / 10,
+        "hot items kept: {kept}/{}",
+        hot.len()
+    );
+}
+
+#[test]
+fn store_mode_refuses_writes_when_full_and_recovers_after_deletes() {
+    let ks = keyspace(1 << 20, EvictionPolicy::NoEviction);
+    let mut store = ks.store();
+    let mut stored = 0u32;
+    let err = loop {
+        match store.set(format!("k{stored}").as_bytes(), item(&[3; 200])) {
+            Ok(()) => stored += 1,
+            Err(e) => break e,
+        }
+    };
+    assert_eq!(err, KvError::OutOfMemory);
+    assert!(stored > 1000);
+    assert!(ks.stats().used_memory <= 1 << 20);
+    for i in 0..stored {
+        assert!(
+            store.get(format!("k{i}").as_bytes(), |_| ()).is_some(),
+            "store mode lost k{i}"
+        );
+    }
+    // Deleting makes garbage that compaction turns into room again.
+    for i in 0..stored / 2 {
+        store.delete(format!("k{i}").as_bytes());
+    }
+    for i in 0..stored / 4 {
+        store
+            .set(format!("new{i}").as_bytes(), item(&[4; 200]))
+            .unwrap();
+    }
+}
+
+#[test]
+fn overwrites_are_compacted_in_the_background() {
+    let ks = keyspace(0, EvictionPolicy::Clock);
+    let mut store = ks.store();
+    for round in 0..20u8 {
+        for i in 0..20_000u32 {
+            store
+                .set(format!("k{i}").as_bytes(), item(&[round; 50]))
+                .unwrap();
+        }
+        ks.run_maintenance();
+    }
+    for _ in 0..50 {
+        ks.run_maintenance();
+    }
+    let stats = ks.stats();
+    let per_item = stats.used_memory / stats.items;
+    assert!(
+        per_item < 130,
+        "garbage not reclaimed: {per_item} bytes per item"
+    );
+    assert!(stats.compactions > 0);
+    assert_eq!(store.get(b"k7", |i| i.value[0]), Some(19));
+}
+
+#[test]
+fn small_items_cost_under_90_bytes_each() {
+    let ks = keyspace(0, EvictionPolicy::Clock);
+    let mut store = ks.store();
+    let n = 400_000u32;
+    for i in 0..n {
+        store
+            .set(format!("key:{i}").as_bytes(), item(&[b'v'; 50]))
+            .unwrap();
+    }
+    let stats = ks.stats();
+    assert_eq!(stats.items, u64::from(n));
+    let per_item = stats.used_memory / stats.items;
+    assert!(per_item <= 90, "{per_item} bytes per item");
+}
+
+#[test]
+fn too_large_items_are_refused_and_change_nothing() {
+    let config = KeyspaceConfig {
+        max_item_size: 1024,
+        ..Default::default()
+    };
+    let ks = Keyspace::new(config, Arc::new(SystemClock));
+    let mut store = ks.store();
+    store.set(b"k", item(b"small")).unwrap();
+    let err = store.set(b"k", item(&[0; 2000])).unwrap_err();
+    assert!(matches!(err, KvError::TooLarge { limit: 1024, .. }));
+    assert_eq!(
+        store.get(b"k", |i| i.value.to_vec()),
+        Some(b"small".to_vec())
+    );
+}
+
+#[test]
+fn expired_items_are_reclaimed_without_being_read() {
+    let clock = Arc::new(ManualClock::new(10_000));
+    let ks = Keyspace::new(KeyspaceConfig::default(), clock.clone());
+    let mut store = ks.store();
+    for i in 0..50_000u32 {
+        let at = Some(10_000 + 1_000 + u64::from(i % 2) * 1_000_000);
+        store
+            .set(
+                format!("k{i}").as_bytes(),
+                NewItem {
+                    value: (&[1u8; 60][..]).into(),
+                    flags: 0,
+                    expires_at: at,
+                },
+            )
+            .unwrap();
+    }
+    let before = ks.stats();
+    clock.advance_ms(2_000);
+    for _ in 0..100 {
+        ks.run_maintenance();
+    }
+    let after = ks.stats();
+    assert_eq!(after.items, 25_000);
+    assert_eq!(after.expired, 25_000);
+    assert!(
+        after.used_memory < before.used_memory * 3 / 4,
+        "{} -> {}",
+        before.used_memory,
+        after.used_memory
+    );
+}
