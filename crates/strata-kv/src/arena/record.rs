@@ -184,7 +184,7 @@ mod tests {
 
     #[test]
     fn truncated_records_do_not_decode() {
-        let mut buf = vec![0u8; 64];
+        let mut buf = [0u8; 64];
         let len = header_len(3, 10, 5, 0, None) + 13;
         encode(&mut buf[..len], b"abc", &[&[1u8; 10]], 5, 0, None);
         assert!(decode(&buf[..len - 1]).is_none());
