@@ -22,7 +22,7 @@
 //!
 //! The engine never performs network I/O and never imports a front end.
 
-#![forbid(unsafe_op_in_unsafe_fn)]
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod arena;
