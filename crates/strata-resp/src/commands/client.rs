@@ -1,0 +1,186 @@
+//! `CLIENT ID|GETNAME|SETNAME|INFO|LIST|SETINFO|HELP`.
+
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use strata_kv::Store;
+use strata_service::ClientInfo;
+
+use crate::args::Args;
+use crate::command::{resolve_subcommand, Ctx};
+use crate::connection::PeerView;
+use crate::number::parse_i64;
+use crate::protocol::Shared;
+use crate::reply::{lossy_prefix, RespError};
+use crate::writer::ReplyWriter;
+
+const HELP: &[&str] = &[
+    "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "GETNAME",
+    "    Return the name of the current connection.",
+    "ID",
+    "    Return the ID of the current connection.",
+    "INFO",
+    "    Return information about the current client connection.",
+    "LIST [options ...]",
+    "    Return information about client connections. Options:",
+    "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+    "      Return clients of specified type.",
+    "    * ID <id> [<id> ...]",
+    "      Return clients with the given ids.",
+    "SETINFO <option> <value>",
+    "    Set client meta attr. Options are:",
+    "    * LIB-NAME: the client lib name.",
+    "    * LIB-VER: the client lib version.",
+    "SETNAME <name>",
+    "    Assign the name <name> to the current connection.",
+    "HELP",
+    "    Prints this help.",
+];
+
+/// Refuses names with spaces, control or non-ASCII characters, as Redis.
+pub fn validate_name(name: &[u8]) -> Result<(), RespError> {
+    if name.iter().all(|c| (b'!'..=b'~').contains(c)) {
+        Ok(())
+    } else {
+        Err(RespError::BadClientName)
+    }
+}
+
+/// Writes `lines` as an array of simple strings (the `HELP` replies).
+pub fn write_help(out: &mut ReplyWriter<'_>, lines: &[&str]) {
+    out.array(lines.len());
+    for line in lines {
+        out.simple(line);
+    }
+}
+
+/// The `CLIENT LIST` line of one client (ending in `\n`).
+pub fn client_line(client: &ClientInfo, peer: Option<&PeerView>) -> String {
+    let now = Instant::now();
+    let age = now.saturating_duration_since(client.connected_at).as_secs();
+    let idle = now
+        .saturating_duration_since(*client.last_active.lock())
+        .as_secs();
+    let name = client.name.lock().clone().unwrap_or_default();
+    let multi = peer.map_or(-1, PeerView::multi);
+    let flags = if multi >= 0 { "x" } else { "N" };
+    let mut line = String::with_capacity(256);
+    let _ = write!(
+        line,
+        "id={} addr={} laddr={} name={} age={} idle={} flags={} db=0 sub=0 psub=0 ssub=0 \
+         multi={} cmd={} user=default",
+        client.id,
+        client.addr,
+        client.local_addr,
+        name,
+        age,
+        idle,
+        flags,
+        multi,
+        *client.last_command.lock(),
+    );
+    if let Some(peer) = peer {
+        let (lib_name, lib_ver) = peer.lib();
+        let _ = write!(
+            line,
+            " lib-name={} lib-ver={} resp={}",
+            lib_name.unwrap_or_default(),
+            lib_ver.unwrap_or_default(),
+            peer.resp()
+        );
+    }
+    line.push('\n');
+    line
+}
+
+fn client_list(shared: &Shared, args: &Args<'_>) -> Result<String, RespError> {
+    let mut only_ids: Option<Vec<u64>> = None;
+    if args.len() == 4 && args.get(2).eq_ignore_ascii_case(b"type") {
+        match args.get(3).to_ascii_lowercase().as_slice() {
+            b"normal" => {}
+            b"master" | b"replica" | b"slave" | b"pubsub" => only_ids = Some(Vec::new()),
+            _ => return Err(RespError::UnknownClientType(lossy_prefix(args.get(3), 128))),
+        }
+    } else if args.len() > 3 && args.get(2).eq_ignore_ascii_case(b"id") {
+        let ids = args
+            .iter_from(3)
+            // Ids that cannot exist (zero, negative) match nothing.
+            .map(|a| parse_i64(a).map(|n| u64::try_from(n).unwrap_or(0)))
+            .collect::<Option<Vec<u64>>>()
+            .ok_or(RespError::InvalidClientId)?;
+        only_ids = Some(ids);
+    } else if args.len() != 2 {
+        return Err(RespError::Syntax);
+    }
+    let peers = shared.peers.lock().clone();
+    let mut text = String::new();
+    for client in shared.clients.list() {
+        if only_ids
+            .as_ref()
+            .is_some_and(|ids| !ids.contains(&client.id))
+        {
+            continue;
+        }
+        text.push_str(&client_line(&client, peers.get(&client.id).map(|p| &**p)));
+    }
+    Ok(text)
+}
+
+/// `CLIENT <subcommand>`.
+pub fn client<S: Store>(
+    ctx: &mut Ctx<'_, S>,
+    args: Args<'_>,
+    out: &mut ReplyWriter<'_>,
+) -> Result<(), RespError> {
+    let sub = resolve_subcommand("client", &args)?;
+    let conn = &mut *ctx.conn;
+    match sub.name {
+        "client|id" => out.integer(i64::try_from(conn.client.id).unwrap_or(i64::MAX)),
+        "client|getname" => match conn.client.name.lock().as_deref() {
+            Some(name) => out.bulk(name.as_bytes()),
+            None => out.null(),
+        },
+        "client|setname" => {
+            let name = args.get(2);
+            validate_name(name)?;
+            let name = (!name.is_empty()).then(|| String::from_utf8_lossy(name).into_owned());
+            *conn.client.name.lock() = name;
+            out.ok();
+        }
+        "client|setinfo" => {
+            let value = args.get(3);
+            let attr = args.get(2).to_ascii_lowercase();
+            let attr_name = match attr.as_slice() {
+                b"lib-name" => "lib-name",
+                b"lib-ver" => "lib-ver",
+                _ => {
+                    return Err(RespError::UnrecognizedOption(lossy_prefix(
+                        args.get(2),
+                        128,
+                    )))
+                }
+            };
+            if !value.iter().all(|c| (b'!'..=b'~').contains(c)) {
+                return Err(RespError::BadClientInfo(attr_name.into()));
+            }
+            let value = String::from_utf8_lossy(value).into_owned();
+            if attr_name == "lib-name" {
+                conn.peer.set_lib_name(value);
+            } else {
+                conn.peer.set_lib_version(value);
+            }
+            out.ok();
+        }
+        "client|info" => {
+            let line = client_line(&conn.client, Some(&conn.peer));
+            out.verbatim("txt", line.as_bytes());
+        }
+        "client|list" => {
+            let text = client_list(ctx.shared, &args)?;
+            out.verbatim("txt", text.as_bytes());
+        }
+        _ => write_help(out, HELP),
+    }
+    Ok(())
+}

@@ -1,0 +1,125 @@
+//! `COMMAND`, `COMMAND COUNT|INFO|DOCS|LIST|HELP`: the command table as
+//! clients (redis-cli hints, cluster-aware libraries) discover it.
+
+use strata_kv::Store;
+
+use crate::args::Args;
+use crate::command::{lookup, resolve_subcommand, CommandSpec, Ctx};
+use crate::commands::client::write_help;
+use crate::reply::RespError;
+use crate::table::COMMANDS;
+use crate::writer::ReplyWriter;
+
+const HELP: &[&str] = &[
+    "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "(no subcommand)",
+    "    Return details about all commands.",
+    "COUNT",
+    "    Return the total number of commands in this server.",
+    "LIST",
+    "    Return a list of all commands in this server.",
+    "INFO [<command-name> ...]",
+    "    Return details about multiple commands.",
+    "    If no command names are given, documentation details for all",
+    "    commands are returned.",
+    "DOCS [<command-name> ...]",
+    "    Return documentation details about multiple commands.",
+    "    If no command names are given, documentation details for all",
+    "    commands are returned.",
+    "HELP",
+    "    Print this help.",
+];
+
+/// The 10-element `COMMAND INFO` entry of one command.
+fn write_entry(out: &mut ReplyWriter<'_>, spec: &CommandSpec) {
+    out.array(10);
+    out.bulk(spec.name.as_bytes());
+    out.integer(i64::from(spec.arity));
+    out.set(spec.flags.len());
+    for flag in spec.flags {
+        out.simple(flag);
+    }
+    out.integer(i64::from(spec.keys.0));
+    out.integer(i64::from(spec.keys.1));
+    out.integer(i64::from(spec.keys.2));
+    out.set(spec.categories.len());
+    for category in spec.categories {
+        out.simple(category);
+    }
+    out.array(0); // tips
+    out.array(0); // key specifications
+    out.array(spec.subcommands.len());
+    for sub in spec.subcommands {
+        write_entry(out, sub);
+    }
+}
+
+fn write_docs(out: &mut ReplyWriter<'_>, spec: &CommandSpec) {
+    out.bulk(spec.name.as_bytes());
+    let has_subs = !spec.subcommands.is_empty();
+    out.map(3 + usize::from(has_subs));
+    out.bulk(b"summary");
+    out.bulk(spec.summary.as_bytes());
+    out.bulk(b"since");
+    out.bulk(spec.since.as_bytes());
+    out.bulk(b"group");
+    out.bulk(spec.group.as_bytes());
+    if has_subs {
+        out.bulk(b"subcommands");
+        out.map(spec.subcommands.len());
+        for sub in spec.subcommands {
+            write_docs(out, sub);
+        }
+    }
+}
+
+/// `COMMAND [subcommand ...]`.
+pub fn command<S: Store>(
+    _ctx: &mut Ctx<'_, S>,
+    args: Args<'_>,
+    out: &mut ReplyWriter<'_>,
+) -> Result<(), RespError> {
+    if args.len() == 1 {
+        out.array(COMMANDS.len());
+        COMMANDS.iter().for_each(|spec| write_entry(out, spec));
+        return Ok(());
+    }
+    let sub = resolve_subcommand("command", &args)?;
+    let named = || args.iter_from(2);
+    match sub.name {
+        "command|count" => out.integer(COMMANDS.len() as i64),
+        "command|list" => {
+            if args.len() > 2 {
+                return Err(RespError::Syntax);
+            }
+            out.array(COMMANDS.len());
+            COMMANDS
+                .iter()
+                .for_each(|spec| out.bulk(spec.name.as_bytes()));
+        }
+        "command|info" if args.len() == 2 => {
+            out.array(COMMANDS.len());
+            COMMANDS.iter().for_each(|spec| write_entry(out, spec));
+        }
+        "command|info" => {
+            out.array(args.len() - 2);
+            for name in named() {
+                match lookup(name) {
+                    Some(spec) => write_entry(out, spec),
+                    None => out.null(),
+                }
+            }
+        }
+        "command|docs" => {
+            let specs: Vec<&CommandSpec> = if args.len() == 2 {
+                COMMANDS.iter().collect()
+            } else {
+                named().filter_map(lookup).collect()
+            };
+            out.map(specs.len());
+            specs.into_iter().for_each(|spec| write_docs(out, spec));
+        }
+        _ => write_help(out, HELP),
+    }
+    Ok(())
+}

@@ -1,0 +1,205 @@
+//! `CONFIG GET|SET|RESETSTAT|REWRITE|HELP` over the parameters Strata
+//! has. `SET` is all-or-nothing: every pair is validated before any is
+//! applied. Parameters fixed at start accept only their current value.
+
+use std::sync::atomic::Ordering;
+
+use strata_kv::{EvictionPolicy, Store};
+
+use crate::args::Args;
+use crate::command::{resolve_subcommand, Ctx};
+use crate::commands::client::write_help;
+use crate::glob;
+use crate::number::{parse_i64, parse_memory};
+use crate::protocol::Shared;
+use crate::reply::{lossy_prefix, RespError};
+use crate::stats::Baseline;
+use crate::writer::ReplyWriter;
+
+const HELP: &[&str] = &[
+    "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "GET <pattern>",
+    "    Return parameters matching the glob-like <pattern> and their values.",
+    "SET <directive> <value>",
+    "    Set the configuration <directive> to <value>.",
+    "RESETSTAT",
+    "    Reset statistics reported by the INFO command.",
+    "REWRITE",
+    "    Rewrite the configuration file.",
+    "HELP",
+    "    Prints this help.",
+];
+
+/// Parameters, in the order `CONFIG GET` lists them.
+const PARAMS: &[&str] = &[
+    "appendonly",
+    "bind",
+    "databases",
+    "maxclients",
+    "maxmemory",
+    "maxmemory-policy",
+    "port",
+    "proto-max-bulk-len",
+    "requirepass",
+    "save",
+    "timeout",
+];
+
+const POLICIES: &str = "argument(s) must be one of the following: allkeys-lru, allkeys-lfu, \
+                        allkeys-random, noeviction";
+
+fn value_of(shared: &Shared, param: &str) -> String {
+    let settings = &shared.info.settings;
+    match param {
+        "appendonly" => "no".into(),
+        "bind" => settings.bind.to_string(),
+        "databases" => "1".into(),
+        "maxclients" => settings.max_connections().to_string(),
+        "maxmemory" => shared.keyspace.memory_limit().to_string(),
+        "maxmemory-policy" => shared.policy_name().into(),
+        "port" => settings.resp_port.unwrap_or(0).to_string(),
+        "proto-max-bulk-len" => shared.max_bulk().to_string(),
+        "requirepass" => settings.requirepass().unwrap_or_default(),
+        "timeout" => "0".into(),
+        _ => String::new(), // save
+    }
+}
+
+/// A validated change, applied only once every pair validated.
+enum Change {
+    MaxMemory(u64),
+    Policy(EvictionPolicy, &'static str),
+    MaxClients(usize),
+    RequirePass(Option<String>),
+    Unchanged,
+}
+
+fn parse_change(shared: &Shared, param: &str, value: &[u8]) -> Result<Change, &'static str> {
+    match param {
+        "maxmemory" => parse_memory(value)
+            .map(Change::MaxMemory)
+            .ok_or("argument must be a memory value"),
+        "maxmemory-policy" => match value.to_ascii_lowercase().as_slice() {
+            b"noeviction" => Ok(Change::Policy(EvictionPolicy::NoEviction, "noeviction")),
+            b"allkeys-lru" => Ok(Change::Policy(EvictionPolicy::Clock, "allkeys-lru")),
+            b"allkeys-lfu" => Ok(Change::Policy(EvictionPolicy::Clock, "allkeys-lfu")),
+            b"allkeys-random" => Ok(Change::Policy(EvictionPolicy::Clock, "allkeys-random")),
+            _ => Err(POLICIES),
+        },
+        "maxclients" => {
+            let n = parse_i64(value).ok_or("argument couldn't be parsed into an integer")?;
+            usize::try_from(n)
+                .ok()
+                .filter(|&n| n >= 1)
+                .map(Change::MaxClients)
+                .ok_or("argument must be between 1 and 4294967295 inclusive")
+        }
+        "requirepass" => {
+            let pass = String::from_utf8_lossy(value).into_owned();
+            Ok(Change::RequirePass((!pass.is_empty()).then_some(pass)))
+        }
+        fixed if value == value_of(shared, fixed).as_bytes() => Ok(Change::Unchanged),
+        _ => Err("can't set immutable config"),
+    }
+}
+
+fn apply(shared: &Shared, change: Change) {
+    match change {
+        Change::MaxMemory(bytes) => shared.keyspace.set_memory_limit(bytes),
+        Change::Policy(policy, name) => {
+            if policy != EvictionPolicy::NoEviction {
+                *shared.evicting_policy_name.lock() = name;
+            }
+            shared.keyspace.set_eviction(policy);
+        }
+        Change::MaxClients(n) => shared
+            .info
+            .settings
+            .max_connections
+            .store(n, Ordering::Relaxed),
+        Change::RequirePass(pass) => *shared.info.settings.requirepass.write() = pass,
+        Change::Unchanged => {}
+    }
+}
+
+fn config_set(shared: &Shared, args: &Args<'_>) -> Result<(), RespError> {
+    if args.len() % 2 != 0 {
+        return Err(RespError::Syntax);
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    let mut changes = Vec::new();
+    for i in (2..args.len()).step_by(2) {
+        let raw = args.get(i);
+        let param = PARAMS
+            .iter()
+            .copied()
+            .find(|p| p.as_bytes().eq_ignore_ascii_case(raw))
+            .ok_or_else(|| RespError::ConfigUnknown(lossy_prefix(raw, 128)))?;
+        let failed = |reason| RespError::ConfigSetFailed {
+            param: param.into(),
+            reason,
+        };
+        if seen.contains(&param) {
+            return Err(failed("duplicate parameter"));
+        }
+        seen.push(param);
+        changes.push(parse_change(shared, param, args.get(i + 1)).map_err(failed)?);
+    }
+    for change in changes {
+        apply(shared, change);
+    }
+    Ok(())
+}
+
+/// `CONFIG RESETSTAT`: zeroes the counters `INFO stats` reports.
+fn reset_stats(shared: &Shared) {
+    let ks = shared.keyspace.stats();
+    shared.stats.reset(Baseline {
+        hits: ks.hits,
+        misses: ks.misses,
+        expired: ks.expired,
+        evicted: ks.evictions,
+        connections: shared.clients.total(),
+        rejected: shared.clients.rejected(),
+        net_in: shared.clients.bytes_read(),
+        net_out: shared.clients.bytes_written(),
+    });
+}
+
+/// `CONFIG <subcommand>`.
+pub fn config<S: Store>(
+    ctx: &mut Ctx<'_, S>,
+    args: Args<'_>,
+    out: &mut ReplyWriter<'_>,
+) -> Result<(), RespError> {
+    let sub = resolve_subcommand("config", &args)?;
+    let shared = ctx.shared;
+    match sub.name {
+        "config|get" => {
+            let matched: Vec<&str> = PARAMS
+                .iter()
+                .copied()
+                .filter(|p| {
+                    args.iter_from(2)
+                        .any(|pat| glob::matches_nocase(pat, p.as_bytes()))
+                })
+                .collect();
+            out.map(matched.len());
+            for param in matched {
+                out.bulk(param.as_bytes());
+                out.bulk(value_of(shared, param).as_bytes());
+            }
+        }
+        "config|set" => {
+            config_set(shared, &args)?;
+            out.ok();
+        }
+        "config|resetstat" => {
+            reset_stats(shared);
+            out.ok();
+        }
+        "config|rewrite" => return Err(RespError::NoConfigFile),
+        _ => write_help(out, HELP),
+    }
+    Ok(())
+}

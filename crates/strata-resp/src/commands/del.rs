@@ -1,0 +1,23 @@
+//! `DEL key [key ...]` and `UNLINK` (the same here: memory is reclaimed by
+//! the engine either way).
+
+use strata_kv::{Deleted, Store};
+
+use crate::args::Args;
+use crate::command::Ctx;
+use crate::reply::RespError;
+use crate::writer::ReplyWriter;
+
+/// Deletes the keys; replies how many existed.
+pub fn del<S: Store>(
+    ctx: &mut Ctx<'_, S>,
+    args: Args<'_>,
+    out: &mut ReplyWriter<'_>,
+) -> Result<(), RespError> {
+    let removed = args
+        .iter_from(1)
+        .filter(|key| ctx.store.delete(key) == Deleted::Removed)
+        .count();
+    out.integer(removed as i64);
+    Ok(())
+}

@@ -1,0 +1,61 @@
+//! `GETSET key value` and `GETDEL key`.
+
+use std::borrow::Cow;
+
+use strata_kv::{Mutation, NewItem, Store};
+
+use crate::args::Args;
+use crate::command::Ctx;
+use crate::reply::RespError;
+use crate::writer::ReplyWriter;
+
+/// `GETSET`: stores the value (dropping any expiry) and replies the old one.
+pub fn getset<S: Store>(
+    ctx: &mut Ctx<'_, S>,
+    args: Args<'_>,
+    out: &mut ReplyWriter<'_>,
+) -> Result<(), RespError> {
+    let value = args.get(2);
+    let mark = out.position();
+    let stored = ctx.store.update(args.get(1), |old| {
+        match old {
+            Some(item) => out.bulk(item.value),
+            None => out.null(),
+        }
+        let item = NewItem {
+            value: Cow::Borrowed(value),
+            flags: 0,
+            expires_at: None,
+        };
+        (Mutation::Put(item), ())
+    });
+    if let Err(err) = stored {
+        out.truncate(mark);
+        return Err(err.into());
+    }
+    Ok(())
+}
+
+/// `GETDEL`: replies the value and deletes the key.
+pub fn getdel<S: Store>(
+    ctx: &mut Ctx<'_, S>,
+    args: Args<'_>,
+    out: &mut ReplyWriter<'_>,
+) -> Result<(), RespError> {
+    let mark = out.position();
+    let done = ctx.store.update(args.get(1), |old| match old {
+        Some(item) => {
+            out.bulk(item.value);
+            (Mutation::Delete, ())
+        }
+        None => {
+            out.null();
+            (Mutation::Keep, ())
+        }
+    });
+    if let Err(err) = done {
+        out.truncate(mark);
+        return Err(err.into());
+    }
+    Ok(())
+}

@@ -1,0 +1,21 @@
+//! `TYPE key`.
+
+use strata_kv::Store;
+
+use crate::args::Args;
+use crate::command::Ctx;
+use crate::reply::RespError;
+use crate::writer::ReplyWriter;
+
+/// `string` for an existing key (every value is a string), `none` otherwise.
+pub fn key_type<S: Store>(
+    ctx: &mut Ctx<'_, S>,
+    args: Args<'_>,
+    out: &mut ReplyWriter<'_>,
+) -> Result<(), RespError> {
+    match ctx.store.peek(args.get(1), |_| ()) {
+        Some(()) => out.simple("string"),
+        None => out.simple("none"),
+    }
+    Ok(())
+}

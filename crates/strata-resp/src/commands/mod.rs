@@ -1,0 +1,48 @@
+//! One file per command or tight family of commands. Key commands are
+//! generic over [`strata_kv::Store`] so they run unchanged on the shared
+//! store and inside `EXEC`'s exclusive section; each parses its own
+//! arguments (arity was checked by the dispatcher), returns a
+//! [`RespError`](crate::reply::RespError) without writing anything when it
+//! refuses, and otherwise appends exactly one reply.
+//!
+//! Handlers MUST reach the keyspace only through `ctx.store` (never
+//! `Keyspace::store()` or `Keyspace::watch()`): inside `EXEC` every shard
+//! is already locked.
+
+pub mod append;
+pub mod auth;
+pub mod client;
+pub mod command_info;
+pub mod config;
+pub mod dbsize;
+pub mod del;
+pub mod exists;
+pub mod expire;
+pub mod flush;
+pub mod get;
+pub mod getex;
+pub mod getrange;
+pub mod getset;
+pub mod hello;
+pub mod incr;
+pub mod incrbyfloat;
+pub mod info;
+pub mod key_type;
+pub mod keys;
+pub mod mget;
+pub mod mset;
+pub mod multi;
+pub mod persist;
+pub mod ping;
+pub mod quit;
+pub mod randomkey;
+pub mod rename;
+pub mod scan;
+pub mod select;
+pub mod set;
+pub mod setex;
+pub mod setrange;
+pub mod strlen;
+pub mod time;
+pub mod ttl;
+pub mod watch;

@@ -1,0 +1,35 @@
+//! `RENAME key newkey` and `RENAMENX key newkey`.
+
+use strata_kv::{Renamed, Store};
+
+use crate::args::Args;
+use crate::command::Ctx;
+use crate::reply::RespError;
+use crate::writer::ReplyWriter;
+
+/// Moves the value (with its expiry) to the new name. `RENAME` replies
+/// `+OK`, `RENAMENX` 1, or 0 when the target exists.
+pub fn rename<S: Store>(
+    ctx: &mut Ctx<'_, S>,
+    args: Args<'_>,
+    out: &mut ReplyWriter<'_>,
+    only_if_absent: bool,
+) -> Result<(), RespError> {
+    let (from, to) = (args.get(1), args.get(2));
+    let outcome = if from == to {
+        match ctx.store.peek(from, |_| ()) {
+            None => Renamed::NoSuchKey,
+            Some(()) if only_if_absent => Renamed::TargetExists,
+            Some(()) => Renamed::Done,
+        }
+    } else {
+        ctx.store.rename(from, to, only_if_absent)?
+    };
+    match (outcome, only_if_absent) {
+        (Renamed::NoSuchKey, _) => return Err(RespError::NoSuchKey),
+        (Renamed::Done, false) => out.ok(),
+        (Renamed::Done, true) => out.integer(1),
+        (Renamed::TargetExists, _) => out.integer(0),
+    }
+    Ok(())
+}

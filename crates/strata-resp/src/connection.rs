@@ -1,0 +1,136 @@
+//! The state of one RESP connection: protocol version, authentication, the
+//! `MULTI` queue and the watched keys, plus the slice of it other
+//! connections may read (`CLIENT LIST`).
+//!
+//! Bounds: a transaction queues at most [`MAX_QUEUE_BYTES`] of commands and
+//! a connection watches at most [`MAX_WATCHED_KEYS`] keys; past either the
+//! command is refused (and the transaction aborted), so a client cannot grow
+//! server memory without limit.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, AtomicU8, Ordering};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use strata_kv::Watch;
+use strata_service::ClientInfo;
+
+use crate::args::OwnedArgs;
+use crate::command::CommandSpec;
+use crate::writer::RespVersion;
+
+/// Most bytes of commands one `MULTI` may queue.
+pub const MAX_QUEUE_BYTES: usize = 64 * 1024 * 1024;
+/// Most distinct keys one connection may watch.
+pub const MAX_WATCHED_KEYS: usize = 100_000;
+
+/// A command waiting for `EXEC`.
+#[derive(Debug)]
+pub struct Queued {
+    /// Its table row.
+    pub spec: &'static CommandSpec,
+    /// Its arguments, copied out of the input.
+    pub args: OwnedArgs,
+}
+
+/// An open `MULTI` block.
+#[derive(Debug, Default)]
+pub struct Transaction {
+    /// Commands in arrival order.
+    pub queue: Vec<Queued>,
+    /// Approximate bytes held by `queue`.
+    pub bytes: usize,
+    /// A command was refused while queuing: `EXEC` must abort.
+    pub dirty: bool,
+}
+
+/// What other connections may see of this one (for `CLIENT LIST`).
+#[derive(Debug, Default)]
+pub struct PeerView {
+    resp: AtomicU8,
+    multi: AtomicI64,
+    lib: Mutex<(Option<String>, Option<String>)>,
+}
+
+impl PeerView {
+    /// A view of a fresh RESP2 connection outside `MULTI`.
+    pub fn new() -> Self {
+        Self {
+            resp: AtomicU8::new(2),
+            multi: AtomicI64::new(-1),
+            lib: Mutex::new((None, None)),
+        }
+    }
+
+    /// Protocol version (2 or 3).
+    pub fn resp(&self) -> u8 {
+        self.resp.load(Ordering::Relaxed)
+    }
+
+    /// Commands queued in `MULTI`, or -1 outside it.
+    pub fn multi(&self) -> i64 {
+        self.multi.load(Ordering::Relaxed)
+    }
+
+    /// Library name and version from `CLIENT SETINFO`.
+    pub fn lib(&self) -> (Option<String>, Option<String>) {
+        self.lib.lock().clone()
+    }
+
+    pub(crate) fn set_resp(&self, version: RespVersion) {
+        self.resp.store(version.number() as u8, Ordering::Relaxed);
+    }
+
+    pub(crate) fn set_multi(&self, queued: i64) {
+        self.multi.store(queued, Ordering::Relaxed);
+    }
+
+    pub(crate) fn set_lib_name(&self, name: String) {
+        self.lib.lock().0 = Some(name);
+    }
+
+    pub(crate) fn set_lib_version(&self, version: String) {
+        self.lib.lock().1 = Some(version);
+    }
+}
+
+/// Per-connection state.
+#[derive(Debug)]
+pub struct Connection {
+    /// The client's registry entry (id, address, name).
+    pub client: Arc<ClientInfo>,
+    /// What `CLIENT LIST` shows of this connection.
+    pub peer: Arc<PeerView>,
+    /// Reply encoding.
+    pub version: RespVersion,
+    /// Gave the right password (or none was required at connect time).
+    pub authenticated: bool,
+    /// The open `MULTI` block, if any.
+    pub transaction: Option<Transaction>,
+    /// Watched keys. Dropping a [`Watch`] takes a shard lock: never inside
+    /// `Keyspace::exclusive`.
+    pub watches: HashMap<Box<[u8]>, Watch>,
+    /// Close after this reply (`QUIT`).
+    pub close: bool,
+}
+
+impl Connection {
+    /// A new connection; `authenticated` when no password is required.
+    pub fn new(client: Arc<ClientInfo>, peer: Arc<PeerView>, authenticated: bool) -> Self {
+        Self {
+            client,
+            peer,
+            version: RespVersion::Resp2,
+            authenticated,
+            transaction: None,
+            watches: HashMap::new(),
+            close: false,
+        }
+    }
+
+    /// Switches the reply encoding.
+    pub fn set_version(&mut self, version: RespVersion) {
+        self.version = version;
+        self.peer.set_resp(version);
+    }
+}

@@ -1,0 +1,252 @@
+//! The `INFO` report: Redis's section and field names, with values taken
+//! from the engine ([`strata_kv::KeyspaceStats`]), the connection registry,
+//! the front end's own counters and `/proc` for process figures. Fields
+//! Strata cannot measure are left out rather than invented.
+
+use std::fmt::Write as _;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::number::human_bytes;
+use crate::protocol::{Shared, REDIS_VERSION};
+use crate::stats::Totals;
+
+/// Sections in report order; all of them are in `default`.
+const SECTIONS: &[&str] = &[
+    "server",
+    "clients",
+    "memory",
+    "persistence",
+    "stats",
+    "replication",
+    "cpu",
+    "modules",
+    "cluster",
+    "keyspace",
+];
+
+/// Renders the sections named in `wanted` (none: `default`), each as a
+/// `# Title` header followed by `field:value` lines, separated by blank
+/// lines, every line ending in CRLF.
+pub fn render(shared: &Shared, wanted: &[&[u8]]) -> String {
+    let wanted: Vec<String> = wanted
+        .iter()
+        .map(|w| String::from_utf8_lossy(w).to_ascii_lowercase())
+        .collect();
+    let all = wanted.is_empty()
+        || wanted
+            .iter()
+            .any(|w| matches!(w.as_str(), "default" | "all" | "everything"));
+    let mut text = String::new();
+    for section in SECTIONS {
+        if !all && !wanted.iter().any(|w| w == section) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str("\r\n");
+        }
+        let mut title = section.to_string();
+        title[..1].make_ascii_uppercase();
+        if *section == "cpu" {
+            title = "CPU".into();
+        }
+        let _ = write!(text, "# {title}\r\n");
+        write_section(shared, section, &mut text);
+    }
+    text
+}
+
+fn line(text: &mut String, field: &str, value: impl std::fmt::Display) {
+    let _ = write!(text, "{field}:{value}\r\n");
+}
+
+fn write_section(shared: &Shared, section: &str, t: &mut String) {
+    match section {
+        "server" => server(shared, t),
+        "clients" => {
+            line(t, "connected_clients", shared.clients.current());
+            line(t, "maxclients", shared.info.settings.max_connections());
+            line(t, "blocked_clients", 0);
+            line(t, "tracking_clients", 0);
+        }
+        "memory" => memory(shared, t),
+        "persistence" => {
+            line(t, "loading", 0);
+            line(t, "async_loading", 0);
+            line(t, "rdb_changes_since_last_save", shared.stats.writes());
+            line(t, "rdb_bgsave_in_progress", 0);
+            line(t, "rdb_last_save_time", shared.info.started_unix);
+            line(t, "rdb_last_bgsave_status", "ok");
+            line(t, "aof_enabled", 0);
+            line(t, "aof_rewrite_in_progress", 0);
+            line(t, "aof_last_write_status", "ok");
+        }
+        "stats" => stats(shared, t),
+        "replication" => {
+            line(t, "role", "master");
+            line(t, "connected_slaves", 0);
+            line(t, "master_replid", &shared.run_id);
+            line(t, "master_repl_offset", 0);
+        }
+        "cpu" => {
+            if let Some((user, sys)) = cpu_seconds() {
+                line(t, "used_cpu_sys", format!("{sys:.6}"));
+                line(t, "used_cpu_user", format!("{user:.6}"));
+            }
+        }
+        "cluster" => line(t, "cluster_enabled", 0),
+        "keyspace" => {
+            let ks = shared.keyspace.stats();
+            if ks.items > 0 {
+                let _ = write!(
+                    t,
+                    "db0:keys={},expires={},avg_ttl=0\r\n",
+                    ks.items, ks.items_with_expiry
+                );
+            }
+        }
+        _ => {} // modules: none
+    }
+}
+
+fn server(shared: &Shared, t: &mut String) {
+    let info = &shared.info;
+    let uptime = info.uptime_secs();
+    let now_usec = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_micros())
+        .unwrap_or(0);
+    line(t, "redis_version", REDIS_VERSION);
+    line(t, "strata_version", &info.version);
+    line(t, "redis_git_sha1", "00000000");
+    line(t, "redis_git_dirty", 0);
+    line(t, "redis_mode", "standalone");
+    line(t, "os", os_name());
+    line(t, "arch_bits", usize::BITS);
+    line(
+        t,
+        "multiplexing_api",
+        if cfg!(target_os = "linux") {
+            "epoll"
+        } else {
+            "kqueue"
+        },
+    );
+    line(t, "process_id", info.pid);
+    line(t, "process_supervised", "no");
+    line(t, "run_id", &shared.run_id);
+    line(t, "tcp_port", info.settings.resp_port.unwrap_or(0));
+    line(t, "server_time_usec", now_usec);
+    line(t, "uptime_in_seconds", uptime);
+    line(t, "uptime_in_days", uptime / 86_400);
+    line(
+        t,
+        "executable",
+        std::env::current_exe()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
+    );
+    line(t, "config_file", "");
+}
+
+fn memory(shared: &Shared, t: &mut String) {
+    let ks = shared.keyspace.stats();
+    line(t, "used_memory", ks.used_memory);
+    line(t, "used_memory_human", human_bytes(ks.used_memory));
+    if let Some(rss) = resident_bytes() {
+        line(t, "used_memory_rss", rss);
+        line(t, "used_memory_rss_human", human_bytes(rss));
+        if ks.used_memory > 0 {
+            line(
+                t,
+                "mem_fragmentation_ratio",
+                format!("{:.2}", rss as f64 / ks.used_memory as f64),
+            );
+        }
+    }
+    let limit = shared.keyspace.memory_limit();
+    line(t, "maxmemory", limit);
+    line(t, "maxmemory_human", human_bytes(limit));
+    line(t, "maxmemory_policy", shared.policy_name());
+    line(t, "strata_index_bytes", ks.index_bytes);
+    line(t, "strata_segments", ks.segments);
+    line(t, "strata_max_item_size", shared.keyspace.max_item_size());
+}
+
+fn stats(shared: &Shared, t: &mut String) {
+    let ks = shared.keyspace.stats();
+    let clients = &shared.clients;
+    let base = shared.stats.baseline();
+    let (net_in, net_out) = (clients.bytes_read(), clients.bytes_written());
+    let rates = shared.stats.rates(Totals {
+        commands: shared.stats.commands(),
+        net_in,
+        net_out,
+    });
+    line(
+        t,
+        "total_connections_received",
+        clients.total().saturating_sub(base.connections),
+    );
+    line(t, "total_commands_processed", shared.stats.commands());
+    line(t, "instantaneous_ops_per_sec", rates.ops_per_sec);
+    line(
+        t,
+        "total_net_input_bytes",
+        net_in.saturating_sub(base.net_in),
+    );
+    line(
+        t,
+        "total_net_output_bytes",
+        net_out.saturating_sub(base.net_out),
+    );
+    line(
+        t,
+        "instantaneous_input_kbps",
+        format!("{:.2}", rates.input_kbps),
+    );
+    line(
+        t,
+        "instantaneous_output_kbps",
+        format!("{:.2}", rates.output_kbps),
+    );
+    line(
+        t,
+        "rejected_connections",
+        clients.rejected().saturating_sub(base.rejected),
+    );
+    line(t, "expired_keys", ks.expired.saturating_sub(base.expired));
+    line(t, "evicted_keys", ks.evictions.saturating_sub(base.evicted));
+    line(t, "keyspace_hits", ks.hits.saturating_sub(base.hits));
+    line(t, "keyspace_misses", ks.misses.saturating_sub(base.misses));
+    line(t, "total_error_replies", shared.stats.errors());
+}
+
+/// `Linux <release> <machine>`, like `uname -srm`.
+fn os_name() -> String {
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    let os = if cfg!(target_os = "linux") {
+        "Linux"
+    } else {
+        std::env::consts::OS
+    };
+    format!("{os} {} {}", release.trim(), std::env::consts::ARCH)
+}
+
+/// Resident set size of this process, from `/proc/self/status`.
+fn resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// User and system CPU seconds of this process, from `/proc/self/stat`
+/// (clock ticks at the Linux USER_HZ of 100 per second).
+fn cpu_seconds() -> Option<(f64, f64)> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    let user: f64 = fields.get(11)?.parse().ok()?;
+    let sys: f64 = fields.get(12)?.parse().ok()?;
+    Some((user / 100.0, sys / 100.0))
+}

@@ -1,0 +1,48 @@
+//! # strata-resp: the Redis protocol front end
+//!
+//! Speaks RESP2 and RESP3 so that `redis-cli`, `redis-benchmark` and client
+//! libraries work unchanged against Strata's keyspace (the one memcached
+//! clients share: items written here have flags 0). Redis 7 semantics and
+//! error texts for strings, keys, transactions and server commands.
+//!
+//! ## Layout
+//! - [`protocol`]: [`RespProtocol`], what the server crate plugs into the
+//!   connection driver, and the state all sessions share.
+//! - [`session`]: [`RespSession`], one connection's request loop: parse,
+//!   check (name, arity, authentication), queue inside `MULTI`, run.
+//! - [`codec`]: RESP2 request parsing (multibulk and inline), with limits
+//!   enforced before anything is buffered.
+//! - [`args`]: the arguments of one request, borrowed or owned.
+//! - [`writer`]: reply encoding for RESP2 and RESP3.
+//! - [`reply`]: the one table of error replies, including engine errors.
+//! - [`command`]: the dispatcher enum and `execute`, generic over the
+//!   engine's `Store`; [`table`]: the command table behind `COMMAND`.
+//! - [`commands`]: one file per command or tight family.
+//! - [`connection`]: per-connection state (version, auth, queue, watches).
+//! - [`stats`] and [`info`]: counters and the `INFO` report.
+//! - [`glob`]: Redis glob matching; [`number`]: Redis number parsing and
+//!   formatting.
+//!
+//! This crate never performs I/O itself (the driver in `strata-service`
+//! does) and never reaches into the engine beyond its public API.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod args;
+pub mod codec;
+pub mod command;
+pub mod commands;
+pub mod connection;
+pub mod glob;
+pub mod info;
+pub mod number;
+pub mod protocol;
+pub mod reply;
+pub mod session;
+pub mod stats;
+pub mod table;
+pub mod writer;
+
+pub use protocol::RespProtocol;
+pub use session::RespSession;

@@ -1,0 +1,219 @@
+//! Number parsing and formatting exactly as Redis does it for strings:
+//! strict integers (`string2ll`), floats for `INCRBYFLOAT`, SCAN cursors,
+//! memory sizes with units (`memtoull`) and human-readable sizes.
+
+/// Parses a signed 64-bit integer the way Redis's `string2ll` does: optional
+/// `-`, no `+`, no spaces, no leading zeros, at most 20 characters.
+pub fn parse_i64(s: &[u8]) -> Option<i64> {
+    if s.is_empty() || s.len() > 20 {
+        return None;
+    }
+    if s == b"0" {
+        return Some(0);
+    }
+    let (negative, digits) = match s {
+        [b'-', rest @ ..] => (true, rest),
+        _ => (false, s),
+    };
+    match digits.first() {
+        Some(b'1'..=b'9') => {}
+        _ => return None,
+    }
+    let mut magnitude: u64 = 0;
+    for &c in digits {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        magnitude = magnitude
+            .checked_mul(10)?
+            .checked_add(u64::from(c - b'0'))?;
+    }
+    if negative {
+        if magnitude > i64::MAX as u64 + 1 {
+            return None;
+        }
+        Some((magnitude as i64).wrapping_neg())
+    } else {
+        i64::try_from(magnitude).ok()
+    }
+}
+
+/// Parses a SCAN cursor as `strtoul` does (optional sign, leading zeros
+/// allowed; a negative number wraps around).
+pub fn parse_cursor(s: &[u8]) -> Option<u64> {
+    let (negative, digits) = match s {
+        [b'-', rest @ ..] => (true, rest),
+        [b'+', rest @ ..] => (false, rest),
+        _ => (false, s),
+    };
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let mut value: u64 = 0;
+    for &c in digits {
+        value = value.checked_mul(10)?.checked_add(u64::from(c - b'0'))?;
+    }
+    Some(if negative {
+        value.wrapping_neg()
+    } else {
+        value
+    })
+}
+
+/// Longest float text accepted (Redis's `MAX_LONG_DOUBLE_CHARS`).
+const MAX_FLOAT_CHARS: usize = 5 * 1024;
+
+/// Parses a float as Redis's `string2ld` does: the whole text must be a
+/// number, no leading space, and not NaN. Infinity parses (callers reject it
+/// where the result must be finite).
+pub fn parse_f64(s: &[u8]) -> Option<f64> {
+    if s.is_empty() || s.len() >= MAX_FLOAT_CHARS || s[0].is_ascii_whitespace() {
+        return None;
+    }
+    let text = std::str::from_utf8(s).ok()?;
+    let value: f64 = text.parse().ok()?;
+    (!value.is_nan()).then_some(value)
+}
+
+/// Formats a float the way `INCRBYFLOAT` replies: the shortest text that
+/// reads back as the same `f64` (so at most 17 significant digits), plain
+/// decimal notation (no exponent) and no trailing zeros.
+pub fn format_f64(value: f64) -> String {
+    // Rust's `Display` for f64 is shortest-round-trip and never uses an exponent.
+    format!("{value}")
+}
+
+/// Parses a memory size as Redis's `memtoull`: digits followed by an optional
+/// unit `b`, `k` (1000), `kb` (1024), `m`, `mb`, `g`, `gb`, case-insensitive.
+pub fn parse_memory(s: &[u8]) -> Option<u64> {
+    let split = s
+        .iter()
+        .position(|c| !c.is_ascii_digit())
+        .unwrap_or(s.len());
+    let (digits, unit) = s.split_at(split);
+    if digits.is_empty() {
+        return None;
+    }
+    let multiplier: u64 = match unit.to_ascii_lowercase().as_slice() {
+        b"" | b"b" => 1,
+        b"k" => 1000,
+        b"kb" => 1024,
+        b"m" => 1000 * 1000,
+        b"mb" => 1024 * 1024,
+        b"g" => 1000 * 1000 * 1000,
+        b"gb" => 1024 * 1024 * 1024,
+        _ => return None,
+    };
+    let mut value: u64 = 0;
+    for &c in digits {
+        value = value.checked_mul(10)?.checked_add(u64::from(c - b'0'))?;
+    }
+    value.checked_mul(multiplier)
+}
+
+/// Formats a byte count as Redis's `bytesToHuman` (`512B`, `1.50K`, `2.00M`, ...).
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [(&str, f64); 5] = [
+        ("P", 1024f64 * 1024.0 * 1024.0 * 1024.0 * 1024.0),
+        ("T", 1024f64 * 1024.0 * 1024.0 * 1024.0),
+        ("G", 1024f64 * 1024.0 * 1024.0),
+        ("M", 1024f64 * 1024.0),
+        ("K", 1024f64),
+    ];
+    let value = n as f64;
+    for (unit, size) in UNITS {
+        if value >= size {
+            return format!("{:.2}{unit}", value / size);
+        }
+    }
+    format!("{n}B")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strict_integers() {
+        assert_eq!(parse_i64(b"0"), Some(0));
+        assert_eq!(parse_i64(b"-1"), Some(-1));
+        assert_eq!(parse_i64(b"9223372036854775807"), Some(i64::MAX));
+        assert_eq!(parse_i64(b"-9223372036854775808"), Some(i64::MIN));
+        for bad in [
+            &b""[..],
+            b"-0",
+            b"01",
+            b"+1",
+            b" 1",
+            b"1 ",
+            b"1.0",
+            b"-",
+            b"9223372036854775808",
+            b"-9223372036854775809",
+            b"123456789012345678901",
+        ] {
+            assert_eq!(parse_i64(bad), None, "{:?}", String::from_utf8_lossy(bad));
+        }
+    }
+
+    #[test]
+    fn cursors_wrap_like_strtoul() {
+        assert_eq!(parse_cursor(b"0"), Some(0));
+        assert_eq!(parse_cursor(b"007"), Some(7));
+        assert_eq!(parse_cursor(b"-1"), Some(u64::MAX));
+        assert_eq!(parse_cursor(b"18446744073709551616"), None);
+        assert_eq!(parse_cursor(b"x"), None);
+        assert_eq!(parse_cursor(b""), None);
+    }
+
+    #[test]
+    fn floats() {
+        assert_eq!(parse_f64(b"1.5"), Some(1.5));
+        assert_eq!(parse_f64(b"5.0e3"), Some(5000.0));
+        assert_eq!(parse_f64(b"-.5"), Some(-0.5));
+        assert_eq!(parse_f64(b" 1"), None);
+        assert_eq!(parse_f64(b"1 "), None);
+        assert_eq!(parse_f64(b"abc"), None);
+        assert_eq!(parse_f64(b"nan"), None);
+        assert_eq!(parse_f64(b"inf"), Some(f64::INFINITY));
+    }
+
+    #[test]
+    fn incrbyfloat_formatting() {
+        assert_eq!(format_f64(10.5 + 0.1), "10.6");
+        assert_eq!(format_f64(10.5 + 0.1 - 5.0), "5.6");
+        assert_eq!(format_f64(5000.0 + 200.0), "5200");
+        assert_eq!(format_f64(1.0 + 0.25), "1.25");
+        assert_eq!(format_f64(1e20), "100000000000000000000");
+        assert_eq!(format_f64(1e-7), "0.0000001");
+        assert_eq!(format_f64(-3.0), "-3");
+        assert_eq!(format_f64(1.0 / 3.0), "0.3333333333333333");
+        // Never an exponent, never trailing zeros.
+        for v in [1e21, 123456789.125, 2.5e-10, 7.0] {
+            let s = format_f64(v);
+            assert!(!s.contains('e') && !s.contains('E'), "{s}");
+            assert!(!(s.contains('.') && s.ends_with('0')), "{s}");
+            assert_eq!(s.parse::<f64>().ok(), Some(v));
+        }
+    }
+
+    #[test]
+    fn memory_units() {
+        assert_eq!(parse_memory(b"100"), Some(100));
+        assert_eq!(parse_memory(b"1k"), Some(1000));
+        assert_eq!(parse_memory(b"1KB"), Some(1024));
+        assert_eq!(parse_memory(b"100mb"), Some(100 << 20));
+        assert_eq!(parse_memory(b"2g"), Some(2_000_000_000));
+        assert_eq!(parse_memory(b"1gb"), Some(1 << 30));
+        assert_eq!(parse_memory(b"abc"), None);
+        assert_eq!(parse_memory(b"-1"), None);
+        assert_eq!(parse_memory(b"1tb"), None);
+    }
+
+    #[test]
+    fn human_sizes() {
+        assert_eq!(human_bytes(512), "512B");
+        assert_eq!(human_bytes(1536), "1.50K");
+        assert_eq!(human_bytes(1 << 30), "1.00G");
+    }
+}

@@ -1,0 +1,264 @@
+//! The one table mapping every error a command can hit to its wire reply.
+//!
+//! Texts are Redis 7's, byte for byte, so clients that match on them (and
+//! people used to them) see what they expect. Engine errors
+//! ([`KvError`]) map here too; nowhere else writes an error text.
+
+use strata_kv::KvError;
+
+use crate::codec::ProtocolError;
+
+/// Why a command was refused. `Display` gives the full error line without
+/// the leading `-` (code first: `ERR ...`, `NOAUTH ...`).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RespError {
+    /// The command name is not in the command table.
+    #[error("ERR unknown command '{name}', with args beginning with: {args}")]
+    UnknownCommand {
+        /// The name as sent (at most 128 bytes).
+        name: String,
+        /// The first arguments, each quoted and followed by a space.
+        args: String,
+    },
+    /// A container command (CLIENT, CONFIG, COMMAND) got an unknown subcommand.
+    #[error("ERR unknown subcommand '{sub}'. Try {command} HELP.")]
+    UnknownSubcommand {
+        /// The subcommand as sent.
+        sub: String,
+        /// The container, upper case.
+        command: String,
+    },
+    /// Wrong argument count for the command (`get`, `client|setname`).
+    #[error("ERR wrong number of arguments for '{0}' command")]
+    WrongArity(String),
+    /// Bad option or option combination.
+    #[error("ERR syntax error")]
+    Syntax,
+    /// An argument or stored value that must be a 64-bit integer is not.
+    #[error("ERR value is not an integer or out of range")]
+    NotInteger,
+    /// An integer argument outside the 32-bit range a command accepts.
+    #[error("ERR value is out of range, value must between -2147483648 and 2147483647")]
+    NotInt32,
+    /// INCR/DECR family overflowed.
+    #[error("ERR increment or decrement would overflow")]
+    Overflow,
+    /// An argument or stored value that must be a float is not.
+    #[error("ERR value is not a valid float")]
+    NotFloat,
+    /// INCRBYFLOAT result is not finite.
+    #[error("ERR increment would produce NaN or Infinity")]
+    NanOrInfinity,
+    /// Expire time not positive, or overflowing when made absolute.
+    #[error("ERR invalid expire time in '{0}' command")]
+    InvalidExpire(&'static str),
+    /// EXPIRE with NX together with XX, GT or LT.
+    #[error("ERR NX and XX, GT or LT options at the same time are not compatible")]
+    ExpireNxConflict,
+    /// EXPIRE with both GT and LT.
+    #[error("ERR GT and LT options at the same time are not compatible")]
+    ExpireGtLtConflict,
+    /// EXPIRE with an unknown option.
+    #[error("ERR Unsupported option {0}")]
+    UnsupportedOption(String),
+    /// SETRANGE/GETRANGE offset negative.
+    #[error("ERR offset is out of range")]
+    OffsetOutOfRange,
+    /// A string would exceed Redis's 512 MB limit.
+    #[error("ERR string exceeds maximum allowed size (proto-max-bulk-len)")]
+    StringTooLong,
+    /// RENAME of a missing key.
+    #[error("ERR no such key")]
+    NoSuchKey,
+    /// SCAN cursor not a number.
+    #[error("ERR invalid cursor")]
+    InvalidCursor,
+    /// SELECT of a database other than 0.
+    #[error("ERR DB index is out of range")]
+    DbIndexOutOfRange,
+    /// EXEC outside MULTI.
+    #[error("ERR EXEC without MULTI")]
+    ExecWithoutMulti,
+    /// DISCARD outside MULTI.
+    #[error("ERR DISCARD without MULTI")]
+    DiscardWithoutMulti,
+    /// MULTI inside MULTI.
+    #[error("ERR MULTI calls can not be nested")]
+    NestedMulti,
+    /// WATCH inside MULTI.
+    #[error("ERR WATCH inside MULTI is not allowed")]
+    WatchInsideMulti,
+    /// EXEC after a command was refused while queuing.
+    #[error("EXECABORT Transaction discarded because of previous errors.")]
+    ExecAbort,
+    /// The MULTI queue reached its memory bound.
+    #[error("ERR MULTI queue is too large (limit {0} bytes)")]
+    QueueTooLarge(usize),
+    /// WATCH reached its per-connection bound.
+    #[error("ERR too many watched keys (limit {0})")]
+    TooManyWatchedKeys(usize),
+    /// A password is required and the client has not given it.
+    #[error("NOAUTH Authentication required.")]
+    NoAuth,
+    /// HELLO without AUTH from an unauthenticated client.
+    #[error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")]
+    NoAuthHello,
+    /// Wrong user or password.
+    #[error("WRONGPASS invalid username-password pair or user is disabled.")]
+    WrongPass,
+    /// `AUTH <password>` while no password is configured.
+    #[error("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")]
+    AuthNotConfigured,
+    /// HELLO with a protocol version other than 2 or 3.
+    #[error("NOPROTO unsupported protocol version")]
+    NoProto,
+    /// HELLO with a non-numeric protocol version.
+    #[error("ERR Protocol version is not an integer or out of range")]
+    ProtocolVersionNotInteger,
+    /// HELLO with an unknown or incomplete option.
+    #[error("ERR Syntax error in HELLO option '{0}'")]
+    HelloSyntax(String),
+    /// CLIENT SETNAME with a space or control character.
+    #[error("ERR Client names cannot contain spaces, newlines or special characters.")]
+    BadClientName,
+    /// CLIENT SETINFO value with a space or control character.
+    #[error("ERR {0} cannot contain spaces, newlines or special characters.")]
+    BadClientInfo(String),
+    /// CLIENT SETINFO with an unknown attribute.
+    #[error("ERR Unrecognized option '{0}'")]
+    UnrecognizedOption(String),
+    /// CLIENT LIST/INFO option not understood.
+    #[error("ERR Unknown client type '{0}'")]
+    UnknownClientType(String),
+    /// CONFIG SET of an unknown parameter.
+    #[error("ERR Unknown option or number of arguments for CONFIG SET - '{0}'")]
+    ConfigUnknown(String),
+    /// CONFIG SET with a bad value.
+    #[error("ERR CONFIG SET failed (possibly related to argument '{param}') - {reason}")]
+    ConfigSetFailed {
+        /// The parameter name.
+        param: String,
+        /// What is wrong with the value.
+        reason: &'static str,
+    },
+    /// DECRBY of `i64::MIN` (its negation overflows).
+    #[error("ERR decrement would overflow")]
+    DecrementOverflow,
+    /// CLIENT LIST ID with a non-numeric id.
+    #[error("ERR Invalid client ID")]
+    InvalidClientId,
+    /// CONFIG REWRITE: there is no config file to rewrite.
+    #[error("ERR The server is running without a config file")]
+    NoConfigFile,
+    /// A malformed request (the connection is closed after the reply).
+    #[error("ERR Protocol error: {0}")]
+    Protocol(ProtocolError),
+    /// The engine refused the operation.
+    #[error("{}", engine_text(.0))]
+    Engine(KvError),
+}
+
+impl From<KvError> for RespError {
+    fn from(err: KvError) -> Self {
+        RespError::Engine(err)
+    }
+}
+
+impl From<ProtocolError> for RespError {
+    fn from(err: ProtocolError) -> Self {
+        RespError::Protocol(err)
+    }
+}
+
+fn engine_text(err: &KvError) -> String {
+    match err {
+        KvError::OutOfMemory => "OOM command not allowed when used memory > 'maxmemory'.".into(),
+        KvError::TooLarge { size, limit } => format!(
+            "ERR string exceeds maximum allowed size (item of {size} bytes, max item size {limit})"
+        ),
+        KvError::BadKey { len } => format!("ERR invalid key length {len}"),
+        other => format!("ERR {other}"),
+    }
+}
+
+/// The reply sent to a connection refused at `maxclients`.
+pub const MAX_CLIENTS_REPLY: &[u8] = b"-ERR max number of clients reached\r\n";
+
+impl RespError {
+    /// The unknown-command error for `name` and its arguments, formatted as
+    /// Redis does (each argument quoted, at most about 128 bytes in total).
+    pub fn unknown_command<'a>(name: &[u8], args: impl Iterator<Item = &'a [u8]>) -> Self {
+        let mut list = String::new();
+        for arg in args {
+            if list.len() >= 128 {
+                break;
+            }
+            let room = 128 - list.len();
+            let arg = String::from_utf8_lossy(&arg[..arg.len().min(room)]);
+            list.push('\'');
+            list.push_str(&arg);
+            list.push_str("' ");
+        }
+        RespError::UnknownCommand {
+            name: lossy_prefix(name, 128),
+            args: list,
+        }
+    }
+
+    /// The unknown-subcommand error for container `command`.
+    pub fn unknown_subcommand(command: &str, sub: &[u8]) -> Self {
+        RespError::UnknownSubcommand {
+            sub: lossy_prefix(sub, 128),
+            command: command.to_ascii_uppercase(),
+        }
+    }
+}
+
+/// At most `max` bytes of `bytes` as text.
+pub fn lossy_prefix(bytes: &[u8], max: usize) -> String {
+    String::from_utf8_lossy(&bytes[..bytes.len().min(max)]).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_command_text() {
+        let args: [&[u8]; 2] = [b"bar", b"baz"];
+        let err = RespError::unknown_command(b"foo", args.into_iter());
+        assert_eq!(
+            err.to_string(),
+            "ERR unknown command 'foo', with args beginning with: 'bar' 'baz' "
+        );
+        let err = RespError::unknown_command(b"foo", std::iter::empty());
+        assert_eq!(
+            err.to_string(),
+            "ERR unknown command 'foo', with args beginning with: "
+        );
+    }
+
+    #[test]
+    fn engine_errors() {
+        assert_eq!(
+            RespError::from(KvError::OutOfMemory).to_string(),
+            "OOM command not allowed when used memory > 'maxmemory'."
+        );
+        assert!(RespError::from(KvError::TooLarge { size: 10, limit: 5 })
+            .to_string()
+            .starts_with("ERR string exceeds maximum allowed size"));
+    }
+
+    #[test]
+    fn subcommand_and_arity() {
+        assert_eq!(
+            RespError::unknown_subcommand("client", b"foo").to_string(),
+            "ERR unknown subcommand 'foo'. Try CLIENT HELP."
+        );
+        assert_eq!(
+            RespError::WrongArity("client|setname".into()).to_string(),
+            "ERR wrong number of arguments for 'client|setname' command"
+        );
+    }
+}

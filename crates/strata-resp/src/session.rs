@@ -1,0 +1,181 @@
+//! [`RespSession`]: one connection's request loop. Parses every complete
+//! request in the input, applies the checks Redis applies before running a
+//! command (known name, arity, authentication, `MULTI` queuing) and runs it.
+//!
+//! Invariants: a protocol error is answered and closes the connection; the
+//! input left buffered never exceeds the query buffer limit (the connection
+//! is closed instead); nothing here panics on any input.
+
+use std::sync::Arc;
+
+use bytes::{Buf, BytesMut};
+use strata_kv::Store;
+use strata_service::{Flow, Session};
+
+use crate::args::Args;
+use crate::codec::{Limits, Parsed, RequestParser};
+use crate::command::{self, execute, Command, CommandSpec, Ctx};
+use crate::commands::{multi, quit, watch};
+use crate::connection::Connection;
+use crate::protocol::Shared;
+use crate::reply::RespError;
+use crate::stats::{Tally, Totals};
+use crate::writer::ReplyWriter;
+
+/// The per-connection state machine of the RESP front end.
+#[derive(Debug)]
+pub struct RespSession {
+    shared: Arc<Shared>,
+    parser: RequestParser,
+    conn: Connection,
+}
+
+impl RespSession {
+    pub(crate) fn new(shared: Arc<Shared>, conn: Connection) -> Self {
+        Self {
+            shared,
+            parser: RequestParser::new(),
+            conn,
+        }
+    }
+}
+
+impl Drop for RespSession {
+    fn drop(&mut self) {
+        self.shared.peers.lock().remove(&self.conn.client.id);
+    }
+}
+
+impl Session for RespSession {
+    fn process(&mut self, input: &mut BytesMut, output: &mut BytesMut) -> Flow {
+        let Self {
+            shared,
+            parser,
+            conn,
+        } = self;
+        let shared: &Shared = shared;
+        let mut out = ReplyWriter::new(output, conn.version);
+        let mut tally = Tally::default();
+        let mut flow = Flow::Continue;
+        loop {
+            let limits = Limits {
+                max_bulk: shared.max_bulk(),
+                authenticated: is_authenticated(shared, conn),
+            };
+            match parser.parse(input, limits) {
+                Ok(Parsed::Incomplete) => break,
+                Ok(Parsed::Nothing { consumed }) => input.advance(consumed),
+                Ok(Parsed::Request { consumed }) => {
+                    run(shared, conn, parser.args(input), &mut out, &mut tally);
+                    input.advance(consumed);
+                    if conn.close {
+                        flow = Flow::Close;
+                        break;
+                    }
+                }
+                Err(err) => {
+                    out.error(&RespError::Protocol(err).to_string());
+                    tally.errors += 1;
+                    flow = Flow::Close;
+                    break;
+                }
+            }
+        }
+        if input.len() > shared.query_limit {
+            flow = Flow::Close;
+        }
+        shared.stats.record(tally);
+        shared.stats.maybe_sample(|| Totals {
+            commands: shared.stats.commands(),
+            net_in: shared.clients.bytes_read(),
+            net_out: shared.clients.bytes_written(),
+        });
+        flow
+    }
+}
+
+/// True when the connection may run commands that need authentication.
+pub(crate) fn is_authenticated(shared: &Shared, conn: &Connection) -> bool {
+    conn.authenticated || !shared.password_required()
+}
+
+/// Runs one request: the checks Redis makes before `call()`, then the
+/// command (or queues it inside `MULTI`).
+fn run(
+    shared: &Shared,
+    conn: &mut Connection,
+    args: Args<'_>,
+    out: &mut ReplyWriter<'_>,
+    tally: &mut Tally,
+) {
+    let Some(spec) = command::lookup(args.get(0)) else {
+        let err = RespError::unknown_command(args.get(0), args.iter_from(1));
+        return refuse(conn, out, tally, err);
+    };
+    if !spec.arity_ok(args.len()) {
+        return refuse(
+            conn,
+            out,
+            tally,
+            RespError::WrongArity(spec.name.to_string()),
+        );
+    }
+    if !spec.no_auth() && !is_authenticated(shared, conn) {
+        return refuse(conn, out, tally, RespError::NoAuth);
+    }
+    // CLIENT LIST shows `client|list`-style names for container commands.
+    let shown = match spec.subcommands {
+        [] => spec.name,
+        _ => spec
+            .subcommand(args.get(1))
+            .map_or(spec.name, |sub| sub.name),
+    };
+    conn.client.touch(shown);
+    match spec.command {
+        Command::Multi => multi::multi(conn, out, tally),
+        Command::Exec => multi::exec(shared, conn, out, tally),
+        Command::Discard => multi::discard(conn, out, tally),
+        Command::Watch => watch::watch(shared, conn, args, out, tally),
+        Command::Quit => quit::quit(conn, out, tally),
+        Command::Reset => quit::reset(shared, conn, out, tally),
+        _ if conn.transaction.is_some() => multi::queue(conn, spec, args, out, tally),
+        _ => {
+            let mut store = shared.keyspace.store();
+            let mut ctx = Ctx {
+                store: &mut store,
+                shared,
+                conn,
+            };
+            run_command(spec, &mut ctx, args, out, tally);
+        }
+    }
+}
+
+/// Runs a command that passed the checks and writes its reply or error.
+pub(crate) fn run_command<S: Store>(
+    spec: &'static CommandSpec,
+    ctx: &mut Ctx<'_, S>,
+    args: Args<'_>,
+    out: &mut ReplyWriter<'_>,
+    tally: &mut Tally,
+) {
+    tally.commands += 1;
+    match execute(spec, ctx, args, out) {
+        Ok(()) if spec.is_write() => tally.writes += 1,
+        Ok(()) => {}
+        Err(err) => {
+            out.error(&err.to_string());
+            tally.errors += 1;
+        }
+    }
+}
+
+/// Answers a command refused before running; inside `MULTI` this dooms the
+/// transaction, as in Redis.
+fn refuse(conn: &mut Connection, out: &mut ReplyWriter<'_>, tally: &mut Tally, err: RespError) {
+    if let Some(tx) = conn.transaction.as_mut() {
+        tx.dirty = true;
+    }
+    out.error(&err.to_string());
+    tally.errors += 1;
+}

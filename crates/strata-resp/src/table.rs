@@ -1,0 +1,152 @@
+//! The command table: one row per command the front end implements, sorted
+//! by name for binary search. `COMMAND`, `COMMAND INFO`, `COMMAND DOCS` and
+//! `COMMAND COUNT` report exactly these rows, so what clients discover is
+//! what is implemented. Flags, arities, key positions and categories are
+//! Redis 7's.
+
+use crate::command::{Command, CommandSpec};
+
+#[allow(clippy::too_many_arguments)]
+#[rustfmt::skip]
+const fn spec(
+    name: &'static str,
+    command: Command,
+    arity: i32,
+    flags: &'static [&'static str],
+    keys: (i32, i32, i32),
+    categories: &'static [&'static str],
+    group: &'static str,
+    since: &'static str,
+    summary: &'static str,
+) -> CommandSpec {
+    CommandSpec { name, command, arity, flags, keys, categories, group, since, summary, subcommands: &[] }
+}
+
+use Command as C;
+
+const NO_KEYS: (i32, i32, i32) = (0, 0, 0);
+const ONE_KEY: (i32, i32, i32) = (1, 1, 1);
+const ALL_KEYS: (i32, i32, i32) = (1, -1, 1);
+
+const READ_FAST: &[&str] = &["readonly", "fast"];
+const WRITE: &[&str] = &["write"];
+const WRITE_FAST: &[&str] = &["write", "fast"];
+const WRITE_OOM: &[&str] = &["write", "denyoom"];
+const WRITE_OOM_FAST: &[&str] = &["write", "denyoom", "fast"];
+const TRANSACTION: &[&str] = &["noscript", "loading", "stale", "fast", "allow_busy"];
+const CONNECTION_NO_AUTH: &[&str] = &[
+    "noscript",
+    "loading",
+    "stale",
+    "fast",
+    "no_auth",
+    "allow_busy",
+];
+
+const STRING_READ_FAST: &[&str] = &["@read", "@string", "@fast"];
+const STRING_WRITE_FAST: &[&str] = &["@write", "@string", "@fast"];
+const STRING_WRITE_SLOW: &[&str] = &["@write", "@string", "@slow"];
+const KEYSPACE_READ_FAST: &[&str] = &["@keyspace", "@read", "@fast"];
+const KEYSPACE_WRITE_FAST: &[&str] = &["@keyspace", "@write", "@fast"];
+const KEYSPACE_WRITE_SLOW: &[&str] = &["@keyspace", "@write", "@slow"];
+const KEYSPACE_FLUSH: &[&str] = &["@keyspace", "@write", "@slow", "@dangerous"];
+const FAST_CONNECTION: &[&str] = &["@fast", "@connection"];
+const FAST_TRANSACTION: &[&str] = &["@fast", "@transaction"];
+const ADMIN: &[&str] = &["admin", "noscript", "loading", "stale"];
+const ADMIN_CATEGORIES: &[&str] = &["@admin", "@slow", "@dangerous"];
+const CLIENT_FLAGS: &[&str] = &["noscript", "loading", "stale"];
+const SLOW_CONNECTION: &[&str] = &["@slow", "@connection"];
+const HELP_FLAGS: &[&str] = &["loading", "stale"];
+
+#[rustfmt::skip]
+static CLIENT_SUBCOMMANDS: &[CommandSpec] = &[
+    spec("client|getname", C::Client, 2, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "2.6.9", "Get the current connection name"),
+    spec("client|help", C::Client, 2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "5.0.0", "Show helpful text about the different subcommands"),
+    spec("client|id", C::Client, 2, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "5.0.0", "Returns the client ID for the current connection"),
+    spec("client|info", C::Client, 2, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "6.2.0", "Returns information about the current client connection."),
+    spec("client|list", C::Client, -2, ADMIN, NO_KEYS, &["@admin", "@slow", "@dangerous", "@connection"], "connection", "2.4.0", "Get the list of client connections"),
+    spec("client|setinfo", C::Client, 4, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "7.2.0", "Set client or connection specific info"),
+    spec("client|setname", C::Client, 3, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "2.6.9", "Set the current connection name"),
+];
+
+#[rustfmt::skip]
+static COMMAND_SUBCOMMANDS: &[CommandSpec] = &[
+    spec("command|count", C::Command, 2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "2.8.13", "Get total number of Redis commands"),
+    spec("command|docs", C::Command, -2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "7.0.0", "Get array of specific Redis command documentation"),
+    spec("command|help", C::Command, 2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "5.0.0", "Show helpful text about the different subcommands"),
+    spec("command|info", C::Command, -2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "2.8.13", "Get array of specific Redis command details, or all when no argument is given."),
+    spec("command|list", C::Command, -2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "7.0.0", "Get an array of Redis command names"),
+];
+
+#[rustfmt::skip]
+static CONFIG_SUBCOMMANDS: &[CommandSpec] = &[
+    spec("config|get", C::Config, -3, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.0.0", "Get the values of configuration parameters"),
+    spec("config|help", C::Config, 2, HELP_FLAGS, NO_KEYS, &["@slow"], "server", "5.0.0", "Show helpful text about the different subcommands"),
+    spec("config|resetstat", C::Config, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.0.0", "Reset the stats returned by INFO"),
+    spec("config|rewrite", C::Config, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.8.0", "Rewrite the configuration file with the in memory configuration"),
+    spec("config|set", C::Config, -4, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.0.0", "Set configuration parameters to the given values"),
+];
+
+/// Every command, sorted by name.
+#[rustfmt::skip]
+pub static COMMANDS: &[CommandSpec] = &[
+    spec("append", C::Append, 3, WRITE_OOM_FAST, ONE_KEY, STRING_WRITE_FAST, "string", "2.0.0", "Append a value to a key"),
+    spec("auth", C::Auth, -2, CONNECTION_NO_AUTH, NO_KEYS, FAST_CONNECTION, "connection", "1.0.0", "Authenticate to the server"),
+    CommandSpec { subcommands: CLIENT_SUBCOMMANDS, ..spec("client", C::Client, -2, &[], NO_KEYS, &["@slow"], "connection", "2.4.0", "A container for client connection commands") },
+    CommandSpec { subcommands: COMMAND_SUBCOMMANDS, ..spec("command", C::Command, -1, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "2.8.13", "Get array of Redis command details") },
+    CommandSpec { subcommands: CONFIG_SUBCOMMANDS, ..spec("config", C::Config, -2, &[], NO_KEYS, &["@slow"], "server", "2.0.0", "A container for server configuration commands") },
+    spec("dbsize", C::DbSize, 1, READ_FAST, NO_KEYS, KEYSPACE_READ_FAST, "server", "1.0.0", "Return the number of keys in the selected database"),
+    spec("decr", C::Decr, 2, WRITE_OOM_FAST, ONE_KEY, STRING_WRITE_FAST, "string", "1.0.0", "Decrement the integer value of a key by one"),
+    spec("decrby", C::DecrBy, 3, WRITE_OOM_FAST, ONE_KEY, STRING_WRITE_FAST, "string", "1.0.0", "Decrement the integer value of a key by the given number"),
+    spec("del", C::Del, -2, WRITE, ALL_KEYS, KEYSPACE_WRITE_SLOW, "generic", "1.0.0", "Delete a key"),
+    spec("discard", C::Discard, 1, TRANSACTION, NO_KEYS, FAST_TRANSACTION, "transactions", "2.0.0", "Discard all commands issued after MULTI"),
+    spec("echo", C::Echo, 2, &["loading", "stale", "fast"], NO_KEYS, FAST_CONNECTION, "connection", "1.0.0", "Echo the given string"),
+    spec("exec", C::Exec, 1, &["noscript", "loading", "stale", "skip_slowlog"], NO_KEYS, &["@slow", "@transaction"], "transactions", "1.2.0", "Execute all commands issued after MULTI"),
+    spec("exists", C::Exists, -2, READ_FAST, ALL_KEYS, KEYSPACE_READ_FAST, "generic", "1.0.0", "Determine if a key exists"),
+    spec("expire", C::Expire, -3, WRITE_FAST, ONE_KEY, KEYSPACE_WRITE_FAST, "generic", "1.0.0", "Set a key's time to live in seconds"),
+    spec("expireat", C::ExpireAt, -3, WRITE_FAST, ONE_KEY, KEYSPACE_WRITE_FAST, "generic", "1.2.0", "Set the expiration for a key as a UNIX timestamp"),
+    spec("expiretime", C::ExpireTime, 2, READ_FAST, ONE_KEY, KEYSPACE_READ_FAST, "generic", "7.0.0", "Get the expiration Unix timestamp for a key"),
+    spec("flushall", C::Flush, -1, WRITE, NO_KEYS, KEYSPACE_FLUSH, "server", "1.0.0", "Remove all keys from all databases"),
+    spec("flushdb", C::Flush, -1, WRITE, NO_KEYS, KEYSPACE_FLUSH, "server", "1.0.0", "Remove all keys from the current database"),
+    spec("get", C::Get, 2, READ_FAST, ONE_KEY, STRING_READ_FAST, "string", "1.0.0", "Get the value of a key"),
+    spec("getdel", C::GetDel, 2, WRITE_FAST, ONE_KEY, STRING_WRITE_FAST, "string", "6.2.0", "Get the value of a key and delete the key"),
+    spec("getex", C::GetEx, -2, WRITE_FAST, ONE_KEY, STRING_WRITE_FAST, "string", "6.2.0", "Get the value of a key and optionally set its expiration"),
+    spec("getrange", C::GetRange, 4, &["readonly"], ONE_KEY, &["@read", "@string", "@slow"], "string", "2.4.0", "Get a substring of the string stored at a key"),
+    spec("getset", C::GetSet, 3, WRITE_OOM_FAST, ONE_KEY, STRING_WRITE_FAST, "string", "1.0.0", "Set the string value of a key and return its old value"),
+    spec("hello", C::Hello, -1, CONNECTION_NO_AUTH, NO_KEYS, FAST_CONNECTION, "connection", "6.0.0", "Handshake with Redis"),
+    spec("incr", C::Incr, 2, WRITE_OOM_FAST, ONE_KEY, STRING_WRITE_FAST, "string", "1.0.0", "Increment the integer value of a key by one"),
+    spec("incrby", C::IncrBy, 3, WRITE_OOM_FAST, ONE_KEY, STRING_WRITE_FAST, "string", "1.0.0", "Increment the integer value of a key by the given amount"),
+    spec("incrbyfloat", C::IncrByFloat, 3, WRITE_OOM_FAST, ONE_KEY, STRING_WRITE_FAST, "string", "2.6.0", "Increment the float value of a key by the given amount"),
+    spec("info", C::Info, -1, HELP_FLAGS, NO_KEYS, &["@slow", "@dangerous"], "server", "1.0.0", "Get information and statistics about the server"),
+    spec("keys", C::Keys, 2, &["readonly"], NO_KEYS, &["@keyspace", "@read", "@slow", "@dangerous"], "generic", "1.0.0", "Find all keys matching the given pattern"),
+    spec("mget", C::MGet, -2, READ_FAST, ALL_KEYS, STRING_READ_FAST, "string", "1.0.0", "Get the values of all the given keys"),
+    spec("mset", C::MSet, -3, WRITE_OOM, (1, -1, 2), STRING_WRITE_SLOW, "string", "1.0.1", "Set multiple keys to multiple values"),
+    spec("msetnx", C::MSetNx, -3, WRITE_OOM, (1, -1, 2), STRING_WRITE_SLOW, "string", "1.0.1", "Set multiple keys to multiple values, only if none of the keys exist"),
+    spec("multi", C::Multi, 1, TRANSACTION, NO_KEYS, FAST_TRANSACTION, "transactions", "1.2.0", "Mark the start of a transaction block"),
+    spec("persist", C::Persist, 2, WRITE_FAST, ONE_KEY, KEYSPACE_WRITE_FAST, "generic", "2.2.0", "Remove the expiration from a key"),
+    spec("pexpire", C::PExpire, -3, WRITE_FAST, ONE_KEY, KEYSPACE_WRITE_FAST, "generic", "2.6.0", "Set a key's time to live in milliseconds"),
+    spec("pexpireat", C::PExpireAt, -3, WRITE_FAST, ONE_KEY, KEYSPACE_WRITE_FAST, "generic", "2.6.0", "Set the expiration for a key as a UNIX timestamp specified in milliseconds"),
+    spec("pexpiretime", C::PExpireTime, 2, READ_FAST, ONE_KEY, KEYSPACE_READ_FAST, "generic", "7.0.0", "Get the expiration Unix timestamp for a key in milliseconds"),
+    spec("ping", C::Ping, -1, &["fast"], NO_KEYS, FAST_CONNECTION, "connection", "1.0.0", "Ping the server"),
+    spec("psetex", C::PSetEx, 4, WRITE_OOM, ONE_KEY, STRING_WRITE_SLOW, "string", "2.6.0", "Set the value and expiration in milliseconds of a key"),
+    spec("pttl", C::PTtl, 2, READ_FAST, ONE_KEY, KEYSPACE_READ_FAST, "generic", "2.6.0", "Get the time to live for a key in milliseconds"),
+    spec("quit", C::Quit, -1, CONNECTION_NO_AUTH, NO_KEYS, FAST_CONNECTION, "connection", "1.0.0", "Close the connection"),
+    spec("randomkey", C::RandomKey, 1, &["readonly"], NO_KEYS, &["@keyspace", "@read", "@slow"], "generic", "1.0.0", "Return a random key from the keyspace"),
+    spec("rename", C::Rename, 3, WRITE, (1, 2, 1), KEYSPACE_WRITE_SLOW, "generic", "1.0.0", "Rename a key"),
+    spec("renamenx", C::RenameNx, 3, WRITE_FAST, (1, 2, 1), KEYSPACE_WRITE_FAST, "generic", "1.0.0", "Rename a key, only if the new key does not exist"),
+    spec("reset", C::Reset, 1, CONNECTION_NO_AUTH, NO_KEYS, FAST_CONNECTION, "connection", "6.2.0", "Reset the connection"),
+    spec("scan", C::Scan, -2, &["readonly"], NO_KEYS, &["@keyspace", "@read", "@slow"], "generic", "2.8.0", "Incrementally iterate the keys space"),
+    spec("select", C::Select, 2, &["loading", "stale", "fast"], NO_KEYS, FAST_CONNECTION, "connection", "1.0.0", "Change the selected database for the current connection"),
+    spec("set", C::Set, -3, WRITE_OOM, ONE_KEY, STRING_WRITE_SLOW, "string", "1.0.0", "Set the string value of a key"),
+    spec("setex", C::SetEx, 4, WRITE_OOM, ONE_KEY, STRING_WRITE_SLOW, "string", "2.0.0", "Set the value and expiration of a key"),
+    spec("setnx", C::SetNx, 3, WRITE_OOM_FAST, ONE_KEY, STRING_WRITE_FAST, "string", "1.0.0", "Set the value of a key, only if the key does not exist"),
+    spec("setrange", C::SetRange, 4, WRITE_OOM, ONE_KEY, STRING_WRITE_SLOW, "string", "2.2.0", "Overwrite part of a string at key starting at the specified offset"),
+    spec("strlen", C::StrLen, 2, READ_FAST, ONE_KEY, STRING_READ_FAST, "string", "2.2.0", "Get the length of the value stored in a key"),
+    spec("substr", C::GetRange, 4, &["readonly"], ONE_KEY, &["@read", "@string", "@slow"], "string", "1.0.0", "Get a substring of the string stored at a key"),
+    spec("time", C::Time, 1, &["loading", "stale", "fast"], NO_KEYS, &["@fast"], "server", "2.6.0", "Return the current server time"),
+    spec("ttl", C::Ttl, 2, READ_FAST, ONE_KEY, KEYSPACE_READ_FAST, "generic", "1.0.0", "Get the time to live for a key in seconds"),
+    spec("type", C::Type, 2, READ_FAST, ONE_KEY, KEYSPACE_READ_FAST, "generic", "1.0.0", "Determine the type stored at key"),
+    spec("unlink", C::Del, -2, WRITE_FAST, ALL_KEYS, KEYSPACE_WRITE_FAST, "generic", "4.0.0", "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking."),
+    spec("unwatch", C::Unwatch, 1, TRANSACTION, NO_KEYS, FAST_TRANSACTION, "transactions", "2.2.0", "Forget about all watched keys"),
+    spec("watch", C::Watch, -2, TRANSACTION, ALL_KEYS, FAST_TRANSACTION, "transactions", "2.2.0", "Watch the given keys to determine execution of the MULTI/EXEC block"),
+];

@@ -1,0 +1,158 @@
+//! Raw protocol over TCP: unknown commands, arity, inline commands,
+//! pipelining, protocol errors and size limits.
+
+mod common;
+
+use common::{start, start_with, Client, Value};
+use strata_kv::KeyspaceConfig;
+
+#[test]
+fn unknown_commands_and_arity() {
+    let server = start();
+    let mut c = Client::connect(&server);
+    assert_eq!(
+        c.cmd(&["foo", "bar", "baz"]),
+        Value::err("ERR unknown command 'foo', with args beginning with: 'bar' 'baz' ")
+    );
+    assert_eq!(
+        c.cmd(&["foo"]),
+        Value::err("ERR unknown command 'foo', with args beginning with: ")
+    );
+    assert_eq!(
+        c.cmd(&["GET"]),
+        Value::err("ERR wrong number of arguments for 'get' command")
+    );
+    assert_eq!(
+        c.cmd(&["get", "a", "b"]),
+        Value::err("ERR wrong number of arguments for 'get' command")
+    );
+    // LASTSAVE and friends are not implemented yet.
+    assert_eq!(
+        c.cmd(&["LASTSAVE"]),
+        Value::err("ERR unknown command 'LASTSAVE', with args beginning with: ")
+    );
+    // The connection is still usable.
+    assert_eq!(c.cmd(&["PING"]), Value::Simple("PONG".into()));
+}
+
+#[test]
+fn inline_commands() {
+    let server = start();
+    let mut c = Client::connect(&server);
+    c.send_raw(b"SET greeting \"hello world\"\r\nGET greeting\r\n\r\necho 'it\\'s'\nPING\r\n");
+    c.expect_raw(b"+OK\r\n$11\r\nhello world\r\n$4\r\nit's\r\n+PONG\r\n");
+}
+
+#[test]
+fn pipelining_in_one_write() {
+    let server = start();
+    let mut c = Client::connect(&server);
+    let mut batch = Vec::new();
+    let mut expected = Vec::new();
+    for i in 0..500 {
+        let key = format!("k{i}");
+        batch.extend(common::encode(&[b"SET", key.as_bytes(), b"v"]));
+        batch.extend(common::encode(&[b"INCR", b"n"]));
+        batch.extend(common::encode(&[b"GET", key.as_bytes()]));
+        expected.extend_from_slice(b"+OK\r\n");
+        expected.extend(format!(":{}\r\n", i + 1).into_bytes());
+        expected.extend_from_slice(b"$1\r\nv\r\n");
+    }
+    c.send_raw(&batch);
+    c.expect_raw(&expected);
+}
+
+#[test]
+fn pipelining_split_at_odd_places() {
+    let server = start();
+    let mut c = Client::connect(&server);
+    let batch = [
+        common::encode(&[b"SET", b"a", b"12345"]),
+        common::encode(&[b"APPEND", b"a", b"678"]),
+        common::encode(&[b"GET", b"a"]),
+    ]
+    .concat();
+    for piece in batch.chunks(3) {
+        c.send_raw(piece);
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    c.expect_raw(b"+OK\r\n:8\r\n$8\r\n12345678\r\n");
+}
+
+#[test]
+fn protocol_errors_close_only_that_connection() {
+    let server = start();
+    let mut good = Client::connect(&server);
+    let cases: &[(&[u8], &[u8])] = &[
+        (
+            b"*1\r\n+foo\r\n",
+            b"-ERR Protocol error: expected '$', got '+'\r\n",
+        ),
+        (
+            b"*x\r\n",
+            b"-ERR Protocol error: invalid multibulk length\r\n",
+        ),
+        (
+            b"*2000000\r\n",
+            b"-ERR Protocol error: invalid multibulk length\r\n",
+        ),
+        (
+            b"*1\r\n$-1\r\n",
+            b"-ERR Protocol error: invalid bulk length\r\n",
+        ),
+        (
+            b"*2\r\n$3\r\nSET\r\n$600000000\r\n",
+            b"-ERR Protocol error: invalid bulk length\r\n",
+        ),
+        (
+            b"echo \"abc\r\n",
+            b"-ERR Protocol error: unbalanced quotes in request\r\n",
+        ),
+    ];
+    for (input, reply) in cases {
+        let mut bad = Client::connect(&server);
+        bad.send_raw(b"PING\r\n");
+        bad.send_raw(input);
+        bad.expect_raw(b"+PONG\r\n");
+        bad.expect_raw(reply);
+        assert!(bad.is_closed(), "{:?}", String::from_utf8_lossy(input));
+    }
+    let mut bad = Client::connect(&server);
+    bad.send_raw(&vec![b'x'; 70_000]);
+    bad.expect_raw(b"-ERR Protocol error: too big inline request\r\n");
+    assert!(bad.is_closed());
+    assert_eq!(good.cmd(&["PING"]), Value::Simple("PONG".into()));
+}
+
+#[test]
+fn values_over_the_item_limit() {
+    let config = KeyspaceConfig {
+        max_item_size: 4096,
+        shards: 4,
+        ..KeyspaceConfig::default()
+    };
+    let server = start_with(config, None);
+    let mut c = Client::connect(&server);
+    // Within the bulk slack: the engine refuses it with an error reply.
+    let value = vec![b'x'; 8192];
+    let reply = c.cmd_bytes(&[b"SET", b"big", &value]);
+    assert!(
+        reply
+            .text()
+            .starts_with("ERR string exceeds maximum allowed size"),
+        "{reply:?}"
+    );
+    assert_eq!(c.cmd(&["APPEND", "a", &"y".repeat(3000)]), Value::Int(3000));
+    let reply = c.cmd(&["APPEND", "a", &"y".repeat(3000)]);
+    assert!(
+        reply
+            .text()
+            .starts_with("ERR string exceeds maximum allowed size"),
+        "{reply:?}"
+    );
+    assert_eq!(c.cmd(&["STRLEN", "a"]), Value::Int(3000));
+    // Far beyond: refused at the header, connection closed.
+    c.send_raw(b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$10000000\r\n");
+    c.expect_raw(b"-ERR Protocol error: invalid bulk length\r\n");
+    assert!(c.is_closed());
+}

@@ -1,0 +1,160 @@
+//! Server commands over TCP: COMMAND, CONFIG and INFO.
+
+mod common;
+
+use common::{bulks, start, Client, Value};
+
+#[test]
+fn command_table() {
+    let server = start();
+    let mut c = Client::connect(&server);
+    let count = match c.cmd(&["COMMAND", "COUNT"]) {
+        Value::Int(n) => n as usize,
+        other => panic!("{other:?}"),
+    };
+    let all = c.cmd(&["COMMAND"]);
+    assert_eq!(all.array().len(), count);
+    let info = c.cmd(&["COMMAND", "INFO", "get", "nosuch"]);
+    let entries = info.array();
+    let get = entries[0].array();
+    assert_eq!(get[0], Value::bulk("get"));
+    assert_eq!(get[1], Value::Int(2));
+    assert_eq!(
+        get[2],
+        Value::Array(vec![
+            Value::Simple("readonly".into()),
+            Value::Simple("fast".into())
+        ])
+    );
+    assert_eq!(&get[3..6], &[Value::Int(1), Value::Int(1), Value::Int(1)]);
+    assert_eq!(get.len(), 10);
+    assert_eq!(entries[1], Value::Null);
+    let docs = c.cmd(&["COMMAND", "DOCS", "set"]);
+    let docs = docs.array();
+    assert_eq!(docs[0], Value::bulk("set"));
+    assert_eq!(docs[1].array()[0], Value::bulk("summary"));
+    let names = c.cmd(&["COMMAND", "LIST"]);
+    assert!(names.array().contains(&Value::bulk("incrbyfloat")));
+    assert_eq!(
+        c.cmd(&["COMMAND", "foo"]),
+        Value::err("ERR unknown subcommand 'foo'. Try COMMAND HELP.")
+    );
+}
+
+#[test]
+fn config_get_set() {
+    let server = start();
+    let mut c = Client::connect(&server);
+    assert_eq!(
+        c.cmd(&["CONFIG", "GET", "save", "appendonly"]),
+        bulks(&["appendonly", "no", "save", ""])
+    );
+    let all = c.cmd(&["CONFIG", "GET", "*"]);
+    assert_eq!(all.array().len(), 22);
+    assert_eq!(c.cmd(&["CONFIG", "GET", "MAXMEM*"]).array().len(), 4);
+    assert_eq!(c.cmd(&["CONFIG", "GET", "nothing"]), Value::Array(vec![]));
+    assert_eq!(c.cmd(&["CONFIG", "SET", "maxmemory", "100mb"]), Value::ok());
+    assert_eq!(
+        c.cmd(&["CONFIG", "GET", "maxmemory"]),
+        bulks(&["maxmemory", "104857600"])
+    );
+    assert_eq!(server.keyspace.memory_limit(), 100 << 20);
+    assert_eq!(
+        c.cmd(&["CONFIG", "SET", "maxmemory-policy", "noeviction"]),
+        Value::ok()
+    );
+    assert_eq!(
+        server.keyspace.eviction(),
+        strata_kv::EvictionPolicy::NoEviction
+    );
+    assert_eq!(
+        c.cmd(&[
+            "CONFIG",
+            "SET",
+            "maxmemory-policy",
+            "allkeys-lfu",
+            "maxclients",
+            "10"
+        ]),
+        Value::ok()
+    );
+    assert_eq!(
+        c.cmd(&["CONFIG", "GET", "maxmemory-policy"]),
+        bulks(&["maxmemory-policy", "allkeys-lfu"])
+    );
+    assert_eq!(server.info.settings.max_connections(), 10);
+    assert_eq!(
+        c.cmd(&["CONFIG", "SET", "foo", "1"]),
+        Value::err("ERR Unknown option or number of arguments for CONFIG SET - 'foo'")
+    );
+    assert_eq!(
+        c.cmd(&["CONFIG", "SET", "maxmemory", "abc"]),
+        Value::err("ERR CONFIG SET failed (possibly related to argument 'maxmemory') - argument must be a memory value")
+    );
+    // All or nothing: a bad second pair leaves the first unapplied.
+    assert_eq!(
+        c.cmd(&["CONFIG", "SET", "maxmemory", "1gb", "maxclients", "x"]),
+        Value::err("ERR CONFIG SET failed (possibly related to argument 'maxclients') - argument couldn't be parsed into an integer")
+    );
+    assert_eq!(server.keyspace.memory_limit(), 100 << 20);
+    assert_eq!(
+        c.cmd(&["CONFIG", "SET", "maxmemory", "1", "maxmemory", "2"]),
+        Value::err("ERR CONFIG SET failed (possibly related to argument 'maxmemory') - duplicate parameter")
+    );
+    assert_eq!(
+        c.cmd(&["CONFIG", "SET", "databases", "16"]),
+        Value::err("ERR CONFIG SET failed (possibly related to argument 'databases') - can't set immutable config")
+    );
+    assert_eq!(c.cmd(&["CONFIG", "SET", "save", ""]), Value::ok());
+    assert_eq!(
+        c.cmd(&["CONFIG", "SET", "maxmemory", "1", "maxclients"]),
+        Value::err("ERR syntax error")
+    );
+    assert_eq!(c.cmd(&["CONFIG", "RESETSTAT"]), Value::ok());
+    assert_eq!(
+        c.cmd(&["CONFIG", "REWRITE"]),
+        Value::err("ERR The server is running without a config file")
+    );
+    assert_eq!(
+        c.cmd(&["CONFIG", "GET"]),
+        Value::err("ERR wrong number of arguments for 'config|get' command")
+    );
+}
+
+#[test]
+fn info_sections() {
+    let server = start();
+    let mut c = Client::connect(&server);
+    c.cmd(&["SETEX", "a", "100", "1"]);
+    c.cmd(&["SET", "b", "1"]);
+    c.cmd(&["GET", "a"]);
+    c.cmd(&["GET", "missing"]);
+    let info = c.cmd(&["INFO"]).text();
+    for field in [
+        "# Server\r\n",
+        "redis_version:7.2.0\r\n",
+        "strata_version:0.1.0-test\r\n",
+        "redis_mode:standalone\r\n",
+        "arch_bits:64\r\n",
+        &format!("tcp_port:{}\r\n", server.addr.port()),
+        "# Clients\r\nconnected_clients:1\r\n",
+        "maxclients:64\r\n",
+        "# Memory\r\nused_memory:",
+        "maxmemory_policy:allkeys-lru\r\n",
+        "# Persistence\r\nloading:0\r\n",
+        "aof_enabled:0\r\n",
+        "# Stats\r\n",
+        "keyspace_hits:1\r\n",
+        "keyspace_misses:1\r\n",
+        "# Replication\r\nrole:master\r\nconnected_slaves:0\r\n",
+        "# Keyspace\r\ndb0:keys=2,expires=1,avg_ttl=0\r\n",
+    ] {
+        assert!(info.contains(field), "missing {field:?} in\n{info}");
+    }
+    assert!(info.contains("total_commands_processed:"), "{info}");
+    let only = c.cmd(&["INFO", "keyspace", "CLIENTS"]).text();
+    assert!(only.starts_with("# Clients\r\n"), "{only}");
+    assert!(only.contains("# Keyspace"));
+    assert!(!only.contains("# Server"));
+    assert_eq!(c.cmd(&["INFO", "nosuchsection"]), Value::bulk(""));
+}
