@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use bytes::{Buf, BytesMut};
 use strata_kv::Store;
-use strata_service::{Flow, Session};
+use strata_service::{Flow, Session, OUTPUT_SOFT_LIMIT};
 
 use crate::args::Args;
 use crate::codec::{Limits, Parsed, RequestParser};
@@ -70,6 +70,11 @@ impl Session for RespSession {
                     input.advance(consumed);
                     if conn.close {
                         flow = Flow::Close;
+                        break;
+                    }
+                    // Let the driver flush large outputs before taking more requests.
+                    if out.position() >= OUTPUT_SOFT_LIMIT && !input.is_empty() {
+                        flow = Flow::Yield;
                         break;
                     }
                 }

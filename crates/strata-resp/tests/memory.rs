@@ -84,3 +84,51 @@ fn cache_mode_evicts_and_counts() {
     }
     assert!(refused);
 }
+
+/// A pipeline of requests with large replies is answered in full, while the
+/// session yields to the driver instead of buffering every reply at once.
+#[test]
+fn pipelined_large_replies_are_flushed_in_bounded_steps() {
+    use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+
+    use bytes::BytesMut;
+    use strata_service::{Flow, Protocol, Session, OUTPUT_SOFT_LIMIT};
+
+    let server = common::start();
+    let mut c = Client::connect(&server);
+    let value = "v".repeat(100_000);
+    assert_eq!(c.cmd(&["SET", "big", &value]), Value::ok());
+
+    // Session level: 300 GETs in one input yield with bounded output.
+    let protocol = strata_resp::RespProtocol::new(
+        server.keyspace.clone(),
+        server.info.clone(),
+        server.clients.clone(),
+    );
+    let addr = SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 1);
+    let mut session = protocol.open(server.clients.register(addr, addr));
+    let mut input = BytesMut::from("*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n".repeat(300).as_bytes());
+    let mut output = BytesMut::new();
+    let mut replies = 0;
+    loop {
+        let flow = session.process(&mut input, &mut output);
+        assert!(
+            output.len() < OUTPUT_SOFT_LIMIT + 200_000,
+            "output {} bytes",
+            output.len()
+        );
+        replies += output.windows(9).filter(|w| w == b"$100000\r\n").count();
+        output.clear();
+        if flow != Flow::Yield {
+            break;
+        }
+    }
+    assert_eq!(replies, 300);
+    assert!(input.is_empty());
+
+    // Over TCP the driver keeps flushing until every reply is out.
+    c.send_raw("*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n".repeat(300).as_bytes());
+    for _ in 0..300 {
+        assert_eq!(c.read(), Value::bulk(&value));
+    }
+}

@@ -92,20 +92,23 @@ async fn run_connection<S: Session>(
     let mut input = BytesMut::with_capacity(READ_CHUNK);
     let mut output = BytesMut::with_capacity(READ_CHUNK);
     let (mut read_total, mut written_total) = (0u64, 0u64);
+    // True while the session yielded with requests still in `input`.
+    let mut pending = false;
     let result = loop {
-        if input.capacity() - input.len() < READ_CHUNK / 4 {
-            input.reserve(READ_CHUNK);
+        if !pending {
+            if input.capacity() - input.len() < READ_CHUNK / 4 {
+                input.reserve(READ_CHUNK);
+            }
+            let n = tokio::select! {
+                _ = shutdown.cancelled() => break Ok(()),
+                n = stream.read_buf(&mut input) => n,
+            };
+            match n {
+                Ok(0) => break Ok(()),
+                Ok(n) => read_total += n as u64,
+                Err(err) => break Err(err),
+            }
         }
-        let n = tokio::select! {
-            _ = shutdown.cancelled() => break Ok(()),
-            n = stream.read_buf(&mut input) => n,
-        };
-        let n = match n {
-            Ok(0) => break Ok(()),
-            Ok(n) => n,
-            Err(err) => break Err(err),
-        };
-        read_total += n as u64;
         let flow = session.process(&mut input, &mut output);
         if !output.is_empty() {
             written_total += output.len() as u64;
@@ -120,6 +123,7 @@ async fn run_connection<S: Session>(
         if flow == Flow::Close || input.len() > config.max_input {
             break Ok(());
         }
+        pending = flow == Flow::Yield;
         if read_total + written_total >= TRAFFIC_BATCH {
             clients.count_traffic(read_total, written_total);
             (read_total, written_total) = (0, 0);

@@ -24,4 +24,4 @@ pub mod session;
 pub use clients::{ClientInfo, Clients};
 pub use driver::{serve, DriverConfig};
 pub use server_info::{RuntimeSettings, ServerInfo};
-pub use session::{Flow, Protocol, Session};
+pub use session::{Flow, Protocol, Session, OUTPUT_SOFT_LIMIT};

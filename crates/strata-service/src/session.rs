@@ -13,13 +13,23 @@ pub enum Flow {
     Continue,
     /// Flush the output, then close the connection.
     Close,
+    /// The output reached [`OUTPUT_SOFT_LIMIT`] with requests still waiting in
+    /// the input: flush it and call `process` again before reading more.
+    Yield,
 }
+
+/// Once a session's output holds this many bytes it should stop taking
+/// requests from the input and return [`Flow::Yield`], so that a pipeline of
+/// requests with large replies never buffers more than about this much
+/// (plus one reply).
+pub const OUTPUT_SOFT_LIMIT: usize = 1 << 20;
 
 /// One connection's protocol state machine.
 pub trait Session: Send + 'static {
     /// Consumes every complete request at the front of `input` (leaving an
     /// incomplete tail in place) and appends their replies, in order, to
-    /// `output`.
+    /// `output`. It should stop early with [`Flow::Yield`] once `output`
+    /// holds [`OUTPUT_SOFT_LIMIT`] bytes.
     ///
     /// The implementation MUST bound what it keeps buffered: a request that
     /// can never complete within its limits is answered with the protocol's
