@@ -1,0 +1,92 @@
+//! `me <key> [b]`: meta debug, a human-readable line about an item:
+//! `ME <key> exp=<ttl|-1> la=<secs> cas=<cas> fetch=<yes|no> cls=1 size=<n>`,
+//! or `EN` on a miss. The engine tracks neither last access nor whether an
+//! item was fetched, so `la=0` and `fetch=no` are reported; `size` is the
+//! key and value lengths plus memcached's typical 48-byte item header.
+
+use bytes::{BufMut, BytesMut};
+use strata_kv::Store;
+
+use crate::base64;
+use crate::codec::Tokens;
+use crate::command::{ParseError, KEY_MAX};
+use crate::expiry;
+use crate::protocol::Shared;
+use crate::reply::Error;
+
+/// Approximate per-item overhead reported in `size=`.
+const ITEM_HEADER: usize = 48;
+
+/// A parsed `me`.
+#[derive(Debug)]
+pub struct MetaDebug {
+    key: Vec<u8>,
+}
+
+impl MetaDebug {
+    /// Parses the line.
+    pub fn parse(tokens: &Tokens<'_>) -> Result<Self, ParseError> {
+        let raw_key = tokens.get(1);
+        if !(2..=3).contains(&tokens.len()) || raw_key.len() > KEY_MAX {
+            return Err(Error::BadFormat.into());
+        }
+        let base64 = tokens.get(2) == b"b";
+        let key = if base64 {
+            base64::decode(raw_key).ok_or(Error::KeyDecode)?
+        } else {
+            raw_key.to_vec()
+        };
+        Ok(Self { key })
+    }
+
+    /// Describes the item.
+    pub fn execute(self, shared: &Shared, out: &mut BytesMut) {
+        shared.stats.cmd_meta.incr();
+        let now = shared.keyspace.now_ms();
+        let found = shared.keyspace.store().peek(&self.key, |item| {
+            let exp = expiry::ttl_secs(item.expires_at, now);
+            let size = item.key.len() + item.value.len() + ITEM_HEADER;
+            format!("exp={exp} la=0 cas={} fetch=no cls=1 size={size}", item.cas)
+        });
+        match found {
+            Some(details) => {
+                out.put_slice(b"ME ");
+                // memcached prints keys as text unless they were stored as
+                // binary; Strata does not record that, so it encodes only
+                // keys that cannot be printed.
+                if self.key.iter().all(|b| b.is_ascii_graphic()) {
+                    out.put_slice(&self.key);
+                } else {
+                    let mut encoded = Vec::new();
+                    base64::encode_into(&self.key, &mut encoded);
+                    out.put_slice(&encoded);
+                }
+                out.put_u8(b' ');
+                out.put_slice(details.as_bytes());
+                out.put_slice(b"\r\n");
+            }
+            None => out.put_slice(b"EN\r\n"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses() {
+        let p = |l: &str| {
+            MetaDebug::parse(&Tokens::split(l.as_bytes()))
+                .map(|m| m.key)
+                .map_err(|e| e.error)
+        };
+        assert_eq!(p("me k"), Ok(b"k".to_vec()));
+        assert_eq!(p("me YQ== b"), Ok(b"a".to_vec()));
+        assert_eq!(p("me"), Err(Error::BadFormat));
+        assert_eq!(p("me a b c"), Err(Error::BadFormat));
+        assert_eq!(p("me a x"), Ok(b"a".to_vec()));
+        assert_eq!(p("me a b"), Err(Error::KeyDecode));
+        assert_eq!(p(&format!("me {}", "k".repeat(251))), Err(Error::BadFormat));
+    }
+}

@@ -1,0 +1,250 @@
+//! `ms <key> <datalen> <flags>*` plus a data block: meta set.
+//!
+//! Replies `HD` (stored; hidden by `q`), `NS` (not stored: mode condition
+//! not met), `EX` (CAS mismatch), `NF` (CAS given, no item), followed by the
+//! requested `O`, `k`, `c` flags in request order. Flags: `F` client flags,
+//! `T` TTL, `C` compare CAS, `I` with `C` lower than the item's CAS stores
+//! the value marked stale instead of refusing, `M` mode (`S` set, `E` add,
+//! `R` replace, `A` append, `P` prepend), `N` creates the item on an
+//! append/prepend miss (a newer memcached feature). Errors found after the
+//! data length was read make the data block be discarded, as memcached
+//! does; a malformed length or key does not.
+
+use std::borrow::Cow;
+
+use bytes::{BufMut, BytesMut};
+use strata_kv::{Mutation, NewItem, Store};
+
+use super::meta_flags::{MetaFlags, MetaKind};
+use crate::codec::Tokens;
+use crate::command::{ParseError, KEY_MAX};
+use crate::expiry;
+use crate::marks::Mark;
+use crate::numbers::strtol32;
+use crate::protocol::Shared;
+use crate::reply::{self, Error};
+
+/// A parsed `ms`.
+#[derive(Debug)]
+pub struct MetaSet<'a> {
+    /// The flags and decoded key.
+    pub flags: MetaFlags<'a>,
+    /// Length of the data block.
+    pub len: usize,
+    mode: u8,
+}
+
+enum Outcome {
+    Stored { stale: Option<Mark> },
+    NotStored,
+    Exists,
+    NotFound,
+}
+
+impl<'a> MetaSet<'a> {
+    /// Parses the line.
+    pub fn parse(tokens: &Tokens<'a>) -> Result<Self, ParseError> {
+        if tokens.get(1).len() > KEY_MAX || tokens.len() == 2 {
+            return Err(Error::BadFormat.into());
+        }
+        if tokens.ntokens() > 20 {
+            return Err(Error::TooManyFlags.into());
+        }
+        let len = match strtol32(tokens.get(2)) {
+            Some(len) if (0..=i32::MAX - 2).contains(&len) => len as usize,
+            _ => return Err(Error::BadFormat.into()),
+        };
+        let swallowing = |error| ParseError {
+            error,
+            noreply: false,
+            swallow: len + 2,
+        };
+        let flags = MetaFlags::parse(tokens, 3, MetaKind::Set).map_err(swallowing)?;
+        let mode = flags.mode.unwrap_or(b'S');
+        if !matches!(mode, b'S' | b'E' | b'R' | b'A' | b'P') {
+            return Err(swallowing(Error::SetMode));
+        }
+        Ok(Self { flags, len, mode })
+    }
+
+    /// Stores `data` per the mode and replies.
+    pub fn execute(self, data: &[u8], shared: &Shared, out: &mut BytesMut) {
+        let flags = &self.flags;
+        let key: &[u8] = &flags.key;
+        let stats = &shared.stats;
+        stats.cmd_set.incr();
+        let now = shared.keyspace.now_ms();
+        let ttl = flags.ttl.and_then(|t| expiry::expires_at(t, now));
+        let client_flags = flags.client_flags.unwrap_or(0);
+        let mode = self.mode;
+        let marks = &shared.marks;
+        let mut store = shared.keyspace.store();
+        let result = store.update(key, |old| {
+            let mut stale = None;
+            if let Some(cas) = flags.compare_cas {
+                let Some(item) = &old else {
+                    return (Mutation::Keep, Outcome::NotFound);
+                };
+                if item.cas != cas {
+                    if !(flags.invalidate && cas < item.cas) {
+                        return (Mutation::Keep, Outcome::Exists);
+                    }
+                    // A late writer with an older CAS: store, but stale,
+                    // keeping the TTL and any recache token already sent.
+                    let prior = marks.get(key, item.cas);
+                    stale = Some(Mark {
+                        stale: true,
+                        token_sent: prior.token_sent,
+                    });
+                }
+            }
+            let expires_at = match (&stale, &old) {
+                (Some(_), Some(item)) => item.expires_at,
+                _ => ttl,
+            };
+            let plain = NewItem {
+                value: Cow::Borrowed(data),
+                flags: client_flags,
+                expires_at,
+            };
+            let stored = Outcome::Stored { stale };
+            match (mode, old) {
+                (b'E', Some(_)) | (b'R', None) => (Mutation::Keep, Outcome::NotStored),
+                (b'A' | b'P', None) => match flags.vivify {
+                    Some(n) => {
+                        let created = NewItem {
+                            value: Cow::Borrowed(data),
+                            flags: client_flags,
+                            expires_at: expiry::expires_at(n, now),
+                        };
+                        (Mutation::Put(created), stored)
+                    }
+                    None => (Mutation::Keep, Outcome::NotStored),
+                },
+                (b'A' | b'P', Some(item)) => {
+                    let mut value = Vec::with_capacity(item.value.len() + data.len());
+                    let (first, second) = if mode == b'A' {
+                        (item.value, data)
+                    } else {
+                        (data, item.value)
+                    };
+                    value.extend_from_slice(first);
+                    value.extend_from_slice(second);
+                    let joined = NewItem {
+                        value: Cow::Owned(value),
+                        flags: item.flags,
+                        expires_at: item.expires_at,
+                    };
+                    (Mutation::Put(joined), stored)
+                }
+                _ => (Mutation::Put(plain), stored),
+            }
+        });
+        let (code, cas): (&[u8], u64) = match result {
+            Ok(Outcome::Stored { stale }) => {
+                let wants_cas = flags.words().any(|w| w[0] == b'c');
+                let cas = if wants_cas || stale.is_some() {
+                    store.peek(key, |item| item.cas).unwrap_or(0)
+                } else {
+                    0
+                };
+                if let Some(mark) = stale {
+                    marks.set(key, cas, mark);
+                }
+                if flags.quiet {
+                    return;
+                }
+                (b"HD", cas)
+            }
+            Ok(Outcome::NotStored) => (b"NS", 0),
+            Ok(Outcome::Exists) => (b"EX", 0),
+            Ok(Outcome::NotFound) => (b"NF", 0),
+            Err(err) => {
+                let err = Error::from(err);
+                match err {
+                    Error::TooLarge => stats.store_too_large.incr(),
+                    _ => stats.store_no_memory.incr(),
+                }
+                store.delete(key);
+                reply::error(out, err, false);
+                return;
+            }
+        };
+        let mut line = code.to_vec();
+        for word in flags.words() {
+            if word[0] == b'c' {
+                line.extend_from_slice(b" c");
+                line.extend_from_slice(itoa::Buffer::new().format(cas).as_bytes());
+            } else {
+                flags.put_opaque_and_key(word, &mut line);
+            }
+        }
+        line.extend_from_slice(b"\r\n");
+        out.put_slice(&line);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(line: &str) -> Result<MetaSet<'_>, ParseError> {
+        MetaSet::parse(&Tokens::split(line.as_bytes()))
+    }
+
+    #[test]
+    fn parses_length_and_mode() {
+        let ms = parse("ms k 3 MA T10 F5 c").unwrap();
+        assert_eq!((ms.len, ms.mode), (3, b'A'));
+        assert_eq!(parse("ms k 0").unwrap().mode, b'S');
+    }
+
+    #[test]
+    fn malformed_lines_do_not_swallow() {
+        let plain = |e| ParseError {
+            error: e,
+            noreply: false,
+            swallow: 0,
+        };
+        assert_eq!(parse("ms k").unwrap_err(), plain(Error::BadFormat));
+        assert_eq!(parse("ms k abc").unwrap_err(), plain(Error::BadFormat));
+        assert_eq!(parse("ms k -1").unwrap_err(), plain(Error::BadFormat));
+        assert_eq!(
+            parse(&format!("ms {} 1", "k".repeat(251))).unwrap_err(),
+            plain(Error::BadFormat)
+        );
+        let many = "ms k 1 P L k s t c f v h l u q O1 T1 N1 R1 F1";
+        assert_eq!(parse(many).unwrap_err(), plain(Error::TooManyFlags));
+    }
+
+    #[test]
+    fn flag_errors_swallow_the_block() {
+        let swallowed = |e| ParseError {
+            error: e,
+            noreply: false,
+            swallow: 5,
+        };
+        assert_eq!(
+            parse("ms k 3 Z").unwrap_err(),
+            swallowed(Error::InvalidFlag)
+        );
+        assert_eq!(
+            parse("ms k 3 S3").unwrap_err(),
+            swallowed(Error::InvalidFlag)
+        );
+        assert_eq!(parse("ms k 3 MX").unwrap_err(), swallowed(Error::SetMode));
+        assert_eq!(parse("ms k 3 Ma").unwrap_err(), swallowed(Error::SetMode));
+        assert_eq!(
+            parse("ms k 3 Mxx").unwrap_err(),
+            swallowed(Error::ModeLength)
+        );
+        assert_eq!(
+            parse("ms YWJ 3 b").unwrap_err(),
+            swallowed(Error::KeyDecode)
+        );
+        assert_eq!(
+            parse("ms k 3 x").unwrap_err(),
+            swallowed(Error::InvalidFlag)
+        );
+    }
+}

@@ -1,0 +1,94 @@
+//! [`MemcacheProtocol`]: the memcached front end as a
+//! [`strata_service::Protocol`], and the state its sessions share.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use strata_kv::Keyspace;
+use strata_service::{ClientInfo, Clients, DriverConfig, Protocol, ServerInfo};
+
+use crate::marks::MetaMarks;
+use crate::session::MemcacheSession;
+use crate::stats::ProtocolStats;
+
+/// Input allowed beyond the largest item: the command line and slack for
+/// pipelined requests behind it.
+const INPUT_SLACK: usize = 64 * 1024;
+
+/// State shared by every memcached session of one server.
+#[derive(Debug)]
+pub struct Shared {
+    /// The keyspace all front ends serve.
+    pub keyspace: Arc<Keyspace>,
+    /// Server identity and runtime settings.
+    pub info: Arc<ServerInfo>,
+    /// This front end's client registry and connection counters.
+    pub clients: Arc<Clients>,
+    /// Protocol counters reported by `stats`.
+    pub stats: ProtocolStats,
+    /// Stale / recache-token marks of the meta commands.
+    pub marks: MetaMarks,
+    /// `stats detail on|off` (accepted and reported; no per-prefix stats).
+    pub detail_enabled: AtomicBool,
+}
+
+impl Shared {
+    /// Longest request a session keeps buffered: the largest item plus its
+    /// command line and slack. Larger values are streamed away instead.
+    pub fn max_request(&self) -> usize {
+        self.keyspace.max_item_size().saturating_add(INPUT_SLACK)
+    }
+}
+
+/// The memcached text protocol (classic and meta commands).
+#[derive(Debug)]
+pub struct MemcacheProtocol {
+    shared: Arc<Shared>,
+}
+
+impl MemcacheProtocol {
+    /// A front end serving `keyspace`, reporting `info` and counting its
+    /// connections in `clients`.
+    pub fn new(keyspace: Arc<Keyspace>, info: Arc<ServerInfo>, clients: Arc<Clients>) -> Self {
+        let shared = Shared {
+            keyspace,
+            info,
+            clients,
+            stats: ProtocolStats::default(),
+            marks: MetaMarks::default(),
+            detail_enabled: AtomicBool::new(false),
+        };
+        Self {
+            shared: Arc::new(shared),
+        }
+    }
+
+    /// The driver limits this protocol needs: its input buffer must hold the
+    /// largest item with its command line.
+    pub fn driver_config(&self) -> DriverConfig {
+        DriverConfig {
+            max_input: self.shared.max_request(),
+        }
+    }
+
+    /// The protocol counters (for tests and the server's own reporting).
+    pub fn stats(&self) -> &ProtocolStats {
+        &self.shared.stats
+    }
+}
+
+impl Protocol for MemcacheProtocol {
+    type Session = MemcacheSession;
+
+    fn name(&self) -> &'static str {
+        "memcache"
+    }
+
+    fn open(&self, client: Arc<ClientInfo>) -> MemcacheSession {
+        MemcacheSession::new(self.shared.clone(), client)
+    }
+
+    fn too_many_connections(&self) -> &'static [u8] {
+        b"ERROR Too many open connections\r\n"
+    }
+}

@@ -1,0 +1,136 @@
+//! One client connection: turns buffered request bytes into replies.
+//!
+//! The loop takes complete requests off the front of the input: a command
+//! line, and for storage commands the data block after it. A storage command
+//! waits, unconsumed, until its whole block has arrived, which the driver's
+//! input limit (largest item plus slack) always allows. A block that can
+//! never be stored (larger than the item limit, or after a refused `ms`) is
+//! not buffered: the session enters a "swallow" state that discards bytes
+//! as they arrive, so a client announcing a gigabyte costs no memory.
+
+use std::sync::Arc;
+
+use bytes::{Buf, BytesMut};
+use strata_service::{ClientInfo, Flow, Session, OUTPUT_SOFT_LIMIT};
+
+use crate::codec::{self, Block, Frame};
+use crate::command::Command;
+use crate::commands;
+use crate::protocol::Shared;
+use crate::reply::{self, Error};
+
+/// Per-connection state of the memcached protocol.
+#[derive(Debug)]
+pub struct MemcacheSession {
+    shared: Arc<Shared>,
+    client: Arc<ClientInfo>,
+    /// Bytes still to discard before the next command line.
+    swallow: usize,
+}
+
+impl MemcacheSession {
+    pub(crate) fn new(shared: Arc<Shared>, client: Arc<ClientInfo>) -> Self {
+        Self {
+            shared,
+            client,
+            swallow: 0,
+        }
+    }
+
+    /// Handles the request at the front of `input`. Returns the bytes
+    /// consumed (0 when it is incomplete) and what to do next.
+    fn step(&mut self, input: &[u8], output: &mut BytesMut) -> (usize, Step) {
+        let (line, line_len) = match codec::next_line(input, self.shared.max_request()) {
+            Frame::Incomplete => return (0, Step::Wait),
+            Frame::TooLong => {
+                output.extend_from_slice(Error::LineTooLong.wire());
+                return (input.len(), Step::Close);
+            }
+            Frame::Line { text, consumed } => (text, consumed),
+        };
+        let cmd = match Command::parse(line) {
+            Ok(cmd) => cmd,
+            Err(refused) => {
+                reply::error(output, refused.error, refused.noreply);
+                self.swallow = refused.swallow;
+                return (line_len, Step::Next);
+            }
+        };
+        let Some(len) = cmd.data_len() else {
+            self.client.touch(cmd.name());
+            let flow = commands::execute(cmd, &[], &self.shared, output);
+            return (line_len, flow.into());
+        };
+        if len > self.shared.keyspace.max_item_size() {
+            // Never buffered: answered now, its bytes discarded as they come.
+            self.client.touch(cmd.name());
+            commands::refuse_too_large(&cmd, &self.shared, output);
+            self.swallow = len.saturating_add(2);
+            return (line_len, Step::Next);
+        }
+        match codec::data_block(&input[line_len..], len) {
+            Block::Incomplete => (0, Step::Wait),
+            Block::Complete { data, terminated } => {
+                self.client.touch(cmd.name());
+                let consumed = line_len + len + 2;
+                if !terminated {
+                    commands::bad_data_chunk(&cmd, output);
+                    return (consumed, Step::Next);
+                }
+                let flow = commands::execute(cmd, data, &self.shared, output);
+                (consumed, flow.into())
+            }
+        }
+    }
+}
+
+/// What the processing loop does after one step.
+enum Step {
+    /// Handle the next request.
+    Next,
+    /// The front request is incomplete: wait for more input.
+    Wait,
+    /// Close the connection after flushing the replies.
+    Close,
+}
+
+impl From<Flow> for Step {
+    fn from(flow: Flow) -> Self {
+        match flow {
+            Flow::Continue | Flow::Yield => Step::Next,
+            Flow::Close => Step::Close,
+        }
+    }
+}
+
+impl Session for MemcacheSession {
+    fn process(&mut self, input: &mut BytesMut, output: &mut BytesMut) -> Flow {
+        let mut pos = 0;
+        let flow = loop {
+            if self.swallow > 0 {
+                let n = self.swallow.min(input.len() - pos);
+                pos += n;
+                self.swallow -= n;
+                if self.swallow > 0 {
+                    break Flow::Continue;
+                }
+            }
+            if pos == input.len() {
+                break Flow::Continue;
+            }
+            let (consumed, step) = self.step(&input[pos..], output);
+            pos += consumed;
+            match step {
+                // Let the driver flush large outputs before taking more requests.
+                Step::Next if output.len() >= OUTPUT_SOFT_LIMIT && pos < input.len() => {
+                    break Flow::Yield
+                }
+                Step::Next => {}
+                Step::Wait => break Flow::Continue,
+                Step::Close => break Flow::Close,
+            }
+        };
+        input.advance(pos);
+        flow
+    }
+}

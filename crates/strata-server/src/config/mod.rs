@@ -1,0 +1,223 @@
+//! The server's settings: built-in defaults, overridden by a TOML file
+//! (`--config`), overridden by command-line flags. [`ServerConfig::load`]
+//! merges the three and validates the result, so the rest of the server only
+//! ever sees settings within their bounds.
+//!
+//! - [`args`]: the `strata serve` flags ([`ServeArgs`]).
+//! - [`size`]: human-readable sizes ([`ByteSize`]).
+//! - [`modes`]: the eviction mode and log format.
+
+pub mod args;
+pub mod modes;
+pub mod size;
+
+#[cfg(test)]
+mod tests;
+
+use std::net::{IpAddr, Ipv4Addr};
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+pub use args::ServeArgs;
+pub use modes::{EvictionMode, LogFormat};
+pub use size::ByteSize;
+
+use crate::error::ServerError;
+
+/// Smallest allowed `max_item_size`.
+pub const MIN_ITEM_SIZE: ByteSize = ByteSize::kib(1);
+/// Largest allowed `max_item_size`.
+pub const MAX_ITEM_SIZE: ByteSize = ByteSize::mib(128);
+/// Smallest allowed `memory_limit`.
+pub const MIN_MEMORY_LIMIT: ByteSize = ByteSize::mib(1);
+/// Largest allowed `threads`.
+pub const MAX_THREADS: usize = 1024;
+/// Largest allowed `max_connections`.
+pub const MAX_CONNECTIONS: usize = 1_000_000;
+/// Largest allowed `shards`.
+pub const MAX_SHARDS: usize = 4096;
+
+/// Every setting of a running server. In a TOML file all keys are optional
+/// and unknown keys are an error.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServerConfig {
+    /// Address every front end listens on.
+    pub bind: IpAddr,
+    /// memcached text protocol port (0: any free port).
+    pub memcache_port: u16,
+    /// Whether the memcached front end runs.
+    pub memcache_enabled: bool,
+    /// RESP port (0: any free port).
+    pub resp_port: u16,
+    /// Whether the RESP front end runs.
+    pub resp_enabled: bool,
+    /// Tokio worker threads.
+    pub threads: usize,
+    /// Memory for items.
+    pub memory_limit: ByteSize,
+    /// Cache mode (evict) or store mode (refuse writes) when memory is full.
+    pub eviction: EvictionMode,
+    /// Simultaneous connections per front end.
+    pub max_connections: usize,
+    /// Largest item accepted.
+    pub max_item_size: ByteSize,
+    /// Redis AUTH password; `None` (or empty in the file) for none.
+    pub requirepass: Option<String>,
+    /// Directory for the server's files.
+    pub data_dir: PathBuf,
+    /// Log level or tracing filter directives.
+    pub log_level: String,
+    /// Log line format.
+    pub log_format: LogFormat,
+    /// Keyspace shards.
+    pub shards: usize,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        Self {
+            bind: IpAddr::V4(Ipv4Addr::LOCALHOST),
+            memcache_port: 11211,
+            memcache_enabled: true,
+            resp_port: 6379,
+            resp_enabled: true,
+            threads: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
+            memory_limit: ByteSize::mib(1024),
+            eviction: EvictionMode::On,
+            max_connections: 10_000,
+            max_item_size: ByteSize::mib(1),
+            requirepass: None,
+            data_dir: PathBuf::from("./strata-data"),
+            log_level: "info".to_owned(),
+            log_format: LogFormat::Text,
+            shards: 64,
+        }
+    }
+}
+
+impl ServerConfig {
+    /// Defaults, then the `--config` file if given, then the flags; validated.
+    pub fn load(args: &ServeArgs) -> Result<Self, ServerError> {
+        let mut config = match &args.config {
+            Some(path) => Self::from_file(path)?,
+            None => Self::default(),
+        };
+        args.apply_to(&mut config);
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Reads a TOML config file (not yet validated).
+    pub fn from_file(path: &Path) -> Result<Self, ServerError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ServerError::ReadConfig {
+            path: path.to_owned(),
+            source,
+        })?;
+        Self::from_toml(&text).map_err(|message| ServerError::ParseConfig {
+            path: path.to_owned(),
+            message,
+        })
+    }
+
+    /// Parses TOML text (not yet validated); the error is a readable message
+    /// naming the line and key.
+    pub fn from_toml(text: &str) -> Result<Self, String> {
+        toml::from_str(text).map_err(|err| err.to_string().trim_end().to_owned())
+    }
+
+    /// Checks every setting is within its bounds and the settings agree with
+    /// each other. Also normalises an empty password to none.
+    pub fn validate(&mut self) -> Result<(), ServerError> {
+        if self.requirepass.as_deref() == Some("") {
+            self.requirepass = None;
+        }
+        let invalid =
+            |option: &'static str, message: String| ServerError::InvalidOption { option, message };
+        if !self.memcache_enabled && !self.resp_enabled {
+            return Err(invalid(
+                "no_memcache/no_resp",
+                "both front ends are switched off; nothing would be served".into(),
+            ));
+        }
+        if self.memcache_enabled
+            && self.resp_enabled
+            && self.memcache_port != 0
+            && self.memcache_port == self.resp_port
+        {
+            return Err(invalid(
+                "memcache_port/resp_port",
+                format!("both front ends are set to port {}", self.resp_port),
+            ));
+        }
+        if self.threads == 0 || self.threads > MAX_THREADS {
+            return Err(invalid(
+                "threads",
+                format!("must be between 1 and {MAX_THREADS}, got {}", self.threads),
+            ));
+        }
+        if self.memory_limit < MIN_MEMORY_LIMIT {
+            return Err(invalid(
+                "memory_limit",
+                format!(
+                    "must be at least {MIN_MEMORY_LIMIT}, got {}",
+                    self.memory_limit
+                ),
+            ));
+        }
+        if self.max_connections == 0 || self.max_connections > MAX_CONNECTIONS {
+            return Err(invalid(
+                "max_connections",
+                format!(
+                    "must be between 1 and {MAX_CONNECTIONS}, got {}",
+                    self.max_connections
+                ),
+            ));
+        }
+        if self.max_item_size < MIN_ITEM_SIZE || self.max_item_size > MAX_ITEM_SIZE {
+            return Err(invalid(
+                "max_item_size",
+                format!(
+                    "must be between {MIN_ITEM_SIZE} and {MAX_ITEM_SIZE}, got {}",
+                    self.max_item_size
+                ),
+            ));
+        }
+        if self.max_item_size > self.memory_limit {
+            return Err(invalid(
+                "max_item_size",
+                format!(
+                    "{} is larger than memory_limit {}",
+                    self.max_item_size, self.memory_limit
+                ),
+            ));
+        }
+        if self.shards == 0 || self.shards > MAX_SHARDS || !self.shards.is_power_of_two() {
+            return Err(invalid(
+                "shards",
+                format!(
+                    "must be a power of two between 1 and {MAX_SHARDS}, got {}",
+                    self.shards
+                ),
+            ));
+        }
+        if self.data_dir.as_os_str().is_empty() {
+            return Err(invalid("data_dir", "must not be empty".into()));
+        }
+        crate::logging::parse_filter(&self.log_level)
+            .map_err(|message| invalid("log_level", message))?;
+        Ok(())
+    }
+
+    /// memcached `verbosity` equivalent of the log level (0 unless debugging).
+    pub fn verbosity(&self) -> u32 {
+        match self.log_level.trim() {
+            "trace" => 2,
+            "debug" => 1,
+            _ => 0,
+        }
+    }
+}

@@ -1,0 +1,78 @@
+//! [`ServerError`]: why the server could not start or keep running.
+
+use std::io;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+/// Why `strata serve` stopped with a failure. Configuration errors (exit code
+/// 2) are reported before anything starts; the others (exit code 1) happen
+/// while starting the runtime, the listeners or the data directory.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServerError {
+    /// The `--config` file could not be read.
+    #[error("cannot read config file {}: {source}", path.display())]
+    ReadConfig {
+        /// The file named with `--config`.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+    /// The `--config` file is not valid TOML or has an unknown or ill-typed key.
+    #[error("invalid config file {}: {message}", path.display())]
+    ParseConfig {
+        /// The file named with `--config`.
+        path: PathBuf,
+        /// The parser's message, naming the line and key.
+        message: String,
+    },
+    /// A setting is out of bounds or contradicts another one.
+    #[error("invalid value for {option}: {message}")]
+    InvalidOption {
+        /// The setting (TOML key name; the flag is the same with `--` and `-`).
+        option: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+    /// Logging could not be set up.
+    #[error("cannot set up logging: {0}")]
+    Logging(String),
+    /// The data directory could not be created.
+    #[error("cannot create data directory {}: {source}", path.display())]
+    DataDir {
+        /// The configured directory.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+    /// The tokio runtime could not be built.
+    #[error("cannot start the runtime: {0}")]
+    Runtime(#[source] io::Error),
+    /// A front end could not listen on its address.
+    #[error("cannot listen on {addr} for the {protocol} front end: {source}")]
+    Bind {
+        /// `memcache` or `resp`.
+        protocol: &'static str,
+        /// The address asked for.
+        addr: SocketAddr,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+    /// Installing the signal handlers failed.
+    #[error("cannot install signal handlers: {0}")]
+    Signals(#[source] io::Error),
+}
+
+impl ServerError {
+    /// The process exit code for this error: 2 for bad configuration (as for
+    /// a bad command-line flag), 1 otherwise.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Self::ReadConfig { .. } | Self::ParseConfig { .. } | Self::InvalidOption { .. } => 2,
+            _ => 1,
+        }
+    }
+}

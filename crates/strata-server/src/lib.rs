@@ -1,0 +1,37 @@
+//! # strata-server: configuration and wiring of the Strata server
+//!
+//! Turns `strata serve` options into a running server: one keyspace (the
+//! `strata-kv` engine) shared by the memcached and RESP front ends, each
+//! served by the `strata-service` connection driver on one multi-thread tokio
+//! runtime, until SIGINT or SIGTERM.
+//!
+//! ## Layout
+//! - [`config`]: [`ServerConfig`] with its defaults, the TOML file and the
+//!   command-line flags ([`ServeArgs`]); precedence flag > file > default;
+//!   validation of every bound.
+//! - [`logging`]: `tracing` output as text or JSON, `RUST_LOG` aware.
+//! - [`server`]: [`Server`], starting the engine, maintenance and listeners,
+//!   and shutting them down in order.
+//! - [`serve`]: [`run_serve`], the `strata serve` entry point (runtime and
+//!   signals).
+//! - [`error`]: [`ServerError`] and its exit codes.
+//!
+//! This crate holds no protocol or storage logic: it only builds and connects
+//! the pieces. It must never be imported by a lower layer.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod config;
+pub mod error;
+pub mod logging;
+pub mod serve;
+pub mod server;
+
+pub use config::{ByteSize, EvictionMode, LogFormat, ServeArgs, ServerConfig};
+pub use error::ServerError;
+pub use serve::{run, run_serve};
+pub use server::Server;
+
+/// Strata's version, as reported by `INFO`, `stats` and `--version`.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

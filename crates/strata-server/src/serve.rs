@@ -1,0 +1,68 @@
+//! `strata serve`: load the configuration, set up logging, run a [`Server`]
+//! on a multi-thread runtime until SIGINT or SIGTERM, then shut down cleanly.
+
+use std::time::Duration;
+
+use tokio::signal::unix::{signal, Signal, SignalKind};
+
+use crate::config::{ServeArgs, ServerConfig};
+use crate::error::ServerError;
+use crate::server::Server;
+
+/// How long open connections get to close after a shutdown signal.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+/// How long the runtime waits for tasks still running after the grace period.
+const RUNTIME_SHUTDOWN: Duration = Duration::from_secs(1);
+
+/// The `strata serve` entry point: returns `Ok` after a clean shutdown.
+pub fn run_serve(args: ServeArgs) -> Result<(), ServerError> {
+    let config = ServerConfig::load(&args)?;
+    crate::logging::init(&config.log_level, config.log_format)?;
+    run(&config)
+}
+
+/// Runs the server described by a validated `config` until a signal arrives.
+pub fn run(config: &ServerConfig) -> Result<(), ServerError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(config.threads)
+        .thread_name("strata-worker")
+        .enable_all()
+        .build()
+        .map_err(ServerError::Runtime)?;
+    runtime.block_on(async {
+        // Handlers go in before the ports open, so a signal sent as soon as
+        // the server answers is always a clean shutdown.
+        let mut signals = Signals::install()?;
+        let server = Server::start(config).await?;
+        let name = signals.recv().await;
+        tracing::info!(signal = %name, "shutting down");
+        server.shutdown(SHUTDOWN_GRACE).await;
+        Ok::<_, ServerError>(())
+    })?;
+    runtime.shutdown_timeout(RUNTIME_SHUTDOWN);
+    tracing::info!("shutdown complete");
+    Ok(())
+}
+
+/// The signals that stop the server.
+struct Signals {
+    interrupt: Signal,
+    terminate: Signal,
+}
+
+impl Signals {
+    fn install() -> Result<Self, ServerError> {
+        Ok(Self {
+            interrupt: signal(SignalKind::interrupt()).map_err(ServerError::Signals)?,
+            terminate: signal(SignalKind::terminate()).map_err(ServerError::Signals)?,
+        })
+    }
+
+    /// Waits for the first of SIGINT and SIGTERM and names it.
+    async fn recv(&mut self) -> &'static str {
+        tokio::select! {
+            _ = self.interrupt.recv() => "SIGINT",
+            _ = self.terminate.recv() => "SIGTERM",
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! [`Server`]: the engine and the enabled front ends running on the current
+//! tokio runtime, and their orderly shutdown.
+//!
+//! Start order: data directory, listeners (so the actual ports are known,
+//! port 0 included), server identity, keyspace, background maintenance, then
+//! one accept loop per front end. Shutdown runs in reverse: accept loops stop,
+//! open connections get a bounded grace period to finish, maintenance stops.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU32, AtomicUsize};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use parking_lot::RwLock;
+use strata_kv::{Keyspace, KeyspaceConfig, Maintenance, SystemClock};
+use strata_memcache::MemcacheProtocol;
+use strata_resp::RespProtocol;
+use strata_service::{Clients, DriverConfig, Protocol, RuntimeSettings, ServerInfo};
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::ServerConfig;
+use crate::error::ServerError;
+
+/// How often shutdown checks whether the last connections have closed.
+const DRAIN_POLL: Duration = Duration::from_millis(10);
+
+/// One running front end.
+struct FrontEnd {
+    name: &'static str,
+    addr: SocketAddr,
+    clients: Arc<Clients>,
+    accept_loop: JoinHandle<()>,
+}
+
+/// A running server. Dropping it without [`Server::shutdown`] leaves the
+/// accept loops to the runtime's own shutdown.
+pub struct Server {
+    keyspace: Arc<Keyspace>,
+    info: Arc<ServerInfo>,
+    maintenance: Option<Maintenance>,
+    shutdown: CancellationToken,
+    front_ends: Vec<FrontEnd>,
+}
+
+impl Server {
+    /// Starts everything `config` asks for on the current tokio runtime.
+    ///
+    /// The caller guarantees `config` was validated ([`ServerConfig::load`]
+    /// or [`ServerConfig::validate`]) and that this runs inside a runtime with
+    /// I/O and time enabled.
+    pub async fn start(config: &ServerConfig) -> Result<Self, ServerError> {
+        std::fs::create_dir_all(&config.data_dir).map_err(|source| ServerError::DataDir {
+            path: config.data_dir.clone(),
+            source,
+        })?;
+        let memcache_listener = config
+            .memcache_enabled
+            .then(|| {
+                bind(
+                    "memcache",
+                    SocketAddr::new(config.bind, config.memcache_port),
+                )
+            })
+            .transpose()?;
+        let resp_listener = config
+            .resp_enabled
+            .then(|| bind("resp", SocketAddr::new(config.bind, config.resp_port)))
+            .transpose()?;
+        let port_of = |l: &Option<(TcpListener, SocketAddr)>| l.as_ref().map(|(_, a)| a.port());
+        let settings = RuntimeSettings {
+            bind: config.bind,
+            memcache_port: port_of(&memcache_listener),
+            resp_port: port_of(&resp_listener),
+            threads: config.threads,
+            data_dir: config.data_dir.display().to_string(),
+            max_connections: AtomicUsize::new(config.max_connections),
+            requirepass: RwLock::new(config.requirepass.clone()),
+            verbosity: AtomicU32::new(config.verbosity()),
+        };
+        let info = Arc::new(ServerInfo::new(crate::VERSION, settings));
+
+        let keyspace = Keyspace::new(
+            KeyspaceConfig {
+                memory_limit: config.memory_limit.bytes(),
+                eviction: config.eviction.policy(),
+                max_item_size: usize::try_from(config.max_item_size.bytes()).unwrap_or(usize::MAX),
+                shards: config.shards,
+            },
+            Arc::new(SystemClock),
+        );
+        let maintenance = Maintenance::start(keyspace.clone());
+
+        let shutdown = CancellationToken::new();
+        let mut front_ends = Vec::new();
+        if let Some((listener, addr)) = memcache_listener {
+            let clients = Arc::new(Clients::default());
+            let protocol = MemcacheProtocol::new(keyspace.clone(), info.clone(), clients.clone());
+            let driver = protocol.driver_config();
+            front_ends.push(spawn_front_end(
+                protocol, driver, listener, addr, clients, &info, &shutdown,
+            ));
+        }
+        if let Some((listener, addr)) = resp_listener {
+            let clients = Arc::new(Clients::default());
+            let protocol = RespProtocol::new(keyspace.clone(), info.clone(), clients.clone());
+            let driver = protocol.driver_config();
+            front_ends.push(spawn_front_end(
+                protocol, driver, listener, addr, clients, &info, &shutdown,
+            ));
+        }
+        tracing::info!(
+            version = %crate::VERSION,
+            pid = info.pid,
+            threads = config.threads,
+            memory_limit = %config.memory_limit,
+            eviction = %keyspace.eviction().as_str(),
+            max_item_size = %config.max_item_size,
+            max_connections = config.max_connections,
+            data_dir = %config.data_dir.display(),
+            "strata ready"
+        );
+        Ok(Self {
+            keyspace,
+            info,
+            maintenance: Some(maintenance),
+            shutdown,
+            front_ends,
+        })
+    }
+
+    /// Address the memcached front end listens on, if it runs.
+    pub fn memcache_addr(&self) -> Option<SocketAddr> {
+        self.addr_of("memcache")
+    }
+
+    /// Address the RESP front end listens on, if it runs.
+    pub fn resp_addr(&self) -> Option<SocketAddr> {
+        self.addr_of("resp")
+    }
+
+    fn addr_of(&self, name: &str) -> Option<SocketAddr> {
+        self.front_ends
+            .iter()
+            .find(|f| f.name == name)
+            .map(|f| f.addr)
+    }
+
+    /// The keyspace every front end serves.
+    pub fn keyspace(&self) -> &Arc<Keyspace> {
+        &self.keyspace
+    }
+
+    /// Identity and runtime settings shared by the front ends.
+    pub fn info(&self) -> &Arc<ServerInfo> {
+        &self.info
+    }
+
+    /// Stops accepting, closes connections (waiting at most `grace` for them
+    /// to flush and close), then stops background maintenance.
+    pub async fn shutdown(mut self, grace: Duration) {
+        self.shutdown.cancel();
+        for front_end in &mut self.front_ends {
+            if let Err(err) = (&mut front_end.accept_loop).await {
+                tracing::warn!(protocol = %front_end.name, %err, "accept loop ended abnormally");
+            }
+        }
+        let deadline = Instant::now() + grace;
+        loop {
+            let open: usize = self.front_ends.iter().map(|f| f.clients.current()).sum();
+            if open == 0 {
+                break;
+            }
+            if Instant::now() >= deadline {
+                tracing::warn!(
+                    open,
+                    "connections still open after the grace period; dropping them"
+                );
+                break;
+            }
+            tokio::time::sleep(DRAIN_POLL).await;
+        }
+        if let Some(maintenance) = self.maintenance.take() {
+            maintenance.stop();
+        }
+    }
+}
+
+/// Binds `addr` (address reuse as tokio sets it) and reports the actual address.
+fn bind(
+    protocol: &'static str,
+    addr: SocketAddr,
+) -> Result<(TcpListener, SocketAddr), ServerError> {
+    let err = |source| ServerError::Bind {
+        protocol,
+        addr,
+        source,
+    };
+    let socket = match addr {
+        SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4(),
+        SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6(),
+    }
+    .map_err(err)?;
+    socket.set_reuseaddr(true).map_err(err)?;
+    socket.bind(addr).map_err(err)?;
+    let listener = socket.listen(1024).map_err(err)?;
+    let local = listener.local_addr().map_err(err)?;
+    Ok((listener, local))
+}
+
+fn spawn_front_end<P: Protocol>(
+    protocol: P,
+    driver: DriverConfig,
+    listener: TcpListener,
+    addr: SocketAddr,
+    clients: Arc<Clients>,
+    info: &Arc<ServerInfo>,
+    shutdown: &CancellationToken,
+) -> FrontEnd {
+    let name = protocol.name();
+    tracing::info!(protocol = %name, addr = %addr, port = addr.port(), "listening");
+    let accept_loop = tokio::spawn(strata_service::serve(
+        listener,
+        Arc::new(protocol),
+        clients.clone(),
+        info.clone(),
+        driver,
+        shutdown.clone(),
+    ));
+    FrontEnd {
+        name,
+        addr,
+        clients,
+        accept_loop,
+    }
+}

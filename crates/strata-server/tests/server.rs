@@ -1,0 +1,112 @@
+//! The server started in-process on port 0: both front ends share one
+//! keyspace, the settings report the actual ports, and shutdown closes
+//! open connections.
+
+use std::time::Duration;
+
+use strata_server::{ByteSize, Server, ServerConfig, ServerError};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+fn test_config(dir: &tempfile::TempDir) -> ServerConfig {
+    let mut config = ServerConfig {
+        memcache_port: 0,
+        resp_port: 0,
+        threads: 2,
+        memory_limit: ByteSize::new(64 << 20).unwrap(),
+        data_dir: dir.path().join("data"),
+        ..ServerConfig::default()
+    };
+    config.validate().expect("valid test config");
+    config
+}
+
+/// Sends `request` and reads until `want.len()` bytes arrived.
+async fn round_trip(stream: &mut TcpStream, request: &[u8], want: &[u8]) {
+    stream.write_all(request).await.unwrap();
+    let mut got = vec![0u8; want.len()];
+    tokio::time::timeout(Duration::from_secs(5), stream.read_exact(&mut got))
+        .await
+        .expect("reply in time")
+        .expect("reply");
+    assert_eq!(String::from_utf8_lossy(&got), String::from_utf8_lossy(want));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn both_front_ends_share_the_keyspace_and_shutdown_closes_connections() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&test_config(&dir)).await.unwrap();
+    assert!(dir.path().join("data").is_dir(), "data dir created");
+
+    let mc_addr = server.memcache_addr().expect("memcache on");
+    let resp_addr = server.resp_addr().expect("resp on");
+    assert_ne!(mc_addr.port(), 0);
+    assert_ne!(resp_addr.port(), 0);
+    let settings = &server.info().settings;
+    assert_eq!(settings.memcache_port, Some(mc_addr.port()));
+    assert_eq!(settings.resp_port, Some(resp_addr.port()));
+    assert_eq!(server.keyspace().memory_limit(), 64 << 20);
+
+    let mut mc = TcpStream::connect(mc_addr).await.unwrap();
+    round_trip(&mut mc, b"set k 0 0 5\r\nhello\r\n", b"STORED\r\n").await;
+    let mut resp = TcpStream::connect(resp_addr).await.unwrap();
+    round_trip(
+        &mut resp,
+        b"*2\r\n$3\r\nGET\r\n$1\r\nk\r\n",
+        b"$5\r\nhello\r\n",
+    )
+    .await;
+
+    tokio::time::timeout(
+        Duration::from_secs(10),
+        server.shutdown(Duration::from_secs(5)),
+    )
+    .await
+    .expect("shutdown in time");
+    let mut rest = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(5), resp.read_to_end(&mut rest)).await;
+    assert!(
+        matches!(read, Ok(Ok(0))),
+        "idle connection closed: {read:?}"
+    );
+    assert!(
+        TcpStream::connect(mc_addr).await.is_err(),
+        "listener closed"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_switched_off_front_end_does_not_listen() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = ServerConfig {
+        memcache_enabled: false,
+        ..test_config(&dir)
+    };
+    let server = Server::start(&config).await.unwrap();
+    assert_eq!(server.memcache_addr(), None);
+    assert_eq!(server.info().settings.memcache_port, None);
+    assert!(server.resp_addr().is_some());
+    server.shutdown(Duration::from_secs(1)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_busy_port_is_a_bind_error() {
+    let held = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let config = ServerConfig {
+        resp_port: held.local_addr().unwrap().port(),
+        ..test_config(&dir)
+    };
+    match Server::start(&config).await {
+        Err(
+            err @ ServerError::Bind {
+                protocol: "resp", ..
+            },
+        ) => {
+            assert_eq!(err.exit_code(), 1);
+            assert!(err.to_string().contains("cannot listen"), "{err}");
+        }
+        Err(other) => panic!("unexpected error {other}"),
+        Ok(_) => panic!("bound a busy port"),
+    }
+}

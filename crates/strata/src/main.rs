@@ -1,0 +1,62 @@
+//! # strata: the Strata executable
+//!
+//! - `strata serve [options]`: run the server (memcached text protocol and
+//!   Redis RESP over one keyspace); see `strata serve --help`.
+//! - `strata bench <kind> ...`: run a load generator from the lab
+//!   (`strata bench kv --help`).
+//! - `strata --version`.
+//!
+//! Everything happens in `strata-server` and `strata-lab`; this file only
+//! parses the command line and turns errors into exit codes (2 for bad
+//! options or configuration, 1 for other failures).
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Strata: one server for key-value data, speaking memcached and Redis.
+#[derive(Debug, Parser)]
+#[command(name = "strata", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the server until SIGINT or SIGTERM.
+    ///
+    /// Options override the `--config` file; an option given twice takes the
+    /// last value (so wrappers can append overrides).
+    #[command(args_override_self = true)]
+    Serve(strata_server::ServeArgs),
+    /// Run a benchmark against a server.
+    #[command(subcommand)]
+    Bench(strata_lab::BenchCommand),
+}
+
+fn main() -> ExitCode {
+    let (result, help) = match Cli::parse().command {
+        Command::Serve(args) => (
+            strata_server::run_serve(args).map_err(|err| (err.exit_code(), err.to_string())),
+            "strata serve --help",
+        ),
+        Command::Bench(cmd) => (
+            strata_lab::run_bench(cmd).map_err(|err| match err {
+                strata_lab::LabError::Config(_) => (2, err.to_string()),
+                _ => (1, err.to_string()),
+            }),
+            "strata bench --help",
+        ),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err((code, message)) => {
+            eprintln!("error: {message}");
+            if code == 2 {
+                eprintln!("\nFor more information, try '{help}'.");
+            }
+            ExitCode::from(code)
+        }
+    }
+}
