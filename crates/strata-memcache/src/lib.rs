@@ -30,6 +30,27 @@
 //! The crate never performs I/O (the service driver does) and never reads
 //! the wall clock (the keyspace clock is the only time source), so a manual
 //! clock drives every expiry in tests.
+//!
+//! ## Where Strata differs from memcached 1.6.18
+//! Checked by sending identical bytes to both servers:
+//! - `version` answers `1.6.18-strata-<version>`: clients read the leading
+//!   memcached version (libmemcached refuses a major version of 0).
+//! - `mg h`/`l` and `me`'s `fetch=`/`la=` always report "not fetched" and
+//!   0 seconds: the engine records neither.
+//! - A base64 key (`b`) is echoed base64-encoded whenever the request used
+//!   `b` (memcached decides by how the item was stored); `me` prints a key as
+//!   text when it is printable.
+//! - Meta stale/recache marks live in a bounded side table keyed by the
+//!   item's CAS ([`marks`]), not in the item.
+//! - Newer memcached flags: `ms ... MA|MP N<ttl>` creates the item on a miss
+//!   and `md x` empties the value; `E` (explicit CAS) is refused as in 1.6.18.
+//! - A multiget with an over-long key drops only its own partial reply
+//!   (memcached may also drop earlier pipelined replies of the same read).
+//! - A line longer than 2048 bytes without a newline gets
+//!   `CLIENT_ERROR line too long` before the close (memcached closes
+//!   silently); multigets may be as long as the largest request.
+//! - `stats` leaves out slab, LRU and hash-table internals; `get_expired`,
+//!   `get_flushed`, `expired_unfetched`, `evicted_unfetched` are 0.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

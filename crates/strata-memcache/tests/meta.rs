@@ -428,3 +428,80 @@ fn meta_pipeline_with_quiet_mode() {
     let mut c = server.connect();
     c.check(b"ms a 1 q\r\n1\r\nms b 1 q\r\n2\r\nmg a v q k\r\nmg missing v q k\r\nmg b v q k\r\nmd a q\r\nmd missing q\r\n", b"VA 1 ka\r\n1\r\nVA 1 kb\r\n2\r\nNF\r\n");
 }
+
+#[test]
+fn meta_cas_rules_follow_memcached_store_semantics() {
+    let server = Server::start();
+    let mut c = server.connect();
+    // Add ignores a CAS; set/replace with one become a "cas".
+    c.check(
+        b"ms a 1 ME C999\r\nx\r\nms a 1 ME C999\r\ny\r\n",
+        b"HD\r\nNS\r\n",
+    );
+    c.check(
+        b"ms b 1 MR C999\r\nx\r\nms b 1 MS C0\r\nx\r\n",
+        b"NF\r\nNF\r\n",
+    );
+    c.check(
+        b"ms a 1 MR C999\r\nx\r\nms a 1 C0\r\nx\r\n",
+        b"EX\r\nEX\r\n",
+    );
+    // Append/prepend check only a non-zero CAS.
+    c.check(
+        b"ms a 1 MA C0\r\nz\r\nms a 1 MA C999\r\nz\r\nmg a v\r\n",
+        b"HD\r\nEX\r\nVA 2\r\nxz\r\n",
+    );
+    let a = cas(&mut c, "a");
+    c.check(
+        format!("ms a 1 MP C{a}\r\n>\r\nmg a v\r\n").as_bytes(),
+        b"HD\r\nVA 3\r\n>xz\r\n",
+    );
+    // ma: an empty value is refused first, then the CAS (0: no check) is
+    // compared, then the number is read.
+    let non_numeric = "CLIENT_ERROR cannot increment or decrement non-numeric value\r\n";
+    c.check(
+        b"ms e 0\r\n\r\nma e C999999\r\n",
+        format!("HD\r\n{non_numeric}").as_bytes(),
+    );
+    c.check(
+        b"ms e 1\r\nx\r\nma e C999999\r\nma e C0\r\n",
+        format!("HD\r\nEX\r\n{non_numeric}").as_bytes(),
+    );
+    // md: any C must match.
+    c.check(b"md e C0\r\n", b"EX\r\n");
+}
+
+#[test]
+fn ttl_flags_apply_in_request_order() {
+    let server = Server::start();
+    let mut c = server.connect();
+    c.check(
+        b"set a 0 0 1\r\nx\r\nmg a t T30\r\nmg a t\r\n",
+        b"STORED\r\nHD t-1\r\nHD t30\r\n",
+    );
+    // A created item has no TTL until its N flag is reached.
+    c.check(b"mg n t N100\r\nmg n t\r\n", b"HD t-1 W\r\nHD t100 Z\r\n");
+    c.check(
+        b"mg m N100 T50 t\r\nmg m t\r\n",
+        b"HD t50 W\r\nHD t50 Z\r\n",
+    );
+    c.check(
+        b"mg m2 T50 N100 t\r\nmg m2 t\r\n",
+        b"HD t100 W\r\nHD t100 Z\r\n",
+    );
+    // R compares with the TTL at its own position.
+    c.check(b"set r 0 0 1\r\nx\r\nmg r R30 T10\r\n", b"STORED\r\nHD\r\n");
+    c.check(
+        b"set r 0 0 1\r\nx\r\nmg r T10 R30\r\n",
+        b"STORED\r\nHD W\r\n",
+    );
+    // ma likewise.
+    c.check(
+        b"set i 0 100 1\r\n1\r\nma i t T30 v\r\nma i t\r\n",
+        b"STORED\r\nVA 1 t100\r\n2\r\nHD t30\r\n",
+    );
+    c.check(
+        b"ma j t N40 J5 v\r\nmg j t v\r\n",
+        b"VA 1 t-1\r\n5\r\nVA 1 t40\r\n5\r\n",
+    );
+}

@@ -31,8 +31,8 @@ pub struct Arithmetic<'a> {
 /// What [`apply_delta`] found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DeltaOutcome {
-    /// The new number.
-    Done(u64),
+    /// The new number, and the item's expiry before the change.
+    Done(u64, Option<u64>),
     /// No item.
     NotFound,
     /// The item is not a number.
@@ -61,8 +61,9 @@ pub fn next_value(value: &[u8], delta: u64, decrement: bool) -> Option<(u64, Vec
     Some((n, bytes))
 }
 
-/// Applies `delta` to `key` atomically; `cas` is an optional expected CAS.
-/// `expires_at` replaces the expiry when given (`ma T`).
+/// Applies `delta` to `key` atomically. `cas` is an expected CAS (0 or
+/// `None`: no check, as in memcached); `expires_at` replaces the expiry when
+/// given (`ma T`).
 pub fn apply_delta(
     store: &mut impl Store,
     key: &[u8],
@@ -75,7 +76,11 @@ pub fn apply_delta(
         let Some(item) = old else {
             return (Mutation::Keep, DeltaOutcome::NotFound);
         };
-        if cas.is_some_and(|c| c != item.cas) {
+        // memcached's order: an empty value, then the CAS, then the number.
+        if item.value.is_empty() {
+            return (Mutation::Keep, DeltaOutcome::NonNumeric);
+        }
+        if cas.is_some_and(|c| c != 0 && c != item.cas) {
             return (Mutation::Keep, DeltaOutcome::Exists);
         }
         match next_value(item.value, delta, decrement) {
@@ -86,7 +91,7 @@ pub fn apply_delta(
                     flags: item.flags,
                     expires_at: expires_at.unwrap_or(item.expires_at),
                 };
-                (Mutation::Put(new), DeltaOutcome::Done(n))
+                (Mutation::Put(new), DeltaOutcome::Done(n, item.expires_at))
             }
         }
     })
@@ -130,7 +135,7 @@ impl<'a> Arithmetic<'a> {
             (&stats.incr_hits, &stats.incr_misses)
         };
         match outcome {
-            Ok(DeltaOutcome::Done(n)) => {
+            Ok(DeltaOutcome::Done(n, _)) => {
                 hits.incr();
                 if !self.noreply {
                     reply::put_u64(out, n);

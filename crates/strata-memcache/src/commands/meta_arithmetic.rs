@@ -54,6 +54,7 @@ impl<'a> MetaArithmetic<'a> {
         let mut store = shared.keyspace.store();
         let delta = flags.delta.unwrap_or(1);
         let new_ttl = flags.ttl.map(|t| expiry::expires_at(t, now));
+        let vivify_ttl = flags.vivify.map(|n| expiry::expires_at(n, now));
         let outcome = apply_delta(
             &mut store,
             key,
@@ -62,38 +63,48 @@ impl<'a> MetaArithmetic<'a> {
             flags.compare_cas,
             new_ttl,
         );
-        let (code, number): (&[u8], Option<u64>) = match outcome {
-            Ok(DeltaOutcome::Done(n)) => {
+        // Where the flag walk starts: the old expiry after a change, none
+        // for a just-created item (memcached creates it without one and
+        // applies `N`/`T` at their positions).
+        let (code, number, start, created): (&[u8], Option<u64>, Option<u64>, bool) = match outcome
+        {
+            Ok(DeltaOutcome::Done(n, before)) => {
                 hits.incr();
                 if flags.quiet {
                     return;
                 }
-                (b"HD", Some(n))
+                (b"HD", Some(n), before, false)
             }
             Ok(DeltaOutcome::NotFound) => {
                 misses.incr();
                 match flags.vivify {
-                    None => (b"NF", None),
-                    Some(ttl) => {
+                    None => (b"NF", None, None, false),
+                    Some(_) => {
                         let initial = flags.initial.unwrap_or(0);
                         let digits = itoa::Buffer::new().format(initial).as_bytes().to_vec();
+                        let walk = Walk {
+                            ttl: new_ttl,
+                            vivify: vivify_ttl,
+                            now,
+                        };
+                        let expires_at = walk.run(flags, None, true, &mut Vec::new(), 0);
                         let item = NewItem {
                             value: Cow::Owned(digits),
                             flags: 0,
-                            expires_at: expiry::expires_at(ttl, now),
+                            expires_at,
                         };
                         // memcached shows this reply even with `q`.
                         match store.update(key, |old| match old {
                             None => (Mutation::Put(item), true),
                             Some(_) => (Mutation::Keep, false),
                         }) {
-                            Ok(true) => (b"HD", Some(initial)),
-                            _ => (b"NS", None),
+                            Ok(true) => (b"HD", Some(initial), None, true),
+                            _ => (b"NS", None, None, false),
                         }
                     }
                 }
             }
-            Ok(DeltaOutcome::Exists) => (b"EX", None),
+            Ok(DeltaOutcome::Exists) => (b"EX", None, None, false),
             Ok(DeltaOutcome::NonNumeric) => {
                 reply::error(out, Error::NonNumeric, false);
                 return;
@@ -114,26 +125,22 @@ impl<'a> MetaArithmetic<'a> {
             }
             None => line.extend_from_slice(code),
         }
-        let wants_item = number.is_some() && flags.words().any(|w| matches!(w[0], b't' | b'c'));
-        let (cas, expires_at) = if wants_item {
-            store
-                .peek(key, |item| (item.cas, item.expires_at))
-                .unwrap_or((0, None))
+        if number.is_some() {
+            let wants_cas = flags.words().any(|w| w[0] == b'c');
+            let cas = if wants_cas {
+                store.peek(key, |item| item.cas).unwrap_or(0)
+            } else {
+                0
+            };
+            let walk = Walk {
+                ttl: new_ttl,
+                vivify: vivify_ttl,
+                now,
+            };
+            walk.run(flags, start, created, &mut line, cas);
         } else {
-            (0, None)
-        };
-        for word in flags.words() {
-            match word[0] {
-                b't' if number.is_some() => {
-                    line.extend_from_slice(b" t");
-                    let ttl = expiry::ttl_secs(expires_at, now);
-                    line.extend_from_slice(itoa::Buffer::new().format(ttl).as_bytes());
-                }
-                b'c' if number.is_some() => {
-                    line.extend_from_slice(b" c");
-                    line.extend_from_slice(itoa::Buffer::new().format(cas).as_bytes());
-                }
-                _ => flags.put_opaque_and_key(word, &mut line),
+            for word in flags.words() {
+                flags.put_opaque_and_key(word, &mut line);
             }
         }
         line.extend_from_slice(b"\r\n");
@@ -142,6 +149,47 @@ impl<'a> MetaArithmetic<'a> {
             line.extend_from_slice(b"\r\n");
         }
         out.put_slice(&line);
+    }
+}
+
+/// memcached's reply walk over the flags of a successful `ma`: `T` and
+/// (for a created item) `N` set the expiry at their position, so `t` reports
+/// the expiry as it stands at its own position.
+struct Walk {
+    ttl: Option<Option<u64>>,
+    vivify: Option<Option<u64>>,
+    now: u64,
+}
+
+impl Walk {
+    /// Appends the `t`, `c`, `O`, `k` flags in order to `line`; returns the
+    /// expiry after the walk.
+    fn run(
+        &self,
+        flags: &MetaFlags<'_>,
+        start: Option<u64>,
+        created: bool,
+        line: &mut Vec<u8>,
+        cas: u64,
+    ) -> Option<u64> {
+        let mut expires_at = start;
+        for word in flags.words() {
+            match word[0] {
+                b'T' => expires_at = self.ttl.unwrap_or(expires_at),
+                b'N' if created => expires_at = self.vivify.unwrap_or(expires_at),
+                b't' => {
+                    line.extend_from_slice(b" t");
+                    let ttl = expiry::ttl_secs(expires_at, self.now);
+                    line.extend_from_slice(itoa::Buffer::new().format(ttl).as_bytes());
+                }
+                b'c' => {
+                    line.extend_from_slice(b" c");
+                    line.extend_from_slice(itoa::Buffer::new().format(cas).as_bytes());
+                }
+                _ => flags.put_opaque_and_key(word, line),
+            }
+        }
+        expires_at
     }
 }
 

@@ -44,12 +44,13 @@ impl<'a> MetaGet<'a> {
         let now = shared.keyspace.now_ms();
         let mut store = shared.keyspace.store();
 
+        let vivify = flags.vivify.map(|ttl| expiry::expires_at(ttl, now));
         let mut created = false;
-        if let Some(ttl) = flags.vivify {
+        if let Some(expires_at) = vivify {
             let stub = NewItem {
                 value: Cow::Borrowed(&[]),
                 flags: 0,
-                expires_at: expiry::expires_at(ttl, now),
+                expires_at,
             };
             created = store
                 .update(key, |old| match old {
@@ -58,51 +59,47 @@ impl<'a> MetaGet<'a> {
                 })
                 .unwrap_or(false);
         }
-
-        let new_expiry = flags.ttl.map(|t| expiry::expires_at(t, now));
-        let recache_at = flags.recache.map(|r| expiry::expires_at(r, now));
-        let reply = |item: &ItemRef<'_>, expires_at: Option<u64>, out: &mut BytesMut| {
+        let walk = Walk {
+            ttl: flags.ttl.map(|t| expiry::expires_at(t, now)),
+            vivify: vivify.filter(|_| created),
+            recache: flags.recache.map(|r| expiry::expires_at(r, now)),
+            now,
+        };
+        // Builds the whole reply for a found item; returns its final expiry.
+        let reply = |item: &ItemRef<'_>, out: &mut BytesMut| -> Option<u64> {
+            let start = if created { None } else { item.expires_at };
+            let mut line = Vec::with_capacity(64);
+            let (recache_win, final_expiry) = put_head(flags, item, start, &walk, &mut line);
             let verdict = if created {
-                shared.marks.set(
-                    key,
-                    item.cas,
-                    Mark {
-                        stale: false,
-                        token_sent: true,
-                    },
-                );
+                let sent = Mark {
+                    stale: false,
+                    token_sent: true,
+                };
+                shared.marks.set(key, item.cas, sent);
                 Verdict {
                     won: true,
                     ..Verdict::default()
                 }
             } else {
-                let below_threshold = matches!(
-                    (expires_at, recache_at),
-                    (Some(at), Some(Some(threshold))) if at < threshold
-                );
-                shared.marks.read(key, item.cas, below_threshold)
+                shared.marks.read(key, item.cas, recache_win)
             };
-            put_hit(flags, item, expires_at, verdict, now, out);
+            put_tail(flags, item, verdict, line, out);
+            final_expiry
         };
-        let hit = match new_expiry {
-            Some(expires_at) => store
+        let hit = if walk.ttl.is_some() {
+            store
                 .update(key, |old| match old {
-                    Some(item) => {
-                        reply(&item, expires_at, out);
-                        (Mutation::SetExpiry(expires_at), true)
-                    }
+                    Some(item) => (Mutation::SetExpiry(reply(&item, out)), true),
                     None => (Mutation::Keep, false),
                 })
-                .unwrap_or(false),
-            None if flags.no_bump => store
-                .peek(key, |item| reply(&item, item.expires_at, out))
-                .is_some(),
-            None => store
-                .get(key, |item| reply(&item, item.expires_at, out))
-                .is_some(),
+                .unwrap_or(false)
+        } else if flags.no_bump {
+            store.peek(key, |item| reply(&item, out)).is_some()
+        } else {
+            store.get(key, |item| reply(&item, out)).is_some()
         };
 
-        match (hit, new_expiry.is_some()) {
+        match (hit, walk.ttl.is_some()) {
             (true, true) => {
                 stats.cmd_touch.incr();
                 stats.touch_hits.incr();
@@ -127,44 +124,71 @@ impl<'a> MetaGet<'a> {
     }
 }
 
-/// Appends the reply for a found item: `VA`/`HD`, the requested flags in
-/// order, the recache flags, and the value when asked for.
-fn put_hit(
+/// The expiries memcached applies while it walks the flags in order: `T`
+/// sets the new TTL at its position, `N` the TTL of a just-created item
+/// (which has none before), so a `t` before them reports the old TTL, and
+/// `R` compares against the TTL at its position.
+struct Walk {
+    ttl: Option<Option<u64>>,
+    vivify: Option<Option<u64>>,
+    recache: Option<Option<u64>>,
+    now: u64,
+}
+
+/// Appends `VA <size>`/`HD` and the requested flags, in request order.
+/// Returns whether an `R` flag wins the recache token (if not already sent)
+/// and the item's expiry after the walk.
+fn put_head(
     flags: &MetaFlags<'_>,
     item: &ItemRef<'_>,
-    expires_at: Option<u64>,
-    verdict: Verdict,
-    now: u64,
-    out: &mut BytesMut,
-) {
-    let mut line = Vec::with_capacity(64);
+    start: Option<u64>,
+    walk: &Walk,
+    line: &mut Vec<u8>,
+) -> (bool, Option<u64>) {
     if flags.value {
         line.extend_from_slice(b"VA ");
         line.extend_from_slice(itoa::Buffer::new().format(item.value.len()).as_bytes());
     } else {
         line.extend_from_slice(b"HD");
     }
+    let mut expires_at = start;
+    let mut recache_win = false;
     let mut num = itoa::Buffer::new();
     for word in flags.words() {
-        let number = |line: &mut Vec<u8>, tag: u8, text: &str| {
+        let mut number = |tag: u8, text: &str| {
             line.push(b' ');
             line.push(tag);
             line.extend_from_slice(text.as_bytes());
         };
         match word[0] {
-            b's' => number(&mut line, b's', num.format(item.value.len())),
-            b't' => number(
-                &mut line,
-                b't',
-                num.format(expiry::ttl_secs(expires_at, now)),
-            ),
-            b'c' => number(&mut line, b'c', num.format(item.cas)),
-            b'f' => number(&mut line, b'f', num.format(item.flags)),
-            b'h' => number(&mut line, b'h', "0"),
-            b'l' => number(&mut line, b'l', "0"),
-            _ => flags.put_opaque_and_key(word, &mut line),
+            b'T' => expires_at = walk.ttl.unwrap_or(expires_at),
+            b'N' => expires_at = walk.vivify.unwrap_or(expires_at),
+            b'R' => {
+                if let (Some(at), Some(Some(threshold))) = (expires_at, walk.recache) {
+                    recache_win |= walk.vivify.is_none() && at < threshold;
+                }
+            }
+            b's' => number(b's', num.format(item.value.len())),
+            b't' => number(b't', num.format(expiry::ttl_secs(expires_at, walk.now))),
+            b'c' => number(b'c', num.format(item.cas)),
+            b'f' => number(b'f', num.format(item.flags)),
+            b'h' => number(b'h', "0"),
+            b'l' => number(b'l', "0"),
+            _ => flags.put_opaque_and_key(word, line),
         }
     }
+    (recache_win, expires_at)
+}
+
+/// Appends the recache flags (`Z`, `X`, `W`), ends the line, and appends
+/// the value when asked for.
+fn put_tail(
+    flags: &MetaFlags<'_>,
+    item: &ItemRef<'_>,
+    verdict: Verdict,
+    mut line: Vec<u8>,
+    out: &mut BytesMut,
+) {
     if verdict.token_sent {
         line.extend_from_slice(b" Z");
     }
@@ -191,8 +215,16 @@ mod tests {
     fn reply(line: &str, item: ItemRef<'_>, verdict: Verdict) -> String {
         let tokens = Tokens::split(line.as_bytes());
         let mg = MetaGet::parse(&tokens).unwrap();
+        let walk = Walk {
+            ttl: None,
+            vivify: None,
+            recache: None,
+            now: 1_000,
+        };
+        let mut line = Vec::new();
+        put_head(&mg.flags, &item, item.expires_at, &walk, &mut line);
         let mut out = BytesMut::new();
-        put_hit(&mg.flags, &item, item.expires_at, verdict, 1_000, &mut out);
+        put_tail(&mg.flags, &item, verdict, line, &mut out);
         String::from_utf8(out.to_vec()).unwrap()
     }
 

@@ -34,6 +34,14 @@ pub struct MetaSet<'a> {
     mode: u8,
 }
 
+/// How a supplied CAS compares with the item's (memcached's `cas_result`).
+enum Cas {
+    None,
+    Match,
+    Stale,
+    BadValue,
+}
+
 enum Outcome {
     Stored { stale: Option<Mark> },
     NotStored,
@@ -79,49 +87,70 @@ impl<'a> MetaSet<'a> {
         let mode = self.mode;
         let marks = &shared.marks;
         let mut store = shared.keyspace.store();
+        // memcached turns set/replace with a CAS into its "cas" command; add
+        // ignores the CAS; append/prepend only check a non-zero one.
+        let cas_mode = flags.compare_cas.is_some() && matches!(mode, b'S' | b'R');
         let result = store.update(key, |old| {
-            let mut stale = None;
-            if let Some(cas) = flags.compare_cas {
-                let Some(item) = &old else {
-                    return (Mutation::Keep, Outcome::NotFound);
-                };
-                if item.cas != cas {
-                    if !(flags.invalidate && cas < item.cas) {
-                        return (Mutation::Keep, Outcome::Exists);
-                    }
-                    // A late writer with an older CAS: store, but stale,
-                    // keeping the TTL and any recache token already sent.
-                    let prior = marks.get(key, item.cas);
-                    stale = Some(Mark {
-                        stale: true,
-                        token_sent: prior.token_sent,
-                    });
-                }
-            }
-            let expires_at = match (&stale, &old) {
-                (Some(_), Some(item)) => item.expires_at,
-                _ => ttl,
-            };
-            let plain = NewItem {
-                value: Cow::Borrowed(data),
-                flags: client_flags,
-                expires_at,
-            };
-            let stored = Outcome::Stored { stale };
-            match (mode, old) {
-                (b'E', Some(_)) | (b'R', None) => (Mutation::Keep, Outcome::NotStored),
-                (b'A' | b'P', None) => match flags.vivify {
-                    Some(n) => {
-                        let created = NewItem {
+            let Some(item) = old else {
+                return match mode {
+                    _ if cas_mode => (Mutation::Keep, Outcome::NotFound),
+                    b'S' | b'E' => {
+                        let new = NewItem {
                             value: Cow::Borrowed(data),
                             flags: client_flags,
-                            expires_at: expiry::expires_at(n, now),
+                            expires_at: ttl,
                         };
-                        (Mutation::Put(created), stored)
+                        (Mutation::Put(new), Outcome::Stored { stale: None })
                     }
-                    None => (Mutation::Keep, Outcome::NotStored),
+                    // Append/prepend with N create the item (newer memcached).
+                    b'A' | b'P' if flags.vivify.is_some() => {
+                        let expires_at = flags.vivify.and_then(|n| expiry::expires_at(n, now));
+                        let new = NewItem {
+                            value: Cow::Borrowed(data),
+                            flags: client_flags,
+                            expires_at,
+                        };
+                        (Mutation::Put(new), Outcome::Stored { stale: None })
+                    }
+                    _ => (Mutation::Keep, Outcome::NotStored),
+                };
+            };
+            let cas = match flags.compare_cas {
+                None | Some(0) => Cas::None,
+                Some(c) if c == item.cas => Cas::Match,
+                Some(c) if cas_mode && flags.invalidate && c < item.cas => Cas::Stale,
+                Some(_) => Cas::BadValue,
+            };
+            let replace = |expires_at, stale| {
+                let new = NewItem {
+                    value: Cow::Borrowed(data),
+                    flags: client_flags,
+                    expires_at,
+                };
+                (Mutation::Put(new), Outcome::Stored { stale })
+            };
+            match mode {
+                b'E' => (Mutation::Keep, Outcome::NotStored),
+                _ if cas_mode => match cas {
+                    Cas::Match => replace(ttl, None),
+                    // A late writer with an older CAS: stored, but stale,
+                    // keeping the TTL and any recache token already sent.
+                    Cas::Stale => {
+                        let prior = marks.get(key, item.cas);
+                        replace(
+                            item.expires_at,
+                            Some(Mark {
+                                stale: true,
+                                token_sent: prior.token_sent,
+                            }),
+                        )
+                    }
+                    Cas::None | Cas::BadValue => (Mutation::Keep, Outcome::Exists),
                 },
-                (b'A' | b'P', Some(item)) => {
+                b'A' | b'P' => {
+                    if !matches!(cas, Cas::None | Cas::Match) {
+                        return (Mutation::Keep, Outcome::Exists);
+                    }
                     let mut value = Vec::with_capacity(item.value.len() + data.len());
                     let (first, second) = if mode == b'A' {
                         (item.value, data)
@@ -135,9 +164,9 @@ impl<'a> MetaSet<'a> {
                         flags: item.flags,
                         expires_at: item.expires_at,
                     };
-                    (Mutation::Put(joined), stored)
+                    (Mutation::Put(joined), Outcome::Stored { stale: None })
                 }
-                _ => (Mutation::Put(plain), stored),
+                _ => replace(ttl, None),
             }
         });
         let (code, cas): (&[u8], u64) = match result {

@@ -15,6 +15,7 @@ pub mod meta_debug;
 pub mod meta_delete;
 pub mod meta_flags;
 pub mod meta_get;
+pub mod meta_noop;
 pub mod meta_set;
 pub mod stats;
 pub mod storage;
@@ -47,10 +48,7 @@ pub fn execute(cmd: Command<'_>, data: &[u8], shared: &Shared, out: &mut BytesMu
         Command::MetaSet(c) => c.execute(data, shared, out),
         Command::MetaDelete(c) => c.execute(shared, out),
         Command::MetaArithmetic(c) => c.execute(shared, out),
-        Command::MetaNoop => {
-            shared.stats.cmd_meta.incr();
-            out.extend_from_slice(b"MN\r\n");
-        }
+        Command::MetaNoop => meta_noop::execute(out),
         Command::MetaDebug(c) => c.execute(shared, out),
     }
     Flow::Continue
