@@ -11,6 +11,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::keyspace::Keyspace;
+use crate::shard::CompactionStep;
 
 /// Segments per shard checked for expired items in one pass.
 const EXPIRE_SEGMENTS_PER_PASS: usize = 4;
@@ -20,6 +21,11 @@ const EXPIRE_SEGMENTS_PER_PASS: usize = 4;
 const COMPACT_BELOW_LIVE: f64 = 0.75;
 /// Segments compacted per shard in one pass.
 const COMPACTIONS_PER_PASS: usize = 2;
+/// Records examined per compaction step, i.e. per hold of a shard's lock
+/// (a few hundred microseconds at most).
+const RECORDS_PER_STEP: usize = 512;
+/// Bound on steps per shard per pass, so one pass cannot run for long.
+const STEPS_PER_PASS: usize = 256;
 const PASS_INTERVAL: Duration = Duration::from_millis(100);
 
 /// What one maintenance pass did.
@@ -38,15 +44,32 @@ impl Keyspace {
         self.run_due_flush();
         let mut report = PassReport::default();
         for i in 0..self.shard_count() {
-            let mut shard = self.shard_at(i).write();
-            let now = self.now_ms();
-            report.expired += shard.reclaim_expired(&self.ctx, now, EXPIRE_SEGMENTS_PER_PASS);
-            for _ in 0..COMPACTIONS_PER_PASS {
-                if !shard.compact_most_garbage(&self.ctx, COMPACT_BELOW_LIVE) {
-                    break;
+            let shard = self.shard_at(i);
+            report.expired +=
+                shard
+                    .write()
+                    .reclaim_expired(&self.ctx, self.now_ms(), EXPIRE_SEGMENTS_PER_PASS);
+            let mut finished = 0;
+            for _ in 0..STEPS_PER_PASS {
+                // The lock is taken per step so requests interleave with compaction.
+                let step = shard.write().compact_step(
+                    &self.ctx,
+                    COMPACT_BELOW_LIVE,
+                    RECORDS_PER_STEP,
+                    self.now_ms(),
+                );
+                match step {
+                    CompactionStep::Idle => break,
+                    CompactionStep::Progress => {}
+                    CompactionStep::Finished => {
+                        finished += 1;
+                        if finished == COMPACTIONS_PER_PASS {
+                            break;
+                        }
+                    }
                 }
-                report.compacted += 1;
             }
+            report.compacted += finished;
         }
         report
     }

@@ -201,3 +201,47 @@ fn expired_items_are_reclaimed_without_being_read() {
         after.used_memory
     );
 }
+
+#[test]
+fn compaction_interleaved_with_writes_and_deletes_loses_nothing() {
+    use std::collections::BTreeMap;
+    let config = KeyspaceConfig {
+        memory_limit: 0,
+        shards: 1,
+        ..Default::default()
+    };
+    let ks = Keyspace::new(config, Arc::new(SystemClock));
+    let mut store = ks.store();
+    let mut model = BTreeMap::new();
+    let mut rng = 0x2545_f491_4f6c_dd1du64;
+    let mut next = || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    for round in 0..60u64 {
+        for _ in 0..3_000 {
+            let key = format!("k{}", next() % 20_000);
+            if next() % 4 == 0 {
+                store.delete(key.as_bytes());
+                model.remove(&key);
+            } else {
+                let value = format!("{key}:{round}:{}", "x".repeat((next() % 90) as usize));
+                store.set(key.as_bytes(), item(value.as_bytes())).unwrap();
+                model.insert(key, value);
+            }
+        }
+        // Each pass compacts at most a couple of segments, so compactions
+        // span rounds of writes and deletes.
+        ks.run_maintenance();
+    }
+    assert!(ks.stats().compactions > 0);
+    for (key, value) in &model {
+        assert_eq!(
+            store.get(key.as_bytes(), |i| i.value.to_vec()),
+            Some(value.clone().into_bytes())
+        );
+    }
+    assert_eq!(ks.stats().items, model.len() as u64);
+}

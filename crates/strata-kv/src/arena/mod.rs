@@ -186,8 +186,18 @@ impl Arena {
 
     /// Every record written in segment `id`, live or not, with its location.
     pub fn records(&self, id: u32) -> impl Iterator<Item = (Loc, Record<'_>)> + '_ {
+        self.records_from(id, 0)
+    }
+
+    /// The records of segment `id` from offset `from`, which MUST be the
+    /// offset of a record (or the end).
+    pub fn records_from(
+        &self,
+        id: u32,
+        from: usize,
+    ) -> impl Iterator<Item = (Loc, Record<'_>)> + '_ {
         let seg = self.segment(id);
-        let mut off = 0usize;
+        let mut off = from;
         std::iter::from_fn(move || {
             if off >= seg.len() {
                 return None;

@@ -30,6 +30,6 @@ pub(crate) fn evict_oldest(shard: &mut ShardInner, ctx: &Ctx, now: u64) -> bool 
             shard.remove(ctx, rec.slot, Removal::Evicted);
         }
     }
-    shard.arena.free(seg);
+    shard.free_segment(seg);
     true
 }

@@ -8,6 +8,8 @@
 mod room;
 mod scan;
 
+pub(crate) use room::CompactionStep;
+
 use crate::arena::{encode, header_len, Arena, Loc, Record};
 use crate::index::Index;
 use crate::item::{ItemRef, Mutation};
@@ -33,6 +35,8 @@ pub(crate) struct ShardInner {
     scratch: Vec<u8>,
     /// Segment position where the expiry reclaimer resumes.
     pub expire_cursor: usize,
+    /// Background compaction in progress: (segment, offset of the next record).
+    pub compaction: Option<(u32, usize)>,
 }
 
 fn is_expired(expires_at: Option<u64>, now: u64) -> bool {
@@ -48,6 +52,7 @@ impl ShardInner {
             with_expiry: 0,
             scratch: Vec::new(),
             expire_cursor: 0,
+            compaction: None,
         }
     }
 
@@ -272,6 +277,15 @@ impl ShardInner {
         self.arena.clear();
         self.with_expiry = 0;
         self.expire_cursor = 0;
+        self.compaction = None;
+    }
+
+    /// Unmaps segment `seg`, which no index entry may point into any more.
+    pub fn free_segment(&mut self, seg: u32) {
+        if self.compaction.is_some_and(|(s, _)| s == seg) {
+            self.compaction = None;
+        }
+        self.arena.free(seg);
     }
 }
 

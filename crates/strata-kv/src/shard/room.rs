@@ -7,6 +7,17 @@ use crate::eviction::{self, EvictionPolicy};
 use crate::keyspace::Ctx;
 use crate::KvError;
 
+/// What one [`ShardInner::compact_step`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CompactionStep {
+    /// No segment needs compacting.
+    Idle,
+    /// Part of a segment was compacted; more steps follow.
+    Progress,
+    /// A segment was compacted and freed.
+    Finished,
+}
+
 /// A live record found in a segment: its index slot and length.
 pub(crate) struct LiveRecord {
     pub slot: usize,
@@ -58,9 +69,85 @@ impl ShardInner {
                 return false;
             }
         }
-        self.arena.free(seg);
+        self.free_segment(seg);
         ctx.counters.compactions.add(1);
         true
+    }
+
+    /// One bounded step of background compaction: starts on the segment with
+    /// the smallest live fraction below `max_live_fraction` if none is in
+    /// progress, then moves (or drops, if expired) the live records among the
+    /// next `max_records` records. Callers release the shard lock between
+    /// steps, so foreground requests wait for one step, not one segment.
+    pub fn compact_step(
+        &mut self,
+        ctx: &Ctx,
+        max_live_fraction: f64,
+        max_records: usize,
+        now: u64,
+    ) -> CompactionStep {
+        let (seg, offset) = match self.compaction {
+            Some(cursor) => cursor,
+            None => match self.most_garbage(max_live_fraction) {
+                Some(seg) => {
+                    // Sealed: appends go elsewhere, so records here only die.
+                    self.arena.seal(seg);
+                    (seg, 0)
+                }
+                None => return CompactionStep::Idle,
+            },
+        };
+        let chunk: Vec<(usize, Option<LiveRecord>)> = self
+            .arena
+            .records_from(seg, offset)
+            .take(max_records)
+            .map(|(loc, rec)| {
+                let end = loc.off as usize + rec.len();
+                let slot = self.index.find(ctx.hash(rec.key()), |l| l == loc);
+                let live = slot.map(|slot| LiveRecord {
+                    slot,
+                    len: rec.len(),
+                    expires_at: rec.header.expires_at,
+                });
+                (end, live)
+            })
+            .collect();
+        let mut next = offset;
+        for (end, live) in chunk {
+            if let Some(rec) = live {
+                if rec.expires_at.is_some_and(|at| at <= now) {
+                    self.remove(ctx, rec.slot, Removal::Expired);
+                } else if !self.relocate(rec.slot) {
+                    // Out of memory for the copy: try again on a later pass.
+                    self.compaction = Some((seg, next));
+                    return CompactionStep::Progress;
+                }
+            }
+            next = end;
+        }
+        if next >= self.arena.usage(seg).0 {
+            self.free_segment(seg);
+            ctx.counters.compactions.add(1);
+            return CompactionStep::Finished;
+        }
+        self.compaction = Some((seg, next));
+        CompactionStep::Progress
+    }
+
+    fn most_garbage(&self, max_live_fraction: f64) -> Option<u32> {
+        self.arena
+            .segment_ids()
+            .filter_map(|id| {
+                let (written, live, _, _) = self.arena.usage(id);
+                let fraction = if written == 0 {
+                    1.0
+                } else {
+                    live as f64 / written as f64
+                };
+                (written > 0 && fraction < max_live_fraction).then_some((id, fraction))
+            })
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(id, _)| id)
     }
 
     /// Compacts the segment with the smallest live fraction if that fraction
