@@ -18,6 +18,13 @@ use crate::reply::Error;
 /// Longest key memcached accepts.
 pub const KEY_MAX: usize = 250;
 
+/// Whether `key` (as written on the command line, base64 or not) is a legal
+/// key: at most [`KEY_MAX`] bytes and, as protocol.txt requires, no control
+/// characters. (Whitespace never reaches here: it separates words.)
+pub fn valid_key(key: &[u8]) -> bool {
+    key.len() <= KEY_MAX && !key.iter().any(|&b| b < 0x20 || b == 0x7f)
+}
+
 /// A parsed request.
 #[derive(Debug)]
 pub enum Command<'a> {

@@ -49,6 +49,8 @@
 //! - A line longer than 2048 bytes without a newline gets
 //!   `CLIENT_ERROR line too long` before the close (memcached closes
 //!   silently); multigets may be as long as the largest request.
+//! - Keys with control characters get `CLIENT_ERROR bad command line
+//!   format`, as protocol.txt requires (memcached itself stores them).
 //! - `stats` leaves out slab, LRU and hash-table internals; `get_expired`,
 //!   `get_flushed`, `expired_unfetched`, `evicted_unfetched` are 0.
 

@@ -7,7 +7,7 @@ use bytes::BytesMut;
 use strata_kv::{Deleted, Store};
 
 use crate::codec::Tokens;
-use crate::command::{noreply_maybe, ParseError, KEY_MAX};
+use crate::command::{noreply_maybe, ParseError};
 use crate::protocol::Shared;
 use crate::reply::{self, Error};
 
@@ -32,7 +32,7 @@ impl<'a> Delete<'a> {
             }
         }
         let key = tokens.get(1);
-        if key.len() > KEY_MAX {
+        if !crate::command::valid_key(key) {
             return Err(ParseError::quiet(Error::BadFormat, noreply));
         }
         Ok(Self { key, noreply })

@@ -11,7 +11,7 @@ use bytes::{BufMut, BytesMut};
 use strata_kv::{ItemRef, Mutation, Store};
 
 use crate::codec::Tokens;
-use crate::command::{ParseError, KEY_MAX};
+use crate::command::ParseError;
 use crate::expiry;
 use crate::numbers::strtol32;
 use crate::protocol::Shared;
@@ -67,7 +67,7 @@ impl<'a> Retrieve<'a> {
         let stats = &shared.stats;
         let mut store = shared.keyspace.store();
         for key in self.tokens.words_from(self.first_key) {
-            if key.len() > KEY_MAX {
+            if !crate::command::valid_key(key) {
                 out.truncate(start);
                 reply::error(out, Error::BadFormat, false);
                 return;

@@ -14,7 +14,7 @@ use bytes::{BufMut, BytesMut};
 use strata_kv::{ItemRef, KvError, Mutation, NewItem, Store};
 
 use crate::codec::Tokens;
-use crate::command::{noreply_maybe, ParseError, KEY_MAX};
+use crate::command::{noreply_maybe, ParseError};
 use crate::numbers::{item_number, strtoull};
 use crate::protocol::Shared;
 use crate::reply::{self, Error};
@@ -102,7 +102,7 @@ impl<'a> Arithmetic<'a> {
     pub fn parse(tokens: &Tokens<'a>) -> Result<Self, ParseError> {
         let noreply = noreply_maybe(tokens);
         let key = tokens.get(1);
-        if key.len() > KEY_MAX {
+        if !crate::command::valid_key(key) {
             return Err(ParseError::quiet(Error::BadFormat, noreply));
         }
         let delta =

@@ -9,7 +9,7 @@ use strata_kv::Store;
 
 use crate::base64;
 use crate::codec::Tokens;
-use crate::command::{ParseError, KEY_MAX};
+use crate::command::ParseError;
 use crate::expiry;
 use crate::protocol::Shared;
 use crate::reply::Error;
@@ -27,7 +27,7 @@ impl MetaDebug {
     /// Parses the line.
     pub fn parse(tokens: &Tokens<'_>) -> Result<Self, ParseError> {
         let raw_key = tokens.get(1);
-        if !(2..=3).contains(&tokens.len()) || raw_key.len() > KEY_MAX {
+        if !(2..=3).contains(&tokens.len()) || !crate::command::valid_key(raw_key) {
             return Err(Error::BadFormat.into());
         }
         let base64 = tokens.get(2) == b"b";

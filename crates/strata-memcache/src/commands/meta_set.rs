@@ -17,7 +17,7 @@ use strata_kv::{Mutation, NewItem, Store};
 
 use super::meta_flags::{MetaFlags, MetaKind};
 use crate::codec::Tokens;
-use crate::command::{ParseError, KEY_MAX};
+use crate::command::ParseError;
 use crate::expiry;
 use crate::marks::Mark;
 use crate::numbers::strtol32;
@@ -52,7 +52,7 @@ enum Outcome {
 impl<'a> MetaSet<'a> {
     /// Parses the line.
     pub fn parse(tokens: &Tokens<'a>) -> Result<Self, ParseError> {
-        if tokens.get(1).len() > KEY_MAX || tokens.len() == 2 {
+        if !crate::command::valid_key(tokens.get(1)) || tokens.len() == 2 {
             return Err(Error::BadFormat.into());
         }
         if tokens.ntokens() > 20 {

@@ -5,7 +5,7 @@ use bytes::BytesMut;
 use strata_kv::{Mutation, Store};
 
 use crate::codec::Tokens;
-use crate::command::{noreply_maybe, ParseError, KEY_MAX};
+use crate::command::{noreply_maybe, ParseError};
 use crate::expiry;
 use crate::numbers::strtol32;
 use crate::protocol::Shared;
@@ -24,7 +24,7 @@ impl<'a> Touch<'a> {
     pub fn parse(tokens: &Tokens<'a>) -> Result<Self, ParseError> {
         let noreply = noreply_maybe(tokens);
         let key = tokens.get(1);
-        if key.len() > KEY_MAX {
+        if !crate::command::valid_key(key) {
             return Err(ParseError::quiet(Error::BadFormat, noreply));
         }
         let exptime =
