@@ -39,7 +39,18 @@ pub trait Store {
         &mut self,
         key: &[u8],
         f: impl FnOnce(Option<ItemRef<'_>>) -> (Mutation<'v>, R),
-    ) -> Result<R, KvError>;
+    ) -> Result<R, KvError> {
+        self.update_cas(key, f).map(|(result, _)| result)
+    }
+
+    /// Like [`update`](Store::update), also returning, under the same lock,
+    /// the CAS version of the item the key holds afterwards (`None` when no
+    /// live item remains): memcached's meta `c` flag after a change.
+    fn update_cas<'v, R>(
+        &mut self,
+        key: &[u8],
+        f: impl FnOnce(Option<ItemRef<'_>>) -> (Mutation<'v>, R),
+    ) -> Result<(R, Option<u64>), KvError>;
 
     /// Stores `item` under `key` unconditionally.
     fn set(&mut self, key: &[u8], item: NewItem<'_>) -> Result<(), KvError> {

@@ -44,7 +44,15 @@ impl Store for ExclusiveStore<'_> {
         key: &[u8],
         f: impl FnOnce(Option<ItemRef<'_>>) -> (Mutation<'v>, R),
     ) -> Result<R, KvError> {
-        self.locked.update(key, f)
+        self.locked.update(key, false, f).map(|(result, _)| result)
+    }
+
+    fn update_cas<'v, R>(
+        &mut self,
+        key: &[u8],
+        f: impl FnOnce(Option<ItemRef<'_>>) -> (Mutation<'v>, R),
+    ) -> Result<(R, Option<u64>), KvError> {
+        self.locked.update(key, true, f)
     }
 
     fn delete(&mut self, key: &[u8]) -> Deleted {

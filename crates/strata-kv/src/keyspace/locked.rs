@@ -72,17 +72,19 @@ impl<'a> LockedShards<'a> {
     pub fn update<'v, R>(
         &mut self,
         key: &[u8],
+        want_cas: bool,
         f: impl FnOnce(Option<ItemRef<'_>>) -> (Mutation<'v>, R),
-    ) -> Result<R, KvError> {
+    ) -> Result<(R, Option<u64>), KvError> {
         let ks = self.ks;
         let (now, hash) = (ks.ctx.now(), ks.ctx.hash(key));
-        self.shard(hash).update(&ks.ctx, hash, key, now, f)
+        self.shard(hash)
+            .update(&ks.ctx, hash, key, now, want_cas, f)
     }
 
     pub fn delete(&mut self, key: &[u8]) -> Deleted {
-        let found = self.update(key, |item| (Mutation::Delete, item.is_some()));
+        let found = self.update(key, false, |item| (Mutation::Delete, item.is_some()));
         match found {
-            Ok(true) => Deleted::Removed,
+            Ok((true, _)) => Deleted::Removed,
             _ => Deleted::Missing,
         }
     }
@@ -123,7 +125,7 @@ impl<'a> LockedShards<'a> {
             }
         }
         for (key, item) in items {
-            self.update(key, |_| (Mutation::Put(item.clone()), ()))?;
+            self.update(key, false, |_| (Mutation::Put(item.clone()), ()))?;
         }
         Ok(true)
     }
@@ -150,7 +152,7 @@ impl<'a> LockedShards<'a> {
             flags,
             expires_at,
         };
-        self.update(to, |_| (Mutation::Put(item), ()))?;
+        self.update(to, false, |_| (Mutation::Put(item), ()))?;
         self.delete(from);
         Ok(Renamed::Done)
     }

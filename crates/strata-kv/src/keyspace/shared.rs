@@ -35,6 +35,21 @@ impl<'a> SharedStore<'a> {
         found
     }
 
+    fn write<'v, R>(
+        &self,
+        key: &[u8],
+        want_cas: bool,
+        f: impl FnOnce(Option<ItemRef<'_>>) -> (Mutation<'v>, R),
+    ) -> Result<(R, Option<u64>), KvError> {
+        self.ks.run_due_flush();
+        let ctx = &self.ks.ctx;
+        let (now, hash) = (ctx.now(), ctx.hash(key));
+        self.ks
+            .shard(hash)
+            .write()
+            .update(ctx, hash, key, now, want_cas, f)
+    }
+
     /// Removes every item, all shards locked at once.
     pub(crate) fn flush_now(&self) {
         self.ks.lock((0..self.ks.shard_count()).collect()).clear();
@@ -90,10 +105,15 @@ impl Store for SharedStore<'_> {
         key: &[u8],
         f: impl FnOnce(Option<ItemRef<'_>>) -> (Mutation<'v>, R),
     ) -> Result<R, KvError> {
-        self.ks.run_due_flush();
-        let ctx = &self.ks.ctx;
-        let (now, hash) = (ctx.now(), ctx.hash(key));
-        self.ks.shard(hash).write().update(ctx, hash, key, now, f)
+        self.write(key, false, f).map(|(result, _)| result)
+    }
+
+    fn update_cas<'v, R>(
+        &mut self,
+        key: &[u8],
+        f: impl FnOnce(Option<ItemRef<'_>>) -> (Mutation<'v>, R),
+    ) -> Result<(R, Option<u64>), KvError> {
+        self.write(key, true, f)
     }
 
     fn delete(&mut self, key: &[u8]) -> Deleted {

@@ -108,15 +108,17 @@ impl ShardInner {
         }
     }
 
-    /// Reads `key`, lets `f` decide, and applies the decision.
+    /// Reads `key`, lets `f` decide, and applies the decision. With
+    /// `want_cas`, also returns the CAS of the item left afterwards.
     pub fn update<'v, R>(
         &mut self,
         ctx: &Ctx,
         hash: u64,
         key: &[u8],
         now: u64,
+        want_cas: bool,
         f: impl FnOnce(Option<ItemRef<'_>>) -> (Mutation<'v>, R),
-    ) -> Result<R, KvError> {
+    ) -> Result<(R, Option<u64>), KvError> {
         let slot = self.lookup(hash, key);
         let live = slot.filter(|&s| self.live_item(s, now).is_some());
         let (mutation, result) = f(live.map(|s| item_ref(&self.record_at(s))));
@@ -160,7 +162,13 @@ impl ShardInner {
                 }
             }
         }
-        Ok(result)
+        let cas = match want_cas {
+            true => self
+                .lookup(hash, key)
+                .and_then(|s| self.live_item(s, now).map(|i| i.cas)),
+            false => None,
+        };
+        Ok((result, cas))
     }
 
     /// Appends a new record for `key` and points the index at it.

@@ -31,8 +31,9 @@ pub struct Arithmetic<'a> {
 /// What [`apply_delta`] found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DeltaOutcome {
-    /// The new number, and the item's expiry before the change.
-    Done(u64, Option<u64>),
+    /// The new number, the item's expiry before the change, and the CAS the
+    /// change gave it.
+    Done(u64, Option<u64>, u64),
     /// No item.
     NotFound,
     /// The item is not a number.
@@ -72,7 +73,7 @@ pub fn apply_delta(
     cas: Option<u64>,
     expires_at: Option<Option<u64>>,
 ) -> Result<DeltaOutcome, KvError> {
-    store.update(key, |old: Option<ItemRef<'_>>| {
+    let (outcome, cas_after) = store.update_cas(key, |old: Option<ItemRef<'_>>| {
         let Some(item) = old else {
             return (Mutation::Keep, DeltaOutcome::NotFound);
         };
@@ -91,9 +92,16 @@ pub fn apply_delta(
                     flags: item.flags,
                     expires_at: expires_at.unwrap_or(item.expires_at),
                 };
-                (Mutation::Put(new), DeltaOutcome::Done(n, item.expires_at))
+                (
+                    Mutation::Put(new),
+                    DeltaOutcome::Done(n, item.expires_at, 0),
+                )
             }
         }
+    })?;
+    Ok(match outcome {
+        DeltaOutcome::Done(n, before, _) => DeltaOutcome::Done(n, before, cas_after.unwrap_or(0)),
+        other => other,
     })
 }
 
@@ -135,7 +143,7 @@ impl<'a> Arithmetic<'a> {
             (&stats.incr_hits, &stats.incr_misses)
         };
         match outcome {
-            Ok(DeltaOutcome::Done(n, _)) => {
+            Ok(DeltaOutcome::Done(n, _, _)) => {
                 hits.incr();
                 if !self.noreply {
                     reply::put_u64(out, n);

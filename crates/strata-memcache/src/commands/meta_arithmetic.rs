@@ -66,19 +66,19 @@ impl<'a> MetaArithmetic<'a> {
         // Where the flag walk starts: the old expiry after a change, none
         // for a just-created item (memcached creates it without one and
         // applies `N`/`T` at their positions).
-        let (code, number, start, created): (&[u8], Option<u64>, Option<u64>, bool) = match outcome
-        {
-            Ok(DeltaOutcome::Done(n, before)) => {
+        type Found = (&'static [u8], Option<u64>, Option<u64>, bool, u64);
+        let (code, number, start, created, cas): Found = match outcome {
+            Ok(DeltaOutcome::Done(n, before, cas)) => {
                 hits.incr();
                 if flags.quiet {
                     return;
                 }
-                (b"HD", Some(n), before, false)
+                (b"HD", Some(n), before, false, cas)
             }
             Ok(DeltaOutcome::NotFound) => {
                 misses.incr();
                 match flags.vivify {
-                    None => (b"NF", None, None, false),
+                    None => (b"NF", None, None, false, 0),
                     Some(_) => {
                         let initial = flags.initial.unwrap_or(0);
                         let digits = itoa::Buffer::new().format(initial).as_bytes().to_vec();
@@ -94,17 +94,17 @@ impl<'a> MetaArithmetic<'a> {
                             expires_at,
                         };
                         // memcached shows this reply even with `q`.
-                        match store.update(key, |old| match old {
+                        match store.update_cas(key, |old| match old {
                             None => (Mutation::Put(item), true),
                             Some(_) => (Mutation::Keep, false),
                         }) {
-                            Ok(true) => (b"HD", Some(initial), None, true),
-                            _ => (b"NS", None, None, false),
+                            Ok((true, cas)) => (b"HD", Some(initial), None, true, cas.unwrap_or(0)),
+                            _ => (b"NS", None, None, false, 0),
                         }
                     }
                 }
             }
-            Ok(DeltaOutcome::Exists) => (b"EX", None, None, false),
+            Ok(DeltaOutcome::Exists) => (b"EX", None, None, false, 0),
             Ok(DeltaOutcome::NonNumeric) => {
                 reply::error(out, Error::NonNumeric, false);
                 return;
@@ -126,12 +126,6 @@ impl<'a> MetaArithmetic<'a> {
             None => line.extend_from_slice(code),
         }
         if number.is_some() {
-            let wants_cas = flags.words().any(|w| w[0] == b'c');
-            let cas = if wants_cas {
-                store.peek(key, |item| item.cas).unwrap_or(0)
-            } else {
-                0
-            };
             let walk = Walk {
                 ttl: new_ttl,
                 vivify: vivify_ttl,

@@ -47,7 +47,7 @@ impl<'a> MetaDelete<'a> {
         let key: &[u8] = &flags.key;
         let now = shared.keyspace.now_ms();
         let mut store = shared.keyspace.store();
-        let result = store.update(key, |old| {
+        let (result, cas_after) = match store.update_cas(key, |old| {
             let Some(item) = old else {
                 return (Mutation::Keep, Outcome::NotFound);
             };
@@ -75,12 +75,15 @@ impl<'a> MetaDelete<'a> {
             } else {
                 (Mutation::Delete, Outcome::Deleted)
             }
-        });
+        }) {
+            Ok((outcome, cas)) => (Ok(outcome), cas),
+            Err(err) => (Err(err), None),
+        };
         let code: &[u8] = match result {
             Ok(Outcome::Deleted | Outcome::Invalidated) => {
                 shared.stats.delete_hits.incr();
                 if let Ok(Outcome::Invalidated) = result {
-                    if let Some(cas) = store.peek(key, |item| item.cas) {
+                    if let Some(cas) = cas_after {
                         shared.marks.set(
                             key,
                             cas,

@@ -90,7 +90,7 @@ impl<'a> MetaSet<'a> {
         // memcached turns set/replace with a CAS into its "cas" command; add
         // ignores the CAS; append/prepend only check a non-zero one.
         let cas_mode = flags.compare_cas.is_some() && matches!(mode, b'S' | b'R');
-        let result = store.update(key, |old| {
+        let result = store.update_cas(key, |old| {
             let Some(item) = old else {
                 return match mode {
                     _ if cas_mode => (Mutation::Keep, Outcome::NotFound),
@@ -169,14 +169,13 @@ impl<'a> MetaSet<'a> {
                 _ => replace(ttl, None),
             }
         });
+        let (result, cas_after) = match result {
+            Ok((outcome, cas)) => (Ok(outcome), cas),
+            Err(err) => (Err(err), None),
+        };
         let (code, cas): (&[u8], u64) = match result {
             Ok(Outcome::Stored { stale }) => {
-                let wants_cas = flags.words().any(|w| w[0] == b'c');
-                let cas = if wants_cas || stale.is_some() {
-                    store.peek(key, |item| item.cas).unwrap_or(0)
-                } else {
-                    0
-                };
+                let cas = cas_after.unwrap_or(0);
                 if let Some(mark) = stale {
                     marks.set(key, cas, mark);
                 }
