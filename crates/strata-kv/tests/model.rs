@@ -98,16 +98,16 @@ fn run(ops: Vec<Op>, shards: usize) {
                 ttl,
             } => {
                 let expires_at = ttl.map(|t| now + t);
-                store
-                    .set(
-                        &key(k),
-                        NewItem {
-                            value: value.clone().into(),
-                            flags,
-                            expires_at,
-                        },
-                    )
+                let new = NewItem {
+                    value: value.clone().into(),
+                    flags,
+                    expires_at,
+                };
+                let ((), cas) = store
+                    .update_cas(&key(k), |_| (Mutation::Put(new), ()))
                     .unwrap();
+                let now_cas = store.peek(&key(k), |i| i.cas);
+                assert_eq!(cas, now_cas, "update_cas reports the new CAS");
                 model.insert(key(k), (value, flags, expires_at));
             }
             Op::Delete(k) => {
