@@ -1,0 +1,143 @@
+//! [`FaultyDirectory`]: wraps any [`Directory`] and fails, tears or refuses
+//! (full disk) writes and syncs when its [`Faults`] say so; otherwise it
+//! passes everything through unchanged. For tests only.
+
+mod faults;
+
+pub use faults::Faults;
+
+use std::io;
+use std::sync::Arc;
+
+use crate::{Device, Directory};
+use faults::{io_error, no_space};
+
+/// A [`Directory`] that injects the faults its shared [`Faults`] ask for.
+///
+/// Names (`create`, `open`, `rename`, `remove`, `list`) pass through
+/// untouched; `sync_names` and every device's `write_all_at` and `sync`
+/// check the faults first.
+#[derive(Clone)]
+pub struct FaultyDirectory {
+    inner: Arc<dyn Directory>,
+    faults: Arc<Faults>,
+}
+
+impl FaultyDirectory {
+    /// Wraps `inner`, with no faults switched on.
+    pub fn new(inner: Arc<dyn Directory>) -> FaultyDirectory {
+        FaultyDirectory {
+            inner,
+            faults: Arc::new(Faults::new()),
+        }
+    }
+
+    /// The switches and counters shared with every device handed out.
+    pub fn faults(&self) -> Arc<Faults> {
+        self.faults.clone()
+    }
+
+    /// The wrapped directory (without faults).
+    pub fn inner(&self) -> &Arc<dyn Directory> {
+        &self.inner
+    }
+
+    fn wrap(&self, inner: Box<dyn Device>) -> Box<dyn Device> {
+        Box::new(FaultyDevice {
+            inner,
+            directory: self.inner.clone(),
+            faults: self.faults.clone(),
+        })
+    }
+}
+
+impl Directory for FaultyDirectory {
+    fn create(&self, name: &str) -> io::Result<Box<dyn Device>> {
+        Ok(self.wrap(self.inner.create(name)?))
+    }
+
+    fn open(&self, name: &str) -> io::Result<Box<dyn Device>> {
+        Ok(self.wrap(self.inner.open(name)?))
+    }
+
+    fn rename(&self, from: &str, to: &str) -> io::Result<()> {
+        self.inner.rename(from, to)
+    }
+
+    fn remove(&self, name: &str) -> io::Result<()> {
+        self.inner.remove(name)
+    }
+
+    fn list(&self) -> io::Result<Vec<String>> {
+        self.inner.list()
+    }
+
+    fn sync_names(&self) -> io::Result<()> {
+        self.faults.admit_sync()?;
+        self.inner.sync_names()
+    }
+}
+
+/// A device of a [`FaultyDirectory`].
+struct FaultyDevice {
+    inner: Box<dyn Device>,
+    /// To measure the space used, for the capacity.
+    directory: Arc<dyn Directory>,
+    faults: Arc<Faults>,
+}
+
+impl FaultyDevice {
+    /// Total length of the named devices of the directory.
+    fn used(&self) -> io::Result<u64> {
+        let mut total = 0u64;
+        for name in self.directory.list()? {
+            match self.directory.open(&name) {
+                Ok(device) => total = total.saturating_add(device.len()?),
+                // Removed since the listing.
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(total)
+    }
+}
+
+impl Device for FaultyDevice {
+    fn len(&self) -> io::Result<u64> {
+        self.inner.len()
+    }
+
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        self.inner.read_exact_at(buf, offset)
+    }
+
+    fn write_all_at(&self, buf: &[u8], offset: u64) -> io::Result<()> {
+        self.faults.admit_write()?;
+        let _space = match self.faults.capacity() {
+            Some((capacity, guard)) => {
+                let end = offset.saturating_add(buf.len() as u64);
+                let growth = end.saturating_sub(self.inner.len()?);
+                if growth > 0 && self.used()?.saturating_add(growth) > capacity {
+                    return Err(no_space());
+                }
+                Some(guard)
+            }
+            None => None,
+        };
+        if let Some(keep) = self.faults.take_tear() {
+            let keep = usize::try_from(keep).map_or(buf.len(), |keep| keep.min(buf.len()));
+            self.inner.write_all_at(&buf[..keep], offset)?;
+            return Err(io_error());
+        }
+        self.inner.write_all_at(buf, offset)
+    }
+
+    fn sync(&self) -> io::Result<()> {
+        self.faults.admit_sync()?;
+        self.inner.sync()
+    }
+
+    fn set_len(&self, len: u64) -> io::Result<()> {
+        self.inner.set_len(len)
+    }
+}

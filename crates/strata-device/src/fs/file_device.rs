@@ -1,0 +1,67 @@
+//! A file written through the page cache and made durable with
+//! `fdatasync` ([`SyncMode::Fdatasync`](super::SyncMode::Fdatasync)).
+
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::Device;
+
+/// One file; positional I/O, `fdatasync` on `sync`.
+pub(super) struct FileDevice {
+    file: File,
+    /// Set by `set_len` (and by `create`, which truncates): the next `sync`
+    /// uses `fsync`, since the length is metadata.
+    length_changed: AtomicBool,
+}
+
+impl FileDevice {
+    /// Opens `path` read-write; with `create`, creates or truncates it.
+    pub(super) fn open(path: &Path, create: bool) -> io::Result<FileDevice> {
+        let mut options = OpenOptions::new();
+        options.read(true).write(true);
+        if create {
+            options.create(true).truncate(true);
+        }
+        Ok(FileDevice {
+            file: options.open(path)?,
+            length_changed: AtomicBool::new(create),
+        })
+    }
+}
+
+impl Device for FileDevice {
+    fn len(&self) -> io::Result<u64> {
+        Ok(self.file.metadata()?.len())
+    }
+
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        self.file.read_exact_at(buf, offset)
+    }
+
+    fn write_all_at(&self, buf: &[u8], offset: u64) -> io::Result<()> {
+        self.file.write_all_at(buf, offset)
+    }
+
+    fn sync(&self) -> io::Result<()> {
+        if self.length_changed.swap(false, Ordering::AcqRel) {
+            let synced = self.file.sync_all();
+            if synced.is_err() {
+                self.length_changed.store(true, Ordering::Release);
+            }
+            synced
+        } else {
+            self.file.sync_data()
+        }
+    }
+
+    fn set_len(&self, len: u64) -> io::Result<()> {
+        let result = self.file.set_len(len);
+        // After the change, so that a concurrent sync cannot clear the flag
+        // before the change it must cover has happened.
+        self.length_changed.store(true, Ordering::Release);
+        result
+    }
+}

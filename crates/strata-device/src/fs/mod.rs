@@ -1,0 +1,109 @@
+//! The real filesystem: an [`FsDirectory`] is one directory on disk and its
+//! devices are the files in it, written either through the page cache with
+//! `fdatasync` (`file_device`) or with `O_DIRECT | O_DSYNC` (`direct_device`),
+//! as [`SyncMode`] says.
+//!
+//! Nothing is cached here: names and lengths are always asked of the
+//! filesystem, so several handles on one directory agree.
+
+mod aligned;
+mod direct_device;
+mod file_device;
+mod sync_mode;
+
+pub use sync_mode::{ParseSyncModeError, SyncMode};
+
+use std::fs::File;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::{name, Device, Directory};
+use direct_device::DirectDevice;
+use file_device::FileDevice;
+
+/// A directory on the local filesystem; each device is one file in it.
+#[derive(Debug, Clone)]
+pub struct FsDirectory {
+    path: PathBuf,
+    mode: SyncMode,
+}
+
+impl FsDirectory {
+    /// Opens the directory at `path`, creating it (and its parents) if
+    /// missing.
+    ///
+    /// With [`SyncMode::DirectDsync`] it also checks, with an unnamed
+    /// temporary file, that the filesystem accepts 4096-byte aligned
+    /// `O_DIRECT` writes, and returns an [`io::ErrorKind::Unsupported`]
+    /// error saying so if it does not (tmpfs before Linux 6.6, for example).
+    pub fn open(path: impl AsRef<Path>, mode: SyncMode) -> io::Result<FsDirectory> {
+        let path = path.as_ref().to_path_buf();
+        std::fs::create_dir_all(&path)?;
+        if mode == SyncMode::DirectDsync {
+            direct_device::probe(&path)?;
+        }
+        Ok(FsDirectory { path, mode })
+    }
+
+    /// The directory on disk.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// How this directory's files are made durable.
+    pub fn mode(&self) -> SyncMode {
+        self.mode
+    }
+
+    fn file_path(&self, name: &str) -> io::Result<PathBuf> {
+        name::check(name)?;
+        Ok(self.path.join(name))
+    }
+
+    fn device(&self, name: &str, create: bool) -> io::Result<Box<dyn Device>> {
+        let path = self.file_path(name)?;
+        Ok(match self.mode {
+            SyncMode::Fdatasync => Box::new(FileDevice::open(&path, create)?),
+            SyncMode::DirectDsync => Box::new(DirectDevice::open(&path, create)?),
+        })
+    }
+}
+
+impl Directory for FsDirectory {
+    fn create(&self, name: &str) -> io::Result<Box<dyn Device>> {
+        self.device(name, true)
+    }
+
+    fn open(&self, name: &str) -> io::Result<Box<dyn Device>> {
+        self.device(name, false)
+    }
+
+    fn rename(&self, from: &str, to: &str) -> io::Result<()> {
+        std::fs::rename(self.file_path(from)?, self.file_path(to)?)
+    }
+
+    fn remove(&self, name: &str) -> io::Result<()> {
+        std::fs::remove_file(self.file_path(name)?)
+    }
+
+    /// Regular files only: subdirectories, symbolic links and names that
+    /// are not UTF-8 are skipped.
+    fn list(&self) -> io::Result<Vec<String>> {
+        let mut names = Vec::new();
+        for entry in std::fs::read_dir(&self.path)? {
+            let entry = entry?;
+            if !entry.file_type()?.is_file() {
+                continue;
+            }
+            if let Ok(name) = entry.file_name().into_string() {
+                names.push(name);
+            }
+        }
+        names.sort_unstable();
+        Ok(names)
+    }
+
+    fn sync_names(&self) -> io::Result<()> {
+        File::open(&self.path)?.sync_all()
+    }
+}

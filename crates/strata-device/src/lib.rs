@@ -1,0 +1,90 @@
+//! # strata-device: where bytes meet storage
+//!
+//! Every durable structure of Strata (the command log, snapshots, later the
+//! SSD tier) does its I/O through the two small traits here, so that crash
+//! and fault tests can swap the real filesystem for a device that forgets
+//! what was not synced, tears writes, fails after N operations or runs out of
+//! space.
+//!
+//! ## Layout
+//! - [`Device`]: one file-like object: positional reads and writes, length,
+//!   durability barrier.
+//! - [`Directory`]: a flat namespace of devices with create, open, atomic
+//!   rename, remove, list and a durability barrier for the names themselves.
+//! - `fs`: the real filesystem ([`FsDirectory`]); [`SyncMode`] picks
+//!   `fdatasync` or `O_DIRECT | O_DSYNC` files.
+//! - `mem`: [`MemDirectory`], in memory, with [`MemDirectory::crash`]: a
+//!   simulated power cut that keeps only what was made durable.
+//! - `faulty`: [`FaultyDirectory`], a wrapper that fails writes or syncs on
+//!   demand, tears writes, or reports a full disk.
+//!
+//! This crate never depends on any other Strata crate.
+
+#![warn(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod faulty;
+mod fs;
+mod mem;
+mod name;
+
+pub use faulty::{Faults, FaultyDirectory};
+pub use fs::{FsDirectory, ParseSyncModeError, SyncMode};
+pub use mem::MemDirectory;
+
+use std::io;
+
+/// A file-like storage object.
+///
+/// Contract: `write_all_at` may leave its bytes volatile until `sync` returns
+/// `Ok`; after a crash, only bytes covered by a successful `sync` are
+/// guaranteed to be present (later bytes may be present, absent or torn).
+/// After `sync` returns an error the caller MUST assume any write since the
+/// last successful sync is lost, and MUST NOT retry the sync and treat it as
+/// success (fsync errors are not sticky on Linux).
+pub trait Device: Send + Sync {
+    /// Current length in bytes.
+    fn len(&self) -> io::Result<u64>;
+
+    /// True when the device holds no bytes.
+    fn is_empty(&self) -> io::Result<bool> {
+        Ok(self.len()? == 0)
+    }
+
+    /// Fills `buf` from `offset`; an error if the device ends first.
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()>;
+
+    /// Writes all of `buf` at `offset`, extending the device if needed.
+    fn write_all_at(&self, buf: &[u8], offset: u64) -> io::Result<()>;
+
+    /// Makes every completed write durable (data, and the length).
+    fn sync(&self) -> io::Result<()>;
+
+    /// Truncates or extends (with zeros) to `len` bytes.
+    fn set_len(&self, len: u64) -> io::Result<()>;
+}
+
+/// A flat namespace of devices (one directory on disk).
+///
+/// Contract: `create`, `rename` and `remove` change the namespace at once for
+/// readers, but the change is durable only after `sync_names` returns `Ok`.
+/// `rename` replaces an existing target atomically.
+pub trait Directory: Send + Sync {
+    /// Creates (or truncates) the device `name`.
+    fn create(&self, name: &str) -> io::Result<Box<dyn Device>>;
+
+    /// Opens the existing device `name`; `NotFound` if absent.
+    fn open(&self, name: &str) -> io::Result<Box<dyn Device>>;
+
+    /// Atomically renames `from` to `to`, replacing `to`.
+    fn rename(&self, from: &str, to: &str) -> io::Result<()>;
+
+    /// Removes `name`; `NotFound` if absent.
+    fn remove(&self, name: &str) -> io::Result<()>;
+
+    /// Names of the devices present, sorted.
+    fn list(&self) -> io::Result<Vec<String>>;
+
+    /// Makes the namespace changes so far durable (fsync of the directory).
+    fn sync_names(&self) -> io::Result<()>;
+}
