@@ -11,8 +11,10 @@ use crossbeam_utils::CachePadded;
 
 const STRIPES: usize = 16;
 
-/// A monotonically increasing counter shared by all threads.
-pub(crate) struct Counter {
+/// A monotonically increasing counter shared by all threads, cheap to bump
+/// from any core (front ends use it for their protocol counters too).
+#[derive(Debug)]
+pub struct Counter {
     cells: [CachePadded<AtomicU64>; STRIPES],
 }
 
@@ -38,12 +40,26 @@ fn stripe() -> usize {
 }
 
 impl Counter {
+    /// Adds one.
+    pub fn incr(&self) {
+        self.add(1);
+    }
+
+    /// Adds `n`.
     pub fn add(&self, n: u64) {
         self.cells[stripe()].fetch_add(n, Ordering::Relaxed);
     }
 
+    /// The current total (a momentary sum, not a linearizable snapshot).
     pub fn get(&self) -> u64 {
         self.cells.iter().map(|c| c.load(Ordering::Relaxed)).sum()
+    }
+
+    /// Back to zero (`stats reset`, `CONFIG RESETSTAT`).
+    pub fn reset(&self) {
+        for cell in &self.cells {
+            cell.store(0, Ordering::Relaxed);
+        }
     }
 }
 

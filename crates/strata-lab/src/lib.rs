@@ -16,7 +16,7 @@
 //! [`run_bench`]. Other benchmarks and scripts call [`kv::run_kv`] from their own runtime and
 //! consume the [`kv::KvResult`] it returns.
 
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod error;

@@ -196,17 +196,17 @@ fn free_port_pair() -> std::io::Result<(u16, u16)> {
     Ok((first.local_addr()?.port(), second.local_addr()?.port()))
 }
 
-/// Sends SIGTERM to `child`.
+/// Sends SIGTERM to `child`. The pid cannot have been reused: the child has not been
+/// reaped (we hold its `Child` and only `wait`/`try_wait` reap it).
 #[cfg(unix)]
 fn terminate(child: &mut Child) {
-    let Ok(pid) = libc::pid_t::try_from(child.id()) else {
+    let Some(pid) = i32::try_from(child.id())
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
         return;
     };
-    // SAFETY: kill(2) takes plain integers and touches no memory of this process. The pid
-    // cannot have been reused: the child has not been reaped (we hold its `Child` and only
-    // `wait`/`try_wait` reap it), so the pid still names our child, possibly as a zombie.
-    #[allow(unsafe_code)]
-    let _ = unsafe { libc::kill(pid, libc::SIGTERM) };
+    let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
 }
 
 /// Without signals, stopping is killing.

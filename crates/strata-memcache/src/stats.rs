@@ -1,68 +1,11 @@
 //! Protocol counters shared by every memcached session, named as memcached
 //! names them in `stats`.
 //!
-//! Each counter is striped over cache-padded cells chosen per thread and
-//! updated with relaxed atomics, so sessions on different cores never
-//! contend; reading sums the stripes (a momentary snapshot, not a
-//! linearizable one, as in memcached).
+//! Each counter is the engine's striped [`Counter`], so sessions on
+//! different cores never contend; reading sums the stripes (a momentary
+//! snapshot, not a linearizable one, as in memcached).
 
-use std::cell::Cell;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-
-use crossbeam_utils::CachePadded;
-
-const STRIPES: usize = 8;
-
-fn stripe() -> usize {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    thread_local! {
-        static STRIPE: Cell<usize> = const { Cell::new(usize::MAX) };
-    }
-    STRIPE.with(|s| {
-        if s.get() == usize::MAX {
-            s.set(NEXT.fetch_add(1, Ordering::Relaxed) % STRIPES);
-        }
-        s.get()
-    })
-}
-
-/// One monotonically increasing counter.
-#[derive(Debug)]
-pub struct Counter {
-    cells: [CachePadded<AtomicU64>; STRIPES],
-}
-
-impl Default for Counter {
-    fn default() -> Self {
-        Self {
-            cells: std::array::from_fn(|_| CachePadded::new(AtomicU64::new(0))),
-        }
-    }
-}
-
-impl Counter {
-    /// Adds one.
-    pub fn incr(&self) {
-        self.add(1);
-    }
-
-    /// Adds `n`.
-    pub fn add(&self, n: u64) {
-        self.cells[stripe()].fetch_add(n, Ordering::Relaxed);
-    }
-
-    /// The current total.
-    pub fn get(&self) -> u64 {
-        self.cells.iter().map(|c| c.load(Ordering::Relaxed)).sum()
-    }
-
-    /// Back to zero (`stats reset`).
-    pub fn reset(&self) {
-        for c in &self.cells {
-            c.store(0, Ordering::Relaxed);
-        }
-    }
-}
+pub use strata_kv::stats::Counter;
 
 macro_rules! protocol_stats {
     ($($(#[$doc:meta])* $name:ident),* $(,)?) => {

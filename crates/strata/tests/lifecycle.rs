@@ -11,7 +11,7 @@ use support::{run_to_exit, Raw, Server};
 
 const RESP_PING: &[u8] = b"*1\r\n$4\r\nPING\r\n";
 
-fn stops_cleanly_on(signal: libc::c_int) {
+fn stops_cleanly_on(signal: rustix::process::Signal) {
     let mut server = Server::start(&[]);
     // Open connections (one idle, one mid-conversation) must not hold the
     // shutdown up.
@@ -42,12 +42,12 @@ fn stops_cleanly_on(signal: libc::c_int) {
 
 #[test]
 fn sigterm_shuts_down_cleanly_with_exit_code_0() {
-    stops_cleanly_on(libc::SIGTERM);
+    stops_cleanly_on(rustix::process::Signal::TERM);
 }
 
 #[test]
 fn sigint_shuts_down_cleanly_with_exit_code_0() {
-    stops_cleanly_on(libc::SIGINT);
+    stops_cleanly_on(rustix::process::Signal::INT);
 }
 
 #[test]

@@ -125,12 +125,11 @@ impl Server {
         self.child.id() as i32
     }
 
-    /// Sends `signal` to the server.
-    pub fn signal(&self, signal: libc::c_int) {
-        // SAFETY: kill(2) has no memory-safety preconditions; the pid is our
-        // own child, not yet reaped (the Drop guard reaps it).
-        let rc = unsafe { libc::kill(self.pid(), signal) };
-        assert_eq!(rc, 0, "kill failed");
+    /// Sends `signal` to the server (our own child, not yet reaped: the
+    /// Drop guard reaps it, so the pid cannot have been reused).
+    pub fn signal(&self, signal: rustix::process::Signal) {
+        let pid = rustix::process::Pid::from_raw(self.pid()).expect("child pid");
+        rustix::process::kill_process(pid, signal).expect("kill failed");
     }
 
     /// Waits up to `timeout` for the child to exit.

@@ -1,7 +1,7 @@
 //! Serves the RESP front end alone, for trying it with `redis-cli`,
 //! `redis-benchmark` or a differential check against a real Redis:
 //!
-//! `cargo run -p strata-resp --example serve -- [port] [requirepass]`
+//! `cargo run -p strata-resp --example resp-serve -- [port] [requirepass]`
 
 use std::net::{IpAddr, Ipv4Addr};
 use std::sync::atomic::{AtomicU32, AtomicUsize};

@@ -1,6 +1,6 @@
 //! Serves the memcached protocol alone on a port, for trying clients or
 //! comparing replies with a real memcached byte for byte:
-//! `cargo run -p strata-memcache --example serve -- 22123`.
+//! `cargo run -p strata-memcache --example memcache-serve -- 22123`.
 
 use std::sync::atomic::{AtomicU32, AtomicUsize};
 use std::sync::Arc;
