@@ -1,0 +1,121 @@
+//! How a [`CommandLog`](crate::CommandLog) is set up: segment size,
+//! durability mode, memory bound, and what recovery may do with a damaged log.
+
+use std::time::Duration;
+
+use crate::LogError;
+
+/// When appended records become durable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// Group commit: whenever records are pending, the flusher writes all of
+    /// them and syncs once; callers wait for their LSN with
+    /// [`wait_durable`](crate::CommandLog::wait_durable) or
+    /// [`durable`](crate::CommandLog::durable) before acknowledging.
+    Sync,
+    /// The flusher writes records within a few milliseconds and syncs at
+    /// least every `sync_interval`: a crash loses at most about that window.
+    Async {
+        /// Longest time written records may stay unsynced (at least
+        /// [`Durability::MIN_SYNC_INTERVAL`]).
+        sync_interval: Duration,
+    },
+}
+
+impl Durability {
+    /// The shortest accepted `sync_interval`.
+    pub const MIN_SYNC_INTERVAL: Duration = Duration::from_millis(10);
+    /// The default `sync_interval` (one second, as Redis `everysec`).
+    pub const DEFAULT_SYNC_INTERVAL: Duration = Duration::from_secs(1);
+
+    /// `Async` with the default one-second interval.
+    pub fn async_default() -> Durability {
+        Durability::Async {
+            sync_interval: Durability::DEFAULT_SYNC_INTERVAL,
+        }
+    }
+}
+
+/// What recovery does with damage that is not a torn tail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RecoveryPolicy {
+    /// Refuse to open with [`LogError::Corrupt`] naming the file and offset.
+    #[default]
+    Strict,
+    /// Operator escape hatch: keep every record before the first bad one,
+    /// drop it and everything after (later segments included), and say so in
+    /// [`RecoveryReport::damage`](crate::RecoveryReport::damage).
+    TruncateToLastGood,
+}
+
+/// Settings of one log.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct LogConfig {
+    /// Segment files are rotated before they would grow past this many bytes
+    /// (a single larger record gets a segment of its own).
+    pub segment_size: u64,
+    /// Sync or async durability.
+    pub durability: Durability,
+    /// Appends wait (back pressure) while this many bytes are buffered and
+    /// not yet handed to the flusher; at most about twice this is in memory.
+    pub max_buffered: usize,
+}
+
+impl LogConfig {
+    /// Default segment size: 64 MiB.
+    pub const DEFAULT_SEGMENT_SIZE: u64 = 64 << 20;
+    /// Default buffer bound: 64 MiB.
+    pub const DEFAULT_MAX_BUFFERED: usize = 64 << 20;
+
+    /// Defaults with the given durability.
+    pub fn new(durability: Durability) -> LogConfig {
+        LogConfig {
+            segment_size: Self::DEFAULT_SEGMENT_SIZE,
+            durability,
+            max_buffered: Self::DEFAULT_MAX_BUFFERED,
+        }
+    }
+
+    /// Sets the segment size.
+    pub fn with_segment_size(mut self, bytes: u64) -> LogConfig {
+        self.segment_size = bytes;
+        self
+    }
+
+    /// Sets the buffer bound.
+    pub fn with_max_buffered(mut self, bytes: usize) -> LogConfig {
+        self.max_buffered = bytes;
+        self
+    }
+
+    pub(crate) fn validate(&self) -> Result<(), LogError> {
+        if self.segment_size < 4096 {
+            return Err(LogError::Config(format!(
+                "segment_size {} is below the minimum of 4096 bytes",
+                self.segment_size
+            )));
+        }
+        if self.max_buffered < 4096 {
+            return Err(LogError::Config(format!(
+                "max_buffered {} is below the minimum of 4096 bytes",
+                self.max_buffered
+            )));
+        }
+        if let Durability::Async { sync_interval } = self.durability {
+            if sync_interval < Durability::MIN_SYNC_INTERVAL {
+                return Err(LogError::Config(format!(
+                    "sync_interval {sync_interval:?} is below the minimum of {:?}",
+                    Durability::MIN_SYNC_INTERVAL
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Default for LogConfig {
+    fn default() -> LogConfig {
+        LogConfig::new(Durability::Sync)
+    }
+}

@@ -1,0 +1,292 @@
+//! The flusher thread: the only writer of segment files.
+//!
+//! It takes the whole append buffer at once (swapping it with an empty one,
+//! so appenders never wait for I/O), writes it to the current segment,
+//! rotating when a segment is full, and syncs. In `Sync` mode it syncs after
+//! every batch: the one sync covers every record of the batch, which is
+//! group commit. In `Async` mode it writes a batch once it is a few
+//! milliseconds old or large, and syncs at least every `sync_interval`.
+//!
+//! Any write or sync failure poisons the log and stops the thread: the
+//! durable LSN never moves again, so nothing written after the failure is
+//! ever acknowledged.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use strata_device::Device;
+
+use crate::config::Durability;
+use crate::record::{encoded_len, encoded_lsn};
+use crate::segment::{self, SegmentMeta, SEGMENT_HEADER_LEN};
+use crate::shared::Shared;
+use crate::LogError;
+
+/// In async mode, records are written at most this long after being
+/// appended...
+pub(crate) const ASYNC_WRITE_DELAY: Duration = Duration::from_millis(2);
+/// ...or as soon as this many bytes are buffered.
+pub(crate) const ASYNC_WRITE_THRESHOLD: usize = 256 << 10;
+
+/// A buffer that grew past this is given back to the allocator after use.
+const KEEP_BUFFER_CAPACITY: usize = 4 << 20;
+
+/// One round of work taken from the shared state.
+struct Work {
+    batch: Vec<u8>,
+    /// Sync after writing, whatever the mode.
+    sync: bool,
+    /// Start a new segment, completing rotation request number `n`.
+    rotate: Option<u64>,
+    closing: bool,
+}
+
+pub(crate) struct Flusher {
+    shared: Arc<Shared>,
+    device: Box<dyn Device>,
+    segment: SegmentMeta,
+    segment_len: u64,
+    segment_records: u64,
+    /// Last LSN handed to a device write.
+    written_lsn: u64,
+    /// Last LSN covered by a successful sync.
+    synced_lsn: u64,
+    last_sync: Instant,
+    spare: Vec<u8>,
+}
+
+/// Marks the flusher stopped when the thread ends, even by a panic, so no
+/// waiter hangs.
+struct StopOnExit(Arc<Shared>);
+
+impl Drop for StopOnExit {
+    fn drop(&mut self) {
+        self.0.stop();
+    }
+}
+
+impl Flusher {
+    pub fn new(
+        shared: Arc<Shared>,
+        device: Box<dyn Device>,
+        segment: SegmentMeta,
+        segment_len: u64,
+        segment_records: u64,
+    ) -> Flusher {
+        let last = shared.last_lsn.load(Ordering::Acquire);
+        Flusher {
+            shared,
+            device,
+            segment,
+            segment_len,
+            segment_records,
+            written_lsn: last,
+            synced_lsn: last,
+            last_sync: Instant::now(),
+            spare: Vec::new(),
+        }
+    }
+
+    pub fn run(mut self) {
+        let _stop = StopOnExit(Arc::clone(&self.shared));
+        loop {
+            let mut work = self.next_work();
+            let result = self.perform(&work);
+            work.batch.clear();
+            if work.batch.capacity() > KEEP_BUFFER_CAPACITY {
+                work.batch = Vec::new();
+            }
+            self.spare = work.batch;
+            if let Err(err) = result {
+                self.shared.poison(err);
+                return;
+            }
+            if work.closing {
+                return;
+            }
+        }
+    }
+
+    /// Waits until there is something to do and takes it.
+    fn next_work(&mut self) -> Work {
+        let shared = Arc::clone(&self.shared);
+        let mut p = shared.pending.lock();
+        let mut sync = false;
+        loop {
+            let rotate = p.rotate_requested > p.rotate_done;
+            if p.closing || p.sync_requested || rotate {
+                sync = true;
+                break;
+            }
+            let deadline = match shared.config.durability {
+                Durability::Sync => {
+                    if !p.buf.is_empty() {
+                        sync = true;
+                        break;
+                    }
+                    None
+                }
+                Durability::Async { sync_interval } => {
+                    let now = Instant::now();
+                    let unsynced = self.written_lsn > self.synced_lsn;
+                    let sync_at = self.last_sync + sync_interval;
+                    if unsynced && now >= sync_at {
+                        sync = true;
+                        break;
+                    }
+                    let write_at = p.first_pending_at.map(|t| t + ASYNC_WRITE_DELAY);
+                    if p.buf.len() >= ASYNC_WRITE_THRESHOLD || write_at.is_some_and(|t| now >= t) {
+                        break;
+                    }
+                    match (write_at, unsynced) {
+                        (Some(w), true) => Some(w.min(sync_at)),
+                        (Some(w), false) => Some(w),
+                        (None, true) => Some(sync_at),
+                        (None, false) => None,
+                    }
+                }
+            };
+            p.flusher_waiting = true;
+            match deadline {
+                Some(at) => {
+                    shared.work.wait_until(&mut p, at);
+                }
+                None => shared.work.wait(&mut p),
+            }
+            p.flusher_waiting = false;
+        }
+        let mut batch = std::mem::take(&mut self.spare);
+        std::mem::swap(&mut p.buf, &mut batch);
+        p.first_pending_at = None;
+        p.sync_requested = false;
+        if p.space_waiters > 0 {
+            shared.progress.notify_all();
+        }
+        Work {
+            batch,
+            sync,
+            rotate: (p.rotate_requested > p.rotate_done).then_some(p.rotate_requested),
+            closing: p.closing,
+        }
+    }
+
+    fn perform(&mut self, work: &Work) -> Result<(), LogError> {
+        self.write_batch(&work.batch)?;
+        if work.rotate.is_some() && self.segment_records > 0 {
+            self.rotate(self.written_lsn + 1)?;
+        }
+        let sync_due = match self.shared.config.durability {
+            Durability::Sync => true,
+            Durability::Async { sync_interval } => self.last_sync.elapsed() >= sync_interval,
+        };
+        if (work.sync || sync_due) && self.written_lsn > self.synced_lsn {
+            self.sync()?;
+        }
+        if let Some(n) = work.rotate {
+            let mut p = self.shared.pending.lock();
+            p.rotate_done = p.rotate_done.max(n);
+            p.rotated_at = self.segment.first_lsn;
+            self.shared.progress.notify_all();
+        }
+        Ok(())
+    }
+
+    /// Writes `batch` (whole encoded records), rotating where a segment
+    /// fills up.
+    fn write_batch(&mut self, batch: &[u8]) -> Result<(), LogError> {
+        let mut rest = batch;
+        while !rest.is_empty() {
+            let room = self
+                .shared
+                .config
+                .segment_size
+                .saturating_sub(self.segment_len);
+            let (take, records) = fitting_prefix(rest, room, self.segment_records == 0);
+            if take == 0 {
+                self.rotate(encoded_lsn(rest))?;
+                continue;
+            }
+            let (chunk, tail) = rest.split_at(take);
+            self.device
+                .write_all_at(chunk, self.segment_len)
+                .map_err(|e| {
+                    let what = format!(
+                        "write {} bytes to {} at offset {}",
+                        chunk.len(),
+                        self.segment.name,
+                        self.segment_len
+                    );
+                    LogError::io(what, e)
+                })?;
+            self.segment_len += take as u64;
+            self.segment_records += records;
+            self.written_lsn += records;
+            rest = tail;
+        }
+        Ok(())
+    }
+
+    /// Syncs the current segment and publishes the durable LSN.
+    fn sync(&mut self) -> Result<(), LogError> {
+        self.device
+            .sync()
+            .map_err(|e| LogError::io(format!("sync {}", self.segment.name), e))?;
+        self.shared.syncs.fetch_add(1, Ordering::Relaxed);
+        self.last_sync = Instant::now();
+        self.synced_lsn = self.written_lsn;
+        self.shared.publish_durable(self.synced_lsn);
+        Ok(())
+    }
+
+    /// Closes the current segment (synced, so only the last segment can ever
+    /// end torn) and starts one whose first record will be `first_lsn`.
+    fn rotate(&mut self, first_lsn: u64) -> Result<(), LogError> {
+        if self.written_lsn > self.synced_lsn {
+            self.sync()?;
+        }
+        let meta = SegmentMeta::new(first_lsn);
+        self.device = segment::create(&*self.shared.dir, &meta)?;
+        self.shared.syncs.fetch_add(1, Ordering::Relaxed);
+        self.shared.segments.lock().push(meta.clone());
+        self.segment = meta;
+        self.segment_len = SEGMENT_HEADER_LEN as u64;
+        self.segment_records = 0;
+        Ok(())
+    }
+}
+
+/// The longest run of whole records at the start of `batch` that fits in
+/// `room` bytes (at least one record when `take_one`): `(bytes, records)`.
+fn fitting_prefix(batch: &[u8], room: u64, take_one: bool) -> (usize, u64) {
+    let (mut at, mut records) = (0usize, 0u64);
+    while at < batch.len() {
+        let len = encoded_len(&batch[at..]);
+        let fits = (at + len) as u64 <= room || (records == 0 && take_one);
+        if !fits {
+            break;
+        }
+        at += len;
+        records += 1;
+    }
+    (at, records)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::encode_into;
+
+    #[test]
+    fn fitting_prefix_stops_at_record_boundaries() {
+        let mut batch = Vec::new();
+        for lsn in 1..=3 {
+            encode_into(&mut batch, lsn, 0, &[0; 33]); // 50 bytes each
+        }
+        assert_eq!(fitting_prefix(&batch, 0, false), (0, 0));
+        assert_eq!(fitting_prefix(&batch, 0, true), (50, 1));
+        assert_eq!(fitting_prefix(&batch, 99, false), (50, 1));
+        assert_eq!(fitting_prefix(&batch, 100, false), (100, 2));
+        assert_eq!(fitting_prefix(&batch, 1000, false), (150, 3));
+    }
+}

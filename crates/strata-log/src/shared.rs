@@ -1,0 +1,179 @@
+//! State shared by appenders, waiters and the flusher thread.
+//!
+//! Three meeting points, each with its own lock so that they do not contend:
+//! `pending` (the append buffer and requests to the flusher), the durable
+//! LSN (an atomic, plus a condvar for blocking waiters and a watch channel
+//! for async ones), and the segment list.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
+
+use parking_lot::{Condvar, Mutex};
+use strata_device::Directory;
+use tokio::sync::watch;
+
+use crate::config::LogConfig;
+use crate::positions::LsnPositions;
+use crate::segment::SegmentMeta;
+use crate::LogError;
+
+/// What appenders hand to the flusher, and what they ask of it.
+pub(crate) struct Pending {
+    /// Encoded records not yet taken by the flusher.
+    pub buf: Vec<u8>,
+    /// LSN the next append gets.
+    pub next_lsn: u64,
+    /// When `buf` went from empty to non-empty (async mode write delay).
+    pub first_pending_at: Option<Instant>,
+    pub positions: LsnPositions,
+    /// Records and bytes appended since open.
+    pub records: u64,
+    pub bytes: u64,
+    /// The flusher is waiting on `Shared::work`.
+    pub flusher_waiting: bool,
+    /// Appenders waiting for room in `buf`.
+    pub space_waiters: usize,
+    /// `flush` wants a sync even if nothing is buffered.
+    pub sync_requested: bool,
+    /// Rotation requests made and completed (a counter each), and the first
+    /// LSN of the segment current after the last completed one.
+    pub rotate_requested: u64,
+    pub rotate_done: u64,
+    pub rotated_at: u64,
+    /// `close` or drop: write, sync, stop.
+    pub closing: bool,
+}
+
+pub(crate) struct Shared {
+    pub config: LogConfig,
+    pub dir: Arc<dyn Directory>,
+    pub pending: Mutex<Pending>,
+    /// The flusher waits here for work (with `pending`).
+    pub work: Condvar,
+    /// Appenders waiting for room and `rotate` callers wait here (with
+    /// `pending`).
+    pub progress: Condvar,
+    /// Last LSN assigned (mirrors `pending.next_lsn - 1`, readable without
+    /// the lock).
+    pub last_lsn: AtomicU64,
+    /// Every record up to this LSN is durable.
+    pub durable_lsn: AtomicU64,
+    durable_lock: Mutex<()>,
+    durable_cv: Condvar,
+    /// Async waiters; carries the durable LSN, and is also bumped on poison
+    /// and stop so they look again.
+    pub durable_tx: watch::Sender<u64>,
+    poison: OnceLock<Arc<LogError>>,
+    /// The flusher has exited (after close, poison or a panic).
+    pub stopped: AtomicBool,
+    /// Segments in LSN order; the last is the one being written.
+    pub segments: Mutex<Vec<SegmentMeta>>,
+    /// Serializes `remove_segments_before`.
+    pub removal: Mutex<()>,
+    pub syncs: AtomicU64,
+}
+
+impl Shared {
+    pub fn new(
+        config: LogConfig,
+        dir: Arc<dyn Directory>,
+        pending: Pending,
+        segments: Vec<SegmentMeta>,
+    ) -> Shared {
+        let last = pending.next_lsn - 1;
+        Shared {
+            config,
+            dir,
+            pending: Mutex::new(pending),
+            work: Condvar::new(),
+            progress: Condvar::new(),
+            last_lsn: AtomicU64::new(last),
+            durable_lsn: AtomicU64::new(last),
+            durable_lock: Mutex::new(()),
+            durable_cv: Condvar::new(),
+            durable_tx: watch::channel(last).0,
+            poison: OnceLock::new(),
+            stopped: AtomicBool::new(false),
+            segments: Mutex::new(segments),
+            removal: Mutex::new(()),
+            syncs: AtomicU64::new(0),
+        }
+    }
+
+    /// The error every caller gets once the log is poisoned.
+    pub fn poisoned(&self) -> Option<LogError> {
+        self.poison.get().map(|cause| LogError::Poisoned {
+            cause: Arc::clone(cause),
+        })
+    }
+
+    pub fn poison_cause(&self) -> Option<Arc<LogError>> {
+        self.poison.get().cloned()
+    }
+
+    /// Poisons the log with `cause` (the first cause wins) and wakes
+    /// everyone so they see it.
+    pub fn poison(&self, cause: LogError) {
+        tracing::error!(error = %cause, "command log poisoned: no further writes are acknowledged");
+        let _ = self.poison.set(Arc::new(cause));
+        self.wake_all();
+    }
+
+    /// Records that the flusher exited, and wakes everyone.
+    pub fn stop(&self) {
+        self.stopped.store(true, Ordering::Release);
+        self.wake_all();
+    }
+
+    /// Publishes a new durable LSN.
+    pub fn publish_durable(&self, lsn: u64) {
+        self.durable_lsn.store(lsn, Ordering::Release);
+        {
+            let _guard = self.durable_lock.lock();
+            self.durable_cv.notify_all();
+        }
+        self.durable_tx.send_replace(lsn);
+    }
+
+    /// `Some` once waiting for `lsn` is over: durable, or never going to be.
+    pub fn durable_outcome(&self, lsn: u64) -> Option<Result<(), LogError>> {
+        if self.durable_lsn.load(Ordering::Acquire) >= lsn {
+            return Some(Ok(()));
+        }
+        if let Some(err) = self.poisoned() {
+            return Some(Err(err));
+        }
+        if self.stopped.load(Ordering::Acquire) {
+            return Some(Err(LogError::Closed));
+        }
+        None
+    }
+
+    /// Blocks until `lsn` is durable or never will be.
+    pub fn wait_durable(&self, lsn: u64) -> Result<(), LogError> {
+        if let Some(outcome) = self.durable_outcome(lsn) {
+            return outcome;
+        }
+        let mut guard = self.durable_lock.lock();
+        loop {
+            if let Some(outcome) = self.durable_outcome(lsn) {
+                return outcome;
+            }
+            self.durable_cv.wait(&mut guard);
+        }
+    }
+
+    fn wake_all(&self) {
+        {
+            let _pending = self.pending.lock();
+            self.progress.notify_all();
+            self.work.notify_all();
+        }
+        {
+            let _guard = self.durable_lock.lock();
+            self.durable_cv.notify_all();
+        }
+        self.durable_tx.send_modify(|_| {});
+    }
+}
