@@ -49,6 +49,16 @@ impl Keyspace {
                 shard
                     .write()
                     .reclaim_expired(&self.ctx, self.now_ms(), EXPIRE_SEGMENTS_PER_PASS);
+            if self.eviction().evicts() {
+                // Cache mode lets a write through when its own shard has
+                // nothing to evict; bring over-share shards back here.
+                let mut shard = shard.write();
+                while shard.global_used(&self.ctx) > self.ctx.limit()
+                    && shard.used_bytes() as u64 > self.ctx.shard_share()
+                    && crate::eviction::clock::evict_oldest(&mut shard, &self.ctx, self.now_ms())
+                {
+                }
+            }
             let mut finished = 0;
             for _ in 0..STEPS_PER_PASS {
                 // The lock is taken per step so requests interleave with compaction.

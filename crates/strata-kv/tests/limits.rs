@@ -245,3 +245,42 @@ fn compaction_interleaved_with_writes_and_deletes_loses_nothing() {
     }
     assert_eq!(ks.stats().items, model.len() as u64);
 }
+
+/// Regression: the limit is global. With 64 shards and a 1 MiB limit, a
+/// 100 KB item once got out-of-memory because each shard was held to 1/64
+/// of the limit.
+#[test]
+fn the_limit_is_global_not_per_shard() {
+    for eviction in [EvictionPolicy::NoEviction, EvictionPolicy::Clock] {
+        let config = KeyspaceConfig {
+            memory_limit: 1 << 20,
+            eviction,
+            shards: 64,
+            ..Default::default()
+        };
+        let ks = Keyspace::new(config, Arc::new(SystemClock));
+        let mut store = ks.store();
+        for i in 0..8 {
+            store
+                .set(format!("big{i}").as_bytes(), item(&[7; 100_000]))
+                .unwrap();
+        }
+        assert_eq!(ks.stats().items, 8, "{eviction:?}");
+        // Beyond the limit: store mode refuses, cache mode evicts.
+        let mut refused = false;
+        for i in 8..40 {
+            match store.set(format!("big{i}").as_bytes(), item(&[7; 100_000])) {
+                Ok(()) => {}
+                Err(KvError::OutOfMemory) => refused = true,
+                Err(e) => panic!("{e}"),
+            }
+        }
+        ks.run_maintenance();
+        assert!(
+            ks.stats().used_memory <= 1 << 20,
+            "{eviction:?}: {}",
+            ks.stats().used_memory
+        );
+        assert_eq!(refused, eviction == EvictionPolicy::NoEviction);
+    }
+}

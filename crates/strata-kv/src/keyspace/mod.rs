@@ -57,6 +57,8 @@ pub(crate) struct Ctx {
     eviction: AtomicU8,
     max_item_size: AtomicUsize,
     shards: usize,
+    /// Sum of every shard's published `used_bytes`.
+    used_total: Arc<CachePadded<AtomicU64>>,
     pub counters: Counters,
 }
 
@@ -74,12 +76,22 @@ impl Ctx {
         self.cas.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// This shard's share of the memory limit.
-    pub fn shard_budget(&self) -> usize {
+    /// The memory limit in bytes; `u64::MAX` when there is none.
+    pub fn limit(&self) -> u64 {
         match self.memory_limit.load(Ordering::Relaxed) {
-            0 => usize::MAX,
-            limit => (limit / self.shards as u64) as usize,
+            0 => u64::MAX,
+            limit => limit,
         }
+    }
+
+    /// Bytes used by the whole keyspace as last published by each shard.
+    pub fn used_total(&self) -> u64 {
+        self.used_total.load(Ordering::Relaxed)
+    }
+
+    /// A shard's fair share of the limit.
+    pub fn shard_share(&self) -> u64 {
+        self.limit() / self.shards as u64
     }
 
     pub fn eviction(&self) -> EvictionPolicy {
@@ -97,6 +109,8 @@ impl Ctx {
 /// One shard and lock-free mirrors of its size for stats.
 pub(crate) struct Shard {
     inner: RwLock<ShardInner>,
+    /// The keyspace-wide total this shard's usage is summed into.
+    used_total: Arc<CachePadded<AtomicU64>>,
     items: AtomicU64,
     with_expiry: AtomicU64,
     used: AtomicU64,
@@ -139,6 +153,13 @@ impl DerefMut for ShardWrite<'_> {
 impl Drop for ShardWrite<'_> {
     fn drop(&mut self) {
         let s = self.shard;
+        let used = self.guard.used_bytes();
+        let delta = used as i64 - self.guard.published_used as i64;
+        if delta != 0 {
+            // Wrapping add of a signed delta keeps the total exact.
+            s.used_total.fetch_add(delta as u64, Ordering::Relaxed);
+            self.guard.published_used = used;
+        }
         let g = &self.guard;
         s.items.store(g.index.len() as u64, Ordering::Relaxed);
         s.with_expiry.store(g.with_expiry as u64, Ordering::Relaxed);
@@ -181,10 +202,12 @@ impl Keyspace {
     pub fn new(config: KeyspaceConfig, clock: Arc<dyn Clock>) -> Arc<Self> {
         let shards = config.shards.clamp(1, 4096).next_power_of_two();
         let segment_size = segment_size_for(config.memory_limit, shards);
+        let used_total = Arc::new(CachePadded::new(AtomicU64::new(0)));
         let shard_vec = (0..shards)
             .map(|_| {
                 CachePadded::new(Shard {
                     inner: RwLock::new(ShardInner::new(segment_size)),
+                    used_total: used_total.clone(),
                     items: AtomicU64::new(0),
                     with_expiry: AtomicU64::new(0),
                     used: AtomicU64::new(0),
@@ -202,6 +225,7 @@ impl Keyspace {
                 eviction: AtomicU8::new(config.eviction.evicts() as u8),
                 max_item_size: AtomicUsize::new(config.max_item_size),
                 shards,
+                used_total,
                 counters: Counters::default(),
             },
             shards: shard_vec,

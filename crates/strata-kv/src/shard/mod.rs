@@ -37,6 +37,8 @@ pub(crate) struct ShardInner {
     pub expire_cursor: usize,
     /// Background compaction in progress: (segment, offset of the next record).
     pub compaction: Option<(u32, usize)>,
+    /// `used_bytes()` as last added to the keyspace-wide total.
+    pub published_used: usize,
 }
 
 fn is_expired(expires_at: Option<u64>, now: u64) -> bool {
@@ -53,6 +55,7 @@ impl ShardInner {
             scratch: Vec::new(),
             expire_cursor: 0,
             compaction: None,
+            published_used: 0,
         }
     }
 

@@ -26,16 +26,31 @@ pub(crate) struct LiveRecord {
 }
 
 impl ShardInner {
-    /// Frees memory until `need` more bytes fit in this shard's budget.
+    /// Keyspace-wide usage, counting this shard's unpublished changes.
+    pub fn global_used(&self, ctx: &Ctx) -> u64 {
+        (ctx.used_total() + self.used_bytes() as u64).saturating_sub(self.published_used as u64)
+    }
+
+    /// Frees memory in this shard until `need` more bytes fit under the
+    /// keyspace's limit. The limit is global, so one large item may use
+    /// far more than a shard's share; a shard that has nothing left to free
+    /// while others hold the memory lets a cache-mode write through, and
+    /// maintenance trims the largest shards back under the limit.
     pub fn ensure_room(&mut self, ctx: &Ctx, need: usize, now: u64) -> Result<(), KvError> {
-        let budget = ctx.shard_budget();
-        while self.used_bytes() + need > budget {
+        let limit = ctx.limit();
+        if need as u64 > limit {
+            return Err(KvError::OutOfMemory);
+        }
+        while self.global_used(ctx) + need as u64 > limit {
             let freed = match ctx.eviction() {
                 EvictionPolicy::Clock => eviction::clock::evict_oldest(self, ctx, now),
                 EvictionPolicy::NoEviction => self.compact_most_garbage(ctx, 0.999),
             };
             if !freed {
-                return Err(KvError::OutOfMemory);
+                return match ctx.eviction() {
+                    EvictionPolicy::Clock => Ok(()),
+                    EvictionPolicy::NoEviction => Err(KvError::OutOfMemory),
+                };
             }
         }
         Ok(())
