@@ -284,3 +284,19 @@ fn the_limit_is_global_not_per_shard() {
         assert_eq!(refused, eviction == EvictionPolicy::NoEviction);
     }
 }
+
+/// `total_items` counts stores, not expiry changes (memcached's meaning).
+#[test]
+fn touch_does_not_count_as_a_store() {
+    let ks = keyspace(0, EvictionPolicy::Clock);
+    let mut store = ks.store();
+    for k in [&b"a"[..], b"b", b"a"] {
+        store.set(k, item(b"v")).unwrap();
+    }
+    store
+        .update(b"a", |_| {
+            (strata_kv::Mutation::SetExpiry(Some(u64::MAX / 2)), ())
+        })
+        .unwrap();
+    assert_eq!(ks.stats().total_items, 3);
+}

@@ -153,6 +153,7 @@ impl ShardInner {
                         cas,
                         now,
                     )?;
+                    ctx.counters.total_items.add(1);
                 }
             }
             Mutation::SetExpiry(expires_at) => {
@@ -207,7 +208,6 @@ impl ShardInner {
             encode(buf, key, value_parts, cas, flags, expires_at)
         })?;
         self.link(ctx, hash, key, loc, expires_at.is_some());
-        ctx.counters.total_items.add(1);
         Ok(())
     }
 
