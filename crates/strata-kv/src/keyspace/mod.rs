@@ -50,6 +50,9 @@ impl Default for KeyspaceConfig {
 
 /// State every shard operation needs besides the shard itself.
 pub(crate) struct Ctx {
+    /// The keyspace this context belongs to, for freeing memory in other
+    /// shards (`Keyspace::free_elsewhere`).
+    this: std::sync::Weak<Keyspace>,
     clock: Arc<dyn Clock>,
     seed: u64,
     cas: AtomicU64,
@@ -87,6 +90,12 @@ impl Ctx {
     /// Bytes used by the whole keyspace as last published by each shard.
     pub fn used_total(&self) -> u64 {
         self.used_total.load(Ordering::Relaxed)
+    }
+
+    /// Tries to free memory in some other shard; see
+    /// [`Keyspace::free_elsewhere`].
+    pub fn free_elsewhere(&self) -> bool {
+        self.this.upgrade().is_some_and(|ks| ks.free_elsewhere())
     }
 
     /// A shard's fair share of the limit.
@@ -128,6 +137,13 @@ impl Shard {
             shard: self,
             guard: self.inner.write(),
         }
+    }
+
+    /// The write lock if it is free now (never waits, so it may be called
+    /// while holding another shard's lock).
+    pub fn try_write(&self) -> Option<ShardWrite<'_>> {
+        let guard = self.inner.try_write()?;
+        Some(ShardWrite { shard: self, guard })
     }
 }
 
@@ -216,8 +232,9 @@ impl Keyspace {
                 })
             })
             .collect();
-        let ks = Arc::new(Self {
+        let ks = Arc::new_cyclic(|this| Self {
             ctx: Ctx {
+                this: this.clone(),
                 clock,
                 seed: rand::random(),
                 cas: AtomicU64::new(1),
@@ -368,6 +385,36 @@ impl Keyspace {
             misses: c.misses.get(),
             compactions: c.compactions.get(),
         }
+    }
+
+    /// Frees memory in the shard with the most to give among those whose
+    /// lock is free now: evicts its oldest segment in cache mode, compacts
+    /// its most garbage-laden segment in store mode. Used when a writer's own
+    /// shard has nothing left to free but the keyspace is over its limit.
+    /// Never waits for a lock (the caller holds one).
+    pub(crate) fn free_elsewhere(&self) -> bool {
+        let evicts = self.eviction().evicts();
+        let mut order: Vec<(u64, usize)> = self
+            .shards
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.used.load(Ordering::Relaxed), i))
+            .collect();
+        order.sort_unstable_by(|a, b| b.cmp(a));
+        for (_, i) in order {
+            let Some(mut shard) = self.shards[i].try_write() else {
+                continue;
+            };
+            let freed = if evicts {
+                crate::eviction::clock::evict_oldest(&mut shard, &self.ctx, self.now_ms())
+            } else {
+                shard.compact_most_garbage(&self.ctx, 0.999)
+            };
+            if freed {
+                return true;
+            }
+        }
+        false
     }
 
     pub(crate) fn shard_count(&self) -> usize {

@@ -31,20 +31,25 @@ impl ShardInner {
         (ctx.used_total() + self.used_bytes() as u64).saturating_sub(self.published_used as u64)
     }
 
-    /// Frees memory in this shard until `need` more bytes fit under the
-    /// keyspace's limit. The limit is global, so one large item may use
-    /// far more than a shard's share; a shard that has nothing left to free
-    /// while others hold the memory lets a cache-mode write through, and
-    /// maintenance trims the largest shards back under the limit.
+    /// Frees memory until `need` more bytes fit under the keyspace's limit:
+    /// in this shard if it holds at least its share, otherwise first in the
+    /// largest shards whose locks are free ([`Ctx::free_elsewhere`]). The
+    /// limit is global, so one large item may use far more than a shard's
+    /// share. If nothing can be freed, store mode refuses the write and cache
+    /// mode lets it through (maintenance trims the largest shards back).
     pub fn ensure_room(&mut self, ctx: &Ctx, need: usize, now: u64) -> Result<(), KvError> {
         let limit = ctx.limit();
         if need as u64 > limit {
             return Err(KvError::OutOfMemory);
         }
         while self.global_used(ctx) + need as u64 > limit {
-            let freed = match ctx.eviction() {
-                EvictionPolicy::Clock => eviction::clock::evict_oldest(self, ctx, now),
-                EvictionPolicy::NoEviction => self.compact_most_garbage(ctx, 0.999),
+            // Fairness: a shard under its share takes memory from the
+            // largest shards first; one at or over its share gives its own.
+            let over_share = (self.used_bytes() + need) as u64 > ctx.shard_share();
+            // (`||` short-circuits: the order of the two tries matters.)
+            let freed = match over_share {
+                true => self.free_own(ctx, now) || ctx.free_elsewhere(),
+                false => ctx.free_elsewhere() || self.free_own(ctx, now),
             };
             if !freed {
                 return match ctx.eviction() {
@@ -54,6 +59,14 @@ impl ShardInner {
             }
         }
         Ok(())
+    }
+
+    /// Evicts (cache mode) or compacts (store mode) one segment of this shard.
+    fn free_own(&mut self, ctx: &Ctx, now: u64) -> bool {
+        match ctx.eviction() {
+            EvictionPolicy::Clock => eviction::clock::evict_oldest(self, ctx, now),
+            EvictionPolicy::NoEviction => self.compact_most_garbage(ctx, 0.999),
+        }
     }
 
     /// The records of segment `seg` that the index still points at.
