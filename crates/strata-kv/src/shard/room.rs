@@ -181,21 +181,8 @@ impl ShardInner {
     /// Compacts the segment with the smallest live fraction if that fraction
     /// is below `max_live_fraction`. Returns whether anything was freed.
     pub fn compact_most_garbage(&mut self, ctx: &Ctx, max_live_fraction: f64) -> bool {
-        let candidate = self
-            .arena
-            .segment_ids()
-            .filter_map(|id| {
-                let (written, live, _, _) = self.arena.usage(id);
-                let fraction = if written == 0 {
-                    1.0
-                } else {
-                    live as f64 / written as f64
-                };
-                (written > 0 && fraction < max_live_fraction).then_some((id, fraction))
-            })
-            .min_by(|a, b| a.1.total_cmp(&b.1));
-        match candidate {
-            Some((id, _)) => self.compact(ctx, id, ctx.now()),
+        match self.most_garbage(max_live_fraction) {
+            Some(id) => self.compact(ctx, id, ctx.now()),
             None => false,
         }
     }
