@@ -184,13 +184,8 @@ impl Arena {
         self.segment_mut(id).set_earliest_expiry(at);
     }
 
-    /// Every record written in segment `id`, live or not, with its location.
-    pub fn records(&self, id: u32) -> impl Iterator<Item = (Loc, Record<'_>)> + '_ {
-        self.records_from(id, 0)
-    }
-
-    /// The records of segment `id` from offset `from`, which MUST be the
-    /// offset of a record (or the end).
+    /// The records of segment `id`, live or not, with their locations, from
+    /// offset `from`, which MUST be the offset of a record (or the end).
     pub fn records_from(
         &self,
         id: u32,
@@ -256,7 +251,7 @@ mod tests {
         }
         let first = arena.oldest().unwrap();
         assert_eq!(
-            arena.records(first).count(),
+            arena.records_from(first, 0).count(),
             locs.iter().filter(|l| l.seg == first).count()
         );
     }

@@ -207,7 +207,7 @@ fn segment_size_for(limit: u64, shards: usize) -> usize {
     if limit == 0 {
         return MAX_SEGMENT_SIZE;
     }
-    // At least eight segments per shard's budget, so eviction is gradual.
+    // At least eight segments per shard's fair share, so eviction is gradual.
     let per = (limit / shards as u64 / 8).max(1);
     let pow2 = 1usize << (63 - per.leading_zeros());
     pow2.clamp(4096, MAX_SEGMENT_SIZE)

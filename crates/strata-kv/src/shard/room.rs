@@ -1,6 +1,6 @@
-//! Making room: keeping a shard under its share of the memory limit by
-//! compaction (store mode) or eviction (cache mode), and reclaiming expired
-//! items in the background.
+//! Making room: keeping the keyspace under its memory limit by compaction
+//! (store mode) or eviction (cache mode), compacting segments that are mostly
+//! garbage, and reclaiming expired items in the background.
 
 use super::{Removal, ShardInner};
 use crate::eviction::{self, EvictionPolicy};
@@ -69,20 +69,65 @@ impl ShardInner {
         }
     }
 
-    /// The records of segment `seg` that the index still points at.
-    pub fn live_records(&self, ctx: &Ctx, seg: u32) -> Vec<LiveRecord> {
+    /// Up to `max` records of segment `seg` from `offset`, each with the
+    /// offset just past it and, if the index still points at it, its slot.
+    fn scan_records(
+        &self,
+        ctx: &Ctx,
+        seg: u32,
+        offset: usize,
+        max: usize,
+    ) -> Vec<(usize, Option<LiveRecord>)> {
         self.arena
-            .records(seg)
-            .filter_map(|(loc, rec)| {
-                let hash = ctx.hash(rec.key());
-                let slot = self.index.find(hash, |l| l == loc)?;
-                Some(LiveRecord {
+            .records_from(seg, offset)
+            .take(max)
+            .map(|(loc, rec)| {
+                let slot = self.index.find(ctx.hash(rec.key()), |l| l == loc);
+                let live = slot.map(|slot| LiveRecord {
                     slot,
                     len: rec.len(),
                     expires_at: rec.header.expires_at,
-                })
+                });
+                (loc.off as usize + rec.len(), live)
             })
             .collect()
+    }
+
+    /// The records of segment `seg` that the index still points at.
+    pub fn live_records(&self, ctx: &Ctx, seg: u32) -> Vec<LiveRecord> {
+        let all = self.scan_records(ctx, seg, 0, usize::MAX);
+        all.into_iter().filter_map(|(_, live)| live).collect()
+    }
+
+    /// Moves (or drops, if expired) the live records among up to `max`
+    /// records of `seg` from `offset`, which must be sealed. Returns the
+    /// offset reached and whether it stopped early for want of memory.
+    fn compact_range(
+        &mut self,
+        ctx: &Ctx,
+        seg: u32,
+        offset: usize,
+        max: usize,
+        now: u64,
+    ) -> (usize, bool) {
+        let mut next = offset;
+        for (end, live) in self.scan_records(ctx, seg, offset, max) {
+            if let Some(rec) = live {
+                if rec.expires_at.is_some_and(|at| at <= now) {
+                    self.remove(ctx, rec.slot, Removal::Expired);
+                } else if !self.relocate(rec.slot) {
+                    return (next, false);
+                }
+            }
+            next = end;
+        }
+        (next, true)
+    }
+
+    /// Frees `seg` after compaction moved everything live out of it.
+    fn finish_compaction(&mut self, ctx: &Ctx, seg: u32) {
+        self.free_segment(seg);
+        ctx.counters.compactions.add(1);
     }
 
     /// Moves the live records of `seg` forward and frees it. Expired ones are
@@ -90,15 +135,10 @@ impl ShardInner {
     /// memory for a copy could not be mapped.
     pub fn compact(&mut self, ctx: &Ctx, seg: u32, now: u64) -> bool {
         self.arena.seal(seg);
-        for rec in self.live_records(ctx, seg) {
-            if rec.expires_at.is_some_and(|at| at <= now) {
-                self.remove(ctx, rec.slot, Removal::Expired);
-            } else if !self.relocate(rec.slot) {
-                return false;
-            }
+        if !self.compact_range(ctx, seg, 0, usize::MAX, now).1 {
+            return false;
         }
-        self.free_segment(seg);
-        ctx.counters.compactions.add(1);
+        self.finish_compaction(ctx, seg);
         true
     }
 
@@ -125,39 +165,12 @@ impl ShardInner {
                 None => return CompactionStep::Idle,
             },
         };
-        let chunk: Vec<(usize, Option<LiveRecord>)> = self
-            .arena
-            .records_from(seg, offset)
-            .take(max_records)
-            .map(|(loc, rec)| {
-                let end = loc.off as usize + rec.len();
-                let slot = self.index.find(ctx.hash(rec.key()), |l| l == loc);
-                let live = slot.map(|slot| LiveRecord {
-                    slot,
-                    len: rec.len(),
-                    expires_at: rec.header.expires_at,
-                });
-                (end, live)
-            })
-            .collect();
-        let mut next = offset;
-        for (end, live) in chunk {
-            if let Some(rec) = live {
-                if rec.expires_at.is_some_and(|at| at <= now) {
-                    self.remove(ctx, rec.slot, Removal::Expired);
-                } else if !self.relocate(rec.slot) {
-                    // Out of memory for the copy: try again on a later pass.
-                    self.compaction = Some((seg, next));
-                    return CompactionStep::Progress;
-                }
-            }
-            next = end;
-        }
-        if next >= self.arena.usage(seg).0 {
-            self.free_segment(seg);
-            ctx.counters.compactions.add(1);
+        let (next, completed) = self.compact_range(ctx, seg, offset, max_records, now);
+        if completed && next >= self.arena.usage(seg).0 {
+            self.finish_compaction(ctx, seg);
             return CompactionStep::Finished;
         }
+        // Out of memory for a copy stops early: a later pass resumes here.
         self.compaction = Some((seg, next));
         CompactionStep::Progress
     }
@@ -167,11 +180,7 @@ impl ShardInner {
             .segment_ids()
             .filter_map(|id| {
                 let (written, live, _, _) = self.arena.usage(id);
-                let fraction = if written == 0 {
-                    1.0
-                } else {
-                    live as f64 / written as f64
-                };
+                let fraction = live as f64 / written.max(1) as f64;
                 (written > 0 && fraction < max_live_fraction).then_some((id, fraction))
             })
             .min_by(|a, b| a.1.total_cmp(&b.1))
