@@ -17,6 +17,13 @@ pub enum KvError {
     /// (store mode), or nothing evictable was left.
     #[error("out of memory: used memory is over the limit and nothing can be evicted")]
     OutOfMemory,
+    /// The journal (command log) has failed: the change cannot be made
+    /// durable, so it is refused; reads still work.
+    #[error("write refused: changes can no longer be made durable ({cause})")]
+    NotDurable {
+        /// Why the journal failed.
+        cause: String,
+    },
     /// The key is empty or longer than the engine's maximum key length.
     #[error("invalid key length {len}")]
     BadKey {

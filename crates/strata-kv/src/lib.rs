@@ -16,6 +16,8 @@
 //! - `index`: the open-addressing hash index of 8-byte entries (tag, access
 //!   bit, location).
 //! - [`eviction`]: what happens when the memory limit is reached.
+//! - [`journal`]: the hook that hands every change to the command log, the
+//!   redo record format, and recovery's apply path.
 //! - `maintenance`: background expiry reclaim, compaction and delayed flush.
 //! - `watch`: per-key change versions for Redis `WATCH`.
 //! - [`stats`]: counters and the stats snapshot.
@@ -31,6 +33,7 @@ mod error;
 pub mod eviction;
 mod index;
 pub mod item;
+pub mod journal;
 mod keyspace;
 mod maintenance;
 mod shard;
@@ -42,6 +45,7 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::KvError;
 pub use eviction::EvictionPolicy;
 pub use item::{Deleted, ItemRef, Mutation, NewItem};
+pub use journal::{take_written_lsn, Journal};
 pub use keyspace::{ExclusiveStore, Keyspace, KeyspaceConfig, SharedStore};
 pub use maintenance::{Maintenance, PassReport};
 pub use stats::KeyspaceStats;

@@ -58,7 +58,7 @@ pub trait Store {
     }
 
     /// Removes the item for `key`.
-    fn delete(&mut self, key: &[u8]) -> Deleted;
+    fn delete(&mut self, key: &[u8]) -> Result<Deleted, KvError>;
 
     /// Stores all `items` atomically. With `only_if_none_exist`, stores nothing
     /// and returns `Ok(false)` if any of the keys has a live item (`MSETNX`).
@@ -73,7 +73,7 @@ pub trait Store {
     fn rename(&mut self, from: &[u8], to: &[u8], only_if_absent: bool) -> Result<Renamed, KvError>;
 
     /// Removes every item now.
-    fn flush(&mut self);
+    fn flush(&mut self) -> Result<(), KvError>;
 
     /// Number of items held, including expired ones not yet reclaimed
     /// (as Redis's `DBSIZE` counts them).

@@ -47,7 +47,7 @@ fn scan_sees_every_stable_key_while_the_table_grows_and_shrinks() {
             let k = format!("churn:{step}:{j}");
             store.set(k.as_bytes(), item(b"c")).unwrap();
             if j % 2 == 0 {
-                store.delete(k.as_bytes());
+                store.delete(k.as_bytes()).unwrap();
             }
         }
         step += 1;
@@ -141,7 +141,7 @@ fn watch_sees_changes_from_any_caller_and_flush_and_expiry() {
         .update(b"other", |_| (Mutation::Put(item(b"x")), ()))
         .unwrap();
     assert!(ks.exclusive(|s| s.watch_intact(&watch)));
-    store.flush();
+    store.flush().unwrap();
     assert!(!ks.exclusive(|s| s.watch_intact(&watch)));
     drop(watch);
 

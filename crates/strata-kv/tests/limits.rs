@@ -101,7 +101,7 @@ fn store_mode_refuses_writes_when_full_and_recovers_after_deletes() {
     }
     // Deleting makes garbage that compaction turns into room again.
     for i in 0..stored / 2 {
-        store.delete(format!("k{i}").as_bytes());
+        store.delete(format!("k{i}").as_bytes()).unwrap();
     }
     for i in 0..stored / 4 {
         store
@@ -224,7 +224,7 @@ fn compaction_interleaved_with_writes_and_deletes_loses_nothing() {
         for _ in 0..3_000 {
             let key = format!("k{}", next() % 20_000);
             if next() % 4 == 0 {
-                store.delete(key.as_bytes());
+                store.delete(key.as_bytes()).unwrap();
                 model.remove(&key);
             } else {
                 let value = format!("{key}:{round}:{}", "x".repeat((next() % 90) as usize));

@@ -116,7 +116,7 @@ fn run(ops: Vec<Op>, shards: usize) {
                 } else {
                     Deleted::Missing
                 };
-                assert_eq!(store.delete(&key(k)), expected);
+                assert_eq!(store.delete(&key(k)).unwrap(), expected);
                 model.remove(&key(k));
             }
             Op::Get(k) => {
@@ -211,11 +211,11 @@ fn run(ops: Vec<Op>, shards: usize) {
             Op::Flush => {
                 // FLUSHALL empties the keyspace but leaves a pending delayed
                 // flush (memcached's) in place.
-                store.flush();
+                store.flush().unwrap();
                 model.clear();
             }
             Op::FlushAfter(ms) => {
-                ks.flush_after(ms);
+                ks.flush_after(ms).unwrap();
                 flush_due = Some(now + ms);
             }
         }

@@ -85,6 +85,9 @@ pub enum Error {
     /// No memory for the item (store mode, or nothing evictable).
     #[error("out of memory storing object")]
     OutOfMemory,
+    /// The command log failed: writes are refused, reads go on.
+    #[error("command log failed")]
+    NotDurable,
 }
 
 impl From<KvError> for Error {
@@ -93,6 +96,7 @@ impl From<KvError> for Error {
             KvError::TooLarge { .. } => Error::TooLarge,
             KvError::OutOfMemory => Error::OutOfMemory,
             KvError::BadKey { .. } => Error::BadFormat,
+            KvError::NotDurable { .. } => Error::NotDurable,
             _ => Error::OutOfMemory,
         }
     }
@@ -130,6 +134,9 @@ impl Error {
             Error::InitialValue => b"CLIENT_ERROR invalid numeric initial value\r\n",
             Error::TooLarge => b"SERVER_ERROR object too large for cache\r\n",
             Error::OutOfMemory => b"SERVER_ERROR out of memory storing object\r\n",
+            Error::NotDurable => {
+                b"SERVER_ERROR write refused: the command log failed (see stats log_error)\r\n"
+            }
         }
     }
 }

@@ -12,7 +12,7 @@ mod segment;
 
 use std::collections::VecDeque;
 
-pub(crate) use record::{decode, encode, header_len, Header};
+pub(crate) use record::{decode, encode, get_varint, header_len, Header};
 use segment::Segment;
 
 use crate::KvError;

@@ -48,7 +48,7 @@ fn put_varint(buf: &mut [u8], pos: &mut usize, mut v: u64) {
     *pos += 1;
 }
 
-fn get_varint(buf: &[u8], pos: &mut usize) -> Option<u64> {
+pub(crate) fn get_varint(buf: &[u8], pos: &mut usize) -> Option<u64> {
     let mut v = 0u64;
     for shift in (0..64).step_by(7) {
         let b = *buf.get(*pos)?;

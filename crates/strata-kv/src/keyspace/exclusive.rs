@@ -55,7 +55,7 @@ impl Store for ExclusiveStore<'_> {
         self.locked.update(key, true, f)
     }
 
-    fn delete(&mut self, key: &[u8]) -> Deleted {
+    fn delete(&mut self, key: &[u8]) -> Result<Deleted, KvError> {
         self.locked.delete(key)
     }
 
@@ -71,8 +71,10 @@ impl Store for ExclusiveStore<'_> {
         self.locked.rename(from, to, only_if_absent)
     }
 
-    fn flush(&mut self) {
+    fn flush(&mut self) -> Result<(), KvError> {
+        self.locked.keyspace().ctx.check_journal()?;
         self.locked.clear();
+        Ok(())
     }
 
     fn len(&mut self) -> u64 {

@@ -1,9 +1,14 @@
 //! Operations on a set of write-locked shards: the implementation behind
 //! every multi-key operation and behind [`ExclusiveStore`](super::ExclusiveStore).
+//!
+//! Everything changed while the shards are held goes to the journal as one
+//! record when they are released, so a multi-key operation or a `MULTI`
+//! batch survives a crash whole or not at all.
 
 use super::{Keyspace, ShardWrite};
 use crate::arena::header_len;
 use crate::item::{Deleted, ItemRef, Mutation, NewItem};
+use crate::journal::change;
 use crate::shard::ShardInner;
 use crate::store::Renamed;
 use crate::KvError;
@@ -13,6 +18,9 @@ pub(crate) struct LockedShards<'a> {
     /// Sorted shard indices; `guards[i]` locks shard `indices[i]`.
     indices: Vec<usize>,
     guards: Vec<ShardWrite<'a>>,
+    /// Changes collected from the guards (in the journal's format), to be
+    /// appended as one record on release.
+    batch: Vec<u8>,
 }
 
 impl<'a> LockedShards<'a> {
@@ -22,6 +30,7 @@ impl<'a> LockedShards<'a> {
             ks,
             indices,
             guards,
+            batch: Vec::new(),
         }
     }
 
@@ -81,12 +90,12 @@ impl<'a> LockedShards<'a> {
             .update(&ks.ctx, hash, key, now, want_cas, f)
     }
 
-    pub fn delete(&mut self, key: &[u8]) -> Deleted {
-        let found = self.update(key, false, |item| (Mutation::Delete, item.is_some()));
-        match found {
-            Ok((true, _)) => Deleted::Removed,
-            _ => Deleted::Missing,
-        }
+    pub fn delete(&mut self, key: &[u8]) -> Result<Deleted, KvError> {
+        let (found, _) = self.update(key, false, |item| (Mutation::Delete, item.is_some()))?;
+        Ok(match found {
+            true => Deleted::Removed,
+            false => Deleted::Missing,
+        })
     }
 
     pub fn set_many(
@@ -153,14 +162,40 @@ impl<'a> LockedShards<'a> {
             expires_at,
         };
         self.update(to, false, |_| (Mutation::Put(item), ()))?;
-        self.delete(from);
+        self.delete(from)?;
         Ok(Renamed::Done)
     }
 
-    /// Removes every item in the locked shards.
+    /// Removes every item; every shard must be locked. Journaled unless
+    /// the journal failed (callers refuse a client's flush first; a delayed
+    /// flush that falls due still runs in memory).
     pub fn clear(&mut self) {
+        debug_assert_eq!(self.guards.len(), self.ks.shard_count());
+        let ctx = &self.ks.ctx;
+        // Changes made before the flush stay before it in the record.
+        self.collect();
         for guard in &mut self.guards {
             guard.clear();
         }
+        if ctx.journaling() {
+            change::encode_flush(&mut self.batch);
+        }
+    }
+
+    /// Moves the guards' pending changes into the batch. Changes of
+    /// different shards concern different keys, so their relative order
+    /// does not matter; only the order relative to a flush does.
+    fn collect(&mut self) {
+        for guard in &mut self.guards {
+            self.batch.append(&mut guard.journal_buf);
+        }
+    }
+}
+
+impl Drop for LockedShards<'_> {
+    fn drop(&mut self) {
+        // Still holding every guard: one record, in apply order.
+        self.collect();
+        self.ks.ctx.append_journal(&mut self.batch);
     }
 }

@@ -8,7 +8,7 @@ mod shared;
 
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crossbeam_utils::CachePadded;
 use parking_lot::{RwLock, RwLockWriteGuard};
@@ -20,9 +20,11 @@ pub use shared::SharedStore;
 use crate::arena::MAX_SEGMENT_SIZE;
 use crate::clock::Clock;
 use crate::eviction::EvictionPolicy;
+use crate::journal::{self, Journal};
 use crate::shard::ShardInner;
 use crate::stats::{Counters, KeyspaceStats};
 use crate::watch::Watch;
+use crate::KvError;
 
 /// How a keyspace is sized and what it does when full.
 #[derive(Debug, Clone)]
@@ -62,8 +64,13 @@ pub(crate) struct Ctx {
     shards: usize,
     /// Sum of every shard's published `used_bytes`.
     used_total: Arc<CachePadded<AtomicU64>>,
+    /// Where changes are logged, once attached (after recovery).
+    journal: JournalSlot,
     pub counters: Counters,
 }
+
+/// The journal, shared by the context and every shard's lock guard.
+pub(crate) type JournalSlot = Arc<OnceLock<Arc<dyn Journal>>>;
 
 impl Ctx {
     pub fn now(&self) -> u64 {
@@ -113,6 +120,44 @@ impl Ctx {
     pub fn max_item_size(&self) -> usize {
         self.max_item_size.load(Ordering::Relaxed)
     }
+
+    /// Makes every later CAS version larger than `cas` (recovery).
+    pub fn raise_cas_above(&self, cas: u64) {
+        self.cas.fetch_max(cas.saturating_add(1), Ordering::Relaxed);
+    }
+
+    /// True when changes must be recorded: a journal is attached and has
+    /// not failed. (A failed journal records nothing: writes are refused by
+    /// [`check_journal`](Self::check_journal), and reclaiming expired items
+    /// goes on unlogged.)
+    pub fn journaling(&self) -> bool {
+        self.journal.get().is_some_and(|j| j.check().is_ok())
+    }
+
+    /// Refuses a change that could not be made durable.
+    pub fn check_journal(&self) -> Result<(), KvError> {
+        match self.journal.get() {
+            Some(journal) => journal
+                .check()
+                .map_err(|cause| KvError::NotDurable { cause }),
+            None => Ok(()),
+        }
+    }
+
+    /// Appends `body` (a batch of changes) to the journal, if any.
+    pub fn append_journal(&self, body: &mut Vec<u8>) {
+        append_to(&self.journal, body);
+    }
+}
+
+fn append_to(slot: &JournalSlot, body: &mut Vec<u8>) {
+    if body.is_empty() {
+        return;
+    }
+    match slot.get() {
+        Some(journal) => journal::append(&**journal, body),
+        None => body.clear(),
+    }
 }
 
 /// One shard and lock-free mirrors of its size for stats.
@@ -120,6 +165,8 @@ pub(crate) struct Shard {
     inner: RwLock<ShardInner>,
     /// The keyspace-wide total this shard's usage is summed into.
     used_total: Arc<CachePadded<AtomicU64>>,
+    /// Where the changes made under a write lock go when it is released.
+    journal: JournalSlot,
     items: AtomicU64,
     with_expiry: AtomicU64,
     used: AtomicU64,
@@ -169,6 +216,8 @@ impl DerefMut for ShardWrite<'_> {
 impl Drop for ShardWrite<'_> {
     fn drop(&mut self) {
         let s = self.shard;
+        // Still under the lock: the journal's order is the apply order.
+        append_to(&s.journal, &mut self.guard.journal_buf);
         let used = self.guard.used_bytes();
         let delta = used as i64 - self.guard.published_used as i64;
         if delta != 0 {
@@ -219,11 +268,13 @@ impl Keyspace {
         let shards = config.shards.clamp(1, 4096).next_power_of_two();
         let segment_size = segment_size_for(config.memory_limit, shards);
         let used_total = Arc::new(CachePadded::new(AtomicU64::new(0)));
+        let journal: JournalSlot = Arc::default();
         let shard_vec = (0..shards)
             .map(|_| {
                 CachePadded::new(Shard {
                     inner: RwLock::new(ShardInner::new(segment_size)),
                     used_total: used_total.clone(),
+                    journal: journal.clone(),
                     items: AtomicU64::new(0),
                     with_expiry: AtomicU64::new(0),
                     used: AtomicU64::new(0),
@@ -243,6 +294,7 @@ impl Keyspace {
                 max_item_size: AtomicUsize::new(config.max_item_size),
                 shards,
                 used_total,
+                journal,
                 counters: Counters::default(),
             },
             shards: shard_vec,
@@ -252,6 +304,13 @@ impl Keyspace {
             drop(shard.write()); // publish the initial mirrors
         }
         ks
+    }
+
+    /// From now on, hands every change to `journal` (see [`crate::journal`]).
+    /// Call it once, after recovery has restored the keyspace; a second
+    /// journal is refused and returned.
+    pub fn attach_journal(&self, journal: Arc<dyn Journal>) -> Result<(), Arc<dyn Journal>> {
+        self.ctx.journal.set(journal)
     }
 
     /// Per-operation access (one shard locked at a time).
@@ -336,7 +395,11 @@ impl Keyspace {
 
     /// Removes every item `delay_ms` from now (memcached `flush_all <delay>`);
     /// 0 flushes now. A later call replaces a pending one.
-    pub fn flush_after(&self, delay_ms: u64) {
+    ///
+    /// A delayed flush is journaled when it runs, not when it is asked for:
+    /// a restart before it falls due forgets it (as memcached does).
+    pub fn flush_after(&self, delay_ms: u64) -> Result<(), KvError> {
+        self.ctx.check_journal()?;
         // A flush that already fell due happened before this call.
         self.run_due_flush();
         if delay_ms == 0 {
@@ -346,6 +409,7 @@ impl Keyspace {
             self.flush_deadline
                 .store(self.now_ms().saturating_add(delay_ms), Ordering::Relaxed);
         }
+        Ok(())
     }
 
     /// Runs a pending delayed flush if its time has come.

@@ -116,11 +116,11 @@ impl Store for SharedStore<'_> {
         self.write(key, true, f)
     }
 
-    fn delete(&mut self, key: &[u8]) -> Deleted {
-        match self.update(key, |item| (Mutation::Delete, item.is_some())) {
-            Ok(true) => Deleted::Removed,
-            _ => Deleted::Missing,
-        }
+    fn delete(&mut self, key: &[u8]) -> Result<Deleted, KvError> {
+        Ok(match self.update(key, |item| (Mutation::Delete, item.is_some()))? {
+            true => Deleted::Removed,
+            false => Deleted::Missing,
+        })
     }
 
     fn set_many(
@@ -146,8 +146,10 @@ impl Store for SharedStore<'_> {
         self.ks.lock(shards).rename(from, to, only_if_absent)
     }
 
-    fn flush(&mut self) {
+    fn flush(&mut self) -> Result<(), KvError> {
+        self.ks.ctx.check_journal()?;
         self.flush_now();
+        Ok(())
     }
 
     fn len(&mut self) -> u64 {

@@ -12,6 +12,7 @@ pub(crate) use room::CompactionStep;
 
 use crate::arena::{encode, header_len, Arena, Loc, Record};
 use crate::index::Index;
+use crate::journal::change;
 use crate::item::{ItemRef, Mutation};
 use crate::keyspace::Ctx;
 use crate::watch::WatchTable;
@@ -39,6 +40,9 @@ pub(crate) struct ShardInner {
     pub compaction: Option<(u32, usize)>,
     /// `used_bytes()` as last added to the keyspace-wide total.
     pub published_used: usize,
+    /// Changes made under the current write lock, in the journal's format,
+    /// appended to the journal when the lock is released (`ShardWrite`).
+    pub journal_buf: Vec<u8>,
 }
 
 fn is_expired(expires_at: Option<u64>, now: u64) -> bool {
@@ -56,6 +60,7 @@ impl ShardInner {
             expire_cursor: 0,
             compaction: None,
             published_used: 0,
+            journal_buf: Vec::new(),
         }
     }
 
@@ -101,6 +106,9 @@ impl ShardInner {
         if rec.header.expires_at.is_some() {
             self.with_expiry -= 1;
         }
+        if ctx.journaling() {
+            change::encode_delete(&mut self.journal_buf, rec.key());
+        }
         self.watches.touch(rec.key());
         self.index.remove(slot);
         self.arena.release(loc, len);
@@ -125,6 +133,9 @@ impl ShardInner {
         let slot = self.lookup(hash, key);
         let live = slot.filter(|&s| self.live_item(s, now).is_some());
         let (mutation, result) = f(live.map(|s| item_ref(&self.record_at(s))));
+        if !matches!(mutation, Mutation::Keep) {
+            ctx.check_journal()?;
+        }
         if let (Some(s), None) = (slot, live) {
             // Whatever the decision, an expired entry goes now.
             self.remove(ctx, s, Removal::Expired);
@@ -153,6 +164,10 @@ impl ShardInner {
                         cas,
                         now,
                     )?;
+                    if ctx.journaling() {
+                        let buf = &mut self.journal_buf;
+                        change::encode_put(buf, key, &new.value, new.flags, cas, new.expires_at);
+                    }
                     ctx.counters.total_items.add(1);
                 }
             }
@@ -162,6 +177,9 @@ impl ShardInner {
                         self.remove(ctx, s, Removal::Deleted);
                     } else {
                         self.rewrite(ctx, hash, key, s, expires_at, now)?;
+                        if ctx.journaling() {
+                            change::encode_expire(&mut self.journal_buf, key, expires_at);
+                        }
                     }
                 }
             }
@@ -239,7 +257,7 @@ impl ShardInner {
 
     /// Copies the record in `slot` to the open segment with a new expiry,
     /// keeping its CAS (memcached `touch` semantics).
-    fn rewrite(
+    pub fn rewrite(
         &mut self,
         ctx: &Ctx,
         hash: u64,

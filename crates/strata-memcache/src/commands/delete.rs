@@ -41,14 +41,15 @@ impl<'a> Delete<'a> {
     /// Removes the item.
     pub fn execute(self, shared: &Shared, out: &mut BytesMut) {
         let line: &'static [u8] = match shared.keyspace.store().delete(self.key) {
-            Deleted::Removed => {
+            Ok(Deleted::Removed) => {
                 shared.stats.delete_hits.incr();
                 b"DELETED\r\n"
             }
-            Deleted::Missing => {
+            Ok(Deleted::Missing) => {
                 shared.stats.delete_misses.incr();
                 b"NOT_FOUND\r\n"
             }
+            Err(err) => return reply::error(out, err.into(), self.noreply),
         };
         reply::status(out, line, self.noreply);
     }

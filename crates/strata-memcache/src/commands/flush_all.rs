@@ -35,8 +35,10 @@ impl FlushAll {
         shared.stats.cmd_flush.incr();
         let keyspace = &shared.keyspace;
         // A delay of 0 flushes now and cancels any pending delayed flush.
-        keyspace.flush_after(expiry::flush_delay_ms(self.delay, keyspace.now_ms()));
-        reply::status(out, b"OK\r\n", self.noreply);
+        match keyspace.flush_after(expiry::flush_delay_ms(self.delay, keyspace.now_ms())) {
+            Ok(()) => reply::status(out, b"OK\r\n", self.noreply),
+            Err(err) => reply::error(out, err.into(), self.noreply),
+        }
     }
 }
 

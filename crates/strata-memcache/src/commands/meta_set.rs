@@ -191,9 +191,11 @@ impl<'a> MetaSet<'a> {
                 let err = Error::from(err);
                 match err {
                     Error::TooLarge => stats.store_too_large.incr(),
+                    Error::NotDurable => {}
                     _ => stats.store_no_memory.incr(),
                 }
-                store.delete(key);
+                // Best effort, as memcached: a refused delete changes nothing.
+                let _ = store.delete(key);
                 reply::error(out, err, false);
                 return;
             }

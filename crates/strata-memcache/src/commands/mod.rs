@@ -63,12 +63,13 @@ pub fn refuse_too_large(cmd: &Command<'_>, shared: &Shared, out: &mut BytesMut) 
     match cmd {
         Command::Store(s) => {
             if s.is_set() {
-                shared.keyspace.store().delete(s.key);
+                // Best effort: with a failed log the delete is refused too.
+                let _ = shared.keyspace.store().delete(s.key);
             }
             reply::error(out, Error::TooLarge, s.noreply);
         }
         Command::MetaSet(s) => {
-            shared.keyspace.store().delete(&s.flags.key);
+            let _ = shared.keyspace.store().delete(&s.flags.key);
             reply::error(out, Error::TooLarge, false);
         }
         _ => {}

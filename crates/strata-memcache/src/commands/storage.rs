@@ -176,10 +176,12 @@ impl<'a> Storage<'a> {
                 let err = Error::from(err);
                 match err {
                     Error::TooLarge => stats.store_too_large.incr(),
+                    Error::NotDurable => {}
                     _ => stats.store_no_memory.incr(),
                 }
                 if mode == Mode::Set {
-                    store.delete(self.key);
+                    // Best effort, as memcached: a refused delete changes nothing.
+                    let _ = store.delete(self.key);
                 }
                 reply::error(out, err, self.noreply);
                 return;

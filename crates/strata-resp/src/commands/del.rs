@@ -14,10 +14,12 @@ pub fn del<S: Store>(
     args: Args<'_>,
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
-    let removed = args
-        .iter_from(1)
-        .filter(|key| ctx.store.delete(key) == Deleted::Removed)
-        .count();
-    out.integer(removed as i64);
+    let mut removed = 0;
+    for key in args.iter_from(1) {
+        if ctx.store.delete(key)? == Deleted::Removed {
+            removed += 1;
+        }
+    }
+    out.integer(removed);
     Ok(())
 }

@@ -20,7 +20,7 @@ pub fn flush<S: Store>(
             || args.get(1).eq_ignore_ascii_case(b"sync") => {}
         _ => return Err(RespError::Syntax),
     }
-    ctx.store.flush();
+    ctx.store.flush()?;
     out.ok();
     Ok(())
 }

@@ -1,0 +1,107 @@
+//! Applying changes from a snapshot or the log (recovery). These paths
+//! keep each item's CAS version, never log (recovery runs before a journal
+//! is attached) and count what they could not restore.
+
+use super::change::{Change, Changes};
+use super::BadChange;
+use crate::keyspace::Keyspace;
+use crate::shard::Removal;
+use crate::KvError;
+
+/// What a recovery pass applied.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Restored {
+    /// Changes (or snapshot items) applied.
+    pub applied: u64,
+    /// Items not restored because they did not fit: over `max_item_size`, or
+    /// over the memory limit in store mode. Cache mode evicts instead.
+    pub refused: u64,
+}
+
+impl Restored {
+    /// Adds another pass's counts.
+    pub fn add(&mut self, other: Restored) {
+        self.applied += other.applied;
+        self.refused += other.refused;
+    }
+}
+
+fn expired(expires_at: Option<u64>, now: u64) -> bool {
+    expires_at.is_some_and(|at| at <= now)
+}
+
+impl Keyspace {
+    /// Stores an item exactly as given (CAS included), as recovery does
+    /// with a snapshot's items and logged puts. An already expired item
+    /// removes the key instead.
+    pub fn restore_item(
+        &self,
+        key: &[u8],
+        value: &[u8],
+        flags: u32,
+        cas: u64,
+        expires_at: Option<u64>,
+    ) -> Result<(), KvError> {
+        let ctx = &self.ctx;
+        let (now, hash) = (ctx.now(), ctx.hash(key));
+        let mut shard = self.shard(hash).write();
+        if expired(expires_at, now) {
+            if let Some(slot) = shard.lookup(hash, key) {
+                shard.remove(ctx, slot, Removal::Deleted);
+            }
+            return Ok(());
+        }
+        // New CAS versions must stay above every restored one.
+        ctx.raise_cas_above(cas);
+        shard.put(ctx, hash, key, &[value], flags, expires_at, cas, now)
+    }
+
+    /// Applies the changes of one log record body in order.
+    pub fn apply_changes(&self, changes: Changes<'_>) -> Result<Restored, BadChange> {
+        let mut done = Restored::default();
+        for change in changes {
+            match self.apply_change(&change?) {
+                Ok(()) => done.applied += 1,
+                Err(_) => done.refused += 1,
+            }
+        }
+        Ok(done)
+    }
+
+    fn apply_change(&self, change: &Change<'_>) -> Result<(), KvError> {
+        let ctx = &self.ctx;
+        match *change {
+            Change::Put {
+                key,
+                value,
+                flags,
+                cas,
+                expires_at,
+            } => self.restore_item(key, value, flags, cas, expires_at),
+            Change::Delete { key } => {
+                let hash = ctx.hash(key);
+                let mut shard = self.shard(hash).write();
+                if let Some(slot) = shard.lookup(hash, key) {
+                    shard.remove(ctx, slot, Removal::Deleted);
+                }
+                Ok(())
+            }
+            Change::Expire { key, expires_at } => {
+                let (now, hash) = (ctx.now(), ctx.hash(key));
+                let mut shard = self.shard(hash).write();
+                let Some(slot) = shard.lookup(hash, key) else {
+                    return Ok(());
+                };
+                if shard.live_item(slot, now).is_none() || expired(expires_at, now) {
+                    shard.remove(ctx, slot, Removal::Deleted);
+                    return Ok(());
+                }
+                shard.rewrite(ctx, hash, key, slot, expires_at, now)
+            }
+            Change::Flush => {
+                self.store().flush_now();
+                Ok(())
+            }
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! Process-level crash testing of `strata serve --persistence`: start the
+//! server on a data directory, write from several connections while
+//! recording what was acknowledged and what was in flight, kill or stop the
+//! server, restart it on the same files and check what survived.
+//!
+//! - `server`: the child process ([`server::DurableServer`]).
+//! - `resp`: a raw RESP client that pipelines and reads replies one by one.
+//! - `model`: the write commands and what they do to a key.
+//! - `workload`: worker threads, each writing its own keys.
+//! - `fleet`: starting and stopping the workers of one server run together.
+//! - `history`: one connection's record and the survival checks.
+//! - `recovered`: reading back a restarted server's keys and INFO.
+//! - `verify`: checking a restarted server against every connection's record.
+
+pub mod fleet;
+pub mod history;
+pub mod model;
+pub mod recovered;
+pub mod resp;
+pub mod server;
+pub mod verify;
+pub mod workload;
+
+use std::path::Path;
+
+/// A temporary data directory that is kept (and its path printed) when the
+/// test fails, for reproducing what the server recovered from.
+pub struct DataDir {
+    dir: Option<tempfile::TempDir>,
+}
+
+impl DataDir {
+    /// A new empty directory.
+    pub fn new(label: &str) -> DataDir {
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("strata-crash-{label}-"))
+            .tempdir()
+            .expect("temp data dir");
+        DataDir { dir: Some(dir) }
+    }
+
+    /// Its path.
+    pub fn path(&self) -> &Path {
+        self.dir.as_ref().expect("present until drop").path()
+    }
+}
+
+impl Drop for DataDir {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            if let Some(dir) = self.dir.take() {
+                eprintln!("data directory kept for inspection: {}", dir.keep().display());
+            }
+        }
+    }
+}
+
+/// The `STRATA_CRASH_SEED` environment variable, or a random seed. Printed
+/// either way so a failure can be replayed.
+pub fn seed(test: &str) -> u64 {
+    let seed = match std::env::var("STRATA_CRASH_SEED") {
+        Ok(text) => text
+            .parse()
+            .unwrap_or_else(|_| panic!("STRATA_CRASH_SEED={text:?} is not a u64")),
+        Err(_) => rand::random(),
+    };
+    eprintln!("{test}: seed {seed} (replay with STRATA_CRASH_SEED={seed})");
+    seed
+}
+
+/// Whether the full (long) suite runs: `STRATA_FULL=1` or
+/// `STRATA_TEST_FULL=1` (what `scripts/test --full` sets).
+pub fn full() -> bool {
+    ["STRATA_FULL", "STRATA_TEST_FULL"]
+        .iter()
+        .any(|name| std::env::var(name).is_ok_and(|v| v == "1"))
+}
+
+/// `STRATA_CRASH_CYCLES` if set, else `full` in the full suite and `quick`
+/// otherwise.
+pub fn cycles(quick: usize, full_count: usize) -> usize {
+    match std::env::var("STRATA_CRASH_CYCLES") {
+        Ok(text) => text
+            .parse()
+            .unwrap_or_else(|_| panic!("STRATA_CRASH_CYCLES={text:?} is not a number")),
+        Err(_) if full() => full_count,
+        Err(_) => quick,
+    }
+}

@@ -1,0 +1,152 @@
+//! `strata serve` as a child process on a data directory the test owns, so it
+//! can be killed (SIGKILL) or stopped (SIGTERM) and started again on the
+//! same files.
+//!
+//! Both front ends listen on port 0; the RESP address is read from the
+//! server's JSON `listening` log line, as `support/mod.rs` does. Dropping a
+//! [`DurableServer`] kills the child, so a failing test leaves no process
+//! behind.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long a server may take to recover and listen.
+const START_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Log lines quoted in failure messages.
+const LOG_TAIL_LINES: usize = 40;
+
+/// A running (or killed, not yet dropped) `strata serve` child.
+pub struct DurableServer {
+    child: Child,
+    resp: SocketAddr,
+    /// Every stderr line (JSON log events).
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl DurableServer {
+    /// Starts `strata serve` on `data_dir` with `options` appended to the
+    /// test defaults, and waits until it is ready. Panics with the server's
+    /// log if it is not ready within [`START_TIMEOUT`].
+    pub fn start(data_dir: &Path, options: &[String]) -> DurableServer {
+        let mut args: Vec<String> = [
+            "serve",
+            "--bind",
+            "127.0.0.1",
+            "--resp-port",
+            "0",
+            "--memcache-port",
+            "0",
+            "--threads",
+            "2",
+            "--memory-limit",
+            "256mb",
+            "--eviction",
+            "off",
+            "--log-format",
+            "json",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        args.push("--data-dir".into());
+        args.push(data_dir.display().to_string());
+        args.extend(options.iter().cloned());
+        let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
+            .args(&args)
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn strata serve");
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (ready_tx, ready_rx) = mpsc::channel();
+        let stderr = child.stderr.take().expect("stderr piped");
+        let lines = log.clone();
+        std::thread::spawn(move || {
+            let mut resp = None;
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                lines.lock().unwrap().push(line.clone());
+                let Ok(event) = serde_json::from_str::<serde_json::Value>(&line) else {
+                    continue;
+                };
+                if event["message"] == "listening" && event["protocol"] == "resp" {
+                    resp = event["addr"].as_str().and_then(|a| a.parse().ok());
+                } else if event["message"] == "strata ready" {
+                    let _ = ready_tx.send(resp);
+                }
+            }
+        });
+        let mut server = DurableServer {
+            child,
+            resp: SocketAddr::from(([127, 0, 0, 1], 0)),
+            log,
+        };
+        match ready_rx.recv_timeout(START_TIMEOUT) {
+            Ok(Some(resp)) => server.resp = resp,
+            Ok(None) => panic!("no RESP listening line; log:\n{}", server.log_tail()),
+            Err(_) => panic!(
+                "strata serve {args:?} was not ready within {START_TIMEOUT:?} (exit: {:?}); log:\n{}",
+                server.child.try_wait(),
+                server.log_tail()
+            ),
+        }
+        server
+    }
+
+    /// The RESP front end's address.
+    pub fn resp(&self) -> SocketAddr {
+        self.resp
+    }
+
+    /// Kills the server with SIGKILL and reaps it.
+    pub fn kill(&mut self) {
+        // An error means it already exited; wait() reaps it either way.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Sends SIGTERM and waits up to `timeout` for the exit; panics (after
+    /// killing it) if it does not exit in time.
+    pub fn terminate(&mut self, timeout: Duration) -> ExitStatus {
+        // Our own unreaped child: its pid cannot have been reused.
+        let pid = rustix::process::Pid::from_raw(self.child.id() as i32).expect("child pid");
+        rustix::process::kill_process(pid, rustix::process::Signal::TERM).expect("SIGTERM");
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                return status;
+            }
+            if Instant::now() >= deadline {
+                self.kill();
+                panic!(
+                    "server did not exit within {timeout:?} of SIGTERM; log:\n{}",
+                    self.log_tail()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// The last [`LOG_TAIL_LINES`] log lines.
+    pub fn log_tail(&self) -> String {
+        let log = self.log.lock().unwrap();
+        let from = log.len().saturating_sub(LOG_TAIL_LINES);
+        log[from..].join("\n")
+    }
+}
+
+impl Drop for DurableServer {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            self.kill();
+        }
+    }
+}
