@@ -11,7 +11,8 @@
 use std::sync::Arc;
 
 use bytes::{Buf, BytesMut};
-use strata_service::{ClientInfo, Flow, Session, OUTPUT_SOFT_LIMIT};
+use strata_service::durability::one_line;
+use strata_service::{ClientInfo, Flow, HeldReplies, Hold, Session, OUTPUT_SOFT_LIMIT};
 
 use crate::codec::{self, Block, Frame};
 use crate::command::Command;
@@ -26,6 +27,8 @@ pub struct MemcacheSession {
     client: Arc<ClientInfo>,
     /// Bytes still to discard before the next command line.
     swallow: usize,
+    /// Replies of writes that wait for their log record (`sync` mode).
+    held: HeldReplies,
 }
 
 impl MemcacheSession {
@@ -34,6 +37,7 @@ impl MemcacheSession {
             shared,
             client,
             swallow: 0,
+            held: HeldReplies::default(),
         }
     }
 
@@ -105,6 +109,8 @@ impl From<Flow> for Step {
 
 impl Session for MemcacheSession {
     fn process(&mut self, input: &mut BytesMut, output: &mut BytesMut) -> Flow {
+        // Nothing journaled before this call is ours to wait for.
+        strata_kv::take_written_lsn();
         let mut pos = 0;
         let flow = loop {
             if self.swallow > 0 {
@@ -118,7 +124,9 @@ impl Session for MemcacheSession {
             if pos == input.len() {
                 break Flow::Continue;
             }
+            let reply_start = output.len();
             let (consumed, step) = self.step(&input[pos..], output);
+            self.held.note(reply_start, strata_kv::take_written_lsn());
             pos += consumed;
             match step {
                 // Let the driver flush large outputs before taking more requests.
@@ -133,4 +141,14 @@ impl Session for MemcacheSession {
         input.advance(pos);
         flow
     }
+
+    fn hold(&mut self) -> Option<Hold> {
+        let durability = self.shared.info.durability.as_deref();
+        self.held.take_hold(durability, durability_failure)
+    }
+}
+
+/// The reply sent instead of held replies whose log record failed.
+fn durability_failure(cause: &str) -> Vec<u8> {
+    format!("SERVER_ERROR write not durable: {}\r\n", one_line(cause)).into_bytes()
 }

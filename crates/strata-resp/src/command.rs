@@ -19,6 +19,9 @@ use crate::writer::ReplyWriter;
 #[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Command {
+    BgSave,
+    LastSave,
+    Save,
     Get,
     Set,
     SetNx,
@@ -234,6 +237,9 @@ pub fn execute<S: Store>(
         C::Config => config::config(ctx, args, out),
         C::Info => info::info(ctx, args, out),
         C::Time => time::time(ctx, args, out),
+        C::BgSave => save::bgsave(ctx, args, out),
+        C::Save => save::save(ctx, args, out),
+        C::LastSave => save::lastsave(ctx, args, out),
         // Run by the session, never queued or dispatched here; answered
         // defensively rather than panicking.
         C::Multi => Err(RespError::NestedMulti),

@@ -69,17 +69,19 @@ fn write_section(shared: &Shared, section: &str, t: &mut String) {
             line(t, "tracking_clients", 0);
         }
         "memory" => memory(shared, t),
-        "persistence" => {
-            line(t, "loading", 0);
-            line(t, "async_loading", 0);
-            line(t, "rdb_changes_since_last_save", shared.stats.writes());
-            line(t, "rdb_bgsave_in_progress", 0);
-            line(t, "rdb_last_save_time", shared.info.started_unix);
-            line(t, "rdb_last_bgsave_status", "ok");
-            line(t, "aof_enabled", 0);
-            line(t, "aof_rewrite_in_progress", 0);
-            line(t, "aof_last_write_status", "ok");
-        }
+        "persistence" => match shared.info.durability.as_deref() {
+            Some(durability) => {
+                for (field, value) in durability.info() {
+                    line(t, field, value);
+                }
+            }
+            None => {
+                line(t, "loading", 0);
+                line(t, "rdb_bgsave_in_progress", 0);
+                line(t, "rdb_last_save_time", shared.info.started_unix);
+                line(t, "aof_enabled", 0);
+            }
+        },
         "stats" => stats(shared, t),
         "replication" => {
             line(t, "role", "master");

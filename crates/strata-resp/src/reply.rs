@@ -148,6 +148,14 @@ pub enum RespError {
     /// CLIENT LIST ID with a non-numeric id.
     #[error("ERR Invalid client ID")]
     InvalidClientId,
+
+    /// A command Redis flags `no_multi` (`SAVE`) inside `MULTI`.
+    #[error("ERR Command not allowed inside a transaction")]
+    NotInTransaction,
+
+    /// A checkpoint request failed (the cause is the persistence layer's).
+    #[error("ERR {0}")]
+    Persistence(String),
     /// CONFIG REWRITE: there is no config file to rewrite.
     #[error("ERR The server is running without a config file")]
     NoConfigFile,

@@ -10,7 +10,8 @@ use std::sync::Arc;
 
 use bytes::{Buf, BytesMut};
 use strata_kv::Store;
-use strata_service::{Flow, Session, OUTPUT_SOFT_LIMIT};
+use strata_service::durability::one_line;
+use strata_service::{Flow, HeldReplies, Hold, Session, OUTPUT_SOFT_LIMIT};
 
 use crate::args::Args;
 use crate::codec::{Limits, Parsed, RequestParser};
@@ -28,6 +29,8 @@ pub struct RespSession {
     shared: Arc<Shared>,
     parser: RequestParser,
     conn: Connection,
+    /// Replies of writes that wait for their log record (`sync` mode).
+    held: HeldReplies,
 }
 
 impl RespSession {
@@ -36,6 +39,7 @@ impl RespSession {
             shared,
             parser: RequestParser::new(),
             conn,
+            held: HeldReplies::default(),
         }
     }
 }
@@ -48,10 +52,13 @@ impl Drop for RespSession {
 
 impl Session for RespSession {
     fn process(&mut self, input: &mut BytesMut, output: &mut BytesMut) -> Flow {
+        // Nothing journaled before this call is ours to wait for.
+        strata_kv::take_written_lsn();
         let Self {
             shared,
             parser,
             conn,
+            held,
         } = self;
         let shared: &Shared = shared;
         let mut out = ReplyWriter::new(output, conn.version);
@@ -66,7 +73,9 @@ impl Session for RespSession {
                 Ok(Parsed::Incomplete) => break,
                 Ok(Parsed::Nothing { consumed }) => input.advance(consumed),
                 Ok(Parsed::Request { consumed }) => {
+                    let reply_start = out.position();
                     run(shared, conn, parser.args(input), &mut out, &mut tally);
+                    held.note(reply_start, strata_kv::take_written_lsn());
                     input.advance(consumed);
                     if conn.close {
                         flow = Flow::Close;
@@ -97,6 +106,16 @@ impl Session for RespSession {
         });
         flow
     }
+
+    fn hold(&mut self) -> Option<Hold> {
+        let durability = self.shared.info.durability.as_deref();
+        self.held.take_hold(durability, durability_failure)
+    }
+}
+
+/// The reply sent instead of held replies whose log record failed.
+fn durability_failure(cause: &str) -> Vec<u8> {
+    format!("-ERR write not durable: {}\r\n", one_line(cause)).into_bytes()
 }
 
 /// True when the connection may run commands that need authentication.
@@ -143,6 +162,10 @@ fn run(
         Command::Watch => watch::watch(shared, conn, args, out, tally),
         Command::Quit => quit::quit(conn, out, tally),
         Command::Reset => quit::reset(shared, conn, out, tally),
+        // EXEC holds every shard locked: a checkpoint inside could not scan.
+        Command::Save if conn.transaction.is_some() => {
+            refuse(conn, out, tally, RespError::NotInTransaction)
+        }
         _ if conn.transaction.is_some() => multi::queue(conn, spec, args, out, tally),
         _ => {
             let mut store = shared.keyspace.store();

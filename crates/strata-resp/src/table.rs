@@ -92,6 +92,7 @@ static CONFIG_SUBCOMMANDS: &[CommandSpec] = &[
 pub static COMMANDS: &[CommandSpec] = &[
     spec("append", C::Append, 3, WRITE_OOM_FAST, ONE_KEY, STRING_WRITE_FAST, "string", "2.0.0", "Append a value to a key"),
     spec("auth", C::Auth, -2, CONNECTION_NO_AUTH, NO_KEYS, FAST_CONNECTION, "connection", "1.0.0", "Authenticate to the server"),
+    spec("bgsave", C::BgSave, -1, &["admin", "noscript", "no_async_loading"], NO_KEYS, ADMIN_CATEGORIES, "server", "1.0.0", "Asynchronously save the dataset to disk"),
     CommandSpec { subcommands: CLIENT_SUBCOMMANDS, ..spec("client", C::Client, -2, &[], NO_KEYS, &["@slow"], "connection", "2.4.0", "A container for client connection commands") },
     CommandSpec { subcommands: COMMAND_SUBCOMMANDS, ..spec("command", C::Command, -1, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "2.8.13", "Get array of Redis command details") },
     CommandSpec { subcommands: CONFIG_SUBCOMMANDS, ..spec("config", C::Config, -2, &[], NO_KEYS, &["@slow"], "server", "2.0.0", "A container for server configuration commands") },
@@ -119,6 +120,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("incrbyfloat", C::IncrByFloat, 3, WRITE_OOM_FAST, ONE_KEY, STRING_WRITE_FAST, "string", "2.6.0", "Increment the float value of a key by the given amount"),
     spec("info", C::Info, -1, HELP_FLAGS, NO_KEYS, &["@slow", "@dangerous"], "server", "1.0.0", "Get information and statistics about the server"),
     spec("keys", C::Keys, 2, &["readonly"], NO_KEYS, &["@keyspace", "@read", "@slow", "@dangerous"], "generic", "1.0.0", "Find all keys matching the given pattern"),
+    spec("lastsave", C::LastSave, 1, &["loading", "stale", "fast"], NO_KEYS, &["@admin", "@fast", "@dangerous"], "server", "1.0.0", "Get the UNIX time stamp of the last successful save to disk"),
     spec("mget", C::MGet, -2, READ_FAST, ALL_KEYS, STRING_READ_FAST, "string", "1.0.0", "Get the values of all the given keys"),
     spec("mset", C::MSet, -3, WRITE_OOM, (1, -1, 2), STRING_WRITE_SLOW, "string", "1.0.1", "Set multiple keys to multiple values"),
     spec("msetnx", C::MSetNx, -3, WRITE_OOM, (1, -1, 2), STRING_WRITE_SLOW, "string", "1.0.1", "Set multiple keys to multiple values, only if none of the keys exist"),
@@ -135,6 +137,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("rename", C::Rename, 3, WRITE, (1, 2, 1), KEYSPACE_WRITE_SLOW, "generic", "1.0.0", "Rename a key"),
     spec("renamenx", C::RenameNx, 3, WRITE_FAST, (1, 2, 1), KEYSPACE_WRITE_FAST, "generic", "1.0.0", "Rename a key, only if the new key does not exist"),
     spec("reset", C::Reset, 1, CONNECTION_NO_AUTH, NO_KEYS, FAST_CONNECTION, "connection", "6.2.0", "Reset the connection"),
+    spec("save", C::Save, 1, &["admin", "noscript", "no_async_loading", "no_multi"], NO_KEYS, ADMIN_CATEGORIES, "server", "1.0.0", "Synchronously save the dataset to disk"),
     spec("scan", C::Scan, -2, &["readonly"], NO_KEYS, &["@keyspace", "@read", "@slow"], "generic", "2.8.0", "Incrementally iterate the keys space"),
     spec("select", C::Select, 2, &["loading", "stale", "fast"], NO_KEYS, FAST_CONNECTION, "connection", "1.0.0", "Change the selected database for the current connection"),
     spec("set", C::Set, -3, WRITE_OOM, ONE_KEY, STRING_WRITE_SLOW, "string", "1.0.0", "Set the string value of a key"),

@@ -61,6 +61,9 @@ pub enum ServerError {
         #[source]
         source: io::Error,
     },
+    /// Recovery failed or the persistence directories could not be opened.
+    #[error("cannot recover: {0}")]
+    Persistence(#[source] strata_persist::PersistError),
     /// Installing the signal handlers failed.
     #[error("cannot install signal handlers: {0}")]
     Signals(#[source] io::Error),

@@ -10,11 +10,15 @@
 //!   command-line flags ([`ServeArgs`]); precedence flag > file > default;
 //!   validation of every bound.
 //! - [`logging`]: `tracing` output as text or JSON, `RUST_LOG` aware.
-//! - [`server`]: [`Server`], starting the engine, maintenance and listeners,
-//!   and shutting them down in order.
+//! - [`server`]: [`Server`], starting the engine, recovery, maintenance and
+//!   listeners, and shutting them down in order.
+//! - [`durability`]: [`ServerDurability`], persistence (`strata-persist`) as
+//!   the front ends see it: durable replies, SAVE/BGSAVE, INFO fields.
 //! - [`serve`]: [`run_serve`], the `strata serve` entry point (runtime and
 //!   signals).
 //! - [`error`]: [`ServerError`] and its exit codes.
+//! - [`checkpoint_cli`]: `strata checkpoint`, a checkpoint on demand of a
+//!   running server.
 //!
 //! This crate holds no protocol or storage logic: it only builds and connects
 //! the pieces. It must never be imported by a lower layer.
@@ -22,13 +26,17 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod checkpoint_cli;
 pub mod config;
+pub mod durability;
 pub mod error;
 pub mod logging;
 pub mod serve;
 pub mod server;
 
+pub use checkpoint_cli::{run_checkpoint, CheckpointArgs};
 pub use config::{ByteSize, EvictionMode, LogFormat, ServeArgs, ServerConfig};
+pub use durability::ServerDurability;
 pub use error::ServerError;
 pub use serve::{run, run_serve};
 pub use server::Server;

@@ -1,10 +1,12 @@
 //! [`Server`]: the engine and the enabled front ends running on the current
 //! tokio runtime, and their orderly shutdown.
 //!
-//! Start order: data directory, listeners (so the actual ports are known,
-//! port 0 included), server identity, keyspace, background maintenance, then
-//! one accept loop per front end. Shutdown runs in reverse: accept loops stop,
-//! open connections get a bounded grace period to finish, maintenance stops.
+//! Start order: data directory, keyspace, recovery from the snapshot and
+//! log (when persistence is on; nothing is served before it is done),
+//! listeners (so the actual ports are known, port 0 included), server
+//! identity, background maintenance, then one accept loop per front end.
+//! Shutdown runs in reverse: accept loops stop, open connections get a
+//! bounded grace period to finish, maintenance stops, the log is synced.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU32, AtomicUsize};
@@ -14,6 +16,7 @@ use std::time::{Duration, Instant};
 use parking_lot::RwLock;
 use strata_kv::{Keyspace, KeyspaceConfig, Maintenance, SystemClock};
 use strata_memcache::MemcacheProtocol;
+use strata_persist::Persistence;
 use strata_resp::RespProtocol;
 use strata_service::{Clients, DriverConfig, Protocol, RuntimeSettings, ServerInfo};
 use tokio::net::TcpListener;
@@ -21,6 +24,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::ServerConfig;
+use crate::durability::ServerDurability;
 use crate::error::ServerError;
 
 /// How often shutdown checks whether the last connections have closed.
@@ -38,6 +42,7 @@ struct FrontEnd {
 /// accept loops to the runtime's own shutdown.
 pub struct Server {
     keyspace: Arc<Keyspace>,
+    durability: Arc<ServerDurability>,
     info: Arc<ServerInfo>,
     maintenance: Option<Maintenance>,
     shutdown: CancellationToken,
@@ -55,6 +60,23 @@ impl Server {
             path: config.data_dir.clone(),
             source,
         })?;
+        let keyspace = Keyspace::new(
+            KeyspaceConfig {
+                memory_limit: config.memory_limit.bytes(),
+                eviction: config.eviction.policy(),
+                max_item_size: usize::try_from(config.max_item_size.bytes()).unwrap_or(usize::MAX),
+                shards: config.shards,
+            },
+            Arc::new(SystemClock),
+        );
+        let persistence = match config.persist_config() {
+            // Recovery runs before any port opens.
+            Some(persist) => Some(
+                blocking(|| Persistence::open(keyspace.clone(), persist))
+                    .map_err(ServerError::Persistence)?,
+            ),
+            None => None,
+        };
         let memcache_listener = config
             .memcache_enabled
             .then(|| {
@@ -79,17 +101,9 @@ impl Server {
             requirepass: RwLock::new(config.requirepass.clone()),
             verbosity: AtomicU32::new(config.verbosity()),
         };
-        let info = Arc::new(ServerInfo::new(crate::VERSION, settings));
-
-        let keyspace = Keyspace::new(
-            KeyspaceConfig {
-                memory_limit: config.memory_limit.bytes(),
-                eviction: config.eviction.policy(),
-                max_item_size: usize::try_from(config.max_item_size.bytes()).unwrap_or(usize::MAX),
-                shards: config.shards,
-            },
-            Arc::new(SystemClock),
-        );
+        let info = ServerInfo::new(crate::VERSION, settings);
+        let durability = Arc::new(ServerDurability::new(persistence, info.started_unix));
+        let info = Arc::new(info.with_durability(durability.clone()));
         let maintenance = Maintenance::start(keyspace.clone());
 
         let shutdown = CancellationToken::new();
@@ -119,10 +133,12 @@ impl Server {
             max_item_size = %config.max_item_size,
             max_connections = config.max_connections,
             data_dir = %config.data_dir.display(),
+            persistence = strata_service::Durability::mode(&*durability),
             "strata ready"
         );
         Ok(Self {
             keyspace,
+            durability,
             info,
             maintenance: Some(maintenance),
             shutdown,
@@ -184,6 +200,26 @@ impl Server {
         if let Some(maintenance) = self.maintenance.take() {
             maintenance.stop();
         }
+        if let Some(persistence) = self.durability.persistence() {
+            match blocking(|| persistence.close()) {
+                Ok(()) => tracing::info!("command log synced"),
+                Err(err) => tracing::error!(error = %err, "could not sync the command log"),
+            }
+        }
+    }
+
+    /// Persistence as the front ends see it.
+    pub fn durability(&self) -> &Arc<ServerDurability> {
+        &self.durability
+    }
+}
+
+/// Runs blocking `f` (recovery, the final log sync) without stalling other
+/// tasks on a multi-thread runtime; directly on a current-thread one.
+fn blocking<R>(f: impl FnOnce() -> R) -> R {
+    match tokio::runtime::Handle::current().runtime_flavor() {
+        tokio::runtime::RuntimeFlavor::MultiThread => tokio::task::block_in_place(f),
+        _ => f(),
     }
 }
 

@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::clients::Clients;
 use crate::server_info::ServerInfo;
-use crate::session::{Flow, Protocol, Session};
+use crate::session::{Flow, Hold, Protocol, Session};
 
 /// Per-listener limits.
 #[derive(Debug, Clone, Copy)]
@@ -110,6 +110,13 @@ async fn run_connection<S: Session>(
             }
         }
         let flow = session.process(&mut input, &mut output);
+        if let Some(hold) = session.hold() {
+            match wait_for(hold, &mut stream, &mut output, &mut written_total).await {
+                Ok(true) => {}
+                Ok(false) => break Ok(()),
+                Err(err) => break Err(err),
+            }
+        }
         if !output.is_empty() {
             written_total += output.len() as u64;
             if let Err(err) = stream.write_all(&output).await {
@@ -132,4 +139,33 @@ async fn run_connection<S: Session>(
     clients.count_traffic(read_total, written_total);
     let _ = stream.shutdown().await;
     result
+}
+
+/// Sends the replies before the hold, waits for it, and on success leaves
+/// the held replies in `output` for the caller to send (`Ok(true)`). On
+/// failure the held replies are dropped, the failure reply is sent and
+/// `Ok(false)` says to close. There is no timeout: a durable wait always
+/// resolves (the log either syncs or poisons itself).
+async fn wait_for(
+    hold: Hold,
+    stream: &mut TcpStream,
+    output: &mut BytesMut,
+    written_total: &mut u64,
+) -> std::io::Result<bool> {
+    let from = hold.from.min(output.len());
+    if from > 0 {
+        let ready = output.split_to(from);
+        *written_total += ready.len() as u64;
+        stream.write_all(&ready).await?;
+    }
+    match hold.until.await {
+        Ok(()) => Ok(true),
+        Err(cause) => {
+            output.clear();
+            let reply = (hold.on_failure)(&cause);
+            *written_total += reply.len() as u64;
+            stream.write_all(&reply).await?;
+            Ok(false)
+        }
+    }
 }

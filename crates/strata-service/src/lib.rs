@@ -10,6 +10,8 @@
 //! - [`clients`]: the registry of connected clients and connection counters.
 //! - [`driver`]: the tokio accept loop and per-connection read/process/write loop.
 //! - [`server_info`]: identity and runtime settings of the running server.
+//! - [`durability`]: what front ends need from persistence (durable replies,
+//!   checkpoints on demand, INFO fields), as a trait the server implements.
 //!
 //! This crate never depends on the engine or on a particular protocol.
 
@@ -18,10 +20,12 @@
 
 pub mod clients;
 pub mod driver;
+pub mod durability;
 pub mod server_info;
 pub mod session;
 
 pub use clients::{ClientInfo, Clients};
 pub use driver::{serve, DriverConfig};
+pub use durability::{Durability, DurableFuture, HeldReplies};
 pub use server_info::{RuntimeSettings, ServerInfo};
-pub use session::{Flow, Protocol, Session, OUTPUT_SOFT_LIMIT};
+pub use session::{Flow, Hold, Protocol, Session, OUTPUT_SOFT_LIMIT};

@@ -3,9 +3,12 @@
 
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use parking_lot::RwLock;
+
+use crate::durability::Durability;
 
 /// Settings that clients may read and, where noted, change at run time.
 #[derive(Debug)]
@@ -53,6 +56,14 @@ pub struct ServerInfo {
     pub started_unix: u64,
     /// Runtime settings.
     pub settings: RuntimeSettings,
+    /// Persistence, when the server has any (even `off` is described).
+    pub durability: Option<Arc<dyn Durability>>,
+}
+
+impl std::fmt::Debug for dyn Durability {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Durability({})", self.mode())
+    }
 }
 
 impl ServerInfo {
@@ -68,7 +79,14 @@ impl ServerInfo {
             started: Instant::now(),
             started_unix,
             settings,
+            durability: None,
         }
+    }
+
+    /// The same server with `durability` as its persistence.
+    pub fn with_durability(mut self, durability: Arc<dyn Durability>) -> Self {
+        self.durability = Some(durability);
+        self
     }
 
     /// Seconds since start.

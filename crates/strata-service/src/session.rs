@@ -5,6 +5,7 @@ use std::sync::Arc;
 use bytes::BytesMut;
 
 use crate::clients::ClientInfo;
+use crate::durability::DurableFuture;
 
 /// What the driver does after a [`Session::process`] call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +25,28 @@ pub enum Flow {
 /// (plus one reply).
 pub const OUTPUT_SOFT_LIMIT: usize = 1 << 20;
 
+/// Replies that must not be sent yet: `output[from..]` waits for `until`
+/// (a `sync`-mode write's record becoming durable); `output[..from]` may go
+/// now. If `until` fails, the held replies are never sent: the driver sends
+/// `on_failure` (the protocol's error naming the cause) and closes the
+/// connection, so no write is acknowledged that is not durable.
+pub struct Hold {
+    /// Output offset where held replies begin.
+    pub from: usize,
+    /// Resolves when the held replies may be sent.
+    pub until: DurableFuture,
+    /// Turns the failure's cause into the bytes sent before closing.
+    pub on_failure: fn(&str) -> Vec<u8>,
+}
+
+impl std::fmt::Debug for Hold {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hold")
+            .field("from", &self.from)
+            .finish_non_exhaustive()
+    }
+}
+
 /// One connection's protocol state machine.
 pub trait Session: Send + 'static {
     /// Consumes every complete request at the front of `input` (leaving an
@@ -36,6 +59,14 @@ pub trait Session: Send + 'static {
     /// error and either skipped or the connection closed, so `input` never
     /// grows without bound. It MUST NOT panic on any input.
     fn process(&mut self, input: &mut BytesMut, output: &mut BytesMut) -> Flow;
+
+    /// Called after every [`process`](Self::process): replies produced by
+    /// that call that must wait for durability, if any. The driver sends
+    /// nothing past [`Hold::from`] and reads no more input until the hold
+    /// resolves, so pipelined replies stay in order.
+    fn hold(&mut self) -> Option<Hold> {
+        None
+    }
 }
 
 /// A wire protocol: a factory of sessions plus the replies the driver needs.

@@ -2,6 +2,8 @@
 //!
 //! - `strata serve [options]`: run the server (memcached text protocol and
 //!   Redis RESP over one keyspace); see `strata serve --help`.
+//! - `strata checkpoint [--port P] [--background]`: ask a running server for
+//!   a checkpoint (SAVE / BGSAVE over RESP).
 //! - `strata bench <kind> ...`: run a load generator from the lab
 //!   (`strata bench kv --help`).
 //! - `strata --version`.
@@ -30,6 +32,8 @@ enum Command {
     /// last value (so wrappers can append overrides).
     #[command(args_override_self = true)]
     Serve(strata_server::ServeArgs),
+    /// Ask a running server to write a checkpoint (snapshot) now.
+    Checkpoint(strata_server::CheckpointArgs),
     /// Run a benchmark against a server.
     #[command(subcommand)]
     Bench(strata_lab::BenchCommand),
@@ -40,6 +44,10 @@ fn main() -> ExitCode {
         Command::Serve(args) => (
             strata_server::run_serve(args).map_err(|err| (err.exit_code(), err.to_string())),
             "strata serve --help",
+        ),
+        Command::Checkpoint(args) => (
+            strata_server::run_checkpoint(&args).map_err(|message| (1, message)),
+            "strata checkpoint --help",
         ),
         Command::Bench(cmd) => (
             strata_lab::run_bench(cmd).map_err(|err| match err {

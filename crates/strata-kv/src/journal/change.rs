@@ -270,11 +270,10 @@ mod tests {
         for cut in 0..buf.len() {
             let _ = decode(&buf[..cut]).count();
         }
-        assert_eq!(
-            decode(&[9]).next(),
-            Some(Err(BadChange { offset: 0 }))
+        assert_eq!(decode(&[9]).next(), Some(Err(BadChange { offset: 0 })));
+        assert!(
+            decode(&[1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01])
+                .any(|c| c.is_err())
         );
-        assert!(decode(&[1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01])
-            .any(|c| c.is_err()));
     }
 }

@@ -117,10 +117,12 @@ impl Store for SharedStore<'_> {
     }
 
     fn delete(&mut self, key: &[u8]) -> Result<Deleted, KvError> {
-        Ok(match self.update(key, |item| (Mutation::Delete, item.is_some()))? {
-            true => Deleted::Removed,
-            false => Deleted::Missing,
-        })
+        Ok(
+            match self.update(key, |item| (Mutation::Delete, item.is_some()))? {
+                true => Deleted::Removed,
+                false => Deleted::Missing,
+            },
+        )
     }
 
     fn set_many(

@@ -12,8 +12,8 @@ pub(crate) use room::CompactionStep;
 
 use crate::arena::{encode, header_len, Arena, Loc, Record};
 use crate::index::Index;
-use crate::journal::change;
 use crate::item::{ItemRef, Mutation};
+use crate::journal::change;
 use crate::keyspace::Ctx;
 use crate::watch::WatchTable;
 use crate::KvError;

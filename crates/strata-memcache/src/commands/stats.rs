@@ -140,6 +140,24 @@ fn general(shared: &Shared, out: &mut BytesMut) {
     stat(out, "evicted_active", 0);
     stat(out, "evictions", ks.evictions);
     stat(out, "reclaimed", ks.expired);
+    persistence(shared, out);
+}
+
+/// Strata's persistence fields (not in memcached): `persistence`, the
+/// log's LSNs and health, checkpoints and the last recovery.
+fn persistence(shared: &Shared, out: &mut BytesMut) {
+    let Some(durability) = shared.info.durability.as_deref() else {
+        return;
+    };
+    for (field, value) in durability.info() {
+        if field == "rdb_last_save_time" {
+            stat_str(out, "last_save_time", &value);
+        }
+        match field.strip_prefix("strata_") {
+            Some(name) if !value.is_empty() => stat_str(out, name, &value),
+            _ => {}
+        }
+    }
 }
 
 fn settings(shared: &Shared, out: &mut BytesMut) {

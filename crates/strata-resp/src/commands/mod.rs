@@ -37,6 +37,7 @@ pub mod ping;
 pub mod quit;
 pub mod randomkey;
 pub mod rename;
+pub mod save;
 pub mod scan;
 pub mod select;
 pub mod set;

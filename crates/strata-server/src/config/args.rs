@@ -5,6 +5,7 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 
 use super::modes::{EvictionMode, LogFormat};
+use super::persistence::{HumanDuration, LogDevice, PersistenceMode, RecoveryMode};
 use super::size::ByteSize;
 use super::ServerConfig;
 
@@ -82,6 +83,53 @@ pub struct ServeArgs {
     /// Advanced: number of keyspace shards (locks), a power of two [default: 64].
     #[arg(long, value_name = "N")]
     pub shards: Option<usize>,
+
+    /// `off`: a pure cache; `async`: changes logged and synced every
+    /// --sync-interval (a crash loses at most that); `sync`: a write is
+    /// acknowledged only once its log record is on disk [default: off].
+    #[arg(long, value_name = "MODE")]
+    pub persistence: Option<PersistenceMode>,
+
+    /// Directory of the command log [default: <data-dir>/log].
+    #[arg(long, value_name = "DIR")]
+    pub log_dir: Option<PathBuf>,
+
+    /// Directory of the snapshots, may be on another device [default: <data-dir>/snapshots].
+    #[arg(long, value_name = "DIR")]
+    pub snapshot_dir: Option<PathBuf>,
+
+    /// In async mode, longest time a write stays unsynced, e.g. `1s`,
+    /// `100ms`; at least 10ms [default: 1s].
+    #[arg(long, value_name = "DURATION")]
+    pub sync_interval: Option<HumanDuration>,
+
+    /// How the log is made durable: `fdatasync`, or `direct` for
+    /// O_DIRECT|O_DSYNC writes [default: fdatasync].
+    #[arg(long, value_name = "DEVICE")]
+    pub log_device: Option<LogDevice>,
+
+    /// Size at which log segments are rotated, at least 64kb [default: 64mb].
+    #[arg(long, value_name = "SIZE")]
+    pub log_segment_size: Option<ByteSize>,
+
+    /// A checkpoint starts once the log since the last one is at least this
+    /// large ... [default: 256mb]
+    #[arg(long, value_name = "SIZE")]
+    pub checkpoint_min_log_size: Option<ByteSize>,
+
+    /// ... and at least this percentage of the last snapshot's size [default: 100].
+    #[arg(long, value_name = "PCT")]
+    pub checkpoint_log_ratio_pct: Option<u64>,
+
+    /// Bytes per second a checkpoint writes at most [default: 256mb].
+    #[arg(long, value_name = "SIZE")]
+    pub checkpoint_io_rate: Option<ByteSize>,
+
+    /// `strict`: refuse to start on a damaged snapshot or log (other than a
+    /// torn log tail), naming the file and offset; `last-good`: start from
+    /// the last good point, dropping what follows the damage [default: strict].
+    #[arg(long, value_name = "MODE")]
+    pub recovery: Option<RecoveryMode>,
 }
 
 impl ServeArgs {
@@ -113,5 +161,25 @@ impl ServeArgs {
         set(&mut config.log_level, &self.log_level);
         set(&mut config.log_format, &self.log_format);
         set(&mut config.shards, &self.shards);
+        set(&mut config.persistence, &self.persistence);
+        if self.log_dir.is_some() {
+            config.log_dir = self.log_dir.clone();
+        }
+        if self.snapshot_dir.is_some() {
+            config.snapshot_dir = self.snapshot_dir.clone();
+        }
+        set(&mut config.sync_interval, &self.sync_interval);
+        set(&mut config.log_device, &self.log_device);
+        set(&mut config.log_segment_size, &self.log_segment_size);
+        set(
+            &mut config.checkpoint_min_log_size,
+            &self.checkpoint_min_log_size,
+        );
+        set(
+            &mut config.checkpoint_log_ratio_pct,
+            &self.checkpoint_log_ratio_pct,
+        );
+        set(&mut config.checkpoint_io_rate, &self.checkpoint_io_rate);
+        set(&mut config.recovery, &self.recovery);
     }
 }

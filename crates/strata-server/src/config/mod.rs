@@ -9,6 +9,7 @@
 
 pub mod args;
 pub mod modes;
+pub mod persistence;
 pub mod size;
 
 #[cfg(test)]
@@ -21,6 +22,7 @@ use serde::Deserialize;
 
 pub use args::ServeArgs;
 pub use modes::{EvictionMode, LogFormat};
+pub use persistence::{HumanDuration, LogDevice, PersistenceMode, RecoveryMode};
 pub use size::ByteSize;
 
 use crate::error::ServerError;
@@ -73,6 +75,27 @@ pub struct ServerConfig {
     pub log_format: LogFormat,
     /// Keyspace shards.
     pub shards: usize,
+    /// Persistence: `off`, `async` or `sync`.
+    pub persistence: PersistenceMode,
+    /// Command log directory; `<data_dir>/log` when unset.
+    pub log_dir: Option<PathBuf>,
+    /// Snapshot directory; `<data_dir>/snapshots` when unset.
+    pub snapshot_dir: Option<PathBuf>,
+    /// Longest time an async-mode write stays unsynced.
+    pub sync_interval: HumanDuration,
+    /// How log files are made durable.
+    pub log_device: LogDevice,
+    /// Log segment size.
+    pub log_segment_size: ByteSize,
+    /// A checkpoint starts when the log since the last one is at least
+    /// this large ...
+    pub checkpoint_min_log_size: ByteSize,
+    /// ... and at least this percentage of the last snapshot's size.
+    pub checkpoint_log_ratio_pct: u64,
+    /// Bytes per second a checkpoint writes at most.
+    pub checkpoint_io_rate: ByteSize,
+    /// What recovery does with damage that is not a torn log tail.
+    pub recovery: RecoveryMode,
 }
 
 impl Default for ServerConfig {
@@ -95,6 +118,16 @@ impl Default for ServerConfig {
             log_level: "info".to_owned(),
             log_format: LogFormat::Text,
             shards: 64,
+            persistence: PersistenceMode::Off,
+            log_dir: None,
+            snapshot_dir: None,
+            sync_interval: HumanDuration(std::time::Duration::from_secs(1)),
+            log_device: LogDevice::Fdatasync,
+            log_segment_size: ByteSize::mib(64),
+            checkpoint_min_log_size: ByteSize::mib(256),
+            checkpoint_log_ratio_pct: 100,
+            checkpoint_io_rate: ByteSize::mib(256),
+            recovery: RecoveryMode::Strict,
         }
     }
 }
@@ -209,6 +242,8 @@ impl ServerConfig {
         }
         crate::logging::parse_filter(&self.log_level)
             .map_err(|message| invalid("log_level", message))?;
+        self.validate_persistence()
+            .map_err(|(option, message)| invalid(option, message))?;
         Ok(())
     }
 

@@ -1,0 +1,79 @@
+//! What a front end needs from the server's persistence, without knowing
+//! how it works: waiting for a change to be durable before replying (`sync`
+//! mode), checkpoints on demand (`SAVE`, `BGSAVE`, `LASTSAVE`) and the
+//! fields of Redis `INFO persistence` / memcached `stats`.
+
+use std::future::Future;
+use std::pin::Pin;
+
+/// A future that resolves once a change is durable, or with the cause of
+/// the failure that means it never will be.
+pub type DurableFuture = Pin<Box<dyn Future<Output = Result<(), String>> + Send + 'static>>;
+
+/// The server's persistence, as front ends see it.
+pub trait Durability: Send + Sync + 'static {
+    /// Persistence mode shown to clients: `off`, `async` or `sync`.
+    fn mode(&self) -> &'static str;
+
+    /// For a change whose journal record has LSN `lsn` (see
+    /// `strata_kv::take_written_lsn`): `None` if its reply may be sent now
+    /// (`async` mode), else a future to await before sending it (`sync`).
+    fn wait(&self, lsn: u64) -> Option<DurableFuture>;
+
+    /// Writes a checkpoint now and returns when it is durable (Redis `SAVE`).
+    fn save(&self) -> Result<(), String>;
+
+    /// Starts a checkpoint in the background (Redis `BGSAVE`); an error if
+    /// one is already running or persistence is off.
+    fn background_save(&self) -> Result<(), String>;
+
+    /// Unix seconds of the last completed checkpoint (or of the snapshot
+    /// loaded at start; the start time when there is none).
+    fn last_save_unix(&self) -> u64;
+
+    /// `name: value` pairs describing persistence, Redis `INFO persistence`
+    /// field names first, then Strata's own (prefixed `strata_`).
+    fn info(&self) -> Vec<(&'static str, String)>;
+}
+
+/// What a session tracks during one `process` call: where the first reply
+/// that must wait for durability starts, and the highest LSN to wait for.
+#[derive(Debug, Default)]
+pub struct HeldReplies {
+    from: Option<usize>,
+    lsn: u64,
+}
+
+impl HeldReplies {
+    /// Notes that the reply starting at output offset `reply_start` belongs
+    /// to a request whose changes went into the journal up to `lsn` (0: the
+    /// request changed nothing).
+    pub fn note(&mut self, reply_start: usize, lsn: u64) {
+        if lsn != 0 {
+            self.from.get_or_insert(reply_start);
+            self.lsn = self.lsn.max(lsn);
+        }
+    }
+
+    /// The hold for the replies noted since the last call, if `durability`
+    /// says they must wait; resets the tracking either way.
+    pub fn take_hold(
+        &mut self,
+        durability: Option<&dyn Durability>,
+        on_failure: fn(&str) -> Vec<u8>,
+    ) -> Option<crate::Hold> {
+        let from = self.from.take()?;
+        let lsn = std::mem::take(&mut self.lsn);
+        let until = durability?.wait(lsn)?;
+        Some(crate::Hold {
+            from,
+            until,
+            on_failure,
+        })
+    }
+}
+
+/// `cause` made safe for a one-line protocol reply.
+pub fn one_line(cause: &str) -> String {
+    cause.replace(['\r', '\n'], " ")
+}
