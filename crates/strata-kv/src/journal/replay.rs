@@ -1,6 +1,11 @@
 //! Applying changes from a snapshot or the log (recovery). These paths
 //! keep each item's CAS version, never log (recovery runs before a journal
 //! is attached) and count what they could not restore.
+//!
+//! Items are restored even when their expiry has passed by the time of
+//! recovery: a later record may change the expiry (`PERSIST`, `touch`)
+//! and must find the item, as it did when it was written. Expired items
+//! stay invisible and are reclaimed by maintenance as usual.
 
 use super::change::{Change, Changes};
 use super::BadChange;
@@ -31,9 +36,8 @@ fn expired(expires_at: Option<u64>, now: u64) -> bool {
 }
 
 impl Keyspace {
-    /// Stores an item exactly as given (CAS included), as recovery does
-    /// with a snapshot's items and logged puts. An already expired item
-    /// removes the key instead.
+    /// Stores an item exactly as given (CAS included, expired or not), as
+    /// recovery does with a snapshot's items and logged puts.
     pub fn restore_item(
         &self,
         key: &[u8],
@@ -45,12 +49,6 @@ impl Keyspace {
         let ctx = &self.ctx;
         let (now, hash) = (ctx.now(), ctx.hash(key));
         let mut shard = self.shard(hash).write();
-        if expired(expires_at, now) {
-            if let Some(slot) = shard.lookup(hash, key) {
-                shard.remove(ctx, slot, Removal::Deleted);
-            }
-            return Ok(());
-        }
         // New CAS versions must stay above every restored one.
         ctx.raise_cas_above(cas);
         shard.put(ctx, hash, key, &[value], flags, expires_at, cas, now)
@@ -92,7 +90,9 @@ impl Keyspace {
                 let Some(slot) = shard.lookup(hash, key) else {
                     return Ok(());
                 };
-                if shard.live_item(slot, now).is_none() || expired(expires_at, now) {
+                // The item was live when this change was made, even if its
+                // old expiry has passed since.
+                if expired(expires_at, now) {
                     shard.remove(ctx, slot, Removal::Deleted);
                     return Ok(());
                 }
