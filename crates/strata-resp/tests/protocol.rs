@@ -26,11 +26,17 @@ fn unknown_commands_and_arity() {
         c.cmd(&["get", "a", "b"]),
         Value::err("ERR wrong number of arguments for 'get' command")
     );
-    // LASTSAVE and friends are not implemented yet.
     assert_eq!(
-        c.cmd(&["LASTSAVE"]),
-        Value::err("ERR unknown command 'LASTSAVE', with args beginning with: ")
+        c.cmd(&["LPUSH", "l", "x"]),
+        Value::err("ERR unknown command 'LPUSH', with args beginning with: 'l' 'x' ")
     );
+    // Without persistence there is nowhere to save; LASTSAVE is the start.
+    assert_eq!(
+        c.cmd(&["SAVE"]),
+        Value::err("ERR persistence is not configured")
+    );
+    assert_eq!(c.cmd(&["BGSAVE", "now"]), Value::err("ERR syntax error"));
+    assert!(matches!(c.cmd(&["LASTSAVE"]), Value::Int(t) if t > 1_600_000_000));
     // The connection is still usable.
     assert_eq!(c.cmd(&["PING"]), Value::Simple("PONG".into()));
 }

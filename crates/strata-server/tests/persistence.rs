@@ -1,0 +1,200 @@
+//! Persistence through the real server and wire: `sync` mode answers
+//! pipelined writes in order once durable, reads interleave, INFO and
+//! memcached `stats` show the persistence fields, SAVE/BGSAVE/LASTSAVE work,
+//! and a restart on the same directory finds everything, including deletes.
+
+use std::time::Duration;
+
+use strata_server::config::PersistenceMode;
+use strata_server::{ByteSize, Server, ServerConfig};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+fn config(dir: &tempfile::TempDir, mode: PersistenceMode) -> ServerConfig {
+    let mut config = ServerConfig {
+        memcache_port: 0,
+        resp_port: 0,
+        threads: 2,
+        memory_limit: ByteSize::new(64 << 20).unwrap(),
+        data_dir: dir.path().join("data"),
+        persistence: mode,
+        ..ServerConfig::default()
+    };
+    config.validate().expect("valid test config");
+    config
+}
+
+fn resp(words: &[&str]) -> Vec<u8> {
+    let mut out = format!("*{}\r\n", words.len()).into_bytes();
+    for w in words {
+        out.extend_from_slice(format!("${}\r\n{w}\r\n", w.len()).as_bytes());
+    }
+    out
+}
+
+async fn exchange(stream: &mut TcpStream, request: &[u8], want: &[u8]) {
+    stream.write_all(request).await.unwrap();
+    let mut got = vec![0u8; want.len()];
+    tokio::time::timeout(Duration::from_secs(10), stream.read_exact(&mut got))
+        .await
+        .expect("reply in time")
+        .expect("reply");
+    assert_eq!(String::from_utf8_lossy(&got), String::from_utf8_lossy(want));
+}
+
+/// Reads one RESP bulk reply (INFO) or simple line.
+async fn read_reply(stream: &mut TcpStream, request: &[u8]) -> String {
+    stream.write_all(request).await.unwrap();
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        let n = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut chunk))
+            .await
+            .expect("reply in time")
+            .expect("read");
+        buf.extend_from_slice(&chunk[..n]);
+        let text = String::from_utf8_lossy(&buf).to_string();
+        if let Some(rest) = text.strip_prefix('$') {
+            let (len, body) = rest.split_once("\r\n").unwrap_or(("", ""));
+            if let Ok(len) = len.parse::<usize>() {
+                if body.len() >= len + 2 {
+                    return body[..len].to_string();
+                }
+            }
+        } else if text.ends_with("\r\n") {
+            return text;
+        }
+    }
+}
+
+fn field(info: &str, name: &str) -> String {
+    info.lines()
+        .find_map(|l| l.strip_prefix(&format!("{name}:")))
+        .unwrap_or_else(|| panic!("{name} missing in {info}"))
+        .trim()
+        .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sync_mode_pipelines_in_order_and_survives_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&config(&dir, PersistenceMode::Sync))
+        .await
+        .unwrap();
+    let mut r = TcpStream::connect(server.resp_addr().unwrap())
+        .await
+        .unwrap();
+    // A pipeline mixing writes and reads: replies in order.
+    let mut pipeline = Vec::new();
+    let mut want = Vec::new();
+    for i in 0..50 {
+        pipeline.extend(resp(&["SET", &format!("k{i}"), &format!("v{i}")]));
+        want.extend_from_slice(b"+OK\r\n");
+        pipeline.extend(resp(&["GET", &format!("k{i}")]));
+        want.extend(format!("${}\r\nv{i}\r\n", format!("v{i}").len()).into_bytes());
+    }
+    pipeline.extend(resp(&["DEL", "k7"]));
+    want.extend_from_slice(b":1\r\n");
+    pipeline.extend(resp(&["INCR", "counter"]));
+    want.extend_from_slice(b":1\r\n");
+    exchange(&mut r, &pipeline, &want).await;
+
+    let info = read_reply(&mut r, &resp(&["INFO", "persistence"])).await;
+    assert_eq!(field(&info, "aof_enabled"), "1");
+    assert_eq!(field(&info, "strata_persistence"), "sync");
+    let last: u64 = field(&info, "strata_log_last_lsn").parse().unwrap();
+    let durable: u64 = field(&info, "strata_log_durable_lsn").parse().unwrap();
+    assert!(
+        last >= 52 && durable == last,
+        "every acknowledged write is durable: {info}"
+    );
+
+    exchange(&mut r, &resp(&["SAVE"]), b"+OK\r\n").await;
+    exchange(
+        &mut r,
+        &resp(&["SAVE", "x"]),
+        b"-ERR wrong number of arguments for 'save' command\r\n",
+    )
+    .await;
+    exchange(&mut r, &resp(&["MULTI"]), b"+OK\r\n").await;
+    exchange(
+        &mut r,
+        &resp(&["SAVE"]),
+        b"-ERR Command not allowed inside a transaction\r\n",
+    )
+    .await;
+    exchange(&mut r, &resp(&["DISCARD"]), b"+OK\r\n").await;
+    exchange(&mut r, &resp(&["SET", "after", "save"]), b"+OK\r\n").await;
+    let bg = read_reply(&mut r, &resp(&["BGSAVE"])).await;
+    assert!(
+        bg == "+Background saving started\r\n" || bg.starts_with("-ERR Background save already"),
+        "{bg}"
+    );
+    let lastsave = read_reply(&mut r, &resp(&["LASTSAVE"])).await;
+    assert!(lastsave.starts_with(':'), "{lastsave}");
+
+    let mut mc = TcpStream::connect(server.memcache_addr().unwrap())
+        .await
+        .unwrap();
+    exchange(
+        &mut mc,
+        b"set m 5 0 2\r\nhi\r\ndelete k8\r\n",
+        b"STORED\r\nDELETED\r\n",
+    )
+    .await;
+    mc.write_all(b"stats\r\n").await.unwrap();
+    let mut stats = Vec::new();
+    while !stats.ends_with(b"END\r\n") {
+        let mut chunk = [0u8; 4096];
+        let n = mc.read(&mut chunk).await.unwrap();
+        stats.extend_from_slice(&chunk[..n]);
+    }
+    let stats = String::from_utf8_lossy(&stats);
+    assert!(stats.contains("STAT persistence sync\r\n"), "{stats}");
+    assert!(stats.contains("STAT log_poisoned 0\r\n"), "{stats}");
+
+    drop((r, mc));
+    server.shutdown(Duration::from_secs(5)).await;
+
+    let server = Server::start(&config(&dir, PersistenceMode::Sync))
+        .await
+        .unwrap();
+    let mut r = TcpStream::connect(server.resp_addr().unwrap())
+        .await
+        .unwrap();
+    exchange(&mut r, &resp(&["GET", "k49"]), b"$3\r\nv49\r\n").await;
+    exchange(&mut r, &resp(&["EXISTS", "k7", "k8"]), b":0\r\n").await;
+    exchange(&mut r, &resp(&["GET", "counter"]), b"$1\r\n1\r\n").await;
+    exchange(&mut r, &resp(&["GET", "after"]), b"$4\r\nsave\r\n").await;
+    let mut mc = TcpStream::connect(server.memcache_addr().unwrap())
+        .await
+        .unwrap();
+    exchange(&mut mc, b"get m\r\n", b"VALUE m 5 2\r\nhi\r\nEND\r\n").await;
+    let info = read_reply(&mut r, &resp(&["INFO", "persistence"])).await;
+    let recovered: u64 = field(&info, "strata_recovery_snapshot_items")
+        .parse::<u64>()
+        .unwrap()
+        + field(&info, "strata_recovery_records")
+            .parse::<u64>()
+            .unwrap();
+    assert!(recovered > 0, "{info}");
+    server.shutdown(Duration::from_secs(5)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn persistence_off_refuses_save_and_reports_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&config(&dir, PersistenceMode::Off))
+        .await
+        .unwrap();
+    let mut r = TcpStream::connect(server.resp_addr().unwrap())
+        .await
+        .unwrap();
+    let save = read_reply(&mut r, &resp(&["BGSAVE"])).await;
+    assert!(save.starts_with("-ERR persistence is off"), "{save}");
+    let info = read_reply(&mut r, &resp(&["INFO", "persistence"])).await;
+    assert_eq!(field(&info, "aof_enabled"), "0");
+    assert_eq!(field(&info, "strata_persistence"), "off");
+    assert!(!dir.path().join("data/log").exists(), "no log when off");
+    server.shutdown(Duration::from_secs(5)).await;
+}
