@@ -75,6 +75,14 @@ pub(crate) fn recover(
             damage.file, damage.offset, damage.reason
         ));
     }
+    // Size the index once for what is coming (an upper bound: log records
+    // may touch the same keys again).
+    let newest_snapshot_items =
+        strata_snapshot::newest_complete(snapshot_dir, strata_snapshot::Fallback::OlderGood)
+            .ok()
+            .flatten()
+            .map_or(0, |(_, info)| info.records);
+    keyspace.reserve_items(newest_snapshot_items + opened.records);
     load_snapshot(keyspace, snapshot_dir, policy, &mut stats)?;
     let log_last = log.last_lsn();
     let first_kept = log.stats().first_lsn;

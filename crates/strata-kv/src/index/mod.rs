@@ -211,13 +211,27 @@ impl Index {
         }
     }
 
-    fn rebuild(&mut self, mut rehash: impl FnMut(Loc) -> u64) {
+    /// Grows the table at once so that `additional` more entries fit
+    /// without a rebuild (recovery knows roughly how many items come:
+    /// growing step by step would rehash every entry several times).
+    pub fn reserve(&mut self, additional: usize, rehash: impl FnMut(Loc) -> u64) {
+        let want = (self.len + additional).saturating_mul(100) / MAX_LOAD_PCT + 1;
+        if want > self.capacity() {
+            self.rebuild_to(want, rehash);
+        }
+    }
+
+    fn rebuild(&mut self, rehash: impl FnMut(Loc) -> u64) {
         let cap = self.capacity();
         let new_cap = if (self.len + 1) * 100 > cap * GROW_LIVE_PCT {
             cap + cap / 2
         } else {
             cap
         };
+        self.rebuild_to(new_cap, rehash);
+    }
+
+    fn rebuild_to(&mut self, new_cap: usize, mut rehash: impl FnMut(Loc) -> u64) {
         let old = std::mem::replace(self, Self::with_capacity(new_cap.max(MIN_CAPACITY)));
         for slot in old.slots.iter() {
             let entry = slot.load(Ordering::Relaxed);

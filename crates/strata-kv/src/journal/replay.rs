@@ -36,6 +36,27 @@ fn expired(expires_at: Option<u64>, now: u64) -> bool {
 }
 
 impl Keyspace {
+    /// Sizes the index for about `items` more items, spread over the
+    /// shards, so recovery does not rehash the table as it grows. Bounded so
+    /// the index never takes more than a quarter of the memory limit.
+    pub fn reserve_items(&self, items: u64) {
+        let ctx = &self.ctx;
+        // ~10 bytes of index per item at the maximum load.
+        let cap = match self.memory_limit() {
+            0 => items,
+            limit => items.min(limit / 4 / 10),
+        };
+        let per_shard = usize::try_from(cap / self.shard_count() as u64).unwrap_or(usize::MAX);
+        for i in 0..self.shard_count() {
+            let mut shard = self.shard_at(i).write();
+            let shard = &mut *shard;
+            let arena = &shard.arena;
+            shard
+                .index
+                .reserve(per_shard, |loc| ctx.hash(arena.record(loc).key()));
+        }
+    }
+
     /// Stores an item exactly as given (CAS included, expired or not), as
     /// recovery does with a snapshot's items and logged puts.
     pub fn restore_item(

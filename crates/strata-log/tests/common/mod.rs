@@ -19,7 +19,9 @@ pub const SEGMENT_HEADER: u64 = 24;
 
 /// True when the full (slow) suite was asked for.
 pub fn full() -> bool {
-    std::env::var("STRATA_FULL").is_ok_and(|v| v == "1")
+    ["STRATA_TEST_FULL", "STRATA_FULL"]
+        .iter()
+        .any(|name| std::env::var(name).is_ok_and(|v| v == "1"))
 }
 
 pub fn arc(dir: &MemDirectory) -> Arc<dyn Directory> {
