@@ -1,6 +1,5 @@
 //! The workers of one server run, started and ended together.
 
-use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -8,6 +7,8 @@ use std::time::{Duration, Instant};
 use rand::rngs::StdRng;
 use rand::Rng;
 
+use super::model::Protocol;
+use super::server::DurableServer;
 use super::workload::{Worker, WorkerKeys, WorkerRun};
 
 /// How long workers may take to notice a stop or a dead server: longer than
@@ -23,14 +24,20 @@ pub struct Fleet {
 }
 
 impl Fleet {
-    /// Starts one worker per entry of `keys` against `addr`, each seeded
+    /// Starts one worker per entry of `keys` against `server`, each seeded
     /// from `rng`. `run` numbers the server run (it labels values).
-    pub fn start(addr: SocketAddr, keys: &[WorkerKeys], run: u64, rng: &mut StdRng) -> Fleet {
+    pub fn start(server: &DurableServer, keys: &[WorkerKeys], run: u64, rng: &mut StdRng) -> Fleet {
         let stop = Arc::new(AtomicBool::new(false));
         let origin = Instant::now();
         let workers = keys
             .iter()
-            .map(|k| Worker::start(addr, k.clone(), run, rng.gen(), origin, stop.clone()))
+            .map(|k| {
+                let addr = match k.protocol {
+                    Protocol::Resp => server.resp(),
+                    Protocol::Memcache => server.memcache(),
+                };
+                Worker::start(addr, k.clone(), run, rng.gen(), origin, stop.clone())
+            })
             .collect();
         Fleet {
             workers,

@@ -14,8 +14,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use super::model::{KeyState, Op};
+use super::model::{KeyState, Op, Protocol};
 use super::resp::Reply;
+
+/// The state of a key that does not exist.
+static ABSENT: KeyState = KeyState {
+    value: None,
+    expiring: false,
+};
 
 /// Keys listed in one failure message at most.
 const SHOWN_KEYS: usize = 12;
@@ -40,6 +46,7 @@ pub struct SentOp {
 /// One connection's writes during one server run.
 pub struct ConnectionLog {
     name: String,
+    protocol: Protocol,
     /// Times in messages are relative to this.
     origin: Instant,
     start: BTreeMap<String, KeyState>,
@@ -50,11 +57,17 @@ pub struct ConnectionLog {
 }
 
 impl ConnectionLog {
-    /// A log for connection `name` whose keys hold `start` (absent keys may
-    /// be left out).
-    pub fn new(name: String, origin: Instant, start: BTreeMap<String, KeyState>) -> ConnectionLog {
+    /// A log for connection `name`, speaking `protocol`, whose keys hold
+    /// `start` (absent keys may be left out).
+    pub fn new(
+        name: String,
+        protocol: Protocol,
+        origin: Instant,
+        start: BTreeMap<String, KeyState>,
+    ) -> ConnectionLog {
         ConnectionLog {
             name,
+            protocol,
             origin,
             current: start.clone(),
             start,
@@ -71,7 +84,7 @@ impl ConnectionLog {
     /// Records `op` as sent; returns its index and the reply it must get.
     pub fn sent(&mut self, op: Op, now: Instant) -> (usize, Reply) {
         let index = self.ops.len();
-        let (changes, reply) = op.apply(&self.current);
+        let (changes, reply) = op.apply(&self.current, self.protocol);
         for (key, state) in changes {
             self.steps
                 .entry(key.clone())
@@ -99,7 +112,11 @@ impl ConnectionLog {
 
     /// Every key this connection owns: those it started with and those it wrote.
     pub fn keys(&self) -> BTreeSet<String> {
-        self.start.keys().chain(self.steps.keys()).cloned().collect()
+        self.start
+            .keys()
+            .chain(self.steps.keys())
+            .cloned()
+            .collect()
     }
 
     /// The recovered states of this connection's keys, absent ones left out:
@@ -126,11 +143,11 @@ impl ConnectionLog {
     pub fn check(&self, recovered: &BTreeMap<String, KeyState>, survival: Survival) -> Vec<String> {
         let mut problems = Vec::new();
         for key in self.keys() {
-            let got = recovered.get(&key).cloned().unwrap_or_default();
+            let got = recovered.get(&key).unwrap_or(&ABSENT);
             let states = self.states(&key);
             let required = self.required_steps(&key, survival);
             if !states[required..].contains(&got) {
-                problems.push(self.explain_key(&key, &got, required));
+                problems.push(self.explain_key(&key, got, required));
             }
         }
         if problems.is_empty() {
@@ -149,7 +166,7 @@ impl ConnectionLog {
     ) -> Option<Duration> {
         let mut oldest = None;
         for (key, steps) in &self.steps {
-            let got = recovered.get(key).cloned().unwrap_or_default();
+            let got = recovered.get(key).unwrap_or(&ABSENT);
             let Some(matched) = self.states(key).iter().rposition(|s| *s == got) else {
                 continue;
             };
@@ -165,11 +182,11 @@ impl ConnectionLog {
     }
 
     /// The states `key` went through: its start, then after each step.
-    fn states(&self, key: &str) -> Vec<KeyState> {
-        let start = self.start.get(key).cloned().unwrap_or_default();
+    fn states(&self, key: &str) -> Vec<&KeyState> {
+        let start = self.start.get(key).unwrap_or(&ABSENT);
         let steps = self.steps.get(key).into_iter().flatten();
         std::iter::once(start)
-            .chain(steps.map(|(_, state)| state.clone()))
+            .chain(steps.map(|(_, state)| state))
             .collect()
     }
 
@@ -201,28 +218,31 @@ impl ConnectionLog {
         let required = (0..n)
             .rposition(|index| self.must_survive(index, survival))
             .map_or(0, |last| last + 1);
-        let mut possible = vec![true; n + 1];
-        possible[..required].fill(false);
+        // ruled_out[k] - ruled_out[k - 1]: how many keys rule prefix k out.
+        let mut ruled_out = vec![0i64; n + 2];
         let mut per_key = Vec::new();
         for (key, steps) in &self.steps {
-            let got = recovered.get(key).cloned().unwrap_or_default();
-            let states = self.states(key);
+            let got = recovered.get(key).unwrap_or(&ABSENT);
             let mut matching = Vec::new();
-            let mut done = 0;
-            for (prefix, possible) in possible.iter_mut().enumerate() {
-                while done < steps.len() && steps[done].0 < prefix {
-                    done += 1;
-                }
-                let matches = states[done] == got;
-                *possible &= matches;
-                if matches {
-                    matching.push(prefix);
+            for (j, state) in self.states(key).into_iter().enumerate() {
+                // State j holds after prefixes lo..=hi of the commands.
+                let lo = if j == 0 { 0 } else { steps[j - 1].0 + 1 };
+                let hi = steps.get(j).map_or(n, |(index, _)| *index);
+                if state == got {
+                    matching.push((lo, hi));
+                } else {
+                    ruled_out[lo] += 1;
+                    ruled_out[hi + 1] -= 1;
                 }
             }
             per_key.push((key, matching));
         }
-        if possible.contains(&true) {
-            return None;
+        let mut ruling_keys = 0;
+        for (prefix, change) in ruled_out[..=n].iter().enumerate() {
+            ruling_keys += change;
+            if prefix >= required && ruling_keys == 0 {
+                return None;
+            }
         }
         let mut message = format!(
             "{}: each key matches some prefix of the connection's {n} commands, but no single \
@@ -237,7 +257,7 @@ impl ConnectionLog {
     }
 
     fn explain_key(&self, key: &str, got: &KeyState, required: usize) -> String {
-        let start = self.start.get(key).cloned().unwrap_or_default();
+        let start = self.start.get(key).unwrap_or(&ABSENT);
         let mut message = format!(
             "{}: key {key} recovered as {got:?}, but only its states after write #{required} \
              or later are allowed:\n  #0 start: {start:?}",
@@ -287,25 +307,27 @@ impl ConnectionLog {
     }
 }
 
-/// Sorted numbers as ranges: `0-3, 7, 9-12`.
-fn ranges(numbers: &[usize]) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < numbers.len() {
-        let mut j = i;
-        while j + 1 < numbers.len() && numbers[j + 1] == numbers[j] + 1 {
-            j += 1;
+/// Inclusive ranges in order, adjacent ones merged: `0-3, 7, 9-12`.
+fn ranges(ranges: &[(usize, usize)]) -> String {
+    let mut merged: Vec<(usize, usize)> = Vec::new();
+    for &(lo, hi) in ranges {
+        match merged.last_mut() {
+            Some(last) if last.1 + 1 == lo => last.1 = hi,
+            _ => merged.push((lo, hi)),
         }
-        parts.push(if i == j {
-            numbers[i].to_string()
-        } else {
-            format!("{}-{}", numbers[i], numbers[j])
-        });
-        i = j + 1;
     }
-    if parts.is_empty() {
-        "none".into()
-    } else {
-        parts.join(", ")
+    if merged.is_empty() {
+        return "none".into();
     }
+    let text: Vec<String> = merged
+        .iter()
+        .map(|&(lo, hi)| {
+            if lo == hi {
+                lo.to_string()
+            } else {
+                format!("{lo}-{hi}")
+            }
+        })
+        .collect();
+    text.join(", ")
 }

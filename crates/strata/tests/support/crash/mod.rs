@@ -3,21 +3,31 @@
 //! recording what was acknowledged and what was in flight, kill or stop the
 //! server, restart it on the same files and check what survived.
 //!
+//! - `cycle`: one kill cycle and the loop of them.
 //! - `server`: the child process ([`server::DurableServer`]).
 //! - `resp`: a raw RESP client that pipelines and reads replies one by one.
+//! - `memcache`: the same for the memcached text protocol.
 //! - `model`: the write commands and what they do to a key.
+//! - `choice`: what a worker writes next.
 //! - `workload`: worker threads, each writing its own keys.
 //! - `fleet`: starting and stopping the workers of one server run together.
 //! - `history`: one connection's record and the survival checks.
 //! - `recovered`: reading back a restarted server's keys and INFO.
+//! - `totals`: what a loop did, for its closing line.
 //! - `verify`: checking a restarted server against every connection's record.
 
+pub mod choice;
+pub mod cycle;
 pub mod fleet;
 pub mod history;
+#[cfg(test)]
+mod history_tests;
+pub mod memcache;
 pub mod model;
 pub mod recovered;
 pub mod resp;
 pub mod server;
+pub mod totals;
 pub mod verify;
 pub mod workload;
 
@@ -49,7 +59,10 @@ impl Drop for DataDir {
     fn drop(&mut self) {
         if std::thread::panicking() {
             if let Some(dir) = self.dir.take() {
-                eprintln!("data directory kept for inspection: {}", dir.keep().display());
+                eprintln!(
+                    "data directory kept for inspection: {}",
+                    dir.keep().display()
+                );
             }
         }
     }

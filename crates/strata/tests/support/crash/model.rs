@@ -1,13 +1,18 @@
 //! The write commands the crash tests send, and what each does to the keys
 //! it touches: the model every recovered key is checked against.
 //!
+//! Commands go through either front end ([`Protocol`]); the memcached
+//! protocol carries only SET, DEL, INCRBY (of an existing non-negative
+//! counter, by a non-negative delta), APPEND (to an existing key), EXPIRE
+//! and PERSIST (`touch`).
+//!
 //! Expiries are always [`LONG_TTL_SECS`] away, so no key expires during a
 //! test and "has an expiry" is the only part of a TTL the model tracks.
 
 use std::collections::BTreeMap;
 use std::fmt;
 
-use super::resp::{abbreviate, Command, Reply};
+use super::resp::{abbreviate, encode, Command, Reply};
 
 /// Seconds of every expiry the tests set (about 11 days).
 pub const LONG_TTL_SECS: u64 = 1_000_000;
@@ -46,6 +51,13 @@ impl fmt::Debug for KeyState {
     }
 }
 
+/// The front end a command goes through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    Resp,
+    Memcache,
+}
+
 /// A write command.
 #[derive(Clone)]
 pub enum Op {
@@ -72,7 +84,15 @@ pub enum Op {
 }
 
 impl Op {
-    /// The command as sent.
+    /// The command's bytes on the wire.
+    pub fn request(&self, protocol: Protocol) -> Vec<u8> {
+        match protocol {
+            Protocol::Resp => encode(&self.command()),
+            Protocol::Memcache => self.memcache_request(),
+        }
+    }
+
+    /// The command as sent over RESP.
     pub fn command(&self) -> Command {
         let b = |s: &str| s.as_bytes().to_vec();
         match self {
@@ -101,8 +121,58 @@ impl Op {
 
     /// Applies the command to `states` (a missing entry is an absent key):
     /// returns the new states of the keys it touches and the reply the
-    /// server must give.
-    pub fn apply(&self, states: &BTreeMap<String, KeyState>) -> (Vec<(String, KeyState)>, Reply) {
+    /// server must give over `protocol`.
+    pub fn apply(
+        &self,
+        states: &BTreeMap<String, KeyState>,
+        protocol: Protocol,
+    ) -> (Vec<(String, KeyState)>, Reply) {
+        let (changes, reply) = self.apply_resp(states);
+        if protocol == Protocol::Resp {
+            return (changes, reply);
+        }
+        let existed = |key: &str| states.get(key).is_some_and(KeyState::exists);
+        let status = |text: &str| Reply::Simple(text.into());
+        let reply = match self {
+            Op::Set { .. } => status("STORED"),
+            Op::Append { key, .. } => {
+                assert!(existed(key), "memcached APPEND of a present key only");
+                status("STORED")
+            }
+            Op::Del { key } if existed(key) => status("DELETED"),
+            Op::Expire { key } | Op::Persist { key } if existed(key) => status("TOUCHED"),
+            Op::Del { .. } | Op::Expire { .. } | Op::Persist { .. } => status("NOT_FOUND"),
+            Op::IncrBy { key, delta } => {
+                assert!(existed(key) && *delta >= 0, "memcached incr of a counter");
+                reply
+            }
+            Op::MSet { .. } | Op::Rename { .. } => panic!("{self:?} has no memcached form"),
+        };
+        (changes, reply)
+    }
+
+    fn memcache_request(&self) -> Vec<u8> {
+        let storage = |verb: &str, key: &str, exptime: u64, data: &[u8]| {
+            let mut bytes = format!("{verb} {key} 0 {exptime} {}\r\n", data.len()).into_bytes();
+            bytes.extend_from_slice(data);
+            bytes.extend_from_slice(b"\r\n");
+            bytes
+        };
+        match self {
+            Op::Set { key, value, expire } => {
+                let exptime = if *expire { LONG_TTL_SECS } else { 0 };
+                storage("set", key, exptime, value)
+            }
+            Op::Append { key, chunk } => storage("append", key, 0, chunk),
+            Op::Del { key } => format!("delete {key}\r\n").into_bytes(),
+            Op::IncrBy { key, delta } => format!("incr {key} {delta}\r\n").into_bytes(),
+            Op::Expire { key } => format!("touch {key} {LONG_TTL_SECS}\r\n").into_bytes(),
+            Op::Persist { key } => format!("touch {key} 0\r\n").into_bytes(),
+            Op::MSet { .. } | Op::Rename { .. } => panic!("{self:?} has no memcached form"),
+        }
+    }
+
+    fn apply_resp(&self, states: &BTreeMap<String, KeyState>) -> (Vec<(String, KeyState)>, Reply) {
         let state = |key: &str| states.get(key).cloned().unwrap_or_default();
         match self {
             Op::Set { key, value, expire } => {

@@ -60,6 +60,17 @@ pub fn abbreviate(bytes: &[u8]) -> String {
     }
 }
 
+/// `command` as a RESP array of bulk strings.
+pub fn encode(command: &Command) -> Vec<u8> {
+    let mut bytes = format!("*{}\r\n", command.len()).into_bytes();
+    for arg in command {
+        bytes.extend_from_slice(format!("${}\r\n", arg.len()).as_bytes());
+        bytes.extend_from_slice(arg);
+        bytes.extend_from_slice(b"\r\n");
+    }
+    bytes
+}
+
 /// One connection to a RESP server.
 pub struct RespConn {
     reader: BufReader<TcpStream>,
@@ -81,16 +92,13 @@ impl RespConn {
 
     /// Writes `commands` in one go, without reading any reply.
     pub fn send(&mut self, commands: &[Command]) -> io::Result<()> {
-        let mut bytes = Vec::new();
-        for command in commands {
-            bytes.extend_from_slice(format!("*{}\r\n", command.len()).as_bytes());
-            for arg in command {
-                bytes.extend_from_slice(format!("${}\r\n", arg.len()).as_bytes());
-                bytes.extend_from_slice(arg);
-                bytes.extend_from_slice(b"\r\n");
-            }
-        }
-        self.writer.write_all(&bytes)
+        let bytes: Vec<u8> = commands.iter().flat_map(encode).collect();
+        self.send_bytes(&bytes)
+    }
+
+    /// Writes encoded commands.
+    pub fn send_bytes(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.writer.write_all(bytes)
     }
 
     /// Reads the next reply. A connection closed mid-reply is an error.

@@ -2,8 +2,8 @@
 //! can be killed (SIGKILL) or stopped (SIGTERM) and started again on the
 //! same files.
 //!
-//! Both front ends listen on port 0; the RESP address is read from the
-//! server's JSON `listening` log line, as `support/mod.rs` does. Dropping a
+//! Both front ends listen on port 0; their addresses are read from the
+//! server's JSON `listening` log lines, as `support/mod.rs` does. Dropping a
 //! [`DurableServer`] kills the child, so a failing test leaves no process
 //! behind.
 
@@ -25,6 +25,7 @@ const LOG_TAIL_LINES: usize = 40;
 pub struct DurableServer {
     child: Child,
     resp: SocketAddr,
+    memcache: SocketAddr,
     /// Every stderr line (JSON log events).
     log: Arc<Mutex<Vec<String>>>,
 }
@@ -34,29 +35,7 @@ impl DurableServer {
     /// test defaults, and waits until it is ready. Panics with the server's
     /// log if it is not ready within [`START_TIMEOUT`].
     pub fn start(data_dir: &Path, options: &[String]) -> DurableServer {
-        let mut args: Vec<String> = [
-            "serve",
-            "--bind",
-            "127.0.0.1",
-            "--resp-port",
-            "0",
-            "--memcache-port",
-            "0",
-            "--threads",
-            "2",
-            "--memory-limit",
-            "256mb",
-            "--eviction",
-            "off",
-            "--log-format",
-            "json",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        args.push("--data-dir".into());
-        args.push(data_dir.display().to_string());
-        args.extend(options.iter().cloned());
+        let args = serve_args(data_dir, options);
         let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
             .args(&args)
             .env_remove("RUST_LOG")
@@ -70,28 +49,33 @@ impl DurableServer {
         let stderr = child.stderr.take().expect("stderr piped");
         let lines = log.clone();
         std::thread::spawn(move || {
-            let mut resp = None;
+            let (mut resp, mut memcache) = (None, None);
             for line in BufReader::new(stderr).lines() {
                 let Ok(line) = line else { break };
                 lines.lock().unwrap().push(line.clone());
                 let Ok(event) = serde_json::from_str::<serde_json::Value>(&line) else {
                     continue;
                 };
+                let addr = || event["addr"].as_str().and_then(|a| a.parse().ok());
                 if event["message"] == "listening" && event["protocol"] == "resp" {
-                    resp = event["addr"].as_str().and_then(|a| a.parse().ok());
+                    resp = addr();
+                } else if event["message"] == "listening" && event["protocol"] == "memcache" {
+                    memcache = addr();
                 } else if event["message"] == "strata ready" {
-                    let _ = ready_tx.send(resp);
+                    let _ = ready_tx.send(resp.zip(memcache));
                 }
             }
         });
+        let unknown = SocketAddr::from(([127, 0, 0, 1], 0));
         let mut server = DurableServer {
             child,
-            resp: SocketAddr::from(([127, 0, 0, 1], 0)),
+            resp: unknown,
+            memcache: unknown,
             log,
         };
         match ready_rx.recv_timeout(START_TIMEOUT) {
-            Ok(Some(resp)) => server.resp = resp,
-            Ok(None) => panic!("no RESP listening line; log:\n{}", server.log_tail()),
+            Ok(Some((resp, memcache))) => (server.resp, server.memcache) = (resp, memcache),
+            Ok(None) => panic!("no listening line for a front end; log:\n{}", server.log_tail()),
             Err(_) => panic!(
                 "strata serve {args:?} was not ready within {START_TIMEOUT:?} (exit: {:?}); log:\n{}",
                 server.child.try_wait(),
@@ -101,9 +85,32 @@ impl DurableServer {
         server
     }
 
+    /// Starts `strata serve` like [`DurableServer::start`] but kills it with
+    /// SIGKILL `after` the spawn, ready or not: a crash during recovery.
+    pub fn start_and_kill(data_dir: &Path, options: &[String], after: Duration) {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
+            .args(serve_args(data_dir, options))
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn strata serve");
+        std::thread::sleep(after);
+        // An error means it already exited (a failed start shows in the
+        // next, waited-for start).
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+
     /// The RESP front end's address.
     pub fn resp(&self) -> SocketAddr {
         self.resp
+    }
+
+    /// The memcached front end's address.
+    pub fn memcache(&self) -> SocketAddr {
+        self.memcache
     }
 
     /// Kills the server with SIGKILL and reaps it.
@@ -113,12 +120,18 @@ impl DurableServer {
         let _ = self.child.wait();
     }
 
+    /// Sends SIGTERM, then SIGKILL `after` that unless it has exited: a
+    /// crash during a clean shutdown.
+    pub fn terminate_then_kill(&mut self, after: Duration) {
+        self.signal(rustix::process::Signal::TERM);
+        std::thread::sleep(after);
+        self.kill();
+    }
+
     /// Sends SIGTERM and waits up to `timeout` for the exit; panics (after
     /// killing it) if it does not exit in time.
     pub fn terminate(&mut self, timeout: Duration) -> ExitStatus {
-        // Our own unreaped child: its pid cannot have been reused.
-        let pid = rustix::process::Pid::from_raw(self.child.id() as i32).expect("child pid");
-        rustix::process::kill_process(pid, rustix::process::Signal::TERM).expect("SIGTERM");
+        self.signal(rustix::process::Signal::TERM);
         let deadline = Instant::now() + timeout;
         loop {
             if let Some(status) = self.child.try_wait().expect("try_wait") {
@@ -135,6 +148,12 @@ impl DurableServer {
         }
     }
 
+    fn signal(&self, signal: rustix::process::Signal) {
+        // Our own unreaped child: its pid cannot have been reused.
+        let pid = rustix::process::Pid::from_raw(self.child.id() as i32).expect("child pid");
+        rustix::process::kill_process(pid, signal).expect("signal the server");
+    }
+
     /// The last [`LOG_TAIL_LINES`] log lines.
     pub fn log_tail(&self) -> String {
         let log = self.log.lock().unwrap();
@@ -149,4 +168,32 @@ impl Drop for DurableServer {
             self.kill();
         }
     }
+}
+
+/// `serve` with the test defaults, `data_dir` and then `options`.
+fn serve_args(data_dir: &Path, options: &[String]) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "serve",
+        "--bind",
+        "127.0.0.1",
+        "--resp-port",
+        "0",
+        "--memcache-port",
+        "0",
+        "--threads",
+        "2",
+        "--memory-limit",
+        "256mb",
+        "--eviction",
+        "off",
+        "--log-format",
+        "json",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.push("--data-dir".into());
+    args.push(data_dir.display().to_string());
+    args.extend(options.iter().cloned());
+    args
 }

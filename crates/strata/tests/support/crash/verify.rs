@@ -3,6 +3,7 @@
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
+use std::time::Instant;
 
 use super::history::Survival;
 use super::recovered::Recovered;
@@ -46,6 +47,7 @@ pub fn verify(addr: SocketAddr, runs: &[WorkerRun], survival: Survival) -> Verdi
         .iter()
         .map(|run| WorkerKeys {
             id: run.id,
+            protocol: run.protocol,
             states: run.log.next_start(&recovered.states),
             next_fresh: run.next_fresh,
         })
@@ -55,4 +57,22 @@ pub fn verify(addr: SocketAddr, runs: &[WorkerRun], survival: Survival) -> Verdi
         next,
         recovered,
     }
+}
+
+/// A problem for each worker whose connection failed before `killed_at`, or
+/// that ended for a reason other than a failed connection: while the server
+/// lives, it must keep serving every client.
+pub fn ended_before_kill(runs: &[WorkerRun], killed_at: Instant) -> Vec<String> {
+    runs.iter()
+        .filter_map(|run| match &run.ended {
+            Ended::Disconnected { at, .. } if *at >= killed_at => None,
+            Ended::Disconnected { error, at } => Some(format!(
+                "worker {} lost its connection {:?} before the kill: {error}",
+                run.id,
+                killed_at - *at
+            )),
+            Ended::WrongReply(_) => None, // reported by verify
+            Ended::Stopped => Some(format!("worker {} stopped before the kill", run.id)),
+        })
+        .collect()
 }
