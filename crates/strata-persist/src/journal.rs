@@ -23,12 +23,13 @@ impl LogJournal {
             failed: AtomicBool::new(false),
         }
     }
+}
 
-    fn cause(&self) -> String {
-        match self.log.poisoned() {
-            Some(err) => format!("command log failed: {err}"),
-            None => "command log closed".to_owned(),
-        }
+/// Why `log` takes no more changes, as clients are told.
+pub(crate) fn failure(log: &CommandLog) -> String {
+    match log.poisoned() {
+        Some(err) => format!("command log failed: {err}"),
+        None => "command log closed".to_owned(),
     }
 }
 
@@ -40,7 +41,7 @@ impl Journal for LogJournal {
             }
             self.failed.store(true, Ordering::Relaxed);
         }
-        Err(self.cause())
+        Err(failure(&self.log))
     }
 
     fn append(&self, body: &[u8]) -> Result<u64, String> {

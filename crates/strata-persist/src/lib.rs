@@ -196,10 +196,7 @@ impl Persistence {
     /// [`strata_kv::take_written_lsn`] returned.
     pub fn durable(&self, lsn: u64) -> impl Future<Output = Result<(), String>> + Send + 'static {
         let failed =
-            (lsn == strata_kv::journal::APPEND_FAILED).then(|| match self.shared.log.poisoned() {
-                Some(err) => format!("command log failed: {err}"),
-                None => "command log closed".to_owned(),
-            });
+            (lsn == strata_kv::journal::APPEND_FAILED).then(|| journal::failure(&self.shared.log));
         let wait = self.shared.log.durable(lsn);
         async move {
             if let Some(cause) = failed {

@@ -16,7 +16,7 @@ use strata_device::Directory;
 use strata_kv::journal::{self, Restored, KV_RECORD_KIND};
 use strata_kv::{Keyspace, Store};
 use strata_log::{CommandLog, RecoveryPolicy, RecoveryReport};
-use strata_snapshot::{snapshots, SnapshotError, SnapshotReader};
+use strata_snapshot::{check_complete, snapshots, SnapshotError, SnapshotReader};
 
 use crate::PersistError;
 
@@ -75,15 +75,10 @@ pub(crate) fn recover(
             damage.file, damage.offset, damage.reason
         ));
     }
-    // Size the index once for what is coming (an upper bound: log records
-    // may touch the same keys again).
-    let newest_snapshot_items =
-        strata_snapshot::newest_complete(snapshot_dir, strata_snapshot::Fallback::OlderGood)
-            .ok()
-            .flatten()
-            .map_or(0, |(_, info)| info.records);
-    keyspace.reserve_items(newest_snapshot_items + opened.records);
-    load_snapshot(keyspace, snapshot_dir, policy, &mut stats)?;
+    load_snapshot(keyspace, snapshot_dir, policy, opened.records, &mut stats)?;
+    if stats.snapshot.is_none() {
+        keyspace.reserve_items(opened.records);
+    }
     let log_last = log.last_lsn();
     let first_kept = log.stats().first_lsn;
     if stats.snapshot.is_some() && log_last + 1 < stats.snapshot_start_lsn {
@@ -123,10 +118,11 @@ fn load_snapshot(
     keyspace: &Keyspace,
     dir: &dyn Directory,
     policy: RecoveryPolicy,
+    log_records: u64,
     stats: &mut RecoveryStats,
 ) -> Result<(), PersistError> {
     for name in snapshots(dir)?.into_iter().rev() {
-        match load_one(keyspace, dir, &name, stats) {
+        match load_one(keyspace, dir, &name, log_records, stats) {
             Ok(()) => return Ok(()),
             Err(err) if err.is_damage() && policy == RecoveryPolicy::TruncateToLastGood => {
                 tracing::warn!(error = %err, "skipping damaged snapshot {name} as asked");
@@ -147,8 +143,13 @@ fn load_one(
     keyspace: &Keyspace,
     dir: &dyn Directory,
     name: &str,
+    log_records: u64,
     stats: &mut RecoveryStats,
 ) -> Result<(), SnapshotError> {
+    // Size the index once for what is coming (an upper bound: log records
+    // may touch the same keys again), instead of growing it step by step.
+    let complete = check_complete(dir, name)?;
+    keyspace.reserve_items(complete.records + log_records);
     let mut reader = SnapshotReader::open(dir, name)?;
     let mut refused = 0u64;
     let info = reader.for_each(|item| {

@@ -69,19 +69,15 @@ fn write_section(shared: &Shared, section: &str, t: &mut String) {
             line(t, "tracking_clients", 0);
         }
         "memory" => memory(shared, t),
-        "persistence" => match shared.info.durability.as_deref() {
-            Some(durability) => {
-                for (field, value) in durability.info() {
-                    line(t, field, value);
-                }
+        "persistence" => {
+            let fields = match shared.info.durability.as_deref() {
+                Some(durability) => durability.info(),
+                None => strata_service::durability::off_info(shared.info.started_unix),
+            };
+            for (field, value) in fields {
+                line(t, field, value);
             }
-            None => {
-                line(t, "loading", 0);
-                line(t, "rdb_bgsave_in_progress", 0);
-                line(t, "rdb_last_save_time", shared.info.started_unix);
-                line(t, "aof_enabled", 0);
-            }
-        },
+        }
         "stats" => stats(shared, t),
         "replication" => {
             line(t, "role", "master");

@@ -3,6 +3,7 @@
 //! [`strata_persist::Persistence`] or nothing when persistence is off.
 
 use strata_persist::{Mode, PersistStatus, Persistence};
+use strata_service::durability::{off_info, one_line};
 use strata_service::{Durability, DurableFuture};
 
 /// Persistence for the front ends: `None` inside means `off`.
@@ -66,25 +67,10 @@ impl Durability for ServerDurability {
 
     fn info(&self) -> Vec<(&'static str, String)> {
         let Some(p) = &self.persistence else {
-            return off_fields(self.started_unix);
+            return off_info(self.started_unix);
         };
         on_fields(&p.status(), p)
     }
-}
-
-fn off_fields(started_unix: u64) -> Vec<(&'static str, String)> {
-    vec![
-        ("loading", "0".into()),
-        ("rdb_changes_since_last_save", "0".into()),
-        ("rdb_bgsave_in_progress", "0".into()),
-        ("rdb_last_save_time", started_unix.to_string()),
-        ("rdb_last_bgsave_status", "ok".into()),
-        ("rdb_saves", "0".into()),
-        ("aof_enabled", "0".into()),
-        ("aof_rewrite_in_progress", "0".into()),
-        ("aof_last_write_status", "ok".into()),
-        ("strata_persistence", "off".into()),
-    ]
 }
 
 fn on_fields(s: &PersistStatus, p: &Persistence) -> Vec<(&'static str, String)> {
@@ -126,10 +112,7 @@ fn on_fields(s: &PersistStatus, p: &Persistence) -> Vec<(&'static str, String)> 
         ),
         (
             "strata_log_error",
-            s.log_error
-                .clone()
-                .unwrap_or_default()
-                .replace(['\r', '\n'], " "),
+            one_line(s.log_error.as_deref().unwrap_or_default()),
         ),
         (
             "strata_checkpoint_in_progress",

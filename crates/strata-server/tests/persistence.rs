@@ -3,25 +3,18 @@
 //! memcached `stats` show the persistence fields, SAVE/BGSAVE/LASTSAVE work,
 //! and a restart on the same directory finds everything, including deletes.
 
+mod common;
+
 use std::time::Duration;
 
+use common::{round_trip, test_config};
 use strata_server::config::PersistenceMode;
-use strata_server::{ByteSize, Server, ServerConfig};
+use strata_server::{Server, ServerConfig};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 fn config(dir: &tempfile::TempDir, mode: PersistenceMode) -> ServerConfig {
-    let mut config = ServerConfig {
-        memcache_port: 0,
-        resp_port: 0,
-        threads: 2,
-        memory_limit: ByteSize::new(64 << 20).unwrap(),
-        data_dir: dir.path().join("data"),
-        persistence: mode,
-        ..ServerConfig::default()
-    };
-    config.validate().expect("valid test config");
-    config
+    test_config(dir, |c| c.persistence = mode)
 }
 
 fn resp(words: &[&str]) -> Vec<u8> {
@@ -30,16 +23,6 @@ fn resp(words: &[&str]) -> Vec<u8> {
         out.extend_from_slice(format!("${}\r\n{w}\r\n", w.len()).as_bytes());
     }
     out
-}
-
-async fn exchange(stream: &mut TcpStream, request: &[u8], want: &[u8]) {
-    stream.write_all(request).await.unwrap();
-    let mut got = vec![0u8; want.len()];
-    tokio::time::timeout(Duration::from_secs(10), stream.read_exact(&mut got))
-        .await
-        .expect("reply in time")
-        .expect("reply");
-    assert_eq!(String::from_utf8_lossy(&got), String::from_utf8_lossy(want));
 }
 
 /// Reads one RESP bulk reply (INFO) or simple line.
@@ -97,7 +80,7 @@ async fn sync_mode_pipelines_in_order_and_survives_restart() {
     want.extend_from_slice(b":1\r\n");
     pipeline.extend(resp(&["INCR", "counter"]));
     want.extend_from_slice(b":1\r\n");
-    exchange(&mut r, &pipeline, &want).await;
+    round_trip(&mut r, &pipeline, &want).await;
 
     let info = read_reply(&mut r, &resp(&["INFO", "persistence"])).await;
     assert_eq!(field(&info, "aof_enabled"), "1");
@@ -109,22 +92,22 @@ async fn sync_mode_pipelines_in_order_and_survives_restart() {
         "every acknowledged write is durable: {info}"
     );
 
-    exchange(&mut r, &resp(&["SAVE"]), b"+OK\r\n").await;
-    exchange(
+    round_trip(&mut r, &resp(&["SAVE"]), b"+OK\r\n").await;
+    round_trip(
         &mut r,
         &resp(&["SAVE", "x"]),
         b"-ERR wrong number of arguments for 'save' command\r\n",
     )
     .await;
-    exchange(&mut r, &resp(&["MULTI"]), b"+OK\r\n").await;
-    exchange(
+    round_trip(&mut r, &resp(&["MULTI"]), b"+OK\r\n").await;
+    round_trip(
         &mut r,
         &resp(&["SAVE"]),
         b"-ERR Command not allowed inside a transaction\r\n",
     )
     .await;
-    exchange(&mut r, &resp(&["DISCARD"]), b"+OK\r\n").await;
-    exchange(&mut r, &resp(&["SET", "after", "save"]), b"+OK\r\n").await;
+    round_trip(&mut r, &resp(&["DISCARD"]), b"+OK\r\n").await;
+    round_trip(&mut r, &resp(&["SET", "after", "save"]), b"+OK\r\n").await;
     let bg = read_reply(&mut r, &resp(&["BGSAVE"])).await;
     assert!(
         bg == "+Background saving started\r\n" || bg.starts_with("-ERR Background save already"),
@@ -136,7 +119,7 @@ async fn sync_mode_pipelines_in_order_and_survives_restart() {
     let mut mc = TcpStream::connect(server.memcache_addr().unwrap())
         .await
         .unwrap();
-    exchange(
+    round_trip(
         &mut mc,
         b"set m 5 0 2\r\nhi\r\ndelete k8\r\n",
         b"STORED\r\nDELETED\r\n",
@@ -162,14 +145,14 @@ async fn sync_mode_pipelines_in_order_and_survives_restart() {
     let mut r = TcpStream::connect(server.resp_addr().unwrap())
         .await
         .unwrap();
-    exchange(&mut r, &resp(&["GET", "k49"]), b"$3\r\nv49\r\n").await;
-    exchange(&mut r, &resp(&["EXISTS", "k7", "k8"]), b":0\r\n").await;
-    exchange(&mut r, &resp(&["GET", "counter"]), b"$1\r\n1\r\n").await;
-    exchange(&mut r, &resp(&["GET", "after"]), b"$4\r\nsave\r\n").await;
+    round_trip(&mut r, &resp(&["GET", "k49"]), b"$3\r\nv49\r\n").await;
+    round_trip(&mut r, &resp(&["EXISTS", "k7", "k8"]), b":0\r\n").await;
+    round_trip(&mut r, &resp(&["GET", "counter"]), b"$1\r\n1\r\n").await;
+    round_trip(&mut r, &resp(&["GET", "after"]), b"$4\r\nsave\r\n").await;
     let mut mc = TcpStream::connect(server.memcache_addr().unwrap())
         .await
         .unwrap();
-    exchange(&mut mc, b"get m\r\n", b"VALUE m 5 2\r\nhi\r\nEND\r\n").await;
+    round_trip(&mut mc, b"get m\r\n", b"VALUE m 5 2\r\nhi\r\nEND\r\n").await;
     let info = read_reply(&mut r, &resp(&["INFO", "persistence"])).await;
     let recovered: u64 = field(&info, "strata_recovery_snapshot_items")
         .parse::<u64>()

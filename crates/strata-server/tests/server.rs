@@ -2,40 +2,19 @@
 //! keyspace, the settings report the actual ports, and shutdown closes
 //! open connections.
 
+mod common;
+
 use std::time::Duration;
 
-use strata_server::{ByteSize, Server, ServerConfig, ServerError};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use common::{round_trip, test_config};
+use strata_server::{Server, ServerConfig, ServerError};
+use tokio::io::AsyncReadExt;
 use tokio::net::TcpStream;
-
-fn test_config(dir: &tempfile::TempDir) -> ServerConfig {
-    let mut config = ServerConfig {
-        memcache_port: 0,
-        resp_port: 0,
-        threads: 2,
-        memory_limit: ByteSize::new(64 << 20).unwrap(),
-        data_dir: dir.path().join("data"),
-        ..ServerConfig::default()
-    };
-    config.validate().expect("valid test config");
-    config
-}
-
-/// Sends `request` and reads until `want.len()` bytes arrived.
-async fn round_trip(stream: &mut TcpStream, request: &[u8], want: &[u8]) {
-    stream.write_all(request).await.unwrap();
-    let mut got = vec![0u8; want.len()];
-    tokio::time::timeout(Duration::from_secs(5), stream.read_exact(&mut got))
-        .await
-        .expect("reply in time")
-        .expect("reply");
-    assert_eq!(String::from_utf8_lossy(&got), String::from_utf8_lossy(want));
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn both_front_ends_share_the_keyspace_and_shutdown_closes_connections() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(&test_config(&dir)).await.unwrap();
+    let server = Server::start(&test_config(&dir, |_| {})).await.unwrap();
     assert!(dir.path().join("data").is_dir(), "data dir created");
 
     let mc_addr = server.memcache_addr().expect("memcache on");
@@ -80,7 +59,7 @@ async fn a_switched_off_front_end_does_not_listen() {
     let dir = tempfile::tempdir().unwrap();
     let config = ServerConfig {
         memcache_enabled: false,
-        ..test_config(&dir)
+        ..test_config(&dir, |_| {})
     };
     let server = Server::start(&config).await.unwrap();
     assert_eq!(server.memcache_addr(), None);
@@ -95,7 +74,7 @@ async fn a_busy_port_is_a_bind_error() {
     let dir = tempfile::tempdir().unwrap();
     let config = ServerConfig {
         resp_port: held.local_addr().unwrap().port(),
-        ..test_config(&dir)
+        ..test_config(&dir, |_| {})
     };
     match Server::start(&config).await {
         Err(

@@ -73,6 +73,24 @@ impl HeldReplies {
     }
 }
 
+/// The [`Durability::info`] fields of a server without persistence (also
+/// what front ends report when the server gave them no [`Durability`]):
+/// nothing is saved, so the last save is the start.
+pub fn off_info(started_unix: u64) -> Vec<(&'static str, String)> {
+    vec![
+        ("loading", "0".into()),
+        ("rdb_changes_since_last_save", "0".into()),
+        ("rdb_bgsave_in_progress", "0".into()),
+        ("rdb_last_save_time", started_unix.to_string()),
+        ("rdb_last_bgsave_status", "ok".into()),
+        ("rdb_saves", "0".into()),
+        ("aof_enabled", "0".into()),
+        ("aof_rewrite_in_progress", "0".into()),
+        ("aof_last_write_status", "ok".into()),
+        ("strata_persistence", "off".into()),
+    ]
+}
+
 /// `cause` made safe for a one-line protocol reply.
 pub fn one_line(cause: &str) -> String {
     cause.replace(['\r', '\n'], " ")

@@ -30,6 +30,8 @@
 
 #[path = "support/crash/mod.rs"]
 mod crash;
+#[path = "support/spawn.rs"]
+mod spawn;
 
 use std::time::Duration;
 

@@ -6,10 +6,11 @@
 
 #![allow(dead_code)] // Each test binary uses a different part of this module.
 
-use std::io::{BufRead, BufReader, Read, Write};
+pub mod spawn;
+
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -59,55 +60,17 @@ impl Server {
         args.push("--data-dir".into());
         args.push(data_dir.path().display().to_string());
         args.extend(extra.iter().map(|s| s.to_string()));
-        let mut child = Command::new(binary())
-            .args(&args)
-            .env_remove("RUST_LOG")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn strata serve");
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let (ready_tx, ready_rx) = mpsc::channel();
-        let stderr = child.stderr.take().expect("stderr piped");
-        let log_writer = log.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                // Recorded before anyone is told, so waiters see the line.
-                log_writer.lock().unwrap().push(line.clone());
-                if let Ok(event) = serde_json::from_str::<serde_json::Value>(&line) {
-                    if event["message"] == "listening" {
-                        let protocol = event["protocol"].as_str().unwrap_or("").to_owned();
-                        let addr = event["addr"].as_str().and_then(|a| a.parse().ok());
-                        let _ = ready_tx.send(Some((protocol, addr)));
-                    } else if event["message"] == "strata ready" {
-                        let _ = ready_tx.send(None);
-                    }
-                }
-            }
+        let spawned = spawn::spawn_serve(&args, START_TIMEOUT).unwrap_or_else(|failed| {
+            let log = failed.log.lock().unwrap().join("\n");
+            panic!("server did not start; log:\n{log}")
         });
-        let mut server = Server {
-            child,
-            memcache: None,
-            resp: None,
-            log,
+        Server {
+            child: spawned.child,
+            memcache: spawned.memcache,
+            resp: spawned.resp,
+            log: spawned.log,
             _data_dir: data_dir,
-        };
-        let deadline = Instant::now() + START_TIMEOUT;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match ready_rx.recv_timeout(left) {
-                Ok(Some((protocol, addr))) => match protocol.as_str() {
-                    "memcache" => server.memcache = addr,
-                    "resp" => server.resp = addr,
-                    other => panic!("unexpected front end {other}"),
-                },
-                Ok(None) => break,
-                Err(_) => panic!("server did not start; log:\n{}", server.log_text()),
-            }
         }
-        server
     }
 
     /// The RESP address (panics if that front end is off).

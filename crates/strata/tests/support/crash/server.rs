@@ -3,15 +3,13 @@
 //! same files.
 //!
 //! Both front ends listen on port 0; their addresses are read from the
-//! server's JSON `listening` log lines, as `support/mod.rs` does. Dropping a
+//! server's JSON `listening` log lines by `support/spawn.rs`. Dropping a
 //! [`DurableServer`] kills the child, so a failing test leaves no process
 //! behind.
 
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -36,51 +34,29 @@ impl DurableServer {
     /// log if it is not ready within [`START_TIMEOUT`].
     pub fn start(data_dir: &Path, options: &[String]) -> DurableServer {
         let args = serve_args(data_dir, options);
-        let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
-            .args(&args)
-            .env_remove("RUST_LOG")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn strata serve");
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let (ready_tx, ready_rx) = mpsc::channel();
-        let stderr = child.stderr.take().expect("stderr piped");
-        let lines = log.clone();
-        std::thread::spawn(move || {
-            let (mut resp, mut memcache) = (None, None);
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                lines.lock().unwrap().push(line.clone());
-                let Ok(event) = serde_json::from_str::<serde_json::Value>(&line) else {
-                    continue;
-                };
-                let addr = || event["addr"].as_str().and_then(|a| a.parse().ok());
-                if event["message"] == "listening" && event["protocol"] == "resp" {
-                    resp = addr();
-                } else if event["message"] == "listening" && event["protocol"] == "memcache" {
-                    memcache = addr();
-                } else if event["message"] == "strata ready" {
-                    let _ = ready_tx.send(resp.zip(memcache));
-                }
-            }
-        });
+        let ready = crate::spawn::spawn_serve(&args, START_TIMEOUT);
+        let ok = ready.is_ok();
+        let mut spawned = ready.unwrap_or_else(|failed| failed);
         let unknown = SocketAddr::from(([127, 0, 0, 1], 0));
-        let mut server = DurableServer {
-            child,
-            resp: unknown,
-            memcache: unknown,
-            log,
+        let addrs = spawned.resp.zip(spawned.memcache);
+        let exit = spawned.child.try_wait();
+        let server = DurableServer {
+            resp: addrs.map_or(unknown, |a| a.0),
+            memcache: addrs.map_or(unknown, |a| a.1),
+            child: spawned.child,
+            log: spawned.log,
         };
-        match ready_rx.recv_timeout(START_TIMEOUT) {
-            Ok(Some((resp, memcache))) => (server.resp, server.memcache) = (resp, memcache),
-            Ok(None) => panic!("no listening line for a front end; log:\n{}", server.log_tail()),
-            Err(_) => panic!(
-                "strata serve {args:?} was not ready within {START_TIMEOUT:?} (exit: {:?}); log:\n{}",
-                server.child.try_wait(),
+        if !ok {
+            panic!(
+                "strata serve {args:?} was not ready within {START_TIMEOUT:?} (exit: {exit:?}); log:\n{}",
                 server.log_tail()
-            ),
+            );
+        }
+        if addrs.is_none() {
+            panic!(
+                "no listening line for a front end; log:\n{}",
+                server.log_tail()
+            );
         }
         server
     }

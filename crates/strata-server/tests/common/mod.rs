@@ -1,0 +1,41 @@
+//! What the in-process server tests share: a test configuration on port 0
+//! and a request/reply exchange over raw TCP.
+
+#![allow(dead_code)] // Each test binary uses a different part.
+
+use std::time::Duration;
+
+use strata_server::{ByteSize, ServerConfig};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// Both front ends on port 0, 64 MiB, data under `dir`; `adjust` changes
+/// settings before validation.
+pub fn test_config(
+    dir: &tempfile::TempDir,
+    adjust: impl FnOnce(&mut ServerConfig),
+) -> ServerConfig {
+    let mut config = ServerConfig {
+        memcache_port: 0,
+        resp_port: 0,
+        threads: 2,
+        memory_limit: ByteSize::new(64 << 20).unwrap(),
+        data_dir: dir.path().join("data"),
+        ..ServerConfig::default()
+    };
+    adjust(&mut config);
+    config.validate().expect("valid test config");
+    config
+}
+
+/// Sends `request` and reads until `want.len()` bytes arrived, which must
+/// equal `want`.
+pub async fn round_trip(stream: &mut TcpStream, request: &[u8], want: &[u8]) {
+    stream.write_all(request).await.unwrap();
+    let mut got = vec![0u8; want.len()];
+    tokio::time::timeout(Duration::from_secs(10), stream.read_exact(&mut got))
+        .await
+        .expect("reply in time")
+        .expect("reply");
+    assert_eq!(String::from_utf8_lossy(&got), String::from_utf8_lossy(want));
+}

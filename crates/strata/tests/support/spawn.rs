@@ -1,0 +1,73 @@
+//! Spawning `strata serve` as a child and waiting until it is ready: the
+//! one place that reads the server's JSON log lines for the front ends'
+//! addresses (port 0 is asked for, the `listening` events tell the truth).
+//! Shared by `support::Server` and the crash tests' `DurableServer`.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// A spawned `strata` child, its stderr lines and, once ready, its
+/// front ends' addresses.
+pub struct Spawned {
+    pub child: Child,
+    /// Every stderr line so far (JSON log events).
+    pub log: Arc<Mutex<Vec<String>>>,
+    pub memcache: Option<SocketAddr>,
+    pub resp: Option<SocketAddr>,
+}
+
+/// Runs `strata args...` and waits up to `timeout` for its `strata ready`
+/// event. `Err` carries the child (still running or exited) and its log, for
+/// the caller's failure message.
+pub fn spawn_serve(args: &[String], timeout: Duration) -> Result<Spawned, Spawned> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
+        .args(args)
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn strata serve");
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let (ready_tx, ready_rx) = mpsc::channel();
+    let stderr = child.stderr.take().expect("stderr piped");
+    let lines = log.clone();
+    std::thread::spawn(move || {
+        let (mut resp, mut memcache) = (None, None);
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            // Recorded before anyone is told, so waiters see the line.
+            lines.lock().unwrap().push(line.clone());
+            let Ok(event) = serde_json::from_str::<serde_json::Value>(&line) else {
+                continue;
+            };
+            if event["message"] == "listening" {
+                let addr = event["addr"].as_str().and_then(|a| a.parse().ok());
+                match event["protocol"].as_str() {
+                    Some("resp") => resp = addr,
+                    Some("memcache") => memcache = addr,
+                    other => panic!("unexpected front end {other:?}"),
+                }
+            } else if event["message"] == "strata ready" {
+                let _ = ready_tx.send((memcache, resp));
+            }
+        }
+    });
+    let mut spawned = Spawned {
+        child,
+        log,
+        memcache: None,
+        resp: None,
+    };
+    match ready_rx.recv_timeout(timeout) {
+        Ok((memcache, resp)) => {
+            (spawned.memcache, spawned.resp) = (memcache, resp);
+            Ok(spawned)
+        }
+        Err(_) => Err(spawned),
+    }
+}
