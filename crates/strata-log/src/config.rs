@@ -60,6 +60,16 @@ pub struct LogConfig {
     /// Appends wait (back pressure) while this many bytes are buffered and
     /// not yet handed to the flusher; at most about twice this is in memory.
     pub max_buffered: usize,
+    /// The flusher extends the current segment with written zeros this many
+    /// bytes at a time, ahead of the records (0: never), so that most syncs
+    /// cover data only: an append that grows the file also makes the sync
+    /// write the file's new size (on ext4, a journal commit), which doubles
+    /// the cost of every group commit.
+    pub preallocate: u64,
+    /// `Sync` mode: the longest a sync is held back to let a group fill up
+    /// after a large one (see the `group_commit` module); zero: start every
+    /// sync at once.
+    pub group_commit_max_delay: Duration,
 }
 
 impl LogConfig {
@@ -67,6 +77,10 @@ impl LogConfig {
     pub const DEFAULT_SEGMENT_SIZE: u64 = 64 << 20;
     /// Default buffer bound: 64 MiB.
     pub const DEFAULT_MAX_BUFFERED: usize = 64 << 20;
+    /// Default longest group-commit hold: 500 µs.
+    pub const DEFAULT_GROUP_COMMIT_MAX_DELAY: Duration = Duration::from_micros(500);
+    /// Default preallocation step: 1 MiB.
+    pub const DEFAULT_PREALLOCATE: u64 = 1 << 20;
 
     /// Defaults with the given durability.
     pub fn new(durability: Durability) -> LogConfig {
@@ -74,12 +88,26 @@ impl LogConfig {
             segment_size: Self::DEFAULT_SEGMENT_SIZE,
             durability,
             max_buffered: Self::DEFAULT_MAX_BUFFERED,
+            preallocate: Self::DEFAULT_PREALLOCATE,
+            group_commit_max_delay: Self::DEFAULT_GROUP_COMMIT_MAX_DELAY,
         }
     }
 
     /// Sets the segment size.
     pub fn with_segment_size(mut self, bytes: u64) -> LogConfig {
         self.segment_size = bytes;
+        self
+    }
+
+    /// Sets the preallocation step (0 turns preallocation off).
+    pub fn with_preallocation(mut self, bytes: u64) -> LogConfig {
+        self.preallocate = bytes;
+        self
+    }
+
+    /// Sets the longest group-commit hold (zero: never hold).
+    pub fn with_group_commit_max_delay(mut self, delay: Duration) -> LogConfig {
+        self.group_commit_max_delay = delay;
         self
     }
 

@@ -4,8 +4,13 @@
 //! so appenders never wait for I/O), writes it to the current segment,
 //! rotating when a segment is full, and syncs. In `Sync` mode it syncs after
 //! every batch: the one sync covers every record of the batch, which is
-//! group commit. In `Async` mode it writes a batch once it is a few
+//! group commit; `group_commit` decides when a batch starts. In `Async` mode it writes a batch once it is a few
 //! milliseconds old or large, and syncs at least every `sync_interval`.
+//!
+//! Ahead of the records, the flusher writes zeros into the segment file a
+//! `preallocate` step at a time, so that a sync rarely has to persist a new
+//! file size too; recovery reads zeros where a record would start as the
+//! end of the records (see `scan::Step::Zeros`).
 //!
 //! Any write or sync failure poisons the log and stops the thread: the
 //! durable LSN never moves again, so nothing written after the failure is
@@ -18,6 +23,7 @@ use std::time::{Duration, Instant};
 use strata_device::Device;
 
 use crate::config::Durability;
+use crate::group_commit::GroupCommit;
 use crate::record::{encoded_len, encoded_lsn};
 use crate::segment::{self, SegmentMeta, SEGMENT_HEADER_LEN};
 use crate::shared::Shared;
@@ -29,12 +35,17 @@ pub(crate) const ASYNC_WRITE_DELAY: Duration = Duration::from_millis(2);
 /// ...or as soon as this many bytes are buffered.
 pub(crate) const ASYNC_WRITE_THRESHOLD: usize = 256 << 10;
 
+/// Zeros are written at most this many bytes per call.
+const ZERO_CHUNK: u64 = 1 << 20;
+
 /// A buffer that grew past this is given back to the allocator after use.
 const KEEP_BUFFER_CAPACITY: usize = 4 << 20;
 
 /// One round of work taken from the shared state.
 struct Work {
     batch: Vec<u8>,
+    /// Records in `batch`.
+    records: u64,
     /// Sync after writing, whatever the mode.
     sync: bool,
     /// Start a new segment, completing rotation request number `n`.
@@ -47,13 +58,20 @@ pub(crate) struct Flusher {
     device: Box<dyn Device>,
     segment: SegmentMeta,
     segment_len: u64,
+    /// Bytes the segment file holds: records up to `segment_len`, then
+    /// preallocated zeros.
+    file_len: u64,
     segment_records: u64,
+    /// Zeros to preallocate with (empty when preallocation is off).
+    zeros: Vec<u8>,
     /// Last LSN handed to a device write.
     written_lsn: u64,
     /// Last LSN covered by a successful sync.
     synced_lsn: u64,
     last_sync: Instant,
     spare: Vec<u8>,
+    /// When to start a sync in `Sync` mode.
+    group: GroupCommit,
 }
 
 /// Marks the flusher stopped when the thread ends, even by a panic, so no
@@ -72,19 +90,25 @@ impl Flusher {
         device: Box<dyn Device>,
         segment: SegmentMeta,
         segment_len: u64,
+        file_len: u64,
         segment_records: u64,
     ) -> Flusher {
         let last = shared.last_lsn.load(Ordering::Acquire);
+        let step = shared.config.preallocate.min(shared.config.segment_size);
+        let group = GroupCommit::new(shared.config.group_commit_max_delay);
         Flusher {
+            zeros: vec![0; step.min(ZERO_CHUNK) as usize],
             shared,
             device,
             segment,
             segment_len,
+            file_len: file_len.max(segment_len),
             segment_records,
             written_lsn: last,
             synced_lsn: last,
             last_sync: Instant::now(),
             spare: Vec::new(),
+            group,
         }
     }
 
@@ -121,11 +145,20 @@ impl Flusher {
             }
             let deadline = match shared.config.durability {
                 Durability::Sync => {
-                    if !p.buf.is_empty() {
-                        sync = true;
-                        break;
+                    if p.buf.is_empty() {
+                        None
+                    } else {
+                        match self.group.start_at(p.buf_records, p.first_pending_at) {
+                            None => {
+                                sync = true;
+                                break;
+                            }
+                            Some(at) => {
+                                p.group_target = self.group.target();
+                                Some(at)
+                            }
+                        }
                     }
-                    None
                 }
                 Durability::Async { sync_interval } => {
                     let now = Instant::now();
@@ -158,6 +191,8 @@ impl Flusher {
         }
         let mut batch = std::mem::take(&mut self.spare);
         std::mem::swap(&mut p.buf, &mut batch);
+        let records = std::mem::take(&mut p.buf_records);
+        p.group_target = u64::MAX;
         p.first_pending_at = None;
         p.sync_requested = false;
         if p.space_waiters > 0 {
@@ -165,6 +200,7 @@ impl Flusher {
         }
         Work {
             batch,
+            records,
             sync,
             rotate: (p.rotate_requested > p.rotate_done).then_some(p.rotate_requested),
             closing: p.closing,
@@ -181,7 +217,9 @@ impl Flusher {
             Durability::Async { sync_interval } => self.last_sync.elapsed() >= sync_interval,
         };
         if (work.sync || sync_due) && self.written_lsn > self.synced_lsn {
+            let started = Instant::now();
             self.sync()?;
+            self.group.synced(work.records, started.elapsed());
         }
         if let Some(n) = work.rotate {
             let mut p = self.shared.pending.lock();
@@ -208,6 +246,7 @@ impl Flusher {
                 continue;
             }
             let (chunk, tail) = rest.split_at(take);
+            self.preallocate(self.segment_len + take as u64)?;
             self.device
                 .write_all_at(chunk, self.segment_len)
                 .map_err(|e| {
@@ -223,6 +262,33 @@ impl Flusher {
             self.segment_records += records;
             self.written_lsn += records;
             rest = tail;
+        }
+        Ok(())
+    }
+
+    /// Makes sure the segment file holds written bytes up to at least `end`
+    /// (zeros past the records), growing it a preallocation step at a time
+    /// but not past the segment size unless `end` is beyond it.
+    fn preallocate(&mut self, end: u64) -> Result<(), LogError> {
+        if self.zeros.is_empty() || end <= self.file_len {
+            return Ok(());
+        }
+        let step = self.shared.config.preallocate;
+        let target = (self.file_len + step)
+            .min(self.shared.config.segment_size)
+            .max(end);
+        while self.file_len < target {
+            let n = (target - self.file_len).min(self.zeros.len() as u64) as usize;
+            self.device
+                .write_all_at(&self.zeros[..n], self.file_len)
+                .map_err(|e| {
+                    let what = format!(
+                        "preallocate {n} bytes of {} at offset {}",
+                        self.segment.name, self.file_len
+                    );
+                    LogError::io(what, e)
+                })?;
+            self.file_len += n as u64;
         }
         Ok(())
     }
@@ -251,6 +317,7 @@ impl Flusher {
         self.shared.segments.lock().push(meta.clone());
         self.segment = meta;
         self.segment_len = SEGMENT_HEADER_LEN as u64;
+        self.file_len = self.segment_len;
         self.segment_records = 0;
         Ok(())
     }

@@ -66,6 +66,7 @@
 pub mod config;
 mod error;
 mod flusher;
+mod group_commit;
 mod log;
 mod positions;
 mod record;
@@ -75,6 +76,7 @@ mod scan;
 mod segment;
 mod shared;
 pub mod stats;
+mod waiters;
 
 pub use config::{Durability, LogConfig, RecoveryPolicy};
 pub use error::LogError;

@@ -14,6 +14,7 @@ use crate::record::{encode_into, MAX_BODY_LEN, RECORD_HEADER_LEN};
 use crate::recovery::{recover, RecoveryReport};
 use crate::replay::{replay, ReplayReport};
 use crate::shared::{Pending, Shared};
+use crate::waiters::DurableWait;
 use crate::{LogError, LogStats};
 
 /// An append-only, segmented log of opaque records, each with an LSN
@@ -49,6 +50,8 @@ impl CommandLog {
         let next_lsn = report.last_lsn + 1;
         let pending = Pending {
             buf: Vec::new(),
+            buf_records: 0,
+            group_target: u64::MAX,
             next_lsn,
             first_pending_at: None,
             positions: recovered.positions,
@@ -68,6 +71,7 @@ impl CommandLog {
             recovered.current,
             current,
             recovered.current_len,
+            recovered.current_file_len,
             recovered.current_records,
         );
         let handle = std::thread::Builder::new()
@@ -138,12 +142,14 @@ impl CommandLog {
             p.first_pending_at = Some(Instant::now());
         }
         encode_into(&mut p.buf, lsn, kind, body);
+        p.buf_records += 1;
         p.positions.note(lsn, len as u64);
         p.records += 1;
         p.bytes += len as u64;
         shared.last_lsn.store(lsn, Ordering::Release);
         let crossed = was < ASYNC_WRITE_THRESHOLD && p.buf.len() >= ASYNC_WRITE_THRESHOLD;
-        if p.flusher_waiting && (was == 0 || crossed) {
+        let group_full = p.buf_records == p.group_target;
+        if p.flusher_waiting && (was == 0 || crossed || group_full) {
             shared.work.notify_one();
         }
         Ok(lsn)
@@ -160,23 +166,8 @@ impl CommandLog {
     /// resolves when record `lsn` is durable, without blocking a thread. It
     /// owns what it needs, so it may outlive `&self` and be moved to a task.
     pub fn durable(&self, lsn: u64) -> impl Future<Output = Result<(), LogError>> + Send + 'static {
-        let shared = Arc::clone(&self.shared);
         let early = self.check_assigned(lsn).err();
-        // Subscribe before the first check, so no publication is missed.
-        let mut rx = shared.durable_tx.subscribe();
-        async move {
-            if let Some(err) = early {
-                return Err(err);
-            }
-            loop {
-                if let Some(outcome) = shared.durable_outcome(lsn) {
-                    return outcome;
-                }
-                if rx.changed().await.is_err() {
-                    return shared.durable_outcome(lsn).unwrap_or(Err(LogError::Closed));
-                }
-            }
-        }
+        DurableWait::new(Arc::clone(&self.shared), lsn, early)
     }
 
     /// Writes and syncs everything appended so far; returns the durable LSN.

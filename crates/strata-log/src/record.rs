@@ -34,12 +34,20 @@ pub(crate) enum Decoded {
     Record { lsn: u64, kind: u8, len: usize },
     /// Fewer than `needed` bytes are available.
     Incomplete { needed: usize },
+    /// Zeros where a record header would start: preallocated space that
+    /// no record has reached (a valid header is never all zeros: LSNs start
+    /// at 1). Only the rest of the segment can tell an end from a hole.
+    Zeros,
     /// Not a record.
     Corrupt { reason: &'static str },
 }
 
 /// Decodes the record at the start of `bytes`, verifying its CRC.
 pub(crate) fn decode(bytes: &[u8]) -> Decoded {
+    let head = &bytes[..bytes.len().min(RECORD_HEADER_LEN)];
+    if !head.is_empty() && head.iter().all(|&b| b == 0) {
+        return Decoded::Zeros;
+    }
     if bytes.len() < RECORD_HEADER_LEN {
         return Decoded::Incomplete {
             needed: RECORD_HEADER_LEN,
@@ -156,6 +164,10 @@ mod tests {
 
     #[test]
     fn zeros_are_not_a_record() {
-        assert!(matches!(decode(&[0; 64]), Decoded::Corrupt { .. }));
+        assert_eq!(decode(&[0; 64]), Decoded::Zeros);
+        assert_eq!(decode(&[0; 5]), Decoded::Zeros);
+        let mut almost = [0u8; 64];
+        almost[16] = 1;
+        assert!(matches!(decode(&almost), Decoded::Corrupt { .. }));
     }
 }

@@ -15,7 +15,7 @@ use strata_device::{Device, Directory};
 use crate::config::RecoveryPolicy;
 use crate::positions::LsnPositions;
 use crate::record::RECORD_HEADER_LEN;
-use crate::scan::{later_record_exists, SegmentScan, Step};
+use crate::scan::{data_end, later_record_exists, SegmentScan, Step};
 use crate::segment::{self, BadHeader, SegmentMeta, FORMAT_VERSION, SEGMENT_HEADER_LEN};
 use crate::LogError;
 
@@ -69,6 +69,9 @@ pub(crate) struct Recovered {
     /// whether it holds records.
     pub current: Box<dyn Device>,
     pub current_len: u64,
+    /// Bytes the current segment's file holds (beyond `current_len`: zeros
+    /// preallocated by the flusher).
+    pub current_file_len: u64,
     pub current_records: u64,
     pub positions: LsnPositions,
     pub report: RecoveryReport,
@@ -104,7 +107,8 @@ pub(crate) fn recover(dir: &dyn Directory, policy: RecoveryPolicy) -> Result<Rec
         positions: LsnPositions::default(),
     };
     let mut kept: Vec<SegmentMeta> = Vec::new();
-    let mut current: Option<(Box<dyn Device>, u64)> = None;
+    // The current segment candidate: device, end of its records, file length.
+    let mut current: Option<(Box<dyn Device>, u64, u64)> = None;
     let mut damage = None;
     let mut bytes_dropped = 0;
     let mut names_changed = false;
@@ -119,7 +123,7 @@ pub(crate) fn recover(dir: &dyn Directory, policy: RecoveryPolicy) -> Result<Rec
         match scanner.scan(&*dev, meta, len)? {
             Scanned::Clean { end } => {
                 kept.push(meta.clone());
-                current = Some((dev, end));
+                current = Some((dev, end, len));
             }
             Scanned::Damaged {
                 offset,
@@ -153,12 +157,15 @@ pub(crate) fn recover(dir: &dyn Directory, policy: RecoveryPolicy) -> Result<Rec
                 });
                 match good_end {
                     Some(end) => {
+                        // Count what was written, not the preallocated zeros.
+                        let written = data_end(&*dev, end, len)
+                            .map_err(|e| LogError::io(format!("read {}", meta.name), e))?;
                         dev.set_len(end)
                             .and_then(|()| dev.sync())
                             .map_err(|e| LogError::io(format!("truncate {}", meta.name), e))?;
-                        bytes_dropped += len - end;
+                        bytes_dropped += written - end;
                         kept.push(meta.clone());
-                        current = Some((dev, end));
+                        current = Some((dev, end, end));
                     }
                     None => {
                         bytes_dropped += len;
@@ -180,8 +187,8 @@ pub(crate) fn recover(dir: &dyn Directory, policy: RecoveryPolicy) -> Result<Rec
     }
 
     let next_lsn = scanner.next_lsn.unwrap_or(1);
-    let (current, current_len) = match current {
-        Some((dev, end)) => {
+    let (current, current_len, current_file_len) = match current {
+        Some((dev, end, file_len)) => {
             // What we found may sit only in the page cache (a killed process,
             // not a power cut): make it durable before anyone builds on it.
             dev.sync()
@@ -190,13 +197,14 @@ pub(crate) fn recover(dir: &dyn Directory, policy: RecoveryPolicy) -> Result<Rec
                 dir.sync_names()
                     .map_err(|e| LogError::io("sync the log directory", e))?;
             }
-            (dev, end)
+            (dev, end, file_len)
         }
         None => {
             let meta = SegmentMeta::new(next_lsn);
             let dev = segment::create(dir, &meta)?;
             kept.push(meta);
-            (dev, SEGMENT_HEADER_LEN as u64)
+            let header = SEGMENT_HEADER_LEN as u64;
+            (dev, header, header)
         }
     };
     let current_first = kept.last().map_or(next_lsn, |m| m.first_lsn);
@@ -222,6 +230,7 @@ pub(crate) fn recover(dir: &dyn Directory, policy: RecoveryPolicy) -> Result<Rec
         segments: kept,
         current,
         current_len,
+        current_file_len,
         current_records: next_lsn - current_first,
         positions: scanner.positions,
         report,
@@ -284,6 +293,19 @@ impl Scanner {
                     self.next_lsn = Some(next);
                 }
                 Step::End { offset } => return Ok(Scanned::Clean { end: offset }),
+                Step::Zeros { offset } => {
+                    let written = data_end(dev, offset, len).map_err(read_err)?;
+                    if written == offset {
+                        return Ok(Scanned::Clean { end: offset });
+                    }
+                    return Ok(Scanned::Damaged {
+                        offset,
+                        reason: "zeros where a record should start, with data after them"
+                            .to_string(),
+                        good_end: Some(offset),
+                        may_be_tail: true,
+                    });
+                }
                 Step::Bad { offset, reason } => {
                     return Ok(Scanned::Damaged {
                         offset,

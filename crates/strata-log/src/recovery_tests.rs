@@ -92,7 +92,61 @@ fn stale_record_with_an_old_lsn_after_the_tail_does_not_count() {
     trailing.extend(record(2));
     put_segment(&dir, 1, 1..=3, &trailing);
     let r = recover_strict(&dir).unwrap();
-    assert_eq!((r.report.last_lsn, r.report.bytes_dropped), (3, 5 + REC));
+    // Dropped bytes are counted up to the last non-zero one (zeros may be
+    // preallocated space); record 2's body ends in 7 zero bytes.
+    assert_eq!(
+        (r.report.last_lsn, r.report.bytes_dropped),
+        (3, 5 + REC - 7)
+    );
+}
+
+#[test]
+fn preallocated_zeros_after_the_records_are_a_clean_end() {
+    let dir = MemDirectory::new();
+    put_segment(&dir, 1, 1..=3, &[0; 4096]);
+    let r = recover_strict(&dir).unwrap();
+    assert_eq!((r.report.last_lsn, r.report.bytes_dropped), (3, 0));
+    assert!(r.report.damage.is_none());
+    assert_eq!(r.current_len, HDR + 3 * REC);
+    assert_eq!(r.current_file_len, HDR + 3 * REC + 4096);
+}
+
+#[test]
+fn zeros_then_a_torn_record_is_a_tail() {
+    let dir = MemDirectory::new();
+    // A batch whose first page never reached the disk but whose second did.
+    let mut trailing = vec![0; 100];
+    trailing.extend_from_slice(&record(5)[..12]);
+    trailing.extend_from_slice(&[0; 300]);
+    put_segment(&dir, 1, 1..=3, &trailing);
+    let r = recover_strict(&dir).unwrap();
+    // Up to the last non-zero byte: the LSN's high bytes are zeros.
+    assert_eq!((r.report.last_lsn, r.report.bytes_dropped), (3, 100 + 10));
+    assert_eq!(r.report.damage.unwrap().kind, DamageKind::TornTail);
+    assert_eq!(r.current_file_len, r.current_len);
+}
+
+#[test]
+fn zeros_then_a_later_record_is_the_middle() {
+    let dir = MemDirectory::new();
+    let mut trailing = vec![0; 100];
+    trailing.extend(record(5));
+    trailing.extend_from_slice(&[0; 300]);
+    put_segment(&dir, 1, 1..=3, &trailing);
+    assert!(matches!(
+        recover_strict(&dir),
+        Err(LogError::Corrupt { .. })
+    ));
+}
+
+#[test]
+fn zero_tail_in_an_older_segment_is_clean() {
+    let dir = MemDirectory::new();
+    put_segment(&dir, 1, 1..=3, &[0; 1000]);
+    put_segment(&dir, 4, 4..=5, &[0; 1000]);
+    let r = recover_strict(&dir).unwrap();
+    assert_eq!((r.report.records, r.report.last_lsn), (5, 5));
+    assert!(r.report.damage.is_none());
 }
 
 #[test]

@@ -101,7 +101,8 @@ where
                     report.last_lsn = lsn;
                     expected += 1;
                 }
-                Step::End { .. } => break,
+                // `open` verified that only preallocated zeros follow.
+                Step::End { .. } | Step::Zeros { .. } => break,
                 // A torn tail that `open` has not cut yet: the log ends here.
                 Step::Bad { .. } if is_last => break,
                 Step::Bad { offset, reason } => {

@@ -24,6 +24,10 @@ pub(crate) enum Step<'a> {
     },
     /// The segment ends exactly after the last record.
     End { offset: u64 },
+    /// Zeros at `offset` where the next record would start: the end of the
+    /// records if only zeros follow (preallocated space), a hole otherwise
+    /// (see [`data_end`]).
+    Zeros { offset: u64 },
     /// The bytes at `offset` are not a whole record.
     Bad { offset: u64, reason: &'static str },
 }
@@ -74,6 +78,7 @@ impl<'d> SegmentScan<'d> {
                         body: &self.buf[start + RECORD_HEADER_LEN..start + len],
                     });
                 }
+                Decoded::Zeros => return Ok(Step::Zeros { offset }),
                 Decoded::Corrupt { reason } => return Ok(Step::Bad { offset, reason }),
                 Decoded::Incomplete { needed } if needed as u64 > file_rest => {
                     let reason = if file_rest < RECORD_HEADER_LEN as u64 {
@@ -109,6 +114,24 @@ impl<'d> SegmentScan<'d> {
         self.filled += n;
         Ok(())
     }
+}
+
+/// The end of the data in `from..file_len` of `dev`: the offset after its
+/// last non-zero byte (`from` if all are zero). Preallocated space is zeros,
+/// so this is where written bytes stop.
+pub(crate) fn data_end(dev: &dyn Device, from: u64, file_len: u64) -> io::Result<u64> {
+    let mut end = from;
+    let mut buf = vec![0u8; READ_CHUNK.min(file_len.saturating_sub(from) as usize)];
+    let mut at = from;
+    while at < file_len {
+        let n = buf.len().min((file_len - at) as usize);
+        dev.read_exact_at(&mut buf[..n], at)?;
+        if let Some(last) = buf[..n].iter().rposition(|&b| b != 0) {
+            end = at + last as u64 + 1;
+        }
+        at += n as u64;
+    }
+    Ok(end)
 }
 
 /// True if some offset in `from..file_len` of `dev` holds a record whose CRC

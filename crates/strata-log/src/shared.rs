@@ -2,8 +2,8 @@
 //!
 //! Three meeting points, each with its own lock so that they do not contend:
 //! `pending` (the append buffer and requests to the flusher), the durable
-//! LSN (an atomic, plus a condvar for blocking waiters and a watch channel
-//! for async ones), and the segment list.
+//! LSN (an atomic, plus a condvar for blocking waiters and per-LSN slots for
+//! async ones, see `waiters`), and the segment list.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -11,17 +11,22 @@ use std::time::Instant;
 
 use parking_lot::{Condvar, Mutex};
 use strata_device::Directory;
-use tokio::sync::watch;
 
 use crate::config::LogConfig;
 use crate::positions::LsnPositions;
 use crate::segment::SegmentMeta;
+use crate::waiters::DurableWaiters;
 use crate::LogError;
 
 /// What appenders hand to the flusher, and what they ask of it.
 pub(crate) struct Pending {
     /// Encoded records not yet taken by the flusher.
     pub buf: Vec<u8>,
+    /// Records in `buf`.
+    pub buf_records: u64,
+    /// While the flusher holds a sync (group commit), the `buf_records`
+    /// count at which it wants to be woken; `u64::MAX` otherwise.
+    pub group_target: u64,
     /// LSN the next append gets.
     pub next_lsn: u64,
     /// When `buf` went from empty to non-empty (async mode write delay).
@@ -61,9 +66,8 @@ pub(crate) struct Shared {
     pub durable_lsn: AtomicU64,
     durable_lock: Mutex<()>,
     durable_cv: Condvar,
-    /// Async waiters; carries the durable LSN, and is also bumped on poison
-    /// and stop so they look again.
-    pub durable_tx: watch::Sender<u64>,
+    /// Async waiters, woken when their LSN is durable, on poison and stop.
+    pub waiters: DurableWaiters,
     poison: OnceLock<Arc<LogError>>,
     /// The flusher has exited (after close, poison or a panic).
     pub stopped: AtomicBool,
@@ -92,7 +96,7 @@ impl Shared {
             durable_lsn: AtomicU64::new(last),
             durable_lock: Mutex::new(()),
             durable_cv: Condvar::new(),
-            durable_tx: watch::channel(last).0,
+            waiters: DurableWaiters::default(),
             poison: OnceLock::new(),
             stopped: AtomicBool::new(false),
             segments: Mutex::new(segments),
@@ -133,7 +137,7 @@ impl Shared {
             let _guard = self.durable_lock.lock();
             self.durable_cv.notify_all();
         }
-        self.durable_tx.send_replace(lsn);
+        self.waiters.wake_up_to(lsn);
     }
 
     /// `Some` once waiting for `lsn` is over: durable, or never going to be.
@@ -174,6 +178,6 @@ impl Shared {
             let _guard = self.durable_lock.lock();
             self.durable_cv.notify_all();
         }
-        self.durable_tx.send_modify(|_| {});
+        self.waiters.wake_all();
     }
 }

@@ -3,7 +3,8 @@
 //! asks for `TruncateToLastGood`.
 //!
 //! `write_records(dir, 100)` gives three segments: LSNs 1..=34, 35..=68 and
-//! 69..=100, each record 117 bytes after a 24-byte header.
+//! 69..=100, each record 117 bytes after a 24-byte header, and nothing else
+//! (no preallocated zeros: these tests compute file lengths).
 
 mod common;
 
@@ -19,7 +20,7 @@ fn open_with(
     dir: &MemDirectory,
     policy: RecoveryPolicy,
 ) -> Result<(CommandLog, strata_log::RecoveryReport), LogError> {
-    CommandLog::open(arc(dir), small_segments(Durability::Sync), policy)
+    CommandLog::open(arc(dir), exact_segments(Durability::Sync), policy)
 }
 
 fn expect_corrupt(dir: &MemDirectory, file: &str, at: u64) -> String {
@@ -136,14 +137,20 @@ fn torn_tail_is_truncated_and_reported() {
 }
 
 #[test]
-fn zeros_after_the_tail_are_dropped() {
+fn zeros_after_the_tail_are_preallocated_space() {
     let dir = MemDirectory::new();
     write_records(&dir, 100);
     let last = segment_name(69);
     let len = file_len(&dir, &last);
     dir.open(&last).unwrap().set_len(len + 4096).unwrap();
-    let (_, report) = open_with(&dir, RecoveryPolicy::Strict).unwrap();
-    assert_eq!((report.last_lsn, report.bytes_dropped), (100, 4096));
+    let (log, report) = open_with(&dir, RecoveryPolicy::Strict).unwrap();
+    assert_eq!((report.last_lsn, report.bytes_dropped), (100, 0));
+    assert!(report.damage.is_none());
+    // Appends go where the records end, into the zeros.
+    assert_eq!(log.append(1, b"next").unwrap(), 101);
+    log.close().unwrap();
+    assert_eq!(file_len(&dir, &last), len + 4096);
+    assert_eq!(replay_all(&dir).unwrap().len(), 101);
 }
 
 #[test]

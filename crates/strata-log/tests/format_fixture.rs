@@ -38,7 +38,11 @@ fn fixture_records() -> Vec<(u64, u8, Vec<u8>)> {
 /// Writes the fixture records into a fresh log in `mem` and returns the
 /// segment's bytes.
 fn write_fixture_log(mem: &MemDirectory) -> Vec<u8> {
-    let (log, _) = open(arc(mem), sync_config());
+    write_log_with(mem, sync_config().with_preallocation(0))
+}
+
+fn write_log_with(mem: &MemDirectory, config: strata_log::LogConfig) -> Vec<u8> {
+    let (log, _) = open(arc(mem), config);
     for (lsn, kind, body) in fixture_records() {
         assert_eq!(log.append(kind, &body).unwrap(), lsn);
     }
@@ -74,6 +78,11 @@ fn v1_fixture_opens_and_replays() {
 fn writer_still_produces_the_v1_bytes() {
     let bytes = std::fs::read(fixture_path()).expect("fixture present");
     assert_eq!(write_fixture_log(&MemDirectory::new()), bytes);
+    // Preallocation adds only zeros after the same bytes.
+    let preallocated = write_log_with(&MemDirectory::new(), sync_config());
+    assert!(preallocated.len() > bytes.len());
+    assert_eq!(&preallocated[..bytes.len()], &bytes[..]);
+    assert!(preallocated[bytes.len()..].iter().all(|&b| b == 0));
 }
 
 #[test]

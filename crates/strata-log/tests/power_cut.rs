@@ -135,9 +135,11 @@ proptest! {
 /// how many bytes were dropped.
 #[test]
 fn torn_cut_reports_dropped_bytes() {
+    // No preallocation: the test watches the file grow record by record.
     let config = LogConfig::new(Durability::Async {
         sync_interval: Duration::from_secs(3600),
-    });
+    })
+    .with_preallocation(0);
     let dir = MemDirectory::new();
     let (log, _) = open(arc(&dir), config.clone());
     for lsn in 1..=20 {

@@ -47,8 +47,15 @@ pub fn body_of(lsn: u64, len: usize) -> Vec<u8> {
 
 /// Writes `n` records of 100-byte bodies (`kind` = lsn % 7) into a fresh
 /// log with small segments and closes it.
+/// Small segments without preallocation, so that every segment file holds
+/// exactly its header and records (tests that damage chosen bytes rely on it).
+pub fn exact_segments(durability: Durability) -> LogConfig {
+    small_segments(durability).with_preallocation(0)
+}
+
+/// Writes records 1..=n into exact segments (see [`exact_segments`]).
 pub fn write_records(dir: &MemDirectory, n: u64) {
-    let (log, _) = open(arc(dir), small_segments(Durability::Sync));
+    let (log, _) = open(arc(dir), exact_segments(Durability::Sync));
     for lsn in 1..=n {
         assert_eq!(
             log.append((lsn % 7) as u8, &body_of(lsn, 100)).unwrap(),
