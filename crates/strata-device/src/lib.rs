@@ -17,17 +17,26 @@
 //!   simulated power cut that keeps only what was made durable.
 //! - `faulty`: [`FaultyDirectory`], a wrapper that fails writes or syncs on
 //!   demand, tears writes, or reports a full disk.
+//! - `block`: [`BlockDevice`], fixed-size aligned unbuffered I/O for the SSD
+//!   tier: [`DirectBlockFile`] (`O_DIRECT`), [`BufferedBlockFile`] (the
+//!   explicit fallback), [`MemBlockDevice`] (power cuts),
+//!   [`FaultyBlockDevice`], and the aligned memory they need, [`AlignedBuf`].
 //!
 //! This crate never depends on any other Strata crate.
 
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod block;
 mod faulty;
 mod fs;
 mod mem;
 mod name;
 
+pub use block::{
+    check_block_io, AlignedBuf, BlockDevice, BufferedBlockFile, DirectBlockFile, FaultyBlockDevice,
+    MemBlockDevice, BLOCK_ALIGN,
+};
 pub use faulty::{Faults, FaultyDirectory};
 pub use fs::{FsDirectory, ParseSyncModeError, SyncMode};
 pub use mem::MemDirectory;

@@ -1,0 +1,99 @@
+//! The positional file both real block devices are made of: a regular file
+//! or a block-device file, `pread`/`pwrite` at explicit offsets (no shared
+//! cursor, so no lock), `fdatasync` for durability.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Seek, SeekFrom};
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use super::{check_block_io, BLOCK_ALIGN};
+
+/// One open file of fixed capacity.
+pub(super) struct BlockFile {
+    file: File,
+    capacity: u64,
+    path: PathBuf,
+}
+
+impl BlockFile {
+    /// Opens an existing regular file or block-device file read-write;
+    /// `flags` are extra `open(2)` flags (`O_DIRECT`). The capacity is its
+    /// size (found by seeking to the end, which also works for block
+    /// devices) rounded down to [`BLOCK_ALIGN`].
+    pub(super) fn open(path: &Path, flags: i32) -> io::Result<BlockFile> {
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(flags)
+            .open(path)?;
+        let size = file.seek(SeekFrom::End(0))?;
+        Ok(BlockFile {
+            file,
+            capacity: size - size % BLOCK_ALIGN as u64,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Creates the regular file `path` with `capacity` bytes (sparse), or
+    /// opens it if it exists with exactly that size (or is empty, and is
+    /// then sized). Another size is refused: the caller would lose or
+    /// misread data. The size is made durable before returning.
+    pub(super) fn create(path: &Path, capacity: u64, flags: i32) -> io::Result<BlockFile> {
+        if capacity == 0 || !capacity.is_multiple_of(BLOCK_ALIGN as u64) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{}: capacity {capacity} is not a positive multiple of {BLOCK_ALIGN}",
+                    path.display()
+                ),
+            ));
+        }
+        // Sized through a plain descriptor, so that a filesystem refusing
+        // O_DIRECT fails at the open below with a clear message, not here.
+        let plain = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)?;
+        let size = plain.metadata()?.len();
+        if size == 0 {
+            plain.set_len(capacity)?;
+            plain.sync_all()?;
+        } else if size != capacity {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{}: the file holds {size} bytes but a capacity of {capacity} was asked for; \
+                     refusing to resize existing data",
+                    path.display()
+                ),
+            ));
+        }
+        drop(plain);
+        BlockFile::open(path, flags)
+    }
+
+    pub(super) fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    pub(super) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub(super) fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        check_block_io(buf, offset, self.capacity)?;
+        self.file.read_exact_at(buf, offset)
+    }
+
+    pub(super) fn write_at(&self, buf: &[u8], offset: u64) -> io::Result<()> {
+        check_block_io(buf, offset, self.capacity)?;
+        self.file.write_all_at(buf, offset)
+    }
+
+    pub(super) fn sync(&self) -> io::Result<()> {
+        self.file.sync_data()
+    }
+}

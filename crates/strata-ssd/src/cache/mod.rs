@@ -1,0 +1,194 @@
+//! [`RecordCache`]: the DRAM cache of records in front of the SSD, with a
+//! byte budget and scan resistance (S3-FIFO).
+//!
+//! S3-FIFO (Yang et al., SOSP 2023) keeps three FIFO queues per shard:
+//! - small (`fifo`, ~10% of the bytes): where new records enter. A record
+//!   read again while there moves to main when it reaches the head; one
+//!   never read again leaves, and its key is remembered in the ghost.
+//! - main (`fifo`, the rest): records that proved useful. Each has a
+//!   frequency 0..=3, raised by reads; at the head, a record with a
+//!   non-zero frequency is reinserted with the frequency lowered, one at
+//!   zero is evicted.
+//! - ghost (`ghost`, keys only): a record inserted again soon after leaving
+//!   the small queue goes straight to main.
+//!
+//! A one-pass scan of cold records therefore churns only the small queue
+//! and never evicts the hot working set in main (`shard`).
+//!
+//! The cache is sharded by key hash (16 shards by default), each behind its
+//! own mutex with its share of the budget. Values are immutable
+//! [`Bytes`]: a key always maps to the same record, so the store keys it by
+//! location and block sequence number, which a reused block never repeats.
+
+mod fifo;
+mod ghost;
+mod shard;
+
+use std::hash::{BuildHasher, Hash, RandomState};
+
+use bytes::Bytes;
+use parking_lot::Mutex;
+
+use shard::Shard;
+
+/// Bytes charged per cached record on top of its payload (map slot, queue
+/// positions, `Bytes` header), so that the budget bounds real memory.
+pub const ENTRY_OVERHEAD: usize = 64;
+
+/// Shards of [`RecordCache::new`].
+const DEFAULT_SHARDS: usize = 16;
+
+/// A byte-budgeted, scan-resistant cache of immutable records.
+///
+/// Promise: after every call, each shard holds at most its share of the
+/// budget (`budget / shards` bytes counting [`ENTRY_OVERHEAD`]); a record
+/// larger than a share is never cached. Thread-safe.
+pub struct RecordCache<K> {
+    shards: Box<[Mutex<Shard<K>>]>,
+    hasher: RandomState,
+    budget: u64,
+}
+
+/// Counters of a [`RecordCache`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Lookups that found the record.
+    pub hits: u64,
+    /// Lookups that did not.
+    pub misses: u64,
+    /// Records inserted.
+    pub insertions: u64,
+    /// Records evicted to stay within the budget.
+    pub evictions: u64,
+    /// Records held now.
+    pub entries: u64,
+    /// Bytes held now, overhead included.
+    pub bytes: u64,
+    /// The byte budget.
+    pub budget: u64,
+}
+
+impl<K: Hash + Eq + Clone> RecordCache<K> {
+    /// A cache of `budget` bytes in 16 shards.
+    pub fn new(budget: u64) -> RecordCache<K> {
+        RecordCache::with_shards(budget, DEFAULT_SHARDS)
+    }
+
+    /// A cache of `budget` bytes in `shards` shards (at least one).
+    pub fn with_shards(budget: u64, shards: usize) -> RecordCache<K> {
+        let shards = shards.max(1);
+        let share = usize::try_from(budget / shards as u64).unwrap_or(usize::MAX);
+        RecordCache {
+            shards: (0..shards).map(|_| Mutex::new(Shard::new(share))).collect(),
+            hasher: RandomState::new(),
+            budget,
+        }
+    }
+
+    fn shard(&self, key: &K) -> &Mutex<Shard<K>> {
+        let hash = self.hasher.hash_one(key);
+        &self.shards[(hash % self.shards.len() as u64) as usize]
+    }
+
+    /// The record under `key`, counted as a hit or a miss.
+    pub fn get(&self, key: &K) -> Option<Bytes> {
+        self.shard(key).lock().get(key)
+    }
+
+    /// Caches `value` under `key` (evicting as needed); false if it is too
+    /// large for a shard or `key` is already cached (records are immutable,
+    /// so the cached value stays).
+    pub fn insert(&self, key: K, value: Bytes) -> bool {
+        self.shard(&key).lock().insert(key, value)
+    }
+
+    /// Forgets `key` (its record was released); no effect if absent.
+    pub fn invalidate(&self, key: &K) {
+        self.shard(key).lock().invalidate(key);
+    }
+
+    /// Counters summed over the shards.
+    pub fn stats(&self) -> CacheStats {
+        let mut stats = CacheStats {
+            budget: self.budget,
+            ..CacheStats::default()
+        };
+        for shard in self.shards.iter() {
+            shard.lock().add_stats(&mut stats);
+        }
+        stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn value(len: usize) -> Bytes {
+        Bytes::from(vec![1u8; len])
+    }
+
+    #[test]
+    fn budget_is_respected_and_large_records_are_not_cached() {
+        let cache = RecordCache::with_shards(64 * 1024, 4);
+        for key in 0..10_000u64 {
+            cache.insert(key, value(100 + (key as usize % 900)));
+            assert!(cache.stats().bytes <= 64 * 1024);
+        }
+        let stats = cache.stats();
+        assert_eq!(stats.insertions, 10_000);
+        assert!(stats.evictions > 9_000);
+        assert!(
+            !cache.insert(u64::MAX, value(20_000)),
+            "over a 16 KiB share"
+        );
+    }
+
+    #[test]
+    fn hits_misses_and_invalidation() {
+        let cache = RecordCache::new(1 << 20);
+        assert_eq!(cache.get(&1u32), None);
+        assert!(cache.insert(1, value(10)));
+        assert!(!cache.insert(1, value(10)));
+        assert_eq!(cache.get(&1), Some(value(10)));
+        cache.invalidate(&1);
+        assert_eq!(cache.get(&1), None);
+        let stats = cache.stats();
+        assert_eq!(
+            (stats.hits, stats.misses, stats.entries, stats.bytes),
+            (1, 2, 0, 0)
+        );
+    }
+
+    /// The scan-resistance property: a hot set read repeatedly keeps a high
+    /// hit ratio while a one-pass scan of 20 times the budget in cold
+    /// records streams through.
+    #[test]
+    fn a_one_pass_scan_does_not_evict_the_hot_set() {
+        let cache = RecordCache::new(4 << 20);
+        let hot: Vec<u64> = (0..2_000).collect();
+        let read = |key: u64| {
+            if cache.get(&key).is_none() {
+                cache.insert(key, value(1000));
+                false
+            } else {
+                true
+            }
+        };
+        for _ in 0..3 {
+            hot.iter().for_each(|&k| {
+                read(k);
+            });
+        }
+        let (mut hot_hits, mut hot_reads) = (0u64, 0u64);
+        for cold in 0..80_000u64 {
+            read(1_000_000 + cold);
+            let key = hot[(cold * 7919 % 2000) as usize];
+            hot_reads += 1;
+            hot_hits += u64::from(read(key));
+        }
+        let ratio = hot_hits as f64 / hot_reads as f64;
+        assert!(ratio > 0.95, "hot hit ratio {ratio} during a scan");
+        assert!(cache.stats().bytes <= 4 << 20);
+    }
+}

@@ -1,0 +1,220 @@
+//! One shard of the cache: the S3-FIFO policy over a map of records.
+//!
+//! Invariants: `small.bytes + main.bytes` is the charge of the records in
+//! the map and never exceeds `budget` between calls; every record has
+//! exactly one non-stale position, in the queue its `in_main` names.
+
+use std::collections::HashMap;
+use std::hash::Hash;
+
+use bytes::Bytes;
+
+use super::fifo::Fifo;
+use super::ghost::Ghost;
+use super::{CacheStats, ENTRY_OVERHEAD};
+
+/// Highest frequency a record in main can reach (two bits).
+const MAX_FREQ: u8 = 3;
+
+struct Entry {
+    value: Bytes,
+    charge: usize,
+    freq: u8,
+    in_main: bool,
+    stamp: u64,
+}
+
+/// The records of one shard and their queues.
+pub(super) struct Shard<K> {
+    map: HashMap<K, Entry>,
+    small: Fifo<K>,
+    main: Fifo<K>,
+    ghost: Ghost<K>,
+    budget: usize,
+    small_target: usize,
+    next_stamp: u64,
+    hits: u64,
+    misses: u64,
+    insertions: u64,
+    evictions: u64,
+}
+
+impl<K: Hash + Eq + Clone> Shard<K> {
+    /// An empty shard of `budget` bytes: 10% for the small queue, the
+    /// ghost remembering as many bytes as main holds.
+    pub(super) fn new(budget: usize) -> Shard<K> {
+        let small_target = budget / 10;
+        Shard {
+            map: HashMap::new(),
+            small: Fifo::new(),
+            main: Fifo::new(),
+            ghost: Ghost::new(budget - small_target),
+            budget,
+            small_target,
+            next_stamp: 0,
+            hits: 0,
+            misses: 0,
+            insertions: 0,
+            evictions: 0,
+        }
+    }
+
+    pub(super) fn get(&mut self, key: &K) -> Option<Bytes> {
+        match self.map.get_mut(key) {
+            Some(entry) => {
+                entry.freq = (entry.freq + 1).min(MAX_FREQ);
+                self.hits += 1;
+                Some(entry.value.clone())
+            }
+            None => {
+                self.misses += 1;
+                None
+            }
+        }
+    }
+
+    pub(super) fn insert(&mut self, key: K, value: Bytes) -> bool {
+        let charge = value.len() + ENTRY_OVERHEAD;
+        if charge > self.budget || self.map.contains_key(&key) {
+            return false;
+        }
+        let in_main = self.ghost.remove(&key);
+        let stamp = self.next_stamp;
+        self.next_stamp += 1;
+        let queue = if in_main {
+            &mut self.main
+        } else {
+            &mut self.small
+        };
+        queue.push(key.clone(), stamp);
+        queue.bytes += charge;
+        let entry = Entry {
+            value,
+            charge,
+            freq: 0,
+            in_main,
+            stamp,
+        };
+        self.map.insert(key, entry);
+        self.insertions += 1;
+        self.evict();
+        true
+    }
+
+    pub(super) fn invalidate(&mut self, key: &K) {
+        let Some(entry) = self.map.remove(key) else {
+            return;
+        };
+        if entry.in_main {
+            self.main.bytes -= entry.charge;
+        } else {
+            self.small.bytes -= entry.charge;
+        }
+        if self.small.positions() + self.main.positions() > 2 * self.map.len() + 32 {
+            let map = &self.map;
+            self.small.retain(|k, s| is_at(map, k, s, false));
+            self.main.retain(|k, s| is_at(map, k, s, true));
+        }
+    }
+
+    pub(super) fn add_stats(&self, stats: &mut CacheStats) {
+        stats.hits += self.hits;
+        stats.misses += self.misses;
+        stats.insertions += self.insertions;
+        stats.evictions += self.evictions;
+        stats.entries += self.map.len() as u64;
+        stats.bytes += (self.small.bytes + self.main.bytes) as u64;
+    }
+
+    /// Evicts until the shard is within its budget.
+    fn evict(&mut self) {
+        while self.small.bytes + self.main.bytes > self.budget {
+            let progressed = if self.small.bytes > self.small_target || self.main.bytes == 0 {
+                self.evict_small()
+            } else {
+                self.evict_main()
+            };
+            if !progressed {
+                break;
+            }
+        }
+    }
+
+    /// The head of small goes to main if it was read since insertion,
+    /// otherwise out (its key to the ghost). False if small is empty.
+    fn evict_small(&mut self) -> bool {
+        while let Some((key, stamp)) = self.small.pop() {
+            let Some(entry) = self.map.get_mut(&key).filter(|e| is_entry(e, stamp, false)) else {
+                continue;
+            };
+            self.small.bytes -= entry.charge;
+            if entry.freq > 0 {
+                entry.freq = 0;
+                entry.in_main = true;
+                self.main.bytes += entry.charge;
+                self.main.push(key, stamp);
+            } else {
+                let charge = entry.charge;
+                self.map.remove(&key);
+                self.ghost.insert(key, charge);
+                self.evictions += 1;
+            }
+            return true;
+        }
+        false
+    }
+
+    /// The head of main goes back to the tail with its frequency lowered
+    /// if it is not zero, otherwise out. False if main is empty.
+    fn evict_main(&mut self) -> bool {
+        while let Some((key, stamp)) = self.main.pop() {
+            let Some(entry) = self.map.get_mut(&key).filter(|e| is_entry(e, stamp, true)) else {
+                continue;
+            };
+            if entry.freq > 0 {
+                entry.freq -= 1;
+                self.main.push(key, stamp);
+            } else {
+                self.main.bytes -= entry.charge;
+                self.map.remove(&key);
+                self.evictions += 1;
+            }
+            return true;
+        }
+        false
+    }
+}
+
+fn is_entry(entry: &Entry, stamp: u64, in_main: bool) -> bool {
+    entry.stamp == stamp && entry.in_main == in_main
+}
+
+/// True if the position `(key, stamp)` in the queue `in_main` names is the
+/// record's current one.
+fn is_at<K: Hash + Eq>(map: &HashMap<K, Entry>, key: &K, stamp: u64, in_main: bool) -> bool {
+    map.get(key).is_some_and(|e| is_entry(e, stamp, in_main))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_records_move_to_main_and_unread_ones_leave_through_the_ghost() {
+        let mut shard = Shard::new(10 * (100 + ENTRY_OVERHEAD));
+        let value = Bytes::from(vec![0u8; 100]);
+        shard.insert(1u32, value.clone());
+        shard.get(&1);
+        for key in 2..40 {
+            shard.insert(key, value.clone());
+        }
+        assert!(shard.map.get(&1).is_some_and(|e| e.in_main));
+        assert!(!shard.map.contains_key(&2));
+        // The last unread key to leave went through the ghost: it returns
+        // straight to main.
+        let gone = (2..40).rev().find(|k| !shard.map.contains_key(k)).unwrap();
+        shard.insert(gone, value.clone());
+        assert!(shard.map.get(&gone).is_some_and(|e| e.in_main));
+        assert!(shard.small.bytes + shard.main.bytes <= shard.budget);
+    }
+}

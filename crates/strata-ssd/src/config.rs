@@ -1,0 +1,123 @@
+//! [`SsdConfig`]: the write-block store's settings.
+
+use crate::error::SsdError;
+use crate::loc::BLOCK_BITS;
+
+/// Smallest write block accepted. Production uses 1 to 8 MiB; blocks this
+/// small exist so tests can fill and defragment many blocks quickly.
+pub const MIN_BLOCK_SIZE: usize = 64 * 1024;
+
+/// Largest write block: offsets must fit in [`OFFSET_BITS`](crate::OFFSET_BITS).
+pub const MAX_BLOCK_SIZE: usize = 8 << 20;
+
+/// Settings of an [`SsdStore`](crate::SsdStore).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SsdConfig {
+    /// Bytes per write block: a power of two from [`MIN_BLOCK_SIZE`] to
+    /// [`MAX_BLOCK_SIZE`]; default 1 MiB. Must match the device's format.
+    pub block_size: usize,
+    /// Free blocks kept for the defragmenter: ordinary appends get
+    /// [`SsdError::Full`] while free blocks are at or below this. `None`:
+    /// max(2 blocks, 1% of the blocks).
+    pub reserve_blocks: Option<u32>,
+    /// Threads serving [`SsdStore::read_async`](crate::SsdStore::read_async);
+    /// default 8.
+    pub io_threads: usize,
+    /// Reads in flight in the pool at most (queued or running); further
+    /// `read_async` calls wait for a slot. Default 64.
+    pub io_queue_depth: usize,
+    /// Threads reading block headers and blocks during a rebuild; default 4.
+    pub rebuild_threads: usize,
+    /// Byte budget of the DRAM record cache (`dram_cache_size`); 0 turns
+    /// the cache off. Default 64 MiB.
+    pub dram_cache_size: u64,
+}
+
+impl Default for SsdConfig {
+    fn default() -> SsdConfig {
+        SsdConfig {
+            block_size: 1 << 20,
+            reserve_blocks: None,
+            io_threads: 8,
+            io_queue_depth: 64,
+            rebuild_threads: 4,
+            dram_cache_size: 64 << 20,
+        }
+    }
+}
+
+impl SsdConfig {
+    /// The default settings with `block_size`.
+    pub fn with_block_size(block_size: usize) -> SsdConfig {
+        SsdConfig {
+            block_size,
+            ..SsdConfig::default()
+        }
+    }
+
+    /// Checks every value; [`SsdError::Config`] naming the first bad one.
+    pub fn validate(&self) -> Result<(), SsdError> {
+        let size = self.block_size;
+        if !size.is_power_of_two() || !(MIN_BLOCK_SIZE..=MAX_BLOCK_SIZE).contains(&size) {
+            return Err(SsdError::Config(format!(
+                "block_size {size} must be a power of two from {MIN_BLOCK_SIZE} to {MAX_BLOCK_SIZE}"
+            )));
+        }
+        for (name, value) in [
+            ("io_threads", self.io_threads),
+            ("io_queue_depth", self.io_queue_depth),
+            ("rebuild_threads", self.rebuild_threads),
+        ] {
+            if value == 0 {
+                return Err(SsdError::Config(format!("{name} must be at least 1")));
+            }
+        }
+        Ok(())
+    }
+
+    /// The reserve for a device of `blocks` write blocks.
+    pub(crate) fn reserve_for(&self, blocks: u32) -> u32 {
+        self.reserve_blocks.unwrap_or((blocks / 100).max(2))
+    }
+}
+
+/// Write blocks a device of `capacity` bytes holds with `block_size`
+/// blocks, block 0 (the device header) included; an error if too few or
+/// too many.
+pub(crate) fn block_count(capacity: u64, config: &SsdConfig) -> Result<u32, SsdError> {
+    let blocks = capacity / config.block_size as u64;
+    if blocks > 1 << BLOCK_BITS {
+        return Err(SsdError::BadDevice(format!(
+            "{blocks} blocks of {} bytes exceed the 2^{BLOCK_BITS} a location can address; \
+             use larger blocks",
+            config.block_size
+        )));
+    }
+    let blocks = blocks as u32;
+    let needed = config.reserve_for(blocks) + 3;
+    if blocks < needed {
+        return Err(SsdError::BadDevice(format!(
+            "a device of {capacity} bytes holds {blocks} blocks of {} bytes; \
+             at least {needed} are needed (header, reserve, two for data)",
+            config.block_size
+        )));
+    }
+    Ok(blocks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validation_and_geometry() {
+        assert!(SsdConfig::default().validate().is_ok());
+        assert!(SsdConfig::with_block_size(3 << 20).validate().is_err());
+        assert!(SsdConfig::with_block_size(16 << 20).validate().is_err());
+        let config = SsdConfig::with_block_size(MIN_BLOCK_SIZE);
+        assert_eq!(config.reserve_for(10), 2);
+        assert_eq!(config.reserve_for(1000), 10);
+        assert_eq!(block_count(64 << 20, &config).unwrap(), 1024);
+        assert!(block_count(4 * 64 * 1024, &config).is_err());
+    }
+}

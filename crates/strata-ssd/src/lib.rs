@@ -1,0 +1,99 @@
+//! # strata-ssd: the SSD tier's write-block store
+//!
+//! Records are opaque payloads to this crate (the engine encodes key,
+//! value, flags and expiry inside, and chooses a kind byte per entry). They
+//! are appended into large write blocks (64 KiB to 8 MiB, 1 MiB by
+//! default) assembled in DRAM and written to a [`BlockDevice`] with
+//! aligned, unbuffered I/O, so the engine, not the OS page cache, decides
+//! what stays in DRAM. The engine's index holds a [`BlockLoc`] per record
+//! (block, offset; the length is in the entry header).
+//!
+//! ## Layout
+//! - [`store`](SsdStore): appends, reads (blocking, or [`read_async`](SsdStore::read_async)
+//!   through a pool of I/O threads), releases, flush, stats, and the
+//!   defragmentation dialog ([`SsdStore::defrag_candidates`],
+//!   [`SsdStore::entries`], [`SsdStore::append_relocated`],
+//!   [`SsdStore::free_block`]).
+//! - `recovery`: [`SsdStore::open`] returns a [`Recovery`]: the parallel
+//!   rebuild scan, live marking, [`Recovery::finish`].
+//! - `format`: the on-device layout (device header, block headers,
+//!   entries), pure functions.
+//! - `cache`: [`RecordCache`], byte-budgeted, sharded S3-FIFO.
+//! - `pool`: the reader threads behind `read_async`.
+//! - [`config`](SsdConfig), [`error`](SsdError), [`loc`](BlockLoc),
+//!   [`stats`](SsdStats), [`open_ssd_path`] (a directory or a block device).
+//!
+//! ## Durability
+//! An append is readable at once and durable after the next successful
+//! [`SsdStore::flush`] (the engine calls it on a timer): a power cut loses
+//! at most what was appended since the last flush, and a torn tail is cut
+//! at restart. A failed write or sync poisons the store. Writes are
+//! refused with [`SsdError::Full`] before the device is full: ordinary
+//! appends leave a reserve of free blocks (max(2, 1%)) to the
+//! defragmenter.
+//!
+//! ## Rebuild
+//! [`Recovery::scan`] yields every entry in (block sequence, offset) order:
+//! the order they were appended in, relocations included. The engine keeps
+//! the last entry per key, then marks each surviving entry with
+//! [`Recovery::set_live`]; blocks with nothing marked are freed.
+//!
+//! ## The contract that keeps deletes deleted
+//! The store keeps superseded entries on the device until their block is
+//! freed, so a rebuild sees old versions. The engine MUST follow these
+//! rules (`tests/common/mod.rs` is an engine that does, and
+//! `tests/model.rs` checks it across clean and torn power cuts):
+//! 1. A delete appends a tombstone entry (a kind of the engine's choosing)
+//!    naming the key, and the index keeps pointing at it. Exactly the
+//!    entries the index points at are live: a put or delete releases
+//!    ([`SsdStore::release`]) the entry the index pointed at before (put or
+//!    tombstone), and only after the superseding append returned.
+//! 2. The defragmenter, meeting in block `B` an entry the index points at,
+//!    relocates it ([`SsdStore::append_relocated`], then releases the
+//!    original), except a tombstone when `B` is the oldest block on the
+//!    device (`store.oldest_seq() == store.block_seq(B)`): that tombstone
+//!    is released and the key leaves the index. Why this is enough: every
+//!    older version of the key was appended before the tombstone's first
+//!    copy, so it lies in a block whose sequence is at most `B`'s; when `B`
+//!    is the oldest block still on the device, those versions are in `B`
+//!    itself and vanish with it.
+//! 3. The defragmenter's check "does the index still point here" and its
+//!    relocation happen atomically with respect to writes of that key
+//!    (under the key's shard lock), or a write racing it could be
+//!    overtaken by a stale copy.
+//! 4. At rebuild, the index keeps the last entry of every key, tombstones
+//!    included, and marks each live ([`Recovery::set_live`]).
+//!
+//! The store's own part: a block's freed marker is written only after a
+//! sync covering every append made before the block started freeing, and
+//! entry checksums are seeded per block life, so a freed or reused block
+//! never brings old entries back.
+//!
+//! ## Packing a location
+//! [`BlockLoc::pack`] gives 47 bits: the offset / 8 in 20 bits
+//! (8 MiB / 8 bytes) and the block in 27 (2^27 blocks; devices with more
+//! are refused). With a 16-bit tag that fills 63 bits of an 8-byte entry.
+
+#![warn(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod cache;
+mod config;
+mod device_path;
+mod error;
+mod format;
+mod loc;
+mod pool;
+mod recovery;
+mod stats;
+mod store;
+
+pub use cache::{CacheStats, RecordCache, ENTRY_OVERHEAD};
+pub use config::{SsdConfig, MAX_BLOCK_SIZE, MIN_BLOCK_SIZE};
+pub use device_path::{open_ssd_path, IoMode, DATA_FILE_NAME};
+pub use error::SsdError;
+pub use loc::{BlockLoc, BLOCK_BITS, OFFSET_BITS, PACKED_BITS};
+pub use recovery::Recovery;
+pub use stats::{DefragStats, RebuildStats, SsdStats};
+pub use store::{Entry, SsdStore};
+pub use strata_device::BlockDevice;

@@ -1,0 +1,332 @@
+//! The rebuild at open: [`Recovery`] is the store between
+//! [`SsdStore::open`] and [`Recovery::finish`], while the engine rebuilds
+//! its index.
+//!
+//! - `headers`: the device header (formatting a blank device) and every
+//!   block header, in parallel.
+//! - `blocks`: whole blocks read in parallel, delivered in sequence order.
+//!
+//! Torn or corrupt: every written block header records the durable
+//! frontier (all blocks at or below that sequence were complete and synced
+//! when it was written). A bad entry in a block above the highest frontier
+//! found is a torn write from the power cut: the block is cut there and the
+//! bytes counted. A bad entry at or below it is corruption:
+//! [`SsdError::Corrupt`] names block and offset. The frontier reaches the
+//! device one flush late (the open block's header is rewritten after each
+//! sync), so damage in the block that was open, or in blocks sealed since
+//! the flush before last, is indistinguishable from a tear and is cut
+//! (counted in [`RebuildStats`](crate::RebuildStats), logged as a warning).
+
+mod blocks;
+mod headers;
+
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
+
+use parking_lot::Mutex;
+use strata_device::{AlignedBuf, BlockDevice, BLOCK_ALIGN};
+
+use crate::cache::RecordCache;
+use crate::config::{block_count, SsdConfig};
+use crate::error::SsdError;
+use crate::format::block_header::{BlockHeader, Written, BLOCK_HEADER_LEN};
+use crate::format::entry::{footprint, ENTRY_ALIGN};
+use crate::loc::BlockLoc;
+use crate::pool::IoPool;
+use crate::stats::{Counters, RebuildStats};
+use crate::store::geometry::Geometry;
+use crate::store::table::{BlockState, BlockTable};
+use crate::store::writer::Writer;
+use crate::store::{Inner, SsdStore};
+use blocks::{read_in_order, ScanItem};
+
+/// A block found holding entries.
+struct Found {
+    block: u32,
+    header: Written,
+    /// Where a torn tail was cut, and the entries before it.
+    cut: Option<(usize, u32)>,
+}
+
+/// The store during its rebuild: scan, mark live entries, finish.
+pub struct Recovery {
+    device: Arc<dyn BlockDevice>,
+    config: SsdConfig,
+    geometry: Geometry,
+    nonce: u64,
+    table: BlockTable,
+    /// Blocks with entries, in ascending sequence.
+    found: Vec<Found>,
+    /// Blank or freed blocks.
+    free: Vec<u32>,
+    frontier: u64,
+    next_seq: u64,
+    scanned: bool,
+    stats: RebuildStats,
+    started: Instant,
+}
+
+/// See [`SsdStore::open`].
+pub(crate) fn open(device: Arc<dyn BlockDevice>, config: SsdConfig) -> Result<Recovery, SsdError> {
+    let started = Instant::now();
+    config.validate()?;
+    let blocks = block_count(device.capacity(), &config)?;
+    let geometry = Geometry {
+        block_size: config.block_size,
+        block_count: blocks,
+        reserve: config.reserve_for(blocks - 1),
+    };
+    let (nonce, formatted) = headers::device_header(&*device, &geometry)?;
+    let headers = headers::block_headers(&*device, &geometry, nonce, config.rebuild_threads)?;
+    let table = BlockTable::new(blocks);
+    let (mut found, mut seq_high) = (Vec::new(), 0u64);
+    let mut listed = vec![false; blocks as usize];
+    for (block, header) in headers {
+        match header {
+            BlockHeader::Written(w) => {
+                let used = w.used as usize;
+                if !(BLOCK_HEADER_LEN..=geometry.block_size).contains(&used) {
+                    return Err(corrupt(
+                        block,
+                        0,
+                        format!("block header claims {used} used bytes"),
+                    ));
+                }
+                seq_high = seq_high.max(w.seq + 1);
+                listed[block as usize] = true;
+                found.push(Found {
+                    block,
+                    header: w,
+                    cut: None,
+                });
+            }
+            BlockHeader::Freed { seq_high: high } => seq_high = seq_high.max(high),
+            BlockHeader::Damaged(reason) => return Err(corrupt(block, 0, reason)),
+            BlockHeader::Blank => {}
+        }
+    }
+    found.sort_by_key(|f| (f.header.seq, f.block));
+    for f in &found {
+        table.recovered(f.block, f.header.seq, f.header.used as usize);
+    }
+    let free = (1..blocks).filter(|&b| !listed[b as usize]).collect();
+    let frontier = found.iter().map(|f| f.header.frontier).max().unwrap_or(0);
+    Ok(Recovery {
+        device,
+        config,
+        geometry,
+        nonce,
+        table,
+        free,
+        frontier,
+        // Sequences of blocks opened since the last sync may have left no
+        // header; skipping one per block guarantees none is reused.
+        next_seq: seq_high.max(1) + u64::from(geometry.data_blocks()),
+        scanned: false,
+        stats: RebuildStats {
+            formatted,
+            blocks_scanned: u64::from(blocks - 1),
+            blocks_valid: found.len() as u64,
+            ..RebuildStats::default()
+        },
+        found,
+        started,
+    })
+}
+
+fn corrupt(block: u32, offset: u32, reason: String) -> SsdError {
+    SsdError::Corrupt {
+        block,
+        offset,
+        reason,
+    }
+}
+
+impl Recovery {
+    /// Calls `visitor(loc, kind, payload)` for every entry on the device,
+    /// blocks in ascending sequence and entries in append order, so a later
+    /// entry for the same key supersedes an earlier one. Blocks are read
+    /// and checked in parallel. A torn tail in a block written after the
+    /// last sync is cut and counted; any other damage is
+    /// [`SsdError::Corrupt`] (the visitor may then have seen part of the
+    /// entries). May be called again; each call starts over.
+    pub fn scan(&mut self, mut visitor: impl FnMut(BlockLoc, u8, &[u8])) -> Result<(), SsdError> {
+        let items: Vec<ScanItem> = self
+            .found
+            .iter()
+            .map(|f| ScanItem {
+                block: f.block,
+                seq: f.header.seq,
+                used: f.header.used as usize,
+            })
+            .collect();
+        let (found, stats, frontier) = (&mut self.found, &mut self.stats, self.frontier);
+        (stats.entries, stats.payload_bytes) = (0, 0);
+        (stats.torn_blocks, stats.bytes_dropped) = (0, 0);
+        let threads = self.config.rebuild_threads;
+        read_in_order(
+            &*self.device,
+            &self.geometry,
+            self.nonce,
+            &items,
+            threads,
+            |i, read| {
+                let f = &mut found[i];
+                f.cut = None;
+                if let Some((offset, reason)) = read.parsed.bad {
+                    if f.header.seq <= frontier {
+                        return Err(corrupt(f.block, offset, reason));
+                    }
+                    let dropped = f.header.used - offset;
+                    tracing::warn!(block = f.block, offset, dropped, %reason, "SSD tier torn tail cut");
+                    f.cut = Some((offset as usize, read.parsed.entries.len() as u32));
+                    stats.torn_blocks += 1;
+                    stats.bytes_dropped += u64::from(dropped);
+                }
+                for (offset, entry) in &read.parsed.entries {
+                    let loc = BlockLoc {
+                        block: f.block,
+                        offset: *offset,
+                    };
+                    stats.entries += 1;
+                    stats.payload_bytes += entry.payload.len() as u64;
+                    visitor(loc, entry.kind, &read.image[entry.payload.clone()]);
+                }
+                Ok(())
+            },
+        )?;
+        for f in &self.found {
+            let used = f.cut.map_or(f.header.used as usize, |(used, _)| used);
+            self.table.recovered_used(f.block, used);
+        }
+        self.scanned = true;
+        Ok(())
+    }
+
+    /// Marks the entry at `loc` (payload of `payload_len` bytes) live: the
+    /// engine's index points at it, or it is a tombstone the engine must
+    /// keep (see the crate documentation). Call after
+    /// [`scan`](Self::scan), once per live entry; blocks with nothing
+    /// marked are freed by [`finish`](Self::finish).
+    pub fn set_live(&self, loc: BlockLoc, payload_len: usize) -> Result<(), SsdError> {
+        if !self.scanned {
+            return Err(SsdError::Misuse("set_live before the scan"));
+        }
+        let not_live = |reason: &str| SsdError::NotLive {
+            loc,
+            reason: reason.to_owned(),
+        };
+        match self.table.state(loc.block) {
+            Some((BlockState::Sealed, _)) => {}
+            _ => return Err(not_live("no block holding entries")),
+        }
+        let used = self.table.used(loc.block);
+        let size = footprint(payload_len);
+        let offset = loc.offset as usize;
+        if !offset.is_multiple_of(ENTRY_ALIGN) || offset < BLOCK_HEADER_LEN || offset + size > used
+        {
+            return Err(not_live("outside the block's entries"));
+        }
+        if self.table.live(loc.block) + size as u64 > (used - BLOCK_HEADER_LEN) as u64 {
+            return Err(not_live(
+                "more live bytes than the block holds (marked twice?)",
+            ));
+        }
+        self.table.add_live(loc.block, size as u64);
+        Ok(())
+    }
+
+    /// [`set_live`](Self::set_live) for each `(location, payload length)`.
+    pub fn set_live_many(
+        &self,
+        entries: impl IntoIterator<Item = (BlockLoc, usize)>,
+    ) -> Result<(), SsdError> {
+        entries
+            .into_iter()
+            .try_for_each(|(loc, len)| self.set_live(loc, len))
+    }
+
+    /// What the rebuild found so far.
+    pub fn stats(&self) -> RebuildStats {
+        RebuildStats {
+            duration: self.started.elapsed(),
+            ..self.stats
+        }
+    }
+
+    /// Ends the rebuild: rewrites the header of each kept block whose tail
+    /// was cut, writes freed markers over blocks with nothing marked live,
+    /// syncs, and returns the store, ready for appends. Refused before a
+    /// successful [`scan`](Self::scan).
+    pub fn finish(mut self) -> Result<SsdStore, SsdError> {
+        if !self.scanned {
+            return Err(SsdError::Misuse("finish before a successful scan"));
+        }
+        let io = |what: String| move |e| SsdError::io(what, e);
+        self.device
+            .sync()
+            .map_err(io("syncing before the rebuild's writes".into()))?;
+        let mut page = AlignedBuf::zeroed(BLOCK_ALIGN);
+        let mut released = Vec::new();
+        for f in &self.found {
+            let offset = self.geometry.offset(f.block);
+            if self.table.live(f.block) == 0 {
+                BlockHeader::Freed {
+                    seq_high: self.next_seq,
+                }
+                .encode(self.nonce, &mut page);
+                page[BLOCK_HEADER_LEN..].fill(0);
+                released.push(f.block);
+            } else if let Some((used, entries)) = f.cut {
+                self.device
+                    .read_at(&mut page, offset)
+                    .map_err(io(format!("reading block {}", f.block)))?;
+                let header = Written {
+                    used: used as u32,
+                    entries,
+                    ..f.header
+                };
+                BlockHeader::Written(header).encode(self.nonce, &mut page);
+            } else {
+                continue;
+            }
+            let what = format!("rewriting the header of block {}", f.block);
+            self.device.write_at(&page, offset).map_err(io(what))?;
+        }
+        self.device
+            .sync()
+            .map_err(io("syncing the rebuild".into()))?;
+        self.table.make_free(&self.free);
+        self.table.make_free(&released);
+        self.stats.blocks_released = released.len() as u64;
+        self.stats.duration = self.started.elapsed();
+        let stats = self.stats;
+        tracing::info!(
+            ?stats.duration,
+            blocks = stats.blocks_valid,
+            entries = stats.entries,
+            torn = stats.torn_blocks,
+            "SSD tier rebuilt"
+        );
+        let cache = (self.config.dram_cache_size > 0)
+            .then(|| RecordCache::new(self.config.dram_cache_size));
+        let inner = Inner {
+            pool: IoPool::new(self.config.io_threads, self.config.io_queue_depth)?,
+            writer: Mutex::new(Writer::new(self.geometry.block_size, self.next_seq)),
+            frontier: AtomicU64::new(self.next_seq - 1),
+            unsynced: AtomicBool::new(false),
+            poison: OnceLock::new(),
+            counters: Counters::default(),
+            device: self.device,
+            geometry: self.geometry,
+            nonce: self.nonce,
+            table: self.table,
+            cache,
+            rebuild: stats,
+        };
+        Ok(SsdStore {
+            inner: Arc::new(inner),
+        })
+    }
+}

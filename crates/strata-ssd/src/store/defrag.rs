@@ -1,0 +1,105 @@
+//! What the engine's defragmenter uses. The store cannot tell live entries
+//! from dead ones (the engine's index can), so defragmentation is a dialog:
+//! the engine asks for [`candidates`](super::SsdStore::defrag_candidates),
+//! reads a block's [`entries`](super::SsdStore::entries) in one device
+//! read, re-appends the live ones with
+//! [`append_relocated`](super::SsdStore::append_relocated) (which may use
+//! the reserve), releases the originals, and the block frees itself when
+//! nothing in it is live ([`free_block`](super::SsdStore::free_block) for
+//! the rest). The crate documentation states which tombstones it may drop.
+
+use bytes::Bytes;
+use strata_device::AlignedBuf;
+
+use super::geometry::align_up;
+use super::table::BlockState;
+use super::SsdStore;
+use crate::error::SsdError;
+use crate::format::entry;
+use crate::loc::BlockLoc;
+
+/// One entry of a block, as [`SsdStore::entries`] lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// Where it is.
+    pub loc: BlockLoc,
+    /// The kind byte it was appended with.
+    pub kind: u8,
+    /// Its payload.
+    pub payload: Bytes,
+}
+
+impl SsdStore {
+    /// Sealed blocks whose live bytes are below `threshold_pct` percent of
+    /// a block, lowest live fraction first. The open block is never a
+    /// candidate.
+    pub fn defrag_candidates(&self, threshold_pct: u8) -> Vec<u32> {
+        let usable = self.inner.geometry.usable();
+        self.inner.table.candidates(threshold_pct, usable)
+    }
+
+    /// Every entry of the sealed `block`, live or dead, in append order,
+    /// read with one device read and CRC-checked (`Corrupt` names the first
+    /// bad entry).
+    pub fn entries(&self, block: u32) -> Result<Vec<Entry>, SsdError> {
+        let inner = &self.inner;
+        let (state, seq) = inner
+            .table
+            .state(block)
+            .ok_or(SsdError::Misuse("no such block"))?;
+        if state != BlockState::Sealed {
+            return Err(SsdError::Misuse("only sealed blocks can be listed"));
+        }
+        let used = inner.table.used(block);
+        let mut image = AlignedBuf::zeroed(align_up(used));
+        inner.read_device(&mut image, block, 0)?;
+        let parsed = entry::parse_block(&image, used, entry::seed(inner.nonce, seq, block));
+        if let Some((offset, reason)) = parsed.bad {
+            return Err(SsdError::Corrupt {
+                block,
+                offset,
+                reason,
+            });
+        }
+        Ok(parsed
+            .entries
+            .into_iter()
+            .map(|(offset, found)| Entry {
+                loc: BlockLoc { block, offset },
+                kind: found.kind,
+                payload: Bytes::copy_from_slice(&image[found.payload]),
+            })
+            .collect())
+    }
+
+    /// [`append`](Self::append) for the defragmenter: may use the reserve
+    /// (refused only when no block at all is free), and counts as moved.
+    /// The caller releases the original afterwards.
+    pub fn append_relocated(&self, kind: u8, payload: &[u8]) -> Result<BlockLoc, SsdError> {
+        self.inner.append_entry(kind, payload, true)
+    }
+
+    /// Frees the sealed `block` once the engine has moved everything live
+    /// out of it. Refused with [`SsdError::StillLive`] while live bytes
+    /// remain, unless `force` (which drops them). A block already freed or
+    /// freeing is fine. The space is reusable after the next flush.
+    pub fn free_block(&self, block: u32, force: bool) -> Result<(), SsdError> {
+        self.inner.table.free(block, force)
+    }
+
+    /// The sequence number of `block`'s current life; `None` if free.
+    pub fn block_seq(&self, block: u32) -> Option<u64> {
+        match self.inner.table.state(block)? {
+            (BlockState::Free, _) => None,
+            (_, seq) => Some(seq),
+        }
+    }
+
+    /// The lowest sequence number of any block still holding entries on
+    /// the device, freeing blocks whose freed marker is not yet durable
+    /// included. A tombstone in the block with this sequence may be
+    /// dropped (see the crate documentation).
+    pub fn oldest_seq(&self) -> Option<u64> {
+        self.inner.table.oldest_seq()
+    }
+}

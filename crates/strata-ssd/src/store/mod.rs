@@ -1,0 +1,215 @@
+//! [`SsdStore`]: the write-block store, the handle the engine holds.
+//!
+//! - `table`: the state of every block (free, open, sealed, freeing), live
+//!   bytes, the free list.
+//! - `writer`: the open block's DRAM buffer, appends, sealing, `flush`, and
+//!   the freed markers that make a block reusable.
+//! - `read`: blocking and pooled reads through the record cache.
+//! - `defrag`: what the engine's defragmenter needs: candidates, whole-block
+//!   entry lists, relocation, freeing.
+//! - `geometry`: block offsets and sizes.
+//!
+//! Ordering rule that keeps freeing safe: a block's freed marker is written
+//! only after a sync that follows every append made before the block
+//! started freeing, and the block is reused only after a sync that follows
+//! the marker. So whatever superseded a block's entries is durable before
+//! the block stops being readable, and a block's new life never mixes with
+//! its old one after a crash.
+
+pub(crate) mod defrag;
+pub(crate) mod geometry;
+pub(crate) mod read;
+pub(crate) mod table;
+pub(crate) mod writer;
+
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::{Arc, OnceLock};
+
+use bytes::Bytes;
+use parking_lot::Mutex;
+use strata_device::BlockDevice;
+
+use crate::cache::RecordCache;
+use crate::config::SsdConfig;
+use crate::error::SsdError;
+use crate::loc::BlockLoc;
+use crate::pool::IoPool;
+use crate::recovery::Recovery;
+use crate::stats::{get, Counters, DefragStats, RebuildStats, SsdStats};
+use geometry::Geometry;
+use table::BlockTable;
+use writer::Writer;
+
+pub use defrag::Entry;
+
+/// Cache key: the block's sequence number makes a reused block's
+/// locations new keys, so stale cached records can never be hit.
+pub(crate) type CacheKey = (u64, BlockLoc);
+
+/// Everything a store handle shares.
+pub(crate) struct Inner {
+    pub(crate) device: Arc<dyn BlockDevice>,
+    pub(crate) geometry: Geometry,
+    pub(crate) nonce: u64,
+    pub(crate) table: BlockTable,
+    pub(crate) writer: Mutex<Writer>,
+    /// Every block with a sequence at or below this is complete and synced.
+    pub(crate) frontier: AtomicU64,
+    /// A device write happened since the last sync.
+    pub(crate) unsynced: AtomicBool,
+    /// Set by the first failed write or sync: no more writes.
+    pub(crate) poison: OnceLock<String>,
+    pub(crate) counters: Counters,
+    pub(crate) cache: Option<RecordCache<CacheKey>>,
+    pub(crate) pool: IoPool,
+    pub(crate) rebuild: RebuildStats,
+}
+
+impl Inner {
+    /// Refuses work after a failed write or sync.
+    pub(crate) fn check_poison(&self) -> Result<(), SsdError> {
+        match self.poison.get() {
+            Some(cause) => Err(SsdError::Poisoned(cause.clone())),
+            None => Ok(()),
+        }
+    }
+
+    /// Records `error` as the poison (the first one wins) and returns it.
+    pub(crate) fn fail(&self, error: SsdError) -> SsdError {
+        tracing::error!(%error, "SSD tier poisoned");
+        let _ = self.poison.set(error.to_string());
+        error
+    }
+}
+
+/// The SSD tier's write-block store. Cheap to clone; every method takes
+/// `&self` and may be called from any thread.
+///
+/// Obtained from [`SsdStore::open`] then [`Recovery::finish`].
+#[derive(Clone)]
+pub struct SsdStore {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl SsdStore {
+    /// Opens `device`: formats it if its first block is all zeros,
+    /// validates its header against `config` otherwise, and reads every
+    /// block header (in parallel). The engine then rebuilds its index with
+    /// [`Recovery::scan`], marks live entries with [`Recovery::set_live`]
+    /// and calls [`Recovery::finish`] to get the store.
+    pub fn open(device: Arc<dyn BlockDevice>, config: SsdConfig) -> Result<Recovery, SsdError> {
+        crate::recovery::open(device, config)
+    }
+
+    /// Appends an entry of `kind` and `payload` to the open block and
+    /// returns where it is. Readable at once; durable after the next
+    /// successful [`flush`](Self::flush) (or earlier, if its block fills
+    /// and a later flush syncs). Refused with [`SsdError::Full`] when a new
+    /// block is needed and free blocks are at or below the reserve, with
+    /// [`SsdError::TooLarge`] above [`max_payload`](Self::max_payload).
+    /// The entry counts as live until [`release`](Self::release)d.
+    pub fn append(&self, kind: u8, payload: &[u8]) -> Result<BlockLoc, SsdError> {
+        self.inner.append_entry(kind, payload, false)
+    }
+
+    /// Reads the payload of the entry at `loc`, from the record cache, the
+    /// open block's buffer or the device (checking its CRC). The caller
+    /// guarantees `loc` came from an append or a scan and is not released;
+    /// otherwise the result is an error (`NotLive` or `Corrupt`), never
+    /// another record's bytes.
+    pub fn read(&self, loc: BlockLoc) -> Result<Bytes, SsdError> {
+        self.inner.read(loc)
+    }
+
+    /// [`read`](Self::read) served by the reader pool: a cache hit answers
+    /// at once, a miss waits for a pool slot (bounded queue) and then for
+    /// an I/O thread. Never blocks the async runtime.
+    pub fn read_async(
+        &self,
+        loc: BlockLoc,
+    ) -> impl Future<Output = Result<Bytes, SsdError>> + Send + 'static {
+        read::read_async(self.inner.clone(), loc)
+    }
+
+    /// Counts the entry at `loc` (with `payload_len` bytes of payload) as
+    /// dead, when the engine overwrote or dropped its record. The caller
+    /// guarantees the entry is live and is released once, and that the
+    /// append superseding it (if any) has returned. A sealed block left
+    /// with nothing live starts freeing.
+    pub fn release(&self, loc: BlockLoc, payload_len: usize) -> Result<(), SsdError> {
+        self.inner.release(loc, payload_len)
+    }
+
+    /// [`release`](Self::release) when the caller does not know the length:
+    /// reads the entry header (cache, buffer or one 4 KiB device read)
+    /// first. Returns the payload length.
+    pub fn release_by_reading(&self, loc: BlockLoc) -> Result<usize, SsdError> {
+        self.inner.release_by_reading(loc)
+    }
+
+    /// Writes the open block's filled prefix, syncs the device, then writes
+    /// and syncs the freed markers of blocks that finished freeing. After
+    /// `Ok`, every entry appended before the call survives a power cut. A
+    /// failure poisons the store.
+    pub fn flush(&self) -> Result<(), SsdError> {
+        self.inner.flush()
+    }
+
+    /// Live bytes of `block` over the bytes entries can use (0.0..=1.0);
+    /// `None` for a free or unknown block.
+    pub fn live_fraction(&self, block: u32) -> Option<f64> {
+        let (state, _) = self.inner.table.state(block)?;
+        (state != table::BlockState::Free)
+            .then(|| self.inner.table.live(block) as f64 / self.inner.geometry.usable() as f64)
+    }
+
+    /// The largest payload an entry can carry.
+    pub fn max_payload(&self) -> usize {
+        self.inner.geometry.max_payload()
+    }
+
+    /// Bytes per write block.
+    pub fn block_size(&self) -> usize {
+        self.inner.geometry.block_size
+    }
+
+    /// What the rebuild at open found.
+    pub fn rebuild_stats(&self) -> RebuildStats {
+        self.inner.rebuild
+    }
+
+    /// A snapshot of the state and counters.
+    pub fn stats(&self) -> SsdStats {
+        let inner = &self.inner;
+        let census = inner.table.census();
+        let c = &inner.counters;
+        SsdStats {
+            direct: inner.device.is_direct(),
+            block_size: inner.geometry.block_size as u64,
+            blocks_total: u64::from(inner.geometry.data_blocks()),
+            blocks_free: u64::from(census.free),
+            blocks_open: u64::from(census.open),
+            blocks_sealed: u64::from(census.sealed),
+            blocks_freeing: u64::from(census.freeing),
+            blocks_reserved: u64::from(inner.geometry.reserve),
+            bytes_used: census.used_bytes,
+            bytes_live: census.live_bytes,
+            capacity: inner.device.capacity(),
+            appends: get(&c.appends),
+            device_reads: get(&c.device_reads),
+            device_read_bytes: get(&c.device_read_bytes),
+            buffer_reads: get(&c.buffer_reads),
+            block_writes: get(&c.block_writes),
+            bytes_written: get(&c.bytes_written),
+            syncs: get(&c.syncs),
+            cache: inner.cache.as_ref().map(|c| c.stats()).unwrap_or_default(),
+            defrag: DefragStats {
+                blocks_freed: get(&c.blocks_freed),
+                entries_moved: get(&c.entries_moved),
+                bytes_moved: get(&c.bytes_moved),
+            },
+            rebuild: inner.rebuild,
+        }
+    }
+}

@@ -1,0 +1,213 @@
+//! The read path: record cache, then the open block's buffer, then the
+//! device. A device read fetches the aligned 4 KiB window(s) covering the
+//! entry header, learns the length there, reads the rest if the entry
+//! continues past the window, and checks the CRC. Reads need no lock
+//! (positional I/O); only a read of the open block takes the writer mutex.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use strata_device::AlignedBuf;
+
+use super::geometry::{align_down, align_up};
+use super::table::BlockState;
+use super::{CacheKey, Inner};
+use crate::error::SsdError;
+use crate::format::block_header::BLOCK_HEADER_LEN;
+use crate::format::entry::{self, ENTRY_ALIGN, ENTRY_HEADER_LEN};
+use crate::loc::BlockLoc;
+use crate::pool::IoPool;
+use crate::stats::add;
+
+/// What a read needs to know about the block of a location.
+#[derive(Clone, Copy)]
+pub(crate) struct Target {
+    loc: BlockLoc,
+    seq: u64,
+    open: bool,
+}
+
+impl Target {
+    fn key(&self) -> CacheKey {
+        (self.seq, self.loc)
+    }
+}
+
+impl Inner {
+    /// Checks that `loc` can hold an entry now.
+    fn target(&self, loc: BlockLoc) -> Result<Target, SsdError> {
+        let not_live = |reason: &str| SsdError::NotLive {
+            loc,
+            reason: reason.to_owned(),
+        };
+        let (state, seq) = self
+            .table
+            .state(loc.block)
+            .ok_or_else(|| not_live("no such block"))?;
+        if !matches!(state, BlockState::Open | BlockState::Sealed) {
+            return Err(not_live("the block is free"));
+        }
+        let offset = loc.offset as usize;
+        if !offset.is_multiple_of(ENTRY_ALIGN)
+            || offset < BLOCK_HEADER_LEN
+            || offset >= self.table.used(loc.block)
+        {
+            return Err(not_live("no entry starts there"));
+        }
+        Ok(Target {
+            loc,
+            seq,
+            open: state == BlockState::Open,
+        })
+    }
+
+    fn cached(&self, target: &Target) -> Option<Bytes> {
+        self.cache.as_ref()?.get(&target.key())
+    }
+
+    pub(crate) fn read(&self, loc: BlockLoc) -> Result<Bytes, SsdError> {
+        let target = self.target(loc)?;
+        match self.cached(&target) {
+            Some(hit) => Ok(hit),
+            None => self.fetch(target),
+        }
+    }
+
+    /// Reads past the cache and caches the result.
+    fn fetch(&self, target: Target) -> Result<Bytes, SsdError> {
+        let payload = self.uncached(target)?.1;
+        if let Some(cache) = &self.cache {
+            cache.insert(target.key(), payload.clone());
+        }
+        Ok(payload)
+    }
+
+    fn uncached(&self, target: Target) -> Result<(u8, Bytes), SsdError> {
+        let corrupt = |reason: String| SsdError::Corrupt {
+            block: target.loc.block,
+            offset: target.loc.offset,
+            reason,
+        };
+        if target.open {
+            if let Some(found) = self.writer.lock().read_open(target.loc) {
+                add(&self.counters.buffer_reads, 1);
+                return found.map_err(corrupt);
+            }
+        }
+        let (image, base) = self.read_window(target.loc, true)?;
+        let seed = entry::seed(self.nonce, target.seq, target.loc.block);
+        let at = target.loc.offset as usize - base;
+        let limit = self
+            .table
+            .used(target.loc.block)
+            .saturating_sub(base)
+            .min(image.len());
+        let found = entry::decode(&image, at, limit, seed).map_err(corrupt)?;
+        Ok((found.kind, Bytes::copy_from_slice(&image[found.payload])))
+    }
+
+    /// Reads the aligned window holding the entry at `loc`: the `whole`
+    /// entry, or only its header. Returns the image and the block offset it
+    /// starts at.
+    fn read_window(&self, loc: BlockLoc, whole: bool) -> Result<(AlignedBuf, usize), SsdError> {
+        let offset = loc.offset as usize;
+        let base = align_down(offset);
+        let head_end = align_up(offset + ENTRY_HEADER_LEN);
+        let mut image = AlignedBuf::zeroed(head_end - base);
+        self.read_device(&mut image, loc.block, base)?;
+        if !whole {
+            return Ok((image, base));
+        }
+        let len = entry::announced_len(&image[offset - base..]);
+        let end = offset.saturating_add(entry::footprint(len));
+        if end > self.table.used(loc.block) {
+            return Err(SsdError::Corrupt {
+                block: loc.block,
+                offset: loc.offset,
+                reason: format!("entry length {len} runs past the block's used bytes"),
+            });
+        }
+        let full_end = align_up(end);
+        if full_end > head_end {
+            let mut whole = AlignedBuf::zeroed(full_end - base);
+            whole[..image.len()].copy_from_slice(&image);
+            self.read_device(&mut whole[head_end - base..], loc.block, head_end)?;
+            image = whole;
+        }
+        Ok((image, base))
+    }
+
+    /// One device read at `offset` inside `block`.
+    pub(crate) fn read_device(
+        &self,
+        buf: &mut [u8],
+        block: u32,
+        offset: usize,
+    ) -> Result<(), SsdError> {
+        let at = self.geometry.offset(block) + offset as u64;
+        self.device
+            .read_at(buf, at)
+            .map_err(|e| SsdError::io(format!("reading block {block} at offset {offset}"), e))?;
+        add(&self.counters.device_reads, 1);
+        add(&self.counters.device_read_bytes, buf.len() as u64);
+        Ok(())
+    }
+
+    pub(crate) fn release(&self, loc: BlockLoc, payload_len: usize) -> Result<(), SsdError> {
+        let seq = self.table.state(loc.block).map_or(0, |(_, seq)| seq);
+        let bytes = entry::footprint(payload_len) as u64;
+        self.table
+            .release(loc.block, bytes)
+            .map_err(|reason| SsdError::NotLive { loc, reason })?;
+        if let Some(cache) = &self.cache {
+            cache.invalidate(&(seq, loc));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn release_by_reading(&self, loc: BlockLoc) -> Result<usize, SsdError> {
+        let target = self.target(loc)?;
+        let len = match self.cached(&target) {
+            Some(hit) => hit.len(),
+            None => self.entry_len(target)?,
+        };
+        self.release(loc, len)?;
+        Ok(len)
+    }
+
+    /// The payload length of the entry at `target`, from the open block's
+    /// buffer or the header on the device.
+    fn entry_len(&self, target: Target) -> Result<usize, SsdError> {
+        let loc = target.loc;
+        if target.open {
+            if let Some(found) = self.writer.lock().read_open(loc) {
+                return found.map(|(_, payload)| payload.len()).map_err(|reason| {
+                    SsdError::Corrupt {
+                        block: loc.block,
+                        offset: loc.offset,
+                        reason,
+                    }
+                });
+            }
+        }
+        let (image, base) = self.read_window(loc, false)?;
+        Ok(entry::announced_len(&image[loc.offset as usize - base..]))
+    }
+}
+
+/// See [`SsdStore::read_async`](super::SsdStore::read_async).
+pub(crate) async fn read_async(inner: Arc<Inner>, loc: BlockLoc) -> Result<Bytes, SsdError> {
+    let target = inner.target(loc)?;
+    if let Some(hit) = inner.cached(&target) {
+        return Ok(hit);
+    }
+    let slot = IoPool::slot(inner.pool.slots()).await?;
+    let (answer, answered) = tokio::sync::oneshot::channel();
+    let worker = inner.clone();
+    inner.pool.submit(Box::new(move || {
+        let result = worker.fetch(target);
+        drop(slot);
+        let _ = answer.send(result);
+    }))?;
+    answered.await.map_err(|_| SsdError::Closed)?
+}
