@@ -17,15 +17,14 @@
 //! [`crash_torn`]: SimulatedPmem::crash_torn
 //! [`cut_power_after`]: SimulatedPmem::cut_power_after
 
-mod xorshift;
-
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use parking_lot::Mutex;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
 
 use crate::error::{PmemError, Result};
 use crate::words::{self, CACHE_LINE};
-use xorshift::XorShift;
 
 /// Simulated persistent memory with crash images. Thread-safe; the same
 /// concurrency contract as [`PmemMap`](crate::PmemMap).
@@ -159,7 +158,7 @@ impl SimulatedPmem {
     /// evictions on real persistent memory may leave it. The same `seed` on
     /// the same history gives the same result.
     pub fn crash_torn(&self, seed: u64) -> SimulatedPmem {
-        let mut rng = XorShift::new(seed);
+        let mut rng = SmallRng::seed_from_u64(seed);
         let state = self.state.lock();
         let live;
         let (current, durable) = match &state.frozen {
@@ -172,7 +171,13 @@ impl SimulatedPmem {
         let image = current
             .iter()
             .zip(durable)
-            .map(|(new, old)| if new != old && rng.coin() { *new } else { *old })
+            .map(|(new, old)| {
+                if new != old && rng.gen::<bool>() {
+                    *new
+                } else {
+                    *old
+                }
+            })
             .collect();
         SimulatedPmem::from_words(image)
     }
