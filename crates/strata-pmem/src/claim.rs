@@ -13,11 +13,12 @@
 //! The second `unsafe` module of the crate, listed in `UNSAFE.md`.
 
 use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::alloc::ChunkRun;
 use crate::arena::PersistentArena;
-use crate::error::Result;
+use crate::error::{PmemError, Result};
 
 /// Exclusive byte access to one chunk run; released on drop.
 ///
@@ -42,7 +43,7 @@ unsafe impl Sync for ClaimedRun {}
 impl ClaimedRun {
     /// Claims `run` of `arena` (see [`PersistentArena::claim`]).
     pub(crate) fn new(arena: Arc<PersistentArena>, run: ChunkRun) -> Result<ClaimedRun> {
-        let words = arena.claim_words(&run)?;
+        let words = arena.register_claim(&run)?;
         let len = words.len() * 8;
         // The pointer is derived from `&[AtomicU64]`: interior mutability
         // (UnsafeCell) makes writes through it permitted.
@@ -95,6 +96,82 @@ impl ClaimedRun {
     /// (cache-line write-back on DAX, `msync` when emulated).
     pub fn persist(&self, offset: usize, len: usize) -> Result<()> {
         self.arena.persist(&self.run, offset as u64, len as u64)
+    }
+
+    /// Publishes `value` at `offset` (a multiple of 8) with one 8-byte
+    /// atomic store, the failure-atomic unit, and persists it.
+    pub fn publish_u64(&mut self, offset: usize, value: u64) -> Result<()> {
+        if offset % 8 != 0 {
+            return Err(PmemError::Misaligned {
+                offset: offset as u64,
+            });
+        }
+        if offset + 8 > self.len {
+            return Err(PmemError::OutOfBounds {
+                offset: offset as u64,
+                len: 8,
+                limit: self.len as u64,
+            });
+        }
+        // SAFETY: in bounds and 8-aligned (the run starts on a chunk
+        // boundary); the memory was an `AtomicU64` to begin with, and
+        // `&mut self` excludes every byte view while the reference lives.
+        let word = unsafe { &*self.base.as_ptr().add(offset).cast::<AtomicU64>() };
+        word.store(value, Ordering::Release);
+        self.persist(offset, 8)
+    }
+}
+
+/// A claimed run seen as 8-byte words: for tables updated with single
+/// atomic stores (an index), read by many threads at once. Exclusive
+/// against every other view like [`ClaimedRun`]; released on drop.
+pub struct ClaimedWords {
+    arena: Arc<PersistentArena>,
+    run: ChunkRun,
+    base: NonNull<AtomicU64>,
+    words: usize,
+}
+
+// SAFETY: only shared `&[AtomicU64]` is ever made (atomics are Sync); the
+// memory is kept alive by `arena`.
+unsafe impl Send for ClaimedWords {}
+// SAFETY: as above.
+unsafe impl Sync for ClaimedWords {}
+
+impl ClaimedWords {
+    /// Claims `run` of `arena` (see [`PersistentArena::claim_words`]).
+    pub(crate) fn new(arena: Arc<PersistentArena>, run: ChunkRun) -> Result<ClaimedWords> {
+        let words = arena.register_claim(&run)?;
+        let (base, len) = (NonNull::from(words).cast::<AtomicU64>(), words.len());
+        Ok(ClaimedWords {
+            arena,
+            run,
+            base,
+            words: len,
+        })
+    }
+
+    /// The run.
+    pub fn run(&self) -> ChunkRun {
+        self.run
+    }
+
+    /// The run's words.
+    pub fn words(&self) -> &[AtomicU64] {
+        // SAFETY: live memory of `words` AtomicU64s (kept by `arena`),
+        // 8-aligned; shared atomics may alias each other freely.
+        unsafe { std::slice::from_raw_parts(self.base.as_ptr(), self.words) }
+    }
+
+    /// Makes `len` bytes at byte `offset` in the run durable.
+    pub fn persist(&self, offset: usize, len: usize) -> Result<()> {
+        self.arena.persist(&self.run, offset as u64, len as u64)
+    }
+}
+
+impl Drop for ClaimedWords {
+    fn drop(&mut self) {
+        self.arena.release_claim(&self.run);
     }
 }
 

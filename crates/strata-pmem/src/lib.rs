@@ -52,7 +52,7 @@ mod words;
 pub use alloc::ChunkRun;
 pub use arena::{ArenaStats, PersistentArena};
 pub use backing::Backing;
-pub use claim::ClaimedRun;
+pub use claim::{ClaimedRun, ClaimedWords};
 pub use error::{PmemError, Result};
 pub use header::layout::{
     DEFAULT_CHUNK_SIZE, FORMAT_VERSION, HEADER_LEN, IMMUTABLE_LEN, MAGIC, MAX_CHUNKS,

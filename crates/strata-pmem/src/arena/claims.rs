@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::PersistentArena;
 use crate::alloc::ChunkRun;
-use crate::claim::ClaimedRun;
+use crate::claim::{ClaimedRun, ClaimedWords};
 use crate::error::{PmemError, Result};
 
 impl PersistentArena {
@@ -17,15 +17,21 @@ impl PersistentArena {
         ClaimedRun::new(Arc::clone(self), run)
     }
 
-    /// The words of `run`, shared: for structures updated with single
-    /// atomic stores (an index table). Refused for a claimed run.
+    /// Claims `run` as words for its one owner (a table updated with
+    /// single atomic stores, read by many threads); exclusive like
+    /// [`claim`](Self::claim).
+    pub fn claim_words(self: &Arc<Self>, run: ChunkRun) -> Result<ClaimedWords> {
+        ClaimedWords::new(Arc::clone(self), run)
+    }
+
+    /// The words of `run`, shared. Refused for a claimed run.
     pub fn run_words(&self, run: &ChunkRun) -> Result<&[AtomicU64]> {
         self.check_unclaimed(run)?;
         self.words_of(run)
     }
 
     /// Registers the claim of `run` and returns its memory.
-    pub(crate) fn claim_words(&self, run: &ChunkRun) -> Result<&[AtomicU64]> {
+    pub(crate) fn register_claim(&self, run: &ChunkRun) -> Result<&[AtomicU64]> {
         let words = self.words_of(run)?;
         let mut claims = self.claims.lock();
         if overlaps(&claims, run) {
