@@ -51,11 +51,16 @@ fn is_expired(expires_at: Option<u64>, now: u64) -> bool {
 
 impl ShardInner {
     pub fn new(segment_size: usize) -> Self {
+        Self::with_parts(Index::new(), Arena::new(segment_size), 0)
+    }
+
+    /// A shard over an index and arena restored at start.
+    pub fn with_parts(index: Index, arena: Arena, with_expiry: usize) -> Self {
         Self {
-            index: Index::new(),
-            arena: Arena::new(segment_size),
+            index,
+            arena,
             watches: WatchTable::default(),
-            with_expiry: 0,
+            with_expiry,
             scratch: Vec::new(),
             expire_cursor: 0,
             compaction: None,
@@ -222,6 +227,12 @@ impl ShardInner {
             0
         };
         self.ensure_room(ctx, len + growth, now)?;
+        if is_insert {
+            // A persistent table may fail to grow: find out before writing.
+            let arena = &self.arena;
+            self.index
+                .make_room_for_one(|l| ctx.hash(arena.record(l).key()))?;
+        }
         let loc = self.arena.append(len, expires_at, |buf| {
             encode(buf, key, value_parts, cas, flags, expires_at)
         })?;
