@@ -10,12 +10,103 @@ use super::{Keyspace, KeyspaceConfig};
 use crate::arena::MAX_SEGMENT_SIZE;
 use crate::clock::Clock;
 use crate::shard::ShardInner;
-use crate::tier::{restore_shard, DataTier, Placement, PmemTier, RestartReport};
+use crate::tier::{restore_shard, DataTier, IndexTier, Placement, PmemTier, RestartReport};
 
 /// The bytes before a persistent segment's first record.
 const SEGMENT_HEADER: usize = 64;
 
 impl Keyspace {
+    /// The placement served.
+    pub fn placement(&self) -> Placement {
+        self.tier().map(|t| t.placement()).unwrap_or_default()
+    }
+
+    /// Per-tier figures for `INFO` / `stats`, as `(field, value)`: the
+    /// placement, bytes and items per tier, the persistent arena's mode
+    /// (saying plainly when it is emulated), and what the start found.
+    pub fn tier_info(&self) -> Vec<(&'static str, String)> {
+        let stats = self.stats();
+        let placement = self.placement();
+        let data_bytes = stats.used_memory.saturating_sub(stats.index_bytes);
+        let in_tier = |index: bool, data: bool| {
+            (if index { stats.index_bytes } else { 0 }) + (if data { data_bytes } else { 0 })
+        };
+        let mut info = vec![
+            ("tier_index", placement.index.to_string()),
+            ("tier_data", placement.data.to_string()),
+            (
+                "tier_dram_bytes_used",
+                in_tier(
+                    placement.index == IndexTier::Dram,
+                    placement.data == DataTier::Dram,
+                )
+                .to_string(),
+            ),
+            (
+                "tier_dram_items",
+                if placement.data == DataTier::Dram {
+                    stats.items
+                } else {
+                    0
+                }
+                .to_string(),
+            ),
+        ];
+        let Some(tier) = self.tier() else {
+            return info;
+        };
+        let arena = tier.arena().stats();
+        info.extend([
+            ("tier_pmem_file", arena.file.clone()),
+            ("tier_pmem_mode", mode_name(arena.persist_mode)),
+            ("tier_pmem_emulated", u8::from(arena.emulated).to_string()),
+            (
+                "tier_pmem_emulation_reason",
+                arena.emulation_reason.clone().unwrap_or_default(),
+            ),
+            ("tier_pmem_capacity", arena.capacity_bytes.to_string()),
+            ("tier_pmem_bytes_allocated", arena.used_bytes.to_string()),
+            (
+                "tier_pmem_bytes_used",
+                in_tier(
+                    placement.index == IndexTier::Pmem,
+                    placement.data == DataTier::Pmem,
+                )
+                .to_string(),
+            ),
+            (
+                "tier_pmem_items",
+                if placement.data == DataTier::Pmem {
+                    stats.items
+                } else {
+                    0
+                }
+                .to_string(),
+            ),
+            ("tier_pmem_generation", arena.generation.to_string()),
+            (
+                "tier_pmem_clean_shutdown",
+                u8::from(arena.was_clean).to_string(),
+            ),
+        ]);
+        if let Some(report) = tier.restart_report() {
+            info.extend([
+                ("tier_restart_index", report.index.to_string()),
+                ("tier_restart_ms", report.duration.as_millis().to_string()),
+                ("tier_restart_items", report.items.to_string()),
+                (
+                    "tier_restart_records_checked",
+                    report.records_checked.to_string(),
+                ),
+                (
+                    "tier_restart_duplicates_dropped",
+                    report.duplicates_dropped.to_string(),
+                ),
+            ]);
+        }
+        info
+    }
+
     /// The persistent arena the keyspace is placed in, if any.
     pub fn tier(&self) -> Option<&Arc<PmemTier>> {
         self.ctx.tier.as_ref()
@@ -88,7 +179,19 @@ impl Keyspace {
         let ks = Keyspace::assemble(&config, clock, tier.seed(), inners, Some(tier));
         ks.ctx.raise_cas_above(lease.max(max_cas));
         report.duration = started.elapsed();
+        if let Some(tier) = ks.tier() {
+            tier.set_restart_report(report.clone());
+        }
         Ok((ks, report))
+    }
+}
+
+/// The persist mode as one word: `dax-clwb`, `emulated-msync`, `simulated`.
+fn mode_name(mode: strata_pmem::PersistMode) -> String {
+    match mode {
+        strata_pmem::PersistMode::Dax { flush } => format!("dax-{}", flush.name()),
+        strata_pmem::PersistMode::Emulated => "emulated-msync".into(),
+        _ => "simulated".into(),
     }
 }
 

@@ -76,6 +76,8 @@ pub struct PmemTier {
     lease_lock: Mutex<()>,
     /// Whether the directory existed (a restart) or was just made.
     restarted: bool,
+    /// What the start found, for stats.
+    report: Mutex<Option<super::RestartReport>>,
 }
 
 impl std::fmt::Debug for PmemTier {
@@ -153,6 +155,7 @@ impl PmemTier {
             lease: AtomicU64::new(LEASE_STEP),
             lease_lock: Mutex::new(()),
             restarted: false,
+            report: Mutex::new(None),
         })
     }
 
@@ -196,6 +199,7 @@ impl PmemTier {
             segment_size,
             lease_lock: Mutex::new(()),
             restarted: true,
+            report: Mutex::new(None),
         })
     }
 
@@ -212,6 +216,15 @@ impl PmemTier {
     /// Whether the directory existed before this start.
     pub fn restarted(&self) -> bool {
         self.restarted
+    }
+
+    /// What the last start found.
+    pub fn restart_report(&self) -> Option<super::RestartReport> {
+        self.report.lock().clone()
+    }
+
+    pub(crate) fn set_restart_report(&self, report: super::RestartReport) {
+        *self.report.lock() = Some(report);
     }
 
     pub(crate) fn shards(&self) -> usize {
