@@ -92,8 +92,8 @@ impl Arena {
     }
 
     /// An arena over persistent segments found at a restart: `(id, seq,
-    /// segment)`, any order. Every segment is sealed; live bytes start at
-    /// zero and are counted by the caller (`count_live`).
+    /// segment)`, any order. Every segment is sealed and counted as all
+    /// live until `reset_usage` and `count_live` recount it.
     pub(crate) fn adopt(
         segment_size: usize,
         pmem: PmemSegments,
@@ -122,6 +122,13 @@ impl Arena {
         seg.add_live(len);
         if let Some(at) = expires_at {
             seg.set_earliest_expiry(seg.earliest_expiry().min(at));
+        }
+    }
+
+    /// Forgets every segment's usage before a recount.
+    pub(crate) fn reset_usage(&mut self) {
+        for seg in self.segments.iter_mut().flatten() {
+            seg.reset_usage();
         }
     }
 

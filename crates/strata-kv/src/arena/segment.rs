@@ -68,12 +68,16 @@ impl Segment {
     }
 
     /// A persistent segment over `run` whose header is already written:
-    /// `len` record bytes published. Live bytes start at 0 (the caller
-    /// counts the records the index refers to).
+    /// `len` record bytes published, counted as all live until the caller
+    /// recounts (`reset_usage`, `add_live`).
     pub fn adopt(run: ClaimedRun, len: usize) -> Self {
-        let mut seg = Self::with_memory(Memory::Pmem(run), pmem_header::LEN, len);
-        seg.live_bytes = 0;
-        seg
+        Self::with_memory(Memory::Pmem(run), pmem_header::LEN, len)
+    }
+
+    /// Forgets usage and expiry before a recount.
+    pub fn reset_usage(&mut self) {
+        self.live_bytes = 0;
+        self.earliest_expiry = u64::MAX;
     }
 
     /// Formats `run` as an empty persistent segment and persists its header.

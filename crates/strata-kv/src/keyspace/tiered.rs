@@ -166,7 +166,9 @@ impl Keyspace {
                 report.duplicates_dropped += r.duplicates_dropped;
                 report.segments += r.arena.segment_count() as u64;
                 max_cas = max_cas.max(r.max_cas);
-                ShardInner::with_parts(r.index, r.arena, r.with_expiry)
+                let mut inner = ShardInner::with_parts(r.index, r.arena, r.with_expiry);
+                inner.pending_recount = r.needs_recount;
+                inner
             })
             .collect();
         report.index = match (tier.restarted(), placement.instant_restart()) {

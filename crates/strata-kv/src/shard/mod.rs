@@ -5,6 +5,7 @@
 //! other record of that key is garbage, already subtracted from its segment's
 //! live bytes. Every change of a key bumps its watch version.
 
+mod recount;
 mod room;
 mod scan;
 
@@ -43,6 +44,8 @@ pub(crate) struct ShardInner {
     /// Changes made under the current write lock, in the journal's format,
     /// appended to the journal when the lock is released (`ShardWrite`).
     pub journal_buf: Vec<u8>,
+    /// Segment usage is still to be recounted (`recount`) after a restart.
+    pub pending_recount: bool,
 }
 
 fn is_expired(expires_at: Option<u64>, now: u64) -> bool {
@@ -66,6 +69,7 @@ impl ShardInner {
             compaction: None,
             published_used: 0,
             journal_buf: Vec::new(),
+            pending_recount: false,
         }
     }
 

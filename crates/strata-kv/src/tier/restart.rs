@@ -1,8 +1,9 @@
 //! Restoring one shard from the persistent arena at start.
 //!
 //! - index and records in the arena: the index table is adopted as it is;
-//!   one pass over its entries checks each location and recounts segment
-//!   usage (no key is hashed, no record is moved).
+//!   one pass over its entries checks each location (no key is hashed, no
+//!   record is read); segment usage is recounted by the first maintenance
+//!   pass (`ShardInner::recount`).
 //! - records in the arena, index in DRAM: the segments are scanned in
 //!   creation order and every record not marked dead is indexed; of two
 //!   live records of a key (a crash between writing the new one and
@@ -29,7 +30,7 @@ pub struct RestartReport {
     pub index: &'static str,
     /// Items served after the restore.
     pub items: u64,
-    /// Records read: index entries checked, or records scanned.
+    /// Index entries checked (adopted), or records scanned (rebuilt).
     pub records_checked: u64,
     /// Superseded records found live and marked dead (crash leftovers).
     pub duplicates_dropped: u64,
@@ -47,6 +48,9 @@ pub(crate) struct RestoredShard {
     pub max_cas: u64,
     pub records_checked: u64,
     pub duplicates_dropped: u64,
+    /// Segment usage and expiry counts are still to be recounted from the
+    /// records (an adopted index).
+    pub needs_recount: bool,
 }
 
 /// Restores shard `shard` (see the module docs). `hash` is the keyspace's
@@ -73,6 +77,7 @@ pub(crate) fn restore_shard(
         max_cas: 0,
         records_checked: 0,
         duplicates_dropped: 0,
+        needs_recount: false,
     };
     if !placement.data_persists() {
         restored.index = Index::create(table_source).map_err(|e| e.to_string())?;
@@ -85,7 +90,7 @@ pub(crate) fn restore_shard(
     match adopted_table {
         Some(words) => {
             restored.index = Index::adopt(table_source, words);
-            recount(&mut restored, tier, shard)?;
+            check_locations(&mut restored, tier, shard)?;
         }
         None if mark_dead => rescan(&mut restored, hash)?,
         None => {
@@ -128,10 +133,16 @@ fn take_index_table(
     Ok(table)
 }
 
-/// Checks every entry of an adopted index and counts segment usage.
-fn recount(restored: &mut RestoredShard, tier: &PmemTier, shard: usize) -> Result<(), String> {
+/// Checks that every entry of an adopted index points inside a segment's
+/// published records. Reading the records themselves (segment usage,
+/// expiries) is left to the shard's first maintenance pass, so a restart
+/// costs one pass over the slots, not a read of every record.
+fn check_locations(
+    restored: &mut RestoredShard,
+    tier: &PmemTier,
+    shard: usize,
+) -> Result<(), String> {
     let RestoredShard { index, arena, .. } = restored;
-    let mut found = Vec::with_capacity(index.len());
     for (_, loc) in index.items_in(0, index.capacity()) {
         if !arena.contains(loc) {
             return Err(format!(
@@ -141,15 +152,9 @@ fn recount(restored: &mut RestoredShard, tier: &PmemTier, shard: usize) -> Resul
                 loc.off
             ));
         }
-        let rec = arena.record(loc);
-        found.push((loc, rec.len(), rec.header.expires_at, rec.header.cas));
-    }
-    for (loc, len, expires_at, cas) in found {
-        arena.count_live(loc, len, expires_at);
-        restored.with_expiry += usize::from(expires_at.is_some());
-        restored.max_cas = restored.max_cas.max(cas);
         restored.records_checked += 1;
     }
+    restored.needs_recount = true;
     Ok(())
 }
 
@@ -159,6 +164,7 @@ fn rescan(
     hash: &(dyn Fn(&[u8]) -> u64 + Sync),
 ) -> Result<(), String> {
     let RestoredShard { index, arena, .. } = restored;
+    arena.reset_usage();
     let ids: Vec<u32> = arena.segment_ids().collect();
     let mut dead = Vec::new();
     for id in ids {
