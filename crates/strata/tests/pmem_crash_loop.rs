@@ -13,8 +13,11 @@
 //! module). `STRATA_CRASH_SEED` replays a run; `STRATA_CRASH_CYCLES` sets
 //! the cycles (default 5; 50 with `STRATA_TEST_FULL=1`).
 
+// Only part of the shared crash support is used here.
+#[allow(dead_code)]
 #[path = "support/crash/mod.rs"]
 mod crash;
+#[allow(dead_code)]
 #[path = "support/spawn.rs"]
 mod spawn;
 
