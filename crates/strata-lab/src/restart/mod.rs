@@ -11,8 +11,9 @@
 //!   adopted as found: instant restart);
 //! - `dram-pmem`: records in persistent memory, index rebuilt by scanning
 //!   them;
-//! - `dram-log`: everything in DRAM, rebuilt from the snapshot and the
-//!   command log (`--persistence async`, a SAVE after the load).
+//! - `dram-log`: everything in DRAM, rebuilt from a snapshot
+//!   (`--persistence async`, automatic checkpoints off, a SAVE after the
+//!   load).
 //!
 //! - `info`: reading `INFO tiers` / `INFO persistence` fields over RESP.
 //! - `report`: the result table and JSON.
@@ -118,7 +119,11 @@ impl Scenario {
         match self {
             Scenario::PmemPmem => placed("pmem"),
             Scenario::DramPmem => placed("dram"),
-            Scenario::DramLog => ["--persistence", "async"].map(String::from).to_vec(),
+            // No automatic checkpoint (it would race the SAVE): the
+            // restart loads the SAVE's snapshot.
+            Scenario::DramLog => ["--persistence", "async", "--checkpoint-min-log-size", "1tb"]
+                .map(String::from)
+                .to_vec(),
         }
     }
 }
