@@ -175,22 +175,29 @@ impl Server {
             }
         }
         let deadline = Instant::now() + grace;
-        loop {
+        let drained = loop {
             let open: usize = self.front_ends.iter().map(|f| f.clients.current()).sum();
             if open == 0 {
-                break;
+                break true;
             }
             if Instant::now() >= deadline {
                 tracing::warn!(
                     open,
                     "connections still open after the grace period; dropping them"
                 );
-                break;
+                break false;
             }
             tokio::time::sleep(DRAIN_POLL).await;
-        }
+        };
         if let Some(maintenance) = self.maintenance.take() {
             maintenance.stop();
+        }
+        if let Some(tier) = self.keyspace.tier().filter(|_| drained) {
+            // Nothing writes any more: say so in the persistent arena.
+            match tier.arena().mark_clean_shutdown() {
+                Ok(()) => tracing::info!("persistent memory marked clean"),
+                Err(err) => tracing::error!(error = %err, "could not mark persistent memory clean"),
+            }
         }
         if let Some(persistence) = self.durability.persistence() {
             match blocking(|| persistence.close()) {

@@ -215,6 +215,13 @@ impl PersistentArena {
         Header::mark_clean(&self.backing)
     }
 
+    /// Records a clean shutdown without giving up the arena (other owners
+    /// may still hold it). The caller guarantees nothing is written to the
+    /// arena afterwards: a later write would make the flag a lie.
+    pub fn mark_clean_shutdown(&self) -> Result<()> {
+        Header::mark_clean(&self.backing)
+    }
+
     /// The value in root slot `index` (< [`ROOT_SLOTS`](crate::ROOT_SLOTS)),
     /// loaded with `Acquire`; 0 in a new arena.
     pub fn root(&self, index: usize) -> Result<u64> {
