@@ -67,3 +67,46 @@ fn persisted_bytes_survive_a_power_cut_and_unpersisted_ones_may_not() {
     assert_eq!(&claim.bytes()[..5], b"kept!");
     assert_eq!(&claim.bytes()[4096..4100], &[0, 0, 0, 0]);
 }
+
+#[test]
+fn claimed_words_are_exclusive_and_persist_like_bytes() {
+    use std::sync::atomic::Ordering;
+    let arena = arena(4);
+    let run = arena.alloc(9, 1).unwrap();
+    let words = arena.claim_words(run).unwrap();
+    assert!(is_claimed(arena.claim(run)), "bytes over claimed words");
+    assert!(is_claimed(arena.claim_words(run)), "a second word claim");
+    assert!(is_claimed(arena.atomic_u64(&run, 8)));
+    assert_eq!(words.words().len() as u64, CHUNK / 8);
+    words.words()[1].store(0xfeed, Ordering::Relaxed);
+    words.persist(8, 8).unwrap();
+    words.words()[2].store(0xdead, Ordering::Relaxed);
+    let image = arena.crash().unwrap();
+    drop(words);
+    let reopened = Arc::new(PersistentArena::open_simulated(image, KIND).unwrap());
+    let words = reopened.claim_words(run).unwrap();
+    assert_eq!(words.words()[1].load(Ordering::Relaxed), 0xfeed);
+    assert_eq!(
+        words.words()[2].load(Ordering::Relaxed),
+        0,
+        "never persisted"
+    );
+}
+
+#[test]
+fn publish_u64_checks_alignment_and_bounds() {
+    let arena = arena(2);
+    let run = arena.alloc(1, 1).unwrap();
+    let mut claim = arena.claim(run).unwrap();
+    assert!(matches!(
+        claim.publish_u64(4, 1),
+        Err(PmemError::Misaligned { .. })
+    ));
+    let end = claim.len();
+    assert!(matches!(
+        claim.publish_u64(end, 1),
+        Err(PmemError::OutOfBounds { .. })
+    ));
+    claim.publish_u64(end - 8, u64::MAX).unwrap();
+    assert_eq!(&claim.bytes()[end - 8..], &[0xff; 8]);
+}
