@@ -33,7 +33,8 @@ pub fn open_keyspace(config: &ServerConfig) -> Result<Arc<Keyspace>, ServerError
             KEYSPACE_ARENA_KIND,
             config.pmem_policy(),
         )
-        .map_err(|e| ServerError::Tier(format!("{}: {e}", path.display())))?;
+        // The arena's errors name the file.
+        .map_err(|e| ServerError::Tier(e.to_string()))?;
         if placement.data == DataTier::Pmem {
             // The records must fit in the file: keep an eighth for the
             // index tables and for compaction to move records into.

@@ -108,11 +108,52 @@ impl ServerConfig {
                 "persistence/data",
                 format!(
                     "data = {} keeps the records durable in their tier; the command log \
-                     (persistence = {:?}) is for records in DRAM: use one or the other",
-                    placement.data, self.persistence
+                     (persistence = {}) is for records in DRAM: use one or the other",
+                    placement.data,
+                    format!("{:?}", self.persistence).to_lowercase()
                 ),
             ));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(toml: &str) -> Result<ServerConfig, String> {
+        let mut config = ServerConfig::from_toml(toml)?;
+        config.validate().map_err(|e| e.to_string())?;
+        Ok(config)
+    }
+
+    #[test]
+    fn placement_keys_parse_and_default_to_dram() {
+        let config = parsed("").unwrap();
+        assert_eq!(config.placement(), Placement::default());
+        let config = parsed(
+            "index = \"pmem\"\ndata = \"pmem\"\npmem_path = \"/dev/shm/s.pmem\"\n\
+             pmem_size = \"128mb\"\npmem_persist = \"emulated\"",
+        )
+        .unwrap();
+        assert!(config.placement().instant_restart());
+        assert_eq!(config.pmem_file(), PathBuf::from("/dev/shm/s.pmem"));
+        assert_eq!(config.pmem_policy(), PersistPolicy::ForceEmulated);
+        let config = parsed("index = \"pmem\"").unwrap();
+        assert_eq!(config.pmem_file(), config.data_dir.join("strata.pmem"));
+    }
+
+    #[test]
+    fn unavailable_or_contradictory_placements_are_refused() {
+        let err = parsed("data = \"ssd\"").unwrap_err();
+        assert!(err.contains("not available"), "{err}");
+        let err = parsed("data = \"pmem\"\npersistence = \"sync\"").unwrap_err();
+        assert!(err.contains("persistence/data"), "{err}");
+        let err = parsed("index = \"pmem\"\npmem_size = \"8mb\"").unwrap_err();
+        assert!(err.contains("pmem_size"), "{err}");
+        assert!(parsed("data = \"tape\"").is_err());
+        // An index in pmem over DRAM records may use the command log.
+        assert!(parsed("index = \"pmem\"\npersistence = \"sync\"").is_ok());
     }
 }
