@@ -22,6 +22,7 @@
 #![warn(missing_docs)]
 
 pub mod error;
+pub mod eventdata;
 pub mod kv;
 pub mod restart;
 pub mod spawn;
