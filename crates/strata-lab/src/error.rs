@@ -93,6 +93,19 @@ pub enum LabError {
     #[error("a connection task failed: {0}")]
     Task(#[source] tokio::task::JoinError),
 
+    /// An HTTP request of a setup step got no reply or was refused (`bench eventdata`).
+    #[error("{request}: {reason}")]
+    Http {
+        /// `METHOD url` of the request.
+        request: String,
+        /// The failure or the server's error reply.
+        reason: String,
+    },
+
+    /// A check after a run failed, e.g. the document count did not match what was indexed.
+    #[error("benchmark check failed: {0}")]
+    Check(String),
+
     /// The JSON result could not be written.
     #[error("could not write the JSON result to {path}: {source}")]
     WriteResult {

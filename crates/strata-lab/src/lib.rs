@@ -1,13 +1,16 @@
-//! Strata's lab: load generators that drive a key-value server over its own wire
+//! Strata's lab: load generators that drive a key-value or search server over its own wire
 //! protocols and report throughput and latency.
 //!
-//! The lab talks to servers only through sockets (memcached text protocol and Redis RESP),
-//! so it can benchmark Strata and peer servers side by side. It must never depend on another
+//! The lab talks to servers only through sockets (memcached text protocol, Redis RESP and
+//! Elasticsearch's HTTP API), so it can benchmark Strata and peer servers side by side. It must never depend on another
 //! Strata crate: it measures the server from the outside, like any client would.
 //!
 //! # Layout
 //! - [`kv`]: `strata bench kv`, a memtier-style load generator (arguments, key patterns,
 //!   protocol codecs, connection runner, statistics and reports).
+//! - [`eventdata`]: `strata bench eventdata`, Rally's eventdata track (nginx access logs,
+//!   bulk indexing, Kibana dashboards, indexing while querying) against any
+//!   Elasticsearch-compatible server over HTTP.
 //! - [`restart`]: `strata bench restart`, restart time after a crash per placement of the
 //!   index and the records (persistent memory adopted, rebuilt by scan, or from the log).
 //! - [`spawn`]: starting a Strata server as a child process for a run and stopping it after.
@@ -22,6 +25,7 @@
 #![warn(missing_docs)]
 
 pub mod error;
+pub mod eventdata;
 pub mod kv;
 pub mod restart;
 pub mod spawn;
@@ -40,6 +44,10 @@ pub enum BenchCommand {
     /// Load keys, kill the server with SIGKILL, and time its restart, per placement of the
     /// index and the records (persistent memory, rebuild by scan, snapshot and log).
     Restart(restart::RestartArgs),
+    /// Rally's eventdata track against an Elasticsearch-compatible server: bulk indexing of
+    /// nginx access logs, the Kibana dashboards over current and relative windows, and
+    /// indexing at a target rate while querying.
+    Eventdata(eventdata::EventdataArgs),
 }
 
 /// Runs one bench command to completion on a runtime of its own.
@@ -74,6 +82,21 @@ pub fn run_bench(cmd: BenchCommand) -> Result<(), LabError> {
                 .map_err(LabError::Runtime)?;
             let result = runtime.block_on(restart::run_restart(&args))?;
             print!("{}", result.render());
+            if let Some(path) = &args.json {
+                result.write_json(path)?;
+            }
+            result.check()
+        }
+        BenchCommand::Eventdata(args) => {
+            args.validate()?;
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(args.threads)
+                .thread_name("strata-bench")
+                .enable_all()
+                .build()
+                .map_err(LabError::Runtime)?;
+            let result = runtime.block_on(eventdata::run_eventdata(&args))?;
+            print!("{}", eventdata::report::render(&result));
             if let Some(path) = &args.json {
                 result.write_json(path)?;
             }
