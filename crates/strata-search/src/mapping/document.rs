@@ -94,9 +94,11 @@ fn leaf_of(mappings: &Mappings, doc: &ParsedDoc, path: &str) -> Option<FieldMapp
 fn dynamic_leaf(mappings: &Mappings, path: &str, value: &Value) -> Result<Option<FieldMapping>> {
     match mappings.dynamic {
         Dynamic::False => return Ok(None),
-        Dynamic::Strict => return Err(SearchError::StrictDynamicMapping(format!(
+        Dynamic::Strict => {
+            return Err(SearchError::StrictDynamicMapping(format!(
             "mapping set to strict, dynamic introduction of [{path}] within [_doc] is not allowed"
-        ))),
+        )))
+        }
         Dynamic::True => {}
     }
     if mappings.is_object(path) {
