@@ -10,9 +10,12 @@
 //! - `keyspace`: [`Keyspace`], the sharded map; [`SharedStore`] and
 //!   [`ExclusiveStore`] implement [`Store`] with per-shard or all-shard locking.
 //! - `shard`: one shard: an index, an arena and the watch table, behind a lock.
-//! - `arena`: item records packed into anonymous-mapped segments, addressed as
-//!   (segment, offset); records are appended, superseded ones become garbage
-//!   that compaction or eviction reclaims.
+//! - `arena`: item records packed into segments (anonymous mappings, or
+//!   chunk runs of the persistent arena), addressed as (segment, offset);
+//!   records are appended, superseded ones become garbage that compaction or
+//!   eviction reclaims.
+//! - [`tier`]: the [`Placement`] of index and records, the persistent
+//!   arena's keyspace directory, and restoring shards from it at start.
 //! - `index`: the open-addressing hash index of 8-byte entries (tag, access
 //!   bit, location).
 //! - [`eviction`]: what happens when the memory limit is reached.
@@ -39,6 +42,7 @@ mod maintenance;
 mod shard;
 pub mod stats;
 pub mod store;
+pub mod tier;
 mod watch;
 
 pub use clock::{Clock, ManualClock, SystemClock};
@@ -50,4 +54,5 @@ pub use keyspace::{ExclusiveStore, Keyspace, KeyspaceConfig, SharedStore};
 pub use maintenance::{Maintenance, PassReport};
 pub use stats::KeyspaceStats;
 pub use store::{Renamed, Store};
+pub use tier::{DataTier, IndexTier, Placement, PmemTier, RestartReport};
 pub use watch::Watch;

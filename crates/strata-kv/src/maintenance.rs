@@ -45,6 +45,9 @@ impl Keyspace {
         let mut report = PassReport::default();
         for i in 0..self.shard_count() {
             let shard = self.shard_at(i);
+            if shard.read().pending_recount {
+                shard.write().recount();
+            }
             report.expired +=
                 shard
                     .write()

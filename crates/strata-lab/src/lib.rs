@@ -8,6 +8,8 @@
 //! # Layout
 //! - [`kv`]: `strata bench kv`, a memtier-style load generator (arguments, key patterns,
 //!   protocol codecs, connection runner, statistics and reports).
+//! - [`restart`]: `strata bench restart`, restart time after a crash per placement of the
+//!   index and the records (persistent memory adopted, rebuilt by scan, or from the log).
 //! - [`spawn`]: starting a Strata server as a child process for a run and stopping it after.
 //! - [`error`]: [`LabError`], the one error type of this crate.
 //!
@@ -21,6 +23,7 @@
 
 pub mod error;
 pub mod kv;
+pub mod restart;
 pub mod spawn;
 
 pub use error::LabError;
@@ -34,6 +37,9 @@ pub enum BenchCommand {
     /// Drive a key-value server with a set/get mix over memcached text or RESP and report
     /// throughput, hits and misses, errors and latency percentiles.
     Kv(kv::KvArgs),
+    /// Load keys, kill the server with SIGKILL, and time its restart, per placement of the
+    /// index and the records (persistent memory, rebuild by scan, snapshot and log).
+    Restart(restart::RestartArgs),
 }
 
 /// Runs one bench command to completion on a runtime of its own.
@@ -57,6 +63,21 @@ pub fn run_bench(cmd: BenchCommand) -> Result<(), LabError> {
                 kv::report::write_json(&result, path)?;
             }
             Ok(())
+        }
+        BenchCommand::Restart(args) => {
+            args.validate()?;
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .thread_name("strata-bench")
+                .enable_all()
+                .build()
+                .map_err(LabError::Runtime)?;
+            let result = runtime.block_on(restart::run_restart(&args))?;
+            print!("{}", result.render());
+            if let Some(path) = &args.json {
+                result.write_json(path)?;
+            }
+            result.check()
         }
     }
 }

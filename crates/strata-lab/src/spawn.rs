@@ -36,6 +36,8 @@ pub struct ServerProcess {
     binary: PathBuf,
     memcache_port: u16,
     resp_port: u16,
+    /// The options after the ports and data directory, for [`ServerProcess::restart`].
+    extra_args: Vec<String>,
     /// Holds the data directory and the log; removed on drop, after the child is gone.
     dir: TempDir,
 }
@@ -61,31 +63,63 @@ impl ServerProcess {
             .map_err(spawn_error)?;
         let data_dir = dir.path().join("data");
         std::fs::create_dir(&data_dir).map_err(spawn_error)?;
-        let log = File::create(dir.path().join("server.log")).map_err(spawn_error)?;
         let (memcache_port, resp_port) = free_port_pair().map_err(spawn_error)?;
+        let mut server = Self {
+            child: None,
+            binary,
+            memcache_port,
+            resp_port,
+            extra_args: extra_args.to_vec(),
+            dir,
+        };
+        server.spawn()?;
+        server.wait_ready(READY_TIMEOUT).await?;
+        Ok(server)
+    }
 
-        let child = Command::new(&binary)
+    /// Starts the child process (appending to the log file).
+    fn spawn(&mut self) -> Result<(), LabError> {
+        let spawn_error = |source| LabError::Spawn {
+            binary: self.binary.clone(),
+            source,
+        };
+        let log = File::options()
+            .create(true)
+            .append(true)
+            .open(self.dir.path().join("server.log"))
+            .map_err(spawn_error)?;
+        let child = Command::new(&self.binary)
             .args(["serve", "--bind", "127.0.0.1", "--memcache-port"])
-            .arg(memcache_port.to_string())
+            .arg(self.memcache_port.to_string())
             .arg("--resp-port")
-            .arg(resp_port.to_string())
+            .arg(self.resp_port.to_string())
             .arg("--data-dir")
-            .arg(&data_dir)
-            .args(extra_args)
+            .arg(self.data_dir())
+            .args(&self.extra_args)
             .stdin(Stdio::null())
             .stdout(log.try_clone().map_err(spawn_error)?)
             .stderr(log)
             .spawn()
             .map_err(spawn_error)?;
-        let mut server = Self {
-            child: Some(child),
-            binary,
-            memcache_port,
-            resp_port,
-            dir,
-        };
-        server.wait_ready().await?;
-        Ok(server)
+        self.child = Some(child);
+        Ok(())
+    }
+
+    /// Kills the child at once (SIGKILL, a crash) and reaps it.
+    pub fn kill_now(&mut self) {
+        self.kill();
+    }
+
+    /// Starts the server again on the same ports, data directory and options
+    /// (after [`kill_now`](Self::kill_now) or a stop), and returns the time
+    /// from the process start until both ports accept connections, which
+    /// the server does only once its keyspace is restored.
+    pub async fn restart(&mut self, timeout: Duration) -> Result<Duration, LabError> {
+        self.kill();
+        let started = Instant::now();
+        self.spawn()?;
+        self.wait_ready(timeout).await?;
+        Ok(started.elapsed())
     }
 
     /// The port serving `protocol`.
@@ -101,8 +135,8 @@ impl ServerProcess {
         self.dir.path().join("data")
     }
 
-    async fn wait_ready(&mut self) -> Result<(), LabError> {
-        let deadline = Instant::now() + READY_TIMEOUT;
+    async fn wait_ready(&mut self, timeout: Duration) -> Result<(), LabError> {
+        let deadline = Instant::now() + timeout;
         loop {
             if let Some(status) = self.try_wait()? {
                 return Err(self.not_ready(format!("it exited early with {status}")));
@@ -113,7 +147,7 @@ impl ServerProcess {
             }
             if Instant::now() >= deadline {
                 return Err(self.not_ready(format!(
-                    "ports {} and {} did not accept connections within {READY_TIMEOUT:?}",
+                    "ports {} and {} did not accept connections within {timeout:?}",
                     self.memcache_port, self.resp_port
                 )));
             }
@@ -124,6 +158,11 @@ impl ServerProcess {
     /// Asks the child to exit (SIGTERM), kills it if it is still running after
     /// [`STOP_GRACE`], and reaps it.
     pub async fn stop(mut self) -> Result<(), LabError> {
+        self.stop_in_place().await
+    }
+
+    /// [`stop`](Self::stop) keeping the data directory for a restart.
+    pub async fn stop_in_place(&mut self) -> Result<(), LabError> {
         let Some(child) = &mut self.child else {
             return Ok(());
         };

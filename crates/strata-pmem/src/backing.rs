@@ -90,6 +90,14 @@ impl Backing {
         }
     }
 
+    /// The whole backing as words (for run views; see `claim`).
+    pub(crate) fn words(&self) -> &[AtomicU64] {
+        match self {
+            Backing::Mapped(map) => map.words(),
+            Backing::Simulated(sim) => sim.words(),
+        }
+    }
+
     /// Sets `len` bytes at `offset` to zero (volatile until persisted).
     pub(crate) fn zero(&self, offset: u64, len: u64) -> Result<()> {
         match self {

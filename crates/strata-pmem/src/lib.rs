@@ -18,8 +18,10 @@
 //! - `sim`: [`SimulatedPmem`], persistent memory in ordinary memory with
 //!   crash images (`crash`, `crash_torn`, power cuts at an exact persist).
 //! - `backing`: [`Backing`], one or the other, chosen once.
-//! - `words`: byte access as aligned 8-byte atomics (no `&[u8]` into shared
-//!   memory is ever made).
+//! - `words`: byte access as aligned 8-byte atomics, the default view.
+//! - `claim`: [`ClaimedRun`], plain `&[u8]` access to one run for its single
+//!   owner; a claimed run refuses every other view (the second `unsafe`
+//!   module).
 //! - `header`: magic, version, geometry and CRC32C; clean flag, generation
 //!   and the root table ([`ROOT_SLOTS`] published u64 slots).
 //! - `alloc`: the crash-consistent chunk allocator ([`ChunkRun`]).
@@ -37,6 +39,8 @@ compile_error!("strata-pmem stores native-endian atomic words in a little-endian
 mod alloc;
 mod arena;
 mod backing;
+#[allow(unsafe_code)]
+mod claim;
 mod error;
 mod header;
 #[allow(unsafe_code)]
@@ -48,6 +52,7 @@ mod words;
 pub use alloc::ChunkRun;
 pub use arena::{ArenaStats, PersistentArena};
 pub use backing::Backing;
+pub use claim::{ClaimedRun, ClaimedWords};
 pub use error::{PmemError, Result};
 pub use header::layout::{
     DEFAULT_CHUNK_SIZE, FORMAT_VERSION, HEADER_LEN, IMMUTABLE_LEN, MAGIC, MAX_CHUNKS,

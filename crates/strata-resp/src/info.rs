@@ -16,6 +16,7 @@ const SECTIONS: &[&str] = &[
     "clients",
     "memory",
     "persistence",
+    "tiers",
     "stats",
     "replication",
     "cpu",
@@ -76,6 +77,13 @@ fn write_section(shared: &Shared, section: &str, t: &mut String) {
             };
             for (field, value) in fields {
                 line(t, field, value);
+            }
+        }
+        "tiers" => {
+            // Strata's own section. Commas would make clients read a value
+            // as a `k=v,...` list.
+            for (field, value) in shared.keyspace.tier_info() {
+                line(t, field, value.replace(',', ";"));
             }
         }
         "stats" => stats(shared, t),

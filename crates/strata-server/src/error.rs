@@ -61,6 +61,10 @@ pub enum ServerError {
         #[source]
         source: io::Error,
     },
+    /// The persistent-memory file could not be opened, is damaged, or holds
+    /// a keyspace placed differently.
+    #[error("cannot open the keyspace's memory tiers: {0}")]
+    Tier(String),
     /// Recovery failed or the persistence directories could not be opened.
     #[error("cannot recover: {0}")]
     Persistence(#[source] strata_persist::PersistError),

@@ -31,6 +31,7 @@ pub mod config;
 pub mod durability;
 pub mod error;
 pub mod logging;
+pub mod placement;
 pub mod serve;
 pub mod server;
 

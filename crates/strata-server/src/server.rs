@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::RwLock;
-use strata_kv::{Keyspace, KeyspaceConfig, Maintenance, SystemClock};
+use strata_kv::{Keyspace, Maintenance};
 use strata_memcache::MemcacheProtocol;
 use strata_persist::Persistence;
 use strata_resp::RespProtocol;
@@ -60,15 +60,7 @@ impl Server {
             path: config.data_dir.clone(),
             source,
         })?;
-        let keyspace = Keyspace::new(
-            KeyspaceConfig {
-                memory_limit: config.memory_limit.bytes(),
-                eviction: config.eviction.policy(),
-                max_item_size: usize::try_from(config.max_item_size.bytes()).unwrap_or(usize::MAX),
-                shards: config.shards,
-            },
-            Arc::new(SystemClock),
-        );
+        let keyspace = blocking(|| crate::placement::open_keyspace(config))?;
         let persistence = match config.persist_config() {
             // Recovery runs before any port opens.
             Some(persist) => Some(

@@ -6,13 +6,19 @@
 //! every live record in it has been moved or dropped from the index. Items
 //! larger than a segment get a dedicated segment of their own (offset 0).
 //! Segments are kept in creation order (`fifo`) for eviction.
+//!
+//! Segments live in DRAM or in the persistent arena (`pmem.rs`); with the
+//! index in DRAM, a persistent record that stops being live is marked dead
+//! in place (durably) so that a restart's scan skips it.
 
+mod pmem;
 mod record;
 mod segment;
 
 use std::collections::VecDeque;
 
-pub(crate) use record::{decode, encode, get_varint, header_len, Header};
+pub(crate) use pmem::{adopt_segments, PmemSegments};
+pub(crate) use record::{decode, encode, get_varint, header_len, Header, DEAD};
 use segment::Segment;
 
 use crate::KvError;
@@ -62,10 +68,17 @@ pub(crate) struct Arena {
     segment_size: usize,
     /// Sum of written bytes over all segments (what the memory limit counts).
     written: usize,
+    /// Where new segments come from when they are persistent.
+    pmem: Option<PmemSegments>,
 }
 
 impl Arena {
     pub fn new(segment_size: usize) -> Self {
+        Self::with_source(segment_size, None)
+    }
+
+    /// An empty arena whose segments are made by `pmem` (or in DRAM).
+    pub fn with_source(segment_size: usize, pmem: Option<PmemSegments>) -> Self {
         assert!(segment_size > 0 && segment_size <= MAX_SEGMENT_SIZE);
         Self {
             segments: Vec::new(),
@@ -74,7 +87,68 @@ impl Arena {
             fifo: VecDeque::new(),
             segment_size,
             written: 0,
+            pmem,
         }
+    }
+
+    /// An arena over persistent segments found at a restart: `(id, seq,
+    /// segment)`, any order. Every segment is sealed and counted as all
+    /// live until `reset_usage` and `count_live` recount it.
+    pub(crate) fn adopt(
+        segment_size: usize,
+        pmem: PmemSegments,
+        mut found: Vec<(u32, u64, Segment)>,
+    ) -> Self {
+        let mut arena = Self::with_source(segment_size, Some(pmem));
+        found.sort_unstable_by_key(|(_, seq, _)| *seq);
+        let top = found.iter().map(|(id, _, _)| *id as usize + 1).max();
+        arena.segments.resize_with(top.unwrap_or(0), || None);
+        for (id, _, seg) in found {
+            arena.written += seg.len();
+            arena.segments[id as usize] = Some(seg);
+            arena.fifo.push_back(id);
+        }
+        arena.free_ids = (0..arena.segments.len() as u32)
+            .filter(|&id| arena.segments[id as usize].is_none())
+            .rev()
+            .collect();
+        arena
+    }
+
+    /// Counts the record at `loc` (of `len` bytes) as live: a restart's
+    /// recount from the index.
+    pub(crate) fn count_live(&mut self, loc: Loc, len: usize, expires_at: Option<u64>) {
+        let seg = self.segment_mut(loc.seg);
+        seg.add_live(len);
+        if let Some(at) = expires_at {
+            seg.set_earliest_expiry(seg.earliest_expiry().min(at));
+        }
+    }
+
+    /// Forgets every segment's usage before a recount.
+    pub(crate) fn reset_usage(&mut self) {
+        for seg in self.segments.iter_mut().flatten() {
+            seg.reset_usage();
+        }
+    }
+
+    /// Undoes `count_live` for a record found superseded at a restart.
+    pub(crate) fn uncount_live(&mut self, loc: Loc, len: usize) {
+        self.segment_mut(loc.seg).release(len);
+    }
+
+    /// Sets `bits` in the control byte of the record at `loc`, durably.
+    pub(crate) fn mark_bits(&mut self, loc: Loc, bits: u8) -> Result<(), KvError> {
+        self.segment_mut(loc.seg).set_bits(loc.off as usize, bits)
+    }
+
+    /// Whether `loc` lies inside a written part of a segment (a restart
+    /// checks index entries before trusting them).
+    pub(crate) fn contains(&self, loc: Loc) -> bool {
+        self.segments
+            .get(loc.seg as usize)
+            .and_then(Option::as_ref)
+            .is_some_and(|s| (loc.off as usize) < s.len())
     }
 
     /// Bytes written into live segments (live records plus garbage).
@@ -106,7 +180,7 @@ impl Arena {
                 }
             }
         };
-        let off = self.segment_mut(seg).append(len, expires_at, write);
+        let off = self.segment_mut(seg).append(len, expires_at, write)?;
         self.written += len;
         Ok(Loc {
             seg,
@@ -115,18 +189,19 @@ impl Arena {
     }
 
     fn new_segment(&mut self, capacity: usize) -> Result<u32, KvError> {
-        let segment = Segment::new(capacity)?;
-        let id = match self.free_ids.pop() {
-            Some(id) => {
-                self.segments[id as usize] = Some(segment);
-                id
-            }
-            None if self.segments.len() < MAX_SEGMENTS => {
-                self.segments.push(Some(segment));
-                (self.segments.len() - 1) as u32
-            }
+        let id = match self.free_ids.last() {
+            Some(&id) => id,
+            None if self.segments.len() < MAX_SEGMENTS => self.segments.len() as u32,
             None => return Err(KvError::OutOfMemory),
         };
+        let segment = match &mut self.pmem {
+            Some(pmem) => pmem.new_segment(id, capacity)?,
+            None => Segment::new(capacity)?,
+        };
+        if self.free_ids.pop().is_none() {
+            self.segments.push(None);
+        }
+        self.segments[id as usize] = Some(segment);
         self.fifo.push_back(id);
         Ok(id)
     }
@@ -151,9 +226,18 @@ impl Arena {
         Record { header, bytes }
     }
 
-    /// Marks the record at `loc` (of `len` bytes) as no longer referenced.
+    /// Marks the record at `loc` (of `len` bytes) as no longer referenced;
+    /// persistent records scanned at restart are also marked dead in place.
     pub fn release(&mut self, loc: Loc, len: usize) {
-        self.segment_mut(loc.seg).release(len);
+        let mark = self.pmem.as_ref().is_some_and(PmemSegments::marks_dead);
+        let seg = self.segment_mut(loc.seg);
+        seg.release(len);
+        if mark {
+            if let Err(e) = seg.set_bits(loc.off as usize, DEAD) {
+                // The arena is poisoned now: every later write fails.
+                tracing::error!(error = %e, "marking a persistent record dead failed");
+            }
+        }
     }
 
     /// Oldest segment, if any.
@@ -212,6 +296,9 @@ impl Arena {
     pub fn free(&mut self, id: u32) {
         if let Some(seg) = self.segments[id as usize].take() {
             self.written -= seg.len();
+            if let Some(pmem) = &self.pmem {
+                pmem.free_segment(seg);
+            }
             self.free_ids.push(id);
             if self.open == Some(id) {
                 self.open = None;
@@ -222,9 +309,14 @@ impl Arena {
         }
     }
 
-    /// Unmaps every segment.
+    /// Unmaps every segment (persistent ones are freed in the arena).
     pub fn clear(&mut self) {
-        *self = Self::new(self.segment_size);
+        let ids: Vec<u32> = self.fifo.iter().copied().collect();
+        for id in ids {
+            self.free(id);
+        }
+        let pmem = self.pmem.take();
+        *self = Self::with_source(self.segment_size, pmem);
     }
 }
 

@@ -5,10 +5,14 @@
 //! ```
 //! Integers are LEB128 varints so that a typical small item pays 7 header
 //! bytes instead of 28. `control` bit 0 says flags are present (non-zero),
-//! bit 1 says an expiry is present. Records are packed without alignment.
+//! bit 1 says an expiry is present, bit 7 that the record is dead (set in
+//! place in persistent memory). Records are packed without alignment.
 
 const HAS_FLAGS: u8 = 1;
 const HAS_EXPIRY: u8 = 2;
+/// Set in place on a persistent record that is no longer live (the only
+/// change ever made to a written record), so a restart's scan skips it.
+pub(crate) const DEAD: u8 = 0x80;
 
 /// The decoded header of a record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,6 +24,8 @@ pub(crate) struct Header {
     pub expires_at: Option<u64>,
     /// Bytes before the key.
     pub header_len: usize,
+    /// Marked dead in place (persistent segments with a DRAM index).
+    pub dead: bool,
 }
 
 impl Header {
@@ -144,6 +150,7 @@ pub(crate) fn decode(buf: &[u8]) -> Option<Header> {
         flags,
         expires_at,
         header_len: pos,
+        dead: control & DEAD != 0,
     };
     (header.record_len() <= buf.len()).then_some(header)
 }

@@ -1,16 +1,53 @@
-//! One segment: an anonymous memory mapping that records are appended to.
+//! One segment: a region that records are appended to, in DRAM (an
+//! anonymous mapping) or in the persistent arena (a claimed chunk run).
 //!
-//! Pages of a mapping become resident only when written, so a partly filled
-//! segment costs only what it holds, and freeing a segment returns its memory
-//! to the operating system at once (no allocator fragmentation).
+//! Pages of an anonymous mapping become resident only when written, so a
+//! partly filled segment costs only what it holds, and freeing a segment
+//! returns its memory to the operating system at once.
+//!
+//! A persistent segment starts with a 64-byte header (`pmem_header`), then
+//! the records; offsets handed out are relative to the records. An append
+//! persists the record, then publishes the new length with one 8-byte
+//! store: a restart sees exactly the records written before the last
+//! published length.
 
 use memmap2::{MmapMut, MmapOptions};
+use strata_pmem::ClaimedRun;
 
+use crate::tier::pmem_error;
 use crate::KvError;
+
+/// The persistent segment header: 64 bytes at the start of the run.
+pub(crate) mod pmem_header {
+    /// Bytes before the first record.
+    pub const LEN: usize = 64;
+    pub const MAGIC: u64 = u64::from_le_bytes(*b"STRATSEG");
+    pub const W_MAGIC: usize = 0;
+    /// Segment id (low 32 bits) and shard (high 32 bits).
+    pub const W_ID: usize = 8;
+    /// Creation order within the shard.
+    pub const W_SEQ: usize = 16;
+    /// Published length of the records.
+    pub const W_LEN: usize = 24;
+    /// Flush epoch at creation.
+    pub const W_EPOCH: usize = 32;
+
+    pub fn word(bytes: &[u8], at: usize) -> u64 {
+        u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"))
+    }
+}
+
+/// Where a segment's bytes are.
+pub(crate) enum Memory {
+    Anon(MmapMut),
+    Pmem(ClaimedRun),
+}
 
 /// An append-only region of records.
 pub(crate) struct Segment {
-    map: MmapMut,
+    memory: Memory,
+    /// Offset of the first record in `memory` (the header length).
+    base: usize,
     /// Bytes written so far; records occupy `[0, len)`.
     len: usize,
     /// Bytes of records still referenced by the index.
@@ -21,22 +58,88 @@ pub(crate) struct Segment {
 }
 
 impl Segment {
-    /// Maps a new, empty segment of `capacity` bytes.
+    /// Maps a new, empty DRAM segment of `capacity` bytes.
     pub fn new(capacity: usize) -> Result<Self, KvError> {
         let map = MmapOptions::new()
             .len(capacity.max(1))
             .map_anon()
             .map_err(|_| KvError::OutOfMemory)?;
-        Ok(Self {
-            map,
-            len: 0,
-            live_bytes: 0,
+        Ok(Self::with_memory(Memory::Anon(map), 0, 0))
+    }
+
+    /// A persistent segment over `run` whose header is already written:
+    /// `len` record bytes published, counted as all live until the caller
+    /// recounts (`reset_usage`, `add_live`).
+    pub fn adopt(run: ClaimedRun, len: usize) -> Self {
+        Self::with_memory(Memory::Pmem(run), pmem_header::LEN, len)
+    }
+
+    /// Forgets usage and expiry before a recount.
+    pub fn reset_usage(&mut self) {
+        self.live_bytes = 0;
+        self.earliest_expiry = u64::MAX;
+    }
+
+    /// Formats `run` as an empty persistent segment and persists its header.
+    pub fn format(
+        mut run: ClaimedRun,
+        id: u32,
+        shard: u32,
+        seq: u64,
+        epoch: u64,
+    ) -> Result<Self, KvError> {
+        use pmem_header::*;
+        let mut header = [0u8; LEN];
+        for (at, value) in [
+            (W_ID, u64::from(id) | u64::from(shard) << 32),
+            (W_SEQ, seq),
+            (W_LEN, 0),
+            (W_EPOCH, epoch),
+        ] {
+            header[at..at + 8].copy_from_slice(&value.to_le_bytes());
+        }
+        run.bytes_mut()[..LEN].copy_from_slice(&header);
+        run.persist(0, LEN).map_err(pmem_error)?;
+        // The magic last: a run whose header did not become durable is
+        // seen as an orphan at the next start.
+        run.publish_u64(W_MAGIC, MAGIC).map_err(pmem_error)?;
+        Ok(Self::with_memory(Memory::Pmem(run), LEN, 0))
+    }
+
+    fn with_memory(memory: Memory, base: usize, len: usize) -> Self {
+        Self {
+            memory,
+            base,
+            len,
+            live_bytes: len,
             earliest_expiry: u64::MAX,
-        })
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match &self.memory {
+            Memory::Anon(map) => map,
+            Memory::Pmem(run) => run.bytes(),
+        }
+    }
+
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        match &mut self.memory {
+            Memory::Anon(map) => map,
+            Memory::Pmem(run) => run.bytes_mut(),
+        }
+    }
+
+    /// Takes the persistent run out (to free it).
+    pub fn into_run(self) -> Option<ClaimedRun> {
+        match self.memory {
+            Memory::Pmem(run) => Some(run),
+            Memory::Anon(_) => None,
+        }
     }
 
     pub fn capacity(&self) -> usize {
-        self.map.len()
+        self.bytes().len() - self.base
     }
 
     pub fn len(&self) -> usize {
@@ -61,26 +164,50 @@ impl Segment {
     }
 
     /// Reserves `len` bytes at the end and lets `write` fill them; returns the
-    /// offset. The caller guarantees `len <= self.remaining()`.
+    /// offset. The caller guarantees `len <= self.remaining()`. A persistent
+    /// segment persists the record and publishes the new length before
+    /// returning.
     pub fn append(
         &mut self,
         len: usize,
         expires_at: Option<u64>,
         write: impl FnOnce(&mut [u8]),
-    ) -> usize {
+    ) -> Result<usize, KvError> {
         let off = self.len;
-        write(&mut self.map[off..off + len]);
+        let start = self.base + off;
+        write(&mut self.bytes_mut()[start..start + len]);
+        if let Memory::Pmem(run) = &mut self.memory {
+            run.persist(start, len).map_err(pmem_error)?;
+            run.publish_u64(pmem_header::W_LEN, (off + len) as u64)
+                .map_err(pmem_error)?;
+        }
         self.len += len;
         self.live_bytes += len;
         if let Some(at) = expires_at {
             self.earliest_expiry = self.earliest_expiry.min(at);
         }
-        off
+        Ok(off)
     }
 
     /// The bytes from `off` to the end of the written part.
     pub fn from(&self, off: usize) -> &[u8] {
-        &self.map[off..self.len]
+        &self.bytes()[self.base + off..self.base + self.len]
+    }
+
+    /// Sets `bits` in the byte at record offset `off` and persists it (a
+    /// single byte store is failure-atomic). DRAM segments only set it.
+    pub fn set_bits(&mut self, off: usize, bits: u8) -> Result<(), KvError> {
+        let at = self.base + off;
+        self.bytes_mut()[at] |= bits;
+        match &self.memory {
+            Memory::Pmem(run) => run.persist(at, 1).map_err(pmem_error),
+            Memory::Anon(_) => Ok(()),
+        }
+    }
+
+    /// Counts `len` bytes of records as referenced (a restart's recount).
+    pub fn add_live(&mut self, len: usize) {
+        self.live_bytes += len;
     }
 
     /// Forgets `len` bytes of live records (superseded, deleted or moved).

@@ -11,10 +11,21 @@
 //!
 //! Slots are atomics so that readers holding the shard's read lock can set the
 //! accessed bit (for CLOCK eviction); every other change needs the write lock.
+//!
+//! The slot array lives in DRAM or in the persistent arena (`slots.rs`).
+//! Every change is a single 8-byte store (tombstones instead of shifting),
+//! which is what makes a persistent table crash-consistent slot by slot.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+mod slots;
+
+use std::sync::atomic::Ordering;
+
+use slots::Slots;
+pub(crate) use slots::TableSource;
+use strata_pmem::ClaimedWords;
 
 use crate::arena::Loc;
+use crate::KvError;
 
 const EMPTY: u64 = 0;
 const TOMBSTONE: u64 = 1;
@@ -51,7 +62,8 @@ fn is_item(entry: u64) -> bool {
 
 /// One shard's index.
 pub(crate) struct Index {
-    slots: Box<[AtomicU64]>,
+    slots: Slots,
+    source: TableSource,
     len: usize,
     tombstones: usize,
     /// Largest distance of any entry from its home slot since the last rebuild.
@@ -59,17 +71,53 @@ pub(crate) struct Index {
 }
 
 impl Index {
+    /// An empty DRAM index.
     pub fn new() -> Self {
-        Self::with_capacity(MIN_CAPACITY)
+        Self::create(TableSource::Dram).expect("DRAM tables cannot fail")
     }
 
-    fn with_capacity(capacity: usize) -> Self {
-        let slots = (0..capacity).map(|_| AtomicU64::new(EMPTY)).collect();
-        Self {
-            slots,
+    /// An empty index whose tables come from `source`, published there.
+    pub fn create(source: TableSource) -> Result<Self, KvError> {
+        let index = Self::with_capacity(source, MIN_CAPACITY)?;
+        index.slots.publish(&index.source)?;
+        Ok(index)
+    }
+
+    fn with_capacity(source: TableSource, capacity: usize) -> Result<Self, KvError> {
+        Ok(Self {
+            slots: Slots::new(&source, capacity)?,
+            source,
             len: 0,
             tombstones: 0,
             max_probe: 0,
+        })
+    }
+
+    /// The persistent table `words` found at a restart, as it is: counts
+    /// are recomputed by one pass over the slots. The probe bound is the
+    /// longest run of occupied slots (an entry is never further from its
+    /// home than the run it sits in), since homes need the keys.
+    pub fn adopt(source: TableSource, words: ClaimedWords) -> Self {
+        let slots = Slots::Pmem(words);
+        let table = slots.words();
+        let cap = table.len();
+        let (mut len, mut tombstones, mut run, mut longest) = (0, 0, 0, 0);
+        // Two laps so that a run wrapping past the end is measured whole.
+        for i in 0..cap * 2 {
+            let entry = table[i % cap].load(Ordering::Relaxed);
+            if i < cap {
+                len += usize::from(is_item(entry));
+                tombstones += usize::from(entry == TOMBSTONE);
+            }
+            run = if entry == EMPTY { 0 } else { run + 1 };
+            longest = longest.max(run);
+        }
+        Self {
+            slots,
+            source,
+            len,
+            tombstones,
+            max_probe: longest.min(cap),
         }
     }
 
@@ -78,12 +126,12 @@ impl Index {
     }
 
     pub fn capacity(&self) -> usize {
-        self.slots.len()
+        self.slots.words().len()
     }
 
     /// Memory held by the slot array.
     pub fn bytes(&self) -> usize {
-        self.slots.len() * 8
+        self.capacity() * 8
     }
 
     pub fn max_probe(&self) -> usize {
@@ -91,22 +139,24 @@ impl Index {
     }
 
     fn home(&self, hash: u64) -> usize {
-        (((hash >> 32) * self.slots.len() as u64) >> 32) as usize
+        (((hash >> 32) * self.capacity() as u64) >> 32) as usize
     }
 
     fn load(&self, slot: usize) -> u64 {
-        self.slots[slot].load(Ordering::Relaxed)
+        self.slots.words()[slot].load(Ordering::Relaxed)
     }
 
+    /// Stores and persists (in persistent memory) one slot.
     fn store(&self, slot: usize, entry: u64) {
-        self.slots[slot].store(entry, Ordering::Relaxed);
+        self.slots.words()[slot].store(entry, Ordering::Relaxed);
+        self.slots.persist(slot);
     }
 
     /// The slot whose entry has `hash`'s tag and for which `matches(loc)`
     /// holds (the caller compares keys in the arena).
     pub fn find(&self, hash: u64, mut matches: impl FnMut(Loc) -> bool) -> Option<usize> {
         let want = tag(hash);
-        let cap = self.slots.len();
+        let cap = self.capacity();
         let mut slot = self.home(hash);
         for _ in 0..cap {
             let entry = self.load(slot);
@@ -132,14 +182,17 @@ impl Index {
     /// Sets the accessed bit (allowed under the read lock).
     pub fn mark_accessed(&self, slot: usize) {
         if self.load(slot) & ACCESSED == 0 {
-            self.slots[slot].fetch_or(ACCESSED, Ordering::Relaxed);
+            // A hint for eviction, never persisted on purpose.
+            self.slots.words()[slot].fetch_or(ACCESSED, Ordering::Relaxed);
         }
     }
 
     /// Clears the accessed bit and says whether it was set.
     pub fn take_accessed(&mut self, slot: usize) -> bool {
         let entry = self.load(slot);
-        self.store(slot, entry & !ACCESSED);
+        if entry & ACCESSED != 0 {
+            self.slots.words()[slot].store(entry & !ACCESSED, Ordering::Relaxed);
+        }
         entry & ACCESSED != 0
     }
 
@@ -163,14 +216,28 @@ impl Index {
     /// the table, calling `rehash` to recompute the hash of each entry.
     pub fn insert(&mut self, hash: u64, loc: Loc, rehash: impl FnMut(Loc) -> u64) {
         if self.would_rebuild() {
-            self.rebuild(rehash);
+            if let Err(e) = self.rebuild(rehash) {
+                // Only a persistent table can fail to grow, and writers
+                // call `make_room_for_one` first; the old table still has
+                // free slots (load stays under 100%).
+                tracing::warn!(error = %e, "index table could not grow");
+            }
         }
         self.place(hash, encode(hash, loc));
         self.len += 1;
     }
 
+    /// Grows the table now if the next insert would, so that a failure to
+    /// get a persistent table is reported before anything is written.
+    pub fn make_room_for_one(&mut self, rehash: impl FnMut(Loc) -> u64) -> Result<(), KvError> {
+        if self.would_rebuild() {
+            self.rebuild(rehash)?;
+        }
+        Ok(())
+    }
+
     fn place(&mut self, hash: u64, entry: u64) {
-        let cap = self.slots.len();
+        let cap = self.capacity();
         let home = self.home(hash);
         let mut slot = home;
         loop {
@@ -193,7 +260,7 @@ impl Index {
 
     /// Removes the entry in `slot`.
     pub fn remove(&mut self, slot: usize) {
-        let cap = self.slots.len();
+        let cap = self.capacity();
         self.len -= 1;
         if self.load((slot + 1) % cap) == EMPTY {
             // Nothing probes past this slot: it and any tombstones before it
@@ -217,35 +284,81 @@ impl Index {
     pub fn reserve(&mut self, additional: usize, rehash: impl FnMut(Loc) -> u64) {
         let want = (self.len + additional).saturating_mul(100) / MAX_LOAD_PCT + 1;
         if want > self.capacity() {
-            self.rebuild_to(want, rehash);
+            if let Err(e) = self.rebuild_to(want, rehash) {
+                tracing::warn!(error = %e, "index table could not be enlarged in advance");
+            }
         }
     }
 
-    fn rebuild(&mut self, rehash: impl FnMut(Loc) -> u64) {
+    fn rebuild(&mut self, rehash: impl FnMut(Loc) -> u64) -> Result<(), KvError> {
         let cap = self.capacity();
         let new_cap = if (self.len + 1) * 100 > cap * GROW_LIVE_PCT {
             cap + cap / 2
         } else {
             cap
         };
-        self.rebuild_to(new_cap, rehash);
+        self.rebuild_to(new_cap, rehash)
     }
 
-    fn rebuild_to(&mut self, new_cap: usize, mut rehash: impl FnMut(Loc) -> u64) {
-        let old = std::mem::replace(self, Self::with_capacity(new_cap.max(MIN_CAPACITY)));
-        for slot in old.slots.iter() {
+    /// Moves every entry into a new table of `new_cap` slots, published
+    /// whole before the old one is given back.
+    fn rebuild_to(
+        &mut self,
+        new_cap: usize,
+        mut rehash: impl FnMut(Loc) -> u64,
+    ) -> Result<(), KvError> {
+        let mut next = Self::with_capacity(self.source.clone(), new_cap.max(MIN_CAPACITY))?;
+        // Filled unpersisted, then persisted and published in one go.
+        let table = std::mem::replace(&mut next.slots, Slots::Dram(Box::new([])));
+        let mut fill = Self {
+            slots: table,
+            source: TableSource::Dram,
+            ..next
+        };
+        for slot in self.slots.words() {
             let entry = slot.load(Ordering::Relaxed);
             if is_item(entry) {
                 let hash = rehash(decode(entry));
-                self.place(hash, entry);
-                self.len += 1;
+                fill.place_volatile(hash, entry);
+                fill.len += 1;
             }
         }
+        fill.source = self.source.clone();
+        fill.slots.publish(&fill.source)?;
+        let old = std::mem::replace(self, fill);
+        old.slots.retire(&old.source);
+        Ok(())
     }
 
-    /// Removes every entry and shrinks to the minimum size.
+    /// `place` without persisting (a table not yet published).
+    fn place_volatile(&mut self, hash: u64, entry: u64) {
+        let cap = self.capacity();
+        let home = self.home(hash);
+        let mut slot = home;
+        let words = self.slots.words();
+        while words[slot].load(Ordering::Relaxed) != EMPTY {
+            slot = (slot + 1) % cap;
+        }
+        words[slot].store(entry, Ordering::Relaxed);
+        self.max_probe = self.max_probe.max((slot + cap - home) % cap);
+    }
+
+    /// Removes every entry. A DRAM table shrinks to the minimum; a
+    /// persistent one is emptied in place and published again (in the
+    /// keyspace's new flush epoch).
     pub fn clear(&mut self) {
-        *self = Self::new();
+        match self.source {
+            TableSource::Dram => *self = Self::new(),
+            TableSource::Pmem { .. } => {
+                for w in self.slots.words() {
+                    w.store(EMPTY, Ordering::Relaxed);
+                }
+                (self.len, self.tombstones, self.max_probe) = (0, 0, 0);
+                if let Err(e) = self.slots.publish(&self.source) {
+                    tracing::error!(error = %e, "publishing an emptied index table failed");
+                }
+            }
+        }
     }
 
     /// Item entries in slots `[start, end)` as (slot, location).
@@ -258,13 +371,13 @@ impl Index {
 
     /// The first slot whose home could be at or after 32-bit hash position `pos`.
     pub fn slot_at_position(&self, pos: u64) -> usize {
-        ((pos * self.slots.len() as u64) >> 32) as usize
+        ((pos * self.capacity() as u64) >> 32) as usize
     }
 
     /// The smallest 32-bit hash position whose home is `slot` or later
     /// (`1 << 32` past the end).
     pub fn position_of_slot(&self, slot: usize) -> u64 {
-        let cap = self.slots.len() as u64;
+        let cap = self.capacity() as u64;
         ((slot as u64) << 32).div_ceil(cap)
     }
 }
@@ -329,7 +442,7 @@ mod tests {
 
     #[test]
     fn positions_and_slots_agree() {
-        let index = Index::with_capacity(1000);
+        let index = Index::with_capacity(TableSource::Dram, 1000).unwrap();
         for slot in [0usize, 1, 499, 999] {
             let pos = index.position_of_slot(slot);
             assert_eq!(index.slot_at_position(pos), slot);

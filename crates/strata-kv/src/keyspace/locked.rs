@@ -174,6 +174,13 @@ impl<'a> LockedShards<'a> {
         let ctx = &self.ks.ctx;
         // Changes made before the flush stay before it in the record.
         self.collect();
+        if let Some(tier) = &ctx.tier {
+            // Everything of the old epoch is garbage from here on, even if
+            // a crash stops the clearing half way.
+            if let Err(e) = tier.begin_flush() {
+                tracing::error!(error = %e, "starting a persistent flush failed");
+            }
+        }
         for guard in &mut self.guards {
             guard.clear();
         }

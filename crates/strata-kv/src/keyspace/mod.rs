@@ -5,6 +5,7 @@
 mod exclusive;
 mod locked;
 mod shared;
+mod tiered;
 
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
@@ -23,6 +24,7 @@ use crate::eviction::EvictionPolicy;
 use crate::journal::{self, Journal};
 use crate::shard::ShardInner;
 use crate::stats::{Counters, KeyspaceStats};
+use crate::tier::PmemTier;
 use crate::watch::Watch;
 use crate::KvError;
 
@@ -66,6 +68,8 @@ pub(crate) struct Ctx {
     used_total: Arc<CachePadded<AtomicU64>>,
     /// Where changes are logged, once attached (after recovery).
     journal: JournalSlot,
+    /// The persistent arena, when the placement uses it.
+    pub tier: Option<Arc<PmemTier>>,
     pub counters: Counters,
 }
 
@@ -81,9 +85,16 @@ impl Ctx {
         xxhash_rust::xxh3::xxh3_64_with_seed(key, self.seed)
     }
 
-    /// A CAS version never handed out before.
+    /// A CAS version never handed out before (across restarts too, when
+    /// the keyspace persists: the arena keeps a lease above every version).
     pub fn next_cas(&self) -> u64 {
-        self.cas.fetch_add(1, Ordering::Relaxed)
+        let cas = self.cas.fetch_add(1, Ordering::Relaxed);
+        if let Some(tier) = &self.tier {
+            if let Err(e) = tier.cover_cas(cas) {
+                tracing::error!(error = %e, "extending the persistent CAS lease failed");
+            }
+        }
+        cas
     }
 
     /// The memory limit in bytes; `u64::MAX` when there is none.
@@ -263,16 +274,32 @@ fn segment_size_for(limit: u64, shards: usize) -> usize {
 }
 
 impl Keyspace {
-    /// An empty keyspace.
+    /// An empty keyspace in DRAM.
     pub fn new(config: KeyspaceConfig, clock: Arc<dyn Clock>) -> Arc<Self> {
         let shards = config.shards.clamp(1, 4096).next_power_of_two();
         let segment_size = segment_size_for(config.memory_limit, shards);
+        let inners = (0..shards).map(|_| ShardInner::new(segment_size)).collect();
+        Self::assemble(&config, clock, rand::random(), inners, None)
+    }
+
+    /// A keyspace over `inners` (one per shard, a power of two of them)
+    /// hashing with `seed`.
+    pub(crate) fn assemble(
+        config: &KeyspaceConfig,
+        clock: Arc<dyn Clock>,
+        seed: u64,
+        inners: Vec<ShardInner>,
+        tier: Option<Arc<PmemTier>>,
+    ) -> Arc<Self> {
+        let shards = inners.len();
+        debug_assert!(shards.is_power_of_two());
         let used_total = Arc::new(CachePadded::new(AtomicU64::new(0)));
         let journal: JournalSlot = Arc::default();
-        let shard_vec = (0..shards)
-            .map(|_| {
+        let shard_vec = inners
+            .into_iter()
+            .map(|inner| {
                 CachePadded::new(Shard {
-                    inner: RwLock::new(ShardInner::new(segment_size)),
+                    inner: RwLock::new(inner),
                     used_total: used_total.clone(),
                     journal: journal.clone(),
                     items: AtomicU64::new(0),
@@ -287,7 +314,7 @@ impl Keyspace {
             ctx: Ctx {
                 this: this.clone(),
                 clock,
-                seed: rand::random(),
+                seed,
                 cas: AtomicU64::new(1),
                 memory_limit: AtomicU64::new(config.memory_limit),
                 eviction: AtomicU8::new(config.eviction.evicts() as u8),
@@ -295,6 +322,7 @@ impl Keyspace {
                 shards,
                 used_total,
                 journal,
+                tier,
                 counters: Counters::default(),
             },
             shards: shard_vec,

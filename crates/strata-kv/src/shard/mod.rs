@@ -5,6 +5,7 @@
 //! other record of that key is garbage, already subtracted from its segment's
 //! live bytes. Every change of a key bumps its watch version.
 
+mod recount;
 mod room;
 mod scan;
 
@@ -43,6 +44,8 @@ pub(crate) struct ShardInner {
     /// Changes made under the current write lock, in the journal's format,
     /// appended to the journal when the lock is released (`ShardWrite`).
     pub journal_buf: Vec<u8>,
+    /// Segment usage is still to be recounted (`recount`) after a restart.
+    pub pending_recount: bool,
 }
 
 fn is_expired(expires_at: Option<u64>, now: u64) -> bool {
@@ -51,16 +54,22 @@ fn is_expired(expires_at: Option<u64>, now: u64) -> bool {
 
 impl ShardInner {
     pub fn new(segment_size: usize) -> Self {
+        Self::with_parts(Index::new(), Arena::new(segment_size), 0)
+    }
+
+    /// A shard over an index and arena restored at start.
+    pub fn with_parts(index: Index, arena: Arena, with_expiry: usize) -> Self {
         Self {
-            index: Index::new(),
-            arena: Arena::new(segment_size),
+            index,
+            arena,
             watches: WatchTable::default(),
-            with_expiry: 0,
+            with_expiry,
             scratch: Vec::new(),
             expire_cursor: 0,
             compaction: None,
             published_used: 0,
             journal_buf: Vec::new(),
+            pending_recount: false,
         }
     }
 
@@ -222,6 +231,12 @@ impl ShardInner {
             0
         };
         self.ensure_room(ctx, len + growth, now)?;
+        if is_insert {
+            // A persistent table may fail to grow: find out before writing.
+            let arena = &self.arena;
+            self.index
+                .make_room_for_one(|l| ctx.hash(arena.record(l).key()))?;
+        }
         let loc = self.arena.append(len, expires_at, |buf| {
             encode(buf, key, value_parts, cas, flags, expires_at)
         })?;

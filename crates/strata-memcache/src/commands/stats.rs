@@ -141,6 +141,18 @@ fn general(shared: &Shared, out: &mut BytesMut) {
     stat(out, "evictions", ks.evictions);
     stat(out, "reclaimed", ks.expired);
     persistence(shared, out);
+    tiers(shared, out);
+}
+
+/// Strata's memory-tier fields (not in memcached): placement, bytes and
+/// items per tier, the persistent arena's mode, what the start found.
+/// Values are one word (clients split a STAT line on spaces).
+fn tiers(shared: &Shared, out: &mut BytesMut) {
+    for (field, value) in shared.keyspace.tier_info() {
+        if !value.is_empty() {
+            stat_str(out, field, &value.replace(' ', "_"));
+        }
+    }
 }
 
 /// Strata's persistence fields (not in memcached): `persistence`, the

@@ -28,6 +28,7 @@ impl PersistentArena {
     /// first: a crash after the free must not find a root or record
     /// pointing into it).
     pub fn free(&self, run: &ChunkRun) -> Result<()> {
+        self.check_unclaimed(run)?;
         self.allocator.free(&self.backing, run)
     }
 
@@ -78,12 +79,14 @@ impl PersistentArena {
 
     /// Copies `buf.len()` bytes at `offset` in `run` into `buf`.
     pub fn read(&self, run: &ChunkRun, offset: u64, buf: &mut [u8]) -> Result<()> {
+        self.check_unclaimed(run)?;
         let at = self.locate(run, offset, buf.len() as u64)?;
         self.backing.read(at, buf)
     }
 
     /// Copies `data` to `offset` in `run`; volatile until persisted.
     pub fn write(&self, run: &ChunkRun, offset: u64, data: &[u8]) -> Result<()> {
+        self.check_unclaimed(run)?;
         let at = self.locate(run, offset, data.len() as u64)?;
         self.backing.write(at, data)
     }
@@ -101,6 +104,7 @@ impl PersistentArena {
         if offset % 8 != 0 {
             return Err(PmemError::Misaligned { offset });
         }
+        self.check_unclaimed(run)?;
         let at = self.locate(run, offset, 8)?;
         self.backing.atomic_u64(at)
     }
@@ -111,7 +115,7 @@ impl PersistentArena {
     }
 
     /// The arena offset of `len` bytes at `offset` in `run`, checked.
-    fn locate(&self, run: &ChunkRun, offset: u64, len: u64) -> Result<u64> {
+    pub(super) fn locate(&self, run: &ChunkRun, offset: u64, len: u64) -> Result<u64> {
         self.allocator.check(run)?;
         words::check_range(offset, len, run.len())?;
         Ok(run.offset() + offset)

@@ -6,13 +6,17 @@
 //! - `stats`: [`ArenaStats`].
 
 mod chunks;
+mod claims;
 mod file;
 mod stats;
 
 pub use stats::ArenaStats;
 
+use std::collections::BTreeMap;
 use std::io;
 use std::path::Path;
+
+use parking_lot::Mutex;
 
 use crate::alloc::ChunkAllocator;
 use crate::backing::Backing;
@@ -37,6 +41,8 @@ pub struct PersistentArena {
     allocator: ChunkAllocator,
     generation: u64,
     was_clean: bool,
+    /// Runs claimed for byte access (first chunk -> chunk count).
+    claims: Mutex<BTreeMap<u64, u64>>,
 }
 
 impl PersistentArena {
@@ -133,6 +139,7 @@ impl PersistentArena {
             allocator,
             generation: header.generation,
             was_clean: header.was_clean,
+            claims: Mutex::new(BTreeMap::new()),
         };
         arena.announce();
         Ok(arena)
@@ -164,12 +171,6 @@ impl PersistentArena {
     /// The file name (`<simulated>` for the simulation).
     pub fn file_name(&self) -> &str {
         self.backing.file_name()
-    }
-
-    /// The backing, for raw access to the whole arena (header included);
-    /// callers must not write the header or chunk table through it.
-    pub fn backing(&self) -> &Backing {
-        &self.backing
     }
 
     /// How writes are made durable.

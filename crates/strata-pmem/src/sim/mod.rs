@@ -112,6 +112,11 @@ impl SimulatedPmem {
         Ok(())
     }
 
+    /// The current contents as words.
+    pub(crate) fn words(&self) -> &[AtomicU64] {
+        &self.current
+    }
+
     pub(crate) fn zero(&self, offset: u64, len: u64) -> Result<()> {
         words::zero(&self.current, offset, len)
     }

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use super::modes::{EvictionMode, LogFormat};
 use super::persistence::{HumanDuration, LogDevice, PersistenceMode, RecoveryMode};
 use super::size::ByteSize;
+use super::tiers::{DataPlacement, IndexPlacement, PmemPersist};
 use super::ServerConfig;
 
 /// Options of `strata serve`.
@@ -130,6 +131,32 @@ pub struct ServeArgs {
     /// the last good point, dropping what follows the damage [default: strict].
     #[arg(long, value_name = "MODE")]
     pub recovery: Option<RecoveryMode>,
+
+    /// Tier of the hash index: `dram`, or `pmem` to restart without
+    /// rebuilding it (with data in pmem) [default: dram].
+    #[arg(long, value_name = "TIER")]
+    pub index: Option<IndexPlacement>,
+
+    /// Tier of the records: `dram`, or `pmem` to keep them durable in the
+    /// persistent-memory file [default: dram].
+    #[arg(long, value_name = "TIER")]
+    pub data: Option<DataPlacement>,
+
+    /// Persistent-memory file, on a DAX filesystem for real persistent
+    /// memory (tmpfs emulates it) [default: <data-dir>/strata.pmem].
+    #[arg(long, value_name = "FILE")]
+    pub pmem_path: Option<PathBuf>,
+
+    /// Size of the persistent-memory file when it is created; an existing
+    /// file keeps its size [default: 1gb].
+    #[arg(long, value_name = "SIZE")]
+    pub pmem_size: Option<ByteSize>,
+
+    /// `auto`: real persistent memory when the file is on DAX, else
+    /// emulated with msync (said at start-up and in stats); `dax`: refuse
+    /// to start without DAX; `emulated`: always msync [default: auto].
+    #[arg(long, value_name = "MODE")]
+    pub pmem_persist: Option<PmemPersist>,
 }
 
 impl ServeArgs {
@@ -181,5 +208,12 @@ impl ServeArgs {
         );
         set(&mut config.checkpoint_io_rate, &self.checkpoint_io_rate);
         set(&mut config.recovery, &self.recovery);
+        set(&mut config.index, &self.index);
+        set(&mut config.data, &self.data);
+        if self.pmem_path.is_some() {
+            config.pmem_path = self.pmem_path.clone();
+        }
+        set(&mut config.pmem_size, &self.pmem_size);
+        set(&mut config.pmem_persist, &self.pmem_persist);
     }
 }

@@ -6,11 +6,14 @@
 //! - [`args`]: the `strata serve` flags ([`ServeArgs`]).
 //! - [`size`]: human-readable sizes ([`ByteSize`]).
 //! - [`modes`]: the eviction mode and log format.
+//! - [`persistence`]: the command log and checkpoints.
+//! - [`tiers`]: the placement of index and records, the pmem file.
 
 pub mod args;
 pub mod modes;
 pub mod persistence;
 pub mod size;
+pub mod tiers;
 
 #[cfg(test)]
 mod tests;
@@ -24,6 +27,7 @@ pub use args::ServeArgs;
 pub use modes::{EvictionMode, LogFormat};
 pub use persistence::{HumanDuration, LogDevice, PersistenceMode, RecoveryMode};
 pub use size::ByteSize;
+pub use tiers::{DataPlacement, IndexPlacement, PmemPersist};
 
 use crate::error::ServerError;
 
@@ -96,6 +100,16 @@ pub struct ServerConfig {
     pub checkpoint_io_rate: ByteSize,
     /// What recovery does with damage that is not a torn log tail.
     pub recovery: RecoveryMode,
+    /// Tier of the hash index.
+    pub index: IndexPlacement,
+    /// Tier of the records.
+    pub data: DataPlacement,
+    /// Persistent-memory file; `<data_dir>/strata.pmem` when unset.
+    pub pmem_path: Option<PathBuf>,
+    /// Size of the persistent-memory file when it is created.
+    pub pmem_size: ByteSize,
+    /// How the persistent-memory file is made durable.
+    pub pmem_persist: PmemPersist,
 }
 
 impl Default for ServerConfig {
@@ -128,6 +142,11 @@ impl Default for ServerConfig {
             checkpoint_log_ratio_pct: 100,
             checkpoint_io_rate: ByteSize::mib(256),
             recovery: RecoveryMode::Strict,
+            index: IndexPlacement::Dram,
+            data: DataPlacement::Dram,
+            pmem_path: None,
+            pmem_size: ByteSize::mib(1024),
+            pmem_persist: PmemPersist::Auto,
         }
     }
 }
@@ -243,6 +262,8 @@ impl ServerConfig {
         crate::logging::parse_filter(&self.log_level)
             .map_err(|message| invalid("log_level", message))?;
         self.validate_persistence()
+            .map_err(|(option, message)| invalid(option, message))?;
+        self.validate_tiers()
             .map_err(|(option, message)| invalid(option, message))?;
         Ok(())
     }

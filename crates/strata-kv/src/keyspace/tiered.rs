@@ -1,0 +1,230 @@
+//! Opening a keyspace placed (partly) in the persistent arena: the
+//! directory, then every shard restored in parallel (`tier::restore_shard`).
+
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use strata_pmem::PersistentArena;
+
+use super::{Keyspace, KeyspaceConfig};
+use crate::arena::MAX_SEGMENT_SIZE;
+use crate::clock::Clock;
+use crate::shard::ShardInner;
+use crate::tier::{restore_shard, DataTier, IndexTier, Placement, PmemTier, RestartReport};
+
+/// The bytes before a persistent segment's first record.
+const SEGMENT_HEADER: usize = 64;
+
+impl Keyspace {
+    /// The placement served.
+    pub fn placement(&self) -> Placement {
+        self.tier().map(|t| t.placement()).unwrap_or_default()
+    }
+
+    /// Per-tier figures for `INFO` / `stats`, as `(field, value)`: the
+    /// placement, bytes and items per tier, the persistent arena's mode
+    /// (saying plainly when it is emulated), and what the start found.
+    pub fn tier_info(&self) -> Vec<(&'static str, String)> {
+        let stats = self.stats();
+        let placement = self.placement();
+        let data_bytes = stats.used_memory.saturating_sub(stats.index_bytes);
+        let in_tier = |index: bool, data: bool| {
+            (if index { stats.index_bytes } else { 0 }) + (if data { data_bytes } else { 0 })
+        };
+        let mut info = vec![
+            ("tier_index", placement.index.to_string()),
+            ("tier_data", placement.data.to_string()),
+            (
+                "tier_dram_bytes_used",
+                in_tier(
+                    placement.index == IndexTier::Dram,
+                    placement.data == DataTier::Dram,
+                )
+                .to_string(),
+            ),
+            (
+                "tier_dram_items",
+                if placement.data == DataTier::Dram {
+                    stats.items
+                } else {
+                    0
+                }
+                .to_string(),
+            ),
+        ];
+        let Some(tier) = self.tier() else {
+            return info;
+        };
+        let arena = tier.arena().stats();
+        info.extend([
+            ("tier_pmem_file", arena.file.clone()),
+            ("tier_pmem_mode", mode_name(arena.persist_mode)),
+            ("tier_pmem_emulated", u8::from(arena.emulated).to_string()),
+            (
+                "tier_pmem_emulation_reason",
+                arena.emulation_reason.clone().unwrap_or_default(),
+            ),
+            ("tier_pmem_capacity", arena.capacity_bytes.to_string()),
+            ("tier_pmem_bytes_allocated", arena.used_bytes.to_string()),
+            (
+                "tier_pmem_bytes_used",
+                in_tier(
+                    placement.index == IndexTier::Pmem,
+                    placement.data == DataTier::Pmem,
+                )
+                .to_string(),
+            ),
+            (
+                "tier_pmem_items",
+                if placement.data == DataTier::Pmem {
+                    stats.items
+                } else {
+                    0
+                }
+                .to_string(),
+            ),
+            ("tier_pmem_generation", arena.generation.to_string()),
+            (
+                "tier_pmem_clean_shutdown",
+                u8::from(arena.was_clean).to_string(),
+            ),
+        ]);
+        if let Some(report) = tier.restart_report() {
+            info.extend([
+                ("tier_restart_index", report.index.to_string()),
+                ("tier_restart_ms", report.duration.as_millis().to_string()),
+                ("tier_restart_items", report.items.to_string()),
+                (
+                    "tier_restart_records_checked",
+                    report.records_checked.to_string(),
+                ),
+                (
+                    "tier_restart_duplicates_dropped",
+                    report.duplicates_dropped.to_string(),
+                ),
+            ]);
+        }
+        info
+    }
+
+    /// The persistent arena the keyspace is placed in, if any.
+    pub fn tier(&self) -> Option<&Arc<PmemTier>> {
+        self.ctx.tier.as_ref()
+    }
+
+    /// Opens a keyspace with `placement`. `dram`/`dram` is [`Keyspace::new`];
+    /// any placement using persistent memory needs `pmem`, whose keyspace
+    /// (if any) is restored: served as found with the index in the arena,
+    /// rebuilt from the records with the index in DRAM. The error names
+    /// what is wrong (a missing arena, damage, a placement that differs
+    /// from the one the arena was made with, an unavailable tier).
+    pub fn open_placed(
+        config: KeyspaceConfig,
+        clock: Arc<dyn Clock>,
+        placement: Placement,
+        pmem: Option<Arc<PersistentArena>>,
+    ) -> Result<(Arc<Keyspace>, RestartReport), String> {
+        let started = Instant::now();
+        if placement.data == DataTier::Ssd {
+            return Err("data = ssd is not available yet in this build".into());
+        }
+        if !placement.uses_pmem() {
+            let report = RestartReport {
+                placement,
+                index: "new",
+                ..RestartReport::default()
+            };
+            return Ok((Keyspace::new(config, clock), report));
+        }
+        let arena =
+            pmem.ok_or_else(|| format!("{placement} needs a persistent arena (pmem_path)"))?;
+        let chunk = arena.chunk_size() as usize;
+        if placement.data == DataTier::Pmem && chunk > MAX_SEGMENT_SIZE {
+            return Err(format!(
+                "data = pmem needs an arena chunk size of at most {MAX_SEGMENT_SIZE} bytes, not {chunk}"
+            ));
+        }
+        let shards = config.shards.clamp(1, 4096).next_power_of_two();
+        let tier = Arc::new(PmemTier::open(
+            arena,
+            placement,
+            shards,
+            chunk - SEGMENT_HEADER,
+        )?);
+        let restored = restore_all(&tier, placement)?;
+        let mut report = RestartReport {
+            placement,
+            restarted: tier.restarted(),
+            ..RestartReport::default()
+        };
+        let mut max_cas = 0;
+        let inners: Vec<ShardInner> = restored
+            .into_iter()
+            .map(|r| {
+                report.items += r.index.len() as u64;
+                report.records_checked += r.records_checked;
+                report.duplicates_dropped += r.duplicates_dropped;
+                report.segments += r.arena.segment_count() as u64;
+                max_cas = max_cas.max(r.max_cas);
+                let mut inner = ShardInner::with_parts(r.index, r.arena, r.with_expiry);
+                inner.pending_recount = r.needs_recount;
+                inner
+            })
+            .collect();
+        report.index = match (tier.restarted(), placement.instant_restart()) {
+            (false, _) => "new",
+            (true, true) => "adopted",
+            (true, false) if placement.data_persists() => "rebuilt",
+            (true, false) => "new",
+        };
+        let lease = tier.lease();
+        let ks = Keyspace::assemble(&config, clock, tier.seed(), inners, Some(tier));
+        ks.ctx.raise_cas_above(lease.max(max_cas));
+        report.duration = started.elapsed();
+        if let Some(tier) = ks.tier() {
+            tier.set_restart_report(report.clone());
+        }
+        Ok((ks, report))
+    }
+}
+
+/// The persist mode as one word: `dax-clwb`, `emulated-msync`, `simulated`.
+fn mode_name(mode: strata_pmem::PersistMode) -> String {
+    match mode {
+        strata_pmem::PersistMode::Dax { flush } => format!("dax-{}", flush.name()),
+        strata_pmem::PersistMode::Emulated => "emulated-msync".into(),
+        _ => "simulated".into(),
+    }
+}
+
+/// Restores every shard, spread over the machine's cores.
+fn restore_all(
+    tier: &Arc<PmemTier>,
+    placement: Placement,
+) -> Result<Vec<crate::tier::RestoredShard>, String> {
+    let shards = tier.shards();
+    let seed = tier.seed();
+    let hash = move |key: &[u8]| xxhash_rust::xxh3::xxh3_64_with_seed(key, seed);
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(shards);
+    let slots: Mutex<Vec<Option<Result<_, String>>>> =
+        Mutex::new((0..shards).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for t in 0..threads {
+            let (slots, hash) = (&slots, &hash);
+            scope.spawn(move || {
+                for shard in (t..shards).step_by(threads) {
+                    let result = restore_shard(tier, placement, shard, hash);
+                    slots.lock().expect("no panics hold this lock")[shard] = Some(result);
+                }
+            });
+        }
+    });
+    slots
+        .into_inner()
+        .expect("no panics hold this lock")
+        .into_iter()
+        .map(|r| r.expect("every shard restored"))
+        .collect()
+}
