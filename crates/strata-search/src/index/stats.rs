@@ -1,6 +1,33 @@
-//! Per-index operation counters for `_stats` and `_cat/indices`.
+//! Per-index operation counters and store size for `_stats` and `_cat/indices`.
 
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::SearchIndex;
+
+impl SearchIndex {
+    /// Bytes the index occupies: every file under its directory (metadata,
+    /// translog, flushed segments) plus fresh segment files held in DRAM.
+    /// Files removed while the walk runs are skipped, not errors.
+    pub fn store_size_bytes(&self) -> u64 {
+        let fresh: u64 = self.shards.iter().map(|s| s.fresh_bytes() as u64).sum();
+        fresh + dir_size(&self.dir)
+    }
+}
+
+fn dir_size(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|entry| match entry.metadata() {
+            Ok(m) if m.is_dir() => dir_size(&entry.path()),
+            Ok(m) => m.len(),
+            Err(_) => 0,
+        })
+        .sum()
+}
 
 /// Counters of one index since it was opened.
 #[derive(Debug, Default)]
