@@ -79,21 +79,28 @@ fn nodes_satisfied(expr: &str) -> Result<bool> {
         ("gt", rest)
     } else if let Some(rest) = e.strip_prefix('<') {
         ("lt", rest)
-    } else if let Some(inner) = e.strip_suffix(')').and_then(|x| x.get(3..)) {
-        (&e[..2], inner)
+    } else if let Some((op, inner)) = e
+        .strip_suffix(')')
+        .and_then(|x| x.split_once('('))
+        .filter(|(op, _)| op.len() == 2)
+    {
+        (op, inner)
     } else {
         ("eq", e)
     };
     let n: u64 = n.trim().parse().map_err(|_| {
         EsError::IllegalArgument(format!("failed to parse wait_for_nodes [{expr}]"))
     })?;
-    Ok(match op {
-        "ge" => 1 >= n,
-        "le" => 1 <= n,
-        "gt" => 1 > n,
-        "lt" => 1 < n,
-        _ => n == 1,
-    })
+    match op {
+        "ge" => Ok(1 >= n),
+        "le" => Ok(1 <= n),
+        "gt" => Ok(1 > n),
+        "lt" => Ok(1 < n),
+        "eq" => Ok(n == 1),
+        _ => Err(EsError::IllegalArgument(format!(
+            "failed to parse wait_for_nodes [{expr}]"
+        ))),
+    }
 }
 
 /// The health body, without waiting (also what the dispatcher serves).
@@ -254,4 +261,19 @@ pub fn stats(node: &Node, expression: Option<&str>) -> Result<Reply> {
         "_all": {"primaries": all.to_json(), "total": all.to_json()},
         "indices": per_index,
     })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wait_for_nodes_expressions() {
+        assert!(nodes_satisfied(">=1").unwrap());
+        assert!(nodes_satisfied("ge(1)").unwrap());
+        assert!(!nodes_satisfied("2").unwrap());
+        assert!(!nodes_satisfied("gt(1)").unwrap());
+        assert!(nodes_satisfied("aé1)").is_err());
+        assert!(nodes_satisfied("é(1)").is_err());
+    }
 }
