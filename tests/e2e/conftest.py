@@ -7,6 +7,10 @@ under the repository root). It is started once per session on free ports
 with a temporary data directory, and stopped with SIGTERM at the end; its
 exit status must be 0.
 
+The HTTP (Elasticsearch-compatible) front end also listens on a free port
+(``.http_port``); ``test_search.py`` drives it with the official
+``elasticsearch`` client.
+
 ``STRATA_E2E_PEERS=1`` runs the same suite against a real ``redis-server``
 and ``memcached`` instead (to check the tests themselves); tests marked
 ``strata_only`` (one keyspace behind both protocols) are skipped then.
@@ -61,7 +65,7 @@ class StrataProcess:
         self.data_dir = tempfile.mkdtemp(prefix="strata-e2e-")
         args = [
             str(strata_binary()), "serve",
-            "--bind", "127.0.0.1", "--memcache-port", "0", "--resp-port", "0",
+            "--bind", "127.0.0.1", "--memcache-port", "0", "--resp-port", "0", "--http-port", "0",
             "--threads", "2", "--memory-limit", "64mb", "--log-format", "json",
             "--data-dir", self.data_dir, *extra_args,
         ]
@@ -93,6 +97,7 @@ class StrataProcess:
             raise RuntimeError("strata did not start:\n" + self.log())
         self.resp_port = self.ports.get("resp")
         self.memcache_port = self.ports.get("memcache")
+        self.http_port = self.ports.get("http")
 
     def log(self):
         return "\n".join(self.lines)
@@ -156,7 +161,7 @@ class PeerServers:
 
 @pytest.fixture(scope="session")
 def server():
-    """The server under test (ports in `.resp_port`, `.memcache_port`)."""
+    """The server under test (ports in `.resp_port`, `.memcache_port`, `.http_port`)."""
     srv = PeerServers() if PEERS else StrataProcess()
     yield srv
     code = srv.stop()

@@ -1,6 +1,6 @@
 //! A Strata server started as a child process for the length of a benchmark run.
 //!
-//! The child runs `<binary> serve --bind 127.0.0.1 --memcache-port P1 --resp-port P2
+//! The child runs `<binary> serve --bind 127.0.0.1 --no-http --memcache-port P1 --resp-port P2
 //! --data-dir <temp dir> [extra args...]` on two free local ports, with its output captured in
 //! a log file next to the data directory. [`ServerProcess::stop`] asks it to exit with SIGTERM
 //! and kills it after a grace period; dropping a `ServerProcess` without stopping it (an error
@@ -89,7 +89,7 @@ impl ServerProcess {
             .open(self.dir.path().join("server.log"))
             .map_err(spawn_error)?;
         let child = Command::new(&self.binary)
-            .args(["serve", "--bind", "127.0.0.1", "--memcache-port"])
+            .args(["serve", "--bind", "127.0.0.1", "--no-http", "--memcache-port"])
             .arg(self.memcache_port.to_string())
             .arg("--resp-port")
             .arg(self.resp_port.to_string())

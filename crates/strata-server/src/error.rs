@@ -53,7 +53,7 @@ pub enum ServerError {
     /// A front end could not listen on its address.
     #[error("cannot listen on {addr} for the {protocol} front end: {source}")]
     Bind {
-        /// `memcache` or `resp`.
+        /// `memcache`, `resp` or `http`.
         protocol: &'static str,
         /// The address asked for.
         addr: SocketAddr,
@@ -68,6 +68,10 @@ pub enum ServerError {
     /// Recovery failed or the persistence directories could not be opened.
     #[error("cannot recover: {0}")]
     Persistence(#[source] strata_persist::PersistError),
+    /// The search indices under `<data_dir>/search` could not be opened or
+    /// recovered.
+    #[error("cannot open the search indices: {0}")]
+    Search(#[source] strata_search::SearchError),
     /// Installing the signal handlers failed.
     #[error("cannot install signal handlers: {0}")]
     Signals(#[source] io::Error),

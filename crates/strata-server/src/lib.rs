@@ -1,7 +1,8 @@
 //! # strata-server: configuration and wiring of the Strata server
 //!
 //! Turns `strata serve` options into a running server: one keyspace (the
-//! `strata-kv` engine) shared by the memcached and RESP front ends, each
+//! `strata-kv` engine) shared by the memcached and RESP front ends, the
+//! search engine behind the Elasticsearch-compatible HTTP front end, each
 //! served by the `strata-service` connection driver on one multi-thread tokio
 //! runtime, until SIGINT or SIGTERM.
 //!
@@ -16,6 +17,8 @@
 //!   the front ends see it: durable replies, SAVE/BGSAVE, INFO fields.
 //! - [`serve`]: [`run_serve`], the `strata serve` entry point (runtime and
 //!   signals).
+//! - [`http`]: the Elasticsearch-compatible front end (`strata-es`) and
+//!   its search indices under `<data_dir>/search`.
 //! - [`error`]: [`ServerError`] and its exit codes.
 //! - [`checkpoint_cli`]: `strata checkpoint`, a checkpoint on demand of a
 //!   running server.
@@ -30,6 +33,7 @@ pub mod checkpoint_cli;
 pub mod config;
 pub mod durability;
 pub mod error;
+pub mod http;
 pub mod logging;
 pub mod placement;
 pub mod serve;

@@ -7,6 +7,8 @@
 //! identity, background maintenance, then one accept loop per front end.
 //! Shutdown runs in reverse: accept loops stop, open connections get a
 //! bounded grace period to finish, maintenance stops, the log is synced.
+//! The HTTP (search) front end opens its indices after binding its port
+//! and before "strata ready"; at shutdown its indices are flushed.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU32, AtomicUsize};
@@ -47,6 +49,7 @@ pub struct Server {
     maintenance: Option<Maintenance>,
     shutdown: CancellationToken,
     front_ends: Vec<FrontEnd>,
+    http: Option<crate::http::HttpFrontEnd>,
 }
 
 impl Server {
@@ -82,6 +85,10 @@ impl Server {
             .resp_enabled
             .then(|| bind("resp", SocketAddr::new(config.bind, config.resp_port)))
             .transpose()?;
+        let http_listener = config
+            .http_enabled
+            .then(|| bind("http", SocketAddr::new(config.bind, config.http_port)))
+            .transpose()?;
         let port_of = |l: &Option<(TcpListener, SocketAddr)>| l.as_ref().map(|(_, a)| a.port());
         let settings = RuntimeSettings {
             bind: config.bind,
@@ -116,6 +123,12 @@ impl Server {
                 protocol, driver, listener, addr, clients, &info, &shutdown,
             ));
         }
+        let http = match http_listener {
+            Some((listener, addr)) => Some(crate::http::HttpFrontEnd::start(
+                config, listener, addr, &shutdown,
+            )?),
+            None => None,
+        };
         tracing::info!(
             version = %crate::VERSION,
             pid = info.pid,
@@ -135,6 +148,7 @@ impl Server {
             maintenance: Some(maintenance),
             shutdown,
             front_ends,
+            http,
         })
     }
 
@@ -146,6 +160,11 @@ impl Server {
     /// Address the RESP front end listens on, if it runs.
     pub fn resp_addr(&self) -> Option<SocketAddr> {
         self.addr_of("resp")
+    }
+
+    /// Address the HTTP (search) front end listens on, if it runs.
+    pub fn http_addr(&self) -> Option<SocketAddr> {
+        self.http.as_ref().map(|h| h.addr())
     }
 
     fn addr_of(&self, name: &str) -> Option<SocketAddr> {
@@ -189,6 +208,10 @@ impl Server {
             }
             tokio::time::sleep(DRAIN_POLL).await;
         };
+        if let Some(http) = self.http.take() {
+            http.stop(deadline.saturating_duration_since(Instant::now()))
+                .await;
+        }
         if let Some(maintenance) = self.maintenance.take() {
             maintenance.stop();
         }
@@ -215,7 +238,7 @@ impl Server {
 
 /// Runs blocking `f` (recovery, the final log sync) without stalling other
 /// tasks on a multi-thread runtime; directly on a current-thread one.
-fn blocking<R>(f: impl FnOnce() -> R) -> R {
+pub(crate) fn blocking<R>(f: impl FnOnce() -> R) -> R {
     match tokio::runtime::Handle::current().runtime_flavor() {
         tokio::runtime::RuntimeFlavor::MultiThread => tokio::task::block_in_place(f),
         _ => f(),

@@ -89,3 +89,34 @@ async fn a_busy_port_is_a_bind_error() {
         Ok(_) => panic!("bound a busy port"),
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_http_front_end_serves_search_and_flushes_at_shutdown() {
+    use tokio::io::AsyncWriteExt;
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&test_config(&dir, |_| {})).await.unwrap();
+    let addr = server.http_addr().expect("http on by default");
+    assert_ne!(addr.port(), 0);
+    let body = r#"{"title":"hello"}"#;
+    let request = format!(
+        "PUT /notes/_doc/1?refresh=true HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).await.unwrap();
+    assert!(reply.starts_with("HTTP/1.1 201"), "{reply}");
+    assert!(reply
+        .to_ascii_lowercase()
+        .contains("x-elastic-product: elasticsearch"));
+    server.shutdown(Duration::from_secs(5)).await;
+    assert!(dir.path().join("data/search/notes/index.json").is_file());
+
+    let off = Server::start(&test_config(&dir, |c| c.http_enabled = false))
+        .await
+        .unwrap();
+    assert!(off.http_addr().is_none());
+    off.shutdown(Duration::from_secs(1)).await;
+}

@@ -31,6 +31,20 @@ pub struct ServeArgs {
     #[arg(long, value_name = "PORT")]
     pub resp_port: Option<u16>,
 
+    /// Port of the Elasticsearch-compatible HTTP front end; 0 picks a free
+    /// port [default: 9200].
+    #[arg(long, value_name = "PORT")]
+    pub http_port: Option<u16>,
+
+    /// Switch the HTTP (search) front end off.
+    #[arg(long)]
+    pub no_http: bool,
+
+    /// Largest HTTP request body, e.g. `100mb`; larger requests get 413
+    /// [default: 100mb].
+    #[arg(long, value_name = "SIZE")]
+    pub http_max_body: Option<ByteSize>,
+
     /// Switch the memcached front end off.
     #[arg(long)]
     pub no_memcache: bool,
@@ -176,6 +190,11 @@ impl ServeArgs {
         if self.no_resp {
             config.resp_enabled = false;
         }
+        set(&mut config.http_port, &self.http_port);
+        if self.no_http {
+            config.http_enabled = false;
+        }
+        set(&mut config.http_max_body, &self.http_max_body);
         set(&mut config.threads, &self.threads);
         set(&mut config.memory_limit, &self.memory_limit);
         set(&mut config.eviction, &self.eviction);

@@ -8,6 +8,10 @@
 //! - [`modes`]: the eviction mode and log format.
 //! - [`persistence`]: the command log and checkpoints.
 //! - [`tiers`]: the placement of index and records, the pmem file.
+//!
+//! The HTTP (Elasticsearch-compatible) front end is configured here too:
+//! `http_port`, `http_enabled`, `http_max_body`; its data lives under
+//! `<data_dir>/search`.
 
 pub mod args;
 pub mod modes;
@@ -43,6 +47,10 @@ pub const MAX_THREADS: usize = 1024;
 pub const MAX_CONNECTIONS: usize = 1_000_000;
 /// Largest allowed `shards`.
 pub const MAX_SHARDS: usize = 4096;
+/// Smallest allowed `http_max_body`.
+pub const MIN_HTTP_BODY: ByteSize = ByteSize::kib(1);
+/// Largest allowed `http_max_body`.
+pub const MAX_HTTP_BODY: ByteSize = ByteSize::mib(2047);
 
 /// Every setting of a running server. In a TOML file all keys are optional
 /// and unknown keys are an error.
@@ -59,6 +67,12 @@ pub struct ServerConfig {
     pub resp_port: u16,
     /// Whether the RESP front end runs.
     pub resp_enabled: bool,
+    /// Elasticsearch-compatible HTTP port (0: any free port).
+    pub http_port: u16,
+    /// Whether the HTTP (search) front end runs.
+    pub http_enabled: bool,
+    /// Largest HTTP request body; larger ones get 413.
+    pub http_max_body: ByteSize,
     /// Tokio worker threads.
     pub threads: usize,
     /// Memory for items.
@@ -120,6 +134,9 @@ impl Default for ServerConfig {
             memcache_enabled: true,
             resp_port: 6379,
             resp_enabled: true,
+            http_port: 9200,
+            http_enabled: true,
+            http_max_body: ByteSize::mib(100),
             threads: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(1),
@@ -203,6 +220,28 @@ impl ServerConfig {
             return Err(invalid(
                 "memcache_port/resp_port",
                 format!("both front ends are set to port {}", self.resp_port),
+            ));
+        }
+        if self.http_enabled && self.http_port != 0 {
+            for (other, enabled, port) in [
+                ("memcache_port", self.memcache_enabled, self.memcache_port),
+                ("resp_port", self.resp_enabled, self.resp_port),
+            ] {
+                if enabled && port == self.http_port {
+                    return Err(ServerError::InvalidOption {
+                        option: "http_port",
+                        message: format!("{other} is also set to port {port}"),
+                    });
+                }
+            }
+        }
+        if self.http_max_body < MIN_HTTP_BODY || self.http_max_body > MAX_HTTP_BODY {
+            return Err(invalid(
+                "http_max_body",
+                format!(
+                    "must be between {MIN_HTTP_BODY} and {MAX_HTTP_BODY}, got {}",
+                    self.http_max_body
+                ),
             ));
         }
         if self.threads == 0 || self.threads > MAX_THREADS {

@@ -263,3 +263,33 @@ fn eviction_accepts_mode_names() {
         EvictionMode::Off
     );
 }
+
+#[test]
+fn http_front_end_defaults_flags_and_file_keys() {
+    let config = load(&[]).unwrap();
+    assert_eq!((config.http_port, config.http_enabled), (9200, true));
+    assert_eq!(config.http_max_body.bytes(), 100 << 20);
+
+    let config = load(&["--http-port", "0", "--no-http", "--http-max-body", "1mb"]).unwrap();
+    assert_eq!((config.http_port, config.http_enabled), (0, false));
+    assert_eq!(config.http_max_body.bytes(), 1 << 20);
+
+    let file = config_file("http_port = 9300\nhttp_enabled = false\nhttp_max_body = \"2mb\"\n");
+    let path = file.path().to_str().unwrap();
+    let config = load(&["--config", path]).unwrap();
+    assert_eq!((config.http_port, config.http_enabled), (9300, false));
+    assert_eq!(config.http_max_body.bytes(), 2 << 20);
+    let config = load(&["--config", path, "--http-port", "9400"]).unwrap();
+    assert_eq!(config.http_port, 9400, "flag wins over file");
+}
+
+#[test]
+fn http_port_clashes_and_bad_body_limits_are_refused() {
+    let err = load(&["--http-port", "6379"]).unwrap_err();
+    assert!(err.to_string().contains("http_port"), "{err}");
+    // No clash when the other front end is off, or the port is 0.
+    assert!(load(&["--http-port", "6379", "--no-resp"]).is_ok());
+    assert!(load(&["--http-port", "0", "--resp-port", "0"]).is_ok());
+    let err = load(&["--http-max-body", "512"]).unwrap_err();
+    assert!(err.to_string().contains("http_max_body"), "{err}");
+}

@@ -9,7 +9,7 @@ use strata_server::{ByteSize, ServerConfig};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-/// Both front ends on port 0, 64 MiB, data under `dir`; `adjust` changes
+/// Every front end on port 0, 64 MiB, data under `dir`; `adjust` changes
 /// settings before validation.
 pub fn test_config(
     dir: &tempfile::TempDir,
@@ -18,6 +18,7 @@ pub fn test_config(
     let mut config = ServerConfig {
         memcache_port: 0,
         resp_port: 0,
+        http_port: 0,
         threads: 2,
         memory_limit: ByteSize::new(64 << 20).unwrap(),
         data_dir: dir.path().join("data"),

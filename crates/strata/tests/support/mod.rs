@@ -53,6 +53,8 @@ impl Server {
             "64mb",
             "--log-format",
             "json",
+            // The key-value tests do not use search; port 9200 would clash.
+            "--no-http",
         ]
         .iter()
         .map(|s| s.to_string())

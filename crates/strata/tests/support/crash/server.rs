@@ -164,6 +164,8 @@ fn serve_args(data_dir: &Path, options: &[String]) -> Vec<String> {
         "off",
         "--log-format",
         "json",
+        // The crash tests cover the key-value store; port 9200 would clash.
+        "--no-http",
     ]
     .iter()
     .map(|s| s.to_string())

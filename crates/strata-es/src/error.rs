@@ -1,0 +1,246 @@
+//! [`EsError`]: every way a request can fail, and the one table that turns
+//! it into Elasticsearch's error reply (`{"error": {"root_cause": [..],
+//! "type": .., "reason": ..}, "status": N}`) with the HTTP status
+//! Elasticsearch uses. Engine errors keep the type and status that
+//! `strata-search` assigns them.
+
+use serde_json::{json, Map, Value};
+use strata_search::SearchError;
+
+/// A failed request.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum EsError {
+    /// An engine error, with the index it concerns when the engine does
+    /// not name one itself.
+    Search {
+        /// The engine's error.
+        source: SearchError,
+        /// The index the request was about.
+        index: Option<String>,
+    },
+    /// A body that is not valid JSON (`x_content_parse_exception`).
+    XContentParse(String),
+    /// A body that is valid JSON but not what the API expects, or a
+    /// missing body (`parse_exception`).
+    Parse(String),
+    /// A parameter or body value that is not allowed.
+    IllegalArgument(String),
+    /// A request Elasticsearch's validation refuses before running it.
+    ActionValidation(String),
+    /// A document that does not exist where the API requires one.
+    ResourceNotFound(String),
+    /// No endpoint has this path.
+    NoHandler {
+        /// The request URI.
+        uri: String,
+        /// The request method.
+        method: String,
+    },
+    /// The path exists but not for this method.
+    MethodNotAllowed {
+        /// The request URI.
+        uri: String,
+        /// The request method.
+        method: String,
+        /// Methods the path accepts.
+        allowed: Vec<&'static str>,
+    },
+    /// The body is larger than the configured limit.
+    TooLarge {
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// A `Content-Type` this API does not read.
+    UnsupportedMediaType(String),
+    /// A media type header that is malformed or names an unsupported version.
+    MediaTypeHeader(String),
+    /// The translog failed while the reply waited for durability.
+    NotDurable(String),
+    /// A failure inside the front end (a blocking task panicked).
+    Internal(String),
+}
+
+/// Result alias of this crate.
+pub type Result<T, E = EsError> = std::result::Result<T, E>;
+
+impl From<SearchError> for EsError {
+    fn from(source: SearchError) -> Self {
+        EsError::Search {
+            source,
+            index: None,
+        }
+    }
+}
+
+impl EsError {
+    /// Names the index the error concerns (kept if the engine named one).
+    pub fn in_index(self, name: &str) -> EsError {
+        match self {
+            EsError::Search {
+                source,
+                index: None,
+            } => EsError::Search {
+                source,
+                index: Some(name.to_string()),
+            },
+            other => other,
+        }
+    }
+
+    /// The Elasticsearch error `type`.
+    pub fn es_type(&self) -> &'static str {
+        match self {
+            EsError::Search { source, .. } => source.es_type(),
+            EsError::XContentParse(_) => "x_content_parse_exception",
+            EsError::Parse(_) => "parse_exception",
+            EsError::IllegalArgument(_)
+            | EsError::NoHandler { .. }
+            | EsError::MethodNotAllowed { .. } => "illegal_argument_exception",
+            EsError::ActionValidation(_) => "action_request_validation_exception",
+            EsError::ResourceNotFound(_) => "resource_not_found_exception",
+            EsError::TooLarge { .. } => "content_too_long_exception",
+            EsError::UnsupportedMediaType(_) | EsError::MediaTypeHeader(_) => {
+                "media_type_header_exception"
+            }
+            EsError::NotDurable(_) => "translog_exception",
+            EsError::Internal(_) => "exception",
+        }
+    }
+
+    /// The HTTP status.
+    pub fn status(&self) -> u16 {
+        match self {
+            EsError::Search { source, .. } => source.status(),
+            EsError::XContentParse(_)
+            | EsError::Parse(_)
+            | EsError::IllegalArgument(_)
+            | EsError::ActionValidation(_)
+            | EsError::NoHandler { .. }
+            | EsError::MediaTypeHeader(_) => 400,
+            EsError::ResourceNotFound(_) => 404,
+            EsError::MethodNotAllowed { .. } => 405,
+            EsError::UnsupportedMediaType(_) => 406,
+            EsError::TooLarge { .. } => 413,
+            EsError::NotDurable(_) | EsError::Internal(_) => 500,
+        }
+    }
+
+    /// The human-readable `reason`.
+    pub fn reason(&self) -> String {
+        match self {
+            EsError::Search { source, .. } => source.to_string(),
+            EsError::XContentParse(m)
+            | EsError::Parse(m)
+            | EsError::IllegalArgument(m)
+            | EsError::ResourceNotFound(m)
+            | EsError::UnsupportedMediaType(m)
+            | EsError::MediaTypeHeader(m)
+            | EsError::NotDurable(m)
+            | EsError::Internal(m) => m.clone(),
+            EsError::ActionValidation(m) => format!("Validation Failed: 1: {m};"),
+            EsError::NoHandler { uri, method } => {
+                format!("no handler found for uri [{uri}] and method [{method}]")
+            }
+            EsError::MethodNotAllowed {
+                uri,
+                method,
+                allowed,
+            } => format!(
+                "Incorrect HTTP method for uri [{uri}] and method [{method}], allowed: [{}]",
+                allowed.join(", ")
+            ),
+            EsError::TooLarge { limit } => {
+                format!("request body is too large, the limit is [{limit}] bytes")
+            }
+        }
+    }
+
+    /// The error object (`type`, `reason` and the extra keys Elasticsearch
+    /// adds, such as `index`), as it appears in `root_cause`, in `_bulk`
+    /// items and in `_msearch` responses.
+    pub fn cause(&self) -> Value {
+        let mut cause = Map::new();
+        cause.insert("type".into(), json!(self.es_type()));
+        cause.insert("reason".into(), json!(self.reason()));
+        if let EsError::Search { source, index } = self {
+            let name = source.index().map(str::to_string).or_else(|| index.clone());
+            if let SearchError::IndexNotFound(n) = source {
+                cause.insert("resource.type".into(), json!("index_or_alias"));
+                cause.insert("resource.id".into(), json!(n));
+            }
+            if let Some(name) = name {
+                cause.insert("index_uuid".into(), json!("_na_"));
+                cause.insert("index".into(), json!(name));
+            }
+        }
+        Value::Object(cause)
+    }
+
+    /// The whole error reply body.
+    pub fn body(&self) -> Value {
+        let cause = self.cause();
+        let mut error = cause.clone();
+        if let Value::Object(map) = &mut error {
+            map.insert("root_cause".into(), json!([cause]));
+        }
+        json!({"error": error, "status": self.status()})
+    }
+}
+
+impl std::fmt::Display for EsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.es_type(), self.reason())
+    }
+}
+
+impl std::error::Error for EsError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            EsError::Search { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_not_found_has_elasticsearch_shape() {
+        let e = EsError::from(SearchError::IndexNotFound("logs".into()));
+        let body = e.body();
+        assert_eq!(body["status"], 404);
+        assert_eq!(body["error"]["type"], "index_not_found_exception");
+        assert_eq!(
+            body["error"]["root_cause"][0]["type"],
+            "index_not_found_exception"
+        );
+        assert_eq!(body["error"]["index"], "logs");
+        assert_eq!(body["error"]["resource.id"], "logs");
+    }
+
+    #[test]
+    fn conflicts_name_the_index_from_context() {
+        let e = EsError::from(SearchError::VersionConflict {
+            id: "1".into(),
+            detail: "document already exists".into(),
+        })
+        .in_index("logs");
+        assert_eq!(e.status(), 409);
+        assert_eq!(e.body()["error"]["index"], "logs");
+    }
+
+    #[test]
+    fn no_handler_is_a_400_naming_uri_and_method() {
+        let e = EsError::NoHandler {
+            uri: "/a/b/c".into(),
+            method: "GET".into(),
+        };
+        assert_eq!(e.status(), 400);
+        assert!(e
+            .reason()
+            .contains("no handler found for uri [/a/b/c] and method [GET]"));
+    }
+}

@@ -1,0 +1,256 @@
+//! `POST [/<index>]/_bulk`: NDJSON action lines (`index`, `create`,
+//! `update`, `delete`) each followed by a source line except `delete`.
+//! Items run in order; each reports its own status or error and any error
+//! sets `errors`. A malformed action line fails the whole request, as in
+//! Elasticsearch. The reply waits until the last translog record of every
+//! touched index is durable (`request` durability), one wait per index:
+//! the translog's group commit covers every earlier record with it.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::{json, Map, Value};
+use strata_search::index::{DocWriteResult, WriteResult};
+use strata_search::SearchIndex;
+
+use super::documents::{write_body, UpdateBody};
+use crate::error::{EsError, Result};
+use crate::ndjson;
+use crate::node::Node;
+use crate::reply::Reply;
+use crate::request::{check_version, precondition, reject_routing, EsRequest, RefreshPolicy};
+
+/// The four bulk operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Index,
+    Create,
+    Update,
+    Delete,
+}
+
+impl Op {
+    fn parse(name: &str, line: usize) -> Result<Op> {
+        Ok(match name {
+            "index" => Op::Index,
+            "create" => Op::Create,
+            "update" => Op::Update,
+            "delete" => Op::Delete,
+            other => {
+                return Err(EsError::IllegalArgument(format!(
+                    "Malformed action/metadata line [{line}], expected field [create], [delete], [index] or [update] but found [{other}]"
+                )))
+            }
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Op::Index => "index",
+            Op::Create => "create",
+            Op::Update => "update",
+            Op::Delete => "delete",
+        }
+    }
+}
+
+/// One parsed item.
+struct Item<'a> {
+    op: Op,
+    index: String,
+    id: Option<String>,
+    meta: Map<String, Value>,
+    source: Option<&'a [u8]>,
+}
+
+/// `[/<index>]/_bulk`.
+pub fn bulk(node: &Node, path_index: Option<&str>, req: &EsRequest) -> Result<Reply> {
+    let refresh = req.refresh_policy()?;
+    reject_routing(req.param("routing"))?;
+    if req.param("pipeline").is_some() {
+        return Err(EsError::IllegalArgument(
+            "ingest pipelines are not supported by this server".into(),
+        ));
+    }
+    let items = parse_items(&req.body, path_index)?;
+    let started = Instant::now();
+    let mut errors = false;
+    let mut touched: BTreeMap<String, (Arc<SearchIndex>, u64)> = BTreeMap::new();
+    let mut results = Vec::with_capacity(items.len());
+    for item in &items {
+        let body = match run(node, item) {
+            Ok((index, result)) => {
+                let entry = touched
+                    .entry(index.name().to_string())
+                    .or_insert_with(|| (Arc::clone(&index), 0));
+                entry.1 = entry.1.max(result.lsn);
+                let mut body = write_body(&index, &result);
+                body["status"] = json!(item_status(result.result));
+                body
+            }
+            Err(e) => {
+                errors = true;
+                json!({
+                    "_index": item.index,
+                    "_id": item.id,
+                    "status": e.status(),
+                    "error": e.in_index(&item.index).cause(),
+                })
+            }
+        };
+        results.push(json!({ item.op.name(): body }));
+    }
+    if refresh != RefreshPolicy::None {
+        for (index, _) in touched.values() {
+            index.refresh()?;
+        }
+    }
+    let mut reply = Reply::ok(json!({
+        "took": started.elapsed().as_millis() as u64,
+        "errors": errors,
+        "items": results,
+    }));
+    for (index, lsn) in touched.values() {
+        reply = reply.after_durable(index, *lsn);
+    }
+    Ok(reply)
+}
+
+fn item_status(result: WriteResult) -> u16 {
+    match result {
+        WriteResult::Created => 201,
+        WriteResult::NotFound => 404,
+        _ => 200,
+    }
+}
+
+fn parse_items<'a>(body: &'a [u8], path_index: Option<&str>) -> Result<Vec<Item<'a>>> {
+    let lines = ndjson::lines(body)?;
+    if lines.is_empty() {
+        return Err(EsError::ActionValidation("no requests added".into()));
+    }
+    let mut items = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let number = i + 1;
+        let action = ndjson::parse_line(lines[i], i)?;
+        let Some((name, meta)) = action
+            .as_object()
+            .and_then(|o| (o.len() == 1).then(|| o.iter().next()).flatten())
+        else {
+            return Err(EsError::IllegalArgument(format!(
+                "Malformed action/metadata line [{number}], expected a single operation object"
+            )));
+        };
+        let op = Op::parse(name, number)?;
+        let meta = meta.as_object().cloned().ok_or_else(|| {
+            EsError::IllegalArgument(format!(
+                "Malformed action/metadata line [{number}], expected START_OBJECT but found [{meta}]"
+            ))
+        })?;
+        let source = if op == Op::Delete {
+            i += 1;
+            None
+        } else {
+            let Some(line) = lines.get(i + 1) else {
+                return Err(EsError::IllegalArgument(format!(
+                    "The bulk request must be terminated by a newline [\\n]; action line [{number}] has no source"
+                )));
+            };
+            i += 2;
+            Some(*line)
+        };
+        let index = meta
+            .get("_index")
+            .and_then(Value::as_str)
+            .or(path_index)
+            .ok_or_else(|| EsError::ActionValidation("index is missing".into()))?
+            .to_string();
+        let id = meta.get("_id").map(|v| match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        });
+        if id.is_none() && matches!(op, Op::Update | Op::Delete) {
+            return Err(EsError::ActionValidation("id is missing".into()));
+        }
+        items.push(Item {
+            op,
+            index,
+            id,
+            meta,
+            source,
+        });
+    }
+    Ok(items)
+}
+
+fn run(node: &Node, item: &Item<'_>) -> Result<(Arc<SearchIndex>, DocWriteResult)> {
+    let meta_u64 = |key: &str| -> Result<Option<u64>> {
+        item.meta
+            .get(key)
+            .map(|v| {
+                v.as_u64()
+                    .ok_or_else(|| EsError::IllegalArgument(format!("[{key}] must be a number")))
+            })
+            .transpose()
+    };
+    reject_routing(item.meta.get("routing").and_then(Value::as_str))?;
+    let version = item.meta.get("version").map(Value::to_string);
+    check_version(
+        version.as_deref(),
+        item.meta.get("version_type").and_then(Value::as_str),
+    )?;
+    let pre = precondition(
+        meta_u64("if_seq_no")?,
+        meta_u64("if_primary_term")?,
+        item.op == Op::Create,
+    )?;
+    let id = item.id.as_deref();
+    match item.op {
+        Op::Delete => {
+            let index = node.catalog.get(&item.index)?;
+            let result = index
+                .delete_document(id.unwrap_or_default(), pre)
+                .map_err(EsError::from)?;
+            Ok((index, result))
+        }
+        Op::Index | Op::Create => {
+            let index = node.index_for_write(&item.index)?;
+            let source = item.source.unwrap_or_default();
+            let result = index
+                .index_document(id, source, pre)
+                .map_err(EsError::from)?;
+            Ok((index, result))
+        }
+        Op::Update => {
+            let body = ndjson::parse_line(item.source.unwrap_or_default(), 0)?;
+            let update = UpdateBody::parse(&body)?;
+            let index = node.index_for_write(&item.index)?;
+            let result = update.apply(&index, id.unwrap_or_default(), pre)?;
+            Ok((index, result))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn items_parse_with_defaults_and_errors() {
+        let body =
+            b"{\"index\":{\"_id\":1}}\n{\"a\":1}\n{\"delete\":{\"_index\":\"x\",\"_id\":\"2\"}}\n";
+        let items = parse_items(body, Some("logs")).unwrap();
+        assert_eq!(items.len(), 2);
+        assert_eq!(
+            (items[0].index.as_str(), items[0].id.as_deref()),
+            ("logs", Some("1"))
+        );
+        assert_eq!(items[1].op, Op::Delete);
+        assert!(parse_items(b"{\"index\":{}}\n{}\n", None).is_err());
+        assert!(parse_items(b"{\"frob\":{}}\n", Some("x")).is_err());
+        assert!(parse_items(b"{\"index\":{}}\n", Some("x")).is_err());
+        assert!(parse_items(b"{\"index\":{}}\n{}", Some("x")).is_err());
+    }
+}

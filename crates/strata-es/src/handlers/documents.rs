@@ -1,0 +1,360 @@
+//! Single-document APIs: `PUT|POST /<index>/_doc[/<id>]`, `_create`,
+//! `GET|HEAD|DELETE /<index>/_doc/<id>`, `GET /<index>/_source/<id>`,
+//! `POST /<index>/_update/<id>` (partial `doc`, `upsert`,
+//! `doc_as_upsert`; scripts are refused) and `_mget`. Writes create a
+//! missing index, as Elasticsearch's automatic index creation does.
+
+use axum::http::Method;
+use serde_json::{json, Value};
+use strata_search::index::{DocWriteResult, WriteResult};
+use strata_search::search::source_filter::SourceFilter;
+use strata_search::shard::PRIMARY_TERM;
+use strata_search::{SearchError, SearchIndex};
+
+use crate::error::{EsError, Result};
+use crate::node::Node;
+use crate::reply::Reply;
+use crate::request::{reject_routing, EsRequest, RefreshPolicy};
+
+/// `/<index>/_doc/<id>` by method.
+pub fn doc(node: &Node, index: &str, id: &str, req: &EsRequest) -> Result<Reply> {
+    match req.method {
+        Method::PUT | Method::POST => write(node, index, Some(id), false, req),
+        Method::DELETE => delete(node, index, id, req),
+        _ => get(node, index, id, req),
+    }
+}
+
+/// Index or create a document (`id` `None`: generated).
+pub fn write(
+    node: &Node,
+    index: &str,
+    id: Option<&str>,
+    create: bool,
+    req: &EsRequest,
+) -> Result<Reply> {
+    if req.param("pipeline").is_some() {
+        return Err(EsError::IllegalArgument(
+            "ingest pipelines are not supported by this server".into(),
+        ));
+    }
+    let precondition = req.precondition(create || id.is_none())?;
+    let refresh = req.refresh_policy()?;
+    if req.body.iter().all(u8::is_ascii_whitespace) {
+        return Err(EsError::ActionValidation("source is missing".into()));
+    }
+    let target = node.index_for_write(index)?;
+    let result = target
+        .index_document(id, &req.body, precondition)
+        .map_err(|e| EsError::from(e).in_index(index))?;
+    finish_write(&target, &result, refresh)
+}
+
+fn delete(node: &Node, index: &str, id: &str, req: &EsRequest) -> Result<Reply> {
+    let precondition = req.precondition(false)?;
+    let refresh = req.refresh_policy()?;
+    let target = node.catalog.get(index)?;
+    let result = target
+        .delete_document(id, precondition)
+        .map_err(|e| EsError::from(e).in_index(index))?;
+    finish_write(&target, &result, refresh)
+}
+
+/// The body of an update (`_update` and `_bulk` update items).
+#[derive(Debug, Clone)]
+pub struct UpdateBody {
+    /// The partial document merged into the current one.
+    pub partial: Value,
+    /// The document indexed when none exists.
+    pub upsert: Option<Value>,
+    /// Index `partial` itself when none exists.
+    pub doc_as_upsert: bool,
+}
+
+impl UpdateBody {
+    /// Parses `doc`, `upsert`, `doc_as_upsert` (`detect_noop` and `_source`
+    /// are accepted and ignored); scripts are refused.
+    pub fn parse(body: &Value) -> Result<UpdateBody> {
+        let obj = body
+            .as_object()
+            .ok_or_else(|| EsError::Parse("update body must be an object".into()))?;
+        let mut update = UpdateBody {
+            partial: json!({}),
+            upsert: None,
+            doc_as_upsert: false,
+        };
+        for (key, value) in obj {
+            match key.as_str() {
+                "doc" => update.partial = value.clone(),
+                "upsert" => update.upsert = Some(value.clone()),
+                "doc_as_upsert" => update.doc_as_upsert = value.as_bool().unwrap_or(false),
+                "detect_noop" | "_source" => {}
+                "script" | "scripted_upsert" => {
+                    return Err(EsError::IllegalArgument(
+                        "scripted updates are not supported by this server".into(),
+                    ))
+                }
+                other => {
+                    return Err(EsError::XContentParse(format!(
+                        "[1:2] [UpdateRequest] unknown field [{other}]"
+                    )))
+                }
+            }
+        }
+        Ok(update)
+    }
+
+    /// Runs the update of `id` in `index`.
+    pub fn apply(
+        &self,
+        index: &SearchIndex,
+        id: &str,
+        precondition: strata_search::Precondition,
+    ) -> Result<DocWriteResult> {
+        index
+            .update_document(
+                id,
+                &self.partial,
+                self.upsert.as_ref(),
+                self.doc_as_upsert,
+                precondition,
+            )
+            .map_err(|e| EsError::from(e).in_index(index.name()))
+    }
+}
+
+/// `POST /<index>/_update/<id>`.
+pub fn update(node: &Node, index: &str, id: &str, req: &EsRequest) -> Result<Reply> {
+    let body = UpdateBody::parse(&req.required_json_body()?)?;
+    reject_routing(req.param("routing"))?;
+    let precondition = crate::request::precondition(
+        req.u64_param("if_seq_no")?,
+        req.u64_param("if_primary_term")?,
+        false,
+    )?;
+    let refresh = req.refresh_policy()?;
+    let target = node.index_for_write(index)?;
+    let result = body.apply(&target, id, precondition)?;
+    finish_write(&target, &result, refresh)
+}
+
+fn finish_write(
+    index: &SearchIndex,
+    result: &DocWriteResult,
+    refresh: RefreshPolicy,
+) -> Result<Reply> {
+    let changed = result.result != WriteResult::Noop;
+    if changed && refresh != RefreshPolicy::None {
+        index.refresh()?;
+    }
+    let mut body = write_body(index, result);
+    if changed && refresh == RefreshPolicy::Immediate {
+        body["forced_refresh"] = json!(true);
+    }
+    let status = match result.result {
+        WriteResult::Created => 201,
+        WriteResult::NotFound => 404,
+        _ => 200,
+    };
+    Ok(Reply::json(status, body).after_durable(index, result.lsn))
+}
+
+/// The reply body of a document write (also a `_bulk` item).
+pub fn write_body(index: &SearchIndex, r: &DocWriteResult) -> Value {
+    let shards = if r.result == WriteResult::Noop {
+        json!({"total": 0, "successful": 0, "failed": 0})
+    } else {
+        let replicas = u64::from(index.settings().number_of_replicas);
+        json!({"total": 1 + replicas, "successful": 1, "failed": 0})
+    };
+    json!({
+        "_index": index.name(),
+        "_id": r.id,
+        "_version": r.version,
+        "result": r.result.as_str(),
+        "_shards": shards,
+        "_seq_no": r.seq_no,
+        "_primary_term": PRIMARY_TERM,
+    })
+}
+
+/// `_source`, `_source_includes` and `_source_excludes` parameters.
+fn source_filter(req: &EsRequest) -> Result<SourceFilter> {
+    let list = |name: &str| -> Vec<String> {
+        req.param(name)
+            .map(|v| v.split(',').map(str::to_string).collect())
+            .unwrap_or_default()
+    };
+    let mut includes = list("_source_includes");
+    let excludes = list("_source_excludes");
+    match req.param("_source") {
+        Some("false") => return Ok(SourceFilter::None),
+        Some("true" | "") | None => {}
+        Some(paths) => includes.extend(paths.split(',').map(str::to_string)),
+    }
+    if includes.is_empty() && excludes.is_empty() {
+        Ok(SourceFilter::All)
+    } else {
+        Ok(SourceFilter::Paths { includes, excludes })
+    }
+}
+
+/// The `_doc` body of `id` in `index` with `filter`; `None` when missing.
+fn lookup(
+    index: &SearchIndex,
+    id: &str,
+    filter: &SourceFilter,
+    version: Option<u64>,
+) -> Result<Option<Value>> {
+    let Some(doc) = index
+        .get_document(id)
+        .map_err(|e| EsError::from(e).in_index(index.name()))?
+    else {
+        return Ok(None);
+    };
+    if let Some(expected) = version {
+        if expected != doc.version.version {
+            return Err(EsError::from(SearchError::VersionConflict {
+                id: id.to_string(),
+                detail: format!(
+                    "current version [{}] is different than the one provided [{expected}]",
+                    doc.version.version
+                ),
+            })
+            .in_index(index.name()));
+        }
+    }
+    let mut body = json!({
+        "_index": index.name(),
+        "_id": id,
+        "_version": doc.version.version,
+        "_seq_no": doc.version.seq_no,
+        "_primary_term": PRIMARY_TERM,
+        "found": true,
+    });
+    let source: Value = serde_json::from_slice(&doc.source).unwrap_or(Value::Null);
+    if let Some(filtered) = filter.apply(source) {
+        body["_source"] = filtered;
+    }
+    Ok(Some(body))
+}
+
+fn get(node: &Node, index: &str, id: &str, req: &EsRequest) -> Result<Reply> {
+    reject_routing(req.param("routing"))?;
+    let target = node.catalog.get(index)?;
+    if req.flag("refresh", false)? {
+        target.refresh()?;
+    }
+    let filter = source_filter(req)?;
+    let found = lookup(&target, id, &filter, req.u64_param("version")?)?;
+    if req.method == Method::HEAD {
+        return Ok(Reply::empty(if found.is_some() { 200 } else { 404 }));
+    }
+    Ok(match found {
+        Some(body) => Reply::ok(body),
+        None => Reply::json(404, json!({"_index": index, "_id": id, "found": false})),
+    })
+}
+
+/// `GET /<index>/_source/<id>`: the source alone.
+pub fn source(node: &Node, index: &str, id: &str, req: &EsRequest) -> Result<Reply> {
+    reject_routing(req.param("routing"))?;
+    let target = node.catalog.get(index)?;
+    let filter = source_filter(req)?;
+    match lookup(&target, id, &filter, None)? {
+        Some(_) if req.method == Method::HEAD => Ok(Reply::empty(200)),
+        Some(mut body) => Ok(Reply::ok(body["_source"].take())),
+        None => Err(EsError::ResourceNotFound(format!(
+            "Document not found [{index}]/[{id}]"
+        ))),
+    }
+}
+
+/// `[/<index>]/_mget` with `docs` or `ids`.
+pub fn mget(node: &Node, path_index: Option<&str>, req: &EsRequest) -> Result<Reply> {
+    let body = req.required_json_body()?;
+    let default_filter = source_filter(req)?;
+    let mut wanted: Vec<(Option<String>, String, Option<Value>)> = Vec::new();
+    if let Some(docs) = body.get("docs").and_then(Value::as_array) {
+        for doc in docs {
+            let id = doc.get("_id").map(|v| match v {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            });
+            let id = id.ok_or_else(|| EsError::ActionValidation("id is missing".into()))?;
+            let index = doc
+                .get("_index")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .or_else(|| path_index.map(str::to_string));
+            wanted.push((index, id, doc.get("_source").cloned()));
+        }
+    } else if let Some(ids) = body.get("ids").and_then(Value::as_array) {
+        for id in ids {
+            let id = id.as_str().map_or_else(|| id.to_string(), str::to_string);
+            wanted.push((path_index.map(str::to_string), id, None));
+        }
+    } else {
+        return Err(EsError::ActionValidation("no documents to get".into()));
+    }
+    let mut docs = Vec::with_capacity(wanted.len());
+    for (index, id, source) in wanted {
+        let Some(index) = index else {
+            return Err(EsError::ActionValidation(format!(
+                "index is missing for doc {}",
+                docs.len()
+            )));
+        };
+        let filter = match &source {
+            Some(v) => SourceFilter::parse(v)?,
+            None => default_filter.clone(),
+        };
+        let found = node
+            .catalog
+            .get(&index)
+            .map_err(EsError::from)
+            .and_then(|target| lookup(&target, &id, &filter, None));
+        docs.push(match found {
+            Ok(Some(doc)) => doc,
+            Ok(None) => json!({"_index": index, "_id": id, "found": false}),
+            Err(e) => json!({"_index": index, "_id": id, "error": e.cause()}),
+        });
+    }
+    Ok(Reply::ok(json!({ "docs": docs })))
+}
+
+/// Unused-key check shared by tests: the keys of a body object.
+#[cfg(test)]
+fn keys(v: &Value) -> Vec<String> {
+    v.as_object()
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bytes::Bytes;
+
+    #[test]
+    fn source_params_build_filters() {
+        let req = EsRequest::new(
+            Method::GET,
+            "/i/_doc/1",
+            Some("_source_includes=a,b&_source_excludes=c"),
+            Bytes::new(),
+        );
+        let filter = source_filter(&req).unwrap();
+        let out = filter
+            .apply(json!({"a": 1, "b": 2, "c": 3, "d": 4}))
+            .unwrap();
+        assert_eq!(keys(&out), vec!["a", "b"]);
+        let off = EsRequest::new(
+            Method::GET,
+            "/i/_doc/1",
+            Some("_source=false"),
+            Bytes::new(),
+        );
+        assert_eq!(source_filter(&off).unwrap(), SourceFilter::None);
+    }
+}

@@ -1,0 +1,83 @@
+//! One file per group of endpoints; [`dispatch`] is the table from a
+//! [`Route`] to its handler. Handlers run on the blocking pool (they call
+//! the engine directly) and return a [`Reply`], with any translog waits
+//! left for the server to await.
+//!
+//! - `root`: `GET /`.
+//! - `indices`: index management (create, delete, get, exists, mapping,
+//!   settings, refresh, flush, force merge).
+//! - `documents`: single-document APIs and `_mget`.
+//! - `bulk`: `_bulk`.
+//! - `search`: `_search`, `_count`, `_msearch`.
+//! - `cluster`: `_cluster/*`, `_nodes`, `_stats`.
+//! - `cat`: `_cat/*` tables.
+//! - `stats`: per-index statistics shared by the last two.
+
+pub mod bulk;
+pub mod cat;
+pub mod cluster;
+pub mod documents;
+pub mod indices;
+pub mod root;
+pub mod search;
+pub mod stats;
+
+use crate::error::Result;
+use crate::node::Node;
+use crate::reply::Reply;
+use crate::request::EsRequest;
+use crate::route::Route;
+
+/// Runs the handler of `route` (every route but `ClusterHealth`, which
+/// may wait and is served on the async side).
+pub fn dispatch(node: &Node, route: &Route, req: &EsRequest) -> Result<Reply> {
+    match route {
+        Route::Info => root::info(node, req),
+        Route::Index(index) => indices::index(node, index, req),
+        Route::Mapping(index) => indices::mapping(node, index.as_deref(), req),
+        Route::Settings(index) => indices::settings(node, index.as_deref(), req),
+        Route::Refresh(index) => indices::refresh(node, index.as_deref()),
+        Route::Flush(index) => indices::flush(node, index.as_deref()),
+        Route::ForceMerge(index) => indices::force_merge(node, index.as_deref(), req),
+        Route::Stats(index) => cluster::stats(node, index.as_deref()),
+        Route::DocAutoId(index) => documents::write(node, index, None, false, req),
+        Route::Doc(index, id) => documents::doc(node, index, id, req),
+        Route::Create(index, id) => documents::write(node, index, Some(id), true, req),
+        Route::Source(index, id) => documents::source(node, index, id, req),
+        Route::Update(index, id) => documents::update(node, index, id, req),
+        Route::Mget(index) => documents::mget(node, index.as_deref(), req),
+        Route::Bulk(index) => bulk::bulk(node, index.as_deref(), req),
+        Route::Search(index) => search::search(node, index.as_deref(), req),
+        Route::Count(index) => search::count(node, index.as_deref(), req),
+        Route::Msearch(index) => search::msearch(node, index.as_deref(), req),
+        Route::ClusterHealth(index) => cluster::health_now(node, index.as_deref(), req),
+        Route::ClusterSettings => cluster::settings(),
+        Route::Nodes => cluster::nodes(node),
+        Route::NodesStats => cluster::nodes_stats(node),
+        Route::CatIndices(index) => cat::indices(node, index.as_deref(), req),
+        Route::CatHealth => cat::health(node, req),
+        Route::CatNodes => cat::nodes(node, req),
+    }
+}
+
+/// Resolves an index expression from the path (`None`: every index).
+pub(crate) fn resolve(
+    node: &Node,
+    expression: Option<&str>,
+) -> Result<Vec<std::sync::Arc<strata_search::SearchIndex>>> {
+    Ok(node.catalog.resolve(expression.unwrap_or("_all"))?)
+}
+
+/// `_shards` of a broadcast operation over `indices`: each primary
+/// answers; configured replicas do not exist on a single node.
+pub(crate) fn broadcast_shards(
+    indices: &[std::sync::Arc<strata_search::SearchIndex>],
+) -> serde_json::Value {
+    let (mut total, mut ok) = (0u64, 0u64);
+    for index in indices {
+        let s = index.settings();
+        ok += u64::from(s.number_of_shards);
+        total += u64::from(s.number_of_shards) * (1 + u64::from(s.number_of_replicas));
+    }
+    serde_json::json!({"total": total, "successful": ok, "failed": 0})
+}

@@ -1,0 +1,39 @@
+//! `GET /` and `HEAD /`: the node and the Elasticsearch version it speaks
+//! for, in the shape clients check before anything else.
+
+use serde_json::json;
+
+use crate::error::Result;
+use crate::node::Node;
+use crate::reply::Reply;
+use crate::request::EsRequest;
+use crate::{ES_VERSION, LUCENE_VERSION};
+
+/// The build this front end reports (`build_hash`, `build_date`).
+pub const BUILD_HASH: &str = "strata-search";
+/// Date of the reported build.
+pub const BUILD_DATE: &str = "2024-08-05T10:05:34.233336849Z";
+
+/// `GET /`.
+pub fn info(node: &Node, req: &EsRequest) -> Result<Reply> {
+    if req.method == axum::http::Method::HEAD {
+        return Ok(Reply::empty(200));
+    }
+    Ok(Reply::ok(json!({
+        "name": node.config.node_name,
+        "cluster_name": node.config.cluster_name,
+        "cluster_uuid": node.identity.cluster_uuid,
+        "version": {
+            "number": ES_VERSION,
+            "build_flavor": "default",
+            "build_type": "tar",
+            "build_hash": BUILD_HASH,
+            "build_date": BUILD_DATE,
+            "build_snapshot": false,
+            "lucene_version": LUCENE_VERSION,
+            "minimum_wire_compatibility_version": "7.17.0",
+            "minimum_index_compatibility_version": "7.0.0"
+        },
+        "tagline": "You Know, for Search"
+    })))
+}

@@ -1,0 +1,210 @@
+//! `[/<indices>]/_search`, `_count` and `_msearch`. The body is the
+//! engine's [`SearchRequest`]; URL parameters `from`, `size`, `sort`,
+//! `_source`, `track_total_hits`, `version`, `seq_no_primary_term`,
+//! `rest_total_hits_as_int` and `q` (sent as a `query_string` query, which
+//! the engine refuses with a 400 while it lacks that query) are applied on
+//! top. Unknown parameters are refused as in Elasticsearch; those that do
+//! not change the result on a single node are accepted.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::{json, Value};
+use strata_search::search::{self as engine, SearchRequest};
+use strata_search::SearchIndex;
+
+use super::resolve;
+use crate::error::{EsError, Result};
+use crate::ndjson;
+use crate::node::Node;
+use crate::reply::Reply;
+use crate::request::{reject_routing, EsRequest};
+
+/// Parameters with no effect on a single node, accepted and ignored.
+const HARMLESS: &[&str] = &[
+    "pretty",
+    "human",
+    "error_trace",
+    "filter_path",
+    "ignore_unavailable",
+    "allow_no_indices",
+    "expand_wildcards",
+    "preference",
+    "request_cache",
+    "search_type",
+    "batched_reduce_size",
+    "ccs_minimize_roundtrips",
+    "max_concurrent_shard_requests",
+    "max_concurrent_searches",
+    "pre_filter_shard_size",
+    "timeout",
+    "allow_partial_search_results",
+    "ignore_throttled",
+    "track_scores",
+    "df",
+    "default_operator",
+    "analyze_wildcard",
+    "lenient",
+];
+
+/// Parameters the engine's request applies itself.
+const APPLIED: &[&str] = &[
+    "from",
+    "size",
+    "track_total_hits",
+    "version",
+    "seq_no_primary_term",
+    "_source",
+];
+
+/// `[/<indices>]/_search`.
+pub fn search(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<Reply> {
+    let body = req.json_body()?;
+    let indices = resolve(node, expression)?;
+    Ok(Reply::ok(run_search(&indices, &body, req, true)?))
+}
+
+fn run_search(
+    indices: &[Arc<SearchIndex>],
+    body: &Value,
+    req: &EsRequest,
+    with_params: bool,
+) -> Result<Value> {
+    let mut request = SearchRequest::parse(body)?;
+    let mut totals_as_int = false;
+    if with_params {
+        for (key, value) in req.params() {
+            match key {
+                k if APPLIED.contains(&k) => request.apply_param(k, value)?,
+                "q" => request.query = query_string(value, req),
+                "sort" => request.sort = parse_sort_param(value)?,
+                "rest_total_hits_as_int" => totals_as_int = req.flag(key, false)?,
+                "routing" => reject_routing(Some(value))?,
+                k if HARMLESS.contains(&k) => {}
+                other => {
+                    return Err(EsError::IllegalArgument(format!(
+                        "request [{}] contains unrecognized parameter: [{other}]",
+                        req.uri.split('?').next().unwrap_or_default()
+                    )))
+                }
+            }
+        }
+    }
+    let mut response = engine::search(indices, &request)?;
+    if totals_as_int {
+        let total = response["hits"]["total"]["value"].take();
+        response["hits"]["total"] = total;
+    }
+    Ok(response)
+}
+
+/// The `q` parameter as the `query_string` query it stands for.
+fn query_string(q: &str, req: &EsRequest) -> Value {
+    let mut query = json!({"query": q});
+    if let Some(df) = req.param("df") {
+        query["default_field"] = json!(df);
+    }
+    if let Some(op) = req.param("default_operator") {
+        query["default_operator"] = json!(op);
+    }
+    json!({ "query_string": query })
+}
+
+/// `sort=field:asc,other` as a body `sort`.
+fn parse_sort_param(value: &str) -> Result<Vec<engine::sort::SortField>> {
+    let list: Vec<Value> = value
+        .split(',')
+        .filter(|s| !s.is_empty())
+        .map(|part| match part.split_once(':') {
+            Some((field, order)) => json!({ field: order }),
+            None => json!(part),
+        })
+        .collect();
+    Ok(engine::sort::SortField::parse_list(&Value::Array(list))?)
+}
+
+/// `[/<indices>]/_count`.
+pub fn count(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<Reply> {
+    let body = req.json_body()?;
+    reject_routing(req.param("routing"))?;
+    let indices = resolve(node, expression)?;
+    let mut query = json!({"match_all": {}});
+    if let Value::Object(obj) = &body {
+        for (key, value) in obj {
+            match key.as_str() {
+                "query" => query = value.clone(),
+                other => {
+                    return Err(EsError::Search {
+                        source: strata_search::SearchError::Parsing(format!(
+                            "request does not support [{other}]"
+                        )),
+                        index: None,
+                    })
+                }
+            }
+        }
+    } else if !body.is_null() {
+        return Err(EsError::Parse("request body must be an object".into()));
+    }
+    if let Some(q) = req.param("q") {
+        query = query_string(q, req);
+    }
+    let count = engine::count(&indices, &query)?;
+    let shards: u64 = indices
+        .iter()
+        .map(|i| u64::from(i.settings().number_of_shards))
+        .sum();
+    Ok(Reply::ok(json!({
+        "count": count,
+        "_shards": {"total": shards, "successful": shards, "skipped": 0, "failed": 0}
+    })))
+}
+
+/// `[/<indices>]/_msearch`: header and body line pairs; each search
+/// answers on its own (`status`, or `error`).
+pub fn msearch(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<Reply> {
+    let started = Instant::now();
+    let lines = ndjson::lines(&req.body)?;
+    if lines.is_empty() {
+        return Err(EsError::ActionValidation("no requests added".into()));
+    }
+    let mut responses = Vec::new();
+    for (pair, chunk) in lines.chunks(2).enumerate() {
+        let header = ndjson::parse_line(chunk[0], pair * 2)?;
+        let body = match chunk.get(1) {
+            Some(line) => ndjson::parse_line(line, pair * 2 + 1)?,
+            None => {
+                return Err(EsError::IllegalArgument(
+                    "msearch: a header line has no body line".into(),
+                ))
+            }
+        };
+        let target = match header.get("index") {
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Array(a)) => Some(
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(","),
+            ),
+            _ => expression.map(str::to_string),
+        };
+        let outcome = resolve(node, target.as_deref())
+            .and_then(|indices| run_search(&indices, &body, req, false));
+        responses.push(match outcome {
+            Ok(mut response) => {
+                response["status"] = json!(200);
+                response
+            }
+            Err(e) => {
+                let mut body = e.body();
+                body["status"] = json!(e.status());
+                body
+            }
+        });
+    }
+    Ok(Reply::ok(json!({
+        "took": started.elapsed().as_millis() as u64,
+        "responses": responses
+    })))
+}

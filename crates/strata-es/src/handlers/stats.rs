@@ -1,0 +1,125 @@
+//! Per-index statistics shared by `_stats`, `_nodes/stats` and
+//! `_cat/indices`: document and segment counts from the current
+//! searchers, store size on disk and in DRAM, operation counters. Only
+//! what is measured is reported; timings are not tracked and are left out.
+
+use serde_json::{json, Value};
+use strata_search::SearchIndex;
+
+/// Statistics of one index (or a sum of several).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct IndexStats {
+    /// Live documents as of the last refresh.
+    pub docs: u64,
+    /// Deleted documents not yet merged away.
+    pub deleted: u64,
+    /// Bytes on disk and in fresh DRAM segments.
+    pub store_bytes: u64,
+    /// Searchable segments.
+    pub segments: u64,
+    /// Documents indexed since open.
+    pub index_total: u64,
+    /// Documents deleted since open.
+    pub delete_total: u64,
+    /// Real-time gets since open.
+    pub get_total: u64,
+    /// Searches since open.
+    pub query_total: u64,
+    /// Refreshes since open.
+    pub refresh_total: u64,
+    /// Flushes since open.
+    pub flush_total: u64,
+}
+
+impl IndexStats {
+    /// Measures `index`.
+    pub fn of(index: &SearchIndex) -> IndexStats {
+        let mut stats = IndexStats {
+            store_bytes: index.store_size_bytes(),
+            ..IndexStats::default()
+        };
+        for shard in index.shards() {
+            let searcher = shard.searcher();
+            for segment in searcher.segment_readers() {
+                stats.segments += 1;
+                stats.docs += u64::from(segment.num_docs());
+                stats.deleted += u64::from(segment.num_deleted_docs());
+            }
+        }
+        let c = index.counters.values();
+        stats.index_total = c.index_total;
+        stats.delete_total = c.delete_total;
+        stats.get_total = c.get_total;
+        stats.query_total = c.query_total;
+        stats.refresh_total = c.refresh_total;
+        stats.flush_total = c.flush_total;
+        stats
+    }
+
+    /// Adds `other` into `self`.
+    pub fn add(&mut self, other: &IndexStats) {
+        self.docs += other.docs;
+        self.deleted += other.deleted;
+        self.store_bytes += other.store_bytes;
+        self.segments += other.segments;
+        self.index_total += other.index_total;
+        self.delete_total += other.delete_total;
+        self.get_total += other.get_total;
+        self.query_total += other.query_total;
+        self.refresh_total += other.refresh_total;
+        self.flush_total += other.flush_total;
+    }
+
+    /// The `_stats` section form.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "docs": {"count": self.docs, "deleted": self.deleted},
+            "store": {"size_in_bytes": self.store_bytes, "total_data_set_size_in_bytes": self.store_bytes, "reserved_in_bytes": 0},
+            "indexing": {"index_total": self.index_total, "delete_total": self.delete_total},
+            "get": {"total": self.get_total},
+            "search": {"query_total": self.query_total},
+            "refresh": {"total": self.refresh_total},
+            "flush": {"total": self.flush_total},
+            "segments": {"count": self.segments},
+        })
+    }
+}
+
+/// An index's health on a single node: green without replicas, yellow when
+/// replicas are configured (they can never be assigned).
+pub fn health_of(index: &SearchIndex) -> &'static str {
+    if index.settings().number_of_replicas == 0 {
+        "green"
+    } else {
+        "yellow"
+    }
+}
+
+/// Bytes in Elasticsearch's human form (`12.3kb`).
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["b", "kb", "mb", "gb", "tb"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes}b")
+    } else {
+        let rounded = (value * 10.0).round() / 10.0;
+        format!("{rounded}{}", UNITS[unit])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn human_sizes() {
+        assert_eq!(human_bytes(512), "512b");
+        assert_eq!(human_bytes(2048), "2kb");
+        assert_eq!(human_bytes(1536 * 1024), "1.5mb");
+    }
+}

@@ -1,0 +1,60 @@
+//! # strata-es: the Elasticsearch-compatible HTTP front end
+//!
+//! Serves Elasticsearch's REST API over the `strata-search` engine, so the
+//! official clients (elasticsearch-py 8 and 9, Kibana-style tools) connect
+//! unchanged: JSON and NDJSON bodies, the vendor media type
+//! `application/vnd.elasticsearch+json; compatible-with=N`, the
+//! `X-Elastic-Product: Elasticsearch` header on every reply, and errors in
+//! Elasticsearch's shape with its status codes.
+//!
+//! ## Layout
+//! - [`node`]: [`Node`], the catalog of indices plus the node's identity
+//!   (name, cluster name and uuid, persisted under the search root).
+//! - [`server`]: the accept loop on axum/hyper, the body limit, the one
+//!   dispatcher from a request to a handler and from a reply to bytes.
+//! - [`route`]: method and path to a [`route::Route`], or the "no handler
+//!   found" / "incorrect HTTP method" errors.
+//! - [`request`]: [`request::EsRequest`], the parsed request: path
+//!   segments, query parameters, body, media type.
+//! - [`media`]: content negotiation (JSON, NDJSON, the vendor types).
+//! - [`reply`]: [`reply::Reply`], a status, a JSON or text payload and the
+//!   translog positions to await before it is sent.
+//! - [`error`]: [`EsError`], the one table from engine and request errors
+//!   to Elasticsearch error JSON and HTTP status.
+//! - [`filter_path`]: the `filter_path` response filter.
+//! - [`host`]: load, memory and processors of the host (from `/proc`).
+//! - [`ndjson`]: line splitting for `_bulk` and `_msearch`.
+//! - [`handlers`]: one file per group of endpoints (root, indices,
+//!   documents, bulk, search, cluster, cat).
+//!
+//! Engine calls block (tantivy, file I/O), so every handler runs on
+//! tokio's blocking pool; acknowledging a write under `request`
+//! durability awaits the translog's durability future on the async side,
+//! never holding a worker thread. This crate knows nothing of other
+//! front ends or of the server's configuration files.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod error;
+pub mod filter_path;
+pub mod handlers;
+pub mod host;
+pub mod media;
+pub mod ndjson;
+pub mod node;
+pub mod reply;
+pub mod request;
+pub mod route;
+pub mod server;
+
+pub use error::EsError;
+pub use node::{Node, NodeConfig};
+pub use server::serve;
+
+/// The Elasticsearch version this front end reports (`GET /`).
+pub const ES_VERSION: &str = "8.15.0";
+/// The Lucene version Elasticsearch [`ES_VERSION`] ships with.
+pub const LUCENE_VERSION: &str = "9.11.1";
+/// Default largest request body (Elasticsearch's `http.max_content_length`).
+pub const DEFAULT_MAX_BODY: usize = 100 << 20;

@@ -1,0 +1,151 @@
+//! [`Node`]: what every handler works on: the [`Catalog`] of indices and
+//! the node's identity. The node id and cluster uuid are generated once and
+//! kept in `<root>/node.json`, so clients see the same cluster across
+//! restarts (the catalog ignores the file: it is not an index directory).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::{json, Value};
+use strata_search::{Catalog, SearchError, SearchIndex};
+
+use crate::error::Result;
+
+/// How the node is set up.
+#[derive(Debug, Clone)]
+pub struct NodeConfig {
+    /// Directory holding every index (`<data_dir>/search` in `strata serve`).
+    pub root: PathBuf,
+    /// The node name (`GET /` `name`).
+    pub node_name: String,
+    /// The cluster name.
+    pub cluster_name: String,
+    /// Largest request body accepted; larger ones get 413.
+    pub max_body: usize,
+    /// The address HTTP clients reach the node at (reported by `_nodes`).
+    pub http_addr: SocketAddr,
+}
+
+/// A node's persistent identity.
+#[derive(Debug, Clone)]
+pub struct Identity {
+    /// Node id (22 URL-safe characters, as Elasticsearch's).
+    pub node_id: String,
+    /// Cluster uuid.
+    pub cluster_uuid: String,
+}
+
+/// The search node the front end serves.
+pub struct Node {
+    /// Every index.
+    pub catalog: Catalog,
+    /// Settings given at start.
+    pub config: NodeConfig,
+    /// Node id and cluster uuid.
+    pub identity: Identity,
+    /// When the node started (uptime in `_nodes/stats`).
+    pub started: Instant,
+}
+
+impl std::fmt::Debug for Node {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Node")
+            .field("config", &self.config)
+            .field("identity", &self.identity)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Node {
+    /// Opens (or creates) the node under `config.root`, recovering every
+    /// index. Blocking: run it off the async workers.
+    pub fn open(config: NodeConfig) -> Result<Node, SearchError> {
+        let catalog = Catalog::open(&config.root)?;
+        let identity = load_identity(&config.root)?;
+        Ok(Node {
+            catalog,
+            config,
+            identity,
+            started: Instant::now(),
+        })
+    }
+
+    /// The index to write `name` to, created with default settings and
+    /// dynamic mapping if missing (Elasticsearch's automatic creation).
+    pub fn index_for_write(&self, name: &str) -> Result<Arc<SearchIndex>, SearchError> {
+        match self.catalog.get(name) {
+            Ok(index) => Ok(index),
+            Err(SearchError::IndexNotFound(_)) => {
+                match self.catalog.create_index(name, &Value::Null) {
+                    Err(SearchError::IndexExists(_)) => self.catalog.get(name),
+                    other => other,
+                }
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Flushes every index (translogs trimmed, segments durable) and stops
+    /// the background refresh. Blocking.
+    pub fn shutdown(&self) -> Result<(), SearchError> {
+        self.catalog.shutdown()
+    }
+}
+
+fn load_identity(root: &std::path::Path) -> Result<Identity, SearchError> {
+    let path = root.join("node.json");
+    let io = |what: &str, e| SearchError::Io {
+        context: format!("{what} {}", path.display()),
+        source: e,
+    };
+    if let Ok(text) = std::fs::read(&path) {
+        if let Ok(v) = serde_json::from_slice::<Value>(&text) {
+            if let (Some(node_id), Some(cluster_uuid)) =
+                (v["node_id"].as_str(), v["cluster_uuid"].as_str())
+            {
+                return Ok(Identity {
+                    node_id: node_id.to_string(),
+                    cluster_uuid: cluster_uuid.to_string(),
+                });
+            }
+        }
+    }
+    let seed = format!(
+        "{}{}{}",
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+        std::process::id(),
+        root.display()
+    );
+    let identity = Identity {
+        node_id: random_id(&seed, 1),
+        cluster_uuid: random_id(&seed, 2),
+    };
+    let body = json!({"node_id": identity.node_id, "cluster_uuid": identity.cluster_uuid});
+    let tmp = root.join("node.json.tmp");
+    std::fs::write(&tmp, body.to_string()).map_err(|e| io("write", e))?;
+    std::fs::rename(&tmp, &path).map_err(|e| io("rename", e))?;
+    Ok(identity)
+}
+
+/// 22 URL-safe characters derived from `seed`.
+fn random_id(seed: &str, salt: u64) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::with_capacity(22);
+    let mut round = 0u64;
+    while out.len() < 22 {
+        let mut x = xxhash_rust::xxh3::xxh3_64_with_seed(seed.as_bytes(), salt * 1000 + round);
+        for _ in 0..10 {
+            if out.len() == 22 {
+                break;
+            }
+            out.push(ALPHABET[(x & 63) as usize] as char);
+            x >>= 6;
+        }
+        round += 1;
+    }
+    out
+}

@@ -1,0 +1,193 @@
+//! Routing: a method and decoded path segments to a [`Route`]. A path no
+//! endpoint has is Elasticsearch's "no handler found" (400); a known path
+//! with another method is "incorrect HTTP method" (405, with the allowed
+//! methods).
+
+use axum::http::Method;
+
+use crate::error::{EsError, Result};
+
+/// An endpoint, with the index expression and document id from the path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Route {
+    /// `/`
+    Info,
+    /// `/<index>`
+    Index(String),
+    /// `[/<index>]/_mapping`
+    Mapping(Option<String>),
+    /// `[/<index>]/_settings`
+    Settings(Option<String>),
+    /// `[/<index>]/_refresh`
+    Refresh(Option<String>),
+    /// `[/<index>]/_flush`
+    Flush(Option<String>),
+    /// `[/<index>]/_forcemerge`
+    ForceMerge(Option<String>),
+    /// `[/<index>]/_stats`
+    Stats(Option<String>),
+    /// `/<index>/_doc` (automatic id)
+    DocAutoId(String),
+    /// `/<index>/_doc/<id>`
+    Doc(String, String),
+    /// `/<index>/_create/<id>`
+    Create(String, String),
+    /// `/<index>/_source/<id>`
+    Source(String, String),
+    /// `/<index>/_update/<id>`
+    Update(String, String),
+    /// `[/<index>]/_mget`
+    Mget(Option<String>),
+    /// `[/<index>]/_bulk`
+    Bulk(Option<String>),
+    /// `[/<index>]/_search`
+    Search(Option<String>),
+    /// `[/<index>]/_count`
+    Count(Option<String>),
+    /// `[/<index>]/_msearch`
+    Msearch(Option<String>),
+    /// `/_cluster/health[/<index>]`
+    ClusterHealth(Option<String>),
+    /// `/_cluster/settings`
+    ClusterSettings,
+    /// `/_nodes[/...]`
+    Nodes,
+    /// `/_nodes[/...]/stats[/...]`
+    NodesStats,
+    /// `/_cat/indices[/<index>]`
+    CatIndices(Option<String>),
+    /// `/_cat/health`
+    CatHealth,
+    /// `/_cat/nodes`
+    CatNodes,
+}
+
+const GET: &[&str] = &["GET", "HEAD"];
+const GET_POST: &[&str] = &["GET", "HEAD", "POST"];
+const POST: &[&str] = &["POST"];
+const PUT_POST: &[&str] = &["PUT", "POST"];
+
+impl Route {
+    /// Resolves `method` and `segments`; `uri` is for the error messages.
+    pub fn resolve(method: &Method, segments: &[String], uri: &str) -> Result<Route> {
+        let seg: Vec<&str> = segments.iter().map(String::as_str).collect();
+        let s = |x: &str| x.to_string();
+        let (route, allowed): (Route, &[&str]) = match seg.as_slice() {
+            [] => (Route::Info, GET),
+            ["_cluster", "health"] => (Route::ClusterHealth(None), GET),
+            ["_cluster", "health", index] => (Route::ClusterHealth(Some(s(index))), GET),
+            ["_cluster", "settings"] => (Route::ClusterSettings, GET),
+            ["_nodes", rest @ ..] if rest.len() <= 3 => {
+                if rest.contains(&"stats") {
+                    (Route::NodesStats, GET)
+                } else {
+                    (Route::Nodes, GET)
+                }
+            }
+            ["_cat", "indices"] => (Route::CatIndices(None), GET),
+            ["_cat", "indices", index] => (Route::CatIndices(Some(s(index))), GET),
+            ["_cat", "health"] => (Route::CatHealth, GET),
+            ["_cat", "nodes"] => (Route::CatNodes, GET),
+            [api] if api.starts_with('_') && *api != "_all" => match api_route(api, None) {
+                Some(found) => found,
+                None => return Err(no_handler(method, uri)),
+            },
+            [index] => (
+                Route::Index(s(index)),
+                &["GET", "HEAD", "PUT", "DELETE"][..],
+            ),
+            [index, "_doc"] => (Route::DocAutoId(s(index)), POST),
+            [index, api] => match api_route(api, Some(s(index))) {
+                Some(found) => found,
+                None => return Err(no_handler(method, uri)),
+            },
+            [index, "_doc", id] => (
+                Route::Doc(s(index), s(id)),
+                &["GET", "HEAD", "PUT", "POST", "DELETE"][..],
+            ),
+            [index, "_create", id] => (Route::Create(s(index), s(id)), PUT_POST),
+            [index, "_source", id] => (Route::Source(s(index), s(id)), GET),
+            [index, "_update", id] => (Route::Update(s(index), s(id)), POST),
+            _ => return Err(no_handler(method, uri)),
+        };
+        if allowed.contains(&method.as_str()) {
+            Ok(route)
+        } else {
+            Err(EsError::MethodNotAllowed {
+                uri: uri.to_string(),
+                method: method.to_string(),
+                allowed: allowed.to_vec(),
+            })
+        }
+    }
+}
+
+/// `[/<index>]/_<api>` endpoints.
+fn api_route(api: &str, index: Option<String>) -> Option<(Route, &'static [&'static str])> {
+    Some(match api {
+        "_mapping" => (Route::Mapping(index), &["GET", "HEAD", "PUT", "POST"][..]),
+        "_settings" => (Route::Settings(index), &["GET", "HEAD", "PUT"][..]),
+        "_refresh" => (Route::Refresh(index), GET_POST),
+        "_flush" => (Route::Flush(index), GET_POST),
+        "_forcemerge" => (Route::ForceMerge(index), POST),
+        "_stats" => (Route::Stats(index), GET),
+        "_mget" => (Route::Mget(index), GET_POST),
+        "_bulk" => (Route::Bulk(index), PUT_POST),
+        "_search" => (Route::Search(index), GET_POST),
+        "_count" => (Route::Count(index), GET_POST),
+        "_msearch" => (Route::Msearch(index), GET_POST),
+        _ => return None,
+    })
+}
+
+fn no_handler(method: &Method, uri: &str) -> EsError {
+    EsError::NoHandler {
+        uri: uri.to_string(),
+        method: method.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn route(method: Method, path: &str) -> Result<Route> {
+        let segments: Vec<String> = path
+            .split('/')
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect();
+        Route::resolve(&method, &segments, path)
+    }
+
+    #[test]
+    fn paths_resolve() {
+        assert_eq!(route(Method::GET, "/").unwrap(), Route::Info);
+        assert_eq!(
+            route(Method::PUT, "/logs/_doc/7").unwrap(),
+            Route::Doc("logs".into(), "7".into())
+        );
+        assert_eq!(
+            route(Method::POST, "/_all/_search").unwrap(),
+            Route::Search(Some("_all".into()))
+        );
+        assert_eq!(
+            route(Method::GET, "/_nodes/_all/http").unwrap(),
+            Route::Nodes
+        );
+        assert_eq!(
+            route(Method::GET, "/_nodes/stats").unwrap(),
+            Route::NodesStats
+        );
+    }
+
+    #[test]
+    fn unknown_paths_and_methods() {
+        assert_eq!(route(Method::GET, "/_nope").unwrap_err().status(), 400);
+        assert_eq!(route(Method::GET, "/a/b/c/d").unwrap_err().status(), 400);
+        assert_eq!(route(Method::GET, "/logs/_frob").unwrap_err().status(), 400);
+        let e = route(Method::GET, "/_bulk").unwrap_err();
+        assert_eq!(e.status(), 405);
+        assert!(e.reason().contains("allowed: [PUT, POST]"));
+    }
+}

@@ -1,0 +1,192 @@
+//! The HTTP server: axum (hyper, HTTP/1.1) accepts connections and hands
+//! every request to [`handle`], which enforces the media types and the body
+//! limit, routes, runs the handler on the blocking pool, awaits durability
+//! and renders the reply with Elasticsearch's headers.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::response::Response;
+use axum::Router;
+use bytes::Bytes;
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use tokio::net::TcpListener;
+
+use crate::error::{EsError, Result};
+use crate::media;
+use crate::node::Node;
+use crate::reply::{Payload, Reply};
+use crate::request::EsRequest;
+use crate::route::Route;
+
+/// Serves `node` on `listener` until `shutdown` completes, then lets
+/// requests in flight finish. The caller closes the node afterwards.
+pub async fn serve(
+    listener: TcpListener,
+    node: Arc<Node>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let app = Router::new().fallback(handle).with_state(node);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
+/// One request, start to finish. Never fails: every error becomes an
+/// Elasticsearch error reply.
+async fn handle(State(node): State<Arc<Node>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let head = parts.method == Method::HEAD;
+    let compatible_with = match parts
+        .headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .map(media::accept_compatibility)
+        .transpose()
+    {
+        Ok(accept) => accept.flatten(),
+        Err(e) => return render_error(&e, head, None),
+    };
+    let content_type = match parts
+        .headers
+        .get(header::CONTENT_TYPE)
+        .map(|v| media::parse_content_type(v.to_str().unwrap_or("")))
+        .transpose()
+    {
+        Ok(ct) => ct,
+        Err(e) => return render_error(&e, head, compatible_with),
+    };
+    let compatible_with = compatible_with.or(content_type.and_then(|m| m.compatible_with));
+    let bytes = match read_body(&parts.headers, body, node.config.max_body).await {
+        Ok(b) => b,
+        Err(e) => return render_error(&e, head, compatible_with),
+    };
+    let mut req = EsRequest::new(
+        parts.method.clone(),
+        parts.uri.path(),
+        parts.uri.query(),
+        bytes,
+    );
+    req.body_format = content_type.map(|m| m.format);
+    req.compatible_with = compatible_with;
+    match respond(node, &req).await {
+        Ok(reply) => render(reply, &req),
+        Err(e) => {
+            tracing::debug!(uri = %req.uri, error = %e, "request failed");
+            render_error(&e, head, compatible_with)
+        }
+    }
+}
+
+async fn respond(node: Arc<Node>, req: &EsRequest) -> Result<Reply> {
+    let route = Route::resolve(&req.method, &req.segments, &req.uri)?;
+    let reply = match route {
+        Route::ClusterHealth(index) => {
+            crate::handlers::cluster::health(node, index, req.clone()).await?
+        }
+        route => {
+            let req = req.clone();
+            tokio::task::spawn_blocking(move || crate::handlers::dispatch(&node, &route, &req))
+                .await
+                .map_err(|e| EsError::Internal(format!("request handler failed: {e}")))??
+        }
+    };
+    let mut reply = reply;
+    for wait in std::mem::take(&mut reply.durable) {
+        wait.await.map_err(EsError::NotDurable)?;
+    }
+    Ok(reply)
+}
+
+/// Reads the whole body, refusing more than `limit` bytes (by the
+/// declared length before reading anything, else while reading).
+async fn read_body(headers: &axum::http::HeaderMap, body: Body, limit: usize) -> Result<Bytes> {
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return Err(EsError::TooLarge { limit });
+    }
+    match Limited::new(body, limit).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => {
+            Err(EsError::TooLarge { limit })
+        }
+        Err(e) => Err(EsError::Parse(format!(
+            "could not read the request body: {e}"
+        ))),
+    }
+}
+
+fn render(reply: Reply, req: &EsRequest) -> Response {
+    let head = req.method == Method::HEAD;
+    let pretty = req.flag("pretty", false).unwrap_or(false);
+    let (content_type, bytes) = match reply.payload {
+        Payload::Json(mut value) => {
+            if let Some(paths) = req.param("filter_path") {
+                value = crate::filter_path::apply(paths, value);
+            }
+            (
+                media::reply_content_type(req.compatible_with),
+                json_bytes(&value, pretty),
+            )
+        }
+        Payload::Text(text) => ("text/plain; charset=UTF-8".to_string(), text.into_bytes()),
+        Payload::Empty => (media::reply_content_type(req.compatible_with), Vec::new()),
+    };
+    build(
+        reply.status,
+        &content_type,
+        if head { Vec::new() } else { bytes },
+    )
+}
+
+fn render_error(error: &EsError, head: bool, compatible_with: Option<u8>) -> Response {
+    let body = if head {
+        Vec::new()
+    } else {
+        json_bytes(&error.body(), false)
+    };
+    let mut response = build(
+        error.status(),
+        &media::reply_content_type(compatible_with),
+        body,
+    );
+    if let EsError::MethodNotAllowed { allowed, .. } = error {
+        if let Ok(v) = HeaderValue::from_str(&allowed.join(",")) {
+            response.headers_mut().insert(header::ALLOW, v);
+        }
+    }
+    response
+}
+
+fn json_bytes(value: &serde_json::Value, pretty: bool) -> Vec<u8> {
+    let rendered = if pretty {
+        serde_json::to_vec_pretty(value).map(|mut v| {
+            v.push(b'\n');
+            v
+        })
+    } else {
+        serde_json::to_vec(value)
+    };
+    // Serializing a `Value` cannot fail (its keys are strings).
+    rendered.unwrap_or_default()
+}
+
+fn build(status: u16, content_type: &str, body: Vec<u8>) -> Response {
+    let mut response = Response::new(Body::from(body));
+    *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+    let headers = response.headers_mut();
+    headers.insert(
+        "x-elastic-product",
+        HeaderValue::from_static("Elasticsearch"),
+    );
+    if let Ok(v) = HeaderValue::from_str(content_type) {
+        headers.insert(header::CONTENT_TYPE, v);
+    }
+    response
+}

@@ -1,0 +1,180 @@
+//! A node served on a free port and a raw HTTP/1.1 client
+//! (`Connection: close`, one request per connection), so the tests see
+//! exactly the bytes a client would.
+
+#![allow(dead_code)] // Each test binary uses a different part.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use strata_es::{Node, NodeConfig};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+/// A running front end over a node in a temporary directory.
+pub struct TestServer {
+    pub addr: SocketAddr,
+    pub node: Arc<Node>,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<std::io::Result<()>>>,
+    pub dir: Arc<tempfile::TempDir>,
+}
+
+impl TestServer {
+    /// Starts a node in a fresh directory with a body limit of `max_body`.
+    pub async fn start(max_body: usize) -> TestServer {
+        let dir = Arc::new(tempfile::tempdir().unwrap());
+        TestServer::start_in(dir, max_body).await
+    }
+
+    /// Starts a node over `dir` (reopening its indices).
+    pub async fn start_in(dir: Arc<tempfile::TempDir>, max_body: usize) -> TestServer {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let config = NodeConfig {
+            root: dir.path().join("search"),
+            node_name: "test-node".into(),
+            cluster_name: "test-cluster".into(),
+            max_body,
+            http_addr: addr,
+        };
+        let node = Arc::new(
+            tokio::task::spawn_blocking(move || Node::open(config))
+                .await
+                .unwrap()
+                .unwrap(),
+        );
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(strata_es::serve(listener, Arc::clone(&node), async move {
+            let _ = stopped.await;
+        }));
+        TestServer {
+            addr,
+            node,
+            stop: Some(stop),
+            task: Some(task),
+            dir,
+        }
+    }
+
+    /// Stops serving; `flush` also closes the node as `strata serve` does.
+    pub async fn stop(mut self, flush: bool) -> Arc<tempfile::TempDir> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(task) = self.task.take() {
+            task.await.unwrap().unwrap();
+        }
+        if flush {
+            let node = Arc::clone(&self.node);
+            tokio::task::spawn_blocking(move || node.shutdown())
+                .await
+                .unwrap()
+                .unwrap();
+        }
+        Arc::clone(&self.dir)
+    }
+
+    /// Sends a request with a JSON (or empty) body.
+    pub async fn json(&self, method: &str, path: &str, body: Option<Value>) -> Response {
+        let body = body.map(|b| b.to_string().into_bytes());
+        self.send(
+            method,
+            path,
+            &[("Content-Type", "application/json")],
+            body.as_deref(),
+        )
+        .await
+    }
+
+    /// Sends raw bytes with the given headers.
+    pub async fn send(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<&[u8]>,
+    ) -> Response {
+        let mut request =
+            format!("{method} {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n");
+        for (name, value) in headers {
+            request.push_str(&format!("{name}: {value}\r\n"));
+        }
+        let body = body.unwrap_or_default();
+        request.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
+        let mut stream = TcpStream::connect(self.addr).await.unwrap();
+        stream.write_all(request.as_bytes()).await.unwrap();
+        // A server may answer (413) before reading the whole body.
+        let _ = stream.write_all(body).await;
+        let mut raw = Vec::new();
+        tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut raw))
+            .await
+            .expect("reply in time")
+            .unwrap();
+        Response::parse(&raw, method == "HEAD")
+    }
+}
+
+/// A parsed reply.
+#[derive(Debug)]
+pub struct Response {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Response {
+    fn parse(raw: &[u8], head: bool) -> Response {
+        let split = raw
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .expect("header end");
+        let head_text = String::from_utf8_lossy(&raw[..split]).to_string();
+        let mut lines = head_text.split("\r\n");
+        let status = lines
+            .next()
+            .unwrap()
+            .split(' ')
+            .nth(1)
+            .unwrap()
+            .parse()
+            .unwrap();
+        let headers = lines
+            .filter_map(|l| l.split_once(':'))
+            .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+            .collect();
+        let body = if head {
+            Vec::new()
+        } else {
+            raw[split + 4..].to_vec()
+        };
+        Response {
+            status,
+            headers,
+            body,
+        }
+    }
+
+    /// A header's value.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The body as JSON.
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
+    }
+
+    /// The body as text.
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).to_string()
+    }
+}

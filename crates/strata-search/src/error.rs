@@ -1,0 +1,127 @@
+//! The crate's one error type. Every variant knows the Elasticsearch error
+//! `type` it answers with and the HTTP status, so the front end maps errors
+//! to wire replies in one place (`SearchError::es_type`, `SearchError::status`).
+
+use thiserror::Error;
+
+/// Everything an index operation can fail with.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum SearchError {
+    /// The named index does not exist.
+    #[error("no such index [{0}]")]
+    IndexNotFound(String),
+    /// An index of that name exists already.
+    #[error("index [{0}] already exists")]
+    IndexExists(String),
+    /// The index name breaks Elasticsearch's naming rules.
+    #[error("Invalid index name [{name}], {reason}")]
+    InvalidIndexName {
+        /// The rejected name.
+        name: String,
+        /// Which rule it breaks.
+        reason: String,
+    },
+    /// `create` of an existing id, or an `if_seq_no`/`if_primary_term` mismatch.
+    #[error("[{id}]: version conflict, {detail}")]
+    VersionConflict {
+        /// The document id.
+        id: String,
+        /// What was expected and what was found.
+        detail: String,
+    },
+    /// The document does not exist (update of a missing document).
+    #[error("[{id}]: document missing")]
+    DocumentMissing {
+        /// The document id.
+        id: String,
+    },
+    /// A document value does not fit its mapping.
+    #[error("{0}")]
+    MapperParsing(String),
+    /// A new field in a document under `dynamic: strict`.
+    #[error("{0}")]
+    StrictDynamicMapping(String),
+    /// A query or request body could not be understood.
+    #[error("{0}")]
+    Parsing(String),
+    /// A well-formed request asks for something invalid or unsupported.
+    #[error("{0}")]
+    IllegalArgument(String),
+    /// The translog failed; nothing more is acknowledged.
+    #[error("translog: {0}")]
+    Translog(#[from] strata_log::LogError),
+    /// tantivy failed.
+    #[error("index engine: {0}")]
+    Engine(#[from] tantivy::TantivyError),
+    /// A file operation failed.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done.
+        context: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+/// Result alias of this crate.
+pub type Result<T, E = SearchError> = std::result::Result<T, E>;
+
+impl SearchError {
+    /// The Elasticsearch error `type` of this error.
+    pub fn es_type(&self) -> &'static str {
+        match self {
+            SearchError::IndexNotFound(_) => "index_not_found_exception",
+            SearchError::IndexExists(_) => "resource_already_exists_exception",
+            SearchError::InvalidIndexName { .. } => "invalid_index_name_exception",
+            SearchError::VersionConflict { .. } => "version_conflict_engine_exception",
+            SearchError::DocumentMissing { .. } => "document_missing_exception",
+            SearchError::MapperParsing(_) => "mapper_parsing_exception",
+            SearchError::StrictDynamicMapping(_) => "strict_dynamic_mapping_exception",
+            SearchError::Parsing(_) => "parsing_exception",
+            SearchError::IllegalArgument(_) => "illegal_argument_exception",
+            SearchError::Translog(_) | SearchError::Engine(_) | SearchError::Io { .. } => {
+                "exception"
+            }
+        }
+    }
+
+    /// The HTTP status Elasticsearch answers this error with.
+    pub fn status(&self) -> u16 {
+        match self {
+            SearchError::IndexNotFound(_) | SearchError::DocumentMissing { .. } => 404,
+            SearchError::VersionConflict { .. } => 409,
+            SearchError::IndexExists(_)
+            | SearchError::InvalidIndexName { .. }
+            | SearchError::MapperParsing(_)
+            | SearchError::StrictDynamicMapping(_)
+            | SearchError::Parsing(_)
+            | SearchError::IllegalArgument(_) => 400,
+            SearchError::Translog(_) | SearchError::Engine(_) | SearchError::Io { .. } => 500,
+        }
+    }
+
+    /// The index the error is about, if any (Elasticsearch reports it).
+    pub fn index(&self) -> Option<&str> {
+        match self {
+            SearchError::IndexNotFound(name) | SearchError::IndexExists(name) => Some(name),
+            SearchError::InvalidIndexName { name, .. } => Some(name),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn io(context: impl Into<String>, source: std::io::Error) -> SearchError {
+        SearchError::Io {
+            context: context.into(),
+            source,
+        }
+    }
+
+    pub(crate) fn parsing(msg: impl Into<String>) -> SearchError {
+        SearchError::Parsing(msg.into())
+    }
+
+    pub(crate) fn illegal(msg: impl Into<String>) -> SearchError {
+        SearchError::IllegalArgument(msg.into())
+    }
+}

@@ -1,0 +1,236 @@
+//! `SearchIndex`: one Elasticsearch index = settings, mapping, a translog
+//! and `number_of_shards` [`Shard`]s, with documents routed by id.
+//!
+//! On disk under the index's directory: `index.json` (settings and mapping,
+//! replaced atomically; fsynced at creation and before every flush),
+//! `translog/` (the command log) and `shards/<n>/` (tantivy files).
+//!
+//! - `documents`: index, create, get, delete, update.
+//! - `recovery`: opening an index, replaying its translog.
+//! - `stats`: counters for `_stats` and `_cat`.
+
+mod documents;
+mod recovery;
+pub mod stats;
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use parking_lot::{Mutex, RwLock};
+use serde_json::{json, Value};
+use strata_log::CommandLog;
+
+pub use documents::{DocWriteResult, WriteResult};
+
+use crate::error::{Result, SearchError};
+use crate::mapping::Mappings;
+use crate::settings::{IndexSettings, TranslogDurability};
+use crate::shard::Shard;
+use stats::IndexCounters;
+
+/// Translog bytes after which the background task flushes an index.
+pub const FLUSH_THRESHOLD_BYTES: u64 = 256 << 20;
+
+/// One index.
+pub struct SearchIndex {
+    name: String,
+    dir: PathBuf,
+    settings: RwLock<IndexSettings>,
+    mappings: RwLock<Mappings>,
+    shards: Vec<Shard>,
+    translog: CommandLog,
+    flushing: Mutex<FlushState>,
+    last_refresh: Mutex<Instant>,
+    /// Operation counters.
+    pub counters: IndexCounters,
+}
+
+struct FlushState {
+    /// Translog LSN every shard's durable commit covers.
+    durable_lsn: u64,
+    at: Instant,
+}
+
+impl std::fmt::Debug for SearchIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SearchIndex")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SearchIndex {
+    /// The index name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// A copy of the settings.
+    pub fn settings(&self) -> IndexSettings {
+        self.settings.read().clone()
+    }
+
+    /// A copy of the mapping.
+    pub fn mappings(&self) -> Mappings {
+        self.mappings.read().clone()
+    }
+
+    /// The shards.
+    pub fn shards(&self) -> &[Shard] {
+        &self.shards
+    }
+
+    /// Applies a `PUT _settings` body.
+    pub fn update_settings(&self, body: &Value) -> Result<()> {
+        let mut settings = self.settings.write();
+        let mut next = settings.clone();
+        next.apply(body, false)?;
+        *settings = next;
+        drop(settings);
+        self.save_metadata(false)
+    }
+
+    /// Applies a `PUT _mapping` body.
+    pub fn update_mappings(&self, body: &Value) -> Result<()> {
+        self.mappings.write().merge_json(body)?;
+        self.save_metadata(false)
+    }
+
+    /// `GET /<index>` body for this index.
+    pub fn describe(&self) -> Value {
+        json!({
+            "aliases": {},
+            "mappings": self.mappings.read().to_json(),
+            "settings": self.settings.read().to_json(&self.name),
+        })
+    }
+
+    /// Makes every change so far searchable on all shards.
+    pub fn refresh(&self) -> Result<()> {
+        for shard in &self.shards {
+            if shard.refresh(|| self.translog.last_lsn(), false)? {
+                self.counters.note_refresh();
+            }
+        }
+        *self.last_refresh.lock() = Instant::now();
+        Ok(())
+    }
+
+    /// Elasticsearch's flush: every shard's newest commit made durable on
+    /// disk, then the translog trimmed below what all shards cover.
+    pub fn flush(&self) -> Result<()> {
+        let mut state = self.flushing.lock();
+        self.save_metadata(true)?;
+        let mut covered = u64::MAX;
+        for shard in &self.shards {
+            let point = shard.flush(|| self.translog.last_lsn())?;
+            covered = covered.min(point.lsn);
+        }
+        *self.last_refresh.lock() = Instant::now();
+        if covered != u64::MAX && covered > state.durable_lsn {
+            self.translog.rotate()?;
+            self.translog.remove_segments_before(covered + 1)?;
+            state.durable_lsn = covered;
+        }
+        state.at = Instant::now();
+        self.counters.note_flush();
+        Ok(())
+    }
+
+    /// Merges each shard down to at most `max_segments` segments.
+    pub fn force_merge(&self, max_segments: usize) -> Result<()> {
+        for shard in &self.shards {
+            shard.force_merge(max_segments)?;
+        }
+        Ok(())
+    }
+
+    /// Background work: refresh when `refresh_interval` has passed, flush
+    /// when the translog has grown past [`FLUSH_THRESHOLD_BYTES`].
+    pub fn tick(&self) -> Result<()> {
+        let interval = self.settings.read().refresh_interval;
+        if let Some(interval) = interval {
+            if self.last_refresh.lock().elapsed() >= interval {
+                self.refresh()?;
+            }
+        }
+        let durable = self.flushing.lock().durable_lsn;
+        if self.translog.bytes_since(durable) > FLUSH_THRESHOLD_BYTES {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Waits until the translog record `lsn` is durable, if the index's
+    /// durability is `request`; at once for `async`.
+    pub fn durable(
+        &self,
+        lsn: u64,
+    ) -> impl std::future::Future<Output = Result<(), strata_log::LogError>> + Send + 'static {
+        let wait = match self.settings.read().durability {
+            TranslogDurability::Request => Some(self.translog.durable(lsn)),
+            TranslogDurability::Async => None,
+        };
+        async move {
+            match wait {
+                Some(w) => w.await,
+                None => Ok(()),
+            }
+        }
+    }
+
+    /// Blocking form of [`durable`](Self::durable).
+    pub fn wait_durable(&self, lsn: u64) -> Result<()> {
+        if self.settings.read().durability == TranslogDurability::Request {
+            self.translog.wait_durable(lsn)?;
+        }
+        Ok(())
+    }
+
+    /// Number of live documents as of the last refresh.
+    pub fn doc_count(&self) -> u64 {
+        self.shards.iter().map(|s| s.searcher().num_docs()).sum()
+    }
+
+    /// Stops the shards' writers and the translog (syncing it).
+    pub fn close(self) -> Result<()> {
+        for shard in self.shards {
+            shard.close()?;
+        }
+        self.translog.close()?;
+        Ok(())
+    }
+
+    fn save_metadata(&self, sync: bool) -> Result<()> {
+        let body = json!({
+            "settings": self.settings.read().to_json(&self.name),
+            "mappings": self.mappings.read().to_json(),
+        });
+        write_metadata(&self.dir, &body, sync)
+    }
+}
+
+pub(crate) fn metadata_path(dir: &Path) -> PathBuf {
+    dir.join("index.json")
+}
+
+pub(crate) fn write_metadata(dir: &Path, body: &Value, sync: bool) -> Result<()> {
+    let tmp = dir.join("index.json.tmp");
+    let bytes = serde_json::to_vec_pretty(body).map_err(|e| SearchError::illegal(e.to_string()))?;
+    let io = |what: &str, e| SearchError::io(format!("{what} {}", tmp.display()), e);
+    {
+        use std::io::Write;
+        let mut f = std::fs::File::create(&tmp).map_err(|e| io("create", e))?;
+        f.write_all(&bytes).map_err(|e| io("write", e))?;
+        if sync {
+            f.sync_data().map_err(|e| io("sync", e))?;
+        }
+    }
+    std::fs::rename(&tmp, metadata_path(dir)).map_err(|e| io("rename", e))?;
+    if sync {
+        std::fs::File::open(dir)
+            .and_then(|d| d.sync_all())
+            .map_err(|e| io("sync directory of", e))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,156 @@
+//! Creating and opening an index: shards opened at their durable commits,
+//! then the translog replayed from the oldest commit point, each operation
+//! applied only to a shard whose commit does not cover it yet.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use parking_lot::{Mutex, RwLock};
+use serde_json::Value;
+use strata_device::{FsDirectory, SyncMode};
+use strata_log::{CommandLog, Durability, LogConfig, RecoveryPolicy};
+
+use super::stats::IndexCounters;
+use super::{metadata_path, write_metadata, FlushState, SearchIndex};
+use crate::error::{Result, SearchError};
+use crate::mapping::document::parse_document;
+use crate::mapping::Mappings;
+use crate::settings::{IndexSettings, TranslogDurability};
+use crate::shard::document::build_document;
+use crate::shard::Shard;
+use crate::translog::Operation;
+
+impl SearchIndex {
+    /// Creates a new index in `dir` (which must not hold one).
+    pub fn create(
+        dir: &Path,
+        name: &str,
+        settings: IndexSettings,
+        mappings: Mappings,
+    ) -> Result<SearchIndex> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| SearchError::io(format!("create {}", dir.display()), e))?;
+        let body = serde_json::json!({
+            "settings": settings.to_json(name),
+            "mappings": mappings.to_json(),
+        });
+        write_metadata(dir, &body, true)?;
+        SearchIndex::open(dir, name)
+    }
+
+    /// Opens the index in `dir`, replaying its translog.
+    pub fn open(dir: &Path, name: &str) -> Result<SearchIndex> {
+        let meta_path = metadata_path(dir);
+        let bytes = std::fs::read(&meta_path)
+            .map_err(|e| SearchError::io(format!("read {}", meta_path.display()), e))?;
+        let meta: Value = serde_json::from_slice(&bytes)
+            .map_err(|e| SearchError::illegal(format!("damaged {}: {e}", meta_path.display())))?;
+        let mut settings = IndexSettings::new(0, String::new());
+        let stored = &meta["settings"]["index"];
+        settings.creation_date = stored["creation_date"]
+            .as_str()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        settings.uuid = stored["uuid"].as_str().unwrap_or_default().to_string();
+        let mut applied = stored.clone();
+        if let Some(obj) = applied.as_object_mut() {
+            for k in ["provided_name", "creation_date", "uuid", "version"] {
+                obj.remove(k);
+            }
+        }
+        settings.apply(&applied, true)?;
+        let mappings = Mappings::parse(&meta["mappings"])?;
+
+        let mut shards = Vec::new();
+        let mut points = Vec::new();
+        for n in 0..settings.number_of_shards {
+            let (shard, point) = Shard::open(&dir.join("shards").join(n.to_string()), n)?;
+            shards.push(shard);
+            points.push(point);
+        }
+        let log_dir = dir.join("translog");
+        std::fs::create_dir_all(&log_dir)
+            .map_err(|e| SearchError::io(format!("create {}", log_dir.display()), e))?;
+        let fs = FsDirectory::open(&log_dir, SyncMode::Fdatasync)
+            .map_err(|e| SearchError::io(format!("open {}", log_dir.display()), e))?;
+        let fs: Arc<dyn strata_device::Directory> = Arc::new(fs);
+        let durability = match settings.durability {
+            TranslogDurability::Request => Durability::Sync,
+            TranslogDurability::Async => Durability::Async {
+                sync_interval: settings.sync_interval,
+            },
+        };
+        let config = LogConfig::new(durability).with_segment_size(64 << 20);
+        let (translog, _report) =
+            CommandLog::open(Arc::clone(&fs), config, RecoveryPolicy::Strict)?;
+        let oldest = points.iter().map(|p| p.lsn).min().unwrap_or(0);
+        let index = SearchIndex {
+            name: name.to_string(),
+            dir: dir.to_path_buf(),
+            settings: RwLock::new(settings),
+            mappings: RwLock::new(mappings),
+            shards,
+            translog,
+            flushing: Mutex::new(FlushState {
+                durable_lsn: oldest,
+                at: Instant::now(),
+            }),
+            last_refresh: Mutex::new(Instant::now() - Duration::from_secs(3600)),
+            counters: IndexCounters::default(),
+        };
+        let replayed = CommandLog::replay(&*fs, oldest + 1, |lsn, kind, body| -> Result<()> {
+            let op = Operation::decode(kind, body)?;
+            let point = points.get(op.shard as usize).ok_or_else(|| {
+                SearchError::illegal(format!(
+                    "translog names shard {} of {}",
+                    op.shard,
+                    points.len()
+                ))
+            })?;
+            if lsn <= point.lsn {
+                return Ok(());
+            }
+            index.replay_operation(&op)
+        })?;
+        if replayed.records > 0 {
+            tracing::info!(
+                index = name,
+                records = replayed.records,
+                "translog replayed"
+            );
+            index.refresh()?;
+        }
+        Ok(index)
+    }
+
+    fn replay_operation(&self, op: &Operation) -> Result<()> {
+        let shard = &self.shards[op.shard as usize];
+        let doc = match &op.source {
+            None => None,
+            Some(source) => {
+                let value: Value = serde_json::from_slice(source)
+                    .map_err(|e| SearchError::illegal(format!("translog source: {e}")))?;
+                let parsed = {
+                    let mappings = self.mappings.read();
+                    parse_document(&mappings, &value)?
+                };
+                if !parsed.new_fields.is_empty() {
+                    let mut mappings = self.mappings.write();
+                    for (path, leaf) in &parsed.new_fields {
+                        mappings.add_leaf(path, leaf.clone())?;
+                    }
+                }
+                Some(build_document(
+                    shard.fields(),
+                    &op.id,
+                    op.version,
+                    op.seq_no,
+                    source,
+                    &parsed,
+                ))
+            }
+        };
+        shard.replay(op, doc)
+    }
+}

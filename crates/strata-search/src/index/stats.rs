@@ -1,0 +1,93 @@
+//! Per-index operation counters and store size for `_stats` and `_cat/indices`.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::SearchIndex;
+
+impl SearchIndex {
+    /// Bytes the index occupies: every file under its directory (metadata,
+    /// translog, flushed segments) plus fresh segment files held in DRAM.
+    /// Files removed while the walk runs are skipped, not errors.
+    pub fn store_size_bytes(&self) -> u64 {
+        let fresh: u64 = self.shards.iter().map(|s| s.fresh_bytes() as u64).sum();
+        fresh + dir_size(&self.dir)
+    }
+}
+
+fn dir_size(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|entry| match entry.metadata() {
+            Ok(m) if m.is_dir() => dir_size(&entry.path()),
+            Ok(m) => m.len(),
+            Err(_) => 0,
+        })
+        .sum()
+}
+
+/// Counters of one index since it was opened.
+#[derive(Debug, Default)]
+pub struct IndexCounters {
+    index_total: AtomicU64,
+    delete_total: AtomicU64,
+    get_total: AtomicU64,
+    query_total: AtomicU64,
+    refresh_total: AtomicU64,
+    flush_total: AtomicU64,
+}
+
+/// A snapshot of [`IndexCounters`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CounterValues {
+    /// Documents indexed.
+    pub index_total: u64,
+    /// Documents deleted.
+    pub delete_total: u64,
+    /// Real-time gets.
+    pub get_total: u64,
+    /// Searches (per index, not per shard).
+    pub query_total: u64,
+    /// Shard refreshes that committed changes.
+    pub refresh_total: u64,
+    /// Flushes.
+    pub flush_total: u64,
+}
+
+impl IndexCounters {
+    pub(crate) fn note_index(&self) {
+        self.index_total.fetch_add(1, Ordering::Relaxed);
+    }
+    pub(crate) fn note_delete(&self) {
+        self.delete_total.fetch_add(1, Ordering::Relaxed);
+    }
+    pub(crate) fn note_get(&self) {
+        self.get_total.fetch_add(1, Ordering::Relaxed);
+    }
+    /// Counts one search over this index.
+    pub fn note_query(&self) {
+        self.query_total.fetch_add(1, Ordering::Relaxed);
+    }
+    pub(crate) fn note_refresh(&self) {
+        self.refresh_total.fetch_add(1, Ordering::Relaxed);
+    }
+    pub(crate) fn note_flush(&self) {
+        self.flush_total.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The current values.
+    pub fn values(&self) -> CounterValues {
+        let g = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        CounterValues {
+            index_total: g(&self.index_total),
+            delete_total: g(&self.delete_total),
+            get_total: g(&self.get_total),
+            query_total: g(&self.query_total),
+            refresh_total: g(&self.refresh_total),
+            flush_total: g(&self.flush_total),
+        }
+    }
+}

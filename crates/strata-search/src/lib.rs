@@ -1,0 +1,53 @@
+//! # strata-search: Elasticsearch-style indices on tantivy
+//!
+//! The search engine of Strata, without any HTTP: indices with mappings and
+//! settings, documents with versions and sequence numbers, the query DSL
+//! and aggregations, refresh and flush. tantivy provides the inverted
+//! index, segments, merging and aggregations; this crate maps
+//! Elasticsearch's model onto it and makes it durable through a per-index
+//! translog on `strata-log`.
+//!
+//! ## Layout
+//! - [`catalog`]: all indices of a node, name resolution, the background
+//!   refresh/flush task.
+//! - [`index`]: one index (settings, mapping, translog, shards): document
+//!   operations, recovery, stats.
+//! - [`shard`]: one tantivy index with its writer, reader and live version map.
+//! - [`store`]: the fixed tantivy schema and the tiered directory (fresh
+//!   segments in DRAM, flushed ones on disk).
+//! - [`mapping`]: field types, dynamic mapping, dates.
+//! - [`settings`]: index settings.
+//! - [`translog`]: the translog record format.
+//! - [`query`]: query DSL to tantivy queries.
+//! - [`search`]: running searches and aggregations over shards.
+//! - [`error`]: [`SearchError`], carrying Elasticsearch's error type and status.
+//!
+//! ## Durability
+//! An indexing operation is appended to the index's translog before the
+//! tantivy writer sees it; with `request` durability the caller awaits
+//! [`SearchIndex::durable`] before acknowledging. A refresh commits to DRAM
+//! only (no fsync). A flush persists the newest commit to disk, with the
+//! translog LSN it covers as its payload, and trims the translog below the
+//! LSN all shards cover. Opening an index replays the translog above each
+//! shard's durable commit.
+//!
+//! This crate must never know about HTTP or JSON wire details beyond the
+//! Elasticsearch request and response bodies.
+
+#![deny(unsafe_code)]
+
+pub mod catalog;
+pub mod error;
+pub mod index;
+pub mod mapping;
+pub mod query;
+pub mod search;
+pub mod settings;
+pub mod shard;
+pub mod store;
+pub mod translog;
+
+pub use catalog::Catalog;
+pub use error::{Result, SearchError};
+pub use index::SearchIndex;
+pub use shard::Precondition;

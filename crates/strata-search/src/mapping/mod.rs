@@ -1,0 +1,333 @@
+//! Mappings: which fields an index has and how each is indexed.
+//!
+//! A mapping is a tree of objects (`properties`) whose leaves are
+//! [`FieldMapping`]s; [`Mappings::leaf`] looks a leaf up by its dotted path
+//! (`nginx.access.url`, multi-fields as `message.keyword`). Dynamic mapping
+//! adds leaves as documents bring new fields (`document.rs`).
+//!
+//! - `field`: one leaf's type and parameters.
+//! - `date`: date formats and epoch-millisecond conversion.
+//! - `document`: a `_source` turned into typed values under the mapping.
+
+pub mod date;
+pub mod document;
+mod field;
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Map, Value};
+
+pub use field::{FieldMapping, FieldType};
+
+use crate::error::{Result, SearchError};
+
+/// What happens to fields the mapping does not know.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dynamic {
+    /// Add them to the mapping (the default).
+    True,
+    /// Keep them in `_source` only.
+    False,
+    /// Reject the document.
+    Strict,
+}
+
+/// A node of the mapping tree.
+#[derive(Debug, Clone)]
+pub enum Property {
+    /// An object with sub-properties.
+    Object(BTreeMap<String, Property>),
+    /// A leaf field.
+    Field(FieldMapping),
+}
+
+/// An index's mapping.
+#[derive(Debug, Clone)]
+pub struct Mappings {
+    properties: BTreeMap<String, Property>,
+    /// The root `dynamic` setting.
+    pub dynamic: Dynamic,
+    /// Whether dynamic mapping maps date-like strings to `date`.
+    pub date_detection: bool,
+    leaves: BTreeMap<String, FieldMapping>,
+}
+
+impl Default for Mappings {
+    fn default() -> Self {
+        Mappings {
+            properties: BTreeMap::new(),
+            dynamic: Dynamic::True,
+            date_detection: true,
+            leaves: BTreeMap::new(),
+        }
+    }
+}
+
+impl Mappings {
+    /// Parses a `mappings` body (`{"properties": ..., "dynamic": ..., "date_detection": ...}`).
+    pub fn parse(body: &Value) -> Result<Mappings> {
+        let mut mappings = Mappings::default();
+        mappings.merge_json(body)?;
+        Ok(mappings)
+    }
+
+    /// Merges a `PUT _mapping` body: new fields are added; a field may not change type.
+    pub fn merge_json(&mut self, body: &Value) -> Result<()> {
+        let obj = body.as_object().ok_or_else(|| {
+            SearchError::MapperParsing("Failed to parse mapping: expected an object".into())
+        })?;
+        let mut next = self.clone();
+        for (key, value) in obj {
+            match key.as_str() {
+                "properties" => {
+                    let props = parse_properties("", value)?;
+                    for (path, leaf) in flatten(&props, "") {
+                        next.add_leaf(&path, leaf)?;
+                    }
+                }
+                "dynamic" => next.dynamic = parse_dynamic(value)?,
+                "date_detection" => {
+                    next.date_detection = value.as_bool().ok_or_else(|| {
+                        SearchError::MapperParsing("[date_detection] must be a boolean".into())
+                    })?
+                }
+                "_source" if value.get("enabled") != Some(&Value::Bool(false)) => {}
+                other => {
+                    return Err(SearchError::MapperParsing(format!(
+                        "Root mapping definition has unsupported parameters:  [{other} : {value}]"
+                    )))
+                }
+            }
+        }
+        *self = next;
+        Ok(())
+    }
+
+    /// Adds (or confirms) the leaf at `path`, creating parent objects.
+    pub fn add_leaf(&mut self, path: &str, leaf: FieldMapping) -> Result<()> {
+        if let Some(existing) = self.leaves.get(path) {
+            if !existing.compatible_with(&leaf) {
+                return Err(SearchError::IllegalArgument(format!(
+                    "mapper [{path}] cannot be changed from type [{}] to [{}]",
+                    existing.ty.name(),
+                    leaf.ty.name()
+                )));
+            }
+        }
+        let mut node = &mut self.properties;
+        let parts: Vec<&str> = path.split('.').collect();
+        let (last, parents) = parts.split_last().ok_or_else(|| {
+            SearchError::MapperParsing("field name cannot be an empty string".into())
+        })?;
+        for (i, part) in parents.iter().enumerate() {
+            let entry = node
+                .entry((*part).to_string())
+                .or_insert_with(|| Property::Object(BTreeMap::new()));
+            node = match entry {
+                Property::Object(children) => children,
+                Property::Field(_) => {
+                    return Err(SearchError::MapperParsing(format!(
+                        "Could not dynamically add mapping for field [{path}]. Existing mapping for [{}] must be of type object but found [field].",
+                        parts[..=i].join(".")
+                    )))
+                }
+            };
+        }
+        if let Some(Property::Object(_)) = node.get(*last) {
+            return Err(SearchError::MapperParsing(format!(
+                "can't merge a non object mapping [{path}] with an object mapping"
+            )));
+        }
+        self.leaves.insert(path.to_string(), leaf.clone());
+        for (sub, sub_leaf) in &leaf.fields {
+            self.leaves
+                .insert(format!("{path}.{sub}"), sub_leaf.clone());
+        }
+        node.insert((*last).to_string(), Property::Field(leaf));
+        Ok(())
+    }
+
+    /// The leaf at a dotted path (multi-fields included).
+    pub fn leaf(&self, path: &str) -> Option<&FieldMapping> {
+        self.leaves.get(path)
+    }
+
+    /// Every leaf path, sorted.
+    pub fn leaf_paths(&self) -> impl Iterator<Item = (&String, &FieldMapping)> {
+        self.leaves.iter()
+    }
+
+    /// True when `path` is an object in the mapping.
+    pub fn is_object(&self, path: &str) -> bool {
+        let mut node = &self.properties;
+        let mut found = false;
+        for part in path.split('.') {
+            match node.get(part) {
+                Some(Property::Object(children)) => {
+                    node = children;
+                    found = true;
+                }
+                _ => return false,
+            }
+        }
+        found
+    }
+
+    /// The mapping as Elasticsearch writes it.
+    pub fn to_json(&self) -> Value {
+        let mut out = Map::new();
+        if self.dynamic != Dynamic::True {
+            let d = if self.dynamic == Dynamic::Strict {
+                json!("strict")
+            } else {
+                json!(false)
+            };
+            out.insert("dynamic".into(), d);
+        }
+        if !self.date_detection {
+            out.insert("date_detection".into(), json!(false));
+        }
+        if !self.properties.is_empty() {
+            out.insert("properties".into(), properties_json(&self.properties));
+        }
+        Value::Object(out)
+    }
+}
+
+fn parse_dynamic(value: &Value) -> Result<Dynamic> {
+    match value {
+        Value::Bool(true) => Ok(Dynamic::True),
+        Value::Bool(false) => Ok(Dynamic::False),
+        Value::String(s) if s == "true" => Ok(Dynamic::True),
+        Value::String(s) if s == "false" => Ok(Dynamic::False),
+        Value::String(s) if s == "strict" => Ok(Dynamic::Strict),
+        other => Err(SearchError::MapperParsing(format!(
+            "Could not convert [dynamic] to boolean or \"strict\": [{other}]"
+        ))),
+    }
+}
+
+fn parse_properties(prefix: &str, value: &Value) -> Result<BTreeMap<String, Property>> {
+    let obj = value.as_object().ok_or_else(|| {
+        SearchError::MapperParsing("Failed to parse mapping: [properties] must be an object".into())
+    })?;
+    let mut out = BTreeMap::new();
+    for (name, body) in obj {
+        let path = if prefix.is_empty() {
+            name.clone()
+        } else {
+            format!("{prefix}.{name}")
+        };
+        let body = body.as_object().ok_or_else(|| {
+            SearchError::MapperParsing(format!(
+                "Expected map for property [fields] on field [{path}] but got a {body}"
+            ))
+        })?;
+        let is_object = match body.get("type") {
+            None => true,
+            Some(t) => t == "object",
+        };
+        let prop = if is_object {
+            for key in body.keys() {
+                if !matches!(key.as_str(), "type" | "properties" | "dynamic") {
+                    return Err(SearchError::MapperParsing(format!(
+                        "unknown parameter [{key}] on mapper [{path}] of type [object]"
+                    )));
+                }
+            }
+            let children = match body.get("properties") {
+                Some(p) => parse_properties(&path, p)?,
+                None => BTreeMap::new(),
+            };
+            Property::Object(children)
+        } else {
+            Property::Field(FieldMapping::parse(&path, body)?)
+        };
+        // Dotted names in mappings are objects: `a.b` is `a` { `b` }.
+        insert_dotted(&mut out, name, prop);
+    }
+    Ok(out)
+}
+
+fn insert_dotted(into: &mut BTreeMap<String, Property>, name: &str, prop: Property) {
+    match name.split_once('.') {
+        None => {
+            into.insert(name.to_string(), prop);
+        }
+        Some((head, rest)) => {
+            let entry = into
+                .entry(head.to_string())
+                .or_insert_with(|| Property::Object(BTreeMap::new()));
+            if let Property::Object(children) = entry {
+                insert_dotted(children, rest, prop);
+            }
+        }
+    }
+}
+
+fn flatten(props: &BTreeMap<String, Property>, prefix: &str) -> Vec<(String, FieldMapping)> {
+    let mut out = Vec::new();
+    for (name, prop) in props {
+        let path = if prefix.is_empty() {
+            name.clone()
+        } else {
+            format!("{prefix}.{name}")
+        };
+        match prop {
+            Property::Field(f) => out.push((path, f.clone())),
+            Property::Object(children) => out.extend(flatten(children, &path)),
+        }
+    }
+    out
+}
+
+fn properties_json(props: &BTreeMap<String, Property>) -> Value {
+    let map: Map<String, Value> = props
+        .iter()
+        .map(|(name, prop)| {
+            let v = match prop {
+                Property::Field(f) => f.to_json(),
+                Property::Object(children) => json!({ "properties": properties_json(children) }),
+            };
+            (name.clone(), v)
+        })
+        .collect();
+    Value::Object(map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_nested_dotted_and_multi_fields() {
+        let m = Mappings::parse(&json!({"properties": {
+            "a.b": {"type": "keyword", "ignore_above": 5},
+            "msg": {"type": "text", "fields": {"raw": {"type": "keyword"}}},
+            "geo": {"properties": {"n": {"type": "long"}}}
+        }}))
+        .unwrap();
+        assert_eq!(m.leaf("a.b").unwrap().ignore_above, Some(5));
+        assert_eq!(m.leaf("msg.raw").unwrap().ty, FieldType::Keyword);
+        assert_eq!(m.leaf("geo.n").unwrap().ty, FieldType::Long);
+        assert!(m.is_object("geo"));
+        let back = m.to_json();
+        assert_eq!(
+            back["properties"]["a"]["properties"]["b"]["type"],
+            "keyword"
+        );
+    }
+
+    #[test]
+    fn rejects_unknown_types_params_and_type_changes() {
+        assert!(Mappings::parse(&json!({"properties": {"x": {"type": "nope"}}})).is_err());
+        assert!(
+            Mappings::parse(&json!({"properties": {"x": {"type": "long", "bogus": 1}}})).is_err()
+        );
+        let mut m = Mappings::parse(&json!({"properties": {"x": {"type": "long"}}})).unwrap();
+        let err = m
+            .merge_json(&json!({"properties": {"x": {"type": "keyword"}}}))
+            .unwrap_err();
+        assert_eq!(err.es_type(), "illegal_argument_exception");
+    }
+}

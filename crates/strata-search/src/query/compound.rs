@@ -1,0 +1,102 @@
+//! `bool`, `constant_score`, `match_all` and `match_none`.
+
+use serde_json::Value;
+use tantivy::query::{AllQuery, BooleanQuery, ConstScoreQuery, EmptyQuery, Occur, Query};
+
+use super::{boosted, build, check_params, minimum_should_match, QueryContext};
+use crate::error::{Result, SearchError};
+
+pub fn match_all(body: &Value) -> Result<Box<dyn Query>> {
+    let params = body
+        .as_object()
+        .ok_or_else(|| SearchError::parsing("[match_all] malformed"))?;
+    check_params("match_all", params, &[])?;
+    boosted(Box::new(AllQuery), body)
+}
+
+pub fn match_none(body: &Value) -> Result<Box<dyn Query>> {
+    let params = body
+        .as_object()
+        .ok_or_else(|| SearchError::parsing("[match_none] malformed"))?;
+    check_params("match_none", params, &[])?;
+    Ok(Box::new(EmptyQuery))
+}
+
+/// One query or an array of them.
+fn clauses(ctx: &QueryContext<'_>, value: Option<&Value>) -> Result<Vec<Box<dyn Query>>> {
+    match value {
+        None => Ok(Vec::new()),
+        Some(Value::Array(items)) => items.iter().map(|q| build(ctx, q)).collect(),
+        Some(q @ Value::Object(_)) => Ok(vec![build(ctx, q)?]),
+        Some(other) => Err(SearchError::parsing(format!(
+            "[bool] clause malformed: {other}"
+        ))),
+    }
+}
+
+pub fn boolean(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
+    let params = body
+        .as_object()
+        .ok_or_else(|| SearchError::parsing("[bool] malformed"))?;
+    check_params(
+        "bool",
+        params,
+        &[
+            "must",
+            "should",
+            "filter",
+            "must_not",
+            "minimum_should_match",
+            "adjust_pure_negative",
+        ],
+    )?;
+    let must = clauses(ctx, params.get("must"))?;
+    let filter = clauses(ctx, params.get("filter"))?;
+    let should = clauses(ctx, params.get("should"))?;
+    let must_not = clauses(ctx, params.get("must_not"))?;
+    let has_required = !must.is_empty() || !filter.is_empty();
+    let n_should = should.len();
+    let msm = match params.get("minimum_should_match") {
+        Some(v) => minimum_should_match(v, n_should)?,
+        None if !has_required && n_should > 0 => 1,
+        None => 0,
+    };
+    let mut subqueries: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+    subqueries.extend(must.into_iter().map(|q| (Occur::Must, q)));
+    for q in filter {
+        subqueries.push((
+            Occur::Must,
+            Box::new(ConstScoreQuery::new(q, 0.0)) as Box<dyn Query>,
+        ));
+    }
+    subqueries.extend(should.into_iter().map(|q| (Occur::Should, q)));
+    subqueries.extend(must_not.into_iter().map(|q| (Occur::MustNot, q)));
+    if subqueries.iter().all(|(o, _)| *o == Occur::MustNot) {
+        // A purely negative bool matches everything but the excluded.
+        subqueries.push((
+            Occur::Must,
+            Box::new(ConstScoreQuery::new(Box::new(AllQuery), 0.0)),
+        ));
+    }
+    let query = if msm > 0 {
+        BooleanQuery::with_minimum_required_clauses(subqueries, msm)
+    } else {
+        BooleanQuery::new(subqueries)
+    };
+    boosted(Box::new(query), body)
+}
+
+pub fn constant_score(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
+    let params = body
+        .as_object()
+        .ok_or_else(|| SearchError::parsing("[constant_score] malformed"))?;
+    check_params("constant_score", params, &["filter"])?;
+    let filter = params
+        .get("filter")
+        .ok_or_else(|| SearchError::parsing("[constant_score] requires a 'filter' element"))?;
+    let boost = params.get("boost").and_then(Value::as_f64).unwrap_or(1.0);
+    Ok(Box::new(ConstScoreQuery::new(
+        build(ctx, filter)?,
+        boost as f32,
+    )))
+}

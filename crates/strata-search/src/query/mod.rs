@@ -1,0 +1,172 @@
+//! The query DSL: Elasticsearch query JSON translated into tantivy queries
+//! over the shard schema, using the index mapping to pick the field and
+//! value type. Unknown queries and parameters are `parsing_exception`s.
+//!
+//! - `compound`: `bool`, `constant_score`, `match_all`, `match_none`.
+//! - `full_text`: `match`, `match_phrase`, `multi_match`.
+//! - `term_level`: `term`, `terms`, `range`, `exists`, `prefix`, `wildcard`, `ids`.
+//! - `terms`: values to tantivy terms.
+
+mod compound;
+mod full_text;
+mod term_level;
+pub mod terms;
+
+use serde_json::{Map, Value};
+use tantivy::query::{BoostQuery, Query};
+use tantivy::tokenizer::TokenizerManager;
+
+use crate::error::{Result, SearchError};
+use crate::mapping::{FieldMapping, Mappings};
+use crate::store::SchemaFields;
+
+/// What a translation needs: the mapping, the schema and the analyzers.
+pub struct QueryContext<'a> {
+    /// The index mapping.
+    pub mappings: &'a Mappings,
+    /// The shard schema.
+    pub fields: &'a SchemaFields,
+    /// The index's analyzers.
+    pub tokenizers: &'a TokenizerManager,
+    /// "now" for date math, epoch milliseconds.
+    pub now_millis: i64,
+}
+
+impl QueryContext<'_> {
+    /// The leaf mapping of `path`, if mapped.
+    pub fn leaf(&self, path: &str) -> Option<&FieldMapping> {
+        self.mappings.leaf(path)
+    }
+}
+
+/// Translates a query object (`{"match": {...}}`).
+pub fn build(ctx: &QueryContext<'_>, query: &Value) -> Result<Box<dyn Query>> {
+    let obj = query
+        .as_object()
+        .ok_or_else(|| SearchError::parsing("query malformed, must start with start_object"))?;
+    let mut entries = obj.iter();
+    let (kind, body) = match (entries.next(), entries.next()) {
+        (Some(entry), None) => entry,
+        (None, _) => return Err(SearchError::parsing("query malformed, empty clause found")),
+        (Some(_), Some((second, _))) => {
+            return Err(SearchError::parsing(format!(
+                "[{}] malformed query, expected [END_OBJECT] but found [FIELD_NAME] ({second})",
+                obj.keys().next().map_or("", String::as_str)
+            )))
+        }
+    };
+    match kind.as_str() {
+        "match_all" => compound::match_all(body),
+        "match_none" => compound::match_none(body),
+        "bool" => compound::boolean(ctx, body),
+        "constant_score" => compound::constant_score(ctx, body),
+        "match" => full_text::match_query(ctx, body),
+        "match_phrase" => full_text::match_phrase(ctx, body),
+        "multi_match" => full_text::multi_match(ctx, body),
+        "term" => term_level::term(ctx, body),
+        "terms" => term_level::terms(ctx, body),
+        "range" => term_level::range(ctx, body),
+        "exists" => term_level::exists(ctx, body),
+        "prefix" => term_level::prefix(ctx, body),
+        "wildcard" => term_level::wildcard(ctx, body),
+        "ids" => term_level::ids(ctx, body),
+        "query_string" | "simple_query_string" => Err(SearchError::illegal(format!(
+            "[{kind}] is not supported yet by this server"
+        ))),
+        other => Err(SearchError::parsing(format!("unknown query [{other}]"))),
+    }
+}
+
+/// The single `{field: params}` entry of a field-level query.
+pub(crate) fn single_field<'a>(kind: &str, body: &'a Value) -> Result<(&'a str, &'a Value)> {
+    let obj = body.as_object().ok_or_else(|| {
+        SearchError::parsing(format!(
+            "[{kind}] query malformed, no start_object after query name"
+        ))
+    })?;
+    let fields: Vec<_> = obj
+        .iter()
+        .filter(|(k, _)| k.as_str() != "boost" && k.as_str() != "_name")
+        .collect();
+    match fields.as_slice() {
+        [(field, params)] => Ok((field.as_str(), params)),
+        [] => Err(SearchError::parsing(format!(
+            "[{kind}] query doesn't support empty field name"
+        ))),
+        _ => Err(SearchError::parsing(format!(
+            "[{kind}] query doesn't support multiple fields, found [{}] and [{}]",
+            fields[0].0, fields[1].0
+        ))),
+    }
+}
+
+/// Checks that `params` only has `allowed` keys.
+pub(crate) fn check_params(
+    kind: &str,
+    params: &Map<String, Value>,
+    allowed: &[&str],
+) -> Result<()> {
+    for key in params.keys() {
+        if !allowed.contains(&key.as_str()) && key != "boost" && key != "_name" {
+            return Err(SearchError::parsing(format!(
+                "[{kind}] query does not support [{key}]"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Applies a `boost` parameter.
+pub(crate) fn boosted(query: Box<dyn Query>, params: &Value) -> Result<Box<dyn Query>> {
+    match params.get("boost") {
+        None => Ok(query),
+        Some(b) => {
+            let boost = b
+                .as_f64()
+                .or_else(|| b.as_str().and_then(|s| s.parse().ok()))
+                .ok_or_else(|| {
+                    SearchError::parsing(format!("[boost] must be a number, got [{b}]"))
+                })?;
+            if boost == 1.0 {
+                Ok(query)
+            } else {
+                Ok(Box::new(BoostQuery::new(query, boost as f32)))
+            }
+        }
+    }
+}
+
+/// Resolves `minimum_should_match` (`2`, `"75%"`, `"-1"`, `"-25%"`) for `optional` clauses.
+pub(crate) fn minimum_should_match(value: &Value, optional: usize) -> Result<usize> {
+    let text = match value {
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => s.trim().to_string(),
+        other => {
+            return Err(SearchError::parsing(format!(
+                "[minimum_should_match] malformed: {other}"
+            )))
+        }
+    };
+    let n = optional as i64;
+    let required = if let Some(pct) = text.strip_suffix('%') {
+        let p: i64 = pct
+            .parse()
+            .map_err(|_| SearchError::parsing(format!("invalid minimum_should_match [{text}]")))?;
+        let part = n * p.abs() / 100;
+        if p < 0 {
+            n - part
+        } else {
+            part
+        }
+    } else {
+        let k: i64 = text
+            .parse()
+            .map_err(|_| SearchError::parsing(format!("invalid minimum_should_match [{text}]")))?;
+        if k < 0 {
+            n + k
+        } else {
+            k
+        }
+    };
+    Ok(required.clamp(0, n) as usize)
+}

@@ -1,0 +1,344 @@
+//! Term-level queries: `term`, `terms`, `range`, `exists`, `prefix`,
+//! `wildcard`, `ids`. Values are not analyzed.
+
+use std::ops::Bound;
+
+use serde_json::Value;
+use tantivy::query::{
+    BooleanQuery, ConstScoreQuery, EmptyQuery, InvertedIndexRangeQuery, Occur, Query, RangeQuery,
+    RegexQuery, TermQuery,
+};
+use tantivy::schema::IndexRecordOption;
+use tantivy::Term;
+
+use super::terms::{bound_value, exact_term, typed_term};
+use super::{boosted, check_params, single_field, QueryContext};
+use crate::error::{Result, SearchError};
+use crate::mapping::date::DateFormat;
+use crate::mapping::document::FieldValue;
+use crate::mapping::FieldType;
+use crate::store::json_term;
+
+fn const_score(q: Box<dyn Query>) -> Box<dyn Query> {
+    Box::new(ConstScoreQuery::new(q, 1.0))
+}
+
+/// `{"field": value}` or `{"field": {"value": v, ...}}` as (value, params).
+fn value_and_params<'a>(
+    kind: &str,
+    params: &'a Value,
+    allowed: &[&str],
+) -> Result<(&'a Value, &'a Value)> {
+    match params {
+        Value::Object(obj) => {
+            check_params(kind, obj, allowed)?;
+            let v = obj
+                .get("value")
+                .ok_or_else(|| SearchError::parsing(format!("[{kind}] query requires a value")))?;
+            Ok((v, params))
+        }
+        other => Ok((other, &Value::Null)),
+    }
+}
+
+pub fn term(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
+    let (field, params) = single_field("term", body)?;
+    let (value, params) = value_and_params("term", params, &["value", "case_insensitive"])?;
+    if params.get("case_insensitive") == Some(&Value::Bool(true)) {
+        return Err(SearchError::illegal(
+            "[term] case_insensitive is not supported",
+        ));
+    }
+    let q = term_query(ctx, field, value)?;
+    boosted(const_score(q), params)
+}
+
+fn term_query(ctx: &QueryContext<'_>, field: &str, value: &Value) -> Result<Box<dyn Query>> {
+    if field == "_id" {
+        let id = value
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| value.to_string());
+        return Ok(Box::new(TermQuery::new(
+            Term::from_field_text(ctx.fields.id, &id),
+            IndexRecordOption::Basic,
+        )));
+    }
+    let Some(leaf) = ctx.leaf(field) else {
+        return Ok(Box::new(EmptyQuery));
+    };
+    Ok(match exact_term(ctx.fields, field, leaf, value)? {
+        Some(t) => Box::new(TermQuery::new(t, IndexRecordOption::Basic)),
+        None => Box::new(EmptyQuery),
+    })
+}
+
+pub fn terms(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
+    let (field, values) = single_field("terms", body)?;
+    let values = values.as_array().ok_or_else(|| {
+        SearchError::parsing(
+            "[terms] query does not support lookup of terms; expected an array of values",
+        )
+    })?;
+    let clauses = values
+        .iter()
+        .map(|v| Ok((Occur::Should, term_query(ctx, field, v)?)))
+        .collect::<Result<Vec<_>>>()?;
+    boosted(const_score(Box::new(BooleanQuery::new(clauses))), body)
+}
+
+pub fn ids(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
+    let obj = body
+        .as_object()
+        .ok_or_else(|| SearchError::parsing("[ids] malformed"))?;
+    check_params("ids", obj, &["values"])?;
+    let values = obj
+        .get("values")
+        .and_then(Value::as_array)
+        .ok_or_else(|| SearchError::parsing("[ids] requires [values]"))?;
+    let clauses = values
+        .iter()
+        .map(|v| Ok((Occur::Should, term_query(ctx, "_id", v)?)))
+        .collect::<Result<Vec<_>>>()?;
+    boosted(const_score(Box::new(BooleanQuery::new(clauses))), body)
+}
+
+pub fn exists(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
+    let obj = body
+        .as_object()
+        .ok_or_else(|| SearchError::parsing("[exists] malformed"))?;
+    check_params("exists", obj, &["field"])?;
+    let field = obj
+        .get("field")
+        .and_then(Value::as_str)
+        .ok_or_else(|| SearchError::parsing("[exists] must be provided with a [field]"))?;
+    let t = Term::from_field_text(ctx.fields.field_names, field);
+    boosted(
+        const_score(Box::new(TermQuery::new(t, IndexRecordOption::Basic))),
+        body,
+    )
+}
+
+pub fn range(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
+    let (field, params) = single_field("range", body)?;
+    let obj = params.as_object().ok_or_else(|| {
+        SearchError::parsing("[range] query malformed, no start_object after field name")
+    })?;
+    check_params(
+        "range",
+        obj,
+        &[
+            "gt",
+            "gte",
+            "lt",
+            "lte",
+            "from",
+            "to",
+            "include_lower",
+            "include_upper",
+            "format",
+            "time_zone",
+            "relation",
+        ],
+    )?;
+    if let Some(tz) = obj.get("time_zone").and_then(Value::as_str) {
+        if !matches!(tz, "UTC" | "Z" | "+00:00" | "Etc/UTC" | "GMT") {
+            return Err(SearchError::illegal(format!(
+                "[range] time_zone [{tz}] is not supported (UTC only)"
+            )));
+        }
+    }
+    let Some(leaf) = ctx.leaf(field) else {
+        return Ok(Box::new(EmptyQuery));
+    };
+    let format = obj
+        .get("format")
+        .and_then(Value::as_str)
+        .map(DateFormat::parse)
+        .transpose()?;
+    let include_lower = obj
+        .get("include_lower")
+        .and_then(Value::as_bool)
+        .unwrap_or(true);
+    let include_upper = obj
+        .get("include_upper")
+        .and_then(Value::as_bool)
+        .unwrap_or(true);
+    let bound =
+        |inc: &str, exc: &str, legacy: &str, legacy_inclusive: bool| -> Result<Bound<FieldValue>> {
+            let conv = |v: &Value| bound_value(field, leaf, v, format.as_ref(), ctx.now_millis);
+            Ok(match (obj.get(inc), obj.get(exc), obj.get(legacy)) {
+                (Some(v), _, _) if !v.is_null() => Bound::Included(conv(v)?),
+                (_, Some(v), _) if !v.is_null() => Bound::Excluded(conv(v)?),
+                (_, _, Some(v)) if !v.is_null() => {
+                    if legacy_inclusive {
+                        Bound::Included(conv(v)?)
+                    } else {
+                        Bound::Excluded(conv(v)?)
+                    }
+                }
+                _ => Bound::Unbounded,
+            })
+        };
+    let lower = bound("gte", "gt", "from", include_lower)?;
+    let upper = bound("lte", "lt", "to", include_upper)?;
+    let (lower, upper) = if leaf.ty.is_integer() {
+        (integer_bound(lower, true), integer_bound(upper, false))
+    } else {
+        (lower, upper)
+    };
+    let text = leaf.ty == FieldType::Text;
+    let to_term = |b: Bound<FieldValue>| -> Bound<Term> {
+        let term = |v: &FieldValue| match (text, v) {
+            (true, FieldValue::Keyword(s)) => {
+                let mut t = json_term(ctx.fields.text, field);
+                t.append_type_and_str(s);
+                t
+            }
+            _ => range_term(ctx, field, v),
+        };
+        match b {
+            Bound::Included(v) => Bound::Included(term(&v)),
+            Bound::Excluded(v) => Bound::Excluded(term(&v)),
+            Bound::Unbounded => Bound::Unbounded,
+        }
+    };
+    let (lower, upper) = (to_term(lower), to_term(upper));
+    let q: Box<dyn Query> = match leaf.ty {
+        FieldType::Text | FieldType::Keyword | FieldType::Ip => {
+            Box::new(InvertedIndexRangeQuery::new(lower, upper))
+        }
+        _ => {
+            if matches!((&lower, &upper), (Bound::Unbounded, Bound::Unbounded)) {
+                return exists(ctx, &serde_json::json!({"field": field}));
+            }
+            Box::new(RangeQuery::new(lower, upper))
+        }
+    };
+    boosted(const_score(q), params)
+}
+
+/// A typed term for a range bound; floats stay f64 (the columns are f64).
+fn range_term(ctx: &QueryContext<'_>, field: &str, v: &FieldValue) -> Term {
+    match v {
+        FieldValue::Double(f) => {
+            let mut t = json_term(ctx.fields.values, field);
+            t.append_type_and_fast_value(*f);
+            t
+        }
+        other => typed_term(ctx.fields, field, other),
+    }
+}
+
+/// Integer fields: fractional bounds rounded inward, as i64.
+fn integer_bound(b: Bound<FieldValue>, lower: bool) -> Bound<FieldValue> {
+    let f = match &b {
+        Bound::Included(FieldValue::Double(f)) | Bound::Excluded(FieldValue::Double(f)) => *f,
+        _ => return b,
+    };
+    let inclusive = matches!(b, Bound::Included(_));
+    let clamp = |x: f64| x.clamp(i64::MIN as f64, i64::MAX as f64) as i64;
+    if f.fract() == 0.0 {
+        let n = FieldValue::Long(clamp(f));
+        return if inclusive {
+            Bound::Included(n)
+        } else {
+            Bound::Excluded(n)
+        };
+    }
+    Bound::Included(FieldValue::Long(clamp(if lower {
+        f.ceil()
+    } else {
+        f.floor()
+    })))
+}
+
+fn string_param<'a>(kind: &str, params: &'a Value) -> Result<(&'a str, &'a Value)> {
+    let (value, params) =
+        value_and_params(kind, params, &["value", "rewrite", "case_insensitive"])?;
+    if params.get("case_insensitive") == Some(&Value::Bool(true)) {
+        return Err(SearchError::illegal(format!(
+            "[{kind}] case_insensitive is not supported"
+        )));
+    }
+    let s = value
+        .as_str()
+        .ok_or_else(|| SearchError::parsing(format!("[{kind}] value must be a string")))?;
+    Ok((s, params))
+}
+
+/// The JSON field a string query on `field` runs against, or `None` if unmapped.
+fn string_field(
+    ctx: &QueryContext<'_>,
+    kind: &str,
+    field: &str,
+) -> Result<Option<tantivy::schema::Field>> {
+    Ok(match ctx.leaf(field).map(|l| l.ty) {
+        None => None,
+        Some(FieldType::Text) => Some(ctx.fields.text),
+        Some(FieldType::Keyword) | Some(FieldType::Ip) => Some(ctx.fields.values),
+        Some(other) => {
+            return Err(SearchError::parsing(format!(
+                "failed to create query: Can only use {kind} queries on keyword and text fields - not on [{field}] which is of type [{}]",
+                other.name()
+            )))
+        }
+    })
+}
+
+pub fn prefix(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
+    let (field, params) = single_field("prefix", body)?;
+    let (value, params) = string_param("prefix", params)?;
+    let Some(target) = string_field(ctx, "prefix", field)? else {
+        return Ok(Box::new(EmptyQuery));
+    };
+    let mut lower = json_term(target, field);
+    lower.append_type_and_str(value);
+    let mut upper = lower.clone();
+    upper.append_bytes(&[0xFF]); // no UTF-8 string sorts after this
+    let q = InvertedIndexRangeQuery::new(Bound::Included(lower), Bound::Excluded(upper));
+    boosted(const_score(Box::new(q)), params)
+}
+
+pub fn wildcard(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
+    let (field, params) = single_field("wildcard", body)?;
+    let (value, params) = match params.get("wildcard") {
+        Some(Value::String(s)) => (s.as_str(), params),
+        _ => string_param("wildcard", params)?,
+    };
+    let Some(target) = string_field(ctx, "wildcard", field)? else {
+        return Ok(Box::new(EmptyQuery));
+    };
+    // The term dictionary key of a JSON field starts with the path and type;
+    // the regex is anchored there and matches the value after it.
+    let mut prefix = json_term(target, field);
+    prefix.append_type_and_str("");
+    let mut pattern = String::new();
+    for b in prefix.serialized_value_bytes() {
+        if b.is_ascii_alphanumeric() {
+            pattern.push(*b as char);
+        } else {
+            pattern.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    for c in value.chars() {
+        match c {
+            '*' => pattern.push_str(".*"),
+            '?' => pattern.push('.'),
+            c => pattern.push_str(&regex_escape(c)),
+        }
+    }
+    let q = RegexQuery::from_pattern(&pattern, target)
+        .map_err(|e| SearchError::parsing(format!("[wildcard] invalid pattern: {e}")))?;
+    boosted(const_score(Box::new(q)), params)
+}
+
+fn regex_escape(c: char) -> String {
+    if c.is_alphanumeric() {
+        c.to_string()
+    } else if c.is_ascii() {
+        format!("\\x{:02x}", c as u32)
+    } else {
+        format!("\\x{{{:x}}}", c as u32)
+    }
+}

@@ -1,0 +1,182 @@
+//! Query values turned into tantivy terms of the shard schema, by the
+//! field's mapped type (the same conversions indexing uses).
+
+use serde_json::Value;
+use tantivy::tokenizer::TokenizerManager;
+use tantivy::Term;
+
+use crate::error::{Result, SearchError};
+use crate::mapping::date::DateFormat;
+use crate::mapping::document::{convert, FieldValue};
+use crate::mapping::{FieldMapping, FieldType};
+use crate::store::{json_term, SchemaFields};
+
+/// The term of one exact value at `path` (None when the value indexes to nothing).
+pub fn exact_term(
+    fields: &SchemaFields,
+    path: &str,
+    leaf: &FieldMapping,
+    value: &Value,
+) -> Result<Option<Term>> {
+    let as_query_error =
+        |e: SearchError| SearchError::parsing(format!("failed to create query: {e}"));
+    if leaf.ty == FieldType::Text {
+        let text = match value {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let mut t = json_term(fields.text, path);
+        t.append_type_and_str(&text);
+        return Ok(Some(t));
+    }
+    let mut leaf = leaf.clone();
+    leaf.ignore_above = None;
+    let converted = convert(path, &leaf, value).map_err(as_query_error)?;
+    Ok(converted.map(|v| typed_term(fields, path, &v)))
+}
+
+/// The term of an already typed value in the `f` field.
+pub fn typed_term(fields: &SchemaFields, path: &str, value: &FieldValue) -> Term {
+    let mut t = json_term(fields.values, path);
+    match value {
+        FieldValue::Text(s) | FieldValue::Keyword(s) => t.append_type_and_str(s),
+        FieldValue::Long(n) | FieldValue::Date(n) => t.append_type_and_fast_value(*n),
+        FieldValue::Bool(b) => t.append_type_and_fast_value(*b),
+        FieldValue::Double(f) => {
+            // The inverted index keeps integral floats as i64 terms.
+            if f.fract() == 0.0 && *f >= i64::MIN as f64 && *f <= i64::MAX as f64 {
+                t.append_type_and_fast_value(*f as i64)
+            } else {
+                t.append_type_and_fast_value(*f)
+            }
+        }
+    }
+    t
+}
+
+/// The tokens of `text` under the index's text analyzer, as terms at `path`.
+pub fn analyzed_terms(
+    fields: &SchemaFields,
+    tokenizers: &TokenizerManager,
+    path: &str,
+    text: &str,
+) -> Result<Vec<Term>> {
+    let mut analyzer = tokenizers
+        .get("default")
+        .ok_or_else(|| SearchError::illegal("the default analyzer is missing"))?;
+    let mut stream = analyzer.token_stream(text);
+    let mut out = Vec::new();
+    while stream.advance() {
+        let mut t = json_term(fields.text, path);
+        t.append_type_and_str(&stream.token().text);
+        out.push(t);
+    }
+    Ok(out)
+}
+
+/// A range bound value as a typed value of the field (dates through `format`).
+pub fn bound_value(
+    path: &str,
+    leaf: &FieldMapping,
+    value: &Value,
+    format: Option<&DateFormat>,
+    now_millis: i64,
+) -> Result<FieldValue> {
+    let fail = || {
+        SearchError::parsing(format!(
+            "failed to create query: field [{path}] of type [{}] cannot take range value [{value}]",
+            leaf.ty.name()
+        ))
+    };
+    match leaf.ty {
+        FieldType::Date => {
+            if let Some(s) = value.as_str() {
+                if let Some(m) = date_math(s, now_millis) {
+                    return Ok(FieldValue::Date(m));
+                }
+            }
+            let format = format.cloned().unwrap_or_else(|| leaf.date_format());
+            let millis = format
+                .parse_value(value)
+                .map_err(|e| SearchError::parsing(format!("failed to create query: {e}")))?;
+            Ok(FieldValue::Date(millis))
+        }
+        ty if ty.is_integer() || ty.is_float() => {
+            let f = match value {
+                Value::Number(n) => n.as_f64(),
+                Value::String(s) => s.trim().parse::<f64>().ok(),
+                _ => None,
+            }
+            .filter(|f| f.is_finite())
+            .ok_or_else(fail)?;
+            Ok(FieldValue::Double(f))
+        }
+        FieldType::Keyword | FieldType::Ip | FieldType::Text => {
+            Ok(FieldValue::Keyword(match value {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            }))
+        }
+        _ => Err(fail()),
+    }
+}
+
+/// `now`, `now-15m`, `now+1d`, with optional `/d` style rounding down.
+fn date_math(expr: &str, now: i64) -> Option<i64> {
+    let rest = expr.strip_prefix("now")?;
+    let (ops, round) = match rest.split_once('/') {
+        Some((ops, unit)) => (ops, Some(unit)),
+        None => (rest, None),
+    };
+    let mut value = now;
+    let mut chars = ops.chars().peekable();
+    while let Some(sign) = chars.next() {
+        let sign = match sign {
+            '+' => 1,
+            '-' => -1,
+            _ => return None,
+        };
+        let mut n = String::new();
+        while let Some(c) = chars.peek().copied().filter(char::is_ascii_digit) {
+            n.push(c);
+            chars.next();
+        }
+        let n: i64 = if n.is_empty() { 1 } else { n.parse().ok()? };
+        let unit = chars.next()?;
+        value += sign * n * unit_millis(unit)?;
+    }
+    if let Some(unit) = round {
+        let mut u = unit.chars();
+        let ms = unit_millis(u.next()?)?;
+        if u.next().is_some() {
+            return None;
+        }
+        value = value.div_euclid(ms) * ms;
+    }
+    Some(value)
+}
+
+fn unit_millis(unit: char) -> Option<i64> {
+    Some(match unit {
+        's' => 1000,
+        'm' => 60_000,
+        'h' | 'H' => 3_600_000,
+        'd' => 86_400_000,
+        'w' => 7 * 86_400_000,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn date_math_forms() {
+        assert_eq!(date_math("now", 100_000), Some(100_000));
+        assert_eq!(date_math("now-1m", 100_000), Some(40_000));
+        assert_eq!(date_math("now+1s/m", 119_500), Some(120_000));
+        assert_eq!(date_math("now-1M", 0), None);
+        assert_eq!(date_math("2020", 0), None);
+    }
+}

@@ -1,0 +1,261 @@
+//! Searching one or more indices: the query is translated per index (each
+//! has its own mapping), run on every shard with a top-K collector, a
+//! counter and tantivy's distributed aggregation collector; hits are merged
+//! across shards by score or sort key, aggregations by tantivy's
+//! intermediate-result merge.
+//!
+//! - `request`: the body. - `sort`: sort keys. - `aggs`: aggregation
+//!   translation. - `source_filter`: `_source` filtering.
+
+pub mod aggs;
+pub mod request;
+pub mod sort;
+pub mod source_filter;
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::{json, Value};
+use tantivy::aggregation::agg_req::Aggregations;
+use tantivy::aggregation::intermediate_agg_result::IntermediateAggregationResults;
+use tantivy::aggregation::{
+    AggContextParams, AggregationLimitsGuard, DistributedAggregationCollector,
+};
+use tantivy::collector::{Count, TopDocs};
+use tantivy::query::Query;
+use tantivy::schema::Value as _;
+use tantivy::{DocAddress, Searcher, TantivyDocument};
+
+pub use request::{SearchRequest, TrackTotalHits};
+
+use crate::error::{Result, SearchError};
+use crate::index::SearchIndex;
+use crate::query::{build, QueryContext};
+use crate::shard::PRIMARY_TERM;
+use sort::{SortKey, SortValue, ValueReader};
+
+struct Candidate {
+    index: usize,
+    shard: usize,
+    addr: DocAddress,
+    score: f32,
+    key: Option<SortKey>,
+}
+
+fn now_millis() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+fn query_for(index: &SearchIndex, query: &Value) -> Result<Box<dyn Query>> {
+    let mappings = index.mappings();
+    let shard = &index.shards()[0];
+    let ctx = QueryContext {
+        mappings: &mappings,
+        fields: shard.fields(),
+        tokenizers: shard.tantivy_index().tokenizers(),
+        now_millis: now_millis(),
+    };
+    build(&ctx, query)
+}
+
+/// Counts the documents matching `query` (the `_count` API).
+pub fn count(indices: &[Arc<SearchIndex>], query: &Value) -> Result<u64> {
+    let mut total = 0;
+    for index in indices {
+        let q = query_for(index, query)?;
+        for shard in index.shards() {
+            total += shard.searcher().search(&*q, &Count)? as u64;
+        }
+    }
+    Ok(total)
+}
+
+/// Runs a search and returns the Elasticsearch response body.
+pub fn search(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Value> {
+    let started = Instant::now();
+    let want = req.from + req.size;
+    let by_score = req.sort.is_empty()
+        || (req.sort.len() == 1 && req.sort[0].field == "_score" && req.sort[0].descending);
+    let after = req
+        .search_after
+        .as_ref()
+        .map(|v| v.iter().map(SortValue::from_json).collect::<Vec<_>>());
+    let descending = Arc::new(req.sort.iter().map(|s| s.descending).collect::<Vec<_>>());
+    let after_key = after
+        .clone()
+        .map(|v| SortKey::new(v, Arc::clone(&descending)));
+
+    let (agg_request, shapes) = match (&req.aggs, indices.first()) {
+        (Some(a), Some(first)) => {
+            let (tv, shapes) = aggs::translate(&first.mappings(), a)?;
+            let parsed: Aggregations = serde_json::from_value(tv)
+                .map_err(|e| SearchError::parsing(format!("[aggs] {e}")))?;
+            (Some(parsed), shapes)
+        }
+        _ => (None, Vec::new()),
+    };
+
+    let mut candidates = Vec::new();
+    let mut total: u64 = 0;
+    let mut merged_aggs: Option<IntermediateAggregationResults> = None;
+    let mut searchers: Vec<Vec<Searcher>> = Vec::new();
+    let mut shard_count = 0;
+    for (i, index) in indices.iter().enumerate() {
+        index.counters.note_query();
+        let q = query_for(index, &req.query)?;
+        let mappings = index.mappings();
+        for s in &req.sort {
+            s.validate(&mappings)?;
+        }
+        let mut per_index = Vec::new();
+        for (s, shard) in index.shards().iter().enumerate() {
+            shard_count += 1;
+            let searcher = shard.searcher();
+            total += searcher.search(&*q, &Count)? as u64;
+            if want > 0 {
+                if by_score && after.is_none() {
+                    let top = searcher.search(&*q, &TopDocs::with_limit(want).order_by_score())?;
+                    candidates.extend(top.into_iter().map(|(score, addr)| Candidate {
+                        index: i,
+                        shard: s,
+                        addr,
+                        score,
+                        key: None,
+                    }));
+                } else {
+                    let sort = if req.sort.is_empty() {
+                        vec![sort::SortField {
+                            field: "_score".into(),
+                            descending: true,
+                            unmapped_type: None,
+                        }]
+                    } else {
+                        req.sort.clone()
+                    };
+                    let desc = Arc::clone(&descending);
+                    let maps = mappings.clone();
+                    let after_key = after_key.clone();
+                    let collector = TopDocs::with_limit(want).tweak_score(
+                        move |segment: &tantivy::SegmentReader| {
+                            let readers: Vec<ValueReader> = sort
+                                .iter()
+                                .map(|f| ValueReader::open(f, &maps, segment))
+                                .collect();
+                            let desc = Arc::clone(&desc);
+                            let after_key = after_key.clone();
+                            move |doc: tantivy::DocId, score: tantivy::Score| {
+                                let values = readers.iter().map(|r| r.value(doc, score)).collect();
+                                let mut key = SortKey::new(values, Arc::clone(&desc));
+                                if let Some(a) = &after_key {
+                                    key.eligible = key.rank_cmp(a) == Ordering::Greater;
+                                }
+                                key
+                            }
+                        },
+                    );
+                    let top = searcher.search(&*q, &collector)?;
+                    candidates.extend(top.into_iter().filter(|(k, _)| k.eligible).map(
+                        |(key, addr)| Candidate {
+                            index: i,
+                            shard: s,
+                            addr,
+                            score: f32::NAN,
+                            key: Some(key),
+                        },
+                    ));
+                }
+            }
+            if let Some(agg_req) = &agg_request {
+                let ctx = AggContextParams::new(
+                    AggregationLimitsGuard::new(Some(500_000_000), Some(65_000)),
+                    shard.tantivy_index().tokenizers().clone(),
+                );
+                let collector = DistributedAggregationCollector::from_aggs(agg_req.clone(), ctx);
+                let part = searcher.search(&*q, &collector)?;
+                match &mut merged_aggs {
+                    None => merged_aggs = Some(part),
+                    Some(m) => m.merge_fruits(part)?,
+                }
+            }
+            per_index.push(searcher);
+        }
+        searchers.push(per_index);
+    }
+
+    candidates.sort_by(|a, b| match (&a.key, &b.key) {
+        (Some(x), Some(y)) => x.rank_cmp(y),
+        _ => b.score.partial_cmp(&a.score).unwrap_or(Ordering::Equal),
+    });
+    let max_score = if by_score && after.is_none() {
+        candidates.first().map(|c| c.score)
+    } else {
+        None
+    };
+    let mut hits = Vec::new();
+    for c in candidates.into_iter().skip(req.from).take(req.size) {
+        let index = &indices[c.index];
+        let searcher = &searchers[c.index][c.shard];
+        let doc: TantivyDocument = searcher.doc(c.addr)?;
+        let fields = index.shards()[c.shard].fields();
+        let id = doc
+            .get_first(fields.id)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string();
+        let mut hit = json!({"_index": index.name(), "_id": id});
+        let score_json = if c.key.is_none() {
+            json!(c.score)
+        } else {
+            Value::Null
+        };
+        hit["_score"] = score_json;
+        if req.version {
+            hit["_version"] = json!(doc.get_first(fields.version).and_then(|v| v.as_u64()));
+        }
+        if req.seq_no_primary_term {
+            hit["_seq_no"] = json!(doc.get_first(fields.seq_no).and_then(|v| v.as_u64()));
+            hit["_primary_term"] = json!(PRIMARY_TERM);
+        }
+        let source_bytes = doc
+            .get_first(fields.source)
+            .and_then(|v| v.as_bytes())
+            .unwrap_or_default();
+        let source: Value = serde_json::from_slice(source_bytes).unwrap_or(Value::Null);
+        if let Some(s) = req.source.apply(source) {
+            hit["_source"] = s;
+        }
+        if let Some(key) = &c.key {
+            hit["sort"] = Value::Array(key.values.iter().map(SortValue::to_json).collect());
+        }
+        hits.push(hit);
+    }
+
+    let mut hits_obj = json!({"max_score": max_score, "hits": hits});
+    match req.track_total_hits {
+        TrackTotalHits::Exact => hits_obj["total"] = json!({"value": total, "relation": "eq"}),
+        TrackTotalHits::UpTo(n) if total > n => {
+            hits_obj["total"] = json!({"value": n, "relation": "gte"})
+        }
+        TrackTotalHits::UpTo(_) => hits_obj["total"] = json!({"value": total, "relation": "eq"}),
+        TrackTotalHits::Off => {}
+    }
+    let mut response = json!({
+        "took": started.elapsed().as_millis() as u64,
+        "timed_out": false,
+        "_shards": {"total": shard_count, "successful": shard_count, "skipped": 0, "failed": 0},
+        "hits": hits_obj,
+    });
+    if let Some(agg_req) = agg_request {
+        let limits = AggregationLimitsGuard::new(Some(500_000_000), Some(65_000));
+        let merged = merged_aggs.unwrap_or_default();
+        let final_result = merged.into_final_result(agg_req, limits)?;
+        let mut value =
+            serde_json::to_value(&final_result).map_err(|e| SearchError::illegal(e.to_string()))?;
+        aggs::reshape(&mut value, &shapes);
+        response["aggregations"] = value;
+    }
+    Ok(response)
+}

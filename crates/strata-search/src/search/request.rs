@@ -1,0 +1,200 @@
+//! A `_search` body parsed into a [`SearchRequest`]; unknown keys are
+//! `parsing_exception`s, as in Elasticsearch.
+
+use serde_json::Value;
+
+use super::sort::SortField;
+use super::source_filter::SourceFilter;
+use crate::error::{Result, SearchError};
+
+/// Elasticsearch's `index.max_result_window`.
+pub const MAX_RESULT_WINDOW: usize = 10_000;
+
+/// How `hits.total` is reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrackTotalHits {
+    /// Exact count.
+    Exact,
+    /// Count up to this many, then `gte`.
+    UpTo(u64),
+    /// No `total`.
+    Off,
+}
+
+/// A parsed search request.
+#[derive(Debug, Clone)]
+pub struct SearchRequest {
+    /// The query (default `match_all`).
+    pub query: Value,
+    /// Hits to skip.
+    pub from: usize,
+    /// Hits to return.
+    pub size: usize,
+    /// Sort order; empty is by score.
+    pub sort: Vec<SortField>,
+    /// `hits.total` reporting.
+    pub track_total_hits: TrackTotalHits,
+    /// `_source` filtering.
+    pub source: SourceFilter,
+    /// Sort values to continue after.
+    pub search_after: Option<Vec<Value>>,
+    /// The `aggs` request, as written.
+    pub aggs: Option<Value>,
+    /// Return `_version` in hits.
+    pub version: bool,
+    /// Return `_seq_no` and `_primary_term` in hits.
+    pub seq_no_primary_term: bool,
+    /// Compute scores even when sorting by fields.
+    pub track_scores: bool,
+}
+
+impl SearchRequest {
+    /// Parses a body (`Null` for none).
+    pub fn parse(body: &Value) -> Result<SearchRequest> {
+        let mut req = SearchRequest {
+            query: serde_json::json!({"match_all": {}}),
+            from: 0,
+            size: 10,
+            sort: Vec::new(),
+            track_total_hits: TrackTotalHits::UpTo(10_000),
+            source: SourceFilter::All,
+            search_after: None,
+            aggs: None,
+            version: false,
+            seq_no_primary_term: false,
+            track_scores: false,
+        };
+        let obj = match body {
+            Value::Null => return Ok(req),
+            Value::Object(o) => o,
+            _ => return Err(SearchError::parsing("request body must be an object")),
+        };
+        for (key, value) in obj {
+            match key.as_str() {
+                "query" => req.query = value.clone(),
+                "from" => req.from = as_usize("from", value)?,
+                "size" => req.size = as_usize("size", value)?,
+                "sort" => req.sort = SortField::parse_list(value)?,
+                "track_total_hits" => req.track_total_hits = parse_track(value)?,
+                "_source" => req.source = SourceFilter::parse(value)?,
+                "search_after" => {
+                    let values = value
+                        .as_array()
+                        .ok_or_else(|| SearchError::parsing("[search_after] must be an array"))?;
+                    req.search_after = Some(values.clone());
+                }
+                "aggs" | "aggregations" => req.aggs = Some(value.clone()),
+                "version" => req.version = as_bool(key, value)?,
+                "seq_no_primary_term" => req.seq_no_primary_term = as_bool(key, value)?,
+                "track_scores" => req.track_scores = as_bool(key, value)?,
+                "timeout" => {}
+                other => {
+                    return Err(SearchError::parsing(format!(
+                        "Unknown key for a START_OBJECT in [{other}]."
+                    )))
+                }
+            }
+        }
+        req.validate()?;
+        Ok(req)
+    }
+
+    /// Applies URL parameters (`from`, `size`, `q` is not supported).
+    pub fn apply_param(&mut self, key: &str, value: &str) -> Result<()> {
+        let num = |v: &str| {
+            v.parse::<usize>().map_err(|_| {
+                SearchError::illegal(format!(
+                    "Failed to parse int parameter [{key}] with value [{v}]"
+                ))
+            })
+        };
+        match key {
+            "from" => self.from = num(value)?,
+            "size" => self.size = num(value)?,
+            "track_total_hits" => {
+                self.track_total_hits = parse_track(&match value {
+                    "true" => Value::Bool(true),
+                    "false" => Value::Bool(false),
+                    n => Value::from(num(n)? as u64),
+                })?
+            }
+            "version" => self.version = value == "true",
+            "seq_no_primary_term" => self.seq_no_primary_term = value == "true",
+            "_source" => {
+                self.source = match value {
+                    "true" => SourceFilter::All,
+                    "false" => SourceFilter::None,
+                    list => SourceFilter::parse(&Value::Array(
+                        list.split(',').map(Value::from).collect(),
+                    ))?,
+                }
+            }
+            _ => {
+                return Err(SearchError::illegal(format!(
+                    "request [_search] contains unrecognized parameter: [{key}]"
+                )))
+            }
+        }
+        self.validate()
+    }
+
+    fn validate(&self) -> Result<()> {
+        if self.from + self.size > MAX_RESULT_WINDOW {
+            return Err(SearchError::illegal(format!(
+                "Result window is too large, from + size must be less than or equal to: [{MAX_RESULT_WINDOW}] but was [{}]. See the scroll api for a more efficient way to request large data sets.",
+                self.from + self.size
+            )));
+        }
+        if let Some(after) = &self.search_after {
+            if self.sort.is_empty() && after.len() != 1 {
+                return Err(SearchError::illegal(
+                    "search_after has 1 value(s) but sort has 0",
+                ));
+            }
+            if !self.sort.is_empty() && after.len() != self.sort.len() {
+                return Err(SearchError::illegal(format!(
+                    "search_after has {} value(s) but sort has {}.",
+                    after.len(),
+                    self.sort.len()
+                )));
+            }
+            if self.from > 0 {
+                return Err(SearchError::illegal(
+                    "[from] parameter must be set to 0 when [search_after] is used",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn as_usize(key: &str, v: &Value) -> Result<usize> {
+    v.as_u64()
+        .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+        .map(|n| n as usize)
+        .ok_or_else(|| {
+            SearchError::parsing(format!("[{key}] must be a non-negative integer, got [{v}]"))
+        })
+}
+
+fn as_bool(key: &str, v: &Value) -> Result<bool> {
+    v.as_bool()
+        .ok_or_else(|| SearchError::parsing(format!("[{key}] must be a boolean, got [{v}]")))
+}
+
+fn parse_track(v: &Value) -> Result<TrackTotalHits> {
+    match v {
+        Value::Bool(true) => Ok(TrackTotalHits::Exact),
+        Value::Bool(false) => Ok(TrackTotalHits::Off),
+        Value::Number(n) => match n.as_i64() {
+            Some(-1) => Ok(TrackTotalHits::Off),
+            Some(k) if k >= 0 => Ok(TrackTotalHits::UpTo(k as u64)),
+            _ => Err(SearchError::illegal(format!(
+                "[track_total_hits] invalid value [{n}]"
+            ))),
+        },
+        other => Err(SearchError::parsing(format!(
+            "[track_total_hits] invalid value [{other}]"
+        ))),
+    }
+}

@@ -1,0 +1,250 @@
+//! Index settings: parsed from Elasticsearch's nested (`{"index":
+//! {"number_of_shards": 2}}`), flat (`{"index.number_of_shards": "2"}`) or
+//! bare (`{"number_of_shards": 2}`) forms; unknown settings are rejected.
+
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+
+use crate::error::{Result, SearchError};
+
+/// When an indexing request is acknowledged (`index.translog.durability`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TranslogDurability {
+    /// After the translog record is fsynced (group commit).
+    Request,
+    /// At once; the translog is fsynced every `sync_interval`.
+    Async,
+}
+
+/// The settings of one index.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexSettings {
+    /// Number of tantivy indexes the documents are routed over.
+    pub number_of_shards: u32,
+    /// Accepted for compatibility; a single node holds no replicas.
+    pub number_of_replicas: u32,
+    /// Background refresh period; `None` is `-1` (refresh only when asked).
+    pub refresh_interval: Option<Duration>,
+    /// Acknowledgement policy of indexing requests.
+    pub durability: TranslogDurability,
+    /// `async` durability: the longest an acknowledged operation stays unsynced.
+    pub sync_interval: Duration,
+    /// Creation time, epoch milliseconds.
+    pub creation_date: i64,
+    /// A unique id.
+    pub uuid: String,
+}
+
+impl IndexSettings {
+    /// Defaults: 1 shard, 1 replica, refresh 1 s, `request` durability, sync 5 s.
+    pub fn new(creation_date: i64, uuid: String) -> IndexSettings {
+        IndexSettings {
+            number_of_shards: 1,
+            number_of_replicas: 1,
+            refresh_interval: Some(Duration::from_secs(1)),
+            durability: TranslogDurability::Request,
+            sync_interval: Duration::from_secs(5),
+            creation_date,
+            uuid,
+        }
+    }
+
+    /// Applies a settings body at creation (`creating`) or in `PUT _settings`.
+    pub fn apply(&mut self, body: &Value, creating: bool) -> Result<()> {
+        let mut flat = Vec::new();
+        flatten("", body, &mut flat)?;
+        let mut next = self.clone();
+        for (key, value) in flat {
+            let key = key.strip_prefix("index.").unwrap_or(&key).to_string();
+            let static_setting = |name: &str| -> Result<()> {
+                if creating {
+                    Ok(())
+                } else {
+                    Err(SearchError::illegal(format!(
+                        "final index setting [index.{name}], not updateable"
+                    )))
+                }
+            };
+            match key.as_str() {
+                "number_of_shards" => {
+                    static_setting("number_of_shards")?;
+                    let n = as_u32(&key, &value)?;
+                    if !(1..=1024).contains(&n) {
+                        return Err(SearchError::illegal(format!(
+                            "Failed to parse value [{n}] for setting [index.number_of_shards] must be >= 1 and <= 1024"
+                        )));
+                    }
+                    next.number_of_shards = n;
+                }
+                "number_of_replicas" => next.number_of_replicas = as_u32(&key, &value)?,
+                "refresh_interval" => next.refresh_interval = parse_interval(&key, &value)?,
+                "translog.durability" => {
+                    static_setting("translog.durability")?;
+                    next.durability = match value_text(&value).to_ascii_lowercase().as_str() {
+                        "request" => TranslogDurability::Request,
+                        "async" => TranslogDurability::Async,
+                        other => {
+                            return Err(SearchError::illegal(format!(
+                                "No enum constant org.elasticsearch.index.translog.Translog.Durability.{}",
+                                other.to_ascii_uppercase()
+                            )))
+                        }
+                    }
+                }
+                "translog.sync_interval" => {
+                    static_setting("translog.sync_interval")?;
+                    let d = parse_interval(&key, &value)?.ok_or_else(|| {
+                        SearchError::illegal("[index.translog.sync_interval] must not be -1")
+                    })?;
+                    if d < Duration::from_millis(100) {
+                        return Err(SearchError::illegal(format!(
+                            "failed to parse value [{}] for setting [index.translog.sync_interval], must be >= [100ms]",
+                            value_text(&value)
+                        )));
+                    }
+                    next.sync_interval = d;
+                }
+                "codec" if value_text(&value) == "default" => {}
+                "provided_name" | "creation_date" | "uuid" | "version.created" => {}
+                other => {
+                    return Err(SearchError::illegal(format!(
+                        "unknown setting [index.{other}] please check that any required plugins are installed, or check the breaking changes documentation for removed settings"
+                    )))
+                }
+            }
+        }
+        *self = next;
+        Ok(())
+    }
+
+    /// The settings as `GET _settings` shows them (values as strings).
+    pub fn to_json(&self, name: &str) -> Value {
+        let refresh = match self.refresh_interval {
+            Some(d) => format_duration(d),
+            None => "-1".into(),
+        };
+        let durability = match self.durability {
+            TranslogDurability::Request => "request",
+            TranslogDurability::Async => "async",
+        };
+        json!({"index": {
+            "number_of_shards": self.number_of_shards.to_string(),
+            "number_of_replicas": self.number_of_replicas.to_string(),
+            "refresh_interval": refresh,
+            "translog": {"durability": durability, "sync_interval": format_duration(self.sync_interval)},
+            "provided_name": name,
+            "creation_date": self.creation_date.to_string(),
+            "uuid": self.uuid,
+            "version": {"created": "8521000"}
+        }})
+    }
+}
+
+fn flatten(prefix: &str, value: &Value, out: &mut Vec<(String, Value)>) -> Result<()> {
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                flatten(&key, v, out)?;
+            }
+            Ok(())
+        }
+        Value::Null if prefix.is_empty() => Ok(()),
+        other if prefix.is_empty() => Err(SearchError::parsing(format!(
+            "settings must be an object, got [{other}]"
+        ))),
+        other => {
+            out.push((prefix.to_string(), other.clone()));
+            Ok(())
+        }
+    }
+}
+
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn as_u32(key: &str, v: &Value) -> Result<u32> {
+    value_text(v).parse::<u32>().map_err(|_| {
+        SearchError::illegal(format!(
+            "Failed to parse value [{}] for setting [index.{key}]",
+            value_text(v)
+        ))
+    })
+}
+
+/// Parses `1s`, `500ms`, `2m`, `1h`, `1d` and `-1` (none).
+pub fn parse_interval(key: &str, v: &Value) -> Result<Option<Duration>> {
+    let text = value_text(v);
+    let text = text.trim();
+    if text == "-1" {
+        return Ok(None);
+    }
+    let bad = || {
+        SearchError::illegal(format!(
+            "failed to parse setting [index.{key}] with value [{text}] as a time value: unit is missing or unrecognized"
+        ))
+    };
+    let split = text.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
+    let (num, unit) = text.split_at(split);
+    let n: u64 = num.parse().map_err(|_| bad())?;
+    let millis = match unit {
+        "ms" => n,
+        "s" => n * 1000,
+        "m" => n * 60_000,
+        "h" => n * 3_600_000,
+        "d" => n * 86_400_000,
+        _ => return Err(bad()),
+    };
+    Ok(Some(Duration::from_millis(millis)))
+}
+
+fn format_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms % 1000 == 0 {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{ms}ms")
+    }
+}
+
+/// The settings body's keys as a flat map (for tests and diagnostics).
+pub fn flat_keys(body: &Value) -> Result<Map<String, Value>> {
+    let mut flat = Vec::new();
+    flatten("", body, &mut flat)?;
+    Ok(flat.into_iter().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nested_flat_and_bare_forms() {
+        let mut s = IndexSettings::new(0, "u".into());
+        s.apply(
+            &json!({"index": {"number_of_shards": 2, "refresh_interval": "-1"}, "index.translog.durability": "async", "number_of_replicas": "0"}),
+            true,
+        )
+        .unwrap();
+        assert_eq!(s.number_of_shards, 2);
+        assert_eq!(s.number_of_replicas, 0);
+        assert_eq!(s.refresh_interval, None);
+        assert_eq!(s.durability, TranslogDurability::Async);
+        assert!(s
+            .apply(&json!({"index.number_of_shards": 3}), false)
+            .is_err());
+        assert!(s.apply(&json!({"index.bogus": 3}), true).is_err());
+        s.apply(&json!({"index": {"refresh_interval": "250ms"}}), false)
+            .unwrap();
+        assert_eq!(s.refresh_interval, Some(Duration::from_millis(250)));
+    }
+}

@@ -1,0 +1,470 @@
+//! One shard: a tantivy index on a [`TieredDirectory`], its writer, a
+//! reader reloaded at each refresh, and the live version map.
+//!
+//! Invariants (all under the shard's write lock):
+//! - an operation is appended to the translog and then applied to the
+//!   writer; so at any moment every operation of this shard with an LSN up
+//!   to the translog's last LSN is in the writer. A commit records that LSN
+//!   as its payload: replay after a restart starts above it.
+//! - the live map holds every document changed since the last refresh (its
+//!   version, sequence number and source, or a tombstone), so reads and
+//!   version checks are real-time; the reader answers for the rest. A
+//!   refresh reloads the reader and clears the map in one step.
+//!
+//! - `document`: building the tantivy document.
+
+pub mod document;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use serde_json::json;
+use tantivy::schema::{IndexRecordOption, Value};
+use tantivy::{
+    DocAddress, DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument,
+    Term, TERMINATED,
+};
+
+use crate::error::{Result, SearchError};
+use crate::store::{SchemaFields, TieredDirectory};
+use crate::translog::Operation;
+
+/// The primary term of every shard (a single node never changes primaries).
+pub const PRIMARY_TERM: u64 = 1;
+
+const WRITER_MEMORY: usize = 32 << 20;
+
+/// A document's current version.
+#[derive(Debug, Clone)]
+pub struct DocVersion {
+    /// Version, from 1.
+    pub version: u64,
+    /// Shard-local sequence number of its last change.
+    pub seq_no: u64,
+}
+
+/// A document as stored.
+#[derive(Debug, Clone)]
+pub struct StoredDoc {
+    /// Version and sequence number.
+    pub version: DocVersion,
+    /// The `_source` bytes (JSON).
+    pub source: Arc<Vec<u8>>,
+}
+
+/// What an indexing request requires of the current document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Precondition {
+    /// Nothing.
+    None,
+    /// It must not exist (`op_type=create`).
+    Absent,
+    /// Its last change has this sequence number and primary term.
+    SeqNo {
+        /// Expected `_seq_no`.
+        seq_no: u64,
+        /// Expected `_primary_term`.
+        primary_term: u64,
+    },
+}
+
+/// The result of a write.
+#[derive(Debug, Clone)]
+pub struct WriteOutcome {
+    /// New version.
+    pub version: u64,
+    /// Sequence number of the write.
+    pub seq_no: u64,
+    /// The document did not exist before (index) / existed (delete).
+    pub found_before: bool,
+    /// The translog LSN of the write (await it for `request` durability).
+    pub lsn: u64,
+}
+
+struct LiveDoc {
+    version: DocVersion,
+    /// `None`: deleted since the last refresh.
+    source: Option<Arc<Vec<u8>>>,
+}
+
+struct WriteState {
+    writer: IndexWriter,
+    live: HashMap<String, LiveDoc>,
+    next_seq_no: u64,
+    dirty: bool,
+}
+
+/// One shard of an index.
+pub struct Shard {
+    /// Shard number within its index.
+    pub number: u32,
+    index: Index,
+    fields: SchemaFields,
+    dir: TieredDirectory,
+    reader: IndexReader,
+    write: Mutex<WriteState>,
+}
+
+/// The commit payload: how far the translog and the sequence numbers go.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CommitPoint {
+    /// Every operation of this shard with an LSN up to this is committed.
+    pub lsn: u64,
+    /// The next sequence number to hand out.
+    pub next_seq_no: u64,
+}
+
+impl CommitPoint {
+    fn parse(payload: Option<&str>) -> CommitPoint {
+        let v: serde_json::Value = payload
+            .and_then(|p| serde_json::from_str(p).ok())
+            .unwrap_or_default();
+        CommitPoint {
+            lsn: v["lsn"].as_u64().unwrap_or(0),
+            next_seq_no: v["next_seq_no"].as_u64().unwrap_or(0),
+        }
+    }
+}
+
+impl Shard {
+    /// Opens (or creates) the shard in `path`; returns it and its durable commit point.
+    pub fn open(path: &Path, number: u32) -> Result<(Shard, CommitPoint)> {
+        std::fs::create_dir_all(path)
+            .map_err(|e| SearchError::io(format!("create {}", path.display()), e))?;
+        let dir = TieredDirectory::open(path)?;
+        let index = if Index::exists(&dir).map_err(tantivy::TantivyError::from)? {
+            Index::open(dir.clone())?
+        } else {
+            Index::create(
+                dir.clone(),
+                SchemaFields::build().schema,
+                Default::default(),
+            )?
+        };
+        let fields = SchemaFields::from_schema(index.schema())?;
+        let point = CommitPoint::parse(index.load_metas()?.payload.as_deref());
+        let writer = index.writer_with_num_threads(1, WRITER_MEMORY)?;
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()?;
+        let shard = Shard {
+            number,
+            index,
+            fields,
+            dir,
+            reader,
+            write: Mutex::new(WriteState {
+                writer,
+                live: HashMap::new(),
+                next_seq_no: point.next_seq_no,
+                dirty: false,
+            }),
+        };
+        Ok((shard, point))
+    }
+
+    /// The schema's field handles.
+    pub fn fields(&self) -> &SchemaFields {
+        &self.fields
+    }
+
+    /// The tantivy index (for tokenizers and schema).
+    pub fn tantivy_index(&self) -> &Index {
+        &self.index
+    }
+
+    /// A searcher over the last refresh.
+    pub fn searcher(&self) -> Searcher {
+        self.reader.searcher()
+    }
+
+    /// Bytes of fresh (not yet flushed) segment files in DRAM.
+    pub fn fresh_bytes(&self) -> usize {
+        self.dir.fresh_bytes()
+    }
+
+    /// Sequence numbers handed out so far (the next one).
+    pub fn next_seq_no(&self) -> u64 {
+        self.write.lock().next_seq_no
+    }
+
+    /// Indexes `doc` under `id` if `precondition` holds. `log` appends the
+    /// operation to the translog and returns its LSN; it runs under the
+    /// shard lock, before the writer sees the document. `build` makes the
+    /// tantivy document for the version and sequence number chosen.
+    pub fn index(
+        &self,
+        id: &str,
+        source: Arc<Vec<u8>>,
+        precondition: Precondition,
+        auto_id: bool,
+        build: impl FnOnce(u64, u64) -> TantivyDocument,
+        log: impl FnOnce(&Operation) -> Result<u64>,
+    ) -> Result<WriteOutcome> {
+        let mut state = self.write.lock();
+        let current = if auto_id {
+            None
+        } else {
+            self.current_version(&state, id)?
+        };
+        check(id, current.as_ref(), precondition)?;
+        let version = current.as_ref().map_or(1, |c| c.version + 1);
+        let seq_no = state.next_seq_no;
+        let op = Operation {
+            shard: self.number,
+            seq_no,
+            version,
+            id: id.to_string(),
+            source: Some(source.to_vec()),
+        };
+        let lsn = log(&op)?;
+        if !auto_id {
+            state
+                .writer
+                .delete_term(Term::from_field_text(self.fields.id, id));
+        }
+        state.writer.add_document(build(version, seq_no))?;
+        state.next_seq_no += 1;
+        state.dirty = true;
+        let version_info = DocVersion { version, seq_no };
+        state.live.insert(
+            id.to_string(),
+            LiveDoc {
+                version: version_info,
+                source: Some(source),
+            },
+        );
+        Ok(WriteOutcome {
+            version,
+            seq_no,
+            found_before: current.is_some(),
+            lsn,
+        })
+    }
+
+    /// Deletes `id` if `precondition` holds; `found_before` says whether it existed.
+    pub fn delete(
+        &self,
+        id: &str,
+        precondition: Precondition,
+        log: impl FnOnce(&Operation) -> Result<u64>,
+    ) -> Result<WriteOutcome> {
+        let mut state = self.write.lock();
+        let current = self.current_version(&state, id)?;
+        check(id, current.as_ref(), precondition)?;
+        let version = current.as_ref().map_or(1, |c| c.version + 1);
+        let seq_no = state.next_seq_no;
+        let op = Operation {
+            shard: self.number,
+            seq_no,
+            version,
+            id: id.to_string(),
+            source: None,
+        };
+        let lsn = log(&op)?;
+        state
+            .writer
+            .delete_term(Term::from_field_text(self.fields.id, id));
+        state.next_seq_no += 1;
+        state.dirty = true;
+        state.live.insert(
+            id.to_string(),
+            LiveDoc {
+                version: DocVersion { version, seq_no },
+                source: None,
+            },
+        );
+        Ok(WriteOutcome {
+            version,
+            seq_no,
+            found_before: current.is_some(),
+            lsn,
+        })
+    }
+
+    /// Re-applies a translog operation during recovery (no checks, no logging).
+    pub fn replay(&self, op: &Operation, doc: Option<TantivyDocument>) -> Result<()> {
+        let mut state = self.write.lock();
+        state
+            .writer
+            .delete_term(Term::from_field_text(self.fields.id, &op.id));
+        if let Some(doc) = doc {
+            state.writer.add_document(doc)?;
+        }
+        state.next_seq_no = state.next_seq_no.max(op.seq_no + 1);
+        state.dirty = true;
+        state.live.insert(
+            op.id.clone(),
+            LiveDoc {
+                version: DocVersion {
+                    version: op.version,
+                    seq_no: op.seq_no,
+                },
+                source: op.source.clone().map(Arc::new),
+            },
+        );
+        Ok(())
+    }
+
+    /// The current document `id`, real-time (unrefreshed changes included).
+    pub fn get(&self, id: &str) -> Result<Option<StoredDoc>> {
+        {
+            let state = self.write.lock();
+            if let Some(live) = state.live.get(id) {
+                return Ok(live.source.as_ref().map(|s| StoredDoc {
+                    version: live.version.clone(),
+                    source: Arc::clone(s),
+                }));
+            }
+        }
+        let searcher = self.reader.searcher();
+        let Some(addr) = self.find(&searcher, id)? else {
+            return Ok(None);
+        };
+        Ok(Some(self.load(&searcher, addr)?))
+    }
+
+    /// Loads the stored fields of a document of `searcher`.
+    pub fn load(&self, searcher: &Searcher, addr: DocAddress) -> Result<StoredDoc> {
+        let doc: TantivyDocument = searcher.doc(addr)?;
+        let u64_of = |f| doc.get_first(f).and_then(|v| v.as_u64()).unwrap_or(0);
+        let source = doc
+            .get_first(self.fields.source)
+            .and_then(|v| v.as_bytes())
+            .map(<[u8]>::to_vec)
+            .unwrap_or_default();
+        Ok(StoredDoc {
+            version: DocVersion {
+                version: u64_of(self.fields.version),
+                seq_no: u64_of(self.fields.seq_no),
+            },
+            source: Arc::new(source),
+        })
+    }
+
+    /// Makes changes since the last refresh searchable (a tantivy commit to
+    /// DRAM, no fsync). `covered_lsn` is the translog's last LSN read under
+    /// no lock; `force` commits even without changes (to move the payload).
+    pub fn refresh(&self, covered_lsn: impl FnOnce() -> u64, force: bool) -> Result<bool> {
+        let mut state = self.write.lock();
+        if !state.dirty && !force {
+            return Ok(false);
+        }
+        let payload = json!({"lsn": covered_lsn(), "next_seq_no": state.next_seq_no}).to_string();
+        let mut prepared = state.writer.prepare_commit()?;
+        prepared.set_payload(&payload);
+        prepared.commit()?;
+        self.reader.reload()?;
+        state.live.clear();
+        state.dirty = false;
+        Ok(true)
+    }
+
+    /// Commits and persists the newest commit to disk (Elasticsearch's
+    /// flush); returns the durable commit point.
+    pub fn flush(&self, covered_lsn: impl FnOnce() -> u64) -> Result<CommitPoint> {
+        self.refresh(covered_lsn, true)?;
+        let persisted = self.dir.persist()?;
+        match persisted.payload {
+            Some(p) => Ok(CommitPoint::parse(Some(&p))),
+            None => Ok(CommitPoint::parse(
+                self.index.load_metas()?.payload.as_deref(),
+            )),
+        }
+    }
+
+    /// Merges segments down to at most `max_segments` and waits for it.
+    pub fn force_merge(&self, max_segments: usize) -> Result<()> {
+        let ids = self.index.searchable_segment_ids()?;
+        if ids.len() <= max_segments.max(1) {
+            return Ok(());
+        }
+        let merge = {
+            let mut state = self.write.lock();
+            state.writer.merge(&ids)
+        };
+        merge.wait()?;
+        self.reader.reload()?;
+        Ok(())
+    }
+
+    /// Stops the writer's threads (merges finish first).
+    pub fn close(self) -> Result<()> {
+        let state = self.write.into_inner();
+        state.writer.wait_merging_threads()?;
+        Ok(())
+    }
+
+    fn current_version(&self, state: &WriteState, id: &str) -> Result<Option<DocVersion>> {
+        if let Some(live) = state.live.get(id) {
+            return Ok(live.source.as_ref().map(|_| live.version.clone()));
+        }
+        let searcher = self.reader.searcher();
+        let Some(addr) = self.find(&searcher, id)? else {
+            return Ok(None);
+        };
+        let segment = searcher.segment_reader(addr.segment_ord);
+        let ff = segment.fast_fields();
+        let version = ff.u64("_version")?.first(addr.doc_id).unwrap_or(0);
+        let seq_no = ff.u64("_seq_no")?.first(addr.doc_id).unwrap_or(0);
+        Ok(Some(DocVersion { version, seq_no }))
+    }
+
+    /// The live document with `_id` = `id` in `searcher`.
+    pub fn find(&self, searcher: &Searcher, id: &str) -> Result<Option<DocAddress>> {
+        let term = Term::from_field_text(self.fields.id, id);
+        for (ord, segment) in searcher.segment_readers().iter().enumerate() {
+            let inverted = segment.inverted_index(self.fields.id)?;
+            let Some(mut postings) = inverted
+                .read_postings(&term, IndexRecordOption::Basic)
+                .map_err(|e| SearchError::io("read the _id postings", e))?
+            else {
+                continue;
+            };
+            let mut doc = postings.doc();
+            while doc != TERMINATED {
+                if !segment.is_deleted(doc) {
+                    return Ok(Some(DocAddress::new(ord as u32, doc)));
+                }
+                doc = postings.advance();
+            }
+        }
+        Ok(None)
+    }
+}
+
+fn check(id: &str, current: Option<&DocVersion>, precondition: Precondition) -> Result<()> {
+    match (precondition, current) {
+        (Precondition::None, _) => Ok(()),
+        (Precondition::Absent, None) => Ok(()),
+        (Precondition::Absent, Some(c)) => Err(SearchError::VersionConflict {
+            id: id.to_string(),
+            detail: format!("document already exists (current version [{}])", c.version),
+        }),
+        (Precondition::SeqNo { seq_no, primary_term }, Some(c))
+            if c.seq_no == seq_no && primary_term == PRIMARY_TERM =>
+        {
+            Ok(())
+        }
+        (Precondition::SeqNo { seq_no, primary_term }, Some(c)) => {
+            Err(SearchError::VersionConflict {
+                id: id.to_string(),
+                detail: format!(
+                    "required seqNo [{seq_no}], primary term [{primary_term}]. current document has seqNo [{}] and primary term [{PRIMARY_TERM}]",
+                    c.seq_no
+                ),
+            })
+        }
+        (Precondition::SeqNo { seq_no, primary_term }, None) => {
+            Err(SearchError::VersionConflict {
+                id: id.to_string(),
+                detail: format!(
+                    "required seqNo [{seq_no}], primary term [{primary_term}] but no document was found"
+                ),
+            })
+        }
+    }
+}

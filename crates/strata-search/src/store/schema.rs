@@ -1,0 +1,111 @@
+//! The fixed tantivy schema of every shard. Elasticsearch mappings grow at
+//! run time while a tantivy schema cannot, so mapped values live in two JSON
+//! fields addressed by the field's dotted path:
+//! - `txt`: `text` fields, tokenized by the standard-like `default` analyzer,
+//!   with positions for phrases.
+//! - `f`: every other type, typed (i64, f64, bool, exact string; dates as
+//!   epoch-millisecond i64), indexed and columnar (fast) for sorting, ranges
+//!   and aggregations.
+//!
+//! Plus `_id` (exact, stored, fast), `_source` (stored bytes), `_version`,
+//! `_seq_no` (stored, fast) and `_field_names` (paths with a value, for
+//! `exists`).
+
+use tantivy::schema::{
+    Field, IndexRecordOption, JsonObjectOptions, NumericOptions, Schema, TextFieldIndexing, FAST,
+    STORED, STRING,
+};
+use tantivy::Term;
+
+/// `_id` field name.
+pub const ID: &str = "_id";
+/// `_source` field name.
+pub const SOURCE: &str = "_source";
+/// `_field_names` field name.
+pub const FIELD_NAMES: &str = "_field_names";
+/// The JSON field of typed, non-text values.
+pub const KEYWORDS: &str = "f";
+/// The JSON field of analyzed text.
+pub const TEXT: &str = "txt";
+
+/// Handles of the schema's fields.
+#[derive(Debug, Clone)]
+pub struct SchemaFields {
+    /// The schema.
+    pub schema: Schema,
+    /// `_id`.
+    pub id: Field,
+    /// `_source`.
+    pub source: Field,
+    /// `_version`.
+    pub version: Field,
+    /// `_seq_no`.
+    pub seq_no: Field,
+    /// `_field_names`.
+    pub field_names: Field,
+    /// Typed values (`f`).
+    pub values: Field,
+    /// Text values (`txt`).
+    pub text: Field,
+}
+
+impl SchemaFields {
+    /// Builds the schema.
+    pub fn build() -> SchemaFields {
+        let mut b = Schema::builder();
+        let id = b.add_text_field(ID, STRING | STORED | FAST);
+        let source = b.add_bytes_field(SOURCE, STORED);
+        let version = b.add_u64_field("_version", NumericOptions::default() | STORED | FAST);
+        let seq_no = b.add_u64_field("_seq_no", NumericOptions::default() | STORED | FAST);
+        let field_names = b.add_text_field(FIELD_NAMES, STRING);
+        let raw = TextFieldIndexing::default()
+            .set_tokenizer("raw")
+            .set_index_option(IndexRecordOption::Basic);
+        let values = b.add_json_field(
+            KEYWORDS,
+            JsonObjectOptions::default()
+                .set_indexing_options(raw)
+                .set_fast("raw")
+                .set_expand_dots_enabled(),
+        );
+        let analyzed = TextFieldIndexing::default()
+            .set_tokenizer("default")
+            .set_index_option(IndexRecordOption::WithFreqsAndPositions);
+        let text = b.add_json_field(
+            TEXT,
+            JsonObjectOptions::default()
+                .set_indexing_options(analyzed)
+                .set_expand_dots_enabled(),
+        );
+        SchemaFields {
+            schema: b.build(),
+            id,
+            source,
+            version,
+            seq_no,
+            field_names,
+            values,
+            text,
+        }
+    }
+
+    /// Recovers the handles from an opened index's schema.
+    pub fn from_schema(schema: Schema) -> tantivy::Result<SchemaFields> {
+        let get = |name: &str| schema.get_field(name);
+        Ok(SchemaFields {
+            id: get(ID)?,
+            source: get(SOURCE)?,
+            version: get("_version")?,
+            seq_no: get("_seq_no")?,
+            field_names: get(FIELD_NAMES)?,
+            values: get(KEYWORDS)?,
+            text: get(TEXT)?,
+            schema,
+        })
+    }
+}
+
+/// A term at `path` of a JSON field, without its typed value yet.
+pub fn json_term(field: Field, path: &str) -> Term {
+    Term::from_field_json_path(field, path, true)
+}

@@ -1,0 +1,193 @@
+"""The HTTP front end driven by the official `elasticsearch` Python client:
+identity, index creation with mappings, bulk indexing, queries,
+aggregations checked against values computed here from the same
+documents, count, get/delete, msearch and the error statuses."""
+
+import collections
+import statistics
+
+import elasticsearch
+import pytest
+from elasticsearch import Elasticsearch, helpers
+
+HOUR_MS = 3_600_000
+BASE_MS = 1_700_000_000_000
+METHODS = ["GET", "POST", "PUT", "DELETE"]
+
+
+@pytest.fixture(scope="module")
+def es(server):
+    if getattr(server, "http_port", None) is None:
+        pytest.skip("the server under test has no HTTP front end")
+    client = Elasticsearch(f"http://127.0.0.1:{server.http_port}", request_timeout=30)
+    yield client
+    client.close()
+
+
+def make_docs(n=200):
+    docs = []
+    for i in range(n):
+        docs.append({
+            "_id": str(i),
+            "@timestamp": BASE_MS + i * 7 * 60_000,  # every 7 minutes
+            "method": METHODS[i % 4 if i % 10 else 0],
+            "status": 404 if i % 9 == 0 else (500 if i % 13 == 0 else 200),
+            "bytes": (i * 37) % 1000,
+            "message": f"GET /page/{i % 6} from client {i % 17}",
+        })
+    return docs
+
+
+@pytest.fixture(scope="module")
+def logs(es):
+    name = "e2e-logs"
+    es.options(ignore_status=404).indices.delete(index=name)
+    es.indices.create(
+        index=name,
+        settings={"number_of_shards": 2, "number_of_replicas": 0},
+        mappings={"properties": {
+            "@timestamp": {"type": "date"},
+            "method": {"type": "keyword"},
+            "status": {"type": "integer"},
+            "bytes": {"type": "long"},
+            "message": {"type": "text"},
+        }},
+    )
+    docs = make_docs()
+    ok, errors = helpers.bulk(es, ({"_index": name, **d} for d in docs), refresh=True)
+    assert (ok, errors) == (len(docs), [])
+    yield name, docs
+    es.indices.delete(index=name)
+
+
+def source(doc):
+    return {k: v for k, v in doc.items() if k != "_id"}
+
+
+def test_info_identifies_elasticsearch(es):
+    info = es.info()
+    assert info["version"]["number"].startswith("8.")
+    assert info["version"]["build_flavor"] == "default"
+    assert info["tagline"] == "You Know, for Search"
+    assert es.ping()
+
+
+def test_mapping_is_kept(es, logs):
+    name, _ = logs
+    props = es.indices.get_mapping(index=name)[name]["mappings"]["properties"]
+    assert props["status"]["type"] == "integer"
+    assert props["method"]["type"] == "keyword"
+    assert es.indices.exists(index=name)
+    assert not es.indices.exists(index="e2e-missing")
+
+
+def test_queries(es, logs):
+    name, docs = logs
+    r = es.search(index=name, query={"term": {"status": 404}}, size=0)
+    assert r["hits"]["total"]["value"] == sum(d["status"] == 404 for d in docs)
+
+    r = es.search(index=name, query={"match": {"message": "client"}}, size=0)
+    assert r["hits"]["total"]["value"] == len(docs)
+
+    r = es.search(index=name, query={"range": {"bytes": {"gte": 100, "lt": 300}}},
+                  size=500, sort=[{"bytes": "asc"}])
+    want = sorted(d["bytes"] for d in docs if 100 <= d["bytes"] < 300)
+    assert [h["_source"]["bytes"] for h in r["hits"]["hits"]] == want
+
+    r = es.search(index=name, size=500, query={"bool": {
+        "must": [{"match": {"message": "page"}}],
+        "filter": [{"term": {"method": "POST"}}],
+        "must_not": [{"term": {"status": 404}}],
+    }})
+    want = {d["_id"] for d in docs if d["method"] == "POST" and d["status"] != 404}
+    assert {h["_id"] for h in r["hits"]["hits"]} == want
+
+
+def test_aggregations_match_computed_values(es, logs):
+    name, docs = logs
+    r = es.search(index=name, size=0, aggs={
+        "methods": {"terms": {"field": "method"}},
+        "per_hour": {"date_histogram": {"field": "@timestamp", "fixed_interval": "1h"}},
+        "avg_bytes": {"avg": {"field": "bytes"}},
+        "bytes_stats": {"stats": {"field": "bytes"}},
+    })
+    aggs = r["aggregations"]
+    methods = collections.Counter(d["method"] for d in docs)
+    assert {b["key"]: b["doc_count"] for b in aggs["methods"]["buckets"]} == dict(methods)
+    counts = [b["doc_count"] for b in aggs["methods"]["buckets"]]
+    assert counts == sorted(counts, reverse=True)
+
+    hours = collections.Counter(d["@timestamp"] // HOUR_MS * HOUR_MS for d in docs)
+    got = {int(b["key"]): b["doc_count"] for b in aggs["per_hour"]["buckets"] if b["doc_count"]}
+    assert got == dict(hours)
+
+    values = [d["bytes"] for d in docs]
+    assert aggs["avg_bytes"]["value"] == pytest.approx(statistics.mean(values))
+    stats = aggs["bytes_stats"]
+    assert stats["count"] == len(values)
+    assert stats["min"] == min(values) and stats["max"] == max(values)
+    assert stats["sum"] == pytest.approx(sum(values))
+    assert stats["avg"] == pytest.approx(statistics.mean(values))
+
+
+def test_count(es, logs):
+    name, docs = logs
+    assert es.count(index=name)["count"] == len(docs)
+    r = es.count(index=name, query={"term": {"method": "GET"}})
+    assert r["count"] == sum(d["method"] == "GET" for d in docs)
+
+
+def test_get_index_delete(es, logs):
+    name, docs = logs
+    got = es.get(index=name, id="5")
+    assert got["found"] and got["_source"] == source(docs[5])
+    es.index(index=name, id="extra", document={"method": "GET", "status": 201}, refresh=True)
+    assert es.get(index=name, id="extra")["_version"] == 1
+    es.delete(index=name, id="extra", refresh=True)
+    with pytest.raises(elasticsearch.NotFoundError):
+        es.get(index=name, id="extra")
+    assert es.count(index=name)["count"] == len(docs)
+
+
+def test_msearch(es, logs):
+    name, docs = logs
+    r = es.msearch(searches=[
+        {"index": name}, {"query": {"term": {"status": 500}}, "size": 0},
+        {"index": name}, {"query": {"match_all": {}}, "size": 1},
+    ])
+    first, second = r["responses"]
+    assert first["hits"]["total"]["value"] == sum(d["status"] == 500 for d in docs)
+    assert len(second["hits"]["hits"]) == 1
+
+
+def test_errors(es, logs):
+    name, _ = logs
+    with pytest.raises(elasticsearch.NotFoundError) as err:
+        es.search(index="e2e-does-not-exist", query={"match_all": {}})
+    assert err.value.meta.status == 404
+    assert err.value.error == "index_not_found_exception"
+
+    es.index(index=name, id="c1", document={"method": "GET"})
+    with pytest.raises(elasticsearch.ConflictError) as err:
+        es.create(index=name, id="c1", document={"method": "PUT"})
+    assert err.value.error == "version_conflict_engine_exception"
+    with pytest.raises(elasticsearch.ConflictError):
+        es.index(index=name, id="c1", document={"method": "PUT"}, if_seq_no=999,
+                 if_primary_term=1)
+    es.delete(index=name, id="c1", refresh=True)
+
+    with pytest.raises(elasticsearch.BadRequestError) as err:
+        es.search(index=name, query={"no_such_query": {}})
+    assert err.value.meta.status == 400
+    with pytest.raises(elasticsearch.BadRequestError):
+        es.indices.create(index=name)
+
+
+def test_cluster_and_cat(es, logs):
+    name, docs = logs
+    health = es.cluster.health(wait_for_status="yellow", timeout="5s")
+    assert health["status"] in ("green", "yellow")
+    rows = es.cat.indices(index=name, format="json")
+    assert rows[0]["index"] == name and int(rows[0]["docs.count"]) == len(docs)
+    stats = es.indices.stats(index=name)
+    assert stats["indices"][name]["primaries"]["docs"]["count"] == len(docs)
