@@ -89,7 +89,13 @@ impl ServerProcess {
             .open(self.dir.path().join("server.log"))
             .map_err(spawn_error)?;
         let child = Command::new(&self.binary)
-            .args(["serve", "--bind", "127.0.0.1", "--no-http", "--memcache-port"])
+            .args([
+                "serve",
+                "--bind",
+                "127.0.0.1",
+                "--no-http",
+                "--memcache-port",
+            ])
             .arg(self.memcache_port.to_string())
             .arg("--resp-port")
             .arg(self.resp_port.to_string())
