@@ -18,6 +18,7 @@ pub struct Spawned {
     pub log: Arc<Mutex<Vec<String>>>,
     pub memcache: Option<SocketAddr>,
     pub resp: Option<SocketAddr>,
+    pub http: Option<SocketAddr>,
 }
 
 /// Runs `strata args...` and waits up to `timeout` for its `strata ready`
@@ -37,7 +38,7 @@ pub fn spawn_serve(args: &[String], timeout: Duration) -> Result<Spawned, Spawne
     let stderr = child.stderr.take().expect("stderr piped");
     let lines = log.clone();
     std::thread::spawn(move || {
-        let (mut resp, mut memcache) = (None, None);
+        let (mut resp, mut memcache, mut http) = (None, None, None);
         for line in BufReader::new(stderr).lines() {
             let Ok(line) = line else { break };
             // Recorded before anyone is told, so waiters see the line.
@@ -50,10 +51,11 @@ pub fn spawn_serve(args: &[String], timeout: Duration) -> Result<Spawned, Spawne
                 match event["protocol"].as_str() {
                     Some("resp") => resp = addr,
                     Some("memcache") => memcache = addr,
+                    Some("http") => http = addr,
                     other => panic!("unexpected front end {other:?}"),
                 }
             } else if event["message"] == "strata ready" {
-                let _ = ready_tx.send((memcache, resp));
+                let _ = ready_tx.send((memcache, resp, http));
             }
         }
     });
@@ -62,10 +64,11 @@ pub fn spawn_serve(args: &[String], timeout: Duration) -> Result<Spawned, Spawne
         log,
         memcache: None,
         resp: None,
+        http: None,
     };
     match ready_rx.recv_timeout(timeout) {
-        Ok((memcache, resp)) => {
-            (spawned.memcache, spawned.resp) = (memcache, resp);
+        Ok((memcache, resp, http)) => {
+            (spawned.memcache, spawned.resp, spawned.http) = (memcache, resp, http);
             Ok(spawned)
         }
         Err(_) => Err(spawned),
