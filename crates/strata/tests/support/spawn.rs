@@ -24,6 +24,8 @@ pub struct Spawned {
 /// Runs `strata args...` and waits up to `timeout` for its `strata ready`
 /// event. `Err` carries the child (still running or exited) and its log, for
 /// the caller's failure message.
+// The error is the whole child (for the failure message), once per start.
+#[allow(clippy::result_large_err)]
 pub fn spawn_serve(args: &[String], timeout: Duration) -> Result<Spawned, Spawned> {
     let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
         .args(args)
