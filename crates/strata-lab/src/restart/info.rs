@@ -11,7 +11,7 @@ use crate::LabError;
 /// Sends one command and returns the raw reply (a simple string, error or
 /// bulk string; enough for INFO and SAVE).
 async fn call(port: u16, args: &[&str]) -> Result<String, LabError> {
-    let io = |e: std::io::Error| LabError::Config(format!("RESP request on port {port}: {e}"));
+    let io = |e: std::io::Error| LabError::Check(format!("RESP request on port {port}: {e}"));
     let stream = TcpStream::connect(("127.0.0.1", port)).await.map_err(io)?;
     let mut stream = BufReader::new(stream);
     let mut request = format!("*{}\r\n", args.len());
@@ -30,14 +30,14 @@ async fn call(port: u16, args: &[&str]) -> Result<String, LabError> {
             let len: usize = line[1..]
                 .trim()
                 .parse()
-                .map_err(|_| LabError::Config(format!("bad bulk length in reply {line:?}")))?;
+                .map_err(|_| LabError::Check(format!("bad bulk length in reply {line:?}")))?;
             let mut body = vec![0u8; len + 2];
             stream.read_exact(&mut body).await.map_err(io)?;
             body.truncate(len);
             Ok(String::from_utf8_lossy(&body).into_owned())
         }
         Some(b'+') => Ok(line.trim_end().to_string()),
-        _ => Err(LabError::Config(format!(
+        _ => Err(LabError::Check(format!(
             "{} answered {:?}",
             args.join(" "),
             line.trim_end()

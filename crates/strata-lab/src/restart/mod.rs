@@ -195,7 +195,7 @@ async fn run_scenario(args: &RestartArgs, scenario: Scenario) -> Result<Scenario
     let load = run_kv(&args.kv_args(port, "1:0", args.keys)?).await?;
     let load_secs = load_started.elapsed().as_secs_f64();
     if load.errors > 0 {
-        return Err(LabError::Config(format!(
+        return Err(LabError::Check(format!(
             "{}: {} errors while loading",
             scenario.name(),
             load.errors

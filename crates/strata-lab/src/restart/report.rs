@@ -103,7 +103,7 @@ impl RestartResult {
     /// Fails unless every key came back.
     pub fn check(&self) -> Result<(), LabError> {
         match self.scenarios.iter().find(|r| r.misses > 0 || r.errors > 0) {
-            Some(r) => Err(LabError::Config(format!(
+            Some(r) => Err(LabError::Check(format!(
                 "{:?}: {} of {} keys missing and {} errors after the restart",
                 r.scenario, r.misses, r.checked, r.errors
             ))),
