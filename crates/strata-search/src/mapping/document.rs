@@ -5,8 +5,10 @@
 use serde_json::Value;
 
 use super::date::looks_like_date;
+use super::geo::parse_points;
 use super::{DetectedType, Dynamic, FieldMapping, FieldType, Mappings, TemplateMapping};
 use crate::error::{Result, SearchError};
+use crate::store::geo_columns::{lat_path, lon_path};
 
 /// One indexed value.
 #[derive(Debug, Clone, PartialEq)]
@@ -101,6 +103,9 @@ fn add_leaf_values(
     value: &Value,
     doc: &mut ParsedDoc,
 ) -> Result<()> {
+    if leaf.ty == FieldType::GeoPoint {
+        return add_points(path, leaf, value, doc);
+    }
     match value {
         Value::Null => Ok(()),
         Value::Array(items) => items
@@ -111,6 +116,25 @@ fn add_leaf_values(
         ))),
         scalar => add_values(path, leaf, scalar, doc),
     }
+}
+
+/// A geo_point value (one point or an array of them) as `path.lat`/`path.lon` pairs.
+fn add_points(path: &str, leaf: &FieldMapping, value: &Value, doc: &mut ParsedDoc) -> Result<()> {
+    for point in parse_points(value) {
+        match point {
+            Ok(p) => {
+                doc.values.push((lat_path(path), FieldValue::Double(p.lat)));
+                doc.values.push((lon_path(path), FieldValue::Double(p.lon)));
+            }
+            Err(_) if leaf.ignore_malformed => {}
+            Err(reason) => {
+                return Err(SearchError::MapperParsing(format!(
+                    "failed to parse field [{path}] of type [geo_point]: {reason}"
+                )))
+            }
+        }
+    }
+    Ok(())
 }
 
 fn leaf_of(mappings: &Mappings, doc: &ParsedDoc, path: &str) -> Option<FieldMapping> {

@@ -9,11 +9,13 @@
 //! - `date`: date formats and epoch-millisecond conversion.
 //! - `document`: a `_source` turned into typed values under the mapping.
 //! - `dynamic_template`: `dynamic_templates`, choosing the mapping of new fields.
+//! - `geo`: `geo_point` input forms and geohashes.
 
 pub mod date;
 pub mod document;
 pub mod dynamic_template;
 mod field;
+pub mod geo;
 
 use std::collections::BTreeMap;
 
