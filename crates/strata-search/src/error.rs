@@ -45,6 +45,9 @@ pub enum SearchError {
     /// A query or request body could not be understood.
     #[error("{0}")]
     Parsing(String),
+    /// A query cannot run against a field (unmapped or of the wrong type).
+    #[error("{0}")]
+    QueryShard(String),
     /// A well-formed request asks for something invalid or unsupported.
     #[error("{0}")]
     IllegalArgument(String),
@@ -79,6 +82,7 @@ impl SearchError {
             SearchError::MapperParsing(_) => "mapper_parsing_exception",
             SearchError::StrictDynamicMapping(_) => "strict_dynamic_mapping_exception",
             SearchError::Parsing(_) => "parsing_exception",
+            SearchError::QueryShard(_) => "query_shard_exception",
             SearchError::IllegalArgument(_) => "illegal_argument_exception",
             SearchError::Translog(_) | SearchError::Engine(_) | SearchError::Io { .. } => {
                 "exception"
@@ -96,6 +100,7 @@ impl SearchError {
             | SearchError::MapperParsing(_)
             | SearchError::StrictDynamicMapping(_)
             | SearchError::Parsing(_)
+            | SearchError::QueryShard(_)
             | SearchError::IllegalArgument(_) => 400,
             SearchError::Translog(_) | SearchError::Engine(_) | SearchError::Io { .. } => 500,
         }

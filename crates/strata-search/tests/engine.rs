@@ -202,7 +202,7 @@ fn queries_sorting_and_aggregations() {
     let err = search(&catalog.resolve("logs").unwrap(), &bad).unwrap_err();
     assert_eq!((err.es_type(), err.status()), ("parsing_exception", 400));
     let bad =
-        SearchRequest::parse(&json!({"aggs": {"x": {"geohash_grid": {"field": "a"}}}})).unwrap();
+        SearchRequest::parse(&json!({"aggs": {"t": {"terms": {"field": "method"}, "aggs": {"x": {"geohash_grid": {"field": "a"}}}}}})).unwrap();
     let err = search(&catalog.resolve("logs").unwrap(), &bad).unwrap_err();
     assert!(err.to_string().contains("geohash_grid"));
     assert_eq!(catalog.resolve("missing").unwrap_err().status(), 404);

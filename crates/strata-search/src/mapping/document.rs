@@ -5,8 +5,10 @@
 use serde_json::Value;
 
 use super::date::looks_like_date;
-use super::{Dynamic, FieldMapping, FieldType, Mappings};
+use super::geo::parse_points;
+use super::{DetectedType, Dynamic, FieldMapping, FieldType, Mappings, TemplateMapping};
 use crate::error::{Result, SearchError};
+use crate::store::geo_columns::{lat_path, lon_path};
 
 /// One indexed value.
 #[derive(Debug, Clone, PartialEq)]
@@ -52,34 +54,87 @@ fn walk(mappings: &Mappings, path: &str, value: &Value, doc: &mut ParsedDoc) -> 
             "field name cannot contain only whitespace or dots: ['{path}']"
         )));
     }
+    if value.is_null() {
+        return Ok(());
+    }
+    if let Some(leaf) = leaf_of(mappings, doc, path) {
+        return add_leaf_values(path, &leaf, value, doc);
+    }
     match value {
-        Value::Null => Ok(()),
-        Value::Array(items) => items.iter().try_for_each(|v| walk(mappings, path, v, doc)),
+        Value::Array(items) => {
+            // An array takes the mapping its first value would get.
+            match items.iter().find(|v| !v.is_null()) {
+                Some(first) if !first.is_array() && !first.is_object() => {
+                    match dynamic_leaf(mappings, path, first)? {
+                        Some(leaf) => {
+                            doc.new_fields.push((path.to_string(), leaf.clone()));
+                            add_leaf_values(path, &leaf, value, doc)
+                        }
+                        None => Ok(()),
+                    }
+                }
+                _ => items.iter().try_for_each(|v| walk(mappings, path, v, doc)),
+            }
+        }
         Value::Object(obj) => {
-            if leaf_of(mappings, doc, path).is_some() {
-                return Err(SearchError::MapperParsing(format!(
-                    "failed to parse field [{path}]: tried to parse field [{path}] as a concrete value, but found an object"
-                )));
+            if let Some(leaf) = object_as_leaf(mappings, doc, path)? {
+                doc.new_fields.push((path.to_string(), leaf.clone()));
+                return add_leaf_values(path, &leaf, value, doc);
             }
             for (key, v) in obj {
                 walk(mappings, &format!("{path}.{key}"), v, doc)?;
             }
             Ok(())
         }
-        scalar => {
-            let leaf = match leaf_of(mappings, doc, path) {
-                Some(leaf) => leaf,
-                None => match dynamic_leaf(mappings, path, scalar)? {
-                    Some(leaf) => {
-                        doc.new_fields.push((path.to_string(), leaf.clone()));
-                        leaf
-                    }
-                    None => return Ok(()),
-                },
-            };
-            add_values(path, &leaf, scalar, doc)
+        scalar => match dynamic_leaf(mappings, path, scalar)? {
+            Some(leaf) => {
+                doc.new_fields.push((path.to_string(), leaf.clone()));
+                add_values(path, &leaf, scalar, doc)
+            }
+            None => Ok(()),
+        },
+    }
+}
+
+/// The values of a mapped leaf: arrays flattened, objects refused.
+fn add_leaf_values(
+    path: &str,
+    leaf: &FieldMapping,
+    value: &Value,
+    doc: &mut ParsedDoc,
+) -> Result<()> {
+    if leaf.ty == FieldType::GeoPoint {
+        return add_points(path, leaf, value, doc);
+    }
+    match value {
+        Value::Null => Ok(()),
+        Value::Array(items) => items
+            .iter()
+            .try_for_each(|v| add_leaf_values(path, leaf, v, doc)),
+        Value::Object(_) => Err(SearchError::MapperParsing(format!(
+            "failed to parse field [{path}]: tried to parse field [{path}] as a concrete value, but found an object"
+        ))),
+        scalar => add_values(path, leaf, scalar, doc),
+    }
+}
+
+/// A geo_point value (one point or an array of them) as `path.lat`/`path.lon` pairs.
+fn add_points(path: &str, leaf: &FieldMapping, value: &Value, doc: &mut ParsedDoc) -> Result<()> {
+    for point in parse_points(value) {
+        match point {
+            Ok(p) => {
+                doc.values.push((lat_path(path), FieldValue::Double(p.lat)));
+                doc.values.push((lon_path(path), FieldValue::Double(p.lon)));
+            }
+            Err(_) if leaf.ignore_malformed => {}
+            Err(reason) => {
+                return Err(SearchError::MapperParsing(format!(
+                    "failed to parse field [{path}] of type [geo_point]: {reason}"
+                )))
+            }
         }
     }
+    Ok(())
 }
 
 fn leaf_of(mappings: &Mappings, doc: &ParsedDoc, path: &str) -> Option<FieldMapping> {
@@ -89,6 +144,42 @@ fn leaf_of(mappings: &Mappings, doc: &ParsedDoc, path: &str) -> Option<FieldMapp
             .find(|(p, _)| p == path)
             .map(|(_, l)| l.clone())
     })
+}
+
+fn leaf_name(path: &str) -> &str {
+    path.rsplit('.').next().unwrap_or(path)
+}
+
+/// A new object at `path` that a dynamic template maps to a leaf type.
+fn object_as_leaf(
+    mappings: &Mappings,
+    doc: &ParsedDoc,
+    path: &str,
+) -> Result<Option<FieldMapping>> {
+    let below = format!("{path}.");
+    let known_object =
+        mappings.is_object(path) || doc.new_fields.iter().any(|(p, _)| p.starts_with(&below));
+    if mappings.dynamic != Dynamic::True || known_object {
+        return Ok(None);
+    }
+    let Some(template) = mappings.find_template(path, DetectedType::Object) else {
+        return Ok(None);
+    };
+    match template.mapping_for(leaf_name(path), DetectedType::Object)? {
+        TemplateMapping::Object => Ok(None),
+        TemplateMapping::Field(leaf) => Ok(Some(leaf)),
+    }
+}
+
+/// The type dynamic mapping detects for a scalar.
+fn detect(mappings: &Mappings, value: &Value) -> DetectedType {
+    match value {
+        Value::Bool(_) => DetectedType::Boolean,
+        Value::Number(n) if n.is_i64() || n.is_u64() => DetectedType::Long,
+        Value::Number(_) => DetectedType::Double,
+        Value::String(s) if mappings.date_detection && looks_like_date(s) => DetectedType::Date,
+        _ => DetectedType::String,
+    }
 }
 
 fn dynamic_leaf(mappings: &Mappings, path: &str, value: &Value) -> Result<Option<FieldMapping>> {
@@ -101,18 +192,26 @@ fn dynamic_leaf(mappings: &Mappings, path: &str, value: &Value) -> Result<Option
         }
         Dynamic::True => {}
     }
-    if mappings.is_object(path) {
-        return Err(SearchError::MapperParsing(format!(
+    let as_object = || {
+        SearchError::MapperParsing(format!(
             "object mapping for [{path}] tried to parse field [{path}] as object, but found a concrete value"
-        )));
+        ))
+    };
+    if mappings.is_object(path) {
+        return Err(as_object());
     }
-    let leaf = match value {
-        Value::Bool(_) => FieldMapping::of(FieldType::Boolean),
-        Value::Number(n) if n.is_i64() || n.is_u64() => FieldMapping::of(FieldType::Long),
-        Value::Number(_) => FieldMapping::of(FieldType::Float),
-        Value::String(s) if mappings.date_detection && looks_like_date(s) => {
-            FieldMapping::of(FieldType::Date)
-        }
+    let ty = detect(mappings, value);
+    if let Some(template) = mappings.find_template(path, ty) {
+        return match template.mapping_for(leaf_name(path), ty)? {
+            TemplateMapping::Field(leaf) => Ok(Some(leaf)),
+            TemplateMapping::Object => Err(as_object()),
+        };
+    }
+    let leaf = match ty {
+        DetectedType::Boolean => FieldMapping::of(FieldType::Boolean),
+        DetectedType::Long => FieldMapping::of(FieldType::Long),
+        DetectedType::Double => FieldMapping::of(FieldType::Float),
+        DetectedType::Date => FieldMapping::of(FieldType::Date),
         _ => FieldMapping::dynamic_string(),
     };
     Ok(Some(leaf))
@@ -258,5 +357,55 @@ mod tests {
         assert!(parse_document(&m, &json!({"ip": "x"})).is_err());
         let err = parse_document(&m, &json!({"other": 1})).unwrap_err();
         assert_eq!(err.es_type(), "strict_dynamic_mapping_exception");
+    }
+
+    #[test]
+    fn dynamic_templates_choose_new_mappings() {
+        let m = Mappings::parse(&json!({"dynamic_templates": [
+            {"ids": {"match_mapping_type": "string", "match": "*_id", "mapping": {"type": "keyword"}}},
+            {"longs_as_doubles": {"match_mapping_type": "long", "path_match": "metrics.*", "path_unmatch": "metrics.raw.*", "mapping": {"type": "double"}}},
+            {"objects_as_points": {"match_mapping_type": "object", "match": "*_flag", "mapping": {"type": "boolean"}}},
+            {"typed": {"match": "t_*", "mapping": {"type": "{dynamic_type}"}}},
+            {"strings": {"match_mapping_type": "string", "mapping": {"type": "keyword", "ignore_above": 4}}}
+        ]}))
+        .unwrap();
+        let doc = parse_document(
+            &m,
+            &json!({"user_id": "u-123456", "name": "abcdef", "metrics": {"n": 3, "raw": {"n": 4}},
+                    "t_f": 1.5, "t_s": "x", "t_l": [2, 3], "when": "2024-01-01T00:00:00Z", "n": 7}),
+        )
+        .unwrap();
+        let ty = |p: &str| {
+            doc.new_fields
+                .iter()
+                .find(|(q, _)| q == p)
+                .map(|(_, l)| l.ty)
+        };
+        assert_eq!(ty("user_id"), Some(FieldType::Keyword));
+        assert_eq!(ty("name"), Some(FieldType::Keyword));
+        assert_eq!(ty("metrics.n"), Some(FieldType::Double));
+        assert_eq!(ty("metrics.raw.n"), Some(FieldType::Long));
+        assert_eq!(ty("t_f"), Some(FieldType::Float));
+        assert_eq!(ty("t_s"), Some(FieldType::Text));
+        assert_eq!(ty("t_l"), Some(FieldType::Long));
+        // No template for dates or plain longs: today's rules.
+        assert_eq!(ty("when"), Some(FieldType::Date));
+        assert_eq!(ty("n"), Some(FieldType::Long));
+        // `ignore_above` from the template applies; the first template wins for user_id.
+        assert!(doc
+            .values
+            .contains(&("user_id".into(), FieldValue::Keyword("u-123456".into()))));
+        assert!(!doc.values.iter().any(|(p, _)| p == "name"));
+        assert!(!doc.new_fields.iter().any(|(p, _)| p == "name.keyword"));
+        // An object a template maps to a leaf is parsed as that leaf.
+        let err = parse_document(&m, &json!({"x_flag": {"a": 1}})).unwrap_err();
+        assert_eq!(err.es_type(), "mapper_parsing_exception");
+        // Templates only apply under dynamic: true.
+        let mut strict = m.clone();
+        strict.dynamic = Dynamic::False;
+        assert!(parse_document(&strict, &json!({"user_id": "a"}))
+            .unwrap()
+            .new_fields
+            .is_empty());
     }
 }

@@ -37,6 +37,8 @@ pub enum FieldType {
     Boolean,
     /// IPv4/IPv6 addresses, kept in canonical text form.
     Ip,
+    /// Latitude/longitude points (`store::geo_columns`).
+    GeoPoint,
 }
 
 impl FieldType {
@@ -56,6 +58,7 @@ impl FieldType {
             "date" => FieldType::Date,
             "boolean" => FieldType::Boolean,
             "ip" => FieldType::Ip,
+            "geo_point" => FieldType::GeoPoint,
             _ => return None,
         })
     }
@@ -76,6 +79,7 @@ impl FieldType {
             FieldType::Date => "date",
             FieldType::Boolean => "boolean",
             FieldType::Ip => "ip",
+            FieldType::GeoPoint => "geo_point",
         }
     }
 
@@ -119,6 +123,8 @@ pub struct FieldMapping {
     pub format: Option<DateFormat>,
     /// Multi-fields (`fields`): the same value indexed again under `<name>.<sub>`.
     pub fields: BTreeMap<String, FieldMapping>,
+    /// `geo_point`: malformed values are skipped instead of failing the document.
+    pub ignore_malformed: bool,
 }
 
 impl FieldMapping {
@@ -130,6 +136,7 @@ impl FieldMapping {
             scaling_factor: None,
             format: None,
             fields: BTreeMap::new(),
+            ignore_malformed: false,
         }
     }
 
@@ -178,6 +185,18 @@ impl FieldMapping {
                         .ok_or_else(|| bad_param(name, key, value, "a string"))?;
                     mapping.format = Some(DateFormat::parse(text)?);
                 }
+                ("ignore_malformed", FieldType::GeoPoint) => {
+                    mapping.ignore_malformed = value
+                        .as_bool()
+                        .ok_or_else(|| bad_param(name, key, value, "a boolean"))?;
+                }
+                // Elevation values are dropped, as with the default `true`.
+                ("ignore_z_value", FieldType::GeoPoint) if value == &Value::Bool(true) => {}
+                ("fields", FieldType::GeoPoint) => {
+                    return Err(SearchError::MapperParsing(format!(
+                        "unknown parameter [fields] on mapper [{name}] of type [geo_point]"
+                    )))
+                }
                 ("fields", _) => {
                     let subs = value
                         .as_object()
@@ -221,6 +240,9 @@ impl FieldMapping {
         }
         if let Some(f) = &self.format {
             out.insert("format".into(), json!(f.as_str()));
+        }
+        if self.ignore_malformed {
+            out.insert("ignore_malformed".into(), json!(true));
         }
         if !self.fields.is_empty() {
             let subs: Map<String, Value> = self

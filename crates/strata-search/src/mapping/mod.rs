@@ -8,15 +8,20 @@
 //! - `field`: one leaf's type and parameters.
 //! - `date`: date formats and epoch-millisecond conversion.
 //! - `document`: a `_source` turned into typed values under the mapping.
+//! - `dynamic_template`: `dynamic_templates`, choosing the mapping of new fields.
+//! - `geo`: `geo_point` input forms and geohashes.
 
 pub mod date;
 pub mod document;
+pub mod dynamic_template;
 mod field;
+pub mod geo;
 
 use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
+pub use dynamic_template::{DetectedType, DynamicTemplate, TemplateMapping};
 pub use field::{FieldMapping, FieldType};
 
 use crate::error::{Result, SearchError};
@@ -49,6 +54,8 @@ pub struct Mappings {
     pub dynamic: Dynamic,
     /// Whether dynamic mapping maps date-like strings to `date`.
     pub date_detection: bool,
+    /// `dynamic_templates`, in order (the first match wins).
+    dynamic_templates: Vec<DynamicTemplate>,
     leaves: BTreeMap<String, FieldMapping>,
 }
 
@@ -58,6 +65,7 @@ impl Default for Mappings {
             properties: BTreeMap::new(),
             dynamic: Dynamic::True,
             date_detection: true,
+            dynamic_templates: Vec::new(),
             leaves: BTreeMap::new(),
         }
     }
@@ -71,7 +79,9 @@ impl Mappings {
         Ok(mappings)
     }
 
-    /// Merges a `PUT _mapping` body: new fields are added; a field may not change type.
+    /// Merges a `PUT _mapping` body: new fields are added; a field may not
+    /// change type; a dynamic template replaces the one of the same name in
+    /// place, or is appended.
     pub fn merge_json(&mut self, body: &Value) -> Result<()> {
         let obj = body.as_object().ok_or_else(|| {
             SearchError::MapperParsing("Failed to parse mapping: expected an object".into())
@@ -86,6 +96,24 @@ impl Mappings {
                     }
                 }
                 "dynamic" => next.dynamic = parse_dynamic(value)?,
+                "dynamic_templates" => {
+                    let entries = value.as_array().ok_or_else(|| {
+                        SearchError::MapperParsing(format!(
+                            "Dynamic template syntax error. An array of named objects is expected, got [{value}]"
+                        ))
+                    })?;
+                    for entry in entries {
+                        let template = DynamicTemplate::parse(entry)?;
+                        match next
+                            .dynamic_templates
+                            .iter_mut()
+                            .find(|t| t.name == template.name)
+                        {
+                            Some(existing) => *existing = template,
+                            None => next.dynamic_templates.push(template),
+                        }
+                    }
+                }
                 "date_detection" => {
                     next.date_detection = value.as_bool().ok_or_else(|| {
                         SearchError::MapperParsing("[date_detection] must be a boolean".into())
@@ -157,6 +185,11 @@ impl Mappings {
         self.leaves.iter()
     }
 
+    /// The first dynamic template for a new field at `path` detected as `ty`.
+    pub fn find_template(&self, path: &str, ty: DetectedType) -> Option<&DynamicTemplate> {
+        self.dynamic_templates.iter().find(|t| t.matches(path, ty))
+    }
+
     /// True when `path` is an object in the mapping.
     pub fn is_object(&self, path: &str) -> bool {
         let mut node = &self.properties;
@@ -186,6 +219,13 @@ impl Mappings {
         }
         if !self.date_detection {
             out.insert("date_detection".into(), json!(false));
+        }
+        if !self.dynamic_templates.is_empty() {
+            let templates = self.dynamic_templates.iter().map(DynamicTemplate::to_json);
+            out.insert(
+                "dynamic_templates".into(),
+                Value::Array(templates.collect()),
+            );
         }
         if !self.properties.is_empty() {
             out.insert("properties".into(), properties_json(&self.properties));

@@ -5,10 +5,12 @@
 //! - `compound`: `bool`, `constant_score`, `match_all`, `match_none`.
 //! - `full_text`: `match`, `match_phrase`, `multi_match`.
 //! - `term_level`: `term`, `terms`, `range`, `exists`, `prefix`, `wildcard`, `ids`.
+//! - `geo`: `geo_bounding_box` over geo_point columns.
 //! - `terms`: values to tantivy terms.
 
 mod compound;
 mod full_text;
+mod geo;
 mod term_level;
 pub mod terms;
 
@@ -70,6 +72,7 @@ pub fn build(ctx: &QueryContext<'_>, query: &Value) -> Result<Box<dyn Query>> {
         "prefix" => term_level::prefix(ctx, body),
         "wildcard" => term_level::wildcard(ctx, body),
         "ids" => term_level::ids(ctx, body),
+        "geo_bounding_box" => geo::geo_bounding_box(ctx, body),
         "query_string" | "simple_query_string" => Err(SearchError::illegal(format!(
             "[{kind}] is not supported yet by this server"
         ))),

@@ -5,9 +5,11 @@
 //! intermediate-result merge.
 //!
 //! - `request`: the body. - `sort`: sort keys. - `aggs`: aggregation
-//!   translation. - `source_filter`: `_source` filtering.
+//!   translation. - `geo_aggs`: `geo_centroid` and `geohash_grid`, which
+//!   tantivy lacks. - `source_filter`: `_source` filtering.
 
 pub mod aggs;
+pub mod geo_aggs;
 pub mod request;
 pub mod sort;
 pub mod source_filter;
@@ -88,7 +90,13 @@ pub fn search(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Value
         .clone()
         .map(|v| SortKey::new(v, Arc::clone(&descending)));
 
-    let (agg_request, shapes) = match (&req.aggs, indices.first()) {
+    let (geo, rest_aggs) = match &req.aggs {
+        Some(a) => geo_aggs::split(a)?,
+        None => (Vec::new(), None),
+    };
+    let geo_collector = (!geo.is_empty()).then(|| geo_aggs::GeoCollector::new(geo.clone()));
+    let mut geo_fruit = geo_collector.as_ref().map(geo_aggs::GeoCollector::empty);
+    let (agg_request, shapes) = match (&rest_aggs, indices.first()) {
         (Some(a), Some(first)) => {
             let (tv, shapes) = aggs::translate(&first.mappings(), a)?;
             let parsed: Aggregations = serde_json::from_value(tv)
@@ -110,6 +118,7 @@ pub fn search(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Value
         for s in &req.sort {
             s.validate(&mappings)?;
         }
+        geo_aggs::validate(&geo, &mappings)?;
         let mut per_index = Vec::new();
         for (s, shard) in index.shards().iter().enumerate() {
             shard_count += 1;
@@ -179,6 +188,9 @@ pub fn search(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Value
                     None => merged_aggs = Some(part),
                     Some(m) => m.merge_fruits(part)?,
                 }
+            }
+            if let (Some(collector), Some(fruit)) = (&geo_collector, &mut geo_fruit) {
+                fruit.merge(searcher.search(&*q, collector)?);
             }
             per_index.push(searcher);
         }
@@ -256,6 +268,14 @@ pub fn search(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Value
             serde_json::to_value(&final_result).map_err(|e| SearchError::illegal(e.to_string()))?;
         aggs::reshape(&mut value, &shapes);
         response["aggregations"] = value;
+    }
+    if let Some(fruit) = geo_fruit {
+        if !response["aggregations"].is_object() {
+            response["aggregations"] = json!({});
+        }
+        if let Value::Object(out) = &mut response["aggregations"] {
+            out.extend(fruit.into_json(&geo));
+        }
     }
     Ok(response)
 }

@@ -2,6 +2,7 @@
 //! shares (`schema`) and the tiered directory that keeps fresh segments in
 //! DRAM until a flush persists them (`tiered`).
 
+pub mod geo_columns;
 mod schema;
 mod tiered;
 

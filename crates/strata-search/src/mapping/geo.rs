@@ -1,0 +1,250 @@
+//! `geo_point` values: Elasticsearch's input forms turned into checked
+//! latitude/longitude pairs, and geohashes.
+//!
+//! Accepted forms: `{"lat": .., "lon": ..}` (numbers or numeric strings),
+//! GeoJSON `{"type": "Point", "coordinates": [lon, lat]}`, `"lat,lon"`,
+//! WKT `"POINT (lon lat)"`, a geohash string, `[lon, lat]` (a third,
+//! elevation value is ignored), and arrays of any of these. Latitudes must
+//! lie in [-90, 90] and longitudes in [-180, 180].
+
+use serde_json::Value;
+
+/// One point, in degrees.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GeoPoint {
+    /// Latitude, -90..=90.
+    pub lat: f64,
+    /// Longitude, -180..=180.
+    pub lon: f64,
+}
+
+impl GeoPoint {
+    /// A checked point; the error says which coordinate is out of range.
+    pub fn new(lat: f64, lon: f64) -> Result<GeoPoint, String> {
+        if !lat.is_finite() || !(-90.0..=90.0).contains(&lat) {
+            return Err(format!("illegal latitude value [{lat}]"));
+        }
+        if !lon.is_finite() || !(-180.0..=180.0).contains(&lon) {
+            return Err(format!("illegal longitude value [{lon}]"));
+        }
+        Ok(GeoPoint { lat, lon })
+    }
+}
+
+/// The points of a field value: one point, or an array of points. Each
+/// item is `Ok` or the reason it is malformed.
+pub fn parse_points(value: &Value) -> Vec<Result<GeoPoint, String>> {
+    match value {
+        Value::Null => Vec::new(),
+        Value::Array(items) if items.iter().all(Value::is_number) => vec![parse_point(value)],
+        Value::Array(items) => items
+            .iter()
+            .filter(|v| !v.is_null())
+            .map(parse_point)
+            .collect(),
+        other => vec![parse_point(other)],
+    }
+}
+
+/// One point in any accepted form.
+pub fn parse_point(value: &Value) -> Result<GeoPoint, String> {
+    match value {
+        Value::Object(obj) => {
+            if obj.get("type").and_then(Value::as_str) == Some("Point") {
+                return match obj.get("coordinates") {
+                    Some(c @ Value::Array(_)) => parse_point(c),
+                    _ => Err("geojson point without [coordinates]".into()),
+                };
+            }
+            let mut lat = None;
+            let mut lon = None;
+            for (k, v) in obj {
+                let n = number(v).ok_or_else(|| format!("[{k}] must be a number, got [{v}]"))?;
+                match k.as_str() {
+                    "lat" => lat = Some(n),
+                    "lon" => lon = Some(n),
+                    "z" => {}
+                    other => return Err(format!("field [{other}] not supported - must be one of: lon, lat, z, type, coordinates")),
+                }
+            }
+            match (lat, lon) {
+                (Some(lat), Some(lon)) => GeoPoint::new(lat, lon),
+                (None, _) => Err("field [lat] missing".into()),
+                (_, None) => Err("field [lon] missing".into()),
+            }
+        }
+        Value::Array(items) => {
+            let coords: Option<Vec<f64>> = items.iter().map(Value::as_f64).collect();
+            match coords.as_deref() {
+                Some([lon, lat]) | Some([lon, lat, _]) => GeoPoint::new(*lat, *lon),
+                _ => Err(format!(
+                    "[{value}] must be [lon, lat] or [lon, lat, z] numbers"
+                )),
+            }
+        }
+        Value::String(s) => parse_text(s),
+        other => Err(format!("geo_point expected, got [{other}]")),
+    }
+}
+
+fn number(v: &Value) -> Option<f64> {
+    match v {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+fn parse_text(s: &str) -> Result<GeoPoint, String> {
+    let t = s.trim();
+    let upper = t.to_ascii_uppercase();
+    if let Some(rest) = upper.strip_prefix("POINT") {
+        let inner = rest
+            .trim()
+            .strip_prefix('(')
+            .and_then(|r| r.strip_suffix(')'))
+            .ok_or_else(|| format!("malformed WKT point [{s}]"))?;
+        let nums: Option<Vec<f64>> = inner.split_whitespace().map(|p| p.parse().ok()).collect();
+        return match nums.as_deref() {
+            Some([lon, lat]) | Some([lon, lat, _]) => GeoPoint::new(*lat, *lon),
+            _ => Err(format!("malformed WKT point [{s}]")),
+        };
+    }
+    if t.contains(',') {
+        let parts: Vec<&str> = t.split(',').map(str::trim).collect();
+        let nums: Option<Vec<f64>> = parts.iter().map(|p| p.parse().ok()).collect();
+        return match nums.as_deref() {
+            Some([lat, lon]) | Some([lat, lon, _]) => GeoPoint::new(*lat, *lon),
+            _ => Err(format!("failed to parse [{s}] as \"lat,lon\"")),
+        };
+    }
+    geohash_decode(t).ok_or_else(|| format!("unsupported symbol in geohash [{s}]"))
+}
+
+const BASE32: &[u8; 32] = b"0123456789bcdefghjkmnpqrstuvwxyz";
+
+/// The geohash of a point at `precision` characters (1..=12).
+pub fn geohash(point: GeoPoint, precision: usize) -> String {
+    let (mut lat_lo, mut lat_hi) = (-90.0f64, 90.0f64);
+    let (mut lon_lo, mut lon_hi) = (-180.0f64, 180.0f64);
+    let mut out = String::with_capacity(precision);
+    let mut even = true; // bits alternate, longitude first
+    for _ in 0..precision {
+        let mut index = 0usize;
+        for _ in 0..5 {
+            let (lo, hi, v) = if even {
+                (&mut lon_lo, &mut lon_hi, point.lon)
+            } else {
+                (&mut lat_lo, &mut lat_hi, point.lat)
+            };
+            let mid = (*lo + *hi) / 2.0;
+            index <<= 1;
+            if v >= mid {
+                index |= 1;
+                *lo = mid;
+            } else {
+                *hi = mid;
+            }
+            even = !even;
+        }
+        out.push(char::from(BASE32[index]));
+    }
+    out
+}
+
+/// The centre of a geohash's cell; `None` for an empty or invalid hash.
+pub fn geohash_decode(hash: &str) -> Option<GeoPoint> {
+    let (south, north, west, east) = geohash_cell(hash)?;
+    Some(GeoPoint {
+        lat: (south + north) / 2.0,
+        lon: (west + east) / 2.0,
+    })
+}
+
+/// A geohash's cell as `(south, north, west, east)` edges; `None` for an
+/// empty, over-long or invalid hash.
+pub fn geohash_cell(hash: &str) -> Option<(f64, f64, f64, f64)> {
+    if hash.is_empty() || hash.len() > 12 {
+        return None;
+    }
+    let (mut lat_lo, mut lat_hi) = (-90.0f64, 90.0f64);
+    let (mut lon_lo, mut lon_hi) = (-180.0f64, 180.0f64);
+    let mut even = true;
+    for c in hash.bytes() {
+        let index = BASE32.iter().position(|b| *b == c.to_ascii_lowercase())?;
+        for bit in (0..5).rev() {
+            let (lo, hi) = if even {
+                (&mut lon_lo, &mut lon_hi)
+            } else {
+                (&mut lat_lo, &mut lat_hi)
+            };
+            let mid = (*lo + *hi) / 2.0;
+            if index >> bit & 1 == 1 {
+                *lo = mid;
+            } else {
+                *hi = mid;
+            }
+            even = !even;
+        }
+    }
+    Some((lat_lo, lat_hi, lon_lo, lon_hi))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn geohash_known_values() {
+        let p = GeoPoint::new(57.64911, 10.40744).unwrap();
+        assert_eq!(geohash(p, 11), "u4pruydqqvj");
+        assert_eq!(geohash(p, 1), "u");
+        // Elasticsearch's documentation examples.
+        let amsterdam = GeoPoint::new(52.374081, 4.912350).unwrap();
+        assert_eq!(geohash(amsterdam, 3), "u17");
+        assert_eq!(geohash(GeoPoint::new(0.0, 0.0).unwrap(), 3), "s00");
+        assert_eq!(geohash(GeoPoint::new(-90.0, -180.0).unwrap(), 2), "00");
+        assert_eq!(geohash(GeoPoint::new(90.0, 180.0).unwrap(), 2), "zz");
+        let back = geohash_decode("u4pruydqqvj").unwrap();
+        assert!((back.lat - 57.64911).abs() < 1e-5 && (back.lon - 10.40744).abs() < 1e-5);
+        assert!(geohash_decode("u4a").is_none());
+    }
+
+    #[test]
+    fn input_forms() {
+        let want = GeoPoint::new(41.12, -71.34).unwrap();
+        for v in [
+            json!({"lat": 41.12, "lon": -71.34}),
+            json!({"lat": "41.12", "lon": "-71.34"}),
+            json!("41.12,-71.34"),
+            json!(" 41.12 , -71.34 "),
+            json!([-71.34, 41.12]),
+            json!("POINT (-71.34 41.12)"),
+            json!("point(-71.34 41.12)"),
+            json!({"type": "Point", "coordinates": [-71.34, 41.12]}),
+        ] {
+            assert_eq!(parse_points(&v), vec![Ok(want)], "{v}");
+        }
+        let many = parse_points(&json!([[-71.34, 41.12], "1,2", {"lat": 3, "lon": 4}]));
+        assert_eq!(many.len(), 3);
+        assert_eq!(many[1], Ok(GeoPoint { lat: 1.0, lon: 2.0 }));
+        let hashed = parse_point(&json!("drm3btev3e86")).unwrap();
+        assert!((hashed.lat - 41.12).abs() < 1e-3 && (hashed.lon + 71.34).abs() < 1e-3);
+        for bad in [
+            json!({"lat": 91, "lon": 0}),
+            json!({"lat": 0, "lon": -180.5}),
+            json!([0, 95]),
+            json!({"lat": 1}),
+            json!({"lat": 1, "lon": 2, "x": 3}),
+            json!("1,2,3,4"),
+            json!("POINT (1)"),
+            json!("not a hash!"),
+            json!(true),
+            json!([1, 2, 3, 4]),
+        ] {
+            assert!(parse_point(&bad).is_err(), "{bad}");
+        }
+    }
+}
