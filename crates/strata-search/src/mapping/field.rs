@@ -125,6 +125,11 @@ pub struct FieldMapping {
     pub fields: BTreeMap<String, FieldMapping>,
     /// `geo_point`: malformed values are skipped instead of failing the document.
     pub ignore_malformed: bool,
+    /// `text`: the `norms` parameter as mapped. Scores never use length
+    /// norms here (text lives in one tantivy JSON field whose field norm is
+    /// not per path), so `false` states this engine's behaviour and `true`
+    /// (Elasticsearch's default) is a documented difference.
+    pub norms: bool,
 }
 
 impl FieldMapping {
@@ -137,6 +142,7 @@ impl FieldMapping {
             format: None,
             fields: BTreeMap::new(),
             ignore_malformed: false,
+            norms: true,
         }
     }
 
@@ -187,6 +193,11 @@ impl FieldMapping {
                 }
                 ("ignore_malformed", FieldType::GeoPoint) => {
                     mapping.ignore_malformed = value
+                        .as_bool()
+                        .ok_or_else(|| bad_param(name, key, value, "a boolean"))?;
+                }
+                ("norms", FieldType::Text) => {
+                    mapping.norms = value
                         .as_bool()
                         .ok_or_else(|| bad_param(name, key, value, "a boolean"))?;
                 }
@@ -243,6 +254,9 @@ impl FieldMapping {
         }
         if self.ignore_malformed {
             out.insert("ignore_malformed".into(), json!(true));
+        }
+        if !self.norms {
+            out.insert("norms".into(), json!(false));
         }
         if !self.fields.is_empty() {
             let subs: Map<String, Value> = self
