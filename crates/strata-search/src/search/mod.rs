@@ -5,10 +5,11 @@
 //! intermediate-result merge.
 //!
 //! - `request`: the body. - `sort`: sort keys. - `aggs`: aggregation
-//!   translation. - `geo_aggs`: `geo_centroid` and `geohash_grid`, which
+//!   translation. - `docvalues`: `docvalue_fields`. - `geo_aggs`: `geo_centroid` and `geohash_grid`, which
 //!   tantivy lacks. - `source_filter`: `_source` filtering.
 
 pub mod aggs;
+pub mod docvalues;
 pub mod geo_aggs;
 pub mod request;
 pub mod sort;
@@ -111,10 +112,12 @@ pub fn search(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Value
     let mut merged_aggs: Option<IntermediateAggregationResults> = None;
     let mut searchers: Vec<Vec<Searcher>> = Vec::new();
     let mut shard_count = 0;
+    let mut docvalue_fields = Vec::with_capacity(indices.len());
     for (i, index) in indices.iter().enumerate() {
         index.counters.note_query();
         let q = query_for(index, &req.query)?;
         let mappings = index.mappings();
+        docvalue_fields.push(docvalues::resolve(&req.docvalue_fields, &mappings)?);
         for s in &req.sort {
             s.validate(&mappings)?;
         }
@@ -236,6 +239,13 @@ pub fn search(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Value
             .and_then(|v| v.as_bytes())
             .unwrap_or_default();
         let source: Value = serde_json::from_slice(source_bytes).unwrap_or(Value::Null);
+        let dv = &docvalue_fields[c.index];
+        if !dv.is_empty() {
+            let values = dv.fields(&source);
+            if !values.is_empty() {
+                hit["fields"] = Value::Object(values);
+            }
+        }
         if let Some(s) = req.source.apply(source) {
             hit["_source"] = s;
         }

@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use super::docvalues::{self, DocvalueField};
 use super::sort::SortField;
 use super::source_filter::SourceFilter;
 use crate::error::{Result, SearchError};
@@ -46,6 +47,8 @@ pub struct SearchRequest {
     pub seq_no_primary_term: bool,
     /// Compute scores even when sorting by fields.
     pub track_scores: bool,
+    /// `docvalue_fields`: values returned in each hit's `fields`.
+    pub docvalue_fields: Vec<DocvalueField>,
 }
 
 impl SearchRequest {
@@ -63,6 +66,7 @@ impl SearchRequest {
             version: false,
             seq_no_primary_term: false,
             track_scores: false,
+            docvalue_fields: Vec::new(),
         };
         let obj = match body {
             Value::Null => return Ok(req),
@@ -87,6 +91,7 @@ impl SearchRequest {
                 "version" => req.version = as_bool(key, value)?,
                 "seq_no_primary_term" => req.seq_no_primary_term = as_bool(key, value)?,
                 "track_scores" => req.track_scores = as_bool(key, value)?,
+                "docvalue_fields" => req.docvalue_fields = docvalues::parse(value)?,
                 "timeout" => {}
                 other => {
                     return Err(SearchError::parsing(format!(

@@ -1,0 +1,345 @@
+//! `docvalue_fields`: per-hit `fields` with each requested field's values,
+//! as Elasticsearch returns them from doc values (always arrays, sorted,
+//! dates formatted).
+//!
+//! The request takes strings and `{"field": ..., "format": ...}` objects,
+//! mixed; field names may contain `*` wildcards, matched against the
+//! mapped fields. Values are read from the hit's `_source` and normalised
+//! through the field's mapping (the same values the fast fields hold):
+//! keywords above `ignore_above` are left out, numbers and dates are
+//! parsed, text fields are refused as Elasticsearch refuses them.
+//!
+//! Date formats: `use_field_mapping` or none (the field's first format),
+//! the ISO forms (`date_time`, `strict_date_time`,
+//! `strict_date_optional_time`, `date_optional_time`), `epoch_millis` and
+//! `epoch_second`. Anything else is an `illegal_argument_exception`.
+
+use serde_json::{Map, Value};
+
+use crate::error::{Result, SearchError};
+use crate::mapping::date::format_millis;
+use crate::mapping::{FieldMapping, FieldType, Mappings};
+
+/// How a date value is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DateOut {
+    /// The field's own (first) format.
+    FieldDefault,
+    /// ISO 8601 with milliseconds and `Z`.
+    Iso,
+    /// Epoch milliseconds, as a string.
+    EpochMillis,
+    /// Epoch seconds, as a string.
+    EpochSecond,
+}
+
+impl DateOut {
+    fn parse(text: &str) -> Option<DateOut> {
+        Some(match text {
+            "use_field_mapping" => DateOut::FieldDefault,
+            "date_time"
+            | "strict_date_time"
+            | "strict_date_optional_time"
+            | "date_optional_time" => DateOut::Iso,
+            "epoch_millis" => DateOut::EpochMillis,
+            "epoch_second" => DateOut::EpochSecond,
+            _ => return None,
+        })
+    }
+
+    fn write(self, leaf: &FieldMapping, millis: i64) -> String {
+        match self {
+            DateOut::FieldDefault => {
+                let format = leaf.date_format();
+                let first = format.as_str().split("||").next().unwrap_or_default();
+                match DateOut::parse(first.trim()) {
+                    Some(DateOut::FieldDefault) | None => format_millis(millis),
+                    Some(other) => other.write(leaf, millis),
+                }
+            }
+            DateOut::Iso => format_millis(millis),
+            DateOut::EpochMillis => millis.to_string(),
+            DateOut::EpochSecond => millis.div_euclid(1000).to_string(),
+        }
+    }
+}
+
+/// One requested field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocvalueField {
+    /// Field name or wildcard pattern.
+    pub field: String,
+    /// Output format of dates.
+    pub format: DateOut,
+    /// Whether a `format` other than `use_field_mapping` was given.
+    explicit: bool,
+}
+
+/// Parses the `docvalue_fields` array.
+pub fn parse(value: &Value) -> Result<Vec<DocvalueField>> {
+    let items = match value {
+        Value::Array(items) => items.as_slice(),
+        Value::String(_) | Value::Object(_) => std::slice::from_ref(value),
+        other => {
+            return Err(SearchError::parsing(format!(
+                "[docvalue_fields] must be an array, got [{other}]"
+            )))
+        }
+    };
+    items.iter().map(parse_one).collect()
+}
+
+fn parse_one(item: &Value) -> Result<DocvalueField> {
+    match item {
+        Value::String(field) => Ok(DocvalueField {
+            field: field.clone(),
+            format: DateOut::FieldDefault,
+            explicit: false,
+        }),
+        Value::Object(obj) => {
+            let mut field = None;
+            let mut format = (DateOut::FieldDefault, false);
+            for (k, v) in obj {
+                match (k.as_str(), v) {
+                    ("field", Value::String(f)) => field = Some(f.clone()),
+                    ("format", Value::String(f)) => {
+                        let out = DateOut::parse(f).ok_or_else(|| {
+                            SearchError::illegal(format!(
+                                "Invalid format: [{f}]: docvalue_fields support use_field_mapping, date_time, strict_date_time, strict_date_optional_time, date_optional_time, epoch_millis and epoch_second"
+                            ))
+                        })?;
+                        format = (out, out != DateOut::FieldDefault);
+                    }
+                    ("format", Value::Null) => {}
+                    (other, _) => {
+                        return Err(SearchError::parsing(format!(
+                            "[field_and_format] unknown field [{other}]"
+                        )))
+                    }
+                }
+            }
+            let field = field.ok_or_else(|| {
+                SearchError::parsing("[field_and_format] Required [field]".to_string())
+            })?;
+            Ok(DocvalueField {
+                field,
+                format: format.0,
+                explicit: format.1,
+            })
+        }
+        other => Err(SearchError::parsing(format!(
+            "[docvalue_fields] entries must be strings or objects, got [{other}]"
+        ))),
+    }
+}
+
+fn matches(pattern: &str, name: &str) -> bool {
+    let Some((head, rest)) = pattern.split_once('*') else {
+        return pattern == name;
+    };
+    let Some(mut remaining) = name.strip_prefix(head) else {
+        return false;
+    };
+    let parts: Vec<&str> = rest.split('*').collect();
+    for (i, part) in parts.iter().enumerate() {
+        if i + 1 == parts.len() {
+            return remaining.ends_with(part);
+        }
+        match remaining.find(part) {
+            Some(at) => remaining = &remaining[at + part.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+/// Requested fields resolved against one index's mapping.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    fields: Vec<(String, FieldMapping, DateOut)>,
+}
+
+/// Resolves patterns to mapped fields; text fields and formats on
+/// non-date fields are errors, unmapped names are skipped.
+pub fn resolve(requested: &[DocvalueField], mappings: &Mappings) -> Result<Resolved> {
+    let mut fields = Vec::new();
+    for req in requested {
+        let names: Vec<(String, FieldMapping)> = if req.field.contains('*') {
+            let mut found: Vec<_> = mappings
+                .leaf_paths()
+                .filter(|(p, l)| matches(&req.field, p) && l.ty != FieldType::Text)
+                .map(|(p, l)| (p.clone(), l.clone()))
+                .collect();
+            found.sort_by(|a, b| a.0.cmp(&b.0));
+            found
+        } else {
+            mappings
+                .leaf(&req.field)
+                .map(|l| vec![(req.field.clone(), l.clone())])
+                .unwrap_or_default()
+        };
+        for (name, leaf) in names {
+            if leaf.ty == FieldType::Text {
+                return Err(SearchError::illegal(format!(
+                    "Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [{name}] in order to load field data by uninverting the inverted index."
+                )));
+            }
+            if req.explicit && leaf.ty != FieldType::Date {
+                return Err(SearchError::illegal(format!(
+                    "Field [{name}] of type [{}] does not support custom formats",
+                    leaf.ty.name()
+                )));
+            }
+            if !fields.iter().any(|(n, _, _)| n == &name) {
+                fields.push((name, leaf, req.format));
+            }
+        }
+    }
+    Ok(Resolved { fields })
+}
+
+/// Values of `path` in a source document: dotted keys and nested objects
+/// both count, arrays are flattened.
+fn source_values<'a>(source: &'a Value, path: &str, out: &mut Vec<&'a Value>) {
+    match source {
+        Value::Array(items) => items.iter().for_each(|v| source_values(v, path, out)),
+        Value::Object(obj) => {
+            if let Some(v) = obj.get(path) {
+                flatten(v, out);
+            }
+            for (at, _) in path.match_indices('.') {
+                if let Some(inner) = obj.get(&path[..at]) {
+                    source_values(inner, &path[at + 1..], out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn flatten<'a>(v: &'a Value, out: &mut Vec<&'a Value>) {
+    match v {
+        Value::Array(items) => items.iter().for_each(|i| flatten(i, out)),
+        Value::Null => {}
+        other => out.push(other),
+    }
+}
+
+fn number(v: &Value) -> Option<f64> {
+    match v {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+fn convert(leaf: &FieldMapping, format: DateOut, raw: &[&Value]) -> Vec<Value> {
+    match leaf.ty {
+        FieldType::Date => {
+            let parser = leaf.date_format();
+            let mut ms: Vec<i64> = raw
+                .iter()
+                .filter_map(|v| parser.parse_value(v).ok())
+                .collect();
+            ms.sort_unstable();
+            ms.into_iter()
+                .map(|m| Value::String(format.write(leaf, m)))
+                .collect()
+        }
+        FieldType::Long | FieldType::Integer | FieldType::Short | FieldType::Byte => {
+            let mut n: Vec<i64> = raw
+                .iter()
+                .filter_map(|v| v.as_i64().or_else(|| number(v).map(|f| f as i64)))
+                .collect();
+            n.sort_unstable();
+            n.into_iter().map(Value::from).collect()
+        }
+        FieldType::Double | FieldType::Float | FieldType::HalfFloat | FieldType::ScaledFloat => {
+            let mut n: Vec<f64> = raw.iter().filter_map(|v| number(v)).collect();
+            if let Some(f) = leaf.scaling_factor.filter(|f| *f > 0.0) {
+                n.iter_mut().for_each(|x| *x = (*x * f).round() / f);
+            }
+            n.sort_by(f64::total_cmp);
+            n.into_iter().map(Value::from).collect()
+        }
+        FieldType::Boolean => {
+            let mut b: Vec<bool> = raw
+                .iter()
+                .filter_map(|v| match v {
+                    Value::Bool(b) => Some(*b),
+                    Value::String(s) if s == "true" => Some(true),
+                    Value::String(s) if s == "false" || s.is_empty() => Some(false),
+                    _ => None,
+                })
+                .collect();
+            b.sort_unstable();
+            b.into_iter().map(Value::Bool).collect()
+        }
+        FieldType::Keyword | FieldType::Ip => {
+            let mut s: Vec<String> = raw
+                .iter()
+                .map(|v| match v {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                })
+                .filter(|s| leaf.ignore_above.is_none_or(|max| s.chars().count() <= max))
+                .collect();
+            s.sort_unstable();
+            s.into_iter().map(Value::String).collect()
+        }
+        FieldType::GeoPoint | FieldType::Text => raw.iter().map(|v| (*v).clone()).collect(),
+    }
+}
+
+impl Resolved {
+    /// True when no field was resolved.
+    pub fn is_empty(&self) -> bool {
+        self.fields.is_empty()
+    }
+
+    /// The `fields` object of a hit with this `_source`; fields without
+    /// values are left out.
+    pub fn fields(&self, source: &Value) -> Map<String, Value> {
+        let mut out = Map::new();
+        for (name, leaf, format) in &self.fields {
+            let mut raw = Vec::new();
+            source_values(source, name, &mut raw);
+            let values = convert(leaf, *format, &raw);
+            if !values.is_empty() {
+                out.insert(name.clone(), Value::Array(values));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn wildcards_and_mixed_forms() {
+        assert!(matches("a*", "abc"));
+        assert!(matches("*.name", "agent.name"));
+        assert!(matches("a*c*e", "abcde"));
+        assert!(!matches("a*c", "abd"));
+        let list = parse(&json!(["x", {"field": "t", "format": "epoch_millis"}])).unwrap();
+        assert_eq!(list.len(), 2);
+        assert_eq!(list[1].format, DateOut::EpochMillis);
+        assert!(parse(&json!([{"field": "t", "format": "nope"}])).is_err());
+        assert!(parse(&json!([{"format": "date_time"}])).is_err());
+        assert!(parse(&json!([3])).is_err());
+    }
+
+    #[test]
+    fn source_paths() {
+        let src = json!({"a": {"b": [1, 2]}, "a.b": 3, "c": [{"d": "x"}, {"d": null}]});
+        let mut out = Vec::new();
+        source_values(&src, "a.b", &mut out);
+        assert_eq!(out.len(), 3);
+        out.clear();
+        source_values(&src, "c.d", &mut out);
+        assert_eq!(out, vec![&json!("x")]);
+    }
+}
