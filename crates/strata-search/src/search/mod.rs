@@ -5,11 +5,13 @@
 //! intermediate-result merge.
 //!
 //! - `request`: the body. - `sort`: sort keys. - `aggs`: aggregation
-//!   translation. - `docvalues`: `docvalue_fields`. - `geo_aggs`: `geo_centroid` and `geohash_grid`, which
+//!   translation. - `docvalues`: `docvalue_fields`. - `filter_aggs`: the
+//!   top-level `filter` aggregation, one extra pass each. - `geo_aggs`: `geo_centroid` and `geohash_grid`, which
 //!   tantivy lacks. - `source_filter`: `_source` filtering.
 
 pub mod aggs;
 pub mod docvalues;
+pub mod filter_aggs;
 pub mod geo_aggs;
 pub mod request;
 pub mod sort;
@@ -19,7 +21,7 @@ use std::cmp::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use tantivy::aggregation::agg_req::Aggregations;
 use tantivy::aggregation::intermediate_agg_result::IntermediateAggregationResults;
 use tantivy::aggregation::{
@@ -78,6 +80,47 @@ pub fn count(indices: &[Arc<SearchIndex>], query: &Value) -> Result<u64> {
 
 /// Runs a search and returns the Elasticsearch response body.
 pub fn search(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Value> {
+    let (filters, rest) = match &req.aggs {
+        Some(a) => filter_aggs::split(a)?,
+        None => (Vec::new(), None),
+    };
+    if filters.is_empty() {
+        return search_once(indices, req);
+    }
+    let started = Instant::now();
+    let mut main = req.clone();
+    main.aggs = rest;
+    let mut response = search_once(indices, &main)?;
+    let mut results = Map::new();
+    for f in &filters {
+        let pass = SearchRequest {
+            query: f.query(&req.query),
+            from: 0,
+            size: 0,
+            sort: Vec::new(),
+            track_total_hits: TrackTotalHits::Exact,
+            search_after: None,
+            aggs: f.aggs.clone(),
+            docvalue_fields: Vec::new(),
+            ..req.clone()
+        };
+        let out = search(indices, &pass)?;
+        let doc_count = out["hits"]["total"]["value"].as_u64().unwrap_or(0);
+        results.insert(
+            f.name.clone(),
+            filter_aggs::FilterAgg::result(doc_count, out.get("aggregations")),
+        );
+    }
+    match response.get_mut("aggregations") {
+        Some(Value::Object(aggs)) => aggs.extend(results),
+        _ => response["aggregations"] = Value::Object(results),
+    }
+    response["took"] = json!(started.elapsed().as_millis() as u64);
+    Ok(response)
+}
+
+/// One search pass: hits, plain and geo aggregations.
+fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Value> {
     let started = Instant::now();
     let want = req.from + req.size;
     let by_score = req.sort.is_empty()

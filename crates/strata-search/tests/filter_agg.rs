@@ -1,0 +1,190 @@
+//! The top-level `filter` aggregation: `doc_count` and sub-aggregations
+//! (terms, avg, geohash_grid with geo_centroid, a nested filter) checked
+//! against values computed here from the same documents, under a search
+//! query; unsupported placements are 400s naming `filter`.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+use strata_search::search::{search, SearchRequest};
+use strata_search::{Catalog, Precondition};
+
+struct Doc {
+    status: i64,
+    method: &'static str,
+    bytes: f64,
+    minute: i64,
+    point: (f64, f64),
+}
+
+const T0: i64 = 1_700_000_000_000;
+
+fn docs() -> Vec<Doc> {
+    (0..60i64)
+        .map(|i| Doc {
+            status: [200, 200, 404, 500, 200][(i % 5) as usize],
+            method: ["GET", "POST", "PUT"][(i % 3) as usize],
+            bytes: (i * 7 % 13) as f64 * 10.0,
+            minute: i,
+            point: (
+                -60.0 + (i * 11 % 120) as f64,
+                -170.0 + (i * 37 % 340) as f64,
+            ),
+        })
+        .collect()
+}
+
+fn setup(tmp: &std::path::Path) -> Catalog {
+    let catalog = Catalog::open(tmp).unwrap();
+    let index = catalog
+        .create_index(
+            "logs",
+            &json!({
+                "settings": {"number_of_shards": 3, "refresh_interval": "-1"},
+                "mappings": {"properties": {
+                    "status": {"type": "integer"},
+                    "method": {"type": "keyword"},
+                    "bytes": {"type": "double"},
+                    "@timestamp": {"type": "date"},
+                    "location": {"type": "geo_point"}
+                }}
+            }),
+        )
+        .unwrap();
+    for (i, d) in docs().iter().enumerate() {
+        let doc = json!({
+            "status": d.status, "method": d.method, "bytes": d.bytes,
+            "@timestamp": T0 + d.minute * 60_000,
+            "location": {"lat": d.point.0, "lon": d.point.1}
+        });
+        index
+            .index_document(
+                Some(&format!("d{i}")),
+                doc.to_string().as_bytes(),
+                Precondition::None,
+            )
+            .unwrap();
+    }
+    index.refresh().unwrap();
+    catalog
+}
+
+fn run(catalog: &Catalog, body: Value) -> strata_search::Result<Value> {
+    let indices = catalog.resolve("logs").unwrap();
+    search(&indices, &SearchRequest::parse(&body)?)
+}
+
+#[test]
+fn filter_aggregation_matches_computed_values() {
+    let tmp = tempfile::tempdir().unwrap();
+    let catalog = setup(tmp.path());
+    let query =
+        json!({"range": {"@timestamp": {"gte": T0 + 10 * 60_000, "format": "epoch_millis"}}});
+    let body = json!({
+        "size": 0,
+        "query": query,
+        "aggs": {
+            "ok": {
+                "filter": {"term": {"status": 200}},
+                "aggs": {
+                    "methods": {"terms": {"field": "method"}},
+                    "avg_bytes": {"avg": {"field": "bytes"}},
+                    "gets": {"filter": {"term": {"method": "GET"}}}
+                }
+            },
+            "north": {
+                "filter": {"geo_bounding_box": {"location": {
+                    "top_left": {"lat": 90, "lon": -180},
+                    "bottom_right": {"lat": 0, "lon": 180}
+                }}},
+                "aggs": {"grid": {
+                    "geohash_grid": {"field": "location", "precision": 1},
+                    "aggs": {"c": {"geo_centroid": {"field": "location"}}}
+                }}
+            },
+            "all_methods": {"terms": {"field": "method"}}
+        }
+    });
+    let resp = run(&catalog, body).unwrap();
+    let aggs = &resp["aggregations"];
+    let in_query: Vec<Doc> = docs().into_iter().filter(|d| d.minute >= 10).collect();
+    assert_eq!(resp["hits"]["total"]["value"], json!(in_query.len()));
+
+    let ok: Vec<&Doc> = in_query.iter().filter(|d| d.status == 200).collect();
+    assert_eq!(aggs["ok"]["doc_count"], json!(ok.len()), "{aggs}");
+    let mut by_method = BTreeMap::new();
+    for d in &ok {
+        *by_method.entry(d.method.to_string()).or_insert(0u64) += 1;
+    }
+    let got: BTreeMap<String, u64> = aggs["ok"]["methods"]["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            (
+                b["key"].as_str().unwrap().to_string(),
+                b["doc_count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, by_method);
+    let avg = ok.iter().map(|d| d.bytes).sum::<f64>() / ok.len() as f64;
+    let got_avg = aggs["ok"]["avg_bytes"]["value"].as_f64().unwrap();
+    assert!((got_avg - avg).abs() < 1e-9, "{got_avg} vs {avg}");
+    let gets = ok.iter().filter(|d| d.method == "GET").count();
+    assert_eq!(aggs["ok"]["gets"], json!({"doc_count": gets}));
+
+    let north: Vec<&Doc> = in_query.iter().filter(|d| d.point.0 >= 0.0).collect();
+    assert_eq!(aggs["north"]["doc_count"], json!(north.len()), "{aggs}");
+    let buckets = aggs["north"]["grid"]["buckets"].as_array().unwrap();
+    let in_buckets: u64 = buckets
+        .iter()
+        .map(|b| b["doc_count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(in_buckets, north.len() as u64);
+    let centroid_counts: u64 = buckets
+        .iter()
+        .map(|b| b["c"]["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(centroid_counts, north.len() as u64);
+
+    let all: u64 = aggs["all_methods"]["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["doc_count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(all, in_query.len() as u64);
+
+    // Only filter aggregations: the response still has them.
+    let only = run(
+        &catalog,
+        json!({"size": 0, "aggs": {"e": {"filter": {"term": {"status": 404}}}}}),
+    )
+    .unwrap();
+    let not_found = docs().iter().filter(|d| d.status == 404).count();
+    assert_eq!(only["aggregations"], json!({"e": {"doc_count": not_found}}));
+}
+
+#[test]
+fn unsupported_filter_placements_are_400() {
+    let tmp = tempfile::tempdir().unwrap();
+    let catalog = setup(tmp.path());
+    for body in [
+        json!({"aggs": {"t": {"terms": {"field": "method"},
+            "aggs": {"f": {"filter": {"term": {"status": 200}}}}}}}),
+        json!({"aggs": {"f": {"filter": {}}}}),
+        json!({"aggs": {"f": {"filter": {"no_such_query": {}}}}}),
+        json!({"aggs": {"f": {"filter": {"match_all": {}}, "terms": {"field": "method"}}}}),
+    ] {
+        let err = run(&catalog, body.clone()).unwrap_err();
+        assert_eq!(err.status(), 400, "{body}: {err}");
+    }
+    let err = run(
+        &catalog,
+        json!({"aggs": {"t": {"terms": {"field": "method"},
+            "aggs": {"f": {"filter": {"term": {"status": 200}}}}}}}),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("[filter]"), "{err}");
+}
