@@ -93,6 +93,16 @@ impl SearchRequest {
                 "track_scores" => req.track_scores = as_bool(key, value)?,
                 "docvalue_fields" => req.docvalue_fields = docvalues::parse(value)?,
                 "timeout" => {}
+                // Kibana sends these with every search: highlighting is not
+                // done (hits carry no `highlight`), stored fields are the
+                // source, and an empty `script_fields` asks for nothing.
+                "highlight" if value.is_object() => {}
+                "stored_fields" if value.is_string() || value.is_array() => {}
+                "script_fields" => match value.as_object() {
+                    Some(o) if o.is_empty() => {}
+                    Some(_) => return Err(SearchError::illegal("scripts are not supported")),
+                    None => return Err(SearchError::parsing("[script_fields] must be an object")),
+                },
                 other => {
                     return Err(SearchError::parsing(format!(
                         "Unknown key for a START_OBJECT in [{other}]."
