@@ -6,6 +6,7 @@
 
 use serde_json::{json, Map, Value};
 
+use super::agg_filters;
 use crate::error::{Result, SearchError};
 use crate::mapping::date::{format_millis, DateFormat, DEFAULT_DATE_FORMAT};
 use crate::mapping::{FieldType, Mappings};
@@ -22,7 +23,14 @@ const METRICS: &[&str] = &[
     "percentiles",
     "cardinality",
 ];
-const BUCKETS: &[&str] = &["terms", "histogram", "date_histogram", "range"];
+const BUCKETS: &[&str] = &[
+    "terms",
+    "histogram",
+    "date_histogram",
+    "range",
+    "filter",
+    "filters",
+];
 
 /// What to fix in the result of one aggregation.
 #[derive(Debug, Clone)]
@@ -31,6 +39,21 @@ pub struct AggShape {
     kind: String,
     date_field: bool,
     children: Vec<AggShape>,
+    /// `filters`: the keys, and whether they were named.
+    keys: Vec<String>,
+    named: bool,
+    /// `filter`/`filters`: the queries, to check before searching.
+    pub queries: Vec<Value>,
+}
+
+impl AggShape {
+    /// The queries of this and all nested `filter`/`filters` aggregations.
+    pub fn all_queries(shapes: &[AggShape]) -> Vec<&Value> {
+        shapes
+            .iter()
+            .flat_map(|s| s.queries.iter().chain(AggShape::all_queries(&s.children)))
+            .collect()
+    }
 }
 
 /// Rewrites an `aggs` object; returns the tantivy request and the shapes.
@@ -71,6 +94,44 @@ pub fn translate(mappings: &Mappings, aggs: &Value) -> Result<(Value, Vec<AggSha
                 "aggregation type [{kind}] of [{name}] is not supported by this server"
             )));
         }
+        if kind == "filter" || kind == "filters" {
+            let entries = if kind == "filter" {
+                vec![(String::new(), params.clone())]
+            } else {
+                agg_filters::filters_entries(name, params)?.0
+            };
+            let named = kind == "filter" || agg_filters::filters_entries(name, params)?.1;
+            let (sub_req, children) = match sub {
+                Some(sub) => {
+                    let (r, c) = translate(mappings, sub)?;
+                    (Some(r), c)
+                }
+                None => (None, Vec::new()),
+            };
+            let now = super::now_millis();
+            for (key, query) in &entries {
+                let mut agg = agg_filters::filter_request(mappings, query, now);
+                if let Some(r) = &sub_req {
+                    agg["aggs"] = r.clone();
+                }
+                let out_name = if kind == "filter" {
+                    name.clone()
+                } else {
+                    format!("{name}{}{key}", agg_filters::KEY_SEPARATOR)
+                };
+                out.insert(out_name, agg);
+            }
+            shapes.push(AggShape {
+                name: name.clone(),
+                kind: kind.clone(),
+                date_field: false,
+                keys: entries.iter().map(|(k, _)| k.clone()).collect(),
+                named,
+                queries: entries.into_iter().map(|(_, q)| q).collect(),
+                children,
+            });
+            continue;
+        }
         let mut params = params.as_object().cloned().ok_or_else(|| {
             SearchError::parsing(format!("[{kind}] of [{name}] must be an object"))
         })?;
@@ -104,6 +165,9 @@ pub fn translate(mappings: &Mappings, aggs: &Value) -> Result<(Value, Vec<AggSha
             kind: kind.clone(),
             date_field,
             children: Vec::new(),
+            keys: Vec::new(),
+            named: false,
+            queries: Vec::new(),
         };
         if let Some(sub) = sub {
             if METRICS.contains(&kind.as_str()) {
@@ -234,6 +298,11 @@ fn date_ranges(
 /// Puts tantivy's result into Elasticsearch's shape.
 pub fn reshape(result: &mut Value, shapes: &[AggShape]) {
     for shape in shapes {
+        if shape.kind == "filters" {
+            let each = |b: &mut Value| reshape(b, &shape.children);
+            agg_filters::reshape_filters(result, &shape.name, &shape.keys, shape.named, each);
+            continue;
+        }
         let Some(agg) = result.get_mut(&shape.name) else {
             continue;
         };
@@ -255,6 +324,7 @@ pub fn reshape(result: &mut Value, shapes: &[AggShape]) {
                     reshape(bucket, &shape.children);
                 }
             }
+            "filter" => reshape(agg, &shape.children),
             "cardinality" | "value_count" => {
                 // Elasticsearch reports counts as integers.
                 if let Some(v) = agg.get("value").and_then(Value::as_f64) {

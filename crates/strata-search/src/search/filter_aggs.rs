@@ -7,8 +7,9 @@
 //! sub-aggregations as that pass's top-level `aggs`, so every aggregation
 //! the engine supports at the top level (tantivy's and the geo ones, and
 //! `filter` itself) works beneath it. [`split`] takes them out of the
-//! request; `filter` below another aggregation is still refused by
-//! `aggs::translate`, naming it.
+//! request; `filter` below another aggregation goes to tantivy's filter
+//! aggregation instead (`agg_filters`), where geo sub-aggregations are
+//! not available.
 
 use serde_json::{json, Map, Value};
 

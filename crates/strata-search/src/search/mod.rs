@@ -5,10 +5,12 @@
 //! intermediate-result merge.
 //!
 //! - `request`: the body. - `sort`: sort keys. - `aggs`: aggregation
-//!   translation. - `docvalues`: `docvalue_fields`. - `filter_aggs`: the
+//!   translation. - `agg_filters`: `filter`/`filters` below other
+//!   aggregations. - `docvalues`: `docvalue_fields`. - `filter_aggs`: the
 //!   top-level `filter` aggregation, one extra pass each. - `geo_aggs`: `geo_centroid` and `geohash_grid`, which
 //!   tantivy lacks. - `source_filter`: `_source` filtering.
 
+pub mod agg_filters;
 pub mod aggs;
 pub mod docvalues;
 pub mod filter_aggs;
@@ -48,7 +50,7 @@ struct Candidate {
     key: Option<SortKey>,
 }
 
-fn now_millis() -> i64 {
+pub(crate) fn now_millis() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64)
@@ -165,6 +167,9 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
             s.validate(&mappings)?;
         }
         geo_aggs::validate(&geo, &mappings)?;
+        for q in aggs::AggShape::all_queries(&shapes) {
+            query_for(index, q)?;
+        }
         let mut per_index = Vec::new();
         for (s, shard) in index.shards().iter().enumerate() {
             shard_count += 1;

@@ -1,0 +1,137 @@
+//! `filter` and `filters` below other aggregations, on tantivy's filter
+//! aggregation: each Elasticsearch query travels in the request as an
+//! [`EsQuery`] builder (the query, the index mapping and "now") that
+//! tantivy asks per segment for the tantivy query.
+//!
+//! `filters` becomes one tantivy `filter` per named (or listed) filter,
+//! named `<name>\u{1f}<key>`, each with the same sub-aggregations;
+//! [`reshape_filters`] gathers them back into Elasticsearch's `buckets`
+//! (an object for named filters, an array for listed ones).
+//! `other_bucket` is not supported.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+use tantivy::aggregation::bucket::QueryBuilder;
+use tantivy::query::Query;
+use tantivy::schema::Schema;
+use tantivy::tokenizer::TokenizerManager;
+use tantivy::TantivyError;
+
+use crate::error::{Result, SearchError};
+use crate::mapping::Mappings;
+use crate::query::{build, QueryContext};
+use crate::store::SchemaFields;
+
+/// Separates a `filters` aggregation's name from a filter's key.
+pub const KEY_SEPARATOR: char = '\u{1f}';
+
+/// An Elasticsearch query inside a tantivy filter aggregation.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EsQuery {
+    query: Value,
+    mappings: Value,
+    now_millis: i64,
+}
+
+#[typetag::serde(name = "strata_es_query")]
+impl QueryBuilder for EsQuery {
+    fn build_query(
+        &self,
+        schema: &Schema,
+        tokenizers: &TokenizerManager,
+    ) -> tantivy::Result<Box<dyn Query>> {
+        let invalid = |e: SearchError| TantivyError::InvalidArgument(e.to_string());
+        let mappings = Mappings::parse(&self.mappings).map_err(invalid)?;
+        let fields = SchemaFields::from_schema(schema.clone())?;
+        let ctx = QueryContext {
+            mappings: &mappings,
+            fields: &fields,
+            tokenizers,
+            now_millis: self.now_millis,
+        };
+        build(&ctx, &self.query).map_err(invalid)
+    }
+
+    fn box_clone(&self) -> Box<dyn QueryBuilder> {
+        Box::new(self.clone())
+    }
+}
+
+/// The tantivy `filter` request for `query`.
+pub fn filter_request(mappings: &Mappings, query: &Value, now_millis: i64) -> Value {
+    json!({"filter": {
+        "type": "strata_es_query",
+        "query": query,
+        "mappings": mappings.to_json(),
+        "now_millis": now_millis
+    }})
+}
+
+/// The keys and queries of a `filters` body, and whether they were named.
+pub fn filters_entries(name: &str, params: &Value) -> Result<(Vec<(String, Value)>, bool)> {
+    let obj = params
+        .as_object()
+        .ok_or_else(|| SearchError::parsing(format!("[filters] of [{name}] must be an object")))?;
+    let mut entries = None;
+    for (k, v) in obj {
+        match (k.as_str(), v) {
+            ("filters", Value::Object(named)) => {
+                let list = named.iter().map(|(k, q)| (k.clone(), q.clone())).collect();
+                entries = Some((list, true));
+            }
+            ("filters", Value::Array(listed)) => {
+                let list = listed
+                    .iter()
+                    .enumerate()
+                    .map(|(i, q)| (i.to_string(), q.clone()))
+                    .collect();
+                entries = Some((list, false));
+            }
+            ("other_bucket" | "other_bucket_key", _) => {
+                return Err(SearchError::illegal(format!(
+                    "[filters] [{k}] of [{name}] is not supported by this server"
+                )))
+            }
+            ("keyed", _) => {}
+            (other, _) => {
+                return Err(SearchError::parsing(format!(
+                    "[filters] unknown field [{other}] in [{name}]"
+                )))
+            }
+        }
+    }
+    entries.ok_or_else(|| SearchError::parsing(format!("[filters] of [{name}] needs [filters]")))
+}
+
+/// Replaces the expanded filters of `name` in `result` by Elasticsearch's
+/// `{"buckets": ...}`; `each` fixes every bucket's sub-aggregations.
+pub fn reshape_filters(
+    result: &mut Value,
+    name: &str,
+    keys: &[String],
+    named: bool,
+    each: impl Fn(&mut Value),
+) {
+    let Some(obj) = result.as_object_mut() else {
+        return;
+    };
+    let mut named_out = Map::new();
+    let mut listed_out = Vec::new();
+    for key in keys {
+        let mut bucket = obj
+            .remove(&format!("{name}{KEY_SEPARATOR}{key}"))
+            .unwrap_or_else(|| json!({"doc_count": 0}));
+        each(&mut bucket);
+        if named {
+            named_out.insert(key.clone(), bucket);
+        } else {
+            listed_out.push(bucket);
+        }
+    }
+    let buckets = if named {
+        Value::Object(named_out)
+    } else {
+        Value::Array(listed_out)
+    };
+    obj.insert(name.to_string(), json!({ "buckets": buckets }));
+}
