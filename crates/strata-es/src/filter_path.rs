@@ -1,8 +1,8 @@
 //! `filter_path`: keeps only the parts of a reply that match one of a
 //! comma-separated list of dotted paths. `*` matches within one key and
 //! `**` any number of levels; arrays are transparent (a path applies to
-//! each element). Exclusions (`-path`) are not implemented: such patterns
-//! are ignored, leaving the reply unfiltered by them.
+//! each element). Exclusions (`-path`) remove what they match, after the
+//! inclusions are applied.
 
 use serde_json::{Map, Value};
 use strata_search::catalog::wildcard_match;
@@ -11,17 +11,52 @@ use strata_search::catalog::wildcard_match;
 /// pattern leaves the value as it is; when nothing matches the result is
 /// an empty object, as in Elasticsearch.
 pub fn apply(expression: &str, value: Value) -> Value {
-    let patterns: Vec<Vec<&str>> = expression
+    let mut patterns: Vec<Vec<&str>> = Vec::new();
+    let mut exclusions: Vec<Vec<&str>> = Vec::new();
+    for p in expression
         .split(',')
         .map(str::trim)
-        .filter(|p| !p.is_empty() && !p.starts_with('-'))
-        .map(|p| p.split('.').collect())
-        .collect();
-    if patterns.is_empty() {
-        return value;
+        .filter(|p| !p.is_empty())
+    {
+        match p.strip_prefix('-') {
+            Some(excluded) if !excluded.is_empty() => {
+                exclusions.push(excluded.split('.').collect())
+            }
+            Some(_) => {}
+            None => patterns.push(p.split('.').collect()),
+        }
     }
-    let refs: Vec<&[&str]> = patterns.iter().map(Vec::as_slice).collect();
-    filter(value, &refs).unwrap_or_else(|| Value::Object(Map::new()))
+    let mut value = if patterns.is_empty() {
+        value
+    } else {
+        let refs: Vec<&[&str]> = patterns.iter().map(Vec::as_slice).collect();
+        filter(value, &refs).unwrap_or_else(|| Value::Object(Map::new()))
+    };
+    for excluded in &exclusions {
+        exclude(&mut value, excluded);
+    }
+    value
+}
+
+/// Removes from `value` every member `pattern` matches.
+fn exclude(value: &mut Value, pattern: &[&str]) {
+    match value {
+        Value::Object(map) => {
+            let keys: Vec<String> = map.keys().cloned().collect();
+            for key in keys {
+                let next = descend(&[pattern], &key);
+                if next.iter().any(|rest| rest.is_empty()) {
+                    map.remove(&key);
+                } else if let Some(child) = map.get_mut(&key) {
+                    for rest in next {
+                        exclude(child, rest);
+                    }
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|item| exclude(item, pattern)),
+        _ => {}
+    }
 }
 
 fn filter(value: Value, patterns: &[&[&str]]) -> Option<Value> {
@@ -95,6 +130,16 @@ mod tests {
         );
         assert_eq!(apply("**._id", v.clone())["hits"]["hits"][1]["_id"], "b");
         assert_eq!(apply("nothing", v.clone()), json!({}));
-        assert_eq!(apply("-took", v.clone()), v);
+        let mut without_took = v.clone();
+        without_took.as_object_mut().unwrap().remove("took");
+        assert_eq!(apply("-took", v.clone()), without_took);
+        assert_eq!(
+            apply("hits.hits.*,-hits.hits._source", v.clone()),
+            json!({"hits": {"hits": [{"_id": "a"}, {"_id": "b"}]}})
+        );
+        assert_eq!(
+            apply("-**.x", v.clone())["hits"]["hits"][0],
+            json!({"_id": "a", "_source": {}})
+        );
     }
 }

@@ -50,6 +50,16 @@ pub enum BenchCommand {
     Eventdata(eventdata::EventdataArgs),
 }
 
+/// The client runtime of one bench command.
+fn bench_runtime(threads: usize) -> Result<tokio::runtime::Runtime, LabError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads)
+        .thread_name("strata-bench")
+        .enable_all()
+        .build()
+        .map_err(LabError::Runtime)
+}
+
 /// Runs one bench command to completion on a runtime of its own.
 ///
 /// The caller must not be inside a tokio runtime (building a runtime there panics); async
@@ -59,12 +69,7 @@ pub fn run_bench(cmd: BenchCommand) -> Result<(), LabError> {
     match cmd {
         BenchCommand::Kv(args) => {
             args.validate()?;
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(args.threads)
-                .thread_name("strata-bench")
-                .enable_all()
-                .build()
-                .map_err(LabError::Runtime)?;
+            let runtime = bench_runtime(args.threads)?;
             let result = runtime.block_on(kv::run_kv(&args))?;
             print!("{}", kv::report::render_table(&result));
             if let Some(path) = &args.json {
@@ -74,12 +79,7 @@ pub fn run_bench(cmd: BenchCommand) -> Result<(), LabError> {
         }
         BenchCommand::Restart(args) => {
             args.validate()?;
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(1)
-                .thread_name("strata-bench")
-                .enable_all()
-                .build()
-                .map_err(LabError::Runtime)?;
+            let runtime = bench_runtime(1)?;
             let result = runtime.block_on(restart::run_restart(&args))?;
             print!("{}", result.render());
             if let Some(path) = &args.json {
@@ -89,12 +89,7 @@ pub fn run_bench(cmd: BenchCommand) -> Result<(), LabError> {
         }
         BenchCommand::Eventdata(args) => {
             args.validate()?;
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(args.threads)
-                .thread_name("strata-bench")
-                .enable_all()
-                .build()
-                .map_err(LabError::Runtime)?;
+            let runtime = bench_runtime(args.threads)?;
             let result = runtime.block_on(eventdata::run_eventdata(&args))?;
             print!("{}", eventdata::report::render(&result));
             if let Some(path) = &args.json {

@@ -1,8 +1,8 @@
 //! `_cat/indices`, `_cat/health`, `_cat/nodes`: aligned text tables, or a
 //! JSON array of string-valued objects with `format=json`. Parameters:
 //! `v` (header row), `h` (columns to show, by name), `bytes` (`b`, `kb`,
-//! `mb`, `gb` for size columns; human form otherwise), `format`. Sorting
-//! (`s`) is not implemented: rows come in index-name order.
+//! `mb`, `gb` for size columns; human form otherwise), `s` (sort by columns,
+//! each `name[:asc|:desc]`; numbers and sizes compare by value), `format`.
 
 use serde_json::{json, Map, Value};
 
@@ -21,7 +21,10 @@ struct Table {
 }
 
 impl Table {
-    fn render(self, req: &EsRequest) -> Result<Reply> {
+    fn render(mut self, req: &EsRequest) -> Result<Reply> {
+        if let Some(spec) = req.param("s") {
+            self.sort(spec)?;
+        }
         let chosen: Vec<usize> = match req.param("h") {
             Some(list) => list
                 .split(',')
@@ -59,6 +62,45 @@ impl Table {
         }
     }
 
+    /// Sorts the rows by `spec`: comma-separated `column[:asc|:desc]`.
+    fn sort(&mut self, spec: &str) -> Result<()> {
+        let mut keys = Vec::new();
+        for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (name, descending) = match part.split_once(':') {
+                None => (part, false),
+                Some((name, "asc")) => (name, false),
+                Some((name, "desc")) => (name, true),
+                Some((_, other)) => {
+                    return Err(EsError::IllegalArgument(format!(
+                        "unsupported sort order [{other}] in [{part}]: use asc or desc"
+                    )))
+                }
+            };
+            let column = self
+                .columns
+                .iter()
+                .position(|c| *c == name)
+                .ok_or_else(|| {
+                    EsError::IllegalArgument(format!("header name [{name}] does not exist"))
+                })?;
+            keys.push((column, descending));
+        }
+        self.rows.sort_by(|a, b| {
+            keys.iter()
+                .map(|&(c, descending)| {
+                    let order = compare_cells(a[c].as_deref(), b[c].as_deref());
+                    if descending {
+                        order.reverse()
+                    } else {
+                        order
+                    }
+                })
+                .find(|o| o.is_ne())
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        Ok(())
+    }
+
     fn text(&self, chosen: &[usize], header: bool) -> String {
         let mut lines: Vec<Vec<&str>> = Vec::new();
         if header {
@@ -87,6 +129,35 @@ impl Table {
         }
         out
     }
+}
+
+/// Orders two cells: by value when both are numbers or sizes (`12`,
+/// `1.5mb`), else as text; unknown cells first.
+fn compare_cells(a: Option<&str>, b: Option<&str>) -> std::cmp::Ordering {
+    match (a, b) {
+        (Some(a), Some(b)) => match (cell_value(a), cell_value(b)) {
+            (Some(x), Some(y)) => x.total_cmp(&y),
+            _ => a.cmp(b),
+        },
+        (a, b) => a.is_some().cmp(&b.is_some()),
+    }
+}
+
+/// A number, or a size with a unit (`b`, `kb`, `mb`, `gb`, `tb`) in bytes.
+fn cell_value(cell: &str) -> Option<f64> {
+    let split = cell
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
+        .unwrap_or(cell.len());
+    let number: f64 = cell[..split].parse().ok()?;
+    let scale = match &cell[split..] {
+        "" | "b" => 1.0,
+        "kb" => 1024.0,
+        "mb" => 1024.0 * 1024.0,
+        "gb" => 1024.0 * 1024.0 * 1024.0,
+        "tb" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
+        _ => return None,
+    };
+    Some(number * scale)
 }
 
 fn size(bytes: u64, req: &EsRequest) -> String {
@@ -236,4 +307,34 @@ pub fn nodes(node: &Node, req: &EsRequest) -> Result<Reply> {
         rows: vec![row],
     }
     .render(req)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_compare_by_value_when_numbers_or_sizes() {
+        use std::cmp::Ordering::*;
+        assert_eq!(compare_cells(Some("900kb"), Some("1.2mb")), Less);
+        assert_eq!(compare_cells(Some("10"), Some("9")), Greater);
+        assert_eq!(compare_cells(Some("b-index"), Some("a-index")), Greater);
+        assert_eq!(compare_cells(None, Some("1")), Less);
+        assert_eq!(cell_value("2gb"), Some(2.0 * 1024.0 * 1024.0 * 1024.0));
+        assert_eq!(cell_value("green"), None);
+    }
+
+    #[test]
+    fn sort_orders_rows_and_refuses_unknown_columns() {
+        let row = |name: &str, docs: &str| vec![Some(name.to_string()), Some(docs.to_string())];
+        let mut table = Table {
+            columns: &["index", "docs.count"],
+            rows: vec![row("a", "10"), row("b", "9"), row("c", "10")],
+        };
+        table.sort("docs.count:desc,index").unwrap();
+        let names: Vec<_> = table.rows.iter().map(|r| r[0].clone().unwrap()).collect();
+        assert_eq!(names, ["a", "c", "b"]);
+        assert!(table.sort("nope").is_err());
+        assert!(table.sort("index:sideways").is_err());
+    }
 }
