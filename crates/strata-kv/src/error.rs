@@ -24,6 +24,21 @@ pub enum KvError {
         /// Why the journal failed.
         cause: String,
     },
+    /// The SSD tier has no room left for new records (a reserve is kept so
+    /// that deletes and defragmentation still work).
+    #[error("out of space: the SSD tier is full")]
+    StorageFull,
+    /// The SSD tier failed (a device error, or damage found on a read).
+    #[error("storage error: {cause}")]
+    Storage {
+        /// What failed.
+        cause: String,
+    },
+    /// A value the operation needs is not in DRAM and the operation was
+    /// deferred (see [`fetch`](crate::fetch)): nothing changed; the front
+    /// end fetches the value and runs the request again. Never a reply.
+    #[error("value not in memory yet")]
+    NotResident,
     /// The key is empty or longer than the engine's maximum key length.
     #[error("invalid key length {len}")]
     BadKey {

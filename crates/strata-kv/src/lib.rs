@@ -15,7 +15,11 @@
 //!   records are appended, superseded ones become garbage that compaction or
 //!   eviction reclaims.
 //! - [`tier`]: the [`Placement`] of index and records, the persistent
-//!   arena's keyspace directory, and restoring shards from it at start.
+//!   arena's keyspace directory, and restoring shards from it at start;
+//!   the SSD tier ([`SsdTier`]): records in write blocks, DRAM stubs,
+//!   rebuild scan, defragmentation.
+//! - [`fetch`]: how a front end gets values that are not in DRAM without
+//!   blocking a worker thread (defer, fetch, run the request again).
 //! - `index`: the open-addressing hash index of 8-byte entries (tag, access
 //!   bit, location).
 //! - [`eviction`]: what happens when the memory limit is reached.
@@ -34,6 +38,7 @@ mod arena;
 pub mod clock;
 mod error;
 pub mod eviction;
+pub mod fetch;
 mod index;
 pub mod item;
 pub mod journal;
@@ -54,5 +59,7 @@ pub use keyspace::{ExclusiveStore, Keyspace, KeyspaceConfig, SharedStore};
 pub use maintenance::{Maintenance, PassReport};
 pub use stats::KeyspaceStats;
 pub use store::{Renamed, Store};
-pub use tier::{DataTier, IndexTier, Placement, PmemTier, RestartReport};
+pub use tier::{
+    DataTier, IndexTier, Placement, PmemTier, RestartReport, SsdRebuild, SsdSettings, SsdTier,
+};
 pub use watch::Watch;

@@ -1,6 +1,7 @@
 //! Background upkeep of a keyspace: reclaiming expired items (so memory is
 //! freed even for keys nobody reads again), compacting segments that are
-//! mostly garbage, and running a delayed flush when it falls due.
+//! mostly garbage, running a delayed flush when it falls due, and the SSD
+//! tier's periodic flush and defragmentation (`tier/defrag.rs`).
 //!
 //! Work is done in small steps, one shard lock at a time, so foreground
 //! requests wait at most for one step.
@@ -35,6 +36,10 @@ pub struct PassReport {
     pub expired: usize,
     /// Segments compacted.
     pub compacted: usize,
+    /// SSD blocks emptied by the defragmenter.
+    pub ssd_blocks_freed: usize,
+    /// SSD entries the defragmenter appended again.
+    pub ssd_entries_moved: usize,
 }
 
 impl Keyspace {
@@ -84,6 +89,9 @@ impl Keyspace {
             }
             report.compacted += finished;
         }
+        let ssd = self.ssd_maintenance();
+        report.ssd_blocks_freed = ssd.blocks_freed;
+        report.ssd_entries_moved = ssd.moved;
         report
     }
 }

@@ -91,6 +91,12 @@ pub trait Store {
     /// (items to emit) this step aims for.
     fn scan(&mut self, cursor: u64, count: usize, f: &mut dyn FnMut(ItemRef<'_>)) -> u64;
 
+    /// [`scan`](Store::scan) visiting only keys: reads no value (with the
+    /// SSD tier, no device read).
+    fn scan_keys(&mut self, cursor: u64, count: usize, f: &mut dyn FnMut(&[u8])) -> u64 {
+        self.scan(cursor, count, &mut |item| f(item.key))
+    }
+
     /// A key chosen at random among live items, or `None` when empty.
     fn random_key(&mut self) -> Option<Vec<u8>>;
 }

@@ -142,6 +142,15 @@ impl Arena {
         self.segment_mut(loc.seg).set_bits(loc.off as usize, bits)
     }
 
+    /// Overwrites the value of the record at `loc` with `value` (same
+    /// length): how a stub gets its SSD location after the SSD append.
+    pub(crate) fn patch_value(&mut self, loc: Loc, value: &[u8]) -> Result<(), KvError> {
+        let rec = self.record(loc);
+        debug_assert_eq!(rec.header.value_len, value.len());
+        let at = loc.off as usize + rec.header.header_len + rec.header.key_len;
+        self.segment_mut(loc.seg).patch(at, value)
+    }
+
     /// Whether `loc` lies inside a written part of a segment (a restart
     /// checks index entries before trusting them).
     pub(crate) fn contains(&self, loc: Loc) -> bool {

@@ -205,6 +205,17 @@ impl Segment {
         }
     }
 
+    /// Overwrites bytes at record offset `off` (a stub's value filled in
+    /// once the SSD tier accepted the record) and persists them.
+    pub fn patch(&mut self, off: usize, bytes: &[u8]) -> Result<(), KvError> {
+        let at = self.base + off;
+        self.bytes_mut()[at..at + bytes.len()].copy_from_slice(bytes);
+        match &self.memory {
+            Memory::Pmem(run) => run.persist(at, bytes.len()).map_err(pmem_error),
+            Memory::Anon(_) => Ok(()),
+        }
+    }
+
     /// Counts `len` bytes of records as referenced (a restart's recount).
     pub fn add_live(&mut self, len: usize) {
         self.live_bytes += len;

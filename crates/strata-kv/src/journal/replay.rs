@@ -100,10 +100,10 @@ impl Keyspace {
             Change::Delete { key } => {
                 let hash = ctx.hash(key);
                 let mut shard = self.shard(hash).write();
-                if let Some(slot) = shard.lookup(hash, key) {
-                    shard.remove(ctx, slot, Removal::Deleted);
+                match shard.lookup(hash, key) {
+                    Some(slot) => shard.remove(ctx, slot, Removal::Deleted),
+                    None => Ok(()),
                 }
-                Ok(())
             }
             Change::Expire { key, expires_at } => {
                 let (now, hash) = (ctx.now(), ctx.hash(key));
@@ -114,15 +114,11 @@ impl Keyspace {
                 // The item was live when this change was made, even if its
                 // old expiry has passed since.
                 if expired(expires_at, now) {
-                    shard.remove(ctx, slot, Removal::Deleted);
-                    return Ok(());
+                    return shard.remove(ctx, slot, Removal::Deleted);
                 }
                 shard.rewrite(ctx, hash, key, slot, expires_at, now)
             }
-            Change::Flush => {
-                self.store().flush_now();
-                Ok(())
-            }
+            Change::Flush => self.store().flush_now(),
         }
     }
 }

@@ -73,8 +73,7 @@ impl Store for ExclusiveStore<'_> {
 
     fn flush(&mut self) -> Result<(), KvError> {
         self.locked.keyspace().ctx.check_journal()?;
-        self.locked.clear();
-        Ok(())
+        self.locked.clear()
     }
 
     fn len(&mut self) -> u64 {
@@ -88,12 +87,16 @@ impl Store for ExclusiveStore<'_> {
         let ks = locked.keyspace();
         let now = ks.now_ms();
         let hash = |key: &[u8]| ks.ctx.hash(key);
+        let ctx = &ks.ctx;
         scan_shards(
             locked.len_locked(),
             cursor,
             count,
-            f,
-            |idx, pos, want, f| locked.at(idx).scan(pos, want, now, &hash, f),
+            &mut |shard, slot| {
+                // A value that cannot be read is reported by the attempt.
+                let _ = shard.with_item(ctx, slot, &mut *f);
+            },
+            |idx, pos, want, v| locked.at(idx).scan(pos, want, now, &hash, v),
         )
     }
 

@@ -7,6 +7,7 @@
 
 use super::{Keyspace, ShardWrite};
 use crate::arena::header_len;
+use crate::fetch;
 use crate::item::{Deleted, ItemRef, Mutation, NewItem};
 use crate::journal::change;
 use crate::shard::ShardInner;
@@ -21,6 +22,9 @@ pub(crate) struct LockedShards<'a> {
     /// Changes collected from the guards (in the journal's format), to be
     /// appended as one record on release.
     batch: Vec<u8>,
+    /// Multi-key operations are never re-run: values are read while
+    /// blocking (see [`fetch`]).
+    _blocking: fetch::Blocking,
 }
 
 impl<'a> LockedShards<'a> {
@@ -31,6 +35,7 @@ impl<'a> LockedShards<'a> {
             indices,
             guards,
             batch: Vec::new(),
+            _blocking: fetch::Blocking::enter(),
         }
     }
 
@@ -68,7 +73,9 @@ impl<'a> LockedShards<'a> {
         let ctx = &self.ks.ctx;
         let (now, hash) = (ctx.now(), ctx.hash(key));
         let pos = self.position(hash);
-        let found = self.guards[pos].get(hash, key, now, count).map(f);
+        let found = self.guards[pos]
+            .get_with(ctx, hash, key, now, count, f)
+            .ok()?;
         if count {
             match found {
                 Some(_) => ctx.counters.hits.add(1),
@@ -123,7 +130,7 @@ impl<'a> LockedShards<'a> {
                 return Err(KvError::TooLarge { size: len, limit });
             }
             let pos = self.position(hash);
-            if only_if_none_exist && self.guards[pos].get(hash, key, now, false).is_some() {
+            if only_if_none_exist && self.guards[pos].live_slot(hash, key, now).is_some() {
                 return Ok(false);
             }
             need[pos] += len;
@@ -150,7 +157,10 @@ impl<'a> LockedShards<'a> {
         }) else {
             return Ok(Renamed::NoSuchKey);
         };
-        if only_if_absent && self.get(to, false, |_| ()).is_some() {
+        let to_hash = self.ks.ctx.hash(to);
+        let to_pos = self.position(to_hash);
+        let now = self.ks.ctx.now();
+        if only_if_absent && self.guards[to_pos].live_slot(to_hash, to, now).is_some() {
             return Ok(Renamed::TargetExists);
         }
         if from == to {
@@ -168,8 +178,9 @@ impl<'a> LockedShards<'a> {
 
     /// Removes every item; every shard must be locked. Journaled unless
     /// the journal failed (callers refuse a client's flush first; a delayed
-    /// flush that falls due still runs in memory).
-    pub fn clear(&mut self) {
+    /// flush that falls due still runs in memory). Refused, with nothing
+    /// changed, when the SSD tier cannot record the flush.
+    pub fn clear(&mut self) -> Result<(), KvError> {
         debug_assert_eq!(self.guards.len(), self.ks.shard_count());
         let ctx = &self.ks.ctx;
         // Changes made before the flush stay before it in the record.
@@ -181,12 +192,21 @@ impl<'a> LockedShards<'a> {
                 tracing::error!(error = %e, "starting a persistent flush failed");
             }
         }
+        if let Some(ssd) = &ctx.ssd {
+            // The marker shadows every entry before it at a rebuild, so the
+            // entries may be released. Without it, nothing may be.
+            if let Err(e) = ssd.begin_flush() {
+                tracing::error!(error = %e, "flush refused: the SSD tier cannot record it");
+                return Err(e);
+            }
+        }
         for guard in &mut self.guards {
-            guard.clear();
+            guard.clear(ctx);
         }
         if ctx.journaling() {
             change::encode_flush(&mut self.batch);
         }
+        Ok(())
     }
 
     /// Moves the guards' pending changes into the batch. Changes of

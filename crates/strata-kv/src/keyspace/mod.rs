@@ -24,7 +24,7 @@ use crate::eviction::EvictionPolicy;
 use crate::journal::{self, Journal};
 use crate::shard::ShardInner;
 use crate::stats::{Counters, KeyspaceStats};
-use crate::tier::PmemTier;
+use crate::tier::{PmemTier, SsdTier};
 use crate::watch::Watch;
 use crate::KvError;
 
@@ -70,6 +70,8 @@ pub(crate) struct Ctx {
     journal: JournalSlot,
     /// The persistent arena, when the placement uses it.
     pub tier: Option<Arc<PmemTier>>,
+    /// The SSD tier, when records live there (`data = ssd`).
+    pub ssd: Option<Arc<SsdTier>>,
     pub counters: Counters,
 }
 
@@ -263,7 +265,7 @@ impl std::fmt::Debug for Keyspace {
     }
 }
 
-fn segment_size_for(limit: u64, shards: usize) -> usize {
+pub(crate) fn segment_size_for(limit: u64, shards: usize) -> usize {
     if limit == 0 {
         return MAX_SEGMENT_SIZE;
     }
@@ -279,7 +281,7 @@ impl Keyspace {
         let shards = config.shards.clamp(1, 4096).next_power_of_two();
         let segment_size = segment_size_for(config.memory_limit, shards);
         let inners = (0..shards).map(|_| ShardInner::new(segment_size)).collect();
-        Self::assemble(&config, clock, rand::random(), inners, None)
+        Self::assemble(&config, clock, rand::random(), inners, None, None)
     }
 
     /// A keyspace over `inners` (one per shard, a power of two of them)
@@ -290,6 +292,7 @@ impl Keyspace {
         seed: u64,
         inners: Vec<ShardInner>,
         tier: Option<Arc<PmemTier>>,
+        ssd: Option<Arc<SsdTier>>,
     ) -> Arc<Self> {
         let shards = inners.len();
         debug_assert!(shards.is_power_of_two());
@@ -323,6 +326,7 @@ impl Keyspace {
                 used_total,
                 journal,
                 tier,
+                ssd,
                 counters: Counters::default(),
             },
             shards: shard_vec,
@@ -362,8 +366,8 @@ impl Keyspace {
         let mut shard = self.shard(hash).write();
         let version = shard.watches.register(key);
         let expires_at = shard
-            .get(hash, key, now, false)
-            .and_then(|item| item.expires_at);
+            .live_slot(hash, key, now)
+            .and_then(|slot| shard.record_at(slot).header.expires_at);
         Watch {
             keyspace: self.clone(),
             key: key.into(),
@@ -432,7 +436,7 @@ impl Keyspace {
         self.run_due_flush();
         if delay_ms == 0 {
             self.flush_deadline.store(0, Ordering::Relaxed);
-            self.store().flush_now();
+            self.store().flush_now()?;
         } else {
             self.flush_deadline
                 .store(self.now_ms().saturating_add(delay_ms), Ordering::Relaxed);
@@ -450,7 +454,9 @@ impl Keyspace {
                 .compare_exchange(due, 0, Ordering::Relaxed, Ordering::Relaxed)
                 .is_ok()
         {
-            self.store().flush_now();
+            if let Err(e) = self.store().flush_now() {
+                tracing::error!(error = %e, "a delayed flush failed");
+            }
         }
     }
 

@@ -5,7 +5,9 @@
 use std::sync::atomic::Ordering;
 
 use super::Keyspace;
+use crate::fetch;
 use crate::item::{Deleted, ItemRef, Mutation, NewItem};
+use crate::shard::ShardInner;
 use crate::store::{Renamed, Store};
 use crate::KvError;
 
@@ -20,12 +22,34 @@ impl<'a> SharedStore<'a> {
         Self { ks }
     }
 
+    /// One step of a cursor scan, visiting each emitted item's slot.
+    fn scan_slots(
+        &self,
+        cursor: u64,
+        count: usize,
+        visit: &mut dyn FnMut(&ShardInner, usize),
+    ) -> u64 {
+        self.ks.run_due_flush();
+        let ks = self.ks;
+        let now = ks.now_ms();
+        let hash = |key: &[u8]| ks.ctx.hash(key);
+        scan_shards(
+            ks.shard_count(),
+            cursor,
+            count,
+            visit,
+            |idx, pos, want, v| ks.shard_at(idx).read().scan(pos, want, now, &hash, v),
+        )
+    }
+
     fn read<R>(&self, key: &[u8], count: bool, f: impl FnOnce(ItemRef<'_>) -> R) -> Option<R> {
         self.ks.run_due_flush();
         let ctx = &self.ks.ctx;
         let (now, hash) = (ctx.now(), ctx.hash(key));
         let shard = self.ks.shard(hash).read();
-        let found = shard.get(hash, key, now, count).map(f);
+        // A value not read yet (deferred, or failed) is no answer: the
+        // front end retries or reports the failure; nothing is counted.
+        let found = shard.get_with(ctx, hash, key, now, count, f).ok()?;
         if count {
             match found {
                 Some(_) => ctx.counters.hits.add(1),
@@ -51,21 +75,22 @@ impl<'a> SharedStore<'a> {
     }
 
     /// Removes every item, all shards locked at once.
-    pub(crate) fn flush_now(&self) {
-        self.ks.lock((0..self.ks.shard_count()).collect()).clear();
+    pub(crate) fn flush_now(&self) -> Result<(), KvError> {
+        self.ks.lock((0..self.ks.shard_count()).collect()).clear()
     }
 }
 
 /// Runs a cursor scan across `shards` shards: the cursor is
 /// `shard << 32 | position`, where position is the shard's 32-bit hash
-/// position to resume from. `scan_shard(shard, position, count, f)` returns
-/// the next position or `None` when that shard is done.
+/// position to resume from. `scan_shard(shard, position, count, visit)`
+/// returns the next position or `None` when that shard is done, calling
+/// `visit` with the shard and the slot of each item it emits.
 pub(crate) fn scan_shards(
     shards: usize,
     cursor: u64,
     count: usize,
-    f: &mut dyn FnMut(ItemRef<'_>),
-    mut scan_shard: impl FnMut(usize, u64, usize, &mut dyn FnMut(ItemRef<'_>)) -> Option<u64>,
+    visit: &mut dyn FnMut(&ShardInner, usize),
+    mut scan_shard: impl FnMut(usize, u64, usize, &mut dyn FnMut(&ShardInner, usize)) -> Option<u64>,
 ) -> u64 {
     let mut shard = (cursor >> 32) as usize;
     let mut pos = cursor & 0xffff_ffff;
@@ -73,9 +98,9 @@ pub(crate) fn scan_shards(
     let count = count.max(1);
     while shard < shards {
         let want = count.saturating_sub(emitted).max(1);
-        let mut counting = |item: ItemRef<'_>| {
+        let mut counting = |inner: &ShardInner, slot: usize| {
             emitted += 1;
-            f(item)
+            visit(inner, slot)
         };
         match scan_shard(shard, pos, want, &mut counting) {
             Some(next) => return ((shard as u64) << 32) | next,
@@ -116,13 +141,25 @@ impl Store for SharedStore<'_> {
         self.write(key, true, f)
     }
 
+    fn set(&mut self, key: &[u8], item: NewItem<'_>) -> Result<(), KvError> {
+        self.ks.run_due_flush();
+        let ctx = &self.ks.ctx;
+        let (now, hash) = (ctx.now(), ctx.hash(key));
+        let mut shard = self.ks.shard(hash).write();
+        shard
+            .apply(ctx, hash, key, now, Mutation::Put(item))
+            .map(|_| ())
+    }
+
     fn delete(&mut self, key: &[u8]) -> Result<Deleted, KvError> {
-        Ok(
-            match self.update(key, |item| (Mutation::Delete, item.is_some()))? {
-                true => Deleted::Removed,
-                false => Deleted::Missing,
-            },
-        )
+        self.ks.run_due_flush();
+        let ctx = &self.ks.ctx;
+        let (now, hash) = (ctx.now(), ctx.hash(key));
+        let mut shard = self.ks.shard(hash).write();
+        Ok(match shard.apply(ctx, hash, key, now, Mutation::Delete)? {
+            true => Deleted::Removed,
+            false => Deleted::Missing,
+        })
     }
 
     fn set_many(
@@ -150,8 +187,7 @@ impl Store for SharedStore<'_> {
 
     fn flush(&mut self) -> Result<(), KvError> {
         self.ks.ctx.check_journal()?;
-        self.flush_now();
-        Ok(())
+        self.flush_now()
     }
 
     fn len(&mut self) -> u64 {
@@ -162,12 +198,18 @@ impl Store for SharedStore<'_> {
     }
 
     fn scan(&mut self, cursor: u64, count: usize, f: &mut dyn FnMut(ItemRef<'_>)) -> u64 {
-        self.ks.run_due_flush();
-        let ks = self.ks;
-        let now = ks.now_ms();
-        let hash = |key: &[u8]| ks.ctx.hash(key);
-        scan_shards(ks.shard_count(), cursor, count, f, |idx, pos, want, f| {
-            ks.shard_at(idx).read().scan(pos, want, now, &hash, f)
+        // A scan is never re-run: values not in DRAM are read while blocking.
+        let _blocking = fetch::Blocking::enter();
+        let ctx = &self.ks.ctx;
+        self.scan_slots(cursor, count, &mut |shard, slot| {
+            // A value that cannot be read is reported by the attempt.
+            let _ = shard.with_item(ctx, slot, &mut *f);
+        })
+    }
+
+    fn scan_keys(&mut self, cursor: u64, count: usize, f: &mut dyn FnMut(&[u8])) -> u64 {
+        self.scan_slots(cursor, count, &mut |shard, slot| {
+            f(shard.record_at(slot).key())
         })
     }
 

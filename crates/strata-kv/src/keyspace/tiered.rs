@@ -18,6 +18,12 @@ const SEGMENT_HEADER: usize = 64;
 impl Keyspace {
     /// The placement served.
     pub fn placement(&self) -> Placement {
+        if self.ctx.ssd.is_some() {
+            return Placement {
+                index: IndexTier::Dram,
+                data: DataTier::Ssd,
+            };
+        }
         self.tier().map(|t| t.placement()).unwrap_or_default()
     }
 
@@ -52,6 +58,12 @@ impl Keyspace {
                 .to_string(),
             ),
         ];
+        if let Some(ssd) = &self.ctx.ssd {
+            // DRAM holds the index, the stubs and the record cache.
+            let cache = ssd.stats().cache.bytes;
+            info[2].1 = (stats.used_memory + cache).to_string();
+            info.extend(ssd.info(stats.items));
+        }
         let Some(tier) = self.tier() else {
             return info;
         };
@@ -107,6 +119,39 @@ impl Keyspace {
         info
     }
 
+    /// Opens a keyspace whose records live on the SSD `device` (`data =
+    /// ssd`), rebuilding the DRAM index by scanning its write blocks. Only
+    /// `index = dram` is available with it so far; the error says so.
+    pub fn open_ssd(
+        config: KeyspaceConfig,
+        clock: Arc<dyn Clock>,
+        index: IndexTier,
+        device: Arc<dyn strata_ssd::BlockDevice>,
+        ssd_config: strata_ssd::SsdConfig,
+        settings: crate::tier::SsdSettings,
+    ) -> Result<(Arc<Keyspace>, RestartReport), String> {
+        if index != IndexTier::Dram {
+            return Err(
+                "index = pmem with data = ssd is not available in this build yet; use index = dram"
+                    .into(),
+            );
+        }
+        crate::tier::rebuild(config, clock, device, ssd_config, settings)
+    }
+
+    /// The SSD tier the keyspace's records live in, if any.
+    pub fn ssd(&self) -> Option<&Arc<crate::tier::SsdTier>> {
+        self.ctx.ssd.as_ref()
+    }
+
+    /// Makes every record written to the SSD tier so far durable (a clean
+    /// shutdown); no-op without it.
+    pub fn sync_ssd(&self) {
+        if let Some(ssd) = &self.ctx.ssd {
+            ssd.sync();
+        }
+    }
+
     /// The persistent arena the keyspace is placed in, if any.
     pub fn tier(&self) -> Option<&Arc<PmemTier>> {
         self.ctx.tier.as_ref()
@@ -126,7 +171,7 @@ impl Keyspace {
     ) -> Result<(Arc<Keyspace>, RestartReport), String> {
         let started = Instant::now();
         if placement.data == DataTier::Ssd {
-            return Err("data = ssd is not available yet in this build".into());
+            return Err("data = ssd is opened with Keyspace::open_ssd".into());
         }
         if !placement.uses_pmem() {
             let report = RestartReport {
@@ -178,7 +223,7 @@ impl Keyspace {
             (true, false) => "new",
         };
         let lease = tier.lease();
-        let ks = Keyspace::assemble(&config, clock, tier.seed(), inners, Some(tier));
+        let ks = Keyspace::assemble(&config, clock, tier.seed(), inners, Some(tier), None);
         ks.ctx.raise_cas_above(lease.max(max_cas));
         report.duration = started.elapsed();
         if let Some(tier) = ks.tier() {

@@ -8,10 +8,13 @@
 mod recount;
 mod room;
 mod scan;
+mod ssd;
 
 pub(crate) use room::CompactionStep;
+pub(crate) use ssd::{stub_len, FoundRecord};
 
 use crate::arena::{encode, header_len, Arena, Loc, Record};
+use crate::fetch;
 use crate::index::Index;
 use crate::item::{ItemRef, Mutation};
 use crate::journal::change;
@@ -88,28 +91,48 @@ impl ShardInner {
         self.arena.record(self.index.loc(slot))
     }
 
-    /// The live item in `slot`, or `None` if it has expired.
-    pub fn live_item(&self, slot: usize, now: u64) -> Option<ItemRef<'_>> {
-        let rec = self.record_at(slot);
-        if is_expired(rec.header.expires_at, now) {
-            return None;
-        }
-        Some(item_ref(&rec))
+    /// Whether the item in `slot` has not expired.
+    pub fn is_live(&self, slot: usize, now: u64) -> bool {
+        !is_expired(self.record_at(slot).header.expires_at, now)
     }
 
-    /// Finds the live item for `key` (read path; marks access if asked).
-    pub fn get(&self, hash: u64, key: &[u8], now: u64, mark: bool) -> Option<ItemRef<'_>> {
-        let slot = self.lookup(hash, key)?;
-        let item = self.live_item(slot, now)?;
+    /// The slot of `key`'s live item (no value is read).
+    pub fn live_slot(&self, hash: u64, key: &[u8], now: u64) -> Option<usize> {
+        self.lookup(hash, key).filter(|&s| self.is_live(s, now))
+    }
+
+    /// Calls `f` with the live item for `key` (read path; marks access if
+    /// asked). `Ok(None)` when there is none; an error when its value
+    /// cannot be read now (see [`fetch`]).
+    pub fn get_with<R>(
+        &self,
+        ctx: &Ctx,
+        hash: u64,
+        key: &[u8],
+        now: u64,
+        mark: bool,
+        f: impl FnOnce(ItemRef<'_>) -> R,
+    ) -> Result<Option<R>, KvError> {
+        let Some(slot) = self.live_slot(hash, key, now) else {
+            return Ok(None);
+        };
+        let found = self.with_item(ctx, slot, f)?;
         if mark {
             self.index.mark_accessed(slot);
         }
-        Some(item)
+        Ok(Some(found))
     }
 
-    /// Removes the entry in `slot` and accounts for why.
-    pub fn remove(&mut self, ctx: &Ctx, slot: usize, why: Removal) {
+    /// Removes the entry in `slot` and accounts for why. With the SSD tier
+    /// the removal is refused (nothing changes) if its tombstone cannot be
+    /// written.
+    pub fn remove(&mut self, ctx: &Ctx, slot: usize, why: Removal) -> Result<(), KvError> {
         let loc = self.index.loc(slot);
+        if let Some(ssd) = &ctx.ssd {
+            let rec = self.arena.record(loc);
+            ssd.append_tombstone(rec.key())?;
+            Self::release_value(ssd, &rec);
+        }
         let rec = self.arena.record(loc);
         let len = rec.len();
         if rec.header.expires_at.is_some() {
@@ -126,6 +149,7 @@ impl ShardInner {
             Removal::Expired => ctx.counters.expired.add(1),
             Removal::Evicted => ctx.counters.evictions.add(1),
         }
+        Ok(())
     }
 
     /// Reads `key`, lets `f` decide, and applies the decision. With
@@ -140,26 +164,69 @@ impl ShardInner {
         f: impl FnOnce(Option<ItemRef<'_>>) -> (Mutation<'v>, R),
     ) -> Result<(R, Option<u64>), KvError> {
         let slot = self.lookup(hash, key);
-        let live = slot.filter(|&s| self.live_item(s, now).is_some());
-        let (mutation, result) = f(live.map(|s| item_ref(&self.record_at(s))));
+        let live = slot.filter(|&s| self.is_live(s, now));
+        let (mutation, result) = match live {
+            Some(s) => self.with_item(ctx, s, |item| f(Some(item)))?,
+            None => f(None),
+        };
+        self.apply_found(ctx, hash, key, now, (slot, live), mutation)?;
+        let cas = match want_cas {
+            true => self
+                .live_slot(hash, key, now)
+                .map(|s| self.record_at(s).header.cas),
+            false => None,
+        };
+        Ok((result, cas))
+    }
+
+    /// Applies a put or a delete without reading the old value (`set`,
+    /// `delete`: with the SSD tier, no device read). Returns whether a
+    /// live item was there.
+    pub fn apply(
+        &mut self,
+        ctx: &Ctx,
+        hash: u64,
+        key: &[u8],
+        now: u64,
+        mutation: Mutation<'_>,
+    ) -> Result<bool, KvError> {
+        let slot = self.lookup(hash, key);
+        let live = slot.filter(|&s| self.is_live(s, now));
+        self.apply_found(ctx, hash, key, now, (slot, live), mutation)?;
+        Ok(live.is_some())
+    }
+
+    /// Applies `mutation` to `key`, whose entry is in `found.0` (live or
+    /// expired) and live in `found.1`.
+    fn apply_found(
+        &mut self,
+        ctx: &Ctx,
+        hash: u64,
+        key: &[u8],
+        now: u64,
+        found: (Option<usize>, Option<usize>),
+        mutation: Mutation<'_>,
+    ) -> Result<(), KvError> {
+        let (slot, live) = found;
         if !matches!(mutation, Mutation::Keep) {
             ctx.check_journal()?;
+            fetch::note_mutation();
         }
         if let (Some(s), None) = (slot, live) {
             // Whatever the decision, an expired entry goes now.
-            self.remove(ctx, s, Removal::Expired);
+            self.remove(ctx, s, Removal::Expired)?;
         }
         match mutation {
             Mutation::Keep => {}
             Mutation::Delete => {
                 if let Some(s) = live {
-                    self.remove(ctx, s, Removal::Deleted);
+                    self.remove(ctx, s, Removal::Deleted)?;
                 }
             }
             Mutation::Put(new) => {
                 if is_expired(new.expires_at, now) {
                     if let Some(s) = self.lookup(hash, key) {
-                        self.remove(ctx, s, Removal::Deleted);
+                        self.remove(ctx, s, Removal::Deleted)?;
                     }
                 } else {
                     let cas = ctx.next_cas();
@@ -183,7 +250,7 @@ impl ShardInner {
             Mutation::SetExpiry(expires_at) => {
                 if let Some(s) = live {
                     if is_expired(expires_at, now) {
-                        self.remove(ctx, s, Removal::Deleted);
+                        self.remove(ctx, s, Removal::Deleted)?;
                     } else {
                         self.rewrite(ctx, hash, key, s, expires_at, now)?;
                         if ctx.journaling() {
@@ -193,13 +260,7 @@ impl ShardInner {
                 }
             }
         }
-        let cas = match want_cas {
-            true => self
-                .lookup(hash, key)
-                .and_then(|s| self.live_item(s, now).map(|i| i.cas)),
-            false => None,
-        };
-        Ok((result, cas))
+        Ok(())
     }
 
     /// Appends a new record for `key` and points the index at it.
@@ -221,6 +282,11 @@ impl ShardInner {
         if len > limit {
             return Err(KvError::TooLarge { size: len, limit });
         }
+        // With the SSD tier, DRAM holds only the stub.
+        let dram_len = match ctx.ssd {
+            Some(_) => stub_len(key.len(), cas, flags, expires_at),
+            None => len,
+        };
         let is_insert = self.lookup(hash, key).is_none();
         let growth = if is_insert { self.index.bytes() / 2 } else { 0 };
         // Growth is only needed when the index is about to rebuild; reserving
@@ -230,16 +296,21 @@ impl ShardInner {
         } else {
             0
         };
-        self.ensure_room(ctx, len + growth, now)?;
+        self.ensure_room(ctx, dram_len + growth, now)?;
         if is_insert {
             // A persistent table may fail to grow: find out before writing.
             let arena = &self.arena;
             self.index
                 .make_room_for_one(|l| ctx.hash(arena.record(l).key()))?;
         }
-        let loc = self.arena.append(len, expires_at, |buf| {
-            encode(buf, key, value_parts, cas, flags, expires_at)
-        })?;
+        let loc = match &ctx.ssd {
+            Some(ssd) => {
+                self.append_ssd(ssd, key, value_parts, value_len, flags, expires_at, cas)?
+            }
+            None => self.arena.append(len, expires_at, |buf| {
+                encode(buf, key, value_parts, cas, flags, expires_at)
+            })?,
+        };
         self.link(ctx, hash, key, loc, expires_at.is_some());
         Ok(())
     }
@@ -251,6 +322,9 @@ impl ShardInner {
             Some(slot) => {
                 let old = self.index.loc(slot);
                 let old_rec = self.arena.record(old);
+                if let Some(ssd) = &ctx.ssd {
+                    Self::release_value(ssd, &old_rec);
+                }
                 let old_len = old_rec.len();
                 if old_rec.header.expires_at.is_some() {
                     self.with_expiry -= 1;
@@ -281,14 +355,10 @@ impl ShardInner {
         expires_at: Option<u64>,
         now: u64,
     ) -> Result<(), KvError> {
-        let mut value = std::mem::take(&mut self.scratch);
-        let rec = self.record_at(slot);
-        let (flags, cas) = (rec.header.flags, rec.header.cas);
-        value.clear();
-        value.extend_from_slice(rec.value());
-        let result = self.put(ctx, hash, key, &[&value], flags, expires_at, cas, now);
-        self.scratch = value;
-        result
+        let (value, flags, cas) = self.with_item(ctx, slot, |item| {
+            (item.value.to_vec(), item.flags, item.cas)
+        })?;
+        self.put(ctx, hash, key, &[&value], flags, expires_at, cas, now)
     }
 
     /// Moves the live record in `slot` to the open segment unchanged (for
@@ -314,8 +384,12 @@ impl ShardInner {
         }
     }
 
-    /// Removes every item.
-    pub fn clear(&mut self) {
+    /// Removes every item. With the SSD tier, the caller appended the
+    /// keyspace's flush marker first.
+    pub fn clear(&mut self, ctx: &Ctx) {
+        if let Some(ssd) = &ctx.ssd {
+            self.release_all_ssd(ssd);
+        }
         self.watches.touch_all();
         self.index.clear();
         self.arena.clear();

@@ -113,9 +113,11 @@ impl ShardInner {
         let mut next = offset;
         for (end, live) in self.scan_records(ctx, seg, offset, max) {
             if let Some(rec) = live {
-                if rec.expires_at.is_some_and(|at| at <= now) {
-                    self.remove(ctx, rec.slot, Removal::Expired);
-                } else if !self.relocate(rec.slot) {
+                let kept = match rec.expires_at.is_some_and(|at| at <= now) {
+                    true => self.remove(ctx, rec.slot, Removal::Expired).is_ok(),
+                    false => self.relocate(rec.slot),
+                };
+                if !kept {
                     return (next, false);
                 }
             }
@@ -212,10 +214,11 @@ impl ShardInner {
             let mut earliest = u64::MAX;
             for rec in self.live_records(ctx, id) {
                 match rec.expires_at {
-                    Some(at) if at <= now => {
-                        self.remove(ctx, rec.slot, Removal::Expired);
-                        removed += 1;
-                    }
+                    Some(at) if at <= now => match self.remove(ctx, rec.slot, Removal::Expired) {
+                        Ok(()) => removed += 1,
+                        // Tried again on a later pass.
+                        Err(_) => earliest = earliest.min(at),
+                    },
                     Some(at) => earliest = earliest.min(at),
                     None => {}
                 }

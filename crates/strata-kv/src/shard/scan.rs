@@ -10,25 +10,24 @@
 //! wrapped past the table's end are looked for in the first slots by the
 //! last step.
 
-use super::{item_ref, ShardInner};
-use crate::item::ItemRef;
+use super::ShardInner;
 
 impl ShardInner {
-    /// Visits live items with hash positions from `pos` on, aiming to emit
-    /// `count`. Returns the position to resume from, or `None` when the shard
-    /// is done. `hash` is the keyspace's key hash.
+    /// Visits the slots of live items with hash positions from `pos` on,
+    /// aiming to emit `count`. Returns the position to resume from, or
+    /// `None` when the shard is done. `hash` is the keyspace's key hash.
     pub fn scan(
         &self,
         pos: u64,
         count: usize,
         now: u64,
         hash: &dyn Fn(&[u8]) -> u64,
-        f: &mut dyn FnMut(ItemRef<'_>),
+        visit: &mut dyn FnMut(&ShardInner, usize),
     ) -> Option<u64> {
         let cap = self.index.capacity();
         let max_probe = self.index.max_probe();
         let start = self.index.slot_at_position(pos);
-        let mut found: Vec<(u64, ItemRef<'_>)> = Vec::new();
+        let mut found: Vec<(u64, usize)> = Vec::new();
         let mut slot = start;
         // Visit until `count` items are vouched for (home before `slot - max_probe`).
         while slot < cap {
@@ -54,23 +53,23 @@ impl ShardInner {
         } else {
             self.index.position_of_slot(slot - max_probe)
         };
-        for (_, item) in found.into_iter().filter(|(p, _)| *p >= pos && *p < next) {
-            f(item);
+        for (_, slot) in found.into_iter().filter(|(p, _)| *p >= pos && *p < next) {
+            visit(self, slot);
         }
         (next < 1 << 32).then_some(next)
     }
 
-    fn collect<'a>(
-        &'a self,
+    fn collect(
+        &self,
         slot: usize,
         now: u64,
         hash: &dyn Fn(&[u8]) -> u64,
-        found: &mut Vec<(u64, ItemRef<'a>)>,
+        found: &mut Vec<(u64, usize)>,
     ) {
         if let Some((_, loc)) = self.index.items_in(slot, slot + 1).next() {
             let rec = self.arena.record(loc);
             if rec.header.expires_at.is_none_or(|at| at > now) {
-                found.push((hash(rec.key()) >> 32, item_ref(&rec)));
+                found.push((hash(rec.key()) >> 32, slot));
             }
         }
     }

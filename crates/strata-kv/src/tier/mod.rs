@@ -10,14 +10,23 @@
 //!   usage).
 //! - `data = pmem`: segments are claimed chunk runs; an append persists the
 //!   record, then publishes the segment's length.
-//! - `data = ssd`: not available yet (refused when configured).
+//! - `data = ssd` (`ssd.rs`): records in an SSD write-block store behind
+//!   a DRAM record cache; DRAM keeps the index and a small stub per key.
+//!   `ssd_rebuild.rs` rebuilds both by scanning the blocks at start,
+//!   `defrag.rs` moves live entries out of mostly-dead blocks.
 
+mod defrag;
 mod placement;
 mod pmem;
 mod restart;
+mod ssd;
+mod ssd_rebuild;
 
 pub use placement::{DataTier, IndexTier, Placement};
 pub use pmem::PmemTier;
 pub(crate) use pmem::{data_owner, index_owner, pmem_error};
 pub use restart::RestartReport;
 pub(crate) use restart::{restore_shard, RestoredShard};
+pub use ssd::{SsdRebuild, SsdSettings, SsdTier};
+pub(crate) use ssd::{ValueRef, VALUE_REF_LEN};
+pub(crate) use ssd_rebuild::rebuild;

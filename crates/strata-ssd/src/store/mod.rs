@@ -122,6 +122,14 @@ impl SsdStore {
         self.inner.read(loc)
     }
 
+    /// [`read`](Self::read) without device I/O: `Some` when the payload
+    /// is in DRAM (record cache or the open block's buffer) or `loc` is
+    /// not readable, `None` when only the device has it. A cache miss is
+    /// not counted here (the read that follows counts it).
+    pub fn read_resident(&self, loc: BlockLoc) -> Option<Result<Bytes, SsdError>> {
+        self.inner.read_resident(loc)
+    }
+
     /// [`read`](Self::read) served by the reader pool: a cache hit answers
     /// at once, a miss waits for a pool slot (bounded queue) and then for
     /// an I/O thread. Never blocks the async runtime.
@@ -129,7 +137,17 @@ impl SsdStore {
         &self,
         loc: BlockLoc,
     ) -> impl Future<Output = Result<Bytes, SsdError>> + Send + 'static {
-        read::read_async(self.inner.clone(), loc)
+        read::read_async(self.inner.clone(), loc, true)
+    }
+
+    /// [`read_async`](Self::read_async) after a [`read_resident`](Self::read_resident)
+    /// that found nothing: goes straight to the reader pool (the miss was
+    /// counted already) and caches what it reads.
+    pub fn fetch_async(
+        &self,
+        loc: BlockLoc,
+    ) -> impl Future<Output = Result<Bytes, SsdError>> + Send + 'static {
+        read::read_async(self.inner.clone(), loc, false)
     }
 
     /// Counts the entry at `loc` (with `payload_len` bytes of payload) as

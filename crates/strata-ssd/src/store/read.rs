@@ -73,6 +73,32 @@ impl Inner {
         }
     }
 
+    /// The payload when it is in DRAM (record cache or the open block's
+    /// buffer), without device I/O; `None` when only the device has it.
+    pub(crate) fn read_resident(&self, loc: BlockLoc) -> Option<Result<Bytes, SsdError>> {
+        let target = match self.target(loc) {
+            Ok(target) => target,
+            Err(e) => return Some(Err(e)),
+        };
+        if let Some(hit) = self.cached(&target) {
+            return Some(Ok(hit));
+        }
+        if !target.open {
+            return None;
+        }
+        let found = self.writer.lock().read_open(loc)?;
+        add(&self.counters.buffer_reads, 1);
+        Some(
+            found
+                .map(|(_, payload)| payload)
+                .map_err(|reason| SsdError::Corrupt {
+                    block: loc.block,
+                    offset: loc.offset,
+                    reason,
+                }),
+        )
+    }
+
     /// Reads past the cache and caches the result.
     fn fetch(&self, target: Target) -> Result<Bytes, SsdError> {
         let payload = self.uncached(target)?.1;
@@ -196,10 +222,18 @@ impl Inner {
 }
 
 /// See [`SsdStore::read_async`](super::SsdStore::read_async).
-pub(crate) async fn read_async(inner: Arc<Inner>, loc: BlockLoc) -> Result<Bytes, SsdError> {
+/// With `check_cache` false the cache is not looked up (the caller just
+/// missed it), only filled.
+pub(crate) async fn read_async(
+    inner: Arc<Inner>,
+    loc: BlockLoc,
+    check_cache: bool,
+) -> Result<Bytes, SsdError> {
     let target = inner.target(loc)?;
-    if let Some(hit) = inner.cached(&target) {
-        return Ok(hit);
+    if check_cache {
+        if let Some(hit) = inner.cached(&target) {
+            return Ok(hit);
+        }
     }
     let slot = IoPool::slot(inner.pool.slots()).await?;
     let (answer, answered) = tokio::sync::oneshot::channel();

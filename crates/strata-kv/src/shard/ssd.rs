@@ -1,0 +1,235 @@
+//! A shard over the SSD tier (`data = ssd`): its arena holds stubs (the
+//! record's header and key, with a [`ValueRef`] as value) and the records
+//! themselves are SSD entries. What changes is reading a value, writing a
+//! record, and what removing or clearing leaves on the device.
+//!
+//! Invariant (on top of the shard's): every stub's [`ValueRef`] names a
+//! live SSD entry holding that key's record with the stub's CAS. A removal
+//! appends a tombstone entry, which the shard does not track: it stays
+//! live on the SSD until the defragmenter finds it unneeded (`tier/defrag.rs`).
+
+use bytes::Bytes;
+use strata_ssd::BlockLoc;
+
+use super::ShardInner;
+use crate::arena::{decode, encode, header_len, Loc, Record};
+use crate::fetch::{self, Resolved};
+use crate::item::ItemRef;
+use crate::keyspace::Ctx;
+use crate::tier::{SsdTier, ValueRef, VALUE_REF_LEN};
+use crate::KvError;
+
+/// Where the value of `payload` (a whole record) is, if the record is
+/// `key`'s with CAS `cas`.
+fn value_of(payload: &[u8], key: &[u8], cas: u64) -> Option<std::ops::Range<usize>> {
+    let header = decode(payload)?;
+    let key_at = header.header_len;
+    let value_at = key_at + header.key_len;
+    let end = value_at + header.value_len;
+    (end <= payload.len() && header.cas == cas && &payload[key_at..value_at] == key)
+        .then_some(value_at..end)
+}
+
+impl ShardInner {
+    /// Calls `f` with the item in `slot`, its value read from wherever it
+    /// is. With the SSD tier, a value not in DRAM is either deferred
+    /// (`KvError::NotResident`, see [`fetch`]) or read while blocking.
+    pub fn with_item<R>(
+        &self,
+        ctx: &Ctx,
+        slot: usize,
+        f: impl FnOnce(ItemRef<'_>) -> R,
+    ) -> Result<R, KvError> {
+        let rec = self.record_at(slot);
+        let Some(ssd) = &ctx.ssd else {
+            return Ok(f(super::item_ref(&rec)));
+        };
+        let payload = resolve_record(ssd, &rec)?;
+        let value = value_of(&payload, rec.key(), rec.header.cas).ok_or_else(|| {
+            let cause = format!(
+                "the SSD entry at {} does not hold the record its index names",
+                ValueRef::decode(rec.value()).loc
+            );
+            fetch::failed(cause.clone());
+            KvError::Storage { cause }
+        })?;
+        Ok(f(ItemRef {
+            key: rec.key(),
+            value: &payload[value],
+            flags: rec.header.flags,
+            cas: rec.header.cas,
+            expires_at: rec.header.expires_at,
+        }))
+    }
+
+    /// Writes `key`'s record to the SSD and a stub for it in the arena;
+    /// returns the stub's location, not yet linked. The arena has room
+    /// (the caller made it). On failure nothing remains of either.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn append_ssd(
+        &mut self,
+        ssd: &SsdTier,
+        key: &[u8],
+        value_parts: &[&[u8]],
+        value_len: usize,
+        flags: u32,
+        expires_at: Option<u64>,
+        cas: u64,
+    ) -> Result<Loc, KvError> {
+        let stub_len = stub_len(key.len(), cas, flags, expires_at);
+        // The stub first (with a blank reference): if the arena refuses,
+        // nothing was written to the SSD that a rebuild could bring back.
+        let blank = [0u8; VALUE_REF_LEN];
+        let stub = self.arena.append(stub_len, expires_at, |buf| {
+            encode(buf, key, &[&blank], cas, flags, expires_at)
+        })?;
+        let len = header_len(key.len(), value_len, cas, flags, expires_at) + key.len() + value_len;
+        let mut record = std::mem::take(&mut self.scratch);
+        record.clear();
+        record.resize(len, 0);
+        encode(&mut record, key, value_parts, cas, flags, expires_at);
+        let appended = ssd.append_put(&record);
+        self.scratch = record;
+        let patched = appended.and_then(|loc| {
+            let vref = ValueRef {
+                loc,
+                len: len as u32,
+            };
+            self.arena
+                .patch_value(stub, &vref.encode())
+                .inspect_err(|_| {
+                    ssd.release(loc, len);
+                })
+        });
+        if let Err(e) = patched {
+            self.arena.release(stub, stub_len);
+            return Err(e);
+        }
+        Ok(stub)
+    }
+
+    /// Releases the SSD entry of the stub `rec` (it was superseded or
+    /// removed).
+    pub(super) fn release_value(ssd: &SsdTier, rec: &Record<'_>) {
+        let vref = ValueRef::decode(rec.value());
+        ssd.release(vref.loc, vref.len as usize);
+    }
+
+    /// Releases the SSD entry of every stub (a flush: the keyspace's flush
+    /// marker shadows them on the device, and the tombstones before it).
+    pub(super) fn release_all_ssd(&mut self, ssd: &SsdTier) {
+        let cap = self.index.capacity();
+        for (_, loc) in self.index.items_in(0, cap) {
+            Self::release_value(ssd, &self.arena.record(loc));
+        }
+    }
+
+    /// The live SSD entries of this shard, with their payload lengths (a
+    /// rebuild marks them).
+    pub(crate) fn live_entries(&self) -> impl Iterator<Item = (BlockLoc, usize)> + '_ {
+        let cap = self.index.capacity();
+        self.index.items_in(0, cap).map(|(_, loc)| {
+            let vref = ValueRef::decode(self.arena.record(loc).value());
+            (vref.loc, vref.len as usize)
+        })
+    }
+
+    /// Points the stub in `slot` at `moved`, the relocated copy of its
+    /// record (the defragmenter); the caller releases the original.
+    pub(crate) fn repoint(&mut self, slot: usize, moved: ValueRef) -> Result<(), KvError> {
+        let loc = self.index.loc(slot);
+        self.arena.patch_value(loc, &moved.encode())
+    }
+}
+
+/// A record as a rebuild found it on the SSD.
+pub(crate) struct FoundRecord<'a> {
+    pub key: &'a [u8],
+    pub cas: u64,
+    pub flags: u32,
+    pub expires_at: Option<u64>,
+    pub vref: ValueRef,
+}
+
+impl ShardInner {
+    /// Points `key` at the record `found` (a rebuild: the newest entry of a
+    /// key wins; nothing is released, since nothing is live on the SSD
+    /// until the rebuild marks it).
+    pub(crate) fn restore_stub(
+        &mut self,
+        hash: u64,
+        hasher: &dyn Fn(&[u8]) -> u64,
+        found: &FoundRecord<'_>,
+    ) -> Result<(), KvError> {
+        let FoundRecord {
+            key,
+            cas,
+            flags,
+            expires_at,
+            vref,
+        } = *found;
+        let len = stub_len(key.len(), cas, flags, expires_at);
+        let loc = self.arena.append(len, expires_at, |buf| {
+            encode(buf, key, &[&vref.encode()], cas, flags, expires_at)
+        })?;
+        match self.lookup(hash, key) {
+            Some(slot) => {
+                let old = self.index.loc(slot);
+                let old_rec = self.arena.record(old);
+                if old_rec.header.expires_at.is_some() {
+                    self.with_expiry -= 1;
+                }
+                let old_len = old_rec.len();
+                self.arena.release(old, old_len);
+                self.index.set_loc(slot, loc);
+            }
+            None => {
+                let arena = &self.arena;
+                self.index
+                    .insert(hash, loc, |l| hasher(arena.record(l).key()));
+            }
+        }
+        if expires_at.is_some() {
+            self.with_expiry += 1;
+        }
+        Ok(())
+    }
+
+    /// Drops `key`'s stub, if any (a rebuild met its tombstone).
+    pub(crate) fn forget_key(&mut self, hash: u64, key: &[u8]) {
+        if let Some(slot) = self.lookup(hash, key) {
+            let loc = self.index.loc(slot);
+            let rec = self.arena.record(loc);
+            if rec.header.expires_at.is_some() {
+                self.with_expiry -= 1;
+            }
+            let len = rec.len();
+            self.index.remove(slot);
+            self.arena.release(loc, len);
+        }
+    }
+}
+
+/// Bytes of a stub for a key of `key_len` bytes.
+pub(crate) fn stub_len(key_len: usize, cas: u64, flags: u32, expires_at: Option<u64>) -> usize {
+    header_len(key_len, VALUE_REF_LEN, cas, flags, expires_at) + key_len + VALUE_REF_LEN
+}
+
+/// The whole record a stub names, from DRAM, fetched, or the device.
+fn resolve_record(ssd: &SsdTier, rec: &Record<'_>) -> Result<Bytes, KvError> {
+    let vref = ValueRef::decode(rec.value());
+    match fetch::resolve(ssd.store(), vref.loc) {
+        Resolved::Found(payload) if value_of(&payload, rec.key(), rec.header.cas).is_some() => {
+            Ok(payload)
+        }
+        // A fetched copy from another life of the block: read it again,
+        // under the lock, where the stub's entry is live.
+        Resolved::Found(_) => ssd.store().read(vref.loc).map_err(|e| {
+            let cause = e.to_string();
+            fetch::failed(cause.clone());
+            KvError::Storage { cause }
+        }),
+        Resolved::Deferred => Err(KvError::NotResident),
+        Resolved::Failed(cause) => Err(KvError::Storage { cause }),
+    }
+}

@@ -1,0 +1,135 @@
+//! The SSD tier's background work, run by maintenance: the periodic flush
+//! that makes appends durable, and the defragmenter, which empties blocks
+//! whose live data fell below the threshold so the store can free them.
+//!
+//! For each entry of a candidate block, under its key's shard lock:
+//! - a record the key's stub still names is appended again and the stub
+//!   repointed; any other record is dead already;
+//! - a live tombstone is released when its key has a stub again (a later
+//!   record supersedes it) or its block is the oldest on the device (every
+//!   older version of the key is in that block, going with it); otherwise
+//!   it is appended again;
+//! - the flush marker follows the same rule as a tombstone.
+//!
+//! Visiting a block twice is harmless: a moved or released entry is no
+//! longer live, so it is skipped.
+
+use strata_ssd::{BlockLoc, Entry};
+
+use super::ssd::{KIND_FLUSH, KIND_PUT, KIND_TOMBSTONE};
+use super::{SsdTier, ValueRef};
+use crate::arena::decode;
+use crate::keyspace::Keyspace;
+
+/// Blocks emptied per maintenance pass at most (a pass runs every 100 ms).
+const BLOCKS_PER_PASS: usize = 4;
+
+/// What one pass of SSD maintenance did.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SsdPass {
+    /// Blocks emptied and freed.
+    pub blocks_freed: usize,
+    /// Entries appended again.
+    pub moved: usize,
+}
+
+impl Keyspace {
+    /// Flushes the SSD tier if due and empties up to a few candidate
+    /// blocks. No-op without the SSD tier.
+    pub(crate) fn ssd_maintenance(&self) -> SsdPass {
+        let mut pass = SsdPass::default();
+        let Some(ssd) = self.ctx.ssd.clone() else {
+            return pass;
+        };
+        ssd.sync_if_due();
+        let threshold = ssd.settings().defrag_threshold_pct;
+        for block in ssd
+            .store()
+            .defrag_candidates(threshold)
+            .into_iter()
+            .take(BLOCKS_PER_PASS)
+        {
+            match self.defrag_block(&ssd, block, &mut pass) {
+                Ok(()) => pass.blocks_freed += 1,
+                Err(e) => {
+                    tracing::warn!(error = %e, block, "SSD defragmentation stopped");
+                    break;
+                }
+            }
+        }
+        pass
+    }
+
+    /// Moves every live entry out of `block` and frees it.
+    fn defrag_block(&self, ssd: &SsdTier, block: u32, pass: &mut SsdPass) -> Result<(), String> {
+        let store = ssd.store();
+        let entries = store.entries(block).map_err(|e| e.to_string())?;
+        let oldest = store.oldest_seq().is_some() && store.oldest_seq() == store.block_seq(block);
+        for entry in &entries {
+            match entry.kind {
+                KIND_PUT => self.move_record(ssd, entry, pass)?,
+                KIND_TOMBSTONE => self.move_tombstone(ssd, entry, oldest, pass)?,
+                KIND_FLUSH => ssd.defrag_marker(entry.loc, &entry.payload, oldest),
+                other => tracing::warn!(kind = other, loc = %entry.loc, "unknown SSD entry kind"),
+            }
+        }
+        store.free_block(block, false).map_err(|e| e.to_string())
+    }
+
+    fn move_record(&self, ssd: &SsdTier, entry: &Entry, pass: &mut SsdPass) -> Result<(), String> {
+        let Some(header) = decode(&entry.payload) else {
+            return Ok(());
+        };
+        let key = &entry.payload[header.header_len..header.header_len + header.key_len];
+        let hash = self.ctx.hash(key);
+        let mut shard = self.shard(hash).write();
+        let Some(slot) = shard.lookup(hash, key) else {
+            return Ok(());
+        };
+        if ValueRef::decode(shard.record_at(slot).value()).loc != entry.loc {
+            return Ok(());
+        }
+        let moved = ssd
+            .store()
+            .append_relocated(KIND_PUT, &entry.payload)
+            .map_err(|e| e.to_string())?;
+        let len = entry.payload.len();
+        let vref = ValueRef {
+            loc: moved,
+            len: len as u32,
+        };
+        if let Err(e) = shard.repoint(slot, vref) {
+            ssd.release(moved, len);
+            return Err(format!("repointing a stub: {e}"));
+        }
+        ssd.release(entry.loc, len);
+        pass.moved += 1;
+        Ok(())
+    }
+
+    fn move_tombstone(
+        &self,
+        ssd: &SsdTier,
+        entry: &Entry,
+        oldest: bool,
+        pass: &mut SsdPass,
+    ) -> Result<(), String> {
+        let key = &entry.payload[..];
+        let hash = self.ctx.hash(key);
+        let shard = self.shard(hash).write();
+        if !ssd.tombstone_live(entry.loc) {
+            return Ok(());
+        }
+        if oldest || shard.lookup(hash, key).is_some() {
+            ssd.drop_tombstone(entry.loc, key.len());
+            return Ok(());
+        }
+        let moved: BlockLoc = ssd
+            .store()
+            .append_relocated(KIND_TOMBSTONE, key)
+            .map_err(|e| e.to_string())?;
+        ssd.moved_tombstone(entry.loc, moved, key.len());
+        pass.moved += 1;
+        Ok(())
+    }
+}

@@ -1,0 +1,391 @@
+//! The SSD tier of a keyspace (`data = ssd`): records live in the write
+//! blocks of an [`SsdStore`]; DRAM keeps the index and, per key, a *stub*
+//! record in the shard's arena (key, CAS, flags, expiry, like any record)
+//! whose value is a [`ValueRef`]: the SSD entry's location and length.
+//! So lookups, expiry, eviction, `SCAN` and `TTL` never touch the device;
+//! only reading a value does, through the store's DRAM record cache.
+//!
+//! Entries on the SSD (their kind byte):
+//! - [`KIND_PUT`]: a whole record in the arena's encoding (key, CAS, flags,
+//!   expiry, value), what a rebuild needs to restore the key;
+//! - [`KIND_TOMBSTONE`]: a key, appended when an item leaves (delete,
+//!   expiry, eviction) so that a rebuild does not bring back an older
+//!   version still on the device;
+//! - [`KIND_FLUSH`]: a flush of the whole keyspace: a rebuild forgets every
+//!   entry before it.
+//!
+//! The rules that keep deletes deleted are `strata-ssd`'s (its crate
+//! documentation): exactly the entries the keyspace points at are live (a
+//! stub's entry, a shard's tombstones, the last flush marker); a superseded
+//! entry is released only after the superseding append returned; the
+//! defragmenter (`defrag.rs`) relocates live entries under the key's shard
+//! lock and drops a tombstone or flush marker only from the oldest block.
+//!
+//! Durability: an append is durable after the next [`SsdStore::flush`],
+//! which maintenance runs every `flush_interval`: a power cut loses at
+//! most that window, like the command log's `async` mode.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+use strata_ssd::{BlockLoc, SsdError, SsdStats, SsdStore};
+
+use crate::KvError;
+
+/// An entry holding a whole record.
+pub(crate) const KIND_PUT: u8 = 1;
+/// An entry holding a deleted key.
+pub(crate) const KIND_TOMBSTONE: u8 = 2;
+/// An entry marking a flush of the whole keyspace.
+pub(crate) const KIND_FLUSH: u8 = 3;
+/// Payload bytes of a flush marker (a sequence number, for debugging).
+pub(crate) const FLUSH_PAYLOAD_LEN: usize = 8;
+
+/// Bytes of a stub's value: a [`ValueRef`].
+pub(crate) const VALUE_REF_LEN: usize = 12;
+
+/// Where a stub's record is on the SSD: the entry and its payload length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ValueRef {
+    pub loc: BlockLoc,
+    pub len: u32,
+}
+
+impl ValueRef {
+    pub fn encode(&self) -> [u8; VALUE_REF_LEN] {
+        let mut out = [0u8; VALUE_REF_LEN];
+        out[..8].copy_from_slice(&self.loc.pack().to_le_bytes());
+        out[8..].copy_from_slice(&self.len.to_le_bytes());
+        out
+    }
+
+    /// Decodes a stub's value (the engine only writes [`VALUE_REF_LEN`]
+    /// bytes there).
+    pub fn decode(bytes: &[u8]) -> ValueRef {
+        let mut packed = [0u8; 8];
+        let mut len = [0u8; 4];
+        packed.copy_from_slice(&bytes[..8]);
+        len.copy_from_slice(&bytes[8..VALUE_REF_LEN]);
+        ValueRef {
+            loc: BlockLoc::unpack(u64::from_le_bytes(packed)),
+            len: u32::from_le_bytes(len),
+        }
+    }
+}
+
+/// What the engine does with the SSD tier on its own.
+#[derive(Debug, Clone)]
+pub struct SsdSettings {
+    /// How often appended records are made durable (`ssd_flush_interval`).
+    pub flush_interval: Duration,
+    /// Blocks with less live data than this percentage are defragmented.
+    pub defrag_threshold_pct: u8,
+}
+
+impl Default for SsdSettings {
+    fn default() -> Self {
+        Self {
+            flush_interval: Duration::from_millis(100),
+            defrag_threshold_pct: 50,
+        }
+    }
+}
+
+/// What the start found on the SSD (reported in `INFO tiers`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SsdRebuild {
+    /// Entries read by the rebuild scan.
+    pub entries: u64,
+    /// Items restored.
+    pub items: u64,
+    /// Tombstones kept.
+    pub tombstones: u64,
+    /// Wall time of the whole rebuild (scan and index).
+    pub duration: Duration,
+}
+
+/// The live tombstone entries, by block: offset and key length, 8 bytes of
+/// DRAM each. A
+/// tombstone is live from its append until the defragmenter finds it
+/// unneeded or a flush releases it (the flush marker then shadows it).
+#[derive(Default)]
+struct Tombstones {
+    by_block: HashMap<u32, Vec<(u32, u32)>>,
+    count: u64,
+}
+
+impl Tombstones {
+    fn add(&mut self, loc: BlockLoc, key_len: usize) {
+        let entry = (loc.offset, key_len as u32);
+        self.by_block.entry(loc.block).or_default().push(entry);
+        self.count += 1;
+    }
+
+    fn contains(&self, loc: BlockLoc) -> bool {
+        self.by_block
+            .get(&loc.block)
+            .is_some_and(|offsets| offsets.iter().any(|&(o, _)| o == loc.offset))
+    }
+
+    fn remove(&mut self, loc: BlockLoc) -> bool {
+        let Some(offsets) = self.by_block.get_mut(&loc.block) else {
+            return false;
+        };
+        let Some(at) = offsets.iter().position(|&(o, _)| o == loc.offset) else {
+            return false;
+        };
+        offsets.swap_remove(at);
+        if offsets.is_empty() {
+            self.by_block.remove(&loc.block);
+        }
+        self.count -= 1;
+        true
+    }
+}
+
+/// The keyspace's SSD tier: the store plus what the keyspace as a whole
+/// keeps live on it.
+pub struct SsdTier {
+    store: SsdStore,
+    settings: SsdSettings,
+    /// The newest flush marker, live until it sits in the oldest block.
+    flush_marker: Mutex<Option<BlockLoc>>,
+    /// Live tombstones (payload length: their key's).
+    tombstones: Mutex<Tombstones>,
+    flushes: AtomicU64,
+    last_sync: Mutex<Instant>,
+    rebuild: Mutex<SsdRebuild>,
+}
+
+impl std::fmt::Debug for SsdTier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SsdTier")
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The engine's error for a store error.
+pub(crate) fn ssd_error(e: SsdError) -> KvError {
+    match e {
+        SsdError::Full { .. } => KvError::StorageFull,
+        other => KvError::Storage {
+            cause: other.to_string(),
+        },
+    }
+}
+
+impl SsdTier {
+    pub(crate) fn new(store: SsdStore, settings: SsdSettings, marker: Option<BlockLoc>) -> Self {
+        Self {
+            store,
+            settings,
+            flush_marker: Mutex::new(marker),
+            tombstones: Mutex::default(),
+            flushes: AtomicU64::new(0),
+            last_sync: Mutex::new(Instant::now()),
+            rebuild: Mutex::new(SsdRebuild::default()),
+        }
+    }
+
+    /// The write-block store.
+    pub fn store(&self) -> &SsdStore {
+        &self.store
+    }
+
+    /// The settings in force.
+    pub fn settings(&self) -> &SsdSettings {
+        &self.settings
+    }
+
+    /// The store's counters.
+    pub fn stats(&self) -> SsdStats {
+        self.store.stats()
+    }
+
+    /// What the start's rebuild found.
+    pub fn rebuild_report(&self) -> SsdRebuild {
+        *self.rebuild.lock()
+    }
+
+    pub(crate) fn set_rebuild_report(&self, report: SsdRebuild) {
+        *self.rebuild.lock() = report;
+    }
+
+    /// Appends a whole record.
+    pub(crate) fn append_put(&self, record: &[u8]) -> Result<BlockLoc, KvError> {
+        self.store.append(KIND_PUT, record).map_err(ssd_error)
+    }
+
+    /// Appends a live tombstone for `key` (under the key's shard lock). It
+    /// may use the blocks kept in reserve (like the defragmenter), so that
+    /// deleting still works when the tier is full: deleting is how a user
+    /// makes room.
+    pub(crate) fn append_tombstone(&self, key: &[u8]) -> Result<BlockLoc, KvError> {
+        let loc = self
+            .store
+            .append_relocated(KIND_TOMBSTONE, key)
+            .map_err(ssd_error)?;
+        self.tombstones.lock().add(loc, key.len());
+        Ok(loc)
+    }
+
+    /// Counts the tombstone at `loc` as live (a rebuild).
+    pub(crate) fn keep_tombstone(&self, loc: BlockLoc, key_len: usize) {
+        self.tombstones.lock().add(loc, key_len);
+    }
+
+    /// Whether the tombstone at `loc` is live.
+    pub(crate) fn tombstone_live(&self, loc: BlockLoc) -> bool {
+        self.tombstones.lock().contains(loc)
+    }
+
+    /// Releases the live tombstone at `loc` of `key_len` bytes (the
+    /// defragmenter, under the key's shard lock); false if it was not live.
+    pub(crate) fn drop_tombstone(&self, loc: BlockLoc, key_len: usize) -> bool {
+        let dropped = self.tombstones.lock().remove(loc);
+        if dropped {
+            self.release(loc, key_len);
+        }
+        dropped
+    }
+
+    /// Replaces the live tombstone at `from` by its relocated copy `to`.
+    pub(crate) fn moved_tombstone(&self, from: BlockLoc, to: BlockLoc, key_len: usize) {
+        let mut live = self.tombstones.lock();
+        if live.remove(from) {
+            live.add(to, key_len);
+            drop(live);
+            self.release(from, key_len);
+        }
+    }
+
+    /// Live tombstones now.
+    pub fn tombstones(&self) -> u64 {
+        self.tombstones.lock().count
+    }
+
+    /// Releases the entry at `loc` of `len` payload bytes. A failure means
+    /// the engine's accounting and the store's disagree: logged, never
+    /// fatal (the block is then freed later than it could be).
+    pub(crate) fn release(&self, loc: BlockLoc, len: usize) {
+        if let Err(e) = self.store.release(loc, len) {
+            tracing::error!(error = %e, %loc, "releasing an SSD entry failed");
+        }
+    }
+
+    /// Appends a flush marker before a flush of the whole keyspace
+    /// releases every entry; the previous marker is released.
+    pub(crate) fn begin_flush(&self) -> Result<(), KvError> {
+        let n = self.flushes.fetch_add(1, Ordering::Relaxed);
+        let loc = self
+            .store
+            .append_relocated(KIND_FLUSH, &n.to_le_bytes())
+            .map_err(ssd_error)?;
+        if let Some(old) = self.flush_marker.lock().replace(loc) {
+            self.release(old, FLUSH_PAYLOAD_LEN);
+        }
+        // Every tombstone lies before the marker: shadowed by it now.
+        let live = std::mem::take(&mut *self.tombstones.lock());
+        for (block, offsets) in live.by_block {
+            for (offset, len) in offsets {
+                self.release(BlockLoc { block, offset }, len as usize);
+            }
+        }
+        Ok(())
+    }
+
+    /// Moves or drops the flush marker found at `loc` in `block` by the
+    /// defragmenter (see the module documentation).
+    pub(crate) fn defrag_marker(&self, loc: BlockLoc, payload: &[u8], oldest: bool) {
+        let mut marker = self.flush_marker.lock();
+        if *marker != Some(loc) {
+            return;
+        }
+        if oldest {
+            *marker = None;
+            self.release(loc, FLUSH_PAYLOAD_LEN);
+            return;
+        }
+        match self.store.append_relocated(KIND_FLUSH, payload) {
+            Ok(moved) => {
+                *marker = Some(moved);
+                self.release(loc, FLUSH_PAYLOAD_LEN);
+            }
+            Err(e) => tracing::warn!(error = %e, "moving the SSD flush marker failed"),
+        }
+    }
+
+    /// Makes every append so far durable when `flush_interval` has passed
+    /// since the last time. Errors poison the store (and are logged).
+    pub(crate) fn sync_if_due(&self) {
+        let mut last = self.last_sync.lock();
+        if last.elapsed() < self.settings.flush_interval {
+            return;
+        }
+        *last = Instant::now();
+        drop(last);
+        self.sync();
+    }
+
+    /// `INFO tiers` / `stats` fields of the SSD tier: capacity and use,
+    /// device and cache traffic, defragmentation, and what the start found.
+    /// `items` are the keyspace's items (all of them are here).
+    pub fn info(&self, items: u64) -> Vec<(&'static str, String)> {
+        let s = self.store.stats();
+        let rebuild = self.rebuild_report();
+        let pairs: [(&'static str, u64); 32] = [
+            ("tier_ssd_direct_io", u64::from(s.direct)),
+            ("tier_ssd_capacity", s.capacity),
+            ("tier_ssd_block_size", s.block_size),
+            ("tier_ssd_blocks_total", s.blocks_total),
+            ("tier_ssd_blocks_free", s.blocks_free),
+            ("tier_ssd_blocks_sealed", s.blocks_sealed),
+            ("tier_ssd_blocks_reserved", s.blocks_reserved),
+            ("tier_ssd_bytes_used", s.bytes_used),
+            ("tier_ssd_bytes_live", s.bytes_live),
+            ("tier_ssd_items", items),
+            ("tier_ssd_tombstones", self.tombstones()),
+            ("tier_ssd_appends", s.appends),
+            ("tier_ssd_device_reads", s.device_reads),
+            ("tier_ssd_device_read_bytes", s.device_read_bytes),
+            ("tier_ssd_buffer_reads", s.buffer_reads),
+            ("tier_ssd_block_writes", s.block_writes),
+            ("tier_ssd_bytes_written", s.bytes_written),
+            ("tier_ssd_syncs", s.syncs),
+            ("tier_ssd_cache_budget", s.cache.budget),
+            ("tier_ssd_cache_bytes", s.cache.bytes),
+            ("tier_ssd_cache_items", s.cache.entries),
+            ("tier_ssd_cache_hits", s.cache.hits),
+            ("tier_ssd_cache_misses", s.cache.misses),
+            ("tier_ssd_cache_evictions", s.cache.evictions),
+            ("tier_ssd_defrag_blocks_freed", s.defrag.blocks_freed),
+            ("tier_ssd_defrag_entries_moved", s.defrag.entries_moved),
+            ("tier_ssd_defrag_bytes_moved", s.defrag.bytes_moved),
+            ("tier_ssd_rebuild_ms", rebuild.duration.as_millis() as u64),
+            ("tier_ssd_rebuild_entries", rebuild.entries),
+            ("tier_ssd_rebuild_items", rebuild.items),
+            ("tier_ssd_rebuild_torn_blocks", s.rebuild.torn_blocks),
+            ("tier_ssd_rebuild_bytes_dropped", s.rebuild.bytes_dropped),
+        ];
+        let mut info: Vec<_> = pairs.iter().map(|&(k, v)| (k, v.to_string())).collect();
+        info.push((
+            "tier_ssd_flush_interval_ms",
+            self.settings.flush_interval.as_millis().to_string(),
+        ));
+        info.push((
+            "tier_ssd_defrag_threshold_pct",
+            self.settings.defrag_threshold_pct.to_string(),
+        ));
+        info
+    }
+
+    /// Makes every append so far durable now.
+    pub fn sync(&self) {
+        if let Err(e) = self.store.flush() {
+            tracing::error!(error = %e, "flushing the SSD tier failed");
+        }
+    }
+}

@@ -1,0 +1,304 @@
+//! The SSD tier (`data = ssd`) against a model: random sets, deletes,
+//! appends, expiry changes and flushes, defragmentation under way, and
+//! restarts after clean shutdowns and power cuts (only synced bytes kept,
+//! or torn unsynced writes). After a power cut every key holds a version it
+//! had at or after the last sync: nothing synced is lost, nothing deleted
+//! before the sync comes back. Values far larger than the DRAM record
+//! cache are read back exactly.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use strata_device::MemBlockDevice;
+use strata_kv::fetch::Attempt;
+use strata_kv::{
+    IndexTier, Keyspace, KeyspaceConfig, KvError, ManualClock, Mutation, NewItem, SsdSettings,
+    Store,
+};
+use strata_ssd::SsdConfig;
+
+const BLOCK: usize = 64 * 1024;
+const KEYS: u32 = 400;
+
+/// Every version a key had since the last sync, the durable one first
+/// (`None`: absent).
+type History = BTreeMap<Vec<u8>, Vec<Option<Vec<u8>>>>;
+
+fn ssd_config(cache: u64) -> SsdConfig {
+    SsdConfig {
+        io_threads: 2,
+        rebuild_threads: 2,
+        dram_cache_size: cache,
+        ..SsdConfig::with_block_size(BLOCK)
+    }
+}
+
+fn settings() -> SsdSettings {
+    SsdSettings {
+        // Tests sync explicitly.
+        flush_interval: Duration::from_secs(3600),
+        defrag_threshold_pct: 50,
+    }
+}
+
+fn open(device: &MemBlockDevice, cache: u64) -> Arc<Keyspace> {
+    let config = KeyspaceConfig {
+        shards: 4,
+        ..KeyspaceConfig::default()
+    };
+    let clock = Arc::new(ManualClock::new(1_000_000));
+    let (ks, _) = Keyspace::open_ssd(
+        config,
+        clock,
+        IndexTier::Dram,
+        Arc::new(device.clone()),
+        ssd_config(cache),
+        settings(),
+    )
+    .unwrap();
+    ks
+}
+
+fn key(i: u32) -> Vec<u8> {
+    format!("key:{i}").into_bytes()
+}
+
+fn item(value: &[u8]) -> NewItem<'_> {
+    NewItem {
+        value: value.into(),
+        flags: 7,
+        expires_at: None,
+    }
+}
+
+fn owned(value: Vec<u8>) -> NewItem<'static> {
+    NewItem {
+        value: value.into(),
+        flags: 7,
+        expires_at: None,
+    }
+}
+
+fn current(history: &History, key: &[u8]) -> Option<Vec<u8>> {
+    history.get(key).and_then(|v| v.last().cloned()).flatten()
+}
+
+fn record(history: &mut History, key: Vec<u8>, value: Option<Vec<u8>>) {
+    history.entry(key).or_insert_with(|| vec![None]).push(value);
+}
+
+/// One random change, applied to the keyspace and the history.
+fn step(ks: &Keyspace, history: &mut History, rng: &mut SmallRng) {
+    let k = key(rng.gen_range(0..KEYS));
+    let mut store = ks.store();
+    match rng.gen_range(0..100) {
+        0..=54 => {
+            let len = if rng.gen_ratio(1, 20) {
+                rng.gen_range(2_000..20_000)
+            } else {
+                rng.gen_range(0..300)
+            };
+            let value = vec![rng.gen::<u8>(); len];
+            store.set(&k, item(&value)).unwrap();
+            record(history, k, Some(value));
+        }
+        55..=74 => {
+            store.delete(&k).unwrap();
+            if current(history, &k).is_some() {
+                record(history, k, None);
+            }
+        }
+        75..=89 => {
+            // An append reads the old value first (from the SSD).
+            let suffix = vec![b'+'; rng.gen_range(1..40)];
+            let appended = store
+                .update(&k, |old| match old {
+                    Some(old) => {
+                        let mut value = old.value.to_vec();
+                        value.extend_from_slice(&suffix);
+                        (Mutation::Put(owned(value.clone())), Some(value))
+                    }
+                    None => (Mutation::Keep, None),
+                })
+                .unwrap();
+            if let Some(value) = appended {
+                record(history, k, Some(value));
+            }
+        }
+        _ => {
+            // A touch rewrites the record with an expiry far away.
+            store
+                .update(&k, |old| match old {
+                    Some(_) => (Mutation::SetExpiry(Some(u64::MAX / 2)), ()),
+                    None => (Mutation::Keep, ()),
+                })
+                .unwrap();
+        }
+    }
+}
+
+fn check(ks: &Keyspace, history: &History) {
+    let mut store = ks.store();
+    for i in 0..KEYS {
+        let k = key(i);
+        let got = store.get(&k, |item| item.value.to_vec());
+        assert_eq!(got, current(history, &k), "key {i}");
+    }
+}
+
+/// After a power cut: each key holds one of its versions since the sync.
+fn check_after_cut(ks: &Keyspace, history: &History) {
+    let mut store = ks.store();
+    for i in 0..KEYS {
+        let k = key(i);
+        let got = store.get(&k, |item| item.value.to_vec());
+        let allowed = history.get(&k).cloned().unwrap_or_else(|| vec![None]);
+        assert!(
+            allowed.contains(&got),
+            "key {i}: {got:?} is not a version since the sync"
+        );
+    }
+}
+
+/// Makes the history's current versions the durable ones.
+fn synced(history: &mut History) {
+    for versions in history.values_mut() {
+        let last = versions.pop().flatten();
+        versions.clear();
+        versions.push(last);
+    }
+}
+
+fn run(seed: u64, torn: bool) {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut device = MemBlockDevice::new(160 * BLOCK);
+    let mut ks = open(&device, 128 * 1024);
+    let mut history = History::new();
+    for round in 0..6 {
+        for i in 0..1_500 {
+            step(&ks, &mut history, &mut rng);
+            if i % 300 == 0 {
+                ks.run_maintenance();
+            }
+        }
+        check(&ks, &history);
+        if rng.gen_ratio(1, 4) {
+            ks.store().flush().unwrap();
+            for versions in history.values_mut() {
+                versions.push(None);
+            }
+        }
+        ks.sync_ssd();
+        synced(&mut history);
+        // Changes after the sync, then a restart.
+        for _ in 0..400 {
+            step(&ks, &mut history, &mut rng);
+        }
+        let clean = round % 3 == 0;
+        if clean {
+            ks.sync_ssd();
+            synced(&mut history);
+        }
+        let image = match (clean, torn) {
+            (true, _) => device.crash(),
+            (false, false) => device.crash(),
+            (false, true) => device.crash_torn(seed * 31 + round),
+        };
+        drop(ks);
+        device = image;
+        ks = open(&device, 128 * 1024);
+        if clean {
+            check(&ks, &history);
+        } else {
+            check_after_cut(&ks, &history);
+            // What the restart serves is the truth from here on.
+            let mut store = ks.store();
+            for i in 0..KEYS {
+                let k = key(i);
+                let now = store.get(&k, |item| item.value.to_vec());
+                history.insert(k, vec![now]);
+            }
+        }
+    }
+}
+
+#[test]
+fn survives_clean_restarts_and_power_cuts() {
+    for seed in 0..3 {
+        run(seed, false);
+    }
+}
+
+#[test]
+fn survives_torn_power_cuts() {
+    for seed in 10..13 {
+        run(seed, true);
+    }
+}
+
+#[test]
+fn data_ten_times_the_cache_reads_back_and_defragments() {
+    let device = MemBlockDevice::new(400 * BLOCK);
+    let ks = open(&device, 64 * 1024);
+    let mut store = ks.store();
+    let value = |i: u32| vec![(i % 251) as u8; 500 + (i % 7) as usize];
+    // 3,000 items of ~500 bytes: 1.5 MB, over 20x the 64 KiB cache.
+    for i in 0..3_000 {
+        store.set(&key(i), item(&value(i))).unwrap();
+    }
+    for round in 0..4 {
+        // Overwrite half, so blocks fall under the threshold.
+        for i in (round % 2..3_000).step_by(2) {
+            store.set(&key(i), item(&value(i))).unwrap();
+        }
+        ks.run_maintenance();
+    }
+    let moved = ks.ssd().unwrap().stats().defrag.entries_moved;
+    assert!(moved > 0, "the defragmenter moved nothing");
+    for i in 0..3_000 {
+        assert_eq!(store.get(&key(i), |it| it.value.to_vec()), Some(value(i)));
+    }
+    let stats = ks.ssd().unwrap().stats();
+    assert!(stats.device_reads > 1_000, "reads came from the device");
+    assert!(stats.cache.bytes <= 64 * 1024);
+}
+
+#[test]
+fn a_deferring_attempt_changes_nothing_and_succeeds_after_the_fetch() {
+    let device = MemBlockDevice::new(200 * BLOCK);
+    let ks = open(&device, 0);
+    let mut store = ks.store();
+    for i in 0..2_000 {
+        store.set(&key(i), item(&[b'v'; 200])).unwrap();
+    }
+    // key:0's block is sealed and the cache is off: not in DRAM.
+    let attempt = Attempt::begin(Vec::new(), true);
+    let appended = store.update(&key(0), |old| {
+        let mut v = old.expect("present").value.to_vec();
+        v.push(b'!');
+        (Mutation::Put(owned(v)), ())
+    });
+    assert_eq!(appended, Err(KvError::NotResident));
+    assert_eq!(store.get(&key(0), |i| i.value.len()), None);
+    let outcome = attempt.finish();
+    let fetch = outcome.fetch.expect("a fetch");
+    assert!(outcome.error.is_none());
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let fetched = runtime.block_on(fetch.run());
+    let attempt = Attempt::begin(fetched, true);
+    store
+        .update(&key(0), |old| {
+            let mut v = old.expect("present").value.to_vec();
+            v.push(b'!');
+            (Mutation::Put(owned(v)), ())
+        })
+        .unwrap();
+    assert!(attempt.finish().fetch.is_none());
+    // Outside an attempt, reads block.
+    assert_eq!(store.get(&key(0), |i| i.value.len()), Some(201));
+}
