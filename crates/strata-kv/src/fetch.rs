@@ -20,9 +20,20 @@
 
 use std::cell::RefCell;
 use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
 
 use bytes::Bytes;
+use parking_lot::Mutex;
 use strata_ssd::{BlockLoc, SsdStore};
+
+/// Deferred attempts of one request before its last attempt reads while
+/// blocking (values fetched for it can be evicted from the record cache
+/// by other requests before the retry; this bounds the ping-pong).
+const MAX_DEFERRALS: u32 = 3;
+
+/// What a front end awaits before running a deferred request again.
+pub type FetchWait = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
 
 /// A value read for a retried request: the SSD entry at `loc`.
 #[derive(Debug, Clone)]
@@ -167,6 +178,67 @@ impl Blocking {
 impl Drop for Blocking {
     fn drop(&mut self) {
         SCOPE.with(|s| s.borrow_mut().blocking -= 1);
+    }
+}
+
+/// Whether the current attempt already deferred a read: its reply will be
+/// discarded, so front-end counters (memcached `get_hits`) should not
+/// count what it found.
+pub fn deferred() -> bool {
+    SCOPE.with(|s| !s.borrow().missing.is_empty())
+}
+
+/// What a session does after an attempt ([`Retry::finish`]).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The reply stands.
+    Done,
+    /// Discard the reply, keep the request in the input, await
+    /// [`Retry::wait`], and run it again.
+    Again,
+    /// Replace the reply with the protocol's server error naming this.
+    Failed(String),
+}
+
+/// A session's side of deferred reads: the values fetched for the request
+/// at the front of its input, and the fetch it waits for.
+#[derive(Debug, Default)]
+pub struct Retry {
+    fetched: Arc<Mutex<Vec<Fetched>>>,
+    deferrals: u32,
+    pending: Option<Fetch>,
+}
+
+impl Retry {
+    /// Starts an attempt of the request at the front of the input.
+    pub fn begin(&mut self) -> Attempt {
+        let fetched = std::mem::take(&mut *self.fetched.lock());
+        Attempt::begin(fetched, self.deferrals < MAX_DEFERRALS)
+    }
+
+    /// Ends the attempt and says what to do with its reply.
+    pub fn finish(&mut self, attempt: Attempt) -> Verdict {
+        let outcome = attempt.finish();
+        if let Some(fetch) = outcome.fetch {
+            self.deferrals += 1;
+            self.pending = Some(fetch);
+            return Verdict::Again;
+        }
+        self.deferrals = 0;
+        match outcome.error {
+            Some(cause) => Verdict::Failed(cause),
+            None => Verdict::Done,
+        }
+    }
+
+    /// The reads to await before the deferred request runs again.
+    pub fn wait(&mut self) -> Option<FetchWait> {
+        let fetch = self.pending.take()?;
+        let slot = self.fetched.clone();
+        Some(Box::pin(async move {
+            let values = fetch.run().await;
+            *slot.lock() = values;
+        }))
     }
 }
 

@@ -88,6 +88,12 @@ pub enum Error {
     /// The command log failed: writes are refused, reads go on.
     #[error("command log failed")]
     NotDurable,
+    /// The SSD tier has no room for new records.
+    #[error("out of space storing object")]
+    StorageFull,
+    /// The SSD tier failed (device error or damage).
+    #[error("storage error")]
+    Storage,
 }
 
 impl From<KvError> for Error {
@@ -97,6 +103,9 @@ impl From<KvError> for Error {
             KvError::OutOfMemory => Error::OutOfMemory,
             KvError::BadKey { .. } => Error::BadFormat,
             KvError::NotDurable { .. } => Error::NotDurable,
+            KvError::StorageFull => Error::StorageFull,
+            // A deferred read's reply is discarded by the session.
+            KvError::Storage { .. } | KvError::NotResident => Error::Storage,
             _ => Error::OutOfMemory,
         }
     }
@@ -137,6 +146,8 @@ impl Error {
             Error::NotDurable => {
                 b"SERVER_ERROR write refused: the command log failed (see stats log_error)\r\n"
             }
+            Error::StorageFull => b"SERVER_ERROR out of space: the SSD tier is full\r\n",
+            Error::Storage => b"SERVER_ERROR storage error: the SSD tier failed (see log)\r\n",
         }
     }
 }

@@ -11,6 +11,7 @@
 use std::sync::Arc;
 
 use bytes::{Buf, BytesMut};
+use strata_kv::fetch::{FetchWait, Retry, Verdict};
 use strata_service::durability::one_line;
 use strata_service::{ClientInfo, Flow, HeldReplies, Hold, Session, OUTPUT_SOFT_LIMIT};
 
@@ -29,6 +30,9 @@ pub struct MemcacheSession {
     swallow: usize,
     /// Replies of writes that wait for their log record (`sync` mode).
     held: HeldReplies,
+    /// Values of the request at the front of the input that are read from
+    /// the SSD tier before it runs again (see `strata_kv::fetch`).
+    retry: Retry,
 }
 
 impl MemcacheSession {
@@ -38,6 +42,7 @@ impl MemcacheSession {
             client,
             swallow: 0,
             held: HeldReplies::default(),
+            retry: Retry::default(),
         }
     }
 
@@ -125,7 +130,21 @@ impl Session for MemcacheSession {
                 break Flow::Continue;
             }
             let reply_start = output.len();
+            let attempt = self.retry.begin();
             let (consumed, step) = self.step(&input[pos..], output);
+            match self.retry.finish(attempt) {
+                Verdict::Done => {}
+                Verdict::Again => {
+                    // Not consumed: it runs again once its values are read.
+                    output.truncate(reply_start);
+                    break Flow::Continue;
+                }
+                Verdict::Failed(cause) => {
+                    output.truncate(reply_start);
+                    let line = format!("SERVER_ERROR {}\r\n", one_line(&cause));
+                    output.extend_from_slice(line.as_bytes());
+                }
+            }
             self.held.note(reply_start, strata_kv::take_written_lsn());
             pos += consumed;
             match step {
@@ -145,6 +164,10 @@ impl Session for MemcacheSession {
     fn hold(&mut self) -> Option<Hold> {
         let durability = self.shared.info.durability.as_deref();
         self.held.take_hold(durability, durability_failure)
+    }
+
+    fn fetch(&mut self) -> Option<FetchWait> {
+        self.retry.wait()
     }
 }
 

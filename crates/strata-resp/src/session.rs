@@ -9,6 +9,7 @@
 use std::sync::Arc;
 
 use bytes::{Buf, BytesMut};
+use strata_kv::fetch::{FetchWait, Retry, Verdict};
 use strata_kv::Store;
 use strata_service::durability::one_line;
 use strata_service::{Flow, HeldReplies, Hold, Session, OUTPUT_SOFT_LIMIT};
@@ -31,6 +32,9 @@ pub struct RespSession {
     conn: Connection,
     /// Replies of writes that wait for their log record (`sync` mode).
     held: HeldReplies,
+    /// Values of the request at the front of the input that are read from
+    /// the SSD tier before it runs again (see `strata_kv::fetch`).
+    retry: Retry,
 }
 
 impl RespSession {
@@ -40,6 +44,7 @@ impl RespSession {
             parser: RequestParser::new(),
             conn,
             held: HeldReplies::default(),
+            retry: Retry::default(),
         }
     }
 }
@@ -59,6 +64,7 @@ impl Session for RespSession {
             parser,
             conn,
             held,
+            retry,
         } = self;
         let shared: &Shared = shared;
         let mut out = ReplyWriter::new(output, conn.version);
@@ -74,7 +80,24 @@ impl Session for RespSession {
                 Ok(Parsed::Nothing { consumed }) => input.advance(consumed),
                 Ok(Parsed::Request { consumed }) => {
                     let reply_start = out.position();
+                    let before = tally;
+                    let attempt = retry.begin();
                     run(shared, conn, parser.args(input), &mut out, &mut tally);
+                    match retry.finish(attempt) {
+                        Verdict::Done => {}
+                        Verdict::Again => {
+                            // Not consumed: it runs again once its values
+                            // are read, and counts then.
+                            out.truncate(reply_start);
+                            tally = before;
+                            break;
+                        }
+                        Verdict::Failed(cause) => {
+                            out.truncate(reply_start);
+                            out.error(&format!("ERR {}", one_line(&cause)));
+                            tally.errors += 1;
+                        }
+                    }
                     held.note(reply_start, strata_kv::take_written_lsn());
                     input.advance(consumed);
                     if conn.close {
@@ -110,6 +133,10 @@ impl Session for RespSession {
     fn hold(&mut self) -> Option<Hold> {
         let durability = self.shared.info.durability.as_deref();
         self.held.take_hold(durability, durability_failure)
+    }
+
+    fn fetch(&mut self) -> Option<FetchWait> {
+        self.retry.wait()
     }
 }
 

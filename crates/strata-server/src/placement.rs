@@ -4,10 +4,11 @@
 use std::sync::Arc;
 
 use strata_kv::{DataTier, Keyspace, KeyspaceConfig, SystemClock};
+use strata_ssd::IoMode;
 use strata_pmem::PersistentArena;
 
 use crate::config::tiers::PMEM_CHUNK_SIZE;
-use crate::config::ServerConfig;
+use crate::config::{ServerConfig, SsdIo};
 use crate::error::ServerError;
 
 /// Kind tag of Strata's keyspace arenas (refuses files made for anything else).
@@ -23,6 +24,9 @@ pub fn open_keyspace(config: &ServerConfig) -> Result<Arc<Keyspace>, ServerError
         max_item_size: usize::try_from(config.max_item_size.bytes()).unwrap_or(usize::MAX),
         shards: config.shards,
     };
+    if placement.data == DataTier::Ssd {
+        return open_on_ssd(config, keyspace_config);
+    }
     let pmem = if placement.uses_pmem() {
         let path = config.pmem_file();
         let size = config.pmem_size.bytes() / 4096 * 4096;
@@ -68,5 +72,39 @@ pub fn open_keyspace(config: &ServerConfig) -> Result<Arc<Keyspace>, ServerError
             "keyspace restored from persistent memory"
         );
     }
+    Ok(keyspace)
+}
+
+/// Opens the SSD tier's device and rebuilds the keyspace from its blocks.
+fn open_on_ssd(
+    config: &ServerConfig,
+    keyspace_config: KeyspaceConfig,
+) -> Result<Arc<Keyspace>, ServerError> {
+    let path = config.ssd_dir();
+    let mode = match config.ssd_io {
+        SsdIo::Direct => IoMode::Direct,
+        SsdIo::Buffered => IoMode::Buffered,
+    };
+    // The store's errors name the path and what is wrong.
+    let device = strata_ssd::open_ssd_path(&path, config.ssd_size.bytes(), mode)
+        .map_err(|e| ServerError::Tier(format!("{}: {e}", path.display())))?;
+    let (keyspace, report) = Keyspace::open_ssd(
+        keyspace_config,
+        Arc::new(SystemClock),
+        config.placement().index,
+        device,
+        config.ssd_config(),
+        config.ssd_settings(),
+    )
+    .map_err(ServerError::Tier)?;
+    tracing::info!(
+        path = %path.display(),
+        direct = matches!(mode, IoMode::Direct),
+        index = report.index,
+        items = report.items,
+        entries_scanned = report.records_checked,
+        ms = report.duration.as_millis() as u64,
+        "keyspace opened on the SSD tier"
+    );
     Ok(keyspace)
 }

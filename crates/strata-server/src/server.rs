@@ -215,6 +215,12 @@ impl Server {
         if let Some(maintenance) = self.maintenance.take() {
             maintenance.stop();
         }
+        if self.keyspace.ssd().is_some() {
+            // Whatever the drain left, make what was acknowledged durable.
+            let keyspace = self.keyspace.clone();
+            blocking(move || keyspace.sync_ssd());
+            tracing::info!("SSD tier flushed");
+        }
         if let Some(tier) = self.keyspace.tier().filter(|_| drained) {
             // Nothing writes any more: say so in the persistent arena.
             match tier.arena().mark_clean_shutdown() {

@@ -131,6 +131,13 @@ async fn run_connection<S: Session>(
             break Ok(());
         }
         pending = flow == Flow::Yield;
+        if let Some(wait) = session.fetch() {
+            tokio::select! {
+                _ = shutdown.cancelled() => break Ok(()),
+                () = wait => {}
+            }
+            pending = true;
+        }
         if read_total + written_total >= TRAFFIC_BATCH {
             clients.count_traffic(read_total, written_total);
             (read_total, written_total) = (0, 0);

@@ -1,5 +1,7 @@
 //! The contract between the connection driver and a wire protocol.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use bytes::BytesMut;
@@ -65,6 +67,15 @@ pub trait Session: Send + 'static {
     /// nothing past [`Hold::from`] and reads no more input until the hold
     /// resolves, so pipelined replies stay in order.
     fn hold(&mut self) -> Option<Hold> {
+        None
+    }
+
+    /// Called after every [`process`](Self::process) (and after the hold):
+    /// work the request at the front of the input waits for, such as values
+    /// read from a slower memory tier off the worker thread. The driver
+    /// sends the output so far, awaits it, and calls `process` again before
+    /// reading more input.
+    fn fetch(&mut self) -> Option<Pin<Box<dyn Future<Output = ()> + Send + 'static>>> {
         None
     }
 }

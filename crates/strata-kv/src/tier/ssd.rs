@@ -226,7 +226,7 @@ impl SsdTier {
     pub(crate) fn append_tombstone(&self, key: &[u8]) -> Result<BlockLoc, KvError> {
         let loc = self
             .store
-            .append_relocated(KIND_TOMBSTONE, key)
+            .append_reserved(KIND_TOMBSTONE, key)
             .map_err(ssd_error)?;
         self.tombstones.lock().add(loc, key.len());
         Ok(loc)
@@ -282,7 +282,7 @@ impl SsdTier {
         let n = self.flushes.fetch_add(1, Ordering::Relaxed);
         let loc = self
             .store
-            .append_relocated(KIND_FLUSH, &n.to_le_bytes())
+            .append_reserved(KIND_FLUSH, &n.to_le_bytes())
             .map_err(ssd_error)?;
         if let Some(old) = self.flush_marker.lock().replace(loc) {
             self.release(old, FLUSH_PAYLOAD_LEN);

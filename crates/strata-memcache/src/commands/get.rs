@@ -75,12 +75,15 @@ impl<'a> Retrieve<'a> {
             let with_cas = self.with_cas;
             match self.touch {
                 None => {
-                    stats.cmd_get.incr();
                     let hit = store.get(key, |item| put_value(out, key, &item, with_cas));
-                    if hit.is_some() {
-                        stats.get_hits.incr();
-                    } else {
-                        stats.get_misses.incr();
+                    // A deferred attempt's reply is discarded: it counts
+                    // when it runs again.
+                    if !strata_kv::fetch::deferred() {
+                        stats.cmd_get.incr();
+                        match hit {
+                            Some(_) => stats.get_hits.incr(),
+                            None => stats.get_misses.incr(),
+                        }
                     }
                 }
                 Some(exptime) => {

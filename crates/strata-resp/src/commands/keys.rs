@@ -22,9 +22,9 @@ pub fn keys<S: Store>(
     let mut found: Vec<Vec<u8>> = Vec::new();
     let mut cursor = 0;
     loop {
-        cursor = ctx.store.scan(cursor, STEP, &mut |item| {
-            if match_all || glob::matches(pattern, item.key) {
-                found.push(item.key.to_vec());
+        cursor = ctx.store.scan_keys(cursor, STEP, &mut |key| {
+            if match_all || glob::matches(pattern, key) {
+                found.push(key.to_vec());
             }
         });
         if cursor == 0 {

@@ -46,13 +46,13 @@ pub fn scan<S: Store>(
         i += 2;
     }
     let mut keys: Vec<Vec<u8>> = Vec::new();
-    let next = ctx.store.scan(cursor, count, &mut |item| {
+    let next = ctx.store.scan_keys(cursor, count, &mut |key| {
         let matched = match pattern {
             None => true,
-            Some(p) => glob::matches(p, item.key),
+            Some(p) => glob::matches(p, key),
         };
         if strings_only_wanted && matched {
-            keys.push(item.key.to_vec());
+            keys.push(key.to_vec());
         }
     });
     out.array(2);

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use super::modes::{EvictionMode, LogFormat};
 use super::persistence::{HumanDuration, LogDevice, PersistenceMode, RecoveryMode};
 use super::size::ByteSize;
-use super::tiers::{DataPlacement, IndexPlacement, PmemPersist};
+use super::tiers::{DataPlacement, IndexPlacement, PmemPersist, SsdIo};
 use super::ServerConfig;
 
 /// Options of `strata serve`.
@@ -171,6 +171,47 @@ pub struct ServeArgs {
     /// to start without DAX; `emulated`: always msync [default: auto].
     #[arg(long, value_name = "MODE")]
     pub pmem_persist: Option<PmemPersist>,
+
+    /// The SSD tier's device (with `--data ssd`): a directory, where one
+    /// file of `--ssd-size` is made, or a block device [default: <data-dir>/ssd].
+    #[arg(long, value_name = "PATH")]
+    pub ssd_path: Option<PathBuf>,
+
+    /// Size of the SSD tier's file when it is created in a directory; an
+    /// existing file must have this size [default: 4gb].
+    #[arg(long, value_name = "SIZE")]
+    pub ssd_size: Option<ByteSize>,
+
+    /// Bytes per SSD write block, a power of two from 64kb to 8mb; must
+    /// match the device's format [default: 1mb].
+    #[arg(long, value_name = "SIZE")]
+    pub ssd_block_size: Option<ByteSize>,
+
+    /// `direct` (O_DIRECT: the engine, not the page cache, decides what
+    /// stays in DRAM) or `buffered` for filesystems without O_DIRECT
+    /// [default: direct].
+    #[arg(long, value_name = "MODE")]
+    pub ssd_io: Option<SsdIo>,
+
+    /// Threads reading the SSD for requests (reads in flight at once)
+    /// [default: 16].
+    #[arg(long, value_name = "N")]
+    pub ssd_io_threads: Option<usize>,
+
+    /// Byte budget of the DRAM record cache in front of the SSD (S3-FIFO,
+    /// scan resistant) [default: 64mb].
+    #[arg(long, value_name = "SIZE")]
+    pub dram_cache_size: Option<ByteSize>,
+
+    /// How often records written to the SSD are made durable: a power cut
+    /// loses at most this window [default: 100ms].
+    #[arg(long, value_name = "DURATION")]
+    pub ssd_flush_interval: Option<HumanDuration>,
+
+    /// SSD blocks with less live data than this percentage are
+    /// defragmented (1-99) [default: 50].
+    #[arg(long, value_name = "PCT")]
+    pub ssd_defrag_threshold_pct: Option<u8>,
 }
 
 impl ServeArgs {
@@ -234,5 +275,18 @@ impl ServeArgs {
         }
         set(&mut config.pmem_size, &self.pmem_size);
         set(&mut config.pmem_persist, &self.pmem_persist);
+        if self.ssd_path.is_some() {
+            config.ssd_path = self.ssd_path.clone();
+        }
+        set(&mut config.ssd_size, &self.ssd_size);
+        set(&mut config.ssd_block_size, &self.ssd_block_size);
+        set(&mut config.ssd_io, &self.ssd_io);
+        set(&mut config.ssd_io_threads, &self.ssd_io_threads);
+        set(&mut config.dram_cache_size, &self.dram_cache_size);
+        set(&mut config.ssd_flush_interval, &self.ssd_flush_interval);
+        set(
+            &mut config.ssd_defrag_threshold_pct,
+            &self.ssd_defrag_threshold_pct,
+        );
     }
 }

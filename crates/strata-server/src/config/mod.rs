@@ -31,7 +31,7 @@ pub use args::ServeArgs;
 pub use modes::{EvictionMode, LogFormat};
 pub use persistence::{HumanDuration, LogDevice, PersistenceMode, RecoveryMode};
 pub use size::ByteSize;
-pub use tiers::{DataPlacement, IndexPlacement, PmemPersist};
+pub use tiers::{DataPlacement, IndexPlacement, PmemPersist, SsdIo};
 
 use crate::error::ServerError;
 
@@ -124,6 +124,23 @@ pub struct ServerConfig {
     pub pmem_size: ByteSize,
     /// How the persistent-memory file is made durable.
     pub pmem_persist: PmemPersist,
+    /// The SSD tier's device: a directory (one file in it) or a block
+    /// device; `<data_dir>/ssd` when unset.
+    pub ssd_path: Option<PathBuf>,
+    /// Size of the SSD tier's file when it is created in a directory.
+    pub ssd_size: ByteSize,
+    /// Bytes per SSD write block.
+    pub ssd_block_size: ByteSize,
+    /// Direct (`O_DIRECT`) or buffered I/O on the SSD.
+    pub ssd_io: SsdIo,
+    /// Threads reading the SSD for requests.
+    pub ssd_io_threads: usize,
+    /// Byte budget of the DRAM record cache in front of the SSD.
+    pub dram_cache_size: ByteSize,
+    /// How often records appended to the SSD are made durable.
+    pub ssd_flush_interval: HumanDuration,
+    /// SSD blocks with less live data than this percentage are defragmented.
+    pub ssd_defrag_threshold_pct: u8,
 }
 
 impl Default for ServerConfig {
@@ -164,6 +181,14 @@ impl Default for ServerConfig {
             pmem_path: None,
             pmem_size: ByteSize::mib(1024),
             pmem_persist: PmemPersist::Auto,
+            ssd_path: None,
+            ssd_size: ByteSize::mib(4096),
+            ssd_block_size: ByteSize::mib(1),
+            ssd_io: SsdIo::Direct,
+            ssd_io_threads: 16,
+            dram_cache_size: ByteSize::mib(64),
+            ssd_flush_interval: HumanDuration(std::time::Duration::from_millis(100)),
+            ssd_defrag_threshold_pct: 50,
         }
     }
 }

@@ -1,5 +1,6 @@
-//! Placement settings: which tier holds the index and the records, and the
-//! persistent-memory file they may use.
+//! Placement settings: which tier holds the index and the records, the
+//! persistent-memory file they may use, and the SSD tier's device, record
+//! cache and background work.
 
 use std::path::PathBuf;
 
@@ -38,8 +39,19 @@ pub enum DataPlacement {
     Dram,
     /// The persistent-memory file: records survive restarts in place.
     Pmem,
-    /// SSD write blocks behind a DRAM cache (not available yet).
+    /// SSD write blocks behind a DRAM record cache.
     Ssd,
+}
+
+/// How the SSD tier's device is read and written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum SsdIo {
+    /// `O_DIRECT`: refused where the filesystem does not support it.
+    #[default]
+    Direct,
+    /// Through the page cache.
+    Buffered,
 }
 
 /// How the persistent-memory file is made durable.
@@ -79,6 +91,32 @@ impl ServerConfig {
             .unwrap_or_else(|| self.data_dir.join("strata.pmem"))
     }
 
+    /// The SSD tier's device path: `ssd_path`, else `<data_dir>/ssd`.
+    pub fn ssd_dir(&self) -> PathBuf {
+        self.ssd_path
+            .clone()
+            .unwrap_or_else(|| self.data_dir.join("ssd"))
+    }
+
+    /// The SSD store's settings.
+    pub fn ssd_config(&self) -> strata_ssd::SsdConfig {
+        strata_ssd::SsdConfig {
+            block_size: usize::try_from(self.ssd_block_size.bytes()).unwrap_or(usize::MAX),
+            io_threads: self.ssd_io_threads,
+            io_queue_depth: self.ssd_io_threads.saturating_mul(8).max(64),
+            dram_cache_size: self.dram_cache_size.bytes(),
+            ..strata_ssd::SsdConfig::default()
+        }
+    }
+
+    /// What the engine does with the SSD tier on its own.
+    pub fn ssd_settings(&self) -> strata_kv::SsdSettings {
+        strata_kv::SsdSettings {
+            flush_interval: self.ssd_flush_interval.0,
+            defrag_threshold_pct: self.ssd_defrag_threshold_pct,
+        }
+    }
+
     /// The arena's persist policy.
     pub fn pmem_policy(&self) -> PersistPolicy {
         match self.pmem_persist {
@@ -92,10 +130,27 @@ impl ServerConfig {
     pub(crate) fn validate_tiers(&self) -> Result<(), (&'static str, String)> {
         let placement = self.placement();
         if placement.data == DataTier::Ssd {
-            return Err((
-                "data",
-                "data = ssd is not available in this build yet; use dram or pmem".into(),
-            ));
+            if placement.index == IndexTier::Pmem {
+                return Err((
+                    "index",
+                    "index = pmem with data = ssd is not available in this build yet; \
+                     use index = dram"
+                        .into(),
+                ));
+            }
+            self.ssd_config()
+                .validate()
+                .map_err(|e| ("ssd_block_size", e.to_string()))?;
+            if !(1..=99).contains(&self.ssd_defrag_threshold_pct) {
+                return Err(("ssd_defrag_threshold_pct", "must be from 1 to 99".into()));
+            }
+            if self.ssd_io_threads == 0 || self.ssd_io_threads > 1024 {
+                return Err(("ssd_io_threads", "must be from 1 to 1024".into()));
+            }
+            let interval = self.ssd_flush_interval.0;
+            if interval < std::time::Duration::from_millis(1) || interval.as_secs() > 60 {
+                return Err(("ssd_flush_interval", "must be from 1ms to 60s".into()));
+            }
         }
         if placement.uses_pmem() && self.pmem_size < MIN_PMEM_SIZE {
             return Err((

@@ -13,6 +13,7 @@ use strata_device::AlignedBuf;
 
 use super::geometry::align_up;
 use super::table::BlockState;
+use super::writer::Room;
 use super::SsdStore;
 use crate::error::SsdError;
 use crate::format::entry;
@@ -76,7 +77,14 @@ impl SsdStore {
     /// (refused only when no block at all is free), and counts as moved.
     /// The caller releases the original afterwards.
     pub fn append_relocated(&self, kind: u8, payload: &[u8]) -> Result<BlockLoc, SsdError> {
-        self.inner.append_entry(kind, payload, true)
+        self.inner.append_entry(kind, payload, Room::Relocated)
+    }
+
+    /// [`append`](Self::append) that may use the reserve, like the
+    /// defragmenter's, without counting as moved: for entries that make
+    /// room (an engine's tombstones), which must work on a full device.
+    pub fn append_reserved(&self, kind: u8, payload: &[u8]) -> Result<BlockLoc, SsdError> {
+        self.inner.append_entry(kind, payload, Room::Reserved)
     }
 
     /// Frees the sealed `block` once the engine has moved everything live

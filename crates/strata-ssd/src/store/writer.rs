@@ -64,15 +64,28 @@ impl Writer {
     }
 }
 
+/// Which appends may use the blocks kept in reserve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Room {
+    /// Refused at the reserve.
+    Ordinary,
+    /// The defragmenter's: may use the reserve, counted as moved.
+    Relocated,
+    /// Tombstones and markers: may use the reserve (deleting is how room
+    /// is made), not counted as moved.
+    Reserved,
+}
+
 impl Inner {
-    /// Appends one entry; `relocated` appends (the defragmenter's) may use
-    /// the reserve.
+    /// Appends one entry; `room` says whether it may use the reserve and
+    /// whether it counts as moved.
     pub(crate) fn append_entry(
         &self,
         kind: u8,
         payload: &[u8],
-        relocated: bool,
+        room: Room,
     ) -> Result<BlockLoc, SsdError> {
+        let relocated = room != Room::Ordinary;
         let max = self.geometry.max_payload();
         if payload.len() > max {
             return Err(SsdError::TooLarge {
@@ -109,7 +122,7 @@ impl Inner {
         self.table.set_used(open.block, open.used);
         self.table.add_live(open.block, size as u64);
         add(&self.counters.appends, 1);
-        if relocated {
+        if room == Room::Relocated {
             add(&self.counters.entries_moved, 1);
             add(&self.counters.bytes_moved, size as u64);
         }
