@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use strata_kv::{DataTier, Keyspace, KeyspaceConfig, SystemClock};
-use strata_ssd::IoMode;
 use strata_pmem::PersistentArena;
+use strata_ssd::IoMode;
 
 use crate::config::tiers::PMEM_CHUNK_SIZE;
 use crate::config::{ServerConfig, SsdIo};

@@ -110,7 +110,8 @@ impl SsdStore {
     /// [`SsdError::TooLarge`] above [`max_payload`](Self::max_payload).
     /// The entry counts as live until [`release`](Self::release)d.
     pub fn append(&self, kind: u8, payload: &[u8]) -> Result<BlockLoc, SsdError> {
-        self.inner.append_entry(kind, payload, writer::Room::Ordinary)
+        self.inner
+            .append_entry(kind, payload, writer::Room::Ordinary)
     }
 
     /// Reads the payload of the entry at `loc`, from the record cache, the
