@@ -31,7 +31,7 @@ enum Command {
     /// Options override the `--config` file; an option given twice takes the
     /// last value (so wrappers can append overrides).
     #[command(args_override_self = true)]
-    Serve(strata_server::ServeArgs),
+    Serve(Box<strata_server::ServeArgs>),
     /// Ask a running server to write a checkpoint (snapshot) now.
     Checkpoint(strata_server::CheckpointArgs),
     /// Run a benchmark against a server.
@@ -42,7 +42,7 @@ enum Command {
 fn main() -> ExitCode {
     let (result, help) = match Cli::parse().command {
         Command::Serve(args) => (
-            strata_server::run_serve(args).map_err(|err| (err.exit_code(), err.to_string())),
+            strata_server::run_serve(*args).map_err(|err| (err.exit_code(), err.to_string())),
             "strata serve --help",
         ),
         Command::Checkpoint(args) => (
