@@ -24,6 +24,8 @@ struct Cli {
     command: Command,
 }
 
+// Parsed once at start; the size of the variants does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run the server until SIGINT or SIGTERM.
@@ -31,7 +33,7 @@ enum Command {
     /// Options override the `--config` file; an option given twice takes the
     /// last value (so wrappers can append overrides).
     #[command(args_override_self = true)]
-    Serve(Box<strata_server::ServeArgs>),
+    Serve(strata_server::ServeArgs),
     /// Ask a running server to write a checkpoint (snapshot) now.
     Checkpoint(strata_server::CheckpointArgs),
     /// Run a benchmark against a server.
@@ -42,7 +44,7 @@ enum Command {
 fn main() -> ExitCode {
     let (result, help) = match Cli::parse().command {
         Command::Serve(args) => (
-            strata_server::run_serve(*args).map_err(|err| (err.exit_code(), err.to_string())),
+            strata_server::run_serve(args).map_err(|err| (err.exit_code(), err.to_string())),
             "strata serve --help",
         ),
         Command::Checkpoint(args) => (
