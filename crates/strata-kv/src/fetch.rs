@@ -45,7 +45,8 @@ pub struct Fetched {
 /// The reads a deferred request waits for.
 pub struct Fetch {
     store: SsdStore,
-    locs: Vec<BlockLoc>,
+    /// Each entry and its payload length.
+    locs: Vec<(BlockLoc, usize)>,
 }
 
 impl std::fmt::Debug for Fetch {
@@ -62,8 +63,8 @@ impl Fetch {
         let reads: Vec<_> = self
             .locs
             .iter()
-            .map(|&loc| {
-                let read = self.store.fetch_async(loc);
+            .map(|&(loc, len)| {
+                let read = self.store.fetch_async(loc, Some(len));
                 async move { read.await.ok().map(|payload| Fetched { loc, payload }) }
             })
             .collect();
@@ -107,7 +108,7 @@ struct Scope {
     /// Nesting depth of [`Blocking`] guards.
     blocking: u32,
     store: Option<SsdStore>,
-    missing: Vec<BlockLoc>,
+    missing: Vec<(BlockLoc, usize)>,
     fetched: Vec<Fetched>,
     error: Option<String>,
 }
@@ -258,10 +259,10 @@ pub(crate) enum Resolved {
     Failed(String),
 }
 
-/// The payload of the SSD entry at `loc`: fetched for this attempt, in
-/// DRAM (record cache or open block), or read from the device when this
-/// thread may block.
-pub(crate) fn resolve(store: &SsdStore, loc: BlockLoc) -> Resolved {
+/// The payload of the SSD entry at `loc` (`len` bytes): fetched for this
+/// attempt, in DRAM (record cache or open block), or read from the device
+/// when this thread may block.
+pub(crate) fn resolve(store: &SsdStore, loc: BlockLoc, len: usize) -> Resolved {
     let defer = SCOPE.with(|s| {
         let s = s.borrow();
         let found = s.fetched.iter().find(|f| f.loc == loc);
@@ -282,8 +283,8 @@ pub(crate) fn resolve(store: &SsdStore, loc: BlockLoc) -> Resolved {
         }
         SCOPE.with(|s| {
             let mut s = s.borrow_mut();
-            if !s.missing.contains(&loc) {
-                s.missing.push(loc);
+            if !s.missing.iter().any(|&(l, _)| l == loc) {
+                s.missing.push((loc, len));
             }
             if s.store.is_none() {
                 s.store = Some(store.clone());

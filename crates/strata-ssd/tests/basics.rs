@@ -220,3 +220,45 @@ fn concurrent_appends_reads_and_flushes() {
     let found: Vec<(BlockLoc, u64)> = seen.iter().map(|(l, _, b)| (*l, decode(b).1)).collect();
     assert_eq!(found, all);
 }
+
+/// An entry crossing a 4 KiB boundary costs two device reads when only its
+/// location is known, one when the caller passes its length; a payload
+/// appended with `append_cached` is served from the cache once its block
+/// is sealed.
+#[test]
+fn sized_fetches_read_once_and_appended_payloads_can_be_cached() {
+    let device = mem_device(16);
+    let store = open_empty(&device, config());
+    let first = store.append(1, &[1u8; 4000]).unwrap();
+    let crossing = store.append(1, &[2u8; 3000]).unwrap();
+    assert!(crossing.offset as usize % 4096 + 3000 > 4096, "test setup");
+    let cached = store.append_cached(1, &[3u8; 100]).unwrap();
+    // Fill the block so it is sealed and written.
+    while store.append(9, &[0u8; 8000]).unwrap().block == first.block {}
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let reads = |store: &SsdStore| store.stats().device_reads;
+    let before = reads(&store);
+    let got = runtime.block_on(store.fetch_async(crossing, None)).unwrap();
+    assert_eq!(got.len(), 3000);
+    assert_eq!(reads(&store) - before, 2, "header window, then the rest");
+    store.release(crossing, 3000).unwrap();
+    let again = store.append(1, &[2u8; 3000]).unwrap();
+    while store.append(9, &[0u8; 8000]).unwrap().block == again.block {}
+    let before = reads(&store);
+    let got = runtime
+        .block_on(store.fetch_async(again, Some(3000)))
+        .unwrap();
+    assert_eq!(got[..], [2u8; 3000][..]);
+    assert!(
+        reads(&store) - before == 1,
+        "one read with the length known"
+    );
+    let before = reads(&store);
+    assert_eq!(
+        store.read_resident(cached).unwrap().unwrap()[..],
+        [3u8; 100][..]
+    );
+    assert_eq!(reads(&store), before);
+}

@@ -218,7 +218,7 @@ pub(crate) fn stub_len(key_len: usize, cas: u64, flags: u32, expires_at: Option<
 /// The whole record a stub names, from DRAM, fetched, or the device.
 fn resolve_record(ssd: &SsdTier, rec: &Record<'_>) -> Result<Bytes, KvError> {
     let vref = ValueRef::decode(rec.value());
-    match fetch::resolve(ssd.store(), vref.loc) {
+    match fetch::resolve(ssd.store(), vref.loc, vref.len as usize) {
         Resolved::Found(payload) if value_of(&payload, rec.key(), rec.header.cas).is_some() => {
             Ok(payload)
         }

@@ -214,9 +214,13 @@ impl SsdTier {
         *self.rebuild.lock() = report;
     }
 
-    /// Appends a whole record.
+    /// Appends a whole record, also caching it in DRAM: a key just
+    /// written is likely read again (hot keys of a skewed load are written
+    /// often, and each write moves them).
     pub(crate) fn append_put(&self, record: &[u8]) -> Result<BlockLoc, KvError> {
-        self.store.append(KIND_PUT, record).map_err(ssd_error)
+        self.store
+            .append_cached(KIND_PUT, record)
+            .map_err(ssd_error)
     }
 
     /// Appends a live tombstone for `key` (under the key's shard lock). It

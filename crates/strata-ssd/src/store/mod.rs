@@ -138,17 +138,28 @@ impl SsdStore {
         &self,
         loc: BlockLoc,
     ) -> impl Future<Output = Result<Bytes, SsdError>> + Send + 'static {
-        read::read_async(self.inner.clone(), loc, true)
+        read::read_async(self.inner.clone(), loc, true, None)
     }
 
     /// [`read_async`](Self::read_async) after a [`read_resident`](Self::read_resident)
     /// that found nothing: goes straight to the reader pool (the miss was
-    /// counted already) and caches what it reads.
+    /// counted already) and caches what it reads. `payload_len`, when the
+    /// caller knows it, makes it one device read even for an entry that
+    /// crosses a 4 KiB boundary.
     pub fn fetch_async(
         &self,
         loc: BlockLoc,
+        payload_len: Option<usize>,
     ) -> impl Future<Output = Result<Bytes, SsdError>> + Send + 'static {
-        read::read_async(self.inner.clone(), loc, false)
+        read::read_async(self.inner.clone(), loc, false, payload_len)
+    }
+
+    /// [`append`](Self::append), also caching the payload in the record
+    /// cache (write-allocate), for records likely to be read again.
+    pub fn append_cached(&self, kind: u8, payload: &[u8]) -> Result<BlockLoc, SsdError> {
+        let loc = self.append(kind, payload)?;
+        self.inner.cache_appended(loc, payload);
+        Ok(loc)
     }
 
     /// Counts the entry at `loc` (with `payload_len` bytes of payload) as

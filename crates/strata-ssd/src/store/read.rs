@@ -69,7 +69,7 @@ impl Inner {
         let target = self.target(loc)?;
         match self.cached(&target) {
             Some(hit) => Ok(hit),
-            None => self.fetch(target),
+            None => self.fetch(target, None),
         }
     }
 
@@ -80,35 +80,46 @@ impl Inner {
             Ok(target) => target,
             Err(e) => return Some(Err(e)),
         };
-        if let Some(hit) = self.cached(&target) {
-            return Some(Ok(hit));
+        // The open block first: it is DRAM, and not a cache lookup.
+        if target.open {
+            if let Some(found) = self.writer.lock().read_open(loc) {
+                add(&self.counters.buffer_reads, 1);
+                return Some(found.map(|(_, payload)| payload).map_err(|reason| {
+                    SsdError::Corrupt {
+                        block: loc.block,
+                        offset: loc.offset,
+                        reason,
+                    }
+                }));
+            }
         }
-        if !target.open {
-            return None;
-        }
-        let found = self.writer.lock().read_open(loc)?;
-        add(&self.counters.buffer_reads, 1);
-        Some(
-            found
-                .map(|(_, payload)| payload)
-                .map_err(|reason| SsdError::Corrupt {
-                    block: loc.block,
-                    offset: loc.offset,
-                    reason,
-                }),
-        )
+        self.cached(&target).map(Ok)
     }
 
-    /// Reads past the cache and caches the result.
-    fn fetch(&self, target: Target) -> Result<Bytes, SsdError> {
-        let payload = self.uncached(target)?.1;
+    /// Caches the payload just appended at `loc` (write-allocate: a key
+    /// written is likely read again, and its new location would otherwise
+    /// start cold).
+    pub(crate) fn cache_appended(&self, loc: BlockLoc, payload: &[u8]) {
+        let Some(cache) = &self.cache else {
+            return;
+        };
+        if let Some((_, seq)) = self.table.state(loc.block) {
+            cache.insert((seq, loc), Bytes::copy_from_slice(payload));
+        }
+    }
+
+    /// Reads past the cache and caches the result. `len`, the payload
+    /// length when the caller knows it, lets one device read fetch the
+    /// whole entry.
+    fn fetch(&self, target: Target, len: Option<usize>) -> Result<Bytes, SsdError> {
+        let payload = self.uncached(target, len)?.1;
         if let Some(cache) = &self.cache {
             cache.insert(target.key(), payload.clone());
         }
         Ok(payload)
     }
 
-    fn uncached(&self, target: Target) -> Result<(u8, Bytes), SsdError> {
+    fn uncached(&self, target: Target, len: Option<usize>) -> Result<(u8, Bytes), SsdError> {
         let corrupt = |reason: String| SsdError::Corrupt {
             block: target.loc.block,
             offset: target.loc.offset,
@@ -120,7 +131,7 @@ impl Inner {
                 return found.map_err(corrupt);
             }
         }
-        let (image, base) = self.read_window(target.loc, true)?;
+        let (image, base) = self.read_window(target.loc, true, len)?;
         let seed = entry::seed(self.nonce, target.seq, target.loc.block);
         let at = target.loc.offset as usize - base;
         let limit = self
@@ -135,10 +146,20 @@ impl Inner {
     /// Reads the aligned window holding the entry at `loc`: the `whole`
     /// entry, or only its header. Returns the image and the block offset it
     /// starts at.
-    fn read_window(&self, loc: BlockLoc, whole: bool) -> Result<(AlignedBuf, usize), SsdError> {
+    fn read_window(
+        &self,
+        loc: BlockLoc,
+        whole: bool,
+        len: Option<usize>,
+    ) -> Result<(AlignedBuf, usize), SsdError> {
         let offset = loc.offset as usize;
         let base = align_down(offset);
-        let head_end = align_up(offset + ENTRY_HEADER_LEN);
+        // With the length known (and plausible), the first read covers the
+        // whole entry; the header read below still checks it.
+        let expected = len
+            .map(|len| offset.saturating_add(entry::footprint(len)))
+            .filter(|&end| whole && end <= self.table.used(loc.block));
+        let head_end = align_up(expected.unwrap_or(offset + ENTRY_HEADER_LEN));
         let mut image = AlignedBuf::zeroed(head_end - base);
         self.read_device(&mut image, loc.block, base)?;
         if !whole {
@@ -216,7 +237,7 @@ impl Inner {
                 });
             }
         }
-        let (image, base) = self.read_window(loc, false)?;
+        let (image, base) = self.read_window(loc, false, None)?;
         Ok(entry::announced_len(&image[loc.offset as usize - base..]))
     }
 }
@@ -228,6 +249,7 @@ pub(crate) async fn read_async(
     inner: Arc<Inner>,
     loc: BlockLoc,
     check_cache: bool,
+    len: Option<usize>,
 ) -> Result<Bytes, SsdError> {
     let target = inner.target(loc)?;
     if check_cache {
@@ -239,7 +261,7 @@ pub(crate) async fn read_async(
     let (answer, answered) = tokio::sync::oneshot::channel();
     let worker = inner.clone();
     inner.pool.submit(Box::new(move || {
-        let result = worker.fetch(target);
+        let result = worker.fetch(target, len);
         drop(slot);
         let _ = answer.send(result);
     }))?;
