@@ -278,7 +278,11 @@ impl ShardInner {
     ) -> Result<(), KvError> {
         let value_len: usize = value_parts.iter().map(|p| p.len()).sum();
         let len = header_len(key.len(), value_len, cas, flags, expires_at) + key.len() + value_len;
-        let limit = ctx.max_item_size();
+        let limit = match &ctx.ssd {
+            // An SSD entry must fit in one write block.
+            Some(ssd) => ctx.max_item_size().min(ssd.store().max_payload()),
+            None => ctx.max_item_size(),
+        };
         if len > limit {
             return Err(KvError::TooLarge { size: len, limit });
         }

@@ -171,6 +171,10 @@ impl std::fmt::Debug for SsdTier {
 pub(crate) fn ssd_error(e: SsdError) -> KvError {
     match e {
         SsdError::Full { .. } => KvError::StorageFull,
+        SsdError::TooLarge { len, max } => KvError::TooLarge {
+            size: len,
+            limit: max,
+        },
         other => KvError::Storage {
             cause: other.to_string(),
         },
