@@ -86,6 +86,12 @@ def test_data_ten_times_the_cache_and_read_modify_write(data_dir):
         assert mc.touch("k5", 1000, noreply=False) is True
         assert r.ttl("k5") > 900
         assert r.get("k5") == value(5)
+        # EXISTS, TYPE and TTL answer from DRAM (no value is read).
+        reads = r.info("tiers")["tier_ssd_device_reads"]
+        assert r.exists(*[f"k{i}" for i in range(100, 600)]) == 500
+        assert r.type("k700") == b"string"
+        assert r.ttl("k800") == -1
+        assert r.info("tiers")["tier_ssd_device_reads"] == reads
         # SCAN and KEYS see every key without reading values.
         assert len(r.keys("k*")) == n
         assert sum(1 for _ in r.scan_iter(match="k1*", count=500)) == sum(

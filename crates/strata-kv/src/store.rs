@@ -30,6 +30,14 @@ pub trait Store {
     /// (for `EXISTS`, `TTL`, `TYPE`, ...).
     fn peek<R>(&mut self, key: &[u8], f: impl FnOnce(ItemRef<'_>) -> R) -> Option<R>;
 
+    /// The expiry of the live item for `key` (`Some(None)`: none), or
+    /// `None` when there is no live item. Like [`peek`](Store::peek) but
+    /// reads no value (with the SSD tier, no device read): for `EXISTS`,
+    /// `TYPE`, `TTL`.
+    fn expiry(&mut self, key: &[u8]) -> Option<Option<u64>> {
+        self.peek(key, |item| item.expires_at)
+    }
+
     /// Reads the live item for `key` (or `None`) and applies the [`Mutation`]
     /// that `f` decides, all under one lock: the basis of set, add, replace,
     /// cas, append, incr, touch, getset, ... If the mutation is refused (too

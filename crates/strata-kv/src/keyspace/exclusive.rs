@@ -39,6 +39,10 @@ impl Store for ExclusiveStore<'_> {
         self.locked.get(key, false, f)
     }
 
+    fn expiry(&mut self, key: &[u8]) -> Option<Option<u64>> {
+        self.locked.expiry(key)
+    }
+
     fn update<'v, R>(
         &mut self,
         key: &[u8],

@@ -85,6 +85,15 @@ impl<'a> LockedShards<'a> {
         found
     }
 
+    /// See [`Store::expiry`](crate::Store::expiry).
+    pub fn expiry(&mut self, key: &[u8]) -> Option<Option<u64>> {
+        let ctx = &self.ks.ctx;
+        let (now, hash) = (ctx.now(), ctx.hash(key));
+        let shard = &self.guards[self.position(hash)];
+        let slot = shard.live_slot(hash, key, now)?;
+        Some(shard.record_at(slot).header.expires_at)
+    }
+
     pub fn update<'v, R>(
         &mut self,
         key: &[u8],

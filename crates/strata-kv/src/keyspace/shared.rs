@@ -125,6 +125,15 @@ impl Store for SharedStore<'_> {
         self.read(key, false, f)
     }
 
+    fn expiry(&mut self, key: &[u8]) -> Option<Option<u64>> {
+        self.ks.run_due_flush();
+        let ctx = &self.ks.ctx;
+        let (now, hash) = (ctx.now(), ctx.hash(key));
+        let shard = self.ks.shard(hash).read();
+        let slot = shard.live_slot(hash, key, now)?;
+        Some(shard.record_at(slot).header.expires_at)
+    }
+
     fn update<'v, R>(
         &mut self,
         key: &[u8],

@@ -15,7 +15,7 @@ pub fn exists<S: Store>(
 ) -> Result<(), RespError> {
     let found = args
         .iter_from(1)
-        .filter(|key| ctx.store.peek(key, |_| ()).is_some())
+        .filter(|key| ctx.store.expiry(key).is_some())
         .count();
     out.integer(found as i64);
     Ok(())

@@ -13,8 +13,8 @@ pub fn key_type<S: Store>(
     args: Args<'_>,
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
-    match ctx.store.peek(args.get(1), |_| ()) {
-        Some(()) => out.simple("string"),
+    match ctx.store.expiry(args.get(1)) {
+        Some(_) => out.simple("string"),
         None => out.simple("none"),
     }
     Ok(())

@@ -17,10 +17,10 @@ pub fn rename<S: Store>(
 ) -> Result<(), RespError> {
     let (from, to) = (args.get(1), args.get(2));
     let outcome = if from == to {
-        match ctx.store.peek(from, |_| ()) {
+        match ctx.store.expiry(from) {
             None => Renamed::NoSuchKey,
-            Some(()) if only_if_absent => Renamed::TargetExists,
-            Some(()) => Renamed::Done,
+            Some(_) if only_if_absent => Renamed::TargetExists,
+            Some(_) => Renamed::Done,
         }
     } else {
         ctx.store.rename(from, to, only_if_absent)?

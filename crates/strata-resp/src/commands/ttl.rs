@@ -28,7 +28,7 @@ pub fn ttl<S: Store>(
     report: Report,
 ) -> Result<(), RespError> {
     let now = ctx.shared.keyspace.now_ms();
-    let reply = match ctx.store.peek(args.get(1), |item| item.expires_at) {
+    let reply = match ctx.store.expiry(args.get(1)) {
         None => -2,
         Some(None) => -1,
         Some(Some(at)) => {
