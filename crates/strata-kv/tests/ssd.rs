@@ -302,3 +302,39 @@ fn a_deferring_attempt_changes_nothing_and_succeeds_after_the_fetch() {
     // Outside an attempt, reads block.
     assert_eq!(store.get(&key(0), |i| i.value.len()), Some(201));
 }
+
+#[test]
+fn a_full_tier_refuses_writes_but_deletes_and_then_writes_work_again() {
+    // 24 blocks of 64 KiB, two of them in reserve.
+    let device = MemBlockDevice::new(24 * BLOCK);
+    let ks = open(&device, 64 * 1024);
+    let mut store = ks.store();
+    let value = vec![b'x'; 4_000];
+    let mut stored = 0u32;
+    let full = loop {
+        match store.set(&key(stored), item(&value)) {
+            Ok(()) => stored += 1,
+            Err(e) => break e,
+        }
+        assert!(stored < 10_000, "never refused");
+    };
+    assert_eq!(full, KvError::StorageFull);
+    assert!(stored > 200, "refused too early: {stored}");
+    // Deleting works on a full tier (tombstones may use the reserve).
+    for i in 0..stored / 2 {
+        assert_eq!(store.delete(&key(i)).unwrap(), strata_kv::Deleted::Removed);
+    }
+    // The defragmenter empties the mostly dead blocks; writes resume.
+    for _ in 0..20 {
+        ks.run_maintenance();
+    }
+    ks.sync_ssd();
+    ks.run_maintenance();
+    for i in 0..stored / 4 {
+        store.set(&key(i), item(&value)).unwrap();
+    }
+    for i in 0..stored {
+        let want = (i < stored / 4 || i >= stored / 2).then(|| value.clone());
+        assert_eq!(store.get(&key(i), |it| it.value.to_vec()), want, "key {i}");
+    }
+}
