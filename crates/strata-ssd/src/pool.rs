@@ -8,10 +8,9 @@
 //! the queue is empty; dropping never joins them (the last store handle may
 //! be dropped on a pool thread).
 
-use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
 use std::sync::Arc;
 
-use parking_lot::Mutex;
+use crossbeam_channel::{Receiver, Sender, TrySendError};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::error::SsdError;
@@ -21,20 +20,20 @@ pub(crate) type Job = Box<dyn FnOnce() + Send + 'static>;
 
 /// A fixed set of threads taking jobs from a bounded queue.
 pub(crate) struct IoPool {
-    jobs: SyncSender<Job>,
+    jobs: Sender<Job>,
     slots: Arc<Semaphore>,
 }
 
 impl IoPool {
     /// Starts `threads` threads with room for `depth` jobs in flight.
     pub(crate) fn new(threads: usize, depth: usize) -> Result<IoPool, SsdError> {
-        let (jobs, queue) = mpsc::sync_channel::<Job>(depth);
-        let queue = Arc::new(Mutex::new(queue));
+        // A multi-consumer queue: idle threads wait on it without a lock.
+        let (jobs, queue) = crossbeam_channel::bounded::<Job>(depth);
         for index in 0..threads {
             let queue = queue.clone();
             std::thread::Builder::new()
                 .name(format!("strata-ssd-io-{index}"))
-                .spawn(move || serve(&queue))
+                .spawn(move || serve(queue))
                 .map_err(|e| SsdError::io("starting the reader pool", e))?;
         }
         Ok(IoPool {
@@ -66,13 +65,9 @@ impl IoPool {
 }
 
 /// A pool thread's loop: until every sender is gone.
-fn serve(queue: &Mutex<Receiver<Job>>) {
-    loop {
-        let job = queue.lock().recv();
-        match job {
-            Ok(job) => job(),
-            Err(_) => return,
-        }
+fn serve(queue: Receiver<Job>) {
+    while let Ok(job) = queue.recv() {
+        job();
     }
 }
 
@@ -85,7 +80,7 @@ mod tests {
     fn jobs_run_on_pool_threads() {
         let pool = IoPool::new(3, 4).unwrap();
         let done = Arc::new(AtomicUsize::new(0));
-        let (tx, rx) = mpsc::channel();
+        let (tx, rx) = std::sync::mpsc::channel();
         for _ in 0..20 {
             let (done, tx) = (done.clone(), tx.clone());
             pool.submit(Box::new(move || {
