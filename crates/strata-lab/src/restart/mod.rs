@@ -13,7 +13,10 @@
 //!   them;
 //! - `dram-log`: everything in DRAM, rebuilt from a snapshot
 //!   (`--persistence async`, automatic checkpoints off, a SAVE after the
-//!   load).
+//!   load);
+//! - `dram-ssd`: records on the SSD tier (a file under `--ssd-dir`), index
+//!   rebuilt by scanning its write blocks (the kill comes a second after
+//!   the load, once the periodic flush has made it durable).
 //!
 //! - `info`: reading `INFO tiers` / `INFO persistence` fields over RESP.
 //! - `report`: the result table and JSON.
@@ -46,7 +49,8 @@ pub struct RestartArgs {
     #[arg(long, default_value_t = 32)]
     pub value_size: usize,
 
-    /// Scenarios to run, comma-separated: pmem-pmem, dram-pmem, dram-log.
+    /// Scenarios to run, comma-separated: pmem-pmem, dram-pmem, dram-log,
+    /// dram-ssd.
     #[arg(
         long,
         value_delimiter = ',',
@@ -58,6 +62,11 @@ pub struct RestartArgs {
     /// memory; a DAX mount is the real thing).
     #[arg(long, default_value = "/dev/shm")]
     pub pmem_dir: PathBuf,
+
+    /// Directory under which the `dram-ssd` scenario puts its SSD tier
+    /// (a real disk: O_DIRECT is refused on tmpfs).
+    #[arg(long, default_value = "/var/tmp")]
+    pub ssd_dir: PathBuf,
 
     /// Connections used to load and to check the keys.
     #[arg(long, default_value_t = 8)]
@@ -86,6 +95,8 @@ pub enum Scenario {
     DramPmem,
     /// All in DRAM, rebuilt from snapshot and command log.
     DramLog,
+    /// Records on the SSD tier, index rebuilt by scanning its blocks.
+    DramSsd,
 }
 
 impl Scenario {
@@ -95,11 +106,13 @@ impl Scenario {
             Scenario::PmemPmem => "pmem-pmem",
             Scenario::DramPmem => "dram-pmem",
             Scenario::DramLog => "dram-log",
+            Scenario::DramSsd => "dram-ssd",
         }
     }
 
-    /// Server options of the scenario; `pmem` is the arena file.
-    fn options(self, pmem: &std::path::Path, pmem_size: u64) -> Vec<String> {
+    /// Server options of the scenario; `pmem` is the arena file, `ssd`
+    /// the SSD tier's directory.
+    fn options(self, pmem: &std::path::Path, pmem_size: u64, ssd: &std::path::Path) -> Vec<String> {
         let pmem = pmem.display().to_string();
         let size = format!("{}mb", pmem_size >> 20);
         let placed = |index: &str| {
@@ -124,6 +137,14 @@ impl Scenario {
             Scenario::DramLog => ["--persistence", "async", "--checkpoint-min-log-size", "1tb"]
                 .map(String::from)
                 .to_vec(),
+            Scenario::DramSsd => vec![
+                "--data".into(),
+                "ssd".into(),
+                "--ssd-path".into(),
+                ssd.display().to_string(),
+                "--ssd-size".into(),
+                format!("{}mb", pmem_size >> 20),
+            ],
         }
     }
 }
@@ -183,10 +204,15 @@ async fn run_scenario(args: &RestartArgs, scenario: Scenario) -> Result<Scenario
         std::process::id(),
         scenario.name()
     ));
-    let _remove = RemoveOnDrop(pmem.clone());
+    let ssd = args.ssd_dir.join(format!(
+        "strata-bench-restart-{}-{}.ssd",
+        std::process::id(),
+        scenario.name()
+    ));
+    let _remove = (RemoveOnDrop(pmem.clone()), RemoveOnDrop(ssd.clone()));
     let mut options = args.server_args.clone();
     options.extend(["--memory-limit".into(), "64gb".into()]);
-    options.extend(scenario.options(&pmem, args.pmem_size()));
+    options.extend(scenario.options(&pmem, args.pmem_size(), &ssd));
     let mut server = ServerProcess::start(args.server_binary.as_deref(), &options).await?;
     let port = server.port(crate::kv::protocol::Protocol::Resp);
 
@@ -204,6 +230,10 @@ async fn run_scenario(args: &RestartArgs, scenario: Scenario) -> Result<Scenario
     if scenario == Scenario::DramLog {
         info::save(port).await?;
     }
+    if scenario == Scenario::DramSsd {
+        // Ten flush intervals: everything loaded is durable.
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
     server.kill_now();
     eprintln!("{}: killed; restarting", scenario.name());
     let restart = server.restart(RESTART_TIMEOUT).await?;
@@ -212,6 +242,7 @@ async fn run_scenario(args: &RestartArgs, scenario: Scenario) -> Result<Scenario
     server.stop_in_place().await?;
     let server_ms = fields
         .get("tier_restart_ms")
+        .or_else(|| fields.get("tier_ssd_rebuild_ms"))
         .or_else(|| fields.get("strata_recovery_ms"))
         .and_then(|v| v.parse().ok());
     let items = fields.get("keys").and_then(|v| v.parse().ok());
@@ -229,11 +260,13 @@ async fn run_scenario(args: &RestartArgs, scenario: Scenario) -> Result<Scenario
     })
 }
 
-/// Removes the persistent-memory file when a scenario ends, however it ends.
+/// Removes a scenario's persistent-memory file or SSD directory when the
+/// scenario ends, however it ends.
 struct RemoveOnDrop(PathBuf);
 
 impl Drop for RemoveOnDrop {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.0);
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
