@@ -54,7 +54,7 @@ pub struct RestartArgs {
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "pmem-pmem,dram-pmem,dram-log"
+        default_value = "pmem-pmem,dram-pmem,dram-log,dram-ssd"
     )]
     pub scenarios: Vec<Scenario>,
 
