@@ -45,8 +45,8 @@ pub struct Fetched {
 /// The reads a deferred request waits for.
 pub struct Fetch {
     store: SsdStore,
-    /// Each entry and its payload length.
-    locs: Vec<(BlockLoc, usize)>,
+    /// Each entry, its payload length and its cache hint (the key's hash).
+    locs: Vec<(BlockLoc, usize, u64)>,
 }
 
 impl std::fmt::Debug for Fetch {
@@ -63,8 +63,8 @@ impl Fetch {
         let reads: Vec<_> = self
             .locs
             .iter()
-            .map(|&(loc, len)| {
-                let read = self.store.fetch_async(loc, Some(len));
+            .map(|&(loc, len, hint)| {
+                let read = self.store.fetch_async(loc, Some(len), hint);
                 async move { read.await.ok().map(|payload| Fetched { loc, payload }) }
             })
             .collect();
@@ -108,7 +108,7 @@ struct Scope {
     /// Nesting depth of [`Blocking`] guards.
     blocking: u32,
     store: Option<SsdStore>,
-    missing: Vec<(BlockLoc, usize)>,
+    missing: Vec<(BlockLoc, usize, u64)>,
     fetched: Vec<Fetched>,
     error: Option<String>,
 }
@@ -259,10 +259,10 @@ pub(crate) enum Resolved {
     Failed(String),
 }
 
-/// The payload of the SSD entry at `loc` (`len` bytes): fetched for this
-/// attempt, in DRAM (record cache or open block), or read from the device
-/// when this thread may block.
-pub(crate) fn resolve(store: &SsdStore, loc: BlockLoc, len: usize) -> Resolved {
+/// The payload of the SSD entry at `loc` (`len` bytes, cached under
+/// `hint`): fetched for this attempt, in DRAM (record cache or open block),
+/// or read from the device when this thread may block.
+pub(crate) fn resolve(store: &SsdStore, loc: BlockLoc, len: usize, hint: u64) -> Resolved {
     let defer = SCOPE.with(|s| {
         let s = s.borrow();
         let found = s.fetched.iter().find(|f| f.loc == loc);
@@ -276,15 +276,15 @@ pub(crate) fn resolve(store: &SsdStore, loc: BlockLoc, len: usize) -> Resolved {
         Ok(defer) => defer,
     };
     if defer {
-        match store.read_resident(loc) {
+        match store.read_resident(loc, hint) {
             Some(Ok(payload)) => return Resolved::Found(payload),
             Some(Err(e)) => return failed(e.to_string()),
             None => {}
         }
         SCOPE.with(|s| {
             let mut s = s.borrow_mut();
-            if !s.missing.iter().any(|&(l, _)| l == loc) {
-                s.missing.push((loc, len));
+            if !s.missing.iter().any(|&(l, _, _)| l == loc) {
+                s.missing.push((loc, len, hint));
             }
             if s.store.is_none() {
                 s.store = Some(store.clone());
@@ -292,7 +292,7 @@ pub(crate) fn resolve(store: &SsdStore, loc: BlockLoc, len: usize) -> Resolved {
         });
         return Resolved::Deferred;
     }
-    match store.read(loc) {
+    match store.read_hinted(loc, Some(len), hint) {
         Ok(payload) => Resolved::Found(payload),
         Err(e) => failed(e.to_string()),
     }

@@ -232,7 +232,7 @@ fn sized_fetches_read_once_and_appended_payloads_can_be_cached() {
     let first = store.append(1, &[1u8; 4000]).unwrap();
     let crossing = store.append(1, &[2u8; 3000]).unwrap();
     assert!(crossing.offset as usize % 4096 + 3000 > 4096, "test setup");
-    let cached = store.append_cached(1, &[3u8; 100]).unwrap();
+    let cached = store.append_cached(1, &[3u8; 100], 77).unwrap();
     // Fill the block so it is sealed and written.
     while store.append(9, &[0u8; 8000]).unwrap().block == first.block {}
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -240,7 +240,9 @@ fn sized_fetches_read_once_and_appended_payloads_can_be_cached() {
         .unwrap();
     let reads = |store: &SsdStore| store.stats().device_reads;
     let before = reads(&store);
-    let got = runtime.block_on(store.fetch_async(crossing, None)).unwrap();
+    let got = runtime
+        .block_on(store.fetch_async(crossing, None, 1))
+        .unwrap();
     assert_eq!(got.len(), 3000);
     assert_eq!(reads(&store) - before, 2, "header window, then the rest");
     store.release(crossing, 3000).unwrap();
@@ -248,7 +250,7 @@ fn sized_fetches_read_once_and_appended_payloads_can_be_cached() {
     while store.append(9, &[0u8; 8000]).unwrap().block == again.block {}
     let before = reads(&store);
     let got = runtime
-        .block_on(store.fetch_async(again, Some(3000)))
+        .block_on(store.fetch_async(again, Some(3000), 2))
         .unwrap();
     assert_eq!(got[..], [2u8; 3000][..]);
     assert!(
@@ -257,8 +259,10 @@ fn sized_fetches_read_once_and_appended_payloads_can_be_cached() {
     );
     let before = reads(&store);
     assert_eq!(
-        store.read_resident(cached).unwrap().unwrap()[..],
+        store.read_resident(cached, 77).unwrap().unwrap()[..],
         [3u8; 100][..]
     );
     assert_eq!(reads(&store), before);
+    // Under another hint it is not found (the hint names the object).
+    assert!(store.read_resident(cached, 78).is_none());
 }

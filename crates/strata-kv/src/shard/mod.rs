@@ -131,7 +131,7 @@ impl ShardInner {
         if let Some(ssd) = &ctx.ssd {
             let rec = self.arena.record(loc);
             ssd.append_tombstone(rec.key())?;
-            Self::release_value(ssd, &rec);
+            Self::release_value(ssd, &rec, ctx.hash(rec.key()));
         }
         let rec = self.arena.record(loc);
         let len = rec.len();
@@ -308,9 +308,16 @@ impl ShardInner {
                 .make_room_for_one(|l| ctx.hash(arena.record(l).key()))?;
         }
         let loc = match &ctx.ssd {
-            Some(ssd) => {
-                self.append_ssd(ssd, key, value_parts, value_len, flags, expires_at, cas)?
-            }
+            Some(ssd) => self.append_ssd(
+                ssd,
+                hash,
+                key,
+                value_parts,
+                value_len,
+                flags,
+                expires_at,
+                cas,
+            )?,
             None => self.arena.append(len, expires_at, |buf| {
                 encode(buf, key, value_parts, cas, flags, expires_at)
             })?,
@@ -327,7 +334,7 @@ impl ShardInner {
                 let old = self.index.loc(slot);
                 let old_rec = self.arena.record(old);
                 if let Some(ssd) = &ctx.ssd {
-                    Self::release_value(ssd, &old_rec);
+                    Self::release_value(ssd, &old_rec, hash);
                 }
                 let old_len = old_rec.len();
                 if old_rec.header.expires_at.is_some() {
@@ -392,7 +399,7 @@ impl ShardInner {
     /// keyspace's flush marker first.
     pub fn clear(&mut self, ctx: &Ctx) {
         if let Some(ssd) = &ctx.ssd {
-            self.release_all_ssd(ssd);
+            self.release_all_ssd(ctx, ssd);
         }
         self.watches.touch_all();
         self.index.clear();

@@ -44,7 +44,7 @@ impl ShardInner {
         let Some(ssd) = &ctx.ssd else {
             return Ok(f(super::item_ref(&rec)));
         };
-        let payload = resolve_record(ssd, &rec)?;
+        let payload = resolve_record(ssd, &rec, ctx.hash(rec.key()))?;
         let value = value_of(&payload, rec.key(), rec.header.cas).ok_or_else(|| {
             let cause = format!(
                 "the SSD entry at {} does not hold the record its index names",
@@ -69,6 +69,7 @@ impl ShardInner {
     pub(super) fn append_ssd(
         &mut self,
         ssd: &SsdTier,
+        hash: u64,
         key: &[u8],
         value_parts: &[&[u8]],
         value_len: usize,
@@ -88,7 +89,7 @@ impl ShardInner {
         record.clear();
         record.resize(len, 0);
         encode(&mut record, key, value_parts, cas, flags, expires_at);
-        let appended = ssd.append_put(&record);
+        let appended = ssd.append_put(&record, hash);
         self.scratch = record;
         let patched = appended.and_then(|loc| {
             let vref = ValueRef {
@@ -98,7 +99,7 @@ impl ShardInner {
             self.arena
                 .patch_value(stub, &vref.encode())
                 .inspect_err(|_| {
-                    ssd.release(loc, len);
+                    ssd.release_value(loc, len, hash);
                 })
         });
         if let Err(e) = patched {
@@ -108,19 +109,20 @@ impl ShardInner {
         Ok(stub)
     }
 
-    /// Releases the SSD entry of the stub `rec` (it was superseded or
-    /// removed).
-    pub(super) fn release_value(ssd: &SsdTier, rec: &Record<'_>) {
+    /// Releases the SSD entry of the stub `rec` of the key hashing to
+    /// `hash` (it was superseded or removed).
+    pub(super) fn release_value(ssd: &SsdTier, rec: &Record<'_>, hash: u64) {
         let vref = ValueRef::decode(rec.value());
-        ssd.release(vref.loc, vref.len as usize);
+        ssd.release_value(vref.loc, vref.len as usize, hash);
     }
 
     /// Releases the SSD entry of every stub (a flush: the keyspace's flush
     /// marker shadows them on the device, and the tombstones before it).
-    pub(super) fn release_all_ssd(&mut self, ssd: &SsdTier) {
+    pub(super) fn release_all_ssd(&mut self, ctx: &Ctx, ssd: &SsdTier) {
         let cap = self.index.capacity();
         for (_, loc) in self.index.items_in(0, cap) {
-            Self::release_value(ssd, &self.arena.record(loc));
+            let rec = self.arena.record(loc);
+            Self::release_value(ssd, &rec, ctx.hash(rec.key()));
         }
     }
 
@@ -215,20 +217,25 @@ pub(crate) fn stub_len(key_len: usize, cas: u64, flags: u32, expires_at: Option<
     header_len(key_len, VALUE_REF_LEN, cas, flags, expires_at) + key_len + VALUE_REF_LEN
 }
 
-/// The whole record a stub names, from DRAM, fetched, or the device.
-fn resolve_record(ssd: &SsdTier, rec: &Record<'_>) -> Result<Bytes, KvError> {
+/// The whole record a stub names, from DRAM, fetched, or the device;
+/// `hint` is the key's hash (what the record is cached under).
+fn resolve_record(ssd: &SsdTier, rec: &Record<'_>, hint: u64) -> Result<Bytes, KvError> {
     let vref = ValueRef::decode(rec.value());
-    match fetch::resolve(ssd.store(), vref.loc, vref.len as usize) {
+    let len = vref.len as usize;
+    match fetch::resolve(ssd.store(), vref.loc, len, hint) {
         Resolved::Found(payload) if value_of(&payload, rec.key(), rec.header.cas).is_some() => {
             Ok(payload)
         }
         // A fetched copy from another life of the block: read it again,
         // under the lock, where the stub's entry is live.
-        Resolved::Found(_) => ssd.store().read(vref.loc).map_err(|e| {
-            let cause = e.to_string();
-            fetch::failed(cause.clone());
-            KvError::Storage { cause }
-        }),
+        Resolved::Found(_) => ssd
+            .store()
+            .read_hinted(vref.loc, Some(len), hint)
+            .map_err(|e| {
+                let cause = e.to_string();
+                fetch::failed(cause.clone());
+                KvError::Storage { cause }
+            }),
         Resolved::Deferred => Err(KvError::NotResident),
         Resolved::Failed(cause) => Err(KvError::Storage { cause }),
     }

@@ -102,7 +102,9 @@ impl Keyspace {
             ssd.release(moved, len);
             return Err(format!("repointing a stub: {e}"));
         }
-        ssd.release(entry.loc, len);
+        // A cached record stays cached at its new place.
+        ssd.store().moved(hash, entry.loc, moved);
+        ssd.release_value(entry.loc, len, hash);
         pass.moved += 1;
         Ok(())
     }

@@ -221,10 +221,20 @@ impl SsdTier {
     /// Appends a whole record, also caching it in DRAM: a key just
     /// written is likely read again (hot keys of a skewed load are written
     /// often, and each write moves them).
-    pub(crate) fn append_put(&self, record: &[u8]) -> Result<BlockLoc, KvError> {
+    /// `hint` is the key's hash: the record takes the place of the key's
+    /// older cached record, hotness included.
+    pub(crate) fn append_put(&self, record: &[u8], hint: u64) -> Result<BlockLoc, KvError> {
         self.store
-            .append_cached(KIND_PUT, record)
+            .append_cached(KIND_PUT, record, hint)
             .map_err(ssd_error)
+    }
+
+    /// Releases the record at `loc` (`len` bytes) of the key hashing to
+    /// `hint` (see [`release`](Self::release)).
+    pub(crate) fn release_value(&self, loc: BlockLoc, len: usize, hint: u64) {
+        if let Err(e) = self.store.release_hinted(loc, len, hint) {
+            tracing::error!(error = %e, %loc, "releasing an SSD entry failed");
+        }
     }
 
     /// Appends a live tombstone for `key` (under the key's shard lock). It

@@ -16,9 +16,12 @@
 //! and never evicts the hot working set in main (`shard`).
 //!
 //! The cache is sharded by key hash (16 shards by default), each behind its
-//! own mutex with its share of the budget. Values are immutable
-//! [`Bytes`]: a key always maps to the same record, so the store keys it by
-//! location and block sequence number, which a reused block never repeats.
+//! own mutex with its share of the budget. A key names an object and holds
+//! one *version* of it (the store: the key is the engine's hash of the user
+//! key, the version the record's block sequence number and location, which
+//! a reused block never repeats); a lookup hits only its exact version, and
+//! a new version replaces the old in place, keeping its hotness. Values are
+//! immutable [`Bytes`].
 
 mod fifo;
 mod ghost;
@@ -43,8 +46,8 @@ const DEFAULT_SHARDS: usize = 16;
 /// Promise: after every call, each shard holds at most its share of the
 /// budget (`budget / shards` bytes counting [`ENTRY_OVERHEAD`]); a record
 /// larger than a share is never cached. Thread-safe.
-pub struct RecordCache<K> {
-    shards: Box<[Mutex<Shard<K>>]>,
+pub struct RecordCache<K, V = ()> {
+    shards: Box<[Mutex<Shard<K, V>>]>,
     hasher: RandomState,
     budget: u64,
 }
@@ -68,14 +71,14 @@ pub struct CacheStats {
     pub budget: u64,
 }
 
-impl<K: Hash + Eq + Clone> RecordCache<K> {
+impl<K: Hash + Eq + Clone, V: Eq> RecordCache<K, V> {
     /// A cache of `budget` bytes in 16 shards.
-    pub fn new(budget: u64) -> RecordCache<K> {
+    pub fn new(budget: u64) -> RecordCache<K, V> {
         RecordCache::with_shards(budget, DEFAULT_SHARDS)
     }
 
     /// A cache of `budget` bytes in `shards` shards (at least one).
-    pub fn with_shards(budget: u64, shards: usize) -> RecordCache<K> {
+    pub fn with_shards(budget: u64, shards: usize) -> RecordCache<K, V> {
         let shards = shards.max(1);
         let share = usize::try_from(budget / shards as u64).unwrap_or(usize::MAX);
         RecordCache {
@@ -85,26 +88,35 @@ impl<K: Hash + Eq + Clone> RecordCache<K> {
         }
     }
 
-    fn shard(&self, key: &K) -> &Mutex<Shard<K>> {
+    fn shard(&self, key: &K) -> &Mutex<Shard<K, V>> {
         let hash = self.hasher.hash_one(key);
         &self.shards[(hash % self.shards.len() as u64) as usize]
     }
 
-    /// The record under `key`, counted as a hit or a miss.
-    pub fn get(&self, key: &K) -> Option<Bytes> {
-        self.shard(key).lock().get(key)
+    /// The record `version` of `key`, counted as a hit or a miss (another
+    /// version cached is a miss).
+    pub fn get(&self, key: &K, version: &V) -> Option<Bytes> {
+        self.shard(key).lock().get(key, version)
     }
 
-    /// Caches `value` under `key` (evicting as needed); false if it is too
-    /// large for a shard or `key` is already cached (records are immutable,
-    /// so the cached value stays).
-    pub fn insert(&self, key: K, value: Bytes) -> bool {
-        self.shard(&key).lock().insert(key, value)
+    /// Caches `value` as `version` of `key` (evicting as needed), in place
+    /// of another version (keeping its queue and frequency). False if it is
+    /// too large for a shard (any cached version is then dropped) or this
+    /// version is cached already (records are immutable).
+    pub fn insert(&self, key: K, version: V, value: Bytes) -> bool {
+        self.shard(&key).lock().insert(key, version, value)
     }
 
-    /// Forgets `key` (its record was released); no effect if absent.
-    pub fn invalidate(&self, key: &K) {
-        self.shard(key).lock().invalidate(key);
+    /// Relabels `key`'s record from version `from` to `to` (moved without
+    /// changing); false if `from` is not what is cached.
+    pub fn revise(&self, key: &K, from: &V, to: V) -> bool {
+        self.shard(key).lock().revise(key, from, to)
+    }
+
+    /// Forgets `key`'s record if it is `version` (its record was released);
+    /// no effect otherwise.
+    pub fn invalidate(&self, key: &K, version: &V) {
+        self.shard(key).lock().invalidate(key, Some(version));
     }
 
     /// Counters summed over the shards.
@@ -132,27 +144,43 @@ mod tests {
     fn budget_is_respected_and_large_records_are_not_cached() {
         let cache = RecordCache::with_shards(64 * 1024, 4);
         for key in 0..10_000u64 {
-            cache.insert(key, value(100 + (key as usize % 900)));
+            cache.insert(key, (), value(100 + (key as usize % 900)));
             assert!(cache.stats().bytes <= 64 * 1024);
         }
         let stats = cache.stats();
         assert_eq!(stats.insertions, 10_000);
         assert!(stats.evictions > 9_000);
         assert!(
-            !cache.insert(u64::MAX, value(20_000)),
+            !cache.insert(u64::MAX, (), value(20_000)),
             "over a 16 KiB share"
         );
     }
 
     #[test]
+    fn a_new_version_replaces_the_old_in_place_and_only_its_own_version_hits() {
+        let cache = RecordCache::with_shards(1 << 20, 1);
+        assert!(cache.insert(7u64, 1u32, value(10)));
+        assert_eq!(cache.get(&7, &1), Some(value(10)));
+        assert!(cache.insert(7, 2, value(20)));
+        assert_eq!(cache.get(&7, &1), None, "the old version is gone");
+        assert_eq!(cache.get(&7, &2), Some(value(20)));
+        cache.invalidate(&7, &1);
+        assert_eq!(cache.get(&7, &2), Some(value(20)), "a stale invalidation");
+        cache.invalidate(&7, &2);
+        assert_eq!(cache.get(&7, &2), None);
+        let stats = cache.stats();
+        assert_eq!((stats.entries, stats.bytes), (0, 0));
+    }
+
+    #[test]
     fn hits_misses_and_invalidation() {
         let cache = RecordCache::new(1 << 20);
-        assert_eq!(cache.get(&1u32), None);
-        assert!(cache.insert(1, value(10)));
-        assert!(!cache.insert(1, value(10)));
-        assert_eq!(cache.get(&1), Some(value(10)));
-        cache.invalidate(&1);
-        assert_eq!(cache.get(&1), None);
+        assert_eq!(cache.get(&1u32, &()), None);
+        assert!(cache.insert(1, (), value(10)));
+        assert!(!cache.insert(1, (), value(10)));
+        assert_eq!(cache.get(&1, &()), Some(value(10)));
+        cache.invalidate(&1, &());
+        assert_eq!(cache.get(&1, &()), None);
         let stats = cache.stats();
         assert_eq!(
             (stats.hits, stats.misses, stats.entries, stats.bytes),
@@ -168,8 +196,8 @@ mod tests {
         let cache = RecordCache::new(4 << 20);
         let hot: Vec<u64> = (0..2_000).collect();
         let read = |key: u64| {
-            if cache.get(&key).is_none() {
-                cache.insert(key, value(1000));
+            if cache.get(&key, &()).is_none() {
+                cache.insert(key, (), value(1000));
                 false
             } else {
                 true

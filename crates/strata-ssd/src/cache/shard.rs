@@ -1,5 +1,10 @@
 //! One shard of the cache: the S3-FIFO policy over a map of records.
 //!
+//! A key names an object (for the SSD tier, a user key's hash) and holds
+//! one version of it (where its record is): a new version replaces the old
+//! in place, keeping its queue and frequency, so an object stays hot when
+//! it is rewritten.
+//!
 //! Invariants: `small.bytes + main.bytes` is the charge of the records in
 //! the map and never exceeds `budget` between calls; every record has
 //! exactly one non-stale position, in the queue its `in_main` names.
@@ -16,7 +21,8 @@ use super::{CacheStats, ENTRY_OVERHEAD};
 /// Highest frequency a record in main can reach (two bits).
 const MAX_FREQ: u8 = 3;
 
-struct Entry {
+struct Entry<V> {
+    version: V,
     value: Bytes,
     charge: usize,
     freq: u8,
@@ -25,8 +31,8 @@ struct Entry {
 }
 
 /// The records of one shard and their queues.
-pub(super) struct Shard<K> {
-    map: HashMap<K, Entry>,
+pub(super) struct Shard<K, V> {
+    map: HashMap<K, Entry<V>>,
     small: Fifo<K>,
     main: Fifo<K>,
     ghost: Ghost<K>,
@@ -39,10 +45,10 @@ pub(super) struct Shard<K> {
     evictions: u64,
 }
 
-impl<K: Hash + Eq + Clone> Shard<K> {
+impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
     /// An empty shard of `budget` bytes: 10% for the small queue, the
     /// ghost remembering as many bytes as main holds.
-    pub(super) fn new(budget: usize) -> Shard<K> {
+    pub(super) fn new(budget: usize) -> Shard<K, V> {
         let small_target = budget / 10;
         Shard {
             map: HashMap::new(),
@@ -59,8 +65,8 @@ impl<K: Hash + Eq + Clone> Shard<K> {
         }
     }
 
-    pub(super) fn get(&mut self, key: &K) -> Option<Bytes> {
-        match self.map.get_mut(key) {
+    pub(super) fn get(&mut self, key: &K, version: &V) -> Option<Bytes> {
+        match self.map.get_mut(key).filter(|e| e.version == *version) {
             Some(entry) => {
                 entry.freq = (entry.freq + 1).min(MAX_FREQ);
                 self.hits += 1;
@@ -73,10 +79,26 @@ impl<K: Hash + Eq + Clone> Shard<K> {
         }
     }
 
-    pub(super) fn insert(&mut self, key: K, value: Bytes) -> bool {
+    pub(super) fn insert(&mut self, key: K, version: V, value: Bytes) -> bool {
         let charge = value.len() + ENTRY_OVERHEAD;
-        if charge > self.budget || self.map.contains_key(&key) {
+        if charge > self.budget {
+            self.invalidate(&key, None);
             return false;
+        }
+        if let Some(entry) = self.map.get_mut(&key) {
+            if entry.version == version {
+                return false;
+            }
+            // A new version of a cached object: same place, same frequency.
+            let queue = match entry.in_main {
+                true => &mut self.main,
+                false => &mut self.small,
+            };
+            queue.bytes = queue.bytes - entry.charge + charge;
+            (entry.version, entry.value, entry.charge) = (version, value, charge);
+            self.insertions += 1;
+            self.evict();
+            return true;
         }
         let in_main = self.ghost.remove(&key);
         let stamp = self.next_stamp;
@@ -89,6 +111,7 @@ impl<K: Hash + Eq + Clone> Shard<K> {
         queue.push(key.clone(), stamp);
         queue.bytes += charge;
         let entry = Entry {
+            version,
             value,
             charge,
             freq: 0,
@@ -101,7 +124,27 @@ impl<K: Hash + Eq + Clone> Shard<K> {
         true
     }
 
-    pub(super) fn invalidate(&mut self, key: &K) {
+    /// Relabels `key`'s record from version `from` to `to` (the record was
+    /// moved, its bytes are the same); false if `from` is not cached.
+    pub(super) fn revise(&mut self, key: &K, from: &V, to: V) -> bool {
+        match self.map.get_mut(key).filter(|e| e.version == *from) {
+            Some(entry) => {
+                entry.version = to;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Forgets `key`'s record if it is `version` (any version if `None`).
+    pub(super) fn invalidate(&mut self, key: &K, version: Option<&V>) {
+        if !self
+            .map
+            .get(key)
+            .is_some_and(|e| version.is_none_or(|v| e.version == *v))
+        {
+            return;
+        }
         let Some(entry) = self.map.remove(key) else {
             return;
         };
@@ -185,13 +228,13 @@ impl<K: Hash + Eq + Clone> Shard<K> {
     }
 }
 
-fn is_entry(entry: &Entry, stamp: u64, in_main: bool) -> bool {
+fn is_entry<V>(entry: &Entry<V>, stamp: u64, in_main: bool) -> bool {
     entry.stamp == stamp && entry.in_main == in_main
 }
 
 /// True if the position `(key, stamp)` in the queue `in_main` names is the
 /// record's current one.
-fn is_at<K: Hash + Eq>(map: &HashMap<K, Entry>, key: &K, stamp: u64, in_main: bool) -> bool {
+fn is_at<K: Hash + Eq, V>(map: &HashMap<K, Entry<V>>, key: &K, stamp: u64, in_main: bool) -> bool {
     map.get(key).is_some_and(|e| is_entry(e, stamp, in_main))
 }
 
@@ -203,17 +246,17 @@ mod tests {
     fn read_records_move_to_main_and_unread_ones_leave_through_the_ghost() {
         let mut shard = Shard::new(10 * (100 + ENTRY_OVERHEAD));
         let value = Bytes::from(vec![0u8; 100]);
-        shard.insert(1u32, value.clone());
-        shard.get(&1);
+        shard.insert(1u32, (), value.clone());
+        shard.get(&1, &());
         for key in 2..40 {
-            shard.insert(key, value.clone());
+            shard.insert(key, (), value.clone());
         }
         assert!(shard.map.get(&1).is_some_and(|e| e.in_main));
         assert!(!shard.map.contains_key(&2));
         // The last unread key to leave went through the ghost: it returns
         // straight to main.
         let gone = (2..40).rev().find(|k| !shard.map.contains_key(k)).unwrap();
-        shard.insert(gone, value.clone());
+        shard.insert(gone, (), value.clone());
         assert!(shard.map.get(&gone).is_some_and(|e| e.in_main));
         assert!(shard.small.bytes + shard.main.bytes <= shard.budget);
     }

@@ -43,9 +43,16 @@ use writer::Writer;
 
 pub use defrag::Entry;
 
-/// Cache key: the block's sequence number makes a reused block's
-/// locations new keys, so stale cached records can never be hit.
-pub(crate) type CacheKey = (u64, BlockLoc);
+/// The version of a cached record: the block's sequence number makes a
+/// reused block's locations new versions, so a stale record is never hit.
+/// Records are cached under a *hint*: the engine's hash of the user key
+/// (so a rewritten key keeps its place in the cache), or [`loc_hint`].
+pub(crate) type Version = (u64, BlockLoc);
+
+/// The cache key of a record read without a hint: its location.
+pub(crate) fn loc_hint(loc: BlockLoc) -> u64 {
+    loc.pack().wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
 
 /// Everything a store handle shares.
 pub(crate) struct Inner {
@@ -61,7 +68,7 @@ pub(crate) struct Inner {
     /// Set by the first failed write or sync: no more writes.
     pub(crate) poison: OnceLock<String>,
     pub(crate) counters: Counters,
-    pub(crate) cache: Option<RecordCache<CacheKey>>,
+    pub(crate) cache: Option<RecordCache<u64, Version>>,
     pub(crate) pool: IoPool,
     pub(crate) rebuild: RebuildStats,
 }
@@ -120,15 +127,28 @@ impl SsdStore {
     /// otherwise the result is an error (`NotLive` or `Corrupt`), never
     /// another record's bytes.
     pub fn read(&self, loc: BlockLoc) -> Result<Bytes, SsdError> {
-        self.inner.read(loc)
+        self.inner.read(loc, None, loc_hint(loc))
+    }
+
+    /// [`read`](Self::read) of a record cached under `hint` (see
+    /// [`append_cached`](Self::append_cached)); `payload_len`, when known,
+    /// makes a device read one I/O.
+    pub fn read_hinted(
+        &self,
+        loc: BlockLoc,
+        payload_len: Option<usize>,
+        hint: u64,
+    ) -> Result<Bytes, SsdError> {
+        self.inner.read(loc, payload_len, hint)
     }
 
     /// [`read`](Self::read) without device I/O: `Some` when the payload
     /// is in DRAM (record cache or the open block's buffer) or `loc` is
     /// not readable, `None` when only the device has it. A cache miss is
-    /// not counted here (the read that follows counts it).
-    pub fn read_resident(&self, loc: BlockLoc) -> Option<Result<Bytes, SsdError>> {
-        self.inner.read_resident(loc)
+    /// counted (the fetch that follows does not count it again). `hint` is
+    /// what the record is cached under.
+    pub fn read_resident(&self, loc: BlockLoc, hint: u64) -> Option<Result<Bytes, SsdError>> {
+        self.inner.read_resident(loc, hint)
     }
 
     /// [`read`](Self::read) served by the reader pool: a cache hit answers
@@ -138,7 +158,7 @@ impl SsdStore {
         &self,
         loc: BlockLoc,
     ) -> impl Future<Output = Result<Bytes, SsdError>> + Send + 'static {
-        read::read_async(self.inner.clone(), loc, true, None)
+        read::read_async(self.inner.clone(), loc, true, None, loc_hint(loc))
     }
 
     /// [`read_async`](Self::read_async) after a [`read_resident`](Self::read_resident)
@@ -150,16 +170,32 @@ impl SsdStore {
         &self,
         loc: BlockLoc,
         payload_len: Option<usize>,
+        hint: u64,
     ) -> impl Future<Output = Result<Bytes, SsdError>> + Send + 'static {
-        read::read_async(self.inner.clone(), loc, false, payload_len)
+        read::read_async(self.inner.clone(), loc, false, payload_len, hint)
     }
 
     /// [`append`](Self::append), also caching the payload in the record
-    /// cache (write-allocate), for records likely to be read again.
-    pub fn append_cached(&self, kind: u8, payload: &[u8]) -> Result<BlockLoc, SsdError> {
+    /// cache (write-allocate) under `hint`, the engine's identity of the
+    /// object (a hash of its key): a new version of a cached object takes
+    /// the old one's place and hotness. Reads of it pass the same hint.
+    pub fn append_cached(&self, kind: u8, payload: &[u8], hint: u64) -> Result<BlockLoc, SsdError> {
         let loc = self.append(kind, payload)?;
-        self.inner.cache_appended(loc, payload);
+        self.inner.cache_appended(loc, payload, hint);
         Ok(loc)
+    }
+
+    /// The record cached under `hint` at `from` was moved to `to` unchanged
+    /// (the defragmenter): it stays cached.
+    pub fn moved(&self, hint: u64, from: BlockLoc, to: BlockLoc) {
+        let (Some(cache), Some(seq_from), Some(seq_to)) = (
+            &self.inner.cache,
+            self.inner.table.state(from.block).map(|s| s.1),
+            self.inner.table.state(to.block).map(|s| s.1),
+        ) else {
+            return;
+        };
+        cache.revise(&hint, &(seq_from, from), (seq_to, to));
     }
 
     /// Counts the entry at `loc` (with `payload_len` bytes of payload) as
@@ -168,7 +204,17 @@ impl SsdStore {
     /// append superseding it (if any) has returned. A sealed block left
     /// with nothing live starts freeing.
     pub fn release(&self, loc: BlockLoc, payload_len: usize) -> Result<(), SsdError> {
-        self.inner.release(loc, payload_len)
+        self.inner.release(loc, payload_len, loc_hint(loc))
+    }
+
+    /// [`release`](Self::release) of a record cached under `hint`.
+    pub fn release_hinted(
+        &self,
+        loc: BlockLoc,
+        payload_len: usize,
+        hint: u64,
+    ) -> Result<(), SsdError> {
+        self.inner.release(loc, payload_len, hint)
     }
 
     /// [`release`](Self::release) when the caller does not know the length:

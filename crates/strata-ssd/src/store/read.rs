@@ -11,7 +11,7 @@ use strata_device::AlignedBuf;
 
 use super::geometry::{align_down, align_up};
 use super::table::BlockState;
-use super::{CacheKey, Inner};
+use super::{loc_hint, Inner, Version};
 use crate::error::SsdError;
 use crate::format::block_header::BLOCK_HEADER_LEN;
 use crate::format::entry::{self, ENTRY_ALIGN, ENTRY_HEADER_LEN};
@@ -25,17 +25,19 @@ pub(crate) struct Target {
     loc: BlockLoc,
     seq: u64,
     open: bool,
+    /// What the record is cached under.
+    hint: u64,
 }
 
 impl Target {
-    fn key(&self) -> CacheKey {
+    fn version(&self) -> Version {
         (self.seq, self.loc)
     }
 }
 
 impl Inner {
     /// Checks that `loc` can hold an entry now.
-    fn target(&self, loc: BlockLoc) -> Result<Target, SsdError> {
+    fn target(&self, loc: BlockLoc, hint: u64) -> Result<Target, SsdError> {
         let not_live = |reason: &str| SsdError::NotLive {
             loc,
             reason: reason.to_owned(),
@@ -58,25 +60,35 @@ impl Inner {
             loc,
             seq,
             open: state == BlockState::Open,
+            hint,
         })
     }
 
     fn cached(&self, target: &Target) -> Option<Bytes> {
-        self.cache.as_ref()?.get(&target.key())
+        self.cache.as_ref()?.get(&target.hint, &target.version())
     }
 
-    pub(crate) fn read(&self, loc: BlockLoc) -> Result<Bytes, SsdError> {
-        let target = self.target(loc)?;
+    pub(crate) fn read(
+        &self,
+        loc: BlockLoc,
+        len: Option<usize>,
+        hint: u64,
+    ) -> Result<Bytes, SsdError> {
+        let target = self.target(loc, hint)?;
         match self.cached(&target) {
             Some(hit) => Ok(hit),
-            None => self.fetch(target, None),
+            None => self.fetch(target, len),
         }
     }
 
     /// The payload when it is in DRAM (record cache or the open block's
     /// buffer), without device I/O; `None` when only the device has it.
-    pub(crate) fn read_resident(&self, loc: BlockLoc) -> Option<Result<Bytes, SsdError>> {
-        let target = match self.target(loc) {
+    pub(crate) fn read_resident(
+        &self,
+        loc: BlockLoc,
+        hint: u64,
+    ) -> Option<Result<Bytes, SsdError>> {
+        let target = match self.target(loc, hint) {
             Ok(target) => target,
             Err(e) => return Some(Err(e)),
         };
@@ -99,12 +111,12 @@ impl Inner {
     /// Caches the payload just appended at `loc` (write-allocate: a key
     /// written is likely read again, and its new location would otherwise
     /// start cold).
-    pub(crate) fn cache_appended(&self, loc: BlockLoc, payload: &[u8]) {
+    pub(crate) fn cache_appended(&self, loc: BlockLoc, payload: &[u8], hint: u64) {
         let Some(cache) = &self.cache else {
             return;
         };
         if let Some((_, seq)) = self.table.state(loc.block) {
-            cache.insert((seq, loc), Bytes::copy_from_slice(payload));
+            cache.insert(hint, (seq, loc), Bytes::copy_from_slice(payload));
         }
     }
 
@@ -114,7 +126,7 @@ impl Inner {
     fn fetch(&self, target: Target, len: Option<usize>) -> Result<Bytes, SsdError> {
         let payload = self.uncached(target, len)?.1;
         if let Some(cache) = &self.cache {
-            cache.insert(target.key(), payload.clone());
+            cache.insert(target.hint, target.version(), payload.clone());
         }
         Ok(payload)
     }
@@ -200,25 +212,30 @@ impl Inner {
         Ok(())
     }
 
-    pub(crate) fn release(&self, loc: BlockLoc, payload_len: usize) -> Result<(), SsdError> {
+    pub(crate) fn release(
+        &self,
+        loc: BlockLoc,
+        payload_len: usize,
+        hint: u64,
+    ) -> Result<(), SsdError> {
         let seq = self.table.state(loc.block).map_or(0, |(_, seq)| seq);
         let bytes = entry::footprint(payload_len) as u64;
         self.table
             .release(loc.block, bytes)
             .map_err(|reason| SsdError::NotLive { loc, reason })?;
         if let Some(cache) = &self.cache {
-            cache.invalidate(&(seq, loc));
+            cache.invalidate(&hint, &(seq, loc));
         }
         Ok(())
     }
 
     pub(crate) fn release_by_reading(&self, loc: BlockLoc) -> Result<usize, SsdError> {
-        let target = self.target(loc)?;
+        let target = self.target(loc, loc_hint(loc))?;
         let len = match self.cached(&target) {
             Some(hit) => hit.len(),
             None => self.entry_len(target)?,
         };
-        self.release(loc, len)?;
+        self.release(loc, len, target.hint)?;
         Ok(len)
     }
 
@@ -250,8 +267,9 @@ pub(crate) async fn read_async(
     loc: BlockLoc,
     check_cache: bool,
     len: Option<usize>,
+    hint: u64,
 ) -> Result<Bytes, SsdError> {
-    let target = inner.target(loc)?;
+    let target = inner.target(loc, hint)?;
     if check_cache {
         if let Some(hit) = inner.cached(&target) {
             return Ok(hit);
