@@ -87,7 +87,6 @@ impl<'a> Retrieve<'a> {
                     }
                 }
                 Some(exptime) => {
-                    stats.cmd_touch.incr();
                     let expires_at = expiry::expires_at(exptime, shared.keyspace.now_ms());
                     let hit = store.update(key, |old| match old {
                         Some(item) => {
@@ -96,10 +95,12 @@ impl<'a> Retrieve<'a> {
                         }
                         None => (Mutation::Keep, false),
                     });
-                    if hit == Ok(true) {
-                        stats.touch_hits.incr();
-                    } else {
-                        stats.touch_misses.incr();
+                    if !strata_kv::fetch::deferred() {
+                        stats.cmd_touch.incr();
+                        match hit {
+                            Ok(true) => stats.touch_hits.incr(),
+                            _ => stats.touch_misses.incr(),
+                        }
                     }
                 }
             }

@@ -99,18 +99,23 @@ impl<'a> MetaGet<'a> {
             store.get(key, |item| reply(&item, out)).is_some()
         };
 
+        // A deferred attempt's reply is discarded: it counts when it runs again.
+        let count = !strata_kv::fetch::deferred();
         match (hit, walk.ttl.is_some()) {
-            (true, true) => {
+            (true, true) if count => {
                 stats.cmd_touch.incr();
                 stats.touch_hits.incr();
             }
-            (true, false) => {
+            (true, false) if count => {
                 stats.cmd_get.incr();
                 stats.get_hits.incr();
             }
+            (true, _) => {}
             (false, _) => {
-                stats.cmd_get.incr();
-                stats.get_misses.incr();
+                if count {
+                    stats.cmd_get.incr();
+                    stats.get_misses.incr();
+                }
                 if !flags.quiet {
                     let mut line = b"EN".to_vec();
                     for word in flags.words() {
