@@ -201,8 +201,18 @@ mod tests {
 
     #[test]
     fn unavailable_or_contradictory_placements_are_refused() {
-        let err = parsed("data = \"ssd\"").unwrap_err();
+        let config = parsed("data = \"ssd\"\nssd_path = \"/var/tmp/s\"\ndram_cache_size = \"8mb\"");
+        let config = config.unwrap();
+        assert_eq!(config.ssd_dir(), std::path::PathBuf::from("/var/tmp/s"));
+        assert_eq!(config.ssd_config().dram_cache_size, 8 << 20);
+        let err = parsed("index = \"pmem\"\ndata = \"ssd\"").unwrap_err();
         assert!(err.contains("not available"), "{err}");
+        let err = parsed("data = \"ssd\"\nssd_block_size = \"3mb\"").unwrap_err();
+        assert!(err.contains("ssd_block_size"), "{err}");
+        let err = parsed("data = \"ssd\"\nssd_defrag_threshold_pct = 0").unwrap_err();
+        assert!(err.contains("ssd_defrag_threshold_pct"), "{err}");
+        let err = parsed("data = \"ssd\"\npersistence = \"async\"").unwrap_err();
+        assert!(err.contains("persistence/data"), "{err}");
         let err = parsed("data = \"pmem\"\npersistence = \"sync\"").unwrap_err();
         assert!(err.contains("persistence/data"), "{err}");
         let err = parsed("index = \"pmem\"\npmem_size = \"8mb\"").unwrap_err();
