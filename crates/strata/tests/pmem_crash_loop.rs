@@ -121,16 +121,6 @@ fn write(
     }
 }
 
-fn get(conn: &mut RespConn, k: &str) -> Value {
-    match conn
-        .call(&[b"GET", k.as_bytes()])
-        .expect("GET after restart")
-    {
-        Reply::Bulk(v) => v,
-        other => panic!("GET {k}: {other:?}"),
-    }
-}
-
 /// Removes the persistent-memory file at the end of a test.
 struct PmemFile(PathBuf);
 
@@ -188,7 +178,7 @@ fn kill_loop(index: &str) {
             let mut model = BTreeMap::new();
             for n in 0..KEYS_PER_WRITER {
                 let k = key(w, n);
-                let got = get(&mut conn, &k);
+                let got = conn.get_value(&k);
                 let acked = run.acked.get(&k).cloned().flatten();
                 let in_flight = run.in_flight.as_ref().filter(|(f, _)| *f == k);
                 let ok = got == acked || in_flight.is_some_and(|(_, after)| *after == got);

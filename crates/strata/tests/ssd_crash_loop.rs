@@ -127,16 +127,6 @@ fn write(
     }
 }
 
-fn get(conn: &mut RespConn, k: &str) -> Value {
-    match conn
-        .call(&[b"GET", k.as_bytes()])
-        .expect("GET after restart")
-    {
-        Reply::Bulk(v) => v,
-        other => panic!("GET {k}: {other:?}"),
-    }
-}
-
 /// The versions a key may hold after a kill at `killed`: the one current
 /// at `killed - WINDOW` and every later one.
 fn allowed(history: &History, killed: Instant) -> Vec<Value> {
@@ -226,7 +216,7 @@ fn ssd_tier_survives_kill_9_loop_with_bounded_loss() {
         let mut conn = RespConn::connect(server.resp()).expect("connect after restart");
         for (k, v) in &markers {
             assert_eq!(
-                get(&mut conn, k).as_ref(),
+                conn.get_value(k).as_ref(),
                 Some(v),
                 "seed {seed}, cycle {cycle}: {k} was acknowledged {WINDOW:?} before the kill\n{}",
                 server.log_tail()
@@ -236,7 +226,7 @@ fn ssd_tier_survives_kill_9_loop_with_bounded_loss() {
             let mut model = BTreeMap::new();
             for n in 0..KEYS_PER_WRITER {
                 let k = key(w, n);
-                let got = get(&mut conn, &k);
+                let got = conn.get_value(&k);
                 let history = run.history.get(&k).cloned().unwrap_or_default();
                 let mut ok_values = allowed(&history, killed);
                 if ok_values.is_empty() {

@@ -143,6 +143,18 @@ impl RespConn {
         self.read_reply()
     }
 
+    /// `GET key` after a restart: the value, or `None` when absent; panics
+    /// on an error or an unexpected reply.
+    pub fn get_value(&mut self, key: &str) -> Option<Vec<u8>> {
+        match self
+            .call(&[b"GET", key.as_bytes()])
+            .expect("GET after restart")
+        {
+            Reply::Bulk(v) => v,
+            other => panic!("GET {key}: {other:?}"),
+        }
+    }
+
     /// A line without its CRLF; at least one byte.
     fn read_line(&mut self) -> io::Result<Vec<u8>> {
         let mut line = Vec::new();
