@@ -12,6 +12,8 @@
 //!   (name, cluster name and uuid, persisted under the search root).
 //! - [`server`]: the accept loop on axum/hyper, the body limit, the one
 //!   dispatcher from a request to a handler and from a reply to bytes.
+//! - [`cluster_settings`]: the cluster settings of `_cluster/settings`
+//!   (`action.destructive_requires_name`), persisted under the root.
 //! - [`route`]: method and path to a [`route::Route`], or the "no handler
 //!   found" / "incorrect HTTP method" errors.
 //! - [`request`]: [`request::EsRequest`], the parsed request: path
@@ -36,6 +38,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod cluster_settings;
 pub mod error;
 pub mod filter_path;
 pub mod handlers;

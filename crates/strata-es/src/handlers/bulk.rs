@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use serde_json::{json, Map, Value};
 use strata_search::index::{DocWriteResult, WriteResult};
-use strata_search::SearchIndex;
+use strata_search::{SearchError, SearchIndex};
 
 use super::documents::{write_body, UpdateBody};
 use crate::error::{EsError, Result};
@@ -209,7 +209,10 @@ fn run(node: &Node, item: &Item<'_>) -> Result<(Arc<SearchIndex>, DocWriteResult
     let id = item.id.as_deref();
     match item.op {
         Op::Delete => {
-            let index = node.catalog.get(&item.index)?;
+            let index = node
+                .catalog
+                .write_index(&item.index)?
+                .ok_or_else(|| SearchError::IndexNotFound(item.index.clone()))?;
             let result = index
                 .delete_document(id.unwrap_or_default(), pre)
                 .map_err(EsError::from)?;

@@ -1,6 +1,5 @@
 //! Cluster-level APIs of a one-node cluster: `_cluster/health` (with
-//! `wait_for_status`, `wait_for_nodes` and `timeout`), `_cluster/settings`,
-//! `_nodes`, `_nodes/stats` and `_stats`. Health is green when no index
+//! `wait_for_status`, `wait_for_nodes` and `timeout`), `_nodes`, `_nodes/stats` and `_stats`. Health is green when no index
 //! asks for replicas and yellow otherwise (replicas cannot be assigned on
 //! one node); red never occurs.
 
@@ -142,11 +141,6 @@ fn health_body(node: &Node, index: Option<&str>) -> Result<Value> {
         "task_max_waiting_in_queue_millis": 0,
         "active_shards_percent_as_number": percent,
     }))
-}
-
-/// `_cluster/settings`: no cluster settings are kept.
-pub fn settings() -> Result<Reply> {
-    Ok(Reply::ok(json!({"persistent": {}, "transient": {}})))
 }
 
 fn node_header(node: &Node) -> Map<String, Value> {
