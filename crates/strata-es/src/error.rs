@@ -59,6 +59,8 @@ pub enum EsError {
     NotDurable(String),
     /// A failure inside the front end (a blocking task panicked).
     Internal(String),
+    /// Too much indexing work in flight (back pressure).
+    Rejected(String),
 }
 
 /// Result alias of this crate.
@@ -105,6 +107,7 @@ impl EsError {
             }
             EsError::NotDurable(_) => "translog_exception",
             EsError::Internal(_) => "exception",
+            EsError::Rejected(_) => "es_rejected_execution_exception",
         }
     }
 
@@ -123,6 +126,7 @@ impl EsError {
             EsError::UnsupportedMediaType(_) => 406,
             EsError::TooLarge { .. } => 413,
             EsError::NotDurable(_) | EsError::Internal(_) => 500,
+            EsError::Rejected(_) => 429,
         }
     }
 
@@ -137,7 +141,8 @@ impl EsError {
             | EsError::UnsupportedMediaType(m)
             | EsError::MediaTypeHeader(m)
             | EsError::NotDurable(m)
-            | EsError::Internal(m) => m.clone(),
+            | EsError::Internal(m)
+            | EsError::Rejected(m) => m.clone(),
             EsError::ActionValidation(m) => format!("Validation Failed: 1: {m};"),
             EsError::NoHandler { uri, method } => {
                 format!("no handler found for uri [{uri}] and method [{method}]")

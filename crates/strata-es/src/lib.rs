@@ -23,6 +23,8 @@
 //!   translog positions to await before it is sent.
 //! - [`error`]: [`EsError`], the one table from engine and request errors
 //!   to Elasticsearch error JSON and HTTP status.
+//! - [`pressure`]: indexing back pressure (429 beyond a bound of bytes in
+//!   flight).
 //! - [`filter_path`]: the `filter_path` response filter.
 //! - [`host`]: load, memory and processors of the host (from `/proc`).
 //! - [`ndjson`]: line splitting for `_bulk` and `_msearch`.
@@ -46,6 +48,7 @@ pub mod host;
 pub mod media;
 pub mod ndjson;
 pub mod node;
+pub mod pressure;
 pub mod reply;
 pub mod request;
 pub mod route;

@@ -13,6 +13,7 @@ use strata_search::{Catalog, SearchError, SearchIndex};
 
 use crate::cluster_settings::ClusterSettings;
 use crate::error::Result;
+use crate::pressure::IndexingPressure;
 
 /// How the node is set up.
 #[derive(Debug, Clone)]
@@ -48,6 +49,8 @@ pub struct Node {
     pub identity: Identity,
     /// `_cluster/settings`.
     pub cluster_settings: ClusterSettings,
+    /// Bytes of write requests in flight, bounded (429 beyond).
+    pub indexing_pressure: IndexingPressure,
     /// When the node started (uptime in `_nodes/stats`).
     pub started: Instant,
 }
@@ -73,6 +76,7 @@ impl Node {
             config,
             identity,
             cluster_settings,
+            indexing_pressure: IndexingPressure::new(crate::pressure::default_limit()),
             started: Instant::now(),
         })
     }

@@ -223,6 +223,7 @@ pub fn nodes_stats(node: &Node) -> Result<Reply> {
                "uptime_in_millis": node.started.elapsed().as_millis() as u64,
                "mem": {}, "threads": {}, "gc": {"collectors": {}}}),
     );
+    body.insert("indexing_pressure".into(), node.indexing_pressure.stats());
     body.insert(
         "ingest".into(),
         json!({"total": {"count": 0, "time_in_millis": 0, "current": 0, "failed": 0},

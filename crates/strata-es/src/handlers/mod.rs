@@ -40,6 +40,34 @@ use strata_search::catalog::TemplateKind;
 /// Runs the handler of `route` (every route but `ClusterHealth`, which
 /// may wait and is served on the async side).
 pub fn dispatch(node: &Node, route: &Route, req: &EsRequest) -> Result<Reply> {
+    if !is_write(route, req) {
+        return run(node, route, req);
+    }
+    // Hold the body's bytes until the reply may be sent: the permit rides
+    // along as the last wait, dropped once every translog wait before it
+    // is done (or the reply fails).
+    let permit = node.indexing_pressure.acquire(req.body.len())?;
+    let mut reply = run(node, route, req)?;
+    reply.durable.push(Box::pin(async move {
+        drop(permit);
+        Ok(())
+    }));
+    Ok(reply)
+}
+
+/// Whether `route` is a write whose bytes count against indexing pressure.
+fn is_write(route: &Route, req: &EsRequest) -> bool {
+    match route {
+        Route::Bulk(_) | Route::DocAutoId(_) | Route::Create(..) | Route::Update(..) => true,
+        Route::Doc(..) => matches!(
+            req.method,
+            axum::http::Method::PUT | axum::http::Method::POST | axum::http::Method::DELETE
+        ),
+        _ => false,
+    }
+}
+
+fn run(node: &Node, route: &Route, req: &EsRequest) -> Result<Reply> {
     match route {
         Route::Info => root::info(node, req),
         Route::Index(index) => indices::index(node, index, req),
