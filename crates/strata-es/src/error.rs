@@ -174,6 +174,10 @@ impl EsError {
                 cause.insert("resource.type".into(), json!("index_or_alias"));
                 cause.insert("resource.id".into(), json!(n));
             }
+            if let SearchError::AliasesNotFound(n) = source {
+                cause.insert("resource.type".into(), json!("aliases"));
+                cause.insert("resource.id".into(), json!(n));
+            }
             if let Some(name) = name {
                 cause.insert("index_uuid".into(), json!("_na_"));
                 cause.insert("index".into(), json!(name));
