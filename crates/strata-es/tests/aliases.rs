@@ -343,3 +343,58 @@ async fn alias_errors_have_elasticsearch_shapes() {
     assert_eq!(r.status, 400);
     s.stop(true).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn require_alias_refuses_writes_to_non_aliases() {
+    let s = TestServer::start(LIMIT).await;
+    s.json("PUT", "/r-1", Some(json!({"aliases": {"r": {}}})))
+        .await;
+    let r = s
+        .json("PUT", "/r/_doc/1?require_alias=true", Some(json!({"a": 1})))
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text());
+    let r = s
+        .json(
+            "PUT",
+            "/typo/_doc/1?require_alias=true",
+            Some(json!({"a": 1})),
+        )
+        .await;
+    assert_eq!(
+        (r.status, error_type(&r.json())),
+        (404, "index_not_found_exception")
+    );
+    assert_eq!(
+        r.json()["error"]["reason"],
+        "no such index [typo] and [require_alias] request flag is [true] and [typo] is not an alias"
+    );
+    assert_eq!(s.json("HEAD", "/typo", None).await.status, 404);
+    let r = s
+        .json(
+            "POST",
+            "/r-1/_update/1?require_alias=true",
+            Some(json!({"doc": {"a": 2}})),
+        )
+        .await;
+    assert_eq!(r.status, 404);
+    let lines = concat!(
+        "{\"index\":{\"_index\":\"r\",\"_id\":\"2\"}}\n{\"a\":1}\n",
+        "{\"index\":{\"_index\":\"typo2\",\"_id\":\"3\"}}\n{\"a\":1}\n",
+        "{\"index\":{\"_index\":\"typo3\",\"_id\":\"4\",\"require_alias\":false}}\n{\"a\":1}\n",
+    );
+    let r = s
+        .send(
+            "POST",
+            "/_bulk?require_alias=true",
+            &[("Content-Type", "application/x-ndjson")],
+            Some(lines.as_bytes()),
+        )
+        .await
+        .json();
+    assert_eq!(r["errors"], true);
+    assert_eq!(r["items"][0]["index"]["status"], 201);
+    assert_eq!(r["items"][1]["index"]["status"], 404);
+    assert_eq!(r["items"][2]["index"]["status"], 201);
+    assert_eq!(s.json("HEAD", "/typo2", None).await.status, 404);
+    s.stop(true).await;
+}

@@ -45,6 +45,7 @@ pub fn write(
     if req.body.iter().all(u8::is_ascii_whitespace) {
         return Err(EsError::ActionValidation("source is missing".into()));
     }
+    require_alias(node, index, req.flag("require_alias", false)?)?;
     let target = node.index_for_write(index)?;
     let result = target
         .index_document(id, &req.body, precondition)
@@ -138,9 +139,19 @@ pub fn update(node: &Node, index: &str, id: &str, req: &EsRequest) -> Result<Rep
         false,
     )?;
     let refresh = req.refresh_policy()?;
+    require_alias(node, index, req.flag("require_alias", false)?)?;
     let target = node.index_for_write(index)?;
     let result = body.apply(&target, id, precondition)?;
     finish_write(&target, &result, refresh)
+}
+
+/// `require_alias=true`: the write target must be an alias (so a typo
+/// does not auto-create an index).
+pub fn require_alias(node: &Node, name: &str, required: bool) -> Result<()> {
+    if required && !node.catalog.is_alias(name) {
+        return Err(EsError::NotAnAlias(name.to_string()));
+    }
+    Ok(())
 }
 
 fn finish_write(
