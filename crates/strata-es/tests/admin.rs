@@ -67,6 +67,14 @@ async fn destructive_requires_name_guards_wildcard_deletes() {
     assert_eq!(s.json("HEAD", "/d-1", None).await.status, 200);
     let got = s.json("GET", "/_cluster/settings", None).await.json();
     assert_eq!(got, json!({"persistent": {}, "transient": {}}));
+    let got = s
+        .json("GET", "/_cluster/settings?include_defaults=true", None)
+        .await
+        .json();
+    assert_eq!(
+        got["defaults"]["action"]["destructive_requires_name"],
+        "true"
+    );
     let r = s
         .json(
             "PUT",

@@ -91,6 +91,19 @@ fn filters_combine_per_index() {
     assert_eq!(t.len(), 1);
     assert!(t[0].filter.is_some());
     assert!(cat.resolve_targets("nope").is_err());
+    // A hidden alias is skipped by wildcards but reached by name.
+    cat.update_aliases(&[AliasAction::Add {
+        indices: vec!["b".into()],
+        aliases: vec!["hid".into()],
+        meta: strata_search::aliases::AliasMeta {
+            filter: Some(json!({"term": {"k": 3}})),
+            is_hidden: Some(true),
+            ..Default::default()
+        },
+    }])
+    .unwrap();
+    assert!(cat.resolve_targets("hi*").unwrap().is_empty());
+    assert_eq!(cat.resolve_targets("hid").unwrap().len(), 1);
     assert!(cat.resolve_concrete("f1").is_err());
     cat.shutdown().unwrap();
 }

@@ -95,5 +95,13 @@ pub fn settings(node: &Node, req: &EsRequest) -> Result<Reply> {
         return Ok(Reply::ok(node.cluster_settings.update(&body)?));
     }
     let flat = req.flag("flat_settings", false)?;
-    Ok(Reply::ok(node.cluster_settings.to_json(flat)))
+    let mut body = node.cluster_settings.to_json(flat);
+    if req.flag("include_defaults", false)? {
+        body["defaults"] = if flat {
+            json!({ crate::cluster_settings::DESTRUCTIVE_REQUIRES_NAME: "true" })
+        } else {
+            json!({"action": {"destructive_requires_name": "true"}})
+        };
+    }
+    Ok(Reply::ok(body))
 }

@@ -77,7 +77,12 @@ impl Catalog {
                     reach(&mut reached, name, None);
                 }
                 for alias in aliases.names().filter(|a| wildcard_match(pattern, a)) {
-                    for (index, meta) in aliases.targets(alias).into_iter().flatten() {
+                    let targets = aliases.targets(alias);
+                    // Wildcards skip hidden aliases (`expand_wildcards` defaults to open).
+                    if targets.is_some_and(|t| t.values().any(|m| m.is_hidden == Some(true))) {
+                        continue;
+                    }
+                    for (index, meta) in targets.into_iter().flatten() {
                         reach(&mut reached, index, meta.filter.as_ref());
                     }
                 }
