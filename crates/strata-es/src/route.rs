@@ -222,6 +222,31 @@ mod tests {
             route(Method::GET, "/_nodes/stats").unwrap(),
             Route::NodesStats
         );
+        assert_eq!(
+            route(Method::HEAD, "/_alias/a").unwrap(),
+            Route::Alias(None, Some("a".into()))
+        );
+        assert_eq!(
+            route(Method::PUT, "/i/_aliases/a").unwrap(),
+            Route::Alias(Some("i".into()), Some("a".into()))
+        );
+        assert_eq!(
+            route(Method::POST, "/w/_rollover/n-2").unwrap(),
+            Route::Rollover("w".into(), Some("n-2".into()))
+        );
+        assert_eq!(
+            route(Method::GET, "/_cluster/state/master_node").unwrap(),
+            Route::ClusterState
+        );
+        assert_eq!(
+            route(Method::POST, "/i/_cache/clear").unwrap(),
+            Route::CacheClear(Some("i".into()))
+        );
+        assert_eq!(route(Method::PUT, "/_alias/a").unwrap_err().status(), 405);
+        assert_eq!(
+            route(Method::GET, "/w/_rollover").unwrap_err().status(),
+            405
+        );
     }
 
     #[test]
