@@ -107,3 +107,43 @@ fn filters_combine_per_index() {
     assert!(cat.resolve_concrete("f1").is_err());
     cat.shutdown().unwrap();
 }
+
+/// A crash between saving a pending alias table and creating its index
+/// (forgotten on open), or after creating it (finished on open).
+#[test]
+fn pending_alias_tables_are_finished_or_forgotten() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("search");
+    {
+        let cat = Catalog::open(&root).unwrap();
+        cat.create_index("p", &json!({"aliases": {"a": {}}}))
+            .unwrap();
+        cat.create_index("q", &json!(null)).unwrap();
+        cat.shutdown().unwrap();
+    }
+    let file = root.join("aliases.json");
+    let write = |pending_index: &str| {
+        let doc = json!({
+            "aliases": {"a": {"p": {}}},
+            "pending": {"index": pending_index, "aliases": {"a": {pending_index: {"is_write_index": true}}}}
+        });
+        std::fs::write(&file, doc.to_string()).unwrap();
+    };
+    // The index was never created: the old table stands.
+    write("never");
+    {
+        let cat = Catalog::open(&root).unwrap();
+        let a = cat.aliases();
+        assert_eq!(a.targets("a").unwrap().keys().collect::<Vec<_>>(), ["p"]);
+        cat.shutdown().unwrap();
+    }
+    let stored: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert!(stored.get("pending").is_none());
+    // The index exists: the pending table is the one that counts.
+    write("q");
+    let cat = Catalog::open(&root).unwrap();
+    let a = cat.aliases();
+    assert_eq!(a.targets("a").unwrap().keys().collect::<Vec<_>>(), ["q"]);
+    assert_eq!(cat.write_index("a").unwrap().unwrap().name(), "q");
+    cat.shutdown().unwrap();
+}

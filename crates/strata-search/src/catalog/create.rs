@@ -4,11 +4,12 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::resolve::concrete;
-use super::{validate_alias_name, validate_index_name, Catalog};
+use super::{aliases_path, validate_alias_name, validate_index_name, Catalog};
 use crate::aliases::{AliasMeta, Aliases};
+use crate::durable_json;
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
 use crate::mapping::Mappings;
@@ -85,12 +86,38 @@ impl Catalog {
         }
         alias_change(&mut next)?;
         next.validate()?;
-        let dir = self.root.join(name);
-        if dir.exists() {
-            std::fs::remove_dir_all(&dir)
-                .map_err(|e| SearchError::io(format!("clear {}", dir.display()), e))?;
+        // With alias changes, the index's creation must take them along
+        // even across a crash: save the resulting table as `pending`
+        // first; the new index's metadata file is the commit point
+        // (`Catalog::open` finishes or forgets a pending table).
+        let changes_aliases = *aliases != next;
+        if changes_aliases {
+            let mut doc = aliases.to_json();
+            doc["pending"] = json!({"index": name, "aliases": next.to_json()["aliases"]});
+            durable_json::save(&aliases_path(&self.root), &doc)?;
         }
-        let index = Arc::new(SearchIndex::create(&dir, name, settings, mappings)?);
+        let dir = self.root.join(name);
+        let created = (|| {
+            if dir.exists() {
+                std::fs::remove_dir_all(&dir)
+                    .map_err(|e| SearchError::io(format!("clear {}", dir.display()), e))?;
+            }
+            SearchIndex::create(&dir, name, settings, mappings)
+        })();
+        let index = match created {
+            Ok(index) => Arc::new(index),
+            Err(e) => {
+                if changes_aliases {
+                    // Forget the pending table now rather than at the next open.
+                    if let Err(undo) =
+                        durable_json::save(&aliases_path(&self.root), &aliases.to_json())
+                    {
+                        tracing::warn!(error = %undo, "dropping a pending alias table");
+                    }
+                }
+                return Err(e);
+            }
+        };
         indices.insert(name.to_string(), Arc::clone(&index));
         self.commit_aliases(&mut aliases, next)?;
         Ok(index)

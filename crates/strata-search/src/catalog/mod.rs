@@ -84,10 +84,22 @@ impl Catalog {
             let index = SearchIndex::open(&path, &name)?;
             indices.insert(name, Arc::new(index));
         }
-        let mut aliases = match durable_json::load(&aliases_path(root))? {
-            Some(v) => Aliases::from_json(&v)?,
+        let stored = durable_json::load(&aliases_path(root))?;
+        let mut aliases = match &stored {
+            Some(v) => Aliases::from_json(v)?,
             None => Aliases::default(),
         };
+        // An index created with alias changes (its own aliases, a rollover's
+        // move) first saves the table it leads to as `pending`; the index's
+        // metadata file is the commit point. Finish or forget it.
+        let pending = stored.as_ref().and_then(|v| v.get("pending"));
+        if let Some(p) = pending {
+            let created = p["index"].as_str().is_some_and(|i| indices.contains_key(i));
+            if created {
+                aliases = Aliases::from_json(&serde_json::json!({"aliases": p["aliases"]}))?;
+            }
+        }
+        let before = aliases.clone();
         let stale: Vec<String> = aliases
             .names()
             .flat_map(|a| aliases.targets(a).into_iter().flat_map(|t| t.keys()))
@@ -96,6 +108,9 @@ impl Catalog {
             .collect();
         for index in &stale {
             aliases.drop_index(index);
+        }
+        if pending.is_some() || aliases != before {
+            durable_json::save(&aliases_path(root), &aliases.to_json())?;
         }
         let templates = match durable_json::load(&templates_path(root))? {
             Some(v) => Templates::from_json(&v)?,
