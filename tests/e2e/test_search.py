@@ -191,3 +191,67 @@ def test_cluster_and_cat(es, logs):
     assert rows[0]["index"] == name and int(rows[0]["docs.count"]) == len(docs)
     stats = es.indices.stats(index=name)
     assert stats["indices"][name]["primaries"]["docs"]["count"] == len(docs)
+
+
+def test_aliases_templates_rollover(es):
+    """Aliases, templates and rollover through the official client."""
+    es.indices.put_index_template(
+        name="e2e-roll", index_patterns=["e2e-roll-*"], priority=50,
+        template={"settings": {"number_of_shards": 2},
+                  "mappings": {"properties": {"level": {"type": "keyword"}}}})
+    es.indices.create(index="e2e-roll-000001",
+                      aliases={"e2e-roll": {"is_write_index": True},
+                               "e2e-errors": {"filter": {"term": {"level": "error"}}}})
+    for i, level in enumerate(["error", "info", "error"]):
+        es.index(index="e2e-roll", id=str(i), document={"level": level})
+    es.indices.refresh(index="e2e-roll")
+    assert es.count(index="e2e-roll")["count"] == 3
+    assert es.count(index="e2e-errors")["count"] == 2
+    assert es.search(index="e2e-errors", query={"term": {"level": "info"}})["hits"]["total"]["value"] == 0
+    assert es.indices.exists_alias(name="e2e-errors")
+    assert not es.indices.exists_alias(name="e2e-nope")
+    got = es.indices.get_alias(name="e2e-roll")
+    assert got["e2e-roll-000001"]["aliases"]["e2e-roll"]["is_write_index"] is True
+    mapping = es.indices.get_mapping(index="e2e-roll-000001")
+    assert mapping["e2e-roll-000001"]["mappings"]["properties"]["level"]["type"] == "keyword"
+
+    r = es.indices.rollover(alias="e2e-roll", conditions={"max_docs": 10})
+    assert r["rolled_over"] is False and r["conditions"] == {"[max_docs: 10]": False}
+    r = es.indices.rollover(alias="e2e-roll", conditions={"max_docs": 3})
+    assert r["rolled_over"] is True and r["new_index"] == "e2e-roll-000002"
+    es.index(index="e2e-roll", id="new", document={"level": "info"}, refresh=True)
+    assert es.get(index="e2e-roll-000002", id="new")["found"]
+    settings = es.indices.get_settings(index="e2e-roll-000002")
+    assert settings["e2e-roll-000002"]["settings"]["index"]["number_of_shards"] == "2"
+    assert es.count(index="e2e-roll")["count"] == 4
+
+    es.indices.update_aliases(actions=[
+        {"remove": {"index": "e2e-roll-*", "alias": "e2e-errors"}},
+        {"add": {"index": "e2e-roll-000002", "alias": "e2e-latest"}},
+    ])
+    assert not es.indices.exists_alias(name="e2e-errors")
+    assert es.count(index="e2e-latest")["count"] == 1
+    rows = es.cat.aliases(name="e2e-*", format="json")
+    assert {(r["alias"], r["index"]) for r in rows} >= {("e2e-latest", "e2e-roll-000002")}
+
+    with pytest.raises(elasticsearch.BadRequestError) as err:
+        es.indices.put_alias(index="e2e-roll-000001", name="e2e-roll-000002")
+    assert err.value.error == "invalid_alias_name_exception"
+    with pytest.raises(elasticsearch.BadRequestError) as err:
+        es.indices.delete(index="e2e-roll-*")
+    assert err.value.error == "illegal_argument_exception"
+    with pytest.raises(elasticsearch.NotFoundError):
+        es.indices.get_index_template(name="e2e-nope")
+
+    es.indices.put_template(name="e2e-legacy", index_patterns=["e2e-legacy-*"],
+                            settings={"number_of_shards": 3})
+    es.index(index="e2e-legacy-1", id="1", document={"a": 1})
+    settings = es.indices.get_settings(index="e2e-legacy-1")
+    assert settings["e2e-legacy-1"]["settings"]["index"]["number_of_shards"] == "3"
+    assert es.indices.exists_template(name="e2e-legacy")
+
+    es.indices.delete(index="e2e-roll-000001,e2e-roll-000002,e2e-legacy-1")
+    es.indices.delete_index_template(name="e2e-roll")
+    es.indices.delete_template(name="e2e-legacy")
+    assert es.indices.get_alias() == {} or all(
+        not k.startswith("e2e-roll") for k in es.indices.get_alias())

@@ -59,6 +59,10 @@ pub enum EsError {
     NotDurable(String),
     /// A failure inside the front end (a blocking task panicked).
     Internal(String),
+    /// Too much indexing work in flight (back pressure).
+    Rejected(String),
+    /// A write with `require_alias=true` to a name that is not an alias.
+    NotAnAlias(String),
 }
 
 /// Result alias of this crate.
@@ -105,6 +109,8 @@ impl EsError {
             }
             EsError::NotDurable(_) => "translog_exception",
             EsError::Internal(_) => "exception",
+            EsError::Rejected(_) => "es_rejected_execution_exception",
+            EsError::NotAnAlias(_) => "index_not_found_exception",
         }
     }
 
@@ -123,6 +129,8 @@ impl EsError {
             EsError::UnsupportedMediaType(_) => 406,
             EsError::TooLarge { .. } => 413,
             EsError::NotDurable(_) | EsError::Internal(_) => 500,
+            EsError::Rejected(_) => 429,
+            EsError::NotAnAlias(_) => 404,
         }
     }
 
@@ -137,7 +145,8 @@ impl EsError {
             | EsError::UnsupportedMediaType(m)
             | EsError::MediaTypeHeader(m)
             | EsError::NotDurable(m)
-            | EsError::Internal(m) => m.clone(),
+            | EsError::Internal(m)
+            | EsError::Rejected(m) => m.clone(),
             EsError::ActionValidation(m) => format!("Validation Failed: 1: {m};"),
             EsError::NoHandler { uri, method } => {
                 format!("no handler found for uri [{uri}] and method [{method}]")
@@ -153,6 +162,9 @@ impl EsError {
             EsError::TooLarge { limit } => {
                 format!("request body is too large, the limit is [{limit}] bytes")
             }
+            EsError::NotAnAlias(name) => format!(
+                "no such index [{name}] and [require_alias] request flag is [true] and [{name}] is not an alias"
+            ),
         }
     }
 
@@ -163,10 +175,20 @@ impl EsError {
         let mut cause = Map::new();
         cause.insert("type".into(), json!(self.es_type()));
         cause.insert("reason".into(), json!(self.reason()));
+        if let EsError::NotAnAlias(name) = self {
+            cause.insert("resource.type".into(), json!("index_or_alias"));
+            cause.insert("resource.id".into(), json!(name));
+            cause.insert("index_uuid".into(), json!("_na_"));
+            cause.insert("index".into(), json!(name));
+        }
         if let EsError::Search { source, index } = self {
             let name = source.index().map(str::to_string).or_else(|| index.clone());
             if let SearchError::IndexNotFound(n) = source {
                 cause.insert("resource.type".into(), json!("index_or_alias"));
+                cause.insert("resource.id".into(), json!(n));
+            }
+            if let SearchError::AliasesNotFound(n) = source {
+                cause.insert("resource.type".into(), json!("aliases"));
                 cause.insert("resource.id".into(), json!(n));
             }
             if let Some(name) = name {

@@ -12,6 +12,8 @@
 //!   (name, cluster name and uuid, persisted under the search root).
 //! - [`server`]: the accept loop on axum/hyper, the body limit, the one
 //!   dispatcher from a request to a handler and from a reply to bytes.
+//! - [`cluster_settings`]: the cluster settings of `_cluster/settings`
+//!   (`action.destructive_requires_name`), persisted under the root.
 //! - [`route`]: method and path to a [`route::Route`], or the "no handler
 //!   found" / "incorrect HTTP method" errors.
 //! - [`request`]: [`request::EsRequest`], the parsed request: path
@@ -21,6 +23,8 @@
 //!   translog positions to await before it is sent.
 //! - [`error`]: [`EsError`], the one table from engine and request errors
 //!   to Elasticsearch error JSON and HTTP status.
+//! - [`pressure`]: indexing back pressure (429 beyond a bound of bytes in
+//!   flight).
 //! - [`filter_path`]: the `filter_path` response filter.
 //! - [`host`]: load, memory and processors of the host (from `/proc`).
 //! - [`ndjson`]: line splitting for `_bulk` and `_msearch`.
@@ -36,6 +40,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod cluster_settings;
 pub mod error;
 pub mod filter_path;
 pub mod handlers;
@@ -43,6 +48,7 @@ pub mod host;
 pub mod media;
 pub mod ndjson;
 pub mod node;
+pub mod pressure;
 pub mod reply;
 pub mod request;
 pub mod route;

@@ -11,7 +11,9 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use serde_json::{json, Value};
 use strata_search::{Catalog, SearchError, SearchIndex};
 
+use crate::cluster_settings::ClusterSettings;
 use crate::error::Result;
+use crate::pressure::IndexingPressure;
 
 /// How the node is set up.
 #[derive(Debug, Clone)]
@@ -45,6 +47,10 @@ pub struct Node {
     pub config: NodeConfig,
     /// Node id and cluster uuid.
     pub identity: Identity,
+    /// `_cluster/settings`.
+    pub cluster_settings: ClusterSettings,
+    /// Bytes of write requests in flight, bounded (429 beyond).
+    pub indexing_pressure: IndexingPressure,
     /// When the node started (uptime in `_nodes/stats`).
     pub started: Instant,
 }
@@ -64,26 +70,27 @@ impl Node {
     pub fn open(config: NodeConfig) -> Result<Node, SearchError> {
         let catalog = Catalog::open(&config.root)?;
         let identity = load_identity(&config.root)?;
+        let cluster_settings = ClusterSettings::open(&config.root)?;
         Ok(Node {
             catalog,
             config,
             identity,
+            cluster_settings,
+            indexing_pressure: IndexingPressure::new(crate::pressure::default_limit()),
             started: Instant::now(),
         })
     }
 
-    /// The index to write `name` to, created with default settings and
-    /// dynamic mapping if missing (Elasticsearch's automatic creation).
+    /// The index to write `name` to: the index, an alias's write index,
+    /// or a new index created from the matching templates and dynamic
+    /// mapping if neither exists (Elasticsearch's automatic creation).
     pub fn index_for_write(&self, name: &str) -> Result<Arc<SearchIndex>, SearchError> {
-        match self.catalog.get(name) {
-            Ok(index) => Ok(index),
-            Err(SearchError::IndexNotFound(_)) => {
-                match self.catalog.create_index(name, &Value::Null) {
-                    Err(SearchError::IndexExists(_)) => self.catalog.get(name),
-                    other => other,
-                }
-            }
-            Err(e) => Err(e),
+        if let Some(index) = self.catalog.write_index(name)? {
+            return Ok(index);
+        }
+        match self.catalog.create_index(name, &Value::Null) {
+            Err(SearchError::IndexExists(_)) => self.catalog.get(name),
+            other => other,
         }
     }
 

@@ -60,12 +60,32 @@ pub enum Route {
     CatHealth,
     /// `/_cat/nodes`
     CatNodes,
+    /// `/_cat/aliases[/<alias>]`
+    CatAliases(Option<String>),
+    /// `POST /_aliases` (actions) and `GET [/<index>]/_aliases`
+    Aliases(Option<String>),
+    /// `[/<index>]/_alias[/<name>]` and `/<index>/_aliases/<name>`
+    Alias(Option<String>, Option<String>),
+    /// `/_template[/<name>]`
+    Template(Option<String>),
+    /// `/_index_template[/<name>]`
+    IndexTemplate(Option<String>),
+    /// `/_component_template[/<name>]`
+    ComponentTemplate(Option<String>),
+    /// `/<alias>/_rollover[/<new_index>]`
+    Rollover(String, Option<String>),
+    /// `[/<index>]/_cache/clear`
+    CacheClear(Option<String>),
+    /// `/_cluster/state[/<metrics>[/<indices>]]`
+    ClusterState,
 }
 
 const GET: &[&str] = &["GET", "HEAD"];
 const GET_POST: &[&str] = &["GET", "HEAD", "POST"];
 const POST: &[&str] = &["POST"];
 const PUT_POST: &[&str] = &["PUT", "POST"];
+const ALIAS: &[&str] = &["GET", "HEAD", "PUT", "POST", "DELETE"];
+const TEMPLATE: &[&str] = &["GET", "HEAD", "PUT", "POST", "DELETE"];
 
 impl Route {
     /// Resolves `method` and `segments`; `uri` is for the error messages.
@@ -76,7 +96,8 @@ impl Route {
             [] => (Route::Info, GET),
             ["_cluster", "health"] => (Route::ClusterHealth(None), GET),
             ["_cluster", "health", index] => (Route::ClusterHealth(Some(s(index))), GET),
-            ["_cluster", "settings"] => (Route::ClusterSettings, GET),
+            ["_cluster", "settings"] => (Route::ClusterSettings, &["GET", "PUT"][..]),
+            ["_cluster", "state", rest @ ..] if rest.len() <= 2 => (Route::ClusterState, GET),
             ["_nodes", rest @ ..] if rest.len() <= 3 => {
                 if rest.contains(&"stats") {
                     (Route::NodesStats, GET)
@@ -88,6 +109,28 @@ impl Route {
             ["_cat", "indices", index] => (Route::CatIndices(Some(s(index))), GET),
             ["_cat", "health"] => (Route::CatHealth, GET),
             ["_cat", "nodes"] => (Route::CatNodes, GET),
+            ["_cat", "aliases"] => (Route::CatAliases(None), GET),
+            ["_cat", "aliases", name] => (Route::CatAliases(Some(s(name))), GET),
+            ["_aliases"] => (Route::Aliases(None), &["GET", "POST"][..]),
+            ["_alias"] => (Route::Alias(None, None), GET),
+            ["_alias", name] => (Route::Alias(None, Some(s(name))), GET),
+            ["_template"] => (Route::Template(None), GET),
+            ["_template", name] => (Route::Template(Some(s(name))), TEMPLATE),
+            ["_index_template"] => (Route::IndexTemplate(None), GET),
+            ["_index_template", name] => (Route::IndexTemplate(Some(s(name))), TEMPLATE),
+            ["_component_template"] => (Route::ComponentTemplate(None), GET),
+            ["_component_template", name] => (Route::ComponentTemplate(Some(s(name))), TEMPLATE),
+            ["_cache", "clear"] => (Route::CacheClear(None), POST),
+            [index, "_cache", "clear"] => (Route::CacheClear(Some(s(index))), POST),
+            [index, "_alias"] => (Route::Alias(Some(s(index)), None), GET),
+            [index, "_aliases"] => (Route::Aliases(Some(s(index))), GET),
+            [index, "_alias" | "_aliases", name] => {
+                (Route::Alias(Some(s(index)), Some(s(name))), ALIAS)
+            }
+            [alias, "_rollover"] => (Route::Rollover(s(alias), None), POST),
+            [alias, "_rollover", new_index] => {
+                (Route::Rollover(s(alias), Some(s(new_index))), POST)
+            }
             [api] if api.starts_with('_') && *api != "_all" => match api_route(api, None) {
                 Some(found) => found,
                 None => return Err(no_handler(method, uri)),
@@ -178,6 +221,31 @@ mod tests {
         assert_eq!(
             route(Method::GET, "/_nodes/stats").unwrap(),
             Route::NodesStats
+        );
+        assert_eq!(
+            route(Method::HEAD, "/_alias/a").unwrap(),
+            Route::Alias(None, Some("a".into()))
+        );
+        assert_eq!(
+            route(Method::PUT, "/i/_aliases/a").unwrap(),
+            Route::Alias(Some("i".into()), Some("a".into()))
+        );
+        assert_eq!(
+            route(Method::POST, "/w/_rollover/n-2").unwrap(),
+            Route::Rollover("w".into(), Some("n-2".into()))
+        );
+        assert_eq!(
+            route(Method::GET, "/_cluster/state/master_node").unwrap(),
+            Route::ClusterState
+        );
+        assert_eq!(
+            route(Method::POST, "/i/_cache/clear").unwrap(),
+            Route::CacheClear(Some("i".into()))
+        );
+        assert_eq!(route(Method::PUT, "/_alias/a").unwrap_err().status(), 405);
+        assert_eq!(
+            route(Method::GET, "/w/_rollover").unwrap_err().status(),
+            405
         );
     }
 

@@ -65,6 +65,34 @@ pub enum SearchError {
         /// The cause.
         source: std::io::Error,
     },
+    /// The alias name breaks Elasticsearch's naming rules or names an index.
+    #[error("Invalid alias name [{name}]: {reason}")]
+    InvalidAliasName {
+        /// The rejected name.
+        name: String,
+        /// Which rule it breaks.
+        reason: String,
+    },
+    /// Aliases named explicitly that do not exist (comma-joined).
+    #[error("aliases [{0}] missing")]
+    AliasesNotFound(String),
+    /// A named resource (template, rollover target) does not exist.
+    #[error("{0}")]
+    ResourceNotFound(String),
+    /// A legacy index template that does not exist.
+    #[error("index_template [{0}] missing")]
+    IndexTemplateMissing(String),
+    /// An index template that cannot be stored as given.
+    #[error("index_template [{name}] invalid, cause [{reason}]")]
+    InvalidIndexTemplate {
+        /// The template's name.
+        name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A request Elasticsearch's validation refuses before running it.
+    #[error("Validation Failed: 1: {0};")]
+    ActionValidation(String),
 }
 
 /// Result alias of this crate.
@@ -87,6 +115,12 @@ impl SearchError {
             SearchError::Translog(_) | SearchError::Engine(_) | SearchError::Io { .. } => {
                 "exception"
             }
+            SearchError::InvalidAliasName { .. } => "invalid_alias_name_exception",
+            SearchError::AliasesNotFound(_) => "aliases_not_found_exception",
+            SearchError::ResourceNotFound(_) => "resource_not_found_exception",
+            SearchError::IndexTemplateMissing(_) => "index_template_missing_exception",
+            SearchError::InvalidIndexTemplate { .. } => "invalid_index_template_exception",
+            SearchError::ActionValidation(_) => "action_request_validation_exception",
         }
     }
 
@@ -103,6 +137,12 @@ impl SearchError {
             | SearchError::QueryShard(_)
             | SearchError::IllegalArgument(_) => 400,
             SearchError::Translog(_) | SearchError::Engine(_) | SearchError::Io { .. } => 500,
+            SearchError::InvalidAliasName { .. }
+            | SearchError::InvalidIndexTemplate { .. }
+            | SearchError::ActionValidation(_) => 400,
+            SearchError::AliasesNotFound(_)
+            | SearchError::ResourceNotFound(_)
+            | SearchError::IndexTemplateMissing(_) => 404,
         }
     }
 

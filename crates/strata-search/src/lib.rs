@@ -8,8 +8,12 @@
 //! translog on `strata-log`.
 //!
 //! ## Layout
-//! - [`catalog`]: all indices of a node, name resolution, the background
-//!   refresh/flush task.
+//! - [`catalog`]: all indices, aliases and templates of a node, name
+//!   resolution, the background refresh/flush task.
+//! - [`aliases`]: the alias table (alias → index links, filters, write index).
+//! - [`templates`]: legacy, composable and component index templates.
+//! - [`rollover`]: rolling a write alias over to a new index.
+//! - [`durable_json`]: the node-level JSON files, replaced atomically.
 //! - [`index`]: one index (settings, mapping, translog, shards): document
 //!   operations, recovery, stats.
 //! - [`shard`]: one tantivy index with its writer, reader and live version map.
@@ -36,15 +40,19 @@
 
 #![deny(unsafe_code)]
 
+pub mod aliases;
 pub mod catalog;
+pub mod durable_json;
 pub mod error;
 pub mod index;
 pub mod mapping;
 pub mod query;
+pub mod rollover;
 pub mod search;
 pub mod settings;
 pub mod shard;
 pub mod store;
+pub mod templates;
 pub mod translog;
 
 pub use catalog::Catalog;

@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use serde_json::{json, Map, Value};
 use strata_search::index::{DocWriteResult, WriteResult};
-use strata_search::SearchIndex;
+use strata_search::{SearchError, SearchIndex};
 
 use super::documents::{write_body, UpdateBody};
 use crate::error::{EsError, Result};
@@ -73,13 +73,14 @@ pub fn bulk(node: &Node, path_index: Option<&str>, req: &EsRequest) -> Result<Re
             "ingest pipelines are not supported by this server".into(),
         ));
     }
+    let require_alias = req.flag("require_alias", false)?;
     let items = parse_items(&req.body, path_index)?;
     let started = Instant::now();
     let mut errors = false;
     let mut touched: BTreeMap<String, (Arc<SearchIndex>, u64)> = BTreeMap::new();
     let mut results = Vec::with_capacity(items.len());
     for item in &items {
-        let body = match run(node, item) {
+        let body = match run(node, item, require_alias) {
             Ok((index, result)) => {
                 let entry = touched
                     .entry(index.name().to_string())
@@ -185,7 +186,18 @@ fn parse_items<'a>(body: &'a [u8], path_index: Option<&str>) -> Result<Vec<Item<
     Ok(items)
 }
 
-fn run(node: &Node, item: &Item<'_>) -> Result<(Arc<SearchIndex>, DocWriteResult)> {
+fn run(
+    node: &Node,
+    item: &Item<'_>,
+    require_alias: bool,
+) -> Result<(Arc<SearchIndex>, DocWriteResult)> {
+    let required = match item.meta.get("require_alias") {
+        Some(v) => v.as_bool().unwrap_or(require_alias),
+        None => require_alias,
+    };
+    if item.op != Op::Delete {
+        super::documents::require_alias(node, &item.index, required)?;
+    }
     let meta_u64 = |key: &str| -> Result<Option<u64>> {
         item.meta
             .get(key)
@@ -209,7 +221,10 @@ fn run(node: &Node, item: &Item<'_>) -> Result<(Arc<SearchIndex>, DocWriteResult
     let id = item.id.as_deref();
     match item.op {
         Op::Delete => {
-            let index = node.catalog.get(&item.index)?;
+            let index = node
+                .catalog
+                .write_index(&item.index)?
+                .ok_or_else(|| SearchError::IndexNotFound(item.index.clone()))?;
             let result = index
                 .delete_document(id.unwrap_or_default(), pre)
                 .map_err(EsError::from)?;

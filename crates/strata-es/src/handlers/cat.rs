@@ -15,13 +15,13 @@ use crate::reply::Reply;
 use crate::request::EsRequest;
 
 /// A table: column names and rows of cells (`None`: unknown).
-struct Table {
-    columns: &'static [&'static str],
-    rows: Vec<Vec<Option<String>>>,
+pub(crate) struct Table {
+    pub(crate) columns: &'static [&'static str],
+    pub(crate) rows: Vec<Vec<Option<String>>>,
 }
 
 impl Table {
-    fn render(mut self, req: &EsRequest) -> Result<Reply> {
+    pub(crate) fn render(mut self, req: &EsRequest) -> Result<Reply> {
         if let Some(spec) = req.param("s") {
             self.sort(spec)?;
         }

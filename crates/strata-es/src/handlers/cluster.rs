@@ -1,6 +1,5 @@
 //! Cluster-level APIs of a one-node cluster: `_cluster/health` (with
-//! `wait_for_status`, `wait_for_nodes` and `timeout`), `_cluster/settings`,
-//! `_nodes`, `_nodes/stats` and `_stats`. Health is green when no index
+//! `wait_for_status`, `wait_for_nodes` and `timeout`), `_nodes`, `_nodes/stats` and `_stats`. Health is green when no index
 //! asks for replicas and yellow otherwise (replicas cannot be assigned on
 //! one node); red never occurs.
 
@@ -144,11 +143,6 @@ fn health_body(node: &Node, index: Option<&str>) -> Result<Value> {
     }))
 }
 
-/// `_cluster/settings`: no cluster settings are kept.
-pub fn settings() -> Result<Reply> {
-    Ok(Reply::ok(json!({"persistent": {}, "transient": {}})))
-}
-
 fn node_header(node: &Node) -> Map<String, Value> {
     let addr = node.config.http_addr;
     let mut m = Map::new();
@@ -229,6 +223,7 @@ pub fn nodes_stats(node: &Node) -> Result<Reply> {
                "uptime_in_millis": node.started.elapsed().as_millis() as u64,
                "mem": {}, "threads": {}, "gc": {"collectors": {}}}),
     );
+    body.insert("indexing_pressure".into(), node.indexing_pressure.stats());
     body.insert(
         "ingest".into(),
         json!({"total": {"count": 0, "time_in_millis": 0, "current": 0, "failed": 0},

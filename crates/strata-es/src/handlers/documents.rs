@@ -2,7 +2,9 @@
 //! `GET|HEAD|DELETE /<index>/_doc/<id>`, `GET /<index>/_source/<id>`,
 //! `POST /<index>/_update/<id>` (partial `doc`, `upsert`,
 //! `doc_as_upsert`; scripts are refused) and `_mget`. Writes create a
-//! missing index, as Elasticsearch's automatic index creation does.
+//! missing index, as Elasticsearch's automatic index creation does, and
+//! through an alias go to its write index; reads through an alias need
+//! an alias of one index.
 
 use axum::http::Method;
 use serde_json::{json, Value};
@@ -43,6 +45,7 @@ pub fn write(
     if req.body.iter().all(u8::is_ascii_whitespace) {
         return Err(EsError::ActionValidation("source is missing".into()));
     }
+    require_alias(node, index, req.flag("require_alias", false)?)?;
     let target = node.index_for_write(index)?;
     let result = target
         .index_document(id, &req.body, precondition)
@@ -53,7 +56,10 @@ pub fn write(
 fn delete(node: &Node, index: &str, id: &str, req: &EsRequest) -> Result<Reply> {
     let precondition = req.precondition(false)?;
     let refresh = req.refresh_policy()?;
-    let target = node.catalog.get(index)?;
+    let target = node
+        .catalog
+        .write_index(index)?
+        .ok_or_else(|| SearchError::IndexNotFound(index.to_string()))?;
     let result = target
         .delete_document(id, precondition)
         .map_err(|e| EsError::from(e).in_index(index))?;
@@ -133,9 +139,19 @@ pub fn update(node: &Node, index: &str, id: &str, req: &EsRequest) -> Result<Rep
         false,
     )?;
     let refresh = req.refresh_policy()?;
+    require_alias(node, index, req.flag("require_alias", false)?)?;
     let target = node.index_for_write(index)?;
     let result = body.apply(&target, id, precondition)?;
     finish_write(&target, &result, refresh)
+}
+
+/// `require_alias=true`: the write target must be an alias (so a typo
+/// does not auto-create an index).
+pub fn require_alias(node: &Node, name: &str, required: bool) -> Result<()> {
+    if required && !node.catalog.is_alias(name) {
+        return Err(EsError::NotAnAlias(name.to_string()));
+    }
+    Ok(())
 }
 
 fn finish_write(
@@ -241,7 +257,7 @@ fn lookup(
 
 fn get(node: &Node, index: &str, id: &str, req: &EsRequest) -> Result<Reply> {
     reject_routing(req.param("routing"))?;
-    let target = node.catalog.get(index)?;
+    let target = node.catalog.single_index(index)?;
     if req.flag("refresh", false)? {
         target.refresh()?;
     }
@@ -252,14 +268,17 @@ fn get(node: &Node, index: &str, id: &str, req: &EsRequest) -> Result<Reply> {
     }
     Ok(match found {
         Some(body) => Reply::ok(body),
-        None => Reply::json(404, json!({"_index": index, "_id": id, "found": false})),
+        None => Reply::json(
+            404,
+            json!({"_index": target.name(), "_id": id, "found": false}),
+        ),
     })
 }
 
 /// `GET /<index>/_source/<id>`: the source alone.
 pub fn source(node: &Node, index: &str, id: &str, req: &EsRequest) -> Result<Reply> {
     reject_routing(req.param("routing"))?;
-    let target = node.catalog.get(index)?;
+    let target = node.catalog.single_index(index)?;
     let filter = source_filter(req)?;
     match lookup(&target, id, &filter, None)? {
         Some(_) if req.method == Method::HEAD => Ok(Reply::empty(200)),
@@ -311,7 +330,7 @@ pub fn mget(node: &Node, path_index: Option<&str>, req: &EsRequest) -> Result<Re
         };
         let found = node
             .catalog
-            .get(&index)
+            .single_index(&index)
             .map_err(EsError::from)
             .and_then(|target| lookup(&target, &id, &filter, None));
         docs.push(match found {

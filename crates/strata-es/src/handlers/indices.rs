@@ -1,8 +1,9 @@
 //! Index management: `PUT|GET|HEAD|DELETE /<index>`, `_mapping`,
-//! `_settings`, `_refresh`, `_flush`, `_forcemerge`.
+//! `_settings`, `_refresh`, `_flush`, `_forcemerge`, `_cache/clear`.
 //!
-//! Deleting by wildcard or `_all` is allowed (Elasticsearch 8 refuses it by
-//! default through `action.destructive_requires_name`).
+//! Deleting by wildcard or `_all` is refused while the cluster setting
+//! `action.destructive_requires_name` is `true` (Elasticsearch 8's
+//! default); deleting through an alias is refused as in Elasticsearch.
 
 use axum::http::Method;
 use serde_json::{json, Map, Value};
@@ -29,6 +30,14 @@ pub fn index(node: &Node, name: &str, req: &EsRequest) -> Result<Reply> {
             })))
         }
         Method::DELETE => {
+            let wildcard = name
+                .split(',')
+                .any(|p| p.trim() == "_all" || p.contains('*'));
+            if wildcard && node.cluster_settings.destructive_requires_name() {
+                return Err(EsError::IllegalArgument(
+                    "Wildcard expressions or all indices are not allowed".into(),
+                ));
+            }
             node.catalog.delete(name)?;
             Ok(Reply::ok(json!({"acknowledged": true})))
         }
@@ -40,7 +49,9 @@ pub fn index(node: &Node, name: &str, req: &EsRequest) -> Result<Reply> {
         _ => {
             let mut out = Map::new();
             for index in node.catalog.resolve(name)? {
-                out.insert(index.name().to_string(), index.describe());
+                let mut body = index.describe();
+                body["aliases"] = super::aliases::of_index(node, index.name());
+                out.insert(index.name().to_string(), body);
             }
             Ok(Reply::ok(Value::Object(out)))
         }
@@ -124,5 +135,14 @@ pub fn force_merge(node: &Node, expression: Option<&str>, req: &EsRequest) -> Re
     for index in &indices {
         index.force_merge(max)?;
     }
+    Ok(Reply::ok(json!({"_shards": broadcast_shards(&indices)})))
+}
+
+/// `[/<index>]/_cache/clear`. The engine keeps no query, request or
+/// field-data cache of its own (tantivy's per-segment readers are not
+/// caches a client can drop), so there is nothing to clear: the reply is
+/// Elasticsearch's broadcast shape over the indices named.
+pub fn cache_clear(node: &Node, expression: Option<&str>) -> Result<Reply> {
+    let indices = resolve(node, expression)?;
     Ok(Reply::ok(json!({"_shards": broadcast_shards(&indices)})))
 }

@@ -12,25 +12,62 @@
 //! - `cluster`: `_cluster/*`, `_nodes`, `_stats`.
 //! - `cat`: `_cat/*` tables.
 //! - `stats`: per-index statistics shared by the last two.
+//! - `aliases`: `_aliases`, `_alias`, `_cat/aliases`.
+//! - `templates`: `_template`, `_index_template`, `_component_template`.
+//! - `rollover`: `<alias>/_rollover`.
+//! - `cluster_state`: `_cluster/state`, `_cluster/settings`.
 
+pub mod aliases;
 pub mod bulk;
 pub mod cat;
 pub mod cluster;
+pub mod cluster_state;
 pub mod documents;
 pub mod indices;
+pub mod rollover;
 pub mod root;
 pub mod search;
 pub mod stats;
+pub mod templates;
 
 use crate::error::Result;
 use crate::node::Node;
 use crate::reply::Reply;
 use crate::request::EsRequest;
 use crate::route::Route;
+use strata_search::catalog::TemplateKind;
 
 /// Runs the handler of `route` (every route but `ClusterHealth`, which
 /// may wait and is served on the async side).
 pub fn dispatch(node: &Node, route: &Route, req: &EsRequest) -> Result<Reply> {
+    if !is_write(route, req) {
+        return run(node, route, req);
+    }
+    // Hold the body's bytes until the reply may be sent: the permit rides
+    // along as the last wait, dropped once every translog wait before it
+    // is done (or the reply fails).
+    let permit = node.indexing_pressure.acquire(req.body.len())?;
+    let mut reply = run(node, route, req)?;
+    reply.durable.push(Box::pin(async move {
+        drop(permit);
+        Ok(())
+    }));
+    Ok(reply)
+}
+
+/// Whether `route` is a write whose bytes count against indexing pressure.
+fn is_write(route: &Route, req: &EsRequest) -> bool {
+    match route {
+        Route::Bulk(_) | Route::DocAutoId(_) | Route::Create(..) | Route::Update(..) => true,
+        Route::Doc(..) => matches!(
+            req.method,
+            axum::http::Method::PUT | axum::http::Method::POST | axum::http::Method::DELETE
+        ),
+        _ => false,
+    }
+}
+
+fn run(node: &Node, route: &Route, req: &EsRequest) -> Result<Reply> {
     match route {
         Route::Info => root::info(node, req),
         Route::Index(index) => indices::index(node, index, req),
@@ -51,12 +88,29 @@ pub fn dispatch(node: &Node, route: &Route, req: &EsRequest) -> Result<Reply> {
         Route::Count(index) => search::count(node, index.as_deref(), req),
         Route::Msearch(index) => search::msearch(node, index.as_deref(), req),
         Route::ClusterHealth(index) => cluster::health_now(node, index.as_deref(), req),
-        Route::ClusterSettings => cluster::settings(),
+        Route::ClusterSettings => cluster_state::settings(node, req),
+        Route::ClusterState => cluster_state::state(node, req),
         Route::Nodes => cluster::nodes(node),
         Route::NodesStats => cluster::nodes_stats(node),
         Route::CatIndices(index) => cat::indices(node, index.as_deref(), req),
         Route::CatHealth => cat::health(node, req),
         Route::CatNodes => cat::nodes(node, req),
+        Route::CatAliases(name) => aliases::cat(node, name.as_deref(), req),
+        Route::Aliases(index) => aliases::aliases(node, index.as_deref(), req),
+        Route::Alias(index, name) => aliases::alias(node, index.as_deref(), name.as_deref(), req),
+        Route::Template(name) => {
+            templates::template(node, TemplateKind::Legacy, name.as_deref(), req)
+        }
+        Route::IndexTemplate(name) => {
+            templates::template(node, TemplateKind::Composable, name.as_deref(), req)
+        }
+        Route::ComponentTemplate(name) => {
+            templates::template(node, TemplateKind::Component, name.as_deref(), req)
+        }
+        Route::Rollover(alias, new_index) => {
+            rollover::rollover(node, alias, new_index.as_deref(), req)
+        }
+        Route::CacheClear(index) => indices::cache_clear(node, index.as_deref()),
     }
 }
 

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use strata_search::search::{self as engine, SearchRequest};
 use strata_search::SearchIndex;
 
-use super::resolve;
+use super::aliases;
 use crate::error::{EsError, Result};
 use crate::ndjson;
 use crate::node::Node;
@@ -60,12 +60,19 @@ const APPLIED: &[&str] = &[
 /// `[/<indices>]/_search`.
 pub fn search(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<Reply> {
     let body = req.json_body()?;
-    let indices = resolve(node, expression)?;
-    Ok(Reply::ok(run_search(&indices, &body, req, true)?))
+    let (indices, filter) = aliases::resolve_filtered(node, expression)?;
+    Ok(Reply::ok(run_search(
+        &indices,
+        filter.as_ref(),
+        &body,
+        req,
+        true,
+    )?))
 }
 
 fn run_search(
     indices: &[Arc<SearchIndex>],
+    alias_filter: Option<&Value>,
     body: &Value,
     req: &EsRequest,
     with_params: bool,
@@ -89,6 +96,9 @@ fn run_search(
                 }
             }
         }
+    }
+    if alias_filter.is_some() {
+        request.query = aliases::with_filter(request.query, alias_filter);
     }
     let mut response = engine::search(indices, &request)?;
     if totals_as_int {
@@ -127,7 +137,7 @@ fn parse_sort_param(value: &str) -> Result<Vec<engine::sort::SortField>> {
 pub fn count(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<Reply> {
     let body = req.json_body()?;
     reject_routing(req.param("routing"))?;
-    let indices = resolve(node, expression)?;
+    let (indices, alias_filter) = aliases::resolve_filtered(node, expression)?;
     let mut query = json!({"match_all": {}});
     if let Value::Object(obj) = &body {
         for (key, value) in obj {
@@ -149,6 +159,7 @@ pub fn count(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<R
     if let Some(q) = req.param("q") {
         query = query_string(q, req);
     }
+    let query = aliases::with_filter(query, alias_filter.as_ref());
     let count = engine::count(&indices, &query)?;
     let shards: u64 = indices
         .iter()
@@ -189,8 +200,8 @@ pub fn msearch(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result
             ),
             _ => expression.map(str::to_string),
         };
-        let outcome = resolve(node, target.as_deref())
-            .and_then(|indices| run_search(&indices, &body, req, false));
+        let outcome = aliases::resolve_filtered(node, target.as_deref())
+            .and_then(|(indices, filter)| run_search(&indices, filter.as_ref(), &body, req, false));
         responses.push(match outcome {
             Ok(mut response) => {
                 response["status"] = json!(200);

@@ -13,6 +13,26 @@ impl SearchIndex {
         let fresh: u64 = self.shards.iter().map(|s| s.fresh_bytes() as u64).sum();
         fresh + dir_size(&self.dir)
     }
+
+    /// Bytes of each shard (its tantivy files on disk and in DRAM; the
+    /// translog and metadata are the index's, not a shard's).
+    pub fn shard_store_sizes(&self) -> Vec<u64> {
+        self.shards
+            .iter()
+            .enumerate()
+            .map(|(n, s)| {
+                s.fresh_bytes() as u64 + dir_size(&self.dir.join("shards").join(n.to_string()))
+            })
+            .collect()
+    }
+
+    /// Live documents of each shard as of the last refresh.
+    pub fn shard_doc_counts(&self) -> Vec<u64> {
+        self.shards
+            .iter()
+            .map(|s| s.searcher().num_docs())
+            .collect()
+    }
 }
 
 fn dir_size(dir: &Path) -> u64 {

@@ -1,0 +1,181 @@
+//! Creating an index (matching templates first, then the request's own
+//! `settings`, `mappings` and `aliases`) and deleting indices with their
+//! aliases.
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use super::resolve::concrete;
+use super::{aliases_path, validate_alias_name, validate_index_name, Catalog};
+use crate::aliases::{AliasMeta, Aliases};
+use crate::durable_json;
+use crate::error::{Result, SearchError};
+use crate::index::SearchIndex;
+use crate::mapping::Mappings;
+use crate::settings::IndexSettings;
+use crate::templates::TemplateBody;
+
+/// The reason Elasticsearch gives for an alias named like an index.
+pub(super) const ALIAS_IS_INDEX: &str =
+    "an index or data stream exists with the same name as the alias";
+
+impl Catalog {
+    /// Creates an index from a `PUT /<index>` body (`settings`,
+    /// `mappings`, `aliases`) laid over the templates its name matches.
+    pub fn create_index(&self, name: &str, body: &Value) -> Result<Arc<SearchIndex>> {
+        self.create_index_with(name, body, |_| Ok(()))
+    }
+
+    /// [`create_index`](Self::create_index), with `alias_change` applied to
+    /// the alias table in the same atomic update as the new index's own
+    /// aliases (rollover moves its alias this way).
+    pub(crate) fn create_index_with(
+        &self,
+        name: &str,
+        body: &Value,
+        alias_change: impl FnOnce(&mut Aliases) -> Result<()>,
+    ) -> Result<Arc<SearchIndex>> {
+        validate_index_name(name)?;
+        let request = parse_create_body(body)?;
+        let mut merged = TemplateBody::default();
+        for layer in self.templates.read().layers_for(name) {
+            merged.merge(layer);
+        }
+        merged.merge(&request);
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as i64);
+        let uuid = format!(
+            "{:016x}",
+            xxhash_rust::xxh3::xxh3_64(format!("{name}{now}").as_bytes())
+        );
+        let mut settings = IndexSettings::new(now, uuid);
+        settings.apply(&merged.settings_value(), true)?;
+        let mappings = match &merged.mappings {
+            Some(m) => Mappings::parse(m)?,
+            None => Mappings::default(),
+        };
+        let mut links = Vec::new();
+        for (alias, def) in &merged.aliases {
+            let alias = alias.replace("{index}", name);
+            validate_alias_name(&alias)?;
+            links.push((alias.clone(), AliasMeta::parse(&alias, def)?));
+        }
+
+        let mut indices = self.indices.write();
+        if indices.contains_key(name) {
+            return Err(SearchError::IndexExists(name.to_string()));
+        }
+        let mut aliases = self.aliases.write();
+        if aliases.contains(name) {
+            return Err(SearchError::InvalidIndexName {
+                name: name.to_string(),
+                reason: "already exists as alias".into(),
+            });
+        }
+        let mut next = aliases.clone();
+        for (alias, meta) in links {
+            if alias == name || indices.contains_key(&alias) {
+                return Err(SearchError::InvalidAliasName {
+                    name: alias,
+                    reason: ALIAS_IS_INDEX.into(),
+                });
+            }
+            next.put(name, &alias, meta);
+        }
+        alias_change(&mut next)?;
+        next.validate()?;
+        // With alias changes, the index's creation must take them along
+        // even across a crash: save the resulting table as `pending`
+        // first; the new index's metadata file is the commit point
+        // (`Catalog::open` finishes or forgets a pending table).
+        let changes_aliases = *aliases != next;
+        if changes_aliases {
+            let mut doc = aliases.to_json();
+            doc["pending"] = json!({"index": name, "aliases": next.to_json()["aliases"]});
+            durable_json::save(&aliases_path(&self.root), &doc)?;
+        }
+        let dir = self.root.join(name);
+        let created = (|| {
+            if dir.exists() {
+                std::fs::remove_dir_all(&dir)
+                    .map_err(|e| SearchError::io(format!("clear {}", dir.display()), e))?;
+            }
+            SearchIndex::create(&dir, name, settings, mappings)
+        })();
+        let index = match created {
+            Ok(index) => Arc::new(index),
+            Err(e) => {
+                if changes_aliases {
+                    // Forget the pending table now rather than at the next open.
+                    if let Err(undo) =
+                        durable_json::save(&aliases_path(&self.root), &aliases.to_json())
+                    {
+                        tracing::warn!(error = %undo, "dropping a pending alias table");
+                    }
+                }
+                return Err(e);
+            }
+        };
+        indices.insert(name.to_string(), Arc::clone(&index));
+        self.commit_aliases(&mut aliases, next)?;
+        Ok(index)
+    }
+
+    /// Deletes the indices an expression names (index names and wildcards
+    /// over them; an alias is refused) with their aliases; returns how many.
+    pub fn delete(&self, expression: &str) -> Result<usize> {
+        let victims = {
+            let mut indices = self.indices.write();
+            let mut aliases = self.aliases.write();
+            let victims = concrete(&indices, &aliases, expression)?;
+            let mut next = aliases.clone();
+            for victim in &victims {
+                next.drop_index(victim.name());
+            }
+            self.commit_aliases(&mut aliases, next)?;
+            for victim in &victims {
+                indices.remove(victim.name());
+            }
+            victims
+        };
+        let count = victims.len();
+        self.remove_files(victims)?;
+        Ok(count)
+    }
+
+    /// Closes indices already taken out of the catalog and removes their files.
+    pub(super) fn remove_files(&self, victims: Vec<Arc<SearchIndex>>) -> Result<()> {
+        for victim in victims {
+            let dir = self.root.join(victim.name());
+            if let Ok(index) = Arc::try_unwrap(victim) {
+                if let Err(e) = index.close() {
+                    tracing::warn!(error = %e, "closing a deleted index");
+                }
+            }
+            std::fs::remove_dir_all(&dir)
+                .map_err(|e| SearchError::io(format!("remove {}", dir.display()), e))?;
+        }
+        Ok(())
+    }
+}
+
+/// A create-index body: only `settings`, `mappings` and `aliases`.
+fn parse_create_body(body: &Value) -> Result<TemplateBody> {
+    match body {
+        Value::Null => Ok(TemplateBody::default()),
+        Value::Object(obj) => {
+            if let Some(other) = obj
+                .keys()
+                .find(|k| !matches!(k.as_str(), "settings" | "mappings" | "aliases"))
+            {
+                return Err(SearchError::parsing(format!(
+                    "unknown key [{other}] for create index"
+                )));
+            }
+            TemplateBody::parse(body)
+        }
+        _ => Err(SearchError::parsing("request body must be an object")),
+    }
+}

@@ -1,0 +1,214 @@
+//! The `Catalog`: every index of a node, kept under `<root>/<index name>/`,
+//! the node's aliases (`<root>/aliases.json`) and templates
+//! (`<root>/templates.json`), name resolution, and the background task
+//! that refreshes and flushes indices.
+//!
+//! - `names`: wildcard matching, index and alias naming rules.
+//! - `resolve`: index expressions (names, aliases, wildcards, `_all`,
+//!   exclusions) to indices, alias filters, write indices.
+//! - `create`: creating an index (templates, then the request) and
+//!   deleting indices.
+//! - `alias_ops`: `_aliases` actions, applied all at once.
+//! - `template_ops`: storing and removing templates.
+//!
+//! Lock order: `indices` before `aliases`; `templates` is never held
+//! while taking another. Aliases and templates are saved (atomically, with
+//! fsync) before a change is made visible.
+
+mod alias_ops;
+mod create;
+mod names;
+mod resolve;
+mod template_ops;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use parking_lot::{Mutex, RwLock};
+
+pub use alias_ops::AliasAction;
+pub use names::{validate_alias_name, validate_index_name, wildcard_match};
+pub use resolve::Target;
+pub use template_ops::TemplateKind;
+
+use crate::aliases::Aliases;
+use crate::durable_json;
+use crate::error::{Result, SearchError};
+use crate::index::SearchIndex;
+use crate::templates::Templates;
+
+/// How often the background task looks at each index.
+const TICK: Duration = Duration::from_millis(50);
+
+type IndexMap = BTreeMap<String, Arc<SearchIndex>>;
+
+/// All indices, aliases and templates of the node.
+pub struct Catalog {
+    root: PathBuf,
+    indices: Arc<RwLock<IndexMap>>,
+    aliases: RwLock<Aliases>,
+    templates: RwLock<Templates>,
+    stop: Arc<AtomicBool>,
+    ticker: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Catalog {
+    /// Opens every index under `root` (created if missing), replaying
+    /// translogs, loads aliases and templates, and starts the background
+    /// refresh/flush task. Aliases of indices that no longer exist (a
+    /// crash between deleting an index and saving the aliases) are dropped.
+    pub fn open(root: &Path) -> Result<Catalog> {
+        std::fs::create_dir_all(root)
+            .map_err(|e| SearchError::io(format!("create {}", root.display()), e))?;
+        let mut indices = BTreeMap::new();
+        let entries = std::fs::read_dir(root)
+            .map_err(|e| SearchError::io(format!("list {}", root.display()), e))?;
+        for entry in entries {
+            let entry =
+                entry.map_err(|e| SearchError::io(format!("list {}", root.display()), e))?;
+            let path = entry.path();
+            let Some(name) = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .map(str::to_string)
+            else {
+                continue;
+            };
+            if !path.join("index.json").exists() {
+                continue;
+            }
+            let index = SearchIndex::open(&path, &name)?;
+            indices.insert(name, Arc::new(index));
+        }
+        let stored = durable_json::load(&aliases_path(root))?;
+        let mut aliases = match &stored {
+            Some(v) => Aliases::from_json(v)?,
+            None => Aliases::default(),
+        };
+        // An index created with alias changes (its own aliases, a rollover's
+        // move) first saves the table it leads to as `pending`; the index's
+        // metadata file is the commit point. Finish or forget it.
+        let pending = stored.as_ref().and_then(|v| v.get("pending"));
+        if let Some(p) = pending {
+            let created = p["index"].as_str().is_some_and(|i| indices.contains_key(i));
+            if created {
+                aliases = Aliases::from_json(&serde_json::json!({"aliases": p["aliases"]}))?;
+            }
+        }
+        let before = aliases.clone();
+        let stale: Vec<String> = aliases
+            .names()
+            .flat_map(|a| aliases.targets(a).into_iter().flat_map(|t| t.keys()))
+            .filter(|i| !indices.contains_key(*i))
+            .cloned()
+            .collect();
+        for index in &stale {
+            aliases.drop_index(index);
+        }
+        if pending.is_some() || aliases != before {
+            durable_json::save(&aliases_path(root), &aliases.to_json())?;
+        }
+        let templates = match durable_json::load(&templates_path(root))? {
+            Some(v) => Templates::from_json(&v)?,
+            None => Templates::default(),
+        };
+        let indices = Arc::new(RwLock::new(indices));
+        let stop = Arc::new(AtomicBool::new(false));
+        let ticker = {
+            let indices = Arc::clone(&indices);
+            let stop = Arc::clone(&stop);
+            std::thread::Builder::new()
+                .name("strata-search-refresh".into())
+                .spawn(move || background(indices, stop))
+                .map_err(|e| SearchError::io("start the refresh thread", e))?
+        };
+        Ok(Catalog {
+            root: root.to_path_buf(),
+            indices,
+            aliases: RwLock::new(aliases),
+            templates: RwLock::new(templates),
+            stop,
+            ticker: Mutex::new(Some(ticker)),
+        })
+    }
+
+    /// The index called `name` (not an alias).
+    pub fn get(&self, name: &str) -> Result<Arc<SearchIndex>> {
+        self.indices
+            .read()
+            .get(name)
+            .cloned()
+            .ok_or_else(|| SearchError::IndexNotFound(name.to_string()))
+    }
+
+    /// Every index name, sorted.
+    pub fn names(&self) -> Vec<String> {
+        self.indices.read().keys().cloned().collect()
+    }
+
+    /// A copy of the alias table.
+    pub fn aliases(&self) -> Aliases {
+        self.aliases.read().clone()
+    }
+
+    /// A copy of every template.
+    pub fn templates(&self) -> Templates {
+        self.templates.read().clone()
+    }
+
+    /// Flushes every index and stops the background task.
+    pub fn shutdown(&self) -> Result<()> {
+        self.stop.store(true, Ordering::Release);
+        if let Some(handle) = self.ticker.lock().take() {
+            let _ = handle.join();
+        }
+        let indices: Vec<_> = self.indices.read().values().cloned().collect();
+        for index in indices {
+            index.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Saves `next` as the alias table and makes it current. The caller
+    /// holds the `aliases` write lock (passed in as `current`).
+    fn commit_aliases(&self, current: &mut Aliases, next: Aliases) -> Result<()> {
+        if *current != next {
+            durable_json::save(&aliases_path(&self.root), &next.to_json())?;
+            *current = next;
+        }
+        Ok(())
+    }
+}
+
+fn aliases_path(root: &Path) -> PathBuf {
+    root.join("aliases.json")
+}
+
+fn templates_path(root: &Path) -> PathBuf {
+    root.join("templates.json")
+}
+
+impl Drop for Catalog {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        if let Some(handle) = self.ticker.lock().take() {
+            let _ = handle.join();
+        }
+    }
+}
+
+fn background(indices: Arc<RwLock<IndexMap>>, stop: Arc<AtomicBool>) {
+    while !stop.load(Ordering::Acquire) {
+        std::thread::sleep(TICK);
+        let all: Vec<_> = indices.read().values().cloned().collect();
+        for index in all {
+            if let Err(e) = index.tick() {
+                tracing::error!(index = index.name(), error = %e, "background refresh/flush failed");
+            }
+        }
+    }
+}
