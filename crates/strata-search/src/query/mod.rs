@@ -6,15 +6,19 @@
 //! - `full_text`: `match`, `match_phrase`, `multi_match`.
 //! - `term_level`: `term`, `terms`, `range`, `exists`, `prefix`, `wildcard`, `ids`.
 //! - `geo`: `geo_bounding_box` over geo_point columns.
-//! - `query_string`: Kibana's Lucene syntax rewritten into the DSL.
+//! - `query_string`: the Lucene syntax (Kibana, `q=`).
+//! - `simple_query_string`: the forgiving syntax, which never fails on text.
+//! - `text_syntax`: the tree `query_string` parses into, over resolved fields.
 //! - `terms`: values to tantivy terms.
 
 mod compound;
 mod full_text;
 mod geo;
 pub mod query_string;
+pub mod simple_query_string;
 mod term_level;
 pub mod terms;
+mod text_syntax;
 
 use serde_json::{Map, Value};
 use tantivy::query::{BoostQuery, Query};
@@ -75,10 +79,8 @@ pub fn build(ctx: &QueryContext<'_>, query: &Value) -> Result<Box<dyn Query>> {
         "wildcard" => term_level::wildcard(ctx, body),
         "ids" => term_level::ids(ctx, body),
         "geo_bounding_box" => geo::geo_bounding_box(ctx, body),
-        "query_string" => build(ctx, &query_string::translate(body)?),
-        "simple_query_string" => Err(SearchError::illegal(format!(
-            "[{kind}] is not supported yet by this server"
-        ))),
+        "query_string" => query_string::build(ctx, body),
+        "simple_query_string" => simple_query_string::build(ctx, body),
         other => Err(SearchError::parsing(format!("unknown query [{other}]"))),
     }
 }

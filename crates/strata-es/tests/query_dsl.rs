@@ -1,0 +1,153 @@
+//! The query DSL and aggregations over a real socket: `query_string` (body
+//! and `q=`), `simple_query_string`, and the error replies bad input gets.
+
+mod support;
+
+use serde_json::{json, Value};
+use support::TestServer;
+
+async fn load(s: &TestServer) {
+    let create = json!({
+        "settings": {"number_of_shards": 2},
+        "mappings": {"properties": {
+            "title": {"type": "text", "fields": {"keyword": {"type": "keyword"}}},
+            "message": {"type": "text"}, "tag": {"type": "keyword"},
+            "status": {"type": "integer"}, "price": {"type": "double"},
+            "@timestamp": {"type": "date"}}}
+    });
+    assert_eq!(s.json("PUT", "/qd", Some(create)).await.status, 200);
+    let docs = [
+        json!({"title": "Quick brown fox", "message": "the fox jumps", "tag": "a", "status": 200,
+               "price": 1.0, "@timestamp": "2024-03-30T22:30:00Z"}),
+        json!({"title": "Lazy dog", "message": "the dog sleeps", "tag": "b", "status": 404,
+               "price": 2.5, "@timestamp": "2024-03-31T00:30:00Z"}),
+        json!({"title": "Quick fix", "message": "fox fixes bugs", "tag": "a", "status": 500,
+               "price": 3.0, "@timestamp": "2024-04-02T12:00:00Z"}),
+    ];
+    let mut body = String::new();
+    for (i, doc) in docs.iter().enumerate() {
+        body.push_str(&json!({"index": {"_id": (i + 1).to_string()}}).to_string());
+        body.push('\n');
+        body.push_str(&doc.to_string());
+        body.push('\n');
+    }
+    let nd = [("Content-Type", "application/x-ndjson")];
+    let r = s
+        .send("POST", "/qd/_bulk?refresh=true", &nd, Some(body.as_bytes()))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+}
+
+fn ids(body: &Value) -> Vec<String> {
+    let mut ids: Vec<String> = body["hits"]["hits"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no hits: {body}"))
+        .iter()
+        .map(|h| h["_id"].as_str().unwrap().to_string())
+        .collect();
+    ids.sort();
+    ids
+}
+
+async fn search(s: &TestServer, body: Value) -> (u16, Value) {
+    let r = s.json("POST", "/qd/_search", Some(body)).await;
+    (r.status, r.json())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn query_string_and_simple_query_string() {
+    let s = TestServer::start(1 << 20).await;
+    load(&s).await;
+    // Kibana's form: grouped values, patterns, no default field.
+    let (status, body) = search(
+        &s,
+        json!({"query": {"query_string": {"query": "title:(quick OR lazy) AND NOT tag:b",
+                                          "analyze_wildcard": true}}}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(ids(&body), ["1", "3"]);
+    let (_, body) = search(
+        &s,
+        json!({"query": {"query_string": {"query": "*.keyword:Lazy*"}}}),
+    )
+    .await;
+    assert_eq!(ids(&body), ["2"]);
+    let (_, body) = search(&s, json!({"query": {"query_string": {"query": "fox"}}})).await;
+    assert_eq!(ids(&body), ["1", "3"]);
+    // q= with grouped values and df.
+    let r = s
+        .json(
+            "GET",
+            "/qd/_search?q=title:(quick%20brown)&default_operator=AND",
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(ids(&r.json()), ["1"]);
+    let r = s.json("GET", "/qd/_search?q=sleeps&df=message", None).await;
+    assert_eq!(ids(&r.json()), ["2"]);
+    let r = s
+        .json("GET", "/qd/_count?q=title:(quick%20OR%20lazy)", None)
+        .await;
+    assert_eq!(r.json()["count"], 3);
+    // simple_query_string never fails on its text.
+    let (status, body) = search(
+        &s,
+        json!({"query": {"simple_query_string": {"query": "quick + (fox | \"lazy dog\"",
+                                                 "fields": ["title^2", "mess*"]}}}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(ids(&body), ["1", "3"]);
+    let (_, body) = search(
+        &s,
+        json!({"query": {"simple_query_string": {"query": "fox -bugs", "default_operator": "and"}}}),
+    )
+    .await;
+    assert_eq!(ids(&body), ["1"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_query_errors() {
+    let s = TestServer::start(1 << 20).await;
+    load(&s).await;
+    let cases = [
+        (
+            json!({"query_string": {"query": "title:(quick"}}),
+            "query_shard_exception",
+        ),
+        (
+            json!({"query_string": {"query": "status:abc"}}),
+            "parsing_exception",
+        ),
+        (
+            json!({"query_string": {"query": "a", "nope": 1}}),
+            "parsing_exception",
+        ),
+        (
+            json!({"simple_query_string": {"query": "a", "flags": "BOGUS"}}),
+            "illegal_argument_exception",
+        ),
+        (
+            json!({"simple_query_string": {"fields": ["a"]}}),
+            "parsing_exception",
+        ),
+    ];
+    for (query, kind) in cases {
+        let (status, body) = search(&s, json!({ "query": query })).await;
+        assert_eq!(status, 400, "{query}: {body}");
+        assert_eq!(body["status"], 400);
+        assert_eq!(body["error"]["type"], kind, "{query}: {body}");
+        assert_eq!(body["error"]["root_cause"][0]["type"], kind);
+    }
+    let r = s.json("GET", "/qd/_search?q=title:(quick", None).await;
+    assert_eq!(r.status, 400);
+    assert_eq!(r.json()["error"]["type"], "query_shard_exception");
+    let (status, _) = search(
+        &s,
+        json!({"query": {"query_string": {"query": "status:abc", "lenient": true}}}),
+    )
+    .await;
+    assert_eq!(status, 200);
+}
