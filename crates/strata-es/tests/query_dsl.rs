@@ -151,3 +151,88 @@ async fn text_query_errors() {
     .await;
     assert_eq!(status, 200);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calendar_aggregations_and_top_hits() {
+    let s = TestServer::start(1 << 20).await;
+    load(&s).await;
+    let (status, body) = search(
+        &s,
+        json!({"size": 0, "aggs": {
+            "days": {"date_histogram": {"field": "@timestamp", "calendar_interval": "1d",
+                                        "time_zone": "Europe/Paris"}},
+            "months": {"date_histogram": {"field": "@timestamp", "calendar_interval": "month"}},
+            "recent": {"date_range": {"field": "@timestamp", "ranges": [
+                {"from": "2024-03-31", "to": "2024-03-31||+1w"}, {"to": "now-100y"}]}},
+            "tags": {"terms": {"field": "tag"}, "aggs": {
+                "top": {"top_hits": {"size": 1, "sort": [{"price": "desc"}],
+                                     "_source": ["title"]}}}}
+        }}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let aggs = &body["aggregations"];
+    let days = aggs["days"]["buckets"].as_array().unwrap();
+    let summary: Vec<(&str, u64)> = days
+        .iter()
+        .map(|b| {
+            (
+                b["key_as_string"].as_str().unwrap(),
+                b["doc_count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("2024-03-30T00:00:00.000+01:00", 1),
+            ("2024-03-31T00:00:00.000+01:00", 1),
+            ("2024-04-01T00:00:00.000+02:00", 0),
+            ("2024-04-02T00:00:00.000+02:00", 1),
+        ]
+    );
+    assert_eq!(days[2]["key"], 1_711_922_400_000i64); // 2024-03-31T22:00:00Z
+    let months = aggs["months"]["buckets"].as_array().unwrap();
+    assert_eq!(months.len(), 2);
+    assert_eq!(months[1]["key_as_string"], "2024-04-01T00:00:00.000Z");
+    assert_eq!(months[1]["doc_count"], 1);
+    let recent = aggs["recent"]["buckets"].as_array().unwrap();
+    assert_eq!(recent[0]["doc_count"], 0);
+    assert_eq!(
+        recent[1]["key"],
+        "2024-03-31T00:00:00.000Z-2024-04-07T00:00:00.000Z"
+    );
+    assert_eq!(recent[1]["doc_count"], 2);
+    let tags = aggs["tags"]["buckets"].as_array().unwrap();
+    let a = tags.iter().find(|b| b["key"] == "a").unwrap();
+    assert_eq!(a["top"]["hits"]["hits"][0]["_id"], "3");
+    assert_eq!(
+        a["top"]["hits"]["hits"][0]["_source"],
+        json!({"title": "Quick fix"})
+    );
+    // Bad input: 400s with Elasticsearch's types.
+    let cases = [
+        (
+            json!({"date_histogram": {"field": "@timestamp", "calendar_interval": "3d"}}),
+            "illegal_argument_exception",
+        ),
+        (
+            json!({"date_histogram": {"field": "@timestamp", "calendar_interval": "day",
+                                   "time_zone": "Nowhere/Town"}}),
+            "illegal_argument_exception",
+        ),
+        (
+            json!({"date_range": {"field": "@timestamp", "ranges": [{"from": "not a date"}]}}),
+            "parsing_exception",
+        ),
+        (
+            json!({"terms": {"field": "tag"}, "aggs": {"h": {"top_hits": {"sizes": 1}}}}),
+            "parsing_exception",
+        ),
+    ];
+    for (agg, kind) in cases {
+        let (status, body) = search(&s, json!({"size": 0, "aggs": {"x": agg}})).await;
+        assert_eq!(status, 400, "{agg}: {body}");
+        assert_eq!(body["error"]["type"], kind, "{agg}: {body}");
+    }
+}

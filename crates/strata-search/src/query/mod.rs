@@ -2,6 +2,7 @@
 //! over the shard schema, using the index mapping to pick the field and
 //! value type. Unknown queries and parameters are `parsing_exception`s.
 //!
+//! - `date_math`: `now-1d/d`, `2024-01-01||+1M` in a time zone.
 //! - `compound`: `bool`, `constant_score`, `match_all`, `match_none`.
 //! - `full_text`: `match`, `match_phrase`, `multi_match`.
 //! - `term_level`: `term`, `terms`, `range`, `exists`, `prefix`, `wildcard`, `ids`.
@@ -12,6 +13,7 @@
 //! - `terms`: values to tantivy terms.
 
 mod compound;
+pub mod date_math;
 mod full_text;
 mod geo;
 pub mod query_string;

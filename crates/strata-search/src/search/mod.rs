@@ -4,20 +4,32 @@
 //! across shards by score or sort key, aggregations by tantivy's
 //! intermediate-result merge.
 //!
-//! - `request`: the body. - `sort`: sort keys. - `aggs`: aggregation
-//!   translation. - `agg_filters`: `filter`/`filters` below other
-//!   aggregations. - `docvalues`: `docvalue_fields`. - `filter_aggs`: the
-//!   top-level `filter` aggregation, one extra pass each. - `geo_aggs`: `geo_centroid` and `geohash_grid`, which
-//!   tantivy lacks. - `source_filter`: `_source` filtering.
+//! - `request`: the body; `sort`: sort keys; `source_filter`: `_source`
+//!   filtering; `docvalues`: `docvalue_fields`.
+//! - `aggs`: aggregation translation and reshaping; `agg_filters`:
+//!   `filter`/`filters` below other aggregations; `filter_aggs`: the
+//!   top-level `filter` aggregation, one extra pass each.
+//! - `geo_aggs`: `geo_centroid` and `geohash_grid`, which tantivy lacks.
+//! - `date_histogram`, `date_range`, `calendar`, `time_zone`: dates in
+//!   calendars and zones.
+//! - `top_hits`, `deferred`: sub-aggregations computed per bucket;
+//!   `passes`: the extra searches those and calendar histograms need.
 
 pub mod agg_filters;
 pub mod aggs;
+pub mod calendar;
+pub mod date_histogram;
+pub mod date_range;
+pub mod deferred;
 pub mod docvalues;
 pub mod filter_aggs;
 pub mod geo_aggs;
+mod passes;
 pub mod request;
 pub mod sort;
 pub mod source_filter;
+pub mod time_zone;
+pub mod top_hits;
 
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -142,14 +154,29 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
     };
     let geo_collector = (!geo.is_empty()).then(|| geo_aggs::GeoCollector::new(geo.clone()));
     let mut geo_fruit = geo_collector.as_ref().map(geo_aggs::GeoCollector::empty);
-    let (agg_request, shapes) = match (&rest_aggs, indices.first()) {
+    let now = now_millis();
+    let (agg_request, shapes, top_deferred) = match (&rest_aggs, indices.first()) {
         (Some(a), Some(first)) => {
-            let (tv, shapes) = aggs::translate(&first.mappings(), a)?;
-            let parsed: Aggregations = serde_json::from_value(tv)
-                .map_err(|e| SearchError::parsing(format!("[aggs] {e}")))?;
-            (Some(parsed), shapes)
+            let mappings = first.mappings();
+            let mut fields = Vec::new();
+            date_histogram::bound_fields(a, &mappings, now, &mut fields);
+            let bounds = passes::data_bounds(indices, &req.query, &fields)?;
+            let env = aggs::AggEnv {
+                mappings: &mappings,
+                now,
+                bounds: &bounds,
+            };
+            let (tv, shapes, deferred) = aggs::translate(&env, a)?;
+            let parsed: Option<Aggregations> = match tv.as_object() {
+                Some(o) if o.is_empty() => None,
+                _ => Some(
+                    serde_json::from_value(tv)
+                        .map_err(|e| SearchError::parsing(format!("[aggs] {e}")))?,
+                ),
+            };
+            (parsed, shapes, deferred)
         }
-        _ => (None, Vec::new()),
+        _ => (None, Vec::new(), Vec::new()),
     };
 
     let mut candidates = Vec::new();
@@ -234,7 +261,9 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
                     shard.tantivy_index().tokenizers().clone(),
                 );
                 let collector = DistributedAggregationCollector::from_aggs(agg_req.clone(), ctx);
-                let part = searcher.search(&*q, &collector)?;
+                let part = searcher
+                    .search(&*q, &collector)
+                    .map_err(passes::agg_error)?;
                 match &mut merged_aggs {
                     None => merged_aggs = Some(part),
                     Some(m) => m.merge_fruits(part)?,
@@ -318,14 +347,32 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
         "_shards": {"total": shard_count, "successful": shard_count, "skipped": 0, "failed": 0},
         "hits": hits_obj,
     });
+    let runner = |filters: &[Value], name: &str, kind: &str, body: &Value| {
+        passes::run_deferred(indices, req, filters, name, kind, body)
+    };
+    let mut scope = deferred::BucketScope::new(&runner);
     if let Some(agg_req) = agg_request {
         let limits = AggregationLimitsGuard::new(Some(500_000_000), Some(65_000));
         let merged = merged_aggs.unwrap_or_default();
-        let final_result = merged.into_final_result(agg_req, limits)?;
+        let final_result = merged
+            .into_final_result(agg_req, limits)
+            .map_err(passes::agg_error)?;
         let mut value =
             serde_json::to_value(&final_result).map_err(|e| SearchError::illegal(e.to_string()))?;
-        aggs::reshape(&mut value, &shapes);
+        aggs::reshape(&mut value, &shapes, &mut scope)?;
         response["aggregations"] = value;
+    } else if !shapes.is_empty() {
+        // Only deferred or split-out aggregations below these shapes.
+        let mut value = json!({});
+        aggs::reshape(&mut value, &shapes, &mut scope)?;
+        response["aggregations"] = value;
+    }
+    for (name, kind, body) in &top_deferred {
+        let result = runner(&[], name, kind, body)?;
+        if !response["aggregations"].is_object() {
+            response["aggregations"] = json!({});
+        }
+        response["aggregations"][name] = result;
     }
     if let Some(fruit) = geo_fruit {
         if !response["aggregations"].is_object() {

@@ -83,9 +83,11 @@ pub fn build(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
             "type" => match v.as_str() {
                 Some("best_fields") => {}
                 Some("most_fields") => opts.tie_breaker = 1.0,
-                _ => return Err(SearchError::illegal(format!(
+                _ => {
+                    return Err(SearchError::illegal(format!(
                     "[query_string] type [{v}] is not supported (best_fields and most_fields are)"
-                ))),
+                )))
+                }
             },
             "analyzer" => match v.as_str() {
                 Some("standard" | "default") => {}
