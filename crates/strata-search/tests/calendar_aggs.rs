@@ -281,3 +281,39 @@ fn bad_date_aggregations_are_400s() {
         "calendar_interval": "minute", "extended_bounds": {"min": 0, "max": "2024-01-01"}}}}});
     assert_eq!(run(&c, huge).unwrap_err().status(), 400);
 }
+
+#[test]
+fn range_query_time_zone_and_rounding() {
+    let (_tmp, c, stamps) = setup();
+    let ms = |s: &str| {
+        chrono::DateTime::parse_from_rfc3339(s)
+            .unwrap()
+            .timestamp_millis()
+    };
+    let count = |lo: i64, hi: i64| stamps.iter().filter(|t| **t >= lo && **t <= hi).count();
+    let total = |r: Value| r["hits"]["total"]["value"].as_u64().unwrap() as usize;
+    // Dates without an offset are read in the zone; `lte` with `/M` rounds up.
+    let r = run(
+        &c,
+        json!({"size": 0, "query": {"range": {"t": {"gte": "2024-03-01", "lte": "2024-03-10||/M",
+                                                     "time_zone": "Europe/Paris"}}}}),
+    )
+    .unwrap();
+    let lo = ms("2024-03-01T00:00:00+01:00");
+    let hi = ms("2024-04-01T00:00:00+02:00") - 1;
+    assert_eq!(total(r), count(lo, hi));
+    let r = run(
+        &c,
+        json!({"size": 0, "query": {"range": {"t": {"gt": "2024-03-31T00:00:00Z||/d",
+                                                     "lt": "2024-07-01T00:00:00Z"}}}}),
+    )
+    .unwrap();
+    assert_eq!(
+        total(r),
+        count(ms("2024-04-01T00:00:00Z"), ms("2024-07-01T00:00:00Z") - 1)
+    );
+    let bad = json!({"query": {"range": {"t": {"gte": "2024", "time_zone": "Bad/Zone"}}}});
+    assert_eq!(run(&c, bad).unwrap_err().status(), 400);
+    let bad = json!({"query": {"range": {"t": {"gte": "now-1q"}}}});
+    assert_eq!(run(&c, bad).unwrap_err().status(), 400);
+}
