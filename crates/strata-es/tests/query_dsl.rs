@@ -236,3 +236,64 @@ async fn calendar_aggregations_and_top_hits() {
         assert_eq!(body["error"]["type"], kind, "{agg}: {body}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn float_sort_across_segments() {
+    let s = TestServer::start(1 << 20).await;
+    let create = json!({"settings": {"number_of_shards": 1},
+                        "mappings": {"properties": {"p": {"type": "double"}}}});
+    assert_eq!(s.json("PUT", "/fs", Some(create)).await.status, 200);
+    // Each refresh makes a segment: whole numbers, fractions, mixed.
+    for batch in [
+        [("a", 3.0), ("b", 1.0)],
+        [("c", 2.5), ("d", 0.5)],
+        [("e", 4.0), ("f", 1.5)],
+    ] {
+        for (id, p) in batch {
+            let r = s
+                .json("PUT", &format!("/fs/_doc/{id}"), Some(json!({ "p": p })))
+                .await;
+            assert_eq!(r.status, 201, "{}", r.text());
+        }
+        assert_eq!(s.json("POST", "/fs/_refresh", None).await.status, 200);
+    }
+    let r = s
+        .json(
+            "POST",
+            "/fs/_search",
+            Some(json!({"sort": [{"p": "asc"}], "size": 10})),
+        )
+        .await;
+    let body = r.json();
+    let order: Vec<&str> = body["hits"]["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(order, ["d", "b", "f", "c", "a", "e"]);
+    assert_eq!(body["hits"]["hits"][1]["sort"], json!([1.0]));
+    let r = s
+        .json(
+            "POST",
+            "/fs/_search",
+            Some(json!({"sort": [{"p": "desc"}], "search_after": [2.5], "size": 10})),
+        )
+        .await;
+    let after: Vec<String> = r.json()["hits"]["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["_id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(after, ["f", "b", "d"]);
+    let bad = s
+        .json(
+            "POST",
+            "/fs/_search",
+            Some(json!({"sort": [{"p": "sideways"}]})),
+        )
+        .await;
+    assert_eq!(bad.status, 400);
+    assert_eq!(bad.json()["error"]["type"], "parsing_exception");
+}

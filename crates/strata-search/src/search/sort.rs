@@ -1,11 +1,13 @@
 //! Sorting hits by fields: the `sort` parameter, per-document sort keys
 //! read from fast fields, and their order (missing values last, as
-//! Elasticsearch does by default).
+//! Elasticsearch does by default). Numeric keys are read from whatever
+//! numeric column type a segment holds, so segments compare by value.
 
 use std::cmp::Ordering;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
+use tantivy::columnar::{DynamicColumn, NumericalType};
 use tantivy::{DocId, Score, SegmentReader};
 
 use crate::error::{Result, SearchError};
@@ -256,11 +258,19 @@ impl ValueReader {
         let ff = segment.fast_fields();
         match ty {
             Some(t) if t.is_integer() || t == FieldType::Date => {
-                ValueReader::Int(ff.column_opt::<i64>(&name).ok().flatten())
+                match numeric_column(segment, &name, NumericalType::I64) {
+                    Some(DynamicColumn::I64(c)) => ValueReader::Int(Some(c)),
+                    // A column tantivy had to keep as f64 still sorts by value.
+                    _ => match numeric_column(segment, &name, NumericalType::F64) {
+                        Some(DynamicColumn::F64(c)) => ValueReader::Float(Some(c)),
+                        _ => ValueReader::Int(None),
+                    },
+                }
             }
-            Some(t) if t.is_float() => {
-                ValueReader::Float(ff.column_opt::<f64>(&name).ok().flatten())
-            }
+            Some(t) if t.is_float() => match numeric_column(segment, &name, NumericalType::F64) {
+                Some(DynamicColumn::F64(c)) => ValueReader::Float(Some(c)),
+                _ => ValueReader::Float(None),
+            },
             Some(FieldType::Boolean) => {
                 ValueReader::Bool(ff.column_opt::<bool>(&name).ok().flatten())
             }
@@ -300,4 +310,21 @@ impl ValueReader {
             }
         }
     }
+}
+
+/// The segment's numeric column at `name`, whatever numeric type tantivy
+/// stored it as (a float field whose values in a segment are all whole
+/// numbers may be an i64 column there), coerced to `target`; `None` when
+/// the segment has no numeric column there or it cannot be coerced.
+pub fn numeric_column(
+    segment: &SegmentReader,
+    name: &str,
+    target: NumericalType,
+) -> Option<DynamicColumn> {
+    let handles = segment.fast_fields().dynamic_column_handles(name).ok()?;
+    handles
+        .into_iter()
+        .filter_map(|h| h.open().ok())
+        .filter(DynamicColumn::is_numerical)
+        .find_map(|c| c.coerce_numerical(target))
 }
