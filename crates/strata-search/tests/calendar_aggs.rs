@@ -317,3 +317,34 @@ fn range_query_time_zone_and_rounding() {
     let bad = json!({"query": {"range": {"t": {"gte": "now-1q"}}}});
     assert_eq!(run(&c, bad).unwrap_err().status(), 400);
 }
+
+#[test]
+fn extreme_values_answer_without_panicking() {
+    let (_tmp, c, _) = setup();
+    let big = 9_000_000_000_000_000_000i64;
+    let bodies = [
+        json!({"size": 0, "aggs": {"a": {"date_histogram": {"field": "t", "calendar_interval": "year",
+            "extended_bounds": {"min": -big, "max": big}}}}}),
+        json!({"size": 0, "aggs": {"a": {"date_histogram": {"field": "t", "calendar_interval": "month",
+            "time_zone": "Europe/Paris", "hard_bounds": {"min": -big, "max": big}}}}}),
+        json!({"size": 0, "aggs": {"a": {"date_histogram": {"field": "t",
+            "fixed_interval": "99999999999999999d"}}}}),
+        json!({"size": 0, "aggs": {"a": {"date_histogram": {"field": "t", "calendar_interval": "day",
+            "offset": big}}}}),
+        json!({"size": 0, "aggs": {"a": {"date_range": {"field": "t", "ranges": [
+            {"from": -big, "to": big}, {"from": "now-9999999999999y", "to": "now+9999999999999M"}]}}}}),
+        json!({"query": {"range": {"t": {"gte": "now-9999999999999999999d"}}}}),
+        json!({"query": {"range": {"t": {"gte": "now-999999999999999y/y", "time_zone": "Europe/Paris"}}}}),
+        json!({"size": 18446744073709551615u64, "from": 5}),
+        json!({"size": 0, "aggs": {"t": {"terms": {"field": "n"}, "aggs": {"h": {"top_hits": {
+            "size": 18446744073709551615u64, "from": 10}}}}}}),
+        json!({"query": {"query_string": {"query": "t:[now-99999999999999y TO *] a^999999999999999999999999999999999999999 b~99999"}}}),
+        json!({"query": {"simple_query_string": {"query": "\"a b\"~99999999999999999999 c~9999999999999"}}}),
+    ];
+    for body in bodies {
+        match run(&c, body.clone()) {
+            Ok(_) => {}
+            Err(e) => assert_eq!(e.status(), 400, "{body}: {e}"),
+        }
+    }
+}

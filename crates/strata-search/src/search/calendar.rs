@@ -8,6 +8,10 @@ use super::time_zone::TimeZone;
 use crate::mapping::date::{civil_from_days, days_from_civil};
 
 const DAY: i64 = 86_400_000;
+/// Instants are kept within ±300,000 years of the epoch (Elasticsearch's
+/// own range is ±292 million years, but no real data is near either).
+pub const MAX_MILLIS: i64 = 300_000 * 366 * DAY;
+const MAX_MONTHS: i64 = 12 * 600_000;
 
 /// A calendar unit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,6 +93,7 @@ pub struct Rounding {
 impl Rounding {
     /// The start (UTC) of the bucket holding the UTC instant `utc`.
     pub fn round_down(&self, utc: i64) -> i64 {
+        let utc = utc.clamp(-MAX_MILLIS, MAX_MILLIS);
         let local = self.tz.to_local(utc - self.offset);
         let start = match self.unit {
             None => local.div_euclid(self.fixed.max(1)) * self.fixed.max(1),
@@ -105,6 +110,7 @@ impl Rounding {
 
     /// The start (UTC) of the bucket after the one starting at `start`.
     pub fn next(&self, start: i64) -> i64 {
+        let start = start.clamp(-MAX_MILLIS, MAX_MILLIS);
         let local = self.tz.to_local(start - self.offset);
         let next_local = match self.unit {
             None => local + self.fixed.max(1),
@@ -126,6 +132,7 @@ impl Rounding {
 
 /// The local start of `unit` holding the local time `local`.
 pub fn floor_local(unit: CalendarUnit, local: i64) -> i64 {
+    let local = local.clamp(-MAX_MILLIS, MAX_MILLIS);
     if let Some(ms) = unit.fixed_millis() {
         if unit == CalendarUnit::Week {
             // 1970-01-05 was a Monday.
@@ -144,8 +151,11 @@ pub fn floor_local(unit: CalendarUnit, local: i64) -> i64 {
 
 /// `local` plus `n` units (months keep the day, clamped to the month's end).
 pub fn add_units(unit: CalendarUnit, local: i64, n: i64) -> i64 {
+    let local = local.clamp(-MAX_MILLIS, MAX_MILLIS);
     if let Some(ms) = unit.fixed_millis() {
-        return local.saturating_add(n.saturating_mul(ms));
+        return local
+            .saturating_add(n.saturating_mul(ms))
+            .clamp(-MAX_MILLIS, MAX_MILLIS);
     }
     let months = match unit {
         CalendarUnit::Quarter => 3 * n,
@@ -155,6 +165,8 @@ pub fn add_units(unit: CalendarUnit, local: i64, n: i64) -> i64 {
     let days = local.div_euclid(DAY);
     let time = local.rem_euclid(DAY);
     let (y, m, d) = civil_from_days(days);
+    // Far beyond any representable date: stay put rather than overflow.
+    let months = months.clamp(-MAX_MONTHS, MAX_MONTHS);
     let total = y * 12 + (m - 1) + months;
     let (ny, nm) = (total.div_euclid(12), total.rem_euclid(12) + 1);
     let (fy, fm) = if nm == 12 { (ny + 1, 1) } else { (ny, nm + 1) };

@@ -15,7 +15,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::calendar::{CalendarUnit, Rounding};
+use super::calendar::{CalendarUnit, Rounding, MAX_MILLIS};
 use super::time_zone::TimeZone;
 use crate::error::{Result, SearchError};
 use crate::mapping::date::DateFormat;
@@ -54,13 +54,13 @@ fn fixed_interval(text: &str) -> Option<i64> {
         "d" => 86_400_000,
         _ => return None,
     };
-    n.checked_mul(ms)
+    n.checked_mul(ms).filter(|ms| *ms <= MAX_MILLIS)
 }
 
 /// `offset`: `+1h`, `-30m`, or milliseconds.
 fn parse_offset(v: &Value) -> Option<i64> {
     if let Some(n) = v.as_i64() {
-        return Some(n);
+        return (n.abs() <= MAX_MILLIS).then_some(n);
     }
     let text = v.as_str()?.trim();
     let (sign, rest) = match text.strip_prefix('-') {

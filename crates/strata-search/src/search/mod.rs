@@ -136,7 +136,7 @@ pub fn search(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Value
 /// One search pass: hits, plain and geo aggregations.
 fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Value> {
     let started = Instant::now();
-    let want = req.from + req.size;
+    let want = req.from.saturating_add(req.size);
     let by_score = req.sort.is_empty()
         || (req.sort.len() == 1 && req.sort[0].field == "_score" && req.sort[0].descending);
     let after = req

@@ -154,10 +154,10 @@ impl SearchRequest {
     }
 
     fn validate(&self) -> Result<()> {
-        if self.from + self.size > MAX_RESULT_WINDOW {
+        if self.from.saturating_add(self.size) > MAX_RESULT_WINDOW {
             return Err(SearchError::illegal(format!(
                 "Result window is too large, from + size must be less than or equal to: [{MAX_RESULT_WINDOW}] but was [{}]. See the scroll api for a more efficient way to request large data sets.",
-                self.from + self.size
+                self.from.saturating_add(self.size)
             )));
         }
         if let Some(after) = &self.search_after {

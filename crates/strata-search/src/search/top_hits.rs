@@ -52,10 +52,10 @@ fn request(name: &str, body: &Value, query: &Value) -> Result<SearchRequest> {
     req.insert("query".into(), query.clone());
     let mut parsed = SearchRequest::parse(&Value::Object(req))?;
     parsed.track_total_hits = TrackTotalHits::Exact;
-    if parsed.from + parsed.size > 100 {
+    if parsed.from.saturating_add(parsed.size) > 100 {
         return Err(SearchError::illegal(format!(
             "Top hits result window is too large, the top hits aggregator [{name}]'s from + size must be less than or equal to: [100] but was [{}].",
-            parsed.from + parsed.size
+            parsed.from.saturating_add(parsed.size)
         )));
     }
     Ok(parsed)
