@@ -297,3 +297,56 @@ async fn float_sort_across_segments() {
     assert_eq!(bad.status, 400);
     assert_eq!(bad.json()["error"]["type"], "parsing_exception");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sort_missing_stored_fields_and_paging_errors() {
+    let s = TestServer::start(1 << 20).await;
+    load(&s).await;
+    let r = s
+        .json(
+            "PUT",
+            "/qd/_doc/4?refresh=true",
+            Some(json!({"title": "No price"})),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text());
+    let (_, body) = search(
+        &s,
+        json!({"sort": [{"price": {"order": "desc", "missing": "_first"}}], "stored_fields": ["*"]}),
+    )
+    .await;
+    let hits = body["hits"]["hits"].as_array().unwrap();
+    let order: Vec<&str> = hits.iter().map(|h| h["_id"].as_str().unwrap()).collect();
+    assert_eq!(order, ["4", "3", "2", "1"]);
+    assert!(hits[0].get("_source").is_none());
+    let (_, body) = search(
+        &s,
+        json!({"stored_fields": "_none_", "track_total_hits": 2}),
+    )
+    .await;
+    assert!(body["hits"]["hits"][0].get("_id").is_none());
+    assert_eq!(
+        body["hits"]["total"],
+        json!({"value": 2, "relation": "gte"})
+    );
+    let cases = [
+        (
+            json!({"sort": [{"price": "asc"}], "search_after": ["cheap"]}),
+            "illegal_argument_exception",
+        ),
+        (json!({"sort": [{"nope": "asc"}]}), "query_shard_exception"),
+        (
+            json!({"track_total_hits": -2}),
+            "illegal_argument_exception",
+        ),
+        (
+            json!({"stored_fields": "_none_", "_source": ["title"]}),
+            "illegal_argument_exception",
+        ),
+    ];
+    for (body, kind) in cases {
+        let (status, reply) = search(&s, body.clone()).await;
+        assert_eq!(status, 400, "{body}: {reply}");
+        assert_eq!(reply["error"]["type"], kind, "{body}: {reply}");
+    }
+}

@@ -125,6 +125,7 @@ fn sort_reader_takes_any_numeric_column_type() {
         field: field.into(),
         descending: false,
         unmapped_type: None,
+        missing: strata_search::search::sort::Missing::Last,
     };
     let mut prices = Vec::new();
     let mut counts = Vec::new();

@@ -4,7 +4,7 @@
 //! across shards by score or sort key, aggregations by tantivy's
 //! intermediate-result merge.
 //!
-//! - `request`: the body; `sort`: sort keys; `source_filter`: `_source`
+//! - `request`: the body; `sort`, `sort_field`: sort criteria and keys; `source_filter`: `_source`
 //!   filtering; `docvalues`: `docvalue_fields`.
 //! - `aggs`: aggregation translation and reshaping; `agg_filters`:
 //!   `filter`/`filters` below other aggregations; `filter_aggs`: the
@@ -27,6 +27,7 @@ pub mod geo_aggs;
 mod passes;
 pub mod request;
 pub mod sort;
+mod sort_field;
 pub mod source_filter;
 pub mod time_zone;
 pub mod top_hits;
@@ -139,11 +140,18 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
     let want = req.from.saturating_add(req.size);
     let by_score = req.sort.is_empty()
         || (req.sort.len() == 1 && req.sort[0].field == "_score" && req.sort[0].descending);
+    // Without `sort`, keys (for `search_after`) are the score, descending.
+    let effective_sort = if req.sort.is_empty() {
+        vec![sort::SortField::score()]
+    } else {
+        req.sort.clone()
+    };
+    let first_mappings = indices.first().map(|i| i.mappings());
     let after = req
         .search_after
         .as_ref()
-        .map(|v| v.iter().map(SortValue::from_json).collect::<Vec<_>>());
-    let descending = Arc::new(req.sort.iter().map(|s| s.descending).collect::<Vec<_>>());
+        .map(|v| sort::after_values(&effective_sort, v, first_mappings.as_ref()));
+    let descending = Arc::new(sort::key_orders(&effective_sort));
     let after_key = after
         .clone()
         .map(|v| SortKey::new(v, Arc::clone(&descending)));
@@ -193,6 +201,9 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
         for s in &req.sort {
             s.validate(&mappings)?;
         }
+        if let Some(values) = &req.search_after {
+            sort::validate_search_after(&effective_sort, values, &mappings)?;
+        }
         geo_aggs::validate(&geo, &mappings)?;
         for q in aggs::AggShape::all_queries(&shapes) {
             query_for(index, q)?;
@@ -213,15 +224,7 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
                         key: None,
                     }));
                 } else {
-                    let sort = if req.sort.is_empty() {
-                        vec![sort::SortField {
-                            field: "_score".into(),
-                            descending: true,
-                            unmapped_type: None,
-                        }]
-                    } else {
-                        req.sort.clone()
-                    };
+                    let sort = effective_sort.clone();
                     let desc = Arc::clone(&descending);
                     let maps = mappings.clone();
                     let after_key = after_key.clone();
@@ -298,6 +301,16 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
             .unwrap_or_default()
             .to_string();
         let mut hit = json!({"_index": index.name(), "_id": id});
+        let (keep_id, keep_source) = match &req.stored_fields {
+            None => (true, true),
+            Some(request::StoredFields::Nothing) => (false, false),
+            Some(request::StoredFields::Names { source_requested }) => (true, *source_requested),
+        };
+        if !keep_id {
+            if let Some(h) = hit.as_object_mut() {
+                h.remove("_id");
+            }
+        }
         let score_json = if c.key.is_none() {
             json!(c.score)
         } else {
@@ -323,7 +336,7 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
                 hit["fields"] = Value::Object(values);
             }
         }
-        if let Some(s) = req.source.apply(source) {
+        if let Some(s) = req.source.apply(source).filter(|_| keep_source) {
             hit["_source"] = s;
         }
         if let Some(key) = &c.key {
