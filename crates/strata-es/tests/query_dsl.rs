@@ -350,3 +350,33 @@ async fn sort_missing_stored_fields_and_paging_errors() {
         assert_eq!(reply["error"]["type"], kind, "{body}: {reply}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kibana_discover_request_shape() {
+    let s = TestServer::start(1 << 20).await;
+    load(&s).await;
+    let (status, body) = search(
+        &s,
+        json!({
+            "sort": [{"@timestamp": {"order": "desc", "unmapped_type": "boolean"}}],
+            "fields": [{"field": "*", "include_unmapped": "true"},
+                       {"field": "@timestamp", "format": "strict_date_optional_time"}],
+            "size": 500, "version": true, "script_fields": {}, "stored_fields": ["*"],
+            "runtime_mappings": {}, "_source": false,
+            "query": {"bool": {"filter": [{"query_string": {"query": "title:(quick OR lazy)"}}]}},
+            "highlight": {"pre_tags": ["@kibana-highlighted-field@"], "fields": {"*": {}}}
+        }),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let hits = body["hits"]["hits"].as_array().unwrap();
+    assert_eq!(hits.len(), 3);
+    assert_eq!(hits[0]["_id"], "3");
+    assert!(hits[0].get("_source").is_none());
+    assert_eq!(
+        hits[0]["fields"]["@timestamp"],
+        json!(["2024-04-02T12:00:00.000Z"])
+    );
+    assert_eq!(hits[0]["fields"]["title.keyword"], json!(["Quick fix"]));
+    assert_eq!(hits[0]["fields"]["price"], json!([3.0]));
+}

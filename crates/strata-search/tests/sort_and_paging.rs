@@ -200,3 +200,28 @@ fn total_hits_and_stored_fields() {
         assert_eq!(e.status(), 400, "{bad}");
     }
 }
+
+#[test]
+fn fields_option_as_kibana_discover_sends_it() {
+    let (_tmp, c) = setup();
+    let r = run(
+        &c,
+        "a",
+        json!({"query": {"ids": {"values": ["2"]}}, "_source": false, "stored_fields": ["*"],
+               "runtime_mappings": {}, "script_fields": {},
+               "sort": [{"n": {"order": "desc", "unmapped_type": "boolean"}}],
+               "fields": [{"field": "*", "include_unmapped": "true"}, {"field": "n"}]}),
+    )
+    .unwrap();
+    let hit = &r["hits"]["hits"][0];
+    assert!(hit.get("_source").is_none());
+    assert_eq!(
+        hit["fields"],
+        json!({"body": ["fox fox fox"], "k": ["a"], "n": [1]})
+    );
+    let e =
+        SearchRequest::parse(&json!({"runtime_mappings": {"x": {"type": "long"}}})).unwrap_err();
+    assert_eq!(e.status(), 400);
+    let e = SearchRequest::parse(&json!({"fields": [{"nofield": 1}]})).unwrap_err();
+    assert_eq!(e.status(), 400);
+}

@@ -151,8 +151,7 @@ pub fn translate(env: &AggEnv<'_>, aggs: &Value) -> Result<Translated> {
             )));
         }
         let (sub_req, children, sub_deferred) = match sub {
-            Some(sub) if METRICS.contains(&kind.as_str()) => {
-                let _ = sub;
+            Some(_) if METRICS.contains(&kind.as_str()) => {
                 return Err(SearchError::illegal(format!(
                     "Aggregator [{name}] of type [{kind}] cannot accept sub-aggregations"
                 )));

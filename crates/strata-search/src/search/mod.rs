@@ -4,7 +4,8 @@
 //! across shards by score or sort key, aggregations by tantivy's
 //! intermediate-result merge.
 //!
-//! - `request`: the body; `sort`, `sort_field`: sort criteria and keys; `source_filter`: `_source`
+//! - `request`: the body; `fetch_fields`: the `fields` option; `sort`,
+//!   `sort_field`: sort criteria and keys; `source_filter`: `_source`
 //!   filtering; `docvalues`: `docvalue_fields`.
 //! - `aggs`: aggregation translation and reshaping; `agg_filters`:
 //!   `filter`/`filters` below other aggregations; `filter_aggs`: the
@@ -22,6 +23,7 @@ pub mod date_histogram;
 pub mod date_range;
 pub mod deferred;
 pub mod docvalues;
+pub mod fetch_fields;
 pub mod filter_aggs;
 pub mod geo_aggs;
 mod passes;
@@ -193,11 +195,13 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
     let mut searchers: Vec<Vec<Searcher>> = Vec::new();
     let mut shard_count = 0;
     let mut docvalue_fields = Vec::with_capacity(indices.len());
+    let mut fetched = Vec::with_capacity(indices.len());
     for (i, index) in indices.iter().enumerate() {
         index.counters.note_query();
         let q = query_for(index, &req.query)?;
         let mappings = index.mappings();
         docvalue_fields.push(docvalues::resolve(&req.docvalue_fields, &mappings)?);
+        fetched.push(fetch_fields::resolve(&req.fetch_fields, &mappings)?);
         for s in &req.sort {
             s.validate(&mappings)?;
         }
@@ -330,8 +334,10 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
             .unwrap_or_default();
         let source: Value = serde_json::from_slice(source_bytes).unwrap_or(Value::Null);
         let dv = &docvalue_fields[c.index];
-        if !dv.is_empty() {
-            let values = dv.fields(&source);
+        let fetch = &fetched[c.index];
+        if !dv.is_empty() || !fetch.is_empty() {
+            let mut values = dv.fields(&source);
+            fetch.add_to(&source, &mut values);
             if !values.is_empty() {
                 hit["fields"] = Value::Object(values);
             }

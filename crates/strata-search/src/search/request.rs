@@ -49,6 +49,8 @@ pub struct SearchRequest {
     pub track_scores: bool,
     /// `docvalue_fields`: values returned in each hit's `fields`.
     pub docvalue_fields: Vec<DocvalueField>,
+    /// `fields`: mapped fields whose values each hit's `fields` gets.
+    pub fetch_fields: Vec<super::fetch_fields::FieldRequest>,
     /// `stored_fields`: `None` when absent. With `_none_` hits carry no
     /// `_id` and no `_source`; with a list, no `_source` unless `_source`
     /// was asked for (no field is stored apart from `_source` here).
@@ -83,6 +85,7 @@ impl SearchRequest {
             seq_no_primary_term: false,
             track_scores: false,
             docvalue_fields: Vec::new(),
+            fetch_fields: Vec::new(),
             stored_fields: None,
         };
         let obj = match body {
@@ -115,6 +118,18 @@ impl SearchRequest {
                 // `script_fields` asks for nothing.
                 "highlight" if value.is_object() => {}
                 "stored_fields" => req.stored_fields = Some(parse_stored(value, obj)?),
+                "fields" => req.fetch_fields = super::fetch_fields::parse(value)?,
+                "runtime_mappings" => match value.as_object() {
+                    Some(o) if o.is_empty() => {}
+                    Some(_) => {
+                        return Err(SearchError::illegal(
+                            "runtime_mappings are not supported by this server",
+                        ))
+                    }
+                    None => {
+                        return Err(SearchError::parsing("[runtime_mappings] must be an object"))
+                    }
+                },
                 "script_fields" => match value.as_object() {
                     Some(o) if o.is_empty() => {}
                     Some(_) => return Err(SearchError::illegal("scripts are not supported")),
