@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use chrono::{Datelike, NaiveDate, NaiveDateTime, TimeZone, Timelike};
+use chrono::{Datelike, NaiveDate, NaiveDateTime, Offset, TimeZone};
 use chrono_tz::Tz;
 use serde_json::{json, Value};
 use strata_search::search::{search, SearchRequest};
@@ -96,7 +96,18 @@ fn local_start(unit: &str, tz: Tz, ms: i64) -> i64 {
             midnight(d - chrono::Duration::days(i64::from(d.weekday().num_days_from_monday())))
         }
         "day" => midnight(d),
-        "hour" => d.and_hms_opt(local.hour(), 0, 0).unwrap(),
+        "hour" => {
+            // Hours round with the instant's own offset: the hour repeated
+            // when clocks go back is two buckets.
+            let off = i64::from(
+                tz.timestamp_millis_opt(ms)
+                    .unwrap()
+                    .offset()
+                    .fix()
+                    .local_minus_utc(),
+            ) * 1000;
+            return ms - (ms + off).rem_euclid(3_600_000);
+        }
         _ => unreachable!(),
     };
     tz.from_local_datetime(&start)

@@ -91,9 +91,35 @@ pub struct Rounding {
 }
 
 impl Rounding {
+    /// The length of buckets shorter than a day (seconds, minutes, hours,
+    /// fixed intervals under a day): these round the local time; a local
+    /// start that exists twice maps back with the instant's own offset, so
+    /// the hour repeated when clocks go back is two buckets, as in
+    /// Elasticsearch.
+    fn sub_day(&self) -> Option<i64> {
+        match self.unit {
+            Some(unit) => unit.fixed_millis().filter(|ms| *ms < DAY),
+            None => Some(self.fixed.max(1)).filter(|ms| *ms < DAY),
+        }
+    }
+
     /// The start (UTC) of the bucket holding the UTC instant `utc`.
     pub fn round_down(&self, utc: i64) -> i64 {
         let utc = utc.clamp(-MAX_MILLIS, MAX_MILLIS);
+        if let Some(len) = self.sub_day() {
+            let shifted = utc - self.offset;
+            let local = self.tz.to_local(shifted);
+            let floor = local.div_euclid(len) * len;
+            // A local start that exists twice takes the instant's own
+            // offset; otherwise the zone's rules place it.
+            let own = floor - (local - shifted);
+            let start = if self.tz.to_local(own) == floor {
+                own
+            } else {
+                self.tz.to_utc(floor).min(shifted)
+            };
+            return start + self.offset;
+        }
         let local = self.tz.to_local(utc - self.offset);
         let start = match self.unit {
             None => local.div_euclid(self.fixed.max(1)) * self.fixed.max(1),
@@ -111,6 +137,14 @@ impl Rounding {
     /// The start (UTC) of the bucket after the one starting at `start`.
     pub fn next(&self, start: i64) -> i64 {
         let start = start.clamp(-MAX_MILLIS, MAX_MILLIS);
+        if let Some(len) = self.sub_day() {
+            // One length on, pulled back to a local boundary when the
+            // offset changed in between (a 12h bucket is 11h long on the
+            // morning clocks go forward, as in Elasticsearch).
+            let candidate = start + len;
+            let aligned = self.round_down(candidate);
+            return if aligned > start { aligned } else { candidate };
+        }
         let local = self.tz.to_local(start - self.offset);
         let next_local = match self.unit {
             None => local + self.fixed.max(1),
@@ -215,6 +249,25 @@ mod tests {
             add_units(CalendarUnit::Month, utc(2024, 1, 31, 5), 1),
             utc(2024, 2, 29, 5)
         );
+        // Fixed 12h in Paris: the morning of the spring-forward switch is 11h long.
+        let half = Rounding {
+            unit: None,
+            fixed: 12 * 3_600_000,
+            tz: paris,
+            offset: 0,
+        };
+        let morning = half.round_down(utc(2024, 3, 31, 5));
+        assert_eq!(morning, utc(2024, 3, 30, 23));
+        assert_eq!(half.next(morning), utc(2024, 3, 31, 10));
+        // Hours when clocks go back: the repeated local hour is two buckets.
+        let hour = r(CalendarUnit::Hour, paris);
+        let first = hour.round_down(utc(2024, 10, 27, 0) + 1_800_000);
+        let second = hour.round_down(utc(2024, 10, 27, 1) + 1_800_000);
+        assert_eq!(
+            (first, second),
+            (utc(2024, 10, 27, 0), utc(2024, 10, 27, 1))
+        );
+        assert_eq!(hour.next(first), second);
         let fixed = Rounding {
             unit: None,
             fixed: 3 * 3_600_000,
