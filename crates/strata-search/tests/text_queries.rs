@@ -148,6 +148,8 @@ fn query_string_operators_and_values() {
     assert_eq!(ids(&c, qs("title:quikc~1")), set(&[1, 5]));
     assert_eq!(ids(&c, qs("title:quikc")), set(&[]));
     assert_eq!(ids(&c, qs("_exists_:message_extra")), set(&[1, 2]));
+    assert_eq!(ids(&c, qs("_exists_:message*")), set(&[1, 2, 3, 4, 5]));
+    assert_eq!(ids(&c, qs("_exists_:nothing*")), set(&[]));
     assert_eq!(ids(&c, qs("message_extra:*")), set(&[1, 2]));
     assert_eq!(ids(&c, qs(r"tag:a\:b")), set(&[6]));
     // Ranges.

@@ -150,7 +150,15 @@ fn leaf_query(
         let LeafValue::Word { text, .. } = value else {
             return Ok(Box::new(EmptyQuery));
         };
-        return leaf::exists(ctx, text);
+        if !text.contains('*') {
+            return leaf::exists(ctx, text);
+        }
+        // `_exists_:pattern*`: any field the pattern names.
+        let mut clauses = Vec::new();
+        for spec in resolve_fields(ctx, &[FieldSpec::parse(text)?]) {
+            clauses.push((Occur::Should, leaf::exists(ctx, &spec.name)?));
+        }
+        return Ok(bool_query(clauses, 0));
     }
     let (specs, lenient) = match field {
         Some(f) => {
