@@ -190,3 +190,48 @@ fn bad_sub_aggregations_are_400s() {
         assert_eq!(e.status(), 400, "{agg}: {e}");
     }
 }
+
+#[test]
+fn top_hits_below_boolean_and_numeric_terms() {
+    let tmp = tempfile::tempdir().unwrap();
+    let catalog = Catalog::open(tmp.path()).unwrap();
+    let index = catalog
+        .create_index(
+            "flags",
+            &json!({"settings": {"refresh_interval": "-1"},
+                    "mappings": {"properties": {"ok": {"type": "boolean"}, "n": {"type": "long"}}}}),
+        )
+        .unwrap();
+    for i in 0..10u64 {
+        let doc = json!({"ok": i % 3 == 0, "n": i % 2});
+        index
+            .index_document(
+                Some(&i.to_string()),
+                doc.to_string().as_bytes(),
+                Precondition::None,
+            )
+            .unwrap();
+    }
+    index.refresh().unwrap();
+    let r = search(
+        &catalog.resolve("flags").unwrap(),
+        &SearchRequest::parse(&json!({"size": 0, "aggs": {
+            "ok": {"terms": {"field": "ok"}, "aggs": {"h": {"top_hits": {"size": 10}}}},
+            "n": {"terms": {"field": "n"}, "aggs": {"h": {"top_hits": {"size": 10}}}}}}))
+        .unwrap(),
+    )
+    .unwrap();
+    let ok = r["aggregations"]["ok"]["buckets"].as_array().unwrap();
+    assert_eq!(
+        (ok[0]["key"].clone(), ok[0]["key_as_string"].clone()),
+        (json!(0), json!("false"))
+    );
+    for name in ["ok", "n"] {
+        for b in r["aggregations"][name]["buckets"].as_array().unwrap() {
+            assert_eq!(
+                b["h"]["hits"]["total"]["value"], b["doc_count"],
+                "{name}: {b}"
+            );
+        }
+    }
+}

@@ -60,6 +60,8 @@ pub struct AggShape {
     pub(crate) kind: String,
     pub(crate) field: Option<String>,
     pub(crate) date_field: bool,
+    /// Terms of a boolean field: keys 0/1 stand for false/true.
+    pub(crate) bool_field: bool,
     pub(crate) children: Vec<AggShape>,
     /// `filters`: the keys, and whether they were named.
     pub(crate) keys: Vec<String>,
@@ -89,6 +91,7 @@ impl AggShape {
             kind: kind.to_string(),
             field: None,
             date_field: false,
+            bool_field: false,
             children: Vec::new(),
             keys: Vec::new(),
             named: false,
@@ -210,6 +213,7 @@ pub fn translate(env: &AggEnv<'_>, aggs: &Value) -> Result<Translated> {
             )));
         }
         shape.date_field = leaf.is_some_and(|l| l.ty == FieldType::Date);
+        shape.bool_field = leaf.is_some_and(|l| l.ty == FieldType::Boolean);
         shape.field = Some(field.clone());
         let mut aggs_out: Vec<(String, Value)> = Vec::new();
         match kind.as_str() {
@@ -290,6 +294,13 @@ pub fn reshape(result: &mut Value, shapes: &[AggShape], scope: &mut BucketScope<
                     _ => Vec::new(),
                 };
                 for bucket in buckets {
+                    if shape.bool_field && shape.kind == "terms" {
+                        if let Some(key) = bucket.get("key").and_then(Value::as_f64) {
+                            bucket["key"] = json!(key as i64);
+                            bucket["key_as_string"] =
+                                json!(if key != 0.0 { "true" } else { "false" });
+                        }
+                    }
                     if shape.date_field && shape.kind == "terms" {
                         if let Some(key) = bucket.get("key").and_then(Value::as_f64) {
                             let ms = key as i64;

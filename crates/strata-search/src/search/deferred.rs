@@ -106,6 +106,10 @@ pub fn bucket_filter(shape: &AggShape, bucket: &Value) -> Option<Value> {
     let field = shape.field.as_deref()?;
     let key = bucket.get("key")?;
     match shape.kind.as_str() {
+        "terms" if shape.bool_field => {
+            let value = key.as_f64().map_or(key.clone(), |k| json!(k != 0.0));
+            Some(json!({"term": { field: value }}))
+        }
         "terms" => Some(json!({"term": { field: key }})),
         "histogram" => {
             let k = key.as_f64()?;
