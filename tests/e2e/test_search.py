@@ -255,3 +255,60 @@ def test_aliases_templates_rollover(es):
     es.indices.delete_template(name="e2e-legacy")
     assert es.indices.get_alias() == {} or all(
         not k.startswith("e2e-roll") for k in es.indices.get_alias())
+
+
+def test_text_queries(es, logs):
+    name, docs = logs
+    r = es.search(index=name, size=500, query={"query_string": {
+        "query": "method:(GET OR PUT) AND NOT status:404", "analyze_wildcard": True}})
+    want = {d["_id"] for d in docs if d["method"] in ("GET", "PUT") and d["status"] != 404}
+    assert {h["_id"] for h in r["hits"]["hits"]} == want
+    # No default field: every field, leniently (numbers too).
+    r = es.search(index=name, size=0, query={"query_string": {"query": "client"}})
+    assert r["hits"]["total"]["value"] == len(docs)
+    r = es.search(index=name, size=500, q="status:(404 OR 500) AND method:P*")
+    want = {d["_id"] for d in docs if d["status"] in (404, 500) and d["method"].startswith("P")}
+    assert {h["_id"] for h in r["hits"]["hits"]} == want
+    r = es.search(index=name, size=500, query={"simple_query_string": {
+        "query": "page + (3 | \"client 4\"", "fields": ["mess*"]}})
+    want = {d["_id"] for d in docs
+            if int(d["_id"]) % 6 == 3 or int(d["_id"]) % 17 in (3, 4)}
+    assert {h["_id"] for h in r["hits"]["hits"]} == want
+    with pytest.raises(elasticsearch.BadRequestError) as err:
+        es.search(index=name, query={"query_string": {"query": "method:(GET"}})
+    assert err.value.error == "query_shard_exception"
+
+
+def test_calendar_aggregations_and_top_hits(es, logs):
+    import zoneinfo
+    from datetime import datetime, timezone
+
+    name, docs = logs
+    zone = zoneinfo.ZoneInfo("America/New_York")
+    r = es.search(index=name, size=0, aggs={
+        "days": {"date_histogram": {"field": "@timestamp", "calendar_interval": "day",
+                                    "time_zone": "America/New_York", "min_doc_count": 1}},
+        "methods": {"terms": {"field": "method"}, "aggs": {
+            "biggest": {"top_hits": {"size": 1, "sort": [{"bytes": "desc"}],
+                                     "_source": ["bytes"]}}}},
+        "window": {"date_range": {"field": "@timestamp", "ranges": [
+            {"from": BASE_MS, "to": f"{BASE_MS}||+6h"}]}},
+    })
+    aggs = r["aggregations"]
+    days = collections.Counter()
+    for d in docs:
+        local = datetime.fromtimestamp(d["@timestamp"] / 1000, tz=timezone.utc).astimezone(zone)
+        midnight = local.replace(hour=0, minute=0, second=0, microsecond=0)
+        days[int(midnight.timestamp() * 1000)] += 1
+    assert {b["key"]: b["doc_count"] for b in aggs["days"]["buckets"]} == dict(days)
+    assert all(b["key_as_string"].endswith("-05:00") for b in aggs["days"]["buckets"])
+    for b in aggs["methods"]["buckets"]:
+        best = max((d for d in docs if d["method"] == b["key"]), key=lambda d: d["bytes"])
+        hit = b["biggest"]["hits"]["hits"][0]
+        assert hit["_id"] == best["_id"] and hit["_source"] == {"bytes": best["bytes"]}
+    in_window = sum(BASE_MS <= d["@timestamp"] < BASE_MS + 6 * HOUR_MS for d in docs)
+    assert aggs["window"]["buckets"][0]["doc_count"] == in_window
+    with pytest.raises(elasticsearch.BadRequestError) as err:
+        es.search(index=name, size=0, aggs={"x": {"date_histogram": {
+            "field": "@timestamp", "calendar_interval": "2d"}}})
+    assert err.value.error == "illegal_argument_exception"

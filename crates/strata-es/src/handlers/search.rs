@@ -1,8 +1,8 @@
 //! `[/<indices>]/_search`, `_count` and `_msearch`. The body is the
 //! engine's [`SearchRequest`]; URL parameters `from`, `size`, `sort`,
 //! `_source`, `track_total_hits`, `version`, `seq_no_primary_term`,
-//! `rest_total_hits_as_int` and `q` (sent as a `query_string` query, which
-//! the engine refuses with a 400 while it lacks that query) are applied on
+//! `rest_total_hits_as_int` and `q` (a `query_string` query, with `df`,
+//! `default_operator`, `analyze_wildcard` and `lenient`) are applied on
 //! top. Unknown parameters are refused as in Elasticsearch; those that do
 //! not change the result on a single node are accepted.
 
@@ -116,6 +116,11 @@ fn query_string(q: &str, req: &EsRequest) -> Value {
     }
     if let Some(op) = req.param("default_operator") {
         query["default_operator"] = json!(op);
+    }
+    for flag in ["analyze_wildcard", "lenient"] {
+        if let Some(v) = req.param(flag) {
+            query[flag] = json!(v == "true" || v.is_empty());
+        }
     }
     json!({ "query_string": query })
 }

@@ -291,7 +291,7 @@ fn days_in_month(y: i64, m: i64) -> i64 {
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+pub(crate) fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;
@@ -301,7 +301,7 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
+pub(crate) fn civil_from_days(z: i64) -> (i64, i64, i64) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
@@ -325,6 +325,54 @@ pub fn format_millis(millis: i64) -> String {
         rem / 1000 % 60,
         rem % 1000
     )
+}
+
+impl DateFormat {
+    /// Formats the UTC instant `utc_ms` with the first alternative, in a
+    /// zone `offset_ms` east of UTC (`suffix` is that offset as printed,
+    /// `Z` or `+02:00`, used by the ISO form).
+    pub fn format_in(&self, utc_ms: i64, offset_ms: i64, suffix: &str) -> String {
+        let local = utc_ms.saturating_add(offset_ms);
+        match self.alternatives.first() {
+            Some(Alternative::EpochMillis) => utc_ms.to_string(),
+            Some(Alternative::EpochSecond) => utc_ms.div_euclid(1000).to_string(),
+            Some(Alternative::Pattern(parts)) => {
+                let days = local.div_euclid(86_400_000);
+                let rem = local.rem_euclid(86_400_000);
+                let (y, mo, d) = civil_from_days(days);
+                let mut out = String::new();
+                for part in parts {
+                    match part {
+                        PatternPart::Year => out.push_str(&format!("{y:04}")),
+                        PatternPart::Month => out.push_str(&format!("{mo:02}")),
+                        PatternPart::Day => out.push_str(&format!("{d:02}")),
+                        PatternPart::Hour => out.push_str(&format!("{:02}", rem / 3_600_000)),
+                        PatternPart::Minute => out.push_str(&format!("{:02}", rem / 60_000 % 60)),
+                        PatternPart::Second => out.push_str(&format!("{:02}", rem / 1000 % 60)),
+                        PatternPart::Millis => out.push_str(&format!("{:03}", rem % 1000)),
+                        PatternPart::Literal(c) => out.push(*c),
+                    }
+                }
+                out
+            }
+            Some(Alternative::Iso) | None => {
+                let mut out = format_millis(local);
+                out.pop(); // the `Z` of the UTC form
+                out.push_str(suffix);
+                out
+            }
+        }
+    }
+}
+
+/// True when a date string names its own offset (`Z`, `+02:00`, `-0530`
+/// after the time), so a request's `time_zone` does not apply to it.
+pub fn has_explicit_offset(s: &str) -> bool {
+    let Some(t) = s.find(['T', 't', ' ']) else {
+        return false;
+    };
+    let time = &s[t + 1..];
+    time.ends_with(['Z', 'z']) || time.contains(['+', '-'])
 }
 
 /// True when a string looks like a date to dynamic mapping's `date_detection`.

@@ -2,19 +2,25 @@
 //! over the shard schema, using the index mapping to pick the field and
 //! value type. Unknown queries and parameters are `parsing_exception`s.
 //!
+//! - `date_math`: `now-1d/d`, `2024-01-01||+1M` in a time zone.
 //! - `compound`: `bool`, `constant_score`, `match_all`, `match_none`.
 //! - `full_text`: `match`, `match_phrase`, `multi_match`.
 //! - `term_level`: `term`, `terms`, `range`, `exists`, `prefix`, `wildcard`, `ids`.
 //! - `geo`: `geo_bounding_box` over geo_point columns.
-//! - `query_string`: Kibana's Lucene syntax rewritten into the DSL.
+//! - `query_string`: the Lucene syntax (Kibana, `q=`).
+//! - `simple_query_string`: the forgiving syntax, which never fails on text.
+//! - `text_syntax`: the tree `query_string` parses into, over resolved fields.
 //! - `terms`: values to tantivy terms.
 
 mod compound;
+pub mod date_math;
 mod full_text;
 mod geo;
 pub mod query_string;
+pub mod simple_query_string;
 mod term_level;
 pub mod terms;
+mod text_syntax;
 
 use serde_json::{Map, Value};
 use tantivy::query::{BoostQuery, Query};
@@ -75,10 +81,8 @@ pub fn build(ctx: &QueryContext<'_>, query: &Value) -> Result<Box<dyn Query>> {
         "wildcard" => term_level::wildcard(ctx, body),
         "ids" => term_level::ids(ctx, body),
         "geo_bounding_box" => geo::geo_bounding_box(ctx, body),
-        "query_string" => build(ctx, &query_string::translate(body)?),
-        "simple_query_string" => Err(SearchError::illegal(format!(
-            "[{kind}] is not supported yet by this server"
-        ))),
+        "query_string" => query_string::build(ctx, body),
+        "simple_query_string" => simple_query_string::build(ctx, body),
         other => Err(SearchError::parsing(format!("unknown query [{other}]"))),
     }
 }

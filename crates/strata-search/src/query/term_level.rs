@@ -17,6 +17,7 @@ use crate::error::{Result, SearchError};
 use crate::mapping::date::DateFormat;
 use crate::mapping::document::FieldValue;
 use crate::mapping::FieldType;
+use crate::search::time_zone::TimeZone;
 use crate::store::json_term;
 
 fn const_score(q: Box<dyn Query>) -> Box<dyn Query> {
@@ -141,13 +142,15 @@ pub fn range(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
             "relation",
         ],
     )?;
-    if let Some(tz) = obj.get("time_zone").and_then(Value::as_str) {
-        if !matches!(tz, "UTC" | "Z" | "+00:00" | "Etc/UTC" | "GMT") {
-            return Err(SearchError::illegal(format!(
-                "[range] time_zone [{tz}] is not supported (UTC only)"
-            )));
+    let tz = match obj.get("time_zone") {
+        None => TimeZone::UTC,
+        Some(Value::String(tz)) => TimeZone::parse(tz)?,
+        Some(other) => {
+            return Err(SearchError::parsing(format!(
+                "[range] time_zone must be a string, got [{other}]"
+            )))
         }
-    }
+    };
     let Some(leaf) = ctx.leaf(field) else {
         return Ok(Box::new(EmptyQuery));
     };
@@ -164,17 +167,29 @@ pub fn range(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
         .get("include_upper")
         .and_then(Value::as_bool)
         .unwrap_or(true);
+    // `lte` and `gt` round date math up (`now/d` is the day's last millisecond).
     let bound =
         |inc: &str, exc: &str, legacy: &str, legacy_inclusive: bool| -> Result<Bound<FieldValue>> {
-            let conv = |v: &Value| bound_value(field, leaf, v, format.as_ref(), ctx.now_millis);
+            let upper = inc == "lte";
+            let conv = |v: &Value, round_up: bool| {
+                bound_value(
+                    field,
+                    leaf,
+                    v,
+                    format.as_ref(),
+                    ctx.now_millis,
+                    tz,
+                    round_up,
+                )
+            };
             Ok(match (obj.get(inc), obj.get(exc), obj.get(legacy)) {
-                (Some(v), _, _) if !v.is_null() => Bound::Included(conv(v)?),
-                (_, Some(v), _) if !v.is_null() => Bound::Excluded(conv(v)?),
+                (Some(v), _, _) if !v.is_null() => Bound::Included(conv(v, upper)?),
+                (_, Some(v), _) if !v.is_null() => Bound::Excluded(conv(v, !upper)?),
                 (_, _, Some(v)) if !v.is_null() => {
                     if legacy_inclusive {
-                        Bound::Included(conv(v)?)
+                        Bound::Included(conv(v, upper)?)
                     } else {
-                        Bound::Excluded(conv(v)?)
+                        Bound::Excluded(conv(v, !upper)?)
                     }
                 }
                 _ => Bound::Unbounded,

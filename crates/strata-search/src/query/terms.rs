@@ -5,10 +5,12 @@ use serde_json::Value;
 use tantivy::tokenizer::TokenizerManager;
 use tantivy::Term;
 
+use super::date_math;
 use crate::error::{Result, SearchError};
 use crate::mapping::date::DateFormat;
 use crate::mapping::document::{convert, FieldValue};
 use crate::mapping::{FieldMapping, FieldType};
+use crate::search::time_zone::TimeZone;
 use crate::store::{json_term, SchemaFields};
 
 /// The term of one exact value at `path` (None when the value indexes to nothing).
@@ -75,12 +77,17 @@ pub fn analyzed_terms(
 }
 
 /// A range bound value as a typed value of the field (dates through `format`).
+/// Date strings are date math (`now-1d/d`, `2024-01-01||+1M`) read in
+/// `tz`; `round_up` rounds `/unit` to the unit's last millisecond (for
+/// `lte` and `gt` bounds).
 pub fn bound_value(
     path: &str,
     leaf: &FieldMapping,
     value: &Value,
     format: Option<&DateFormat>,
     now_millis: i64,
+    tz: TimeZone,
+    round_up: bool,
 ) -> Result<FieldValue> {
     let fail = || {
         SearchError::parsing(format!(
@@ -90,12 +97,12 @@ pub fn bound_value(
     };
     match leaf.ty {
         FieldType::Date => {
-            if let Some(s) = value.as_str() {
-                if let Some(m) = date_math(s, now_millis) {
-                    return Ok(FieldValue::Date(m));
-                }
-            }
             let format = format.cloned().unwrap_or_else(|| leaf.date_format());
+            if let Some(s) = value.as_str() {
+                let millis = date_math::eval(s, now_millis, tz, &format, round_up)
+                    .map_err(|e| SearchError::parsing(format!("failed to create query: {e}")))?;
+                return Ok(FieldValue::Date(millis));
+            }
             let millis = format
                 .parse_value(value)
                 .map_err(|e| SearchError::parsing(format!("failed to create query: {e}")))?;
@@ -118,65 +125,5 @@ pub fn bound_value(
             }))
         }
         _ => Err(fail()),
-    }
-}
-
-/// `now`, `now-15m`, `now+1d`, with optional `/d` style rounding down.
-fn date_math(expr: &str, now: i64) -> Option<i64> {
-    let rest = expr.strip_prefix("now")?;
-    let (ops, round) = match rest.split_once('/') {
-        Some((ops, unit)) => (ops, Some(unit)),
-        None => (rest, None),
-    };
-    let mut value = now;
-    let mut chars = ops.chars().peekable();
-    while let Some(sign) = chars.next() {
-        let sign = match sign {
-            '+' => 1,
-            '-' => -1,
-            _ => return None,
-        };
-        let mut n = String::new();
-        while let Some(c) = chars.peek().copied().filter(char::is_ascii_digit) {
-            n.push(c);
-            chars.next();
-        }
-        let n: i64 = if n.is_empty() { 1 } else { n.parse().ok()? };
-        let unit = chars.next()?;
-        value += sign * n * unit_millis(unit)?;
-    }
-    if let Some(unit) = round {
-        let mut u = unit.chars();
-        let ms = unit_millis(u.next()?)?;
-        if u.next().is_some() {
-            return None;
-        }
-        value = value.div_euclid(ms) * ms;
-    }
-    Some(value)
-}
-
-fn unit_millis(unit: char) -> Option<i64> {
-    Some(match unit {
-        's' => 1000,
-        'm' => 60_000,
-        'h' | 'H' => 3_600_000,
-        'd' => 86_400_000,
-        'w' => 7 * 86_400_000,
-        _ => return None,
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn date_math_forms() {
-        assert_eq!(date_math("now", 100_000), Some(100_000));
-        assert_eq!(date_math("now-1m", 100_000), Some(40_000));
-        assert_eq!(date_math("now+1s/m", 119_500), Some(120_000));
-        assert_eq!(date_math("now-1M", 0), None);
-        assert_eq!(date_math("2020", 0), None);
     }
 }

@@ -110,7 +110,7 @@ pub fn reshape_filters(
     name: &str,
     keys: &[String],
     named: bool,
-    each: impl Fn(&mut Value),
+    mut each: impl FnMut(&mut Value),
 ) {
     let Some(obj) = result.as_object_mut() else {
         return;

@@ -1,14 +1,21 @@
 //! Aggregations: the Elasticsearch `aggs` request rewritten for tantivy's
-//! aggregation module (field names to schema paths, `date_histogram` as a
-//! millisecond `histogram`), and the merged result put back into
-//! Elasticsearch's shape (`key_as_string` for dates). Types tantivy cannot
-//! compute here are rejected naming them.
+//! aggregation module (field names to schema paths; `date_histogram` and
+//! `date_range` through their own modules), and the merged result put back
+//! into Elasticsearch's shape (`key_as_string` for dates). Sub-aggregations
+//! tantivy cannot compute (`top_hits`, `geo_centroid`, `geohash_grid`) are
+//! taken out and computed per bucket afterwards (`deferred`). Types not
+//! supported at all are rejected naming them.
+
+use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
 
 use super::agg_filters;
+use super::date_histogram::DateHistogram;
+use super::date_range::DateRange;
+use super::deferred::{self, BucketScope};
 use crate::error::{Result, SearchError};
-use crate::mapping::date::{format_millis, DateFormat, DEFAULT_DATE_FORMAT};
+use crate::mapping::date::format_millis;
 use crate::mapping::{FieldType, Mappings};
 use crate::store::KEYWORDS;
 
@@ -30,20 +37,43 @@ const BUCKETS: &[&str] = &[
     "range",
     "filter",
     "filters",
+    "date_range",
 ];
+
+/// Computed per bucket after tantivy's pass (`deferred`).
+pub const DEFERRED: &[&str] = &["top_hits", "geo_centroid", "geohash_grid"];
+
+/// What translation needs besides the request.
+pub struct AggEnv<'a> {
+    /// The mapping of the (first) index.
+    pub mappings: &'a Mappings,
+    /// "now" for date math.
+    pub now: i64,
+    /// (min, max) of date fields under the query, for calendar histograms.
+    pub bounds: &'a HashMap<String, (i64, i64)>,
+}
 
 /// What to fix in the result of one aggregation.
 #[derive(Debug, Clone)]
 pub struct AggShape {
-    name: String,
-    kind: String,
-    date_field: bool,
-    children: Vec<AggShape>,
+    pub(crate) name: String,
+    pub(crate) kind: String,
+    pub(crate) field: Option<String>,
+    pub(crate) date_field: bool,
+    /// Terms of a boolean field: keys 0/1 stand for false/true.
+    pub(crate) bool_field: bool,
+    pub(crate) children: Vec<AggShape>,
     /// `filters`: the keys, and whether they were named.
-    keys: Vec<String>,
+    pub(crate) keys: Vec<String>,
     named: bool,
     /// `filter`/`filters`: the queries, to check before searching.
     pub queries: Vec<Value>,
+    /// `histogram`: the interval.
+    pub(crate) interval: Option<f64>,
+    pub(crate) date_histogram: Option<DateHistogram>,
+    date_range: Option<DateRange>,
+    /// Sub-aggregations computed per bucket: (name, kind, body).
+    pub(crate) deferred: Vec<(String, String, Value)>,
 }
 
 impl AggShape {
@@ -54,15 +84,39 @@ impl AggShape {
             .flat_map(|s| s.queries.iter().chain(AggShape::all_queries(&s.children)))
             .collect()
     }
+
+    fn new(name: &str, kind: &str) -> AggShape {
+        AggShape {
+            name: name.to_string(),
+            kind: kind.to_string(),
+            field: None,
+            date_field: false,
+            bool_field: false,
+            children: Vec::new(),
+            keys: Vec::new(),
+            named: false,
+            queries: Vec::new(),
+            interval: None,
+            date_histogram: None,
+            date_range: None,
+            deferred: Vec::new(),
+        }
+    }
 }
 
-/// Rewrites an `aggs` object; returns the tantivy request and the shapes.
-pub fn translate(mappings: &Mappings, aggs: &Value) -> Result<(Value, Vec<AggShape>)> {
+/// The translated request: tantivy's aggregations, the shapes, and the
+/// top-level aggregations left for `deferred` (name, kind, body).
+pub type Translated = (Value, Vec<AggShape>, Vec<(String, String, Value)>);
+
+/// Rewrites an `aggs` object.
+pub fn translate(env: &AggEnv<'_>, aggs: &Value) -> Result<Translated> {
+    let mappings = env.mappings;
     let obj = aggs
         .as_object()
         .ok_or_else(|| SearchError::parsing("[aggs] must be an object"))?;
     let mut out = Map::new();
     let mut shapes = Vec::new();
+    let mut deferred_here = Vec::new();
     for (name, body) in obj {
         let body = body.as_object().ok_or_else(|| {
             SearchError::parsing(format!("Expected [START_OBJECT] under [{name}]"))
@@ -89,28 +143,40 @@ pub fn translate(mappings: &Mappings, aggs: &Value) -> Result<(Value, Vec<AggSha
         let (kind, params) = kind.ok_or_else(|| {
             SearchError::parsing(format!("Missing definition for aggregation [{name}]"))
         })?;
+        if DEFERRED.contains(&kind.as_str()) {
+            deferred::validate(name, &kind, params, sub)?;
+            deferred_here.push((name.clone(), kind, Value::Object(body.clone())));
+            continue;
+        }
         if !METRICS.contains(&kind.as_str()) && !BUCKETS.contains(&kind.as_str()) {
             return Err(SearchError::illegal(format!(
                 "aggregation type [{kind}] of [{name}] is not supported by this server"
             )));
         }
+        let (sub_req, children, sub_deferred) = match sub {
+            Some(_) if METRICS.contains(&kind.as_str()) => {
+                return Err(SearchError::illegal(format!(
+                    "Aggregator [{name}] of type [{kind}] cannot accept sub-aggregations"
+                )));
+            }
+            Some(sub) => {
+                let (r, c, d) = translate(env, sub)?;
+                let empty = r.as_object().is_some_and(|o| o.is_empty());
+                ((!empty).then_some(r), c, d)
+            }
+            None => (None, Vec::new(), Vec::new()),
+        };
+        let mut shape = AggShape::new(name, &kind);
+        shape.children = children;
+        shape.deferred = sub_deferred;
         if kind == "filter" || kind == "filters" {
-            let entries = if kind == "filter" {
-                vec![(String::new(), params.clone())]
+            let (entries, named) = if kind == "filter" {
+                (vec![(String::new(), params.clone())], true)
             } else {
-                agg_filters::filters_entries(name, params)?.0
+                agg_filters::filters_entries(name, params)?
             };
-            let named = kind == "filter" || agg_filters::filters_entries(name, params)?.1;
-            let (sub_req, children) = match sub {
-                Some(sub) => {
-                    let (r, c) = translate(mappings, sub)?;
-                    (Some(r), c)
-                }
-                None => (None, Vec::new()),
-            };
-            let now = super::now_millis();
             for (key, query) in &entries {
-                let mut agg = agg_filters::filter_request(mappings, query, now);
+                let mut agg = agg_filters::filter_request(mappings, query, env.now);
                 if let Some(r) = &sub_req {
                     agg["aggs"] = r.clone();
                 }
@@ -121,25 +187,20 @@ pub fn translate(mappings: &Mappings, aggs: &Value) -> Result<(Value, Vec<AggSha
                 };
                 out.insert(out_name, agg);
             }
-            shapes.push(AggShape {
-                name: name.clone(),
-                kind: kind.clone(),
-                date_field: false,
-                keys: entries.iter().map(|(k, _)| k.clone()).collect(),
-                named,
-                queries: entries.into_iter().map(|(_, q)| q).collect(),
-                children,
-            });
+            shape.keys = entries.iter().map(|(k, _)| k.clone()).collect();
+            shape.named = named;
+            shape.queries = entries.into_iter().map(|(_, q)| q).collect();
+            shapes.push(shape);
             continue;
         }
         let mut params = params.as_object().cloned().ok_or_else(|| {
             SearchError::parsing(format!("[{kind}] of [{name}] must be an object"))
         })?;
-        let field = params
+        let Some(field) = params
             .get("field")
             .and_then(Value::as_str)
-            .map(str::to_string);
-        let Some(field) = field else {
+            .map(str::to_string)
+        else {
             return Err(SearchError::illegal(format!("Required one of fields [field, script], but none were specified (aggregation [{name}])")));
         };
         if params.contains_key("script") {
@@ -151,161 +212,80 @@ pub fn translate(mappings: &Mappings, aggs: &Value) -> Result<(Value, Vec<AggSha
                 "Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [{field}] in order to load field data by uninverting the inverted index."
             )));
         }
-        let date_field = leaf.is_some_and(|l| l.ty == FieldType::Date);
-        params.insert("field".into(), json!(format!("{KEYWORDS}.{field}")));
-        let (kind_out, params) = match kind.as_str() {
-            "date_histogram" => ("histogram".to_string(), date_histogram(name, params)?),
-            "range" if date_field => ("range".to_string(), date_ranges(mappings, &field, params)?),
-            _ => (kind.clone(), params),
-        };
-        let mut agg = Map::new();
-        agg.insert(kind_out, Value::Object(params));
-        let mut shape = AggShape {
-            name: name.clone(),
-            kind: kind.clone(),
-            date_field,
-            children: Vec::new(),
-            keys: Vec::new(),
-            named: false,
-            queries: Vec::new(),
-        };
-        if let Some(sub) = sub {
-            if METRICS.contains(&kind.as_str()) {
-                return Err(SearchError::illegal(format!(
-                    "Aggregator [{name}] of type [{kind}] cannot accept sub-aggregations"
-                )));
+        shape.date_field = leaf.is_some_and(|l| l.ty == FieldType::Date);
+        shape.bool_field = leaf.is_some_and(|l| l.ty == FieldType::Boolean);
+        shape.field = Some(field.clone());
+        let mut aggs_out: Vec<(String, Value)> = Vec::new();
+        match kind.as_str() {
+            "date_histogram" => {
+                let h = DateHistogram::parse(name, &field, &params, mappings, env.now)?;
+                let bounds = env.bounds.get(&field).copied();
+                aggs_out.push((name.clone(), h.tantivy_request(bounds)?));
+                shape.date_histogram = Some(h);
             }
-            let (sub_req, sub_shapes) = translate(mappings, sub)?;
-            agg.insert("aggs".into(), sub_req);
-            shape.children = sub_shapes;
+            "date_range" => {
+                let r = DateRange::parse(name, &field, &params, mappings, env.now)?;
+                aggs_out.extend(r.tantivy_requests(name));
+                shape.date_range = Some(r);
+            }
+            _ => {
+                if kind == "range" && shape.date_field {
+                    let r = DateRange::parse(name, &field, &params, mappings, env.now)?;
+                    aggs_out.extend(r.tantivy_requests(name));
+                    shape.date_range = Some(r);
+                } else {
+                    shape.interval = params.get("interval").and_then(Value::as_f64);
+                    params.insert("field".into(), json!(format!("{KEYWORDS}.{field}")));
+                    let mut agg = Map::new();
+                    agg.insert(kind.clone(), Value::Object(params));
+                    aggs_out.push((name.clone(), Value::Object(agg)));
+                }
+            }
         }
-        out.insert(name.clone(), Value::Object(agg));
+        for (out_name, mut agg) in aggs_out {
+            if let Some(r) = &sub_req {
+                agg["aggs"] = r.clone();
+            }
+            out.insert(out_name, agg);
+        }
         shapes.push(shape);
     }
-    Ok((Value::Object(out), shapes))
+    Ok((Value::Object(out), shapes, deferred_here))
 }
 
-fn interval_millis(text: &str) -> Option<i64> {
-    let split = text.find(|c: char| !c.is_ascii_digit())?;
-    let (n, unit) = text.split_at(split);
-    let n: i64 = n.parse().ok()?;
-    let ms = match unit {
-        "ms" => 1,
-        "s" => 1000,
-        "m" => 60_000,
-        "h" => 3_600_000,
-        "d" => 86_400_000,
-        _ => return None,
-    };
-    Some(n * ms)
-}
-
-fn date_histogram(name: &str, params: Map<String, Value>) -> Result<Map<String, Value>> {
-    let mut out = Map::new();
-    let mut interval = None;
-    let mut offset = 0i64;
-    let format = DateFormat::parse(DEFAULT_DATE_FORMAT)?;
-    for (k, v) in &params {
-        let text = v.as_str().unwrap_or_default();
-        match k.as_str() {
-            "field" | "min_doc_count" | "keyed" => {
-                out.insert(k.clone(), v.clone());
-            }
-            "fixed_interval" | "interval" => {
-                interval = Some(interval_millis(text).ok_or_else(|| {
-                    SearchError::illegal(format!(
-                        "failed to parse setting [{k}] with value [{text}]"
-                    ))
-                })?);
-            }
-            "calendar_interval" => {
-                interval = Some(match text {
-                    "1s" | "second" => 1000,
-                    "1m" | "minute" => 60_000,
-                    "1h" | "hour" => 3_600_000,
-                    "1d" | "day" => 86_400_000,
-                    "1w" | "week" => {
-                        offset = 4 * 86_400_000; // weeks start on Monday; 1970-01-05 was one
-                        7 * 86_400_000
-                    }
-                    other => {
-                        return Err(SearchError::illegal(format!(
-                            "[date_histogram] calendar_interval [{other}] of [{name}] is not supported (second, minute, hour, day and week are)"
-                        )))
-                    }
-                });
-            }
-            "time_zone" if matches!(text, "UTC" | "Z" | "+00:00" | "Etc/UTC") => {}
-            "format"
-                if matches!(
-                    text,
-                    "strict_date_optional_time" | "date_optional_time" | "strict_date_time"
-                ) => {}
-            "extended_bounds" | "hard_bounds" => {
-                let b = v
-                    .as_object()
-                    .ok_or_else(|| SearchError::parsing(format!("[{k}] must be an object")))?;
-                let mut bounds = Map::new();
-                for edge in ["min", "max"] {
-                    if let Some(x) = b.get(edge) {
-                        bounds.insert(edge.into(), json!(format.parse_value(x)? as f64));
-                    }
-                }
-                out.insert(k.clone(), Value::Object(bounds));
-            }
-            other => {
-                return Err(SearchError::illegal(format!(
-                    "[date_histogram] parameter [{other}] with value [{v}] is not supported"
-                )))
-            }
-        }
-    }
-    let interval = interval.ok_or_else(|| {
-        SearchError::illegal("Required one of fields [fixed_interval, calendar_interval]")
-    })?;
-    out.insert("interval".into(), json!(interval as f64));
-    if offset != 0 {
-        out.insert("offset".into(), json!(offset as f64));
-    }
-    out.entry("min_doc_count").or_insert(json!(0));
-    Ok(out)
-}
-
-fn date_ranges(
-    mappings: &Mappings,
-    field: &str,
-    mut params: Map<String, Value>,
-) -> Result<Map<String, Value>> {
-    let format = mappings
-        .leaf(field)
-        .map(|l| l.date_format())
-        .unwrap_or(DateFormat::parse(DEFAULT_DATE_FORMAT)?);
-    if let Some(Value::Array(ranges)) = params.get_mut("ranges") {
-        for r in ranges.iter_mut() {
-            if let Some(r) = r.as_object_mut() {
-                for edge in ["from", "to"] {
-                    if let Some(v) = r.get(edge).filter(|v| v.is_string()) {
-                        let ms = format.parse_value(v)?;
-                        r.insert(edge.into(), json!(ms as f64));
-                    }
-                }
-            }
-        }
-    }
-    Ok(params)
-}
-
-/// Puts tantivy's result into Elasticsearch's shape.
-pub fn reshape(result: &mut Value, shapes: &[AggShape]) {
+/// Puts tantivy's result into Elasticsearch's shape; deferred
+/// sub-aggregations are computed per bucket through `scope`.
+pub fn reshape(result: &mut Value, shapes: &[AggShape], scope: &mut BucketScope<'_>) -> Result<()> {
     for shape in shapes {
         if shape.kind == "filters" {
-            let each = |b: &mut Value| reshape(b, &shape.children);
-            agg_filters::reshape_filters(result, &shape.name, &shape.keys, shape.named, each);
+            let mut failure = None;
+            let keys = shape.keys.clone();
+            let mut i = 0;
+            agg_filters::reshape_filters(result, &shape.name, &keys, shape.named, |b| {
+                let filter = shape.queries.get(i).cloned();
+                i += 1;
+                if let Err(e) = scope.in_bucket(shape, b, filter) {
+                    failure.get_or_insert(e);
+                }
+            });
+            match failure {
+                Some(e) => return Err(e),
+                None => continue,
+            }
+        }
+        if let Some(range) = &shape.date_range {
+            range.reshape(result, &shape.name, |b| {
+                let filter = deferred::range_filter(shape, b);
+                scope.in_bucket(shape, b, filter)
+            })?;
             continue;
         }
         let Some(agg) = result.get_mut(&shape.name) else {
             continue;
         };
+        if let Some(h) = &shape.date_histogram {
+            h.reshape(agg);
+        }
         match shape.kind.as_str() {
             "date_histogram" | "histogram" | "terms" | "range" => {
                 let buckets: Vec<&mut Value> = match agg.get_mut("buckets") {
@@ -314,17 +294,28 @@ pub fn reshape(result: &mut Value, shapes: &[AggShape]) {
                     _ => Vec::new(),
                 };
                 for bucket in buckets {
-                    if shape.date_field && shape.kind != "range" {
+                    if shape.bool_field && shape.kind == "terms" {
+                        if let Some(key) = bucket.get("key").and_then(Value::as_f64) {
+                            bucket["key"] = json!(key as i64);
+                            bucket["key_as_string"] =
+                                json!(if key != 0.0 { "true" } else { "false" });
+                        }
+                    }
+                    if shape.date_field && shape.kind == "terms" {
                         if let Some(key) = bucket.get("key").and_then(Value::as_f64) {
                             let ms = key as i64;
                             bucket["key"] = json!(ms);
                             bucket["key_as_string"] = json!(format_millis(ms));
                         }
                     }
-                    reshape(bucket, &shape.children);
+                    let filter = deferred::bucket_filter(shape, bucket);
+                    scope.in_bucket(shape, bucket, filter)?;
                 }
             }
-            "filter" => reshape(agg, &shape.children),
+            "filter" => {
+                let filter = shape.queries.first().cloned();
+                scope.in_bucket(shape, agg, filter)?;
+            }
             "cardinality" | "value_count" => {
                 // Elasticsearch reports counts as integers.
                 if let Some(v) = agg.get("value").and_then(Value::as_f64) {
@@ -339,4 +330,5 @@ pub fn reshape(result: &mut Value, shapes: &[AggShape]) {
             _ => {}
         }
     }
+    Ok(())
 }

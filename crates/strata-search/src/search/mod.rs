@@ -4,20 +4,35 @@
 //! across shards by score or sort key, aggregations by tantivy's
 //! intermediate-result merge.
 //!
-//! - `request`: the body. - `sort`: sort keys. - `aggs`: aggregation
-//!   translation. - `agg_filters`: `filter`/`filters` below other
-//!   aggregations. - `docvalues`: `docvalue_fields`. - `filter_aggs`: the
-//!   top-level `filter` aggregation, one extra pass each. - `geo_aggs`: `geo_centroid` and `geohash_grid`, which
-//!   tantivy lacks. - `source_filter`: `_source` filtering.
+//! - `request`: the body; `fetch_fields`: the `fields` option; `sort`,
+//!   `sort_field`: sort criteria and keys; `source_filter`: `_source`
+//!   filtering; `docvalues`: `docvalue_fields`.
+//! - `aggs`: aggregation translation and reshaping; `agg_filters`:
+//!   `filter`/`filters` below other aggregations; `filter_aggs`: the
+//!   top-level `filter` aggregation, one extra pass each.
+//! - `geo_aggs`: `geo_centroid` and `geohash_grid`, which tantivy lacks.
+//! - `date_histogram`, `date_range`, `calendar`, `time_zone`: dates in
+//!   calendars and zones.
+//! - `top_hits`, `deferred`: sub-aggregations computed per bucket;
+//!   `passes`: the extra searches those and calendar histograms need.
 
 pub mod agg_filters;
 pub mod aggs;
+pub mod calendar;
+pub mod date_histogram;
+pub mod date_range;
+pub mod deferred;
 pub mod docvalues;
+pub mod fetch_fields;
 pub mod filter_aggs;
 pub mod geo_aggs;
+mod passes;
 pub mod request;
 pub mod sort;
+mod sort_field;
 pub mod source_filter;
+pub mod time_zone;
+pub mod top_hits;
 
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -124,14 +139,21 @@ pub fn search(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Value
 /// One search pass: hits, plain and geo aggregations.
 fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Value> {
     let started = Instant::now();
-    let want = req.from + req.size;
+    let want = req.from.saturating_add(req.size);
     let by_score = req.sort.is_empty()
         || (req.sort.len() == 1 && req.sort[0].field == "_score" && req.sort[0].descending);
+    // Without `sort`, keys (for `search_after`) are the score, descending.
+    let effective_sort = if req.sort.is_empty() {
+        vec![sort::SortField::score()]
+    } else {
+        req.sort.clone()
+    };
+    let first_mappings = indices.first().map(|i| i.mappings());
     let after = req
         .search_after
         .as_ref()
-        .map(|v| v.iter().map(SortValue::from_json).collect::<Vec<_>>());
-    let descending = Arc::new(req.sort.iter().map(|s| s.descending).collect::<Vec<_>>());
+        .map(|v| sort::after_values(&effective_sort, v, first_mappings.as_ref()));
+    let descending = Arc::new(sort::key_orders(&effective_sort));
     let after_key = after
         .clone()
         .map(|v| SortKey::new(v, Arc::clone(&descending)));
@@ -142,14 +164,29 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
     };
     let geo_collector = (!geo.is_empty()).then(|| geo_aggs::GeoCollector::new(geo.clone()));
     let mut geo_fruit = geo_collector.as_ref().map(geo_aggs::GeoCollector::empty);
-    let (agg_request, shapes) = match (&rest_aggs, indices.first()) {
+    let now = now_millis();
+    let (agg_request, shapes, top_deferred) = match (&rest_aggs, indices.first()) {
         (Some(a), Some(first)) => {
-            let (tv, shapes) = aggs::translate(&first.mappings(), a)?;
-            let parsed: Aggregations = serde_json::from_value(tv)
-                .map_err(|e| SearchError::parsing(format!("[aggs] {e}")))?;
-            (Some(parsed), shapes)
+            let mappings = first.mappings();
+            let mut fields = Vec::new();
+            date_histogram::bound_fields(a, &mappings, now, &mut fields);
+            let bounds = passes::data_bounds(indices, &req.query, &fields)?;
+            let env = aggs::AggEnv {
+                mappings: &mappings,
+                now,
+                bounds: &bounds,
+            };
+            let (tv, shapes, deferred) = aggs::translate(&env, a)?;
+            let parsed: Option<Aggregations> = match tv.as_object() {
+                Some(o) if o.is_empty() => None,
+                _ => Some(
+                    serde_json::from_value(tv)
+                        .map_err(|e| SearchError::parsing(format!("[aggs] {e}")))?,
+                ),
+            };
+            (parsed, shapes, deferred)
         }
-        _ => (None, Vec::new()),
+        _ => (None, Vec::new(), Vec::new()),
     };
 
     let mut candidates = Vec::new();
@@ -158,13 +195,18 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
     let mut searchers: Vec<Vec<Searcher>> = Vec::new();
     let mut shard_count = 0;
     let mut docvalue_fields = Vec::with_capacity(indices.len());
+    let mut fetched = Vec::with_capacity(indices.len());
     for (i, index) in indices.iter().enumerate() {
         index.counters.note_query();
         let q = query_for(index, &req.query)?;
         let mappings = index.mappings();
         docvalue_fields.push(docvalues::resolve(&req.docvalue_fields, &mappings)?);
+        fetched.push(fetch_fields::resolve(&req.fetch_fields, &mappings)?);
         for s in &req.sort {
             s.validate(&mappings)?;
+        }
+        if let Some(values) = &req.search_after {
+            sort::validate_search_after(&effective_sort, values, &mappings)?;
         }
         geo_aggs::validate(&geo, &mappings)?;
         for q in aggs::AggShape::all_queries(&shapes) {
@@ -186,15 +228,7 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
                         key: None,
                     }));
                 } else {
-                    let sort = if req.sort.is_empty() {
-                        vec![sort::SortField {
-                            field: "_score".into(),
-                            descending: true,
-                            unmapped_type: None,
-                        }]
-                    } else {
-                        req.sort.clone()
-                    };
+                    let sort = effective_sort.clone();
                     let desc = Arc::clone(&descending);
                     let maps = mappings.clone();
                     let after_key = after_key.clone();
@@ -234,7 +268,9 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
                     shard.tantivy_index().tokenizers().clone(),
                 );
                 let collector = DistributedAggregationCollector::from_aggs(agg_req.clone(), ctx);
-                let part = searcher.search(&*q, &collector)?;
+                let part = searcher
+                    .search(&*q, &collector)
+                    .map_err(passes::agg_error)?;
                 match &mut merged_aggs {
                     None => merged_aggs = Some(part),
                     Some(m) => m.merge_fruits(part)?,
@@ -269,6 +305,16 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
             .unwrap_or_default()
             .to_string();
         let mut hit = json!({"_index": index.name(), "_id": id});
+        let (keep_id, keep_source) = match &req.stored_fields {
+            None => (true, true),
+            Some(request::StoredFields::Nothing) => (false, false),
+            Some(request::StoredFields::Names { source_requested }) => (true, *source_requested),
+        };
+        if !keep_id {
+            if let Some(h) = hit.as_object_mut() {
+                h.remove("_id");
+            }
+        }
         let score_json = if c.key.is_none() {
             json!(c.score)
         } else {
@@ -288,13 +334,15 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
             .unwrap_or_default();
         let source: Value = serde_json::from_slice(source_bytes).unwrap_or(Value::Null);
         let dv = &docvalue_fields[c.index];
-        if !dv.is_empty() {
-            let values = dv.fields(&source);
+        let fetch = &fetched[c.index];
+        if !dv.is_empty() || !fetch.is_empty() {
+            let mut values = dv.fields(&source);
+            fetch.add_to(&source, &mut values);
             if !values.is_empty() {
                 hit["fields"] = Value::Object(values);
             }
         }
-        if let Some(s) = req.source.apply(source) {
+        if let Some(s) = req.source.apply(source).filter(|_| keep_source) {
             hit["_source"] = s;
         }
         if let Some(key) = &c.key {
@@ -318,14 +366,32 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
         "_shards": {"total": shard_count, "successful": shard_count, "skipped": 0, "failed": 0},
         "hits": hits_obj,
     });
+    let runner = |filters: &[Value], name: &str, kind: &str, body: &Value| {
+        passes::run_deferred(indices, req, filters, name, kind, body)
+    };
+    let mut scope = deferred::BucketScope::new(&runner);
     if let Some(agg_req) = agg_request {
         let limits = AggregationLimitsGuard::new(Some(500_000_000), Some(65_000));
         let merged = merged_aggs.unwrap_or_default();
-        let final_result = merged.into_final_result(agg_req, limits)?;
+        let final_result = merged
+            .into_final_result(agg_req, limits)
+            .map_err(passes::agg_error)?;
         let mut value =
             serde_json::to_value(&final_result).map_err(|e| SearchError::illegal(e.to_string()))?;
-        aggs::reshape(&mut value, &shapes);
+        aggs::reshape(&mut value, &shapes, &mut scope)?;
         response["aggregations"] = value;
+    } else if !shapes.is_empty() {
+        // Only deferred or split-out aggregations below these shapes.
+        let mut value = json!({});
+        aggs::reshape(&mut value, &shapes, &mut scope)?;
+        response["aggregations"] = value;
+    }
+    for (name, kind, body) in &top_deferred {
+        let result = runner(&[], name, kind, body)?;
+        if !response["aggregations"].is_object() {
+            response["aggregations"] = json!({});
+        }
+        response["aggregations"][name] = result;
     }
     if let Some(fruit) = geo_fruit {
         if !response["aggregations"].is_object() {

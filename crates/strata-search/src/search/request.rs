@@ -49,6 +49,24 @@ pub struct SearchRequest {
     pub track_scores: bool,
     /// `docvalue_fields`: values returned in each hit's `fields`.
     pub docvalue_fields: Vec<DocvalueField>,
+    /// `fields`: mapped fields whose values each hit's `fields` gets.
+    pub fetch_fields: Vec<super::fetch_fields::FieldRequest>,
+    /// `stored_fields`: `None` when absent. With `_none_` hits carry no
+    /// `_id` and no `_source`; with a list, no `_source` unless `_source`
+    /// was asked for (no field is stored apart from `_source` here).
+    pub stored_fields: Option<StoredFields>,
+}
+
+/// The `stored_fields` parameter.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StoredFields {
+    /// `_none_`: no stored fields, not even `_id`.
+    Nothing,
+    /// A list of names (or patterns).
+    Names {
+        /// `_source` was also given explicitly.
+        source_requested: bool,
+    },
 }
 
 impl SearchRequest {
@@ -67,6 +85,8 @@ impl SearchRequest {
             seq_no_primary_term: false,
             track_scores: false,
             docvalue_fields: Vec::new(),
+            fetch_fields: Vec::new(),
+            stored_fields: None,
         };
         let obj = match body {
             Value::Null => return Ok(req),
@@ -94,10 +114,22 @@ impl SearchRequest {
                 "docvalue_fields" => req.docvalue_fields = docvalues::parse(value)?,
                 "timeout" => {}
                 // Kibana sends these with every search: highlighting is not
-                // done (hits carry no `highlight`), stored fields are the
-                // source, and an empty `script_fields` asks for nothing.
+                // done (hits carry no `highlight`) and an empty
+                // `script_fields` asks for nothing.
                 "highlight" if value.is_object() => {}
-                "stored_fields" if value.is_string() || value.is_array() => {}
+                "stored_fields" => req.stored_fields = Some(parse_stored(value, obj)?),
+                "fields" => req.fetch_fields = super::fetch_fields::parse(value)?,
+                "runtime_mappings" => match value.as_object() {
+                    Some(o) if o.is_empty() => {}
+                    Some(_) => {
+                        return Err(SearchError::illegal(
+                            "runtime_mappings are not supported by this server",
+                        ))
+                    }
+                    None => {
+                        return Err(SearchError::parsing("[runtime_mappings] must be an object"))
+                    }
+                },
                 "script_fields" => match value.as_object() {
                     Some(o) if o.is_empty() => {}
                     Some(_) => return Err(SearchError::illegal("scripts are not supported")),
@@ -154,10 +186,10 @@ impl SearchRequest {
     }
 
     fn validate(&self) -> Result<()> {
-        if self.from + self.size > MAX_RESULT_WINDOW {
+        if self.from.saturating_add(self.size) > MAX_RESULT_WINDOW {
             return Err(SearchError::illegal(format!(
                 "Result window is too large, from + size must be less than or equal to: [{MAX_RESULT_WINDOW}] but was [{}]. See the scroll api for a more efficient way to request large data sets.",
-                self.from + self.size
+                self.from.saturating_add(self.size)
             )));
         }
         if let Some(after) = &self.search_after {
@@ -197,6 +229,37 @@ fn as_bool(key: &str, v: &Value) -> Result<bool> {
         .ok_or_else(|| SearchError::parsing(format!("[{key}] must be a boolean, got [{v}]")))
 }
 
+fn parse_stored(value: &Value, body: &serde_json::Map<String, Value>) -> Result<StoredFields> {
+    let names: Vec<&str> = match value {
+        Value::String(s) => vec![s.as_str()],
+        Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
+        other => {
+            return Err(SearchError::parsing(format!(
+                "Expected [VALUE_STRING] or [START_ARRAY] in [stored_fields] but found [{other}]"
+            )))
+        }
+    };
+    if names.contains(&"_none_") {
+        if names.len() > 1 {
+            return Err(SearchError::illegal(
+                "cannot combine _none_ with other fields",
+            ));
+        }
+        if body
+            .get("_source")
+            .is_some_and(|s| s != &Value::Bool(false))
+        {
+            return Err(SearchError::illegal(
+                "[stored_fields] cannot be disabled if [_source] is requested",
+            ));
+        }
+        return Ok(StoredFields::Nothing);
+    }
+    Ok(StoredFields::Names {
+        source_requested: body.get("_source").is_some(),
+    })
+}
+
 fn parse_track(v: &Value) -> Result<TrackTotalHits> {
     match v {
         Value::Bool(true) => Ok(TrackTotalHits::Exact),
@@ -205,7 +268,7 @@ fn parse_track(v: &Value) -> Result<TrackTotalHits> {
             Some(-1) => Ok(TrackTotalHits::Off),
             Some(k) if k >= 0 => Ok(TrackTotalHits::UpTo(k as u64)),
             _ => Err(SearchError::illegal(format!(
-                "[track_total_hits] invalid value [{n}]"
+                "[track_total_hits] parameter must be positive or equals to -1, got {n}"
             ))),
         },
         other => Err(SearchError::parsing(format!(

@@ -1,116 +1,21 @@
 //! Sorting hits by fields: the `sort` parameter, per-document sort keys
 //! read from fast fields, and their order (missing values last, as
-//! Elasticsearch does by default).
+//! Elasticsearch does by default). Numeric keys are read from whatever
+//! numeric column type a segment holds, so segments compare by value.
 
 use std::cmp::Ordering;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
+
+pub use super::sort_field::{
+    after_values, key_orders, validate_search_after, KeyOrder, Missing, SortField,
+};
+use tantivy::columnar::{DynamicColumn, NumericalType};
 use tantivy::{DocId, Score, SegmentReader};
 
-use crate::error::{Result, SearchError};
 use crate::mapping::{FieldType, Mappings};
 use crate::store::KEYWORDS;
-
-/// One sort criterion.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SortField {
-    /// Field path, `_score` or `_doc`.
-    pub field: String,
-    /// Descending?
-    pub descending: bool,
-    /// Type assumed where the field is unmapped.
-    pub unmapped_type: Option<String>,
-}
-
-impl SortField {
-    /// Parses `"f"`, `{"f": "desc"}`, `{"f": {"order": "desc", "unmapped_type": "long"}}` or a list.
-    pub fn parse_list(v: &Value) -> Result<Vec<SortField>> {
-        let items = match v {
-            Value::Array(a) => a.clone(),
-            other => vec![other.clone()],
-        };
-        items.iter().map(SortField::parse_one).collect()
-    }
-
-    fn parse_one(v: &Value) -> Result<SortField> {
-        let default_desc = |f: &str| f == "_score";
-        match v {
-            Value::String(f) => Ok(SortField {
-                field: f.clone(),
-                descending: default_desc(f),
-                unmapped_type: None,
-            }),
-            Value::Object(o) if o.len() == 1 => {
-                let (field, spec) = o
-                    .iter()
-                    .next()
-                    .ok_or_else(|| SearchError::parsing("empty sort"))?;
-                let mut s = SortField {
-                    field: field.clone(),
-                    descending: default_desc(field),
-                    unmapped_type: None,
-                };
-                let order = match spec {
-                    Value::String(order) => Some(order.as_str()),
-                    Value::Object(params) => {
-                        for k in params.keys() {
-                            if !matches!(
-                                k.as_str(),
-                                "order" | "unmapped_type" | "missing" | "format" | "numeric_type"
-                            ) {
-                                return Err(SearchError::parsing(format!(
-                                    "[field_sort] unknown field [{k}]"
-                                )));
-                            }
-                        }
-                        if let Some(m) = params.get("missing").and_then(Value::as_str) {
-                            if m != "_last" {
-                                return Err(SearchError::illegal(format!(
-                                    "[sort] missing [{m}] is not supported"
-                                )));
-                            }
-                        }
-                        s.unmapped_type = params
-                            .get("unmapped_type")
-                            .and_then(Value::as_str)
-                            .map(str::to_string);
-                        params.get("order").and_then(Value::as_str)
-                    }
-                    other => {
-                        return Err(SearchError::parsing(format!("[sort] malformed: {other}")))
-                    }
-                };
-                match order {
-                    None => {}
-                    Some("asc") => s.descending = false,
-                    Some("desc") => s.descending = true,
-                    Some(o) => {
-                        return Err(SearchError::parsing(format!("[sort] unknown order [{o}]")))
-                    }
-                }
-                Ok(s)
-            }
-            other => Err(SearchError::parsing(format!("[sort] malformed: {other}"))),
-        }
-    }
-
-    /// Checks the field is sortable in `mappings`.
-    pub fn validate(&self, mappings: &Mappings) -> Result<()> {
-        if self.field == "_score" || self.field == "_doc" {
-            return Ok(());
-        }
-        match mappings.leaf(&self.field) {
-            None if self.unmapped_type.is_some() => Ok(()),
-            None => Err(SearchError::Parsing(format!("No mapping found for [{}] in order to sort on", self.field))),
-            Some(leaf) if leaf.ty == FieldType::Text => Err(SearchError::illegal(format!(
-                "Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [{}] in order to load field data by uninverting the inverted index.",
-                self.field
-            ))),
-            Some(_) => Ok(()),
-        }
-    }
-}
 
 /// One sort value of a document.
 #[derive(Debug, Clone, PartialEq)]
@@ -171,17 +76,17 @@ impl SortValue {
 pub struct SortKey {
     /// The values, in criterion order.
     pub values: Vec<SortValue>,
-    descending: Arc<Vec<bool>>,
+    orders: Arc<Vec<KeyOrder>>,
     /// False when `search_after` excludes the document.
     pub eligible: bool,
 }
 
 impl SortKey {
-    /// A key for `values` under the criteria's directions.
-    pub fn new(values: Vec<SortValue>, descending: Arc<Vec<bool>>) -> SortKey {
+    /// A key for `values` under the criteria's orders.
+    pub fn new(values: Vec<SortValue>, orders: Arc<Vec<KeyOrder>>) -> SortKey {
         SortKey {
             values,
-            descending,
+            orders,
             eligible: true,
         }
     }
@@ -189,12 +94,20 @@ impl SortKey {
     /// Ordering by criteria: `Less` means `self` ranks before `other`.
     pub fn rank_cmp(&self, other: &SortKey) -> Ordering {
         for (i, (a, b)) in self.values.iter().zip(&other.values).enumerate() {
-            let desc = self.descending.get(i).copied().unwrap_or(false);
+            let order = self.orders.get(i).copied().unwrap_or(KeyOrder {
+                descending: false,
+                missing_first: false,
+            });
+            let missing_rank = if order.missing_first {
+                Ordering::Less
+            } else {
+                Ordering::Greater
+            };
             let ord = match (a, b) {
                 (SortValue::Missing, SortValue::Missing) => Ordering::Equal,
-                (SortValue::Missing, _) => Ordering::Greater,
-                (_, SortValue::Missing) => Ordering::Less,
-                (a, b) if desc => b.cmp_present(a),
+                (SortValue::Missing, _) => missing_rank,
+                (_, SortValue::Missing) => missing_rank.reverse(),
+                (a, b) if order.descending => b.cmp_present(a),
                 (a, b) => a.cmp_present(b),
             };
             if ord != Ordering::Equal {
@@ -235,11 +148,33 @@ pub enum ValueReader {
     Bool(Option<tantivy::columnar::Column<bool>>),
     /// A string column.
     Str(Option<tantivy::columnar::StrColumn>),
+    /// Another reader whose missing values sort as a given value.
+    WithMissing(Box<ValueReader>, SortValue),
 }
 
 impl ValueReader {
     /// Opens the reader of `field` in `segment`.
     pub fn open(field: &SortField, mappings: &Mappings, segment: &SegmentReader) -> ValueReader {
+        let reader = ValueReader::open_column(field, mappings, segment);
+        match &field.missing {
+            Missing::Value(v) => {
+                let numeric = matches!(reader, ValueReader::Int(_) | ValueReader::Bool(_));
+                let value = match (v, numeric) {
+                    (Value::String(s), true) => s
+                        .trim()
+                        .parse::<i64>()
+                        .map(SortValue::Int)
+                        .unwrap_or_else(|_| SortValue::from_json(v)),
+                    (Value::Bool(b), _) => SortValue::Int(i64::from(*b)),
+                    _ => SortValue::from_json(v),
+                };
+                ValueReader::WithMissing(Box::new(reader), value)
+            }
+            _ => reader,
+        }
+    }
+
+    fn open_column(field: &SortField, mappings: &Mappings, segment: &SegmentReader) -> ValueReader {
         if field.field == "_score" {
             return ValueReader::Score;
         }
@@ -256,11 +191,19 @@ impl ValueReader {
         let ff = segment.fast_fields();
         match ty {
             Some(t) if t.is_integer() || t == FieldType::Date => {
-                ValueReader::Int(ff.column_opt::<i64>(&name).ok().flatten())
+                match numeric_column(segment, &name, NumericalType::I64) {
+                    Some(DynamicColumn::I64(c)) => ValueReader::Int(Some(c)),
+                    // A column tantivy had to keep as f64 still sorts by value.
+                    _ => match numeric_column(segment, &name, NumericalType::F64) {
+                        Some(DynamicColumn::F64(c)) => ValueReader::Float(Some(c)),
+                        _ => ValueReader::Int(None),
+                    },
+                }
             }
-            Some(t) if t.is_float() => {
-                ValueReader::Float(ff.column_opt::<f64>(&name).ok().flatten())
-            }
+            Some(t) if t.is_float() => match numeric_column(segment, &name, NumericalType::F64) {
+                Some(DynamicColumn::F64(c)) => ValueReader::Float(Some(c)),
+                _ => ValueReader::Float(None),
+            },
             Some(FieldType::Boolean) => {
                 ValueReader::Bool(ff.column_opt::<bool>(&name).ok().flatten())
             }
@@ -271,6 +214,10 @@ impl ValueReader {
     /// The value of `doc` (the first, for multi-valued fields).
     pub fn value(&self, doc: DocId, score: Score) -> SortValue {
         match self {
+            ValueReader::WithMissing(inner, fill) => match inner.value(doc, score) {
+                SortValue::Missing => fill.clone(),
+                v => v,
+            },
             ValueReader::Score => SortValue::Float(f64::from(score)),
             ValueReader::Doc => SortValue::Int(i64::from(doc)),
             ValueReader::Int(c) => c
@@ -300,4 +247,21 @@ impl ValueReader {
             }
         }
     }
+}
+
+/// The segment's numeric column at `name`, whatever numeric type tantivy
+/// stored it as (a float field whose values in a segment are all whole
+/// numbers may be an i64 column there), coerced to `target`; `None` when
+/// the segment has no numeric column there or it cannot be coerced.
+pub fn numeric_column(
+    segment: &SegmentReader,
+    name: &str,
+    target: NumericalType,
+) -> Option<DynamicColumn> {
+    let handles = segment.fast_fields().dynamic_column_handles(name).ok()?;
+    handles
+        .into_iter()
+        .filter_map(|h| h.open().ok())
+        .filter(DynamicColumn::is_numerical)
+        .find_map(|c| c.coerce_numerical(target))
 }

@@ -1,0 +1,247 @@
+//! `query_string`: the Lucene query syntax Kibana and the `q=` parameter
+//! send, parsed (`lexer`, `parser`) into the shared text-query tree and
+//! translated over the mapping's fields (`text_syntax`).
+//!
+//! Supported: bare words, `field:value`, `"phrases"` (`~N` slop), `foo~N`
+//! (fuzzy), `*`/`?` wildcards, `field:*` and `_exists_:field`, ranges
+//! (`[a TO b]`, `{a TO b}`, `>=10`), `^boost`, `AND`/`&&`, `OR`/`||`,
+//! `NOT`/`!`/`-`, `+`, parentheses, grouped values (`field:(a OR b)`,
+//! `field:(a b)`), field patterns (`message*:x`, `*.keyword:y`) and
+//! backslash escapes. Bare values search `default_field` or `fields`
+//! (patterns and `^boosts` allowed); with neither, or with `*`, all
+//! eligible fields, leniently, as `index.query.default_field` does.
+//! Syntax errors are `query_shard_exception`s ("Failed to parse query").
+
+mod lexer;
+mod parser;
+
+pub(crate) use lexer::auto_fuzziness;
+
+use serde_json::Value;
+use tantivy::query::Query;
+
+use super::text_syntax::{self, resolve_fields, FieldSpec, Options};
+use super::{boosted, minimum_should_match, QueryContext};
+use crate::error::{Result, SearchError};
+
+/// A syntax error inside the query text (the caller names the query).
+fn bad(msg: impl std::fmt::Display) -> SearchError {
+    SearchError::QueryShard(msg.to_string())
+}
+
+/// Parameters accepted and without effect here.
+const ACCEPTED: &[&str] = &[
+    "allow_leading_wildcard",
+    "auto_generate_synonyms_phrase_query",
+    "enable_position_increments",
+    "fuzzy_max_expansions",
+    "fuzzy_prefix_length",
+    "fuzzy_transpositions",
+    "max_determinized_states",
+    "rewrite",
+    "fuzzy_rewrite",
+    "quote_analyzer",
+    "escape",
+];
+
+/// Builds a `query_string` query.
+pub fn build(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
+    let params = body.as_object().ok_or_else(|| {
+        SearchError::parsing("[query_string] query malformed, no start_object after query name")
+    })?;
+    let mut query = None;
+    let mut default_field = None;
+    let mut fields = None;
+    let mut opts = Options {
+        default_fields: Vec::new(),
+        all_fields: false,
+        default_and: false,
+        lenient: false,
+        analyze_wildcard: false,
+        phrase_slop: 0,
+        tie_breaker: 0.0,
+        time_zone: None,
+    };
+    let mut msm = None;
+    for (key, v) in params {
+        let unsupported = || {
+            SearchError::parsing(format!(
+                "[query_string] query does not support [{key}] with value [{v}]"
+            ))
+        };
+        match key.as_str() {
+            "query" => query = Some(v.as_str().ok_or_else(unsupported)?),
+            "default_field" => default_field = Some(v.as_str().ok_or_else(unsupported)?),
+            "fields" => fields = Some(FieldSpec::parse_list("query_string", v)?),
+            "default_operator" => opts.default_and = and_operator("query_string", v)?,
+            "lenient" => opts.lenient = v.as_bool().ok_or_else(unsupported)?,
+            "analyze_wildcard" => opts.analyze_wildcard = v.as_bool().ok_or_else(unsupported)?,
+            "phrase_slop" => opts.phrase_slop = v.as_u64().ok_or_else(unsupported)? as u32,
+            "tie_breaker" => opts.tie_breaker = v.as_f64().ok_or_else(unsupported)? as f32,
+            "time_zone" => opts.time_zone = Some(v.as_str().ok_or_else(unsupported)?.to_string()),
+            "minimum_should_match" => msm = Some(v),
+            "type" => match v.as_str() {
+                Some("best_fields") => {}
+                Some("most_fields") => opts.tie_breaker = 1.0,
+                _ => {
+                    return Err(SearchError::illegal(format!(
+                    "[query_string] type [{v}] is not supported (best_fields and most_fields are)"
+                )))
+                }
+            },
+            "analyzer" => match v.as_str() {
+                Some("standard" | "default") => {}
+                _ => {
+                    return Err(SearchError::illegal(format!(
+                        "[query_string] analyzer [{v}] is not supported"
+                    )))
+                }
+            },
+            "fuzziness" | "quote_field_suffix" => {
+                return Err(SearchError::illegal(format!(
+                    "[query_string] [{key}] is not supported by this server"
+                )))
+            }
+            "boost" | "_name" => {}
+            k if ACCEPTED.contains(&k) => {}
+            _ => {
+                return Err(SearchError::parsing(format!(
+                    "[query_string] query does not support [{key}]"
+                )))
+            }
+        }
+    }
+    let query = query
+        .ok_or_else(|| SearchError::parsing("[query_string] must be provided with a [query]"))?;
+    let specs = match (default_field, fields) {
+        (Some(_), Some(f)) if !f.is_empty() => {
+            return Err(SearchError::QueryShard(
+                "failed to create query: Validation Failed: 1: cannot use [fields] parameter in conjunction with [default_field];".into(),
+            ))
+        }
+        (Some(df), _) => vec![FieldSpec::parse(df)?],
+        (None, Some(f)) if !f.is_empty() => f,
+        _ => vec![FieldSpec::parse("*")?],
+    };
+    opts.all_fields = specs.len() == 1 && specs[0].name == "*";
+    opts.default_fields = resolve_fields(ctx, &specs);
+    let tree = lexer::lex(query)
+        .and_then(|tokens| parser::Parser::new(tokens, opts.default_and).parse())
+        .map_err(|e| SearchError::QueryShard(format!("Failed to parse query [{query}]: {e}")))?;
+    let q = match (&tree, msm) {
+        (text_syntax::Node::Bool(items), Some(msm)) => {
+            let optional = items
+                .iter()
+                .filter(|(o, _)| *o == tantivy::query::Occur::Should)
+                .count();
+            let required = minimum_should_match(msm, optional)?;
+            let mut clauses = Vec::with_capacity(items.len());
+            for (occur, item) in items {
+                clauses.push((*occur, text_syntax::to_query(ctx, item, &opts)?));
+            }
+            text_syntax::bool_query(clauses, required)
+        }
+        _ => text_syntax::to_query(ctx, &tree, &opts)?,
+    };
+    boosted(q, body)
+}
+
+/// `default_operator`: true for AND.
+pub(crate) fn and_operator(kind: &str, v: &Value) -> Result<bool> {
+    match v.as_str().map(str::to_ascii_lowercase).as_deref() {
+        Some("and") => Ok(true),
+        Some("or") => Ok(false),
+        _ => Err(SearchError::parsing(format!(
+            "[{kind}] default operator [{v}] is not allowed"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lexer::{lex, Token};
+    use super::parser::Parser;
+    use crate::query::text_syntax::{LeafValue, Node};
+    use tantivy::query::Occur;
+
+    fn parse(q: &str, and: bool) -> Node {
+        Parser::new(lex(q).unwrap(), and).parse().unwrap()
+    }
+
+    fn word(field: Option<&str>, text: &str) -> Node {
+        Node::Leaf {
+            field: field.map(str::to_string),
+            value: LeafValue::Word {
+                text: text.into(),
+                wildcard: text.contains(['*', '?']),
+            },
+        }
+    }
+
+    #[test]
+    fn operators_and_groups() {
+        assert_eq!(
+            parse("a -b", false),
+            Node::Bool(vec![
+                (Occur::Should, word(None, "a")),
+                (Occur::MustNot, word(None, "b"))
+            ])
+        );
+        assert_eq!(
+            parse("f:(x y)", true),
+            Node::Bool(vec![
+                (Occur::Must, word(Some("f"), "x")),
+                (Occur::Must, word(Some("f"), "y"))
+            ])
+        );
+        assert_eq!(
+            parse("f:(x OR g:y)^2", true),
+            Node::Boost(
+                Box::new(Node::Bool(vec![
+                    (Occur::Should, word(Some("f"), "x")),
+                    (Occur::Should, word(Some("g"), "y"))
+                ])),
+                2.0
+            )
+        );
+        assert_eq!(parse(r"p:a\:b", false), word(Some("p"), "a:b"));
+        assert_eq!(
+            lex("x:>=5 y:\"a b\"~3 z~").unwrap(),
+            vec![
+                Token::Leaf {
+                    field: Some("x".into()),
+                    value: LeafValue::Range {
+                        low: Some("5".into()),
+                        high: None,
+                        low_inclusive: true,
+                        high_inclusive: false
+                    }
+                },
+                Token::Leaf {
+                    field: Some("y".into()),
+                    value: LeafValue::Phrase {
+                        text: "a b".into(),
+                        slop: Some(3)
+                    }
+                },
+                Token::Leaf {
+                    field: None,
+                    value: LeafValue::Fuzzy {
+                        text: "z".into(),
+                        distance: 0
+                    }
+                },
+            ]
+        );
+        for bad in [
+            "(a:b", "a:b)", "a:[1 2]", "a:", "f:(a", "\"open", "a^x", "AND", ")",
+        ] {
+            assert!(
+                lex(bad)
+                    .and_then(|t| Parser::new(t, false).parse())
+                    .is_err(),
+                "{bad}"
+            );
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! One leaf clause of a parsed text query on one concrete field, built
+//! with the DSL's own query builders so each value type is handled the
+//! way `match`, `match_phrase`, `wildcard`, `prefix`, `range` and
+//! `exists` handle it.
+
+use serde_json::{json, Map, Value};
+use tantivy::query::{EmptyQuery, FuzzyTermQuery, Occur, Query};
+
+use super::{bool_query, LeafValue, Options};
+use crate::error::Result;
+use crate::mapping::FieldType;
+use crate::query::full_text::{match_field, phrase_field};
+use crate::query::term_level;
+use crate::query::terms::{analyzed_terms, exact_term};
+use crate::query::QueryContext;
+
+/// `exists` on `field`.
+pub(super) fn exists(ctx: &QueryContext<'_>, field: &str) -> Result<Box<dyn Query>> {
+    term_level::exists(ctx, &json!({ "field": field }))
+}
+
+/// The query of `value` on `field`.
+pub(super) fn on_field(
+    ctx: &QueryContext<'_>,
+    field: &str,
+    value: &LeafValue,
+    opts: &Options,
+) -> Result<Box<dyn Query>> {
+    let ty = ctx.leaf(field).map(|l| l.ty);
+    match value {
+        LeafValue::Word { text, .. } if text == "*" => exists(ctx, field),
+        LeafValue::Word {
+            text,
+            wildcard: true,
+        } => wildcard(ctx, field, ty, text, opts),
+        LeafValue::Word { text, .. } => {
+            match_field(ctx, field, &json!(text), opts.default_and, None, false)
+        }
+        LeafValue::Phrase { text, slop } => {
+            phrase_field(ctx, field, &json!(text), slop.unwrap_or(opts.phrase_slop))
+        }
+        LeafValue::Fuzzy { text, distance } => fuzzy(ctx, field, ty, text, *distance, opts),
+        LeafValue::Prefix(text) => {
+            let text = if ty == Some(FieldType::Text) {
+                text.to_lowercase()
+            } else {
+                text.clone()
+            };
+            term_level::prefix(ctx, &json!({ field: { "value": text } }))
+        }
+        LeafValue::Range {
+            low,
+            high,
+            low_inclusive,
+            high_inclusive,
+        } => {
+            let mut bounds = Map::new();
+            if let Some(low) = low {
+                let key = if *low_inclusive { "gte" } else { "gt" };
+                bounds.insert(key.into(), Value::String(low.clone()));
+            }
+            if let Some(high) = high {
+                let key = if *high_inclusive { "lte" } else { "lt" };
+                bounds.insert(key.into(), Value::String(high.clone()));
+            }
+            if let Some(tz) = &opts.time_zone {
+                if ty == Some(FieldType::Date) {
+                    bounds.insert("time_zone".into(), Value::String(tz.clone()));
+                }
+            }
+            term_level::range(ctx, &json!({ field: bounds }))
+        }
+    }
+}
+
+/// A wildcard term. Text fields hold lower-cased tokens, so the pattern is
+/// lower-cased there; with `analyze_wildcard`, a pattern the analyzer
+/// would split (`foo-ba*`) becomes all of its parts.
+fn wildcard(
+    ctx: &QueryContext<'_>,
+    field: &str,
+    ty: Option<FieldType>,
+    text: &str,
+    opts: &Options,
+) -> Result<Box<dyn Query>> {
+    if ty != Some(FieldType::Text) {
+        return term_level::wildcard(ctx, &json!({ field: { "value": text } }));
+    }
+    let lowered = text.to_lowercase();
+    let parts: Vec<&str> = if opts.analyze_wildcard {
+        lowered
+            .split(|c: char| !(c.is_alphanumeric() || c == '*' || c == '?'))
+            .filter(|p| !p.is_empty())
+            .collect()
+    } else {
+        vec![lowered.as_str()]
+    };
+    let mut clauses = Vec::with_capacity(parts.len());
+    for part in parts {
+        let q = if part.contains(['*', '?']) {
+            term_level::wildcard(ctx, &json!({ field: { "value": part } }))?
+        } else {
+            match_field(ctx, field, &json!(part), true, None, false)?
+        };
+        clauses.push((Occur::Must, q));
+    }
+    Ok(match clauses.len() {
+        0 => Box::new(EmptyQuery),
+        1 => clauses.remove(0).1,
+        _ => bool_query(clauses, 0),
+    })
+}
+
+/// Terms within `distance` edits (at most 2) of the value's terms.
+fn fuzzy(
+    ctx: &QueryContext<'_>,
+    field: &str,
+    ty: Option<FieldType>,
+    text: &str,
+    distance: u8,
+    opts: &Options,
+) -> Result<Box<dyn Query>> {
+    let distance = distance.min(2);
+    let fuzzy = |t| Box::new(FuzzyTermQuery::new(t, distance, true)) as Box<dyn Query>;
+    match (ty, ctx.leaf(field)) {
+        (Some(FieldType::Text), _) => {
+            let terms = analyzed_terms(ctx.fields, ctx.tokenizers, field, text)?;
+            let occur = if opts.default_and {
+                Occur::Must
+            } else {
+                Occur::Should
+            };
+            let mut clauses: Vec<_> = terms.into_iter().map(|t| (occur, fuzzy(t))).collect();
+            Ok(match clauses.len() {
+                0 => Box::new(EmptyQuery),
+                1 => clauses.remove(0).1,
+                _ => bool_query(clauses, 0),
+            })
+        }
+        (Some(FieldType::Keyword), Some(leaf)) => {
+            Ok(match exact_term(ctx.fields, field, leaf, &json!(text))? {
+                Some(t) => fuzzy(t),
+                None => Box::new(EmptyQuery),
+            })
+        }
+        _ => match_field(ctx, field, &json!(text), opts.default_and, None, false),
+    }
+}

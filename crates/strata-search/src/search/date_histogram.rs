@@ -1,0 +1,337 @@
+//! `date_histogram` on tantivy's aggregations, in one of two forms:
+//!
+//! - Intervals of constant length in a fixed-offset zone (fixed intervals,
+//!   and `second` ... `week` in UTC or `+02:00`) become a millisecond
+//!   `histogram` whose `offset` puts bucket starts on local boundaries.
+//! - Months, quarters, years, and anything in a zone with daylight saving,
+//!   become a `range` aggregation with one range per calendar bucket
+//!   between the data's bounds (found by a min/max pass over the query,
+//!   [`bound_fields`]), widened by `extended_bounds` and cut by
+//!   `hard_bounds`.
+//!
+//! Either way [`DateHistogram::reshape`] gives Elasticsearch's buckets:
+//! `key` (epoch ms of the bucket start), `key_as_string` in the zone and
+//! `format`, `doc_count`, keyed by `key_as_string` when `keyed`.
+
+use serde_json::{json, Map, Value};
+
+use super::calendar::{CalendarUnit, Rounding, MAX_MILLIS};
+use super::time_zone::TimeZone;
+use crate::error::{Result, SearchError};
+use crate::mapping::date::DateFormat;
+use crate::mapping::{FieldType, Mappings};
+use crate::query::date_math;
+use crate::store::KEYWORDS;
+
+/// Elasticsearch's `search.max_buckets`.
+pub const MAX_BUCKETS: usize = 65_536;
+
+/// A parsed `date_histogram`.
+#[derive(Debug, Clone)]
+pub struct DateHistogram {
+    /// The date field.
+    pub field: String,
+    /// Bucket boundaries.
+    pub rounding: Rounding,
+    min_doc_count: u64,
+    extended: (Option<i64>, Option<i64>),
+    hard: (Option<i64>, Option<i64>),
+    keyed: bool,
+    format: DateFormat,
+    /// Computed as ranges (needs the data's bounds).
+    pub by_ranges: bool,
+}
+
+fn fixed_interval(text: &str) -> Option<i64> {
+    let split = text.find(|c: char| !c.is_ascii_digit())?;
+    let (n, unit) = text.split_at(split);
+    let n: i64 = n.parse().ok().filter(|n| *n > 0)?;
+    let ms = match unit {
+        "ms" => 1,
+        "s" => 1000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        "d" => 86_400_000,
+        _ => return None,
+    };
+    n.checked_mul(ms).filter(|ms| *ms <= MAX_MILLIS)
+}
+
+/// `offset`: `+1h`, `-30m`, or milliseconds.
+fn parse_offset(v: &Value) -> Option<i64> {
+    if let Some(n) = v.as_i64() {
+        return (n.abs() <= MAX_MILLIS).then_some(n);
+    }
+    let text = v.as_str()?.trim();
+    let (sign, rest) = match text.strip_prefix('-') {
+        Some(r) => (-1, r),
+        None => (1, text.strip_prefix('+').unwrap_or(text)),
+    };
+    fixed_interval(rest).map(|ms| sign * ms)
+}
+
+impl DateHistogram {
+    /// Parses the parameters of `date_histogram` `name` on `field`.
+    pub fn parse(
+        name: &str,
+        field: &str,
+        params: &Map<String, Value>,
+        mappings: &Mappings,
+        now: i64,
+    ) -> Result<DateHistogram> {
+        let bad = |k: &str, v: &Value| {
+            SearchError::illegal(format!(
+                "[date_histogram] parameter [{k}] with value [{v}] of [{name}] is not supported"
+            ))
+        };
+        let leaf = mappings.leaf(field);
+        let mut format = leaf
+            .filter(|l| l.ty == FieldType::Date)
+            .map(|l| l.date_format())
+            .unwrap_or(DateFormat::parse(
+                crate::mapping::date::DEFAULT_DATE_FORMAT,
+            )?);
+        let mut tz = TimeZone::UTC;
+        let (mut unit, mut fixed, mut offset) = (None, 0, 0);
+        let mut out = DateHistogram {
+            field: field.to_string(),
+            rounding: Rounding {
+                unit: None,
+                fixed: 0,
+                tz,
+                offset: 0,
+            },
+            min_doc_count: 0,
+            extended: (None, None),
+            hard: (None, None),
+            keyed: false,
+            format: format.clone(),
+            by_ranges: false,
+        };
+        if let Some(tz_text) = params.get("time_zone") {
+            tz = TimeZone::parse(tz_text.as_str().ok_or_else(|| bad("time_zone", tz_text))?)?;
+        }
+        if let Some(f) = params.get("format") {
+            format = DateFormat::parse(f.as_str().ok_or_else(|| bad("format", f))?)?;
+        }
+        for (k, v) in params {
+            let text = v.as_str().unwrap_or_default();
+            match k.as_str() {
+                "field" | "time_zone" | "format" => {}
+                "min_doc_count" => out.min_doc_count = v.as_u64().ok_or_else(|| bad(k, v))?,
+                "keyed" => out.keyed = v.as_bool().ok_or_else(|| bad(k, v))?,
+                "offset" => offset = parse_offset(v).ok_or_else(|| bad(k, v))?,
+                "calendar_interval" => {
+                    unit = Some(CalendarUnit::parse(text).ok_or_else(|| {
+                        SearchError::illegal(format!(
+                            "The supplied interval [{text}] could not be parsed as a calendar interval."
+                        ))
+                    })?)
+                }
+                "fixed_interval" => {
+                    fixed = fixed_interval(text).ok_or_else(|| {
+                        SearchError::illegal(format!(
+                            "failed to parse setting [date_histogram.fixedInterval] with value [{text}] as a time value: unit is missing or unrecognized"
+                        ))
+                    })?
+                }
+                "interval" => match CalendarUnit::parse(text) {
+                    Some(u) => unit = Some(u),
+                    None => fixed = fixed_interval(text).ok_or_else(|| bad(k, v))?,
+                },
+                "extended_bounds" | "hard_bounds" => {
+                    let b = v
+                        .as_object()
+                        .ok_or_else(|| SearchError::parsing(format!("[{k}] must be an object")))?;
+                    let edge = |e: &str| -> Result<Option<i64>> {
+                        match b.get(e) {
+                            None | Some(Value::Null) => Ok(None),
+                            Some(Value::Number(n)) => Ok(n.as_f64().map(|f| f as i64)),
+                            Some(Value::String(s)) => {
+                                date_math::eval(s, now, tz, &format, false).map(Some)
+                            }
+                            Some(other) => Err(bad(k, other)),
+                        }
+                    };
+                    let bounds = (edge("min")?, edge("max")?);
+                    if k == "extended_bounds" {
+                        out.extended = bounds;
+                    } else {
+                        out.hard = bounds;
+                    }
+                }
+                _ => return Err(bad(k, v)),
+            }
+        }
+        if unit.is_some() == (fixed > 0) {
+            return Err(SearchError::illegal(
+                "Required one of fields [fixed_interval, calendar_interval], but none were specified.",
+            ));
+        }
+        out.rounding = Rounding {
+            unit,
+            fixed,
+            tz,
+            offset,
+        };
+        out.format = format;
+        let constant = unit
+            .map_or(Some(fixed), CalendarUnit::fixed_millis)
+            .is_some();
+        out.by_ranges = !(constant && tz.is_fixed());
+        Ok(out)
+    }
+
+    /// The tantivy request; `data` is the field's (min, max) under the
+    /// query, needed when `by_ranges`.
+    pub fn tantivy_request(&self, data: Option<(i64, i64)>) -> Result<Value> {
+        let field = format!("{KEYWORDS}.{}", self.field);
+        if !self.by_ranges {
+            let r = &self.rounding;
+            let interval = r
+                .unit
+                .and_then(CalendarUnit::fixed_millis)
+                .unwrap_or(r.fixed);
+            let week_base = if r.unit == Some(CalendarUnit::Week) {
+                4 * 86_400_000
+            } else {
+                0
+            };
+            let offset = (week_base - r.tz.offset_millis(0) + r.offset).rem_euclid(interval);
+            let mut h = json!({"field": field, "interval": interval as f64,
+                               "min_doc_count": self.min_doc_count});
+            if offset != 0 {
+                h["offset"] = json!(offset as f64);
+            }
+            for (name, (lo, hi)) in [
+                ("extended_bounds", self.extended),
+                ("hard_bounds", self.hard),
+            ] {
+                if lo.is_some() || hi.is_some() {
+                    let lo = lo.map_or(f64::MIN, |v| v as f64);
+                    let hi = hi.map_or(f64::MAX, |v| v as f64);
+                    h[name] = json!({"min": lo, "max": hi});
+                }
+            }
+            return Ok(json!({ "histogram": h }));
+        }
+        let ranges: Vec<Value> = self
+            .starts(data)?
+            .into_iter()
+            .map(
+                |(from, to)| json!({"key": from.to_string(), "from": from as f64, "to": to as f64}),
+            )
+            .collect();
+        Ok(json!({"range": {"field": field, "ranges": ranges, "keyed": false}}))
+    }
+
+    /// The (start, end) of every bucket to compute, in order.
+    fn starts(&self, data: Option<(i64, i64)>) -> Result<Vec<(i64, i64)>> {
+        let mut lo = data.map(|d| d.0);
+        let mut hi = data.map(|d| d.1);
+        if self.min_doc_count == 0 {
+            if let Some(e) = self.extended.0 {
+                lo = Some(lo.map_or(e, |l| l.min(e)));
+            }
+            if let Some(e) = self.extended.1 {
+                hi = Some(hi.map_or(e, |h| h.max(e)));
+            }
+        }
+        lo = lo.map(|l| self.hard.0.map_or(l, |h| l.max(h)));
+        hi = hi.map(|x| self.hard.1.map_or(x, |h| x.min(h)));
+        let (Some(lo), Some(hi)) = (lo, hi) else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        let mut start = self.rounding.round_down(lo);
+        while start <= hi {
+            let end = self.rounding.next(start);
+            out.push((start, end));
+            if out.len() > MAX_BUCKETS {
+                return Err(SearchError::illegal(format!(
+                    "Trying to create too many buckets. Must be less than or equal to: [{MAX_BUCKETS}]. This limit can be set by changing the [search.max_buckets] cluster level setting."
+                )));
+            }
+            start = end;
+        }
+        Ok(out)
+    }
+
+    /// The end (exclusive) of the bucket starting at `key`.
+    pub fn bucket_end(&self, key: i64) -> i64 {
+        self.rounding.next(key)
+    }
+
+    /// Rewrites tantivy's buckets into Elasticsearch's (sub-aggregations
+    /// are left for the caller).
+    pub fn reshape(&self, agg: &mut Value) {
+        let buckets = match agg.get_mut("buckets").map(Value::take) {
+            Some(Value::Array(b)) => b,
+            Some(Value::Object(m)) => m.into_iter().map(|(_, v)| v).collect(),
+            _ => Vec::new(),
+        };
+        let mut out = Vec::with_capacity(buckets.len());
+        for mut bucket in buckets {
+            let key = match bucket.get("key") {
+                Some(Value::String(s)) => match s.parse::<i64>() {
+                    Ok(k) => k,
+                    Err(_) => continue, // a range tantivy added to fill a gap
+                },
+                Some(k) => k.as_f64().map_or(0, |f| f as i64),
+                None => continue,
+            };
+            let count = bucket.get("doc_count").and_then(Value::as_u64).unwrap_or(0);
+            if self.by_ranges && count < self.min_doc_count {
+                continue;
+            }
+            if let Some(obj) = bucket.as_object_mut() {
+                for k in ["from", "to", "from_as_string", "to_as_string"] {
+                    obj.remove(k);
+                }
+            }
+            let tz = self.rounding.tz;
+            let text = self
+                .format
+                .format_in(key, tz.offset_millis(key), &tz.offset_suffix(key));
+            bucket["key_as_string"] = json!(text);
+            bucket["key"] = json!(key);
+            out.push(bucket);
+        }
+        agg["buckets"] = if self.keyed {
+            let mut keyed = Map::new();
+            for b in out {
+                let k = b["key_as_string"].as_str().unwrap_or_default().to_string();
+                keyed.insert(k, b);
+            }
+            Value::Object(keyed)
+        } else {
+            Value::Array(out)
+        };
+    }
+}
+
+/// The date fields whose `date_histogram`s (at any depth of `aggs`) need
+/// the data's bounds.
+pub fn bound_fields(aggs: &Value, mappings: &Mappings, now: i64, out: &mut Vec<String>) {
+    let Some(obj) = aggs.as_object() else {
+        return;
+    };
+    for (name, body) in obj {
+        let Some(body) = body.as_object() else {
+            continue;
+        };
+        if let Some(Value::Object(params)) = body.get("date_histogram") {
+            if let Some(field) = params.get("field").and_then(Value::as_str) {
+                let parsed = DateHistogram::parse(name, field, params, mappings, now);
+                if parsed.is_ok_and(|h| h.by_ranges) && !out.iter().any(|f| f == field) {
+                    out.push(field.to_string());
+                }
+            }
+        }
+        for key in ["aggs", "aggregations"] {
+            if let Some(sub) = body.get(key) {
+                bound_fields(sub, mappings, now, out);
+            }
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! Sub-aggregations tantivy cannot compute inside its buckets (`top_hits`,
+//! `geo_centroid`, `geohash_grid`), computed per bucket after the main
+//! pass: each bucket's documents are the search query filtered by the
+//! bucket's own condition and those of the buckets above it (a term, a
+//! date or number range, a filter), and the sub-aggregation runs as a
+//! top-level one over them through a runner the search supplies.
+//!
+//! This costs one search per bucket and deferred sub-aggregation, which
+//! is what Kibana's requests (a few terms or date buckets) can afford.
+
+use serde_json::{json, Value};
+
+use super::aggs::{self, AggShape};
+use super::{geo_aggs, top_hits};
+use crate::error::{Result, SearchError};
+
+/// Runs one deferred aggregation `(filters, name, kind, body)` over the
+/// search query narrowed by `filters`; returns its result.
+pub type Runner<'a> = dyn Fn(&[Value], &str, &str, &Value) -> Result<Value> + 'a;
+
+/// The bucket being reshaped: the filters that lead to it.
+pub struct BucketScope<'a> {
+    run: &'a Runner<'a>,
+    chain: Vec<Value>,
+}
+
+impl<'a> BucketScope<'a> {
+    /// A scope at the top level.
+    pub fn new(run: &'a Runner<'a>) -> BucketScope<'a> {
+        BucketScope {
+            run,
+            chain: Vec::new(),
+        }
+    }
+
+    /// Fills `bucket` (of `shape`, selected by `filter`) with its deferred
+    /// sub-aggregations and reshapes its other sub-aggregations.
+    pub fn in_bucket(
+        &mut self,
+        shape: &AggShape,
+        bucket: &mut Value,
+        filter: Option<Value>,
+    ) -> Result<()> {
+        if filter.is_none() && !shape.deferred.is_empty() {
+            return Err(SearchError::illegal(format!(
+                "sub-aggregation [{}] is not supported under [{}] [{}]",
+                shape.deferred[0].0, shape.kind, shape.name
+            )));
+        }
+        let pushed = filter.is_some();
+        self.chain.extend(filter);
+        let result = self.fill(shape, bucket);
+        if pushed {
+            self.chain.pop();
+        }
+        result
+    }
+
+    fn fill(&mut self, shape: &AggShape, bucket: &mut Value) -> Result<()> {
+        for (name, kind, body) in &shape.deferred {
+            bucket[name] = (self.run)(&self.chain, name, kind, body)?;
+        }
+        aggs::reshape(bucket, &shape.children, self)
+    }
+}
+
+/// Checks a deferred aggregation's body before searching.
+pub fn validate(name: &str, kind: &str, params: &Value, sub: Option<&Value>) -> Result<()> {
+    if sub.is_some() && kind != "geohash_grid" {
+        return Err(SearchError::illegal(format!(
+            "Aggregator [{name}] of type [{kind}] cannot accept sub-aggregations"
+        )));
+    }
+    if kind == "top_hits" {
+        return top_hits::validate(name, params);
+    }
+    let mut body = json!({ kind: params });
+    if let Some(sub) = sub {
+        body["aggs"] = sub.clone();
+    }
+    geo_aggs::split(&json!({ name: body })).map(|_| ())
+}
+
+fn range(field: &str, from: Option<f64>, to: Option<f64>, date: bool) -> Value {
+    let mut bounds = json!({});
+    if let Some(f) = from {
+        bounds["gte"] = json!(f);
+    }
+    if let Some(t) = to {
+        bounds["lt"] = json!(t);
+    }
+    if date {
+        bounds["format"] = json!("epoch_millis");
+        for k in ["gte", "lt"] {
+            if let Some(v) = bounds.get(k).and_then(Value::as_f64) {
+                bounds[k] = json!(v as i64);
+            }
+        }
+    }
+    json!({"range": { field: bounds }})
+}
+
+/// The query selecting a `terms`, `histogram`, `date_histogram` or `range`
+/// bucket's documents.
+pub fn bucket_filter(shape: &AggShape, bucket: &Value) -> Option<Value> {
+    let field = shape.field.as_deref()?;
+    let key = bucket.get("key")?;
+    match shape.kind.as_str() {
+        "terms" if shape.bool_field => {
+            let value = key.as_f64().map_or(key.clone(), |k| json!(k != 0.0));
+            Some(json!({"term": { field: value }}))
+        }
+        "terms" => Some(json!({"term": { field: key }})),
+        "histogram" => {
+            let k = key.as_f64()?;
+            Some(range(field, Some(k), Some(k + shape.interval?), false))
+        }
+        "date_histogram" => {
+            let k = key.as_i64()?;
+            let end = shape.date_histogram.as_ref()?.bucket_end(k);
+            Some(range(field, Some(k as f64), Some(end as f64), true))
+        }
+        "range" => range_filter(shape, bucket),
+        _ => None,
+    }
+}
+
+/// The query selecting a range bucket's documents (from its `from`/`to`).
+pub fn range_filter(shape: &AggShape, bucket: &Value) -> Option<Value> {
+    let field = shape.field.as_deref()?;
+    let from = bucket.get("from").and_then(Value::as_f64);
+    let to = bucket.get("to").and_then(Value::as_f64);
+    Some(range(field, from, to, shape.date_field))
+}

@@ -1,0 +1,81 @@
+//! Extra search passes some aggregations need: the per-bucket searches of
+//! deferred sub-aggregations (`deferred`), and the min/max pass that gives
+//! calendar `date_histogram`s the bounds of the data under the query.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use super::{search_once, top_hits, SearchRequest, TrackTotalHits};
+use crate::error::{Result, SearchError};
+use crate::index::SearchIndex;
+
+/// One deferred aggregation over the search query narrowed by `filters`.
+pub(super) fn run_deferred(
+    indices: &[Arc<SearchIndex>],
+    req: &SearchRequest,
+    filters: &[Value],
+    name: &str,
+    kind: &str,
+    body: &Value,
+) -> Result<Value> {
+    let query = if filters.is_empty() {
+        req.query.clone()
+    } else {
+        json!({"bool": {"must": [req.query], "filter": filters}})
+    };
+    if kind == "top_hits" {
+        return top_hits::run(indices, name, &body["top_hits"], &query);
+    }
+    let pass = SearchRequest {
+        query,
+        from: 0,
+        size: 0,
+        sort: Vec::new(),
+        track_total_hits: TrackTotalHits::Off,
+        search_after: None,
+        aggs: Some(json!({ name: body })),
+        docvalue_fields: Vec::new(),
+        ..req.clone()
+    };
+    let mut out = search_once(indices, &pass)?;
+    Ok(out["aggregations"][name].take())
+}
+
+/// The (min, max) of each date field over the documents matching `query`.
+pub(super) fn data_bounds(
+    indices: &[Arc<SearchIndex>],
+    query: &Value,
+    fields: &[String],
+) -> Result<HashMap<String, (i64, i64)>> {
+    let mut out = HashMap::new();
+    if fields.is_empty() {
+        return Ok(out);
+    }
+    let mut aggs = serde_json::Map::new();
+    for (i, field) in fields.iter().enumerate() {
+        aggs.insert(format!("min\u{1f}{i}"), json!({"min": {"field": field}}));
+        aggs.insert(format!("max\u{1f}{i}"), json!({"max": {"field": field}}));
+    }
+    let pass = SearchRequest::parse(&json!({
+        "query": query, "size": 0, "track_total_hits": false, "aggs": aggs
+    }))?;
+    let result = search_once(indices, &pass)?;
+    for (i, field) in fields.iter().enumerate() {
+        let edge = |e: &str| result["aggregations"][format!("{e}\u{1f}{i}")]["value"].as_f64();
+        if let (Some(lo), Some(hi)) = (edge("min"), edge("max")) {
+            out.insert(field.clone(), (lo as i64, hi as i64));
+        }
+    }
+    Ok(out)
+}
+
+/// tantivy's aggregation errors (bucket limits, bad requests) are the
+/// request's fault: 400s, not engine failures.
+pub(super) fn agg_error(e: tantivy::TantivyError) -> SearchError {
+    match e {
+        tantivy::TantivyError::AggregationError(a) => SearchError::illegal(a.to_string()),
+        other => SearchError::Engine(other),
+    }
+}

@@ -1,0 +1,241 @@
+//! The `sort` parameter: criteria (`"f"`, `{"f": "desc"}`, `{"f":
+//! {"order", "missing", "unmapped_type", ...}}`), their validation against
+//! a mapping, the orders sort keys follow, and `search_after` values.
+
+use serde_json::Value;
+
+use super::sort::SortValue;
+use crate::error::{Result, SearchError};
+use crate::mapping::{FieldType, Mappings};
+
+/// One sort criterion.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SortField {
+    /// Field path, `_score` or `_doc`.
+    pub field: String,
+    /// Descending?
+    pub descending: bool,
+    /// Type assumed where the field is unmapped.
+    pub unmapped_type: Option<String>,
+    /// Where documents without a value go, or the value they sort as.
+    pub missing: Missing,
+}
+
+/// The `missing` parameter of a sort criterion.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Missing {
+    /// After every value, in either order (the default).
+    Last,
+    /// Before every value, in either order.
+    First,
+    /// Sorted as this value.
+    Value(Value),
+}
+
+/// How one criterion orders keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyOrder {
+    /// Descending values.
+    pub descending: bool,
+    /// Missing values first.
+    pub missing_first: bool,
+}
+
+/// The key orders of `sort`'s criteria.
+pub fn key_orders(sort: &[SortField]) -> Vec<KeyOrder> {
+    sort.iter()
+        .map(|s| KeyOrder {
+            descending: s.descending,
+            missing_first: s.missing == Missing::First,
+        })
+        .collect()
+}
+
+/// Checks `search_after` values against the criteria: numbers for
+/// numeric, date, boolean and score keys (numeric strings allowed),
+/// strings for the rest; `null` stands for a missing value.
+pub fn validate_search_after(
+    sort: &[SortField],
+    values: &[Value],
+    mappings: &Mappings,
+) -> Result<()> {
+    for (field, value) in sort.iter().zip(values) {
+        let ty = mappings.leaf(&field.field).map(|l| l.ty).or_else(|| {
+            field
+                .unmapped_type
+                .as_deref()
+                .and_then(FieldType::from_name)
+        });
+        let numeric = matches!(field.field.as_str(), "_score" | "_doc")
+            || ty.is_some_and(|t| {
+                t.is_integer() || t.is_float() || t == FieldType::Date || t == FieldType::Boolean
+            });
+        let ok = match value {
+            Value::Null => true,
+            Value::Number(_) => numeric || ty.is_none(),
+            Value::String(s) => !numeric || s.trim().parse::<f64>().is_ok(),
+            Value::Bool(_) => ty == Some(FieldType::Boolean),
+            _ => false,
+        };
+        if !ok {
+            return Err(SearchError::illegal(format!(
+                "Failed to parse search_after value for field [{}].",
+                field.field
+            )));
+        }
+    }
+    Ok(())
+}
+
+impl SortField {
+    /// Parses `"f"`, `{"f": "desc"}`, `{"f": {"order": "desc", "unmapped_type": "long"}}` or a list.
+    pub fn parse_list(v: &Value) -> Result<Vec<SortField>> {
+        let items = match v {
+            Value::Array(a) => a.clone(),
+            other => vec![other.clone()],
+        };
+        items.iter().map(SortField::parse_one).collect()
+    }
+
+    fn parse_one(v: &Value) -> Result<SortField> {
+        let default_desc = |f: &str| f == "_score";
+        match v {
+            Value::String(f) => Ok(SortField {
+                field: f.clone(),
+                descending: default_desc(f),
+                unmapped_type: None,
+                missing: Missing::Last,
+            }),
+            Value::Object(o) if o.len() == 1 => {
+                let (field, spec) = o
+                    .iter()
+                    .next()
+                    .ok_or_else(|| SearchError::parsing("empty sort"))?;
+                let mut s = SortField {
+                    field: field.clone(),
+                    descending: default_desc(field),
+                    unmapped_type: None,
+                    missing: Missing::Last,
+                };
+                let order = match spec {
+                    Value::String(order) => Some(order.as_str()),
+                    Value::Object(params) => {
+                        for k in params.keys() {
+                            if !matches!(
+                                k.as_str(),
+                                "order" | "unmapped_type" | "missing" | "format" | "numeric_type"
+                            ) {
+                                return Err(SearchError::parsing(format!(
+                                    "[field_sort] unknown field [{k}]"
+                                )));
+                            }
+                        }
+                        s.missing = match params.get("missing") {
+                            None | Some(Value::Null) => Missing::Last,
+                            Some(Value::String(m)) if m == "_last" => Missing::Last,
+                            Some(Value::String(m)) if m == "_first" => Missing::First,
+                            Some(v @ (Value::String(_) | Value::Number(_) | Value::Bool(_))) => {
+                                Missing::Value(v.clone())
+                            }
+                            Some(other) => {
+                                return Err(SearchError::parsing(format!(
+                                    "[field_sort] missing doesn't support values of type: {other}"
+                                )))
+                            }
+                        };
+                        s.unmapped_type = params
+                            .get("unmapped_type")
+                            .and_then(Value::as_str)
+                            .map(str::to_string);
+                        params.get("order").and_then(Value::as_str)
+                    }
+                    other => {
+                        return Err(SearchError::parsing(format!("[sort] malformed: {other}")))
+                    }
+                };
+                match order {
+                    None => {}
+                    Some("asc") => s.descending = false,
+                    Some("desc") => s.descending = true,
+                    Some(o) => {
+                        return Err(SearchError::parsing(format!("[sort] unknown order [{o}]")))
+                    }
+                }
+                Ok(s)
+            }
+            other => Err(SearchError::parsing(format!("[sort] malformed: {other}"))),
+        }
+    }
+
+    /// `_score`, descending: the order without `sort`.
+    pub fn score() -> SortField {
+        SortField {
+            field: "_score".into(),
+            descending: true,
+            unmapped_type: None,
+            missing: Missing::Last,
+        }
+    }
+
+    /// Checks the field is sortable in `mappings`.
+    pub fn validate(&self, mappings: &Mappings) -> Result<()> {
+        if self.field == "_score" || self.field == "_doc" {
+            return Ok(());
+        }
+        if let Some(t) = &self.unmapped_type {
+            if FieldType::from_name(t).is_none() {
+                return Err(SearchError::illegal(format!(
+                    "No mapper found for type [{t}]"
+                )));
+            }
+        }
+        match mappings.leaf(&self.field) {
+            None if self.unmapped_type.is_some() => Ok(()),
+            None => Err(SearchError::QueryShard(format!("No mapping found for [{}] in order to sort on", self.field))),
+            Some(leaf) if leaf.ty == FieldType::Text => Err(SearchError::illegal(format!(
+                "Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [{}] in order to load field data by uninverting the inverted index.",
+                self.field
+            ))),
+            Some(_) => Ok(()),
+        }
+    }
+}
+
+/// `search_after` values as sort values: numeric strings and booleans
+/// become numbers for numeric criteria.
+pub fn after_values(
+    sort: &[SortField],
+    values: &[Value],
+    mappings: Option<&Mappings>,
+) -> Vec<SortValue> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let numeric = sort.get(i).is_some_and(|f| {
+                matches!(f.field.as_str(), "_score" | "_doc")
+                    || mappings
+                        .and_then(|m| m.leaf(&f.field))
+                        .map(|l| l.ty)
+                        .or_else(|| f.unmapped_type.as_deref().and_then(FieldType::from_name))
+                        .is_some_and(|t| {
+                            t.is_integer()
+                                || t.is_float()
+                                || t == FieldType::Date
+                                || t == FieldType::Boolean
+                        })
+            });
+            match v {
+                Value::String(s) if numeric => match s.trim().parse::<i64>() {
+                    Ok(n) => SortValue::Int(n),
+                    Err(_) => s
+                        .trim()
+                        .parse::<f64>()
+                        .map_or(SortValue::Missing, SortValue::Float),
+                },
+                Value::Bool(b) => SortValue::Int(i64::from(*b)),
+                other => SortValue::from_json(other),
+            }
+        })
+        .collect()
+}
