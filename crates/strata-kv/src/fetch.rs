@@ -249,6 +249,20 @@ pub(crate) fn note_mutation() {
     SCOPE.with(|s| s.borrow_mut().mutated = true);
 }
 
+/// How a request gets a value only the device has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReadPath {
+    /// Deferred: the request is parked, the read runs on the SSD tier's
+    /// I/O threads (many in flight), and the request runs again. Right
+    /// for devices whose latency is long against a request's CPU time.
+    #[default]
+    Deferred,
+    /// Inline: the worker thread reads while holding the shard's read
+    /// lock, blocking other connections on that thread for one device
+    /// read; no thread hand-off. Only for devices with very short reads.
+    Inline,
+}
+
 /// What [`resolve`] found.
 pub(crate) enum Resolved {
     /// The entry's payload.
@@ -262,13 +276,21 @@ pub(crate) enum Resolved {
 /// The payload of the SSD entry at `loc` (`len` bytes, cached under
 /// `hint`): fetched for this attempt, in DRAM (record cache or open block),
 /// or read from the device when this thread may block.
-pub(crate) fn resolve(store: &SsdStore, loc: BlockLoc, len: usize, hint: u64) -> Resolved {
+/// `path` says whether a read that must go to the device may be deferred at
+/// all.
+pub(crate) fn resolve(
+    store: &SsdStore,
+    loc: BlockLoc,
+    len: usize,
+    hint: u64,
+    path: ReadPath,
+) -> Resolved {
     let defer = SCOPE.with(|s| {
         let s = s.borrow();
         let found = s.fetched.iter().find(|f| f.loc == loc);
         match found {
             Some(f) => Err(f.payload.clone()),
-            None => Ok(s.deferring && !s.mutated && s.blocking == 0),
+            None => Ok(path == ReadPath::Deferred && s.deferring && !s.mutated && s.blocking == 0),
         }
     });
     let defer = match defer {

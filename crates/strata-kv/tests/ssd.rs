@@ -41,6 +41,7 @@ fn settings() -> SsdSettings {
         // Tests sync explicitly.
         flush_interval: Duration::from_secs(3600),
         defrag_threshold_pct: 50,
+        ..SsdSettings::default()
     }
 }
 
@@ -337,4 +338,37 @@ fn a_full_tier_refuses_writes_but_deletes_and_then_writes_work_again() {
         let want = (i < stored / 4 || i >= stored / 2).then(|| value.clone());
         assert_eq!(store.get(&key(i), |it| it.value.to_vec()), want, "key {i}");
     }
+}
+
+#[test]
+fn with_inline_reads_an_attempt_never_defers() {
+    let device = MemBlockDevice::new(200 * BLOCK);
+    let config = KeyspaceConfig {
+        shards: 4,
+        ..KeyspaceConfig::default()
+    };
+    let settings = SsdSettings {
+        read_path: strata_kv::fetch::ReadPath::Inline,
+        ..settings()
+    };
+    let clock = Arc::new(ManualClock::new(1_000_000));
+    let (ks, _) = Keyspace::open_ssd(
+        config,
+        clock,
+        IndexTier::Dram,
+        Arc::new(device.clone()),
+        ssd_config(0),
+        settings,
+    )
+    .unwrap();
+    let mut store = ks.store();
+    for i in 0..2_000 {
+        store.set(&key(i), item(&[b'v'; 200])).unwrap();
+    }
+    let reads = ks.ssd().unwrap().stats().device_reads;
+    let attempt = Attempt::begin(Vec::new(), true);
+    assert_eq!(store.get(&key(0), |i| i.value.len()), Some(200));
+    let outcome = attempt.finish();
+    assert!(outcome.fetch.is_none() && outcome.error.is_none());
+    assert_eq!(ks.ssd().unwrap().stats().device_reads, reads + 1);
 }

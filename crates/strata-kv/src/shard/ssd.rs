@@ -222,7 +222,7 @@ pub(crate) fn stub_len(key_len: usize, cas: u64, flags: u32, expires_at: Option<
 fn resolve_record(ssd: &SsdTier, rec: &Record<'_>, hint: u64) -> Result<Bytes, KvError> {
     let vref = ValueRef::decode(rec.value());
     let len = vref.len as usize;
-    match fetch::resolve(ssd.store(), vref.loc, len, hint) {
+    match fetch::resolve(ssd.store(), vref.loc, len, hint, ssd.settings().read_path) {
         Resolved::Found(payload) if value_of(&payload, rec.key(), rec.header.cas).is_some() => {
             Ok(payload)
         }

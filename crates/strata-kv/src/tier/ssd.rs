@@ -82,6 +82,8 @@ pub struct SsdSettings {
     pub flush_interval: Duration,
     /// Blocks with less live data than this percentage are defragmented.
     pub defrag_threshold_pct: u8,
+    /// How requests read values only the device has.
+    pub read_path: crate::fetch::ReadPath,
 }
 
 impl Default for SsdSettings {
@@ -89,6 +91,7 @@ impl Default for SsdSettings {
         Self {
             flush_interval: Duration::from_millis(100),
             defrag_threshold_pct: 50,
+            read_path: crate::fetch::ReadPath::Deferred,
         }
     }
 }
@@ -397,6 +400,11 @@ impl SsdTier {
             "tier_ssd_defrag_threshold_pct",
             self.settings.defrag_threshold_pct.to_string(),
         ));
+        let path = match self.settings.read_path {
+            crate::fetch::ReadPath::Deferred => "deferred",
+            crate::fetch::ReadPath::Inline => "inline",
+        };
+        info.push(("tier_ssd_read_path", path.into()));
         info
     }
 

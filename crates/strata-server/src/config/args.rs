@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use super::modes::{EvictionMode, LogFormat};
 use super::persistence::{HumanDuration, LogDevice, PersistenceMode, RecoveryMode};
 use super::size::ByteSize;
-use super::tiers::{DataPlacement, IndexPlacement, PmemPersist, SsdIo};
+use super::tiers::{DataPlacement, IndexPlacement, PmemPersist, SsdIo, SsdReads};
 use super::ServerConfig;
 
 /// Options of `strata serve`.
@@ -212,6 +212,13 @@ pub struct ServeArgs {
     /// defragmented (1-99) [default: 50].
     #[arg(long, value_name = "PCT")]
     pub ssd_defrag_threshold_pct: Option<u8>,
+
+    /// How a request reads a value only the SSD has: `deferred` (it waits
+    /// off the worker thread while an I/O thread reads; many reads in
+    /// flight) or `inline` (the worker reads itself: no hand-off, but that
+    /// thread waits for the device) [default: deferred].
+    #[arg(long, value_name = "PATH")]
+    pub ssd_reads: Option<SsdReads>,
 }
 
 impl ServeArgs {
@@ -288,5 +295,6 @@ impl ServeArgs {
             &mut config.ssd_defrag_threshold_pct,
             &self.ssd_defrag_threshold_pct,
         );
+        set(&mut config.ssd_reads, &self.ssd_reads);
     }
 }

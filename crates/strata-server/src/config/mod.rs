@@ -31,7 +31,7 @@ pub use args::ServeArgs;
 pub use modes::{EvictionMode, LogFormat};
 pub use persistence::{HumanDuration, LogDevice, PersistenceMode, RecoveryMode};
 pub use size::ByteSize;
-pub use tiers::{DataPlacement, IndexPlacement, PmemPersist, SsdIo};
+pub use tiers::{DataPlacement, IndexPlacement, PmemPersist, SsdIo, SsdReads};
 
 use crate::error::ServerError;
 
@@ -141,6 +141,8 @@ pub struct ServerConfig {
     pub ssd_flush_interval: HumanDuration,
     /// SSD blocks with less live data than this percentage are defragmented.
     pub ssd_defrag_threshold_pct: u8,
+    /// How requests read values only the SSD has.
+    pub ssd_reads: SsdReads,
 }
 
 impl Default for ServerConfig {
@@ -189,6 +191,7 @@ impl Default for ServerConfig {
             dram_cache_size: ByteSize::mib(64),
             ssd_flush_interval: HumanDuration(std::time::Duration::from_millis(100)),
             ssd_defrag_threshold_pct: 50,
+            ssd_reads: SsdReads::Deferred,
         }
     }
 }

@@ -43,6 +43,18 @@ pub enum DataPlacement {
     Ssd,
 }
 
+/// How a request reads a value only the SSD has (`ssd_reads`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum SsdReads {
+    /// The request waits off the worker thread while an I/O thread reads.
+    #[default]
+    Deferred,
+    /// The worker thread reads itself (no hand-off; blocks that thread for
+    /// one device read: only for very fast devices).
+    Inline,
+}
+
 /// How the SSD tier's device is read and written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
@@ -114,6 +126,10 @@ impl ServerConfig {
         strata_kv::SsdSettings {
             flush_interval: self.ssd_flush_interval.0,
             defrag_threshold_pct: self.ssd_defrag_threshold_pct,
+            read_path: match self.ssd_reads {
+                SsdReads::Deferred => strata_kv::fetch::ReadPath::Deferred,
+                SsdReads::Inline => strata_kv::fetch::ReadPath::Inline,
+            },
         }
     }
 
