@@ -86,6 +86,20 @@ def test_data_ten_times_the_cache_and_read_modify_write(data_dir):
         assert mc.touch("k5", 1000, noreply=False) is True
         assert r.ttl("k5") > 900
         assert r.get("k5") == value(5)
+        # memcached meta append on a value only the SSD has: the deferred
+        # first attempt must change nothing (no delete), the retry appends.
+        import socket
+        with socket.create_connection(("127.0.0.1", srv.memcache_port), timeout=10) as raw:
+            raw.sendall(b"ms k6 1 MA\r\n!\r\nmn\r\n")
+            reply = b""
+            while not reply.endswith(b"MN\r\n"):
+                reply += raw.recv(100)
+            assert reply == b"HD\r\nMN\r\n"
+        assert r.get("k6") == value(6) + b"!"
+        # A plain SET of a cold key reads nothing.
+        reads = r.info("tiers")["tier_ssd_device_reads"]
+        r.set("k7", b"blind")
+        assert r.info("tiers")["tier_ssd_device_reads"] == reads
         # EXISTS, TYPE and TTL answer from DRAM (no value is read).
         reads = r.info("tiers")["tier_ssd_device_reads"]
         assert r.exists(*[f"k{i}" for i in range(100, 600)]) == 500

@@ -169,6 +169,11 @@ impl<'a> MetaSet<'a> {
                 _ => replace(ttl, None),
             }
         });
+        if strata_kv::fetch::deferred() {
+            // Nothing changed and the reply is discarded: the request runs
+            // again once its value is read (never the delete below).
+            return;
+        }
         let (result, cas_after) = match result {
             Ok((outcome, cas)) => (Ok(outcome), cas),
             Err(err) => (Err(err), None),

@@ -118,7 +118,6 @@ impl<'a> Storage<'a> {
     /// Stores `data` per the mode.
     pub fn execute(self, data: &[u8], shared: &Shared, out: &mut BytesMut) {
         let stats = &shared.stats;
-        stats.cmd_set.incr();
         let expires_at = expiry::expires_at(self.exptime, shared.keyspace.now_ms());
         let new = NewItem {
             value: Cow::Borrowed(data),
@@ -127,35 +126,45 @@ impl<'a> Storage<'a> {
         };
         let mode = self.mode;
         let mut store = shared.keyspace.store();
-        let result = store.update(self.key, |old| match (mode, old) {
-            (Mode::Set, _) | (Mode::Add, None) | (Mode::Replace, Some(_)) => {
-                (Mutation::Put(new), Outcome::Stored)
-            }
-            (Mode::Add, Some(_)) | (Mode::Replace | Mode::Append | Mode::Prepend, None) => {
-                (Mutation::Keep, Outcome::NotStored)
-            }
-            (Mode::Append | Mode::Prepend, Some(item)) => {
-                let mut value = Vec::with_capacity(item.value.len() + data.len());
-                if mode == Mode::Append {
-                    value.extend_from_slice(item.value);
-                    value.extend_from_slice(data);
-                } else {
-                    value.extend_from_slice(data);
-                    value.extend_from_slice(item.value);
+        // A plain set needs nothing of the old item: stored blind (with the
+        // SSD tier, no read of the old value).
+        let result = match mode {
+            Mode::Set => store.set(self.key, new).map(|()| Outcome::Stored),
+            _ => store.update(self.key, |old| match (mode, old) {
+                (Mode::Set, _) | (Mode::Add, None) | (Mode::Replace, Some(_)) => {
+                    (Mutation::Put(new), Outcome::Stored)
                 }
-                let joined = NewItem {
-                    value: Cow::Owned(value),
-                    flags: item.flags,
-                    expires_at: item.expires_at,
-                };
-                (Mutation::Put(joined), Outcome::Stored)
-            }
-            (Mode::Cas(_), None) => (Mutation::Keep, Outcome::NotFound),
-            (Mode::Cas(cas), Some(item)) if item.cas == cas => {
-                (Mutation::Put(new), Outcome::Stored)
-            }
-            (Mode::Cas(_), Some(_)) => (Mutation::Keep, Outcome::Exists),
-        });
+                (Mode::Add, Some(_)) | (Mode::Replace | Mode::Append | Mode::Prepend, None) => {
+                    (Mutation::Keep, Outcome::NotStored)
+                }
+                (Mode::Append | Mode::Prepend, Some(item)) => {
+                    let mut value = Vec::with_capacity(item.value.len() + data.len());
+                    if mode == Mode::Append {
+                        value.extend_from_slice(item.value);
+                        value.extend_from_slice(data);
+                    } else {
+                        value.extend_from_slice(data);
+                        value.extend_from_slice(item.value);
+                    }
+                    let joined = NewItem {
+                        value: Cow::Owned(value),
+                        flags: item.flags,
+                        expires_at: item.expires_at,
+                    };
+                    (Mutation::Put(joined), Outcome::Stored)
+                }
+                (Mode::Cas(_), None) => (Mutation::Keep, Outcome::NotFound),
+                (Mode::Cas(cas), Some(item)) if item.cas == cas => {
+                    (Mutation::Put(new), Outcome::Stored)
+                }
+                (Mode::Cas(_), Some(_)) => (Mutation::Keep, Outcome::Exists),
+            }),
+        };
+        if strata_kv::fetch::deferred() {
+            // Discarded; the request runs again once its value is read.
+            return;
+        }
+        stats.cmd_set.incr();
         let line: &'static [u8] = match result {
             Ok(Outcome::Stored) => {
                 if let Mode::Cas(_) = mode {

@@ -39,12 +39,16 @@ impl<'a> Touch<'a> {
     /// Sets the expiry.
     pub fn execute(self, shared: &Shared, out: &mut BytesMut) {
         let stats = &shared.stats;
-        stats.cmd_touch.incr();
         let expires_at = expiry::expires_at(self.exptime, shared.keyspace.now_ms());
         let found = shared.keyspace.store().update(self.key, |old| match old {
             Some(_) => (Mutation::SetExpiry(expires_at), true),
             None => (Mutation::Keep, false),
         });
+        if strata_kv::fetch::deferred() {
+            // Discarded; the request runs again once its value is read.
+            return;
+        }
+        stats.cmd_touch.incr();
         match found {
             Ok(true) => {
                 stats.touch_hits.incr();

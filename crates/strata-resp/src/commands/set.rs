@@ -125,6 +125,18 @@ pub fn set<S: Store>(
     let o = parse_options(&args)?;
     let expires_at = o.time.resolve(ctx.shared.keyspace.now_ms(), "set")?;
     let value = args.get(2);
+    if !(o.get || o.nx || o.xx || o.time.keep_ttl) {
+        // Nothing of the old item is needed: stored blind (with the SSD
+        // tier, no read of the old value).
+        let item = NewItem {
+            value: Cow::Borrowed(value),
+            flags: 0,
+            expires_at,
+        };
+        ctx.store.set(args.get(1), item)?;
+        out.ok();
+        return Ok(());
+    }
     let mark = out.position();
     let stored = ctx.store.update(args.get(1), |old| {
         if o.get {
