@@ -20,6 +20,7 @@ mod placement;
 mod pmem;
 mod restart;
 mod ssd;
+mod ssd_info;
 mod ssd_rebuild;
 
 pub use placement::{DataTier, IndexTier, Placement};
