@@ -366,10 +366,18 @@ impl ShardInner {
         expires_at: Option<u64>,
         now: u64,
     ) -> Result<(), KvError> {
-        let (value, flags, cas) = self.with_item(ctx, slot, |item| {
-            (item.value.to_vec(), item.flags, item.cas)
-        })?;
-        self.put(ctx, hash, key, &[&value], flags, expires_at, cas, now)
+        // The reused buffer: touch and EXPIRE are hot paths.
+        let mut value = std::mem::take(&mut self.scratch);
+        value.clear();
+        let read = self.with_item(ctx, slot, |item| {
+            value.extend_from_slice(item.value);
+            (item.flags, item.cas)
+        });
+        let result = read.and_then(|(flags, cas)| {
+            self.put(ctx, hash, key, &[&value], flags, expires_at, cas, now)
+        });
+        self.scratch = value;
+        result
     }
 
     /// Moves the live record in `slot` to the open segment unchanged (for

@@ -199,8 +199,8 @@ pub fn resolve(requested: &[DocvalueField], mappings: &Mappings) -> Result<Resol
 }
 
 /// Values of `path` in a source document: dotted keys and nested objects
-/// both count, arrays are flattened.
-fn source_values<'a>(source: &'a Value, path: &str, out: &mut Vec<&'a Value>) {
+/// both count, arrays are flattened (also the `fields` option's source).
+pub(super) fn source_values<'a>(source: &'a Value, path: &str, out: &mut Vec<&'a Value>) {
     match source {
         Value::Array(items) => items.iter().for_each(|v| source_values(v, path, out)),
         Value::Object(obj) => {

@@ -103,31 +103,6 @@ pub fn resolve(requested: &[FieldRequest], mappings: &Mappings) -> Result<Resolv
     Ok(ResolvedFields(out))
 }
 
-fn collect<'a>(source: &'a Value, path: &str, out: &mut Vec<&'a Value>) {
-    match source {
-        Value::Array(items) => items.iter().for_each(|v| collect(v, path, out)),
-        Value::Object(obj) => {
-            if let Some(v) = obj.get(path) {
-                flatten(v, out);
-            }
-            for (at, _) in path.match_indices('.') {
-                if let Some(inner) = obj.get(&path[..at]) {
-                    collect(inner, &path[at + 1..], out);
-                }
-            }
-        }
-        _ => {}
-    }
-}
-
-fn flatten<'a>(v: &'a Value, out: &mut Vec<&'a Value>) {
-    match v {
-        Value::Array(items) => items.iter().for_each(|i| flatten(i, out)),
-        Value::Null => {}
-        other => out.push(other),
-    }
-}
-
 fn normalise(leaf: &FieldMapping, format: Option<&DateFormat>, v: &Value) -> Option<Value> {
     let number = || match v {
         Value::Number(n) => n.as_f64(),
@@ -173,7 +148,7 @@ impl ResolvedFields {
     pub fn add_to(&self, source: &Value, out: &mut Map<String, Value>) {
         for (path, source_path, leaf, format) in &self.0 {
             let mut raw = Vec::new();
-            collect(source, source_path, &mut raw);
+            super::docvalues::source_values(source, source_path, &mut raw);
             let values: Vec<Value> = raw
                 .into_iter()
                 .filter_map(|v| normalise(leaf, format.as_ref(), v))
