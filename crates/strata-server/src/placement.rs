@@ -28,31 +28,7 @@ pub fn open_keyspace(config: &ServerConfig) -> Result<Arc<Keyspace>, ServerError
         return open_on_ssd(config, keyspace_config);
     }
     let pmem = if placement.uses_pmem() {
-        let path = config.pmem_file();
-        let size = config.pmem_size.bytes() / 4096 * 4096;
-        let arena = PersistentArena::open_or_create(
-            &path,
-            size,
-            PMEM_CHUNK_SIZE,
-            KEYSPACE_ARENA_KIND,
-            config.pmem_policy(),
-        )
-        // The arena's errors name the file.
-        .map_err(|e| ServerError::Tier(e.to_string()))?;
-        if placement.data == DataTier::Pmem {
-            // The records must fit in the file: keep an eighth for the
-            // index tables and for compaction to move records into.
-            let room = arena.capacity_bytes() / 8 * 7;
-            if keyspace_config.memory_limit > room {
-                tracing::info!(
-                    memory_limit = keyspace_config.memory_limit,
-                    bounded_to = room,
-                    "memory_limit bounded by the persistent-memory file"
-                );
-                keyspace_config.memory_limit = room;
-            }
-        }
-        Some(Arc::new(arena))
+        Some(open_arena(config, &mut keyspace_config)?)
     } else {
         None
     };
@@ -75,11 +51,50 @@ pub fn open_keyspace(config: &ServerConfig) -> Result<Arc<Keyspace>, ServerError
     Ok(keyspace)
 }
 
-/// Opens the SSD tier's device and rebuilds the keyspace from its blocks.
+/// Opens the persistent-memory file. When the arena holds records (or the
+/// SSD tier's stubs), the memory limit is bounded by the file: an eighth
+/// is kept for the index tables and for compaction to move records into.
+fn open_arena(
+    config: &ServerConfig,
+    keyspace_config: &mut KeyspaceConfig,
+) -> Result<Arc<PersistentArena>, ServerError> {
+    let path = config.pmem_file();
+    let size = config.pmem_size.bytes() / 4096 * 4096;
+    let arena = PersistentArena::open_or_create(
+        &path,
+        size,
+        PMEM_CHUNK_SIZE,
+        KEYSPACE_ARENA_KIND,
+        config.pmem_policy(),
+    )
+    // The arena's errors name the file.
+    .map_err(|e| ServerError::Tier(e.to_string()))?;
+    if config.placement().data != DataTier::Dram {
+        let room = arena.capacity_bytes() / 8 * 7;
+        if keyspace_config.memory_limit > room {
+            tracing::info!(
+                memory_limit = keyspace_config.memory_limit,
+                bounded_to = room,
+                "memory_limit bounded by the persistent-memory file"
+            );
+            keyspace_config.memory_limit = room;
+        }
+    }
+    Ok(Arc::new(arena))
+}
+
+/// Opens the SSD tier's device and the keyspace on it: rebuilt from its
+/// blocks (index in DRAM) or adopted from persistent memory.
 fn open_on_ssd(
     config: &ServerConfig,
-    keyspace_config: KeyspaceConfig,
+    mut keyspace_config: KeyspaceConfig,
 ) -> Result<Arc<Keyspace>, ServerError> {
+    let index = config.placement().index;
+    let pmem = if config.placement().uses_pmem() {
+        Some(open_arena(config, &mut keyspace_config)?)
+    } else {
+        None
+    };
     let path = config.ssd_dir();
     let mode = match config.ssd_io {
         SsdIo::Direct => IoMode::Direct,
@@ -91,7 +106,8 @@ fn open_on_ssd(
     let (keyspace, report) = Keyspace::open_ssd(
         keyspace_config,
         Arc::new(SystemClock),
-        config.placement().index,
+        index,
+        pmem,
         device,
         config.ssd_config(),
         config.ssd_settings(),
@@ -100,9 +116,10 @@ fn open_on_ssd(
     tracing::info!(
         path = %path.display(),
         direct = matches!(mode, IoMode::Direct),
+        placement = %report.placement,
         index = report.index,
         items = report.items,
-        entries_scanned = report.records_checked,
+        entries_checked = report.records_checked,
         ms = report.duration.as_millis() as u64,
         "keyspace opened on the SSD tier"
     );

@@ -10,6 +10,51 @@ pub const MIN_BLOCK_SIZE: usize = 64 * 1024;
 /// Largest write block: offsets must fit in [`OFFSET_BITS`](crate::OFFSET_BITS).
 pub const MAX_BLOCK_SIZE: usize = 8 << 20;
 
+/// Where the engine's index of the device's entries survives a restart,
+/// recorded in the device header when the device is formatted: a device
+/// is always opened the way it was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum IndexHome {
+    /// The index is rebuilt by scanning every entry
+    /// ([`Recovery::scan`](crate::Recovery::scan)), so the device must
+    /// describe itself: deletes are tombstone entries.
+    #[default]
+    Rebuilt,
+    /// The index persists on its own (in persistent memory) and is checked
+    /// against the block headers ([`Recovery::adopt`](crate::Recovery::adopt));
+    /// the device holds no tombstones, so it can never be scanned into an
+    /// index.
+    Persistent,
+}
+
+impl IndexHome {
+    /// The code in the device header.
+    pub(crate) fn code(self) -> u32 {
+        match self {
+            IndexHome::Rebuilt => 0,
+            IndexHome::Persistent => 1,
+        }
+    }
+
+    /// The value for a device header's code, if known.
+    pub(crate) fn from_code(code: u32) -> Option<IndexHome> {
+        match code {
+            0 => Some(IndexHome::Rebuilt),
+            1 => Some(IndexHome::Persistent),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for IndexHome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            IndexHome::Rebuilt => "an index rebuilt from the device",
+            IndexHome::Persistent => "a persistent index",
+        })
+    }
+}
+
 /// Settings of an [`SsdStore`](crate::SsdStore).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SsdConfig {
@@ -31,6 +76,9 @@ pub struct SsdConfig {
     /// Byte budget of the DRAM record cache (`dram_cache_size`); 0 turns
     /// the cache off. Default 64 MiB.
     pub dram_cache_size: u64,
+    /// Where the engine's index survives restarts; must match the device's
+    /// format. Default [`IndexHome::Rebuilt`].
+    pub index_home: IndexHome,
 }
 
 impl Default for SsdConfig {
@@ -42,6 +90,7 @@ impl Default for SsdConfig {
             io_queue_depth: 64,
             rebuild_threads: 4,
             dram_cache_size: 64 << 20,
+            index_home: IndexHome::Rebuilt,
         }
     }
 }

@@ -89,7 +89,7 @@ mod stats;
 mod store;
 
 pub use cache::{CacheStats, RecordCache, ENTRY_OVERHEAD};
-pub use config::{SsdConfig, MAX_BLOCK_SIZE, MIN_BLOCK_SIZE};
+pub use config::{IndexHome, SsdConfig, MAX_BLOCK_SIZE, MIN_BLOCK_SIZE};
 pub use device_path::{open_ssd_path, IoMode, DATA_FILE_NAME};
 pub use error::SsdError;
 pub use loc::{BlockLoc, BLOCK_BITS, OFFSET_BITS, PACKED_BITS};

@@ -9,6 +9,11 @@
 //! overwritten before it ever comes back. Every other cycle the writers
 //! stop a window before the kill, and then nothing may be lost at all.
 //!
+//! With `--index pmem` the index and stubs live in persistent memory (a
+//! file here) and a restart adopts them; the same bounds hold (a stub
+//! whose record never reached the device falls back to the key's last
+//! durable record).
+//!
 //! `STRATA_CRASH_SEED` replays a run; `STRATA_CRASH_CYCLES` sets the
 //! cycles (default 4; 30 with `STRATA_TEST_FULL=1`).
 
@@ -140,11 +145,35 @@ fn allowed(history: &History, killed: Instant) -> Vec<Value> {
 
 #[test]
 fn ssd_tier_survives_kill_9_loop_with_bounded_loss() {
-    let seed = crash::seed("ssd_tier_survives_kill_9_loop_with_bounded_loss");
-    let mut rng = StdRng::seed_from_u64(seed);
     let dir = DataDir::new("ssd");
+    kill_loop("ssd_tier_survives_kill_9_loop_with_bounded_loss", &dir, &[]);
+}
+
+#[test]
+fn ssd_tier_with_the_index_in_pmem_survives_kill_9_loop() {
+    let dir = DataDir::new("pmem-ssd");
+    let pmem = dir.path().join("index.pmem").display().to_string();
+    let extra = [
+        "--index",
+        "pmem",
+        "--pmem-path",
+        &pmem,
+        "--pmem-size",
+        "64mb",
+    ];
+    kill_loop(
+        "ssd_tier_with_the_index_in_pmem_survives_kill_9_loop",
+        &dir,
+        &extra,
+    );
+}
+
+/// The loop, with `extra` options on top of the SSD tier's.
+fn kill_loop(name: &str, dir: &DataDir, extra: &[&str]) {
+    let seed = crash::seed(name);
+    let mut rng = StdRng::seed_from_u64(seed);
     let ssd = dir.path().join("ssd");
-    let options: Vec<String> = [
+    let mut options: Vec<String> = [
         "--data",
         "ssd",
         "--ssd-path",
@@ -162,6 +191,7 @@ fn ssd_tier_survives_kill_9_loop_with_bounded_loss() {
     ]
     .map(String::from)
     .to_vec();
+    options.extend(extra.iter().map(|o| o.to_string()));
     let mut server = DurableServer::start(dir.path(), &options);
     let mut models: Vec<BTreeMap<String, Value>> = vec![BTreeMap::new(); WRITERS];
     let mut checked_old = 0usize;

@@ -151,6 +151,12 @@ impl Arena {
         self.segment_mut(loc.seg).patch(at, value)
     }
 
+    /// Whether new segments are persistent (records are published when
+    /// appended, so changing one in place must be failure-atomic).
+    pub(crate) fn is_persistent(&self) -> bool {
+        self.pmem.is_some()
+    }
+
     /// Whether `loc` lies inside a written part of a segment (a restart
     /// checks index entries before trusting them).
     pub(crate) fn contains(&self, loc: Loc) -> bool {

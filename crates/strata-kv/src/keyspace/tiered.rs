@@ -13,14 +13,18 @@ use crate::shard::ShardInner;
 use crate::tier::{restore_shard, DataTier, IndexTier, Placement, PmemTier, RestartReport};
 
 /// The bytes before a persistent segment's first record.
-const SEGMENT_HEADER: usize = 64;
+pub(crate) const SEGMENT_HEADER: usize = 64;
 
 impl Keyspace {
     /// The placement served.
     pub fn placement(&self) -> Placement {
         if self.ctx.ssd.is_some() {
+            let index = match self.tier() {
+                Some(_) => IndexTier::Pmem,
+                None => IndexTier::Dram,
+            };
             return Placement {
-                index: IndexTier::Dram,
+                index,
                 data: DataTier::Ssd,
             };
         }
@@ -34,8 +38,12 @@ impl Keyspace {
         let stats = self.stats();
         let placement = self.placement();
         let data_bytes = stats.used_memory.saturating_sub(stats.index_bytes);
+        // With data = ssd the arena (records' bytes here) holds the stubs,
+        // which sit with the index.
+        let stubs_with_index = placement.data == DataTier::Ssd;
         let in_tier = |index: bool, data: bool| {
-            (if index { stats.index_bytes } else { 0 }) + (if data { data_bytes } else { 0 })
+            let arena = if stubs_with_index { index } else { data };
+            (if index { stats.index_bytes } else { 0 }) + (if arena { data_bytes } else { 0 })
         };
         let mut info = vec![
             ("tier_index", placement.index.to_string()),
@@ -59,9 +67,11 @@ impl Keyspace {
             ),
         ];
         if let Some(ssd) = &self.ctx.ssd {
-            // DRAM holds the index, the stubs and the record cache.
+            // DRAM holds the record cache, and the index and stubs unless
+            // they are in persistent memory.
             let cache = ssd.stats().cache.bytes;
-            info[2].1 = (stats.used_memory + cache).to_string();
+            let dram = in_tier(placement.index == IndexTier::Dram, false) + cache;
+            info[2].1 = dram.to_string();
             info.extend(ssd.info(stats.items));
         }
         let Some(tier) = self.tier() else {
@@ -120,23 +130,29 @@ impl Keyspace {
     }
 
     /// Opens a keyspace whose records live on the SSD `device` (`data =
-    /// ssd`), rebuilding the DRAM index by scanning its write blocks. Only
-    /// `index = dram` is available with it so far; the error says so.
+    /// ssd`). With `index = dram` the index and stubs are rebuilt by
+    /// scanning the write blocks; with `index = pmem` they live in `pmem`
+    /// and are adopted as found (`tier/ssd_adopt.rs`).
     pub fn open_ssd(
         config: KeyspaceConfig,
         clock: Arc<dyn Clock>,
         index: IndexTier,
+        pmem: Option<Arc<PersistentArena>>,
         device: Arc<dyn strata_ssd::BlockDevice>,
         ssd_config: strata_ssd::SsdConfig,
         settings: crate::tier::SsdSettings,
     ) -> Result<(Arc<Keyspace>, RestartReport), String> {
-        if index != IndexTier::Dram {
-            return Err(
-                "index = pmem with data = ssd is not available in this build yet; use index = dram"
-                    .into(),
-            );
+        match (index, pmem) {
+            (IndexTier::Dram, _) => {
+                crate::tier::rebuild(config, clock, device, ssd_config, settings)
+            }
+            (IndexTier::Pmem, Some(arena)) => {
+                crate::tier::adopt(config, clock, arena, device, ssd_config, settings)
+            }
+            (IndexTier::Pmem, None) => {
+                Err("index = pmem needs a persistent arena (pmem_path)".into())
+            }
         }
-        crate::tier::rebuild(config, clock, device, ssd_config, settings)
     }
 
     /// The SSD tier the keyspace's records live in, if any.
@@ -243,7 +259,7 @@ fn mode_name(mode: strata_pmem::PersistMode) -> String {
 }
 
 /// Restores every shard, spread over the machine's cores.
-fn restore_all(
+pub(crate) fn restore_all(
     tier: &Arc<PmemTier>,
     placement: Placement,
 ) -> Result<Vec<crate::tier::RestoredShard>, String> {

@@ -13,8 +13,15 @@
 //!
 //! Visiting a block twice is harmless: a moved or released entry is no
 //! longer live, so it is skipped.
+//!
+//! With a persistent index (`index = pmem`) a repointed stub is durable at
+//! once, so it may only name a copy that is durable too: every live record
+//! of the block is appended again first, the tier is synced, and only then
+//! are the stubs that still name the originals repointed (two phases;
+//! a copy whose key changed meanwhile is released). Otherwise a
+//! crash before the next sync would lose keys no one wrote.
 
-use strata_ssd::{BlockLoc, Entry};
+use strata_ssd::{BlockLoc, Entry, IndexHome};
 
 use super::ssd::{KIND_FLUSH, KIND_PUT, KIND_TOMBSTONE};
 use super::{SsdTier, ValueRef};
@@ -62,6 +69,9 @@ impl Keyspace {
 
     /// Moves every live entry out of `block` and frees it.
     fn defrag_block(&self, ssd: &SsdTier, block: u32, pass: &mut SsdPass) -> Result<(), String> {
+        if ssd.index_home() == IndexHome::Persistent {
+            return self.defrag_block_durably(ssd, block, pass);
+        }
         let store = ssd.store();
         let entries = store.entries(block).map_err(|e| e.to_string())?;
         let oldest = store.oldest_seq().is_some() && store.oldest_seq() == store.block_seq(block);
@@ -107,6 +117,73 @@ impl Keyspace {
         ssd.release_value(entry.loc, len, hash);
         pass.moved += 1;
         Ok(())
+    }
+
+    /// [`defrag_block`](Self::defrag_block) with a persistent index (see
+    /// the module documentation): copy, sync, then repoint.
+    fn defrag_block_durably(
+        &self,
+        ssd: &SsdTier,
+        block: u32,
+        pass: &mut SsdPass,
+    ) -> Result<(), String> {
+        let store = ssd.store();
+        let entries = store.entries(block).map_err(|e| e.to_string())?;
+        let mut copies = Vec::new();
+        for entry in entries {
+            if entry.kind != KIND_PUT {
+                tracing::warn!(kind = entry.kind, loc = %entry.loc, "unexpected SSD entry kind");
+                continue;
+            }
+            let Some(header) = decode(&entry.payload) else {
+                continue;
+            };
+            let key = &entry.payload[header.header_len..header.header_len + header.key_len];
+            let hash = self.ctx.hash(key);
+            let shard = self.shard(hash).read();
+            let live = shard.lookup(hash, key).is_some_and(|slot| {
+                ValueRef::decode(shard.record_at(slot).value()).loc == entry.loc
+            });
+            drop(shard);
+            if !live {
+                continue;
+            }
+            let copy = store
+                .append_relocated(KIND_PUT, &entry.payload)
+                .map_err(|e| e.to_string())?;
+            copies.push((
+                hash,
+                header.header_len..header.header_len + header.key_len,
+                entry,
+                copy,
+            ));
+        }
+        store.flush().map_err(|e| e.to_string())?;
+        for (hash, key_at, entry, copy) in copies {
+            let key = &entry.payload[key_at];
+            let len = entry.payload.len();
+            let mut shard = self.shard(hash).write();
+            let slot = shard
+                .lookup(hash, key)
+                .filter(|&slot| ValueRef::decode(shard.record_at(slot).value()).loc == entry.loc);
+            let Some(slot) = slot else {
+                // Rewritten or removed since the copy: the copy is garbage.
+                ssd.release(copy, len);
+                continue;
+            };
+            let vref = ValueRef {
+                loc: copy,
+                len: len as u32,
+            };
+            if let Err(e) = shard.repoint(slot, vref) {
+                ssd.release(copy, len);
+                return Err(format!("repointing a stub: {e}"));
+            }
+            store.moved(hash, entry.loc, copy);
+            ssd.release_value(entry.loc, len, hash);
+            pass.moved += 1;
+        }
+        store.free_block(block, false).map_err(|e| e.to_string())
     }
 
     fn move_tombstone(

@@ -13,15 +13,19 @@
 //! - `data = ssd` (`ssd.rs`): records in an SSD write-block store behind
 //!   a DRAM record cache; DRAM keeps the index and a small stub per key.
 //!   `ssd_rebuild.rs` rebuilds both by scanning the blocks at start,
-//!   `defrag.rs` moves live entries out of mostly-dead blocks.
+//!   `defrag.rs` moves live entries out of mostly-dead blocks. With
+//!   `index = pmem` the stubs live in the arena too and `ssd_adopt.rs`
+//!   adopts them at start, checking them against the block headers.
 
 mod defrag;
 mod placement;
 mod pmem;
 mod restart;
 mod ssd;
+mod ssd_adopt;
 mod ssd_info;
 mod ssd_rebuild;
+mod stub;
 
 pub use placement::{DataTier, IndexTier, Placement};
 pub use pmem::PmemTier;
@@ -29,5 +33,6 @@ pub(crate) use pmem::{data_owner, index_owner, pmem_error};
 pub use restart::RestartReport;
 pub(crate) use restart::{restore_shard, RestoredShard};
 pub use ssd::{SsdRebuild, SsdSettings, SsdTier};
-pub(crate) use ssd::{ValueRef, VALUE_REF_LEN};
+pub(crate) use ssd_adopt::adopt;
 pub(crate) use ssd_rebuild::rebuild;
+pub(crate) use stub::{StubValue, ValueRef, VALUE_REF_LEN};

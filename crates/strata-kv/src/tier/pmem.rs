@@ -128,7 +128,7 @@ impl PmemTier {
         shards: usize,
         segment_size: usize,
     ) -> Result<PmemTier, PmemError> {
-        let bytes = ((W_TABLES + shards) * 8) as u64;
+        let bytes = ((W_TABLES + shards + 1) * 8) as u64;
         let dir = arena.alloc(DIR_OWNER, bytes.div_ceil(arena.chunk_size()))?;
         let seed: u64 = rand::random();
         let mut words = vec![0u64; W_TABLES + shards];
@@ -292,6 +292,33 @@ impl PmemTier {
             .map_err(pmem_error)?
             .load(Ordering::Acquire);
         Ok((w != 0).then(|| ((w & 0xffff_ffff) - 1, w >> 32)))
+    }
+
+    /// Ties the keyspace to the SSD device `device_id` (`data = ssd`): the
+    /// first start records it; later starts refuse any other device, whose
+    /// blocks the stubs in the arena do not describe.
+    pub(crate) fn bind_ssd(&self, device_id: u64) -> Result<(), String> {
+        let word = W_TABLES + self.shards;
+        if (word as u64 + 1) * 8 > self.dir.len() {
+            return Err(format!(
+                "{}: the keyspace directory has no room for the SSD binding",
+                self.arena.file_name()
+            ));
+        }
+        let bound = self
+            .arena
+            .atomic_u64(&self.dir, (word * 8) as u64)
+            .map_err(|e| e.to_string())?
+            .load(Ordering::Acquire);
+        match bound {
+            0 => self.publish(word, device_id).map_err(|e| e.to_string()),
+            id if id == device_id => Ok(()),
+            _ => Err(format!(
+                "{}: the keyspace's index was made with another SSD device than the one \
+                 configured (ssd_path); start with that device, or remove both",
+                self.arena.file_name()
+            )),
+        }
     }
 
     /// Publishes `run` as shard `shard`'s index table in the current epoch.

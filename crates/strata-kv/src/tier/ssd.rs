@@ -1,7 +1,7 @@
 //! The SSD tier of a keyspace (`data = ssd`): records live in the write
 //! blocks of an [`SsdStore`]; DRAM keeps the index and, per key, a *stub*
 //! record in the shard's arena (key, CAS, flags, expiry, like any record)
-//! whose value is a [`ValueRef`]: the SSD entry's location and length.
+//! whose value names the SSD entry: its location and length (`stub.rs`).
 //! So lookups, expiry, eviction, `SCAN` and `TTL` never touch the device;
 //! only reading a value does, through the store's DRAM record cache.
 //!
@@ -30,7 +30,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
-use strata_ssd::{BlockLoc, SsdError, SsdStats, SsdStore};
+use strata_ssd::{BlockLoc, IndexHome, SsdError, SsdStats, SsdStore};
 
 use crate::KvError;
 
@@ -42,38 +42,6 @@ pub(crate) const KIND_TOMBSTONE: u8 = 2;
 pub(crate) const KIND_FLUSH: u8 = 3;
 /// Payload bytes of a flush marker (a sequence number, for debugging).
 pub(crate) const FLUSH_PAYLOAD_LEN: usize = 8;
-
-/// Bytes of a stub's value: a [`ValueRef`].
-pub(crate) const VALUE_REF_LEN: usize = 12;
-
-/// Where a stub's record is on the SSD: the entry and its payload length.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct ValueRef {
-    pub loc: BlockLoc,
-    pub len: u32,
-}
-
-impl ValueRef {
-    pub fn encode(&self) -> [u8; VALUE_REF_LEN] {
-        let mut out = [0u8; VALUE_REF_LEN];
-        out[..8].copy_from_slice(&self.loc.pack().to_le_bytes());
-        out[8..].copy_from_slice(&self.len.to_le_bytes());
-        out
-    }
-
-    /// Decodes a stub's value (the engine only writes [`VALUE_REF_LEN`]
-    /// bytes there).
-    pub fn decode(bytes: &[u8]) -> ValueRef {
-        let mut packed = [0u8; 8];
-        let mut len = [0u8; 4];
-        packed.copy_from_slice(&bytes[..8]);
-        len.copy_from_slice(&bytes[8..VALUE_REF_LEN]);
-        ValueRef {
-            loc: BlockLoc::unpack(u64::from_le_bytes(packed)),
-            len: u32::from_le_bytes(len),
-        }
-    }
-}
 
 /// What the engine does with the SSD tier on its own.
 #[derive(Debug, Clone)]
@@ -153,6 +121,10 @@ impl Tombstones {
 pub struct SsdTier {
     store: SsdStore,
     settings: SsdSettings,
+    /// Where the index survives restarts: rebuilt from the device (which
+    /// then needs tombstones and flush markers) or persistent (a removal
+    /// is durable in the index itself; the device only holds records).
+    home: IndexHome,
     /// The newest flush marker, live until it sits in the oldest block.
     flush_marker: Mutex<Option<BlockLoc>>,
     /// Live tombstones (payload length: their key's).
@@ -185,10 +157,16 @@ pub(crate) fn ssd_error(e: SsdError) -> KvError {
 }
 
 impl SsdTier {
-    pub(crate) fn new(store: SsdStore, settings: SsdSettings, marker: Option<BlockLoc>) -> Self {
+    pub(crate) fn new(
+        store: SsdStore,
+        settings: SsdSettings,
+        home: IndexHome,
+        marker: Option<BlockLoc>,
+    ) -> Self {
         Self {
             store,
             settings,
+            home,
             flush_marker: Mutex::new(marker),
             tombstones: Mutex::default(),
             flushes: AtomicU64::new(0),
@@ -200,6 +178,20 @@ impl SsdTier {
     /// The write-block store.
     pub fn store(&self) -> &SsdStore {
         &self.store
+    }
+
+    /// Where the keyspace's index survives restarts.
+    pub fn index_home(&self) -> IndexHome {
+        self.home
+    }
+
+    /// Bytes of a stub's value: the record's entry, and with a persistent
+    /// index also the key's fallback entry (see [`StubValue`](super::StubValue)).
+    pub(crate) fn stub_value_len(&self) -> usize {
+        match self.home {
+            IndexHome::Rebuilt => super::VALUE_REF_LEN,
+            IndexHome::Persistent => 2 * super::VALUE_REF_LEN,
+        }
     }
 
     /// The settings in force.
@@ -243,14 +235,18 @@ impl SsdTier {
     /// Appends a live tombstone for `key` (under the key's shard lock). It
     /// may use the blocks kept in reserve (like the defragmenter), so that
     /// deleting still works when the tier is full: deleting is how a user
-    /// makes room.
-    pub(crate) fn append_tombstone(&self, key: &[u8]) -> Result<BlockLoc, KvError> {
+    /// makes room. With a persistent index there is nothing to append: the
+    /// index entry's removal is the durable delete.
+    pub(crate) fn append_tombstone(&self, key: &[u8]) -> Result<(), KvError> {
+        if self.home == IndexHome::Persistent {
+            return Ok(());
+        }
         let loc = self
             .store
             .append_reserved(KIND_TOMBSTONE, key)
             .map_err(ssd_error)?;
         self.tombstones.lock().add(loc, key.len());
-        Ok(loc)
+        Ok(())
     }
 
     /// Counts the tombstone at `loc` as live (a rebuild).

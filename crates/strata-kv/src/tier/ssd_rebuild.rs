@@ -101,6 +101,10 @@ pub(crate) fn rebuild(
 ) -> Result<(Arc<Keyspace>, RestartReport), String> {
     let started = Instant::now();
     let describe = |e: strata_ssd::SsdError| format!("SSD tier: {e}");
+    let ssd_config = SsdConfig {
+        index_home: strata_ssd::IndexHome::Rebuilt,
+        ..ssd_config
+    };
     let mut recovery = SsdStore::open(device, ssd_config).map_err(describe)?;
     let count = config.shards.clamp(1, 4096).next_power_of_two();
     let seed: u64 = rand::random();
@@ -139,7 +143,12 @@ pub(crate) fn rebuild(
     }
     let entries = recovery.stats().entries;
     let store = recovery.finish().map_err(describe)?;
-    let tier = Arc::new(SsdTier::new(store, settings, scan.marker));
+    let tier = Arc::new(SsdTier::new(
+        store,
+        settings,
+        strata_ssd::IndexHome::Rebuilt,
+        scan.marker,
+    ));
     for (key, loc) in scan.tombstones.iter().flatten() {
         tier.keep_tombstone(*loc, key.len());
     }

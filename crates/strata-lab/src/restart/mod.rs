@@ -16,7 +16,10 @@
 //!   load);
 //! - `dram-ssd`: records on the SSD tier (a file under `--ssd-dir`), index
 //!   rebuilt by scanning its write blocks (the kill comes a second after
-//!   the load, once the periodic flush has made it durable).
+//!   the load, once the periodic flush has made it durable);
+//! - `pmem-ssd`: records on the SSD tier, index and stubs in persistent
+//!   memory (adopted as found, the SSD's block headers checked: instant
+//!   restart).
 //!
 //! - `info`: reading `INFO tiers` / `INFO persistence` fields over RESP.
 //! - `report`: the result table and JSON.
@@ -54,7 +57,7 @@ pub struct RestartArgs {
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "pmem-pmem,dram-pmem,dram-log,dram-ssd"
+        default_value = "pmem-pmem,dram-pmem,dram-log,dram-ssd,pmem-ssd"
     )]
     pub scenarios: Vec<Scenario>,
 
@@ -97,6 +100,8 @@ pub enum Scenario {
     DramLog,
     /// Records on the SSD tier, index rebuilt by scanning its blocks.
     DramSsd,
+    /// Records on the SSD tier, index and stubs in persistent memory.
+    PmemSsd,
 }
 
 impl Scenario {
@@ -107,6 +112,7 @@ impl Scenario {
             Scenario::DramPmem => "dram-pmem",
             Scenario::DramLog => "dram-log",
             Scenario::DramSsd => "dram-ssd",
+            Scenario::PmemSsd => "pmem-ssd",
         }
     }
 
@@ -137,14 +143,24 @@ impl Scenario {
             Scenario::DramLog => ["--persistence", "async", "--checkpoint-min-log-size", "1tb"]
                 .map(String::from)
                 .to_vec(),
-            Scenario::DramSsd => vec![
-                "--data".into(),
-                "ssd".into(),
-                "--ssd-path".into(),
-                ssd.display().to_string(),
-                "--ssd-size".into(),
-                format!("{}mb", pmem_size >> 20),
-            ],
+            Scenario::DramSsd | Scenario::PmemSsd => {
+                let mut options = vec![
+                    "--data".into(),
+                    "ssd".into(),
+                    "--ssd-path".into(),
+                    ssd.display().to_string(),
+                    "--ssd-size".into(),
+                    format!("{}mb", pmem_size >> 20),
+                ];
+                if self == Scenario::PmemSsd {
+                    // The arena holds the index and the stubs (key, CAS,
+                    // location: well under half of a record's pmem size).
+                    let size = format!("{}mb", (pmem_size / 2).max(64 << 20) >> 20);
+                    options.extend(["--index".into(), "pmem".into(), "--pmem-path".into(), pmem]);
+                    options.extend(["--pmem-size".into(), size]);
+                }
+                options
+            }
         }
     }
 }
@@ -230,7 +246,7 @@ async fn run_scenario(args: &RestartArgs, scenario: Scenario) -> Result<Scenario
     if scenario == Scenario::DramLog {
         info::save(port).await?;
     }
-    if scenario == Scenario::DramSsd {
+    if matches!(scenario, Scenario::DramSsd | Scenario::PmemSsd) {
         // Ten flush intervals: everything loaded is durable.
         tokio::time::sleep(Duration::from_secs(1)).await;
     }

@@ -89,12 +89,14 @@ impl RestartResult {
                 r.misses
             );
         }
-        for (slow, name) in [
-            (Scenario::DramPmem, "dram-pmem"),
-            (Scenario::DramLog, "dram-log"),
+        for (fast, slow) in [
+            (Scenario::PmemPmem, Scenario::DramPmem),
+            (Scenario::PmemPmem, Scenario::DramLog),
+            (Scenario::PmemSsd, Scenario::DramSsd),
         ] {
-            if let Some(x) = self.speedup(Scenario::PmemPmem, slow) {
-                let _ = writeln!(t, "pmem-pmem restarts {x:.1}x faster than {name}");
+            if let Some(x) = self.speedup(fast, slow) {
+                let (fast, slow) = (fast.name(), slow.name());
+                let _ = writeln!(t, "{fast} restarts {x:.1}x faster than {slow}");
             }
         }
         t

@@ -146,14 +146,6 @@ impl ServerConfig {
     pub(crate) fn validate_tiers(&self) -> Result<(), (&'static str, String)> {
         let placement = self.placement();
         if placement.data == DataTier::Ssd {
-            if placement.index == IndexTier::Pmem {
-                return Err((
-                    "index",
-                    "index = pmem with data = ssd is not available in this build yet; \
-                     use index = dram"
-                        .into(),
-                ));
-            }
             self.ssd_config()
                 .validate()
                 .map_err(|e| ("ssd_block_size", e.to_string()))?;
@@ -221,8 +213,8 @@ mod tests {
         let config = config.unwrap();
         assert_eq!(config.ssd_dir(), std::path::PathBuf::from("/var/tmp/s"));
         assert_eq!(config.ssd_config().dram_cache_size, 8 << 20);
-        let err = parsed("index = \"pmem\"\ndata = \"ssd\"").unwrap_err();
-        assert!(err.contains("not available"), "{err}");
+        let both = parsed("index = \"pmem\"\ndata = \"ssd\"").unwrap();
+        assert!(both.placement().instant_restart());
         let err = parsed("data = \"ssd\"\nssd_block_size = \"3mb\"").unwrap_err();
         assert!(err.contains("ssd_block_size"), "{err}");
         let err = parsed("data = \"ssd\"\nssd_defrag_threshold_pct = 0").unwrap_err();

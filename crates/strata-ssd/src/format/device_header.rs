@@ -2,8 +2,10 @@
 //! with, and the random nonce that ties every block to this format.
 //!
 //! Layout: magic `STRATSSD` (0..8), version u32 (8..12), block size u32
-//! (12..16), block count u32 (16..20, block 0 included), reserved (20..24),
-//! nonce u64 (24..32), CRC32C of bytes 0..32 (32..36).
+//! (12..16), block count u32 (16..20, block 0 included), index home u32
+//! (20..24: 0 an index rebuilt by scanning, 1 a persistent index; devices
+//! formatted before it existed hold 0 there), nonce u64 (24..32), CRC32C
+//! of bytes 0..32 (32..36).
 
 use super::{u32_at, u64_at};
 
@@ -19,6 +21,8 @@ const LEN: usize = 36;
 pub(crate) struct DeviceHeader {
     pub(crate) block_size: u32,
     pub(crate) block_count: u32,
+    /// [`IndexHome::code`](crate::IndexHome) of the engine's index.
+    pub(crate) index_home: u32,
     pub(crate) nonce: u64,
 }
 
@@ -30,7 +34,7 @@ impl DeviceHeader {
         page[8..12].copy_from_slice(&DEVICE_VERSION.to_le_bytes());
         page[12..16].copy_from_slice(&self.block_size.to_le_bytes());
         page[16..20].copy_from_slice(&self.block_count.to_le_bytes());
-        page[20..24].fill(0);
+        page[20..24].copy_from_slice(&self.index_home.to_le_bytes());
         page[24..32].copy_from_slice(&self.nonce.to_le_bytes());
         let crc = crc32c::crc32c(&page[..32]);
         page[32..LEN].copy_from_slice(&crc.to_le_bytes());
@@ -61,6 +65,7 @@ impl DeviceHeader {
         Ok(Some(DeviceHeader {
             block_size: u32_at(page, 12),
             block_count: u32_at(page, 16),
+            index_home: u32_at(page, 20),
             nonce: u64_at(page, 24),
         }))
     }
@@ -75,6 +80,7 @@ mod tests {
         let header = DeviceHeader {
             block_size: 1 << 20,
             block_count: 77,
+            index_home: 1,
             nonce: 0xDEAD_BEEF,
         };
         let mut page = vec![0u8; 4096];

@@ -6,17 +6,19 @@ use std::time::SystemTime;
 
 use strata_device::{AlignedBuf, BlockDevice, BLOCK_ALIGN};
 
+use crate::config::IndexHome;
 use crate::error::SsdError;
 use crate::format::block_header::BlockHeader;
 use crate::format::device_header::DeviceHeader;
 use crate::store::geometry::Geometry;
 
-/// Validates the device header against `geometry`, or formats a blank
-/// device (first block all zeros). Returns the nonce and whether the device
-/// was formatted now.
+/// Validates the device header against `geometry` and `home`, or formats
+/// a blank device (first block all zeros) for them. Returns the nonce and
+/// whether the device was formatted now.
 pub(crate) fn device_header(
     device: &dyn BlockDevice,
     geometry: &Geometry,
+    home: IndexHome,
 ) -> Result<(u64, bool), SsdError> {
     let mut page = AlignedBuf::zeroed(BLOCK_ALIGN);
     device
@@ -25,6 +27,7 @@ pub(crate) fn device_header(
     let wanted = DeviceHeader {
         block_size: geometry.block_size as u32,
         block_count: geometry.block_count,
+        index_home: home.code(),
         nonce: new_nonce(),
     };
     match DeviceHeader::decode(&page).map_err(SsdError::BadDevice)? {
@@ -36,6 +39,16 @@ pub(crate) fn device_header(
             Err(SsdError::BadDevice(format!(
                 "the device was formatted with {} blocks but now holds {} (its size changed)",
                 found.block_count, wanted.block_count
+            )))
+        }
+        Some(found) if found.index_home != wanted.index_home => {
+            let made = IndexHome::from_code(found.index_home).map_or_else(
+                || format!("an unknown index home ({})", found.index_home),
+                |h| h.to_string(),
+            );
+            Err(SsdError::BadDevice(format!(
+                "the device was formatted for {made}, not {home}: its entries cannot be \
+                 indexed that way (start with the placement it was made with, or use a new device)"
             )))
         }
         Some(found) => Ok((found.nonce, false)),

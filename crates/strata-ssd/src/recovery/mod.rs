@@ -28,7 +28,7 @@ use parking_lot::Mutex;
 use strata_device::{AlignedBuf, BlockDevice, BLOCK_ALIGN};
 
 use crate::cache::RecordCache;
-use crate::config::{block_count, SsdConfig};
+use crate::config::{block_count, IndexHome, SsdConfig};
 use crate::error::SsdError;
 use crate::format::block_header::{BlockHeader, Written, BLOCK_HEADER_LEN};
 use crate::format::entry::{footprint, ENTRY_ALIGN};
@@ -77,7 +77,7 @@ pub(crate) fn open(device: Arc<dyn BlockDevice>, config: SsdConfig) -> Result<Re
         block_count: blocks,
         reserve: config.reserve_for(blocks - 1),
     };
-    let (nonce, formatted) = headers::device_header(&*device, &geometry)?;
+    let (nonce, formatted) = headers::device_header(&*device, &geometry, config.index_home)?;
     let headers = headers::block_headers(&*device, &geometry, nonce, config.rebuild_threads)?;
     let table = BlockTable::new(blocks);
     let (mut found, mut seq_high) = (Vec::new(), 0u64);
@@ -151,17 +151,61 @@ impl Recovery {
     /// last sync is cut and counted; any other damage is
     /// [`SsdError::Corrupt`] (the visitor may then have seen part of the
     /// entries). May be called again; each call starts over.
-    pub fn scan(&mut self, mut visitor: impl FnMut(BlockLoc, u8, &[u8])) -> Result<(), SsdError> {
+    ///
+    /// Only for a device whose index is [`IndexHome::Rebuilt`].
+    pub fn scan(&mut self, visitor: impl FnMut(BlockLoc, u8, &[u8])) -> Result<(), SsdError> {
+        if self.config.index_home != IndexHome::Rebuilt {
+            return Err(SsdError::Misuse(
+                "scanning a device whose index is persistent (it holds no tombstones)",
+            ));
+        }
+        self.read_blocks(false, visitor)
+    }
+
+    /// The start of a device whose index persisted on its own
+    /// ([`IndexHome::Persistent`]): no entry is read except in the blocks
+    /// written since the last sync, whose torn tails are cut as
+    /// [`scan`](Self::scan) cuts them. The engine then marks each entry
+    /// its index names with [`set_live`](Self::set_live); an entry past a
+    /// block's durable end (appended after the last write that reached the
+    /// device) is refused with [`SsdError::NotLive`]: lost in the crash.
+    pub fn adopt(&mut self) -> Result<(), SsdError> {
+        if self.config.index_home != IndexHome::Persistent {
+            return Err(SsdError::Misuse(
+                "adopting a device whose index is rebuilt from it",
+            ));
+        }
+        self.read_blocks(true, |_, _, _| {})
+    }
+
+    /// The device's identity, random per format: an engine keeping its
+    /// index elsewhere records it, to refuse a different device later.
+    pub fn device_id(&self) -> u64 {
+        self.nonce
+    }
+
+    /// Reads every found block (or only those written after the durable
+    /// frontier), cutting torn tails, and visits their entries in order.
+    fn read_blocks(
+        &mut self,
+        unsynced_only: bool,
+        mut visitor: impl FnMut(BlockLoc, u8, &[u8]),
+    ) -> Result<(), SsdError> {
+        let frontier = self.frontier;
         let items: Vec<ScanItem> = self
             .found
             .iter()
+            .filter(|f| !unsynced_only || f.header.seq > frontier)
             .map(|f| ScanItem {
                 block: f.block,
                 seq: f.header.seq,
                 used: f.header.used as usize,
             })
             .collect();
-        let (found, stats, frontier) = (&mut self.found, &mut self.stats, self.frontier);
+        let positions: Vec<usize> = (0..self.found.len())
+            .filter(|&i| !unsynced_only || self.found[i].header.seq > frontier)
+            .collect();
+        let (found, stats) = (&mut self.found, &mut self.stats);
         (stats.entries, stats.payload_bytes) = (0, 0);
         (stats.torn_blocks, stats.bytes_dropped) = (0, 0);
         let threads = self.config.rebuild_threads;
@@ -172,7 +216,7 @@ impl Recovery {
             &items,
             threads,
             |i, read| {
-                let f = &mut found[i];
+                let f = &mut found[positions[i]];
                 f.cut = None;
                 if let Some((offset, reason)) = read.parsed.bad {
                     if f.header.seq <= frontier {
@@ -315,6 +359,7 @@ impl Recovery {
             pool: IoPool::new(self.config.io_threads, self.config.io_queue_depth)?,
             writer: Mutex::new(Writer::new(self.geometry.block_size, self.next_seq)),
             frontier: AtomicU64::new(self.next_seq - 1),
+            synced_open: AtomicU64::new(0),
             unsynced: AtomicBool::new(false),
             poison: OnceLock::new(),
             counters: Counters::default(),

@@ -1,0 +1,173 @@
+//! Opening a keyspace with its index in persistent memory and its records
+//! on the SSD (`index = pmem`, `data = ssd`): the instant restart.
+//!
+//! The arena holds the index tables and the stubs (segments of claimed
+//! chunk runs, as with `data = pmem`), so a restart adopts them as found
+//! (`restart.rs`). The SSD is not scanned: its block headers say which
+//! blocks hold entries and how far each reached the device (blocks written
+//! since the last sync are read to cut torn tails). Then every stub marks
+//! its entry live, shards in parallel. A stub whose entry lies past its
+//! block's durable end (its record never reached the device) falls back to
+//! the key's last durable record (`stub.rs`), or, without one, its key
+//! leaves the index. Blocks nothing points at are freed.
+//!
+//! Deletes need no tombstones here: removing the index entry (one
+//! persisted 8-byte store) is the durable delete, and a flush bumps the
+//! arena's epoch. So the device is formatted for a persistent index
+//! (`IndexHome::Persistent`) and cannot be opened with `index = dram`, and
+//! the arena records the device's identity, refusing any other device.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use strata_pmem::PersistentArena;
+use strata_ssd::{BlockDevice, IndexHome, SsdConfig, SsdStore};
+
+use super::SsdTier;
+use super::{DataTier, IndexTier, Placement, PmemTier, RestartReport, SsdRebuild, SsdSettings};
+use crate::arena::MAX_SEGMENT_SIZE;
+use crate::clock::Clock;
+use crate::keyspace::{restore_all, Keyspace, KeyspaceConfig, SEGMENT_HEADER};
+use crate::shard::{Adopted, ShardInner};
+
+/// Opens (or creates) the keyspace in `arena` over the SSD `device`.
+pub(crate) fn adopt(
+    config: KeyspaceConfig,
+    clock: Arc<dyn Clock>,
+    arena: Arc<PersistentArena>,
+    device: Arc<dyn BlockDevice>,
+    ssd_config: SsdConfig,
+    settings: SsdSettings,
+) -> Result<(Arc<Keyspace>, RestartReport), String> {
+    let started = Instant::now();
+    let placement = Placement {
+        index: IndexTier::Pmem,
+        data: DataTier::Ssd,
+    };
+    let chunk = arena.chunk_size() as usize;
+    if chunk > MAX_SEGMENT_SIZE {
+        return Err(format!(
+            "data = ssd with index = pmem keeps its stubs in the arena: it needs a chunk \
+             size of at most {MAX_SEGMENT_SIZE} bytes, not {chunk}"
+        ));
+    }
+    let describe = |e: strata_ssd::SsdError| format!("SSD tier: {e}");
+    let ssd_config = SsdConfig {
+        index_home: IndexHome::Persistent,
+        ..ssd_config
+    };
+    let shards = config.shards.clamp(1, 4096).next_power_of_two();
+    let tier = Arc::new(PmemTier::open(
+        arena,
+        placement,
+        shards,
+        chunk - SEGMENT_HEADER,
+    )?);
+    let mut recovery = SsdStore::open(device, ssd_config).map_err(describe)?;
+    tier.bind_ssd(recovery.device_id())?;
+    recovery.adopt().map_err(describe)?;
+    let restored = restore_all(&tier, placement)?;
+    let mut max_cas = 0;
+    let mut inners: Vec<ShardInner> = restored
+        .into_iter()
+        .map(|r| {
+            max_cas = max_cas.max(r.max_cas);
+            let mut inner = ShardInner::with_parts(r.index, r.arena, r.with_expiry);
+            inner.pending_recount = r.needs_recount;
+            inner
+        })
+        .collect();
+    let adopted = mark_live(&mut inners, &recovery)?;
+    let store = recovery.finish().map_err(describe)?;
+    let seed = tier.seed();
+    let hasher = move |key: &[u8]| xxhash_rust::xxh3::xxh3_64_with_seed(key, seed);
+    let (mut checked, mut lost, mut fell_back) = (0, 0, 0);
+    for (shard, found) in inners.iter_mut().zip(adopted) {
+        checked += found.checked;
+        fell_back += found.fell_back.len() as u64;
+        lost += found.lost + shard.apply_fallbacks(&store, &hasher, found.fell_back);
+    }
+    let ssd = Arc::new(SsdTier::new(store, settings, IndexHome::Persistent, None));
+    let items: u64 = inners.iter().map(|s| s.index.len() as u64).sum();
+    let lease = tier.lease();
+    let restarted = tier.restarted();
+    let ks = Keyspace::assemble(
+        &config,
+        clock,
+        tier.seed(),
+        inners,
+        Some(tier.clone()),
+        Some(ssd.clone()),
+    );
+    ks.ctx.raise_cas_above(lease.max(max_cas));
+    let duration = started.elapsed();
+    let report = RestartReport {
+        placement,
+        restarted,
+        index: if restarted { "adopted" } else { "new" },
+        items,
+        records_checked: checked,
+        duplicates_dropped: 0,
+        segments: 0,
+        duration,
+    };
+    tier.set_restart_report(report.clone());
+    ssd.set_rebuild_report(SsdRebuild {
+        entries: 0,
+        items,
+        tombstones: 0,
+        duration,
+    });
+    if fell_back > 0 || lost > 0 {
+        tracing::warn!(
+            fell_back,
+            lost,
+            "keys whose newest SSD record had not reached the device before the crash: \
+             fell back to their last durable record, or were lost without one"
+        );
+    }
+    tracing::info!(
+        items,
+        checked,
+        ?duration,
+        "keyspace adopted from persistent memory over the SSD tier"
+    );
+    Ok((ks, report))
+}
+
+/// Marks every stub's entry live, shards spread over the cores; what each
+/// shard found, in shard order.
+fn mark_live(
+    inners: &mut [ShardInner],
+    recovery: &strata_ssd::Recovery,
+) -> Result<Vec<Adopted>, String> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, inners.len().max(1));
+    let per_thread = inners.len().div_ceil(threads).max(1);
+    let results: Vec<Result<Vec<Adopted>, String>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = inners
+            .chunks_mut(per_thread)
+            .map(|chunk| {
+                scope.spawn(move || {
+                    chunk
+                        .iter_mut()
+                        .map(|shard| shard.adopt_ssd_entries(recovery))
+                        .collect::<Result<Vec<_>, _>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join()
+                    .unwrap_or_else(|_| Err("a restore thread panicked".into()))
+            })
+            .collect()
+    });
+    let mut all = Vec::with_capacity(inners.len());
+    for r in results {
+        all.extend(r?);
+    }
+    Ok(all)
+}
