@@ -289,8 +289,8 @@ impl ShardInner {
             return Err(KvError::TooLarge { size: len, limit });
         }
         // With the SSD tier, DRAM holds only the stub.
-        let dram_len = match &ctx.ssd {
-            Some(ssd) => stub_len(key.len(), ssd.stub_value_len(), cas, flags, expires_at),
+        let dram_len = match ctx.ssd {
+            Some(_) => stub_len(key.len(), cas, flags, expires_at),
             None => len,
         };
         let is_insert = self.lookup(hash, key).is_none();

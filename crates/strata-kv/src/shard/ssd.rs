@@ -16,7 +16,7 @@ use crate::arena::{decode, encode, header_len, Loc, Record};
 use crate::fetch::{self, Resolved};
 use crate::item::ItemRef;
 use crate::keyspace::Ctx;
-use crate::tier::{SsdTier, StubValue, ValueRef, VALUE_REF_LEN};
+use crate::tier::{SsdTier, ValueRef, VALUE_REF_LEN};
 use crate::KvError;
 
 /// Where the value of `payload` (a whole record) is, if the record is
@@ -77,15 +77,12 @@ impl ShardInner {
         expires_at: Option<u64>,
         cas: u64,
     ) -> Result<Loc, KvError> {
-        let value_len_in_stub = ssd.stub_value_len();
-        let stub_len = stub_len(key.len(), value_len_in_stub, cas, flags, expires_at);
-        let fallback = self.fallback_for(ssd, hash, key);
+        let stub_len = stub_len(key.len(), cas, flags, expires_at);
         // The stub first (with a blank reference): if the arena refuses,
         // nothing was written to the SSD that a rebuild could bring back.
-        let blank = [0u8; 2 * VALUE_REF_LEN];
-        let blank = &blank[..value_len_in_stub];
+        let blank = [0u8; VALUE_REF_LEN];
         let stub = self.arena.append(stub_len, expires_at, |buf| {
-            encode(buf, key, &[blank], cas, flags, expires_at)
+            encode(buf, key, &[&blank], cas, flags, expires_at)
         })?;
         let len = header_len(key.len(), value_len, cas, flags, expires_at) + key.len() + value_len;
         let mut record = std::mem::take(&mut self.scratch);
@@ -95,44 +92,21 @@ impl ShardInner {
         let appended = ssd.append_put(&record, hash);
         self.scratch = record;
         let patched = appended.and_then(|loc| {
-            let value = StubValue {
-                current: ValueRef {
-                    loc,
-                    len: len as u32,
-                },
-                fallback,
+            let vref = ValueRef {
+                loc,
+                len: len as u32,
             };
-            let mut bytes = [0u8; 2 * VALUE_REF_LEN];
-            let bytes = &mut bytes[..value_len_in_stub];
-            value.encode_into(bytes);
-            self.arena.patch_value(stub, bytes).inspect_err(|_| {
-                ssd.release_value(loc, len, hash);
-            })
+            self.arena
+                .patch_value(stub, &vref.encode())
+                .inspect_err(|_| {
+                    ssd.release_value(loc, len, hash);
+                })
         });
         if let Err(e) = patched {
             self.arena.release(stub, stub_len);
             return Err(e);
         }
         Ok(stub)
-    }
-
-    /// With a persistent index, the fallback of `key`'s next stub: its
-    /// current record if a sync covered it, else its current fallback
-    /// (see `tier/stub.rs`). `None` without a persistent index.
-    fn fallback_for(&self, ssd: &SsdTier, hash: u64, key: &[u8]) -> Option<ValueRef> {
-        if ssd.index_home() != strata_ssd::IndexHome::Persistent {
-            return None;
-        }
-        let slot = self.lookup(hash, key)?;
-        let old = StubValue::decode(self.record_at(slot).value());
-        let durable = ssd
-            .store()
-            .is_durable(old.current.loc, old.current.len as usize);
-        if durable {
-            Some(old.current)
-        } else {
-            old.fallback
-        }
     }
 
     /// Releases the SSD entry of the stub `rec` of the key hashing to
@@ -217,7 +191,7 @@ impl ShardInner {
             expires_at,
             vref,
         } = *found;
-        let len = stub_len(key.len(), VALUE_REF_LEN, cas, flags, expires_at);
+        let len = stub_len(key.len(), cas, flags, expires_at);
         let loc = self.arena.append(len, expires_at, |buf| {
             encode(buf, key, &[&vref.encode()], cas, flags, expires_at)
         })?;
@@ -259,16 +233,9 @@ impl ShardInner {
     }
 }
 
-/// Bytes of a stub for a key of `key_len` bytes whose value (references)
-/// takes `value_len` bytes.
-pub(crate) fn stub_len(
-    key_len: usize,
-    value_len: usize,
-    cas: u64,
-    flags: u32,
-    expires_at: Option<u64>,
-) -> usize {
-    header_len(key_len, value_len, cas, flags, expires_at) + key_len + value_len
+/// Bytes of a stub for a key of `key_len` bytes.
+pub(crate) fn stub_len(key_len: usize, cas: u64, flags: u32, expires_at: Option<u64>) -> usize {
+    header_len(key_len, VALUE_REF_LEN, cas, flags, expires_at) + key_len + VALUE_REF_LEN
 }
 
 /// The whole record a stub names, from DRAM, fetched, or the device;

@@ -35,4 +35,4 @@ pub(crate) use restart::{restore_shard, RestoredShard};
 pub use ssd::{SsdRebuild, SsdSettings, SsdTier};
 pub(crate) use ssd_adopt::adopt;
 pub(crate) use ssd_rebuild::rebuild;
-pub(crate) use stub::{StubValue, ValueRef, VALUE_REF_LEN};
+pub(crate) use stub::{ValueRef, VALUE_REF_LEN};

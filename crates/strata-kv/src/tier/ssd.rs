@@ -185,15 +185,6 @@ impl SsdTier {
         self.home
     }
 
-    /// Bytes of a stub's value: the record's entry, and with a persistent
-    /// index also the key's fallback entry (see [`StubValue`](super::StubValue)).
-    pub(crate) fn stub_value_len(&self) -> usize {
-        match self.home {
-            IndexHome::Rebuilt => super::VALUE_REF_LEN,
-            IndexHome::Persistent => 2 * super::VALUE_REF_LEN,
-        }
-    }
-
     /// The settings in force.
     pub fn settings(&self) -> &SsdSettings {
         &self.settings

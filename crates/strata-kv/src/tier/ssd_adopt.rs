@@ -6,10 +6,9 @@
 //! (`restart.rs`). The SSD is not scanned: its block headers say which
 //! blocks hold entries and how far each reached the device (blocks written
 //! since the last sync are read to cut torn tails). Then every stub marks
-//! its entry live, shards in parallel. A stub whose entry lies past its
-//! block's durable end (its record never reached the device) falls back to
-//! the key's last durable record (`stub.rs`), or, without one, its key
-//! leaves the index. Blocks nothing points at are freed.
+//! its entry live, shards in parallel; a stub whose entry lies past its
+//! block's durable end (its record never reached the device) loses its
+//! key, which leaves the index. Blocks nothing points at are freed.
 //!
 //! Deletes need no tombstones here: removing the index entry (one
 //! persisted 8-byte store) is the durable delete, and a flush bumps the
@@ -79,14 +78,8 @@ pub(crate) fn adopt(
         .collect();
     let adopted = mark_live(&mut inners, &recovery)?;
     let store = recovery.finish().map_err(describe)?;
-    let seed = tier.seed();
-    let hasher = move |key: &[u8]| xxhash_rust::xxh3::xxh3_64_with_seed(key, seed);
-    let (mut checked, mut lost, mut fell_back) = (0, 0, 0);
-    for (shard, found) in inners.iter_mut().zip(adopted) {
-        checked += found.checked;
-        fell_back += found.fell_back.len() as u64;
-        lost += found.lost + shard.apply_fallbacks(&store, &hasher, found.fell_back);
-    }
+    let checked: u64 = adopted.iter().map(|a| a.checked).sum();
+    let lost: u64 = adopted.iter().map(|a| a.lost).sum();
     let ssd = Arc::new(SsdTier::new(store, settings, IndexHome::Persistent, None));
     let items: u64 = inners.iter().map(|s| s.index.len() as u64).sum();
     let lease = tier.lease();
@@ -118,12 +111,11 @@ pub(crate) fn adopt(
         tombstones: 0,
         duration,
     });
-    if fell_back > 0 || lost > 0 {
+    if lost > 0 {
         tracing::warn!(
-            fell_back,
             lost,
-            "keys whose newest SSD record had not reached the device before the crash: \
-             fell back to their last durable record, or were lost without one"
+            "keys written within the flush window before the crash were lost: \
+             their newest SSD record had not reached the device"
         );
     }
     tracing::info!(

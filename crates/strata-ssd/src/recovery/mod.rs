@@ -359,7 +359,6 @@ impl Recovery {
             pool: IoPool::new(self.config.io_threads, self.config.io_queue_depth)?,
             writer: Mutex::new(Writer::new(self.geometry.block_size, self.next_seq)),
             frontier: AtomicU64::new(self.next_seq - 1),
-            synced_open: AtomicU64::new(0),
             unsynced: AtomicBool::new(false),
             poison: OnceLock::new(),
             counters: Counters::default(),

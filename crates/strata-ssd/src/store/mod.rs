@@ -63,9 +63,6 @@ pub(crate) struct Inner {
     pub(crate) writer: Mutex<Writer>,
     /// Every block with a sequence at or below this is complete and synced.
     pub(crate) frontier: AtomicU64,
-    /// The open block at the last sync and its bytes that sync covered:
-    /// `seq << 24 | bytes` (blocks are at most 8 MiB); 0 for none.
-    pub(crate) synced_open: AtomicU64,
     /// A device write happened since the last sync.
     pub(crate) unsynced: AtomicBool,
     /// Set by the first failed write or sync: no more writes.
@@ -233,23 +230,6 @@ impl SsdStore {
     /// failure poisons the store.
     pub fn flush(&self) -> Result<(), SsdError> {
         self.inner.flush()
-    }
-
-    /// Whether the live entry at `loc` (with `payload_len` bytes of
-    /// payload) is known to survive a power cut: a sync covered it. May
-    /// say no for an entry a sync covered a moment ago, never yes for one
-    /// no sync covered.
-    pub fn is_durable(&self, loc: BlockLoc, payload_len: usize) -> bool {
-        let inner = &self.inner;
-        let Some((_, seq)) = inner.table.state(loc.block) else {
-            return false;
-        };
-        if seq <= inner.frontier.load(std::sync::atomic::Ordering::SeqCst) {
-            return true;
-        }
-        let synced = inner.synced_open.load(std::sync::atomic::Ordering::SeqCst);
-        let end = loc.offset as u64 + crate::format::entry::footprint(payload_len) as u64;
-        synced >> 24 == seq && end <= synced & 0xff_ffff
     }
 
     /// Live bytes of `block` over the bytes entries can use (0.0..=1.0);

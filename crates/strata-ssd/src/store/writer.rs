@@ -278,7 +278,7 @@ impl Inner {
 
     /// See [`SsdStore::flush`](super::SsdStore::flush).
     pub(crate) fn flush(&self) -> Result<(), SsdError> {
-        let (freeing, open_seq, seq_high, written) = {
+        let (freeing, open_seq, seq_high) = {
             let mut writer = self.writer.lock();
             self.check_poison()?;
             // Taken before the write below, which then covers every append
@@ -288,8 +288,7 @@ impl Inner {
                 self.write_open(&mut writer)?;
             }
             let open_seq = writer.open.as_ref().map_or(writer.next_seq, |o| o.seq);
-            let written = writer.open.as_ref().map(|o| (o.seq, o.written));
-            (freeing, open_seq, writer.next_seq, written)
+            (freeing, open_seq, writer.next_seq)
         };
         if !freeing.is_empty() {
             self.reclaim(&freeing, open_seq, seq_high)?;
@@ -297,9 +296,6 @@ impl Inner {
             self.sync(open_seq)?;
         } else {
             return Ok(());
-        }
-        if let Some((seq, bytes)) = written {
-            self.synced_open.fetch_max(seq << 24 | bytes as u64, SeqCst);
         }
         self.record_frontier()
     }
