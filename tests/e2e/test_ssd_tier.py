@@ -4,7 +4,9 @@ exactly (pipelined and one by one, through both ports), read-modify-write
 commands (APPEND, INCR, GETSET, memcached append/incr/cas/touch) work on
 values that are only on the SSD, deletes stay deleted across a SIGTERM
 restart and a SIGKILL restart (after the flush interval), and INFO tiers
-reports the tier."""
+reports the tier. Each test runs with the index in DRAM (rebuilt by
+scanning the SSD at start) and in persistent memory (a file here, adopted
+at start)."""
 
 import shutil
 import tempfile
@@ -21,19 +23,24 @@ pytestmark = pytest.mark.strata_only
 CACHE = 256 * 1024
 
 
-@pytest.fixture
-def data_dir():
+@pytest.fixture(params=["dram", "pmem"])
+def data_dir(request):
+    """A directory for the SSD file (and the arena), and the index tier."""
     path = tempfile.mkdtemp(prefix="strata-e2e-ssd-", dir="/var/tmp")
-    yield path
+    yield path, request.param
     shutil.rmtree(path, ignore_errors=True)
 
 
 def start(data_dir):
+    path, index = data_dir
+    placed = ["--index", index]
+    if index == "pmem":
+        placed += ["--pmem-path", f"{path}/index.pmem", "--pmem-size", "64mb"]
     return StrataProcess(
-        "--data", "ssd", "--ssd-path", f"{data_dir}/ssd", "--ssd-size", "64mb",
+        "--data", "ssd", "--ssd-path", f"{path}/ssd", "--ssd-size", "64mb",
         "--ssd-block-size", "64kb", "--ssd-io", "buffered",
         "--dram-cache-size", str(CACHE), "--ssd-flush-interval", "20ms",
-        "--data-dir", data_dir,
+        "--data-dir", path, *placed,
     )
 
 
@@ -65,6 +72,7 @@ def test_data_ten_times_the_cache_and_read_modify_write(data_dir):
             assert mc.get(f"k{i}") == value(i)
         info = r.info("tiers")
         assert info["tier_data"] == "ssd"
+        assert info["tier_index"] == data_dir[1]
         assert info["tier_ssd_items"] == n + 1  # and the counter
         assert info["tier_ssd_device_reads"] > 0
         assert info["tier_ssd_cache_bytes"] <= CACHE
@@ -136,6 +144,7 @@ def test_deletes_stay_deleted_across_restarts(data_dir):
         r, mc = clients(srv)
         info = r.info("tiers")
         assert info["tier_ssd_rebuild_items"] == 999
+        assert info["tier_ssd_start"] == ("adopted" if data_dir[1] == "pmem" else "rebuilt")
         for i in range(2000):
             want = None if i % 2 == 0 or i == 1 else value(i)
             if i == 3:

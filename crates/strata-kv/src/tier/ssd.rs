@@ -75,6 +75,9 @@ pub struct SsdRebuild {
     pub tombstones: u64,
     /// Wall time of the whole rebuild (scan and index).
     pub duration: Duration,
+    /// Keys whose newest record had not reached the device (an adopted
+    /// persistent index after a crash): dropped at the start.
+    pub keys_lost: u64,
 }
 
 /// The live tombstone entries, by block: offset and key length, 8 bytes of

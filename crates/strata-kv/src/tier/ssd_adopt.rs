@@ -77,6 +77,7 @@ pub(crate) fn adopt(
         })
         .collect();
     let adopted = mark_live(&mut inners, &recovery)?;
+    let entries_read = recovery.stats().entries;
     let store = recovery.finish().map_err(describe)?;
     let checked: u64 = adopted.iter().map(|a| a.checked).sum();
     let lost: u64 = adopted.iter().map(|a| a.lost).sum();
@@ -106,10 +107,11 @@ pub(crate) fn adopt(
     };
     tier.set_restart_report(report.clone());
     ssd.set_rebuild_report(SsdRebuild {
-        entries: 0,
+        entries: entries_read,
         items,
         tombstones: 0,
         duration,
+        keys_lost: lost,
     });
     if lost > 0 {
         tracing::warn!(

@@ -58,6 +58,14 @@ impl SsdTier {
             ReadPath::Inline => "inline",
         };
         info.push(("tier_ssd_read_path", path.into()));
+        // How the start found the keys: by scanning the device, or in the
+        // persistent index (which reads only the block headers).
+        let start = match self.index_home() {
+            strata_ssd::IndexHome::Rebuilt => "rebuilt",
+            strata_ssd::IndexHome::Persistent => "adopted",
+        };
+        info.push(("tier_ssd_start", start.into()));
+        info.push(("tier_ssd_start_keys_lost", rebuild.keys_lost.to_string()));
         info
     }
 }

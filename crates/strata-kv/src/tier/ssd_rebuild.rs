@@ -160,6 +160,7 @@ pub(crate) fn rebuild(
         items,
         tombstones: kept,
         duration,
+        keys_lost: 0,
     });
     let report = RestartReport {
         placement: Placement {
