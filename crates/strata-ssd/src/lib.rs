@@ -93,7 +93,7 @@ pub use config::{IndexHome, SsdConfig, MAX_BLOCK_SIZE, MIN_BLOCK_SIZE};
 pub use device_path::{open_ssd_path, IoMode, DATA_FILE_NAME};
 pub use error::SsdError;
 pub use loc::{BlockLoc, BLOCK_BITS, OFFSET_BITS, PACKED_BITS};
-pub use recovery::Recovery;
+pub use recovery::{LiveTally, Recovery};
 pub use stats::{DefragStats, RebuildStats, SsdStats};
 pub use store::{Entry, SsdStore};
 pub use strata_device::BlockDevice;

@@ -7,6 +7,9 @@ use strata_ssd::{Recovery, SsdError};
 use super::ShardInner;
 use crate::tier::ValueRef;
 
+/// Stubs whose memory is touched together (see `adopt_ssd_entries`).
+const BATCH: usize = 16;
+
 /// What marking a shard's stubs found.
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct Adopted {
@@ -26,15 +29,30 @@ impl ShardInner {
     pub(crate) fn adopt_ssd_entries(&mut self, recovery: &Recovery) -> Result<Adopted, String> {
         let mut adopted = Adopted::default();
         let mut lost = Vec::new();
-        for (slot, loc) in self.index.items_in(0, self.index.capacity()) {
-            let vref = ValueRef::decode(self.arena.record(loc).value());
-            adopted.checked += 1;
-            match recovery.set_live(vref.loc, vref.len as usize) {
-                Ok(()) => {}
-                Err(SsdError::NotLive { .. }) => lost.push(slot),
-                Err(e) => return Err(e.to_string()),
+        let mut tally = recovery.tally().map_err(|e| e.to_string())?;
+        let mut batch = Vec::with_capacity(BATCH);
+        let mut items = self.index.items_in(0, self.index.capacity()).peekable();
+        while items.peek().is_some() {
+            batch.clear();
+            batch.extend(items.by_ref().take(BATCH));
+            // The stubs lie in random order in memory: touching the batch
+            // first overlaps their cache misses.
+            let touched = batch
+                .iter()
+                .fold(0u8, |acc, &(_, loc)| acc ^ self.arena.touch(loc));
+            std::hint::black_box(touched);
+            for &(slot, loc) in &batch {
+                let vref = ValueRef::decode(self.arena.record(loc).value());
+                adopted.checked += 1;
+                match tally.mark(vref.loc, vref.len as usize) {
+                    Ok(()) => {}
+                    Err(SsdError::NotLive { .. }) => lost.push(slot),
+                    Err(e) => return Err(e.to_string()),
+                }
             }
         }
+        drop(items);
+        recovery.add_tally(tally).map_err(|e| e.to_string())?;
         // Segment usage and expiry counts are recounted later from the
         // index (the adopted shard's pending recount): only the index
         // changes here.

@@ -65,7 +65,9 @@ pub(crate) fn adopt(
     let mut recovery = SsdStore::open(device, ssd_config).map_err(describe)?;
     tier.bind_ssd(recovery.device_id())?;
     recovery.adopt().map_err(describe)?;
+    let headers_read = started.elapsed();
     let restored = restore_all(&tier, placement)?;
+    let index_adopted = started.elapsed();
     let mut max_cas = 0;
     let mut inners: Vec<ShardInner> = restored
         .into_iter()
@@ -77,6 +79,7 @@ pub(crate) fn adopt(
         })
         .collect();
     let adopted = mark_live(&mut inners, &recovery)?;
+    let stubs_checked = started.elapsed();
     let entries_read = recovery.stats().entries;
     let store = recovery.finish().map_err(describe)?;
     let checked: u64 = adopted.iter().map(|a| a.checked).sum();
@@ -124,6 +127,9 @@ pub(crate) fn adopt(
         items,
         checked,
         ?duration,
+        ?headers_read,
+        ?index_adopted,
+        ?stubs_checked,
         "keyspace adopted from persistent memory over the SSD tier"
     );
     Ok((ks, report))

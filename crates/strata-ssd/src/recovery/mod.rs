@@ -19,6 +19,9 @@
 
 mod blocks;
 mod headers;
+mod tally;
+
+pub use tally::LiveTally;
 
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, OnceLock};
