@@ -375,6 +375,12 @@ impl Shard {
     pub fn flush(&self, covered_lsn: impl FnOnce() -> u64) -> Result<CommitPoint> {
         self.refresh(covered_lsn, true)?;
         let persisted = self.dir.persist()?;
+        // Reopen the segments just persisted from disk, as the placement
+        // reads them, so the fresh copies are freed once searches in
+        // flight end (else they would stay until the next refresh).
+        if persisted.files > 0 {
+            self.reader.reload()?;
+        }
         match persisted.payload {
             Some(p) => Ok(CommitPoint::parse(Some(&p))),
             None => Ok(CommitPoint::parse(
