@@ -41,7 +41,13 @@ async fn store_tier_setting_forms_errors_and_stats() {
         ("b", json!({"index.store.tier": "pmem"})),
         ("c", json!({"index": {"store.tier": "dram"}})),
     ] {
-        let r = s.json("PUT", &format!("/{name}"), Some(json!({"settings": settings}))).await;
+        let r = s
+            .json(
+                "PUT",
+                &format!("/{name}"),
+                Some(json!({"settings": settings})),
+            )
+            .await;
         assert_eq!(r.status, 200, "{name}: {}", r.text());
     }
     let r = s.json("PUT", "/d", None).await;
@@ -54,13 +60,21 @@ async fn store_tier_setting_forms_errors_and_stats() {
     );
 
     let r = s
-        .json("PUT", "/e", Some(json!({"settings": {"index.store.tier": "tape"}})))
+        .json(
+            "PUT",
+            "/e",
+            Some(json!({"settings": {"index.store.tier": "tape"}})),
+        )
         .await;
     assert_eq!(r.status, 400);
     assert_eq!(r.json()["error"]["type"], "illegal_argument_exception");
     assert_eq!(s.json("HEAD", "/e", None).await.status, 404);
     let r = s
-        .json("PUT", "/a/_settings", Some(json!({"index": {"store": {"tier": "dram"}}})))
+        .json(
+            "PUT",
+            "/a/_settings",
+            Some(json!({"index": {"store": {"tier": "dram"}}})),
+        )
         .await;
     assert_eq!(r.status, 400, "{}", r.text());
     let again = s.json("GET", "/a/_settings", None).await.json();
@@ -70,7 +84,11 @@ async fn store_tier_setting_forms_errors_and_stats() {
     s.json("POST", "/a/_flush", None).await;
     assert_eq!(count(&s, "a").await, 300);
     let r = s
-        .json("POST", "/a/_search", Some(json!({"query": {"match": {"msg": "line"}}, "size": 5})))
+        .json(
+            "POST",
+            "/a/_search",
+            Some(json!({"query": {"match": {"msg": "line"}}, "size": 5})),
+        )
         .await;
     assert_eq!(r.json()["hits"]["total"]["value"], 300);
     let stats = s.json("GET", "/a/_stats", None).await.json();

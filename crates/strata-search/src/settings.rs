@@ -282,11 +282,15 @@ mod tests {
         }
         let mut s = IndexSettings::new(0, "u".into());
         assert_eq!(s.tier(), StoreTier::Dram);
-        let bad = s.apply(&json!({"index.store.tier": "tape"}), true).unwrap_err();
+        let bad = s
+            .apply(&json!({"index.store.tier": "tape"}), true)
+            .unwrap_err();
         assert_eq!(bad.status(), 400);
         assert_eq!(bad.es_type(), "illegal_argument_exception");
         s.apply(&json!({"index.store.tier": "pmem"}), true).unwrap();
-        let fixed = s.apply(&json!({"index.store.tier": "dram"}), false).unwrap_err();
+        let fixed = s
+            .apply(&json!({"index.store.tier": "dram"}), false)
+            .unwrap_err();
         assert!(fixed.to_string().contains("not updateable"), "{fixed}");
         assert_eq!(s.tier(), StoreTier::Pmem);
     }

@@ -31,7 +31,11 @@ fn put(catalog: &Catalog, from: usize, to: usize) {
     for i in from..to {
         let doc = json!({"n": i, "msg": format!("message number {i} of the test"), "tag": format!("t{}", i % 7)});
         let r = index
-            .index_document(Some(&format!("d{i}")), doc.to_string().as_bytes(), Precondition::None)
+            .index_document(
+                Some(&format!("d{i}")),
+                doc.to_string().as_bytes(),
+                Precondition::None,
+            )
             .unwrap();
         index.wait_durable(r.lsn).unwrap();
     }
@@ -47,9 +51,15 @@ fn check(catalog: &Catalog, n: usize) {
     let found = search(&[Arc::clone(&index)], &SearchRequest::parse(&body).unwrap()).unwrap();
     assert_eq!(found["hits"]["total"]["value"], json!(n));
     let expected = (n * n.saturating_sub(1) / 2) as f64;
-    assert_eq!(found["aggregations"]["sum"]["value"].as_f64(), Some(expected));
+    assert_eq!(
+        found["aggregations"]["sum"]["value"].as_f64(),
+        Some(expected)
+    );
     for i in (0..n).step_by(97) {
-        let doc = index.get_document(&format!("d{i}")).unwrap().expect("document lost");
+        let doc = index
+            .get_document(&format!("d{i}"))
+            .unwrap()
+            .expect("document lost");
         let source: Value = serde_json::from_slice(&doc.source).unwrap();
         assert_eq!(source["n"], json!(i));
     }
@@ -79,13 +89,21 @@ fn round_trip(tier: StoreTier, cache_bytes: u64) -> (u64, tempfile::TempDir) {
     {
         let catalog = open(tmp.path(), StoreTier::Dram, cache_bytes);
         let index = catalog.get("logs").unwrap();
-        assert_eq!(index.tier(), tier, "the tier is the index's, not the node's default");
-        assert_eq!(index.replayed_at_open(), 0, "a clean shutdown flushed everything");
+        assert_eq!(
+            index.tier(),
+            tier,
+            "the tier is the index's, not the node's default"
+        );
+        assert_eq!(
+            index.replayed_at_open(),
+            0,
+            "a clean shutdown flushed everything"
+        );
         check(&catalog, 2000);
         put(&catalog, 2000, 2600);
         index.refresh().unwrap();
         put(&catalog, 2600, 2700); // not refreshed: only the translog has them
-        // Crash-like: no flush, no close.
+                                   // Crash-like: no flush, no close.
     }
     let catalog = open(tmp.path(), StoreTier::Dram, cache_bytes);
     check(&catalog, 2700);
@@ -96,7 +114,10 @@ fn round_trip(tier: StoreTier, cache_bytes: u64) -> (u64, tempfile::TempDir) {
 #[test]
 fn dram_survives_restarts_by_flush_and_replay() {
     let (replayed, _tmp) = round_trip(StoreTier::Dram, 4 << 20);
-    assert_eq!(replayed, 700, "the refresh in DRAM was lost, so its records replay");
+    assert_eq!(
+        replayed, 700,
+        "the refresh in DRAM was lost, so its records replay"
+    );
 }
 
 #[test]
@@ -115,7 +136,10 @@ fn pmem_reopens_refreshed_segments_without_replay() {
     assert!(tmp.path().join("pmem").join(&uuid).join("0").is_dir());
     drop(index);
     catalog.delete("logs").unwrap();
-    assert!(!tmp.path().join("pmem").join(&uuid).exists(), "deleting the index frees its pmem");
+    assert!(
+        !tmp.path().join("pmem").join(&uuid).exists(),
+        "deleting the index frees its pmem"
+    );
 }
 
 #[test]
@@ -141,7 +165,10 @@ fn ssd_with_a_tiny_cache_answers_correctly_and_counts_misses() {
     assert!(stats.cache_misses > 0, "{stats:?}");
     assert_eq!(cache.misses, stats.cache_misses);
     assert!(cache.size_bytes <= budget, "{cache:?}");
-    assert!(cache.miss_bytes > budget, "the index is larger than the cache: {cache:?}");
+    assert!(
+        cache.miss_bytes > budget,
+        "the index is larger than the cache: {cache:?}"
+    );
 }
 
 #[test]
@@ -151,7 +178,10 @@ fn bad_or_changed_tiers_are_refused() {
     let err = catalog
         .create_index("a", &json!({"settings": {"index.store.tier": "tape"}}))
         .unwrap_err();
-    assert_eq!((err.status(), err.es_type()), (400, "illegal_argument_exception"));
+    assert_eq!(
+        (err.status(), err.es_type()),
+        (400, "illegal_argument_exception")
+    );
     assert!(catalog.get("a").is_err());
     let index = catalog
         .create_index("b", &json!({"settings": {"index.store.tier": "ssd"}}))
@@ -161,7 +191,10 @@ fn bad_or_changed_tiers_are_refused() {
         .unwrap_err();
     assert_eq!(err.status(), 400);
     assert_eq!(index.tier(), StoreTier::Ssd);
-    assert_eq!(index.describe()["settings"]["index"]["store"]["tier"], "ssd");
+    assert_eq!(
+        index.describe()["settings"]["index"]["store"]["tier"],
+        "ssd"
+    );
     // A node without persistent memory refuses pmem indices.
     let bare = Catalog::open(&tmp.path().join("bare")).unwrap();
     let err = bare

@@ -212,7 +212,11 @@ mod tests {
         for n in 0..200 {
             cache.block(9, n, || block_of(BLOCK_SIZE, 1)).unwrap();
         }
-        assert!(cache.stats().misses >= 200 + 200 - 16, "{:?}", cache.stats());
+        assert!(
+            cache.stats().misses >= 200 + 200 - 16,
+            "{:?}",
+            cache.stats()
+        );
     }
 
     #[test]

@@ -123,7 +123,9 @@ impl FileHandle for CachedFile {
         let last = (range.end - 1) / BLOCK_SIZE;
         if first == last {
             let base = first * BLOCK_SIZE;
-            return Ok(self.block(first)?.slice(range.start - base..range.end - base));
+            return Ok(self
+                .block(first)?
+                .slice(range.start - base..range.end - base));
         }
         let mut out = Vec::with_capacity(range.len());
         for n in first..=last {
@@ -203,7 +205,10 @@ mod tests {
             }
         }
         let (_, misses) = file.counters.values();
-        assert!(misses > 40, "a scan larger than the budget misses again: {misses}");
+        assert!(
+            misses > 40,
+            "a scan larger than the budget misses again: {misses}"
+        );
     }
 
     #[test]

@@ -81,7 +81,14 @@ impl TieredDirectory {
                 for (file, _) in &copies {
                     let _ = self.fresh.dir().delete(file);
                 }
-                if self.fresh.dir().atomic_read(Path::new(META)).ok().as_deref() == Some(&meta[..]) {
+                if self
+                    .fresh
+                    .dir()
+                    .atomic_read(Path::new(META))
+                    .ok()
+                    .as_deref()
+                    == Some(&meta[..])
+                {
                     let _ = self.fresh.dir().delete(Path::new(META));
                 }
                 let gone: Vec<PathBuf> = state

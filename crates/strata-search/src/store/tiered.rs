@@ -80,10 +80,8 @@ impl TieredDirectory {
                         ))
                     }
                 };
-                let reads = DiskReads::cached(
-                    Arc::clone(&storage.cache),
-                    Arc::clone(&storage.counters),
-                );
+                let reads =
+                    DiskReads::cached(Arc::clone(&storage.cache), Arc::clone(&storage.counters));
                 (fresh, reads)
             }
         };
@@ -215,7 +213,10 @@ mod tests {
         let mut writer: IndexWriter = index.writer_with_num_threads(1, 15_000_000).unwrap();
         writer.add_document(doc!(id => "a")).unwrap();
         writer.commit().unwrap();
-        assert!(!disk.join(META).exists(), "a commit must not reach the disk");
+        assert!(
+            !disk.join(META).exists(),
+            "a commit must not reach the disk"
+        );
         let mut prepared = writer.prepare_commit().unwrap();
         prepared.set_payload("7");
         prepared.commit().unwrap();

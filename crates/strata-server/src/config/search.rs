@@ -64,7 +64,11 @@ impl ServerConfig {
 
     /// Checks the search storage settings.
     pub(crate) fn validate_search(&self) -> Result<(), (&'static str, String)> {
-        if self.search_pmem_dir.as_ref().is_some_and(|d| d.as_os_str().is_empty()) {
+        if self
+            .search_pmem_dir
+            .as_ref()
+            .is_some_and(|d| d.as_os_str().is_empty())
+        {
             return Err(("search_pmem_dir", "must not be empty".into()));
         }
         if self.search_pmem_root() == self.pmem_file() {
