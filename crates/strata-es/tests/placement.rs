@@ -114,7 +114,8 @@ async fn pmem_refreshes_survive_an_unflushed_restart() {
     let dir = s.stop(false).await; // no flush: as after a crash
     let s = TestServer::start_in(dir, LIMIT).await;
     assert_eq!(count(&s, "p").await, 200);
-    let index = s.node.catalog.get("p").unwrap();
-    assert_eq!(index.replayed_at_open(), 0);
+    let stats = s.json("GET", "/p/_stats", None).await.json();
+    let store = &stats["indices"]["p"]["primaries"]["strata_store"];
+    assert_eq!(store["translog_replayed_at_open"], 0, "{store}");
     s.stop(true).await;
 }

@@ -39,6 +39,8 @@ pub struct IndexStats {
     pub cache_hits: u64,
     /// Block reads that went to the device.
     pub cache_misses: u64,
+    /// Translog records replayed when the index was opened.
+    pub replayed_at_open: u64,
 }
 
 impl IndexStats {
@@ -68,6 +70,7 @@ impl IndexStats {
         stats.resident_bytes = storage.resident_bytes;
         stats.cache_hits = storage.cache_hits;
         stats.cache_misses = storage.cache_misses;
+        stats.replayed_at_open = index.replayed_at_open();
         stats
     }
 
@@ -87,6 +90,7 @@ impl IndexStats {
         self.resident_bytes += other.resident_bytes;
         self.cache_hits += other.cache_hits;
         self.cache_misses += other.cache_misses;
+        self.replayed_at_open += other.replayed_at_open;
     }
 
     /// The `_stats` section form.
@@ -105,6 +109,7 @@ impl IndexStats {
                 "dram_resident_in_bytes": self.resident_bytes,
                 "block_cache_hits": self.cache_hits,
                 "block_cache_misses": self.cache_misses,
+                "translog_replayed_at_open": self.replayed_at_open,
             },
         })
     }

@@ -1,7 +1,10 @@
 //! [`CachedFile`]: a tantivy `FileHandle` over a persisted segment file
 //! that reads with positional reads (`pread`) in [`BLOCK_SIZE`] blocks
 //! through the node's [`BlockCache`], instead of mapping the file and
-//! leaving residency to the OS page cache.
+//! leaving residency to the OS page cache. Blocks are read with `O_DIRECT`
+//! where the filesystem allows it (into an aligned buffer, copied out), so
+//! a miss really reads the device and the page cache holds no second copy;
+//! elsewhere (tmpfs before Linux 6.6) with buffered reads.
 //!
 //! A range inside one block is a zero-copy slice of the cached block; a
 //! range across blocks is copied out of them into one buffer. What tantivy
@@ -20,6 +23,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use std::os::unix::fs::OpenOptionsExt;
+
+use strata_device::{AlignedBuf, BLOCK_ALIGN};
 use tantivy::directory::{FileHandle, OwnedBytes};
 use tantivy::HasLen;
 
@@ -46,6 +52,8 @@ impl ReadCounters {
 /// An immutable file read in cached blocks.
 pub struct CachedFile {
     file: File,
+    /// The same file opened with `O_DIRECT`, when the filesystem allows.
+    direct: Option<File>,
     len: usize,
     id: u64,
     path: PathBuf,
@@ -69,8 +77,15 @@ impl CachedFile {
     ) -> io::Result<CachedFile> {
         let file = File::open(path)?;
         let len = usize::try_from(file.metadata()?.len()).map_err(io::Error::other)?;
+        let direct = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_DIRECT)
+            .open(path)
+            .ok()
+            .filter(|f| len == 0 || read_direct(f, 0, len.min(BLOCK_SIZE)).is_ok());
         Ok(CachedFile {
             file,
+            direct,
             len,
             id: cache.file_id(),
             path: path.to_path_buf(),
@@ -79,11 +94,19 @@ impl CachedFile {
         })
     }
 
+    /// Whether misses bypass the page cache (`O_DIRECT`).
+    pub fn is_direct(&self) -> bool {
+        self.direct.is_some()
+    }
+
     /// Block `n`, from the cache or the file.
     fn block(&self, n: usize) -> io::Result<OwnedBytes> {
         let start = n * BLOCK_SIZE;
         let len = BLOCK_SIZE.min(self.len - start);
         let (bytes, hit) = self.cache.block(self.id, n as u64, || {
+            if let Some(direct) = &self.direct {
+                return read_direct(direct, start, len).map(OwnedBytes::new);
+            }
             let mut buf = vec![0u8; len];
             self.file.read_exact_at(&mut buf, start as u64)?;
             Ok(OwnedBytes::new(buf))
@@ -96,6 +119,24 @@ impl CachedFile {
         counter.fetch_add(1, Ordering::Relaxed);
         Ok(bytes)
     }
+}
+
+/// Reads `len` bytes at the block-aligned `start` of an `O_DIRECT` file:
+/// whole 4 KiB sectors into an aligned buffer (the file's last sector may
+/// come back short), then the bytes wanted copied out.
+fn read_direct(file: &File, start: usize, len: usize) -> io::Result<Vec<u8>> {
+    let mut buf = AlignedBuf::zeroed(len.div_ceil(BLOCK_ALIGN) * BLOCK_ALIGN);
+    let read = loop {
+        match file.read_at(&mut buf, start as u64) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            other => break other?,
+        }
+    };
+    // One read: only the end of the file stops it short (of `len`).
+    if read < len {
+        return Err(io::ErrorKind::UnexpectedEof.into());
+    }
+    Ok(buf[..len].to_vec())
 }
 
 impl HasLen for CachedFile {
@@ -159,10 +200,20 @@ mod tests {
 
     #[test]
     fn ranges_within_and_across_blocks_read_the_file() {
+        ranges_read_the_file(true);
+        ranges_read_the_file(false);
+    }
+
+    /// With `direct`, as the file system allows (ext4: `O_DIRECT`).
+    fn ranges_read_the_file(direct: bool) {
         let len = 3 * BLOCK_SIZE + 123;
         let (f, data) = file_of(len);
         let cache = Arc::new(BlockCache::new(8 << 20));
-        let file = open(f.path(), &cache);
+        let mut file = open(f.path(), &cache);
+        if !direct {
+            file.direct = None;
+        }
+        eprintln!("O_DIRECT: {}", file.is_direct());
         assert_eq!(file.len(), len);
         let b = BLOCK_SIZE;
         let ranges = [
