@@ -48,6 +48,10 @@ pub struct SearchIndex {
     pub(crate) reads: std::sync::Arc<ReadCounters>,
     /// Translog records replayed when the index was opened.
     replayed: u64,
+    /// Held while `index.json` is rebuilt and replaced: concurrent mapping
+    /// updates would otherwise share its temporary file, and an older body
+    /// could replace a newer one.
+    saving_metadata: Mutex<()>,
 }
 
 struct FlushState {
@@ -232,6 +236,7 @@ impl SearchIndex {
     }
 
     fn save_metadata(&self, sync: bool) -> Result<()> {
+        let _one_at_a_time = self.saving_metadata.lock();
         let body = json!({
             "settings": self.settings.read().to_json(&self.name),
             "mappings": self.mappings.read().to_json(),

@@ -108,6 +108,7 @@ impl SearchIndex {
             counters: IndexCounters::default(),
             reads,
             replayed: 0,
+            saving_metadata: Mutex::new(()),
         };
         let applied = std::cell::Cell::new(0u64);
         let replayed = CommandLog::replay(&*fs, oldest + 1, |lsn, kind, body| -> Result<()> {
