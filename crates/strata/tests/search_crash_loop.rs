@@ -226,8 +226,11 @@ fn acknowledged_documents_survive_kill_9_ssd() {
 
 #[test]
 fn acknowledged_documents_survive_kill_9_pmem() {
-    let (dir, child, addr) =
-        crash_loop("acknowledged_documents_survive_kill_9_pmem", "pmem", "100ms");
+    let (dir, child, addr) = crash_loop(
+        "acknowledged_documents_survive_kill_9_pmem",
+        "pmem",
+        "100ms",
+    );
     // Refreshed just before the kill: nothing is left to replay.
     let (status, _) = http(addr, "POST", &format!("/{INDEX}/_refresh"), None).unwrap();
     assert_eq!(status, 200);
