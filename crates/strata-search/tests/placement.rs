@@ -100,6 +100,14 @@ fn round_trip(tier: StoreTier, cache_bytes: u64) -> (u64, tempfile::TempDir) {
             "a clean shutdown flushed everything"
         );
         check(&catalog, 2000);
+        let stats = index.storage_stats();
+        if tier == StoreTier::Dram {
+            assert!(stats.resident_bytes > 0, "{stats:?}");
+            assert_eq!(stats.cache_misses, 0, "{stats:?}");
+        } else {
+            assert_eq!(stats.resident_bytes, 0, "{stats:?}");
+            assert!(stats.cache_misses > 0, "{stats:?}");
+        }
         put(&catalog, 2000, 2600);
         index.refresh().unwrap();
         put(&catalog, 2600, 2700); // not refreshed: only the translog has them

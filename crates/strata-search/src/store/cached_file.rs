@@ -51,9 +51,9 @@ impl ReadCounters {
 
 /// An immutable file read in cached blocks.
 pub struct CachedFile {
+    /// Opened with `O_DIRECT` when `direct` (one descriptor per file).
     file: File,
-    /// The same file opened with `O_DIRECT`, when the filesystem allows.
-    direct: Option<File>,
+    direct: bool,
     len: usize,
     id: u64,
     path: PathBuf,
@@ -75,14 +75,19 @@ impl CachedFile {
         cache: Arc<BlockCache>,
         counters: Arc<ReadCounters>,
     ) -> io::Result<CachedFile> {
-        let file = File::open(path)?;
-        let len = usize::try_from(file.metadata()?.len()).map_err(io::Error::other)?;
+        let buffered = File::open(path)?;
+        let len = usize::try_from(buffered.metadata()?.len()).map_err(io::Error::other)?;
+        // Some filesystems refuse the open, others only the read: probe.
         let direct = std::fs::OpenOptions::new()
             .read(true)
             .custom_flags(libc::O_DIRECT)
             .open(path)
             .ok()
             .filter(|f| len == 0 || read_direct(f, 0, len.min(BLOCK_SIZE)).is_ok());
+        let (file, direct) = match direct {
+            Some(f) => (f, true),
+            None => (buffered, false),
+        };
         Ok(CachedFile {
             file,
             direct,
@@ -96,7 +101,7 @@ impl CachedFile {
 
     /// Whether misses bypass the page cache (`O_DIRECT`).
     pub fn is_direct(&self) -> bool {
-        self.direct.is_some()
+        self.direct
     }
 
     /// Block `n`, from the cache or the file.
@@ -104,8 +109,8 @@ impl CachedFile {
         let start = n * BLOCK_SIZE;
         let len = BLOCK_SIZE.min(self.len - start);
         let (bytes, hit) = self.cache.block(self.id, n as u64, || {
-            if let Some(direct) = &self.direct {
-                return read_direct(direct, start, len).map(OwnedBytes::new);
+            if self.direct {
+                return read_direct(&self.file, start, len).map(OwnedBytes::new);
             }
             let mut buf = vec![0u8; len];
             self.file.read_exact_at(&mut buf, start as u64)?;
@@ -211,7 +216,8 @@ mod tests {
         let cache = Arc::new(BlockCache::new(8 << 20));
         let mut file = open(f.path(), &cache);
         if !direct {
-            file.direct = None;
+            file.file = File::open(f.path()).unwrap();
+            file.direct = false;
         }
         eprintln!("O_DIRECT: {}", file.is_direct());
         assert_eq!(file.len(), len);
