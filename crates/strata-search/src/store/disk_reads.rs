@@ -7,7 +7,9 @@
 //! Handles are remembered per file name, so the readers that each refresh
 //! reopens find the same cached blocks (and `dram` reads a file once);
 //! [`DiskReads::forget`] drops a file tantivy deleted. Readers that still
-//! hold it keep their own reference.
+//! hold it keep their own reference. The two files that are replaced in
+//! place (`meta.json`, `.managed.json`; tantivy reads them with
+//! `atomic_read`, not through handles) are never remembered.
 
 use std::collections::HashMap;
 use std::io;
@@ -20,6 +22,7 @@ use tantivy::directory::{FileHandle, OwnedBytes};
 
 use super::block_cache::BlockCache;
 use super::cached_file::{CachedFile, ReadCounters};
+use super::tiered::{MANAGED, META};
 
 /// The read side of a shard's persisted files.
 pub enum DiskReads {
@@ -66,7 +69,16 @@ impl DiskReads {
                 OpenReadError::wrap_io_error(e, full.clone())
             }
         };
+        let replaced_in_place = name == Path::new(META) || name == Path::new(MANAGED);
         match self {
+            DiskReads::Resident { .. } if replaced_in_place => Ok(Arc::new(OwnedBytes::new(
+                std::fs::read(&full).map_err(fail)?,
+            ))),
+            DiskReads::Cached {
+                cache, counters, ..
+            } if replaced_in_place => Ok(Arc::new(
+                CachedFile::open(&full, Arc::clone(cache), Arc::clone(counters)).map_err(fail)?,
+            )),
             DiskReads::Resident { files } => {
                 if let Some(bytes) = files.lock().get(name) {
                     return Ok(Arc::new(bytes.clone()));
@@ -125,5 +137,53 @@ impl DiskReads {
             DiskReads::Resident { files } => files.lock().values().map(|b| b.len() as u64).sum(),
             DiskReads::Cached { .. } => 0,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(reads: &DiskReads, root: &Path, name: &str) -> Vec<u8> {
+        let handle = reads.open(root, Path::new(name)).unwrap();
+        handle
+            .read_bytes(0..handle.len())
+            .unwrap()
+            .as_slice()
+            .to_vec()
+    }
+
+    #[test]
+    fn remembers_segment_files_until_forgotten_but_never_meta() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        let cache = Arc::new(BlockCache::new(1 << 20));
+        for reads in [
+            DiskReads::resident(),
+            DiskReads::cached(cache, Arc::default()),
+        ] {
+            std::fs::write(root.join("s.idx"), b"one").unwrap();
+            std::fs::write(root.join(META), b"m1").unwrap();
+            assert_eq!(read(&reads, root, "s.idx"), b"one");
+            assert_eq!(read(&reads, root, META), b"m1");
+            // Segment files never change in place; if one did, the
+            // remembered handle would still answer until forgotten.
+            std::fs::remove_file(root.join("s.idx")).unwrap();
+            std::fs::write(root.join("s.idx"), b"two").unwrap();
+            std::fs::write(root.join(META), b"m2").unwrap();
+            assert_eq!(read(&reads, root, "s.idx"), b"one");
+            assert_eq!(read(&reads, root, META), b"m2");
+            reads.forget(Path::new("s.idx"));
+            assert_eq!(read(&reads, root, "s.idx"), b"two");
+            reads.forget(Path::new("s.idx"));
+            assert!(matches!(
+                reads.open(root, Path::new("gone.idx")),
+                Err(OpenReadError::FileDoesNotExist(_))
+            ));
+        }
+        let resident = DiskReads::resident();
+        resident.adopt(Path::new("x.fast"), &OwnedBytes::new(vec![7u8; 10]));
+        assert_eq!(resident.resident_bytes(), 10);
+        assert_eq!(read(&resident, root, "x.fast"), vec![7u8; 10]);
     }
 }
