@@ -148,6 +148,16 @@ fn pmem_reopens_refreshed_segments_without_replay() {
         !tmp.path().join("pmem").join(&uuid).exists(),
         "deleting the index frees its pmem"
     );
+    drop(catalog);
+    // A crash between removing an index and its pmem files leaves an
+    // orphan: the next open removes it, and nothing not named like a uuid.
+    let pmem = tmp.path().join("pmem");
+    std::fs::create_dir_all(pmem.join("0123456789abcdef").join("0")).unwrap();
+    std::fs::create_dir_all(pmem.join("not-an-index")).unwrap();
+    let catalog = open(tmp.path(), StoreTier::Dram, 4 << 20);
+    assert!(!pmem.join("0123456789abcdef").exists());
+    assert!(pmem.join("not-an-index").exists());
+    drop(catalog);
 }
 
 #[test]

@@ -121,6 +121,8 @@ impl Catalog {
         if pending.is_some() || aliases != before {
             durable_json::save(&aliases_path(root), &aliases.to_json())?;
         }
+        let uuids: Vec<String> = indices.values().map(|i| i.settings().uuid).collect();
+        storage.remove_orphans(uuids.iter().map(String::as_str))?;
         let templates = match durable_json::load(&templates_path(root))? {
             Some(v) => Templates::from_json(&v)?,
             None => Templates::default(),

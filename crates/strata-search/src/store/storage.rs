@@ -46,6 +46,36 @@ impl SearchStorage {
         Ok(())
     }
 
+    /// Removes the persistent-memory directories of indices that no longer
+    /// exist (a crash between deleting an index's directory and its pmem
+    /// directory leaves one). Only entries named like an index uuid (16
+    /// lowercase hex digits) are touched, so a directory shared with other
+    /// files is safe. Returns how many were removed.
+    pub fn remove_orphans<'a>(&self, live: impl IntoIterator<Item = &'a str>) -> Result<usize> {
+        let Some(root) = &self.pmem_root else {
+            return Ok(0);
+        };
+        let Ok(entries) = std::fs::read_dir(root) else {
+            return Ok(0); // not created yet
+        };
+        let live: std::collections::HashSet<&str> = live.into_iter().collect();
+        let mut removed = 0;
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            let uuid_like =
+                name.len() == 16 && name.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+            if uuid_like && !live.contains(name) && entry.path().is_dir() {
+                std::fs::remove_dir_all(entry.path()).map_err(|e| {
+                    SearchError::io(format!("remove {}", entry.path().display()), e)
+                })?;
+                tracing::warn!(dir = %entry.path().display(), "removed the pmem files of a deleted index");
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+
     /// The persistent-memory directory of the index with `uuid`.
     pub fn pmem_dir_of(&self, uuid: &str) -> Option<PathBuf> {
         self.pmem_root.as_ref().map(|root| root.join(uuid))

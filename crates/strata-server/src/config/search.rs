@@ -4,7 +4,8 @@
 //! `search_pmem_dir` (where `pmem` indices keep their fresh segments: by
 //! default next to the persistent-memory file, `<pmem file>.search`, so
 //! that pointing `pmem_path` at a DAX or tmpfs mount places search there
-//! too).
+//! too). The directory belongs to one server: at start it removes the
+//! uuid-named directories of indices it does not have.
 
 use std::path::PathBuf;
 use std::sync::Arc;
