@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
+use strata_search::store::SearchStorage;
 use strata_search::{Catalog, SearchError, SearchIndex};
 
 use crate::cluster_settings::ClusterSettings;
@@ -28,6 +29,9 @@ pub struct NodeConfig {
     pub max_body: usize,
     /// The address HTTP clients reach the node at (reported by `_nodes`).
     pub http_addr: SocketAddr,
+    /// Default tier, block cache and persistent-memory directory of the
+    /// indices.
+    pub storage: SearchStorage,
 }
 
 /// A node's persistent identity.
@@ -68,7 +72,7 @@ impl Node {
     /// Opens (or creates) the node under `config.root`, recovering every
     /// index. Blocking: run it off the async workers.
     pub fn open(config: NodeConfig) -> Result<Node, SearchError> {
-        let catalog = Catalog::open(&config.root)?;
+        let catalog = Catalog::open_with(&config.root, config.storage.clone())?;
         let identity = load_identity(&config.root)?;
         let cluster_settings = ClusterSettings::open(&config.root)?;
         Ok(Node {

@@ -17,8 +17,10 @@
 //! - [`index`]: one index (settings, mapping, translog, shards): document
 //!   operations, recovery, stats.
 //! - [`shard`]: one tantivy index with its writer, reader and live version map.
-//! - [`store`]: the fixed tantivy schema and the tiered directory (fresh
-//!   segments in DRAM, flushed ones on disk).
+//! - [`store`]: the fixed tantivy schema, the placement of an index's files
+//!   (`index.store.tier`: `dram`, `ssd`, `pmem`), the node's block cache
+//!   and the tiered directory (fresh segments in DRAM or persistent
+//!   memory, flushed ones on disk, read whole in DRAM or through the cache).
 //! - [`mapping`]: field types, dynamic mapping, dates.
 //! - [`settings`]: index settings.
 //! - [`translog`]: the translog record format.
@@ -30,7 +32,8 @@
 //! An indexing operation is appended to the index's translog before the
 //! tantivy writer sees it; with `request` durability the caller awaits
 //! [`SearchIndex::durable`] before acknowledging. A refresh commits to DRAM
-//! only (no fsync). A flush persists the newest commit to disk, with the
+//! (no fsync), or for `pmem` indices to persistent memory (synced there,
+//! no device I/O), where it survives a restart. A flush persists the newest commit to disk, with the
 //! translog LSN it covers as its payload, and trims the translog below the
 //! LSN all shards cover. Opening an index replays the translog above each
 //! shard's durable commit.

@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 
 use crate::error::{Result, SearchError};
+use crate::store::StoreTier;
 
 /// When an indexing request is acknowledged (`index.translog.durability`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,6 +31,10 @@ pub struct IndexSettings {
     pub durability: TranslogDurability,
     /// `async` durability: the longest an acknowledged operation stays unsynced.
     pub sync_interval: Duration,
+    /// `index.store.tier`; `None` until the catalog fills in the node's
+    /// default at creation (and for indices made before the setting, which
+    /// open as `dram`).
+    pub store_tier: Option<StoreTier>,
     /// Creation time, epoch milliseconds.
     pub creation_date: i64,
     /// A unique id.
@@ -45,6 +50,7 @@ impl IndexSettings {
             refresh_interval: Some(Duration::from_secs(1)),
             durability: TranslogDurability::Request,
             sync_interval: Duration::from_secs(5),
+            store_tier: None,
             creation_date,
             uuid,
         }
@@ -105,6 +111,10 @@ impl IndexSettings {
                     }
                     next.sync_interval = d;
                 }
+                "store.tier" => {
+                    static_setting("store.tier")?;
+                    next.store_tier = Some(StoreTier::parse(&value_text(&value))?);
+                }
                 "codec" if value_text(&value) == "default" => {}
                 "provided_name" | "creation_date" | "uuid" | "version.created" => {}
                 other => {
@@ -128,7 +138,7 @@ impl IndexSettings {
             TranslogDurability::Request => "request",
             TranslogDurability::Async => "async",
         };
-        json!({"index": {
+        let mut index = json!({
             "number_of_shards": self.number_of_shards.to_string(),
             "number_of_replicas": self.number_of_replicas.to_string(),
             "refresh_interval": refresh,
@@ -137,7 +147,16 @@ impl IndexSettings {
             "creation_date": self.creation_date.to_string(),
             "uuid": self.uuid,
             "version": {"created": "8521000"}
-        }})
+        });
+        if let Some(tier) = self.store_tier {
+            index["store"] = json!({"tier": tier.as_str()});
+        }
+        json!({ "index": index })
+    }
+
+    /// The tier the index's files are placed on.
+    pub fn tier(&self) -> StoreTier {
+        self.store_tier.unwrap_or_default()
     }
 }
 
@@ -246,5 +265,33 @@ mod tests {
         s.apply(&json!({"index": {"refresh_interval": "250ms"}}), false)
             .unwrap();
         assert_eq!(s.refresh_interval, Some(Duration::from_millis(250)));
+    }
+
+    #[test]
+    fn store_tier_is_validated_shown_and_fixed() {
+        for body in [
+            json!({"index": {"store": {"tier": "ssd"}}}),
+            json!({"index": {"store.tier": "ssd"}}),
+            json!({"index.store.tier": "ssd"}),
+            json!({"store.tier": "SSD"}),
+        ] {
+            let mut s = IndexSettings::new(0, "u".into());
+            s.apply(&body, true).unwrap();
+            assert_eq!(s.tier(), StoreTier::Ssd, "{body}");
+            assert_eq!(s.to_json("i")["index"]["store"]["tier"], "ssd");
+        }
+        let mut s = IndexSettings::new(0, "u".into());
+        assert_eq!(s.tier(), StoreTier::Dram);
+        let bad = s
+            .apply(&json!({"index.store.tier": "tape"}), true)
+            .unwrap_err();
+        assert_eq!(bad.status(), 400);
+        assert_eq!(bad.es_type(), "illegal_argument_exception");
+        s.apply(&json!({"index.store.tier": "pmem"}), true).unwrap();
+        let fixed = s
+            .apply(&json!({"index.store.tier": "dram"}), false)
+            .unwrap_err();
+        assert!(fixed.to_string().contains("not updateable"), "{fixed}");
+        assert_eq!(s.tier(), StoreTier::Pmem);
     }
 }

@@ -43,6 +43,7 @@ impl HttpFrontEnd {
             cluster_name: CLUSTER_NAME.to_string(),
             max_body: usize::try_from(config.http_max_body.bytes()).unwrap_or(usize::MAX),
             http_addr: addr,
+            storage: config.search_storage(),
         };
         let node = Arc::new(
             crate::server::blocking(|| Node::open(node_config)).map_err(ServerError::Search)?,

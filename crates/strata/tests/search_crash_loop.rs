@@ -6,6 +6,10 @@
 //! data directory, and every acknowledged document must be there with its
 //! source, and every acknowledged delete must stay deleted. Operations in
 //! flight at the kill may go either way.
+//! The same loop runs per placement (`index.store.tier`): `ssd` and `pmem`
+//! with refreshes every 100 ms, so kills land between and during
+//! refreshes; `pmem`'s refreshes are durable, and a final kill right after
+//! a refresh must restart without replaying any translog record.
 //! `STRATA_CRASH_SEED` replays a run; `STRATA_CRASH_CYCLES` sets the cycles
 //! (default 4; 40 with `STRATA_TEST_FULL=1`).
 
@@ -210,12 +214,52 @@ fn write(
 
 #[test]
 fn acknowledged_documents_survive_kill_9() {
-    let seed = crash::seed("acknowledged_documents_survive_kill_9");
+    let (_dir, child, _) = crash_loop("acknowledged_documents_survive_kill_9", "dram", "-1");
+    kill(child);
+}
+
+#[test]
+fn acknowledged_documents_survive_kill_9_ssd() {
+    let (_dir, child, _) = crash_loop("acknowledged_documents_survive_kill_9_ssd", "ssd", "100ms");
+    kill(child);
+}
+
+#[test]
+fn acknowledged_documents_survive_kill_9_pmem() {
+    let (dir, child, addr) = crash_loop(
+        "acknowledged_documents_survive_kill_9_pmem",
+        "pmem",
+        "100ms",
+    );
+    // Refreshed just before the kill: nothing is left to replay.
+    let (status, _) = http(addr, "POST", &format!("/{INDEX}/_refresh"), None).unwrap();
+    assert_eq!(status, 200);
+    let (_, before) = http(addr, "GET", &format!("/{INDEX}/_count"), None).unwrap();
+    kill(child);
+    let (child, addr) = start(dir.path());
+    let (_, after) = http(addr, "GET", &format!("/{INDEX}/_count"), None).unwrap();
+    assert_eq!(after["count"], before["count"]);
+    let (_, stats) = http(addr, "GET", &format!("/{INDEX}/_stats"), None).unwrap();
+    let store = &stats["indices"][INDEX]["primaries"]["strata_store"];
+    assert_eq!(store["translog_replayed_at_open"], json!(0), "{store}");
+    kill(child);
+}
+
+fn kill(mut child: Child) {
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// The kill -9 loop on an index placed on `tier` with `refresh`; returns
+/// the data directory and the server still running after the last check.
+fn crash_loop(name: &str, tier: &str, refresh: &str) -> (crash::DataDir, Child, SocketAddr) {
+    let seed = crash::seed(name);
     let mut rng = StdRng::seed_from_u64(seed);
     let dir = crash::DataDir::new("search");
     let (mut child, mut addr) = start(dir.path());
     let settings = json!({"settings": {"number_of_shards": 2, "number_of_replicas": 0,
-        "refresh_interval": "-1", "translog": {"durability": "request"}}});
+        "refresh_interval": refresh, "translog": {"durability": "request"},
+        "index.store.tier": tier}});
     let (status, reply) = http(
         addr,
         "PUT",
@@ -276,11 +320,10 @@ fn acknowledged_documents_survive_kill_9() {
         .iter()
         .map(|r| r.acked.values().filter(|v| v.is_none()).count())
         .sum();
-    eprintln!("search kill -9 loop: {docs} documents and {deleted} deletes checked after the last restart");
+    eprintln!("search kill -9 loop ({tier}): {docs} documents and {deleted} deletes checked after the last restart");
     assert!(
         docs > 0,
         "no document was acknowledged: the test proved nothing"
     );
-    let _ = child.kill();
-    let _ = child.wait();
+    (dir, child, addr)
 }

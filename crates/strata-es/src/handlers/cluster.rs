@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
+use strata_search::store::BLOCK_SIZE;
 
 use super::stats::{health_of, IndexStats};
 use super::{broadcast_shards, resolve};
@@ -224,6 +225,14 @@ pub fn nodes_stats(node: &Node) -> Result<Reply> {
                "mem": {}, "threads": {}, "gc": {"collectors": {}}}),
     );
     body.insert("indexing_pressure".into(), node.indexing_pressure.stats());
+    let cache = node.catalog.storage().cache.stats();
+    body.insert(
+        "strata_search_cache".into(),
+        json!({"budget_in_bytes": cache.budget_bytes, "size_in_bytes": cache.size_bytes,
+               "blocks": cache.blocks, "block_size_in_bytes": BLOCK_SIZE,
+               "hits": cache.hits, "misses": cache.misses,
+               "miss_bytes": cache.miss_bytes}),
+    );
     body.insert(
         "ingest".into(),
         json!({"total": {"count": 0, "time_in_millis": 0, "current": 0, "failed": 0},
@@ -246,6 +255,7 @@ pub fn stats(node: &Node, expression: Option<&str>) -> Result<Reply> {
                 "uuid": index.settings().uuid,
                 "health": health_of(index),
                 "status": "open",
+                "strata_store_tier": index.tier().as_str(),
                 "primaries": s.to_json(),
                 "total": s.to_json(),
             }),

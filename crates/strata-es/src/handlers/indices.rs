@@ -140,7 +140,9 @@ pub fn force_merge(node: &Node, expression: Option<&str>, req: &EsRequest) -> Re
 
 /// `[/<index>]/_cache/clear`. The engine keeps no query, request or
 /// field-data cache of its own (tantivy's per-segment readers are not
-/// caches a client can drop), so there is nothing to clear: the reply is
+/// caches a client can drop; the block cache of flushed segment files is
+/// storage, like the page cache Elasticsearch relies on, and is kept), so
+/// there is nothing to clear: the reply is
 /// Elasticsearch's broadcast shape over the indices named.
 pub fn cache_clear(node: &Node, expression: Option<&str>) -> Result<Reply> {
     let indices = resolve(node, expression)?;

@@ -1,7 +1,9 @@
 //! Per-index statistics shared by `_stats`, `_nodes/stats` and
 //! `_cat/indices`: document and segment counts from the current
-//! searchers, store size on disk and in DRAM, operation counters. Only
-//! what is measured is reported; timings are not tracked and are left out.
+//! searchers, store size on disk and in DRAM, operation counters, and
+//! Strata's own `strata_store` section (where segment bytes are, block
+//! cache hits and misses of the index's flushed files). Only what is
+//! measured is reported; timings are not tracked and are left out.
 
 use serde_json::{json, Value};
 use strata_search::SearchIndex;
@@ -29,6 +31,16 @@ pub struct IndexStats {
     pub refresh_total: u64,
     /// Flushes since open.
     pub flush_total: u64,
+    /// Fresh segment bytes (DRAM or persistent memory).
+    pub fresh_bytes: u64,
+    /// Flushed segment bytes held whole in DRAM (`dram` tier).
+    pub resident_bytes: u64,
+    /// Block reads answered by the node's block cache.
+    pub cache_hits: u64,
+    /// Block reads that went to the device.
+    pub cache_misses: u64,
+    /// Translog records replayed when the index was opened.
+    pub replayed_at_open: u64,
 }
 
 impl IndexStats {
@@ -53,6 +65,12 @@ impl IndexStats {
         stats.query_total = c.query_total;
         stats.refresh_total = c.refresh_total;
         stats.flush_total = c.flush_total;
+        let storage = index.storage_stats();
+        stats.fresh_bytes = storage.fresh_bytes;
+        stats.resident_bytes = storage.resident_bytes;
+        stats.cache_hits = storage.cache_hits;
+        stats.cache_misses = storage.cache_misses;
+        stats.replayed_at_open = index.replayed_at_open();
         stats
     }
 
@@ -68,6 +86,11 @@ impl IndexStats {
         self.query_total += other.query_total;
         self.refresh_total += other.refresh_total;
         self.flush_total += other.flush_total;
+        self.fresh_bytes += other.fresh_bytes;
+        self.resident_bytes += other.resident_bytes;
+        self.cache_hits += other.cache_hits;
+        self.cache_misses += other.cache_misses;
+        self.replayed_at_open += other.replayed_at_open;
     }
 
     /// The `_stats` section form.
@@ -81,6 +104,13 @@ impl IndexStats {
             "refresh": {"total": self.refresh_total},
             "flush": {"total": self.flush_total},
             "segments": {"count": self.segments},
+            "strata_store": {
+                "fresh_in_bytes": self.fresh_bytes,
+                "dram_resident_in_bytes": self.resident_bytes,
+                "block_cache_hits": self.cache_hits,
+                "block_cache_misses": self.cache_misses,
+                "translog_replayed_at_open": self.replayed_at_open,
+            },
         })
     }
 }

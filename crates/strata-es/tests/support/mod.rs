@@ -41,6 +41,7 @@ impl TestServer {
             cluster_name: "test-cluster".into(),
             max_body,
             http_addr: addr,
+            storage: TestServer::storage(&dir),
         };
         let node = Arc::new(
             tokio::task::spawn_blocking(move || Node::open(config))
@@ -58,6 +59,16 @@ impl TestServer {
             stop: Some(stop),
             task: Some(task),
             dir,
+        }
+    }
+
+    /// The storage options of a test node: `dram` by default, a 4 MiB
+    /// block cache, persistent memory emulated under the test directory.
+    pub fn storage(dir: &tempfile::TempDir) -> strata_search::store::SearchStorage {
+        strata_search::store::SearchStorage {
+            default_tier: strata_search::store::StoreTier::Dram,
+            cache: Arc::new(strata_search::store::BlockCache::new(4 << 20)),
+            pmem_root: Some(dir.path().join("pmem")),
         }
     }
 

@@ -52,6 +52,10 @@ impl Catalog {
         );
         let mut settings = IndexSettings::new(now, uuid);
         settings.apply(&merged.settings_value(), true)?;
+        if settings.store_tier.is_none() {
+            settings.store_tier = Some(self.storage.default_tier);
+        }
+        self.storage.check(settings.tier())?;
         let mappings = match &merged.mappings {
             Some(m) => Mappings::parse(m)?,
             None => Mappings::default(),
@@ -102,7 +106,7 @@ impl Catalog {
                 std::fs::remove_dir_all(&dir)
                     .map_err(|e| SearchError::io(format!("clear {}", dir.display()), e))?;
             }
-            SearchIndex::create(&dir, name, settings, mappings)
+            SearchIndex::create(&dir, name, settings, mappings, &self.storage)
         })();
         let index = match created {
             Ok(index) => Arc::new(index),
@@ -149,6 +153,7 @@ impl Catalog {
     pub(super) fn remove_files(&self, victims: Vec<Arc<SearchIndex>>) -> Result<()> {
         for victim in victims {
             let dir = self.root.join(victim.name());
+            let pmem_dir = self.storage.pmem_dir_of(&victim.settings().uuid);
             if let Ok(index) = Arc::try_unwrap(victim) {
                 if let Err(e) = index.close() {
                     tracing::warn!(error = %e, "closing a deleted index");
@@ -156,6 +161,13 @@ impl Catalog {
             }
             std::fs::remove_dir_all(&dir)
                 .map_err(|e| SearchError::io(format!("remove {}", dir.display()), e))?;
+            // After the index directory (the commit point): a crash between
+            // the two leaves an unnamed pmem directory, never a pmem index
+            // without its files.
+            if let Some(pmem) = pmem_dir.filter(|d| d.exists()) {
+                std::fs::remove_dir_all(&pmem)
+                    .map_err(|e| SearchError::io(format!("remove {}", pmem.display()), e))?;
+            }
         }
         Ok(())
     }

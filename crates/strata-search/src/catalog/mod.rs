@@ -39,6 +39,7 @@ use crate::aliases::Aliases;
 use crate::durable_json;
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
+use crate::store::SearchStorage;
 use crate::templates::Templates;
 
 /// How often the background task looks at each index.
@@ -49,6 +50,7 @@ type IndexMap = BTreeMap<String, Arc<SearchIndex>>;
 /// All indices, aliases and templates of the node.
 pub struct Catalog {
     root: PathBuf,
+    storage: SearchStorage,
     indices: Arc<RwLock<IndexMap>>,
     aliases: RwLock<Aliases>,
     templates: RwLock<Templates>,
@@ -62,6 +64,13 @@ impl Catalog {
     /// refresh/flush task. Aliases of indices that no longer exist (a
     /// crash between deleting an index and saving the aliases) are dropped.
     pub fn open(root: &Path) -> Result<Catalog> {
+        Catalog::open_with(root, SearchStorage::default())
+    }
+
+    /// [`open`](Self::open) with the node's storage options: the default
+    /// `index.store.tier` of new indices, the shared block cache and the
+    /// persistent-memory directory.
+    pub fn open_with(root: &Path, storage: SearchStorage) -> Result<Catalog> {
         std::fs::create_dir_all(root)
             .map_err(|e| SearchError::io(format!("create {}", root.display()), e))?;
         let mut indices = BTreeMap::new();
@@ -81,7 +90,7 @@ impl Catalog {
             if !path.join("index.json").exists() {
                 continue;
             }
-            let index = SearchIndex::open(&path, &name)?;
+            let index = SearchIndex::open(&path, &name, &storage)?;
             indices.insert(name, Arc::new(index));
         }
         let stored = durable_json::load(&aliases_path(root))?;
@@ -112,6 +121,8 @@ impl Catalog {
         if pending.is_some() || aliases != before {
             durable_json::save(&aliases_path(root), &aliases.to_json())?;
         }
+        let uuids: Vec<String> = indices.values().map(|i| i.settings().uuid).collect();
+        storage.remove_orphans(uuids.iter().map(String::as_str))?;
         let templates = match durable_json::load(&templates_path(root))? {
             Some(v) => Templates::from_json(&v)?,
             None => Templates::default(),
@@ -128,6 +139,7 @@ impl Catalog {
         };
         Ok(Catalog {
             root: root.to_path_buf(),
+            storage,
             indices,
             aliases: RwLock::new(aliases),
             templates: RwLock::new(templates),
@@ -143,6 +155,11 @@ impl Catalog {
             .get(name)
             .cloned()
             .ok_or_else(|| SearchError::IndexNotFound(name.to_string()))
+    }
+
+    /// The node's storage options (block cache, default tier).
+    pub fn storage(&self) -> &SearchStorage {
+        &self.storage
     }
 
     /// Every index name, sorted.

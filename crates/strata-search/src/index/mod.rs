@@ -26,6 +26,7 @@ use crate::error::{Result, SearchError};
 use crate::mapping::Mappings;
 use crate::settings::{IndexSettings, TranslogDurability};
 use crate::shard::Shard;
+use crate::store::{ReadCounters, StoreTier};
 use stats::IndexCounters;
 
 /// Translog bytes after which the background task flushes an index.
@@ -43,6 +44,14 @@ pub struct SearchIndex {
     last_refresh: Mutex<Instant>,
     /// Operation counters.
     pub counters: IndexCounters,
+    /// Block-cache hits and misses of this index's shards.
+    pub(crate) reads: std::sync::Arc<ReadCounters>,
+    /// Translog records replayed when the index was opened.
+    replayed: u64,
+    /// Held while `index.json` is rebuilt and replaced: concurrent mapping
+    /// updates would otherwise share its temporary file, and an older body
+    /// could replace a newer one.
+    saving_metadata: Mutex<()>,
 }
 
 struct FlushState {
@@ -73,6 +82,17 @@ impl SearchIndex {
     /// A copy of the mapping.
     pub fn mappings(&self) -> Mappings {
         self.mappings.read().clone()
+    }
+
+    /// Where the index's files are placed (`index.store.tier`).
+    pub fn tier(&self) -> StoreTier {
+        self.settings.read().tier()
+    }
+
+    /// Translog records replayed when the index was opened (none for what
+    /// a `pmem` refresh had made durable).
+    pub fn replayed_at_open(&self) -> u64 {
+        self.replayed
     }
 
     /// The shards.
@@ -108,7 +128,7 @@ impl SearchIndex {
     /// Makes every change so far searchable on all shards.
     pub fn refresh(&self) -> Result<()> {
         for shard in &self.shards {
-            if shard.refresh(|| self.translog.last_lsn(), false)? {
+            if shard.refresh(|| self.covered_lsn(), false)? {
                 self.counters.note_refresh();
             }
         }
@@ -121,9 +141,11 @@ impl SearchIndex {
     pub fn flush(&self) -> Result<()> {
         let mut state = self.flushing.lock();
         self.save_metadata(true)?;
+        // Sync the translog first, so the commits cover all written so far.
+        self.translog.flush()?;
         let mut covered = u64::MAX;
         for shard in &self.shards {
-            let point = shard.flush(|| self.translog.last_lsn())?;
+            let point = shard.flush(|| self.covered_lsn())?;
             covered = covered.min(point.lsn);
         }
         *self.last_refresh.lock() = Instant::now();
@@ -135,6 +157,18 @@ impl SearchIndex {
         state.at = Instant::now();
         self.counters.note_flush();
         Ok(())
+    }
+
+    /// The translog LSN a commit made now may claim to cover (read under
+    /// the shard's lock, so every operation of the shard up to the
+    /// translog's last LSN is in its writer). A commit that is durable
+    /// before the translog is (`pmem` refreshes; a crash between a flush
+    /// and its translog sync) claims only what the translog has made
+    /// durable: after a restart the translog then never reuses an LSN the
+    /// commit claims, and the operations between are replayed, which is
+    /// idempotent (the last operation on an id wins).
+    fn covered_lsn(&self) -> u64 {
+        self.translog.last_lsn().min(self.translog.durable_lsn())
     }
 
     /// Merges each shard down to at most `max_segments` segments.
@@ -202,6 +236,7 @@ impl SearchIndex {
     }
 
     fn save_metadata(&self, sync: bool) -> Result<()> {
+        let _one_at_a_time = self.saving_metadata.lock();
         let body = json!({
             "settings": self.settings.read().to_json(&self.name),
             "mappings": self.mappings.read().to_json(),

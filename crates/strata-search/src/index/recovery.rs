@@ -19,6 +19,7 @@ use crate::mapping::Mappings;
 use crate::settings::{IndexSettings, TranslogDurability};
 use crate::shard::document::build_document;
 use crate::shard::Shard;
+use crate::store::{ReadCounters, SearchStorage};
 use crate::translog::Operation;
 
 impl SearchIndex {
@@ -28,6 +29,7 @@ impl SearchIndex {
         name: &str,
         settings: IndexSettings,
         mappings: Mappings,
+        storage: &SearchStorage,
     ) -> Result<SearchIndex> {
         std::fs::create_dir_all(dir)
             .map_err(|e| SearchError::io(format!("create {}", dir.display()), e))?;
@@ -36,11 +38,13 @@ impl SearchIndex {
             "mappings": mappings.to_json(),
         });
         write_metadata(dir, &body, true)?;
-        SearchIndex::open(dir, name)
+        SearchIndex::open(dir, name, storage)
     }
 
-    /// Opens the index in `dir`, replaying its translog.
-    pub fn open(dir: &Path, name: &str) -> Result<SearchIndex> {
+    /// Opens the index in `dir` with its files placed as its
+    /// `index.store.tier` says on `storage`, replaying its translog above
+    /// each shard's durable commit (for `pmem`, the newest refresh).
+    pub fn open(dir: &Path, name: &str, storage: &SearchStorage) -> Result<SearchIndex> {
         let meta_path = metadata_path(dir);
         let bytes = std::fs::read(&meta_path)
             .map_err(|e| SearchError::io(format!("read {}", meta_path.display()), e))?;
@@ -61,11 +65,15 @@ impl SearchIndex {
         }
         settings.apply(&applied, true)?;
         let mappings = Mappings::parse(&meta["mappings"])?;
+        storage.check(settings.tier())?;
+        let reads = Arc::new(ReadCounters::default());
+        let pmem_dir = storage.pmem_dir_of(&settings.uuid);
 
         let mut shards = Vec::new();
         let mut points = Vec::new();
         for n in 0..settings.number_of_shards {
-            let (shard, point) = Shard::open(&dir.join("shards").join(n.to_string()), n)?;
+            let placed = storage.for_shard(settings.tier(), pmem_dir.as_deref(), n, &reads);
+            let (shard, point) = Shard::open(&dir.join("shards").join(n.to_string()), n, &placed)?;
             shards.push(shard);
             points.push(point);
         }
@@ -98,7 +106,11 @@ impl SearchIndex {
             }),
             last_refresh: Mutex::new(Instant::now() - Duration::from_secs(3600)),
             counters: IndexCounters::default(),
+            reads,
+            replayed: 0,
+            saving_metadata: Mutex::new(()),
         };
+        let applied = std::cell::Cell::new(0u64);
         let replayed = CommandLog::replay(&*fs, oldest + 1, |lsn, kind, body| -> Result<()> {
             let op = Operation::decode(kind, body)?;
             let point = points.get(op.shard as usize).ok_or_else(|| {
@@ -111,8 +123,11 @@ impl SearchIndex {
             if lsn <= point.lsn {
                 return Ok(());
             }
+            applied.set(applied.get() + 1);
             index.replay_operation(&op)
         })?;
+        let mut index = index;
+        index.replayed = applied.get();
         if replayed.records > 0 {
             tracing::info!(
                 index = name,

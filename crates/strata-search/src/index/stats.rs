@@ -4,10 +4,39 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::SearchIndex;
+use crate::store::StoreTier;
+
+/// Where an index's segment bytes are and how its block reads went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StorageStats {
+    /// `index.store.tier`.
+    pub tier: StoreTier,
+    /// Fresh (unflushed) segment bytes, in DRAM or persistent memory.
+    pub fresh_bytes: u64,
+    /// Flushed segment bytes held whole in DRAM (`dram`).
+    pub resident_bytes: u64,
+    /// Block reads of flushed files answered by the node's cache.
+    pub cache_hits: u64,
+    /// Block reads of flushed files that read the device.
+    pub cache_misses: u64,
+}
 
 impl SearchIndex {
+    /// The index's [`StorageStats`].
+    pub fn storage_stats(&self) -> StorageStats {
+        let (cache_hits, cache_misses) = self.reads.values();
+        StorageStats {
+            tier: self.tier(),
+            fresh_bytes: self.shards.iter().map(|s| s.fresh_bytes() as u64).sum(),
+            resident_bytes: self.shards.iter().map(|s| s.resident_bytes()).sum(),
+            cache_hits,
+            cache_misses,
+        }
+    }
+
     /// Bytes the index occupies: every file under its directory (metadata,
-    /// translog, flushed segments) plus fresh segment files held in DRAM.
+    /// translog, flushed segments) plus fresh segment files (in DRAM, or
+    /// in persistent memory for `pmem`).
     /// Files removed while the walk runs are skipped, not errors.
     pub fn store_size_bytes(&self) -> u64 {
         let fresh: u64 = self.shards.iter().map(|s| s.fresh_bytes() as u64).sum();

@@ -28,7 +28,7 @@ use tantivy::{
 };
 
 use crate::error::{Result, SearchError};
-use crate::store::{SchemaFields, TieredDirectory};
+use crate::store::{SchemaFields, ShardStorage, TieredDirectory};
 use crate::translog::Operation;
 
 /// The primary term of every shard (a single node never changes primaries).
@@ -129,11 +129,13 @@ impl CommitPoint {
 }
 
 impl Shard {
-    /// Opens (or creates) the shard in `path`; returns it and its durable commit point.
-    pub fn open(path: &Path, number: u32) -> Result<(Shard, CommitPoint)> {
+    /// Opens (or creates) the shard in `path`, placed as `storage` says;
+    /// returns it and its durable commit point (for `pmem`, the newest
+    /// refresh's).
+    pub fn open(path: &Path, number: u32, storage: &ShardStorage) -> Result<(Shard, CommitPoint)> {
         std::fs::create_dir_all(path)
             .map_err(|e| SearchError::io(format!("create {}", path.display()), e))?;
-        let dir = TieredDirectory::open(path)?;
+        let dir = TieredDirectory::open(path, storage)?;
         let index = if Index::exists(&dir).map_err(tantivy::TantivyError::from)? {
             Index::open(dir.clone())?
         } else {
@@ -181,9 +183,14 @@ impl Shard {
         self.reader.searcher()
     }
 
-    /// Bytes of fresh (not yet flushed) segment files in DRAM.
+    /// Bytes of fresh (not yet flushed) segment files, in DRAM or pmem.
     pub fn fresh_bytes(&self) -> usize {
         self.dir.fresh_bytes()
+    }
+
+    /// Bytes of flushed segment files held whole in DRAM (`dram` tier).
+    pub fn resident_bytes(&self) -> u64 {
+        self.dir.resident_bytes()
     }
 
     /// Sequence numbers handed out so far (the next one).
@@ -368,6 +375,12 @@ impl Shard {
     pub fn flush(&self, covered_lsn: impl FnOnce() -> u64) -> Result<CommitPoint> {
         self.refresh(covered_lsn, true)?;
         let persisted = self.dir.persist()?;
+        // Reopen the segments just persisted from disk, as the placement
+        // reads them, so the fresh copies are freed once searches in
+        // flight end (else they would stay until the next refresh).
+        if persisted.files > 0 {
+            self.reader.reload()?;
+        }
         match persisted.payload {
             Some(p) => Ok(CommitPoint::parse(Some(&p))),
             None => Ok(CommitPoint::parse(

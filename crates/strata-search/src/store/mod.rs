@@ -1,10 +1,25 @@
 //! How an index's shards sit on storage: the tantivy schema every shard
-//! shares (`schema`) and the tiered directory that keeps fresh segments in
-//! DRAM until a flush persists them (`tiered`).
+//! shares (`schema`), the placement of its files (`tier`, `storage`), and
+//! the tiered directory (`tiered`, `persist`) that keeps fresh segments in
+//! DRAM or persistent memory (`fresh`) until a flush persists them, then
+//! reads them as the placement says (`disk_reads`): whole in DRAM, or in
+//! blocks (`cached_file`) through the node's budgeted `block_cache`.
 
+mod block_cache;
+mod cached_file;
+mod disk_reads;
+mod fresh;
 pub mod geo_columns;
+mod persist;
 mod schema;
+mod storage;
+mod tier;
 mod tiered;
 
+pub use block_cache::{BlockCache, CacheStats, BLOCK_SIZE, DEFAULT_CACHE_BYTES};
+pub use cached_file::{CachedFile, ReadCounters};
+pub use persist::Persisted;
 pub use schema::{json_term, SchemaFields, FIELD_NAMES, ID, KEYWORDS, SOURCE, TEXT};
-pub use tiered::{Persisted, TieredDirectory};
+pub use storage::{SearchStorage, ShardStorage};
+pub use tier::StoreTier;
+pub use tiered::TieredDirectory;

@@ -1,210 +1,125 @@
 //! `TieredDirectory`: the tantivy `Directory` of one shard. Fresh files
-//! (new segments, `meta.json` of every refresh) are written to DRAM; a flush
+//! (new segments, `meta.json` of every refresh) are written to the fresh
+//! tier ([`FreshFiles`]: DRAM, or persistent memory for `pmem`); a flush
 //! ([`TieredDirectory::persist`]) copies the files the current commit
 //! references to the shard's SSD directory, fsyncs them, then writes
-//! `meta.json` there atomically. So a refresh never fsyncs, and the
-//! directory on disk always holds one complete, durable commit.
+//! `meta.json` there atomically. So a refresh never fsyncs a device, and
+//! the directory on disk always holds one complete, durable commit.
+//! Persisted files are read as the placement says ([`DiskReads`]), never
+//! mapped.
 //!
 //! Invariants:
-//! - reads try DRAM first, then disk; a file is never different in the two.
+//! - reads try the fresh files first, then disk; a file is never different
+//!   in the two.
 //! - a file tantivy deletes that exists on disk stays there ("doomed") until
 //!   the next persist, because the durable `meta.json` may still reference
 //!   it; it is invisible to tantivy meanwhile.
-//! - `meta.json` is dropped from DRAM only while holding the state lock and
-//!   only if it is still the version just persisted.
+//! - `meta.json` is dropped from the fresh files only while holding the
+//!   state lock and only if it is still the version just persisted.
+//! - `pmem`: every file the fresh `meta.json` names is in the fresh files
+//!   or on disk (a persist copies before it drops), so a restart opens the
+//!   newest refresh.
 
 use std::collections::HashSet;
 use std::fmt;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
 use tantivy::directory::error::{DeleteError, LockError, OpenReadError, OpenWriteError};
 use tantivy::directory::{
-    DirectoryLock, FileHandle, Lock, MmapDirectory, RamDirectory, TerminatingWrite, WatchCallback,
-    WatchHandle, WritePtr,
+    DirectoryLock, FileHandle, Lock, MmapDirectory, WatchCallback, WatchHandle, WritePtr,
 };
 use tantivy::Directory;
 
-const META: &str = "meta.json";
-const MANAGED: &str = ".managed.json";
-const SEGMENT_EXTENSIONS: [&str; 6] = ["idx", "pos", "term", "store", "fast", "fieldnorm"];
+use super::disk_reads::DiskReads;
+use super::fresh::FreshFiles;
+use super::storage::ShardStorage;
+use super::tier::StoreTier;
 
-/// A shard's directory: fresh files in DRAM, persisted files on disk.
+pub(super) const META: &str = "meta.json";
+pub(super) const MANAGED: &str = ".managed.json";
+
+/// A shard's directory: fresh files in DRAM or pmem, persisted files on disk.
 #[derive(Clone)]
 pub struct TieredDirectory {
-    fresh: RamDirectory,
-    disk: MmapDirectory,
-    state: Arc<Mutex<TierState>>,
-    persisting: Arc<Mutex<()>>,
+    pub(super) fresh: FreshFiles,
+    pub(super) disk: MmapDirectory,
+    pub(super) root: PathBuf,
+    pub(super) reads: Arc<DiskReads>,
+    pub(super) state: Arc<Mutex<TierState>>,
+    pub(super) persisting: Arc<Mutex<()>>,
 }
 
 #[derive(Default)]
-struct TierState {
-    doomed: HashSet<PathBuf>,
-}
-
-/// What a persist did.
-#[derive(Debug, Clone, Default)]
-pub struct Persisted {
-    /// The commit payload of the `meta.json` now durable on disk.
-    pub payload: Option<String>,
-    /// Files copied from DRAM to disk.
-    pub files: usize,
-    /// Bytes copied.
-    pub bytes: u64,
+pub(super) struct TierState {
+    pub(super) doomed: HashSet<PathBuf>,
 }
 
 impl fmt::Debug for TieredDirectory {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "TieredDirectory({:?})", self.disk)
+        write!(f, "TieredDirectory({})", self.root.display())
     }
 }
 
 impl TieredDirectory {
-    /// Opens the shard directory `path` (which must exist).
-    pub fn open(path: &Path) -> tantivy::Result<TieredDirectory> {
+    /// Opens the shard directory `path` (which must exist) placed as
+    /// `storage` says; `pmem` needs `storage.pmem_dir`.
+    pub fn open(path: &Path, storage: &ShardStorage) -> tantivy::Result<TieredDirectory> {
         let disk = MmapDirectory::open(path)?;
+        let (fresh, reads) = match storage.tier {
+            StoreTier::Dram => (FreshFiles::dram(), DiskReads::resident()),
+            StoreTier::Ssd | StoreTier::Pmem => {
+                let fresh = match (&storage.tier, &storage.pmem_dir) {
+                    (StoreTier::Ssd, _) => FreshFiles::dram(),
+                    (_, Some(dir)) => FreshFiles::pmem(dir)?,
+                    (_, None) => {
+                        return Err(tantivy::TantivyError::InvalidArgument(
+                            "pmem placement without a persistent-memory directory".into(),
+                        ))
+                    }
+                };
+                let reads =
+                    DiskReads::cached(Arc::clone(&storage.cache), Arc::clone(&storage.counters));
+                (fresh, reads)
+            }
+        };
         Ok(TieredDirectory {
-            fresh: RamDirectory::create(),
+            fresh,
             disk,
+            root: path.to_path_buf(),
+            reads: Arc::new(reads),
             state: Arc::new(Mutex::new(TierState::default())),
             persisting: Arc::new(Mutex::new(())),
         })
     }
 
-    /// Bytes of fresh files held in DRAM.
+    /// Bytes of fresh files (in DRAM, or in pmem).
     pub fn fresh_bytes(&self) -> usize {
-        self.fresh.total_mem_usage()
+        usize::try_from(self.fresh.bytes()).unwrap_or(usize::MAX)
     }
 
-    /// Makes the newest commit durable on disk (see the module docs).
-    /// Returns `payload: None` when there is nothing new to persist.
-    pub fn persist(&self) -> tantivy::Result<Persisted> {
-        let _one_at_a_time = self.persisting.lock();
-        // A concurrent merge may delete files of the meta we read; read again then.
-        for _ in 0..8 {
-            let meta = match self.fresh.atomic_read(Path::new(META)) {
-                Ok(meta) => meta,
-                Err(OpenReadError::FileDoesNotExist(_)) => return Ok(Persisted::default()),
-                Err(e) => return Err(e.into()),
-            };
-            let referenced = referenced_files(&meta)?;
-            let mut copies = Vec::new();
-            let mut complete = true;
-            for file in &referenced {
-                if self.fresh.exists(file)? {
-                    match self.fresh.open_read(file) {
-                        Ok(slice) => copies.push((file.clone(), slice)),
-                        Err(_) => complete = false,
-                    }
-                } else if !self.exists(file)? {
-                    complete = false;
-                }
-            }
-            if !complete {
-                continue;
-            }
-            let mut done = Persisted::default();
-            for (file, slice) in &copies {
-                if self.disk.exists(file)? {
-                    continue;
-                }
-                let bytes = slice.read_bytes()?;
-                let mut writer = self.disk.open_write(file)?;
-                writer.write_all(bytes.as_slice())?;
-                writer.terminate()?; // fsyncs the file's data
-                done.files += 1;
-                done.bytes += bytes.len() as u64;
-            }
-            self.disk.sync_directory()?;
-            if let Ok(managed) = self.fresh.atomic_read(Path::new(MANAGED)) {
-                self.disk.atomic_write(Path::new(MANAGED), &managed)?;
-            }
-            self.disk.atomic_write(Path::new(META), &meta)?;
-            self.disk.sync_directory()?;
-            done.payload = payload_of(&meta);
-            let doomed: Vec<PathBuf> = {
-                let mut state = self.state.lock();
-                for (file, _) in &copies {
-                    let _ = self.fresh.delete(file);
-                }
-                if self.fresh.atomic_read(Path::new(META)).ok().as_deref() == Some(&meta[..]) {
-                    let _ = self.fresh.delete(Path::new(META));
-                }
-                let gone: Vec<PathBuf> = state
-                    .doomed
-                    .iter()
-                    .filter(|p| !referenced.contains(*p))
-                    .cloned()
-                    .collect();
-                for p in &gone {
-                    state.doomed.remove(p);
-                }
-                gone
-            };
-            for path in &doomed {
-                match self.disk.delete(path) {
-                    Ok(()) | Err(DeleteError::FileDoesNotExist(_)) => {}
-                    Err(e) => return Err(io::Error::other(e.to_string()).into()),
-                }
-            }
-            if !doomed.is_empty() {
-                self.disk.sync_directory()?;
-            }
-            return Ok(done);
-        }
-        Err(tantivy::TantivyError::SystemError(
-            "persist: the commit kept changing under concurrent merges".into(),
-        ))
+    /// Bytes of persisted files held whole in DRAM (`dram`).
+    pub fn resident_bytes(&self) -> u64 {
+        self.reads.resident_bytes()
     }
-}
-
-fn payload_of(meta: &[u8]) -> Option<String> {
-    let v: serde_json::Value = serde_json::from_slice(meta).ok()?;
-    v.get("payload")?.as_str().map(str::to_string)
-}
-
-/// The segment files a `meta.json` references.
-fn referenced_files(meta: &[u8]) -> tantivy::Result<HashSet<PathBuf>> {
-    let v: serde_json::Value = serde_json::from_slice(meta)
-        .map_err(|e| tantivy::TantivyError::SystemError(format!("bad meta.json: {e}")))?;
-    let mut files = HashSet::new();
-    let segments = v.get("segments").and_then(|s| s.as_array());
-    for seg in segments.into_iter().flatten() {
-        let Some(id) = seg.get("segment_id").and_then(|s| s.as_str()) else {
-            continue;
-        };
-        let id = id.replace('-', "");
-        for ext in SEGMENT_EXTENSIONS {
-            files.insert(PathBuf::from(format!("{id}.{ext}")));
-        }
-        if let Some(opstamp) = seg
-            .get("deletes")
-            .and_then(|d| d.get("opstamp"))
-            .and_then(|o| o.as_u64())
-        {
-            files.insert(PathBuf::from(format!("{id}.{opstamp}.del")));
-        }
-    }
-    Ok(files)
 }
 
 impl Directory for TieredDirectory {
     fn get_file_handle(&self, path: &Path) -> Result<Arc<dyn FileHandle>, OpenReadError> {
-        if self.fresh.exists(path)? {
-            return self.fresh.get_file_handle(path);
+        if self.fresh.dir().exists(path)? {
+            return self.fresh.dir().get_file_handle(path);
         }
         if self.state.lock().doomed.contains(path) {
             return Err(OpenReadError::FileDoesNotExist(path.to_path_buf()));
         }
-        self.disk.get_file_handle(path)
+        self.reads.open(&self.root, path)
     }
 
     fn delete(&self, path: &Path) -> Result<(), DeleteError> {
         let mut state = self.state.lock();
-        let in_fresh = self.fresh.delete(path).is_ok();
+        let in_fresh = self.fresh.dir().delete(path).is_ok();
         let on_disk = !state.doomed.contains(path)
             && self.disk.exists(path).map_err(|e| DeleteError::IoError {
                 io_error: Arc::new(io::Error::other(e.to_string())),
@@ -212,6 +127,7 @@ impl Directory for TieredDirectory {
             })?;
         if on_disk {
             state.doomed.insert(path.to_path_buf());
+            self.reads.forget(path);
         }
         if in_fresh || on_disk {
             Ok(())
@@ -221,7 +137,7 @@ impl Directory for TieredDirectory {
     }
 
     fn exists(&self, path: &Path) -> Result<bool, OpenReadError> {
-        if self.fresh.exists(path)? {
+        if self.fresh.dir().exists(path)? {
             return Ok(true);
         }
         if self.state.lock().doomed.contains(path) {
@@ -234,11 +150,11 @@ impl Directory for TieredDirectory {
         if self.exists(path).unwrap_or(false) {
             return Err(OpenWriteError::FileAlreadyExists(path.to_path_buf()));
         }
-        self.fresh.open_write(path)
+        self.fresh.dir().open_write(path)
     }
 
     fn atomic_read(&self, path: &Path) -> Result<Vec<u8>, OpenReadError> {
-        match self.fresh.atomic_read(path) {
+        match self.fresh.dir().atomic_read(path) {
             Err(OpenReadError::FileDoesNotExist(_)) => self.disk.atomic_read(path),
             other => other,
         }
@@ -246,20 +162,23 @@ impl Directory for TieredDirectory {
 
     fn atomic_write(&self, path: &Path, data: &[u8]) -> io::Result<()> {
         let _state = self.state.lock();
-        self.fresh.atomic_write(path, data)
+        self.fresh.dir().atomic_write(path, data)?;
+        // pmem: the rename itself must survive (tantivy syncs before, not after).
+        self.fresh.sync()
     }
 
     fn sync_directory(&self) -> io::Result<()> {
-        // Durability comes from `persist` and the translog, never from a refresh.
-        Ok(())
+        // A device is synced only by `persist` and the translog; pmem's
+        // fresh files are synced here (cheap: no device I/O).
+        self.fresh.sync()
     }
 
     fn acquire_lock(&self, lock: &Lock) -> Result<DirectoryLock, LockError> {
-        self.fresh.acquire_lock(lock)
+        self.fresh.dir().acquire_lock(lock)
     }
 
     fn watch(&self, watch_callback: WatchCallback) -> tantivy::Result<WatchHandle> {
-        self.fresh.watch(watch_callback)
+        self.fresh.dir().watch(watch_callback)
     }
 }
 
@@ -269,20 +188,33 @@ mod tests {
     use tantivy::{doc, Index, IndexWriter};
 
     use super::*;
+    use crate::store::{BlockCache, SearchStorage};
 
-    #[test]
-    fn refresh_stays_in_dram_and_persist_survives_reopen() {
+    fn storage(tier: StoreTier, pmem: &Path) -> ShardStorage {
+        let node = SearchStorage {
+            default_tier: tier,
+            cache: Arc::new(BlockCache::new(1 << 20)),
+            pmem_root: Some(pmem.to_path_buf()),
+        };
+        node.for_shard(tier, Some(&pmem.join("uuid")), 0, &Arc::default())
+    }
+
+    /// Commits "a" and persists it, commits "b" without persisting, then
+    /// reopens as after a crash: returns the documents found.
+    fn crash_after_unpersisted_refresh(tier: StoreTier) -> u64 {
         let tmp = tempfile::tempdir().unwrap();
+        let pmem = tempfile::tempdir().unwrap();
+        let disk = tmp.path();
         let mut builder = Schema::builder();
         let id = builder.add_text_field("id", STRING | STORED);
         let schema = builder.build();
-        let dir = TieredDirectory::open(tmp.path()).unwrap();
+        let dir = TieredDirectory::open(disk, &storage(tier, pmem.path())).unwrap();
         let index = Index::create(dir.clone(), schema.clone(), Default::default()).unwrap();
         let mut writer: IndexWriter = index.writer_with_num_threads(1, 15_000_000).unwrap();
         writer.add_document(doc!(id => "a")).unwrap();
         writer.commit().unwrap();
         assert!(
-            !tmp.path().join(META).exists(),
+            !disk.join(META).exists(),
             "a commit must not reach the disk"
         );
         let mut prepared = writer.prepare_commit().unwrap();
@@ -290,13 +222,33 @@ mod tests {
         prepared.commit().unwrap();
         let persisted = dir.persist().unwrap();
         assert_eq!(persisted.payload.as_deref(), Some("7"));
+        assert!(disk.join(META).exists());
+        let reader = index.reader().unwrap();
+        assert_eq!(reader.searcher().num_docs(), 1);
         writer.add_document(doc!(id => "b")).unwrap();
-        writer.commit().unwrap(); // not persisted: lost on "crash"
+        let mut prepared = writer.prepare_commit().unwrap();
+        prepared.set_payload("8");
+        prepared.commit().unwrap(); // not persisted
         drop(writer);
+        drop(reader);
         drop(index);
-        let reopened = Index::open(TieredDirectory::open(tmp.path()).unwrap()).unwrap();
+        let reopened =
+            Index::open(TieredDirectory::open(disk, &storage(tier, pmem.path())).unwrap()).unwrap();
         let searcher = reopened.reader().unwrap().searcher();
-        assert_eq!(searcher.num_docs(), 1);
-        assert_eq!(reopened.load_metas().unwrap().payload.as_deref(), Some("7"));
+        let payload = reopened.load_metas().unwrap().payload;
+        let expected = if tier == StoreTier::Pmem { "8" } else { "7" };
+        assert_eq!(payload.as_deref(), Some(expected), "{tier}");
+        searcher.num_docs()
+    }
+
+    #[test]
+    fn refresh_stays_in_dram_and_persist_survives_reopen() {
+        assert_eq!(crash_after_unpersisted_refresh(StoreTier::Dram), 1);
+        assert_eq!(crash_after_unpersisted_refresh(StoreTier::Ssd), 1);
+    }
+
+    #[test]
+    fn pmem_keeps_the_newest_refresh_across_a_restart() {
+        assert_eq!(crash_after_unpersisted_refresh(StoreTier::Pmem), 2);
     }
 }

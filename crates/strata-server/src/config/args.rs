@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use super::modes::{EvictionMode, LogFormat};
 use super::persistence::{HumanDuration, LogDevice, PersistenceMode, RecoveryMode};
+use super::search::SearchTier;
 use super::size::ByteSize;
 use super::tiers::{DataPlacement, IndexPlacement, PmemPersist, SsdIo, SsdReads};
 use super::ServerConfig;
@@ -219,6 +220,23 @@ pub struct ServeArgs {
     /// thread waits for the device) [default: deferred].
     #[arg(long, value_name = "PATH")]
     pub ssd_reads: Option<SsdReads>,
+
+    /// Default `index.store.tier` of new search indices: `dram`, `ssd`
+    /// (flushed segments read through the --search-cache-size cache) or
+    /// `pmem` (fresh segments durable at refresh in --search-pmem-dir)
+    /// [default: dram].
+    #[arg(long, value_name = "TIER")]
+    pub search_tier: Option<SearchTier>,
+
+    /// DRAM budget of the block cache in front of flushed search segments
+    /// (`ssd` and `pmem` indices) [default: 256mb].
+    #[arg(long, value_name = "SIZE")]
+    pub search_cache_size: Option<ByteSize>,
+
+    /// Directory of the fresh segments of `pmem` search indices, on a DAX
+    /// filesystem (tmpfs emulates it) [default: <pmem-path>.search].
+    #[arg(long, value_name = "DIR")]
+    pub search_pmem_dir: Option<PathBuf>,
 }
 
 impl ServeArgs {
@@ -296,5 +314,10 @@ impl ServeArgs {
             &self.ssd_defrag_threshold_pct,
         );
         set(&mut config.ssd_reads, &self.ssd_reads);
+        set(&mut config.search_tier, &self.search_tier);
+        set(&mut config.search_cache_size, &self.search_cache_size);
+        if self.search_pmem_dir.is_some() {
+            config.search_pmem_dir = self.search_pmem_dir.clone();
+        }
     }
 }

@@ -8,6 +8,8 @@
 //! - [`modes`]: the eviction mode and log format.
 //! - [`persistence`]: the command log and checkpoints.
 //! - [`tiers`]: the placement of index and records, the pmem file.
+//! - [`search`]: the search engine's default tier, block cache budget
+//!   and persistent-memory directory.
 //!
 //! The HTTP (Elasticsearch-compatible) front end is configured here too:
 //! `http_port`, `http_enabled`, `http_max_body`; its data lives under
@@ -16,6 +18,7 @@
 pub mod args;
 pub mod modes;
 pub mod persistence;
+pub mod search;
 pub mod size;
 pub mod tiers;
 
@@ -30,6 +33,7 @@ use serde::Deserialize;
 pub use args::ServeArgs;
 pub use modes::{EvictionMode, LogFormat};
 pub use persistence::{HumanDuration, LogDevice, PersistenceMode, RecoveryMode};
+pub use search::SearchTier;
 pub use size::ByteSize;
 pub use tiers::{DataPlacement, IndexPlacement, PmemPersist, SsdIo, SsdReads};
 
@@ -143,6 +147,13 @@ pub struct ServerConfig {
     pub ssd_defrag_threshold_pct: u8,
     /// How requests read values only the SSD has.
     pub ssd_reads: SsdReads,
+    /// Default `index.store.tier` of new search indices.
+    pub search_tier: SearchTier,
+    /// DRAM budget of the block cache in front of flushed search segments.
+    pub search_cache_size: ByteSize,
+    /// Directory of `pmem` search indices' fresh segments;
+    /// `<pmem file>.search` when unset.
+    pub search_pmem_dir: Option<PathBuf>,
 }
 
 impl Default for ServerConfig {
@@ -192,6 +203,9 @@ impl Default for ServerConfig {
             ssd_flush_interval: HumanDuration(std::time::Duration::from_millis(100)),
             ssd_defrag_threshold_pct: 50,
             ssd_reads: SsdReads::Deferred,
+            search_tier: SearchTier::Dram,
+            search_cache_size: search::DEFAULT_SEARCH_CACHE,
+            search_pmem_dir: None,
         }
     }
 }
@@ -331,6 +345,8 @@ impl ServerConfig {
         self.validate_persistence()
             .map_err(|(option, message)| invalid(option, message))?;
         self.validate_tiers()
+            .map_err(|(option, message)| invalid(option, message))?;
+        self.validate_search()
             .map_err(|(option, message)| invalid(option, message))?;
         Ok(())
     }

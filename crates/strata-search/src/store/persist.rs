@@ -1,0 +1,151 @@
+//! [`TieredDirectory::persist`]: a flush. The files the newest commit
+//! references are copied from the fresh files to the shard's disk
+//! directory and fsynced, then `meta.json` is written there atomically;
+//! only then are the copied fresh files dropped (in `pmem` too: until then
+//! the fresh `meta.json` may still name them) and files tantivy deleted
+//! meanwhile removed from disk.
+
+use std::collections::HashSet;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use tantivy::directory::error::{DeleteError, OpenReadError};
+use tantivy::directory::TerminatingWrite;
+use tantivy::Directory;
+
+use super::tiered::{TieredDirectory, MANAGED, META};
+
+const SEGMENT_EXTENSIONS: [&str; 6] = ["idx", "pos", "term", "store", "fast", "fieldnorm"];
+
+/// What a persist did.
+#[derive(Debug, Clone, Default)]
+pub struct Persisted {
+    /// The commit payload of the `meta.json` now durable on disk.
+    pub payload: Option<String>,
+    /// Files copied from the fresh files to disk.
+    pub files: usize,
+    /// Bytes copied.
+    pub bytes: u64,
+}
+
+impl TieredDirectory {
+    /// Makes the newest commit durable on disk (see the module docs).
+    /// Returns `payload: None` when there is nothing new to persist.
+    pub fn persist(&self) -> tantivy::Result<Persisted> {
+        let _one_at_a_time = self.persisting.lock();
+        // A concurrent merge may delete files of the meta we read; read again then.
+        for _ in 0..8 {
+            let meta = match self.fresh.dir().atomic_read(Path::new(META)) {
+                Ok(meta) => meta,
+                Err(OpenReadError::FileDoesNotExist(_)) => return Ok(Persisted::default()),
+                Err(e) => return Err(e.into()),
+            };
+            let referenced = referenced_files(&meta)?;
+            let mut copies = Vec::new();
+            let mut complete = true;
+            for file in &referenced {
+                if self.fresh.dir().exists(file)? {
+                    match self.fresh.dir().open_read(file) {
+                        Ok(slice) => copies.push((file.clone(), slice)),
+                        Err(_) => complete = false,
+                    }
+                } else if !self.exists(file)? {
+                    complete = false;
+                }
+            }
+            if !complete {
+                continue;
+            }
+            let mut done = Persisted::default();
+            for (file, slice) in &copies {
+                if self.disk.exists(file)? {
+                    continue;
+                }
+                let bytes = slice.read_bytes()?;
+                let mut writer = self.disk.open_write(file)?;
+                writer.write_all(bytes.as_slice())?;
+                writer.terminate()?; // fsyncs the file's data
+                self.reads.adopt(file, &bytes);
+                done.files += 1;
+                done.bytes += bytes.len() as u64;
+            }
+            self.disk.sync_directory()?;
+            if let Ok(managed) = self.fresh.dir().atomic_read(Path::new(MANAGED)) {
+                self.disk.atomic_write(Path::new(MANAGED), &managed)?;
+            }
+            self.disk.atomic_write(Path::new(META), &meta)?;
+            self.disk.sync_directory()?;
+            done.payload = payload_of(&meta);
+            let doomed: Vec<PathBuf> = {
+                let mut state = self.state.lock();
+                for (file, _) in &copies {
+                    let _ = self.fresh.dir().delete(file);
+                }
+                if self
+                    .fresh
+                    .dir()
+                    .atomic_read(Path::new(META))
+                    .ok()
+                    .as_deref()
+                    == Some(&meta[..])
+                {
+                    let _ = self.fresh.dir().delete(Path::new(META));
+                }
+                let gone: Vec<PathBuf> = state
+                    .doomed
+                    .iter()
+                    .filter(|p| !referenced.contains(*p))
+                    .cloned()
+                    .collect();
+                for p in &gone {
+                    state.doomed.remove(p);
+                }
+                gone
+            };
+            for path in &doomed {
+                self.reads.forget(path);
+                match self.disk.delete(path) {
+                    Ok(()) | Err(DeleteError::FileDoesNotExist(_)) => {}
+                    Err(e) => return Err(io::Error::other(e.to_string()).into()),
+                }
+            }
+            if !doomed.is_empty() {
+                self.disk.sync_directory()?;
+            }
+            return Ok(done);
+        }
+        Err(tantivy::TantivyError::SystemError(
+            "persist: the commit kept changing under concurrent merges".into(),
+        ))
+    }
+}
+
+fn payload_of(meta: &[u8]) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_slice(meta).ok()?;
+    v.get("payload")?.as_str().map(str::to_string)
+}
+
+/// The segment files a `meta.json` references.
+fn referenced_files(meta: &[u8]) -> tantivy::Result<HashSet<PathBuf>> {
+    let v: serde_json::Value = serde_json::from_slice(meta)
+        .map_err(|e| tantivy::TantivyError::SystemError(format!("bad meta.json: {e}")))?;
+    let mut files = HashSet::new();
+    let segments = v.get("segments").and_then(|s| s.as_array());
+    for seg in segments.into_iter().flatten() {
+        let Some(id) = seg.get("segment_id").and_then(|s| s.as_str()) else {
+            continue;
+        };
+        let id = id.replace('-', "");
+        for ext in SEGMENT_EXTENSIONS {
+            files.insert(PathBuf::from(format!("{id}.{ext}")));
+        }
+        if let Some(opstamp) = seg
+            .get("deletes")
+            .and_then(|d| d.get("opstamp"))
+            .and_then(|o| o.as_u64())
+        {
+            files.insert(PathBuf::from(format!("{id}.{opstamp}.del")));
+        }
+    }
+    Ok(files)
+}

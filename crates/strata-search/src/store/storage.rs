@@ -1,0 +1,119 @@
+//! Where a node's and a shard's search files go: [`SearchStorage`] (the
+//! node's default tier, its block cache and persistent-memory directory,
+//! given by the server) and [`ShardStorage`] (what one shard's directory is
+//! opened with).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::block_cache::BlockCache;
+use super::cached_file::ReadCounters;
+use super::tier::StoreTier;
+use crate::error::{Result, SearchError};
+
+/// The node's storage options (`search_tier`, `search_cache_size`,
+/// `search_pmem_dir` in `strata serve`).
+#[derive(Debug, Clone)]
+pub struct SearchStorage {
+    /// The tier of an index created without `index.store.tier`.
+    pub default_tier: StoreTier,
+    /// The block cache every shard reading in blocks shares.
+    pub cache: Arc<BlockCache>,
+    /// Root of the `pmem` indices' fresh files (one directory per index
+    /// uuid); `None`: the `pmem` tier is refused.
+    pub pmem_root: Option<PathBuf>,
+}
+
+impl Default for SearchStorage {
+    /// `dram`, a default-sized cache, no persistent memory.
+    fn default() -> SearchStorage {
+        SearchStorage {
+            default_tier: StoreTier::Dram,
+            cache: Arc::new(BlockCache::default()),
+            pmem_root: None,
+        }
+    }
+}
+
+impl SearchStorage {
+    /// Checks that `tier` can be used on this node.
+    pub fn check(&self, tier: StoreTier) -> Result<()> {
+        if tier == StoreTier::Pmem && self.pmem_root.is_none() {
+            return Err(SearchError::illegal(
+                "[index.store.tier] is [pmem] but this node has no persistent-memory directory (search_pmem_dir)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Removes the persistent-memory directories of indices that no longer
+    /// exist (a crash between deleting an index's directory and its pmem
+    /// directory leaves one). Only entries named like an index uuid (16
+    /// lowercase hex digits) are touched, so a directory shared with other
+    /// files is safe. Returns how many were removed.
+    pub fn remove_orphans<'a>(&self, live: impl IntoIterator<Item = &'a str>) -> Result<usize> {
+        let Some(root) = &self.pmem_root else {
+            return Ok(0);
+        };
+        let Ok(entries) = std::fs::read_dir(root) else {
+            return Ok(0); // not created yet
+        };
+        let live: std::collections::HashSet<&str> = live.into_iter().collect();
+        let mut removed = 0;
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            let uuid_like =
+                name.len() == 16 && name.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+            if uuid_like && !live.contains(name) && entry.path().is_dir() {
+                std::fs::remove_dir_all(entry.path()).map_err(|e| {
+                    SearchError::io(format!("remove {}", entry.path().display()), e)
+                })?;
+                tracing::warn!(dir = %entry.path().display(), "removed the pmem files of a deleted index");
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+
+    /// The persistent-memory directory of the index with `uuid`.
+    pub fn pmem_dir_of(&self, uuid: &str) -> Option<PathBuf> {
+        self.pmem_root.as_ref().map(|root| root.join(uuid))
+    }
+
+    /// What shard `number` of an index placed on `tier` opens with.
+    pub fn for_shard(
+        &self,
+        tier: StoreTier,
+        pmem_index_dir: Option<&Path>,
+        number: u32,
+        counters: &Arc<ReadCounters>,
+    ) -> ShardStorage {
+        ShardStorage {
+            tier,
+            cache: Arc::clone(&self.cache),
+            counters: Arc::clone(counters),
+            pmem_dir: pmem_index_dir.map(|d| d.join(number.to_string())),
+        }
+    }
+}
+
+/// What one shard's directory is opened with.
+#[derive(Debug, Clone)]
+pub struct ShardStorage {
+    /// The index's tier.
+    pub tier: StoreTier,
+    /// The node's block cache (`ssd`, `pmem`).
+    pub cache: Arc<BlockCache>,
+    /// The index's cache hit and miss counters.
+    pub counters: Arc<ReadCounters>,
+    /// `pmem`: this shard's fresh-file directory.
+    pub pmem_dir: Option<PathBuf>,
+}
+
+impl ShardStorage {
+    /// A `dram` shard with a private default cache (tests, tools).
+    pub fn dram() -> ShardStorage {
+        SearchStorage::default().for_shard(StoreTier::Dram, None, 0, &Arc::default())
+    }
+}

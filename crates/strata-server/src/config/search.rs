@@ -1,0 +1,113 @@
+//! The search engine's storage settings: `search_tier` (the default
+//! `index.store.tier` of new indices), `search_cache_size` (the DRAM budget
+//! of the block cache in front of flushed segment files) and
+//! `search_pmem_dir` (where `pmem` indices keep their fresh segments: by
+//! default next to the persistent-memory file, `<pmem file>.search`, so
+//! that pointing `pmem_path` at a DAX or tmpfs mount places search there
+//! too). The directory belongs to one server: at start it removes the
+//! uuid-named directories of indices it does not have.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde::Deserialize;
+use strata_search::store::{BlockCache, SearchStorage, StoreTier};
+
+use super::size::ByteSize;
+use super::ServerConfig;
+
+/// Default `search_cache_size`.
+pub const DEFAULT_SEARCH_CACHE: ByteSize = ByteSize::mib(256);
+
+/// The default placement of a new index's segment files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchTier {
+    /// Fresh and flushed segments in DRAM.
+    #[default]
+    Dram,
+    /// Fresh segments in persistent memory (durable at refresh), flushed
+    /// ones through the block cache.
+    Pmem,
+    /// Flushed segments through the block cache.
+    Ssd,
+}
+
+impl SearchTier {
+    /// The engine's tier.
+    pub fn store_tier(self) -> StoreTier {
+        match self {
+            SearchTier::Dram => StoreTier::Dram,
+            SearchTier::Pmem => StoreTier::Pmem,
+            SearchTier::Ssd => StoreTier::Ssd,
+        }
+    }
+}
+
+impl ServerConfig {
+    /// `search_pmem_dir`, else `<pmem file>.search`.
+    pub fn search_pmem_root(&self) -> PathBuf {
+        self.search_pmem_dir.clone().unwrap_or_else(|| {
+            let mut name = self.pmem_file().into_os_string();
+            name.push(".search");
+            PathBuf::from(name)
+        })
+    }
+
+    /// The search node's storage options (a new, empty block cache).
+    pub fn search_storage(&self) -> SearchStorage {
+        SearchStorage {
+            default_tier: self.search_tier.store_tier(),
+            cache: Arc::new(BlockCache::new(self.search_cache_size.bytes())),
+            pmem_root: Some(self.search_pmem_root()),
+        }
+    }
+
+    /// Checks the search storage settings.
+    pub(crate) fn validate_search(&self) -> Result<(), (&'static str, String)> {
+        if self
+            .search_pmem_dir
+            .as_ref()
+            .is_some_and(|d| d.as_os_str().is_empty())
+        {
+            return Err(("search_pmem_dir", "must not be empty".into()));
+        }
+        if self.search_pmem_root() == self.pmem_file() {
+            return Err((
+                "search_pmem_dir",
+                "must not be the persistent-memory file itself".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_and_toml() {
+        let config = ServerConfig::default();
+        assert_eq!(config.search_tier, SearchTier::Dram);
+        assert_eq!(config.search_cache_size, DEFAULT_SEARCH_CACHE);
+        assert_eq!(
+            config.search_pmem_root(),
+            PathBuf::from("./strata-data/strata.pmem.search")
+        );
+        let mut config = ServerConfig::from_toml(
+            "search_tier = \"ssd\"\nsearch_cache_size = \"16mb\"\npmem_path = \"/dev/shm/s.pmem\"\n",
+        )
+        .unwrap();
+        config.validate().unwrap();
+        assert_eq!(config.search_tier.store_tier(), StoreTier::Ssd);
+        assert_eq!(config.search_storage().cache.stats().budget_bytes, 16 << 20);
+        assert_eq!(
+            config.search_pmem_root(),
+            PathBuf::from("/dev/shm/s.pmem.search")
+        );
+        assert!(ServerConfig::from_toml("search_tier = \"tape\"\n").is_err());
+        config.search_pmem_dir = Some(PathBuf::from("/dev/shm/s.pmem"));
+        assert!(config.validate().is_err());
+    }
+}
