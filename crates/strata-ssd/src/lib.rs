@@ -15,7 +15,8 @@
 //!   [`SsdStore::entries`], [`SsdStore::append_relocated`],
 //!   [`SsdStore::free_block`]).
 //! - `recovery`: [`SsdStore::open`] returns a [`Recovery`]: the parallel
-//!   rebuild scan, live marking, [`Recovery::finish`].
+//!   rebuild scan or the adoption, live marking ([`LiveTally`] per
+//!   thread), [`Recovery::finish`].
 //! - `format`: the on-device layout (device header, block headers,
 //!   entries), pure functions.
 //! - `cache`: [`RecordCache`], byte-budgeted, sharded S3-FIFO.
@@ -37,6 +38,19 @@
 //! the order they were appended in, relocations included. The engine keeps
 //! the last entry per key, then marks each surviving entry with
 //! [`Recovery::set_live`]; blocks with nothing marked are freed.
+//!
+//! ## Adoption (a persistent index)
+//! A device formatted with [`IndexHome::Persistent`] holds no tombstones
+//! and is never scanned into an index: the engine's index survived (in
+//! persistent memory). [`Recovery::adopt`] reads only the block headers and
+//! the blocks written after the last sync (cutting torn tails); the engine
+//! marks the entry of each index entry live ([`Recovery::set_live`], or from
+//! many threads with [`Recovery::tally`]), and an entry past its block's
+//! durable end is refused as not live: its record was lost in the crash.
+//! The rules below about tombstones do not apply to such a device; the
+//! others (release after the superseding append, relocation under the
+//! key's lock) do, and the engine must repoint an index entry only to a
+//! relocated copy that is already durable.
 //!
 //! ## The contract that keeps deletes deleted
 //! The store keeps superseded entries on the device until their block is
