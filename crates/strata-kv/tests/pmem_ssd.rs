@@ -12,7 +12,7 @@
 use std::sync::Arc;
 
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use strata_device::MemBlockDevice;
 use strata_kv::{IndexTier, Keyspace, KeyspaceConfig, ManualClock, RestartReport, Store};
 use strata_pmem::PersistentArena;
@@ -88,21 +88,7 @@ fn run(seed: u64, torn: bool) {
     assert!(!report.restarted);
     let mut history = History::new();
     for round in 0..6u64 {
-        for i in 0..1_500 {
-            step(&ks, &mut history, &mut rng);
-            if i % 300 == 0 {
-                ks.run_maintenance();
-            }
-        }
-        check(&ks, &history);
-        if rng.gen_ratio(1, 4) {
-            ks.store().flush().unwrap();
-            for versions in history.values_mut() {
-                versions.push(None);
-            }
-        }
-        ks.sync_ssd();
-        synced(&mut history);
+        changes_then_sync(&ks, &mut history, &mut rng);
         // Changes after the sync (the defragmenter's moves included), then
         // a restart.
         for i in 0..400 {
@@ -124,12 +110,7 @@ fn run(seed: u64, torn: bool) {
             check(&ks, &history);
         } else {
             check_after_cut(&ks, &history);
-            let mut store = ks.store();
-            for i in 0..KEYS {
-                let k = key(i);
-                let now = store.get(&k, |item| item.value.to_vec());
-                history.insert(k, vec![now]);
-            }
+            take_served(&ks, &mut history);
         }
         // What was adopted is consistent: maintenance recounts and
         // defragments it without complaint, and it reads back.

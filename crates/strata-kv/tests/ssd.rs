@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use strata_device::MemBlockDevice;
 use strata_kv::fetch::Attempt;
 use strata_kv::{
@@ -59,21 +59,7 @@ fn run(seed: u64, torn: bool) {
     let mut ks = open(&device, 128 * 1024);
     let mut history = History::new();
     for round in 0..6 {
-        for i in 0..1_500 {
-            step(&ks, &mut history, &mut rng);
-            if i % 300 == 0 {
-                ks.run_maintenance();
-            }
-        }
-        check(&ks, &history);
-        if rng.gen_ratio(1, 4) {
-            ks.store().flush().unwrap();
-            for versions in history.values_mut() {
-                versions.push(None);
-            }
-        }
-        ks.sync_ssd();
-        synced(&mut history);
+        changes_then_sync(&ks, &mut history, &mut rng);
         // Changes after the sync, then a restart.
         for _ in 0..400 {
             step(&ks, &mut history, &mut rng);
@@ -95,13 +81,7 @@ fn run(seed: u64, torn: bool) {
             check(&ks, &history);
         } else {
             check_after_cut(&ks, &history);
-            // What the restart serves is the truth from here on.
-            let mut store = ks.store();
-            for i in 0..KEYS {
-                let k = key(i);
-                let now = store.get(&k, |item| item.value.to_vec());
-                history.insert(k, vec![now]);
-            }
+            take_served(&ks, &mut history);
         }
     }
 }

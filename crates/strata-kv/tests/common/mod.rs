@@ -139,3 +139,35 @@ pub fn synced(history: &mut History) {
         versions.push(last);
     }
 }
+
+/// A round of random changes (maintenance every 300), checked against the
+/// history, sometimes a flush, then a sync: the history's current versions
+/// become the durable ones.
+pub fn changes_then_sync(ks: &Keyspace, history: &mut History, rng: &mut SmallRng) {
+    for i in 0..1_500 {
+        step(ks, history, rng);
+        if i % 300 == 0 {
+            ks.run_maintenance();
+        }
+    }
+    check(ks, history);
+    if rng.gen_ratio(1, 4) {
+        ks.store().flush().unwrap();
+        for versions in history.values_mut() {
+            versions.push(None);
+        }
+    }
+    ks.sync_ssd();
+    synced(history);
+}
+
+/// After a power cut was checked: what the restart serves is the truth
+/// from here on.
+pub fn take_served(ks: &Keyspace, history: &mut History) {
+    let mut store = ks.store();
+    for i in 0..KEYS {
+        let k = key(i);
+        let now = store.get(&k, |item| item.value.to_vec());
+        history.insert(k, vec![now]);
+    }
+}
