@@ -147,7 +147,12 @@ impl Shard {
         };
         let fields = SchemaFields::from_schema(index.schema())?;
         let point = CommitPoint::parse(index.load_metas()?.payload.as_deref());
-        let writer = index.writer_with_num_threads(1, WRITER_MEMORY)?;
+        let writer: IndexWriter = index.writer_with_num_threads(1, WRITER_MEMORY)?;
+        // A crash can leave files of a commit that never became durable in
+        // persistent memory (`pmem`: a deletes file of the next opstamp, a
+        // merged segment); replaying the translog would write them again
+        // and fail. They are managed but unreferenced: collect them first.
+        writer.garbage_collect_files().wait()?;
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
