@@ -108,8 +108,7 @@ impl ClusterSettings {
 
 /// One scope of a `PUT` body: values to set, keys to reset (`null`).
 fn parse_scope(scope: &str, settings: &Value) -> Result<(Flat, Vec<String>)> {
-    let mut flat = Vec::new();
-    flatten("", settings, &mut flat);
+    let flat = strata_search::dotted::flatten(settings);
     let (mut set, mut reset) = (Flat::new(), Vec::new());
     for (key, value) in flat {
         if key != DESTRUCTIVE_REQUIRES_NAME {
@@ -138,56 +137,17 @@ fn parse_scope(scope: &str, settings: &Value) -> Result<(Flat, Vec<String>)> {
     Ok((set, reset))
 }
 
-fn flatten(prefix: &str, value: &Value, out: &mut Vec<(String, Value)>) {
-    match value {
-        Value::Object(map) => {
-            for (k, v) in map {
-                let key = if prefix.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{prefix}.{k}")
-                };
-                flatten(&key, v, out);
-            }
-        }
-        other if !prefix.is_empty() => out.push((prefix.to_string(), other.clone())),
-        _ => {}
-    }
-}
-
 /// Flat settings as `{"a.b": "v"}` or nested `{"a": {"b": "v"}}`.
 fn render(settings: &Flat, flat: bool) -> Value {
-    let mut root = Map::new();
-    for (key, value) in settings {
-        if flat {
-            root.insert(key.clone(), json!(value));
-            continue;
-        }
-        let parts: Vec<&str> = key.split('.').collect();
-        insert_path(&mut root, &parts, json!(value));
+    if !flat {
+        return strata_search::dotted::nest(settings.iter().map(|(k, v)| (k.as_str(), json!(v))));
     }
-    Value::Object(root)
-}
-
-/// Inserts `value` at the dotted path `parts` (a value in the way is replaced).
-fn insert_path(map: &mut Map<String, Value>, parts: &[&str], value: Value) {
-    match parts {
-        [] => {}
-        [last] => {
-            map.insert(last.to_string(), value);
-        }
-        [first, rest @ ..] => {
-            let entry = map
-                .entry(first.to_string())
-                .or_insert_with(|| Value::Object(Map::new()));
-            if !entry.is_object() {
-                *entry = Value::Object(Map::new());
-            }
-            if let Value::Object(inner) = entry {
-                insert_path(inner, rest, value);
-            }
-        }
-    }
+    Value::Object(
+        settings
+            .iter()
+            .map(|(k, v)| (k.clone(), json!(v)))
+            .collect(),
+    )
 }
 
 #[cfg(test)]

@@ -45,6 +45,7 @@
 
 pub mod aliases;
 pub mod catalog;
+pub mod dotted;
 pub mod durable_json;
 pub mod error;
 pub mod index;

@@ -58,8 +58,7 @@ impl IndexSettings {
 
     /// Applies a settings body at creation (`creating`) or in `PUT _settings`.
     pub fn apply(&mut self, body: &Value, creating: bool) -> Result<()> {
-        let mut flat = Vec::new();
-        flatten("", body, &mut flat)?;
+        let flat = flatten(body)?;
         let mut next = self.clone();
         for (key, value) in flat {
             let key = key.strip_prefix("index.").unwrap_or(&key).to_string();
@@ -160,27 +159,14 @@ impl IndexSettings {
     }
 }
 
-fn flatten(prefix: &str, value: &Value, out: &mut Vec<(String, Value)>) -> Result<()> {
-    match value {
-        Value::Object(map) => {
-            for (k, v) in map {
-                let key = if prefix.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{prefix}.{k}")
-                };
-                flatten(&key, v, out)?;
-            }
-            Ok(())
-        }
-        Value::Null if prefix.is_empty() => Ok(()),
-        other if prefix.is_empty() => Err(SearchError::parsing(format!(
+/// The body's settings as dotted pairs; a body that is not an object (or
+/// null, for none) is refused.
+fn flatten(body: &Value) -> Result<Vec<(String, Value)>> {
+    match body {
+        Value::Object(_) | Value::Null => Ok(crate::dotted::flatten(body)),
+        other => Err(SearchError::parsing(format!(
             "settings must be an object, got [{other}]"
         ))),
-        other => {
-            out.push((prefix.to_string(), other.clone()));
-            Ok(())
-        }
     }
 }
 
@@ -237,9 +223,7 @@ fn format_duration(d: Duration) -> String {
 
 /// The settings body's keys as a flat map (for tests and diagnostics).
 pub fn flat_keys(body: &Value) -> Result<Map<String, Value>> {
-    let mut flat = Vec::new();
-    flatten("", body, &mut flat)?;
-    Ok(flat.into_iter().collect())
+    Ok(flatten(body)?.into_iter().collect())
 }
 
 #[cfg(test)]

@@ -69,7 +69,10 @@ impl TemplateBody {
     pub fn to_json(&self, legacy: bool) -> Value {
         let mut out = Map::new();
         if legacy || !self.settings.is_empty() {
-            out.insert("settings".into(), nest(&self.settings));
+            out.insert(
+                "settings".into(),
+                crate::dotted::nest(self.settings.iter().map(|(k, v)| (k.as_str(), v.clone()))),
+            );
         }
         if legacy || self.mappings.is_some() {
             out.insert(
@@ -132,37 +135,6 @@ fn settings_value(settings: &BTreeMap<String, Value>) -> Value {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect(),
     )
-}
-
-/// `{"index.a.b": "1"}` as `{"index": {"a": {"b": "1"}}}`.
-fn nest(settings: &BTreeMap<String, Value>) -> Value {
-    let mut root = Map::new();
-    for (key, value) in settings {
-        let parts: Vec<&str> = key.split('.').collect();
-        insert_path(&mut root, &parts, value.clone());
-    }
-    Value::Object(root)
-}
-
-/// Inserts `value` at the dotted path `parts` (a value in the way is replaced).
-fn insert_path(map: &mut Map<String, Value>, parts: &[&str], value: Value) {
-    match parts {
-        [] => {}
-        [last] => {
-            map.insert(last.to_string(), value);
-        }
-        [first, rest @ ..] => {
-            let entry = map
-                .entry(first.to_string())
-                .or_insert_with(|| Value::Object(Map::new()));
-            if !entry.is_object() {
-                *entry = Value::Object(Map::new());
-            }
-            if let Value::Object(inner) = entry {
-                insert_path(inner, rest, value);
-            }
-        }
-    }
 }
 
 fn parse_aliases(value: &Value) -> Result<BTreeMap<String, Value>> {
