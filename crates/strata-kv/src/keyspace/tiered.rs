@@ -1,7 +1,7 @@
 //! Opening a keyspace placed (partly) in the persistent arena: the
 //! directory, then every shard restored in parallel (`tier::restore_shard`).
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
 use strata_pmem::PersistentArena;
@@ -263,29 +263,42 @@ pub(crate) fn restore_all(
     tier: &Arc<PmemTier>,
     placement: Placement,
 ) -> Result<Vec<crate::tier::RestoredShard>, String> {
-    let shards = tier.shards();
     let seed = tier.seed();
     let hash = move |key: &[u8]| xxhash_rust::xxh3::xxh3_64_with_seed(key, seed);
+    let mut shards: Vec<usize> = (0..tier.shards()).collect();
+    on_cores(&mut shards, |&mut shard| {
+        restore_shard(tier, placement, shard, &hash)
+    })
+}
+
+/// `f` over every item, the items split into one contiguous run per core
+/// (restarts: shards are alike in size); the results in item order, or
+/// the first error.
+pub(crate) fn on_cores<T: Send, R: Send>(
+    items: &mut [T],
+    f: impl Fn(&mut T) -> Result<R, String> + Sync,
+) -> Result<Vec<R>, String> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
-        .min(shards);
-    let slots: Mutex<Vec<Option<Result<_, String>>>> =
-        Mutex::new((0..shards).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for t in 0..threads {
-            let (slots, hash) = (&slots, &hash);
-            scope.spawn(move || {
-                for shard in (t..shards).step_by(threads) {
-                    let result = restore_shard(tier, placement, shard, hash);
-                    slots.lock().expect("no panics hold this lock")[shard] = Some(result);
-                }
-            });
-        }
+        .clamp(1, items.len().max(1));
+    let per_thread = items.len().div_ceil(threads).max(1);
+    let f = &f;
+    let runs: Vec<Result<Vec<R>, String>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = items
+            .chunks_mut(per_thread)
+            .map(|run| scope.spawn(move || run.iter_mut().map(f).collect()))
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join()
+                    .unwrap_or_else(|_| Err("a restore thread panicked".into()))
+            })
+            .collect()
     });
-    slots
-        .into_inner()
-        .expect("no panics hold this lock")
-        .into_iter()
-        .map(|r| r.expect("every shard restored"))
-        .collect()
+    let mut all = Vec::with_capacity(items.len());
+    for run in runs {
+        all.extend(run?);
+    }
+    Ok(all)
 }

@@ -13,7 +13,6 @@ mod ssd_adopt;
 
 pub(crate) use room::CompactionStep;
 pub(crate) use ssd::{stub_len, FoundRecord};
-pub(crate) use ssd_adopt::Adopted;
 
 use crate::arena::{encode, header_len, Arena, Loc, Record};
 use crate::fetch;

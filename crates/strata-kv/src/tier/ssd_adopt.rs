@@ -26,8 +26,8 @@ use super::SsdTier;
 use super::{DataTier, IndexTier, Placement, PmemTier, RestartReport, SsdRebuild, SsdSettings};
 use crate::arena::MAX_SEGMENT_SIZE;
 use crate::clock::Clock;
-use crate::keyspace::{restore_all, Keyspace, KeyspaceConfig, SEGMENT_HEADER};
-use crate::shard::{Adopted, ShardInner};
+use crate::keyspace::{on_cores, restore_all, Keyspace, KeyspaceConfig, SEGMENT_HEADER};
+use crate::shard::ShardInner;
 
 /// Opens (or creates) the keyspace in `arena` over the SSD `device`.
 pub(crate) fn adopt(
@@ -78,7 +78,7 @@ pub(crate) fn adopt(
             inner
         })
         .collect();
-    let adopted = mark_live(&mut inners, &recovery)?;
+    let adopted = on_cores(&mut inners, |shard| shard.adopt_ssd_entries(&recovery))?;
     let stubs_checked = started.elapsed();
     let entries_read = recovery.stats().entries;
     let store = recovery.finish().map_err(describe)?;
@@ -133,41 +133,4 @@ pub(crate) fn adopt(
         "keyspace adopted from persistent memory over the SSD tier"
     );
     Ok((ks, report))
-}
-
-/// Marks every stub's entry live, shards spread over the cores; what each
-/// shard found, in shard order.
-fn mark_live(
-    inners: &mut [ShardInner],
-    recovery: &strata_ssd::Recovery,
-) -> Result<Vec<Adopted>, String> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, inners.len().max(1));
-    let per_thread = inners.len().div_ceil(threads).max(1);
-    let results: Vec<Result<Vec<Adopted>, String>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = inners
-            .chunks_mut(per_thread)
-            .map(|chunk| {
-                scope.spawn(move || {
-                    chunk
-                        .iter_mut()
-                        .map(|shard| shard.adopt_ssd_entries(recovery))
-                        .collect::<Result<Vec<_>, _>>()
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|w| {
-                w.join()
-                    .unwrap_or_else(|_| Err("a restore thread panicked".into()))
-            })
-            .collect()
-    });
-    let mut all = Vec::with_capacity(inners.len());
-    for r in results {
-        all.extend(r?);
-    }
-    Ok(all)
 }
