@@ -17,7 +17,7 @@ use parking_lot::{RwLock, RwLockWriteGuard};
 pub use exclusive::ExclusiveStore;
 pub(crate) use locked::LockedShards;
 pub use shared::SharedStore;
-pub(crate) use tiered::{on_cores, restore_all, SEGMENT_HEADER};
+pub(crate) use tiered::{on_cores, open_tier, restore_all};
 
 use crate::arena::MAX_SEGMENT_SIZE;
 use crate::clock::Clock;

@@ -13,7 +13,7 @@ use crate::shard::ShardInner;
 use crate::tier::{restore_shard, DataTier, IndexTier, Placement, PmemTier, RestartReport};
 
 /// The bytes before a persistent segment's first record.
-pub(crate) const SEGMENT_HEADER: usize = 64;
+const SEGMENT_HEADER: usize = 64;
 
 impl Keyspace {
     /// The placement served.
@@ -199,19 +199,7 @@ impl Keyspace {
         }
         let arena =
             pmem.ok_or_else(|| format!("{placement} needs a persistent arena (pmem_path)"))?;
-        let chunk = arena.chunk_size() as usize;
-        if placement.data == DataTier::Pmem && chunk > MAX_SEGMENT_SIZE {
-            return Err(format!(
-                "data = pmem needs an arena chunk size of at most {MAX_SEGMENT_SIZE} bytes, not {chunk}"
-            ));
-        }
-        let shards = config.shards.clamp(1, 4096).next_power_of_two();
-        let tier = Arc::new(PmemTier::open(
-            arena,
-            placement,
-            shards,
-            chunk - SEGMENT_HEADER,
-        )?);
+        let tier = open_tier(arena, placement, &config)?;
         let restored = restore_all(&tier, placement)?;
         let mut report = RestartReport {
             placement,
@@ -256,6 +244,27 @@ fn mode_name(mode: strata_pmem::PersistMode) -> String {
         strata_pmem::PersistMode::Emulated => "emulated-msync".into(),
         _ => "simulated".into(),
     }
+}
+
+/// Opens (or makes) the keyspace directory in `arena` for `placement`.
+/// Records (`data = pmem`) or stubs (`data = ssd`) live in segments of one
+/// chunk run, so the chunk must fit a segment.
+pub(crate) fn open_tier(
+    arena: Arc<PersistentArena>,
+    placement: Placement,
+    config: &KeyspaceConfig,
+) -> Result<Arc<PmemTier>, String> {
+    let chunk = arena.chunk_size() as usize;
+    if placement.data != DataTier::Dram && chunk > MAX_SEGMENT_SIZE {
+        return Err(format!(
+            "data = {} keeps segments in the arena: it needs a chunk size of at most \
+             {MAX_SEGMENT_SIZE} bytes, not {chunk}",
+            placement.data
+        ));
+    }
+    let shards = config.shards.clamp(1, 4096).next_power_of_two();
+    let tier = PmemTier::open(arena, placement, shards, chunk - SEGMENT_HEADER)?;
+    Ok(Arc::new(tier))
 }
 
 /// Restores every shard, spread over the machine's cores.

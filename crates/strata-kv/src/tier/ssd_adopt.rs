@@ -23,10 +23,9 @@ use strata_pmem::PersistentArena;
 use strata_ssd::{BlockDevice, IndexHome, SsdConfig, SsdStore};
 
 use super::SsdTier;
-use super::{DataTier, IndexTier, Placement, PmemTier, RestartReport, SsdRebuild, SsdSettings};
-use crate::arena::MAX_SEGMENT_SIZE;
+use super::{DataTier, IndexTier, Placement, RestartReport, SsdRebuild, SsdSettings};
 use crate::clock::Clock;
-use crate::keyspace::{on_cores, restore_all, Keyspace, KeyspaceConfig, SEGMENT_HEADER};
+use crate::keyspace::{on_cores, open_tier, restore_all, Keyspace, KeyspaceConfig};
 use crate::shard::ShardInner;
 
 /// Opens (or creates) the keyspace in `arena` over the SSD `device`.
@@ -43,25 +42,12 @@ pub(crate) fn adopt(
         index: IndexTier::Pmem,
         data: DataTier::Ssd,
     };
-    let chunk = arena.chunk_size() as usize;
-    if chunk > MAX_SEGMENT_SIZE {
-        return Err(format!(
-            "data = ssd with index = pmem keeps its stubs in the arena: it needs a chunk \
-             size of at most {MAX_SEGMENT_SIZE} bytes, not {chunk}"
-        ));
-    }
     let describe = |e: strata_ssd::SsdError| format!("SSD tier: {e}");
     let ssd_config = SsdConfig {
         index_home: IndexHome::Persistent,
         ..ssd_config
     };
-    let shards = config.shards.clamp(1, 4096).next_power_of_two();
-    let tier = Arc::new(PmemTier::open(
-        arena,
-        placement,
-        shards,
-        chunk - SEGMENT_HEADER,
-    )?);
+    let tier = open_tier(arena, placement, &config)?;
     let mut recovery = SsdStore::open(device, ssd_config).map_err(describe)?;
     tier.bind_ssd(recovery.device_id())?;
     recovery.adopt().map_err(describe)?;
