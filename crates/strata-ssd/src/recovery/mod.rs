@@ -195,18 +195,20 @@ impl Recovery {
         mut visitor: impl FnMut(BlockLoc, u8, &[u8]),
     ) -> Result<(), SsdError> {
         let frontier = self.frontier;
-        let items: Vec<ScanItem> = self
-            .found
-            .iter()
-            .filter(|f| !unsynced_only || f.header.seq > frontier)
-            .map(|f| ScanItem {
-                block: f.block,
-                seq: f.header.seq,
-                used: f.header.used as usize,
-            })
-            .collect();
+        // Which found blocks to read, and what the reader needs of each.
         let positions: Vec<usize> = (0..self.found.len())
             .filter(|&i| !unsynced_only || self.found[i].header.seq > frontier)
+            .collect();
+        let items: Vec<ScanItem> = positions
+            .iter()
+            .map(|&i| {
+                let f = &self.found[i];
+                ScanItem {
+                    block: f.block,
+                    seq: f.header.seq,
+                    used: f.header.used as usize,
+                }
+            })
             .collect();
         let (found, stats) = (&mut self.found, &mut self.stats);
         (stats.entries, stats.payload_bytes) = (0, 0);
