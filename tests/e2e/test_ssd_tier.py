@@ -96,13 +96,16 @@ def test_data_ten_times_the_cache_and_read_modify_write(data_dir):
         assert r.get("k5") == value(5)
         # memcached meta append on a value only the SSD has: the deferred
         # first attempt must change nothing (no delete), the retry appends.
+        # It counts as one set in `stats`, not one per attempt.
         import socket
+        sets = int(mc.stats()[b"cmd_set"])
         with socket.create_connection(("127.0.0.1", srv.memcache_port), timeout=10) as raw:
             raw.sendall(b"ms k6 1 MA\r\n!\r\nmn\r\n")
             reply = b""
             while not reply.endswith(b"MN\r\n"):
                 reply += raw.recv(100)
             assert reply == b"HD\r\nMN\r\n"
+        assert int(mc.stats()[b"cmd_set"]) == sets + 1
         assert r.get("k6") == value(6) + b"!"
         # A plain SET of a cold key reads nothing.
         reads = r.info("tiers")["tier_ssd_device_reads"]

@@ -80,7 +80,6 @@ impl<'a> MetaSet<'a> {
         let flags = &self.flags;
         let key: &[u8] = &flags.key;
         let stats = &shared.stats;
-        stats.cmd_set.incr();
         let now = shared.keyspace.now_ms();
         let ttl = flags.ttl.and_then(|t| expiry::expires_at(t, now));
         let client_flags = flags.client_flags.unwrap_or(0);
@@ -171,9 +170,11 @@ impl<'a> MetaSet<'a> {
         });
         if strata_kv::fetch::deferred() {
             // Nothing changed and the reply is discarded: the request runs
-            // again once its value is read (never the delete below).
+            // again once its value is read (never the delete below), and
+            // counts then.
             return;
         }
+        stats.cmd_set.incr();
         let (result, cas_after) = match result {
             Ok((outcome, cas)) => (Ok(outcome), cas),
             Err(err) => (Err(err), None),
