@@ -7,8 +7,6 @@ use std::time::Duration;
 use strata_device::SyncMode;
 use strata_log::RecoveryPolicy;
 
-use crate::CheckpointPriority;
-
 /// How writes are made durable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -54,8 +52,6 @@ pub struct PersistConfig {
     pub checkpoint_log_ratio_pct: u64,
     /// Bytes per second a checkpoint may write; 0 for no limit.
     pub checkpoint_io_rate: u64,
-    /// CPU priority of background checkpoint threads.
-    pub checkpoint_priority: CheckpointPriority,
     /// What recovery does with damage that is not a torn log tail.
     pub recovery: RecoveryPolicy,
 }
@@ -80,7 +76,6 @@ impl PersistConfig {
             checkpoint_min_log_size: Self::DEFAULT_MIN_LOG_SIZE,
             checkpoint_log_ratio_pct: Self::DEFAULT_LOG_RATIO_PCT,
             checkpoint_io_rate: Self::DEFAULT_IO_RATE,
-            checkpoint_priority: CheckpointPriority::default(),
             recovery: RecoveryPolicy::Strict,
         }
     }

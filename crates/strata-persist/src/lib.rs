@@ -19,7 +19,6 @@
 //! - [`recovery`]: loading the snapshot and replaying the log; [`RecoveryStats`].
 //! - [`checkpoint`]: writing one checkpoint; [`CheckpointReport`].
 //! - `trigger`: the background thread that starts checkpoints when due.
-//! - [`priority`]: [`CheckpointPriority`], the CPU priority of background checkpoints.
 //! - [`status`]: [`PersistStatus`] for `INFO` and `stats`.
 //!
 //! This crate knows nothing of protocols or sockets.
@@ -31,7 +30,6 @@ pub mod checkpoint;
 pub mod config;
 mod error;
 pub mod journal;
-pub mod priority;
 pub mod recovery;
 pub mod status;
 mod trigger;
@@ -40,7 +38,6 @@ pub use checkpoint::CheckpointReport;
 pub use config::{Mode, PersistConfig};
 pub use error::PersistError;
 pub use journal::LogJournal;
-pub use priority::CheckpointPriority;
 pub use recovery::RecoveryStats;
 pub use status::PersistStatus;
 
@@ -276,7 +273,6 @@ impl Shared {
         let spawned = std::thread::Builder::new()
             .name("strata-checkpoint".into())
             .spawn(move || {
-                me.lower_priority();
                 let _ = me.checkpoint_now();
                 me.running.store(false, Ordering::Release);
             });
@@ -285,15 +281,6 @@ impl Shared {
             return Err(PersistError::Thread(err));
         }
         Ok(())
-    }
-
-    /// Applies `checkpoint_priority` to the calling thread, which only
-    /// writes checkpoints.
-    fn lower_priority(&self) {
-        let priority = self.config.checkpoint_priority;
-        if let Err(err) = priority.apply_to_current_thread() {
-            tracing::warn!(error = %err, %priority, "could not lower the checkpoint thread's priority");
-        }
     }
 
     /// One checkpoint; the caller holds the `running` slot.

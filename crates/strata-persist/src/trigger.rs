@@ -24,8 +24,6 @@ impl Trigger {
         let thread = std::thread::Builder::new()
             .name("strata-checkpoint-trigger".into())
             .spawn(move || {
-                // This thread does nothing but run checkpoints.
-                shared.lower_priority();
                 let (lock, wake) = &*flag;
                 let mut stopped = lock.lock();
                 while !*stopped {

@@ -5,9 +5,7 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 
 use super::modes::{EvictionMode, LogFormat};
-use super::persistence::{
-    CheckpointPriorityMode, HumanDuration, LogDevice, PersistenceMode, RecoveryMode,
-};
+use super::persistence::{HumanDuration, LogDevice, PersistenceMode, RecoveryMode};
 use super::search::SearchTier;
 use super::size::ByteSize;
 use super::tiers::{DataPlacement, IndexPlacement, PmemPersist, SsdIo, SsdReads};
@@ -142,12 +140,6 @@ pub struct ServeArgs {
     /// Bytes per second a checkpoint writes at most [default: 256mb].
     #[arg(long, value_name = "SIZE")]
     pub checkpoint_io_rate: Option<ByteSize>,
-
-    /// CPU priority of background checkpoints: `background` (nice +10, so a
-    /// checkpoint under load yields the cores to requests) or `normal`
-    /// [default: background].
-    #[arg(long, value_name = "PRIORITY")]
-    pub checkpoint_priority: Option<CheckpointPriorityMode>,
 
     /// `strict`: refuse to start on a damaged snapshot or log (other than a
     /// torn log tail), naming the file and offset; `last-good`: start from
@@ -300,7 +292,6 @@ impl ServeArgs {
             &self.checkpoint_log_ratio_pct,
         );
         set(&mut config.checkpoint_io_rate, &self.checkpoint_io_rate);
-        set(&mut config.checkpoint_priority, &self.checkpoint_priority);
         set(&mut config.recovery, &self.recovery);
         set(&mut config.index, &self.index);
         set(&mut config.data, &self.data);

@@ -32,9 +32,7 @@ use serde::Deserialize;
 
 pub use args::ServeArgs;
 pub use modes::{EvictionMode, LogFormat};
-pub use persistence::{
-    CheckpointPriorityMode, HumanDuration, LogDevice, PersistenceMode, RecoveryMode,
-};
+pub use persistence::{HumanDuration, LogDevice, PersistenceMode, RecoveryMode};
 pub use search::SearchTier;
 pub use size::ByteSize;
 pub use tiers::{DataPlacement, IndexPlacement, PmemPersist, SsdIo, SsdReads};
@@ -118,8 +116,6 @@ pub struct ServerConfig {
     pub checkpoint_log_ratio_pct: u64,
     /// Bytes per second a checkpoint writes at most.
     pub checkpoint_io_rate: ByteSize,
-    /// CPU priority of background checkpoints.
-    pub checkpoint_priority: CheckpointPriorityMode,
     /// What recovery does with damage that is not a torn log tail.
     pub recovery: RecoveryMode,
     /// Tier of the hash index.
@@ -192,7 +188,6 @@ impl Default for ServerConfig {
             checkpoint_min_log_size: ByteSize::mib(256),
             checkpoint_log_ratio_pct: 100,
             checkpoint_io_rate: ByteSize::mib(256),
-            checkpoint_priority: CheckpointPriorityMode::Background,
             recovery: RecoveryMode::Strict,
             index: IndexPlacement::Dram,
             data: DataPlacement::Dram,

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use strata_device::SyncMode;
 use strata_log::RecoveryPolicy;
-use strata_persist::{CheckpointPriority, Mode, PersistConfig};
+use strata_persist::{Mode, PersistConfig};
 
 use super::size::ByteSize;
 use super::ServerConfig;
@@ -34,18 +34,6 @@ pub enum LogDevice {
     Fdatasync,
     /// `O_DIRECT | O_DSYNC` writes (needs a filesystem that supports them).
     Direct,
-}
-
-/// How background checkpoint threads are scheduled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum CheckpointPriorityMode {
-    /// The same CPU priority as the threads serving requests.
-    Normal,
-    /// Lowered (nice +10), so a checkpoint under load takes longer instead
-    /// of taking throughput.
-    #[default]
-    Background,
 }
 
 /// What recovery does with damage that is not a torn log tail.
@@ -149,10 +137,6 @@ impl ServerConfig {
         config.checkpoint_min_log_size = self.checkpoint_min_log_size.bytes();
         config.checkpoint_log_ratio_pct = self.checkpoint_log_ratio_pct;
         config.checkpoint_io_rate = self.checkpoint_io_rate.bytes();
-        config.checkpoint_priority = match self.checkpoint_priority {
-            CheckpointPriorityMode::Normal => CheckpointPriority::Normal,
-            CheckpointPriorityMode::Background => CheckpointPriority::Background,
-        };
         config.recovery = match self.recovery {
             RecoveryMode::Strict => RecoveryPolicy::Strict,
             RecoveryMode::LastGood => RecoveryPolicy::TruncateToLastGood,
@@ -193,22 +177,5 @@ mod tests {
         assert_eq!(p.mode, Mode::Sync);
         c.sync_interval = HumanDuration(Duration::from_millis(5));
         assert!(c.validate_persistence().is_err());
-    }
-
-    #[test]
-    fn checkpoint_priority_defaults_to_background_and_reaches_the_layer() {
-        let mut c = ServerConfig {
-            persistence: PersistenceMode::Async,
-            ..ServerConfig::default()
-        };
-        let p = c.persist_config().unwrap();
-        assert_eq!(p.checkpoint_priority, CheckpointPriority::Background);
-        c.checkpoint_priority = CheckpointPriorityMode::Normal;
-        let p = c.persist_config().unwrap();
-        assert_eq!(p.checkpoint_priority, CheckpointPriority::Normal);
-        let parsed: ServerConfig =
-            ServerConfig::from_toml("checkpoint_priority = \"normal\"").unwrap();
-        assert_eq!(parsed.checkpoint_priority, CheckpointPriorityMode::Normal);
-        assert!(ServerConfig::from_toml("checkpoint_priority = \"idle\"").is_err());
     }
 }
