@@ -52,6 +52,9 @@ pub struct PersistConfig {
     pub checkpoint_log_ratio_pct: u64,
     /// Bytes per second a checkpoint may write; 0 for no limit.
     pub checkpoint_io_rate: u64,
+    /// Percent of the machine's cores a checkpoint's thread may use (at
+    /// most one core); 0 for no limit.
+    pub checkpoint_cpu_pct: u32,
     /// What recovery does with damage that is not a torn log tail.
     pub recovery: RecoveryPolicy,
 }
@@ -63,6 +66,9 @@ impl PersistConfig {
     pub const DEFAULT_LOG_RATIO_PCT: u64 = 100;
     /// Default checkpoint write rate: 256 MiB/s.
     pub const DEFAULT_IO_RATE: u64 = 256 << 20;
+    /// Default checkpoint CPU budget: 5% of the cores (a tenth of a core on
+    /// two cores, a whole core from twenty up).
+    pub const DEFAULT_CPU_PCT: u32 = 5;
 
     /// Defaults for `mode` with files under `data_dir` (`log/`, `snapshots/`).
     pub fn new(mode: Mode, data_dir: impl Into<PathBuf>) -> PersistConfig {
@@ -76,6 +82,7 @@ impl PersistConfig {
             checkpoint_min_log_size: Self::DEFAULT_MIN_LOG_SIZE,
             checkpoint_log_ratio_pct: Self::DEFAULT_LOG_RATIO_PCT,
             checkpoint_io_rate: Self::DEFAULT_IO_RATE,
+            checkpoint_cpu_pct: Self::DEFAULT_CPU_PCT,
             recovery: RecoveryPolicy::Strict,
         }
     }

@@ -19,6 +19,7 @@
 //! - [`recovery`]: loading the snapshot and replaying the log; [`RecoveryStats`].
 //! - [`checkpoint`]: writing one checkpoint; [`CheckpointReport`].
 //! - `trigger`: the background thread that starts checkpoints when due.
+//! - `cpu_budget`: keeps a checkpoint's CPU time within `checkpoint_cpu_pct` of the cores.
 //! - [`status`]: [`PersistStatus`] for `INFO` and `stats`.
 //!
 //! This crate knows nothing of protocols or sockets.
@@ -28,6 +29,7 @@
 
 pub mod checkpoint;
 pub mod config;
+mod cpu_budget;
 mod error;
 pub mod journal;
 pub mod recovery;
@@ -291,6 +293,7 @@ impl Shared {
             &self.log,
             &*self.snapshot_dir,
             self.config.checkpoint_io_rate,
+            self.config.checkpoint_cpu_pct,
         );
         let mut h = self.history.lock();
         match &result {

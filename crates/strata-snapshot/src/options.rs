@@ -16,6 +16,7 @@ pub struct WriterOptions {
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) block_size: usize,
     pub(crate) created_ms: Option<u64>,
+    pub(crate) sync_every: Option<u64>,
 }
 
 impl Default for WriterOptions {
@@ -25,6 +26,7 @@ impl Default for WriterOptions {
             clock: Arc::new(SystemClock::new()),
             block_size: DEFAULT_BLOCK_SIZE,
             created_ms: None,
+            sync_every: None,
         }
     }
 }
@@ -35,6 +37,7 @@ impl fmt::Debug for WriterOptions {
             .field("rate", &self.rate)
             .field("block_size", &self.block_size)
             .field("created_ms", &self.created_ms)
+            .field("sync_every", &self.sync_every)
             .finish_non_exhaustive()
     }
 }
@@ -67,6 +70,15 @@ impl WriterOptions {
         self
     }
 
+    /// Sync the file each time about this many more bytes are written
+    /// (`None`, the default: only in `finish`). The snapshot is no more
+    /// complete for it; the point is to have the kernel write the file out
+    /// steadily rather than in one burst at the end. `Some(0)` is refused.
+    pub fn sync_every(mut self, bytes: Option<u64>) -> WriterOptions {
+        self.sync_every = bytes;
+        self
+    }
+
     /// The creation time written in the header, unix milliseconds (the
     /// current time by default; fixed in format fixtures).
     pub fn created_ms(mut self, unix_ms: u64) -> WriterOptions {
@@ -78,6 +90,11 @@ impl WriterOptions {
         if self.rate == Some(0) {
             return Err(SnapshotError::Config(
                 "rate must be positive (None for no limit)".into(),
+            ));
+        }
+        if self.sync_every == Some(0) {
+            return Err(SnapshotError::Config(
+                "sync_every must be positive (None to sync only at the end)".into(),
             ));
         }
         if !(1..=MAX_BLOCK_LEN).contains(&self.block_size) {

@@ -22,6 +22,7 @@ pub fn config(mode: Mode) -> PersistConfig {
     // Checkpoints only when a test asks (the trigger would race the model).
     c.checkpoint_min_log_size = u64::MAX;
     c.checkpoint_io_rate = 0;
+    c.checkpoint_cpu_pct = 0;
     c
 }
 

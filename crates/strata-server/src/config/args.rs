@@ -141,6 +141,11 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SIZE")]
     pub checkpoint_io_rate: Option<ByteSize>,
 
+    /// Percent of the machine's cores a checkpoint may keep busy (at most
+    /// one core); 0 for no limit [default: 5].
+    #[arg(long, value_name = "PCT")]
+    pub checkpoint_cpu_pct: Option<u32>,
+
     /// `strict`: refuse to start on a damaged snapshot or log (other than a
     /// torn log tail), naming the file and offset; `last-good`: start from
     /// the last good point, dropping what follows the damage [default: strict].
@@ -292,6 +297,7 @@ impl ServeArgs {
             &self.checkpoint_log_ratio_pct,
         );
         set(&mut config.checkpoint_io_rate, &self.checkpoint_io_rate);
+        set(&mut config.checkpoint_cpu_pct, &self.checkpoint_cpu_pct);
         set(&mut config.recovery, &self.recovery);
         set(&mut config.index, &self.index);
         set(&mut config.data, &self.data);

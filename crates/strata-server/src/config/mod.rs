@@ -116,6 +116,8 @@ pub struct ServerConfig {
     pub checkpoint_log_ratio_pct: u64,
     /// Bytes per second a checkpoint writes at most.
     pub checkpoint_io_rate: ByteSize,
+    /// Percent of the cores a checkpoint may use (at most one core); 0: no limit.
+    pub checkpoint_cpu_pct: u32,
     /// What recovery does with damage that is not a torn log tail.
     pub recovery: RecoveryMode,
     /// Tier of the hash index.
@@ -188,6 +190,7 @@ impl Default for ServerConfig {
             checkpoint_min_log_size: ByteSize::mib(256),
             checkpoint_log_ratio_pct: 100,
             checkpoint_io_rate: ByteSize::mib(256),
+            checkpoint_cpu_pct: strata_persist::PersistConfig::DEFAULT_CPU_PCT,
             recovery: RecoveryMode::Strict,
             index: IndexPlacement::Dram,
             data: DataPlacement::Dram,

@@ -103,6 +103,12 @@ impl ServerConfig {
                 format!("must be at least 10ms, got {}", self.sync_interval),
             ));
         }
+        if self.checkpoint_cpu_pct > 100 {
+            return Err((
+                "checkpoint_cpu_pct",
+                format!("must be 0..=100, got {}", self.checkpoint_cpu_pct),
+            ));
+        }
         if self.log_segment_size < ByteSize::kib(64) {
             return Err((
                 "log_segment_size",
@@ -137,6 +143,7 @@ impl ServerConfig {
         config.checkpoint_min_log_size = self.checkpoint_min_log_size.bytes();
         config.checkpoint_log_ratio_pct = self.checkpoint_log_ratio_pct;
         config.checkpoint_io_rate = self.checkpoint_io_rate.bytes();
+        config.checkpoint_cpu_pct = self.checkpoint_cpu_pct;
         config.recovery = match self.recovery {
             RecoveryMode::Strict => RecoveryPolicy::Strict,
             RecoveryMode::LastGood => RecoveryPolicy::TruncateToLastGood,
@@ -177,5 +184,25 @@ mod tests {
         assert_eq!(p.mode, Mode::Sync);
         c.sync_interval = HumanDuration(Duration::from_millis(5));
         assert!(c.validate_persistence().is_err());
+    }
+
+    #[test]
+    fn checkpoint_cpu_pct_defaults_reaches_the_layer_and_is_bounded() {
+        let mut c = ServerConfig {
+            persistence: PersistenceMode::Async,
+            ..ServerConfig::default()
+        };
+        assert_eq!(
+            c.persist_config().unwrap().checkpoint_cpu_pct,
+            PersistConfig::DEFAULT_CPU_PCT
+        );
+        c.checkpoint_cpu_pct = 0;
+        assert_eq!(c.persist_config().unwrap().checkpoint_cpu_pct, 0);
+        assert!(c.validate_persistence().is_ok());
+        c.checkpoint_cpu_pct = 101;
+        let (key, _) = c.validate_persistence().unwrap_err();
+        assert_eq!(key, "checkpoint_cpu_pct");
+        let parsed = ServerConfig::from_toml("checkpoint_cpu_pct = 20").unwrap();
+        assert_eq!(parsed.checkpoint_cpu_pct, 20);
     }
 }
