@@ -6,9 +6,9 @@
 //! single-document get/update/delete, and the error statuses the client
 //! reports (404, 409, 400).
 
-mod support;
 #[path = "support/access_docs.rs"]
 mod access_docs;
+mod support;
 
 use std::collections::BTreeSet;
 
@@ -105,7 +105,10 @@ async fn official_client_indexes_searches_and_aggregates() {
         Some("Elasticsearch")
     );
     let info = ok_json(Ok(info), "info").await;
-    assert!(info["version"]["number"].as_str().unwrap().starts_with("8."));
+    assert!(info["version"]["number"]
+        .as_str()
+        .unwrap()
+        .starts_with("8."));
     assert_eq!(info["tagline"], "You Know, for Search");
 
     let docs = access_docs::documents();
@@ -220,7 +223,10 @@ async fn check_aggregations(es: &Elasticsearch, docs: &[AccessDoc]) {
     let buckets = aggs["methods"]["buckets"].as_array().expect("buckets");
     assert_eq!(buckets.len(), methods.len(), "{}", aggs["methods"]);
     for (bucket, (method, count)) in buckets.iter().zip(&methods) {
-        assert_eq!((&bucket["key"], &bucket["doc_count"]), (&json!(method), &json!(count)));
+        assert_eq!(
+            (&bucket["key"], &bucket["doc_count"]),
+            (&json!(method), &json!(count))
+        );
         let statuses: Vec<i64> = docs
             .iter()
             .filter(|d| d.method == *method)
@@ -312,7 +318,10 @@ async fn official_client_manages_aliases_documents_and_errors() {
         .body(json!({"n": 3}))
         .send()
         .await;
-    assert_eq!(ok_json(reply, "index after rollover").await["_index"], "events-000002");
+    assert_eq!(
+        ok_json(reply, "index after rollover").await["_index"],
+        "events-000002"
+    );
 
     documents_and_errors(&es).await;
 }

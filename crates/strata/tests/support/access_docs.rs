@@ -100,7 +100,9 @@ pub fn terms<K: Ord + Clone>(keys: impl Iterator<Item = K>, size: usize) -> Vec<
 pub fn histogram(times: impl Iterator<Item = i64>, interval_ms: i64) -> Vec<(i64, u64)> {
     let mut counts: BTreeMap<i64, u64> = BTreeMap::new();
     for t in times {
-        *counts.entry(t.div_euclid(interval_ms) * interval_ms).or_default() += 1;
+        *counts
+            .entry(t.div_euclid(interval_ms) * interval_ms)
+            .or_default() += 1;
     }
     let (Some(&first), Some(&last)) = (counts.keys().next(), counts.keys().last()) else {
         return Vec::new();
