@@ -39,16 +39,6 @@ async fn ok_json(response: Result<Response, elasticsearch::Error>, what: &str) -
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{what}: {e}: {text}"))
 }
 
-/// The ids of a search reply's hits.
-fn hit_ids(reply: &Value) -> BTreeSet<String> {
-    reply["hits"]["hits"]
-        .as_array()
-        .expect("hits")
-        .iter()
-        .map(|h| h["_id"].as_str().expect("_id").to_string())
-        .collect()
-}
-
 async fn create_and_fill(es: &Elasticsearch, docs: &[AccessDoc]) {
     let created = es
         .indices()
@@ -166,7 +156,7 @@ async fn official_client_indexes_searches_and_aggregates() {
             .await;
         let reply = ok_json(reply, name).await;
         assert_eq!(reply["hits"]["total"]["value"], want.len(), "{name}");
-        assert_eq!(&hit_ids(&reply), want, "{name}");
+        assert_eq!(&access_docs::hit_ids(&reply), want, "{name}");
     }
 
     check_aggregations(&es, &docs).await;

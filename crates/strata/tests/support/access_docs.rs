@@ -82,6 +82,16 @@ pub fn ids(docs: &[AccessDoc], keep: impl Fn(&AccessDoc) -> bool) -> BTreeSet<St
         .collect()
 }
 
+/// The ids of a search reply's hits.
+pub fn hit_ids(reply: &Value) -> BTreeSet<String> {
+    reply["hits"]["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .map(|h| h["_id"].as_str().expect("_id").to_string())
+        .collect()
+}
+
 /// A `terms` aggregation's buckets: count descending, then key ascending,
 /// at most `size`.
 pub fn terms<K: Ord + Clone>(keys: impl Iterator<Item = K>, size: usize) -> Vec<(K, u64)> {
