@@ -177,13 +177,13 @@ impl MissingBucket {
         let key = |b: &Value| b.get("key").and_then(Value::as_f64).unwrap_or(0.0);
         while list
             .first()
-            .is_some_and(|b| empty(b) && self.asked.0.map_or(true, |lo| key(b) < lo))
+            .is_some_and(|b| empty(b) && self.asked.0.is_none_or(|lo| key(b) < lo))
         {
             list.remove(0);
         }
         while list
             .last()
-            .is_some_and(|b| empty(b) && self.asked.1.map_or(true, |hi| key(b) > hi))
+            .is_some_and(|b| empty(b) && self.asked.1.is_none_or(|hi| key(b) > hi))
         {
             list.pop();
         }
