@@ -312,3 +312,69 @@ def test_calendar_aggregations_and_top_hits(es, logs):
         es.search(index=name, size=0, aggs={"x": {"date_histogram": {
             "field": "@timestamp", "calendar_interval": "2d"}}})
     assert err.value.error == "illegal_argument_exception"
+
+
+def test_regexp_and_missing_buckets(es):
+    """`regexp`, `query_string` `/.../` and `missing` on terms and
+    histograms, against values computed here."""
+    name = "e2e-regexp"
+    es.options(ignore_status=404).indices.delete(index=name)
+    es.indices.create(index=name, mappings={"properties": {
+        "user": {"type": "keyword"},
+        "note": {"type": "text"},
+        "size": {"type": "long"},
+        "@timestamp": {"type": "date"},
+    }})
+    docs = []
+    for i in range(30):
+        doc = {"note": f"Entry{i % 4} ok"}
+        if i % 3:
+            doc["user"] = f"user{i % 7}"
+        if i % 4:
+            doc["size"] = i * 10
+        if i % 5:
+            doc["@timestamp"] = BASE_MS + i * HOUR_MS
+        docs.append(doc)
+    helpers.bulk(es, ({"_index": name, "_id": str(i), **d} for i, d in enumerate(docs)),
+                 refresh=True)
+
+    def ids(resp):
+        return {h["_id"] for h in resp["hits"]["hits"]}
+
+    want = {str(i) for i, d in enumerate(docs) if d.get("user") in ("user1", "user2", "user3")}
+    resp = es.search(index=name, size=50, query={"regexp": {"user": "user[1-3]"}})
+    assert ids(resp) == want
+    resp = es.search(index=name, size=50, query={"query_string": {"query": "user:/user[1-3]/"}})
+    assert ids(resp) == want
+    # On text, the expression runs on the (lower-cased) tokens.
+    resp = es.search(index=name, size=50, query={"query_string": {"query": "note:/ENTRY[02]/"}})
+    assert ids(resp) == {str(i) for i in range(30) if i % 4 in (0, 2)}
+    with pytest.raises(elasticsearch.BadRequestError):
+        es.search(index=name, query={"regexp": {"user": {"value": "a", "flags": "SOMETIMES"}}})
+
+    terms = es.search(index=name, size=0, aggs={
+        "users": {"terms": {"field": "user", "missing": "nobody", "size": 20}}})
+    counts = collections.Counter(d.get("user", "nobody") for d in docs)
+    got = {b["key"]: b["doc_count"] for b in terms["aggregations"]["users"]["buckets"]}
+    assert got == dict(counts)
+
+    hist = es.search(index=name, size=0, aggs={
+        "sizes": {"histogram": {"field": "size", "interval": 100, "missing": 0},
+                  "aggs": {"top": {"max": {"field": "size"}}}}})
+    want = collections.Counter((d.get("size", 0) // 100) * 100 for d in docs)
+    buckets = hist["aggregations"]["sizes"]["buckets"]
+    assert {int(b["key"]): b["doc_count"] for b in buckets} == dict(want)
+    first = buckets[0]
+    assert first["top"]["value"] == max(d.get("size", 0) for d in docs if d.get("size", 0) < 100)
+
+    missing_ms = BASE_MS + 40 * HOUR_MS
+    dates = es.search(index=name, size=0, aggs={
+        "per_day": {"date_histogram": {"field": "@timestamp", "fixed_interval": "1d",
+                                       "missing": missing_ms}}})
+    day = 86_400_000
+    per_day = collections.Counter((d.get("@timestamp", missing_ms) // day) * day for d in docs)
+    lo, hi = min(per_day), max(per_day)
+    want = [(k, per_day.get(k, 0)) for k in range(lo, hi + day, day)]
+    got = [(b["key"], b["doc_count"]) for b in dates["aggregations"]["per_day"]["buckets"]]
+    assert got == want
+    es.indices.delete(index=name)

@@ -1,4 +1,5 @@
-//! Smaller administrative endpoints over a real socket: `_cache/clear`,
+//! Smaller administrative endpoints over a real socket: `_cache/clear`
+//! (including that it empties the node's block cache),
 //! `_cluster/state`, `_cluster/settings` and the
 //! `action.destructive_requires_name` guard on deleting indices.
 
@@ -10,7 +11,7 @@ use support::TestServer;
 const LIMIT: usize = 1 << 20;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn cache_clear_and_cluster_state() {
+async fn cache_clear_replies_per_index() {
     let s = TestServer::start(LIMIT).await;
     s.json(
         "PUT",
@@ -25,6 +26,81 @@ async fn cache_clear_and_cluster_state() {
     assert_eq!(r.json()["_shards"]["total"], 2);
     assert_eq!(s.json("POST", "/nope/_cache/clear", None).await.status, 404);
 
+    s.stop(true).await;
+}
+
+/// `_nodes/stats` `strata_search_cache.size_in_bytes`.
+async fn cached_bytes(s: &TestServer) -> u64 {
+    let node = s.json("GET", "/_nodes/stats", None).await.json();
+    let (_, me) = node["nodes"].as_object().unwrap().iter().next().unwrap();
+    me["strata_search_cache"]["size_in_bytes"].as_u64().unwrap()
+}
+
+/// Reads a flushed `ssd` index's blocks into the cache.
+async fn read_blocks(s: &TestServer, index: &str) {
+    let body = json!({"query": {"match": {"msg": "line"}}, "size": 50});
+    let r = s
+        .json("POST", &format!("/{index}/_search"), Some(body))
+        .await;
+    assert_eq!(r.json()["hits"]["total"]["value"], 200, "{}", r.text());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cache_clear_empties_the_block_cache() {
+    let s = TestServer::start(LIMIT).await;
+    let settings = json!({"settings": {"index.store.tier": "ssd", "refresh_interval": "-1"}});
+    for index in ["s1", "s2"] {
+        assert_eq!(
+            s.json("PUT", &format!("/{index}"), Some(settings.clone()))
+                .await
+                .status,
+            200
+        );
+        let mut body = String::new();
+        for i in 0..200 {
+            body.push_str(&format!("{{\"index\":{{}}}}\n{{\"msg\":\"line {i}\"}}\n"));
+        }
+        let r = s
+            .send(
+                "POST",
+                &format!("/{index}/_bulk?refresh=true"),
+                &[("Content-Type", "application/x-ndjson")],
+                Some(body.as_bytes()),
+            )
+            .await;
+        assert_eq!(r.json()["errors"], false, "{}", r.text());
+        s.json("POST", &format!("/{index}/_flush"), None).await;
+    }
+    read_blocks(&s, "s1").await;
+    assert!(
+        cached_bytes(&s).await > 0,
+        "a search of flushed files fills the cache"
+    );
+    assert_eq!(s.json("POST", "/_cache/clear", None).await.status, 200);
+    assert_eq!(cached_bytes(&s).await, 0);
+
+    // Per index: blocks are not keyed by index, so every index's go.
+    read_blocks(&s, "s1").await;
+    read_blocks(&s, "s2").await;
+    assert!(cached_bytes(&s).await > 0);
+    assert_eq!(s.json("POST", "/s2/_cache/clear", None).await.status, 200);
+    assert_eq!(cached_bytes(&s).await, 0);
+    // A missing index clears nothing.
+    read_blocks(&s, "s1").await;
+    assert_eq!(s.json("POST", "/nope/_cache/clear", None).await.status, 404);
+    assert!(cached_bytes(&s).await > 0);
+    s.stop(true).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cluster_state() {
+    let s = TestServer::start(LIMIT).await;
+    s.json(
+        "PUT",
+        "/c-1",
+        Some(json!({"settings": {"number_of_shards": 2, "number_of_replicas": 0}, "aliases": {"c": {}}})),
+    )
+    .await;
     let state = s.json("GET", "/_cluster/state", None).await.json();
     let master = state["master_node"].as_str().unwrap().to_string();
     assert_eq!(state["cluster_name"], "test-cluster");

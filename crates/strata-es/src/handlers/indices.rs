@@ -138,13 +138,16 @@ pub fn force_merge(node: &Node, expression: Option<&str>, req: &EsRequest) -> Re
     Ok(Reply::ok(json!({"_shards": broadcast_shards(&indices)})))
 }
 
-/// `[/<index>]/_cache/clear`. The engine keeps no query, request or
-/// field-data cache of its own (tantivy's per-segment readers are not
-/// caches a client can drop; the block cache of flushed segment files is
-/// storage, like the page cache Elasticsearch relies on, and is kept), so
-/// there is nothing to clear: the reply is
-/// Elasticsearch's broadcast shape over the indices named.
+/// `[/<index>]/_cache/clear`. The one cache the engine keeps is the node's
+/// block cache of persisted segment files (`search_cache_size`), and this
+/// empties it, so a benchmark can start cold without a restart. Its blocks
+/// are keyed by file id and block number, not by index, so naming indices
+/// clears the blocks of every index (more than Elasticsearch would drop,
+/// never less; a cleared block is only read again). tantivy's per-segment
+/// readers are not caches and are kept. The reply is Elasticsearch's
+/// broadcast shape over the indices named.
 pub fn cache_clear(node: &Node, expression: Option<&str>) -> Result<Reply> {
     let indices = resolve(node, expression)?;
+    node.catalog.storage().cache.clear();
     Ok(Reply::ok(json!({"_shards": broadcast_shards(&indices)})))
 }

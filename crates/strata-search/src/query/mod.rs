@@ -6,6 +6,8 @@
 //! - `compound`: `bool`, `constant_score`, `match_all`, `match_none`.
 //! - `full_text`: `match`, `match_phrase`, `multi_match`.
 //! - `term_level`: `term`, `terms`, `range`, `exists`, `prefix`, `wildcard`, `ids`.
+//! - `regexp`: `regexp` and `query_string`'s `/.../`, Lucene's regular
+//!   expressions run on the term dictionary.
 //! - `geo`: `geo_bounding_box` over geo_point columns.
 //! - `query_string`: the Lucene syntax (Kibana, `q=`).
 //! - `simple_query_string`: the forgiving syntax, which never fails on text.
@@ -17,6 +19,7 @@ pub mod date_math;
 mod full_text;
 mod geo;
 pub mod query_string;
+mod regexp;
 pub mod simple_query_string;
 mod term_level;
 pub mod terms;
@@ -79,6 +82,7 @@ pub fn build(ctx: &QueryContext<'_>, query: &Value) -> Result<Box<dyn Query>> {
         "exists" => term_level::exists(ctx, body),
         "prefix" => term_level::prefix(ctx, body),
         "wildcard" => term_level::wildcard(ctx, body),
+        "regexp" => regexp::regexp(ctx, body),
         "ids" => term_level::ids(ctx, body),
         "geo_bounding_box" => geo::geo_bounding_box(ctx, body),
         "query_string" => query_string::build(ctx, body),

@@ -1,16 +1,17 @@
 //! Term-level queries: `term`, `terms`, `range`, `exists`, `prefix`,
-//! `wildcard`, `ids`. Values are not analyzed.
+//! `wildcard`, `ids` (`regexp` has its own module). Values are not analyzed.
 
 use std::ops::Bound;
 
 use serde_json::Value;
 use tantivy::query::{
     BooleanQuery, ConstScoreQuery, EmptyQuery, InvertedIndexRangeQuery, Occur, Query, RangeQuery,
-    RegexQuery, TermQuery,
+    TermQuery,
 };
 use tantivy::schema::IndexRecordOption;
 use tantivy::Term;
 
+use super::regexp::{escape, term_regex};
 use super::terms::{bound_value, exact_term, typed_term};
 use super::{boosted, check_params, single_field, QueryContext};
 use crate::error::{Result, SearchError};
@@ -25,7 +26,7 @@ fn const_score(q: Box<dyn Query>) -> Box<dyn Query> {
 }
 
 /// `{"field": value}` or `{"field": {"value": v, ...}}` as (value, params).
-fn value_and_params<'a>(
+pub(crate) fn value_and_params<'a>(
     kind: &str,
     params: &'a Value,
     allowed: &[&str],
@@ -283,7 +284,7 @@ fn string_param<'a>(kind: &str, params: &'a Value) -> Result<(&'a str, &'a Value
 }
 
 /// The JSON field a string query on `field` runs against, or `None` if unmapped.
-fn string_field(
+pub(crate) fn string_field(
     ctx: &QueryContext<'_>,
     kind: &str,
     field: &str,
@@ -324,36 +325,14 @@ pub fn wildcard(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> 
     let Some(target) = string_field(ctx, "wildcard", field)? else {
         return Ok(Box::new(EmptyQuery));
     };
-    // The term dictionary key of a JSON field starts with the path and type;
-    // the regex is anchored there and matches the value after it.
-    let mut prefix = json_term(target, field);
-    prefix.append_type_and_str("");
     let mut pattern = String::new();
-    for b in prefix.serialized_value_bytes() {
-        if b.is_ascii_alphanumeric() {
-            pattern.push(*b as char);
-        } else {
-            pattern.push_str(&format!("\\x{b:02x}"));
-        }
-    }
     for c in value.chars() {
         match c {
             '*' => pattern.push_str(".*"),
             '?' => pattern.push('.'),
-            c => pattern.push_str(&regex_escape(c)),
+            c => pattern.push_str(&escape(c)),
         }
     }
-    let q = RegexQuery::from_pattern(&pattern, target)
-        .map_err(|e| SearchError::parsing(format!("[wildcard] invalid pattern: {e}")))?;
-    boosted(const_score(Box::new(q)), params)
-}
-
-fn regex_escape(c: char) -> String {
-    if c.is_alphanumeric() {
-        c.to_string()
-    } else if c.is_ascii() {
-        format!("\\x{:02x}", c as u32)
-    } else {
-        format!("\\x{{{:x}}}", c as u32)
-    }
+    let q = term_regex(target, field, &pattern, false, "wildcard")?;
+    boosted(const_score(q), params)
 }

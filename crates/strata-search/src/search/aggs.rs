@@ -14,6 +14,7 @@ use super::agg_filters;
 use super::date_histogram::DateHistogram;
 use super::date_range::DateRange;
 use super::deferred::{self, BucketScope};
+use super::missing_bucket::{MissingBucket, FILTER_SUFFIX};
 use crate::error::{Result, SearchError};
 use crate::mapping::date::format_millis;
 use crate::mapping::{FieldType, Mappings};
@@ -72,6 +73,8 @@ pub struct AggShape {
     pub(crate) interval: Option<f64>,
     pub(crate) date_histogram: Option<DateHistogram>,
     date_range: Option<DateRange>,
+    /// `histogram`/`date_histogram` `missing`: the bucket its filter fills.
+    missing: Option<MissingBucket>,
     /// Sub-aggregations computed per bucket: (name, kind, body).
     pub(crate) deferred: Vec<(String, String, Value)>,
 }
@@ -99,6 +102,7 @@ impl AggShape {
             interval: None,
             date_histogram: None,
             date_range: None,
+            missing: None,
             deferred: Vec::new(),
         }
     }
@@ -218,7 +222,8 @@ pub fn translate(env: &AggEnv<'_>, aggs: &Value) -> Result<Translated> {
         let mut aggs_out: Vec<(String, Value)> = Vec::new();
         match kind.as_str() {
             "date_histogram" => {
-                let h = DateHistogram::parse(name, &field, &params, mappings, env.now)?;
+                let mut h = DateHistogram::parse(name, &field, &params, mappings, env.now)?;
+                shape.missing = h.missing_bucket();
                 let bounds = env.bounds.get(&field).copied();
                 aggs_out.push((name.clone(), h.tantivy_request(bounds)?));
                 shape.date_histogram = Some(h);
@@ -235,12 +240,20 @@ pub fn translate(env: &AggEnv<'_>, aggs: &Value) -> Result<Translated> {
                     shape.date_range = Some(r);
                 } else {
                     shape.interval = params.get("interval").and_then(Value::as_f64);
+                    if kind == "histogram" {
+                        shape.missing = MissingBucket::numeric(name, &mut params)?;
+                    }
                     params.insert("field".into(), json!(format!("{KEYWORDS}.{field}")));
                     let mut agg = Map::new();
                     agg.insert(kind.clone(), Value::Object(params));
                     aggs_out.push((name.clone(), Value::Object(agg)));
                 }
             }
+        }
+        if let Some(m) = &shape.missing {
+            let query = m.query(&field, shape.date_field || shape.date_histogram.is_some());
+            let filter = agg_filters::filter_request(mappings, &query, env.now);
+            aggs_out.push((format!("{name}{FILTER_SUFFIX}"), filter));
         }
         for (out_name, mut agg) in aggs_out {
             if let Some(r) = &sub_req {
@@ -280,11 +293,26 @@ pub fn reshape(result: &mut Value, shapes: &[AggShape], scope: &mut BucketScope<
             })?;
             continue;
         }
+        let missing = shape.missing.as_ref().and_then(|m| {
+            let filtered = result
+                .as_object_mut()?
+                .remove(&format!("{}{FILTER_SUFFIX}", shape.name))?;
+            Some((m, filtered))
+        });
         let Some(agg) = result.get_mut(&shape.name) else {
             continue;
         };
         if let Some(h) = &shape.date_histogram {
             h.reshape(agg);
+        }
+        if let Some((m, filtered)) = missing {
+            match &shape.date_histogram {
+                Some(h) => {
+                    let text = |k: f64| h.key_as_string(k as i64);
+                    m.merge(agg, filtered, |k| json!(k as i64), Some(&text));
+                }
+                None => m.merge(agg, filtered, |k| json!(k), None),
+            }
         }
         match shape.kind.as_str() {
             "date_histogram" | "histogram" | "terms" | "range" => {

@@ -9,6 +9,7 @@
 //!   [`bound_fields`]), widened by `extended_bounds` and cut by
 //!   `hard_bounds`.
 //!
+//! `missing` is computed by `missing_bucket` (one more filter aggregation).
 //! Either way [`DateHistogram::reshape`] gives Elasticsearch's buckets:
 //! `key` (epoch ms of the bucket start), `key_as_string` in the zone and
 //! `format`, `doc_count`, keyed by `key_as_string` when `keyed`.
@@ -16,6 +17,7 @@
 use serde_json::{json, Map, Value};
 
 use super::calendar::{CalendarUnit, Rounding, MAX_MILLIS};
+use super::missing_bucket::MissingBucket;
 use super::time_zone::TimeZone;
 use crate::error::{Result, SearchError};
 use crate::mapping::date::DateFormat;
@@ -40,6 +42,8 @@ pub struct DateHistogram {
     format: DateFormat,
     /// Computed as ranges (needs the data's bounds).
     pub by_ranges: bool,
+    /// `missing`: the date documents without the field count at.
+    pub missing: Option<i64>,
 }
 
 fn fixed_interval(text: &str) -> Option<i64> {
@@ -107,6 +111,7 @@ impl DateHistogram {
             keyed: false,
             format: format.clone(),
             by_ranges: false,
+            missing: None,
         };
         if let Some(tz_text) = params.get("time_zone") {
             tz = TimeZone::parse(tz_text.as_str().ok_or_else(|| bad("time_zone", tz_text))?)?;
@@ -119,6 +124,13 @@ impl DateHistogram {
             match k.as_str() {
                 "field" | "time_zone" | "format" => {}
                 "min_doc_count" => out.min_doc_count = v.as_u64().ok_or_else(|| bad(k, v))?,
+                "missing" => {
+                    out.missing = Some(match v {
+                        Value::Number(n) => n.as_f64().ok_or_else(|| bad(k, v))? as i64,
+                        Value::String(s) => date_math::eval(s, now, tz, &format, false)?,
+                        _ => return Err(bad(k, v)),
+                    })
+                }
                 "keyed" => out.keyed = v.as_bool().ok_or_else(|| bad(k, v))?,
                 "offset" => offset = parse_offset(v).ok_or_else(|| bad(k, v))?,
                 "calendar_interval" => {
@@ -257,6 +269,49 @@ impl DateHistogram {
         Ok(out)
     }
 
+    /// The bucket `missing` falls in, as a [`MissingBucket`], with the
+    /// request widened (`extended_bounds`, when `min_doc_count` is 0) so
+    /// the buckets up to it are computed; `None` without `missing` or
+    /// when `hard_bounds` leave it out.
+    pub fn missing_bucket(&mut self) -> Option<MissingBucket> {
+        let value = self.missing?;
+        let outside =
+            self.hard.0.is_some_and(|lo| value < lo) || self.hard.1.is_some_and(|hi| value > hi);
+        if outside {
+            return None;
+        }
+        let start = self.rounding.round_down(value);
+        let asked = (
+            self.extended
+                .0
+                .map(|lo| self.rounding.round_down(lo) as f64),
+            self.extended
+                .1
+                .map(|hi| self.rounding.round_down(hi) as f64),
+        );
+        let widened = self.min_doc_count == 0;
+        if widened {
+            self.extended = (
+                Some(self.extended.0.map_or(value, |lo| lo.min(value))),
+                Some(self.extended.1.map_or(value, |hi| hi.max(value))),
+            );
+        }
+        Some(MissingBucket {
+            start: start as f64,
+            end: self.rounding.next(start) as f64,
+            min_doc_count: self.min_doc_count,
+            widened,
+            asked,
+        })
+    }
+
+    /// A bucket key as `key_as_string` shows it.
+    pub fn key_as_string(&self, key: i64) -> String {
+        let tz = self.rounding.tz;
+        self.format
+            .format_in(key, tz.offset_millis(key), &tz.offset_suffix(key))
+    }
+
     /// The end (exclusive) of the bucket starting at `key`.
     pub fn bucket_end(&self, key: i64) -> i64 {
         self.rounding.next(key)
@@ -289,11 +344,7 @@ impl DateHistogram {
                     obj.remove(k);
                 }
             }
-            let tz = self.rounding.tz;
-            let text = self
-                .format
-                .format_in(key, tz.offset_millis(key), &tz.offset_suffix(key));
-            bucket["key_as_string"] = json!(text);
+            bucket["key_as_string"] = json!(self.key_as_string(key));
             bucket["key"] = json!(key);
             out.push(bucket);
         }

@@ -12,7 +12,7 @@
 //!   top-level `filter` aggregation, one extra pass each.
 //! - `geo_aggs`: `geo_centroid` and `geohash_grid`, which tantivy lacks.
 //! - `date_histogram`, `date_range`, `calendar`, `time_zone`: dates in
-//!   calendars and zones.
+//!   calendars and zones; `missing_bucket`: histograms' `missing`.
 //! - `top_hits`, `deferred`: sub-aggregations computed per bucket;
 //!   `passes`: the extra searches those and calendar histograms need.
 
@@ -26,6 +26,7 @@ pub mod docvalues;
 pub mod fetch_fields;
 pub mod filter_aggs;
 pub mod geo_aggs;
+pub mod missing_bucket;
 mod passes;
 pub mod request;
 pub mod sort;

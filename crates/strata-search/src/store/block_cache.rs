@@ -229,6 +229,19 @@ mod tests {
     }
 
     #[test]
+    fn clear_drops_every_block_and_keeps_the_counters() {
+        let cache = BlockCache::new(4 << 20);
+        for n in 0..3 {
+            cache.block(1, n, || block_of(BLOCK_SIZE, 1)).unwrap();
+        }
+        cache.clear();
+        let s = cache.stats();
+        assert_eq!((s.size_bytes, s.blocks, s.misses), (0, 0, 3));
+        let (_, hit) = cache.block(1, 0, || block_of(BLOCK_SIZE, 1)).unwrap();
+        assert!(!hit, "a cleared block is read again");
+    }
+
+    #[test]
     fn a_failed_read_is_not_cached() {
         let cache = BlockCache::new(4 << 20);
         let err = cache.block(1, 0, || Err(io::Error::other("disk gone")));

@@ -29,15 +29,27 @@ pub struct Server {
     pub memcache: Option<SocketAddr>,
     /// RESP front end address, if enabled.
     pub resp: Option<SocketAddr>,
+    /// Elasticsearch-compatible HTTP front end address, if enabled.
+    pub http: Option<SocketAddr>,
     /// Every stderr line so far (JSON log lines).
     log: Arc<Mutex<Vec<String>>>,
     _data_dir: tempfile::TempDir,
 }
 
 impl Server {
-    /// Starts `strata serve` on free ports with `extra` options appended.
+    /// Starts `strata serve` on free ports with `extra` options appended
+    /// and the HTTP front end off (port 9200 would clash between tests).
     /// Panics (failing the test) if it does not listen within the timeout.
     pub fn start(extra: &[&str]) -> Server {
+        Server::start_with(&["--no-http"], extra)
+    }
+
+    /// Like [`Server::start`], with the HTTP (search) front end on a free port.
+    pub fn start_with_http(extra: &[&str]) -> Server {
+        Server::start_with(&["--http-port", "0"], extra)
+    }
+
+    fn start_with(front_end: &[&str], extra: &[&str]) -> Server {
         let data_dir = tempfile::tempdir().expect("temp data dir");
         let mut args: Vec<String> = [
             "serve",
@@ -53,10 +65,9 @@ impl Server {
             "64mb",
             "--log-format",
             "json",
-            // The key-value tests do not use search; port 9200 would clash.
-            "--no-http",
         ]
         .iter()
+        .chain(front_end)
         .map(|s| s.to_string())
         .collect();
         args.push("--data-dir".into());
@@ -70,6 +81,7 @@ impl Server {
             child: spawned.child,
             memcache: spawned.memcache,
             resp: spawned.resp,
+            http: spawned.http,
             log: spawned.log,
             _data_dir: data_dir,
         }
@@ -78,6 +90,11 @@ impl Server {
     /// The RESP address (panics if that front end is off).
     pub fn resp(&self) -> SocketAddr {
         self.resp.expect("RESP front end is on")
+    }
+
+    /// The HTTP address (panics if that front end is off).
+    pub fn http(&self) -> SocketAddr {
+        self.http.expect("HTTP front end is on")
     }
 
     /// The memcached address (panics if that front end is off).

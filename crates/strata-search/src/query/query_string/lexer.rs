@@ -1,6 +1,8 @@
 //! The Lucene query syntax cut into tokens: operators, parentheses,
 //! `field:(` group openings, boosts and leaf clauses (words, phrases,
-//! ranges, with their `~` suffixes). Backslash escapes any character.
+//! ranges, `/regular expressions/`, with their `~` suffixes). Backslash
+//! escapes any character. A `/` starts a regular expression only where a
+//! value starts (`a/b` stays one word, as Kibana users type paths).
 
 use super::bad;
 use crate::error::Result;
@@ -63,7 +65,7 @@ pub(super) fn lex(text: &str) -> Result<Vec<Token>> {
                 lx.at += 1;
                 tokens.push(Token::Boost(lx.boost()?));
             }
-            '"' | '[' | '{' => {
+            '"' | '[' | '{' | '/' => {
                 let value = lx.value()?;
                 tokens.push(Token::Leaf { field: None, value });
             }
@@ -190,6 +192,7 @@ impl Lexer {
                 Ok(LeafValue::Phrase { text, slop })
             }
             Some(open @ ('[' | '{')) => self.range(open == '['),
+            Some('/') => self.regex(),
             Some('>' | '<') => {
                 let greater = self.peek() == Some('>');
                 self.at += 1;
@@ -216,6 +219,25 @@ impl Lexer {
                 self.word_suffix(word, wildcard)
             }
         }
+    }
+
+    /// A `/regular expression/`, up to the first `/` not escaped by a
+    /// backslash; the text between is kept as written (escapes included)
+    /// for the expression's own parser, as Lucene's query parser does.
+    fn regex(&mut self) -> Result<LeafValue> {
+        let start = self.at + 1;
+        let mut at = start;
+        loop {
+            match self.chars.get(at) {
+                None => return Err(bad("Lexical error: unterminated regular expression")),
+                Some('\\') => at += 2,
+                Some('/') => break,
+                Some(_) => at += 1,
+            }
+        }
+        let pattern = self.chars[start..at].iter().collect();
+        self.at = at + 1;
+        Ok(LeafValue::Regex(pattern))
     }
 
     /// A word with its optional `~N` (fuzzy) suffix.

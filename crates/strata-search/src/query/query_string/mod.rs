@@ -234,7 +234,7 @@ mod tests {
             ]
         );
         for bad in [
-            "(a:b", "a:b)", "a:[1 2]", "a:", "f:(a", "\"open", "a^x", "AND", ")",
+            "(a:b", "a:b)", "a:[1 2]", "a:", "f:(a", "\"open", "a^x", "AND", ")", "a:/x",
         ] {
             assert!(
                 lex(bad)
@@ -243,5 +243,28 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn regular_expressions() {
+        let regex = |field: Option<&str>, p: &str| Node::Leaf {
+            field: field.map(str::to_string),
+            value: LeafValue::Regex(p.into()),
+        };
+        assert_eq!(
+            parse("user:/jo.n[0-9]+/", false),
+            regex(Some("user"), "jo.n[0-9]+")
+        );
+        // An escaped slash stays escaped for the expression's parser.
+        assert_eq!(parse(r"url:/a\/b.*/", false), regex(Some("url"), r"a\/b.*"));
+        assert_eq!(
+            parse("/ab+/ AND f:x", false),
+            Node::Bool(vec![
+                (Occur::Must, regex(None, "ab+")),
+                (Occur::Must, word(Some("f"), "x"))
+            ])
+        );
+        // Mid-word, `/` is part of the word.
+        assert_eq!(parse("path:a/b", false), word(Some("path"), "a/b"));
     }
 }

@@ -1,7 +1,7 @@
 //! One leaf clause of a parsed text query on one concrete field, built
 //! with the DSL's own query builders so each value type is handled the
-//! way `match`, `match_phrase`, `wildcard`, `prefix`, `range` and
-//! `exists` handle it.
+//! way `match`, `match_phrase`, `wildcard`, `prefix`, `regexp`, `range`
+//! and `exists` handle it.
 
 use serde_json::{json, Map, Value};
 use tantivy::query::{EmptyQuery, FuzzyTermQuery, Occur, Query};
@@ -10,9 +10,9 @@ use super::{bool_query, LeafValue, Options};
 use crate::error::Result;
 use crate::mapping::FieldType;
 use crate::query::full_text::{match_field, phrase_field};
-use crate::query::term_level;
 use crate::query::terms::{analyzed_terms, exact_term};
 use crate::query::QueryContext;
+use crate::query::{regexp, term_level};
 
 /// `exists` on `field`.
 pub(super) fn exists(ctx: &QueryContext<'_>, field: &str) -> Result<Box<dyn Query>> {
@@ -40,6 +40,7 @@ pub(super) fn on_field(
             phrase_field(ctx, field, &json!(text), slop.unwrap_or(opts.phrase_slop))
         }
         LeafValue::Fuzzy { text, distance } => fuzzy(ctx, field, ty, text, *distance, opts),
+        LeafValue::Regex(pattern) => regexp::on_field(ctx, field, pattern),
         LeafValue::Prefix(text) => {
             let text = if ty == Some(FieldType::Text) {
                 text.to_lowercase()

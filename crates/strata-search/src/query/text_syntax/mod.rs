@@ -5,7 +5,7 @@
 //! - `fields`: default fields and field patterns (`*`, `message*`,
 //!   `title^2`) resolved against the mapping.
 //! - `leaf`: one leaf clause on one field (match, phrase, wildcard, fuzzy,
-//!   range, exists), with leniency.
+//!   regular expression, range, exists), with leniency.
 //!
 //! A leaf over several fields is a `dis_max` of one query per field (the
 //! `best_fields` behaviour). Leaves never panic on user text: a value a
@@ -35,6 +35,8 @@ pub(crate) enum LeafValue {
     Fuzzy { text: String, distance: u8 },
     /// A prefix (`foo*` in `simple_query_string`).
     Prefix(String),
+    /// A regular expression in Lucene's syntax (`/joh?n/` in `query_string`).
+    Regex(String),
     /// A range; `None` is an open end.
     Range {
         low: Option<String>,
