@@ -98,3 +98,40 @@ fn owned(value: FieldValue) -> OwnedValue {
         FieldValue::Bool(b) => OwnedValue::Bool(b),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Value};
+    use tantivy::schema::document::Document;
+
+    use super::*;
+
+    #[test]
+    fn values_group_by_path_and_field_names_cover_objects() {
+        let fields = SchemaFields::build();
+        let values = vec![
+            ("b.c".to_string(), FieldValue::Keyword("x".into())),
+            ("a".to_string(), FieldValue::Text("hello world".into())),
+            ("b.d".to_string(), FieldValue::Long(3)),
+            ("b.c".to_string(), FieldValue::Keyword("y".into())),
+            ("e.f.g".to_string(), FieldValue::Bool(true)),
+        ];
+        let mut doc = build_document(&fields, "id-1", b"{}", values);
+        stamp(&mut doc, &fields, 2, 7);
+        let json: Value = serde_json::from_str(&doc.to_json(&fields.schema)).unwrap();
+        assert_eq!(json["_id"], json!(["id-1"]));
+        assert_eq!(json["_version"], json!([2]));
+        assert_eq!(json["_seq_no"], json!([7]));
+        assert_eq!(
+            json["_field_names"],
+            json!(["a", "b", "b.c", "b.d", "e", "e.f", "e.f.g"])
+        );
+        // A path's values keep their order; one value stays a scalar.
+        let typed = &json["f"][0];
+        assert_eq!(typed["b.c"], json!(["x", "y"]));
+        assert_eq!(typed["b.d"], json!(3));
+        assert_eq!(typed["e.f.g"], json!(true));
+        assert_eq!(typed.as_object().map(|o| o.len()), Some(3));
+        assert_eq!(json["txt"][0]["a"], json!("hello world"));
+    }
+}
