@@ -20,6 +20,17 @@ pub enum Durability {
         /// [`Durability::MIN_SYNC_INTERVAL`]).
         sync_interval: Duration,
     },
+    /// Group commit on request: records are written as in `Async`, and a
+    /// sync starts only when a caller waits for a record that is not yet
+    /// durable ([`durable`](crate::CommandLog::durable),
+    /// [`wait_durable`](crate::CommandLog::wait_durable),
+    /// [`flush`](crate::CommandLog::flush)); one sync covers everything
+    /// written by then, so concurrent waiters share it. For callers that
+    /// append many records and acknowledge once (a search bulk request):
+    /// `Sync` would sync again and again while they are still appending.
+    /// Callers must wait before acknowledging, as with `Sync`; nothing is
+    /// synced in the background.
+    OnDemand,
 }
 
 impl Durability {

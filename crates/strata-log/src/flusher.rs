@@ -5,7 +5,9 @@
 //! rotating when a segment is full, and syncs. In `Sync` mode it syncs after
 //! every batch: the one sync covers every record of the batch, which is
 //! group commit; `group_commit` decides when a batch starts. In `Async` mode it writes a batch once it is a few
-//! milliseconds old or large, and syncs at least every `sync_interval`.
+//! milliseconds old or large, and syncs at least every `sync_interval`. In
+//! `OnDemand` mode it writes as in `Async` and syncs only when a waiter
+//! asked (`sync_requested`).
 //!
 //! Ahead of the records, the flusher writes zeros into the segment file a
 //! `preallocate` step at a time, so that a sync rarely has to persist a new
@@ -164,6 +166,16 @@ impl Flusher {
                         }
                     }
                 }
+                Durability::OnDemand => {
+                    // Written like `Async`; synced only on request (above).
+                    let write_at = p.first_pending_at.map(|t| t + ASYNC_WRITE_DELAY);
+                    if p.buf.len() >= ASYNC_WRITE_THRESHOLD
+                        || write_at.is_some_and(|t| Instant::now() >= t)
+                    {
+                        break;
+                    }
+                    write_at
+                }
                 Durability::Async { sync_interval } => {
                     let now = Instant::now();
                     let unsynced = self.written_lsn > self.synced_lsn;
@@ -218,6 +230,7 @@ impl Flusher {
         }
         let sync_due = match self.shared.config.durability {
             Durability::Sync => true,
+            Durability::OnDemand => false,
             Durability::Async { sync_interval } => self.last_sync.elapsed() >= sync_interval,
         };
         if (work.sync || sync_due) && self.written_lsn > self.synced_lsn {

@@ -159,6 +159,7 @@ impl CommandLog {
     /// before it was, `Closed` if the flusher stopped.
     pub fn wait_durable(&self, lsn: u64) -> Result<(), LogError> {
         self.check_assigned(lsn)?;
+        self.request_sync_for(lsn);
         self.shared.wait_durable(lsn)
     }
 
@@ -167,7 +168,29 @@ impl CommandLog {
     /// owns what it needs, so it may outlive `&self` and be moved to a task.
     pub fn durable(&self, lsn: u64) -> impl Future<Output = Result<(), LogError>> + Send + 'static {
         let early = self.check_assigned(lsn).err();
+        if early.is_none() {
+            self.request_sync_for(lsn);
+        }
         DurableWait::new(Arc::clone(&self.shared), lsn, early)
+    }
+
+    /// `OnDemand`: asks the flusher for a sync unless `lsn` is durable
+    /// already. The flusher clears the request when it takes the buffer it
+    /// will sync; `lsn` was appended before this call, so that buffer (or
+    /// an earlier, written one) holds it, and a request made after the
+    /// take stays set for the next round.
+    fn request_sync_for(&self, lsn: u64) {
+        let shared = &*self.shared;
+        if shared.config.durability != Durability::OnDemand
+            || shared.durable_lsn.load(Ordering::Acquire) >= lsn
+        {
+            return;
+        }
+        let mut p = shared.pending.lock();
+        p.sync_requested = true;
+        if p.flusher_waiting {
+            shared.work.notify_one();
+        }
     }
 
     /// Writes and syncs everything appended so far; returns the durable LSN.

@@ -82,9 +82,13 @@ pub fn bulk(node: &Node, path_index: Option<&str>, req: &EsRequest) -> Result<Re
     for item in &items {
         let body = match run(node, item, require_alias) {
             Ok((index, result)) => {
-                let entry = touched
-                    .entry(index.name().to_string())
-                    .or_insert_with(|| (Arc::clone(&index), 0));
+                // Looked up first: the name is copied once per index, not per item.
+                let entry = match touched.get_mut(index.name()) {
+                    Some(entry) => entry,
+                    None => touched
+                        .entry(index.name().to_string())
+                        .or_insert_with(|| (Arc::clone(&index), 0)),
+                };
                 entry.1 = entry.1.max(result.lsn);
                 let mut body = write_body(&index, &result);
                 body["status"] = json!(item_status(result.result));

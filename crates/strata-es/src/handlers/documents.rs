@@ -180,7 +180,7 @@ pub fn write_body(index: &SearchIndex, r: &DocWriteResult) -> Value {
     let shards = if r.result == WriteResult::Noop {
         json!({"total": 0, "successful": 0, "failed": 0})
     } else {
-        let replicas = u64::from(index.settings().number_of_replicas);
+        let replicas = u64::from(index.number_of_replicas());
         json!({"total": 1 + replicas, "successful": 1, "failed": 0})
     };
     json!({

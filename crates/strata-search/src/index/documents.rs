@@ -105,14 +105,13 @@ impl SearchIndex {
         let auto = id.is_none();
         let id = id.map_or_else(auto_id, str::to_string);
         let shard = self.shard_for(&id);
-        let source = Arc::new(source.to_vec());
-        let fields = shard.fields().clone();
+        let doc = build_document(shard.fields(), &id, source, parsed.values);
         let outcome = shard.index(
             &id,
-            Arc::clone(&source),
+            Arc::new(source.to_vec()),
             precondition,
             auto,
-            |version, seq_no| build_document(&fields, &id, version, seq_no, &source, &parsed),
+            doc,
             |op| Ok(self.translog.append(op.kind(), &op.encode())?),
         )?;
         self.counters.note_index();

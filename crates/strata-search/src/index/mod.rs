@@ -79,6 +79,12 @@ impl SearchIndex {
         self.settings.read().clone()
     }
 
+    /// `number_of_replicas`, without copying the settings (every bulk
+    /// item's reply names it).
+    pub fn number_of_replicas(&self) -> u32 {
+        self.settings.read().number_of_replicas
+    }
+
     /// A copy of the mapping.
     pub fn mappings(&self) -> Mappings {
         self.mappings.read().clone()

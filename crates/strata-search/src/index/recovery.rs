@@ -84,7 +84,10 @@ impl SearchIndex {
             .map_err(|e| SearchError::io(format!("open {}", log_dir.display()), e))?;
         let fs: Arc<dyn strata_device::Directory> = Arc::new(fs);
         let durability = match settings.durability {
-            TranslogDurability::Request => Durability::Sync,
+            // A bulk request appends many records and waits once, for its
+            // last: syncing only when waited for is group commit across
+            // requests without syncs in the middle of one.
+            TranslogDurability::Request => Durability::OnDemand,
             TranslogDurability::Async => Durability::Async {
                 sync_interval: settings.sync_interval,
             },
@@ -159,10 +162,8 @@ impl SearchIndex {
                 Some(build_document(
                     shard.fields(),
                     &op.id,
-                    op.version,
-                    op.seq_no,
                     source,
-                    &parsed,
+                    parsed.values,
                 ))
             }
         };

@@ -2,6 +2,8 @@
 //! the fields dynamic mapping adds. Pure: the caller decides whether to
 //! apply the new fields to the index's mapping.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::date::looks_like_date;
@@ -42,13 +44,20 @@ pub fn parse_document(mappings: &Mappings, source: &Value) -> Result<ParsedDoc> 
         SearchError::MapperParsing("failed to parse, document is empty or not an object".into())
     })?;
     let mut doc = ParsedDoc::default();
+    // One buffer holds the dotted path of the value being walked: each
+    // level appends `.key` and truncates back, so walking allocates no path.
+    let mut path = String::with_capacity(64);
     for (key, value) in obj {
-        walk(mappings, key, value, &mut doc)?;
+        path.clear();
+        path.push_str(key);
+        walk(mappings, &mut path, value, &mut doc)?;
     }
     Ok(doc)
 }
 
-fn walk(mappings: &Mappings, path: &str, value: &Value, doc: &mut ParsedDoc) -> Result<()> {
+/// Walks `value` at `path`; `path` is restored to its value on entry
+/// before returning (errors aside).
+fn walk(mappings: &Mappings, path: &mut String, value: &Value, doc: &mut ParsedDoc) -> Result<()> {
     if path.is_empty() || path.starts_with('.') || path.ends_with('.') || path.contains("..") {
         return Err(SearchError::MapperParsing(format!(
             "field name cannot contain only whitespace or dots: ['{path}']"
@@ -60,6 +69,7 @@ fn walk(mappings: &Mappings, path: &str, value: &Value, doc: &mut ParsedDoc) -> 
     if let Some(leaf) = leaf_of(mappings, doc, path) {
         return add_leaf_values(path, &leaf, value, doc);
     }
+    let path_now = path.len();
     match value {
         Value::Array(items) => {
             // An array takes the mapping its first value would get.
@@ -82,7 +92,10 @@ fn walk(mappings: &Mappings, path: &str, value: &Value, doc: &mut ParsedDoc) -> 
                 return add_leaf_values(path, &leaf, value, doc);
             }
             for (key, v) in obj {
-                walk(mappings, &format!("{path}.{key}"), v, doc)?;
+                path.push('.');
+                path.push_str(key);
+                walk(mappings, path, v, doc)?;
+                path.truncate(path_now);
             }
             Ok(())
         }
@@ -137,13 +150,22 @@ fn add_points(path: &str, leaf: &FieldMapping, value: &Value, doc: &mut ParsedDo
     Ok(())
 }
 
-fn leaf_of(mappings: &Mappings, doc: &ParsedDoc, path: &str) -> Option<FieldMapping> {
-    mappings.leaf(path).cloned().or_else(|| {
-        doc.new_fields
+/// The leaf mapped at `path`: borrowed from the mapping (every field of a
+/// document after the first of its kind), or a copy of one this document
+/// added.
+fn leaf_of<'m>(
+    mappings: &'m Mappings,
+    doc: &ParsedDoc,
+    path: &str,
+) -> Option<Cow<'m, FieldMapping>> {
+    match mappings.leaf(path) {
+        Some(leaf) => Some(Cow::Borrowed(leaf)),
+        None => doc
+            .new_fields
             .iter()
             .find(|(p, _)| p == path)
-            .map(|(_, l)| l.clone())
-    })
+            .map(|(_, l)| Cow::Owned(l.clone())),
+    }
 }
 
 fn leaf_name(path: &str) -> &str {
@@ -295,7 +317,7 @@ pub fn convert(path: &str, leaf: &FieldMapping, value: &Value) -> Result<Option<
             }
             FieldValue::Double(f)
         }
-        FieldType::Date => FieldValue::Date(leaf.date_format().parse_value(value)?),
+        FieldType::Date => FieldValue::Date(leaf.date_parser().parse_value(value)?),
         FieldType::Boolean => match value {
             Value::Bool(b) => FieldValue::Bool(*b),
             Value::String(s) if s == "true" => FieldValue::Bool(true),

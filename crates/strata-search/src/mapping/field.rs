@@ -157,10 +157,16 @@ impl FieldMapping {
 
     /// The date format in force (the field's or the default).
     pub fn date_format(&self) -> DateFormat {
-        match &self.format {
-            Some(f) => f.clone(),
-            None => DateFormat::parse(DEFAULT_DATE_FORMAT).expect("the default format parses"),
-        }
+        self.date_parser().clone()
+    }
+
+    /// The date format in force, borrowed: indexing parses every date with
+    /// it, and the default is parsed once per process rather than per value.
+    pub fn date_parser(&self) -> &DateFormat {
+        static DEFAULT: std::sync::LazyLock<DateFormat> = std::sync::LazyLock::new(|| {
+            DateFormat::parse(DEFAULT_DATE_FORMAT).expect("the default format parses")
+        });
+        self.format.as_ref().unwrap_or(&DEFAULT)
     }
 
     /// Parses `{"type": ..., params}` for the field `name`.

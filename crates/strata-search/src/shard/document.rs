@@ -1,71 +1,137 @@
 //! A parsed document as a tantivy document of the shard schema.
-
-use std::collections::BTreeMap;
+//!
+//! Built in two steps so that the expensive one runs outside the shard's
+//! lock: [`build_document`] (everything but the version and sequence
+//! number, which only the shard lock can assign) and [`stamp`].
 
 use tantivy::schema::OwnedValue;
 use tantivy::TantivyDocument;
 
-use crate::mapping::document::{FieldValue, ParsedDoc};
+use crate::mapping::document::FieldValue;
 use crate::store::SchemaFields;
 
-/// Builds the tantivy document: metadata fields, `_source`, typed values in
-/// `f`, text in `txt` and the paths holding a value in `_field_names`.
+/// Builds the tantivy document without `_version` and `_seq_no`:
+/// `_id`, `_source`, typed values in `f`, text in `txt` and the paths
+/// holding a value in `_field_names`. `values` are the parsed document's
+/// `(dotted path, value)` pairs; their strings move into the document.
 pub fn build_document(
     fields: &SchemaFields,
     id: &str,
-    version: u64,
-    seq_no: u64,
     source: &[u8],
-    parsed: &ParsedDoc,
+    mut values: Vec<(String, FieldValue)>,
 ) -> TantivyDocument {
     let mut doc = TantivyDocument::new();
     doc.add_text(fields.id, id);
     doc.add_bytes(fields.source, source);
-    doc.add_u64(fields.version, version);
-    doc.add_u64(fields.seq_no, seq_no);
-    let mut values: BTreeMap<String, Vec<OwnedValue>> = BTreeMap::new();
-    let mut text: BTreeMap<String, Vec<OwnedValue>> = BTreeMap::new();
-    let mut names = std::collections::BTreeSet::new();
-    for (path, value) in &parsed.values {
-        let (target, v) = match value {
-            FieldValue::Text(s) => (&mut text, OwnedValue::Str(s.clone())),
-            FieldValue::Keyword(s) => (&mut values, OwnedValue::Str(s.clone())),
-            FieldValue::Long(n) | FieldValue::Date(n) => (&mut values, OwnedValue::I64(*n)),
-            FieldValue::Double(f) => (&mut values, OwnedValue::F64(*f)),
-            FieldValue::Bool(b) => (&mut values, OwnedValue::Bool(*b)),
+    // Grouped by target field, then by path in byte order (the order of
+    // the JSON objects' keys); stable, so a path's values keep their order.
+    values.sort_by(|a, b| (is_text(&a.1), &a.0).cmp(&(is_text(&b.1), &b.0)));
+    add_field_names(&mut doc, fields, &values);
+    let mut typed: Vec<(String, OwnedValue)> = Vec::new();
+    let mut text: Vec<(String, OwnedValue)> = Vec::new();
+    let mut pairs = values.into_iter().peekable();
+    while let Some((path, value)) = pairs.next() {
+        let target = if is_text(&value) {
+            &mut text
+        } else {
+            &mut typed
         };
-        target.entry(path.clone()).or_default().push(v);
-        // `exists` on an object path matches documents with any field below it.
-        let mut prefix = String::new();
-        for part in path.split('.') {
-            if !prefix.is_empty() {
-                prefix.push('.');
+        let first = owned(value);
+        // Several values at one path (arrays, multi-fields) become an array.
+        let same_path = |next: &(String, FieldValue)| next.0 == path;
+        let value = match pairs.next_if(same_path) {
+            None => first,
+            Some((_, second)) => {
+                let mut all = vec![first, owned(second)];
+                while let Some((_, more)) = pairs.next_if(same_path) {
+                    all.push(owned(more));
+                }
+                OwnedValue::Array(all)
             }
-            prefix.push_str(part);
-            names.insert(prefix.clone());
-        }
+        };
+        target.push((path, value));
     }
-    for name in names {
-        doc.add_text(fields.field_names, name);
-    }
-    if !values.is_empty() {
-        doc.add_object(fields.values, collapse(values));
+    if !typed.is_empty() {
+        doc.add_field_value(fields.values, &OwnedValue::Object(typed));
     }
     if !text.is_empty() {
-        doc.add_object(fields.text, collapse(text));
+        doc.add_field_value(fields.text, &OwnedValue::Object(text));
     }
     doc
 }
 
-fn collapse(map: BTreeMap<String, Vec<OwnedValue>>) -> BTreeMap<String, OwnedValue> {
-    map.into_iter()
-        .map(|(k, mut vs)| {
-            let v = if vs.len() == 1 {
-                vs.remove(0)
-            } else {
-                OwnedValue::Array(vs)
-            };
-            (k, v)
-        })
-        .collect()
+/// Adds the version and sequence number the shard assigned.
+pub fn stamp(doc: &mut TantivyDocument, fields: &SchemaFields, version: u64, seq_no: u64) {
+    doc.add_u64(fields.version, version);
+    doc.add_u64(fields.seq_no, seq_no);
+}
+
+/// `_field_names`: every path holding a value and every object path above
+/// one (`exists` on an object matches documents with any field below it),
+/// each once, in byte order.
+fn add_field_names(
+    doc: &mut TantivyDocument,
+    fields: &SchemaFields,
+    values: &[(String, FieldValue)],
+) {
+    let mut names: Vec<&str> = Vec::with_capacity(values.len() * 2);
+    for (path, _) in values {
+        names.extend(path.match_indices('.').map(|(dot, _)| &path[..dot]));
+        names.push(path);
+    }
+    names.sort_unstable();
+    names.dedup();
+    for name in names {
+        doc.add_text(fields.field_names, name);
+    }
+}
+
+fn is_text(value: &FieldValue) -> bool {
+    matches!(value, FieldValue::Text(_))
+}
+
+fn owned(value: FieldValue) -> OwnedValue {
+    match value {
+        FieldValue::Text(s) | FieldValue::Keyword(s) => OwnedValue::Str(s),
+        FieldValue::Long(n) | FieldValue::Date(n) => OwnedValue::I64(n),
+        FieldValue::Double(f) => OwnedValue::F64(f),
+        FieldValue::Bool(b) => OwnedValue::Bool(b),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Value};
+    use tantivy::schema::document::Document;
+
+    use super::*;
+
+    #[test]
+    fn values_group_by_path_and_field_names_cover_objects() {
+        let fields = SchemaFields::build();
+        let values = vec![
+            ("b.c".to_string(), FieldValue::Keyword("x".into())),
+            ("a".to_string(), FieldValue::Text("hello world".into())),
+            ("b.d".to_string(), FieldValue::Long(3)),
+            ("b.c".to_string(), FieldValue::Keyword("y".into())),
+            ("e.f.g".to_string(), FieldValue::Bool(true)),
+        ];
+        let mut doc = build_document(&fields, "id-1", b"{}", values);
+        stamp(&mut doc, &fields, 2, 7);
+        let json: Value = serde_json::from_str(&doc.to_json(&fields.schema)).unwrap();
+        assert_eq!(json["_id"], json!(["id-1"]));
+        assert_eq!(json["_version"], json!([2]));
+        assert_eq!(json["_seq_no"], json!([7]));
+        assert_eq!(
+            json["_field_names"],
+            json!(["a", "b", "b.c", "b.d", "e", "e.f", "e.f.g"])
+        );
+        // A path's values keep their order; one value stays a scalar.
+        let typed = &json["f"][0];
+        assert_eq!(typed["b.c"], json!(["x", "y"]));
+        assert_eq!(typed["b.d"], json!(3));
+        assert_eq!(typed["e.f.g"], json!(true));
+        assert_eq!(typed.as_object().map(|o| o.len()), Some(3));
+        assert_eq!(json["txt"][0]["a"], json!("hello world"));
+    }
 }

@@ -205,15 +205,17 @@ impl Shard {
 
     /// Indexes `doc` under `id` if `precondition` holds. `log` appends the
     /// operation to the translog and returns its LSN; it runs under the
-    /// shard lock, before the writer sees the document. `build` makes the
-    /// tantivy document for the version and sequence number chosen.
+    /// shard lock, before the writer sees the document. `doc` is the
+    /// tantivy document built without version and sequence number
+    /// ([`document::build_document`], outside the lock); they are
+    /// stamped here, once chosen.
     pub fn index(
         &self,
         id: &str,
         source: Arc<Vec<u8>>,
         precondition: Precondition,
         auto_id: bool,
-        build: impl FnOnce(u64, u64) -> TantivyDocument,
+        mut doc: TantivyDocument,
         log: impl FnOnce(&Operation) -> Result<u64>,
     ) -> Result<WriteOutcome> {
         let mut state = self.write.lock();
@@ -238,7 +240,8 @@ impl Shard {
                 .writer
                 .delete_term(Term::from_field_text(self.fields.id, id));
         }
-        state.writer.add_document(build(version, seq_no))?;
+        document::stamp(&mut doc, &self.fields, version, seq_no);
+        state.writer.add_document(doc)?;
         state.next_seq_no += 1;
         state.dirty = true;
         let version_info = DocVersion { version, seq_no };
@@ -297,13 +300,15 @@ impl Shard {
         })
     }
 
-    /// Re-applies a translog operation during recovery (no checks, no logging).
+    /// Re-applies a translog operation during recovery (no checks, no
+    /// logging); `doc` as for [`index`](Self::index), stamped here.
     pub fn replay(&self, op: &Operation, doc: Option<TantivyDocument>) -> Result<()> {
         let mut state = self.write.lock();
         state
             .writer
             .delete_term(Term::from_field_text(self.fields.id, &op.id));
-        if let Some(doc) = doc {
+        if let Some(mut doc) = doc {
+            document::stamp(&mut doc, &self.fields, op.version, op.seq_no);
             state.writer.add_document(doc)?;
         }
         state.next_seq_no = state.next_seq_no.max(op.seq_no + 1);
