@@ -41,6 +41,15 @@ const SCAN_BATCH: usize = 256;
 /// (one burst of device work, a visible dip in the second it lands).
 const SYNC_EVERY: u64 = 8 << 20;
 
+/// Whether a checkpoint keeps to the CPU budget (`checkpoint_cpu_pct`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pace {
+    /// BGSAVE and the trigger: within the budget, so requests keep the cores.
+    Background,
+    /// SAVE: as fast as it can; the caller waits for it.
+    Foreground,
+}
+
 /// What one checkpoint wrote.
 #[derive(Debug, Clone)]
 pub struct CheckpointReport {

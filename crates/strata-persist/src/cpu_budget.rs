@@ -1,4 +1,5 @@
-//! The CPU budget of a checkpoint: a share of the machine's cores.
+//! The CPU budget of a background checkpoint: a share of the machine's
+//! cores (`SAVE`, which its caller waits for, runs unpaced).
 //!
 //! The I/O rate limit (`checkpoint_io_rate`) bounds what a checkpoint writes,
 //! but its cost on a busy server is mostly CPU: scanning, copying, encoding

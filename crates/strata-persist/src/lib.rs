@@ -37,6 +37,7 @@ pub mod status;
 mod trigger;
 
 pub use checkpoint::CheckpointReport;
+use checkpoint::Pace;
 pub use config::{Mode, PersistConfig};
 pub use error::PersistError;
 pub use journal::LogJournal;
@@ -210,8 +211,10 @@ impl Persistence {
     }
 
     /// Writes a checkpoint now, in the calling thread (Redis `SAVE`).
+    /// It runs as fast as it can: `checkpoint_cpu_pct` paces only
+    /// background checkpoints (the caller asked for this one and waits).
     pub fn checkpoint(&self) -> Result<CheckpointReport, PersistError> {
-        self.shared.run_checkpoint()
+        self.shared.run_checkpoint(Pace::Foreground)
     }
 
     /// Starts a checkpoint in a background thread (Redis `BGSAVE`).
@@ -257,11 +260,11 @@ impl std::fmt::Debug for Persistence {
 
 impl Shared {
     /// Runs a checkpoint unless one is running, recording its outcome.
-    fn run_checkpoint(&self) -> Result<CheckpointReport, PersistError> {
+    fn run_checkpoint(&self, pace: Pace) -> Result<CheckpointReport, PersistError> {
         if self.running.swap(true, Ordering::AcqRel) {
             return Err(PersistError::CheckpointRunning);
         }
-        let result = self.checkpoint_now();
+        let result = self.checkpoint_now(pace);
         self.running.store(false, Ordering::Release);
         result
     }
@@ -275,7 +278,7 @@ impl Shared {
         let spawned = std::thread::Builder::new()
             .name("strata-checkpoint".into())
             .spawn(move || {
-                let _ = me.checkpoint_now();
+                let _ = me.checkpoint_now(Pace::Background);
                 me.running.store(false, Ordering::Release);
             });
         if let Err(err) = spawned {
@@ -286,14 +289,18 @@ impl Shared {
     }
 
     /// One checkpoint; the caller holds the `running` slot.
-    fn checkpoint_now(&self) -> Result<CheckpointReport, PersistError> {
+    fn checkpoint_now(&self, pace: Pace) -> Result<CheckpointReport, PersistError> {
         tracing::info!("checkpoint started");
+        let cpu_pct = match pace {
+            Pace::Background => self.config.checkpoint_cpu_pct,
+            Pace::Foreground => 0,
+        };
         let result = checkpoint::write_checkpoint(
             &self.keyspace,
             &self.log,
             &*self.snapshot_dir,
             self.config.checkpoint_io_rate,
-            self.config.checkpoint_cpu_pct,
+            cpu_pct,
         );
         let mut h = self.history.lock();
         match &result {

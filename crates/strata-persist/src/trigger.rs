@@ -34,7 +34,7 @@ impl Trigger {
                     drop(stopped);
                     if shared.log.poisoned().is_none() && shared.checkpoint_due() {
                         // Runs here; a concurrent BGSAVE just makes this a no-op.
-                        let _ = shared.run_checkpoint();
+                        let _ = shared.run_checkpoint(crate::checkpoint::Pace::Background);
                     }
                     stopped = lock.lock();
                 }

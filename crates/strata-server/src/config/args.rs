@@ -141,8 +141,9 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SIZE")]
     pub checkpoint_io_rate: Option<ByteSize>,
 
-    /// Percent of the machine's cores a checkpoint may keep busy (at most
-    /// one core); 0 for no limit [default: 5].
+    /// Percent of the machine's cores a background checkpoint (BGSAVE, or
+    /// started by the log's growth) may keep busy, at most one core; 0 for
+    /// no limit. SAVE runs unpaced [default: 5].
     #[arg(long, value_name = "PCT")]
     pub checkpoint_cpu_pct: Option<u32>,
 
