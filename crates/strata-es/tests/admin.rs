@@ -10,8 +10,8 @@ use support::TestServer;
 
 const LIMIT: usize = 1 << 20;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn cache_clear_replies_per_index() {
+/// A server with index `c-1` (two shards) behind the alias `c`.
+async fn with_index_c1() -> TestServer {
     let s = TestServer::start(LIMIT).await;
     s.json(
         "PUT",
@@ -19,6 +19,12 @@ async fn cache_clear_replies_per_index() {
         Some(json!({"settings": {"number_of_shards": 2, "number_of_replicas": 0}, "aliases": {"c": {}}})),
     )
     .await;
+    s
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cache_clear_replies_per_index() {
+    let s = with_index_c1().await;
     let r = s.json("POST", "/_cache/clear", None).await;
     assert_eq!(r.status, 200);
     assert_eq!(r.json()["_shards"]["successful"], 2);
@@ -94,13 +100,7 @@ async fn cache_clear_empties_the_block_cache() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cluster_state() {
-    let s = TestServer::start(LIMIT).await;
-    s.json(
-        "PUT",
-        "/c-1",
-        Some(json!({"settings": {"number_of_shards": 2, "number_of_replicas": 0}, "aliases": {"c": {}}})),
-    )
-    .await;
+    let s = with_index_c1().await;
     let state = s.json("GET", "/_cluster/state", None).await.json();
     let master = state["master_node"].as_str().unwrap().to_string();
     assert_eq!(state["cluster_name"], "test-cluster");
