@@ -183,8 +183,20 @@ fn run(ops: Vec<Op>) {
     assert_eq!(w.live(), w.expect(&model), "after the final power cut");
 }
 
+/// Cases per run: 48 in the quick suite, 2,000 with `STRATA_TEST_FULL=1`
+/// (what `scripts/test --full` sets); `RM_CASES=N` overrides both.
+fn cases() -> u32 {
+    let full = ["STRATA_TEST_FULL", "STRATA_FULL"]
+        .iter()
+        .any(|v| std::env::var(v).is_ok_and(|s| s == "1"));
+    std::env::var("RM_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(if full { 2_000 } else { 48 })
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
     #[test]
     fn restarts_keep_exactly_the_acknowledged_state(ops in prop::collection::vec(op(), 1..160)) {
         run(ops);
@@ -231,4 +243,30 @@ fn checkpoints_remove_old_files_and_recovery_still_sees_everything() {
     assert_eq!(w.live(), model);
     let r = w.p().recovery();
     assert_eq!(r.snapshot_items, model.len() as u64);
+}
+
+/// An expiry that has passed by the time of recovery is replayed as it
+/// was written: a later `PERSIST`/`touch` record lifts it again, so the
+/// item must still be there for it (it once was deleted on replay).
+#[test]
+fn a_lifted_expiry_survives_replay_after_it_would_have_passed() {
+    let ops = vec![
+        Op::SetMany(vec![18]),
+        Op::Touch {
+            key: 18,
+            ttl: Some(1),
+        },
+        Op::Touch { key: 18, ttl: None },
+        Op::Advance(1),
+        Op::RestartClean,
+        Op::Checkpoint,
+        Op::Touch {
+            key: 18,
+            ttl: Some(5),
+        },
+        Op::Touch { key: 18, ttl: None },
+        Op::Advance(10),
+        Op::PowerCut,
+    ];
+    run(ops);
 }

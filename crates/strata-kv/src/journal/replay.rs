@@ -31,10 +31,6 @@ impl Restored {
     }
 }
 
-fn expired(expires_at: Option<u64>, now: u64) -> bool {
-    expires_at.is_some_and(|at| at <= now)
-}
-
 impl Keyspace {
     /// Sizes the index for about `items` more items, spread over the
     /// shards, so recovery does not rehash the table as it grows. Bounded so
@@ -112,10 +108,9 @@ impl Keyspace {
                     return Ok(());
                 };
                 // The item was live when this change was made, even if its
-                // old expiry has passed since.
-                if expired(expires_at, now) {
-                    return shard.remove(ctx, slot, Removal::Deleted);
-                }
+                // old expiry has passed since. The new expiry is kept even
+                // if it has passed by now: a later change (`PERSIST`,
+                // `touch`) may lift it again, as it did when it was written.
                 shard.rewrite(ctx, hash, key, slot, expires_at, now)
             }
             Change::Flush => self.store().flush_now(),
