@@ -66,7 +66,9 @@ pub struct LogConfig {
     /// Segment files are rotated before they would grow past this many bytes
     /// (a single larger record gets a segment of its own).
     pub segment_size: u64,
-    /// Sync or async durability.
+    /// Sync or async durability at open
+    /// ([`CommandLog::set_durability`](crate::CommandLog::set_durability)
+    /// changes it later).
     pub durability: Durability,
     /// Appends wait (back pressure) while this many bytes are buffered and
     /// not yet handed to the flusher; at most about twice this is in memory.
@@ -141,7 +143,13 @@ impl LogConfig {
                 self.max_buffered
             )));
         }
-        if let Durability::Async { sync_interval } = self.durability {
+        self.durability.validate()
+    }
+}
+
+impl Durability {
+    pub(crate) fn validate(self) -> Result<(), LogError> {
+        if let Durability::Async { sync_interval } = self {
             if sync_interval < Durability::MIN_SYNC_INTERVAL {
                 return Err(LogError::Config(format!(
                     "sync_interval {sync_interval:?} is below the minimum of {:?}",

@@ -57,6 +57,8 @@ struct Work {
     /// Start a new segment, completing rotation request number `n`.
     rotate: Option<u64>,
     closing: bool,
+    /// The durability in force when the batch was taken.
+    durability: Durability,
 }
 
 pub(crate) struct Flusher {
@@ -149,7 +151,7 @@ impl Flusher {
                 sync = true;
                 break;
             }
-            let deadline = match shared.config.durability {
+            let deadline = match p.durability {
                 Durability::Sync => {
                     if p.buf.is_empty() {
                         None
@@ -220,6 +222,7 @@ impl Flusher {
             sync,
             rotate: (p.rotate_requested > p.rotate_done).then_some(p.rotate_requested),
             closing: p.closing,
+            durability: p.durability,
         }
     }
 
@@ -228,7 +231,7 @@ impl Flusher {
         if work.rotate.is_some() && self.segment_records > 0 {
             self.rotate(self.written_lsn + 1)?;
         }
-        let sync_due = match self.shared.config.durability {
+        let sync_due = match work.durability {
             Durability::Sync => true,
             Durability::OnDemand => false,
             Durability::Async { sync_interval } => self.last_sync.elapsed() >= sync_interval,

@@ -64,6 +64,7 @@ impl CommandLog {
             rotate_done: 0,
             rotated_at: current.first_lsn,
             closing: false,
+            durability: config.durability,
         };
         let shared = Arc::new(Shared::new(config, dir, pending, recovered.segments));
         let flusher = Flusher::new(
@@ -181,12 +182,14 @@ impl CommandLog {
     /// take stays set for the next round.
     fn request_sync_for(&self, lsn: u64) {
         let shared = &*self.shared;
-        if shared.config.durability != Durability::OnDemand
+        if !shared.on_demand.load(Ordering::Acquire)
             || shared.durable_lsn.load(Ordering::Acquire) >= lsn
         {
             return;
         }
         let mut p = shared.pending.lock();
+        // Under `Sync`/`Async` (changed since the check above) the flusher
+        // syncs by itself; a request would only sync early.
         p.sync_requested = true;
         if p.flusher_waiting {
             shared.work.notify_one();
@@ -302,9 +305,39 @@ impl CommandLog {
         self.shared.poison_cause()
     }
 
-    /// The configured durability.
+    /// The durability in force.
     pub fn durability(&self) -> Durability {
-        self.shared.config.durability
+        self.shared.pending.lock().durability
+    }
+
+    /// Changes the durability (a search index's `translog.durability` set
+    /// at run time). Unless both modes are `Async`, everything appended
+    /// before the change is synced once it is made: a waiter that asked
+    /// under the old mode is not left to the new one (an `Async` waiter
+    /// never asked, and `OnDemand` syncs only when asked; a `Sync` waiter
+    /// would otherwise wait out an interval).
+    pub fn set_durability(&self, durability: Durability) -> Result<(), LogError> {
+        durability.validate()?;
+        let shared = &*self.shared;
+        let old = {
+            let mut p = shared.pending.lock();
+            let old = std::mem::replace(&mut p.durability, durability);
+            shared
+                .on_demand
+                .store(durability == Durability::OnDemand, Ordering::Release);
+            if p.flusher_waiting {
+                shared.work.notify_one();
+            }
+            old
+        };
+        let both_async = matches!(
+            (old, durability),
+            (Durability::Async { .. }, Durability::Async { .. })
+        );
+        if old != durability && !both_async {
+            self.flush()?;
+        }
+        Ok(())
     }
 
     /// The counters.
@@ -374,7 +407,7 @@ impl Drop for CommandLog {
 impl std::fmt::Debug for CommandLog {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CommandLog")
-            .field("durability", &self.shared.config.durability)
+            .field("durability", &self.durability())
             .field("last_lsn", &self.last_lsn())
             .field("durable_lsn", &self.durable_lsn())
             .finish()

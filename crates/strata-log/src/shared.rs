@@ -12,7 +12,7 @@ use std::time::Instant;
 use parking_lot::{Condvar, Mutex};
 use strata_device::Directory;
 
-use crate::config::LogConfig;
+use crate::config::{Durability, LogConfig};
 use crate::positions::LsnPositions;
 use crate::segment::SegmentMeta;
 use crate::waiters::DurableWaiters;
@@ -48,6 +48,9 @@ pub(crate) struct Pending {
     pub rotated_at: u64,
     /// `close` or drop: write, sync, stop.
     pub closing: bool,
+    /// The durability in force (the config's at open; changed by
+    /// `set_durability`). The flusher reads it with the lock held.
+    pub durability: Durability,
 }
 
 pub(crate) struct Shared {
@@ -76,6 +79,9 @@ pub(crate) struct Shared {
     /// Serializes `remove_segments_before`.
     pub removal: Mutex<()>,
     pub syncs: AtomicU64,
+    /// Mirrors `pending.durability == OnDemand`, so waiters in the other
+    /// modes need not take the lock to learn they have nothing to ask.
+    pub on_demand: AtomicBool,
 }
 
 impl Shared {
@@ -86,6 +92,7 @@ impl Shared {
         segments: Vec<SegmentMeta>,
     ) -> Shared {
         let last = pending.next_lsn - 1;
+        let on_demand = pending.durability == Durability::OnDemand;
         Shared {
             config,
             dir,
@@ -102,6 +109,7 @@ impl Shared {
             segments: Mutex::new(segments),
             removal: Mutex::new(()),
             syncs: AtomicU64::new(0),
+            on_demand: AtomicBool::new(on_demand),
         }
     }
 

@@ -85,7 +85,6 @@ impl IndexSettings {
                 "number_of_replicas" => next.number_of_replicas = as_u32(&key, &value)?,
                 "refresh_interval" => next.refresh_interval = parse_interval(&key, &value)?,
                 "translog.durability" => {
-                    static_setting("translog.durability")?;
                     next.durability = match value_text(&value).to_ascii_lowercase().as_str() {
                         "request" => TranslogDurability::Request,
                         "async" => TranslogDurability::Async,
@@ -98,7 +97,6 @@ impl IndexSettings {
                     }
                 }
                 "translog.sync_interval" => {
-                    static_setting("translog.sync_interval")?;
                     let d = parse_interval(&key, &value)?.ok_or_else(|| {
                         SearchError::illegal("[index.translog.sync_interval] must not be -1")
                     })?;

@@ -75,3 +75,58 @@ fn model_with_restarts_flushes_and_replay() {
     let catalog = Catalog::open(tmp.path()).unwrap();
     check(&catalog, &model);
 }
+
+/// `translog.durability` and `translog.sync_interval` are dynamic, as in
+/// Elasticsearch: `PUT _settings` switches the translog itself, and the
+/// settings survive a restart.
+#[test]
+fn translog_durability_changes_at_run_time() {
+    use std::time::Duration;
+    use strata_log::Durability;
+
+    let tmp = tempfile::tempdir().unwrap();
+    {
+        let catalog = Catalog::open(tmp.path()).unwrap();
+        catalog.create_index("t", &json!({})).unwrap();
+        let index = catalog.get("t").unwrap();
+        assert_eq!(index.translog_durability(), Durability::OnDemand);
+        let r = index
+            .index_document(Some("1"), br#"{"a":1}"#, Precondition::None)
+            .unwrap();
+        index
+            .update_settings(
+                &json!({"index": {"translog": {"durability": "async", "sync_interval": "250ms"}}}),
+            )
+            .unwrap();
+        assert_eq!(
+            index.translog_durability(),
+            Durability::Async {
+                sync_interval: Duration::from_millis(250)
+            }
+        );
+        // Written under `request`, not waited for: the switch synced it.
+        index.wait_durable(r.lsn).unwrap();
+        let bad = index
+            .update_settings(&json!({"index.translog.sync_interval": "5ms"}))
+            .unwrap_err();
+        assert_eq!(bad.status(), 400);
+        assert_eq!(
+            index.settings().sync_interval,
+            Duration::from_millis(250),
+            "a refused update changes nothing"
+        );
+    }
+    let catalog = Catalog::open(tmp.path()).unwrap();
+    let index = catalog.get("t").unwrap();
+    assert_eq!(
+        index.translog_durability(),
+        Durability::Async {
+            sync_interval: Duration::from_millis(250)
+        }
+    );
+    index
+        .update_settings(&json!({"index.translog.durability": "request"}))
+        .unwrap();
+    assert_eq!(index.translog_durability(), Durability::OnDemand);
+    assert!(index.get_document("1").unwrap().is_some());
+}

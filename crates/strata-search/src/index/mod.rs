@@ -106,14 +106,24 @@ impl SearchIndex {
         &self.shards
     }
 
-    /// Applies a `PUT _settings` body.
+    /// Applies a `PUT _settings` body. A new `translog.durability` or
+    /// `translog.sync_interval` takes effect on the translog at once
+    /// (switching syncs what was appended before, see
+    /// [`CommandLog::set_durability`]).
     pub fn update_settings(&self, body: &Value) -> Result<()> {
         let mut settings = self.settings.write();
         let mut next = settings.clone();
         next.apply(body, false)?;
+        self.translog
+            .set_durability(recovery::log_durability(&next))?;
         *settings = next;
         drop(settings);
         self.save_metadata(false)
+    }
+
+    /// The translog's mode in force (follows `translog.*` settings).
+    pub fn translog_durability(&self) -> strata_log::Durability {
+        self.translog.durability()
     }
 
     /// Applies a `PUT _mapping` body.

@@ -83,16 +83,7 @@ impl SearchIndex {
         let fs = FsDirectory::open(&log_dir, SyncMode::Fdatasync)
             .map_err(|e| SearchError::io(format!("open {}", log_dir.display()), e))?;
         let fs: Arc<dyn strata_device::Directory> = Arc::new(fs);
-        let durability = match settings.durability {
-            // A bulk request appends many records and waits once, for its
-            // last: syncing only when waited for is group commit across
-            // requests without syncs in the middle of one.
-            TranslogDurability::Request => Durability::OnDemand,
-            TranslogDurability::Async => Durability::Async {
-                sync_interval: settings.sync_interval,
-            },
-        };
-        let config = LogConfig::new(durability).with_segment_size(64 << 20);
+        let config = LogConfig::new(log_durability(&settings)).with_segment_size(64 << 20);
         let (translog, _report) =
             CommandLog::open(Arc::clone(&fs), config, RecoveryPolicy::Strict)?;
         let oldest = points.iter().map(|p| p.lsn).min().unwrap_or(0);
@@ -168,5 +159,18 @@ impl SearchIndex {
             }
         };
         shard.replay(op, doc)
+    }
+}
+
+/// The translog mode for an index's `translog.*` settings.
+pub(super) fn log_durability(settings: &IndexSettings) -> Durability {
+    match settings.durability {
+        // A bulk request appends many records and waits once, for its last:
+        // syncing only when waited for is group commit across requests
+        // without syncs in the middle of one.
+        TranslogDurability::Request => Durability::OnDemand,
+        TranslogDurability::Async => Durability::Async {
+            sync_interval: settings.sync_interval,
+        },
     }
 }
