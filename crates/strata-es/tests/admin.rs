@@ -85,11 +85,15 @@ async fn cache_clear_empties_the_block_cache() {
     assert_eq!(s.json("POST", "/_cache/clear", None).await.status, 200);
     assert_eq!(cached_bytes(&s).await, 0);
 
-    // Per index: blocks are not keyed by index, so every index's go.
+    // Per index: only the named index's blocks go.
     read_blocks(&s, "s1").await;
+    let s1_only = cached_bytes(&s).await;
+    assert!(s1_only > 0);
     read_blocks(&s, "s2").await;
-    assert!(cached_bytes(&s).await > 0);
+    assert!(cached_bytes(&s).await > s1_only);
     assert_eq!(s.json("POST", "/s2/_cache/clear", None).await.status, 200);
+    assert_eq!(cached_bytes(&s).await, s1_only, "s1's blocks stay");
+    assert_eq!(s.json("POST", "/s1/_cache/clear", None).await.status, 200);
     assert_eq!(cached_bytes(&s).await, 0);
     // A missing index clears nothing.
     read_blocks(&s, "s1").await;

@@ -139,15 +139,17 @@ pub fn force_merge(node: &Node, expression: Option<&str>, req: &EsRequest) -> Re
 }
 
 /// `[/<index>]/_cache/clear`. The one cache the engine keeps is the node's
-/// block cache of persisted segment files (`search_cache_size`), and this
-/// empties it, so a benchmark can start cold without a restart. Its blocks
-/// are keyed by file id and block number, not by index, so naming indices
-/// clears the blocks of every index (more than Elasticsearch would drop,
-/// never less; a cleared block is only read again). tantivy's per-segment
+/// block cache of persisted segment files (`search_cache_size`); this
+/// drops the blocks of the indices named (all of them without a name), so
+/// a benchmark can start cold without a restart. tantivy's per-segment
 /// readers are not caches and are kept. The reply is Elasticsearch's
 /// broadcast shape over the indices named.
 pub fn cache_clear(node: &Node, expression: Option<&str>) -> Result<Reply> {
     let indices = resolve(node, expression)?;
-    node.catalog.storage().cache.clear();
+    let cache = &node.catalog.storage().cache;
+    match expression {
+        None => cache.clear(),
+        Some(_) => indices.iter().for_each(|index| index.clear_cache(cache)),
+    }
     Ok(Reply::ok(json!({"_shards": broadcast_shards(&indices)})))
 }

@@ -121,6 +121,12 @@ impl SearchIndex {
         self.save_metadata(false)
     }
 
+    /// Drops this index's blocks from the node's block `cache`
+    /// (`POST /<index>/_cache/clear`); other indices' blocks stay.
+    pub fn clear_cache(&self, cache: &crate::store::BlockCache) {
+        cache.clear_owner(self.reads.owner());
+    }
+
     /// The translog's mode in force (follows `translog.*` settings).
     pub fn translog_durability(&self) -> strata_log::Durability {
         self.translog.durability()

@@ -66,7 +66,7 @@ impl SearchIndex {
         settings.apply(&applied, true)?;
         let mappings = Mappings::parse(&meta["mappings"])?;
         storage.check(settings.tier())?;
-        let reads = Arc::new(ReadCounters::default());
+        let reads = Arc::new(ReadCounters::new(storage.cache.owner_id()));
         let pmem_dir = storage.pmem_dir_of(&settings.uuid);
 
         let mut shards = Vec::new();

@@ -8,9 +8,11 @@
 //! looked up. Concurrent misses of one block read it once (the others wait
 //! for that read).
 //!
-//! Blocks are keyed by a file id handed out by [`BlockCache::file_id`]:
-//! segment files never change once written, so a block stays valid for as
-//! long as any handle of its file may ask for it.
+//! Blocks are keyed by an owner (an index, from [`BlockCache::owner_id`])
+//! and a file id handed out by [`BlockCache::file_id`]: segment files never
+//! change once written, so a block stays valid for as long as any handle of
+//! its file may ask for it, and one owner's blocks can be dropped alone
+//! (`POST /<index>/_cache/clear`).
 
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -25,8 +27,8 @@ pub const BLOCK_SIZE: usize = 64 << 10;
 /// Default budget (`search_cache_size`).
 pub const DEFAULT_CACHE_BYTES: u64 = 256 << 20;
 
-/// A block: (file id, block number).
-type BlockKey = (u64, u64);
+/// A block: (owner, file id, block number).
+type BlockKey = (u64, u64, u64);
 
 #[derive(Clone, Copy)]
 struct ByteWeighter;
@@ -61,6 +63,7 @@ pub struct BlockCache {
     blocks: Option<Cache<BlockKey, OwnedBytes, ByteWeighter>>,
     budget: u64,
     next_file: AtomicU64,
+    next_owner: AtomicU64,
     hits: AtomicU64,
     misses: AtomicU64,
     miss_bytes: AtomicU64,
@@ -100,6 +103,7 @@ impl BlockCache {
             blocks,
             budget,
             next_file: AtomicU64::new(1),
+            next_owner: AtomicU64::new(1),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
             miss_bytes: AtomicU64::new(0),
@@ -111,11 +115,18 @@ impl BlockCache {
         self.next_file.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// Block `block` of file `file`: from the cache, or read with `load`
-    /// (and kept when it fits). `load` must return the block's bytes.
-    /// Returns the block and whether it was a hit.
+    /// A new owner tag, never handed out before by this cache (0 is the
+    /// tag of files no index owns: tools and tests).
+    pub fn owner_id(&self) -> u64 {
+        self.next_owner.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Block `block` of file `file` of `owner`: from the cache, or read
+    /// with `load` (and kept when it fits). `load` must return the block's
+    /// bytes. Returns the block and whether it was a hit.
     pub fn block(
         &self,
+        owner: u64,
         file: u64,
         block: u64,
         load: impl FnOnce() -> io::Result<OwnedBytes>,
@@ -124,7 +135,7 @@ impl BlockCache {
             return self.miss(load).map(|b| (b, false));
         };
         let mut missed = false;
-        let bytes = cache.get_or_insert_with(&(file, block), || {
+        let bytes = cache.get_or_insert_with(&(owner, file, block), || {
             missed = true;
             self.miss(load)
         })?;
@@ -146,6 +157,14 @@ impl BlockCache {
     pub fn clear(&self) {
         if let Some(cache) = &self.blocks {
             cache.clear();
+        }
+    }
+
+    /// Drops the blocks of `owner` only (`POST /<index>/_cache/clear`), a
+    /// pass over the whole cache; counters are kept.
+    pub fn clear_owner(&self, owner: u64) {
+        if let Some(cache) = &self.blocks {
+            cache.retain(|&(o, _, _), _| o != owner);
         }
     }
 
@@ -183,11 +202,11 @@ mod tests {
     #[test]
     fn counts_hits_and_misses() {
         let cache = BlockCache::new(4 << 20);
-        let (b, hit) = cache.block(1, 0, || block_of(BLOCK_SIZE, 7)).unwrap();
+        let (b, hit) = cache.block(0, 1, 0, || block_of(BLOCK_SIZE, 7)).unwrap();
         assert!(!hit);
         assert_eq!(b.as_slice()[0], 7);
         let (_, hit) = cache
-            .block(1, 0, || panic!("a cached block is not read"))
+            .block(0, 1, 0, || panic!("a cached block is not read"))
             .unwrap();
         assert!(hit);
         let s = cache.stats();
@@ -201,7 +220,7 @@ mod tests {
         let budget = 1 << 20; // 16 blocks
         let cache = BlockCache::new(budget);
         for n in 0..200 {
-            cache.block(9, n, || block_of(BLOCK_SIZE, 1)).unwrap();
+            cache.block(0, 9, n, || block_of(BLOCK_SIZE, 1)).unwrap();
             assert!(cache.stats().size_bytes <= budget);
         }
         let s = cache.stats();
@@ -210,7 +229,7 @@ mod tests {
         // At most 16 of the 200 are still there: reading all again misses
         // for the others.
         for n in 0..200 {
-            cache.block(9, n, || block_of(BLOCK_SIZE, 1)).unwrap();
+            cache.block(0, 9, n, || block_of(BLOCK_SIZE, 1)).unwrap();
         }
         assert!(
             cache.stats().misses >= 200 + 200 - 16,
@@ -222,8 +241,8 @@ mod tests {
     #[test]
     fn a_budget_below_one_block_caches_nothing() {
         let cache = BlockCache::new(1000);
-        cache.block(1, 0, || block_of(10, 1)).unwrap();
-        cache.block(1, 0, || block_of(10, 1)).unwrap();
+        cache.block(0, 1, 0, || block_of(10, 1)).unwrap();
+        cache.block(0, 1, 0, || block_of(10, 1)).unwrap();
         let s = cache.stats();
         assert_eq!((s.hits, s.misses, s.size_bytes), (0, 2, 0));
     }
@@ -232,21 +251,40 @@ mod tests {
     fn clear_drops_every_block_and_keeps_the_counters() {
         let cache = BlockCache::new(4 << 20);
         for n in 0..3 {
-            cache.block(1, n, || block_of(BLOCK_SIZE, 1)).unwrap();
+            cache.block(0, 1, n, || block_of(BLOCK_SIZE, 1)).unwrap();
         }
         cache.clear();
         let s = cache.stats();
         assert_eq!((s.size_bytes, s.blocks, s.misses), (0, 0, 3));
-        let (_, hit) = cache.block(1, 0, || block_of(BLOCK_SIZE, 1)).unwrap();
+        let (_, hit) = cache.block(0, 1, 0, || block_of(BLOCK_SIZE, 1)).unwrap();
         assert!(!hit, "a cleared block is read again");
+    }
+
+    #[test]
+    fn clearing_an_owner_keeps_the_others_blocks() {
+        let cache = BlockCache::new(4 << 20);
+        let (a, b) = (cache.owner_id(), cache.owner_id());
+        assert_ne!(a, b);
+        for n in 0..3 {
+            cache.block(a, 1, n, || block_of(BLOCK_SIZE, 1)).unwrap();
+            cache.block(b, 2, n, || block_of(BLOCK_SIZE, 2)).unwrap();
+        }
+        cache.clear_owner(a);
+        assert_eq!(cache.stats().blocks, 3);
+        let (_, hit) = cache.block(a, 1, 0, || block_of(BLOCK_SIZE, 1)).unwrap();
+        assert!(!hit, "a's block was dropped");
+        let (_, hit) = cache
+            .block(b, 2, 0, || panic!("b's blocks are kept"))
+            .unwrap();
+        assert!(hit);
     }
 
     #[test]
     fn a_failed_read_is_not_cached() {
         let cache = BlockCache::new(4 << 20);
-        let err = cache.block(1, 0, || Err(io::Error::other("disk gone")));
+        let err = cache.block(0, 1, 0, || Err(io::Error::other("disk gone")));
         assert!(err.is_err());
-        let (_, hit) = cache.block(1, 0, || block_of(10, 2)).unwrap();
+        let (_, hit) = cache.block(0, 1, 0, || block_of(10, 2)).unwrap();
         assert!(!hit);
     }
 }

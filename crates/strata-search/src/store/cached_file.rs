@@ -32,14 +32,29 @@ use tantivy::HasLen;
 use super::block_cache::{BlockCache, BLOCK_SIZE};
 
 /// Hits and misses of the block reads of one index (the cache's own
-/// counters are node-wide).
+/// counters are node-wide), and the owner tag its blocks carry in the
+/// cache (see [`BlockCache::owner_id`]; 0 by default).
 #[derive(Debug, Default)]
 pub struct ReadCounters {
     hits: AtomicU64,
     misses: AtomicU64,
+    owner: u64,
 }
 
 impl ReadCounters {
+    /// Counters of an index whose blocks are tagged `owner`.
+    pub fn new(owner: u64) -> ReadCounters {
+        ReadCounters {
+            owner,
+            ..ReadCounters::default()
+        }
+    }
+
+    /// The owner tag of this index's blocks.
+    pub fn owner(&self) -> u64 {
+        self.owner
+    }
+
     /// (hits, misses) so far.
     pub fn values(&self) -> (u64, u64) {
         (
@@ -108,14 +123,16 @@ impl CachedFile {
     fn block(&self, n: usize) -> io::Result<OwnedBytes> {
         let start = n * BLOCK_SIZE;
         let len = BLOCK_SIZE.min(self.len - start);
-        let (bytes, hit) = self.cache.block(self.id, n as u64, || {
-            if self.direct {
-                return read_direct(&self.file, start, len).map(OwnedBytes::new);
-            }
-            let mut buf = vec![0u8; len];
-            self.file.read_exact_at(&mut buf, start as u64)?;
-            Ok(OwnedBytes::new(buf))
-        })?;
+        let (bytes, hit) = self
+            .cache
+            .block(self.counters.owner(), self.id, n as u64, || {
+                if self.direct {
+                    return read_direct(&self.file, start, len).map(OwnedBytes::new);
+                }
+                let mut buf = vec![0u8; len];
+                self.file.read_exact_at(&mut buf, start as u64)?;
+                Ok(OwnedBytes::new(buf))
+            })?;
         let counter = if hit {
             &self.counters.hits
         } else {
