@@ -11,7 +11,7 @@ use tantivy::query::{
 use tantivy::schema::IndexRecordOption;
 use tantivy::Term;
 
-use super::regexp::{escape, term_regex};
+use super::regexp::{escape, term_regex, MultiTermOptions};
 use super::terms::{bound_value, exact_term, typed_term};
 use super::{boosted, check_params, single_field, QueryContext};
 use crate::error::{Result, SearchError};
@@ -272,11 +272,6 @@ fn integer_bound(b: Bound<FieldValue>, lower: bool) -> Bound<FieldValue> {
 fn string_param<'a>(kind: &str, params: &'a Value) -> Result<(&'a str, &'a Value)> {
     let (value, params) =
         value_and_params(kind, params, &["value", "rewrite", "case_insensitive"])?;
-    if params.get("case_insensitive") == Some(&Value::Bool(true)) {
-        return Err(SearchError::illegal(format!(
-            "[{kind}] case_insensitive is not supported"
-        )));
-    }
     let s = value
         .as_str()
         .ok_or_else(|| SearchError::parsing(format!("[{kind}] value must be a string")))?;
@@ -305,15 +300,23 @@ pub(crate) fn string_field(
 pub fn prefix(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
     let (field, params) = single_field("prefix", body)?;
     let (value, params) = string_param("prefix", params)?;
+    let options = MultiTermOptions::parse("prefix", params)?;
+    boosted(prefix_on(ctx, field, value, options)?, params)
+}
+
+/// Terms of `field` starting with `value`.
+pub(crate) fn prefix_on(
+    ctx: &QueryContext<'_>,
+    field: &str,
+    value: &str,
+    options: MultiTermOptions,
+) -> Result<Box<dyn Query>> {
     let Some(target) = string_field(ctx, "prefix", field)? else {
         return Ok(Box::new(EmptyQuery));
     };
-    let mut lower = json_term(target, field);
-    lower.append_type_and_str(value);
-    let mut upper = lower.clone();
-    upper.append_bytes(&[0xFF]); // no UTF-8 string sorts after this
-    let q = InvertedIndexRangeQuery::new(Bound::Included(lower), Bound::Excluded(upper));
-    boosted(const_score(Box::new(q)), params)
+    let mut pattern: String = value.chars().map(escape).collect();
+    pattern.push_str(".*");
+    term_regex(target, field, &pattern, options, "prefix")
 }
 
 pub fn wildcard(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
@@ -322,6 +325,17 @@ pub fn wildcard(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> 
         Some(Value::String(s)) => (s.as_str(), params),
         _ => string_param("wildcard", params)?,
     };
+    let options = MultiTermOptions::parse("wildcard", params)?;
+    boosted(wildcard_on(ctx, field, value, options)?, params)
+}
+
+/// Terms of `field` matching the `*`/`?` pattern `value`.
+pub(crate) fn wildcard_on(
+    ctx: &QueryContext<'_>,
+    field: &str,
+    value: &str,
+    options: MultiTermOptions,
+) -> Result<Box<dyn Query>> {
     let Some(target) = string_field(ctx, "wildcard", field)? else {
         return Ok(Box::new(EmptyQuery));
     };
@@ -333,6 +347,5 @@ pub fn wildcard(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> 
             c => pattern.push_str(&escape(c)),
         }
     }
-    let q = term_regex(target, field, &pattern, false, "wildcard")?;
-    boosted(const_score(q), params)
+    term_regex(target, field, &pattern, options, "wildcard")
 }

@@ -20,6 +20,7 @@ pub(crate) use lexer::auto_fuzziness;
 use serde_json::Value;
 use tantivy::query::Query;
 
+use super::regexp::MultiTermOptions;
 use super::text_syntax::{self, resolve_fields, FieldSpec, Options};
 use super::{boosted, minimum_should_match, QueryContext};
 use crate::error::{Result, SearchError};
@@ -37,8 +38,6 @@ const ACCEPTED: &[&str] = &[
     "fuzzy_max_expansions",
     "fuzzy_prefix_length",
     "fuzzy_transpositions",
-    "max_determinized_states",
-    "rewrite",
     "fuzzy_rewrite",
     "quote_analyzer",
     "escape",
@@ -61,6 +60,8 @@ pub fn build(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
         phrase_slop: 0,
         tie_breaker: 0.0,
         time_zone: None,
+        // `rewrite`, `max_determinized_states` (checked again below).
+        multi_term: MultiTermOptions::parse("query_string", body)?,
     };
     let mut msm = None;
     for (key, v) in params {
@@ -102,7 +103,7 @@ pub fn build(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
                     "[query_string] [{key}] is not supported by this server"
                 )))
             }
-            "boost" | "_name" => {}
+            "boost" | "_name" | "rewrite" | "max_determinized_states" => {}
             k if ACCEPTED.contains(&k) => {}
             _ => {
                 return Err(SearchError::parsing(format!(

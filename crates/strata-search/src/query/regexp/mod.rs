@@ -1,28 +1,85 @@
-//! Regular expressions on the term dictionary: the `regexp` query and
-//! `query_string`'s `field:/expression/`. The expression (Lucene syntax,
-//! translated by `lucene`) is run by tantivy's `RegexQuery` over the
-//! terms of the field, as Elasticsearch runs it over Lucene's: it must
-//! match a whole term (a token of a `text` field, the value of a
-//! `keyword`), never part of one.
+//! Multi-term queries on the term dictionary: the `regexp` query and
+//! `query_string`'s `field:/expression/`, and the automata `wildcard` and
+//! `prefix` run on. The expression (Lucene syntax, translated by `lucene`)
+//! is compiled to a [`TermAutomaton`] under `max_determinized_states` and
+//! run over the terms of the field, as Elasticsearch runs it over
+//! Lucene's: it must match a whole term (a token of a `text` field, the
+//! value of a `keyword`), never part of one. `rewrite` picks how matches
+//! score ([`Rewrite`]).
 
+mod automaton;
 mod lucene;
+mod rewrite;
 
 use serde_json::Value;
-use tantivy::query::{ConstScoreQuery, EmptyQuery, Query, RegexQuery};
+use tantivy::query::{EmptyQuery, Query};
 use tantivy::schema::Field;
 
+use automaton::{TermAutomaton, DEFAULT_MAX_DETERMINIZED_STATES};
 pub(crate) use lucene::escape;
 use lucene::{translate, Flags};
+use rewrite::{MultiTermQuery, Rewrite};
 
 use super::term_level::{string_field, value_and_params};
 use super::{boosted, single_field, QueryContext};
 use crate::error::{Result, SearchError};
 use crate::store::json_term;
 
+/// How a multi-term query's automaton is built and scored.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct MultiTermOptions {
+    pub case_insensitive: bool,
+    pub max_states: usize,
+    pub rewrite: Rewrite,
+}
+
+impl Default for MultiTermOptions {
+    fn default() -> Self {
+        MultiTermOptions {
+            case_insensitive: false,
+            max_states: DEFAULT_MAX_DETERMINIZED_STATES,
+            rewrite: Rewrite::default(),
+        }
+    }
+}
+
+impl MultiTermOptions {
+    /// `case_insensitive`, `max_determinized_states` and `rewrite` of a
+    /// `kind` query's parameters (each optional).
+    pub fn parse(kind: &str, params: &Value) -> Result<MultiTermOptions> {
+        let case_insensitive = match params.get("case_insensitive") {
+            None => false,
+            Some(Value::Bool(b)) => *b,
+            Some(other) => {
+                return Err(SearchError::parsing(format!(
+                    "[{kind}] case_insensitive must be a boolean, got [{other}]"
+                )))
+            }
+        };
+        let max_states = match params.get("max_determinized_states") {
+            None => DEFAULT_MAX_DETERMINIZED_STATES,
+            Some(v) => v
+                .as_u64()
+                .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+                .filter(|&n| n > 0)
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(|| {
+                    SearchError::parsing(format!(
+                        "[{kind}] max_determinized_states must be a positive integer, got [{v}]"
+                    ))
+                })?,
+        };
+        Ok(MultiTermOptions {
+            case_insensitive,
+            max_states,
+            rewrite: Rewrite::parse(kind, params.get("rewrite"))?,
+        })
+    }
+}
+
 /// `{"regexp": {"field": "expr"}}` or
-/// `{"regexp": {"field": {"value", "flags", "case_insensitive", ...}}}`.
-/// `max_determinized_states` and `rewrite` are accepted and have no effect
-/// (tantivy's automaton has no state limit to set; there is one rewrite).
+/// `{"regexp": {"field": {"value", "flags", "case_insensitive",
+/// "max_determinized_states", "rewrite", ...}}}`.
 pub fn regexp(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
     let (field, params) = single_field("regexp", body)?;
     let (value, params) = value_and_params(
@@ -49,21 +106,13 @@ pub fn regexp(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
             )))
         }
     };
-    let case_insensitive = match params.get("case_insensitive") {
-        None => false,
-        Some(Value::Bool(b)) => *b,
-        Some(other) => {
-            return Err(SearchError::parsing(format!(
-                "[regexp] case_insensitive must be a boolean, got [{other}]"
-            )))
-        }
-    };
+    let options = MultiTermOptions::parse("regexp", params)?;
     let Some(target) = string_field(ctx, "regexp", field)? else {
         return Ok(Box::new(EmptyQuery));
     };
     let translated = translate(pattern, flags)?;
-    let q = term_regex(target, field, &translated, case_insensitive, "regexp")?;
-    boosted(Box::new(ConstScoreQuery::new(q, 1.0)), params)
+    let q = term_regex(target, field, &translated, options, "regexp")?;
+    boosted(q, params)
 }
 
 /// `field:/expression/` in `query_string`, with all optional operators.
@@ -74,6 +123,7 @@ pub(crate) fn on_field(
     ctx: &QueryContext<'_>,
     field: &str,
     pattern: &str,
+    options: MultiTermOptions,
 ) -> Result<Box<dyn Query>> {
     let Some(target) = string_field(ctx, "regexp", field)? else {
         return Ok(Box::new(EmptyQuery));
@@ -84,34 +134,34 @@ pub(crate) fn on_field(
         pattern.to_string()
     };
     let translated = translate(&pattern, Flags::ALL)?;
-    let q = term_regex(target, field, &translated, false, "query_string")?;
-    Ok(Box::new(ConstScoreQuery::new(q, 1.0)))
+    term_regex(target, field, &translated, options, "query_string")
 }
 
-/// A `RegexQuery` over the terms of `field` in the JSON column `target`
-/// whose values match `value_pattern` (a `regex-syntax` pattern). The term
+/// A query for the terms of `field` in the JSON column `target` whose
+/// values match `value_pattern` (a `regex-syntax` pattern) whole. The term
 /// dictionary key of a JSON field starts with the path and type: the
-/// automaton is anchored there and matches the value after it.
+/// automaton matches those bytes first, then the value.
 pub(crate) fn term_regex(
     target: Field,
     field: &str,
     value_pattern: &str,
-    case_insensitive: bool,
+    options: MultiTermOptions,
     kind: &str,
 ) -> Result<Box<dyn Query>> {
     let mut prefix = json_term(target, field);
     prefix.append_type_and_str("");
-    let mut pattern = String::new();
-    for b in prefix.serialized_value_bytes() {
-        if b.is_ascii_alphanumeric() {
-            pattern.push(*b as char);
-        } else {
-            pattern.push_str(&format!("\\x{b:02x}"));
-        }
-    }
-    let flags = if case_insensitive { "si" } else { "s" };
-    pattern.push_str(&format!("(?{flags}:{value_pattern})"));
-    let q = RegexQuery::from_pattern(&pattern, target)
-        .map_err(|e| SearchError::parsing(format!("[{kind}] invalid pattern: {e}")))?;
-    Ok(Box::new(q))
+    let key_prefix = prefix.serialized_value_bytes();
+    let automaton = TermAutomaton::new(
+        key_prefix,
+        value_pattern,
+        options.case_insensitive,
+        options.max_states,
+        kind,
+    )?;
+    Ok(Box::new(MultiTermQuery::new(
+        target,
+        key_prefix,
+        automaton,
+        options.rewrite,
+    )))
 }

@@ -47,6 +47,7 @@ pub fn build(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
         phrase_slop: 0,
         tie_breaker: 0.0,
         time_zone: None,
+        multi_term: Default::default(),
     };
     for (key, v) in params {
         let unsupported = || {

@@ -40,14 +40,14 @@ pub(super) fn on_field(
             phrase_field(ctx, field, &json!(text), slop.unwrap_or(opts.phrase_slop))
         }
         LeafValue::Fuzzy { text, distance } => fuzzy(ctx, field, ty, text, *distance, opts),
-        LeafValue::Regex(pattern) => regexp::on_field(ctx, field, pattern),
+        LeafValue::Regex(pattern) => regexp::on_field(ctx, field, pattern, opts.multi_term),
         LeafValue::Prefix(text) => {
             let text = if ty == Some(FieldType::Text) {
                 text.to_lowercase()
             } else {
                 text.clone()
             };
-            term_level::prefix(ctx, &json!({ field: { "value": text } }))
+            term_level::prefix_on(ctx, field, &text, opts.multi_term)
         }
         LeafValue::Range {
             low,
@@ -85,7 +85,7 @@ fn wildcard(
     opts: &Options,
 ) -> Result<Box<dyn Query>> {
     if ty != Some(FieldType::Text) {
-        return term_level::wildcard(ctx, &json!({ field: { "value": text } }));
+        return term_level::wildcard_on(ctx, field, text, opts.multi_term);
     }
     let lowered = text.to_lowercase();
     let parts: Vec<&str> = if opts.analyze_wildcard {
@@ -99,7 +99,7 @@ fn wildcard(
     let mut clauses = Vec::with_capacity(parts.len());
     for part in parts {
         let q = if part.contains(['*', '?']) {
-            term_level::wildcard(ctx, &json!({ field: { "value": part } }))?
+            term_level::wildcard_on(ctx, field, part, opts.multi_term)?
         } else {
             match_field(ctx, field, &json!(part), true, None, false)?
         };

@@ -20,6 +20,7 @@ use tantivy::query::{
 
 pub(crate) use fields::{resolve_fields, FieldSpec};
 
+use super::regexp::MultiTermOptions;
 use super::QueryContext;
 use crate::error::Result;
 
@@ -83,6 +84,9 @@ pub(crate) struct Options {
     pub tie_breaker: f32,
     /// Time zone of date range bounds, passed to `range`.
     pub time_zone: Option<String>,
+    /// `rewrite` and `max_determinized_states` of wildcard, prefix and
+    /// regexp leaves.
+    pub multi_term: MultiTermOptions,
 }
 
 impl Options {

@@ -1,0 +1,242 @@
+//! [`Rewrite`]: how a multi-term query (`regexp`, `wildcard`, `prefix`)
+//! scores, Elasticsearch's `rewrite` parameter; and [`MultiTermQuery`],
+//! which runs a [`TermAutomaton`] with it.
+//!
+//! The constant-score rewrites match every document with one score (the
+//! query's boost). The scoring ones expand the automaton to the terms it
+//! matches in the shard and score them as a `bool` of `should` term
+//! queries, as Lucene rewrites them: `scoring_boolean` takes every term
+//! (at most [`MAX_CLAUSES`], beyond which the query fails as Lucene's does),
+//! `top_terms_N` the first N in term order (all terms of a pattern weigh
+//! the same, so Lucene's top N are the N smallest), `top_terms_boost_N`
+//! scores each matched term 1 instead of BM25, and
+//! `top_terms_blended_freqs_N` gives every term the IDF of the most
+//! frequent one, so rarity does not favour misspellings.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use serde_json::Value;
+use tantivy::query::{
+    AutomatonWeight, BooleanQuery, BoostQuery, ConstScoreQuery, EnableScoring, Occur, Query,
+    TermQuery, Weight,
+};
+use tantivy::schema::{Field, IndexRecordOption};
+use tantivy::{Searcher, TantivyError, Term};
+
+use super::automaton::TermAutomaton;
+use crate::error::{Result, SearchError};
+
+/// Most terms a `scoring_boolean` rewrite expands to (Elasticsearch's
+/// `indices.query.bool.max_clause_count` floor).
+pub const MAX_CLAUSES: usize = 4096;
+
+/// Elasticsearch's `rewrite` values (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Rewrite {
+    /// `constant_score` (the default) and `constant_score_boolean`.
+    #[default]
+    ConstantScore,
+    /// `scoring_boolean`.
+    ScoringBoolean,
+    /// `top_terms_N`.
+    TopTerms(usize),
+    /// `top_terms_boost_N`.
+    TopTermsBoost(usize),
+    /// `top_terms_blended_freqs_N`.
+    TopTermsBlendedFreqs(usize),
+}
+
+impl Rewrite {
+    /// Parses the `rewrite` parameter of a `kind` query (absent: default).
+    pub fn parse(kind: &str, value: Option<&Value>) -> Result<Rewrite> {
+        let Some(value) = value else {
+            return Ok(Rewrite::default());
+        };
+        let bad =
+            || SearchError::illegal(format!("[{kind}] failed to parse rewrite_method [{value}]"));
+        let text = value.as_str().ok_or_else(bad)?;
+        let top = |rest: &str| match rest.parse::<usize>() {
+            Ok(n) if n > 0 => Ok(n),
+            _ => Err(bad()),
+        };
+        Ok(match text {
+            "constant_score" | "constant_score_boolean" | "constant_score_filter" => {
+                Rewrite::ConstantScore
+            }
+            "scoring_boolean" => Rewrite::ScoringBoolean,
+            t => {
+                if let Some(n) = t.strip_prefix("top_terms_blended_freqs_") {
+                    Rewrite::TopTermsBlendedFreqs(top(n)?)
+                } else if let Some(n) = t.strip_prefix("top_terms_boost_") {
+                    Rewrite::TopTermsBoost(top(n)?)
+                } else if let Some(n) = t.strip_prefix("top_terms_") {
+                    Rewrite::TopTerms(top(n)?)
+                } else {
+                    return Err(bad());
+                }
+            }
+        })
+    }
+}
+
+/// A term automaton over one field with a rewrite (see the module docs).
+#[derive(Clone, Debug)]
+pub struct MultiTermQuery {
+    field: Field,
+    /// The key prefix of the JSON path, which bounds the term scan.
+    path: Arc<[u8]>,
+    automaton: Arc<TermAutomaton>,
+    rewrite: Rewrite,
+}
+
+impl MultiTermQuery {
+    /// Terms of `field` under `path` matching `automaton`, scored by
+    /// `rewrite`.
+    pub fn new(field: Field, path: &[u8], automaton: TermAutomaton, rewrite: Rewrite) -> Self {
+        MultiTermQuery {
+            field,
+            path: path.into(),
+            automaton: Arc::new(automaton),
+            rewrite,
+        }
+    }
+
+    /// The distinct matching terms over the searcher's segments, in term
+    /// order, at most `limit` (`None` when there are more).
+    fn expand(&self, searcher: &Searcher, limit: usize) -> tantivy::Result<Option<Vec<Term>>> {
+        let mut keys = BTreeSet::new();
+        for segment in searcher.segment_readers() {
+            let inverted = segment.inverted_index(self.field)?;
+            let mut stream = inverted
+                .terms()
+                .search(&*self.automaton)
+                .ge(&*self.path)
+                .into_stream()?;
+            while stream.advance() {
+                if !stream.key().starts_with(&self.path) {
+                    break;
+                }
+                keys.insert(stream.key().to_vec());
+                if keys.len() > limit {
+                    // Terms come in order per segment: drop the largest.
+                    keys.pop_last();
+                    if self.rewrite == Rewrite::ScoringBoolean {
+                        return Ok(None);
+                    }
+                    break;
+                }
+            }
+        }
+        Ok(Some(
+            keys.into_iter()
+                .map(|k| Term::from_field_bytes(self.field, &k))
+                .collect(),
+        ))
+    }
+
+    fn scored(&self, searcher: &Searcher) -> tantivy::Result<Box<dyn Query>> {
+        let limit = match self.rewrite {
+            Rewrite::ConstantScore | Rewrite::ScoringBoolean => MAX_CLAUSES,
+            Rewrite::TopTerms(n) | Rewrite::TopTermsBoost(n) | Rewrite::TopTermsBlendedFreqs(n) => {
+                n.min(MAX_CLAUSES)
+            }
+        };
+        let terms = self.expand(searcher, limit)?.ok_or_else(|| {
+            TantivyError::InvalidArgument(format!(
+                "too_many_clauses: maxClauseCount is set to {MAX_CLAUSES}"
+            ))
+        })?;
+        let idf = |df: u64| {
+            let n = searcher.num_docs() as f32;
+            let df = df as f32;
+            (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+        };
+        let max_df = match self.rewrite {
+            Rewrite::TopTermsBlendedFreqs(_) => terms
+                .iter()
+                .map(|t| searcher.doc_freq(t))
+                .try_fold(0, |m, df| df.map(|df| m.max(df)))?,
+            _ => 0,
+        };
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::with_capacity(terms.len());
+        for term in terms {
+            let q: Box<dyn Query> =
+                Box::new(TermQuery::new(term.clone(), IndexRecordOption::WithFreqs));
+            let q: Box<dyn Query> = match self.rewrite {
+                Rewrite::TopTermsBoost(_) => Box::new(ConstScoreQuery::new(q, 1.0)),
+                Rewrite::TopTermsBlendedFreqs(_) => {
+                    // BM25 is idf x tf-norm: rescale to the shared idf.
+                    let own = idf(searcher.doc_freq(&term)?);
+                    let factor = if own > 0.0 { idf(max_df) / own } else { 1.0 };
+                    Box::new(BoostQuery::new(q, factor))
+                }
+                _ => q,
+            };
+            clauses.push((Occur::Should, q));
+        }
+        Ok(Box::new(BooleanQuery::new(clauses)))
+    }
+}
+
+impl Query for MultiTermQuery {
+    fn weight(&self, enable_scoring: EnableScoring<'_>) -> tantivy::Result<Box<dyn Weight>> {
+        match enable_scoring.searcher() {
+            Some(searcher)
+                if self.rewrite != Rewrite::ConstantScore
+                    && enable_scoring.is_scoring_enabled() =>
+            {
+                self.scored(searcher)?.weight(enable_scoring)
+            }
+            // Without scores every rewrite matches what the constant one does.
+            _ => Ok(Box::new(
+                AutomatonWeight::<TermAutomaton>::new_for_json_path(
+                    self.field,
+                    Arc::clone(&self.automaton),
+                    &self.path,
+                ),
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn parses_every_rewrite_and_refuses_others() {
+        let p = |v: Value| Rewrite::parse("regexp", Some(&v));
+        assert_eq!(
+            Rewrite::parse("regexp", None).unwrap(),
+            Rewrite::ConstantScore
+        );
+        assert_eq!(
+            p(json!("constant_score_boolean")).unwrap(),
+            Rewrite::ConstantScore
+        );
+        assert_eq!(
+            p(json!("scoring_boolean")).unwrap(),
+            Rewrite::ScoringBoolean
+        );
+        assert_eq!(p(json!("top_terms_5")).unwrap(), Rewrite::TopTerms(5));
+        assert_eq!(
+            p(json!("top_terms_boost_2")).unwrap(),
+            Rewrite::TopTermsBoost(2)
+        );
+        assert_eq!(
+            p(json!("top_terms_blended_freqs_3")).unwrap(),
+            Rewrite::TopTermsBlendedFreqs(3)
+        );
+        for bad in [
+            json!("top_terms_"),
+            json!("top_terms_0"),
+            json!("fast"),
+            json!(3),
+        ] {
+            let err = p(bad.clone()).unwrap_err();
+            assert_eq!(err.status(), 400, "{bad}");
+        }
+    }
+}
