@@ -112,6 +112,11 @@ impl SearchError {
             SearchError::Parsing(_) => "parsing_exception",
             SearchError::QueryShard(_) => "query_shard_exception",
             SearchError::IllegalArgument(_) => "illegal_argument_exception",
+            // tantivy's argument errors come from the request (a query
+            // expanding past its clause limit, a field that cannot serve).
+            SearchError::Engine(tantivy::TantivyError::InvalidArgument(_)) => {
+                "illegal_argument_exception"
+            }
             SearchError::Translog(_) | SearchError::Engine(_) | SearchError::Io { .. } => {
                 "exception"
             }
@@ -135,7 +140,8 @@ impl SearchError {
             | SearchError::StrictDynamicMapping(_)
             | SearchError::Parsing(_)
             | SearchError::QueryShard(_)
-            | SearchError::IllegalArgument(_) => 400,
+            | SearchError::IllegalArgument(_)
+            | SearchError::Engine(tantivy::TantivyError::InvalidArgument(_)) => 400,
             SearchError::Translog(_) | SearchError::Engine(_) | SearchError::Io { .. } => 500,
             SearchError::InvalidAliasName { .. }
             | SearchError::InvalidIndexTemplate { .. }

@@ -285,3 +285,39 @@ fn query_string_passes_rewrite_and_the_state_budget_to_its_leaves() {
     let err = try_run(&c, qs("t:ap*", json!({"rewrite": "nope"}))).unwrap_err();
     assert_eq!(err.status(), 400, "{err}");
 }
+
+#[test]
+fn scoring_boolean_past_the_clause_limit_is_a_request_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let c = Catalog::open(tmp.path()).unwrap();
+    let index = c
+        .create_index(
+            "m",
+            &json!({"settings": {"refresh_interval": "-1"},
+                    "mappings": {"properties": {"k": {"type": "keyword"}}}}),
+        )
+        .unwrap();
+    for i in 0..4100 {
+        let doc = json!({ "k": format!("v{i:05}") });
+        index
+            .index_document(None, doc.to_string().as_bytes(), Precondition::None)
+            .unwrap();
+    }
+    index.refresh().unwrap();
+    let err = try_run(
+        &c,
+        regexp_on("k", "v.*", json!({"rewrite": "scoring_boolean"})),
+    )
+    .unwrap_err();
+    assert_eq!(err.status(), 400, "{err}");
+    assert!(err.to_string().contains("too_many_clauses"), "{err}");
+    // top_terms_N stops at N instead; constant score has no limit.
+    let top = try_run(
+        &c,
+        regexp_on("k", "v.*", json!({"rewrite": "top_terms_10"})),
+    )
+    .unwrap();
+    assert_eq!(top["hits"]["total"]["value"], 10);
+    let all = try_run(&c, json!({"regexp": {"k": "v.*"}})).unwrap();
+    assert_eq!(all["hits"]["total"]["value"], 4100);
+}

@@ -181,14 +181,17 @@ impl MultiTermQuery {
 
 impl Query for MultiTermQuery {
     fn weight(&self, enable_scoring: EnableScoring<'_>) -> tantivy::Result<Box<dyn Weight>> {
+        // `top_terms_*` match only their N terms, scored or not (a hit
+        // count runs unscored); `scoring_boolean` without scores matches
+        // what the constant rewrite does. Without a searcher (scoring off
+        // from the schema alone) there are no terms to pick from.
+        let expand = match self.rewrite {
+            Rewrite::ConstantScore => false,
+            Rewrite::ScoringBoolean => enable_scoring.is_scoring_enabled(),
+            _ => true,
+        };
         match enable_scoring.searcher() {
-            Some(searcher)
-                if self.rewrite != Rewrite::ConstantScore
-                    && enable_scoring.is_scoring_enabled() =>
-            {
-                self.scored(searcher)?.weight(enable_scoring)
-            }
-            // Without scores every rewrite matches what the constant one does.
+            Some(searcher) if expand => self.scored(searcher)?.weight(enable_scoring),
             _ => Ok(Box::new(
                 AutomatonWeight::<TermAutomaton>::new_for_json_path(
                     self.field,
