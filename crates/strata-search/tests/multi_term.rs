@@ -321,3 +321,108 @@ fn scoring_boolean_past_the_clause_limit_is_a_request_error() {
     let all = try_run(&c, json!({"regexp": {"k": "v.*"}})).unwrap();
     assert_eq!(all["hits"]["total"]["value"], 4100);
 }
+
+/// An index of near-spellings of "quick" in `t`.
+fn fuzzy_setup() -> (tempfile::TempDir, Catalog) {
+    let tmp = tempfile::tempdir().unwrap();
+    let catalog = Catalog::open(tmp.path()).unwrap();
+    let index = catalog
+        .create_index(
+            "m",
+            &json!({
+                "settings": {"number_of_shards": 1, "refresh_interval": "-1"},
+                "mappings": {"properties": {"k": {"type": "keyword"}, "t": {"type": "text"}}}
+            }),
+        )
+        .unwrap();
+    // 1 exact, 2 one substitution, 3 a transposition, 4 two edits,
+    // 5 one edit in the first character.
+    for (i, word) in ["quick", "quack", "qiuck", "quacks", "xuick"]
+        .iter()
+        .enumerate()
+    {
+        let doc = json!({"t": word, "k": word});
+        index
+            .index_document(
+                Some(&(i + 1).to_string()),
+                doc.to_string().as_bytes(),
+                Precondition::None,
+            )
+            .unwrap();
+    }
+    index.refresh().unwrap();
+    (tmp, catalog)
+}
+
+fn qs(query: &str, extra: Value) -> Value {
+    let mut body = json!({"query": query});
+    body.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    json!({"query_string": body})
+}
+
+#[test]
+fn query_string_fuzzy_parameters_shape_the_expansion() {
+    let (_tmp, c) = fuzzy_setup();
+    assert_eq!(ids(&c, qs("t:quick~1", json!({}))), ["1", "2", "3", "5"]);
+    assert_eq!(
+        ids(&c, qs("t:quick~2", json!({}))),
+        ["1", "2", "3", "4", "5"]
+    );
+    // Closer terms score higher (their boost), the exact term highest.
+    let s = scores(&c, qs("t:quick~2", json!({})));
+    assert!(s["1"] > s["2"] && s["2"] > s["4"], "{s:?}");
+    assert_eq!(
+        ids(&c, qs("t:quick~1", json!({"fuzzy_transpositions": false}))),
+        ["1", "2", "5"]
+    );
+    assert_eq!(
+        ids(&c, qs("t:quick~1", json!({"fuzzy_prefix_length": 1}))),
+        ["1", "2", "3"]
+    );
+    // The best two: the exact term, then the first one-edit term in term
+    // order ("qiuck" < "quack" < "xuick").
+    assert_eq!(
+        ids(&c, qs("t:quick~2", json!({"fuzzy_max_expansions": 2}))),
+        ["1", "3"]
+    );
+    let constant = scores(
+        &c,
+        qs("k:quick~1", json!({"fuzzy_rewrite": "constant_score"})),
+    );
+    assert_eq!(constant.len(), 4);
+    assert!(constant.values().all(|&v| v == 1.0), "{constant:?}");
+    // The same options in simple_query_string.
+    let simple = json!({"simple_query_string": {"query": "quick~1", "fields": ["t"],
+                        "fuzzy_prefix_length": 1}});
+    assert_eq!(ids(&c, simple), ["1", "2", "3"]);
+    for bad in [
+        json!({"fuzzy_max_expansions": 0}),
+        json!({"fuzzy_prefix_length": "x"}),
+        json!({"fuzzy_transpositions": 1}),
+        json!({"fuzzy_rewrite": "nope"}),
+        json!({"quote_analyzer": "whitespace"}),
+    ] {
+        let err = try_run(&c, qs("t:quick~1", bad.clone())).unwrap_err();
+        assert_eq!(err.status(), 400, "{bad}: {err}");
+    }
+}
+
+#[test]
+fn allow_leading_wildcard_false_refuses_a_leading_wildcard() {
+    let (_tmp, c) = fuzzy_setup();
+    assert_eq!(ids(&c, qs("t:*ck", json!({}))), ["1", "2", "3", "5"]);
+    let err = try_run(&c, qs("t:*ck", json!({"allow_leading_wildcard": false}))).unwrap_err();
+    assert_eq!(err.status(), 400, "{err}");
+    assert!(err.to_string().contains("first character"), "{err}");
+    // A wildcard further in is still fine, and so is `field:*`.
+    assert_eq!(
+        ids(&c, qs("t:qu*", json!({"allow_leading_wildcard": false}))),
+        ["1", "2", "4"]
+    );
+    assert_eq!(
+        ids(&c, qs("t:*", json!({"allow_leading_wildcard": false}))).len(),
+        5
+    );
+}

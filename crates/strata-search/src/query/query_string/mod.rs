@@ -20,7 +20,7 @@ pub(crate) use lexer::auto_fuzziness;
 use serde_json::Value;
 use tantivy::query::Query;
 
-use super::regexp::MultiTermOptions;
+use super::regexp::{FuzzyOptions, MultiTermOptions};
 use super::text_syntax::{self, resolve_fields, FieldSpec, Options};
 use super::{boosted, minimum_should_match, QueryContext};
 use crate::error::{Result, SearchError};
@@ -30,16 +30,12 @@ fn bad(msg: impl std::fmt::Display) -> SearchError {
     SearchError::QueryShard(msg.to_string())
 }
 
-/// Parameters accepted and without effect here.
+/// Parameters accepted and without effect here, each for a reason: the
+/// standard analyzer makes no synonyms and removes no stop words (so no
+/// position gaps), and `escape` has no effect in Elasticsearch either.
 const ACCEPTED: &[&str] = &[
-    "allow_leading_wildcard",
     "auto_generate_synonyms_phrase_query",
     "enable_position_increments",
-    "fuzzy_max_expansions",
-    "fuzzy_prefix_length",
-    "fuzzy_transpositions",
-    "fuzzy_rewrite",
-    "quote_analyzer",
     "escape",
 ];
 
@@ -62,6 +58,8 @@ pub fn build(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
         time_zone: None,
         // `rewrite`, `max_determinized_states` (checked again below).
         multi_term: MultiTermOptions::parse("query_string", body)?,
+        fuzzy: FuzzyOptions::default(),
+        leading_wildcard: true,
     };
     let mut msm = None;
     for (key, v) in params {
@@ -90,11 +88,15 @@ pub fn build(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
                 )))
                 }
             },
-            "analyzer" => match v.as_str() {
+            "allow_leading_wildcard" => {
+                opts.leading_wildcard = v.as_bool().ok_or_else(unsupported)?
+            }
+            k if k.starts_with("fuzzy_") && opts.fuzzy.set("query_string", k, v)? => {}
+            "analyzer" | "quote_analyzer" => match v.as_str() {
                 Some("standard" | "default") => {}
                 _ => {
                     return Err(SearchError::illegal(format!(
-                        "[query_string] analyzer [{v}] is not supported"
+                        "[query_string] {key} [{v}] is not supported"
                     )))
                 }
             },

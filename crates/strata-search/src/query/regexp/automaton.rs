@@ -117,6 +117,15 @@ impl TermAutomaton {
     }
 }
 
+impl super::rewrite::TermMatcher for TermAutomaton {
+    type Pos = Option<Pos>;
+    const UNIFORM: bool = true;
+
+    fn boost(&self, _key: &[u8]) -> f32 {
+        1.0
+    }
+}
+
 impl tantivy_fst::Automaton for TermAutomaton {
     type State = Option<Pos>;
 

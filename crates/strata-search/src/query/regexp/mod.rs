@@ -8,14 +8,17 @@
 //! score ([`Rewrite`]).
 
 mod automaton;
+mod fuzzy;
 mod lucene;
 mod rewrite;
 
 use serde_json::Value;
 use tantivy::query::{EmptyQuery, Query};
 use tantivy::schema::Field;
+use tantivy::Term;
 
 use automaton::{TermAutomaton, DEFAULT_MAX_DETERMINIZED_STATES};
+use fuzzy::FuzzyMatcher;
 pub(crate) use lucene::escape;
 use lucene::{translate, Flags};
 use rewrite::{MultiTermQuery, Rewrite};
@@ -164,4 +167,101 @@ pub(crate) fn term_regex(
         automaton,
         options.rewrite,
     )))
+}
+
+/// `value~N` options (`query_string`'s `fuzzy_*` parameters), as Lucene's
+/// `FuzzyQuery` takes them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FuzzyOptions {
+    /// Leading characters that must match exactly.
+    pub prefix_length: usize,
+    /// Most terms a value expands to (the default rewrite's N).
+    pub max_expansions: usize,
+    /// A swap of two adjacent characters is one edit, not two.
+    pub transpositions: bool,
+    /// `None`: `top_terms_blended_freqs_{max_expansions}`, as Lucene.
+    pub rewrite: Option<Rewrite>,
+}
+
+impl Default for FuzzyOptions {
+    fn default() -> Self {
+        FuzzyOptions {
+            prefix_length: 0,
+            max_expansions: 50,
+            transpositions: true,
+            rewrite: None,
+        }
+    }
+}
+
+impl FuzzyOptions {
+    /// Sets the option named by a `kind` query's parameter (`fuzzy_*`);
+    /// false if `key` is not one.
+    pub fn set(&mut self, kind: &str, key: &str, value: &Value) -> Result<bool> {
+        let bad = || {
+            SearchError::parsing(format!(
+                "[{kind}] [{key}] must be {}, got [{value}]",
+                if key == "fuzzy_transpositions" {
+                    "a boolean"
+                } else {
+                    "a non-negative integer"
+                }
+            ))
+        };
+        let count = || {
+            value
+                .as_u64()
+                .or_else(|| value.as_str().and_then(|s| s.parse().ok()))
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(bad)
+        };
+        match key {
+            "fuzzy_prefix_length" => self.prefix_length = count()?,
+            "fuzzy_max_expansions" => {
+                self.max_expansions = count()?;
+                if self.max_expansions == 0 {
+                    return Err(SearchError::illegal(format!(
+                        "[{kind}] [fuzzy_max_expansions] must be greater than 0"
+                    )));
+                }
+            }
+            "fuzzy_transpositions" => self.transpositions = value.as_bool().ok_or_else(bad)?,
+            "fuzzy_rewrite" => self.rewrite = Some(Rewrite::parse(kind, Some(value))?),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+}
+
+/// Terms within `distance` edits of `term` (a string term of `field`),
+/// ranked and scored by `options` (see [`FuzzyOptions`]). A term that is
+/// not a string matches nothing.
+pub(crate) fn fuzzy_term(
+    term: &Term,
+    field: &str,
+    distance: u8,
+    options: FuzzyOptions,
+) -> Box<dyn Query> {
+    let target = term.field();
+    let mut prefix = json_term(target, field);
+    prefix.append_type_and_str("");
+    let path = prefix.serialized_value_bytes();
+    let value = term
+        .serialized_value_bytes()
+        .strip_prefix(path)
+        .and_then(|v| std::str::from_utf8(v).ok());
+    let Some(value) = value else {
+        return Box::new(EmptyQuery);
+    };
+    let matcher = FuzzyMatcher::new(
+        path,
+        value,
+        distance,
+        options.prefix_length,
+        options.transpositions,
+    );
+    let rewrite = options
+        .rewrite
+        .unwrap_or(Rewrite::TopTermsBlendedFreqs(options.max_expansions));
+    Box::new(MultiTermQuery::new(target, path, matcher, rewrite))
 }

@@ -13,7 +13,8 @@
 //! `top_terms_blended_freqs_N` gives every term the IDF of the most
 //! frequent one, so rarity does not favour misspellings.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
+use std::fmt;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -24,7 +25,6 @@ use tantivy::query::{
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{Searcher, TantivyError, Term};
 
-use super::automaton::TermAutomaton;
 use crate::error::{Result, SearchError};
 
 /// Most terms a `scoring_boolean` rewrite expands to (Elasticsearch's
@@ -80,57 +80,95 @@ impl Rewrite {
     }
 }
 
-/// A term automaton over one field with a rewrite (see the module docs).
-#[derive(Clone, Debug)]
-pub struct MultiTermQuery {
+/// What a [`MultiTermQuery`] matches terms with: an automaton over the
+/// term dictionary's keys, and the weight of each matched key among the
+/// others (Lucene's term boost).
+pub trait TermMatcher:
+    tantivy_fst::Automaton<State = Self::Pos> + fmt::Debug + Send + Sync + 'static
+{
+    /// The automaton's state.
+    type Pos: Clone;
+    /// Every match weighs 1, so the top N terms are the first N in term
+    /// order (patterns); otherwise [`boost`](Self::boost) ranks them.
+    const UNIFORM: bool;
+    /// The weight of matched key `key` (1 for patterns; closer is higher
+    /// for fuzzy terms).
+    fn boost(&self, key: &[u8]) -> f32;
+}
+
+/// A term matcher over one field with a rewrite (see the module docs).
+#[derive(Debug)]
+pub struct MultiTermQuery<A> {
     field: Field,
     /// The key prefix of the JSON path, which bounds the term scan.
     path: Arc<[u8]>,
-    automaton: Arc<TermAutomaton>,
+    matcher: Arc<A>,
     rewrite: Rewrite,
 }
 
-impl MultiTermQuery {
-    /// Terms of `field` under `path` matching `automaton`, scored by
+impl<A> Clone for MultiTermQuery<A> {
+    fn clone(&self) -> Self {
+        MultiTermQuery {
+            field: self.field,
+            path: Arc::clone(&self.path),
+            matcher: Arc::clone(&self.matcher),
+            rewrite: self.rewrite,
+        }
+    }
+}
+
+impl<A: TermMatcher> MultiTermQuery<A> {
+    /// Terms of `field` under `path` matching `matcher`, scored by
     /// `rewrite`.
-    pub fn new(field: Field, path: &[u8], automaton: TermAutomaton, rewrite: Rewrite) -> Self {
+    pub fn new(field: Field, path: &[u8], matcher: A, rewrite: Rewrite) -> Self {
         MultiTermQuery {
             field,
             path: path.into(),
-            automaton: Arc::new(automaton),
+            matcher: Arc::new(matcher),
             rewrite,
         }
     }
 
-    /// The distinct matching terms over the searcher's segments, in term
-    /// order, at most `limit` (`None` when there are more).
-    fn expand(&self, searcher: &Searcher, limit: usize) -> tantivy::Result<Option<Vec<Term>>> {
-        let mut keys = BTreeSet::new();
+    /// The distinct matching terms over the searcher's segments with their
+    /// boosts: the best `limit` by boost, then in term order (`None` when
+    /// there are more and the rewrite must take them all).
+    fn expand(
+        &self,
+        searcher: &Searcher,
+        limit: usize,
+    ) -> tantivy::Result<Option<Vec<(Term, f32)>>> {
+        let take_all = self.rewrite == Rewrite::ScoringBoolean;
+        let mut keys: BTreeMap<Vec<u8>, f32> = BTreeMap::new();
         for segment in searcher.segment_readers() {
             let inverted = segment.inverted_index(self.field)?;
             let mut stream = inverted
                 .terms()
-                .search(&*self.automaton)
+                .search(&*self.matcher)
                 .ge(&*self.path)
                 .into_stream()?;
             while stream.advance() {
-                if !stream.key().starts_with(&self.path) {
+                let key = stream.key();
+                if keys.contains_key(key) {
+                    continue;
+                }
+                keys.insert(key.to_vec(), self.matcher.boost(key));
+                if keys.len() > limit && take_all {
+                    return Ok(None);
+                }
+                if A::UNIFORM && keys.len() > limit {
+                    // Terms come in order per segment: the rest sort later.
+                    keys.pop_last();
                     break;
                 }
-                keys.insert(stream.key().to_vec());
-                if keys.len() > limit {
-                    // Terms come in order per segment: drop the largest.
-                    keys.pop_last();
-                    if self.rewrite == Rewrite::ScoringBoolean {
-                        return Ok(None);
-                    }
-                    break;
+                if keys.len() >= 2 * limit.max(1) {
+                    keys = best(keys, limit);
                 }
             }
         }
+        let keys = best(keys, limit);
         Ok(Some(
             keys.into_iter()
-                .map(|k| Term::from_field_bytes(self.field, &k))
+                .map(|(k, boost)| (Term::from_field_bytes(self.field, &k), boost))
                 .collect(),
         ))
     }
@@ -155,23 +193,28 @@ impl MultiTermQuery {
         let max_df = match self.rewrite {
             Rewrite::TopTermsBlendedFreqs(_) => terms
                 .iter()
-                .map(|t| searcher.doc_freq(t))
+                .map(|(t, _)| searcher.doc_freq(t))
                 .try_fold(0, |m, df| df.map(|df| m.max(df)))?,
             _ => 0,
         };
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::with_capacity(terms.len());
-        for term in terms {
+        for (term, boost) in terms {
             let q: Box<dyn Query> =
                 Box::new(TermQuery::new(term.clone(), IndexRecordOption::WithFreqs));
-            let q: Box<dyn Query> = match self.rewrite {
-                Rewrite::TopTermsBoost(_) => Box::new(ConstScoreQuery::new(q, 1.0)),
+            let (q, boost): (Box<dyn Query>, f32) = match self.rewrite {
+                Rewrite::TopTermsBoost(_) => (Box::new(ConstScoreQuery::new(q, 1.0)), boost),
                 Rewrite::TopTermsBlendedFreqs(_) => {
                     // BM25 is idf x tf-norm: rescale to the shared idf.
                     let own = idf(searcher.doc_freq(&term)?);
                     let factor = if own > 0.0 { idf(max_df) / own } else { 1.0 };
-                    Box::new(BoostQuery::new(q, factor))
+                    (q, boost * factor)
                 }
-                _ => q,
+                _ => (q, boost),
+            };
+            let q: Box<dyn Query> = if boost == 1.0 {
+                q
+            } else {
+                Box::new(BoostQuery::new(q, boost))
             };
             clauses.push((Occur::Should, q));
         }
@@ -179,7 +222,18 @@ impl MultiTermQuery {
     }
 }
 
-impl Query for MultiTermQuery {
+/// The `limit` best keys: highest boost first, then term order.
+fn best(keys: BTreeMap<Vec<u8>, f32>, limit: usize) -> BTreeMap<Vec<u8>, f32> {
+    if keys.len() <= limit {
+        return keys;
+    }
+    let mut ranked: Vec<_> = keys.into_iter().collect();
+    ranked.sort_by(|(ka, ba), (kb, bb)| bb.total_cmp(ba).then_with(|| ka.cmp(kb)));
+    ranked.truncate(limit);
+    ranked.into_iter().collect()
+}
+
+impl<A: TermMatcher> Query for MultiTermQuery<A> {
     fn weight(&self, enable_scoring: EnableScoring<'_>) -> tantivy::Result<Box<dyn Weight>> {
         // `top_terms_*` match only their N terms, scored or not (a hit
         // count runs unscored); `scoring_boolean` without scores matches
@@ -192,13 +246,11 @@ impl Query for MultiTermQuery {
         };
         match enable_scoring.searcher() {
             Some(searcher) if expand => self.scored(searcher)?.weight(enable_scoring),
-            _ => Ok(Box::new(
-                AutomatonWeight::<TermAutomaton>::new_for_json_path(
-                    self.field,
-                    Arc::clone(&self.automaton),
-                    &self.path,
-                ),
-            )),
+            _ => Ok(Box::new(AutomatonWeight::<A>::new_for_json_path(
+                self.field,
+                Arc::clone(&self.matcher),
+                &self.path,
+            ))),
         }
     }
 }

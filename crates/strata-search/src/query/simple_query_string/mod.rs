@@ -16,16 +16,9 @@ use super::{boosted, minimum_should_match, QueryContext};
 use crate::error::{Result, SearchError};
 use flags::Flags;
 
-/// Parameters accepted and without effect here.
-const ACCEPTED: &[&str] = &[
-    "auto_generate_synonyms_phrase_query",
-    "fuzzy_max_expansions",
-    "fuzzy_prefix_length",
-    "fuzzy_transpositions",
-    "quote_field_suffix",
-    "boost",
-    "_name",
-];
+/// Parameters accepted and without effect here (the standard analyzer
+/// makes no synonyms; `boost` and `_name` are read by the caller).
+const ACCEPTED: &[&str] = &["auto_generate_synonyms_phrase_query", "boost", "_name"];
 
 /// Builds a `simple_query_string` query.
 pub fn build(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
@@ -48,6 +41,8 @@ pub fn build(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
         tie_breaker: 0.0,
         time_zone: None,
         multi_term: Default::default(),
+        fuzzy: Default::default(),
+        leading_wildcard: true,
     };
     for (key, v) in params {
         let unsupported = || {
@@ -71,6 +66,12 @@ pub fn build(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
                     )))
                 }
             },
+            k if k.starts_with("fuzzy_") && opts.fuzzy.set("simple_query_string", k, v)? => {}
+            "quote_field_suffix" => {
+                return Err(SearchError::illegal(
+                    "[simple_query_string] [quote_field_suffix] is not supported by this server",
+                ))
+            }
             k if ACCEPTED.contains(&k) => {}
             _ => {
                 return Err(SearchError::parsing(format!(

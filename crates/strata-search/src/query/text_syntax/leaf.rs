@@ -4,7 +4,7 @@
 //! and `exists` handle it.
 
 use serde_json::{json, Map, Value};
-use tantivy::query::{EmptyQuery, FuzzyTermQuery, Occur, Query};
+use tantivy::query::{EmptyQuery, Occur, Query};
 
 use super::{bool_query, LeafValue, Options};
 use crate::error::Result;
@@ -84,6 +84,11 @@ fn wildcard(
     text: &str,
     opts: &Options,
 ) -> Result<Box<dyn Query>> {
+    if !opts.leading_wildcard && text.starts_with(['*', '?']) {
+        return Err(crate::error::SearchError::QueryShard(format!(
+            "Failed to parse query [{text}]: '*' or '?' not allowed as first character in WildcardQuery"
+        )));
+    }
     if ty != Some(FieldType::Text) {
         return term_level::wildcard_on(ctx, field, text, opts.multi_term);
     }
@@ -122,7 +127,7 @@ fn fuzzy(
     opts: &Options,
 ) -> Result<Box<dyn Query>> {
     let distance = distance.min(2);
-    let fuzzy = |t| Box::new(FuzzyTermQuery::new(t, distance, true)) as Box<dyn Query>;
+    let fuzzy = |t: tantivy::Term| regexp::fuzzy_term(&t, field, distance, opts.fuzzy);
     match (ty, ctx.leaf(field)) {
         (Some(FieldType::Text), _) => {
             let terms = analyzed_terms(ctx.fields, ctx.tokenizers, field, text)?;

@@ -20,7 +20,7 @@ use tantivy::query::{
 
 pub(crate) use fields::{resolve_fields, FieldSpec};
 
-use super::regexp::MultiTermOptions;
+use super::regexp::{FuzzyOptions, MultiTermOptions};
 use super::QueryContext;
 use crate::error::Result;
 
@@ -87,6 +87,10 @@ pub(crate) struct Options {
     /// `rewrite` and `max_determinized_states` of wildcard, prefix and
     /// regexp leaves.
     pub multi_term: MultiTermOptions,
+    /// `fuzzy_*` of `value~N` leaves.
+    pub fuzzy: FuzzyOptions,
+    /// A wildcard leaf may start with `*` or `?` (`allow_leading_wildcard`).
+    pub leading_wildcard: bool,
 }
 
 impl Options {
