@@ -181,11 +181,14 @@ pub fn cat(node: &Node, names: Option<&str>, req: &EsRequest) -> Result<Reply> {
 pub fn resolve_filtered(
     node: &Node,
     expression: Option<&str>,
+    options: strata_search::catalog::IndicesOptions,
 ) -> Result<(
     Vec<std::sync::Arc<strata_search::SearchIndex>>,
     Option<Value>,
 )> {
-    let targets = node.catalog.resolve_targets(expression.unwrap_or("_all"))?;
+    let targets = node
+        .catalog
+        .resolve_targets_with(expression.unwrap_or("_all"), options)?;
     let filter = targets.first().and_then(|t| t.filter.clone());
     if targets.iter().any(|t| t.filter != filter) {
         return Err(EsError::IllegalArgument(format!(

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::{json, Value};
+use strata_search::catalog::IndicesOptions;
 use strata_search::search::{self as engine, SearchRequest};
 use strata_search::SearchIndex;
 
@@ -20,15 +21,12 @@ use crate::node::Node;
 use crate::reply::Reply;
 use crate::request::{reject_routing, EsRequest};
 
-/// Parameters with no effect on a single node, accepted and ignored.
+/// Parameters with no effect on a single node, accepted and ignored
+/// (`human` changes only stats output, `error_trace` adds Java stack
+/// traces, the rest steer shards, caches and remote clusters).
 const HARMLESS: &[&str] = &[
-    "pretty",
     "human",
     "error_trace",
-    "filter_path",
-    "ignore_unavailable",
-    "allow_no_indices",
-    "expand_wildcards",
     "preference",
     "request_cache",
     "search_type",
@@ -40,11 +38,21 @@ const HARMLESS: &[&str] = &[
     "timeout",
     "allow_partial_search_results",
     "ignore_throttled",
-    "track_scores",
+];
+
+/// Parameters read elsewhere: by [`query_string`] (with `q`), by
+/// [`indices_options`], and by the server for every reply (`pretty`,
+/// `filter_path`).
+const READ_ELSEWHERE: &[&str] = &[
+    "pretty",
+    "filter_path",
     "df",
     "default_operator",
     "analyze_wildcard",
     "lenient",
+    "ignore_unavailable",
+    "allow_no_indices",
+    "expand_wildcards",
 ];
 
 /// Parameters the engine's request applies itself.
@@ -60,7 +68,7 @@ const APPLIED: &[&str] = &[
 /// `[/<indices>]/_search`.
 pub fn search(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<Reply> {
     let body = req.json_body()?;
-    let (indices, filter) = aliases::resolve_filtered(node, expression)?;
+    let (indices, filter) = aliases::resolve_filtered(node, expression, indices_options(req)?)?;
     Ok(Reply::ok(run_search(
         &indices,
         filter.as_ref(),
@@ -86,8 +94,9 @@ fn run_search(
                 "q" => request.query = query_string(value, req),
                 "sort" => request.sort = parse_sort_param(value)?,
                 "rest_total_hits_as_int" => totals_as_int = req.flag(key, false)?,
+                "track_scores" => request.track_scores = req.flag(key, false)?,
                 "routing" => reject_routing(Some(value))?,
-                k if HARMLESS.contains(&k) => {}
+                k if HARMLESS.contains(&k) || READ_ELSEWHERE.contains(&k) => {}
                 other => {
                     return Err(EsError::IllegalArgument(format!(
                         "request [{}] contains unrecognized parameter: [{other}]",
@@ -106,6 +115,53 @@ fn run_search(
         response["hits"]["total"] = total;
     }
     Ok(response)
+}
+
+/// `ignore_unavailable`, `allow_no_indices` and `expand_wildcards` of the
+/// request's parameters (a search's defaults when absent).
+fn indices_options(req: &EsRequest) -> Result<IndicesOptions> {
+    let mut options = IndicesOptions {
+        ignore_unavailable: req.flag("ignore_unavailable", false)?,
+        allow_no_indices: req.flag("allow_no_indices", true)?,
+        ..IndicesOptions::default()
+    };
+    if let Some(v) = req.param("expand_wildcards") {
+        options.set_expand_wildcards(v)?;
+    }
+    Ok(options)
+}
+
+/// An `_msearch` header's own `ignore_unavailable`, `allow_no_indices`
+/// and `expand_wildcards` (booleans or strings; a list or a comma string)
+/// over the request's.
+fn header_options(header: &Value, mut options: IndicesOptions) -> Result<IndicesOptions> {
+    let flag = |key: &str, current: bool| -> Result<bool> {
+        match header.get(key) {
+            None => Ok(current),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(Value::String(s)) if s == "true" => Ok(true),
+            Some(Value::String(s)) if s == "false" => Ok(false),
+            Some(other) => Err(EsError::IllegalArgument(format!(
+                "Failed to parse value [{other}] as only [true] or [false] are allowed."
+            ))),
+        }
+    };
+    options.ignore_unavailable = flag("ignore_unavailable", options.ignore_unavailable)?;
+    options.allow_no_indices = flag("allow_no_indices", options.allow_no_indices)?;
+    match header.get("expand_wildcards") {
+        None => {}
+        Some(Value::String(s)) => options.set_expand_wildcards(s)?,
+        Some(Value::Array(a)) => {
+            let list: Vec<&str> = a.iter().filter_map(Value::as_str).collect();
+            options.set_expand_wildcards(&list.join(","))?;
+        }
+        Some(other) => {
+            return Err(EsError::IllegalArgument(format!(
+                "[expand_wildcards] must be a string or a list, got [{other}]"
+            )))
+        }
+    }
+    Ok(options)
 }
 
 /// The `q` parameter as the `query_string` query it stands for.
@@ -142,7 +198,8 @@ fn parse_sort_param(value: &str) -> Result<Vec<engine::sort::SortField>> {
 pub fn count(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<Reply> {
     let body = req.json_body()?;
     reject_routing(req.param("routing"))?;
-    let (indices, alias_filter) = aliases::resolve_filtered(node, expression)?;
+    let (indices, alias_filter) =
+        aliases::resolve_filtered(node, expression, indices_options(req)?)?;
     let mut query = json!({"match_all": {}});
     if let Value::Object(obj) = &body {
         for (key, value) in obj {
@@ -184,6 +241,7 @@ pub fn msearch(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result
     if lines.is_empty() {
         return Err(EsError::ActionValidation("no requests added".into()));
     }
+    let defaults = indices_options(req)?;
     let mut responses = Vec::new();
     for (pair, chunk) in lines.chunks(2).enumerate() {
         let header = ndjson::parse_line(chunk[0], pair * 2)?;
@@ -205,7 +263,8 @@ pub fn msearch(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result
             ),
             _ => expression.map(str::to_string),
         };
-        let outcome = aliases::resolve_filtered(node, target.as_deref())
+        let outcome = header_options(&header, defaults)
+            .and_then(|options| aliases::resolve_filtered(node, target.as_deref(), options))
             .and_then(|(indices, filter)| run_search(&indices, filter.as_ref(), &body, req, false));
         responses.push(match outcome {
             Ok(mut response) => {

@@ -17,6 +17,7 @@
 
 mod alias_ops;
 mod create;
+mod indices_options;
 mod names;
 mod resolve;
 mod template_ops;
@@ -31,6 +32,7 @@ use std::time::Duration;
 use parking_lot::{Mutex, RwLock};
 
 pub use alias_ops::AliasAction;
+pub use indices_options::IndicesOptions;
 pub use names::{validate_alias_name, validate_index_name, wildcard_match};
 pub use resolve::Target;
 pub use template_ops::TemplateKind;

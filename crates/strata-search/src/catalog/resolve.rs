@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::{wildcard_match, Catalog};
+use super::{wildcard_match, Catalog, IndicesOptions};
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
 
@@ -63,6 +63,15 @@ impl Catalog {
     /// by name. A concrete name that is neither an index nor an alias is
     /// `index_not_found_exception`; a wildcard may match nothing.
     pub fn resolve_targets(&self, expression: &str) -> Result<Vec<Target>> {
+        self.resolve_targets_with(expression, IndicesOptions::default())
+    }
+
+    /// [`resolve_targets`](Self::resolve_targets) under `options`.
+    pub fn resolve_targets_with(
+        &self,
+        expression: &str,
+        options: IndicesOptions,
+    ) -> Result<Vec<Target>> {
         let indices = self.indices.read();
         let aliases = self.aliases.read();
         let mut reached: BTreeMap<String, Reach> = BTreeMap::new();
@@ -72,14 +81,20 @@ impl Catalog {
                 continue;
             }
             if part == "_all" || part.contains('*') {
+                if !options.expand_open {
+                    continue;
+                }
                 let pattern = if part == "_all" { "*" } else { part };
                 for name in indices.keys().filter(|n| wildcard_match(pattern, n)) {
                     reach(&mut reached, name, None);
                 }
                 for alias in aliases.names().filter(|a| wildcard_match(pattern, a)) {
                     let targets = aliases.targets(alias);
-                    // Wildcards skip hidden aliases (`expand_wildcards` defaults to open).
-                    if targets.is_some_and(|t| t.values().any(|m| m.is_hidden == Some(true))) {
+                    // Wildcards skip hidden aliases unless `expand_wildcards`
+                    // asks for them.
+                    let hidden =
+                        targets.is_some_and(|t| t.values().any(|m| m.is_hidden == Some(true)));
+                    if hidden && !options.expand_hidden {
                         continue;
                     }
                     for (index, meta) in targets.into_iter().flatten() {
@@ -94,9 +109,12 @@ impl Catalog {
                 for (index, meta) in targets {
                     reach(&mut reached, index, meta.filter.as_ref());
                 }
-            } else {
+            } else if !options.ignore_unavailable {
                 return Err(SearchError::IndexNotFound(part.to_string()));
             }
+        }
+        if reached.is_empty() && !options.allow_no_indices {
+            return Err(SearchError::IndexNotFound(expression.to_string()));
         }
         let mut out = Vec::with_capacity(reached.len());
         for (name, how) in reached {

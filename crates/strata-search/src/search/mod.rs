@@ -36,6 +36,7 @@ pub mod time_zone;
 pub mod top_hits;
 
 use std::cmp::Ordering;
+use std::sync::atomic::{AtomicU32, Ordering as AtomicOrdering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -192,6 +193,10 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
 
     let mut candidates = Vec::new();
     let mut total: u64 = 0;
+    // `track_scores` with a field sort: the best score of every match
+    // (f32 bits), and whether any document was scored at all.
+    let track_scores = req.track_scores && !by_score;
+    let best_score = Arc::new(AtomicU32::new(0));
     let mut merged_aggs: Option<IntermediateAggregationResults> = None;
     let mut searchers: Vec<Vec<Searcher>> = Vec::new();
     let mut shard_count = 0;
@@ -233,6 +238,7 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
                     let desc = Arc::clone(&descending);
                     let maps = mappings.clone();
                     let after_key = after_key.clone();
+                    let best = Arc::clone(&best_score);
                     let collector = TopDocs::with_limit(want).tweak_score(
                         move |segment: &tantivy::SegmentReader| {
                             let readers: Vec<ValueReader> = sort
@@ -241,11 +247,21 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
                                 .collect();
                             let desc = Arc::clone(&desc);
                             let after_key = after_key.clone();
+                            let best = Arc::clone(&best);
                             move |doc: tantivy::DocId, score: tantivy::Score| {
                                 let values = readers.iter().map(|r| r.value(doc, score)).collect();
                                 let mut key = SortKey::new(values, Arc::clone(&desc));
                                 if let Some(a) = &after_key {
                                     key.eligible = key.rank_cmp(a) == Ordering::Greater;
+                                }
+                                if track_scores {
+                                    key.score = score;
+                                    // Scores are never negative, so their
+                                    // bits order as the values do.
+                                    best.fetch_max(
+                                        score.max(0.0).to_bits(),
+                                        AtomicOrdering::Relaxed,
+                                    );
                                 }
                                 key
                             }
@@ -257,7 +273,7 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
                             index: i,
                             shard: s,
                             addr,
-                            score: f32::NAN,
+                            score: key.score,
                             key: Some(key),
                         },
                     ));
@@ -291,6 +307,8 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
     });
     let max_score = if by_score && after.is_none() {
         candidates.first().map(|c| c.score)
+    } else if track_scores && !candidates.is_empty() {
+        Some(f32::from_bits(best_score.load(AtomicOrdering::Relaxed)))
     } else {
         None
     };
@@ -316,7 +334,7 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
                 h.remove("_id");
             }
         }
-        let score_json = if c.key.is_none() {
+        let score_json = if c.key.is_none() || req.track_scores {
             json!(c.score)
         } else {
             Value::Null

@@ -79,6 +79,8 @@ pub struct SortKey {
     orders: Arc<Vec<KeyOrder>>,
     /// False when `search_after` excludes the document.
     pub eligible: bool,
+    /// The document's score (`track_scores`; not part of the order).
+    pub score: f32,
 }
 
 impl SortKey {
@@ -88,6 +90,7 @@ impl SortKey {
             values,
             orders,
             eligible: true,
+            score: f32::NAN,
         }
     }
 
