@@ -244,19 +244,19 @@ fn versions_conflicts_and_updates() {
     let got = index.get_document("1").unwrap().unwrap();
     assert_eq!(got.version.version, 2);
     let u = index
-        .update_document("1", &json!({"m": 3}), None, false, Precondition::None)
+        .update_document("1", &json!({"m": 3}), None, false, true, Precondition::None)
         .unwrap();
     assert_eq!(u.version, 3);
     let src: Value =
         serde_json::from_slice(&index.get_document("1").unwrap().unwrap().source).unwrap();
     assert_eq!(src, json!({"n": 2, "m": 3}));
     let noop = index
-        .update_document("1", &json!({"m": 3}), None, false, Precondition::None)
+        .update_document("1", &json!({"m": 3}), None, false, true, Precondition::None)
         .unwrap();
     assert_eq!(noop.result.as_str(), "noop");
     assert_eq!(
         index
-            .update_document("2", &json!({}), None, false, Precondition::None)
+            .update_document("2", &json!({}), None, false, true, Precondition::None)
             .unwrap_err()
             .status(),
         404

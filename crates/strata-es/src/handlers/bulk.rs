@@ -81,7 +81,7 @@ pub fn bulk(node: &Node, path_index: Option<&str>, req: &EsRequest) -> Result<Re
     let mut results = Vec::with_capacity(items.len());
     for item in &items {
         let body = match run(node, item, require_alias) {
-            Ok((index, result)) => {
+            Ok((index, result, get)) => {
                 // Looked up first: the name is copied once per index, not per item.
                 let entry = match touched.get_mut(index.name()) {
                     Some(entry) => entry,
@@ -92,6 +92,9 @@ pub fn bulk(node: &Node, path_index: Option<&str>, req: &EsRequest) -> Result<Re
                 entry.1 = entry.1.max(result.lsn);
                 let mut body = write_body(&index, &result);
                 body["status"] = json!(item_status(result.result));
+                if let Some(get) = get {
+                    body["get"] = get;
+                }
                 body
             }
             Err(e) => {
@@ -190,11 +193,13 @@ fn parse_items<'a>(body: &'a [u8], path_index: Option<&str>) -> Result<Vec<Item<
     Ok(items)
 }
 
+/// Runs one item: its index, its result and, for an update asking for
+/// `_source`, the reply's `get`.
 fn run(
     node: &Node,
     item: &Item<'_>,
     require_alias: bool,
-) -> Result<(Arc<SearchIndex>, DocWriteResult)> {
+) -> Result<(Arc<SearchIndex>, DocWriteResult, Option<Value>)> {
     let required = match item.meta.get("require_alias") {
         Some(v) => v.as_bool().unwrap_or(require_alias),
         None => require_alias,
@@ -232,7 +237,7 @@ fn run(
             let result = index
                 .delete_document(id.unwrap_or_default(), pre)
                 .map_err(EsError::from)?;
-            Ok((index, result))
+            Ok((index, result, None))
         }
         Op::Index | Op::Create => {
             let index = node.index_for_write(&item.index)?;
@@ -240,14 +245,16 @@ fn run(
             let result = index
                 .index_document(id, source, pre)
                 .map_err(EsError::from)?;
-            Ok((index, result))
+            Ok((index, result, None))
         }
         Op::Update => {
             let body = ndjson::parse_line(item.source.unwrap_or_default(), 0)?;
             let update = UpdateBody::parse(&body)?;
             let index = node.index_for_write(&item.index)?;
-            let result = update.apply(&index, id.unwrap_or_default(), pre)?;
-            Ok((index, result))
+            let id = id.unwrap_or_default();
+            let result = update.apply(&index, id, pre)?;
+            let get = update.get_field(&index, id, None)?;
+            Ok((index, result, get))
         }
     }
 }

@@ -50,7 +50,7 @@ pub fn write(
     let result = target
         .index_document(id, &req.body, precondition)
         .map_err(|e| EsError::from(e).in_index(index))?;
-    finish_write(&target, &result, refresh)
+    finish_write(&target, &result, refresh, None)
 }
 
 fn delete(node: &Node, index: &str, id: &str, req: &EsRequest) -> Result<Reply> {
@@ -63,7 +63,7 @@ fn delete(node: &Node, index: &str, id: &str, req: &EsRequest) -> Result<Reply> 
     let result = target
         .delete_document(id, precondition)
         .map_err(|e| EsError::from(e).in_index(index))?;
-    finish_write(&target, &result, refresh)
+    finish_write(&target, &result, refresh, None)
 }
 
 /// The body of an update (`_update` and `_bulk` update items).
@@ -75,11 +75,16 @@ pub struct UpdateBody {
     pub upsert: Option<Value>,
     /// Index `partial` itself when none exists.
     pub doc_as_upsert: bool,
+    /// A merge that changes nothing is a `noop` (default); `false` writes
+    /// a new version anyway.
+    pub detect_noop: bool,
+    /// `_source`: the reply carries the updated document in `get`.
+    pub source: Option<SourceFilter>,
 }
 
 impl UpdateBody {
-    /// Parses `doc`, `upsert`, `doc_as_upsert` (`detect_noop` and `_source`
-    /// are accepted and ignored); scripts are refused.
+    /// Parses `doc`, `upsert`, `doc_as_upsert`, `detect_noop` and
+    /// `_source`; scripts are refused.
     pub fn parse(body: &Value) -> Result<UpdateBody> {
         let obj = body
             .as_object()
@@ -88,13 +93,22 @@ impl UpdateBody {
             partial: json!({}),
             upsert: None,
             doc_as_upsert: false,
+            detect_noop: true,
+            source: None,
         };
         for (key, value) in obj {
             match key.as_str() {
                 "doc" => update.partial = value.clone(),
                 "upsert" => update.upsert = Some(value.clone()),
                 "doc_as_upsert" => update.doc_as_upsert = value.as_bool().unwrap_or(false),
-                "detect_noop" | "_source" => {}
+                "detect_noop" => {
+                    update.detect_noop = value.as_bool().ok_or_else(|| {
+                        EsError::XContentParse(format!(
+                            "[UpdateRequest] failed to parse field [detect_noop]: not a boolean [{value}]"
+                        ))
+                    })?
+                }
+                "_source" => update.source = Some(SourceFilter::parse(value)?),
                 "script" | "scripted_upsert" => {
                     return Err(EsError::IllegalArgument(
                         "scripted updates are not supported by this server".into(),
@@ -123,9 +137,41 @@ impl UpdateBody {
                 &self.partial,
                 self.upsert.as_ref(),
                 self.doc_as_upsert,
+                self.detect_noop,
                 precondition,
             )
             .map_err(|e| EsError::from(e).in_index(index.name()))
+    }
+
+    /// The reply's `get` object when `_source` was asked for (by the body
+    /// or by `url_filter`, the `_update` URL's `_source*` parameters): the
+    /// document as this update left it, filtered.
+    pub fn get_field(
+        &self,
+        index: &SearchIndex,
+        id: &str,
+        url_filter: Option<SourceFilter>,
+    ) -> Result<Option<Value>> {
+        let Some(filter) = url_filter.or_else(|| self.source.clone()) else {
+            return Ok(None);
+        };
+        let Some(doc) = index
+            .get_document(id)
+            .map_err(|e| EsError::from(e).in_index(index.name()))?
+        else {
+            return Ok(None);
+        };
+        let source: Value = serde_json::from_slice(&doc.source)
+            .map_err(|e| EsError::IllegalArgument(format!("stored source: {e}")))?;
+        let mut get = json!({
+            "_seq_no": doc.version.seq_no,
+            "_primary_term": PRIMARY_TERM,
+            "found": true,
+        });
+        if let Some(filtered) = filter.apply(source) {
+            get["_source"] = filtered;
+        }
+        Ok(Some(get))
     }
 }
 
@@ -142,7 +188,13 @@ pub fn update(node: &Node, index: &str, id: &str, req: &EsRequest) -> Result<Rep
     require_alias(node, index, req.flag("require_alias", false)?)?;
     let target = node.index_for_write(index)?;
     let result = body.apply(&target, id, precondition)?;
-    finish_write(&target, &result, refresh)
+    let url_filter = ["_source", "_source_includes", "_source_excludes"]
+        .iter()
+        .any(|p| req.param(p).is_some())
+        .then(|| source_filter(req))
+        .transpose()?;
+    let get = body.get_field(&target, id, url_filter)?;
+    finish_write(&target, &result, refresh, get)
 }
 
 /// `require_alias=true`: the write target must be an alias (so a typo
@@ -154,10 +206,13 @@ pub fn require_alias(node: &Node, name: &str, required: bool) -> Result<()> {
     Ok(())
 }
 
+/// The reply to a document write (with an update's `get`, if any), sent
+/// once the write is durable and refreshed as asked.
 fn finish_write(
     index: &SearchIndex,
     result: &DocWriteResult,
     refresh: RefreshPolicy,
+    get: Option<Value>,
 ) -> Result<Reply> {
     let changed = result.result != WriteResult::Noop;
     if changed && refresh != RefreshPolicy::None {
@@ -166,6 +221,9 @@ fn finish_write(
     let mut body = write_body(index, result);
     if changed && refresh == RefreshPolicy::Immediate {
         body["forced_refresh"] = json!(true);
+    }
+    if let Some(get) = get {
+        body["get"] = get;
     }
     let status = match result.result {
         WriteResult::Created => 201,

@@ -146,13 +146,15 @@ impl SearchIndex {
     }
 
     /// Merges `partial` into document `id` (`doc`), or indexes `upsert`
-    /// (or `partial` itself with `doc_as_upsert`) when it is missing.
+    /// (or `partial` itself with `doc_as_upsert`) when it is missing. With
+    /// `detect_noop`, a merge that changes nothing writes nothing (`noop`).
     pub fn update_document(
         &self,
         id: &str,
         partial: &Value,
         upsert: Option<&Value>,
         doc_as_upsert: bool,
+        detect_noop: bool,
         precondition: Precondition,
     ) -> Result<DocWriteResult> {
         validate_id(id)?;
@@ -190,7 +192,7 @@ impl SearchIndex {
                 .map_err(|e| SearchError::illegal(format!("stored source: {e}")))?;
             let before = merged.clone();
             merge_into(&mut merged, partial);
-            if merged == before {
+            if detect_noop && merged == before {
                 let shard = self.shard_for(id);
                 return Ok(DocWriteResult {
                     id: id.to_string(),
