@@ -64,6 +64,7 @@ pub mod commands;
 pub mod expiry;
 pub mod marks;
 pub mod numbers;
+pub mod prefix_stats;
 pub mod protocol;
 pub mod reply;
 pub mod session;

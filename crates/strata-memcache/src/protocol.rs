@@ -1,13 +1,13 @@
 //! [`MemcacheProtocol`]: the memcached front end as a
 //! [`strata_service::Protocol`], and the state its sessions share.
 
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use strata_kv::Keyspace;
 use strata_service::{ClientInfo, Clients, DriverConfig, Protocol, ServerInfo};
 
 use crate::marks::MetaMarks;
+use crate::prefix_stats::PrefixStats;
 use crate::session::MemcacheSession;
 use crate::stats::ProtocolStats;
 
@@ -28,8 +28,8 @@ pub struct Shared {
     pub stats: ProtocolStats,
     /// Stale / recache-token marks of the meta commands.
     pub marks: MetaMarks,
-    /// `stats detail on|off` (accepted and reported; no per-prefix stats).
-    pub detail_enabled: AtomicBool,
+    /// `stats detail`: per-prefix counters.
+    pub prefixes: PrefixStats,
 }
 
 impl Shared {
@@ -56,7 +56,7 @@ impl MemcacheProtocol {
             clients,
             stats: ProtocolStats::default(),
             marks: MetaMarks::default(),
-            detail_enabled: AtomicBool::new(false),
+            prefixes: PrefixStats::default(),
         };
         Self {
             shared: Arc::new(shared),

@@ -354,11 +354,38 @@ fn stats_report_counters() {
         b"stats items\r\nstats detail\r\nstats detail on\r\nstats detail dump\r\n",
         b"END\r\nCLIENT_ERROR usage: stats detail on|off|dump\r\nOK\r\nEND\r\n",
     );
+    // Per-prefix counts while detail is on: gets (with hits), sets,
+    // deletes, classic and meta alike; keys without `:` are not counted.
+    c.check(b"set user:1 0 0 1\r\na\r\n", b"STORED\r\n");
+    c.check(
+        b"get user:1 user:2\r\n",
+        b"VALUE user:1 0 1\r\na\r\nEND\r\n",
+    );
+    c.check(b"ms sess:9 1\r\nb\r\n", b"HD\r\n");
+    c.check(b"mg sess:9 v\r\n", b"VA 1\r\nb\r\n");
+    c.check(b"delete user:1\r\n", b"DELETED\r\n");
+    c.check(b"md sess:nope\r\n", b"NF\r\n");
+    c.check(b"set plain 0 0 1\r\nc\r\n", b"STORED\r\n");
+    c.check(
+        b"stats detail dump\r\n",
+        b"PREFIX sess get 1 hit 1 set 1 del 1\r\nPREFIX user get 2 hit 1 set 1 del 1\r\nEND\r\n",
+    );
+    c.check(b"stats detail off\r\nget user:1\r\n", b"OK\r\nEND\r\n");
+    let settings = String::from_utf8(c.call(b"stats settings\r\n")).unwrap();
+    assert!(
+        settings.contains("STAT detail_enabled no\r\n"),
+        "{settings}"
+    );
+    c.check(
+        b"stats detail dump\r\n",
+        b"PREFIX sess get 1 hit 1 set 1 del 1\r\nPREFIX user get 2 hit 1 set 1 del 1\r\nEND\r\n",
+    );
     c.check(b"stats sizes\r\n", b"STAT sizes_status disabled\r\nEND\r\n");
     let conns = String::from_utf8(c.call(b"stats conns\r\n")).unwrap();
     assert!(conns.contains(":addr tcp:127.0.0.1:"), "{conns}");
     c.check(b"stats reset\r\n", b"RESET\r\n");
     assert_eq!(c.stat("cmd_get"), "0");
+    c.check(b"stats detail dump\r\n", b"END\r\n");
 }
 
 #[test]

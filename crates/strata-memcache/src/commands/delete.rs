@@ -40,6 +40,7 @@ impl<'a> Delete<'a> {
 
     /// Removes the item.
     pub fn execute(self, shared: &Shared, out: &mut BytesMut) {
+        shared.prefixes.record_delete(self.key);
         let line: &'static [u8] = match shared.keyspace.store().delete(self.key) {
             Ok(Deleted::Removed) => {
                 shared.stats.delete_hits.incr();

@@ -84,6 +84,7 @@ impl<'a> Retrieve<'a> {
                             Some(_) => stats.get_hits.incr(),
                             None => stats.get_misses.incr(),
                         }
+                        shared.prefixes.record_get(key, hit.is_some());
                     }
                 }
                 Some(exptime) => {
@@ -101,6 +102,7 @@ impl<'a> Retrieve<'a> {
                             Ok(true) => stats.touch_hits.incr(),
                             _ => stats.touch_misses.incr(),
                         }
+                        shared.prefixes.record_get(key, hit == Ok(true));
                     }
                 }
             }

@@ -79,6 +79,9 @@ impl<'a> MetaDelete<'a> {
             Ok((outcome, cas)) => (Ok(outcome), cas),
             Err(err) => (Err(err), None),
         };
+        if !strata_kv::fetch::deferred() {
+            shared.prefixes.record_delete(key);
+        }
         let code: &[u8] = match result {
             Ok(Outcome::Deleted | Outcome::Invalidated) => {
                 shared.stats.delete_hits.incr();

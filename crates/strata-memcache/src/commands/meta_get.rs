@@ -109,12 +109,14 @@ impl<'a> MetaGet<'a> {
             (true, false) if count => {
                 stats.cmd_get.incr();
                 stats.get_hits.incr();
+                shared.prefixes.record_get(key, true);
             }
             (true, _) => {}
             (false, _) => {
                 if count {
                     stats.cmd_get.incr();
                     stats.get_misses.incr();
+                    shared.prefixes.record_get(key, false);
                 }
                 if !flags.quiet {
                     let mut line = b"EN".to_vec();

@@ -175,6 +175,7 @@ impl<'a> MetaSet<'a> {
             return;
         }
         stats.cmd_set.incr();
+        shared.prefixes.record_set(key);
         let (result, cas_after) = match result {
             Ok((outcome, cas)) => (Ok(outcome), cas),
             Err(err) => (Err(err), None),

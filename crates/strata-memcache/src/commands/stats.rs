@@ -64,7 +64,11 @@ impl Stats {
         match self.report {
             Report::General => general(shared, out),
             Report::Settings => settings(shared, out),
-            Report::Items | Report::DetailDump => {}
+            Report::Items => {}
+            Report::DetailDump => {
+                shared.prefixes.dump(out);
+                return;
+            }
             Report::Slabs => {
                 stat(out, "active_slabs", 0);
                 stat(out, "total_malloced", shared.keyspace.stats().used_memory);
@@ -73,12 +77,12 @@ impl Stats {
             Report::Conns => conns(shared, out),
             Report::Reset => {
                 shared.stats.reset();
+                shared.prefixes.clear();
                 out.put_slice(b"RESET\r\n");
                 return;
             }
             Report::DetailOn | Report::DetailOff => {
-                let on = self.report == Report::DetailOn;
-                shared.detail_enabled.store(on, Ordering::Relaxed);
+                shared.prefixes.set_enabled(self.report == Report::DetailOn);
                 out.put_slice(b"OK\r\n");
                 return;
             }
@@ -198,11 +202,7 @@ fn settings(shared: &Shared, out: &mut BytesMut) {
     stat_str(out, "shutdown_command", "no");
     stat(out, "num_threads", info.settings.threads as u64);
     stat_str(out, "stat_key_prefix", ":");
-    stat_str(
-        out,
-        "detail_enabled",
-        yes_no(shared.detail_enabled.load(Ordering::Relaxed)),
-    );
+    stat_str(out, "detail_enabled", yes_no(shared.prefixes.enabled()));
     stat_str(out, "cas_enabled", "yes");
     stat_str(out, "binding_protocol", "ascii");
     stat_str(out, "auth_enabled_sasl", "no");

@@ -165,6 +165,7 @@ impl<'a> Storage<'a> {
             return;
         }
         stats.cmd_set.incr();
+        shared.prefixes.record_set(self.key);
         let line: &'static [u8] = match result {
             Ok(Outcome::Stored) => {
                 if let Mode::Cas(_) = mode {
