@@ -45,6 +45,7 @@ def test_restart_keeps_writes_and_deletes(data_dir, mode):
         info = r.info("persistence")
         assert info["aof_enabled"] == 1
         assert info["strata_persistence"] == mode
+        assert r.config_get("appendonly") == {"appendonly": "yes"}
         assert info["rdb_saves"] >= 1
         assert r.lastsave().timestamp() > time.time() - 60
         stats = mc.stats()

@@ -39,9 +39,6 @@ pub struct Shared {
     pub stats: Stats,
     /// What `CLIENT LIST` shows of each connection, by client id.
     pub peers: Mutex<HashMap<u64, Arc<PeerView>>>,
-    /// The Redis policy name last set while the engine evicts
-    /// (`allkeys-lru`, `allkeys-lfu`, `allkeys-random`).
-    pub evicting_policy_name: Mutex<&'static str>,
     /// 40 hex characters identifying this run (`run_id`, `master_replid`).
     pub run_id: String,
     /// Largest incomplete request a connection may buffer.
@@ -67,7 +64,7 @@ impl Shared {
     pub fn policy_name(&self) -> &'static str {
         match self.keyspace.eviction() {
             EvictionPolicy::NoEviction => "noeviction",
-            _ => *self.evicting_policy_name.lock(),
+            EvictionPolicy::Clock => "allkeys-lru",
         }
     }
 }
@@ -97,7 +94,6 @@ impl RespProtocol {
                 clients,
                 stats: Stats::new(),
                 peers: Mutex::new(HashMap::new()),
-                evicting_policy_name: Mutex::new("allkeys-lru"),
                 run_id: random_hex(40),
                 query_limit,
             }),

@@ -72,7 +72,7 @@ fn config_get_set() {
             "CONFIG",
             "SET",
             "maxmemory-policy",
-            "allkeys-lfu",
+            "allkeys-lru",
             "maxclients",
             "10"
         ]),
@@ -80,8 +80,15 @@ fn config_get_set() {
     );
     assert_eq!(
         c.cmd(&["CONFIG", "GET", "maxmemory-policy"]),
-        bulks(&["maxmemory-policy", "allkeys-lfu"])
+        bulks(&["maxmemory-policy", "allkeys-lru"])
     );
+    // Policies the engine does not have are refused, not run as CLOCK.
+    for other in ["allkeys-lfu", "allkeys-random", "volatile-lru"] {
+        assert_eq!(
+            c.cmd(&["CONFIG", "SET", "maxmemory-policy", other]),
+            Value::err("ERR CONFIG SET failed (possibly related to argument 'maxmemory-policy') - argument(s) must be one of the following: allkeys-lru, noeviction")
+        );
+    }
     assert_eq!(server.info.settings.max_connections(), 10);
     assert_eq!(
         c.cmd(&["CONFIG", "SET", "foo", "1"]),

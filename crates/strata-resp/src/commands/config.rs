@@ -45,13 +45,23 @@ const PARAMS: &[&str] = &[
     "timeout",
 ];
 
-const POLICIES: &str = "argument(s) must be one of the following: allkeys-lru, allkeys-lfu, \
-                        allkeys-random, noeviction";
+/// The engine evicts by recency (CLOCK) or not at all: `allkeys-lfu`,
+/// `allkeys-random` and the `volatile-*` policies are refused rather than
+/// run as something else.
+const POLICIES: &str = "argument(s) must be one of the following: allkeys-lru, noeviction";
 
 fn value_of(shared: &Shared, param: &str) -> String {
     let settings = &shared.info.settings;
     match param {
-        "appendonly" => "no".into(),
+        // The command log is Strata's AOF: on in `sync` and `async` modes.
+        "appendonly" => {
+            let mode = shared
+                .info
+                .durability
+                .as_deref()
+                .map_or("off", |d| d.mode());
+            if mode == "off" { "no" } else { "yes" }.into()
+        }
         "bind" => settings.bind.to_string(),
         "databases" => "1".into(),
         "maxclients" => settings.max_connections().to_string(),
@@ -68,7 +78,7 @@ fn value_of(shared: &Shared, param: &str) -> String {
 /// A validated change, applied only once every pair validated.
 enum Change {
     MaxMemory(u64),
-    Policy(EvictionPolicy, &'static str),
+    Policy(EvictionPolicy),
     MaxClients(usize),
     RequirePass(Option<String>),
     Unchanged,
@@ -80,10 +90,8 @@ fn parse_change(shared: &Shared, param: &str, value: &[u8]) -> Result<Change, &'
             .map(Change::MaxMemory)
             .ok_or("argument must be a memory value"),
         "maxmemory-policy" => match value.to_ascii_lowercase().as_slice() {
-            b"noeviction" => Ok(Change::Policy(EvictionPolicy::NoEviction, "noeviction")),
-            b"allkeys-lru" => Ok(Change::Policy(EvictionPolicy::Clock, "allkeys-lru")),
-            b"allkeys-lfu" => Ok(Change::Policy(EvictionPolicy::Clock, "allkeys-lfu")),
-            b"allkeys-random" => Ok(Change::Policy(EvictionPolicy::Clock, "allkeys-random")),
+            b"noeviction" => Ok(Change::Policy(EvictionPolicy::NoEviction)),
+            b"allkeys-lru" => Ok(Change::Policy(EvictionPolicy::Clock)),
             _ => Err(POLICIES),
         },
         "maxclients" => {
@@ -106,12 +114,7 @@ fn parse_change(shared: &Shared, param: &str, value: &[u8]) -> Result<Change, &'
 fn apply(shared: &Shared, change: Change) {
     match change {
         Change::MaxMemory(bytes) => shared.keyspace.set_memory_limit(bytes),
-        Change::Policy(policy, name) => {
-            if policy != EvictionPolicy::NoEviction {
-                *shared.evicting_policy_name.lock() = name;
-            }
-            shared.keyspace.set_eviction(policy);
-        }
+        Change::Policy(policy) => shared.keyspace.set_eviction(policy),
         Change::MaxClients(n) => shared
             .info
             .settings
