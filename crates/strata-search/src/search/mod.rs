@@ -24,10 +24,13 @@ pub mod date_range;
 pub mod deferred;
 pub mod docvalues;
 pub mod fetch_fields;
+mod fetch_phase;
 pub mod filter_aggs;
 pub mod geo_aggs;
 pub mod missing_bucket;
+mod parallel;
 mod passes;
+mod ranking;
 pub mod request;
 pub mod sort;
 mod sort_field;
@@ -36,7 +39,6 @@ pub mod time_zone;
 pub mod top_hits;
 
 use std::cmp::Ordering;
-use std::sync::atomic::{AtomicU32, Ordering as AtomicOrdering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -46,26 +48,14 @@ use tantivy::aggregation::intermediate_agg_result::IntermediateAggregationResult
 use tantivy::aggregation::{
     AggContextParams, AggregationLimitsGuard, DistributedAggregationCollector,
 };
-use tantivy::collector::{Count, TopDocs};
+use tantivy::collector::Count;
 use tantivy::query::Query;
-use tantivy::schema::Value as _;
-use tantivy::{DocAddress, Searcher, TantivyDocument};
 
 pub use request::{SearchRequest, TrackTotalHits};
 
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
 use crate::query::{build, QueryContext};
-use crate::shard::PRIMARY_TERM;
-use sort::{SortKey, SortValue, ValueReader};
-
-struct Candidate {
-    index: usize,
-    shard: usize,
-    addr: DocAddress,
-    score: f32,
-    key: Option<SortKey>,
-}
 
 pub(crate) fn now_millis() -> i64 {
     std::time::SystemTime::now()
@@ -87,14 +77,24 @@ fn query_for(index: &SearchIndex, query: &Value) -> Result<Box<dyn Query>> {
 
 /// Counts the documents matching `query` (the `_count` API).
 pub fn count(indices: &[Arc<SearchIndex>], query: &Value) -> Result<u64> {
-    let mut total = 0;
-    for index in indices {
-        let q = query_for(index, query)?;
-        for shard in index.shards() {
-            total += shard.searcher().search(&*q, &Count)? as u64;
-        }
+    let mut queries = Vec::with_capacity(indices.len());
+    let mut searchers = Vec::new();
+    for (i, index) in indices.iter().enumerate() {
+        queries.push(query_for(index, query)?);
+        searchers.extend(index.shards().iter().map(|s| (i, s.searcher())));
     }
-    Ok(total)
+    let parts: Vec<_> = searchers
+        .iter()
+        .map(|(i, searcher)| parallel::ShardSearch {
+            searcher,
+            query: &*queries[*i],
+            collector: Count,
+        })
+        .collect();
+    Ok(parallel::collect_shards(&parts)?
+        .iter()
+        .map(|&n| n as u64)
+        .sum())
 }
 
 /// Runs a search and returns the Elasticsearch response body.
@@ -156,16 +156,13 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
         .as_ref()
         .map(|v| sort::after_values(&effective_sort, v, first_mappings.as_ref()));
     let descending = Arc::new(sort::key_orders(&effective_sort));
-    let after_key = after
-        .clone()
-        .map(|v| SortKey::new(v, Arc::clone(&descending)));
 
     let (geo, rest_aggs) = match &req.aggs {
         Some(a) => geo_aggs::split(a)?,
         None => (Vec::new(), None),
     };
-    let geo_collector = (!geo.is_empty()).then(|| geo_aggs::GeoCollector::new(geo.clone()));
-    let mut geo_fruit = geo_collector.as_ref().map(geo_aggs::GeoCollector::empty);
+    let mut geo_fruit =
+        (!geo.is_empty()).then(|| geo_aggs::GeoCollector::new(geo.clone()).empty());
     let now = now_millis();
     let (agg_request, shapes, top_deferred) = match (&rest_aggs, indices.first()) {
         (Some(a), Some(first)) => {
@@ -191,23 +188,15 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
         _ => (None, Vec::new(), Vec::new()),
     };
 
-    let mut candidates = Vec::new();
-    let mut total: u64 = 0;
-    // `track_scores` with a field sort: the best score of every match
-    // (f32 bits), and whether any document was scored at all.
-    let track_scores = req.track_scores && !by_score;
-    let best_score = Arc::new(AtomicU32::new(0));
-    let mut merged_aggs: Option<IntermediateAggregationResults> = None;
-    let mut searchers: Vec<Vec<Searcher>> = Vec::new();
-    let mut shard_count = 0;
-    let mut docvalue_fields = Vec::with_capacity(indices.len());
-    let mut fetched = Vec::with_capacity(indices.len());
-    for (i, index) in indices.iter().enumerate() {
+    // The query phase: per shard one collector (count, ranking,
+    // aggregations, geo), every segment of every shard on the search pool.
+    let mut queries = Vec::with_capacity(indices.len());
+    let mut per_index = Vec::with_capacity(indices.len());
+    let mut rank_by = Vec::with_capacity(indices.len());
+    for index in indices {
         index.counters.note_query();
         let q = query_for(index, &req.query)?;
         let mappings = index.mappings();
-        docvalue_fields.push(docvalues::resolve(&req.docvalue_fields, &mappings)?);
-        fetched.push(fetch_fields::resolve(&req.fetch_fields, &mappings)?);
         for s in &req.sort {
             s.validate(&mappings)?;
         }
@@ -218,157 +207,117 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
         for q in aggs::AggShape::all_queries(&shapes) {
             query_for(index, q)?;
         }
-        let mut per_index = Vec::new();
-        for (s, shard) in index.shards().iter().enumerate() {
-            shard_count += 1;
-            let searcher = shard.searcher();
-            total += searcher.search(&*q, &Count)? as u64;
-            if want > 0 {
-                if by_score && after.is_none() {
-                    let top = searcher.search(&*q, &TopDocs::with_limit(want).order_by_score())?;
-                    candidates.extend(top.into_iter().map(|(score, addr)| Candidate {
-                        index: i,
-                        shard: s,
-                        addr,
-                        score,
-                        key: None,
-                    }));
-                } else {
-                    let sort = effective_sort.clone();
-                    let desc = Arc::clone(&descending);
-                    let maps = mappings.clone();
-                    let after_key = after_key.clone();
-                    let best = Arc::clone(&best_score);
-                    let collector = TopDocs::with_limit(want).tweak_score(
-                        move |segment: &tantivy::SegmentReader| {
-                            let readers: Vec<ValueReader> = sort
-                                .iter()
-                                .map(|f| ValueReader::open(f, &maps, segment))
-                                .collect();
-                            let desc = Arc::clone(&desc);
-                            let after_key = after_key.clone();
-                            let best = Arc::clone(&best);
-                            move |doc: tantivy::DocId, score: tantivy::Score| {
-                                let values = readers.iter().map(|r| r.value(doc, score)).collect();
-                                let mut key = SortKey::new(values, Arc::clone(&desc));
-                                if let Some(a) = &after_key {
-                                    key.eligible = key.rank_cmp(a) == Ordering::Greater;
-                                }
-                                if track_scores {
-                                    key.score = score;
-                                    // Scores are never negative, so their
-                                    // bits order as the values do.
-                                    best.fetch_max(
-                                        score.max(0.0).to_bits(),
-                                        AtomicOrdering::Relaxed,
-                                    );
-                                }
-                                key
-                            }
-                        },
+        per_index.push(fetch_phase::IndexFetch {
+            docvalues: docvalues::resolve(&req.docvalue_fields, &mappings)?,
+            fetch: fetch_fields::resolve(&req.fetch_fields, &mappings)?,
+            searchers: index.shards().iter().map(|s| s.searcher()).collect(),
+        });
+        rank_by.push(if by_score && after.is_none() {
+            None
+        } else {
+            Some(Arc::new(ranking::FieldRanking {
+                sort: effective_sort.clone(),
+                orders: Arc::clone(&descending),
+                mappings,
+                after: after.clone(),
+                track_scores: req.track_scores && !by_score,
+            }))
+        });
+        queries.push(q);
+    }
+    let owners: Vec<(usize, usize)> = per_index
+        .iter()
+        .enumerate()
+        .flat_map(|(i, f)| (0..f.searchers.len()).map(move |s| (i, s)))
+        .collect();
+    let shard_count = owners.len();
+    let mut total: u64 = 0;
+    let mut candidates = Vec::new();
+    let mut best_score: Option<f32> = None;
+    let mut merged_aggs: Option<IntermediateAggregationResults> = None;
+    if want == 0 && agg_request.is_none() && geo.is_empty() {
+        // Only the count: tantivy counts without visiting documents where
+        // it can.
+        let parts: Vec<_> = owners
+            .iter()
+            .map(|&(i, s)| parallel::ShardSearch {
+                searcher: &per_index[i].searchers[s],
+                query: &*queries[i],
+                collector: Count,
+            })
+            .collect();
+        total = parallel::collect_shards(&parts)?
+            .iter()
+            .map(|&n| n as u64)
+            .sum();
+    } else {
+        let parts: Vec<_> = owners
+            .iter()
+            .map(|&(i, s)| {
+                let ranked = (want > 0).then(|| {
+                    let by = match &rank_by[i] {
+                        None => ranking::RankBy::Score,
+                        Some(f) => ranking::RankBy::Fields(Arc::clone(f)),
+                    };
+                    ranking::Ranking::new(want, by)
+                });
+                let aggs = agg_request.as_ref().map(|a| {
+                    let ctx = AggContextParams::new(
+                        AggregationLimitsGuard::new(Some(500_000_000), Some(65_000)),
+                        indices[i].shards()[s].tantivy_index().tokenizers().clone(),
                     );
-                    let top = searcher.search(&*q, &collector)?;
-                    candidates.extend(top.into_iter().filter(|(k, _)| k.eligible).map(
-                        |(key, addr)| Candidate {
-                            index: i,
-                            shard: s,
-                            addr,
-                            score: key.score,
-                            key: Some(key),
-                        },
-                    ));
+                    DistributedAggregationCollector::from_aggs(a.clone(), ctx)
+                });
+                let geo = (!geo.is_empty()).then(|| geo_aggs::GeoCollector::new(geo.clone()));
+                parallel::ShardSearch {
+                    searcher: &per_index[i].searchers[s],
+                    query: &*queries[i],
+                    collector: (Count, ranked, aggs, geo),
                 }
+            })
+            .collect();
+        let fruits = parallel::collect_shards(&parts).map_err(passes::agg_error)?;
+        for (&(i, s), (count, ranked, aggs, geo)) in owners.iter().zip(fruits) {
+            total += count as u64;
+            if let Some(ranked) = ranked {
+                best_score = match (best_score, ranked.best_score) {
+                    (Some(a), Some(b)) => Some(a.max(b)),
+                    (a, b) => a.or(b),
+                };
+                let by_fields = rank_by[i].is_some();
+                candidates.extend(ranked.hits.into_iter().map(|h| fetch_phase::Candidate {
+                    index: i,
+                    shard: s,
+                    addr: h.addr,
+                    score: h.score,
+                    values: by_fields.then_some(h.values),
+                }));
             }
-            if let Some(agg_req) = &agg_request {
-                let ctx = AggContextParams::new(
-                    AggregationLimitsGuard::new(Some(500_000_000), Some(65_000)),
-                    shard.tantivy_index().tokenizers().clone(),
-                );
-                let collector = DistributedAggregationCollector::from_aggs(agg_req.clone(), ctx);
-                let part = searcher
-                    .search(&*q, &collector)
-                    .map_err(passes::agg_error)?;
+            if let Some(part) = aggs {
                 match &mut merged_aggs {
                     None => merged_aggs = Some(part),
                     Some(m) => m.merge_fruits(part)?,
                 }
             }
-            if let (Some(collector), Some(fruit)) = (&geo_collector, &mut geo_fruit) {
-                fruit.merge(searcher.search(&*q, collector)?);
+            if let (Some(part), Some(fruit)) = (geo, &mut geo_fruit) {
+                fruit.merge(part);
             }
-            per_index.push(searcher);
         }
-        searchers.push(per_index);
     }
 
-    candidates.sort_by(|a, b| match (&a.key, &b.key) {
-        (Some(x), Some(y)) => x.rank_cmp(y),
+    candidates.sort_by(|a, b| match (&a.values, &b.values) {
+        (Some(x), Some(y)) => sort::rank_cmp(x, y, &descending),
         _ => b.score.partial_cmp(&a.score).unwrap_or(Ordering::Equal),
     });
     let max_score = if by_score && after.is_none() {
         candidates.first().map(|c| c.score)
-    } else if track_scores && !candidates.is_empty() {
-        Some(f32::from_bits(best_score.load(AtomicOrdering::Relaxed)))
+    } else if req.track_scores && !by_score && !candidates.is_empty() {
+        Some(best_score.unwrap_or(0.0).max(0.0))
     } else {
         None
     };
-    let mut hits = Vec::new();
-    for c in candidates.into_iter().skip(req.from).take(req.size) {
-        let index = &indices[c.index];
-        let searcher = &searchers[c.index][c.shard];
-        let doc: TantivyDocument = searcher.doc(c.addr)?;
-        let fields = index.shards()[c.shard].fields();
-        let id = doc
-            .get_first(fields.id)
-            .and_then(|v| v.as_str())
-            .unwrap_or_default()
-            .to_string();
-        let mut hit = json!({"_index": index.name(), "_id": id});
-        let (keep_id, keep_source) = match &req.stored_fields {
-            None => (true, true),
-            Some(request::StoredFields::Nothing) => (false, false),
-            Some(request::StoredFields::Names { source_requested }) => (true, *source_requested),
-        };
-        if !keep_id {
-            if let Some(h) = hit.as_object_mut() {
-                h.remove("_id");
-            }
-        }
-        let score_json = if c.key.is_none() || req.track_scores {
-            json!(c.score)
-        } else {
-            Value::Null
-        };
-        hit["_score"] = score_json;
-        if req.version {
-            hit["_version"] = json!(doc.get_first(fields.version).and_then(|v| v.as_u64()));
-        }
-        if req.seq_no_primary_term {
-            hit["_seq_no"] = json!(doc.get_first(fields.seq_no).and_then(|v| v.as_u64()));
-            hit["_primary_term"] = json!(PRIMARY_TERM);
-        }
-        let source_bytes = doc
-            .get_first(fields.source)
-            .and_then(|v| v.as_bytes())
-            .unwrap_or_default();
-        let source: Value = serde_json::from_slice(source_bytes).unwrap_or(Value::Null);
-        let dv = &docvalue_fields[c.index];
-        let fetch = &fetched[c.index];
-        if !dv.is_empty() || !fetch.is_empty() {
-            let mut values = dv.fields(&source);
-            fetch.add_to(&source, &mut values);
-            if !values.is_empty() {
-                hit["fields"] = Value::Object(values);
-            }
-        }
-        if let Some(s) = req.source.apply(source).filter(|_| keep_source) {
-            hit["_source"] = s;
-        }
-        if let Some(key) = &c.key {
-            hit["sort"] = Value::Array(key.values.iter().map(SortValue::to_json).collect());
-        }
-        hits.push(hit);
-    }
+    let page: Vec<_> = candidates.into_iter().skip(req.from).take(req.size).collect();
+    let hits = fetch_phase::hits(indices, req, &per_index, &page)?;
 
     let mut hits_obj = json!({"max_score": max_score, "hits": hits});
     match req.track_total_hits {

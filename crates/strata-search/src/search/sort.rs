@@ -96,29 +96,36 @@ impl SortKey {
 
     /// Ordering by criteria: `Less` means `self` ranks before `other`.
     pub fn rank_cmp(&self, other: &SortKey) -> Ordering {
-        for (i, (a, b)) in self.values.iter().zip(&other.values).enumerate() {
-            let order = self.orders.get(i).copied().unwrap_or(KeyOrder {
-                descending: false,
-                missing_first: false,
-            });
-            let missing_rank = if order.missing_first {
-                Ordering::Less
-            } else {
-                Ordering::Greater
-            };
-            let ord = match (a, b) {
-                (SortValue::Missing, SortValue::Missing) => Ordering::Equal,
-                (SortValue::Missing, _) => missing_rank,
-                (_, SortValue::Missing) => missing_rank.reverse(),
-                (a, b) if order.descending => b.cmp_present(a),
-                (a, b) => a.cmp_present(b),
-            };
-            if ord != Ordering::Equal {
-                return ord;
-            }
-        }
-        Ordering::Equal
+        rank_cmp(&self.values, &other.values, &self.orders)
     }
+}
+
+/// Ordering of two documents' values under the criteria's `orders`:
+/// `Less` means `a` ranks before `b` (missing values where the order puts
+/// them; a criterion without an order is ascending, missing last).
+pub fn rank_cmp(a: &[SortValue], b: &[SortValue], orders: &[KeyOrder]) -> Ordering {
+    for (i, (a, b)) in a.iter().zip(b).enumerate() {
+        let order = orders.get(i).copied().unwrap_or(KeyOrder {
+            descending: false,
+            missing_first: false,
+        });
+        let missing_rank = if order.missing_first {
+            Ordering::Less
+        } else {
+            Ordering::Greater
+        };
+        let ord = match (a, b) {
+            (SortValue::Missing, SortValue::Missing) => Ordering::Equal,
+            (SortValue::Missing, _) => missing_rank,
+            (_, SortValue::Missing) => missing_rank.reverse(),
+            (a, b) if order.descending => b.cmp_present(a),
+            (a, b) => a.cmp_present(b),
+        };
+        if ord != Ordering::Equal {
+            return ord;
+        }
+    }
+    Ordering::Equal
 }
 
 impl PartialEq for SortKey {
@@ -249,6 +256,55 @@ impl ValueReader {
                 }
             }
         }
+    }
+}
+
+impl ValueReader {
+    /// Whether [`ValueReader::rank_key`] can rank this reader's values:
+    /// a numeric column, a boolean column or the document id, with
+    /// missing values first or last (not sorted as a given value).
+    pub fn has_rank_key(&self) -> bool {
+        matches!(
+            self,
+            ValueReader::Int(_) | ValueReader::Float(_) | ValueReader::Bool(_) | ValueReader::Doc
+        )
+    }
+
+    /// A key whose natural order is this criterion's order of `doc`'s
+    /// value within the segment (smaller ranks first): the value's
+    /// order-preserving 64-bit encoding (bit-inverted when descending)
+    /// below a tier for missing values (first or last). Only for readers
+    /// with [`ValueReader::has_rank_key`]; others give the missing key.
+    pub fn rank_key(&self, doc: DocId, order: KeyOrder) -> u128 {
+        let encoded = match self {
+            ValueReader::Doc => Some(u64::from(doc)),
+            ValueReader::Int(c) => c.as_ref().and_then(|c| c.first(doc)).map(encode_i64),
+            ValueReader::Float(c) => c.as_ref().and_then(|c| c.first(doc)).map(encode_f64),
+            ValueReader::Bool(c) => c.as_ref().and_then(|c| c.first(doc)).map(u64::from),
+            _ => None,
+        };
+        match encoded {
+            Some(v) if order.descending => (1u128 << 64) | u128::from(!v),
+            Some(v) => (1u128 << 64) | u128::from(v),
+            None if order.missing_first => 0,
+            None => 2u128 << 64,
+        }
+    }
+}
+
+/// `i64` to `u64` preserving order.
+fn encode_i64(v: i64) -> u64 {
+    (v as u64) ^ (1 << 63)
+}
+
+/// `f64` to `u64` preserving order (`-0.0` ranks as `0.0`, as the
+/// values' comparison has it).
+fn encode_f64(v: f64) -> u64 {
+    let bits = if v == 0.0 { 0 } else { v.to_bits() };
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | (1 << 63)
     }
 }
 

@@ -1,0 +1,423 @@
+//! Ranking a shard's matches: the best `limit` documents by score, or by
+//! the request's sort fields (with `missing`, `search_after` and
+//! `track_scores`).
+//!
+//! A collector of our own rather than tantivy's `TopDocs` so that a key
+//! costs no allocation per document: the values of up to two criteria are
+//! kept inline, and the criteria's orders live in the collector, not in
+//! every key. Each segment keeps a buffer of twice the limit; when it is
+//! full it is cut back to the limit by a partial sort, and from then on
+//! only a document that ranks strictly before the first one cut can enter
+//! (documents come in ascending id order, and ties go to the lower id, so
+//! one equal to it could not). Documents `search_after` excludes are never
+//! buffered.
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use smallvec::SmallVec;
+use tantivy::collector::{Collector, SegmentCollector};
+use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, SegmentReader};
+
+use super::sort::{rank_cmp, KeyOrder, SortField, SortValue, ValueReader};
+use crate::mapping::Mappings;
+
+/// A document's sort values, in criterion order.
+pub(crate) type SortValues = SmallVec<[SortValue; 2]>;
+
+/// One ranked document of a shard.
+#[derive(Debug, Clone)]
+pub(crate) struct Ranked {
+    /// Sort values (empty when ranked by score).
+    pub values: SortValues,
+    /// The score (NaN when sorting by fields without scores).
+    pub score: Score,
+    /// Where the document is in the shard.
+    pub addr: DocAddress,
+}
+
+/// A shard's best documents, best first, and the best score of every
+/// match when `track_scores` asked for it.
+#[derive(Debug, Default)]
+pub(crate) struct RankedShard {
+    /// At most the limit, best first.
+    pub hits: Vec<Ranked>,
+    /// With `track_scores` and a field sort: the highest score seen.
+    pub best_score: Option<Score>,
+}
+
+/// How documents are ranked.
+pub(crate) enum RankBy {
+    /// By score, descending.
+    Score,
+    /// By sort fields.
+    Fields(Arc<FieldRanking>),
+}
+
+/// A field sort: criteria, the mapping they are read with, and the
+/// `search_after` key documents must rank after.
+#[derive(Clone)]
+pub(crate) struct FieldRanking {
+    /// The criteria.
+    pub sort: Vec<SortField>,
+    /// Their orders.
+    pub orders: Arc<Vec<KeyOrder>>,
+    /// The mapping of the shard's index.
+    pub mappings: Mappings,
+    /// `search_after`: only documents ranking strictly after these values.
+    pub after: Option<Vec<SortValue>>,
+    /// Compute scores and report the best one.
+    pub track_scores: bool,
+}
+
+/// The collector: the best `limit` documents of one shard.
+pub(crate) struct Ranking {
+    limit: usize,
+    by: RankBy,
+}
+
+impl Ranking {
+    /// A collector of the best `limit` (at least 1) documents.
+    pub fn new(limit: usize, by: RankBy) -> Ranking {
+        Ranking {
+            limit: limit.max(1),
+            by,
+        }
+    }
+
+    fn cmp(&self, a: &Ranked, b: &Ranked) -> Ordering {
+        let by_key = match &self.by {
+            RankBy::Score => b.score.partial_cmp(&a.score).unwrap_or(Ordering::Equal),
+            RankBy::Fields(f) => rank_cmp(&a.values, &b.values, &f.orders),
+        };
+        by_key.then_with(|| a.addr.cmp(&b.addr))
+    }
+}
+
+impl Collector for Ranking {
+    type Fruit = RankedShard;
+    type Child = RankingSegment;
+
+    fn for_segment(
+        &self,
+        segment_ord: SegmentOrdinal,
+        segment: &SegmentReader,
+    ) -> tantivy::Result<RankingSegment> {
+        let keys = match &self.by {
+            RankBy::Score => Keys::Score(TopBuffer::new(self.limit)),
+            RankBy::Fields(f) => {
+                let readers: Vec<ValueReader> = f
+                    .sort
+                    .iter()
+                    .map(|s| ValueReader::open(s, &f.mappings, segment))
+                    .collect();
+                let single = readers.len() == 1 && readers[0].has_rank_key();
+                if single && f.after.is_none() && !f.track_scores {
+                    Keys::Numeric {
+                        order: f.orders[0],
+                        reader: readers.into_iter().next().expect("one reader"),
+                        top: TopBuffer::new(self.limit),
+                    }
+                } else {
+                    Keys::Values {
+                        readers,
+                        field: Arc::clone(f),
+                        top: TopBuffer::new(self.limit),
+                    }
+                }
+            }
+        };
+        Ok(RankingSegment {
+            segment_ord,
+            keys,
+            best_score: None,
+        })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        match &self.by {
+            RankBy::Score => true,
+            RankBy::Fields(f) => f.track_scores || f.sort.iter().any(|s| s.field == "_score"),
+        }
+    }
+
+    fn merge_fruits(&self, fruits: Vec<RankedShard>) -> tantivy::Result<RankedShard> {
+        let mut best_score: Option<Score> = None;
+        let mut hits = Vec::new();
+        for fruit in fruits {
+            best_score = match (best_score, fruit.best_score) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                (a, b) => a.or(b),
+            };
+            hits.extend(fruit.hits);
+        }
+        hits.sort_by(|a, b| self.cmp(a, b));
+        hits.truncate(self.limit);
+        Ok(RankedShard { hits, best_score })
+    }
+}
+
+/// The best `limit` of keys offered in ascending document order: a buffer
+/// of twice the limit, cut back to the limit when full; after a cut only
+/// keys ranking strictly before the first one cut are taken.
+struct TopBuffer<K> {
+    limit: usize,
+    buffer: Vec<(K, DocId)>,
+    threshold: Option<K>,
+}
+
+impl<K> TopBuffer<K> {
+    fn new(limit: usize) -> TopBuffer<K> {
+        TopBuffer {
+            limit,
+            buffer: Vec::with_capacity(limit.saturating_mul(2).min(1 << 16)),
+            threshold: None,
+        }
+    }
+
+    /// Offers `key` of `doc`; `cmp` gives `Less` when the first ranks first.
+    #[inline]
+    fn offer(&mut self, key: K, doc: DocId, cmp: impl Fn(&K, &K) -> Ordering) {
+        if self.threshold.as_ref().is_some_and(|t| cmp(&key, t) != Ordering::Less) {
+            return;
+        }
+        if self.buffer.len() >= self.limit.saturating_mul(2) {
+            let first_cut = self.cut(&cmp);
+            let beaten = cmp(&key, &first_cut) != Ordering::Less;
+            self.threshold = Some(first_cut);
+            if beaten {
+                return;
+            }
+        }
+        self.buffer.push((key, doc));
+    }
+
+    /// Cuts the buffer (longer than the limit) back to the limit and
+    /// returns the best key cut.
+    fn cut(&mut self, cmp: &impl Fn(&K, &K) -> Ordering) -> K {
+        self.buffer
+            .select_nth_unstable_by(self.limit, |a, b| cmp(&a.0, &b.0).then(a.1.cmp(&b.1)));
+        let (first_cut, _) = self.buffer.swap_remove(self.limit);
+        self.buffer.truncate(self.limit);
+        first_cut
+    }
+
+    /// The best `limit`, unordered.
+    fn into_best(mut self, cmp: impl Fn(&K, &K) -> Ordering) -> Vec<(K, DocId)> {
+        if self.buffer.len() > self.limit {
+            self.cut(&cmp);
+        }
+        self.buffer
+    }
+}
+
+/// A segment's keys, by kind of ranking.
+enum Keys {
+    /// By score, descending.
+    Score(TopBuffer<Score>),
+    /// One numeric, boolean or `_doc` criterion: keys are integers
+    /// (`ValueReader::rank_key`); the values are read again for the best.
+    Numeric {
+        order: KeyOrder,
+        reader: ValueReader,
+        top: TopBuffer<u128>,
+    },
+    /// Any criteria: the values themselves, with the score.
+    Values {
+        readers: Vec<ValueReader>,
+        field: Arc<FieldRanking>,
+        top: TopBuffer<(SortValues, Score)>,
+    },
+}
+
+fn by_score(a: &Score, b: &Score) -> Ordering {
+    b.partial_cmp(a).unwrap_or(Ordering::Equal)
+}
+
+/// [`Ranking`]'s per-segment part.
+pub(crate) struct RankingSegment {
+    segment_ord: SegmentOrdinal,
+    keys: Keys,
+    best_score: Option<Score>,
+}
+
+impl SegmentCollector for RankingSegment {
+    type Fruit = RankedShard;
+
+    fn collect(&mut self, doc: DocId, score: Score) {
+        match &mut self.keys {
+            Keys::Score(top) => top.offer(score, doc, by_score),
+            Keys::Numeric { order, reader, top } => {
+                top.offer(reader.rank_key(doc, *order), doc, u128::cmp)
+            }
+            Keys::Values {
+                readers,
+                field,
+                top,
+            } => {
+                if field.track_scores {
+                    self.best_score = Some(self.best_score.map_or(score, |b| b.max(score)));
+                }
+                let values: SortValues = readers.iter().map(|r| r.value(doc, score)).collect();
+                if let Some(after) = &field.after {
+                    if rank_cmp(&values, after, &field.orders) != Ordering::Greater {
+                        return;
+                    }
+                }
+                let orders = &field.orders;
+                top.offer((values, score), doc, |a, b| rank_cmp(&a.0, &b.0, orders));
+            }
+        }
+    }
+
+    fn harvest(self) -> RankedShard {
+        let seg = self.segment_ord;
+        let addr = |doc| DocAddress::new(seg, doc);
+        let hits = match self.keys {
+            Keys::Score(top) => top
+                .into_best(by_score)
+                .into_iter()
+                .map(|(score, doc)| Ranked {
+                    values: SortValues::new(),
+                    score,
+                    addr: addr(doc),
+                })
+                .collect(),
+            Keys::Numeric { reader, top, .. } => top
+                .into_best(u128::cmp)
+                .into_iter()
+                .map(|(_, doc)| Ranked {
+                    values: std::iter::once(reader.value(doc, Score::NAN)).collect(),
+                    score: Score::NAN,
+                    addr: addr(doc),
+                })
+                .collect(),
+            Keys::Values { field, top, .. } => {
+                let track = field.track_scores;
+                top.into_best(|a, b| rank_cmp(&a.0, &b.0, &field.orders))
+                    .into_iter()
+                    .map(|((values, score), doc)| Ranked {
+                        values,
+                        score: if track { score } else { Score::NAN },
+                        addr: addr(doc),
+                    })
+                    .collect()
+            }
+        };
+        // Sorted by the shard's merge, which every fruit goes through.
+        RankedShard {
+            hits,
+            best_score: self.best_score,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tantivy::collector::TopDocs;
+    use tantivy::query::AllQuery;
+    use tantivy::schema::{Schema, FAST};
+    use tantivy::{doc, Index};
+
+    use super::*;
+    use crate::search::sort::Missing;
+
+    fn values_index() -> Index {
+        let mut b = Schema::builder();
+        let f = b.add_json_field("f", FAST);
+        let index = Index::create_in_ram(b.build());
+        let mut writer = index.writer_with_num_threads(1, 15_000_000).unwrap();
+        for i in 0..500i64 {
+            // Values repeat (ties), some documents have none.
+            let v = (i * 37) % 101;
+            if i % 17 == 0 {
+                writer.add_document(doc!()).unwrap();
+            } else {
+                let json = serde_json::json!({ "n": v });
+                let obj: serde_json::Map<String, serde_json::Value> =
+                    json.as_object().unwrap().clone();
+                writer
+                    .add_document(doc!(f => tantivy::schema::OwnedValue::from(obj)))
+                    .unwrap();
+            }
+            if i % 120 == 119 {
+                writer.commit().unwrap();
+            }
+        }
+        writer.commit().unwrap();
+        index
+    }
+
+    #[test]
+    fn field_ranking_matches_a_full_sort() {
+        let index = values_index();
+        let searcher = index.reader().unwrap().searcher();
+        assert!(searcher.segment_readers().len() > 1);
+        let mappings =
+            Mappings::parse(&serde_json::json!({"properties": {"n": {"type": "long"}}}))
+                .unwrap();
+        for descending in [false, true] {
+            for missing in [Missing::Last, Missing::First] {
+                let sort = vec![SortField {
+                    field: "n".into(),
+                    descending,
+                    unmapped_type: None,
+                    missing: missing.clone(),
+                }];
+                let orders = Arc::new(super::super::sort::key_orders(&sort));
+                let field = Arc::new(FieldRanking {
+                    sort: sort.clone(),
+                    orders: Arc::clone(&orders),
+                    mappings: mappings.clone(),
+                    after: None,
+                    track_scores: false,
+                });
+                // Every document, ranked by a full sort of all values.
+                let all = searcher
+                    .search(&AllQuery, &Ranking::new(1000, RankBy::Fields(field.clone())))
+                    .unwrap();
+                assert_eq!(all.hits.len(), 500);
+                for limit in [1, 7, 64, 499] {
+                    let top = searcher
+                        .search(&AllQuery, &Ranking::new(limit, RankBy::Fields(field.clone())))
+                        .unwrap();
+                    let got: Vec<_> = top.hits.iter().map(|h| h.addr).collect();
+                    let want: Vec<_> = all.hits.iter().take(limit).map(|h| h.addr).collect();
+                    assert_eq!(got, want, "limit {limit} desc {descending} {missing:?}");
+                }
+                // The general path (here chosen by `track_scores`) agrees
+                // with the integer keys of the single numeric criterion.
+                let general = Arc::new(FieldRanking {
+                    track_scores: true,
+                    ..FieldRanking::clone(&field)
+                });
+                let top = searcher
+                    .search(&AllQuery, &Ranking::new(64, RankBy::Fields(general)))
+                    .unwrap();
+                let got: Vec<_> = top.hits.iter().map(|h| h.addr).collect();
+                let want: Vec<_> = all.hits.iter().take(64).map(|h| h.addr).collect();
+                assert_eq!(got, want, "general path, desc {descending} {missing:?}");
+                // The full order really is the sort order, ties by address.
+                for w in all.hits.windows(2) {
+                    let o = rank_cmp(&w[0].values, &w[1].values, &orders);
+                    assert!(o == Ordering::Less || (o == Ordering::Equal && w[0].addr < w[1].addr));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn score_ranking_agrees_with_tantivy() {
+        let index = values_index();
+        let searcher = index.reader().unwrap().searcher();
+        let ours = searcher
+            .search(&AllQuery, &Ranking::new(10, RankBy::Score))
+            .unwrap();
+        let theirs = searcher
+            .search(&AllQuery, &TopDocs::with_limit(10).order_by_score())
+            .unwrap();
+        let ours: Vec<_> = ours.hits.iter().map(|h| h.addr).collect();
+        let theirs: Vec<_> = theirs.iter().map(|(_, a)| *a).collect();
+        assert_eq!(ours, theirs);
+    }
+}
