@@ -83,16 +83,20 @@ fn cell_index(v: f64, lo: f64, span: f64) -> u64 {
     // Exact: k * 45 < 2^36, and the sum is a multiple of 2^-28 or 2^-27
     // below 2^8 in magnitude, so it needs < 40 significant bits.
     let boundary = |k: u64| lo + k as f64 * step;
-    // `as` saturates: NaN and negatives give 0, too large a value u64::MAX.
-    let mut k = (((v - lo) / step).floor() as u64).min(LAST);
-    // The estimate is off by at most one; these loops make it exact.
-    while k < LAST && v >= boundary(k + 1) {
-        k += 1;
+    // `as` truncates (the floor, for the non-negative) and saturates: NaN
+    // and negatives give 0, too large a value u64::MAX. Rounding in `v - lo`
+    // and the division is under 1e-7 of a cell, so the estimate is off by
+    // at most one, and one comparison either way makes it exact. (Rounding
+    // is monotonic and exact at boundaries, so the estimate is never low;
+    // the first comparison is a cheap guard all the same.)
+    let k = (((v - lo) / step) as u64).min(LAST);
+    if k < LAST && v >= boundary(k + 1) {
+        k + 1
+    } else if k > 0 && v < boundary(k) {
+        k - 1
+    } else {
+        k
     }
-    while k > 0 && v < boundary(k) {
-        k -= 1;
-    }
-    k
 }
 
 /// The low 32 bits of `v` moved to the even bit positions.
