@@ -163,6 +163,11 @@ fn geo_queries_and_aggregations_match_computed_values() {
             json!({"top_right": "POINT (50 80)", "bottom_left": {"lat": -10, "lon": -20}}),
             (80.0, -20.0, -10.0, 50.0),
         ),
+        // The whole world: every document with a point.
+        (
+            json!({"top_left": {"lat": 90, "lon": -180}, "bottom_right": {"lat": -90, "lon": 180}}),
+            (90.0, -180.0, -90.0, 180.0),
+        ),
     ];
     for (spec, (top, left, bottom, right)) in boxes {
         let want: BTreeSet<&String> = docs
@@ -206,7 +211,7 @@ fn geo_queries_and_aggregations_match_computed_values() {
     assert_centroid(&resp["aggregations"]["c"], centroid(first.into_iter()));
 
     // geohash_grid at several precisions, with a centroid per bucket.
-    for precision in [1usize, 2, 3, 5] {
+    for precision in [1usize, 2, 3, 5, 12] {
         let mut cells: BTreeMap<String, Vec<&Vec<Point>>> = BTreeMap::new();
         for ps in docs.values() {
             let keys: BTreeSet<String> = ps
@@ -238,6 +243,27 @@ fn geo_queries_and_aggregations_match_computed_values() {
             assert_centroid(&bucket["c"], centroid(cells[key].iter().copied().flatten()));
         }
     }
+    // A dashboard's shape: a world-box `filter` around a grid and its
+    // centroid, beside a centroid of the same field (its points read once
+    // per document for all three).
+    let world = json!({"geo_bounding_box": {"where": {"top_left": {"lat": 90, "lon": -180},
+        "bottom_right": {"lat": -90, "lon": 180}}}});
+    let grid = json!({"geohash_grid": {"field": "where", "precision": 2, "size": 10000},
+        "aggs": {"c": {"geo_centroid": {"field": "where"}}}});
+    let all = run(&catalog, json!({"size": 0, "aggs": {"g": grid}}));
+    let resp = run(
+        &catalog,
+        json!({"size": 0, "aggs": {"f": {"filter": world, "aggs": {"g": grid,
+            "c": {"geo_centroid": {"field": "where"}}}}}}),
+    );
+    let with_point = docs.values().filter(|ps| !ps.is_empty()).count();
+    assert_eq!(resp["aggregations"]["f"]["doc_count"], with_point);
+    assert_eq!(resp["aggregations"]["f"]["g"], all["aggregations"]["g"]);
+    assert_centroid(
+        &resp["aggregations"]["f"]["c"],
+        centroid(docs.values().flatten()),
+    );
+
     // Default precision 5 and the known hash of a point.
     assert_eq!(reference_geohash((57.64911, 10.40744), 11), "u4pruydqqvj");
 }

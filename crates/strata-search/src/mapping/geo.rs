@@ -5,9 +5,14 @@
 //! GeoJSON `{"type": "Point", "coordinates": [lon, lat]}`, `"lat,lon"`,
 //! WKT `"POINT (lon lat)"`, a geohash string, `[lon, lat]` (a third,
 //! elevation value is ignored), and arrays of any of these. Latitudes must
-//! lie in [-90, 90] and longitudes in [-180, 180].
+//! lie in [-90, 90] and longitudes in [-180, 180]. Geohashes are in the
+//! `geohash` submodule.
 
 use serde_json::Value;
+
+mod geohash;
+
+pub use geohash::{geohash, geohash_cell, geohash_decode, GeohashCell, MAX_PRECISION};
 
 /// One point, in degrees.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -121,96 +126,11 @@ fn parse_text(s: &str) -> Result<GeoPoint, String> {
     geohash_decode(t).ok_or_else(|| format!("unsupported symbol in geohash [{s}]"))
 }
 
-const BASE32: &[u8; 32] = b"0123456789bcdefghjkmnpqrstuvwxyz";
-
-/// The geohash of a point at `precision` characters (1..=12).
-pub fn geohash(point: GeoPoint, precision: usize) -> String {
-    let (mut lat_lo, mut lat_hi) = (-90.0f64, 90.0f64);
-    let (mut lon_lo, mut lon_hi) = (-180.0f64, 180.0f64);
-    let mut out = String::with_capacity(precision);
-    let mut even = true; // bits alternate, longitude first
-    for _ in 0..precision {
-        let mut index = 0usize;
-        for _ in 0..5 {
-            let (lo, hi, v) = if even {
-                (&mut lon_lo, &mut lon_hi, point.lon)
-            } else {
-                (&mut lat_lo, &mut lat_hi, point.lat)
-            };
-            let mid = (*lo + *hi) / 2.0;
-            index <<= 1;
-            if v >= mid {
-                index |= 1;
-                *lo = mid;
-            } else {
-                *hi = mid;
-            }
-            even = !even;
-        }
-        out.push(char::from(BASE32[index]));
-    }
-    out
-}
-
-/// The centre of a geohash's cell; `None` for an empty or invalid hash.
-pub fn geohash_decode(hash: &str) -> Option<GeoPoint> {
-    let (south, north, west, east) = geohash_cell(hash)?;
-    Some(GeoPoint {
-        lat: (south + north) / 2.0,
-        lon: (west + east) / 2.0,
-    })
-}
-
-/// A geohash's cell as `(south, north, west, east)` edges; `None` for an
-/// empty, over-long or invalid hash.
-pub fn geohash_cell(hash: &str) -> Option<(f64, f64, f64, f64)> {
-    if hash.is_empty() || hash.len() > 12 {
-        return None;
-    }
-    let (mut lat_lo, mut lat_hi) = (-90.0f64, 90.0f64);
-    let (mut lon_lo, mut lon_hi) = (-180.0f64, 180.0f64);
-    let mut even = true;
-    for c in hash.bytes() {
-        let index = BASE32.iter().position(|b| *b == c.to_ascii_lowercase())?;
-        for bit in (0..5).rev() {
-            let (lo, hi) = if even {
-                (&mut lon_lo, &mut lon_hi)
-            } else {
-                (&mut lat_lo, &mut lat_hi)
-            };
-            let mid = (*lo + *hi) / 2.0;
-            if index >> bit & 1 == 1 {
-                *lo = mid;
-            } else {
-                *hi = mid;
-            }
-            even = !even;
-        }
-    }
-    Some((lat_lo, lat_hi, lon_lo, lon_hi))
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
     use super::*;
-
-    #[test]
-    fn geohash_known_values() {
-        let p = GeoPoint::new(57.64911, 10.40744).unwrap();
-        assert_eq!(geohash(p, 11), "u4pruydqqvj");
-        assert_eq!(geohash(p, 1), "u");
-        // Elasticsearch's documentation examples.
-        let amsterdam = GeoPoint::new(52.374081, 4.912350).unwrap();
-        assert_eq!(geohash(amsterdam, 3), "u17");
-        assert_eq!(geohash(GeoPoint::new(0.0, 0.0).unwrap(), 3), "s00");
-        assert_eq!(geohash(GeoPoint::new(-90.0, -180.0).unwrap(), 2), "00");
-        assert_eq!(geohash(GeoPoint::new(90.0, 180.0).unwrap(), 2), "zz");
-        let back = geohash_decode("u4pruydqqvj").unwrap();
-        assert!((back.lat - 57.64911).abs() < 1e-5 && (back.lon - 10.40744).abs() < 1e-5);
-        assert!(geohash_decode("u4a").is_none());
-    }
 
     #[test]
     fn input_forms() {

@@ -6,7 +6,8 @@
 //! east of its right edge crosses the date line.
 //!
 //! tantivy has no geo query, so this one scans the field's latitude and
-//! longitude fast-field columns of each segment into a bitset.
+//! longitude fast-field columns of each segment into a bitset (a box over
+//! the whole world only asks which documents have a point).
 
 use serde_json::{Map, Value};
 use tantivy::query::{
@@ -42,6 +43,16 @@ impl BoundingBox {
             p.lon >= self.left || p.lon <= self.right
         };
         lon_ok && p.lat >= self.bottom && p.lat <= self.top
+    }
+
+    /// True when the box holds every valid point (lat -90..=90, lon -180..=180).
+    pub fn covers_world(&self) -> bool {
+        let lon_all = if self.left <= self.right {
+            self.left <= -180.0 && self.right >= 180.0
+        } else {
+            self.left <= -180.0 || self.right >= 180.0
+        };
+        lon_all && self.bottom <= -90.0 && self.top >= 90.0
     }
 }
 
@@ -238,8 +249,16 @@ impl Weight for GeoBoxQuery {
         let columns = PointColumns::open(reader, &self.field)
             .map_err(|e| tantivy::TantivyError::InternalError(e.to_string()))?;
         if let Some(columns) = columns {
+            // Indexing stores only valid points, so a box over the whole
+            // world matches exactly the documents with a point.
+            let world = self.bbox.covers_world();
             for doc in 0..reader.max_doc() {
-                if columns.points(doc).any(|p| self.bbox.contains(p)) {
+                let hit = if world {
+                    columns.has_point(doc)
+                } else {
+                    columns.points(doc).any(|p| self.bbox.contains(p))
+                };
+                if hit {
                     matching.insert(doc);
                 }
             }
@@ -258,6 +277,42 @@ impl Weight for GeoBoxQuery {
             Err(tantivy::TantivyError::InvalidArgument(format!(
                 "document {doc} does not match"
             )))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn world_boxes() {
+        let b = |top, left, bottom, right| BoundingBox {
+            top,
+            bottom,
+            left,
+            right,
+        };
+        let world = b(90.0, -180.0, -90.0, 180.0);
+        assert!(world.covers_world());
+        for lat in [-90.0, -0.0, 0.0, 90.0] {
+            for lon in [-180.0, -0.5, 0.0, 179.5, 180.0] {
+                assert!(world.contains(GeoPoint { lat, lon }));
+            }
+        }
+        // Each of these misses some valid point.
+        for (not_world, missed) in [
+            (b(89.9, -180.0, -90.0, 180.0), (90.0, 0.0)),
+            (b(90.0, -180.0, -89.9, 180.0), (-90.0, 0.0)),
+            (b(90.0, -179.9, -90.0, 180.0), (0.0, -180.0)),
+            (b(90.0, -180.0, -90.0, 179.9), (0.0, 180.0)),
+            // Crossing the date line always leaves a gap between valid edges.
+            (b(90.0, 0.0, -90.0, -180.0), (0.0, -90.0)),
+            (b(90.0, 180.0, -90.0, 179.9), (0.0, 179.95)),
+        ] {
+            assert!(!not_world.covers_world(), "{not_world:?}");
+            let (lat, lon) = missed;
+            assert!(!not_world.contains(GeoPoint { lat, lon }), "{not_world:?}");
         }
     }
 }

@@ -5,10 +5,13 @@
 //!
 //! Invariant: a document's points are written lat and lon in the same
 //! order, so the i-th latitude of a document pairs with its i-th
-//! longitude. A column whose values are all integral is stored as i64 by
-//! tantivy; [`PointColumns`] reads either as f64.
+//! longitude, and only checked points are written (finite, in range). A
+//! column whose values are all integral is stored as i64 by tantivy;
+//! [`PointColumns`] reads either as f64.
 
-use tantivy::columnar::{Column, NumericalType};
+use std::ops::Range;
+
+use tantivy::columnar::{Column, ColumnIndex, NumericalType, RowId};
 use tantivy::{DocId, SegmentReader};
 
 use crate::error::Result;
@@ -25,10 +28,24 @@ pub fn lon_path(path: &str) -> String {
     format!("{path}.lon")
 }
 
+/// How a document's value rows are found in the two columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rows {
+    /// Every document has one point: its row in both columns is its id.
+    Full,
+    /// The columns have the same shape (as the invariant makes them: as
+    /// many latitudes as longitudes per document), so the latitude
+    /// column's rows serve the longitude column too.
+    Shared,
+    /// Anything else: each column's own rows, paired in order.
+    Separate,
+}
+
 /// The latitude and longitude columns of one geo_point field in one segment.
 pub struct PointColumns {
     lat: Column<f64>,
     lon: Column<f64>,
+    rows: Rows,
 }
 
 impl PointColumns {
@@ -38,17 +55,85 @@ impl PointColumns {
         let lat = f64_column(segment, &lat_path(path))?;
         let lon = f64_column(segment, &lon_path(path))?;
         Ok(match (lat, lon) {
-            (Some(lat), Some(lon)) => Some(PointColumns { lat, lon }),
+            (Some(lat), Some(lon)) => Some(PointColumns::new(lat, lon)),
             _ => None,
         })
     }
 
+    fn new(lat: Column<f64>, lon: Column<f64>) -> PointColumns {
+        let same_shape = lat.values.num_vals() == lon.values.num_vals()
+            && match (&lat.index, &lon.index) {
+                (ColumnIndex::Full, ColumnIndex::Full) => true,
+                (ColumnIndex::Optional(a), ColumnIndex::Optional(b)) => {
+                    a.num_docs() == b.num_docs()
+                }
+                (ColumnIndex::Multivalued(a), ColumnIndex::Multivalued(b)) => {
+                    a.num_docs() == b.num_docs()
+                }
+                _ => false,
+            };
+        let rows = match (&lat.index, same_shape) {
+            (ColumnIndex::Full, true) => Rows::Full,
+            (_, true) => Rows::Shared,
+            (_, false) => Rows::Separate,
+        };
+        PointColumns { lat, lon, rows }
+    }
+
     /// The points of `doc`, in indexing order.
-    pub fn points(&self, doc: DocId) -> impl Iterator<Item = GeoPoint> + '_ {
-        self.lat
-            .values_for_doc(doc)
-            .zip(self.lon.values_for_doc(doc))
-            .map(|(lat, lon)| GeoPoint { lat, lon })
+    #[inline]
+    pub fn points(&self, doc: DocId) -> Points<'_> {
+        let (lat, lon) = match self.rows {
+            Rows::Full => (doc..doc + 1, doc..doc + 1),
+            Rows::Shared => {
+                let rows = self.lat.index.value_row_ids(doc);
+                (rows.clone(), rows)
+            }
+            Rows::Separate => (
+                self.lat.index.value_row_ids(doc),
+                self.lon.index.value_row_ids(doc),
+            ),
+        };
+        Points {
+            columns: self,
+            lat,
+            lon,
+        }
+    }
+
+    /// True when `doc` has a point (cheaper than reading it).
+    #[inline]
+    pub fn has_point(&self, doc: DocId) -> bool {
+        match self.rows {
+            Rows::Full => true,
+            Rows::Shared => self.lat.index.has_value(doc),
+            Rows::Separate => self.lat.index.has_value(doc) && self.lon.index.has_value(doc),
+        }
+    }
+}
+
+/// The points of one document: latitude and longitude rows, paired.
+pub struct Points<'a> {
+    columns: &'a PointColumns,
+    lat: Range<RowId>,
+    lon: Range<RowId>,
+}
+
+impl Iterator for Points<'_> {
+    type Item = GeoPoint;
+
+    #[inline]
+    fn next(&mut self) -> Option<GeoPoint> {
+        let (lat, lon) = (self.lat.next()?, self.lon.next()?);
+        Some(GeoPoint {
+            lat: self.columns.lat.values.get_val(lat),
+            lon: self.columns.lon.values.get_val(lon),
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.lat.len().min(self.lon.len());
+        (n, Some(n))
     }
 }
 
@@ -69,4 +154,87 @@ fn f64_column(segment: &SegmentReader, sub_path: &str) -> Result<Option<Column<f
         }
     }
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use tantivy::{Index, Searcher, TantivyDocument};
+
+    use super::*;
+    use crate::store::SchemaFields;
+
+    /// A one-segment index of documents whose `f` field is each of `docs`.
+    fn segment(docs: &[&str]) -> Searcher {
+        let fields = SchemaFields::build();
+        let index = Index::create_in_ram(fields.schema.clone());
+        let mut writer = index.writer_with_num_threads(1, 15_000_000).unwrap();
+        for f in docs {
+            let json = format!(r#"{{"{KEYWORDS}": {f}}}"#);
+            let doc = TantivyDocument::parse_json(&fields.schema, &json).unwrap();
+            writer.add_document(doc).unwrap();
+        }
+        writer.commit().unwrap();
+        index.reader().unwrap().searcher()
+    }
+
+    /// Each document's points as (lat, lon), whether it has one, and the rows layout.
+    type Read = (Vec<Vec<(f64, f64)>>, Vec<bool>, Rows);
+
+    fn read(docs: &[&str]) -> Read {
+        let searcher = segment(docs);
+        let reader = searcher.segment_reader(0);
+        let cols = PointColumns::open(reader, "p").unwrap().unwrap();
+        let points = (0..reader.max_doc())
+            .map(|d| cols.points(d).map(|p| (p.lat, p.lon)).collect())
+            .collect();
+        let has = (0..reader.max_doc()).map(|d| cols.has_point(d)).collect();
+        (points, has, cols.rows)
+    }
+
+    #[test]
+    fn single_valued_columns_are_read_by_doc_id() {
+        let (points, has, rows) = read(&[
+            r#"{"p": {"lat": 1.5, "lon": 2.5}}"#,
+            r#"{"p": {"lat": -3, "lon": 4}, "n": 1}"#,
+        ]);
+        assert_eq!(rows, Rows::Full);
+        assert_eq!(points, [vec![(1.5, 2.5)], vec![(-3.0, 4.0)]]);
+        assert_eq!(has, [true, true]);
+    }
+
+    #[test]
+    fn optional_and_multi_valued_columns_share_rows() {
+        let (points, has, rows) = read(&[
+            r#"{"p": {"lat": 1.5, "lon": 2.5}}"#,
+            r#"{"n": 1}"#,
+            r#"{"p": {"lat": 7, "lon": 8}}"#,
+        ]);
+        assert_eq!(rows, Rows::Shared);
+        assert_eq!(points, [vec![(1.5, 2.5)], vec![], vec![(7.0, 8.0)]]);
+        assert_eq!(has, [true, false, true]);
+        let (points, has, rows) = read(&[
+            r#"{"p": {"lat": [1.5, 2.5], "lon": [3.5, 4.5]}}"#,
+            r#"{"n": 1}"#,
+            r#"{"p": {"lat": 7, "lon": 8.25}}"#,
+        ]);
+        assert_eq!(rows, Rows::Shared);
+        assert_eq!(
+            points,
+            [vec![(1.5, 3.5), (2.5, 4.5)], vec![], vec![(7.0, 8.25)]]
+        );
+        assert_eq!(has, [true, false, true]);
+    }
+
+    #[test]
+    fn unmatched_columns_pair_values_in_order() {
+        // Not something indexing writes; read safely all the same.
+        let (points, has, rows) = read(&[
+            r#"{"p": {"lat": 1.5}}"#,
+            r#"{"p": {"lat": [2.5, 3.5], "lon": 4.5}}"#,
+            r#"{"p": {"lon": 5.5}}"#,
+        ]);
+        assert_eq!(rows, Rows::Separate);
+        assert_eq!(points, [vec![], vec![(2.5, 4.5)], vec![]]);
+        assert_eq!(has, [false, true, false]);
+    }
 }

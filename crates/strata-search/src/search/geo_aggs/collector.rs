@@ -1,0 +1,340 @@
+//! The tantivy collector of a request's geo aggregations.
+//!
+//! Per segment it opens each distinct geo_point field once, and reads a
+//! document's points of a field at most once however many aggregations use
+//! it (a grid and its `geo_centroid` on the same field, say). A grid keys
+//! its cells by [`GeohashCell`] bits and adds a document to each of its
+//! cells once. Nothing is allocated per document: the point and cell
+//! buffers are reused, and a cell allocates only when first seen.
+
+use tantivy::collector::{Collector, SegmentCollector};
+use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
+
+use super::fruit::{Cell, Cells, Centroid, GeoFruit, Partial};
+use super::GeoAgg;
+use crate::mapping::geo::{GeoPoint, GeohashCell};
+use crate::store::geo_columns::PointColumns;
+
+/// One aggregation, its fields given as indexes into [`GeoCollector::fields`].
+#[derive(Debug, Clone)]
+enum Plan {
+    Centroid {
+        field: usize,
+    },
+    Grid {
+        field: usize,
+        precision: usize,
+        subs: Vec<usize>,
+    },
+}
+
+/// The collector of a request's geo aggregations.
+pub struct GeoCollector {
+    /// The distinct fields the aggregations read.
+    fields: Vec<String>,
+    /// The aggregations, in request order.
+    plan: Vec<Plan>,
+}
+
+impl GeoCollector {
+    /// A collector for `aggs`.
+    pub fn new(aggs: Vec<(String, GeoAgg)>) -> GeoCollector {
+        let mut fields: Vec<String> = Vec::new();
+        let mut slot = |name: &str| match fields.iter().position(|f| f == name) {
+            Some(i) => i,
+            None => {
+                fields.push(name.to_string());
+                fields.len() - 1
+            }
+        };
+        let plan = aggs
+            .iter()
+            .map(|(_, agg)| match agg {
+                GeoAgg::Centroid { field } => Plan::Centroid { field: slot(field) },
+                GeoAgg::Grid {
+                    field,
+                    precision,
+                    centroids,
+                    ..
+                } => Plan::Grid {
+                    field: slot(field),
+                    precision: *precision,
+                    subs: centroids.iter().map(|(_, f)| slot(f)).collect(),
+                },
+            })
+            .collect();
+        GeoCollector { fields, plan }
+    }
+
+    /// The result of no documents.
+    pub fn empty(&self) -> GeoFruit {
+        GeoFruit(
+            self.plan
+                .iter()
+                .map(|p| match p {
+                    Plan::Centroid { .. } => Partial::Centroid(Centroid::default()),
+                    Plan::Grid { .. } => Partial::Grid(Cells::default()),
+                })
+                .collect(),
+        )
+    }
+}
+
+/// One field's columns in a segment and the points of one document.
+struct FieldPoints {
+    columns: Option<PointColumns>,
+    /// The document `points` belong to (`None` before the first).
+    doc: Option<DocId>,
+    points: Vec<GeoPoint>,
+}
+
+impl FieldPoints {
+    fn new(columns: Option<PointColumns>) -> FieldPoints {
+        FieldPoints {
+            columns,
+            doc: None,
+            points: Vec::new(),
+        }
+    }
+
+    /// Makes `points` those of `doc`, reading them unless already read.
+    #[inline]
+    fn load(&mut self, doc: DocId) {
+        if self.doc != Some(doc) {
+            self.doc = Some(doc);
+            self.points.clear();
+            if let Some(columns) = &self.columns {
+                self.points.extend(columns.points(doc));
+            }
+        }
+    }
+}
+
+/// Per-segment state of one aggregation.
+enum SegmentAgg {
+    Centroid {
+        field: usize,
+        centroid: Centroid,
+    },
+    Grid {
+        field: usize,
+        precision: usize,
+        subs: Vec<usize>,
+        cells: Cells,
+    },
+}
+
+/// [`GeoCollector`]'s per-segment part.
+pub struct GeoSegmentCollector {
+    fields: Vec<FieldPoints>,
+    aggs: Vec<SegmentAgg>,
+    /// A document's cells, when it has several points.
+    scratch: Vec<u64>,
+}
+
+impl Collector for GeoCollector {
+    type Fruit = GeoFruit;
+    type Child = GeoSegmentCollector;
+
+    fn for_segment(
+        &self,
+        _ord: SegmentOrdinal,
+        segment: &SegmentReader,
+    ) -> tantivy::Result<GeoSegmentCollector> {
+        let fields = self
+            .fields
+            .iter()
+            .map(|f| {
+                PointColumns::open(segment, f)
+                    .map(FieldPoints::new)
+                    .map_err(|e| tantivy::TantivyError::InternalError(e.to_string()))
+            })
+            .collect::<tantivy::Result<_>>()?;
+        let aggs = self
+            .plan
+            .iter()
+            .map(|p| match p {
+                Plan::Centroid { field } => SegmentAgg::Centroid {
+                    field: *field,
+                    centroid: Centroid::default(),
+                },
+                Plan::Grid {
+                    field,
+                    precision,
+                    subs,
+                } => SegmentAgg::Grid {
+                    field: *field,
+                    precision: *precision,
+                    subs: subs.clone(),
+                    cells: Cells::default(),
+                },
+            })
+            .collect();
+        Ok(GeoSegmentCollector {
+            fields,
+            aggs,
+            scratch: Vec::new(),
+        })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        false
+    }
+
+    fn merge_fruits(&self, fruits: Vec<GeoFruit>) -> tantivy::Result<GeoFruit> {
+        let mut out = self.empty();
+        for f in fruits {
+            out.merge(f);
+        }
+        Ok(out)
+    }
+}
+
+impl SegmentCollector for GeoSegmentCollector {
+    type Fruit = GeoFruit;
+
+    fn collect(&mut self, doc: DocId, _score: Score) {
+        let GeoSegmentCollector {
+            fields,
+            aggs,
+            scratch,
+        } = self;
+        for agg in aggs.iter_mut() {
+            match agg {
+                SegmentAgg::Centroid { field, centroid } => {
+                    let f = &mut fields[*field];
+                    f.load(doc);
+                    f.points.iter().for_each(|p| centroid.add(*p));
+                }
+                SegmentAgg::Grid {
+                    field,
+                    precision,
+                    subs,
+                    cells,
+                } => {
+                    fields[*field].load(doc);
+                    if fields[*field].points.is_empty() {
+                        continue;
+                    }
+                    for sub in subs.iter() {
+                        fields[*sub].load(doc);
+                    }
+                    let points = &fields[*field].points;
+                    add_to_grid(cells, *precision, points, subs, fields, scratch);
+                }
+            }
+        }
+    }
+
+    fn harvest(self) -> GeoFruit {
+        GeoFruit(
+            self.aggs
+                .into_iter()
+                .map(|agg| match agg {
+                    SegmentAgg::Centroid { centroid, .. } => Partial::Centroid(centroid),
+                    SegmentAgg::Grid { cells, .. } => Partial::Grid(cells),
+                })
+                .collect(),
+        )
+    }
+}
+
+/// Counts a document with `points` once in each cell they fall in; each
+/// of those cells' sub-centroids takes all the points its field holds
+/// in `fields` (loaded for this document).
+fn add_to_grid(
+    cells: &mut Cells,
+    precision: usize,
+    points: &[GeoPoint],
+    subs: &[usize],
+    fields: &[FieldPoints],
+    scratch: &mut Vec<u64>,
+) {
+    if let [p] = points {
+        add_to_cell(cells, GeohashCell::of(*p, precision).bits, subs, fields);
+        return;
+    }
+    scratch.clear();
+    scratch.extend(points.iter().map(|p| GeohashCell::of(*p, precision).bits));
+    scratch.sort_unstable();
+    scratch.dedup();
+    for &bits in scratch.iter() {
+        add_to_cell(cells, bits, subs, fields);
+    }
+}
+
+#[inline]
+fn add_to_cell(cells: &mut Cells, bits: u64, subs: &[usize], fields: &[FieldPoints]) {
+    let cell = cells.entry(bits).or_insert_with(|| Cell::new(subs.len()));
+    cell.docs += 1;
+    for (sub, centroid) in subs.iter().zip(cell.centroids.iter_mut()) {
+        fields[*sub].points.iter().for_each(|p| centroid.add(*p));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn loaded(points: &[(f64, f64)]) -> FieldPoints {
+        let mut f = FieldPoints::new(None);
+        f.doc = Some(0);
+        f.points = points
+            .iter()
+            .map(|&(lat, lon)| GeoPoint { lat, lon })
+            .collect();
+        f
+    }
+
+    #[test]
+    fn fields_are_opened_once() {
+        let grid = GeoAgg::Grid {
+            field: "a".into(),
+            precision: 3,
+            size: 10,
+            centroids: vec![("c1".into(), "a".into()), ("c2".into(), "b".into())],
+        };
+        let centroid = GeoAgg::Centroid { field: "b".into() };
+        let c = GeoCollector::new(vec![("g".into(), grid), ("c".into(), centroid)]);
+        assert_eq!(c.fields, ["a", "b"]);
+        assert!(matches!(&c.plan[0], Plan::Grid { field: 0, subs, .. } if subs == &[0, 1]));
+        assert!(matches!(c.plan[1], Plan::Centroid { field: 1 }));
+    }
+
+    #[test]
+    fn a_document_counts_once_per_cell() {
+        // Two points in cell "s" (lon >= 0, lat >= 0), one in "0".
+        let grid = loaded(&[(10.0, 10.0), (-80.0, -170.0), (20.0, 20.0)]);
+        let other = loaded(&[(1.0, 2.0)]);
+        let fields = [grid, other];
+        let (mut cells, mut scratch) = (Cells::default(), Vec::new());
+        for _ in 0..2 {
+            add_to_grid(
+                &mut cells,
+                1,
+                &fields[0].points,
+                &[0, 1],
+                &fields,
+                &mut scratch,
+            );
+        }
+        add_to_grid(&mut cells, 1, &fields[1].points, &[], &fields, &mut scratch);
+        let s = GeohashCell::of(
+            GeoPoint {
+                lat: 10.0,
+                lon: 10.0,
+            },
+            1,
+        )
+        .bits;
+        assert_eq!(GeohashCell::new(s, 1).unwrap().to_string(), "s");
+        let zero = &cells[&0];
+        assert_eq!((cells[&s].docs, zero.docs, cells.len()), (3, 2, 2));
+        // Sub-centroids take all the document's points, in each of its cells.
+        let sums = |c: &Centroid| (c.count, format!("{c:?}"));
+        assert_eq!(sums(&cells[&s].centroids[0]), sums(&zero.centroids[0]));
+        assert_eq!(zero.centroids[0].count, 6);
+        assert_eq!(zero.centroids[1].count, 2);
+        assert!(cells[&s].centroids.len() == 2);
+    }
+}

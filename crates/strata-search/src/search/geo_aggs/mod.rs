@@ -1,0 +1,187 @@
+//! Geo aggregations, which tantivy does not have: `geo_centroid` and
+//! `geohash_grid` (optionally with `geo_centroid` sub-aggregations, as
+//! Kibana's maps send), computed by a tantivy collector over the
+//! latitude/longitude fast-field columns (`store::geo_columns`).
+//! This module parses and checks them; `collector` computes them and
+//! `fruit` holds, merges and renders the partial results.
+//!
+//! They are accepted at the top level of `aggs` only; [`split`] takes them
+//! out of the request before the rest goes to tantivy's aggregations.
+//! Shard results merge exactly (sums and counts), so the final result does
+//! not depend on the shard count.
+
+mod collector;
+mod fruit;
+
+pub use collector::{GeoCollector, GeoSegmentCollector};
+pub use fruit::{Centroid, GeoFruit};
+
+use serde_json::{Map, Value};
+
+use crate::error::{Result, SearchError};
+use crate::mapping::{FieldType, Mappings};
+
+/// One geo aggregation request.
+#[derive(Debug, Clone)]
+pub enum GeoAgg {
+    /// `geo_centroid`: the mean of the field's points.
+    Centroid {
+        /// geo_point field path.
+        field: String,
+    },
+    /// `geohash_grid`: documents per geohash cell.
+    Grid {
+        /// geo_point field path.
+        field: String,
+        /// Geohash length, 1..=12.
+        precision: usize,
+        /// Buckets returned.
+        size: usize,
+        /// `geo_centroid` sub-aggregations: (name, field).
+        centroids: Vec<(String, String)>,
+    },
+}
+
+/// Named geo aggregations, in request order.
+pub type GeoAggs = Vec<(String, GeoAgg)>;
+
+/// Takes the top-level geo aggregations out of `aggs`; returns them and the rest.
+pub fn split(aggs: &Value) -> Result<(GeoAggs, Option<Value>)> {
+    let Some(obj) = aggs.as_object() else {
+        return Ok((Vec::new(), Some(aggs.clone())));
+    };
+    let mut geo = Vec::new();
+    let mut rest = Map::new();
+    for (name, body) in obj {
+        match parse(name, body)? {
+            Some(agg) => geo.push((name.clone(), agg)),
+            None => {
+                rest.insert(name.clone(), body.clone());
+            }
+        }
+    }
+    Ok((geo, (!rest.is_empty()).then_some(Value::Object(rest))))
+}
+
+fn parse(name: &str, body: &Value) -> Result<Option<GeoAgg>> {
+    let Some(obj) = body.as_object() else {
+        return Ok(None);
+    };
+    let subs = obj.get("aggs").or_else(|| obj.get("aggregations"));
+    if let Some(params) = obj.get("geo_centroid") {
+        if subs.is_some() {
+            return Err(SearchError::illegal(format!(
+                "Aggregator [{name}] of type [geo_centroid] cannot accept sub-aggregations"
+            )));
+        }
+        let field = field_param(name, "geo_centroid", params)?;
+        return Ok(Some(GeoAgg::Centroid { field }));
+    }
+    let Some(params) = obj.get("geohash_grid") else {
+        return Ok(None);
+    };
+    let field = field_param(name, "geohash_grid", params)?;
+    let mut precision = 5;
+    let mut size = 10_000;
+    for (k, v) in params.as_object().into_iter().flatten() {
+        match k.as_str() {
+            "field" | "shard_size" => {}
+            "precision" => {
+                let p = v
+                    .as_u64()
+                    .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+                    .ok_or_else(|| {
+                        SearchError::illegal(format!(
+                            "[geohash_grid] precision [{v}] of [{name}] must be an integer 1..12 (distances are not supported)"
+                        ))
+                    })?;
+                if !(1..=12).contains(&p) {
+                    return Err(SearchError::illegal(format!(
+                        "Invalid geohash aggregation precision of {p}. Must be between 1 and 12."
+                    )));
+                }
+                precision = p as usize;
+            }
+            "size" => {
+                size = v
+                    .as_u64()
+                    .filter(|n| *n > 0)
+                    .map(|n| n as usize)
+                    .ok_or_else(|| {
+                        SearchError::illegal(format!(
+                            "[size] must be greater than 0. Found [{v}] in [{name}]"
+                        ))
+                    })?
+            }
+            other => {
+                return Err(SearchError::parsing(format!(
+                    "[geohash_grid] unknown field [{other}]"
+                )))
+            }
+        }
+    }
+    let mut centroids = Vec::new();
+    for (sub_name, sub) in subs.and_then(Value::as_object).into_iter().flatten() {
+        match sub.get("geo_centroid") {
+            Some(p) if sub.as_object().is_some_and(|o| o.len() == 1) => {
+                centroids.push((sub_name.clone(), field_param(sub_name, "geo_centroid", p)?));
+            }
+            _ => {
+                return Err(SearchError::illegal(format!(
+                    "sub-aggregation [{sub_name}] of [geohash_grid] [{name}]: only geo_centroid is supported there"
+                )))
+            }
+        }
+    }
+    Ok(Some(GeoAgg::Grid {
+        field,
+        precision,
+        size,
+        centroids,
+    }))
+}
+
+fn field_param(name: &str, kind: &str, params: &Value) -> Result<String> {
+    if let Some(k) = params.as_object().and_then(|o| {
+        o.keys()
+            .find(|k| kind == "geo_centroid" && k.as_str() != "field")
+    }) {
+        return Err(SearchError::parsing(format!(
+            "[{kind}] unknown field [{k}]"
+        )));
+    }
+    params
+        .get("field")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .ok_or_else(|| {
+            SearchError::illegal(format!(
+                "Required one of fields [field, script], but none were specified (aggregation [{name}])"
+            ))
+        })
+}
+
+/// Checks the fields against an index's mapping (unmapped fields give empty results).
+pub fn validate(aggs: &[(String, GeoAgg)], mappings: &Mappings) -> Result<()> {
+    let check = |agg: &str, kind: &str, field: &str| match mappings.leaf(field) {
+        Some(leaf) if leaf.ty != FieldType::GeoPoint => Err(SearchError::illegal(format!(
+            "Field [{field}] of type [{}] is not supported for aggregation [{kind}] ({agg})",
+            leaf.ty.name()
+        ))),
+        _ => Ok(()),
+    };
+    for (name, agg) in aggs {
+        match agg {
+            GeoAgg::Centroid { field } => check(name, "geo_centroid", field)?,
+            GeoAgg::Grid {
+                field, centroids, ..
+            } => {
+                check(name, "geohash_grid", field)?;
+                for (sub, f) in centroids {
+                    check(sub, "geo_centroid", f)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
