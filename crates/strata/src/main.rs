@@ -14,6 +14,25 @@
 
 use std::process::ExitCode;
 
+/// The process's allocator: jemalloc. Search indexing allocates and frees
+/// many small, short-lived objects on several threads at once (JSON trees,
+/// tantivy's documents and postings buffers); measured here, jemalloc took
+/// about 10% less CPU per indexed document than glibc's malloc and a third
+/// less peak memory (`docs/benchmarks.md`).
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
+/// jemalloc's options, read when it starts. Freed pages go back to the
+/// system within a second, by jemalloc's background thread rather than on
+/// the request path, so the key-value store's resident memory stays what
+/// its data needs (the default ten-second decay left ~7 MB more resident
+/// after loading 2,000,000 keys).
+// SAFETY: jemalloc reads this symbol as its `const char *malloc_conf` once,
+// at initialisation: a thin reference to the first byte of an immutable,
+// 'static, NUL-terminated string has exactly that layout.
+#[unsafe(export_name = "_rjem_malloc_conf")]
+pub static MALLOC_CONF: &u8 = &b"background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0\0"[0];
+
 use clap::{Parser, Subcommand};
 
 /// Strata: one server for key-value data, speaking memcached and Redis.

@@ -5,8 +5,8 @@ use std::ops::Bound;
 
 use serde_json::Value;
 use tantivy::query::{
-    BooleanQuery, ConstScoreQuery, EmptyQuery, InvertedIndexRangeQuery, Occur, Query, RangeQuery,
-    TermQuery,
+    BooleanQuery, ConstScoreQuery, EmptyQuery, ExistsQuery, InvertedIndexRangeQuery, Occur, Query,
+    RangeQuery, TermQuery,
 };
 use tantivy::schema::IndexRecordOption;
 use tantivy::Term;
@@ -19,7 +19,7 @@ use crate::mapping::date::DateFormat;
 use crate::mapping::document::FieldValue;
 use crate::mapping::FieldType;
 use crate::search::time_zone::TimeZone;
-use crate::store::json_term;
+use crate::store::{json_term, KEYWORDS};
 
 fn const_score(q: Box<dyn Query>) -> Box<dyn Query> {
     Box::new(ConstScoreQuery::new(q, 1.0))
@@ -114,11 +114,34 @@ pub fn exists(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
         .get("field")
         .and_then(Value::as_str)
         .ok_or_else(|| SearchError::parsing("[exists] must be provided with a [field]"))?;
-    let t = Term::from_field_text(ctx.fields.field_names, field);
-    boosted(
-        const_score(Box::new(TermQuery::new(t, IndexRecordOption::Basic))),
-        body,
-    )
+    boosted(const_score(field_exists(ctx, field)), body)
+}
+
+/// Documents with a value at `field`, or below it for an object. Typed
+/// values are found by their fast columns in `f` (tantivy's
+/// `ExistsQuery`, which reads only the columns' indexes), text values by
+/// `_field_names`, which holds the paths of text values and of the
+/// objects above them. Segments written before `_field_names` was
+/// narrowed to text hold every path there; each branch below is also
+/// right for them.
+fn field_exists(ctx: &QueryContext<'_>, field: &str) -> Box<dyn Query> {
+    let names = || -> Box<dyn Query> {
+        let t = Term::from_field_text(ctx.fields.field_names, field);
+        Box::new(TermQuery::new(t, IndexRecordOption::Basic))
+    };
+    let column = format!("{KEYWORDS}.{field}");
+    match ctx.leaf(field).map(|l| l.ty) {
+        Some(FieldType::Text) => names(),
+        // A point is two columns below its path.
+        Some(FieldType::GeoPoint) => Box::new(ExistsQuery::new(column, true)),
+        Some(_) => Box::new(ExistsQuery::new(column, false)),
+        // An object (or an unmapped path): any typed value below it, or
+        // any text value.
+        None => Box::new(BooleanQuery::new(vec![
+            (Occur::Should, Box::new(ExistsQuery::new(column, true))),
+            (Occur::Should, names()),
+        ])),
+    }
 }
 
 pub fn range(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {

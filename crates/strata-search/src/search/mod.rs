@@ -161,8 +161,7 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
         Some(a) => geo_aggs::split(a)?,
         None => (Vec::new(), None),
     };
-    let mut geo_fruit =
-        (!geo.is_empty()).then(|| geo_aggs::GeoCollector::new(geo.clone()).empty());
+    let mut geo_fruit = (!geo.is_empty()).then(|| geo_aggs::GeoCollector::new(geo.clone()).empty());
     let now = now_millis();
     let (agg_request, shapes, top_deferred) = match (&rest_aggs, indices.first()) {
         (Some(a), Some(first)) => {
@@ -316,7 +315,11 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
     } else {
         None
     };
-    let page: Vec<_> = candidates.into_iter().skip(req.from).take(req.size).collect();
+    let page: Vec<_> = candidates
+        .into_iter()
+        .skip(req.from)
+        .take(req.size)
+        .collect();
     let hits = fetch_phase::hits(indices, req, &per_index, &page)?;
 
     let mut hits_obj = json!({"max_score": max_score, "hits": hits});

@@ -14,7 +14,6 @@ use tantivy::collector::Collector;
 use tantivy::query::{EnableScoring, Query, Weight};
 use tantivy::{Executor, Searcher};
 
-
 /// The node's search pool.
 fn pool() -> &'static Executor {
     static POOL: OnceLock<Executor> = OnceLock::new();

@@ -178,7 +178,11 @@ impl<K> TopBuffer<K> {
     /// Offers `key` of `doc`; `cmp` gives `Less` when the first ranks first.
     #[inline]
     fn offer(&mut self, key: K, doc: DocId, cmp: impl Fn(&K, &K) -> Ordering) {
-        if self.threshold.as_ref().is_some_and(|t| cmp(&key, t) != Ordering::Less) {
+        if self
+            .threshold
+            .as_ref()
+            .is_some_and(|t| cmp(&key, t) != Ordering::Less)
+        {
             return;
         }
         if self.buffer.len() >= self.limit.saturating_mul(2) {
@@ -354,8 +358,7 @@ mod tests {
         let searcher = index.reader().unwrap().searcher();
         assert!(searcher.segment_readers().len() > 1);
         let mappings =
-            Mappings::parse(&serde_json::json!({"properties": {"n": {"type": "long"}}}))
-                .unwrap();
+            Mappings::parse(&serde_json::json!({"properties": {"n": {"type": "long"}}})).unwrap();
         for descending in [false, true] {
             for missing in [Missing::Last, Missing::First] {
                 let sort = vec![SortField {
@@ -374,12 +377,18 @@ mod tests {
                 });
                 // Every document, ranked by a full sort of all values.
                 let all = searcher
-                    .search(&AllQuery, &Ranking::new(1000, RankBy::Fields(field.clone())))
+                    .search(
+                        &AllQuery,
+                        &Ranking::new(1000, RankBy::Fields(field.clone())),
+                    )
                     .unwrap();
                 assert_eq!(all.hits.len(), 500);
                 for limit in [1, 7, 64, 499] {
                     let top = searcher
-                        .search(&AllQuery, &Ranking::new(limit, RankBy::Fields(field.clone())))
+                        .search(
+                            &AllQuery,
+                            &Ranking::new(limit, RankBy::Fields(field.clone())),
+                        )
                         .unwrap();
                     let got: Vec<_> = top.hits.iter().map(|h| h.addr).collect();
                     let want: Vec<_> = all.hits.iter().take(limit).map(|h| h.addr).collect();

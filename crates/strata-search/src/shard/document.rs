@@ -66,16 +66,18 @@ pub fn stamp(doc: &mut TantivyDocument, fields: &SchemaFields, version: u64, seq
     doc.add_u64(fields.seq_no, seq_no);
 }
 
-/// `_field_names`: every path holding a value and every object path above
-/// one (`exists` on an object matches documents with any field below it),
-/// each once, in byte order.
+/// `_field_names`: every path holding a text value and every object path
+/// above one, each once, in byte order. `exists` finds typed values by
+/// their fast columns instead (`query::term_level`); text has no column.
+/// `values` are sorted with the text values last.
 fn add_field_names(
     doc: &mut TantivyDocument,
     fields: &SchemaFields,
     values: &[(String, FieldValue)],
 ) {
-    let mut names: Vec<&str> = Vec::with_capacity(values.len() * 2);
-    for (path, _) in values {
+    let first_text = values.partition_point(|(_, v)| !is_text(v));
+    let mut names: Vec<&str> = Vec::new();
+    for (path, _) in &values[first_text..] {
         names.extend(path.match_indices('.').map(|(dot, _)| &path[..dot]));
         names.push(path);
     }
@@ -107,7 +109,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn values_group_by_path_and_field_names_cover_objects() {
+    fn values_group_by_path_and_field_names_cover_text() {
         let fields = SchemaFields::build();
         let values = vec![
             ("b.c".to_string(), FieldValue::Keyword("x".into())),
@@ -115,6 +117,7 @@ mod tests {
             ("b.d".to_string(), FieldValue::Long(3)),
             ("b.c".to_string(), FieldValue::Keyword("y".into())),
             ("e.f.g".to_string(), FieldValue::Bool(true)),
+            ("h.i".to_string(), FieldValue::Text("nested text".into())),
         ];
         let mut doc = build_document(&fields, "id-1", b"{}", values);
         stamp(&mut doc, &fields, 2, 7);
@@ -122,10 +125,9 @@ mod tests {
         assert_eq!(json["_id"], json!(["id-1"]));
         assert_eq!(json["_version"], json!([2]));
         assert_eq!(json["_seq_no"], json!([7]));
-        assert_eq!(
-            json["_field_names"],
-            json!(["a", "b", "b.c", "b.d", "e", "e.f", "e.f.g"])
-        );
+        // Only text paths and the objects above them: typed values are
+        // found by their columns.
+        assert_eq!(json["_field_names"], json!(["a", "h", "h.i"]));
         // A path's values keep their order; one value stays a scalar.
         let typed = &json["f"][0];
         assert_eq!(typed["b.c"], json!(["x", "y"]));
