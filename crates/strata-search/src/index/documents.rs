@@ -101,7 +101,7 @@ impl SearchIndex {
         let value: Value = serde_json::from_slice(source).map_err(|e| {
             SearchError::MapperParsing(format!("failed to parse, document is not valid JSON: {e}"))
         })?;
-        let parsed = self.parse(&value)?;
+        let parsed = self.parse(value)?;
         let auto = id.is_none();
         let id = id.map_or_else(auto_id, str::to_string);
         let shard = self.shard_for(&id);
@@ -226,7 +226,7 @@ impl SearchIndex {
     }
 
     /// Parses a source under the mapping, adding dynamic fields to it.
-    fn parse(&self, value: &Value) -> Result<ParsedDoc> {
+    fn parse(&self, value: Value) -> Result<ParsedDoc> {
         let parsed = parse_document(&self.mappings.read(), value)?;
         if !parsed.new_fields.is_empty() {
             {

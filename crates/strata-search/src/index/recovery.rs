@@ -142,7 +142,7 @@ impl SearchIndex {
                     .map_err(|e| SearchError::illegal(format!("translog source: {e}")))?;
                 let parsed = {
                     let mappings = self.mappings.read();
-                    parse_document(&mappings, &value)?
+                    parse_document(&mappings, value)?
                 };
                 if !parsed.new_fields.is_empty() {
                     let mut mappings = self.mappings.write();

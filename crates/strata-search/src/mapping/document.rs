@@ -38,9 +38,10 @@ pub struct ParsedDoc {
     pub new_fields: Vec<(String, FieldMapping)>,
 }
 
-/// Parses `source` (a JSON object) under `mappings`.
-pub fn parse_document(mappings: &Mappings, source: &Value) -> Result<ParsedDoc> {
-    let obj = source.as_object().ok_or_else(|| {
+/// Parses `source` (a JSON object) under `mappings`. Strings move into
+/// the values, so `source` is consumed.
+pub fn parse_document(mappings: &Mappings, mut source: Value) -> Result<ParsedDoc> {
+    let obj = source.as_object_mut().ok_or_else(|| {
         SearchError::MapperParsing("failed to parse, document is empty or not an object".into())
     })?;
     let mut doc = ParsedDoc::default();
@@ -57,7 +58,12 @@ pub fn parse_document(mappings: &Mappings, source: &Value) -> Result<ParsedDoc> 
 
 /// Walks `value` at `path`; `path` is restored to its value on entry
 /// before returning (errors aside).
-fn walk(mappings: &Mappings, path: &mut String, value: &Value, doc: &mut ParsedDoc) -> Result<()> {
+fn walk(
+    mappings: &Mappings,
+    path: &mut String,
+    value: &mut Value,
+    doc: &mut ParsedDoc,
+) -> Result<()> {
     if path.is_empty() || path.starts_with('.') || path.ends_with('.') || path.contains("..") {
         return Err(SearchError::MapperParsing(format!(
             "field name cannot contain only whitespace or dots: ['{path}']"
@@ -83,7 +89,9 @@ fn walk(mappings: &Mappings, path: &mut String, value: &Value, doc: &mut ParsedD
                         None => Ok(()),
                     }
                 }
-                _ => items.iter().try_for_each(|v| walk(mappings, path, v, doc)),
+                _ => items
+                    .iter_mut()
+                    .try_for_each(|v| walk(mappings, path, v, doc)),
             }
         }
         Value::Object(obj) => {
@@ -113,7 +121,7 @@ fn walk(mappings: &Mappings, path: &mut String, value: &Value, doc: &mut ParsedD
 fn add_leaf_values(
     path: &str,
     leaf: &FieldMapping,
-    value: &Value,
+    value: &mut Value,
     doc: &mut ParsedDoc,
 ) -> Result<()> {
     if leaf.ty == FieldType::GeoPoint {
@@ -122,7 +130,7 @@ fn add_leaf_values(
     match value {
         Value::Null => Ok(()),
         Value::Array(items) => items
-            .iter()
+            .iter_mut()
             .try_for_each(|v| add_leaf_values(path, leaf, v, doc)),
         Value::Object(_) => Err(SearchError::MapperParsing(format!(
             "failed to parse field [{path}]: tried to parse field [{path}] as a concrete value, but found an object"
@@ -178,10 +186,14 @@ fn object_as_leaf(
     doc: &ParsedDoc,
     path: &str,
 ) -> Result<Option<FieldMapping>> {
-    let below = format!("{path}.");
-    let known_object =
-        mappings.is_object(path) || doc.new_fields.iter().any(|(p, _)| p.starts_with(&below));
-    if mappings.dynamic != Dynamic::True || known_object {
+    // Cheapest first: every object of a document after the first of its
+    // kind is in the mapping.
+    if mappings.dynamic != Dynamic::True || mappings.is_object(path) {
+        return Ok(None);
+    }
+    let below =
+        |p: &str| p.len() > path.len() && p.starts_with(path) && p.as_bytes()[path.len()] == b'.';
+    if doc.new_fields.iter().any(|(p, _)| below(p)) {
         return Ok(None);
     }
     let Some(template) = mappings.find_template(path, DetectedType::Object) else {
@@ -239,7 +251,19 @@ fn dynamic_leaf(mappings: &Mappings, path: &str, value: &Value) -> Result<Option
     Ok(Some(leaf))
 }
 
-fn add_values(path: &str, leaf: &FieldMapping, value: &Value, doc: &mut ParsedDoc) -> Result<()> {
+fn add_values(
+    path: &str,
+    leaf: &FieldMapping,
+    value: &mut Value,
+    doc: &mut ParsedDoc,
+) -> Result<()> {
+    if leaf.fields.is_empty() {
+        // The only use of this value: its string moves into the document.
+        if let Some(v) = convert_owned(path, leaf, value)? {
+            doc.values.push((path.to_string(), v));
+        }
+        return Ok(());
+    }
     if let Some(v) = convert(path, leaf, value)? {
         doc.values.push((path.to_string(), v));
     }
@@ -250,6 +274,30 @@ fn add_values(path: &str, leaf: &FieldMapping, value: &Value, doc: &mut ParsedDo
         }
     }
     Ok(())
+}
+
+/// [`convert`], taking a string out of `value` instead of copying it
+/// (text and keyword fields); `value` is not to be read again.
+fn convert_owned(path: &str, leaf: &FieldMapping, value: &mut Value) -> Result<Option<FieldValue>> {
+    if let (FieldType::Text | FieldType::Keyword, Value::String(s)) = (leaf.ty, &mut *value) {
+        if leaf.ty == FieldType::Keyword && over_ignore_above(leaf, s) {
+            return Ok(None);
+        }
+        let s = std::mem::take(s);
+        return Ok(Some(if leaf.ty == FieldType::Text {
+            FieldValue::Text(s)
+        } else {
+            FieldValue::Keyword(s)
+        }));
+    }
+    convert(path, leaf, value)
+}
+
+/// A keyword longer than `ignore_above` characters is not indexed.
+fn over_ignore_above(leaf: &FieldMapping, s: &str) -> bool {
+    // Bytes bound characters from above: most strings need no count.
+    leaf.ignore_above
+        .is_some_and(|n| s.len() > n && s.chars().count() > n)
 }
 
 fn scalar_text(value: &Value) -> String {
@@ -273,7 +321,7 @@ pub fn convert(path: &str, leaf: &FieldMapping, value: &Value) -> Result<Option<
         FieldType::Text => FieldValue::Text(scalar_text(value)),
         FieldType::Keyword => {
             let s = scalar_text(value);
-            if leaf.ignore_above.is_some_and(|n| s.chars().count() > n) {
+            if over_ignore_above(leaf, &s) {
                 return Ok(None);
             }
             FieldValue::Keyword(s)
@@ -344,7 +392,7 @@ mod tests {
         let m = Mappings::default();
         let doc = parse_document(
             &m,
-            &json!({"a": 1, "b": 1.5, "c": "hello", "d": "2024-01-01T00:00:00Z", "e": {"f": true}, "g": [1, 2], "n": null}),
+            json!({"a": 1, "b": 1.5, "c": "hello", "d": "2024-01-01T00:00:00Z", "e": {"f": true}, "g": [1, 2], "n": null}),
         )
         .unwrap();
         let types: Vec<_> = doc
@@ -371,13 +419,13 @@ mod tests {
         }}))
         .unwrap();
         let doc =
-            parse_document(&m, &json!({"n": "7", "k": "long", "s": 1.26, "ip": "::1"})).unwrap();
+            parse_document(&m, json!({"n": "7", "k": "long", "s": 1.26, "ip": "::1"})).unwrap();
         assert!(doc.values.contains(&("n".into(), FieldValue::Long(7))));
         assert!(doc.values.contains(&("s".into(), FieldValue::Double(1.3))));
         assert!(!doc.values.iter().any(|(p, _)| p == "k"));
-        assert!(parse_document(&m, &json!({"n": 300})).is_err());
-        assert!(parse_document(&m, &json!({"ip": "x"})).is_err());
-        let err = parse_document(&m, &json!({"other": 1})).unwrap_err();
+        assert!(parse_document(&m, json!({"n": 300})).is_err());
+        assert!(parse_document(&m, json!({"ip": "x"})).is_err());
+        let err = parse_document(&m, json!({"other": 1})).unwrap_err();
         assert_eq!(err.es_type(), "strict_dynamic_mapping_exception");
     }
 
@@ -393,7 +441,7 @@ mod tests {
         .unwrap();
         let doc = parse_document(
             &m,
-            &json!({"user_id": "u-123456", "name": "abcdef", "metrics": {"n": 3, "raw": {"n": 4}},
+            json!({"user_id": "u-123456", "name": "abcdef", "metrics": {"n": 3, "raw": {"n": 4}},
                     "t_f": 1.5, "t_s": "x", "t_l": [2, 3], "when": "2024-01-01T00:00:00Z", "n": 7}),
         )
         .unwrap();
@@ -420,12 +468,12 @@ mod tests {
         assert!(!doc.values.iter().any(|(p, _)| p == "name"));
         assert!(!doc.new_fields.iter().any(|(p, _)| p == "name.keyword"));
         // An object a template maps to a leaf is parsed as that leaf.
-        let err = parse_document(&m, &json!({"x_flag": {"a": 1}})).unwrap_err();
+        let err = parse_document(&m, json!({"x_flag": {"a": 1}})).unwrap_err();
         assert_eq!(err.es_type(), "mapper_parsing_exception");
         // Templates only apply under dynamic: true.
         let mut strict = m.clone();
         strict.dynamic = Dynamic::False;
-        assert!(parse_document(&strict, &json!({"user_id": "a"}))
+        assert!(parse_document(&strict, json!({"user_id": "a"}))
             .unwrap()
             .new_fields
             .is_empty());
