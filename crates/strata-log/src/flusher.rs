@@ -37,6 +37,14 @@ pub(crate) const ASYNC_WRITE_DELAY: Duration = Duration::from_millis(2);
 /// ...or as soon as this many bytes are buffered.
 pub(crate) const ASYNC_WRITE_THRESHOLD: usize = 256 << 10;
 
+/// In `Async` mode the write delay grows with the sync interval, up to
+/// 10 ms: fewer, larger writes (each a flusher wake-up) when power-cut loss
+/// is allowed to be large anyway, while a process crash still loses at most
+/// the delay (what is written is in the page cache).
+fn async_write_delay(sync_interval: Duration) -> Duration {
+    (sync_interval / 100).clamp(ASYNC_WRITE_DELAY, Duration::from_millis(10))
+}
+
 /// Zeros are written one page per call. A larger write lets the kernel
 /// cache the range in one large folio (ext4 on Linux 6.x), and then every
 /// small record write dirties the whole folio and every sync writes it all
@@ -77,6 +85,8 @@ pub(crate) struct Flusher {
     /// Last LSN covered by a successful sync.
     synced_lsn: u64,
     last_sync: Instant,
+    /// When a batch was last written.
+    last_write: Instant,
     spare: Vec<u8>,
     /// When to start a sync in `Sync` mode.
     group: GroupCommit,
@@ -115,6 +125,7 @@ impl Flusher {
             written_lsn: last,
             synced_lsn: last,
             last_sync: Instant::now(),
+            last_write: Instant::now(),
             spare: Vec::new(),
             group,
         }
@@ -145,7 +156,10 @@ impl Flusher {
         let shared = Arc::clone(&self.shared);
         let mut p = shared.pending.lock();
         let mut sync = false;
+        // The flusher slept through a polling tick (see below).
+        let mut polled = false;
         loop {
+            let mut polling = false;
             let rotate = p.rotate_requested > p.rotate_done;
             if p.closing || p.sync_requested || rotate {
                 sync = true;
@@ -186,11 +200,21 @@ impl Flusher {
                         sync = true;
                         break;
                     }
-                    let write_at = p.first_pending_at.map(|t| t + ASYNC_WRITE_DELAY);
-                    if p.buf.len() >= ASYNC_WRITE_THRESHOLD || write_at.is_some_and(|t| now >= t) {
+                    let delay = async_write_delay(sync_interval);
+                    let write_at = p.first_pending_at.map(|t| t + delay);
+                    let due = write_at.is_some_and(|t| now >= t) || (polled && !p.buf.is_empty());
+                    if p.buf.len() >= ASYNC_WRITE_THRESHOLD || due {
                         break;
                     }
-                    match (write_at, unsynced) {
+                    // Under load (a batch was written within the last
+                    // write delay), the empty buffer is looked at again
+                    // one write delay from now without being woken: a
+                    // wake-up per batch costs the appenders a system call
+                    // and the flusher a context switch each.
+                    let busy = now.duration_since(self.last_write) < delay;
+                    let tick = busy.then(|| now + delay);
+                    polling = write_at.is_none() && busy;
+                    match (write_at.or(tick), unsynced) {
                         (Some(w), true) => Some(w.min(sync_at)),
                         (Some(w), false) => Some(w),
                         (None, true) => Some(sync_at),
@@ -199,6 +223,7 @@ impl Flusher {
                 }
             };
             p.flusher_waiting = true;
+            p.flusher_polling = polling;
             match deadline {
                 Some(at) => {
                     shared.work.wait_until(&mut p, at);
@@ -206,6 +231,8 @@ impl Flusher {
                 None => shared.work.wait(&mut p),
             }
             p.flusher_waiting = false;
+            p.flusher_polling = false;
+            polled = polling;
         }
         let mut batch = std::mem::take(&mut self.spare);
         std::mem::swap(&mut p.buf, &mut batch);
@@ -227,7 +254,10 @@ impl Flusher {
     }
 
     fn perform(&mut self, work: &Work) -> Result<(), LogError> {
-        self.write_batch(&work.batch)?;
+        if !work.batch.is_empty() {
+            self.write_batch(&work.batch)?;
+            self.last_write = Instant::now();
+        }
         if work.rotate.is_some() && self.segment_records > 0 {
             self.rotate(self.written_lsn + 1)?;
         }

@@ -15,8 +15,10 @@
 //!     appended before it (group commit); callers wait with
 //!     [`CommandLog::wait_durable`] or the async [`CommandLog::durable`]
 //!     before acknowledging.
-//!   - [`Durability::Async`]: batches are written within ~2 ms (or at once
-//!     when 256 KiB are buffered) and synced at least every `sync_interval`.
+//!   - [`Durability::Async`]: batches are written within 2-10 ms (a
+//!     hundredth of `sync_interval`; at once when 256 KiB are buffered) and
+//!     synced at least every `sync_interval`. Under load the flusher wakes
+//!     on a timer rather than being signalled by appends.
 //! - A failed write or sync poisons the log: waiters get
 //!   [`LogError::Poisoned`], appends are refused, the durable LSN never moves
 //!   again. The sync is never retried.

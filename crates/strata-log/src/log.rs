@@ -58,6 +58,7 @@ impl CommandLog {
             records: 0,
             bytes: 0,
             flusher_waiting: false,
+            flusher_polling: false,
             space_waiters: 0,
             sync_requested: false,
             rotate_requested: 0,
@@ -150,7 +151,8 @@ impl CommandLog {
         shared.last_lsn.store(lsn, Ordering::Release);
         let crossed = was < ASYNC_WRITE_THRESHOLD && p.buf.len() >= ASYNC_WRITE_THRESHOLD;
         let group_full = p.buf_records == p.group_target;
-        if p.flusher_waiting && (was == 0 || crossed || group_full) {
+        let first = was == 0 && !p.flusher_polling;
+        if p.flusher_waiting && (first || crossed || group_full) {
             shared.work.notify_one();
         }
         Ok(lsn)

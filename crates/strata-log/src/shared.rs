@@ -37,6 +37,10 @@ pub(crate) struct Pending {
     pub bytes: u64,
     /// The flusher is waiting on `Shared::work`.
     pub flusher_waiting: bool,
+    /// The flusher (in `Async` mode, under load) will look at the buffer at
+    /// its next tick anyway: a first record in an empty buffer need not
+    /// wake it.
+    pub flusher_polling: bool,
     /// Appenders waiting for room in `buf`.
     pub space_waiters: usize,
     /// `flush` wants a sync even if nothing is buffered.
