@@ -1,6 +1,7 @@
 //! Async mode: records become durable within the sync interval without
 //! anyone waiting, `flush` makes everything durable at once, and the number
-//! of syncs is bounded by the interval, not by the number of records.
+//! of syncs is bounded by the interval, not by the number of records; under
+//! load, records are written on the flusher's timer without a signal.
 
 mod common;
 
@@ -90,4 +91,40 @@ fn too_short_interval_is_rejected() {
     let tiny = LogConfig::default().with_segment_size(100);
     let result = CommandLog::open(arc(&MemDirectory::new()), tiny, RecoveryPolicy::Strict);
     assert!(matches!(result, Err(LogError::Config(_))));
+}
+
+#[test]
+fn a_steady_trickle_is_written_within_the_write_delay() {
+    // Under load the flusher is not signalled by appends: it wakes on its
+    // own timer. Whatever the timing, no record may wait for the (here
+    // hour-long) sync interval to leave the append buffer.
+    let (log, _) = open(arc(&MemDirectory::new()), async_config(3_600_000));
+    for i in 0..300u64 {
+        log.append(1, &i.to_le_bytes()).unwrap();
+        if i % 3 == 0 {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+    // The last append came while the flusher was busy or polling.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while log.stats().buffered_bytes > 0 {
+        assert!(
+            Instant::now() < deadline,
+            "still buffered: {:?}",
+            log.stats()
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    // Once idle again, a lone record is written after being signalled.
+    std::thread::sleep(Duration::from_millis(50));
+    log.append(1, b"lone").unwrap();
+    while log.stats().buffered_bytes > 0 {
+        assert!(
+            Instant::now() < deadline,
+            "still buffered: {:?}",
+            log.stats()
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert_eq!(log.stats().syncs, 0, "{:?}", log.stats());
 }
