@@ -12,7 +12,10 @@ use tokio::net::{TcpListener, TcpStream};
 /// What the fake does wrong on purpose.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Faults {
-    /// Every Nth bulk has its first item rejected with a 429 item error.
+    /// Every Nth bulk (in arrival order) has its second item rejected with a
+    /// 429 item error. Not the first: bulks from concurrent clients arrive
+    /// in any order, and the first item of the first bulk is the oldest
+    /// document, whose loss would change the span the query phase sees.
     pub item_error_every: Option<u64>,
     /// Every Nth bulk is refused as a whole with HTTP 429.
     pub reject_bulk_every: Option<u64>,
@@ -194,10 +197,10 @@ fn bulk(body: &[u8], faults: Faults, seen: &mut Seen) -> (u16, Value) {
         .step_by(2)
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    let fail_first = nth(faults.item_error_every);
+    let fail_one = nth(faults.item_error_every);
     let mut items = Vec::new();
     for (at, doc) in docs.iter().enumerate() {
-        if fail_first && at == 0 {
+        if fail_one && at == 1 {
             items.push(json!({ "index": { "status": 429, "error": { "type": "es_rejected_execution_exception", "reason": "item rejected" } } }));
             continue;
         }
@@ -213,6 +216,6 @@ fn bulk(body: &[u8], faults: Faults, seen: &mut Seen) -> (u16, Value) {
     }
     (
         200,
-        json!({ "took": 3, "errors": fail_first, "items": items }),
+        json!({ "took": 3, "errors": fail_one, "items": items }),
     )
 }
