@@ -31,8 +31,9 @@ use crate::segment::{self, SegmentMeta, SEGMENT_HEADER_LEN};
 use crate::shared::Shared;
 use crate::LogError;
 
-/// In async mode, records are written at most this long after being
-/// appended...
+/// In `OnDemand` mode, records are written at most this long after being
+/// appended (in `Async` mode it is the shortest write delay, see
+/// [`async_write_delay`])...
 pub(crate) const ASYNC_WRITE_DELAY: Duration = Duration::from_millis(2);
 /// ...or as soon as this many bytes are buffered.
 pub(crate) const ASYNC_WRITE_THRESHOLD: usize = 256 << 10;
