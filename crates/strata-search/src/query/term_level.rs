@@ -11,6 +11,7 @@ use tantivy::query::{
 use tantivy::schema::IndexRecordOption;
 use tantivy::Term;
 
+use super::ip_range::{self, IpRangeQuery};
 use super::regexp::{escape, term_regex, MultiTermOptions};
 use super::terms::{bound_value, exact_term, typed_term};
 use super::{boosted, check_params, single_field, QueryContext};
@@ -69,6 +70,14 @@ fn term_query(ctx: &QueryContext<'_>, field: &str, value: &Value) -> Result<Box<
     let Some(leaf) = ctx.leaf(field) else {
         return Ok(Box::new(EmptyQuery));
     };
+    if leaf.ty == FieldType::Ip {
+        if let Some(block) = value.as_str().and_then(ip_range::cidr) {
+            return Ok(Box::new(IpRangeQuery::new(
+                json_term(ctx.fields.values, field),
+                block?,
+            )));
+        }
+    }
     Ok(match exact_term(ctx.fields, field, leaf, value)? {
         Some(t) => Box::new(TermQuery::new(t, IndexRecordOption::Basic)),
         None => Box::new(EmptyQuery),
@@ -221,6 +230,12 @@ pub fn range(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
         };
     let lower = bound("gte", "gt", "from", include_lower)?;
     let upper = bound("lte", "lt", "to", include_upper)?;
+    if leaf.ty == FieldType::Ip {
+        return boosted(
+            const_score(ip_range_query(ctx, field, lower, upper)?),
+            params,
+        );
+    }
     let (lower, upper) = if leaf.ty.is_integer() {
         (integer_bound(lower, true), integer_bound(upper, false))
     } else {
@@ -255,6 +270,35 @@ pub fn range(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
         }
     };
     boosted(const_score(q), params)
+}
+
+/// A range over an `ip` field, compared as addresses rather than as text.
+fn ip_range_query(
+    ctx: &QueryContext<'_>,
+    field: &str,
+    lower: Bound<FieldValue>,
+    upper: Bound<FieldValue>,
+) -> Result<Box<dyn Query>> {
+    // `bound_value` gives an ip field's bounds as their text.
+    let text = |b: &Bound<FieldValue>| -> Result<Bound<u128>> {
+        ip_range::ip_bound(match b {
+            Bound::Included(FieldValue::Keyword(s)) => Bound::Included(s.as_str()),
+            Bound::Excluded(FieldValue::Keyword(s)) => Bound::Excluded(s.as_str()),
+            Bound::Unbounded => Bound::Unbounded,
+            other => {
+                return Err(SearchError::parsing(format!(
+                    "failed to create query: [{field}] is an ip field, not [{other:?}]"
+                )))
+            }
+        })
+    };
+    Ok(match ip_range::inclusive(text(&lower)?, text(&upper)?) {
+        Some(range) => Box::new(IpRangeQuery::new(
+            json_term(ctx.fields.values, field),
+            range,
+        )),
+        None => Box::new(EmptyQuery),
+    })
 }
 
 /// A typed term for a range bound; floats stay f64 (the columns are f64).
