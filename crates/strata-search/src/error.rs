@@ -36,9 +36,12 @@ pub enum SearchError {
         /// The document id.
         id: String,
     },
-    /// A document value does not fit its mapping.
+    /// A mapping (or a value checked against one) is malformed.
     #[error("{0}")]
     MapperParsing(String),
+    /// A document is not JSON or a value does not fit its mapping.
+    #[error("{0}")]
+    DocumentParsing(String),
     /// A new field in a document under `dynamic: strict`.
     #[error("{0}")]
     StrictDynamicMapping(String),
@@ -108,6 +111,7 @@ impl SearchError {
             SearchError::VersionConflict { .. } => "version_conflict_engine_exception",
             SearchError::DocumentMissing { .. } => "document_missing_exception",
             SearchError::MapperParsing(_) => "mapper_parsing_exception",
+            SearchError::DocumentParsing(_) => "document_parsing_exception",
             SearchError::StrictDynamicMapping(_) => "strict_dynamic_mapping_exception",
             SearchError::Parsing(_) => "parsing_exception",
             SearchError::QueryShard(_) => "query_shard_exception",
@@ -137,6 +141,7 @@ impl SearchError {
             SearchError::IndexExists(_)
             | SearchError::InvalidIndexName { .. }
             | SearchError::MapperParsing(_)
+            | SearchError::DocumentParsing(_)
             | SearchError::StrictDynamicMapping(_)
             | SearchError::Parsing(_)
             | SearchError::QueryShard(_)

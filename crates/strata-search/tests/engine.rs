@@ -278,5 +278,5 @@ fn versions_conflicts_and_updates() {
     let err = index
         .index_document(Some("3"), br#"{"n": "text"}"#, Precondition::None)
         .unwrap_err();
-    assert_eq!(err.es_type(), "mapper_parsing_exception");
+    assert_eq!(err.es_type(), "document_parsing_exception");
 }

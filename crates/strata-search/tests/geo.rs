@@ -293,7 +293,7 @@ fn geo_mapping_errors_templates_and_restart() {
             .unwrap_err();
         assert_eq!(
             (err.es_type(), err.status()),
-            ("mapper_parsing_exception", 400),
+            ("document_parsing_exception", 400),
             "{bad}"
         );
     }

@@ -348,7 +348,10 @@ async fn errors_have_elasticsearch_statuses_and_types() {
         .send()
         .await
         .unwrap();
-    assert_eq!(failure(wrong_type).await.0, 400);
+    assert_eq!(
+        failure(wrong_type).await,
+        (400, "document_parsing_exception".into())
+    );
 
     // A body that is not JSON, sent as raw bytes.
     let malformed = client

@@ -99,7 +99,9 @@ impl SearchIndex {
             validate_id(id)?;
         }
         let value: Value = serde_json::from_slice(source).map_err(|e| {
-            SearchError::MapperParsing(format!("failed to parse, document is not valid JSON: {e}"))
+            SearchError::DocumentParsing(format!(
+                "failed to parse, document is not valid JSON: {e}"
+            ))
         })?;
         let parsed = self.parse(value)?;
         let auto = id.is_none();

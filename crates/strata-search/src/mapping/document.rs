@@ -40,9 +40,18 @@ pub struct ParsedDoc {
 
 /// Parses `source` (a JSON object) under `mappings`. Strings move into
 /// the values, so `source` is consumed.
-pub fn parse_document(mappings: &Mappings, mut source: Value) -> Result<ParsedDoc> {
+/// Every error is a `document_parsing_exception` (as in Elasticsearch 8),
+/// except `dynamic: strict` refusals, which keep their own type.
+pub fn parse_document(mappings: &Mappings, source: Value) -> Result<ParsedDoc> {
+    parse_fields(mappings, source).map_err(|e| match e {
+        SearchError::MapperParsing(reason) => SearchError::DocumentParsing(reason),
+        other => other,
+    })
+}
+
+fn parse_fields(mappings: &Mappings, mut source: Value) -> Result<ParsedDoc> {
     let obj = source.as_object_mut().ok_or_else(|| {
-        SearchError::MapperParsing("failed to parse, document is empty or not an object".into())
+        SearchError::DocumentParsing("failed to parse, document is empty or not an object".into())
     })?;
     let mut doc = ParsedDoc::default();
     // One buffer holds the dotted path of the value being walked: each
@@ -469,7 +478,7 @@ mod tests {
         assert!(!doc.new_fields.iter().any(|(p, _)| p == "name.keyword"));
         // An object a template maps to a leaf is parsed as that leaf.
         let err = parse_document(&m, json!({"x_flag": {"a": 1}})).unwrap_err();
-        assert_eq!(err.es_type(), "mapper_parsing_exception");
+        assert_eq!(err.es_type(), "document_parsing_exception");
         // Templates only apply under dynamic: true.
         let mut strict = m.clone();
         strict.dynamic = Dynamic::False;
