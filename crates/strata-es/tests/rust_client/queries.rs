@@ -150,6 +150,30 @@ async fn sorting_paging_source_filtering_count_and_msearch() {
     let want: Vec<u64> = by_bytes[..20].iter().map(|(_, id)| *id).collect();
     assert_eq!(got, want);
 
+    // Addresses sort as addresses (10.0.0.9 before 10.0.0.10), and
+    // search_after takes one back.
+    let address = |d: &Doc| (d.ip_octet << 8) | (d.id % 200);
+    let mut by_address: Vec<(u64, i64, u64)> =
+        docs().iter().map(|d| (address(d), d.bytes, d.id)).collect();
+    by_address.sort();
+    let sort = json!([{"client_ip": "asc"}, {"bytes": "asc"}]);
+    let first = search(&client, json!({"size": 15, "sort": sort})).await;
+    let hits = first["hits"]["hits"].as_array().unwrap();
+    assert_eq!(hits[14]["sort"][0], "10.0.0.28");
+    let after = hits[14]["sort"].clone();
+    let second = search(
+        &client,
+        json!({"size": 15, "sort": sort, "search_after": after}),
+    )
+    .await;
+    let got: Vec<u64> = hits
+        .iter()
+        .chain(second["hits"]["hits"].as_array().unwrap())
+        .map(|h| h["_id"].as_str().unwrap().parse().unwrap())
+        .collect();
+    let want: Vec<u64> = by_address[..30].iter().map(|(_, _, id)| *id).collect();
+    assert_eq!(got, want);
+
     let count: Value = client
         .count(CountParts::Index(&[INDEX]))
         .body(json!({"query": {"term": {"method": "GET"}}}))

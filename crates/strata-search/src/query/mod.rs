@@ -18,7 +18,7 @@ mod compound;
 pub mod date_math;
 mod full_text;
 mod geo;
-mod ip_range;
+pub(crate) mod ip_range;
 pub mod query_string;
 mod regexp;
 pub mod simple_query_string;

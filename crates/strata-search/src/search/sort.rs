@@ -15,6 +15,7 @@ use tantivy::columnar::{DynamicColumn, NumericalType};
 use tantivy::{DocId, Score, SegmentReader};
 
 use crate::mapping::{FieldType, Mappings};
+use crate::query::ip_range::parse_ip;
 use crate::store::KEYWORDS;
 
 /// One sort value of a document.
@@ -28,6 +29,9 @@ pub enum SortValue {
     Float(f64),
     /// A string.
     Str(String),
+    /// An address of an `ip` field: ordered as an address (IPv4 mapped
+    /// into IPv6), shown as its text.
+    Ip(u128, String),
 }
 
 impl SortValue {
@@ -35,6 +39,11 @@ impl SortValue {
         match (self, other) {
             (SortValue::Int(a), SortValue::Int(b)) => a.cmp(b),
             (SortValue::Str(a), SortValue::Str(b)) => a.cmp(b),
+            (SortValue::Ip(a, _), SortValue::Ip(b, _)) => a.cmp(b),
+            // An address against text that is not one: as text.
+            (SortValue::Ip(_, a) | SortValue::Str(a), SortValue::Ip(_, b) | SortValue::Str(b)) => {
+                a.cmp(b)
+            }
             (a, b) => a
                 .as_f64()
                 .partial_cmp(&b.as_f64())
@@ -56,7 +65,16 @@ impl SortValue {
             SortValue::Missing => Value::Null,
             SortValue::Int(i) => json!(i),
             SortValue::Float(f) => json!(f),
-            SortValue::Str(s) => json!(s),
+            SortValue::Str(s) | SortValue::Ip(_, s) => json!(s),
+        }
+    }
+
+    /// The text of an `ip` field's value as a sort value: an address if it
+    /// parses as one.
+    pub fn ip(text: String) -> SortValue {
+        match parse_ip(&text) {
+            Some(address) => SortValue::Ip(address, text),
+            None => SortValue::Str(text),
         }
     }
 
@@ -158,6 +176,8 @@ pub enum ValueReader {
     Bool(Option<tantivy::columnar::Column<bool>>),
     /// A string column.
     Str(Option<tantivy::columnar::StrColumn>),
+    /// The string column of an `ip` field (canonical address text).
+    Ip(Option<tantivy::columnar::StrColumn>),
     /// Another reader whose missing values sort as a given value.
     WithMissing(Box<ValueReader>, SortValue),
 }
@@ -176,6 +196,9 @@ impl ValueReader {
                         .map(SortValue::Int)
                         .unwrap_or_else(|_| SortValue::from_json(v)),
                     (Value::Bool(b), _) => SortValue::Int(i64::from(*b)),
+                    (Value::String(s), false) if matches!(reader, ValueReader::Ip(_)) => {
+                        SortValue::ip(s.clone())
+                    }
                     _ => SortValue::from_json(v),
                 };
                 ValueReader::WithMissing(Box::new(reader), value)
@@ -217,6 +240,7 @@ impl ValueReader {
             Some(FieldType::Boolean) => {
                 ValueReader::Bool(ff.column_opt::<bool>(&name).ok().flatten())
             }
+            Some(FieldType::Ip) => ValueReader::Ip(ff.str(&name).ok().flatten()),
             _ => ValueReader::Str(ff.str(&name).ok().flatten()),
         }
     }
@@ -243,20 +267,21 @@ impl ValueReader {
                 .and_then(|c| c.first(doc))
                 .map_or(SortValue::Missing, |b| SortValue::Int(i64::from(b))),
             ValueReader::Str(c) => {
-                let Some(col) = c else {
-                    return SortValue::Missing;
-                };
-                let Some(ord) = col.term_ords(doc).next() else {
-                    return SortValue::Missing;
-                };
-                let mut s = String::new();
-                match col.ord_to_str(ord, &mut s) {
-                    Ok(true) => SortValue::Str(s),
-                    _ => SortValue::Missing,
-                }
+                first_str(c.as_ref(), doc).map_or(SortValue::Missing, SortValue::Str)
+            }
+            ValueReader::Ip(c) => {
+                first_str(c.as_ref(), doc).map_or(SortValue::Missing, SortValue::ip)
             }
         }
     }
+}
+
+/// The first string of `doc` in a string column.
+fn first_str(column: Option<&tantivy::columnar::StrColumn>, doc: DocId) -> Option<String> {
+    let column = column?;
+    let ord = column.term_ords(doc).next()?;
+    let mut s = String::new();
+    matches!(column.ord_to_str(ord, &mut s), Ok(true)).then_some(s)
 }
 
 impl ValueReader {

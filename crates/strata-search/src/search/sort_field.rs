@@ -202,7 +202,7 @@ impl SortField {
 }
 
 /// `search_after` values as sort values: numeric strings and booleans
-/// become numbers for numeric criteria.
+/// become numbers for numeric criteria, addresses for `ip` ones.
 pub fn after_values(
     sort: &[SortField],
     values: &[Value],
@@ -212,20 +212,23 @@ pub fn after_values(
         .iter()
         .enumerate()
         .map(|(i, v)| {
-            let numeric = sort.get(i).is_some_and(|f| {
-                matches!(f.field.as_str(), "_score" | "_doc")
-                    || mappings
-                        .and_then(|m| m.leaf(&f.field))
-                        .map(|l| l.ty)
-                        .or_else(|| f.unmapped_type.as_deref().and_then(FieldType::from_name))
-                        .is_some_and(|t| {
-                            t.is_integer()
-                                || t.is_float()
-                                || t == FieldType::Date
-                                || t == FieldType::Boolean
-                        })
+            let ty = sort.get(i).and_then(|f| {
+                mappings
+                    .and_then(|m| m.leaf(&f.field))
+                    .map(|l| l.ty)
+                    .or_else(|| f.unmapped_type.as_deref().and_then(FieldType::from_name))
             });
+            let numeric = sort
+                .get(i)
+                .is_some_and(|f| matches!(f.field.as_str(), "_score" | "_doc"))
+                || ty.is_some_and(|t| {
+                    t.is_integer()
+                        || t.is_float()
+                        || t == FieldType::Date
+                        || t == FieldType::Boolean
+                });
             match v {
+                Value::String(s) if ty == Some(FieldType::Ip) => SortValue::ip(s.clone()),
                 Value::String(s) if numeric => match s.trim().parse::<i64>() {
                     Ok(n) => SortValue::Int(n),
                     Err(_) => s
