@@ -57,6 +57,14 @@ async fn every_query_type_matches_the_computed_documents() {
             ids(|d| d.ip_octet == 2),
         ),
         (
+            json!({"match": {"client_ip": "10.0.2.0/25"}}),
+            ids(|d| d.ip_octet == 2 && d.id % 200 < 128),
+        ),
+        (
+            json!({"query_string": {"query": "client_ip:\"10.0.3.0/24\" AND NOT status:404"}}),
+            ids(|d| d.ip_octet == 3 && d.status != 404),
+        ),
+        (
             json!({"terms": {"client_ip": ["10.0.0.0/30", "10.0.1.5"]}}),
             ids(|d| d.id % 200 < 4 && d.ip_octet == 0 || d.id % 200 == 5 && d.ip_octet == 1),
         ),

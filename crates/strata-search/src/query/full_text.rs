@@ -95,6 +95,13 @@ pub(super) fn match_field(
     let Some(leaf) = ctx.leaf(field) else {
         return Ok(Box::new(EmptyQuery));
     };
+    if leaf.ty == FieldType::Ip {
+        match super::ip_range::cidr_query(ctx.fields.values, field, query) {
+            Some(Err(_)) if lenient => return Ok(Box::new(EmptyQuery)),
+            Some(block) => return block,
+            None => {}
+        }
+    }
     if leaf.ty != FieldType::Text {
         return match exact_term(ctx.fields, field, leaf, query) {
             Ok(Some(t)) => Ok(Box::new(TermQuery::new(t, IndexRecordOption::WithFreqs))),

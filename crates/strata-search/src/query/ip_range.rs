@@ -19,6 +19,7 @@ use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{BitSet, DocId, Score, SegmentReader, TantivyError, Term};
 
 use crate::error::{Result, SearchError};
+use crate::store::json_term;
 
 /// Documents whose address at one path lies in an inclusive range.
 #[derive(Clone, Debug)]
@@ -136,6 +137,20 @@ pub fn cidr(text: &str) -> Option<Result<RangeInclusive<u128>>> {
         Some((base & !host)..=(base | host))
     };
     Some(block().ok_or_else(fail))
+}
+
+/// The query for a CIDR block given as a value of an `ip` field at `path`
+/// (`term`, `terms`, `match`, a quoted `query_string` value), or `None`
+/// when the value is not a block.
+pub fn cidr_query(
+    values: Field,
+    path: &str,
+    value: &serde_json::Value,
+) -> Option<Result<Box<dyn Query>>> {
+    let block = cidr(value.as_str()?)?;
+    Some(block.map(|range| -> Box<dyn Query> {
+        Box::new(IpRangeQuery::new(json_term(values, path), range))
+    }))
 }
 
 /// A range query's bound as an address.

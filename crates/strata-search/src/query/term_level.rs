@@ -71,11 +71,8 @@ fn term_query(ctx: &QueryContext<'_>, field: &str, value: &Value) -> Result<Box<
         return Ok(Box::new(EmptyQuery));
     };
     if leaf.ty == FieldType::Ip {
-        if let Some(block) = value.as_str().and_then(ip_range::cidr) {
-            return Ok(Box::new(IpRangeQuery::new(
-                json_term(ctx.fields.values, field),
-                block?,
-            )));
+        if let Some(block) = ip_range::cidr_query(ctx.fields.values, field, value) {
+            return block;
         }
     }
     Ok(match exact_term(ctx.fields, field, leaf, value)? {
