@@ -31,14 +31,7 @@ async fn failure(response: Response) -> (u16, String) {
 }
 
 async fn count(client: &elasticsearch::Elasticsearch, index: &str) -> u64 {
-    let reply: Value = client
-        .count(CountParts::Index(&[index]))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let reply = ok(client.count(CountParts::Index(&[index])).send().await).await;
     reply["count"].as_u64().unwrap()
 }
 
@@ -61,93 +54,71 @@ async fn manages_mappings_settings_and_documents() {
     assert_eq!(missing.status_code().as_u16(), 404);
 
     // Mappings and settings, read and changed.
-    client
+    ok(client
         .indices()
         .put_mapping(IndicesPutMappingParts::Index(&[INDEX]))
         .body(json!({"properties": {"tag": {"type": "keyword", "ignore_above": 8}}}))
         .send()
-        .await
-        .unwrap()
-        .error_for_status_code()
-        .unwrap();
-    let mapping: Value = client
+        .await)
+    .await;
+    let mapping = ok(client
         .indices()
         .get_mapping(IndicesGetMappingParts::Index(&[INDEX]))
         .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .await)
+    .await;
     let properties = &mapping[INDEX]["mappings"]["properties"];
     assert_eq!(properties["status"]["type"], "integer");
     assert_eq!(properties["tag"]["ignore_above"], 8);
-    client
+    ok(client
         .indices()
         .put_settings(IndicesPutSettingsParts::Index(&[INDEX]))
         .body(json!({"index": {"refresh_interval": "-1"}}))
         .send()
-        .await
-        .unwrap()
-        .error_for_status_code()
-        .unwrap();
-    let settings: Value = client
+        .await)
+    .await;
+    let settings = ok(client
         .indices()
         .get_settings(IndicesGetSettingsParts::Index(&[INDEX]))
         .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .await)
+    .await;
     let index_settings = &settings[INDEX]["settings"]["index"];
     assert_eq!(index_settings["number_of_shards"], "2");
     assert_eq!(index_settings["refresh_interval"], "-1");
 
     // One document's life: index, get with _source filtering, update, mget,
     // exists, delete.
-    let indexed: Value = client
+    let indexed = ok(client
         .index(IndexParts::IndexId(INDEX, "extra"))
         .body(json!({"method": "GET", "status": 201, "tag": "new"}))
         .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .await)
+    .await;
     assert_eq!(indexed["result"], "created");
     assert_eq!(indexed["_version"], 1);
-    let got: Value = client
+    let got = ok(client
         .get(GetParts::IndexId(INDEX, "extra"))
         ._source(&["status"])
         .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .await)
+    .await;
     assert_eq!(got["_source"], json!({"status": 201}));
-    let updated: Value = client
+    let updated = ok(client
         .update(UpdateParts::IndexId(INDEX, "extra"))
         .body(json!({"doc": {"status": 202}}))
         .refresh(Refresh::True)
         .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .await)
+    .await;
     assert_eq!(updated["result"], "updated");
     assert_eq!(updated["_version"], 2);
-    let many: Value = client
+    let many = ok(client
         .mget(MgetParts::Index(INDEX))
         .body(json!({"ids": ["extra", "7", "nope"]}))
         .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .await)
+    .await;
     let docs = many["docs"].as_array().unwrap();
     assert_eq!(
         docs[0]["_source"],
@@ -156,14 +127,12 @@ async fn manages_mappings_settings_and_documents() {
     assert_eq!(docs[1]["_source"], Doc::new(7).source());
     assert_eq!(docs[2]["found"], false);
     assert_eq!(count(&client, INDEX).await, DOCS + 1);
-    client
+    ok(client
         .delete(DeleteParts::IndexId(INDEX, "extra"))
         .refresh(Refresh::True)
         .send()
-        .await
-        .unwrap()
-        .error_for_status_code()
-        .unwrap();
+        .await)
+    .await;
     let gone = client
         .exists(ExistsParts::IndexId(INDEX, "extra"))
         .send()
@@ -191,37 +160,31 @@ async fn rollover(client: &elasticsearch::Elasticsearch, max_docs: u64) -> Value
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn aliases_templates_and_rollover() {
     let (server, client) = loaded().await;
-    client
+    ok(client
         .indices()
         .put_index_template(IndicesPutIndexTemplateParts::Name("rs-roll"))
         .body(json!({"index_patterns": ["rs-roll-*"], "priority": 50,
                      "template": {"settings": {"number_of_shards": 2},
                                   "mappings": {"properties": {"level": {"type": "keyword"}}}}}))
         .send()
-        .await
-        .unwrap()
-        .error_for_status_code()
-        .unwrap();
-    client
+        .await)
+    .await;
+    ok(client
         .indices()
         .create(IndicesCreateParts::Index("rs-roll-000001"))
         .body(json!({"aliases": {
             "rs-roll": {"is_write_index": true},
             "rs-errors": {"filter": {"term": {"level": "error"}}}}}))
         .send()
-        .await
-        .unwrap()
-        .error_for_status_code()
-        .unwrap();
+        .await)
+    .await;
     for (i, level) in ["error", "info", "error"].into_iter().enumerate() {
-        client
+        ok(client
             .index(IndexParts::IndexId("rs-roll", &i.to_string()))
             .body(json!({"level": level}))
             .send()
-            .await
-            .unwrap()
-            .error_for_status_code()
-            .unwrap();
+            .await)
+        .await;
     }
     client
         .indices()
@@ -238,15 +201,13 @@ async fn aliases_templates_and_rollover() {
     let rolled = rollover(&client, 3).await;
     assert_eq!(rolled["rolled_over"], true);
     assert_eq!(rolled["new_index"], "rs-roll-000002");
-    client
+    ok(client
         .index(IndexParts::IndexId("rs-roll", "new"))
         .body(json!({"level": "info"}))
         .refresh(Refresh::True)
         .send()
-        .await
-        .unwrap()
-        .error_for_status_code()
-        .unwrap();
+        .await)
+    .await;
     let found = client
         .exists(ExistsParts::IndexId("rs-roll-000002", "new"))
         .send()
@@ -255,17 +216,15 @@ async fn aliases_templates_and_rollover() {
     assert_eq!(found.status_code().as_u16(), 200);
     assert_eq!(count(&client, "rs-roll").await, 4);
 
-    client
+    ok(client
         .indices()
         .update_aliases()
         .body(json!({"actions": [
             {"remove": {"index": "rs-roll-*", "alias": "rs-errors"}},
             {"add": {"index": "rs-roll-000002", "alias": "rs-latest"}}]}))
         .send()
-        .await
-        .unwrap()
-        .error_for_status_code()
-        .unwrap();
+        .await)
+    .await;
     let removed = client
         .indices()
         .exists_alias(IndicesExistsAliasParts::Name(&["rs-errors"]))
@@ -286,17 +245,15 @@ async fn aliases_templates_and_rollover() {
         failure(wildcard).await,
         (400, "illegal_argument_exception".into())
     );
-    client
+    ok(client
         .indices()
         .delete(IndicesDeleteParts::Index(&[
             "rs-roll-000001",
             "rs-roll-000002",
         ]))
         .send()
-        .await
-        .unwrap()
-        .error_for_status_code()
-        .unwrap();
+        .await)
+    .await;
     server.stop(false).await;
 }
 
@@ -368,14 +325,7 @@ async fn errors_have_elasticsearch_statuses_and_types() {
     assert_eq!(failure(malformed).await.0, 400);
 
     // Nothing above changed the index.
-    let doc: Value = client
-        .get(GetParts::IndexId(INDEX, "1"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let doc = ok(client.get(GetParts::IndexId(INDEX, "1")).send().await).await;
     assert_eq!(doc["_source"], Doc::new(1).source());
     assert_eq!(count(&client, INDEX).await, DOCS);
     server.stop(false).await;

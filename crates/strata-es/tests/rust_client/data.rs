@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 
 use elasticsearch::http::request::JsonBody;
+use elasticsearch::http::response::Response;
 use elasticsearch::http::transport::Transport;
 use elasticsearch::params::Refresh;
 use elasticsearch::{BulkParts, Elasticsearch, SearchParts};
@@ -122,44 +123,56 @@ pub async fn loaded() -> (TestServer, Elasticsearch) {
         body.push(json!({"index": {"_id": doc.id.to_string()}}).into());
         body.push(doc.source().into());
     }
-    let bulk: Value = client
+    let bulk = ok(client
         .bulk(BulkParts::Index(INDEX))
         .refresh(Refresh::True)
         .body(body)
         .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .await)
+    .await;
     assert_eq!(bulk["errors"], false, "{bulk}");
     assert_eq!(bulk["items"].as_array().unwrap().len(), DOCS as usize);
     (server, client)
 }
 
-pub async fn search(client: &Elasticsearch, body: Value) -> Value {
-    let response = client
-        .search(SearchParts::Index(&[INDEX]))
-        .body(body.clone())
-        .send()
-        .await
-        .unwrap();
+/// The JSON body of a call that succeeded (any other status fails the test).
+pub async fn ok(response: Result<Response, elasticsearch::Error>) -> Value {
+    let response = response.expect("sent");
     let status = response.status_code().as_u16();
-    let reply: Value = response.json().await.unwrap();
-    assert_eq!(status, 200, "{body} -> {reply}");
-    reply
+    let body: Value = response.json().await.expect("a JSON body");
+    assert!((200..300).contains(&status), "status {status}: {body}");
+    body
+}
+
+/// The ids of a page of hits.
+pub fn hit_ids(reply: &Value) -> Vec<u64> {
+    reply["hits"]["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .map(|h| h["_id"].as_str().unwrap().parse().unwrap())
+        .collect()
+}
+
+/// A search of the test index that must succeed.
+pub async fn search(client: &Elasticsearch, body: Value) -> Value {
+    ok(client
+        .search(SearchParts::Index(&[INDEX]))
+        .body(body)
+        .send()
+        .await)
+    .await
 }
 
 /// The ids a query matches (all of them: the index holds fewer than 1,000).
 pub async fn matching(client: &Elasticsearch, query: Value) -> BTreeSet<u64> {
     let reply = search(client, json!({"query": query, "size": 1000})).await;
-    let hits = reply["hits"]["hits"].as_array().unwrap();
-    assert_eq!(reply["hits"]["total"]["value"], hits.len(), "{query}");
-    hits.iter()
-        .map(|h| h["_id"].as_str().unwrap().parse().unwrap())
-        .collect()
+    let ids = hit_ids(&reply);
+    assert_eq!(reply["hits"]["total"]["value"], ids.len(), "{query}");
+    ids.into_iter().collect()
 }
 
+/// The ids of the documents `filter` keeps.
 pub fn ids(filter: impl Fn(&Doc) -> bool) -> BTreeSet<u64> {
     docs()
         .into_iter()

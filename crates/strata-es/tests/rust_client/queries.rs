@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use elasticsearch::http::request::JsonBody;
-use elasticsearch::{CountParts, MsearchParts};
+use elasticsearch::{CountParts, Elasticsearch, MsearchParts};
 use serde_json::{json, Value};
 
 use crate::data::*;
@@ -130,6 +130,19 @@ async fn every_query_type_matches_the_computed_documents() {
     server.stop(false).await;
 }
 
+/// Two pages of `size` hits under `sort` (only `bytes` in `_source`), the
+/// second after the first's last hit: the first page's reply and the ids
+/// of both.
+async fn two_pages(client: &Elasticsearch, sort: Value, size: usize) -> (Value, Vec<u64>) {
+    let mut body = json!({"size": size, "sort": sort, "_source": ["bytes"]});
+    let first = search(client, body.clone()).await;
+    body["search_after"] = first["hits"]["hits"][size - 1]["sort"].clone();
+    let second = search(client, body).await;
+    let mut ids = hit_ids(&first);
+    ids.extend(hit_ids(&second));
+    (first, ids)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sorting_paging_source_filtering_count_and_msearch() {
     let (server, client) = loaded().await;
@@ -137,60 +150,31 @@ async fn sorting_paging_source_filtering_count_and_msearch() {
     by_bytes.sort();
 
     // Two pages through search_after equal one sorted page.
-    let first = search(
-        &client,
-        json!({"size": 10, "sort": [{"bytes": "asc"}], "_source": ["bytes"]}),
-    )
-    .await;
-    let hits = first["hits"]["hits"].as_array().unwrap();
-    assert_eq!(hits[0]["_source"], json!({"bytes": by_bytes[0].0}));
-    let after = hits[9]["sort"].clone();
-    let second = search(
-        &client,
-        json!({"size": 10, "sort": [{"bytes": "asc"}], "search_after": after}),
-    )
-    .await;
-    let got: Vec<u64> = hits
-        .iter()
-        .chain(second["hits"]["hits"].as_array().unwrap())
-        .map(|h| h["_id"].as_str().unwrap().parse().unwrap())
-        .collect();
+    let (first, got) = two_pages(&client, json!([{"bytes": "asc"}]), 10).await;
+    assert_eq!(
+        first["hits"]["hits"][0]["_source"],
+        json!({"bytes": by_bytes[0].0})
+    );
     let want: Vec<u64> = by_bytes[..20].iter().map(|(_, id)| *id).collect();
     assert_eq!(got, want);
 
-    // Addresses sort as addresses (10.0.0.9 before 10.0.0.10), and
-    // search_after takes one back.
+    // Addresses sort as addresses (10.0.0.9 before 10.0.0.10).
     let address = |d: &Doc| (d.ip_octet << 8) | (d.id % 200);
     let mut by_address: Vec<(u64, i64, u64)> =
         docs().iter().map(|d| (address(d), d.bytes, d.id)).collect();
     by_address.sort();
     let sort = json!([{"client_ip": "asc"}, {"bytes": "asc"}]);
-    let first = search(&client, json!({"size": 15, "sort": sort})).await;
-    let hits = first["hits"]["hits"].as_array().unwrap();
-    assert_eq!(hits[14]["sort"][0], "10.0.0.28");
-    let after = hits[14]["sort"].clone();
-    let second = search(
-        &client,
-        json!({"size": 15, "sort": sort, "search_after": after}),
-    )
-    .await;
-    let got: Vec<u64> = hits
-        .iter()
-        .chain(second["hits"]["hits"].as_array().unwrap())
-        .map(|h| h["_id"].as_str().unwrap().parse().unwrap())
-        .collect();
+    let (first, got) = two_pages(&client, sort, 15).await;
+    assert_eq!(first["hits"]["hits"][14]["sort"][0], "10.0.0.28");
     let want: Vec<u64> = by_address[..30].iter().map(|(_, _, id)| *id).collect();
     assert_eq!(got, want);
 
-    let count: Value = client
+    let count = ok(client
         .count(CountParts::Index(&[INDEX]))
         .body(json!({"query": {"term": {"method": "GET"}}}))
         .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .await)
+    .await;
     assert_eq!(count["count"], ids(|d| d.method == "GET").len());
 
     let body: Vec<JsonBody<Value>> = vec![
@@ -201,15 +185,7 @@ async fn sorting_paging_source_filtering_count_and_msearch() {
         json!({"index": INDEX}).into(),
         json!({"query": {"match_all": {}}, "size": 1}).into(),
     ];
-    let reply: Value = client
-        .msearch(MsearchParts::None)
-        .body(body)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let reply = ok(client.msearch(MsearchParts::None).body(body).send().await).await;
     let responses = reply["responses"].as_array().unwrap();
     assert_eq!(
         responses[0]["hits"]["total"]["value"],
