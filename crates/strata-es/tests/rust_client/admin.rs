@@ -299,6 +299,17 @@ async fn errors_have_elasticsearch_statuses_and_types() {
         .unwrap();
     assert_eq!(failure(not_an_address).await.0, 400);
 
+    let pattern_on_address = client
+        .search(SearchParts::Index(&[INDEX]))
+        .body(json!({"query": {"wildcard": {"client_ip": "10.0.*"}}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        failure(pattern_on_address).await,
+        (400, "query_shard_exception".into())
+    );
+
     let wrong_type = client
         .index(IndexParts::IndexId(INDEX, "bad"))
         .body(json!({"status": "not a number"}))

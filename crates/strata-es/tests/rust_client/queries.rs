@@ -109,6 +109,13 @@ async fn every_query_type_matches_the_computed_documents() {
             ids(|_| true),
         ),
         (
+            // Across all fields a pattern skips those that take none (ip,
+            // numbers) instead of failing.
+            json!({"query_string": {
+                "query": "sho* AND us*r3", "analyze_wildcard": true, "default_field": "*"}}),
+            ids(|d| d.user == "user3"),
+        ),
+        (
             json!({"simple_query_string": {"query": "item1 | item2", "fields": ["message"]}}),
             ids(|d| d.item == 1 || d.item == 2),
         ),

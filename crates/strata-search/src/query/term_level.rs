@@ -351,9 +351,12 @@ pub(crate) fn string_field(
     Ok(match ctx.leaf(field).map(|l| l.ty) {
         None => None,
         Some(FieldType::Text) => Some(ctx.fields.text),
-        Some(FieldType::Keyword) | Some(FieldType::Ip) => Some(ctx.fields.values),
+        Some(FieldType::Keyword) => Some(ctx.fields.values),
+        // Numbers, dates and addresses take no patterns, as in
+        // Elasticsearch (for an `ip` field, a range or a CIDR block says
+        // what `10.0.*` would).
         Some(other) => {
-            return Err(SearchError::parsing(format!(
+            return Err(SearchError::QueryShard(format!(
                 "failed to create query: Can only use {kind} queries on keyword and text fields - not on [{field}] which is of type [{}]",
                 other.name()
             )))
