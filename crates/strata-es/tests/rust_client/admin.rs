@@ -21,6 +21,17 @@ use serde_json::{json, Value};
 
 use crate::data::*;
 
+/// The status and the error type of a search of the test index that fails.
+async fn search_failure(client: &elasticsearch::Elasticsearch, body: Value) -> (u16, String) {
+    let response = client
+        .search(SearchParts::Index(&[INDEX]))
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    failure(response).await
+}
+
 /// The status and the error type of a failed call.
 async fn failure(response: Response) -> (u16, String) {
     let status = response.status_code().as_u16();
@@ -291,22 +302,11 @@ async fn errors_have_elasticsearch_statuses_and_types() {
         .unwrap();
     assert_eq!(failure(stale).await.0, 409);
 
-    let not_an_address = client
-        .search(SearchParts::Index(&[INDEX]))
-        .body(json!({"query": {"range": {"client_ip": {"gte": "10.0.0.x"}}}}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(failure(not_an_address).await.0, 400);
-
-    let pattern_on_address = client
-        .search(SearchParts::Index(&[INDEX]))
-        .body(json!({"query": {"wildcard": {"client_ip": "10.0.*"}}}))
-        .send()
-        .await
-        .unwrap();
+    let not_an_address = json!({"query": {"range": {"client_ip": {"gte": "10.0.0.x"}}}});
+    assert_eq!(search_failure(&client, not_an_address).await.0, 400);
+    let pattern_on_address = json!({"query": {"wildcard": {"client_ip": "10.0.*"}}});
     assert_eq!(
-        failure(pattern_on_address).await,
+        search_failure(&client, pattern_on_address).await,
         (400, "query_shard_exception".into())
     );
 

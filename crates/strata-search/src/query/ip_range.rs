@@ -16,7 +16,7 @@ use tantivy::query::{
     BitSetDocSet, ConstScorer, EmptyScorer, EnableScoring, Explanation, Query, Scorer, Weight,
 };
 use tantivy::schema::{Field, IndexRecordOption};
-use tantivy::{BitSet, DocId, Score, SegmentReader, TantivyError, Term};
+use tantivy::{BitSet, DocId, Score, SegmentReader, TantivyError};
 
 use crate::error::{Result, SearchError};
 use crate::store::json_term;
@@ -31,13 +31,12 @@ pub struct IpRangeQuery {
 }
 
 impl IpRangeQuery {
-    /// The addresses of `path` in `range`; `path_term` is the path's term
-    /// with no value yet (`json_term`).
-    pub fn new(mut path_term: Term, range: RangeInclusive<u128>) -> IpRangeQuery {
-        let field = path_term.field();
+    /// The addresses at `path` of the typed-values field `values` in `range`.
+    pub fn new(values: Field, path: &str, range: RangeInclusive<u128>) -> IpRangeQuery {
+        let mut path_term = json_term(values, path);
         path_term.append_type_and_str("");
         IpRangeQuery {
-            field,
+            field: values,
             prefix: path_term.serialized_value_bytes().to_vec(),
             range,
         }
@@ -148,9 +147,7 @@ pub fn cidr_query(
     value: &serde_json::Value,
 ) -> Option<Result<Box<dyn Query>>> {
     let block = cidr(value.as_str()?)?;
-    Some(block.map(|range| -> Box<dyn Query> {
-        Box::new(IpRangeQuery::new(json_term(values, path), range))
-    }))
+    Some(block.map(|range| -> Box<dyn Query> { Box::new(IpRangeQuery::new(values, path, range)) }))
 }
 
 /// A range query's bound as an address.

@@ -290,10 +290,7 @@ fn ip_range_query(
         })
     };
     Ok(match ip_range::inclusive(text(&lower)?, text(&upper)?) {
-        Some(range) => Box::new(IpRangeQuery::new(
-            json_term(ctx.fields.values, field),
-            range,
-        )),
+        Some(range) => Box::new(IpRangeQuery::new(ctx.fields.values, field, range)),
         None => Box::new(EmptyQuery),
     })
 }
