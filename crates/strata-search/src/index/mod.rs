@@ -147,15 +147,42 @@ impl SearchIndex {
         })
     }
 
-    /// Makes every change so far searchable on all shards.
+    /// Makes every change so far searchable on all shards; the shards
+    /// commit at the same time, each on its own thread.
     pub fn refresh(&self) -> Result<()> {
-        for shard in &self.shards {
-            if shard.refresh(|| self.covered_lsn(), false)? {
-                self.counters.note_refresh();
+        let refresh = |shard: &Shard| shard.refresh(|| self.covered_lsn(), false);
+        let outcomes: Vec<Result<bool>> = match self.shards.as_slice() {
+            [one] => vec![refresh(one)],
+            shards => std::thread::scope(|scope| {
+                let running: Vec<_> = shards
+                    .iter()
+                    .map(|shard| {
+                        std::thread::Builder::new()
+                            .name("strata-refresh".into())
+                            .spawn_scoped(scope, move || refresh(shard))
+                    })
+                    .collect();
+                running
+                    .into_iter()
+                    .map(|thread| match thread {
+                        Ok(thread) => thread.join().unwrap_or_else(|_| {
+                            Err(SearchError::illegal("a shard's refresh panicked"))
+                        }),
+                        Err(e) => Err(SearchError::io("start a refresh thread", e)),
+                    })
+                    .collect()
+            }),
+        };
+        *self.last_refresh.lock() = Instant::now();
+        let mut result = Ok(());
+        for outcome in outcomes {
+            match outcome {
+                Ok(true) => self.counters.note_refresh(),
+                Ok(false) => {}
+                Err(e) => result = result.and(Err(e)),
             }
         }
-        *self.last_refresh.lock() = Instant::now();
-        Ok(())
+        result
     }
 
     /// Elasticsearch's flush: every shard's newest commit made durable on

@@ -2,25 +2,32 @@
 //! reader reloaded at each refresh, and the live version map.
 //!
 //! Invariants (all under the shard's write lock):
-//! - an operation is appended to the translog and then applied to the
-//!   writer; so at any moment every operation of this shard with an LSN up
-//!   to the translog's last LSN is in the writer. A commit records that LSN
-//!   as its payload: replay after a restart starts above it.
-//! - the live map holds every document changed since the last refresh (its
-//!   version, sequence number and source, or a tombstone), so reads and
-//!   version checks are real-time; the reader answers for the rest. A
-//!   refresh reloads the reader and clears the map in one step.
+//! - an operation is appended to the translog and then handed to the
+//!   writer, or held while a commit runs and handed over when it ends; so
+//!   every operation of this shard with an LSN up to the translog's last
+//!   LSN is in the writer or held. A commit covers what was in the writer
+//!   when it started and records the LSN read then as its payload: replay
+//!   after a restart starts above it.
+//! - the live map holds every document changed and not yet visible to the
+//!   reader (its version, sequence number and source, or a tombstone), so
+//!   reads and version checks are real-time; the reader answers for the
+//!   rest. After a commit, once the reader is reloaded, the entries it
+//!   covers (sequence numbers below its `next_seq_no`) are dropped.
+//! - lock order: the commit lock, then the write state, then the writer.
 //!
 //! - `document`: building the tantivy document.
+//! - `writes`: index, delete and replay.
+//! - `refresh`: commits, flush, forced merges.
 
 pub mod document;
+mod refresh;
+mod writes;
 
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use parking_lot::Mutex;
-use serde_json::json;
+use parking_lot::{Condvar, Mutex};
 use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{
     DocAddress, DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument,
@@ -29,12 +36,15 @@ use tantivy::{
 
 use crate::error::{Result, SearchError};
 use crate::store::{SchemaFields, ShardStorage, TieredDirectory};
-use crate::translog::Operation;
 
 /// The primary term of every shard (a single node never changes primaries).
 pub const PRIMARY_TERM: u64 = 1;
 
 const WRITER_MEMORY: usize = 32 << 20;
+
+/// Operations held at most while a commit runs (a few tenths of a second
+/// of bulk indexing); writers then wait for the commit to end.
+const HELD_OPERATIONS: usize = 4096;
 
 /// A document's current version.
 #[derive(Debug, Clone)]
@@ -90,10 +100,14 @@ struct LiveDoc {
 }
 
 struct WriteState {
-    writer: IndexWriter,
     live: HashMap<String, LiveDoc>,
     next_seq_no: u64,
+    /// Writes made since the last commit started.
     dirty: bool,
+    /// A commit runs: writes are held instead of handed to the writer.
+    committing: bool,
+    /// The writes made while the commit runs, in order.
+    held: Vec<writes::WriterOp>,
 }
 
 /// One shard of an index.
@@ -105,6 +119,13 @@ pub struct Shard {
     dir: TieredDirectory,
     reader: IndexReader,
     write: Mutex<WriteState>,
+    /// Signalled when a commit ends (writers waiting for room in `held`).
+    commit_ended: Condvar,
+    /// The tantivy writer: used under the write state's lock except by a
+    /// commit, which holds only this lock (and `committer`).
+    writer: Mutex<IndexWriter>,
+    /// Taken for the whole of a refresh or a forced merge: one at a time.
+    committer: Mutex<()>,
 }
 
 /// The commit payload: how far the translog and the sequence numbers go.
@@ -164,11 +185,15 @@ impl Shard {
             dir,
             reader,
             write: Mutex::new(WriteState {
-                writer,
                 live: HashMap::new(),
                 next_seq_no: point.next_seq_no,
                 dirty: false,
+                committing: false,
+                held: Vec::new(),
             }),
+            commit_ended: Condvar::new(),
+            writer: Mutex::new(writer),
+            committer: Mutex::new(()),
         };
         Ok((shard, point))
     }
@@ -201,129 +226,6 @@ impl Shard {
     /// Sequence numbers handed out so far (the next one).
     pub fn next_seq_no(&self) -> u64 {
         self.write.lock().next_seq_no
-    }
-
-    /// Indexes `doc` under `id` if `precondition` holds. `log` appends the
-    /// operation to the translog and returns its LSN; it runs under the
-    /// shard lock, before the writer sees the document. `doc` is the
-    /// tantivy document built without version and sequence number
-    /// ([`document::build_document`], outside the lock); they are
-    /// stamped here, once chosen.
-    pub fn index(
-        &self,
-        id: &str,
-        source: Arc<Vec<u8>>,
-        precondition: Precondition,
-        auto_id: bool,
-        mut doc: TantivyDocument,
-        log: impl FnOnce(&Operation) -> Result<u64>,
-    ) -> Result<WriteOutcome> {
-        let mut state = self.write.lock();
-        let current = if auto_id {
-            None
-        } else {
-            self.current_version(&state, id)?
-        };
-        check(id, current.as_ref(), precondition)?;
-        let version = current.as_ref().map_or(1, |c| c.version + 1);
-        let seq_no = state.next_seq_no;
-        let op = Operation {
-            shard: self.number,
-            seq_no,
-            version,
-            id: id.to_string(),
-            source: Some(source.to_vec()),
-        };
-        let lsn = log(&op)?;
-        if !auto_id {
-            state
-                .writer
-                .delete_term(Term::from_field_text(self.fields.id, id));
-        }
-        document::stamp(&mut doc, &self.fields, version, seq_no);
-        state.writer.add_document(doc)?;
-        state.next_seq_no += 1;
-        state.dirty = true;
-        let version_info = DocVersion { version, seq_no };
-        state.live.insert(
-            id.to_string(),
-            LiveDoc {
-                version: version_info,
-                source: Some(source),
-            },
-        );
-        Ok(WriteOutcome {
-            version,
-            seq_no,
-            found_before: current.is_some(),
-            lsn,
-        })
-    }
-
-    /// Deletes `id` if `precondition` holds; `found_before` says whether it existed.
-    pub fn delete(
-        &self,
-        id: &str,
-        precondition: Precondition,
-        log: impl FnOnce(&Operation) -> Result<u64>,
-    ) -> Result<WriteOutcome> {
-        let mut state = self.write.lock();
-        let current = self.current_version(&state, id)?;
-        check(id, current.as_ref(), precondition)?;
-        let version = current.as_ref().map_or(1, |c| c.version + 1);
-        let seq_no = state.next_seq_no;
-        let op = Operation {
-            shard: self.number,
-            seq_no,
-            version,
-            id: id.to_string(),
-            source: None,
-        };
-        let lsn = log(&op)?;
-        state
-            .writer
-            .delete_term(Term::from_field_text(self.fields.id, id));
-        state.next_seq_no += 1;
-        state.dirty = true;
-        state.live.insert(
-            id.to_string(),
-            LiveDoc {
-                version: DocVersion { version, seq_no },
-                source: None,
-            },
-        );
-        Ok(WriteOutcome {
-            version,
-            seq_no,
-            found_before: current.is_some(),
-            lsn,
-        })
-    }
-
-    /// Re-applies a translog operation during recovery (no checks, no
-    /// logging); `doc` as for [`index`](Self::index), stamped here.
-    pub fn replay(&self, op: &Operation, doc: Option<TantivyDocument>) -> Result<()> {
-        let mut state = self.write.lock();
-        state
-            .writer
-            .delete_term(Term::from_field_text(self.fields.id, &op.id));
-        if let Some(mut doc) = doc {
-            document::stamp(&mut doc, &self.fields, op.version, op.seq_no);
-            state.writer.add_document(doc)?;
-        }
-        state.next_seq_no = state.next_seq_no.max(op.seq_no + 1);
-        state.dirty = true;
-        state.live.insert(
-            op.id.clone(),
-            LiveDoc {
-                version: DocVersion {
-                    version: op.version,
-                    seq_no: op.seq_no,
-                },
-                source: op.source.clone().map(Arc::new),
-            },
-        );
-        Ok(())
     }
 
     /// The current document `id`, real-time (unrefreshed changes included).
@@ -360,65 +262,6 @@ impl Shard {
             },
             source: Arc::new(source),
         })
-    }
-
-    /// Makes changes since the last refresh searchable (a tantivy commit to
-    /// DRAM, no fsync). `covered_lsn` is the translog's last LSN read under
-    /// no lock; `force` commits even without changes (to move the payload).
-    pub fn refresh(&self, covered_lsn: impl FnOnce() -> u64, force: bool) -> Result<bool> {
-        let mut state = self.write.lock();
-        if !state.dirty && !force {
-            return Ok(false);
-        }
-        let payload = json!({"lsn": covered_lsn(), "next_seq_no": state.next_seq_no}).to_string();
-        let mut prepared = state.writer.prepare_commit()?;
-        prepared.set_payload(&payload);
-        prepared.commit()?;
-        self.reader.reload()?;
-        state.live.clear();
-        state.dirty = false;
-        Ok(true)
-    }
-
-    /// Commits and persists the newest commit to disk (Elasticsearch's
-    /// flush); returns the durable commit point.
-    pub fn flush(&self, covered_lsn: impl FnOnce() -> u64) -> Result<CommitPoint> {
-        self.refresh(covered_lsn, true)?;
-        let persisted = self.dir.persist()?;
-        // Reopen the segments just persisted from disk, as the placement
-        // reads them, so the fresh copies are freed once searches in
-        // flight end (else they would stay until the next refresh).
-        if persisted.files > 0 {
-            self.reader.reload()?;
-        }
-        match persisted.payload {
-            Some(p) => Ok(CommitPoint::parse(Some(&p))),
-            None => Ok(CommitPoint::parse(
-                self.index.load_metas()?.payload.as_deref(),
-            )),
-        }
-    }
-
-    /// Merges segments down to at most `max_segments` and waits for it.
-    pub fn force_merge(&self, max_segments: usize) -> Result<()> {
-        let ids = self.index.searchable_segment_ids()?;
-        if ids.len() <= max_segments.max(1) {
-            return Ok(());
-        }
-        let merge = {
-            let mut state = self.write.lock();
-            state.writer.merge(&ids)
-        };
-        merge.wait()?;
-        self.reader.reload()?;
-        Ok(())
-    }
-
-    /// Stops the writer's threads (merges finish first).
-    pub fn close(self) -> Result<()> {
-        let state = self.write.into_inner();
-        state.writer.wait_merging_threads()?;
-        Ok(())
     }
 
     fn current_version(&self, state: &WriteState, id: &str) -> Result<Option<DocVersion>> {

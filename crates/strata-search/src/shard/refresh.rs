@@ -1,0 +1,108 @@
+//! Refresh (a tantivy commit that makes writes searchable), flush, forced
+//! merges and closing.
+//!
+//! A tantivy commit needs the writer to itself and waits for the writer's
+//! indexing thread to finish its segment: hundreds of milliseconds under a
+//! bulk load. It therefore runs without the shard's lock. Under the lock,
+//! a refresh only reads what the commit will cover (every operation so
+//! far, and the translog LSN) and sets `committing`; writes made while the
+//! commit runs are held in order and handed to the writer, still under
+//! the lock, when it ends. Commits of one shard run one at a time.
+
+use serde_json::json;
+
+use super::{CommitPoint, Shard};
+use crate::error::Result;
+
+impl Shard {
+    /// Makes the writes so far searchable (a tantivy commit to DRAM, no
+    /// fsync); returns whether it committed. `covered_lsn` is the
+    /// translog's last LSN read under no lock; `force` commits even
+    /// without changes (to move the payload).
+    pub fn refresh(&self, covered_lsn: impl FnOnce() -> u64, force: bool) -> Result<bool> {
+        // A refresh that waits here for another's commit returns after it,
+        // and finds clean whatever that commit covered.
+        let _one_commit = self.committer.lock();
+        let (payload, covers) = {
+            let mut state = self.write.lock();
+            if !state.dirty && !force {
+                return Ok(false);
+            }
+            let covers = state.next_seq_no;
+            let payload = json!({"lsn": covered_lsn(), "next_seq_no": covers}).to_string();
+            state.committing = true;
+            state.dirty = false;
+            (payload, covers)
+        };
+        let committed = self.commit(&payload);
+        let handed = {
+            let mut state = self.write.lock();
+            let held = std::mem::take(&mut state.held);
+            let writer = self.writer.lock();
+            let handed = held.into_iter().try_for_each(|op| op.apply(&writer));
+            state.committing = false;
+            if committed.is_err() {
+                // The writes stay uncommitted: the next refresh tries again.
+                state.dirty = true;
+            }
+            self.commit_ended.notify_all();
+            handed
+        };
+        committed?;
+        handed?;
+        self.reader.reload()?;
+        // The reader now answers for what the commit covered; later writes
+        // stay in the live map until a commit covers them.
+        let mut state = self.write.lock();
+        state.live.retain(|_, live| live.version.seq_no >= covers);
+        Ok(true)
+    }
+
+    fn commit(&self, payload: &str) -> Result<()> {
+        let mut writer = self.writer.lock();
+        let mut prepared = writer.prepare_commit()?;
+        prepared.set_payload(payload);
+        prepared.commit()?;
+        Ok(())
+    }
+
+    /// Commits and persists the newest commit to disk (Elasticsearch's
+    /// flush); returns the durable commit point.
+    pub fn flush(&self, covered_lsn: impl FnOnce() -> u64) -> Result<CommitPoint> {
+        self.refresh(covered_lsn, true)?;
+        let persisted = self.dir.persist()?;
+        // Reopen the segments just persisted from disk, as the placement
+        // reads them, so the fresh copies are freed once searches in
+        // flight end (else they would stay until the next refresh).
+        if persisted.files > 0 {
+            self.reader.reload()?;
+        }
+        match persisted.payload {
+            Some(p) => Ok(CommitPoint::parse(Some(&p))),
+            None => Ok(CommitPoint::parse(
+                self.index.load_metas()?.payload.as_deref(),
+            )),
+        }
+    }
+
+    /// Merges segments down to at most `max_segments` and waits for it.
+    pub fn force_merge(&self, max_segments: usize) -> Result<()> {
+        let ids = self.index.searchable_segment_ids()?;
+        if ids.len() <= max_segments.max(1) {
+            return Ok(());
+        }
+        let merge = {
+            let _one_commit = self.committer.lock();
+            self.writer.lock().merge(&ids)
+        };
+        merge.wait()?;
+        self.reader.reload()?;
+        Ok(())
+    }
+
+    /// Stops the writer's threads (merges finish first).
+    pub fn close(self) -> Result<()> {
+        self.writer.into_inner().wait_merging_threads()?;
+        Ok(())
+    }
+}

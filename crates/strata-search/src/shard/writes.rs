@@ -1,0 +1,187 @@
+//! Writes to a shard: index, delete and recovery replay. Each runs under
+//! the shard's lock: version check, translog append, then the operation
+//! goes to the tantivy writer, or, while a commit runs, to the held
+//! queue that the commit hands to the writer when it ends
+//! ([`refresh`](super::refresh)).
+
+use std::sync::Arc;
+
+use parking_lot::MutexGuard;
+use tantivy::{TantivyDocument, Term};
+
+use super::{
+    check, document, DocVersion, LiveDoc, Precondition, Shard, WriteOutcome, WriteState,
+    HELD_OPERATIONS,
+};
+use crate::error::Result;
+use crate::translog::Operation;
+
+/// One operation for the tantivy writer: delete the documents with the
+/// `_id` term `delete` (if any), then add `add` (if any). An index with a
+/// given id is both, an index with a generated id only the add, a delete
+/// only the delete.
+pub(super) struct WriterOp {
+    pub(super) delete: Option<Term>,
+    pub(super) add: Option<TantivyDocument>,
+}
+
+impl WriterOp {
+    /// Applies the operation to `writer`.
+    pub(super) fn apply(self, writer: &tantivy::IndexWriter) -> Result<()> {
+        if let Some(term) = self.delete {
+            writer.delete_term(term);
+        }
+        if let Some(doc) = self.add {
+            writer.add_document(doc)?;
+        }
+        Ok(())
+    }
+}
+
+impl Shard {
+    /// The shard's write state, once the held queue has room: while a
+    /// commit runs and [`HELD_OPERATIONS`] are held, writers wait for it
+    /// (the shard's back pressure on indexing).
+    fn write_state(&self) -> MutexGuard<'_, WriteState> {
+        let mut state = self.write.lock();
+        while state.committing && state.held.len() >= HELD_OPERATIONS {
+            self.commit_ended.wait(&mut state);
+        }
+        state
+    }
+
+    /// Hands `op` to the writer, or holds it while a commit runs. Called
+    /// under the shard's lock, so operations reach the writer in sequence
+    /// order; the writer's own lock is free whenever no commit runs.
+    fn submit(&self, state: &mut WriteState, op: WriterOp) -> Result<()> {
+        if state.committing {
+            state.held.push(op);
+            Ok(())
+        } else {
+            op.apply(&self.writer.lock())
+        }
+    }
+
+    /// Indexes `doc` under `id` if `precondition` holds. `log` appends the
+    /// operation to the translog and returns its LSN; it runs under the
+    /// shard lock, before the writer sees the document. `doc` is the
+    /// tantivy document built without version and sequence number
+    /// ([`document::build_document`], outside the lock); they are
+    /// stamped here, once chosen.
+    pub fn index(
+        &self,
+        id: &str,
+        source: Arc<Vec<u8>>,
+        precondition: Precondition,
+        auto_id: bool,
+        mut doc: TantivyDocument,
+        log: impl FnOnce(&Operation) -> Result<u64>,
+    ) -> Result<WriteOutcome> {
+        let mut state = self.write_state();
+        let current = if auto_id {
+            None
+        } else {
+            self.current_version(&state, id)?
+        };
+        check(id, current.as_ref(), precondition)?;
+        let version = current.as_ref().map_or(1, |c| c.version + 1);
+        let seq_no = state.next_seq_no;
+        let op = Operation {
+            shard: self.number,
+            seq_no,
+            version,
+            id: id.to_string(),
+            source: Some(source.to_vec()),
+        };
+        let lsn = log(&op)?;
+        document::stamp(&mut doc, &self.fields, version, seq_no);
+        let delete = (!auto_id).then(|| Term::from_field_text(self.fields.id, id));
+        self.submit(
+            &mut state,
+            WriterOp {
+                delete,
+                add: Some(doc),
+            },
+        )?;
+        state.next_seq_no += 1;
+        state.dirty = true;
+        let version_info = DocVersion { version, seq_no };
+        state.live.insert(
+            id.to_string(),
+            LiveDoc {
+                version: version_info,
+                source: Some(source),
+            },
+        );
+        Ok(WriteOutcome {
+            version,
+            seq_no,
+            found_before: current.is_some(),
+            lsn,
+        })
+    }
+
+    /// Deletes `id` if `precondition` holds; `found_before` says whether it existed.
+    pub fn delete(
+        &self,
+        id: &str,
+        precondition: Precondition,
+        log: impl FnOnce(&Operation) -> Result<u64>,
+    ) -> Result<WriteOutcome> {
+        let mut state = self.write_state();
+        let current = self.current_version(&state, id)?;
+        check(id, current.as_ref(), precondition)?;
+        let version = current.as_ref().map_or(1, |c| c.version + 1);
+        let seq_no = state.next_seq_no;
+        let op = Operation {
+            shard: self.number,
+            seq_no,
+            version,
+            id: id.to_string(),
+            source: None,
+        };
+        let lsn = log(&op)?;
+        let delete = Some(Term::from_field_text(self.fields.id, id));
+        self.submit(&mut state, WriterOp { delete, add: None })?;
+        state.next_seq_no += 1;
+        state.dirty = true;
+        state.live.insert(
+            id.to_string(),
+            LiveDoc {
+                version: DocVersion { version, seq_no },
+                source: None,
+            },
+        );
+        Ok(WriteOutcome {
+            version,
+            seq_no,
+            found_before: current.is_some(),
+            lsn,
+        })
+    }
+
+    /// Re-applies a translog operation during recovery (no checks, no
+    /// logging); `doc` as for [`index`](Self::index), stamped here.
+    pub fn replay(&self, op: &Operation, doc: Option<TantivyDocument>) -> Result<()> {
+        let mut state = self.write_state();
+        let add = doc.map(|mut doc| {
+            document::stamp(&mut doc, &self.fields, op.version, op.seq_no);
+            doc
+        });
+        let delete = Some(Term::from_field_text(self.fields.id, &op.id));
+        self.submit(&mut state, WriterOp { delete, add })?;
+        state.next_seq_no = state.next_seq_no.max(op.seq_no + 1);
+        state.dirty = true;
+        state.live.insert(
+            op.id.clone(),
+            LiveDoc {
+                version: DocVersion {
+                    version: op.version,
+                    seq_no: op.seq_no,
+                },
+                source: op.source.clone().map(Arc::new),
+            },
+        );
+        Ok(())
+    }
+}
