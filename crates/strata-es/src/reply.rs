@@ -16,6 +16,10 @@ pub type DurableWait = Pin<Box<dyn Future<Output = Result<(), String>> + Send>>;
 pub enum Payload {
     /// A JSON document (`filter_path` and `pretty` apply).
     Json(Value),
+    /// A JSON document already serialized, for replies too large and
+    /// frequent to build as a [`Value`] (bulk); `filter_path` and `pretty`
+    /// still apply (the body is parsed again for them).
+    Serialized(Vec<u8>),
     /// Plain text (the `_cat` tables).
     Text(String),
     /// No body (`HEAD`).
@@ -55,6 +59,15 @@ impl Reply {
             payload: Payload::Json(body),
             durable: Vec::new(),
         }
+    }
+
+    /// 200 with `body` serialized as JSON now.
+    pub fn serialized(body: &impl serde::Serialize) -> Result<Reply, serde_json::Error> {
+        Ok(Reply {
+            status: 200,
+            payload: Payload::Serialized(serde_json::to_vec(body)?),
+            durable: Vec::new(),
+        })
     }
 
     /// 200 with a text body.

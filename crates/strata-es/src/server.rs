@@ -126,14 +126,13 @@ fn render(reply: Reply, req: &EsRequest) -> Response {
     let head = req.method == Method::HEAD;
     let pretty = req.flag("pretty", false).unwrap_or(false);
     let (content_type, bytes) = match reply.payload {
-        Payload::Json(mut value) => {
-            if let Some(paths) = req.param("filter_path") {
-                value = crate::filter_path::apply(paths, value);
+        Payload::Json(value) => json_body(value, req, pretty),
+        Payload::Serialized(bytes) => {
+            let reshaped = pretty || req.param("filter_path").is_some();
+            match reshaped.then(|| serde_json::from_slice(&bytes)) {
+                Some(Ok(value)) => json_body(value, req, pretty),
+                _ => (media::reply_content_type(req.compatible_with), bytes),
             }
-            (
-                media::reply_content_type(req.compatible_with),
-                json_bytes(&value, pretty),
-            )
         }
         Payload::Text(text) => ("text/plain; charset=UTF-8".to_string(), text.into_bytes()),
         Payload::Empty => (media::reply_content_type(req.compatible_with), Vec::new()),
@@ -142,6 +141,17 @@ fn render(reply: Reply, req: &EsRequest) -> Response {
         reply.status,
         &content_type,
         if head { Vec::new() } else { bytes },
+    )
+}
+
+/// A JSON body with `filter_path` and `pretty` applied.
+fn json_body(mut value: serde_json::Value, req: &EsRequest, pretty: bool) -> (String, Vec<u8>) {
+    if let Some(paths) = req.param("filter_path") {
+        value = crate::filter_path::apply(paths, value);
+    }
+    (
+        media::reply_content_type(req.compatible_with),
+        json_bytes(&value, pretty),
     )
 }
 

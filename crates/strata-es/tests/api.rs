@@ -296,3 +296,72 @@ async fn errors_have_elasticsearch_shape_and_status() {
     );
     s.stop(true).await;
 }
+
+/// The bulk reply is written straight to bytes: its items keep
+/// Elasticsearch's shape and key order, failed items carry their error,
+/// an update's `get` is there, and `filter_path` and `pretty` still apply.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bulk_reply_shape_filter_path_and_pretty() {
+    let s = TestServer::start(1 << 20).await;
+    let nd = [("Content-Type", "application/x-ndjson")];
+    let body = concat!(
+        "{\"index\":{\"_index\":\"b\",\"_id\":\"1\"}}\n{\"n\":1}\n",
+        "{\"create\":{\"_index\":\"b\",\"_id\":\"1\"}}\n{\"n\":2}\n",
+        "{\"update\":{\"_index\":\"b\",\"_id\":\"1\"}}\n{\"doc\":{\"m\":3},\"_source\":true}\n",
+        "{\"delete\":{\"_index\":\"b\",\"_id\":\"nope\"}}\n",
+    );
+    let r = s.send("POST", "/_bulk", &nd, Some(body.as_bytes())).await;
+    assert_eq!(r.status, 200);
+    let text = r.text();
+    assert!(
+        text.contains(concat!(
+            r#"{"index":{"_index":"b","_id":"1","_version":1,"result":"created","#,
+            r#""_shards":{"total":2,"successful":1,"failed":0},"_seq_no":0,"_primary_term":1,"status":201}}"#
+        )),
+        "{text}"
+    );
+    let v = r.json();
+    assert_eq!(v["errors"], true);
+    assert!(v["took"].is_u64());
+    let items = v["items"].as_array().unwrap();
+    assert_eq!(items.len(), 4);
+    let create = &items[1]["create"];
+    assert_eq!(create["status"], 409);
+    assert_eq!(create["_id"], "1");
+    assert_eq!(create["error"]["type"], "version_conflict_engine_exception");
+    let update = &items[2]["update"];
+    assert_eq!(update["result"], "updated");
+    assert_eq!(update["_version"], 2);
+    assert_eq!(update["get"]["_source"], json!({"n": 1, "m": 3}));
+    let delete = &items[3]["delete"];
+    assert_eq!(
+        (delete["status"].as_u64(), delete["result"].as_str()),
+        (Some(404), Some("not_found"))
+    );
+    assert!(items[0]["index"].get("get").is_none());
+
+    let line = "{\"index\":{\"_index\":\"b\",\"_id\":\"2\"}}\n{\"n\":4}\n";
+    let filtered = s
+        .send(
+            "POST",
+            "/_bulk?filter_path=items.*.status,errors",
+            &nd,
+            Some(line.as_bytes()),
+        )
+        .await;
+    assert_eq!(
+        filtered.json(),
+        json!({"errors": false, "items": [{"index": {"status": 201}}]})
+    );
+    let line = "{\"index\":{\"_index\":\"b\",\"_id\":\"3\"}}\n{\"n\":5}\n";
+    let pretty = s
+        .send(
+            "POST",
+            "/_bulk?pretty&filter_path=errors",
+            &nd,
+            Some(line.as_bytes()),
+        )
+        .await;
+    assert_eq!(pretty.text(), "{\n  \"errors\": false\n}\n");
+    s.stop(true).await;
+}

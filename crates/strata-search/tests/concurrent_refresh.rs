@@ -147,7 +147,10 @@ fn writes_racing_refreshes_and_flushes_match_the_model() {
                 .into_iter()
                 .map(|m| m.expect("a writer failed"))
                 .collect();
-            assert!(refresher.join().unwrap() > 1, "refreshes ran during the writes");
+            assert!(
+                refresher.join().unwrap() > 1,
+                "refreshes ran during the writes"
+            );
             second.join().unwrap();
             models
         });

@@ -10,11 +10,14 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
 
-use serde_json::{json, Map, Value};
-use strata_search::index::{DocWriteResult, WriteResult};
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use strata_search::index::DocWriteResult;
 use strata_search::{SearchError, SearchIndex};
 
-use super::documents::{write_body, UpdateBody};
+use super::documents::UpdateBody;
+use super::write_reply::{write_status, WriteBody};
 use crate::error::{EsError, Result};
 use crate::ndjson;
 use crate::node::Node;
@@ -76,11 +79,10 @@ pub fn bulk(node: &Node, path_index: Option<&str>, req: &EsRequest) -> Result<Re
     let require_alias = req.flag("require_alias", false)?;
     let items = parse_items(&req.body, path_index)?;
     let started = Instant::now();
-    let mut errors = false;
     let mut touched: BTreeMap<String, (Arc<SearchIndex>, u64)> = BTreeMap::new();
-    let mut results = Vec::with_capacity(items.len());
+    let mut outcomes = Vec::with_capacity(items.len());
     for item in &items {
-        let body = match run(node, item, require_alias) {
+        let outcome = match run(node, item, require_alias) {
             Ok((index, result, get)) => {
                 // Looked up first: the name is copied once per index, not per item.
                 let entry = match touched.get_mut(index.name()) {
@@ -90,46 +92,109 @@ pub fn bulk(node: &Node, path_index: Option<&str>, req: &EsRequest) -> Result<Re
                         .or_insert_with(|| (Arc::clone(&index), 0)),
                 };
                 entry.1 = entry.1.max(result.lsn);
-                let mut body = write_body(&index, &result);
-                body["status"] = json!(item_status(result.result));
-                if let Some(get) = get {
-                    body["get"] = get;
-                }
-                body
+                Outcome::Written { index, result, get }
             }
-            Err(e) => {
-                errors = true;
-                json!({
-                    "_index": item.index,
-                    "_id": item.id,
-                    "status": e.status(),
-                    "error": e.in_index(&item.index).cause(),
-                })
-            }
+            Err(e) => Outcome::Failed {
+                status: e.status(),
+                error: e.in_index(&item.index).cause(),
+            },
         };
-        results.push(json!({ item.op.name(): body }));
+        outcomes.push(outcome);
     }
     if refresh != RefreshPolicy::None {
         for (index, _) in touched.values() {
             index.refresh()?;
         }
     }
-    let mut reply = Reply::ok(json!({
-        "took": started.elapsed().as_millis() as u64,
-        "errors": errors,
-        "items": results,
-    }));
+    let reply = BulkReply {
+        took: started.elapsed().as_millis() as u64,
+        errors: outcomes.iter().any(|o| matches!(o, Outcome::Failed { .. })),
+        items: items
+            .iter()
+            .zip(&outcomes)
+            .map(|(item, outcome)| ItemReply { item, outcome })
+            .collect(),
+    };
+    let mut reply = Reply::serialized(&reply)
+        .map_err(|e| EsError::Internal(format!("could not write the bulk reply: {e}")))?;
     for (index, lsn) in touched.values() {
         reply = reply.after_durable(index, *lsn);
     }
     Ok(reply)
 }
 
-fn item_status(result: WriteResult) -> u16 {
-    match result {
-        WriteResult::Created => 201,
-        WriteResult::NotFound => 404,
-        _ => 200,
+/// What one item did.
+enum Outcome {
+    Written {
+        index: Arc<SearchIndex>,
+        result: DocWriteResult,
+        get: Option<Value>,
+    },
+    Failed {
+        status: u16,
+        error: Value,
+    },
+}
+
+/// The bulk reply, serialized without building a `Value` per item.
+#[derive(Serialize)]
+struct BulkReply<'a> {
+    took: u64,
+    errors: bool,
+    items: Vec<ItemReply<'a>>,
+}
+
+/// `{"<op>": {...}}` for one item.
+struct ItemReply<'a> {
+    item: &'a Item<'a>,
+    outcome: &'a Outcome,
+}
+
+/// A written item: the write's body, its status and an update's `get`.
+#[derive(Serialize)]
+struct WrittenItem<'a> {
+    #[serde(flatten)]
+    body: WriteBody<'a>,
+    status: u16,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    get: Option<&'a Value>,
+}
+
+/// A failed item.
+#[derive(Serialize)]
+struct FailedItem<'a> {
+    #[serde(rename = "_index")]
+    index: &'a str,
+    #[serde(rename = "_id")]
+    id: Option<&'a str>,
+    status: u16,
+    error: &'a Value,
+}
+
+impl Serialize for ItemReply<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(1))?;
+        let name = self.item.op.name();
+        match self.outcome {
+            Outcome::Written { index, result, get } => map.serialize_entry(
+                name,
+                &WrittenItem {
+                    body: WriteBody::new(index, result),
+                    status: write_status(result.result),
+                    get: get.as_ref(),
+                },
+            )?,
+            Outcome::Failed { status, error } => map.serialize_entry(
+                name,
+                &FailedItem {
+                    index: &self.item.index,
+                    id: self.item.id.as_deref(),
+                    status: *status,
+                    error,
+                },
+            )?,
+        }
+        map.end()
     }
 }
 

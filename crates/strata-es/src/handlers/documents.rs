@@ -13,6 +13,7 @@ use strata_search::search::source_filter::SourceFilter;
 use strata_search::shard::PRIMARY_TERM;
 use strata_search::{SearchError, SearchIndex};
 
+use super::write_reply::{write_status, WriteBody};
 use crate::error::{EsError, Result};
 use crate::node::Node;
 use crate::reply::Reply;
@@ -218,38 +219,15 @@ fn finish_write(
     if changed && refresh != RefreshPolicy::None {
         index.refresh()?;
     }
-    let mut body = write_body(index, result);
+    let mut body = WriteBody::new(index, result).to_value();
     if changed && refresh == RefreshPolicy::Immediate {
         body["forced_refresh"] = json!(true);
     }
     if let Some(get) = get {
         body["get"] = get;
     }
-    let status = match result.result {
-        WriteResult::Created => 201,
-        WriteResult::NotFound => 404,
-        _ => 200,
-    };
+    let status = write_status(result.result);
     Ok(Reply::json(status, body).after_durable(index, result.lsn))
-}
-
-/// The reply body of a document write (also a `_bulk` item).
-pub fn write_body(index: &SearchIndex, r: &DocWriteResult) -> Value {
-    let shards = if r.result == WriteResult::Noop {
-        json!({"total": 0, "successful": 0, "failed": 0})
-    } else {
-        let replicas = u64::from(index.number_of_replicas());
-        json!({"total": 1 + replicas, "successful": 1, "failed": 0})
-    };
-    json!({
-        "_index": index.name(),
-        "_id": r.id,
-        "_version": r.version,
-        "result": r.result.as_str(),
-        "_shards": shards,
-        "_seq_no": r.seq_no,
-        "_primary_term": PRIMARY_TERM,
-    })
 }
 
 /// `_source`, `_source_includes` and `_source_excludes` parameters.

@@ -16,6 +16,7 @@
 //! - `templates`: `_template`, `_index_template`, `_component_template`.
 //! - `rollover`: `<alias>/_rollover`.
 //! - `cluster_state`: `_cluster/state`, `_cluster/settings`.
+//! - `write_reply`: the reply body of a document write (single and bulk).
 
 pub mod aliases;
 pub mod bulk;
@@ -29,6 +30,7 @@ pub mod root;
 pub mod search;
 pub mod stats;
 pub mod templates;
+pub mod write_reply;
 
 use crate::error::Result;
 use crate::node::Node;

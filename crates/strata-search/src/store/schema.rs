@@ -50,10 +50,14 @@ pub struct SchemaFields {
 }
 
 impl SchemaFields {
-    /// Builds the schema.
+    /// Builds the schema of new indices. `_id` is indexed (lookups by id)
+    /// and stored (hits), without a fast column: nothing reads one, and a
+    /// column of unique strings is costly to build at every refresh and
+    /// to merge. (Indices created before keep theirs; the schema is read
+    /// from each index.)
     pub fn build() -> SchemaFields {
         let mut b = Schema::builder();
-        let id = b.add_text_field(ID, STRING | STORED | FAST);
+        let id = b.add_text_field(ID, STRING | STORED);
         let source = b.add_bytes_field(SOURCE, STORED);
         let version = b.add_u64_field("_version", NumericOptions::default() | STORED | FAST);
         let seq_no = b.add_u64_field("_seq_no", NumericOptions::default() | STORED | FAST);
