@@ -87,7 +87,19 @@ impl TestServer {
                 .unwrap()
                 .unwrap();
         }
-        Arc::clone(&self.dir)
+        // A connection's task can hold the node for a moment after the
+        // server's task has ended. A restart over the same directory must
+        // find the node gone (its index writers hold the directories'
+        // locks), so wait to be the last owner and drop it here.
+        let TestServer { node, dir, .. } = self;
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while Arc::strong_count(&node) > 1 && std::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        tokio::task::spawn_blocking(move || drop(node))
+            .await
+            .unwrap();
+        dir
     }
 
     /// Sends a request with a JSON (or empty) body.
