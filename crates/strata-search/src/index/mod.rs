@@ -147,11 +147,13 @@ impl SearchIndex {
         })
     }
 
-    /// Makes every change so far searchable on all shards; the shards
-    /// commit at the same time, each on its own thread.
+    /// Makes every change so far searchable on all shards; shards with
+    /// changes commit at the same time, each on its own thread.
     pub fn refresh(&self) -> Result<()> {
         let refresh = |shard: &Shard| shard.refresh(|| self.covered_lsn(), false);
-        let outcomes: Vec<Result<bool>> = match self.shards.as_slice() {
+        let pending: Vec<&Shard> = self.shards.iter().filter(|s| s.has_pending()).collect();
+        let outcomes: Vec<Result<bool>> = match pending.as_slice() {
+            [] => Vec::new(),
             [one] => vec![refresh(one)],
             shards => std::thread::scope(|scope| {
                 let running: Vec<_> = shards

@@ -7,7 +7,8 @@
 //! a refresh only reads what the commit will cover (every operation so
 //! far, and the translog LSN) and sets `committing`; writes made while the
 //! commit runs are held in order and handed to the writer, still under
-//! the lock, when it ends. Commits of one shard run one at a time.
+//! the lock, when it ends. Commits of one shard run one at a time, and
+//! never while a flush persists the segment files.
 
 use serde_json::json;
 
@@ -23,6 +24,11 @@ impl Shard {
         // A refresh that waits here for another's commit returns after it,
         // and finds clean whatever that commit covered.
         let _one_commit = self.committer.lock();
+        self.refresh_alone(covered_lsn, force)
+    }
+
+    /// [`refresh`](Self::refresh) with the commit lock held by the caller.
+    fn refresh_alone(&self, covered_lsn: impl FnOnce() -> u64, force: bool) -> Result<bool> {
         let (payload, covers) = {
             let mut state = self.write.lock();
             if !state.dirty && !force {
@@ -58,6 +64,17 @@ impl Shard {
         Ok(true)
     }
 
+    /// Whether a refresh now would commit or wait for a commit: writes
+    /// since the last commit started, or a refresh, flush or merge
+    /// running (a commit in flight may cover writes the caller made and
+    /// not be visible yet).
+    pub fn has_pending(&self) -> bool {
+        self.committer.is_locked() || {
+            let state = self.write.lock();
+            state.dirty || state.committing
+        }
+    }
+
     fn commit(&self, payload: &str) -> Result<()> {
         let mut writer = self.writer.lock();
         let mut prepared = writer.prepare_commit()?;
@@ -68,8 +85,11 @@ impl Shard {
 
     /// Commits and persists the newest commit to disk (Elasticsearch's
     /// flush); returns the durable commit point.
+    /// The commit lock is held throughout: no commit runs while the
+    /// segment files are persisted.
     pub fn flush(&self, covered_lsn: impl FnOnce() -> u64) -> Result<CommitPoint> {
-        self.refresh(covered_lsn, true)?;
+        let _one_commit = self.committer.lock();
+        self.refresh_alone(covered_lsn, true)?;
         let persisted = self.dir.persist()?;
         // Reopen the segments just persisted from disk, as the placement
         // reads them, so the fresh copies are freed once searches in
