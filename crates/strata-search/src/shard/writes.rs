@@ -74,7 +74,31 @@ impl Shard {
         source: Arc<Vec<u8>>,
         precondition: Precondition,
         auto_id: bool,
-        mut doc: TantivyDocument,
+        doc: TantivyDocument,
+        log: impl FnOnce(&Operation) -> Result<u64>,
+    ) -> Result<WriteOutcome> {
+        self.write(id, Some((source, doc)), precondition, auto_id, log)
+    }
+
+    /// Deletes `id` if `precondition` holds; `found_before` says whether it existed.
+    pub fn delete(
+        &self,
+        id: &str,
+        precondition: Precondition,
+        log: impl FnOnce(&Operation) -> Result<u64>,
+    ) -> Result<WriteOutcome> {
+        self.write(id, None, precondition, false, log)
+    }
+
+    /// An index (`added`: the source and its document) or a delete
+    /// (`None`) of `id`. A generated id (`auto_id`) is new: no version
+    /// lookup, no delete of an earlier document.
+    fn write(
+        &self,
+        id: &str,
+        added: Option<(Arc<Vec<u8>>, TantivyDocument)>,
+        precondition: Precondition,
+        auto_id: bool,
         log: impl FnOnce(&Operation) -> Result<u64>,
     ) -> Result<WriteOutcome> {
         let mut state = self.write_state();
@@ -91,65 +115,25 @@ impl Shard {
             seq_no,
             version,
             id: id.to_string(),
-            source: Some(source.to_vec()),
+            source: added.as_ref().map(|(source, _)| source.to_vec()),
         };
         let lsn = log(&op)?;
-        document::stamp(&mut doc, &self.fields, version, seq_no);
+        let (source, add) = match added {
+            Some((source, mut doc)) => {
+                document::stamp(&mut doc, &self.fields, version, seq_no);
+                (Some(source), Some(doc))
+            }
+            None => (None, None),
+        };
         let delete = (!auto_id).then(|| Term::from_field_text(self.fields.id, id));
-        self.submit(
-            &mut state,
-            WriterOp {
-                delete,
-                add: Some(doc),
-            },
-        )?;
-        state.next_seq_no += 1;
-        state.dirty = true;
-        let version_info = DocVersion { version, seq_no };
-        state.live.insert(
-            id.to_string(),
-            LiveDoc {
-                version: version_info,
-                source: Some(source),
-            },
-        );
-        Ok(WriteOutcome {
-            version,
-            seq_no,
-            found_before: current.is_some(),
-            lsn,
-        })
-    }
-
-    /// Deletes `id` if `precondition` holds; `found_before` says whether it existed.
-    pub fn delete(
-        &self,
-        id: &str,
-        precondition: Precondition,
-        log: impl FnOnce(&Operation) -> Result<u64>,
-    ) -> Result<WriteOutcome> {
-        let mut state = self.write_state();
-        let current = self.current_version(&state, id)?;
-        check(id, current.as_ref(), precondition)?;
-        let version = current.as_ref().map_or(1, |c| c.version + 1);
-        let seq_no = state.next_seq_no;
-        let op = Operation {
-            shard: self.number,
-            seq_no,
-            version,
-            id: id.to_string(),
-            source: None,
-        };
-        let lsn = log(&op)?;
-        let delete = Some(Term::from_field_text(self.fields.id, id));
-        self.submit(&mut state, WriterOp { delete, add: None })?;
+        self.submit(&mut state, WriterOp { delete, add })?;
         state.next_seq_no += 1;
         state.dirty = true;
         state.live.insert(
             id.to_string(),
             LiveDoc {
                 version: DocVersion { version, seq_no },
-                source: None,
+                source,
             },
         );
         Ok(WriteOutcome {
