@@ -126,6 +126,96 @@ async fn bulk_then_search_aggregate_count_msearch() {
     s.stop(true).await;
 }
 
+/// Many searches in one `_msearch`, run concurrently: every answer in its
+/// request's place, the same at any `max_concurrent_searches`, each equal
+/// to the same search sent alone; zero is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn msearch_answers_in_request_order_at_any_concurrency() {
+    let s = TestServer::start(1 << 20).await;
+    let n = 60;
+    load(&s, n).await;
+    let nd = [("Content-Type", "application/x-ndjson")];
+    let mut searches = Vec::new();
+    for i in 0..12u64 {
+        let (header, body) = match i % 4 {
+            0 => (
+                json!({"index": "web"}),
+                json!({"size": 0, "query": {"range": {"bytes": {"gte": i * 40}}}}),
+            ),
+            1 => (json!({"index": "missing"}), json!({})),
+            2 => (
+                json!({}),
+                json!({"size": 0, "aggs": {"m": {"terms": {"field": "method", "size": 1 + i % 3}}}}),
+            ),
+            _ => (json!({"index": "web"}), json!({"query": {"bogus": {}}})),
+        };
+        searches.push((header, body));
+    }
+    let mut ms = String::new();
+    for (header, body) in &searches {
+        ms.push_str(&format!("{header}\n{body}\n"));
+    }
+    let strip = |mut v: Value| {
+        v.as_object_mut().map(|o| o.remove("took"));
+        v
+    };
+    let mut replies = Vec::new();
+    for concurrency in ["1", "3", "64"] {
+        let uri = format!("/web/_msearch?max_concurrent_searches={concurrency}");
+        let r = s.send("POST", &uri, &nd, Some(ms.as_bytes())).await;
+        assert_eq!(r.status, 200, "{}", r.text());
+        let responses: Vec<Value> = r.json()["responses"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .cloned()
+            .map(strip)
+            .collect();
+        assert_eq!(responses.len(), searches.len());
+        replies.push(responses);
+    }
+    assert_eq!(replies[0], replies[1]);
+    assert_eq!(replies[0], replies[2]);
+    for (i, (header, body)) in searches.iter().enumerate() {
+        let got = &replies[1][i];
+        match i % 4 {
+            1 => assert_eq!(got["status"], 404, "{got}"),
+            3 => assert_eq!(got["status"], 400, "{got}"),
+            _ => {
+                assert_eq!(got["status"], 200, "{got}");
+                let index = header["index"].as_str().unwrap_or("web");
+                let alone = strip(
+                    s.json("POST", &format!("/{index}/_search"), Some(body.clone()))
+                        .await
+                        .json(),
+                );
+                let mut expected = alone;
+                expected["status"] = json!(200);
+                assert_eq!(got, &expected, "search {i}");
+            }
+        }
+    }
+    let zero = s
+        .send(
+            "POST",
+            "/web/_msearch?max_concurrent_searches=0",
+            &nd,
+            Some(ms.as_bytes()),
+        )
+        .await;
+    assert_eq!(zero.status, 400, "{}", zero.text());
+    let bad = s
+        .send(
+            "POST",
+            "/web/_msearch?max_concurrent_searches=x",
+            &nd,
+            Some(ms.as_bytes()),
+        )
+        .await;
+    assert_eq!(bad.status, 400, "{}", bad.text());
+    s.stop(true).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bulk_items_report_their_own_errors() {
     let s = TestServer::start(1 << 20).await;

@@ -25,6 +25,7 @@ pub mod cluster;
 pub mod cluster_state;
 pub mod documents;
 pub mod indices;
+pub mod msearch;
 pub mod rollover;
 pub mod root;
 pub mod search;
@@ -88,7 +89,7 @@ fn run(node: &Node, route: &Route, req: &EsRequest) -> Result<Reply> {
         Route::Bulk(index) => bulk::bulk(node, index.as_deref(), req),
         Route::Search(index) => search::search(node, index.as_deref(), req),
         Route::Count(index) => search::count(node, index.as_deref(), req),
-        Route::Msearch(index) => search::msearch(node, index.as_deref(), req),
+        Route::Msearch(index) => msearch::msearch(node, index.as_deref(), req),
         Route::ClusterHealth(index) => cluster::health_now(node, index.as_deref(), req),
         Route::ClusterSettings => cluster_state::settings(node, req),
         Route::ClusterState => cluster_state::state(node, req),

@@ -1,4 +1,4 @@
-//! `[/<indices>]/_search`, `_count` and `_msearch`. The body is the
+//! `[/<indices>]/_search` and `_count` (`_msearch` in its own module). The body is the
 //! engine's [`SearchRequest`]; URL parameters `from`, `size`, `sort`,
 //! `_source`, `track_total_hits`, `version`, `seq_no_primary_term`,
 //! `rest_total_hits_as_int` and `q` (a `query_string` query, with `df`,
@@ -7,7 +7,6 @@
 //! not change the result on a single node are accepted.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use serde_json::{json, Value};
 use strata_search::catalog::IndicesOptions;
@@ -16,7 +15,6 @@ use strata_search::SearchIndex;
 
 use super::aliases;
 use crate::error::{EsError, Result};
-use crate::ndjson;
 use crate::node::Node;
 use crate::reply::Reply;
 use crate::request::{reject_routing, EsRequest};
@@ -33,7 +31,6 @@ const HARMLESS: &[&str] = &[
     "batched_reduce_size",
     "ccs_minimize_roundtrips",
     "max_concurrent_shard_requests",
-    "max_concurrent_searches",
     "pre_filter_shard_size",
     "timeout",
     "allow_partial_search_results",
@@ -78,7 +75,7 @@ pub fn search(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<
     )?))
 }
 
-fn run_search(
+pub(super) fn run_search(
     indices: &[Arc<SearchIndex>],
     alias_filter: Option<&Value>,
     body: &Value,
@@ -119,7 +116,7 @@ fn run_search(
 
 /// `ignore_unavailable`, `allow_no_indices` and `expand_wildcards` of the
 /// request's parameters (a search's defaults when absent).
-fn indices_options(req: &EsRequest) -> Result<IndicesOptions> {
+pub(super) fn indices_options(req: &EsRequest) -> Result<IndicesOptions> {
     let mut options = IndicesOptions {
         ignore_unavailable: req.flag("ignore_unavailable", false)?,
         allow_no_indices: req.flag("allow_no_indices", true)?,
@@ -134,7 +131,10 @@ fn indices_options(req: &EsRequest) -> Result<IndicesOptions> {
 /// An `_msearch` header's own `ignore_unavailable`, `allow_no_indices`
 /// and `expand_wildcards` (booleans or strings; a list or a comma string)
 /// over the request's.
-fn header_options(header: &Value, mut options: IndicesOptions) -> Result<IndicesOptions> {
+pub(super) fn header_options(
+    header: &Value,
+    mut options: IndicesOptions,
+) -> Result<IndicesOptions> {
     let flag = |key: &str, current: bool| -> Result<bool> {
         match header.get(key) {
             None => Ok(current),
@@ -230,56 +230,5 @@ pub fn count(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<R
     Ok(Reply::ok(json!({
         "count": count,
         "_shards": {"total": shards, "successful": shards, "skipped": 0, "failed": 0}
-    })))
-}
-
-/// `[/<indices>]/_msearch`: header and body line pairs; each search
-/// answers on its own (`status`, or `error`).
-pub fn msearch(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<Reply> {
-    let started = Instant::now();
-    let lines = ndjson::lines(&req.body)?;
-    if lines.is_empty() {
-        return Err(EsError::ActionValidation("no requests added".into()));
-    }
-    let defaults = indices_options(req)?;
-    let mut responses = Vec::new();
-    for (pair, chunk) in lines.chunks(2).enumerate() {
-        let header = ndjson::parse_line(chunk[0], pair * 2)?;
-        let body = match chunk.get(1) {
-            Some(line) => ndjson::parse_line(line, pair * 2 + 1)?,
-            None => {
-                return Err(EsError::IllegalArgument(
-                    "msearch: a header line has no body line".into(),
-                ))
-            }
-        };
-        let target = match header.get("index") {
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(Value::Array(a)) => Some(
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .collect::<Vec<_>>()
-                    .join(","),
-            ),
-            _ => expression.map(str::to_string),
-        };
-        let outcome = header_options(&header, defaults)
-            .and_then(|options| aliases::resolve_filtered(node, target.as_deref(), options))
-            .and_then(|(indices, filter)| run_search(&indices, filter.as_ref(), &body, req, false));
-        responses.push(match outcome {
-            Ok(mut response) => {
-                response["status"] = json!(200);
-                response
-            }
-            Err(e) => {
-                let mut body = e.body();
-                body["status"] = json!(e.status());
-                body
-            }
-        });
-    }
-    Ok(Reply::ok(json!({
-        "took": started.elapsed().as_millis() as u64,
-        "responses": responses
     })))
 }

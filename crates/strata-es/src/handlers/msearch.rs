@@ -1,0 +1,130 @@
+//! `[/<indices>]/_msearch`: header and body line pairs, each answered on
+//! its own (`status`, or `error`), in request order.
+//!
+//! As in Elasticsearch the searches run concurrently, at most
+//! `max_concurrent_searches` at once (default: the machine's cores): each
+//! search already spreads its segments over the search pool, but its own
+//! parsing, query building and merging run on one thread, and overlapping
+//! them is what a dashboard's several searches gain. Every line is parsed
+//! before any search runs, so a malformed body fails as a whole.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+use super::aliases;
+use super::search::{header_options, indices_options, run_search};
+use crate::error::{EsError, Result};
+use crate::ndjson;
+use crate::node::Node;
+use crate::reply::Reply;
+use crate::request::EsRequest;
+
+/// One search of the body: its target expression and its body.
+struct Item {
+    header: Value,
+    target: Option<String>,
+    body: Value,
+}
+
+/// `[/<indices>]/_msearch`.
+pub fn msearch(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<Reply> {
+    let started = Instant::now();
+    let items = parse(expression, &req.body)?;
+    let defaults = indices_options(req)?;
+    let concurrency = max_concurrent_searches(req)?.min(items.len());
+    let run = |item: &Item| -> Value {
+        let outcome = header_options(&item.header, defaults)
+            .and_then(|options| aliases::resolve_filtered(node, item.target.as_deref(), options))
+            .and_then(|(indices, filter)| {
+                run_search(&indices, filter.as_ref(), &item.body, req, false)
+            });
+        match outcome {
+            Ok(mut response) => {
+                response["status"] = json!(200);
+                response
+            }
+            Err(e) => {
+                let mut body = e.body();
+                body["status"] = json!(e.status());
+                body
+            }
+        }
+    };
+    let responses: Vec<Value> = if concurrency <= 1 {
+        items.iter().map(run).collect()
+    } else {
+        // Workers take the next unstarted search; each answer goes to its
+        // request's slot, so the reply keeps the request order.
+        let next = AtomicUsize::new(0);
+        let slots: Vec<Mutex<Value>> = items.iter().map(|_| Mutex::new(Value::Null)).collect();
+        std::thread::scope(|scope| {
+            for _ in 0..concurrency {
+                scope.spawn(|| loop {
+                    let at = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(at) else { break };
+                    let answer = run(item);
+                    *slots[at].lock().unwrap_or_else(|p| p.into_inner()) = answer;
+                });
+            }
+        });
+        slots
+            .into_iter()
+            .map(|slot| slot.into_inner().unwrap_or_else(|p| p.into_inner()))
+            .collect()
+    };
+    Ok(Reply::ok(json!({
+        "took": started.elapsed().as_millis() as u64,
+        "responses": responses
+    })))
+}
+
+/// The header and body pairs of the request body.
+fn parse(expression: Option<&str>, body: &[u8]) -> Result<Vec<Item>> {
+    let lines = ndjson::lines(body)?;
+    if lines.is_empty() {
+        return Err(EsError::ActionValidation("no requests added".into()));
+    }
+    let mut items = Vec::with_capacity(lines.len().div_ceil(2));
+    for (pair, chunk) in lines.chunks(2).enumerate() {
+        let header = ndjson::parse_line(chunk[0], pair * 2)?;
+        let body = match chunk.get(1) {
+            Some(line) => ndjson::parse_line(line, pair * 2 + 1)?,
+            None => {
+                return Err(EsError::IllegalArgument(
+                    "msearch: a header line has no body line".into(),
+                ))
+            }
+        };
+        let target = match header.get("index") {
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Array(a)) => Some(
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(","),
+            ),
+            _ => expression.map(str::to_string),
+        };
+        items.push(Item {
+            header,
+            target,
+            body,
+        });
+    }
+    Ok(items)
+}
+
+/// `max_concurrent_searches`: a positive integer; by default as many as
+/// the machine has cores.
+fn max_concurrent_searches(req: &EsRequest) -> Result<usize> {
+    match req.u64_param("max_concurrent_searches")? {
+        Some(0) => Err(EsError::ActionValidation(
+            "maxConcurrentSearches must be positive".into(),
+        )),
+        Some(n) => Ok(usize::try_from(n).unwrap_or(usize::MAX)),
+        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+    }
+}
