@@ -11,8 +11,9 @@
 //!
 //! With `--index pmem` the index and stubs live in persistent memory (a
 //! file here) and a restart adopts them: a key written within the window
-//! may then also be absent (its stub survived, its newest record did not
-//! reach the device), but a key not written within it holds its value.
+//! (or with a command in flight at the kill) may then also be absent (its
+//! stub survived, its newest record did not reach the device), but a key
+//! not written within it holds its value.
 //!
 //! `STRATA_CRASH_SEED` replays a run; `STRATA_CRASH_CYCLES` sets the
 //! cycles (default 4; 30 with `STRATA_TEST_FULL=1`).
@@ -261,13 +262,17 @@ fn kill_loop(name: &str, dir: &DataDir, extra: &[&str]) {
                 let got = conn.get_value(&k);
                 let history = run.history.get(&k).cloned().unwrap_or_default();
                 let mut ok_values = allowed(&history, killed);
-                if ok_values.is_empty() || (may_vanish && ok_values.len() > 1) {
+                let in_flight = run.in_flight.as_ref().filter(|(f, _)| *f == k);
+                // With the index in pmem, a key written within the window
+                // may vanish; a command in flight at the kill is such a
+                // write (its stub may be adopted, its record lost).
+                let written_late = ok_values.len() > 1 || in_flight.is_some();
+                if ok_values.is_empty() || (may_vanish && written_late) {
                     ok_values.push(None);
                 }
                 if ok_values.len() < history.len() {
                     checked_old += 1;
                 }
-                let in_flight = run.in_flight.as_ref().filter(|(f, _)| *f == k);
                 let ok =
                     ok_values.contains(&got) || in_flight.is_some_and(|(_, after)| *after == got);
                 assert!(

@@ -2,11 +2,14 @@
 //! its own (`status`, or `error`), in request order.
 //!
 //! As in Elasticsearch the searches run concurrently, at most
-//! `max_concurrent_searches` at once (default: the machine's cores): each
-//! search already spreads its segments over the search pool, but its own
-//! parsing, query building and merging run on one thread, and overlapping
-//! them is what a dashboard's several searches gain. Every line is parsed
-//! before any search runs, so a malformed body fails as a whole.
+//! `max_concurrent_searches` at once and never more than the machine has
+//! cores (Elasticsearch's search pool bounds it the same way; a request
+//! cannot ask for a thread per search). Each search already spreads its
+//! segments over the search pool; what running several at once overlaps
+//! is each one's own parsing, query building and merging (on 2 cores the
+//! eventdata dashboards gained nothing measurable: docs/benchmarks.md).
+//! Every line is parsed before any search runs, so a malformed body fails
+//! as a whole.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -117,14 +120,15 @@ fn parse(expression: Option<&str>, body: &[u8]) -> Result<Vec<Item>> {
     Ok(items)
 }
 
-/// `max_concurrent_searches`: a positive integer; by default as many as
-/// the machine has cores.
+/// How many searches run at once: `max_concurrent_searches` (a positive
+/// integer), at most the machine's cores, which is also the default.
 fn max_concurrent_searches(req: &EsRequest) -> Result<usize> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     match req.u64_param("max_concurrent_searches")? {
         Some(0) => Err(EsError::ActionValidation(
             "maxConcurrentSearches must be positive".into(),
         )),
-        Some(n) => Ok(usize::try_from(n).unwrap_or(usize::MAX)),
-        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+        Some(n) => Ok(usize::try_from(n).map_or(cores, |n| n.min(cores))),
+        None => Ok(cores),
     }
 }
