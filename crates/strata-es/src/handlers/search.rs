@@ -1,5 +1,5 @@
-//! `[/<indices>]/_search` and `_count` (`_msearch` in its own module). The body is the
-//! engine's [`SearchRequest`]; URL parameters `from`, `size`, `sort`,
+//! `[/<indices>]/_search` and `_count` (`_msearch` has its own module).
+//! The body is the engine's [`SearchRequest`]; URL parameters `from`, `size`, `sort`,
 //! `_source`, `track_total_hits`, `version`, `seq_no_primary_term`,
 //! `rest_total_hits_as_int` and `q` (a `query_string` query, with `df`,
 //! `default_operator`, `analyze_wildcard` and `lenient`) are applied on
