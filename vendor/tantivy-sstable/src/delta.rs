@@ -86,6 +86,12 @@ impl DeltaKeyComparator {
     }
 }
 
+/// Strata: blocks are written uncompressed. Aggregations decode the blocks of
+/// string columns' dictionaries on every search (`terms`, `cardinality`), and
+/// zstd decompression dominated that work; readers still accept compressed
+/// blocks, so indexes written before this change open unchanged.
+const COMPRESS_BLOCKS: bool = false;
+
 pub struct DeltaWriter<W, TValueWriter>
 where W: io::Write
 {
@@ -128,7 +134,7 @@ where
 
         let block_len = buffer.len() + self.block.len();
 
-        if cfg!(feature = "zstd-compression") && block_len > 2048 {
+        if COMPRESS_BLOCKS && cfg!(feature = "zstd-compression") && block_len > 2048 {
             #[cfg(feature = "zstd-compression")]
             {
                 buffer.extend_from_slice(&self.block);
