@@ -2,6 +2,8 @@
 //! over the shard schema, using the index mapping to pick the field and
 //! value type. Unknown queries and parameters are `parsing_exception`s.
 //!
+//! - `date_range`: `range` on dates, skipping by `zone_map` (per-block
+//!   smallest and largest value of a segment's date column).
 //! - `date_math`: `now-1d/d`, `2024-01-01||+1M` in a time zone.
 //! - `compound`: `bool`, `constant_score`, `match_all`, `match_none`.
 //! - `full_text`: `match`, `match_phrase`, `multi_match`.
@@ -16,6 +18,7 @@
 
 mod compound;
 pub mod date_math;
+mod date_range;
 mod full_text;
 mod geo;
 pub(crate) mod ip_range;
@@ -25,6 +28,7 @@ pub mod simple_query_string;
 mod term_level;
 pub mod terms;
 mod text_syntax;
+mod zone_map;
 
 use serde_json::{Map, Value};
 use tantivy::query::{BoostQuery, Query};

@@ -1,7 +1,7 @@
 //! Term-level queries: `term`, `terms`, `range`, `exists`, `prefix`,
 //! `wildcard`, `ids` (`regexp` has its own module). Values are not analyzed.
 
-use std::ops::Bound;
+use std::ops::{Bound, RangeInclusive};
 
 use serde_json::Value;
 use tantivy::query::{
@@ -11,6 +11,7 @@ use tantivy::query::{
 use tantivy::schema::IndexRecordOption;
 use tantivy::Term;
 
+use super::date_range::DateRangeQuery;
 use super::ip_range::{self, IpRangeQuery};
 use super::regexp::{escape, term_regex, MultiTermOptions};
 use super::terms::{bound_value, exact_term, typed_term};
@@ -238,6 +239,9 @@ pub fn range(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
     } else {
         (lower, upper)
     };
+    // Dates go through zone maps (`date_range`); `None`: a bound is not a
+    // date (tantivy's range handles it), `Some(None)`: nothing fits.
+    let millis = (leaf.ty == FieldType::Date).then(|| date_millis(&lower, &upper));
     let text = leaf.ty == FieldType::Text;
     let to_term = |b: Bound<FieldValue>| -> Bound<Term> {
         let term = |v: &FieldValue| match (text, v) {
@@ -263,10 +267,44 @@ pub fn range(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
             if matches!((&lower, &upper), (Bound::Unbounded, Bound::Unbounded)) {
                 return exists(ctx, &serde_json::json!({"field": field}));
             }
-            Box::new(RangeQuery::new(lower, upper))
+            let range = RangeQuery::new(lower, upper);
+            match millis.flatten() {
+                Some(Some(millis)) => {
+                    let column = format!("{KEYWORDS}.{field}");
+                    Box::new(DateRangeQuery::new(column, millis, range))
+                }
+                Some(None) => Box::new(EmptyQuery),
+                None => Box::new(range),
+            }
         }
     };
     boosted(const_score(q), params)
+}
+
+/// A date range's bounds as inclusive epoch milliseconds: `None` when a
+/// bound is not a date value, `Some(None)` when no date fits between them.
+fn date_millis(
+    lower: &Bound<FieldValue>,
+    upper: &Bound<FieldValue>,
+) -> Option<Option<RangeInclusive<i64>>> {
+    let millis = |v: &FieldValue| match v {
+        FieldValue::Date(n) | FieldValue::Long(n) => Some(*n),
+        _ => None,
+    };
+    let low = match lower {
+        Bound::Unbounded => Some(i64::MIN),
+        Bound::Included(v) => Some(millis(v)?),
+        Bound::Excluded(v) => millis(v)?.checked_add(1),
+    };
+    let high = match upper {
+        Bound::Unbounded => Some(i64::MAX),
+        Bound::Included(v) => Some(millis(v)?),
+        Bound::Excluded(v) => millis(v)?.checked_sub(1),
+    };
+    Some(match (low, high) {
+        (Some(low), Some(high)) if low <= high => Some(low..=high),
+        _ => None,
+    })
 }
 
 /// A range over an `ip` field, compared as addresses rather than as text.

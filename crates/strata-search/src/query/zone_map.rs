@@ -1,0 +1,201 @@
+//! Zone maps: the smallest and largest value of each block of
+//! [`ZONE_DOCS`] documents in a segment's single-valued `i64` column, so a
+//! range over that column can skip the blocks wholly outside it and take
+//! the blocks wholly inside it without reading their values.
+//!
+//! Documents arrive in time order, so the dates of a block are close
+//! together and a time window leaves at most a few blocks per segment to
+//! check value by value; without the map every value of a segment that
+//! straddles the window's edge is read on every search.
+//!
+//! Segments are immutable and their ids unique, so a map computed once is
+//! valid for as long as the segment lives; the process-wide cache keeps
+//! the most recently used maps within [`CACHE_ZONES`] zones (16 bytes each)
+//! and forgets the rest.
+
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock};
+
+use parking_lot::Mutex;
+use tantivy::columnar::ColumnValues;
+use tantivy::index::SegmentId;
+
+/// Documents per zone.
+pub const ZONE_DOCS: u32 = 512;
+
+/// Zones the cache holds at most (32 MiB of maps).
+const CACHE_ZONES: usize = 2 << 20;
+
+/// Smallest and largest value per block of [`ZONE_DOCS`] rows.
+#[derive(Debug)]
+pub struct ZoneMap {
+    zones: Vec<(i64, i64)>,
+}
+
+impl ZoneMap {
+    /// Reads every value of `values` once.
+    pub fn build(values: &dyn ColumnValues<i64>) -> ZoneMap {
+        let rows = values.num_vals();
+        let mut block = vec![0i64; ZONE_DOCS as usize];
+        let mut zones = Vec::with_capacity(rows.div_ceil(ZONE_DOCS) as usize);
+        let mut start = 0u32;
+        while start < rows {
+            let len = (rows - start).min(ZONE_DOCS) as usize;
+            let block = &mut block[..len];
+            values.get_range(u64::from(start), block);
+            let min = block.iter().copied().min().unwrap_or(i64::MIN);
+            let max = block.iter().copied().max().unwrap_or(i64::MAX);
+            zones.push((min, max));
+            start += len as u32;
+        }
+        ZoneMap { zones }
+    }
+
+    /// Number of zones.
+    pub fn len(&self) -> usize {
+        self.zones.len()
+    }
+
+    /// How zone `zone` relates to the inclusive range `[low, high]`.
+    pub fn overlap(&self, zone: usize, low: i64, high: i64) -> Overlap {
+        let (min, max) = self.zones[zone];
+        if max < low || min > high {
+            Overlap::Outside
+        } else if min >= low && max <= high {
+            Overlap::Inside
+        } else {
+            Overlap::Partial
+        }
+    }
+}
+
+/// How a zone's values relate to a range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overlap {
+    /// No value in range.
+    Outside,
+    /// Every value in range.
+    Inside,
+    /// Some values may be in range: read them.
+    Partial,
+}
+
+type Key = (SegmentId, String);
+
+struct Entry {
+    map: Arc<ZoneMap>,
+    used: u64,
+}
+
+#[derive(Default)]
+struct Cache {
+    entries: HashMap<Key, Entry>,
+    zones: usize,
+    clock: u64,
+}
+
+static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(Mutex::default);
+
+/// The zone map of `column` in `segment`, built from `values` on first use.
+pub fn zone_map(segment: SegmentId, column: &str, values: &dyn ColumnValues<i64>) -> Arc<ZoneMap> {
+    let key = (segment, column.to_string());
+    {
+        let mut cache = CACHE.lock();
+        cache.clock += 1;
+        let now = cache.clock;
+        if let Some(entry) = cache.entries.get_mut(&key) {
+            entry.used = now;
+            return Arc::clone(&entry.map);
+        }
+    }
+    // Built outside the lock: two searches may both build it; one wins.
+    let map = Arc::new(ZoneMap::build(values));
+    let mut cache = CACHE.lock();
+    cache.clock += 1;
+    let now = cache.clock;
+    if cache.entries.contains_key(&key) {
+        return map;
+    }
+    cache.zones += map.len();
+    cache.entries.insert(
+        key,
+        Entry {
+            map: Arc::clone(&map),
+            used: now,
+        },
+    );
+    if cache.zones > CACHE_ZONES {
+        evict(&mut cache);
+    }
+    map
+}
+
+/// Drops the least recently used maps until the cache is within half its
+/// budget (so a full cache is not sorted on every insert).
+fn evict(cache: &mut Cache) {
+    let mut by_age: Vec<(u64, Key, usize)> = cache
+        .entries
+        .iter()
+        .map(|(k, e)| (e.used, k.clone(), e.map.len()))
+        .collect();
+    by_age.sort_unstable_by_key(|(used, _, _)| *used);
+    for (_, key, zones) in by_age {
+        if cache.zones <= CACHE_ZONES / 2 {
+            break;
+        }
+        cache.entries.remove(&key);
+        cache.zones -= zones;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tantivy::columnar::ColumnValues;
+
+    struct Values(Vec<i64>);
+
+    impl ColumnValues<i64> for Values {
+        fn get_val(&self, idx: u32) -> i64 {
+            self.0[idx as usize]
+        }
+        fn min_value(&self) -> i64 {
+            self.0.iter().copied().min().unwrap_or(0)
+        }
+        fn max_value(&self) -> i64 {
+            self.0.iter().copied().max().unwrap_or(0)
+        }
+        fn num_vals(&self) -> u32 {
+            self.0.len() as u32
+        }
+    }
+
+    #[test]
+    fn zones_bound_their_blocks() {
+        let n = ZONE_DOCS as i64;
+        // Two full blocks and a short one: 0..n, n..2n, then 2n..2n+10 reversed.
+        let mut values: Vec<i64> = (0..2 * n).collect();
+        values.extend((2 * n..2 * n + 10).rev());
+        let map = ZoneMap::build(&Values(values));
+        assert_eq!(map.len(), 3);
+        assert_eq!(map.overlap(0, 0, n - 1), Overlap::Inside);
+        assert_eq!(map.overlap(0, n, 3 * n), Overlap::Outside);
+        assert_eq!(map.overlap(1, n + 5, 3 * n), Overlap::Partial);
+        assert_eq!(map.overlap(2, 2 * n, 2 * n + 9), Overlap::Inside);
+        assert_eq!(map.overlap(2, 2 * n + 10, i64::MAX), Overlap::Outside);
+    }
+
+    #[test]
+    fn the_cache_keeps_one_map_per_segment_and_column() {
+        let values = Values((0..1000).collect());
+        let segment = SegmentId::generate_random();
+        let a = zone_map(segment, "f.t", &values);
+        let b = zone_map(segment, "f.t", &Values(vec![7; 10]));
+        assert!(
+            Arc::ptr_eq(&a, &b),
+            "the second call is served from the cache"
+        );
+        let c = zone_map(segment, "f.u", &Values(vec![7; 10]));
+        assert_eq!(c.len(), 1);
+    }
+}
