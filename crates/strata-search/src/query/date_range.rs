@@ -11,14 +11,14 @@
 use std::ops::RangeInclusive;
 use std::sync::Arc;
 
-use tantivy::columnar::{Cardinality, ColumnType, ColumnValues, DynamicColumn};
+use tantivy::columnar::ColumnValues;
 use tantivy::query::{
     AllScorer, ConstScorer, EmptyScorer, EnableScoring, Explanation, Query, RangeQuery, Scorer,
     Weight,
 };
 use tantivy::{DocId, DocSet, Score, SegmentReader, TantivyError, TERMINATED};
 
-use super::zone_map::{zone_map, Overlap, ZoneMap, ZONE_DOCS};
+use super::zone_map::{dense_i64_column, zone_map, Overlap, ZoneMap, ZONE_DOCS};
 
 /// Documents whose date column at one path lies in an inclusive range of
 /// epoch milliseconds.
@@ -56,41 +56,12 @@ struct DateRangeWeight {
     fallback: Box<dyn Weight>,
 }
 
-impl DateRangeWeight {
-    /// The segment's column when it is one `i64` per document.
-    fn dense_column(&self, reader: &SegmentReader) -> tantivy::Result<Option<DenseColumn>> {
-        let handles = reader
-            .fast_fields()
-            .dynamic_column_handles(&self.query.column)?;
-        let [handle] = handles.as_slice() else {
-            return Ok(None);
-        };
-        if handle.column_type() != ColumnType::I64 {
-            return Ok(None);
-        }
-        let DynamicColumn::I64(column) = handle.open()? else {
-            return Ok(None);
-        };
-        if column.get_cardinality() != Cardinality::Full {
-            return Ok(None);
-        }
-        Ok(Some(DenseColumn {
-            values: column.values,
-        }))
-    }
-}
-
-struct DenseColumn {
-    values: Arc<dyn ColumnValues<i64>>,
-}
-
 impl Weight for DateRangeWeight {
     fn scorer(&self, reader: &SegmentReader, boost: Score) -> tantivy::Result<Box<dyn Scorer>> {
-        let Some(column) = self.dense_column(reader)? else {
+        let Some(values) = dense_i64_column(reader, &self.query.column)? else {
             return self.fallback.scorer(reader, boost);
         };
         let (low, high) = (*self.query.range.start(), *self.query.range.end());
-        let values = &column.values;
         if values.num_vals() == 0 || values.max_value() < low || values.min_value() > high {
             return Ok(Box::new(EmptyScorer));
         }
@@ -101,7 +72,7 @@ impl Weight for DateRangeWeight {
             )));
         }
         let zones = zone_map(reader.segment_id(), &self.query.column, values.as_ref());
-        let docs = ZoneRangeDocSet::new(column.values, zones, low..=high);
+        let docs = ZoneRangeDocSet::new(values, zones, low..=high);
         Ok(Box::new(ConstScorer::new(docs, boost)))
     }
 

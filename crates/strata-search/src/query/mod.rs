@@ -28,7 +28,7 @@ pub mod simple_query_string;
 mod term_level;
 pub mod terms;
 mod text_syntax;
-mod zone_map;
+pub(crate) mod zone_map;
 
 use serde_json::{Map, Value};
 use tantivy::query::{BoostQuery, Query};

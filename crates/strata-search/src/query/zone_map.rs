@@ -17,8 +17,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, LazyLock};
 
 use parking_lot::Mutex;
-use tantivy::columnar::ColumnValues;
+use tantivy::columnar::{Cardinality, ColumnType, ColumnValues, DynamicColumn};
 use tantivy::index::SegmentId;
+use tantivy::SegmentReader;
 
 /// Documents per zone.
 pub const ZONE_DOCS: u32 = 512;
@@ -56,6 +57,11 @@ impl ZoneMap {
         self.zones.len()
     }
 
+    /// The smallest and largest value of zone `zone`.
+    pub fn bounds(&self, zone: usize) -> (i64, i64) {
+        self.zones[zone]
+    }
+
     /// How zone `zone` relates to the inclusive range `[low, high]`.
     pub fn overlap(&self, zone: usize, low: i64, high: i64) -> Overlap {
         let (min, max) = self.zones[zone];
@@ -78,6 +84,25 @@ pub enum Overlap {
     Inside,
     /// Some values may be in range: read them.
     Partial,
+}
+
+/// The values of the segment's column `name` when it holds exactly one
+/// `i64` per document (row = document): the only shape zone maps serve.
+pub fn dense_i64_column(
+    reader: &SegmentReader,
+    name: &str,
+) -> tantivy::Result<Option<Arc<dyn ColumnValues<i64>>>> {
+    let handles = reader.fast_fields().dynamic_column_handles(name)?;
+    let [handle] = handles.as_slice() else {
+        return Ok(None);
+    };
+    if handle.column_type() != ColumnType::I64 {
+        return Ok(None);
+    }
+    let DynamicColumn::I64(column) = handle.open()? else {
+        return Ok(None);
+    };
+    Ok((column.get_cardinality() == Cardinality::Full).then_some(column.values))
 }
 
 type Key = (SegmentId, String);

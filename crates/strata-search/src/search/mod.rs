@@ -37,6 +37,7 @@ mod sort_field;
 pub mod source_filter;
 pub mod time_zone;
 pub mod top_hits;
+mod zone_ranking;
 
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -55,6 +56,7 @@ pub use request::{SearchRequest, TrackTotalHits};
 
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
+use crate::mapping::FieldType;
 use crate::query::{build, QueryContext};
 
 pub(crate) fn now_millis() -> i64 {
@@ -234,7 +236,40 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
     let mut candidates = Vec::new();
     let mut best_score: Option<f32> = None;
     let mut merged_aggs: Option<IntermediateAggregationResults> = None;
-    if want == 0 && agg_request.is_none() && geo.is_empty() {
+    // A sort on one date field ranks in a pass of its own, by zone maps
+    // (`zone_ranking`); the count and aggregations then skip ranking.
+    let ranked_apart = want > 0
+        && rank_by.iter().all(|by| {
+            by.as_ref().is_some_and(|f| {
+                let date = |s: &sort::SortField| {
+                    f.mappings.leaf(&s.field).map(|l| l.ty) == Some(FieldType::Date)
+                };
+                f.after.is_none() && !f.track_scores && f.sort.len() == 1 && date(&f.sort[0])
+            })
+        });
+    if ranked_apart {
+        let parts: Vec<_> = owners
+            .iter()
+            .filter_map(|&(i, s)| {
+                let f = rank_by[i].as_ref()?;
+                Some(parallel::ShardSearch {
+                    searcher: &per_index[i].searchers[s],
+                    query: &*queries[i],
+                    collector: ranking::Ranking::new(want, ranking::RankBy::Fields(Arc::clone(f))),
+                })
+            })
+            .collect();
+        for (&(i, s), ranked) in owners.iter().zip(parallel::collect_shards(&parts)?) {
+            candidates.extend(ranked.hits.into_iter().map(|h| fetch_phase::Candidate {
+                index: i,
+                shard: s,
+                addr: h.addr,
+                score: h.score,
+                values: Some(h.values),
+            }));
+        }
+    }
+    if (want == 0 || ranked_apart) && agg_request.is_none() && geo.is_empty() {
         // Only the count: tantivy counts without visiting documents where
         // it can.
         let parts: Vec<_> = owners
@@ -253,7 +288,7 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
         let parts: Vec<_> = owners
             .iter()
             .map(|&(i, s)| {
-                let ranked = (want > 0).then(|| {
+                let ranked = (want > 0 && !ranked_apart).then(|| {
                     let by = match &rank_by[i] {
                         None => ranking::RankBy::Score,
                         Some(f) => ranking::RankBy::Fields(Arc::clone(f)),

@@ -17,9 +17,11 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 use tantivy::collector::{Collector, SegmentCollector};
+use tantivy::query::Weight;
 use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, SegmentReader};
 
 use super::sort::{rank_cmp, KeyOrder, SortField, SortValue, ValueReader};
+use super::zone_ranking;
 use crate::mapping::Mappings;
 
 /// A document's sort values, in criterion order.
@@ -134,6 +136,39 @@ impl Collector for Ranking {
         })
     }
 
+    /// A single date criterion goes by zone maps where it can
+    /// (`zone_ranking`); otherwise every match is offered, as tantivy does.
+    fn collect_segment(
+        &self,
+        weight: &dyn Weight,
+        segment_ord: SegmentOrdinal,
+        reader: &SegmentReader,
+    ) -> tantivy::Result<RankedShard> {
+        if let RankBy::Fields(field) = &self.by {
+            let zoned = zone_ranking::collect(self.limit, field, weight, segment_ord, reader)?;
+            if let Some(fruit) = zoned {
+                return Ok(fruit);
+            }
+        }
+        let mut segment = self.for_segment(segment_ord, reader)?;
+        let alive = reader.alive_bitset();
+        let is_alive = |doc| alive.is_none_or(|a| a.is_alive(doc));
+        if self.requires_scoring() {
+            weight.for_each(reader, &mut |doc, score| {
+                if is_alive(doc) {
+                    segment.collect(doc, score);
+                }
+            })?;
+        } else {
+            weight.for_each_no_score(reader, &mut |docs| {
+                for &doc in docs.iter().filter(|&&d| is_alive(d)) {
+                    segment.collect(doc, 0.0);
+                }
+            })?;
+        }
+        Ok(segment.harvest())
+    }
+
     fn requires_scoring(&self) -> bool {
         match &self.by {
             RankBy::Score => true,
@@ -160,14 +195,14 @@ impl Collector for Ranking {
 /// The best `limit` of keys offered in ascending document order: a buffer
 /// of twice the limit, cut back to the limit when full; after a cut only
 /// keys ranking strictly before the first one cut are taken.
-struct TopBuffer<K> {
+pub(super) struct TopBuffer<K> {
     limit: usize,
     buffer: Vec<(K, DocId)>,
     threshold: Option<K>,
 }
 
 impl<K> TopBuffer<K> {
-    fn new(limit: usize) -> TopBuffer<K> {
+    pub(super) fn new(limit: usize) -> TopBuffer<K> {
         TopBuffer {
             limit,
             buffer: Vec::with_capacity(limit.saturating_mul(2).min(1 << 16)),
@@ -177,7 +212,7 @@ impl<K> TopBuffer<K> {
 
     /// Offers `key` of `doc`; `cmp` gives `Less` when the first ranks first.
     #[inline]
-    fn offer(&mut self, key: K, doc: DocId, cmp: impl Fn(&K, &K) -> Ordering) {
+    pub(super) fn offer(&mut self, key: K, doc: DocId, cmp: impl Fn(&K, &K) -> Ordering) {
         if self
             .threshold
             .as_ref()
@@ -207,7 +242,7 @@ impl<K> TopBuffer<K> {
     }
 
     /// The best `limit`, unordered.
-    fn into_best(mut self, cmp: impl Fn(&K, &K) -> Ordering) -> Vec<(K, DocId)> {
+    pub(super) fn into_best(mut self, cmp: impl Fn(&K, &K) -> Ordering) -> Vec<(K, DocId)> {
         if self.buffer.len() > self.limit {
             self.cut(&cmp);
         }

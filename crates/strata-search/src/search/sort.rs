@@ -309,11 +309,24 @@ impl ValueReader {
             _ => None,
         };
         match encoded {
-            Some(v) if order.descending => (1u128 << 64) | u128::from(!v),
-            Some(v) => (1u128 << 64) | u128::from(v),
+            Some(v) => present_key(v, order),
             None if order.missing_first => 0,
             None => 2u128 << 64,
         }
+    }
+}
+
+/// The rank key of an integer value (as [`ValueReader::rank_key`] gives
+/// for a document holding it).
+pub fn int_rank_key(value: i64, order: KeyOrder) -> u128 {
+    present_key(encode_i64(value), order)
+}
+
+fn present_key(encoded: u64, order: KeyOrder) -> u128 {
+    if order.descending {
+        (1u128 << 64) | u128::from(!encoded)
+    } else {
+        (1u128 << 64) | u128::from(encoded)
     }
 }
 
