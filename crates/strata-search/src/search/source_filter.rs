@@ -75,6 +75,13 @@ impl SourceFilter {
         match self {
             SourceFilter::All => Some(source),
             SourceFilter::None => None,
+            // No pattern (Kibana's `{"excludes": []}`): the source as is,
+            // without rebuilding every object.
+            SourceFilter::Paths { includes, excludes }
+                if includes.is_empty() && excludes.is_empty() =>
+            {
+                Some(source)
+            }
             SourceFilter::Paths { includes, excludes } => match source {
                 Value::Object(map) => {
                     Some(Value::Object(filter_object(map, "", includes, excludes)))
