@@ -10,6 +10,7 @@ use tantivy::{DocAddress, Searcher, TantivyDocument};
 
 use super::docvalues::Resolved as DocvalueFields;
 use super::fetch_fields::ResolvedFields as FetchFields;
+use super::parallel;
 use super::ranking::SortValues;
 use super::request::{SearchRequest, StoredFields};
 use super::sort::SortValue;
@@ -41,8 +42,29 @@ pub(crate) struct IndexFetch {
     pub searchers: Vec<Searcher>,
 }
 
-/// The JSON hits of `page`.
+/// Pages at least this long are fetched in parallel chunks.
+const PARALLEL_FETCH: usize = 64;
+
+/// The JSON hits of `page`, in order. A long page (Discover asks for 500)
+/// is fetched in chunks at once on the search pool: loading, parsing and
+/// shaping a source is most of a hit's cost.
 pub(crate) fn hits(
+    indices: &[Arc<SearchIndex>],
+    req: &SearchRequest,
+    per_index: &[IndexFetch],
+    page: &[Candidate],
+) -> Result<Vec<Value>> {
+    let chunks = parallel::map_chunks(page, PARALLEL_FETCH, |chunk| {
+        chunk_hits(indices, req, per_index, chunk)
+    })?;
+    let mut hits = Vec::with_capacity(page.len());
+    for chunk in chunks {
+        hits.extend(chunk?);
+    }
+    Ok(hits)
+}
+
+fn chunk_hits(
     indices: &[Arc<SearchIndex>],
     req: &SearchRequest,
     per_index: &[IndexFetch],

@@ -27,6 +27,22 @@ fn pool() -> &'static Executor {
     })
 }
 
+/// Runs `f` over `items` cut into at most one chunk per pool thread, each
+/// of at least `min_chunk` items, on the search pool; the results come
+/// back in the order of the chunks. A single chunk runs on the caller.
+pub(crate) fn map_chunks<T: Sync, R: Send>(
+    items: &[T],
+    min_chunk: usize,
+    f: impl Fn(&[T]) -> R + Sync,
+) -> tantivy::Result<Vec<R>> {
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let chunk = items.len().div_ceil(threads).max(min_chunk).max(1);
+    if items.len() <= chunk {
+        return Ok(vec![f(items)]);
+    }
+    pool().map(|part: &[T]| Ok(f(part)), items.chunks(chunk))
+}
+
 /// One shard's part of a search: its searcher, the query (built for the
 /// shard's index) and the collector that gathers this shard's fruit.
 pub(crate) struct ShardSearch<'a, C> {
@@ -102,6 +118,17 @@ mod tests {
             writer.commit().unwrap();
         }
         index
+    }
+
+    #[test]
+    fn chunks_come_back_in_order() {
+        let items: Vec<u32> = (0..1_000).collect();
+        for min_chunk in [1, 7, 64, 5_000] {
+            let parts = map_chunks(&items, min_chunk, |c| c.to_vec()).unwrap();
+            assert_eq!(parts.concat(), items);
+            assert!(parts.iter().all(|p| p.len() >= min_chunk.min(items.len())));
+        }
+        assert_eq!(map_chunks(&[] as &[u32], 4, |c| c.len()).unwrap(), vec![0]);
     }
 
     #[test]
