@@ -202,6 +202,65 @@ fn filter_and_filters_below_other_aggregations() {
     }
 }
 
+/// Filters below a bucket are evaluated narrowed by the search's query
+/// (a time window and a `must_not`): the counts are those of the query's
+/// documents in each bucket, as without the narrowing.
+#[test]
+fn filters_below_a_histogram_under_a_query() {
+    let tmp = tempfile::tempdir().unwrap();
+    let catalog = setup(tmp.path());
+    let query = json!({"bool": {
+        "filter": [{"range": {"@timestamp": {"gte": T0 + 10 * 60_000, "lt": T0 + 40 * 60_000}}}],
+        "must_not": [{"term": {"method": "PUT"}}]
+    }});
+    let resp = run(
+        &catalog,
+        json!({"size": 0, "query": query, "aggs": {"t": {
+            "date_histogram": {"field": "@timestamp", "fixed_interval": "10m"},
+            "aggs": {
+                "codes": {"filters": {"filters": {
+                    "ok": {"range": {"status": {"gte": 200, "lt": 300}}},
+                    "bad": {"query_string": {"query": "status:[400 TO 600]"}}
+                }}},
+                "nf": {"filter": {"term": {"status": 404}}}
+            }
+        }}}),
+    )
+    .unwrap();
+    let all = docs();
+    let at = |d: &Doc| T0 + d.minute * 60_000;
+    let in_query: Vec<&Doc> = all
+        .iter()
+        .filter(|d| d.minute >= 10 && d.minute < 40 && d.method != "PUT")
+        .collect();
+    let buckets = resp["aggregations"]["t"]["buckets"].as_array().unwrap();
+    let counted: u64 = buckets
+        .iter()
+        .map(|b| b["doc_count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(counted, in_query.len() as u64, "{resp}");
+    for bucket in buckets {
+        let key = bucket["key"].as_i64().unwrap();
+        let mine: Vec<&&Doc> = in_query
+            .iter()
+            .filter(|d| at(d) >= key && at(d) < key + 600_000)
+            .collect();
+        assert_eq!(bucket["doc_count"], json!(mine.len()));
+        let ok = mine
+            .iter()
+            .filter(|d| (200..300).contains(&d.status))
+            .count();
+        let bad = mine.iter().filter(|d| d.status >= 400).count();
+        let nf = mine.iter().filter(|d| d.status == 404).count();
+        assert_eq!(
+            bucket["codes"]["buckets"],
+            json!({"bad": {"doc_count": bad}, "ok": {"doc_count": ok}}),
+            "{bucket}"
+        );
+        assert_eq!(bucket["nf"]["doc_count"], json!(nf), "{bucket}");
+    }
+}
+
 #[test]
 fn unsupported_filter_forms_are_400() {
     let tmp = tempfile::tempdir().unwrap();
