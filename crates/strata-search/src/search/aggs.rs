@@ -52,23 +52,6 @@ pub struct AggEnv<'a> {
     pub now: i64,
     /// (min, max) of date fields under the query, for calendar histograms.
     pub bounds: &'a HashMap<String, (i64, i64)>,
-    /// The search's query, which every aggregated document matches.
-    pub query: &'a Value,
-}
-
-impl AggEnv<'_> {
-    /// The tantivy filter for `filter` inside an aggregation. tantivy
-    /// evaluates it over a whole segment before collecting; narrowed by
-    /// the search's query (true of every document it will be asked
-    /// about), a time-windowed search pays for its window only, and a
-    /// segment outside the window for nothing.
-    fn filter_request(&self, filter: &Value) -> Value {
-        let narrowed = match self.query {
-            Value::Object(q) if q.len() == 1 && q.contains_key("match_all") => filter.clone(),
-            query => json!({"bool": {"filter": [query, filter]}}),
-        };
-        agg_filters::filter_request(self.mappings, &narrowed, self.now)
-    }
 }
 
 /// What to fix in the result of one aggregation.
@@ -197,7 +180,7 @@ pub fn translate(env: &AggEnv<'_>, aggs: &Value) -> Result<Translated> {
                 agg_filters::filters_entries(name, params)?
             };
             for (key, query) in &entries {
-                let mut agg = env.filter_request(query);
+                let mut agg = agg_filters::filter_request(mappings, query, env.now);
                 if let Some(r) = &sub_req {
                     agg["aggs"] = r.clone();
                 }
@@ -269,7 +252,7 @@ pub fn translate(env: &AggEnv<'_>, aggs: &Value) -> Result<Translated> {
         }
         if let Some(m) = &shape.missing {
             let query = m.query(&field, shape.date_field || shape.date_histogram.is_some());
-            let filter = env.filter_request(&query);
+            let filter = agg_filters::filter_request(mappings, &query, env.now);
             aggs_out.push((format!("{name}{FILTER_SUFFIX}"), filter));
         }
         for (out_name, mut agg) in aggs_out {

@@ -175,7 +175,6 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
                 mappings: &mappings,
                 now,
                 bounds: &bounds,
-                query: &req.query,
             };
             let (tv, shapes, deferred) = aggs::translate(&env, a)?;
             let parsed: Option<Aggregations> = match tv.as_object() {
