@@ -15,6 +15,8 @@
 //!   calendars and zones; `missing_bucket`: histograms' `missing`.
 //! - `top_hits`, `deferred`: sub-aggregations computed per bucket;
 //!   `passes`: the extra searches those and calendar histograms need.
+//! - `ranking`: top-K by score or sort values; `zone_ranking`: a sort on
+//!   one date field by zone maps, in a pass of its own.
 
 pub mod agg_filters;
 pub mod aggs;
