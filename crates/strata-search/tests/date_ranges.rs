@@ -7,12 +7,14 @@
 //! `long` copy of the date, which never goes by zone maps (ties included:
 //! dates repeat).
 
+use std::sync::Arc;
+
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
 use strata_search::search::{search, SearchRequest};
-use strata_search::{Catalog, Precondition};
+use strata_search::{Catalog, Precondition, SearchIndex};
 
 const T0: i64 = 1_700_000_000_000;
 
@@ -21,7 +23,9 @@ struct Doc {
     even: bool,
 }
 
-fn setup(tmp: &std::path::Path) -> (Catalog, Vec<Doc>) {
+/// A one-shard index `logs` refreshed only on demand (each refresh one
+/// segment): `@timestamp` a date, `millis` a long, `parity` a keyword.
+fn create(tmp: &std::path::Path) -> (Catalog, Arc<SearchIndex>) {
     let catalog = Catalog::open(tmp).unwrap();
     let index = catalog
         .create_index(
@@ -37,6 +41,16 @@ fn setup(tmp: &std::path::Path) -> (Catalog, Vec<Doc>) {
             }),
         )
         .unwrap();
+    (catalog, index)
+}
+
+fn run(catalog: &Catalog, body: &Value) -> Value {
+    let indices = catalog.resolve("logs").unwrap();
+    search(&indices, &SearchRequest::parse(body).unwrap()).unwrap()
+}
+
+fn setup(tmp: &std::path::Path) -> (Catalog, Vec<Doc>) {
+    let (catalog, index) = create(tmp);
     let mut rng = StdRng::seed_from_u64(5);
     let mut docs = Vec::new();
     let mut t = T0;
@@ -77,10 +91,8 @@ fn setup(tmp: &std::path::Path) -> (Catalog, Vec<Doc>) {
 }
 
 fn count(catalog: &Catalog, query: Value) -> u64 {
-    let indices = catalog.resolve("logs").unwrap();
     let body = json!({ "size": 0, "track_total_hits": true, "query": query });
-    let req = SearchRequest::parse(&body).unwrap();
-    search(&indices, &req).unwrap()["hits"]["total"]["value"]
+    run(catalog, &body)["hits"]["total"]["value"]
         .as_u64()
         .unwrap()
 }
@@ -147,10 +159,7 @@ fn date_ranges_count_exactly_in_every_segment_shape() {
 }
 
 fn hit_ids(catalog: &Catalog, body: Value) -> Vec<(String, Value)> {
-    let indices = catalog.resolve("logs").unwrap();
-    let req = SearchRequest::parse(&body).unwrap();
-    let out = search(&indices, &req).unwrap();
-    out["hits"]["hits"]
+    run(catalog, &body)["hits"]["hits"]
         .as_array()
         .unwrap()
         .iter()
@@ -196,19 +205,7 @@ fn date_sorts_rank_as_the_same_values_in_a_long_field() {
 #[test]
 fn ties_at_the_threshold_go_to_the_lower_document() {
     let tmp = tempfile::tempdir().unwrap();
-    let catalog = Catalog::open(tmp.path()).unwrap();
-    let index = catalog
-        .create_index(
-            "logs",
-            &json!({
-                "settings": {"index": {"number_of_shards": 1, "refresh_interval": "-1",
-                    "translog": {"durability": "async"}}},
-                "mappings": {"properties": {
-                    "@timestamp": {"type": "date"}, "millis": {"type": "long"}
-                }}
-            }),
-        )
-        .unwrap();
+    let (catalog, index) = create(tmp.path());
     for i in 0..1_500i64 {
         let at = if i == 700 { T0 + 1_000 } else { T0 };
         let body = json!({ "@timestamp": at, "millis": at });

@@ -16,7 +16,7 @@ use tantivy::query::{
     AllScorer, ConstScorer, EmptyScorer, EnableScoring, Explanation, Query, RangeQuery, Scorer,
     Weight,
 };
-use tantivy::{DocId, DocSet, Score, SegmentReader, TantivyError, TERMINATED};
+use tantivy::{DocId, DocSet, Score, SegmentReader, TERMINATED};
 
 use super::zone_map::{dense_i64_column, zone_map, Overlap, ZoneMap, ZONE_DOCS};
 
@@ -77,14 +77,7 @@ impl Weight for DateRangeWeight {
     }
 
     fn explain(&self, reader: &SegmentReader, doc: DocId) -> tantivy::Result<Explanation> {
-        let mut scorer = self.scorer(reader, 1.0)?;
-        if scorer.seek(doc) == doc {
-            Ok(Explanation::new("DateRangeQuery", 1.0))
-        } else {
-            Err(TantivyError::InvalidArgument(format!(
-                "document {doc} is not in the date range"
-            )))
-        }
+        super::explain_filter(self, reader, doc, "DateRangeQuery")
     }
 }
 

@@ -4,27 +4,11 @@
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
+use super::super::zone_map::TestColumn;
 use super::*;
 
-struct Values(Vec<i64>);
-
-impl ColumnValues<i64> for Values {
-    fn get_val(&self, idx: u32) -> i64 {
-        self.0[idx as usize]
-    }
-    fn min_value(&self) -> i64 {
-        self.0.iter().copied().min().unwrap_or(0)
-    }
-    fn max_value(&self) -> i64 {
-        self.0.iter().copied().max().unwrap_or(0)
-    }
-    fn num_vals(&self) -> u32 {
-        self.0.len() as u32
-    }
-}
-
 fn doc_set(values: &[i64], range: RangeInclusive<i64>) -> ZoneRangeDocSet {
-    let column: Arc<dyn ColumnValues<i64>> = Arc::new(Values(values.to_vec()));
+    let column: Arc<dyn ColumnValues<i64>> = Arc::new(TestColumn(values.to_vec()));
     let zones = Arc::new(ZoneMap::build(column.as_ref()));
     ZoneRangeDocSet::new(column, zones, range)
 }
@@ -122,4 +106,51 @@ fn the_size_hint_covers_every_match() {
     let set = doc_set(&values, 10 * zone..=11 * zone);
     assert_eq!(set.doc(), TERMINATED);
     assert_eq!(set.size_hint(), 0);
+}
+
+/// `explain` on a real segment: a match explains, a document before the
+/// first match or after the last is refused (the scorer is never sought
+/// backwards, which tantivy's own range `explain` does), through the zones
+/// and through the fallback (a segment where one document has no value).
+#[test]
+fn explain_answers_for_matches_only() {
+    use std::ops::Bound;
+    use tantivy::schema::{Schema, FAST, INDEXED};
+    use tantivy::{doc, Index, TantivyDocument, Term};
+
+    for with_gap in [false, true] {
+        let mut b = Schema::builder();
+        let t = b.add_i64_field("t", FAST | INDEXED);
+        let index = Index::create_in_ram(b.build());
+        let mut writer = index.writer_with_num_threads(1, 15_000_000).unwrap();
+        for v in 0..(3 * ZONE_DOCS as i64) {
+            writer.add_document(doc!(t => v)).unwrap();
+        }
+        if with_gap {
+            writer.add_document(TantivyDocument::default()).unwrap();
+        }
+        writer.commit().unwrap();
+        let searcher = index.reader().unwrap().searcher();
+        let segment = searcher.segment_reader(0);
+        let query = |low: i64, high: i64| {
+            let fallback = RangeQuery::new(
+                Bound::Included(Term::from_field_i64(t, low)),
+                Bound::Included(Term::from_field_i64(t, high)),
+            );
+            let query = DateRangeQuery::new("t".into(), low..=high, fallback);
+            query
+                .weight(EnableScoring::disabled_from_searcher(&searcher))
+                .unwrap()
+        };
+        let weight = query(600, 700);
+        assert!(weight.explain(segment, 650).is_ok());
+        assert!(weight.explain(segment, 600).is_ok());
+        assert!(weight.explain(segment, 599).is_err());
+        assert!(weight.explain(segment, 701).is_err());
+        let weight = query(5_000, 6_000);
+        assert!(
+            weight.explain(segment, 10).is_err(),
+            "no match in the segment"
+        );
+    }
 }

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use tantivy::query::{
     BitSetDocSet, ConstScorer, EmptyQuery, EnableScoring, Explanation, Query, Scorer, Weight,
 };
-use tantivy::{BitSet, DocId, DocSet, Score, SegmentReader, TERMINATED};
+use tantivy::{BitSet, DocId, Score, SegmentReader};
 
 use super::QueryContext;
 use crate::error::{Result, SearchError};
@@ -270,14 +270,7 @@ impl Weight for GeoBoxQuery {
     }
 
     fn explain(&self, reader: &SegmentReader, doc: DocId) -> tantivy::Result<Explanation> {
-        let mut scorer = self.scorer(reader, 1.0)?;
-        if scorer.doc() != TERMINATED && scorer.seek(doc) == doc {
-            Ok(Explanation::new("geo_bounding_box", 1.0))
-        } else {
-            Err(tantivy::TantivyError::InvalidArgument(format!(
-                "document {doc} does not match"
-            )))
-        }
+        super::explain_filter(self, reader, doc, "geo_bounding_box")
     }
 }
 

@@ -16,7 +16,7 @@ use tantivy::query::{
     BitSetDocSet, ConstScorer, EmptyScorer, EnableScoring, Explanation, Query, Scorer, Weight,
 };
 use tantivy::schema::{Field, IndexRecordOption};
-use tantivy::{BitSet, DocId, Score, SegmentReader, TantivyError};
+use tantivy::{BitSet, DocId, Score, SegmentReader};
 
 use crate::error::{Result, SearchError};
 use crate::store::json_term;
@@ -87,14 +87,7 @@ impl Weight for IpRangeWeight {
     }
 
     fn explain(&self, reader: &SegmentReader, doc: DocId) -> tantivy::Result<Explanation> {
-        let mut scorer = self.scorer(reader, 1.0)?;
-        if scorer.seek(doc) == doc {
-            Ok(Explanation::new("IpRangeQuery", 1.0))
-        } else {
-            Err(TantivyError::InvalidArgument(format!(
-                "document {doc} is not in the address range"
-            )))
-        }
+        super::explain_filter(self, reader, doc, "IpRangeQuery")
     }
 }
 

@@ -31,8 +31,9 @@ mod text_syntax;
 pub(crate) mod zone_map;
 
 use serde_json::{Map, Value};
-use tantivy::query::{BoostQuery, Query};
+use tantivy::query::{BoostQuery, Explanation, Query, Weight};
 use tantivy::tokenizer::TokenizerManager;
+use tantivy::{DocId, DocSet, SegmentReader, TantivyError};
 
 use crate::error::{Result, SearchError};
 use crate::mapping::{FieldMapping, Mappings};
@@ -188,4 +189,24 @@ pub(crate) fn minimum_should_match(value: &Value, optional: usize) -> Result<usi
         }
     };
     Ok(required.clamp(0, n) as usize)
+}
+
+/// `Weight::explain` of a filter that scores every match 1.0: the
+/// explanation `name` when `doc` matches, an error otherwise.
+pub(crate) fn explain_filter(
+    weight: &dyn Weight,
+    reader: &SegmentReader,
+    doc: DocId,
+    name: &'static str,
+) -> tantivy::Result<Explanation> {
+    let mut scorer = weight.scorer(reader, 1.0)?;
+    // A scorer already past `doc` (or terminated) must not seek back.
+    let at = scorer.doc();
+    if at == doc || (at < doc && scorer.seek(doc) == doc) {
+        Ok(Explanation::new(name, 1.0))
+    } else {
+        Err(TantivyError::InvalidArgument(format!(
+            "document {doc} does not match [{name}]"
+        )))
+    }
 }

@@ -44,9 +44,10 @@ impl ZoneMap {
             let len = (rows - start).min(ZONE_DOCS) as usize;
             let block = &mut block[..len];
             values.get_range(u64::from(start), block);
-            let min = block.iter().copied().min().unwrap_or(i64::MIN);
-            let max = block.iter().copied().max().unwrap_or(i64::MAX);
-            zones.push((min, max));
+            let bounds = block
+                .iter()
+                .fold((i64::MAX, i64::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+            zones.push(bounds);
             start += len as u32;
         }
         ZoneMap { zones }
@@ -173,27 +174,30 @@ fn evict(cache: &mut Cache) {
     }
 }
 
+/// A column of values in memory, for tests of zone maps and their users.
+#[cfg(test)]
+pub(crate) struct TestColumn(pub Vec<i64>);
+
+#[cfg(test)]
+impl ColumnValues<i64> for TestColumn {
+    fn get_val(&self, idx: u32) -> i64 {
+        self.0[idx as usize]
+    }
+    fn min_value(&self) -> i64 {
+        self.0.iter().copied().min().unwrap_or(0)
+    }
+    fn max_value(&self) -> i64 {
+        self.0.iter().copied().max().unwrap_or(0)
+    }
+    fn num_vals(&self) -> u32 {
+        self.0.len() as u32
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tantivy::columnar::ColumnValues;
-
-    struct Values(Vec<i64>);
-
-    impl ColumnValues<i64> for Values {
-        fn get_val(&self, idx: u32) -> i64 {
-            self.0[idx as usize]
-        }
-        fn min_value(&self) -> i64 {
-            self.0.iter().copied().min().unwrap_or(0)
-        }
-        fn max_value(&self) -> i64 {
-            self.0.iter().copied().max().unwrap_or(0)
-        }
-        fn num_vals(&self) -> u32 {
-            self.0.len() as u32
-        }
-    }
+    use TestColumn as Values;
 
     #[test]
     fn zones_bound_their_blocks() {

@@ -58,7 +58,6 @@ pub use request::{SearchRequest, TrackTotalHits};
 
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
-use crate::mapping::FieldType;
 use crate::query::{build, QueryContext};
 
 pub(crate) fn now_millis() -> i64 {
@@ -241,14 +240,9 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
     // A sort on one date field ranks in a pass of its own, by zone maps
     // (`zone_ranking`); the count and aggregations then skip ranking.
     let ranked_apart = want > 0
-        && rank_by.iter().all(|by| {
-            by.as_ref().is_some_and(|f| {
-                let date = |s: &sort::SortField| {
-                    f.mappings.leaf(&s.field).map(|l| l.ty) == Some(FieldType::Date)
-                };
-                f.after.is_none() && !f.track_scores && f.sort.len() == 1 && date(&f.sort[0])
-            })
-        });
+        && rank_by
+            .iter()
+            .all(|by| by.as_ref().is_some_and(|f| f.single_date().is_some()));
     if ranked_apart {
         let parts: Vec<_> = owners
             .iter()

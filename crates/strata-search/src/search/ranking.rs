@@ -22,7 +22,7 @@ use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, SegmentReader};
 
 use super::sort::{rank_cmp, KeyOrder, SortField, SortValue, ValueReader};
 use super::zone_ranking;
-use crate::mapping::Mappings;
+use crate::mapping::{FieldType, Mappings};
 
 /// A document's sort values, in criterion order.
 pub(crate) type SortValues = SmallVec<[SortValue; 2]>;
@@ -70,6 +70,19 @@ pub(crate) struct FieldRanking {
     pub after: Option<Vec<SortValue>>,
     /// Compute scores and report the best one.
     pub track_scores: bool,
+}
+
+impl FieldRanking {
+    /// The criterion when the ranking is one `date` field without
+    /// `search_after` or `track_scores`: what zone maps can rank
+    /// (`zone_ranking`).
+    pub fn single_date(&self) -> Option<&SortField> {
+        let [criterion] = self.sort.as_slice() else {
+            return None;
+        };
+        let date = self.mappings.leaf(&criterion.field).map(|l| l.ty) == Some(FieldType::Date);
+        (date && self.after.is_none() && !self.track_scores).then_some(criterion)
+    }
 }
 
 /// The collector: the best `limit` documents of one shard.

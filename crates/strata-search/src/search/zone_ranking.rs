@@ -19,7 +19,6 @@ use tantivy::{DocAddress, DocId, DocSet, Score, SegmentOrdinal, SegmentReader, T
 
 use super::ranking::{FieldRanking, Ranked, RankedShard, SortValues, TopBuffer};
 use super::sort::{int_rank_key, SortValue};
-use crate::mapping::FieldType;
 use crate::query::zone_map::{dense_i64_column, zone_map, ZoneMap, ZONE_DOCS};
 use crate::store::KEYWORDS;
 
@@ -33,16 +32,9 @@ pub(super) fn collect(
     segment_ord: SegmentOrdinal,
     reader: &SegmentReader,
 ) -> tantivy::Result<Option<RankedShard>> {
-    let [criterion] = field.sort.as_slice() else {
+    let Some(criterion) = field.single_date() else {
         return Ok(None);
     };
-    if field.after.is_some() || field.track_scores {
-        return Ok(None);
-    }
-    let is_date = field.mappings.leaf(&criterion.field).map(|l| l.ty) == Some(FieldType::Date);
-    if !is_date {
-        return Ok(None);
-    }
     let name = format!("{KEYWORDS}.{}", criterion.field);
     let Some(values) = dense_i64_column(reader, &name)? else {
         return Ok(None);
