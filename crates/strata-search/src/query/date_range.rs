@@ -13,8 +13,7 @@ use std::sync::Arc;
 
 use tantivy::columnar::ColumnValues;
 use tantivy::query::{
-    AllScorer, ConstScorer, EmptyScorer, EnableScoring, Explanation, Query, RangeQuery, Scorer,
-    Weight,
+    ConstScorer, EmptyScorer, EnableScoring, Explanation, Query, RangeQuery, Scorer, Weight,
 };
 use tantivy::{DocId, DocSet, Score, SegmentReader, TERMINATED};
 
@@ -66,10 +65,7 @@ impl Weight for DateRangeWeight {
             return Ok(Box::new(EmptyScorer));
         }
         if values.min_value() >= low && values.max_value() <= high {
-            return Ok(Box::new(ConstScorer::new(
-                AllScorer::new(reader.max_doc()),
-                boost,
-            )));
+            return Ok(super::all_docs(reader, boost));
         }
         let zones = zone_map(reader.segment_id(), &self.query.column, values.as_ref());
         let docs = ZoneRangeDocSet::new(values, zones, low..=high);

@@ -248,10 +248,13 @@ impl Weight for GeoBoxQuery {
         let mut matching = BitSet::with_max_value(reader.max_doc());
         let columns = PointColumns::open(reader, &self.field)
             .map_err(|e| tantivy::TantivyError::InternalError(e.to_string()))?;
+        // Indexing stores only valid points, so a box over the whole world
+        // matches exactly the documents with a point.
+        let world = self.bbox.covers_world();
         if let Some(columns) = columns {
-            // Indexing stores only valid points, so a box over the whole
-            // world matches exactly the documents with a point.
-            let world = self.bbox.covers_world();
+            if world && columns.one_per_doc() {
+                return Ok(super::all_docs(reader, boost));
+            }
             for doc in 0..reader.max_doc() {
                 let hit = if world {
                     columns.has_point(doc)

@@ -31,9 +31,9 @@ mod text_syntax;
 pub(crate) mod zone_map;
 
 use serde_json::{Map, Value};
-use tantivy::query::{BoostQuery, Explanation, Query, Weight};
+use tantivy::query::{AllScorer, BoostQuery, ConstScorer, Explanation, Query, Scorer, Weight};
 use tantivy::tokenizer::TokenizerManager;
-use tantivy::{DocId, DocSet, SegmentReader, TantivyError};
+use tantivy::{DocId, DocSet, Score, SegmentReader, TantivyError};
 
 use crate::error::{Result, SearchError};
 use crate::mapping::{FieldMapping, Mappings};
@@ -189,6 +189,20 @@ pub(crate) fn minimum_should_match(value: &Value, optional: usize) -> Result<usi
         }
     };
     Ok(required.clamp(0, n) as usize)
+}
+
+/// The scorer of a filter that matches every document of `reader`. At
+/// boost 1.0 (always, when scores are not needed) it is tantivy's bare
+/// `AllScorer`, which a boolean query drops from its intersections instead
+/// of stepping through it document by document; any other boost needs a
+/// wrapper, which tantivy does not recognise.
+pub(crate) fn all_docs(reader: &SegmentReader, boost: Score) -> Box<dyn Scorer> {
+    let all = AllScorer::new(reader.max_doc());
+    if boost == 1.0 {
+        Box::new(all)
+    } else {
+        Box::new(ConstScorer::new(all, boost))
+    }
 }
 
 /// `Weight::explain` of a filter that scores every match 1.0: the

@@ -74,7 +74,7 @@ pub struct AggShape {
     pub(crate) date_histogram: Option<DateHistogram>,
     date_range: Option<DateRange>,
     /// `histogram`/`date_histogram` `missing`: the bucket its filter fills.
-    missing: Option<MissingBucket>,
+    pub(crate) missing: Option<MissingBucket>,
     /// Sub-aggregations computed per bucket: (name, kind, body).
     pub(crate) deferred: Vec<(String, String, Value)>,
 }

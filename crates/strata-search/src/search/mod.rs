@@ -37,6 +37,7 @@ pub mod request;
 pub mod sort;
 mod sort_field;
 pub mod source_filter;
+pub mod time_buckets;
 pub mod time_zone;
 pub mod top_hits;
 mod zone_ranking;
@@ -166,7 +167,7 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
     };
     let mut geo_fruit = (!geo.is_empty()).then(|| geo_aggs::GeoCollector::new(geo.clone()).empty());
     let now = now_millis();
-    let (agg_request, shapes, top_deferred) = match (&rest_aggs, indices.first()) {
+    let (agg_request, shapes, top_deferred, time_plans) = match (&rest_aggs, indices.first()) {
         (Some(a), Some(first)) => {
             let mappings = first.mappings();
             let mut fields = Vec::new();
@@ -177,7 +178,8 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
                 now,
                 bounds: &bounds,
             };
-            let (tv, shapes, deferred) = aggs::translate(&env, a)?;
+            let (mut tv, shapes, deferred) = aggs::translate(&env, a)?;
+            let time_plans = time_buckets::split(&mut tv, &shapes, &mappings);
             let parsed: Option<Aggregations> = match tv.as_object() {
                 Some(o) if o.is_empty() => None,
                 _ => Some(
@@ -185,16 +187,19 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
                         .map_err(|e| SearchError::parsing(format!("[aggs] {e}")))?,
                 ),
             };
-            (parsed, shapes, deferred)
+            (parsed, shapes, deferred, time_plans)
         }
-        _ => (None, Vec::new(), Vec::new()),
+        _ => (None, Vec::new(), Vec::new(), Vec::new()),
     };
+    let time_plans = Arc::new(time_plans);
+    let mut time_fruit = time_buckets::TimeBucketsFruit::default();
 
     // The query phase: per shard one collector (count, ranking,
     // aggregations, geo), every segment of every shard on the search pool.
     let mut queries = Vec::with_capacity(indices.len());
     let mut per_index = Vec::with_capacity(indices.len());
     let mut rank_by = Vec::with_capacity(indices.len());
+    let mut time_filters = Vec::with_capacity(indices.len());
     for index in indices {
         index.counters.note_query();
         let q = query_for(index, &req.query)?;
@@ -209,6 +214,11 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
         for q in aggs::AggShape::all_queries(&shapes) {
             query_for(index, q)?;
         }
+        let filters = time_plans
+            .iter()
+            .map(|p| p.filter_queries().map(|q| query_for(index, q)).collect())
+            .collect::<Result<Vec<Vec<_>>>>()?;
+        time_filters.push(Arc::new(filters));
         per_index.push(fetch_phase::IndexFetch {
             docvalues: docvalues::resolve(&req.docvalue_fields, &mappings)?,
             fetch: fetch_fields::resolve(&req.fetch_fields, &mappings)?,
@@ -265,7 +275,11 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
             }));
         }
     }
-    if (want == 0 || ranked_apart) && agg_request.is_none() && geo.is_empty() {
+    if (want == 0 || ranked_apart)
+        && agg_request.is_none()
+        && geo.is_empty()
+        && time_plans.is_empty()
+    {
         // Only the count: tantivy counts without visiting documents where
         // it can.
         let parts: Vec<_> = owners
@@ -299,15 +313,21 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
                     DistributedAggregationCollector::from_aggs(a.clone(), ctx)
                 });
                 let geo = (!geo.is_empty()).then(|| geo_aggs::GeoCollector::new(geo.clone()));
+                let time = (!time_plans.is_empty()).then(|| {
+                    time_buckets::TimeBucketsCollector::new(
+                        Arc::clone(&time_plans),
+                        Arc::clone(&time_filters[i]),
+                    )
+                });
                 parallel::ShardSearch {
                     searcher: &per_index[i].searchers[s],
                     query: &*queries[i],
-                    collector: (Count, ranked, aggs, geo),
+                    collector: (Count, ranked, aggs, (geo, time)),
                 }
             })
             .collect();
         let fruits = parallel::collect_shards(&parts).map_err(passes::agg_error)?;
-        for (&(i, s), (count, ranked, aggs, geo)) in owners.iter().zip(fruits) {
+        for (&(i, s), (count, ranked, aggs, (geo, time))) in owners.iter().zip(fruits) {
             total += count as u64;
             if let Some(ranked) = ranked {
                 best_score = match (best_score, ranked.best_score) {
@@ -331,6 +351,9 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
             }
             if let (Some(part), Some(fruit)) = (geo, &mut geo_fruit) {
                 fruit.merge(part);
+            }
+            if let Some(part) = time {
+                time_fruit.merge(part);
             }
         }
     }
@@ -380,11 +403,14 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
             .map_err(passes::agg_error)?;
         let mut value =
             serde_json::to_value(&final_result).map_err(|e| SearchError::illegal(e.to_string()))?;
+        if let Value::Object(out) = &mut value {
+            out.extend(time_fruit.into_json(&time_plans)?);
+        }
         aggs::reshape(&mut value, &shapes, &mut scope)?;
         response["aggregations"] = value;
     } else if !shapes.is_empty() {
         // Only deferred or split-out aggregations below these shapes.
-        let mut value = json!({});
+        let mut value = Value::Object(time_fruit.into_json(&time_plans)?);
         aggs::reshape(&mut value, &shapes, &mut scope)?;
         response["aggregations"] = value;
     }

@@ -101,6 +101,11 @@ impl PointColumns {
         }
     }
 
+    /// True when every document of the segment has exactly one point.
+    pub fn one_per_doc(&self) -> bool {
+        self.rows == Rows::Full
+    }
+
     /// True when `doc` has a point (cheaper than reading it).
     #[inline]
     pub fn has_point(&self, doc: DocId) -> bool {

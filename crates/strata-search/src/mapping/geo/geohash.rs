@@ -83,13 +83,16 @@ fn cell_index(v: f64, lo: f64, span: f64) -> u64 {
     // Exact: k * 45 < 2^36, and the sum is a multiple of 2^-28 or 2^-27
     // below 2^8 in magnitude, so it needs < 40 significant bits.
     let boundary = |k: u64| lo + k as f64 * step;
+    // Cells per degree; a multiplication rather than a division by `step`
+    // (a division is the longest instruction here, and this runs per point
+    // of every document a grid aggregates).
+    let per_degree = (1u64 << COORD_BITS) as f64 / span;
     // `as` truncates (the floor, for the non-negative) and saturates: NaN
     // and negatives give 0, too large a value u64::MAX. Rounding in `v - lo`
-    // and the division is under 1e-7 of a cell, so the estimate is off by
-    // at most one, and one comparison either way makes it exact. (Rounding
-    // is monotonic and exact at boundaries, so the estimate is never low;
-    // the first comparison is a cheap guard all the same.)
-    let k = (((v - lo) / step) as u64).min(LAST);
+    // and in `per_degree` is under 1e-6 of a cell, so the estimate is off
+    // by at most one either way, and one comparison either way makes it
+    // exact.
+    let k = (((v - lo) * per_degree) as u64).min(LAST);
     if k < LAST && v >= boundary(k + 1) {
         k + 1
     } else if k > 0 && v < boundary(k) {

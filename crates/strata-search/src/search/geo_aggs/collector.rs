@@ -3,14 +3,16 @@
 //! Per segment it opens each distinct geo_point field once, and reads a
 //! document's points of a field at most once however many aggregations use
 //! it (a grid and its `geo_centroid` on the same field, say). A grid keys
-//! its cells by [`GeohashCell`] bits and adds a document to each of its
-//! cells once. Nothing is allocated per document: the point and cell
-//! buffers are reused, and a cell allocates only when first seen.
+//! its cells by [`GeohashCell`] bits (in a [`CellTable`]) and adds a
+//! document to each of its cells once. Nothing is allocated per document:
+//! the point and cell buffers are reused, and a cell allocates only when
+//! first seen.
 
 use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
 
-use super::fruit::{Cell, Cells, Centroid, GeoFruit, Partial};
+use super::cell_table::CellTable;
+use super::fruit::{Cells, Centroid, GeoFruit, Partial};
 use super::GeoAgg;
 use crate::mapping::geo::{GeoPoint, GeohashCell};
 use crate::store::geo_columns::PointColumns;
@@ -120,7 +122,7 @@ enum SegmentAgg {
         field: usize,
         precision: usize,
         subs: Vec<usize>,
-        cells: Cells,
+        cells: CellTable,
     },
 }
 
@@ -166,7 +168,7 @@ impl Collector for GeoCollector {
                     field: *field,
                     precision: *precision,
                     subs: subs.clone(),
-                    cells: Cells::default(),
+                    cells: CellTable::new(*precision, subs.len()),
                 },
             })
             .collect();
@@ -232,7 +234,7 @@ impl SegmentCollector for GeoSegmentCollector {
                 .into_iter()
                 .map(|agg| match agg {
                     SegmentAgg::Centroid { centroid, .. } => Partial::Centroid(centroid),
-                    SegmentAgg::Grid { cells, .. } => Partial::Grid(cells),
+                    SegmentAgg::Grid { cells, .. } => Partial::Grid(cells.into_cells()),
                 })
                 .collect(),
         )
@@ -243,7 +245,7 @@ impl SegmentCollector for GeoSegmentCollector {
 /// of those cells' sub-centroids takes all the points its field holds
 /// in `fields` (loaded for this document).
 fn add_to_grid(
-    cells: &mut Cells,
+    cells: &mut CellTable,
     precision: usize,
     points: &[GeoPoint],
     subs: &[usize],
@@ -264,10 +266,10 @@ fn add_to_grid(
 }
 
 #[inline]
-fn add_to_cell(cells: &mut Cells, bits: u64, subs: &[usize], fields: &[FieldPoints]) {
-    let cell = cells.entry(bits).or_insert_with(|| Cell::new(subs.len()));
-    cell.docs += 1;
-    for (sub, centroid) in subs.iter().zip(cell.centroids.iter_mut()) {
+fn add_to_cell(cells: &mut CellTable, bits: u64, subs: &[usize], fields: &[FieldPoints]) {
+    let (docs, centroids) = cells.cell_mut(bits);
+    *docs += 1;
+    for (sub, centroid) in subs.iter().zip(centroids.iter_mut()) {
         fields[*sub].points.iter().for_each(|p| centroid.add(*p));
     }
 }
@@ -307,10 +309,10 @@ mod tests {
         let grid = loaded(&[(10.0, 10.0), (-80.0, -170.0), (20.0, 20.0)]);
         let other = loaded(&[(1.0, 2.0)]);
         let fields = [grid, other];
-        let (mut cells, mut scratch) = (Cells::default(), Vec::new());
+        let (mut table, mut scratch) = (CellTable::new(1, 2), Vec::new());
         for _ in 0..2 {
             add_to_grid(
-                &mut cells,
+                &mut table,
                 1,
                 &fields[0].points,
                 &[0, 1],
@@ -318,7 +320,8 @@ mod tests {
                 &mut scratch,
             );
         }
-        add_to_grid(&mut cells, 1, &fields[1].points, &[], &fields, &mut scratch);
+        add_to_grid(&mut table, 1, &fields[1].points, &[], &fields, &mut scratch);
+        let cells = table.into_cells();
         let s = GeohashCell::of(
             GeoPoint {
                 lat: 10.0,

@@ -10,6 +10,7 @@
 //! Shard results merge exactly (sums and counts), so the final result does
 //! not depend on the shard count.
 
+mod cell_table;
 mod collector;
 mod fruit;
 

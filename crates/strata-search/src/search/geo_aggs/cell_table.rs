@@ -1,0 +1,134 @@
+//! A grid's cells while one segment is collected: a flat table indexed by
+//! the cell's bits at low precisions, a hash map above them.
+//!
+//! Kibana's maps ask for coarse grids (precision 2-3 at world zoom), where
+//! a lookup in a hash map per document was a fifth of a grid's time. Up to
+//! [`DENSE_PRECISION`] characters every cell has a slot, so a document is
+//! counted with two array indexings; the table is turned into [`Cells`]
+//! (only the cells seen) when the segment is harvested.
+
+use super::fruit::{Cell, Cells, Centroid};
+
+/// Precisions up to this one use a flat table: 32^2 = 1,024 cells, a few
+/// KiB per segment (a third character would be 32,768 cells per segment
+/// collector, mostly empty).
+const DENSE_PRECISION: usize = 2;
+
+/// See the module docs.
+pub(super) enum CellTable {
+    Dense {
+        /// Documents per cell, indexed by bits.
+        docs: Vec<u64>,
+        /// `subs` centroids per cell, cell by cell.
+        centroids: Vec<Centroid>,
+        subs: usize,
+    },
+    Sparse {
+        cells: Cells,
+        subs: usize,
+    },
+}
+
+impl CellTable {
+    /// An empty table for a grid of `precision` characters with `subs`
+    /// centroid sub-aggregations.
+    pub(super) fn new(precision: usize, subs: usize) -> CellTable {
+        if precision <= DENSE_PRECISION {
+            let slots = 1usize << (5 * precision);
+            CellTable::Dense {
+                docs: vec![0; slots],
+                centroids: vec![Centroid::default(); slots * subs],
+                subs,
+            }
+        } else {
+            CellTable::Sparse {
+                cells: Cells::default(),
+                subs,
+            }
+        }
+    }
+
+    /// The document count and centroids of the cell with `bits` (which fit
+    /// the table's precision: they come from `GeohashCell::of` at it).
+    #[inline]
+    pub(super) fn cell_mut(&mut self, bits: u64) -> (&mut u64, &mut [Centroid]) {
+        match self {
+            CellTable::Dense {
+                docs,
+                centroids,
+                subs,
+            } => {
+                let at = bits as usize;
+                (&mut docs[at], &mut centroids[at * *subs..(at + 1) * *subs])
+            }
+            CellTable::Sparse { cells, subs } => {
+                let cell = cells.entry(bits).or_insert_with(|| Cell::new(*subs));
+                (&mut cell.docs, &mut cell.centroids[..])
+            }
+        }
+    }
+
+    /// The cells seen.
+    pub(super) fn into_cells(self) -> Cells {
+        match self {
+            CellTable::Sparse { cells, .. } => cells,
+            CellTable::Dense {
+                docs,
+                centroids,
+                subs,
+            } => docs
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| **n > 0)
+                .map(|(at, n)| {
+                    let cell = Cell {
+                        docs: *n,
+                        centroids: centroids[at * subs..(at + 1) * subs].to_vec(),
+                    };
+                    (at as u64, cell)
+                })
+                .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mapping::geo::GeoPoint;
+
+    /// Counts the same cells into a table of each kind.
+    fn fill(table: &mut CellTable, cells: &[(u64, f64)]) {
+        for &(bits, lat) in cells {
+            let (docs, centroids) = table.cell_mut(bits);
+            *docs += 1;
+            centroids[0].add(GeoPoint { lat, lon: 0.0 });
+        }
+    }
+
+    #[test]
+    fn dense_and_sparse_tables_agree() {
+        let input = [(0, 1.0), (1023, 2.0), (5, 3.0), (5, 4.0), (0, 5.0)];
+        let mut dense = CellTable::new(2, 1);
+        assert!(matches!(dense, CellTable::Dense { .. }));
+        fill(&mut dense, &input);
+        let mut sparse = CellTable::Sparse {
+            cells: Cells::default(),
+            subs: 1,
+        };
+        fill(&mut sparse, &input);
+        let render = |cells: Cells| {
+            let mut v: Vec<_> = cells
+                .into_iter()
+                .map(|(k, c)| (k, c.docs, format!("{:?}", c.centroids)))
+                .collect();
+            v.sort();
+            v
+        };
+        let dense = render(dense.into_cells());
+        assert_eq!(dense, render(sparse.into_cells()));
+        let counts: Vec<_> = dense.iter().map(|(k, n, _)| (*k, *n)).collect();
+        assert_eq!(counts, [(0, 2), (5, 2), (1023, 1)]);
+        assert!(matches!(CellTable::new(3, 0), CellTable::Sparse { .. }));
+    }
+}

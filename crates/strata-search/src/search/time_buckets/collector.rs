@@ -1,0 +1,307 @@
+//! The tantivy collector of a request's [`TimeBuckets`] histograms.
+//!
+//! Per segment each histogram opens its date column and its children's
+//! columns or filter scorers once. A document's bucket is its date's
+//! position `(date - offset) / interval`, rounded down; the bucket being
+//! filled is kept aside (its bounds and accumulators) until a document
+//! falls outside it, so time-ordered documents cost neither a division nor
+//! a map lookup each. Dense columns (one value per document) are read a
+//! block of documents at a time. Filters are scorers only ever moved
+//! forward: the collected documents arrive in increasing order within a
+//! segment, and each filter remembers the next document it matches, so a
+//! document before it costs one comparison.
+
+use std::sync::Arc;
+
+use tantivy::collector::{Collector, SegmentCollector};
+use tantivy::columnar::{Cardinality, Column, NumericalType};
+use tantivy::query::{EnableScoring, Query, Scorer};
+use tantivy::{DocId, DocSet, Score, SegmentOrdinal, SegmentReader};
+
+use super::fruit::{Acc, Bucket, Histogram, TimeBucketsFruit};
+use super::{ChildKind, TimeBuckets};
+use crate::search::date_histogram::MAX_BUCKETS;
+use crate::search::sort::numeric_column;
+
+/// The collector of one shard: the request's histograms and, per
+/// histogram, its filter children's queries built for the shard's index.
+pub struct TimeBucketsCollector {
+    plans: Arc<Vec<TimeBuckets>>,
+    filters: Arc<Vec<Vec<Box<dyn Query>>>>,
+}
+
+impl TimeBucketsCollector {
+    /// `filters[i]` are the queries of `plans[i]`'s filter children, in order.
+    pub fn new(
+        plans: Arc<Vec<TimeBuckets>>,
+        filters: Arc<Vec<Vec<Box<dyn Query>>>>,
+    ) -> TimeBucketsCollector {
+        TimeBucketsCollector { plans, filters }
+    }
+}
+
+/// How one child reads a segment.
+enum ChildReader {
+    /// A metric's column (`None`: no values in this segment), and whether
+    /// it holds exactly one value per document.
+    Metric(Option<Column<f64>>, bool),
+    /// A filter's matching documents, and the first one not yet passed.
+    Filter(Box<dyn Scorer>, DocId),
+}
+
+fn dense<T>(column: &Option<Column<T>>) -> bool
+where
+    T: PartialOrd + Copy + std::fmt::Debug + Send + Sync + 'static,
+{
+    column
+        .as_ref()
+        .is_some_and(|c| c.get_cardinality() == Cardinality::Full)
+}
+
+/// One histogram in one segment.
+struct SegmentHistogram {
+    dates: Option<Column<i64>>,
+    /// One date per document: read a block at a time into `block`.
+    dates_dense: bool,
+    block: Vec<i64>,
+    interval: i64,
+    offset: i64,
+    children: Vec<ChildReader>,
+    /// Which filter children match the current document.
+    matched: Vec<bool>,
+    /// The bucket being filled: its position, its dates `[start, end)`.
+    current: Option<(i64, i64, i64)>,
+    filling: Bucket,
+    done: Histogram,
+    /// A multi-valued document's positions.
+    scratch: Vec<i64>,
+}
+
+/// [`TimeBucketsCollector`]'s per-segment part.
+pub struct TimeBucketsSegmentCollector {
+    histograms: Vec<SegmentHistogram>,
+}
+
+impl Collector for TimeBucketsCollector {
+    type Fruit = TimeBucketsFruit;
+    type Child = TimeBucketsSegmentCollector;
+
+    fn for_segment(
+        &self,
+        _ord: SegmentOrdinal,
+        segment: &SegmentReader,
+    ) -> tantivy::Result<TimeBucketsSegmentCollector> {
+        let mut histograms = Vec::with_capacity(self.plans.len());
+        for (plan, queries) in self.plans.iter().zip(self.filters.iter()) {
+            let mut queries = queries.iter();
+            let mut children = Vec::with_capacity(plan.children.len());
+            for child in &plan.children {
+                children.push(match &child.kind {
+                    ChildKind::Metric { column, .. } => {
+                        let column = numeric_column(segment, column, NumericalType::F64)
+                            .and_then(Into::into);
+                        let one_each = dense(&column);
+                        ChildReader::Metric(column, one_each)
+                    }
+                    ChildKind::Filter { .. } => {
+                        let query = queries.next().ok_or_else(|| {
+                            tantivy::TantivyError::InternalError("filter query missing".into())
+                        })?;
+                        let scoring = EnableScoring::disabled_from_schema(segment.schema());
+                        let scorer = query.weight(scoring)?.scorer(segment, 1.0)?;
+                        let next = scorer.doc();
+                        ChildReader::Filter(scorer, next)
+                    }
+                });
+            }
+            let dates: Option<Column<i64>> =
+                numeric_column(segment, &plan.column, NumericalType::I64).and_then(Into::into);
+            histograms.push(SegmentHistogram {
+                dates_dense: dense(&dates),
+                dates,
+                block: Vec::new(),
+                interval: plan.interval,
+                offset: plan.offset,
+                matched: vec![false; children.len()],
+                children,
+                current: None,
+                filling: Bucket::default(),
+                done: Histogram::default(),
+                scratch: Vec::new(),
+            });
+        }
+        Ok(TimeBucketsSegmentCollector { histograms })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        false
+    }
+
+    fn merge_fruits(&self, fruits: Vec<TimeBucketsFruit>) -> tantivy::Result<TimeBucketsFruit> {
+        let mut out = TimeBucketsFruit::default();
+        for f in fruits {
+            out.merge(f);
+        }
+        Ok(out)
+    }
+}
+
+impl SegmentCollector for TimeBucketsSegmentCollector {
+    type Fruit = TimeBucketsFruit;
+
+    fn collect(&mut self, doc: DocId, _score: Score) {
+        for h in &mut self.histograms {
+            h.collect(doc);
+        }
+    }
+
+    fn collect_block(&mut self, docs: &[DocId]) {
+        for h in &mut self.histograms {
+            h.collect_block(docs);
+        }
+    }
+
+    fn harvest(self) -> TimeBucketsFruit {
+        TimeBucketsFruit(
+            self.histograms
+                .into_iter()
+                .map(|mut h| {
+                    h.flush();
+                    h.done
+                })
+                .collect(),
+        )
+    }
+}
+
+impl SegmentHistogram {
+    fn collect_block(&mut self, docs: &[DocId]) {
+        let Some(dates) = self.dates.as_ref().filter(|_| self.dates_dense) else {
+            docs.iter().for_each(|&doc| self.collect(doc));
+            return;
+        };
+        let mut block = std::mem::take(&mut self.block);
+        block.resize(docs.len(), 0);
+        dates.values.get_vals(docs, &mut block);
+        for (&doc, &date) in docs.iter().zip(&block) {
+            self.match_filters(doc);
+            self.add_dated(doc, date);
+        }
+        self.block = block;
+    }
+
+    fn collect(&mut self, doc: DocId) {
+        // The document's one date, or `None` when it has several.
+        let single = {
+            let Some(dates) = &self.dates else {
+                return;
+            };
+            let mut values = dates.values_for_doc(doc);
+            match (values.next(), values.next()) {
+                (None, _) => return,
+                (Some(date), None) => Some(date),
+                _ => None,
+            }
+        };
+        self.match_filters(doc);
+        if let Some(date) = single {
+            self.add_dated(doc, date);
+            return;
+        }
+        // Several dates: each distinct bucket counts the document once.
+        let mut positions = std::mem::take(&mut self.scratch);
+        positions.clear();
+        if let Some(dates) = &self.dates {
+            positions.extend(dates.values_for_doc(doc).map(|v| self.position(v)));
+        }
+        positions.sort_unstable();
+        positions.dedup();
+        for &pos in &positions {
+            self.add(doc, pos);
+        }
+        self.scratch = positions;
+    }
+
+    /// Sets `matched` for `doc`, moving each filter up to it.
+    #[inline]
+    fn match_filters(&mut self, doc: DocId) {
+        for (child, matched) in self.children.iter_mut().zip(self.matched.iter_mut()) {
+            if let ChildReader::Filter(scorer, next) = child {
+                if *next < doc {
+                    *next = scorer.seek(doc);
+                }
+                *matched = *next == doc;
+            }
+        }
+    }
+
+    /// Counts `doc`, whose one date is `date`.
+    #[inline]
+    fn add_dated(&mut self, doc: DocId, date: i64) {
+        let pos = match self.current {
+            Some((pos, start, end)) if date >= start && date < end => pos,
+            _ => self.position(date),
+        };
+        self.add(doc, pos);
+    }
+
+    /// The bucket position of `date`.
+    #[inline]
+    fn position(&self, date: i64) -> i64 {
+        date.saturating_sub(self.offset).div_euclid(self.interval)
+    }
+
+    /// Counts `doc` in the bucket at `pos`.
+    #[inline]
+    fn add(&mut self, doc: DocId, pos: i64) {
+        if self.current.map(|(p, _, _)| p) != Some(pos) {
+            self.flush();
+            let start = pos
+                .saturating_mul(self.interval)
+                .saturating_add(self.offset);
+            self.current = Some((pos, start, start.saturating_add(self.interval)));
+            self.filling
+                .children
+                .resize(self.children.len(), Acc::default());
+        }
+        let bucket = &mut self.filling;
+        bucket.docs += 1;
+        for ((child, acc), matched) in self
+            .children
+            .iter()
+            .zip(bucket.children.iter_mut())
+            .zip(&self.matched)
+        {
+            match child {
+                ChildReader::Filter(..) => acc.count += u64::from(*matched),
+                ChildReader::Metric(Some(column), true) => acc.add(column.values.get_val(doc)),
+                ChildReader::Metric(Some(column), false) => {
+                    column.values_for_doc(doc).for_each(|v| acc.add(v));
+                }
+                ChildReader::Metric(None, _) => {}
+            }
+        }
+    }
+
+    /// Moves the bucket being filled into the segment's buckets.
+    fn flush(&mut self) {
+        let Some((pos, _, _)) = self.current.take() else {
+            return;
+        };
+        let filling = std::mem::take(&mut self.filling);
+        let done = &mut self.done;
+        if !done.buckets.contains_key(&pos) && done.buckets.len() >= MAX_BUCKETS {
+            // Bounded memory: the result is the too-many-buckets error.
+            done.overflow = true;
+            return;
+        }
+        let bucket = done.buckets.entry(pos).or_default();
+        bucket.docs += filling.docs;
+        bucket
+            .children
+            .resize(filling.children.len(), Acc::default());
+        for (a, b) in bucket.children.iter_mut().zip(&filling.children) {
+            a.merge(b);
+        }
+    }
+}

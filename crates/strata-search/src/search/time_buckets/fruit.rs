@@ -1,0 +1,166 @@
+//! The partial results of [`TimeBuckets`] histograms: per bucket a document
+//! count and one accumulator per child, merged across segments and shards
+//! by adding (and taking the smaller or larger), then rendered in tantivy's
+//! final-result shape.
+
+use rustc_hash::FxHashMap;
+use serde_json::{json, Map, Value};
+
+use super::{ChildKind, Metric, TimeBuckets};
+use crate::error::{Result, SearchError};
+use crate::search::date_histogram::MAX_BUCKETS;
+
+/// One child's running values in one bucket. A filter uses `count` only
+/// (documents that matched); a metric all four over the values seen.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Acc {
+    pub count: u64,
+    pub sum: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Default for Acc {
+    fn default() -> Acc {
+        Acc {
+            count: 0,
+            sum: 0.0,
+            min: f64::INFINITY,
+            max: f64::NEG_INFINITY,
+        }
+    }
+}
+
+impl Acc {
+    #[inline]
+    pub fn add(&mut self, v: f64) {
+        self.count += 1;
+        self.sum += v;
+        self.min = self.min.min(v);
+        self.max = self.max.max(v);
+    }
+
+    pub fn merge(&mut self, other: &Acc) {
+        self.count += other.count;
+        self.sum += other.sum;
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+    }
+
+    fn metric_json(&self, metric: Metric) -> Value {
+        let some = self.count > 0;
+        let value = match metric {
+            Metric::Sum => json!(self.sum),
+            Metric::ValueCount => json!(self.count as f64),
+            Metric::Min if some => json!(self.min),
+            Metric::Max if some => json!(self.max),
+            Metric::Avg if some => json!(self.sum / self.count as f64),
+            Metric::Min | Metric::Max | Metric::Avg => Value::Null,
+        };
+        json!({ "value": value })
+    }
+}
+
+/// One bucket: its documents and its children's accumulators.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Bucket {
+    pub docs: u64,
+    pub children: Vec<Acc>,
+}
+
+/// One histogram's buckets by position (`(value - offset) / interval`,
+/// rounded down), and whether some were dropped for being over the limit.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Histogram {
+    pub buckets: FxHashMap<i64, Bucket>,
+    pub overflow: bool,
+}
+
+impl Histogram {
+    fn merge(&mut self, other: Histogram) {
+        self.overflow |= other.overflow;
+        for (pos, bucket) in other.buckets {
+            let mine = self.buckets.entry(pos).or_default();
+            mine.docs += bucket.docs;
+            mine.children.resize(
+                bucket.children.len().max(mine.children.len()),
+                Acc::default(),
+            );
+            for (a, b) in mine.children.iter_mut().zip(&bucket.children) {
+                a.merge(b);
+            }
+        }
+        self.overflow |= self.buckets.len() > MAX_BUCKETS;
+    }
+}
+
+/// The partial results of all the request's [`TimeBuckets`], in order.
+#[derive(Debug, Clone, Default)]
+pub struct TimeBucketsFruit(pub(super) Vec<Histogram>);
+
+impl TimeBucketsFruit {
+    /// Adds another segment's or shard's results.
+    pub fn merge(&mut self, other: TimeBucketsFruit) {
+        if self.0.len() < other.0.len() {
+            self.0.resize_with(other.0.len(), Histogram::default);
+        }
+        for (mine, theirs) in self.0.iter_mut().zip(other.0) {
+            mine.merge(theirs);
+        }
+    }
+
+    /// The results keyed by aggregation name, as tantivy's final result
+    /// would give them; too many buckets is tantivy's (and Elasticsearch's)
+    /// error.
+    pub fn into_json(self, plans: &[TimeBuckets]) -> Result<Map<String, Value>> {
+        let mut out = Map::new();
+        for (plan, histogram) in plans.iter().zip(self.0) {
+            out.insert(plan.name.clone(), render(plan, histogram)?);
+        }
+        Ok(out)
+    }
+}
+
+fn too_many() -> SearchError {
+    SearchError::illegal(format!(
+        "Trying to create too many buckets. Must be less than or equal to: [{MAX_BUCKETS}]. This limit can be set by changing the [search.max_buckets] cluster level setting."
+    ))
+}
+
+fn render(plan: &TimeBuckets, histogram: Histogram) -> Result<Value> {
+    if histogram.overflow {
+        return Err(too_many());
+    }
+    let mut positions: Vec<i64> = histogram.buckets.keys().copied().collect();
+    positions.sort_unstable();
+    if plan.min_doc_count == 0 {
+        if let (Some(&first), Some(&last)) = (positions.first(), positions.last()) {
+            if last - first >= MAX_BUCKETS as i64 {
+                return Err(too_many());
+            }
+            positions = (first..=last).collect();
+        }
+    }
+    let empty = Bucket::default();
+    let mut buckets = Vec::with_capacity(positions.len());
+    for pos in positions {
+        let bucket = histogram.buckets.get(&pos).unwrap_or(&empty);
+        if bucket.docs < plan.min_doc_count {
+            continue;
+        }
+        let key = pos as f64 * plan.interval as f64 + plan.offset as f64;
+        let mut b = Map::new();
+        b.insert("key".into(), json!(key));
+        b.insert("doc_count".into(), json!(bucket.docs));
+        for (i, child) in plan.children.iter().enumerate() {
+            let acc = bucket.children.get(i).copied().unwrap_or_default();
+            let value = match &child.kind {
+                ChildKind::Filter { .. } => json!({ "doc_count": acc.count }),
+                ChildKind::Metric { metric, .. } => acc.metric_json(*metric),
+            };
+            b.insert(child.name.clone(), value);
+        }
+        buckets.push(Value::Object(b));
+    }
+    Ok(json!({ "buckets": buckets }))
+}

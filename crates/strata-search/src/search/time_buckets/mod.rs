@@ -1,0 +1,235 @@
+//! Fixed-interval `date_histogram`s computed by Strata's own collector
+//! instead of tantivy's histogram, with their simple sub-aggregations
+//! fused into the same pass.
+//!
+//! Kibana's dashboards are made of these: documents per time bucket, with
+//! a `sum` of a numeric field or a `filters` split (response classes) per
+//! bucket. tantivy computes a histogram's sub-aggregations by buffering
+//! every (bucket, document) pair and replaying it to each child, and a
+//! filter child first turns its query into a bit set over the whole
+//! segment; here a document is read once, its bucket found (time-ordered
+//! documents mostly fall in the bucket of the one before, so few
+//! divisions), and each child updated in place. A filter is a scorer
+//! stepped forward alongside the collected documents, so only the
+//! documents the search matches are looked at.
+//!
+//! [`split`] takes the histograms it can compute out of the translated
+//! tantivy request: a `date_histogram` with a fixed interval (no calendar
+//! ranges), no `missing`, no bounds, and children that are only `sum`,
+//! `min`, `max`, `avg` and `value_count` of numeric fields and `filter`
+//! or `filters` without children of their own. Anything else stays with
+//! tantivy. The result is rendered in the shape tantivy's final result
+//! has ([`TimeBucketsFruit::into_json`]), so the usual reshaping (keys as
+//! dates, `filters` buckets, values as strings) applies unchanged.
+
+mod collector;
+mod fruit;
+
+pub use collector::TimeBucketsCollector;
+pub use fruit::TimeBucketsFruit;
+
+use serde_json::{Map, Value};
+
+use super::aggs::AggShape;
+use crate::mapping::{FieldType, Mappings};
+
+/// A metric child, by the name tantivy's request gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
+    /// Sum of the values.
+    Sum,
+    /// Smallest value.
+    Min,
+    /// Largest value.
+    Max,
+    /// Mean of the values.
+    Avg,
+    /// Number of values.
+    ValueCount,
+}
+
+impl Metric {
+    fn parse(kind: &str) -> Option<Metric> {
+        Some(match kind {
+            "sum" => Metric::Sum,
+            "min" => Metric::Min,
+            "max" => Metric::Max,
+            "avg" => Metric::Avg,
+            "value_count" => Metric::ValueCount,
+            _ => return None,
+        })
+    }
+}
+
+/// What a child computes per bucket.
+#[derive(Debug, Clone)]
+pub enum ChildKind {
+    /// A metric over a numeric column (schema path).
+    Metric {
+        /// Which one.
+        metric: Metric,
+        /// The column, as tantivy's request names it.
+        column: String,
+    },
+    /// A document count under an Elasticsearch query.
+    Filter {
+        /// The query, as written.
+        query: Value,
+    },
+}
+
+/// One child, under its name in tantivy's request (a `filters` key is
+/// `<name>\u{1f}<key>`).
+#[derive(Debug, Clone)]
+pub struct Child {
+    /// The name its result goes under.
+    pub name: String,
+    /// What it computes.
+    pub kind: ChildKind,
+}
+
+/// One histogram taken out of tantivy's request.
+#[derive(Debug, Clone)]
+pub struct TimeBuckets {
+    /// Its name in `aggs`.
+    pub name: String,
+    /// The date column, as tantivy's request names it.
+    pub column: String,
+    /// Bucket width in milliseconds (at least 1).
+    pub interval: i64,
+    /// Bucket starts are `offset + k * interval`, `0 <= offset < interval`.
+    pub offset: i64,
+    /// Buckets with fewer documents are left out; 0 fills the gaps
+    /// between the first and last bucket, as tantivy does.
+    pub min_doc_count: u64,
+    /// Its children, in request order.
+    pub children: Vec<Child>,
+}
+
+impl TimeBuckets {
+    /// The queries of the filter children (in children order).
+    pub fn filter_queries(&self) -> impl Iterator<Item = &Value> {
+        self.children.iter().filter_map(|c| match &c.kind {
+            ChildKind::Filter { query } => Some(query),
+            ChildKind::Metric { .. } => None,
+        })
+    }
+}
+
+/// Takes the histograms this module computes out of `request` (tantivy's
+/// translated top-level aggregations, whose shapes are `shapes`).
+pub fn split(request: &mut Value, shapes: &[AggShape], mappings: &Mappings) -> Vec<TimeBuckets> {
+    let Some(out) = request.as_object_mut() else {
+        return Vec::new();
+    };
+    let mut taken = Vec::new();
+    for shape in shapes {
+        let Some(plan) = out.get(&shape.name).and_then(|r| plan(shape, r, mappings)) else {
+            continue;
+        };
+        out.remove(&shape.name);
+        taken.push(plan);
+    }
+    taken
+}
+
+/// The plan of one histogram, when every part of it is supported.
+fn plan(shape: &AggShape, request: &Value, mappings: &Mappings) -> Option<TimeBuckets> {
+    let histogram = shape.date_histogram.as_ref()?;
+    if histogram.by_ranges || shape.missing.is_some() || !shape.deferred.is_empty() {
+        return None;
+    }
+    let body = request.as_object()?;
+    let params = body.get("histogram")?.as_object()?;
+    let known = ["field", "interval", "offset", "min_doc_count"];
+    if params.keys().any(|k| !known.contains(&k.as_str())) {
+        return None;
+    }
+    let column = params.get("field")?.as_str()?.to_string();
+    let interval = whole(params.get("interval")?)?;
+    let offset = params.get("offset").map_or(Some(0), whole)?;
+    let min_doc_count = params.get("min_doc_count").map_or(Some(0), Value::as_u64)?;
+    if interval < 1 || !(0..interval).contains(&offset) {
+        return None;
+    }
+    let empty = Map::new();
+    let subs = match body.get("aggs") {
+        None => &empty,
+        Some(v) => v.as_object()?,
+    };
+    let mut children = Vec::new();
+    for child in &shape.children {
+        if !child.children.is_empty() || !child.deferred.is_empty() || child.missing.is_some() {
+            return None;
+        }
+        children.extend(child_plans(child, subs, mappings)?);
+    }
+    // Every tantivy child is accounted for (nothing would be lost).
+    if children.len() != subs.len() {
+        return None;
+    }
+    Some(TimeBuckets {
+        name: shape.name.clone(),
+        column,
+        interval,
+        offset,
+        min_doc_count,
+        children,
+    })
+}
+
+/// The children one Elasticsearch child became in tantivy's request.
+fn child_plans(
+    shape: &AggShape,
+    subs: &Map<String, Value>,
+    mappings: &Mappings,
+) -> Option<Vec<Child>> {
+    let names: Vec<String> = match shape.kind.as_str() {
+        "filter" => vec![shape.name.clone()],
+        "filters" => shape
+            .keys
+            .iter()
+            .map(|k| format!("{}{}{k}", shape.name, super::agg_filters::KEY_SEPARATOR))
+            .collect(),
+        _ => vec![shape.name.clone()],
+    };
+    let mut out = Vec::with_capacity(names.len());
+    for name in names {
+        let body = subs.get(&name)?.as_object()?;
+        if body.len() != 1 {
+            return None; // children of its own
+        }
+        let (kind, params) = body.iter().next()?;
+        let kind = if kind == "filter" {
+            ChildKind::Filter {
+                query: params.get("query")?.clone(),
+            }
+        } else {
+            let metric = Metric::parse(kind)?;
+            let params = params.as_object()?;
+            if params.len() != 1 {
+                return None; // `missing`, `script`, ...
+            }
+            let field = shape.field.as_deref()?;
+            if !mappings.leaf(field).is_some_and(|l| numeric(l.ty)) {
+                return None;
+            }
+            ChildKind::Metric {
+                metric,
+                column: params.get("field")?.as_str()?.to_string(),
+            }
+        };
+        out.push(Child { name, kind });
+    }
+    Some(out)
+}
+
+fn numeric(ty: FieldType) -> bool {
+    ty.is_integer() || ty.is_float()
+}
+
+/// A JSON number that is a whole number of milliseconds.
+fn whole(v: &Value) -> Option<i64> {
+    let f = v.as_f64()?;
+    (f.fract() == 0.0 && f.abs() < 9.0e15).then_some(f as i64)
+}
