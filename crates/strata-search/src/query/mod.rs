@@ -4,6 +4,8 @@
 //!
 //! - `date_range`: `range` on dates, skipping by `zone_map` (per-block
 //!   smallest and largest value of a segment's date column).
+//! - `segment_cache`: what is derived from a segment's column (zone maps,
+//!   term coupons), kept across searches within a byte budget.
 //! - `date_math`: `now-1d/d`, `2024-01-01||+1M` in a time zone.
 //! - `compound`: `bool`, `constant_score`, `match_all`, `match_none`.
 //! - `full_text`: `match`, `match_phrase`, `multi_match`.
@@ -24,6 +26,7 @@ mod geo;
 pub(crate) mod ip_range;
 pub mod query_string;
 mod regexp;
+pub(crate) mod segment_cache;
 pub mod simple_query_string;
 mod term_level;
 pub mod terms;

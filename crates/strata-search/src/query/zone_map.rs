@@ -9,17 +9,17 @@
 //! straddles the window's edge is read on every search.
 //!
 //! Segments are immutable and their ids unique, so a map computed once is
-//! valid for as long as the segment lives; the process-wide cache keeps
-//! the most recently used maps within [`CACHE_ZONES`] zones (16 bytes each)
-//! and forgets the rest.
+//! valid for as long as the segment lives; a process-wide [`SegmentCache`]
+//! keeps the most recently used maps within [`CACHE_ZONES`] zones (16
+//! bytes each) and forgets the rest.
 
-use std::collections::HashMap;
 use std::sync::{Arc, LazyLock};
 
-use parking_lot::Mutex;
 use tantivy::columnar::{Cardinality, ColumnType, ColumnValues, DynamicColumn};
 use tantivy::index::SegmentId;
 use tantivy::SegmentReader;
+
+use super::segment_cache::SegmentCache;
 
 /// Documents per zone.
 pub const ZONE_DOCS: u32 = 512;
@@ -106,71 +106,20 @@ pub fn dense_i64_column(
     Ok((column.get_cardinality() == Cardinality::Full).then_some(column.values))
 }
 
-type Key = (SegmentId, String);
-
-struct Entry {
-    map: Arc<ZoneMap>,
-    used: u64,
-}
-
-#[derive(Default)]
-struct Cache {
-    entries: HashMap<Key, Entry>,
-    zones: usize,
-    clock: u64,
-}
-
-static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(Mutex::default);
+/// Zone maps by segment and column, within [`CACHE_ZONES`] zones.
+static CACHE: LazyLock<SegmentCache<ZoneMap>> =
+    LazyLock::new(|| SegmentCache::new(CACHE_ZONES * std::mem::size_of::<(i64, i64)>()));
 
 /// The zone map of `column` in `segment`, built from `values` on first use.
 pub fn zone_map(segment: SegmentId, column: &str, values: &dyn ColumnValues<i64>) -> Arc<ZoneMap> {
-    let key = (segment, column.to_string());
-    {
-        let mut cache = CACHE.lock();
-        cache.clock += 1;
-        let now = cache.clock;
-        if let Some(entry) = cache.entries.get_mut(&key) {
-            entry.used = now;
-            return Arc::clone(&entry.map);
-        }
-    }
-    // Built outside the lock: two searches may both build it; one wins.
-    let map = Arc::new(ZoneMap::build(values));
-    let mut cache = CACHE.lock();
-    cache.clock += 1;
-    let now = cache.clock;
-    if cache.entries.contains_key(&key) {
-        return map;
-    }
-    cache.zones += map.len();
-    cache.entries.insert(
-        key,
-        Entry {
-            map: Arc::clone(&map),
-            used: now,
-        },
-    );
-    if cache.zones > CACHE_ZONES {
-        evict(&mut cache);
-    }
-    map
-}
-
-/// Drops the least recently used maps until the cache is within half its
-/// budget (so a full cache is not sorted on every insert).
-fn evict(cache: &mut Cache) {
-    let mut by_age: Vec<(u64, Key, usize)> = cache
-        .entries
-        .iter()
-        .map(|(k, e)| (e.used, k.clone(), e.map.len()))
-        .collect();
-    by_age.sort_unstable_by_key(|(used, _, _)| *used);
-    for (_, key, zones) in by_age {
-        if cache.zones <= CACHE_ZONES / 2 {
-            break;
-        }
-        cache.entries.remove(&key);
-        cache.zones -= zones;
+    let built = CACHE.get_or_try_build(segment, column, || {
+        let map = ZoneMap::build(values);
+        let bytes = map.len() * std::mem::size_of::<(i64, i64)>();
+        Ok::<_, std::convert::Infallible>((map, bytes))
+    });
+    match built {
+        Ok(map) => map,
+        Err(never) => match never {},
     }
 }
 

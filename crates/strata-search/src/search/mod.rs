@@ -24,6 +24,7 @@ pub mod calendar;
 pub mod date_histogram;
 pub mod date_range;
 pub mod deferred;
+pub mod distinct_terms;
 pub mod docvalues;
 pub mod fetch_fields;
 mod fetch_phase;
@@ -167,30 +168,34 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
     };
     let mut geo_fruit = (!geo.is_empty()).then(|| geo_aggs::GeoCollector::new(geo.clone()).empty());
     let now = now_millis();
-    let (agg_request, shapes, top_deferred, time_plans) = match (&rest_aggs, indices.first()) {
-        (Some(a), Some(first)) => {
-            let mappings = first.mappings();
-            let mut fields = Vec::new();
-            date_histogram::bound_fields(a, &mappings, now, &mut fields);
-            let bounds = passes::data_bounds(indices, &req.query, &fields)?;
-            let env = aggs::AggEnv {
-                mappings: &mappings,
-                now,
-                bounds: &bounds,
-            };
-            let (mut tv, shapes, deferred) = aggs::translate(&env, a)?;
-            let time_plans = time_buckets::split(&mut tv, &shapes, &mappings);
-            let parsed: Option<Aggregations> = match tv.as_object() {
-                Some(o) if o.is_empty() => None,
-                _ => Some(
-                    serde_json::from_value(tv)
-                        .map_err(|e| SearchError::parsing(format!("[aggs] {e}")))?,
-                ),
-            };
-            (parsed, shapes, deferred, time_plans)
-        }
-        _ => (None, Vec::new(), Vec::new(), Vec::new()),
-    };
+    let (agg_request, shapes, top_deferred, time_plans, distinct) =
+        match (&rest_aggs, indices.first()) {
+            (Some(a), Some(first)) => {
+                let mappings = first.mappings();
+                let mut fields = Vec::new();
+                date_histogram::bound_fields(a, &mappings, now, &mut fields);
+                let bounds = passes::data_bounds(indices, &req.query, &fields)?;
+                let env = aggs::AggEnv {
+                    mappings: &mappings,
+                    now,
+                    bounds: &bounds,
+                };
+                let (mut tv, shapes, deferred) = aggs::translate(&env, a)?;
+                let time_plans = time_buckets::split(&mut tv, &shapes, &mappings);
+                let distinct = distinct_terms::split(&mut tv, &shapes, &mappings);
+                let parsed: Option<Aggregations> = match tv.as_object() {
+                    Some(o) if o.is_empty() => None,
+                    _ => Some(
+                        serde_json::from_value(tv)
+                            .map_err(|e| SearchError::parsing(format!("[aggs] {e}")))?,
+                    ),
+                };
+                (parsed, shapes, deferred, time_plans, distinct)
+            }
+            _ => (None, Vec::new(), Vec::new(), Vec::new(), Vec::new()),
+        };
+    let distinct = Arc::new(distinct);
+    let mut distinct_fruit = distinct_terms::DistinctTermsFruit::default();
     let time_plans = Arc::new(time_plans);
     let mut time_fruit = time_buckets::TimeBucketsFruit::default();
 
@@ -279,6 +284,7 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
         && agg_request.is_none()
         && geo.is_empty()
         && time_plans.is_empty()
+        && distinct.is_empty()
     {
         // Only the count: tantivy counts without visiting documents where
         // it can.
@@ -319,15 +325,17 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
                         Arc::clone(&time_filters[i]),
                     )
                 });
+                let distinct = (!distinct.is_empty())
+                    .then(|| distinct_terms::DistinctTermsCollector::new(Arc::clone(&distinct)));
                 parallel::ShardSearch {
                     searcher: &per_index[i].searchers[s],
                     query: &*queries[i],
-                    collector: (Count, ranked, aggs, (geo, time)),
+                    collector: (Count, ranked, aggs, (geo, time, distinct)),
                 }
             })
             .collect();
         let fruits = parallel::collect_shards(&parts).map_err(passes::agg_error)?;
-        for (&(i, s), (count, ranked, aggs, (geo, time))) in owners.iter().zip(fruits) {
+        for (&(i, s), (count, ranked, aggs, (geo, time, distinct))) in owners.iter().zip(fruits) {
             total += count as u64;
             if let Some(ranked) = ranked {
                 best_score = match (best_score, ranked.best_score) {
@@ -354,6 +362,9 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
             }
             if let Some(part) = time {
                 time_fruit.merge(part);
+            }
+            if let Some(part) = distinct {
+                distinct_fruit.merge(part);
             }
         }
     }
@@ -404,13 +415,23 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
         let mut value =
             serde_json::to_value(&final_result).map_err(|e| SearchError::illegal(e.to_string()))?;
         if let Value::Object(out) = &mut value {
-            out.extend(time_fruit.into_json(&time_plans)?);
+            out.extend(own_results(
+                &time_plans,
+                time_fruit,
+                &distinct,
+                distinct_fruit,
+            )?);
         }
         aggs::reshape(&mut value, &shapes, &mut scope)?;
         response["aggregations"] = value;
     } else if !shapes.is_empty() {
         // Only deferred or split-out aggregations below these shapes.
-        let mut value = Value::Object(time_fruit.into_json(&time_plans)?);
+        let mut value = Value::Object(own_results(
+            &time_plans,
+            time_fruit,
+            &distinct,
+            distinct_fruit,
+        )?);
         aggs::reshape(&mut value, &shapes, &mut scope)?;
         response["aggregations"] = value;
     }
@@ -430,4 +451,22 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
         }
     }
     Ok(response)
+}
+
+/// The results of the aggregations Strata computes itself (split out of
+/// tantivy's request), in tantivy's final shape, to be reshaped with the rest.
+fn own_results(
+    time_plans: &[time_buckets::TimeBuckets],
+    time: time_buckets::TimeBucketsFruit,
+    distinct_plans: &[distinct_terms::DistinctTerms],
+    distinct: distinct_terms::DistinctTermsFruit,
+) -> Result<Map<String, Value>> {
+    if let Some(e) = distinct.error() {
+        return Err(SearchError::Engine(tantivy::TantivyError::InternalError(
+            e.to_string(),
+        )));
+    }
+    let mut out = time.into_json(time_plans)?;
+    out.extend(distinct_terms::into_json(distinct_plans, distinct));
+    Ok(out)
 }

@@ -1,0 +1,287 @@
+//! The tantivy collector of [`DistinctTerms`]: per segment, the term
+//! ordinals the matching documents hold (a bit per dictionary term), then
+//! at harvest one HyperLogLog sketch of their coupons.
+
+use std::io;
+use std::sync::{Arc, LazyLock};
+
+use datasketches::hll::{Coupon, HllSketch, HllType, HllUnion};
+use tantivy::collector::{Collector, SegmentCollector};
+use tantivy::columnar::{Cardinality, ColumnType, DynamicColumn, StrColumn};
+use tantivy::index::SegmentId;
+use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
+
+use super::DistinctTerms;
+use crate::query::segment_cache::SegmentCache;
+
+/// tantivy's cardinality precision (2^11 registers, about 2% error).
+const LG_K: u8 = 11;
+
+/// Coupon tables within 64 MiB (16M terms).
+const CACHE_BYTES: usize = 64 << 20;
+
+/// A table is built once a search touches at least this share (1/256) of
+/// a segment's terms; below it the terms are looked up one by one. A block
+/// of the dictionary holds a few hundred terms and a lookup decodes every
+/// block it touches, so from about this share on, scattered lookups cost
+/// as much as reading the whole dictionary, which the table does once.
+const TABLE_SHARE: u64 = 256;
+
+/// Each term's coupon, by ordinal, per segment and column.
+static COUPONS: LazyLock<SegmentCache<Vec<Coupon>>> =
+    LazyLock::new(|| SegmentCache::new(CACHE_BYTES));
+
+/// The collector of one search's [`DistinctTerms`].
+pub struct DistinctTermsCollector {
+    plans: Arc<Vec<DistinctTerms>>,
+}
+
+impl DistinctTermsCollector {
+    /// A collector for `plans`.
+    pub fn new(plans: Arc<Vec<DistinctTerms>>) -> DistinctTermsCollector {
+        DistinctTermsCollector { plans }
+    }
+}
+
+/// One plan's column in one segment and the ordinals seen.
+struct Seen {
+    column: StrColumn,
+    dense: bool,
+    words: Vec<u64>,
+    any: bool,
+}
+
+/// Sets the bit of `ord` (ordinals past the dictionary are ignored).
+#[inline]
+fn insert(words: &mut [u64], any: &mut bool, ord: u64) {
+    if let Some(word) = words.get_mut((ord / 64) as usize) {
+        *word |= 1 << (ord % 64);
+        *any = true;
+    }
+}
+
+impl Seen {
+    /// Notes the ordinals `doc` holds.
+    fn insert_doc(&mut self, doc: DocId) {
+        let Seen {
+            column, words, any, ..
+        } = self;
+        for ord in column.ords().values_for_doc(doc) {
+            insert(words, any, ord);
+        }
+    }
+
+    /// The ordinals seen, in increasing order.
+    fn ordinals(&self) -> Vec<u64> {
+        let mut out = Vec::new();
+        for (i, &word) in self.words.iter().enumerate() {
+            let mut w = word;
+            while w != 0 {
+                out.push(i as u64 * 64 + u64::from(w.trailing_zeros()));
+                w &= w - 1;
+            }
+        }
+        out
+    }
+}
+
+/// [`DistinctTermsCollector`]'s per-segment part.
+pub struct DistinctTermsSegmentCollector {
+    segment: SegmentId,
+    plans: Arc<Vec<DistinctTerms>>,
+    seen: Vec<Option<Seen>>,
+    block: Vec<u64>,
+}
+
+/// One sketch per plan (`None`: nothing seen), or the error that stopped
+/// a segment's harvest.
+#[derive(Default)]
+pub struct DistinctTermsFruit {
+    sketches: Vec<Option<HllSketch>>,
+    error: Option<String>,
+}
+
+impl DistinctTermsFruit {
+    /// Adds another segment's or shard's sketches.
+    pub fn merge(&mut self, other: DistinctTermsFruit) {
+        if self.error.is_none() {
+            self.error = other.error;
+        }
+        if self.sketches.len() < other.sketches.len() {
+            self.sketches.resize_with(other.sketches.len(), || None);
+        }
+        for (mine, theirs) in self.sketches.iter_mut().zip(other.sketches) {
+            *mine = match (mine.take(), theirs) {
+                (Some(a), Some(b)) => Some(union(&a, &b)),
+                (a, b) => a.or(b),
+            };
+        }
+    }
+
+    /// The error a segment met, if any.
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    /// The `n` plans' estimates, as tantivy rounds them.
+    pub fn estimates(&self, n: usize) -> Vec<f64> {
+        (0..n)
+            .map(|i| {
+                self.sketches
+                    .get(i)
+                    .and_then(Option::as_ref)
+                    .map_or(0.0, |s| s.estimate().trunc())
+            })
+            .collect()
+    }
+}
+
+fn union(a: &HllSketch, b: &HllSketch) -> HllSketch {
+    let mut union = match HllUnion::new(LG_K) {
+        Ok(u) => u,
+        Err(_) => unreachable!("LG_K is a supported precision"),
+    };
+    union.update(a);
+    union.update(b);
+    union.to_sketch(HllType::Hll8)
+}
+
+fn new_sketch() -> HllSketch {
+    match HllSketch::new(LG_K, HllType::Hll8) {
+        Ok(s) => s,
+        Err(_) => unreachable!("LG_K is a supported precision"),
+    }
+}
+
+fn str_column(segment: &SegmentReader, name: &str) -> tantivy::Result<Option<StrColumn>> {
+    for handle in segment.fast_fields().dynamic_column_handles(name)? {
+        if handle.column_type() == ColumnType::Str {
+            if let DynamicColumn::Str(column) = handle.open()? {
+                return Ok(Some(column));
+            }
+        }
+    }
+    Ok(None)
+}
+
+impl Collector for DistinctTermsCollector {
+    type Fruit = DistinctTermsFruit;
+    type Child = DistinctTermsSegmentCollector;
+
+    fn for_segment(
+        &self,
+        _ord: SegmentOrdinal,
+        segment: &SegmentReader,
+    ) -> tantivy::Result<DistinctTermsSegmentCollector> {
+        let mut seen = Vec::with_capacity(self.plans.len());
+        for plan in self.plans.iter() {
+            seen.push(str_column(segment, &plan.column)?.map(|column| {
+                let terms = column.dictionary().num_terms() as u64;
+                Seen {
+                    dense: column.ords().get_cardinality() == Cardinality::Full,
+                    column,
+                    words: vec![0; terms.div_ceil(64) as usize],
+                    any: false,
+                }
+            }));
+        }
+        Ok(DistinctTermsSegmentCollector {
+            segment: segment.segment_id(),
+            plans: Arc::clone(&self.plans),
+            seen,
+            block: Vec::new(),
+        })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        false
+    }
+
+    fn merge_fruits(&self, fruits: Vec<DistinctTermsFruit>) -> tantivy::Result<DistinctTermsFruit> {
+        let mut out = DistinctTermsFruit::default();
+        for f in fruits {
+            out.merge(f);
+        }
+        Ok(out)
+    }
+}
+
+impl SegmentCollector for DistinctTermsSegmentCollector {
+    type Fruit = DistinctTermsFruit;
+
+    fn collect(&mut self, doc: DocId, _score: Score) {
+        for seen in self.seen.iter_mut().flatten() {
+            seen.insert_doc(doc);
+        }
+    }
+
+    fn collect_block(&mut self, docs: &[DocId]) {
+        for seen in self.seen.iter_mut().flatten() {
+            if seen.dense {
+                self.block.resize(docs.len(), 0);
+                seen.column.ords().values.get_vals(docs, &mut self.block);
+                for &ord in &self.block {
+                    insert(&mut seen.words, &mut seen.any, ord);
+                }
+            } else {
+                docs.iter().for_each(|&doc| seen.insert_doc(doc));
+            }
+        }
+    }
+
+    fn harvest(self) -> DistinctTermsFruit {
+        let mut fruit = DistinctTermsFruit::default();
+        for (plan, seen) in self.plans.iter().zip(self.seen) {
+            let sketch = match seen.filter(|s| s.any) {
+                None => Ok(None),
+                Some(seen) => sketch(self.segment, &plan.column, &seen).map(Some),
+            };
+            match sketch {
+                Ok(s) => fruit.sketches.push(s),
+                Err(e) => {
+                    fruit.sketches.push(None);
+                    fruit.error = Some(format!("read the terms of [{}]: {e}", plan.column));
+                }
+            }
+        }
+        fruit
+    }
+}
+
+/// The sketch of the terms `seen` holds.
+fn sketch(segment: SegmentId, column: &str, seen: &Seen) -> io::Result<HllSketch> {
+    let ordinals = seen.ordinals();
+    let dictionary = seen.column.dictionary();
+    let terms = dictionary.num_terms() as u64;
+    let table = match COUPONS.get(segment, column) {
+        Some(table) => Some(table),
+        None if ordinals.len() as u64 * TABLE_SHARE >= terms => {
+            Some(COUPONS.get_or_try_build(segment, column, || {
+                let mut table = Vec::with_capacity(terms as usize);
+                let mut stream = dictionary.stream()?;
+                while stream.advance() {
+                    table.push(Coupon::from_value(stream.key()));
+                }
+                let bytes = table.len() * std::mem::size_of::<Coupon>();
+                Ok::<_, io::Error>((table, bytes))
+            })?)
+        }
+        None => None,
+    };
+    let mut sketch = new_sketch();
+    match table {
+        Some(table) => {
+            for ord in ordinals {
+                if let Some(&coupon) = table.get(ord as usize) {
+                    sketch.update_with_coupon(coupon);
+                }
+            }
+        }
+        None => {
+            dictionary.sorted_ords_to_term_cb(&ordinals, |bytes| {
+                sketch.update_with_coupon(Coupon::from_value(bytes));
+            })?;
+        }
+    }
+    Ok(sketch)
+}
