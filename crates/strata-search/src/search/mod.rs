@@ -11,6 +11,10 @@
 //!   `filter`/`filters` below other aggregations; `filter_aggs`: the
 //!   top-level `filter` aggregation, one extra pass each.
 //! - `geo_aggs`: `geo_centroid` and `geohash_grid`, which tantivy lacks.
+//! - `own_aggs`: aggregations tantivy has but Strata computes faster with
+//!   its own collectors in the same pass: `time_buckets` (fixed-interval
+//!   `date_histogram` with simple children), `distinct_terms`
+//!   (`cardinality` of keyword and ip fields from cached term coupons).
 //! - `date_histogram`, `date_range`, `calendar`, `time_zone`: dates in
 //!   calendars and zones; `missing_bucket`: histograms' `missing`.
 //! - `top_hits`, `deferred`: sub-aggregations computed per bucket;
@@ -31,6 +35,7 @@ mod fetch_phase;
 pub mod filter_aggs;
 pub mod geo_aggs;
 pub mod missing_bucket;
+mod own_aggs;
 mod parallel;
 mod passes;
 mod ranking;
@@ -168,43 +173,37 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
     };
     let mut geo_fruit = (!geo.is_empty()).then(|| geo_aggs::GeoCollector::new(geo.clone()).empty());
     let now = now_millis();
-    let (agg_request, shapes, top_deferred, time_plans, distinct) =
-        match (&rest_aggs, indices.first()) {
-            (Some(a), Some(first)) => {
-                let mappings = first.mappings();
-                let mut fields = Vec::new();
-                date_histogram::bound_fields(a, &mappings, now, &mut fields);
-                let bounds = passes::data_bounds(indices, &req.query, &fields)?;
-                let env = aggs::AggEnv {
-                    mappings: &mappings,
-                    now,
-                    bounds: &bounds,
-                };
-                let (mut tv, shapes, deferred) = aggs::translate(&env, a)?;
-                let time_plans = time_buckets::split(&mut tv, &shapes, &mappings);
-                let distinct = distinct_terms::split(&mut tv, &shapes, &mappings);
-                let parsed: Option<Aggregations> = match tv.as_object() {
-                    Some(o) if o.is_empty() => None,
-                    _ => Some(
-                        serde_json::from_value(tv)
-                            .map_err(|e| SearchError::parsing(format!("[aggs] {e}")))?,
-                    ),
-                };
-                (parsed, shapes, deferred, time_plans, distinct)
-            }
-            _ => (None, Vec::new(), Vec::new(), Vec::new(), Vec::new()),
-        };
-    let distinct = Arc::new(distinct);
-    let mut distinct_fruit = distinct_terms::DistinctTermsFruit::default();
-    let time_plans = Arc::new(time_plans);
-    let mut time_fruit = time_buckets::TimeBucketsFruit::default();
+    let (agg_request, shapes, top_deferred, mut own) = match (&rest_aggs, indices.first()) {
+        (Some(a), Some(first)) => {
+            let mappings = first.mappings();
+            let mut fields = Vec::new();
+            date_histogram::bound_fields(a, &mappings, now, &mut fields);
+            let bounds = passes::data_bounds(indices, &req.query, &fields)?;
+            let env = aggs::AggEnv {
+                mappings: &mappings,
+                now,
+                bounds: &bounds,
+            };
+            let (mut tv, shapes, deferred) = aggs::translate(&env, a)?;
+            let own = own_aggs::OwnAggs::split(&mut tv, &shapes, &mappings);
+            let parsed: Option<Aggregations> = match tv.as_object() {
+                Some(o) if o.is_empty() => None,
+                _ => Some(
+                    serde_json::from_value(tv)
+                        .map_err(|e| SearchError::parsing(format!("[aggs] {e}")))?,
+                ),
+            };
+            (parsed, shapes, deferred, own)
+        }
+        _ => (None, Vec::new(), Vec::new(), own_aggs::OwnAggs::default()),
+    };
+    let mut own_part = own_aggs::OwnPart::default();
 
     // The query phase: per shard one collector (count, ranking,
     // aggregations, geo), every segment of every shard on the search pool.
     let mut queries = Vec::with_capacity(indices.len());
     let mut per_index = Vec::with_capacity(indices.len());
     let mut rank_by = Vec::with_capacity(indices.len());
-    let mut time_filters = Vec::with_capacity(indices.len());
     for index in indices {
         index.counters.note_query();
         let q = query_for(index, &req.query)?;
@@ -219,11 +218,7 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
         for q in aggs::AggShape::all_queries(&shapes) {
             query_for(index, q)?;
         }
-        let filters = time_plans
-            .iter()
-            .map(|p| p.filter_queries().map(|q| query_for(index, q)).collect())
-            .collect::<Result<Vec<Vec<_>>>>()?;
-        time_filters.push(Arc::new(filters));
+        own.prepare(index)?;
         per_index.push(fetch_phase::IndexFetch {
             docvalues: docvalues::resolve(&req.docvalue_fields, &mappings)?,
             fetch: fetch_fields::resolve(&req.fetch_fields, &mappings)?,
@@ -280,12 +275,7 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
             }));
         }
     }
-    if (want == 0 || ranked_apart)
-        && agg_request.is_none()
-        && geo.is_empty()
-        && time_plans.is_empty()
-        && distinct.is_empty()
-    {
+    if (want == 0 || ranked_apart) && agg_request.is_none() && geo.is_empty() && own.is_empty() {
         // Only the count: tantivy counts without visiting documents where
         // it can.
         let parts: Vec<_> = owners
@@ -319,23 +309,15 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
                     DistributedAggregationCollector::from_aggs(a.clone(), ctx)
                 });
                 let geo = (!geo.is_empty()).then(|| geo_aggs::GeoCollector::new(geo.clone()));
-                let time = (!time_plans.is_empty()).then(|| {
-                    time_buckets::TimeBucketsCollector::new(
-                        Arc::clone(&time_plans),
-                        Arc::clone(&time_filters[i]),
-                    )
-                });
-                let distinct = (!distinct.is_empty())
-                    .then(|| distinct_terms::DistinctTermsCollector::new(Arc::clone(&distinct)));
                 parallel::ShardSearch {
                     searcher: &per_index[i].searchers[s],
                     query: &*queries[i],
-                    collector: (Count, ranked, aggs, (geo, time, distinct)),
+                    collector: (Count, ranked, aggs, (geo, own.collector(i))),
                 }
             })
             .collect();
         let fruits = parallel::collect_shards(&parts).map_err(passes::agg_error)?;
-        for (&(i, s), (count, ranked, aggs, (geo, time, distinct))) in owners.iter().zip(fruits) {
+        for (&(i, s), (count, ranked, aggs, (geo, own_fruit))) in owners.iter().zip(fruits) {
             total += count as u64;
             if let Some(ranked) = ranked {
                 best_score = match (best_score, ranked.best_score) {
@@ -360,12 +342,7 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
             if let (Some(part), Some(fruit)) = (geo, &mut geo_fruit) {
                 fruit.merge(part);
             }
-            if let Some(part) = time {
-                time_fruit.merge(part);
-            }
-            if let Some(part) = distinct {
-                distinct_fruit.merge(part);
-            }
+            own_aggs::merge(&mut own_part, own_fruit);
         }
     }
 
@@ -415,23 +392,13 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
         let mut value =
             serde_json::to_value(&final_result).map_err(|e| SearchError::illegal(e.to_string()))?;
         if let Value::Object(out) = &mut value {
-            out.extend(own_results(
-                &time_plans,
-                time_fruit,
-                &distinct,
-                distinct_fruit,
-            )?);
+            out.extend(own.results(own_part)?);
         }
         aggs::reshape(&mut value, &shapes, &mut scope)?;
         response["aggregations"] = value;
     } else if !shapes.is_empty() {
         // Only deferred or split-out aggregations below these shapes.
-        let mut value = Value::Object(own_results(
-            &time_plans,
-            time_fruit,
-            &distinct,
-            distinct_fruit,
-        )?);
+        let mut value = Value::Object(own.results(own_part)?);
         aggs::reshape(&mut value, &shapes, &mut scope)?;
         response["aggregations"] = value;
     }
@@ -451,22 +418,4 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
         }
     }
     Ok(response)
-}
-
-/// The results of the aggregations Strata computes itself (split out of
-/// tantivy's request), in tantivy's final shape, to be reshaped with the rest.
-fn own_results(
-    time_plans: &[time_buckets::TimeBuckets],
-    time: time_buckets::TimeBucketsFruit,
-    distinct_plans: &[distinct_terms::DistinctTerms],
-    distinct: distinct_terms::DistinctTermsFruit,
-) -> Result<Map<String, Value>> {
-    if let Some(e) = distinct.error() {
-        return Err(SearchError::Engine(tantivy::TantivyError::InternalError(
-            e.to_string(),
-        )));
-    }
-    let mut out = time.into_json(time_plans)?;
-    out.extend(distinct_terms::into_json(distinct_plans, distinct));
-    Ok(out)
 }

@@ -1,0 +1,107 @@
+//! The aggregations Strata computes with its own collectors in tantivy's
+//! pass ([`time_buckets`], [`distinct_terms`]): taken out of tantivy's
+//! translated request, collected beside it, and put back in tantivy's
+//! final-result shape so the usual reshaping applies to them too.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+use tantivy::query::Query;
+
+use super::aggs::AggShape;
+use super::distinct_terms::{self, DistinctTerms, DistinctTermsCollector, DistinctTermsFruit};
+use super::time_buckets::{self, TimeBuckets, TimeBucketsCollector, TimeBucketsFruit};
+use crate::error::{Result, SearchError};
+use crate::index::SearchIndex;
+use crate::mapping::Mappings;
+
+/// Filter queries of the time-bucket histograms, per histogram, built for
+/// one index.
+type Filters = Arc<Vec<Vec<Box<dyn Query>>>>;
+
+/// The aggregations of one search pass that Strata computes itself.
+#[derive(Default)]
+pub(super) struct OwnAggs {
+    time: Arc<Vec<TimeBuckets>>,
+    distinct: Arc<Vec<DistinctTerms>>,
+    /// Per index, in [`OwnAggs::prepare`] order.
+    time_filters: Vec<Filters>,
+}
+
+/// One shard's collectors.
+pub(super) type OwnCollector = (Option<TimeBucketsCollector>, Option<DistinctTermsCollector>);
+
+/// One shard's (or the merged) results.
+pub(super) type OwnPart = (Option<TimeBucketsFruit>, Option<DistinctTermsFruit>);
+
+impl OwnAggs {
+    /// Takes what Strata computes out of `request` (tantivy's translated
+    /// top-level aggregations, whose shapes are `shapes`).
+    pub fn split(request: &mut Value, shapes: &[AggShape], mappings: &Mappings) -> OwnAggs {
+        OwnAggs {
+            time: Arc::new(time_buckets::split(request, shapes, mappings)),
+            distinct: Arc::new(distinct_terms::split(request, shapes, mappings)),
+            time_filters: Vec::new(),
+        }
+    }
+
+    /// Nothing to compute.
+    pub fn is_empty(&self) -> bool {
+        self.time.is_empty() && self.distinct.is_empty()
+    }
+
+    /// Builds what the collectors of the next index need (its filter
+    /// queries); called once per index, in order.
+    pub fn prepare(&mut self, index: &SearchIndex) -> Result<()> {
+        let filters = self
+            .time
+            .iter()
+            .map(|p| {
+                p.filter_queries()
+                    .map(|q| super::query_for(index, q))
+                    .collect()
+            })
+            .collect::<Result<Vec<Vec<_>>>>()?;
+        self.time_filters.push(Arc::new(filters));
+        Ok(())
+    }
+
+    /// The collectors of a shard of the `index`-th index prepared.
+    pub fn collector(&self, index: usize) -> OwnCollector {
+        let time = match self.time_filters.get(index) {
+            Some(filters) if !self.time.is_empty() => Some(TimeBucketsCollector::new(
+                Arc::clone(&self.time),
+                Arc::clone(filters),
+            )),
+            _ => None,
+        };
+        let distinct = (!self.distinct.is_empty())
+            .then(|| DistinctTermsCollector::new(Arc::clone(&self.distinct)));
+        (time, distinct)
+    }
+
+    /// The results of the merged `part`, by aggregation name, in tantivy's
+    /// final shape.
+    pub fn results(&self, part: OwnPart) -> Result<Map<String, Value>> {
+        let (time, distinct) = part;
+        let distinct = distinct.unwrap_or_default();
+        if let Some(e) = distinct.error() {
+            return Err(SearchError::Engine(tantivy::TantivyError::InternalError(
+                e.to_string(),
+            )));
+        }
+        let mut out = time.unwrap_or_default().into_json(&self.time)?;
+        out.extend(distinct_terms::into_json(&self.distinct, distinct));
+        Ok(out)
+    }
+}
+
+/// Adds one shard's results to `merged`.
+pub(super) fn merge(merged: &mut OwnPart, part: OwnPart) {
+    if let Some(p) = part.0 {
+        merged.0.get_or_insert_with(Default::default).merge(p);
+    }
+    if let Some(p) = part.1 {
+        merged.1.get_or_insert_with(Default::default).merge(p);
+    }
+}
