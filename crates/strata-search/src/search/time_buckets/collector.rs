@@ -42,9 +42,14 @@ impl TimeBucketsCollector {
 
 /// How one child reads a segment.
 enum ChildReader {
-    /// A metric's column (`None`: no values in this segment), and whether
-    /// it holds exactly one value per document.
-    Metric(Option<Column<f64>>, bool),
+    /// A metric's column (`None`: no values in this segment); when it
+    /// holds exactly one value per document (`dense`), the values of the
+    /// block of documents being collected are read into `block` at once.
+    Metric {
+        column: Option<Column<f64>>,
+        dense: bool,
+        block: Vec<f64>,
+    },
     /// A filter's matching documents, and the first one not yet passed.
     Filter(Box<dyn Scorer>, DocId),
 }
@@ -100,8 +105,11 @@ impl Collector for TimeBucketsCollector {
                     ChildKind::Metric { column, .. } => {
                         let column = numeric_column(segment, column, NumericalType::F64)
                             .and_then(Into::into);
-                        let one_each = dense(&column);
-                        ChildReader::Metric(column, one_each)
+                        ChildReader::Metric {
+                            dense: dense(&column),
+                            column,
+                            block: Vec::new(),
+                        }
                     }
                     ChildKind::Filter { .. } => {
                         let query = queries.next().ok_or_else(|| {
@@ -183,9 +191,20 @@ impl SegmentHistogram {
         let mut block = std::mem::take(&mut self.block);
         block.resize(docs.len(), 0);
         dates.values.get_vals(docs, &mut block);
-        for (&doc, &date) in docs.iter().zip(&block) {
+        for child in &mut self.children {
+            if let ChildReader::Metric {
+                column: Some(column),
+                dense: true,
+                block,
+            } = child
+            {
+                block.resize(docs.len(), 0.0);
+                column.values.get_vals(docs, block);
+            }
+        }
+        for (at, (&doc, &date)) in docs.iter().zip(&block).enumerate() {
             self.match_filters(doc);
-            self.add_dated(doc, date);
+            self.add_dated(doc, date, Some(at));
         }
         self.block = block;
     }
@@ -205,7 +224,7 @@ impl SegmentHistogram {
         };
         self.match_filters(doc);
         if let Some(date) = single {
-            self.add_dated(doc, date);
+            self.add_dated(doc, date, None);
             return;
         }
         // Several dates: each distinct bucket counts the document once.
@@ -217,7 +236,7 @@ impl SegmentHistogram {
         positions.sort_unstable();
         positions.dedup();
         for &pos in &positions {
-            self.add(doc, pos);
+            self.add(doc, pos, None);
         }
         self.scratch = positions;
     }
@@ -235,14 +254,15 @@ impl SegmentHistogram {
         }
     }
 
-    /// Counts `doc`, whose one date is `date`.
+    /// Counts `doc`, whose one date is `date` (`at`: its place in the
+    /// block being collected).
     #[inline]
-    fn add_dated(&mut self, doc: DocId, date: i64) {
+    fn add_dated(&mut self, doc: DocId, date: i64, at: Option<usize>) {
         let pos = match self.current {
             Some((pos, start, end)) if date >= start && date < end => pos,
             _ => self.position(date),
         };
-        self.add(doc, pos);
+        self.add(doc, pos, at);
     }
 
     /// The bucket position of `date`.
@@ -251,9 +271,10 @@ impl SegmentHistogram {
         date.saturating_sub(self.offset).div_euclid(self.interval)
     }
 
-    /// Counts `doc` in the bucket at `pos`.
+    /// Counts `doc` in the bucket at `pos`; `at` is its place in the block
+    /// being collected, when dense metric values were read for the block.
     #[inline]
-    fn add(&mut self, doc: DocId, pos: i64) {
+    fn add(&mut self, doc: DocId, pos: i64, at: Option<usize>) {
         if self.current.map(|(p, _, _)| p) != Some(pos) {
             self.flush();
             let start = pos
@@ -274,11 +295,16 @@ impl SegmentHistogram {
         {
             match child {
                 ChildReader::Filter(..) => acc.count += u64::from(*matched),
-                ChildReader::Metric(Some(column), true) => acc.add(column.values.get_val(doc)),
-                ChildReader::Metric(Some(column), false) => {
-                    column.values_for_doc(doc).for_each(|v| acc.add(v));
-                }
-                ChildReader::Metric(None, _) => {}
+                ChildReader::Metric {
+                    column: Some(column),
+                    dense,
+                    block,
+                } => match (dense, at.and_then(|i| block.get(i))) {
+                    (true, Some(&v)) => acc.add(v),
+                    (true, None) => acc.add(column.values.get_val(doc)),
+                    (false, _) => column.values_for_doc(doc).for_each(|v| acc.add(v)),
+                },
+                ChildReader::Metric { column: None, .. } => {}
             }
         }
     }
