@@ -13,8 +13,9 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
-use strata_search::search::{search, SearchRequest};
 use strata_search::{Catalog, Precondition, SearchIndex};
+
+mod common;
 
 const T0: i64 = 1_700_000_000_000;
 
@@ -23,30 +24,15 @@ struct Doc {
     even: bool,
 }
 
-/// A one-shard index `logs` refreshed only on demand (each refresh one
-/// segment): `@timestamp` a date, `millis` a long, `parity` a keyword.
+/// The one-shard index `logs`: `@timestamp` a date, `millis` a long,
+/// `parity` a keyword.
 fn create(tmp: &std::path::Path) -> (Catalog, Arc<SearchIndex>) {
-    let catalog = Catalog::open(tmp).unwrap();
-    let index = catalog
-        .create_index(
-            "logs",
-            &json!({
-                "settings": {"index": {"number_of_shards": 1, "refresh_interval": "-1",
-                    "translog": {"durability": "async"}}},
-                "mappings": {"properties": {
-                    "@timestamp": {"type": "date"},
-                    "parity": {"type": "keyword"},
-                    "millis": {"type": "long"}
-                }}
-            }),
-        )
-        .unwrap();
-    (catalog, index)
-}
-
-fn run(catalog: &Catalog, body: &Value) -> Value {
-    let indices = catalog.resolve("logs").unwrap();
-    search(&indices, &SearchRequest::parse(body).unwrap()).unwrap()
+    let properties = json!({
+        "@timestamp": {"type": "date"},
+        "parity": {"type": "keyword"},
+        "millis": {"type": "long"}
+    });
+    common::logs_index(tmp, 1, properties)
 }
 
 fn setup(tmp: &std::path::Path) -> (Catalog, Vec<Doc>) {
@@ -92,7 +78,7 @@ fn setup(tmp: &std::path::Path) -> (Catalog, Vec<Doc>) {
 
 fn count(catalog: &Catalog, query: Value) -> u64 {
     let body = json!({ "size": 0, "track_total_hits": true, "query": query });
-    run(catalog, &body)["hits"]["total"]["value"]
+    common::search_logs(catalog, &body)["hits"]["total"]["value"]
         .as_u64()
         .unwrap()
 }
@@ -159,7 +145,7 @@ fn date_ranges_count_exactly_in_every_segment_shape() {
 }
 
 fn hit_ids(catalog: &Catalog, body: Value) -> Vec<(String, Value)> {
-    run(catalog, &body)["hits"]["hits"]
+    common::search_logs(catalog, &body)["hits"]["hits"]
         .as_array()
         .unwrap()
         .iter()

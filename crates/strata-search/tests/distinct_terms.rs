@@ -13,8 +13,9 @@ use std::collections::HashSet;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
-use strata_search::search::{search, SearchRequest};
 use strata_search::{Catalog, Precondition};
+
+mod common;
 
 struct Doc {
     group: i64,
@@ -22,21 +23,12 @@ struct Doc {
 }
 
 fn setup(tmp: &std::path::Path) -> (Catalog, Vec<Doc>) {
-    let catalog = Catalog::open(tmp).unwrap();
-    let index = catalog
-        .create_index(
-            "logs",
-            &json!({
-                "settings": {"index": {"number_of_shards": 2, "refresh_interval": "-1",
-                    "translog": {"durability": "async"}}},
-                "mappings": {"properties": {
-                    "ip": {"type": "keyword"},
-                    "addr": {"type": "ip"},
-                    "group": {"type": "long"}
-                }}
-            }),
-        )
-        .unwrap();
+    let properties = json!({
+        "ip": {"type": "keyword"},
+        "addr": {"type": "ip"},
+        "group": {"type": "long"}
+    });
+    let (catalog, index) = common::logs_index(tmp, 2, properties);
     let mut rng = StdRng::seed_from_u64(3);
     let mut docs = Vec::new();
     for batch in 0..4 {
@@ -83,8 +75,7 @@ fn setup(tmp: &std::path::Path) -> (Catalog, Vec<Doc>) {
 
 fn cardinality(catalog: &Catalog, query: Value, params: Value) -> f64 {
     let body = json!({"size": 0, "query": query, "aggs": {"c": {"cardinality": params}}});
-    let indices = catalog.resolve("logs").unwrap();
-    let out = search(&indices, &SearchRequest::parse(&body).unwrap()).unwrap();
+    let out = common::search_logs(catalog, &body);
     out["aggregations"]["c"]["value"].as_f64().unwrap()
 }
 

@@ -16,8 +16,9 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
-use strata_search::search::{search, SearchRequest};
 use strata_search::{Catalog, Precondition, SearchIndex};
+
+mod common;
 
 const T0: i64 = 1_700_000_000_000;
 const HOUR: i64 = 3_600_000;
@@ -32,23 +33,13 @@ struct Doc {
 }
 
 fn create(tmp: &std::path::Path) -> (Catalog, Arc<SearchIndex>) {
-    let catalog = Catalog::open(tmp).unwrap();
-    let index = catalog
-        .create_index(
-            "logs",
-            &json!({
-                "settings": {"index": {"number_of_shards": 2, "refresh_interval": "-1",
-                    "translog": {"durability": "async"}}},
-                "mappings": {"properties": {
-                    "@timestamp": {"type": "date"},
-                    "code": {"type": "long"},
-                    "bytes": {"type": "long"},
-                    "size": {"type": "long"}
-                }}
-            }),
-        )
-        .unwrap();
-    (catalog, index)
+    let properties = json!({
+        "@timestamp": {"type": "date"},
+        "code": {"type": "long"},
+        "bytes": {"type": "long"},
+        "size": {"type": "long"}
+    });
+    common::logs_index(tmp, 2, properties)
 }
 
 fn setup(tmp: &std::path::Path) -> (Catalog, Vec<Doc>) {
@@ -117,11 +108,6 @@ fn setup(tmp: &std::path::Path) -> (Catalog, Vec<Doc>) {
     index.refresh().unwrap();
     docs.retain(|d| !deleted(d));
     (catalog, docs)
-}
-
-fn run(catalog: &Catalog, body: &Value) -> Value {
-    let indices = catalog.resolve("logs").unwrap();
-    search(&indices, &SearchRequest::parse(body).unwrap()).unwrap()
 }
 
 /// Per bucket start: documents, 4xx-5xx documents, the `bytes` values and
@@ -202,7 +188,7 @@ fn fused_histograms_match_the_model_and_tantivy() {
             _ => HOUR,
         };
         let body = request(interval, min_doc_count, low, high);
-        let native = run(&catalog, &body);
+        let native = common::search_logs(&catalog, &body);
         let buckets = native["aggregations"]["h"]["buckets"].as_array().unwrap();
         let expected = model(&docs, ms, low, high);
         let seen: BTreeMap<i64, &Value> = buckets
@@ -246,7 +232,7 @@ fn fused_histograms_match_the_model_and_tantivy() {
         let mut bounded = body.clone();
         bounded["aggs"]["h"]["date_histogram"]["hard_bounds"] =
             json!({"min": T0 - HOUR, "max": last + HOUR});
-        let tantivy = run(&catalog, &bounded);
+        let tantivy = common::search_logs(&catalog, &bounded);
         assert_eq!(
             native["aggregations"], tantivy["aggregations"],
             "{interval} {min_doc_count}"
@@ -261,7 +247,6 @@ fn too_many_buckets_is_the_usual_error() {
     let (catalog, _docs) = setup(tmp.path());
     let body = json!({"size": 0, "aggs": {"h": {"date_histogram": {
         "field": "@timestamp", "fixed_interval": "1ms", "min_doc_count": 0}}}});
-    let indices = catalog.resolve("logs").unwrap();
-    let err = search(&indices, &SearchRequest::parse(&body).unwrap()).unwrap_err();
+    let err = common::try_search(&catalog, &body).unwrap_err();
     assert!(err.to_string().contains("too many buckets"), "{err}");
 }

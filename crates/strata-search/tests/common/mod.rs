@@ -1,0 +1,35 @@
+//! What the aggregation and range tests share: a catalog holding one index
+//! `logs` that refreshes only on demand (each refresh one segment per
+//! shard), and searching it.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use strata_search::error::Result;
+use strata_search::search::{search, SearchRequest};
+use strata_search::{Catalog, SearchIndex};
+
+/// A catalog in `dir` with the index `logs`: `shards` shards, refresh
+/// `-1`, `async` translog, and the mapping `properties`.
+pub fn logs_index(dir: &Path, shards: u32, properties: Value) -> (Catalog, Arc<SearchIndex>) {
+    let catalog = Catalog::open(dir).unwrap();
+    let body = json!({
+        "settings": {"index": {"number_of_shards": shards, "refresh_interval": "-1",
+            "translog": {"durability": "async"}}},
+        "mappings": {"properties": properties}
+    });
+    let index = catalog.create_index("logs", &body).unwrap();
+    (catalog, index)
+}
+
+/// The search `body` over `logs`, or its error.
+pub fn try_search(catalog: &Catalog, body: &Value) -> Result<Value> {
+    let indices = catalog.resolve("logs").unwrap();
+    search(&indices, &SearchRequest::parse(body).unwrap())
+}
+
+/// The response of the search `body` over `logs`.
+pub fn search_logs(catalog: &Catalog, body: &Value) -> Value {
+    try_search(catalog, body).unwrap()
+}
