@@ -1,18 +1,20 @@
 //! Single-document APIs: `PUT|POST /<index>/_doc[/<id>]`, `_create`,
 //! `GET|HEAD|DELETE /<index>/_doc/<id>`, `GET /<index>/_source/<id>`,
 //! `POST /<index>/_update/<id>` (partial `doc`, `upsert`,
-//! `doc_as_upsert`; scripts are refused) and `_mget`. Writes create a
+//! `doc_as_upsert`; scripts are refused); `_mget` has its own module. Writes create a
 //! missing index, as Elasticsearch's automatic index creation does, and
 //! through an alias go to its write index; reads through an alias need
 //! an alias of one index.
 
 use axum::http::Method;
+use serde::Serialize;
 use serde_json::{json, Value};
 use strata_search::index::{DocWriteResult, WriteResult};
 use strata_search::search::source_filter::SourceFilter;
 use strata_search::shard::PRIMARY_TERM;
 use strata_search::{SearchError, SearchIndex};
 
+use super::found_doc::FoundDoc;
 use super::write_reply::{write_status, WriteBody};
 use crate::error::{EsError, Result};
 use crate::node::Node;
@@ -231,7 +233,7 @@ fn finish_write(
 }
 
 /// `_source`, `_source_includes` and `_source_excludes` parameters.
-fn source_filter(req: &EsRequest) -> Result<SourceFilter> {
+pub(super) fn source_filter(req: &EsRequest) -> Result<SourceFilter> {
     let list = |name: &str| -> Vec<String> {
         req.param(name)
             .map(|v| v.split(',').map(str::to_string).collect())
@@ -252,12 +254,12 @@ fn source_filter(req: &EsRequest) -> Result<SourceFilter> {
 }
 
 /// The `_doc` body of `id` in `index` with `filter`; `None` when missing.
-fn lookup(
+pub(super) fn lookup(
     index: &SearchIndex,
     id: &str,
     filter: &SourceFilter,
     version: Option<u64>,
-) -> Result<Option<Value>> {
+) -> Result<Option<FoundDoc>> {
     let Some(doc) = index
         .get_document(id)
         .map_err(|e| EsError::from(e).in_index(index.name()))?
@@ -276,7 +278,7 @@ fn lookup(
             .in_index(index.name()));
         }
     }
-    let mut body = json!({
+    let head = json!({
         "_index": index.name(),
         "_id": id,
         "_version": doc.version.version,
@@ -284,11 +286,7 @@ fn lookup(
         "_primary_term": PRIMARY_TERM,
         "found": true,
     });
-    let source: Value = serde_json::from_slice(&doc.source).unwrap_or(Value::Null);
-    if let Some(filtered) = filter.apply(source) {
-        body["_source"] = filtered;
-    }
-    Ok(Some(body))
+    Ok(Some(FoundDoc::new(head, &doc.source, filter)))
 }
 
 fn get(node: &Node, index: &str, id: &str, req: &EsRequest) -> Result<Reply> {
@@ -303,7 +301,7 @@ fn get(node: &Node, index: &str, id: &str, req: &EsRequest) -> Result<Reply> {
         return Ok(Reply::empty(if found.is_some() { 200 } else { 404 }));
     }
     Ok(match found {
-        Some(body) => Reply::ok(body),
+        Some(doc) => serialized(&doc)?,
         None => Reply::json(
             404,
             json!({"_index": target.name(), "_id": id, "found": false}),
@@ -318,64 +316,18 @@ pub fn source(node: &Node, index: &str, id: &str, req: &EsRequest) -> Result<Rep
     let filter = source_filter(req)?;
     match lookup(&target, id, &filter, None)? {
         Some(_) if req.method == Method::HEAD => Ok(Reply::empty(200)),
-        Some(mut body) => Ok(Reply::ok(body["_source"].take())),
+        Some(doc) => match doc.source {
+            Some(source) => serialized(&source),
+            None => Ok(Reply::ok(Value::Null)),
+        },
         None => Err(EsError::ResourceNotFound(format!(
             "Document not found [{index}]/[{id}]"
         ))),
     }
 }
 
-/// `[/<index>]/_mget` with `docs` or `ids`.
-pub fn mget(node: &Node, path_index: Option<&str>, req: &EsRequest) -> Result<Reply> {
-    let body = req.required_json_body()?;
-    let default_filter = source_filter(req)?;
-    let mut wanted: Vec<(Option<String>, String, Option<Value>)> = Vec::new();
-    if let Some(docs) = body.get("docs").and_then(Value::as_array) {
-        for doc in docs {
-            let id = doc.get("_id").map(|v| match v {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            });
-            let id = id.ok_or_else(|| EsError::ActionValidation("id is missing".into()))?;
-            let index = doc
-                .get("_index")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-                .or_else(|| path_index.map(str::to_string));
-            wanted.push((index, id, doc.get("_source").cloned()));
-        }
-    } else if let Some(ids) = body.get("ids").and_then(Value::as_array) {
-        for id in ids {
-            let id = id.as_str().map_or_else(|| id.to_string(), str::to_string);
-            wanted.push((path_index.map(str::to_string), id, None));
-        }
-    } else {
-        return Err(EsError::ActionValidation("no documents to get".into()));
-    }
-    let mut docs = Vec::with_capacity(wanted.len());
-    for (index, id, source) in wanted {
-        let Some(index) = index else {
-            return Err(EsError::ActionValidation(format!(
-                "index is missing for doc {}",
-                docs.len()
-            )));
-        };
-        let filter = match &source {
-            Some(v) => SourceFilter::parse(v)?,
-            None => default_filter.clone(),
-        };
-        let found = node
-            .catalog
-            .single_index(&index)
-            .map_err(EsError::from)
-            .and_then(|target| lookup(&target, &id, &filter, None));
-        docs.push(match found {
-            Ok(Some(doc)) => doc,
-            Ok(None) => json!({"_index": index, "_id": id, "found": false}),
-            Err(e) => json!({"_index": index, "_id": id, "error": e.cause()}),
-        });
-    }
-    Ok(Reply::ok(json!({ "docs": docs })))
+pub(super) fn serialized(body: &impl Serialize) -> Result<Reply> {
+    Reply::serialized(body).map_err(|e| EsError::Internal(e.to_string()))
 }
 
 /// Unused-key check shared by tests: the keys of a body object.

@@ -6,7 +6,8 @@
 //! - `root`: `GET /`.
 //! - `indices`: index management (create, delete, get, exists, mapping,
 //!   settings, refresh, flush, force merge).
-//! - `documents`: single-document APIs and `_mget`.
+//! - `documents`: single-document APIs; `mget`: `_mget`; `found_doc`: a
+//!   found document's reply, its source verbatim.
 //! - `bulk`: `_bulk`.
 //! - `search`: `_search`, `_count`, `_msearch`.
 //! - `cluster`: `_cluster/*`, `_nodes`, `_stats`.
@@ -24,7 +25,9 @@ pub mod cat;
 pub mod cluster;
 pub mod cluster_state;
 pub mod documents;
+pub mod found_doc;
 pub mod indices;
+pub mod mget;
 pub mod msearch;
 pub mod rollover;
 pub mod root;
@@ -85,7 +88,7 @@ fn run(node: &Node, route: &Route, req: &EsRequest) -> Result<Reply> {
         Route::Create(index, id) => documents::write(node, index, Some(id), true, req),
         Route::Source(index, id) => documents::source(node, index, id, req),
         Route::Update(index, id) => documents::update(node, index, id, req),
-        Route::Mget(index) => documents::mget(node, index.as_deref(), req),
+        Route::Mget(index) => mget::mget(node, index.as_deref(), req),
         Route::Bulk(index) => bulk::bulk(node, index.as_deref(), req),
         Route::Search(index) => search::search(node, index.as_deref(), req),
         Route::Count(index) => search::count(node, index.as_deref(), req),

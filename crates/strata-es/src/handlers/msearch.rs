@@ -15,7 +15,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
+use serde::Serialize;
 use serde_json::{json, Value};
+use strata_search::search::SearchResponse;
 
 use super::aliases;
 use super::search::{header_options, indices_options, run_search};
@@ -38,7 +40,7 @@ pub fn msearch(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result
     let items = parse(expression, &req.body)?;
     let defaults = indices_options(req)?;
     let concurrency = max_concurrent_searches(req)?.min(items.len());
-    let run = |item: &Item| -> Value {
+    let run = |item: &Item| -> Answer {
         let outcome = header_options(&item.header, defaults)
             .and_then(|options| aliases::resolve_filtered(node, item.target.as_deref(), options))
             .and_then(|(indices, filter)| {
@@ -46,42 +48,60 @@ pub fn msearch(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result
             });
         match outcome {
             Ok(mut response) => {
-                response["status"] = json!(200);
-                response
+                response.body["status"] = json!(200);
+                Answer::Found(response)
             }
             Err(e) => {
                 let mut body = e.body();
                 body["status"] = json!(e.status());
-                body
+                Answer::Failed(body)
             }
         }
     };
-    let responses: Vec<Value> = if concurrency <= 1 {
+    let responses: Vec<Answer> = if concurrency <= 1 {
         items.iter().map(run).collect()
     } else {
         // Workers take the next unstarted search; each answer goes to its
         // request's slot, so the reply keeps the request order.
         let next = AtomicUsize::new(0);
-        let slots: Vec<Mutex<Value>> = items.iter().map(|_| Mutex::new(Value::Null)).collect();
+        let slots: Vec<Mutex<Option<Answer>>> = items.iter().map(|_| Mutex::new(None)).collect();
         std::thread::scope(|scope| {
             for _ in 0..concurrency {
                 scope.spawn(|| loop {
                     let at = next.fetch_add(1, Ordering::Relaxed);
                     let Some(item) = items.get(at) else { break };
                     let answer = run(item);
-                    *slots[at].lock().unwrap_or_else(|p| p.into_inner()) = answer;
+                    *slots[at].lock().unwrap_or_else(|p| p.into_inner()) = Some(answer);
                 });
             }
         });
         slots
             .into_iter()
             .map(|slot| slot.into_inner().unwrap_or_else(|p| p.into_inner()))
+            // Every slot is filled: the workers took every index below `items.len()`.
+            .map(|answer| answer.unwrap_or(Answer::Failed(Value::Null)))
             .collect()
     };
-    Ok(Reply::ok(json!({
-        "took": started.elapsed().as_millis() as u64,
-        "responses": responses
-    })))
+    let reply = MsearchReply {
+        took: started.elapsed().as_millis() as u64,
+        responses,
+    };
+    Reply::serialized(&reply).map_err(|e| EsError::Internal(e.to_string()))
+}
+
+/// The reply body; the searches' hits go out as serialized.
+#[derive(Serialize)]
+struct MsearchReply {
+    took: u64,
+    responses: Vec<Answer>,
+}
+
+/// One search's answer: its response, or its error with `status`.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Answer {
+    Found(SearchResponse),
+    Failed(Value),
 }
 
 /// The header and body pairs of the request body.

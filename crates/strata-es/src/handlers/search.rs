@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 use strata_search::catalog::IndicesOptions;
-use strata_search::search::{self as engine, SearchRequest};
+use strata_search::search::{self as engine, SearchRequest, SearchResponse};
 use strata_search::SearchIndex;
 
 use super::aliases;
@@ -66,13 +66,8 @@ const APPLIED: &[&str] = &[
 pub fn search(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<Reply> {
     let body = req.json_body()?;
     let (indices, filter) = aliases::resolve_filtered(node, expression, indices_options(req)?)?;
-    Ok(Reply::ok(run_search(
-        &indices,
-        filter.as_ref(),
-        &body,
-        req,
-        true,
-    )?))
+    let response = run_search(&indices, filter.as_ref(), &body, req, true)?;
+    Reply::serialized(&response).map_err(|e| EsError::Internal(e.to_string()))
 }
 
 pub(super) fn run_search(
@@ -81,7 +76,7 @@ pub(super) fn run_search(
     body: &Value,
     req: &EsRequest,
     with_params: bool,
-) -> Result<Value> {
+) -> Result<SearchResponse> {
     let mut request = SearchRequest::parse(body)?;
     let mut totals_as_int = false;
     if with_params {
@@ -106,10 +101,10 @@ pub(super) fn run_search(
     if alias_filter.is_some() {
         request.query = aliases::with_filter(request.query, alias_filter);
     }
-    let mut response = engine::search(indices, &request)?;
+    let mut response = engine::search_response(indices, &request)?;
     if totals_as_int {
-        let total = response["hits"]["total"]["value"].take();
-        response["hits"]["total"] = total;
+        let total = response.body["hits"]["total"]["value"].take();
+        response.body["hits"]["total"] = total;
     }
     Ok(response)
 }

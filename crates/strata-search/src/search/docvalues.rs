@@ -297,6 +297,14 @@ impl Resolved {
         self.fields.is_empty()
     }
 
+    /// The source paths the fields are read from.
+    pub fn paths(&self) -> Vec<&str> {
+        self.fields
+            .iter()
+            .map(|(name, _, _)| name.as_str())
+            .collect()
+    }
+
     /// The `fields` object of a hit with this `_source`; fields without
     /// values are left out.
     pub fn fields(&self, source: &Value) -> Map<String, Value> {

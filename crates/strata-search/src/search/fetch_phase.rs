@@ -4,17 +4,21 @@
 
 use std::sync::Arc;
 
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::value::{to_raw_value, RawValue};
+use serde_json::{json, Map, Value};
 use tantivy::schema::Value as _;
 use tantivy::{DocAddress, Searcher, TantivyDocument};
 
 use super::docvalues::Resolved as DocvalueFields;
 use super::fetch_fields::ResolvedFields as FetchFields;
 use super::parallel;
+use super::pruned_source;
 use super::ranking::SortValues;
 use super::request::{SearchRequest, StoredFields};
 use super::sort::SortValue;
-use crate::error::Result;
+use super::source_filter::ReturnedSource;
+use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
 use crate::shard::PRIMARY_TERM;
 
@@ -45,15 +49,15 @@ pub(crate) struct IndexFetch {
 /// Pages at least this long are fetched in parallel chunks.
 const PARALLEL_FETCH: usize = 64;
 
-/// The JSON hits of `page`, in order. A long page (Discover asks for 500)
-/// is fetched in chunks at once on the search pool: loading, parsing and
-/// shaping a source is most of a hit's cost.
+/// The hits of `page`, in order, each serialized. A long page (Discover
+/// asks for 500) is fetched in chunks at once on the search pool: loading
+/// and shaping a stored document is most of a hit's cost.
 pub(crate) fn hits(
     indices: &[Arc<SearchIndex>],
     req: &SearchRequest,
     per_index: &[IndexFetch],
     page: &[Candidate],
-) -> Result<Vec<Value>> {
+) -> Result<Vec<Box<RawValue>>> {
     let chunks = parallel::map_chunks(page, PARALLEL_FETCH, |chunk| {
         chunk_hits(indices, req, per_index, chunk)
     })?;
@@ -64,65 +68,96 @@ pub(crate) fn hits(
     Ok(hits)
 }
 
+/// One hit as Elasticsearch writes it, in its key order.
+#[derive(Serialize)]
+struct Hit<'a> {
+    _index: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    _id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    _version: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    _seq_no: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    _primary_term: Option<u64>,
+    /// `null` when sorting by fields without scores.
+    _score: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    _source: Option<ReturnedSource<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fields: Option<Map<String, Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sort: Option<Vec<Value>>,
+}
+
 fn chunk_hits(
     indices: &[Arc<SearchIndex>],
     req: &SearchRequest,
     per_index: &[IndexFetch],
     page: &[Candidate],
-) -> Result<Vec<Value>> {
+) -> Result<Vec<Box<RawValue>>> {
+    let (keep_id, keep_source) = match &req.stored_fields {
+        None => (true, true),
+        Some(StoredFields::Nothing) => (false, false),
+        Some(StoredFields::Names { source_requested }) => (true, *source_requested),
+    };
     let mut hits = Vec::with_capacity(page.len());
     for c in page {
         let index = &indices[c.index];
         let fetch = &per_index[c.index];
         let doc: TantivyDocument = fetch.searchers[c.shard].doc(c.addr)?;
         let fields = index.shards()[c.shard].fields();
-        let id = doc
-            .get_first(fields.id)
-            .and_then(|v| v.as_str())
-            .unwrap_or_default()
-            .to_string();
-        let mut hit = json!({"_index": index.name(), "_id": id});
-        let (keep_id, keep_source) = match &req.stored_fields {
-            None => (true, true),
-            Some(StoredFields::Nothing) => (false, false),
-            Some(StoredFields::Names { source_requested }) => (true, *source_requested),
-        };
-        if !keep_id {
-            if let Some(h) = hit.as_object_mut() {
-                h.remove("_id");
-            }
-        }
-        hit["_score"] = if c.values.is_none() || req.track_scores {
-            json!(c.score)
-        } else {
-            Value::Null
-        };
-        if req.version {
-            hit["_version"] = json!(doc.get_first(fields.version).and_then(|v| v.as_u64()));
-        }
-        if req.seq_no_primary_term {
-            hit["_seq_no"] = json!(doc.get_first(fields.seq_no).and_then(|v| v.as_u64()));
-            hit["_primary_term"] = json!(PRIMARY_TERM);
-        }
-        let source_bytes = doc
+        let stored = doc
             .get_first(fields.source)
             .and_then(|v| v.as_bytes())
             .unwrap_or_default();
-        let source: Value = serde_json::from_slice(source_bytes).unwrap_or(Value::Null);
-        if !fetch.docvalues.is_empty() || !fetch.fetch.is_empty() {
-            let mut values = fetch.docvalues.fields(&source);
-            fetch.fetch.add_to(&source, &mut values);
-            if !values.is_empty() {
-                hit["fields"] = Value::Object(values);
+        let verbatim = (keep_source && req.source.is_whole())
+            .then(|| serde_json::from_slice::<&RawValue>(stored).ok())
+            .flatten();
+        // The source is parsed only as far as it is needed: not at all
+        // for a whole source without fields, for `docvalue_fields` alone
+        // only along their paths.
+        let wants_fields = !fetch.docvalues.is_empty() || !fetch.fetch.is_empty();
+        let parsed = if verbatim.is_some() && fetch.fetch.is_empty() {
+            wants_fields.then(|| pruned_source::parse(stored, &fetch.docvalues.paths()))
+        } else {
+            Some(serde_json::from_slice(stored).unwrap_or(Value::Null))
+        };
+        let mut values = Map::new();
+        if let (true, Some(source)) = (wants_fields, &parsed) {
+            values = fetch.docvalues.fields(source);
+            fetch.fetch.add_to(source, &mut values);
+        }
+        let source = match (verbatim, parsed) {
+            (Some(raw), _) => Some(ReturnedSource::Verbatim(raw)),
+            (None, Some(parsed)) if keep_source => {
+                req.source.apply(parsed).map(ReturnedSource::Filtered)
             }
-        }
-        if let Some(s) = req.source.apply(source).filter(|_| keep_source) {
-            hit["_source"] = s;
-        }
-        if let Some(values) = &c.values {
-            hit["sort"] = Value::Array(values.iter().map(SortValue::to_json).collect());
-        }
-        hits.push(hit);
+            (None, _) => None,
+        };
+        let hit = Hit {
+            _index: index.name(),
+            _id: keep_id.then(|| {
+                doc.get_first(fields.id)
+                    .and_then(|v| v.as_str())
+                    .unwrap_or_default()
+            }),
+            _version: req
+                .version
+                .then(|| json!(doc.get_first(fields.version).and_then(|v| v.as_u64()))),
+            _seq_no: req
+                .seq_no_primary_term
+                .then(|| json!(doc.get_first(fields.seq_no).and_then(|v| v.as_u64()))),
+            _primary_term: req.seq_no_primary_term.then_some(PRIMARY_TERM),
+            _score: (c.values.is_none() || req.track_scores).then_some(c.score),
+            _source: source,
+            fields: (!values.is_empty()).then_some(values),
+            sort: c
+                .values
+                .as_ref()
+                .map(|values| values.iter().map(SortValue::to_json).collect()),
+        };
+        hits.push(to_raw_value(&hit).map_err(|e| SearchError::illegal(e.to_string()))?);
     }
     Ok(hits)
 }

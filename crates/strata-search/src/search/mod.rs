@@ -38,8 +38,10 @@ pub mod missing_bucket;
 mod own_aggs;
 mod parallel;
 mod passes;
+mod pruned_source;
 mod ranking;
 pub mod request;
+mod response;
 pub mod sort;
 mod sort_field;
 pub mod source_filter;
@@ -62,6 +64,7 @@ use tantivy::collector::Count;
 use tantivy::query::Query;
 
 pub use request::{SearchRequest, TrackTotalHits};
+pub use response::SearchResponse;
 
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
@@ -107,8 +110,17 @@ pub fn count(indices: &[Arc<SearchIndex>], query: &Value) -> Result<u64> {
         .sum())
 }
 
-/// Runs a search and returns the Elasticsearch response body.
+/// Runs a search and returns the Elasticsearch response body as one
+/// [`Value`] (see [`search_response`] for the reply as sent).
 pub fn search(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Value> {
+    Ok(search_response(indices, req)?.into_value())
+}
+
+/// Runs a search: the Elasticsearch response, hits serialized.
+pub fn search_response(
+    indices: &[Arc<SearchIndex>],
+    req: &SearchRequest,
+) -> Result<SearchResponse> {
     let (filters, rest) = match &req.aggs {
         Some(a) => filter_aggs::split(a)?,
         None => (Vec::new(), None),
@@ -133,23 +145,24 @@ pub fn search(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Value
             docvalue_fields: Vec::new(),
             ..req.clone()
         };
-        let out = search(indices, &pass)?;
+        let out = search_response(indices, &pass)?.body;
         let doc_count = out["hits"]["total"]["value"].as_u64().unwrap_or(0);
         results.insert(
             f.name.clone(),
             filter_aggs::FilterAgg::result(doc_count, out.get("aggregations")),
         );
     }
-    match response.get_mut("aggregations") {
+    let body = &mut response.body;
+    match body.get_mut("aggregations") {
         Some(Value::Object(aggs)) => aggs.extend(results),
-        _ => response["aggregations"] = Value::Object(results),
+        _ => body["aggregations"] = Value::Object(results),
     }
-    response["took"] = json!(started.elapsed().as_millis() as u64);
+    body["took"] = json!(started.elapsed().as_millis() as u64);
     Ok(response)
 }
 
 /// One search pass: hits, plain and geo aggregations.
-fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Value> {
+fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<SearchResponse> {
     let started = Instant::now();
     let want = req.from.saturating_add(req.size);
     let by_score = req.sort.is_empty()
@@ -364,7 +377,8 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
         .collect();
     let hits = fetch_phase::hits(indices, req, &per_index, &page)?;
 
-    let mut hits_obj = json!({"max_score": max_score, "hits": hits});
+    // The hits stand apart from the body (see `SearchResponse`).
+    let mut hits_obj = json!({"max_score": max_score.map(response::score_json), "hits": []});
     match req.track_total_hits {
         TrackTotalHits::Exact => hits_obj["total"] = json!({"value": total, "relation": "eq"}),
         TrackTotalHits::UpTo(n) if total > n => {
@@ -417,5 +431,8 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Valu
             out.extend(fruit.into_json(&geo));
         }
     }
-    Ok(response)
+    Ok(SearchResponse {
+        body: response,
+        hits,
+    })
 }

@@ -39,7 +39,7 @@ pub(super) fn run_deferred(
         docvalue_fields: Vec::new(),
         ..req.clone()
     };
-    let mut out = search_once(indices, &pass)?;
+    let mut out = search_once(indices, &pass)?.body;
     Ok(out["aggregations"][name].take())
 }
 
@@ -61,7 +61,7 @@ pub(super) fn data_bounds(
     let pass = SearchRequest::parse(&json!({
         "query": query, "size": 0, "track_total_hits": false, "aggs": aggs
     }))?;
-    let result = search_once(indices, &pass)?;
+    let result = search_once(indices, &pass)?.body;
     for (i, field) in fields.iter().enumerate() {
         let edge = |e: &str| result["aggregations"][format!("{e}\u{1f}{i}")]["value"].as_f64();
         if let (Some(lo), Some(hi)) = (edge("min"), edge("max")) {

@@ -227,7 +227,8 @@ pub fn after_values(
                         || t == FieldType::Date
                         || t == FieldType::Boolean
                 });
-            match v {
+            let by_score = sort.get(i).is_some_and(|f| f.field == "_score");
+            let value = match v {
                 Value::String(s) if ty == Some(FieldType::Ip) => SortValue::ip(s.clone()),
                 Value::String(s) if numeric => match s.trim().parse::<i64>() {
                     Ok(n) => SortValue::Int(n),
@@ -238,6 +239,14 @@ pub fn after_values(
                 },
                 Value::Bool(b) => SortValue::Int(i64::from(*b)),
                 other => SortValue::from_json(other),
+            };
+            // Scores are `f32`s, written as their shortest decimal: compare
+            // a score given back in `f32` too, or a hit equal to it would
+            // land on either side.
+            match value {
+                SortValue::Float(x) if by_score => SortValue::Float(f64::from(x as f32)),
+                SortValue::Int(n) if by_score => SortValue::Float(f64::from(n as f32)),
+                other => other,
             }
         })
         .collect()

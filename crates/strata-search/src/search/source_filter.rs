@@ -1,6 +1,8 @@
 //! `_source` filtering: everything, nothing, or include/exclude patterns
 //! over dotted paths (with `*`).
 
+use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::catalog::wildcard_match;
@@ -20,6 +22,16 @@ pub enum SourceFilter {
         /// Excluded patterns.
         excludes: Vec<String>,
     },
+}
+
+/// A `_source` as returned: the stored bytes as they are, or a filtered copy.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum ReturnedSource<'a> {
+    /// The stored JSON, byte for byte.
+    Verbatim(&'a RawValue),
+    /// A parsed and filtered copy.
+    Filtered(Value),
 }
 
 impl SourceFilter {
@@ -68,6 +80,32 @@ impl SourceFilter {
                 )))
             }
         })
+    }
+
+    /// True when a returned source is the whole source (`true`, or no
+    /// pattern at all as in Kibana's `{"excludes": []}`).
+    pub fn is_whole(&self) -> bool {
+        match self {
+            SourceFilter::All => true,
+            SourceFilter::None => false,
+            SourceFilter::Paths { includes, excludes } => {
+                includes.is_empty() && excludes.is_empty()
+            }
+        }
+    }
+
+    /// The source to return from `stored` (the document's JSON bytes):
+    /// the bytes themselves when the whole source is asked for, as
+    /// Elasticsearch returns it (key order and spacing kept), else a
+    /// filtered copy; `None` when no source is returned.
+    pub fn render<'a>(&self, stored: &'a [u8]) -> Option<ReturnedSource<'a>> {
+        if self.is_whole() {
+            if let Ok(raw) = serde_json::from_slice::<&RawValue>(stored) {
+                return Some(ReturnedSource::Verbatim(raw));
+            }
+        }
+        let parsed = serde_json::from_slice(stored).unwrap_or(Value::Null);
+        self.apply(parsed).map(ReturnedSource::Filtered)
     }
 
     /// The filtered source; `None` when no source is returned.
