@@ -79,9 +79,9 @@ pub struct LogConfig {
     /// write the file's new size (on ext4, a journal commit), which doubles
     /// the cost of every group commit.
     pub preallocate: u64,
-    /// `Sync` mode: the longest a sync is held back to let a group fill up
-    /// after a large one (see the `group_commit` module); zero: start every
-    /// sync at once.
+    /// `Sync` mode: the longest a sync is held back to let its group fill
+    /// up to the estimated number of writers (see the `group_commit`
+    /// module); zero: start every sync at once.
     pub group_commit_max_delay: Duration,
 }
 

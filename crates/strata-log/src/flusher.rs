@@ -268,9 +268,8 @@ impl Flusher {
             Durability::Async { sync_interval } => self.last_sync.elapsed() >= sync_interval,
         };
         if (work.sync || sync_due) && self.written_lsn > self.synced_lsn {
-            let started = Instant::now();
             self.sync()?;
-            self.group.synced(work.records, started.elapsed());
+            self.group.synced(work.records);
         }
         if let Some(n) = work.rotate {
             let mut p = self.shared.pending.lock();

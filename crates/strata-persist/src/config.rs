@@ -57,6 +57,9 @@ pub struct PersistConfig {
     pub checkpoint_cpu_pct: u32,
     /// What recovery does with damage that is not a torn log tail.
     pub recovery: RecoveryPolicy,
+    /// `sync` mode: the longest a log sync is held to let its group fill up
+    /// (see `strata_log`'s group commit); zero starts every sync at once.
+    pub group_commit_delay: Duration,
 }
 
 impl PersistConfig {
@@ -84,6 +87,7 @@ impl PersistConfig {
             checkpoint_io_rate: Self::DEFAULT_IO_RATE,
             checkpoint_cpu_pct: Self::DEFAULT_CPU_PCT,
             recovery: RecoveryPolicy::Strict,
+            group_commit_delay: strata_log::LogConfig::DEFAULT_GROUP_COMMIT_MAX_DELAY,
         }
     }
 

@@ -118,7 +118,9 @@ impl Persistence {
             Mode::Sync => Durability::Sync,
             Mode::Async { sync_interval } => Durability::Async { sync_interval },
         };
-        let log_config = LogConfig::new(durability).with_segment_size(config.log_segment_size);
+        let log_config = LogConfig::new(durability)
+            .with_segment_size(config.log_segment_size)
+            .with_group_commit_max_delay(config.group_commit_delay);
         let (log, opened) = CommandLog::open(log_dir.clone(), log_config, config.recovery)?;
         let recovery = recovery::recover(
             &keyspace,

@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::value::{to_raw_value, RawValue};
 use serde_json::{json, Map, Value};
 use tantivy::schema::Value as _;
-use tantivy::{DocAddress, Searcher, TantivyDocument};
+use tantivy::{DocAddress, Searcher, TantivyDocument, TantivyError};
 
 use super::docvalues::Resolved as DocvalueFields;
 use super::fetch_fields::ResolvedFields as FetchFields;
@@ -115,13 +115,18 @@ fn chunk_hits(
             .then(|| serde_json::from_slice::<&RawValue>(stored).ok())
             .flatten();
         // The source is parsed only as far as it is needed: not at all
-        // for a whole source without fields, for `docvalue_fields` alone
-        // only along their paths.
+        // for a whole source (or none) without fields, for
+        // `docvalue_fields` alone only along their paths.
         let wants_fields = !fetch.docvalues.is_empty() || !fetch.fetch.is_empty();
-        let parsed = if verbatim.is_some() && fetch.fetch.is_empty() {
-            wants_fields.then(|| pruned_source::parse(stored, &fetch.docvalues.paths()))
+        let full = || Some(serde_json::from_slice(stored).unwrap_or(Value::Null));
+        let parsed = if verbatim.is_none() && keep_source {
+            full()
+        } else if !wants_fields {
+            None
+        } else if fetch.fetch.is_empty() {
+            Some(pruned_source::parse(stored, &fetch.docvalues.paths()))
         } else {
-            Some(serde_json::from_slice(stored).unwrap_or(Value::Null))
+            full()
         };
         let mut values = Map::new();
         if let (true, Some(source)) = (wants_fields, &parsed) {
@@ -157,7 +162,10 @@ fn chunk_hits(
                 .as_ref()
                 .map(|values| values.iter().map(SortValue::to_json).collect()),
         };
-        hits.push(to_raw_value(&hit).map_err(|e| SearchError::illegal(e.to_string()))?);
+        // Serializing owned JSON values cannot fail; if it did, it is ours.
+        let serialized = to_raw_value(&hit)
+            .map_err(|e| SearchError::Engine(TantivyError::InternalError(e.to_string())))?;
+        hits.push(serialized);
     }
     Ok(hits)
 }

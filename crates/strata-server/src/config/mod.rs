@@ -105,6 +105,8 @@ pub struct ServerConfig {
     pub snapshot_dir: Option<PathBuf>,
     /// Longest time an async-mode write stays unsynced.
     pub sync_interval: HumanDuration,
+    /// In sync mode, the longest a log sync waits for its group to fill.
+    pub group_commit_delay: HumanDuration,
     /// How log files are made durable.
     pub log_device: LogDevice,
     /// Log segment size.
@@ -185,6 +187,9 @@ impl Default for ServerConfig {
             log_dir: None,
             snapshot_dir: None,
             sync_interval: HumanDuration(std::time::Duration::from_secs(1)),
+            group_commit_delay: HumanDuration(
+                strata_log::LogConfig::DEFAULT_GROUP_COMMIT_MAX_DELAY,
+            ),
             log_device: LogDevice::Fdatasync,
             log_segment_size: ByteSize::mib(64),
             checkpoint_min_log_size: ByteSize::mib(256),

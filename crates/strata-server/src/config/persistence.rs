@@ -59,18 +59,19 @@ impl std::str::FromStr for HumanDuration {
         let text = text.trim();
         let split = text
             .find(|c: char| !c.is_ascii_digit())
-            .ok_or_else(|| format!("`{text}` needs a unit: ms, s or m (e.g. `1s`, `100ms`)"))?;
+            .ok_or_else(|| format!("`{text}` needs a unit: us, ms, s or m (e.g. `1s`, `100ms`)"))?;
         let (number, unit) = text.split_at(split);
         let n: u64 = number
             .parse()
-            .map_err(|_| format!("`{text}` is not a number followed by ms, s or m"))?;
+            .map_err(|_| format!("`{text}` is not a number followed by us, ms, s or m"))?;
         let duration = match unit.trim() {
+            "us" | "\u{b5}s" => Duration::from_micros(n),
             "ms" => Duration::from_millis(n),
             "s" => Duration::from_secs(n),
             "m" => Duration::from_secs(n.saturating_mul(60)),
             other => {
                 return Err(format!(
-                    "unknown unit `{other}` in `{text}` (use ms, s or m)"
+                    "unknown unit `{other}` in `{text}` (use us, ms, s or m)"
                 ))
             }
         };
@@ -80,7 +81,11 @@ impl std::str::FromStr for HumanDuration {
 
 impl std::fmt::Display for HumanDuration {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}ms", self.0.as_millis())
+        if self.0.subsec_nanos() % 1_000_000 == 0 {
+            write!(f, "{}ms", self.0.as_millis())
+        } else {
+            write!(f, "{}us", self.0.as_micros())
+        }
     }
 }
 
@@ -94,6 +99,9 @@ impl<'de> Deserialize<'de> for HumanDuration {
 /// Shortest `sync_interval`.
 pub const MIN_SYNC_INTERVAL: Duration = Duration::from_millis(10);
 
+/// Longest `group_commit_delay`: every write may wait this long.
+pub const MAX_GROUP_COMMIT_DELAY: Duration = Duration::from_millis(10);
+
 impl ServerConfig {
     /// Checks the persistence settings' bounds; the error names the option.
     pub(crate) fn validate_persistence(&self) -> Result<(), (&'static str, String)> {
@@ -101,6 +109,12 @@ impl ServerConfig {
             return Err((
                 "sync_interval",
                 format!("must be at least 10ms, got {}", self.sync_interval),
+            ));
+        }
+        if self.group_commit_delay.0 > MAX_GROUP_COMMIT_DELAY {
+            return Err((
+                "group_commit_delay",
+                format!("must be at most 10ms, got {}", self.group_commit_delay),
             ));
         }
         if self.checkpoint_cpu_pct > 100 {
@@ -144,6 +158,7 @@ impl ServerConfig {
         config.checkpoint_log_ratio_pct = self.checkpoint_log_ratio_pct;
         config.checkpoint_io_rate = self.checkpoint_io_rate.bytes();
         config.checkpoint_cpu_pct = self.checkpoint_cpu_pct;
+        config.group_commit_delay = self.group_commit_delay.0;
         config.recovery = match self.recovery {
             RecoveryMode::Strict => RecoveryPolicy::Strict,
             RecoveryMode::LastGood => RecoveryPolicy::TruncateToLastGood,
@@ -168,6 +183,34 @@ mod tests {
         assert!(d("ms").is_err());
         assert!(d("5h").is_err());
         assert!(d("99999999999999999999ms").is_err());
+        assert_eq!(d("500us"), Ok(Duration::from_micros(500)));
+        assert_eq!(
+            HumanDuration(Duration::from_micros(500)).to_string(),
+            "500us"
+        );
+        assert_eq!(HumanDuration(Duration::from_secs(1)).to_string(), "1000ms");
+    }
+
+    #[test]
+    fn group_commit_delay_reaches_the_layer_and_is_bounded() {
+        let mut c = ServerConfig {
+            persistence: PersistenceMode::Sync,
+            ..ServerConfig::default()
+        };
+        assert_eq!(
+            c.persist_config().unwrap().group_commit_delay,
+            Duration::from_micros(500)
+        );
+        let parsed = ServerConfig::from_toml("group_commit_delay = \"2ms\"").unwrap();
+        assert_eq!(parsed.group_commit_delay.0, Duration::from_millis(2));
+        c.group_commit_delay = parsed.group_commit_delay;
+        assert_eq!(
+            c.persist_config().unwrap().group_commit_delay,
+            Duration::from_millis(2)
+        );
+        c.group_commit_delay = HumanDuration(Duration::from_millis(11));
+        let (key, _) = c.validate_persistence().unwrap_err();
+        assert_eq!(key, "group_commit_delay");
     }
 
     #[test]
