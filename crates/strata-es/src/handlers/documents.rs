@@ -1,10 +1,11 @@
 //! Single-document APIs: `PUT|POST /<index>/_doc[/<id>]`, `_create`,
-//! `GET|HEAD|DELETE /<index>/_doc/<id>`, `GET /<index>/_source/<id>`,
+//! `GET|HEAD|DELETE /<index>/_doc/<id>`, `GET /<index>/_source/<id>` and
 //! `POST /<index>/_update/<id>` (partial `doc`, `upsert`,
-//! `doc_as_upsert`; scripts are refused); `_mget` has its own module. Writes create a
-//! missing index, as Elasticsearch's automatic index creation does, and
-//! through an alias go to its write index; reads through an alias need
-//! an alias of one index.
+//! `doc_as_upsert`; scripts are refused); `_mget` has its own module.
+//! Writes create a missing index, as Elasticsearch's automatic index
+//! creation does, and through an alias go to its write index; reads
+//! through an alias need an alias of one index. A found document's
+//! `_source` goes out as it was indexed (see `found_doc`).
 
 use axum::http::Method;
 use serde::Serialize;

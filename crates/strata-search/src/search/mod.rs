@@ -21,6 +21,9 @@
 //!   `passes`: the extra searches those and calendar histograms need.
 //! - `ranking`: top-K by score or sort values; `zone_ranking`: a sort on
 //!   one date field by zone maps, in a pass of its own.
+//! - `fetch_phase`: the page's hits, each serialized with its `_source`
+//!   byte for byte; `pruned_source`: the parts of a source that
+//!   `docvalue_fields` read; `response`: the reply with those hits.
 
 pub mod agg_filters;
 pub mod aggs;
