@@ -106,6 +106,21 @@ impl PointColumns {
         self.rows == Rows::Full
     }
 
+    /// The one point of each of `docs` into `lat` and `lon` (resized to
+    /// `docs.len()`), read a block at a time; only when
+    /// [`PointColumns::one_per_doc`], where a document's row is its id.
+    /// Returns false (and reads nothing) otherwise.
+    pub fn read_block(&self, docs: &[DocId], lat: &mut Vec<f64>, lon: &mut Vec<f64>) -> bool {
+        if self.rows != Rows::Full {
+            return false;
+        }
+        lat.resize(docs.len(), 0.0);
+        lon.resize(docs.len(), 0.0);
+        self.lat.values.get_vals(docs, lat);
+        self.lon.values.get_vals(docs, lon);
+        true
+    }
+
     /// True when `doc` has a point (cheaper than reading it).
     #[inline]
     pub fn has_point(&self, doc: DocId) -> bool {
@@ -162,14 +177,14 @@ fn f64_column(segment: &SegmentReader, sub_path: &str) -> Result<Option<Column<f
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use tantivy::{Index, Searcher, TantivyDocument};
 
     use super::*;
     use crate::store::SchemaFields;
 
     /// A one-segment index of documents whose `f` field is each of `docs`.
-    fn segment(docs: &[&str]) -> Searcher {
+    pub(crate) fn segment(docs: &[&str]) -> Searcher {
         let fields = SchemaFields::build();
         let index = Index::create_in_ram(fields.schema.clone());
         let mut writer = index.writer_with_num_threads(1, 15_000_000).unwrap();
@@ -205,6 +220,29 @@ mod tests {
         assert_eq!(rows, Rows::Full);
         assert_eq!(points, [vec![(1.5, 2.5)], vec![(-3.0, 4.0)]]);
         assert_eq!(has, [true, true]);
+    }
+
+    #[test]
+    fn blocks_are_read_only_when_every_document_has_one_point() {
+        let searcher = segment(&[
+            r#"{"p": {"lat": 1.5, "lon": 2.5}}"#,
+            r#"{"p": {"lat": -3, "lon": 4}}"#,
+            r#"{"p": {"lat": 5.25, "lon": -6}}"#,
+        ]);
+        let cols = PointColumns::open(searcher.segment_reader(0), "p")
+            .unwrap()
+            .unwrap();
+        let (mut lat, mut lon) = (vec![9.0; 7], Vec::new());
+        assert!(cols.read_block(&[0, 2], &mut lat, &mut lon));
+        assert_eq!((lat, lon), (vec![1.5, 5.25], vec![2.5, -6.0]));
+
+        let searcher = segment(&[r#"{"p": {"lat": 1.5, "lon": 2.5}}"#, r#"{"n": 1}"#]);
+        let cols = PointColumns::open(searcher.segment_reader(0), "p")
+            .unwrap()
+            .unwrap();
+        let (mut lat, mut lon) = (Vec::new(), Vec::new());
+        assert!(!cols.read_block(&[0, 1], &mut lat, &mut lon));
+        assert!(lat.is_empty() && lon.is_empty());
     }
 
     #[test]

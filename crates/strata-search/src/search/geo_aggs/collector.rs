@@ -6,7 +6,9 @@
 //! its cells by [`GeohashCell`] bits (in a [`CellTable`]) and adds a
 //! document to each of its cells once. Nothing is allocated per document:
 //! the point and cell buffers are reused, and a cell allocates only when
-//! first seen.
+//! first seen. Where every field holds one point per document in a
+//! segment (the usual case), points are read a block of documents at a
+//! time, in one tight loop per aggregation.
 
 use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
@@ -82,12 +84,18 @@ impl GeoCollector {
     }
 }
 
-/// One field's columns in a segment and the points of one document.
+/// One field's columns in a segment and the points of one document (or
+/// of a block of documents).
 struct FieldPoints {
     columns: Option<PointColumns>,
-    /// The document `points` belong to (`None` before the first).
+    /// The document `points` belong to (`None` before the first, and
+    /// after a block).
     doc: Option<DocId>,
     points: Vec<GeoPoint>,
+    /// The one point of each document of the block being collected
+    /// (empty when the segment has no column for the field).
+    block_lat: Vec<f64>,
+    block_lon: Vec<f64>,
 }
 
 impl FieldPoints {
@@ -96,7 +104,18 @@ impl FieldPoints {
             columns,
             doc: None,
             points: Vec::new(),
+            block_lat: Vec::new(),
+            block_lon: Vec::new(),
         }
+    }
+
+    /// The `i`-th point of the block read.
+    #[inline]
+    fn block_point(&self, i: usize) -> Option<GeoPoint> {
+        Some(GeoPoint {
+            lat: *self.block_lat.get(i)?,
+            lon: *self.block_lon.get(i)?,
+        })
     }
 
     /// Makes `points` those of `doc`, reading them unless already read.
@@ -228,6 +247,42 @@ impl SegmentCollector for GeoSegmentCollector {
         }
     }
 
+    fn collect_block(&mut self, docs: &[DocId]) {
+        if !self.read_block(docs) {
+            docs.iter().for_each(|&doc| self.collect(doc, 0.0));
+            return;
+        }
+        let GeoSegmentCollector { fields, aggs, .. } = self;
+        for agg in aggs.iter_mut() {
+            match agg {
+                SegmentAgg::Centroid { field, centroid } => {
+                    let f = &fields[*field];
+                    for (&lat, &lon) in f.block_lat.iter().zip(&f.block_lon) {
+                        centroid.add(GeoPoint { lat, lon });
+                    }
+                }
+                SegmentAgg::Grid {
+                    field,
+                    precision,
+                    subs,
+                    cells,
+                } => {
+                    let f = &fields[*field];
+                    for (i, (&lat, &lon)) in f.block_lat.iter().zip(&f.block_lon).enumerate() {
+                        let bits = GeohashCell::of(GeoPoint { lat, lon }, *precision).bits;
+                        let (docs, centroids) = cells.cell_mut(bits);
+                        *docs += 1;
+                        for (sub, centroid) in subs.iter().zip(centroids.iter_mut()) {
+                            if let Some(p) = fields[*sub].block_point(i) {
+                                centroid.add(p);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     fn harvest(self) -> GeoFruit {
         GeoFruit(
             self.aggs
@@ -238,6 +293,35 @@ impl SegmentCollector for GeoSegmentCollector {
                 })
                 .collect(),
         )
+    }
+}
+
+impl GeoSegmentCollector {
+    /// Reads every field's points of `docs` a block at a time, when each
+    /// field has one point per document in this segment (or no column);
+    /// false, reading nothing, otherwise.
+    fn read_block(&mut self, docs: &[DocId]) -> bool {
+        let one_each = self
+            .fields
+            .iter()
+            .all(|f| f.columns.as_ref().is_none_or(PointColumns::one_per_doc));
+        if !one_each {
+            return false;
+        }
+        for f in &mut self.fields {
+            // The per-document cache no longer holds the last document read.
+            f.doc = None;
+            match &f.columns {
+                Some(columns) => {
+                    columns.read_block(docs, &mut f.block_lat, &mut f.block_lon);
+                }
+                None => {
+                    f.block_lat.clear();
+                    f.block_lon.clear();
+                }
+            }
+        }
+        true
     }
 }
 
@@ -286,6 +370,75 @@ mod tests {
             .map(|&(lat, lon)| GeoPoint { lat, lon })
             .collect();
         f
+    }
+
+    /// Every partial result in a fixed order, cells sorted by bits.
+    fn render(fruit: GeoFruit) -> Vec<String> {
+        fruit
+            .0
+            .into_iter()
+            .map(|partial| match partial {
+                Partial::Centroid(c) => format!("{c:?}"),
+                Partial::Grid(cells) => {
+                    let mut cells: Vec<_> = cells.into_iter().collect();
+                    cells.sort_by_key(|(bits, _)| *bits);
+                    format!("{cells:?}")
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn blocks_and_single_documents_give_the_same_result() {
+        // `p`: one point per document (read by blocks); `q`: on some
+        // documents only, so a grid that reads it goes document by document.
+        let docs: Vec<String> = (0..300)
+            .map(|i| {
+                let (lat, lon) = ((i * 37 % 180) as f64 - 89.5, (i * 71 % 360) as f64 - 179.25);
+                match i % 3 {
+                    0 => format!(
+                        r#"{{"p": {{"lat": {lat}, "lon": {lon}}}, "q": {{"lat": 1, "lon": {i}}}}}"#
+                    ),
+                    _ => format!(r#"{{"p": {{"lat": {lat}, "lon": {lon}}}}}"#),
+                }
+            })
+            .collect();
+        let docs: Vec<&str> = docs.iter().map(String::as_str).collect();
+        let searcher = crate::store::geo_columns::tests::segment(&docs);
+        let reader = searcher.segment_reader(0);
+        let grid = |precision, centroids: &[&str]| GeoAgg::Grid {
+            field: "p".into(),
+            precision,
+            size: 10_000,
+            centroids: centroids
+                .iter()
+                .map(|f| (format!("c-{f}"), f.to_string()))
+                .collect(),
+        };
+        let centroid = |f: &str| GeoAgg::Centroid { field: f.into() };
+        let requests = [
+            vec![("g".into(), grid(2, &["p"])), ("c".into(), centroid("p"))],
+            vec![
+                ("g".into(), grid(4, &["p"])),
+                ("m".into(), centroid("missing")),
+            ],
+            vec![
+                ("g".into(), grid(1, &["p", "q"])),
+                ("c".into(), centroid("q")),
+            ],
+        ];
+        let all: Vec<DocId> = (0..reader.max_doc()).collect();
+        for aggs in requests {
+            let collector = GeoCollector::new(aggs);
+            let mut one_by_one = collector.for_segment(0, reader).unwrap();
+            all.iter().for_each(|&d| one_by_one.collect(d, 0.0));
+            let mut by_blocks = collector.for_segment(0, reader).unwrap();
+            all.chunks(64)
+                .for_each(|block| by_blocks.collect_block(block));
+            let (a, b) = (render(one_by_one.harvest()), render(by_blocks.harvest()));
+            assert!(a.iter().all(|r| r.len() > 20), "{a:?}");
+            assert_eq!(a, b);
+        }
     }
 
     #[test]

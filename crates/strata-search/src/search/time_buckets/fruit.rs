@@ -40,6 +40,19 @@ impl Acc {
         self.max = self.max.max(v);
     }
 
+    /// [`Acc::add`] of each of `values`, in order (so sums round the same).
+    #[inline]
+    pub fn add_all(&mut self, values: &[f64]) {
+        let (mut sum, mut min, mut max) = (self.sum, self.min, self.max);
+        for &v in values {
+            sum += v;
+            min = min.min(v);
+            max = max.max(v);
+        }
+        self.count += values.len() as u64;
+        (self.sum, self.min, self.max) = (sum, min, max);
+    }
+
     pub fn merge(&mut self, other: &Acc) {
         self.count += other.count;
         self.sum += other.sum;
