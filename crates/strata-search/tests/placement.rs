@@ -19,6 +19,7 @@ fn storage(root: &Path, tier: StoreTier, cache_bytes: u64) -> SearchStorage {
         default_tier: tier,
         cache: Arc::new(BlockCache::new(cache_bytes)),
         pmem_root: Some(root.join("pmem")),
+        ..Default::default()
     }
 }
 

@@ -69,6 +69,7 @@ impl TestServer {
             default_tier: strata_search::store::StoreTier::Dram,
             cache: Arc::new(strata_search::store::BlockCache::new(4 << 20)),
             pmem_root: Some(dir.path().join("pmem")),
+            ..Default::default()
         }
     }
 

@@ -18,8 +18,10 @@
 //! - `document`: building the tantivy document.
 //! - `writes`: index, delete and replay.
 //! - `refresh`: commits, flush, forced merges.
+//! - [`priority`]: the nice value tantivy's indexing and merge threads run at.
 
 pub mod document;
+pub mod priority;
 mod refresh;
 mod writes;
 
@@ -36,6 +38,7 @@ use tantivy::{
 
 use crate::error::{Result, SearchError};
 use crate::store::{SchemaFields, ShardStorage, TieredDirectory};
+use priority::IndexingPriority;
 
 /// The primary term of every shard (a single node never changes primaries).
 pub const PRIMARY_TERM: u64 = 1;
@@ -126,6 +129,8 @@ pub struct Shard {
     writer: Mutex<IndexWriter>,
     /// Taken for the whole of a refresh or a forced merge: one at a time.
     committer: Mutex<()>,
+    /// What commits run at (they start tantivy's indexing worker).
+    priority: IndexingPriority,
 }
 
 /// The commit payload: how far the translog and the sequence numbers go.
@@ -168,7 +173,10 @@ impl Shard {
         };
         let fields = SchemaFields::from_schema(index.schema())?;
         let point = CommitPoint::parse(index.load_metas()?.payload.as_deref());
-        let writer: IndexWriter = index.writer_with_num_threads(1, WRITER_MEMORY)?;
+        // The writer starts tantivy's merge and segment-updater threads.
+        let writer: IndexWriter = storage
+            .priority
+            .run(|| index.writer_with_num_threads(1, WRITER_MEMORY))??;
         // A crash can leave files of a commit that never became durable in
         // persistent memory (`pmem`: a deletes file of the next opstamp, a
         // merged segment); replaying the translog would write them again
@@ -194,6 +202,7 @@ impl Shard {
             commit_ended: Condvar::new(),
             writer: Mutex::new(writer),
             committer: Mutex::new(()),
+            priority: storage.priority,
         };
         Ok((shard, point))
     }

@@ -75,12 +75,16 @@ impl Shard {
         }
     }
 
+    /// Commits at the shard's indexing priority: tantivy starts the next
+    /// indexing worker on the committing thread.
     fn commit(&self, payload: &str) -> Result<()> {
-        let mut writer = self.writer.lock();
-        let mut prepared = writer.prepare_commit()?;
-        prepared.set_payload(payload);
-        prepared.commit()?;
-        Ok(())
+        self.priority.run(|| {
+            let mut writer = self.writer.lock();
+            let mut prepared = writer.prepare_commit()?;
+            prepared.set_payload(payload);
+            prepared.commit()?;
+            Ok(())
+        })?
     }
 
     /// Commits and persists the newest commit to disk (Elasticsearch's

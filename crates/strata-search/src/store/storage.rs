@@ -10,6 +10,7 @@ use super::block_cache::BlockCache;
 use super::cached_file::ReadCounters;
 use super::tier::StoreTier;
 use crate::error::{Result, SearchError};
+use crate::shard::priority::IndexingPriority;
 
 /// The node's storage options (`search_tier`, `search_cache_size`,
 /// `search_pmem_dir` in `strata serve`).
@@ -22,15 +23,19 @@ pub struct SearchStorage {
     /// Root of the `pmem` indices' fresh files (one directory per index
     /// uuid); `None`: the `pmem` tier is refused.
     pub pmem_root: Option<PathBuf>,
+    /// What the shards' background indexing threads run at.
+    pub indexing_priority: IndexingPriority,
 }
 
 impl Default for SearchStorage {
-    /// `dram`, a default-sized cache, no persistent memory.
+    /// `dram`, a default-sized cache, no persistent memory, the default
+    /// indexing priority.
     fn default() -> SearchStorage {
         SearchStorage {
             default_tier: StoreTier::Dram,
             cache: Arc::new(BlockCache::default()),
             pmem_root: None,
+            indexing_priority: IndexingPriority::default(),
         }
     }
 }
@@ -94,6 +99,7 @@ impl SearchStorage {
             cache: Arc::clone(&self.cache),
             counters: Arc::clone(counters),
             pmem_dir: pmem_index_dir.map(|d| d.join(number.to_string())),
+            priority: self.indexing_priority,
         }
     }
 }
@@ -109,6 +115,8 @@ pub struct ShardStorage {
     pub counters: Arc<ReadCounters>,
     /// `pmem`: this shard's fresh-file directory.
     pub pmem_dir: Option<PathBuf>,
+    /// What its background indexing threads run at.
+    pub priority: IndexingPriority,
 }
 
 impl ShardStorage {

@@ -195,6 +195,7 @@ mod tests {
             default_tier: tier,
             cache: Arc::new(BlockCache::new(1 << 20)),
             pmem_root: Some(pmem.to_path_buf()),
+            ..Default::default()
         };
         node.for_shard(tier, Some(&pmem.join("uuid")), 0, &Arc::default())
     }

@@ -245,6 +245,12 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SIZE")]
     pub search_cache_size: Option<ByteSize>,
 
+    /// Nice value of the search engine's indexing and merge threads, so
+    /// that searches preempt them on busy cores; 0 runs them at the
+    /// searches' priority, at most 19 [default: 10].
+    #[arg(long, value_name = "NICE")]
+    pub search_indexing_nice: Option<u8>,
+
     /// Directory of the fresh segments of `pmem` search indices, on a DAX
     /// filesystem (tmpfs emulates it) [default: <pmem-path>.search].
     #[arg(long, value_name = "DIR")]
@@ -330,6 +336,7 @@ impl ServeArgs {
         set(&mut config.ssd_reads, &self.ssd_reads);
         set(&mut config.search_tier, &self.search_tier);
         set(&mut config.search_cache_size, &self.search_cache_size);
+        set(&mut config.search_indexing_nice, &self.search_indexing_nice);
         if self.search_pmem_dir.is_some() {
             config.search_pmem_dir = self.search_pmem_dir.clone();
         }

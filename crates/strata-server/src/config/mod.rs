@@ -29,6 +29,7 @@ use std::net::{IpAddr, Ipv4Addr};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use strata_search::shard::priority::IndexingPriority;
 
 pub use args::ServeArgs;
 pub use modes::{EvictionMode, LogFormat};
@@ -155,6 +156,8 @@ pub struct ServerConfig {
     pub search_tier: SearchTier,
     /// DRAM budget of the block cache in front of flushed search segments.
     pub search_cache_size: ByteSize,
+    /// Nice value of the search indexing and merge threads (0..=19).
+    pub search_indexing_nice: u8,
     /// Directory of `pmem` search indices' fresh segments;
     /// `<pmem file>.search` when unset.
     pub search_pmem_dir: Option<PathBuf>,
@@ -213,6 +216,7 @@ impl Default for ServerConfig {
             ssd_reads: SsdReads::Deferred,
             search_tier: SearchTier::Dram,
             search_cache_size: search::DEFAULT_SEARCH_CACHE,
+            search_indexing_nice: IndexingPriority::DEFAULT.nice(),
             search_pmem_dir: None,
         }
     }

@@ -6,11 +6,14 @@
 //! that pointing `pmem_path` at a DAX or tmpfs mount places search there
 //! too). The directory belongs to one server: at start it removes the
 //! uuid-named directories of indices it does not have.
+//! `search_indexing_nice` is the nice value of the indexing and merge
+//! threads (see `strata_search::shard::priority`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde::Deserialize;
+use strata_search::shard::priority::IndexingPriority;
 use strata_search::store::{BlockCache, SearchStorage, StoreTier};
 
 use super::size::ByteSize;
@@ -60,11 +63,23 @@ impl ServerConfig {
             default_tier: self.search_tier.store_tier(),
             cache: Arc::new(BlockCache::new(self.search_cache_size.bytes())),
             pmem_root: Some(self.search_pmem_root()),
+            indexing_priority: IndexingPriority::with_nice(self.search_indexing_nice)
+                .unwrap_or_default(),
         }
     }
 
     /// Checks the search storage settings.
     pub(crate) fn validate_search(&self) -> Result<(), (&'static str, String)> {
+        if IndexingPriority::with_nice(self.search_indexing_nice).is_none() {
+            return Err((
+                "search_indexing_nice",
+                format!(
+                    "must be 0 to {}, not {}",
+                    IndexingPriority::MAX_NICE,
+                    self.search_indexing_nice
+                ),
+            ));
+        }
         if self
             .search_pmem_dir
             .as_ref()
@@ -107,6 +122,16 @@ mod tests {
             PathBuf::from("/dev/shm/s.pmem.search")
         );
         assert!(ServerConfig::from_toml("search_tier = \"tape\"\n").is_err());
+        assert_eq!(config.search_storage().indexing_priority.nice(), 10);
+        let mut niced = ServerConfig::from_toml("search_indexing_nice = 0\n").unwrap();
+        niced.validate().unwrap();
+        assert_eq!(
+            niced.search_storage().indexing_priority,
+            IndexingPriority::NORMAL
+        );
+        niced.search_indexing_nice = 20;
+        let err = niced.validate().unwrap_err().to_string();
+        assert!(err.contains("search_indexing_nice"), "{err}");
         config.search_pmem_dir = Some(PathBuf::from("/dev/shm/s.pmem"));
         assert!(config.validate().is_err());
     }
