@@ -14,7 +14,8 @@
 //! - `own_aggs`: aggregations tantivy has but Strata computes faster with
 //!   its own collectors in the same pass: `time_buckets` (fixed-interval
 //!   `date_histogram` with simple children), `distinct_terms`
-//!   (`cardinality` of keyword and ip fields from cached term coupons).
+//!   (`cardinality` of keyword and ip fields from cached term coupons),
+//!   `percentiles` (of numeric fields, on a log-linear histogram).
 //! - `date_histogram`, `date_range`, `calendar`, `time_zone`: dates in
 //!   calendars and zones; `missing_bucket`: histograms' `missing`.
 //! - `top_hits`, `deferred`: sub-aggregations computed per bucket;
@@ -41,6 +42,7 @@ pub mod missing_bucket;
 mod own_aggs;
 mod parallel;
 mod passes;
+mod percentiles;
 mod pruned_source;
 mod ranking;
 pub mod request;

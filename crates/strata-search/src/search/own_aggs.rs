@@ -1,5 +1,5 @@
 //! The aggregations Strata computes with its own collectors in tantivy's
-//! pass ([`time_buckets`], [`distinct_terms`]): taken out of tantivy's
+//! pass ([`time_buckets`], [`distinct_terms`], [`percentiles`]): taken out of tantivy's
 //! translated request, collected beside it, and put back in tantivy's
 //! final-result shape so the usual reshaping applies to them too.
 
@@ -10,6 +10,7 @@ use tantivy::query::Query;
 
 use super::aggs::AggShape;
 use super::distinct_terms::{self, DistinctTerms, DistinctTermsCollector, DistinctTermsFruit};
+use super::percentiles::{self, PercentilesCollector, PercentilesFruit, ValuePercentiles};
 use super::time_buckets::{self, TimeBuckets, TimeBucketsCollector, TimeBucketsFruit};
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
@@ -24,15 +25,24 @@ type Filters = Arc<Vec<Vec<Box<dyn Query>>>>;
 pub(super) struct OwnAggs {
     time: Arc<Vec<TimeBuckets>>,
     distinct: Arc<Vec<DistinctTerms>>,
+    percentiles: Arc<Vec<ValuePercentiles>>,
     /// Per index, in [`OwnAggs::prepare`] order.
     time_filters: Vec<Filters>,
 }
 
 /// One shard's collectors.
-pub(super) type OwnCollector = (Option<TimeBucketsCollector>, Option<DistinctTermsCollector>);
+pub(super) type OwnCollector = (
+    Option<TimeBucketsCollector>,
+    Option<DistinctTermsCollector>,
+    Option<PercentilesCollector>,
+);
 
 /// One shard's (or the merged) results.
-pub(super) type OwnPart = (Option<TimeBucketsFruit>, Option<DistinctTermsFruit>);
+pub(super) type OwnPart = (
+    Option<TimeBucketsFruit>,
+    Option<DistinctTermsFruit>,
+    Option<PercentilesFruit>,
+);
 
 impl OwnAggs {
     /// Takes what Strata computes out of `request` (tantivy's translated
@@ -41,13 +51,14 @@ impl OwnAggs {
         OwnAggs {
             time: Arc::new(time_buckets::split(request, shapes, mappings)),
             distinct: Arc::new(distinct_terms::split(request, shapes, mappings)),
+            percentiles: Arc::new(percentiles::split(request, shapes, mappings)),
             time_filters: Vec::new(),
         }
     }
 
     /// Nothing to compute.
     pub fn is_empty(&self) -> bool {
-        self.time.is_empty() && self.distinct.is_empty()
+        self.time.is_empty() && self.distinct.is_empty() && self.percentiles.is_empty()
     }
 
     /// Builds what the collectors of the next index need (its filter
@@ -77,13 +88,15 @@ impl OwnAggs {
         };
         let distinct = (!self.distinct.is_empty())
             .then(|| DistinctTermsCollector::new(Arc::clone(&self.distinct)));
-        (time, distinct)
+        let percentiles = (!self.percentiles.is_empty())
+            .then(|| PercentilesCollector::new(Arc::clone(&self.percentiles)));
+        (time, distinct, percentiles)
     }
 
     /// The results of the merged `part`, by aggregation name, in tantivy's
     /// final shape.
     pub fn results(&self, part: OwnPart) -> Result<Map<String, Value>> {
-        let (time, distinct) = part;
+        let (time, distinct, values) = part;
         let distinct = distinct.unwrap_or_default();
         if let Some(e) = distinct.error() {
             return Err(SearchError::Engine(tantivy::TantivyError::InternalError(
@@ -92,6 +105,10 @@ impl OwnAggs {
         }
         let mut out = time.unwrap_or_default().into_json(&self.time)?;
         out.extend(distinct_terms::into_json(&self.distinct, distinct));
+        out.extend(percentiles::into_json(
+            &self.percentiles,
+            values.unwrap_or_default(),
+        ));
         Ok(out)
     }
 }
@@ -103,5 +120,8 @@ pub(super) fn merge(merged: &mut OwnPart, part: OwnPart) {
     }
     if let Some(p) = part.1 {
         merged.1.get_or_insert_with(Default::default).merge(p);
+    }
+    if let Some(p) = part.2 {
+        merged.2.get_or_insert_with(Default::default).merge(p);
     }
 }

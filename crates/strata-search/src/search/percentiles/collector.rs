@@ -1,0 +1,132 @@
+//! The tantivy collector of a request's [`ValuePercentiles`]: per segment
+//! each plan opens its column as f64 once; a column with one value per
+//! document is read a block of documents at a time.
+
+use std::sync::Arc;
+
+use tantivy::collector::{Collector, SegmentCollector};
+use tantivy::columnar::{Cardinality, Column, NumericalType};
+use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
+
+use super::sketch::LogHistogram;
+use super::ValuePercentiles;
+use crate::search::sort::numeric_column;
+
+/// The collector of one search's [`ValuePercentiles`].
+pub struct PercentilesCollector {
+    plans: Arc<Vec<ValuePercentiles>>,
+}
+
+impl PercentilesCollector {
+    /// A collector for `plans`.
+    pub fn new(plans: Arc<Vec<ValuePercentiles>>) -> PercentilesCollector {
+        PercentilesCollector { plans }
+    }
+}
+
+/// One histogram per plan, in plan order.
+#[derive(Debug, Clone, Default)]
+pub struct PercentilesFruit(pub(super) Vec<LogHistogram>);
+
+impl PercentilesFruit {
+    /// Adds another segment's or shard's histograms.
+    pub fn merge(&mut self, other: PercentilesFruit) {
+        if self.0.len() < other.0.len() {
+            self.0.resize_with(other.0.len(), LogHistogram::default);
+        }
+        for (mine, theirs) in self.0.iter_mut().zip(&other.0) {
+            mine.merge(theirs);
+        }
+    }
+}
+
+/// One plan in one segment.
+struct SegmentValues {
+    /// `None`: the segment has no value of the field.
+    column: Option<Column<f64>>,
+    /// One value per document: read by blocks into `block`.
+    dense: bool,
+    block: Vec<f64>,
+    histogram: LogHistogram,
+}
+
+/// [`PercentilesCollector`]'s per-segment part.
+pub struct PercentilesSegmentCollector {
+    plans: Vec<SegmentValues>,
+}
+
+impl Collector for PercentilesCollector {
+    type Fruit = PercentilesFruit;
+    type Child = PercentilesSegmentCollector;
+
+    fn for_segment(
+        &self,
+        _ord: SegmentOrdinal,
+        segment: &SegmentReader,
+    ) -> tantivy::Result<PercentilesSegmentCollector> {
+        let plans = self
+            .plans
+            .iter()
+            .map(|plan| {
+                let column: Option<Column<f64>> =
+                    numeric_column(segment, &plan.column, NumericalType::F64).and_then(Into::into);
+                SegmentValues {
+                    dense: column
+                        .as_ref()
+                        .is_some_and(|c| c.get_cardinality() == Cardinality::Full),
+                    column,
+                    block: Vec::new(),
+                    histogram: LogHistogram::default(),
+                }
+            })
+            .collect();
+        Ok(PercentilesSegmentCollector { plans })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        false
+    }
+
+    fn merge_fruits(&self, fruits: Vec<PercentilesFruit>) -> tantivy::Result<PercentilesFruit> {
+        let mut out = PercentilesFruit::default();
+        for f in fruits {
+            out.merge(f);
+        }
+        Ok(out)
+    }
+}
+
+impl SegmentCollector for PercentilesSegmentCollector {
+    type Fruit = PercentilesFruit;
+
+    fn collect(&mut self, doc: DocId, _score: Score) {
+        for plan in &mut self.plans {
+            if let Some(column) = &plan.column {
+                column
+                    .values_for_doc(doc)
+                    .for_each(|v| plan.histogram.add(v));
+            }
+        }
+    }
+
+    fn collect_block(&mut self, docs: &[DocId]) {
+        for plan in &mut self.plans {
+            let Some(column) = &plan.column else { continue };
+            if plan.dense {
+                plan.block.resize(docs.len(), 0.0);
+                column.values.get_vals(docs, &mut plan.block);
+                plan.block.iter().for_each(|&v| plan.histogram.add(v));
+            } else {
+                for &doc in docs {
+                    column
+                        .values_for_doc(doc)
+                        .for_each(|v| plan.histogram.add(v));
+                }
+            }
+        }
+    }
+
+    fn harvest(self) -> PercentilesFruit {
+        PercentilesFruit(self.plans.into_iter().map(|p| p.histogram).collect())
+    }
+}
