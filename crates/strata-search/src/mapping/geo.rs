@@ -12,7 +12,7 @@ use serde_json::Value;
 
 mod geohash;
 
-pub use geohash::{geohash, geohash_cell, geohash_decode, GeohashCell, MAX_PRECISION};
+pub use geohash::{geohash, geohash_cell, geohash_decode, CellFinder, GeohashCell, MAX_PRECISION};
 
 /// One point, in degrees.
 #[derive(Debug, Clone, Copy, PartialEq)]

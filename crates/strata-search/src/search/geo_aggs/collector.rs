@@ -16,7 +16,7 @@ use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
 use super::cell_table::CellTable;
 use super::fruit::{Cells, Centroid, GeoFruit, Partial};
 use super::GeoAgg;
-use crate::mapping::geo::{GeoPoint, GeohashCell};
+use crate::mapping::geo::{CellFinder, GeoPoint, GeohashCell};
 use crate::store::geo_columns::PointColumns;
 
 /// One aggregation, its fields given as indexes into [`GeoCollector::fields`].
@@ -267,10 +267,20 @@ impl SegmentCollector for GeoSegmentCollector {
                     subs,
                     cells,
                 } => {
-                    let f = &fields[*field];
-                    for (i, (&lat, &lon)) in f.block_lat.iter().zip(&f.block_lon).enumerate() {
-                        let bits = GeohashCell::of(GeoPoint { lat, lon }, *precision).bits;
-                        let (docs, centroids) = cells.cell_mut(bits);
+                    let (f, finder) = (&fields[*field], CellFinder::new(*precision));
+                    let points = f.block_lat.iter().zip(&f.block_lon);
+                    if subs.iter().all(|sub| sub == field) {
+                        // Centroids of the grid's own points (Kibana's map).
+                        for (&lat, &lon) in points {
+                            let p = GeoPoint { lat, lon };
+                            let (docs, centroids) = cells.cell_mut(finder.bits(p));
+                            *docs += 1;
+                            centroids.iter_mut().for_each(|c| c.add(p));
+                        }
+                        continue;
+                    }
+                    for (i, (&lat, &lon)) in points.enumerate() {
+                        let (docs, centroids) = cells.cell_mut(finder.bits(GeoPoint { lat, lon }));
                         *docs += 1;
                         for (sub, centroid) in subs.iter().zip(centroids.iter_mut()) {
                             if let Some(p) = fields[*sub].block_point(i) {
@@ -390,16 +400,19 @@ mod tests {
 
     #[test]
     fn blocks_and_single_documents_give_the_same_result() {
-        // `p`: one point per document (read by blocks); `q`: on some
-        // documents only, so a grid that reads it goes document by document.
+        // `p` and `r`: one point per document (read by blocks); `q`: on
+        // some documents only, so a grid that reads it goes document by
+        // document.
         let docs: Vec<String> = (0..300)
             .map(|i| {
                 let (lat, lon) = ((i * 37 % 180) as f64 - 89.5, (i * 71 % 360) as f64 - 179.25);
+                let (p, r) = (
+                    format!(r#""p": {{"lat": {lat}, "lon": {lon}}}"#),
+                    format!(r#""r": {{"lat": {}, "lon": {lat}}}"#, lat / 2.0),
+                );
                 match i % 3 {
-                    0 => format!(
-                        r#"{{"p": {{"lat": {lat}, "lon": {lon}}}, "q": {{"lat": 1, "lon": {i}}}}}"#
-                    ),
-                    _ => format!(r#"{{"p": {{"lat": {lat}, "lon": {lon}}}}}"#),
+                    0 => format!(r#"{{{p}, {r}, "q": {{"lat": 1, "lon": {i}}}}}"#),
+                    _ => format!(r#"{{{p}, {r}}}"#),
                 }
             })
             .collect();
@@ -425,6 +438,10 @@ mod tests {
             vec![
                 ("g".into(), grid(1, &["p", "q"])),
                 ("c".into(), centroid("q")),
+            ],
+            vec![
+                ("g".into(), grid(3, &["r", "p", "r"])),
+                ("c".into(), centroid("r")),
             ],
         ];
         let all: Vec<DocId> = (0..reader.max_doc()).collect();

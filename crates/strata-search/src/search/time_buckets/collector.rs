@@ -235,14 +235,28 @@ impl SegmentHistogram {
         bucket.docs += docs.len() as u64;
         for (child, acc) in self.children.iter_mut().zip(bucket.children.iter_mut()) {
             match child {
-                ChildReader::Filter(scorer, next) => {
-                    for &doc in docs {
-                        if *next < doc {
-                            *next = scorer.seek(doc);
+                ChildReader::Filter(scorer, next) => match (docs.first(), docs.last()) {
+                    // Consecutive documents (a segment the search matches
+                    // whole): count the filter's documents among them by
+                    // stepping through its matches, not seeking each one.
+                    (Some(&first), Some(&last)) if (last - first) as usize + 1 == docs.len() => {
+                        if *next < first {
+                            *next = scorer.seek(first);
                         }
-                        acc.count += u64::from(*next == doc);
+                        while *next <= last {
+                            acc.count += 1;
+                            *next = scorer.advance();
+                        }
                     }
-                }
+                    _ => {
+                        for &doc in docs {
+                            if *next < doc {
+                                *next = scorer.seek(doc);
+                            }
+                            acc.count += u64::from(*next == doc);
+                        }
+                    }
+                },
                 ChildReader::Metric {
                     column: Some(column),
                     dense,
