@@ -100,14 +100,39 @@ impl CellFinder {
         let x = certain_index(point.lon + 180.0, self.lon_scale, self.lon_bits);
         let y = certain_index(point.lat + 90.0, self.lat_scale, self.lat_bits);
         match (x, y) {
-            // The top bits of the 30-bit indexes are these indexes.
-            (Some(x), Some(y)) => {
-                let code = spread(x << (COORD_BITS - self.lon_bits)) << 1
-                    | spread(y << (COORD_BITS - self.lat_bits));
-                code >> (5 * (MAX_PRECISION - self.precision))
+            // Interleaved from the last bit: a longitude bit when the
+            // total is odd (longitude has the extra bit), else latitude.
+            (Some(x), Some(y)) if self.lon_bits > self.lat_bits => {
+                spread_index(x) | spread_index(y) << 1
             }
+            (Some(x), Some(y)) => spread_index(x) << 1 | spread_index(y),
             _ => GeohashCell::of(point, self.precision).bits,
         }
+    }
+}
+
+/// Bytes spread to the even bits of 16 (a grid's index at precision 1-3
+/// is at most 8 bits).
+const SPREAD_BYTE: [u16; 256] = {
+    let mut table = [0u16; 256];
+    let mut v = 0;
+    while v < 256 {
+        let mut bit = 0;
+        while bit < 8 {
+            table[v] |= (((v >> bit) & 1) as u16) << (2 * bit);
+            bit += 1;
+        }
+        v += 1;
+    }
+    table
+};
+
+/// [`spread`] of a cell index, by table when it fits a byte.
+#[inline]
+fn spread_index(v: u64) -> u64 {
+    match SPREAD_BYTE.get(v as usize) {
+        Some(&spread) => u64::from(spread),
+        None => spread(v),
     }
 }
 
@@ -123,9 +148,10 @@ fn certain_index(offset: f64, scale: f64, bits: u32) -> Option<u64> {
     if !(x >= 0.0 && x < (1u64 << bits) as f64) {
         return None;
     }
-    let k = x as u64;
+    // Below 2^30, so the signed conversion (one instruction) truncates.
+    let k = x as i64;
     let fraction = x - k as f64;
-    (fraction > MARGIN && fraction < 1.0 - MARGIN).then_some(k)
+    ((fraction - 0.5).abs() < 0.5 - MARGIN).then_some(k as u64)
 }
 
 impl fmt::Display for GeohashCell {
