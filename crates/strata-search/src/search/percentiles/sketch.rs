@@ -31,8 +31,22 @@ struct Buckets {
 }
 
 impl Buckets {
-    #[inline]
+    /// Counts `n` values in the bucket `key`.
+    #[inline(always)]
     fn add_key(&mut self, key: u64, n: u64) {
+        // The usual case: a bucket already inside the array (a key below
+        // `first` wraps to a large index and misses too).
+        if let Some(count) = self.counts.get_mut(key.wrapping_sub(self.first) as usize) {
+            *count += n;
+            self.total += n;
+            return;
+        }
+        self.grow_to(key, n);
+    }
+
+    /// [`Buckets::add_key`] of a key outside the array: grows it.
+    #[inline(never)]
+    fn grow_to(&mut self, key: u64, n: u64) {
         if self.counts.is_empty() {
             self.first = key;
         }
@@ -111,20 +125,20 @@ impl LogHistogram {
     }
 
     /// Adds one value.
-    #[inline]
+    #[inline(always)]
     pub fn add(&mut self, v: f64) {
-        if v.is_nan() {
+        // Comparisons with NaN are false: it falls through to the end.
+        if v > 0.0 {
+            self.positive.add_key(v.to_bits() >> SHIFT, 1);
+        } else if v == 0.0 {
+            self.zeros += 1;
+        } else if v < 0.0 {
+            self.negative.add_key((-v).to_bits() >> SHIFT, 1);
+        } else {
             return;
         }
         self.min = self.min.min(v);
         self.max = self.max.max(v);
-        if v == 0.0 {
-            self.zeros += 1;
-        } else if v > 0.0 {
-            self.positive.add_key(v.to_bits() >> SHIFT, 1);
-        } else {
-            self.negative.add_key((-v).to_bits() >> SHIFT, 1);
-        }
     }
 
     /// Adds another histogram's values.
