@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 pub use super::sort_field::{
     after_values, key_orders, validate_search_after, KeyOrder, Missing, SortField,
 };
-use tantivy::columnar::{DynamicColumn, NumericalType};
+use tantivy::columnar::{Cardinality, Column, DynamicColumn, NumericalType};
 use tantivy::{DocId, Score, SegmentReader};
 
 use crate::mapping::{FieldType, Mappings};
@@ -344,6 +344,17 @@ fn encode_f64(v: f64) -> u64 {
     } else {
         bits | (1 << 63)
     }
+}
+
+/// True when `column` exists and holds exactly one value per document
+/// (so its values can be read by document ids, a block at a time).
+pub fn dense<T>(column: &Option<Column<T>>) -> bool
+where
+    T: PartialOrd + Copy + std::fmt::Debug + Send + Sync + 'static,
+{
+    column
+        .as_ref()
+        .is_some_and(|c| c.get_cardinality() == Cardinality::Full)
 }
 
 /// The segment's numeric column at `name`, whatever numeric type tantivy

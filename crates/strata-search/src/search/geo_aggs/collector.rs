@@ -16,7 +16,7 @@ use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
 use super::cell_table::CellTable;
 use super::fruit::{Cells, Centroid, GeoFruit, Partial};
 use super::GeoAgg;
-use crate::mapping::geo::{CellFinder, GeoPoint, GeohashCell};
+use crate::mapping::geo::{CellFinder, GeoPoint};
 use crate::store::geo_columns::PointColumns;
 
 /// One aggregation, its fields given as indexes into [`GeoCollector::fields`].
@@ -139,7 +139,8 @@ enum SegmentAgg {
     },
     Grid {
         field: usize,
-        precision: usize,
+        /// Finds cells at the grid's precision.
+        finder: CellFinder,
         subs: Vec<usize>,
         cells: CellTable,
     },
@@ -185,7 +186,7 @@ impl Collector for GeoCollector {
                     subs,
                 } => SegmentAgg::Grid {
                     field: *field,
-                    precision: *precision,
+                    finder: CellFinder::new(*precision),
                     subs: subs.clone(),
                     cells: CellTable::new(*precision, subs.len()),
                 },
@@ -229,7 +230,7 @@ impl SegmentCollector for GeoSegmentCollector {
                 }
                 SegmentAgg::Grid {
                     field,
-                    precision,
+                    finder,
                     subs,
                     cells,
                 } => {
@@ -241,7 +242,7 @@ impl SegmentCollector for GeoSegmentCollector {
                         fields[*sub].load(doc);
                     }
                     let points = &fields[*field].points;
-                    add_to_grid(cells, *precision, points, subs, fields, scratch);
+                    add_to_grid(cells, finder, points, subs, fields, scratch);
                 }
             }
         }
@@ -263,11 +264,11 @@ impl SegmentCollector for GeoSegmentCollector {
                 }
                 SegmentAgg::Grid {
                     field,
-                    precision,
+                    finder,
                     subs,
                     cells,
                 } => {
-                    let (f, finder) = (&fields[*field], CellFinder::new(*precision));
+                    let f = &fields[*field];
                     let points = f.block_lat.iter().zip(&f.block_lon);
                     if subs.iter().all(|sub| sub == field) {
                         // Centroids of the grid's own points (Kibana's map).
@@ -340,18 +341,18 @@ impl GeoSegmentCollector {
 /// in `fields` (loaded for this document).
 fn add_to_grid(
     cells: &mut CellTable,
-    precision: usize,
+    finder: &CellFinder,
     points: &[GeoPoint],
     subs: &[usize],
     fields: &[FieldPoints],
     scratch: &mut Vec<u64>,
 ) {
     if let [p] = points {
-        add_to_cell(cells, GeohashCell::of(*p, precision).bits, subs, fields);
+        add_to_cell(cells, finder.bits(*p), subs, fields);
         return;
     }
     scratch.clear();
-    scratch.extend(points.iter().map(|p| GeohashCell::of(*p, precision).bits));
+    scratch.extend(points.iter().map(|p| finder.bits(*p)));
     scratch.sort_unstable();
     scratch.dedup();
     for &bits in scratch.iter() {

@@ -2,6 +2,7 @@
 //! collection against per-document collection.
 
 use super::*;
+use crate::mapping::geo::GeohashCell;
 
 fn loaded(points: &[(f64, f64)]) -> FieldPoints {
     let mut f = FieldPoints::new(None);
@@ -111,17 +112,25 @@ fn a_document_counts_once_per_cell() {
     let other = loaded(&[(1.0, 2.0)]);
     let fields = [grid, other];
     let (mut table, mut scratch) = (CellTable::new(1, 2), Vec::new());
+    let finder = CellFinder::new(1);
     for _ in 0..2 {
         add_to_grid(
             &mut table,
-            1,
+            &finder,
             &fields[0].points,
             &[0, 1],
             &fields,
             &mut scratch,
         );
     }
-    add_to_grid(&mut table, 1, &fields[1].points, &[], &fields, &mut scratch);
+    add_to_grid(
+        &mut table,
+        &finder,
+        &fields[1].points,
+        &[],
+        &fields,
+        &mut scratch,
+    );
     let cells = table.into_cells();
     let s = GeohashCell::of(
         GeoPoint {

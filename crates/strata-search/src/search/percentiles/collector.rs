@@ -5,12 +5,12 @@
 use std::sync::Arc;
 
 use tantivy::collector::{Collector, SegmentCollector};
-use tantivy::columnar::{Cardinality, Column, NumericalType};
+use tantivy::columnar::{Column, NumericalType};
 use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
 
 use super::sketch::LogHistogram;
 use super::ValuePercentiles;
-use crate::search::sort::numeric_column;
+use crate::search::sort::{dense, numeric_column};
 
 /// The collector of one search's [`ValuePercentiles`].
 pub struct PercentilesCollector {
@@ -71,9 +71,7 @@ impl Collector for PercentilesCollector {
                 let column: Option<Column<f64>> =
                     numeric_column(segment, &plan.column, NumericalType::F64).and_then(Into::into);
                 SegmentValues {
-                    dense: column
-                        .as_ref()
-                        .is_some_and(|c| c.get_cardinality() == Cardinality::Full),
+                    dense: dense(&column),
                     column,
                     block: Vec::new(),
                     histogram: LogHistogram::default(),

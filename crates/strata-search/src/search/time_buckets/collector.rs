@@ -16,14 +16,14 @@
 use std::sync::Arc;
 
 use tantivy::collector::{Collector, SegmentCollector};
-use tantivy::columnar::{Cardinality, Column, NumericalType};
+use tantivy::columnar::{Column, NumericalType};
 use tantivy::query::{EnableScoring, Query, Scorer};
 use tantivy::{DocId, DocSet, Score, SegmentOrdinal, SegmentReader};
 
 use super::fruit::{Acc, Bucket, Histogram, TimeBucketsFruit};
 use super::{ChildKind, TimeBuckets};
 use crate::search::date_histogram::MAX_BUCKETS;
-use crate::search::sort::numeric_column;
+use crate::search::sort::{dense, numeric_column};
 
 /// The collector of one shard: the request's histograms and, per
 /// histogram, its filter children's queries built for the shard's index.
@@ -54,15 +54,6 @@ enum ChildReader {
     },
     /// A filter's matching documents, and the first one not yet passed.
     Filter(Box<dyn Scorer>, DocId),
-}
-
-fn dense<T>(column: &Option<Column<T>>) -> bool
-where
-    T: PartialOrd + Copy + std::fmt::Debug + Send + Sync + 'static,
-{
-    column
-        .as_ref()
-        .is_some_and(|c| c.get_cardinality() == Cardinality::Full)
 }
 
 /// One histogram in one segment.
