@@ -15,7 +15,9 @@
 //!   its own collectors in the same pass: `time_buckets` (fixed-interval
 //!   `date_histogram` with simple children), `distinct_terms`
 //!   (`cardinality` of keyword and ip fields from cached term coupons),
-//!   `percentiles` (of numeric fields, on a log-linear histogram).
+//!   `percentiles` (of numeric fields, on a log-linear histogram),
+//!   `top_terms` (`terms` of keyword fields by count, with at most one
+//!   `terms` below).
 //! - `date_histogram`, `date_range`, `calendar`, `time_zone`: dates in
 //!   calendars and zones; `missing_bucket`: histograms' `missing`.
 //! - `top_hits`, `deferred`: sub-aggregations computed per bucket;
@@ -39,6 +41,7 @@ mod fetch_phase;
 pub mod filter_aggs;
 pub mod geo_aggs;
 pub mod missing_bucket;
+mod numbers;
 mod own_aggs;
 mod parallel;
 mod passes;
@@ -53,6 +56,7 @@ pub mod source_filter;
 pub mod time_buckets;
 pub mod time_zone;
 pub mod top_hits;
+mod top_terms;
 mod zone_ranking;
 
 use std::cmp::Ordering;

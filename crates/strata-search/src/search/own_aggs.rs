@@ -1,7 +1,8 @@
 //! The aggregations Strata computes with its own collectors in tantivy's
-//! pass ([`time_buckets`], [`distinct_terms`], [`percentiles`]): taken out of tantivy's
-//! translated request, collected beside it, and put back in tantivy's
-//! final-result shape so the usual reshaping applies to them too.
+//! pass ([`time_buckets`], [`distinct_terms`], [`percentiles`],
+//! [`top_terms`]): taken out of tantivy's translated request, collected
+//! beside it, and put back in tantivy's final-result shape so the usual
+//! reshaping applies to them too.
 
 use std::sync::Arc;
 
@@ -12,6 +13,7 @@ use super::aggs::AggShape;
 use super::distinct_terms::{self, DistinctTerms, DistinctTermsCollector, DistinctTermsFruit};
 use super::percentiles::{self, PercentilesCollector, PercentilesFruit, ValuePercentiles};
 use super::time_buckets::{self, TimeBuckets, TimeBucketsCollector, TimeBucketsFruit};
+use super::top_terms::{self, TopTerms, TopTermsCollector, TopTermsFruit};
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
 use crate::mapping::Mappings;
@@ -26,6 +28,7 @@ pub(super) struct OwnAggs {
     time: Arc<Vec<TimeBuckets>>,
     distinct: Arc<Vec<DistinctTerms>>,
     percentiles: Arc<Vec<ValuePercentiles>>,
+    terms: Arc<Vec<TopTerms>>,
     /// Per index, in [`OwnAggs::prepare`] order.
     time_filters: Vec<Filters>,
 }
@@ -35,6 +38,7 @@ pub(super) type OwnCollector = (
     Option<TimeBucketsCollector>,
     Option<DistinctTermsCollector>,
     Option<PercentilesCollector>,
+    Option<TopTermsCollector>,
 );
 
 /// One shard's (or the merged) results.
@@ -42,6 +46,7 @@ pub(super) type OwnPart = (
     Option<TimeBucketsFruit>,
     Option<DistinctTermsFruit>,
     Option<PercentilesFruit>,
+    Option<TopTermsFruit>,
 );
 
 impl OwnAggs {
@@ -52,13 +57,17 @@ impl OwnAggs {
             time: Arc::new(time_buckets::split(request, shapes, mappings)),
             distinct: Arc::new(distinct_terms::split(request, shapes, mappings)),
             percentiles: Arc::new(percentiles::split(request, shapes, mappings)),
+            terms: Arc::new(top_terms::split(request, shapes, mappings)),
             time_filters: Vec::new(),
         }
     }
 
     /// Nothing to compute.
     pub fn is_empty(&self) -> bool {
-        self.time.is_empty() && self.distinct.is_empty() && self.percentiles.is_empty()
+        self.time.is_empty()
+            && self.distinct.is_empty()
+            && self.percentiles.is_empty()
+            && self.terms.is_empty()
     }
 
     /// Builds what the collectors of the next index need (its filter
@@ -90,15 +99,18 @@ impl OwnAggs {
             .then(|| DistinctTermsCollector::new(Arc::clone(&self.distinct)));
         let percentiles = (!self.percentiles.is_empty())
             .then(|| PercentilesCollector::new(Arc::clone(&self.percentiles)));
-        (time, distinct, percentiles)
+        let terms =
+            (!self.terms.is_empty()).then(|| TopTermsCollector::new(Arc::clone(&self.terms)));
+        (time, distinct, percentiles, terms)
     }
 
     /// The results of the merged `part`, by aggregation name, in tantivy's
     /// final shape.
     pub fn results(&self, part: OwnPart) -> Result<Map<String, Value>> {
-        let (time, distinct, values) = part;
+        let (time, distinct, values, terms) = part;
         let distinct = distinct.unwrap_or_default();
-        if let Some(e) = distinct.error() {
+        let terms = terms.unwrap_or_default();
+        if let Some(e) = distinct.error().or(terms.error()) {
             return Err(SearchError::Engine(tantivy::TantivyError::InternalError(
                 e.to_string(),
             )));
@@ -109,6 +121,7 @@ impl OwnAggs {
             &self.percentiles,
             values.unwrap_or_default(),
         ));
+        out.extend(top_terms::into_json(&self.terms, terms));
         Ok(out)
     }
 }
@@ -123,5 +136,8 @@ pub(super) fn merge(merged: &mut OwnPart, part: OwnPart) {
     }
     if let Some(p) = part.2 {
         merged.2.get_or_insert_with(Default::default).merge(p);
+    }
+    if let Some(p) = part.3 {
+        merged.3.get_or_insert_with(Default::default).merge(p);
     }
 }

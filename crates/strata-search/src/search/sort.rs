@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 pub use super::sort_field::{
     after_values, key_orders, validate_search_after, KeyOrder, Missing, SortField,
 };
-use tantivy::columnar::{Cardinality, Column, DynamicColumn, NumericalType};
+use tantivy::columnar::{Cardinality, Column, ColumnType, DynamicColumn, NumericalType, StrColumn};
 use tantivy::{DocId, Score, SegmentReader};
 
 use crate::mapping::{FieldType, Mappings};
@@ -372,4 +372,16 @@ pub fn numeric_column(
         .filter_map(|h| h.open().ok())
         .filter(DynamicColumn::is_numerical)
         .find_map(|c| c.coerce_numerical(target))
+}
+
+/// The segment's string (keyword) column at `name`, if it has one.
+pub fn str_column(segment: &SegmentReader, name: &str) -> tantivy::Result<Option<StrColumn>> {
+    for handle in segment.fast_fields().dynamic_column_handles(name)? {
+        if handle.column_type() == ColumnType::Str {
+            if let DynamicColumn::Str(column) = handle.open()? {
+                return Ok(Some(column));
+            }
+        }
+    }
+    Ok(None)
 }

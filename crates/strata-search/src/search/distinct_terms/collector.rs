@@ -7,12 +7,13 @@ use std::sync::{Arc, LazyLock};
 
 use datasketches::hll::{Coupon, HllSketch, HllType, HllUnion};
 use tantivy::collector::{Collector, SegmentCollector};
-use tantivy::columnar::{Cardinality, ColumnType, DynamicColumn, StrColumn};
+use tantivy::columnar::{Cardinality, StrColumn};
 use tantivy::index::SegmentId;
 use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
 
 use super::DistinctTerms;
 use crate::query::segment_cache::SegmentCache;
+use crate::search::sort::str_column;
 
 /// tantivy's cardinality precision (2^11 registers, about 2% error).
 const LG_K: u8 = 11;
@@ -151,17 +152,6 @@ fn new_sketch() -> HllSketch {
         Ok(s) => s,
         Err(_) => unreachable!("LG_K is a supported precision"),
     }
-}
-
-fn str_column(segment: &SegmentReader, name: &str) -> tantivy::Result<Option<StrColumn>> {
-    for handle in segment.fast_fields().dynamic_column_handles(name)? {
-        if handle.column_type() == ColumnType::Str {
-            if let DynamicColumn::Str(column) = handle.open()? {
-                return Ok(Some(column));
-            }
-        }
-    }
-    Ok(None)
 }
 
 impl Collector for DistinctTermsCollector {

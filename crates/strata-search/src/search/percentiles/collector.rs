@@ -5,12 +5,11 @@
 use std::sync::Arc;
 
 use tantivy::collector::{Collector, SegmentCollector};
-use tantivy::columnar::{Column, NumericalType};
 use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
 
 use super::sketch::LogHistogram;
 use super::ValuePercentiles;
-use crate::search::sort::{dense, numeric_column};
+use crate::search::numbers::F64Column;
 
 /// The collector of one search's [`ValuePercentiles`].
 pub struct PercentilesCollector {
@@ -43,9 +42,10 @@ impl PercentilesFruit {
 /// One plan in one segment.
 struct SegmentValues {
     /// `None`: the segment has no value of the field.
-    column: Option<Column<f64>>,
+    column: Option<F64Column>,
     /// One value per document: read by blocks into `block`.
     dense: bool,
+    raw: Vec<u64>,
     block: Vec<f64>,
     histogram: LogHistogram,
 }
@@ -68,11 +68,11 @@ impl Collector for PercentilesCollector {
             .plans
             .iter()
             .map(|plan| {
-                let column: Option<Column<f64>> =
-                    numeric_column(segment, &plan.column, NumericalType::F64).and_then(Into::into);
+                let column = F64Column::open(segment, &plan.column);
                 SegmentValues {
-                    dense: dense(&column),
+                    dense: column.as_ref().is_some_and(F64Column::is_dense),
                     column,
+                    raw: Vec::new(),
                     block: Vec::new(),
                     histogram: LogHistogram::default(),
                 }
@@ -111,8 +111,7 @@ impl SegmentCollector for PercentilesSegmentCollector {
         for plan in &mut self.plans {
             let Some(column) = &plan.column else { continue };
             if plan.dense {
-                plan.block.resize(docs.len(), 0.0);
-                column.values.get_vals(docs, &mut plan.block);
+                column.read_dense(docs, &mut plan.raw, &mut plan.block);
                 plan.block.iter().for_each(|&v| plan.histogram.add(v));
             } else {
                 for &doc in docs {

@@ -23,6 +23,7 @@ use tantivy::{DocId, DocSet, Score, SegmentOrdinal, SegmentReader};
 use super::fruit::{Acc, Bucket, Histogram, TimeBucketsFruit};
 use super::{ChildKind, TimeBuckets};
 use crate::search::date_histogram::MAX_BUCKETS;
+use crate::search::numbers::F64Column;
 use crate::search::sort::{dense, numeric_column};
 
 /// The collector of one shard: the request's histograms and, per
@@ -48,8 +49,9 @@ enum ChildReader {
     /// holds exactly one value per document (`dense`), the values of the
     /// block of documents being collected are read into `block` at once.
     Metric {
-        column: Option<Column<f64>>,
+        column: Option<F64Column>,
         dense: bool,
+        raw: Vec<u64>,
         block: Vec<f64>,
     },
     /// A filter's matching documents, and the first one not yet passed.
@@ -96,11 +98,11 @@ impl Collector for TimeBucketsCollector {
             for child in &plan.children {
                 children.push(match &child.kind {
                     ChildKind::Metric { column, .. } => {
-                        let column = numeric_column(segment, column, NumericalType::F64)
-                            .and_then(Into::into);
+                        let column = F64Column::open(segment, column);
                         ChildReader::Metric {
-                            dense: dense(&column),
+                            dense: column.as_ref().is_some_and(F64Column::is_dense),
                             column,
+                            raw: Vec::new(),
                             block: Vec::new(),
                         }
                     }
@@ -188,11 +190,11 @@ impl SegmentHistogram {
             if let ChildReader::Metric {
                 column: Some(column),
                 dense: true,
+                raw,
                 block,
             } = child
             {
-                block.resize(docs.len(), 0.0);
-                column.values.get_vals(docs, block);
+                column.read_dense(docs, raw, block);
             }
         }
         let mut at = 0;
@@ -252,6 +254,7 @@ impl SegmentHistogram {
                     column: Some(column),
                     dense,
                     block,
+                    ..
                 } => match block.get(first..first + docs.len()) {
                     Some(values) if *dense => acc.add_all(values),
                     _ => {
@@ -355,9 +358,10 @@ impl SegmentHistogram {
                     column: Some(column),
                     dense,
                     block,
+                    ..
                 } => match (dense, at.and_then(|i| block.get(i))) {
                     (true, Some(&v)) => acc.add(v),
-                    (true, None) => acc.add(column.values.get_val(doc)),
+                    (true, None) => acc.add(column.dense_value(doc)),
                     (false, _) => column.values_for_doc(doc).for_each(|v| acc.add(v)),
                 },
                 ChildReader::Metric { column: None, .. } => {}

@@ -1,0 +1,366 @@
+//! The tantivy collector of [`TopTerms`]: per segment, documents per term
+//! ordinal (and per pair of ordinals for the level below) in a counter
+//! indexed by ordinal; at harvest the `segment_size` largest are kept and
+//! named through one sorted pass over the term dictionary.
+
+use std::cmp::Reverse;
+use std::io;
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+use tantivy::collector::{Collector, SegmentCollector};
+use tantivy::columnar::{Cardinality, StrColumn};
+use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
+
+use super::fruit::{TermCount, TermCounts, TopTermsFruit};
+use super::TopTerms;
+use crate::search::sort::str_column;
+
+/// Counters of up to this many keys (4 MiB) are arrays; larger key spaces
+/// (many terms, or many pairs of terms) count in a hash map, whose size
+/// follows the keys seen rather than the dictionaries.
+const DENSE_KEYS: u64 = 1 << 20;
+
+/// The collector of one search's [`TopTerms`].
+pub struct TopTermsCollector {
+    plans: Arc<Vec<TopTerms>>,
+}
+
+impl TopTermsCollector {
+    /// A collector for `plans`.
+    pub fn new(plans: Arc<Vec<TopTerms>>) -> TopTermsCollector {
+        TopTermsCollector { plans }
+    }
+}
+
+/// Documents per key.
+enum Counter {
+    Dense(Vec<u32>),
+    Sparse(FxHashMap<u64, u32>),
+}
+
+impl Counter {
+    fn new(keys: u64) -> Counter {
+        if keys <= DENSE_KEYS {
+            Counter::Dense(vec![0; keys as usize])
+        } else {
+            Counter::Sparse(FxHashMap::default())
+        }
+    }
+
+    /// Counts one document at `key` (keys past a dense counter, which no
+    /// column of the segment holds, are ignored).
+    #[inline]
+    fn add(&mut self, key: u64) {
+        match self {
+            Counter::Dense(counts) => {
+                if let Some(c) = counts.get_mut(key as usize) {
+                    *c += 1;
+                }
+            }
+            Counter::Sparse(counts) => *counts.entry(key).or_insert(0) += 1,
+        }
+    }
+
+    /// The keys counted, in increasing order, with their counts.
+    fn counted(&self) -> Vec<(u64, u32)> {
+        let mut out: Vec<(u64, u32)> = match self {
+            Counter::Dense(counts) => counts
+                .iter()
+                .enumerate()
+                .filter(|(_, &c)| c > 0)
+                .map(|(k, &c)| (k as u64, c))
+                .collect(),
+            Counter::Sparse(counts) => counts.iter().map(|(&k, &c)| (k, c)).collect(),
+        };
+        if matches!(self, Counter::Sparse(_)) {
+            out.sort_unstable_by_key(|e| e.0);
+        }
+        out
+    }
+}
+
+/// One level's column in a segment.
+struct LevelColumn {
+    column: StrColumn,
+    /// One value per document: read by blocks.
+    dense: bool,
+    /// Terms of the dictionary.
+    terms: u64,
+}
+
+impl LevelColumn {
+    fn open(segment: &SegmentReader, name: &str) -> tantivy::Result<Option<LevelColumn>> {
+        Ok(str_column(segment, name)?.map(|column| LevelColumn {
+            dense: column.ords().get_cardinality() == Cardinality::Full,
+            terms: column.dictionary().num_terms() as u64,
+            column,
+        }))
+    }
+
+    /// The distinct ordinals of `doc`, in increasing order.
+    fn ords_of(&self, doc: DocId, out: &mut Vec<u64>) {
+        out.clear();
+        out.extend(self.column.ords().values_for_doc(doc));
+        out.sort_unstable();
+        out.dedup();
+    }
+}
+
+/// One plan in one segment.
+struct SegmentTerms {
+    outer: LevelColumn,
+    /// The level below; `None` too where the segment has no such column.
+    inner: Option<LevelColumn>,
+    counts: Counter,
+    /// Keyed by `outer ordinal * inner terms + inner ordinal`.
+    pairs: Counter,
+}
+
+impl SegmentTerms {
+    fn add_doc(&mut self, doc: DocId, outer: &mut Vec<u64>, inner: &mut Vec<u64>) {
+        self.outer.ords_of(doc, outer);
+        outer.iter().for_each(|&a| self.counts.add(a));
+        if let Some(column) = &self.inner {
+            column.ords_of(doc, inner);
+            for &a in outer.iter() {
+                for &b in inner.iter() {
+                    self.pairs.add(a * column.terms + b);
+                }
+            }
+        }
+    }
+
+    /// Counts a block of documents that each hold one outer value (and one
+    /// inner value, if there is a level below).
+    fn add_dense_block(&mut self, docs: &[DocId], outer: &mut Vec<u64>, inner: &mut Vec<u64>) {
+        outer.resize(docs.len(), 0);
+        self.outer.column.ords().values.get_vals(docs, outer);
+        outer.iter().for_each(|&a| self.counts.add(a));
+        if let Some(column) = &self.inner {
+            inner.resize(docs.len(), 0);
+            column.column.ords().values.get_vals(docs, inner);
+            for (&a, &b) in outer.iter().zip(inner.iter()) {
+                self.pairs.add(a * column.terms + b);
+            }
+        }
+    }
+}
+
+/// [`TopTermsCollector`]'s per-segment part.
+pub struct TopTermsSegmentCollector {
+    plans: Arc<Vec<TopTerms>>,
+    /// Per plan; `None` where the segment has no value of the field.
+    segments: Vec<Option<SegmentTerms>>,
+    outer: Vec<u64>,
+    inner: Vec<u64>,
+}
+
+impl Collector for TopTermsCollector {
+    type Fruit = TopTermsFruit;
+    type Child = TopTermsSegmentCollector;
+
+    fn for_segment(
+        &self,
+        _ord: SegmentOrdinal,
+        segment: &SegmentReader,
+    ) -> tantivy::Result<TopTermsSegmentCollector> {
+        let mut segments = Vec::with_capacity(self.plans.len());
+        for plan in self.plans.iter() {
+            let Some(outer) = LevelColumn::open(segment, &plan.outer.column)? else {
+                segments.push(None);
+                continue;
+            };
+            let inner = match &plan.inner {
+                Some(level) => LevelColumn::open(segment, &level.column)?,
+                None => None,
+            };
+            let pair_keys = inner
+                .as_ref()
+                .map_or(0, |i| outer.terms.saturating_mul(i.terms));
+            segments.push(Some(SegmentTerms {
+                counts: Counter::new(outer.terms),
+                pairs: Counter::new(pair_keys),
+                outer,
+                inner,
+            }));
+        }
+        Ok(TopTermsSegmentCollector {
+            plans: Arc::clone(&self.plans),
+            segments,
+            outer: Vec::new(),
+            inner: Vec::new(),
+        })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        false
+    }
+
+    fn merge_fruits(&self, fruits: Vec<TopTermsFruit>) -> tantivy::Result<TopTermsFruit> {
+        let mut out = TopTermsFruit::default();
+        for f in fruits {
+            out.merge(f);
+        }
+        Ok(out)
+    }
+}
+
+impl SegmentCollector for TopTermsSegmentCollector {
+    type Fruit = TopTermsFruit;
+
+    fn collect(&mut self, doc: DocId, _score: Score) {
+        for segment in self.segments.iter_mut().flatten() {
+            segment.add_doc(doc, &mut self.outer, &mut self.inner);
+        }
+    }
+
+    fn collect_block(&mut self, docs: &[DocId]) {
+        for segment in self.segments.iter_mut().flatten() {
+            let dense = segment.outer.dense && segment.inner.as_ref().is_none_or(|i| i.dense);
+            if dense {
+                segment.add_dense_block(docs, &mut self.outer, &mut self.inner);
+            } else {
+                for &doc in docs {
+                    segment.add_doc(doc, &mut self.outer, &mut self.inner);
+                }
+            }
+        }
+    }
+
+    fn harvest(self) -> TopTermsFruit {
+        let mut fruit = TopTermsFruit::default();
+        for (plan, segment) in self.plans.iter().zip(self.segments) {
+            let counts = match segment {
+                None => Ok(TermCounts::default()),
+                Some(segment) => harvest_plan(plan, &segment),
+            };
+            match counts {
+                Ok(counts) => fruit.plans.push(counts),
+                Err(e) => {
+                    fruit.plans.push(TermCounts::default());
+                    fruit.error = Some(format!("read the terms of [{}]: {e}", plan.outer.column));
+                }
+            }
+        }
+        fruit
+    }
+}
+
+/// Keeps the `keep` largest counts of `entries` (ties: the smaller
+/// ordinal, whose term sorts first), sorted by ordinal; returns the sum
+/// of the counts cut and the largest of them.
+fn keep_top(entries: &mut Vec<(u64, u32)>, keep: usize) -> (u64, u64) {
+    if entries.len() <= keep {
+        return (0, 0);
+    }
+    entries.select_nth_unstable_by_key(keep, |&(ord, count)| (Reverse(count), ord));
+    let largest_cut = u64::from(entries[keep].1);
+    let cut = entries[keep..].iter().map(|e| u64::from(e.1)).sum();
+    entries.truncate(keep);
+    entries.sort_unstable_by_key(|e| e.0);
+    (cut, largest_cut)
+}
+
+/// The terms of `ords` (increasing), in that order.
+fn names(column: &StrColumn, ords: &[u64]) -> io::Result<Vec<String>> {
+    let mut out = Vec::with_capacity(ords.len());
+    column.dictionary().sorted_ords_to_term_cb(ords, |bytes| {
+        out.push(String::from_utf8_lossy(bytes).into_owned());
+    })?;
+    Ok(out)
+}
+
+/// One segment's counts of `plan`, cut to each level's `segment_size`.
+fn harvest_plan(plan: &TopTerms, segment: &SegmentTerms) -> io::Result<TermCounts> {
+    let mut outer = segment.counts.counted();
+    let (sum_other, error_bound) = keep_top(&mut outer, plan.outer.segment_size);
+    let ords: Vec<u64> = outer.iter().map(|e| e.0).collect();
+    let terms = names(&segment.outer.column, &ords)?;
+    let mut inner_rows = match (&plan.inner, &segment.inner) {
+        (Some(level), Some(column)) => inner_counts(segment, column, &ords, level.segment_size)?,
+        _ => Vec::new(),
+    };
+    inner_rows.resize_with(ords.len(), TermCounts::default);
+    let entries = terms
+        .into_iter()
+        .zip(outer)
+        .zip(inner_rows)
+        .map(|((term, (_, count)), inner)| {
+            let count = u64::from(count);
+            (term, TermCount { count, inner })
+        })
+        .collect();
+    Ok(TermCounts {
+        entries,
+        sum_other,
+        error_bound,
+    })
+}
+
+/// Per kept outer ordinal (`kept`, increasing), the inner level's counts
+/// among its documents, cut to `keep` terms.
+fn inner_counts(
+    segment: &SegmentTerms,
+    column: &LevelColumn,
+    kept: &[u64],
+    keep: usize,
+) -> io::Result<Vec<TermCounts>> {
+    let width = column.terms.max(1);
+    let mut rows: Vec<Vec<(u64, u32)>> = vec![Vec::new(); kept.len()];
+    match &segment.pairs {
+        Counter::Dense(counts) => {
+            for (row, &a) in rows.iter_mut().zip(kept) {
+                let start = (a * width) as usize;
+                let Some(slice) = counts.get(start..start + width as usize) else {
+                    continue;
+                };
+                row.extend(
+                    slice
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, &c)| c > 0)
+                        .map(|(b, &c)| (b as u64, c)),
+                );
+            }
+        }
+        Counter::Sparse(counts) => {
+            for (&key, &count) in counts {
+                if let Ok(i) = kept.binary_search(&(key / width)) {
+                    rows[i].push((key % width, count));
+                }
+            }
+            rows.iter_mut()
+                .for_each(|r| r.sort_unstable_by_key(|e| e.0));
+        }
+    }
+    let cuts: Vec<(u64, u64)> = rows.iter_mut().map(|r| keep_top(r, keep)).collect();
+    let mut ords: Vec<u64> = rows.iter().flatten().map(|e| e.0).collect();
+    ords.sort_unstable();
+    ords.dedup();
+    let terms = names(&column.column, &ords)?;
+    let name_of = |b: u64| ords.binary_search(&b).map(|i| terms[i].clone());
+    rows.into_iter()
+        .zip(cuts)
+        .map(|(row, (sum_other, error_bound))| {
+            let entries = row
+                .into_iter()
+                .filter_map(|(b, c)| {
+                    let term = name_of(b).ok()?;
+                    Some((
+                        term,
+                        TermCount {
+                            count: u64::from(c),
+                            inner: TermCounts::default(),
+                        },
+                    ))
+                })
+                .collect();
+            Ok(TermCounts {
+                entries,
+                sum_other,
+                error_bound,
+            })
+        })
+        .collect()
+}
