@@ -19,6 +19,10 @@ use tantivy::{DocId, DocSet, Score, SegmentReader, TERMINATED};
 
 use super::zone_map::{dense_i64_column, zone_map, Overlap, ZoneMap, ZONE_DOCS};
 
+/// How many times its matches a zone range's cost is (see
+/// [`ZoneRangeDocSet::cost`]).
+const LEAD_PENALTY: u64 = 8;
+
 /// Documents whose date column at one path lies in an inclusive range of
 /// epoch milliseconds.
 #[derive(Clone, Debug)]
@@ -233,6 +237,19 @@ impl DocSet for ZoneRangeDocSet {
 
     fn size_hint(&self) -> u32 {
         self.size_hint
+    }
+
+    /// Dearer than its matches, so that an intersection lets another
+    /// clause lead where that clause matches up to [`LEAD_PENALTY`] times
+    /// as many documents. This doc set is a cheap follower (a seek within
+    /// a zone is a comparison or a search in a short list, and whole
+    /// zones are skipped), while the clauses met beside it are not: a
+    /// numeric range led by the window checks each of its documents with
+    /// a column read through a trait object (two fifths of Kibana's
+    /// "4xx/5xx per bucket" search), where leading itself it scans the
+    /// window's values a block at a time.
+    fn cost(&self) -> u64 {
+        u64::from(self.size_hint).saturating_mul(LEAD_PENALTY)
     }
 }
 
