@@ -22,6 +22,7 @@ use tantivy::{DocId, DocSet, Score, SegmentOrdinal, SegmentReader};
 
 use super::fruit::{Acc, Bucket, Histogram, TimeBucketsFruit};
 use super::{ChildKind, TimeBuckets};
+use crate::query::zone_map::{dense_i64_column, zone_map, ZoneMap, ZONE_DOCS};
 use crate::search::date_histogram::MAX_BUCKETS;
 use crate::search::numbers::F64Column;
 use crate::search::sort::{dense, numeric_column};
@@ -64,6 +65,9 @@ struct SegmentHistogram {
     /// One date per document: read a block at a time into `block`.
     dates_dense: bool,
     block: Vec<i64>,
+    /// The dense date column's zone map: a block of documents whose zones
+    /// lie within the bucket being filled is added without reading dates.
+    zones: Option<Arc<ZoneMap>>,
     interval: i64,
     offset: i64,
     children: Vec<ChildReader>,
@@ -119,10 +123,13 @@ impl Collector for TimeBucketsCollector {
             }
             let dates: Option<Column<i64>> =
                 numeric_column(segment, &plan.column, NumericalType::I64).and_then(Into::into);
+            let zones = dense_i64_column(segment, &plan.column)?
+                .map(|values| zone_map(segment.segment_id(), &plan.column, values.as_ref()));
             histograms.push(SegmentHistogram {
                 dates_dense: dense(&dates),
                 dates,
                 block: Vec::new(),
+                zones,
                 interval: plan.interval,
                 offset: plan.offset,
                 matched: vec![false; children.len()],
@@ -179,13 +186,10 @@ impl SegmentCollector for TimeBucketsSegmentCollector {
 
 impl SegmentHistogram {
     fn collect_block(&mut self, docs: &[DocId]) {
-        let Some(dates) = self.dates.as_ref().filter(|_| self.dates_dense) else {
+        if self.dates.is_none() || !self.dates_dense {
             docs.iter().for_each(|&doc| self.collect(doc));
             return;
-        };
-        let mut block = std::mem::take(&mut self.block);
-        block.resize(docs.len(), 0);
-        dates.values.get_vals(docs, &mut block);
+        }
         for child in &mut self.children {
             if let ChildReader::Metric {
                 column: Some(column),
@@ -196,6 +200,15 @@ impl SegmentHistogram {
             {
                 column.read_dense(docs, raw, block);
             }
+        }
+        if self.in_filling_bucket(docs) {
+            self.add_run(docs, 0);
+            return;
+        }
+        let mut block = std::mem::take(&mut self.block);
+        block.resize(docs.len(), 0);
+        if let Some(dates) = &self.dates {
+            dates.values.get_vals(docs, &mut block);
         }
         let mut at = 0;
         while at < docs.len() {
@@ -218,6 +231,23 @@ impl SegmentHistogram {
             }
         }
         self.block = block;
+    }
+
+    /// Whether the zone map shows every date of `docs` (increasing) within
+    /// the bucket being filled: the zones from the first document's to
+    /// the last's hold only dates inside it.
+    fn in_filling_bucket(&self, docs: &[DocId]) -> bool {
+        let (Some(zones), Some((_, start, end)), Some(&first), Some(&last)) =
+            (&self.zones, self.current, docs.first(), docs.last())
+        else {
+            return false;
+        };
+        let (first, last) = ((first / ZONE_DOCS) as usize, (last / ZONE_DOCS) as usize);
+        last < zones.len()
+            && (first..=last).all(|z| {
+                let (min, max) = zones.bounds(z);
+                min >= start && max < end
+            })
     }
 
     /// Counts `docs`, all in the bucket being filled, starting at `first`
