@@ -110,9 +110,9 @@ fn setup(tmp: &std::path::Path) -> (Catalog, Vec<Doc>) {
     (catalog, docs)
 }
 
-/// Per bucket start: documents, 4xx-5xx documents, the `bytes` values and
-/// the sum of `size`.
-type Model = BTreeMap<i64, (u64, u64, Vec<i64>, i64)>;
+/// Per bucket start: documents, 4xx-5xx documents, the `bytes` values,
+/// the sum of `size` and documents with a `bytes` value of 50,000 or more.
+type Model = BTreeMap<i64, (u64, u64, Vec<i64>, i64, u64)>;
 
 /// Buckets of `interval_ms` starting on local (UTC+1) boundaries, over the
 /// documents dated within `[low, high]`.
@@ -135,6 +135,7 @@ fn model(docs: &[Doc], interval_ms: i64, low: i64, high: i64) -> Model {
             entry.1 += u64::from((400..=599).contains(&doc.code));
             entry.2.extend(&doc.bytes);
             entry.3 += doc.size;
+            entry.4 += u64::from(doc.bytes.iter().any(|&b| b >= 50_000));
         }
     }
     out
@@ -156,7 +157,9 @@ fn request(interval: &str, min_doc_count: u64, low: i64, high: i64) -> Value {
                 "size": {"sum": {"field": "size"}},
                 "classes": {"filters": {"filters": {
                     "errors": {"query_string": {"query": "code:[400 TO 599]"}},
-                    "ok": {"range": {"code": {"lt": 400}}}
+                    "ok": {"range": {"code": {"lt": 400}}},
+                    "big": {"range": {"bytes": {"gte": 50000}}},
+                    "mid": {"query_string": {"query": "code:{204 TO 404]", "analyze_wildcard": true}}
                 }}},
                 "notfound": {"filter": {"term": {"code": 404}}}
             }
@@ -210,12 +213,15 @@ fn fused_histograms_match_the_model_and_tantivy() {
             let keys: Vec<i64> = seen.keys().copied().collect();
             assert!(keys.windows(2).all(|w| w[1] - w[0] == ms), "{body}");
         }
-        for (start, (n, errors, bytes, size)) in &expected {
+        for (start, (n, errors, bytes, size, big)) in &expected {
             let b = seen[start];
             assert_eq!(b["doc_count"], json!(n), "{start} {body}");
             let classes = &b["classes"]["buckets"];
             assert_eq!(classes["errors"]["doc_count"], json!(errors), "{start}");
             assert_eq!(classes["ok"]["doc_count"], json!(n - errors), "{start}");
+            // A range over a column without one value per document: the
+            // query's scorer.
+            assert_eq!(classes["big"]["doc_count"], json!(big), "{start}");
             let sum: i64 = bytes.iter().sum();
             assert_eq!(b["sum"]["value"].as_f64(), Some(sum as f64), "{start}");
             assert_eq!(b["n"]["value"].as_f64(), Some(bytes.len() as f64));

@@ -39,6 +39,47 @@ const ACCEPTED: &[&str] = &[
     "escape",
 ];
 
+/// A query text that is one range on one named field (`f:[a TO b]`,
+/// `f:{a TO *]`, `f:>=5`) and nothing else.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct LoneRange {
+    pub field: String,
+    /// As written; `None` is an open end.
+    pub low: Option<String>,
+    pub high: Option<String>,
+    pub low_inclusive: bool,
+    pub high_inclusive: bool,
+}
+
+/// The range `text` is made of, if it is only that (a field pattern, a
+/// boost or any other clause gives `None`).
+pub(crate) fn lone_range(text: &str) -> Option<LoneRange> {
+    let tokens = lexer::lex(text).ok()?;
+    let [lexer::Token::Leaf {
+        field: Some(field),
+        value:
+            text_syntax::LeafValue::Range {
+                low,
+                high,
+                low_inclusive,
+                high_inclusive,
+            },
+    }] = tokens.as_slice()
+    else {
+        return None;
+    };
+    if field.contains(['*', '?']) {
+        return None;
+    }
+    Some(LoneRange {
+        field: field.clone(),
+        low: low.clone(),
+        high: high.clone(),
+        low_inclusive: *low_inclusive,
+        high_inclusive: *high_inclusive,
+    })
+}
+
 /// Builds a `query_string` query.
 pub fn build(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
     let params = body.as_object().ok_or_else(|| {
@@ -164,6 +205,7 @@ pub(crate) fn and_operator(kind: &str, v: &Value) -> Result<bool> {
 mod tests {
     use super::lexer::{lex, Token};
     use super::parser::Parser;
+    use super::{lone_range, LoneRange};
     use crate::query::text_syntax::{LeafValue, Node};
     use tantivy::query::Occur;
 
@@ -178,6 +220,39 @@ mod tests {
                 text: text.into(),
                 wildcard: text.contains(['*', '?']),
             },
+        }
+    }
+
+    #[test]
+    fn lone_ranges_are_recognised() {
+        let range = |low: Option<&str>, high: Option<&str>, li, hi| LoneRange {
+            field: "a.b".into(),
+            low: low.map(str::to_string),
+            high: high.map(str::to_string),
+            low_inclusive: li,
+            high_inclusive: hi,
+        };
+        assert_eq!(
+            lone_range("a.b: [200 TO 300]"),
+            Some(range(Some("200"), Some("300"), true, true))
+        );
+        assert_eq!(
+            lone_range("a.b:{1 TO *]"),
+            Some(range(Some("1"), None, false, true))
+        );
+        assert_eq!(
+            lone_range("a.b:>=5"),
+            Some(range(Some("5"), None, true, false))
+        );
+        for other in [
+            "a.b:[1 TO 2] OR c:3",
+            "[1 TO 2]",
+            "a*:[1 TO 2]",
+            "a.b:[1 TO 2]^2",
+            "a.b:1",
+            "a.b:(",
+        ] {
+            assert_eq!(lone_range(other), None, "{other}");
         }
     }
 

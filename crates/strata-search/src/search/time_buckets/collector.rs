@@ -21,6 +21,7 @@ use tantivy::query::{EnableScoring, Query, Scorer};
 use tantivy::{DocId, DocSet, Score, SegmentOrdinal, SegmentReader};
 
 use super::fruit::{Acc, Bucket, Histogram, TimeBucketsFruit};
+use super::range_filter::{IntRange, RangeColumns};
 use super::{ChildKind, TimeBuckets};
 use crate::query::zone_map::{dense_i64_column, zone_map, ZoneMap, ZONE_DOCS};
 use crate::search::date_histogram::MAX_BUCKETS;
@@ -57,6 +58,9 @@ enum ChildReader {
     },
     /// A filter's matching documents, and the first one not yet passed.
     Filter(Box<dyn Scorer>, DocId),
+    /// A filter that is an integer range, over the column in `slot` of
+    /// the histogram's [`RangeColumns`].
+    Range { slot: usize, range: IntRange },
 }
 
 /// One histogram in one segment.
@@ -71,6 +75,8 @@ struct SegmentHistogram {
     interval: i64,
     offset: i64,
     children: Vec<ChildReader>,
+    /// The columns of the `Range` children.
+    ranges: RangeColumns,
     /// Which filter children match the current document.
     matched: Vec<bool>,
     /// The bucket being filled: its position, its dates `[start, end)`.
@@ -98,6 +104,7 @@ impl Collector for TimeBucketsCollector {
         let mut histograms = Vec::with_capacity(self.plans.len());
         for (plan, queries) in self.plans.iter().zip(self.filters.iter()) {
             let mut queries = queries.iter();
+            let mut ranges = RangeColumns::default();
             let mut children = Vec::with_capacity(plan.children.len());
             for child in &plan.children {
                 children.push(match &child.kind {
@@ -110,10 +117,21 @@ impl Collector for TimeBucketsCollector {
                             block: Vec::new(),
                         }
                     }
-                    ChildKind::Filter { .. } => {
+                    ChildKind::Filter { range, .. } => {
                         let query = queries.next().ok_or_else(|| {
                             tantivy::TantivyError::InternalError("filter query missing".into())
                         })?;
+                        let slot = match range {
+                            Some(range) => ranges.slot(segment, &range.column)?,
+                            None => None,
+                        };
+                        if let (Some(slot), Some(range)) = (slot, range) {
+                            children.push(ChildReader::Range {
+                                slot,
+                                range: range.clone(),
+                            });
+                            continue;
+                        }
                         let scoring = EnableScoring::disabled_from_schema(segment.schema());
                         let scorer = query.weight(scoring)?.scorer(segment, 1.0)?;
                         let next = scorer.doc();
@@ -134,6 +152,7 @@ impl Collector for TimeBucketsCollector {
                 offset: plan.offset,
                 matched: vec![false; children.len()],
                 children,
+                ranges,
                 current: None,
                 filling: Bucket::default(),
                 done: Histogram::default(),
@@ -201,6 +220,7 @@ impl SegmentHistogram {
                 column.read_dense(docs, raw, block);
             }
         }
+        self.ranges.read_block(docs);
         if self.in_filling_bucket(docs) {
             self.add_run(docs, 0);
             return;
@@ -256,8 +276,13 @@ impl SegmentHistogram {
     fn add_run(&mut self, docs: &[DocId], first: usize) {
         let bucket = &mut self.filling;
         bucket.docs += docs.len() as u64;
+        let ranges = &self.ranges;
         for (child, acc) in self.children.iter_mut().zip(bucket.children.iter_mut()) {
             match child {
+                ChildReader::Range { slot, range } => {
+                    let values = &ranges.block(*slot)[first..first + docs.len()];
+                    acc.count += values.iter().filter(|&&v| range.contains(v)).count() as u64;
+                }
                 ChildReader::Filter(scorer, next) => match (docs.first(), docs.last()) {
                     // Consecutive documents (a segment the search matches
                     // whole): count the filter's documents among them by
@@ -334,11 +359,17 @@ impl SegmentHistogram {
     #[inline]
     fn match_filters(&mut self, doc: DocId) {
         for (child, matched) in self.children.iter_mut().zip(self.matched.iter_mut()) {
-            if let ChildReader::Filter(scorer, next) = child {
-                if *next < doc {
-                    *next = scorer.seek(doc);
+            match child {
+                ChildReader::Filter(scorer, next) => {
+                    if *next < doc {
+                        *next = scorer.seek(doc);
+                    }
+                    *matched = *next == doc;
                 }
-                *matched = *next == doc;
+                ChildReader::Range { slot, range } => {
+                    *matched = range.contains(self.ranges.value(*slot, doc));
+                }
+                ChildReader::Metric { .. } => {}
             }
         }
     }
@@ -383,7 +414,9 @@ impl SegmentHistogram {
             .zip(&self.matched)
         {
             match child {
-                ChildReader::Filter(..) => acc.count += u64::from(*matched),
+                ChildReader::Filter(..) | ChildReader::Range { .. } => {
+                    acc.count += u64::from(*matched)
+                }
                 ChildReader::Metric {
                     column: Some(column),
                     dense,

@@ -24,6 +24,7 @@
 
 mod collector;
 mod fruit;
+mod range_filter;
 
 pub use collector::TimeBucketsCollector;
 pub use fruit::TimeBucketsFruit;
@@ -75,6 +76,9 @@ pub enum ChildKind {
     Filter {
         /// The query, as written.
         query: Value,
+        /// The query as an integer range, when it is only that: counted
+        /// from the column where a segment has one value per document.
+        range: Option<range_filter::IntRange>,
     },
 }
 
@@ -110,7 +114,7 @@ impl TimeBuckets {
     /// The queries of the filter children (in children order).
     pub fn filter_queries(&self) -> impl Iterator<Item = &Value> {
         self.children.iter().filter_map(|c| match &c.kind {
-            ChildKind::Filter { query } => Some(query),
+            ChildKind::Filter { query, .. } => Some(query),
             ChildKind::Metric { .. } => None,
         })
     }
@@ -201,8 +205,10 @@ fn child_plans(
         }
         let (kind, params) = body.iter().next()?;
         let kind = if kind == "filter" {
+            let query = params.get("query")?.clone();
             ChildKind::Filter {
-                query: params.get("query")?.clone(),
+                range: range_filter::recognize(&query, mappings),
+                query,
             }
         } else {
             let metric = Metric::parse(kind)?;
