@@ -11,7 +11,8 @@
 //! documents mostly fall in the bucket of the one before, so few
 //! divisions), and each child updated in place. A filter is a scorer
 //! stepped forward alongside the collected documents, so only the
-//! documents the search matches are looked at.
+//! documents the search matches are looked at; a filter that is one
+//! integer range is counted from the field's column ([`range_filter`]).
 //!
 //! [`split`] takes the histograms it can compute out of the translated
 //! tantivy request: a `date_histogram` with a fixed interval (no calendar
