@@ -12,7 +12,7 @@
 //! divisions), and each child updated in place. A filter is a scorer
 //! stepped forward alongside the collected documents, so only the
 //! documents the search matches are looked at; a filter that is one
-//! integer range is counted from the field's column ([`range_filter`]).
+//! integer range is counted from the field's column (`range_filter`).
 //!
 //! [`split`] takes the histograms it can compute out of the translated
 //! tantivy request: a `date_histogram` with a fixed interval (no calendar
