@@ -339,14 +339,17 @@ fn inner_counts(
     ords.sort_unstable();
     ords.dedup();
     let terms = names(&column.column, &ords)?;
-    let name_of = |b: u64| ords.binary_search(&b).map(|i| terms[i].clone());
+    let name_of = |b: u64| {
+        let i = ords.binary_search(&b).ok()?;
+        terms.get(i).cloned()
+    };
     rows.into_iter()
         .zip(cuts)
         .map(|(row, (sum_other, error_bound))| {
             let entries = row
                 .into_iter()
                 .filter_map(|(b, c)| {
-                    let term = name_of(b).ok()?;
+                    let term = name_of(b)?;
                     Some((
                         term,
                         TermCount {
