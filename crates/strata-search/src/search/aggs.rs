@@ -266,6 +266,14 @@ pub fn translate(env: &AggEnv<'_>, aggs: &Value) -> Result<Translated> {
     Ok((Value::Object(out), shapes, deferred_here))
 }
 
+/// The one entry of a JSON object (`{"range": {...}}`, `{"_count": "desc"}`),
+/// as the collectors Strata computes itself read translated requests and
+/// queries; `None` for anything else.
+pub(crate) fn only_entry(value: &Value) -> Option<(&String, &Value)> {
+    let object = value.as_object()?;
+    (object.len() == 1).then(|| object.iter().next())?
+}
+
 /// Puts tantivy's result into Elasticsearch's shape; deferred
 /// sub-aggregations are computed per bucket through `scope`.
 pub fn reshape(result: &mut Value, shapes: &[AggShape], scope: &mut BucketScope<'_>) -> Result<()> {

@@ -23,7 +23,7 @@ use tantivy::{DocId, DocSet, Score, SegmentOrdinal, SegmentReader};
 use super::fruit::{Acc, Bucket, Histogram, TimeBucketsFruit};
 use super::range_filter::{IntRange, RangeColumns};
 use super::{ChildKind, TimeBuckets};
-use crate::query::zone_map::{dense_i64_column, zone_map, ZoneMap, ZONE_DOCS};
+use crate::query::zone_map::{zone_map, ZoneMap, ZONE_DOCS};
 use crate::search::date_histogram::MAX_BUCKETS;
 use crate::search::numbers::F64Column;
 use crate::search::sort::{dense, numeric_column};
@@ -141,8 +141,12 @@ impl Collector for TimeBucketsCollector {
             }
             let dates: Option<Column<i64>> =
                 numeric_column(segment, &plan.column, NumericalType::I64).and_then(Into::into);
-            let zones = dense_i64_column(segment, &plan.column)?
-                .map(|values| zone_map(segment.segment_id(), &plan.column, values.as_ref()));
+            // The map of the dense column just opened, shared (by segment and
+            // column) with the date ranges' zone maps.
+            let zones = dates
+                .as_ref()
+                .filter(|_| dense(&dates))
+                .map(|d| zone_map(segment.segment_id(), &plan.column, d.values.as_ref()));
             histograms.push(SegmentHistogram {
                 dates_dense: dense(&dates),
                 dates,

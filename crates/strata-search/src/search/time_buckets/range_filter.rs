@@ -11,13 +11,14 @@
 
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tantivy::columnar::ColumnValues;
 use tantivy::{DocId, SegmentReader};
 
 use crate::mapping::Mappings;
 use crate::query::query_string::lone_range;
 use crate::query::zone_map::dense_i64_column;
+use crate::search::aggs::only_entry;
 use crate::store::KEYWORDS;
 
 /// Documents whose value of an integer field lies in `low..=high`.
@@ -156,11 +157,6 @@ fn integer(v: &Value) -> Option<i64> {
         Value::String(s) => s.parse().ok(),
         _ => None,
     }
-}
-
-fn only_entry(value: &Value) -> Option<(&String, &Value)> {
-    let object: &Map<String, Value> = value.as_object()?;
-    (object.len() == 1).then(|| object.iter().next())?
 }
 
 #[cfg(test)]

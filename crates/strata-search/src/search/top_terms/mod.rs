@@ -32,7 +32,7 @@ pub use fruit::{into_json, TopTermsFruit};
 
 use serde_json::{Map, Value};
 
-use super::aggs::AggShape;
+use super::aggs::{only_entry, AggShape};
 use crate::mapping::{FieldType, Mappings};
 
 /// Larger `size`s stay with tantivy, whose bucket limit then applies.
@@ -104,12 +104,6 @@ pub fn split(request: &mut Value, shapes: &[AggShape], mappings: &Mappings) -> V
         }
     }
     taken
-}
-
-/// The one entry of an object.
-fn only_entry(value: &Value) -> Option<(&String, &Value)> {
-    let object = value.as_object()?;
-    (object.len() == 1).then(|| object.iter().next())?
 }
 
 /// The level of `shape`, whose translated body is `body`, when it is a
