@@ -1,4 +1,4 @@
-//! `terms` of keyword fields by count, alone or with one `terms` below,
+//! `terms` of keyword and ip fields by count, alone or with one `terms` below,
 //! which Strata counts with its own collector (`search::top_terms`),
 //! checked over segments of every shape (one value per document, read a
 //! block at a time; documents without a value; several values, repeated;
@@ -46,6 +46,8 @@ fn setup(tmp: &std::path::Path) -> (Catalog, Vec<Doc>) {
     let properties = json!({
         "name": {"type": "keyword"},
         "major": {"type": "keyword"},
+        "addr": {"type": "ip"},
+        "client": {"type": "ip"},
         "code": {"type": "long"}
     });
     let (catalog, index) = common::logs_index(tmp, 2, properties);
@@ -80,13 +82,24 @@ fn setup(tmp: &std::path::Path) -> (Catalog, Vec<Doc>) {
             })
             .collect();
         for doc in &segment {
-            let mut body = json!({ "code": doc.code });
+            // Hundreds of clients per segment: thousands of (name, client)
+            // pairs, counted in a hash map.
+            let client = rng.gen_range(0..5_000);
+            let client = format!("10.1.{}.{}", client / 256, client % 256);
+            let mut body = json!({ "code": doc.code, "client": client });
             for (field, values) in [("name", &doc.name), ("major", &doc.major)] {
                 match values.as_slice() {
                     [] => {}
                     [one] => body[field] = json!(one),
                     many => body[field] = json!(many),
                 }
+            }
+            // `addr` holds the names as addresses: name `n7` is 10.0.0.7.
+            let addrs: Vec<String> = doc.name.iter().map(|n| address(n)).collect();
+            match addrs.as_slice() {
+                [] => {}
+                [one] => body["addr"] = json!(one),
+                many => body["addr"] = json!(many),
             }
             index
                 .index_document(
@@ -107,6 +120,12 @@ fn setup(tmp: &std::path::Path) -> (Catalog, Vec<Doc>) {
     index.refresh().unwrap();
     docs.retain(|d| !deleted(d));
     (catalog, docs)
+}
+
+/// The address standing for name `n<i>`: 10.0.0.<i> (in the same order
+/// as the names, which differ only in the digits after a fixed prefix).
+fn address(name: &str) -> String {
+    format!("10.0.0.{}", &name[1..])
 }
 
 fn distinct(values: &[String]) -> BTreeSet<&str> {
@@ -296,4 +315,63 @@ fn check_bounds(level: &Value, truth: BTreeMap<&str, u64>, body: &Value) {
         total += count;
     }
     assert_eq!(total, truth.values().sum::<u64>(), "{body}");
+}
+
+#[test]
+fn ip_terms_count_like_the_keyword_they_mirror() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (catalog, _) = setup(tmp.path());
+    for (size, inner, extra, codes) in [
+        (5, None, json!({}), 10),
+        (40, None, json!({"min_doc_count": 3}), 7),
+        (4, Some(("major", 3)), json!({}), 10),
+        (3, None, json!({"shard_size": 3}), 10),
+    ] {
+        let by_name = request("name", size, inner, extra.clone(), codes);
+        let by_addr = request("addr", size, inner, extra, codes);
+        let names = common::search_logs(&catalog, &by_name)["aggregations"]["t"].clone();
+        let own = common::search_logs(&catalog, &by_addr);
+        let t = &own["aggregations"]["t"];
+        let mapped: Vec<(String, u64)> = buckets(&names)
+            .into_iter()
+            .map(|(k, n)| (address(&k), n))
+            .collect();
+        assert_eq!(buckets(t), mapped, "{by_addr}");
+        for key in ["sum_other_doc_count", "doc_count_error_upper_bound"] {
+            assert_eq!(t[key], names[key], "{key} {by_addr}");
+        }
+        for (a, n) in t["buckets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(names["buckets"].as_array().unwrap())
+        {
+            assert_eq!(a["i"], n["i"], "{by_addr}");
+        }
+        let mut through_tantivy = by_addr.clone();
+        through_tantivy["aggs"]["t"]["terms"]["show_term_doc_count_error"] = json!(true);
+        let tantivy = common::search_logs(&catalog, &through_tantivy);
+        assert_eq!(own["aggregations"], tantivy["aggregations"], "{by_addr}");
+    }
+}
+
+#[test]
+fn many_pairs_count_like_tantivy() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (catalog, _) = setup(tmp.path());
+    // Sizes large enough that no segment cuts a level (a cut among equal
+    // counts may keep other terms than tantivy's).
+    for (outer, size, inner, codes) in [
+        ("name", 6, Some(("client", 500)), 10),
+        ("client", 500, Some(("major", 8)), 10),
+        ("client", 600, None, 4),
+    ] {
+        let body = request(outer, size, inner, json!({}), codes);
+        let own = common::search_logs(&catalog, &body);
+        let mut through_tantivy = body.clone();
+        through_tantivy["aggs"]["t"]["terms"]["show_term_doc_count_error"] = json!(true);
+        let tantivy = common::search_logs(&catalog, &through_tantivy);
+        assert_eq!(own["aggregations"], tantivy["aggregations"], "{body}");
+        assert!(!buckets(&own["aggregations"]["t"]).is_empty(), "{body}");
+    }
 }

@@ -57,6 +57,19 @@ impl<V> SegmentCache<V> {
         Some(Arc::clone(&entry.value))
     }
 
+    /// Whether an entry for `column` of `segment` is cached (without
+    /// counting as a use).
+    pub fn contains(&self, segment: SegmentId, column: &str) -> bool {
+        let inner = self.inner.lock();
+        inner.entries.contains_key(&(segment, column.to_string()))
+    }
+
+    /// Whether an entry of `bytes` more would keep the cache within its
+    /// budget, so that adding it evicts nothing.
+    pub fn fits(&self, bytes: usize) -> bool {
+        self.inner.lock().bytes.saturating_add(bytes) <= self.budget
+    }
+
     /// The entry for `column` of `segment`, built by `build` (the value and
     /// its size in bytes) when not cached. It is built outside the lock:
     /// two searches may both build it, and the first one in is kept.
@@ -123,7 +136,10 @@ mod tests {
             SegmentId::generate_random(),
         );
         let built = |v: u32| move || Ok::<_, ()>((v, 40));
+        assert!(cache.fits(100) && !cache.fits(101));
         assert_eq!(*cache.get_or_try_build(a, "f", built(1)).unwrap(), 1);
+        assert!(cache.contains(a, "f") && !cache.contains(a, "g"));
+        assert!(cache.fits(60) && !cache.fits(61));
         // Cached: not built again.
         assert_eq!(*cache.get_or_try_build(a, "f", built(9)).unwrap(), 1);
         cache.get_or_try_build(b, "f", built(2)).unwrap();

@@ -79,7 +79,7 @@ impl IndexingPriority {
     /// Raises the calling thread's nice value to this one (never lowers
     /// it: that needs a privilege). A failure (a sandbox refusing the
     /// call) is logged once and leaves the priority as it was.
-    fn apply_to_this_thread(self) {
+    pub(crate) fn apply_to_this_thread(self) {
         static WARNED: AtomicBool = AtomicBool::new(false);
         // On Linux a thread id names that thread alone.
         let this = Some(rustix::thread::gettid());

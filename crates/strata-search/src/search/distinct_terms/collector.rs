@@ -11,7 +11,7 @@ use tantivy::columnar::{Cardinality, StrColumn};
 use tantivy::index::SegmentId;
 use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
 
-use super::DistinctTerms;
+use super::{warming, DistinctTerms};
 use crate::query::segment_cache::SegmentCache;
 use crate::search::sort::str_column;
 
@@ -21,15 +21,23 @@ const LG_K: u8 = 11;
 /// Coupon tables within 64 MiB (16M terms).
 const CACHE_BYTES: usize = 64 << 20;
 
-/// A table is built once a search touches at least this share (1/256) of
-/// a segment's terms; below it the terms are looked up one by one. A block
-/// of the dictionary holds a few hundred terms and a lookup decodes every
-/// block it touches, so from about this share on, scattered lookups cost
-/// as much as reading the whole dictionary, which the table does once.
+/// Without a warming thread, a search builds a table itself once it
+/// touches at least this share (1/256) of a segment's terms; below it the
+/// terms are looked up one by one. A block of the dictionary holds a few
+/// hundred terms and a lookup decodes every block it touches, so from
+/// about this share on, scattered lookups read as much of the dictionary
+/// as the table does once (but hash only the terms touched).
 const TABLE_SHARE: u64 = 256;
 
+/// A search builds the table itself, warming thread or not, when the
+/// segment has at most this many terms (a table of a few pages) or when it
+/// touches at least this share (1/4) of them: looking that many up costs
+/// about as much as the table.
+const SMALL_TABLE: u64 = 8192;
+const EAGER_SHARE: u64 = 4;
+
 /// Each term's coupon, by ordinal, per segment and column.
-static COUPONS: LazyLock<SegmentCache<Vec<Coupon>>> =
+pub(super) static COUPONS: LazyLock<SegmentCache<Vec<Coupon>>> =
     LazyLock::new(|| SegmentCache::new(CACHE_BYTES));
 
 /// The collector of one search's [`DistinctTerms`].
@@ -222,8 +230,13 @@ impl SegmentCollector for DistinctTermsSegmentCollector {
     fn harvest(self) -> DistinctTermsFruit {
         let mut fruit = DistinctTermsFruit::default();
         for (plan, seen) in self.plans.iter().zip(self.seen) {
-            let sketch = match seen.filter(|s| s.any) {
+            let sketch = match seen {
                 None => Ok(None),
+                Some(seen) if !seen.any => {
+                    // Not needed now; ready for a search of other documents.
+                    warming::schedule(self.segment, &plan.column, &seen.column, false);
+                    Ok(None)
+                }
                 Some(seen) => sketch(self.segment, &plan.column, &seen).map(Some),
             };
             match sketch {
@@ -238,24 +251,21 @@ impl SegmentCollector for DistinctTermsSegmentCollector {
     }
 }
 
-/// The sketch of the terms `seen` holds.
+/// The sketch of the terms `seen` holds. Without a cached table, the
+/// terms touched are looked up in the dictionary and the segment's table
+/// is left to the warming thread (built here only when there is none).
 fn sketch(segment: SegmentId, column: &str, seen: &Seen) -> io::Result<HllSketch> {
     let ordinals = seen.ordinals();
     let dictionary = seen.column.dictionary();
     let terms = dictionary.num_terms() as u64;
+    let build = || COUPONS.get_or_try_build(segment, column, || coupon_table(&seen.column));
     let table = match COUPONS.get(segment, column) {
         Some(table) => Some(table),
-        None if ordinals.len() as u64 * TABLE_SHARE >= terms => {
-            Some(COUPONS.get_or_try_build(segment, column, || {
-                let mut table = Vec::with_capacity(terms as usize);
-                let mut stream = dictionary.stream()?;
-                while stream.advance() {
-                    table.push(Coupon::from_value(stream.key()));
-                }
-                let bytes = table.len() * std::mem::size_of::<Coupon>();
-                Ok::<_, io::Error>((table, bytes))
-            })?)
+        None if terms <= SMALL_TABLE || ordinals.len() as u64 * EAGER_SHARE >= terms => {
+            Some(build()?)
         }
+        None if warming::schedule(segment, column, &seen.column, true) => None,
+        None if ordinals.len() as u64 * TABLE_SHARE >= terms => Some(build()?),
         None => None,
     };
     let mut sketch = new_sketch();
@@ -274,4 +284,17 @@ fn sketch(segment: SegmentId, column: &str, seen: &Seen) -> io::Result<HllSketch
         }
     }
     Ok(sketch)
+}
+
+/// The coupon of every term of `terms`' dictionary, by ordinal, and its
+/// size in bytes: one sequential pass over the dictionary.
+pub(super) fn coupon_table(terms: &StrColumn) -> io::Result<(Vec<Coupon>, usize)> {
+    let dictionary = terms.dictionary();
+    let mut table = Vec::with_capacity(dictionary.num_terms());
+    let mut stream = dictionary.stream()?;
+    while stream.advance() {
+        table.push(Coupon::from_value(stream.key()));
+    }
+    let bytes = table.len() * std::mem::size_of::<Coupon>();
+    Ok((table, bytes))
 }

@@ -9,9 +9,10 @@
 //! search. Here the coupons of a segment's whole dictionary are computed
 //! once, in one sequential pass, and kept in a [`SegmentCache`] (as
 //! Elasticsearch keeps global ordinals), so a search only indexes a table.
-//! Where few ordinals of a large dictionary are touched and no table is
-//! cached, they are looked up one by one as tantivy does, without building
-//! one.
+//! Where part of a large dictionary is touched and no table is cached,
+//! the terms touched are looked up as tantivy does, and the table is left
+//! to a background thread ([`warming`]), which also builds the tables of
+//! the segments the search did not touch.
 //!
 //! The sketch is tantivy's (the same crate, precision and coupon of the
 //! same bytes, one sketch per segment merged by union), so the estimates
@@ -20,6 +21,10 @@
 //! [`SegmentCache`]: crate::query::segment_cache::SegmentCache
 
 mod collector;
+pub mod warming;
+
+#[cfg(test)]
+mod tests;
 
 pub use collector::{DistinctTermsCollector, DistinctTermsFruit};
 

@@ -16,10 +16,21 @@ use super::fruit::{TermCount, TermCounts, TopTermsFruit};
 use super::TopTerms;
 use crate::search::sort::str_column;
 
-/// Counters of up to this many keys (4 MiB) are arrays; larger key spaces
-/// (many terms, or many pairs of terms) count in a hash map, whose size
-/// follows the keys seen rather than the dictionaries.
+/// Counters of up to this many keys (4 MiB) may become arrays; larger key
+/// spaces (many terms, or many pairs of terms) always count in a hash map,
+/// whose size follows the keys seen rather than the dictionaries.
 const DENSE_KEYS: u64 = 1 << 20;
+
+/// Key spaces up to this size (a few pages) are arrays from the start.
+const SMALL_KEYS: u64 = 4096;
+
+/// A counter of a larger key space starts as a hash map and becomes an
+/// array once it has counted a document for every this many keys. A search
+/// of few documents (404s of the last 15 minutes) over a segment with a
+/// million client addresses then neither zeroes nor scans a 4 MiB array,
+/// which on this machine costs more than all its counting; a search of
+/// many documents soon counts at array speed.
+const DENSE_SHARE: u64 = 8;
 
 /// The collector of one search's [`TopTerms`].
 pub struct TopTermsCollector {
@@ -34,49 +45,77 @@ impl TopTermsCollector {
 }
 
 /// Documents per key.
-enum Counter {
+pub(super) enum Counter {
     Dense(Vec<u32>),
-    Sparse(FxHashMap<u64, u32>),
+    Sparse {
+        counts: FxHashMap<u64, u32>,
+        /// The key space: keys past it are ignored, as a dense counter does.
+        keys: u64,
+        /// Adds left before becoming dense (`u64::MAX`: never).
+        until_dense: u64,
+    },
 }
 
 impl Counter {
-    fn new(keys: u64) -> Counter {
-        if keys <= DENSE_KEYS {
-            Counter::Dense(vec![0; keys as usize])
+    pub(super) fn new(keys: u64) -> Counter {
+        if keys <= SMALL_KEYS {
+            return Counter::Dense(vec![0; keys as usize]);
+        }
+        let until_dense = if keys <= DENSE_KEYS {
+            keys / DENSE_SHARE
         } else {
-            Counter::Sparse(FxHashMap::default())
+            u64::MAX
+        };
+        Counter::Sparse {
+            counts: FxHashMap::default(),
+            keys,
+            until_dense,
         }
     }
 
-    /// Counts one document at `key` (keys past a dense counter, which no
+    /// Counts one document at `key` (keys past the key space, which no
     /// column of the segment holds, are ignored).
     #[inline]
-    fn add(&mut self, key: u64) {
+    pub(super) fn add(&mut self, key: u64) {
         match self {
             Counter::Dense(counts) => {
                 if let Some(c) = counts.get_mut(key as usize) {
                     *c += 1;
                 }
             }
-            Counter::Sparse(counts) => *counts.entry(key).or_insert(0) += 1,
+            Counter::Sparse {
+                counts,
+                keys,
+                until_dense,
+            } => {
+                if key >= *keys {
+                    return;
+                }
+                *counts.entry(key).or_insert(0) += 1;
+                *until_dense -= 1;
+                if *until_dense == 0 {
+                    let mut dense = vec![0u32; *keys as usize];
+                    for (&k, &c) in counts.iter() {
+                        dense[k as usize] = c;
+                    }
+                    *self = Counter::Dense(dense);
+                }
+            }
         }
     }
 
-    /// The keys counted, in increasing order, with their counts.
-    fn counted(&self) -> Vec<(u64, u32)> {
-        let mut out: Vec<(u64, u32)> = match self {
+    /// The keys counted, with their counts (in increasing order of key
+    /// for an array; [`keep_top`] sorts what it keeps).
+    pub(super) fn counted(&self) -> Vec<(u64, u32)> {
+        match self {
             Counter::Dense(counts) => counts
                 .iter()
                 .enumerate()
                 .filter(|(_, &c)| c > 0)
                 .map(|(k, &c)| (k as u64, c))
                 .collect(),
-            Counter::Sparse(counts) => counts.iter().map(|(&k, &c)| (k, c)).collect(),
-        };
-        if matches!(self, Counter::Sparse(_)) {
-            out.sort_unstable_by_key(|e| e.0);
+            Counter::Sparse { counts, .. } => counts.iter().map(|(&k, &c)| (k, c)).collect(),
         }
-        out
     }
 }
 
@@ -251,15 +290,18 @@ impl SegmentCollector for TopTermsSegmentCollector {
 /// ordinal, whose term sorts first), sorted by ordinal; returns the sum
 /// of the counts cut and the largest of them.
 fn keep_top(entries: &mut Vec<(u64, u32)>, keep: usize) -> (u64, u64) {
-    if entries.len() <= keep {
-        return (0, 0);
+    let mut cut = (0, 0);
+    if entries.len() > keep {
+        entries.select_nth_unstable_by_key(keep, |&(ord, count)| (Reverse(count), ord));
+        let largest_cut = u64::from(entries[keep].1);
+        cut = (
+            entries[keep..].iter().map(|e| u64::from(e.1)).sum(),
+            largest_cut,
+        );
+        entries.truncate(keep);
     }
-    entries.select_nth_unstable_by_key(keep, |&(ord, count)| (Reverse(count), ord));
-    let largest_cut = u64::from(entries[keep].1);
-    let cut = entries[keep..].iter().map(|e| u64::from(e.1)).sum();
-    entries.truncate(keep);
     entries.sort_unstable_by_key(|e| e.0);
-    (cut, largest_cut)
+    cut
 }
 
 /// The terms of `ords` (increasing), in that order.
@@ -324,14 +366,12 @@ fn inner_counts(
                 );
             }
         }
-        Counter::Sparse(counts) => {
+        Counter::Sparse { counts, .. } => {
             for (&key, &count) in counts {
                 if let Ok(i) = kept.binary_search(&(key / width)) {
                     rows[i].push((key % width, count));
                 }
             }
-            rows.iter_mut()
-                .for_each(|r| r.sort_unstable_by_key(|e| e.0));
         }
     }
     let cuts: Vec<(u64, u64)> = rows.iter_mut().map(|r| keep_top(r, keep)).collect();

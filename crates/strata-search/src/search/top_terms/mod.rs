@@ -1,7 +1,8 @@
-//! `terms` of a `keyword` field at the top level of `aggs`, ordered by
-//! count, alone or with one `terms` of another keyword field below it
-//! (Kibana's "top URLs", "browsers and their versions"), counted with
-//! Strata's own collector.
+//! `terms` of a `keyword` or `ip` field (addresses are kept as text, one
+//! string column) at the top level of `aggs`, ordered by count, alone or
+//! with one `terms` of another such field below it (Kibana's "top URLs",
+//! "browsers and their versions", "top clients"), counted with Strata's
+//! own collector.
 //!
 //! tantivy's terms collector serves every case (sub-aggregations of any
 //! kind, numeric keys, any order): per block of documents it fetches the
@@ -107,13 +108,13 @@ pub fn split(request: &mut Value, shapes: &[AggShape], mappings: &Mappings) -> V
 }
 
 /// The level of `shape`, whose translated body is `body`, when it is a
-/// `terms` of a keyword field with only supported parameters.
+/// `terms` of a keyword or ip field with only supported parameters.
 fn level(shape: &AggShape, body: &Map<String, Value>, mappings: &Mappings) -> Option<TermsLevel> {
     let keyword = shape
         .field
         .as_deref()
         .and_then(|f| mappings.leaf(f))
-        .is_some_and(|l| l.ty == FieldType::Keyword);
+        .is_some_and(|l| matches!(l.ty, FieldType::Keyword | FieldType::Ip));
     if shape.kind != "terms" || !keyword || !shape.deferred.is_empty() || shape.missing.is_some() {
         return None;
     }

@@ -11,7 +11,7 @@ use crate::search::aggs::{translate, AggEnv};
 fn mappings() -> Mappings {
     Mappings::parse(&json!({"properties": {
         "name": {"type": "keyword"}, "major": {"type": "keyword"},
-        "code": {"type": "long"}, "flag": {"type": "boolean"}
+        "code": {"type": "long"}, "flag": {"type": "boolean"}, "addr": {"type": "ip"}
     }}))
     .unwrap()
 }
@@ -54,6 +54,17 @@ fn keyword_terms_by_count_are_taken_with_one_terms_below() {
     let c = b.inner.as_ref().unwrap();
     assert_eq!((c.name.as_str(), c.size, c.segment_size), ("c", 3, 30));
     assert!(c.column.ends_with("major"), "{}", c.column);
+}
+
+#[test]
+fn ip_terms_are_taken_like_keywords() {
+    let (taken, left) = split_aggs(json!({
+        "a": {"terms": {"field": "addr", "size": 20}},
+        "b": {"terms": {"field": "name"}, "aggs": {"c": {"terms": {"field": "addr"}}}}
+    }));
+    assert_eq!(left, json!({}));
+    assert!(taken[0].outer.column.ends_with("addr"));
+    assert!(taken[1].inner.as_ref().unwrap().column.ends_with("addr"));
 }
 
 #[test]
@@ -144,4 +155,30 @@ fn merged_counts_reply_by_count_then_key_in_tantivys_shape() {
             "doc_count_error_upper_bound": 3,
         }})
     );
+}
+
+#[test]
+fn a_counter_counts_the_same_before_and_after_becoming_an_array() {
+    use std::collections::BTreeMap;
+
+    use super::collector::Counter;
+
+    for keys in [100u64, 10_000, 2 << 20] {
+        let mut counter = Counter::new(keys);
+        let mut model = BTreeMap::new();
+        // 3,000 adds: past the 1,250 that turn a 10,000-key counter dense.
+        for i in 0..3_000u64 {
+            let key = (i * i * 7919) % (keys + 5);
+            counter.add(key);
+            if key < keys {
+                *model.entry(key).or_insert(0u32) += 1;
+            }
+            if i == 1_000 || i == 2_999 {
+                let want: Vec<(u64, u32)> = model.iter().map(|(&k, &c)| (k, c)).collect();
+                let mut counted = counter.counted();
+                counted.sort_unstable();
+                assert_eq!(counted, want, "{keys} keys after {i} adds");
+            }
+        }
+    }
 }
