@@ -83,24 +83,32 @@ impl Counter {
                     *c += 1;
                 }
             }
-            Counter::Sparse {
-                counts,
-                keys,
-                until_dense,
-            } => {
-                if key >= *keys {
-                    return;
-                }
-                *counts.entry(key).or_insert(0) += 1;
-                *until_dense -= 1;
-                if *until_dense == 0 {
-                    let mut dense = vec![0u32; *keys as usize];
-                    for (&k, &c) in counts.iter() {
-                        dense[k as usize] = c;
-                    }
-                    *self = Counter::Dense(dense);
-                }
+            Counter::Sparse { .. } => self.add_sparse(key),
+        }
+    }
+
+    /// [`Counter::add`] to a hash map, kept out of the array's loop.
+    #[inline(never)]
+    fn add_sparse(&mut self, key: u64) {
+        let Counter::Sparse {
+            counts,
+            keys,
+            until_dense,
+        } = self
+        else {
+            return;
+        };
+        if key >= *keys {
+            return;
+        }
+        *counts.entry(key).or_insert(0) += 1;
+        *until_dense -= 1;
+        if *until_dense == 0 {
+            let mut dense = vec![0u32; *keys as usize];
+            for (&k, &c) in counts.iter() {
+                dense[k as usize] = c;
             }
+            *self = Counter::Dense(dense);
         }
     }
 
