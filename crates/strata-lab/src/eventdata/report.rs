@@ -174,6 +174,13 @@ pub struct QueryStats {
     pub errors: ErrorTally,
     /// Latency of the whole `_msearch`.
     pub latency_ms: LatencySummary,
+    /// Latency of the first run, which meets whatever the server builds on
+    /// first use (absent in reports written before it was recorded).
+    #[serde(default)]
+    pub first_run_ms: Option<f64>,
+    /// Which run (from 0) was the slowest.
+    #[serde(default)]
+    pub slowest_run: Option<u64>,
 }
 
 /// Latency of all dashboards over one kind of window.

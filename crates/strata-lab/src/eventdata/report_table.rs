@@ -46,18 +46,22 @@ fn timeline(out: &mut String, rows: &[RateSecond]) {
 fn queries(out: &mut String, rows: &[QueryStats], kinds: &[KindStats]) {
     let _ = writeln!(
         out,
-        "{:<15}{:<14}{:>6}{:>7}{LATENCY_HEADER}   (ms per dashboard msearch)",
+        "{:<15}{:<14}{:>6}{:>7}{LATENCY_HEADER}    first  slowest   (ms per dashboard msearch; slowest: run number from 0)",
         "dashboard", "window", "runs", "errors"
     );
     for q in rows {
+        let first = q.first_run_ms.map_or("-".into(), |ms| format!("{ms:.1}"));
+        let slowest = q.slowest_run.map_or("-".into(), |n| n.to_string());
         let _ = writeln!(
             out,
-            "{:<15}{:<14}{:>6}{:>7}{}",
+            "{:<15}{:<14}{:>6}{:>7}{}{:>9}{:>9}",
             q.dashboard,
             q.window,
             q.runs,
             q.errors.count,
-            latency(&q.latency_ms)
+            latency(&q.latency_ms),
+            first,
+            slowest
         );
     }
     for k in kinds {

@@ -132,10 +132,21 @@ impl Run {
     }
 }
 
+/// One dashboard's runs over one window.
+#[derive(Default)]
+struct Row {
+    latencies: Latencies,
+    runs: u64,
+    errors: ErrorTally,
+    first_ms: Option<f64>,
+    /// The slowest run: its latency (ms) and number.
+    slowest: Option<(f64, u64)>,
+}
+
 /// Query latencies per dashboard and window, and per kind of window.
 #[derive(Default)]
 pub(crate) struct QueryBook {
-    rows: HashMap<(Dashboard, Window), (Latencies, u64, ErrorTally)>,
+    rows: HashMap<(Dashboard, Window), Row>,
     kinds: HashMap<WindowKind, Latencies>,
     errors: ErrorTally,
 }
@@ -151,9 +162,14 @@ impl QueryBook {
         first: Option<String>,
     ) {
         let row = self.rows.entry((dashboard, window)).or_default();
-        row.0.record(took);
-        row.1 += 1;
-        row.2.add(failed, first.clone());
+        let ms = took.as_secs_f64() * 1e3;
+        row.latencies.record(took);
+        row.first_ms.get_or_insert(ms);
+        if row.slowest.is_none_or(|(slowest, _)| ms > slowest) {
+            row.slowest = Some((ms, row.runs));
+        }
+        row.runs += 1;
+        row.errors.add(failed, first.clone());
         self.kinds.entry(window.kind()).or_default().record(took);
         self.errors.add(failed, first);
     }
@@ -163,14 +179,16 @@ impl QueryBook {
         let mut rows = Vec::new();
         for window in Window::ALL {
             for dashboard in Dashboard::ALL {
-                if let Some((latencies, runs, errors)) = self.rows.get(&(dashboard, window)) {
+                if let Some(row) = self.rows.get(&(dashboard, window)) {
                     rows.push(QueryStats {
                         dashboard: dashboard.name().to_owned(),
                         window: window.label(),
                         kind: window.kind(),
-                        runs: *runs,
-                        errors: errors.clone(),
-                        latency_ms: latencies.summary(),
+                        runs: row.runs,
+                        errors: row.errors.clone(),
+                        latency_ms: row.latencies.summary(),
+                        first_run_ms: row.first_ms,
+                        slowest_run: row.slowest.map(|(_, run)| run),
                     });
                 }
             }
@@ -186,5 +204,31 @@ impl QueryBook {
             })
             .collect();
         (rows, kinds, self.errors)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_row_keeps_its_first_and_slowest_run() {
+        let mut book = QueryBook::default();
+        let (d, w) = (Dashboard::Traffic, Window::ALL[0]);
+        for ms in [30, 12, 45, 45, 20] {
+            book.record(d, w, Duration::from_millis(ms), 0, None);
+        }
+        book.record(Dashboard::Discover, w, Duration::from_millis(7), 0, None);
+        let (rows, _, _) = book.finish();
+        let traffic = rows.iter().find(|r| r.dashboard == "traffic").unwrap();
+        assert_eq!(
+            (traffic.runs, traffic.first_run_ms, traffic.slowest_run),
+            (5, Some(30.0), Some(2))
+        );
+        let discover = rows.iter().find(|r| r.dashboard == "discover").unwrap();
+        assert_eq!(
+            (discover.first_run_ms, discover.slowest_run),
+            (Some(7.0), Some(0))
+        );
     }
 }
