@@ -194,11 +194,16 @@ impl SearchIndex {
         self.save_metadata(true)?;
         // Sync the translog first, so the commits cover all written so far.
         self.translog.flush()?;
-        let mut covered = u64::MAX;
+        let started = Instant::now();
+        let (mut covered, mut files, mut bytes) = (u64::MAX, 0, 0);
         for shard in &self.shards {
-            let point = shard.flush(|| self.covered_lsn())?;
+            let (point, persisted) = shard.flush(|| self.covered_lsn())?;
             covered = covered.min(point.lsn);
+            files += persisted.files;
+            bytes += persisted.bytes;
         }
+        tracing::info!(index = %self.name, files, bytes, ms = started.elapsed().as_millis() as u64,
+            "flushed: segments persisted to disk");
         *self.last_refresh.lock() = Instant::now();
         if covered != u64::MAX && covered > state.durable_lsn {
             self.translog.rotate()?;

@@ -13,6 +13,7 @@
 use serde_json::json;
 
 use super::{CommitPoint, Shard};
+use crate::store::Persisted;
 use crate::error::Result;
 
 impl Shard {
@@ -88,25 +89,26 @@ impl Shard {
     }
 
     /// Commits and persists the newest commit to disk (Elasticsearch's
-    /// flush); returns the durable commit point.
+    /// flush); returns the durable commit point and what was copied.
     /// The commit lock is held throughout: no commit runs while the
-    /// segment files are persisted.
-    pub fn flush(&self, covered_lsn: impl FnOnce() -> u64) -> Result<CommitPoint> {
+    /// segment files are persisted. The copy runs at the indexing
+    /// priority, like the commit: it is background work, and copying the
+    /// segments a bulk load merged is hundreds of megabytes.
+    pub fn flush(&self, covered_lsn: impl FnOnce() -> u64) -> Result<(CommitPoint, Persisted)> {
         let _one_commit = self.committer.lock();
         self.refresh_alone(covered_lsn, true)?;
-        let persisted = self.dir.persist()?;
+        let persisted = self.priority.run(|| self.dir.persist())??;
         // Reopen the segments just persisted from disk, as the placement
         // reads them, so the fresh copies are freed once searches in
         // flight end (else they would stay until the next refresh).
         if persisted.files > 0 {
             self.reader.reload()?;
         }
-        match persisted.payload {
-            Some(p) => Ok(CommitPoint::parse(Some(&p))),
-            None => Ok(CommitPoint::parse(
-                self.index.load_metas()?.payload.as_deref(),
-            )),
-        }
+        let point = match &persisted.payload {
+            Some(p) => CommitPoint::parse(Some(p)),
+            None => CommitPoint::parse(self.index.load_metas()?.payload.as_deref()),
+        };
+        Ok((point, persisted))
     }
 
     /// Merges segments down to at most `max_segments` and waits for it.
