@@ -148,6 +148,18 @@ async fn mixed_phase_indexes_at_the_target_rate_while_querying() {
     assert_eq!(kinds, [WindowKind::Current, WindowKind::Relative]);
     assert!(mixed.queries.iter().map(|q| q.runs).sum::<u64>() >= 6);
     assert_eq!(mixed.query_errors.count, 0);
+    // Every run is listed, in the order sent, each row's first as its first run.
+    let total: u64 = mixed.queries.iter().map(|q| q.runs).sum();
+    assert_eq!(mixed.runs.len() as u64, total);
+    assert!(mixed.runs.windows(2).all(|w| w[0].at_ms <= w[1].at_ms));
+    for row in &mixed.queries {
+        let first = mixed
+            .runs
+            .iter()
+            .find(|r| r.dashboard == row.dashboard && r.window == row.window)
+            .unwrap();
+        assert_eq!(row.first_run_ms, Some(first.ms));
+    }
     // The mixed documents continue the log after the first 1000.
     let seen = es.seen.lock().unwrap();
     let (oldest, newest) = seen.span.unwrap();

@@ -236,6 +236,23 @@ pub struct MixedResult {
     pub query_errors: ErrorTally,
     /// `_count` after `_refresh`.
     pub count: CountCheck,
+    /// Every dashboard run in order, to line slow runs up with what the
+    /// server did then (its log has the times of flushes).
+    #[serde(default)]
+    pub runs: Vec<DashboardRun>,
+}
+
+/// One dashboard run of the mixed phase.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DashboardRun {
+    /// When it was sent, in milliseconds since the phase started.
+    pub at_ms: u64,
+    /// `traffic`, `content_issues` or `discover`.
+    pub dashboard: String,
+    /// e.g. `current-15m`.
+    pub window: String,
+    /// Its latency.
+    pub ms: f64,
 }
 
 impl EventdataResult {

@@ -16,7 +16,7 @@ use super::{DataSpan, QueryBook, Run};
 use crate::eventdata::pacing::TokenBucket;
 use crate::eventdata::progress::PhaseBar;
 use crate::eventdata::queries::{Dashboard, Window};
-use crate::eventdata::report::MixedResult;
+use crate::eventdata::report::{DashboardRun, MixedResult};
 use crate::eventdata::stats::RateTimeline;
 use crate::LabError;
 
@@ -55,8 +55,10 @@ pub(crate) async fn run_mixed(
         .flat_map(|&w| Dashboard::ALL.iter().map(move |&d| (w, d)))
         .collect();
     let mut book = QueryBook::default();
+    let mut runs = Vec::new();
     let mut turn = 0u64;
     while Instant::now() < deadline {
+        let sent = start.elapsed();
         let (window, dashboard) = pairs[(turn % pairs.len() as u64) as usize];
         let upto = feed.acknowledged_upto.load(Ordering::Relaxed);
         let newest_ms = run.generator.timestamp_ms(upto.saturating_sub(1));
@@ -66,6 +68,12 @@ pub(crate) async fn run_mixed(
         };
         let (took, failed, first) = run.run_dashboard(dashboard, window, span, turn).await;
         book.record(dashboard, window, took, failed, first);
+        runs.push(DashboardRun {
+            at_ms: sent.as_millis() as u64,
+            dashboard: dashboard.name().to_owned(),
+            window: window.label(),
+            ms: took.as_secs_f64() * 1e3,
+        });
         turn += 1;
     }
     let total = indexers.await.map_err(LabError::Task)??;
@@ -87,5 +95,6 @@ pub(crate) async fn run_mixed(
         by_kind,
         query_errors,
         count,
+        runs,
     })
 }
