@@ -245,9 +245,9 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SIZE")]
     pub search_cache_size: Option<ByteSize>,
 
-    /// Nice value of the search engine's indexing and merge threads, so
-    /// that searches preempt them on busy cores; 0 runs them at the
-    /// searches' priority, at most 19 [default: 10].
+    /// Nice value of the search engine's indexing and merge threads and of
+    /// a flush's copying, so that searches preempt them on busy cores; 0
+    /// runs them at the searches' priority, at most 19 [default: 10].
     #[arg(long, value_name = "NICE")]
     pub search_indexing_nice: Option<u8>,
 

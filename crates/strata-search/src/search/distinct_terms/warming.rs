@@ -9,8 +9,9 @@
 //! from the last 15 minutes to the last hour) then finds them ready instead
 //! of reading whole term dictionaries while a client waits.
 //!
-//! The thread runs at the background indexing threads' priority (nice 10),
-//! so on busy cores searches go first. Only tables that fit the cache's
+//! The thread runs at nice 10 (the default of the background indexing
+//! threads; it is one thread for the whole process, so it does not follow
+//! an index's configured value), so on busy cores searches go first. Only tables that fit the cache's
 //! budget without evicting anything are scheduled: background work never
 //! pushes out a table a search just built. A segment already queued is not
 //! queued twice; tables a search needed go before the others; the queue is
