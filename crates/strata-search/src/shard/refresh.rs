@@ -13,8 +13,8 @@
 use serde_json::json;
 
 use super::{CommitPoint, Shard};
-use crate::store::Persisted;
 use crate::error::Result;
+use crate::store::Persisted;
 
 impl Shard {
     /// Makes the writes so far searchable (a tantivy commit to DRAM, no
