@@ -11,11 +11,12 @@
 //!
 //! The thread runs at nice 10 (the default of the background indexing
 //! threads; it is one thread for the whole process, so it does not follow
-//! an index's configured value), so on busy cores searches go first. Only tables that fit the cache's
-//! budget without evicting anything are scheduled: background work never
-//! pushes out a table a search just built. A segment already queued is not
-//! queued twice; tables a search needed go before the others; the queue is
-//! bounded (a full queue drops the job; the next search schedules it again).
+//! an index's configured value), so on busy cores searches go first. The
+//! tables of untouched segments are queued only when they fit the cache's
+//! budget without evicting anything: speculative work never pushes out a
+//! table a search used. A segment already queued is not queued twice;
+//! tables a search needed go before the others; the queue is bounded (a
+//! full queue drops the job; the next search schedules it again).
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::{LazyLock, OnceLock};
@@ -93,7 +94,9 @@ pub(super) fn schedule(segment: SegmentId, column: &str, terms: &StrColumn, need
         return false;
     }
     let bytes = terms.dictionary().num_terms() * std::mem::size_of::<Coupon>();
-    if bytes == 0 || COUPONS.contains(segment, column) || !COUPONS.fits(bytes) {
+    // A table a search needed may evict older ones, as a search building it
+    // itself would; one built in case a later search needs it may not.
+    if bytes == 0 || COUPONS.contains(segment, column) || (!needed && !COUPONS.fits(bytes)) {
         return true;
     }
     let (state, ready) = &*QUEUE_STATE;
