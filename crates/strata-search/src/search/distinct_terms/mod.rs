@@ -11,7 +11,7 @@
 //! Elasticsearch keeps global ordinals), so a search only indexes a table.
 //! Where part of a large dictionary is touched and no table is cached,
 //! the terms touched are looked up as tantivy does, and the table is left
-//! to a background thread ([`warming`]), which also builds the tables of
+//! to a background thread (`warming.rs`), which also builds the tables of
 //! the segments the search did not touch.
 //!
 //! The sketch is tantivy's (the same crate, precision and coupon of the
@@ -21,7 +21,7 @@
 //! [`SegmentCache`]: crate::query::segment_cache::SegmentCache
 
 mod collector;
-pub mod warming;
+mod warming;
 
 #[cfg(test)]
 mod tests;

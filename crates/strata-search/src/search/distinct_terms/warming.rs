@@ -120,6 +120,7 @@ pub(super) fn schedule(segment: SegmentId, column: &str, terms: &StrColumn, need
 
 /// Whether no table is queued or being built (for tests that wait for
 /// the thread).
-pub fn idle() -> bool {
+#[cfg(test)]
+pub(super) fn idle() -> bool {
     QUEUE_STATE.0.lock().pending.is_empty()
 }
