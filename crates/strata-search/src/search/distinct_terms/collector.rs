@@ -34,6 +34,8 @@ const TABLE_SHARE: u64 = 256;
 /// touches at least this share (1/4) of them: looking that many up costs
 /// about as much as the table.
 const SMALL_TABLE: u64 = 8192;
+/// See [`SMALL_TABLE`]: a search touching `1 / EAGER_SHARE` of the terms
+/// builds the table itself.
 const EAGER_SHARE: u64 = 4;
 
 /// Each term's coupon, by ordinal, per segment and column.

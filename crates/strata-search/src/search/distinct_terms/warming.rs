@@ -86,8 +86,8 @@ fn build_tables() {
 }
 
 /// Queues the table of `column` (read through `terms`) of `segment`
-/// unless it is cached, queued, or would not fit the cache; a table the
-/// search `needed` goes before the others. `false` when there is no
+/// unless it is cached or queued, or, when the search did not `need` it,
+/// would not fit the cache; a needed table goes before the others. `false` when there is no
 /// warming thread, so the caller builds what it needs itself.
 pub(super) fn schedule(segment: SegmentId, column: &str, terms: &StrColumn, needed: bool) -> bool {
     if !started() {
