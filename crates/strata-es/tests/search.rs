@@ -333,6 +333,12 @@ async fn cluster_stats_and_cat() {
         .clone();
     assert_eq!(node["indices"]["docs"]["count"], 12);
     assert!(node["jvm"].is_object() && node["ingest"].is_object());
+    let merges = &node["indices"]["merges"];
+    assert!(
+        merges["total_throttled_time_in_millis"].is_u64(),
+        "{merges}"
+    );
+    assert!(merges["strata_pauses_for_searches"].is_u64(), "{merges}");
     assert_eq!(s.json("GET", "/_cluster/settings", None).await.status, 200);
     s.stop(true).await;
 }

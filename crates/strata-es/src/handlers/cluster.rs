@@ -192,7 +192,8 @@ pub fn nodes(node: &Node) -> Result<Reply> {
     Ok(Reply::ok(nodes_envelope(node, body)))
 }
 
-/// `_nodes/stats`: index totals, host load and memory, process memory;
+/// `_nodes/stats`: index totals (merge pauses node-wide), host load and
+/// memory, process memory;
 /// `jvm` and `ingest` are present in shape with only what is true
 /// (uptime; no pipelines).
 pub fn nodes_stats(node: &Node) -> Result<Reply> {
@@ -215,7 +216,15 @@ pub fn nodes_stats(node: &Node) -> Result<Reply> {
     }
     let mut body = node_header(node);
     body.insert("timestamp".into(), json!(now));
-    body.insert("indices".into(), total.to_json());
+    let mut indices = total.to_json();
+    // Merges are slowed on purpose only by pausing for searches
+    // (`strata_search::shard::merge_yield`): that is the throttled time.
+    let yields = strata_search::shard::merge_yield::stats();
+    indices["merges"] = json!({
+        "total_throttled_time_in_millis": yields.paused.as_millis() as u64,
+        "strata_pauses_for_searches": yields.pauses,
+    });
+    body.insert("indices".into(), indices);
     body.insert("os".into(), os);
     body.insert("process".into(), process);
     body.insert(

@@ -14,6 +14,8 @@ use tantivy::collector::Collector;
 use tantivy::query::{EnableScoring, Query, Weight};
 use tantivy::{Executor, Searcher};
 
+use crate::shard::merge_yield::SearchInFlight;
+
 /// The node's search pool.
 fn pool() -> &'static Executor {
     static POOL: OnceLock<Executor> = OnceLock::new();
@@ -73,6 +75,8 @@ pub(crate) fn collect_shards<C: Collector>(
         let segments = shard.searcher.segment_readers().len() as u32;
         tasks.extend((0..segments).map(|ord| (i, ord)));
     }
+    // Merges pause while the segments are collected.
+    let _in_flight = SearchInFlight::begin();
     let fruits = pool().map(
         |(i, ord): (usize, u32)| {
             let shard = &shards[i];

@@ -19,8 +19,10 @@
 //! - `writes`: index, delete and replay.
 //! - `refresh`: commits, flush, forced merges.
 //! - [`priority`]: the nice value tantivy's indexing and merge threads run at.
+//! - [`merge_yield`]: merges pause while searches collect segments.
 
 pub mod document;
+pub mod merge_yield;
 pub mod priority;
 mod refresh;
 mod writes;

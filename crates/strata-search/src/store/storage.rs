@@ -10,6 +10,7 @@ use super::block_cache::BlockCache;
 use super::cached_file::ReadCounters;
 use super::tier::StoreTier;
 use crate::error::{Result, SearchError};
+use crate::shard::merge_yield::MergeYield;
 use crate::shard::priority::IndexingPriority;
 
 /// The node's storage options (`search_tier`, `search_cache_size`,
@@ -25,6 +26,8 @@ pub struct SearchStorage {
     pub pmem_root: Option<PathBuf>,
     /// What the shards' background indexing threads run at.
     pub indexing_priority: IndexingPriority,
+    /// How long the shards' merges may pause for searches.
+    pub merge_yield: MergeYield,
 }
 
 impl Default for SearchStorage {
@@ -36,6 +39,7 @@ impl Default for SearchStorage {
             cache: Arc::new(BlockCache::default()),
             pmem_root: None,
             indexing_priority: IndexingPriority::default(),
+            merge_yield: MergeYield::default(),
         }
     }
 }
@@ -100,6 +104,7 @@ impl SearchStorage {
             counters: Arc::clone(counters),
             pmem_dir: pmem_index_dir.map(|d| d.join(number.to_string())),
             priority: self.indexing_priority,
+            merge_yield: self.merge_yield,
         }
     }
 }
@@ -117,6 +122,8 @@ pub struct ShardStorage {
     pub pmem_dir: Option<PathBuf>,
     /// What its background indexing threads run at.
     pub priority: IndexingPriority,
+    /// How long its merges may pause for searches.
+    pub merge_yield: MergeYield,
 }
 
 impl ShardStorage {

@@ -37,6 +37,7 @@ use super::disk_reads::DiskReads;
 use super::fresh::FreshFiles;
 use super::storage::ShardStorage;
 use super::tier::StoreTier;
+use crate::shard::merge_yield::MergeYield;
 
 pub(super) const META: &str = "meta.json";
 pub(super) const MANAGED: &str = ".managed.json";
@@ -50,6 +51,8 @@ pub struct TieredDirectory {
     pub(super) reads: Arc<DiskReads>,
     pub(super) state: Arc<Mutex<TierState>>,
     pub(super) persisting: Arc<Mutex<()>>,
+    /// Wraps the files merges write (`shard::merge_yield`).
+    pub(super) merge_yield: MergeYield,
 }
 
 #[derive(Default)]
@@ -92,6 +95,7 @@ impl TieredDirectory {
             reads: Arc::new(reads),
             state: Arc::new(Mutex::new(TierState::default())),
             persisting: Arc::new(Mutex::new(())),
+            merge_yield: storage.merge_yield,
         })
     }
 
@@ -150,7 +154,8 @@ impl Directory for TieredDirectory {
         if self.exists(path).unwrap_or(false) {
             return Err(OpenWriteError::FileAlreadyExists(path.to_path_buf()));
         }
-        self.fresh.dir().open_write(path)
+        let writer = self.fresh.dir().open_write(path)?;
+        Ok(self.merge_yield.wrap(writer))
     }
 
     fn atomic_read(&self, path: &Path) -> Result<Vec<u8>, OpenReadError> {

@@ -251,6 +251,12 @@ pub struct ServeArgs {
     #[arg(long, value_name = "NICE")]
     pub search_indexing_nice: Option<u8>,
 
+    /// Longest pause of a search merge while searches run, so that merges
+    /// do not slow searches on busy cores; a merge still runs 1 ms between
+    /// pauses. `0ms` never pauses merges, at most 1s [default: 20ms].
+    #[arg(long, value_name = "DURATION")]
+    pub search_merge_pause: Option<HumanDuration>,
+
     /// Directory of the fresh segments of `pmem` search indices, on a DAX
     /// filesystem (tmpfs emulates it) [default: <pmem-path>.search].
     #[arg(long, value_name = "DIR")]
@@ -337,6 +343,7 @@ impl ServeArgs {
         set(&mut config.search_tier, &self.search_tier);
         set(&mut config.search_cache_size, &self.search_cache_size);
         set(&mut config.search_indexing_nice, &self.search_indexing_nice);
+        set(&mut config.search_merge_pause, &self.search_merge_pause);
         if self.search_pmem_dir.is_some() {
             config.search_pmem_dir = self.search_pmem_dir.clone();
         }

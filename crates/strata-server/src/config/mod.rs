@@ -29,6 +29,7 @@ use std::net::{IpAddr, Ipv4Addr};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use strata_search::shard::merge_yield::MergeYield;
 use strata_search::shard::priority::IndexingPriority;
 
 pub use args::ServeArgs;
@@ -158,6 +159,9 @@ pub struct ServerConfig {
     pub search_cache_size: ByteSize,
     /// Nice value of the search indexing and merge threads (0..=19).
     pub search_indexing_nice: u8,
+    /// Longest pause of a search merge while searches run (0: merges never
+    /// pause); see `strata_search::shard::merge_yield`.
+    pub search_merge_pause: HumanDuration,
     /// Directory of `pmem` search indices' fresh segments;
     /// `<pmem file>.search` when unset.
     pub search_pmem_dir: Option<PathBuf>,
@@ -217,6 +221,7 @@ impl Default for ServerConfig {
             search_tier: SearchTier::Dram,
             search_cache_size: search::DEFAULT_SEARCH_CACHE,
             search_indexing_nice: IndexingPriority::DEFAULT.nice(),
+            search_merge_pause: HumanDuration(MergeYield::DEFAULT.max_pause()),
             search_pmem_dir: None,
         }
     }

@@ -7,17 +7,24 @@
 //! too). The directory belongs to one server: at start it removes the
 //! uuid-named directories of indices it does not have.
 //! `search_indexing_nice` is the nice value of the indexing and merge
-//! threads (see `strata_search::shard::priority`).
+//! threads (see `strata_search::shard::priority`), `search_merge_pause`
+//! the longest a merge pauses while searches run (`shard::merge_yield`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde::Deserialize;
+use strata_search::shard::merge_yield::MergeYield;
 use strata_search::shard::priority::IndexingPriority;
 use strata_search::store::{BlockCache, SearchStorage, StoreTier};
 
 use super::size::ByteSize;
 use super::ServerConfig;
+
+/// Longest `search_merge_pause`: a merge paused longer than a second at
+/// a time would leave segments piling up under a steady search load.
+const MAX_MERGE_PAUSE: Duration = Duration::from_secs(1);
 
 /// Default `search_cache_size`.
 pub const DEFAULT_SEARCH_CACHE: ByteSize = ByteSize::mib(256);
@@ -65,6 +72,7 @@ impl ServerConfig {
             pmem_root: Some(self.search_pmem_root()),
             indexing_priority: IndexingPriority::with_nice(self.search_indexing_nice)
                 .unwrap_or_default(),
+            merge_yield: MergeYield::with_max_pause(self.search_merge_pause.0),
         }
     }
 
@@ -78,6 +86,12 @@ impl ServerConfig {
                     IndexingPriority::MAX_NICE,
                     self.search_indexing_nice
                 ),
+            ));
+        }
+        if self.search_merge_pause.0 > MAX_MERGE_PAUSE {
+            return Err((
+                "search_merge_pause",
+                format!("must be at most 1s, got {}", self.search_merge_pause),
             ));
         }
         if self
@@ -134,5 +148,23 @@ mod tests {
         assert!(err.contains("search_indexing_nice"), "{err}");
         config.search_pmem_dir = Some(PathBuf::from("/dev/shm/s.pmem"));
         assert!(config.validate().is_err());
+    }
+
+    #[test]
+    fn merge_pause_reaches_the_storage_and_is_bounded() {
+        let config = ServerConfig::default();
+        assert_eq!(config.search_storage().merge_yield, MergeYield::DEFAULT);
+        let mut off = ServerConfig::from_toml("search_merge_pause = \"0ms\"\n").unwrap();
+        off.validate().unwrap();
+        assert!(off.search_storage().merge_yield.is_off());
+        let mut long = ServerConfig::from_toml("search_merge_pause = \"250ms\"\n").unwrap();
+        long.validate().unwrap();
+        assert_eq!(
+            long.search_storage().merge_yield.max_pause(),
+            Duration::from_millis(250)
+        );
+        let mut too_long = ServerConfig::from_toml("search_merge_pause = \"2s\"\n").unwrap();
+        let err = too_long.validate().unwrap_err().to_string();
+        assert!(err.contains("search_merge_pause"), "{err}");
     }
 }
