@@ -257,4 +257,42 @@ mod tests {
     fn pmem_keeps_the_newest_refresh_across_a_restart() {
         assert_eq!(crash_after_unpersisted_refresh(StoreTier::Pmem), 2);
     }
+
+    /// tantivy's merge threads write through `open_write` and are known by
+    /// their name: a merge run while a search is in flight pauses, and
+    /// its segment is whole. (Fails if a tantivy upgrade renames them.)
+    #[test]
+    fn a_merge_pauses_for_a_search_in_flight() {
+        use crate::shard::merge_yield::{self, MergeYield, SearchInFlight};
+        use std::time::Duration;
+        let tmp = tempfile::tempdir().unwrap();
+        let mut storage = storage(StoreTier::Dram, tmp.path());
+        storage.merge_yield = MergeYield::with_max_pause(Duration::from_millis(2));
+        let dir = TieredDirectory::open(tmp.path(), &storage).unwrap();
+        let mut builder = Schema::builder();
+        let id = builder.add_text_field("id", STRING | STORED);
+        let index = Index::create(dir, builder.build(), Default::default()).unwrap();
+        let mut writer: IndexWriter = index.writer_with_num_threads(1, 15_000_000).unwrap();
+        writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+        for segment in 0..3 {
+            for n in 0..50 {
+                writer
+                    .add_document(doc!(id => format!("{segment}-{n}")))
+                    .unwrap();
+            }
+            writer.commit().unwrap();
+        }
+        let segments = index.searchable_segment_ids().unwrap();
+        assert_eq!(segments.len(), 3);
+        let before = merge_yield::stats();
+        let search = SearchInFlight::begin();
+        writer.merge(&segments).wait().unwrap();
+        drop(search);
+        assert!(merge_yield::stats().pauses > before.pauses);
+        let reader = index.reader().unwrap();
+        reader.reload().unwrap();
+        let searcher = reader.searcher();
+        assert_eq!(searcher.segment_readers().len(), 1);
+        assert_eq!(searcher.num_docs(), 150);
+    }
 }
