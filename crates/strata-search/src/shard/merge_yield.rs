@@ -2,11 +2,12 @@
 //!
 //! A nice value is not enough on a small machine. With one tantivy merge
 //! running at nice 10, the traffic dashboard's searches took 1.75x as long
-//! on two cores (44 ms against 77 ms, summed over its searches). The kernel
-//! treats a core busy with a low-priority thread as busy, so a waking
-//! search thread may queue behind the other search thread instead of
-//! taking the merge's core. The merge's streaming writes also evict the
-//! columns the searches are reading from the shared caches.
+//! on two cores (44 ms against 77 ms, summed over its searches). Two
+//! likely causes, not measured apart: the kernel treats a core busy with
+//! a low-priority thread as busy, so a waking search thread may queue
+//! behind the other search thread instead of taking the merge's core;
+//! and the merge's streaming writes evict the columns the searches are
+//! reading from the shared caches.
 //!
 //! So a merge thread pauses while any search is collecting. Each search
 //! holds a [`SearchInFlight`] guard while its segments are collected. A
