@@ -12,8 +12,10 @@
 //! So a merge thread pauses while any search is collecting. Each search
 //! holds a [`SearchInFlight`] guard while its segments are collected. A
 //! merge thread checks the count each time it writes to one of its output
-//! files, so it stops at most one 8 KiB buffer after a search starts. Only
-//! merge threads (tantivy names them `merge_thread_N`) are wrapped.
+//! files (every 8 KiB of output), so it stops at its next write after a
+//! search starts; a stretch of a merge that computes without writing is
+//! not paused. Only merge threads (tantivy names them `merge_thread_N`)
+//! are wrapped.
 //! Indexing and refresh never wait, because they are what makes new
 //! documents visible.
 //!
