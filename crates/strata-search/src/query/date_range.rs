@@ -17,7 +17,8 @@ use tantivy::query::{
 };
 use tantivy::{DocId, DocSet, Score, SegmentReader, TERMINATED};
 
-use super::zone_map::{dense_i64_column, zone_map, Overlap, ZoneMap, ZONE_DOCS};
+use super::column_cache::dense_i64_column;
+use super::zone_map::{zone_map, Overlap, ZoneMap, ZONE_DOCS};
 
 /// How many times its matches a zone range's cost is (see
 /// [`ZoneRangeDocSet::cost`]).

@@ -18,6 +18,7 @@
 //! - `text_syntax`: the tree `query_string` parses into, over resolved fields.
 //! - `terms`: values to tantivy terms.
 
+pub(crate) mod column_cache;
 mod compound;
 pub mod date_math;
 mod date_range;

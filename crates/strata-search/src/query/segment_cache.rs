@@ -64,6 +64,20 @@ impl<V> SegmentCache<V> {
         inner.entries.contains_key(&(segment, column.to_string()))
     }
 
+    /// Drops every entry of `segment`.
+    pub fn forget(&self, segment: SegmentId) {
+        let mut inner = self.inner.lock();
+        let mut freed = 0;
+        inner.entries.retain(|(id, _), entry| {
+            let keep = *id != segment;
+            if !keep {
+                freed += entry.bytes;
+            }
+            keep
+        });
+        inner.bytes -= freed;
+    }
+
     /// Whether an entry of `bytes` more would keep the cache within its
     /// budget, so that adding it evicts nothing.
     pub fn fits(&self, bytes: usize) -> bool {
@@ -153,5 +167,17 @@ mod tests {
             cache.get_or_try_build(b, "f", || Err::<(u32, usize), _>(())),
             Err(())
         );
+        // Forgetting a segment drops its entries and their bytes.
+        // (The eviction above left only c's 40 bytes.)
+        cache.get_or_try_build(c, "g", built(4)).unwrap();
+        assert!(cache.fits(20) && !cache.fits(21));
+        cache.forget(a);
+        assert!(
+            cache.fits(20) && !cache.fits(21),
+            "nothing of a left to forget"
+        );
+        cache.forget(c);
+        assert!(!cache.contains(c, "f") && !cache.contains(c, "g"));
+        assert!(cache.fits(100));
     }
 }

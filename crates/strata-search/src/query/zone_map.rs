@@ -15,9 +15,8 @@
 
 use std::sync::{Arc, LazyLock};
 
-use tantivy::columnar::{Cardinality, ColumnType, ColumnValues, DynamicColumn};
+use tantivy::columnar::ColumnValues;
 use tantivy::index::SegmentId;
-use tantivy::SegmentReader;
 
 use super::segment_cache::SegmentCache;
 
@@ -85,25 +84,6 @@ pub enum Overlap {
     Inside,
     /// Some values may be in range: read them.
     Partial,
-}
-
-/// The values of the segment's column `name` when it holds exactly one
-/// `i64` per document (row = document): the only shape zone maps serve.
-pub fn dense_i64_column(
-    reader: &SegmentReader,
-    name: &str,
-) -> tantivy::Result<Option<Arc<dyn ColumnValues<i64>>>> {
-    let handles = reader.fast_fields().dynamic_column_handles(name)?;
-    let [handle] = handles.as_slice() else {
-        return Ok(None);
-    };
-    if handle.column_type() != ColumnType::I64 {
-        return Ok(None);
-    }
-    let DynamicColumn::I64(column) = handle.open()? else {
-        return Ok(None);
-    };
-    Ok((column.get_cardinality() == Cardinality::Full).then_some(column.values))
 }
 
 /// Zone maps by segment and column, within [`CACHE_ZONES`] zones.

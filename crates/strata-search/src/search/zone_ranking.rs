@@ -19,7 +19,8 @@ use tantivy::{DocAddress, DocId, DocSet, Score, SegmentOrdinal, SegmentReader, T
 
 use super::ranking::{FieldRanking, Ranked, RankedShard, SortValues, TopBuffer};
 use super::sort::{int_rank_key, SortValue};
-use crate::query::zone_map::{dense_i64_column, zone_map, ZoneMap, ZONE_DOCS};
+use crate::query::column_cache::dense_i64_column;
+use crate::query::zone_map::{zone_map, ZoneMap, ZONE_DOCS};
 use crate::store::KEYWORDS;
 
 /// The segment's best `limit` by `field`, or `None` when the ranking is

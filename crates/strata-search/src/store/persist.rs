@@ -14,6 +14,7 @@ use tantivy::directory::TerminatingWrite;
 use tantivy::Directory;
 
 use super::tiered::{TieredDirectory, MANAGED, META};
+use crate::query::column_cache;
 
 const SEGMENT_EXTENSIONS: [&str; 6] = ["idx", "pos", "term", "store", "fast", "fieldnorm"];
 
@@ -79,6 +80,8 @@ impl TieredDirectory {
             let doomed: Vec<PathBuf> = {
                 let mut state = self.state.lock();
                 for (file, _) in &copies {
+                    // Columns opened on the fresh copy would keep it alive.
+                    column_cache::forget_file(file);
                     let _ = self.fresh.dir().delete(file);
                 }
                 if self

@@ -37,6 +37,7 @@ use super::disk_reads::DiskReads;
 use super::fresh::FreshFiles;
 use super::storage::ShardStorage;
 use super::tier::StoreTier;
+use crate::query::column_cache;
 use crate::shard::merge_yield::MergeYield;
 
 pub(super) const META: &str = "meta.json";
@@ -122,6 +123,7 @@ impl Directory for TieredDirectory {
     }
 
     fn delete(&self, path: &Path) -> Result<(), DeleteError> {
+        column_cache::forget_file(path);
         let mut state = self.state.lock();
         let in_fresh = self.fresh.dir().delete(path).is_ok();
         let on_disk = !state.doomed.contains(path)

@@ -112,7 +112,7 @@ impl SegmentCollector for PercentilesSegmentCollector {
             let Some(column) = &plan.column else { continue };
             if plan.dense {
                 column.read_dense(docs, &mut plan.raw, &mut plan.block);
-                plan.block.iter().for_each(|&v| plan.histogram.add(v));
+                plan.histogram.add_all(&plan.block);
             } else {
                 for &doc in docs {
                     column

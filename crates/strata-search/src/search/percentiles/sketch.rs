@@ -141,6 +141,69 @@ impl LogHistogram {
         self.max = self.max.max(v);
     }
 
+    /// Adds each of `values`, as [`LogHistogram::add`] of each.
+    ///
+    /// The count, the extremes and the arrays' bounds stay in registers
+    /// for as long as the values fall inside the arrays; per value that
+    /// leaves one increment in memory, where `add` also stores the total,
+    /// the smallest and the largest value.
+    pub fn add_all(&mut self, values: &[f64]) {
+        let mut rest = values;
+        while !rest.is_empty() {
+            let added = self.add_inside(rest);
+            // The value that stopped it lies outside an array: grow it.
+            if let Some((&v, tail)) = rest[added..].split_first() {
+                self.add(v);
+                rest = tail;
+            } else {
+                rest = &[];
+            }
+        }
+    }
+
+    /// Adds values from the start of `values` up to the first nonzero one
+    /// outside its sign's array; returns how many it took.
+    fn add_inside(&mut self, values: &[f64]) -> usize {
+        let (positive_first, negative_first) = (self.positive.first, self.negative.first);
+        let positive = &mut self.positive.counts[..];
+        let negative = &mut self.negative.counts[..];
+        let (mut min, mut max) = (self.min, self.max);
+        let (mut positives, mut negatives, mut zeros) = (0u64, 0u64, 0u64);
+        let mut taken = 0;
+        for &v in values {
+            if v > 0.0 {
+                let key = (v.to_bits() >> SHIFT).wrapping_sub(positive_first);
+                let Some(count) = positive.get_mut(key as usize) else {
+                    break;
+                };
+                *count += 1;
+                positives += 1;
+            } else if v < 0.0 {
+                let key = ((-v).to_bits() >> SHIFT).wrapping_sub(negative_first);
+                let Some(count) = negative.get_mut(key as usize) else {
+                    break;
+                };
+                *count += 1;
+                negatives += 1;
+            } else if v == 0.0 {
+                zeros += 1;
+            } else {
+                // NaN: skipped.
+                taken += 1;
+                continue;
+            }
+            min = min.min(v);
+            max = max.max(v);
+            taken += 1;
+        }
+        self.positive.total += positives;
+        self.negative.total += negatives;
+        self.zeros += zeros;
+        self.min = min;
+        self.max = max;
+        taken
+    }
+
     /// Adds another histogram's values.
     pub fn merge(&mut self, other: &LogHistogram) {
         self.positive.merge(&other.positive);
@@ -225,6 +288,32 @@ mod tests {
                     "p{percent} of spread {spread}: {got} against {want}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn adding_a_block_equals_adding_each_value() {
+        let mut rng = StdRng::seed_from_u64(5);
+        for round in 0..50 {
+            let values: Vec<f64> = (0..1 + round * 37)
+                .map(|i| match i % 11 {
+                    0 => 0.0,
+                    1 => -0.0,
+                    2 => f64::NAN,
+                    3 => -rng.gen_range(0.0..1e6),
+                    4 => rng.gen_range(0.0..1e-3),
+                    // Far outside the arrays so far: they must grow.
+                    5 if i % 7 == 0 => rng.gen_range(1e12..1e15),
+                    _ => rng.gen_range(0.0..5e4f64).floor(),
+                })
+                .collect();
+            let mut each = LogHistogram::default();
+            values.iter().for_each(|&v| each.add(v));
+            let mut block = LogHistogram::default();
+            for chunk in values.chunks(64) {
+                block.add_all(chunk);
+            }
+            assert_eq!(block, each, "round {round}");
         }
     }
 

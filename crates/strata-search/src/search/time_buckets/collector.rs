@@ -16,13 +16,14 @@
 use std::sync::Arc;
 
 use tantivy::collector::{Collector, SegmentCollector};
-use tantivy::columnar::{Column, NumericalType};
+use tantivy::columnar::{Column, ColumnIndex, NumericalType};
 use tantivy::query::{EnableScoring, Query, Scorer};
 use tantivy::{DocId, DocSet, Score, SegmentOrdinal, SegmentReader};
 
 use super::fruit::{Acc, Bucket, Histogram, TimeBucketsFruit};
 use super::range_filter::{IntRange, RangeColumns};
 use super::{ChildKind, TimeBuckets};
+use crate::query::column_cache::dense_i64_column;
 use crate::query::zone_map::{zone_map, ZoneMap, ZONE_DOCS};
 use crate::search::date_histogram::MAX_BUCKETS;
 use crate::search::numbers::F64Column;
@@ -139,8 +140,16 @@ impl Collector for TimeBucketsCollector {
                     }
                 });
             }
-            let dates: Option<Column<i64>> =
-                numeric_column(segment, &plan.column, NumericalType::I64).and_then(Into::into);
+            // A dense date column comes opened from the cache.
+            let dates: Option<Column<i64>> = match dense_i64_column(segment, &plan.column)? {
+                Some(values) => Some(Column {
+                    index: ColumnIndex::Full,
+                    values,
+                }),
+                None => {
+                    numeric_column(segment, &plan.column, NumericalType::I64).and_then(Into::into)
+                }
+            };
             // The map of the dense column just opened, shared (by segment and
             // column) with the date ranges' zone maps.
             let zones = dates

@@ -16,8 +16,8 @@ use tantivy::columnar::ColumnValues;
 use tantivy::{DocId, SegmentReader};
 
 use crate::mapping::Mappings;
+use crate::query::column_cache::dense_i64_column;
 use crate::query::query_string::lone_range;
-use crate::query::zone_map::dense_i64_column;
 use crate::search::aggs::only_entry;
 use crate::store::KEYWORDS;
 

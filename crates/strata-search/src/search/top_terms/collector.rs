@@ -7,30 +7,14 @@ use std::cmp::Reverse;
 use std::io;
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
 use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::columnar::{Cardinality, StrColumn};
 use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
 
+use super::counter::Counter;
 use super::fruit::{TermCount, TermCounts, TopTermsFruit};
 use super::TopTerms;
 use crate::search::sort::str_column;
-
-/// Counters of up to this many keys (4 MiB) may become arrays; larger key
-/// spaces (many terms, or many pairs of terms) always count in a hash map,
-/// whose size follows the keys seen rather than the dictionaries.
-const DENSE_KEYS: u64 = 1 << 20;
-
-/// Key spaces up to this size (a few pages) are arrays from the start.
-const SMALL_KEYS: u64 = 4096;
-
-/// A counter of a larger key space starts as a hash map and becomes an
-/// array once it has counted a document for every this many keys. A search
-/// of few documents (404s of the last 15 minutes) over a segment with a
-/// million client addresses then neither zeroes nor scans a 4 MiB array,
-/// which on this machine costs more than all its counting; a search of
-/// many documents soon counts at array speed.
-const DENSE_SHARE: u64 = 8;
 
 /// The collector of one search's [`TopTerms`].
 pub struct TopTermsCollector {
@@ -41,89 +25,6 @@ impl TopTermsCollector {
     /// A collector for `plans`.
     pub fn new(plans: Arc<Vec<TopTerms>>) -> TopTermsCollector {
         TopTermsCollector { plans }
-    }
-}
-
-/// Documents per key.
-pub(super) enum Counter {
-    Dense(Vec<u32>),
-    Sparse {
-        counts: FxHashMap<u64, u32>,
-        /// The key space: keys past it are ignored, as a dense counter does.
-        keys: u64,
-        /// Adds left before becoming dense (`u64::MAX`: never).
-        until_dense: u64,
-    },
-}
-
-impl Counter {
-    pub(super) fn new(keys: u64) -> Counter {
-        if keys <= SMALL_KEYS {
-            return Counter::Dense(vec![0; keys as usize]);
-        }
-        let until_dense = if keys <= DENSE_KEYS {
-            keys / DENSE_SHARE
-        } else {
-            u64::MAX
-        };
-        Counter::Sparse {
-            counts: FxHashMap::default(),
-            keys,
-            until_dense,
-        }
-    }
-
-    /// Counts one document at `key` (keys past the key space, which no
-    /// column of the segment holds, are ignored).
-    #[inline]
-    pub(super) fn add(&mut self, key: u64) {
-        match self {
-            Counter::Dense(counts) => {
-                if let Some(c) = counts.get_mut(key as usize) {
-                    *c += 1;
-                }
-            }
-            Counter::Sparse { .. } => self.add_sparse(key),
-        }
-    }
-
-    /// [`Counter::add`] to a hash map, kept out of the array's loop.
-    #[inline(never)]
-    fn add_sparse(&mut self, key: u64) {
-        let Counter::Sparse {
-            counts,
-            keys,
-            until_dense,
-        } = self
-        else {
-            return;
-        };
-        if key >= *keys {
-            return;
-        }
-        *counts.entry(key).or_insert(0) += 1;
-        *until_dense -= 1;
-        if *until_dense == 0 {
-            let mut dense = vec![0u32; *keys as usize];
-            for (&k, &c) in counts.iter() {
-                dense[k as usize] = c;
-            }
-            *self = Counter::Dense(dense);
-        }
-    }
-
-    /// The keys counted, with their counts (in increasing order of key
-    /// for an array; [`keep_top`] sorts what it keeps).
-    pub(super) fn counted(&self) -> Vec<(u64, u32)> {
-        match self {
-            Counter::Dense(counts) => counts
-                .iter()
-                .enumerate()
-                .filter(|(_, &c)| c > 0)
-                .map(|(k, &c)| (k as u64, c))
-                .collect(),
-            Counter::Sparse { counts, .. } => counts.iter().map(|(&k, &c)| (k, c)).collect(),
-        }
     }
 }
 
@@ -183,13 +84,15 @@ impl SegmentTerms {
     fn add_dense_block(&mut self, docs: &[DocId], outer: &mut Vec<u64>, inner: &mut Vec<u64>) {
         outer.resize(docs.len(), 0);
         self.outer.column.ords().values.get_vals(docs, outer);
-        outer.iter().for_each(|&a| self.counts.add(a));
+        self.counts.add_all(outer);
         if let Some(column) = &self.inner {
             inner.resize(docs.len(), 0);
             column.column.ords().values.get_vals(docs, inner);
-            for (&a, &b) in outer.iter().zip(inner.iter()) {
-                self.pairs.add(a * column.terms + b);
+            // Each inner ordinal becomes its pair's key.
+            for (b, &a) in inner.iter_mut().zip(outer.iter()) {
+                *b += a * column.terms;
             }
+            self.pairs.add_all(inner);
         }
     }
 }
@@ -359,19 +262,9 @@ fn inner_counts(
     let width = column.terms.max(1);
     let mut rows: Vec<Vec<(u64, u32)>> = vec![Vec::new(); kept.len()];
     match &segment.pairs {
-        Counter::Dense(counts) => {
+        Counter::Lanes { .. } | Counter::Dense(_) => {
             for (row, &a) in rows.iter_mut().zip(kept) {
-                let start = (a * width) as usize;
-                let Some(slice) = counts.get(start..start + width as usize) else {
-                    continue;
-                };
-                row.extend(
-                    slice
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, &c)| c > 0)
-                        .map(|(b, &c)| (b as u64, c)),
-                );
+                *row = segment.pairs.row(a * width, width);
             }
         }
         Counter::Sparse { counts, .. } => {

@@ -26,6 +26,7 @@
 //! another order, other sub-aggregations) stays with tantivy.
 
 mod collector;
+mod counter;
 mod fruit;
 
 pub use collector::TopTermsCollector;

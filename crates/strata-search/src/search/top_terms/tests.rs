@@ -156,29 +156,3 @@ fn merged_counts_reply_by_count_then_key_in_tantivys_shape() {
         }})
     );
 }
-
-#[test]
-fn a_counter_counts_the_same_before_and_after_becoming_an_array() {
-    use std::collections::BTreeMap;
-
-    use super::collector::Counter;
-
-    for keys in [100u64, 10_000, 2 << 20] {
-        let mut counter = Counter::new(keys);
-        let mut model = BTreeMap::new();
-        // 3,000 adds: past the 1,250 that turn a 10,000-key counter dense.
-        for i in 0..3_000u64 {
-            let key = (i * i * 7919) % (keys + 5);
-            counter.add(key);
-            if key < keys {
-                *model.entry(key).or_insert(0u32) += 1;
-            }
-            if i == 1_000 || i == 2_999 {
-                let want: Vec<(u64, u32)> = model.iter().map(|(&k, &c)| (k, c)).collect();
-                let mut counted = counter.counted();
-                counted.sort_unstable();
-                assert_eq!(counted, want, "{keys} keys after {i} adds");
-            }
-        }
-    }
-}
