@@ -78,6 +78,12 @@ pub fn forget_file(path: &Path) {
     }
 }
 
+/// Whether `column` of `segment` is cached (for tests of the forgetting).
+#[cfg(test)]
+pub(crate) fn is_cached(segment: SegmentId, column: &str) -> bool {
+    CACHE.contains(segment, column)
+}
+
 /// The segment a file belongs to, from its name (`<uuid>.<extension>`).
 fn segment_of(path: &Path) -> Option<SegmentId> {
     let stem = path.file_stem()?.to_str()?;

@@ -104,6 +104,7 @@ impl Shard {
         if persisted.files > 0 {
             self.reader.reload()?;
         }
+        persisted.forget_fresh_columns();
         let point = match &persisted.payload {
             Some(p) => CommitPoint::parse(Some(p)),
             None => CommitPoint::parse(self.index.load_metas()?.payload.as_deref()),

@@ -27,6 +27,20 @@ pub struct Persisted {
     pub files: usize,
     /// Bytes copied.
     pub bytes: u64,
+    /// The fresh files dropped after their copy, in the shard directory.
+    pub dropped: Vec<PathBuf>,
+}
+
+impl Persisted {
+    /// Forgets the columns cached for the segments of the dropped fresh
+    /// files. A persist does so as it drops them; the caller does it again
+    /// once its reader reopened the segments from disk, since a search
+    /// still on the old reader in between opens the fresh copy again.
+    pub fn forget_fresh_columns(&self) {
+        self.dropped
+            .iter()
+            .for_each(|f| column_cache::forget_file(f));
+    }
 }
 
 impl TieredDirectory {
@@ -83,6 +97,7 @@ impl TieredDirectory {
                     // Columns opened on the fresh copy would keep it alive.
                     column_cache::forget_file(file);
                     let _ = self.fresh.dir().delete(file);
+                    done.dropped.push(file.clone());
                 }
                 if self
                     .fresh

@@ -260,6 +260,57 @@ mod tests {
         assert_eq!(crash_after_unpersisted_refresh(StoreTier::Pmem), 2);
     }
 
+    /// A segment's cached date column is forgotten when a flush drops its
+    /// fresh copy, and again when tantivy deletes the segment's files
+    /// after merging it away.
+    #[test]
+    fn cached_columns_go_with_the_files_they_read() {
+        use crate::query::column_cache::{dense_i64_column, is_cached};
+        use tantivy::schema::FAST;
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = TieredDirectory::open(tmp.path(), &storage(StoreTier::Ssd, tmp.path())).unwrap();
+        let mut builder = Schema::builder();
+        let t = builder.add_i64_field("t", FAST);
+        let index = Index::create(dir.clone(), builder.build(), Default::default()).unwrap();
+        let mut writer: IndexWriter = index.writer_with_num_threads(1, 15_000_000).unwrap();
+        writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+        for segment in 0..2i64 {
+            for n in 0..10 {
+                writer.add_document(doc!(t => segment * 100 + n)).unwrap();
+            }
+            writer.commit().unwrap();
+        }
+        let reader = index.reader().unwrap();
+        let open_all = |reader: &tantivy::IndexReader| {
+            reader.reload().unwrap();
+            let searcher = reader.searcher();
+            for segment in searcher.segment_readers() {
+                assert!(dense_i64_column(segment, "t").unwrap().is_some());
+                assert!(is_cached(segment.segment_id(), "t"));
+            }
+            searcher
+                .segment_readers()
+                .iter()
+                .map(|s| s.segment_id())
+                .collect::<Vec<_>>()
+        };
+        let fresh = open_all(&reader);
+        let persisted = dir.persist().unwrap();
+        assert!(!persisted.dropped.is_empty());
+        assert!(fresh.iter().all(|&id| !is_cached(id, "t")), "flushed");
+
+        // Cached again from the disk copies, then merged away.
+        let flushed = open_all(&reader);
+        writer.merge(&flushed).wait().unwrap();
+        // Files of segments a searcher holds are kept: drop it first.
+        reader.reload().unwrap();
+        writer.garbage_collect_files().wait().unwrap();
+        assert!(flushed.iter().all(|&id| !is_cached(id, "t")), "deleted");
+        let merged = open_all(&reader);
+        assert_eq!(merged.len(), 1);
+        assert_eq!(reader.searcher().num_docs(), 20);
+    }
+
     /// tantivy's merge threads write through `open_write` and are known by
     /// their name: a merge run while a search is in flight pauses, and
     /// its segment is whole. (Fails if a tantivy upgrade renames them.)
