@@ -6,13 +6,15 @@
 //! WKT `"POINT (lon lat)"`, a geohash string, `[lon, lat]` (a third,
 //! elevation value is ignored), and arrays of any of these. Latitudes must
 //! lie in [-90, 90] and longitudes in [-180, 180]. Geohashes are in the
-//! `geohash` submodule.
+//! `geohash` submodule, the cells of many points at once in `cell_finder`.
 
 use serde_json::Value;
 
+mod cell_finder;
 mod geohash;
 
-pub use geohash::{geohash, geohash_cell, geohash_decode, CellFinder, GeohashCell, MAX_PRECISION};
+pub use cell_finder::CellFinder;
+pub use geohash::{geohash, geohash_cell, geohash_decode, GeohashCell, MAX_PRECISION};
 
 /// One point, in degrees.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -62,98 +62,6 @@ impl GeohashCell {
     }
 }
 
-/// Finds the cells of many points at one precision, faster than
-/// [`GeohashCell::of`] (an aggregation does it per document): the float
-/// estimate at the precision's own bit count is taken as is unless it
-/// lies within a millionth of a cell of an edge (or outside the range),
-/// where rounding in the estimate could matter; those points, and NaN,
-/// go through [`GeohashCell::of`]. So the cells are the same.
-#[derive(Debug, Clone, Copy)]
-pub struct CellFinder {
-    precision: usize,
-    lon_bits: u32,
-    lat_bits: u32,
-    /// Cells per degree at `lon_bits` and `lat_bits`.
-    lon_scale: f64,
-    lat_scale: f64,
-}
-
-impl CellFinder {
-    /// A finder of cells of `precision` characters (above 12 counts as 12).
-    pub fn new(precision: usize) -> CellFinder {
-        let precision = precision.min(MAX_PRECISION);
-        let total = 5 * precision as u32;
-        // Longitude takes the odd bit when the total is odd.
-        let (lon_bits, lat_bits) = (total.div_ceil(2), total / 2);
-        CellFinder {
-            precision,
-            lon_bits,
-            lat_bits,
-            lon_scale: (1u64 << lon_bits) as f64 / 360.0,
-            lat_scale: (1u64 << lat_bits) as f64 / 180.0,
-        }
-    }
-
-    /// The bits of the cell holding `point` (those of [`GeohashCell::of`]).
-    #[inline]
-    pub fn bits(&self, point: GeoPoint) -> u64 {
-        let x = certain_index(point.lon + 180.0, self.lon_scale, self.lon_bits);
-        let y = certain_index(point.lat + 90.0, self.lat_scale, self.lat_bits);
-        match (x, y) {
-            // Interleaved from the last bit: a longitude bit when the
-            // total is odd (longitude has the extra bit), else latitude.
-            (Some(x), Some(y)) if self.lon_bits > self.lat_bits => {
-                spread_index(x) | spread_index(y) << 1
-            }
-            (Some(x), Some(y)) => spread_index(x) << 1 | spread_index(y),
-            _ => GeohashCell::of(point, self.precision).bits,
-        }
-    }
-}
-
-/// Bytes spread to the even bits of 16 (a grid's index at precision 1-3
-/// is at most 8 bits).
-const SPREAD_BYTE: [u16; 256] = {
-    let mut table = [0u16; 256];
-    let mut v = 0;
-    while v < 256 {
-        let mut bit = 0;
-        while bit < 8 {
-            table[v] |= (((v >> bit) & 1) as u16) << (2 * bit);
-            bit += 1;
-        }
-        v += 1;
-    }
-    table
-};
-
-/// [`spread`] of a cell index, by table when it fits a byte.
-#[inline]
-fn spread_index(v: u64) -> u64 {
-    match SPREAD_BYTE.get(v as usize) {
-        Some(&spread) => u64::from(spread),
-        None => spread(v),
-    }
-}
-
-/// `offset * scale` rounded down, when that is certainly the cell index
-/// below `2^bits` that exact arithmetic gives: the rounding of `offset`
-/// and of the product is under 2e-7 of a cell even at 30 bits, so a
-/// fractional part more than 1e-6 away from an edge settles it.
-#[inline]
-fn certain_index(offset: f64, scale: f64, bits: u32) -> Option<u64> {
-    const MARGIN: f64 = 1e-6;
-    let x = offset * scale;
-    // False for NaN, negatives and the last edge too.
-    if !(x >= 0.0 && x < (1u64 << bits) as f64) {
-        return None;
-    }
-    // Below 2^30, so the signed conversion (one instruction) truncates.
-    let k = x as i64;
-    let fraction = x - k as f64;
-    ((fraction - 0.5).abs() < 0.5 - MARGIN).then_some(k as u64)
-}
-
 impl fmt::Display for GeohashCell {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut text = [0u8; MAX_PRECISION];
@@ -196,7 +104,7 @@ fn cell_index(v: f64, lo: f64, span: f64) -> u64 {
 
 /// The low 32 bits of `v` moved to the even bit positions.
 #[inline]
-fn spread(v: u64) -> u64 {
+pub(super) fn spread(v: u64) -> u64 {
     let mut x = v & 0xFFFF_FFFF;
     x = (x | x << 16) & 0x0000_FFFF_0000_FFFF;
     x = (x | x << 8) & 0x00FF_00FF_00FF_00FF;
@@ -254,6 +162,7 @@ mod tests {
     use rand::{Rng, SeedableRng};
 
     use super::*;
+    use crate::mapping::geo::CellFinder;
 
     /// The bisection encoder `GeohashCell::of` replaced, as it was.
     fn bisect(point: GeoPoint, precision: usize) -> String {

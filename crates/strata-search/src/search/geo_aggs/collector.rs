@@ -150,7 +150,8 @@ enum SegmentAgg {
 pub struct GeoSegmentCollector {
     fields: Vec<FieldPoints>,
     aggs: Vec<SegmentAgg>,
-    /// A document's cells, when it has several points.
+    /// A document's cells when it has several points, or a block's
+    /// cells (one point per document).
     scratch: Vec<u64>,
 }
 
@@ -253,7 +254,11 @@ impl SegmentCollector for GeoSegmentCollector {
             docs.iter().for_each(|&doc| self.collect(doc, 0.0));
             return;
         }
-        let GeoSegmentCollector { fields, aggs, .. } = self;
+        let GeoSegmentCollector {
+            fields,
+            aggs,
+            scratch,
+        } = self;
         for agg in aggs.iter_mut() {
             match agg {
                 SegmentAgg::Centroid { field, centroid } => {
@@ -269,19 +274,20 @@ impl SegmentCollector for GeoSegmentCollector {
                     cells,
                 } => {
                     let f = &fields[*field];
-                    let points = f.block_lat.iter().zip(&f.block_lon);
+                    finder.cells_of(&f.block_lat, &f.block_lon, scratch);
+                    let points = f.block_lat.iter().zip(&f.block_lon).zip(scratch.iter());
                     if subs.iter().all(|sub| sub == field) {
                         // Centroids of the grid's own points (Kibana's map).
-                        for (&lat, &lon) in points {
+                        for ((&lat, &lon), &bits) in points {
                             let p = GeoPoint { lat, lon };
-                            let (docs, centroids) = cells.cell_mut(finder.bits(p));
+                            let (docs, centroids) = cells.cell_mut(bits);
                             *docs += 1;
                             centroids.iter_mut().for_each(|c| c.add(p));
                         }
                         continue;
                     }
-                    for (i, (&lat, &lon)) in points.enumerate() {
-                        let (docs, centroids) = cells.cell_mut(finder.bits(GeoPoint { lat, lon }));
+                    for (i, (_, &bits)) in points.enumerate() {
+                        let (docs, centroids) = cells.cell_mut(bits);
                         *docs += 1;
                         for (sub, centroid) in subs.iter().zip(centroids.iter_mut()) {
                             if let Some(p) = fields[*sub].block_point(i) {
