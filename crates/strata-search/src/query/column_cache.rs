@@ -7,7 +7,8 @@
 //! each of its blocks (one per 512 rows) into a new vector, and a column
 //! read through the block cache is copied out of it first: 7% of the
 //! traffic dashboard's CPU on a quiet server. Opened once, a column is
-//! kept in a [`SegmentCache`].
+//! kept in a [`SegmentCache`], read through its stored `u64`s
+//! ([`StoredValues`]).
 //!
 //! An open column holds the bytes it reads. For a file kept whole in DRAM
 //! (`dram` placement) those are the file's own; read through the block
@@ -21,11 +22,12 @@
 use std::path::Path;
 use std::sync::{Arc, LazyLock};
 
-use tantivy::columnar::{Cardinality, ColumnType, ColumnValues, DynamicColumn};
+use tantivy::columnar::{Cardinality, ColumnType, ColumnValues};
 use tantivy::index::SegmentId;
 use tantivy::SegmentReader;
 
 use super::segment_cache::SegmentCache;
+use crate::store::stored_values::StoredValues;
 
 /// Bytes of column data the cache holds at most.
 const CACHE_BYTES: usize = 64 << 20;
@@ -60,13 +62,15 @@ fn open_dense_i64(reader: &SegmentReader, name: &str) -> tantivy::Result<(Cached
     if handle.column_type() != ColumnType::I64 {
         return Ok((None, 0));
     }
-    let DynamicColumn::I64(column) = handle.open()? else {
+    // Read through the stored u64s: see `StoredValues`.
+    let Some(column) = handle.open_u64_lenient()? else {
         return Ok((None, 0));
     };
     if column.get_cardinality() != Cardinality::Full {
         return Ok((None, 0));
     }
-    Ok((Some(column.values), handle.num_bytes().get_bytes() as usize))
+    let values: Arc<dyn ColumnValues<i64>> = Arc::new(StoredValues::<i64>::new(column.values));
+    Ok((Some(values), handle.num_bytes().get_bytes() as usize))
 }
 
 /// The file `path` of a segment was deleted, or its fresh copy dropped:

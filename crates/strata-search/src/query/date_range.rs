@@ -15,7 +15,7 @@ use tantivy::columnar::ColumnValues;
 use tantivy::query::{
     ConstScorer, EmptyScorer, EnableScoring, Explanation, Query, RangeQuery, Scorer, Weight,
 };
-use tantivy::{DocId, DocSet, Score, SegmentReader, TERMINATED};
+use tantivy::{DocId, DocSet, Score, SegmentReader, COLLECT_BLOCK_BUFFER_LEN, TERMINATED};
 
 use super::column_cache::dense_i64_column;
 use super::zone_map::{zone_map, Overlap, ZoneMap, ZONE_DOCS};
@@ -230,6 +230,43 @@ impl DocSet for ZoneRangeDocSet {
         }
         self.enter_zone_from(self.zone + 1);
         self.doc
+    }
+
+    /// A zone's run at a time: a whole zone's documents are numbered and
+    /// a listed zone's copied, where the default steps through `advance`
+    /// per document (a fifteenth of the traffic dashboard's CPU).
+    fn fill_buffer(&mut self, buffer: &mut [DocId; COLLECT_BLOCK_BUFFER_LEN]) -> usize {
+        let mut filled = 0;
+        while filled < buffer.len() {
+            let room = buffer.len() - filled;
+            match &mut self.cursor {
+                Cursor::All { end } => {
+                    let n = ((*end - self.doc) as usize).min(room);
+                    for (slot, doc) in buffer[filled..filled + n].iter_mut().zip(self.doc..) {
+                        *slot = doc;
+                    }
+                    filled += n;
+                    self.doc += n as DocId;
+                    if self.doc < *end {
+                        return filled;
+                    }
+                }
+                Cursor::Listed { docs, at } => {
+                    let n = (docs.len() - *at).min(room);
+                    buffer[filled..filled + n].copy_from_slice(&docs[*at..*at + n]);
+                    filled += n;
+                    *at += n;
+                    if let Some(&next) = docs.get(*at) {
+                        self.doc = next;
+                        return filled;
+                    }
+                }
+                Cursor::Done => return filled,
+            }
+            // The zone is used up: on to the next match.
+            self.enter_zone_from(self.zone + 1);
+        }
+        filled
     }
 
     fn doc(&self) -> DocId {

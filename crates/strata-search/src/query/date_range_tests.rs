@@ -57,6 +57,50 @@ fn advancing_yields_exactly_the_model() {
     }
 }
 
+/// Blocks filled a buffer at a time, between single steps and seeks, give
+/// the model's documents in order, and the doc set stays positioned on the
+/// document after each block.
+#[test]
+fn filling_buffers_yields_exactly_the_model() {
+    let mut rng = StdRng::seed_from_u64(11);
+    for _ in 0..200 {
+        let len = rng.gen_range(0..4 * ZONE_DOCS as usize);
+        let values = random_values(&mut rng, len);
+        let a = rng.gen_range(-50..3_000);
+        let range = a..=a + rng.gen_range(0..2_000);
+        let want = model(&values, &range);
+        let mut set = doc_set(&values, range);
+        let mut got = Vec::new();
+        let mut buffer = [0; COLLECT_BLOCK_BUFFER_LEN];
+        while set.doc() != TERMINATED {
+            match rng.gen_range(0..4) {
+                0 => {
+                    got.push(set.doc());
+                    set.advance();
+                }
+                1 => {
+                    // A seek to the current document moves nothing.
+                    let doc = set.doc();
+                    assert_eq!(set.seek(doc), doc);
+                }
+                _ => {
+                    let n = set.fill_buffer(&mut buffer);
+                    assert!(n > 0, "a positioned doc set fills at least one");
+                    got.extend_from_slice(&buffer[..n]);
+                    if n < buffer.len() {
+                        assert_eq!(set.doc(), TERMINATED, "a short block ends the set");
+                    }
+                }
+            }
+            if let (Some(&last), doc) = (got.last(), set.doc()) {
+                assert!(doc > last, "positioned after the last document given");
+            }
+        }
+        assert_eq!(got, want);
+        assert_eq!(set.fill_buffer(&mut buffer), 0);
+    }
+}
+
 #[test]
 fn seeking_lands_on_the_first_match_at_or_after_the_target() {
     let mut rng = StdRng::seed_from_u64(11);

@@ -11,6 +11,8 @@
 use tantivy::columnar::{Cardinality, Column, ColumnType, MonotonicallyMappableToU64};
 use tantivy::{DocId, SegmentReader};
 
+use crate::store::stored_values::read_rows;
+
 /// How the stored `u64`s map back to numbers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stored {
@@ -74,7 +76,7 @@ impl F64Column {
     /// scratch space).
     pub fn read_dense(&self, docs: &[DocId], raw: &mut Vec<u64>, out: &mut Vec<f64>) {
         raw.resize(docs.len(), 0);
-        self.raw.values.get_vals(docs, raw);
+        read_rows(self.raw.values.as_ref(), docs, raw);
         out.clear();
         match self.stored {
             Stored::I64 => out.extend(raw.iter().map(|&r| Stored::I64.value(r))),

@@ -10,12 +10,14 @@
 //! [`PointColumns`] reads either as f64.
 
 use std::ops::Range;
+use std::sync::Arc;
 
-use tantivy::columnar::{Column, ColumnIndex, NumericalType, RowId};
+use tantivy::columnar::{Column, ColumnIndex, ColumnType, ColumnValues, NumericalType, RowId};
 use tantivy::{DocId, SegmentReader};
 
 use crate::error::Result;
 use crate::mapping::geo::GeoPoint;
+use crate::store::stored_values::StoredValues;
 use crate::store::KEYWORDS;
 
 /// The latitude sub-path of a geo_point field.
@@ -159,10 +161,21 @@ impl Iterator for Points<'_> {
 
 fn f64_column(segment: &SegmentReader, sub_path: &str) -> Result<Option<Column<f64>>> {
     let name = format!("{KEYWORDS}.{sub_path}");
+    let open_error = |e| crate::error::SearchError::io(format!("open column {name}"), e);
     for handle in segment.fast_fields().dynamic_column_handles(&name)? {
-        let column = handle
-            .open()
-            .map_err(|e| crate::error::SearchError::io(format!("open column {name}"), e))?;
+        if handle.column_type() == ColumnType::F64 {
+            // Read through the stored u64s (see `StoredValues`); integral
+            // columns (stored as i64) take tantivy's coercion below.
+            if let Some(stored) = handle.open_u64_lenient().map_err(open_error)? {
+                let values: Arc<dyn ColumnValues<f64>> =
+                    Arc::new(StoredValues::<f64>::new(stored.values));
+                return Ok(Some(Column {
+                    index: stored.index,
+                    values,
+                }));
+            }
+        }
+        let column = handle.open().map_err(open_error)?;
         if !column.is_numerical() {
             continue;
         }

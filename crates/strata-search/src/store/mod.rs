@@ -4,6 +4,7 @@
 //! DRAM or persistent memory (`fresh`) until a flush persists them, then
 //! reads them as the placement says (`disk_reads`): whole in DRAM, or in
 //! blocks (`cached_file`) through the node's budgeted `block_cache`.
+//! `stored_values` reads numeric columns through their stored `u64`s.
 
 mod block_cache;
 mod cached_file;
@@ -13,6 +14,7 @@ pub mod geo_columns;
 mod persist;
 mod schema;
 mod storage;
+pub mod stored_values;
 mod tier;
 mod tiered;
 

@@ -14,6 +14,7 @@ use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
 use super::{warming, DistinctTerms};
 use crate::query::segment_cache::SegmentCache;
 use crate::search::sort::str_column;
+use crate::store::stored_values::read_rows;
 
 /// tantivy's cardinality precision (2^11 registers, about 2% error).
 const LG_K: u8 = 11;
@@ -219,7 +220,7 @@ impl SegmentCollector for DistinctTermsSegmentCollector {
         for seen in self.seen.iter_mut().flatten() {
             if seen.dense {
                 self.block.resize(docs.len(), 0);
-                seen.column.ords().values.get_vals(docs, &mut self.block);
+                read_rows(seen.column.ords().values.as_ref(), docs, &mut self.block);
                 for &ord in &self.block {
                     insert(&mut seen.words, &mut seen.any, ord);
                 }

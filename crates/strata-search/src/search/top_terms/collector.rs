@@ -15,6 +15,7 @@ use super::counter::Counter;
 use super::fruit::{TermCount, TermCounts, TopTermsFruit};
 use super::TopTerms;
 use crate::search::sort::str_column;
+use crate::store::stored_values::read_rows;
 
 /// The collector of one search's [`TopTerms`].
 pub struct TopTermsCollector {
@@ -83,11 +84,11 @@ impl SegmentTerms {
     /// inner value, if there is a level below).
     fn add_dense_block(&mut self, docs: &[DocId], outer: &mut Vec<u64>, inner: &mut Vec<u64>) {
         outer.resize(docs.len(), 0);
-        self.outer.column.ords().values.get_vals(docs, outer);
+        read_rows(self.outer.column.ords().values.as_ref(), docs, outer);
         self.counts.add_all(outer);
         if let Some(column) = &self.inner {
             inner.resize(docs.len(), 0);
-            column.column.ords().values.get_vals(docs, inner);
+            read_rows(column.column.ords().values.as_ref(), docs, inner);
             // Each inner ordinal becomes its pair's key.
             for (b, &a) in inner.iter_mut().zip(outer.iter()) {
                 *b += a * column.terms;
