@@ -278,12 +278,7 @@ impl SegmentCollector for GeoSegmentCollector {
                     let points = f.block_lat.iter().zip(&f.block_lon).zip(scratch.iter());
                     if subs.iter().all(|sub| sub == field) {
                         // Centroids of the grid's own points (Kibana's map).
-                        for ((&lat, &lon), &bits) in points {
-                            let p = GeoPoint { lat, lon };
-                            let (docs, centroids) = cells.cell_mut(bits);
-                            *docs += 1;
-                            centroids.iter_mut().for_each(|c| c.add(p));
-                        }
+                        cells.add_own_points(scratch, &f.block_lat, &f.block_lon);
                         continue;
                     }
                     for (i, (_, &bits)) in points.enumerate() {
