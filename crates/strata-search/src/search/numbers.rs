@@ -88,27 +88,13 @@ impl F64Column {
 
 #[cfg(test)]
 mod tests {
-    use tantivy::schema::{Schema, FAST};
-    use tantivy::{doc, Index};
-
     use super::*;
+    use crate::store::stored_values::tests::one_column_segment;
 
     /// Reads `values` of one field, stored as tantivy stores them, through
     /// each path.
     fn read(values: &[serde_json::Value]) -> (Vec<f64>, Vec<f64>, bool) {
-        let mut builder = Schema::builder();
-        let field = builder.add_json_field("j", FAST);
-        let index = Index::create_in_ram(builder.build());
-        let mut writer = index.writer_with_num_threads(1, 15_000_000).unwrap();
-        for v in values {
-            let json = serde_json::json!({ "n": v });
-            let object = json.as_object().unwrap().clone();
-            writer
-                .add_document(doc!(field => tantivy::schema::OwnedValue::from(object)))
-                .unwrap();
-        }
-        writer.commit().unwrap();
-        let searcher = index.reader().unwrap().searcher();
+        let searcher = one_column_segment(values);
         let segment = searcher.segment_reader(0);
         let column = F64Column::open(segment, "j.n").unwrap();
         let docs: Vec<DocId> = (0..values.len() as u32).collect();

@@ -142,7 +142,7 @@ where
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use rand::rngs::SmallRng;
     use rand::{Rng, SeedableRng};
     use tantivy::columnar::DynamicColumn;
@@ -151,15 +151,10 @@ mod tests {
 
     use super::*;
 
-    /// A one-segment index whose fast field `n` holds `values` (given as
-    /// JSON numbers, so tantivy picks the column type), and the segment's
-    /// column as tantivy opens it beside the same column read through its
-    /// stored values.
-    fn columns<T>(values: &[serde_json::Value]) -> (Arc<dyn ColumnValues<T>>, StoredValues<T>)
-    where
-        T: MonotonicallyMappableToU64 + PartialOrd + Copy + Send + Sync + 'static,
-        DynamicColumn: Into<Option<tantivy::columnar::Column<T>>>,
-    {
+    /// A one-segment index whose fast field `j.n` holds `values` (given
+    /// as JSON numbers, so tantivy picks the column type). Shared with the
+    /// tests of `search::numbers`.
+    pub(crate) fn one_column_segment(values: &[serde_json::Value]) -> tantivy::Searcher {
         let mut builder = Schema::builder();
         let field = builder.add_json_field("j", FAST);
         let index = Index::create_in_ram(builder.build());
@@ -171,7 +166,17 @@ mod tests {
                 .unwrap();
         }
         writer.commit().unwrap();
-        let searcher = index.reader().unwrap().searcher();
+        index.reader().unwrap().searcher()
+    }
+
+    /// The column of [`one_column_segment`] as tantivy opens it, beside
+    /// the same column read through its stored values.
+    fn columns<T>(values: &[serde_json::Value]) -> (Arc<dyn ColumnValues<T>>, StoredValues<T>)
+    where
+        T: MonotonicallyMappableToU64 + PartialOrd + Copy + Send + Sync + 'static,
+        DynamicColumn: Into<Option<tantivy::columnar::Column<T>>>,
+    {
+        let searcher = one_column_segment(values);
         let segment = searcher.segment_reader(0);
         let handles = segment.fast_fields().dynamic_column_handles("j.n").unwrap();
         let [handle] = handles.as_slice() else {
