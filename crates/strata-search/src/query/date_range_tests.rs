@@ -34,14 +34,20 @@ fn random_values(rng: &mut StdRng, len: usize) -> Vec<i64> {
         .collect()
 }
 
+/// Random values of at least `min_len` documents (up to four zones) and a
+/// random range over them.
+fn random_case(rng: &mut StdRng, min_len: usize) -> (Vec<i64>, RangeInclusive<i64>) {
+    let len = rng.gen_range(min_len..4 * ZONE_DOCS as usize);
+    let values = random_values(rng, len);
+    let a = rng.gen_range(-50..3_000);
+    (values, a..=a + rng.gen_range(0..2_000))
+}
+
 #[test]
 fn advancing_yields_exactly_the_model() {
     let mut rng = StdRng::seed_from_u64(7);
     for _ in 0..200 {
-        let len = rng.gen_range(0..4 * ZONE_DOCS as usize);
-        let values = random_values(&mut rng, len);
-        let a = rng.gen_range(-50..3_000);
-        let range = a..=a + rng.gen_range(0..2_000);
+        let (values, range) = random_case(&mut rng, 0);
         let mut set = doc_set(&values, range.clone());
         let mut got = Vec::new();
         while set.doc() != TERMINATED {
@@ -64,10 +70,7 @@ fn advancing_yields_exactly_the_model() {
 fn filling_buffers_yields_exactly_the_model() {
     let mut rng = StdRng::seed_from_u64(11);
     for _ in 0..200 {
-        let len = rng.gen_range(0..4 * ZONE_DOCS as usize);
-        let values = random_values(&mut rng, len);
-        let a = rng.gen_range(-50..3_000);
-        let range = a..=a + rng.gen_range(0..2_000);
+        let (values, range) = random_case(&mut rng, 0);
         let want = model(&values, &range);
         let mut set = doc_set(&values, range);
         let mut got = Vec::new();
@@ -105,10 +108,7 @@ fn filling_buffers_yields_exactly_the_model() {
 fn seeking_lands_on_the_first_match_at_or_after_the_target() {
     let mut rng = StdRng::seed_from_u64(11);
     for _ in 0..200 {
-        let len = rng.gen_range(1..4 * ZONE_DOCS as usize);
-        let values = random_values(&mut rng, len);
-        let a = rng.gen_range(-50..3_000);
-        let range = a..=a + rng.gen_range(0..2_000);
+        let (values, range) = random_case(&mut rng, 1);
         let expected = model(&values, &range);
         let mut set = doc_set(&values, range);
         let mut target = 0;
