@@ -85,19 +85,14 @@ impl CellTable {
                 let subs = *subs;
                 for (&bits, (&lat, &lon)) in points {
                     let at = bits as usize;
-                    docs[at] += 1;
-                    let p = GeoPoint { lat, lon };
-                    centroids[at * subs..(at + 1) * subs]
-                        .iter_mut()
-                        .for_each(|c| c.add(p));
+                    let cell = &mut centroids[at * subs..(at + 1) * subs];
+                    count_point(&mut docs[at], cell, GeoPoint { lat, lon });
                 }
             }
             CellTable::Sparse { .. } => {
                 for (&bits, (&lat, &lon)) in points {
                     let (docs, centroids) = self.cell_mut(bits);
-                    *docs += 1;
-                    let p = GeoPoint { lat, lon };
-                    centroids.iter_mut().for_each(|c| c.add(p));
+                    count_point(docs, centroids, GeoPoint { lat, lon });
                 }
             }
         }
@@ -125,6 +120,13 @@ impl CellTable {
                 .collect(),
         }
     }
+}
+
+/// One point counted into its cell: the count, and every centroid of the cell.
+#[inline]
+fn count_point(docs: &mut u64, centroids: &mut [Centroid], p: GeoPoint) {
+    *docs += 1;
+    centroids.iter_mut().for_each(|c| c.add(p));
 }
 
 #[cfg(test)]
