@@ -23,6 +23,7 @@
 //!   translog positions to await before it is sent.
 //! - [`error`]: [`EsError`], the one table from engine and request errors
 //!   to Elasticsearch error JSON and HTTP status.
+//! - [`panics`]: a handler's panic logged and answered as an error reply.
 //! - [`pressure`]: indexing back pressure (429 beyond a bound of bytes in
 //!   flight).
 //! - [`filter_path`]: the `filter_path` response filter.
@@ -48,6 +49,7 @@ pub mod host;
 pub mod media;
 pub mod ndjson;
 pub mod node;
+pub mod panics;
 pub mod pressure;
 pub mod reply;
 pub mod request;

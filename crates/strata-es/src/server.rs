@@ -4,6 +4,7 @@
 //! and renders the reply with Elasticsearch's headers.
 
 use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use axum::body::Body;
@@ -12,12 +13,14 @@ use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::response::Response;
 use axum::Router;
 use bytes::Bytes;
+use futures_util::FutureExt;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use tokio::net::TcpListener;
 
 use crate::error::{EsError, Result};
 use crate::media;
 use crate::node::Node;
+use crate::panics;
 use crate::reply::{Payload, Reply};
 use crate::request::EsRequest;
 use crate::route::Route;
@@ -81,17 +84,28 @@ async fn handle(State(node): State<Arc<Node>>, request: Request) -> Response {
     }
 }
 
+/// [`respond_unguarded`], with a panic anywhere in it answered as an error.
 async fn respond(node: Arc<Node>, req: &EsRequest) -> Result<Reply> {
+    AssertUnwindSafe(respond_unguarded(node, req))
+        .catch_unwind()
+        .await
+        .unwrap_or_else(|payload| Err(panics::panicked(req, &*payload)))
+}
+
+async fn respond_unguarded(node: Arc<Node>, req: &EsRequest) -> Result<Reply> {
     let route = Route::resolve(&req.method, &req.segments, &req.uri)?;
     let reply = match route {
         Route::ClusterHealth(index) => {
             crate::handlers::cluster::health(node, index, req.clone()).await?
         }
         route => {
-            let req = req.clone();
-            tokio::task::spawn_blocking(move || crate::handlers::dispatch(&node, &route, &req))
+            let owned = req.clone();
+            tokio::task::spawn_blocking(move || crate::handlers::dispatch(&node, &route, &owned))
                 .await
-                .map_err(|e| EsError::Internal(format!("request handler failed: {e}")))??
+                .map_err(|e| match e.try_into_panic() {
+                    Ok(payload) => panics::panicked(req, &*payload),
+                    Err(e) => EsError::Internal(format!("request handler failed: {e}")),
+                })??
         }
     };
     let mut reply = reply;

@@ -380,3 +380,54 @@ async fn kibana_discover_request_shape() {
     assert_eq!(hits[0]["fields"]["title.keyword"], json!(["Quick fix"]));
     assert_eq!(hits[0]["fields"]["price"], json!([3.0]));
 }
+
+/// The hardening issue's reproducers: nesting that overflowed a worker's
+/// stack (and aborted the process) is refused with Elasticsearch's errors,
+/// within `_msearch` as that search's error only, and the node serves on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deep_nesting_is_refused_and_the_node_serves_on() {
+    let s = TestServer::start(1 << 20).await;
+    load(&s).await;
+    let parens = format!("{}a{}", "(".repeat(3000), ")".repeat(3000));
+    let r = s
+        .send("GET", &format!("/qd/_search?q={parens}"), &[], None)
+        .await;
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(r.json()["error"]["type"], "query_shard_exception");
+    let chain = format!("{}quick", "NOT ".repeat(5000)).replace(' ', "%20");
+    let r = s
+        .send("GET", &format!("/qd/_search?q={chain}"), &[], None)
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let simple = json!({"query": {"simple_query_string": {"query": "(".repeat(10_000)}}});
+    assert_eq!(search(&s, simple).await.0, 200);
+    let mut deep = json!({"match_all": {}});
+    for _ in 0..40 {
+        deep = json!({"bool": {"must": [deep]}});
+    }
+    let (status, body) = search(&s, json!({"query": deep.clone()})).await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["error"]["type"], "illegal_argument_exception");
+
+    let lines = [
+        json!({}),
+        json!({"query": deep}),
+        json!({}),
+        json!({"query": {"match": {"title": "quick"}}}),
+    ];
+    let mut body = String::new();
+    for line in &lines {
+        body.push_str(&line.to_string());
+        body.push('\n');
+    }
+    let nd = [("Content-Type", "application/x-ndjson")];
+    let r = s
+        .send("POST", "/qd/_msearch", &nd, Some(body.as_bytes()))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let responses = r.json()["responses"].clone();
+    assert_eq!(responses[0]["status"], 400);
+    assert_eq!(responses[1]["hits"]["total"]["value"], 2);
+    let (status, body) = search(&s, json!({"query": {"match": {"title": "fox"}}})).await;
+    assert_eq!((status, ids(&body)), (200, vec!["1".to_string()]));
+}

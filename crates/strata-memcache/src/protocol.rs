@@ -91,4 +91,8 @@ impl Protocol for MemcacheProtocol {
     fn too_many_connections(&self) -> &'static [u8] {
         b"ERROR Too many open connections\r\n"
     }
+
+    fn internal_error(&self) -> &'static [u8] {
+        b"SERVER_ERROR internal error: the server failed on this request\r\n"
+    }
 }

@@ -10,7 +10,7 @@ use strata_kv::{EvictionPolicy, Keyspace};
 use strata_service::{ClientInfo, Clients, DriverConfig, Protocol, ServerInfo};
 
 use crate::connection::{Connection, PeerView};
-use crate::reply::MAX_CLIENTS_REPLY;
+use crate::reply::{INTERNAL_ERROR_REPLY, MAX_CLIENTS_REPLY};
 use crate::session::RespSession;
 use crate::stats::Stats;
 
@@ -133,6 +133,10 @@ impl Protocol for RespProtocol {
 
     fn too_many_connections(&self) -> &'static [u8] {
         MAX_CLIENTS_REPLY
+    }
+
+    fn internal_error(&self) -> &'static [u8] {
+        INTERNAL_ERROR_REPLY
     }
 }
 

@@ -193,6 +193,11 @@ fn engine_text(err: &KvError) -> String {
 /// The reply sent to a connection refused at `maxclients`.
 pub const MAX_CLIENTS_REPLY: &[u8] = b"-ERR max number of clients reached\r\n";
 
+/// Sent before closing a connection whose request made the server fail
+/// (a bug, contained to the connection).
+pub const INTERNAL_ERROR_REPLY: &[u8] =
+    b"-ERR internal error: the server failed on this request and closed the connection\r\n";
+
 impl RespError {
     /// The unknown-command error for `name` and its arguments, formatted as
     /// Redis does (each argument quoted, at most about 128 bytes in total).

@@ -1,5 +1,8 @@
 //! Log output: `tracing` events to standard error, as text or JSON lines,
-//! filtered by the configured level unless `RUST_LOG` is set.
+//! filtered by the configured level unless `RUST_LOG` is set. Panics are
+//! logged there too (with the thread and location, in the same format),
+//! so a contained request panic shows up as one error event beside the
+//! front end's own line naming the request.
 
 use std::io::IsTerminal;
 
@@ -36,5 +39,24 @@ pub fn init(level: &str, format: LogFormat) -> Result<(), ServerError> {
         LogFormat::Text => builder.try_init(),
         LogFormat::Json => builder.json().flatten_event(true).try_init(),
     };
+    std::panic::set_hook(Box::new(log_panic));
     Ok(())
+}
+
+/// The panic hook: one error event instead of the default text on stderr.
+/// A backtrace is attached when `RUST_BACKTRACE` asks for one.
+fn log_panic(info: &std::panic::PanicHookInfo<'_>) {
+    let thread = std::thread::current();
+    let location = info
+        .location()
+        .map(|l| format!("{}:{}", l.file(), l.line()))
+        .unwrap_or_default();
+    let thread = thread.name().unwrap_or("unnamed");
+    let message = strata_service::panic_guard::panic_message(info.payload());
+    let backtrace = std::backtrace::Backtrace::capture();
+    if backtrace.status() == std::backtrace::BacktraceStatus::Captured {
+        tracing::error!(thread, %location, %backtrace, "panic: {message}");
+    } else {
+        tracing::error!(thread, %location, "panic: {message}");
+    }
 }

@@ -26,6 +26,7 @@ pub fn run(config: &ServerConfig) -> Result<(), ServerError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(config.threads)
         .thread_name("strata-worker")
+        .thread_stack_size(strata_service::THREAD_STACK_SIZE)
         .enable_all()
         .build()
         .map_err(ServerError::Runtime)?;

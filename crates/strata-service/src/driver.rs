@@ -6,7 +6,9 @@
 //! [`DriverConfig::max_input`] bytes (the session is responsible for consuming
 //! requests; a session that lets input pile up beyond that is closed); on
 //! shutdown the accept loop stops and every connection is closed after the
-//! replies already produced are flushed.
+//! replies already produced are flushed; a request whose processing panics
+//! is logged, answered with the protocol's internal error and its
+//! connection closed, and nothing else is affected.
 
 use std::sync::Arc;
 
@@ -16,6 +18,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
 use crate::clients::Clients;
+use crate::panic_guard;
 use crate::server_info::ServerInfo;
 use crate::session::{Flow, Hold, Protocol, Session};
 
@@ -73,8 +76,14 @@ pub async fn serve<P: Protocol>(
         let session = protocol.open(client.clone());
         let clients = clients.clone();
         let shutdown = shutdown.clone();
+        let failure = Failure {
+            protocol: protocol.name(),
+            client: client.id,
+            reply: protocol.internal_error(),
+        };
         tokio::spawn(async move {
-            if let Err(err) = run_connection(stream, session, &clients, config, shutdown).await {
+            let run = run_connection(stream, session, &clients, config, failure, shutdown);
+            if let Err(err) = run.await {
                 tracing::debug!(client = client.id, %err, "connection ended with an error");
             }
             clients.unregister(client.id);
@@ -82,11 +91,19 @@ pub async fn serve<P: Protocol>(
     }
 }
 
+/// What a connection whose session panicked logs and answers.
+struct Failure {
+    protocol: &'static str,
+    client: u64,
+    reply: &'static [u8],
+}
+
 async fn run_connection<S: Session>(
     mut stream: TcpStream,
     mut session: S,
     clients: &Clients,
     config: DriverConfig,
+    failure: Failure,
     shutdown: CancellationToken,
 ) -> std::io::Result<()> {
     let mut input = BytesMut::with_capacity(READ_CHUNK);
@@ -109,7 +126,25 @@ async fn run_connection<S: Session>(
                 Err(err) => break Err(err),
             }
         }
-        let flow = session.process(&mut input, &mut output);
+        let flow = match panic_guard::contain(|| session.process(&mut input, &mut output)) {
+            Ok(flow) => flow,
+            Err(panic) => {
+                tracing::error!(
+                    protocol = failure.protocol,
+                    client = failure.client,
+                    %panic,
+                    input = %panic_guard::input_excerpt(&input),
+                    "a request made the session panic; closing its connection"
+                );
+                // Replies produced by this call may wait for durability
+                // (a hold not yet asked for): none of them is sent.
+                output.clear();
+                output.extend_from_slice(failure.reply);
+                written_total += output.len() as u64;
+                let _ = stream.write_all(&output).await;
+                break Ok(());
+            }
+        };
         if let Some(hold) = session.hold() {
             match wait_for(hold, &mut stream, &mut output, &mut written_total).await {
                 Ok(true) => {}

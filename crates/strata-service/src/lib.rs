@@ -9,6 +9,7 @@
 //! - [`session`]: the [`Protocol`] and [`Session`] traits.
 //! - [`clients`]: the registry of connected clients and connection counters.
 //! - [`driver`]: the tokio accept loop and per-connection read/process/write loop.
+//! - [`panic_guard`]: a request's panic contained to its connection.
 //! - [`server_info`]: identity and runtime settings of the running server.
 //! - [`durability`]: what front ends need from persistence (durable replies,
 //!   checkpoints on demand, INFO fields), as a trait the server implements.
@@ -21,8 +22,16 @@
 pub mod clients;
 pub mod driver;
 pub mod durability;
+pub mod panic_guard;
 pub mod server_info;
 pub mod session;
+
+/// Stack of every thread that serves requests: the runtime's workers and
+/// blocking pool (where search handlers run) and the threads a request
+/// fans out to. Request parsers and query trees are depth-limited well
+/// inside it (`strata_search::query::MAX_NESTED_DEPTH`), so no input can
+/// overflow it; stated rather than left to the platform's default.
+pub const THREAD_STACK_SIZE: usize = 8 << 20;
 
 pub use clients::{ClientInfo, Clients};
 pub use driver::{serve, DriverConfig};

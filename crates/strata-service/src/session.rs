@@ -94,4 +94,8 @@ pub trait Protocol: Send + Sync + 'static {
     /// Bytes sent to a client refused because `max_connections` is reached,
     /// before the connection is closed.
     fn too_many_connections(&self) -> &'static [u8];
+
+    /// Bytes sent to a client whose request made the session panic (a bug,
+    /// see [`crate::panic_guard`]), before the connection is closed.
+    fn internal_error(&self) -> &'static [u8];
 }

@@ -24,6 +24,7 @@ use super::search::{header_options, indices_options, run_search};
 use crate::error::{EsError, Result};
 use crate::ndjson;
 use crate::node::Node;
+use crate::panics;
 use crate::reply::Reply;
 use crate::request::EsRequest;
 
@@ -41,11 +42,16 @@ pub fn msearch(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result
     let defaults = indices_options(req)?;
     let concurrency = max_concurrent_searches(req)?.min(items.len());
     let run = |item: &Item| -> Answer {
-        let outcome = header_options(&item.header, defaults)
-            .and_then(|options| aliases::resolve_filtered(node, item.target.as_deref(), options))
-            .and_then(|(indices, filter)| {
-                run_search(&indices, filter.as_ref(), &item.body, req, false)
-            });
+        // A panic in one search is that search's error, not the batch's.
+        let outcome = panics::contain(req, || {
+            header_options(&item.header, defaults)
+                .and_then(|options| {
+                    aliases::resolve_filtered(node, item.target.as_deref(), options)
+                })
+                .and_then(|(indices, filter)| {
+                    run_search(&indices, filter.as_ref(), &item.body, req, false)
+                })
+        });
         match outcome {
             Ok(mut response) => {
                 response.body["status"] = json!(200);
@@ -65,15 +71,24 @@ pub fn msearch(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result
         // request's slot, so the reply keeps the request order.
         let next = AtomicUsize::new(0);
         let slots: Vec<Mutex<Option<Answer>>> = items.iter().map(|_| Mutex::new(None)).collect();
+        let work = || loop {
+            let at = next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = items.get(at) else { break };
+            let answer = run(item);
+            *slots[at].lock().unwrap_or_else(|p| p.into_inner()) = Some(answer);
+        };
         std::thread::scope(|scope| {
-            for _ in 0..concurrency {
-                scope.spawn(|| loop {
-                    let at = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(item) = items.get(at) else { break };
-                    let answer = run(item);
-                    *slots[at].lock().unwrap_or_else(|p| p.into_inner()) = Some(answer);
-                });
+            for _ in 1..concurrency {
+                let spawned = std::thread::Builder::new()
+                    .name("strata-msearch".into())
+                    .stack_size(strata_service::THREAD_STACK_SIZE)
+                    .spawn_scoped(scope, work);
+                if let Err(err) = spawned {
+                    tracing::warn!(%err, "msearch: no thread for another concurrent search");
+                }
             }
+            // This thread takes searches too (and alone if none could start).
+            work();
         });
         slots
             .into_iter()

@@ -3,7 +3,7 @@
 use serde_json::Value;
 use tantivy::query::{AllQuery, BooleanQuery, ConstScoreQuery, EmptyQuery, Occur, Query};
 
-use super::{boosted, build, check_params, minimum_should_match, QueryContext};
+use super::{boosted, build_nested, check_params, minimum_should_match, QueryContext};
 use crate::error::{Result, SearchError};
 
 pub fn match_all(body: &Value) -> Result<Box<dyn Query>> {
@@ -22,19 +22,25 @@ pub fn match_none(body: &Value) -> Result<Box<dyn Query>> {
     Ok(Box::new(EmptyQuery))
 }
 
-/// One query or an array of them.
-fn clauses(ctx: &QueryContext<'_>, value: Option<&Value>) -> Result<Vec<Box<dyn Query>>> {
+/// One query or an array of them, inside a query at level `depth`.
+fn clauses(
+    ctx: &QueryContext<'_>,
+    value: Option<&Value>,
+    depth: usize,
+) -> Result<Vec<Box<dyn Query>>> {
+    let inner = depth + 1;
     match value {
         None => Ok(Vec::new()),
-        Some(Value::Array(items)) => items.iter().map(|q| build(ctx, q)).collect(),
-        Some(q @ Value::Object(_)) => Ok(vec![build(ctx, q)?]),
+        Some(Value::Array(items)) => items.iter().map(|q| build_nested(ctx, q, inner)).collect(),
+        Some(q @ Value::Object(_)) => Ok(vec![build_nested(ctx, q, inner)?]),
         Some(other) => Err(SearchError::parsing(format!(
             "[bool] clause malformed: {other}"
         ))),
     }
 }
 
-pub fn boolean(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
+/// `bool`, at nesting level `depth`.
+pub fn boolean(ctx: &QueryContext<'_>, body: &Value, depth: usize) -> Result<Box<dyn Query>> {
     let params = body
         .as_object()
         .ok_or_else(|| SearchError::parsing("[bool] malformed"))?;
@@ -50,10 +56,10 @@ pub fn boolean(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
             "adjust_pure_negative",
         ],
     )?;
-    let must = clauses(ctx, params.get("must"))?;
-    let filter = clauses(ctx, params.get("filter"))?;
-    let should = clauses(ctx, params.get("should"))?;
-    let must_not = clauses(ctx, params.get("must_not"))?;
+    let must = clauses(ctx, params.get("must"), depth)?;
+    let filter = clauses(ctx, params.get("filter"), depth)?;
+    let should = clauses(ctx, params.get("should"), depth)?;
+    let must_not = clauses(ctx, params.get("must_not"), depth)?;
     let has_required = !must.is_empty() || !filter.is_empty();
     let n_should = should.len();
     let msm = match params.get("minimum_should_match") {
@@ -86,7 +92,12 @@ pub fn boolean(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
     boosted(Box::new(query), body)
 }
 
-pub fn constant_score(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
+/// `constant_score`, at nesting level `depth`.
+pub fn constant_score(
+    ctx: &QueryContext<'_>,
+    body: &Value,
+    depth: usize,
+) -> Result<Box<dyn Query>> {
     let params = body
         .as_object()
         .ok_or_else(|| SearchError::parsing("[constant_score] malformed"))?;
@@ -96,7 +107,7 @@ pub fn constant_score(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Qu
         .ok_or_else(|| SearchError::parsing("[constant_score] requires a 'filter' element"))?;
     let boost = params.get("boost").and_then(Value::as_f64).unwrap_or(1.0);
     Ok(Box::new(ConstScoreQuery::new(
-        build(ctx, filter)?,
+        build_nested(ctx, filter, depth + 1)?,
         boost as f32,
     )))
 }

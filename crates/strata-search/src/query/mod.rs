@@ -62,8 +62,26 @@ impl QueryContext<'_> {
     }
 }
 
+/// Deepest nesting of queries inside compound queries, the outermost
+/// query being level 1: Elasticsearch's `indices.query.bool.max_nested_depth`
+/// default. Translation and tantivy's weights and scorers recurse once per
+/// level, so this bounds their stack use.
+pub const MAX_NESTED_DEPTH: usize = 30;
+
 /// Translates a query object (`{"match": {...}}`).
 pub fn build(ctx: &QueryContext<'_>, query: &Value) -> Result<Box<dyn Query>> {
+    build_nested(ctx, query, 1)
+}
+
+/// Translates a query object found at nesting level `depth` (1 at the
+/// top), refusing one deeper than [`MAX_NESTED_DEPTH`].
+fn build_nested(ctx: &QueryContext<'_>, query: &Value, depth: usize) -> Result<Box<dyn Query>> {
+    if depth > MAX_NESTED_DEPTH {
+        return Err(SearchError::illegal(
+            "The nested depth of the query exceeds the maximum nested depth for queries set in \
+             [indices.query.bool.max_nested_depth]",
+        ));
+    }
     let obj = query
         .as_object()
         .ok_or_else(|| SearchError::parsing("query malformed, must start with start_object"))?;
@@ -81,8 +99,8 @@ pub fn build(ctx: &QueryContext<'_>, query: &Value) -> Result<Box<dyn Query>> {
     match kind.as_str() {
         "match_all" => compound::match_all(body),
         "match_none" => compound::match_none(body),
-        "bool" => compound::boolean(ctx, body),
-        "constant_score" => compound::constant_score(ctx, body),
+        "bool" => compound::boolean(ctx, body, depth),
+        "constant_score" => compound::constant_score(ctx, body, depth),
         "match" => full_text::match_query(ctx, body),
         "match_phrase" => full_text::match_phrase(ctx, body),
         "multi_match" => full_text::multi_match(ctx, body),

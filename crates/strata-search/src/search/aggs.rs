@@ -243,6 +243,16 @@ pub fn translate(env: &AggEnv<'_>, aggs: &Value) -> Result<Translated> {
                     if kind == "histogram" {
                         shape.missing = MissingBucket::numeric(name, &mut params)?;
                     }
+                    let no_ranges = params
+                        .get("ranges")
+                        .and_then(Value::as_array)
+                        .is_none_or(Vec::is_empty);
+                    if kind == "range" && no_ranges {
+                        // tantivy needs at least one (it indexes the first).
+                        return Err(SearchError::illegal(format!(
+                            "No [ranges] specified for the [{name}] aggregation"
+                        )));
+                    }
                     params.insert("field".into(), json!(format!("{KEYWORDS}.{field}")));
                     let mut agg = Map::new();
                     agg.insert(kind.clone(), Value::Object(params));

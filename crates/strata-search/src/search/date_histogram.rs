@@ -227,13 +227,19 @@ impl DateHistogram {
             }
             return Ok(json!({ "histogram": h }));
         }
-        let ranges: Vec<Value> = self
+        let mut ranges: Vec<Value> = self
             .starts(data)?
             .into_iter()
             .map(
                 |(from, to)| json!({"key": from.to_string(), "from": from as f64, "to": to as f64}),
             )
             .collect();
+        if ranges.is_empty() {
+            // No data and no extended bounds: no bucket. tantivy's range
+            // aggregation needs a range (it indexes the first one), so
+            // give it one that `reshape` drops, its key being no start.
+            ranges.push(json!({"key": "none", "from": 0.0, "to": 1.0}));
+        }
         Ok(json!({"range": {"field": field, "ranges": ranges, "keyed": false}}))
     }
 

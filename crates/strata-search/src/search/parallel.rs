@@ -8,7 +8,7 @@
 //! many threads as the machine has cores. A search waits for its segments
 //! on the calling thread; concurrent searches share the pool's threads.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use tantivy::collector::Collector;
 use tantivy::query::{EnableScoring, Query, Weight};
@@ -16,16 +16,31 @@ use tantivy::{Executor, Searcher};
 
 use crate::shard::merge_yield::SearchInFlight;
 
+/// Stack of each search pool thread. Query trees are depth-limited
+/// (`query::MAX_NESTED_DEPTH` levels of compound queries, each holding at
+/// most `MAX_GROUP_DEPTH` levels of text-query groups), and tantivy's
+/// scorers recurse once per level, so this is ample; it is stated rather
+/// than left to the platform's default.
+pub const SEARCH_THREAD_STACK_SIZE: usize = 8 << 20;
+
 /// The node's search pool.
 fn pool() -> &'static Executor {
     static POOL: OnceLock<Executor> = OnceLock::new();
     POOL.get_or_init(|| {
         let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-        // Without threads a search still runs, on the caller's thread.
-        Executor::multi_thread(threads, "strata-search-").unwrap_or_else(|err| {
-            tracing::warn!(%err, "no search thread pool: searching segments one by one");
-            Executor::single_thread()
-        })
+        let built = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .stack_size(SEARCH_THREAD_STACK_SIZE)
+            .thread_name(|n| format!("strata-search-{n}"))
+            .build();
+        match built {
+            Ok(pool) => Executor::ThreadPool(Arc::new(pool)),
+            Err(err) => {
+                // Without threads a search still runs, on the caller's thread.
+                tracing::warn!(%err, "no search thread pool: searching segments one by one");
+                Executor::single_thread()
+            }
+        }
     })
 }
 

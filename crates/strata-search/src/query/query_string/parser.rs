@@ -9,7 +9,7 @@ use tantivy::query::Occur;
 use super::bad;
 use super::lexer::Token;
 use crate::error::Result;
-use crate::query::text_syntax::Node;
+use crate::query::text_syntax::{Node, MAX_GROUP_DEPTH};
 
 /// How a clause was marked.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -25,6 +25,8 @@ pub(super) struct Parser {
     default_and: bool,
     /// The field of the innermost `field:(` group.
     group_fields: Vec<String>,
+    /// Groups open at the current token (at most [`MAX_GROUP_DEPTH`]).
+    depth: usize,
 }
 
 impl Parser {
@@ -34,6 +36,7 @@ impl Parser {
             at: 0,
             default_and,
             group_fields: Vec::new(),
+            depth: 0,
         }
     }
 
@@ -122,26 +125,26 @@ impl Parser {
         Ok((Mark::None, Node::Bool(clauses)))
     }
 
+    /// A clause with its leading marks. Marks are read in a loop, not by
+    /// recursion, so a chain of any length costs no stack; the outermost
+    /// mark is the clause's (`NOT +a` is prohibited).
     fn unary(&mut self) -> Result<(Mark, Node)> {
-        match self.peek() {
-            Some(Token::Not | Token::Minus) => {
-                self.at += 1;
-                Ok((Mark::Prohibited, self.unary()?.1))
-            }
-            Some(Token::Plus) => {
-                self.at += 1;
-                Ok((Mark::Required, self.unary()?.1))
-            }
-            _ => {
-                let node = self.primary()?;
-                if let Some(Token::Boost(b)) = self.peek() {
-                    let b = *b;
-                    self.at += 1;
-                    return Ok((Mark::None, Node::Boost(Box::new(node), b)));
-                }
-                Ok((Mark::None, node))
-            }
+        let mut mark = None;
+        while let Some(token) = self.peek() {
+            let this = match token {
+                Token::Not | Token::Minus => Mark::Prohibited,
+                Token::Plus => Mark::Required,
+                _ => break,
+            };
+            mark.get_or_insert(this);
+            self.at += 1;
         }
+        let mut node = self.primary()?;
+        if let Some(Token::Boost(b)) = self.peek() {
+            node = Node::Boost(Box::new(node), *b);
+            self.at += 1;
+        }
+        Ok((mark.unwrap_or(Mark::None), node))
     }
 
     fn primary(&mut self) -> Result<Node> {
@@ -167,9 +170,18 @@ impl Parser {
         }
     }
 
-    /// The inside of a group up to its `)`.
+    /// The inside of a group up to its `)`, refused beyond
+    /// [`MAX_GROUP_DEPTH`] open groups.
     fn group(&mut self) -> Result<Node> {
-        let inner = self.or()?;
+        if self.depth >= MAX_GROUP_DEPTH {
+            return Err(bad(format!(
+                "groups nested more than [{MAX_GROUP_DEPTH}] levels deep"
+            )));
+        }
+        self.depth += 1;
+        let inner = self.or();
+        self.depth -= 1;
+        let inner = inner?;
         if self.peek() != Some(&Token::Close) {
             return Err(bad("Encountered \"<EOF>\": missing \")\""));
         }

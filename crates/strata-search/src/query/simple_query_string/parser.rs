@@ -1,7 +1,8 @@
 //! The `simple_query_string` syntax (Lucene's `SimpleQueryParser`) parsed
 //! into the shared text-query tree. It never fails: a character whose
 //! operator is disabled, an unmatched parenthesis or an unterminated quote
-//! is read as plain text or ignored.
+//! is read as plain text or ignored, and parentheses nested deeper than
+//! `MAX_GROUP_DEPTH` add no further level (their clauses join the deepest).
 //!
 //! Operators apply left to right without precedence (`a | b + c` is
 //! `(a | b) + c`); juxtaposed terms join by the default operator; `-x`
@@ -12,7 +13,7 @@ use tantivy::query::Occur;
 
 use super::flags::Flags;
 use crate::query::query_string::auto_fuzziness;
-use crate::query::text_syntax::{LeafValue, Node};
+use crate::query::text_syntax::{LeafValue, Node, MAX_GROUP_DEPTH};
 
 /// The operator joining two clauses.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -26,6 +27,10 @@ pub(super) struct Parser {
     at: usize,
     flags: Flags,
     default: Op,
+    /// Groups open at the current character (at most [`MAX_GROUP_DEPTH`]).
+    depth: usize,
+    /// `(`s read beyond that depth, whose `)`s close nothing.
+    flattened: usize,
 }
 
 impl Parser {
@@ -35,6 +40,8 @@ impl Parser {
             at: 0,
             flags,
             default: if default_and { Op::And } else { Op::Or },
+            depth: 0,
+            flattened: 0,
         }
     }
 
@@ -78,14 +85,27 @@ impl Parser {
             }
             if c == ')' && self.flags.precedence {
                 self.at += 1;
+                if self.flattened > 0 {
+                    self.flattened -= 1;
+                    continue;
+                }
                 if nested {
                     break;
                 }
                 continue; // an unmatched `)` is ignored
             }
+            if c == '(' && self.flags.precedence && self.depth >= MAX_GROUP_DEPTH {
+                // Too deep to recurse: the group's clauses join this level.
+                self.at += 1;
+                self.flattened += 1;
+                continue;
+            }
             let clause = if c == '(' && self.flags.precedence {
                 self.at += 1;
-                self.sequence(true)
+                self.depth += 1;
+                let group = self.sequence(true);
+                self.depth -= 1;
+                group
             } else if c == '"' && self.flags.phrase {
                 Some(self.phrase())
             } else {

@@ -24,6 +24,14 @@ use super::regexp::{FuzzyOptions, MultiTermOptions};
 use super::QueryContext;
 use crate::error::Result;
 
+/// Deepest nesting of parenthesised groups either syntax parses. The
+/// parsers, the translation and tantivy's weights recurse once per level,
+/// so this bounds their stack use (a few hundred bytes a level) well
+/// inside any worker's stack; `query_string` refuses a deeper query,
+/// `simple_query_string` (which never fails) reads deeper parentheses as
+/// plain grouping of the level it is at.
+pub(crate) const MAX_GROUP_DEPTH: usize = 100;
+
 /// A leaf's value, as the query text wrote it.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum LeafValue {
