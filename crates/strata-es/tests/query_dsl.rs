@@ -431,3 +431,25 @@ async fn deep_nesting_is_refused_and_the_node_serves_on() {
     let (status, body) = search(&s, json!({"query": {"match": {"title": "fox"}}})).await;
     assert_eq!((status, ids(&body)), (200, vec!["1".to_string()]));
 }
+
+/// JSON nested past serde_json's limit (128) is a parse error, not a crash.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_nested_past_the_parsers_limit_is_refused() {
+    let s = TestServer::start(1 << 20).await;
+    load(&s).await;
+    let json = [("Content-Type", "application/json")];
+    for depth in [200, 100_000] {
+        let body = format!("{{\"query\": {}1{}}}", "[".repeat(depth), "]".repeat(depth));
+        let r = s
+            .send("POST", "/qd/_search", &json, Some(body.as_bytes()))
+            .await;
+        assert_eq!(r.status, 400, "{}", r.text());
+        let doc = format!("{}1{}", "{\"a\":".repeat(depth), "}".repeat(depth));
+        let r = s
+            .send("PUT", "/qd/_doc/x", &json, Some(doc.as_bytes()))
+            .await;
+        assert_eq!(r.status, 400, "{}", r.text());
+    }
+    let (status, _) = search(&s, json!({"query": {"match_all": {}}})).await;
+    assert_eq!(status, 200);
+}

@@ -411,3 +411,44 @@ fn range_aggregations_without_ranges_are_refused() {
         assert!(run(&c, body).is_err());
     }
 }
+
+/// Counted repetitions multiply: a 22-character expression is a billion
+/// NFA states. It is refused by the automaton's size limits, at once and
+/// without the memory.
+#[test]
+fn exploding_repetitions_are_refused() {
+    let (_tmp, c) = setup();
+    for pattern in ["((a{100}){100}){100}", "(.{1000}){1000}", "[a-z]{65000}"] {
+        let started = std::time::Instant::now();
+        let out = run(&c, json!({"query": {"regexp": {"tag": pattern}}}));
+        assert!(
+            matches!(&out, Err(SearchError::IllegalArgument(m)) if m.contains("max_determinized_states")),
+            "{pattern}: {out:?}"
+        );
+        let out = run(&c, json!({"query": qs(&format!("tag:/{pattern}/"))}));
+        assert!(out.is_err(), "{pattern}");
+        assert!(started.elapsed().as_secs() < 10, "{pattern}");
+    }
+}
+
+#[test]
+fn aggregations_nest_to_the_limit_and_no_further() {
+    let (_tmp, c) = setup();
+    let nest = |levels: usize| {
+        (1..levels).fold(
+            json!({"terms": {"field": "tag"}}),
+            |inner, _| json!({"terms": {"field": "tag"}, "aggs": {"a": inner}}),
+        )
+    };
+    let resp = run(&c, json!({"size": 0, "aggs": {"a": nest(32)}})).unwrap();
+    let mut bucket = &resp["aggregations"]["a"]["buckets"][0];
+    for _ in 1..32 {
+        assert_eq!(bucket["key"], "a");
+        bucket = &bucket["a"]["buckets"][0];
+    }
+    assert_eq!(bucket["doc_count"], 2);
+    match run(&c, json!({"size": 0, "aggs": {"a": nest(33)}})) {
+        Err(SearchError::IllegalArgument(msg)) => assert!(msg.contains("[32] levels"), "{msg}"),
+        other => panic!("{other:?}"),
+    }
+}

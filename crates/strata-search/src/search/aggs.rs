@@ -112,8 +112,24 @@ impl AggShape {
 /// top-level aggregations left for `deferred` (name, kind, body).
 pub type Translated = (Value, Vec<AggShape>, Vec<(String, String, Value)>);
 
+/// Deepest nesting of aggregations (the top level being 1). Translation,
+/// tantivy's collectors and the reshaping recurse once per level;
+/// Elasticsearch bounds nesting only through `search.max_buckets`, and a
+/// JSON body nests at most 128 values (about 40 levels of aggregations).
+pub const MAX_AGG_DEPTH: usize = 32;
+
 /// Rewrites an `aggs` object.
 pub fn translate(env: &AggEnv<'_>, aggs: &Value) -> Result<Translated> {
+    translate_at(env, aggs, 1)
+}
+
+/// Rewrites an `aggs` object found at nesting level `depth`.
+fn translate_at(env: &AggEnv<'_>, aggs: &Value, depth: usize) -> Result<Translated> {
+    if depth > MAX_AGG_DEPTH {
+        return Err(SearchError::illegal(format!(
+            "aggregations are nested more than [{MAX_AGG_DEPTH}] levels deep"
+        )));
+    }
     let mappings = env.mappings;
     let obj = aggs
         .as_object()
@@ -164,7 +180,7 @@ pub fn translate(env: &AggEnv<'_>, aggs: &Value) -> Result<Translated> {
                 )));
             }
             Some(sub) => {
-                let (r, c, d) = translate(env, sub)?;
+                let (r, c, d) = translate_at(env, sub, depth + 1)?;
                 let empty = r.as_object().is_some_and(|o| o.is_empty());
                 ((!empty).then_some(r), c, d)
             }

@@ -9,6 +9,7 @@
 use std::collections::HashSet;
 
 use regex_automata::dfa::{dense, Automaton as _, StartKind};
+use regex_automata::nfa::thompson;
 use regex_automata::util::primitives::StateID;
 use regex_automata::util::syntax;
 use regex_automata::{Anchored, Input, MatchKind};
@@ -68,6 +69,9 @@ impl TermAutomaton {
                     .dfa_size_limit(Some(limit))
                     .determinize_size_limit(Some(limit)),
             )
+            // Counted repetitions multiply (`((a{100}){100}){100}` is a
+            // million NFA states): the NFA is held to the same budget.
+            .thompson(thompson::Config::new().nfa_size_limit(Some(limit)))
             .syntax(
                 syntax::Config::new()
                     .case_insensitive(case_insensitive)
@@ -75,7 +79,10 @@ impl TermAutomaton {
             )
             .build(pattern)
             .map_err(|e| {
-                if e.is_size_limit_exceeded() {
+                let nfa_too_large = std::error::Error::source(&e)
+                    .and_then(|s| s.downcast_ref::<thompson::BuildError>())
+                    .is_some_and(|s| s.size_limit().is_some());
+                if e.is_size_limit_exceeded() || nfa_too_large {
                     too_complex()
                 } else {
                     SearchError::parsing(format!("[{kind}] invalid pattern [{pattern}]: {e}"))
