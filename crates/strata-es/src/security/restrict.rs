@@ -5,7 +5,8 @@
 //! name the caller may not use is a 403 (or dropped with
 //! `ignore_unavailable`); `-name` exclusions apply to what was expanded.
 //!
-//! The answer is the expression to run instead, or `None` when the
+//! A caller without the action's privilege on any name gets a 403 for a
+//! wildcard at once. The answer is the expression to run instead, or `None` when the
 //! original reaches nothing forbidden (so nothing changes for callers who
 //! may see everything). An expansion that keeps nothing becomes `*,-*`,
 //! which resolves to no index (Elasticsearch uses the same pair).
@@ -53,6 +54,12 @@ pub fn restrict(
         .collect();
     if parts.is_empty() {
         parts.push("_all");
+    }
+    // No privilege for the action on any name: refused before expanding
+    // (Elasticsearch's message then names no index).
+    let wildcard = parts.iter().any(|p| *p == "_all" || p.contains('*'));
+    if wildcard && !auth.index_any(action) {
+        return Err(auth.denied(action, &[]));
     }
     let mut kept: Vec<String> = Vec::new();
     let mut changed = false;
@@ -192,6 +199,12 @@ mod tests {
         assert_eq!(run(&auth, Some("logs-a,secret"), lenient).unwrap().as_deref(), Some("logs-a"));
         let all = reader(&["*"]);
         assert_eq!(run(&all, None, o).unwrap(), None);
+        let none = Authentication::User {
+            username: "z".into(),
+            assigned: vec![],
+            permission: Permission::default(),
+        };
+        assert_eq!(run(&none, Some("logs-*"), o).unwrap_err().status(), 403);
     }
 
     #[test]
