@@ -177,9 +177,10 @@ fn render_error(error: &EsError, head: bool, compatible_with: Option<u8>) -> Res
         }
     }
     for challenge in error.challenges() {
-        response
-            .headers_mut()
-            .append(header::WWW_AUTHENTICATE, HeaderValue::from_static(challenge));
+        response.headers_mut().append(
+            header::WWW_AUTHENTICATE,
+            HeaderValue::from_static(challenge),
+        );
     }
     response
 }

@@ -25,7 +25,12 @@ fn realm(dir: &std::path::Path) {
     let hash = bcrypt::hash("password", 4).unwrap();
     let mut users = files::Users::new();
     let mut roles = files::UsersRoles::new();
-    for (user, role) in [("admin", "superuser"), ("val", "viewer"), ("lw", "logs_rw"), ("nobody", "")] {
+    for (user, role) in [
+        ("admin", "superuser"),
+        ("val", "viewer"),
+        ("lw", "logs_rw"),
+        ("nobody", ""),
+    ] {
         users.insert(user.into(), hash.clone());
         if !role.is_empty() {
             roles.insert(role.into(), vec![user.into()]);
@@ -66,38 +71,62 @@ struct As<'a> {
 
 impl<'a> As<'a> {
     fn user(s: &'a TestServer, user: &str) -> As<'a> {
-        As { s, auth: basic(user, "password") }
+        As {
+            s,
+            auth: basic(user, "password"),
+        }
     }
 
     fn key(s: &'a TestServer, encoded: &str) -> As<'a> {
-        As { s, auth: format!("ApiKey {encoded}") }
+        As {
+            s,
+            auth: format!("ApiKey {encoded}"),
+        }
     }
 
     async fn json(&self, method: &str, path: &str, body: Option<Value>) -> Response {
         let body = body.map(|b| b.to_string().into_bytes());
-        let headers = [("Content-Type", "application/json"), ("Authorization", self.auth.as_str())];
+        let headers = [
+            ("Content-Type", "application/json"),
+            ("Authorization", self.auth.as_str()),
+        ];
         self.s.send(method, path, &headers, body.as_deref()).await
     }
 
     async fn ndjson(&self, path: &str, lines: &[Value]) -> Response {
         let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
-        let headers = [("Content-Type", "application/x-ndjson"), ("Authorization", self.auth.as_str())];
-        self.s.send("POST", path, &headers, Some(body.as_bytes())).await
+        let headers = [
+            ("Content-Type", "application/x-ndjson"),
+            ("Authorization", self.auth.as_str()),
+        ];
+        self.s
+            .send("POST", path, &headers, Some(body.as_bytes()))
+            .await
     }
 }
 
 fn reason(r: &Response) -> String {
-    r.json()["error"]["reason"].as_str().unwrap_or_default().to_string()
+    r.json()["error"]["reason"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// Indices `logs-a` (2 docs), `logs-b` (1), `metrics` (1), created by admin.
 async fn with_data(s: &TestServer) {
     let admin = As::user(s, "admin");
     for (index, n) in [("logs-a", 2), ("logs-b", 1), ("metrics", 1)] {
-        assert_eq!(admin.json("PUT", &format!("/{index}"), None).await.status, 200);
+        assert_eq!(
+            admin.json("PUT", &format!("/{index}"), None).await.status,
+            200
+        );
         for i in 0..n {
             let r = admin
-                .json("PUT", &format!("/{index}/_doc/{i}?refresh=true"), Some(json!({"n": i})))
+                .json(
+                    "PUT",
+                    &format!("/{index}/_doc/{i}?refresh=true"),
+                    Some(json!({"n": i})),
+                )
                 .await;
             assert_eq!(r.status, 201, "{}", r.text());
         }
@@ -129,29 +158,62 @@ async fn requests_need_credentials() {
         .filter(|(k, _)| k == "www-authenticate")
         .map(|(_, v)| v.as_str())
         .collect();
-    assert_eq!(challenges, ["Basic realm=\"security\" charset=\"UTF-8\"", "ApiKey"]);
+    assert_eq!(
+        challenges,
+        ["Basic realm=\"security\" charset=\"UTF-8\"", "ApiKey"]
+    );
     let body = r.json();
     assert_eq!(body["error"]["type"], "security_exception");
-    assert_eq!(body["error"]["reason"], "missing authentication credentials for REST request [/]");
+    assert_eq!(
+        body["error"]["reason"],
+        "missing authentication credentials for REST request [/]"
+    );
     assert_eq!(body["error"]["header"]["WWW-Authenticate"][1], "ApiKey");
     assert_eq!(body["status"], 401);
 
-    let wrong = As { s: &s, auth: basic("admin", "nope") };
+    let wrong = As {
+        s: &s,
+        auth: basic("admin", "nope"),
+    };
     let r = wrong.json("GET", "/_search?q=x", None).await;
     assert_eq!(r.status, 401);
-    assert_eq!(reason(&r), "unable to authenticate user [admin] for REST request [/_search?q=x]");
-    let ghost = As { s: &s, auth: basic("ghost", "password") };
+    assert_eq!(
+        reason(&r),
+        "unable to authenticate user [admin] for REST request [/_search?q=x]"
+    );
+    let ghost = As {
+        s: &s,
+        auth: basic("ghost", "password"),
+    };
     assert_eq!(ghost.json("GET", "/", None).await.status, 401);
-    let garbled = As { s: &s, auth: "Basic !!!".into() };
-    assert_eq!(reason(&garbled.json("GET", "/", None).await), "invalid basic authentication header encoding");
+    let garbled = As {
+        s: &s,
+        auth: "Basic !!!".into(),
+    };
+    assert_eq!(
+        reason(&garbled.json("GET", "/", None).await),
+        "invalid basic authentication header encoding"
+    );
     // The cached password does not let a wrong one through.
-    assert_eq!(As::user(&s, "admin").json("GET", "/", None).await.status, 200);
+    assert_eq!(
+        As::user(&s, "admin").json("GET", "/", None).await.status,
+        200
+    );
     assert_eq!(wrong.json("GET", "/", None).await.status, 401);
     // Unknown paths are answered after authentication.
     assert_eq!(s.json("GET", "/_nope", None).await.status, 401);
-    assert_eq!(As::user(&s, "admin").json("GET", "/_nope", None).await.status, 400);
+    assert_eq!(
+        As::user(&s, "admin")
+            .json("GET", "/_nope", None)
+            .await
+            .status,
+        400
+    );
 
-    let who = As::user(&s, "val").json("GET", "/_security/_authenticate", None).await.json();
+    let who = As::user(&s, "val")
+        .json("GET", "/_security/_authenticate", None)
+        .await
+        .json();
     assert_eq!(
         who,
         json!({
@@ -177,26 +239,51 @@ async fn cluster_settings_need_manage() {
     let s = secured(dir, Arc::new(ManualClock::new(START))).await;
     with_data(&s).await;
     let off = json!({"persistent": {"action.destructive_requires_name": false}});
-    assert_eq!(s.json("PUT", "/_cluster/settings", Some(off.clone())).await.status, 401);
-    let r = As::user(&s, "val").json("PUT", "/_cluster/settings", Some(off.clone())).await;
+    assert_eq!(
+        s.json("PUT", "/_cluster/settings", Some(off.clone()))
+            .await
+            .status,
+        401
+    );
+    let r = As::user(&s, "val")
+        .json("PUT", "/_cluster/settings", Some(off.clone()))
+        .await;
     assert_eq!(r.status, 403);
     assert_eq!(
         reason(&r),
         "action [cluster:admin/settings/update] is unauthorized for user [val] with effective roles [viewer], this action is granted by the cluster privileges [manage,all]"
     );
-    assert_eq!(As::user(&s, "val").json("GET", "/_cluster/settings", None).await.status, 200);
+    assert_eq!(
+        As::user(&s, "val")
+            .json("GET", "/_cluster/settings", None)
+            .await
+            .status,
+        200
+    );
     // The guard is still on: a wildcard delete is refused, not rewritten.
     let admin = As::user(&s, "admin");
     let r = admin.json("DELETE", "/logs-*", None).await;
     assert_eq!(r.status, 400, "{}", r.text());
-    assert_eq!(admin.json("PUT", "/_cluster/settings", Some(off)).await.status, 200);
+    assert_eq!(
+        admin
+            .json("PUT", "/_cluster/settings", Some(off))
+            .await
+            .status,
+        200
+    );
     // Off, a wildcard delete reaches only what the caller may delete.
     let lw = As::user(&s, "lw");
     let r = lw.json("DELETE", "/logs-*", None).await;
     assert_eq!(r.status, 403, "lw has no delete_index: {}", r.text());
     assert!(reason(&r).contains("indices:admin/delete"));
     assert_eq!(admin.json("DELETE", "/*", None).await.status, 200);
-    assert_eq!(admin.json("GET", "/_cat/indices?format=json", None).await.json(), json!([]));
+    assert_eq!(
+        admin
+            .json("GET", "/_cat/indices?format=json", None)
+            .await
+            .json(),
+        json!([])
+    );
     s.stop(true).await;
 }
 
@@ -209,7 +296,12 @@ async fn index_patterns_and_wildcards() {
 
     // Writes: inside logs-* (creating a new index too), not elsewhere.
     assert_eq!(lw.json("PUT", "/logs-c", None).await.status, 200);
-    assert_eq!(lw.json("PUT", "/logs-d/_doc/1?refresh=true", Some(json!({"n": 1}))).await.status, 201);
+    assert_eq!(
+        lw.json("PUT", "/logs-d/_doc/1?refresh=true", Some(json!({"n": 1})))
+            .await
+            .status,
+        201
+    );
     let r = lw.json("PUT", "/metrics-2", None).await;
     assert_eq!(r.status, 403);
     assert_eq!(
@@ -218,19 +310,39 @@ async fn index_patterns_and_wildcards() {
     );
     let r = lw.json("PUT", "/metrics/_doc/9", Some(json!({}))).await;
     assert_eq!(r.status, 403);
-    assert!(reason(&r).contains("index privileges [create,index,write,all]"), "{}", reason(&r));
+    assert!(
+        reason(&r).contains("index privileges [create,index,write,all]"),
+        "{}",
+        reason(&r)
+    );
 
     // Searches: wildcards and "everything" expand to logs-* only.
     let expect = ["logs-a", "logs-a", "logs-b", "logs-d"];
     assert_eq!(hits(&lw.json("GET", "/_search", None).await), expect);
     assert_eq!(hits(&lw.json("GET", "/*/_search", None).await), expect);
-    assert_eq!(hits(&lw.json("GET", "/_all/_search?size=10", None).await), expect);
+    assert_eq!(
+        hits(&lw.json("GET", "/_all/_search?size=10", None).await),
+        expect
+    );
     assert_eq!(lw.json("GET", "/_count", None).await.json()["count"], 4);
-    assert_eq!(hits(&lw.json("GET", "/met*/_search", None).await), Vec::<String>::new());
+    assert_eq!(
+        hits(&lw.json("GET", "/met*/_search", None).await),
+        Vec::<String>::new()
+    );
     let r = lw.json("GET", "/logs-a,metrics/_search", None).await;
     assert_eq!(r.status, 403);
-    assert!(reason(&r).contains("on indices [metrics]"), "{}", reason(&r));
-    let r = lw.json("GET", "/logs-a,metrics/_search?ignore_unavailable=true", None).await;
+    assert!(
+        reason(&r).contains("on indices [metrics]"),
+        "{}",
+        reason(&r)
+    );
+    let r = lw
+        .json(
+            "GET",
+            "/logs-a,metrics/_search?ignore_unavailable=true",
+            None,
+        )
+        .await;
     assert_eq!(hits(&r), ["logs-a", "logs-a"]);
     assert_eq!(lw.json("GET", "/metrics/_doc/0", None).await.status, 403);
     assert_eq!(lw.json("GET", "/logs-a/_doc/0", None).await.status, 200);
@@ -243,11 +355,15 @@ async fn index_patterns_and_wildcards() {
     // The viewer reads everything and writes nothing.
     let val = As::user(&s, "val");
     assert_eq!(val.json("GET", "/_count", None).await.json()["count"], 5);
-    let cat = val.json("GET", "/_cat/indices?format=json&h=index", None).await;
+    let cat = val
+        .json("GET", "/_cat/indices?format=json&h=index", None)
+        .await;
     assert_eq!(cat.json().as_array().unwrap().len(), 5);
     let r = val.json("POST", "/logs-a/_doc", Some(json!({}))).await;
     assert_eq!(r.status, 403);
-    assert!(reason(&r).starts_with("action [indices:data/write/index:op_type/create] is unauthorized for user [val]"));
+    assert!(reason(&r).starts_with(
+        "action [indices:data/write/index:op_type/create] is unauthorized for user [val]"
+    ));
     assert_eq!(val.json("POST", "/logs-a/_refresh", None).await.status, 403);
     // lw has no cluster monitor privilege: _cat/indices needs it.
     assert_eq!(lw.json("GET", "/_cat/indices", None).await.status, 403);
@@ -255,12 +371,24 @@ async fn index_patterns_and_wildcards() {
     // Aliases: an alias over metrics is invisible to lw's wildcards.
     let admin = As::user(&s, "admin");
     let r = admin
-        .json("POST", "/_aliases", Some(json!({"actions": [{"add": {"index": "metrics", "alias": "logs-metrics"}}]})))
+        .json(
+            "POST",
+            "/_aliases",
+            Some(json!({"actions": [{"add": {"index": "metrics", "alias": "logs-metrics"}}]})),
+        )
         .await;
     assert_eq!(r.status, 200);
-    assert_eq!(hits(&lw.json("GET", "/_search?size=20", None).await).len(), 5, "logs-metrics matches logs-*");
+    assert_eq!(
+        hits(&lw.json("GET", "/_search?size=20", None).await).len(),
+        5,
+        "logs-metrics matches logs-*"
+    );
     let r = lw
-        .json("POST", "/_aliases", Some(json!({"actions": [{"add": {"index": "metrics", "alias": "logs-x"}}]})))
+        .json(
+            "POST",
+            "/_aliases",
+            Some(json!({"actions": [{"add": {"index": "metrics", "alias": "logs-x"}}]})),
+        )
         .await;
     assert_eq!(r.status, 403);
     s.stop(true).await;
@@ -296,10 +424,18 @@ async fn bulk_mget_and_msearch_items_are_checked_one_by_one() {
     assert_eq!(items[2]["create"]["status"], 201);
     assert_eq!(items[3]["delete"]["status"], 403);
     let admin = As::user(&s, "admin");
-    assert_eq!(admin.json("GET", "/metrics/_doc/b2", None).await.status, 404);
+    assert_eq!(
+        admin.json("GET", "/metrics/_doc/b2", None).await.status,
+        404
+    );
     assert_eq!(admin.json("GET", "/metrics/_doc/0", None).await.status, 200);
     // The viewer holds no write privilege anywhere: the whole bulk is refused.
-    let r = As::user(&s, "val").ndjson("/_bulk", &[json!({"delete": {"_index": "logs-a", "_id": "0"}})]).await;
+    let r = As::user(&s, "val")
+        .ndjson(
+            "/_bulk",
+            &[json!({"delete": {"_index": "logs-a", "_id": "0"}})],
+        )
+        .await;
     assert_eq!(r.status, 403);
     assert!(reason(&r).starts_with("action [indices:data/write/bulk] is unauthorized"));
 
@@ -313,7 +449,14 @@ async fn bulk_mget_and_msearch_items_are_checked_one_by_one() {
     let r = lw
         .ndjson(
             "/_msearch",
-            &[json!({"index": "metrics"}), json!({}), json!({"index": "*"}), json!({"size": 20}), json!({}), json!({"size": 20})],
+            &[
+                json!({"index": "metrics"}),
+                json!({}),
+                json!({"index": "*"}),
+                json!({"size": 20}),
+                json!({}),
+                json!({"size": 20}),
+            ],
         )
         .await;
     let responses = r.json()["responses"].clone();
@@ -333,7 +476,9 @@ async fn api_keys_limited_expired_invalidated_and_durable() {
     let lw = As::user(&s, "lw");
 
     // The viewer may not create keys.
-    let r = As::user(&s, "val").json("POST", "/_security/api_key", Some(json!({"name": "v"}))).await;
+    let r = As::user(&s, "val")
+        .json("POST", "/_security/api_key", Some(json!({"name": "v"})))
+        .await;
     assert_eq!(r.status, 403);
     assert!(reason(&r).ends_with("this action is granted by the cluster privileges [manage_own_api_key,manage_api_key,manage_security,all]"));
 
@@ -348,7 +493,10 @@ async fn api_keys_limited_expired_invalidated_and_durable() {
     assert_eq!(created.status, 200, "{}", created.text());
     let created = created.json();
     let key = As::key(&s, created["encoded"].as_str().unwrap());
-    assert_eq!(hits(&key.json("GET", "/_search", None).await), ["logs-a", "logs-a", "logs-b"]);
+    assert_eq!(
+        hits(&key.json("GET", "/_search", None).await),
+        ["logs-a", "logs-a", "logs-b"]
+    );
     assert_eq!(key.json("GET", "/metrics/_search", None).await.status, 403);
     let r = key.json("PUT", "/logs-a/_doc/k", Some(json!({}))).await;
     assert_eq!(r.status, 403);
@@ -356,28 +504,56 @@ async fn api_keys_limited_expired_invalidated_and_durable() {
         "action [indices:data/write/index:op_type/index] is unauthorized for API key id [{}] of user [lw] on indices [logs-a]",
         created["id"].as_str().unwrap()
     )));
-    let who = key.json("GET", "/_security/_authenticate", None).await.json();
+    let who = key
+        .json("GET", "/_security/_authenticate", None)
+        .await
+        .json();
     assert_eq!(who["username"], "lw");
     assert_eq!(who["authentication_type"], "api_key");
     assert_eq!(who["authentication_realm"]["type"], "_es_api_key");
-    assert_eq!(who["api_key"], json!({"id": created["id"], "name": "reader"}));
+    assert_eq!(
+        who["api_key"],
+        json!({"id": created["id"], "name": "reader"})
+    );
 
     // Expiry by the node's clock.
-    let short = lw.json("PUT", "/_security/api_key", Some(json!({"name": "short", "expiration": "1h"}))).await.json();
+    let short = lw
+        .json(
+            "PUT",
+            "/_security/api_key",
+            Some(json!({"name": "short", "expiration": "1h"})),
+        )
+        .await
+        .json();
     assert_eq!(short["expiration"], START + 3_600_000);
     let short_key = As::key(&s, short["encoded"].as_str().unwrap());
-    assert_eq!(short_key.json("GET", "/logs-a/_count", None).await.status, 200);
+    assert_eq!(
+        short_key.json("GET", "/logs-a/_count", None).await.status,
+        200
+    );
     clock.advance(2 * 3_600_000);
     let r = short_key.json("GET", "/logs-a/_count", None).await;
     assert_eq!(r.status, 401);
-    assert_eq!(r.json()["error"]["additional_unsuccessful_credentials"], "API key: api key is expired");
+    assert_eq!(
+        r.json()["error"]["additional_unsuccessful_credentials"],
+        "API key: api key is expired"
+    );
 
     // Listing: lw sees its own keys; admin sees all, by name.
-    let mine = lw.json("GET", "/_security/api_key?owner=true", None).await.json();
+    let mine = lw
+        .json("GET", "/_security/api_key?owner=true", None)
+        .await
+        .json();
     assert_eq!(mine["api_keys"].as_array().unwrap().len(), 2);
-    let active = lw.json("GET", "/_security/api_key?active_only=true", None).await.json();
+    let active = lw
+        .json("GET", "/_security/api_key?active_only=true", None)
+        .await
+        .json();
     assert_eq!(active["api_keys"].as_array().unwrap().len(), 1);
-    let by_name = As::user(&s, "admin").json("GET", "/_security/api_key?name=read*", None).await.json();
+    let by_name = As::user(&s, "admin")
+        .json("GET", "/_security/api_key?name=read*", None)
+        .await
+        .json();
     assert_eq!(by_name["api_keys"][0]["id"], created["id"]);
     assert_eq!(by_name["api_keys"][0]["username"], "lw");
 
@@ -385,23 +561,45 @@ async fn api_keys_limited_expired_invalidated_and_durable() {
     s.stop(true).await;
     let s = secured(Arc::clone(&dir), Arc::clone(&clock)).await;
     let key = As::key(&s, created["encoded"].as_str().unwrap());
-    assert_eq!(key.json("GET", "/logs-b/_count", None).await.json()["count"], 1);
+    assert_eq!(
+        key.json("GET", "/logs-b/_count", None).await.json()["count"],
+        1
+    );
     let lw = As::user(&s, "lw");
-    let r = lw.json("DELETE", "/_security/api_key", Some(json!({"ids": [created["id"]], "owner": true}))).await;
+    let r = lw
+        .json(
+            "DELETE",
+            "/_security/api_key",
+            Some(json!({"ids": [created["id"]], "owner": true})),
+        )
+        .await;
     assert_eq!(r.json()["invalidated_api_keys"], json!([created["id"]]));
     let r = key.json("GET", "/logs-b/_count", None).await;
     assert_eq!(r.status, 401);
     assert_eq!(
         r.json()["error"]["additional_unsuccessful_credentials"],
-        format!("API key: api key [{}] has been invalidated", created["id"].as_str().unwrap())
+        format!(
+            "API key: api key [{}] has been invalidated",
+            created["id"].as_str().unwrap()
+        )
     );
-    let bad = As::key(&s, &base64::engine::general_purpose::STANDARD.encode(format!("{}:wrong", created["id"].as_str().unwrap())));
+    let bad = As::key(
+        &s,
+        &base64::engine::general_purpose::STANDARD
+            .encode(format!("{}:wrong", created["id"].as_str().unwrap())),
+    );
     assert_eq!(bad.json("GET", "/", None).await.status, 401);
 
     // ... and so does the invalidation.
     s.stop(true).await;
     let s = secured(dir, clock).await;
-    assert_eq!(As::key(&s, created["encoded"].as_str().unwrap()).json("GET", "/", None).await.status, 401);
+    assert_eq!(
+        As::key(&s, created["encoded"].as_str().unwrap())
+            .json("GET", "/", None)
+            .await
+            .status,
+        401
+    );
     s.stop(true).await;
 }
 

@@ -150,13 +150,23 @@ pub fn run_users(args: &UsersArgs) -> Result<(), String> {
             if let Some(n) = name {
                 exists(&users, n)?;
             }
-            for user in users.keys().filter(|u| name.as_ref().is_none_or(|n| n == *u)) {
+            for user in users
+                .keys()
+                .filter(|u| name.as_ref().is_none_or(|n| n == *u))
+            {
                 let of: Vec<&str> = roles
                     .iter()
                     .filter(|(_, members)| members.contains(user))
                     .map(|(r, _)| r.as_str())
                     .collect();
-                println!("{user:<15}: {}", if of.is_empty() { "-".into() } else { of.join(",") });
+                println!(
+                    "{user:<15}: {}",
+                    if of.is_empty() {
+                        "-".into()
+                    } else {
+                        of.join(",")
+                    }
+                );
             }
             Ok(())
         }

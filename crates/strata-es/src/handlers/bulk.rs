@@ -22,8 +22,8 @@ use crate::error::{EsError, Result};
 use crate::ndjson;
 use crate::node::Node;
 use crate::reply::Reply;
-use crate::security::actions;
 use crate::request::{check_version, precondition, reject_routing, EsRequest, RefreshPolicy};
+use crate::security::actions;
 
 /// The four bulk operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -265,8 +265,8 @@ fn authorize(req: &EsRequest, item: &Item<'_>) -> Result<()> {
     let Some(grant) = &req.grant else {
         return Ok(());
     };
-    let create = item.op == Op::Create
-        || item.meta.get("op_type").and_then(Value::as_str) == Some("create");
+    let create =
+        item.op == Op::Create || item.meta.get("op_type").and_then(Value::as_str) == Some("create");
     match item.op {
         Op::Delete => grant.check(actions::DELETE_DOC, &[&item.index]),
         Op::Update => grant.check_write(actions::UPDATE_DOC, &item.index),

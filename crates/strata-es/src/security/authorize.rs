@@ -14,7 +14,9 @@ use axum::http::Method;
 use serde_json::Value;
 use strata_search::catalog::IndicesOptions;
 
-use super::actions::{AUTO_CREATE, CREATE_DOC, DELETE_DOC, GET_ALIASES, INDEX_DOC, SEARCH, UPDATE_DOC};
+use super::actions::{
+    AUTO_CREATE, CREATE_DOC, DELETE_DOC, GET_ALIASES, INDEX_DOC, SEARCH, UPDATE_DOC,
+};
 use super::restrict::{self, Names, Reach};
 use super::role::ClusterDecision;
 use super::subject::Authentication;
@@ -53,7 +55,12 @@ pub fn authorize(node: &Node, auth: &Authentication, req: &mut EsRequest) -> Res
         Route::CatAliases(_) => check.cluster("cluster:monitor/state"),
         Route::CatIndices(_) => {
             check.cluster("cluster:monitor/state")?;
-            check.restrict(req, &route, "indices:monitor/stats", Reach::IndicesAndAliases)
+            check.restrict(
+                req,
+                &route,
+                "indices:monitor/stats",
+                Reach::IndicesAndAliases,
+            )
         }
         Route::Template(_) => check.cluster(by_method(
             "indices:admin/template/get",
@@ -81,7 +88,9 @@ pub fn authorize(node: &Node, auth: &Authentication, req: &mut EsRequest) -> Res
                 check.names("indices:admin/aliases", &aliases)
             }
             Method::DELETE => {
-                let wildcard = name.split(',').any(|p| p.trim() == "_all" || p.contains('*'));
+                let wildcard = name
+                    .split(',')
+                    .any(|p| p.trim() == "_all" || p.contains('*'));
                 if wildcard && node.cluster_settings.destructive_requires_name() {
                     // The handler refuses it; expanding first would hide the wildcard.
                     return Ok(());
@@ -93,24 +102,50 @@ pub fn authorize(node: &Node, auth: &Authentication, req: &mut EsRequest) -> Res
         Route::Mapping(_) => check.restrict(
             req,
             &route,
-            if read { "indices:admin/mappings/get" } else { "indices:admin/mapping/put" },
+            if read {
+                "indices:admin/mappings/get"
+            } else {
+                "indices:admin/mapping/put"
+            },
             Reach::IndicesAndAliases,
         ),
         Route::Settings(_) => check.restrict(
             req,
             &route,
-            if read { "indices:monitor/settings/get" } else { "indices:admin/settings/update" },
+            if read {
+                "indices:monitor/settings/get"
+            } else {
+                "indices:admin/settings/update"
+            },
             Reach::IndicesAndAliases,
         ),
-        Route::Refresh(_) => check.restrict(req, &route, "indices:admin/refresh", Reach::IndicesAndAliases),
-        Route::Flush(_) => check.restrict(req, &route, "indices:admin/flush", Reach::IndicesAndAliases),
-        Route::ForceMerge(_) => {
-            check.restrict(req, &route, "indices:admin/forcemerge", Reach::IndicesAndAliases)
+        Route::Refresh(_) => check.restrict(
+            req,
+            &route,
+            "indices:admin/refresh",
+            Reach::IndicesAndAliases,
+        ),
+        Route::Flush(_) => {
+            check.restrict(req, &route, "indices:admin/flush", Reach::IndicesAndAliases)
         }
-        Route::Stats(_) => check.restrict(req, &route, "indices:monitor/stats", Reach::IndicesAndAliases),
-        Route::CacheClear(_) => {
-            check.restrict(req, &route, "indices:admin/cache/clear", Reach::IndicesAndAliases)
-        }
+        Route::ForceMerge(_) => check.restrict(
+            req,
+            &route,
+            "indices:admin/forcemerge",
+            Reach::IndicesAndAliases,
+        ),
+        Route::Stats(_) => check.restrict(
+            req,
+            &route,
+            "indices:monitor/stats",
+            Reach::IndicesAndAliases,
+        ),
+        Route::CacheClear(_) => check.restrict(
+            req,
+            &route,
+            "indices:admin/cache/clear",
+            Reach::IndicesAndAliases,
+        ),
         Route::Search(_) | Route::Count(_) => {
             check.restrict(req, &route, SEARCH, Reach::IndicesAndAliases)
         }
@@ -200,7 +235,13 @@ impl Check<'_> {
     }
 
     /// The route's index expression restricted, and rewritten in the path.
-    fn restrict(&self, req: &mut EsRequest, route: &Route, action: &str, reach: Reach) -> Result<()> {
+    fn restrict(
+        &self,
+        req: &mut EsRequest,
+        route: &Route,
+        action: &str,
+        reach: Reach,
+    ) -> Result<()> {
         let Some((slot, present)) = expression_slot(route) else {
             return Ok(());
         };
@@ -212,9 +253,14 @@ impl Check<'_> {
             aliases: &aliases,
         };
         let options = indices_options(req);
-        if let Some(rewritten) =
-            restrict::restrict(self.auth, action, expression.as_deref(), options, &names, reach)?
-        {
+        if let Some(rewritten) = restrict::restrict(
+            self.auth,
+            action,
+            expression.as_deref(),
+            options,
+            &names,
+            reach,
+        )? {
             if present {
                 req.segments[slot] = rewritten;
             } else {
@@ -235,7 +281,8 @@ impl Check<'_> {
                 continue;
             };
             let list = |one: &str, many: &str| -> Vec<String> {
-                let mut out: Vec<String> = spec[one].as_str().map(str::to_string).into_iter().collect();
+                let mut out: Vec<String> =
+                    spec[one].as_str().map(str::to_string).into_iter().collect();
                 if let Some(a) = spec[many].as_array() {
                     out.extend(a.iter().filter_map(Value::as_str).map(str::to_string));
                 }

@@ -110,7 +110,11 @@ impl Security {
 /// go on (the request's index expression may have been narrowed and
 /// [`EsRequest::grant`] set); `Ok(Some(reply))`: a security endpoint,
 /// answered; `Err`: a 401 or 403 to send.
-pub async fn guard(node: &Arc<Node>, headers: &HeaderMap, req: &mut EsRequest) -> Result<Option<Reply>> {
+pub async fn guard(
+    node: &Arc<Node>,
+    headers: &HeaderMap,
+    req: &mut EsRequest,
+) -> Result<Option<Reply>> {
     let endpoint = rest::Endpoint::of(req);
     let Some(security) = node.security.clone() else {
         return match endpoint {
@@ -125,9 +129,10 @@ pub async fn guard(node: &Arc<Node>, headers: &HeaderMap, req: &mut EsRequest) -
     let auth = security.authenticate(headers, &req.uri).await?;
     if let Some(endpoint) = endpoint {
         let request = req.clone();
-        let reply = tokio::task::spawn_blocking(move || rest::serve(&security, &auth, endpoint, &request))
-            .await
-            .map_err(|e| EsError::Internal(format!("security request failed: {e}")))??;
+        let reply =
+            tokio::task::spawn_blocking(move || rest::serve(&security, &auth, endpoint, &request))
+                .await
+                .map_err(|e| EsError::Internal(format!("security request failed: {e}")))??;
         return Ok(Some(reply));
     }
     authorize::authorize(node, &auth, req)?;

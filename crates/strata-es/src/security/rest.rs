@@ -35,7 +35,12 @@ impl Endpoint {
 }
 
 /// Answers `endpoint` for `auth`. Blocking (API key changes are fsynced).
-pub fn serve(security: &Security, auth: &Authentication, endpoint: Endpoint, req: &EsRequest) -> Result<Reply> {
+pub fn serve(
+    security: &Security,
+    auth: &Authentication,
+    endpoint: Endpoint,
+    req: &EsRequest,
+) -> Result<Reply> {
     let method_not_allowed = |allowed: Vec<&'static str>| EsError::MethodNotAllowed {
         uri: req.uri.clone(),
         method: req.method.to_string(),
@@ -57,10 +62,15 @@ pub fn serve(security: &Security, auth: &Authentication, endpoint: Endpoint, req
             let scope = Scope::of(auth.cluster(action)).ok_or_else(|| auth.denied(action, &[]))?;
             let store = &security.api_keys;
             let body = match req.method {
-                Method::POST | Method::PUT => api_key::create(store, auth, &req.required_json_body()?, now)?,
+                Method::POST | Method::PUT => {
+                    api_key::create(store, auth, &req.required_json_body()?, now)?
+                }
                 Method::GET => {
                     let selector = Selector {
-                        ids: req.param("id").map(|i| vec![i.to_string()]).unwrap_or_default(),
+                        ids: req
+                            .param("id")
+                            .map(|i| vec![i.to_string()])
+                            .unwrap_or_default(),
                         name: req.param("name").map(str::to_string),
                         username: req.param("username").map(str::to_string),
                         realm_name: req.param("realm_name").map(str::to_string),
@@ -68,7 +78,15 @@ pub fn serve(security: &Security, auth: &Authentication, endpoint: Endpoint, req
                     };
                     let active_only = req.flag("active_only", false)?;
                     let with_limited_by = req.flag("with_limited_by", false)?;
-                    api_key::get(store, auth, scope, &selector, active_only, with_limited_by, now)?
+                    api_key::get(
+                        store,
+                        auth,
+                        scope,
+                        &selector,
+                        active_only,
+                        with_limited_by,
+                        now,
+                    )?
                 }
                 _ => {
                     let selector = invalidation(&req.required_json_body()?)?;
@@ -123,7 +141,9 @@ fn invalidation(body: &Value) -> Result<Selector> {
 /// The `_authenticate` body in Elasticsearch's shape.
 pub fn authenticate_body(auth: &Authentication) -> Value {
     match auth {
-        Authentication::User { username, assigned, .. } => json!({
+        Authentication::User {
+            username, assigned, ..
+        } => json!({
             "username": username,
             "roles": assigned,
             "full_name": null,
@@ -135,7 +155,9 @@ pub fn authenticate_body(auth: &Authentication) -> Value {
             "authentication_type": "realm",
         }),
         // The user's own fields: a file-realm user has no metadata.
-        Authentication::ApiKey { id, name, owner, .. } => json!({
+        Authentication::ApiKey {
+            id, name, owner, ..
+        } => json!({
             "username": owner,
             "roles": [],
             "full_name": null,

@@ -135,7 +135,11 @@ pub fn require_all(
 ) -> Result<()> {
     let mut denied: Vec<String> = Vec::new();
     for expression in expressions {
-        for part in expression.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        for part in expression
+            .split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+        {
             let part = part.strip_prefix('-').unwrap_or(part);
             if part == "_all" || part.contains('*') {
                 let pattern = if part == "_all" { "*" } else { part };
@@ -166,7 +170,11 @@ mod tests {
     use strata_search::aliases::AliasMeta;
 
     fn reader(patterns: &[&str]) -> Authentication {
-        let role = Role::parse("r", &json!({"indices": [{"names": patterns, "privileges": ["read"]}]})).unwrap();
+        let role = Role::parse(
+            "r",
+            &json!({"indices": [{"names": patterns, "privileges": ["read"]}]}),
+        )
+        .unwrap();
         Authentication::User {
             username: "ann".into(),
             assigned: vec!["r".into()],
@@ -174,29 +182,78 @@ mod tests {
         }
     }
 
-    fn run(auth: &Authentication, expr: Option<&str>, options: IndicesOptions) -> Result<Option<String>> {
-        let indices: Vec<String> = ["logs-a", "logs-b", "metrics", "secret"].iter().map(|s| s.to_string()).collect();
+    fn run(
+        auth: &Authentication,
+        expr: Option<&str>,
+        options: IndicesOptions,
+    ) -> Result<Option<String>> {
+        let indices: Vec<String> = ["logs-a", "logs-b", "metrics", "secret"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         let mut aliases = Aliases::default();
         aliases.put("logs-a", "logs-all", AliasMeta::default());
-        aliases.put("secret", "logs-hidden", AliasMeta { is_hidden: Some(true), ..AliasMeta::default() });
-        let names = Names { indices: &indices, aliases: &aliases };
-        restrict(auth, "indices:data/read/search", expr, options, &names, Reach::IndicesAndAliases)
+        aliases.put(
+            "secret",
+            "logs-hidden",
+            AliasMeta {
+                is_hidden: Some(true),
+                ..AliasMeta::default()
+            },
+        );
+        let names = Names {
+            indices: &indices,
+            aliases: &aliases,
+        };
+        restrict(
+            auth,
+            "indices:data/read/search",
+            expr,
+            options,
+            &names,
+            Reach::IndicesAndAliases,
+        )
     }
 
     #[test]
     fn wildcards_expand_to_permitted_names_only() {
         let auth = reader(&["logs-*"]);
         let o = IndicesOptions::default();
-        assert_eq!(run(&auth, Some("logs-*"), o).unwrap(), None, "all permitted (the hidden alias is skipped)");
-        assert_eq!(run(&auth, None, o).unwrap().as_deref(), Some("logs-a,logs-b,logs-all"));
-        assert_eq!(run(&auth, Some("*,-logs-b"), o).unwrap().as_deref(), Some("logs-a,logs-all"));
-        assert_eq!(run(&auth, Some("met*"), o).unwrap().as_deref(), Some(NOTHING));
+        assert_eq!(
+            run(&auth, Some("logs-*"), o).unwrap(),
+            None,
+            "all permitted (the hidden alias is skipped)"
+        );
+        assert_eq!(
+            run(&auth, None, o).unwrap().as_deref(),
+            Some("logs-a,logs-b,logs-all")
+        );
+        assert_eq!(
+            run(&auth, Some("*,-logs-b"), o).unwrap().as_deref(),
+            Some("logs-a,logs-all")
+        );
+        assert_eq!(
+            run(&auth, Some("met*"), o).unwrap().as_deref(),
+            Some(NOTHING)
+        );
         assert_eq!(run(&auth, Some("logs-a"), o).unwrap(), None);
         let e = run(&auth, Some("logs-a,secret,nope"), o).unwrap_err();
         assert_eq!(e.status(), 403);
-        assert!(e.reason().contains("on indices [secret,nope]"), "{}", e.reason());
-        let lenient = IndicesOptions { ignore_unavailable: true, ..o };
-        assert_eq!(run(&auth, Some("logs-a,secret"), lenient).unwrap().as_deref(), Some("logs-a"));
+        assert!(
+            e.reason().contains("on indices [secret,nope]"),
+            "{}",
+            e.reason()
+        );
+        let lenient = IndicesOptions {
+            ignore_unavailable: true,
+            ..o
+        };
+        assert_eq!(
+            run(&auth, Some("logs-a,secret"), lenient)
+                .unwrap()
+                .as_deref(),
+            Some("logs-a")
+        );
         let all = reader(&["*"]);
         assert_eq!(run(&all, None, o).unwrap(), None);
         let none = Authentication::User {
@@ -212,10 +269,17 @@ mod tests {
         let auth = reader(&["logs-*"]);
         let indices: Vec<String> = ["logs-a", "secret"].iter().map(|s| s.to_string()).collect();
         let aliases = Aliases::default();
-        let names = Names { indices: &indices, aliases: &aliases };
+        let names = Names {
+            indices: &indices,
+            aliases: &aliases,
+        };
         let a = "indices:data/read/search";
         assert!(require_all(&auth, a, &["logs-*", "logs-x"], &names).is_ok());
         let e = require_all(&auth, a, &["*", "other"], &names).unwrap_err();
-        assert!(e.reason().contains("on indices [secret,other]"), "{}", e.reason());
+        assert!(
+            e.reason().contains("on indices [secret,other]"),
+            "{}",
+            e.reason()
+        );
     }
 }

@@ -71,7 +71,8 @@ struct IndexGroup {
 
 impl IndexGroup {
     fn covers(&self, name: &str) -> bool {
-        (self.allow_restricted || !is_restricted(name)) && self.names.iter().any(|p| p.matches(name))
+        (self.allow_restricted || !is_restricted(name))
+            && self.names.iter().any(|p| p.matches(name))
     }
 }
 
@@ -190,7 +191,9 @@ fn strings(role: &str, key: &str, value: &Value) -> Result<Vec<String>, String> 
             })
             .collect(),
         Value::Null => Ok(Vec::new()),
-        _ => Err(format!("role [{role}]: [{key}] must be a string or an array of strings")),
+        _ => Err(format!(
+            "role [{role}]: [{key}] must be a string or an array of strings"
+        )),
     }
 }
 
@@ -262,7 +265,9 @@ fn index_group(role: &str, entry: &Value) -> Result<(IndexGroup, Value), String>
         return Err(format!("role [{role}]: an [indices] entry needs [names]"));
     }
     if privileges.is_empty() {
-        return Err(format!("role [{role}]: an [indices] entry needs [privileges]"));
+        return Err(format!(
+            "role [{role}]: an [indices] entry needs [privileges]"
+        ));
     }
     let written = json!({
         "names": names.iter().map(NamePattern::as_written).collect::<Vec<_>>(),
@@ -338,7 +343,10 @@ mod tests {
     #[test]
     fn builtin_roles() {
         let su = builtin(SUPERUSER).unwrap();
-        assert_eq!(su.cluster("cluster:admin/settings/update"), ClusterDecision::Granted);
+        assert_eq!(
+            su.cluster("cluster:admin/settings/update"),
+            ClusterDecision::Granted
+        );
         assert!(su.index("indices:admin/delete", "logs"));
         assert!(!su.index("indices:admin/delete", ".security-7"));
         assert!(su.index("indices:data/read/search", ".security-7"));
@@ -348,8 +356,14 @@ mod tests {
         assert!(!viewer.index("indices:data/read/search", ".hidden"));
         assert!(!viewer.index("indices:data/write/index:op_type/index", "logs"));
         assert!(!viewer.index("indices:admin/create", "logs"));
-        assert_eq!(viewer.cluster("cluster:monitor/main"), ClusterDecision::Granted);
-        assert_eq!(viewer.cluster("cluster:admin/settings/update"), ClusterDecision::Denied);
+        assert_eq!(
+            viewer.cluster("cluster:monitor/main"),
+            ClusterDecision::Granted
+        );
+        assert_eq!(
+            viewer.cluster("cluster:admin/settings/update"),
+            ClusterDecision::Denied
+        );
         let editor = builtin(EDITOR).unwrap();
         assert!(editor.index("indices:data/write/update", "logs"));
         assert!(!editor.index("indices:admin/delete", "logs"));
@@ -368,7 +382,10 @@ mod tests {
             }),
         )
         .unwrap();
-        assert_eq!(role.cluster("cluster:admin/settings/update"), ClusterDecision::Granted);
+        assert_eq!(
+            role.cluster("cluster:admin/settings/update"),
+            ClusterDecision::Granted
+        );
         assert!(role.index("indices:data/read/search", "logs-a"));
         assert!(role.index("indices:data/read/search", "metrics-7"));
         assert!(role.index("indices:admin/refresh", "logs-a"));
@@ -376,7 +393,10 @@ mod tests {
         assert!(!role.index("indices:admin/flush", "logs-a"));
         assert!(role.index_any("indices:data/read/search"));
         assert!(!role.index_any("indices:data/write/bulk"));
-        assert_eq!(role.descriptor["indices"][0]["names"][1], "/metrics-[0-9]+/");
+        assert_eq!(
+            role.descriptor["indices"][0]["names"][1],
+            "/metrics-[0-9]+/"
+        );
     }
 
     #[test]
@@ -399,6 +419,8 @@ mod tests {
             own.cluster("cluster:admin/xpack/security/api_key/create"),
             ClusterDecision::OwnApiKeys
         );
-        assert!(Role::parse("r", &json!({"run_as": [], "applications": []})).unwrap().is_empty());
+        assert!(Role::parse("r", &json!({"run_as": [], "applications": []}))
+            .unwrap()
+            .is_empty());
     }
 }

@@ -124,8 +124,7 @@ impl Authentication {
             Authentication::ApiKey {
                 key, limited_by, ..
             } => {
-                limited_by.index(action, name)
-                    && key.as_ref().is_none_or(|k| k.index(action, name))
+                limited_by.index(action, name) && key.as_ref().is_none_or(|k| k.index(action, name))
             }
         }
     }
@@ -151,7 +150,10 @@ impl Authentication {
         }
         if !restricted.is_empty() {
             let sep = if plain.is_empty() { "" } else { "," };
-            message.push_str(&format!("{sep} on restricted indices [{}]", join(&restricted)));
+            message.push_str(&format!(
+                "{sep} on restricted indices [{}]",
+                join(&restricted)
+            ));
         }
         let (kind, granting) = if named::is_cluster_action(action) {
             ("cluster", named::cluster_granting(action))
@@ -241,7 +243,11 @@ mod tests {
             Role::parse("r", &json!({"cluster": ["manage_own_api_key"], "indices": [{"names": ["logs-*"], "privileges": ["read", "write"]}]})).unwrap(),
         )]);
         let key = Permission::new(vec![Arc::new(
-            Role::parse("k", &json!({"cluster": ["all"], "indices": [{"names": ["*"], "privileges": ["read"]}]})).unwrap(),
+            Role::parse(
+                "k",
+                &json!({"cluster": ["all"], "indices": [{"names": ["*"], "privileges": ["read"]}]}),
+            )
+            .unwrap(),
         )]);
         let auth = Authentication::ApiKey {
             id: "id1".into(),
@@ -258,7 +264,10 @@ mod tests {
             auth.cluster("cluster:admin/xpack/security/api_key/get"),
             ClusterDecision::OwnApiKeys
         );
-        assert_eq!(auth.cluster("cluster:admin/settings/update"), ClusterDecision::Denied);
+        assert_eq!(
+            auth.cluster("cluster:admin/settings/update"),
+            ClusterDecision::Denied
+        );
         assert!(auth
             .denied("indices:data/read/search", &["other".into()])
             .reason()

@@ -64,19 +64,25 @@ pub fn create(store: &ApiKeyStore, auth: &Authentication, body: &Value, now: u64
             "name" => name = value.as_str().map(str::to_string),
             "expiration" => {
                 if !value.is_null() {
-                    let text = value.as_str().map_or_else(|| value.to_string(), str::to_string);
+                    let text = value
+                        .as_str()
+                        .map_or_else(|| value.to_string(), str::to_string);
                     expiration = Some(expiration::parse_millis(&text)?);
                 }
             }
             "role_descriptors" => match value {
                 Value::Object(map) => descriptors = Some(map.clone()),
                 Value::Null => {}
-                _ => return Err(EsError::Parse("[role_descriptors] must be an object".into())),
+                _ => {
+                    return Err(EsError::Parse(
+                        "[role_descriptors] must be an object".into(),
+                    ))
+                }
             },
             "metadata" => {
-                let meta = value.as_object().ok_or_else(|| {
-                    EsError::Parse("[metadata] must be an object".into())
-                })?;
+                let meta = value
+                    .as_object()
+                    .ok_or_else(|| EsError::Parse("[metadata] must be an object".into()))?;
                 if let Some(k) = meta.keys().find(|k| k.starts_with('_')) {
                     return Err(EsError::ActionValidation(format!(
                         "metadata keys may not start with [_], found [{k}]"
@@ -184,18 +190,24 @@ pub struct Selector {
 
 impl Selector {
     fn is_empty(&self) -> bool {
-        self.ids.is_empty() && self.name.is_none() && self.username.is_none() && self.realm_name.is_none()
+        self.ids.is_empty()
+            && self.name.is_none()
+            && self.username.is_none()
+            && self.realm_name.is_none()
     }
 
     fn validate(&self) -> Result<()> {
-        if !self.ids.is_empty() && (self.name.is_some() || self.username.is_some() || self.realm_name.is_some()) {
+        if !self.ids.is_empty()
+            && (self.name.is_some() || self.username.is_some() || self.realm_name.is_some())
+        {
             return Err(EsError::ActionValidation(
                 "username or realm name must not be specified when the api key id or api key name is specified".into(),
             ));
         }
         if self.owner && (self.username.is_some() || self.realm_name.is_some()) {
             return Err(EsError::ActionValidation(
-                "username or realm name must not be specified when the current user is the owner".into(),
+                "username or realm name must not be specified when the current user is the owner"
+                    .into(),
             ));
         }
         Ok(())
@@ -325,7 +337,12 @@ pub fn invalidate(
 }
 
 /// Checks `id:secret`; the error is Elasticsearch's reason.
-pub fn authenticate(store: &ApiKeyStore, id: &str, secret: &str, now: u64) -> Result<Authentication, String> {
+pub fn authenticate(
+    store: &ApiKeyStore,
+    id: &str,
+    secret: &str,
+    now: u64,
+) -> Result<Authentication, String> {
     let key = store
         .get(id)
         .ok_or_else(|| format!("unable to find apikey with id {id}"))?;

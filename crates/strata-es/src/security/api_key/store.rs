@@ -247,7 +247,8 @@ mod tests {
             realm_type: "file".into(),
             metadata: json!({}),
             role_descriptors: None,
-            limited_by: serde_json::from_value(json!({"viewer": {"cluster": ["monitor"]}})).unwrap(),
+            limited_by: serde_json::from_value(json!({"viewer": {"cluster": ["monitor"]}}))
+                .unwrap(),
         }
     }
 
@@ -278,11 +279,12 @@ mod tests {
             .unwrap();
         let reopened = ApiKeyStore::open(dir.path()).unwrap();
         assert_eq!(reopened.all().len(), 2);
-        assert_eq!(reopened.get("a").unwrap().record, record_with_hash(&store, "a"));
+        assert_eq!(
+            reopened.get("a").unwrap().record,
+            record_with_hash(&store, "a")
+        );
         // A week later the invalidated key is dropped at the next change.
-        reopened
-            .update(now + RETENTION_MILLIS, |_| Ok(()))
-            .unwrap();
+        reopened.update(now + RETENTION_MILLIS, |_| Ok(())).unwrap();
         assert!(reopened.get("b").is_none() && reopened.get("a").is_some());
         // A failed change saves nothing.
         let err = reopened.update::<()>(now, |keys| {

@@ -54,7 +54,10 @@ fn create_authenticate_expire_invalidate() {
         created["encoded"].as_str().unwrap(),
     )
     .unwrap();
-    assert_eq!(String::from_utf8(encoded).unwrap(), format!("{id}:{secret}"));
+    assert_eq!(
+        String::from_utf8(encoded).unwrap(),
+        format!("{id}:{secret}")
+    );
 
     // The key reads what both it and its owner may read.
     let auth = authenticate(&store, &id, &secret, now).unwrap();
@@ -149,7 +152,13 @@ fn snapshot_and_derived_keys() {
     // A key may derive only a key without privileges.
     let err = create(&store, &key, &json!({"name": "d"}), 5).unwrap_err();
     assert!(err.reason().contains("derived"), "{}", err.reason());
-    let derived = create(&store, &key, &json!({"name": "d", "role_descriptors": {"none": {}}}), 5).unwrap();
+    let derived = create(
+        &store,
+        &key,
+        &json!({"name": "d", "role_descriptors": {"none": {}}}),
+        5,
+    )
+    .unwrap();
     let (did, dsecret) = secret_of(&derived);
     let d = authenticate(&store, &did, &dsecret, 5).unwrap();
     assert!(!d.index("indices:data/read/search", "anything"));

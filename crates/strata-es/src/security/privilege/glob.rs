@@ -41,8 +41,14 @@ mod tests {
     #[test]
     fn stars_and_question_marks() {
         assert!(matches("indices:data/read/*", "indices:data/read/search"));
-        assert!(matches("indices:data/write/index[*", "indices:data/write/index[s]"));
-        assert!(!matches("indices:data/write/index[*", "indices:data/write/index"));
+        assert!(matches(
+            "indices:data/write/index[*",
+            "indices:data/write/index[s]"
+        ));
+        assert!(!matches(
+            "indices:data/write/index[*",
+            "indices:data/write/index"
+        ));
         assert!(matches("*", ""));
         assert!(matches("logs-*-2024", "logs-web-app-2024"));
         assert!(!matches("logs-*-2024", "logs-web-2023"));

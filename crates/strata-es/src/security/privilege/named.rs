@@ -98,7 +98,10 @@ pub static CLUSTER: &[NamedPrivilege] = &[
         exclude: &[],
         own_api_keys_only: true,
     },
-    NamedPrivilege::new("grant_api_key", &["cluster:admin/xpack/security/api_key/grant*"]),
+    NamedPrivilege::new(
+        "grant_api_key",
+        &["cluster:admin/xpack/security/api_key/grant*"],
+    ),
     NamedPrivilege::new("manage_token", &["cluster:admin/xpack/security/token/*"]),
     NamedPrivilege::new(
         "manage_service_account",
@@ -137,10 +140,27 @@ pub static CLUSTER: &[NamedPrivilege] = &[
     NamedPrivilege::new("manage_ilm", &["cluster:admin/ilm/*"]),
     NamedPrivilege::new(
         "read_ilm",
-        &["cluster:admin/ilm/get", "cluster:admin/ilm/operation_mode/get"],
+        &[
+            "cluster:admin/ilm/get",
+            "cluster:admin/ilm/operation_mode/get",
+        ],
     ),
-    NamedPrivilege::new("manage_slm", &["cluster:admin/slm/*", "cluster:admin/ilm/start", "cluster:admin/ilm/stop", "cluster:admin/ilm/operation_mode/get"]),
-    NamedPrivilege::new("read_slm", &["cluster:admin/slm/get", "cluster:admin/ilm/operation_mode/get"]),
+    NamedPrivilege::new(
+        "manage_slm",
+        &[
+            "cluster:admin/slm/*",
+            "cluster:admin/ilm/start",
+            "cluster:admin/ilm/stop",
+            "cluster:admin/ilm/operation_mode/get",
+        ],
+    ),
+    NamedPrivilege::new(
+        "read_slm",
+        &[
+            "cluster:admin/slm/get",
+            "cluster:admin/ilm/operation_mode/get",
+        ],
+    ),
     NamedPrivilege::new(
         "monitor_snapshot",
         &[
@@ -158,7 +178,10 @@ pub static CLUSTER: &[NamedPrivilege] = &[
             "cluster:admin/repository/get",
         ],
     ),
-    NamedPrivilege::new("manage_ml", &["cluster:admin/xpack/ml/*", "cluster:monitor/xpack/ml/*"]),
+    NamedPrivilege::new(
+        "manage_ml",
+        &["cluster:admin/xpack/ml/*", "cluster:monitor/xpack/ml/*"],
+    ),
     NamedPrivilege::new("monitor_ml", &["cluster:monitor/xpack/ml/*"]),
     NamedPrivilege::new(
         "manage_transform",
@@ -171,16 +194,25 @@ pub static CLUSTER: &[NamedPrivilege] = &[
     ),
     NamedPrivilege::new(
         "monitor_transform",
-        &["cluster:monitor/data_frame/*", "cluster:monitor/transform/*"],
+        &[
+            "cluster:monitor/data_frame/*",
+            "cluster:monitor/transform/*",
+        ],
     ),
     NamedPrivilege::new(
         "manage_watcher",
-        &["cluster:admin/xpack/watcher/*", "cluster:monitor/xpack/watcher/*"],
+        &[
+            "cluster:admin/xpack/watcher/*",
+            "cluster:monitor/xpack/watcher/*",
+        ],
     ),
     NamedPrivilege::new("monitor_watcher", &["cluster:monitor/xpack/watcher/*"]),
     NamedPrivilege::new(
         "manage_rollup",
-        &["cluster:admin/xpack/rollup/*", "cluster:monitor/xpack/rollup/*"],
+        &[
+            "cluster:admin/xpack/rollup/*",
+            "cluster:monitor/xpack/rollup/*",
+        ],
     ),
     NamedPrivilege::new("monitor_rollup", &["cluster:monitor/xpack/rollup/*"]),
     NamedPrivilege::new(
@@ -223,7 +255,10 @@ pub static INDEX: &[NamedPrivilege] = &[
             "indices:admin/shards/search_shards",
         ],
     ),
-    NamedPrivilege::new("create", &["indices:data/write/index*", "indices:data/write/bulk*"]),
+    NamedPrivilege::new(
+        "create",
+        &["indices:data/write/index*", "indices:data/write/bulk*"],
+    ),
     NamedPrivilege::new(
         "create_doc",
         &[
@@ -315,7 +350,10 @@ pub static INDEX: &[NamedPrivilege] = &[
     ),
     NamedPrivilege::new(
         "auto_configure",
-        &["indices:admin/mapping/auto_put", "indices:admin/auto_create"],
+        &[
+            "indices:admin/mapping/auto_put",
+            "indices:admin/auto_create",
+        ],
     ),
 ];
 
@@ -385,7 +423,11 @@ static INDEX_ORDER: LazyLock<Vec<usize>> = LazyLock::new(|| {
 fn order(table: &[NamedPrivilege], key: impl Fn(usize) -> usize, descending: bool) -> Vec<usize> {
     let mut keyed: Vec<(usize, usize)> = (0..table.len()).map(|i| (key(i), i)).collect();
     keyed.sort_by(|a, b| {
-        let by_key = if descending { b.0.cmp(&a.0) } else { a.0.cmp(&b.0) };
+        let by_key = if descending {
+            b.0.cmp(&a.0)
+        } else {
+            a.0.cmp(&b.0)
+        };
         by_key.then_with(|| table[a.1].name.cmp(table[b.1].name))
     });
     keyed.into_iter().map(|(_, i)| i).collect()
@@ -457,14 +499,22 @@ mod tests {
             index_granting("indices:admin/auto_create"),
             ["auto_configure", "create_index", "manage", "all"]
         );
-        assert_eq!(cluster_granting("cluster:admin/settings/update"), ["manage", "all"]);
+        assert_eq!(
+            cluster_granting("cluster:admin/settings/update"),
+            ["manage", "all"]
+        );
         assert_eq!(
             cluster_granting("cluster:monitor/main"),
             ["monitor", "manage", "all"]
         );
         assert_eq!(
             cluster_granting("cluster:admin/xpack/security/api_key/create"),
-            ["manage_own_api_key", "manage_api_key", "manage_security", "all"]
+            [
+                "manage_own_api_key",
+                "manage_api_key",
+                "manage_security",
+                "all"
+            ]
         );
         assert_eq!(
             cluster_granting("indices:admin/index_template/put"),
@@ -477,7 +527,9 @@ mod tests {
         let manage = cluster("manage").unwrap();
         assert!(manage.grants("cluster:admin/settings/update"));
         assert!(!manage.grants("cluster:admin/xpack/security/api_key/create"));
-        assert!(cluster("all").unwrap().grants("cluster:admin/xpack/security/api_key/create"));
+        assert!(cluster("all")
+            .unwrap()
+            .grants("cluster:admin/xpack/security/api_key/create"));
         assert!(is_cluster_action("cluster:monitor/main"));
         assert!(is_cluster_action("indices:admin/template/put"));
         assert!(!is_cluster_action("indices:data/read/search"));

@@ -13,7 +13,13 @@ use regex::{Regex, RegexBuilder};
 use super::glob;
 
 /// Patterns of restricted index names.
-const RESTRICTED: &[&str] = &[".security", ".security-*", ".security-tokens*", ".security-profile*", ".async-search*"];
+const RESTRICTED: &[&str] = &[
+    ".security",
+    ".security-*",
+    ".security-tokens*",
+    ".security-profile*",
+    ".async-search*",
+];
 
 /// Largest compiled regular expression of a name pattern (bytes).
 const REGEX_SIZE_LIMIT: usize = 1 << 20;

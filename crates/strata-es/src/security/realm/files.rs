@@ -130,11 +130,17 @@ pub fn read_roles(dir: &Path) -> Result<HashMap<String, Arc<Role>>, String> {
                         path.display()
                     ));
                 }
-                let compiled = Role::parse(&name, &body).map_err(|e| format!("{}: {e}", path.display()))?;
+                let compiled =
+                    Role::parse(&name, &body).map_err(|e| format!("{}: {e}", path.display()))?;
                 roles.insert(name, Arc::new(compiled));
             }
         }
-        _ => return Err(format!("{}: expected a mapping of role names", path.display())),
+        _ => {
+            return Err(format!(
+                "{}: expected a mapping of role names",
+                path.display()
+            ))
+        }
     }
     Ok(roles)
 }
@@ -206,7 +212,11 @@ mod tests {
     #[test]
     fn malformed_lines_name_file_and_line() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join(USERS), format!("# admins\n\nann:{HASH}\nbob\n")).unwrap();
+        std::fs::write(
+            dir.path().join(USERS),
+            format!("# admins\n\nann:{HASH}\nbob\n"),
+        )
+        .unwrap();
         let e = read_users(dir.path()).unwrap_err();
         assert!(e.ends_with("users:4: expected username:hash"), "{e}");
         std::fs::write(dir.path().join(USERS), "ann:{PBKDF2}abc\n").unwrap();
@@ -214,7 +224,10 @@ mod tests {
         std::fs::write(dir.path().join(USERS_ROLES), "viewer ann\n").unwrap();
         assert!(read_users_roles(dir.path()).is_err());
         std::fs::write(dir.path().join(USERS_ROLES), "viewer: ann , bob,\n").unwrap();
-        assert_eq!(read_users_roles(dir.path()).unwrap()["viewer"], ["ann", "bob"]);
+        assert_eq!(
+            read_users_roles(dir.path()).unwrap()["viewer"],
+            ["ann", "bob"]
+        );
     }
 
     #[test]
@@ -231,8 +244,14 @@ mod tests {
         assert!(!roles["logs_writer"].index("indices:admin/create", "other"));
         std::fs::write(dir.path().join(ROLES), "superuser:\n  cluster: [none]\n").unwrap();
         assert!(read_roles(dir.path()).unwrap_err().contains("built in"));
-        std::fs::write(dir.path().join(ROLES), "bad:\n  indices: [{names: [a], privileges: [frob]}]\n").unwrap();
-        assert!(read_roles(dir.path()).unwrap_err().contains("unknown index privilege [frob]"));
+        std::fs::write(
+            dir.path().join(ROLES),
+            "bad:\n  indices: [{names: [a], privileges: [frob]}]\n",
+        )
+        .unwrap();
+        assert!(read_roles(dir.path())
+            .unwrap_err()
+            .contains("unknown index privilege [frob]"));
         std::fs::write(dir.path().join(ROLES), "- a\n").unwrap();
         assert!(read_roles(dir.path()).is_err());
     }

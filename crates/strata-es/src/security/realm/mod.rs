@@ -210,12 +210,22 @@ mod tests {
         assert!(auth.index("indices:data/read/search", "logs"));
         assert!(!auth.index("indices:data/write/update", "logs"));
         assert!(realm.authenticate_cached("ann", b"secret").is_some());
-        assert_eq!(realm.authenticate("ann", b"wrong").unwrap_err(), Refusal::BadCredentials);
-        assert_eq!(realm.authenticate("bob", b"secret").unwrap_err(), Refusal::BadCredentials);
+        assert_eq!(
+            realm.authenticate("ann", b"wrong").unwrap_err(),
+            Refusal::BadCredentials
+        );
+        assert_eq!(
+            realm.authenticate("bob", b"secret").unwrap_err(),
+            Refusal::BadCredentials
+        );
 
         // A new roles.yml role for ann, and a changed password, are seen
         // without a restart; the cached password is forgotten.
-        std::fs::write(dir.path().join(files::ROLES), "ghost:\n  cluster: [manage]\n").unwrap();
+        std::fs::write(
+            dir.path().join(files::ROLES),
+            "ghost:\n  cluster: [manage]\n",
+        )
+        .unwrap();
         users.insert("ann".into(), bcrypt::hash("changed", 4).unwrap());
         files::write_users(dir.path(), &users).unwrap();
         assert!(realm.authenticate("ann", b"secret").is_err());
