@@ -236,3 +236,103 @@ fn warn_unknown_roles(dir: &std::path::Path, wanted: &[String]) {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn run(dir: &std::path::Path, command: UsersCommand) -> Result<(), String> {
+        run_users(&UsersArgs {
+            dir: Some(dir.to_path_buf()),
+            config: None,
+            command,
+        })
+    }
+
+    fn add(name: &str, roles: &[&str]) -> UsersCommand {
+        UsersCommand::Useradd {
+            name: name.into(),
+            password: Some(format!("{name}-password")),
+            roles: roles.iter().map(|r| r.to_string()).collect(),
+            bcrypt_cost: 4,
+        }
+    }
+
+    #[test]
+    fn users_are_added_changed_and_removed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("realm");
+        run(&dir, add("ann", &["superuser"])).unwrap();
+        run(&dir, add("bob", &["viewer", "editor"])).unwrap();
+        assert!(run(&dir, add("ann", &[]))
+            .unwrap_err()
+            .contains("already exists"));
+        let short = UsersCommand::Passwd {
+            name: "ann".into(),
+            password: Some("abc".into()),
+            bcrypt_cost: 4,
+        };
+        assert!(run(&dir, short).unwrap_err().contains("at least [6]"));
+        run(
+            &dir,
+            UsersCommand::Passwd {
+                name: "ann".into(),
+                password: Some("new-password".into()),
+                bcrypt_cost: 4,
+            },
+        )
+        .unwrap();
+        run(
+            &dir,
+            UsersCommand::Roles {
+                name: "bob".into(),
+                add: vec!["superuser".into()],
+                remove: vec!["editor".into()],
+            },
+        )
+        .unwrap();
+        let realm = FileRealm::open(&dir, Duration::ZERO).unwrap();
+        assert!(realm.authenticate("ann", b"new-password").is_ok());
+        assert!(realm.authenticate("ann", b"ann-password").is_err());
+        let bob = realm.authenticate("bob", b"bob-password").unwrap();
+        assert!(bob.index("indices:admin/delete", "logs"));
+        run(&dir, UsersCommand::Userdel { name: "bob".into() }).unwrap();
+        assert!(realm.authenticate("bob", b"bob-password").is_err());
+        assert!(run(&dir, UsersCommand::Userdel { name: "bob".into() })
+            .unwrap_err()
+            .contains("doesn't exist"));
+        let roles = files::read_users_roles(&dir).unwrap();
+        assert_eq!(roles.get("superuser").unwrap(), &["ann"]);
+        assert!(files::read_users(&dir).unwrap()["ann"].starts_with("$2a$04$"));
+    }
+
+    #[test]
+    fn the_directory_comes_from_the_config_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let realm = tmp.path().join("realm");
+        let config = tmp.path().join("strata.toml");
+        std::fs::write(&config, format!("http_security_dir = {:?}\n", realm)).unwrap();
+        let loaded = ServerConfig::from_file(&config).unwrap();
+        assert!(loaded.http_requires_authentication());
+        assert!(!ServerConfig::default().http_requires_authentication());
+        run_users(&UsersArgs {
+            dir: None,
+            config: Some(config),
+            command: add("ann", &["viewer"]),
+        })
+        .unwrap();
+        assert!(files::read_users(&realm).unwrap().contains_key("ann"));
+        let mut empty = ServerConfig::from_toml("http_security_dir = \"\"\n").unwrap();
+        assert!(empty.validate().is_err());
+        let bare = tmp.path().join("bare.toml");
+        std::fs::write(&bare, "http_port = 9201\n").unwrap();
+        let err = run_users(&UsersArgs {
+            dir: None,
+            config: Some(bare),
+            command: UsersCommand::List { name: None },
+        })
+        .unwrap_err();
+        assert!(err.contains("does not set http_security_dir"), "{err}");
+    }
+}
