@@ -77,6 +77,11 @@ impl HttpFrontEnd {
         self.addr
     }
 
+    /// Whether its requests must authenticate (`http_security_dir` set).
+    pub fn requires_authentication(&self) -> bool {
+        self.node.requires_authentication()
+    }
+
     /// After the shutdown token was cancelled: waits up to `grace` for
     /// requests in flight, then flushes every index.
     pub async fn stop(self, grace: Duration) {
