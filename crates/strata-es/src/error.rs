@@ -63,7 +63,22 @@ pub enum EsError {
     Rejected(String),
     /// A write with `require_alias=true` to a name that is not an alias.
     NotAnAlias(String),
+    /// Authentication (401) or authorization (403) refused
+    /// (`security_exception`); a 401 carries the challenges of
+    /// [`EsError::challenges`].
+    Security {
+        /// 401 or 403 (500 when security is not enabled).
+        status: u16,
+        /// The reason, in Elasticsearch's words.
+        reason: String,
+        /// Why the credentials that were sent failed, when the reason
+        /// does not say (`additional_unsuccessful_credentials`).
+        additional: Option<String>,
+    },
 }
+
+/// The `WWW-Authenticate` challenges of a 401: HTTP basic and API keys.
+pub const CHALLENGES: [&str; 2] = ["Basic realm=\"security\" charset=\"UTF-8\"", "ApiKey"];
 
 /// Result alias of this crate.
 pub type Result<T, E = EsError> = std::result::Result<T, E>;
@@ -111,6 +126,7 @@ impl EsError {
             EsError::Internal(_) => "exception",
             EsError::Rejected(_) => "es_rejected_execution_exception",
             EsError::NotAnAlias(_) => "index_not_found_exception",
+            EsError::Security { .. } => "security_exception",
         }
     }
 
@@ -131,6 +147,7 @@ impl EsError {
             EsError::NotDurable(_) | EsError::Internal(_) => 500,
             EsError::Rejected(_) => 429,
             EsError::NotAnAlias(_) => 404,
+            EsError::Security { status, .. } => *status,
         }
     }
 
@@ -162,9 +179,18 @@ impl EsError {
             EsError::TooLarge { limit } => {
                 format!("request body is too large, the limit is [{limit}] bytes")
             }
+            EsError::Security { reason, .. } => reason.clone(),
             EsError::NotAnAlias(name) => format!(
                 "no such index [{name}] and [require_alias] request flag is [true] and [{name}] is not an alias"
             ),
+        }
+    }
+
+    /// The `WWW-Authenticate` values the reply carries (a 401's).
+    pub fn challenges(&self) -> &'static [&'static str] {
+        match self {
+            EsError::Security { status: 401, .. } => &CHALLENGES,
+            _ => &[],
         }
     }
 
@@ -180,6 +206,17 @@ impl EsError {
             cause.insert("resource.id".into(), json!(name));
             cause.insert("index_uuid".into(), json!("_na_"));
             cause.insert("index".into(), json!(name));
+        }
+        if let EsError::Security { additional, .. } = self {
+            if let Some(more) = additional {
+                cause.insert("additional_unsuccessful_credentials".into(), json!(more));
+            }
+            if !self.challenges().is_empty() {
+                cause.insert(
+                    "header".into(),
+                    json!({"WWW-Authenticate": self.challenges()}),
+                );
+            }
         }
         if let EsError::Search { source, index } = self {
             let name = source.index().map(str::to_string).or_else(|| index.clone());

@@ -31,6 +31,8 @@
 //! - [`ndjson`]: line splitting for `_bulk` and `_msearch`.
 //! - [`handlers`]: one file per group of endpoints (root, indices,
 //!   documents, bulk, search, cluster, cat).
+//! - [`security`]: authentication (file realm, API keys) and
+//!   authorization of every route, when a realm is configured.
 //!
 //! Engine calls block (tantivy, file I/O), so every handler runs on
 //! tokio's blocking pool; acknowledging a write under `request`
@@ -54,10 +56,12 @@ pub mod pressure;
 pub mod reply;
 pub mod request;
 pub mod route;
+pub mod security;
 pub mod server;
 
 pub use error::EsError;
 pub use node::{Node, NodeConfig};
+pub use security::SecurityConfig;
 pub use server::serve;
 
 /// The Elasticsearch version this front end reports (`GET /`).

@@ -15,6 +15,7 @@ use strata_search::{Catalog, SearchError, SearchIndex};
 use crate::cluster_settings::ClusterSettings;
 use crate::error::Result;
 use crate::pressure::IndexingPressure;
+use crate::security::{Security, SecurityConfig};
 
 /// How the node is set up.
 #[derive(Debug, Clone)]
@@ -57,6 +58,9 @@ pub struct Node {
     pub indexing_pressure: IndexingPressure,
     /// When the node started (uptime in `_nodes/stats`).
     pub started: Instant,
+    /// Authentication and authorization; `None`: off (every request is
+    /// served as today).
+    pub security: Option<Arc<Security>>,
 }
 
 impl std::fmt::Debug for Node {
@@ -82,7 +86,20 @@ impl Node {
             cluster_settings,
             indexing_pressure: IndexingPressure::new(crate::pressure::default_limit()),
             started: Instant::now(),
+            security: None,
         })
+    }
+
+    /// Turns security on: the file realm of `config` and the API keys
+    /// under the root. The error is a message for the operator.
+    pub fn with_security(mut self, config: &SecurityConfig) -> Result<Node, String> {
+        self.security = Some(Arc::new(Security::open(&self.config.root, config)?));
+        Ok(self)
+    }
+
+    /// Whether HTTP requests must authenticate (security is on).
+    pub fn requires_authentication(&self) -> bool {
+        self.security.is_some()
     }
 
     /// The index to write `name` to: the index, an alias's write index,

@@ -3,9 +3,12 @@
 //! media types), and the parameters shared by several APIs: `refresh`,
 //! `if_seq_no`/`if_primary_term`, `version`, `routing`.
 
+use std::sync::Arc;
+
 use axum::http::Method;
 use bytes::Bytes;
 use serde_json::Value;
+use strata_search::catalog::IndicesOptions;
 use strata_search::Precondition;
 
 use crate::error::{EsError, Result};
@@ -27,6 +30,34 @@ pub struct EsRequest {
     pub body_format: Option<Format>,
     /// Vendor media type version the reply must use, if the request used one.
     pub compatible_with: Option<u8>,
+    /// What the authenticated caller may do with indices the body names;
+    /// `None` when security is off (everything is allowed).
+    pub grant: Option<Arc<dyn IndexGrant>>,
+}
+
+/// The caller's index permissions, for the names a request's body carries
+/// (`_bulk` items, `_mget` documents, `_msearch` headers) and for
+/// listings. Set by the security layer; actions are Elasticsearch's
+/// action names (`indices:data/read/search`).
+pub trait IndexGrant: Send + Sync + std::fmt::Debug {
+    /// `Ok` when the caller may run `action` on every name (index or
+    /// alias names as written); otherwise the 403 naming the others.
+    fn check(&self, action: &str, names: &[&str]) -> Result<()>;
+    /// [`check`](Self::check) for a document write to `name`, which also
+    /// needs the right to create the index when it does not exist.
+    fn check_write(&self, action: &str, name: &str) -> Result<()>;
+    /// `expression` (`None`: every index) with wildcards expanded to the
+    /// names the caller may use; `None` when it reaches nothing forbidden;
+    /// a forbidden explicit name is a 403 (dropped under
+    /// `ignore_unavailable`).
+    fn restrict(
+        &self,
+        action: &str,
+        expression: Option<&str>,
+        options: IndicesOptions,
+    ) -> Result<Option<String>>;
+    /// Whether the caller may run `action` on `name`.
+    fn permits(&self, action: &str, name: &str) -> bool;
 }
 
 /// The `refresh` parameter of write APIs.
@@ -70,6 +101,7 @@ impl EsRequest {
             body,
             body_format: None,
             compatible_with: None,
+            grant: None,
         }
     }
 

@@ -75,6 +75,11 @@ async fn handle(State(node): State<Arc<Node>>, request: Request) -> Response {
     );
     req.body_format = content_type.map(|m| m.format);
     req.compatible_with = compatible_with;
+    match crate::security::guard(&node, &parts.headers, &mut req).await {
+        Ok(None) => {}
+        Ok(Some(reply)) => return render(reply, &req),
+        Err(e) => return render_error(&e, head, compatible_with),
+    }
     match respond(node, &req).await {
         Ok(reply) => render(reply, &req),
         Err(e) => {
@@ -184,6 +189,12 @@ fn render_error(error: &EsError, head: bool, compatible_with: Option<u8>) -> Res
         if let Ok(v) = HeaderValue::from_str(&allowed.join(",")) {
             response.headers_mut().insert(header::ALLOW, v);
         }
+    }
+    for challenge in error.challenges() {
+        response.headers_mut().append(
+            header::WWW_AUTHENTICATE,
+            HeaderValue::from_static(challenge),
+        );
     }
     response
 }

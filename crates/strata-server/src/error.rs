@@ -72,6 +72,10 @@ pub enum ServerError {
     /// recovered.
     #[error("cannot open the search indices: {0}")]
     Search(#[source] strata_search::SearchError),
+    /// The HTTP security realm (`http_security_dir`) or the API keys could
+    /// not be read.
+    #[error("cannot start HTTP security: {0}")]
+    Security(String),
     /// Installing the signal handlers failed.
     #[error("cannot install signal handlers: {0}")]
     Signals(#[source] io::Error),
@@ -82,7 +86,10 @@ impl ServerError {
     /// a bad command-line flag), 1 otherwise.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Self::ReadConfig { .. } | Self::ParseConfig { .. } | Self::InvalidOption { .. } => 2,
+            Self::ReadConfig { .. }
+            | Self::ParseConfig { .. }
+            | Self::InvalidOption { .. }
+            | Self::Security(_) => 2,
             _ => 1,
         }
     }

@@ -3,13 +3,15 @@
 //! recovered from its translog before the port is announced), its accept
 //! loop on the shared runtime, and its shutdown: requests in flight get
 //! the grace period, then every index is flushed so nothing depends on
-//! translog replay at the next start.
+//! translog replay at the next start. With `http_security_dir` set the
+//! node authenticates every request against that file realm and its API
+//! keys (`strata_es::security`).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use strata_es::{Node, NodeConfig};
+use strata_es::{Node, NodeConfig, SecurityConfig};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -45,9 +47,19 @@ impl HttpFrontEnd {
             http_addr: addr,
             storage: config.search_storage(),
         };
-        let node = Arc::new(
-            crate::server::blocking(|| Node::open(node_config)).map_err(ServerError::Search)?,
-        );
+        let node =
+            crate::server::blocking(|| Node::open(node_config)).map_err(ServerError::Search)?;
+        let node = match &config.http_security_dir {
+            Some(dir) => {
+                let node = node
+                    .with_security(&SecurityConfig::new(dir))
+                    .map_err(ServerError::Security)?;
+                tracing::info!(realm = %dir.display(), "HTTP security on: requests must authenticate");
+                node
+            }
+            None => node,
+        };
+        let node = Arc::new(node);
         tracing::info!(protocol = "http", addr = %addr, port = addr.port(), "listening");
         let token = shutdown.clone();
         let accept_loop = tokio::spawn(strata_es::serve(listener, Arc::clone(&node), async move {
@@ -63,6 +75,11 @@ impl HttpFrontEnd {
     /// The address it listens on.
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// Whether its requests must authenticate (`http_security_dir` set).
+    pub fn requires_authentication(&self) -> bool {
+        self.node.requires_authentication()
     }
 
     /// After the shutdown token was cancelled: waits up to `grace` for

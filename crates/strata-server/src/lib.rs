@@ -22,6 +22,7 @@
 //! - [`error`]: [`ServerError`] and its exit codes.
 //! - [`checkpoint_cli`]: `strata checkpoint`, a checkpoint on demand of a
 //!   running server.
+//! - [`users_cli`]: `strata users`, the HTTP file realm's users and roles.
 //!
 //! This crate holds no protocol or storage logic: it only builds and connects
 //! the pieces. It must never be imported by a lower layer.
@@ -38,6 +39,7 @@ pub mod logging;
 pub mod placement;
 pub mod serve;
 pub mod server;
+pub mod users_cli;
 
 pub use checkpoint_cli::{run_checkpoint, CheckpointArgs};
 pub use config::{ByteSize, EvictionMode, LogFormat, ServeArgs, ServerConfig};
@@ -45,6 +47,7 @@ pub use durability::ServerDurability;
 pub use error::ServerError;
 pub use serve::{run, run_serve};
 pub use server::Server;
+pub use users_cli::{run_users, UsersArgs};
 
 /// Strata's version, as reported by `INFO`, `stats` and `--version`.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -4,6 +4,8 @@
 //!   Redis RESP over one keyspace); see `strata serve --help`.
 //! - `strata checkpoint [--port P] [--background]`: ask a running server for
 //!   a checkpoint (SAVE / BGSAVE over RESP).
+//! - `strata users useradd|passwd|roles|userdel|list ...`: manage the HTTP
+//!   file realm's users (`strata users --help`).
 //! - `strata bench <kind> ...`: run a load generator from the lab
 //!   (`strata bench kv --help`).
 //! - `strata --version`.
@@ -55,6 +57,8 @@ enum Command {
     Serve(strata_server::ServeArgs),
     /// Ask a running server to write a checkpoint (snapshot) now.
     Checkpoint(strata_server::CheckpointArgs),
+    /// Manage the users of the HTTP file realm (`http_security_dir`).
+    Users(strata_server::UsersArgs),
     /// Run a benchmark against a server.
     #[command(subcommand)]
     Bench(strata_lab::BenchCommand),
@@ -69,6 +73,10 @@ fn main() -> ExitCode {
         Command::Checkpoint(args) => (
             strata_server::run_checkpoint(&args).map_err(|message| (1, message)),
             "strata checkpoint --help",
+        ),
+        Command::Users(args) => (
+            strata_server::run_users(&args).map_err(|message| (1, message)),
+            "strata users --help",
         ),
         Command::Bench(cmd) => (
             strata_lab::run_bench(cmd).map_err(|err| match err {

@@ -23,6 +23,7 @@ use crate::ndjson;
 use crate::node::Node;
 use crate::reply::Reply;
 use crate::request::{check_version, precondition, reject_routing, EsRequest, RefreshPolicy};
+use crate::security::actions;
 
 /// The four bulk operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,7 +83,7 @@ pub fn bulk(node: &Node, path_index: Option<&str>, req: &EsRequest) -> Result<Re
     let mut touched: BTreeMap<String, (Arc<SearchIndex>, u64)> = BTreeMap::new();
     let mut outcomes = Vec::with_capacity(items.len());
     for item in &items {
-        let outcome = match run(node, item, require_alias) {
+        let outcome = match authorize(req, item).and_then(|()| run(node, item, require_alias)) {
             Ok((index, result, get)) => {
                 // Looked up first: the name is copied once per index, not per item.
                 let entry = match touched.get_mut(index.name()) {
@@ -256,6 +257,22 @@ fn parse_items<'a>(body: &'a [u8], path_index: Option<&str>) -> Result<Vec<Item<
         });
     }
     Ok(items)
+}
+
+/// The caller's right to this item (security on): the operation's
+/// privilege on the name as written, and to create the index if needed.
+fn authorize(req: &EsRequest, item: &Item<'_>) -> Result<()> {
+    let Some(grant) = &req.grant else {
+        return Ok(());
+    };
+    let create =
+        item.op == Op::Create || item.meta.get("op_type").and_then(Value::as_str) == Some("create");
+    match item.op {
+        Op::Delete => grant.check(actions::DELETE_DOC, &[&item.index]),
+        Op::Update => grant.check_write(actions::UPDATE_DOC, &item.index),
+        Op::Index | Op::Create if create => grant.check_write(actions::CREATE_DOC, &item.index),
+        Op::Index | Op::Create => grant.check_write(actions::INDEX_DOC, &item.index),
+    }
 }
 
 /// Runs one item: its index, its result and, for an update asking for

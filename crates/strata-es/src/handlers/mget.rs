@@ -12,6 +12,7 @@ use crate::error::{EsError, Result};
 use crate::node::Node;
 use crate::reply::Reply;
 use crate::request::EsRequest;
+use crate::security::actions;
 
 /// `[/<index>]/_mget` with `docs` or `ids`.
 pub fn mget(node: &Node, path_index: Option<&str>, req: &EsRequest) -> Result<Reply> {
@@ -52,10 +53,11 @@ pub fn mget(node: &Node, path_index: Option<&str>, req: &EsRequest) -> Result<Re
             Some(v) => SourceFilter::parse(v)?,
             None => default_filter.clone(),
         };
-        let found = node
-            .catalog
-            .single_index(&index)
-            .map_err(EsError::from)
+        let found = req
+            .grant
+            .as_ref()
+            .map_or(Ok(()), |g| g.check(actions::MGET_ITEM, &[&index]))
+            .and_then(|()| node.catalog.single_index(&index).map_err(EsError::from))
             .and_then(|target| lookup(&target, &id, &filter, None));
         docs.push(match found {
             Ok(Some(doc)) => MgetDoc::Found(doc),

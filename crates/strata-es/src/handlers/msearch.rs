@@ -27,6 +27,7 @@ use crate::node::Node;
 use crate::panics;
 use crate::reply::Reply;
 use crate::request::EsRequest;
+use crate::security::actions;
 
 /// One search of the body: its target expression and its body.
 struct Item {
@@ -46,7 +47,13 @@ pub fn msearch(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result
         let outcome = panics::contain(req, || {
             header_options(&item.header, defaults)
                 .and_then(|options| {
-                    aliases::resolve_filtered(node, item.target.as_deref(), options)
+                    // Security on: the search reaches only what the caller may read.
+                    let restricted = match &req.grant {
+                        Some(g) => g.restrict(actions::SEARCH, item.target.as_deref(), options)?,
+                        None => None,
+                    };
+                    let target = restricted.as_deref().or(item.target.as_deref());
+                    aliases::resolve_filtered(node, target, options)
                 })
                 .and_then(|(indices, filter)| {
                     run_search(&indices, filter.as_ref(), &item.body, req, false)

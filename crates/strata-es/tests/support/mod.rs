@@ -33,6 +33,15 @@ impl TestServer {
 
     /// Starts a node over `dir` (reopening its indices).
     pub async fn start_in(dir: Arc<tempfile::TempDir>, max_body: usize) -> TestServer {
+        TestServer::start_with(dir, max_body, None).await
+    }
+
+    /// Starts a node over `dir`, with HTTP security when `security` is set.
+    pub async fn start_with(
+        dir: Arc<tempfile::TempDir>,
+        max_body: usize,
+        security: Option<strata_es::SecurityConfig>,
+    ) -> TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let config = NodeConfig {
@@ -43,12 +52,15 @@ impl TestServer {
             http_addr: addr,
             storage: TestServer::storage(&dir),
         };
-        let node = Arc::new(
-            tokio::task::spawn_blocking(move || Node::open(config))
-                .await
-                .unwrap()
-                .unwrap(),
-        );
+        let node = tokio::task::spawn_blocking(move || Node::open(config))
+            .await
+            .unwrap()
+            .unwrap();
+        let node = match security {
+            Some(security) => node.with_security(&security).unwrap(),
+            None => node,
+        };
+        let node = Arc::new(node);
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(strata_es::serve(listener, Arc::clone(&node), async move {
             let _ = stopped.await;

@@ -46,6 +46,12 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SIZE")]
     pub http_max_body: Option<ByteSize>,
 
+    /// Directory of the HTTP file realm (`users`, `users_roles`,
+    /// `roles.yml`, as Elasticsearch's); when set, every HTTP request must
+    /// authenticate (basic auth or an API key) [default: none, security off].
+    #[arg(long, value_name = "DIR")]
+    pub http_security_dir: Option<PathBuf>,
+
     /// Switch the memcached front end off.
     #[arg(long)]
     pub no_memcache: bool,
@@ -285,6 +291,9 @@ impl ServeArgs {
             config.http_enabled = false;
         }
         set(&mut config.http_max_body, &self.http_max_body);
+        if self.http_security_dir.is_some() {
+            config.http_security_dir = self.http_security_dir.clone();
+        }
         set(&mut config.threads, &self.threads);
         set(&mut config.memory_limit, &self.memory_limit);
         set(&mut config.eviction, &self.eviction);

@@ -12,7 +12,8 @@
 //!   and persistent-memory directory.
 //!
 //! The HTTP (Elasticsearch-compatible) front end is configured here too:
-//! `http_port`, `http_enabled`, `http_max_body`; its data lives under
+//! `http_port`, `http_enabled`, `http_max_body`, `http_security_dir`
+//! (the file realm that turns authentication on); its data lives under
 //! `<data_dir>/search`.
 
 pub mod args;
@@ -79,6 +80,8 @@ pub struct ServerConfig {
     pub http_enabled: bool,
     /// Largest HTTP request body; larger ones get 413.
     pub http_max_body: ByteSize,
+    /// The HTTP file realm's directory; `None`: no authentication.
+    pub http_security_dir: Option<PathBuf>,
     /// Tokio worker threads.
     pub threads: usize,
     /// Memory for items.
@@ -178,6 +181,7 @@ impl Default for ServerConfig {
             http_port: 9200,
             http_enabled: true,
             http_max_body: ByteSize::mib(100),
+            http_security_dir: None,
             threads: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(1),
@@ -303,6 +307,13 @@ impl ServerConfig {
                 ),
             ));
         }
+        if self
+            .http_security_dir
+            .as_ref()
+            .is_some_and(|d| d.as_os_str().is_empty())
+        {
+            return Err(invalid("http_security_dir", "must not be empty".into()));
+        }
         if self.threads == 0 || self.threads > MAX_THREADS {
             return Err(invalid(
                 "threads",
@@ -366,6 +377,12 @@ impl ServerConfig {
         self.validate_search()
             .map_err(|(option, message)| invalid(option, message))?;
         Ok(())
+    }
+
+    /// Whether HTTP requests must authenticate (a file realm is set), for
+    /// whatever decides what an unauthenticated port may expose.
+    pub fn http_requires_authentication(&self) -> bool {
+        self.http_security_dir.is_some()
     }
 
     /// memcached `verbosity` equivalent of the log level (0 unless debugging).
