@@ -6,7 +6,8 @@
 //! [`DriverConfig::max_input`] bytes (the session is responsible for consuming
 //! requests; a session that lets input pile up beyond that is closed); on
 //! shutdown the accept loop stops and every connection is closed after the
-//! replies already produced are flushed.
+//! replies already produced are flushed; a client closed from outside
+//! ([`ClientInfo::close`]) is closed the same way.
 
 use std::sync::Arc;
 
@@ -15,7 +16,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
-use crate::clients::Clients;
+use crate::clients::{ClientInfo, Clients};
 use crate::server_info::ServerInfo;
 use crate::session::{Flow, Hold, Protocol, Session};
 
@@ -74,7 +75,8 @@ pub async fn serve<P: Protocol>(
         let clients = clients.clone();
         let shutdown = shutdown.clone();
         tokio::spawn(async move {
-            if let Err(err) = run_connection(stream, session, &clients, config, shutdown).await {
+            let run = run_connection(stream, session, &clients, &client, config, shutdown);
+            if let Err(err) = run.await {
                 tracing::debug!(client = client.id, %err, "connection ended with an error");
             }
             clients.unregister(client.id);
@@ -86,6 +88,7 @@ async fn run_connection<S: Session>(
     mut stream: TcpStream,
     mut session: S,
     clients: &Clients,
+    client: &ClientInfo,
     config: DriverConfig,
     shutdown: CancellationToken,
 ) -> std::io::Result<()> {
@@ -101,6 +104,7 @@ async fn run_connection<S: Session>(
             }
             let n = tokio::select! {
                 _ = shutdown.cancelled() => break Ok(()),
+                () = client.closed() => break Ok(()),
                 n = stream.read_buf(&mut input) => n,
             };
             match n {
@@ -127,13 +131,14 @@ async fn run_connection<S: Session>(
                 output = BytesMut::with_capacity(READ_CHUNK);
             }
         }
-        if flow == Flow::Close || input.len() > config.max_input {
+        if flow == Flow::Close || input.len() > config.max_input || client.is_closing() {
             break Ok(());
         }
         pending = flow == Flow::Yield;
         if let Some(wait) = session.fetch() {
             tokio::select! {
                 _ = shutdown.cancelled() => break Ok(()),
+                () = client.closed() => break Ok(()),
                 () = wait => {}
             }
             pending = true;

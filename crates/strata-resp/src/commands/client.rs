@@ -69,7 +69,7 @@ pub fn client_line(client: &ClientInfo, peer: Option<&PeerView>) -> String {
     let _ = write!(
         line,
         "id={} addr={} laddr={} name={} age={} idle={} flags={} db=0 sub=0 psub=0 ssub=0 \
-         multi={} cmd={} user=default",
+         multi={} cmd={} user={}",
         client.id,
         client.addr,
         client.local_addr,
@@ -79,6 +79,7 @@ pub fn client_line(client: &ClientInfo, peer: Option<&PeerView>) -> String {
         flags,
         multi,
         *client.last_command.lock(),
+        peer.map_or_else(|| "default".to_string(), |p| p.user().display_name()),
     );
     if let Some(peer) = peer {
         let (lib_name, lib_ver) = peer.lib();
