@@ -362,7 +362,11 @@ mod tests {
             ("rename", (1, 2, 1)),
             ("ping", (0, 0, 0)),
         ] {
-            assert_eq!(lookup(name.as_bytes()).map(|s| s.legacy_keys()), Some(legacy), "{name}");
+            assert_eq!(
+                lookup(name.as_bytes()).map(|s| s.legacy_keys()),
+                Some(legacy),
+                "{name}"
+            );
         }
     }
 

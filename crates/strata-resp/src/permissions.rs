@@ -112,7 +112,9 @@ fn record(
         context,
         object,
         username,
-        client_info: client_line(&conn.client, Some(&conn.peer)).trim_end().to_string(),
+        client_info: client_line(&conn.client, Some(&conn.peer))
+            .trim_end()
+            .to_string(),
     };
     let now_ms = shared.keyspace.clock().now_ms();
     shared.acl.log().lock().add(denied, now_ms);

@@ -152,7 +152,9 @@ pub enum RespError {
     #[error("ERR Command '{0}' not found")]
     NoSuchCommand(String),
     /// A subcommand with arguments it does not take (`ACL LOG 1 2`).
-    #[error("ERR unknown subcommand or wrong number of arguments for '{sub}'. Try {command} HELP.")]
+    #[error(
+        "ERR unknown subcommand or wrong number of arguments for '{sub}'. Try {command} HELP."
+    )]
     SubcommandArgs {
         /// The subcommand as sent.
         sub: String,

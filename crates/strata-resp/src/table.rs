@@ -27,12 +27,22 @@ use Command as C;
 
 /// The key argument at `begin` only.
 const fn at(flags: &'static [&'static str], begin: i32) -> KeySpec {
-    KeySpec { flags, begin, last: 0, step: 1 }
+    KeySpec {
+        flags,
+        begin,
+        last: 0,
+        step: 1,
+    }
 }
 
 /// Every argument from `begin` on, `step` apart.
 const fn from(flags: &'static [&'static str], begin: i32, step: i32) -> KeySpec {
-    KeySpec { flags, begin, last: -1, step }
+    KeySpec {
+        flags,
+        begin,
+        last: -1,
+        step,
+    }
 }
 
 const NO_KEYS: &[KeySpec] = &[];

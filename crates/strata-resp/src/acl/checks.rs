@@ -64,9 +64,10 @@ fn access(spec: &CommandSpec, key_spec: &KeySpec, args: &Args<'_>) -> (bool, boo
 /// Whether one of `user`'s patterns grants the access to `key`.
 pub fn key_allowed(user: &User, key: &[u8], read: bool, write: bool) -> bool {
     user.all_keys
-        || user.keys.iter().any(|p| {
-            (p.read || !read) && (p.write || !write) && glob::matches(&p.pattern, key)
-        })
+        || user
+            .keys
+            .iter()
+            .any(|p| (p.read || !read) && (p.write || !write) && glob::matches(&p.pattern, key))
 }
 
 #[cfg(test)]
@@ -106,7 +107,11 @@ mod tests {
         let u = user(&["+@read", "~*"]);
         assert_eq!(run(&u, "get k"), Ok(()));
         assert_eq!(run(&u, "set k v"), Err(Denial::Command));
-        assert_eq!(run(&u, "auth x"), Ok(()), "no_auth commands are always allowed");
+        assert_eq!(
+            run(&u, "auth x"),
+            Ok(()),
+            "no_auth commands are always allowed"
+        );
         assert_eq!(run(&u, "config get x"), Err(Denial::Command));
         let u = user(&["+config|get", "~*"]);
         assert_eq!(run(&u, "config get x"), Ok(()));
@@ -119,7 +124,11 @@ mod tests {
         assert_eq!(run(&u, "get cache:1"), Ok(()));
         assert_eq!(run(&u, "get other"), Err(Denial::Key(1)));
         assert_eq!(run(&u, "mset cache:a 1 other 2"), Err(Denial::Key(3)));
-        assert_eq!(run(&u, "mset cache:a other cache:b 2"), Ok(()), "values are not keys");
+        assert_eq!(
+            run(&u, "mset cache:a other cache:b 2"),
+            Ok(()),
+            "values are not keys"
+        );
         assert_eq!(run(&u, "rename cache:a other"), Err(Denial::Key(2)));
         assert_eq!(run(&u, "del cache:a cache:b x"), Err(Denial::Key(3)));
         assert_eq!(run(&u, "scan 0 match other*"), Ok(()), "MATCH is not a key");
@@ -135,11 +144,23 @@ mod tests {
         assert_eq!(run(&u, "set w:1 v"), Ok(()), "SET without GET only writes");
         assert_eq!(run(&u, "set w:1 v GET"), Err(Denial::Key(1)));
         assert_eq!(run(&u, "set r:1 v"), Err(Denial::Key(1)));
-        assert_eq!(run(&u, "incr w:1"), Err(Denial::Key(1)), "INCR reads and writes");
+        assert_eq!(
+            run(&u, "incr w:1"),
+            Err(Denial::Key(1)),
+            "INCR reads and writes"
+        );
         assert_eq!(run(&u, "del w:1"), Ok(()));
-        assert_eq!(run(&u, "exists r:1 w:1"), Ok(()), "EXISTS needs any pattern");
+        assert_eq!(
+            run(&u, "exists r:1 w:1"),
+            Ok(()),
+            "EXISTS needs any pattern"
+        );
         assert_eq!(run(&u, "exists x"), Err(Denial::Key(1)));
-        assert_eq!(run(&u, "rename r:1 w:1"), Err(Denial::Key(1)), "RENAME deletes its source");
+        assert_eq!(
+            run(&u, "rename r:1 w:1"),
+            Err(Denial::Key(1)),
+            "RENAME deletes its source"
+        );
         let both = user(&["+@all", "%R~a:*", "%W~a:*"]);
         assert_eq!(run(&both, "rename a:1 a:2"), Ok(()));
     }

@@ -145,7 +145,8 @@ mod tests {
 
     #[test]
     fn parses_users_and_skips_blank_lines() {
-        let text = b"user alice on >pw ~cache:* +@read\n\n  \r\nuser default on nopass ~* &* +@all\r\n";
+        let text =
+            b"user alice on >pw ~cache:* +@read\n\n  \r\nuser default on nopass ~* &* +@all\r\n";
         let users = parse(text, Path::new("users.acl")).unwrap();
         assert_eq!(users.len(), 2);
         assert!(users[0].accepts(b"pw"));
@@ -175,7 +176,11 @@ mod tests {
         fs::create_dir_all(&dir).unwrap();
         let path = dir.join("users.acl");
         let mut alice = User::new(b"alice", 0);
-        apply_all(&mut alice, [&b"on"[..], b">pw", b"%R~r:*", b"+@read", b"-get"]).unwrap();
+        apply_all(
+            &mut alice,
+            [&b"on"[..], b">pw", b"%R~r:*", b"+@read", b"-get"],
+        )
+        .unwrap();
         let default = User::default_user(0, Some("secret"));
         write(&path, &render([&default, &alice])).unwrap();
         let back = read(&path).unwrap();

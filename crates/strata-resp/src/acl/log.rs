@@ -111,17 +111,13 @@ impl AclLog {
     /// Records a denial at `now_ms` (Unix milliseconds).
     pub fn add(&mut self, denied: Denied<'_>, now_ms: u64) {
         let (object, username) = (cut(denied.object), cut(denied.username));
-        let found = self
-            .entries
-            .iter()
-            .take(GROUPING_SCAN)
-            .position(|e| {
-                e.reason == denied.reason
-                    && e.context == denied.context
-                    && e.object == object
-                    && e.username == username
-                    && now_ms.saturating_sub(e.created_ms) <= GROUPING_MS
-            });
+        let found = self.entries.iter().take(GROUPING_SCAN).position(|e| {
+            e.reason == denied.reason
+                && e.context == denied.context
+                && e.object == object
+                && e.username == username
+                && now_ms.saturating_sub(e.created_ms) <= GROUPING_MS
+        });
         if let Some(entry) = found.and_then(|i| self.entries.remove(i)) {
             let entry = Entry {
                 count: entry.count + 1,
@@ -181,7 +177,10 @@ mod tests {
         let entries = log.newest(10);
         assert_eq!(entries.len(), 2);
         assert_eq!((entries[0].count, &entries[0].object[..]), (2, &b"del"[..]));
-        assert_eq!((entries[0].created_ms, entries[0].updated_ms), (1_000, 3_000));
+        assert_eq!(
+            (entries[0].created_ms, entries[0].updated_ms),
+            (1_000, 3_000)
+        );
         assert_eq!(entries[0].entry_id, 0);
         // More than a minute after creation: a new entry.
         log.add(denied(Reason::Command, b"del", b"alice"), 62_000);

@@ -290,12 +290,17 @@ mod tests {
         let acl = Acl::new(None);
         acl.set_user(b"alice", [&b"on"[..], b">pw"]).unwrap();
         let generation = acl.user(b"alice").unwrap().generation;
-        let failed = acl.set_user(b"alice", [&b"off"[..], b"+nosuch"]).unwrap_err();
+        let failed = acl
+            .set_user(b"alice", [&b"off"[..], b"+nosuch"])
+            .unwrap_err();
         assert_eq!(failed.rule, b"+nosuch");
         let alice = acl.user(b"alice").unwrap();
         assert!(alice.enabled, "the failed SETUSER changed nothing");
         assert_eq!(alice.generation, generation);
-        assert!(acl.requires_auth(), "a user with a password protects the port");
+        assert!(
+            acl.requires_auth(),
+            "a user with a password protects the port"
+        );
     }
 
     #[test]
@@ -322,15 +327,25 @@ mod tests {
         let acl = Acl::with_file(path.clone(), Some("secret")).unwrap();
         assert!(acl.authenticate(b"default", b"secret").is_some());
         let alice = acl.user(b"alice").unwrap().generation;
-        std::fs::write(&path, "user alice on >a2\nuser default on nopass ~* +@all\n").unwrap();
+        std::fs::write(
+            &path,
+            "user alice on >a2\nuser default on nopass ~* +@all\n",
+        )
+        .unwrap();
         let removed = acl.load(Some("secret")).unwrap();
-        assert_eq!(removed.iter().map(|u| &u.name[..]).collect::<Vec<_>>(), [b"bob"]);
+        assert_eq!(
+            removed.iter().map(|u| &u.name[..]).collect::<Vec<_>>(),
+            [b"bob"]
+        );
         assert_eq!(acl.user(b"alice").unwrap().generation, alice);
         assert!(acl.authenticate(b"alice", b"a2").is_some());
         assert!(acl.default_open());
         std::fs::write(&path, "user alice on +nosuch\n").unwrap();
         let err = acl.load(None).unwrap_err().to_string();
-        assert!(err.contains("users.acl:1: Error in applying operation '+nosuch'"), "{err}");
+        assert!(
+            err.contains("users.acl:1: Error in applying operation '+nosuch'"),
+            "{err}"
+        );
         assert!(acl.user(b"alice").is_some(), "a bad file changes nothing");
         acl.set_user(b"carol", [&b"on"[..], b">c"]).unwrap();
         acl.save().unwrap();

@@ -33,7 +33,10 @@ fn descriptions_match_redis() {
         "user u on #30c952fab122c3f9759f02a6d95c3758b246b4fee239957b2d4fee46e26170c4 \
          ~cache:* %R~r:* resetchannels &chan -@all +@read +set"
     );
-    assert_eq!(described(&["+config|get"]), "user u off resetchannels -@all +config|get");
+    assert_eq!(
+        described(&["+config|get"]),
+        "user u off resetchannels -@all +config|get"
+    );
     assert_eq!(
         described(&["ON", "AllKeys", "+GET", "+@READ"]),
         "user u on ~* resetchannels -@all +get +@read"
@@ -58,7 +61,10 @@ fn command_rules_keep_one_entry_per_name() {
         described(&["-@all", "+get", "-get", "+@read", "-@read"]),
         "user u off resetchannels -@all -get -@read"
     );
-    assert_eq!(described(&["allcommands", "nocommands"]), "user u off resetchannels -@all");
+    assert_eq!(
+        described(&["allcommands", "nocommands"]),
+        "user u off resetchannels -@all"
+    );
 }
 
 #[test]
@@ -72,7 +78,10 @@ fn commands_and_categories() {
     assert!(allows(&all_but, "get") && allows(&all_but, "flushdb"));
     assert!(!allows(&all_but, "flushall") && !allows(&all_but, "keys"));
     assert!(!allows(&all_but, "config|set") && !allows(&all_but, "acl|setuser"));
-    assert!(allows(&all_but, "acl|whoami"), "acl|whoami is not @dangerous");
+    assert!(
+        allows(&all_but, "acl|whoami"),
+        "acl|whoami is not @dangerous"
+    );
     assert!(!all_but.all_commands && all_but.from_all_commands);
 
     let config = user_with(&["+config", "-config|set"]);
@@ -119,7 +128,10 @@ fn errors_match_redis() {
         "Error in ACL SETUSER modifier '<nop': The password you are trying to remove from the \
          user does not exist"
     );
-    assert_eq!(refused(&["foo"]), "Error in ACL SETUSER modifier 'foo': Syntax error");
+    assert_eq!(
+        refused(&["foo"]),
+        "Error in ACL SETUSER modifier 'foo': Syntax error"
+    );
     assert_eq!(
         refused(&["allkeys", "~x"]),
         "Error in ACL SETUSER modifier '~x': Adding a pattern after the * pattern (or the \
@@ -132,8 +144,20 @@ fn errors_match_redis() {
          'allchannels' flag) is not valid and does not have any effect. Try 'resetchannels' to \
          start with an empty list of channels"
     );
-    for bad in ["%~x", "%X~x", "%R", "%RR~x", "+@nosuch", "+", "(+get ~x)", "+get|x"] {
-        assert!(apply(&mut User::new(b"u", 1), bad.as_bytes()).is_err(), "{bad}");
+    for bad in [
+        "%~x",
+        "%X~x",
+        "%R",
+        "%RR~x",
+        "+@nosuch",
+        "+",
+        "(+get ~x)",
+        "+get|x",
+    ] {
+        assert!(
+            apply(&mut User::new(b"u", 1), bad.as_bytes()).is_err(),
+            "{bad}"
+        );
     }
 }
 
@@ -144,8 +168,20 @@ fn empty_rules_and_reset() {
         described(&["on", ">x", "~*", "&*", "+@all", "reset"]),
         "user u off resetchannels -@all"
     );
-    assert_eq!(described(&["~a", "resetkeys", "~b"]), "user u off ~b resetchannels -@all");
-    assert_eq!(described(&["~a", "allkeys"]), "user u off ~* resetchannels -@all");
-    assert_eq!(described(&["&a", "&a", "&b"]), "user u off resetchannels &a &b -@all");
-    assert_eq!(described(&["sanitize-payload"]), "user u off sanitize-payload resetchannels -@all");
+    assert_eq!(
+        described(&["~a", "resetkeys", "~b"]),
+        "user u off ~b resetchannels -@all"
+    );
+    assert_eq!(
+        described(&["~a", "allkeys"]),
+        "user u off ~* resetchannels -@all"
+    );
+    assert_eq!(
+        described(&["&a", "&a", "&b"]),
+        "user u off resetchannels &a &b -@all"
+    );
+    assert_eq!(
+        described(&["sanitize-payload"]),
+        "user u off sanitize-payload resetchannels -@all"
+    );
 }

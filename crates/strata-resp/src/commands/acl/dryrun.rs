@@ -10,7 +10,11 @@ use crate::reply::{lossy_prefix, RespError};
 use crate::writer::ReplyWriter;
 
 /// `ACL DRYRUN`: `+OK`, or the reason as a bulk string (Redis 7.2's texts).
-pub fn dryrun(shared: &Shared, args: &Args<'_>, out: &mut ReplyWriter<'_>) -> Result<(), RespError> {
+pub fn dryrun(
+    shared: &Shared,
+    args: &Args<'_>,
+    out: &mut ReplyWriter<'_>,
+) -> Result<(), RespError> {
     let name = args.get(2);
     let user = shared
         .acl
@@ -25,7 +29,10 @@ pub fn dryrun(shared: &Shared, args: &Args<'_>, out: &mut ReplyWriter<'_>) -> Re
         return Err(RespError::WrongArity(spec.name.to_string()));
     }
     let Some(effective) = effective_spec(spec, &command_args) else {
-        return Err(RespError::unknown_subcommand(spec.name, command_args.get(1)));
+        return Err(RespError::unknown_subcommand(
+            spec.name,
+            command_args.get(1),
+        ));
     };
     if !effective.arity_ok(command_args.len()) {
         return Err(RespError::WrongArity(effective.name.to_string()));
@@ -41,8 +48,11 @@ pub fn dryrun(shared: &Shared, args: &Args<'_>, out: &mut ReplyWriter<'_>) -> Re
             .as_bytes(),
         ),
         Err(Denial::Key(index)) => {
-            let mut text = format!("User {} has no permissions to access the '", user.display_name())
-                .into_bytes();
+            let mut text = format!(
+                "User {} has no permissions to access the '",
+                user.display_name()
+            )
+            .into_bytes();
             text.extend_from_slice(command_args.get(index));
             text.extend_from_slice(b"' key");
             out.bulk(&text);

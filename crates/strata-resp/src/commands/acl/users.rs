@@ -12,7 +12,11 @@ use super::close_connections;
 /// `ACL SETUSER <name> [rule ...]`: creates or changes a user, all rules or
 /// none. Connections authenticated as the user get the new permissions
 /// from their next command on.
-pub fn setuser(shared: &Shared, args: &Args<'_>, out: &mut ReplyWriter<'_>) -> Result<(), RespError> {
+pub fn setuser(
+    shared: &Shared,
+    args: &Args<'_>,
+    out: &mut ReplyWriter<'_>,
+) -> Result<(), RespError> {
     let name = args.get(2);
     if !valid_username(name) {
         return Err(RespError::BadUsername);
@@ -27,7 +31,11 @@ pub fn setuser(shared: &Shared, args: &Args<'_>, out: &mut ReplyWriter<'_>) -> R
 
 /// `ACL GETUSER <name>`: the user's flags, passwords (hashes), commands,
 /// keys, channels and selectors (none); null for an unknown user.
-pub fn getuser(shared: &Shared, args: &Args<'_>, out: &mut ReplyWriter<'_>) -> Result<(), RespError> {
+pub fn getuser(
+    shared: &Shared,
+    args: &Args<'_>,
+    out: &mut ReplyWriter<'_>,
+) -> Result<(), RespError> {
     let Some(user) = shared.acl.user(args.get(2)) else {
         out.null();
         return Ok(());
@@ -55,15 +63,16 @@ pub fn getuser(shared: &Shared, args: &Args<'_>, out: &mut ReplyWriter<'_>) -> R
 
 /// `ACL DELUSER <name> [name ...]`: the number of users deleted; their
 /// connections are closed. `default` cannot be deleted.
-pub fn deluser(shared: &Shared, args: &Args<'_>, out: &mut ReplyWriter<'_>) -> Result<(), RespError> {
+pub fn deluser(
+    shared: &Shared,
+    args: &Args<'_>,
+    out: &mut ReplyWriter<'_>,
+) -> Result<(), RespError> {
     let names: Vec<&[u8]> = args.iter_from(2).collect();
-    let removed = shared
-        .acl
-        .delete_users(&names)
-        .map_err(|err| match err {
-            StoreError::DefaultUser => RespError::DeleteDefaultUser,
-            other => RespError::Persistence(other.to_string()),
-        })?;
+    let removed = shared.acl.delete_users(&names).map_err(|err| match err {
+        StoreError::DefaultUser => RespError::DeleteDefaultUser,
+        other => RespError::Persistence(other.to_string()),
+    })?;
     close_connections(shared, &removed);
     out.integer(removed.len() as i64);
     Ok(())
