@@ -35,6 +35,14 @@ pub enum ServerError {
         /// What is wrong.
         message: String,
     },
+    /// The ACL file (`aclfile`) could not be read or has bad lines (each
+    /// named).
+    #[error("cannot load aclfile: {0}")]
+    AclFile(String),
+    /// The memcached authentication file could not be read or has a bad
+    /// line.
+    #[error("{0}")]
+    MemcacheAuthFile(#[source] strata_memcache::auth_file::AuthFileError),
     /// Logging could not be set up.
     #[error("cannot set up logging: {0}")]
     Logging(String),
@@ -82,7 +90,11 @@ impl ServerError {
     /// a bad command-line flag), 1 otherwise.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Self::ReadConfig { .. } | Self::ParseConfig { .. } | Self::InvalidOption { .. } => 2,
+            Self::ReadConfig { .. }
+            | Self::ParseConfig { .. }
+            | Self::InvalidOption { .. }
+            | Self::AclFile(_)
+            | Self::MemcacheAuthFile(_) => 2,
             _ => 1,
         }
     }
