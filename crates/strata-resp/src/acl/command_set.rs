@@ -43,7 +43,7 @@ pub fn id_of(spec: &CommandSpec) -> Option<usize> {
     let mut first_id = 0;
     for table in TABLES.iter() {
         let start = table.as_ptr() as usize;
-        let end = start + table.len() * size;
+        let end = start + std::mem::size_of_val(*table);
         if (start..end).contains(&addr) {
             return Some(first_id + (addr - start) / size);
         }

@@ -109,7 +109,10 @@ fn authentication_settings_from_file_and_flags() {
     let path = file.path().to_str().unwrap();
     let config = load(&["--config", path]).unwrap();
     assert_eq!(config.aclfile, Some(PathBuf::from("/etc/strata/users.acl")));
-    assert_eq!(config.memcache_auth_file, Some(PathBuf::from("/etc/strata/mc.auth")));
+    assert_eq!(
+        config.memcache_auth_file,
+        Some(PathBuf::from("/etc/strata/mc.auth"))
+    );
     assert!(config.memcache_unauthenticated);
     let config = load(&[
         "--config",
@@ -121,7 +124,10 @@ fn authentication_settings_from_file_and_flags() {
     ])
     .unwrap();
     assert_eq!(config.aclfile, Some(PathBuf::from("/other.acl")));
-    assert_eq!(config.memcache_auth_file, Some(PathBuf::from("/other.auth")));
+    assert_eq!(
+        config.memcache_auth_file,
+        Some(PathBuf::from("/other.auth"))
+    );
     let config = load(&["--memcache-unauthenticated"]).unwrap();
     assert!(config.memcache_unauthenticated);
 }
