@@ -89,6 +89,7 @@ def test_acl_file_loaded_at_start(strata_factory):
         assert "user writer on #" in saved and "writepw" not in saved
 
 
+@pytest.mark.strata_only  # runs the strata binary itself
 def test_bad_acl_file_refuses_to_start():
     with tempfile.TemporaryDirectory() as tmp:
         acl = Path(tmp) / "users.acl"
@@ -101,6 +102,7 @@ def test_bad_acl_file_refuses_to_start():
         assert "users.acl:2: Error in applying operation '+nosuchcommand'" in proc.stderr
 
 
+@pytest.mark.strata_only  # runs the strata binary itself
 def test_protected_resp_with_open_memcached_refuses_to_start():
     with tempfile.TemporaryDirectory() as tmp:
         proc = subprocess.run(
