@@ -107,7 +107,8 @@ pub fn apply(user: &mut User, rule: &[u8]) -> Result<(), RuleError> {
         // There are no selectors to clear: they are not supported.
         _ if keyword("clearselectors") => {}
         _ if keyword("reset") => {
-            for step in ["resetpass", "resetkeys", "resetchannels", "off", "-@all"] {
+            let steps = ["resetpass", "resetkeys", "resetchannels", "off", "-@all"];
+            for step in steps.into_iter().chain(["sanitize-payload"]) {
                 apply(user, step.as_bytes())?;
             }
         }

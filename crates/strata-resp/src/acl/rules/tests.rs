@@ -166,7 +166,7 @@ fn empty_rules_and_reset() {
     assert_eq!(described(&["", "on", ""]), "user u on resetchannels -@all");
     assert_eq!(
         described(&["on", ">x", "~*", "&*", "+@all", "reset"]),
-        "user u off resetchannels -@all"
+        "user u off sanitize-payload resetchannels -@all"
     );
     assert_eq!(
         described(&["~a", "resetkeys", "~b"]),
