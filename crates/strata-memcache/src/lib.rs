@@ -13,6 +13,10 @@
 //!   the server runs, and the state all sessions share.
 //! - [`session`]: one connection's state machine: framing, the streaming
 //!   "swallow" of data blocks that will not be stored, dispatch.
+//! - [`auth_file`] and [`login`]: memcached's ASCII authentication (`-Y`):
+//!   the credentials file, and what a connection may do before it logs in.
+//! - [`binary`]: the one reply to binary-protocol requests (an error, then
+//!   the connection closes).
 //! - [`codec`]: bytes to frames (command lines, their words, data blocks),
 //!   without allocating.
 //! - [`command`]: the dispatcher enum [`Command`] and word-count rules.
@@ -51,17 +55,23 @@
 //!   silently); multigets may be as long as the largest request.
 //! - Keys with control characters get `CLIENT_ERROR bad command line
 //!   format`, as protocol.txt requires (memcached itself stores them).
+//! - The binary protocol is refused with a binary "Not supported" error
+//!   and the connection closed (memcached speaks it; `-B ascii` memcached
+//!   waits for a text line instead).
 //! - `stats` leaves out slab, LRU and hash-table internals; `get_expired`,
 //!   `get_flushed`, `expired_unfetched`, `evicted_unfetched` are 0.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod auth_file;
 pub mod base64;
+pub mod binary;
 pub mod codec;
 pub mod command;
 pub mod commands;
 pub mod expiry;
+pub mod login;
 pub mod marks;
 pub mod numbers;
 pub mod prefix_stats;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use strata_kv::Keyspace;
 use strata_service::{ClientInfo, Clients, DriverConfig, Protocol, ServerInfo};
 
+use crate::auth_file::AuthFile;
 use crate::marks::MetaMarks;
 use crate::prefix_stats::PrefixStats;
 use crate::session::MemcacheSession;
@@ -30,6 +31,9 @@ pub struct Shared {
     pub marks: MetaMarks,
     /// `stats detail`: per-prefix counters.
     pub prefixes: PrefixStats,
+    /// Credentials clients must log in with first (memcached's `-Y`);
+    /// `None`: no authentication.
+    pub auth: Option<AuthFile>,
 }
 
 impl Shared {
@@ -48,8 +52,19 @@ pub struct MemcacheProtocol {
 
 impl MemcacheProtocol {
     /// A front end serving `keyspace`, reporting `info` and counting its
-    /// connections in `clients`.
+    /// connections in `clients`, without authentication.
     pub fn new(keyspace: Arc<Keyspace>, info: Arc<ServerInfo>, clients: Arc<Clients>) -> Self {
+        Self::with_auth(keyspace, info, clients, None)
+    }
+
+    /// Like [`new`](Self::new); with `auth`, every connection must log in
+    /// first (memcached's ASCII authentication).
+    pub fn with_auth(
+        keyspace: Arc<Keyspace>,
+        info: Arc<ServerInfo>,
+        clients: Arc<Clients>,
+        auth: Option<AuthFile>,
+    ) -> Self {
         let shared = Shared {
             keyspace,
             info,
@@ -57,6 +72,7 @@ impl MemcacheProtocol {
             stats: ProtocolStats::default(),
             marks: MetaMarks::default(),
             prefixes: PrefixStats::default(),
+            auth,
         };
         Self {
             shared: Arc::new(shared),
@@ -85,7 +101,8 @@ impl Protocol for MemcacheProtocol {
     }
 
     fn open(&self, client: Arc<ClientInfo>) -> MemcacheSession {
-        MemcacheSession::new(self.shared.clone(), client)
+        let authenticated = self.shared.auth.is_none();
+        MemcacheSession::new(self.shared.clone(), client, authenticated)
     }
 
     fn too_many_connections(&self) -> &'static [u8] {

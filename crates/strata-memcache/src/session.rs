@@ -7,6 +7,10 @@
 //! never be stored (larger than the item limit, or after a refused `ms`) is
 //! not buffered: the session enters a "swallow" state that discards bytes
 //! as they arrive, so a client announcing a gigabyte costs no memory.
+//!
+//! With an auth file, a connection must log in first ([`crate::login`]).
+//! A request in the binary protocol is answered with a binary error and
+//! the connection closes ([`crate::binary`]).
 
 use std::sync::Arc;
 
@@ -15,9 +19,11 @@ use strata_kv::fetch::{FetchWait, Retry, Verdict};
 use strata_service::durability::one_line;
 use strata_service::{ClientInfo, Flow, HeldReplies, Hold, Session, OUTPUT_SOFT_LIMIT};
 
+use crate::binary;
 use crate::codec::{self, Block, Frame};
 use crate::command::Command;
 use crate::commands;
+use crate::login::{self, Outcome};
 use crate::protocol::Shared;
 use crate::reply::{self, Error};
 
@@ -28,6 +34,8 @@ pub struct MemcacheSession {
     client: Arc<ClientInfo>,
     /// Bytes still to discard before the next command line.
     swallow: usize,
+    /// Logged in, or no auth file is configured.
+    authenticated: bool,
     /// Replies of writes that wait for their log record (`sync` mode).
     held: HeldReplies,
     /// Values of the request at the front of the input that are read from
@@ -36,11 +44,12 @@ pub struct MemcacheSession {
 }
 
 impl MemcacheSession {
-    pub(crate) fn new(shared: Arc<Shared>, client: Arc<ClientInfo>) -> Self {
+    pub(crate) fn new(shared: Arc<Shared>, client: Arc<ClientInfo>, authenticated: bool) -> Self {
         Self {
             shared,
             client,
             swallow: 0,
+            authenticated,
             held: HeldReplies::default(),
             retry: Retry::default(),
         }
@@ -49,6 +58,26 @@ impl MemcacheSession {
     /// Handles the request at the front of `input`. Returns the bytes
     /// consumed (0 when it is incomplete) and what to do next.
     fn step(&mut self, input: &[u8], output: &mut BytesMut) -> (usize, Step) {
+        if binary::is_binary(input) {
+            return match binary::refuse(input, output) {
+                true => (input.len(), Step::Close),
+                false => (0, Step::Wait),
+            };
+        }
+        if !self.authenticated {
+            return match login::step(input, &self.shared, output) {
+                Outcome::Wait => (0, Step::Wait),
+                Outcome::Handled { consumed, swallow } => {
+                    self.swallow = swallow;
+                    (consumed, Step::Next)
+                }
+                Outcome::LoggedIn { consumed } => {
+                    self.authenticated = true;
+                    (consumed, Step::Next)
+                }
+                Outcome::Close => (input.len(), Step::Close),
+            };
+        }
         let (line, line_len) = match codec::next_line(input, self.shared.max_request()) {
             Frame::Incomplete => return (0, Step::Wait),
             Frame::TooLong => {

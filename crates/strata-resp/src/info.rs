@@ -225,6 +225,12 @@ fn stats(shared: &Shared, t: &mut String) {
     line(t, "keyspace_hits", ks.hits.saturating_sub(base.hits));
     line(t, "keyspace_misses", ks.misses.saturating_sub(base.misses));
     line(t, "total_error_replies", shared.stats.errors());
+    let denied = shared.acl.denied();
+    let count = |c: &std::sync::atomic::AtomicU64| c.load(std::sync::atomic::Ordering::Relaxed);
+    line(t, "acl_access_denied_auth", count(&denied.auth));
+    line(t, "acl_access_denied_cmd", count(&denied.command));
+    line(t, "acl_access_denied_key", count(&denied.key));
+    line(t, "acl_access_denied_channel", 0);
 }
 
 /// `Linux <release> <machine>`, like `uname -srm`.

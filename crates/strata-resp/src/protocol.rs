@@ -9,6 +9,7 @@ use parking_lot::Mutex;
 use strata_kv::{EvictionPolicy, Keyspace};
 use strata_service::{ClientInfo, Clients, DriverConfig, Protocol, ServerInfo};
 
+use crate::acl::Acl;
 use crate::connection::{Connection, PeerView};
 use crate::reply::{INTERNAL_ERROR_REPLY, MAX_CLIENTS_REPLY};
 use crate::session::RespSession;
@@ -43,6 +44,8 @@ pub struct Shared {
     pub run_id: String,
     /// Largest incomplete request a connection may buffer.
     pub query_limit: usize,
+    /// Users and permissions.
+    pub acl: Acl,
 }
 
 impl Shared {
@@ -55,9 +58,10 @@ impl Shared {
             .min(REDIS_MAX_BULK)
     }
 
-    /// True when a password is configured.
+    /// True when new connections must authenticate (the default user is
+    /// not `on` with `nopass`).
     pub fn password_required(&self) -> bool {
-        self.info.settings.requirepass.read().is_some()
+        !self.acl.default_open()
     }
 
     /// The Redis name of the engine's eviction policy.
@@ -78,7 +82,20 @@ pub struct RespProtocol {
 impl RespProtocol {
     /// A front end serving `keyspace`, reporting `info` and registering
     /// connections in `clients` (the registry its listener's driver uses).
+    /// Its only user is the default one, with `info`'s `requirepass`.
     pub fn new(keyspace: Arc<Keyspace>, info: Arc<ServerInfo>, clients: Arc<Clients>) -> Self {
+        let acl = Acl::new(info.settings.requirepass().as_deref());
+        Self::with_acl(keyspace, info, clients, acl)
+    }
+
+    /// Like [`new`](Self::new), with the users of `acl` (built from the
+    /// `aclfile` and `requirepass` at start).
+    pub fn with_acl(
+        keyspace: Arc<Keyspace>,
+        info: Arc<ServerInfo>,
+        clients: Arc<Clients>,
+        acl: Acl,
+    ) -> Self {
         let bulk = keyspace
             .max_item_size()
             .saturating_add(BULK_SLACK)
@@ -96,6 +113,7 @@ impl RespProtocol {
                 peers: Mutex::new(HashMap::new()),
                 run_id: random_hex(40),
                 query_limit,
+                acl,
             }),
         }
     }
@@ -122,12 +140,15 @@ impl Protocol for RespProtocol {
     }
 
     fn open(&self, client: Arc<ClientInfo>) -> RespSession {
-        let peer = Arc::new(PeerView::new());
+        let acl = &self.shared.acl;
+        let epoch = acl.epoch();
+        let user = acl.default_user();
+        let peer = Arc::new(PeerView::new(user.clone()));
         self.shared.peers.lock().insert(client.id, peer.clone());
         let authenticated = !self.shared.password_required();
         RespSession::new(
             self.shared.clone(),
-            Connection::new(client, peer, authenticated),
+            Connection::new(client, peer, user, epoch, authenticated),
         )
     }
 

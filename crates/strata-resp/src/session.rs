@@ -1,6 +1,7 @@
 //! [`RespSession`]: one connection's request loop. Parses every complete
 //! request in the input, applies the checks Redis applies before running a
-//! command (known name, arity, authentication, `MULTI` queuing) and runs it.
+//! command (known name, arity, authentication, ACL permissions, `MULTI`
+//! queuing) and runs it.
 //!
 //! Invariants: a protocol error is answered and closes the connection; the
 //! input left buffered never exceeds the query buffer limit (the connection
@@ -14,11 +15,13 @@ use strata_kv::Store;
 use strata_service::durability::one_line;
 use strata_service::{Flow, HeldReplies, Hold, Session, OUTPUT_SOFT_LIMIT};
 
+use crate::acl::log::Context;
 use crate::args::Args;
 use crate::codec::{Limits, Parsed, RequestParser};
 use crate::command::{self, execute, Command, CommandSpec, Ctx};
 use crate::commands::{multi, quit, watch};
 use crate::connection::Connection;
+use crate::permissions;
 use crate::protocol::Shared;
 use crate::reply::RespError;
 use crate::stats::{Tally, Totals};
@@ -159,6 +162,11 @@ fn run(
     out: &mut ReplyWriter<'_>,
     tally: &mut Tally,
 ) {
+    if !permissions::refresh(shared, conn) {
+        // The user was deleted: close without running anything more.
+        conn.close = true;
+        return;
+    }
     let Some(spec) = command::lookup(args.get(0)) else {
         let err = RespError::unknown_command(args.get(0), args.iter_from(1));
         return refuse(conn, out, tally, err);
@@ -173,6 +181,19 @@ fn run(
     }
     if !spec.no_auth() && !is_authenticated(shared, conn) {
         return refuse(conn, out, tally, RespError::NoAuth);
+    }
+    if let Some(effective) = permissions::effective_spec(spec, &args) {
+        if !effective.arity_ok(args.len()) {
+            let err = RespError::WrongArity(effective.name.to_string());
+            return refuse(conn, out, tally, err);
+        }
+        let context = match conn.transaction {
+            Some(_) => Context::Multi,
+            None => Context::TopLevel,
+        };
+        if let Err(err) = permissions::authorize(shared, conn, effective, &args, context) {
+            return refuse(conn, out, tally, err);
+        }
     }
     // CLIENT LIST shows `client|list`-style names for container commands.
     let shown = match spec.subcommands {

@@ -35,6 +35,14 @@ pub enum ServerError {
         /// What is wrong.
         message: String,
     },
+    /// The ACL file (`aclfile`) could not be read or has bad lines (each
+    /// named).
+    #[error("cannot load aclfile: {0}")]
+    AclFile(String),
+    /// The memcached authentication file could not be read or has a bad
+    /// line.
+    #[error("{0}")]
+    MemcacheAuthFile(#[source] strata_memcache::auth_file::AuthFileError),
     /// Logging could not be set up.
     #[error("cannot set up logging: {0}")]
     Logging(String),
@@ -89,7 +97,9 @@ impl ServerError {
             Self::ReadConfig { .. }
             | Self::ParseConfig { .. }
             | Self::InvalidOption { .. }
-            | Self::Security(_) => 2,
+            | Self::Security(_)
+            | Self::AclFile(_)
+            | Self::MemcacheAuthFile(_) => 2,
             _ => 1,
         }
     }

@@ -11,6 +11,8 @@
 //!   command-line flags ([`ServeArgs`]); precedence flag > file > default;
 //!   validation of every bound.
 //! - [`logging`]: `tracing` output as text or JSON, `RUST_LOG` aware.
+//! - [`auth`]: the RESP users and memcached logins read at start, and the
+//!   rule against an open memcached port beside a protected RESP one.
 //! - [`server`]: [`Server`], starting the engine, recovery, maintenance and
 //!   listeners, and shutting them down in order.
 //! - [`durability`]: [`ServerDurability`], persistence (`strata-persist`) as
@@ -30,6 +32,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod auth;
 pub mod checkpoint_cli;
 pub mod config;
 pub mod durability;

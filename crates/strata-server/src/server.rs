@@ -1,7 +1,8 @@
 //! [`Server`]: the engine and the enabled front ends running on the current
 //! tokio runtime, and their orderly shutdown.
 //!
-//! Start order: data directory, keyspace, recovery from the snapshot and
+//! Start order: credentials (ACL and memcached auth files), data
+//! directory, keyspace, recovery from the snapshot and
 //! log (when persistence is on; nothing is served before it is done),
 //! listeners (so the actual ports are known, port 0 included), server
 //! identity, background maintenance, then one accept loop per front end.
@@ -59,6 +60,7 @@ impl Server {
     /// or [`ServerConfig::validate`]) and that this runs inside a runtime with
     /// I/O and time enabled.
     pub async fn start(config: &ServerConfig) -> Result<Self, ServerError> {
+        let credentials = crate::auth::load(config)?;
         std::fs::create_dir_all(&config.data_dir).map_err(|source| ServerError::DataDir {
             path: config.data_dir.clone(),
             source,
@@ -109,7 +111,12 @@ impl Server {
         let mut front_ends = Vec::new();
         if let Some((listener, addr)) = memcache_listener {
             let clients = Arc::new(Clients::default());
-            let protocol = MemcacheProtocol::new(keyspace.clone(), info.clone(), clients.clone());
+            let protocol = MemcacheProtocol::with_auth(
+                keyspace.clone(),
+                info.clone(),
+                clients.clone(),
+                credentials.memcache,
+            );
             let driver = protocol.driver_config();
             front_ends.push(spawn_front_end(
                 protocol, driver, listener, addr, clients, &info, &shutdown,
@@ -117,7 +124,12 @@ impl Server {
         }
         if let Some((listener, addr)) = resp_listener {
             let clients = Arc::new(Clients::default());
-            let protocol = RespProtocol::new(keyspace.clone(), info.clone(), clients.clone());
+            let protocol = RespProtocol::with_acl(
+                keyspace.clone(),
+                info.clone(),
+                clients.clone(),
+                credentials.acl,
+            );
             let driver = protocol.driver_config();
             front_ends.push(spawn_front_end(
                 protocol, driver, listener, addr, clients, &info, &shutdown,

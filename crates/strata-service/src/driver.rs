@@ -6,9 +6,10 @@
 //! [`DriverConfig::max_input`] bytes (the session is responsible for consuming
 //! requests; a session that lets input pile up beyond that is closed); on
 //! shutdown the accept loop stops and every connection is closed after the
-//! replies already produced are flushed; a request whose processing panics
-//! is logged, answered with the protocol's internal error and its
-//! connection closed, and nothing else is affected.
+//! replies already produced are flushed; a client closed from outside
+//! ([`ClientInfo::close`]) is closed the same way. A request whose
+//! processing panics is logged, answered with the protocol's internal
+//! error and its connection closed, and nothing else is affected.
 
 use std::sync::Arc;
 
@@ -17,7 +18,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
-use crate::clients::Clients;
+use crate::clients::{ClientInfo, Clients};
 use crate::panic_guard;
 use crate::server_info::ServerInfo;
 use crate::session::{Flow, Hold, Protocol, Session};
@@ -82,7 +83,9 @@ pub async fn serve<P: Protocol>(
             reply: protocol.internal_error(),
         };
         tokio::spawn(async move {
-            let run = run_connection(stream, session, &clients, config, failure, shutdown);
+            let run = run_connection(
+                stream, session, &clients, &client, config, failure, shutdown,
+            );
             if let Err(err) = run.await {
                 tracing::debug!(client = client.id, %err, "connection ended with an error");
             }
@@ -102,6 +105,7 @@ async fn run_connection<S: Session>(
     mut stream: TcpStream,
     mut session: S,
     clients: &Clients,
+    client: &ClientInfo,
     config: DriverConfig,
     failure: Failure,
     shutdown: CancellationToken,
@@ -118,6 +122,7 @@ async fn run_connection<S: Session>(
             }
             let n = tokio::select! {
                 _ = shutdown.cancelled() => break Ok(()),
+                () = client.closed() => break Ok(()),
                 n = stream.read_buf(&mut input) => n,
             };
             match n {
@@ -162,13 +167,14 @@ async fn run_connection<S: Session>(
                 output = BytesMut::with_capacity(READ_CHUNK);
             }
         }
-        if flow == Flow::Close || input.len() > config.max_input {
+        if flow == Flow::Close || input.len() > config.max_input || client.is_closing() {
             break Ok(());
         }
         pending = flow == Flow::Yield;
         if let Some(wait) = session.fetch() {
             tokio::select! {
                 _ = shutdown.cancelled() => break Ok(()),
+                () = client.closed() => break Ok(()),
                 () = wait => {}
             }
             pending = true;

@@ -206,7 +206,12 @@ fn settings(shared: &Shared, out: &mut BytesMut) {
     stat_str(out, "cas_enabled", "yes");
     stat_str(out, "binding_protocol", "ascii");
     stat_str(out, "auth_enabled_sasl", "no");
-    stat_str(out, "auth_enabled_ascii", "no");
+    let ascii_auth = shared.auth.as_ref().map(|a| a.path().display().to_string());
+    stat_str(
+        out,
+        "auth_enabled_ascii",
+        ascii_auth.as_deref().unwrap_or("no"),
+    );
     stat(out, "item_size_max", ks.max_item_size() as u64);
     stat_str(out, "maxconns_fast", "yes");
     stat_str(out, "flush_enabled", "yes");

@@ -32,6 +32,7 @@ const HELP: &[&str] = &[
 
 /// Parameters, in the order `CONFIG GET` lists them.
 const PARAMS: &[&str] = &[
+    "aclfile",
     "appendonly",
     "bind",
     "databases",
@@ -53,6 +54,11 @@ const POLICIES: &str = "argument(s) must be one of the following: allkeys-lru, n
 fn value_of(shared: &Shared, param: &str) -> String {
     let settings = &shared.info.settings;
     match param {
+        "aclfile" => shared
+            .acl
+            .file()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
         // The command log is Strata's AOF: on in `sync` and `async` modes.
         "appendonly" => {
             let mode = shared
@@ -120,7 +126,12 @@ fn apply(shared: &Shared, change: Change) {
             .settings
             .max_connections
             .store(n, Ordering::Relaxed),
-        Change::RequirePass(pass) => *shared.info.settings.requirepass.write() = pass,
+        Change::RequirePass(pass) => {
+            // The default user's password, as in Redis; CONFIG GET reports
+            // the setting as given.
+            shared.acl.set_default_password(pass.as_deref());
+            *shared.info.settings.requirepass.write() = pass;
+        }
         Change::Unchanged => {}
     }
 }
@@ -167,6 +178,7 @@ fn reset_stats(shared: &Shared) {
         net_in: shared.clients.bytes_read(),
         net_out: shared.clients.bytes_written(),
     });
+    shared.acl.denied().reset();
 }
 
 /// `CONFIG <subcommand>`.

@@ -9,6 +9,7 @@
 //! `Keyspace::store()` or `Keyspace::watch()`): inside `EXEC` every shard
 //! is already locked.
 
+pub mod acl;
 pub mod append;
 pub mod auth;
 pub mod client;

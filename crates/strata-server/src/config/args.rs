@@ -84,9 +84,28 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SIZE")]
     pub max_item_size: Option<ByteSize>,
 
-    /// Password Redis clients must give with AUTH [default: none].
+    /// Password Redis clients must give with AUTH: the `default` user's
+    /// password [default: none].
     #[arg(long, value_name = "PASSWORD")]
     pub requirepass: Option<String>,
+
+    /// Redis ACL file (`user <name> <rules>` lines, Redis's format), loaded
+    /// at start (a bad line refuses to start) and by ACL LOAD, written by
+    /// ACL SAVE [default: none].
+    #[arg(long, value_name = "FILE")]
+    pub aclfile: Option<PathBuf>,
+
+    /// memcached authentication file (`user:password` lines, as memcached's
+    /// -Y): clients must log in with a `set` whose data is `<user>
+    /// <password>` before anything else [default: none].
+    #[arg(long, value_name = "FILE")]
+    pub memcache_auth_file: Option<PathBuf>,
+
+    /// Serve the memcached port without authentication although the Redis
+    /// port requires it (requirepass or ACL users with passwords); without
+    /// this such a configuration refuses to start.
+    #[arg(long)]
+    pub memcache_unauthenticated: bool,
 
     /// Directory for the server's files, created at start [default: ./strata-data].
     #[arg(long, value_name = "DIR")]
@@ -301,6 +320,15 @@ impl ServeArgs {
         set(&mut config.max_item_size, &self.max_item_size);
         if let Some(password) = &self.requirepass {
             config.requirepass = Some(password.clone());
+        }
+        if self.aclfile.is_some() {
+            config.aclfile = self.aclfile.clone();
+        }
+        if self.memcache_auth_file.is_some() {
+            config.memcache_auth_file = self.memcache_auth_file.clone();
+        }
+        if self.memcache_unauthenticated {
+            config.memcache_unauthenticated = true;
         }
         set(&mut config.data_dir, &self.data_dir);
         set(&mut config.log_level, &self.log_level);

@@ -92,8 +92,17 @@ pub struct ServerConfig {
     pub max_connections: usize,
     /// Largest item accepted.
     pub max_item_size: ByteSize,
-    /// Redis AUTH password; `None` (or empty in the file) for none.
+    /// Redis AUTH password (the default user's); `None` (or empty in the
+    /// file) for none.
     pub requirepass: Option<String>,
+    /// Redis ACL file: users loaded at start, `ACL LOAD` and `ACL SAVE`.
+    pub aclfile: Option<PathBuf>,
+    /// memcached ASCII authentication file (`user:password` lines, as
+    /// memcached's `-Y`); `None`: the memcached port needs no login.
+    pub memcache_auth_file: Option<PathBuf>,
+    /// Serve the memcached port without authentication even though RESP
+    /// requires it (otherwise such a configuration is refused).
+    pub memcache_unauthenticated: bool,
     /// Directory for the server's files.
     pub data_dir: PathBuf,
     /// Log level or tracing filter directives.
@@ -190,6 +199,9 @@ impl Default for ServerConfig {
             max_connections: 10_000,
             max_item_size: ByteSize::mib(1),
             requirepass: None,
+            aclfile: None,
+            memcache_auth_file: None,
+            memcache_unauthenticated: false,
             data_dir: PathBuf::from("./strata-data"),
             log_level: "info".to_owned(),
             log_format: LogFormat::Text,

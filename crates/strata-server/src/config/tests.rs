@@ -96,6 +96,43 @@ fn every_flag_is_applied() {
 }
 
 #[test]
+fn authentication_settings_from_file_and_flags() {
+    let defaults = load(&[]).unwrap();
+    assert_eq!(defaults.aclfile, None);
+    assert_eq!(defaults.memcache_auth_file, None);
+    assert!(!defaults.memcache_unauthenticated);
+    let file = config_file(
+        "aclfile = \"/etc/strata/users.acl\"\n\
+         memcache_auth_file = \"/etc/strata/mc.auth\"\n\
+         memcache_unauthenticated = true\n",
+    );
+    let path = file.path().to_str().unwrap();
+    let config = load(&["--config", path]).unwrap();
+    assert_eq!(config.aclfile, Some(PathBuf::from("/etc/strata/users.acl")));
+    assert_eq!(
+        config.memcache_auth_file,
+        Some(PathBuf::from("/etc/strata/mc.auth"))
+    );
+    assert!(config.memcache_unauthenticated);
+    let config = load(&[
+        "--config",
+        path,
+        "--aclfile",
+        "/other.acl",
+        "--memcache-auth-file",
+        "/other.auth",
+    ])
+    .unwrap();
+    assert_eq!(config.aclfile, Some(PathBuf::from("/other.acl")));
+    assert_eq!(
+        config.memcache_auth_file,
+        Some(PathBuf::from("/other.auth"))
+    );
+    let config = load(&["--memcache-unauthenticated"]).unwrap();
+    assert!(config.memcache_unauthenticated);
+}
+
+#[test]
 fn the_file_overrides_defaults_and_flags_override_the_file() {
     let file = config_file(
         r#"
