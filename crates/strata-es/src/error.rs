@@ -63,6 +63,8 @@ pub enum EsError {
     Rejected(String),
     /// A write with `require_alias=true` to a name that is not an alias.
     NotAnAlias(String),
+    /// The request body did not arrive within the body timeout.
+    BodyTimeout(String),
 }
 
 /// Result alias of this crate.
@@ -111,6 +113,7 @@ impl EsError {
             EsError::Internal(_) => "exception",
             EsError::Rejected(_) => "es_rejected_execution_exception",
             EsError::NotAnAlias(_) => "index_not_found_exception",
+            EsError::BodyTimeout(_) => "timeout_exception",
         }
     }
 
@@ -131,6 +134,7 @@ impl EsError {
             EsError::NotDurable(_) | EsError::Internal(_) => 500,
             EsError::Rejected(_) => 429,
             EsError::NotAnAlias(_) => 404,
+            EsError::BodyTimeout(_) => 408,
         }
     }
 
@@ -146,7 +150,8 @@ impl EsError {
             | EsError::MediaTypeHeader(m)
             | EsError::NotDurable(m)
             | EsError::Internal(m)
-            | EsError::Rejected(m) => m.clone(),
+            | EsError::Rejected(m)
+            | EsError::BodyTimeout(m) => m.clone(),
             EsError::ActionValidation(m) => format!("Validation Failed: 1: {m};"),
             EsError::NoHandler { uri, method } => {
                 format!("no handler found for uri [{uri}] and method [{method}]")

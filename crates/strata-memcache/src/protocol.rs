@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use strata_kv::Keyspace;
-use strata_service::{ClientInfo, Clients, DriverConfig, Protocol, ServerInfo};
+use strata_service::{ClientInfo, Clients, DriverConfig, IdleTimeout, Protocol, ServerInfo};
 
 use crate::marks::MetaMarks;
 use crate::prefix_stats::PrefixStats;
@@ -30,6 +30,8 @@ pub struct Shared {
     pub marks: MetaMarks,
     /// `stats detail`: per-prefix counters.
     pub prefixes: PrefixStats,
+    /// memcached's `idle_timeout`: connections idle this long are closed.
+    pub idle_timeout: IdleTimeout,
 }
 
 impl Shared {
@@ -57,6 +59,7 @@ impl MemcacheProtocol {
             stats: ProtocolStats::default(),
             marks: MetaMarks::default(),
             prefixes: PrefixStats::default(),
+            idle_timeout: IdleTimeout::default(),
         };
         Self {
             shared: Arc::new(shared),
@@ -64,11 +67,18 @@ impl MemcacheProtocol {
     }
 
     /// The driver limits this protocol needs: its input buffer must hold the
-    /// largest item with its command line.
+    /// largest item with its command line; idle connections are closed
+    /// after `idle_timeout` (none by default).
     pub fn driver_config(&self) -> DriverConfig {
         DriverConfig {
-            max_input: self.shared.max_request(),
+            idle_timeout: self.shared.idle_timeout.clone(),
+            ..DriverConfig::new(self.shared.max_request())
         }
+    }
+
+    /// memcached's `idle_timeout` (`-o idle_timeout`), in seconds.
+    pub fn idle_timeout(&self) -> &IdleTimeout {
+        &self.shared.idle_timeout
     }
 
     /// The protocol counters (for tests and the server's own reporting).
@@ -90,5 +100,9 @@ impl Protocol for MemcacheProtocol {
 
     fn too_many_connections(&self) -> &'static [u8] {
         b"ERROR Too many open connections\r\n"
+    }
+
+    fn protected_mode_refusal(&self) -> &'static [u8] {
+        crate::reply::PROTECTED_MODE_REPLY
     }
 }

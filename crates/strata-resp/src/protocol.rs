@@ -7,10 +7,10 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 use strata_kv::{EvictionPolicy, Keyspace};
-use strata_service::{ClientInfo, Clients, DriverConfig, Protocol, ServerInfo};
+use strata_service::{ClientInfo, Clients, DriverConfig, IdleTimeout, Protocol, ServerInfo};
 
 use crate::connection::{Connection, PeerView};
-use crate::reply::MAX_CLIENTS_REPLY;
+use crate::reply::{MAX_CLIENTS_REPLY, PROTECTED_MODE_REPLY};
 use crate::session::RespSession;
 use crate::stats::Stats;
 
@@ -43,6 +43,9 @@ pub struct Shared {
     pub run_id: String,
     /// Largest incomplete request a connection may buffer.
     pub query_limit: usize,
+    /// Redis's `timeout`: connections idle this long are closed
+    /// (`CONFIG SET timeout`).
+    pub idle_timeout: IdleTimeout,
 }
 
 impl Shared {
@@ -96,15 +99,18 @@ impl RespProtocol {
                 peers: Mutex::new(HashMap::new()),
                 run_id: random_hex(40),
                 query_limit,
+                idle_timeout: IdleTimeout::default(),
             }),
         }
     }
 
     /// The driver limits for this protocol: input beyond the query buffer
-    /// limit closes the connection.
+    /// limit closes the connection; idle connections are closed after
+    /// `timeout` (none by default).
     pub fn driver_config(&self) -> DriverConfig {
         DriverConfig {
-            max_input: self.shared.query_limit,
+            idle_timeout: self.shared.idle_timeout.clone(),
+            ..DriverConfig::new(self.shared.query_limit)
         }
     }
 
@@ -133,6 +139,10 @@ impl Protocol for RespProtocol {
 
     fn too_many_connections(&self) -> &'static [u8] {
         MAX_CLIENTS_REPLY
+    }
+
+    fn protected_mode_refusal(&self) -> &'static [u8] {
+        PROTECTED_MODE_REPLY
     }
 }
 

@@ -72,6 +72,10 @@ pub enum ServerError {
     /// recovered.
     #[error("cannot open the search indices: {0}")]
     Search(#[source] strata_search::SearchError),
+    /// The TLS certificate, key or CA file (`tls_cert_file`,
+    /// `tls_key_file`, `tls_ca_cert_file`) cannot be used.
+    #[error("cannot set up TLS: {0}")]
+    Tls(#[source] strata_net::TlsError),
     /// Installing the signal handlers failed.
     #[error("cannot install signal handlers: {0}")]
     Signals(#[source] io::Error),

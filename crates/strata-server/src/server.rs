@@ -1,10 +1,12 @@
 //! [`Server`]: the engine and the enabled front ends running on the current
 //! tokio runtime, and their orderly shutdown.
 //!
-//! Start order: data directory, keyspace, recovery from the snapshot and
-//! log (when persistence is on; nothing is served before it is done),
-//! listeners (so the actual ports are known, port 0 included), server
-//! identity, background maintenance, then one accept loop per front end.
+//! Start order: data directory, the TLS certificate (when a port speaks
+//! TLS), keyspace, recovery from the snapshot and log (when persistence is
+//! on; nothing is served before it is done), listeners (so the actual
+//! ports are known, port 0 included), server identity, background
+//! maintenance, then one accept loop per port (RESP has two with
+//! `tls_port`: plain and TLS, one front end).
 //! Shutdown runs in reverse: accept loops stop, open connections get a
 //! bounded grace period to finish, maintenance stops, the log is synced.
 //! The HTTP (search) front end opens its indices after binding its port
@@ -18,6 +20,7 @@ use std::time::{Duration, Instant};
 use parking_lot::RwLock;
 use strata_kv::{Keyspace, Maintenance};
 use strata_memcache::MemcacheProtocol;
+use strata_net::{Listener, Protection};
 use strata_persist::Persistence;
 use strata_resp::RespProtocol;
 use strata_service::{Clients, DriverConfig, Protocol, RuntimeSettings, ServerInfo};
@@ -28,6 +31,7 @@ use tokio_util::sync::CancellationToken;
 use crate::config::ServerConfig;
 use crate::durability::ServerDurability;
 use crate::error::ServerError;
+use crate::listeners;
 
 /// How often shutdown checks whether the last connections have closed.
 const DRAIN_POLL: Duration = Duration::from_millis(10);
@@ -63,6 +67,8 @@ impl Server {
             path: config.data_dir.clone(),
             source,
         })?;
+        let shutdown = CancellationToken::new();
+        let tls = listeners::load_tls(config, &shutdown)?;
         let keyspace = blocking(|| crate::placement::open_keyspace(config))?;
         let persistence = match config.persist_config() {
             // Recovery runs before any port opens.
@@ -85,6 +91,10 @@ impl Server {
             .resp_enabled
             .then(|| bind("resp", SocketAddr::new(config.bind, config.resp_port)))
             .transpose()?;
+        let resp_tls_listener = config
+            .tls_port
+            .map(|port| bind("resp", SocketAddr::new(config.bind, port)))
+            .transpose()?;
         let http_listener = config
             .http_enabled
             .then(|| bind("http", SocketAddr::new(config.bind, config.http_port)))
@@ -105,28 +115,76 @@ impl Server {
         let info = Arc::new(info.with_durability(durability.clone()));
         let maintenance = Maintenance::start(keyspace.clone());
 
-        let shutdown = CancellationToken::new();
+        // Protected mode asks each port, per connection, whether it makes
+        // clients authenticate.
+        let resp_auth = {
+            let info = info.clone();
+            move || info.settings.requirepass().is_some()
+        };
+        let protection = |auth: Arc<dyn strata_net::Authentication>| {
+            Protection::new(config.protected_mode(), auth)
+        };
+        let request_bound = config.request_timeout.0;
         let mut front_ends = Vec::new();
-        if let Some((listener, addr)) = memcache_listener {
+        if let Some((tcp, addr)) = memcache_listener {
             let clients = Arc::new(Clients::default());
             let protocol = MemcacheProtocol::new(keyspace.clone(), info.clone(), clients.clone());
-            let driver = protocol.driver_config();
+            protocol.idle_timeout().set(config.idle_timeout);
+            let driver = DriverConfig {
+                request_timeout: request_bound,
+                ..protocol.driver_config()
+            };
+            let tls = tls.as_ref().filter(|_| config.memcache_tls);
+            // memcached has no authentication.
+            let listener = listeners::port(tcp, tls, request_bound, protection(Arc::new(|| false)));
+            let protocol = Arc::new(protocol);
             front_ends.push(spawn_front_end(
-                protocol, driver, listener, addr, clients, &info, &shutdown,
+                "memcache", protocol, driver, listener, addr, clients, &info, &shutdown,
             ));
         }
-        if let Some((listener, addr)) = resp_listener {
+        if resp_listener.is_some() || resp_tls_listener.is_some() {
             let clients = Arc::new(Clients::default());
             let protocol = RespProtocol::new(keyspace.clone(), info.clone(), clients.clone());
-            let driver = protocol.driver_config();
-            front_ends.push(spawn_front_end(
-                protocol, driver, listener, addr, clients, &info, &shutdown,
-            ));
+            protocol.shared().idle_timeout.set(config.timeout);
+            let driver = DriverConfig {
+                request_timeout: request_bound,
+                ..protocol.driver_config()
+            };
+            let protocol = Arc::new(protocol);
+            let resp_auth: Arc<dyn strata_net::Authentication> = Arc::new(resp_auth);
+            let ports = [
+                ("resp", resp_listener, None),
+                ("resp-tls", resp_tls_listener, tls.as_ref()),
+            ];
+            for (name, bound, tls) in ports {
+                if let Some((tcp, addr)) = bound {
+                    let listener =
+                        listeners::port(tcp, tls, request_bound, protection(resp_auth.clone()));
+                    front_ends.push(spawn_front_end(
+                        name,
+                        protocol.clone(),
+                        driver.clone(),
+                        listener,
+                        addr,
+                        clients.clone(),
+                        &info,
+                        &shutdown,
+                    ));
+                }
+            }
         }
         let http = match http_listener {
-            Some((listener, addr)) => Some(crate::http::HttpFrontEnd::start(
-                config, listener, addr, &shutdown,
-            )?),
+            Some((tcp, addr)) => {
+                let tls = tls.as_ref().filter(|_| config.http_tls);
+                let header_bound = config.http_header_timeout.0;
+                // HTTP has no authentication.
+                let listener =
+                    listeners::port(tcp, tls, header_bound, protection(Arc::new(|| false)));
+                listeners::announce("http", addr, &listener);
+                Some(crate::http::HttpFrontEnd::start(
+                    config, listener, addr, &shutdown,
+                )?)
+            }
             None => None,
         };
         tracing::info!(
@@ -162,6 +220,11 @@ impl Server {
         self.addr_of("resp")
     }
 
+    /// Address RESP over TLS listens on (`tls_port`), if it runs.
+    pub fn resp_tls_addr(&self) -> Option<SocketAddr> {
+        self.addr_of("resp-tls")
+    }
+
     /// Address the HTTP (search) front end listens on, if it runs.
     pub fn http_addr(&self) -> Option<SocketAddr> {
         self.http.as_ref().map(|h| h.addr())
@@ -195,7 +258,7 @@ impl Server {
         }
         let deadline = Instant::now() + grace;
         let drained = loop {
-            let open: usize = self.front_ends.iter().map(|f| f.clients.current()).sum();
+            let open = self.open_connections();
             if open == 0 {
                 break true;
             }
@@ -236,6 +299,21 @@ impl Server {
         }
     }
 
+    /// Connections open on the key-value front ends (RESP's two ports
+    /// share one registry: counted once).
+    fn open_connections(&self) -> usize {
+        let mut registries: Vec<&Arc<Clients>> = Vec::new();
+        for front_end in &self.front_ends {
+            if !registries
+                .iter()
+                .any(|r| Arc::ptr_eq(r, &front_end.clients))
+            {
+                registries.push(&front_end.clients);
+            }
+        }
+        registries.iter().map(|r| r.current()).sum()
+    }
+
     /// Persistence as the front ends see it.
     pub fn durability(&self) -> &Arc<ServerDurability> {
         &self.durability
@@ -273,20 +351,21 @@ fn bind(
     Ok((listener, local))
 }
 
+#[allow(clippy::too_many_arguments)] // one port's whole wiring
 fn spawn_front_end<P: Protocol>(
-    protocol: P,
+    name: &'static str,
+    protocol: Arc<P>,
     driver: DriverConfig,
-    listener: TcpListener,
+    listener: Listener,
     addr: SocketAddr,
     clients: Arc<Clients>,
     info: &Arc<ServerInfo>,
     shutdown: &CancellationToken,
 ) -> FrontEnd {
-    let name = protocol.name();
-    tracing::info!(protocol = %name, addr = %addr, port = addr.port(), "listening");
+    listeners::announce(name, addr, &listener);
     let accept_loop = tokio::spawn(strata_service::serve(
         listener,
-        Arc::new(protocol),
+        protocol,
         clients.clone(),
         info.clone(),
         driver,

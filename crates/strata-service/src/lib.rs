@@ -8,7 +8,9 @@
 //! ## Layout
 //! - [`session`]: the [`Protocol`] and [`Session`] traits.
 //! - [`clients`]: the registry of connected clients and connection counters.
-//! - [`driver`]: the tokio accept loop and per-connection read/process/write loop.
+//! - [`driver`]: the tokio accept loop and per-connection read/process/write
+//!   loop, over `strata-net`'s listeners and connections (plain or TLS).
+//! - [`timeouts`]: the idle limit and the bound on a request's arrival.
 //! - [`server_info`]: identity and runtime settings of the running server.
 //! - [`durability`]: what front ends need from persistence (durable replies,
 //!   checkpoints on demand, INFO fields), as a trait the server implements.
@@ -23,9 +25,11 @@ pub mod driver;
 pub mod durability;
 pub mod server_info;
 pub mod session;
+pub mod timeouts;
 
 pub use clients::{ClientInfo, Clients};
 pub use driver::{serve, DriverConfig};
 pub use durability::{Durability, DurableFuture, HeldReplies};
 pub use server_info::{RuntimeSettings, ServerInfo};
 pub use session::{Flow, Hold, Protocol, Session, OUTPUT_SOFT_LIMIT};
+pub use timeouts::{IdleTimeout, DEFAULT_REQUEST_TIMEOUT};
