@@ -28,23 +28,6 @@ impl Connection {
     pub fn is_tls(&self) -> bool {
         matches!(self, Connection::Tls(_))
     }
-
-    /// The client's certificate chain, when it presented one (TLS ports
-    /// with `ClientAuth::Required` or `Optional`).
-    pub fn peer_certificates(&self) -> Option<&[rustls_pki_types::CertificateDer<'static>]> {
-        match self {
-            Connection::Plain(_) => None,
-            Connection::Tls(tls) => tls.get_ref().1.peer_certificates(),
-        }
-    }
-
-    /// The TCP socket underneath.
-    pub fn tcp(&self) -> &TcpStream {
-        match self {
-            Connection::Plain(tcp) => tcp,
-            Connection::Tls(tls) => tls.get_ref().0,
-        }
-    }
 }
 
 impl AsyncRead for Connection {

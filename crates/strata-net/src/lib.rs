@@ -23,7 +23,7 @@
 //!   permits, for front ends without a client registry of their own.
 //! - [`accept_log`]: [`AcceptErrorLog`], at most one log line per
 //!   interval about failed accepts.
-//! - [`error`]: [`TlsError`].
+//! - [`error`]: [`TlsError`], why certificate files cannot be used.
 //! - `test_certs` (feature `test-certs`, tests only): throwaway CAs and
 //!   certificates.
 //!

@@ -5,7 +5,7 @@
 //! before a handshake. Everything on 127.0.0.1, bounded in time.
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -266,7 +266,7 @@ fn unusable_files_are_named() {
     files.client_auth = ClientAuth::Required;
     let err = TlsAcceptor::load(files.clone()).unwrap_err().to_string();
     assert!(err.contains("CA certificate"), "{err}");
-    files.ca = Some(PathBuf::from(dir.path().join("server.key")));
+    files.ca = Some(dir.path().join("server.key"));
     let err = TlsAcceptor::load(files).unwrap_err().to_string();
     assert!(err.contains("CA certificate file"), "{err}");
 }

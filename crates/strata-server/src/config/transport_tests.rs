@@ -168,7 +168,7 @@ fn refusals_name_the_setting() {
         "request_timeout"
     );
     assert_eq!(
-        refused_option(&["--http-header-timeout", "2h"]).0,
+        refused_option(&["--http-header-timeout", "61m"]).0,
         "http_header_timeout"
     );
     assert_eq!(
