@@ -53,7 +53,7 @@ pub enum ServerError {
     /// A front end could not listen on its address.
     #[error("cannot listen on {addr} for the {protocol} front end: {source}")]
     Bind {
-        /// `memcache`, `resp` or `http`.
+        /// `memcache`, `resp`, `resp-tls` or `http`.
         protocol: &'static str,
         /// The address asked for.
         addr: SocketAddr,

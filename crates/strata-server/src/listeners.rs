@@ -16,22 +16,22 @@ use tokio_util::sync::CancellationToken;
 use crate::config::ServerConfig;
 use crate::error::ServerError;
 
-/// Loads the certificate when some port speaks TLS, and starts reloading
-/// it on SIGHUP and file changes until `shutdown`.
-pub(crate) fn load_tls(
-    config: &ServerConfig,
-    shutdown: &CancellationToken,
-) -> Result<Option<TlsAcceptor>, ServerError> {
-    let Some(files) = config.tls_files() else {
-        return Ok(None);
-    };
-    let acceptor = TlsAcceptor::load(files).map_err(ServerError::Tls)?;
+/// Loads the certificate when some port speaks TLS.
+pub(crate) fn load_tls(config: &ServerConfig) -> Result<Option<TlsAcceptor>, ServerError> {
+    config
+        .tls_files()
+        .map(|files| TlsAcceptor::load(files).map_err(ServerError::Tls))
+        .transpose()
+}
+
+/// Reloads the certificate on SIGHUP and when its files change, until
+/// `shutdown`.
+pub(crate) fn watch_tls(acceptor: &TlsAcceptor, shutdown: &CancellationToken) {
     strata_net::tls::watch::spawn(
         acceptor.clone(),
         strata_net::tls::watch::DEFAULT_POLL,
         shutdown.clone(),
     );
-    Ok(Some(acceptor))
 }
 
 /// The listener of one port: TLS with `tls` (handshakes bounded by

@@ -67,8 +67,7 @@ impl Server {
             path: config.data_dir.clone(),
             source,
         })?;
-        let shutdown = CancellationToken::new();
-        let tls = listeners::load_tls(config, &shutdown)?;
+        let tls = listeners::load_tls(config)?;
         let keyspace = blocking(|| crate::placement::open_keyspace(config))?;
         let persistence = match config.persist_config() {
             // Recovery runs before any port opens.
@@ -93,7 +92,7 @@ impl Server {
             .transpose()?;
         let resp_tls_listener = config
             .tls_port
-            .map(|port| bind("resp", SocketAddr::new(config.bind, port)))
+            .map(|port| bind("resp-tls", SocketAddr::new(config.bind, port)))
             .transpose()?;
         let http_listener = config
             .http_enabled
@@ -115,6 +114,7 @@ impl Server {
         let info = Arc::new(info.with_durability(durability.clone()));
         let maintenance = Maintenance::start(keyspace.clone());
 
+        let shutdown = CancellationToken::new();
         // Protected mode asks each port, per connection, whether it makes
         // clients authenticate.
         let resp_auth = {
@@ -187,6 +187,9 @@ impl Server {
             }
             None => None,
         };
+        if let Some(acceptor) = &tls {
+            listeners::watch_tls(acceptor, &shutdown);
+        }
         tracing::info!(
             version = %crate::VERSION,
             pid = info.pid,
