@@ -305,7 +305,8 @@ async fn a_handshake_sent_a_byte_at_a_time_is_cut_off() {
     let elapsed = started.elapsed();
     assert!(closed, "the slow handshake was never cut off");
     assert!(
-        elapsed >= bound && elapsed < bound * 4,
+        // The server's clock starts at accept, a moment before ours.
+        elapsed >= bound * 9 / 10 && elapsed < bound * 4,
         "closed after {elapsed:?}"
     );
 }

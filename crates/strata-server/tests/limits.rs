@@ -237,3 +237,67 @@ async fn a_client_sending_a_byte_a_second_is_closed_on_every_port() {
     }
     server.shutdown(Duration::from_secs(5)).await;
 }
+
+/// Connections `CLIENT LIST` shows, through `admin`.
+async fn resp_clients(admin: &mut TcpStream) -> usize {
+    use tokio::io::AsyncReadExt;
+    admin
+        .write_all(b"*2\r\n$6\r\nCLIENT\r\n$4\r\nLIST\r\n")
+        .await
+        .unwrap();
+    let mut reply = Vec::new();
+    let mut buf = [0u8; 4096];
+    // `$<len>\r\n<lines>\r\n`: read until the announced length arrived.
+    loop {
+        let n = tokio::time::timeout(WAIT, admin.read(&mut buf))
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(n > 0);
+        reply.extend_from_slice(&buf[..n]);
+        let text = String::from_utf8_lossy(&reply);
+        if let Some((head, rest)) = text.split_once("\r\n") {
+            let len: usize = head[1..].parse().unwrap();
+            if rest.len() >= len + 2 {
+                return rest[..len].lines().filter(|l| l.starts_with("id=")).count();
+            }
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_takes_no_replies_is_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&test_config(&dir, |c| {
+        c.request_timeout = HumanDuration(SECOND);
+    }))
+    .await
+    .unwrap();
+    let resp = server.resp_addr().unwrap();
+    let mut admin = TcpStream::connect(resp).await.unwrap();
+    let value = "v".repeat(512 << 10);
+    let set = format!(
+        "*3\r\n$3\r\nSET\r\n$3\r\nbig\r\n${}\r\n{value}\r\n",
+        value.len()
+    );
+    round_trip(&mut admin, set.as_bytes(), b"+OK\r\n").await;
+
+    // 64 MiB of replies asked for and none read: far more than the
+    // sockets' buffers hold, so the server's writes stall.
+    let mut reader = TcpStream::connect(resp).await.unwrap();
+    let get = b"*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n".repeat(128);
+    reader.write_all(&get).await.unwrap();
+    assert_eq!(resp_clients(&mut admin).await, 2);
+    let deadline = std::time::Instant::now() + WAIT;
+    while resp_clients(&mut admin).await != 1 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the stalled reader was never closed"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // What it gets when it reads at last is cut short.
+    let (got, closed) = read_until_closed(&mut reader, WAIT).await;
+    assert!(closed && got.len() < 64 << 20, "{} bytes", got.len());
+    server.shutdown(Duration::from_secs(5)).await;
+}
