@@ -75,6 +75,8 @@ pub enum EsError {
         /// does not say (`additional_unsuccessful_credentials`).
         additional: Option<String>,
     },
+    /// The request body did not arrive within the body timeout.
+    BodyTimeout(String),
 }
 
 /// The `WWW-Authenticate` challenges of a 401: HTTP basic and API keys.
@@ -127,6 +129,7 @@ impl EsError {
             EsError::Rejected(_) => "es_rejected_execution_exception",
             EsError::NotAnAlias(_) => "index_not_found_exception",
             EsError::Security { .. } => "security_exception",
+            EsError::BodyTimeout(_) => "timeout_exception",
         }
     }
 
@@ -148,6 +151,7 @@ impl EsError {
             EsError::Rejected(_) => 429,
             EsError::NotAnAlias(_) => 404,
             EsError::Security { status, .. } => *status,
+            EsError::BodyTimeout(_) => 408,
         }
     }
 
@@ -163,7 +167,8 @@ impl EsError {
             | EsError::MediaTypeHeader(m)
             | EsError::NotDurable(m)
             | EsError::Internal(m)
-            | EsError::Rejected(m) => m.clone(),
+            | EsError::Rejected(m)
+            | EsError::BodyTimeout(m) => m.clone(),
             EsError::ActionValidation(m) => format!("Validation Failed: 1: {m};"),
             EsError::NoHandler { uri, method } => {
                 format!("no handler found for uri [{uri}] and method [{method}]")

@@ -10,8 +10,12 @@
 //! ## Layout
 //! - [`node`]: [`Node`], the catalog of indices plus the node's identity
 //!   (name, cluster name and uuid, persisted under the search root).
-//! - [`server`]: the accept loop on axum/hyper, the body limit, the one
-//!   dispatcher from a request to a handler and from a reply to bytes.
+//! - [`server`]: the axum router, the body limit, the one dispatcher from
+//!   a request to a handler and from a reply to bytes.
+//! - [`transport`]: the connections: `strata-net`'s listener (TLS,
+//!   protected mode) under hyper's HTTP/1.1 server, the connection limit,
+//!   header, body and idle time bounds ([`transport::HttpLimits`]);
+//!   [`timed_body`] bounds a body's arrival.
 //! - [`cluster_settings`]: the cluster settings of `_cluster/settings`
 //!   (`action.destructive_requires_name`), persisted under the root.
 //! - [`route`]: method and path to a [`route::Route`], or the "no handler
@@ -58,11 +62,14 @@ pub mod request;
 pub mod route;
 pub mod security;
 pub mod server;
+pub mod timed_body;
+pub mod transport;
 
 pub use error::EsError;
 pub use node::{Node, NodeConfig};
 pub use security::SecurityConfig;
-pub use server::serve;
+pub use server::{serve, serve_with};
+pub use transport::HttpLimits;
 
 /// The Elasticsearch version this front end reports (`GET /`).
 pub const ES_VERSION: &str = "8.15.0";

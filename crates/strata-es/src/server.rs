@@ -1,7 +1,8 @@
-//! The HTTP server: axum (hyper, HTTP/1.1) accepts connections and hands
-//! every request to [`handle`], which enforces the media types and the body
-//! limit, routes, runs the handler on the blocking pool, awaits durability
-//! and renders the reply with Elasticsearch's headers.
+//! The HTTP server: [`crate::transport`] accepts connections (hyper,
+//! HTTP/1.1) and hands every request to the axum router, whose one handler,
+//! [`handle`], enforces the media types and the body limit, routes, runs
+//! the handler on the blocking pool, awaits durability and renders the
+//! reply with Elasticsearch's headers.
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -24,18 +25,29 @@ use crate::panics;
 use crate::reply::{Payload, Reply};
 use crate::request::EsRequest;
 use crate::route::Route;
+use crate::timed_body::BodyTimeout;
+use crate::transport::HttpLimits;
 
-/// Serves `node` on `listener` until `shutdown` completes, then lets
-/// requests in flight finish. The caller closes the node afterwards.
+/// Serves `node` on `listener` (plain, unprotected) with the default
+/// [`HttpLimits`] until `shutdown` completes, then lets requests in flight
+/// finish. The caller closes the node afterwards.
 pub async fn serve(
     listener: TcpListener,
     node: Arc<Node>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    serve_with(listener, node, HttpLimits::default(), shutdown).await
+}
+
+/// [`serve`] on a `strata-net` listener (TLS, protected mode) with `limits`.
+pub async fn serve_with(
+    listener: impl Into<strata_net::Listener>,
+    node: Arc<Node>,
+    limits: HttpLimits,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
     let app = Router::new().fallback(handle).with_state(node);
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await
+    crate::transport::serve_connections(listener.into(), app, limits, shutdown).await
 }
 
 /// One request, start to finish. Never fails: every error becomes an
@@ -135,10 +147,24 @@ async fn read_body(headers: &axum::http::HeaderMap, body: Body, limit: usize) ->
         Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => {
             Err(EsError::TooLarge { limit })
         }
+        Err(e) if caused_by_timeout(&*e) => Err(EsError::BodyTimeout(e.to_string())),
         Err(e) => Err(EsError::Parse(format!(
             "could not read the request body: {e}"
         ))),
     }
+}
+
+/// True when `error` is, or was caused by, the body's [`BodyTimeout`]
+/// (axum wraps the body's errors in its own).
+fn caused_by_timeout(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(error);
+    while let Some(e) = cause {
+        if e.is::<BodyTimeout>() {
+            return true;
+        }
+        cause = e.source();
+    }
+    false
 }
 
 fn render(reply: Reply, req: &EsRequest) -> Response {

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use strata_kv::Keyspace;
-use strata_service::{ClientInfo, Clients, DriverConfig, Protocol, ServerInfo};
+use strata_service::{ClientInfo, Clients, DriverConfig, IdleTimeout, Protocol, ServerInfo};
 
 use crate::auth_file::AuthFile;
 use crate::marks::MetaMarks;
@@ -34,6 +34,8 @@ pub struct Shared {
     /// Credentials clients must log in with first (memcached's `-Y`);
     /// `None`: no authentication.
     pub auth: Option<AuthFile>,
+    /// memcached's `idle_timeout`: connections idle this long are closed.
+    pub idle_timeout: IdleTimeout,
 }
 
 impl Shared {
@@ -73,6 +75,7 @@ impl MemcacheProtocol {
             marks: MetaMarks::default(),
             prefixes: PrefixStats::default(),
             auth,
+            idle_timeout: IdleTimeout::default(),
         };
         Self {
             shared: Arc::new(shared),
@@ -80,11 +83,18 @@ impl MemcacheProtocol {
     }
 
     /// The driver limits this protocol needs: its input buffer must hold the
-    /// largest item with its command line.
+    /// largest item with its command line; idle connections are closed
+    /// after `idle_timeout` (none by default).
     pub fn driver_config(&self) -> DriverConfig {
         DriverConfig {
-            max_input: self.shared.max_request(),
+            idle_timeout: self.shared.idle_timeout.clone(),
+            ..DriverConfig::new(self.shared.max_request())
         }
+    }
+
+    /// memcached's `idle_timeout` (`-o idle_timeout`), in seconds.
+    pub fn idle_timeout(&self) -> &IdleTimeout {
+        &self.shared.idle_timeout
     }
 
     /// The protocol counters (for tests and the server's own reporting).
@@ -111,5 +121,9 @@ impl Protocol for MemcacheProtocol {
 
     fn internal_error(&self) -> &'static [u8] {
         b"SERVER_ERROR internal error: the server failed on this request\r\n"
+    }
+
+    fn protected_mode_refusal(&self) -> &'static [u8] {
+        crate::reply::PROTECTED_MODE_REPLY
     }
 }

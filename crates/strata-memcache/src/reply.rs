@@ -177,6 +177,10 @@ pub fn put_i64(out: &mut BytesMut, n: i64) {
     out.put_slice(itoa::Buffer::new().format(n).as_bytes());
 }
 
+/// The reply sent to a client protected mode refuses: memcached has no
+/// protected mode, so this follows Redis's, as a `SERVER_ERROR` line.
+pub const PROTECTED_MODE_REPLY: &[u8] = b"SERVER_ERROR Strata is running in protected mode because protected mode is enabled and no authentication is set up for this memcached port. In this mode connections are only accepted from the loopback interface. To accept clients from other computers, set up authentication for this port, or restart the server with the '--protected-mode no' option, making sure it is not publicly accessible from the internet\r\n";
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -198,6 +198,10 @@ impl Session for MemcacheSession {
     fn fetch(&mut self) -> Option<FetchWait> {
         self.retry.wait()
     }
+
+    fn mid_request(&self) -> bool {
+        self.swallow > 0
+    }
 }
 
 /// The reply sent instead of held replies whose log record failed.

@@ -7,11 +7,11 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 use strata_kv::{EvictionPolicy, Keyspace};
-use strata_service::{ClientInfo, Clients, DriverConfig, Protocol, ServerInfo};
+use strata_service::{ClientInfo, Clients, DriverConfig, IdleTimeout, Protocol, ServerInfo};
 
 use crate::acl::Acl;
 use crate::connection::{Connection, PeerView};
-use crate::reply::{INTERNAL_ERROR_REPLY, MAX_CLIENTS_REPLY};
+use crate::reply::{INTERNAL_ERROR_REPLY, MAX_CLIENTS_REPLY, PROTECTED_MODE_REPLY};
 use crate::session::RespSession;
 use crate::stats::Stats;
 
@@ -46,6 +46,9 @@ pub struct Shared {
     pub query_limit: usize,
     /// Users and permissions.
     pub acl: Acl,
+    /// Redis's `timeout`: connections idle this long are closed
+    /// (`CONFIG SET timeout`).
+    pub idle_timeout: IdleTimeout,
 }
 
 impl Shared {
@@ -114,15 +117,18 @@ impl RespProtocol {
                 run_id: random_hex(40),
                 query_limit,
                 acl,
+                idle_timeout: IdleTimeout::default(),
             }),
         }
     }
 
     /// The driver limits for this protocol: input beyond the query buffer
-    /// limit closes the connection.
+    /// limit closes the connection; idle connections are closed after
+    /// `timeout` (none by default).
     pub fn driver_config(&self) -> DriverConfig {
         DriverConfig {
-            max_input: self.shared.query_limit,
+            idle_timeout: self.shared.idle_timeout.clone(),
+            ..DriverConfig::new(self.shared.query_limit)
         }
     }
 
@@ -158,6 +164,10 @@ impl Protocol for RespProtocol {
 
     fn internal_error(&self) -> &'static [u8] {
         INTERNAL_ERROR_REPLY
+    }
+
+    fn protected_mode_refusal(&self) -> &'static [u8] {
+        PROTECTED_MODE_REPLY
     }
 }
 

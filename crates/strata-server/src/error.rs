@@ -61,7 +61,7 @@ pub enum ServerError {
     /// A front end could not listen on its address.
     #[error("cannot listen on {addr} for the {protocol} front end: {source}")]
     Bind {
-        /// `memcache`, `resp` or `http`.
+        /// `memcache`, `resp`, `resp-tls` or `http`.
         protocol: &'static str,
         /// The address asked for.
         addr: SocketAddr,
@@ -84,6 +84,11 @@ pub enum ServerError {
     /// not be read.
     #[error("cannot start HTTP security: {0}")]
     Security(String),
+
+    /// The TLS certificate, key or CA file (`tls_cert_file`,
+    /// `tls_key_file`, `tls_ca_cert_file`) cannot be used.
+    #[error("cannot set up TLS: {0}")]
+    Tls(#[source] strata_net::TlsError),
     /// Installing the signal handlers failed.
     #[error("cannot install signal handlers: {0}")]
     Signals(#[source] io::Error),

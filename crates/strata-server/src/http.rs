@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use strata_es::{Node, NodeConfig, SecurityConfig};
-use tokio::net::TcpListener;
+use strata_net::Listener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -31,11 +31,12 @@ pub struct HttpFrontEnd {
 
 impl HttpFrontEnd {
     /// Opens the search node and starts serving `listener` (bound to
-    /// `addr`) until `shutdown` is cancelled. Blocks while the indices
-    /// recover; the caller runs it on a runtime worker that may block.
+    /// `addr`) until `shutdown` is cancelled, within the configuration's
+    /// HTTP limits. Blocks while the indices recover; the caller runs it on
+    /// a runtime worker that may block.
     pub fn start(
         config: &ServerConfig,
-        listener: TcpListener,
+        listener: Listener,
         addr: SocketAddr,
         shutdown: &CancellationToken,
     ) -> Result<HttpFrontEnd, ServerError> {
@@ -60,11 +61,13 @@ impl HttpFrontEnd {
             None => node,
         };
         let node = Arc::new(node);
-        tracing::info!(protocol = "http", addr = %addr, port = addr.port(), "listening");
         let token = shutdown.clone();
-        let accept_loop = tokio::spawn(strata_es::serve(listener, Arc::clone(&node), async move {
-            token.cancelled().await
-        }));
+        let accept_loop = tokio::spawn(strata_es::serve_with(
+            listener,
+            Arc::clone(&node),
+            config.http_limits(),
+            async move { token.cancelled().await },
+        ));
         Ok(HttpFrontEnd {
             addr,
             node,

@@ -21,6 +21,8 @@
 //!   signals).
 //! - [`http`]: the Elasticsearch-compatible front end (`strata-es`) and
 //!   its search indices under `<data_dir>/search`.
+//! - `listeners`: the ports as `strata-net` listeners (TLS, protected
+//!   mode) and the start-up lines about them.
 //! - [`error`]: [`ServerError`] and its exit codes.
 //! - [`checkpoint_cli`]: `strata checkpoint`, a checkpoint on demand of a
 //!   running server.
@@ -38,6 +40,7 @@ pub mod config;
 pub mod durability;
 pub mod error;
 pub mod http;
+mod listeners;
 pub mod logging;
 pub mod placement;
 pub mod serve;
@@ -45,7 +48,10 @@ pub mod server;
 pub mod users_cli;
 
 pub use checkpoint_cli::{run_checkpoint, CheckpointArgs};
-pub use config::{ByteSize, EvictionMode, LogFormat, ServeArgs, ServerConfig};
+pub use config::{
+    ByteSize, EvictionMode, LogFormat, ProtectedModeSetting, ServeArgs, ServerConfig,
+    TlsAuthClients,
+};
 pub use durability::ServerDurability;
 pub use error::ServerError;
 pub use serve::{run, run_serve};

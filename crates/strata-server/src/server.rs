@@ -2,10 +2,12 @@
 //! tokio runtime, and their orderly shutdown.
 //!
 //! Start order: credentials (ACL and memcached auth files), data
-//! directory, keyspace, recovery from the snapshot and
-//! log (when persistence is on; nothing is served before it is done),
-//! listeners (so the actual ports are known, port 0 included), server
-//! identity, background maintenance, then one accept loop per front end.
+//! directory, the TLS certificate (when a port speaks TLS), keyspace,
+//! recovery from the snapshot and log (when persistence is on; nothing is
+//! served before it is done), listeners (so the actual ports are known,
+//! port 0 included), server identity, background maintenance, then one
+//! accept loop per port (RESP has two with `tls_port`: plain and TLS, one
+//! front end).
 //! Shutdown runs in reverse: accept loops stop, open connections get a
 //! bounded grace period to finish, maintenance stops, the log is synced.
 //! The HTTP (search) front end opens its indices after binding its port
@@ -19,6 +21,7 @@ use std::time::{Duration, Instant};
 use parking_lot::RwLock;
 use strata_kv::{Keyspace, Maintenance};
 use strata_memcache::MemcacheProtocol;
+use strata_net::{Listener, Protection};
 use strata_persist::Persistence;
 use strata_resp::RespProtocol;
 use strata_service::{Clients, DriverConfig, Protocol, RuntimeSettings, ServerInfo};
@@ -29,6 +32,7 @@ use tokio_util::sync::CancellationToken;
 use crate::config::ServerConfig;
 use crate::durability::ServerDurability;
 use crate::error::ServerError;
+use crate::listeners;
 
 /// How often shutdown checks whether the last connections have closed.
 const DRAIN_POLL: Duration = Duration::from_millis(10);
@@ -65,6 +69,7 @@ impl Server {
             path: config.data_dir.clone(),
             source,
         })?;
+        let tls = listeners::load_tls(config)?;
         let keyspace = blocking(|| crate::placement::open_keyspace(config))?;
         let persistence = match config.persist_config() {
             // Recovery runs before any port opens.
@@ -87,6 +92,10 @@ impl Server {
             .resp_enabled
             .then(|| bind("resp", SocketAddr::new(config.bind, config.resp_port)))
             .transpose()?;
+        let resp_tls_listener = config
+            .tls_port
+            .map(|port| bind("resp-tls", SocketAddr::new(config.bind, port)))
+            .transpose()?;
         let http_listener = config
             .http_enabled
             .then(|| bind("http", SocketAddr::new(config.bind, config.http_port)))
@@ -108,21 +117,34 @@ impl Server {
         let maintenance = Maintenance::start(keyspace.clone());
 
         let shutdown = CancellationToken::new();
+        let protection = |auth: Arc<dyn strata_net::Authentication>| {
+            Protection::new(config.protected_mode(), auth)
+        };
+        let request_bound = config.request_timeout.0;
         let mut front_ends = Vec::new();
-        if let Some((listener, addr)) = memcache_listener {
+        if let Some((tcp, addr)) = memcache_listener {
             let clients = Arc::new(Clients::default());
+            let requires_login = credentials.memcache.is_some();
             let protocol = MemcacheProtocol::with_auth(
                 keyspace.clone(),
                 info.clone(),
                 clients.clone(),
                 credentials.memcache,
             );
-            let driver = protocol.driver_config();
+            protocol.idle_timeout().set(config.idle_timeout);
+            let driver = DriverConfig {
+                request_timeout: request_bound,
+                ..protocol.driver_config()
+            };
+            let tls = tls.as_ref().filter(|_| config.memcache_tls);
+            let auth = Arc::new(move || requires_login);
+            let listener = listeners::port(tcp, tls, request_bound, protection(auth));
+            let protocol = Arc::new(protocol);
             front_ends.push(spawn_front_end(
-                protocol, driver, listener, addr, clients, &info, &shutdown,
+                "memcache", protocol, driver, listener, addr, clients, &info, &shutdown,
             ));
         }
-        if let Some((listener, addr)) = resp_listener {
+        if resp_listener.is_some() || resp_tls_listener.is_some() {
             let clients = Arc::new(Clients::default());
             let protocol = RespProtocol::with_acl(
                 keyspace.clone(),
@@ -130,17 +152,56 @@ impl Server {
                 clients.clone(),
                 credentials.acl,
             );
-            let driver = protocol.driver_config();
-            front_ends.push(spawn_front_end(
-                protocol, driver, listener, addr, clients, &info, &shutdown,
-            ));
+            protocol.shared().idle_timeout.set(config.timeout);
+            let driver = DriverConfig {
+                request_timeout: request_bound,
+                ..protocol.driver_config()
+            };
+            let protocol = Arc::new(protocol);
+            // Protected mode asks, per connection, whether the port makes
+            // clients authenticate: the default user has a password, or
+            // some user does (`ACL SETUSER`, `CONFIG SET requirepass`).
+            let shared = protocol.shared().clone();
+            let resp_auth: Arc<dyn strata_net::Authentication> =
+                Arc::new(move || shared.acl.requires_auth());
+            let ports = [
+                ("resp", resp_listener, None),
+                ("resp-tls", resp_tls_listener, tls.as_ref()),
+            ];
+            for (name, bound, tls) in ports {
+                if let Some((tcp, addr)) = bound {
+                    let listener =
+                        listeners::port(tcp, tls, request_bound, protection(resp_auth.clone()));
+                    front_ends.push(spawn_front_end(
+                        name,
+                        protocol.clone(),
+                        driver.clone(),
+                        listener,
+                        addr,
+                        clients.clone(),
+                        &info,
+                        &shutdown,
+                    ));
+                }
+            }
         }
         let http = match http_listener {
-            Some((listener, addr)) => Some(crate::http::HttpFrontEnd::start(
-                config, listener, addr, &shutdown,
-            )?),
+            Some((tcp, addr)) => {
+                let tls = tls.as_ref().filter(|_| config.http_tls);
+                let header_bound = config.http_header_timeout.0;
+                let requires_auth = config.http_requires_authentication();
+                let auth = Arc::new(move || requires_auth);
+                let listener = listeners::port(tcp, tls, header_bound, protection(auth));
+                listeners::announce("http", addr, &listener);
+                Some(crate::http::HttpFrontEnd::start(
+                    config, listener, addr, &shutdown,
+                )?)
+            }
             None => None,
         };
+        if let Some(acceptor) = &tls {
+            listeners::watch_tls(acceptor, &shutdown);
+        }
         tracing::info!(
             version = %crate::VERSION,
             pid = info.pid,
@@ -172,6 +233,11 @@ impl Server {
     /// Address the RESP front end listens on, if it runs.
     pub fn resp_addr(&self) -> Option<SocketAddr> {
         self.addr_of("resp")
+    }
+
+    /// Address RESP over TLS listens on (`tls_port`), if it runs.
+    pub fn resp_tls_addr(&self) -> Option<SocketAddr> {
+        self.addr_of("resp-tls")
     }
 
     /// Address the HTTP (search) front end listens on, if it runs.
@@ -207,7 +273,7 @@ impl Server {
         }
         let deadline = Instant::now() + grace;
         let drained = loop {
-            let open: usize = self.front_ends.iter().map(|f| f.clients.current()).sum();
+            let open = self.open_connections();
             if open == 0 {
                 break true;
             }
@@ -248,6 +314,21 @@ impl Server {
         }
     }
 
+    /// Connections open on the key-value front ends (RESP's two ports
+    /// share one registry: counted once).
+    fn open_connections(&self) -> usize {
+        let mut registries: Vec<&Arc<Clients>> = Vec::new();
+        for front_end in &self.front_ends {
+            if !registries
+                .iter()
+                .any(|r| Arc::ptr_eq(r, &front_end.clients))
+            {
+                registries.push(&front_end.clients);
+            }
+        }
+        registries.iter().map(|r| r.current()).sum()
+    }
+
     /// Persistence as the front ends see it.
     pub fn durability(&self) -> &Arc<ServerDurability> {
         &self.durability
@@ -285,20 +366,21 @@ fn bind(
     Ok((listener, local))
 }
 
+#[allow(clippy::too_many_arguments)] // one port's whole wiring
 fn spawn_front_end<P: Protocol>(
-    protocol: P,
+    name: &'static str,
+    protocol: Arc<P>,
     driver: DriverConfig,
-    listener: TcpListener,
+    listener: Listener,
     addr: SocketAddr,
     clients: Arc<Clients>,
     info: &Arc<ServerInfo>,
     shutdown: &CancellationToken,
 ) -> FrontEnd {
-    let name = protocol.name();
-    tracing::info!(protocol = %name, addr = %addr, port = addr.port(), "listening");
+    listeners::announce(name, addr, &listener);
     let accept_loop = tokio::spawn(strata_service::serve(
         listener,
-        Arc::new(protocol),
+        protocol,
         clients.clone(),
         info.clone(),
         driver,

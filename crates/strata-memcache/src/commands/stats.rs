@@ -182,6 +182,7 @@ fn settings(shared: &Shared, out: &mut BytesMut) {
     let yes_no = |b: bool| if b { "yes" } else { "no" };
     stat(out, "maxbytes", ks.memory_limit());
     stat(out, "maxconns", info.settings.max_connections() as u64);
+    stat(out, "idle_timeout", shared.idle_timeout.secs());
     stat(
         out,
         "tcpport",

@@ -76,7 +76,7 @@ fn value_of(shared: &Shared, param: &str) -> String {
         "port" => settings.resp_port.unwrap_or(0).to_string(),
         "proto-max-bulk-len" => shared.max_bulk().to_string(),
         "requirepass" => settings.requirepass().unwrap_or_default(),
-        "timeout" => "0".into(),
+        "timeout" => shared.idle_timeout.secs().to_string(),
         _ => String::new(), // save
     }
 }
@@ -87,6 +87,7 @@ enum Change {
     Policy(EvictionPolicy),
     MaxClients(usize),
     RequirePass(Option<String>),
+    Timeout(u64),
     Unchanged,
 }
 
@@ -112,6 +113,14 @@ fn parse_change(shared: &Shared, param: &str, value: &[u8]) -> Result<Change, &'
             let pass = String::from_utf8_lossy(value).into_owned();
             Ok(Change::RequirePass((!pass.is_empty()).then_some(pass)))
         }
+        "timeout" => {
+            let secs = parse_i64(value).ok_or("argument couldn't be parsed into an integer")?;
+            u64::try_from(secs)
+                .ok()
+                .filter(|&s| s <= i32::MAX as u64)
+                .map(Change::Timeout)
+                .ok_or("argument must be between 0 and 2147483647 inclusive")
+        }
         fixed if value == value_of(shared, fixed).as_bytes() => Ok(Change::Unchanged),
         _ => Err("can't set immutable config"),
     }
@@ -132,6 +141,7 @@ fn apply(shared: &Shared, change: Change) {
             shared.acl.set_default_password(pass.as_deref());
             *shared.info.settings.requirepass.write() = pass;
         }
+        Change::Timeout(secs) => shared.idle_timeout.set(secs),
         Change::Unchanged => {}
     }
 }

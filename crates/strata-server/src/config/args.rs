@@ -286,6 +286,10 @@ pub struct ServeArgs {
     /// filesystem (tmpfs emulates it) [default: <pmem-path>.search].
     #[arg(long, value_name = "DIR")]
     pub search_pmem_dir: Option<PathBuf>,
+
+    /// TLS, protected mode, idle and request timeouts.
+    #[command(flatten)]
+    pub transport: super::transport::TransportArgs,
 }
 
 impl ServeArgs {
@@ -384,5 +388,6 @@ impl ServeArgs {
         if self.search_pmem_dir.is_some() {
             config.search_pmem_dir = self.search_pmem_dir.clone();
         }
+        self.transport.apply_to(config);
     }
 }

@@ -10,6 +10,7 @@
 //! - [`tiers`]: the placement of index and records, the pmem file.
 //! - [`search`]: the search engine's default tier, block cache budget
 //!   and persistent-memory directory.
+//! - [`transport`]: TLS, protected mode, idle and request timeouts.
 //!
 //! The HTTP (Elasticsearch-compatible) front end is configured here too:
 //! `http_port`, `http_enabled`, `http_max_body`, `http_security_dir`
@@ -22,9 +23,12 @@ pub mod persistence;
 pub mod search;
 pub mod size;
 pub mod tiers;
+pub mod transport;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod transport_tests;
 
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::{Path, PathBuf};
@@ -39,6 +43,7 @@ pub use persistence::{HumanDuration, LogDevice, PersistenceMode, RecoveryMode};
 pub use search::SearchTier;
 pub use size::ByteSize;
 pub use tiers::{DataPlacement, IndexPlacement, PmemPersist, SsdIo, SsdReads};
+pub use transport::{ProtectedModeSetting, TlsAuthClients, TransportArgs};
 
 use crate::error::ServerError;
 
@@ -177,6 +182,33 @@ pub struct ServerConfig {
     /// Directory of `pmem` search indices' fresh segments;
     /// `<pmem file>.search` when unset.
     pub search_pmem_dir: Option<PathBuf>,
+    /// RESP over TLS on this port (Redis's `tls-port`); none when unset.
+    pub tls_port: Option<u16>,
+    /// Whether the memcached port speaks TLS (memcached's `-Z`).
+    pub memcache_tls: bool,
+    /// Whether the HTTP port speaks TLS.
+    pub http_tls: bool,
+    /// The server's certificate chain (PEM) for every TLS port.
+    pub tls_cert_file: Option<PathBuf>,
+    /// Its private key (PEM).
+    pub tls_key_file: Option<PathBuf>,
+    /// CA certificates (PEM) client certificates must chain to.
+    pub tls_ca_cert_file: Option<PathBuf>,
+    /// Whether TLS clients must present a certificate; see
+    /// [`ServerConfig::tls_client_auth`] for the default.
+    pub tls_auth_clients: Option<TlsAuthClients>,
+    /// Redis's protected mode, for every port.
+    pub protected_mode: ProtectedModeSetting,
+    /// Seconds a RESP connection may stay idle (Redis's `timeout`); 0: ever.
+    pub timeout: u64,
+    /// Seconds a memcached connection may stay idle; 0: ever.
+    pub idle_timeout: u64,
+    /// Time for a started memcached or RESP request to arrive.
+    pub request_timeout: HumanDuration,
+    /// Time for an HTTP request's headers to arrive.
+    pub http_header_timeout: HumanDuration,
+    /// Time for an HTTP request's body to arrive.
+    pub http_body_timeout: HumanDuration,
 }
 
 impl Default for ServerConfig {
@@ -239,6 +271,19 @@ impl Default for ServerConfig {
             search_indexing_nice: IndexingPriority::DEFAULT.nice(),
             search_merge_pause: HumanDuration(MergeYield::DEFAULT.max_pause()),
             search_pmem_dir: None,
+            tls_port: None,
+            memcache_tls: false,
+            http_tls: false,
+            tls_cert_file: None,
+            tls_key_file: None,
+            tls_ca_cert_file: None,
+            tls_auth_clients: None,
+            protected_mode: ProtectedModeSetting::Yes,
+            timeout: 0,
+            idle_timeout: 0,
+            request_timeout: HumanDuration(strata_service::DEFAULT_REQUEST_TIMEOUT),
+            http_header_timeout: HumanDuration(strata_es::HttpLimits::default().header_timeout),
+            http_body_timeout: HumanDuration(strata_es::HttpLimits::default().body_timeout),
         }
     }
 }
@@ -281,7 +326,7 @@ impl ServerConfig {
         }
         let invalid =
             |option: &'static str, message: String| ServerError::InvalidOption { option, message };
-        if !self.memcache_enabled && !self.resp_enabled {
+        if !self.memcache_enabled && !self.resp_enabled && self.tls_port.is_none() {
             return Err(invalid(
                 "no_memcache/no_resp",
                 "both front ends are switched off; nothing would be served".into(),
@@ -387,6 +432,8 @@ impl ServerConfig {
         self.validate_tiers()
             .map_err(|(option, message)| invalid(option, message))?;
         self.validate_search()
+            .map_err(|(option, message)| invalid(option, message))?;
+        self.validate_transport()
             .map_err(|(option, message)| invalid(option, message))?;
         Ok(())
     }
