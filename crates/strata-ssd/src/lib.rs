@@ -22,6 +22,7 @@
 //! - `cache`: [`RecordCache`], byte-budgeted, sharded S3-FIFO.
 //! - `pool`: the reader threads behind `read_async`.
 //! - [`config`](SsdConfig), [`error`](SsdError), [`loc`](BlockLoc),
+//!   [`position`](Position) (append order),
 //!   [`stats`](SsdStats), [`open_ssd_path`] (a directory or a block device).
 //!
 //! ## Durability
@@ -98,6 +99,7 @@ mod error;
 mod format;
 mod loc;
 mod pool;
+mod position;
 mod recovery;
 mod stats;
 mod store;
@@ -107,6 +109,7 @@ pub use config::{IndexHome, SsdConfig, MAX_BLOCK_SIZE, MIN_BLOCK_SIZE};
 pub use device_path::{open_ssd_path, IoMode, DATA_FILE_NAME};
 pub use error::SsdError;
 pub use loc::{BlockLoc, BLOCK_BITS, OFFSET_BITS, PACKED_BITS};
+pub use position::Position;
 pub use recovery::{LiveTally, Recovery};
 pub use stats::{DefragStats, RebuildStats, SsdStats};
 pub use store::{Entry, SsdStore};

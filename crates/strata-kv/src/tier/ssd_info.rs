@@ -66,6 +66,11 @@ impl SsdTier {
         };
         info.push(("tier_ssd_start", start.into()));
         info.push(("tier_ssd_start_keys_lost", rebuild.keys_lost.to_string()));
+        info.push((
+            "tier_ssd_start_keys_restored",
+            rebuild.keys_restored.to_string(),
+        ));
+        info.push(("tier_ssd_fallbacks_kept", self.fallbacks_kept().to_string()));
         info
     }
 }

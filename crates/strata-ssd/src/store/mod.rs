@@ -35,6 +35,7 @@ use crate::config::SsdConfig;
 use crate::error::SsdError;
 use crate::loc::BlockLoc;
 use crate::pool::IoPool;
+use crate::position::Position;
 use crate::recovery::Recovery;
 use crate::stats::{get, Counters, DefragStats, RebuildStats, SsdStats};
 use geometry::Geometry;
@@ -63,6 +64,9 @@ pub(crate) struct Inner {
     pub(crate) writer: Mutex<Writer>,
     /// Every block with a sequence at or below this is complete and synced.
     pub(crate) frontier: AtomicU64,
+    /// Every entry before this [`Position`] (its bits) is synced: the
+    /// frontier, plus the open block's prefix a flush synced.
+    pub(crate) synced_to: AtomicU64,
     /// A device write happened since the last sync.
     pub(crate) unsynced: AtomicBool,
     /// Set by the first failed write or sync: no more writes.
@@ -230,6 +234,25 @@ impl SsdStore {
     /// failure poisons the store.
     pub fn flush(&self) -> Result<(), SsdError> {
         self.inner.flush()
+    }
+
+    /// Where the entry at `loc` lies in append order; `None` if its block
+    /// is free (the entry cannot be live).
+    pub fn position(&self, loc: BlockLoc) -> Option<Position> {
+        self.block_seq(loc.block)
+            .map(|seq| Position::new(seq, loc.offset))
+    }
+
+    /// Every entry appended at a position before this one is durable (a
+    /// successful flush, or a sync the store made on its own, covered
+    /// it). Entries at or after it may or may not survive a power cut.
+    /// Never moves back.
+    pub fn synced_position(&self) -> Position {
+        Position::from_bits(
+            self.inner
+                .synced_to
+                .load(std::sync::atomic::Ordering::SeqCst),
+        )
     }
 
     /// Live bytes of `block` over the bytes entries can use (0.0..=1.0);
