@@ -10,8 +10,9 @@ impl SsdTier {
     pub fn info(&self, items: u64) -> Vec<(&'static str, String)> {
         let s = self.store().stats();
         let rebuild = self.rebuild_report();
-        let pairs: [(&'static str, u64); 32] = [
+        let pairs: [(&'static str, u64); 33] = [
             ("tier_ssd_direct_io", u64::from(s.direct)),
+            ("tier_ssd_space_reserved", u64::from(s.space_reserved)),
             ("tier_ssd_capacity", s.capacity),
             ("tier_ssd_block_size", s.block_size),
             ("tier_ssd_blocks_total", s.blocks_total),

@@ -291,6 +291,7 @@ impl SsdStore {
         let c = &inner.counters;
         SsdStats {
             direct: inner.device.is_direct(),
+            space_reserved: inner.device.space_reserved(),
             block_size: inner.geometry.block_size as u64,
             blocks_total: u64::from(inner.geometry.data_blocks()),
             blocks_free: u64::from(census.free),
