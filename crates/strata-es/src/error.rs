@@ -63,6 +63,10 @@ pub enum EsError {
     Rejected(String),
     /// A write with `require_alias=true` to a name that is not an alias.
     NotAnAlias(String),
+    /// The node is still recovering its indices (after a start or a
+    /// crash): Elasticsearch's global block until its state is recovered
+    /// (`cluster_block_exception`, 503, retryable).
+    StateNotRecovered,
 }
 
 /// Result alias of this crate.
@@ -111,6 +115,7 @@ impl EsError {
             EsError::Internal(_) => "exception",
             EsError::Rejected(_) => "es_rejected_execution_exception",
             EsError::NotAnAlias(_) => "index_not_found_exception",
+            EsError::StateNotRecovered => "cluster_block_exception",
         }
     }
 
@@ -131,6 +136,7 @@ impl EsError {
             EsError::NotDurable(_) | EsError::Internal(_) => 500,
             EsError::Rejected(_) => 429,
             EsError::NotAnAlias(_) => 404,
+            EsError::StateNotRecovered => 503,
         }
     }
 
@@ -165,6 +171,9 @@ impl EsError {
             EsError::NotAnAlias(name) => format!(
                 "no such index [{name}] and [require_alias] request flag is [true] and [{name}] is not an alias"
             ),
+            EsError::StateNotRecovered => {
+                "blocked by: [SERVICE_UNAVAILABLE/1/state not recovered / initialized];".into()
+            }
         }
     }
 

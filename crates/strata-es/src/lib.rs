@@ -12,6 +12,8 @@
 //!   (name, cluster name and uuid, persisted under the search root).
 //! - [`server`]: the accept loop on axum/hyper, the body limit, the one
 //!   dispatcher from a request to a handler and from a reply to bytes.
+//! - [`startup`]: [`NodeState`], what is served while the indices
+//!   recover (root, red health, the "state not recovered" block).
 //! - [`cluster_settings`]: the cluster settings of `_cluster/settings`
 //!   (`action.destructive_requires_name`), persisted under the root.
 //! - [`route`]: method and path to a [`route::Route`], or the "no handler
@@ -53,10 +55,12 @@ pub mod reply;
 pub mod request;
 pub mod route;
 pub mod server;
+pub mod startup;
 
 pub use error::EsError;
 pub use node::{Node, NodeConfig};
 pub use server::serve;
+pub use startup::NodeState;
 
 /// The Elasticsearch version this front end reports (`GET /`).
 pub const ES_VERSION: &str = "8.15.0";

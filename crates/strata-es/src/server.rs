@@ -17,16 +17,17 @@ use tokio::net::TcpListener;
 
 use crate::error::{EsError, Result};
 use crate::media;
-use crate::node::Node;
 use crate::reply::{Payload, Reply};
 use crate::request::EsRequest;
 use crate::route::Route;
+use crate::startup::NodeState;
 
 /// Serves `node` on `listener` until `shutdown` completes, then lets
-/// requests in flight finish. The caller closes the node afterwards.
+/// requests in flight finish. The caller closes the node afterwards. A
+/// node still recovering is served as `startup` says.
 pub async fn serve(
     listener: TcpListener,
-    node: Arc<Node>,
+    node: Arc<NodeState>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let app = Router::new().fallback(handle).with_state(node);
@@ -37,7 +38,7 @@ pub async fn serve(
 
 /// One request, start to finish. Never fails: every error becomes an
 /// Elasticsearch error reply.
-async fn handle(State(node): State<Arc<Node>>, request: Request) -> Response {
+async fn handle(State(node): State<Arc<NodeState>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
     let head = parts.method == Method::HEAD;
     let compatible_with = match parts
@@ -81,7 +82,10 @@ async fn handle(State(node): State<Arc<Node>>, request: Request) -> Response {
     }
 }
 
-async fn respond(node: Arc<Node>, req: &EsRequest) -> Result<Reply> {
+async fn respond(state: Arc<NodeState>, req: &EsRequest) -> Result<Reply> {
+    let Some(node) = state.node() else {
+        return crate::startup::respond(state, req).await;
+    };
     let route = Route::resolve(&req.method, &req.segments, &req.uri)?;
     let reply = match route {
         Route::ClusterHealth(index) => {

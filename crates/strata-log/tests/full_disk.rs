@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::*;
-use strata_device::{Directory, Faults, FaultyDirectory, MemDirectory};
+use strata_device::{Faults, FaultyDirectory, MemDirectory};
 use strata_log::{CommandLog, Durability, LogConfig, LogError, RecoveryPolicy};
 
 fn rig(config: LogConfig) -> (MemDirectory, Arc<Faults>, CommandLog) {

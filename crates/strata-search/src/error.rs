@@ -175,7 +175,6 @@ impl SearchError {
         match self {
             SearchError::IndexNotFound(name) | SearchError::IndexExists(name) => Some(name),
             SearchError::InvalidIndexName { name, .. } => Some(name),
-            SearchError::DiskFull { index } => Some(index),
             _ => None,
         }
     }

@@ -72,6 +72,11 @@ pub enum ServerError {
     /// recovered.
     #[error("cannot open the search indices: {0}")]
     Search(#[source] strata_search::SearchError),
+    /// A durable structure failed for good while serving; the server
+    /// stopped at once so that no change that cannot be made durable stays
+    /// visible (see `fail_stop`). Restart it to serve what is durable.
+    #[error("stopped: {0}; no change that cannot be made durable is served (restart to serve the durable state)")]
+    FailStop(String),
     /// Installing the signal handlers failed.
     #[error("cannot install signal handlers: {0}")]
     Signals(#[source] io::Error),

@@ -20,6 +20,8 @@
 //! - [`http`]: the Elasticsearch-compatible front end (`strata-es`) and
 //!   its search indices under `<data_dir>/search`.
 //! - [`error`]: [`ServerError`] and its exit codes.
+//! - `fail_stop`: stopping at once when the command log or the SSD tier
+//!   fails for good.
 //! - [`checkpoint_cli`]: `strata checkpoint`, a checkpoint on demand of a
 //!   running server.
 //!
@@ -33,6 +35,7 @@ pub mod checkpoint_cli;
 pub mod config;
 pub mod durability;
 pub mod error;
+mod fail_stop;
 pub mod http;
 pub mod logging;
 pub mod placement;

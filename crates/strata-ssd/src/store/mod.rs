@@ -263,6 +263,11 @@ impl SsdStore {
             .then(|| self.inner.table.live(block) as f64 / self.inner.geometry.usable() as f64)
     }
 
+    /// Why the store takes no more writes, once a write or sync failed.
+    pub fn poisoned(&self) -> Option<String> {
+        self.inner.poison.get().cloned()
+    }
+
     /// The largest payload an entry can carry.
     pub fn max_payload(&self) -> usize {
         self.inner.geometry.max_payload()
