@@ -74,7 +74,8 @@ impl BlockFile {
             .truncate(false)
             .open(path)?;
         let size = plain.metadata()?.len();
-        if size == 0 {
+        let fresh = size == 0;
+        if fresh {
             plain.set_len(capacity)?;
             plain.sync_all()?;
         } else if size != capacity {
@@ -87,8 +88,13 @@ impl BlockFile {
                 ),
             ));
         }
-        drop(plain);
-        BlockFile::open(path, flags)
+        let opened = BlockFile::open(path, flags);
+        if opened.is_err() && fresh {
+            // Not even reserved: leave it empty again, as found, so that
+            // another capacity may be asked for next time.
+            let _ = plain.set_len(0);
+        }
+        opened
     }
 
     pub(super) fn capacity(&self) -> u64 {
