@@ -4,7 +4,9 @@
 //! record, and what removing or clearing leaves on the device.
 //!
 //! Invariant (on top of the shard's): every stub's [`ValueRef`] names a
-//! live SSD entry holding that key's record with the stub's CAS. A removal
+//! live SSD entry holding that key's record with the stub's CAS; with a
+//! persistent index, a stub's fallback (its `Prior`) names a live entry
+//! too until its own record is durable (`tier/fallbacks.rs`). A removal
 //! appends a tombstone entry, which the shard does not track: it stays
 //! live on the SSD until the defragmenter finds it unneeded (`tier/defrag.rs`).
 
