@@ -77,6 +77,10 @@ pub enum EsError {
     },
     /// The request body did not arrive within the body timeout.
     BodyTimeout(String),
+    /// The node is still recovering its indices (after a start or a
+    /// crash): Elasticsearch's global block until its state is recovered
+    /// (`cluster_block_exception`, 503, retryable).
+    StateNotRecovered,
 }
 
 /// The `WWW-Authenticate` challenges of a 401: HTTP basic and API keys.
@@ -130,6 +134,7 @@ impl EsError {
             EsError::NotAnAlias(_) => "index_not_found_exception",
             EsError::Security { .. } => "security_exception",
             EsError::BodyTimeout(_) => "timeout_exception",
+            EsError::StateNotRecovered => "cluster_block_exception",
         }
     }
 
@@ -152,6 +157,7 @@ impl EsError {
             EsError::NotAnAlias(_) => 404,
             EsError::Security { status, .. } => *status,
             EsError::BodyTimeout(_) => 408,
+            EsError::StateNotRecovered => 503,
         }
     }
 
@@ -188,6 +194,9 @@ impl EsError {
             EsError::NotAnAlias(name) => format!(
                 "no such index [{name}] and [require_alias] request flag is [true] and [{name}] is not an alias"
             ),
+            EsError::StateNotRecovered => {
+                "blocked by: [SERVICE_UNAVAILABLE/1/state not recovered / initialized];".into()
+            }
         }
     }
 

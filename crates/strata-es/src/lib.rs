@@ -16,6 +16,8 @@
 //!   protected mode) under hyper's HTTP/1.1 server, the connection limit,
 //!   header, body and idle time bounds ([`transport::HttpLimits`]);
 //!   [`timed_body`] bounds a body's arrival.
+//! - [`startup`]: [`NodeState`], what is served while the indices
+//!   recover (root, red health, the "state not recovered" block).
 //! - [`cluster_settings`]: the cluster settings of `_cluster/settings`
 //!   (`action.destructive_requires_name`), persisted under the root.
 //! - [`route`]: method and path to a [`route::Route`], or the "no handler
@@ -62,6 +64,7 @@ pub mod request;
 pub mod route;
 pub mod security;
 pub mod server;
+pub mod startup;
 pub mod timed_body;
 pub mod transport;
 
@@ -69,6 +72,7 @@ pub use error::EsError;
 pub use node::{Node, NodeConfig};
 pub use security::SecurityConfig;
 pub use server::{serve, serve_with};
+pub use startup::NodeState;
 pub use transport::HttpLimits;
 
 /// The Elasticsearch version this front end reports (`GET /`).

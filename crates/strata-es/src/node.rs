@@ -122,7 +122,8 @@ impl Node {
     }
 }
 
-fn load_identity(root: &std::path::Path) -> Result<Identity, SearchError> {
+/// The node's identity kept under `root` (made and saved on first use).
+pub(crate) fn load_identity(root: &std::path::Path) -> Result<Identity, SearchError> {
     let path = root.join("node.json");
     let io = |what: &str, e| SearchError::Io {
         context: format!("{what} {}", path.display()),

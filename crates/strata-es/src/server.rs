@@ -25,15 +25,17 @@ use crate::panics;
 use crate::reply::{Payload, Reply};
 use crate::request::EsRequest;
 use crate::route::Route;
+use crate::startup::NodeState;
 use crate::timed_body::BodyTimeout;
 use crate::transport::HttpLimits;
 
 /// Serves `node` on `listener` (plain, unprotected) with the default
 /// [`HttpLimits`] until `shutdown` completes, then lets requests in flight
-/// finish. The caller closes the node afterwards.
+/// finish. The caller closes the node afterwards. A node still recovering
+/// is served as [`crate::startup`] says.
 pub async fn serve(
     listener: TcpListener,
-    node: Arc<Node>,
+    node: Arc<NodeState>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     serve_with(listener, node, HttpLimits::default(), shutdown).await
@@ -42,7 +44,7 @@ pub async fn serve(
 /// [`serve`] on a `strata-net` listener (TLS, protected mode) with `limits`.
 pub async fn serve_with(
     listener: impl Into<strata_net::Listener>,
-    node: Arc<Node>,
+    node: Arc<NodeState>,
     limits: HttpLimits,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
@@ -52,7 +54,7 @@ pub async fn serve_with(
 
 /// One request, start to finish. Never fails: every error becomes an
 /// Elasticsearch error reply.
-async fn handle(State(node): State<Arc<Node>>, request: Request) -> Response {
+async fn handle(State(state): State<Arc<NodeState>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
     let head = parts.method == Method::HEAD;
     let compatible_with = match parts
@@ -75,7 +77,7 @@ async fn handle(State(node): State<Arc<Node>>, request: Request) -> Response {
         Err(e) => return render_error(&e, head, compatible_with),
     };
     let compatible_with = compatible_with.or(content_type.and_then(|m| m.compatible_with));
-    let bytes = match read_body(&parts.headers, body, node.config.max_body).await {
+    let bytes = match read_body(&parts.headers, body, state.config.max_body).await {
         Ok(b) => b,
         Err(e) => return render_error(&e, head, compatible_with),
     };
@@ -87,6 +89,19 @@ async fn handle(State(node): State<Arc<Node>>, request: Request) -> Response {
     );
     req.body_format = content_type.map(|m| m.format);
     req.compatible_with = compatible_with;
+    let Some(node) = state.node() else {
+        // Recovering: callers authenticate as always; what is served then
+        // (root, red health) needs no privilege.
+        if let Some(security) = state.security() {
+            if let Err(e) = security.authenticate(&parts.headers, &req.uri).await {
+                return render_error(&e, head, compatible_with);
+            }
+        }
+        return match crate::startup::respond(state, &req).await {
+            Ok(reply) => render(reply, &req),
+            Err(e) => render_error(&e, head, compatible_with),
+        };
+    };
     match crate::security::guard(&node, &parts.headers, &mut req).await {
         Ok(None) => {}
         Ok(Some(reply)) => return render(reply, &req),

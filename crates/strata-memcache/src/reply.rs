@@ -88,6 +88,10 @@ pub enum Error {
     /// The command log failed: writes are refused, reads go on.
     #[error("command log failed")]
     NotDurable,
+    /// The command log cannot write (a full disk): writes are refused
+    /// until it can, reads go on.
+    #[error("command log cannot write")]
+    LogStalled,
     /// The SSD tier has no room for new records.
     #[error("out of space storing object")]
     StorageFull,
@@ -103,6 +107,7 @@ impl From<KvError> for Error {
             KvError::OutOfMemory => Error::OutOfMemory,
             KvError::BadKey { .. } => Error::BadFormat,
             KvError::NotDurable { .. } => Error::NotDurable,
+            KvError::JournalStalled { .. } => Error::LogStalled,
             KvError::StorageFull => Error::StorageFull,
             // A deferred read's reply is discarded by the session.
             KvError::Storage { .. } | KvError::NotResident => Error::Storage,
@@ -145,6 +150,9 @@ impl Error {
             Error::OutOfMemory => b"SERVER_ERROR out of memory storing object\r\n",
             Error::NotDurable => {
                 b"SERVER_ERROR write refused: the command log failed (see stats log_error)\r\n"
+            }
+            Error::LogStalled => {
+                b"SERVER_ERROR out of space: the command log cannot write; writes resume once space is freed\r\n"
             }
             Error::StorageFull => b"SERVER_ERROR out of space: the SSD tier is full\r\n",
             Error::Storage => b"SERVER_ERROR storage error: the SSD tier failed (see log)\r\n",

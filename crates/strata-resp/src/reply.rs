@@ -240,6 +240,10 @@ fn engine_text(err: &KvError) -> String {
             "ERR string exceeds maximum allowed size (item of {size} bytes, max item size {limit})"
         ),
         KvError::BadKey { len } => format!("ERR invalid key length {len}"),
+        // Redis's reply while its append-only file cannot be written.
+        KvError::JournalStalled { cause } => {
+            format!("MISCONF Errors writing to the AOF file: {cause}")
+        }
         other => format!("ERR {other}"),
     }
 }

@@ -57,6 +57,17 @@ pub enum SearchError {
     /// The translog failed; nothing more is acknowledged.
     #[error("translog: {0}")]
     Translog(#[from] strata_log::LogError),
+    /// The index's translog cannot write (the disk is full): writes are
+    /// refused until it can, as Elasticsearch blocks writes at its
+    /// flood-stage disk watermark and lifts the block once space is freed.
+    #[error(
+        "index [{index}] blocked by: [TOO_MANY_REQUESTS/12/disk usage exceeded flood-stage \
+         watermark, index has read-only-allow-delete block];"
+    )]
+    DiskFull {
+        /// The index written to.
+        index: String,
+    },
     /// tantivy failed.
     #[error("index engine: {0}")]
     Engine(#[from] tantivy::TantivyError),
@@ -124,6 +135,7 @@ impl SearchError {
             SearchError::Translog(_) | SearchError::Engine(_) | SearchError::Io { .. } => {
                 "exception"
             }
+            SearchError::DiskFull { .. } => "cluster_block_exception",
             SearchError::InvalidAliasName { .. } => "invalid_alias_name_exception",
             SearchError::AliasesNotFound(_) => "aliases_not_found_exception",
             SearchError::ResourceNotFound(_) => "resource_not_found_exception",
@@ -148,6 +160,7 @@ impl SearchError {
             | SearchError::IllegalArgument(_)
             | SearchError::Engine(tantivy::TantivyError::InvalidArgument(_)) => 400,
             SearchError::Translog(_) | SearchError::Engine(_) | SearchError::Io { .. } => 500,
+            SearchError::DiskFull { .. } => 429,
             SearchError::InvalidAliasName { .. }
             | SearchError::InvalidIndexTemplate { .. }
             | SearchError::ActionValidation(_) => 400,

@@ -89,6 +89,12 @@ pub enum ServerError {
     /// `tls_key_file`, `tls_ca_cert_file`) cannot be used.
     #[error("cannot set up TLS: {0}")]
     Tls(#[source] strata_net::TlsError),
+
+    /// A durable structure failed for good while serving; the server
+    /// stopped at once so that no change that cannot be made durable stays
+    /// visible (see `fail_stop`). Restart it to serve what is durable.
+    #[error("stopped: {0}; no change that cannot be made durable is served (restart to serve the durable state)")]
+    FailStop(String),
     /// Installing the signal handlers failed.
     #[error("cannot install signal handlers: {0}")]
     Signals(#[source] io::Error),

@@ -24,6 +24,8 @@
 //! - `listeners`: the ports as `strata-net` listeners (TLS, protected
 //!   mode) and the start-up lines about them.
 //! - [`error`]: [`ServerError`] and its exit codes.
+//! - `fail_stop`: stopping at once when the command log or the SSD tier
+//!   fails for good.
 //! - [`checkpoint_cli`]: `strata checkpoint`, a checkpoint on demand of a
 //!   running server.
 //! - [`users_cli`]: `strata users`, the HTTP file realm's users and roles.
@@ -39,6 +41,7 @@ pub mod checkpoint_cli;
 pub mod config;
 pub mod durability;
 pub mod error;
+mod fail_stop;
 pub mod http;
 mod listeners;
 pub mod logging;

@@ -10,8 +10,9 @@
 //! front end).
 //! Shutdown runs in reverse: accept loops stop, open connections get a
 //! bounded grace period to finish, maintenance stops, the log is synced.
-//! The HTTP (search) front end opens its indices after binding its port
-//! and before "strata ready"; at shutdown its indices are flushed.
+//! The HTTP (search) front end answers at once and recovers its indices in
+//! the background; "strata ready" is logged once they are recovered (at
+//! once without it). At shutdown its indices are flushed.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU32, AtomicUsize};
@@ -202,18 +203,29 @@ impl Server {
         if let Some(acceptor) = &tls {
             listeners::watch_tls(acceptor, &shutdown);
         }
-        tracing::info!(
-            version = %crate::VERSION,
-            pid = info.pid,
-            threads = config.threads,
-            memory_limit = %config.memory_limit,
-            eviction = %keyspace.eviction().as_str(),
-            max_item_size = %config.max_item_size,
-            max_connections = config.max_connections,
-            data_dir = %config.data_dir.display(),
-            persistence = strata_service::Durability::mode(&*durability),
-            "strata ready"
-        );
+        let ready = Ready {
+            pid: info.pid,
+            threads: config.threads,
+            memory_limit: config.memory_limit.to_string(),
+            eviction: keyspace.eviction().as_str(),
+            max_item_size: config.max_item_size.to_string(),
+            max_connections: config.max_connections,
+            data_dir: config.data_dir.display().to_string(),
+            persistence: strata_service::Durability::mode(&*durability),
+        };
+        match &http {
+            // Logged once the search indices are recovered: every port then
+            // serves everything (the key-value ports serve already).
+            Some(http) => {
+                let recovered = http.recovered();
+                tokio::spawn(async move {
+                    if recovered.await.is_ok() {
+                        ready.log();
+                    }
+                });
+            }
+            None => ready.log(),
+        }
         Ok(Self {
             keyspace,
             durability,
@@ -333,6 +345,29 @@ impl Server {
     pub fn durability(&self) -> &Arc<ServerDurability> {
         &self.durability
     }
+
+    /// Resolves with the cause once the command log or the SSD tier has
+    /// failed for good, or the search indices could not be opened (see
+    /// `fail_stop`): the caller stops the server without serving another
+    /// request.
+    pub fn failed(&self) -> impl std::future::Future<Output = String> + Send + 'static {
+        let search = self.http.as_ref().map(|h| h.state().clone());
+        crate::fail_stop::failed(self.keyspace.clone(), self.durability.clone(), search)
+    }
+
+    /// Resolves once the search indices are recovered and served (at once
+    /// without the HTTP front end); `Err` with why if they could not be.
+    pub fn search_recovered(
+        &self,
+    ) -> impl std::future::Future<Output = Result<(), String>> + Send + 'static {
+        let recovered = self.http.as_ref().map(|h| h.recovered());
+        async move {
+            match recovered {
+                Some(recovered) => recovered.await,
+                None => Ok(()),
+            }
+        }
+    }
 }
 
 /// Runs blocking `f` (recovery, the final log sync) without stalling other
@@ -391,5 +426,34 @@ fn spawn_front_end<P: Protocol>(
         addr,
         clients,
         accept_loop,
+    }
+}
+
+/// What "strata ready" reports.
+struct Ready {
+    pid: u32,
+    threads: usize,
+    memory_limit: String,
+    eviction: &'static str,
+    max_item_size: String,
+    max_connections: usize,
+    data_dir: String,
+    persistence: &'static str,
+}
+
+impl Ready {
+    fn log(&self) {
+        tracing::info!(
+            version = %crate::VERSION,
+            pid = self.pid,
+            threads = self.threads,
+            memory_limit = %self.memory_limit,
+            eviction = %self.eviction,
+            max_item_size = %self.max_item_size,
+            max_connections = self.max_connections,
+            data_dir = %self.data_dir,
+            persistence = self.persistence,
+            "strata ready"
+        );
     }
 }

@@ -62,9 +62,13 @@ impl TestServer {
         };
         let node = Arc::new(node);
         let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(strata_es::serve(listener, Arc::clone(&node), async move {
-            let _ = stopped.await;
-        }));
+        let task = tokio::spawn(strata_es::serve(
+            listener,
+            strata_es::NodeState::ready(Arc::clone(&node)),
+            async move {
+                let _ = stopped.await;
+            },
+        ));
         TestServer {
             addr,
             node,
@@ -135,6 +139,20 @@ impl TestServer {
         headers: &[(&str, &str)],
         body: Option<&[u8]>,
     ) -> Response {
+        send_to(self.addr, method, path, headers, body).await
+    }
+}
+
+/// Sends one request to `addr` (raw bytes with the given headers) and
+/// reads the whole reply.
+pub async fn send_to(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&[u8]>,
+) -> Response {
+    {
         let mut request =
             format!("{method} {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n");
         for (name, value) in headers {
@@ -142,7 +160,7 @@ impl TestServer {
         }
         let body = body.unwrap_or_default();
         request.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
-        let mut stream = TcpStream::connect(self.addr).await.unwrap();
+        let mut stream = TcpStream::connect(addr).await.unwrap();
         stream.write_all(request.as_bytes()).await.unwrap();
         // A server may answer (413) before reading the whole body.
         let _ = stream.write_all(body).await;

@@ -114,7 +114,7 @@ impl SearchIndex {
             precondition,
             auto,
             doc,
-            |op| Ok(self.translog.append(op.kind(), &op.encode())?),
+            |op| self.log(op),
         )?;
         self.counters.note_index();
         let result = if outcome.found_before {
@@ -129,9 +129,7 @@ impl SearchIndex {
     pub fn delete_document(&self, id: &str, precondition: Precondition) -> Result<DocWriteResult> {
         validate_id(id)?;
         let shard = self.shard_for(id);
-        let outcome = shard.delete(id, precondition, |op| {
-            Ok(self.translog.append(op.kind(), &op.encode())?)
-        })?;
+        let outcome = shard.delete(id, precondition, |op| self.log(op))?;
         self.counters.note_delete();
         let result = if outcome.found_before {
             WriteResult::Deleted
@@ -139,6 +137,19 @@ impl SearchIndex {
             WriteResult::NotFound
         };
         Ok(written(id.to_string(), shard, outcome, result))
+    }
+
+    /// Appends `op` to the translog, under the shard lock before the
+    /// writer sees it. Refused while the translog cannot write (a full
+    /// disk): the operation is then never applied, and writes resume once
+    /// the translog writes again.
+    fn log(&self, op: &crate::translog::Operation) -> Result<u64> {
+        if self.translog.write_stalled().is_some() {
+            return Err(SearchError::DiskFull {
+                index: self.name().to_string(),
+            });
+        }
+        Ok(self.translog.append(op.kind(), &op.encode())?)
     }
 
     /// The current document `id` (real-time).

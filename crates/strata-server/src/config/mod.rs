@@ -326,10 +326,14 @@ impl ServerConfig {
         }
         let invalid =
             |option: &'static str, message: String| ServerError::InvalidOption { option, message };
-        if !self.memcache_enabled && !self.resp_enabled && self.tls_port.is_none() {
+        if !self.memcache_enabled
+            && !self.resp_enabled
+            && self.tls_port.is_none()
+            && !self.http_enabled
+        {
             return Err(invalid(
-                "no_memcache/no_resp",
-                "both front ends are switched off; nothing would be served".into(),
+                "no_memcache/no_resp/no_http",
+                "every front end is switched off; nothing would be served".into(),
             ));
         }
         if self.memcache_enabled

@@ -212,7 +212,10 @@ fn out_of_bounds_values_are_refused_with_the_option_name() {
         (&["--threads", "0"], "threads"),
         (&["--max-connections", "0"], "max_connections"),
         (&["--shards", "3"], "shards"),
-        (&["--no-memcache", "--no-resp"], "no_memcache/no_resp"),
+        (
+            &["--no-memcache", "--no-resp", "--no-http"],
+            "no_memcache/no_resp/no_http",
+        ),
         (
             &["--memcache-port", "5000", "--resp-port", "5000"],
             "memcache_port/resp_port",
@@ -228,6 +231,12 @@ fn out_of_bounds_values_are_refused_with_the_option_name() {
             other => panic!("{list:?} gave {other:?}"),
         }
     }
+}
+
+#[test]
+fn search_alone_is_a_valid_server() {
+    let config = load(&["--no-memcache", "--no-resp"]).unwrap();
+    assert!(!config.memcache_enabled && !config.resp_enabled && config.http_enabled);
 }
 
 #[test]
