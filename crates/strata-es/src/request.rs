@@ -6,6 +6,7 @@
 use axum::http::Method;
 use bytes::Bytes;
 use serde_json::Value;
+use strata_search::breaker::{estimate, MemoryAccount};
 use strata_search::Precondition;
 
 use crate::error::{EsError, Result};
@@ -27,6 +28,13 @@ pub struct EsRequest {
     pub body_format: Option<Format>,
     /// Vendor media type version the reply must use, if the request used one.
     pub compatible_with: Option<u8>,
+    /// What the request builds, on the request breaker (parsed bodies,
+    /// searches, documents, the reply); released when the request and
+    /// every clone of it are dropped. Unaccounted until the server sets it.
+    pub memory: MemoryAccount,
+    /// The body's bytes on the in-flight requests breaker, held as long
+    /// as the body is.
+    pub in_flight: MemoryAccount,
 }
 
 /// The `refresh` parameter of write APIs.
@@ -70,6 +78,8 @@ impl EsRequest {
             body,
             body_format: None,
             compatible_with: None,
+            memory: MemoryAccount::unaccounted(),
+            in_flight: MemoryAccount::unaccounted(),
         }
     }
 
@@ -112,11 +122,14 @@ impl EsRequest {
             .transpose()
     }
 
-    /// The body as JSON; `Null` when there is none.
+    /// The body as JSON; `Null` when there is none. What the parsed form
+    /// takes is reserved on the request breaker first.
     pub fn json_body(&self) -> Result<Value> {
         if self.body.iter().all(u8::is_ascii_whitespace) {
             return Ok(Value::Null);
         }
+        self.memory
+            .reserve(estimate::parsed_json(&self.body), "<parsed_request>")?;
         serde_json::from_slice(&self.body)
             .map_err(|e| EsError::XContentParse(format!("[{}:{}] {e}", e.line(), e.column())))
     }

@@ -13,6 +13,7 @@ use axum::response::Response;
 use axum::Router;
 use bytes::Bytes;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
+use strata_search::breaker::MemoryAccount;
 use tokio::net::TcpListener;
 
 use crate::error::{EsError, Result};
@@ -60,7 +61,8 @@ async fn handle(State(node): State<Arc<Node>>, request: Request) -> Response {
         Err(e) => return render_error(&e, head, compatible_with),
     };
     let compatible_with = compatible_with.or(content_type.and_then(|m| m.compatible_with));
-    let bytes = match read_body(&parts.headers, body, node.config.max_body).await {
+    let in_flight = node.in_flight_memory();
+    let bytes = match read_body(&parts.headers, body, node.config.max_body, &in_flight).await {
         Ok(b) => b,
         Err(e) => return render_error(&e, head, compatible_with),
     };
@@ -72,6 +74,8 @@ async fn handle(State(node): State<Arc<Node>>, request: Request) -> Response {
     );
     req.body_format = content_type.map(|m| m.format);
     req.compatible_with = compatible_with;
+    req.in_flight = in_flight;
+    req.memory = node.request_memory();
     match respond(node, &req).await {
         Ok(reply) => render(reply, &req),
         Err(e) => {
@@ -102,8 +106,16 @@ async fn respond(node: Arc<Node>, req: &EsRequest) -> Result<Reply> {
 }
 
 /// Reads the whole body, refusing more than `limit` bytes (by the
-/// declared length before reading anything, else while reading).
-async fn read_body(headers: &axum::http::HeaderMap, body: Body, limit: usize) -> Result<Bytes> {
+/// declared length before reading anything, else while reading). The
+/// body's bytes are reserved on `in_flight` (the in-flight requests
+/// breaker): the declared length before reading, so a body the breakers
+/// have no room for is refused with 429 unread.
+async fn read_body(
+    headers: &axum::http::HeaderMap,
+    body: Body,
+    limit: usize,
+    in_flight: &MemoryAccount,
+) -> Result<Bytes> {
     let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
@@ -111,8 +123,14 @@ async fn read_body(headers: &axum::http::HeaderMap, body: Body, limit: usize) ->
     if declared.is_some_and(|n| n > limit as u64) {
         return Err(EsError::TooLarge { limit });
     }
+    in_flight.reserve(declared.unwrap_or(0), "<http_request>")?;
     match Limited::new(body, limit).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
+        Ok(collected) => {
+            let bytes = collected.to_bytes();
+            let more = (bytes.len() as u64).saturating_sub(declared.unwrap_or(0));
+            in_flight.reserve(more, "<http_request>")?;
+            Ok(bytes)
+        }
         Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => {
             Err(EsError::TooLarge { limit })
         }

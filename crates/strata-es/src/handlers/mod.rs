@@ -97,7 +97,7 @@ fn run(node: &Node, route: &Route, req: &EsRequest) -> Result<Reply> {
         Route::ClusterSettings => cluster_state::settings(node, req),
         Route::ClusterState => cluster_state::state(node, req),
         Route::Nodes => cluster::nodes(node),
-        Route::NodesStats => cluster::nodes_stats(node),
+        Route::NodesStats => cluster::nodes_stats(node, req),
         Route::CatIndices(index) => cat::indices(node, index.as_deref(), req),
         Route::CatHealth => cat::health(node, req),
         Route::CatNodes => cat::nodes(node, req),

@@ -227,16 +227,24 @@ impl SearchIndex {
         })
     }
 
-    /// Parses a source under the mapping, adding dynamic fields to it.
+    /// Parses a source under the mapping, adding dynamic fields to it
+    /// within the mapping limits (a document that would pass one is a
+    /// `document_parsing_exception`, as in Elasticsearch 8).
     fn parse(&self, value: Value) -> Result<ParsedDoc> {
         let parsed = parse_document(&self.mappings.read(), value)?;
         if !parsed.new_fields.is_empty() {
+            // Read before the mapping's lock: never both at once.
+            let limits = self.limits();
             {
                 let mut mappings = self.mappings.write();
                 let mut next = mappings.clone();
                 for (path, leaf) in &parsed.new_fields {
                     next.add_leaf(path, leaf.clone())?;
                 }
+                let added = next.shape().fields.saturating_sub(mappings.shape().fields);
+                limits
+                    .check_mapping(&next, added as usize)
+                    .map_err(|e| SearchError::DocumentParsing(format!("failed to parse: {e}")))?;
                 *mappings = next;
             }
             self.save_metadata(false)?;

@@ -23,6 +23,7 @@ use strata_log::CommandLog;
 pub use documents::{DocWriteResult, WriteResult};
 
 use crate::error::{Result, SearchError};
+use crate::index_limits::IndexLimits;
 use crate::mapping::Mappings;
 use crate::settings::{IndexSettings, TranslogDurability};
 use crate::shard::Shard;
@@ -85,6 +86,11 @@ impl SearchIndex {
         self.settings.read().number_of_replicas
     }
 
+    /// The index's limits (`index.max_terms_count`, ...).
+    pub fn limits(&self) -> IndexLimits {
+        self.settings.read().limits.clone()
+    }
+
     /// A copy of the mapping.
     pub fn mappings(&self) -> Mappings {
         self.mappings.read().clone()
@@ -132,9 +138,18 @@ impl SearchIndex {
         self.translog.durability()
     }
 
-    /// Applies a `PUT _mapping` body.
+    /// Applies a `PUT _mapping` body, within the mapping limits.
     pub fn update_mappings(&self, body: &Value) -> Result<()> {
-        self.mappings.write().merge_json(body)?;
+        // Read before the mapping's lock: never both at once.
+        let limits = self.limits();
+        {
+            let mut mappings = self.mappings.write();
+            let mut next = mappings.clone();
+            next.merge_json(body)?;
+            let added = next.shape().fields.saturating_sub(mappings.shape().fields);
+            limits.check_mapping(&next, added as usize)?;
+            *mappings = next;
+        }
         self.save_metadata(false)
     }
 
