@@ -21,6 +21,7 @@
 //! - [`media`]: content negotiation (JSON, NDJSON, the vendor types).
 //! - [`reply`]: [`reply::Reply`], a status, a JSON or text payload and the
 //!   translog positions to await before it is sent.
+//! - [`chunked`]: reply bodies sent while they are produced (`_msearch`).
 //! - [`error`]: [`EsError`], the one table from engine and request errors
 //!   to Elasticsearch error JSON and HTTP status.
 //! - [`pressure`]: indexing back pressure (429 beyond a bound of bytes in
@@ -40,6 +41,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod chunked;
 pub mod cluster_settings;
 pub mod error;
 pub mod filter_path;

@@ -154,6 +154,17 @@ fn render(reply: Reply, req: &EsRequest) -> Response {
         }
         Payload::Text(text) => ("text/plain; charset=UTF-8".to_string(), text.into_bytes()),
         Payload::Empty => (media::reply_content_type(req.compatible_with), Vec::new()),
+        Payload::Chunked(chunks) => {
+            let mut response = build(
+                reply.status,
+                &media::reply_content_type(req.compatible_with),
+                Vec::new(),
+            );
+            if !head {
+                *response.body_mut() = Body::new(chunks);
+            }
+            return response;
+        }
     };
     build(
         reply.status,

@@ -143,6 +143,27 @@ impl TestServer {
     }
 }
 
+/// The data of a `Transfer-Encoding: chunked` body (hex size line, data,
+/// CRLF, ..., a zero-size chunk).
+pub fn dechunk(mut raw: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let line_end = raw
+            .windows(2)
+            .position(|w| w == b"\r\n")
+            .expect("chunk size line");
+        let size_text = String::from_utf8_lossy(&raw[..line_end]).to_string();
+        let size = usize::from_str_radix(size_text.split(';').next().unwrap().trim(), 16)
+            .expect("chunk size");
+        raw = &raw[line_end + 2..];
+        if size == 0 {
+            return out;
+        }
+        out.extend_from_slice(&raw[..size]);
+        raw = &raw[size + 2..];
+    }
+}
+
 /// A parsed reply.
 #[derive(Debug)]
 pub struct Response {
@@ -171,8 +192,14 @@ impl Response {
             .filter_map(|l| l.split_once(':'))
             .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
             .collect();
+        let headers: Vec<(String, String)> = headers;
+        let chunked = headers
+            .iter()
+            .any(|(k, v)| k == "transfer-encoding" && v.eq_ignore_ascii_case("chunked"));
         let body = if head {
             Vec::new()
+        } else if chunked {
+            dechunk(&raw[split + 4..])
         } else {
             raw[split + 4..].to_vec()
         };
