@@ -36,6 +36,7 @@ impl JsonShape {
             if in_string {
                 if escaped {
                     escaped = false;
+                    shape.string_bytes += 1;
                 } else if b == b'\\' {
                     escaped = true;
                 } else if b == b'"' {

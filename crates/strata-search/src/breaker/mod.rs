@@ -229,8 +229,9 @@ impl CircuitBreakers {
         let total: u64 = self.children.iter().map(Child::weighed).sum();
         let parent_limit = self.parent_limit.load(Ordering::Relaxed);
         if total > parent_limit {
-            child.used.fetch_sub(bytes, Ordering::AcqRel);
             self.parent_tripped.fetch_add(1, Ordering::Relaxed);
+            // As Elasticsearch, the usages include the refused bytes;
+            // they are taken back right after.
             let usages: Vec<String> = Breaker::ALL
                 .iter()
                 .map(|b| {
@@ -238,6 +239,7 @@ impl CircuitBreakers {
                     format!("{}={}", b.name(), byte_size::both(weighed))
                 })
                 .collect();
+            child.used.fetch_sub(bytes, Ordering::AcqRel);
             return Err(SearchError::CircuitBreaking {
                 reason: format!(
                     "[parent] Data too large, data for [{label}] would be [{}], which is larger than the limit of [{}], usages [{}]",

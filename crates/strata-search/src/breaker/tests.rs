@@ -88,13 +88,13 @@ fn accounts_release_on_drop_error_and_panic() {
     assert_eq!(stat(&b, "request").estimated, 0);
 
     // A panicking request: unwinding drops the account.
-    let panicked = std::panic::catch_unwind(|| {
+    let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let account = MemoryAccount::new(&b, Breaker::Request);
         account.reserve(500, "a").unwrap();
         let part = account.part();
         part.reserve(50, "b").unwrap();
         panic!("handler bug");
-    });
+    }));
     assert!(panicked.is_err());
     assert_eq!(stat(&b, "request").estimated, 0);
 }

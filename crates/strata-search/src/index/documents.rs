@@ -103,6 +103,7 @@ impl SearchIndex {
                 "failed to parse, document is not valid JSON: {e}"
             ))
         })?;
+        self.note_write();
         let parsed = self.parse(value)?;
         let auto = id.is_none();
         let id = id.map_or_else(auto_id, str::to_string);
@@ -128,6 +129,7 @@ impl SearchIndex {
     /// Deletes `id`.
     pub fn delete_document(&self, id: &str, precondition: Precondition) -> Result<DocWriteResult> {
         validate_id(id)?;
+        self.note_write();
         let shard = self.shard_for(id);
         let outcome = shard.delete(id, precondition, |op| {
             Ok(self.translog.append(op.kind(), &op.encode())?)
