@@ -7,6 +7,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::SearchIndex;
+use crate::breaker::estimate;
 use crate::error::{Result, SearchError};
 use crate::mapping::document::{parse_document, ParsedDoc};
 use crate::shard::document::build_document;
@@ -117,6 +118,13 @@ impl SearchIndex {
             doc,
             |op| Ok(self.translog.append(op.kind(), &op.encode())?),
         )?;
+        if is_large(source) {
+            // tantivy holds the document and its indexing arena until its
+            // segment is written: a commit now waits for that, so the
+            // memory comes back before the reply instead of after it (as
+            // Elasticsearch refreshes a shard whose indexing buffer is full).
+            shard.refresh(|| self.covered_lsn(), false)?;
+        }
         self.counters.note_index();
         let result = if outcome.found_before {
             WriteResult::Updated
@@ -253,6 +261,16 @@ impl SearchIndex {
         }
         Ok(parsed)
     }
+}
+
+/// A document whose indexing takes at least this much memory is
+/// committed before its write returns.
+const LARGE_INDEXING_BYTES: u64 = 64 << 20;
+
+/// Whether indexing `source` takes [`LARGE_INDEXING_BYTES`] (the scan
+/// only for sources of a megabyte or more).
+fn is_large(source: &[u8]) -> bool {
+    source.len() >= 1 << 20 && estimate::indexing(source) >= LARGE_INDEXING_BYTES
 }
 
 fn written(id: String, shard: &Shard, o: WriteOutcome, result: WriteResult) -> DocWriteResult {

@@ -27,7 +27,7 @@ pub(super) fn run_deferred(
         json!({"bool": {"must": [req.query], "filter": filters}})
     };
     if kind == "top_hits" {
-        return top_hits::run(indices, name, &body["top_hits"], &query);
+        return top_hits::run(indices, name, &body["top_hits"], &query, &req.memory);
     }
     let pass = SearchRequest {
         query,
