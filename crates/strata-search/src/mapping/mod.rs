@@ -224,7 +224,7 @@ impl Mappings {
                 shape.fields += 1;
                 match prop {
                     Property::Field(leaf) => {
-                        for (sub, _) in &leaf.fields {
+                        for sub in leaf.fields.keys() {
                             shape.note_name(sub);
                             shape.fields += 1;
                         }

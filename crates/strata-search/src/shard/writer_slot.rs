@@ -22,7 +22,8 @@ const WRITER_MEMORY: usize = 32 << 20;
 
 enum Slot {
     Closed,
-    Open(IndexWriter),
+    /// Boxed: the writer is large and the slot is mostly closed.
+    Open(Box<IndexWriter>),
     /// Waiting for its merges, on this thread.
     Closing(JoinHandle<tantivy::Result<()>>),
 }
@@ -61,10 +62,10 @@ impl WriterSlot {
                 .priority
                 .run(|| self.index.writer_with_num_threads(1, WRITER_MEMORY))??;
             writer.garbage_collect_files().wait()?;
-            *slot = Slot::Open(writer);
+            *slot = Slot::Open(Box::new(writer));
         }
         MutexGuard::try_map(slot, |slot| match slot {
-            Slot::Open(writer) => Some(writer),
+            Slot::Open(writer) => Some(&mut **writer),
             _ => None,
         })
         .map_err(|_| SearchError::illegal("the shard's writer could not be opened"))
