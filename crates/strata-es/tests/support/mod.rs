@@ -229,3 +229,30 @@ impl Response {
         String::from_utf8_lossy(&self.body).to_string()
     }
 }
+
+/// `PUT /_cluster/settings` with `settings` in `scope`, which must succeed.
+pub async fn put_cluster_settings(s: &TestServer, scope: &str, settings: Value) {
+    let r = s
+        .json(
+            "PUT",
+            "/_cluster/settings",
+            Some(serde_json::json!({ scope: settings })),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+}
+
+/// Asserts an Elasticsearch error reply: status, type (also as the root
+/// cause) and the start of its reason.
+pub fn assert_error(r: &Response, status: u16, kind: &str, reason: &str) {
+    assert_eq!(r.status, status, "{}", r.text());
+    let body = r.json();
+    assert_eq!(body["status"], status);
+    assert_eq!(body["error"]["type"], kind, "{body}");
+    assert_eq!(body["error"]["root_cause"][0]["type"], kind);
+    let got = body["error"]["reason"].as_str().unwrap();
+    assert!(
+        got.starts_with(reason),
+        "reason [{got}] does not start with [{reason}]"
+    );
+}
