@@ -242,6 +242,16 @@ impl EsError {
                 cause.insert("resource.type".into(), json!("aliases"));
                 cause.insert("resource.id".into(), json!(n));
             }
+            if let SearchError::CircuitBreaking {
+                bytes_wanted,
+                bytes_limit,
+                ..
+            } = source
+            {
+                cause.insert("bytes_wanted".into(), json!(bytes_wanted));
+                cause.insert("bytes_limit".into(), json!(bytes_limit));
+                cause.insert("durability".into(), json!("TRANSIENT"));
+            }
             if let Some(name) = name {
                 cause.insert("index_uuid".into(), json!("_na_"));
                 cause.insert("index".into(), json!(name));
@@ -303,6 +313,23 @@ mod tests {
         .in_index("logs");
         assert_eq!(e.status(), 409);
         assert_eq!(e.body()["error"]["index"], "logs");
+    }
+
+    #[test]
+    fn breaker_errors_are_429_with_their_sizes() {
+        let e = EsError::from(SearchError::CircuitBreaking {
+            reason: "[parent] Data too large".into(),
+            bytes_wanted: 10,
+            bytes_limit: 5,
+        });
+        let body = e.body();
+        assert_eq!(body["status"], 429);
+        let cause = &body["error"]["root_cause"][0];
+        assert_eq!(cause["type"], "circuit_breaking_exception");
+        assert_eq!(cause["bytes_wanted"], 10);
+        assert_eq!(cause["bytes_limit"], 5);
+        assert_eq!(cause["durability"], "TRANSIENT");
+        assert_eq!(body["error"]["durability"], "TRANSIENT");
     }
 
     #[test]

@@ -27,6 +27,7 @@
 //! - [`media`]: content negotiation (JSON, NDJSON, the vendor types).
 //! - [`reply`]: [`reply::Reply`], a status, a JSON or text payload and the
 //!   translog positions to await before it is sent.
+//! - [`chunked`]: reply bodies sent while they are produced (`_msearch`).
 //! - [`error`]: [`EsError`], the one table from engine and request errors
 //!   to Elasticsearch error JSON and HTTP status.
 //! - [`panics`]: a handler's panic logged and answered as an error reply.
@@ -49,6 +50,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod chunked;
 pub mod cluster_settings;
 pub mod error;
 pub mod filter_path;

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
+use strata_search::breaker::{self, Breaker, CircuitBreakers, MemoryAccount};
 use strata_search::store::SearchStorage;
 use strata_search::{Catalog, SearchError, SearchIndex};
 
@@ -56,6 +57,8 @@ pub struct Node {
     pub cluster_settings: ClusterSettings,
     /// Bytes of write requests in flight, bounded (429 beyond).
     pub indexing_pressure: IndexingPressure,
+    /// The circuit breakers bounding what requests hold in memory.
+    pub breakers: Arc<CircuitBreakers>,
     /// When the node started (uptime in `_nodes/stats`).
     pub started: Instant,
     /// Authentication and authorization; `None`: off (every request is
@@ -79,15 +82,36 @@ impl Node {
         let catalog = Catalog::open_with(&config.root, config.storage.clone())?;
         let identity = load_identity(&config.root)?;
         let cluster_settings = ClusterSettings::open(&config.root)?;
-        Ok(Node {
+        let node = Node {
             catalog,
             config,
             identity,
             cluster_settings,
             indexing_pressure: IndexingPressure::new(crate::pressure::default_limit()),
+            breakers: Arc::new(CircuitBreakers::new(breaker::memory_base())),
             started: Instant::now(),
             security: None,
-        })
+        };
+        node.apply_cluster_settings();
+        Ok(node)
+    }
+
+    /// Puts the cluster settings in force: the breakers' limits and
+    /// `cluster.max_shards_per_node`.
+    pub fn apply_cluster_settings(&self) {
+        self.breakers.apply(self.cluster_settings.breakers());
+        self.catalog
+            .set_max_shards_per_node(self.cluster_settings.max_shards_per_node());
+    }
+
+    /// A new request's account on the request breaker.
+    pub fn request_memory(&self) -> MemoryAccount {
+        MemoryAccount::new(&self.breakers, Breaker::Request)
+    }
+
+    /// A new account on the in-flight requests breaker.
+    pub fn in_flight_memory(&self) -> MemoryAccount {
+        MemoryAccount::new(&self.breakers, Breaker::InFlightRequests)
     }
 
     /// Turns security on: the file realm of `config` and the API keys

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use axum::http::Method;
 use bytes::Bytes;
 use serde_json::Value;
+use strata_search::breaker::{estimate, MemoryAccount};
 use strata_search::catalog::IndicesOptions;
 use strata_search::Precondition;
 
@@ -33,6 +34,13 @@ pub struct EsRequest {
     /// What the authenticated caller may do with indices the body names;
     /// `None` when security is off (everything is allowed).
     pub grant: Option<Arc<dyn IndexGrant>>,
+    /// What the request builds, on the request breaker (parsed bodies,
+    /// searches, documents, the reply); released when the request and
+    /// every clone of it are dropped. Unaccounted until the server sets it.
+    pub memory: MemoryAccount,
+    /// The body's bytes on the in-flight requests breaker, held as long
+    /// as the body is.
+    pub in_flight: MemoryAccount,
 }
 
 /// The caller's index permissions, for the names a request's body carries
@@ -102,6 +110,8 @@ impl EsRequest {
             body_format: None,
             compatible_with: None,
             grant: None,
+            memory: MemoryAccount::unaccounted(),
+            in_flight: MemoryAccount::unaccounted(),
         }
     }
 
@@ -144,11 +154,14 @@ impl EsRequest {
             .transpose()
     }
 
-    /// The body as JSON; `Null` when there is none.
+    /// The body as JSON; `Null` when there is none. What the parsed form
+    /// takes is reserved on the request breaker first.
     pub fn json_body(&self) -> Result<Value> {
         if self.body.iter().all(u8::is_ascii_whitespace) {
             return Ok(Value::Null);
         }
+        self.memory
+            .reserve(estimate::parsed_json(&self.body), "<parsed_request>")?;
         serde_json::from_slice(&self.body)
             .map_err(|e| EsError::XContentParse(format!("[{}:{}] {e}", e.line(), e.column())))
     }

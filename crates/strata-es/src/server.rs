@@ -16,6 +16,7 @@ use axum::Router;
 use bytes::Bytes;
 use futures_util::FutureExt;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
+use strata_search::breaker::MemoryAccount;
 use tokio::net::TcpListener;
 
 use crate::error::{EsError, Result};
@@ -77,7 +78,12 @@ async fn handle(State(state): State<Arc<NodeState>>, request: Request) -> Respon
         Err(e) => return render_error(&e, head, compatible_with),
     };
     let compatible_with = compatible_with.or(content_type.and_then(|m| m.compatible_with));
-    let bytes = match read_body(&parts.headers, body, state.config.max_body).await {
+    let node = state.node();
+    // While recovering there are no breakers yet: the body limit bounds it.
+    let in_flight = node
+        .as_ref()
+        .map_or_else(MemoryAccount::unaccounted, |n| n.in_flight_memory());
+    let bytes = match read_body(&parts.headers, body, state.config.max_body, &in_flight).await {
         Ok(b) => b,
         Err(e) => return render_error(&e, head, compatible_with),
     };
@@ -89,7 +95,7 @@ async fn handle(State(state): State<Arc<NodeState>>, request: Request) -> Respon
     );
     req.body_format = content_type.map(|m| m.format);
     req.compatible_with = compatible_with;
-    let Some(node) = state.node() else {
+    let Some(node) = node else {
         // Recovering: callers authenticate as always; what is served then
         // (root, red health) needs no privilege.
         if let Some(security) = state.security() {
@@ -102,6 +108,8 @@ async fn handle(State(state): State<Arc<NodeState>>, request: Request) -> Respon
             Err(e) => render_error(&e, head, compatible_with),
         };
     };
+    req.in_flight = in_flight;
+    req.memory = node.request_memory();
     match crate::security::guard(&node, &parts.headers, &mut req).await {
         Ok(None) => {}
         Ok(Some(reply)) => return render(reply, &req),
@@ -148,8 +156,16 @@ async fn respond_unguarded(node: Arc<Node>, req: &EsRequest) -> Result<Reply> {
 }
 
 /// Reads the whole body, refusing more than `limit` bytes (by the
-/// declared length before reading anything, else while reading).
-async fn read_body(headers: &axum::http::HeaderMap, body: Body, limit: usize) -> Result<Bytes> {
+/// declared length before reading anything, else while reading). The
+/// body's bytes are reserved on `in_flight` (the in-flight requests
+/// breaker): the declared length before reading, so a body the breakers
+/// have no room for is refused with 429 unread.
+async fn read_body(
+    headers: &axum::http::HeaderMap,
+    body: Body,
+    limit: usize,
+    in_flight: &MemoryAccount,
+) -> Result<Bytes> {
     let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
@@ -157,8 +173,14 @@ async fn read_body(headers: &axum::http::HeaderMap, body: Body, limit: usize) ->
     if declared.is_some_and(|n| n > limit as u64) {
         return Err(EsError::TooLarge { limit });
     }
+    in_flight.reserve(declared.unwrap_or(0), "<http_request>")?;
     match Limited::new(body, limit).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
+        Ok(collected) => {
+            let bytes = collected.to_bytes();
+            let more = (bytes.len() as u64).saturating_sub(declared.unwrap_or(0));
+            in_flight.reserve(more, "<http_request>")?;
+            Ok(bytes)
+        }
         Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => {
             Err(EsError::TooLarge { limit })
         }
@@ -196,6 +218,17 @@ fn render(reply: Reply, req: &EsRequest) -> Response {
         }
         Payload::Text(text) => ("text/plain; charset=UTF-8".to_string(), text.into_bytes()),
         Payload::Empty => (media::reply_content_type(req.compatible_with), Vec::new()),
+        Payload::Chunked(chunks) => {
+            let mut response = build(
+                reply.status,
+                &media::reply_content_type(req.compatible_with),
+                Vec::new(),
+            );
+            if !head {
+                *response.body_mut() = Body::new(chunks);
+            }
+            return response;
+        }
     };
     build(
         reply.status,

@@ -107,6 +107,21 @@ pub enum SearchError {
     /// A request Elasticsearch's validation refuses before running it.
     #[error("Validation Failed: 1: {0};")]
     ActionValidation(String),
+    /// A circuit breaker refused the memory a request needed (429; the
+    /// breakers are transient: retrying later may succeed).
+    #[error("{reason}")]
+    CircuitBreaking {
+        /// The breaker's message (`[request] Data too large, ...`).
+        reason: String,
+        /// What the breaker would have held with the request's bytes.
+        bytes_wanted: u64,
+        /// The breaker's limit.
+        bytes_limit: u64,
+    },
+    /// A cluster-level limit (`cluster.max_shards_per_node`) refuses
+    /// the request: Elasticsearch's `validation_exception`.
+    #[error("Validation Failed: 1: {0};")]
+    Validation(String),
 }
 
 /// Result alias of this crate.
@@ -142,6 +157,8 @@ impl SearchError {
             SearchError::IndexTemplateMissing(_) => "index_template_missing_exception",
             SearchError::InvalidIndexTemplate { .. } => "invalid_index_template_exception",
             SearchError::ActionValidation(_) => "action_request_validation_exception",
+            SearchError::CircuitBreaking { .. } => "circuit_breaking_exception",
+            SearchError::Validation(_) => "validation_exception",
         }
     }
 
@@ -163,7 +180,9 @@ impl SearchError {
             SearchError::DiskFull { .. } => 429,
             SearchError::InvalidAliasName { .. }
             | SearchError::InvalidIndexTemplate { .. }
-            | SearchError::ActionValidation(_) => 400,
+            | SearchError::ActionValidation(_)
+            | SearchError::Validation(_) => 400,
+            SearchError::CircuitBreaking { .. } => 429,
             SearchError::AliasesNotFound(_)
             | SearchError::ResourceNotFound(_)
             | SearchError::IndexTemplateMissing(_) => 404,

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
+use strata_search::breaker::byte_size;
 use strata_search::store::BLOCK_SIZE;
 
 use super::stats::{health_of, IndexStats};
@@ -247,7 +248,7 @@ pub fn nodes(node: &Node) -> Result<Reply> {
 /// memory, process memory;
 /// `jvm` and `ingest` are present in shape with only what is true
 /// (uptime; no pipelines).
-pub fn nodes_stats(node: &Node) -> Result<Reply> {
+pub fn nodes_stats(node: &Node, req: &EsRequest) -> Result<Reply> {
     let mut total = IndexStats::default();
     for index in node.catalog.resolve("_all")? {
         total.add(&IndexStats::of(&index));
@@ -298,7 +299,56 @@ pub fn nodes_stats(node: &Node) -> Result<Reply> {
         json!({"total": {"count": 0, "time_in_millis": 0, "current": 0, "failed": 0},
                "pipelines": {}}),
     );
+    body.insert("breakers".into(), breakers(node));
+    keep_metrics(&mut body, req);
     Ok(Reply::ok(nodes_envelope(node, body)))
+}
+
+/// The `breakers` of `_nodes/stats`: each child, then the parent.
+fn breakers(node: &Node) -> Value {
+    let mut out = Map::new();
+    for b in node.breakers.stats() {
+        out.insert(
+            b.name.into(),
+            json!({
+                "limit_size_in_bytes": b.limit,
+                "limit_size": byte_size::format(b.limit),
+                "estimated_size_in_bytes": b.estimated,
+                "estimated_size": byte_size::format(b.estimated),
+                "overhead": b.overhead,
+                "tripped": b.tripped,
+            }),
+        );
+    }
+    Value::Object(out)
+}
+
+/// `_nodes/stats/<metrics>` (`breaker`, `jvm,os`, ...): only those
+/// sections beside the node's identity; `_all` or none: every section.
+fn keep_metrics(body: &mut Map<String, Value>, req: &EsRequest) {
+    let Some(at) = req.segments.iter().position(|s| s == "stats") else {
+        return;
+    };
+    let Some(list) = req.segments.get(at + 1) else {
+        return;
+    };
+    let wanted: Vec<&str> = list
+        .split(',')
+        .map(|m| if m == "breaker" { "breakers" } else { m })
+        .collect();
+    if wanted.contains(&"_all") {
+        return;
+    }
+    const IDENTITY: [&str; 7] = [
+        "name",
+        "transport_address",
+        "host",
+        "ip",
+        "roles",
+        "attributes",
+        "timestamp",
+    ];
+    body.retain(|key, _| IDENTITY.contains(&key.as_str()) || wanted.contains(&key.as_str()));
 }
 
 /// `[/<index>]/_stats`.

@@ -67,7 +67,11 @@ pub fn search(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<
     let body = req.json_body()?;
     let (indices, filter) = aliases::resolve_filtered(node, expression, indices_options(req)?)?;
     let response = run_search(&indices, filter.as_ref(), &body, req, true)?;
-    Reply::serialized(&response).map_err(|e| EsError::Internal(e.to_string()))
+    let reply = Reply::serialized(&response).map_err(|e| EsError::Internal(e.to_string()))?;
+    if let crate::reply::Payload::Serialized(bytes) = &reply.payload {
+        req.memory.reserve(bytes.len() as u64, "<reply>")?;
+    }
+    Ok(reply)
 }
 
 pub(super) fn run_search(
@@ -78,6 +82,7 @@ pub(super) fn run_search(
     with_params: bool,
 ) -> Result<SearchResponse> {
     let mut request = SearchRequest::parse(body)?;
+    request.memory = req.memory.clone();
     let mut totals_as_int = false;
     if with_params {
         for (key, value) in req.params() {
@@ -217,7 +222,7 @@ pub fn count(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<R
         query = query_string(q, req);
     }
     let query = aliases::with_filter(query, alias_filter.as_ref());
-    let count = engine::count(&indices, &query)?;
+    let count = engine::count(&indices, &query, &req.memory)?;
     let shards: u64 = indices
         .iter()
         .map(|i| u64::from(i.settings().number_of_shards))

@@ -173,6 +173,27 @@ pub async fn send_to(
     }
 }
 
+/// The data of a `Transfer-Encoding: chunked` body (hex size line, data,
+/// CRLF, ..., a zero-size chunk).
+pub fn dechunk(mut raw: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let line_end = raw
+            .windows(2)
+            .position(|w| w == b"\r\n")
+            .expect("chunk size line");
+        let size_text = String::from_utf8_lossy(&raw[..line_end]).to_string();
+        let size = usize::from_str_radix(size_text.split(';').next().unwrap().trim(), 16)
+            .expect("chunk size");
+        raw = &raw[line_end + 2..];
+        if size == 0 {
+            return out;
+        }
+        out.extend_from_slice(&raw[..size]);
+        raw = &raw[size + 2..];
+    }
+}
+
 /// A parsed reply.
 #[derive(Debug)]
 pub struct Response {
@@ -201,8 +222,14 @@ impl Response {
             .filter_map(|l| l.split_once(':'))
             .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
             .collect();
+        let headers: Vec<(String, String)> = headers;
+        let chunked = headers
+            .iter()
+            .any(|(k, v)| k == "transfer-encoding" && v.eq_ignore_ascii_case("chunked"));
         let body = if head {
             Vec::new()
+        } else if chunked {
+            dechunk(&raw[split + 4..])
         } else {
             raw[split + 4..].to_vec()
         };
@@ -231,4 +258,31 @@ impl Response {
     pub fn text(&self) -> String {
         String::from_utf8_lossy(&self.body).to_string()
     }
+}
+
+/// `PUT /_cluster/settings` with `settings` in `scope`, which must succeed.
+pub async fn put_cluster_settings(s: &TestServer, scope: &str, settings: Value) {
+    let r = s
+        .json(
+            "PUT",
+            "/_cluster/settings",
+            Some(serde_json::json!({ scope: settings })),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+}
+
+/// Asserts an Elasticsearch error reply: status, type (also as the root
+/// cause) and the start of its reason.
+pub fn assert_error(r: &Response, status: u16, kind: &str, reason: &str) {
+    assert_eq!(r.status, status, "{}", r.text());
+    let body = r.json();
+    assert_eq!(body["status"], status);
+    assert_eq!(body["error"]["type"], kind, "{body}");
+    assert_eq!(body["error"]["root_cause"][0]["type"], kind);
+    let got = body["error"]["reason"].as_str().unwrap();
+    assert!(
+        got.starts_with(reason),
+        "reason [{got}] does not start with [{reason}]"
+    );
 }

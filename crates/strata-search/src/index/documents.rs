@@ -7,6 +7,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::SearchIndex;
+use crate::breaker::estimate;
 use crate::error::{Result, SearchError};
 use crate::mapping::document::{parse_document, ParsedDoc};
 use crate::shard::document::build_document;
@@ -103,6 +104,7 @@ impl SearchIndex {
                 "failed to parse, document is not valid JSON: {e}"
             ))
         })?;
+        self.note_write();
         let parsed = self.parse(value)?;
         let auto = id.is_none();
         let id = id.map_or_else(auto_id, str::to_string);
@@ -116,6 +118,13 @@ impl SearchIndex {
             doc,
             |op| self.log(op),
         )?;
+        if is_large(source) {
+            // tantivy holds the document and its indexing arena until its
+            // segment is written: a commit now waits for that, so the
+            // memory comes back before the reply instead of after it (as
+            // Elasticsearch refreshes a shard whose indexing buffer is full).
+            shard.refresh(|| self.covered_lsn(), false)?;
+        }
         self.counters.note_index();
         let result = if outcome.found_before {
             WriteResult::Updated
@@ -128,6 +137,7 @@ impl SearchIndex {
     /// Deletes `id`.
     pub fn delete_document(&self, id: &str, precondition: Precondition) -> Result<DocWriteResult> {
         validate_id(id)?;
+        self.note_write();
         let shard = self.shard_for(id);
         let outcome = shard.delete(id, precondition, |op| self.log(op))?;
         self.counters.note_delete();
@@ -238,22 +248,40 @@ impl SearchIndex {
         })
     }
 
-    /// Parses a source under the mapping, adding dynamic fields to it.
+    /// Parses a source under the mapping, adding dynamic fields to it
+    /// within the mapping limits (a document that would pass one is a
+    /// `document_parsing_exception`, as in Elasticsearch 8).
     fn parse(&self, value: Value) -> Result<ParsedDoc> {
         let parsed = parse_document(&self.mappings.read(), value)?;
         if !parsed.new_fields.is_empty() {
+            // Read before the mapping's lock: never both at once.
+            let limits = self.limits();
             {
                 let mut mappings = self.mappings.write();
                 let mut next = mappings.clone();
                 for (path, leaf) in &parsed.new_fields {
                     next.add_leaf(path, leaf.clone())?;
                 }
+                let added = next.shape().fields.saturating_sub(mappings.shape().fields);
+                limits
+                    .check_mapping(&next, added as usize)
+                    .map_err(|e| SearchError::DocumentParsing(format!("failed to parse: {e}")))?;
                 *mappings = next;
             }
             self.save_metadata(false)?;
         }
         Ok(parsed)
     }
+}
+
+/// A document whose indexing takes at least this much memory is
+/// committed before its write returns.
+const LARGE_INDEXING_BYTES: u64 = 64 << 20;
+
+/// Whether indexing `source` takes [`LARGE_INDEXING_BYTES`] (the scan
+/// only for sources of a megabyte or more).
+fn is_large(source: &[u8]) -> bool {
+    source.len() >= 1 << 20 && estimate::indexing(source) >= LARGE_INDEXING_BYTES
 }
 
 fn written(id: String, shard: &Shard, o: WriteOutcome, result: WriteResult) -> DocWriteResult {
