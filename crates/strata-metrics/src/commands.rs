@@ -97,7 +97,9 @@ impl CommandTable {
     }
 
     fn cell(&self, id: usize) -> Option<&Cell> {
-        self.cells.get(id).map(|cell| &**cell.get_or_init(Cell::new))
+        self.cells
+            .get(id)
+            .map(|cell| &**cell.get_or_init(Cell::new))
     }
 
     /// Counts a call of `id` that ran for `nanos`, and whether it answered

@@ -240,7 +240,13 @@ mod tests {
         assert!((100_000..=112_500).contains(&p100), "{p100}");
         let cumulative = s.cumulative_seconds();
         // 2^13 ns = 8.192 µs holds 1..=8 µs; 2^17 ns = 131 µs holds all.
-        let at = |edge: u64| cumulative.iter().find(|(e, _)| *e == edge as f64 / 1e9).unwrap().1;
+        let at = |edge: u64| {
+            cumulative
+                .iter()
+                .find(|(e, _)| *e == edge as f64 / 1e9)
+                .unwrap()
+                .1
+        };
         assert_eq!(at(1 << 13), 8);
         assert_eq!(at(1 << 16), 65);
         assert_eq!(at(1 << 17), 100);

@@ -92,7 +92,10 @@ mod tests {
         );
         let mut text = String::new();
         render_latencystats(&table, &mut text);
-        assert!(text.starts_with("latency_percentiles_usec_config|get:p50=1.5"), "{text}");
+        assert!(
+            text.starts_with("latency_percentiles_usec_config|get:p50=1.5"),
+            "{text}"
+        );
         assert!(text.contains(",p99.9="), "{text}");
     }
 }

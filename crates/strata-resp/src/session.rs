@@ -19,8 +19,8 @@ use strata_service::{ClientInfo, Flow, HeldReplies, Hold, Session, OUTPUT_SOFT_L
 use crate::acl::log::Context;
 use crate::args::Args;
 use crate::codec::{Limits, Parsed, RequestParser};
-use crate::command_stats;
 use crate::command::{self, execute, Command, CommandSpec, Ctx};
+use crate::command_stats;
 use crate::commands::{multi, quit, watch};
 use crate::connection::Connection;
 use crate::permissions;
@@ -222,9 +222,15 @@ fn run(
             note_call(shared, &conn.client, spec, &args, started, failed);
         }
         // EXEC holds every shard locked: a checkpoint inside could not scan.
-        Command::Save if conn.transaction.is_some() => {
-            reject(shared, conn, spec, &args, out, tally, RespError::NotInTransaction)
-        }
+        Command::Save if conn.transaction.is_some() => reject(
+            shared,
+            conn,
+            spec,
+            &args,
+            out,
+            tally,
+            RespError::NotInTransaction,
+        ),
         _ if conn.transaction.is_some() => multi::queue(conn, spec, args, out, tally),
         _ => {
             let mut store = shared.keyspace.store();
