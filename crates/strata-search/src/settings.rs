@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 
 use crate::error::{Result, SearchError};
+use crate::slowlog::SlowLogSettings;
 use crate::store::StoreTier;
 
 /// When an indexing request is acknowledged (`index.translog.durability`).
@@ -39,6 +40,9 @@ pub struct IndexSettings {
     pub creation_date: i64,
     /// A unique id.
     pub uuid: String,
+    /// The search and indexing slow logs (`search.slowlog.*`,
+    /// `indexing.slowlog.*`), dynamic.
+    pub slowlog: SlowLogSettings,
 }
 
 impl IndexSettings {
@@ -53,6 +57,7 @@ impl IndexSettings {
             store_tier: None,
             creation_date,
             uuid,
+            slowlog: SlowLogSettings::default(),
         }
     }
 
@@ -114,6 +119,7 @@ impl IndexSettings {
                 }
                 "codec" if value_text(&value) == "default" => {}
                 "provided_name" | "creation_date" | "uuid" | "version.created" => {}
+                slowlog if SlowLogSettings::owns(slowlog) => next.slowlog.apply(slowlog, &value)?,
                 other => {
                     return Err(SearchError::illegal(format!(
                         "unknown setting [index.{other}] please check that any required plugins are installed, or check the breaking changes documentation for removed settings"
@@ -148,6 +154,7 @@ impl IndexSettings {
         if let Some(tier) = self.store_tier {
             index["store"] = json!({"tier": tier.as_str()});
         }
+        self.slowlog.write_json(&mut index);
         json!({ "index": index })
     }
 

@@ -80,6 +80,11 @@ impl HttpFrontEnd {
         self.addr
     }
 
+    /// The search node it serves (read by the metrics port).
+    pub fn node(&self) -> &Arc<Node> {
+        &self.node
+    }
+
     /// Whether its requests must authenticate (`http_security_dir` set).
     pub fn requires_authentication(&self) -> bool {
         self.node.requires_authentication()

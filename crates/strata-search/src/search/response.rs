@@ -20,6 +20,9 @@ pub struct SearchResponse {
     pub body: Value,
     /// The hits of the page, in order, each one JSON object.
     pub hits: Vec<Box<RawValue>>,
+    /// How long the fetch phase (loading and serializing `hits`) took;
+    /// the rest of the search was its query phase.
+    pub fetch_took: std::time::Duration,
 }
 
 impl SearchResponse {
