@@ -23,7 +23,10 @@ fn every_command_is_logged_with_threshold_zero() {
         c.cmd(&["CONFIG", "GET", "slowlog-*"]),
         bulks(&["slowlog-log-slower-than", "10000", "slowlog-max-len", "128"])
     );
-    assert_eq!(c.cmd(&["CONFIG", "SET", "slowlog-log-slower-than", "0"]), Value::ok());
+    assert_eq!(
+        c.cmd(&["CONFIG", "SET", "slowlog-log-slower-than", "0"]),
+        Value::ok()
+    );
     assert_eq!(c.cmd(&["CLIENT", "SETNAME", "tester"]), Value::ok());
     let long = "x".repeat(200);
     assert_eq!(c.cmd(&["SET", "k", &long]), Value::ok());
@@ -53,7 +56,10 @@ fn every_command_is_logged_with_threshold_zero() {
     assert_eq!(args[31], Value::bulk("... (10 more arguments)"));
     let set_args = set_entry[3].array();
     let cut = format!("{}... (72 more bytes)", "x".repeat(128));
-    assert_eq!(set_args, [Value::bulk("SET"), Value::bulk("k"), Value::bulk(&cut)]);
+    assert_eq!(
+        set_args,
+        [Value::bulk("SET"), Value::bulk("k"), Value::bulk(&cut)]
+    );
     let addr = set_entry[4].text();
     assert!(addr.starts_with("127.0.0.1:"), "{addr}");
     assert_eq!(set_entry[5], Value::bulk("tester"));
@@ -66,7 +72,10 @@ fn every_command_is_logged_with_threshold_zero() {
     let all = int(&c.cmd(&["SLOWLOG", "LEN"]));
     assert!(all > 12, "{all}");
     // The LEN call itself was logged once it ran.
-    assert_eq!(c.cmd(&["SLOWLOG", "GET", "-1"]).array().len() as i64, all + 1);
+    assert_eq!(
+        c.cmd(&["SLOWLOG", "GET", "-1"]).array().len() as i64,
+        all + 1
+    );
     assert_eq!(
         c.cmd(&["SLOWLOG", "GET", "-2"]),
         Value::err("ERR count should be greater than or equal to -1")
@@ -80,19 +89,32 @@ fn every_command_is_logged_with_threshold_zero() {
     assert_eq!(c.cmd(&["SLOWLOG", "LEN"]), Value::Int(1));
     let help = c.cmd(&["SLOWLOG", "HELP"]);
     assert!(help.array()[0].text().starts_with("SLOWLOG <subcommand>"));
-    assert!(c.cmd(&["SLOWLOG", "NOPE"]).text().contains("unknown subcommand"));
+    assert!(c
+        .cmd(&["SLOWLOG", "NOPE"])
+        .text()
+        .contains("unknown subcommand"));
 }
 
 #[test]
 fn max_len_bounds_the_log_and_negative_disables_it() {
     let server = start();
     let mut c = Client::connect(&server);
-    c.cmd(&["CONFIG", "SET", "slowlog-log-slower-than", "0", "slowlog-max-len", "5"]);
+    c.cmd(&[
+        "CONFIG",
+        "SET",
+        "slowlog-log-slower-than",
+        "0",
+        "slowlog-max-len",
+        "5",
+    ]);
     for _ in 0..20 {
         c.cmd(&["PING"]);
     }
     assert_eq!(c.cmd(&["SLOWLOG", "LEN"]), Value::Int(5));
-    assert_eq!(c.cmd(&["CONFIG", "SET", "slowlog-max-len", "2"]), Value::ok());
+    assert_eq!(
+        c.cmd(&["CONFIG", "SET", "slowlog-max-len", "2"]),
+        Value::ok()
+    );
     assert_eq!(c.cmd(&["SLOWLOG", "LEN"]), Value::Int(2));
     assert_eq!(
         c.cmd(&["CONFIG", "SET", "slowlog-max-len", "70000"]),
@@ -149,7 +171,10 @@ fn commandstats_count_calls_failures_and_refusals() {
             .to_string()
     };
     assert!(text.starts_with("# Commandstats\r\n"), "{text}");
-    assert!(line("set").starts_with("cmdstat_set:calls=7,usec="), "{text}");
+    assert!(
+        line("set").starts_with("cmdstat_set:calls=7,usec="),
+        "{text}"
+    );
     assert!(line("set").ends_with(",rejected_calls=0,failed_calls=0"));
     assert!(line("get").starts_with("cmdstat_get:calls=5,"));
     assert!(line("get").ends_with(",rejected_calls=1,failed_calls=0"));
@@ -164,7 +189,10 @@ fn commandstats_count_calls_failures_and_refusals() {
         .lines()
         .find(|l| l.starts_with("latency_percentiles_usec_set:"))
         .expect("set latency");
-    assert!(set.contains(":p50=") && set.contains(",p99=") && set.contains(",p99.9="), "{set}");
+    assert!(
+        set.contains(":p50=") && set.contains(",p99=") && set.contains(",p99.9="),
+        "{set}"
+    );
     assert_eq!(c.cmd(&["CONFIG", "RESETSTAT"]), Value::ok());
     let after = c.cmd(&["INFO", "commandstats"]).text();
     assert!(!after.contains("cmdstat_set"), "{after}");
@@ -181,9 +209,17 @@ fn the_redis_crate_reads_slowlog_entries() {
         .arg(0)
         .query(&mut con)
         .unwrap();
-    let () = redis::cmd("SET").arg("key").arg("value").query(&mut con).unwrap();
+    let () = redis::cmd("SET")
+        .arg("key")
+        .arg("value")
+        .query(&mut con)
+        .unwrap();
     type Entry = (i64, i64, i64, Vec<String>, String, String);
-    let entries: Vec<Entry> = redis::cmd("SLOWLOG").arg("GET").arg(1).query(&mut con).unwrap();
+    let entries: Vec<Entry> = redis::cmd("SLOWLOG")
+        .arg("GET")
+        .arg(1)
+        .query(&mut con)
+        .unwrap();
     assert_eq!(entries.len(), 1);
     let (_, _, _, args, addr, name) = &entries[0];
     assert_eq!(args, &["SET", "key", "value"]);
