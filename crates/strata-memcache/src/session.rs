@@ -13,10 +13,10 @@
 //! the connection closes ([`crate::binary`]).
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use bytes::{Buf, BytesMut};
 use strata_kv::fetch::{FetchWait, Retry, Verdict};
+use strata_metrics::Stopwatch;
 use strata_service::durability::one_line;
 use strata_service::{ClientInfo, Flow, HeldReplies, Hold, Session, OUTPUT_SOFT_LIMIT};
 
@@ -131,10 +131,11 @@ impl MemcacheSession {
     fn run(&self, cmd: Command<'_>, data: &[u8], output: &mut BytesMut) -> Flow {
         let id = command_stats::id_of(cmd.name());
         let reply_start = output.len();
-        let started = Instant::now();
+        let started = Stopwatch::start();
         let flow = commands::execute(cmd, data, &self.shared, output);
-        let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        if let Some(id) = id.filter(|_| !strata_kv::fetch::deferred()) {
+        let nanos = started.elapsed_nanos();
+        let deferred = self.shared.keyspace.ssd().is_some() && strata_kv::fetch::deferred();
+        if let Some(id) = id.filter(|_| !deferred) {
             let failed = command_stats::is_error(&output[reply_start..]);
             self.shared.commands.record(id, nanos, failed);
         }

@@ -2,7 +2,8 @@
 //! buckets. Values below 8 ns have a bucket each; above, every power of
 //! two is split into 8 equal buckets, so a bucket's width is at most an
 //! eighth of its lower edge. The last bucket holds everything from
-//! 15 * 2^37 ns (about 34 minutes) on. Recording is three relaxed atomic additions.
+//! 15 * 2^37 ns (about 34 minutes) on. Recording is two relaxed atomic
+//! additions (the bucket and the sum; the count is the buckets' sum).
 //!
 //! Invariant: every power of two from 8 ns on is a bucket edge, so the
 //! cumulative counts at [`EXPORT_EDGES_NANOS`] are exact, not estimates.
@@ -63,7 +64,6 @@ fn upper_edge(bucket: usize) -> u64 {
 /// threads (a striped structure holds one per stripe).
 #[derive(Debug)]
 pub struct LatencyHistogram {
-    count: AtomicU64,
     sum_nanos: AtomicU64,
     buckets: [AtomicU64; BUCKETS],
 }
@@ -71,7 +71,6 @@ pub struct LatencyHistogram {
 impl Default for LatencyHistogram {
     fn default() -> Self {
         Self {
-            count: AtomicU64::new(0),
             sum_nanos: AtomicU64::new(0),
             buckets: std::array::from_fn(|_| AtomicU64::new(0)),
         }
@@ -81,7 +80,6 @@ impl Default for LatencyHistogram {
 impl LatencyHistogram {
     /// Counts one operation that took `nanos`.
     pub fn record_nanos(&self, nanos: u64) {
-        self.count.fetch_add(1, Ordering::Relaxed);
         self.sum_nanos.fetch_add(nanos, Ordering::Relaxed);
         self.buckets[bucket_of(nanos)].fetch_add(1, Ordering::Relaxed);
     }
@@ -94,10 +92,11 @@ impl LatencyHistogram {
     /// Adds the current values into `into` (a momentary sum, not a
     /// linearizable snapshot).
     pub fn add_to(&self, into: &mut HistogramSnapshot) {
-        into.count += self.count.load(Ordering::Relaxed);
         into.sum_nanos += self.sum_nanos.load(Ordering::Relaxed);
         for (total, bucket) in into.buckets.iter_mut().zip(&self.buckets) {
-            *total += bucket.load(Ordering::Relaxed);
+            let n = bucket.load(Ordering::Relaxed);
+            *total += n;
+            into.count += n;
         }
     }
 
@@ -110,7 +109,6 @@ impl LatencyHistogram {
 
     /// Back to zero.
     pub fn reset(&self) {
-        self.count.store(0, Ordering::Relaxed);
         self.sum_nanos.store(0, Ordering::Relaxed);
         for bucket in &self.buckets {
             bucket.store(0, Ordering::Relaxed);
@@ -121,7 +119,7 @@ impl LatencyHistogram {
 /// A histogram's values at one moment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HistogramSnapshot {
-    /// Operations counted.
+    /// Operations counted (the sum of the buckets).
     pub count: u64,
     /// Their total duration.
     pub sum_nanos: u64,
@@ -157,11 +155,10 @@ impl HistogramSnapshot {
     /// highest value of the bucket holding that rank (never below the
     /// true value, at most 12.5% above it); 0 when nothing was counted.
     pub fn percentile_nanos(&self, pct: f64) -> u64 {
-        let counted: u64 = self.buckets.iter().sum();
-        if counted == 0 {
+        if self.count == 0 {
             return 0;
         }
-        let rank = ((pct.clamp(0.0, 100.0) / 100.0) * counted as f64).ceil() as u64;
+        let rank = ((pct.clamp(0.0, 100.0) / 100.0) * self.count as f64).ceil() as u64;
         let rank = rank.max(1);
         let mut seen = 0;
         for (bucket, n) in self.buckets.iter().enumerate() {

@@ -14,6 +14,8 @@
 //! - [`commands`]: [`CommandTable`], per-command calls, failures,
 //!   rejections and latency, indexed by a dense command id the front end
 //!   computes once per command, striped by thread.
+//! - [`stopwatch`]: [`Stopwatch`], the clock request paths time commands
+//!   with (the CPU's time-stamp counter where it is invariant).
 //! - `stripe`: which stripe the current thread writes.
 
 #![forbid(unsafe_code)]
@@ -21,7 +23,9 @@
 
 pub mod commands;
 pub mod histogram;
+pub mod stopwatch;
 mod stripe;
 
 pub use commands::{CommandSnapshot, CommandTable};
 pub use histogram::{HistogramSnapshot, LatencyHistogram};
+pub use stopwatch::Stopwatch;

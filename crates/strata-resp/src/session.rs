@@ -8,11 +8,11 @@
 //! is closed instead); nothing here panics on any input.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use bytes::{Buf, BytesMut};
 use strata_kv::fetch::{FetchWait, Retry, Verdict};
 use strata_kv::Store;
+use strata_metrics::Stopwatch;
 use strata_service::durability::one_line;
 use strata_service::{ClientInfo, Flow, HeldReplies, Hold, Session, OUTPUT_SOFT_LIMIT};
 
@@ -208,7 +208,7 @@ fn run(
         | Command::Watch
         | Command::Quit
         | Command::Reset => {
-            let started = Instant::now();
+            let started = Stopwatch::start();
             let reply_start = out.position();
             match spec.command {
                 Command::Multi => multi::multi(conn, out, tally),
@@ -253,7 +253,7 @@ pub(crate) fn run_command<S: Store>(
     tally: &mut Tally,
 ) {
     tally.commands += 1;
-    let started = Instant::now();
+    let started = Stopwatch::start();
     let result = execute(spec, ctx, args, out);
     let failed = result.is_err();
     match result {
@@ -275,11 +275,11 @@ fn note_call(
     client: &ClientInfo,
     spec: &'static CommandSpec,
     args: &Args<'_>,
-    started: Instant,
+    started: Stopwatch,
     failed: bool,
 ) {
-    let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
-    if strata_kv::fetch::deferred() {
+    let nanos = started.elapsed_nanos();
+    if shared.keyspace.ssd().is_some() && strata_kv::fetch::deferred() {
         return;
     }
     if let Some(id) = command_stats::stat_id(spec, args) {
