@@ -363,3 +363,76 @@ async fn the_metrics_port_is_off_by_default() {
     assert_eq!(server.metrics_addr(), None);
     server.shutdown(Duration::from_secs(5)).await;
 }
+
+/// Every family a dashboard query names exists in some scrape: of the
+/// server with search on, with persistence on, and with the SSD tier.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_grafana_dashboard_queries_exported_metrics() {
+    let dir = tempfile::tempdir().unwrap();
+    let configs = [
+        test_config(&dir, |c| {
+            c.metrics_enabled = true;
+            c.metrics_port = 0;
+            c.data_dir = dir.path().join("search");
+        }),
+        test_config(&dir, |c| {
+            c.metrics_enabled = true;
+            c.metrics_port = 0;
+            c.http_enabled = false;
+            c.data_dir = dir.path().join("persist");
+            c.persistence = strata_server::config::PersistenceMode::Async;
+        }),
+        test_config(&dir, |c| {
+            c.metrics_enabled = true;
+            c.metrics_port = 0;
+            c.http_enabled = false;
+            c.data_dir = dir.path().join("ssd");
+            c.data = strata_server::config::DataPlacement::Ssd;
+            c.ssd_path = Some(dir.path().join("ssd-device"));
+            c.ssd_size = strata_server::ByteSize::new(64 << 20).unwrap();
+            c.ssd_io = strata_server::config::SsdIo::Buffered;
+            c.dram_cache_size = strata_server::ByteSize::new(4 << 20).unwrap();
+        }),
+    ];
+    let mut families: Vec<String> = Vec::new();
+    for config in &configs {
+        let server = Server::start(config).await.unwrap();
+        let mut resp = TcpStream::connect(server.resp_addr().unwrap()).await.unwrap();
+        round_trip(&mut resp, &resp_command(&["SET", "k", "v"]), b"+OK\r\n").await;
+        round_trip(&mut resp, &resp_command(&["GET", "k"]), b"$1\r\nv\r\n").await;
+        if let Some(http_addr) = server.http_addr() {
+            let (status, _) = http(http_addr, "PUT", "/i/_doc/1?refresh=true", r#"{"a":1}"#).await;
+            assert_eq!(status, 201);
+        }
+        let (status, text) = http(server.metrics_addr().unwrap(), "GET", "/metrics", "").await;
+        assert_eq!(status, 200);
+        families.extend(Exposition::parse(&text).types.into_keys());
+        server.shutdown(Duration::from_secs(5)).await;
+    }
+    let dashboard = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/grafana/strata.json"),
+    )
+    .unwrap();
+    let json: serde_json::Value = serde_json::from_str(&dashboard).unwrap();
+    assert_eq!(json["templating"]["list"][0]["type"], "datasource");
+    let mut checked = 0;
+    for panel in json["panels"].as_array().unwrap() {
+        for target in panel["targets"].as_array().into_iter().flatten() {
+            assert_eq!(target["datasource"]["uid"], "${datasource}", "no fixed data source");
+            let expr = target["expr"].as_str().unwrap();
+            for word in expr.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+                if !word.starts_with("strata_") {
+                    continue;
+                }
+                let family = ["_bucket", "_sum", "_count"]
+                    .iter()
+                    .find_map(|s| word.strip_suffix(s))
+                    .filter(|f| families.iter().any(|n| n == f))
+                    .unwrap_or(word);
+                assert!(families.iter().any(|n| n == family), "{word} in {expr} is not exported");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 30, "{checked}");
+}
