@@ -397,7 +397,9 @@ async fn the_grafana_dashboard_queries_exported_metrics() {
     let mut families: Vec<String> = Vec::new();
     for config in &configs {
         let server = Server::start(config).await.unwrap();
-        let mut resp = TcpStream::connect(server.resp_addr().unwrap()).await.unwrap();
+        let mut resp = TcpStream::connect(server.resp_addr().unwrap())
+            .await
+            .unwrap();
         round_trip(&mut resp, &resp_command(&["SET", "k", "v"]), b"+OK\r\n").await;
         round_trip(&mut resp, &resp_command(&["GET", "k"]), b"$1\r\nv\r\n").await;
         if let Some(http_addr) = server.http_addr() {
@@ -418,7 +420,10 @@ async fn the_grafana_dashboard_queries_exported_metrics() {
     let mut checked = 0;
     for panel in json["panels"].as_array().unwrap() {
         for target in panel["targets"].as_array().into_iter().flatten() {
-            assert_eq!(target["datasource"]["uid"], "${datasource}", "no fixed data source");
+            assert_eq!(
+                target["datasource"]["uid"], "${datasource}",
+                "no fixed data source"
+            );
             let expr = target["expr"].as_str().unwrap();
             for word in expr.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
                 if !word.starts_with("strata_") {
@@ -429,7 +434,10 @@ async fn the_grafana_dashboard_queries_exported_metrics() {
                     .find_map(|s| word.strip_suffix(s))
                     .filter(|f| families.iter().any(|n| n == f))
                     .unwrap_or(word);
-                assert!(families.iter().any(|n| n == family), "{word} in {expr} is not exported");
+                assert!(
+                    families.iter().any(|n| n == family),
+                    "{word} in {expr} is not exported"
+                );
                 checked += 1;
             }
         }
