@@ -427,7 +427,9 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
         .skip(req.from)
         .take(req.size)
         .collect();
+    let fetch_started = Instant::now();
     let hits = fetch_phase::hits(indices, req, &per_index, &page)?;
+    let fetch_took = fetch_started.elapsed();
 
     // The hits stand apart from the body (see `SearchResponse`).
     let mut hits_obj = json!({"max_score": max_score.map(response::score_json), "hits": []});
@@ -485,5 +487,6 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
     Ok(SearchResponse {
         body: response,
         hits,
+        fetch_took,
     })
 }
