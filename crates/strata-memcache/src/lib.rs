@@ -27,7 +27,8 @@
 //! - [`expiry`]: memcached expiration times to the engine's absolute
 //!   milliseconds.
 //! - [`numbers`]: memcached's exact number parsing (`safe_strtoul` & co).
-//! - [`stats`]: protocol counters reported by `stats`.
+//! - [`stats`]: protocol counters reported by `stats`; [`command_stats`]:
+//!   calls, failures and latency per command for the metrics port.
 //! - [`marks`]: the stale / recache-token marks of the meta protocol.
 //! - [`base64`]: binary keys of meta commands.
 //!
@@ -69,6 +70,7 @@ pub mod base64;
 pub mod binary;
 pub mod codec;
 pub mod command;
+pub mod command_stats;
 pub mod commands;
 pub mod expiry;
 pub mod login;

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use strata_kv::Keyspace;
+use strata_metrics::CommandTable;
 use strata_service::{ClientInfo, Clients, DriverConfig, IdleTimeout, Protocol, ServerInfo};
 
 use crate::auth_file::AuthFile;
@@ -36,6 +37,9 @@ pub struct Shared {
     pub auth: Option<AuthFile>,
     /// memcached's `idle_timeout`: connections idle this long are closed.
     pub idle_timeout: IdleTimeout,
+    /// Calls, failures, refusals and latency per command (the metrics
+    /// port).
+    pub commands: CommandTable,
 }
 
 impl Shared {
@@ -76,6 +80,7 @@ impl MemcacheProtocol {
             prefixes: PrefixStats::default(),
             auth,
             idle_timeout: IdleTimeout::default(),
+            commands: crate::command_stats::new_table(),
         };
         Self {
             shared: Arc::new(shared),
@@ -100,6 +105,11 @@ impl MemcacheProtocol {
     /// The protocol counters (for tests and the server's own reporting).
     pub fn stats(&self) -> &ProtocolStats {
         &self.shared.stats
+    }
+
+    /// The state its sessions share (counters for the metrics port).
+    pub fn shared(&self) -> &Arc<Shared> {
+        &self.shared
     }
 }
 

@@ -16,12 +16,14 @@ use std::sync::Arc;
 
 use bytes::{Buf, BytesMut};
 use strata_kv::fetch::{FetchWait, Retry, Verdict};
+use strata_metrics::Stopwatch;
 use strata_service::durability::one_line;
 use strata_service::{ClientInfo, Flow, HeldReplies, Hold, Session, OUTPUT_SOFT_LIMIT};
 
 use crate::binary;
 use crate::codec::{self, Block, Frame};
 use crate::command::Command;
+use crate::command_stats;
 use crate::commands;
 use crate::login::{self, Outcome};
 use crate::protocol::Shared;
@@ -96,12 +98,13 @@ impl MemcacheSession {
         };
         let Some(len) = cmd.data_len() else {
             self.client.touch(cmd.name());
-            let flow = commands::execute(cmd, &[], &self.shared, output);
+            let flow = self.run(cmd, &[], output);
             return (line_len, flow.into());
         };
         if len > self.shared.keyspace.max_item_size() {
             // Never buffered: answered now, its bytes discarded as they come.
             self.client.touch(cmd.name());
+            self.reject(&cmd);
             commands::refuse_too_large(&cmd, &self.shared, output);
             self.swallow = len.saturating_add(2);
             return (line_len, Step::Next);
@@ -112,12 +115,37 @@ impl MemcacheSession {
                 self.client.touch(cmd.name());
                 let consumed = line_len + len + 2;
                 if !terminated {
+                    self.reject(&cmd);
                     commands::bad_data_chunk(&cmd, output);
                     return (consumed, Step::Next);
                 }
-                let flow = commands::execute(cmd, data, &self.shared, output);
+                let flow = self.run(cmd, data, output);
                 (consumed, flow.into())
             }
+        }
+    }
+
+    /// Runs `cmd`, counting the call, its latency and whether it failed.
+    /// A call whose values are being read from the SSD tier runs again and
+    /// counts then.
+    fn run(&self, cmd: Command<'_>, data: &[u8], output: &mut BytesMut) -> Flow {
+        let id = command_stats::id_of(cmd.name());
+        let reply_start = output.len();
+        let started = Stopwatch::start();
+        let flow = commands::execute(cmd, data, &self.shared, output);
+        let nanos = started.elapsed_nanos();
+        let deferred = self.shared.keyspace.ssd().is_some() && strata_kv::fetch::deferred();
+        if let Some(id) = id.filter(|_| !deferred) {
+            let failed = command_stats::is_error(&output[reply_start..]);
+            self.shared.commands.record(id, nanos, failed);
+        }
+        flow
+    }
+
+    /// Counts `cmd` as refused before running.
+    fn reject(&self, cmd: &Command<'_>) {
+        if let Some(id) = command_stats::id_of(cmd.name()) {
+            self.shared.commands.reject(id);
         }
     }
 }

@@ -79,6 +79,7 @@ pub enum Command {
     Time,
     Reset,
     Acl,
+    SlowLog,
 }
 
 /// One row of the command table, reported as-is by `COMMAND`.
@@ -103,7 +104,7 @@ pub struct CommandSpec {
     pub since: &'static str,
     /// One-line summary.
     pub summary: &'static str,
-    /// Subcommands of a container command (CLIENT, CONFIG, COMMAND).
+    /// Subcommands of a container command (CLIENT, CONFIG, COMMAND, ...).
     pub subcommands: &'static [CommandSpec],
 }
 
@@ -305,6 +306,7 @@ pub fn execute<S: Store>(
         C::Save => save::save(ctx, args, out),
         C::LastSave => save::lastsave(ctx, args, out),
         C::Acl => acl::acl(ctx, args, out),
+        C::SlowLog => slowlog::slowlog(ctx, args, out),
         // Run by the session, never queued or dispatched here; answered
         // defensively rather than panicking.
         C::Multi => Err(RespError::NestedMulti),

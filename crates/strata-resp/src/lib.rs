@@ -22,7 +22,10 @@
 //! - [`connection`]: per-connection state (version, user, queue, watches).
 //! - [`permissions`]: ACLs applied to a connection (user refresh, checks,
 //!   `AUTH`, the denial log).
-//! - [`stats`] and [`info`]: counters and the `INFO` report.
+//! - [`stats`] and [`info`]: counters and the `INFO` report;
+//!   [`command_stats`]: calls, failures, refusals and latency per command
+//!   (`INFO commandstats`/`latencystats`, the metrics port).
+//! - [`slowlog`]: the slow log (`SLOWLOG`, `slowlog-*` settings).
 //! - [`glob`]: Redis glob matching; [`number`]: Redis number parsing and
 //!   formatting.
 //!
@@ -38,6 +41,7 @@ pub mod acl;
 pub mod args;
 pub mod codec;
 pub mod command;
+pub mod command_stats;
 pub mod commands;
 pub mod connection;
 pub mod glob;
@@ -47,6 +51,7 @@ pub mod permissions;
 pub mod protocol;
 pub mod reply;
 pub mod session;
+pub mod slowlog;
 pub mod stats;
 pub mod table;
 pub mod writer;

@@ -7,12 +7,14 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 use strata_kv::{EvictionPolicy, Keyspace};
+use strata_metrics::CommandTable;
 use strata_service::{ClientInfo, Clients, DriverConfig, IdleTimeout, Protocol, ServerInfo};
 
 use crate::acl::Acl;
 use crate::connection::{Connection, PeerView};
 use crate::reply::{INTERNAL_ERROR_REPLY, MAX_CLIENTS_REPLY, PROTECTED_MODE_REPLY};
 use crate::session::RespSession;
+use crate::slowlog::SlowLog;
 use crate::stats::Stats;
 
 /// Redis's hard cap on one bulk argument (`proto-max-bulk-len` default).
@@ -38,6 +40,11 @@ pub struct Shared {
     pub clients: Arc<Clients>,
     /// Front-end counters.
     pub stats: Stats,
+    /// Calls, failures, refusals and latency per command
+    /// (`INFO commandstats`, `latencystats`, the metrics port).
+    pub commands: CommandTable,
+    /// Commands slower than `slowlog-log-slower-than` (`SLOWLOG`).
+    pub slowlog: SlowLog,
     /// What `CLIENT LIST` shows of each connection, by client id.
     pub peers: Mutex<HashMap<u64, Arc<PeerView>>>,
     /// 40 hex characters identifying this run (`run_id`, `master_replid`).
@@ -113,6 +120,8 @@ impl RespProtocol {
                 info,
                 clients,
                 stats: Stats::new(),
+                commands: crate::command_stats::new_table(),
+                slowlog: SlowLog::default(),
                 peers: Mutex::new(HashMap::new()),
                 run_id: random_hex(40),
                 query_limit,

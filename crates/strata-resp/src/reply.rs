@@ -35,6 +35,9 @@ pub enum RespError {
     /// Bad option or option combination.
     #[error("ERR syntax error")]
     Syntax,
+    /// `SLOWLOG GET` with a count below -1.
+    #[error("ERR count should be greater than or equal to -1")]
+    SlowlogCount,
     /// An argument or stored value that must be a 64-bit integer is not.
     #[error("ERR value is not an integer or out of range")]
     NotInteger,

@@ -89,6 +89,7 @@ const KEYSPACE_FLUSH: &[&str] = &["@keyspace", "@write", "@slow", "@dangerous"];
 const FAST_CONNECTION: &[&str] = &["@fast", "@connection"];
 const FAST_TRANSACTION: &[&str] = &["@fast", "@transaction"];
 const ADMIN: &[&str] = &["admin", "noscript", "loading", "stale"];
+const ADMIN_LOADING: &[&str] = &["admin", "loading", "stale"];
 const ADMIN_CATEGORIES: &[&str] = &["@admin", "@slow", "@dangerous"];
 const CLIENT_FLAGS: &[&str] = &["noscript", "loading", "stale"];
 const SLOW_CONNECTION: &[&str] = &["@slow", "@connection"];
@@ -139,6 +140,14 @@ static CONFIG_SUBCOMMANDS: &[CommandSpec] = &[
     spec("config|resetstat", C::Config, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.0.0", "Reset the stats returned by INFO"),
     spec("config|rewrite", C::Config, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.8.0", "Rewrite the configuration file with the in memory configuration"),
     spec("config|set", C::Config, -4, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.0.0", "Set configuration parameters to the given values"),
+];
+
+#[rustfmt::skip]
+static SLOWLOG_SUBCOMMANDS: &[CommandSpec] = &[
+    spec("slowlog|get", C::SlowLog, -2, ADMIN_LOADING, NO_KEYS, ADMIN_CATEGORIES, "server", "2.2.12", "Get the slow log's entries"),
+    spec("slowlog|help", C::SlowLog, 2, HELP_FLAGS, NO_KEYS, SLOW, "server", "6.2.0", "Show helpful text about the different subcommands"),
+    spec("slowlog|len", C::SlowLog, 2, ADMIN_LOADING, NO_KEYS, ADMIN_CATEGORIES, "server", "2.2.12", "Get the slow log's length"),
+    spec("slowlog|reset", C::SlowLog, 2, ADMIN_LOADING, NO_KEYS, ADMIN_CATEGORIES, "server", "2.2.12", "Clear all entries from the slow log"),
 ];
 
 /// Every command, sorted by name.
@@ -199,6 +208,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("setex", C::SetEx, 4, WRITE_OOM, OW_UPDATE, STRING_WRITE_SLOW, "string", "2.0.0", "Set the value and expiration of a key"),
     spec("setnx", C::SetNx, 3, WRITE_OOM_FAST, OW_INSERT, STRING_WRITE_FAST, "string", "1.0.0", "Set the value of a key, only if the key does not exist"),
     spec("setrange", C::SetRange, 4, WRITE_OOM, RW_UPDATE, STRING_WRITE_SLOW, "string", "2.2.0", "Overwrite part of a string at key starting at the specified offset"),
+    CommandSpec { subcommands: SLOWLOG_SUBCOMMANDS, ..spec("slowlog", C::SlowLog, -2, &[], NO_KEYS, SLOW, "server", "2.2.12", "A container for slow log commands") },
     spec("strlen", C::StrLen, 2, READ_FAST, RO, STRING_READ_FAST, "string", "2.2.0", "Get the length of the value stored in a key"),
     spec("substr", C::GetRange, 4, &["readonly"], RO_ACCESS, &["@read", "@string", "@slow"], "string", "1.0.0", "Get a substring of the string stored at a key"),
     spec("time", C::Time, 1, &["loading", "stale", "fast"], NO_KEYS, &["@fast"], "server", "2.6.0", "Return the current server time"),

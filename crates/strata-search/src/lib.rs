@@ -29,6 +29,8 @@
 //! - [`translog`]: the translog record format.
 //! - [`query`]: query DSL to tantivy queries.
 //! - [`search`]: running searches and aggregations over shards.
+//! - [`slowlog`]: the search and indexing slow logs and the operation
+//!   timings `_stats` and the metrics port report.
 //! - [`error`]: [`SearchError`], carrying Elasticsearch's error type and status.
 //!
 //! ## Durability
@@ -60,6 +62,7 @@ pub mod rollover;
 pub mod search;
 pub mod settings;
 pub mod shard;
+pub mod slowlog;
 pub mod store;
 pub mod templates;
 pub mod translog;

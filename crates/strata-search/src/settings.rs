@@ -8,6 +8,7 @@ use serde_json::{json, Map, Value};
 
 use crate::error::{Result, SearchError};
 use crate::index_limits::IndexLimits;
+use crate::slowlog::SlowLogSettings;
 use crate::store::StoreTier;
 
 /// When an indexing request is acknowledged (`index.translog.durability`).
@@ -42,6 +43,9 @@ pub struct IndexSettings {
     pub uuid: String,
     /// `index.max_terms_count`, `index.mapping.total_fields.limit`, ...
     pub limits: IndexLimits,
+    /// The search and indexing slow logs (`search.slowlog.*`,
+    /// `indexing.slowlog.*`), dynamic.
+    pub slowlog: SlowLogSettings,
 }
 
 impl IndexSettings {
@@ -57,6 +61,7 @@ impl IndexSettings {
             creation_date,
             uuid,
             limits: IndexLimits::default(),
+            slowlog: SlowLogSettings::default(),
         }
     }
 
@@ -119,6 +124,7 @@ impl IndexSettings {
                 limit if IndexLimits::knows(limit) => next.limits.set(limit, &value)?,
                 "codec" if value_text(&value) == "default" => {}
                 "provided_name" | "creation_date" | "uuid" | "version.created" => {}
+                slowlog if SlowLogSettings::owns(slowlog) => next.slowlog.apply(slowlog, &value)?,
                 other => {
                     return Err(SearchError::illegal(format!(
                         "unknown setting [index.{other}] please check that any required plugins are installed, or check the breaking changes documentation for removed settings"
@@ -168,6 +174,7 @@ impl IndexSettings {
                 }
             }
         }
+        self.slowlog.write_json(&mut index);
         json!({ "index": index })
     }
 

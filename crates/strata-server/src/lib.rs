@@ -21,6 +21,7 @@
 //!   signals).
 //! - [`http`]: the Elasticsearch-compatible front end (`strata-es`) and
 //!   its search indices under `<data_dir>/search`.
+//! - [`metrics`]: the Prometheus metrics port and its collectors.
 //! - `listeners`: the ports as `strata-net` listeners (TLS, protected
 //!   mode) and the start-up lines about them.
 //! - [`error`]: [`ServerError`] and its exit codes.
@@ -45,6 +46,7 @@ mod fail_stop;
 pub mod http;
 mod listeners;
 pub mod logging;
+pub mod metrics;
 pub mod placement;
 pub mod serve;
 pub mod server;

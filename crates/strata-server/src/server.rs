@@ -34,6 +34,7 @@ use crate::config::ServerConfig;
 use crate::durability::ServerDurability;
 use crate::error::ServerError;
 use crate::listeners;
+use crate::metrics::{FrontEndCounters, MetricsPort, Sources};
 
 /// How often shutdown checks whether the last connections have closed.
 const DRAIN_POLL: Duration = Duration::from_millis(10);
@@ -56,6 +57,7 @@ pub struct Server {
     shutdown: CancellationToken,
     front_ends: Vec<FrontEnd>,
     http: Option<crate::http::HttpFrontEnd>,
+    metrics: Option<MetricsPort>,
 }
 
 impl Server {
@@ -101,6 +103,10 @@ impl Server {
             .http_enabled
             .then(|| bind("http", SocketAddr::new(config.bind, config.http_port)))
             .transpose()?;
+        let metrics_listener = config
+            .metrics_enabled
+            .then(|| bind("metrics", SocketAddr::new(config.bind, config.metrics_port)))
+            .transpose()?;
         let port_of = |l: &Option<(TcpListener, SocketAddr)>| l.as_ref().map(|(_, a)| a.port());
         let settings = RuntimeSettings {
             bind: config.bind,
@@ -123,6 +129,8 @@ impl Server {
         };
         let request_bound = config.request_timeout.0;
         let mut front_ends = Vec::new();
+        let mut counted: Vec<(&'static str, Arc<dyn FrontEndCounters>)> = Vec::new();
+        let mut resp_shared = None;
         if let Some((tcp, addr)) = memcache_listener {
             let clients = Arc::new(Clients::default());
             let requires_login = credentials.memcache.is_some();
@@ -140,6 +148,7 @@ impl Server {
             let tls = tls.as_ref().filter(|_| config.memcache_tls);
             let auth = Arc::new(move || requires_login);
             let listener = listeners::port(tcp, tls, request_bound, protection(auth));
+            counted.push(("memcache", protocol.shared().clone()));
             let protocol = Arc::new(protocol);
             front_ends.push(spawn_front_end(
                 "memcache", protocol, driver, listener, addr, clients, &info, &shutdown,
@@ -154,6 +163,11 @@ impl Server {
                 credentials.acl,
             );
             protocol.shared().idle_timeout.set(config.timeout);
+            let slowlog = &protocol.shared().slowlog;
+            slowlog.set_slower_than(config.slowlog_log_slower_than);
+            slowlog.set_max_len(config.slowlog_max_len);
+            counted.push(("resp", protocol.shared().clone()));
+            resp_shared = Some(protocol.shared().clone());
             let driver = DriverConfig {
                 request_timeout: request_bound,
                 ..protocol.driver_config()
@@ -200,6 +214,33 @@ impl Server {
             }
             None => None,
         };
+        let metrics = metrics_listener.map(|(tcp, addr)| {
+            let tls = tls.as_ref().filter(|_| config.metrics_tls);
+            // The port asks no authentication: protected mode keeps it to
+            // the loopback interface unless switched off.
+            let listener = listeners::port(
+                tcp,
+                tls,
+                config.http_header_timeout.0,
+                protection(Arc::new(|| false)),
+            );
+            listeners::announce("metrics", addr, &listener);
+            let registry = crate::metrics::registry(Sources {
+                keyspace: keyspace.clone(),
+                durability: durability.clone(),
+                checkpoint_min_log_bytes: config.checkpoint_min_log_size.bytes(),
+                front_ends: counted,
+                resp: resp_shared,
+                search: http.as_ref().map(|h| h.state().clone()),
+            });
+            MetricsPort::start(
+                listener,
+                addr,
+                registry,
+                config.http_header_timeout.0,
+                &shutdown,
+            )
+        });
         if let Some(acceptor) = &tls {
             listeners::watch_tls(acceptor, &shutdown);
         }
@@ -234,6 +275,7 @@ impl Server {
             shutdown,
             front_ends,
             http,
+            metrics,
         })
     }
 
@@ -250,6 +292,11 @@ impl Server {
     /// Address RESP over TLS listens on (`tls_port`), if it runs.
     pub fn resp_tls_addr(&self) -> Option<SocketAddr> {
         self.addr_of("resp-tls")
+    }
+
+    /// Address the Prometheus metrics port listens on, if it runs.
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.metrics.as_ref().map(|m| m.addr())
     }
 
     /// Address the HTTP (search) front end listens on, if it runs.
@@ -278,6 +325,9 @@ impl Server {
     /// to flush and close), then stops background maintenance.
     pub async fn shutdown(mut self, grace: Duration) {
         self.shutdown.cancel();
+        if let Some(metrics) = self.metrics.take() {
+            metrics.stop().await;
+        }
         for front_end in &mut self.front_ends {
             if let Err(err) = (&mut front_end.accept_loop).await {
                 tracing::warn!(protocol = %front_end.name, %err, "accept loop ended abnormally");

@@ -106,7 +106,17 @@ pub(super) fn run_search(
     if alias_filter.is_some() {
         request.query = aliases::with_filter(request.query, alias_filter);
     }
+    let started = std::time::Instant::now();
     let mut response = engine::search_response(indices, &request)?;
+    let took = started.elapsed();
+    let hits = response.body["hits"]["total"]["value"]
+        .as_u64()
+        .unwrap_or(0);
+    let phases = strata_search::slowlog::SearchTook {
+        query: took.saturating_sub(response.fetch_took),
+        fetch: response.fetch_took,
+    };
+    strata_search::slowlog::note_search(indices, phases, hits, body);
     if totals_as_int {
         let total = response.body["hits"]["total"]["value"].take();
         response.body["hits"]["total"] = total;

@@ -14,9 +14,8 @@ use axum::http::Method;
 use serde_json::Value;
 use strata_search::catalog::IndicesOptions;
 
-use super::actions::{
-    AUTO_CREATE, CREATE_DOC, DELETE_DOC, GET_ALIASES, INDEX_DOC, SEARCH, UPDATE_DOC,
-};
+use super::actions::{CREATE_DOC, DELETE_DOC, GET_ALIASES, INDEX_DOC, SEARCH, UPDATE_DOC};
+use super::grant::check_document_write;
 use super::restrict::{self, Names, Reach};
 use super::role::ClusterDecision;
 use super::subject::Authentication;
@@ -193,25 +192,12 @@ impl Check<'_> {
 
     /// Explicit names (no expansion).
     fn names(&self, action: &str, names: &[&str]) -> Result<()> {
-        let denied: Vec<String> = names
-            .iter()
-            .filter(|n| !self.auth.index(action, n))
-            .map(|n| n.to_string())
-            .collect();
-        if denied.is_empty() {
-            Ok(())
-        } else {
-            Err(self.auth.denied(action, &denied))
-        }
+        self.auth.check_names(action, names)
     }
 
     /// A document write to `name`, which creates the index if missing.
     fn write(&self, action: &str, name: &str) -> Result<()> {
-        self.names(action, &[name])?;
-        if matches!(self.node.catalog.write_index(name), Ok(None)) {
-            self.names(AUTO_CREATE, &[name])?;
-        }
-        Ok(())
+        check_document_write(self.auth, self.node, action, name)
     }
 
     /// The privilege on some index (composite requests whose items are

@@ -29,24 +29,11 @@ impl Grant {
 
 impl IndexGrant for Grant {
     fn check(&self, action: &str, names: &[&str]) -> Result<()> {
-        let denied: Vec<String> = names
-            .iter()
-            .filter(|n| !self.auth.index(action, n))
-            .map(|n| n.to_string())
-            .collect();
-        if denied.is_empty() {
-            Ok(())
-        } else {
-            Err(self.auth.denied(action, &denied))
-        }
+        self.auth.check_names(action, names)
     }
 
     fn check_write(&self, action: &str, name: &str) -> Result<()> {
-        self.check(action, &[name])?;
-        if matches!(self.node.catalog.write_index(name), Ok(None)) {
-            self.check(AUTO_CREATE, &[name])?;
-        }
-        Ok(())
+        check_document_write(&self.auth, &self.node, action, name)
     }
 
     fn restrict(
@@ -74,4 +61,19 @@ impl IndexGrant for Grant {
     fn permits(&self, action: &str, name: &str) -> bool {
         self.auth.index(action, name)
     }
+}
+
+/// `Ok` when `auth` may run the document write `action` on `name`, and
+/// create the index too when it does not exist (`auto_create`).
+pub(super) fn check_document_write(
+    auth: &Authentication,
+    node: &Node,
+    action: &str,
+    name: &str,
+) -> Result<()> {
+    auth.check_names(action, &[name])?;
+    if matches!(node.catalog.write_index(name), Ok(None)) {
+        auth.check_names(AUTO_CREATE, &[name])?;
+    }
+    Ok(())
 }

@@ -139,6 +139,22 @@ impl Authentication {
         }
     }
 
+    /// `Ok` when the caller may run index `action` on every one of
+    /// `names` (as written, no expansion); otherwise the 403 naming the
+    /// others.
+    pub fn check_names(&self, action: &str, names: &[&str]) -> Result<(), EsError> {
+        let denied: Vec<String> = names
+            .iter()
+            .filter(|n| !self.index(action, n))
+            .map(|n| n.to_string())
+            .collect();
+        if denied.is_empty() {
+            Ok(())
+        } else {
+            Err(self.denied(action, &denied))
+        }
+    }
+
     /// Elasticsearch's 403 for `action` (on `indices`, for index actions).
     pub fn denied(&self, action: &str, indices: &[String]) -> EsError {
         let mut message = format!("action [{action}] is unauthorized for {}", self.describe());

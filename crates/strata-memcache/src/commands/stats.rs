@@ -78,6 +78,7 @@ impl Stats {
             Report::Reset => {
                 shared.stats.reset();
                 shared.prefixes.clear();
+                shared.commands.reset();
                 out.put_slice(b"RESET\r\n");
                 return;
             }

@@ -13,6 +13,7 @@ use crate::glob;
 use crate::number::{parse_i64, parse_memory};
 use crate::protocol::Shared;
 use crate::reply::{lossy_prefix, RespError};
+use crate::slowlog::MAX_LEN_LIMIT;
 use crate::stats::Baseline;
 use crate::writer::ReplyWriter;
 
@@ -43,8 +44,14 @@ const PARAMS: &[&str] = &[
     "proto-max-bulk-len",
     "requirepass",
     "save",
+    "slowlog-log-slower-than",
+    "slowlog-max-len",
     "timeout",
 ];
+
+/// `slowlog-max-len` is bounded so the log's memory is (Redis takes any
+/// `long`).
+const SLOWLOG_LEN_RANGE: &str = "argument must be between 0 and 65536 inclusive";
 
 /// The engine evicts by recency (CLOCK) or not at all: `allkeys-lfu`,
 /// `allkeys-random` and the `volatile-*` policies are refused rather than
@@ -77,6 +84,8 @@ fn value_of(shared: &Shared, param: &str) -> String {
         "proto-max-bulk-len" => shared.max_bulk().to_string(),
         "requirepass" => settings.requirepass().unwrap_or_default(),
         "timeout" => shared.idle_timeout.secs().to_string(),
+        "slowlog-log-slower-than" => shared.slowlog.slower_than().to_string(),
+        "slowlog-max-len" => shared.slowlog.max_len().to_string(),
         _ => String::new(), // save
     }
 }
@@ -88,6 +97,8 @@ enum Change {
     MaxClients(usize),
     RequirePass(Option<String>),
     Timeout(u64),
+    SlowerThan(i64),
+    SlowlogLen(usize),
     Unchanged,
 }
 
@@ -121,6 +132,15 @@ fn parse_change(shared: &Shared, param: &str, value: &[u8]) -> Result<Change, &'
                 .map(Change::Timeout)
                 .ok_or("argument must be between 0 and 2147483647 inclusive")
         }
+        "slowlog-log-slower-than" => parse_i64(value)
+            .filter(|&us| us >= -1)
+            .map(Change::SlowerThan)
+            .ok_or("argument must be between -1 and 9223372036854775807 inclusive"),
+        "slowlog-max-len" => parse_i64(value)
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|&n| n <= MAX_LEN_LIMIT)
+            .map(Change::SlowlogLen)
+            .ok_or(SLOWLOG_LEN_RANGE),
         fixed if value == value_of(shared, fixed).as_bytes() => Ok(Change::Unchanged),
         _ => Err("can't set immutable config"),
     }
@@ -142,6 +162,8 @@ fn apply(shared: &Shared, change: Change) {
             *shared.info.settings.requirepass.write() = pass;
         }
         Change::Timeout(secs) => shared.idle_timeout.set(secs),
+        Change::SlowerThan(us) => shared.slowlog.set_slower_than(us),
+        Change::SlowlogLen(len) => shared.slowlog.set_max_len(len),
         Change::Unchanged => {}
     }
 }
@@ -189,6 +211,7 @@ fn reset_stats(shared: &Shared) {
         net_out: shared.clients.bytes_written(),
     });
     shared.acl.denied().reset();
+    shared.commands.reset();
 }
 
 /// `CONFIG <subcommand>`.

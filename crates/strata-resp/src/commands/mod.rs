@@ -44,6 +44,7 @@ pub mod select;
 pub mod set;
 pub mod setex;
 pub mod setrange;
+pub mod slowlog;
 pub mod strlen;
 pub mod time;
 pub mod ttl;

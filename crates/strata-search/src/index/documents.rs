@@ -3,6 +3,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -12,6 +13,7 @@ use crate::error::{Result, SearchError};
 use crate::mapping::document::{parse_document, ParsedDoc};
 use crate::shard::document::build_document;
 use crate::shard::{Precondition, Shard, StoredDoc, WriteOutcome};
+use crate::slowlog::event;
 
 /// What a write did, as Elasticsearch names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,6 +98,7 @@ impl SearchIndex {
         source: &[u8],
         precondition: Precondition,
     ) -> Result<DocWriteResult> {
+        let started = Instant::now();
         if let Some(id) = id {
             validate_id(id)?;
         }
@@ -126,12 +129,33 @@ impl SearchIndex {
             shard.refresh(|| self.covered_lsn(), false)?;
         }
         self.counters.note_index();
+        self.note_indexed(&id, source, started.elapsed());
         let result = if outcome.found_before {
             WriteResult::Updated
         } else {
             WriteResult::Created
         };
         Ok(written(id, shard, outcome, result))
+    }
+
+    /// Counts an indexed document's time and logs it if slow.
+    fn note_indexed(&self, id: &str, source: &[u8], took: Duration) {
+        self.counters.index_latency.record(took);
+        let slowlog = self.settings_slowlog();
+        if let Some(level) = slowlog.index.level_for(took) {
+            let uuid = self.settings.read().uuid.clone();
+            let shown = event::shown_source(source, slowlog.source_chars, slowlog.reformat);
+            event::index(
+                level,
+                &event::IndexEvent {
+                    index: self.name(),
+                    uuid: &uuid,
+                    id,
+                    took,
+                    source: &shown,
+                },
+            );
+        }
     }
 
     /// Deletes `id`.

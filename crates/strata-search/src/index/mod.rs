@@ -91,6 +91,12 @@ impl SearchIndex {
         self.settings.read().clone()
     }
 
+    /// The slow log settings, without copying the rest of the settings
+    /// (read for every search and document).
+    pub fn settings_slowlog(&self) -> crate::slowlog::SlowLogSettings {
+        self.settings.read().slowlog
+    }
+
     /// `number_of_replicas`, without copying the settings (every bulk
     /// item's reply names it).
     pub fn number_of_replicas(&self) -> u32 {

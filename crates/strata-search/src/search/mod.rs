@@ -80,6 +80,10 @@ use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
 use crate::query::{build, QueryContext};
 
+/// Memory an aggregation may use when the request has no breaker account
+/// (tantivy's default limit).
+const UNACCOUNTED_AGG_MEMORY: u64 = 500_000_000;
+
 pub(crate) fn now_millis() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -293,11 +297,16 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
         "<top_hits>",
     )?;
     // One aggregation budget for every shard's collectors: what the
-    // breakers have room for when the search starts.
-    let agg_limits = AggregationLimitsGuard::new(
-        Some(req.memory.room()),
-        Some(date_histogram::MAX_BUCKETS as u32),
-    );
+    // breakers have room for when the search starts; without breakers
+    // (the engine used directly), tantivy's own default. Filling empty
+    // histogram buckets is charged to it before anything is allocated.
+    let agg_memory = if req.memory.is_accounted() {
+        req.memory.room()
+    } else {
+        UNACCOUNTED_AGG_MEMORY
+    };
+    let agg_limits =
+        AggregationLimitsGuard::new(Some(agg_memory), Some(date_histogram::MAX_BUCKETS as u32));
     let mut total: u64 = 0;
     let mut candidates = Vec::new();
     let mut best_score: Option<f32> = None;
@@ -418,7 +427,9 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
         .skip(req.from)
         .take(req.size)
         .collect();
+    let fetch_started = Instant::now();
     let hits = fetch_phase::hits(indices, req, &per_index, &page)?;
+    let fetch_took = fetch_started.elapsed();
 
     // The hits stand apart from the body (see `SearchResponse`).
     let mut hits_obj = json!({"max_score": max_score.map(response::score_json), "hits": []});
@@ -476,5 +487,6 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
     Ok(SearchResponse {
         body: response,
         hits,
+        fetch_took,
     })
 }

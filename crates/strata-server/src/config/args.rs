@@ -290,6 +290,10 @@ pub struct ServeArgs {
     /// TLS, protected mode, idle and request timeouts.
     #[command(flatten)]
     pub transport: super::transport::TransportArgs,
+
+    /// The metrics port and the slow log.
+    #[command(flatten)]
+    pub observability: super::observability::ObservabilityArgs,
 }
 
 impl ServeArgs {
@@ -389,5 +393,6 @@ impl ServeArgs {
             config.search_pmem_dir = self.search_pmem_dir.clone();
         }
         self.transport.apply_to(config);
+        self.observability.apply_to(config);
     }
 }

@@ -11,6 +11,8 @@
 //! - [`search`]: the search engine's default tier, block cache budget
 //!   and persistent-memory directory.
 //! - [`transport`]: TLS, protected mode, idle and request timeouts.
+//! - [`observability`]: the Prometheus metrics port and the Redis slow
+//!   log's start values.
 //!
 //! The HTTP (Elasticsearch-compatible) front end is configured here too:
 //! `http_port`, `http_enabled`, `http_max_body`, `http_security_dir`
@@ -19,6 +21,7 @@
 
 pub mod args;
 pub mod modes;
+pub mod observability;
 pub mod persistence;
 pub mod search;
 pub mod size;
@@ -209,6 +212,16 @@ pub struct ServerConfig {
     pub http_header_timeout: HumanDuration,
     /// Time for an HTTP request's body to arrive.
     pub http_body_timeout: HumanDuration,
+    /// Whether the Prometheus metrics port runs.
+    pub metrics_enabled: bool,
+    /// The metrics port (0: any free port).
+    pub metrics_port: u16,
+    /// Whether the metrics port speaks TLS.
+    pub metrics_tls: bool,
+    /// Redis `slowlog-log-slower-than` at start, microseconds (-1: off).
+    pub slowlog_log_slower_than: i64,
+    /// Redis `slowlog-max-len` at start.
+    pub slowlog_max_len: usize,
 }
 
 impl Default for ServerConfig {
@@ -284,6 +297,11 @@ impl Default for ServerConfig {
             request_timeout: HumanDuration(strata_service::DEFAULT_REQUEST_TIMEOUT),
             http_header_timeout: HumanDuration(strata_es::HttpLimits::default().header_timeout),
             http_body_timeout: HumanDuration(strata_es::HttpLimits::default().body_timeout),
+            metrics_enabled: false,
+            metrics_port: observability::DEFAULT_METRICS_PORT,
+            metrics_tls: false,
+            slowlog_log_slower_than: observability::DEFAULT_SLOWER_THAN_US,
+            slowlog_max_len: observability::DEFAULT_MAX_LEN,
         }
     }
 }
@@ -438,6 +456,8 @@ impl ServerConfig {
         self.validate_search()
             .map_err(|(option, message)| invalid(option, message))?;
         self.validate_transport()
+            .map_err(|(option, message)| invalid(option, message))?;
+        self.validate_observability()
             .map_err(|(option, message)| invalid(option, message))?;
         Ok(())
     }

@@ -179,6 +179,7 @@ impl ServerConfig {
         self.tls_port.is_some()
             || (self.memcache_enabled && self.memcache_tls)
             || (self.http_enabled && self.http_tls)
+            || (self.metrics_enabled && self.metrics_tls)
     }
 
     /// The TLS files, when some port speaks TLS.
@@ -232,6 +233,7 @@ impl ServerConfig {
             ("tls_port", self.tls_port.is_some()),
             ("memcache_tls", self.memcache_enabled && self.memcache_tls),
             ("http_tls", self.http_enabled && self.http_tls),
+            ("metrics_tls", self.metrics_enabled && self.metrics_tls),
         ];
         let users: Vec<&str> = tls_ports
             .iter()
