@@ -20,6 +20,8 @@
 //! - [`engine`]: [`JobEngine`], the DataFusion session of a job.
 //! - [`jobs`]: `strata job wordcount|logreg|sql` (arguments, inputs,
 //!   the jobs, progress bars, the JSON report) and [`run_job`].
+//! - [`bench`]: `strata bench analytics`, the seed's experiment, and its
+//!   deterministic data generator.
 //! - [`error`]: [`AnalyticsError`], and the table from DataFusion's errors.
 //! - [`size`]: byte sizes on the command line.
 //!
@@ -29,6 +31,7 @@
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod bench;
 pub mod budget;
 pub mod cache;
 pub mod engine;
@@ -37,6 +40,7 @@ pub mod jobs;
 pub mod size;
 pub mod tier;
 
+pub use bench::{run_bench, AnalyticsBenchArgs};
 pub use budget::{BudgetPlan, BudgetPool};
 pub use cache::CachedDataset;
 pub use engine::{EngineOptions, JobEngine};

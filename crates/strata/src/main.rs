@@ -7,10 +7,14 @@
 //! - `strata users useradd|passwd|roles|userdel|list ...`: manage the HTTP
 //!   file realm's users (`strata users --help`).
 //! - `strata bench <kind> ...`: run a load generator from the lab
-//!   (`strata bench kv --help`).
+//!   (`strata bench kv --help`), or `strata bench analytics`, the dataset
+//!   jobs' experiment (`strata-analytics`).
+//! - `strata job wordcount|logreg|sql ...`: a dataset job under a DRAM
+//!   budget, spilling to an SSD directory (`strata job --help`).
 //! - `strata --version`.
 //!
-//! Everything happens in `strata-server` and `strata-lab`; this file only
+//! Everything happens in `strata-server`, `strata-lab` and
+//! `strata-analytics`; this file only
 //! parses the command line and turns errors into exit codes (2 for bad
 //! options or configuration, 1 for other failures).
 
@@ -59,9 +63,24 @@ enum Command {
     Checkpoint(strata_server::CheckpointArgs),
     /// Manage the users of the HTTP file realm (`http_security_dir`).
     Users(strata_server::UsersArgs),
-    /// Run a benchmark against a server.
+    /// Run a benchmark against a server, or the analytics experiment.
     #[command(subcommand)]
-    Bench(strata_lab::BenchCommand),
+    Bench(BenchCommand),
+    /// Run a dataset job (word count, logistic regression, SQL) under a
+    /// DRAM budget, spilling to an SSD directory.
+    #[command(subcommand)]
+    Job(strata_analytics::JobCommand),
+}
+
+/// `strata bench ...`: the lab's load generators and the analytics
+/// experiment.
+#[derive(Debug, Subcommand)]
+enum BenchCommand {
+    #[command(flatten)]
+    Lab(strata_lab::BenchCommand),
+    /// Word count and logistic regression at DRAM budgets of a fraction of
+    /// the data, budget enforced by Strata and by the kernel (cgroup + swap).
+    Analytics(strata_analytics::AnalyticsBenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -78,7 +97,15 @@ fn main() -> ExitCode {
             strata_server::run_users(&args).map_err(|message| (1, message)),
             "strata users --help",
         ),
-        Command::Bench(cmd) => (
+        Command::Bench(BenchCommand::Analytics(args)) => (
+            strata_analytics::run_bench(args).map_err(|err| (err.exit_code(), err.to_string())),
+            "strata bench analytics --help",
+        ),
+        Command::Job(cmd) => (
+            strata_analytics::run_job(cmd).map_err(|err| (err.exit_code(), err.to_string())),
+            "strata job --help",
+        ),
+        Command::Bench(BenchCommand::Lab(cmd)) => (
             strata_lab::run_bench(cmd).map_err(|err| match err {
                 strata_lab::LabError::Config(_) => (2, err.to_string()),
                 _ => (1, err.to_string()),

@@ -1,0 +1,287 @@
+//! `strata bench analytics`: the seed's experiment. Generates the inputs
+//! ([`generate`]), then runs each job at each DRAM budget as a child
+//! process (`strata job ... --report`), with the budget enforced by
+//! Strata or by the kernel (a memory cgroup and swap), and prints the run
+//! times side by side with the slowdown against the same configuration's
+//! time at the largest budget.
+//!
+//! A child per run: each measurement starts from a fresh process, its
+//! peak RSS is its own, and a kernel-confined child can be moved into the
+//! cgroup before it allocates (`sh -c 'echo $$ > cgroup.procs; exec ...'`).
+
+pub mod args;
+pub mod generate;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use serde::Serialize;
+
+pub use args::{AnalyticsBenchArgs, BenchJob, Confinement};
+
+use crate::error::AnalyticsError;
+use crate::size::human;
+
+/// One run's figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunResult {
+    /// The job.
+    pub job: BenchJob,
+    /// How the budget was enforced.
+    pub mode: Confinement,
+    /// The budget in percent of the input.
+    pub budget_percent: f64,
+    /// The budget in bytes.
+    pub budget_bytes: u64,
+    /// Wall-clock seconds of the child process.
+    pub seconds: f64,
+    /// The child's job seconds (its report), engine start to result.
+    pub job_seconds: f64,
+    /// The child's peak RSS (`VmHWM`).
+    pub peak_rss: u64,
+    /// Bytes spilled plus cached-table bytes written to the SSD tier.
+    pub ssd_written: u64,
+    /// Bytes read back from the SSD tier.
+    pub ssd_read: u64,
+    /// Seconds over the same mode's seconds at the first budget.
+    pub slowdown: f64,
+}
+
+/// The input of `job` for `args`, generated if missing.
+fn input_for(args: &AnalyticsBenchArgs, job: BenchJob) -> Result<PathBuf, AnalyticsError> {
+    let size = args.size.bytes();
+    let name = match job {
+        BenchJob::Wordcount => format!("text-{size}-{}.txt", args.seed),
+        BenchJob::Logreg => format!("points-{size}-{}.csv", args.seed),
+    };
+    let path = args.data_dir.join(name);
+    if path.exists() {
+        return Ok(path);
+    }
+    eprintln!("generating {} of {} data: {}", human(size), job.name(), path.display());
+    let partial = path.with_extension("partial");
+    let written = match job {
+        BenchJob::Wordcount => generate::write_text(&partial, size, args.seed),
+        BenchJob::Logreg => generate::write_points(&partial, size, args.seed),
+    };
+    written
+        .and_then(|_| std::fs::rename(&partial, &path))
+        .map_err(|e| AnalyticsError::io(format!("generating {}", path.display()), e))?;
+    Ok(path)
+}
+
+/// Runs the experiment of `args`.
+pub fn run_bench(args: AnalyticsBenchArgs) -> Result<(), AnalyticsError> {
+    if args.modes.contains(&Confinement::Kernel) && args.cgroup.is_none() {
+        return Err(AnalyticsError::Usage(
+            "--modes kernel needs --cgroup DIR (a memory cgroup; scripts/bench-analytics makes one)"
+                .into(),
+        ));
+    }
+    if args.budgets.iter().any(|b| !(*b > 0.0 && *b <= 1000.0)) {
+        return Err(AnalyticsError::Usage("--budgets are percents in (0, 1000]".into()));
+    }
+    let mut inputs = Vec::new();
+    for &job in &args.jobs {
+        inputs.push((job, input_for(&args, job)?));
+    }
+    if args.generate_only {
+        inputs.iter().for_each(|(_, path)| println!("{}", path.display()));
+        return Ok(());
+    }
+    let exe = std::env::current_exe()
+        .map_err(|e| AnalyticsError::io("finding the strata executable", e))?;
+    let spill_dir = args.spill_dir.clone().unwrap_or_else(|| args.data_dir.join("spill"));
+    let mut results = Vec::new();
+    for (job, input) in &inputs {
+        let bytes = std::fs::metadata(input)
+            .map_err(|e| AnalyticsError::io(format!("reading {}", input.display()), e))?
+            .len();
+        for &mode in &args.modes {
+            let mut first = None;
+            for &percent in &args.budgets {
+                let budget = (bytes as f64 * percent / 100.0) as u64;
+                let run = Run { args: &args, exe: &exe, job: *job, input, spill_dir: &spill_dir };
+                let mut result = run.once(mode, percent, budget)?;
+                let base = *first.get_or_insert(result.seconds);
+                result.slowdown = result.seconds / base;
+                eprintln!(
+                    "{:<9} {:<6} {:>6}% ({:>9}): {:>8.2} s (x{:.2}), peak RSS {}, SSD written {} read {}",
+                    job.name(),
+                    format!("{mode:?}").to_lowercase(),
+                    percent,
+                    human(budget),
+                    result.seconds,
+                    result.slowdown,
+                    human(result.peak_rss),
+                    human(result.ssd_written),
+                    human(result.ssd_read),
+                );
+                results.push(result);
+            }
+        }
+    }
+    println!("{}", table(&results));
+    if let Some(path) = &args.output {
+        let json = serde_json::to_string_pretty(&results).expect("results serialize");
+        std::fs::write(path, json + "\n")
+            .map_err(|e| AnalyticsError::io(format!("writing {}", path.display()), e))?;
+    }
+    Ok(())
+}
+
+/// One job's runs.
+struct Run<'a> {
+    args: &'a AnalyticsBenchArgs,
+    exe: &'a Path,
+    job: BenchJob,
+    input: &'a Path,
+    spill_dir: &'a Path,
+}
+
+impl Run<'_> {
+    /// Runs the job once under `mode` at `budget` bytes.
+    fn once(&self, mode: Confinement, percent: f64, budget: u64) -> Result<RunResult, AnalyticsError> {
+        let report = self.spill_dir.join(format!("report-{}.json", std::process::id()));
+        std::fs::create_dir_all(self.spill_dir)
+            .map_err(|e| AnalyticsError::io(format!("creating {}", self.spill_dir.display()), e))?;
+        let mut job_args: Vec<String> = vec![
+            "job".into(),
+            self.job.name().into(),
+            "--input".into(),
+            self.input.display().to_string(),
+            "--spill-dir".into(),
+            self.spill_dir.display().to_string(),
+            "--quiet".into(),
+            "--report".into(),
+            report.display().to_string(),
+            "--dram-budget".into(),
+        ];
+        job_args.push(match mode {
+            Confinement::Strata => budget.to_string(),
+            Confinement::Kernel => "unlimited".into(),
+        });
+        if let Some(p) = self.args.partitions {
+            job_args.extend(["--partitions".into(), p.to_string()]);
+        }
+        match self.job {
+            BenchJob::Wordcount => job_args.extend(["--top".into(), "10".into()]),
+            BenchJob::Logreg => job_args.extend([
+                "--iterations".into(),
+                self.args.iterations.to_string(),
+                "--cache-compression".into(),
+                format!("{:?}", self.args.cache_compression).to_lowercase(),
+            ]),
+        }
+        let mut command = match (mode, &self.args.cgroup) {
+            (Confinement::Kernel, Some(cgroup)) => {
+                set_cgroup_limit(cgroup, budget)?;
+                let mut c = Command::new("sh");
+                let procs = cgroup.join("cgroup.procs");
+                c.arg("-c")
+                    .arg(format!("echo $$ > '{}' && exec \"$0\" \"$@\"", procs.display()))
+                    .arg(self.exe)
+                    .args(&job_args);
+                c
+            }
+            _ => {
+                let mut c = Command::new(self.exe);
+                c.args(&job_args);
+                c
+            }
+        };
+        if self.args.drop_caches {
+            drop_caches()?;
+        }
+        let started = Instant::now();
+        let output = command
+            .stdout(std::process::Stdio::null())
+            .output()
+            .map_err(|e| AnalyticsError::io("running a job", e))?;
+        let seconds = started.elapsed().as_secs_f64();
+        if !output.status.success() {
+            return Err(AnalyticsError::Engine(format!(
+                "{} at {percent}% ({mode:?}) failed ({}): {}",
+                self.job.name(),
+                output.status,
+                String::from_utf8_lossy(&output.stderr).trim()
+            )));
+        }
+        let text = std::fs::read_to_string(&report)
+            .map_err(|e| AnalyticsError::io(format!("reading {}", report.display()), e))?;
+        let _ = std::fs::remove_file(&report);
+        let json: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| AnalyticsError::Engine(format!("a job's report: {e}")))?;
+        let number = |pointer: &str| json.pointer(pointer).and_then(|v| v.as_f64()).unwrap_or(0.0);
+        Ok(RunResult {
+            job: self.job,
+            mode,
+            budget_percent: percent,
+            budget_bytes: budget,
+            seconds,
+            job_seconds: number("/seconds"),
+            peak_rss: number("/budget/peak_rss") as u64,
+            ssd_written: (number("/spill/spilled_bytes") + number("/spill/cache_written_bytes"))
+                as u64,
+            ssd_read: (number("/spill/spill_read_bytes") + number("/spill/cache_read_bytes")) as u64,
+            slowdown: 1.0,
+        })
+    }
+}
+
+/// Sets the memory limit of `cgroup` (v2 `memory.max`, else v1
+/// `memory.limit_in_bytes`).
+fn set_cgroup_limit(cgroup: &Path, bytes: u64) -> Result<(), AnalyticsError> {
+    let v2 = cgroup.join("memory.max");
+    let file = if v2.exists() { v2 } else { cgroup.join("memory.limit_in_bytes") };
+    std::fs::write(&file, bytes.to_string())
+        .map_err(|e| AnalyticsError::io(format!("setting {}", file.display()), e))
+}
+
+/// Drops clean page-cache pages (root only).
+fn drop_caches() -> Result<(), AnalyticsError> {
+    std::fs::write("/proc/sys/vm/drop_caches", "1")
+        .map_err(|e| AnalyticsError::io("--drop-caches: writing /proc/sys/vm/drop_caches", e))
+}
+
+/// The results as a Markdown table, one row per job and budget, a column
+/// pair (seconds, slowdown) per mode.
+pub fn table(results: &[RunResult]) -> String {
+    let mut modes: Vec<Confinement> = Vec::new();
+    let mut rows: Vec<(BenchJob, u64, f64)> = Vec::new();
+    for r in results {
+        if !modes.contains(&r.mode) {
+            modes.push(r.mode);
+        }
+        if !rows.iter().any(|(j, _, p)| *j == r.job && *p == r.budget_percent) {
+            rows.push((r.job, r.budget_bytes, r.budget_percent));
+        }
+    }
+    let mut out = String::from("| job | DRAM budget |");
+    for mode in &modes {
+        out.push_str(&format!(" {} s | {} slowdown |", name(*mode), name(*mode)));
+    }
+    out.push_str("\n|---|---|");
+    out.push_str(&"---|---|".repeat(modes.len()));
+    for (job, bytes, percent) in rows {
+        out.push_str(&format!("\n| {} | {percent}% ({}) |", job.name(), human(bytes)));
+        for mode in &modes {
+            let cell = results
+                .iter()
+                .find(|r| r.job == job && r.budget_percent == percent && r.mode == *mode);
+            match cell {
+                Some(r) => out.push_str(&format!(" {:.2} | x{:.2} |", r.seconds, r.slowdown)),
+                None => out.push_str(" - | - |"),
+            }
+        }
+    }
+    out
+}
+
+fn name(mode: Confinement) -> &'static str {
+    match mode {
+        Confinement::Strata => "Strata",
+        Confinement::Kernel => "kernel (cgroup + swap)",
+    }
+}
