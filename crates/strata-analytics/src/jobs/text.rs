@@ -13,7 +13,7 @@ use std::sync::Arc;
 use datafusion::arrow::array::{ArrayRef, StringBuilder, StringViewBuilder};
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::arrow::record_batch::RecordBatch;
-use datafusion::common::{DataFusionError, Result};
+use datafusion::common::DataFusionError;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_plan::stream::RecordBatchReceiverStreamBuilder;
 use datafusion::physical_plan::streaming::PartitionStream;
@@ -303,7 +303,7 @@ impl PartitionStream for TextSource {
         builder.spawn_blocking(move || {
             let mut column = Column::new(table, batch_rows);
             let mut rows = 0;
-            let mut send = |column: &mut Column, rows: &mut usize| -> bool {
+            let send = |column: &mut Column, rows: &mut usize| -> bool {
                 let batch = RecordBatch::try_new(schema.clone(), vec![column.finish()]);
                 *rows = 0;
                 tx.blocking_send(batch.map_err(Into::into)).is_ok()
