@@ -19,7 +19,7 @@ use crate::tier::{SpillArea, SpillFiles, SpillIo};
 
 /// Spill files merged at once at most by a sort's external merge; each
 /// open file holds its read-ahead in DRAM.
-const MAX_MERGE_FAN_IN: usize = 16;
+pub const MAX_MERGE_FAN_IN: usize = 8;
 
 /// How a job's engine is set up.
 #[derive(Debug, Clone)]

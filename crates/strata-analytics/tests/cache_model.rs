@@ -90,10 +90,10 @@ async fn random_reads_and_scans_match_an_in_memory_copy() {
         for compression in [CacheCompression::None, CacheCompression::Lz4, CacheCompression::Zstd] {
             let area = area(Arc::new(MemBlockDevice::new(128 << 20)), Some(64 << 20));
             let options = CacheOptions {
-                share: 3 << 20,
+                share: 1 << 20,
                 compression,
                 residency,
-                segment_bytes: 256 << 10,
+                segment_bytes: 128 << 10,
             };
             let dataset = build(&area, options).await.unwrap();
             let summary = dataset.summary();
@@ -137,10 +137,10 @@ async fn lru_thrashes_on_cyclic_scans_where_stable_keeps_its_part() {
     for residency in [Residency::Stable, Residency::Lru] {
         let area = area(Arc::new(MemBlockDevice::new(128 << 20)), None);
         let options = CacheOptions {
-            share: 4 << 20,
+            share: 1 << 20,
             compression: CacheCompression::None,
             residency,
-            segment_bytes: 256 << 10,
+            segment_bytes: 128 << 10,
         };
         let dataset = build(&area, options).await.unwrap();
         scan(&dataset, 1).await;

@@ -9,7 +9,8 @@
 //! (decoders' buffers, allocator fragmentation); the rest is the pool that
 //! every operator, the cached dataset and the SSD tier's I/O buffers
 //! reserve from. A job's peak RSS stays within the budget plus
-//! [`BudgetPlan::margin`] (checked by `tests/budget_rss.rs`).
+//! [`BudgetPlan::margin`] (checked from outside the process by
+//! `crates/strata/tests/job_budget.rs`).
 
 pub mod pool;
 pub mod rss;

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use datafusion::common::Result;
 use datafusion::execution::memory_pool::{
     FairSpillPool, MemoryConsumer, MemoryLimit, MemoryPool, MemoryReservation,
-    UnboundedMemoryPool,
+    TrackConsumersPool, UnboundedMemoryPool,
 };
 
 /// A job's memory pool: bounded by the budget, or unbounded (no budget:
@@ -29,7 +29,8 @@ pub struct BudgetPool {
 
 #[derive(Debug)]
 enum Inner {
-    Bounded(FairSpillPool),
+    /// Tracked: a refusal names the largest consumers.
+    Bounded(TrackConsumersPool<FairSpillPool>),
     Unbounded(UnboundedMemoryPool),
 }
 
@@ -46,7 +47,10 @@ impl BudgetPool {
     /// A pool of `limit` bytes; `None`: unbounded.
     pub fn new(limit: Option<usize>) -> BudgetPool {
         let inner = match limit {
-            Some(limit) => Inner::Bounded(FairSpillPool::new(limit)),
+            Some(limit) => Inner::Bounded(TrackConsumersPool::new(
+                FairSpillPool::new(limit),
+                std::num::NonZeroUsize::new(5).expect("5 is not zero"),
+            )),
             None => Inner::Unbounded(UnboundedMemoryPool::default()),
         };
         BudgetPool {

@@ -254,10 +254,13 @@ impl SpillArea {
         self.store.max_payload()
     }
 
-    /// The payload size that packs four entries into a write block: the
-    /// size spill files are cut into.
+    /// The payload size that packs sixteen entries into a write block:
+    /// the size spill files are cut into. The device still sees only
+    /// whole-block writes; what the size bounds is a reader's buffer, and
+    /// a sort's merge reads up to [`MAX_MERGE_FAN_IN`](crate::engine::MAX_MERGE_FAN_IN)
+    /// files at once, each a few chunks ahead.
     pub fn chunk_size(&self) -> usize {
-        ((self.max_payload() + 12) / 4 - 12) & !7
+        ((self.max_payload() + 12) / 16 - 12) & !7
     }
 
     /// Capacity in bytes.

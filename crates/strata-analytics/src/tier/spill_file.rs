@@ -3,7 +3,7 @@
 //! DataFusion's spilling operators write Arrow IPC streams through
 //! `std::io::Write` and read them back as a stream of byte chunks. Here a
 //! file is a list of extents in the block store: the writer cuts what it
-//! is given into chunks of [`SpillArea::chunk_size`] (a quarter of a
+//! is given into chunks of [`SpillArea::chunk_size`] (a sixteenth of a
 //! write block), each appended as one entry, so the device sees only
 //! whole-block aligned writes; the reader fetches the chunks in order a
 //! few ahead ([`ChunkStream`]). A file may be read while it is written
