@@ -67,7 +67,7 @@ async fn logistic_regression_matches_plain_gradient_descent_at_every_budget() {
     let input = input(&path);
     let mut first: Option<Vec<f64>> = None;
     // (pool, cached share in percent): all resident, part, none.
-    for (pool, share) in [(None, "85"), (Some(24 << 20), "5"), (Some(24 << 20), "0")] {
+    for (pool, share) in [(None, "85"), (Some(24 << 20), "20"), (Some(24 << 20), "0")] {
         for compression in ["none", "lz4"] {
             let args = logreg_args(&[
                 "--input",

@@ -21,7 +21,7 @@ use super::{CachedDataset, Step};
 use crate::tier::{chunks::ChunkStream, Extent};
 
 /// Extents a partition's scan keeps in flight.
-const READ_AHEAD: usize = 3;
+pub const READ_AHEAD: usize = 3;
 
 /// A segment read from the SSD, waiting for its pieces.
 struct Miss {

@@ -129,8 +129,9 @@ pub struct CommonArgs {
 /// How a job caches a table.
 #[derive(Debug, Clone, Args)]
 pub struct CacheArgs {
-    /// Percent of the operators' DRAM pool the cached table may keep
-    /// resident (the rest of it goes to the SSD).
+    /// Percent of the operators' DRAM pool (less the SSD tier's buffers
+    /// and the scans' read-ahead) the cached table may keep resident; the
+    /// rest of it goes to the SSD.
     #[arg(long, default_value_t = 85, value_parser = clap::value_parser!(u8).range(0..=100))]
     pub cache_share: u8,
     /// Compression of cached segments written to the SSD.

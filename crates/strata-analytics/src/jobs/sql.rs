@@ -12,6 +12,7 @@ use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::parquet::arrow::ArrowWriter;
+use datafusion::execution::memory_pool::MemoryPool;
 use futures::StreamExt;
 use serde::Serialize;
 
@@ -20,6 +21,7 @@ use super::input::Input;
 use super::progress::Unit;
 use super::run::JobRun;
 use crate::cache::table::cached_table;
+use crate::cache::build::resident_share;
 use crate::cache::{CacheOptions, CachedDataset, SEGMENT_BYTES};
 use crate::error::AnalyticsError;
 
@@ -87,9 +89,13 @@ pub async fn sql(
         let schema = Arc::new(frame.schema().as_arrow().clone());
         let streams = frame.execute_stream_partitioned().await.map_err(engine_error)?;
         let bar = run.stage("cache", Unit::Rows);
-        let pool = run.engine.plan.pool.unwrap_or(u64::MAX);
         let options = CacheOptions {
-            share: (pool as f64 * f64::from(args.cache_args.cache_share) / 100.0) as usize,
+            share: resident_share(
+                run.engine.plan.pool,
+                run.engine.pool.reserved(),
+                args.cache_args.cache_share,
+                partitions,
+            ),
             compression: args.cache_args.cache_compression,
             residency: args.cache_args.cache_policy,
             segment_bytes: SEGMENT_BYTES,

@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::DataFusionError;
+use datafusion::execution::memory_pool::MemoryPool;
 use futures::StreamExt;
 use serde::Serialize;
 
@@ -20,6 +21,7 @@ use super::args::{CacheArgs, LogregArgs};
 use super::input::{Input, InputFormat};
 use super::progress::Unit;
 use super::run::JobRun;
+use crate::cache::build::resident_share;
 use crate::cache::{CacheOptions, CachedDataset, SEGMENT_BYTES};
 use crate::error::AnalyticsError;
 use gradient::{partial, Partial};
@@ -102,8 +104,12 @@ async fn load(
         .await
         .map_err(engine_error)?;
     let bar = run.stage("load", Unit::Rows);
-    let pool = run.engine.plan.pool.unwrap_or(u64::MAX);
-    let share = (pool as f64 * f64::from(cache.cache_share) / 100.0) as usize;
+    let share = resident_share(
+        run.engine.plan.pool,
+        run.engine.pool.reserved(),
+        cache.cache_share,
+        run.engine.partitions,
+    );
     let options = CacheOptions {
         share,
         compression: cache.cache_compression,
