@@ -8,7 +8,6 @@
 //! ## Layout
 //! - [`session`]: the [`Protocol`] and [`Session`] traits.
 //! - [`clients`]: the registry of connected clients and connection counters.
-//! - [`driver`]: the tokio accept loop and per-connection read/process/write loop.
 //! - [`panic_guard`]: a request's panic contained to its connection.
 //! - [`driver`]: the tokio accept loop and per-connection read/process/write
 //!   loop, over `strata-net`'s listeners and connections (plain or TLS).
