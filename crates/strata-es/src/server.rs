@@ -78,6 +78,18 @@ async fn handle(State(state): State<Arc<NodeState>>, request: Request) -> Respon
         Err(e) => return render_error(&e, head, compatible_with),
     };
     let compatible_with = compatible_with.or(content_type.and_then(|m| m.compatible_with));
+    // Callers authenticate before their body is read (recovering or not),
+    // so an anonymous client cannot make the node buffer a body.
+    let auth = match state.security() {
+        Some(security) => {
+            let uri = parts.uri.path_and_query().map_or("/", |p| p.as_str());
+            match security.authenticate(&parts.headers, uri).await {
+                Ok(auth) => Some(auth),
+                Err(e) => return render_error(&e, head, compatible_with),
+            }
+        }
+        None => None,
+    };
     let node = state.node();
     // While recovering there are no breakers yet: the body limit bounds it.
     let in_flight = node
@@ -96,13 +108,8 @@ async fn handle(State(state): State<Arc<NodeState>>, request: Request) -> Respon
     req.body_format = content_type.map(|m| m.format);
     req.compatible_with = compatible_with;
     let Some(node) = node else {
-        // Recovering: callers authenticate as always; what is served then
-        // (root, red health) needs no privilege.
-        if let Some(security) = state.security() {
-            if let Err(e) = security.authenticate(&parts.headers, &req.uri).await {
-                return render_error(&e, head, compatible_with);
-            }
-        }
+        // Recovering: what is served (root, red health) needs no privilege
+        // beyond authentication.
         return match crate::startup::respond(state, &req).await {
             Ok(reply) => render(reply, &req),
             Err(e) => render_error(&e, head, compatible_with),
@@ -110,7 +117,7 @@ async fn handle(State(state): State<Arc<NodeState>>, request: Request) -> Respon
     };
     req.in_flight = in_flight;
     req.memory = node.request_memory();
-    match crate::security::guard(&node, &parts.headers, &mut req).await {
+    match crate::security::guard(&node, auth, &mut req).await {
         Ok(None) => {}
         Ok(Some(reply)) => return render(reply, &req),
         Err(e) => return render_error(&e, head, compatible_with),
