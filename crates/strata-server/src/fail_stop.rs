@@ -32,6 +32,12 @@ pub(crate) fn failure(
     if let Some(cause) = search.and_then(NodeState::failure) {
         return Some(format!("cannot open the search indices: {cause}"));
     }
+    if let Some(cause) = search
+        .and_then(NodeState::node)
+        .and_then(|node| node.catalog.translog_failure())
+    {
+        return Some(cause);
+    }
     let ssd = keyspace.ssd()?;
     let cause = ssd.store().poisoned()?;
     Some(format!("the SSD tier failed: {cause}"))

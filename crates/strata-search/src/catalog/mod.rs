@@ -165,6 +165,14 @@ impl Catalog {
             .ok_or_else(|| SearchError::IndexNotFound(name.to_string()))
     }
 
+    /// The first index whose translog failed for good, and why.
+    pub fn translog_failure(&self) -> Option<String> {
+        self.indices.read().iter().find_map(|(name, index)| {
+            let cause = index.translog_failure()?;
+            Some(format!("the translog of index [{name}] failed: {cause}"))
+        })
+    }
+
     /// The node's storage options (block cache, default tier).
     pub fn storage(&self) -> &SearchStorage {
         &self.storage
