@@ -1,0 +1,1 @@
+//! `bucket_script` and `bucket_selector` (placeholder, filled next).

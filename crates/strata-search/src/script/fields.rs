@@ -1,0 +1,1 @@
+//! `script_fields` and `runtime_mappings` on hits (placeholder, filled next).
