@@ -255,6 +255,7 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
         limits.check_docvalue_fields(req.docvalue_fields.len())?;
         let q = query_within(index, &req.query, &req.memory)?;
         let mappings = index.mappings();
+        req.scripted.validate_usage(&mappings, &[&req.query, req.aggs.as_ref().unwrap_or(&Value::Null)])?;
         for s in &req.sort {
             s.validate(&mappings)?;
         }
@@ -270,6 +271,7 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
             docvalues: docvalues::resolve(&req.docvalue_fields, &mappings)?,
             fetch: fetch_fields::resolve(&req.fetch_fields, &mappings)?,
             searchers: index.shards().iter().map(|s| s.searcher()).collect(),
+            mappings: Arc::new(mappings.clone()),
         });
         rank_by.push(if by_score && after.is_none() {
             None
