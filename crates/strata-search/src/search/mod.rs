@@ -152,6 +152,11 @@ pub fn search_response(
     indices: &[Arc<SearchIndex>],
     req: &SearchRequest,
 ) -> Result<SearchResponse> {
+    if let Some((stripped, pipelines)) = crate::script::bucket::split(req)? {
+        let mut response = search_response(indices, &stripped)?;
+        pipelines.apply(&mut response.body)?;
+        return Ok(response);
+    }
     let (filters, rest) = match &req.aggs {
         Some(a) => filter_aggs::split(a)?,
         None => (Vec::new(), None),
