@@ -134,10 +134,14 @@ impl UpdateBody {
                 }
                 "_source" => update.source = Some(SourceFilter::parse(value)?),
                 "script" => {
-                    update.script = Some(strata_search::script::compile(
-                        value,
-                        strata_script::Context::Update,
-                    )?)
+                    // As in Elasticsearch, a script that does not compile
+                    // fails the update's execution ("failed to execute script").
+                    let compiled = strata_search::script::compile(value, strata_script::Context::Update)
+                        .map_err(|e| match e {
+                            SearchError::Script(s) => SearchError::UpdateScript(s),
+                            other => other,
+                        })?;
+                    update.script = Some(compiled);
                 }
                 "scripted_upsert" => update.scripted_upsert = value.as_bool().unwrap_or(false),
                 other => {
