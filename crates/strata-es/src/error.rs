@@ -253,7 +253,12 @@ impl EsError {
                 cause.insert("durability".into(), json!("TRANSIENT"));
             }
             if let SearchError::Script(script) = source {
-                cause.extend(script.details().into_iter().map(|(k, v)| (k.to_string(), v)));
+                cause.extend(
+                    script
+                        .details()
+                        .into_iter()
+                        .map(|(k, v)| (k.to_string(), v)),
+                );
             }
             if let SearchError::UpdateScript(script) = source {
                 cause.insert("caused_by".into(), script_exception(script));
@@ -272,7 +277,10 @@ impl EsError {
         let mut error = cause.clone();
         // A failed update script's root cause is the script's exception.
         let root = match self {
-            EsError::Search { source: SearchError::UpdateScript(script), .. } => script_exception(script),
+            EsError::Search {
+                source: SearchError::UpdateScript(script),
+                ..
+            } => script_exception(script),
             _ => cause,
         };
         if let Value::Object(map) = &mut error {
@@ -287,7 +295,12 @@ fn script_exception(script: &strata_script::ScriptError) -> Value {
     let mut out = Map::new();
     out.insert("type".into(), json!("script_exception"));
     out.insert("reason".into(), json!(script.reason()));
-    out.extend(script.details().into_iter().map(|(k, v)| (k.to_string(), v)));
+    out.extend(
+        script
+            .details()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v)),
+    );
     Value::Object(out)
 }
 

@@ -87,33 +87,79 @@ pub enum ExprKind {
     /// `Math`, `Integer`, ...: only as the receiver of a static call or field.
     Class(String),
     /// `a.b` / `a?.b`.
-    Field { target: Box<Expr>, name: String, null_safe: bool },
+    Field {
+        target: Box<Expr>,
+        name: String,
+        null_safe: bool,
+    },
     /// `a[i]`.
-    Index { target: Box<Expr>, index: Box<Expr> },
+    Index {
+        target: Box<Expr>,
+        index: Box<Expr>,
+    },
     /// `a.m(args)` / `a?.m(args)`.
-    Method { target: Box<Expr>, name: String, args: Vec<Expr>, null_safe: bool },
+    Method {
+        target: Box<Expr>,
+        name: String,
+        args: Vec<Expr>,
+        null_safe: bool,
+    },
     /// `f(args)`: only the context functions (`emit`).
-    Call { name: String, args: Vec<Expr> },
+    Call {
+        name: String,
+        args: Vec<Expr>,
+    },
     /// `new ArrayList()`, `new HashMap()`, ...
-    New { class: String, args: Vec<Expr> },
+    New {
+        class: String,
+        args: Vec<Expr>,
+    },
     /// `new def[n]`.
-    NewArray { size: Box<Expr>, ty: Ty },
-    Unary { op: UnOp, operand: Box<Expr> },
-    Binary { op: BinOp, left: Box<Expr>, right: Box<Expr> },
+    NewArray {
+        size: Box<Expr>,
+        ty: Ty,
+    },
+    Unary {
+        op: UnOp,
+        operand: Box<Expr>,
+    },
+    Binary {
+        op: BinOp,
+        left: Box<Expr>,
+        right: Box<Expr>,
+    },
     And(Box<Expr>, Box<Expr>),
     Or(Box<Expr>, Box<Expr>),
     /// `c ? a : b`.
-    Ternary { cond: Box<Expr>, then: Box<Expr>, otherwise: Box<Expr> },
+    Ternary {
+        cond: Box<Expr>,
+        then: Box<Expr>,
+        otherwise: Box<Expr>,
+    },
     /// `a ?: b`.
     Elvis(Box<Expr>, Box<Expr>),
     /// `(int) x`.
-    Cast { ty: Ty, operand: Box<Expr> },
+    Cast {
+        ty: Ty,
+        operand: Box<Expr>,
+    },
     /// `x instanceof T` (the type's name).
-    InstanceOf { operand: Box<Expr>, class: String },
+    InstanceOf {
+        operand: Box<Expr>,
+        class: String,
+    },
     /// `target = value` or `target op= value`.
-    Assign { target: Box<Expr>, op: Option<BinOp>, value: Box<Expr> },
+    Assign {
+        target: Box<Expr>,
+        op: Option<BinOp>,
+        value: Box<Expr>,
+    },
     /// `++x`, `x--`, ...: `delta` is +1 or -1; `prefix` gives the new value.
-    Step { target: Box<Expr>, delta: i64, prefix: bool },
+    Step {
+        target: Box<Expr>,
+        delta: i64,
+        prefix: bool,
+    },
 }
 
 /// A statement.
@@ -130,14 +176,37 @@ pub struct Stmt {
 pub enum StmtKind {
     Expr(Expr),
     /// `T a = x, b;`.
-    Decl { ty: Ty, vars: Vec<(String, Option<Expr>)> },
+    Decl {
+        ty: Ty,
+        vars: Vec<(String, Option<Expr>)>,
+    },
     Block(Vec<Stmt>),
-    If { cond: Expr, then: Box<Stmt>, otherwise: Option<Box<Stmt>> },
-    While { cond: Expr, body: Box<Stmt> },
-    DoWhile { body: Box<Stmt>, cond: Expr },
-    For { init: Option<Box<Stmt>>, cond: Option<Expr>, update: Vec<Expr>, body: Box<Stmt> },
+    If {
+        cond: Expr,
+        then: Box<Stmt>,
+        otherwise: Option<Box<Stmt>>,
+    },
+    While {
+        cond: Expr,
+        body: Box<Stmt>,
+    },
+    DoWhile {
+        body: Box<Stmt>,
+        cond: Expr,
+    },
+    For {
+        init: Option<Box<Stmt>>,
+        cond: Option<Expr>,
+        update: Vec<Expr>,
+        body: Box<Stmt>,
+    },
     /// `for (def x : items)` / `for (x in items)`.
-    ForEach { var: String, ty: Ty, items: Expr, body: Box<Stmt> },
+    ForEach {
+        var: String,
+        ty: Ty,
+        items: Expr,
+        body: Box<Stmt>,
+    },
     Break,
     Continue,
     Return(Option<Expr>),

@@ -34,7 +34,13 @@ pub struct ScriptError {
 
 impl ScriptError {
     /// A compile error at `start..end` of `script`.
-    pub fn compile(script: &str, start: usize, end: usize, cause_type: &'static str, reason: &str) -> ScriptError {
+    pub fn compile(
+        script: &str,
+        start: usize,
+        end: usize,
+        cause_type: &'static str,
+        reason: &str,
+    ) -> ScriptError {
         ScriptError {
             phase: Phase::Compile,
             script: script.to_string(),
@@ -57,7 +63,10 @@ impl ScriptError {
     /// failing offset, and a line with `^---- HERE` under it.
     pub fn script_stack(&self) -> Vec<String> {
         let chars: Vec<(usize, char)> = self.script.char_indices().collect();
-        let at = chars.iter().position(|(b, _)| *b >= self.start).unwrap_or(chars.len());
+        let at = chars
+            .iter()
+            .position(|(b, _)| *b >= self.start)
+            .unwrap_or(chars.len());
         let from = at.saturating_sub(25);
         let to = (at + 25).min(chars.len());
         let mut line = String::new();
@@ -65,7 +74,11 @@ impl ScriptError {
             line.push_str("... ");
         }
         let pointer_col = line.chars().count() + (at - from);
-        line.extend(chars[from..to].iter().map(|(_, c)| if *c == '\n' { ' ' } else { *c }));
+        line.extend(
+            chars[from..to]
+                .iter()
+                .map(|(_, c)| if *c == '\n' { ' ' } else { *c }),
+        );
         if to < chars.len() {
             line.push_str(" ...");
         }
@@ -83,7 +96,10 @@ impl ScriptError {
                 "position",
                 json!({"offset": self.start, "start": self.start, "end": self.end.max(self.start)}),
             ),
-            ("caused_by", json!({"type": self.cause_type, "reason": self.cause_reason})),
+            (
+                "caused_by",
+                json!({"type": self.cause_type, "reason": self.cause_reason}),
+            ),
         ]
     }
 }

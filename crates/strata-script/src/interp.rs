@@ -56,7 +56,12 @@ impl<'a> Interp<'a> {
     }
 
     /// A runtime error at `span`.
-    pub fn fail(&self, span: Span, cause_type: &'static str, reason: impl Into<String>) -> ScriptError {
+    pub fn fail(
+        &self,
+        span: Span,
+        cause_type: &'static str,
+        reason: impl Into<String>,
+    ) -> ScriptError {
         ScriptError {
             phase: Phase::Runtime,
             script: self.source.to_string(),
@@ -73,7 +78,10 @@ impl<'a> Interp<'a> {
             self.fail(
                 span,
                 "circuit_breaking_exception",
-                format!("[script] Data too large: the script allocated more than [{}] bytes", e.limit),
+                format!(
+                    "[script] Data too large: the script allocated more than [{}] bytes",
+                    e.limit
+                ),
             )
         }
     }
@@ -113,7 +121,11 @@ impl<'a> Interp<'a> {
                 Flow::Return(value) => return Ok(value),
                 Flow::Normal => {}
                 Flow::Break | Flow::Continue => {
-                    return Err(self.fail(stmt.span, "illegal_argument_exception", "break or continue outside a loop"))
+                    return Err(self.fail(
+                        stmt.span,
+                        "illegal_argument_exception",
+                        "break or continue outside a loop",
+                    ))
                 }
             }
         }
@@ -164,7 +176,11 @@ impl<'a> Interp<'a> {
                 }
             }
             StmtKind::Block(body) => return self.block(body),
-            StmtKind::If { cond, then, otherwise } => {
+            StmtKind::If {
+                cond,
+                then,
+                otherwise,
+            } => {
                 if self.condition(cond)? {
                     return self.scoped(then);
                 } else if let Some(otherwise) = otherwise {
@@ -192,13 +208,23 @@ impl<'a> Interp<'a> {
                     break;
                 }
             },
-            StmtKind::For { init, cond, update, body } => {
+            StmtKind::For {
+                init,
+                cond,
+                update,
+                body,
+            } => {
                 self.frames.push(self.vars.len());
                 let flow = self.for_loop(init.as_deref(), cond.as_ref(), update, body, stmt.span);
                 self.pop_frame();
                 return flow;
             }
-            StmtKind::ForEach { var, ty, items, body } => {
+            StmtKind::ForEach {
+                var,
+                ty,
+                items,
+                body,
+            } => {
                 let collection = self.eval(items)?;
                 let values: Vec<Value> = match &collection {
                     Value::List(id) => self.heap.list(*id).clone(),
@@ -211,7 +237,13 @@ impl<'a> Interp<'a> {
                         out
                     }
                     Value::Doc(id) => self.heap.doc(*id).values.clone(),
-                    Value::Null => return Err(self.fail(items.span, "null_pointer_exception", "cannot iterate over a null value")),
+                    Value::Null => {
+                        return Err(self.fail(
+                            items.span,
+                            "null_pointer_exception",
+                            "cannot iterate over a null value",
+                        ))
+                    }
                     other => {
                         return Err(self.fail(
                             items.span,
@@ -258,7 +290,14 @@ impl<'a> Interp<'a> {
         flow
     }
 
-    fn for_loop(&mut self, init: Option<&Stmt>, cond: Option<&Expr>, update: &[Expr], body: &Stmt, span: Span) -> Run<Flow> {
+    fn for_loop(
+        &mut self,
+        init: Option<&Stmt>,
+        cond: Option<&Expr>,
+        update: &[Expr],
+        body: &Stmt,
+        span: Span,
+    ) -> Run<Flow> {
         if let Some(init) = init {
             self.exec(init)?;
         }
@@ -294,7 +333,11 @@ impl<'a> Interp<'a> {
                 return Ok(self.fail(expr.span, exception_type(class), message));
             }
         }
-        Err(self.fail(expr.span, "illegal_argument_exception", "only `throw new <Exception>(message)` is supported"))
+        Err(self.fail(
+            expr.span,
+            "illegal_argument_exception",
+            "only `throw new <Exception>(message)` is supported",
+        ))
     }
 
     fn condition(&mut self, expr: &Expr) -> Run<bool> {
@@ -311,7 +354,11 @@ impl<'a> Interp<'a> {
     /// A value converted to a declared type (or a cast).
     pub fn coerce(&self, ty: Ty, value: Value, span: Span) -> Run<Value> {
         let refuse = |from: &Value, to: &str| {
-            self.fail(span, "class_cast_exception", format!("Cannot cast from [{}] to [{to}].", class_name(from)))
+            self.fail(
+                span,
+                "class_cast_exception",
+                format!("Cannot cast from [{}] to [{to}].", class_name(from)),
+            )
         };
         Ok(match (ty, value) {
             (Ty::Any, v) => v,
@@ -337,7 +384,10 @@ impl<'a> Interp<'a> {
         if let Some((_, v)) = self.vars.iter().rev().find(|(n, _)| n == name) {
             return Some(v.clone());
         }
-        self.globals.iter().find(|(n, _)| *n == name).map(|(_, v)| v.clone())
+        self.globals
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.clone())
     }
 
     fn set_var(&mut self, name: &str, value: Value, span: Span) -> Run<()> {
@@ -346,9 +396,17 @@ impl<'a> Interp<'a> {
             return Ok(());
         }
         if self.globals.iter().any(|(n, _)| *n == name) {
-            return Err(self.fail(span, "illegal_argument_exception", format!("cannot assign a value to read-only variable [{name}]")));
+            return Err(self.fail(
+                span,
+                "illegal_argument_exception",
+                format!("cannot assign a value to read-only variable [{name}]"),
+            ));
         }
-        Err(self.fail(span, "illegal_argument_exception", format!("cannot resolve symbol [{name}]")))
+        Err(self.fail(
+            span,
+            "illegal_argument_exception",
+            format!("cannot resolve symbol [{name}]"),
+        ))
     }
 
     pub fn eval(&mut self, expr: &Expr) -> Run<Value> {
@@ -378,12 +436,24 @@ impl<'a> Interp<'a> {
             }
             ExprKind::Var(name) => match name.as_str() {
                 "doc" if self.doc.is_some() => Ok(Value::DocLookup),
-                _ => self
-                    .lookup_var(name)
-                    .ok_or_else(|| self.fail(span, "illegal_argument_exception", format!("cannot resolve symbol [{name}]"))),
+                _ => self.lookup_var(name).ok_or_else(|| {
+                    self.fail(
+                        span,
+                        "illegal_argument_exception",
+                        format!("cannot resolve symbol [{name}]"),
+                    )
+                }),
             },
-            ExprKind::Class(name) => Err(self.fail(span, "illegal_argument_exception", format!("cannot use the class [{name}] as a value"))),
-            ExprKind::Field { target, name, null_safe } => {
+            ExprKind::Class(name) => Err(self.fail(
+                span,
+                "illegal_argument_exception",
+                format!("cannot use the class [{name}] as a value"),
+            )),
+            ExprKind::Field {
+                target,
+                name,
+                null_safe,
+            } => {
                 if let ExprKind::Class(class) = &target.kind {
                     return crate::statics::field(self, class, name, span);
                 }
@@ -398,7 +468,12 @@ impl<'a> Interp<'a> {
                 let index = self.eval(index)?;
                 self.index(receiver, index, span)
             }
-            ExprKind::Method { target, name, args, null_safe } => {
+            ExprKind::Method {
+                target,
+                name,
+                args,
+                null_safe,
+            } => {
                 if let ExprKind::Class(class) = &target.kind {
                     let args = self.eval_all(args)?;
                     return crate::statics::call(self, class, name, args, span);
@@ -422,10 +497,16 @@ impl<'a> Interp<'a> {
                 let n = match self.eval(size)? {
                     Value::Int(n) if n >= 0 => n as usize,
                     other => {
-                        return Err(self.fail(span, "negative_array_size_exception", ops::to_java_string(&self.heap, &other)))
+                        return Err(self.fail(
+                            span,
+                            "negative_array_size_exception",
+                            ops::to_java_string(&self.heap, &other),
+                        ))
                     }
                 };
-                self.heap.charge(n.saturating_mul(crate::value::CELL)).map_err(self.budget(span))?;
+                self.heap
+                    .charge(n.saturating_mul(crate::value::CELL))
+                    .map_err(self.budget(span))?;
                 let list = vec![default_of(*ty); n];
                 self.heap.new_list(list).map_err(self.budget(span))
             }
@@ -440,7 +521,11 @@ impl<'a> Interp<'a> {
             }
             ExprKind::And(l, r) => Ok(Value::Bool(self.condition(l)? && self.condition(r)?)),
             ExprKind::Or(l, r) => Ok(Value::Bool(self.condition(l)? || self.condition(r)?)),
-            ExprKind::Ternary { cond, then, otherwise } => {
+            ExprKind::Ternary {
+                cond,
+                then,
+                otherwise,
+            } => {
                 if self.condition(cond)? {
                     self.eval(then)
                 } else {
@@ -460,7 +545,11 @@ impl<'a> Interp<'a> {
                 Ok(Value::Bool(ops::instance_of(&v, class)))
             }
             ExprKind::Assign { target, op, value } => self.assign(target, *op, value, span),
-            ExprKind::Step { target, delta, prefix } => self.step(target, *delta, *prefix, span),
+            ExprKind::Step {
+                target,
+                delta,
+                prefix,
+            } => self.step(target, *delta, *prefix, span),
         }
     }
 
@@ -472,32 +561,57 @@ impl<'a> Interp<'a> {
         if name == "emit" && self.emitted.is_some() {
             for arg in args.iter() {
                 if *arg == Value::Null {
-                    return Err(self.fail(span, "null_pointer_exception", "emit: the value must not be null"));
+                    return Err(self.fail(
+                        span,
+                        "null_pointer_exception",
+                        "emit: the value must not be null",
+                    ));
                 }
             }
             if args.len() != 1 {
-                return Err(self.fail(span, "illegal_argument_exception", format!("Unknown call [emit] with [{}] arguments.", args.len())));
+                return Err(self.fail(
+                    span,
+                    "illegal_argument_exception",
+                    format!("Unknown call [emit] with [{}] arguments.", args.len()),
+                ));
             }
-            self.heap.charge(crate::value::CELL).map_err(self.budget(span))?;
+            self.heap
+                .charge(crate::value::CELL)
+                .map_err(self.budget(span))?;
             let emitted = self.emitted.get_or_insert_with(Vec::new);
             if emitted.len() >= 100 {
-                return Err(self.fail(span, "illegal_argument_exception", "Runtime field [emit] can't emit more than [100] values"));
+                return Err(self.fail(
+                    span,
+                    "illegal_argument_exception",
+                    "Runtime field [emit] can't emit more than [100] values",
+                ));
             }
             emitted.extend(args);
             return Ok(Value::Null);
         }
-        Err(self.fail(span, "illegal_argument_exception", format!("Unknown call [{name}] with [{}] arguments.", args.len())))
+        Err(self.fail(
+            span,
+            "illegal_argument_exception",
+            format!("Unknown call [{name}] with [{}] arguments.", args.len()),
+        ))
     }
 
     fn construct(&mut self, class: &str, args: Vec<Value>, span: Span) -> Run<Value> {
         match (class, args.as_slice()) {
-            ("ArrayList" | "LinkedList", []) => self.heap.new_list(Vec::new()).map_err(self.budget(span)),
-            ("ArrayList" | "LinkedList", [Value::Int(_)]) => self.heap.new_list(Vec::new()).map_err(self.budget(span)),
+            ("ArrayList" | "LinkedList", []) => {
+                self.heap.new_list(Vec::new()).map_err(self.budget(span))
+            }
+            ("ArrayList" | "LinkedList", [Value::Int(_)]) => {
+                self.heap.new_list(Vec::new()).map_err(self.budget(span))
+            }
             ("ArrayList" | "LinkedList", [Value::List(id)]) => {
                 let items = self.heap.list(*id).clone();
                 self.heap.new_list(items).map_err(self.budget(span))
             }
-            ("HashMap" | "LinkedHashMap" | "TreeMap", []) => self.heap.new_map(BTreeMap::new()).map_err(self.budget(span)),
+            ("HashMap" | "LinkedHashMap" | "TreeMap", []) => self
+                .heap
+                .new_map(BTreeMap::new())
+                .map_err(self.budget(span)),
             ("HashMap" | "LinkedHashMap" | "TreeMap", [Value::Map(id)]) => {
                 let entries = self.heap.map(*id).clone();
                 self.heap.new_map(entries).map_err(self.budget(span))
@@ -505,7 +619,10 @@ impl<'a> Interp<'a> {
             _ => Err(self.fail(
                 span,
                 "illegal_argument_exception",
-                format!("constructor [{class}/{}] is not supported by Strata's Painless subset", args.len()),
+                format!(
+                    "constructor [{class}/{}] is not supported by Strata's Painless subset",
+                    args.len()
+                ),
             )),
         }
     }
@@ -515,35 +632,56 @@ impl<'a> Interp<'a> {
             (Value::DocLookup, Value::Str(name)) => self.doc_field(name, span),
             (Value::List(id), Value::Int(i)) => {
                 let list = self.heap.list(*id);
-                let at = ops::list_index(*i, list.len()).ok_or_else(|| self.out_of_bounds(*i, list.len(), span))?;
+                let at = ops::list_index(*i, list.len())
+                    .ok_or_else(|| self.out_of_bounds(*i, list.len(), span))?;
                 Ok(list[at].clone())
             }
             (Value::Doc(id), Value::Int(i)) => {
                 let values = &self.heap.doc(*id).values;
-                let at = ops::list_index(*i, values.len()).ok_or_else(|| self.out_of_bounds(*i, values.len(), span))?;
+                let at = ops::list_index(*i, values.len())
+                    .ok_or_else(|| self.out_of_bounds(*i, values.len(), span))?;
                 Ok(values[at].clone())
             }
             (Value::Map(id), key) => {
                 let key = ops::map_key(&self.heap, key);
                 Ok(self.heap.map(*id).get(&key).cloned().unwrap_or(Value::Null))
             }
-            (Value::Null, _) => Err(self.fail(span, "null_pointer_exception", "cannot read an element of a null value")),
+            (Value::Null, _) => Err(self.fail(
+                span,
+                "null_pointer_exception",
+                "cannot read an element of a null value",
+            )),
             _ => Err(self.fail(
                 span,
                 "illegal_argument_exception",
-                format!("Attempting to address a non-array-like type [{}] as an array.", class_name(&receiver)),
+                format!(
+                    "Attempting to address a non-array-like type [{}] as an array.",
+                    class_name(&receiver)
+                ),
             )),
         }
     }
 
     pub fn out_of_bounds(&self, i: i64, len: usize, span: Span) -> ScriptError {
-        self.fail(span, "index_out_of_bounds_exception", format!("Index {i} out of bounds for length {len}"))
+        self.fail(
+            span,
+            "index_out_of_bounds_exception",
+            format!("Index {i} out of bounds for length {len}"),
+        )
     }
 
     /// `doc['name']`.
     pub fn doc_field(&mut self, name: &str, span: Span) -> Run<Value> {
-        let lookup = self.doc.ok_or_else(|| self.fail(span, "illegal_argument_exception", "cannot resolve symbol [doc]"))?;
-        let values = lookup.field(name).map_err(|e| self.fail(span, e.kind, e.reason))?;
+        let lookup = self.doc.ok_or_else(|| {
+            self.fail(
+                span,
+                "illegal_argument_exception",
+                "cannot resolve symbol [doc]",
+            )
+        })?;
+        let values = lookup
+            .field(name)
+            .map_err(|e| self.fail(span, e.kind, e.reason))?;
         let mut out = Vec::with_capacity(values.len());
         for v in values {
             out.push(match v {
@@ -554,7 +692,12 @@ impl<'a> Interp<'a> {
                 crate::DocValue::Str(s) => self.heap.string(s).map_err(self.budget(span))?,
             });
         }
-        self.heap.new_doc(DocField { name: name.to_string(), values: out }).map_err(self.budget(span))
+        self.heap
+            .new_doc(DocField {
+                name: name.to_string(),
+                values: out,
+            })
+            .map_err(self.budget(span))
     }
 
     // ---- assignment ----
@@ -573,7 +716,11 @@ impl<'a> Interp<'a> {
                 self.set_var(name, new.clone(), target.span)?;
                 Ok(new)
             }
-            ExprKind::Field { target: container, name, null_safe } => {
+            ExprKind::Field {
+                target: container,
+                name,
+                null_safe,
+            } => {
                 let container_value = self.eval(container)?;
                 if container_value == Value::Null && *null_safe {
                     return Ok(Value::Null);
@@ -581,17 +728,31 @@ impl<'a> Interp<'a> {
                 let key = Value::Str(Rc::from(name.as_str()));
                 self.store(container_value, key, op, value, span)
             }
-            ExprKind::Index { target: container, index } => {
+            ExprKind::Index {
+                target: container,
+                index,
+            } => {
                 let container_value = self.eval(container)?;
                 let key = self.eval(index)?;
                 self.store(container_value, key, op, value, span)
             }
-            _ => Err(self.fail(span, "illegal_argument_exception", "invalid assignment target")),
+            _ => Err(self.fail(
+                span,
+                "illegal_argument_exception",
+                "invalid assignment target",
+            )),
         }
     }
 
     /// `container[key] (op)= value`.
-    fn store(&mut self, container: Value, key: Value, op: Option<BinOp>, value: &Expr, span: Span) -> Run<Value> {
+    fn store(
+        &mut self,
+        container: Value,
+        key: Value,
+        op: Option<BinOp>,
+        value: &Expr,
+        span: Span,
+    ) -> Run<Value> {
         let new = match op {
             None => self.eval(value)?,
             Some(op) => {
@@ -608,21 +769,32 @@ impl<'a> Interp<'a> {
         match (&container, &key) {
             (Value::Map(id), key) => {
                 let key = ops::map_key(&self.heap, key);
-                self.heap.charge(key.len() + 2 * crate::value::CELL).map_err(self.budget(span))?;
+                self.heap
+                    .charge(key.len() + 2 * crate::value::CELL)
+                    .map_err(self.budget(span))?;
                 self.heap.map_mut(*id).insert(key, value);
                 Ok(())
             }
             (Value::List(id), Value::Int(i)) => {
                 let len = self.heap.list(*id).len();
-                let at = ops::list_index(*i, len).ok_or_else(|| self.out_of_bounds(*i, len, span))?;
+                let at =
+                    ops::list_index(*i, len).ok_or_else(|| self.out_of_bounds(*i, len, span))?;
                 self.heap.list_mut(*id)[at] = value;
                 Ok(())
             }
-            (Value::Null, _) => Err(self.fail(span, "null_pointer_exception", "cannot store into a null value")),
+            (Value::Null, _) => Err(self.fail(
+                span,
+                "null_pointer_exception",
+                "cannot store into a null value",
+            )),
             _ => Err(self.fail(
                 span,
                 "illegal_argument_exception",
-                format!("cannot store into [{}] with a key of [{}]", class_name(&container), class_name(&key)),
+                format!(
+                    "cannot store into [{}] with a key of [{}]",
+                    class_name(&container),
+                    class_name(&key)
+                ),
             )),
         }
     }
@@ -632,16 +804,29 @@ impl<'a> Interp<'a> {
         let new = ops::binary(self, BinOp::Add, old.clone(), Value::Int(delta), span)?;
         match &target.kind {
             ExprKind::Var(name) => self.set_var(name, new.clone(), span)?,
-            ExprKind::Field { target: container, name, .. } => {
+            ExprKind::Field {
+                target: container,
+                name,
+                ..
+            } => {
                 let c = self.eval(container)?;
                 self.put(c, Value::Str(Rc::from(name.as_str())), new.clone(), span)?;
             }
-            ExprKind::Index { target: container, index } => {
+            ExprKind::Index {
+                target: container,
+                index,
+            } => {
                 let c = self.eval(container)?;
                 let k = self.eval(index)?;
                 self.put(c, k, new.clone(), span)?;
             }
-            _ => return Err(self.fail(span, "illegal_argument_exception", "invalid increment target")),
+            _ => {
+                return Err(self.fail(
+                    span,
+                    "illegal_argument_exception",
+                    "invalid increment target",
+                ))
+            }
         }
         Ok(if prefix { new } else { old })
     }

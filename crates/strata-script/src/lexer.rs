@@ -37,9 +37,9 @@ pub struct Token {
 /// Operators, longest first so the first match is the longest.
 const OPS: [&str; 50] = [
     ">>>=", "===", "!==", ">>>", "<<=", ">>=", "?.", "?:", "==~", "=~", "->", "::", "++", "--",
-    "&&", "||", "==", "!=", "<=", ">=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<",
-    ">>", "+", "-", "*", "/", "%", "!", "~", "<", ">", "=", "&", "|", "^", "?", ":", ".", ",", ";",
-    "(", ")",
+    "&&", "||", "==", "!=", "<=", ">=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<", ">>",
+    "+", "-", "*", "/", "%", "!", "~", "<", ">", "=", "&", "|", "^", "?", ":", ".", ",", ";", "(",
+    ")",
 ];
 const BRACKETS: [&str; 4] = ["[", "]", "{", "}"];
 
@@ -67,11 +67,15 @@ pub fn tokenize(source: &str) -> Result<Vec<Token>, ScriptError> {
         }
         let start = i;
         let tok = if c.is_ascii_alphabetic() || c == b'_' || c == b'$' {
-            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_' || bytes[i] == b'$') {
+            while i < bytes.len()
+                && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_' || bytes[i] == b'$')
+            {
                 i += 1;
             }
             Tok::Ident(source[start..i].to_string())
-        } else if c.is_ascii_digit() || (c == b'.' && bytes.get(i + 1).is_some_and(u8::is_ascii_digit)) {
+        } else if c.is_ascii_digit()
+            || (c == b'.' && bytes.get(i + 1).is_some_and(u8::is_ascii_digit))
+        {
             let (tok, next) = number(source, i)?;
             i = next;
             tok
@@ -79,16 +83,28 @@ pub fn tokenize(source: &str) -> Result<Vec<Token>, ScriptError> {
             let (text, next) = string(source, i)?;
             i = next;
             Tok::Str(text)
-        } else if let Some(op) = OPS.iter().chain(BRACKETS.iter()).find(|op| source[i..].starts_with(**op)) {
+        } else if let Some(op) = OPS
+            .iter()
+            .chain(BRACKETS.iter())
+            .find(|op| source[i..].starts_with(**op))
+        {
             i += op.len();
             Tok::Op(op)
         } else {
             let ch = source[i..].chars().next().unwrap_or('?');
-            return Err(lex_error(source, i, &format!("unexpected character [{ch}]")));
+            return Err(lex_error(
+                source,
+                i,
+                &format!("unexpected character [{ch}]"),
+            ));
         };
         tokens.push(Token { tok, start, end: i });
     }
-    tokens.push(Token { tok: Tok::End, start: bytes.len(), end: bytes.len() });
+    tokens.push(Token {
+        tok: Tok::End,
+        start: bytes.len(),
+        end: bytes.len(),
+    });
     Ok(tokens)
 }
 
@@ -100,7 +116,13 @@ fn lex_error(source: &str, at: usize, reason: &str) -> ScriptError {
 fn number(source: &str, start: usize) -> Result<(Tok, usize), ScriptError> {
     let bytes = source.as_bytes();
     let mut i = start;
-    let bad = |i: usize| lex_error(source, start, &format!("invalid number [{}]", &source[start..i]));
+    let bad = |i: usize| {
+        lex_error(
+            source,
+            start,
+            &format!("invalid number [{}]", &source[start..i]),
+        )
+    };
     if source[i..].starts_with("0x") || source[i..].starts_with("0X") {
         i += 2;
         let digits = i;

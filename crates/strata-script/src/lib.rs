@@ -115,7 +115,10 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { max_statements: 1_000_000, max_bytes: 64 << 20 }
+        Limits {
+            max_statements: 1_000_000,
+            max_bytes: 64 << 20,
+        }
     }
 }
 
@@ -186,7 +189,10 @@ impl Script {
     pub fn compile(source: &str, context: Context) -> Result<Script, ScriptError> {
         let body = parser::parse(source)?;
         resolve::check(source, &body, context)?;
-        Ok(Script { source: source.to_string(), body })
+        Ok(Script {
+            source: source.to_string(),
+            body,
+        })
     }
 
     /// The source text.
@@ -197,9 +203,15 @@ impl Script {
     /// Runs the script once.
     pub fn run(&self, input: Input<'_>) -> Result<Output, ScriptError> {
         let mut it = interp::Interp::new(&self.source, input.limits);
-        let whole = ast::Span { start: 0, end: self.source.len() };
+        let whole = ast::Span {
+            start: 0,
+            end: self.source.len(),
+        };
         let empty = Json::Object(Map::new());
-        let params = it.heap.from_json(input.params.unwrap_or(&empty)).map_err(it.budget(whole))?;
+        let params = it
+            .heap
+            .from_json(input.params.unwrap_or(&empty))
+            .map_err(it.budget(whole))?;
         it.globals.push(("params", params));
         let ctx = match &input.ctx {
             Some(ctx) => {
@@ -216,7 +228,11 @@ impl Script {
         it.emitted = Some(Vec::new());
         let result = it.run_body(&self.body)?;
         let too_deep = |it: &interp::Interp<'_>| {
-            it.fail(whole, "illegal_argument_exception", "the script's result nests deeper than [100] levels")
+            it.fail(
+                whole,
+                "illegal_argument_exception",
+                "the script's result nests deeper than [100] levels",
+            )
         };
         let value = it.heap.to_json(&result).ok_or_else(|| too_deep(&it))?;
         let ctx = match ctx {
@@ -227,6 +243,10 @@ impl Script {
         for v in it.emitted.take().unwrap_or_default() {
             emitted.push(it.heap.to_json(&v).ok_or_else(|| too_deep(&it))?);
         }
-        Ok(Output { value, ctx, emitted })
+        Ok(Output {
+            value,
+            ctx,
+            emitted,
+        })
     }
 }

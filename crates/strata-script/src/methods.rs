@@ -17,27 +17,48 @@ pub fn field(it: &mut Interp<'_>, receiver: Value, name: &str, span: Span) -> Ru
         (Value::Doc(id), "empty") => Ok(Value::Bool(it.heap.doc(*id).values.is_empty())),
         (Value::Doc(id), "length") => Ok(Value::Int(it.heap.doc(*id).values.len() as i64)),
         (Value::DocLookup, _) => it.doc_field(name, span),
-        (Value::Null, _) => Err(it.fail(span, "null_pointer_exception", format!("cannot access field [{name}] of a null value"))),
+        (Value::Null, _) => Err(it.fail(
+            span,
+            "null_pointer_exception",
+            format!("cannot access field [{name}] of a null value"),
+        )),
         _ => Err(it.fail(
             span,
             "illegal_argument_exception",
-            format!("dynamic getter [{}, {name}] not found", class_name(&receiver)),
+            format!(
+                "dynamic getter [{}, {name}] not found",
+                class_name(&receiver)
+            ),
         )),
     }
 }
 
-fn arity(it: &Interp<'_>, receiver: &Value, name: &str, args: &[Value], span: Span) -> crate::error::ScriptError {
+fn arity(
+    it: &Interp<'_>,
+    receiver: &Value,
+    name: &str,
+    args: &[Value],
+    span: Span,
+) -> crate::error::ScriptError {
     it.fail(
         span,
         "illegal_argument_exception",
-        format!("dynamic method [{}, {name}/{}] not found", class_name(receiver), args.len()),
+        format!(
+            "dynamic method [{}, {name}/{}] not found",
+            class_name(receiver),
+            args.len()
+        ),
     )
 }
 
 fn int_arg(it: &Interp<'_>, v: &Value, span: Span) -> Run<i64> {
     match v {
         Value::Int(n) => Ok(*n),
-        other => Err(it.fail(span, "class_cast_exception", format!("Cannot cast {} to java.lang.Integer", class_name(other)))),
+        other => Err(it.fail(
+            span,
+            "class_cast_exception",
+            format!("Cannot cast {} to java.lang.Integer", class_name(other)),
+        )),
     }
 }
 
@@ -45,19 +66,31 @@ fn str_arg(it: &Interp<'_>, v: &Value, span: Span) -> Run<std::rc::Rc<str>> {
     match v {
         Value::Str(s) => Ok(s.clone()),
         Value::Null => Err(it.fail(span, "null_pointer_exception", "a string argument is null")),
-        other => Err(it.fail(span, "class_cast_exception", format!("Cannot cast {} to java.lang.String", class_name(other)))),
+        other => Err(it.fail(
+            span,
+            "class_cast_exception",
+            format!("Cannot cast {} to java.lang.String", class_name(other)),
+        )),
     }
 }
 
 /// `receiver.name(args)`.
-pub fn call(it: &mut Interp<'_>, receiver: Value, name: &str, args: Vec<Value>, span: Span) -> Run<Value> {
+pub fn call(
+    it: &mut Interp<'_>,
+    receiver: Value,
+    name: &str,
+    args: Vec<Value>,
+    span: Span,
+) -> Run<Value> {
     // Methods every object has.
     match (name, args.as_slice()) {
         ("toString", []) if receiver != Value::Null => {
             let text = to_java_string(&it.heap, &receiver);
             return it.heap.string(text).map_err(it.budget(span));
         }
-        ("equals", [other]) if receiver != Value::Null => return Ok(Value::Bool(equals(&it.heap, &receiver, other))),
+        ("equals", [other]) if receiver != Value::Null => {
+            return Ok(Value::Bool(equals(&it.heap, &receiver, other)))
+        }
         _ => {}
     }
     match &receiver {
@@ -88,7 +121,9 @@ pub fn call(it: &mut Interp<'_>, receiver: Value, name: &str, args: Vec<Value>, 
         }
         Value::Date(ms) => match (name, args.as_slice()) {
             ("toInstant" | "withZoneSameInstant" | "getZonedDateTime", _) => Ok(Value::Date(*ms)),
-            (_, []) => crate::dates::getter(*ms, name).map(Value::Int).ok_or_else(|| arity(it, &receiver, name, &args, span)),
+            (_, []) => crate::dates::getter(*ms, name)
+                .map(Value::Int)
+                .ok_or_else(|| arity(it, &receiver, name, &args, span)),
             ("isBefore", [Value::Date(other)]) => Ok(Value::Bool(ms < other)),
             ("isAfter", [Value::Date(other)]) => Ok(Value::Bool(ms > other)),
             _ => Err(arity(it, &receiver, name, &args, span)),
@@ -119,7 +154,11 @@ pub fn call(it: &mut Interp<'_>, receiver: Value, name: &str, args: Vec<Value>, 
             }
             _ => Err(arity(it, &receiver, name, &args, span)),
         },
-        Value::Null => Err(it.fail(span, "null_pointer_exception", format!("cannot invoke [{name}] on a null value"))),
+        Value::Null => Err(it.fail(
+            span,
+            "null_pointer_exception",
+            format!("cannot invoke [{name}] on a null value"),
+        )),
     }
 }
 
@@ -134,10 +173,22 @@ fn char_index(s: &str, i: i64) -> Option<usize> {
     s.char_indices().nth(i).map(|(b, _)| b)
 }
 
-fn string_method(it: &mut Interp<'_>, s: std::rc::Rc<str>, name: &str, args: &[Value], span: Span) -> Run<Value> {
+fn string_method(
+    it: &mut Interp<'_>,
+    s: std::rc::Rc<str>,
+    name: &str,
+    args: &[Value],
+    span: Span,
+) -> Run<Value> {
     let receiver = Value::Str(s.clone());
     let text = |it: &mut Interp<'_>, t: String| it.heap.string(t).map_err(it.budget(span));
-    let bounds = |it: &Interp<'_>, i: i64| it.fail(span, "string_index_out_of_bounds_exception", format!("index {i}, length {}", s.chars().count()));
+    let bounds = |it: &Interp<'_>, i: i64| {
+        it.fail(
+            span,
+            "string_index_out_of_bounds_exception",
+            format!("index {i}, length {}", s.chars().count()),
+        )
+    };
     match (name, args) {
         ("length", []) => Ok(Value::Int(s.chars().count() as i64)),
         ("isEmpty", []) => Ok(Value::Bool(s.is_empty())),
@@ -217,7 +268,14 @@ fn string_method(it: &mut Interp<'_>, s: std::rc::Rc<str>, name: &str, args: &[V
     }
 }
 
-fn list_method(it: &mut Interp<'_>, id: usize, receiver: &Value, name: &str, args: Vec<Value>, span: Span) -> Run<Value> {
+fn list_method(
+    it: &mut Interp<'_>,
+    id: usize,
+    receiver: &Value,
+    name: &str,
+    args: Vec<Value>,
+    span: Span,
+) -> Run<Value> {
     let len = it.heap.list(id).len();
     match (name, args.as_slice()) {
         ("size", []) => Ok(Value::Int(len as i64)),
@@ -238,23 +296,31 @@ fn list_method(it: &mut Interp<'_>, id: usize, receiver: &Value, name: &str, arg
         }
         ("addAll", [Value::List(other)]) => {
             let items = it.heap.list(*other).clone();
-            it.heap.charge(CELL.saturating_mul(items.len())).map_err(it.budget(span))?;
+            it.heap
+                .charge(CELL.saturating_mul(items.len()))
+                .map_err(it.budget(span))?;
             let changed = !items.is_empty();
             it.heap.list_mut(id).extend(items);
             Ok(Value::Bool(changed))
         }
         ("get", [i]) => {
             let i = int_arg(it, i, span)?;
-            let at = list_index(i, len).filter(|_| i >= 0).ok_or_else(|| it.out_of_bounds(i, len, span))?;
+            let at = list_index(i, len)
+                .filter(|_| i >= 0)
+                .ok_or_else(|| it.out_of_bounds(i, len, span))?;
             Ok(it.heap.list(id)[at].clone())
         }
         ("getLength", []) => Ok(Value::Int(len as i64)),
         ("set", [i, v]) => {
             let i = int_arg(it, i, span)?;
-            let at = list_index(i, len).filter(|_| i >= 0).ok_or_else(|| it.out_of_bounds(i, len, span))?;
+            let at = list_index(i, len)
+                .filter(|_| i >= 0)
+                .ok_or_else(|| it.out_of_bounds(i, len, span))?;
             Ok(std::mem::replace(&mut it.heap.list_mut(id)[at], v.clone()))
         }
-        ("contains", [v]) => Ok(Value::Bool(it.heap.list(id).iter().any(|x| equals(&it.heap, x, v)))),
+        ("contains", [v]) => Ok(Value::Bool(
+            it.heap.list(id).iter().any(|x| equals(&it.heap, x, v)),
+        )),
         ("indexOf" | "lastIndexOf", [v]) => {
             let list = it.heap.list(id);
             let found = if name == "indexOf" {
@@ -267,7 +333,9 @@ fn list_method(it: &mut Interp<'_>, id: usize, receiver: &Value, name: &str, arg
         // `remove(int)` removes at an index; any other argument removes
         // the first equal element.
         ("remove", [Value::Int(i)]) => {
-            let at = list_index(*i, len).filter(|_| *i >= 0).ok_or_else(|| it.out_of_bounds(*i, len, span))?;
+            let at = list_index(*i, len)
+                .filter(|_| *i >= 0)
+                .ok_or_else(|| it.out_of_bounds(*i, len, span))?;
             Ok(it.heap.list_mut(id).remove(at))
         }
         ("remove", [v]) => {
@@ -287,13 +355,23 @@ fn list_method(it: &mut Interp<'_>, id: usize, receiver: &Value, name: &str, arg
         }
         ("join", [sep]) => {
             let sep = str_arg(it, sep, span)?;
-            let parts: Vec<String> = it.heap.list(id).iter().map(|v| to_java_string(&it.heap, v)).collect();
+            let parts: Vec<String> = it
+                .heap
+                .list(id)
+                .iter()
+                .map(|v| to_java_string(&it.heap, v))
+                .collect();
             it.heap.string(parts.join(&sep)).map_err(it.budget(span))
         }
-        ("stream" | "removeIf" | "forEach" | "each" | "findAll" | "collect" | "any" | "every", _) => Err(it.fail(
+        (
+            "stream" | "removeIf" | "forEach" | "each" | "findAll" | "collect" | "any" | "every",
+            _,
+        ) => Err(it.fail(
             span,
             "illegal_argument_exception",
-            format!("[List.{name}] takes a lambda, which Strata's Painless subset does not support"),
+            format!(
+                "[List.{name}] takes a lambda, which Strata's Painless subset does not support"
+            ),
         )),
         _ => Err(arity(it, receiver, name, &args, span)),
     }
@@ -302,10 +380,16 @@ fn list_method(it: &mut Interp<'_>, id: usize, receiver: &Value, name: &str, arg
 /// Sorts a list of numbers or of strings in natural order.
 pub fn sort_list(it: &mut Interp<'_>, id: usize, span: Span) -> Run<()> {
     let list = it.heap.list(id);
-    let all_numbers = list.iter().all(|v| matches!(v, Value::Int(_) | Value::Double(_)));
+    let all_numbers = list
+        .iter()
+        .all(|v| matches!(v, Value::Int(_) | Value::Double(_)));
     let all_strings = list.iter().all(|v| matches!(v, Value::Str(_)));
     if !all_numbers && !all_strings {
-        return Err(it.fail(span, "class_cast_exception", "cannot sort a list of mixed or non-comparable values"));
+        return Err(it.fail(
+            span,
+            "class_cast_exception",
+            "cannot sort a list of mixed or non-comparable values",
+        ));
     }
     let key = |v: &Value| match v {
         Value::Int(n) => *n as f64,
@@ -324,7 +408,14 @@ pub fn sort_list(it: &mut Interp<'_>, id: usize, span: Span) -> Run<()> {
     Ok(())
 }
 
-fn map_method(it: &mut Interp<'_>, id: usize, receiver: &Value, name: &str, args: Vec<Value>, span: Span) -> Run<Value> {
+fn map_method(
+    it: &mut Interp<'_>,
+    id: usize,
+    receiver: &Value,
+    name: &str,
+    args: Vec<Value>,
+    span: Span,
+) -> Run<Value> {
     let key = |it: &Interp<'_>, k: &Value| map_key(&it.heap, k);
     match (name, args.as_slice()) {
         ("size", []) => Ok(Value::Int(it.heap.map(id).len() as i64)),

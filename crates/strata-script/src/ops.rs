@@ -86,14 +86,19 @@ fn equals_at(heap: &Heap, a: &Value, b: &Value, depth: usize) -> bool {
         (Value::List(x), Value::List(y)) => {
             x == y || {
                 let (l, r) = (heap.list(*x), heap.list(*y));
-                l.len() == r.len() && l.iter().zip(r).all(|(p, q)| equals_at(heap, p, q, depth + 1))
+                l.len() == r.len()
+                    && l.iter()
+                        .zip(r)
+                        .all(|(p, q)| equals_at(heap, p, q, depth + 1))
             }
         }
         (Value::Map(x), Value::Map(y)) => {
             x == y || {
                 let (l, r) = (heap.map(*x), heap.map(*y));
                 l.len() == r.len()
-                    && l.iter().zip(r).all(|((kp, p), (kq, q))| kp == kq && equals_at(heap, p, q, depth + 1))
+                    && l.iter()
+                        .zip(r)
+                        .all(|((kp, p), (kq, q))| kp == kq && equals_at(heap, p, q, depth + 1))
             }
         }
         _ => a == b,
@@ -108,14 +113,28 @@ fn num(v: &Value) -> Option<f64> {
     }
 }
 
-fn refuse(it: &Interp<'_>, op: &str, l: &Value, r: &Value, span: Span) -> crate::error::ScriptError {
+fn refuse(
+    it: &Interp<'_>,
+    op: &str,
+    l: &Value,
+    r: &Value,
+    span: Span,
+) -> crate::error::ScriptError {
     if *l == Value::Null || *r == Value::Null {
-        return it.fail(span, "null_pointer_exception", format!("cannot apply [{op}] to a null value"));
+        return it.fail(
+            span,
+            "null_pointer_exception",
+            format!("cannot apply [{op}] to a null value"),
+        );
     }
     it.fail(
         span,
         "class_cast_exception",
-        format!("Cannot apply [{op}] operation to types [{}] and [{}].", class_name(l), class_name(r)),
+        format!(
+            "Cannot apply [{op}] operation to types [{}] and [{}].",
+            class_name(l),
+            class_name(r)
+        ),
     )
 }
 
@@ -234,12 +253,21 @@ pub fn unary(it: &mut Interp<'_>, op: UnOp, v: Value, span: Span) -> Run<Value> 
         (UnOp::Neg, Value::Double(f)) => Value::Double(-f),
         (UnOp::Plus, Value::Int(_) | Value::Double(_)) => v,
         (UnOp::BitNot, Value::Int(n)) => Value::Int(!n),
-        (_, Value::Null) => return Err(it.fail(span, "null_pointer_exception", "cannot apply a unary operator to a null value")),
+        (_, Value::Null) => {
+            return Err(it.fail(
+                span,
+                "null_pointer_exception",
+                "cannot apply a unary operator to a null value",
+            ))
+        }
         _ => {
             return Err(it.fail(
                 span,
                 "class_cast_exception",
-                format!("Cannot apply a unary operator to type [{}].", class_name(&v)),
+                format!(
+                    "Cannot apply a unary operator to type [{}].",
+                    class_name(&v)
+                ),
             ))
         }
     })
@@ -260,7 +288,9 @@ pub fn instance_of(v: &Value, class: &str) -> bool {
     match class {
         "def" | "Object" => *v != Value::Null,
         "Number" => matches!(v, Value::Int(_) | Value::Double(_)),
-        "int" | "long" | "Integer" | "Long" | "short" | "byte" | "Short" | "Byte" => matches!(v, Value::Int(_)),
+        "int" | "long" | "Integer" | "Long" | "short" | "byte" | "Short" | "Byte" => {
+            matches!(v, Value::Int(_))
+        }
         "double" | "float" | "Double" | "Float" => matches!(v, Value::Double(_)),
         "boolean" | "Boolean" => matches!(v, Value::Bool(_)),
         "String" | "CharSequence" => matches!(v, Value::Str(_)),

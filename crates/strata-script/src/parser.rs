@@ -16,13 +16,27 @@ use crate::lexer::{tokenize, Tok, Token};
 pub const MAX_DEPTH: usize = 64;
 
 /// Classes whose static members scripts may use.
-pub const STATIC_CLASSES: [&str; 9] =
-    ["Math", "Integer", "Long", "Double", "Float", "String", "Boolean", "Character", "Collections"];
+pub const STATIC_CLASSES: [&str; 9] = [
+    "Math",
+    "Integer",
+    "Long",
+    "Double",
+    "Float",
+    "String",
+    "Boolean",
+    "Character",
+    "Collections",
+];
 
 /// Parses a whole script into its statements.
 pub fn parse(source: &str) -> Result<Vec<Stmt>, ScriptError> {
     let tokens = tokenize(source)?;
-    let mut parser = Parser { source, tokens, pos: 0, depth: 0 };
+    let mut parser = Parser {
+        source,
+        tokens,
+        pos: 0,
+        depth: 0,
+    };
     let mut out = Vec::new();
     while parser.peek() != &Tok::End {
         out.push(parser.statement()?);
@@ -89,7 +103,13 @@ impl Parser<'_> {
     }
 
     fn error_at(&self, token: &Token, reason: String) -> ScriptError {
-        ScriptError::compile(self.source, token.start, token.end, "illegal_argument_exception", &reason)
+        ScriptError::compile(
+            self.source,
+            token.start,
+            token.end,
+            "illegal_argument_exception",
+            &reason,
+        )
     }
 
     fn unexpected(&self) -> ScriptError {
@@ -98,7 +118,10 @@ impl Parser<'_> {
             Tok::End => "<EOF>".to_string(),
             _ => self.source[token.start..token.end].to_string(),
         };
-        self.error_at(token, format!("unexpected token ['{text}'] was expecting one of [{{<EOF>, ';'}}]."))
+        self.error_at(
+            token,
+            format!("unexpected token ['{text}'] was expecting one of [{{<EOF>, ';'}}]."),
+        )
     }
 
     fn expect(&mut self, op: &str) -> Parsed<()> {
@@ -110,11 +133,17 @@ impl Parser<'_> {
             Tok::End => "<EOF>".to_string(),
             _ => self.source[token.start..token.end].to_string(),
         };
-        Err(self.error_at(token, format!("unexpected token ['{text}'] was expecting ['{op}'].")))
+        Err(self.error_at(
+            token,
+            format!("unexpected token ['{text}'] was expecting ['{op}']."),
+        ))
     }
 
     fn unsupported(&self, token: &Token, what: &str) -> ScriptError {
-        self.error_at(token, format!("{what} are not supported by Strata's Painless subset"))
+        self.error_at(
+            token,
+            format!("{what} are not supported by Strata's Painless subset"),
+        )
     }
 
     fn ident(&mut self) -> Parsed<String> {
@@ -192,14 +221,21 @@ impl Parser<'_> {
                         }
                         _ => None,
                     };
-                    StmtKind::If { cond, then, otherwise }
+                    StmtKind::If {
+                        cond,
+                        then,
+                        otherwise,
+                    }
                 }
                 "while" => {
                     self.bump();
                     self.expect("(")?;
                     let cond = self.expression()?;
                     self.expect(")")?;
-                    StmtKind::While { cond, body: Box::new(self.statement()?) }
+                    StmtKind::While {
+                        cond,
+                        body: Box::new(self.statement()?),
+                    }
                 }
                 "do" => {
                     self.bump();
@@ -262,7 +298,10 @@ impl Parser<'_> {
                 StmtKind::Expr(expr)
             }
         };
-        Ok(Stmt { kind, span: self.span_from(start) })
+        Ok(Stmt {
+            kind,
+            span: self.span_from(start),
+        })
     }
 
     /// `;`, or nothing before `}` or the end (Painless lets the last
@@ -278,7 +317,8 @@ impl Parser<'_> {
     /// after the name, a function definition).
     fn declaration_ahead(&self) -> bool {
         let mut k = 1;
-        while matches!(self.peek_at(k), Tok::Op("[")) && matches!(self.peek_at(k + 1), Tok::Op("]")) {
+        while matches!(self.peek_at(k), Tok::Op("[")) && matches!(self.peek_at(k + 1), Tok::Op("]"))
+        {
             k += 2;
         }
         matches!(self.peek_at(k), Tok::Ident(_))
@@ -310,7 +350,11 @@ impl Parser<'_> {
             if self.is_op("(") {
                 return Err(self.unsupported(&name_token, "function definitions"));
             }
-            let init = if self.eat("=") { Some(self.expression()?) } else { None };
+            let init = if self.eat("=") {
+                Some(self.expression()?)
+            } else {
+                None
+            };
             vars.push((name, init));
             if !self.eat(",") {
                 break;
@@ -323,13 +367,20 @@ impl Parser<'_> {
         self.bump();
         self.expect("(")?;
         // `for (x in items)` and `for (T x : items)`.
-        if matches!(self.peek(), Tok::Ident(_)) && matches!(self.peek_at(1), Tok::Ident(w) if w == "in") {
+        if matches!(self.peek(), Tok::Ident(_))
+            && matches!(self.peek_at(1), Tok::Ident(w) if w == "in")
+        {
             let var = self.ident()?;
             self.bump();
             let items = self.expression()?;
             self.expect(")")?;
             let body = Box::new(self.statement()?);
-            return Ok(StmtKind::ForEach { var, ty: Ty::Any, items, body });
+            return Ok(StmtKind::ForEach {
+                var,
+                ty: Ty::Any,
+                items,
+                body,
+            });
         }
         if self.declaration_ahead() && self.colon_after_name() {
             let ty = self.declared_type()?;
@@ -338,7 +389,12 @@ impl Parser<'_> {
             let items = self.expression()?;
             self.expect(")")?;
             let body = Box::new(self.statement()?);
-            return Ok(StmtKind::ForEach { var, ty, items, body });
+            return Ok(StmtKind::ForEach {
+                var,
+                ty,
+                items,
+                body,
+            });
         }
         let init = if self.is_op(";") {
             None
@@ -349,10 +405,17 @@ impl Parser<'_> {
             } else {
                 StmtKind::Expr(self.expression()?)
             };
-            Some(Box::new(Stmt { kind, span: self.span_from(start) }))
+            Some(Box::new(Stmt {
+                kind,
+                span: self.span_from(start),
+            }))
         };
         self.expect(";")?;
-        let cond = if self.is_op(";") { None } else { Some(self.expression()?) };
+        let cond = if self.is_op(";") {
+            None
+        } else {
+            Some(self.expression()?)
+        };
         self.expect(";")?;
         let mut update = Vec::new();
         while !self.is_op(")") {
@@ -363,7 +426,12 @@ impl Parser<'_> {
         }
         self.expect(")")?;
         let body = Box::new(self.statement()?);
-        Ok(StmtKind::For { init, cond, update, body })
+        Ok(StmtKind::For {
+            init,
+            cond,
+            update,
+            body,
+        })
     }
 
     fn colon_after_name(&self) -> bool {
@@ -402,12 +470,22 @@ impl Parser<'_> {
             _ => return Ok(target),
         };
         let token = self.bump();
-        if !matches!(target.kind, ExprKind::Var(_) | ExprKind::Field { .. } | ExprKind::Index { .. }) {
-            return Err(self.error_at(&token, "invalid assignment: cannot assign a value to this expression".into()));
+        if !matches!(
+            target.kind,
+            ExprKind::Var(_) | ExprKind::Field { .. } | ExprKind::Index { .. }
+        ) {
+            return Err(self.error_at(
+                &token,
+                "invalid assignment: cannot assign a value to this expression".into(),
+            ));
         }
         let value = self.expression()?;
         Ok(Expr {
-            kind: ExprKind::Assign { target: Box::new(target), op, value: Box::new(value) },
+            kind: ExprKind::Assign {
+                target: Box::new(target),
+                op,
+                value: Box::new(value),
+            },
             span: self.span_from(start),
         })
     }
@@ -422,7 +500,11 @@ impl Parser<'_> {
         self.expect(":")?;
         let otherwise = self.expression()?;
         Ok(Expr {
-            kind: ExprKind::Ternary { cond: Box::new(cond), then: Box::new(then), otherwise: Box::new(otherwise) },
+            kind: ExprKind::Ternary {
+                cond: Box::new(cond),
+                then: Box::new(then),
+                otherwise: Box::new(otherwise),
+            },
             span: self.span_from(start),
         })
     }
@@ -434,7 +516,10 @@ impl Parser<'_> {
             return Ok(left);
         }
         let right = self.expression()?;
-        Ok(Expr { kind: ExprKind::Elvis(Box::new(left), Box::new(right)), span: self.span_from(start) })
+        Ok(Expr {
+            kind: ExprKind::Elvis(Box::new(left), Box::new(right)),
+            span: self.span_from(start),
+        })
     }
 
     /// Left-associative binary operators by precedence climbing: one
@@ -467,7 +552,13 @@ impl Parser<'_> {
             if op == "instanceof" {
                 match self.ident() {
                     Ok(class) => {
-                        left = Expr { kind: ExprKind::InstanceOf { operand: Box::new(left), class }, span: self.span_from(start) };
+                        left = Expr {
+                            kind: ExprKind::InstanceOf {
+                                operand: Box::new(left),
+                                class,
+                            },
+                            span: self.span_from(start),
+                        };
                         continue;
                     }
                     Err(e) => break Err(e),
@@ -481,9 +572,16 @@ impl Parser<'_> {
             let kind = match op {
                 "||" => ExprKind::Or(l, r),
                 "&&" => ExprKind::And(l, r),
-                _ => ExprKind::Binary { op: bin_op(op), left: l, right: r },
+                _ => ExprKind::Binary {
+                    op: bin_op(op),
+                    left: l,
+                    right: r,
+                },
             };
-            left = Expr { kind, span: self.span_from(start) };
+            left = Expr {
+                kind,
+                span: self.span_from(start),
+            };
         };
         self.leave(chained);
         result
@@ -492,7 +590,8 @@ impl Parser<'_> {
     /// A prefix operator or cast counts one level (they recurse); a
     /// plain operand does not (a parenthesis counts in `expression`).
     fn unary(&mut self) -> Parsed<Expr> {
-        let cast = self.is_op("(") && matches!(self.peek_at(1), Tok::Ident(name) if type_of(name).is_some());
+        let cast = self.is_op("(")
+            && matches!(self.peek_at(1), Tok::Ident(name) if type_of(name).is_some());
         let prefix = cast || matches!(self.peek(), Tok::Op("!" | "-" | "+" | "~" | "++" | "--"));
         if prefix {
             self.enter()?;
@@ -519,16 +618,33 @@ impl Parser<'_> {
             // `-9223372036854775808` and friends: fold negative literals.
             if op == UnOp::Neg {
                 if let ExprKind::Int(n) = operand.kind {
-                    return Ok(Expr { kind: ExprKind::Int(n.wrapping_neg()), span: self.span_from(start) });
+                    return Ok(Expr {
+                        kind: ExprKind::Int(n.wrapping_neg()),
+                        span: self.span_from(start),
+                    });
                 }
             }
-            return Ok(Expr { kind: ExprKind::Unary { op, operand: Box::new(operand) }, span: self.span_from(start) });
+            return Ok(Expr {
+                kind: ExprKind::Unary {
+                    op,
+                    operand: Box::new(operand),
+                },
+                span: self.span_from(start),
+            });
         }
         if self.is_op("++") || self.is_op("--") {
-            let delta = if self.bump().tok == Tok::Op("++") { 1 } else { -1 };
+            let delta = if self.bump().tok == Tok::Op("++") {
+                1
+            } else {
+                -1
+            };
             let target = self.unary()?;
             return Ok(Expr {
-                kind: ExprKind::Step { target: Box::new(target), delta, prefix: true },
+                kind: ExprKind::Step {
+                    target: Box::new(target),
+                    delta,
+                    prefix: true,
+                },
                 span: self.span_from(start),
             });
         }
@@ -537,7 +653,8 @@ impl Parser<'_> {
             if let Tok::Ident(name) = self.peek_at(1) {
                 if let Some(ty) = type_of(name) {
                     let closes = matches!(self.peek_at(2), Tok::Op(")"))
-                        || (matches!(self.peek_at(2), Tok::Op("[")) && matches!(self.peek_at(4), Tok::Op(")")));
+                        || (matches!(self.peek_at(2), Tok::Op("["))
+                            && matches!(self.peek_at(4), Tok::Op(")")));
                     if closes {
                         self.bump();
                         self.bump();
@@ -549,7 +666,13 @@ impl Parser<'_> {
                         };
                         self.expect(")")?;
                         let operand = self.unary()?;
-                        return Ok(Expr { kind: ExprKind::Cast { ty, operand: Box::new(operand) }, span: self.span_from(start) });
+                        return Ok(Expr {
+                            kind: ExprKind::Cast {
+                                ty,
+                                operand: Box::new(operand),
+                            },
+                            span: self.span_from(start),
+                        });
                     }
                 }
             }
@@ -579,12 +702,21 @@ impl Parser<'_> {
                         Err(e) => break Err(e),
                     };
                     expr = Expr {
-                        kind: ExprKind::Method { target: Box::new(expr), name, args, null_safe },
+                        kind: ExprKind::Method {
+                            target: Box::new(expr),
+                            name,
+                            args,
+                            null_safe,
+                        },
                         span: self.span_from(start),
                     };
                 } else {
                     expr = Expr {
-                        kind: ExprKind::Field { target: Box::new(expr), name, null_safe },
+                        kind: ExprKind::Field {
+                            target: Box::new(expr),
+                            name,
+                            null_safe,
+                        },
                         span: self.span_from(start),
                     };
                 }
@@ -602,13 +734,24 @@ impl Parser<'_> {
                     break Err(e);
                 }
                 expr = Expr {
-                    kind: ExprKind::Index { target: Box::new(expr), index: Box::new(index) },
+                    kind: ExprKind::Index {
+                        target: Box::new(expr),
+                        index: Box::new(index),
+                    },
                     span: self.span_from(start),
                 };
             } else if self.is_op("++") || self.is_op("--") {
-                let delta = if self.bump().tok == Tok::Op("++") { 1 } else { -1 };
+                let delta = if self.bump().tok == Tok::Op("++") {
+                    1
+                } else {
+                    -1
+                };
                 expr = Expr {
-                    kind: ExprKind::Step { target: Box::new(expr), delta, prefix: false },
+                    kind: ExprKind::Step {
+                        target: Box::new(expr),
+                        delta,
+                        prefix: false,
+                    },
                     span: self.span_from(start),
                 };
             } else if self.is_op("->") || self.is_op("::") {
@@ -670,18 +813,25 @@ impl Parser<'_> {
                     "true" => ExprKind::Bool(true),
                     "false" => ExprKind::Bool(false),
                     "new" => self.new_object()?,
-                    _ if self.is_op("->") => return Err(self.unsupported(&token, "lambdas and method references")),
+                    _ if self.is_op("->") => {
+                        return Err(self.unsupported(&token, "lambdas and method references"))
+                    }
                     _ if self.is_op("(") => {
                         let args = self.arguments()?;
                         ExprKind::Call { name: word, args }
                     }
-                    _ if STATIC_CLASSES.contains(&word.as_str()) && self.is_op(".") => ExprKind::Class(word),
+                    _ if STATIC_CLASSES.contains(&word.as_str()) && self.is_op(".") => {
+                        ExprKind::Class(word)
+                    }
                     _ => ExprKind::Var(word),
                 }
             }
             _ => return Err(self.unexpected()),
         };
-        Ok(Expr { kind, span: self.span_from(start) })
+        Ok(Expr {
+            kind,
+            span: self.span_from(start),
+        })
     }
 
     /// After `[`: a list `[a, b]`, a map `[k: v]` or the empty map `[:]`.
@@ -717,14 +867,18 @@ impl Parser<'_> {
         let token = self.here().clone();
         let class = self.ident()?;
         if self.eat("[") {
-            let ty = type_of(&class).ok_or_else(|| self.error_at(&token, format!("cannot resolve type [{class}]")))?;
+            let ty = type_of(&class)
+                .ok_or_else(|| self.error_at(&token, format!("cannot resolve type [{class}]")))?;
             let size = self.expression()?;
             self.expect("]")?;
             if self.is_op("[") {
                 let token = self.here().clone();
                 return Err(self.unsupported(&token, "multi-dimensional arrays"));
             }
-            return Ok(ExprKind::NewArray { size: Box::new(size), ty });
+            return Ok(ExprKind::NewArray {
+                size: Box::new(size),
+                ty,
+            });
         }
         let args = self.arguments()?;
         Ok(ExprKind::New { class, args })

@@ -11,7 +11,11 @@ use crate::Context;
 
 /// Checks `body` against the globals of `context`.
 pub fn check(source: &str, body: &[Stmt], context: Context) -> Result<(), ScriptError> {
-    let mut scope = Scope { source, names: Vec::new(), context };
+    let mut scope = Scope {
+        source,
+        names: Vec::new(),
+        context,
+    };
     for stmt in body {
         scope.stmt(stmt)?;
     }
@@ -26,7 +30,13 @@ struct Scope<'a> {
 
 impl Scope<'_> {
     fn error(&self, expr: &Expr, reason: String) -> ScriptError {
-        ScriptError::compile(self.source, expr.span.start, expr.span.end, "illegal_argument_exception", &reason)
+        ScriptError::compile(
+            self.source,
+            expr.span.start,
+            expr.span.end,
+            "illegal_argument_exception",
+            &reason,
+        )
     }
 
     fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
@@ -50,7 +60,11 @@ impl Scope<'_> {
                 Ok(())
             }
             StmtKind::Block(body) => self.nested(|s| body.iter().try_for_each(|st| s.stmt(st))),
-            StmtKind::If { cond, then, otherwise } => {
+            StmtKind::If {
+                cond,
+                then,
+                otherwise,
+            } => {
                 self.expr(cond)?;
                 self.nested(|s| s.stmt(then))?;
                 match otherwise {
@@ -62,7 +76,12 @@ impl Scope<'_> {
                 self.expr(cond)?;
                 self.nested(|s| s.stmt(body))
             }
-            StmtKind::For { init, cond, update, body } => self.nested(|s| {
+            StmtKind::For {
+                init,
+                cond,
+                update,
+                body,
+            } => self.nested(|s| {
                 if let Some(init) = init {
                     s.stmt(init)?;
                 }
@@ -72,7 +91,9 @@ impl Scope<'_> {
                 update.iter().try_for_each(|u| s.expr(u))?;
                 s.nested(|s| s.stmt(body))
             }),
-            StmtKind::ForEach { var, items, body, .. } => {
+            StmtKind::ForEach {
+                var, items, body, ..
+            } => {
                 self.expr(items)?;
                 self.nested(|s| {
                     s.names.push(var.clone());
@@ -86,7 +107,9 @@ impl Scope<'_> {
     fn expr(&mut self, expr: &Expr) -> Result<(), ScriptError> {
         match &expr.kind {
             ExprKind::Var(name) => {
-                if self.names.iter().any(|n| n == name) || self.context.globals().contains(&name.as_str()) {
+                if self.names.iter().any(|n| n == name)
+                    || self.context.globals().contains(&name.as_str())
+                {
                     Ok(())
                 } else {
                     Err(self.error(expr, format!("cannot resolve symbol [{name}]")))
@@ -94,11 +117,19 @@ impl Scope<'_> {
             }
             ExprKind::Call { name, args } => {
                 if name != "emit" || !self.context.emits() {
-                    return Err(self.error(expr, format!("Unknown call [{name}] with [{}] arguments.", args.len())));
+                    return Err(self.error(
+                        expr,
+                        format!("Unknown call [{name}] with [{}] arguments.", args.len()),
+                    ));
                 }
                 args.iter().try_for_each(|a| self.expr(a))
             }
-            ExprKind::Null | ExprKind::Bool(_) | ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Class(_) => Ok(()),
+            ExprKind::Null
+            | ExprKind::Bool(_)
+            | ExprKind::Int(_)
+            | ExprKind::Float(_)
+            | ExprKind::Str(_)
+            | ExprKind::Class(_) => Ok(()),
             ExprKind::List(items) => items.iter().try_for_each(|i| self.expr(i)),
             ExprKind::Map(entries) => entries.iter().try_for_each(|(k, v)| {
                 self.expr(k)?;
@@ -115,7 +146,9 @@ impl Scope<'_> {
             }
             ExprKind::New { args, .. } => args.iter().try_for_each(|a| self.expr(a)),
             ExprKind::NewArray { size, .. } => self.expr(size),
-            ExprKind::Unary { operand, .. } | ExprKind::Cast { operand, .. } | ExprKind::InstanceOf { operand, .. } => self.expr(operand),
+            ExprKind::Unary { operand, .. }
+            | ExprKind::Cast { operand, .. }
+            | ExprKind::InstanceOf { operand, .. } => self.expr(operand),
             ExprKind::Binary { left, right, .. } => {
                 self.expr(left)?;
                 self.expr(right)
@@ -124,7 +157,11 @@ impl Scope<'_> {
                 self.expr(l)?;
                 self.expr(r)
             }
-            ExprKind::Ternary { cond, then, otherwise } => {
+            ExprKind::Ternary {
+                cond,
+                then,
+                otherwise,
+            } => {
                 self.expr(cond)?;
                 self.expr(then)?;
                 self.expr(otherwise)

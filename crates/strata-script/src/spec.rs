@@ -37,10 +37,17 @@ impl ScriptSpec {
     pub fn parse(value: &Json) -> Result<ScriptSpec, SpecError> {
         let obj = match value {
             Json::String(source) => {
-                return Ok(ScriptSpec { source: ScriptSource::Inline(source.clone()), params: Json::Object(Map::new()) })
+                return Ok(ScriptSpec {
+                    source: ScriptSource::Inline(source.clone()),
+                    params: Json::Object(Map::new()),
+                })
             }
             Json::Object(obj) => obj,
-            _ => return Err(SpecError::Parsing("Unknown token [VALUE_NUMBER] in script: expected a string or an object".into())),
+            _ => {
+                return Err(SpecError::Parsing(
+                    "Unknown token [VALUE_NUMBER] in script: expected a string or an object".into(),
+                ))
+            }
         };
         let mut source = None;
         let mut params = Json::Object(Map::new());
@@ -69,7 +76,12 @@ impl ScriptSpec {
                 other => return Err(SpecError::Parsing(format!("[script] unknown field [{other}]"))),
             }
         }
-        let source = source.ok_or_else(|| SpecError::Parsing("must specify either [source] for an inline script or [id] for a stored script".into()))?;
+        let source = source.ok_or_else(|| {
+            SpecError::Parsing(
+                "must specify either [source] for an inline script or [id] for a stored script"
+                    .into(),
+            )
+        })?;
         Ok(ScriptSpec { source, params })
     }
 }

@@ -41,7 +41,13 @@ fn f(v: &Value) -> Option<f64> {
 }
 
 /// `Class.name(args)`.
-pub fn call(it: &mut Interp<'_>, class: &str, name: &str, args: Vec<Value>, span: Span) -> Run<Value> {
+pub fn call(
+    it: &mut Interp<'_>,
+    class: &str,
+    name: &str,
+    args: Vec<Value>,
+    span: Span,
+) -> Run<Value> {
     let missing = |it: &Interp<'_>| {
         it.fail(
             span,
@@ -50,14 +56,26 @@ pub fn call(it: &mut Interp<'_>, class: &str, name: &str, args: Vec<Value>, span
         )
     };
     if args.iter().any(|a| *a == Value::Null) && class != "String" {
-        return Err(it.fail(span, "null_pointer_exception", format!("[{class}.{name}] got a null argument")));
+        return Err(it.fail(
+            span,
+            "null_pointer_exception",
+            format!("[{class}.{name}] got a null argument"),
+        ));
     }
     match class {
         "Math" => math(it, name, &args, span).ok_or_else(|| missing(it))?,
         "Integer" | "Long" => match (name, args.as_slice()) {
-            ("parseInt" | "parseLong" | "valueOf", [Value::Str(s)]) => s.trim_start_matches('+').parse::<i64>().map(Value::Int).map_err(|_| {
-                it.fail(span, "number_format_exception", format!("For input string: \"{s}\""))
-            }),
+            ("parseInt" | "parseLong" | "valueOf", [Value::Str(s)]) => s
+                .trim_start_matches('+')
+                .parse::<i64>()
+                .map(Value::Int)
+                .map_err(|_| {
+                    it.fail(
+                        span,
+                        "number_format_exception",
+                        format!("For input string: \"{s}\""),
+                    )
+                }),
             ("valueOf", [Value::Int(n)]) => Ok(Value::Int(*n)),
             ("toString", [v]) => {
                 let t = to_java_string(&it.heap, v);
@@ -70,9 +88,15 @@ pub fn call(it: &mut Interp<'_>, class: &str, name: &str, args: Vec<Value>, span
             _ => Err(missing(it)),
         },
         "Double" | "Float" => match (name, args.as_slice()) {
-            ("parseDouble" | "parseFloat" | "valueOf", [Value::Str(s)]) => s.trim().parse::<f64>().map(Value::Double).map_err(|_| {
-                it.fail(span, "number_format_exception", format!("For input string: \"{s}\""))
-            }),
+            ("parseDouble" | "parseFloat" | "valueOf", [Value::Str(s)]) => {
+                s.trim().parse::<f64>().map(Value::Double).map_err(|_| {
+                    it.fail(
+                        span,
+                        "number_format_exception",
+                        format!("For input string: \"{s}\""),
+                    )
+                })
+            }
             ("valueOf", [v]) => f(v).map(Value::Double).ok_or_else(|| missing(it)),
             ("isNaN", [v]) => Ok(Value::Bool(f(v).is_some_and(f64::is_nan))),
             ("isInfinite", [v]) => Ok(Value::Bool(f(v).is_some_and(f64::is_infinite))),
@@ -90,7 +114,9 @@ pub fn call(it: &mut Interp<'_>, class: &str, name: &str, args: Vec<Value>, span
         "Boolean" => match (name, args.as_slice()) {
             ("parseBoolean", [Value::Str(s)]) => Ok(Value::Bool(s.eq_ignore_ascii_case("true"))),
             ("valueOf", [Value::Bool(b)]) => Ok(Value::Bool(*b)),
-            ("toString", [Value::Bool(b)]) => it.heap.string(b.to_string()).map_err(it.budget(span)),
+            ("toString", [Value::Bool(b)]) => {
+                it.heap.string(b.to_string()).map_err(it.budget(span))
+            }
             _ => Err(missing(it)),
         },
         "String" => match (name, args.as_slice()) {
@@ -99,13 +125,21 @@ pub fn call(it: &mut Interp<'_>, class: &str, name: &str, args: Vec<Value>, span
                 it.heap.string(t).map_err(it.budget(span))
             }
             ("join", [Value::Str(sep), Value::List(id)]) => {
-                let parts: Vec<String> = it.heap.list(*id).iter().map(|v| to_java_string(&it.heap, v)).collect();
+                let parts: Vec<String> = it
+                    .heap
+                    .list(*id)
+                    .iter()
+                    .map(|v| to_java_string(&it.heap, v))
+                    .collect();
                 it.heap.string(parts.join(sep)).map_err(it.budget(span))
             }
             _ => Err(missing(it)),
         },
         "Character" => match (name, args.as_slice()) {
-            ("isDigit" | "isLetter" | "isWhitespace" | "isUpperCase" | "isLowerCase", [Value::Str(s)]) => {
+            (
+                "isDigit" | "isLetter" | "isWhitespace" | "isUpperCase" | "isLowerCase",
+                [Value::Str(s)],
+            ) => {
                 let c = s.chars().next().unwrap_or('\0');
                 Ok(Value::Bool(match name {
                     "isDigit" => c.is_ascii_digit(),
@@ -128,13 +162,28 @@ pub fn call(it: &mut Interp<'_>, class: &str, name: &str, args: Vec<Value>, span
             }
             ("max" | "min", [Value::List(id)]) => {
                 let list = it.heap.list(*id);
-                let best = list.iter().filter_map(|v| f(v).map(|x| (x, v))).reduce(|a, b| {
-                    let keep_a = if name == "max" { a.0 >= b.0 } else { a.0 <= b.0 };
-                    if keep_a { a } else { b }
-                });
+                let best = list
+                    .iter()
+                    .filter_map(|v| f(v).map(|x| (x, v)))
+                    .reduce(|a, b| {
+                        let keep_a = if name == "max" {
+                            a.0 >= b.0
+                        } else {
+                            a.0 <= b.0
+                        };
+                        if keep_a {
+                            a
+                        } else {
+                            b
+                        }
+                    });
                 match best {
                     Some((_, v)) if list.len() > 0 => Ok(v.clone()),
-                    _ => Err(it.fail(span, "no_such_element_exception", "the collection is empty or not numeric")),
+                    _ => Err(it.fail(
+                        span,
+                        "no_such_element_exception",
+                        "the collection is empty or not numeric",
+                    )),
                 }
             }
             _ => Err(missing(it)),
@@ -154,8 +203,16 @@ fn math(it: &Interp<'_>, name: &str, args: &[Value], span: Span) -> Option<Run<V
                 return Some(Err(it.fail(span, "arithmetic_exception", "/ by zero")));
             }
             let q = a.wrapping_div(*b);
-            let q = if a.wrapping_rem(*b) != 0 && ((*a < 0) != (*b < 0)) { q - 1 } else { q };
-            let v = if name == "floorDiv" { q } else { a.wrapping_sub(q.wrapping_mul(*b)) };
+            let q = if a.wrapping_rem(*b) != 0 && ((*a < 0) != (*b < 0)) {
+                q - 1
+            } else {
+                q
+            };
+            let v = if name == "floorDiv" {
+                q
+            } else {
+                a.wrapping_sub(q.wrapping_mul(*b))
+            };
             return Some(Ok(Value::Int(v)));
         }
         ("random", []) => return Some(Ok(Value::Double(random_unit()))),
@@ -163,8 +220,15 @@ fn math(it: &Interp<'_>, name: &str, args: &[Value], span: Span) -> Option<Run<V
     }
     let nums: Option<Vec<f64>> = args.iter().map(f).collect();
     let Some(nums) = nums else {
-        let bad = args.iter().find(|a| f(a).is_none()).map_or("null", class_name);
-        return Some(Err(it.fail(span, "class_cast_exception", format!("Cannot cast {bad} to java.lang.Number"))));
+        let bad = args
+            .iter()
+            .find(|a| f(a).is_none())
+            .map_or("null", class_name);
+        return Some(Err(it.fail(
+            span,
+            "class_cast_exception",
+            format!("Cannot cast {bad} to java.lang.Number"),
+        )));
     };
     let v = match (name, nums.as_slice()) {
         ("abs", [x]) => x.abs(),

@@ -64,7 +64,12 @@ pub fn apply_update_script(
         ctx["_version"] = json!(version);
     }
     let out = script
-        .run(Input { params: Some(params), ctx: Some(ctx), limits, ..Input::default() })
+        .run(Input {
+            params: Some(params),
+            ctx: Some(ctx),
+            limits,
+            ..Input::default()
+        })
         .map_err(UpdateError::Script)?;
     let mut ctx = out.ctx.unwrap_or(Json::Null);
     let op = match ctx.get("op").and_then(Json::as_str) {
@@ -73,7 +78,11 @@ pub fn apply_update_script(
         Some("create") if meta.upsert => UpdateOp::Index,
         Some("delete") if !meta.upsert => UpdateOp::Delete,
         other => {
-            let allowed = if meta.upsert { "[create, noop]" } else { "[noop, index, delete]" };
+            let allowed = if meta.upsert {
+                "[create, noop]"
+            } else {
+                "[noop, index, delete]"
+            };
             return Err(UpdateError::Illegal(format!(
                 "Operation type [{}] not allowed, only {allowed} are allowed",
                 other.unwrap_or("null")
@@ -83,7 +92,11 @@ pub fn apply_update_script(
     match ctx.get_mut("_source").map(Json::take) {
         Some(new @ Json::Object(_)) => *source = new,
         _ if op != UpdateOp::Index => {}
-        _ => return Err(UpdateError::Illegal("[ctx._source] must be an object".into())),
+        _ => {
+            return Err(UpdateError::Illegal(
+                "[ctx._source] must be an object".into(),
+            ))
+        }
     }
     Ok(op)
 }

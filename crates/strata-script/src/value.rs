@@ -84,7 +84,13 @@ pub const MAX_VALUE_DEPTH: usize = 100;
 impl Heap {
     /// A heap that refuses to grow past `limit` bytes in total.
     pub fn new(limit: usize) -> Heap {
-        Heap { lists: Vec::new(), maps: Vec::new(), docs: Vec::new(), used: 0, limit }
+        Heap {
+            lists: Vec::new(),
+            maps: Vec::new(),
+            docs: Vec::new(),
+            used: 0,
+            limit,
+        }
     }
 
     /// Charges `bytes` to the budget.
@@ -197,10 +203,17 @@ impl Heap {
             Value::Str(s) => Json::String(s.to_string()),
             Value::Date(ms) => Json::String(crate::dates::iso(*ms)),
             Value::List(id) => Json::Array(
-                self.lists[*id].iter().map(|v| self.to_json_at(v, depth + 1)).collect::<Option<_>>()?,
+                self.lists[*id]
+                    .iter()
+                    .map(|v| self.to_json_at(v, depth + 1))
+                    .collect::<Option<_>>()?,
             ),
             Value::Doc(id) => Json::Array(
-                self.docs[*id].values.iter().map(|v| self.to_json_at(v, depth + 1)).collect::<Option<_>>()?,
+                self.docs[*id]
+                    .values
+                    .iter()
+                    .map(|v| self.to_json_at(v, depth + 1))
+                    .collect::<Option<_>>()?,
             ),
             Value::Map(id) => {
                 let mut out = Map::new();
@@ -227,7 +240,11 @@ pub fn java_double(f: f64) -> String {
         return "NaN".into();
     }
     if f.is_infinite() {
-        return if f > 0.0 { "Infinity".into() } else { "-Infinity".into() };
+        return if f > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        };
     }
     let abs = f.abs();
     if abs == 0.0 || (1e-3..1e7).contains(&abs) {
@@ -240,7 +257,11 @@ pub fn java_double(f: f64) -> String {
     } else {
         let text = format!("{f:E}");
         let (mantissa, exp) = text.split_once('E').unwrap_or((&text, "0"));
-        let mantissa = if mantissa.contains('.') { mantissa.to_string() } else { format!("{mantissa}.0") };
+        let mantissa = if mantissa.contains('.') {
+            mantissa.to_string()
+        } else {
+            format!("{mantissa}.0")
+        };
         format!("{mantissa}E{exp}")
     }
 }

@@ -7,18 +7,63 @@ use serde_json::json;
 use strata_script::{Context, Input, Limits, Script};
 
 const PIECES: [&str; 40] = [
-    "(", ")", "[", "]", "{", "}", ";", ",", ".", "?.", "?:", "?", ":", "=", "+=", "++", "+", "-", "*", "/", "%",
-    "==", "<", "&&", "!", "params", "x", "def x = ", "1", "2.5", "'s'", "null", "true", "if", "else", "while",
-    "for", "return", "new ArrayList()", "[:]",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    ";",
+    ",",
+    ".",
+    "?.",
+    "?:",
+    "?",
+    ":",
+    "=",
+    "+=",
+    "++",
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "==",
+    "<",
+    "&&",
+    "!",
+    "params",
+    "x",
+    "def x = ",
+    "1",
+    "2.5",
+    "'s'",
+    "null",
+    "true",
+    "if",
+    "else",
+    "while",
+    "for",
+    "return",
+    "new ArrayList()",
+    "[:]",
 ];
 
 fn run(source: &str) {
-    let limits = Limits { max_statements: 10_000, max_bytes: 1 << 20 };
+    let limits = Limits {
+        max_statements: 10_000,
+        max_bytes: 1 << 20,
+    };
     for context in [Context::Bucket, Context::Update] {
         if let Ok(script) = Script::compile(source, context) {
             let params = json!({"a": 1, "l": [1, 2]});
             let ctx = (context == Context::Update).then(|| json!({"_source": {"n": 1}}));
-            let _ = script.run(Input { params: Some(&params), ctx, limits, ..Input::default() });
+            let _ = script.run(Input {
+                params: Some(&params),
+                ctx,
+                limits,
+                ..Input::default()
+            });
         }
     }
 }

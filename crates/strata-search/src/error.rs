@@ -137,7 +137,10 @@ impl From<tantivy::TantivyError> for SearchError {
     /// through it (`script::score::carry`).
     fn from(e: tantivy::TantivyError) -> SearchError {
         if let tantivy::TantivyError::IoError(io) = &e {
-            if let Some(script) = io.get_ref().and_then(|inner| inner.downcast_ref::<strata_script::ScriptError>()) {
+            if let Some(script) = io
+                .get_ref()
+                .and_then(|inner| inner.downcast_ref::<strata_script::ScriptError>())
+            {
                 return SearchError::Script(Box::new(script.clone()));
             }
         }

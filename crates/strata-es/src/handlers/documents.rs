@@ -152,7 +152,9 @@ impl UpdateBody {
             }
         }
         if update.script.is_some() && has_doc {
-            return Err(EsError::ActionValidation("can't provide both script and doc".into()));
+            return Err(EsError::ActionValidation(
+                "can't provide both script and doc".into(),
+            ));
         }
         if update.script.is_none() && !has_doc {
             return Err(EsError::ActionValidation("script or doc is missing".into()));

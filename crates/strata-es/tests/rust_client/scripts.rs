@@ -13,7 +13,13 @@ use crate::data::*;
 async fn update_scripts_and_upserts() {
     let (_server, client) = loaded().await;
     let index = "rs-scripts";
-    ok(client.index(IndexParts::IndexId(index, "1")).body(json!({"n": 2, "tags": ["a"]})).refresh(Refresh::True).send().await).await;
+    ok(client
+        .index(IndexParts::IndexId(index, "1"))
+        .body(json!({"n": 2, "tags": ["a"]}))
+        .refresh(Refresh::True)
+        .send()
+        .await)
+    .await;
     let r = ok(client
         .update(UpdateParts::IndexId(index, "1"))
         .body(json!({"script": {"source": "ctx._source.n *= params.k; ctx._source.tags.add('b')", "params": {"k": 21}}}))
@@ -43,7 +49,10 @@ async fn update_scripts_and_upserts() {
     let root = &body["error"]["root_cause"][0];
     assert_eq!(root["type"], "script_exception");
     assert_eq!(root["reason"], "runtime error");
-    assert_eq!(root["caused_by"], json!({"type": "arithmetic_exception", "reason": "/ by zero"}));
+    assert_eq!(
+        root["caused_by"],
+        json!({"type": "arithmetic_exception", "reason": "/ by zero"})
+    );
     assert_eq!(body["error"]["reason"], "failed to execute script");
 }
 
@@ -60,24 +69,44 @@ async fn search_scripts_match_computed_values() {
     assert_eq!(hits.len(), DOCS as usize);
     for hit in hits {
         let d = Doc::new(hit["_id"].as_str().unwrap().parse().unwrap());
-        assert_eq!(hit["fields"]["kb"], json!([d.bytes / 100 + d.status]), "{hit}");
+        assert_eq!(
+            hit["fields"]["kb"],
+            json!([d.bytes / 100 + d.status]),
+            "{hit}"
+        );
     }
     // script_score: the top ten by bytes * 2 + price among GETs.
-    let reply = search(&client, json!({
-        "size": 10,
-        "query": {"script_score": {"query": {"term": {"method": "GET"}},
-                                    "script": "doc['bytes'].value * 2 + doc['price'].value"}}
-    }))
+    let reply = search(
+        &client,
+        json!({
+            "size": 10,
+            "query": {"script_score": {"query": {"term": {"method": "GET"}},
+                                        "script": "doc['bytes'].value * 2 + doc['price'].value"}}
+        }),
+    )
     .await;
-    let mut want: Vec<f64> = docs().iter().filter(|d| d.method == "GET").map(|d| d.bytes as f64 * 2.0 + d.price).collect();
+    let mut want: Vec<f64> = docs()
+        .iter()
+        .filter(|d| d.method == "GET")
+        .map(|d| d.bytes as f64 * 2.0 + d.price)
+        .collect();
     want.sort_by(|a, b| b.total_cmp(a));
-    let got: Vec<f64> = reply["hits"]["hits"].as_array().unwrap().iter().map(|h| h["_score"].as_f64().unwrap()).collect();
+    let got: Vec<f64> = reply["hits"]["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["_score"].as_f64().unwrap())
+        .collect();
     assert_eq!(got.len(), 10);
     for (g, w) in got.iter().zip(&want) {
         assert!((g - w).abs() < 1e-3 * w.max(1.0), "{got:?} vs {want:?}");
     }
     // The script query and function_score's field_value_factor.
-    let matched = matching(&client, json!({"script": {"script": "doc['bytes'].value > doc['status'].value"}})).await;
+    let matched = matching(
+        &client,
+        json!({"script": {"script": "doc['bytes'].value > doc['status'].value"}}),
+    )
+    .await;
     assert_eq!(matched, ids(|d| d.bytes > d.status));
     let reply = search(&client, json!({
         "size": 1000,
@@ -89,7 +118,10 @@ async fn search_scripts_match_computed_values() {
     for hit in reply["hits"]["hits"].as_array().unwrap() {
         let d = Doc::new(hit["_id"].as_str().unwrap().parse().unwrap());
         let want = (d.bytes as f64).sqrt();
-        assert!((hit["_score"].as_f64().unwrap() - want).abs() < 1e-4 * want.max(1.0), "{hit}");
+        assert!(
+            (hit["_score"].as_f64().unwrap() - want).abs() < 1e-4 * want.max(1.0),
+            "{hit}"
+        );
     }
     // bucket_script over terms buckets.
     let reply = ok(client
@@ -105,6 +137,9 @@ async fn search_scripts_match_computed_values() {
         let method = bucket["key"].as_str().unwrap();
         let of: Vec<Doc> = docs().into_iter().filter(|d| d.method == method).collect();
         let want = of.iter().map(|d| d.bytes as f64).sum::<f64>() / of.len() as f64;
-        assert!((bucket["avg_b"]["value"].as_f64().unwrap() - want).abs() < 1e-9, "{bucket}");
+        assert!(
+            (bucket["avg_b"]["value"].as_f64().unwrap() - want).abs() < 1e-9,
+            "{bucket}"
+        );
     }
 }

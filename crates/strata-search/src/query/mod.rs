@@ -103,7 +103,11 @@ pub fn build(ctx: &QueryContext<'_>, query: &Value) -> Result<Box<dyn Query>> {
 
 /// Translates a query object found at nesting level `depth` (1 at the
 /// top), refusing one deeper than [`MAX_NESTED_DEPTH`].
-pub(crate) fn build_nested(ctx: &QueryContext<'_>, query: &Value, depth: usize) -> Result<Box<dyn Query>> {
+pub(crate) fn build_nested(
+    ctx: &QueryContext<'_>,
+    query: &Value,
+    depth: usize,
+) -> Result<Box<dyn Query>> {
     if depth > MAX_NESTED_DEPTH {
         return Err(SearchError::illegal(
             "The nested depth of the query exceeds the maximum nested depth for queries set in \

@@ -42,7 +42,9 @@ pub struct Pipelines(Vec<Pipeline>);
 /// The request without its bucket pipelines, and the pipelines; `None`
 /// when it has none.
 pub fn split(req: &SearchRequest) -> Result<Option<(SearchRequest, Pipelines)>> {
-    let Some(aggs) = &req.aggs else { return Ok(None) };
+    let Some(aggs) = &req.aggs else {
+        return Ok(None);
+    };
     let mut aggs = aggs.clone();
     let mut found = Vec::new();
     take(&mut aggs, &mut Vec::new(), &mut found, 0)?;
@@ -51,21 +53,33 @@ pub fn split(req: &SearchRequest) -> Result<Option<(SearchRequest, Pipelines)>> 
     }
     // Values first, then the selectors that may read them.
     found.sort_by_key(|p| p.kind == Kind::Selector);
-    let stripped = SearchRequest { aggs: Some(aggs), ..req.clone() };
+    let stripped = SearchRequest {
+        aggs: Some(aggs),
+        ..req.clone()
+    };
     Ok(Some((stripped, Pipelines(found))))
 }
 
 /// serde_json's own nesting limit bounds request bodies; this bounds the walk.
 const MAX_AGG_DEPTH: usize = 64;
 
-fn take(aggs: &mut Value, parent: &mut Vec<String>, found: &mut Vec<Pipeline>, depth: usize) -> Result<()> {
-    let Some(obj) = aggs.as_object_mut() else { return Ok(()) };
+fn take(
+    aggs: &mut Value,
+    parent: &mut Vec<String>,
+    found: &mut Vec<Pipeline>,
+    depth: usize,
+) -> Result<()> {
+    let Some(obj) = aggs.as_object_mut() else {
+        return Ok(());
+    };
     if depth > MAX_AGG_DEPTH {
         return Err(SearchError::illegal("aggregations nest too deeply"));
     }
     let mut removed = Vec::new();
     for (name, body) in obj.iter_mut() {
-        let Some(def) = body.as_object_mut() else { continue };
+        let Some(def) = body.as_object_mut() else {
+            continue;
+        };
         let kind = if def.contains_key("bucket_script") {
             Some((Kind::Script, "bucket_script"))
         } else if def.contains_key("bucket_selector") {
@@ -104,21 +118,42 @@ fn parse(parent: Vec<String>, name: &str, kind: Kind, key: &str, body: &Value) -
             .map(|(k, v)| {
                 v.as_str()
                     .map(|p| (k.clone(), p.to_string()))
-                    .ok_or_else(|| SearchError::parsing(format!("[{key}] [buckets_path] values must be strings")))
+                    .ok_or_else(|| {
+                        SearchError::parsing(format!(
+                            "[{key}] [buckets_path] values must be strings"
+                        ))
+                    })
             })
             .collect::<Result<Vec<_>>>()?,
         Some(Value::String(p)) => vec![("_value".to_string(), p.clone())],
-        _ => return Err(SearchError::parsing(format!("Required parameter [buckets_path] is missing for aggregation [{name}]"))),
+        _ => {
+            return Err(SearchError::parsing(format!(
+                "Required parameter [buckets_path] is missing for aggregation [{name}]"
+            )))
+        }
     };
-    let script = body
-        .get("script")
-        .ok_or_else(|| SearchError::parsing(format!("Required parameter [script] is missing for aggregation [{name}]")))?;
+    let script = body.get("script").ok_or_else(|| {
+        SearchError::parsing(format!(
+            "Required parameter [script] is missing for aggregation [{name}]"
+        ))
+    })?;
     let insert_zeros = match body.get("gap_policy").and_then(Value::as_str) {
         None | Some("skip") => false,
         Some("insert_zeros") => true,
-        Some(other) => return Err(SearchError::parsing(format!("Invalid gap policy: [{other}], accepted values: [skip, insert_zeros]"))),
+        Some(other) => {
+            return Err(SearchError::parsing(format!(
+                "Invalid gap policy: [{other}], accepted values: [skip, insert_zeros]"
+            )))
+        }
     };
-    Ok(Pipeline { parent, name: name.to_string(), kind, vars, script: compile(script, Context::Bucket)?, insert_zeros })
+    Ok(Pipeline {
+        parent,
+        name: name.to_string(),
+        kind,
+        vars,
+        script: compile(script, Context::Bucket)?,
+        insert_zeros,
+    })
 }
 
 impl Pipelines {
@@ -136,7 +171,9 @@ impl Pipelines {
 impl Pipeline {
     /// `scope` holds aggregation results by name; `path` leads to the parent.
     fn apply_at(&self, scope: &mut Value, path: &[String]) -> Result<()> {
-        let Some(node) = scope.get_mut(&path[0]) else { return Ok(()) };
+        let Some(node) = scope.get_mut(&path[0]) else {
+            return Ok(());
+        };
         if path.len() > 1 {
             match node.get_mut("buckets") {
                 Some(Value::Array(buckets)) => {
@@ -174,7 +211,11 @@ impl Pipeline {
                 *buckets = kept;
             }
             _ => {
-                let kind = if self.kind == Kind::Script { "bucket_script" } else { "bucket_selector" };
+                let kind = if self.kind == Kind::Script {
+                    "bucket_script"
+                } else {
+                    "bucket_selector"
+                };
                 return Err(SearchError::illegal(format!(
                     "{kind} aggregation [{}] must have a multi-bucket aggregation as its parent, [{}] is not one",
                     self.name,
@@ -205,7 +246,11 @@ impl Pipeline {
         let out = self
             .script
             .script
-            .run(Input { params: Some(&params), limits: Limits::default(), ..Input::default() })
+            .run(Input {
+                params: Some(&params),
+                limits: Limits::default(),
+                ..Input::default()
+            })
             .map_err(script_error)?;
         match self.kind {
             Kind::Script => {
@@ -278,7 +323,11 @@ fn resolve(bucket: &Value, path: &str) -> Result<Option<Value>> {
 fn percentile<'a>(values: &'a Value, key: &str) -> Option<&'a Value> {
     values.get(key).or_else(|| {
         let wanted: f64 = key.parse().ok()?;
-        values.as_object()?.iter().find(|(k, _)| k.parse::<f64>().ok() == Some(wanted)).map(|(_, v)| v)
+        values
+            .as_object()?
+            .iter()
+            .find(|(k, _)| k.parse::<f64>().ok() == Some(wanted))
+            .map(|(_, v)| v)
     })
 }
 

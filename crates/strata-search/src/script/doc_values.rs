@@ -39,7 +39,12 @@ pub struct SegmentDocValues {
 impl SegmentDocValues {
     /// Doc values over `segment`, typed by `mappings`.
     pub fn new(segment: &SegmentReader, mappings: Arc<Mappings>) -> SegmentDocValues {
-        SegmentDocValues { segment: segment.clone(), mappings, columns: RefCell::new(HashMap::new()), doc: Cell::new(0) }
+        SegmentDocValues {
+            segment: segment.clone(),
+            mappings,
+            columns: RefCell::new(HashMap::new()),
+            doc: Cell::new(0),
+        }
     }
 
     /// Moves to `doc`.
@@ -100,7 +105,9 @@ impl SegmentDocValues {
 impl DocLookup for SegmentDocValues {
     fn field(&self, name: &str) -> Result<Vec<DocValue>, LookupError> {
         let mut columns = self.columns.borrow_mut();
-        let reader = columns.entry(name.to_string()).or_insert_with(|| self.open(name));
+        let reader = columns
+            .entry(name.to_string())
+            .or_insert_with(|| self.open(name));
         let doc = self.doc.get();
         let mut out = match reader {
             Reader::Refused(e) => return Err(e.clone()),
@@ -122,7 +129,9 @@ impl DocLookup for SegmentDocValues {
         };
         // Doc values are sorted.
         out.sort_by(|a, b| match (a, b) {
-            (DocValue::Int(x), DocValue::Int(y)) | (DocValue::Date(x), DocValue::Date(y)) => x.cmp(y),
+            (DocValue::Int(x), DocValue::Int(y)) | (DocValue::Date(x), DocValue::Date(y)) => {
+                x.cmp(y)
+            }
             (DocValue::Double(x), DocValue::Double(y)) => x.total_cmp(y),
             (DocValue::Bool(x), DocValue::Bool(y)) => x.cmp(y),
             _ => std::cmp::Ordering::Equal,

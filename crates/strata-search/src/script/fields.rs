@@ -40,27 +40,40 @@ pub struct ScriptedFields {
 impl ScriptedFields {
     /// Parses `script_fields`.
     pub fn parse_script_fields(&mut self, value: &Value) -> Result<()> {
-        let obj = value.as_object().ok_or_else(|| SearchError::parsing("[script_fields] must be an object"))?;
+        let obj = value
+            .as_object()
+            .ok_or_else(|| SearchError::parsing("[script_fields] must be an object"))?;
         for (name, body) in obj {
-            let body = body.as_object().ok_or_else(|| SearchError::parsing(format!("[script_fields] [{name}] must be an object")))?;
+            let body = body.as_object().ok_or_else(|| {
+                SearchError::parsing(format!("[script_fields] [{name}] must be an object"))
+            })?;
             let mut script = None;
             let mut ignore_failure = false;
             for (key, v) in body {
                 match key.as_str() {
                     "script" => script = Some(compile(v, Context::Field)?),
                     "ignore_failure" => ignore_failure = v.as_bool().unwrap_or(false),
-                    other => return Err(SearchError::parsing(format!("Unknown key for a START_OBJECT in [{other}]."))),
+                    other => {
+                        return Err(SearchError::parsing(format!(
+                            "Unknown key for a START_OBJECT in [{other}]."
+                        )))
+                    }
                 }
             }
-            let script = script.ok_or_else(|| SearchError::parsing(format!("[script_fields] [{name}] requires a [script]")))?;
-            self.script_fields.push((name.clone(), script, ignore_failure));
+            let script = script.ok_or_else(|| {
+                SearchError::parsing(format!("[script_fields] [{name}] requires a [script]"))
+            })?;
+            self.script_fields
+                .push((name.clone(), script, ignore_failure));
         }
         Ok(())
     }
 
     /// Parses `runtime_mappings`.
     pub fn parse_runtime_mappings(&mut self, value: &Value) -> Result<()> {
-        let obj = value.as_object().ok_or_else(|| SearchError::parsing("[runtime_mappings] must be an object"))?;
+        let obj = value
+            .as_object()
+            .ok_or_else(|| SearchError::parsing("[runtime_mappings] must be an object"))?;
         for (name, body) in obj {
             let ty = match body.get("type").and_then(Value::as_str) {
                 Some("keyword") => RuntimeType::Keyword,
@@ -74,14 +87,19 @@ impl ScriptedFields {
                         "No handler for type [{other}] declared on runtime field [{name}]"
                     )))
                 }
-                None => return Err(SearchError::MapperParsing(format!("No type specified for field [{name}]"))),
+                None => {
+                    return Err(SearchError::MapperParsing(format!(
+                        "No type specified for field [{name}]"
+                    )))
+                }
             };
             let script = body.get("script").ok_or_else(|| {
                 SearchError::illegal(format!(
                     "runtime field [{name}] without a script (read from _source) is not supported by this server"
                 ))
             })?;
-            self.runtime.push((name.clone(), ty, compile(script, Context::RuntimeField)?));
+            self.runtime
+                .push((name.clone(), ty, compile(script, Context::RuntimeField)?));
         }
         Ok(())
     }
@@ -144,7 +162,12 @@ impl ScriptedFields {
             }
             let output = compiled
                 .script
-                .run(Input { params: Some(&compiled.params), doc: Some(&doc_values), limits: Limits::default(), ..Input::default() })
+                .run(Input {
+                    params: Some(&compiled.params),
+                    doc: Some(&doc_values),
+                    limits: Limits::default(),
+                    ..Input::default()
+                })
                 .map_err(super::script_error)?;
             let mut values = Vec::with_capacity(output.emitted.len());
             for v in output.emitted {
@@ -164,7 +187,10 @@ fn names_field(part: &Value, name: &str) -> bool {
     match part {
         Value::Object(obj) => obj.iter().any(|(k, v)| {
             k == name
-                || (matches!(k.as_str(), "field" | "fields") && (v.as_str() == Some(name) || v.as_array().is_some_and(|a| a.iter().any(|x| x.as_str() == Some(name)))))
+                || (matches!(k.as_str(), "field" | "fields")
+                    && (v.as_str() == Some(name)
+                        || v.as_array()
+                            .is_some_and(|a| a.iter().any(|x| x.as_str() == Some(name)))))
                 || names_field(v, name)
         }),
         Value::Array(items) => items.iter().any(|v| names_field(v, name)),
@@ -182,11 +208,15 @@ fn typed(name: &str, ty: RuntimeType, v: Value) -> Result<Value> {
         RuntimeType::Date => v.is_i64() || v.is_string(),
     };
     if !ok {
-        return Err(SearchError::illegal(format!("runtime field [{name}]: cannot emit [{v}] as a [{ty:?}] value")));
+        return Err(SearchError::illegal(format!(
+            "runtime field [{name}]: cannot emit [{v}] as a [{ty:?}] value"
+        )));
     }
     Ok(match (ty, v) {
         (RuntimeType::Double, Value::Number(n)) => Value::from(n.as_f64().unwrap_or(0.0)),
-        (RuntimeType::Date, Value::Number(n)) => Value::String(crate::mapping::date::format_millis(n.as_i64().unwrap_or(0))),
+        (RuntimeType::Date, Value::Number(n)) => {
+            Value::String(crate::mapping::date::format_millis(n.as_i64().unwrap_or(0)))
+        }
         (_, v) => v,
     })
 }

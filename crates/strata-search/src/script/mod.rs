@@ -45,7 +45,10 @@ pub fn compile(value: &Value, context: Context) -> Result<Compiled> {
         }
     };
     let script = Script::compile(&source, context).map_err(script_error)?;
-    Ok(Compiled { script: Arc::new(script), params: Arc::new(spec.params) })
+    Ok(Compiled {
+        script: Arc::new(script),
+        params: Arc::new(spec.params),
+    })
 }
 
 /// A script failure as the engine's error.

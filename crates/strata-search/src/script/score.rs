@@ -67,10 +67,20 @@ impl Clone for ScoreQuery {
 
 /// `{"script_score": {"query": ..., "script": ..., "min_score": .., "boost": ..}}`.
 pub fn script_score(ctx: &QueryContext<'_>, body: &Value, depth: usize) -> Result<Box<dyn Query>> {
-    let obj = body.as_object().ok_or_else(|| SearchError::parsing("[script_score] query malformed, expected an object"))?;
-    check_params("script_score", obj, &["query", "script", "min_score", "boost", "_name"])?;
-    let query = body.get("query").ok_or_else(|| SearchError::parsing("[script_score] requires 'query' field"))?;
-    let script = body.get("script").ok_or_else(|| SearchError::parsing("[script_score] requires 'script' field"))?;
+    let obj = body.as_object().ok_or_else(|| {
+        SearchError::parsing("[script_score] query malformed, expected an object")
+    })?;
+    check_params(
+        "script_score",
+        obj,
+        &["query", "script", "min_score", "boost", "_name"],
+    )?;
+    let query = body
+        .get("query")
+        .ok_or_else(|| SearchError::parsing("[script_score] requires 'query' field"))?;
+    let script = body
+        .get("script")
+        .ok_or_else(|| SearchError::parsing("[script_score] requires 'script' field"))?;
     Ok(Box::new(ScoreQuery {
         inner: build_nested(ctx, query, depth + 1)?,
         scoring: Arc::new(Scoring::Script(compile(script, Context::Score)?)),
@@ -82,9 +92,13 @@ pub fn script_score(ctx: &QueryContext<'_>, body: &Value, depth: usize) -> Resul
 
 /// `{"script": {"script": ...}}`: a filter.
 pub fn script_query(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
-    let obj = body.as_object().ok_or_else(|| SearchError::parsing("[script] query malformed, expected an object"))?;
+    let obj = body
+        .as_object()
+        .ok_or_else(|| SearchError::parsing("[script] query malformed, expected an object"))?;
     check_params("script", obj, &["script", "boost", "_name"])?;
-    let script = body.get("script").ok_or_else(|| SearchError::parsing("[script] query requires a [script]"))?;
+    let script = body
+        .get("script")
+        .ok_or_else(|| SearchError::parsing("[script] query requires a [script]"))?;
     Ok(Box::new(ScoreQuery {
         inner: Box::new(tantivy::query::AllQuery),
         scoring: Arc::new(Scoring::Filter(compile(script, Context::Field)?)),
@@ -95,8 +109,14 @@ pub fn script_query(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Quer
 }
 
 /// `{"function_score": {...}}`.
-pub fn function_score(ctx: &QueryContext<'_>, body: &Value, depth: usize) -> Result<Box<dyn Query>> {
-    let obj = body.as_object().ok_or_else(|| SearchError::parsing("[function_score] malformed query, expected an object"))?;
+pub fn function_score(
+    ctx: &QueryContext<'_>,
+    body: &Value,
+    depth: usize,
+) -> Result<Box<dyn Query>> {
+    let obj = body.as_object().ok_or_else(|| {
+        SearchError::parsing("[function_score] malformed query, expected an object")
+    })?;
     let inner = match obj.get("query") {
         Some(q) => build_nested(ctx, q, depth + 1)?,
         None => Box::new(tantivy::query::AllQuery),
@@ -105,11 +125,16 @@ pub fn function_score(ctx: &QueryContext<'_>, body: &Value, depth: usize) -> Res
     let mut top_weight = None;
     for (key, value) in obj {
         match key.as_str() {
-            "query" | "boost" | "min_score" | "max_boost" | "score_mode" | "boost_mode" | "_name" => {}
+            "query" | "boost" | "min_score" | "max_boost" | "score_mode" | "boost_mode"
+            | "_name" => {}
             "functions" => {
-                let list = value.as_array().ok_or_else(|| SearchError::parsing("[function_score] [functions] must be an array"))?;
+                let list = value.as_array().ok_or_else(|| {
+                    SearchError::parsing("[function_score] [functions] must be an array")
+                })?;
                 for item in list {
-                    let item = item.as_object().ok_or_else(|| SearchError::parsing("[function_score] malformed function"))?;
+                    let item = item.as_object().ok_or_else(|| {
+                        SearchError::parsing("[function_score] malformed function")
+                    })?;
                     let filter = match item.get("filter") {
                         Some(f) => Some(build_nested(ctx, f, depth + 1)?),
                         None => None,
@@ -117,7 +142,11 @@ pub fn function_score(ctx: &QueryContext<'_>, body: &Value, depth: usize) -> Res
                     functions.push((filter, Function::parse_entry(ctx, item)?));
                 }
             }
-            "weight" => top_weight = Some(value.as_f64().ok_or_else(|| SearchError::parsing("[function_score] [weight] must be a number"))?),
+            "weight" => {
+                top_weight = Some(value.as_f64().ok_or_else(|| {
+                    SearchError::parsing("[function_score] [weight] must be a number")
+                })?)
+            }
             other => {
                 if !functions.is_empty() {
                     return Err(SearchError::parsing(format!(
@@ -132,7 +161,11 @@ pub fn function_score(ctx: &QueryContext<'_>, body: &Value, depth: usize) -> Res
         match functions.as_mut_slice() {
             [(None, f)] => f.weight *= w,
             [] => functions.push((None, Function::weight_only(w))),
-            _ => return Err(SearchError::parsing("[function_score] a top-level [weight] goes with one function only")),
+            _ => {
+                return Err(SearchError::parsing(
+                    "[function_score] a top-level [weight] goes with one function only",
+                ))
+            }
         }
     }
     let score_mode = match obj.get("score_mode").and_then(Value::as_str) {
@@ -188,7 +221,11 @@ impl Query for ScoreQuery {
         let filters = match &*self.scoring {
             Scoring::Functions { functions, .. } => functions
                 .iter()
-                .map(|(f, _)| f.as_ref().map(|q| q.weight(EnableScoring::disabled_from_schema(scoring.schema()))).transpose())
+                .map(|(f, _)| {
+                    f.as_ref()
+                        .map(|q| q.weight(EnableScoring::disabled_from_schema(scoring.schema())))
+                        .transpose()
+                })
                 .collect::<tantivy::Result<Vec<_>>>()?,
             _ => Vec::new(),
         };
@@ -239,7 +276,12 @@ impl ScoreWeight {
                 Scoring::Filter(script) => {
                     let out = script
                         .script
-                        .run(Input { params: Some(&script.params), doc: Some(&doc_values), limits, ..Input::default() })
+                        .run(Input {
+                            params: Some(&script.params),
+                            doc: Some(&doc_values),
+                            limits,
+                            ..Input::default()
+                        })
                         .map_err(carry)?;
                     match out.value {
                         Value::Bool(true) => 1.0,
@@ -247,22 +289,40 @@ impl ScoreWeight {
                             doc = inner.advance();
                             continue;
                         }
-                        other => return Err(illegal(format!("script query: the script must return a boolean, got [{other}]"))),
+                        other => {
+                            return Err(illegal(format!(
+                                "script query: the script must return a boolean, got [{other}]"
+                            )))
+                        }
                     }
                 }
-                Scoring::Functions { functions, score_mode, boost_mode, max_boost } => {
+                Scoring::Functions {
+                    functions,
+                    score_mode,
+                    boost_mode,
+                    max_boost,
+                } => {
                     let mut matched = Vec::with_capacity(functions.len());
                     for (i, (_, function)) in functions.iter().enumerate() {
                         if let Some(Some(filter)) = filters.get_mut(i) {
-                            let at = if filter.doc() < doc { filter.seek(doc) } else { filter.doc() };
+                            let at = if filter.doc() < doc {
+                                filter.seek(doc)
+                            } else {
+                                filter.doc()
+                            };
                             if at != doc {
                                 continue;
                             }
                         }
-                        let value = function.value(&doc_values, doc, reader, query_score, limits)?;
+                        let value =
+                            function.value(&doc_values, doc, reader, query_score, limits)?;
                         matched.push((value * function.weight, function.weight));
                     }
-                    let combined = if matched.is_empty() { 1.0 } else { score_mode.combine(&matched) };
+                    let combined = if matched.is_empty() {
+                        1.0
+                    } else {
+                        score_mode.combine(&matched)
+                    };
                     boost_mode.combine(query_score, combined.min(*max_boost))
                 }
             };
@@ -277,12 +337,28 @@ impl ScoreWeight {
 }
 
 /// Runs a script that must give a number.
-pub(super) fn run_number(script: &Compiled, doc: &SegmentDocValues, score: Option<f64>, limits: Limits) -> tantivy::Result<f64> {
+pub(super) fn run_number(
+    script: &Compiled,
+    doc: &SegmentDocValues,
+    score: Option<f64>,
+    limits: Limits,
+) -> tantivy::Result<f64> {
     let out = script
         .script
-        .run(Input { params: Some(&script.params), doc: Some(doc), score, limits, ..Input::default() })
+        .run(Input {
+            params: Some(&script.params),
+            doc: Some(doc),
+            score,
+            limits,
+            ..Input::default()
+        })
         .map_err(carry)?;
-    out.value.as_f64().ok_or_else(|| illegal(format!("script score must return a number, got [{}]", out.value)))
+    out.value.as_f64().ok_or_else(|| {
+        illegal(format!(
+            "script score must return a number, got [{}]",
+            out.value
+        ))
+    })
 }
 
 impl Weight for ScoreWeight {
@@ -294,7 +370,10 @@ impl Weight for ScoreWeight {
     fn explain(&self, reader: &SegmentReader, doc: DocId) -> tantivy::Result<Explanation> {
         let scored = self.scored(reader)?;
         match scored.binary_search_by_key(&doc, |(d, _)| *d) {
-            Ok(i) => Ok(Explanation::new("script score function, computed with script", scored[i].1)),
+            Ok(i) => Ok(Explanation::new(
+                "script score function, computed with script",
+                scored[i].1,
+            )),
             Err(_) => Err(illegal(format!("document {doc} does not match"))),
         }
     }

@@ -40,10 +40,17 @@ pub fn update_with_script(
                 let source: Value = serde_json::from_slice(&doc.source)
                     .map_err(|e| SearchError::illegal(format!("stored source: {e}")))?;
                 let pre = match precondition {
-                    Precondition::None => Precondition::SeqNo { seq_no: doc.version.seq_no, primary_term: PRIMARY_TERM },
+                    Precondition::None => Precondition::SeqNo {
+                        seq_no: doc.version.seq_no,
+                        primary_term: PRIMARY_TERM,
+                    },
                     other => other,
                 };
-                (source, meta(index, id, Some(doc.version.version), false), pre)
+                (
+                    source,
+                    meta(index, id, Some(doc.version.version), false),
+                    pre,
+                )
             }
             None => {
                 let pre = match precondition {
@@ -51,9 +58,12 @@ pub fn update_with_script(
                     other => other,
                 };
                 match upsert {
-                    Upsert::None => return Err(SearchError::DocumentMissing { id: id.to_string() }),
+                    Upsert::None => {
+                        return Err(SearchError::DocumentMissing { id: id.to_string() })
+                    }
                     Upsert::Document(doc) => {
-                        let bytes = serde_json::to_vec(doc).map_err(|e| SearchError::illegal(e.to_string()))?;
+                        let bytes = serde_json::to_vec(doc)
+                            .map_err(|e| SearchError::illegal(e.to_string()))?;
                         match retry(index.index_document(Some(id), &bytes, pre), precondition) {
                             Some(result) => return result,
                             None => continue,
@@ -63,11 +73,17 @@ pub fn update_with_script(
                 }
             }
         };
-        let op = apply_update_script(&script.script, &script.params, &mut source, &meta, Limits::default())
-            .map_err(|e| match e {
-                UpdateError::Script(e) => SearchError::UpdateScript(Box::new(e)),
-                UpdateError::Illegal(m) => SearchError::illegal(m),
-            })?;
+        let op = apply_update_script(
+            &script.script,
+            &script.params,
+            &mut source,
+            &meta,
+            Limits::default(),
+        )
+        .map_err(|e| match e {
+            UpdateError::Script(e) => SearchError::UpdateScript(Box::new(e)),
+            UpdateError::Illegal(m) => SearchError::illegal(m),
+        })?;
         let outcome = match op {
             UpdateOp::Noop => {
                 return Ok(match &current {
@@ -92,7 +108,8 @@ pub fn update_with_script(
             }
             UpdateOp::Delete => index.delete_document(id, pre),
             UpdateOp::Index => {
-                let bytes = serde_json::to_vec(&source).map_err(|e| SearchError::illegal(e.to_string()))?;
+                let bytes =
+                    serde_json::to_vec(&source).map_err(|e| SearchError::illegal(e.to_string()))?;
                 index.index_document(Some(id), &bytes, pre)
             }
         };
@@ -100,12 +117,18 @@ pub fn update_with_script(
             return result;
         }
     }
-    Err(SearchError::VersionConflict { id: id.to_string(), detail: "too many concurrent updates".into() })
+    Err(SearchError::VersionConflict {
+        id: id.to_string(),
+        detail: "too many concurrent updates".into(),
+    })
 }
 
 /// `None` when the write lost a race the caller did not guard against
 /// (retry), else its result.
-fn retry(result: Result<DocWriteResult>, precondition: Precondition) -> Option<Result<DocWriteResult>> {
+fn retry(
+    result: Result<DocWriteResult>,
+    precondition: Precondition,
+) -> Option<Result<DocWriteResult>> {
     match result {
         Err(SearchError::VersionConflict { .. }) if precondition == Precondition::None => None,
         other => Some(other),

@@ -150,8 +150,13 @@ fn chunk_hits(
                     .iter()
                     .any(|f| super::docvalues::matches(&f.field, name))
             };
-            req.scripted
-                .add_to(segment, c.addr.doc_id, &fetch.mappings, &wanted, &mut values)?;
+            req.scripted.add_to(
+                segment,
+                c.addr.doc_id,
+                &fetch.mappings,
+                &wanted,
+                &mut values,
+            )?;
         }
         let source = match (verbatim, parsed) {
             (Some(raw), _) => Some(ReturnedSource::Verbatim(raw)),

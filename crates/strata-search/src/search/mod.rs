@@ -260,7 +260,10 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
         limits.check_docvalue_fields(req.docvalue_fields.len())?;
         let q = query_within(index, &req.query, &req.memory)?;
         let mappings = index.mappings();
-        req.scripted.validate_usage(&mappings, &[&req.query, req.aggs.as_ref().unwrap_or(&Value::Null)])?;
+        req.scripted.validate_usage(
+            &mappings,
+            &[&req.query, req.aggs.as_ref().unwrap_or(&Value::Null)],
+        )?;
         for s in &req.sort {
             s.validate(&mappings)?;
         }

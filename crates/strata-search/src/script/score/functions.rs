@@ -39,10 +39,25 @@ pub enum Curve {
 pub enum Kind {
     /// `weight` alone: the constant 1 (times the weight).
     Constant,
-    FieldValueFactor { field: String, factor: f64, modifier: Modifier, missing: Option<f64> },
-    Decay { field: String, curve: Curve, origin: f64, scale: f64, offset: f64, decay: f64 },
+    FieldValueFactor {
+        field: String,
+        factor: f64,
+        modifier: Modifier,
+        missing: Option<f64>,
+    },
+    Decay {
+        field: String,
+        curve: Curve,
+        origin: f64,
+        scale: f64,
+        offset: f64,
+        decay: f64,
+    },
     /// `random_score`: with a seed, stable per document (and `field`).
-    Random { seed: Option<u64>, field: Option<String> },
+    Random {
+        seed: Option<u64>,
+        field: Option<String>,
+    },
     Script(Compiled),
 }
 
@@ -56,13 +71,18 @@ pub struct Function {
 impl Function {
     /// Only a weight.
     pub fn weight_only(weight: f64) -> Function {
-        Function { kind: Kind::Constant, weight }
+        Function {
+            kind: Kind::Constant,
+            weight,
+        }
     }
 
     /// An entry of `functions`: one function key, `filter`, `weight`.
     pub fn parse_entry(ctx: &QueryContext<'_>, item: &Map<String, Value>) -> Result<Function> {
         let weight = match item.get("weight") {
-            Some(w) => w.as_f64().ok_or_else(|| SearchError::parsing("[function_score] [weight] must be a number"))?,
+            Some(w) => w.as_f64().ok_or_else(|| {
+                SearchError::parsing("[function_score] [weight] must be a number")
+            })?,
             None => 1.0,
         };
         let mut found = None;
@@ -71,7 +91,9 @@ impl Function {
                 continue;
             }
             if found.is_some() {
-                return Err(SearchError::parsing(format!("failed to parse function_score: more than one function in an entry ([{key}])")));
+                return Err(SearchError::parsing(format!(
+                    "failed to parse function_score: more than one function in an entry ([{key}])"
+                )));
             }
             found = Some(Function::parse(ctx, key, value, weight)?);
         }
@@ -79,33 +101,63 @@ impl Function {
     }
 
     /// The function named `name` with body `value`.
-    pub fn parse(ctx: &QueryContext<'_>, name: &str, value: &Value, weight: f64) -> Result<Function> {
+    pub fn parse(
+        ctx: &QueryContext<'_>,
+        name: &str,
+        value: &Value,
+        weight: f64,
+    ) -> Result<Function> {
         let kind = match name {
             "field_value_factor" => field_value_factor(value)?,
             "gauss" => decay(ctx, value, Curve::Gauss)?,
             "exp" => decay(ctx, value, Curve::Exp)?,
             "linear" => decay(ctx, value, Curve::Linear)?,
             "random_score" => Kind::Random {
-                seed: value.get("seed").and_then(|s| s.as_u64().or_else(|| s.as_str().map(|t| xxhash_rust::xxh3::xxh3_64(t.as_bytes())))),
-                field: value.get("field").and_then(Value::as_str).map(str::to_string),
+                seed: value.get("seed").and_then(|s| {
+                    s.as_u64()
+                        .or_else(|| s.as_str().map(|t| xxhash_rust::xxh3::xxh3_64(t.as_bytes())))
+                }),
+                field: value
+                    .get("field")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
             },
             "script_score" => {
-                let script = value.get("script").ok_or_else(|| SearchError::parsing("[script_score] requires a [script]"))?;
+                let script = value
+                    .get("script")
+                    .ok_or_else(|| SearchError::parsing("[script_score] requires a [script]"))?;
                 Kind::Script(compile(script, Context::Score)?)
             }
-            other => return Err(SearchError::parsing(format!("function_score: unknown function [{other}]"))),
+            other => {
+                return Err(SearchError::parsing(format!(
+                    "function_score: unknown function [{other}]"
+                )))
+            }
         };
         Ok(Function { kind, weight })
     }
 
     /// The function's value for `doc` (before its weight).
-    pub fn value(&self, doc_values: &SegmentDocValues, doc: DocId, reader: &SegmentReader, query_score: f64, limits: Limits) -> tantivy::Result<f64> {
+    pub fn value(
+        &self,
+        doc_values: &SegmentDocValues,
+        doc: DocId,
+        reader: &SegmentReader,
+        query_score: f64,
+        limits: Limits,
+    ) -> tantivy::Result<f64> {
         Ok(match &self.kind {
             Kind::Constant => 1.0,
-            Kind::FieldValueFactor { field, factor, modifier, missing } => {
+            Kind::FieldValueFactor {
+                field,
+                factor,
+                modifier,
+                missing,
+            } => {
                 let value = match first_number(doc_values, field)? {
                     Some(v) => v,
-                    None => missing.ok_or_else(|| illegal(format!("Missing value for field [{field}]")))?,
+                    None => missing
+                        .ok_or_else(|| illegal(format!("Missing value for field [{field}]")))?,
                 };
                 let v = modifier.apply(value * factor);
                 if !v.is_finite() || v < 0.0 {
@@ -115,7 +167,14 @@ impl Function {
                 }
                 v
             }
-            Kind::Decay { field, curve, origin, scale, offset, decay } => match first_number(doc_values, field)? {
+            Kind::Decay {
+                field,
+                curve,
+                origin,
+                scale,
+                offset,
+                decay,
+            } => match first_number(doc_values, field)? {
                 None => 1.0,
                 Some(v) => curve.score((v - origin).abs(), *scale, *offset, *decay),
             },
@@ -153,7 +212,11 @@ fn field_value_factor(value: &Value) -> Result<Kind> {
         .get("field")
         .and_then(Value::as_str)
         .ok_or_else(|| SearchError::parsing("[field_value_factor] requires a [field]"))?;
-    let modifier = match value.get("modifier").and_then(Value::as_str).unwrap_or("none") {
+    let modifier = match value
+        .get("modifier")
+        .and_then(Value::as_str)
+        .unwrap_or("none")
+    {
         "none" => Modifier::None,
         "log" => Modifier::Log,
         "log1p" => Modifier::Log1p,
@@ -211,7 +274,9 @@ impl Curve {
 
 /// `{"<field>": {"origin", "scale", "offset", "decay"}, "multi_value_mode": ..}`.
 fn decay(ctx: &QueryContext<'_>, value: &Value, curve: Curve) -> Result<Kind> {
-    let obj = value.as_object().ok_or_else(|| SearchError::parsing("decay function must be an object"))?;
+    let obj = value
+        .as_object()
+        .ok_or_else(|| SearchError::parsing("decay function must be an object"))?;
     let mut field = None;
     for (key, v) in obj {
         match key.as_str() {
@@ -219,7 +284,8 @@ fn decay(ctx: &QueryContext<'_>, value: &Value, curve: Curve) -> Result<Kind> {
             _ => field = Some((key.clone(), v)),
         }
     }
-    let (name, params) = field.ok_or_else(|| SearchError::parsing("decay function needs a field"))?;
+    let (name, params) =
+        field.ok_or_else(|| SearchError::parsing("decay function needs a field"))?;
     let leaf = ctx.leaf(&name);
     let is_date = leaf.is_some_and(|l| l.ty == FieldType::Date);
     if leaf.is_some_and(|l| l.ty == FieldType::GeoPoint) {
@@ -234,9 +300,13 @@ fn decay(ctx: &QueryContext<'_>, value: &Value, curve: Curve) -> Result<Kind> {
             Some(v) if is_date => match v {
                 Value::Number(n) => Ok(n.as_f64()),
                 Value::String(s) => duration_millis(s).map(Some).ok_or_else(|| {
-                    SearchError::parsing(format!("failed to parse setting [{what}] with value [{s}] as a time value"))
+                    SearchError::parsing(format!(
+                        "failed to parse setting [{what}] with value [{s}] as a time value"
+                    ))
                 }),
-                _ => Err(SearchError::parsing(format!("[{what}] must be a time value"))),
+                _ => Err(SearchError::parsing(format!(
+                    "[{what}] must be a time value"
+                ))),
             },
             Some(v) => v
                 .as_f64()
@@ -245,26 +315,44 @@ fn decay(ctx: &QueryContext<'_>, value: &Value, curve: Curve) -> Result<Kind> {
                 .ok_or_else(|| SearchError::parsing(format!("[{what}] must be a number"))),
         }
     };
-    let scale = parse_distance(get("scale"), "scale")?.ok_or_else(|| SearchError::parsing(format!("[{name}] decay function requires a [scale]")))?;
+    let scale = parse_distance(get("scale"), "scale")?.ok_or_else(|| {
+        SearchError::parsing(format!("[{name}] decay function requires a [scale]"))
+    })?;
     if scale <= 0.0 {
-        return Err(SearchError::illegal(format!("[scale] must be > 0, got [{scale}]")));
+        return Err(SearchError::illegal(format!(
+            "[scale] must be > 0, got [{scale}]"
+        )));
     }
     let offset = parse_distance(get("offset"), "offset")?.unwrap_or(0.0);
     let decay = get("decay").and_then(Value::as_f64).unwrap_or(0.5);
     if !(decay > 0.0 && decay < 1.0) {
-        return Err(SearchError::illegal(format!("decay must be in the range [0..1], got [{decay}]")));
+        return Err(SearchError::illegal(format!(
+            "decay must be in the range [0..1], got [{decay}]"
+        )));
     }
     let origin = match get("origin") {
         None if is_date => ctx.now_millis as f64,
-        None => return Err(SearchError::parsing(format!("[{name}] decay function requires an [origin]"))),
+        None => {
+            return Err(SearchError::parsing(format!(
+                "[{name}] decay function requires an [origin]"
+            )))
+        }
         Some(v) if is_date => match v {
             Value::Number(n) => n.as_f64().unwrap_or(0.0),
             Value::String(s) => {
                 let format = match leaf {
                     Some(l) => l.date_format(),
-                    None => crate::mapping::date::DateFormat::parse(crate::mapping::date::DEFAULT_DATE_FORMAT)?,
+                    None => crate::mapping::date::DateFormat::parse(
+                        crate::mapping::date::DEFAULT_DATE_FORMAT,
+                    )?,
                 };
-                crate::query::date_math::eval(s, ctx.now_millis, crate::search::time_zone::TimeZone::UTC, &format, false)? as f64
+                crate::query::date_math::eval(
+                    s,
+                    ctx.now_millis,
+                    crate::search::time_zone::TimeZone::UTC,
+                    &format,
+                    false,
+                )? as f64
             }
             _ => return Err(SearchError::parsing("[origin] must be a date")),
         },
@@ -273,7 +361,14 @@ fn decay(ctx: &QueryContext<'_>, value: &Value, curve: Curve) -> Result<Kind> {
             .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
             .ok_or_else(|| SearchError::parsing("[origin] must be a number"))?,
     };
-    Ok(Kind::Decay { field: name, curve, origin, scale, offset, decay })
+    Ok(Kind::Decay {
+        field: name,
+        curve,
+        origin,
+        scale,
+        offset,
+        decay,
+    })
 }
 
 /// `10d`, `12h`, `30m`, `5s`, `100ms`, `2w` in milliseconds.
@@ -315,7 +410,11 @@ impl ScoreMode {
             "first" => ScoreMode::First,
             "max" => ScoreMode::Max,
             "min" => ScoreMode::Min,
-            other => return Err(SearchError::illegal(format!("failed to parse [function_score] query. illegal score_mode [{other}]"))),
+            other => {
+                return Err(SearchError::illegal(format!(
+                    "failed to parse [function_score] query. illegal score_mode [{other}]"
+                )))
+            }
         })
     }
 
@@ -357,7 +456,11 @@ impl BoostMode {
             "avg" => BoostMode::Avg,
             "max" => BoostMode::Max,
             "min" => BoostMode::Min,
-            other => return Err(SearchError::illegal(format!("failed to parse [function_score] query. illegal boost_mode [{other}]"))),
+            other => {
+                return Err(SearchError::illegal(format!(
+                    "failed to parse [function_score] query. illegal boost_mode [{other}]"
+                )))
+            }
         })
     }
 
@@ -381,7 +484,10 @@ mod tests {
     #[test]
     fn decay_curves_give_decay_at_scale() {
         for curve in [Curve::Gauss, Curve::Exp, Curve::Linear] {
-            assert!((curve.score(10.0, 10.0, 0.0, 0.5) - 0.5).abs() < 1e-12, "{curve:?}");
+            assert!(
+                (curve.score(10.0, 10.0, 0.0, 0.5) - 0.5).abs() < 1e-12,
+                "{curve:?}"
+            );
             assert_eq!(curve.score(3.0, 10.0, 5.0, 0.5), 1.0);
         }
         assert_eq!(Curve::Linear.score(30.0, 10.0, 0.0, 0.5), 0.0);
