@@ -210,12 +210,12 @@ impl Script {
         let empty = Json::Object(Map::new());
         let params = it
             .heap
-            .from_json(input.params.unwrap_or(&empty))
+            .load_json(input.params.unwrap_or(&empty))
             .map_err(it.budget(whole))?;
         it.globals.push(("params", params));
         let ctx = match &input.ctx {
             Some(ctx) => {
-                let v = it.heap.from_json(ctx).map_err(it.budget(whole))?;
+                let v = it.heap.load_json(ctx).map_err(it.budget(whole))?;
                 it.globals.push(("ctx", v.clone()));
                 Some(v)
             }

@@ -55,7 +55,7 @@ pub fn call(
             format!("static method [{class}, {name}/{}] not found", args.len()),
         )
     };
-    if args.iter().any(|a| *a == Value::Null) && class != "String" {
+    if args.contains(&Value::Null) && class != "String" {
         return Err(it.fail(
             span,
             "null_pointer_exception",
@@ -178,7 +178,7 @@ pub fn call(
                         }
                     });
                 match best {
-                    Some((_, v)) if list.len() > 0 => Ok(v.clone()),
+                    Some((_, v)) if !list.is_empty() => Ok(v.clone()),
                     _ => Err(it.fail(
                         span,
                         "no_such_element_exception",

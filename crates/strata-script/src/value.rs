@@ -156,11 +156,11 @@ impl Heap {
     }
 
     /// Converts JSON into heap values.
-    pub fn from_json(&mut self, json: &Json) -> Result<Value, OutOfBudget> {
-        self.from_json_at(json, 0)
+    pub fn load_json(&mut self, json: &Json) -> Result<Value, OutOfBudget> {
+        self.load_json_at(json, 0)
     }
 
-    fn from_json_at(&mut self, json: &Json, depth: usize) -> Result<Value, OutOfBudget> {
+    fn load_json_at(&mut self, json: &Json, depth: usize) -> Result<Value, OutOfBudget> {
         Ok(match json {
             Json::Null => Value::Null,
             Json::Bool(b) => Value::Bool(*b),
@@ -171,14 +171,14 @@ impl Heap {
             Json::Array(items) => {
                 let mut out = Vec::with_capacity(items.len());
                 for item in items {
-                    out.push(self.from_json_at(item, depth + 1)?);
+                    out.push(self.load_json_at(item, depth + 1)?);
                 }
                 self.new_list(out)?
             }
             Json::Object(entries) => {
                 let mut out = BTreeMap::new();
                 for (k, v) in entries {
-                    out.insert(k.clone(), self.from_json_at(v, depth + 1)?);
+                    out.insert(k.clone(), self.load_json_at(v, depth + 1)?);
                 }
                 self.new_map(out)?
             }
