@@ -334,3 +334,60 @@ fn percentile<'a>(values: &'a Value, key: &str) -> Option<&'a Value> {
 fn unknown(path: &str) -> SearchError {
     SearchError::illegal(format!("No aggregation found for path [{path}]"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn buckets_path_forms_resolve() {
+        let bucket = json!({
+            "key": "a", "doc_count": 7,
+            "s": {"value": 2.5},
+            "st": {"count": 3, "avg": 1.5},
+            "p": {"values": {"99.0": 42.0}},
+            "f": {"doc_count": 4, "inner": {"value": 9}},
+        });
+        let get = |p: &str| resolve(&bucket, p).unwrap();
+        assert_eq!(get("_count"), Some(json!(7)));
+        assert_eq!(get("_key"), Some(json!("a")));
+        assert_eq!(get("s"), Some(json!(2.5)));
+        assert_eq!(get("st.avg"), Some(json!(1.5)));
+        assert_eq!(get("p.99"), Some(json!(42.0)));
+        assert_eq!(get("f>inner"), Some(json!(9)));
+        assert_eq!(get("f._count"), Some(json!(4)));
+        assert!(resolve(&bucket, "nope").is_err());
+    }
+
+    #[test]
+    fn pipelines_outside_a_parent_are_refused_and_nested_ones_split_out() {
+        let req = SearchRequest::parse(&json!({"aggs": {"t": {"terms": {"field": "k"}, "aggs": {
+            "n": {"value_count": {"field": "k"}},
+            "sel": {"bucket_selector": {"buckets_path": {"n": "n"}, "script": "params.n > 1"}}
+        }}}}))
+        .unwrap();
+        let (stripped, pipelines) = split(&req).unwrap().unwrap();
+        assert_eq!(
+            stripped.aggs.unwrap()["t"]["aggs"],
+            json!({"n": {"value_count": {"field": "k"}}})
+        );
+        let mut body = json!({"aggregations": {"t": {"buckets": [
+            {"key": "x", "doc_count": 1, "n": {"value": 1}},
+            {"key": "y", "doc_count": 2, "n": {"value": 2}},
+        ]}}});
+        pipelines.apply(&mut body).unwrap();
+        assert_eq!(
+            body["aggregations"]["t"]["buckets"]
+                .as_array()
+                .unwrap()
+                .len(),
+            1
+        );
+        let top = SearchRequest::parse(
+            &json!({"aggs": {"x": {"bucket_script": {"buckets_path": {"a": "b"}, "script": "1"}}}}),
+        )
+        .unwrap();
+        assert!(split(&top).is_err());
+    }
+}
