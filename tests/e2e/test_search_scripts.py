@@ -276,3 +276,32 @@ def test_bucket_script_and_selector(es, products):
     # A pipeline outside a multi-bucket aggregation is refused.
     with pytest.raises(elasticsearch.BadRequestError):
         es.search(index=INDEX, size=0, aggs={"x": {"bucket_script": {"buckets_path": {"a": "b"}, "script": "1"}}})
+
+
+def test_stored_scripts(es, products):
+    es.put_script(id="e2e-total", script={"lang": "painless", "source": "doc['price'].value * params.k"})
+    got = es.get_script(id="e2e-total")
+    assert got["found"] is True and got["script"]["source"] == "doc['price'].value * params.k"
+    r = es.search(index=INDEX, size=100, query={"match_all": {}},
+                  script_fields={"t": {"script": {"id": "e2e-total", "params": {"k": 3}}}})
+    for hit in r["hits"]["hits"]:
+        assert hit["fields"]["t"] == [pytest.approx(products[hit["_id"]]["price"] * 3)]
+    name = "e2e-scripts-stored"
+    es.options(ignore_status=404).indices.delete(index=name)
+    es.put_script(id="e2e-inc", script={"lang": "painless", "source": "ctx._source.n += params.by"})
+    es.index(index=name, id="1", document={"n": 1}, refresh=True)
+    es.update(index=name, id="1", script={"id": "e2e-inc", "params": {"by": 5}})
+    assert es.get(index=name, id="1")["_source"] == {"n": 6}
+    es.indices.delete(index=name)
+    # A source that does not parse is refused; unknown ids are 404s.
+    with pytest.raises(elasticsearch.BadRequestError):
+        es.put_script(id="bad", script={"lang": "painless", "source": "1 +"})
+    assert es.delete_script(id="e2e-inc")["acknowledged"] is True
+    with pytest.raises(elasticsearch.NotFoundError):
+        es.delete_script(id="e2e-inc")
+    with pytest.raises(elasticsearch.NotFoundError):
+        es.get_script(id="e2e-inc")
+    with pytest.raises(elasticsearch.NotFoundError) as e:
+        es.search(index=INDEX, script_fields={"t": {"script": {"id": "e2e-missing"}}})
+    assert e.value.body["error"]["reason"] == "unable to find script [e2e-missing] in cluster state"
+    es.delete_script(id="e2e-total")

@@ -225,7 +225,9 @@ impl UpdateBody {
 
 /// `POST /<index>/_update/<id>`.
 pub fn update(node: &Node, index: &str, id: &str, req: &EsRequest) -> Result<Reply> {
-    let body = UpdateBody::parse(&req.required_json_body()?)?;
+    let mut body = req.required_json_body()?;
+    node.catalog.scripts().resolve(&mut body)?;
+    let body = UpdateBody::parse(&body)?;
     reject_routing(req.param("routing"))?;
     let precondition = crate::request::precondition(
         req.u64_param("if_seq_no")?,

@@ -5,12 +5,14 @@
 //! - [`score`]: the `script_score` and `function_score` queries;
 //! - [`fields`]: `script_fields` and `runtime_mappings` on hits;
 //! - [`bucket`]: the `bucket_script` and `bucket_selector` pipelines;
-//! - [`update`]: `_update` with a script (and `scripted_upsert`).
+//! - [`update`]: `_update` with a script (and `scripted_upsert`);
+//! - [`stored`]: stored scripts (`PUT _scripts/<id>`).
 
 pub mod bucket;
 pub mod doc_values;
 pub mod fields;
 pub mod score;
+pub mod stored;
 pub mod update;
 
 use std::sync::Arc;
