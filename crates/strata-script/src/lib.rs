@@ -30,7 +30,7 @@
 //! trim, replace, splitOnToken, charAt, equals, compareTo, ...), `List`
 //! (add, get, set, remove, contains, indexOf, size, isEmpty, addAll,
 //! clear, sort(null)), `Map` (get, put, getOrDefault, containsKey,
-//! remove, keySet, values, size, putAll, ...), `doc['f']` (`.value`,
+//! remove, keySet, values, entrySet, size, putAll, ...), `doc['f']` (`.value`,
 //! `.size()`, `.empty`, `[i]`), dates (`getYear()`, `getMonthValue()`,
 //! `toInstant().toEpochMilli()`, `getMillis()`, ...), `Math.*`,
 //! `Integer/Long/Double.parse*`, `String.valueOf/join`,
@@ -39,7 +39,7 @@
 //! Not covered, refused at compile time with a message naming them:
 //! lambdas and method references (`removeIf`, `stream()`), regular
 //! expressions (`=~`, `/re/`, `String.split`), function definitions,
-//! `switch`, `try`/`catch`, `Map.entrySet`, other classes.
+//! `switch`, `try`/`catch`, other classes.
 //! Differences: `int` and `long` are both 64-bit (an `int` sum that
 //! overflows 32 bits wraps in Java and does not here); map keys are
 //! strings, as in JSON; maps iterate in key order.

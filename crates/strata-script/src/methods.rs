@@ -464,10 +464,21 @@ fn map_method(
             let values: Vec<Value> = it.heap.map(id).values().cloned().collect();
             it.heap.new_list(values).map_err(it.budget(span))
         }
-        ("entrySet" | "forEach" | "removeIf" | "computeIfAbsent" | "compute" | "merge" | "each" | "findAll", _) => Err(it.fail(
+        ("getKey", []) if it.heap.is_entry(id) => Ok(it.heap.map(id).get("key").cloned().unwrap_or(Value::Null)),
+        ("getValue", []) if it.heap.is_entry(id) => Ok(it.heap.map(id).get("value").cloned().unwrap_or(Value::Null)),
+        ("entrySet", []) => {
+            let pairs: Vec<(String, Value)> = it.heap.map(id).iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+            let mut out = Vec::with_capacity(pairs.len());
+            for (k, v) in pairs {
+                let key = it.heap.string(k).map_err(it.budget(span))?;
+                out.push(it.heap.new_entry(key, v).map_err(it.budget(span))?);
+            }
+            it.heap.new_list(out).map_err(it.budget(span))
+        }
+        ("forEach" | "removeIf" | "computeIfAbsent" | "compute" | "merge" | "each" | "findAll", _) => Err(it.fail(
             span,
             "illegal_argument_exception",
-            format!("[Map.{name}] is not supported by Strata's Painless subset (iterate over keySet() instead)"),
+            format!("[Map.{name}] takes a lambda, which Strata's Painless subset does not support (iterate over entrySet() or keySet() instead)"),
         )),
         _ => Err(arity(it, receiver, name, &args, span)),
     }

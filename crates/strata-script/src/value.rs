@@ -71,6 +71,8 @@ pub struct Heap {
     lists: Vec<Vec<Value>>,
     maps: Vec<BTreeMap<String, Value>>,
     docs: Vec<DocField>,
+    /// Maps made by `entrySet()`: `{key, value}` with `getKey()`/`getValue()`.
+    entries: std::collections::HashSet<usize>,
     used: usize,
     limit: usize,
 }
@@ -88,6 +90,7 @@ impl Heap {
             lists: Vec::new(),
             maps: Vec::new(),
             docs: Vec::new(),
+            entries: std::collections::HashSet::new(),
             used: 0,
             limit,
         }
@@ -128,6 +131,21 @@ impl Heap {
         self.charge(CELL * (field.values.len() + 1))?;
         self.docs.push(field);
         Ok(Value::Doc(self.docs.len() - 1))
+    }
+
+    /// A map entry (`Map.Entry`) of `key` and `value`.
+    pub fn new_entry(&mut self, key: Value, value: Value) -> Result<Value, OutOfBudget> {
+        let entry = BTreeMap::from([("key".to_string(), key), ("value".to_string(), value)]);
+        let made = self.new_map(entry)?;
+        if let Value::Map(id) = made {
+            self.entries.insert(id);
+        }
+        Ok(made)
+    }
+
+    /// Whether the map `id` is a map entry.
+    pub fn is_entry(&self, id: usize) -> bool {
+        self.entries.contains(&id)
     }
 
     /// The list behind a handle.

@@ -94,6 +94,8 @@ fn control_flow_and_collections() {
         json!(["b"])
     );
     assert_eq!(eval("String.join('-', ['a', 'b'])"), json!("a-b"));
+    let src = "def m = ['b': 2, 'a': 1]; def out = []; for (def e : m.entrySet()) { out.add(e.getKey() + '=' + e.getValue()) } out";
+    assert_eq!(eval(src), json!(["a=1", "b=2"]));
     assert_eq!(eval("[1, 2] == [1, 2.0]"), json!(true));
     assert_eq!(eval("'5' instanceof String"), json!(true));
 }
