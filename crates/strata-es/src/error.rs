@@ -252,6 +252,17 @@ impl EsError {
                 cause.insert("bytes_limit".into(), json!(bytes_limit));
                 cause.insert("durability".into(), json!("TRANSIENT"));
             }
+            if let SearchError::Script(script) = source {
+                cause.extend(
+                    script
+                        .details()
+                        .into_iter()
+                        .map(|(k, v)| (k.to_string(), v)),
+                );
+            }
+            if let SearchError::UpdateScript(script) = source {
+                cause.insert("caused_by".into(), script_exception(script));
+            }
             if let Some(name) = name {
                 cause.insert("index_uuid".into(), json!("_na_"));
                 cause.insert("index".into(), json!(name));
@@ -264,11 +275,33 @@ impl EsError {
     pub fn body(&self) -> Value {
         let cause = self.cause();
         let mut error = cause.clone();
+        // A failed update script's root cause is the script's exception.
+        let root = match self {
+            EsError::Search {
+                source: SearchError::UpdateScript(script),
+                ..
+            } => script_exception(script),
+            _ => cause,
+        };
         if let Value::Object(map) = &mut error {
-            map.insert("root_cause".into(), json!([cause]));
+            map.insert("root_cause".into(), json!([root]));
         }
         json!({"error": error, "status": self.status()})
     }
+}
+
+/// A `script_exception` object with its script details.
+fn script_exception(script: &strata_script::ScriptError) -> Value {
+    let mut out = Map::new();
+    out.insert("type".into(), json!("script_exception"));
+    out.insert("reason".into(), json!(script.reason()));
+    out.extend(
+        script
+            .details()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v)),
+    );
+    Value::Object(out)
 }
 
 impl std::fmt::Display for EsError {

@@ -72,6 +72,8 @@ pub enum Route {
     IndexTemplate(Option<String>),
     /// `/_component_template[/<name>]`
     ComponentTemplate(Option<String>),
+    /// `/_scripts/<id>`
+    StoredScript(String),
     /// `/<alias>/_rollover[/<new_index>]`
     Rollover(String, Option<String>),
     /// `[/<index>]/_cache/clear`
@@ -120,6 +122,7 @@ impl Route {
             ["_index_template", name] => (Route::IndexTemplate(Some(s(name))), TEMPLATE),
             ["_component_template"] => (Route::ComponentTemplate(None), GET),
             ["_component_template", name] => (Route::ComponentTemplate(Some(s(name))), TEMPLATE),
+            ["_scripts", id] => (Route::StoredScript(s(id)), TEMPLATE),
             ["_cache", "clear"] => (Route::CacheClear(None), POST),
             [index, "_cache", "clear"] => (Route::CacheClear(Some(s(index))), POST),
             [index, "_alias"] => (Route::Alias(Some(s(index)), None), GET),

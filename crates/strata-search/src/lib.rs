@@ -59,6 +59,7 @@ pub mod index_limits;
 pub mod mapping;
 pub mod query;
 pub mod rollover;
+pub mod script;
 pub mod search;
 pub mod settings;
 pub mod shard;

@@ -354,7 +354,8 @@ fn run(
         Op::Update => {
             let source = item.source.unwrap_or_default();
             let _indexing = super::documents::reserve_indexing(memory, source)?;
-            let body = ndjson::parse_line(source, 0)?;
+            let mut body = ndjson::parse_line(source, 0)?;
+            node.catalog.scripts().resolve(&mut body)?;
             let update = UpdateBody::parse(&body)?;
             let index = node.index_for_write(&item.index)?;
             let id = id.unwrap_or_default();

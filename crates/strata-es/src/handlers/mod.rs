@@ -31,6 +31,7 @@ pub mod mget;
 pub mod msearch;
 pub mod rollover;
 pub mod root;
+pub mod scripts;
 pub mod search;
 pub mod stats;
 pub mod templates;
@@ -119,6 +120,7 @@ fn run(node: &Arc<Node>, route: &Route, req: &EsRequest) -> Result<Reply> {
             rollover::rollover(node, alias, new_index.as_deref(), req)
         }
         Route::CacheClear(index) => indices::cache_clear(node, index.as_deref()),
+        Route::StoredScript(id) => scripts::stored(node, id, req),
     }
 }
 

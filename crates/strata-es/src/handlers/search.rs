@@ -64,7 +64,8 @@ const APPLIED: &[&str] = &[
 
 /// `[/<indices>]/_search`.
 pub fn search(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<Reply> {
-    let body = req.json_body()?;
+    let mut body = req.json_body()?;
+    node.catalog.scripts().resolve(&mut body)?;
     let (indices, filter) = aliases::resolve_filtered(node, expression, indices_options(req)?)?;
     let response = run_search(&indices, filter.as_ref(), &body, req, true)?;
     let reply = Reply::serialized(&response).map_err(|e| EsError::Internal(e.to_string()))?;

@@ -76,6 +76,11 @@ pub fn authorize(node: &Node, auth: &Authentication, req: &mut EsRequest) -> Res
             "cluster:admin/component_template/put",
             "cluster:admin/component_template/delete",
         )),
+        Route::StoredScript(_) => check.cluster(by_method(
+            "cluster:admin/script/get",
+            "cluster:admin/script/put",
+            "cluster:admin/script/delete",
+        )),
         Route::Index(name) => match req.method {
             Method::PUT => {
                 check.names("indices:admin/create", &[name])?;

@@ -11,3 +11,4 @@ mod admin;
 mod aggregations;
 mod data;
 mod queries;
+mod scripts;

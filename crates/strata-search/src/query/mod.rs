@@ -103,7 +103,11 @@ pub fn build(ctx: &QueryContext<'_>, query: &Value) -> Result<Box<dyn Query>> {
 
 /// Translates a query object found at nesting level `depth` (1 at the
 /// top), refusing one deeper than [`MAX_NESTED_DEPTH`].
-fn build_nested(ctx: &QueryContext<'_>, query: &Value, depth: usize) -> Result<Box<dyn Query>> {
+pub(crate) fn build_nested(
+    ctx: &QueryContext<'_>,
+    query: &Value,
+    depth: usize,
+) -> Result<Box<dyn Query>> {
     if depth > MAX_NESTED_DEPTH {
         return Err(SearchError::illegal(
             "The nested depth of the query exceeds the maximum nested depth for queries set in \
@@ -143,6 +147,9 @@ fn build_nested(ctx: &QueryContext<'_>, query: &Value, depth: usize) -> Result<B
         "geo_bounding_box" => geo::geo_bounding_box(ctx, body),
         "query_string" => query_string::build(ctx, body),
         "simple_query_string" => simple_query_string::build(ctx, body),
+        "script_score" => crate::script::score::script_score(ctx, body, depth),
+        "function_score" => crate::script::score::function_score(ctx, body, depth),
+        "script" => crate::script::score::script_query(ctx, body),
         other => Err(SearchError::parsing(format!("unknown query [{other}]"))),
     }
 }

@@ -45,6 +45,8 @@ pub(crate) struct IndexFetch {
     pub fetch: FetchFields,
     /// The searchers the query phase used, one per shard.
     pub searchers: Vec<Searcher>,
+    /// The index's mapping, for the doc values scripts read.
+    pub mappings: Arc<crate::mapping::Mappings>,
 }
 
 /// Pages at least this long are fetched in parallel chunks.
@@ -140,6 +142,21 @@ fn chunk_hits(
         if let (true, Some(source)) = (wants_fields, &parsed) {
             values = fetch.docvalues.fields(source);
             fetch.fetch.add_to(source, &mut values);
+        }
+        if !req.scripted.is_empty() {
+            let segment = fetch.searchers[c.shard].segment_reader(c.addr.segment_ord);
+            let wanted = |name: &str| {
+                req.fetch_fields
+                    .iter()
+                    .any(|f| super::docvalues::matches(&f.field, name))
+            };
+            req.scripted.add_to(
+                segment,
+                c.addr.doc_id,
+                &fetch.mappings,
+                &wanted,
+                &mut values,
+            )?;
         }
         let source = match (verbatim, parsed) {
             (Some(raw), _) => Some(ReturnedSource::Verbatim(raw)),

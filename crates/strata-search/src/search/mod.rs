@@ -152,6 +152,11 @@ pub fn search_response(
     indices: &[Arc<SearchIndex>],
     req: &SearchRequest,
 ) -> Result<SearchResponse> {
+    if let Some((stripped, pipelines)) = crate::script::bucket::split(req)? {
+        let mut response = search_response(indices, &stripped)?;
+        pipelines.apply(&mut response.body)?;
+        return Ok(response);
+    }
     let (filters, rest) = match &req.aggs {
         Some(a) => filter_aggs::split(a)?,
         None => (Vec::new(), None),
@@ -255,6 +260,10 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
         limits.check_docvalue_fields(req.docvalue_fields.len())?;
         let q = query_within(index, &req.query, &req.memory)?;
         let mappings = index.mappings();
+        req.scripted.validate_usage(
+            &mappings,
+            &[&req.query, req.aggs.as_ref().unwrap_or(&Value::Null)],
+        )?;
         for s in &req.sort {
             s.validate(&mappings)?;
         }
@@ -270,6 +279,7 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
             docvalues: docvalues::resolve(&req.docvalue_fields, &mappings)?,
             fetch: fetch_fields::resolve(&req.fetch_fields, &mappings)?,
             searchers: index.shards().iter().map(|s| s.searcher()).collect(),
+            mappings: Arc::new(mappings.clone()),
         });
         rank_by.push(if by_score && after.is_none() {
             None

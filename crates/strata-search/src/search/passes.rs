@@ -90,6 +90,6 @@ pub(super) fn agg_error(e: tantivy::TantivyError, memory: &MemoryAccount) -> Sea
             "Trying to create too many buckets. Must be less than or equal to: [{limit}] but was [{current}]. This limit can be set by changing the [search.max_buckets] cluster level setting."
         )),
         tantivy::TantivyError::AggregationError(a) => SearchError::illegal(a.to_string()),
-        other => SearchError::Engine(other),
+        other => SearchError::from(other),
     }
 }

@@ -57,6 +57,8 @@ pub struct SearchRequest {
     /// aggregation results, hits): the request breaker, or nothing.
     /// Clones (the extra passes of one search) share it.
     pub memory: MemoryAccount,
+    /// `script_fields` and `runtime_mappings`.
+    pub scripted: crate::script::fields::ScriptedFields,
 }
 
 /// The `stored_fields` parameter.
@@ -90,6 +92,7 @@ impl SearchRequest {
             fetch_fields: Vec::new(),
             stored_fields: None,
             memory: MemoryAccount::unaccounted(),
+            scripted: Default::default(),
         };
         let obj = match body {
             Value::Null => return Ok(req),
@@ -122,22 +125,8 @@ impl SearchRequest {
                 "highlight" if value.is_object() => {}
                 "stored_fields" => req.stored_fields = Some(parse_stored(value, obj)?),
                 "fields" => req.fetch_fields = super::fetch_fields::parse(value)?,
-                "runtime_mappings" => match value.as_object() {
-                    Some(o) if o.is_empty() => {}
-                    Some(_) => {
-                        return Err(SearchError::illegal(
-                            "runtime_mappings are not supported by this server",
-                        ))
-                    }
-                    None => {
-                        return Err(SearchError::parsing("[runtime_mappings] must be an object"))
-                    }
-                },
-                "script_fields" => match value.as_object() {
-                    Some(o) if o.is_empty() => {}
-                    Some(_) => return Err(SearchError::illegal("scripts are not supported")),
-                    None => return Err(SearchError::parsing("[script_fields] must be an object")),
-                },
+                "runtime_mappings" => req.scripted.parse_runtime_mappings(value)?,
+                "script_fields" => req.scripted.parse_script_fields(value)?,
                 other => {
                     return Err(SearchError::parsing(format!(
                         "Unknown key for a START_OBJECT in [{other}]."
