@@ -18,6 +18,7 @@ use strata_service::ClientInfo;
 use crate::acl::User;
 use crate::args::OwnedArgs;
 use crate::command::CommandSpec;
+use crate::pubsub::Subscriptions;
 use crate::writer::RespVersion;
 
 /// Most bytes of commands one `MULTI` may queue.
@@ -125,6 +126,8 @@ pub struct Connection {
     pub watches: HashMap<Box<[u8]>, Watch>,
     /// Close after this reply (`QUIT`).
     pub close: bool,
+    /// Channels and patterns subscribed to, and the mailbox of their messages.
+    pub pubsub: Subscriptions,
 }
 
 impl Connection {
@@ -138,6 +141,7 @@ impl Connection {
         authenticated: bool,
     ) -> Self {
         Self {
+            pubsub: Subscriptions::new(client.clone()),
             client,
             peer,
             version: RespVersion::Resp2,
@@ -161,5 +165,6 @@ impl Connection {
     pub fn set_version(&mut self, version: RespVersion) {
         self.version = version;
         self.peer.set_resp(version);
+        self.pubsub.mailbox().set_version(version);
     }
 }

@@ -8,6 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::number::human_bytes;
 use crate::protocol::{Shared, REDIS_VERSION};
+use crate::pubsub::Kind;
 use crate::stats::Totals;
 
 /// Sections in report order; all but [`NOT_DEFAULT`] are in `default`.
@@ -234,6 +235,25 @@ fn stats(shared: &Shared, t: &mut String) {
     line(t, "evicted_keys", ks.evictions.saturating_sub(base.evicted));
     line(t, "keyspace_hits", ks.hits.saturating_sub(base.hits));
     line(t, "keyspace_misses", ks.misses.saturating_sub(base.misses));
+    let pubsub = &shared.pubsub;
+    line(
+        t,
+        "pubsub_channels",
+        pubsub.active(Kind::Channel, None).len(),
+    );
+    line(t, "pubsub_patterns", pubsub.patterns());
+    line(
+        t,
+        "pubsub_shardchannels",
+        pubsub.active(Kind::Shard, None).len(),
+    );
+    line(
+        t,
+        "client_output_buffer_limit_disconnections",
+        pubsub
+            .disconnections
+            .load(std::sync::atomic::Ordering::Relaxed),
+    );
     line(t, "total_error_replies", shared.stats.errors());
     let denied = shared.acl.denied();
     let count = |c: &std::sync::atomic::AtomicU64| c.load(std::sync::atomic::Ordering::Relaxed);

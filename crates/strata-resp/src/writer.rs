@@ -78,6 +78,11 @@ impl<'a> ReplyWriter<'a> {
         self.line(prefix, buf.format(n).as_bytes());
     }
 
+    /// Bytes already encoded for this connection's version (a script's reply).
+    pub fn raw(&mut self, bytes: &[u8]) {
+        self.out.extend_from_slice(bytes);
+    }
+
     /// `+OK`.
     pub fn ok(&mut self) {
         self.out.put_slice(b"+OK\r\n");
@@ -148,6 +153,15 @@ impl<'a> ReplyWriter<'a> {
     /// The header of an array of `len` replies.
     pub fn array(&mut self, len: usize) {
         self.number_line(b'*', len as i64);
+    }
+
+    /// The header of an out-of-band message of `len` elements (pub/sub):
+    /// RESP3's push type, a plain array in RESP2.
+    pub fn push(&mut self, len: usize) {
+        match self.version {
+            RespVersion::Resp2 => self.number_line(b'*', len as i64),
+            RespVersion::Resp3 => self.number_line(b'>', len as i64),
+        }
     }
 
     /// The header of a map of `pairs` key/value pairs (RESP2: a flat array).

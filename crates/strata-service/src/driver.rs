@@ -173,6 +173,7 @@ async fn run_connection<S: Session>(
                 input.reserve(READ_CHUNK);
             }
             let deadline = clock.deadline(bound);
+            let wakeup = session.wakeup();
             let read = read_some(
                 &mut stream,
                 &mut input,
@@ -180,6 +181,7 @@ async fn run_connection<S: Session>(
                 deadline,
                 client,
                 &shutdown,
+                wakeup.as_deref(),
             );
             match read.await {
                 Ok(n) => read_total += n as u64,
@@ -228,7 +230,13 @@ async fn run_connection<S: Session>(
         }
         if !output.is_empty() {
             written_total += output.len() as u64;
-            if let Err(err) = send(&mut stream, &output, bound).await {
+            // A client closed from outside (a subscriber over its output
+            // limit) stops waiting for its reader at once.
+            let sent = tokio::select! {
+                sent = send(&mut stream, &output, bound) => sent,
+                () = client.closed() => break Ok(()),
+            };
+            if let Err(err) = sent {
                 break Err(err);
             }
             output.clear();
@@ -259,7 +267,8 @@ async fn run_connection<S: Session>(
     result
 }
 
-/// Reads what the client sent (at least a byte), or says why not: the
+/// Reads what the client sent (at least a byte; none when `wakeup` is
+/// signalled: output arrived for the session), or says why not: the
 /// client closed (or was closed from outside), shutdown, the idle limit (counted from now, the last
 /// activity, and following changes of the limit) or the pending
 /// request's `deadline` passed.
@@ -270,6 +279,7 @@ async fn read_some(
     deadline: Option<Instant>,
     client: &ClientInfo,
     shutdown: &CancellationToken,
+    wakeup: Option<&tokio::sync::Notify>,
 ) -> Result<usize, io::Result<ReadEnd>> {
     let last_activity = tokio::time::Instant::now();
     let request_deadline = deadline.map(tokio::time::Instant::from_std);
@@ -290,7 +300,15 @@ async fn read_some(
             },
             () = sleep_until(deadline) => return Err(Ok(end)),
             () = idle.changed() => {}
+            () = notified(wakeup) => return Ok(0),
         }
+    }
+}
+
+async fn notified(wakeup: Option<&tokio::sync::Notify>) {
+    match wakeup {
+        Some(notify) => notify.notified().await,
+        None => std::future::pending().await,
     }
 }
 
