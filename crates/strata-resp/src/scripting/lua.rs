@@ -67,6 +67,24 @@ return {
 }
 "#;
 
+/// `pcall` and `xpcall` that re-raise once `SCRIPT KILL` asked, so a
+/// script cannot catch its own kill and go on.
+const UNCATCHABLE_KILL: &str = r#"
+local G, killed = ...
+local pcall, xpcall, error = pcall, xpcall, error
+local function pass(...)
+  if killed() then
+    error("Script killed by user with SCRIPT KILL...", 0)
+  end
+  return ...
+end
+G.pcall = function(...) return pass(pcall(...)) end
+G.xpcall = function(...) return pass(xpcall(...)) end
+"#;
+
+/// The running script's kill flag, as the `pcall` wrappers read it.
+struct KillFlag(Arc<AtomicBool>);
+
 fn new_state() -> mlua::Result<Lua> {
     let lua = Lua::new_with(
         StdLib::TABLE | StdLib::STRING | StdLib::MATH,
@@ -144,6 +162,14 @@ fn new_state() -> mlua::Result<Lua> {
         })?,
     )?;
     globals.raw_set("redis", redis)?;
+    let kill_check = lua.create_function(|lua, ()| {
+        Ok(lua
+            .app_data_ref::<KillFlag>()
+            .is_some_and(|flag| flag.0.load(Ordering::Relaxed)))
+    })?;
+    lua.load(UNCATCHABLE_KILL)
+        .set_name("=sandbox")
+        .call::<()>((globals.clone(), kill_check))?;
     let sandbox: Table = lua
         .load(SANDBOX)
         .set_name("=sandbox")
@@ -227,6 +253,7 @@ pub fn run<S: Store>(
     let reply = with_lua(|lua| {
         let _ = lua.set_memory_limit(lua.used_memory().saturating_add(SCRIPT_MEMORY_LIMIT));
         let kill: Arc<AtomicBool> = guard.kill.clone();
+        lua.set_app_data(KillFlag(kill.clone()));
         lua.set_hook(
             HookTriggers::new().every_nth_instruction(KILL_CHECK_INSTRUCTIONS),
             move |_, _| match kill.load(Ordering::Relaxed) {
@@ -236,6 +263,7 @@ pub fn run<S: Store>(
         );
         let result = run_in(lua, ctx, body, sha, keys, args, access, &guard, version);
         lua.remove_hook();
+        lua.remove_app_data::<KillFlag>();
         let _ = lua.set_memory_limit(0);
         result
     });
@@ -340,5 +368,57 @@ fn describe(err: &mlua::Error, sha: &str) -> String {
         }
         mlua::Error::RuntimeError(text) => format!("ERR {text}{suffix}"),
         other => format!("ERR {other}{suffix}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_limit_stops_a_growing_script() {
+        let lua = new_state().unwrap();
+        lua.set_memory_limit(lua.used_memory() + SCRIPT_MEMORY_LIMIT)
+            .unwrap();
+        lua.set_hook(
+            HookTriggers::new().every_nth_instruction(KILL_CHECK_INSTRUCTIONS),
+            move |_, _| Ok(VmState::Continue),
+        );
+        let env = lua.create_table().unwrap();
+        let sandbox: Table = lua.named_registry_value("strata_sandbox").unwrap();
+        env.set_metatable(Some(sandbox));
+        let started = std::time::Instant::now();
+        let result = compile(
+            &lua,
+            b"local t = {} local i = 0 while true do i = i + 1 t[i] = {i, i, i, i, i, i, i, i} end",
+            Some(env),
+        )
+        .unwrap()
+        .call::<()>(());
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
+        assert!(matches!(result, Err(mlua::Error::MemoryError(_))));
+    }
+}
+
+#[cfg(test)]
+mod kill_tests {
+    use super::*;
+
+    #[test]
+    fn pcall_cannot_catch_a_kill() {
+        let lua = new_state().unwrap();
+        let kill = Arc::new(AtomicBool::new(true));
+        lua.set_app_data(KillFlag(kill.clone()));
+        lua.set_hook(
+            HookTriggers::new().every_nth_instruction(KILL_CHECK_INSTRUCTIONS),
+            move |_, _| match kill.load(Ordering::Relaxed) {
+                true => Err(mlua::Error::external(Killed)),
+                false => Ok(VmState::Continue),
+            },
+        );
+        let result = lua
+            .load("local n = 0 while n < 1000 do n = n + 1 local ok, e = pcall(function() while true do end end) end return n")
+            .eval::<i64>();
+        assert!(result.is_err());
     }
 }
