@@ -52,10 +52,33 @@ fn config_get_set() {
     let all = c.cmd(&["CONFIG", "GET", "*"]);
     assert_eq!(
         all.array().len(),
-        28,
-        "14 parameters, aclfile and slowlog-* included"
+        38,
+        "19 parameters, aclfile, slowlog-*, the scripting and pub/sub ones included"
     );
-    assert_eq!(c.cmd(&["CONFIG", "GET", "MAXMEM*"]).array().len(), 4);
+    assert_eq!(c.cmd(&["CONFIG", "GET", "MAXMEM*"]).array().len(), 8);
+    assert_eq!(
+        c.cmd(&["CONFIG", "GET", "maxmemory-samples", "maxmemory-clients"]),
+        bulks(&["maxmemory-clients", "0", "maxmemory-samples", "5"])
+    );
+    assert_eq!(
+        c.cmd(&["CONFIG", "GET", "client-output-buffer-limit"]),
+        bulks(&[
+            "client-output-buffer-limit",
+            "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"
+        ])
+    );
+    assert!(c
+        .cmd(&["CONFIG", "SET", "client-output-buffer-limit", "normal 1mb 0 0"])
+        .text()
+        .starts_with("ERR CONFIG SET failed"));
+    assert_eq!(
+        c.cmd(&["CONFIG", "SET", "lua-time-limit", "1000"]),
+        Value::ok()
+    );
+    assert_eq!(
+        c.cmd(&["CONFIG", "GET", "busy-reply-threshold"]),
+        bulks(&["busy-reply-threshold", "1000"])
+    );
     assert_eq!(c.cmd(&["CONFIG", "GET", "nothing"]), Value::Array(vec![]));
     assert_eq!(c.cmd(&["CONFIG", "SET", "maxmemory", "100mb"]), Value::ok());
     assert_eq!(
