@@ -194,3 +194,29 @@ fn pipelined_transaction() {
     c.send_raw(&batch);
     c.expect_raw(b"+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n+OK\r\n:2\r\n");
 }
+
+/// Redis 7: a flush changes only the watched keys that existed, so a
+/// transaction watching a missing key still runs; one watching an existing
+/// key aborts.
+#[test]
+fn flush_aborts_only_watches_of_existing_keys() {
+    let server = start();
+    let mut c = Client::connect(&server);
+    for flush in ["FLUSHALL", "FLUSHDB"] {
+        assert_eq!(c.cmd(&["WATCH", "missing"]), Value::ok());
+        assert_eq!(c.cmd(&[flush]), Value::ok());
+        assert_eq!(c.cmd(&["MULTI"]), Value::ok());
+        assert_eq!(c.cmd(&["PING"]), queued());
+        assert_eq!(
+            c.cmd(&["EXEC"]),
+            Value::Array(vec![Value::Simple("PONG".into())]),
+            "{flush}"
+        );
+        c.cmd(&["SET", "present", "1"]);
+        assert_eq!(c.cmd(&["WATCH", "present"]), Value::ok());
+        assert_eq!(c.cmd(&[flush]), Value::ok());
+        assert_eq!(c.cmd(&["MULTI"]), Value::ok());
+        assert_eq!(c.cmd(&["PING"]), queued());
+        assert_eq!(c.cmd(&["EXEC"]), Value::NullArray, "{flush}");
+    }
+}
