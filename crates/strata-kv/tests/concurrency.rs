@@ -141,9 +141,13 @@ fn watch_sees_changes_from_any_caller_and_flush_and_expiry() {
         .update(b"other", |_| (Mutation::Put(item(b"x")), ()))
         .unwrap();
     assert!(ks.exclusive(|s| s.watch_intact(&watch)));
+    // A flush changes only keys that existed (Redis 7).
+    let present = ks.watch(b"other");
     store.flush().unwrap();
-    assert!(!ks.exclusive(|s| s.watch_intact(&watch)));
+    assert!(ks.exclusive(|s| s.watch_intact(&watch)));
+    assert!(!ks.exclusive(|s| s.watch_intact(&present)));
     drop(watch);
+    drop(present);
 
     let now = ks.now_ms();
     store
