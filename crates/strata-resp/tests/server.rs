@@ -68,7 +68,12 @@ fn config_get_set() {
         ])
     );
     assert!(c
-        .cmd(&["CONFIG", "SET", "client-output-buffer-limit", "normal 1mb 0 0"])
+        .cmd(&[
+            "CONFIG",
+            "SET",
+            "client-output-buffer-limit",
+            "normal 1mb 0 0"
+        ])
         .text()
         .starts_with("ERR CONFIG SET failed"));
     assert_eq!(
