@@ -146,10 +146,26 @@ fn errors_as_redis_reports_them() {
     );
     let err = eval(&mut c, "return redis.call('GET', {})", &[], &[]).text();
     assert!(err.contains("must be strings or integers"), "{err}");
-    let err = eval(&mut c, "x = 1", &[], &[]).text();
-    assert!(
-        err.contains("Script attempted to create global variable 'x'"),
-        "{err}"
+    assert_eq!(
+        eval(&mut c, "x = 1", &[], &[]).text(),
+        "ERR user_script:1: Attempt to modify a readonly table script: 34bce5f775de97f557a34088509c8bfe1ea17e52, on @user_script:1."
+    );
+    // Redis 7.0's exact texts.
+    assert_eq!(
+        eval(&mut c, "return redis.call('INCR','s')", &[], &[]).text(),
+        "ERR value is not an integer or out of range script: c9de48fe8f60d116de68a05101deb9f683108802, on @user_script:1."
+    );
+    assert_eq!(
+        eval(&mut c, "return nosuch.f", &[], &[]).text(),
+        "ERR user_script:1: Script attempted to access nonexistent global variable 'nosuch' script: ff9423b49d7a325ae71ee89f5a25a04fa760f5e0, on @user_script:1."
+    );
+    assert_eq!(
+        eval(&mut c, "return +", &[], &[]).text(),
+        "ERR Error compiling script (new function): user_script:1: unexpected symbol near '+'"
+    );
+    assert_eq!(
+        eval(&mut c, "error('boom')", &[], &[]).text(),
+        "ERR user_script:1: boom script: 82903a0434f1503e152f89c03c9acd881a0e8150, on @user_script:1."
     );
     let err = eval(&mut c, "return nosuch.field", &[], &[]).text();
     assert!(

