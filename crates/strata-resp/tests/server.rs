@@ -197,3 +197,77 @@ fn info_sections() {
     assert!(!only.contains("# Server"));
     assert_eq!(c.cmd(&["INFO", "nosuchsection"]), Value::bulk(""));
 }
+
+/// COMMAND GETKEYS, GETKEYSANDFLAGS and LIST FILTERBY as Redis 7.0
+/// answers them.
+#[test]
+fn command_getkeys_and_list_filters() {
+    let server = start();
+    let mut c = Client::connect(&server);
+    assert_eq!(
+        c.cmd(&["COMMAND", "GETKEYS", "SET", "a", "b"]),
+        bulks(&["a"])
+    );
+    assert_eq!(
+        c.cmd(&["COMMAND", "GETKEYSANDFLAGS", "MSET", "a", "1", "b", "2"]),
+        Value::Array(vec![
+            Value::Array(vec![
+                Value::bulk("a"),
+                Value::Array(vec![
+                    Value::Simple("OW".into()),
+                    Value::Simple("update".into())
+                ])
+            ]),
+            Value::Array(vec![
+                Value::bulk("b"),
+                Value::Array(vec![
+                    Value::Simple("OW".into()),
+                    Value::Simple("update".into())
+                ])
+            ]),
+        ])
+    );
+    assert_eq!(
+        c.cmd(&["COMMAND", "GETKEYS", "EVAL", "x", "2", "k1", "k2", "a"]),
+        bulks(&["k1", "k2"])
+    );
+    assert_eq!(
+        c.cmd(&["COMMAND", "GETKEYS", "PING", "x"]),
+        Value::err("ERR The command has no key arguments")
+    );
+    assert_eq!(
+        c.cmd(&["COMMAND", "GETKEYS", "NOSUCH", "a"]),
+        Value::err("ERR Invalid command specified")
+    );
+    assert_eq!(
+        c.cmd(&["COMMAND", "GETKEYS", "GET", "a", "b"]),
+        Value::err("ERR Invalid number of arguments specified for command")
+    );
+    assert_eq!(
+        c.cmd(&["COMMAND", "GETKEYS", "GET"]),
+        Value::err("ERR wrong number of arguments for 'command|getkeys' command")
+    );
+    let clients = c.cmd(&["COMMAND", "LIST", "FILTERBY", "PATTERN", "client*"]);
+    let names: Vec<String> = clients.array().iter().map(Value::text).collect();
+    assert!(names.contains(&"client".to_string()));
+    assert!(names.contains(&"client|list".to_string()));
+    assert!(names.iter().all(|n| n.starts_with("client")));
+    let scripting = c.cmd(&["COMMAND", "LIST", "FILTERBY", "ACLCAT", "scripting"]);
+    let names: Vec<String> = scripting.array().iter().map(Value::text).collect();
+    assert!(names.contains(&"eval".to_string()) && names.contains(&"script|kill".to_string()));
+    assert!(!names.contains(&"get".to_string()));
+    assert_eq!(
+        c.cmd(&["COMMAND", "LIST", "FILTERBY", "MODULE", "x"]),
+        Value::Array(vec![])
+    );
+    assert_eq!(
+        c.cmd(&["COMMAND", "LIST", "FILTERBY", "BOGUS", "x"]),
+        Value::err("ERR syntax error")
+    );
+    let all = c.cmd(&["COMMAND", "LIST"]).array().len() as i64;
+    let count = match c.cmd(&["COMMAND", "COUNT"]) {
+        Value::Int(n) => n,
+        other => panic!("{other:?}"),
+    };
+    assert!(all > count, "subcommands are listed too");
+}
