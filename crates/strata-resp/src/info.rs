@@ -23,6 +23,7 @@ const SECTIONS: &[&str] = &[
     "cpu",
     "modules",
     "commandstats",
+    "errorstats",
     "latencystats",
     "cluster",
     "keyspace",
@@ -111,6 +112,7 @@ fn write_section(shared: &Shared, section: &str, t: &mut String) {
         "cluster" => line(t, "cluster_enabled", 0),
         "commandstats" => crate::command_stats::render_commandstats(&shared.commands, t),
         "latencystats" => crate::command_stats::render_latencystats(&shared.commands, t),
+        "errorstats" => shared.errorstats.render(t),
         "keyspace" => {
             let ks = shared.keyspace.stats();
             if ks.items > 0 {

@@ -44,6 +44,7 @@ pub mod command;
 pub mod command_stats;
 pub mod commands;
 pub mod connection;
+pub mod errorstats;
 pub mod glob;
 pub mod info;
 pub mod number;

@@ -55,6 +55,8 @@ pub struct Shared {
     pub acl: Acl,
     /// Pub/sub subscriptions and the subscribers' output bound.
     pub pubsub: crate::pubsub::Hub,
+    /// Error replies by code (`INFO errorstats`).
+    pub errorstats: crate::errorstats::ErrorStats,
     /// The script cache and the running script.
     pub scripts: crate::scripting::Scripts,
     /// Redis's `timeout`: connections idle this long are closed
@@ -133,6 +135,7 @@ impl RespProtocol {
                 idle_timeout: IdleTimeout::default(),
                 pubsub: crate::pubsub::Hub::default(),
                 scripts: crate::scripting::Scripts::default(),
+                errorstats: crate::errorstats::ErrorStats::default(),
             }),
         }
     }

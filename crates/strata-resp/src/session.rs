@@ -84,7 +84,7 @@ impl Session for RespSession {
         let shared: &Shared = shared;
         // Messages published to this connection go before later replies.
         conn.pubsub.mailbox().take_into(output);
-        let mut out = ReplyWriter::new(output, conn.version);
+        let mut out = ReplyWriter::counting(output, conn.version, &shared.errorstats);
         let mut tally = Tally::default();
         let mut flow = Flow::Continue;
         loop {

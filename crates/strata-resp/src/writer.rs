@@ -8,6 +8,8 @@
 
 use bytes::{BufMut, BytesMut};
 
+use crate::errorstats::ErrorStats;
+
 /// The protocol version a connection speaks (`HELLO 2` / `HELLO 3`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RespVersion {
@@ -33,12 +35,27 @@ impl RespVersion {
 pub struct ReplyWriter<'a> {
     out: &'a mut BytesMut,
     version: RespVersion,
+    errors: Option<&'a ErrorStats>,
 }
 
 impl<'a> ReplyWriter<'a> {
     /// A writer appending to `out` in `version`'s encoding.
     pub fn new(out: &'a mut BytesMut, version: RespVersion) -> Self {
-        Self { out, version }
+        Self {
+            out,
+            version,
+            errors: None,
+        }
+    }
+
+    /// A writer that also counts its error replies by code in `errors`
+    /// (`INFO errorstats`).
+    pub fn counting(out: &'a mut BytesMut, version: RespVersion, errors: &'a ErrorStats) -> Self {
+        Self {
+            out,
+            version,
+            errors: Some(errors),
+        }
     }
 
     /// The protocol version replies are encoded in.
@@ -95,6 +112,9 @@ impl<'a> ReplyWriter<'a> {
 
     /// An error reply; `text` includes its code (`ERR ...`, `WRONGTYPE ...`).
     pub fn error(&mut self, text: &str) {
+        if let Some(errors) = self.errors {
+            errors.record(text.as_bytes());
+        }
         self.line_sanitized(b'-', text.as_bytes());
     }
 

@@ -271,3 +271,25 @@ fn command_getkeys_and_list_filters() {
     };
     assert!(all > count, "subcommands are listed too");
 }
+
+/// `INFO errorstats`: error replies by code, in the default sections and
+/// under `all`/`everything`, cleared by `CONFIG RESETSTAT`.
+#[test]
+fn info_errorstats() {
+    let server = start();
+    let mut c = Client::connect(&server);
+    c.cmd(&["SET", "s", "x"]);
+    c.cmd(&["INCR", "s"]);
+    c.cmd(&["NOSUCH"]);
+    c.cmd(&["EVALSHA", "0000000000000000000000000000000000000000", "0"]);
+    let text = c.cmd(&["INFO", "errorstats"]).text();
+    assert!(text.starts_with("# Errorstats\r\n"), "{text}");
+    assert!(text.contains("errorstat_ERR:count=2\r\n"), "{text}");
+    assert!(text.contains("errorstat_NOSCRIPT:count=1\r\n"), "{text}");
+    for group in [&["INFO"][..], &["INFO", "all"], &["INFO", "everything"]] {
+        assert!(c.cmd(group).text().contains("# Errorstats"), "{group:?}");
+    }
+    assert!(!c.cmd(&["INFO", "stats"]).text().contains("errorstat_"));
+    c.cmd(&["CONFIG", "RESETSTAT"]);
+    assert_eq!(c.cmd(&["INFO", "errorstats"]).text(), "# Errorstats\r\n");
+}

@@ -273,6 +273,7 @@ fn reset_stats(shared: &Shared) {
     });
     shared.acl.denied().reset();
     shared.commands.reset();
+    shared.errorstats.reset();
 }
 
 /// `CONFIG <subcommand>`.
