@@ -400,3 +400,20 @@ fn too_many_connections_reply() {
     );
     first.check(b"version\r\n", b"VERSION 1.6.18-strata-0.1.0-test\r\n");
 }
+
+/// `cache_memlimit` changes the memory limit as memcached's does.
+#[test]
+fn cache_memlimit_sets_the_limit() {
+    let server = Server::start();
+    let mut c = server.connect();
+    c.check(
+        b"cache_memlimit 4\r\n",
+        b"MEMLIMIT_TOO_SMALL cannot set maxbytes to less than 8m\r\n",
+    );
+    c.check(b"cache_memlimit abc\r\n", b"ERROR\r\n");
+    c.check(b"cache_memlimit\r\n", b"ERROR\r\n");
+    c.check(b"cache_memlimit 64\r\n", b"OK\r\n");
+    assert_eq!(c.stat("limit_maxbytes"), (64u64 << 20).to_string());
+    c.send(b"cache_memlimit 32 noreply\r\n");
+    assert_eq!(c.stat("limit_maxbytes"), (32u64 << 20).to_string());
+}
