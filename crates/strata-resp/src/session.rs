@@ -113,6 +113,7 @@ impl Session for RespSession {
                     let before = tally;
                     let attempt = retry.begin();
                     run(shared, conn, parser.args(input), &mut out, &mut tally);
+                    conn.peer.set_argv_mem(0);
                     match retry.finish(attempt) {
                         Verdict::Done => {}
                         Verdict::Again => {
@@ -243,6 +244,7 @@ fn run(
             .map_or(spec.name, |sub| sub.name),
     };
     conn.client.touch(shown);
+    conn.peer.set_argv_mem(args.byte_len());
     match spec.command {
         Command::Multi
         | Command::Exec

@@ -138,6 +138,7 @@ async fn serve_client<P: Protocol>(
         let _ = tokio::time::timeout(config.request_timeout, stream.shutdown()).await;
         return Ok(());
     }
+    client.buffers.set_fd(raw_fd(&stream));
     let session = protocol.open(client.clone());
     run_connection(stream, session, clients, &client, config, failure, shutdown).await
 }
@@ -201,6 +202,7 @@ async fn run_connection<S: Session>(
             }
         }
         let before = input.len();
+        client.buffers.note_input(input.len(), input.capacity());
         let flow = match panic_guard::contain(|| session.process(&mut input, &mut output)) {
             Ok(flow) => flow,
             Err(panic) => {
@@ -221,6 +223,8 @@ async fn run_connection<S: Session>(
             }
         };
         clock.after_process(before, input.len(), session.mid_request(), Instant::now());
+        client.buffers.note_input(input.len(), input.capacity());
+        client.buffers.note_output(output.len(), output.capacity());
         if let Some(hold) = session.hold() {
             match wait_for(hold, &mut stream, &mut output, &mut written_total, bound).await {
                 Ok(true) => {}
@@ -243,6 +247,7 @@ async fn run_connection<S: Session>(
             if output.capacity() > KEEP_OUTPUT_CAPACITY {
                 output = BytesMut::with_capacity(READ_CHUNK);
             }
+            client.buffers.note_output(0, output.capacity());
         }
         if flow == Flow::Close || input.len() > config.max_input || client.is_closing() {
             break Ok(());
@@ -302,6 +307,15 @@ async fn read_some(
             () = idle.changed() => {}
             () = notified(wakeup) => return Ok(0),
         }
+    }
+}
+
+/// The socket's file descriptor (`CLIENT LIST`'s `fd`).
+fn raw_fd(stream: &Connection) -> i64 {
+    use std::os::fd::AsRawFd;
+    match stream {
+        Connection::Plain(tcp) => i64::from(tcp.as_raw_fd()),
+        Connection::Tls(tls) => i64::from(tls.get_ref().0.as_raw_fd()),
     }
 }
 

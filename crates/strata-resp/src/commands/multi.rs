@@ -58,6 +58,7 @@ pub fn queue(
         return error(out, tally, RespError::QueueTooLarge(MAX_QUEUE_BYTES));
     }
     tx.bytes += size;
+    conn.peer.set_multi_mem(tx.bytes);
     tx.queue.push(Queued {
         spec,
         args: args.to_owned_args(),
@@ -73,6 +74,7 @@ pub fn discard(conn: &mut Connection, out: &mut ReplyWriter<'_>, tally: &mut Tal
         return error(out, tally, RespError::DiscardWithoutMulti);
     }
     conn.peer.set_multi(-1);
+    conn.peer.set_multi_mem(0);
     conn.watches.clear();
     out.ok();
 }
@@ -85,6 +87,7 @@ pub fn exec(shared: &Shared, conn: &mut Connection, out: &mut ReplyWriter<'_>, t
         return error(out, tally, RespError::ExecWithoutMulti);
     };
     conn.peer.set_multi(-1);
+    conn.peer.set_multi_mem(0);
     // Watches leave the connection now and are dropped after the exclusive
     // section: dropping one takes a shard lock.
     let watches = std::mem::take(&mut conn.watches);

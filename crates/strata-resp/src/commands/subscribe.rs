@@ -34,6 +34,7 @@ pub fn subscribe<S: Store>(
         subs.subscribe(hub, kind, name);
         confirm(out, kind.verbs().0, Some(name), subs.count(kind));
     }
+    ctx.conn.peer.set_subscriptions(ctx.conn.pubsub.counts());
     Ok(())
 }
 
@@ -52,6 +53,7 @@ pub fn unsubscribe<S: Store>(
             subs.unsubscribe(hub, kind, name);
             confirm(out, verb, Some(name), subs.count(kind));
         }
+        ctx.conn.peer.set_subscriptions(subs.counts());
         return Ok(());
     }
     let names = subs.names(kind);
@@ -62,5 +64,6 @@ pub fn unsubscribe<S: Store>(
         subs.unsubscribe(hub, kind, &name);
         confirm(out, verb, Some(&name), subs.count(kind));
     }
+    ctx.conn.peer.set_subscriptions(subs.counts());
     Ok(())
 }
