@@ -69,7 +69,7 @@ fn messages_reach_channel_and_pattern_subscribers() {
     assert_eq!(publisher.cmd(&["PUBSUB", "NUMPAT"]), Value::Int(1));
 
     sub.send(&[b"UNSUBSCRIBE"]);
-    let mut gone = vec![sub.read(), sub.read()];
+    let mut gone = [sub.read(), sub.read()];
     gone.sort_by_key(|v| format!("{v:?}"));
     assert_eq!(gone[0].array()[0], Value::bulk("unsubscribe"));
     assert_eq!(gone[1].array()[2], Value::Int(1));
@@ -193,14 +193,11 @@ fn subscriber_that_never_reads_is_disconnected() {
         ]),
         Value::ok()
     );
-    assert_eq!(
-        admin
-            .cmd(&["CONFIG", "GET", "client-output-buffer-limit"])
-            .array()[1]
-            .text()
-            .contains("pubsub 1048576 262144 60"),
-        true
-    );
+    assert!(admin
+        .cmd(&["CONFIG", "GET", "client-output-buffer-limit"])
+        .array()[1]
+        .text()
+        .contains("pubsub 1048576 262144 60"));
     let mut stream = TcpStream::connect(server.addr).unwrap();
     stream
         .write_all(&common::encode(&[b"SUBSCRIBE", b"flood"]))

@@ -182,6 +182,9 @@ pub fn command<S: Store>(
     Ok(())
 }
 
+/// A key argument and its key-spec flags.
+type KeyAndFlags<'a> = (&'a [u8], &'static [&'static str]);
+
 /// `COMMAND LIST`'s filter.
 enum ListFilter<'a> {
     All,
@@ -223,7 +226,7 @@ fn list_filter<'a>(args: &Args<'a>) -> Result<ListFilter<'a>, RespError> {
 /// The keys of a full command and their key-spec flags, as `COMMAND
 /// GETKEYS` finds them (Redis's errors for unknown commands, wrong arity
 /// and commands without keys).
-fn keys_of<'a>(full: &Args<'a>) -> Result<Vec<(&'a [u8], &'static [&'static str])>, RespError> {
+fn keys_of<'a>(full: &Args<'a>) -> Result<Vec<KeyAndFlags<'a>>, RespError> {
     let spec = lookup(full.get(0))
         .ok_or_else(|| RespError::Script("ERR Invalid command specified".into()))?;
     let spec = crate::permissions::effective_spec(spec, full).unwrap_or(spec);

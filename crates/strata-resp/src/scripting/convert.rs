@@ -93,7 +93,7 @@ pub fn lua_to_reply(value: &Value, out: &mut ReplyWriter<'_>, depth: usize) -> b
     match value {
         Value::Nil | Value::Boolean(false) => out.null(),
         Value::Boolean(true) => out.integer(1),
-        Value::Integer(n) => out.integer(*n as i64),
+        Value::Integer(n) => out.integer(*n),
         Value::Number(n) => out.integer(*n as i64),
         Value::String(s) => out.bulk(&s.as_bytes()),
         Value::Table(table) => return table_to_reply(table, out, depth),

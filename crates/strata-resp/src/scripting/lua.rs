@@ -135,7 +135,7 @@ fn new_state() -> mlua::Result<Lua> {
         lua.create_function(|lua, args: MultiValue| {
             let mut args = args.into_iter();
             let level = match args.next() {
-                Some(Value::Integer(n)) => n as i64,
+                Some(Value::Integer(n)) => n,
                 Some(Value::Number(n)) => n as i64,
                 _ => {
                     return Err(mlua::Error::runtime(
@@ -197,7 +197,7 @@ fn internal(text: &str) -> RespError {
     RespError::Script(format!("ERR {text}"))
 }
 
-fn compile<'a>(lua: &Lua, body: &'a [u8], env: Option<Table>) -> Result<Function, RespError> {
+fn compile(lua: &Lua, body: &[u8], env: Option<Table>) -> Result<Function, RespError> {
     let mut chunk = lua.load(body).set_name("@user_script");
     if let Some(env) = env {
         chunk = chunk.set_environment(env);
