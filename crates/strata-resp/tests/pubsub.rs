@@ -69,10 +69,16 @@ fn messages_reach_channel_and_pattern_subscribers() {
     assert_eq!(publisher.cmd(&["PUBSUB", "NUMPAT"]), Value::Int(1));
 
     sub.send(&[b"UNSUBSCRIBE"]);
-    let mut gone = [sub.read(), sub.read()];
-    gone.sort_by_key(|v| format!("{v:?}"));
-    assert_eq!(gone[0].array()[0], Value::bulk("unsubscribe"));
-    assert_eq!(gone[1].array()[2], Value::Int(1));
+    // Both channels, in any order, counting down from 3 subscriptions.
+    let gone = [sub.read(), sub.read()];
+    let mut names: Vec<Value> = gone.iter().map(|v| v.array()[1].clone()).collect();
+    names.sort_by_key(|v| format!("{v:?}"));
+    assert_eq!(names, [Value::bulk("news"), Value::bulk("sport")]);
+    let counts: Vec<Value> = gone.iter().map(|v| v.array()[2].clone()).collect();
+    assert_eq!(counts, [Value::Int(2), Value::Int(1)]);
+    assert!(gone
+        .iter()
+        .all(|v| v.array()[0] == Value::bulk("unsubscribe")));
     assert_eq!(
         sub.cmd(&["PUNSUBSCRIBE", "n*"]),
         confirm("punsubscribe", "n*", 0)
@@ -226,4 +232,25 @@ fn subscriber_that_never_reads_is_disconnected() {
         "{info}"
     );
     drop(stream);
+}
+
+/// `timeout` closes idle clients but not subscribers (as in Redis).
+#[test]
+fn subscribers_are_exempt_from_the_idle_timeout() {
+    let server = start();
+    let mut admin = Client::connect(&server);
+    assert_eq!(admin.cmd(&["CONFIG", "SET", "timeout", "1"]), Value::ok());
+    let mut idle = Client::connect(&server);
+    assert_eq!(idle.cmd(&["PING"]), Value::Simple("PONG".into()));
+    let mut sub = Client::connect(&server);
+    sub.cmd(&["SUBSCRIBE", "quiet"]);
+    std::thread::sleep(Duration::from_millis(2500));
+    assert!(idle.is_closed(), "an idle client outlived the timeout");
+    let mut publisher = Client::connect(&server);
+    assert_eq!(
+        publisher.cmd(&["PUBLISH", "quiet", "still here"]),
+        Value::Int(1)
+    );
+    assert_eq!(sub.read(), bulks(&["message", "quiet", "still here"]));
+    assert!(admin.is_closed(), "idle too");
 }

@@ -289,7 +289,12 @@ async fn read_some(
     let last_activity = tokio::time::Instant::now();
     let request_deadline = deadline.map(tokio::time::Instant::from_std);
     loop {
-        let idle_deadline = idle.limit().map(|limit| last_activity + limit);
+        // A subscriber waits for messages, not requests: never idle (as
+        // Redis exempts pub/sub clients from `timeout`).
+        let idle_deadline = match wakeup {
+            Some(_) => None,
+            None => idle.limit().map(|limit| last_activity + limit),
+        };
         let (deadline, end) = match (idle_deadline, request_deadline) {
             (Some(i), Some(r)) if i < r => (Some(i), ReadEnd::Idle),
             (_, Some(r)) => (Some(r), ReadEnd::RequestTimeout),
