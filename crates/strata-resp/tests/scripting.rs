@@ -278,6 +278,23 @@ fn endless_script_makes_others_busy_and_is_killed() {
     assert!(runner.read().text().contains("Script killed"));
 }
 
+/// `SCRIPT KILL` (allowed while a script runs) until it finds the script
+/// running, for the scripts here that write first; its refusal.
+fn until_running(admin: &mut Client) -> String {
+    // Past the script's start, so a KILL never lands before its first
+    // write (it would stop the script).
+    std::thread::sleep(Duration::from_millis(30));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let reply = admin.cmd(&["SCRIPT", "KILL"]).text();
+        if !reply.starts_with("NOTBUSY") {
+            return reply;
+        }
+        assert!(Instant::now() < deadline, "the script never ran");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 #[test]
 fn script_that_wrote_is_unkillable_and_others_wait_under_the_threshold() {
     let server = start();
@@ -293,9 +310,8 @@ fn script_that_wrote_is_unkillable_and_others_wait_under_the_threshold() {
     };
     let first = spin(600, "redis.call('SET', 'w', 1)");
     runner.send(&[b"EVAL", first.as_bytes(), b"0"]);
-    std::thread::sleep(Duration::from_millis(300));
     assert_eq!(
-        admin.cmd(&["SCRIPT", "KILL"]).text(),
+        until_running(&mut admin),
         "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command."
     );
     server.clock.advance_ms(600);
@@ -304,7 +320,7 @@ fn script_that_wrote_is_unkillable_and_others_wait_under_the_threshold() {
     admin.cmd(&["CONFIG", "SET", "busy-reply-threshold", "60000"]);
     let second = spin(300, "redis.call('INCR', 'w')");
     runner.send(&[b"EVAL", second.as_bytes(), b"0"]);
-    std::thread::sleep(Duration::from_millis(50));
+    assert!(until_running(&mut admin).starts_with("UNKILLABLE"));
     let clock = server.clock.clone();
     let mover = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(200));
