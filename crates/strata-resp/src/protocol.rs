@@ -53,6 +53,12 @@ pub struct Shared {
     pub query_limit: usize,
     /// Users and permissions.
     pub acl: Acl,
+    /// Pub/sub subscriptions and the subscribers' output bound.
+    pub pubsub: crate::pubsub::Hub,
+    /// Error replies by code (`INFO errorstats`).
+    pub errorstats: crate::errorstats::ErrorStats,
+    /// The script cache and the running script.
+    pub scripts: crate::scripting::Scripts,
     /// Redis's `timeout`: connections idle this long are closed
     /// (`CONFIG SET timeout`).
     pub idle_timeout: IdleTimeout,
@@ -127,6 +133,9 @@ impl RespProtocol {
                 query_limit,
                 acl,
                 idle_timeout: IdleTimeout::default(),
+                pubsub: crate::pubsub::Hub::default(),
+                scripts: crate::scripting::Scripts::default(),
+                errorstats: crate::errorstats::ErrorStats::default(),
             }),
         }
     }

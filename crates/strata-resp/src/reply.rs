@@ -80,6 +80,32 @@ pub enum RespError {
     /// SELECT of a database other than 0.
     #[error("ERR DB index is out of range")]
     DbIndexOutOfRange,
+    /// A RESP2 connection in subscribed mode ran another command.
+    #[error("ERR Can't execute '{0}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")]
+    SubscribedMode(String),
+    /// A script failed, or `EVAL`/`SCRIPT` refused it: the full line.
+    #[error("{0}")]
+    Script(String),
+    /// `EVALSHA` of a script not cached.
+    #[error("NOSCRIPT No matching script. Please use EVAL.")]
+    NoScript,
+    /// `EVAL` with a negative key count.
+    #[error("ERR Number of keys can't be negative")]
+    NegativeKeys,
+    /// `EVAL` with more keys than arguments.
+    #[error("ERR Number of keys can't be greater than number of args")]
+    TooManyKeys,
+    /// Another client's script has run past `busy-reply-threshold`.
+    #[error(
+        "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+    )]
+    Busy,
+    /// `SCRIPT KILL` with no script running.
+    #[error("NOTBUSY No scripts in execution right now.")]
+    NotBusy,
+    /// `SCRIPT KILL` of a script that wrote.
+    #[error("UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.")]
+    Unkillable,
     /// EXEC outside MULTI.
     #[error("ERR EXEC without MULTI")]
     ExecWithoutMulti,

@@ -95,6 +95,24 @@ const CLIENT_FLAGS: &[&str] = &["noscript", "loading", "stale"];
 const SLOW_CONNECTION: &[&str] = &["@slow", "@connection"];
 const SLOW: &[&str] = &["@slow"];
 const HELP_FLAGS: &[&str] = &["loading", "stale"];
+const PUBSUB: &[&str] = &["pubsub", "noscript", "loading", "stale"];
+const PUBLISH: &[&str] = &["pubsub", "loading", "stale", "fast", "may_replicate"];
+const EVAL: &[&str] = &[
+    "noscript",
+    "skip_monitor",
+    "may_replicate",
+    "no_mandatory_keys",
+    "stale",
+];
+const EVAL_RO: &[&str] = &[
+    "noscript",
+    "skip_monitor",
+    "no_mandatory_keys",
+    "stale",
+    "readonly",
+];
+const SCRIPTING: &[&str] = &["@slow", "@scripting"];
+const PUBSUB_SLOW: &[&str] = &["@pubsub", "@slow"];
 
 #[rustfmt::skip]
 static ACL_SUBCOMMANDS: &[CommandSpec] = &[
@@ -128,6 +146,8 @@ static CLIENT_SUBCOMMANDS: &[CommandSpec] = &[
 static COMMAND_SUBCOMMANDS: &[CommandSpec] = &[
     spec("command|count", C::Command, 2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "2.8.13", "Get total number of Redis commands"),
     spec("command|docs", C::Command, -2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "7.0.0", "Get array of specific Redis command documentation"),
+    spec("command|getkeys", C::Command, -4, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "2.8.13", "Extract keys given a full Redis command"),
+    spec("command|getkeysandflags", C::Command, -4, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "7.0.0", "Extract keys and access flags given a full Redis command"),
     spec("command|help", C::Command, 2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "5.0.0", "Show helpful text about the different subcommands"),
     spec("command|info", C::Command, -2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "2.8.13", "Get array of specific Redis command details, or all when no argument is given."),
     spec("command|list", C::Command, -2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "7.0.0", "Get an array of Redis command names"),
@@ -150,6 +170,25 @@ static SLOWLOG_SUBCOMMANDS: &[CommandSpec] = &[
     spec("slowlog|reset", C::SlowLog, 2, ADMIN_LOADING, NO_KEYS, ADMIN_CATEGORIES, "server", "2.2.12", "Clear all entries from the slow log"),
 ];
 
+#[rustfmt::skip]
+static PUBSUB_SUBCOMMANDS: &[CommandSpec] = &[
+    spec("pubsub|channels", C::PubSub, -2, &["pubsub", "loading", "stale"], NO_KEYS, PUBSUB_SLOW, "pubsub", "2.8.0", "List active channels"),
+    spec("pubsub|help", C::PubSub, 2, HELP_FLAGS, NO_KEYS, SLOW, "pubsub", "6.2.0", "Show helpful text about the different subcommands"),
+    spec("pubsub|numpat", C::PubSub, 2, &["pubsub", "loading", "stale"], NO_KEYS, PUBSUB_SLOW, "pubsub", "2.8.0", "Get the count of unique patterns pattern subscriptions"),
+    spec("pubsub|numsub", C::PubSub, -2, &["pubsub", "loading", "stale"], NO_KEYS, PUBSUB_SLOW, "pubsub", "2.8.0", "Get the count of subscribers for channels"),
+    spec("pubsub|shardchannels", C::PubSub, -2, &["pubsub", "loading", "stale"], NO_KEYS, PUBSUB_SLOW, "pubsub", "7.0.0", "List active shard channels"),
+    spec("pubsub|shardnumsub", C::PubSub, -2, &["pubsub", "loading", "stale"], NO_KEYS, PUBSUB_SLOW, "pubsub", "7.0.0", "Get the count of subscribers for shard channels"),
+];
+
+#[rustfmt::skip]
+static SCRIPT_SUBCOMMANDS: &[CommandSpec] = &[
+    spec("script|exists", C::Script, -3, &["noscript"], NO_KEYS, SCRIPTING, "scripting", "2.6.0", "Check existence of scripts in the script cache."),
+    spec("script|flush", C::Script, -2, &["noscript", "may_replicate"], NO_KEYS, SCRIPTING, "scripting", "2.6.0", "Remove all the scripts from the script cache."),
+    spec("script|help", C::Script, 2, HELP_FLAGS, NO_KEYS, SCRIPTING, "scripting", "5.0.0", "Show helpful text about the different subcommands"),
+    spec("script|kill", C::Script, 2, &["noscript", "allow_busy"], NO_KEYS, SCRIPTING, "scripting", "2.6.0", "Kill the script currently in execution."),
+    spec("script|load", C::Script, 3, &["noscript", "stale"], NO_KEYS, SCRIPTING, "scripting", "2.6.0", "Load the specified Lua script into the script cache."),
+];
+
 /// Every command, sorted by name.
 #[rustfmt::skip]
 pub static COMMANDS: &[CommandSpec] = &[
@@ -166,6 +205,10 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("del", C::Del, -2, WRITE, ALL_RM_DELETE, KEYSPACE_WRITE_SLOW, "generic", "1.0.0", "Delete a key"),
     spec("discard", C::Discard, 1, TRANSACTION, NO_KEYS, FAST_TRANSACTION, "transactions", "2.0.0", "Discard all commands issued after MULTI"),
     spec("echo", C::Echo, 2, &["loading", "stale", "fast"], NO_KEYS, FAST_CONNECTION, "connection", "1.0.0", "Echo the given string"),
+    spec("eval", C::Eval, -3, EVAL, NO_KEYS, SCRIPTING, "scripting", "2.6.0", "Execute a Lua script server side"),
+    spec("eval_ro", C::EvalRo, -3, EVAL_RO, NO_KEYS, SCRIPTING, "scripting", "7.0.0", "Execute a read-only Lua script server side"),
+    spec("evalsha", C::EvalSha, -3, EVAL, NO_KEYS, SCRIPTING, "scripting", "2.6.0", "Execute a Lua script server side"),
+    spec("evalsha_ro", C::EvalShaRo, -3, EVAL_RO, NO_KEYS, SCRIPTING, "scripting", "7.0.0", "Execute a read-only Lua script server side"),
     spec("exec", C::Exec, 1, &["noscript", "loading", "stale", "skip_slowlog"], NO_KEYS, &["@slow", "@transaction"], "transactions", "1.2.0", "Execute all commands issued after MULTI"),
     spec("exists", C::Exists, -2, READ_FAST, ALL_RO, KEYSPACE_READ_FAST, "generic", "1.0.0", "Determine if a key exists"),
     spec("expire", C::Expire, -3, WRITE_FAST, RW_UPDATE, KEYSPACE_WRITE_FAST, "generic", "1.0.0", "Set a key's time to live in seconds"),
@@ -195,7 +238,11 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("pexpiretime", C::PExpireTime, 2, READ_FAST, RO_ACCESS, KEYSPACE_READ_FAST, "generic", "7.0.0", "Get the expiration Unix timestamp for a key in milliseconds"),
     spec("ping", C::Ping, -1, &["fast"], NO_KEYS, FAST_CONNECTION, "connection", "1.0.0", "Ping the server"),
     spec("psetex", C::PSetEx, 4, WRITE_OOM, OW_UPDATE, STRING_WRITE_SLOW, "string", "2.6.0", "Set the value and expiration in milliseconds of a key"),
+    spec("psubscribe", C::PSubscribe, -2, PUBSUB, NO_KEYS, PUBSUB_SLOW, "pubsub", "2.0.0", "Listen for messages published to channels matching the given patterns"),
     spec("pttl", C::PTtl, 2, READ_FAST, RO_ACCESS, KEYSPACE_READ_FAST, "generic", "2.6.0", "Get the time to live for a key in milliseconds"),
+    spec("publish", C::Publish, 3, PUBLISH, NO_KEYS, &["@pubsub", "@fast"], "pubsub", "2.0.0", "Post a message to a channel"),
+    CommandSpec { subcommands: PUBSUB_SUBCOMMANDS, ..spec("pubsub", C::PubSub, -2, &[], NO_KEYS, SLOW, "pubsub", "2.8.0", "A container for Pub/Sub commands") },
+    spec("punsubscribe", C::PUnsubscribe, -1, PUBSUB, NO_KEYS, PUBSUB_SLOW, "pubsub", "2.0.0", "Stop listening for messages posted to channels matching the given patterns"),
     spec("quit", C::Quit, -1, CONNECTION_NO_AUTH, NO_KEYS, FAST_CONNECTION, "connection", "1.0.0", "Close the connection"),
     spec("randomkey", C::RandomKey, 1, &["readonly"], NO_KEYS, &["@keyspace", "@read", "@slow"], "generic", "1.0.0", "Return a random key from the keyspace"),
     spec("rename", C::Rename, 3, WRITE, RENAME, KEYSPACE_WRITE_SLOW, "generic", "1.0.0", "Rename a key"),
@@ -203,18 +250,24 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("reset", C::Reset, 1, CONNECTION_NO_AUTH, NO_KEYS, FAST_CONNECTION, "connection", "6.2.0", "Reset the connection"),
     spec("save", C::Save, 1, &["admin", "noscript", "no_async_loading", "no_multi"], NO_KEYS, ADMIN_CATEGORIES, "server", "1.0.0", "Synchronously save the dataset to disk"),
     spec("scan", C::Scan, -2, &["readonly"], NO_KEYS, &["@keyspace", "@read", "@slow"], "generic", "2.8.0", "Incrementally iterate the keys space"),
+    CommandSpec { subcommands: SCRIPT_SUBCOMMANDS, ..spec("script", C::Script, -2, &[], NO_KEYS, SLOW, "scripting", "2.6.0", "A container for Lua scripts management commands") },
     spec("select", C::Select, 2, &["loading", "stale", "fast"], NO_KEYS, FAST_CONNECTION, "connection", "1.0.0", "Change the selected database for the current connection"),
     spec("set", C::Set, -3, WRITE_OOM, SET_KEY, STRING_WRITE_SLOW, "string", "1.0.0", "Set the string value of a key"),
     spec("setex", C::SetEx, 4, WRITE_OOM, OW_UPDATE, STRING_WRITE_SLOW, "string", "2.0.0", "Set the value and expiration of a key"),
     spec("setnx", C::SetNx, 3, WRITE_OOM_FAST, OW_INSERT, STRING_WRITE_FAST, "string", "1.0.0", "Set the value of a key, only if the key does not exist"),
     spec("setrange", C::SetRange, 4, WRITE_OOM, RW_UPDATE, STRING_WRITE_SLOW, "string", "2.2.0", "Overwrite part of a string at key starting at the specified offset"),
     CommandSpec { subcommands: SLOWLOG_SUBCOMMANDS, ..spec("slowlog", C::SlowLog, -2, &[], NO_KEYS, SLOW, "server", "2.2.12", "A container for slow log commands") },
+    spec("spublish", C::SPublish, 3, PUBLISH, NO_KEYS, &["@pubsub", "@fast"], "pubsub", "7.0.0", "Post a message to a shard channel"),
+    spec("ssubscribe", C::SSubscribe, -2, PUBSUB, NO_KEYS, PUBSUB_SLOW, "pubsub", "7.0.0", "Listen for messages published to the given shard channels"),
     spec("strlen", C::StrLen, 2, READ_FAST, RO, STRING_READ_FAST, "string", "2.2.0", "Get the length of the value stored in a key"),
+    spec("subscribe", C::Subscribe, -2, PUBSUB, NO_KEYS, PUBSUB_SLOW, "pubsub", "2.0.0", "Listen for messages published to the given channels"),
     spec("substr", C::GetRange, 4, &["readonly"], RO_ACCESS, &["@read", "@string", "@slow"], "string", "1.0.0", "Get a substring of the string stored at a key"),
+    spec("sunsubscribe", C::SUnsubscribe, -1, PUBSUB, NO_KEYS, PUBSUB_SLOW, "pubsub", "7.0.0", "Stop listening for messages posted to the given shard channels"),
     spec("time", C::Time, 1, &["loading", "stale", "fast"], NO_KEYS, &["@fast"], "server", "2.6.0", "Return the current server time"),
     spec("ttl", C::Ttl, 2, READ_FAST, RO_ACCESS, KEYSPACE_READ_FAST, "generic", "1.0.0", "Get the time to live for a key in seconds"),
     spec("type", C::Type, 2, READ_FAST, RO, KEYSPACE_READ_FAST, "generic", "1.0.0", "Determine the type stored at key"),
     spec("unlink", C::Del, -2, WRITE_FAST, ALL_RM_DELETE, KEYSPACE_WRITE_FAST, "generic", "4.0.0", "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking."),
+    spec("unsubscribe", C::Unsubscribe, -1, PUBSUB, NO_KEYS, PUBSUB_SLOW, "pubsub", "2.0.0", "Stop listening for messages posted to the given channels"),
     spec("unwatch", C::Unwatch, 1, TRANSACTION, NO_KEYS, FAST_TRANSACTION, "transactions", "2.2.0", "Forget about all watched keys"),
     spec("watch", C::Watch, -2, TRANSACTION, ALL_RO, FAST_TRANSACTION, "transactions", "2.2.0", "Watch the given keys to determine execution of the MULTI/EXEC block"),
 ];

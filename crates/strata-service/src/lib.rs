@@ -36,7 +36,7 @@ pub mod timeouts;
 /// overflow it; stated rather than left to the platform's default.
 pub const THREAD_STACK_SIZE: usize = 8 << 20;
 
-pub use clients::{ClientInfo, Clients};
+pub use clients::{BufferStats, ClientInfo, Clients};
 pub use driver::{serve, DriverConfig};
 pub use durability::{Durability, DurableFuture, HeldReplies};
 pub use server_info::{RuntimeSettings, ServerInfo};

@@ -25,8 +25,8 @@ impl<'a> ExclusiveStore<'a> {
         if watch.expires_at.is_some_and(|at| at <= ks.now_ms()) {
             return false;
         }
-        let pos = ks.shard_index(ks.ctx.hash(&watch.key));
-        self.locked.at(pos).watches.version(&watch.key) == watch.version
+        let hash = ks.ctx.hash(&watch.key);
+        self.locked.holding(hash).watches.version(&watch.key) == watch.version
     }
 }
 

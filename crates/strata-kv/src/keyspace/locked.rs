@@ -14,6 +14,26 @@ use crate::shard::ShardInner;
 use crate::store::Renamed;
 use crate::KvError;
 
+/// How long a late lock is tried without waiting before it waits.
+const LATE_LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(1);
+
+fn lock_late(ks: &Keyspace, idx: usize) -> ShardWrite<'_> {
+    let started = std::time::Instant::now();
+    loop {
+        if let Some(guard) = ks.shard_at(idx).try_write() {
+            return guard;
+        }
+        if started.elapsed() >= LATE_LOCK_PATIENCE {
+            tracing::error!(
+                shard = idx,
+                "a transaction touched a key outside its declared keys and its shard stayed busy; waiting for it"
+            );
+            return ks.shard_at(idx).write();
+        }
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    }
+}
+
 pub(crate) struct LockedShards<'a> {
     ks: &'a Keyspace,
     /// Sorted shard indices; `guards[i]` locks shard `indices[i]`.
@@ -52,11 +72,28 @@ impl<'a> LockedShards<'a> {
         self.guards.len()
     }
 
-    fn position(&self, hash: u64) -> usize {
+    /// The position of `hash`'s shard in the set. A set made for some
+    /// keys ([`Keyspace::exclusive_keys`]) may meet a key it was not made
+    /// for (a command whose key specification misses a key): that shard is
+    /// locked late, out of order, so without waiting (retried for up to
+    /// [`LATE_LOCK_PATIENCE`]) before falling back to a blocking lock.
+    fn position(&mut self, hash: u64) -> usize {
         let idx = self.ks.shard_index(hash);
-        self.indices
-            .binary_search(&idx)
-            .expect("the key's shard is locked")
+        match self.indices.binary_search(&idx) {
+            Ok(pos) => pos,
+            Err(pos) => {
+                let guard = lock_late(self.ks, idx);
+                self.indices.insert(pos, idx);
+                self.guards.insert(pos, guard);
+                pos
+            }
+        }
+    }
+
+    /// The shard of `hash`, locked (late if need be).
+    pub fn holding(&mut self, hash: u64) -> &ShardInner {
+        let pos = self.position(hash);
+        &self.guards[pos]
     }
 
     fn shard(&mut self, hash: u64) -> &mut ShardInner {
@@ -70,7 +107,8 @@ impl<'a> LockedShards<'a> {
         count: bool,
         f: impl FnOnce(ItemRef<'_>) -> R,
     ) -> Option<R> {
-        let ctx = &self.ks.ctx;
+        let ks = self.ks;
+        let ctx = &ks.ctx;
         let (now, hash) = (ctx.now(), ctx.hash(key));
         let pos = self.position(hash);
         let found = self.guards[pos]
@@ -87,9 +125,11 @@ impl<'a> LockedShards<'a> {
 
     /// See [`Store::expiry`](crate::Store::expiry).
     pub fn expiry(&mut self, key: &[u8]) -> Option<Option<u64>> {
-        let ctx = &self.ks.ctx;
+        let ks = self.ks;
+        let ctx = &ks.ctx;
         let (now, hash) = (ctx.now(), ctx.hash(key));
-        let shard = &self.guards[self.position(hash)];
+        let pos = self.position(hash);
+        let shard = &self.guards[pos];
         let slot = shard.live_slot(hash, key, now)?;
         Some(shard.record_at(slot).header.expires_at)
     }
@@ -123,6 +163,10 @@ impl<'a> LockedShards<'a> {
         let ctx = &ks.ctx;
         let now = ctx.now();
         let limit = ctx.max_item_size();
+        // Every shard held first: positions stay put while sizing.
+        for (key, _) in items {
+            self.position(ctx.hash(key));
+        }
         // Check everything before changing anything.
         let mut need = vec![0usize; self.guards.len()];
         for (key, item) in items {

@@ -362,6 +362,25 @@ impl Keyspace {
         f(&mut store)
     }
 
+    /// Like [`exclusive`](Self::exclusive), holding only the shards of
+    /// `keys` (locked in ascending order), so callers on other shards run
+    /// meanwhile. `f` MUST touch only these keys for whole-keyspace
+    /// operations (`len`, `scan`, `random_key`, `flush`) see only the held
+    /// shards; a key outside them is locked late (see `LockedShards`).
+    pub fn exclusive_keys<'k, R>(
+        &self,
+        keys: impl IntoIterator<Item = &'k [u8]>,
+        f: impl FnOnce(&mut ExclusiveStore<'_>) -> R,
+    ) -> R {
+        self.run_due_flush();
+        let shards = keys
+            .into_iter()
+            .map(|key| self.shard_index(self.ctx.hash(key)))
+            .collect();
+        let mut store = ExclusiveStore::new(self.lock(shards));
+        f(&mut store)
+    }
+
     /// Starts watching `key` for changes (Redis `WATCH`).
     pub fn watch(self: &Arc<Self>, key: &[u8]) -> Watch {
         let now = self.now_ms();

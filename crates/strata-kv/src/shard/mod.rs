@@ -413,7 +413,18 @@ impl ShardInner {
         if let Some(ssd) = &ctx.ssd {
             self.release_all_ssd(ctx, ssd);
         }
-        self.watches.touch_all();
+        // Only watched keys that exist change (Redis 7): a transaction
+        // watching a missing key still runs after a flush.
+        let now = ctx.now();
+        let removed: Vec<Box<[u8]>> = self
+            .watches
+            .watched()
+            .filter(|key| self.live_slot(ctx.hash(key), key, now).is_some())
+            .map(Box::from)
+            .collect();
+        for key in removed {
+            self.watches.touch(&key);
+        }
         self.index.clear();
         self.arena.clear();
         self.with_expiry = 0;
