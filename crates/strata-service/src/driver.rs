@@ -235,8 +235,11 @@ async fn run_connection<S: Session>(
         if !output.is_empty() {
             written_total += output.len() as u64;
             // A client closed from outside (a subscriber over its output
-            // limit) stops waiting for its reader at once.
+            // limit) stops waiting for its reader at once; what the socket
+            // takes without waiting is still sent (the reply to the
+            // command that closed it, say), as the send is polled first.
             let sent = tokio::select! {
+                biased;
                 sent = send(&mut stream, &output, bound) => sent,
                 () = client.closed() => break Ok(()),
             };
