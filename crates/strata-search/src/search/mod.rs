@@ -34,6 +34,7 @@ pub mod calendar;
 pub mod date_histogram;
 pub mod date_range;
 pub mod deferred;
+pub mod distinct_count;
 pub mod distinct_terms;
 pub mod docvalues;
 pub mod fetch_fields;
