@@ -11,6 +11,9 @@
 //!   `filter`/`filters` below other aggregations; `filter_aggs`: the
 //!   top-level `filter` aggregation, one extra pass each.
 //! - `geo_aggs`: `geo_centroid` and `geohash_grid`, which tantivy lacks.
+//! - `scan_aggs`: `composite`, `weighted_avg`, `rare_terms`,
+//!   `significant_terms` and most `cardinality`s, from column values in a
+//!   pass of their own; `distinct_count`: cardinality's exact-then-sketch count.
 //! - `own_aggs`: aggregations tantivy has but Strata computes faster with
 //!   its own collectors in the same pass: `time_buckets` (fixed-interval
 //!   `date_histogram` with simple children), `distinct_terms`
@@ -51,6 +54,7 @@ mod pruned_source;
 mod ranking;
 pub mod request;
 mod response;
+pub mod scan_aggs;
 pub mod sort;
 mod sort_field;
 pub mod source_filter;

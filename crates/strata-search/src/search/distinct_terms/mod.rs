@@ -72,8 +72,8 @@ pub fn split(request: &mut Value, shapes: &[AggShape], mappings: &Mappings) -> V
             .and_then(|p| p.get("field"))
             .and_then(Value::as_str)
             .map(str::to_string);
-        let threshold = params
-            .and_then(|p| parse_threshold(&shape.name, &Value::Object(p.clone())).ok());
+        let threshold =
+            params.and_then(|p| parse_threshold(&shape.name, &Value::Object(p.clone())).ok());
         if let (true, Some(column), Some(threshold)) = (keyword, column, threshold) {
             out.remove(&shape.name);
             taken.push(DistinctTerms {
