@@ -15,7 +15,7 @@ use super::date_histogram::DateHistogram;
 use super::date_range::DateRange;
 use super::deferred::{self, BucketScope};
 use super::missing_bucket::{MissingBucket, FILTER_SUFFIX};
-use super::scan_aggs;
+use super::{pipelines, scan_aggs};
 use crate::error::{Result, SearchError};
 use crate::mapping::date::format_millis;
 use crate::mapping::{FieldType, Mappings};
@@ -79,6 +79,8 @@ pub struct AggShape {
     pub(crate) missing: Option<MissingBucket>,
     /// Sub-aggregations computed per bucket: (name, kind, body).
     pub(crate) deferred: Vec<(String, String, Value)>,
+    /// Parent pipelines over the buckets: (name, kind, params).
+    pub(crate) pipelines: Vec<(String, String, Value)>,
 }
 
 impl AggShape {
@@ -106,6 +108,7 @@ impl AggShape {
             date_range: None,
             missing: None,
             deferred: Vec::new(),
+            pipelines: Vec::new(),
         }
     }
 }
@@ -172,6 +175,9 @@ fn translate_at(env: &AggEnv<'_>, aggs: &Value, depth: usize) -> Result<Translat
             deferred_here.push((name.clone(), kind, body));
             continue;
         }
+        if pipelines::KINDS.contains(&kind.as_str()) {
+            pipelines::validate(name, &kind, params, None)?;
+        }
         if DEFERRED.contains(&kind.as_str()) {
             deferred::validate(name, &kind, params, sub)?;
             deferred_here.push((name.clone(), kind, Value::Object(body.clone())));
@@ -182,7 +188,11 @@ fn translate_at(env: &AggEnv<'_>, aggs: &Value, depth: usize) -> Result<Translat
                 "aggregation type [{kind}] of [{name}] is not supported by this server"
             )));
         }
-        let (sub_req, children, sub_deferred) = match sub {
+        let (sub, pipes) = match sub {
+            Some(sub) => pipelines::split(&kind, sub)?,
+            None => (None, Vec::new()),
+        };
+        let (sub_req, children, sub_deferred) = match sub.as_ref() {
             Some(_) if METRICS.contains(&kind.as_str()) => {
                 return Err(SearchError::illegal(format!(
                     "Aggregator [{name}] of type [{kind}] cannot accept sub-aggregations"
@@ -198,6 +208,7 @@ fn translate_at(env: &AggEnv<'_>, aggs: &Value, depth: usize) -> Result<Translat
         let mut shape = AggShape::new(name, &kind);
         shape.children = children;
         shape.deferred = sub_deferred;
+        shape.pipelines = pipes;
         if kind == "filter" || kind == "filters" || kind == "missing" {
             let (entries, named) = if kind == "filter" {
                 (vec![(String::new(), params.clone())], true)
@@ -400,6 +411,7 @@ pub fn reshape(result: &mut Value, shapes: &[AggShape], scope: &mut BucketScope<
                     let filter = deferred::bucket_filter(shape, bucket);
                     scope.in_bucket(shape, bucket, filter)?;
                 }
+                pipelines::apply(agg, &shape.pipelines)?;
             }
             "filter" | "missing" => {
                 let filter = shape.queries.first().cloned();

@@ -11,6 +11,8 @@
 //!   `filter`/`filters` below other aggregations; `filter_aggs`: the
 //!   top-level `filter` aggregation, one extra pass each.
 //! - `geo_aggs`: `geo_centroid` and `geohash_grid`, which tantivy lacks.
+//! - `pipelines`: `derivative`, `cumulative_sum`, `bucket_sort` over a
+//!   parent's final buckets.
 //! - `scan_aggs`: `composite`, `weighted_avg`, `rare_terms`,
 //!   `significant_terms` and most `cardinality`s, from column values in a
 //!   pass of their own; `distinct_count`: cardinality's exact-then-sketch count.
@@ -50,6 +52,7 @@ mod own_aggs;
 mod parallel;
 mod passes;
 mod percentiles;
+pub mod pipelines;
 mod pruned_source;
 mod ranking;
 pub mod request;
