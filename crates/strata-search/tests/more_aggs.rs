@@ -42,7 +42,11 @@ fn setup(n_docs: usize) -> (tempfile::TempDir, Catalog, Vec<Doc>) {
             format!("t{}", (r * r * r * 60.0) as u32)
         });
         // A few rare tags, held by one or two documents.
-        let tag = if i % 400 == 1 { Some(format!("r{}", (i / 400) % 5)) } else { tag };
+        let tag = if i % 400 == 1 {
+            Some(format!("r{}", (i / 400) % 5))
+        } else {
+            tag
+        };
         let doc = Doc {
             tag,
             n: rng.gen_range(0..50),
@@ -58,7 +62,11 @@ fn setup(n_docs: usize) -> (tempfile::TempDir, Catalog, Vec<Doc>) {
             body["w"] = json!(w);
         }
         index
-            .index_document(Some(&i.to_string()), body.to_string().as_bytes(), Precondition::None)
+            .index_document(
+                Some(&i.to_string()),
+                body.to_string().as_bytes(),
+                Precondition::None,
+            )
             .unwrap();
         if i % 700 == 0 {
             index.refresh().unwrap();
@@ -87,7 +95,9 @@ fn composite_pages_through_every_key() {
     let mut truth: BTreeMap<(Option<String>, i64, i64), u64> = BTreeMap::new();
     for d in &docs {
         let hour = d.ts - d.ts.rem_euclid(HOUR);
-        *truth.entry((d.tag.clone(), d.n / 10 * 10, hour)).or_default() += 1;
+        *truth
+            .entry((d.tag.clone(), d.n / 10 * 10, hour))
+            .or_default() += 1;
     }
     let sources = json!([
         {"tag": {"terms": {"field": "tag", "missing_bucket": true}}},
@@ -103,7 +113,11 @@ fn composite_pages_through_every_key() {
         if let Some(a) = &after {
             body["after"] = a.clone();
         }
-        let r = aggs(&catalog, json!({"match_all": {}}), json!({"c": {"composite": body}}));
+        let r = aggs(
+            &catalog,
+            json!({"match_all": {}}),
+            json!({"c": {"composite": body}}),
+        );
         let buckets = r["c"]["buckets"].as_array().unwrap().clone();
         if buckets.is_empty() {
             assert!(r["c"].get("after_key").is_none());
@@ -166,7 +180,10 @@ fn composite_pages_through_every_key() {
         .iter()
         .map(|b| {
             (
-                (b["key"]["day"].as_i64().unwrap(), b["key"]["flag"].as_bool().unwrap()),
+                (
+                    b["key"]["day"].as_i64().unwrap(),
+                    b["key"]["flag"].as_bool().unwrap(),
+                ),
                 b["doc_count"].as_u64().unwrap(),
             )
         })
@@ -189,7 +206,11 @@ fn metrics_and_rare_and_significant_terms() {
     });
     assert!((r["wa"]["value"].as_f64().unwrap() - num / den).abs() < 1e-9);
     // missing.
-    let r = aggs(&catalog, json!({"match_all": {}}), json!({"m": {"missing": {"field": "tag"}}}));
+    let r = aggs(
+        &catalog,
+        json!({"match_all": {}}),
+        json!({"m": {"missing": {"field": "tag"}}}),
+    );
     assert_eq!(
         r["m"]["doc_count"],
         json!(docs.iter().filter(|d| d.tag.is_none()).count())
@@ -216,9 +237,19 @@ fn metrics_and_rare_and_significant_terms() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|b| (b["doc_count"].as_u64().unwrap(), b["key"].as_str().unwrap().to_string()))
+        .map(|b| {
+            (
+                b["doc_count"].as_u64().unwrap(),
+                b["key"].as_str().unwrap().to_string(),
+            )
+        })
         .collect();
-    assert_eq!(got, rare.iter().map(|(n, t)| (*n, t.to_string())).collect::<Vec<_>>());
+    assert_eq!(
+        got,
+        rare.iter()
+            .map(|(n, t)| (*n, t.to_string()))
+            .collect::<Vec<_>>()
+    );
     assert!(!got.is_empty());
     // significant_terms: tags over-represented among documents with n < 5, by JLH.
     let fg: Vec<&Doc> = docs.iter().filter(|d| d.n < 5).collect();
@@ -235,7 +266,11 @@ fn metrics_and_rare_and_significant_terms() {
         .map(|(t, n)| {
             let sub = *n as f64 / fs;
             let sup = counts[t] as f64 / bs;
-            let s = if sub > sup { (sub - sup) * (sub / sup) } else { 0.0 };
+            let s = if sub > sup {
+                (sub - sup) * (sub / sup)
+            } else {
+                0.0
+            };
             (s, *t)
         })
         .filter(|(s, _)| *s > 0.0)
@@ -254,8 +289,14 @@ fn metrics_and_rare_and_significant_terms() {
         .unwrap()
         .iter()
         .map(|b| {
-            assert_eq!(b["bg_count"].as_u64().unwrap(), counts[b["key"].as_str().unwrap()]);
-            (b["score"].as_f64().unwrap(), b["key"].as_str().unwrap().to_string())
+            assert_eq!(
+                b["bg_count"].as_u64().unwrap(),
+                counts[b["key"].as_str().unwrap()]
+            );
+            (
+                b["score"].as_f64().unwrap(),
+                b["key"].as_str().unwrap().to_string(),
+            )
         })
         .collect();
     assert_eq!(got.len(), scored.len());
@@ -277,11 +318,19 @@ fn cardinality_is_exact_below_the_threshold() {
     let mut all = HashSet::new();
     for i in 0..12_000u64 {
         // 3,940 distinct values among the first 8,000 documents, then up to 20,000.
-        let v = if i < 8000 { i % 3940 } else { rng.gen_range(0..20_000) };
+        let v = if i < 8000 {
+            i % 3940
+        } else {
+            rng.gen_range(0..20_000)
+        };
         let g = format!("g{}", i % 3);
         let doc = json!({"ip": format!("10.0.{}.{}", v / 256, v % 256), "num": v, "g": g});
         index
-            .index_document(Some(&i.to_string()), doc.to_string().as_bytes(), Precondition::None)
+            .index_document(
+                Some(&i.to_string()),
+                doc.to_string().as_bytes(),
+                Precondition::None,
+            )
             .unwrap();
         if i < 8000 {
             all.insert(v);
@@ -306,7 +355,11 @@ fn cardinality_is_exact_below_the_threshold() {
         }
         // Default threshold (3000): HyperLogLog at precision 14, within
         // Elasticsearch's documented error (a few percent; 1% expected).
-        let r = aggs(&catalog, early.clone(), json!({"c": {"cardinality": {"field": field}}}));
+        let r = aggs(
+            &catalog,
+            early.clone(),
+            json!({"c": {"cardinality": {"field": field}}}),
+        );
         let v = r["c"]["value"].as_f64().unwrap();
         assert!((v - 3940.0).abs() / 3940.0 < 0.02, "{field}: {v}");
         // Under buckets: each group's count, exact below the threshold.
@@ -340,12 +393,12 @@ fn pipelines_over_histograms() {
         &catalog,
         json!({"match_all": {}}),
         json!({"h": {"histogram": {"field": "n", "interval": 5},
-            "aggs": {
-                "s": {"sum": {"field": "w"}},
-                "d": {"derivative": {"buckets_path": "s"}},
-                "cs": {"cumulative_sum": {"buckets_path": "_count"}},
-                "top": {"bucket_sort": {"sort": [{"s": {"order": "desc"}}], "size": 4}}
-            }}}),
+        "aggs": {
+            "s": {"sum": {"field": "w"}},
+            "d": {"derivative": {"buckets_path": "s"}},
+            "cs": {"cumulative_sum": {"buckets_path": "_count"}},
+            "top": {"bucket_sort": {"sort": [{"s": {"order": "desc"}}], "size": 4}}
+        }}}),
     );
     let mut sums: BTreeMap<i64, (u64, f64)> = BTreeMap::new();
     for d in &docs {

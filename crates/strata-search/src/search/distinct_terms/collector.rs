@@ -246,6 +246,11 @@ fn count(segment: SegmentId, plan: &DistinctTerms, seen: &Seen) -> io::Result<Di
         let lg_k = precision_from_threshold(plan.threshold);
         return sketch(segment, &plan.column, seen, ordinals, lg_k).map(DistinctCount::Sketch);
     }
+    // The table is not needed for an exact count, but a later search
+    // touching more terms will want it.
+    if COUPONS.get(segment, &plan.column).is_none() {
+        warming::schedule(segment, &plan.column, &seen.column, true);
+    }
     let mut exact = DistinctCount::default();
     seen.column
         .dictionary()
