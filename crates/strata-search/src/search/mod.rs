@@ -29,6 +29,7 @@
 //!   `passes`: the extra searches those and calendar histograms need.
 //! - `ranking`: top-K by score or sort values; `zone_ranking`: a sort on
 //!   one date field by zone maps, in a pass of its own.
+//! - `highlight`: the hits' `highlight` fragments.
 //! - `fetch_phase`: the page's hits, each serialized with its `_source`
 //!   byte for byte; `pruned_source`: the parts of a source that
 //!   `docvalue_fields` read; `response`: the reply with those hits.
@@ -46,6 +47,7 @@ pub mod fetch_fields;
 mod fetch_phase;
 pub mod filter_aggs;
 pub mod geo_aggs;
+pub mod highlight;
 pub mod missing_bucket;
 mod numbers;
 mod own_aggs;
