@@ -119,8 +119,8 @@ fn osa(a: &str, b: &str) -> usize {
     for (i, row) in d.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=b.len() {
-        d[0][j] = j;
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
     }
     for i in 1..=a.len() {
         for j in 1..=b.len() {
@@ -304,7 +304,7 @@ fn dis_max_scores_best_clause_plus_tie_breaker() {
 }
 
 fn haversine(a: (f64, f64), b: (f64, f64)) -> f64 {
-    let r = 6_371_008.7714_f64;
+    let r = 6_371_008.771_4_f64;
     let (p1, p2) = (a.0.to_radians(), b.0.to_radians());
     let dp = p2 - p1;
     let dl = (b.1 - a.1).to_radians();

@@ -18,7 +18,7 @@ use crate::mapping::FieldType;
 use crate::store::geo_columns::PointColumns;
 
 /// Elasticsearch's (and Lucene's) mean Earth radius, in metres.
-pub const EARTH_MEAN_RADIUS: f64 = 6_371_008.7714;
+pub const EARTH_MEAN_RADIUS: f64 = 6_371_008.771_4;
 
 /// How a distance is measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -27,7 +27,7 @@ use crate::store::json_term;
 /// Elasticsearch's default `max_expansions` of the last term.
 const MAX_EXPANSIONS: u64 = 50;
 
-fn query_and_params<'a>(kind: &str, params: &'a Value) -> Result<(String, Map<String, Value>)> {
+fn query_and_params(kind: &str, params: &Value) -> Result<(String, Map<String, Value>)> {
     let (query, opts) = match params {
         Value::Object(obj) => (
             obj.get("query").ok_or_else(|| {

@@ -81,7 +81,7 @@ impl DistinctCount {
             DistinctCount::Exact(set) => {
                 set.insert(hash, coupon);
                 if set.len() as u64 > threshold {
-                    self.to_sketch(threshold);
+                    self.become_sketch(threshold);
                 }
             }
             DistinctCount::Sketch(s) => s.update_with_coupon(coupon),
@@ -90,14 +90,14 @@ impl DistinctCount {
 
     /// Adds a sketch of values seen elsewhere.
     pub fn add_sketch(&mut self, other: &HllSketch, threshold: u64) {
-        self.to_sketch(threshold);
+        self.become_sketch(threshold);
         if let DistinctCount::Sketch(mine) = self {
             *mine = union(mine, other, threshold);
         }
     }
 
     /// Turns the set into a sketch (no-op for a sketch).
-    fn to_sketch(&mut self, threshold: u64) {
+    fn become_sketch(&mut self, threshold: u64) {
         if let DistinctCount::Exact(set) = self {
             let mut sketch = new_sketch(precision_from_threshold(threshold));
             for &coupon in set.values() {
