@@ -454,6 +454,7 @@ fn bad_requests_are_400s() {
         json!({"h": {"histogram": {"field": "n", "interval": 5}, "aggs": {"d": {"derivative": {"buckets_path": "_count", "gap_policy": "x"}}}}}),
         json!({"h": {"histogram": {"field": "n", "interval": 5}, "aggs": {"b": {"bucket_sort": {"size": -1}}}}}),
         json!({"b": {"bucket_sort": {"size": 1}}}),
+        json!({"t": {"terms": {"field": "tag"}, "aggs": {"c": {"composite": {"sources": [{"a": {"terms": {"field": "n"}}}]}}}}}),
     ] {
         assert_eq!(status(&catalog, body.clone()), 400, "{body}");
     }

@@ -169,6 +169,11 @@ fn translate_at(env: &AggEnv<'_>, aggs: &Value, depth: usize) -> Result<Translat
             SearchError::parsing(format!("Missing definition for aggregation [{name}]"))
         })?;
         let scanned = kind != "cardinality" || scan_aggs::cardinality_here(depth, params, mappings);
+        if kind == "composite" && depth > 1 {
+            return Err(SearchError::illegal(format!(
+                "[composite] aggregation cannot be used with a parent aggregation ([{name}])"
+            )));
+        }
         if scan_aggs::is_scanned(&kind) && scanned {
             let body = Value::Object(body.clone());
             scan_aggs::validate(name, &kind, &body, mappings)?;
