@@ -161,3 +161,68 @@ fn bad_highlight_options_are_400s() {
         assert_eq!(status, 400, "{h}");
     }
 }
+
+/// Odd text (wide spaces, accents, punctuation, long runs without a
+/// space) under every fragment size and count: answered, never a panic,
+/// and every fragment a piece of the source once the tags are gone.
+#[test]
+fn odd_text_is_highlighted_without_panic() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (catalog, index) = common::logs_index(tmp.path(), 1, json!({"body": {"type": "text"}}));
+    let pieces = [
+        "fox",
+        "é",
+        "\u{3000}",
+        " ",
+        "-",
+        "ß",
+        "日本",
+        "foxé",
+        "\u{1F600}",
+        "..",
+        "FOX",
+    ];
+    let mut rng = StdRng::seed_from_u64(11);
+    let mut texts = Vec::new();
+    for i in 0..60 {
+        let n = rng.gen_range(0..80);
+        let text: String = (0..n)
+            .map(|_| pieces[rng.gen_range(0..pieces.len())])
+            .collect();
+        index
+            .index_document(
+                Some(&i.to_string()),
+                json!({"body": text}).to_string().as_bytes(),
+                Precondition::None,
+            )
+            .unwrap();
+        texts.push(text);
+    }
+    index.refresh().unwrap();
+    for size in [1, 2, 3, 5, 8, 13, 40] {
+        for frags in [0, 1, 3] {
+            for query in [
+                json!({"match": {"body": "fox"}}),
+                json!({"match_phrase_prefix": {"body": "fo"}}),
+                json!({"query_string": {"query": "日本 OR foxé"}}),
+            ] {
+                let r = common::search_logs(
+                    &catalog,
+                    &json!({"size": 100, "query": query,
+                    "highlight": {"fields": {"body": {"fragment_size": size, "number_of_fragments": frags, "no_match_size": size}}}}),
+                );
+                for h in r["hits"]["hits"].as_array().unwrap() {
+                    let id: usize = h["_id"].as_str().unwrap().parse().unwrap();
+                    for f in h["highlight"]["body"].as_array().into_iter().flatten() {
+                        let (plain, _) = strip(f.as_str().unwrap(), "<em>", "</em>");
+                        assert!(
+                            texts[id].contains(plain.as_str()),
+                            "{plain:?} in {:?}",
+                            texts[id]
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

@@ -594,8 +594,10 @@ fn fragments(text: &str, spans: &[(usize, usize, String)], size: usize) -> Vec<(
         let mut start = cut(text, s.saturating_sub(lead), false);
         if start > 0 {
             start = text[..start]
-                .rfind(char::is_whitespace)
-                .map_or(0, |p| p + 1)
+                .char_indices()
+                .rev()
+                .find(|(_, c)| c.is_whitespace())
+                .map_or(0, |(p, c)| p + c.len_utf8())
                 .min(*s);
         }
         if let Some(last) = out.last() {
@@ -631,5 +633,16 @@ mod tests {
         }
         assert!(w[0].0 <= 4 && w[0].1 >= 9);
         assert!(w[1].0 <= 52 && w[1].1 >= 57);
+        // Wide spaces and accents: every window on char boundaries.
+        let text = "ééé\u{3000}quick\u{3000}ééé-ééé\u{3000}quick ééééééééé";
+        let spans: Vec<_> = text
+            .match_indices("quick")
+            .map(|(i, m)| (i, i + m.len(), m.to_string()))
+            .collect();
+        for size in 1..40 {
+            for (s, e) in fragments(text, &spans, size) {
+                assert!(s <= e && text.is_char_boundary(s) && text.is_char_boundary(e));
+            }
+        }
     }
 }
