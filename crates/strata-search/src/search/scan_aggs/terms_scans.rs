@@ -21,6 +21,9 @@ use crate::error::{Result, SearchError};
 use crate::mapping::Mappings;
 use crate::search::date_histogram::MAX_BUCKETS;
 
+/// Bytes a counted value takes, about (key, count, table slot, a short string).
+const KEY_BYTES: u64 = 72;
+
 /// Counts per value of one field.
 #[derive(Clone)]
 struct TermCounts {
@@ -126,7 +129,13 @@ impl TermCounts {
         })
     }
 
-    fn check(name: &str, counts: &Counts) -> Result<()> {
+    /// Refuses counts past [`MAX_DISTINCT`] and reserves what they hold
+    /// on the search's account (the request breaker).
+    fn check(env: &ScanEnv<'_>, name: &str, counts: &Counts) -> Result<()> {
+        env.req.memory.reserve(
+            counts.per_value.capacity() as u64 * KEY_BYTES,
+            &format!("<agg [{name}]>"),
+        )?;
         if counts.overflow {
             return Err(SearchError::illegal(format!(
                 "aggregation [{name}] holds more than [{MAX_DISTINCT}] distinct values"
@@ -216,7 +225,7 @@ impl RareTerms {
 
     pub fn run(self, env: &ScanEnv<'_>, sub: Option<&Value>) -> Result<Value> {
         let counts = env.scan(env.query, self.counts.clone())?;
-        TermCounts::check(&self.name, &counts)?;
+        TermCounts::check(env, &self.name, &counts)?;
         let mut rare: Vec<(Key, u64)> = counts
             .per_value
             .into_iter()
@@ -342,9 +351,9 @@ impl SignificantTerms {
 
     pub fn run(self, env: &ScanEnv<'_>, sub: Option<&Value>) -> Result<Value> {
         let fg = env.scan(env.query, self.counts.clone())?;
-        TermCounts::check(&self.name, &fg)?;
+        TermCounts::check(env, &self.name, &fg)?;
         let bg = env.scan(&self.background, self.counts.clone())?;
-        TermCounts::check(&self.name, &bg)?;
+        TermCounts::check(env, &self.name, &bg)?;
         let mut scored: Vec<(Key, u64, u64, f64)> = fg
             .per_value
             .iter()
