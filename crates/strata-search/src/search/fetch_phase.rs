@@ -90,6 +90,8 @@ struct Hit<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     fields: Option<Map<String, Value>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    highlight: Option<Map<String, Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     sort: Option<Vec<Value>>,
 }
 
@@ -129,7 +131,7 @@ fn chunk_hits(
         // `docvalue_fields` alone only along their paths.
         let wants_fields = !fetch.docvalues.is_empty() || !fetch.fetch.is_empty();
         let full = || Some(serde_json::from_slice(stored).unwrap_or(Value::Null));
-        let parsed = if verbatim.is_none() && keep_source {
+        let parsed = if (verbatim.is_none() && keep_source) || req.highlight.is_some() {
             full()
         } else if !wants_fields {
             None
@@ -158,6 +160,15 @@ fn chunk_hits(
                 &mut values,
             )?;
         }
+        let highlight = match (&req.highlight, &parsed) {
+            (Some(h), Some(source)) => h.hit(
+                &req.query,
+                source,
+                &index.mappings(),
+                index.shards()[c.shard].tantivy_index().tokenizers(),
+            ),
+            _ => None,
+        };
         let source = match (verbatim, parsed) {
             (Some(raw), _) => Some(ReturnedSource::Verbatim(raw)),
             (None, Some(parsed)) if keep_source => {
@@ -182,6 +193,7 @@ fn chunk_hits(
             _score: (c.values.is_none() || req.track_scores).then_some(c.score),
             _source: source,
             fields: (!values.is_empty()).then_some(values),
+            highlight,
             sort: c
                 .values
                 .as_ref()

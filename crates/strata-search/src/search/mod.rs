@@ -11,6 +11,11 @@
 //!   `filter`/`filters` below other aggregations; `filter_aggs`: the
 //!   top-level `filter` aggregation, one extra pass each.
 //! - `geo_aggs`: `geo_centroid` and `geohash_grid`, which tantivy lacks.
+//! - `pipelines`: `derivative`, `cumulative_sum`, `bucket_sort` over a
+//!   parent's final buckets.
+//! - `scan_aggs`: `composite`, `weighted_avg`, `rare_terms`,
+//!   `significant_terms` and most `cardinality`s, from column values in a
+//!   pass of their own; `distinct_count`: cardinality's exact-then-sketch count.
 //! - `own_aggs`: aggregations tantivy has but Strata computes faster with
 //!   its own collectors in the same pass: `time_buckets` (fixed-interval
 //!   `date_histogram` with simple children), `distinct_terms`
@@ -24,6 +29,7 @@
 //!   `passes`: the extra searches those and calendar histograms need.
 //! - `ranking`: top-K by score or sort values; `zone_ranking`: a sort on
 //!   one date field by zone maps, in a pass of its own.
+//! - `highlight`: the hits' `highlight` fragments.
 //! - `fetch_phase`: the page's hits, each serialized with its `_source`
 //!   byte for byte; `pruned_source`: the parts of a source that
 //!   `docvalue_fields` read; `response`: the reply with those hits.
@@ -34,22 +40,26 @@ pub mod calendar;
 pub mod date_histogram;
 pub mod date_range;
 pub mod deferred;
+pub mod distinct_count;
 pub mod distinct_terms;
 pub mod docvalues;
 pub mod fetch_fields;
 mod fetch_phase;
 pub mod filter_aggs;
 pub mod geo_aggs;
+pub mod highlight;
 pub mod missing_bucket;
 mod numbers;
 mod own_aggs;
 mod parallel;
 mod passes;
 mod percentiles;
+pub mod pipelines;
 mod pruned_source;
 mod ranking;
 pub mod request;
 mod response;
+pub mod scan_aggs;
 pub mod sort;
 mod sort_field;
 pub mod source_filter;

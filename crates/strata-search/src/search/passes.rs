@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::{search_once, top_hits, SearchRequest, TrackTotalHits};
+use super::{scan_aggs, search_once, top_hits, SearchRequest, TrackTotalHits};
 use crate::breaker::MemoryAccount;
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
@@ -28,6 +28,14 @@ pub(super) fn run_deferred(
     };
     if kind == "top_hits" {
         return top_hits::run(indices, name, &body["top_hits"], &query, &req.memory);
+    }
+    if scan_aggs::is_scanned(kind) {
+        let env = scan_aggs::ScanEnv {
+            indices,
+            req,
+            query: &query,
+        };
+        return scan_aggs::run(&env, name, kind, body);
     }
     let pass = SearchRequest {
         query,

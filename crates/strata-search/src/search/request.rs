@@ -53,6 +53,8 @@ pub struct SearchRequest {
     /// `_id` and no `_source`; with a list, no `_source` unless `_source`
     /// was asked for (no field is stored apart from `_source` here).
     pub stored_fields: Option<StoredFields>,
+    /// `highlight`: fragments of the hits' fields matching the query.
+    pub highlight: Option<super::highlight::Highlight>,
     /// Where the search reserves what it builds (query expansions,
     /// aggregation results, hits): the request breaker, or nothing.
     /// Clones (the extra passes of one search) share it.
@@ -91,6 +93,7 @@ impl SearchRequest {
             docvalue_fields: Vec::new(),
             fetch_fields: Vec::new(),
             stored_fields: None,
+            highlight: None,
             memory: MemoryAccount::unaccounted(),
             scripted: Default::default(),
         };
@@ -119,10 +122,9 @@ impl SearchRequest {
                 "track_scores" => req.track_scores = as_bool(key, value)?,
                 "docvalue_fields" => req.docvalue_fields = docvalues::parse(value)?,
                 "timeout" => {}
-                // Kibana sends these with every search: highlighting is not
-                // done (hits carry no `highlight`) and an empty
-                // `script_fields` asks for nothing.
-                "highlight" if value.is_object() => {}
+                // Kibana sends an empty `script_fields` with every search: it
+                // asks for nothing.
+                "highlight" => req.highlight = Some(super::highlight::Highlight::parse(value)?),
                 "stored_fields" => req.stored_fields = Some(parse_stored(value, obj)?),
                 "fields" => req.fetch_fields = super::fetch_fields::parse(value)?,
                 "runtime_mappings" => req.scripted.parse_runtime_mappings(value)?,
