@@ -31,6 +31,8 @@
 //! - [`error`]: [`EsError`], the one table from engine and request errors
 //!   to Elasticsearch error JSON and HTTP status.
 //! - [`panics`]: a handler's panic logged and answered as an error reply.
+//! - [`contexts`]: open scroll and point-in-time contexts (pinned
+//!   searchers, keep-alive, limits).
 //! - [`pressure`]: indexing back pressure (429 beyond a bound of bytes in
 //!   flight).
 //! - [`filter_path`]: the `filter_path` response filter.
@@ -52,6 +54,7 @@
 
 pub mod chunked;
 pub mod cluster_settings;
+pub mod contexts;
 pub mod error;
 pub mod filter_path;
 pub mod handlers;

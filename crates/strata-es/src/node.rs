@@ -64,6 +64,8 @@ pub struct Node {
     /// Authentication and authorization; `None`: off (every request is
     /// served as today).
     pub security: Option<Arc<Security>>,
+    /// Open scroll and point-in-time contexts.
+    pub contexts: crate::contexts::SearchContexts,
 }
 
 impl std::fmt::Debug for Node {
@@ -91,6 +93,7 @@ impl Node {
             breakers: Arc::new(CircuitBreakers::new(breaker::memory_base())),
             started: Instant::now(),
             security: None,
+            contexts: crate::contexts::SearchContexts::default(),
         };
         node.apply_cluster_settings();
         Ok(node)

@@ -78,6 +78,10 @@ pub enum Route {
     CacheClear(Option<String>),
     /// `/_cluster/state[/<metrics>[/<indices>]]`
     ClusterState,
+    /// `/_search/scroll[/<scroll_id>]`
+    Scroll(Option<String>),
+    /// `[/<index>]/_pit`
+    Pit(Option<String>),
 }
 
 const GET: &[&str] = &["GET", "HEAD"];
@@ -104,6 +108,10 @@ impl Route {
                 } else {
                     (Route::Nodes, GET)
                 }
+            }
+            ["_search", "scroll"] => (Route::Scroll(None), &["GET", "POST", "DELETE"][..]),
+            ["_search", "scroll", id] => {
+                (Route::Scroll(Some(s(id))), &["GET", "POST", "DELETE"][..])
             }
             ["_cat", "indices"] => (Route::CatIndices(None), GET),
             ["_cat", "indices", index] => (Route::CatIndices(Some(s(index))), GET),
@@ -179,6 +187,7 @@ fn api_route(api: &str, index: Option<String>) -> Option<(Route, &'static [&'sta
         "_search" => (Route::Search(index), GET_POST),
         "_count" => (Route::Count(index), GET_POST),
         "_msearch" => (Route::Msearch(index), GET_POST),
+        "_pit" => (Route::Pit(index), &["POST", "DELETE"][..]),
         _ => return None,
     })
 }

@@ -9,7 +9,8 @@
 //! - `documents`: single-document APIs; `mget`: `_mget`; `found_doc`: a
 //!   found document's reply, its source verbatim.
 //! - `bulk`: `_bulk`.
-//! - `search`: `_search`, `_count`, `_msearch`.
+//! - `search`: `_search`, `_count`, `_msearch`; `scroll`: scrolls;
+//!   `pit`: points in time.
 //! - `cluster`: `_cluster/*`, `_nodes`, `_stats`.
 //! - `cat`: `_cat/*` tables.
 //! - `stats`: per-index statistics shared by the last two.
@@ -29,8 +30,10 @@ pub mod found_doc;
 pub mod indices;
 pub mod mget;
 pub mod msearch;
+pub mod pit;
 pub mod rollover;
 pub mod root;
+pub mod scroll;
 pub mod search;
 pub mod stats;
 pub mod templates;
@@ -119,6 +122,8 @@ fn run(node: &Arc<Node>, route: &Route, req: &EsRequest) -> Result<Reply> {
             rollover::rollover(node, alias, new_index.as_deref(), req)
         }
         Route::CacheClear(index) => indices::cache_clear(node, index.as_deref()),
+        Route::Scroll(id) => scroll::scroll(node, id.as_deref(), req),
+        Route::Pit(index) => pit::pit(node, index.as_deref(), req),
     }
 }
 

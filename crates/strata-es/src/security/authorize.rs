@@ -145,6 +145,17 @@ pub fn authorize(node: &Node, auth: &Authentication, req: &mut EsRequest) -> Res
             "indices:admin/cache/clear",
             Reach::IndicesAndAliases,
         ),
+        Route::Search(None) if req.json_body().is_ok_and(|b| b.get("pit").is_some()) => {
+            check.any(SEARCH)
+        }
+        Route::Scroll(_) => check.any(SEARCH),
+        Route::Pit(_) if req.method == Method::DELETE => check.any(SEARCH),
+        Route::Pit(_) => check.restrict(
+            req,
+            &route,
+            "indices:data/read/open_point_in_time",
+            Reach::IndicesAndAliases,
+        ),
         Route::Search(_) | Route::Count(_) => {
             check.restrict(req, &route, SEARCH, Reach::IndicesAndAliases)
         }
@@ -305,7 +316,8 @@ fn expression_slot(route: &Route) -> Option<(usize, bool)> {
         | Route::Count(e)
         | Route::CacheClear(e)
         | Route::Aliases(e)
-        | Route::Alias(e, _) => Some((0, e.is_some())),
+        | Route::Alias(e, _)
+        | Route::Pit(e) => Some((0, e.is_some())),
         Route::CatIndices(e) => Some((2, e.is_some())),
         _ => None,
     }

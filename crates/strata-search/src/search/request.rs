@@ -57,6 +57,8 @@ pub struct SearchRequest {
     /// aggregation results, hits): the request breaker, or nothing.
     /// Clones (the extra passes of one search) share it.
     pub memory: MemoryAccount,
+    /// Searchers pinned by a scroll or point in time (`None`: the latest).
+    pub snapshot: Option<std::sync::Arc<super::snapshot::Snapshot>>,
 }
 
 /// The `stored_fields` parameter.
@@ -90,6 +92,7 @@ impl SearchRequest {
             fetch_fields: Vec::new(),
             stored_fields: None,
             memory: MemoryAccount::unaccounted(),
+            snapshot: None,
         };
         let obj = match body {
             Value::Null => return Ok(req),
