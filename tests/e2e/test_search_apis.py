@@ -135,3 +135,89 @@ def test_point_in_time_pages_with_search_after(es):
         es.search(index="apis-pit", sort=["_shard_doc"])
     assert es.close_point_in_time(id=pit["id"]) == {"succeeded": True, "num_freed": 1}
     assert es.options(ignore_status=404).close_point_in_time(id=pit["id"]).meta.status == 404
+
+
+def test_delete_by_query_removes_exactly_the_matches(es):
+    docs = fill(es, "apis-dbq", 400)
+    r = es.delete_by_query(index="apis-dbq", query={"range": {"n": {"gte": 100, "lt": 250}}},
+                           refresh=True, scroll_size=60)
+    assert r["deleted"] == 150 and r["total"] == 150 and r["failures"] == []
+    assert r["batches"] == 3 and r["version_conflicts"] == 0
+    left = {h["_id"] for h in helpers.scan(es, index="apis-dbq")}
+    assert left == {d["_id"] for d in docs if not 100 <= d["n"] < 250}
+    # max_docs stops early; q= is a query_string.
+    r = es.delete_by_query(index="apis-dbq", q="tag:t1", max_docs=5, refresh=True)
+    assert r["deleted"] == 5
+    want = sum(1 for d in docs if d["tag"] == "t1" and not 100 <= d["n"] < 250) - 5
+    assert es.count(index="apis-dbq", q="tag:t1")["count"] == want
+
+
+def test_update_by_query_reindexes_and_picks_up_new_mappings(es):
+    es.options(ignore_status=404).indices.delete(index="apis-ubq")
+    es.indices.create(index="apis-ubq", mappings={"dynamic": False, "properties": {"n": {"type": "long"}}})
+    helpers.bulk(es, ({"_index": "apis-ubq", "_id": str(i), "n": i, "color": ["red", "blue"][i % 2]}
+                      for i in range(120)), refresh=True)
+    assert es.count(index="apis-ubq", query={"term": {"color": "red"}})["count"] == 0
+    es.indices.put_mapping(index="apis-ubq", properties={"color": {"type": "keyword"}})
+    before = es.get(index="apis-ubq", id="3")
+    r = es.update_by_query(index="apis-ubq", refresh=True, conflicts="proceed")
+    assert r["updated"] == 120 and r["total"] == 120 and r["version_conflicts"] == 0
+    assert es.count(index="apis-ubq", query={"term": {"color": "red"}})["count"] == 60
+    after = es.get(index="apis-ubq", id="3")
+    assert after["_version"] == before["_version"] + 1
+    assert after["_source"] == before["_source"]
+
+
+def test_reindex_copies_with_op_type_and_conflicts(es):
+    docs = fill(es, "apis-src", 300)
+    es.options(ignore_status=404).indices.delete(index="apis-dst")
+    es.index(index="apis-dst", id="5", document={"n": -5}, refresh=True)
+    r = es.reindex(source={"index": "apis-src", "query": {"range": {"n": {"lt": 200}}}},
+                   dest={"index": "apis-dst", "op_type": "create"}, conflicts="proceed", refresh=True)
+    assert r["created"] == 199 and r["version_conflicts"] == 1 and r["total"] == 200
+    assert es.count(index="apis-dst")["count"] == 200
+    assert es.get(index="apis-dst", id="5")["_source"] == {"n": -5}
+    # Without proceed the conflict aborts with 409 and a failure.
+    r = es.options(ignore_status=409).reindex(
+        source={"index": "apis-src"}, dest={"index": "apis-dst", "op_type": "create"})
+    assert r.meta.status == 409
+    assert r["failures"][0]["cause"]["type"] == "version_conflict_engine_exception"
+    # op_type index overwrites; max_docs bounds the copy.
+    r = es.reindex(source={"index": "apis-src"}, dest={"index": "apis-dst"}, max_docs=250, refresh=True)
+    assert r["updated"] + r["created"] == 250
+    got = {h["_id"]: h["_source"] for h in helpers.scan(es, index="apis-dst")}
+    src = {d["_id"]: {k: d[k] for k in ("n", "tag", "text")} for d in docs}
+    assert got["5"] == src["5"]
+    with pytest.raises(elasticsearch.BadRequestError):
+        es.reindex(source={"index": "apis-src"}, dest={"index": "apis-src"})
+
+
+def test_tasks_track_a_detached_job(es):
+    fill(es, "apis-task", 200, shards=1)
+    r = es.delete_by_query(index="apis-task", query={"match_all": {}}, wait_for_completion=False,
+                           requests_per_second=100, scroll_size=20)
+    task_id = r["task"]
+    listed = es.tasks.list(actions="*byquery", detailed=True)
+    running = [t for n in listed["nodes"].values() for t in n["tasks"]]
+    assert task_id in running
+    es.tasks.cancel(task_id=task_id)
+    deadline = time.time() + 10
+    while True:
+        t = es.tasks.get(task_id=task_id)
+        if t["completed"] or time.time() > deadline:
+            break
+        time.sleep(0.05)
+    assert t["completed"] and t["response"]["canceled"] == "by user request"
+    assert t["response"]["deleted"] < 200
+    es.indices.refresh(index="apis-task")
+    assert es.count(index="apis-task")["count"] == 200 - t["response"]["deleted"]
+    remaining = es.count(index="apis-task")["count"]
+    # A job run to its end keeps its result.
+    r = es.update_by_query(index="apis-task", wait_for_completion=False)
+    deadline = time.time() + 10
+    while not (t := es.tasks.get(task_id=r["task"]))["completed"] and time.time() < deadline:
+        time.sleep(0.05)
+    assert t["completed"] and t["response"]["updated"] == remaining
+    assert t["response"]["failures"] == []
+    with pytest.raises(elasticsearch.NotFoundError):
+        es.tasks.get(task_id=task_id.split(":")[0] + ":999999")

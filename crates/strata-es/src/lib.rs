@@ -33,6 +33,7 @@
 //! - [`panics`]: a handler's panic logged and answered as an error reply.
 //! - [`contexts`]: open scroll and point-in-time contexts (pinned
 //!   searchers, keep-alive, limits).
+//! - [`tasks`]: long-running requests (`_reindex`, by-query) as tasks.
 //! - [`pressure`]: indexing back pressure (429 beyond a bound of bytes in
 //!   flight).
 //! - [`filter_path`]: the `filter_path` response filter.
@@ -70,6 +71,7 @@ pub mod route;
 pub mod security;
 pub mod server;
 pub mod startup;
+pub mod tasks;
 pub mod timed_body;
 pub mod transport;
 

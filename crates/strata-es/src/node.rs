@@ -66,6 +66,8 @@ pub struct Node {
     pub security: Option<Arc<Security>>,
     /// Open scroll and point-in-time contexts.
     pub contexts: crate::contexts::SearchContexts,
+    /// Running and finished long requests (`_tasks`).
+    pub tasks: crate::tasks::Tasks,
 }
 
 impl std::fmt::Debug for Node {
@@ -94,6 +96,7 @@ impl Node {
             started: Instant::now(),
             security: None,
             contexts: crate::contexts::SearchContexts::default(),
+            tasks: crate::tasks::Tasks::default(),
         };
         node.apply_cluster_settings();
         Ok(node)

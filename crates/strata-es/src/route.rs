@@ -82,6 +82,16 @@ pub enum Route {
     Scroll(Option<String>),
     /// `[/<index>]/_pit`
     Pit(Option<String>),
+    /// `/_reindex`
+    Reindex,
+    /// `/<index>/_delete_by_query`
+    DeleteByQuery(String),
+    /// `/<index>/_update_by_query`
+    UpdateByQuery(String),
+    /// `/_tasks[/<task_id>]`
+    Tasks(Option<String>),
+    /// `/_tasks[/<task_id>]/_cancel`
+    TaskCancel(Option<String>),
 }
 
 const GET: &[&str] = &["GET", "HEAD"];
@@ -113,6 +123,10 @@ impl Route {
             ["_search", "scroll", id] => {
                 (Route::Scroll(Some(s(id))), &["GET", "POST", "DELETE"][..])
             }
+            ["_tasks"] => (Route::Tasks(None), GET),
+            ["_tasks", "_cancel"] => (Route::TaskCancel(None), POST),
+            ["_tasks", id] => (Route::Tasks(Some(s(id))), GET),
+            ["_tasks", id, "_cancel"] => (Route::TaskCancel(Some(s(id))), POST),
             ["_cat", "indices"] => (Route::CatIndices(None), GET),
             ["_cat", "indices", index] => (Route::CatIndices(Some(s(index))), GET),
             ["_cat", "health"] => (Route::CatHealth, GET),
@@ -188,6 +202,9 @@ fn api_route(api: &str, index: Option<String>) -> Option<(Route, &'static [&'sta
         "_count" => (Route::Count(index), GET_POST),
         "_msearch" => (Route::Msearch(index), GET_POST),
         "_pit" => (Route::Pit(index), &["POST", "DELETE"][..]),
+        "_reindex" if index.is_none() => (Route::Reindex, POST),
+        "_delete_by_query" => (Route::DeleteByQuery(index?), POST),
+        "_update_by_query" => (Route::UpdateByQuery(index?), POST),
         _ => return None,
     })
 }

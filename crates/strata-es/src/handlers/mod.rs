@@ -11,6 +11,8 @@
 //! - `bulk`: `_bulk`.
 //! - `search`: `_search`, `_count`, `_msearch`; `scroll`: scrolls;
 //!   `pit`: points in time.
+//! - `by_query`: `_delete_by_query`, `_update_by_query`, `_reindex`;
+//!   `tasks`: `_tasks`.
 //! - `cluster`: `_cluster/*`, `_nodes`, `_stats`.
 //! - `cat`: `_cat/*` tables.
 //! - `stats`: per-index statistics shared by the last two.
@@ -22,6 +24,7 @@
 
 pub mod aliases;
 pub mod bulk;
+pub mod by_query;
 pub mod cat;
 pub mod cluster;
 pub mod cluster_state;
@@ -36,6 +39,7 @@ pub mod root;
 pub mod scroll;
 pub mod search;
 pub mod stats;
+pub mod tasks;
 pub mod templates;
 pub mod write_reply;
 
@@ -124,6 +128,11 @@ fn run(node: &Arc<Node>, route: &Route, req: &EsRequest) -> Result<Reply> {
         Route::CacheClear(index) => indices::cache_clear(node, index.as_deref()),
         Route::Scroll(id) => scroll::scroll(node, id.as_deref(), req),
         Route::Pit(index) => pit::pit(node, index.as_deref(), req),
+        Route::Reindex => by_query::reindex(node, req),
+        Route::DeleteByQuery(index) => by_query::by_query(node, index, by_query::Kind::Delete, req),
+        Route::UpdateByQuery(index) => by_query::by_query(node, index, by_query::Kind::Update, req),
+        Route::Tasks(id) => tasks::tasks(node, id.as_deref(), req),
+        Route::TaskCancel(id) => tasks::cancel(node, id.as_deref(), req),
     }
 }
 

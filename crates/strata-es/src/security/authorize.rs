@@ -156,6 +156,11 @@ pub fn authorize(node: &Node, auth: &Authentication, req: &mut EsRequest) -> Res
             "indices:data/read/open_point_in_time",
             Reach::IndicesAndAliases,
         ),
+        Route::Reindex => check.any("indices:data/write/reindex"),
+        Route::DeleteByQuery(index) => check.all("indices:data/write/delete/byquery", &[index]),
+        Route::UpdateByQuery(index) => check.all("indices:data/write/update/byquery", &[index]),
+        Route::Tasks(_) => check.cluster("cluster:monitor/task"),
+        Route::TaskCancel(_) => check.cluster("cluster:admin/tasks/cancel"),
         Route::Search(_) | Route::Count(_) => {
             check.restrict(req, &route, SEARCH, Reach::IndicesAndAliases)
         }
