@@ -221,3 +221,65 @@ def test_tasks_track_a_detached_job(es):
     assert t["response"]["failures"] == []
     with pytest.raises(elasticsearch.NotFoundError):
         es.tasks.get(task_id=task_id.split(":")[0] + ":999999")
+
+
+def test_field_caps_validate_explain_analyze(es):
+    docs = fill(es, "apis-caps", 50)
+    es.options(ignore_status=404).indices.delete(index="apis-caps2")
+    es.indices.create(index="apis-caps2", mappings={"properties": {"n": {"type": "keyword"},
+                                                                   "obj": {"properties": {"x": {"type": "ip"}}}}})
+    caps = es.field_caps(index="apis-caps,apis-caps2", fields="n,tag,text,obj*,_id")
+    assert sorted(caps["indices"]) == ["apis-caps", "apis-caps2"]
+    f = caps["fields"]
+    assert f["tag"] == {"keyword": {"type": "keyword", "metadata_field": False, "searchable": True, "aggregatable": True}}
+    assert f["text"]["text"]["aggregatable"] is False
+    assert f["n"]["long"]["indices"] == ["apis-caps"] and f["n"]["keyword"]["indices"] == ["apis-caps2"]
+    assert f["obj"]["object"]["type"] == "object" and f["obj.x"]["ip"]["aggregatable"] is True
+    assert f["_id"]["_id"]["metadata_field"] is True
+    with pytest.raises(elasticsearch.BadRequestError):
+        es.field_caps(index="apis-caps")
+
+    assert es.indices.validate_query(index="apis-caps", query={"term": {"tag": "t1"}})["valid"] is True
+    bad = es.indices.validate_query(index="apis-caps", query={"range": {"n": {"gte": "not-a-number"}}}, explain=True)
+    assert bad["valid"] is False and bad["explanations"][0]["valid"] is False
+
+    q = {"match": {"text": "beta"}}
+    hit = es.search(index="apis-caps", query={"bool": {"must": [q], "filter": [{"ids": {"values": ["4"]}}]}})["hits"]["hits"][0]
+    ex = es.explain(index="apis-caps", id="4", query=q)
+    assert ex["matched"] is True
+    assert abs(ex["explanation"]["value"] - hit["_score"]) < 1e-5
+    assert es.explain(index="apis-caps", id="3", query=q)["matched"] is False  # 3 % 3 == 0: "alpha" only
+
+    toks = es.indices.analyze(analyzer="standard", text="The Quick brown-Fox!")["tokens"]
+    assert [t["token"] for t in toks] == ["the", "quick", "brown", "fox"]
+    assert (toks[1]["start_offset"], toks[1]["end_offset"], toks[1]["position"]) == (4, 9, 1)
+    assert [t["token"] for t in es.indices.analyze(analyzer="keyword", text="A b")["tokens"]] == ["A b"]
+    assert [t["token"] for t in es.indices.analyze(index="apis-caps", field="tag", text="A b")["tokens"]] == ["A b"]
+    with pytest.raises(elasticsearch.BadRequestError):
+        es.indices.analyze(analyzer="nope", text="x")
+
+
+def test_cat_tables_and_delete_with_ignore_unavailable(es):
+    docs = fill(es, "apis-cat", 120, shards=3)
+    count = es.cat.count(index="apis-cat", format="json")
+    assert count[0]["count"] == "120"
+    shards = es.cat.shards(index="apis-cat", format="json")
+    assert sorted(int(s["shard"]) for s in shards) == [0, 1, 2]
+    assert sum(int(s["docs"]) for s in shards) == 120
+    segments = es.cat.segments(index="apis-cat", format="json")
+    assert sum(int(s["docs.count"]) for s in segments) == 120
+    es.indices.put_index_template(name="apis-tpl", index_patterns=["apis-tpl-*"], priority=7)
+    tpl = es.cat.templates(name="apis-tpl", format="json")
+    assert tpl == [{"name": "apis-tpl", "index_patterns": "[apis-tpl-*]", "order": "7", "version": None, "composed_of": "[]"}]
+    alloc = es.cat.allocation(format="json")
+    assert int(alloc[0]["shards"]) >= 3 and int(alloc[0]["disk.percent"]) <= 100
+    pools = {p["name"] for p in es.cat.thread_pool(format="json")}
+    assert {"search", "write"} <= pools
+    text = es.cat.count(index="apis-cat", v=True)
+    assert text.splitlines()[0].split() == ["epoch", "timestamp", "count"]
+
+    with pytest.raises(elasticsearch.NotFoundError):
+        es.indices.delete(index="apis-missing")
+    assert es.indices.delete(index="apis-missing", ignore_unavailable=True)["acknowledged"] is True
+    assert es.indices.delete(index="apis-missing,apis-cat", ignore_unavailable=True)["acknowledged"] is True
+    assert not es.indices.exists(index="apis-cat")

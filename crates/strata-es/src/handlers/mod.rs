@@ -14,7 +14,9 @@
 //! - `by_query`: `_delete_by_query`, `_update_by_query`, `_reindex`;
 //!   `tasks`: `_tasks`.
 //! - `cluster`: `_cluster/*`, `_nodes`, `_stats`.
-//! - `cat`: `_cat/*` tables.
+//! - `cat`: `_cat/*` tables; `cat_tables`: count, shards, segments,
+//!   templates, allocation, thread_pool.
+//! - `inspect`: `_field_caps`, `_validate/query`, `_explain`, `_analyze`.
 //! - `stats`: per-index statistics shared by the last two.
 //! - `aliases`: `_aliases`, `_alias`, `_cat/aliases`.
 //! - `templates`: `_template`, `_index_template`, `_component_template`.
@@ -26,11 +28,13 @@ pub mod aliases;
 pub mod bulk;
 pub mod by_query;
 pub mod cat;
+pub mod cat_tables;
 pub mod cluster;
 pub mod cluster_state;
 pub mod documents;
 pub mod found_doc;
 pub mod indices;
+pub mod inspect;
 pub mod mget;
 pub mod msearch;
 pub mod pit;
@@ -133,6 +137,11 @@ fn run(node: &Arc<Node>, route: &Route, req: &EsRequest) -> Result<Reply> {
         Route::UpdateByQuery(index) => by_query::by_query(node, index, by_query::Kind::Update, req),
         Route::Tasks(id) => tasks::tasks(node, id.as_deref(), req),
         Route::TaskCancel(id) => tasks::cancel(node, id.as_deref(), req),
+        Route::CatTable(t, arg) => cat_tables::table(node, t, arg.as_deref(), req),
+        Route::FieldCaps(index) => inspect::field_caps(node, index.as_deref(), req),
+        Route::ValidateQuery(index) => inspect::validate_query(node, index.as_deref(), req),
+        Route::Explain(index, id) => inspect::explain(node, index, id, req),
+        Route::Analyze(index) => inspect::analyze(node, index.as_deref(), req),
     }
 }
 

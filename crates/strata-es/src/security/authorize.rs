@@ -161,6 +161,21 @@ pub fn authorize(node: &Node, auth: &Authentication, req: &mut EsRequest) -> Res
         Route::UpdateByQuery(index) => check.all("indices:data/write/update/byquery", &[index]),
         Route::Tasks(_) => check.cluster("cluster:monitor/task"),
         Route::TaskCancel(_) => check.cluster("cluster:admin/tasks/cancel"),
+        Route::CatTable(..) => check.cluster("cluster:monitor/state"),
+        Route::FieldCaps(_) => check.restrict(
+            req,
+            &route,
+            "indices:data/read/field_caps",
+            Reach::IndicesAndAliases,
+        ),
+        Route::ValidateQuery(_) => check.restrict(
+            req,
+            &route,
+            "indices:admin/validate/query",
+            Reach::IndicesAndAliases,
+        ),
+        Route::Explain(index, _) => check.names("indices:data/read/explain", &[index]),
+        Route::Analyze(_) => check.any("indices:admin/analyze"),
         Route::Search(_) | Route::Count(_) => {
             check.restrict(req, &route, SEARCH, Reach::IndicesAndAliases)
         }
@@ -322,7 +337,9 @@ fn expression_slot(route: &Route) -> Option<(usize, bool)> {
         | Route::CacheClear(e)
         | Route::Aliases(e)
         | Route::Alias(e, _)
-        | Route::Pit(e) => Some((0, e.is_some())),
+        | Route::Pit(e)
+        | Route::FieldCaps(e)
+        | Route::ValidateQuery(e) => Some((0, e.is_some())),
         Route::CatIndices(e) => Some((2, e.is_some())),
         _ => None,
     }
