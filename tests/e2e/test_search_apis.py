@@ -283,3 +283,51 @@ def test_cat_tables_and_delete_with_ignore_unavailable(es):
     assert es.indices.delete(index="apis-missing", ignore_unavailable=True)["acknowledged"] is True
     assert es.indices.delete(index="apis-missing,apis-cat", ignore_unavailable=True)["acknowledged"] is True
     assert not es.indices.exists(index="apis-cat")
+
+
+def test_data_streams(es):
+    for name in ("logs-apis-auto", "logs-apis-put"):
+        es.options(ignore_status=404).indices.delete_data_stream(name=name)
+    es.indices.put_index_template(name="apis-ds", index_patterns=["logs-apis-*"], data_stream={},
+                                  priority=50, template={"mappings": {"properties": {"level": {"type": "keyword"}}}})
+    # Created by the first write; op_type=create only; @timestamp required.
+    docs = [{"_op_type": "create", "_index": "logs-apis-auto", "@timestamp": 1_700_000_000_000 + i,
+             "level": ["info", "warn"][i % 2]} for i in range(40)]
+    ok, errors = helpers.bulk(es, docs, refresh=True)
+    assert (ok, errors) == (40, [])
+    with pytest.raises(elasticsearch.BadRequestError):
+        es.index(index="logs-apis-auto", id="x", document={"@timestamp": 1}, op_type="index")
+    with pytest.raises(elasticsearch.BadRequestError):
+        es.index(index="logs-apis-auto", document={"level": "info"})
+    es.index(index="logs-apis-auto", document={"@timestamp": 5, "level": "error"}, refresh=True)
+    got = es.indices.get_data_stream(name="logs-apis-auto")["data_streams"][0]
+    assert got["name"] == "logs-apis-auto" and got["template"] == "apis-ds"
+    assert got["timestamp_field"] == {"name": "@timestamp"} and got["generation"] == 1
+    first = got["indices"][0]["index_name"]
+    assert first.startswith(".ds-logs-apis-auto-") and first.endswith("-000001")
+    # Search and aggregate on the stream name.
+    r = es.search(index="logs-apis-auto", size=0, aggs={"l": {"terms": {"field": "level"}}})
+    assert r["hits"]["total"]["value"] == 41
+    assert {b["key"]: b["doc_count"] for b in r["aggregations"]["l"]["buckets"]} == {"info": 20, "warn": 20, "error": 1}
+    # Rollover makes generation 2 with the template's mappings; reads span both.
+    ro = es.indices.rollover(alias="logs-apis-auto")
+    assert ro["rolled_over"] and ro["old_index"] == first and ro["new_index"].endswith("-000002")
+    es.index(index="logs-apis-auto", document={"@timestamp": 6, "level": "debug"}, refresh=True)
+    assert es.count(index="logs-apis-auto")["count"] == 42
+    assert es.count(index=ro["new_index"])["count"] == 1
+    assert es.indices.get_mapping(index=ro["new_index"])[ro["new_index"]]["mappings"]["properties"]["level"]["type"] == "keyword"
+    assert es.indices.get_data_stream(name="logs-apis-auto")["data_streams"][0]["generation"] == 2
+    # PUT needs a data stream template; names exist once.
+    es.indices.create_data_stream(name="logs-apis-put")
+    with pytest.raises(elasticsearch.BadRequestError):
+        es.indices.create_data_stream(name="logs-apis-put")
+    with pytest.raises(elasticsearch.BadRequestError):
+        es.indices.create_data_stream(name="nomatch-apis")
+    names = {d["name"] for d in es.indices.get_data_stream(name="logs-apis-*")["data_streams"]}
+    assert names == {"logs-apis-auto", "logs-apis-put"}
+    es.indices.delete_data_stream(name="logs-apis-auto")
+    assert not es.indices.exists(index=first)
+    with pytest.raises(elasticsearch.NotFoundError):
+        es.indices.get_data_stream(name="logs-apis-auto")
+    es.indices.delete_data_stream(name="logs-apis-put")
+    es.indices.delete_index_template(name="apis-ds")

@@ -85,6 +85,8 @@ pub enum EsError {
     SearchContextMissing(String),
     /// Too many open scroll or point-in-time contexts.
     TooManyContexts(String),
+    /// Something of that name exists already (a data stream).
+    ResourceAlreadyExists(String),
 }
 
 /// The `WWW-Authenticate` challenges of a 401: HTTP basic and API keys.
@@ -141,6 +143,7 @@ impl EsError {
             EsError::StateNotRecovered => "cluster_block_exception",
             EsError::SearchContextMissing(_) => "search_context_missing_exception",
             EsError::TooManyContexts(_) => "too_many_scroll_contexts_exception",
+            EsError::ResourceAlreadyExists(_) => "resource_already_exists_exception",
         }
     }
 
@@ -166,6 +169,7 @@ impl EsError {
             EsError::StateNotRecovered => 503,
             EsError::SearchContextMissing(_) => 404,
             EsError::TooManyContexts(_) => 429,
+            EsError::ResourceAlreadyExists(_) => 400,
         }
     }
 
@@ -184,7 +188,8 @@ impl EsError {
             | EsError::Rejected(m)
             | EsError::BodyTimeout(m)
             | EsError::SearchContextMissing(m)
-            | EsError::TooManyContexts(m) => m.clone(),
+            | EsError::TooManyContexts(m)
+            | EsError::ResourceAlreadyExists(m) => m.clone(),
             EsError::ActionValidation(m) => format!("Validation Failed: 1: {m};"),
             EsError::NoHandler { uri, method } => {
                 format!("no handler found for uri [{uri}] and method [{method}]")

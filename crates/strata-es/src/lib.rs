@@ -33,6 +33,8 @@
 //! - [`panics`]: a handler's panic logged and answered as an error reply.
 //! - [`contexts`]: open scroll and point-in-time contexts (pinned
 //!   searchers, keep-alive, limits).
+//! - [`data_streams`]: data streams (a write alias over `.ds-` backing
+//!   indices, names persisted).
 //! - [`tasks`]: long-running requests (`_reindex`, by-query) as tasks.
 //! - [`pressure`]: indexing back pressure (429 beyond a bound of bytes in
 //!   flight).
@@ -56,6 +58,7 @@
 pub mod chunked;
 pub mod cluster_settings;
 pub mod contexts;
+pub mod data_streams;
 pub mod error;
 pub mod filter_path;
 pub mod handlers;

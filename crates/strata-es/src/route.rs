@@ -102,6 +102,8 @@ pub enum Route {
     Explain(String, String),
     /// `[/<index>]/_analyze`
     Analyze(Option<String>),
+    /// `/_data_stream[/<names>]`
+    DataStream(Option<String>),
 }
 
 const GET: &[&str] = &["GET", "HEAD"];
@@ -147,6 +149,11 @@ impl Route {
             ["_cat", t @ ("shards" | "segments" | "templates" | "allocation" | "thread_pool"), arg] => {
                 (Route::CatTable(s(t), Some(s(arg))), GET)
             }
+            ["_data_stream"] => (Route::DataStream(None), GET),
+            ["_data_stream", name] => (
+                Route::DataStream(Some(s(name))),
+                &["GET", "HEAD", "PUT", "DELETE"][..],
+            ),
             ["_validate", "query"] => (Route::ValidateQuery(None), GET_POST),
             [index, "_validate", "query"] => (Route::ValidateQuery(Some(s(index))), GET_POST),
             [index, "_explain", id] => (Route::Explain(s(index), s(id)), GET_POST),

@@ -343,8 +343,14 @@ fn run(
             Ok((index, result, None))
         }
         Op::Index | Op::Create => {
-            let index = node.index_for_write(&item.index)?;
             let source = item.source.unwrap_or_default();
+            crate::data_streams::check_write(
+                node,
+                &item.index,
+                item.op == Op::Create || id.is_none(),
+                source,
+            )?;
+            let index = node.index_for_write(&item.index)?;
             let _indexing = super::documents::reserve_indexing(memory, source)?;
             let result = index
                 .index_document(id, source, pre)
@@ -354,6 +360,7 @@ fn run(
         Op::Update => {
             let source = item.source.unwrap_or_default();
             let _indexing = super::documents::reserve_indexing(memory, source)?;
+            crate::data_streams::check_write(node, &item.index, false, b"")?;
             let body = ndjson::parse_line(source, 0)?;
             let update = UpdateBody::parse(&body)?;
             let index = node.index_for_write(&item.index)?;

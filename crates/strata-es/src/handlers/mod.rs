@@ -16,6 +16,7 @@
 //! - `cluster`: `_cluster/*`, `_nodes`, `_stats`.
 //! - `cat`: `_cat/*` tables; `cat_tables`: count, shards, segments,
 //!   templates, allocation, thread_pool.
+//! - `data_streams`: `_data_stream`.
 //! - `inspect`: `_field_caps`, `_validate/query`, `_explain`, `_analyze`.
 //! - `stats`: per-index statistics shared by the last two.
 //! - `aliases`: `_aliases`, `_alias`, `_cat/aliases`.
@@ -31,6 +32,7 @@ pub mod cat;
 pub mod cat_tables;
 pub mod cluster;
 pub mod cluster_state;
+pub mod data_streams;
 pub mod documents;
 pub mod found_doc;
 pub mod indices;
@@ -142,6 +144,7 @@ fn run(node: &Arc<Node>, route: &Route, req: &EsRequest) -> Result<Reply> {
         Route::ValidateQuery(index) => inspect::validate_query(node, index.as_deref(), req),
         Route::Explain(index, id) => inspect::explain(node, index, id, req),
         Route::Analyze(index) => inspect::analyze(node, index.as_deref(), req),
+        Route::DataStream(names) => data_streams::data_stream(node, names.as_deref(), req),
     }
 }
 

@@ -162,6 +162,11 @@ pub fn authorize(node: &Node, auth: &Authentication, req: &mut EsRequest) -> Res
         Route::Tasks(_) => check.cluster("cluster:monitor/task"),
         Route::TaskCancel(_) => check.cluster("cluster:admin/tasks/cancel"),
         Route::CatTable(..) => check.cluster("cluster:monitor/state"),
+        Route::DataStream(_) => check.any(if read {
+            "indices:admin/data_stream/get"
+        } else {
+            "indices:admin/data_stream/create"
+        }),
         Route::FieldCaps(_) => check.restrict(
             req,
             &route,
