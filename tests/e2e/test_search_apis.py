@@ -331,3 +331,37 @@ def test_data_streams(es):
         es.indices.get_data_stream(name="logs-apis-auto")
     es.indices.delete_data_stream(name="logs-apis-put")
     es.indices.delete_index_template(name="apis-ds")
+
+
+def test_collapse_and_simulate_index(es):
+    docs = fill(es, "apis-collapse", 200)
+    r = es.search(index="apis-collapse", collapse={"field": "tag", "inner_hits": {"name": "top", "size": 2, "sort": [{"n": "desc"}]}},
+                  sort=[{"n": "desc"}], size=5, from_=1)
+    # Groups by tag in descending n: each tag's best is its largest n.
+    best = {}
+    for d in sorted(docs, key=lambda d: -d["n"]):
+        best.setdefault(d["tag"], d["n"])
+    order = sorted(best.items(), key=lambda kv: -kv[1])
+    want = order[1:6]
+    got = [(h["fields"]["tag"][0], h["_source"]["n"]) for h in r["hits"]["hits"]]
+    assert got == want
+    assert r["hits"]["total"]["value"] == 200
+    for h in r["hits"]["hits"]:
+        tag = h["fields"]["tag"][0]
+        inner = h["inner_hits"]["top"]["hits"]
+        ns = sorted((d["n"] for d in docs if d["tag"] == tag), reverse=True)
+        assert inner["total"]["value"] == len(ns)
+        assert [x["_source"]["n"] for x in inner["hits"]] == ns[:2]
+    with pytest.raises(elasticsearch.BadRequestError):
+        es.search(index="apis-collapse", collapse={"field": "text"})
+
+    es.indices.put_index_template(name="apis-sim", index_patterns=["apis-sim-*"], priority=3,
+                                  template={"settings": {"number_of_shards": 2},
+                                            "mappings": {"properties": {"a": {"type": "keyword"}}}})
+    es.indices.put_index_template(name="apis-sim-low", index_patterns=["apis-sim-x*"], priority=1)
+    sim = es.indices.simulate_index_template(name="apis-sim-x1")
+    assert sim["template"]["settings"]["index"]["number_of_shards"] in ("2", 2)
+    assert sim["template"]["mappings"]["properties"]["a"] == {"type": "keyword"}
+    assert sim["overlapping"] == [{"name": "apis-sim-low", "index_patterns": ["apis-sim-x*"]}]
+    es.indices.delete_index_template(name="apis-sim")
+    es.indices.delete_index_template(name="apis-sim-low")

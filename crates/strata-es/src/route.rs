@@ -104,6 +104,8 @@ pub enum Route {
     Analyze(Option<String>),
     /// `/_data_stream[/<names>]`
     DataStream(Option<String>),
+    /// `/_index_template/_simulate_index/<name>`
+    SimulateIndex(String),
 }
 
 const GET: &[&str] = &["GET", "HEAD"];
@@ -149,6 +151,7 @@ impl Route {
             ["_cat", t @ ("shards" | "segments" | "templates" | "allocation" | "thread_pool"), arg] => {
                 (Route::CatTable(s(t), Some(s(arg))), GET)
             }
+            ["_index_template", "_simulate_index", name] => (Route::SimulateIndex(s(name)), POST),
             ["_data_stream"] => (Route::DataStream(None), GET),
             ["_data_stream", name] => (
                 Route::DataStream(Some(s(name))),

@@ -10,13 +10,14 @@
 //!   found document's reply, its source verbatim.
 //! - `bulk`: `_bulk`.
 //! - `search`: `_search`, `_count`, `_msearch`; `scroll`: scrolls;
-//!   `pit`: points in time.
+//!   `pit`: points in time; `collapse`: field collapsing.
 //! - `by_query`: `_delete_by_query`, `_update_by_query`, `_reindex`;
 //!   `tasks`: `_tasks`.
 //! - `cluster`: `_cluster/*`, `_nodes`, `_stats`.
 //! - `cat`: `_cat/*` tables; `cat_tables`: count, shards, segments,
 //!   templates, allocation, thread_pool.
-//! - `data_streams`: `_data_stream`.
+//! - `data_streams`: `_data_stream`; `simulate`:
+//!   `_index_template/_simulate_index`.
 //! - `inspect`: `_field_caps`, `_validate/query`, `_explain`, `_analyze`.
 //! - `stats`: per-index statistics shared by the last two.
 //! - `aliases`: `_aliases`, `_alias`, `_cat/aliases`.
@@ -32,6 +33,7 @@ pub mod cat;
 pub mod cat_tables;
 pub mod cluster;
 pub mod cluster_state;
+pub mod collapse;
 pub mod data_streams;
 pub mod documents;
 pub mod found_doc;
@@ -44,6 +46,7 @@ pub mod rollover;
 pub mod root;
 pub mod scroll;
 pub mod search;
+pub mod simulate;
 pub mod stats;
 pub mod tasks;
 pub mod templates;
@@ -144,6 +147,7 @@ fn run(node: &Arc<Node>, route: &Route, req: &EsRequest) -> Result<Reply> {
         Route::ValidateQuery(index) => inspect::validate_query(node, index.as_deref(), req),
         Route::Explain(index, id) => inspect::explain(node, index, id, req),
         Route::Analyze(index) => inspect::analyze(node, index.as_deref(), req),
+        Route::SimulateIndex(name) => simulate::simulate_index(node, name, req),
         Route::DataStream(names) => data_streams::data_stream(node, names.as_deref(), req),
     }
 }

@@ -37,6 +37,9 @@ pub fn divert(
     body: &Value,
     req: &EsRequest,
 ) -> Option<Result<Reply>> {
+    if body.get("collapse").is_some() {
+        return Some(super::collapse::search(node, expression, body, req));
+    }
     if let Some(keep_alive) = req.param("scroll") {
         return Some(start(node, expression, body, req, keep_alive));
     }

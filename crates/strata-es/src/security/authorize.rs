@@ -161,6 +161,7 @@ pub fn authorize(node: &Node, auth: &Authentication, req: &mut EsRequest) -> Res
         Route::UpdateByQuery(index) => check.all("indices:data/write/update/byquery", &[index]),
         Route::Tasks(_) => check.cluster("cluster:monitor/task"),
         Route::TaskCancel(_) => check.cluster("cluster:admin/tasks/cancel"),
+        Route::SimulateIndex(_) => check.cluster("indices:admin/index_template/simulate_index"),
         Route::CatTable(..) => check.cluster("cluster:monitor/state"),
         Route::DataStream(_) => check.any(if read {
             "indices:admin/data_stream/get"
