@@ -365,3 +365,32 @@ def test_collapse_and_simulate_index(es):
     assert sim["overlapping"] == [{"name": "apis-sim-low", "index_patterns": ["apis-sim-x*"]}]
     es.indices.delete_index_template(name="apis-sim")
     es.indices.delete_index_template(name="apis-sim-low")
+
+
+def test_external_versions(es):
+    es.options(ignore_status=404).indices.delete(index="apis-ext")
+    r = es.index(index="apis-ext", id="1", document={"v": 5}, version=5, version_type="external")
+    assert r["_version"] == 5 and r["result"] == "created"
+    with pytest.raises(elasticsearch.ConflictError) as e:
+        es.index(index="apis-ext", id="1", document={"v": 5}, version=5, version_type="external")
+    assert "current version [5] is higher or equal to the one provided [5]" in str(e.value.body)
+    assert es.index(index="apis-ext", id="1", document={"v": 5}, version=5, version_type="external_gte")["_version"] == 5
+    assert es.index(index="apis-ext", id="1", document={"v": 9}, version=9, version_type="external")["_version"] == 9
+    with pytest.raises(elasticsearch.ConflictError):
+        es.index(index="apis-ext", id="1", document={"v": 3}, version=3, version_type="external_gte")
+    assert es.get(index="apis-ext", id="1")["_source"] == {"v": 9}
+    ok, errors = helpers.bulk(es, [{"_index": "apis-ext", "_id": "2", "_version": 7, "_version_type": "external", "v": 7},
+                                   {"_index": "apis-ext", "_id": "1", "_version": 2, "_version_type": "external", "v": 2}],
+                              raise_on_error=False, refresh=True)
+    assert ok == 1 and errors[0]["index"]["status"] == 409
+    assert es.get(index="apis-ext", id="2")["_version"] == 7
+    with pytest.raises(elasticsearch.BadRequestError):
+        es.index(index="apis-ext", id="3", document={}, version=1, version_type="external", op_type="create")
+    # Reindex keeping versions: only older destination documents are replaced.
+    es.options(ignore_status=404).indices.delete(index="apis-ext-dst")
+    es.index(index="apis-ext-dst", id="1", document={"v": 100}, version=100, version_type="external", refresh=True)
+    r = es.reindex(source={"index": "apis-ext"}, dest={"index": "apis-ext-dst", "version_type": "external"},
+                   conflicts="proceed", refresh=True)
+    assert r["created"] == 1 and r["version_conflicts"] == 1
+    assert es.get(index="apis-ext-dst", id="2")["_version"] == 7
+    assert es.get(index="apis-ext-dst", id="1")["_source"] == {"v": 100}

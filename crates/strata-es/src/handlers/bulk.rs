@@ -321,15 +321,23 @@ fn run(
     };
     reject_routing(item.meta.get("routing").and_then(Value::as_str))?;
     let version = item.meta.get("version").map(Value::to_string);
-    check_version(
+    let external = check_version(
         version.as_deref(),
         item.meta.get("version_type").and_then(Value::as_str),
     )?;
-    let pre = precondition(
-        meta_u64("if_seq_no")?,
-        meta_u64("if_primary_term")?,
-        item.op == Op::Create,
-    )?;
+    let pre = match external {
+        Some(_) if item.op == Op::Create => {
+            return Err(EsError::ActionValidation(
+                "create operations only support internal versioning. use index instead".into(),
+            ))
+        }
+        Some(p) => p,
+        None => precondition(
+            meta_u64("if_seq_no")?,
+            meta_u64("if_primary_term")?,
+            item.op == Op::Create,
+        )?,
+    };
     let id = item.id.as_deref();
     match item.op {
         Op::Delete => {

@@ -44,6 +44,9 @@ pub enum Destination {
         index: Arc<SearchIndex>,
         /// `create`: only documents missing there.
         create_only: bool,
+        /// `version_type=external|external_gte`: keep the source's
+        /// version (`Some(gte)`), writing only over older documents.
+        external: Option<bool>,
     },
 }
 
@@ -298,12 +301,22 @@ fn apply(
             return Ok(());
         }
         (Destination::InPlace, Op::Index) => (source_index, read_at),
-        (Destination::Index { index, create_only }, Op::Index) => (
+        (
+            Destination::Index {
+                index,
+                create_only,
+                external,
+            },
+            Op::Index,
+        ) => (
             index,
-            if *create_only {
-                Precondition::Absent
-            } else {
-                Precondition::None
+            match (create_only, external) {
+                (true, _) => Precondition::Absent,
+                (false, Some(gte)) => Precondition::External {
+                    version: doc.version,
+                    gte: *gte,
+                },
+                (false, None) => Precondition::None,
             },
         ),
     };

@@ -184,15 +184,18 @@ pub fn reindex(node: &Arc<Node>, req: &EsRequest) -> Result<Reply> {
     }
     let mut dest_name = None;
     let mut create_only = false;
+    let mut external = None;
     for (key, value) in dest.as_object().into_iter().flatten() {
         match (key.as_str(), value.as_str()) {
             ("index", Some(s)) => dest_name = Some(s.to_string()),
             ("op_type", Some("create")) => create_only = true,
             ("op_type", Some("index")) => create_only = false,
-            ("version_type", Some("internal")) => {}
+            ("version_type", Some("internal")) => external = None,
+            ("version_type", Some("external")) => external = Some(false),
+            ("version_type", Some("external_gte")) => external = Some(true),
             ("version_type", Some(other)) => {
                 return Err(EsError::IllegalArgument(format!(
-                    "[dest] version_type [{other}] is not supported by this server"
+                    "No version type match [{other}]"
                 )))
             }
             ("pipeline", _) => {
@@ -232,6 +235,7 @@ pub fn reindex(node: &Arc<Node>, req: &EsRequest) -> Result<Reply> {
         destination: Destination::Index {
             index: dest_index,
             create_only,
+            external,
         },
     };
     start(
