@@ -9,5 +9,6 @@ mod support;
 
 mod admin;
 mod aggregations;
+mod apis;
 mod data;
 mod queries;
