@@ -74,7 +74,9 @@ pub fn search(
         .unwrap_or(size);
     let wanted = from.saturating_add(size);
     let mut pass = body.clone();
-    pass.as_object_mut().map(|o| o.remove("collapse"));
+    if let Some(o) = pass.as_object_mut() {
+        o.remove("collapse");
+    }
     let mut fields = pass
         .get("docvalue_fields")
         .and_then(Value::as_array)
@@ -95,10 +97,10 @@ pub fn search(
         })?
         .into_value();
         // Aggregations once: later passes only rank.
-        pass.as_object_mut().map(|o| {
+        if let Some(o) = pass.as_object_mut() {
             o.remove("aggs");
             o.remove("aggregations");
-        });
+        }
         let hits = out["hits"]["hits"].take();
         let hits = hits.as_array().cloned().unwrap_or_default();
         let exhausted = hits.len() < window;

@@ -79,7 +79,7 @@ async fn point_in_time_pages_by_search_after() {
         after = hits.last().map(|h| h["sort"].clone());
     }
     let mut want: Vec<(i64, u64)> = docs().iter().map(|d| (d.bytes, d.id)).collect();
-    want.sort_by(|a, b| b.0.cmp(&a.0));
+    want.sort_by_key(|w| std::cmp::Reverse(w.0));
     assert_eq!(seen, want);
     let closed = ok(client
         .close_point_in_time()
