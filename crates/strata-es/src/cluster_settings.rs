@@ -32,6 +32,12 @@ pub const DESTRUCTIVE_REQUIRES_NAME: &str = "action.destructive_requires_name";
 /// `cluster.max_shards_per_node`.
 pub const MAX_SHARDS_PER_NODE: &str = "cluster.max_shards_per_node";
 
+/// The limits on open scroll and point-in-time contexts ([`crate::contexts`]).
+pub const CONTEXT_LIMITS: [&str; 2] = [
+    "search.max_open_scroll_context",
+    "search.max_open_pit_context",
+];
+
 type Flat = BTreeMap<String, String>;
 
 /// How a setting's value is checked.
@@ -45,7 +51,7 @@ enum Kind {
 fn kind_of(key: &str) -> Option<Kind> {
     if key == DESTRUCTIVE_REQUIRES_NAME {
         Some(Kind::Bool)
-    } else if key == MAX_SHARDS_PER_NODE {
+    } else if key == MAX_SHARDS_PER_NODE || CONTEXT_LIMITS.contains(&key) {
         Some(Kind::PositiveInt)
     } else if breaker_settings::NAMES.contains(&key) {
         Some(Kind::Breaker)
@@ -114,6 +120,13 @@ impl ClusterSettings {
             .unwrap_or(DEFAULT_MAX_SHARDS_PER_NODE)
     }
 
+    /// A limit of [`CONTEXT_LIMITS`] in force, else `default`.
+    pub fn context_limit(&self, key: &str, default: u64) -> u64 {
+        self.effective(key)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    }
+
     /// The `GET /_cluster/settings` body (`flat`: dotted keys).
     pub fn to_json(&self, flat: bool) -> Value {
         json!({
@@ -131,6 +144,14 @@ impl ClusterSettings {
         all.insert(
             MAX_SHARDS_PER_NODE.into(),
             DEFAULT_MAX_SHARDS_PER_NODE.to_string(),
+        );
+        all.insert(
+            CONTEXT_LIMITS[0].into(),
+            crate::contexts::DEFAULT_MAX_SCROLL.to_string(),
+        );
+        all.insert(
+            CONTEXT_LIMITS[1].into(),
+            crate::contexts::DEFAULT_MAX_PIT.to_string(),
         );
         for name in breaker_settings::NAMES {
             if let Some(v) = breakers.value_of(name) {

@@ -81,6 +81,12 @@ pub enum EsError {
     /// crash): Elasticsearch's global block until its state is recovered
     /// (`cluster_block_exception`, 503, retryable).
     StateNotRecovered,
+    /// A scroll or point in time that expired or was cleared.
+    SearchContextMissing(String),
+    /// Too many open scroll or point-in-time contexts.
+    TooManyContexts(String),
+    /// Something of that name exists already (a data stream).
+    ResourceAlreadyExists(String),
 }
 
 /// The `WWW-Authenticate` challenges of a 401: HTTP basic and API keys.
@@ -135,6 +141,9 @@ impl EsError {
             EsError::Security { .. } => "security_exception",
             EsError::BodyTimeout(_) => "timeout_exception",
             EsError::StateNotRecovered => "cluster_block_exception",
+            EsError::SearchContextMissing(_) => "search_context_missing_exception",
+            EsError::TooManyContexts(_) => "too_many_scroll_contexts_exception",
+            EsError::ResourceAlreadyExists(_) => "resource_already_exists_exception",
         }
     }
 
@@ -158,6 +167,9 @@ impl EsError {
             EsError::Security { status, .. } => *status,
             EsError::BodyTimeout(_) => 408,
             EsError::StateNotRecovered => 503,
+            EsError::SearchContextMissing(_) => 404,
+            EsError::TooManyContexts(_) => 429,
+            EsError::ResourceAlreadyExists(_) => 400,
         }
     }
 
@@ -174,7 +186,10 @@ impl EsError {
             | EsError::NotDurable(m)
             | EsError::Internal(m)
             | EsError::Rejected(m)
-            | EsError::BodyTimeout(m) => m.clone(),
+            | EsError::BodyTimeout(m)
+            | EsError::SearchContextMissing(m)
+            | EsError::TooManyContexts(m)
+            | EsError::ResourceAlreadyExists(m) => m.clone(),
             EsError::ActionValidation(m) => format!("Validation Failed: 1: {m};"),
             EsError::NoHandler { uri, method } => {
                 format!("no handler found for uri [{uri}] and method [{method}]")

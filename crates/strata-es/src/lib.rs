@@ -31,6 +31,11 @@
 //! - [`error`]: [`EsError`], the one table from engine and request errors
 //!   to Elasticsearch error JSON and HTTP status.
 //! - [`panics`]: a handler's panic logged and answered as an error reply.
+//! - [`contexts`]: open scroll and point-in-time contexts (pinned
+//!   searchers, keep-alive, limits).
+//! - [`data_streams`]: data streams (a write alias over `.ds-` backing
+//!   indices, names persisted).
+//! - [`tasks`]: long-running requests (`_reindex`, by-query) as tasks.
 //! - [`pressure`]: indexing back pressure (429 beyond a bound of bytes in
 //!   flight).
 //! - [`filter_path`]: the `filter_path` response filter.
@@ -52,6 +57,8 @@
 
 pub mod chunked;
 pub mod cluster_settings;
+pub mod contexts;
+pub mod data_streams;
 pub mod error;
 pub mod filter_path;
 pub mod handlers;
@@ -67,6 +74,7 @@ pub mod route;
 pub mod security;
 pub mod server;
 pub mod startup;
+pub mod tasks;
 pub mod timed_body;
 pub mod transport;
 

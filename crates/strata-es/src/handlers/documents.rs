@@ -51,6 +51,12 @@ pub fn write(
         return Err(EsError::ActionValidation("source is missing".into()));
     }
     require_alias(node, index, req.flag("require_alias", false)?)?;
+    crate::data_streams::check_write(
+        node,
+        index,
+        precondition == strata_search::Precondition::Absent,
+        &req.body,
+    )?;
     let target = node.index_for_write(index)?;
     let _indexing = reserve_indexing(&req.memory, &req.body)?;
     let result = target
@@ -236,6 +242,7 @@ pub fn update(node: &Node, index: &str, id: &str, req: &EsRequest) -> Result<Rep
     )?;
     let refresh = req.refresh_policy()?;
     require_alias(node, index, req.flag("require_alias", false)?)?;
+    crate::data_streams::check_write(node, index, false, b"")?;
     let target = node.index_for_write(index)?;
     // The merged document is about the stored one plus the change.
     let _indexing = reserve_indexing(&req.memory, &req.body)?;

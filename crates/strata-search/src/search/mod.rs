@@ -60,6 +60,7 @@ mod ranking;
 pub mod request;
 mod response;
 pub mod scan_aggs;
+pub mod snapshot;
 pub mod sort;
 mod sort_field;
 pub mod source_filter;
@@ -288,7 +289,10 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
         per_index.push(fetch_phase::IndexFetch {
             docvalues: docvalues::resolve(&req.docvalue_fields, &mappings)?,
             fetch: fetch_fields::resolve(&req.fetch_fields, &mappings)?,
-            searchers: index.shards().iter().map(|s| s.searcher()).collect(),
+            searchers: match req.snapshot.as_ref().and_then(|p| p.searchers_of(index)) {
+                Some(pinned) => pinned.to_vec(),
+                None => index.shards().iter().map(|s| s.searcher()).collect(),
+            },
             mappings: Arc::new(mappings.clone()),
         });
         rank_by.push(if by_score && after.is_none() {
@@ -340,12 +344,14 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
     if ranked_apart {
         let parts: Vec<_> = owners
             .iter()
-            .filter_map(|&(i, s)| {
+            .enumerate()
+            .filter_map(|(n, &(i, s))| {
                 let f = rank_by[i].as_ref()?;
                 Some(parallel::ShardSearch {
                     searcher: &per_index[i].searchers[s],
                     query: &*queries[i],
-                    collector: ranking::Ranking::new(want, ranking::RankBy::Fields(Arc::clone(f))),
+                    collector: ranking::Ranking::new(want, ranking::RankBy::Fields(Arc::clone(f)))
+                        .at_shard(n),
                 })
             })
             .collect();
@@ -377,13 +383,14 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
     } else {
         let parts: Vec<_> = owners
             .iter()
-            .map(|&(i, s)| {
+            .enumerate()
+            .map(|(n, &(i, s))| {
                 let ranked = (want > 0 && !ranked_apart).then(|| {
                     let by = match &rank_by[i] {
                         None => ranking::RankBy::Score,
                         Some(f) => ranking::RankBy::Fields(Arc::clone(f)),
                     };
-                    ranking::Ranking::new(want, by)
+                    ranking::Ranking::new(want, by).at_shard(n)
                 });
                 let aggs = agg_request.as_ref().map(|a| {
                     let ctx = AggContextParams::new(

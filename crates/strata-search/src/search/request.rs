@@ -61,6 +61,8 @@ pub struct SearchRequest {
     pub memory: MemoryAccount,
     /// `script_fields` and `runtime_mappings`.
     pub scripted: crate::script::fields::ScriptedFields,
+    /// Searchers pinned by a scroll or point in time (`None`: the latest).
+    pub snapshot: Option<std::sync::Arc<super::snapshot::Snapshot>>,
 }
 
 /// The `stored_fields` parameter.
@@ -96,6 +98,7 @@ impl SearchRequest {
             highlight: None,
             memory: MemoryAccount::unaccounted(),
             scripted: Default::default(),
+            snapshot: None,
         };
         let obj = match body {
             Value::Null => return Ok(req),
