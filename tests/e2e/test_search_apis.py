@@ -168,6 +168,34 @@ def test_update_by_query_reindexes_and_picks_up_new_mappings(es):
     assert after["_source"] == before["_source"]
 
 
+def test_update_by_query_and_reindex_run_a_script_per_document(es):
+    es.options(ignore_status=404).indices.delete(index="apis-ubq-s")
+    helpers.bulk(es, ({"_index": "apis-ubq-s", "_id": str(i), "n": i} for i in range(50)), refresh=True)
+    script = {"source": "if (ctx._source.n % 10 == 0) { ctx.op = 'delete' } "
+                        "else if (ctx._source.n % 2 == 0) { ctx._source.n += params.add } "
+                        "else { ctx.op = 'noop' }",
+              "params": {"add": 1000}}
+    r = es.update_by_query(index="apis-ubq-s", script=script, refresh=True)
+    # 5 multiples of ten deleted, 20 other evens updated, 25 odds untouched.
+    assert (r["deleted"], r["updated"], r["noops"], r["total"]) == (5, 20, 25, 50)
+    got = {int(h["_id"]): h["_source"]["n"]
+           for h in helpers.scan(es, index="apis-ubq-s", query={"query": {"match_all": {}}})}
+    want = {i: (i + 1000 if i % 2 == 0 else i) for i in range(50) if i % 10 != 0}
+    assert got == want
+    # A script that fails stops the job with the script's error.
+    r = es.options(ignore_status=400).update_by_query(
+        index="apis-ubq-s", script={"source": "ctx._source.n = ctx._source.missing.length()"})
+    assert r.meta.status == 400
+    # _reindex runs the script on the copy, not the source.
+    es.options(ignore_status=404).indices.delete(index="apis-ubq-d")
+    r = es.reindex(source={"index": "apis-ubq-s"}, dest={"index": "apis-ubq-d"},
+                   script={"source": "ctx._source.copied = true"}, refresh=True)
+    assert r["created"] == 45
+    doc = es.get(index="apis-ubq-d", id="3")["_source"]
+    assert doc == {"n": 3, "copied": True}
+    assert "copied" not in es.get(index="apis-ubq-s", id="3")["_source"]
+
+
 def test_reindex_copies_with_op_type_and_conflicts(es):
     docs = fill(es, "apis-src", 300)
     es.options(ignore_status=404).indices.delete(index="apis-dst")

@@ -4,13 +4,13 @@
 //! is answered (`_tasks` then shows it).
 //!
 //! - `job`: reading the snapshot in batches and writing each document.
-//! - `step`: the per-document step (as is, delete; a script step later).
+//! - `step`: the per-document step (as is, delete, a script).
 //!
 //! Parameters: `conflicts`, `max_docs`, `scroll_size`, `refresh`,
 //! `requests_per_second`, `wait_for_completion`, `q` (with `df` and
 //! `default_operator`), the indices options; `slices` is accepted (`auto`
-//! or a number; one node runs the slices as one). A `script` is refused
-//! with a 400 until scripts exist.
+//! or a number; one node runs the slices as one). A `script` (Painless,
+//! as in `_update`) runs per document in `_update_by_query` and `_reindex`.
 
 pub mod job;
 pub mod step;
@@ -73,17 +73,25 @@ const PARAMS: &[&str] = &[
 /// `/<index>/_delete_by_query` and `/<index>/_update_by_query`.
 pub fn by_query(node: &Arc<Node>, expression: &str, kind: Kind, req: &EsRequest) -> Result<Reply> {
     check_params(req)?;
-    let body = req.json_body()?;
+    let mut body = req.json_body()?;
+    node.catalog.scripts().resolve(&mut body)?;
     let mut query = json!({"match_all": {}});
     let mut max_docs = req.u64_param("max_docs")?;
     let mut conflicts = conflicts_param(req.param("conflicts"))?;
+    let mut script = None;
     if let Value::Object(obj) = &body {
         for (key, value) in obj {
             match key.as_str() {
                 "query" => query = value.clone(),
                 "max_docs" | "size" => max_docs = Some(as_u64(key, value)?),
                 "conflicts" => conflicts = conflicts_param(value.as_str())?,
-                "script" => return Err(no_scripts(kind_name(kind))),
+                "script" if kind == Kind::Update => script = Some(compile_script(value)?),
+                "script" => {
+                    return Err(EsError::Parse(format!(
+                        "[{}] unknown field [script]",
+                        kind_name(kind)
+                    )))
+                }
                 "slice" => {
                     return Err(EsError::IllegalArgument(
                         "[slice] is not supported by this server".into(),
@@ -115,7 +123,10 @@ pub fn by_query(node: &Arc<Node>, expression: &str, kind: Kind, req: &EsRequest)
         ),
         Kind::Update => (
             "indices:data/write/update/byquery",
-            Box::new(step::AsIs) as _,
+            match script {
+                Some(script) => Box::new(step::ScriptStep { script }) as _,
+                None => Box::new(step::AsIs) as _,
+            },
             "update-by-query",
         ),
     };
@@ -135,20 +146,21 @@ pub fn by_query(node: &Arc<Node>, expression: &str, kind: Kind, req: &EsRequest)
 /// `POST /_reindex`.
 pub fn reindex(node: &Arc<Node>, req: &EsRequest) -> Result<Reply> {
     check_params(req)?;
-    let body = req.required_json_body()?;
+    let mut body = req.required_json_body()?;
+    node.catalog.scripts().resolve(&mut body)?;
     let obj = body
         .as_object()
         .ok_or_else(|| EsError::Parse("request body must be an object".into()))?;
     let mut conflicts = conflicts_param(req.param("conflicts"))?;
     let mut max_docs = req.u64_param("max_docs")?;
-    let (mut source, mut dest) = (None, None);
+    let (mut source, mut dest, mut script) = (None, None, None);
     for (key, value) in obj {
         match key.as_str() {
             "source" => source = Some(value),
             "dest" => dest = Some(value),
             "conflicts" => conflicts = conflicts_param(value.as_str())?,
             "max_docs" | "size" => max_docs = Some(as_u64(key, value)?),
-            "script" => return Err(no_scripts("reindex")),
+            "script" => script = Some(compile_script(value)?),
             other => return Err(EsError::Parse(format!("[reindex] unknown field [{other}]"))),
         }
     }
@@ -231,7 +243,10 @@ pub fn reindex(node: &Arc<Node>, req: &EsRequest) -> Result<Reply> {
         conflicts,
         requests_per_second: rps(req)?,
         refresh: req.flag("refresh", false)?,
-        step: Box::new(step::AsIs),
+        step: match script {
+            Some(script) => Box::new(step::ScriptStep { script }),
+            None => Box::new(step::AsIs),
+        },
         destination: Destination::Index {
             index: dest_index,
             create_only,
@@ -370,10 +385,12 @@ fn kind_name(kind: Kind) -> &'static str {
     }
 }
 
-fn no_scripts(api: &str) -> EsError {
-    EsError::IllegalArgument(format!(
-        "[script] in [{api}] is not supported by this server yet"
-    ))
+/// Compiles a `script` of `_update_by_query` or `_reindex`.
+fn compile_script(value: &Value) -> Result<strata_search::script::Compiled> {
+    Ok(strata_search::script::compile(
+        value,
+        strata_script::Context::Update,
+    )?)
 }
 
 /// The `q` parameter as a `query_string` query.

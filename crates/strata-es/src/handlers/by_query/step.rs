@@ -54,3 +54,48 @@ impl DocumentStep for DeleteAll {
         Ok(Op::Delete)
     }
 }
+
+/// Runs a Painless `script` over each document (`ctx._source`, `ctx.op`,
+/// `ctx._index`, `ctx._id`, `ctx._version`), as `_update` does.
+pub struct ScriptStep {
+    /// The compiled script and its `params`.
+    pub script: strata_search::script::Compiled,
+}
+
+impl DocumentStep for ScriptStep {
+    fn apply(&self, doc: &mut SourceDoc) -> Result<Op, EsError> {
+        use strata_script::update::{apply_update_script, UpdateError, UpdateMeta, UpdateOp};
+        use strata_script::Limits;
+        use strata_search::SearchError;
+        let mut source: serde_json::Value = serde_json::from_str(&doc.source)
+            .map_err(|e| EsError::Internal(format!("stored source of [{}]: {e}", doc.id)))?;
+        let meta = UpdateMeta {
+            index: doc.index.clone(),
+            id: doc.id.clone(),
+            version: Some(doc.version),
+            now_millis: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as i64),
+            upsert: false,
+        };
+        let op = apply_update_script(
+            &self.script.script,
+            &self.script.params,
+            &mut source,
+            &meta,
+            Limits::default(),
+        )
+        .map_err(|e| match e {
+            UpdateError::Script(e) => EsError::from(SearchError::UpdateScript(Box::new(e))),
+            UpdateError::Illegal(m) => EsError::IllegalArgument(m),
+        })?;
+        Ok(match op {
+            UpdateOp::Index => {
+                doc.source = source.to_string();
+                Op::Index
+            }
+            UpdateOp::Noop => Op::Noop,
+            UpdateOp::Delete => Op::Delete,
+        })
+    }
+}
