@@ -8,9 +8,15 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use parking_lot::Mutex;
+
 use crate::cc::ConcurrencyControl;
+use crate::checkpoint::{self, CheckpointReport};
 use crate::epoch::Epochs;
 use crate::error::TxnError;
+use crate::log::streams::LogSet;
+use crate::log::{LogDevice, LogStats};
+use crate::recovery::{self, RecoveryReport};
 use crate::row::Row;
 use crate::schema::TableSchema;
 use crate::storage::garbage::Retired;
@@ -39,6 +45,11 @@ pub struct Options {
     pub epoch_interval: Option<Duration>,
     /// Expected rows per table (sizes the primary indexes up front).
     pub capacity_hint: usize,
+    /// Where committed write sets are logged (`LogDevice::None`: nowhere,
+    /// commits are not durable).
+    pub log: LogDevice,
+    /// Parts a checkpoint is written in (and loaded from) in parallel.
+    pub checkpoint_parts: usize,
 }
 
 impl Default for Options {
@@ -47,6 +58,8 @@ impl Default for Options {
             max_workers: 64,
             epoch_interval: Some(Duration::from_millis(40)),
             capacity_hint: 1024,
+            log: LogDevice::None,
+            checkpoint_parts: 2,
         }
     }
 }
@@ -64,6 +77,12 @@ impl Options {
         self
     }
 
+    /// Sets the log device.
+    pub fn with_log(mut self, log: LogDevice) -> Options {
+        self.log = log;
+        self
+    }
+
     /// Sets the expected rows per table.
     pub fn with_capacity_hint(mut self, rows: usize) -> Options {
         self.capacity_hint = rows;
@@ -77,8 +96,15 @@ pub(crate) struct Shared {
     names: HashMap<String, u32>,
     pub epochs: Epochs,
     pub retired: Retired,
+    pub log: Option<LogSet>,
+    checkpoints: Mutex<u64>,
+    checkpoint_parts: usize,
     stop: AtomicBool,
 }
+
+/// Threads beyond the workers that may hold an epoch slot (checkpoint
+/// parts).
+const INTERNAL_SLOTS: usize = 8;
 
 impl Shared {
     pub fn table(&self, id: TableId) -> Result<&Table, TxnError> {
@@ -98,6 +124,7 @@ impl Shared {
 pub struct Database<C: ConcurrencyControl> {
     shared: Arc<Shared>,
     epoch_thread: Option<JoinHandle<()>>,
+    recovery: Option<RecoveryReport>,
     _cc: PhantomData<C>,
 }
 
@@ -123,14 +150,42 @@ impl<C: ConcurrencyControl> Database<C> {
                 options.capacity_hint,
             ));
         }
+        let root = options.log.root()?;
+        let pmem = matches!(options.log, LogDevice::Pmem { .. });
+        let parts = options.checkpoint_parts.clamp(1, INTERNAL_SLOTS);
+        let (log, recovery, first_epoch, next_checkpoint) = match root {
+            None => (None, None, 1, 1),
+            Some(root) => {
+                let recovered = recovery::recover(&root, &built, options.max_workers, pmem)?;
+                let durable = recovered.report.durable_epoch;
+                let log = LogSet::open(root, recovered.streams, durable);
+                (
+                    Some(log),
+                    Some(recovered.report),
+                    durable + 1,
+                    recovered.next_checkpoint,
+                )
+            }
+        };
         let shared = Arc::new(Shared {
             tables: built,
             names,
-            // One slot beyond the workers for internal readers.
-            epochs: Epochs::new(options.max_workers + 1, 1),
+            epochs: Epochs::new(options.max_workers + INTERNAL_SLOTS, first_epoch),
             retired: Retired::default(),
+            log,
+            checkpoints: Mutex::new(next_checkpoint),
+            checkpoint_parts: parts,
             stop: AtomicBool::new(false),
         });
+        if let (Some(log), Some(report)) = (&shared.log, &recovery) {
+            // Start from a checkpoint of what was recovered, so that records
+            // the log holds beyond the durable epoch (never acknowledged)
+            // can never be replayed after new ones.
+            let durable = report.durable_epoch;
+            let mut next = shared.checkpoints.lock();
+            checkpoint::write(&shared, log, *next, parts, &|_| Ok(durable))?;
+            *next += 1;
+        }
         let epoch_thread = match options.epoch_interval {
             None => None,
             Some(interval) => {
@@ -147,6 +202,7 @@ impl<C: ConcurrencyControl> Database<C> {
         Ok(Database {
             shared,
             epoch_thread,
+            recovery,
             _cc: PhantomData,
         })
     }
@@ -179,7 +235,7 @@ impl<C: ConcurrencyControl> Database<C> {
     /// A handle for one thread; [`TxnError::TooManyWorkers`] when every
     /// slot is taken.
     pub fn worker(&self) -> Result<Worker<C>, TxnError> {
-        let workers = self.shared.epochs.slots() - 1;
+        let workers = self.shared.epochs.slots() - INTERNAL_SLOTS;
         let slot = self
             .shared
             .epochs
@@ -198,6 +254,78 @@ impl<C: ConcurrencyControl> Database<C> {
     /// The global epoch.
     pub fn epoch(&self) -> u64 {
         self.shared.epochs.global()
+    }
+
+    /// The durable epoch: every commit of this epoch or before survives a
+    /// crash (`u64::MAX` without a log, where nothing is waited for).
+    pub fn durable_epoch(&self) -> u64 {
+        self.shared
+            .log
+            .as_ref()
+            .map_or(u64::MAX, |log| log.durable())
+    }
+
+    /// Blocks until `commit` is durable (at once without a log); an error
+    /// if the log failed first.
+    pub fn wait_durable(&self, commit: &crate::txn::Commit) -> Result<(), TxnError> {
+        match &self.shared.log {
+            None => Ok(()),
+            Some(log) => log.wait(commit.epoch),
+        }
+    }
+
+    /// Why the log failed, once it has (commits are refused from then on).
+    pub fn log_failure(&self) -> Option<String> {
+        self.shared.log.as_ref()?.failure().map(|f| f.to_string())
+    }
+
+    /// The log's counters.
+    pub fn log_stats(&self) -> Option<LogStats> {
+        self.shared.log.as_ref().map(|log| log.stats())
+    }
+
+    /// What recovery did at open (with a log).
+    pub fn recovery_report(&self) -> Option<&RecoveryReport> {
+        self.recovery.as_ref()
+    }
+
+    /// Writes a checkpoint while transactions run, then removes older ones
+    /// and the log before it (see the `checkpoint` module). Needs a log.
+    pub fn checkpoint(&self) -> Result<CheckpointReport, TxnError> {
+        let shared = &*self.shared;
+        let log = shared
+            .log
+            .as_ref()
+            .ok_or_else(|| TxnError::storage("a checkpoint needs a log device"))?;
+        let mut next = shared.checkpoints.lock();
+        let wait = |epoch: u64| -> Result<u64, TxnError> {
+            // Drive the epochs here too, so that this works without the
+            // epoch thread.
+            loop {
+                if log.durable() >= epoch {
+                    return Ok(epoch);
+                }
+                if let Some(failure) = log.failure() {
+                    return Err(TxnError::NotDurable(failure));
+                }
+                shared.epochs.try_advance();
+                log.close_through(shared.epochs.closed_through());
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        };
+        let report = checkpoint::write(shared, log, *next, shared.checkpoint_parts, &wait)?;
+        *next += 1;
+        Ok(report)
+    }
+
+    /// Closes every epoch that can be closed and makes it durable now
+    /// (tests without the epoch thread; the thread does this every tick).
+    pub fn sync_epochs(&self) -> u64 {
+        self.shared.epochs.try_advance();
+        if let Some(log) = &self.shared.log {
+            log.close_through(self.shared.epochs.closed_through());
+        }
+        self.durable_epoch()
     }
 
     /// The highest epoch in which no transaction can commit any more.
@@ -243,5 +371,8 @@ fn epoch_loop(shared: &Shared, interval: Duration) {
     while !shared.stop.load(Ordering::Acquire) {
         std::thread::park_timeout(interval);
         shared.epochs.try_advance();
+        if let Some(log) = &shared.log {
+            log.close_through(shared.epochs.closed_through());
+        }
     }
 }

@@ -177,3 +177,15 @@ impl From<AbortCause> for TxnError {
         TxnError::Conflict(cause)
     }
 }
+
+impl From<strata_log::LogError> for TxnError {
+    fn from(err: strata_log::LogError) -> TxnError {
+        TxnError::storage(format!("log: {err}"))
+    }
+}
+
+impl From<strata_snapshot::SnapshotError> for TxnError {
+    fn from(err: strata_snapshot::SnapshotError) -> TxnError {
+        TxnError::storage(format!("checkpoint: {err}"))
+    }
+}

@@ -68,6 +68,9 @@
 //! - `txn`: [`Transaction`]: access set, scans, the commit protocol.
 //! - `worker`: [`Worker`], retries and back-off, [`WorkerStats`].
 //! - `database`: [`Database`], [`Options`], table and index ids.
+//! - `log`: per-worker log streams on a chosen [`LogDevice`], group
+//!   commit per epoch; `checkpoint`: fuzzy checkpoints in parallel parts;
+//!   `recovery`: the newest checkpoint plus the streams, in parallel.
 //! - `error`: [`TxnError`], [`AbortCause`].
 //!
 //! This crate uses only the lower layers (`strata-device`, `strata-log`,
@@ -77,9 +80,12 @@
 #![warn(missing_docs)]
 
 pub mod cc;
+mod checkpoint;
 mod database;
 mod epoch;
 mod error;
+pub mod log;
+mod recovery;
 mod row;
 pub mod schema;
 mod storage;
@@ -88,8 +94,11 @@ mod txn;
 mod worker;
 
 pub use cc::{ConcurrencyControl, NoWait, Silo};
+pub use checkpoint::CheckpointReport;
 pub use database::{Database, IndexId, Options, TableId};
 pub use error::{AbortCause, TxnError};
+pub use log::{LogDevice, LogStats};
+pub use recovery::RecoveryReport;
 pub use row::Row;
 pub use schema::{ColumnType, KeyValue, TableSchema};
 pub use tid::epoch_of;

@@ -75,6 +75,8 @@ pub(crate) struct WorkerState {
     pub last_tid: u64,
     pub candidates: Candidates,
     pub stats: WorkerStats,
+    /// The encoded log record of the committing transaction.
+    pub log_buf: Vec<u8>,
     commits_since_collect: u32,
 }
 
@@ -113,6 +115,7 @@ impl<C: ConcurrencyControl> Worker<C> {
                 last_tid: 0,
                 candidates: Candidates::default(),
                 stats: WorkerStats::default(),
+                log_buf: Vec::new(),
                 commits_since_collect: 0,
             },
             backoff: Backoff::default(),

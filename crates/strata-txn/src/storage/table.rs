@@ -122,6 +122,10 @@ impl Drop for Table {
         // The database is gone: no transaction can hold a record.
         let mut all = Vec::new();
         self.for_each(|rec| all.push(rec));
+        // An iteration may visit an entry twice (never here, where nothing
+        // runs concurrently, but it costs nothing to be sure).
+        all.sort_unstable_by_key(|r| r.addr());
+        all.dedup();
         for rec in all {
             rec.free();
         }

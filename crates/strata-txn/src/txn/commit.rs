@@ -13,6 +13,8 @@ use std::sync::atomic::{fence, Ordering};
 
 use crate::cc::ConcurrencyControl;
 use crate::error::{AbortCause, TxnError};
+use crate::log::record::{encode_txn, KIND_TXN};
+use crate::log::streams::{stream_name, MAX_TXN_RECORD};
 use crate::storage::RecPtr;
 use crate::tid::{epoch_of, next_tid, tid_of};
 use crate::txn::access::WriteKind;
@@ -68,6 +70,24 @@ impl<C: ConcurrencyControl> Transaction<'_, C> {
             .unwrap_or(0)
             .max(st.last_tid);
         let tid = next_tid(highest, epoch);
+        if let Some(log) = &self.shared.log {
+            if let Some(failure) = log.failure() {
+                return Err(TxnError::NotDurable(failure));
+            }
+            encode_txn(&mut st.log_buf, &self.shared.tables, &st.set, tid);
+            if st.log_buf.len() > MAX_TXN_RECORD {
+                return Err(TxnError::TooLarge {
+                    len: st.log_buf.len(),
+                    max: MAX_TXN_RECORD,
+                });
+            }
+            let stream = &log.streams[st.slot];
+            if let Err(e) = stream.append(KIND_TXN, &st.log_buf) {
+                let message = format!("log stream {}: {e}", stream_name(st.slot));
+                log.fail(message.clone());
+                return Err(TxnError::NotDurable(message.into()));
+            }
+        }
         st.last_tid = tid;
         self.install(tid);
         let st = &mut *self.st;
