@@ -288,7 +288,7 @@ fn write_part(
 
 /// Copies a present row and returns its TID; `None` if absent. Waits
 /// for a write in flight (NO_WAIT's exclusive lock, Silo's lock bit).
-fn read_locked(rec: RecPtr, out: &mut [u8]) -> Option<u64> {
+pub(crate) fn read_locked(rec: RecPtr, out: &mut [u8]) -> Option<u64> {
     let head = rec.head();
     loop {
         let word = head.tid.load(Ordering::Acquire);

@@ -350,6 +350,40 @@ impl<C: ConcurrencyControl> Database<C> {
         Ok(n)
     }
 
+    /// Calls `f` with the key and row of every present row of `table`, in
+    /// no particular order. Not a transaction: the rows are each read
+    /// consistently, but together they are a consistent state only when
+    /// no transaction runs (checks after a run or a recovery).
+    pub fn for_each_row(
+        &self,
+        table: TableId,
+        mut f: impl FnMut(u64, &Row),
+    ) -> Result<(), TxnError> {
+        let t = self.shared.table(table)?;
+        let mut keys = Vec::new();
+        t.for_each(|rec| keys.push(rec.head().key));
+        keys.sort_unstable();
+        keys.dedup();
+        let mut row = Row::new(t.id, Arc::clone(&t.schema));
+        let slot = self
+            .shared
+            .epochs
+            .claim()
+            .ok_or_else(|| TxnError::storage("no epoch slot free to read a table"))?;
+        for chunk in keys.chunks(1024) {
+            self.shared.epochs.enter(slot);
+            for &key in chunk {
+                let Some(rec) = t.lookup(key) else { continue };
+                if checkpoint::read_locked(rec, &mut row.bytes).is_some() {
+                    f(key, &row);
+                }
+            }
+            self.shared.epochs.exit(slot);
+        }
+        self.shared.epochs.release(slot);
+        Ok(())
+    }
+
     /// Present entries of an ordered index (for checks).
     pub fn index_len(&self, index: IndexId) -> Result<usize, TxnError> {
         let t = self.shared.table(index.table)?;

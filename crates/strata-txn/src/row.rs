@@ -53,7 +53,9 @@ impl Row {
                 column: format!("#{col}"),
             });
         };
-        if c.ty.name() != want {
+        // Compare the names' addresses first: they are the same statics.
+        let found = c.ty.name();
+        if !std::ptr::eq(found, want) && found != want {
             return Err(TxnError::TypeMismatch {
                 column: c.name.clone(),
                 expected: c.ty.name(),

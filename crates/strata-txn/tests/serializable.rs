@@ -398,3 +398,89 @@ fn conflicts_are_typed_errors() {
     ta.commit().unwrap();
     assert_eq!(b.stats().aborts_of(strata_txn::AbortCause::UserRollback), 1);
 }
+
+/// Regression (found by TPC-C's condition 3 under Silo): two inserts of
+/// the same key, one aborting, must not leave a present row without its
+/// index entry (the aborting one removed the entry both "added").
+fn same_key_inserts<C: ConcurrencyControl>() {
+    let db = Arc::new(
+        Database::<C>::open(Options::default().with_epoch_interval(None), items()).unwrap(),
+    );
+    let item = db.table("item").unwrap();
+    let by_group = db.index(item, "by_group").unwrap();
+    let barrier = Arc::new(Barrier::new(THREADS));
+    let handles: Vec<_> = (0..THREADS)
+        .map(|thread| {
+            let db = Arc::clone(&db);
+            let barrier = Arc::clone(&barrier);
+            std::thread::spawn(move || {
+                let mut rng = SmallRng::seed_from_u64(thread as u64 + 5);
+                let mut worker = db.worker().unwrap();
+                let mut row = db.new_row(item).unwrap();
+                barrier.wait();
+                for _ in 0..TXNS {
+                    let key = rng.gen_range(0..4u64);
+                    let rollback = rng.gen_bool(0.5);
+                    let delete = rng.gen_bool(0.3);
+                    let outcome = worker.run(|txn| {
+                        if delete {
+                            return match txn.delete(item, key) {
+                                Err(TxnError::NotFound { .. }) => Ok(()),
+                                other => other,
+                            };
+                        }
+                        row.clear();
+                        row.set_i32(0, 0)?;
+                        row.set_i64(1, key as i64)?;
+                        match txn.insert(item, key, &row) {
+                            Err(TxnError::DuplicateKey { .. }) => return Ok(()),
+                            other => other?,
+                        }
+                        if rollback {
+                            std::thread::yield_now();
+                            return Err(TxnError::UserAbort);
+                        }
+                        Ok(())
+                    });
+                    assert!(
+                        matches!(outcome, Ok(_) | Err(TxnError::UserAbort)),
+                        "{outcome:?}"
+                    );
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    let rows = db.row_count(item).unwrap();
+    assert_eq!(
+        db.index_len(by_group).unwrap(),
+        rows,
+        "a present row lost its index entry"
+    );
+    let mut worker = db.worker().unwrap();
+    let mut txn = worker.begin();
+    let mut keys = Vec::new();
+    txn.scan(
+        by_group,
+        &[KeyValue::I32(0)],
+        Bound::Unbounded,
+        Bound::Unbounded,
+        ScanOrder::Ascending,
+        100,
+        &mut keys,
+    )
+    .unwrap();
+    assert_eq!(keys.len(), rows);
+}
+
+#[test]
+fn same_key_inserts_keep_index_entries_under_no_wait() {
+    same_key_inserts::<NoWait>();
+}
+
+#[test]
+fn same_key_inserts_keep_index_entries_under_silo() {
+    same_key_inserts::<Silo>();
+}

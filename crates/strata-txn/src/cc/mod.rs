@@ -49,6 +49,11 @@ pub trait ConcurrencyControl: Send + Sync + 'static {
     /// The record is about to join the write set.
     fn intend_write(access: &mut Access) -> Result<(), AbortCause>;
 
+    /// An insert claims an existing absent record (read before): it must
+    /// hold it exclusively from now on, so that the index entries it adds
+    /// are its own (an absent record nobody holds has none).
+    fn claim_insert(access: &mut Access) -> Result<(), AbortCause>;
+
     /// Commit, first phase: lock what is to be written. `scratch` is free
     /// for the algorithm's use.
     fn lock_writes(accesses: &mut [Access], scratch: &mut Vec<u32>) -> Result<(), AbortCause>;

@@ -75,6 +75,10 @@ impl ConcurrencyControl for NoWait {
         Ok(())
     }
 
+    fn claim_insert(access: &mut Access) -> Result<(), AbortCause> {
+        NoWait::intend_write(access)
+    }
+
     fn lock_writes(_: &mut [Access], _: &mut Vec<u32>) -> Result<(), AbortCause> {
         Ok(())
     }

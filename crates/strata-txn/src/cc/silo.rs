@@ -12,7 +12,8 @@
 //!   another transaction. The install stores the new TID word, which also
 //!   unlocks.
 //! - Records inserted by the transaction are created locked and absent,
-//!   so they are already held at commit.
+//!   so they are already held at commit. A write to a record another
+//!   transaction holds locked aborts at once (see `intend_write`).
 
 use std::sync::atomic::{fence, Ordering};
 
@@ -70,10 +71,35 @@ impl ConcurrencyControl for Silo {
         Ok(word)
     }
 
+    /// A record another transaction holds locked is refused at once: its
+    /// TID is about to change, so this transaction could only fail
+    /// validation; and if it is an insert in flight (absent and locked),
+    /// claiming it would race that insert's index entries (its abort
+    /// removes the entry this one would share).
     fn intend_write(access: &mut Access) -> Result<(), AbortCause> {
         if !access.read {
             Silo::read(access, None)?;
         }
+        if access.held != Held::Exclusive && access.rec.tid().load(Ordering::Acquire) & LOCK != 0 {
+            return Err(AbortCause::LockConflict);
+        }
+        Ok(())
+    }
+
+    /// Takes the lock bit now, from exactly the word read: a record that
+    /// changed or is held is a conflict (no waiting, so no deadlock with
+    /// commits locking in address order).
+    fn claim_insert(access: &mut Access) -> Result<(), AbortCause> {
+        if access.held == Held::Exclusive {
+            return Ok(());
+        }
+        let seen = access.observed;
+        access
+            .rec
+            .tid()
+            .compare_exchange(seen, seen | LOCK, Ordering::Acquire, Ordering::Relaxed)
+            .map_err(|_| AbortCause::LockConflict)?;
+        access.held = Held::Exclusive;
         Ok(())
     }
 

@@ -98,9 +98,11 @@ impl LogDevice {
             "pmem" => LogDevice::Pmem {
                 path: need(path, "/dev/shm/strata-txn-pmem"),
             },
-            other => return Err(TxnError::storage(format!(
+            other => {
+                return Err(TxnError::storage(format!(
                 "unknown log device {other:?}: expected none, file, file-direct, ramdisk or pmem"
-            ))),
+            )))
+            }
         })
     }
 

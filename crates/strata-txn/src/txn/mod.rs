@@ -213,7 +213,7 @@ impl<C: ConcurrencyControl> Transaction<'_, C> {
         if word & ABSENT == 0 {
             return Err(duplicate(t, key));
         }
-        C::intend_write(access)?;
+        C::claim_insert(access)?;
         let data = self.st.set.stash(&row.bytes);
         self.st.set.add_write(a, WriteKind::Insert, data, all);
         Ok(a)
