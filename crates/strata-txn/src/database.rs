@@ -404,8 +404,15 @@ impl<C: ConcurrencyControl> Drop for Database<C> {
 fn epoch_loop(shared: &Shared, interval: Duration) {
     while !shared.stop.load(Ordering::Acquire) {
         std::thread::park_timeout(interval);
-        shared.epochs.try_advance();
+        let now = shared.epochs.try_advance();
         if let Some(log) = &shared.log {
+            // Running transactions move to the new epoch at their next
+            // begin (microseconds): wait a little for the one just ended
+            // to close, rather than a whole interval.
+            let deadline = std::time::Instant::now() + Duration::from_millis(2);
+            while shared.epochs.closed_through() + 1 < now && std::time::Instant::now() < deadline {
+                std::thread::sleep(Duration::from_micros(50));
+            }
             log.close_through(shared.epochs.closed_through());
         }
     }
