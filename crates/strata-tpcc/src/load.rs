@@ -93,6 +93,7 @@ pub fn load<C: ConcurrencyControl>(
     for r in results {
         r?;
     }
+    db.settle_indexes();
     Ok(constants)
 }
 
