@@ -351,13 +351,16 @@ impl<C: ConcurrencyControl> Database<C> {
     /// Present rows of `table` (a full pass; for checks and reports).
     pub fn row_count(&self, table: TableId) -> Result<usize, TxnError> {
         let t = self.shared.table(table)?;
-        let mut n = 0;
+        let mut present = Vec::new();
         t.for_each(|rec| {
             if rec.tid().load(Ordering::Acquire) & crate::tid::ABSENT == 0 {
-                n += 1;
+                present.push(rec.head().key);
             }
         });
-        Ok(n)
+        // An iteration may visit an entry twice.
+        present.sort_unstable();
+        present.dedup();
+        Ok(present.len())
     }
 
     /// Calls `f` with the key and row of every present row of `table`, in

@@ -143,6 +143,7 @@ fn run<C: ConcurrencyControl>(args: &TpccArgs) -> Result<TpccResult, String> {
     });
     std::thread::sleep(Duration::from_secs_f64(args.warmup));
     let log_before = db.log_stats().unwrap_or_default();
+    let cpu_before = process_cpu_seconds();
     control.measuring.store(true, Ordering::Release);
     let measure_start = Instant::now();
     let progress = progress_bar(args);
@@ -173,6 +174,7 @@ fn run<C: ConcurrencyControl>(args: &TpccArgs) -> Result<TpccResult, String> {
     }
     control.stop.store(true, Ordering::Release);
     let seconds = measure_start.elapsed().as_secs_f64();
+    let cpu_seconds = process_cpu_seconds() - cpu_before;
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
@@ -187,6 +189,8 @@ fn run<C: ConcurrencyControl>(args: &TpccArgs) -> Result<TpccResult, String> {
     let log_after = db.log_stats().unwrap_or_default();
     let consistency = consistency::check(&db, args.mix).map_err(|e| e.to_string())?;
     let mut result = summarize(args, results, seconds, load_seconds, consistency);
+    result.cpu_seconds = cpu_seconds;
+    result.cpu_us_per_txn = cpu_seconds * 1e6 / result.commits.max(1) as f64;
     result.log = db_log_name(args);
     result.epochs_closed = log_after.epochs_closed - log_before.epochs_closed;
     result.epoch_close_us = (log_after.close_micros - log_before.close_micros) as f64
@@ -237,6 +241,21 @@ fn progress_bar(args: &TpccArgs) -> Option<indicatif::ProgressBar> {
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     Some(bar)
+}
+
+/// CPU time this process has used (user and system), from /proc; 0
+/// where there is none. On a machine shared with other work, throughput
+/// follows the CPU the scheduler grants; CPU per transaction does not.
+fn process_cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    // Fields after the command name (which may hold spaces, in parentheses).
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0);
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 here.
+    (ticks(11) + ticks(12)) / 100.0
 }
 
 fn machine() -> String {

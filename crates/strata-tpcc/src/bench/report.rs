@@ -81,6 +81,12 @@ pub struct TpccResult {
     pub commits: u64,
     /// Committed transactions per second.
     pub txn_per_s: f64,
+    /// CPU seconds the process used while measuring (all threads).
+    pub cpu_seconds: f64,
+    /// CPU microseconds per committed transaction (all threads, the log's
+    /// included): what throughput would be per core, on a machine shared
+    /// with other work where the CPU granted varies.
+    pub cpu_us_per_txn: f64,
     /// Committed NewOrders per minute (tpmC-style; not an audited tpmC).
     pub new_order_per_min: f64,
     /// Aborted attempts (conflicts and rollbacks).
@@ -130,6 +136,11 @@ impl TpccResult {
             out,
             "committed        {} ({:.0} txn/s)",
             self.commits, self.txn_per_s
+        );
+        let _ = writeln!(
+            out,
+            "cpu              {:.1} s used, {:.2} µs per committed transaction",
+            self.cpu_seconds, self.cpu_us_per_txn
         );
         if self.mix == "full" {
             let _ = writeln!(

@@ -161,10 +161,14 @@ fn finish_table(t: &Table) -> u64 {
         }
         rec.read_row(&mut row);
         for index in &t.ordered {
+            // `add` keeps an existing entry: a record visited twice adds once.
             index.entry_key(&t.schema, &row, rec.head().key, &mut key);
             index.add(&key, rec);
         }
     });
+    // An iteration may visit an entry twice: free each record once.
+    absent.sort_unstable_by_key(|r| r.addr());
+    absent.dedup();
     for rec in absent {
         t.unlink(rec);
         rec.free();
