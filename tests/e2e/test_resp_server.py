@@ -52,7 +52,7 @@ def test_select_zero_is_accepted(r):
 
 
 def test_requirepass_guards_commands(strata_factory):
-    srv = strata_factory("--requirepass", "s3cret")
+    srv = strata_factory("--requirepass", "s3cret", "--no-memcache")
     anonymous = redis.Redis(port=srv.resp_port, socket_timeout=10)
     with pytest.raises(redis.AuthenticationError):
         anonymous.get("k")

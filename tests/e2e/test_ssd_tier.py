@@ -25,17 +25,21 @@ CACHE = 256 * 1024
 
 @pytest.fixture(params=["dram", "pmem"])
 def data_dir(request):
-    """A directory for the SSD file (and the arena), and the index tier."""
+    """A directory for the SSD file, one on tmpfs for the arena (persistent
+    memory is emulated on tmpfs: on a disk filesystem every persist waits
+    for the disk), and the index tier."""
     path = tempfile.mkdtemp(prefix="strata-e2e-ssd-", dir="/var/tmp")
-    yield path, request.param
+    pmem = tempfile.mkdtemp(prefix="strata-e2e-pmem-", dir="/dev/shm")
+    yield path, request.param, pmem
     shutil.rmtree(path, ignore_errors=True)
+    shutil.rmtree(pmem, ignore_errors=True)
 
 
 def start(data_dir):
-    path, index = data_dir
+    path, index, pmem = data_dir
     placed = ["--index", index]
     if index == "pmem":
-        placed += ["--pmem-path", f"{path}/index.pmem", "--pmem-size", "64mb"]
+        placed += ["--pmem-path", f"{pmem}/index.pmem", "--pmem-size", "64mb"]
     return StrataProcess(
         "--data", "ssd", "--ssd-path", f"{path}/ssd", "--ssd-size", "64mb",
         "--ssd-block-size", "64kb", "--ssd-io", "buffered",

@@ -1,23 +1,58 @@
-//! Cluster settings (`GET|PUT /_cluster/settings`). One setting is known:
-//! `action.destructive_requires_name` (default `true`, as in
-//! Elasticsearch 8: deleting indices by wildcard or `_all` is refused).
+//! Cluster settings (`GET|PUT /_cluster/settings`), each with
+//! Elasticsearch's name, default and validation:
+//!
+//! - `action.destructive_requires_name` (default `true`, as in
+//!   Elasticsearch 8: deleting indices by wildcard or `_all` is refused);
+//! - the circuit breakers' limits and overheads
+//!   (`indices.breaker.total.limit`, `indices.breaker.request.limit`,
+//!   `network.breaker.inflight_requests.limit`, ...: see
+//!   [`strata_search::breaker`]);
+//! - `cluster.max_shards_per_node` (default 1,000), the cap on shards and
+//!   so on indices.
+//!
 //! Persistent values are kept in `<root>/cluster_settings.json` (replaced
 //! atomically); transient ones last until the node stops and win over
-//! persistent ones. Unknown settings are refused rather than ignored.
+//! persistent ones. Unknown settings are refused rather than ignored. The
+//! node puts the values in force after every change
+//! ([`crate::Node::apply_cluster_settings`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use parking_lot::Mutex;
 use serde_json::{json, Map, Value};
+use strata_search::breaker::{settings as breaker_settings, BreakerSettings};
+use strata_search::catalog::DEFAULT_MAX_SHARDS_PER_NODE;
 use strata_search::{durable_json, SearchError};
 
 use crate::error::{EsError, Result};
 
-/// The one setting this node knows.
+/// `action.destructive_requires_name`.
 pub const DESTRUCTIVE_REQUIRES_NAME: &str = "action.destructive_requires_name";
+/// `cluster.max_shards_per_node`.
+pub const MAX_SHARDS_PER_NODE: &str = "cluster.max_shards_per_node";
 
 type Flat = BTreeMap<String, String>;
+
+/// How a setting's value is checked.
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Bool,
+    Breaker,
+    PositiveInt,
+}
+
+fn kind_of(key: &str) -> Option<Kind> {
+    if key == DESTRUCTIVE_REQUIRES_NAME {
+        Some(Kind::Bool)
+    } else if key == MAX_SHARDS_PER_NODE {
+        Some(Kind::PositiveInt)
+    } else if breaker_settings::NAMES.contains(&key) {
+        Some(Kind::Breaker)
+    } else {
+        None
+    }
+}
 
 /// Persistent and transient cluster settings.
 #[derive(Debug)]
@@ -46,16 +81,37 @@ impl ClusterSettings {
         })
     }
 
-    /// Whether deleting indices needs concrete names.
-    pub fn destructive_requires_name(&self) -> bool {
-        let key = DESTRUCTIVE_REQUIRES_NAME;
-        let value = self
-            .transient
+    /// The value in force of `key`: transient, else persistent.
+    fn effective(&self, key: &str) -> Option<String> {
+        self.transient
             .lock()
             .get(key)
             .cloned()
-            .or_else(|| self.persistent.lock().get(key).cloned());
-        value.is_none_or(|v| v != "false")
+            .or_else(|| self.persistent.lock().get(key).cloned())
+    }
+
+    /// Whether deleting indices needs concrete names.
+    pub fn destructive_requires_name(&self) -> bool {
+        self.effective(DESTRUCTIVE_REQUIRES_NAME)
+            .is_none_or(|v| v != "false")
+    }
+
+    /// The breakers' settings in force (values were checked when set).
+    pub fn breakers(&self) -> BreakerSettings {
+        let mut settings = BreakerSettings::default();
+        for name in breaker_settings::NAMES {
+            if let Some(value) = self.effective(name) {
+                settings = settings.with(name, Some(&value)).unwrap_or(settings);
+            }
+        }
+        settings
+    }
+
+    /// `cluster.max_shards_per_node` in force.
+    pub fn max_shards_per_node(&self) -> u64 {
+        self.effective(MAX_SHARDS_PER_NODE)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(DEFAULT_MAX_SHARDS_PER_NODE)
     }
 
     /// The `GET /_cluster/settings` body (`flat`: dotted keys).
@@ -66,7 +122,26 @@ impl ClusterSettings {
         })
     }
 
+    /// Every known setting's default, as `include_defaults` shows them
+    /// (breaker limits as percentages of the node's memory base).
+    pub fn defaults(&self, flat: bool) -> Value {
+        let breakers = BreakerSettings::default();
+        let mut all = Flat::new();
+        all.insert(DESTRUCTIVE_REQUIRES_NAME.into(), "true".into());
+        all.insert(
+            MAX_SHARDS_PER_NODE.into(),
+            DEFAULT_MAX_SHARDS_PER_NODE.to_string(),
+        );
+        for name in breaker_settings::NAMES {
+            if let Some(v) = breakers.value_of(name) {
+                all.insert(name.into(), v);
+            }
+        }
+        render(&all, flat)
+    }
+
     /// Applies a `PUT /_cluster/settings` body; returns the reply body.
+    /// Every value is checked before any is stored.
     pub fn update(&self, body: &Value) -> Result<Value> {
         let obj = body
             .as_object()
@@ -111,28 +186,45 @@ fn parse_scope(scope: &str, settings: &Value) -> Result<(Flat, Vec<String>)> {
     let flat = strata_search::dotted::flatten(settings);
     let (mut set, mut reset) = (Flat::new(), Vec::new());
     for (key, value) in flat {
-        if key != DESTRUCTIVE_REQUIRES_NAME {
+        let Some(kind) = kind_of(&key) else {
             return Err(EsError::IllegalArgument(format!(
                 "{scope} setting [{key}], not recognized"
             )));
-        }
-        match value {
-            Value::Null => reset.push(key),
-            Value::Bool(b) => {
-                set.insert(key, b.to_string());
+        };
+        let text = match &value {
+            Value::Null => {
+                reset.push(key);
+                continue;
             }
-            Value::String(s) if s == "true" || s == "false" => {
-                set.insert(key, s);
-            }
-            other => {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let checked = match kind {
+            Kind::Bool if text == "true" || text == "false" => text,
+            Kind::Bool => {
                 return Err(EsError::IllegalArgument(format!(
-                    "Failed to parse value [{}] as only [true] or [false] are allowed.",
-                    other
-                        .as_str()
-                        .map_or_else(|| other.to_string(), str::to_string)
+                    "Failed to parse value [{text}] as only [true] or [false] are allowed."
                 )))
             }
-        }
+            Kind::Breaker => {
+                BreakerSettings::default().with(&key, Some(&text))?;
+                text
+            }
+            Kind::PositiveInt => match text.parse::<u64>() {
+                Ok(n) if n >= 1 => n.to_string(),
+                Ok(_) => {
+                    return Err(EsError::IllegalArgument(format!(
+                        "Failed to parse value [{text}] for setting [{key}] must be >= 1"
+                    )))
+                }
+                Err(_) => {
+                    return Err(EsError::IllegalArgument(format!(
+                        "Failed to parse value [{text}] for setting [{key}]"
+                    )))
+                }
+            },
+        };
+        set.insert(key, checked);
     }
     Ok((set, reset))
 }
@@ -152,6 +244,8 @@ fn render(settings: &Flat, flat: bool) -> Value {
 
 #[cfg(test)]
 mod tests {
+    use strata_search::breaker::MemorySize;
+
     use super::*;
 
     #[test]
@@ -175,5 +269,42 @@ mod tests {
         assert!(s
             .update(&json!({"persistent": {"action.destructive_requires_name": 3}}))
             .is_err());
+    }
+
+    #[test]
+    fn breaker_and_shard_limits_are_checked_kept_and_reset() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = ClusterSettings::open(dir.path()).unwrap();
+        assert_eq!(s.breakers(), BreakerSettings::default());
+        assert_eq!(s.max_shards_per_node(), 1000);
+        s.update(
+            &json!({"persistent": {"indices.breaker.request.limit": "40%",
+                                        "cluster": {"max_shards_per_node": 5}}}),
+        )
+        .unwrap();
+        s.update(&json!({"transient": {"indices": {"breaker": {"total": {"limit": "1gb"}}}}}))
+            .unwrap();
+        assert_eq!(s.breakers().request, MemorySize::Share(40.0));
+        assert_eq!(s.breakers().total, MemorySize::Bytes(1 << 30));
+        assert_eq!(s.max_shards_per_node(), 5);
+        for bad in [
+            json!({"transient": {"indices.breaker.request.limit": "lots"}}),
+            json!({"transient": {"indices.breaker.request.limit": "120%"}}),
+            json!({"transient": {"cluster.max_shards_per_node": 0}}),
+            json!({"transient": {"network.breaker.inflight_requests.overhead": "x"}}),
+        ] {
+            let e = s.update(&bad).unwrap_err();
+            assert_eq!(e.status(), 400, "{bad}");
+        }
+        let reopened = ClusterSettings::open(dir.path()).unwrap();
+        assert_eq!(reopened.breakers().request, MemorySize::Share(40.0));
+        assert_eq!(reopened.breakers().total, MemorySize::Share(70.0));
+        s.update(&json!({"persistent": {"indices.breaker.request.limit": null}}))
+            .unwrap();
+        assert_eq!(s.breakers().request, MemorySize::Share(60.0));
+        assert_eq!(
+            s.defaults(true)["network.breaker.inflight_requests.overhead"],
+            "2"
+        );
     }
 }

@@ -63,7 +63,28 @@ pub enum EsError {
     Rejected(String),
     /// A write with `require_alias=true` to a name that is not an alias.
     NotAnAlias(String),
+    /// Authentication (401) or authorization (403) refused
+    /// (`security_exception`); a 401 carries the challenges of
+    /// [`EsError::challenges`].
+    Security {
+        /// 401 or 403 (500 when security is not enabled).
+        status: u16,
+        /// The reason, in Elasticsearch's words.
+        reason: String,
+        /// Why the credentials that were sent failed, when the reason
+        /// does not say (`additional_unsuccessful_credentials`).
+        additional: Option<String>,
+    },
+    /// The request body did not arrive within the body timeout.
+    BodyTimeout(String),
+    /// The node is still recovering its indices (after a start or a
+    /// crash): Elasticsearch's global block until its state is recovered
+    /// (`cluster_block_exception`, 503, retryable).
+    StateNotRecovered,
 }
+
+/// The `WWW-Authenticate` challenges of a 401: HTTP basic and API keys.
+pub const CHALLENGES: [&str; 2] = ["Basic realm=\"security\" charset=\"UTF-8\"", "ApiKey"];
 
 /// Result alias of this crate.
 pub type Result<T, E = EsError> = std::result::Result<T, E>;
@@ -111,6 +132,9 @@ impl EsError {
             EsError::Internal(_) => "exception",
             EsError::Rejected(_) => "es_rejected_execution_exception",
             EsError::NotAnAlias(_) => "index_not_found_exception",
+            EsError::Security { .. } => "security_exception",
+            EsError::BodyTimeout(_) => "timeout_exception",
+            EsError::StateNotRecovered => "cluster_block_exception",
         }
     }
 
@@ -131,6 +155,9 @@ impl EsError {
             EsError::NotDurable(_) | EsError::Internal(_) => 500,
             EsError::Rejected(_) => 429,
             EsError::NotAnAlias(_) => 404,
+            EsError::Security { status, .. } => *status,
+            EsError::BodyTimeout(_) => 408,
+            EsError::StateNotRecovered => 503,
         }
     }
 
@@ -146,7 +173,8 @@ impl EsError {
             | EsError::MediaTypeHeader(m)
             | EsError::NotDurable(m)
             | EsError::Internal(m)
-            | EsError::Rejected(m) => m.clone(),
+            | EsError::Rejected(m)
+            | EsError::BodyTimeout(m) => m.clone(),
             EsError::ActionValidation(m) => format!("Validation Failed: 1: {m};"),
             EsError::NoHandler { uri, method } => {
                 format!("no handler found for uri [{uri}] and method [{method}]")
@@ -162,9 +190,21 @@ impl EsError {
             EsError::TooLarge { limit } => {
                 format!("request body is too large, the limit is [{limit}] bytes")
             }
+            EsError::Security { reason, .. } => reason.clone(),
             EsError::NotAnAlias(name) => format!(
                 "no such index [{name}] and [require_alias] request flag is [true] and [{name}] is not an alias"
             ),
+            EsError::StateNotRecovered => {
+                "blocked by: [SERVICE_UNAVAILABLE/1/state not recovered / initialized];".into()
+            }
+        }
+    }
+
+    /// The `WWW-Authenticate` values the reply carries (a 401's).
+    pub fn challenges(&self) -> &'static [&'static str] {
+        match self {
+            EsError::Security { status: 401, .. } => &CHALLENGES,
+            _ => &[],
         }
     }
 
@@ -181,6 +221,17 @@ impl EsError {
             cause.insert("index_uuid".into(), json!("_na_"));
             cause.insert("index".into(), json!(name));
         }
+        if let EsError::Security { additional, .. } = self {
+            if let Some(more) = additional {
+                cause.insert("additional_unsuccessful_credentials".into(), json!(more));
+            }
+            if !self.challenges().is_empty() {
+                cause.insert(
+                    "header".into(),
+                    json!({"WWW-Authenticate": self.challenges()}),
+                );
+            }
+        }
         if let EsError::Search { source, index } = self {
             let name = source.index().map(str::to_string).or_else(|| index.clone());
             if let SearchError::IndexNotFound(n) = source {
@@ -190,6 +241,16 @@ impl EsError {
             if let SearchError::AliasesNotFound(n) = source {
                 cause.insert("resource.type".into(), json!("aliases"));
                 cause.insert("resource.id".into(), json!(n));
+            }
+            if let SearchError::CircuitBreaking {
+                bytes_wanted,
+                bytes_limit,
+                ..
+            } = source
+            {
+                cause.insert("bytes_wanted".into(), json!(bytes_wanted));
+                cause.insert("bytes_limit".into(), json!(bytes_limit));
+                cause.insert("durability".into(), json!("TRANSIENT"));
             }
             if let Some(name) = name {
                 cause.insert("index_uuid".into(), json!("_na_"));
@@ -252,6 +313,23 @@ mod tests {
         .in_index("logs");
         assert_eq!(e.status(), 409);
         assert_eq!(e.body()["error"]["index"], "logs");
+    }
+
+    #[test]
+    fn breaker_errors_are_429_with_their_sizes() {
+        let e = EsError::from(SearchError::CircuitBreaking {
+            reason: "[parent] Data too large".into(),
+            bytes_wanted: 10,
+            bytes_limit: 5,
+        });
+        let body = e.body();
+        assert_eq!(body["status"], 429);
+        let cause = &body["error"]["root_cause"][0];
+        assert_eq!(cause["type"], "circuit_breaking_exception");
+        assert_eq!(cause["bytes_wanted"], 10);
+        assert_eq!(cause["bytes_limit"], 5);
+        assert_eq!(cause["durability"], "TRANSIENT");
+        assert_eq!(body["error"]["durability"], "TRANSIENT");
     }
 
     #[test]

@@ -10,8 +10,14 @@
 //! ## Layout
 //! - [`node`]: [`Node`], the catalog of indices plus the node's identity
 //!   (name, cluster name and uuid, persisted under the search root).
-//! - [`server`]: the accept loop on axum/hyper, the body limit, the one
-//!   dispatcher from a request to a handler and from a reply to bytes.
+//! - [`server`]: the axum router, the body limit, the one dispatcher from
+//!   a request to a handler and from a reply to bytes.
+//! - [`transport`]: the connections: `strata-net`'s listener (TLS,
+//!   protected mode) under hyper's HTTP/1.1 server, the connection limit,
+//!   header, body and idle time bounds ([`transport::HttpLimits`]);
+//!   [`timed_body`] bounds a body's arrival.
+//! - [`startup`]: [`NodeState`], what is served while the indices
+//!   recover (root, red health, the "state not recovered" block).
 //! - [`cluster_settings`]: the cluster settings of `_cluster/settings`
 //!   (`action.destructive_requires_name`), persisted under the root.
 //! - [`route`]: method and path to a [`route::Route`], or the "no handler
@@ -21,6 +27,7 @@
 //! - [`media`]: content negotiation (JSON, NDJSON, the vendor types).
 //! - [`reply`]: [`reply::Reply`], a status, a JSON or text payload and the
 //!   translog positions to await before it is sent.
+//! - [`chunked`]: reply bodies sent while they are produced (`_msearch`).
 //! - [`error`]: [`EsError`], the one table from engine and request errors
 //!   to Elasticsearch error JSON and HTTP status.
 //! - [`panics`]: a handler's panic logged and answered as an error reply.
@@ -31,6 +38,8 @@
 //! - [`ndjson`]: line splitting for `_bulk` and `_msearch`.
 //! - [`handlers`]: one file per group of endpoints (root, indices,
 //!   documents, bulk, search, cluster, cat).
+//! - [`security`]: authentication (file realm, API keys) and
+//!   authorization of every route, when a realm is configured.
 //!
 //! Engine calls block (tantivy, file I/O), so every handler runs on
 //! tokio's blocking pool; acknowledging a write under `request`
@@ -41,6 +50,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod chunked;
 pub mod cluster_settings;
 pub mod error;
 pub mod filter_path;
@@ -54,11 +64,18 @@ pub mod pressure;
 pub mod reply;
 pub mod request;
 pub mod route;
+pub mod security;
 pub mod server;
+pub mod startup;
+pub mod timed_body;
+pub mod transport;
 
 pub use error::EsError;
 pub use node::{Node, NodeConfig};
-pub use server::serve;
+pub use security::SecurityConfig;
+pub use server::{serve, serve_with};
+pub use startup::NodeState;
+pub use transport::HttpLimits;
 
 /// The Elasticsearch version this front end reports (`GET /`).
 pub const ES_VERSION: &str = "8.15.0";

@@ -9,12 +9,14 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
+use strata_search::breaker::{self, Breaker, CircuitBreakers, MemoryAccount};
 use strata_search::store::SearchStorage;
 use strata_search::{Catalog, SearchError, SearchIndex};
 
 use crate::cluster_settings::ClusterSettings;
 use crate::error::Result;
 use crate::pressure::IndexingPressure;
+use crate::security::{Security, SecurityConfig};
 
 /// How the node is set up.
 #[derive(Debug, Clone)]
@@ -55,8 +57,13 @@ pub struct Node {
     pub cluster_settings: ClusterSettings,
     /// Bytes of write requests in flight, bounded (429 beyond).
     pub indexing_pressure: IndexingPressure,
+    /// The circuit breakers bounding what requests hold in memory.
+    pub breakers: Arc<CircuitBreakers>,
     /// When the node started (uptime in `_nodes/stats`).
     pub started: Instant,
+    /// Authentication and authorization; `None`: off (every request is
+    /// served as today).
+    pub security: Option<Arc<Security>>,
 }
 
 impl std::fmt::Debug for Node {
@@ -75,14 +82,48 @@ impl Node {
         let catalog = Catalog::open_with(&config.root, config.storage.clone())?;
         let identity = load_identity(&config.root)?;
         let cluster_settings = ClusterSettings::open(&config.root)?;
-        Ok(Node {
+        let node = Node {
             catalog,
             config,
             identity,
             cluster_settings,
             indexing_pressure: IndexingPressure::new(crate::pressure::default_limit()),
+            breakers: Arc::new(CircuitBreakers::new(breaker::memory_base())),
             started: Instant::now(),
-        })
+            security: None,
+        };
+        node.apply_cluster_settings();
+        Ok(node)
+    }
+
+    /// Puts the cluster settings in force: the breakers' limits and
+    /// `cluster.max_shards_per_node`.
+    pub fn apply_cluster_settings(&self) {
+        self.breakers.apply(self.cluster_settings.breakers());
+        self.catalog
+            .set_max_shards_per_node(self.cluster_settings.max_shards_per_node());
+    }
+
+    /// A new request's account on the request breaker.
+    pub fn request_memory(&self) -> MemoryAccount {
+        MemoryAccount::new(&self.breakers, Breaker::Request)
+    }
+
+    /// A new account on the in-flight requests breaker.
+    pub fn in_flight_memory(&self) -> MemoryAccount {
+        MemoryAccount::new(&self.breakers, Breaker::InFlightRequests)
+    }
+
+    /// Turns security on: the file realm of `config` and the API keys
+    /// under the root. The error is a message for the operator.
+    pub fn with_security(mut self, config: &SecurityConfig) -> Result<Node, String> {
+        self.security = Some(Arc::new(Security::open(&self.config.root, config)?));
+        Ok(self)
+    }
+
+    /// Whether HTTP requests must authenticate (security is on).
+    pub fn requires_authentication(&self) -> bool {
+        self.security.is_some()
     }
 
     /// The index to write `name` to: the index, an alias's write index,
@@ -105,7 +146,8 @@ impl Node {
     }
 }
 
-fn load_identity(root: &std::path::Path) -> Result<Identity, SearchError> {
+/// The node's identity kept under `root` (made and saved on first use).
+pub(crate) fn load_identity(root: &std::path::Path) -> Result<Identity, SearchError> {
     let path = root.join("node.json");
     let io = |what: &str, e| SearchError::Io {
         context: format!("{what} {}", path.display()),

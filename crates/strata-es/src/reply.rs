@@ -12,7 +12,7 @@ use strata_search::SearchIndex;
 pub type DurableWait = Pin<Box<dyn Future<Output = Result<(), String>> + Send>>;
 
 /// A reply body.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub enum Payload {
     /// A JSON document (`filter_path` and `pretty` apply).
     Json(Value),
@@ -22,6 +22,10 @@ pub enum Payload {
     Serialized(Vec<u8>),
     /// Plain text (the `_cat` tables).
     Text(String),
+    /// JSON sent in chunks while a producer writes it (`_msearch`);
+    /// `filter_path` and `pretty` do not apply (the handler builds a
+    /// [`Payload::Serialized`] body when they are asked for).
+    Chunked(crate::chunked::ChunkedBody),
     /// No body (`HEAD`).
     Empty,
 }

@@ -3,9 +3,13 @@
 //! media types), and the parameters shared by several APIs: `refresh`,
 //! `if_seq_no`/`if_primary_term`, `version`, `routing`.
 
+use std::sync::Arc;
+
 use axum::http::Method;
 use bytes::Bytes;
 use serde_json::Value;
+use strata_search::breaker::{estimate, MemoryAccount};
+use strata_search::catalog::IndicesOptions;
 use strata_search::Precondition;
 
 use crate::error::{EsError, Result};
@@ -27,6 +31,41 @@ pub struct EsRequest {
     pub body_format: Option<Format>,
     /// Vendor media type version the reply must use, if the request used one.
     pub compatible_with: Option<u8>,
+    /// What the authenticated caller may do with indices the body names;
+    /// `None` when security is off (everything is allowed).
+    pub grant: Option<Arc<dyn IndexGrant>>,
+    /// What the request builds, on the request breaker (parsed bodies,
+    /// searches, documents, the reply); released when the request and
+    /// every clone of it are dropped. Unaccounted until the server sets it.
+    pub memory: MemoryAccount,
+    /// The body's bytes on the in-flight requests breaker, held as long
+    /// as the body is.
+    pub in_flight: MemoryAccount,
+}
+
+/// The caller's index permissions, for the names a request's body carries
+/// (`_bulk` items, `_mget` documents, `_msearch` headers) and for
+/// listings. Set by the security layer; actions are Elasticsearch's
+/// action names (`indices:data/read/search`).
+pub trait IndexGrant: Send + Sync + std::fmt::Debug {
+    /// `Ok` when the caller may run `action` on every name (index or
+    /// alias names as written); otherwise the 403 naming the others.
+    fn check(&self, action: &str, names: &[&str]) -> Result<()>;
+    /// [`check`](Self::check) for a document write to `name`, which also
+    /// needs the right to create the index when it does not exist.
+    fn check_write(&self, action: &str, name: &str) -> Result<()>;
+    /// `expression` (`None`: every index) with wildcards expanded to the
+    /// names the caller may use; `None` when it reaches nothing forbidden;
+    /// a forbidden explicit name is a 403 (dropped under
+    /// `ignore_unavailable`).
+    fn restrict(
+        &self,
+        action: &str,
+        expression: Option<&str>,
+        options: IndicesOptions,
+    ) -> Result<Option<String>>;
+    /// Whether the caller may run `action` on `name`.
+    fn permits(&self, action: &str, name: &str) -> bool;
 }
 
 /// The `refresh` parameter of write APIs.
@@ -70,6 +109,9 @@ impl EsRequest {
             body,
             body_format: None,
             compatible_with: None,
+            grant: None,
+            memory: MemoryAccount::unaccounted(),
+            in_flight: MemoryAccount::unaccounted(),
         }
     }
 
@@ -112,11 +154,14 @@ impl EsRequest {
             .transpose()
     }
 
-    /// The body as JSON; `Null` when there is none.
+    /// The body as JSON; `Null` when there is none. What the parsed form
+    /// takes is reserved on the request breaker first.
     pub fn json_body(&self) -> Result<Value> {
         if self.body.iter().all(u8::is_ascii_whitespace) {
             return Ok(Value::Null);
         }
+        self.memory
+            .reserve(estimate::parsed_json(&self.body), "<parsed_request>")?;
         serde_json::from_slice(&self.body)
             .map_err(|e| EsError::XContentParse(format!("[{}:{}] {e}", e.line(), e.column())))
     }

@@ -1,7 +1,8 @@
-//! The HTTP server: axum (hyper, HTTP/1.1) accepts connections and hands
-//! every request to [`handle`], which enforces the media types and the body
-//! limit, routes, runs the handler on the blocking pool, awaits durability
-//! and renders the reply with Elasticsearch's headers.
+//! The HTTP server: [`crate::transport`] accepts connections (hyper,
+//! HTTP/1.1) and hands every request to the axum router, whose one handler,
+//! [`handle`], enforces the media types and the body limit, routes, runs
+//! the handler on the blocking pool, awaits durability and renders the
+//! reply with Elasticsearch's headers.
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -15,6 +16,7 @@ use axum::Router;
 use bytes::Bytes;
 use futures_util::FutureExt;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
+use strata_search::breaker::MemoryAccount;
 use tokio::net::TcpListener;
 
 use crate::error::{EsError, Result};
@@ -24,23 +26,36 @@ use crate::panics;
 use crate::reply::{Payload, Reply};
 use crate::request::EsRequest;
 use crate::route::Route;
+use crate::startup::NodeState;
+use crate::timed_body::BodyTimeout;
+use crate::transport::HttpLimits;
 
-/// Serves `node` on `listener` until `shutdown` completes, then lets
-/// requests in flight finish. The caller closes the node afterwards.
+/// Serves `node` on `listener` (plain, unprotected) with the default
+/// [`HttpLimits`] until `shutdown` completes, then lets requests in flight
+/// finish. The caller closes the node afterwards. A node still recovering
+/// is served as [`crate::startup`] says.
 pub async fn serve(
     listener: TcpListener,
-    node: Arc<Node>,
+    node: Arc<NodeState>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    serve_with(listener, node, HttpLimits::default(), shutdown).await
+}
+
+/// [`serve`] on a `strata-net` listener (TLS, protected mode) with `limits`.
+pub async fn serve_with(
+    listener: impl Into<strata_net::Listener>,
+    node: Arc<NodeState>,
+    limits: HttpLimits,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let app = Router::new().fallback(handle).with_state(node);
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await
+    crate::transport::serve_connections(listener.into(), app, limits, shutdown).await
 }
 
 /// One request, start to finish. Never fails: every error becomes an
 /// Elasticsearch error reply.
-async fn handle(State(node): State<Arc<Node>>, request: Request) -> Response {
+async fn handle(State(state): State<Arc<NodeState>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
     let head = parts.method == Method::HEAD;
     let compatible_with = match parts
@@ -63,7 +78,12 @@ async fn handle(State(node): State<Arc<Node>>, request: Request) -> Response {
         Err(e) => return render_error(&e, head, compatible_with),
     };
     let compatible_with = compatible_with.or(content_type.and_then(|m| m.compatible_with));
-    let bytes = match read_body(&parts.headers, body, node.config.max_body).await {
+    let node = state.node();
+    // While recovering there are no breakers yet: the body limit bounds it.
+    let in_flight = node
+        .as_ref()
+        .map_or_else(MemoryAccount::unaccounted, |n| n.in_flight_memory());
+    let bytes = match read_body(&parts.headers, body, state.config.max_body, &in_flight).await {
         Ok(b) => b,
         Err(e) => return render_error(&e, head, compatible_with),
     };
@@ -75,6 +95,26 @@ async fn handle(State(node): State<Arc<Node>>, request: Request) -> Response {
     );
     req.body_format = content_type.map(|m| m.format);
     req.compatible_with = compatible_with;
+    let Some(node) = node else {
+        // Recovering: callers authenticate as always; what is served then
+        // (root, red health) needs no privilege.
+        if let Some(security) = state.security() {
+            if let Err(e) = security.authenticate(&parts.headers, &req.uri).await {
+                return render_error(&e, head, compatible_with);
+            }
+        }
+        return match crate::startup::respond(state, &req).await {
+            Ok(reply) => render(reply, &req),
+            Err(e) => render_error(&e, head, compatible_with),
+        };
+    };
+    req.in_flight = in_flight;
+    req.memory = node.request_memory();
+    match crate::security::guard(&node, &parts.headers, &mut req).await {
+        Ok(None) => {}
+        Ok(Some(reply)) => return render(reply, &req),
+        Err(e) => return render_error(&e, head, compatible_with),
+    }
     match respond(node, &req).await {
         Ok(reply) => render(reply, &req),
         Err(e) => {
@@ -116,8 +156,16 @@ async fn respond_unguarded(node: Arc<Node>, req: &EsRequest) -> Result<Reply> {
 }
 
 /// Reads the whole body, refusing more than `limit` bytes (by the
-/// declared length before reading anything, else while reading).
-async fn read_body(headers: &axum::http::HeaderMap, body: Body, limit: usize) -> Result<Bytes> {
+/// declared length before reading anything, else while reading). The
+/// body's bytes are reserved on `in_flight` (the in-flight requests
+/// breaker): the declared length before reading, so a body the breakers
+/// have no room for is refused with 429 unread.
+async fn read_body(
+    headers: &axum::http::HeaderMap,
+    body: Body,
+    limit: usize,
+    in_flight: &MemoryAccount,
+) -> Result<Bytes> {
     let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
@@ -125,15 +173,35 @@ async fn read_body(headers: &axum::http::HeaderMap, body: Body, limit: usize) ->
     if declared.is_some_and(|n| n > limit as u64) {
         return Err(EsError::TooLarge { limit });
     }
+    in_flight.reserve(declared.unwrap_or(0), "<http_request>")?;
     match Limited::new(body, limit).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
+        Ok(collected) => {
+            let bytes = collected.to_bytes();
+            let more = (bytes.len() as u64).saturating_sub(declared.unwrap_or(0));
+            in_flight.reserve(more, "<http_request>")?;
+            Ok(bytes)
+        }
         Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => {
             Err(EsError::TooLarge { limit })
         }
+        Err(e) if caused_by_timeout(&*e) => Err(EsError::BodyTimeout(e.to_string())),
         Err(e) => Err(EsError::Parse(format!(
             "could not read the request body: {e}"
         ))),
     }
+}
+
+/// True when `error` is, or was caused by, the body's [`BodyTimeout`]
+/// (axum wraps the body's errors in its own).
+fn caused_by_timeout(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(error);
+    while let Some(e) = cause {
+        if e.is::<BodyTimeout>() {
+            return true;
+        }
+        cause = e.source();
+    }
+    false
 }
 
 fn render(reply: Reply, req: &EsRequest) -> Response {
@@ -150,6 +218,17 @@ fn render(reply: Reply, req: &EsRequest) -> Response {
         }
         Payload::Text(text) => ("text/plain; charset=UTF-8".to_string(), text.into_bytes()),
         Payload::Empty => (media::reply_content_type(req.compatible_with), Vec::new()),
+        Payload::Chunked(chunks) => {
+            let mut response = build(
+                reply.status,
+                &media::reply_content_type(req.compatible_with),
+                Vec::new(),
+            );
+            if !head {
+                *response.body_mut() = Body::new(chunks);
+            }
+            return response;
+        }
     };
     build(
         reply.status,
@@ -184,6 +263,12 @@ fn render_error(error: &EsError, head: bool, compatible_with: Option<u8>) -> Res
         if let Ok(v) = HeaderValue::from_str(&allowed.join(",")) {
             response.headers_mut().insert(header::ALLOW, v);
         }
+    }
+    for challenge in error.challenges() {
+        response.headers_mut().append(
+            header::WWW_AUTHENTICATE,
+            HeaderValue::from_static(challenge),
+        );
     }
     response
 }

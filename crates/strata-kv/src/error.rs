@@ -24,6 +24,17 @@ pub enum KvError {
         /// Why the journal failed.
         cause: String,
     },
+    /// The journal (command log) cannot write now: the filesystem is out
+    /// of space. The change is refused; writes resume without a restart
+    /// once the journal can write again (changes applied before are kept
+    /// and written then). Reads still work.
+    #[error(
+        "write refused: the command log cannot write ({cause}); writes resume once space is freed"
+    )]
+    JournalStalled {
+        /// What the filesystem said ("No space left on device").
+        cause: String,
+    },
     /// The SSD tier has no room left for new records (a reserve is kept so
     /// that deletes and defragmentation still work).
     #[error("out of space: the SSD tier is full")]

@@ -54,7 +54,7 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::KvError;
 pub use eviction::EvictionPolicy;
 pub use item::{Deleted, ItemRef, Mutation, NewItem};
-pub use journal::{take_written_lsn, Journal};
+pub use journal::{take_written_lsn, Journal, Refusal};
 pub use keyspace::{ExclusiveStore, Keyspace, KeyspaceConfig, SharedStore};
 pub use maintenance::{Maintenance, PassReport};
 pub use stats::KeyspaceStats;

@@ -100,6 +100,17 @@ impl LogError {
         }
     }
 
+    /// What the operating system said, for an I/O error (`strerror`'s
+    /// text, as Redis quotes it: "No space left on device"), looking
+    /// through `Poisoned` to its cause.
+    pub fn os_reason(&self) -> Option<String> {
+        match self {
+            LogError::Io { source, .. } => Some(crate::stall::describe_io(source)),
+            LogError::Poisoned { cause } => cause.os_reason(),
+            _ => None,
+        }
+    }
+
     /// True for `Corrupt`: damage that the operator escape hatch can drop.
     pub fn is_corruption(&self) -> bool {
         matches!(self, LogError::Corrupt { .. })

@@ -14,9 +14,12 @@
 //! file size too; recovery reads zeros where a record would start as the
 //! end of the records (see `scan::Step::Zeros`).
 //!
-//! Any write or sync failure poisons the log and stops the thread: the
-//! durable LSN never moves again, so nothing written after the failure is
-//! ever acknowledged.
+//! A write refused for lack of space stalls the log (`stall`): the unwritten
+//! records go back to the head of the append buffer and the round is
+//! retried every `RETRY_INTERVAL`. Any other write failure, and any sync
+//! failure, poisons the log and stops the thread: the durable LSN never
+//! moves again, so nothing written after the failure is ever acknowledged,
+//! and the current segment is cut back to its last synced length.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -29,6 +32,7 @@ use crate::group_commit::GroupCommit;
 use crate::record::{encoded_len, encoded_lsn};
 use crate::segment::{self, SegmentMeta, SEGMENT_HEADER_LEN};
 use crate::shared::Shared;
+use crate::stall::{count_records, Failure, CLOSE_PATIENCE, RETRY_INTERVAL};
 use crate::LogError;
 
 /// In `OnDemand` mode, records are written at most this long after being
@@ -85,6 +89,13 @@ pub(crate) struct Flusher {
     written_lsn: u64,
     /// Last LSN covered by a successful sync.
     synced_lsn: u64,
+    /// Bytes of the current segment a successful sync covered.
+    synced_len: u64,
+    /// While stalled: when to try writing again.
+    retry_at: Option<Instant>,
+    /// When a close began while stalled (it gives up after
+    /// `CLOSE_PATIENCE`).
+    closing_since: Option<Instant>,
     last_sync: Instant,
     /// When a batch was last written.
     last_write: Instant,
@@ -125,6 +136,9 @@ impl Flusher {
             segment_records,
             written_lsn: last,
             synced_lsn: last,
+            synced_len: segment_len,
+            retry_at: None,
+            closing_since: None,
             last_sync: Instant::now(),
             last_write: Instant::now(),
             spare: Vec::new(),
@@ -137,17 +151,76 @@ impl Flusher {
         loop {
             let mut work = self.next_work();
             let result = self.perform(&work);
+            let closing = work.closing;
+            match result {
+                Ok(()) => {
+                    if self.retry_at.take().is_some() {
+                        self.shared.unstall();
+                    }
+                }
+                Err(Failure::NoSpace { written, cause }) if !self.give_up(closing) => {
+                    self.put_back(&work, written);
+                    self.retry_at = Some(Instant::now() + RETRY_INTERVAL);
+                    self.shared.stall(cause);
+                    work.batch.clear();
+                    self.spare = work.batch;
+                    continue;
+                }
+                Err(Failure::NoSpace { cause, .. } | Failure::Fatal(cause)) => {
+                    self.cut_to_synced();
+                    self.shared.poison(cause);
+                    return;
+                }
+            }
             work.batch.clear();
             if work.batch.capacity() > KEEP_BUFFER_CAPACITY {
                 work.batch = Vec::new();
             }
             self.spare = work.batch;
-            if let Err(err) = result {
-                self.shared.poison(err);
+            if closing {
                 return;
             }
-            if work.closing {
-                return;
+        }
+    }
+
+    /// Whether a stalled close has waited long enough.
+    fn give_up(&mut self, closing: bool) -> bool {
+        if !closing {
+            return false;
+        }
+        let since = *self.closing_since.get_or_insert_with(Instant::now);
+        since.elapsed() >= CLOSE_PATIENCE
+    }
+
+    /// Returns the records of `work` from byte `written` on to the head of
+    /// the append buffer (they precede everything appended since), with
+    /// the sync the round was asked for.
+    fn put_back(&mut self, work: &Work, written: usize) {
+        let rest = &work.batch[written..];
+        let mut p = self.shared.pending.lock();
+        let mut buf = Vec::with_capacity(rest.len() + p.buf.len());
+        buf.extend_from_slice(rest);
+        buf.extend_from_slice(&p.buf);
+        p.buf = buf;
+        p.buf_records += count_records(rest);
+        if !p.buf.is_empty() {
+            p.first_pending_at.get_or_insert_with(Instant::now);
+        }
+        p.sync_requested |= work.sync;
+    }
+
+    /// After a fatal failure: cuts the current segment back to what the
+    /// last successful sync covered, so that records never acknowledged
+    /// (in `Sync` mode) are not replayed at the next open. Best effort: a
+    /// failing device may refuse this too.
+    fn cut_to_synced(&mut self) {
+        if self.segment_len > self.synced_len {
+            if let Err(e) = self.device.set_len(self.synced_len) {
+                tracing::warn!(
+                    error = %e,
+                    segment = %self.segment.name,
+                    "could not cut the unsynced tail of the poisoned log"
+                );
             }
         }
     }
@@ -161,6 +234,18 @@ impl Flusher {
         let mut polled = false;
         loop {
             let mut polling = false;
+            if let Some(at) = self.retry_at {
+                // Stalled: nothing but the retry starts a round (a close
+                // waits for it too, see `give_up`).
+                if Instant::now() >= at {
+                    sync = true;
+                    break;
+                }
+                p.flusher_waiting = true;
+                shared.work.wait_until(&mut p, at);
+                p.flusher_waiting = false;
+                continue;
+            }
             let rotate = p.rotate_requested > p.rotate_done;
             if p.closing || p.sync_requested || rotate {
                 sync = true;
@@ -254,13 +339,15 @@ impl Flusher {
         }
     }
 
-    fn perform(&mut self, work: &Work) -> Result<(), LogError> {
+    fn perform(&mut self, work: &Work) -> Result<(), Failure> {
         if !work.batch.is_empty() {
             self.write_batch(&work.batch)?;
             self.last_write = Instant::now();
         }
         if work.rotate.is_some() && self.segment_records > 0 {
-            self.rotate(self.written_lsn + 1)?;
+            let whole = work.batch.len();
+            self.rotate(self.written_lsn + 1)
+                .map_err(|f| f.after(whole))?;
         }
         let sync_due = match work.durability {
             Durability::Sync => true,
@@ -281,10 +368,11 @@ impl Flusher {
     }
 
     /// Writes `batch` (whole encoded records), rotating where a segment
-    /// fills up.
-    fn write_batch(&mut self, batch: &[u8]) -> Result<(), LogError> {
+    /// fills up. A failure says how many bytes of `batch` were written.
+    fn write_batch(&mut self, batch: &[u8]) -> Result<(), Failure> {
         let mut rest = batch;
         while !rest.is_empty() {
+            let done = batch.len() - rest.len();
             let room = self
                 .shared
                 .config
@@ -292,11 +380,17 @@ impl Flusher {
                 .saturating_sub(self.segment_len);
             let (take, records) = fitting_prefix(rest, room, self.segment_records == 0);
             if take == 0 {
-                self.rotate(encoded_lsn(rest))?;
+                self.rotate(encoded_lsn(rest)).map_err(|f| f.after(done))?;
                 continue;
             }
             let (chunk, tail) = rest.split_at(take);
-            self.preallocate(self.segment_len + take as u64)?;
+            match self.preallocate(self.segment_len + take as u64) {
+                // Short of space for the zeros ahead, the records may
+                // still fit: write them.
+                Err(e) if crate::stall::is_no_space(&e) => {}
+                Err(e) => return Err(Failure::Fatal(e)),
+                Ok(()) => {}
+            }
             self.device
                 .write_all_at(chunk, self.segment_len)
                 .map_err(|e| {
@@ -306,7 +400,7 @@ impl Flusher {
                         self.segment.name,
                         self.segment_len
                     );
-                    LogError::io(what, e)
+                    Failure::of_write(LogError::io(what, e)).after(done)
                 })?;
             self.segment_len += take as u64;
             self.segment_records += records;
@@ -351,13 +445,15 @@ impl Flusher {
         self.shared.syncs.fetch_add(1, Ordering::Relaxed);
         self.last_sync = Instant::now();
         self.synced_lsn = self.written_lsn;
+        self.synced_len = self.segment_len;
         self.shared.publish_durable(self.synced_lsn);
         Ok(())
     }
 
     /// Closes the current segment (synced, so only the last segment can ever
     /// end torn) and starts one whose first record will be `first_lsn`.
-    fn rotate(&mut self, first_lsn: u64) -> Result<(), LogError> {
+    /// Creating the new file may fail for lack of space (retried then).
+    fn rotate(&mut self, first_lsn: u64) -> Result<(), Failure> {
         if self.written_lsn > self.synced_lsn {
             self.sync()?;
         }
@@ -367,6 +463,7 @@ impl Flusher {
         self.shared.segments.lock().push(meta.clone());
         self.segment = meta;
         self.segment_len = SEGMENT_HEADER_LEN as u64;
+        self.synced_len = self.segment_len;
         self.file_len = self.segment_len;
         self.segment_records = 0;
         Ok(())

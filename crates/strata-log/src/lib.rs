@@ -19,9 +19,16 @@
 //!     hundredth of `sync_interval`; at once when 256 KiB are buffered) and
 //!     synced at least every `sync_interval`. Under load the flusher wakes
 //!     on a timer rather than being signalled by appends.
-//! - A failed write or sync poisons the log: waiters get
-//!   [`LogError::Poisoned`], appends are refused, the durable LSN never moves
-//!   again. The sync is never retried.
+//! - A failed sync, or a write failed for any reason but a lack of space,
+//!   poisons the log: waiters get [`LogError::Poisoned`], appends are
+//!   refused, the durable LSN never moves again. The sync is never
+//!   retried; on poisoning the current segment is cut back to its last
+//!   synced length (best effort), so what was never acknowledged in `Sync`
+//!   mode does not come back at the next open.
+//! - A write refused for lack of space (`ENOSPC`, `EDQUOT`) stalls the log
+//!   instead: the records are kept and the write retried until it
+//!   succeeds; [`CommandLog::write_stalled`] says so meanwhile, for callers
+//!   to refuse new changes (`stall`).
 //! - Appends wait when `max_buffered` bytes are buffered (back pressure).
 //! - [`CommandLog::open`] recovers first: a partial record or header at the
 //!   end of the last segment (what a crash leaves) is cut off and reported;
@@ -77,6 +84,7 @@ mod replay;
 mod scan;
 mod segment;
 mod shared;
+mod stall;
 pub mod stats;
 mod waiters;
 
@@ -87,4 +95,5 @@ pub use record::{MAX_BODY_LEN, RECORD_HEADER_LEN};
 pub use recovery::{Damage, DamageKind, RecoveryReport};
 pub use replay::ReplayReport;
 pub use segment::FORMAT_VERSION;
+pub use stall::describe_io;
 pub use stats::LogStats;

@@ -127,7 +127,11 @@ impl CommandLog {
             if shared.stopped.load(Ordering::Acquire) {
                 return Err(LogError::Closed);
             }
-            if p.buf.is_empty() || p.buf.len() + len <= shared.config.max_buffered {
+            // While stalled, nothing drains the buffer: the callers that
+            // still append are bounded (new changes are refused), and must
+            // not wait holding their locks.
+            let room = p.buf.is_empty() || p.buf.len() + len <= shared.config.max_buffered;
+            if room || shared.is_stalled() {
                 break;
             }
             if p.flusher_waiting {
@@ -307,6 +311,15 @@ impl CommandLog {
         self.shared.poison_cause()
     }
 
+    /// The write failure the flusher is retrying (the filesystem is out of
+    /// space or quota), if any. Records appended so far are kept and
+    /// become durable once a retry succeeds; appends are still accepted,
+    /// but a caller should refuse new changes while this is `Some` (they
+    /// could not become durable until space is freed, perhaps never).
+    pub fn write_stalled(&self) -> Option<Arc<LogError>> {
+        self.shared.stall_cause()
+    }
+
     /// The durability in force.
     pub fn durability(&self) -> Durability {
         self.shared.pending.lock().durability
@@ -363,6 +376,7 @@ impl CommandLog {
             durable_lsn: self.durable_lsn(),
             last_lsn: last,
             poisoned: shared.poison_cause().map(|e| e.to_string()),
+            stalled: shared.stall_cause().map(|e| e.to_string()),
         }
     }
 

@@ -17,6 +17,7 @@ use crate::positions::LsnPositions;
 use crate::record::RECORD_HEADER_LEN;
 use crate::scan::{data_end, later_record_exists, SegmentScan, Step};
 use crate::segment::{self, BadHeader, SegmentMeta, FORMAT_VERSION, SEGMENT_HEADER_LEN};
+use crate::stall::Failure;
 use crate::LogError;
 
 /// What [`CommandLog::open`](crate::CommandLog::open) found.
@@ -201,7 +202,7 @@ pub(crate) fn recover(dir: &dyn Directory, policy: RecoveryPolicy) -> Result<Rec
         }
         None => {
             let meta = SegmentMeta::new(next_lsn);
-            let dev = segment::create(dir, &meta)?;
+            let dev = segment::create(dir, &meta).map_err(Failure::into_error)?;
             kept.push(meta);
             let header = SEGMENT_HEADER_LEN as u64;
             (dev, header, header)

@@ -10,6 +10,7 @@ use std::io;
 
 use strata_device::{Device, Directory};
 
+use crate::stall::Failure;
 use crate::LogError;
 
 /// The segment format this build writes and reads.
@@ -107,14 +108,16 @@ pub(crate) fn read_header(dev: &dyn Device, len: u64) -> io::Result<Result<u64, 
 }
 
 /// Creates segment `meta` with its header, syncs it and the names, so that
-/// records written into it later depend on nothing volatile.
-pub(crate) fn create(dir: &dyn Directory, meta: &SegmentMeta) -> Result<Box<dyn Device>, LogError> {
+/// records written into it later depend on nothing volatile. Creating the
+/// file and writing its header may fail for lack of space (retried, see
+/// `stall`: creating it again truncates it); a failed sync is fatal.
+pub(crate) fn create(dir: &dyn Directory, meta: &SegmentMeta) -> Result<Box<dyn Device>, Failure> {
     let ctx = |what: &str| format!("{what} new segment {}", meta.name);
     let dev = dir
         .create(&meta.name)
-        .map_err(|e| LogError::io(ctx("create"), e))?;
+        .map_err(|e| Failure::of_write(LogError::io(ctx("create"), e)))?;
     dev.write_all_at(&encode_header(meta.first_lsn), 0)
-        .map_err(|e| LogError::io(ctx("write the header of"), e))?;
+        .map_err(|e| Failure::of_write(LogError::io(ctx("write the header of"), e)))?;
     dev.sync().map_err(|e| LogError::io(ctx("sync"), e))?;
     dir.sync_names()
         .map_err(|e| LogError::io(ctx("sync the directory after creating"), e))?;

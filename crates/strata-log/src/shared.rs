@@ -76,6 +76,10 @@ pub(crate) struct Shared {
     /// Async waiters, woken when their LSN is durable, on poison and stop.
     pub waiters: DurableWaiters,
     poison: OnceLock<Arc<LogError>>,
+    /// A write refused for lack of space, being retried (see `stall`).
+    stall: Mutex<Option<Arc<LogError>>>,
+    /// Mirrors `stall.is_some()`, readable without the lock.
+    stalled: AtomicBool,
     /// The flusher has exited (after close, poison or a panic).
     pub stopped: AtomicBool,
     /// Segments in LSN order; the last is the one being written.
@@ -109,6 +113,8 @@ impl Shared {
             durable_cv: Condvar::new(),
             waiters: DurableWaiters::default(),
             poison: OnceLock::new(),
+            stall: Mutex::new(None),
+            stalled: AtomicBool::new(false),
             stopped: AtomicBool::new(false),
             segments: Mutex::new(segments),
             removal: Mutex::new(()),
@@ -134,6 +140,41 @@ impl Shared {
         tracing::error!(error = %cause, "command log poisoned: no further writes are acknowledged");
         let _ = self.poison.set(Arc::new(cause));
         self.wake_all();
+    }
+
+    /// The write failure being retried, if the log is stalled.
+    pub fn stall_cause(&self) -> Option<Arc<LogError>> {
+        if !self.stalled.load(Ordering::Acquire) {
+            return None;
+        }
+        self.stall.lock().clone()
+    }
+
+    /// Whether the log is stalled (one load).
+    pub fn is_stalled(&self) -> bool {
+        self.stalled.load(Ordering::Acquire)
+    }
+
+    /// Starts a stall on `cause` (a write refused for lack of space), or
+    /// updates its cause.
+    pub fn stall(&self, cause: LogError) {
+        let mut stall = self.stall.lock();
+        if stall.is_none() {
+            tracing::error!(
+                error = %cause,
+                "command log cannot write: new changes are refused until space is freed; retrying"
+            );
+        }
+        *stall = Some(Arc::new(cause));
+        self.stalled.store(true, Ordering::Release);
+    }
+
+    /// Ends a stall: a write succeeded.
+    pub fn unstall(&self) {
+        if self.stall.lock().take().is_some() {
+            tracing::info!("command log writes resumed");
+        }
+        self.stalled.store(false, Ordering::Release);
     }
 
     /// Records that the flusher exited, and wakes everyone.

@@ -22,4 +22,6 @@ pub struct LogStats {
     pub last_lsn: u64,
     /// The failure that poisoned the log, if one did.
     pub poisoned: Option<String>,
+    /// The write failure being retried (out of space), while stalled.
+    pub stalled: Option<String>,
 }

@@ -13,6 +13,10 @@
 //!   the server runs, and the state all sessions share.
 //! - [`session`]: one connection's state machine: framing, the streaming
 //!   "swallow" of data blocks that will not be stored, dispatch.
+//! - [`auth_file`] and [`login`]: memcached's ASCII authentication (`-Y`):
+//!   the credentials file, and what a connection may do before it logs in.
+//! - [`binary`]: the one reply to binary-protocol requests (an error, then
+//!   the connection closes).
 //! - [`codec`]: bytes to frames (command lines, their words, data blocks),
 //!   without allocating.
 //! - [`command`]: the dispatcher enum [`Command`] and word-count rules.
@@ -23,7 +27,8 @@
 //! - [`expiry`]: memcached expiration times to the engine's absolute
 //!   milliseconds.
 //! - [`numbers`]: memcached's exact number parsing (`safe_strtoul` & co).
-//! - [`stats`]: protocol counters reported by `stats`.
+//! - [`stats`]: protocol counters reported by `stats`; [`command_stats`]:
+//!   calls, failures and latency per command for the metrics port.
 //! - [`marks`]: the stale / recache-token marks of the meta protocol.
 //! - [`base64`]: binary keys of meta commands.
 //!
@@ -51,17 +56,24 @@
 //!   silently); multigets may be as long as the largest request.
 //! - Keys with control characters get `CLIENT_ERROR bad command line
 //!   format`, as protocol.txt requires (memcached itself stores them).
+//! - The binary protocol is refused with a binary "Not supported" error
+//!   and the connection closed (memcached speaks it; `-B ascii` memcached
+//!   waits for a text line instead).
 //! - `stats` leaves out slab, LRU and hash-table internals; `get_expired`,
 //!   `get_flushed`, `expired_unfetched`, `evicted_unfetched` are 0.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod auth_file;
 pub mod base64;
+pub mod binary;
 pub mod codec;
 pub mod command;
+pub mod command_stats;
 pub mod commands;
 pub mod expiry;
+pub mod login;
 pub mod marks;
 pub mod numbers;
 pub mod prefix_stats;

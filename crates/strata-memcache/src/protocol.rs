@@ -4,8 +4,10 @@
 use std::sync::Arc;
 
 use strata_kv::Keyspace;
-use strata_service::{ClientInfo, Clients, DriverConfig, Protocol, ServerInfo};
+use strata_metrics::CommandTable;
+use strata_service::{ClientInfo, Clients, DriverConfig, IdleTimeout, Protocol, ServerInfo};
 
+use crate::auth_file::AuthFile;
 use crate::marks::MetaMarks;
 use crate::prefix_stats::PrefixStats;
 use crate::session::MemcacheSession;
@@ -30,6 +32,14 @@ pub struct Shared {
     pub marks: MetaMarks,
     /// `stats detail`: per-prefix counters.
     pub prefixes: PrefixStats,
+    /// Credentials clients must log in with first (memcached's `-Y`);
+    /// `None`: no authentication.
+    pub auth: Option<AuthFile>,
+    /// memcached's `idle_timeout`: connections idle this long are closed.
+    pub idle_timeout: IdleTimeout,
+    /// Calls, failures, refusals and latency per command (the metrics
+    /// port).
+    pub commands: CommandTable,
 }
 
 impl Shared {
@@ -48,8 +58,19 @@ pub struct MemcacheProtocol {
 
 impl MemcacheProtocol {
     /// A front end serving `keyspace`, reporting `info` and counting its
-    /// connections in `clients`.
+    /// connections in `clients`, without authentication.
     pub fn new(keyspace: Arc<Keyspace>, info: Arc<ServerInfo>, clients: Arc<Clients>) -> Self {
+        Self::with_auth(keyspace, info, clients, None)
+    }
+
+    /// Like [`new`](Self::new); with `auth`, every connection must log in
+    /// first (memcached's ASCII authentication).
+    pub fn with_auth(
+        keyspace: Arc<Keyspace>,
+        info: Arc<ServerInfo>,
+        clients: Arc<Clients>,
+        auth: Option<AuthFile>,
+    ) -> Self {
         let shared = Shared {
             keyspace,
             info,
@@ -57,6 +78,9 @@ impl MemcacheProtocol {
             stats: ProtocolStats::default(),
             marks: MetaMarks::default(),
             prefixes: PrefixStats::default(),
+            auth,
+            idle_timeout: IdleTimeout::default(),
+            commands: crate::command_stats::new_table(),
         };
         Self {
             shared: Arc::new(shared),
@@ -64,16 +88,28 @@ impl MemcacheProtocol {
     }
 
     /// The driver limits this protocol needs: its input buffer must hold the
-    /// largest item with its command line.
+    /// largest item with its command line; idle connections are closed
+    /// after `idle_timeout` (none by default).
     pub fn driver_config(&self) -> DriverConfig {
         DriverConfig {
-            max_input: self.shared.max_request(),
+            idle_timeout: self.shared.idle_timeout.clone(),
+            ..DriverConfig::new(self.shared.max_request())
         }
+    }
+
+    /// memcached's `idle_timeout` (`-o idle_timeout`), in seconds.
+    pub fn idle_timeout(&self) -> &IdleTimeout {
+        &self.shared.idle_timeout
     }
 
     /// The protocol counters (for tests and the server's own reporting).
     pub fn stats(&self) -> &ProtocolStats {
         &self.shared.stats
+    }
+
+    /// The state its sessions share (counters for the metrics port).
+    pub fn shared(&self) -> &Arc<Shared> {
+        &self.shared
     }
 }
 
@@ -85,7 +121,8 @@ impl Protocol for MemcacheProtocol {
     }
 
     fn open(&self, client: Arc<ClientInfo>) -> MemcacheSession {
-        MemcacheSession::new(self.shared.clone(), client)
+        let authenticated = self.shared.auth.is_none();
+        MemcacheSession::new(self.shared.clone(), client, authenticated)
     }
 
     fn too_many_connections(&self) -> &'static [u8] {
@@ -94,5 +131,9 @@ impl Protocol for MemcacheProtocol {
 
     fn internal_error(&self) -> &'static [u8] {
         b"SERVER_ERROR internal error: the server failed on this request\r\n"
+    }
+
+    fn protected_mode_refusal(&self) -> &'static [u8] {
+        crate::reply::PROTECTED_MODE_REPLY
     }
 }

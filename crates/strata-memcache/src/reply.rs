@@ -88,6 +88,10 @@ pub enum Error {
     /// The command log failed: writes are refused, reads go on.
     #[error("command log failed")]
     NotDurable,
+    /// The command log cannot write (a full disk): writes are refused
+    /// until it can, reads go on.
+    #[error("command log cannot write")]
+    LogStalled,
     /// The SSD tier has no room for new records.
     #[error("out of space storing object")]
     StorageFull,
@@ -103,6 +107,7 @@ impl From<KvError> for Error {
             KvError::OutOfMemory => Error::OutOfMemory,
             KvError::BadKey { .. } => Error::BadFormat,
             KvError::NotDurable { .. } => Error::NotDurable,
+            KvError::JournalStalled { .. } => Error::LogStalled,
             KvError::StorageFull => Error::StorageFull,
             // A deferred read's reply is discarded by the session.
             KvError::Storage { .. } | KvError::NotResident => Error::Storage,
@@ -146,6 +151,9 @@ impl Error {
             Error::NotDurable => {
                 b"SERVER_ERROR write refused: the command log failed (see stats log_error)\r\n"
             }
+            Error::LogStalled => {
+                b"SERVER_ERROR out of space: the command log cannot write; writes resume once space is freed\r\n"
+            }
             Error::StorageFull => b"SERVER_ERROR out of space: the SSD tier is full\r\n",
             Error::Storage => b"SERVER_ERROR storage error: the SSD tier failed (see log)\r\n",
         }
@@ -176,6 +184,10 @@ pub fn put_u64(out: &mut BytesMut, n: u64) {
 pub fn put_i64(out: &mut BytesMut, n: i64) {
     out.put_slice(itoa::Buffer::new().format(n).as_bytes());
 }
+
+/// The reply sent to a client protected mode refuses: memcached has no
+/// protected mode, so this follows Redis's, as a `SERVER_ERROR` line.
+pub const PROTECTED_MODE_REPLY: &[u8] = b"SERVER_ERROR Strata is running in protected mode because protected mode is enabled and no authentication is set up for this memcached port. In this mode connections are only accepted from the loopback interface. To accept clients from other computers, set up authentication for this port, or restart the server with the '--protected-mode no' option, making sure it is not publicly accessible from the internet\r\n";
 
 #[cfg(test)]
 mod tests {

@@ -7,17 +7,25 @@
 //! never be stored (larger than the item limit, or after a refused `ms`) is
 //! not buffered: the session enters a "swallow" state that discards bytes
 //! as they arrive, so a client announcing a gigabyte costs no memory.
+//!
+//! With an auth file, a connection must log in first ([`crate::login`]).
+//! A request in the binary protocol is answered with a binary error and
+//! the connection closes ([`crate::binary`]).
 
 use std::sync::Arc;
 
 use bytes::{Buf, BytesMut};
 use strata_kv::fetch::{FetchWait, Retry, Verdict};
+use strata_metrics::Stopwatch;
 use strata_service::durability::one_line;
 use strata_service::{ClientInfo, Flow, HeldReplies, Hold, Session, OUTPUT_SOFT_LIMIT};
 
+use crate::binary;
 use crate::codec::{self, Block, Frame};
 use crate::command::Command;
+use crate::command_stats;
 use crate::commands;
+use crate::login::{self, Outcome};
 use crate::protocol::Shared;
 use crate::reply::{self, Error};
 
@@ -28,6 +36,8 @@ pub struct MemcacheSession {
     client: Arc<ClientInfo>,
     /// Bytes still to discard before the next command line.
     swallow: usize,
+    /// Logged in, or no auth file is configured.
+    authenticated: bool,
     /// Replies of writes that wait for their log record (`sync` mode).
     held: HeldReplies,
     /// Values of the request at the front of the input that are read from
@@ -36,11 +46,12 @@ pub struct MemcacheSession {
 }
 
 impl MemcacheSession {
-    pub(crate) fn new(shared: Arc<Shared>, client: Arc<ClientInfo>) -> Self {
+    pub(crate) fn new(shared: Arc<Shared>, client: Arc<ClientInfo>, authenticated: bool) -> Self {
         Self {
             shared,
             client,
             swallow: 0,
+            authenticated,
             held: HeldReplies::default(),
             retry: Retry::default(),
         }
@@ -49,6 +60,26 @@ impl MemcacheSession {
     /// Handles the request at the front of `input`. Returns the bytes
     /// consumed (0 when it is incomplete) and what to do next.
     fn step(&mut self, input: &[u8], output: &mut BytesMut) -> (usize, Step) {
+        if binary::is_binary(input) {
+            return match binary::refuse(input, output) {
+                true => (input.len(), Step::Close),
+                false => (0, Step::Wait),
+            };
+        }
+        if !self.authenticated {
+            return match login::step(input, &self.shared, output) {
+                Outcome::Wait => (0, Step::Wait),
+                Outcome::Handled { consumed, swallow } => {
+                    self.swallow = swallow;
+                    (consumed, Step::Next)
+                }
+                Outcome::LoggedIn { consumed } => {
+                    self.authenticated = true;
+                    (consumed, Step::Next)
+                }
+                Outcome::Close => (input.len(), Step::Close),
+            };
+        }
         let (line, line_len) = match codec::next_line(input, self.shared.max_request()) {
             Frame::Incomplete => return (0, Step::Wait),
             Frame::TooLong => {
@@ -67,12 +98,13 @@ impl MemcacheSession {
         };
         let Some(len) = cmd.data_len() else {
             self.client.touch(cmd.name());
-            let flow = commands::execute(cmd, &[], &self.shared, output);
+            let flow = self.run(cmd, &[], output);
             return (line_len, flow.into());
         };
         if len > self.shared.keyspace.max_item_size() {
             // Never buffered: answered now, its bytes discarded as they come.
             self.client.touch(cmd.name());
+            self.reject(&cmd);
             commands::refuse_too_large(&cmd, &self.shared, output);
             self.swallow = len.saturating_add(2);
             return (line_len, Step::Next);
@@ -83,12 +115,37 @@ impl MemcacheSession {
                 self.client.touch(cmd.name());
                 let consumed = line_len + len + 2;
                 if !terminated {
+                    self.reject(&cmd);
                     commands::bad_data_chunk(&cmd, output);
                     return (consumed, Step::Next);
                 }
-                let flow = commands::execute(cmd, data, &self.shared, output);
+                let flow = self.run(cmd, data, output);
                 (consumed, flow.into())
             }
+        }
+    }
+
+    /// Runs `cmd`, counting the call, its latency and whether it failed.
+    /// A call whose values are being read from the SSD tier runs again and
+    /// counts then.
+    fn run(&self, cmd: Command<'_>, data: &[u8], output: &mut BytesMut) -> Flow {
+        let id = command_stats::id_of(cmd.name());
+        let reply_start = output.len();
+        let started = Stopwatch::start();
+        let flow = commands::execute(cmd, data, &self.shared, output);
+        let nanos = started.elapsed_nanos();
+        let deferred = self.shared.keyspace.ssd().is_some() && strata_kv::fetch::deferred();
+        if let Some(id) = id.filter(|_| !deferred) {
+            let failed = command_stats::is_error(&output[reply_start..]);
+            self.shared.commands.record(id, nanos, failed);
+        }
+        flow
+    }
+
+    /// Counts `cmd` as refused before running.
+    fn reject(&self, cmd: &Command<'_>) {
+        if let Some(id) = command_stats::id_of(cmd.name()) {
+            self.shared.commands.reject(id);
         }
     }
 }
@@ -168,6 +225,10 @@ impl Session for MemcacheSession {
 
     fn fetch(&mut self) -> Option<FetchWait> {
         self.retry.wait()
+    }
+
+    fn mid_request(&self) -> bool {
+        self.swallow > 0
     }
 }
 

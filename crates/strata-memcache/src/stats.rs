@@ -74,9 +74,9 @@ protocol_stats! {
     store_too_large,
     /// Storage refused for lack of memory.
     store_no_memory,
-    /// Authentication commands (none are supported; 0).
+    /// Logins checked against the auth file.
     auth_cmds,
-    /// Failed authentications (0).
+    /// Logins refused.
     auth_errors,
 }
 

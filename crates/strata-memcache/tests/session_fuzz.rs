@@ -8,6 +8,7 @@ use std::sync::Arc;
 use bytes::BytesMut;
 use proptest::prelude::*;
 use strata_kv::{Clock, Keyspace, KeyspaceConfig, ManualClock};
+use strata_memcache::auth_file::AuthFile;
 use strata_memcache::MemcacheProtocol;
 use strata_service::{Clients, Flow, Protocol, RuntimeSettings, ServerInfo, Session};
 
@@ -18,6 +19,16 @@ fn max_input(protocol: &MemcacheProtocol) -> usize {
 }
 
 fn protocol() -> MemcacheProtocol {
+    protocol_with(None)
+}
+
+/// A front end whose clients must log in as `alice` / `secret`.
+fn protocol_with_auth() -> MemcacheProtocol {
+    let auth = AuthFile::parse(b"alice:secret\n", std::path::Path::new("auth")).unwrap();
+    protocol_with(Some(auth))
+}
+
+fn protocol_with(auth: Option<AuthFile>) -> MemcacheProtocol {
     let clock = Arc::new(ManualClock::new(1_700_000_000_000));
     let config = KeyspaceConfig {
         max_item_size: MAX_ITEM,
@@ -36,7 +47,7 @@ fn protocol() -> MemcacheProtocol {
         verbosity: 0.into(),
     };
     let info = Arc::new(ServerInfo::new("test", settings));
-    MemcacheProtocol::new(keyspace, info, Arc::new(Clients::default()))
+    MemcacheProtocol::with_auth(keyspace, info, Arc::new(Clients::default()), auth)
 }
 
 /// Feeds `chunks` one read at a time, as the driver does; returns the
@@ -211,6 +222,20 @@ fn stream() -> impl Strategy<Value = Vec<u8>> {
     })
 }
 
+/// Requests of a connection that must log in: login attempts (right,
+/// wrong, malformed, oversized) mixed with ordinary requests.
+fn login_stream() -> impl Strategy<Value = Vec<u8>> {
+    let login = prop_oneof![
+        Just(b"set k 0 0 12\r\nalice secret\r\n".to_vec()),
+        Just(b"set k 0 0 11\r\nalice wrong\r\n".to_vec()),
+        Just(b"set k 0 0 5\r\nalice\r\n".to_vec()),
+        Just(b"set k 0 0 5\r\nalicexx\r\n".to_vec()),
+        Just(b"set k 0 0 5000\r\n".to_vec()),
+        request(),
+    ];
+    prop::collection::vec(login, 1..10).prop_map(|parts| parts.concat())
+}
+
 fn split_at_cuts<'a>(bytes: &'a [u8], cuts: &[prop::sample::Index]) -> Vec<&'a [u8]> {
     let mut points: Vec<usize> = cuts.iter().map(|c| c.index(bytes.len() + 1)).collect();
     points.sort_unstable();
@@ -239,6 +264,21 @@ proptest! {
         // Two identical servers (same clock, CAS counters from the start).
         let whole = feed(&protocol(), &[&bytes]);
         let split = feed(&protocol(), &split_at_cuts(&bytes, &cuts));
+        prop_assert_eq!(String::from_utf8_lossy(&whole.0), String::from_utf8_lossy(&split.0));
+        prop_assert_eq!(whole.1, split.1);
+    }
+
+    #[test]
+    fn unauthenticated_random_bytes_never_panic_and_stay_bounded(chunks in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..700), 0..12)) {
+        let protocol = protocol_with_auth();
+        let refs: Vec<&[u8]> = chunks.iter().map(|c| c.as_slice()).collect();
+        feed(&protocol, &refs);
+    }
+
+    #[test]
+    fn logins_do_not_depend_on_how_input_is_split(bytes in login_stream(), cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..12)) {
+        let whole = feed(&protocol_with_auth(), &[&bytes]);
+        let split = feed(&protocol_with_auth(), &split_at_cuts(&bytes, &cuts));
         prop_assert_eq!(String::from_utf8_lossy(&whole.0), String::from_utf8_lossy(&split.0));
         prop_assert_eq!(whole.1, split.1);
     }

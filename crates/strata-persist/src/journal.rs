@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use strata_kv::journal::KV_RECORD_KIND;
-use strata_kv::Journal;
+use strata_kv::{Journal, Refusal};
 use strata_log::CommandLog;
 
 /// Appends the keyspace's change records to a [`CommandLog`].
@@ -33,15 +33,28 @@ pub(crate) fn failure(log: &CommandLog) -> String {
     }
 }
 
+/// Why `log` cannot write now, as Redis words it after `MISCONF Errors
+/// writing to the AOF file: ` (what the filesystem said).
+pub(crate) fn stall_reason(cause: &strata_log::LogError) -> String {
+    cause.os_reason().unwrap_or_else(|| cause.to_string())
+}
+
 impl Journal for LogJournal {
-    fn check(&self) -> Result<(), String> {
+    fn check(&self) -> Result<(), Refusal> {
         if !self.failed.load(Ordering::Relaxed) {
             if self.log.poisoned().is_none() {
-                return Ok(());
+                return match self.log.write_stalled() {
+                    None => Ok(()),
+                    Some(cause) => Err(Refusal::Stalled(stall_reason(&cause))),
+                };
             }
             self.failed.store(true, Ordering::Relaxed);
         }
-        Err(failure(&self.log))
+        Err(Refusal::Failed(failure(&self.log)))
+    }
+
+    fn accepts(&self) -> bool {
+        !self.failed.load(Ordering::Relaxed) && self.log.poisoned().is_none()
     }
 
     fn append(&self, body: &[u8]) -> Result<u64, String> {

@@ -362,6 +362,10 @@ impl Shared {
             log_syncs: log.syncs,
             log_segments: log.segments,
             log_error: log.poisoned,
+            log_write_stalled: self
+                .log
+                .write_stalled()
+                .map(|cause| journal::stall_reason(&cause)),
         }
     }
 }

@@ -40,6 +40,9 @@ pub struct PersistStatus {
     pub log_segments: usize,
     /// Why the log failed, when it did (writes are refused).
     pub log_error: Option<String>,
+    /// Why the log cannot write now (a full disk), while it cannot: writes
+    /// are refused until it can again.
+    pub log_write_stalled: Option<String>,
 }
 
 impl PersistStatus {

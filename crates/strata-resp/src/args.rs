@@ -41,6 +41,15 @@ impl<'a> Args<'a> {
         (from..self.len()).map(move |i| this.get(i))
     }
 
+    /// The arguments from `from` on, as a request of their own (`ACL
+    /// DRYRUN`'s command); empty past the end.
+    pub fn tail(&self, from: usize) -> Args<'a> {
+        Args {
+            buf: self.buf,
+            ranges: self.ranges.get(from..).unwrap_or(&[]),
+        }
+    }
+
     /// Bytes held by the arguments (for queue accounting).
     pub fn byte_len(&self) -> usize {
         self.ranges.iter().map(|&(s, e)| e.saturating_sub(s)).sum()

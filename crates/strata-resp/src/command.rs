@@ -78,6 +78,8 @@ pub enum Command {
     Info,
     Time,
     Reset,
+    Acl,
+    SlowLog,
 }
 
 /// One row of the command table, reported as-is by `COMMAND`.
@@ -91,8 +93,9 @@ pub struct CommandSpec {
     pub arity: i32,
     /// Redis command flags (`write`, `readonly`, `fast`, `no_auth`, ...).
     pub flags: &'static [&'static str],
-    /// First key argument, last key (-1: the last argument), step.
-    pub keys: (i32, i32, i32),
+    /// Where the key arguments are and how each is used (Redis 7 key
+    /// specifications); ACL key checks and `COMMAND INFO` both read them.
+    pub keys: &'static [KeySpec],
     /// ACL categories (`@read`, `@string`, ...).
     pub categories: &'static [&'static str],
     /// Documentation group (`string`, `generic`, `server`, ...).
@@ -101,11 +104,73 @@ pub struct CommandSpec {
     pub since: &'static str,
     /// One-line summary.
     pub summary: &'static str,
-    /// Subcommands of a container command (CLIENT, CONFIG, COMMAND).
+    /// Subcommands of a container command (CLIENT, CONFIG, COMMAND, ...).
     pub subcommands: &'static [CommandSpec],
 }
 
+/// One Redis 7 key specification of the simple kind every Strata command
+/// uses: keys found from argument `begin`, up to `last` (0: only that one;
+/// negative: counted from the end, -1 being the last argument), every
+/// `step` arguments.
+#[derive(Debug)]
+pub struct KeySpec {
+    /// Redis key-spec flags (`RO`/`RW`/`OW`/`RM`, then `access`, `insert`,
+    /// `update`, `delete`, `variable_flags`).
+    pub flags: &'static [&'static str],
+    /// Index of the first key argument.
+    pub begin: i32,
+    /// `lastkey`, relative to `begin` when not negative.
+    pub last: i32,
+    /// `keystep`.
+    pub step: i32,
+}
+
+impl KeySpec {
+    /// Whether the command reads the keys' values (ACL `%R~` patterns).
+    pub fn reads(&self) -> bool {
+        self.flags.contains(&"access")
+    }
+
+    /// Whether the command changes or removes the keys (ACL `%W~` patterns).
+    pub fn writes(&self) -> bool {
+        self.flags
+            .iter()
+            .any(|f| matches!(*f, "insert" | "update" | "delete"))
+    }
+
+    /// The argument indexes holding keys in a request of `argc` arguments
+    /// (name included).
+    pub fn positions(&self, argc: usize) -> impl Iterator<Item = usize> {
+        let argc = argc as i64;
+        let begin = i64::from(self.begin);
+        let last = if self.last >= 0 {
+            begin + i64::from(self.last)
+        } else {
+            argc + i64::from(self.last)
+        };
+        let last = last.min(argc - 1);
+        let step = usize::try_from(self.step.max(1)).unwrap_or(1);
+        (begin..=last)
+            .step_by(step)
+            .filter_map(|i| usize::try_from(i).ok())
+    }
+}
+
 impl CommandSpec {
+    /// Redis's legacy `(first key, last key, step)` triple, derived from the
+    /// key specifications as Redis derives it: `(0, 0, 0)` without keys.
+    pub fn legacy_keys(&self) -> (i32, i32, i32) {
+        let (Some(first), Some(final_spec)) = (self.keys.first(), self.keys.last()) else {
+            return (0, 0, 0);
+        };
+        let last = if final_spec.last < 0 {
+            final_spec.last
+        } else {
+            final_spec.begin + final_spec.last
+        };
+        (first.begin, last, first.step)
+    }
+
     /// True when `argc` arguments (name included) satisfy the arity.
     pub fn arity_ok(&self, argc: usize) -> bool {
         let argc = argc as i64;
@@ -240,6 +305,8 @@ pub fn execute<S: Store>(
         C::BgSave => save::bgsave(ctx, args, out),
         C::Save => save::save(ctx, args, out),
         C::LastSave => save::lastsave(ctx, args, out),
+        C::Acl => acl::acl(ctx, args, out),
+        C::SlowLog => slowlog::slowlog(ctx, args, out),
         // Run by the session, never queued or dispatched here; answered
         // defensively rather than panicking.
         C::Multi => Err(RespError::NestedMulti),
@@ -286,6 +353,39 @@ mod tests {
         assert_eq!(get, (true, false));
         let set = lookup(b"set").map(|s| (s.arity_ok(2), s.arity_ok(3), s.arity_ok(9)));
         assert_eq!(set, Some((false, true, true)));
+    }
+
+    #[test]
+    fn legacy_key_ranges_are_redis_ones() {
+        for (name, legacy) in [
+            ("get", (1, 1, 1)),
+            ("del", (1, -1, 1)),
+            ("mset", (1, -1, 2)),
+            ("rename", (1, 2, 1)),
+            ("ping", (0, 0, 0)),
+        ] {
+            assert_eq!(
+                lookup(name.as_bytes()).map(|s| s.legacy_keys()),
+                Some(legacy),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn key_positions() {
+        let at = |name: &str, argc: usize| -> Vec<usize> {
+            let spec = lookup(name.as_bytes()).unwrap();
+            spec.keys.iter().flat_map(|k| k.positions(argc)).collect()
+        };
+        assert_eq!(at("get", 2), [1]);
+        assert_eq!(at("del", 4), [1, 2, 3]);
+        assert_eq!(at("mset", 5), [1, 3]);
+        // A malformed MSET still has its keys checked, never more.
+        assert_eq!(at("mset", 4), [1, 3]);
+        assert_eq!(at("rename", 3), [1, 2]);
+        assert_eq!(at("rename", 2), [1]);
+        assert!(at("ping", 3).is_empty());
     }
 
     #[test]

@@ -1,6 +1,6 @@
-//! The state of one RESP connection: protocol version, authentication, the
-//! `MULTI` queue and the watched keys, plus the slice of it other
-//! connections may read (`CLIENT LIST`).
+//! The state of one RESP connection: protocol version, authentication and
+//! its ACL user, the `MULTI` queue and the watched keys, plus the slice of
+//! it other connections may read (`CLIENT LIST`, `ACL DELUSER`).
 //!
 //! Bounds: a transaction queues at most [`MAX_QUEUE_BYTES`] of commands and
 //! a connection watches at most [`MAX_WATCHED_KEYS`] keys; past either the
@@ -15,6 +15,7 @@ use parking_lot::Mutex;
 use strata_kv::Watch;
 use strata_service::ClientInfo;
 
+use crate::acl::User;
 use crate::args::OwnedArgs;
 use crate::command::CommandSpec;
 use crate::writer::RespVersion;
@@ -44,22 +45,30 @@ pub struct Transaction {
     pub dirty: bool,
 }
 
-/// What other connections may see of this one (for `CLIENT LIST`).
-#[derive(Debug, Default)]
+/// What other connections may see of this one (for `CLIENT LIST`, and
+/// for `ACL DELUSER` to find the connections of a user).
+#[derive(Debug)]
 pub struct PeerView {
     resp: AtomicU8,
     multi: AtomicI64,
     lib: Mutex<(Option<String>, Option<String>)>,
+    user: Mutex<Arc<User>>,
 }
 
 impl PeerView {
-    /// A view of a fresh RESP2 connection outside `MULTI`.
-    pub fn new() -> Self {
+    /// A view of a fresh RESP2 connection outside `MULTI`, as `user`.
+    pub fn new(user: Arc<User>) -> Self {
         Self {
             resp: AtomicU8::new(2),
             multi: AtomicI64::new(-1),
             lib: Mutex::new((None, None)),
+            user: Mutex::new(user),
         }
+    }
+
+    /// The user the connection runs as.
+    pub fn user(&self) -> Arc<User> {
+        self.user.lock().clone()
     }
 
     /// Protocol version (2 or 3).
@@ -105,6 +114,10 @@ pub struct Connection {
     pub version: RespVersion,
     /// Gave the right password (or none was required at connect time).
     pub authenticated: bool,
+    /// The ACL user commands run as (the default user until `AUTH`).
+    pub user: Arc<User>,
+    /// [`Acl::epoch`](crate::acl::Acl::epoch) when `user` was read.
+    pub acl_epoch: u64,
     /// The open `MULTI` block, if any.
     pub transaction: Option<Transaction>,
     /// Watched keys. Dropping a [`Watch`] takes a shard lock: never inside
@@ -115,17 +128,33 @@ pub struct Connection {
 }
 
 impl Connection {
-    /// A new connection; `authenticated` when no password is required.
-    pub fn new(client: Arc<ClientInfo>, peer: Arc<PeerView>, authenticated: bool) -> Self {
+    /// A new connection running as `user` (read at `acl_epoch`);
+    /// `authenticated` when no password is required.
+    pub fn new(
+        client: Arc<ClientInfo>,
+        peer: Arc<PeerView>,
+        user: Arc<User>,
+        acl_epoch: u64,
+        authenticated: bool,
+    ) -> Self {
         Self {
             client,
             peer,
             version: RespVersion::Resp2,
             authenticated,
+            user,
+            acl_epoch,
             transaction: None,
             watches: HashMap::new(),
             close: false,
         }
+    }
+
+    /// Runs as `user` from now on (`AUTH`, `HELLO AUTH`, `RESET`).
+    pub fn set_user(&mut self, user: Arc<User>, acl_epoch: u64) {
+        *self.peer.user.lock() = user.clone();
+        self.user = user;
+        self.acl_epoch = acl_epoch;
     }
 
     /// Switches the reply encoding.

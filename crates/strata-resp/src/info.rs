@@ -10,7 +10,7 @@ use crate::number::human_bytes;
 use crate::protocol::{Shared, REDIS_VERSION};
 use crate::stats::Totals;
 
-/// Sections in report order; all of them are in `default`.
+/// Sections in report order; all but [`NOT_DEFAULT`] are in `default`.
 const SECTIONS: &[&str] = &[
     "server",
     "clients",
@@ -21,9 +21,15 @@ const SECTIONS: &[&str] = &[
     "replication",
     "cpu",
     "modules",
+    "commandstats",
+    "latencystats",
     "cluster",
     "keyspace",
 ];
+
+/// Sections reported only when named, or with `all` or `everything` (as
+/// in Redis).
+const NOT_DEFAULT: &[&str] = &["commandstats", "latencystats"];
 
 /// Renders the sections named in `wanted` (none: `default`), each as a
 /// `# Title` header followed by `field:value` lines, separated by blank
@@ -33,13 +39,15 @@ pub fn render(shared: &Shared, wanted: &[&[u8]]) -> String {
         .iter()
         .map(|w| String::from_utf8_lossy(w).to_ascii_lowercase())
         .collect();
-    let all = wanted.is_empty()
-        || wanted
-            .iter()
-            .any(|w| matches!(w.as_str(), "default" | "all" | "everything"));
+    let default = wanted.is_empty() || wanted.iter().any(|w| w == "default");
+    let all = wanted
+        .iter()
+        .any(|w| matches!(w.as_str(), "all" | "everything"));
     let mut text = String::new();
     for section in SECTIONS {
-        if !all && !wanted.iter().any(|w| w == section) {
+        let named = wanted.iter().any(|w| w == section);
+        let by_group = all || (default && !NOT_DEFAULT.contains(section));
+        if !named && !by_group {
             continue;
         }
         if !text.is_empty() {
@@ -100,6 +108,8 @@ fn write_section(shared: &Shared, section: &str, t: &mut String) {
             }
         }
         "cluster" => line(t, "cluster_enabled", 0),
+        "commandstats" => crate::command_stats::render_commandstats(&shared.commands, t),
+        "latencystats" => crate::command_stats::render_latencystats(&shared.commands, t),
         "keyspace" => {
             let ks = shared.keyspace.stats();
             if ks.items > 0 {
@@ -225,6 +235,12 @@ fn stats(shared: &Shared, t: &mut String) {
     line(t, "keyspace_hits", ks.hits.saturating_sub(base.hits));
     line(t, "keyspace_misses", ks.misses.saturating_sub(base.misses));
     line(t, "total_error_replies", shared.stats.errors());
+    let denied = shared.acl.denied();
+    let count = |c: &std::sync::atomic::AtomicU64| c.load(std::sync::atomic::Ordering::Relaxed);
+    line(t, "acl_access_denied_auth", count(&denied.auth));
+    line(t, "acl_access_denied_cmd", count(&denied.command));
+    line(t, "acl_access_denied_key", count(&denied.key));
+    line(t, "acl_access_denied_channel", 0);
 }
 
 /// `Linux <release> <machine>`, like `uname -srm`.

@@ -6,6 +6,7 @@
 //! error texts for strings, keys, transactions and server commands.
 //!
 //! ## Layout
+//! - [`acl`]: users, permissions and the ACL file (Redis 6/7 ACLs).
 //! - [`protocol`]: [`RespProtocol`], what the server crate plugs into the
 //!   connection driver, and the state all sessions share.
 //! - [`session`]: [`RespSession`], one connection's request loop: parse,
@@ -18,28 +19,39 @@
 //! - [`command`]: the dispatcher enum and `execute`, generic over the
 //!   engine's `Store`; [`table`]: the command table behind `COMMAND`.
 //! - [`commands`]: one file per command or tight family.
-//! - [`connection`]: per-connection state (version, auth, queue, watches).
-//! - [`stats`] and [`info`]: counters and the `INFO` report.
+//! - [`connection`]: per-connection state (version, user, queue, watches).
+//! - [`permissions`]: ACLs applied to a connection (user refresh, checks,
+//!   `AUTH`, the denial log).
+//! - [`stats`] and [`info`]: counters and the `INFO` report;
+//!   [`command_stats`]: calls, failures, refusals and latency per command
+//!   (`INFO commandstats`/`latencystats`, the metrics port).
+//! - [`slowlog`]: the slow log (`SLOWLOG`, `slowlog-*` settings).
 //! - [`glob`]: Redis glob matching; [`number`]: Redis number parsing and
 //!   formatting.
 //!
-//! This crate never performs I/O itself (the driver in `strata-service`
-//! does) and never reaches into the engine beyond its public API.
+//! This crate performs no network I/O itself (the driver in
+//! `strata-service` does; the only file it touches is the ACL file, on
+//! `ACL LOAD`/`ACL SAVE`) and never reaches into the engine beyond its
+//! public API.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod acl;
 pub mod args;
 pub mod codec;
 pub mod command;
+pub mod command_stats;
 pub mod commands;
 pub mod connection;
 pub mod glob;
 pub mod info;
 pub mod number;
+pub mod permissions;
 pub mod protocol;
 pub mod reply;
 pub mod session;
+pub mod slowlog;
 pub mod stats;
 pub mod table;
 pub mod writer;

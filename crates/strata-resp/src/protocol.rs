@@ -7,11 +7,14 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 use strata_kv::{EvictionPolicy, Keyspace};
-use strata_service::{ClientInfo, Clients, DriverConfig, Protocol, ServerInfo};
+use strata_metrics::CommandTable;
+use strata_service::{ClientInfo, Clients, DriverConfig, IdleTimeout, Protocol, ServerInfo};
 
+use crate::acl::Acl;
 use crate::connection::{Connection, PeerView};
-use crate::reply::{INTERNAL_ERROR_REPLY, MAX_CLIENTS_REPLY};
+use crate::reply::{INTERNAL_ERROR_REPLY, MAX_CLIENTS_REPLY, PROTECTED_MODE_REPLY};
 use crate::session::RespSession;
+use crate::slowlog::SlowLog;
 use crate::stats::Stats;
 
 /// Redis's hard cap on one bulk argument (`proto-max-bulk-len` default).
@@ -37,12 +40,22 @@ pub struct Shared {
     pub clients: Arc<Clients>,
     /// Front-end counters.
     pub stats: Stats,
+    /// Calls, failures, refusals and latency per command
+    /// (`INFO commandstats`, `latencystats`, the metrics port).
+    pub commands: CommandTable,
+    /// Commands slower than `slowlog-log-slower-than` (`SLOWLOG`).
+    pub slowlog: SlowLog,
     /// What `CLIENT LIST` shows of each connection, by client id.
     pub peers: Mutex<HashMap<u64, Arc<PeerView>>>,
     /// 40 hex characters identifying this run (`run_id`, `master_replid`).
     pub run_id: String,
     /// Largest incomplete request a connection may buffer.
     pub query_limit: usize,
+    /// Users and permissions.
+    pub acl: Acl,
+    /// Redis's `timeout`: connections idle this long are closed
+    /// (`CONFIG SET timeout`).
+    pub idle_timeout: IdleTimeout,
 }
 
 impl Shared {
@@ -55,9 +68,10 @@ impl Shared {
             .min(REDIS_MAX_BULK)
     }
 
-    /// True when a password is configured.
+    /// True when new connections must authenticate (the default user is
+    /// not `on` with `nopass`).
     pub fn password_required(&self) -> bool {
-        self.info.settings.requirepass.read().is_some()
+        !self.acl.default_open()
     }
 
     /// The Redis name of the engine's eviction policy.
@@ -78,7 +92,20 @@ pub struct RespProtocol {
 impl RespProtocol {
     /// A front end serving `keyspace`, reporting `info` and registering
     /// connections in `clients` (the registry its listener's driver uses).
+    /// Its only user is the default one, with `info`'s `requirepass`.
     pub fn new(keyspace: Arc<Keyspace>, info: Arc<ServerInfo>, clients: Arc<Clients>) -> Self {
+        let acl = Acl::new(info.settings.requirepass().as_deref());
+        Self::with_acl(keyspace, info, clients, acl)
+    }
+
+    /// Like [`new`](Self::new), with the users of `acl` (built from the
+    /// `aclfile` and `requirepass` at start).
+    pub fn with_acl(
+        keyspace: Arc<Keyspace>,
+        info: Arc<ServerInfo>,
+        clients: Arc<Clients>,
+        acl: Acl,
+    ) -> Self {
         let bulk = keyspace
             .max_item_size()
             .saturating_add(BULK_SLACK)
@@ -93,18 +120,24 @@ impl RespProtocol {
                 info,
                 clients,
                 stats: Stats::new(),
+                commands: crate::command_stats::new_table(),
+                slowlog: SlowLog::default(),
                 peers: Mutex::new(HashMap::new()),
                 run_id: random_hex(40),
                 query_limit,
+                acl,
+                idle_timeout: IdleTimeout::default(),
             }),
         }
     }
 
     /// The driver limits for this protocol: input beyond the query buffer
-    /// limit closes the connection.
+    /// limit closes the connection; idle connections are closed after
+    /// `timeout` (none by default).
     pub fn driver_config(&self) -> DriverConfig {
         DriverConfig {
-            max_input: self.shared.query_limit,
+            idle_timeout: self.shared.idle_timeout.clone(),
+            ..DriverConfig::new(self.shared.query_limit)
         }
     }
 
@@ -122,12 +155,15 @@ impl Protocol for RespProtocol {
     }
 
     fn open(&self, client: Arc<ClientInfo>) -> RespSession {
-        let peer = Arc::new(PeerView::new());
+        let acl = &self.shared.acl;
+        let epoch = acl.epoch();
+        let user = acl.default_user();
+        let peer = Arc::new(PeerView::new(user.clone()));
         self.shared.peers.lock().insert(client.id, peer.clone());
         let authenticated = !self.shared.password_required();
         RespSession::new(
             self.shared.clone(),
-            Connection::new(client, peer, authenticated),
+            Connection::new(client, peer, user, epoch, authenticated),
         )
     }
 
@@ -137,6 +173,10 @@ impl Protocol for RespProtocol {
 
     fn internal_error(&self) -> &'static [u8] {
         INTERNAL_ERROR_REPLY
+    }
+
+    fn protected_mode_refusal(&self) -> &'static [u8] {
+        PROTECTED_MODE_REPLY
     }
 }
 

@@ -35,6 +35,9 @@ pub enum RespError {
     /// Bad option or option combination.
     #[error("ERR syntax error")]
     Syntax,
+    /// `SLOWLOG GET` with a count below -1.
+    #[error("ERR count should be greater than or equal to -1")]
+    SlowlogCount,
     /// An argument or stored value that must be a 64-bit integer is not.
     #[error("ERR value is not an integer or out of range")]
     NotInteger,
@@ -107,6 +110,60 @@ pub enum RespError {
     /// Wrong user or password.
     #[error("WRONGPASS invalid username-password pair or user is disabled.")]
     WrongPass,
+    /// An ACL user may not run this command (Redis 7.2's text).
+    #[error("NOPERM User {user} has no permissions to run the '{command}' command")]
+    NoPermCommand {
+        /// The user.
+        user: String,
+        /// The command's full name (`config|set`).
+        command: String,
+    },
+    /// An ACL user may not touch one of the command's keys.
+    #[error("NOPERM No permissions to access a key")]
+    NoPermKey,
+    /// `ACL SETUSER` with a rule that does not apply.
+    #[error("ERR {0}")]
+    AclRule(String),
+    /// A user name with whitespace or NUL.
+    #[error("ERR Usernames can't contain spaces or null characters")]
+    BadUsername,
+    /// `ACL DELUSER default`.
+    #[error("ERR The 'default' user cannot be removed")]
+    DeleteDefaultUser,
+    /// `ACL LOAD`/`ACL SAVE` without `aclfile`.
+    #[error("ERR This Redis instance is not configured to use an ACL file. You may want to specify users via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a Redis configuration file set) in order to store users in the Redis configuration.")]
+    NoAclFile,
+    /// `ACL LOAD` of a file with errors (each naming its line).
+    #[error("ERR {0} WARNING: ACL errors detected, no change to the previously active ACL rules was performed")]
+    AclLoad(String),
+    /// `ACL SAVE` could not write the file (the cause is in the server log).
+    #[error("ERR There was an error trying to save the ACLs. Please check the server logs for more information")]
+    AclSave,
+    /// `ACL CAT` of an unknown category.
+    #[error("ERR Unknown category '{0}'")]
+    UnknownCategory(String),
+    /// `ACL GENPASS` bits out of range.
+    #[error("ERR ACL GENPASS argument must be the number of bits for the output password, a positive number up to 4096")]
+    GenpassBits,
+    /// `ACL GENPASS` without a source of randomness.
+    #[error("ERR Failed to generate a password: the system's random source is unavailable")]
+    NoRandomness,
+    /// `ACL DRYRUN` of an unknown user.
+    #[error("ERR User '{0}' not found")]
+    NoSuchUser(String),
+    /// `ACL DRYRUN` of an unknown command.
+    #[error("ERR Command '{0}' not found")]
+    NoSuchCommand(String),
+    /// A subcommand with arguments it does not take (`ACL LOG 1 2`).
+    #[error(
+        "ERR unknown subcommand or wrong number of arguments for '{sub}'. Try {command} HELP."
+    )]
+    SubcommandArgs {
+        /// The subcommand as sent.
+        sub: String,
+        /// The container, upper case.
+        command: String,
+    },
     /// `AUTH <password>` while no password is configured.
     #[error("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")]
     AuthNotConfigured,
@@ -186,6 +243,10 @@ fn engine_text(err: &KvError) -> String {
             "ERR string exceeds maximum allowed size (item of {size} bytes, max item size {limit})"
         ),
         KvError::BadKey { len } => format!("ERR invalid key length {len}"),
+        // Redis's reply while its append-only file cannot be written.
+        KvError::JournalStalled { cause } => {
+            format!("MISCONF Errors writing to the AOF file: {cause}")
+        }
         other => format!("ERR {other}"),
     }
 }
@@ -197,6 +258,9 @@ pub const MAX_CLIENTS_REPLY: &[u8] = b"-ERR max number of clients reached\r\n";
 /// (a bug, contained to the connection).
 pub const INTERNAL_ERROR_REPLY: &[u8] =
     b"-ERR internal error: the server failed on this request and closed the connection\r\n";
+/// The reply sent to a client protected mode refuses, Redis's words with
+/// the remedies Strata has.
+pub const PROTECTED_MODE_REPLY: &[u8] = b"-DENIED Redis is running in protected mode because protected mode is enabled and no password is set for the default user. In this mode connections are only accepted from the loopback interface. If you want to connect from external computers to Strata you may adopt one of the following solutions: 1) Set up an authentication password for the default user, with 'CONFIG SET requirepass <password>' from the loopback interface (by connecting from the same host the server is running on) or with the 'requirepass' option. 2) If you started the server manually just for testing, restart it with the '--protected-mode no' option, or set 'protected_mode = \"no\"' in its configuration file, making sure the server is not publicly accessible from the internet. 3) Bind the server to the loopback interface only. NOTE: You only need to do one of the above things in order for the server to start accepting connections from the outside.\r\n";
 
 impl RespError {
     /// The unknown-command error for `name` and its arguments, formatted as

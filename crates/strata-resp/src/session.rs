@@ -1,6 +1,7 @@
 //! [`RespSession`]: one connection's request loop. Parses every complete
 //! request in the input, applies the checks Redis applies before running a
-//! command (known name, arity, authentication, `MULTI` queuing) and runs it.
+//! command (known name, arity, authentication, ACL permissions, `MULTI`
+//! queuing) and runs it.
 //!
 //! Invariants: a protocol error is answered and closes the connection; the
 //! input left buffered never exceeds the query buffer limit (the connection
@@ -11,14 +12,18 @@ use std::sync::Arc;
 use bytes::{Buf, BytesMut};
 use strata_kv::fetch::{FetchWait, Retry, Verdict};
 use strata_kv::Store;
+use strata_metrics::Stopwatch;
 use strata_service::durability::one_line;
-use strata_service::{Flow, HeldReplies, Hold, Session, OUTPUT_SOFT_LIMIT};
+use strata_service::{ClientInfo, Flow, HeldReplies, Hold, Session, OUTPUT_SOFT_LIMIT};
 
+use crate::acl::log::Context;
 use crate::args::Args;
 use crate::codec::{Limits, Parsed, RequestParser};
 use crate::command::{self, execute, Command, CommandSpec, Ctx};
+use crate::command_stats;
 use crate::commands::{multi, quit, watch};
 use crate::connection::Connection;
+use crate::permissions;
 use crate::protocol::Shared;
 use crate::reply::RespError;
 use crate::stats::{Tally, Totals};
@@ -159,20 +164,34 @@ fn run(
     out: &mut ReplyWriter<'_>,
     tally: &mut Tally,
 ) {
+    if !permissions::refresh(shared, conn) {
+        // The user was deleted: close without running anything more.
+        conn.close = true;
+        return;
+    }
     let Some(spec) = command::lookup(args.get(0)) else {
         let err = RespError::unknown_command(args.get(0), args.iter_from(1));
         return refuse(conn, out, tally, err);
     };
     if !spec.arity_ok(args.len()) {
-        return refuse(
-            conn,
-            out,
-            tally,
-            RespError::WrongArity(spec.name.to_string()),
-        );
+        let err = RespError::WrongArity(spec.name.to_string());
+        return reject(shared, conn, spec, &args, out, tally, err);
     }
     if !spec.no_auth() && !is_authenticated(shared, conn) {
-        return refuse(conn, out, tally, RespError::NoAuth);
+        return reject(shared, conn, spec, &args, out, tally, RespError::NoAuth);
+    }
+    if let Some(effective) = permissions::effective_spec(spec, &args) {
+        if !effective.arity_ok(args.len()) {
+            let err = RespError::WrongArity(effective.name.to_string());
+            return reject(shared, conn, spec, &args, out, tally, err);
+        }
+        let context = match conn.transaction {
+            Some(_) => Context::Multi,
+            None => Context::TopLevel,
+        };
+        if let Err(err) = permissions::authorize(shared, conn, effective, &args, context) {
+            return reject(shared, conn, spec, &args, out, tally, err);
+        }
     }
     // CLIENT LIST shows `client|list`-style names for container commands.
     let shown = match spec.subcommands {
@@ -183,16 +202,35 @@ fn run(
     };
     conn.client.touch(shown);
     match spec.command {
-        Command::Multi => multi::multi(conn, out, tally),
-        Command::Exec => multi::exec(shared, conn, out, tally),
-        Command::Discard => multi::discard(conn, out, tally),
-        Command::Watch => watch::watch(shared, conn, args, out, tally),
-        Command::Quit => quit::quit(conn, out, tally),
-        Command::Reset => quit::reset(shared, conn, out, tally),
-        // EXEC holds every shard locked: a checkpoint inside could not scan.
-        Command::Save if conn.transaction.is_some() => {
-            refuse(conn, out, tally, RespError::NotInTransaction)
+        Command::Multi
+        | Command::Exec
+        | Command::Discard
+        | Command::Watch
+        | Command::Quit
+        | Command::Reset => {
+            let started = Stopwatch::start();
+            let reply_start = out.position();
+            match spec.command {
+                Command::Multi => multi::multi(conn, out, tally),
+                Command::Exec => multi::exec(shared, conn, out, tally),
+                Command::Discard => multi::discard(conn, out, tally),
+                Command::Watch => watch::watch(shared, conn, args, out, tally),
+                Command::Quit => quit::quit(conn, out, tally),
+                _ => quit::reset(shared, conn, out, tally),
+            }
+            let failed = out.is_error_at(reply_start);
+            note_call(shared, &conn.client, spec, &args, started, failed);
         }
+        // EXEC holds every shard locked: a checkpoint inside could not scan.
+        Command::Save if conn.transaction.is_some() => reject(
+            shared,
+            conn,
+            spec,
+            &args,
+            out,
+            tally,
+            RespError::NotInTransaction,
+        ),
         _ if conn.transaction.is_some() => multi::queue(conn, spec, args, out, tally),
         _ => {
             let mut store = shared.keyspace.store();
@@ -215,7 +253,10 @@ pub(crate) fn run_command<S: Store>(
     tally: &mut Tally,
 ) {
     tally.commands += 1;
-    match execute(spec, ctx, args, out) {
+    let started = Stopwatch::start();
+    let result = execute(spec, ctx, args, out);
+    let failed = result.is_err();
+    match result {
         Ok(()) if spec.is_write() => tally.writes += 1,
         Ok(()) => {}
         Err(err) => {
@@ -223,6 +264,47 @@ pub(crate) fn run_command<S: Store>(
             tally.errors += 1;
         }
     }
+    note_call(ctx.shared, &ctx.conn.client, spec, &args, started, failed);
+}
+
+/// Counts a call that ran since `started` in the command's statistics
+/// and, if slow enough, in the slow log. A call whose values are being
+/// read from the SSD tier runs again and counts then.
+fn note_call(
+    shared: &Shared,
+    client: &ClientInfo,
+    spec: &'static CommandSpec,
+    args: &Args<'_>,
+    started: Stopwatch,
+    failed: bool,
+) {
+    let nanos = started.elapsed_nanos();
+    if shared.keyspace.ssd().is_some() && strata_kv::fetch::deferred() {
+        return;
+    }
+    if let Some(id) = command_stats::stat_id(spec, args) {
+        shared.commands.record(id, nanos, failed);
+    }
+    if shared.slowlog.is_slow(nanos) && !spec.flags.contains(&"skip_slowlog") {
+        shared.slowlog.push(nanos, args, client);
+    }
+}
+
+/// Answers a known command refused before running, counting the refusal
+/// in its statistics (Redis's `rejected_calls`).
+fn reject(
+    shared: &Shared,
+    conn: &mut Connection,
+    spec: &'static CommandSpec,
+    args: &Args<'_>,
+    out: &mut ReplyWriter<'_>,
+    tally: &mut Tally,
+    err: RespError,
+) {
+    if let Some(id) = command_stats::stat_id(spec, args) {
+        shared.commands.reject(id);
+    }
+    refuse(conn, out, tally, err);
 }
 
 /// Answers a command refused before running; inside `MULTI` this dooms the

@@ -1,10 +1,11 @@
 //! The command table: one row per command the front end implements, sorted
 //! by name for binary search. `COMMAND`, `COMMAND INFO`, `COMMAND DOCS` and
 //! `COMMAND COUNT` report exactly these rows, so what clients discover is
-//! what is implemented. Flags, arities, key positions and categories are
-//! Redis 7's.
+//! what is implemented. Flags, arities, key specifications and categories
+//! are Redis 7's; ACL rules (`+@read`, `%W~pattern`) are checked against
+//! the same rows, so what `COMMAND INFO` says is what ACLs enforce.
 
-use crate::command::{Command, CommandSpec};
+use crate::command::{Command, CommandSpec, KeySpec};
 
 #[allow(clippy::too_many_arguments)]
 #[rustfmt::skip]
@@ -13,7 +14,7 @@ const fn spec(
     command: Command,
     arity: i32,
     flags: &'static [&'static str],
-    keys: (i32, i32, i32),
+    keys: &'static [KeySpec],
     categories: &'static [&'static str],
     group: &'static str,
     since: &'static str,
@@ -24,9 +25,44 @@ const fn spec(
 
 use Command as C;
 
-const NO_KEYS: (i32, i32, i32) = (0, 0, 0);
-const ONE_KEY: (i32, i32, i32) = (1, 1, 1);
-const ALL_KEYS: (i32, i32, i32) = (1, -1, 1);
+/// The key argument at `begin` only.
+const fn at(flags: &'static [&'static str], begin: i32) -> KeySpec {
+    KeySpec {
+        flags,
+        begin,
+        last: 0,
+        step: 1,
+    }
+}
+
+/// Every argument from `begin` on, `step` apart.
+const fn from(flags: &'static [&'static str], begin: i32, step: i32) -> KeySpec {
+    KeySpec {
+        flags,
+        begin,
+        last: -1,
+        step,
+    }
+}
+
+const NO_KEYS: &[KeySpec] = &[];
+const RO: &[KeySpec] = &[at(&["RO"], 1)];
+const RO_ACCESS: &[KeySpec] = &[at(&["RO", "access"], 1)];
+const RW_ACCESS_UPDATE: &[KeySpec] = &[at(&["RW", "access", "update"], 1)];
+const RW_ACCESS_DELETE: &[KeySpec] = &[at(&["RW", "access", "delete"], 1)];
+const RW_UPDATE: &[KeySpec] = &[at(&["RW", "update"], 1)];
+const RW_INSERT: &[KeySpec] = &[at(&["RW", "insert"], 1)];
+const OW_UPDATE: &[KeySpec] = &[at(&["OW", "update"], 1)];
+const OW_INSERT: &[KeySpec] = &[at(&["OW", "insert"], 1)];
+/// SET reads the old value only with its GET option (see `acl::checks`).
+const SET_KEY: &[KeySpec] = &[at(&["RW", "access", "update", "variable_flags"], 1)];
+const ALL_RO: &[KeySpec] = &[from(&["RO"], 1, 1)];
+const ALL_RO_ACCESS: &[KeySpec] = &[from(&["RO", "access"], 1, 1)];
+const ALL_RM_DELETE: &[KeySpec] = &[from(&["RM", "delete"], 1, 1)];
+const PAIRS_OW_UPDATE: &[KeySpec] = &[from(&["OW", "update"], 1, 2)];
+const PAIRS_OW_INSERT: &[KeySpec] = &[from(&["OW", "insert"], 1, 2)];
+const RENAME: &[KeySpec] = &[at(&["RW", "access", "delete"], 1), at(&["OW", "update"], 2)];
+const RENAMENX: &[KeySpec] = &[at(&["RW", "access", "delete"], 1), at(&["OW", "insert"], 2)];
 
 const READ_FAST: &[&str] = &["readonly", "fast"];
 const WRITE: &[&str] = &["write"];
@@ -53,10 +89,29 @@ const KEYSPACE_FLUSH: &[&str] = &["@keyspace", "@write", "@slow", "@dangerous"];
 const FAST_CONNECTION: &[&str] = &["@fast", "@connection"];
 const FAST_TRANSACTION: &[&str] = &["@fast", "@transaction"];
 const ADMIN: &[&str] = &["admin", "noscript", "loading", "stale"];
+const ADMIN_LOADING: &[&str] = &["admin", "loading", "stale"];
 const ADMIN_CATEGORIES: &[&str] = &["@admin", "@slow", "@dangerous"];
 const CLIENT_FLAGS: &[&str] = &["noscript", "loading", "stale"];
 const SLOW_CONNECTION: &[&str] = &["@slow", "@connection"];
+const SLOW: &[&str] = &["@slow"];
 const HELP_FLAGS: &[&str] = &["loading", "stale"];
+
+#[rustfmt::skip]
+static ACL_SUBCOMMANDS: &[CommandSpec] = &[
+    spec("acl|cat", C::Acl, -2, CLIENT_FLAGS, NO_KEYS, SLOW, "server", "6.0.0", "List the ACL categories or the commands inside a category"),
+    spec("acl|deluser", C::Acl, -3, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "6.0.0", "Remove the specified ACL users and the associated rules"),
+    spec("acl|dryrun", C::Acl, -4, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "7.0.0", "Returns whether the user can execute the given command without executing the command."),
+    spec("acl|genpass", C::Acl, -2, CLIENT_FLAGS, NO_KEYS, SLOW, "server", "6.0.0", "Generate a pseudorandom secure password to use for ACL users"),
+    spec("acl|getuser", C::Acl, 3, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "6.0.0", "Get the rules for a specific ACL user"),
+    spec("acl|help", C::Acl, 2, HELP_FLAGS, NO_KEYS, SLOW, "server", "6.0.0", "Show helpful text about the different subcommands"),
+    spec("acl|list", C::Acl, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "6.0.0", "List the current ACL rules in ACL config file format"),
+    spec("acl|load", C::Acl, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "6.0.0", "Reload the ACLs from the configured ACL file"),
+    spec("acl|log", C::Acl, -2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "6.0.0", "List latest events denied because of ACLs in place"),
+    spec("acl|save", C::Acl, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "6.0.0", "Save the current ACL rules in the configured ACL file"),
+    spec("acl|setuser", C::Acl, -3, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "6.0.0", "Modify or create the rules for a specific ACL user"),
+    spec("acl|users", C::Acl, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "6.0.0", "List the username of all the configured ACL rules"),
+    spec("acl|whoami", C::Acl, 2, CLIENT_FLAGS, NO_KEYS, SLOW, "server", "6.0.0", "Return the name of the user associated to the current connection"),
+];
 
 #[rustfmt::skip]
 static CLIENT_SUBCOMMANDS: &[CommandSpec] = &[
@@ -81,75 +136,85 @@ static COMMAND_SUBCOMMANDS: &[CommandSpec] = &[
 #[rustfmt::skip]
 static CONFIG_SUBCOMMANDS: &[CommandSpec] = &[
     spec("config|get", C::Config, -3, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.0.0", "Get the values of configuration parameters"),
-    spec("config|help", C::Config, 2, HELP_FLAGS, NO_KEYS, &["@slow"], "server", "5.0.0", "Show helpful text about the different subcommands"),
+    spec("config|help", C::Config, 2, HELP_FLAGS, NO_KEYS, SLOW, "server", "5.0.0", "Show helpful text about the different subcommands"),
     spec("config|resetstat", C::Config, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.0.0", "Reset the stats returned by INFO"),
     spec("config|rewrite", C::Config, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.8.0", "Rewrite the configuration file with the in memory configuration"),
     spec("config|set", C::Config, -4, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.0.0", "Set configuration parameters to the given values"),
 ];
 
+#[rustfmt::skip]
+static SLOWLOG_SUBCOMMANDS: &[CommandSpec] = &[
+    spec("slowlog|get", C::SlowLog, -2, ADMIN_LOADING, NO_KEYS, ADMIN_CATEGORIES, "server", "2.2.12", "Get the slow log's entries"),
+    spec("slowlog|help", C::SlowLog, 2, HELP_FLAGS, NO_KEYS, SLOW, "server", "6.2.0", "Show helpful text about the different subcommands"),
+    spec("slowlog|len", C::SlowLog, 2, ADMIN_LOADING, NO_KEYS, ADMIN_CATEGORIES, "server", "2.2.12", "Get the slow log's length"),
+    spec("slowlog|reset", C::SlowLog, 2, ADMIN_LOADING, NO_KEYS, ADMIN_CATEGORIES, "server", "2.2.12", "Clear all entries from the slow log"),
+];
+
 /// Every command, sorted by name.
 #[rustfmt::skip]
 pub static COMMANDS: &[CommandSpec] = &[
-    spec("append", C::Append, 3, WRITE_OOM_FAST, ONE_KEY, STRING_WRITE_FAST, "string", "2.0.0", "Append a value to a key"),
+    CommandSpec { subcommands: ACL_SUBCOMMANDS, ..spec("acl", C::Acl, -2, &[], NO_KEYS, SLOW, "server", "6.0.0", "A container for Access List Control commands") },
+    spec("append", C::Append, 3, WRITE_OOM_FAST, RW_INSERT, STRING_WRITE_FAST, "string", "2.0.0", "Append a value to a key"),
     spec("auth", C::Auth, -2, CONNECTION_NO_AUTH, NO_KEYS, FAST_CONNECTION, "connection", "1.0.0", "Authenticate to the server"),
     spec("bgsave", C::BgSave, -1, &["admin", "noscript", "no_async_loading"], NO_KEYS, ADMIN_CATEGORIES, "server", "1.0.0", "Asynchronously save the dataset to disk"),
     CommandSpec { subcommands: CLIENT_SUBCOMMANDS, ..spec("client", C::Client, -2, &[], NO_KEYS, &["@slow"], "connection", "2.4.0", "A container for client connection commands") },
     CommandSpec { subcommands: COMMAND_SUBCOMMANDS, ..spec("command", C::Command, -1, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "2.8.13", "Get array of Redis command details") },
     CommandSpec { subcommands: CONFIG_SUBCOMMANDS, ..spec("config", C::Config, -2, &[], NO_KEYS, &["@slow"], "server", "2.0.0", "A container for server configuration commands") },
     spec("dbsize", C::DbSize, 1, READ_FAST, NO_KEYS, KEYSPACE_READ_FAST, "server", "1.0.0", "Return the number of keys in the selected database"),
-    spec("decr", C::Decr, 2, WRITE_OOM_FAST, ONE_KEY, STRING_WRITE_FAST, "string", "1.0.0", "Decrement the integer value of a key by one"),
-    spec("decrby", C::DecrBy, 3, WRITE_OOM_FAST, ONE_KEY, STRING_WRITE_FAST, "string", "1.0.0", "Decrement the integer value of a key by the given number"),
-    spec("del", C::Del, -2, WRITE, ALL_KEYS, KEYSPACE_WRITE_SLOW, "generic", "1.0.0", "Delete a key"),
+    spec("decr", C::Decr, 2, WRITE_OOM_FAST, RW_ACCESS_UPDATE, STRING_WRITE_FAST, "string", "1.0.0", "Decrement the integer value of a key by one"),
+    spec("decrby", C::DecrBy, 3, WRITE_OOM_FAST, RW_ACCESS_UPDATE, STRING_WRITE_FAST, "string", "1.0.0", "Decrement the integer value of a key by the given number"),
+    spec("del", C::Del, -2, WRITE, ALL_RM_DELETE, KEYSPACE_WRITE_SLOW, "generic", "1.0.0", "Delete a key"),
     spec("discard", C::Discard, 1, TRANSACTION, NO_KEYS, FAST_TRANSACTION, "transactions", "2.0.0", "Discard all commands issued after MULTI"),
     spec("echo", C::Echo, 2, &["loading", "stale", "fast"], NO_KEYS, FAST_CONNECTION, "connection", "1.0.0", "Echo the given string"),
     spec("exec", C::Exec, 1, &["noscript", "loading", "stale", "skip_slowlog"], NO_KEYS, &["@slow", "@transaction"], "transactions", "1.2.0", "Execute all commands issued after MULTI"),
-    spec("exists", C::Exists, -2, READ_FAST, ALL_KEYS, KEYSPACE_READ_FAST, "generic", "1.0.0", "Determine if a key exists"),
-    spec("expire", C::Expire, -3, WRITE_FAST, ONE_KEY, KEYSPACE_WRITE_FAST, "generic", "1.0.0", "Set a key's time to live in seconds"),
-    spec("expireat", C::ExpireAt, -3, WRITE_FAST, ONE_KEY, KEYSPACE_WRITE_FAST, "generic", "1.2.0", "Set the expiration for a key as a UNIX timestamp"),
-    spec("expiretime", C::ExpireTime, 2, READ_FAST, ONE_KEY, KEYSPACE_READ_FAST, "generic", "7.0.0", "Get the expiration Unix timestamp for a key"),
+    spec("exists", C::Exists, -2, READ_FAST, ALL_RO, KEYSPACE_READ_FAST, "generic", "1.0.0", "Determine if a key exists"),
+    spec("expire", C::Expire, -3, WRITE_FAST, RW_UPDATE, KEYSPACE_WRITE_FAST, "generic", "1.0.0", "Set a key's time to live in seconds"),
+    spec("expireat", C::ExpireAt, -3, WRITE_FAST, RW_UPDATE, KEYSPACE_WRITE_FAST, "generic", "1.2.0", "Set the expiration for a key as a UNIX timestamp"),
+    spec("expiretime", C::ExpireTime, 2, READ_FAST, RO_ACCESS, KEYSPACE_READ_FAST, "generic", "7.0.0", "Get the expiration Unix timestamp for a key"),
     spec("flushall", C::Flush, -1, WRITE, NO_KEYS, KEYSPACE_FLUSH, "server", "1.0.0", "Remove all keys from all databases"),
     spec("flushdb", C::Flush, -1, WRITE, NO_KEYS, KEYSPACE_FLUSH, "server", "1.0.0", "Remove all keys from the current database"),
-    spec("get", C::Get, 2, READ_FAST, ONE_KEY, STRING_READ_FAST, "string", "1.0.0", "Get the value of a key"),
-    spec("getdel", C::GetDel, 2, WRITE_FAST, ONE_KEY, STRING_WRITE_FAST, "string", "6.2.0", "Get the value of a key and delete the key"),
-    spec("getex", C::GetEx, -2, WRITE_FAST, ONE_KEY, STRING_WRITE_FAST, "string", "6.2.0", "Get the value of a key and optionally set its expiration"),
-    spec("getrange", C::GetRange, 4, &["readonly"], ONE_KEY, &["@read", "@string", "@slow"], "string", "2.4.0", "Get a substring of the string stored at a key"),
-    spec("getset", C::GetSet, 3, WRITE_OOM_FAST, ONE_KEY, STRING_WRITE_FAST, "string", "1.0.0", "Set the string value of a key and return its old value"),
+    spec("get", C::Get, 2, READ_FAST, RO_ACCESS, STRING_READ_FAST, "string", "1.0.0", "Get the value of a key"),
+    spec("getdel", C::GetDel, 2, WRITE_FAST, RW_ACCESS_DELETE, STRING_WRITE_FAST, "string", "6.2.0", "Get the value of a key and delete the key"),
+    spec("getex", C::GetEx, -2, WRITE_FAST, RW_ACCESS_UPDATE, STRING_WRITE_FAST, "string", "6.2.0", "Get the value of a key and optionally set its expiration"),
+    spec("getrange", C::GetRange, 4, &["readonly"], RO_ACCESS, &["@read", "@string", "@slow"], "string", "2.4.0", "Get a substring of the string stored at a key"),
+    spec("getset", C::GetSet, 3, WRITE_OOM_FAST, RW_ACCESS_UPDATE, STRING_WRITE_FAST, "string", "1.0.0", "Set the string value of a key and return its old value"),
     spec("hello", C::Hello, -1, CONNECTION_NO_AUTH, NO_KEYS, FAST_CONNECTION, "connection", "6.0.0", "Handshake with Redis"),
-    spec("incr", C::Incr, 2, WRITE_OOM_FAST, ONE_KEY, STRING_WRITE_FAST, "string", "1.0.0", "Increment the integer value of a key by one"),
-    spec("incrby", C::IncrBy, 3, WRITE_OOM_FAST, ONE_KEY, STRING_WRITE_FAST, "string", "1.0.0", "Increment the integer value of a key by the given amount"),
-    spec("incrbyfloat", C::IncrByFloat, 3, WRITE_OOM_FAST, ONE_KEY, STRING_WRITE_FAST, "string", "2.6.0", "Increment the float value of a key by the given amount"),
+    spec("incr", C::Incr, 2, WRITE_OOM_FAST, RW_ACCESS_UPDATE, STRING_WRITE_FAST, "string", "1.0.0", "Increment the integer value of a key by one"),
+    spec("incrby", C::IncrBy, 3, WRITE_OOM_FAST, RW_ACCESS_UPDATE, STRING_WRITE_FAST, "string", "1.0.0", "Increment the integer value of a key by the given amount"),
+    spec("incrbyfloat", C::IncrByFloat, 3, WRITE_OOM_FAST, RW_ACCESS_UPDATE, STRING_WRITE_FAST, "string", "2.6.0", "Increment the float value of a key by the given amount"),
     spec("info", C::Info, -1, HELP_FLAGS, NO_KEYS, &["@slow", "@dangerous"], "server", "1.0.0", "Get information and statistics about the server"),
     spec("keys", C::Keys, 2, &["readonly"], NO_KEYS, &["@keyspace", "@read", "@slow", "@dangerous"], "generic", "1.0.0", "Find all keys matching the given pattern"),
     spec("lastsave", C::LastSave, 1, &["loading", "stale", "fast"], NO_KEYS, &["@admin", "@fast", "@dangerous"], "server", "1.0.0", "Get the UNIX time stamp of the last successful save to disk"),
-    spec("mget", C::MGet, -2, READ_FAST, ALL_KEYS, STRING_READ_FAST, "string", "1.0.0", "Get the values of all the given keys"),
-    spec("mset", C::MSet, -3, WRITE_OOM, (1, -1, 2), STRING_WRITE_SLOW, "string", "1.0.1", "Set multiple keys to multiple values"),
-    spec("msetnx", C::MSetNx, -3, WRITE_OOM, (1, -1, 2), STRING_WRITE_SLOW, "string", "1.0.1", "Set multiple keys to multiple values, only if none of the keys exist"),
+    spec("mget", C::MGet, -2, READ_FAST, ALL_RO_ACCESS, STRING_READ_FAST, "string", "1.0.0", "Get the values of all the given keys"),
+    spec("mset", C::MSet, -3, WRITE_OOM, PAIRS_OW_UPDATE, STRING_WRITE_SLOW, "string", "1.0.1", "Set multiple keys to multiple values"),
+    spec("msetnx", C::MSetNx, -3, WRITE_OOM, PAIRS_OW_INSERT, STRING_WRITE_SLOW, "string", "1.0.1", "Set multiple keys to multiple values, only if none of the keys exist"),
     spec("multi", C::Multi, 1, TRANSACTION, NO_KEYS, FAST_TRANSACTION, "transactions", "1.2.0", "Mark the start of a transaction block"),
-    spec("persist", C::Persist, 2, WRITE_FAST, ONE_KEY, KEYSPACE_WRITE_FAST, "generic", "2.2.0", "Remove the expiration from a key"),
-    spec("pexpire", C::PExpire, -3, WRITE_FAST, ONE_KEY, KEYSPACE_WRITE_FAST, "generic", "2.6.0", "Set a key's time to live in milliseconds"),
-    spec("pexpireat", C::PExpireAt, -3, WRITE_FAST, ONE_KEY, KEYSPACE_WRITE_FAST, "generic", "2.6.0", "Set the expiration for a key as a UNIX timestamp specified in milliseconds"),
-    spec("pexpiretime", C::PExpireTime, 2, READ_FAST, ONE_KEY, KEYSPACE_READ_FAST, "generic", "7.0.0", "Get the expiration Unix timestamp for a key in milliseconds"),
+    spec("persist", C::Persist, 2, WRITE_FAST, RW_UPDATE, KEYSPACE_WRITE_FAST, "generic", "2.2.0", "Remove the expiration from a key"),
+    spec("pexpire", C::PExpire, -3, WRITE_FAST, RW_UPDATE, KEYSPACE_WRITE_FAST, "generic", "2.6.0", "Set a key's time to live in milliseconds"),
+    spec("pexpireat", C::PExpireAt, -3, WRITE_FAST, RW_UPDATE, KEYSPACE_WRITE_FAST, "generic", "2.6.0", "Set the expiration for a key as a UNIX timestamp specified in milliseconds"),
+    spec("pexpiretime", C::PExpireTime, 2, READ_FAST, RO_ACCESS, KEYSPACE_READ_FAST, "generic", "7.0.0", "Get the expiration Unix timestamp for a key in milliseconds"),
     spec("ping", C::Ping, -1, &["fast"], NO_KEYS, FAST_CONNECTION, "connection", "1.0.0", "Ping the server"),
-    spec("psetex", C::PSetEx, 4, WRITE_OOM, ONE_KEY, STRING_WRITE_SLOW, "string", "2.6.0", "Set the value and expiration in milliseconds of a key"),
-    spec("pttl", C::PTtl, 2, READ_FAST, ONE_KEY, KEYSPACE_READ_FAST, "generic", "2.6.0", "Get the time to live for a key in milliseconds"),
+    spec("psetex", C::PSetEx, 4, WRITE_OOM, OW_UPDATE, STRING_WRITE_SLOW, "string", "2.6.0", "Set the value and expiration in milliseconds of a key"),
+    spec("pttl", C::PTtl, 2, READ_FAST, RO_ACCESS, KEYSPACE_READ_FAST, "generic", "2.6.0", "Get the time to live for a key in milliseconds"),
     spec("quit", C::Quit, -1, CONNECTION_NO_AUTH, NO_KEYS, FAST_CONNECTION, "connection", "1.0.0", "Close the connection"),
     spec("randomkey", C::RandomKey, 1, &["readonly"], NO_KEYS, &["@keyspace", "@read", "@slow"], "generic", "1.0.0", "Return a random key from the keyspace"),
-    spec("rename", C::Rename, 3, WRITE, (1, 2, 1), KEYSPACE_WRITE_SLOW, "generic", "1.0.0", "Rename a key"),
-    spec("renamenx", C::RenameNx, 3, WRITE_FAST, (1, 2, 1), KEYSPACE_WRITE_FAST, "generic", "1.0.0", "Rename a key, only if the new key does not exist"),
+    spec("rename", C::Rename, 3, WRITE, RENAME, KEYSPACE_WRITE_SLOW, "generic", "1.0.0", "Rename a key"),
+    spec("renamenx", C::RenameNx, 3, WRITE_FAST, RENAMENX, KEYSPACE_WRITE_FAST, "generic", "1.0.0", "Rename a key, only if the new key does not exist"),
     spec("reset", C::Reset, 1, CONNECTION_NO_AUTH, NO_KEYS, FAST_CONNECTION, "connection", "6.2.0", "Reset the connection"),
     spec("save", C::Save, 1, &["admin", "noscript", "no_async_loading", "no_multi"], NO_KEYS, ADMIN_CATEGORIES, "server", "1.0.0", "Synchronously save the dataset to disk"),
     spec("scan", C::Scan, -2, &["readonly"], NO_KEYS, &["@keyspace", "@read", "@slow"], "generic", "2.8.0", "Incrementally iterate the keys space"),
     spec("select", C::Select, 2, &["loading", "stale", "fast"], NO_KEYS, FAST_CONNECTION, "connection", "1.0.0", "Change the selected database for the current connection"),
-    spec("set", C::Set, -3, WRITE_OOM, ONE_KEY, STRING_WRITE_SLOW, "string", "1.0.0", "Set the string value of a key"),
-    spec("setex", C::SetEx, 4, WRITE_OOM, ONE_KEY, STRING_WRITE_SLOW, "string", "2.0.0", "Set the value and expiration of a key"),
-    spec("setnx", C::SetNx, 3, WRITE_OOM_FAST, ONE_KEY, STRING_WRITE_FAST, "string", "1.0.0", "Set the value of a key, only if the key does not exist"),
-    spec("setrange", C::SetRange, 4, WRITE_OOM, ONE_KEY, STRING_WRITE_SLOW, "string", "2.2.0", "Overwrite part of a string at key starting at the specified offset"),
-    spec("strlen", C::StrLen, 2, READ_FAST, ONE_KEY, STRING_READ_FAST, "string", "2.2.0", "Get the length of the value stored in a key"),
-    spec("substr", C::GetRange, 4, &["readonly"], ONE_KEY, &["@read", "@string", "@slow"], "string", "1.0.0", "Get a substring of the string stored at a key"),
+    spec("set", C::Set, -3, WRITE_OOM, SET_KEY, STRING_WRITE_SLOW, "string", "1.0.0", "Set the string value of a key"),
+    spec("setex", C::SetEx, 4, WRITE_OOM, OW_UPDATE, STRING_WRITE_SLOW, "string", "2.0.0", "Set the value and expiration of a key"),
+    spec("setnx", C::SetNx, 3, WRITE_OOM_FAST, OW_INSERT, STRING_WRITE_FAST, "string", "1.0.0", "Set the value of a key, only if the key does not exist"),
+    spec("setrange", C::SetRange, 4, WRITE_OOM, RW_UPDATE, STRING_WRITE_SLOW, "string", "2.2.0", "Overwrite part of a string at key starting at the specified offset"),
+    CommandSpec { subcommands: SLOWLOG_SUBCOMMANDS, ..spec("slowlog", C::SlowLog, -2, &[], NO_KEYS, SLOW, "server", "2.2.12", "A container for slow log commands") },
+    spec("strlen", C::StrLen, 2, READ_FAST, RO, STRING_READ_FAST, "string", "2.2.0", "Get the length of the value stored in a key"),
+    spec("substr", C::GetRange, 4, &["readonly"], RO_ACCESS, &["@read", "@string", "@slow"], "string", "1.0.0", "Get a substring of the string stored at a key"),
     spec("time", C::Time, 1, &["loading", "stale", "fast"], NO_KEYS, &["@fast"], "server", "2.6.0", "Return the current server time"),
-    spec("ttl", C::Ttl, 2, READ_FAST, ONE_KEY, KEYSPACE_READ_FAST, "generic", "1.0.0", "Get the time to live for a key in seconds"),
-    spec("type", C::Type, 2, READ_FAST, ONE_KEY, KEYSPACE_READ_FAST, "generic", "1.0.0", "Determine the type stored at key"),
-    spec("unlink", C::Del, -2, WRITE_FAST, ALL_KEYS, KEYSPACE_WRITE_FAST, "generic", "4.0.0", "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking."),
+    spec("ttl", C::Ttl, 2, READ_FAST, RO_ACCESS, KEYSPACE_READ_FAST, "generic", "1.0.0", "Get the time to live for a key in seconds"),
+    spec("type", C::Type, 2, READ_FAST, RO, KEYSPACE_READ_FAST, "generic", "1.0.0", "Determine the type stored at key"),
+    spec("unlink", C::Del, -2, WRITE_FAST, ALL_RM_DELETE, KEYSPACE_WRITE_FAST, "generic", "4.0.0", "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking."),
     spec("unwatch", C::Unwatch, 1, TRANSACTION, NO_KEYS, FAST_TRANSACTION, "transactions", "2.2.0", "Forget about all watched keys"),
-    spec("watch", C::Watch, -2, TRANSACTION, ALL_KEYS, FAST_TRANSACTION, "transactions", "2.2.0", "Watch the given keys to determine execution of the MULTI/EXEC block"),
+    spec("watch", C::Watch, -2, TRANSACTION, ALL_RO, FAST_TRANSACTION, "transactions", "2.2.0", "Watch the given keys to determine execution of the MULTI/EXEC block"),
 ];

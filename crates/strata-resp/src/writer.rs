@@ -56,6 +56,11 @@ impl<'a> ReplyWriter<'a> {
         self.out.len()
     }
 
+    /// Whether the reply starting at `position` is an error.
+    pub fn is_error_at(&self, position: usize) -> bool {
+        self.out.get(position) == Some(&b'-')
+    }
+
     /// Drops everything written after `position`.
     pub fn truncate(&mut self, position: usize) {
         self.out.truncate(position);

@@ -57,6 +57,17 @@ pub enum SearchError {
     /// The translog failed; nothing more is acknowledged.
     #[error("translog: {0}")]
     Translog(#[from] strata_log::LogError),
+    /// The index's translog cannot write (the disk is full): writes are
+    /// refused until it can, as Elasticsearch blocks writes at its
+    /// flood-stage disk watermark and lifts the block once space is freed.
+    #[error(
+        "index [{index}] blocked by: [TOO_MANY_REQUESTS/12/disk usage exceeded flood-stage \
+         watermark, index has read-only-allow-delete block];"
+    )]
+    DiskFull {
+        /// The index written to.
+        index: String,
+    },
     /// tantivy failed.
     #[error("index engine: {0}")]
     Engine(#[from] tantivy::TantivyError),
@@ -96,6 +107,21 @@ pub enum SearchError {
     /// A request Elasticsearch's validation refuses before running it.
     #[error("Validation Failed: 1: {0};")]
     ActionValidation(String),
+    /// A circuit breaker refused the memory a request needed (429; the
+    /// breakers are transient: retrying later may succeed).
+    #[error("{reason}")]
+    CircuitBreaking {
+        /// The breaker's message (`[request] Data too large, ...`).
+        reason: String,
+        /// What the breaker would have held with the request's bytes.
+        bytes_wanted: u64,
+        /// The breaker's limit.
+        bytes_limit: u64,
+    },
+    /// A cluster-level limit (`cluster.max_shards_per_node`) refuses
+    /// the request: Elasticsearch's `validation_exception`.
+    #[error("Validation Failed: 1: {0};")]
+    Validation(String),
 }
 
 /// Result alias of this crate.
@@ -124,12 +150,15 @@ impl SearchError {
             SearchError::Translog(_) | SearchError::Engine(_) | SearchError::Io { .. } => {
                 "exception"
             }
+            SearchError::DiskFull { .. } => "cluster_block_exception",
             SearchError::InvalidAliasName { .. } => "invalid_alias_name_exception",
             SearchError::AliasesNotFound(_) => "aliases_not_found_exception",
             SearchError::ResourceNotFound(_) => "resource_not_found_exception",
             SearchError::IndexTemplateMissing(_) => "index_template_missing_exception",
             SearchError::InvalidIndexTemplate { .. } => "invalid_index_template_exception",
             SearchError::ActionValidation(_) => "action_request_validation_exception",
+            SearchError::CircuitBreaking { .. } => "circuit_breaking_exception",
+            SearchError::Validation(_) => "validation_exception",
         }
     }
 
@@ -148,9 +177,12 @@ impl SearchError {
             | SearchError::IllegalArgument(_)
             | SearchError::Engine(tantivy::TantivyError::InvalidArgument(_)) => 400,
             SearchError::Translog(_) | SearchError::Engine(_) | SearchError::Io { .. } => 500,
+            SearchError::DiskFull { .. } => 429,
             SearchError::InvalidAliasName { .. }
             | SearchError::InvalidIndexTemplate { .. }
-            | SearchError::ActionValidation(_) => 400,
+            | SearchError::ActionValidation(_)
+            | SearchError::Validation(_) => 400,
+            SearchError::CircuitBreaking { .. } => 429,
             SearchError::AliasesNotFound(_)
             | SearchError::ResourceNotFound(_)
             | SearchError::IndexTemplateMissing(_) => 404,

@@ -11,6 +11,7 @@
 //! - [`catalog`]: all indices, aliases and templates of a node, name
 //!   resolution, the background refresh/flush task.
 //! - [`aliases`]: the alias table (alias → index links, filters, write index).
+//! - [`breaker`]: circuit breakers bounding what requests hold in memory.
 //! - [`templates`]: legacy, composable and component index templates.
 //! - [`rollover`]: rolling a write alias over to a new index.
 //! - [`durable_json`]: the node-level JSON files, replaced atomically.
@@ -23,9 +24,13 @@
 //!   memory, flushed ones on disk, read whole in DRAM or through the cache).
 //! - [`mapping`]: field types, dynamic mapping, dates.
 //! - [`settings`]: index settings.
+//! - [`index_limits`]: Elasticsearch's per-index limits (terms, result
+//!   window, mapping size and depth).
 //! - [`translog`]: the translog record format.
 //! - [`query`]: query DSL to tantivy queries.
 //! - [`search`]: running searches and aggregations over shards.
+//! - [`slowlog`]: the search and indexing slow logs and the operation
+//!   timings `_stats` and the metrics port report.
 //! - [`error`]: [`SearchError`], carrying Elasticsearch's error type and status.
 //!
 //! ## Durability
@@ -44,17 +49,20 @@
 #![deny(unsafe_code)]
 
 pub mod aliases;
+pub mod breaker;
 pub mod catalog;
 pub mod dotted;
 pub mod durable_json;
 pub mod error;
 pub mod index;
+pub mod index_limits;
 pub mod mapping;
 pub mod query;
 pub mod rollover;
 pub mod search;
 pub mod settings;
 pub mod shard;
+pub mod slowlog;
 pub mod store;
 pub mod templates;
 pub mod translog;

@@ -7,6 +7,8 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 
 use crate::error::{Result, SearchError};
+use crate::index_limits::IndexLimits;
+use crate::slowlog::SlowLogSettings;
 use crate::store::StoreTier;
 
 /// When an indexing request is acknowledged (`index.translog.durability`).
@@ -39,6 +41,11 @@ pub struct IndexSettings {
     pub creation_date: i64,
     /// A unique id.
     pub uuid: String,
+    /// `index.max_terms_count`, `index.mapping.total_fields.limit`, ...
+    pub limits: IndexLimits,
+    /// The search and indexing slow logs (`search.slowlog.*`,
+    /// `indexing.slowlog.*`), dynamic.
+    pub slowlog: SlowLogSettings,
 }
 
 impl IndexSettings {
@@ -53,6 +60,8 @@ impl IndexSettings {
             store_tier: None,
             creation_date,
             uuid,
+            limits: IndexLimits::default(),
+            slowlog: SlowLogSettings::default(),
         }
     }
 
@@ -112,8 +121,10 @@ impl IndexSettings {
                     static_setting("store.tier")?;
                     next.store_tier = Some(StoreTier::parse(&value_text(&value))?);
                 }
+                limit if IndexLimits::knows(limit) => next.limits.set(limit, &value)?,
                 "codec" if value_text(&value) == "default" => {}
                 "provided_name" | "creation_date" | "uuid" | "version.created" => {}
+                slowlog if SlowLogSettings::owns(slowlog) => next.slowlog.apply(slowlog, &value)?,
                 other => {
                     return Err(SearchError::illegal(format!(
                         "unknown setting [index.{other}] please check that any required plugins are installed, or check the breaking changes documentation for removed settings"
@@ -148,6 +159,22 @@ impl IndexSettings {
         if let Some(tier) = self.store_tier {
             index["store"] = json!({"tier": tier.as_str()});
         }
+        let limits = crate::dotted::nest(
+            self.limits
+                .explicit()
+                .map(|(key, value)| (key, json!(value.to_string()))),
+        );
+        if let (Value::Object(index), Value::Object(limits)) = (&mut index, limits) {
+            for (key, value) in limits {
+                match (index.get_mut(&key), value) {
+                    (Some(Value::Object(existing)), Value::Object(more)) => existing.extend(more),
+                    (_, value) => {
+                        index.insert(key, value);
+                    }
+                }
+            }
+        }
+        self.slowlog.write_json(&mut index);
         json!({ "index": index })
     }
 

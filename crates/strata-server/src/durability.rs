@@ -97,7 +97,10 @@ fn on_fields(s: &PersistStatus, p: &Persistence) -> Vec<(&'static str, String)> 
         ("rdb_last_load_keys_loaded", r.snapshot_items.to_string()),
         ("aof_enabled", "1".into()),
         ("aof_rewrite_in_progress", "0".into()),
-        ("aof_last_write_status", ok(s.log_error.is_none())),
+        (
+            "aof_last_write_status",
+            ok(s.log_error.is_none() && s.log_write_stalled.is_none()),
+        ),
         ("aof_current_size", s.log_bytes_since_snapshot.to_string()),
         ("aof_base_size", s.snapshot_bytes.to_string()),
         ("strata_persistence", s.mode.into()),
@@ -113,6 +116,14 @@ fn on_fields(s: &PersistStatus, p: &Persistence) -> Vec<(&'static str, String)> 
         (
             "strata_log_error",
             one_line(s.log_error.as_deref().unwrap_or_default()),
+        ),
+        (
+            "strata_log_write_stalled",
+            u8::from(s.log_write_stalled.is_some()).to_string(),
+        ),
+        (
+            "strata_log_write_error",
+            one_line(s.log_write_stalled.as_deref().unwrap_or_default()),
         ),
         (
             "strata_checkpoint_in_progress",

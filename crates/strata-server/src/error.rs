@@ -35,6 +35,14 @@ pub enum ServerError {
         /// What is wrong.
         message: String,
     },
+    /// The ACL file (`aclfile`) could not be read or has bad lines (each
+    /// named).
+    #[error("cannot load aclfile: {0}")]
+    AclFile(String),
+    /// The memcached authentication file could not be read or has a bad
+    /// line.
+    #[error("{0}")]
+    MemcacheAuthFile(#[source] strata_memcache::auth_file::AuthFileError),
     /// Logging could not be set up.
     #[error("cannot set up logging: {0}")]
     Logging(String),
@@ -53,7 +61,7 @@ pub enum ServerError {
     /// A front end could not listen on its address.
     #[error("cannot listen on {addr} for the {protocol} front end: {source}")]
     Bind {
-        /// `memcache`, `resp` or `http`.
+        /// `memcache`, `resp`, `resp-tls` or `http`.
         protocol: &'static str,
         /// The address asked for.
         addr: SocketAddr,
@@ -72,6 +80,21 @@ pub enum ServerError {
     /// recovered.
     #[error("cannot open the search indices: {0}")]
     Search(#[source] strata_search::SearchError),
+    /// The HTTP security realm (`http_security_dir`) or the API keys could
+    /// not be read.
+    #[error("cannot start HTTP security: {0}")]
+    Security(String),
+
+    /// The TLS certificate, key or CA file (`tls_cert_file`,
+    /// `tls_key_file`, `tls_ca_cert_file`) cannot be used.
+    #[error("cannot set up TLS: {0}")]
+    Tls(#[source] strata_net::TlsError),
+
+    /// A durable structure failed for good while serving; the server
+    /// stopped at once so that no change that cannot be made durable stays
+    /// visible (see `fail_stop`). Restart it to serve what is durable.
+    #[error("stopped: {0}; no change that cannot be made durable is served (restart to serve the durable state)")]
+    FailStop(String),
     /// Installing the signal handlers failed.
     #[error("cannot install signal handlers: {0}")]
     Signals(#[source] io::Error),
@@ -82,7 +105,12 @@ impl ServerError {
     /// a bad command-line flag), 1 otherwise.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Self::ReadConfig { .. } | Self::ParseConfig { .. } | Self::InvalidOption { .. } => 2,
+            Self::ReadConfig { .. }
+            | Self::ParseConfig { .. }
+            | Self::InvalidOption { .. }
+            | Self::Security(_)
+            | Self::AclFile(_)
+            | Self::MemcacheAuthFile(_) => 2,
             _ => 1,
         }
     }

@@ -11,6 +11,8 @@
 //!   command-line flags ([`ServeArgs`]); precedence flag > file > default;
 //!   validation of every bound.
 //! - [`logging`]: `tracing` output as text or JSON, `RUST_LOG` aware.
+//! - [`auth`]: the RESP users and memcached logins read at start, and the
+//!   rule against an open memcached port beside a protected RESP one.
 //! - [`server`]: [`Server`], starting the engine, recovery, maintenance and
 //!   listeners, and shutting them down in order.
 //! - [`durability`]: [`ServerDurability`], persistence (`strata-persist`) as
@@ -19,9 +21,15 @@
 //!   signals).
 //! - [`http`]: the Elasticsearch-compatible front end (`strata-es`) and
 //!   its search indices under `<data_dir>/search`.
+//! - [`metrics`]: the Prometheus metrics port and its collectors.
+//! - `listeners`: the ports as `strata-net` listeners (TLS, protected
+//!   mode) and the start-up lines about them.
 //! - [`error`]: [`ServerError`] and its exit codes.
+//! - `fail_stop`: stopping at once when the command log or the SSD tier
+//!   fails for good.
 //! - [`checkpoint_cli`]: `strata checkpoint`, a checkpoint on demand of a
 //!   running server.
+//! - [`users_cli`]: `strata users`, the HTTP file realm's users and roles.
 //!
 //! This crate holds no protocol or storage logic: it only builds and connects
 //! the pieces. It must never be imported by a lower layer.
@@ -29,22 +37,31 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod auth;
 pub mod checkpoint_cli;
 pub mod config;
 pub mod durability;
 pub mod error;
+mod fail_stop;
 pub mod http;
+mod listeners;
 pub mod logging;
+pub mod metrics;
 pub mod placement;
 pub mod serve;
 pub mod server;
+pub mod users_cli;
 
 pub use checkpoint_cli::{run_checkpoint, CheckpointArgs};
-pub use config::{ByteSize, EvictionMode, LogFormat, ServeArgs, ServerConfig};
+pub use config::{
+    ByteSize, EvictionMode, LogFormat, ProtectedModeSetting, ServeArgs, ServerConfig,
+    TlsAuthClients,
+};
 pub use durability::ServerDurability;
 pub use error::ServerError;
 pub use serve::{run, run_serve};
 pub use server::Server;
+pub use users_cli::{run_users, UsersArgs};
 
 /// Strata's version, as reported by `INFO`, `stats` and `--version`.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -103,6 +103,13 @@ fn open_on_ssd(
     // The store's errors name the path and what is wrong.
     let device = strata_ssd::open_ssd_path(&path, config.ssd_size.bytes(), mode)
         .map_err(|e| ServerError::Tier(format!("{}: {e}", path.display())))?;
+    if !device.space_reserved() {
+        tracing::warn!(
+            path = %path.display(),
+            "the filesystem cannot reserve the SSD tier's file (no fallocate): it stays sparse, \
+             and if the filesystem fills up, a failed write stops the server"
+        );
+    }
     let (keyspace, report) = Keyspace::open_ssd(
         keyspace_config,
         Arc::new(SystemClock),

@@ -30,16 +30,28 @@ pub fn run(config: &ServerConfig) -> Result<(), ServerError> {
         .enable_all()
         .build()
         .map_err(ServerError::Runtime)?;
-    runtime.block_on(async {
+    let outcome = runtime.block_on(async {
         // Handlers go in before the ports open, so a signal sent as soon as
         // the server answers is always a clean shutdown.
         let mut signals = Signals::install()?;
         let server = Server::start(config).await?;
-        let name = signals.recv().await;
-        tracing::info!(signal = %name, "shutting down");
-        server.shutdown(SHUTDOWN_GRACE).await;
-        Ok::<_, ServerError>(())
-    })?;
+        tokio::select! {
+            name = signals.recv() => {
+                tracing::info!(signal = %name, "shutting down");
+                server.shutdown(SHUTDOWN_GRACE).await;
+                Ok::<_, ServerError>(())
+            }
+            cause = server.failed() => {
+                // No grace, no final flush: stop serving now.
+                tracing::error!(%cause, "stopping at once");
+                Err(ServerError::FailStop(cause))
+            }
+        }
+    });
+    if let Err(err) = outcome {
+        runtime.shutdown_background();
+        return Err(err);
+    }
     runtime.shutdown_timeout(RUNTIME_SHUTDOWN);
     tracing::info!("shutdown complete");
     Ok(())

@@ -1,14 +1,18 @@
 //! [`Server`]: the engine and the enabled front ends running on the current
 //! tokio runtime, and their orderly shutdown.
 //!
-//! Start order: data directory, keyspace, recovery from the snapshot and
-//! log (when persistence is on; nothing is served before it is done),
-//! listeners (so the actual ports are known, port 0 included), server
-//! identity, background maintenance, then one accept loop per front end.
+//! Start order: credentials (ACL and memcached auth files), data
+//! directory, the TLS certificate (when a port speaks TLS), keyspace,
+//! recovery from the snapshot and log (when persistence is on; nothing is
+//! served before it is done), listeners (so the actual ports are known,
+//! port 0 included), server identity, background maintenance, then one
+//! accept loop per port (RESP has two with `tls_port`: plain and TLS, one
+//! front end).
 //! Shutdown runs in reverse: accept loops stop, open connections get a
 //! bounded grace period to finish, maintenance stops, the log is synced.
-//! The HTTP (search) front end opens its indices after binding its port
-//! and before "strata ready"; at shutdown its indices are flushed.
+//! The HTTP (search) front end answers at once and recovers its indices in
+//! the background; "strata ready" is logged once they are recovered (at
+//! once without it). At shutdown its indices are flushed.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU32, AtomicUsize};
@@ -18,6 +22,7 @@ use std::time::{Duration, Instant};
 use parking_lot::RwLock;
 use strata_kv::{Keyspace, Maintenance};
 use strata_memcache::MemcacheProtocol;
+use strata_net::{Listener, Protection};
 use strata_persist::Persistence;
 use strata_resp::RespProtocol;
 use strata_service::{Clients, DriverConfig, Protocol, RuntimeSettings, ServerInfo};
@@ -28,6 +33,8 @@ use tokio_util::sync::CancellationToken;
 use crate::config::ServerConfig;
 use crate::durability::ServerDurability;
 use crate::error::ServerError;
+use crate::listeners;
+use crate::metrics::{FrontEndCounters, MetricsPort, Sources};
 
 /// How often shutdown checks whether the last connections have closed.
 const DRAIN_POLL: Duration = Duration::from_millis(10);
@@ -50,6 +57,7 @@ pub struct Server {
     shutdown: CancellationToken,
     front_ends: Vec<FrontEnd>,
     http: Option<crate::http::HttpFrontEnd>,
+    metrics: Option<MetricsPort>,
 }
 
 impl Server {
@@ -59,10 +67,12 @@ impl Server {
     /// or [`ServerConfig::validate`]) and that this runs inside a runtime with
     /// I/O and time enabled.
     pub async fn start(config: &ServerConfig) -> Result<Self, ServerError> {
+        let credentials = crate::auth::load(config)?;
         std::fs::create_dir_all(&config.data_dir).map_err(|source| ServerError::DataDir {
             path: config.data_dir.clone(),
             source,
         })?;
+        let tls = listeners::load_tls(config)?;
         let keyspace = blocking(|| crate::placement::open_keyspace(config))?;
         let persistence = match config.persist_config() {
             // Recovery runs before any port opens.
@@ -85,9 +95,17 @@ impl Server {
             .resp_enabled
             .then(|| bind("resp", SocketAddr::new(config.bind, config.resp_port)))
             .transpose()?;
+        let resp_tls_listener = config
+            .tls_port
+            .map(|port| bind("resp-tls", SocketAddr::new(config.bind, port)))
+            .transpose()?;
         let http_listener = config
             .http_enabled
             .then(|| bind("http", SocketAddr::new(config.bind, config.http_port)))
+            .transpose()?;
+        let metrics_listener = config
+            .metrics_enabled
+            .then(|| bind("metrics", SocketAddr::new(config.bind, config.metrics_port)))
             .transpose()?;
         let port_of = |l: &Option<(TcpListener, SocketAddr)>| l.as_ref().map(|(_, a)| a.port());
         let settings = RuntimeSettings {
@@ -106,41 +124,149 @@ impl Server {
         let maintenance = Maintenance::start(keyspace.clone());
 
         let shutdown = CancellationToken::new();
+        let protection = |auth: Arc<dyn strata_net::Authentication>| {
+            Protection::new(config.protected_mode(), auth)
+        };
+        let request_bound = config.request_timeout.0;
         let mut front_ends = Vec::new();
-        if let Some((listener, addr)) = memcache_listener {
+        let mut counted: Vec<(&'static str, Arc<dyn FrontEndCounters>)> = Vec::new();
+        let mut resp_shared = None;
+        if let Some((tcp, addr)) = memcache_listener {
             let clients = Arc::new(Clients::default());
-            let protocol = MemcacheProtocol::new(keyspace.clone(), info.clone(), clients.clone());
-            let driver = protocol.driver_config();
+            let requires_login = credentials.memcache.is_some();
+            let protocol = MemcacheProtocol::with_auth(
+                keyspace.clone(),
+                info.clone(),
+                clients.clone(),
+                credentials.memcache,
+            );
+            protocol.idle_timeout().set(config.idle_timeout);
+            let driver = DriverConfig {
+                request_timeout: request_bound,
+                ..protocol.driver_config()
+            };
+            let tls = tls.as_ref().filter(|_| config.memcache_tls);
+            let auth = Arc::new(move || requires_login);
+            let listener = listeners::port(tcp, tls, request_bound, protection(auth));
+            counted.push(("memcache", protocol.shared().clone()));
+            let protocol = Arc::new(protocol);
             front_ends.push(spawn_front_end(
-                protocol, driver, listener, addr, clients, &info, &shutdown,
+                "memcache", protocol, driver, listener, addr, clients, &info, &shutdown,
             ));
         }
-        if let Some((listener, addr)) = resp_listener {
+        if resp_listener.is_some() || resp_tls_listener.is_some() {
             let clients = Arc::new(Clients::default());
-            let protocol = RespProtocol::new(keyspace.clone(), info.clone(), clients.clone());
-            let driver = protocol.driver_config();
-            front_ends.push(spawn_front_end(
-                protocol, driver, listener, addr, clients, &info, &shutdown,
-            ));
+            let protocol = RespProtocol::with_acl(
+                keyspace.clone(),
+                info.clone(),
+                clients.clone(),
+                credentials.acl,
+            );
+            protocol.shared().idle_timeout.set(config.timeout);
+            let slowlog = &protocol.shared().slowlog;
+            slowlog.set_slower_than(config.slowlog_log_slower_than);
+            slowlog.set_max_len(config.slowlog_max_len);
+            counted.push(("resp", protocol.shared().clone()));
+            resp_shared = Some(protocol.shared().clone());
+            let driver = DriverConfig {
+                request_timeout: request_bound,
+                ..protocol.driver_config()
+            };
+            let protocol = Arc::new(protocol);
+            // Protected mode asks, per connection, whether the port makes
+            // clients authenticate: the default user has a password, or
+            // some user does (`ACL SETUSER`, `CONFIG SET requirepass`).
+            let shared = protocol.shared().clone();
+            let resp_auth: Arc<dyn strata_net::Authentication> =
+                Arc::new(move || shared.acl.requires_auth());
+            let ports = [
+                ("resp", resp_listener, None),
+                ("resp-tls", resp_tls_listener, tls.as_ref()),
+            ];
+            for (name, bound, tls) in ports {
+                if let Some((tcp, addr)) = bound {
+                    let listener =
+                        listeners::port(tcp, tls, request_bound, protection(resp_auth.clone()));
+                    front_ends.push(spawn_front_end(
+                        name,
+                        protocol.clone(),
+                        driver.clone(),
+                        listener,
+                        addr,
+                        clients.clone(),
+                        &info,
+                        &shutdown,
+                    ));
+                }
+            }
         }
         let http = match http_listener {
-            Some((listener, addr)) => Some(crate::http::HttpFrontEnd::start(
-                config, listener, addr, &shutdown,
-            )?),
+            Some((tcp, addr)) => {
+                let tls = tls.as_ref().filter(|_| config.http_tls);
+                let header_bound = config.http_header_timeout.0;
+                let requires_auth = config.http_requires_authentication();
+                let auth = Arc::new(move || requires_auth);
+                let listener = listeners::port(tcp, tls, header_bound, protection(auth));
+                listeners::announce("http", addr, &listener);
+                Some(crate::http::HttpFrontEnd::start(
+                    config, listener, addr, &shutdown,
+                )?)
+            }
             None => None,
         };
-        tracing::info!(
-            version = %crate::VERSION,
-            pid = info.pid,
-            threads = config.threads,
-            memory_limit = %config.memory_limit,
-            eviction = %keyspace.eviction().as_str(),
-            max_item_size = %config.max_item_size,
-            max_connections = config.max_connections,
-            data_dir = %config.data_dir.display(),
-            persistence = strata_service::Durability::mode(&*durability),
-            "strata ready"
-        );
+        let metrics = metrics_listener.map(|(tcp, addr)| {
+            let tls = tls.as_ref().filter(|_| config.metrics_tls);
+            // The port asks no authentication: protected mode keeps it to
+            // the loopback interface unless switched off.
+            let listener = listeners::port(
+                tcp,
+                tls,
+                config.http_header_timeout.0,
+                protection(Arc::new(|| false)),
+            );
+            listeners::announce("metrics", addr, &listener);
+            let registry = crate::metrics::registry(Sources {
+                keyspace: keyspace.clone(),
+                durability: durability.clone(),
+                checkpoint_min_log_bytes: config.checkpoint_min_log_size.bytes(),
+                front_ends: counted,
+                resp: resp_shared,
+                search: http.as_ref().map(|h| h.state().clone()),
+            });
+            MetricsPort::start(
+                listener,
+                addr,
+                registry,
+                config.http_header_timeout.0,
+                &shutdown,
+            )
+        });
+        if let Some(acceptor) = &tls {
+            listeners::watch_tls(acceptor, &shutdown);
+        }
+        let ready = Ready {
+            pid: info.pid,
+            threads: config.threads,
+            memory_limit: config.memory_limit.to_string(),
+            eviction: keyspace.eviction().as_str(),
+            max_item_size: config.max_item_size.to_string(),
+            max_connections: config.max_connections,
+            data_dir: config.data_dir.display().to_string(),
+            persistence: strata_service::Durability::mode(&*durability),
+        };
+        match &http {
+            // Logged once the search indices are recovered: every port then
+            // serves everything (the key-value ports serve already).
+            Some(http) => {
+                let recovered = http.recovered();
+                tokio::spawn(async move {
+                    if recovered.await.is_ok() {
+                        ready.log();
+                    }
+                });
+            }
+            None => ready.log(),
+        }
         Ok(Self {
             keyspace,
             durability,
@@ -149,6 +275,7 @@ impl Server {
             shutdown,
             front_ends,
             http,
+            metrics,
         })
     }
 
@@ -160,6 +287,16 @@ impl Server {
     /// Address the RESP front end listens on, if it runs.
     pub fn resp_addr(&self) -> Option<SocketAddr> {
         self.addr_of("resp")
+    }
+
+    /// Address RESP over TLS listens on (`tls_port`), if it runs.
+    pub fn resp_tls_addr(&self) -> Option<SocketAddr> {
+        self.addr_of("resp-tls")
+    }
+
+    /// Address the Prometheus metrics port listens on, if it runs.
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.metrics.as_ref().map(|m| m.addr())
     }
 
     /// Address the HTTP (search) front end listens on, if it runs.
@@ -188,6 +325,9 @@ impl Server {
     /// to flush and close), then stops background maintenance.
     pub async fn shutdown(mut self, grace: Duration) {
         self.shutdown.cancel();
+        if let Some(metrics) = self.metrics.take() {
+            metrics.stop().await;
+        }
         for front_end in &mut self.front_ends {
             if let Err(err) = (&mut front_end.accept_loop).await {
                 tracing::warn!(protocol = %front_end.name, %err, "accept loop ended abnormally");
@@ -195,7 +335,7 @@ impl Server {
         }
         let deadline = Instant::now() + grace;
         let drained = loop {
-            let open: usize = self.front_ends.iter().map(|f| f.clients.current()).sum();
+            let open = self.open_connections();
             if open == 0 {
                 break true;
             }
@@ -236,9 +376,47 @@ impl Server {
         }
     }
 
+    /// Connections open on the key-value front ends (RESP's two ports
+    /// share one registry: counted once).
+    fn open_connections(&self) -> usize {
+        let mut registries: Vec<&Arc<Clients>> = Vec::new();
+        for front_end in &self.front_ends {
+            if !registries
+                .iter()
+                .any(|r| Arc::ptr_eq(r, &front_end.clients))
+            {
+                registries.push(&front_end.clients);
+            }
+        }
+        registries.iter().map(|r| r.current()).sum()
+    }
+
     /// Persistence as the front ends see it.
     pub fn durability(&self) -> &Arc<ServerDurability> {
         &self.durability
+    }
+
+    /// Resolves with the cause once the command log or the SSD tier has
+    /// failed for good, or the search indices could not be opened (see
+    /// `fail_stop`): the caller stops the server without serving another
+    /// request.
+    pub fn failed(&self) -> impl std::future::Future<Output = String> + Send + 'static {
+        let search = self.http.as_ref().map(|h| h.state().clone());
+        crate::fail_stop::failed(self.keyspace.clone(), self.durability.clone(), search)
+    }
+
+    /// Resolves once the search indices are recovered and served (at once
+    /// without the HTTP front end); `Err` with why if they could not be.
+    pub fn search_recovered(
+        &self,
+    ) -> impl std::future::Future<Output = Result<(), String>> + Send + 'static {
+        let recovered = self.http.as_ref().map(|h| h.recovered());
+        async move {
+            match recovered {
+                Some(recovered) => recovered.await,
+                None => Ok(()),
+            }
+        }
     }
 }
 
@@ -273,20 +451,21 @@ fn bind(
     Ok((listener, local))
 }
 
+#[allow(clippy::too_many_arguments)] // one port's whole wiring
 fn spawn_front_end<P: Protocol>(
-    protocol: P,
+    name: &'static str,
+    protocol: Arc<P>,
     driver: DriverConfig,
-    listener: TcpListener,
+    listener: Listener,
     addr: SocketAddr,
     clients: Arc<Clients>,
     info: &Arc<ServerInfo>,
     shutdown: &CancellationToken,
 ) -> FrontEnd {
-    let name = protocol.name();
-    tracing::info!(protocol = %name, addr = %addr, port = addr.port(), "listening");
+    listeners::announce(name, addr, &listener);
     let accept_loop = tokio::spawn(strata_service::serve(
         listener,
-        Arc::new(protocol),
+        protocol,
         clients.clone(),
         info.clone(),
         driver,
@@ -297,5 +476,34 @@ fn spawn_front_end<P: Protocol>(
         addr,
         clients,
         accept_loop,
+    }
+}
+
+/// What "strata ready" reports.
+struct Ready {
+    pid: u32,
+    threads: usize,
+    memory_limit: String,
+    eviction: &'static str,
+    max_item_size: String,
+    max_connections: usize,
+    data_dir: String,
+    persistence: &'static str,
+}
+
+impl Ready {
+    fn log(&self) {
+        tracing::info!(
+            version = %crate::VERSION,
+            pid = self.pid,
+            threads = self.threads,
+            memory_limit = %self.memory_limit,
+            eviction = %self.eviction,
+            max_item_size = %self.max_item_size,
+            max_connections = self.max_connections,
+            data_dir = %self.data_dir,
+            persistence = self.persistence,
+            "strata ready"
+        );
     }
 }

@@ -97,6 +97,7 @@ async fn the_http_front_end_serves_search_and_flushes_at_shutdown() {
     let server = Server::start(&test_config(&dir, |_| {})).await.unwrap();
     let addr = server.http_addr().expect("http on by default");
     assert_ne!(addr.port(), 0);
+    server.search_recovered().await.unwrap();
     let body = r#"{"title":"hello"}"#;
     let request = format!(
         "PUT /notes/_doc/1?refresh=true HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\
@@ -119,4 +120,29 @@ async fn the_http_front_end_serves_search_and_flushes_at_shutdown() {
         .unwrap();
     assert!(off.http_addr().is_none());
     off.shutdown(Duration::from_secs(1)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_alone_starts_without_the_key_value_front_ends() {
+    use tokio::io::AsyncWriteExt;
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&test_config(&dir, |c| {
+        c.memcache_enabled = false;
+        c.resp_enabled = false;
+    }))
+    .await
+    .unwrap();
+    assert!(server.memcache_addr().is_none() && server.resp_addr().is_none());
+    let addr = server.http_addr().expect("http on");
+    server.search_recovered().await.unwrap();
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    stream
+        .write_all(b"GET /_cluster/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).await.unwrap();
+    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+    assert!(reply.contains("\"status\":\"green\""), "{reply}");
+    server.shutdown(Duration::from_secs(5)).await;
 }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use parking_lot::Mutex;
+use tokio_util::sync::CancellationToken;
 
 /// One connected client. Shared between its session and the registry.
 #[derive(Debug)]
@@ -26,6 +27,9 @@ pub struct ClientInfo {
     pub last_command: Mutex<&'static str>,
     /// When the last command ran.
     pub last_active: Mutex<Instant>,
+    /// Cancelled to close the connection from outside its session (Redis
+    /// `ACL DELUSER` of the user it is authenticated as).
+    closer: CancellationToken,
 }
 
 impl ClientInfo {
@@ -33,6 +37,22 @@ impl ClientInfo {
     pub fn touch(&self, command: &'static str) {
         *self.last_command.lock() = command;
         *self.last_active.lock() = Instant::now();
+    }
+
+    /// Asks the driver to close this connection: replies already produced
+    /// are sent, no further input is read. Idempotent.
+    pub fn close(&self) {
+        self.closer.cancel();
+    }
+
+    /// True once [`close`](Self::close) was called.
+    pub fn is_closing(&self) -> bool {
+        self.closer.is_cancelled()
+    }
+
+    /// Resolves once [`close`](Self::close) was called.
+    pub async fn closed(&self) {
+        self.closer.cancelled().await
     }
 }
 
@@ -60,6 +80,7 @@ impl Clients {
             name: Mutex::new(None),
             last_command: Mutex::new("NULL"),
             last_active: Mutex::new(now),
+            closer: CancellationToken::new(),
         });
         self.connected.lock().insert(info.id, info.clone());
         self.total.fetch_add(1, Ordering::Relaxed);

@@ -1,34 +1,60 @@
-//! The connection driver: accepts clients on a listener and runs each one's
-//! read → [`Session::process`] → write loop on the tokio runtime.
+//! The connection driver: accepts clients on a [`Listener`] and runs each
+//! one's read → [`Session::process`] → write loop on the tokio runtime.
 //!
 //! Invariants: a connection over `max_connections` gets the protocol's refusal
-//! and is closed; the input buffer never holds more than
+//! (on a TLS port it is just closed: nothing can be said before a
+//! handshake) and is closed; a client protected mode refuses gets the
+//! protocol's protected-mode refusal after the handshake and is closed;
+//! the input buffer never holds more than
 //! [`DriverConfig::max_input`] bytes (the session is responsible for consuming
-//! requests; a session that lets input pile up beyond that is closed); on
-//! shutdown the accept loop stops and every connection is closed after the
-//! replies already produced are flushed; a request whose processing panics
-//! is logged, answered with the protocol's internal error and its
-//! connection closed, and nothing else is affected.
+//! requests; a session that lets input pile up beyond that is closed); a
+//! connection idle for its [`IdleTimeout`], or whose pending request does
+//! not arrive (or whose replies are not taken) within
+//! [`DriverConfig::request_timeout`], is closed (see [`crate::timeouts`]);
+//! on shutdown the accept loop stops and every connection is closed after
+//! the replies already produced are flushed; a client closed from outside
+//! ([`ClientInfo::close`]) is closed the same way. A request whose
+//! processing panics is logged, answered with the protocol's internal
+//! error and its connection closed, and nothing else is affected.
 
+use std::io;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
+use strata_net::{Connection, Incoming, Listener};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
-use crate::clients::Clients;
+use crate::clients::{ClientInfo, Clients};
 use crate::panic_guard;
 use crate::server_info::ServerInfo;
 use crate::session::{Flow, Hold, Protocol, Session};
+use crate::timeouts::{IdleTimeout, IdleWatch, RequestClock, DEFAULT_REQUEST_TIMEOUT};
 
 /// Per-listener limits.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct DriverConfig {
     /// Largest amount of unprocessed input a connection may buffer; beyond it
     /// the connection is closed. Protocols set it above their largest legal
     /// request (maximum item size plus framing).
     pub max_input: usize,
+    /// How long a connection may send nothing (none by default).
+    pub idle_timeout: IdleTimeout,
+    /// How long a started request may take to arrive, and a batch of
+    /// replies to be taken (also the TLS handshake's bound on TLS ports).
+    pub request_timeout: Duration,
+}
+
+impl DriverConfig {
+    /// Limits with `max_input`, no idle limit and the default request bound.
+    pub fn new(max_input: usize) -> Self {
+        Self {
+            max_input,
+            idle_timeout: IdleTimeout::default(),
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+        }
+    }
 }
 
 const READ_CHUNK: usize = 16 * 1024;
@@ -38,43 +64,31 @@ const KEEP_OUTPUT_CAPACITY: usize = 256 * 1024;
 /// Traffic is added to the shared counters in batches of this many bytes.
 const TRAFFIC_BATCH: u64 = 64 * 1024;
 
-/// Serves `protocol` on `listener` until `shutdown` is cancelled.
+/// Serves `protocol` on `listener` until `shutdown` is cancelled. A plain
+/// `TcpListener` converts into a plain, unprotected [`Listener`].
 pub async fn serve<P: Protocol>(
-    listener: TcpListener,
+    listener: impl Into<Listener>,
     protocol: Arc<P>,
     clients: Arc<Clients>,
     info: Arc<ServerInfo>,
     config: DriverConfig,
     shutdown: CancellationToken,
 ) {
+    let mut listener = listener.into();
     loop {
-        let accepted = tokio::select! {
+        let incoming = tokio::select! {
             _ = shutdown.cancelled() => break,
-            accepted = listener.accept() => accepted,
-        };
-        let (stream, addr) = match accepted {
-            Ok(pair) => pair,
-            Err(err) => {
-                // EMFILE and friends: back off briefly instead of spinning.
-                tracing::warn!(protocol = protocol.name(), %err, "accept failed");
-                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-                continue;
-            }
+            incoming = listener.accept() => incoming,
         };
         if clients.current() >= info.settings.max_connections() {
             clients.count_rejected();
-            let refusal = protocol.too_many_connections();
-            tokio::spawn(async move {
-                let mut stream = stream;
-                let _ = stream.write_all(refusal).await;
-            });
+            incoming.refuse(protocol.too_many_connections());
             continue;
         }
-        let _ = stream.set_nodelay(true);
-        let local = stream.local_addr().unwrap_or(addr);
-        let client = clients.register(addr, local);
-        let session = protocol.open(client.clone());
+        let client = clients.register(incoming.peer_addr(), incoming.local_addr());
+        let protocol = protocol.clone();
         let clients = clients.clone();
+        let config = config.clone();
         let shutdown = shutdown.clone();
         let failure = Failure {
             protocol: protocol.name(),
@@ -82,11 +96,14 @@ pub async fn serve<P: Protocol>(
             reply: protocol.internal_error(),
         };
         tokio::spawn(async move {
-            let run = run_connection(stream, session, &clients, config, failure, shutdown);
+            let id = client.id;
+            let run = serve_client(
+                incoming, &*protocol, client, &clients, config, failure, shutdown,
+            );
             if let Err(err) = run.await {
-                tracing::debug!(client = client.id, %err, "connection ended with an error");
+                tracing::debug!(protocol = protocol.name(), client = id, %err, "connection ended with an error");
             }
-            clients.unregister(client.id);
+            clients.unregister(id);
         });
     }
 }
@@ -98,17 +115,56 @@ struct Failure {
     reply: &'static [u8],
 }
 
-async fn run_connection<S: Session>(
-    mut stream: TcpStream,
-    mut session: S,
+/// One client from accept to close: the handshake, protected mode, then
+/// the session.
+async fn serve_client<P: Protocol>(
+    incoming: Incoming,
+    protocol: &P,
+    client: Arc<ClientInfo>,
     clients: &Clients,
     config: DriverConfig,
     failure: Failure,
     shutdown: CancellationToken,
-) -> std::io::Result<()> {
+) -> io::Result<()> {
+    let refused = incoming.refused_by_protected_mode();
+    let mut stream = tokio::select! {
+        _ = shutdown.cancelled() => return Ok(()),
+        stream = incoming.establish() => stream?,
+    };
+    if refused {
+        tracing::debug!(protocol = protocol.name(), peer = %client.addr, "refused by protected mode");
+        let refusal = protocol.protected_mode_refusal();
+        let _ = send(&mut stream, refusal, config.request_timeout).await;
+        let _ = tokio::time::timeout(config.request_timeout, stream.shutdown()).await;
+        return Ok(());
+    }
+    let session = protocol.open(client.clone());
+    run_connection(stream, session, clients, &client, config, failure, shutdown).await
+}
+
+/// Why a wait for input ended without input.
+enum ReadEnd {
+    Closed,
+    Shutdown,
+    Idle,
+    RequestTimeout,
+}
+
+async fn run_connection<S: Session>(
+    mut stream: Connection,
+    mut session: S,
+    clients: &Clients,
+    client: &ClientInfo,
+    config: DriverConfig,
+    failure: Failure,
+    shutdown: CancellationToken,
+) -> io::Result<()> {
     let mut input = BytesMut::with_capacity(READ_CHUNK);
     let mut output = BytesMut::with_capacity(READ_CHUNK);
     let (mut read_total, mut written_total) = (0u64, 0u64);
+    let mut idle = config.idle_timeout.watch();
+    let mut clock = RequestClock::default();
+    let bound = config.request_timeout;
     // True while the session yielded with requests still in `input`.
     let mut pending = false;
     let result = loop {
@@ -116,16 +172,33 @@ async fn run_connection<S: Session>(
             if input.capacity() - input.len() < READ_CHUNK / 4 {
                 input.reserve(READ_CHUNK);
             }
-            let n = tokio::select! {
-                _ = shutdown.cancelled() => break Ok(()),
-                n = stream.read_buf(&mut input) => n,
-            };
-            match n {
-                Ok(0) => break Ok(()),
+            let deadline = clock.deadline(bound);
+            let read = read_some(
+                &mut stream,
+                &mut input,
+                &mut idle,
+                deadline,
+                client,
+                &shutdown,
+            );
+            match read.await {
                 Ok(n) => read_total += n as u64,
-                Err(err) => break Err(err),
+                Err(Ok(ReadEnd::Closed | ReadEnd::Shutdown)) => break Ok(()),
+                Err(Ok(ReadEnd::Idle)) => {
+                    tracing::debug!("closing an idle connection");
+                    break Ok(());
+                }
+                Err(Ok(ReadEnd::RequestTimeout)) => {
+                    tracing::debug!(
+                        ?bound,
+                        "closing a connection whose request did not arrive in time"
+                    );
+                    break Ok(());
+                }
+                Err(Err(err)) => break Err(err),
             }
         }
+        let before = input.len();
         let flow = match panic_guard::contain(|| session.process(&mut input, &mut output)) {
             Ok(flow) => flow,
             Err(panic) => {
@@ -141,12 +214,13 @@ async fn run_connection<S: Session>(
                 output.clear();
                 output.extend_from_slice(failure.reply);
                 written_total += output.len() as u64;
-                let _ = stream.write_all(&output).await;
+                let _ = send(&mut stream, &output, bound).await;
                 break Ok(());
             }
         };
+        clock.after_process(before, input.len(), session.mid_request(), Instant::now());
         if let Some(hold) = session.hold() {
-            match wait_for(hold, &mut stream, &mut output, &mut written_total).await {
+            match wait_for(hold, &mut stream, &mut output, &mut written_total, bound).await {
                 Ok(true) => {}
                 Ok(false) => break Ok(()),
                 Err(err) => break Err(err),
@@ -154,7 +228,7 @@ async fn run_connection<S: Session>(
         }
         if !output.is_empty() {
             written_total += output.len() as u64;
-            if let Err(err) = stream.write_all(&output).await {
+            if let Err(err) = send(&mut stream, &output, bound).await {
                 break Err(err);
             }
             output.clear();
@@ -162,13 +236,14 @@ async fn run_connection<S: Session>(
                 output = BytesMut::with_capacity(READ_CHUNK);
             }
         }
-        if flow == Flow::Close || input.len() > config.max_input {
+        if flow == Flow::Close || input.len() > config.max_input || client.is_closing() {
             break Ok(());
         }
         pending = flow == Flow::Yield;
         if let Some(wait) = session.fetch() {
             tokio::select! {
                 _ = shutdown.cancelled() => break Ok(()),
+                () = client.closed() => break Ok(()),
                 () = wait => {}
             }
             pending = true;
@@ -179,26 +254,86 @@ async fn run_connection<S: Session>(
         }
     };
     clients.count_traffic(read_total, written_total);
-    let _ = stream.shutdown().await;
+    // TLS sends close_notify here; a client that takes nothing cannot hold it.
+    let _ = tokio::time::timeout(bound, stream.shutdown()).await;
     result
+}
+
+/// Reads what the client sent (at least a byte), or says why not: the
+/// client closed (or was closed from outside), shutdown, the idle limit (counted from now, the last
+/// activity, and following changes of the limit) or the pending
+/// request's `deadline` passed.
+async fn read_some(
+    stream: &mut Connection,
+    input: &mut BytesMut,
+    idle: &mut IdleWatch,
+    deadline: Option<Instant>,
+    client: &ClientInfo,
+    shutdown: &CancellationToken,
+) -> Result<usize, io::Result<ReadEnd>> {
+    let last_activity = tokio::time::Instant::now();
+    let request_deadline = deadline.map(tokio::time::Instant::from_std);
+    loop {
+        let idle_deadline = idle.limit().map(|limit| last_activity + limit);
+        let (deadline, end) = match (idle_deadline, request_deadline) {
+            (Some(i), Some(r)) if i < r => (Some(i), ReadEnd::Idle),
+            (_, Some(r)) => (Some(r), ReadEnd::RequestTimeout),
+            (i, None) => (i, ReadEnd::Idle),
+        };
+        tokio::select! {
+            _ = shutdown.cancelled() => return Err(Ok(ReadEnd::Shutdown)),
+            () = client.closed() => return Err(Ok(ReadEnd::Closed)),
+            n = stream.read_buf(input) => return match n {
+                Ok(0) => Err(Ok(ReadEnd::Closed)),
+                Ok(n) => Ok(n),
+                Err(err) => Err(Err(err)),
+            },
+            () = sleep_until(deadline) => return Err(Ok(end)),
+            () = idle.changed() => {}
+        }
+    }
+}
+
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Writes `bytes` and flushes them (TLS buffers otherwise), failing when
+/// the client does not take them within `bound`.
+async fn send(stream: &mut Connection, bytes: &[u8], bound: Duration) -> io::Result<()> {
+    let write = async {
+        stream.write_all(bytes).await?;
+        stream.flush().await
+    };
+    match tokio::time::timeout(bound, write).await {
+        Ok(result) => result,
+        Err(_) => Err(io::Error::new(
+            io::ErrorKind::TimedOut,
+            format!("the client took no replies for {bound:?}"),
+        )),
+    }
 }
 
 /// Sends the replies before the hold, waits for it, and on success leaves
 /// the held replies in `output` for the caller to send (`Ok(true)`). On
 /// failure the held replies are dropped, the failure reply is sent and
-/// `Ok(false)` says to close. There is no timeout: a durable wait always
-/// resolves (the log either syncs or poisons itself).
+/// `Ok(false)` says to close. The wait itself has no timeout: a durable
+/// wait always resolves (the log either syncs or poisons itself).
 async fn wait_for(
     hold: Hold,
-    stream: &mut TcpStream,
+    stream: &mut Connection,
     output: &mut BytesMut,
     written_total: &mut u64,
-) -> std::io::Result<bool> {
+    bound: Duration,
+) -> io::Result<bool> {
     let from = hold.from.min(output.len());
     if from > 0 {
         let ready = output.split_to(from);
         *written_total += ready.len() as u64;
-        stream.write_all(&ready).await?;
+        send(stream, &ready, bound).await?;
     }
     match hold.until.await {
         Ok(()) => Ok(true),
@@ -206,7 +341,7 @@ async fn wait_for(
             output.clear();
             let reply = (hold.on_failure)(&cause);
             *written_total += reply.len() as u64;
-            stream.write_all(&reply).await?;
+            send(stream, &reply, bound).await?;
             Ok(false)
         }
     }

@@ -10,6 +10,9 @@
 //! - [`clients`]: the registry of connected clients and connection counters.
 //! - [`driver`]: the tokio accept loop and per-connection read/process/write loop.
 //! - [`panic_guard`]: a request's panic contained to its connection.
+//! - [`driver`]: the tokio accept loop and per-connection read/process/write
+//!   loop, over `strata-net`'s listeners and connections (plain or TLS).
+//! - [`timeouts`]: the idle limit and the bound on a request's arrival.
 //! - [`server_info`]: identity and runtime settings of the running server.
 //! - [`durability`]: what front ends need from persistence (durable replies,
 //!   checkpoints on demand, INFO fields), as a trait the server implements.
@@ -25,6 +28,7 @@ pub mod durability;
 pub mod panic_guard;
 pub mod server_info;
 pub mod session;
+pub mod timeouts;
 
 /// Stack of every thread that serves requests: the runtime's workers and
 /// blocking pool (where search handlers run) and the threads a request
@@ -38,3 +42,4 @@ pub use driver::{serve, DriverConfig};
 pub use durability::{Durability, DurableFuture, HeldReplies};
 pub use server_info::{RuntimeSettings, ServerInfo};
 pub use session::{Flow, Hold, Protocol, Session, OUTPUT_SOFT_LIMIT};
+pub use timeouts::{IdleTimeout, DEFAULT_REQUEST_TIMEOUT};

@@ -78,6 +78,14 @@ pub trait Session: Send + 'static {
     fn fetch(&mut self) -> Option<Pin<Box<dyn Future<Output = ()> + Send + 'static>>> {
         None
     }
+
+    /// True while the session is inside a request whose bytes it consumes
+    /// as they arrive (memcached discarding a value it refused), so the
+    /// driver's request bound keeps counting from that request's start
+    /// although the input is empty.
+    fn mid_request(&self) -> bool {
+        false
+    }
 }
 
 /// A wire protocol: a factory of sessions plus the replies the driver needs.
@@ -98,4 +106,8 @@ pub trait Protocol: Send + Sync + 'static {
     /// Bytes sent to a client whose request made the session panic (a bug,
     /// see [`crate::panic_guard`]), before the connection is closed.
     fn internal_error(&self) -> &'static [u8];
+    /// Bytes sent to a client protected mode refuses (it is not on the
+    /// loopback interface and the port asks no authentication), before
+    /// the connection is closed: what happened and how to allow it.
+    fn protected_mode_refusal(&self) -> &'static [u8];
 }

@@ -50,6 +50,10 @@ impl Protocol for EchoProtocol {
     fn internal_error(&self) -> &'static [u8] {
         b"INTERNAL\n"
     }
+
+    fn protected_mode_refusal(&self) -> &'static [u8] {
+        b"PROTECTED\n"
+    }
 }
 
 async fn read_all(stream: &mut TcpStream) -> Vec<u8> {
@@ -93,7 +97,7 @@ async fn a_panicking_request_closes_only_its_connection() {
         Arc::new(EchoProtocol),
         clients.clone(),
         info,
-        DriverConfig { max_input: 1 << 16 },
+        DriverConfig::new(1 << 16),
         shutdown.clone(),
     ));
 

@@ -9,7 +9,7 @@ use crate::loc::BlockLoc;
 #[non_exhaustive]
 pub enum SsdError {
     /// A device operation failed.
-    #[error("SSD tier I/O failed: {what}")]
+    #[error("SSD tier I/O failed: {what}: {source}")]
     Io {
         /// What the store was doing.
         what: String,

@@ -22,13 +22,16 @@
 //! - `cache`: [`RecordCache`], byte-budgeted, sharded S3-FIFO.
 //! - `pool`: the reader threads behind `read_async`.
 //! - [`config`](SsdConfig), [`error`](SsdError), [`loc`](BlockLoc),
+//!   [`position`](Position) (append order),
 //!   [`stats`](SsdStats), [`open_ssd_path`] (a directory or a block device).
 //!
 //! ## Durability
 //! An append is readable at once and durable after the next successful
 //! [`SsdStore::flush`] (the engine calls it on a timer): a power cut loses
 //! at most what was appended since the last flush, and a torn tail is cut
-//! at restart. A failed write or sync poisons the store. Writes are
+//! at restart. A failed write or sync poisons the store; the device's file
+//! reserves its blocks when opened (`strata-device`), so a full filesystem
+//! is not such a failure. Writes are
 //! refused with [`SsdError::Full`] before the device is full: ordinary
 //! appends leave a reserve of free blocks (max(2, 1%)) to the
 //! defragmenter.
@@ -47,6 +50,10 @@
 //! marks the entry of each index entry live ([`Recovery::set_live`], or from
 //! many threads with [`Recovery::tally`]), and an entry past its block's
 //! durable end is refused as not live: its record was lost in the crash.
+//! To find an older record of such a key, the engine remembers positions
+//! in append order ([`Position`], [`SsdStore::position`],
+//! [`SsdStore::synced_position`]) and reads what was appended since one
+//! ([`Recovery::visit_since`]): the blocks of the last flush window.
 //! The rules below about tombstones do not apply to such a device; the
 //! others (release after the superseding append, relocation under the
 //! key's lock) do, and the engine must repoint an index entry only to a
@@ -98,6 +105,7 @@ mod error;
 mod format;
 mod loc;
 mod pool;
+mod position;
 mod recovery;
 mod stats;
 mod store;
@@ -107,6 +115,7 @@ pub use config::{IndexHome, SsdConfig, MAX_BLOCK_SIZE, MIN_BLOCK_SIZE};
 pub use device_path::{open_ssd_path, IoMode, DATA_FILE_NAME};
 pub use error::SsdError;
 pub use loc::{BlockLoc, BLOCK_BITS, OFFSET_BITS, PACKED_BITS};
+pub use position::Position;
 pub use recovery::{LiveTally, Recovery};
 pub use stats::{DefragStats, RebuildStats, SsdStats};
 pub use store::{Entry, SsdStore};

@@ -13,6 +13,9 @@ pub struct SsdStats {
     /// True when the device bypasses the OS page cache (`O_DIRECT`); false
     /// for the buffered fallback ("SSD tier not direct").
     pub direct: bool,
+    /// True when no write within the device can fail for lack of space
+    /// (its blocks are reserved on the filesystem, or it is a device).
+    pub space_reserved: bool,
     /// Bytes per write block.
     pub block_size: u64,
     /// Write blocks on the device (the header block excluded).

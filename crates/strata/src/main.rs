@@ -4,6 +4,8 @@
 //!   Redis RESP over one keyspace); see `strata serve --help`.
 //! - `strata checkpoint [--port P] [--background]`: ask a running server for
 //!   a checkpoint (SAVE / BGSAVE over RESP).
+//! - `strata users useradd|passwd|roles|userdel|list ...`: manage the HTTP
+//!   file realm's users (`strata users --help`).
 //! - `strata bench <kind> ...`: run a load generator from the lab
 //!   (`strata bench kv --help`), or TPC-C in process on the transaction
 //!   engine (`strata bench tpcc --help`, from `strata-tpcc`).
@@ -56,6 +58,8 @@ enum Command {
     Serve(strata_server::ServeArgs),
     /// Ask a running server to write a checkpoint (snapshot) now.
     Checkpoint(strata_server::CheckpointArgs),
+    /// Manage the users of the HTTP file realm (`http_security_dir`).
+    Users(strata_server::UsersArgs),
     /// Run a benchmark against a server, or TPC-C in process.
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -92,6 +96,10 @@ fn main() -> ExitCode {
         Command::Checkpoint(args) => (
             strata_server::run_checkpoint(&args).map_err(|message| (1, message)),
             "strata checkpoint --help",
+        ),
+        Command::Users(args) => (
+            strata_server::run_users(&args).map_err(|message| (1, message)),
+            "strata users --help",
         ),
         Command::Bench(BenchCommand::Tpcc(args)) => (run_tpcc(&args), "strata bench tpcc --help"),
         Command::Bench(BenchCommand::Lab(cmd)) => (

@@ -1,8 +1,9 @@
 //! A bounded load of malformed and hostile requests against the real
 //! binary, on all three ports at once: random bytes, lengths declared far
-//! past every limit, parser nesting past every depth limit, and a
-//! connection flood past `--max-connections`. Afterwards the server must
-//! answer on every port and its resident memory must be bounded.
+//! past every limit, parser nesting past every depth limit, connection
+//! floods past `--max-connections`, and slow clients (a byte at a time)
+//! that must be closed within the request bound. Afterwards the server
+//! must answer on every port and its resident memory must be bounded.
 //!
 //! Quick by default (a few seconds); `STRATA_TEST_FULL=1` sends more.
 
@@ -194,24 +195,108 @@ fn connection_flood(addr: SocketAddr, count: usize) -> usize {
     opened
 }
 
+/// The request bound the server runs with here (`--request-timeout` and
+/// the HTTP header and body timeouts).
+const REQUEST_BOUND: Duration = Duration::from_secs(2);
+
+/// Sends `request` a byte every 200 ms, as a slow or hostile client does,
+/// and returns how long the server took to close the connection (it must
+/// close within the request bound, whatever the client does).
+fn slow_client(addr: SocketAddr, request: &[u8]) -> Duration {
+    let started = std::time::Instant::now();
+    let Some(mut stream) = connect(addr) else {
+        return started.elapsed();
+    };
+    let mut buf = [0u8; 4096];
+    for &byte in request.iter().cycle().take(200) {
+        if stream.write_all(&[byte]).is_err() {
+            break;
+        }
+        // A read times out (nothing yet), returns 0 (closed) or a reply.
+        if let Ok(0) = stream.read(&mut buf) {
+            break;
+        }
+    }
+    started.elapsed()
+}
+
+fn slow_clients(server: &Server) {
+    let cases = [
+        (
+            server.resp(),
+            &b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$5\r\nvalue\r\n"[..],
+        ),
+        (server.memcache(), &b"set k 0 0 5\r\nvalue\r\n"[..]),
+        (
+            server.http(),
+            &b"GET /logs/_search HTTP/1.1\r\nHost: x\r\n\r\n"[..],
+        ),
+        (
+            server.http(),
+            &b"POST /logs/_search HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{}"[..],
+        ),
+    ];
+    std::thread::scope(|scope| {
+        for (addr, request) in cases {
+            scope.spawn(move || {
+                let took = slow_client(addr, request);
+                assert!(
+                    took < REQUEST_BOUND + Duration::from_secs(5),
+                    "a byte-at-a-time client on {addr} was served for {took:?}"
+                );
+            });
+        }
+    });
+}
+
+/// A RESP connection that answers PING, once the server has noticed that
+/// the flood's connections closed (until then it refuses new ones).
+fn resp_connection(addr: SocketAddr) -> Raw {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let mut resp = Raw::connect(addr);
+        let reply = resp.request(b"PING\r\n", b"\r\n");
+        if reply == b"+PONG\r\n" || std::time::Instant::now() > deadline {
+            assert_eq!(reply, b"+PONG\r\n");
+            return resp;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 fn alive(server: &Server) {
-    let mut resp = Raw::connect(server.resp());
-    assert_eq!(resp.request(b"PING\r\n", b"\r\n"), b"+PONG\r\n");
+    let mut resp = resp_connection(server.resp());
     assert_eq!(resp.request(b"SET after-load yes\r\n", b"\r\n"), b"+OK\r\n");
     let mut mc = Raw::connect(server.memcache());
     assert_eq!(
         mc.request(b"get after-load\r\n", b"END\r\n"),
         b"VALUE after-load 0 3\r\nyes\r\nEND\r\n"
     );
-    assert_eq!(
-        http(server.http(), "GET", "/logs/_search?q=tag:a", b""),
-        Some(200)
-    );
+    // 503 is the HTTP port's refusal at the connection limit, until the
+    // flood's closes are noticed.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        let status = http(server.http(), "GET", "/logs/_search?q=tag:a", b"");
+        if status != Some(503) || std::time::Instant::now() > deadline {
+            break status;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status, Some(200));
 }
 
 #[test]
 fn hostile_load_leaves_the_server_alive_and_bounded() {
-    let server = Server::start_with_http(&["--max-connections", "100"]);
+    let server = Server::start_with_http(&[
+        "--max-connections",
+        "100",
+        "--request-timeout",
+        "2s",
+        "--http-header-timeout",
+        "2s",
+        "--http-body-timeout",
+        "2s",
+    ]);
     let create = br#"{"mappings":{"properties":{"tag":{"type":"keyword"}}}}"#;
     assert_eq!(http(server.http(), "PUT", "/logs", create), Some(200));
     let doc = br#"{"tag":"a"}"#;
@@ -235,9 +320,16 @@ fn hostile_load_leaves_the_server_alive_and_bounded() {
             scope.spawn(|| garbage(http_addr, &mut c[0], 8));
             scope.spawn(|| huge_declarations(resp, memcache));
             scope.spawn(|| deep_nesting(http_addr));
-            scope.spawn(|| connection_flood(resp, 250));
-            scope.spawn(|| connection_flood(memcache, 250));
+            scope.spawn(|| slow_clients(&server));
         });
+        // The floods apart: at the limit, other requests are refused too.
+        std::thread::scope(|scope| {
+            for addr in [resp, memcache, http_addr] {
+                scope.spawn(move || connection_flood(addr, 250));
+            }
+        });
+        // Waits for the ports to have noticed the flood's closes.
+        alive(&server);
     }
 
     alive(&server);

@@ -99,7 +99,10 @@ fn bad_options_exit_with_code_2_and_say_why() {
         (&["serve", "--max-item-size", "1gb"], "max_item_size"),
         (&["serve", "--eviction", "sometimes"], "--eviction"),
         (&["serve", "--threads", "0"], "threads"),
-        (&["serve", "--no-memcache", "--no-resp"], "both front ends"),
+        (
+            &["serve", "--no-memcache", "--no-resp", "--no-http"],
+            "every front end",
+        ),
         (&["serve", "--no-such-option"], "--no-such-option"),
         (
             &["serve", "--config", "/nonexistent/strata.toml"],
@@ -167,6 +170,9 @@ fn help_documents_every_serve_option() {
         "--max-connections",
         "--max-item-size",
         "--requirepass",
+        "--aclfile",
+        "--memcache-auth-file",
+        "--memcache-unauthenticated",
         "--data-dir",
         "--log-level",
         "--log-format",

@@ -7,6 +7,8 @@
 //! same file, and every key must hold the value of its last acknowledged
 //! command, or of the one command still in flight on its connection.
 //!
+//! At the end, a FLUSHALL acknowledged just before a kill must hold.
+//!
 //! Multi-key commands (MSET, RENAME, EXEC) are left out on purpose: with
 //! this placement each key's change is durable on its own, so a crash in
 //! the middle of one may keep part of it (documented in strata-kv's tier
@@ -195,6 +197,19 @@ fn kill_loop(index: &str) {
             models.push(model);
         }
     }
+    // A FLUSHALL is durable once acknowledged: killed right after it, the
+    // server comes back empty.
+    let mut conn = RespConn::connect(server.resp()).expect("connect");
+    assert_eq!(conn.call(&[b"FLUSHALL"]).ok(), Some(Reply::ok()));
+    server.kill();
+    server = DurableServer::start(dir.path(), &options);
+    let mut conn = RespConn::connect(server.resp()).expect("connect after restart");
+    assert_eq!(
+        conn.call(&[b"DBSIZE"]).ok(),
+        Some(Reply::Integer(0)),
+        "seed {seed}: keys came back after an acknowledged FLUSHALL\n{}",
+        server.log_tail()
+    );
 }
 
 #[test]

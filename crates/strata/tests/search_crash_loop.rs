@@ -102,7 +102,19 @@ fn dechunk(mut body: &[u8]) -> Vec<u8> {
 
 /// A `strata serve` with only what these tests need, on `dir`.
 fn start(dir: &Path) -> (Child, SocketAddr) {
-    let args: Vec<String> = [
+    let args = serve_args(dir);
+    match spawn::spawn_serve(&args, Duration::from_secs(60)) {
+        Ok(s) => (s.child, s.http.expect("an http listening line")),
+        Err(s) => panic!(
+            "strata serve not ready:\n{}",
+            s.log.lock().unwrap().join("\n")
+        ),
+    }
+}
+
+/// The arguments of [`start`].
+fn serve_args(dir: &Path) -> Vec<String> {
+    [
         "serve",
         "--bind",
         "127.0.0.1",
@@ -121,14 +133,7 @@ fn start(dir: &Path) -> (Child, SocketAddr) {
     .iter()
     .map(|s| s.to_string())
     .chain([dir.display().to_string()])
-    .collect();
-    match spawn::spawn_serve(&args, Duration::from_secs(60)) {
-        Ok(s) => (s.child, s.http.expect("an http listening line")),
-        Err(s) => panic!(
-            "strata serve not ready:\n{}",
-            s.log.lock().unwrap().join("\n")
-        ),
-    }
+    .collect()
 }
 
 /// What one writer saw: the acknowledged state of each of its documents
@@ -326,4 +331,105 @@ fn crash_loop(name: &str, tier: &str, refresh: &str) -> (crash::DataDir, Child, 
         "no document was acknowledged: the test proved nothing"
     );
     (dir, child, addr)
+}
+
+/// After a kill -9, while the translogs replay, the HTTP port answers as a
+/// recovering Elasticsearch node (root, red health, the "state not
+/// recovered" block for the rest) and the key-value ports serve; once the
+/// replay is done every acknowledged document is there.
+#[test]
+fn the_http_port_answers_while_translogs_replay() {
+    const BULKS: usize = 80;
+    const PER_BULK: usize = 500;
+    let dir = crash::DataDir::new("search-startup");
+    let (child, addr) = start(dir.path());
+    let settings = json!({"settings": {"number_of_shards": 1, "number_of_replicas": 0,
+        "refresh_interval": "-1", "translog": {"durability": "request"}}});
+    let (status, reply) = http(
+        addr,
+        "PUT",
+        &format!("/{INDEX}"),
+        Some(("application/json", settings.to_string().as_bytes())),
+    )
+    .unwrap();
+    assert_eq!(status, 200, "{reply}");
+    for b in 0..BULKS {
+        let mut body = Vec::new();
+        for i in 0..PER_BULK {
+            let id = b * PER_BULK + i;
+            body.extend_from_slice(
+                json!({"index": {"_id": id.to_string()}})
+                    .to_string()
+                    .as_bytes(),
+            );
+            body.push(b'\n');
+            let doc = json!({"n": id, "text": format!("event {id} with some words to index")});
+            body.extend_from_slice(doc.to_string().as_bytes());
+            body.push(b'\n');
+        }
+        let path = format!("/{INDEX}/_bulk");
+        let (status, reply) =
+            http(addr, "POST", &path, Some(("application/x-ndjson", &body))).unwrap();
+        assert!(
+            status == 200 && reply["errors"] == json!(false),
+            "{status} {reply}"
+        );
+    }
+    // Nothing was refreshed or flushed: the restart replays every document.
+    kill(child);
+    let args = serve_args(dir.path());
+    let spawned =
+        match spawn::spawn_until(&args, Duration::from_secs(60), spawn::Until::HttpListening) {
+            Ok(s) => s,
+            Err(s) => panic!(
+                "strata serve did not listen:\n{}",
+                s.log.lock().unwrap().join("\n")
+            ),
+        };
+    let addr = spawned.http.expect("http address");
+    let (status, root) = http(addr, "GET", "/", None).unwrap();
+    assert_eq!(status, 200, "{root}");
+    let (status, health) = http(addr, "GET", "/_cluster/health", None).unwrap();
+    assert_eq!(status, 200, "{health}");
+    let was_red = health["status"] == json!("red");
+    let (status, search) = http(addr, "GET", &format!("/{INDEX}/_search"), None).unwrap();
+    match status {
+        // Still replaying: Elasticsearch's block, which clients retry.
+        503 => assert_eq!(search["error"]["type"], json!("cluster_block_exception")),
+        // Recovered meanwhile.
+        200 => {}
+        other => panic!("a search during the recovery got {other}: {search}"),
+    }
+    // The key-value ports do not wait for the search indices.
+    let resp = spawned.resp.expect("resp listens before http");
+    let mut conn = TcpStream::connect(resp).unwrap();
+    conn.write_all(b"*1\r\n$4\r\nPING\r\n").unwrap();
+    let mut pong = [0u8; 7];
+    conn.read_exact(&mut pong).unwrap();
+    assert_eq!(&pong, b"+PONG\r\n");
+    let (status, health) = http(
+        addr,
+        "GET",
+        "/_cluster/health?wait_for_status=green&timeout=60s",
+        None,
+    )
+    .unwrap();
+    assert_eq!(status, 200, "{health}");
+    assert_eq!(health["status"], json!("green"));
+    let (_, count) = http(addr, "GET", &format!("/{INDEX}/_count"), None).unwrap();
+    assert_eq!(count["count"], json!(BULKS * PER_BULK), "{count}");
+    let recovered = spawned
+        .log
+        .lock()
+        .unwrap()
+        .iter()
+        .find(|l| l.contains("search indices recovered"))
+        .cloned();
+    eprintln!("{}", recovered.unwrap_or_default());
+    kill(spawned.child);
+    assert!(
+        was_red,
+        "the replay of {} documents ended before the first request: the test saw no recovery",
+        BULKS * PER_BULK
+    );
 }

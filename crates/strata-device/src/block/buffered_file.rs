@@ -60,6 +60,10 @@ impl BlockDevice for BufferedBlockFile {
     fn is_direct(&self) -> bool {
         false
     }
+
+    fn space_reserved(&self) -> bool {
+        self.file.reserved()
+    }
 }
 
 #[cfg(test)]

@@ -77,6 +77,10 @@ impl BlockDevice for DirectBlockFile {
     fn is_direct(&self) -> bool {
         true
     }
+
+    fn space_reserved(&self) -> bool {
+        self.file.reserved()
+    }
 }
 
 /// `EINVAL` from an `O_DIRECT` open or aligned read means the filesystem

@@ -110,6 +110,10 @@ impl BlockDevice for FaultyBlockDevice {
     fn is_direct(&self) -> bool {
         self.inner.is_direct()
     }
+
+    fn space_reserved(&self) -> bool {
+        self.inner.space_reserved()
+    }
 }
 
 #[cfg(test)]

@@ -14,6 +14,8 @@ pub(super) struct BlockFile {
     file: File,
     capacity: u64,
     path: PathBuf,
+    /// The filesystem holds blocks for the whole file (see `reserve`).
+    reserved: bool,
 }
 
 impl BlockFile {
@@ -28,17 +30,31 @@ impl BlockFile {
             .custom_flags(flags)
             .open(path)?;
         let size = file.seek(SeekFrom::End(0))?;
+        let capacity = size - size % BLOCK_ALIGN as u64;
+        let reserved = match file.metadata()?.is_file() {
+            true => reserve(&file, path, capacity)?,
+            // A block device's blocks are its own.
+            false => true,
+        };
         Ok(BlockFile {
             file,
-            capacity: size - size % BLOCK_ALIGN as u64,
+            capacity,
             path: path.to_path_buf(),
+            reserved,
         })
     }
 
-    /// Creates the regular file `path` with `capacity` bytes (sparse), or
-    /// opens it if it exists with exactly that size (or is empty, and is
-    /// then sized). Another size is refused: the caller would lose or
-    /// misread data. The size is made durable before returning.
+    /// Whether every block of the file is reserved on the filesystem, so
+    /// that no write into it can fail for lack of space.
+    pub(super) fn reserved(&self) -> bool {
+        self.reserved
+    }
+
+    /// Creates the regular file `path` with `capacity` bytes, or opens it if
+    /// it exists with exactly that size (or is empty, and is then sized).
+    /// Another size is refused: the caller would lose or misread data. The
+    /// size is made durable before returning, and the file's blocks are
+    /// reserved on the filesystem (`reserve`).
     pub(super) fn create(path: &Path, capacity: u64, flags: i32) -> io::Result<BlockFile> {
         if capacity == 0 || !capacity.is_multiple_of(BLOCK_ALIGN as u64) {
             return Err(io::Error::new(
@@ -58,7 +74,8 @@ impl BlockFile {
             .truncate(false)
             .open(path)?;
         let size = plain.metadata()?.len();
-        if size == 0 {
+        let fresh = size == 0;
+        if fresh {
             plain.set_len(capacity)?;
             plain.sync_all()?;
         } else if size != capacity {
@@ -71,8 +88,13 @@ impl BlockFile {
                 ),
             ));
         }
-        drop(plain);
-        BlockFile::open(path, flags)
+        let opened = BlockFile::open(path, flags);
+        if opened.is_err() && fresh {
+            // Not even reserved: leave it empty again, as found, so that
+            // another capacity may be asked for next time.
+            let _ = plain.set_len(0);
+        }
+        opened
     }
 
     pub(super) fn capacity(&self) -> u64 {
@@ -95,5 +117,30 @@ impl BlockFile {
 
     pub(super) fn sync(&self) -> io::Result<()> {
         self.file.sync_data()
+    }
+}
+
+/// Reserves the blocks of the first `len` bytes of the regular file
+/// `file` (`fallocate`, keeping its size and contents), so that writes into
+/// it never fail for lack of space later: a filesystem shared with other
+/// data can fill up without failing the tier's writes. `Ok(false)` where
+/// the filesystem cannot reserve (the file stays sparse); an error naming
+/// the file where there is not enough space.
+fn reserve(file: &File, path: &Path, len: u64) -> io::Result<bool> {
+    use rustix::fs::{fallocate, FallocateFlags};
+    use rustix::io::Errno;
+    if len == 0 {
+        return Ok(true);
+    }
+    match fallocate(file, FallocateFlags::empty(), 0, len) {
+        Ok(()) => Ok(true),
+        Err(e) if e == Errno::OPNOTSUPP || e == Errno::NOSYS => Ok(false),
+        Err(e) => {
+            let e = io::Error::from(e);
+            Err(io::Error::new(
+                e.kind(),
+                format!("{}: reserving {len} bytes of disk: {e}", path.display()),
+            ))
+        }
     }
 }

@@ -77,6 +77,14 @@ impl MemBlockDevice {
         MemBlockDevice::with_content(self.shared.state.read().durable.clone())
     }
 
+    /// What a killed process leaves, as a new independent device: every
+    /// write that reached the device, synced or not (the kernel keeps what
+    /// the process handed it; only a power cut loses unsynced writes).
+    /// `self` is unchanged.
+    pub fn after_kill(&self) -> MemBlockDevice {
+        MemBlockDevice::with_content(self.shared.state.read().current.clone())
+    }
+
     /// What a power cut may leave on a real drive, as a new independent
     /// device: the durable bytes plus a random subset of the unsynced
     /// writes (applied in their order), the last one kept possibly torn to

@@ -81,6 +81,13 @@ pub trait BlockDevice: Send + Sync {
     /// files and the in-memory device), so the caller alone decides what
     /// stays in DRAM.
     fn is_direct(&self) -> bool;
+
+    /// True when writes within the capacity cannot fail for lack of space
+    /// (a block device, a file whose blocks the filesystem reserved, memory).
+    /// A sparse file on a filesystem that cannot reserve is not.
+    fn space_reserved(&self) -> bool {
+        true
+    }
 }
 
 /// Checks a block I/O request: `buf` starts at an aligned address, its

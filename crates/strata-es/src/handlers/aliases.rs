@@ -15,6 +15,7 @@ use crate::error::{EsError, Result};
 use crate::node::Node;
 use crate::reply::Reply;
 use crate::request::EsRequest;
+use crate::security::actions;
 
 /// `POST /_aliases` (actions) or `GET [/<index>]/_aliases` (listing).
 pub fn aliases(node: &Node, index: Option<&str>, req: &EsRequest) -> Result<Reply> {
@@ -146,6 +147,14 @@ pub fn cat(node: &Node, names: Option<&str>, req: &EsRequest) -> Result<Reply> {
     let mut rows = Vec::new();
     for alias in table.names() {
         if !patterns.is_empty() && !patterns.iter().any(|p| wildcard_match(p, alias)) {
+            continue;
+        }
+        // Security on: only the aliases the caller may view.
+        if req
+            .grant
+            .as_ref()
+            .is_some_and(|g| !g.permits(actions::GET_ALIASES, alias))
+        {
             continue;
         }
         for (index, meta) in table.targets(alias).into_iter().flatten() {

@@ -13,6 +13,7 @@ use std::time::Instant;
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::{Map, Value};
+use strata_search::breaker::{estimate, MemoryAccount};
 use strata_search::index::DocWriteResult;
 use strata_search::{SearchError, SearchIndex};
 
@@ -23,6 +24,7 @@ use crate::ndjson;
 use crate::node::Node;
 use crate::reply::Reply;
 use crate::request::{check_version, precondition, reject_routing, EsRequest, RefreshPolicy};
+use crate::security::actions;
 
 /// The four bulk operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,28 +79,30 @@ pub fn bulk(node: &Node, path_index: Option<&str>, req: &EsRequest) -> Result<Re
         ));
     }
     let require_alias = req.flag("require_alias", false)?;
-    let items = parse_items(&req.body, path_index)?;
+    let items = parse_items(&req.body, path_index, &req.memory)?;
     let started = Instant::now();
     let mut touched: BTreeMap<String, (Arc<SearchIndex>, u64)> = BTreeMap::new();
     let mut outcomes = Vec::with_capacity(items.len());
     for item in &items {
-        let outcome = match run(node, item, require_alias) {
-            Ok((index, result, get)) => {
-                // Looked up first: the name is copied once per index, not per item.
-                let entry = match touched.get_mut(index.name()) {
-                    Some(entry) => entry,
-                    None => touched
-                        .entry(index.name().to_string())
-                        .or_insert_with(|| (Arc::clone(&index), 0)),
-                };
-                entry.1 = entry.1.max(result.lsn);
-                Outcome::Written { index, result, get }
-            }
-            Err(e) => Outcome::Failed {
-                status: e.status(),
-                error: e.in_index(&item.index).cause(),
-            },
-        };
+        req.memory.reserve(OUTCOME_BYTES, "<bulk_item>")?;
+        let outcome =
+            match authorize(req, item).and_then(|()| run(node, item, require_alias, &req.memory)) {
+                Ok((index, result, get)) => {
+                    // Looked up first: the name is copied once per index, not per item.
+                    let entry = match touched.get_mut(index.name()) {
+                        Some(entry) => entry,
+                        None => touched
+                            .entry(index.name().to_string())
+                            .or_insert_with(|| (Arc::clone(&index), 0)),
+                    };
+                    entry.1 = entry.1.max(result.lsn);
+                    Outcome::Written { index, result, get }
+                }
+                Err(e) => Outcome::Failed {
+                    status: e.status(),
+                    error: e.in_index(&item.index).cause(),
+                },
+            };
         outcomes.push(outcome);
     }
     if refresh != RefreshPolicy::None {
@@ -198,15 +202,32 @@ impl Serialize for ItemReply<'_> {
     }
 }
 
-fn parse_items<'a>(body: &'a [u8], path_index: Option<&str>) -> Result<Vec<Item<'a>>> {
+/// What an item's outcome and reply entry hold until the reply is sent.
+const OUTCOME_BYTES: u64 = 256;
+
+/// The items of `body`; each item's parsed action line is reserved on
+/// `memory` (a bulk of many small deletes is all action lines).
+fn parse_items<'a>(
+    body: &'a [u8],
+    path_index: Option<&str>,
+    memory: &MemoryAccount,
+) -> Result<Vec<Item<'a>>> {
     let lines = ndjson::lines(body)?;
     if lines.is_empty() {
         return Err(EsError::ActionValidation("no requests added".into()));
     }
+    memory.reserve(
+        (lines.len() * std::mem::size_of::<&[u8]>()) as u64,
+        "<bulk_request>",
+    )?;
     let mut items = Vec::new();
     let mut i = 0;
     while i < lines.len() {
         let number = i + 1;
+        memory.reserve(
+            std::mem::size_of::<Item<'_>>() as u64 + 2 * estimate::parsed_json(lines[i]),
+            "<bulk_request>",
+        )?;
         let action = ndjson::parse_line(lines[i], i)?;
         let Some((name, meta)) = action
             .as_object()
@@ -258,12 +279,29 @@ fn parse_items<'a>(body: &'a [u8], path_index: Option<&str>) -> Result<Vec<Item<
     Ok(items)
 }
 
+/// The caller's right to this item (security on): the operation's
+/// privilege on the name as written, and to create the index if needed.
+fn authorize(req: &EsRequest, item: &Item<'_>) -> Result<()> {
+    let Some(grant) = &req.grant else {
+        return Ok(());
+    };
+    let create =
+        item.op == Op::Create || item.meta.get("op_type").and_then(Value::as_str) == Some("create");
+    match item.op {
+        Op::Delete => grant.check(actions::DELETE_DOC, &[&item.index]),
+        Op::Update => grant.check_write(actions::UPDATE_DOC, &item.index),
+        Op::Index | Op::Create if create => grant.check_write(actions::CREATE_DOC, &item.index),
+        Op::Index | Op::Create => grant.check_write(actions::INDEX_DOC, &item.index),
+    }
+}
+
 /// Runs one item: its index, its result and, for an update asking for
 /// `_source`, the reply's `get`.
 fn run(
     node: &Node,
     item: &Item<'_>,
     require_alias: bool,
+    memory: &MemoryAccount,
 ) -> Result<(Arc<SearchIndex>, DocWriteResult, Option<Value>)> {
     let required = match item.meta.get("require_alias") {
         Some(v) => v.as_bool().unwrap_or(require_alias),
@@ -307,13 +345,16 @@ fn run(
         Op::Index | Op::Create => {
             let index = node.index_for_write(&item.index)?;
             let source = item.source.unwrap_or_default();
+            let _indexing = super::documents::reserve_indexing(memory, source)?;
             let result = index
                 .index_document(id, source, pre)
                 .map_err(EsError::from)?;
             Ok((index, result, None))
         }
         Op::Update => {
-            let body = ndjson::parse_line(item.source.unwrap_or_default(), 0)?;
+            let source = item.source.unwrap_or_default();
+            let _indexing = super::documents::reserve_indexing(memory, source)?;
+            let body = ndjson::parse_line(source, 0)?;
             let update = UpdateBody::parse(&body)?;
             let index = node.index_for_write(&item.index)?;
             let id = id.unwrap_or_default();
@@ -332,16 +373,17 @@ mod tests {
     fn items_parse_with_defaults_and_errors() {
         let body =
             b"{\"index\":{\"_id\":1}}\n{\"a\":1}\n{\"delete\":{\"_index\":\"x\",\"_id\":\"2\"}}\n";
-        let items = parse_items(body, Some("logs")).unwrap();
+        let unaccounted = MemoryAccount::unaccounted();
+        let items = parse_items(body, Some("logs"), &unaccounted).unwrap();
         assert_eq!(items.len(), 2);
         assert_eq!(
             (items[0].index.as_str(), items[0].id.as_deref()),
             ("logs", Some("1"))
         );
         assert_eq!(items[1].op, Op::Delete);
-        assert!(parse_items(b"{\"index\":{}}\n{}\n", None).is_err());
-        assert!(parse_items(b"{\"frob\":{}}\n", Some("x")).is_err());
-        assert!(parse_items(b"{\"index\":{}}\n", Some("x")).is_err());
-        assert!(parse_items(b"{\"index\":{}}\n{}", Some("x")).is_err());
+        assert!(parse_items(b"{\"index\":{}}\n{}\n", None, &unaccounted).is_err());
+        assert!(parse_items(b"{\"frob\":{}}\n", Some("x"), &unaccounted).is_err());
+        assert!(parse_items(b"{\"index\":{}}\n", Some("x"), &unaccounted).is_err());
+        assert!(parse_items(b"{\"index\":{}}\n{}", Some("x"), &unaccounted).is_err());
     }
 }

@@ -221,6 +221,25 @@ pub fn health(node: &Node, req: &EsRequest) -> Result<Reply> {
             status = "yellow";
         }
     }
+    health_table(
+        &node.config.cluster_name,
+        status,
+        primaries,
+        unassigned,
+        req,
+    )
+}
+
+/// The `_cat/health` table of a one-node cluster with `primaries` active
+/// shards and `unassigned` replicas (also what a recovering node shows,
+/// red with no shards).
+pub(crate) fn health_table(
+    cluster_name: &str,
+    status: &str,
+    primaries: u64,
+    unassigned: u64,
+    req: &EsRequest,
+) -> Result<Reply> {
     let now = host::now_millis();
     let secs = now / 1000;
     let percent = if primaries + unassigned == 0 {
@@ -236,7 +255,7 @@ pub fn health(node: &Node, req: &EsRequest) -> Result<Reply> {
             (secs / 60) % 60,
             secs % 60
         )),
-        Some(node.config.cluster_name.clone()),
+        Some(cluster_name.to_string()),
         Some(status.to_string()),
         Some("1".into()),
         Some("1".into()),

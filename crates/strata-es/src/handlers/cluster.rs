@@ -1,12 +1,13 @@
 //! Cluster-level APIs of a one-node cluster: `_cluster/health` (with
 //! `wait_for_status`, `wait_for_nodes` and `timeout`), `_nodes`, `_nodes/stats` and `_stats`. Health is green when no index
 //! asks for replicas and yellow otherwise (replicas cannot be assigned on
-//! one node); red never occurs.
+//! one node); red only while the node recovers its indices (`startup`).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
+use strata_search::breaker::byte_size;
 use strata_search::store::BLOCK_SIZE;
 
 use super::stats::{health_of, IndexStats};
@@ -17,8 +18,8 @@ use crate::node::Node;
 use crate::reply::Reply;
 use crate::request::EsRequest;
 
-/// How often a health wait re-checks.
-const HEALTH_POLL: Duration = Duration::from_millis(100);
+/// How often a health wait re-checks (also while the node recovers).
+pub(crate) const HEALTH_POLL: Duration = Duration::from_millis(100);
 /// Default `timeout` of a health wait.
 const HEALTH_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -30,36 +31,70 @@ fn rank(status: &str) -> u8 {
     }
 }
 
+/// What a health request waits for, and until when.
+pub(crate) struct HealthWait {
+    /// The least status wanted (`rank`), if any.
+    pub wanted: Option<u8>,
+    /// Whether `wait_for_nodes` holds.
+    pub nodes_ok: bool,
+    pub deadline: Instant,
+}
+
+impl HealthWait {
+    /// Parses `wait_for_status`, `wait_for_nodes` and `timeout`.
+    pub(crate) fn parse(req: &EsRequest) -> Result<HealthWait> {
+        let wanted = match req.param("wait_for_status") {
+            None => None,
+            Some(s @ ("green" | "yellow" | "red")) => Some(rank(s)),
+            Some(other) => {
+                return Err(EsError::IllegalArgument(format!(
+                    "unknown cluster health status [{other}]"
+                )))
+            }
+        };
+        let nodes_ok = match req.param("wait_for_nodes") {
+            None => true,
+            Some(expr) => nodes_satisfied(expr)?,
+        };
+        let timeout = match req.param("timeout") {
+            None => HEALTH_TIMEOUT,
+            Some(t) => strata_search::settings::parse_interval("timeout", &json!(t))
+                .map_err(EsError::from)?
+                .unwrap_or(HEALTH_TIMEOUT),
+        };
+        Ok(HealthWait {
+            wanted,
+            nodes_ok,
+            deadline: Instant::now() + timeout,
+        })
+    }
+
+    /// Whether `body` (a health body) is what the request waits for.
+    pub(crate) fn met(&self, body: &Value) -> bool {
+        let status = body["status"].as_str().unwrap_or("red");
+        self.nodes_ok && self.wanted.is_none_or(|w| rank(status) >= w)
+    }
+}
+
 /// `_cluster/health[/<index>]`, waiting on the async side when asked to.
 pub async fn health(node: Arc<Node>, index: Option<String>, req: EsRequest) -> Result<Reply> {
-    let wanted = match req.param("wait_for_status") {
-        None => None,
-        Some(s @ ("green" | "yellow" | "red")) => Some(rank(s)),
-        Some(other) => {
-            return Err(EsError::IllegalArgument(format!(
-                "unknown cluster health status [{other}]"
-            )))
-        }
-    };
-    let nodes_ok = match req.param("wait_for_nodes") {
-        None => true,
-        Some(expr) => nodes_satisfied(expr)?,
-    };
-    let timeout = match req.param("timeout") {
-        None => HEALTH_TIMEOUT,
-        Some(t) => strata_search::settings::parse_interval("timeout", &json!(t))
-            .map_err(EsError::from)?
-            .unwrap_or(HEALTH_TIMEOUT),
-    };
-    let deadline = Instant::now() + timeout;
+    let wait = HealthWait::parse(&req)?;
+    health_until(node, index, wait).await
+}
+
+/// [`health`] with its wait parsed (a recovering node hands its waiters
+/// over when it is ready, with what is left of their time).
+pub(crate) async fn health_until(
+    node: Arc<Node>,
+    index: Option<String>,
+    wait: HealthWait,
+) -> Result<Reply> {
     loop {
         let mut body = health_body(&node, index.as_deref())?;
-        let status = body["status"].as_str().unwrap_or("red");
-        let met = nodes_ok && wanted.is_none_or(|w| rank(status) >= w);
-        if met {
+        if wait.met(&body) {
             return Ok(Reply::ok(body));
         }
-        if Instant::now() >= deadline {
+        if Instant::now() >= wait.deadline {
             body["timed_out"] = json!(true);
             return Ok(Reply::json(408, body));
         }
@@ -119,13 +154,30 @@ fn health_body(node: &Node, index: Option<&str>) -> Result<Value> {
             status = "yellow";
         }
     }
+    Ok(health_json(
+        &node.config.cluster_name,
+        status,
+        primaries,
+        unassigned,
+    ))
+}
+
+/// The `_cluster/health` body of a one-node cluster with `primaries`
+/// active shards and `unassigned` replicas (also what a recovering node
+/// shows: red, no shards).
+pub(crate) fn health_json(
+    cluster_name: &str,
+    status: &str,
+    primaries: u64,
+    unassigned: u64,
+) -> Value {
     let percent = if primaries + unassigned == 0 {
         100.0
     } else {
         100.0 * primaries as f64 / (primaries + unassigned) as f64
     };
-    Ok(json!({
-        "cluster_name": node.config.cluster_name,
+    json!({
+        "cluster_name": cluster_name,
         "status": status,
         "timed_out": false,
         "number_of_nodes": 1,
@@ -141,7 +193,7 @@ fn health_body(node: &Node, index: Option<&str>) -> Result<Value> {
         "number_of_in_flight_fetch": 0,
         "task_max_waiting_in_queue_millis": 0,
         "active_shards_percent_as_number": percent,
-    }))
+    })
 }
 
 fn node_header(node: &Node) -> Map<String, Value> {
@@ -196,7 +248,7 @@ pub fn nodes(node: &Node) -> Result<Reply> {
 /// memory, process memory;
 /// `jvm` and `ingest` are present in shape with only what is true
 /// (uptime; no pipelines).
-pub fn nodes_stats(node: &Node) -> Result<Reply> {
+pub fn nodes_stats(node: &Node, req: &EsRequest) -> Result<Reply> {
     let mut total = IndexStats::default();
     for index in node.catalog.resolve("_all")? {
         total.add(&IndexStats::of(&index));
@@ -247,7 +299,56 @@ pub fn nodes_stats(node: &Node) -> Result<Reply> {
         json!({"total": {"count": 0, "time_in_millis": 0, "current": 0, "failed": 0},
                "pipelines": {}}),
     );
+    body.insert("breakers".into(), breakers(node));
+    keep_metrics(&mut body, req);
     Ok(Reply::ok(nodes_envelope(node, body)))
+}
+
+/// The `breakers` of `_nodes/stats`: each child, then the parent.
+fn breakers(node: &Node) -> Value {
+    let mut out = Map::new();
+    for b in node.breakers.stats() {
+        out.insert(
+            b.name.into(),
+            json!({
+                "limit_size_in_bytes": b.limit,
+                "limit_size": byte_size::format(b.limit),
+                "estimated_size_in_bytes": b.estimated,
+                "estimated_size": byte_size::format(b.estimated),
+                "overhead": b.overhead,
+                "tripped": b.tripped,
+            }),
+        );
+    }
+    Value::Object(out)
+}
+
+/// `_nodes/stats/<metrics>` (`breaker`, `jvm,os`, ...): only those
+/// sections beside the node's identity; `_all` or none: every section.
+fn keep_metrics(body: &mut Map<String, Value>, req: &EsRequest) {
+    let Some(at) = req.segments.iter().position(|s| s == "stats") else {
+        return;
+    };
+    let Some(list) = req.segments.get(at + 1) else {
+        return;
+    };
+    let wanted: Vec<&str> = list
+        .split(',')
+        .map(|m| if m == "breaker" { "breakers" } else { m })
+        .collect();
+    if wanted.contains(&"_all") {
+        return;
+    }
+    const IDENTITY: [&str; 7] = [
+        "name",
+        "transport_address",
+        "host",
+        "ip",
+        "roles",
+        "attributes",
+        "timestamp",
+    ];
+    body.retain(|key, _| IDENTITY.contains(&key.as_str()) || wanted.contains(&key.as_str()));
 }
 
 /// `[/<index>]/_stats`.

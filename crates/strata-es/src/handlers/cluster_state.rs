@@ -92,16 +92,14 @@ pub fn state(node: &Node, req: &EsRequest) -> Result<Reply> {
 pub fn settings(node: &Node, req: &EsRequest) -> Result<Reply> {
     if req.method == Method::PUT {
         let body = req.required_json_body()?;
-        return Ok(Reply::ok(node.cluster_settings.update(&body)?));
+        let reply = node.cluster_settings.update(&body)?;
+        node.apply_cluster_settings();
+        return Ok(Reply::ok(reply));
     }
     let flat = req.flag("flat_settings", false)?;
     let mut body = node.cluster_settings.to_json(flat);
     if req.flag("include_defaults", false)? {
-        body["defaults"] = if flat {
-            json!({ crate::cluster_settings::DESTRUCTIVE_REQUIRES_NAME: "true" })
-        } else {
-            json!({"action": {"destructive_requires_name": "true"}})
-        };
+        body["defaults"] = node.cluster_settings.defaults(flat);
     }
     Ok(Reply::ok(body))
 }

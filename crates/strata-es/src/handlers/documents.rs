@@ -10,6 +10,7 @@
 use axum::http::Method;
 use serde::Serialize;
 use serde_json::{json, Value};
+use strata_search::breaker::{estimate, MemoryAccount};
 use strata_search::index::{DocWriteResult, WriteResult};
 use strata_search::search::source_filter::SourceFilter;
 use strata_search::shard::PRIMARY_TERM;
@@ -51,10 +52,19 @@ pub fn write(
     }
     require_alias(node, index, req.flag("require_alias", false)?)?;
     let target = node.index_for_write(index)?;
+    let _indexing = reserve_indexing(&req.memory, &req.body)?;
     let result = target
         .index_document(id, &req.body, precondition)
         .map_err(|e| EsError::from(e).in_index(index))?;
     finish_write(&target, &result, refresh, None)
+}
+
+/// Reserves on the request breaker what indexing `source` takes at its
+/// peak, for as long as the returned account lives (the write).
+pub(super) fn reserve_indexing(memory: &MemoryAccount, source: &[u8]) -> Result<MemoryAccount> {
+    let part = memory.part();
+    part.reserve(estimate::indexing(source), "<index_document>")?;
+    Ok(part)
 }
 
 fn delete(node: &Node, index: &str, id: &str, req: &EsRequest) -> Result<Reply> {
@@ -191,6 +201,8 @@ pub fn update(node: &Node, index: &str, id: &str, req: &EsRequest) -> Result<Rep
     let refresh = req.refresh_policy()?;
     require_alias(node, index, req.flag("require_alias", false)?)?;
     let target = node.index_for_write(index)?;
+    // The merged document is about the stored one plus the change.
+    let _indexing = reserve_indexing(&req.memory, &req.body)?;
     let result = body.apply(&target, id, precondition)?;
     let url_filter = ["_source", "_source_includes", "_source_excludes"]
         .iter()

@@ -1,6 +1,7 @@
 //! `[/<index>]/_mget`: documents by `docs` (each with its `_index`, `_id`
 //! and `_source` filter) or by `ids`; each answered on its own, found,
-//! not found or with its error, in request order.
+//! not found or with its error, in request order. The documents found
+//! are reserved on the request breaker as they are loaded.
 
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -12,6 +13,7 @@ use crate::error::{EsError, Result};
 use crate::node::Node;
 use crate::reply::Reply;
 use crate::request::EsRequest;
+use crate::security::actions;
 
 /// `[/<index>]/_mget` with `docs` or `ids`.
 pub fn mget(node: &Node, path_index: Option<&str>, req: &EsRequest) -> Result<Reply> {
@@ -52,11 +54,17 @@ pub fn mget(node: &Node, path_index: Option<&str>, req: &EsRequest) -> Result<Re
             Some(v) => SourceFilter::parse(v)?,
             None => default_filter.clone(),
         };
-        let found = node
-            .catalog
-            .single_index(&index)
-            .map_err(EsError::from)
+        let found = req
+            .grant
+            .as_ref()
+            .map_or(Ok(()), |g| g.check(actions::MGET_ITEM, &[&index]))
+            .and_then(|()| node.catalog.single_index(&index).map_err(EsError::from))
             .and_then(|target| lookup(&target, &id, &filter, None));
+        // Each found document's bytes stay until the reply is sent.
+        if let Ok(Some(doc)) = &found {
+            let bytes = doc.source.as_ref().map_or(0, |s| s.get().len()) + 256;
+            req.memory.reserve(bytes as u64, "<mget_response>")?;
+        }
         docs.push(match found {
             Ok(Some(doc)) => MgetDoc::Found(doc),
             Ok(None) => MgetDoc::Other(json!({"_index": index, "_id": id, "found": false})),

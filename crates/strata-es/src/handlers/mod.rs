@@ -36,6 +36,8 @@ pub mod stats;
 pub mod templates;
 pub mod write_reply;
 
+use std::sync::Arc;
+
 use crate::error::Result;
 use crate::node::Node;
 use crate::reply::Reply;
@@ -45,7 +47,7 @@ use strata_search::catalog::TemplateKind;
 
 /// Runs the handler of `route` (every route but `ClusterHealth`, which
 /// may wait and is served on the async side).
-pub fn dispatch(node: &Node, route: &Route, req: &EsRequest) -> Result<Reply> {
+pub fn dispatch(node: &Arc<Node>, route: &Route, req: &EsRequest) -> Result<Reply> {
     if !is_write(route, req) {
         return run(node, route, req);
     }
@@ -73,7 +75,7 @@ fn is_write(route: &Route, req: &EsRequest) -> bool {
     }
 }
 
-fn run(node: &Node, route: &Route, req: &EsRequest) -> Result<Reply> {
+fn run(node: &Arc<Node>, route: &Route, req: &EsRequest) -> Result<Reply> {
     match route {
         Route::Info => root::info(node, req),
         Route::Index(index) => indices::index(node, index, req),
@@ -97,7 +99,7 @@ fn run(node: &Node, route: &Route, req: &EsRequest) -> Result<Reply> {
         Route::ClusterSettings => cluster_state::settings(node, req),
         Route::ClusterState => cluster_state::state(node, req),
         Route::Nodes => cluster::nodes(node),
-        Route::NodesStats => cluster::nodes_stats(node),
+        Route::NodesStats => cluster::nodes_stats(node, req),
         Route::CatIndices(index) => cat::indices(node, index.as_deref(), req),
         Route::CatHealth => cat::health(node, req),
         Route::CatNodes => cat::nodes(node, req),

@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use crate::error::Result;
-use crate::node::Node;
+use crate::node::{Identity, Node, NodeConfig};
 use crate::reply::Reply;
 use crate::request::EsRequest;
 use crate::{ES_VERSION, LUCENE_VERSION};
@@ -16,13 +16,20 @@ pub const BUILD_DATE: &str = "2024-08-05T10:05:34.233336849Z";
 
 /// `GET /`.
 pub fn info(node: &Node, req: &EsRequest) -> Result<Reply> {
+    info_of(&node.config, &node.identity, req)
+}
+
+/// `GET /` from the node's configuration and identity alone: answered
+/// while the indices still recover too, as Elasticsearch answers it while
+/// its cluster is red.
+pub fn info_of(config: &NodeConfig, identity: &Identity, req: &EsRequest) -> Result<Reply> {
     if req.method == axum::http::Method::HEAD {
         return Ok(Reply::empty(200));
     }
     Ok(Reply::ok(json!({
-        "name": node.config.node_name,
-        "cluster_name": node.config.cluster_name,
-        "cluster_uuid": node.identity.cluster_uuid,
+        "name": config.node_name,
+        "cluster_name": config.cluster_name,
+        "cluster_uuid": identity.cluster_uuid,
         "version": {
             "number": ES_VERSION,
             "build_flavor": "default",

@@ -67,7 +67,11 @@ pub fn search(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<
     let body = req.json_body()?;
     let (indices, filter) = aliases::resolve_filtered(node, expression, indices_options(req)?)?;
     let response = run_search(&indices, filter.as_ref(), &body, req, true)?;
-    Reply::serialized(&response).map_err(|e| EsError::Internal(e.to_string()))
+    let reply = Reply::serialized(&response).map_err(|e| EsError::Internal(e.to_string()))?;
+    if let crate::reply::Payload::Serialized(bytes) = &reply.payload {
+        req.memory.reserve(bytes.len() as u64, "<reply>")?;
+    }
+    Ok(reply)
 }
 
 pub(super) fn run_search(
@@ -78,6 +82,7 @@ pub(super) fn run_search(
     with_params: bool,
 ) -> Result<SearchResponse> {
     let mut request = SearchRequest::parse(body)?;
+    request.memory = req.memory.clone();
     let mut totals_as_int = false;
     if with_params {
         for (key, value) in req.params() {
@@ -101,7 +106,17 @@ pub(super) fn run_search(
     if alias_filter.is_some() {
         request.query = aliases::with_filter(request.query, alias_filter);
     }
+    let started = std::time::Instant::now();
     let mut response = engine::search_response(indices, &request)?;
+    let took = started.elapsed();
+    let hits = response.body["hits"]["total"]["value"]
+        .as_u64()
+        .unwrap_or(0);
+    let phases = strata_search::slowlog::SearchTook {
+        query: took.saturating_sub(response.fetch_took),
+        fetch: response.fetch_took,
+    };
+    strata_search::slowlog::note_search(indices, phases, hits, body);
     if totals_as_int {
         let total = response.body["hits"]["total"]["value"].take();
         response.body["hits"]["total"] = total;
@@ -217,7 +232,7 @@ pub fn count(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<R
         query = query_string(q, req);
     }
     let query = aliases::with_filter(query, alias_filter.as_ref());
-    let count = engine::count(&indices, &query)?;
+    let count = engine::count(&indices, &query, &req.memory)?;
     let shards: u64 = indices
         .iter()
         .map(|i| u64::from(i.settings().number_of_shards))

@@ -3,7 +3,8 @@
 //! searchers, store size on disk and in DRAM, operation counters, and
 //! Strata's own `strata_store` section (where segment bytes are, block
 //! cache hits and misses of the index's flushed files). Only what is
-//! measured is reported; timings are not tracked and are left out.
+//! measured is reported: query, fetch and indexing times are
+//! (`strata_search::slowlog`), merge and refresh times are not.
 
 use serde_json::{json, Value};
 use strata_search::SearchIndex;
@@ -27,6 +28,14 @@ pub struct IndexStats {
     pub get_total: u64,
     /// Searches since open.
     pub query_total: u64,
+    /// Time of their query phases, milliseconds.
+    pub query_millis: u64,
+    /// Fetch phases since open.
+    pub fetch_total: u64,
+    /// Their time, milliseconds.
+    pub fetch_millis: u64,
+    /// Time spent indexing documents, milliseconds.
+    pub index_millis: u64,
     /// Refreshes since open.
     pub refresh_total: u64,
     /// Flushes since open.
@@ -65,6 +74,11 @@ impl IndexStats {
         stats.query_total = c.query_total;
         stats.refresh_total = c.refresh_total;
         stats.flush_total = c.flush_total;
+        let millis = |h: &strata_metrics::LatencyHistogram| h.snapshot().sum_nanos / 1_000_000;
+        stats.query_millis = millis(&index.counters.query_latency);
+        stats.fetch_total = index.counters.fetch_latency.snapshot().count;
+        stats.fetch_millis = millis(&index.counters.fetch_latency);
+        stats.index_millis = millis(&index.counters.index_latency);
         let storage = index.storage_stats();
         stats.fresh_bytes = storage.fresh_bytes;
         stats.resident_bytes = storage.resident_bytes;
@@ -84,6 +98,10 @@ impl IndexStats {
         self.delete_total += other.delete_total;
         self.get_total += other.get_total;
         self.query_total += other.query_total;
+        self.query_millis += other.query_millis;
+        self.fetch_total += other.fetch_total;
+        self.fetch_millis += other.fetch_millis;
+        self.index_millis += other.index_millis;
         self.refresh_total += other.refresh_total;
         self.flush_total += other.flush_total;
         self.fresh_bytes += other.fresh_bytes;
@@ -98,9 +116,9 @@ impl IndexStats {
         json!({
             "docs": {"count": self.docs, "deleted": self.deleted},
             "store": {"size_in_bytes": self.store_bytes, "total_data_set_size_in_bytes": self.store_bytes, "reserved_in_bytes": 0},
-            "indexing": {"index_total": self.index_total, "delete_total": self.delete_total},
+            "indexing": {"index_total": self.index_total, "index_time_in_millis": self.index_millis, "delete_total": self.delete_total},
             "get": {"total": self.get_total},
-            "search": {"query_total": self.query_total},
+            "search": {"query_total": self.query_total, "query_time_in_millis": self.query_millis, "fetch_total": self.fetch_total, "fetch_time_in_millis": self.fetch_millis},
             "refresh": {"total": self.refresh_total},
             "flush": {"total": self.flush_total},
             "segments": {"count": self.segments},

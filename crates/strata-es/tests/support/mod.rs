@@ -33,6 +33,15 @@ impl TestServer {
 
     /// Starts a node over `dir` (reopening its indices).
     pub async fn start_in(dir: Arc<tempfile::TempDir>, max_body: usize) -> TestServer {
+        TestServer::start_with(dir, max_body, None).await
+    }
+
+    /// Starts a node over `dir`, with HTTP security when `security` is set.
+    pub async fn start_with(
+        dir: Arc<tempfile::TempDir>,
+        max_body: usize,
+        security: Option<strata_es::SecurityConfig>,
+    ) -> TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let config = NodeConfig {
@@ -43,16 +52,23 @@ impl TestServer {
             http_addr: addr,
             storage: TestServer::storage(&dir),
         };
-        let node = Arc::new(
-            tokio::task::spawn_blocking(move || Node::open(config))
-                .await
-                .unwrap()
-                .unwrap(),
-        );
+        let node = tokio::task::spawn_blocking(move || Node::open(config))
+            .await
+            .unwrap()
+            .unwrap();
+        let node = match security {
+            Some(security) => node.with_security(&security).unwrap(),
+            None => node,
+        };
+        let node = Arc::new(node);
         let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(strata_es::serve(listener, Arc::clone(&node), async move {
-            let _ = stopped.await;
-        }));
+        let task = tokio::spawn(strata_es::serve(
+            listener,
+            strata_es::NodeState::ready(Arc::clone(&node)),
+            async move {
+                let _ = stopped.await;
+            },
+        ));
         TestServer {
             addr,
             node,
@@ -123,6 +139,20 @@ impl TestServer {
         headers: &[(&str, &str)],
         body: Option<&[u8]>,
     ) -> Response {
+        send_to(self.addr, method, path, headers, body).await
+    }
+}
+
+/// Sends one request to `addr` (raw bytes with the given headers) and
+/// reads the whole reply.
+pub async fn send_to(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&[u8]>,
+) -> Response {
+    {
         let mut request =
             format!("{method} {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n");
         for (name, value) in headers {
@@ -130,7 +160,7 @@ impl TestServer {
         }
         let body = body.unwrap_or_default();
         request.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
-        let mut stream = TcpStream::connect(self.addr).await.unwrap();
+        let mut stream = TcpStream::connect(addr).await.unwrap();
         stream.write_all(request.as_bytes()).await.unwrap();
         // A server may answer (413) before reading the whole body.
         let _ = stream.write_all(body).await;
@@ -140,6 +170,27 @@ impl TestServer {
             .expect("reply in time")
             .unwrap();
         Response::parse(&raw, method == "HEAD")
+    }
+}
+
+/// The data of a `Transfer-Encoding: chunked` body (hex size line, data,
+/// CRLF, ..., a zero-size chunk).
+pub fn dechunk(mut raw: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let line_end = raw
+            .windows(2)
+            .position(|w| w == b"\r\n")
+            .expect("chunk size line");
+        let size_text = String::from_utf8_lossy(&raw[..line_end]).to_string();
+        let size = usize::from_str_radix(size_text.split(';').next().unwrap().trim(), 16)
+            .expect("chunk size");
+        raw = &raw[line_end + 2..];
+        if size == 0 {
+            return out;
+        }
+        out.extend_from_slice(&raw[..size]);
+        raw = &raw[size + 2..];
     }
 }
 
@@ -171,8 +222,14 @@ impl Response {
             .filter_map(|l| l.split_once(':'))
             .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
             .collect();
+        let headers: Vec<(String, String)> = headers;
+        let chunked = headers
+            .iter()
+            .any(|(k, v)| k == "transfer-encoding" && v.eq_ignore_ascii_case("chunked"));
         let body = if head {
             Vec::new()
+        } else if chunked {
+            dechunk(&raw[split + 4..])
         } else {
             raw[split + 4..].to_vec()
         };
@@ -201,4 +258,31 @@ impl Response {
     pub fn text(&self) -> String {
         String::from_utf8_lossy(&self.body).to_string()
     }
+}
+
+/// `PUT /_cluster/settings` with `settings` in `scope`, which must succeed.
+pub async fn put_cluster_settings(s: &TestServer, scope: &str, settings: Value) {
+    let r = s
+        .json(
+            "PUT",
+            "/_cluster/settings",
+            Some(serde_json::json!({ scope: settings })),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+}
+
+/// Asserts an Elasticsearch error reply: status, type (also as the root
+/// cause) and the start of its reason.
+pub fn assert_error(r: &Response, status: u16, kind: &str, reason: &str) {
+    assert_eq!(r.status, status, "{}", r.text());
+    let body = r.json();
+    assert_eq!(body["status"], status);
+    assert_eq!(body["error"]["type"], kind, "{body}");
+    assert_eq!(body["error"]["root_cause"][0]["type"], kind);
+    let got = body["error"]["reason"].as_str().unwrap();
+    assert!(
+        got.starts_with(reason),
+        "reason [{got}] does not start with [{reason}]"
+    );
 }

@@ -13,8 +13,12 @@
 //! a restart.
 //!
 //! Before a change is applied, [`Journal::check`] must pass: once the
-//! journal has failed, writes are refused with [`KvError::NotDurable`] and
-//! reads go on.
+//! journal has failed, writes are refused with [`KvError::NotDurable`];
+//! while it cannot write (a full disk), with [`KvError::JournalStalled`]
+//! until it can again. Reads go on either way. A change that passed the
+//! check is always appended: a stalled journal keeps its record and writes
+//! it once it can, so a change is either refused before it is applied or
+//! becomes durable.
 //!
 //! Waiting for durability is the caller's business: the LSN of the last
 //! record appended on the current thread is kept in a thread-local and
@@ -23,6 +27,7 @@
 //! to the append of its record.
 //!
 //! [`KvError::NotDurable`]: crate::KvError::NotDurable
+//! [`KvError::JournalStalled`]: crate::KvError::JournalStalled
 
 pub mod change;
 mod replay;
@@ -32,11 +37,29 @@ use std::cell::Cell;
 pub use change::{decode, BadChange, Change, Changes, KV_RECORD_KIND};
 pub use replay::Restored;
 
+/// Why a journal takes no new change; the text is shown to clients whose
+/// writes are refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// It failed for good: nothing appended from now on becomes durable.
+    Failed(String),
+    /// It cannot write now (no space left): what was appended is kept and
+    /// retried; new changes wait until it can write again.
+    Stalled(String),
+}
+
 /// Where the keyspace's change records go (the command log).
 pub trait Journal: Send + Sync + 'static {
-    /// `Ok` while appended records can still become durable; otherwise the
-    /// cause, which is shown to clients whose writes are refused.
-    fn check(&self) -> Result<(), String>;
+    /// `Ok` while a new change may be applied: its record can become
+    /// durable soon. Otherwise why not.
+    fn check(&self) -> Result<(), Refusal>;
+
+    /// Whether appended records can still become durable (true while the
+    /// journal is only stalled): changes the keyspace makes on its own
+    /// (expiry, eviction) are recorded then.
+    fn accepts(&self) -> bool {
+        self.check().is_ok()
+    }
 
     /// Appends one record and returns its LSN, or the failure's cause.
     /// Called with shard locks held: it must not call back into the keyspace.

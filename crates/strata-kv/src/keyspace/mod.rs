@@ -141,19 +141,21 @@ impl Ctx {
     }
 
     /// True when changes must be recorded: a journal is attached and has
-    /// not failed. (A failed journal records nothing: writes are refused by
+    /// not failed (a stalled one still takes records). (A failed journal
+    /// records nothing: writes are refused by
     /// [`check_journal`](Self::check_journal), and reclaiming expired items
     /// goes on unlogged.)
     pub fn journaling(&self) -> bool {
-        self.journal.get().is_some_and(|j| j.check().is_ok())
+        self.journal.get().is_some_and(|j| j.accepts())
     }
 
     /// Refuses a change that could not be made durable.
     pub fn check_journal(&self) -> Result<(), KvError> {
         match self.journal.get() {
-            Some(journal) => journal
-                .check()
-                .map_err(|cause| KvError::NotDurable { cause }),
+            Some(journal) => journal.check().map_err(|refusal| match refusal {
+                journal::Refusal::Failed(cause) => KvError::NotDurable { cause },
+                journal::Refusal::Stalled(cause) => KvError::JournalStalled { cause },
+            }),
             None => Ok(()),
         }
     }

@@ -13,6 +13,7 @@ mod ssd_adopt;
 
 pub(crate) use room::CompactionStep;
 pub(crate) use ssd::{stub_len, FoundRecord};
+pub(crate) use ssd_adopt::LostStub;
 
 use crate::arena::{encode, header_len, Arena, Loc, Record};
 use crate::fetch;
@@ -288,8 +289,8 @@ impl ShardInner {
             return Err(KvError::TooLarge { size: len, limit });
         }
         // With the SSD tier, DRAM holds only the stub.
-        let dram_len = match ctx.ssd {
-            Some(_) => stub_len(key.len(), cas, flags, expires_at),
+        let dram_len = match &ctx.ssd {
+            Some(ssd) => stub_len(key.len(), ssd.stub_value_len(), cas, flags, expires_at),
             None => len,
         };
         let is_insert = self.lookup(hash, key).is_none();
@@ -335,7 +336,9 @@ impl ShardInner {
                 let old = self.index.loc(slot);
                 let old_rec = self.arena.record(old);
                 if let Some(ssd) = &ctx.ssd {
-                    Self::release_value(ssd, &old_rec, hash);
+                    if Self::superseded_is_released(&old_rec, &self.arena.record(loc)) {
+                        Self::release_value(ssd, &old_rec, hash);
+                    }
                 }
                 let old_len = old_rec.len();
                 if old_rec.header.expires_at.is_some() {

@@ -4,7 +4,9 @@
 //! record, and what removing or clearing leaves on the device.
 //!
 //! Invariant (on top of the shard's): every stub's [`ValueRef`] names a
-//! live SSD entry holding that key's record with the stub's CAS. A removal
+//! live SSD entry holding that key's record with the stub's CAS; with a
+//! persistent index, a stub's fallback (its `Prior`) names a live entry
+//! too until its own record is durable (`tier/fallbacks.rs`). A removal
 //! appends a tombstone entry, which the shard does not track: it stays
 //! live on the SSD until the defragmenter finds it unneeded (`tier/defrag.rs`).
 
@@ -16,7 +18,7 @@ use crate::arena::{decode, encode, header_len, Loc, Record};
 use crate::fetch::{self, Resolved};
 use crate::item::ItemRef;
 use crate::keyspace::Ctx;
-use crate::tier::{SsdTier, ValueRef, VALUE_REF_LEN};
+use crate::tier::{Prior, SsdTier, StubValue, ValueRef, PERSISTENT_STUB_VALUE_LEN, VALUE_REF_LEN};
 use crate::KvError;
 
 /// Where the value of `payload` (a whole record) is, if the record is
@@ -64,7 +66,10 @@ impl ShardInner {
 
     /// Writes `key`'s record to the SSD and a stub for it in the arena;
     /// returns the stub's location, not yet linked. The arena has room
-    /// (the caller made it). On failure nothing remains of either.
+    /// (the caller made it). On failure nothing remains of either. With a
+    /// persistent index the stub's prior is chosen against the key's
+    /// current stub (`tier/fallbacks.rs`), which [`link`](Self::link)
+    /// then replaces.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn append_ssd(
         &mut self,
@@ -77,12 +82,20 @@ impl ShardInner {
         expires_at: Option<u64>,
         cas: u64,
     ) -> Result<Loc, KvError> {
-        let stub_len = stub_len(key.len(), cas, flags, expires_at);
+        let stub_value_len = ssd.stub_value_len();
+        let stub_len = stub_len(key.len(), stub_value_len, cas, flags, expires_at);
         // The stub first (with a blank reference): if the arena refuses,
         // nothing was written to the SSD that a rebuild could bring back.
-        let blank = [0u8; VALUE_REF_LEN];
+        let blank = [0u8; PERSISTENT_STUB_VALUE_LEN];
         let stub = self.arena.append(stub_len, expires_at, |buf| {
-            encode(buf, key, &[&blank], cas, flags, expires_at)
+            encode(
+                buf,
+                key,
+                &[&blank[..stub_value_len]],
+                cas,
+                flags,
+                expires_at,
+            )
         })?;
         let len = header_len(key.len(), value_len, cas, flags, expires_at) + key.len() + value_len;
         let mut record = std::mem::take(&mut self.scratch);
@@ -91,14 +104,21 @@ impl ShardInner {
         encode(&mut record, key, value_parts, cas, flags, expires_at);
         let appended = ssd.append_put(&record, hash);
         self.scratch = record;
+        let old = self
+            .lookup(hash, key)
+            .map(|slot| StubValue::decode(self.record_at(slot).value()));
         let patched = appended.and_then(|loc| {
-            let vref = ValueRef {
+            let current = ValueRef {
                 loc,
                 len: len as u32,
             };
+            let prior = ssd.prior_for(old, loc, hash);
+            let mut value = [0u8; PERSISTENT_STUB_VALUE_LEN];
+            StubValue { current, prior }.encode_into(&mut value[..stub_value_len]);
             self.arena
-                .patch_value(stub, &vref.encode())
+                .patch_value(stub, &value[..stub_value_len])
                 .inspect_err(|_| {
+                    ssd.unkeep(&prior, old);
                     ssd.release_value(loc, len, hash);
                 })
         });
@@ -107,6 +127,17 @@ impl ShardInner {
             return Err(e);
         }
         Ok(stub)
+    }
+
+    /// Whether the record of `old_stub`, just superseded by `new_stub`,
+    /// must be released now: not when the new stub keeps it as its
+    /// fallback (`tier/fallbacks.rs` releases it later).
+    pub(super) fn superseded_is_released(old_stub: &Record<'_>, new_stub: &Record<'_>) -> bool {
+        let old = ValueRef::decode(old_stub.value());
+        !matches!(
+            StubValue::decode(new_stub.value()).prior,
+            Prior::Fallback { record, .. } if record == old
+        )
     }
 
     /// Releases the SSD entry of the stub `rec` of the key hashing to
@@ -150,10 +181,16 @@ impl ShardInner {
         let rec = self.arena.record(loc);
         let (len, expires_at) = (rec.len(), rec.header.expires_at);
         let value_at = rec.header.header_len + rec.header.key_len;
+        let value_len = rec.header.value_len;
         let mut copy = std::mem::take(&mut self.scratch);
         copy.clear();
         copy.extend_from_slice(&rec.bytes[..len]);
-        copy[value_at..value_at + VALUE_REF_LEN].copy_from_slice(&moved.encode());
+        // The copy is durable: a restart never needs a prior for it.
+        let value = StubValue {
+            current: moved,
+            prior: Prior::None,
+        };
+        value.encode_into(&mut copy[value_at..value_at + value_len]);
         let appended = self
             .arena
             .append(len, expires_at, |buf| buf.copy_from_slice(&copy));
@@ -191,7 +228,7 @@ impl ShardInner {
             expires_at,
             vref,
         } = *found;
-        let len = stub_len(key.len(), cas, flags, expires_at);
+        let len = stub_len(key.len(), VALUE_REF_LEN, cas, flags, expires_at);
         let loc = self.arena.append(len, expires_at, |buf| {
             encode(buf, key, &[&vref.encode()], cas, flags, expires_at)
         })?;
@@ -233,9 +270,16 @@ impl ShardInner {
     }
 }
 
-/// Bytes of a stub for a key of `key_len` bytes.
-pub(crate) fn stub_len(key_len: usize, cas: u64, flags: u32, expires_at: Option<u64>) -> usize {
-    header_len(key_len, VALUE_REF_LEN, cas, flags, expires_at) + key_len + VALUE_REF_LEN
+/// Bytes of a stub for a key of `key_len` bytes whose value (see
+/// `tier/stub.rs`) is `value_len` bytes.
+pub(crate) fn stub_len(
+    key_len: usize,
+    value_len: usize,
+    cas: u64,
+    flags: u32,
+    expires_at: Option<u64>,
+) -> usize {
+    header_len(key_len, value_len, cas, flags, expires_at) + key_len + value_len
 }
 
 /// The whole record a stub names, from DRAM, fetched, or the device;

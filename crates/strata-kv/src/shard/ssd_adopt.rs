@@ -1,34 +1,45 @@
 //! A shard's part when a restart adopts a persistent index over the SSD
 //! tier (`tier/ssd_adopt.rs`): every stub marks its entry live; a stub
-//! whose record never reached the device loses its key.
+//! whose record never reached the device is listed, and later repaired
+//! from its prior (`tier/ssd_repair.rs`) or removed.
 
 use strata_ssd::{Recovery, SsdError};
 
+use super::ssd::{stub_len, FoundRecord};
 use super::ShardInner;
-use crate::tier::ValueRef;
+use crate::arena::encode;
+use crate::tier::{Prior, StubValue, PERSISTENT_STUB_VALUE_LEN};
+use crate::KvError;
 
 /// Stubs whose memory is touched together (see `adopt_ssd_entries`).
 const BATCH: usize = 16;
 
+/// A stub whose record did not reach the device.
+#[derive(Debug, Clone)]
+pub(crate) struct LostStub {
+    /// Its index slot (stable until the repair: nothing is inserted).
+    pub slot: usize,
+    pub key: Vec<u8>,
+    /// Where its key's newest durable record may be.
+    pub prior: Prior,
+}
+
 /// What marking a shard's stubs found.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default)]
 pub(crate) struct Adopted {
     /// Stubs checked.
     pub checked: u64,
-    /// Keys lost: their record did not reach the device.
-    pub lost: u64,
+    /// Stubs whose record did not reach the device.
+    pub lost: Vec<LostStub>,
 }
 
 impl ShardInner {
     /// Marks the entry of every stub live in `recovery`. A stub whose entry
     /// lies past its block's durable end (appended after the last write
-    /// that reached the device) loses its key: it leaves the index, durably.
-    /// Its older records may still be on the device, but which of them was
-    /// the newest is not known without a scan, and serving an older one
-    /// would undo acknowledged writes.
+    /// that reached the device) is listed as lost, left in the index for
+    /// the repair.
     pub(crate) fn adopt_ssd_entries(&mut self, recovery: &Recovery) -> Result<Adopted, String> {
         let mut adopted = Adopted::default();
-        let mut lost = Vec::new();
         let mut tally = recovery.tally().map_err(|e| e.to_string())?;
         let mut batch = Vec::with_capacity(BATCH);
         let mut items = self.index.items_in(0, self.index.capacity()).peekable();
@@ -42,24 +53,65 @@ impl ShardInner {
                 .fold(0u8, |acc, &(_, loc)| acc ^ self.arena.touch(loc));
             std::hint::black_box(touched);
             for &(slot, loc) in &batch {
-                let vref = ValueRef::decode(self.arena.record(loc).value());
+                let rec = self.arena.record(loc);
+                let stub = StubValue::decode(rec.value());
                 adopted.checked += 1;
-                match tally.mark(vref.loc, vref.len as usize) {
+                match tally.mark(stub.current.loc, stub.current.len as usize) {
                     Ok(()) => {}
-                    Err(SsdError::NotLive { .. }) => lost.push(slot),
+                    Err(SsdError::NotLive { .. }) => adopted.lost.push(LostStub {
+                        slot,
+                        key: rec.key().to_vec(),
+                        prior: stub.prior,
+                    }),
                     Err(e) => return Err(e.to_string()),
                 }
             }
         }
         drop(items);
         recovery.add_tally(tally).map_err(|e| e.to_string())?;
-        // Segment usage and expiry counts are recounted later from the
-        // index (the adopted shard's pending recount): only the index
-        // changes here.
-        for &slot in &lost {
-            self.index.remove(slot);
-        }
-        adopted.lost = lost.len() as u64;
         Ok(adopted)
+    }
+
+    /// Points the lost stub in `slot` at `found`, a durable record of its
+    /// key, through a new stub (a published stub is never patched). Only
+    /// the index changes besides the append: segment usage and expiry
+    /// counts are recounted later (the adopted shard's pending recount).
+    pub(crate) fn repair_stub(
+        &mut self,
+        slot: usize,
+        found: &FoundRecord<'_>,
+    ) -> Result<(), KvError> {
+        let value_len = PERSISTENT_STUB_VALUE_LEN;
+        let len = stub_len(
+            found.key.len(),
+            value_len,
+            found.cas,
+            found.flags,
+            found.expires_at,
+        );
+        let mut value = [0u8; PERSISTENT_STUB_VALUE_LEN];
+        StubValue {
+            current: found.vref,
+            prior: Prior::None,
+        }
+        .encode_into(&mut value);
+        let loc = self.arena.append(len, found.expires_at, |buf| {
+            encode(
+                buf,
+                found.key,
+                &[&value],
+                found.cas,
+                found.flags,
+                found.expires_at,
+            )
+        })?;
+        self.index.set_loc(slot, loc);
+        Ok(())
+    }
+
+    /// Removes the lost stub in `slot`: no durable record of its key is
+    /// left to serve (one persisted store in the index).
+    pub(crate) fn forget_lost(&mut self, slot: usize) {
+        self.index.remove(slot);
     }
 }

@@ -19,7 +19,9 @@
 //! of the block is appended again first, the tier is synced, and only then
 //! are the stubs that still name the originals repointed (two phases;
 //! a copy whose key changed meanwhile is released). Otherwise a
-//! crash before the next sync would lose keys no one wrote.
+//! crash before the next sync would lose keys no one wrote. A record
+//! kept as a stub's fallback (`fallbacks.rs`) is left where it is: the
+//! next flush releases it, and the block then frees itself.
 
 use strata_ssd::{BlockLoc, Entry, IndexHome};
 
@@ -57,7 +59,7 @@ impl Keyspace {
             .take(BLOCKS_PER_PASS)
         {
             match self.defrag_block(&ssd, block, &mut pass) {
-                Ok(()) => pass.blocks_freed += 1,
+                Ok(freed) => pass.blocks_freed += usize::from(freed),
                 Err(e) => {
                     tracing::warn!(error = %e, block, "SSD defragmentation stopped");
                     break;
@@ -67,8 +69,9 @@ impl Keyspace {
         pass
     }
 
-    /// Moves every live entry out of `block` and frees it.
-    fn defrag_block(&self, ssd: &SsdTier, block: u32, pass: &mut SsdPass) -> Result<(), String> {
+    /// Moves every live entry out of `block` and frees it; `Ok(false)` if
+    /// it holds kept fallbacks still (it frees itself once they go).
+    fn defrag_block(&self, ssd: &SsdTier, block: u32, pass: &mut SsdPass) -> Result<bool, String> {
         if ssd.index_home() == IndexHome::Persistent {
             return self.defrag_block_durably(ssd, block, pass);
         }
@@ -83,7 +86,8 @@ impl Keyspace {
                 other => tracing::warn!(kind = other, loc = %entry.loc, "unknown SSD entry kind"),
             }
         }
-        store.free_block(block, false).map_err(|e| e.to_string())
+        store.free_block(block, false).map_err(|e| e.to_string())?;
+        Ok(true)
     }
 
     fn move_record(&self, ssd: &SsdTier, entry: &Entry, pass: &mut SsdPass) -> Result<(), String> {
@@ -126,7 +130,7 @@ impl Keyspace {
         ssd: &SsdTier,
         block: u32,
         pass: &mut SsdPass,
-    ) -> Result<(), String> {
+    ) -> Result<bool, String> {
         let store = ssd.store();
         let entries = store.entries(block).map_err(|e| e.to_string())?;
         let mut copies = Vec::new();
@@ -158,7 +162,7 @@ impl Keyspace {
                 copy,
             ));
         }
-        store.flush().map_err(|e| e.to_string())?;
+        ssd.flush().map_err(|e| e.to_string())?;
         for (hash, key_at, entry, copy) in copies {
             let key = &entry.payload[key_at];
             let len = entry.payload.len();
@@ -183,7 +187,13 @@ impl Keyspace {
             ssd.release_value(entry.loc, len, hash);
             pass.moved += 1;
         }
-        store.free_block(block, false).map_err(|e| e.to_string())
+        // A record kept as a fallback (no stub names it) stays until the
+        // next flush releases it: the block frees itself then.
+        match store.free_block(block, false) {
+            Ok(()) => Ok(true),
+            Err(strata_ssd::SsdError::StillLive { .. }) => Ok(false),
+            Err(e) => Err(e.to_string()),
+        }
     }
 
     fn move_tombstone(

@@ -15,9 +15,12 @@
 //!   `ssd_rebuild.rs` rebuilds both by scanning the blocks at start,
 //!   `defrag.rs` moves live entries out of mostly-dead blocks. With
 //!   `index = pmem` the stubs live in the arena too and `ssd_adopt.rs`
-//!   adopts them at start, checking them against the block headers.
+//!   adopts them at start, checking them against the block headers; a
+//!   stub whose record did not reach the device is repaired from its
+//!   prior (`stub.rs`; `fallbacks.rs` keeps what priors name).
 
 mod defrag;
+mod fallbacks;
 mod placement;
 mod pmem;
 mod restart;
@@ -25,6 +28,7 @@ mod ssd;
 mod ssd_adopt;
 mod ssd_info;
 mod ssd_rebuild;
+mod ssd_repair;
 mod stub;
 
 pub use placement::{DataTier, IndexTier, Placement};
@@ -35,4 +39,4 @@ pub(crate) use restart::{restore_shard, RestoredShard};
 pub use ssd::{SsdRebuild, SsdSettings, SsdTier};
 pub(crate) use ssd_adopt::adopt;
 pub(crate) use ssd_rebuild::rebuild;
-pub(crate) use stub::{ValueRef, VALUE_REF_LEN};
+pub(crate) use stub::{Prior, StubValue, ValueRef, PERSISTENT_STUB_VALUE_LEN, VALUE_REF_LEN};

@@ -23,15 +23,19 @@
 //!
 //! Durability: an append is durable after the next [`SsdStore::flush`],
 //! which maintenance runs every `flush_interval`: a power cut loses at
-//! most that window, like the command log's `async` mode.
+//! most that window, like the command log's `async` mode. With a
+//! persistent index, a stub also names where a restart finds the key's
+//! newest durable record if its own is lost (`stub.rs`, `fallbacks.rs`).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
-use strata_ssd::{BlockLoc, IndexHome, SsdError, SsdStats, SsdStore};
+use strata_ssd::{BlockLoc, IndexHome, Position, SsdError, SsdStats, SsdStore};
 
+use super::fallbacks::Fallbacks;
+use super::stub::{Prior, StubValue, PERSISTENT_STUB_VALUE_LEN, VALUE_REF_LEN};
 use crate::KvError;
 
 /// An entry holding a whole record.
@@ -75,9 +79,14 @@ pub struct SsdRebuild {
     pub tombstones: u64,
     /// Wall time of the whole rebuild (scan and index).
     pub duration: Duration,
-    /// Keys whose newest record had not reached the device (an adopted
-    /// persistent index after a crash): dropped at the start.
+    /// Keys whose records had none reached the device (an adopted
+    /// persistent index after a crash; each was created within the flush
+    /// window): dropped at the start.
     pub keys_lost: u64,
+    /// Keys whose newest record had not reached the device but an older
+    /// one had (an adopted persistent index after a crash): served with
+    /// that one.
+    pub keys_restored: u64,
 }
 
 /// The live tombstone entries, by block: offset and key length, 8 bytes of
@@ -133,6 +142,8 @@ pub struct SsdTier {
     /// Live tombstones (payload length: their key's).
     tombstones: Mutex<Tombstones>,
     flushes: AtomicU64,
+    /// With a persistent index: superseded records kept as fallbacks.
+    fallbacks: Fallbacks,
     last_sync: Mutex<Instant>,
     rebuild: Mutex<SsdRebuild>,
 }
@@ -173,6 +184,7 @@ impl SsdTier {
             flush_marker: Mutex::new(marker),
             tombstones: Mutex::default(),
             flushes: AtomicU64::new(0),
+            fallbacks: Fallbacks::default(),
             last_sync: Mutex::new(Instant::now()),
             rebuild: Mutex::new(SsdRebuild::default()),
         }
@@ -186,6 +198,50 @@ impl SsdTier {
     /// Where the keyspace's index survives restarts.
     pub fn index_home(&self) -> IndexHome {
         self.home
+    }
+
+    /// Bytes of a stub's value: the record's reference, and with a
+    /// persistent index its [`Prior`] too.
+    pub(crate) fn stub_value_len(&self) -> usize {
+        match self.home {
+            IndexHome::Persistent => PERSISTENT_STUB_VALUE_LEN,
+            IndexHome::Rebuilt => VALUE_REF_LEN,
+        }
+    }
+
+    /// The prior of a new stub whose record was just appended at
+    /// `current` (see `fallbacks.rs`); `old` is the key's stub until now.
+    /// Without a persistent index there is none: a restart rebuilds from
+    /// the device.
+    pub(crate) fn prior_for(&self, old: Option<StubValue>, current: BlockLoc, hint: u64) -> Prior {
+        if self.home != IndexHome::Persistent {
+            return Prior::None;
+        }
+        let position = self
+            .store
+            .position(current)
+            .unwrap_or_else(|| self.store.synced_position());
+        self.fallbacks.prior_for(&self.store, old, position, hint)
+    }
+
+    /// Undoes a [`prior_for`](Self::prior_for) whose stub was not linked.
+    pub(crate) fn unkeep(&self, prior: &Prior, old: Option<StubValue>) {
+        if let (Prior::Fallback { record, .. }, Some(old)) = (prior, old) {
+            if *record == old.current {
+                self.fallbacks.unkeep(record);
+            }
+        }
+    }
+
+    /// Records kept on the device as fallbacks of stubs whose own record
+    /// is not durable yet.
+    pub fn fallbacks_kept(&self) -> usize {
+        self.fallbacks.count()
+    }
+
+    /// Where an entry lies in append order (for tests and reports).
+    pub fn position(&self, loc: BlockLoc) -> Option<Position> {
+        self.store.position(loc)
     }
 
     /// The settings in force.
@@ -341,10 +397,16 @@ impl SsdTier {
         self.sync();
     }
 
-    /// Makes every append so far durable now.
+    /// Makes every append so far durable now (errors are logged).
     pub fn sync(&self) {
-        if let Err(e) = self.store.flush() {
+        if let Err(e) = self.flush() {
             tracing::error!(error = %e, "flushing the SSD tier failed");
         }
+    }
+
+    /// Makes every append so far durable, then releases the fallbacks
+    /// that stubs no longer need. A failure poisons the store.
+    pub(crate) fn flush(&self) -> Result<(), SsdError> {
+        self.fallbacks.flush(&self.store)
     }
 }

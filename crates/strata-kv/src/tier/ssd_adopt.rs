@@ -7,8 +7,10 @@
 //! blocks hold entries and how far each reached the device (blocks written
 //! since the last sync are read to cut torn tails). Then every stub marks
 //! its entry live, shards in parallel; a stub whose entry lies past its
-//! block's durable end (its record never reached the device) loses its
-//! key, which leaves the index. Blocks nothing points at are freed.
+//! block's durable end (its record never reached the device) is repaired
+//! to name its key's newest record that did, found from its prior
+//! (`ssd_repair.rs`), or leaves the index if there is none. Blocks nothing
+//! points at are freed.
 //!
 //! Deletes need no tombstones here: removing the index entry (one
 //! persisted 8-byte store) is the durable delete, and a flush bumps the
@@ -22,6 +24,7 @@ use std::time::Instant;
 use strata_pmem::PersistentArena;
 use strata_ssd::{BlockDevice, IndexHome, SsdConfig, SsdStore};
 
+use super::ssd_repair::{self, Lost};
 use super::SsdTier;
 use super::{DataTier, IndexTier, Placement, RestartReport, SsdRebuild, SsdSettings};
 use crate::clock::Clock;
@@ -66,10 +69,16 @@ pub(crate) fn adopt(
         .collect();
     let adopted = on_cores(&mut inners, |shard| shard.adopt_ssd_entries(&recovery))?;
     let stubs_checked = started.elapsed();
+    let checked: u64 = adopted.iter().map(|a| a.checked).sum();
+    let lost: Vec<Lost> = adopted
+        .into_iter()
+        .enumerate()
+        .flat_map(|(shard, a)| a.lost.into_iter().map(move |l| (shard, l)))
+        .collect();
+    let choices = ssd_repair::choose(&recovery, &lost)?;
     let entries_read = recovery.stats().entries;
     let store = recovery.finish().map_err(describe)?;
-    let checked: u64 = adopted.iter().map(|a| a.checked).sum();
-    let lost: u64 = adopted.iter().map(|a| a.lost).sum();
+    let repaired = ssd_repair::apply(&store, &mut inners, &lost, &choices)?;
     let ssd = Arc::new(SsdTier::new(store, settings, IndexHome::Persistent, None));
     let items: u64 = inners.iter().map(|s| s.index.len() as u64).sum();
     let lease = tier.lease();
@@ -100,13 +109,21 @@ pub(crate) fn adopt(
         items,
         tombstones: 0,
         duration,
-        keys_lost: lost,
+        keys_lost: repaired.lost,
+        keys_restored: repaired.restored,
     });
-    if lost > 0 {
+    if repaired.restored > 0 {
         tracing::warn!(
-            lost,
-            "keys written within the flush window before the crash were lost: \
-             their newest SSD record had not reached the device"
+            keys = repaired.restored,
+            "keys written within the flush window before the crash were restored to \
+             their newest record that reached the SSD"
+        );
+    }
+    if repaired.lost > 0 {
+        tracing::warn!(
+            keys = repaired.lost,
+            "keys created within the flush window before the crash are absent: \
+             none of their records had reached the SSD"
         );
     }
     tracing::info!(

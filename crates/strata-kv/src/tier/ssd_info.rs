@@ -10,8 +10,9 @@ impl SsdTier {
     pub fn info(&self, items: u64) -> Vec<(&'static str, String)> {
         let s = self.store().stats();
         let rebuild = self.rebuild_report();
-        let pairs: [(&'static str, u64); 32] = [
+        let pairs: [(&'static str, u64); 33] = [
             ("tier_ssd_direct_io", u64::from(s.direct)),
+            ("tier_ssd_space_reserved", u64::from(s.space_reserved)),
             ("tier_ssd_capacity", s.capacity),
             ("tier_ssd_block_size", s.block_size),
             ("tier_ssd_blocks_total", s.blocks_total),
@@ -66,6 +67,11 @@ impl SsdTier {
         };
         info.push(("tier_ssd_start", start.into()));
         info.push(("tier_ssd_start_keys_lost", rebuild.keys_lost.to_string()));
+        info.push((
+            "tier_ssd_start_keys_restored",
+            rebuild.keys_restored.to_string(),
+        ));
+        info.push(("tier_ssd_fallbacks_kept", self.fallbacks_kept().to_string()));
         info
     }
 }

@@ -161,6 +161,7 @@ pub(crate) fn rebuild(
         tombstones: kept,
         duration,
         keys_lost: 0,
+        keys_restored: 0,
     });
     let report = RestartReport {
         placement: Placement {

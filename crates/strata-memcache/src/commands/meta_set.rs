@@ -198,7 +198,7 @@ impl<'a> MetaSet<'a> {
                 let err = Error::from(err);
                 match err {
                     Error::TooLarge => stats.store_too_large.incr(),
-                    Error::NotDurable => {}
+                    Error::NotDurable | Error::LogStalled => {}
                     _ => stats.store_no_memory.incr(),
                 }
                 // Best effort, as memcached: a refused delete changes nothing.

@@ -78,6 +78,7 @@ impl Stats {
             Report::Reset => {
                 shared.stats.reset();
                 shared.prefixes.clear();
+                shared.commands.reset();
                 out.put_slice(b"RESET\r\n");
                 return;
             }
@@ -182,6 +183,7 @@ fn settings(shared: &Shared, out: &mut BytesMut) {
     let yes_no = |b: bool| if b { "yes" } else { "no" };
     stat(out, "maxbytes", ks.memory_limit());
     stat(out, "maxconns", info.settings.max_connections() as u64);
+    stat(out, "idle_timeout", shared.idle_timeout.secs());
     stat(
         out,
         "tcpport",
@@ -206,7 +208,12 @@ fn settings(shared: &Shared, out: &mut BytesMut) {
     stat_str(out, "cas_enabled", "yes");
     stat_str(out, "binding_protocol", "ascii");
     stat_str(out, "auth_enabled_sasl", "no");
-    stat_str(out, "auth_enabled_ascii", "no");
+    let ascii_auth = shared.auth.as_ref().map(|a| a.path().display().to_string());
+    stat_str(
+        out,
+        "auth_enabled_ascii",
+        ascii_auth.as_deref().unwrap_or("no"),
+    );
     stat(out, "item_size_max", ks.max_item_size() as u64);
     stat_str(out, "maxconns_fast", "yes");
     stat_str(out, "flush_enabled", "yes");

@@ -186,7 +186,7 @@ impl<'a> Storage<'a> {
                 let err = Error::from(err);
                 match err {
                     Error::TooLarge => stats.store_too_large.incr(),
-                    Error::NotDurable => {}
+                    Error::NotDurable | Error::LogStalled => {}
                     _ => stats.store_no_memory.incr(),
                 }
                 if mode == Mode::Set {

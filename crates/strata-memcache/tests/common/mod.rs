@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::RwLock;
 use strata_kv::{Clock, Keyspace, KeyspaceConfig, ManualClock};
+use strata_memcache::auth_file::AuthFile;
 use strata_memcache::MemcacheProtocol;
 use strata_service::{Clients, RuntimeSettings, ServerInfo};
 use tokio_util::sync::CancellationToken;
@@ -36,6 +37,15 @@ impl Server {
     }
 
     pub fn with_config(config: KeyspaceConfig, max_connections: usize) -> Self {
+        Self::serve(config, max_connections, None)
+    }
+
+    /// A server whose clients must log in with `auth`'s credentials.
+    pub fn with_auth(auth: AuthFile) -> Self {
+        Self::serve(KeyspaceConfig::default(), 1024, Some(auth))
+    }
+
+    fn serve(config: KeyspaceConfig, max_connections: usize, auth: Option<AuthFile>) -> Self {
         let clock = Arc::new(ManualClock::new(START_MS));
         let keyspace = Keyspace::new(config, clock.clone() as Arc<dyn Clock>);
         let settings = RuntimeSettings {
@@ -50,10 +60,11 @@ impl Server {
         };
         let info = Arc::new(ServerInfo::new("0.1.0-test", settings));
         let clients = Arc::new(Clients::default());
-        let protocol = Arc::new(MemcacheProtocol::new(
+        let protocol = Arc::new(MemcacheProtocol::with_auth(
             keyspace.clone(),
             info.clone(),
             clients.clone(),
+            auth,
         ));
         let config = protocol.driver_config();
         let shutdown = CancellationToken::new();

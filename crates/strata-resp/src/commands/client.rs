@@ -55,7 +55,10 @@ pub fn write_help(out: &mut ReplyWriter<'_>, lines: &[&str]) {
     }
 }
 
-/// The `CLIENT LIST` line of one client (ending in `\n`).
+/// The `CLIENT LIST` line of one client (ending in `\n`). The buffer
+/// fields (`qbuf`, `obl`, `omem`, ...) are 0: the connection driver owns
+/// the buffers and does not publish their sizes; they are present because
+/// clients parse them as numbers (redis-py's `CLIENT INFO` and `ACL LOG`).
 pub fn client_line(client: &ClientInfo, peer: Option<&PeerView>) -> String {
     let now = Instant::now();
     let age = now.saturating_duration_since(client.connected_at).as_secs();
@@ -69,7 +72,8 @@ pub fn client_line(client: &ClientInfo, peer: Option<&PeerView>) -> String {
     let _ = write!(
         line,
         "id={} addr={} laddr={} name={} age={} idle={} flags={} db=0 sub=0 psub=0 ssub=0 \
-         multi={} cmd={} user=default",
+         multi={} qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 obl=0 oll=0 omem=0 tot-mem=0 \
+         cmd={} user={}",
         client.id,
         client.addr,
         client.local_addr,
@@ -79,6 +83,7 @@ pub fn client_line(client: &ClientInfo, peer: Option<&PeerView>) -> String {
         flags,
         multi,
         *client.last_command.lock(),
+        peer.map_or_else(|| "default".to_string(), |p| p.user().display_name()),
     );
     if let Some(peer) = peer {
         let (lib_name, lib_ver) = peer.lib();

@@ -4,7 +4,7 @@
 use strata_kv::Store;
 
 use crate::args::Args;
-use crate::command::{lookup, resolve_subcommand, CommandSpec, Ctx};
+use crate::command::{lookup, resolve_subcommand, CommandSpec, Ctx, KeySpec};
 use crate::commands::client::write_help;
 use crate::reply::RespError;
 use crate::table::COMMANDS;
@@ -39,19 +39,54 @@ fn write_entry(out: &mut ReplyWriter<'_>, spec: &CommandSpec) {
     for flag in spec.flags {
         out.simple(flag);
     }
-    out.integer(i64::from(spec.keys.0));
-    out.integer(i64::from(spec.keys.1));
-    out.integer(i64::from(spec.keys.2));
+    let (first, last, step) = spec.legacy_keys();
+    out.integer(i64::from(first));
+    out.integer(i64::from(last));
+    out.integer(i64::from(step));
     out.set(spec.categories.len());
     for category in spec.categories {
         out.simple(category);
     }
     out.array(0); // tips
-    out.array(0); // key specifications
+    out.array(spec.keys.len());
+    for key_spec in spec.keys {
+        write_key_spec(out, key_spec);
+    }
     out.array(spec.subcommands.len());
     for sub in spec.subcommands {
         write_entry(out, sub);
     }
+}
+
+/// One key specification as Redis 7 reports it (`begin_search` by index,
+/// `find_keys` by range).
+fn write_key_spec(out: &mut ReplyWriter<'_>, key_spec: &KeySpec) {
+    out.map(3);
+    out.bulk(b"flags");
+    out.set(key_spec.flags.len());
+    for flag in key_spec.flags {
+        out.simple(flag);
+    }
+    out.bulk(b"begin_search");
+    out.map(2);
+    out.bulk(b"type");
+    out.bulk(b"index");
+    out.bulk(b"spec");
+    out.map(1);
+    out.bulk(b"index");
+    out.integer(i64::from(key_spec.begin));
+    out.bulk(b"find_keys");
+    out.map(2);
+    out.bulk(b"type");
+    out.bulk(b"range");
+    out.bulk(b"spec");
+    out.map(3);
+    out.bulk(b"lastkey");
+    out.integer(i64::from(key_spec.last));
+    out.bulk(b"keystep");
+    out.integer(i64::from(key_spec.step));
+    out.bulk(b"limit");
+    out.integer(0);
 }
 
 fn write_docs(out: &mut ReplyWriter<'_>, spec: &CommandSpec) {

@@ -13,6 +13,7 @@ use crate::glob;
 use crate::number::{parse_i64, parse_memory};
 use crate::protocol::Shared;
 use crate::reply::{lossy_prefix, RespError};
+use crate::slowlog::MAX_LEN_LIMIT;
 use crate::stats::Baseline;
 use crate::writer::ReplyWriter;
 
@@ -32,6 +33,7 @@ const HELP: &[&str] = &[
 
 /// Parameters, in the order `CONFIG GET` lists them.
 const PARAMS: &[&str] = &[
+    "aclfile",
     "appendonly",
     "bind",
     "databases",
@@ -42,8 +44,14 @@ const PARAMS: &[&str] = &[
     "proto-max-bulk-len",
     "requirepass",
     "save",
+    "slowlog-log-slower-than",
+    "slowlog-max-len",
     "timeout",
 ];
+
+/// `slowlog-max-len` is bounded so the log's memory is (Redis takes any
+/// `long`).
+const SLOWLOG_LEN_RANGE: &str = "argument must be between 0 and 65536 inclusive";
 
 /// The engine evicts by recency (CLOCK) or not at all: `allkeys-lfu`,
 /// `allkeys-random` and the `volatile-*` policies are refused rather than
@@ -53,6 +61,11 @@ const POLICIES: &str = "argument(s) must be one of the following: allkeys-lru, n
 fn value_of(shared: &Shared, param: &str) -> String {
     let settings = &shared.info.settings;
     match param {
+        "aclfile" => shared
+            .acl
+            .file()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
         // The command log is Strata's AOF: on in `sync` and `async` modes.
         "appendonly" => {
             let mode = shared
@@ -70,7 +83,9 @@ fn value_of(shared: &Shared, param: &str) -> String {
         "port" => settings.resp_port.unwrap_or(0).to_string(),
         "proto-max-bulk-len" => shared.max_bulk().to_string(),
         "requirepass" => settings.requirepass().unwrap_or_default(),
-        "timeout" => "0".into(),
+        "timeout" => shared.idle_timeout.secs().to_string(),
+        "slowlog-log-slower-than" => shared.slowlog.slower_than().to_string(),
+        "slowlog-max-len" => shared.slowlog.max_len().to_string(),
         _ => String::new(), // save
     }
 }
@@ -81,6 +96,9 @@ enum Change {
     Policy(EvictionPolicy),
     MaxClients(usize),
     RequirePass(Option<String>),
+    Timeout(u64),
+    SlowerThan(i64),
+    SlowlogLen(usize),
     Unchanged,
 }
 
@@ -106,6 +124,23 @@ fn parse_change(shared: &Shared, param: &str, value: &[u8]) -> Result<Change, &'
             let pass = String::from_utf8_lossy(value).into_owned();
             Ok(Change::RequirePass((!pass.is_empty()).then_some(pass)))
         }
+        "timeout" => {
+            let secs = parse_i64(value).ok_or("argument couldn't be parsed into an integer")?;
+            u64::try_from(secs)
+                .ok()
+                .filter(|&s| s <= i32::MAX as u64)
+                .map(Change::Timeout)
+                .ok_or("argument must be between 0 and 2147483647 inclusive")
+        }
+        "slowlog-log-slower-than" => parse_i64(value)
+            .filter(|&us| us >= -1)
+            .map(Change::SlowerThan)
+            .ok_or("argument must be between -1 and 9223372036854775807 inclusive"),
+        "slowlog-max-len" => parse_i64(value)
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|&n| n <= MAX_LEN_LIMIT)
+            .map(Change::SlowlogLen)
+            .ok_or(SLOWLOG_LEN_RANGE),
         fixed if value == value_of(shared, fixed).as_bytes() => Ok(Change::Unchanged),
         _ => Err("can't set immutable config"),
     }
@@ -120,7 +155,15 @@ fn apply(shared: &Shared, change: Change) {
             .settings
             .max_connections
             .store(n, Ordering::Relaxed),
-        Change::RequirePass(pass) => *shared.info.settings.requirepass.write() = pass,
+        Change::RequirePass(pass) => {
+            // The default user's password, as in Redis; CONFIG GET reports
+            // the setting as given.
+            shared.acl.set_default_password(pass.as_deref());
+            *shared.info.settings.requirepass.write() = pass;
+        }
+        Change::Timeout(secs) => shared.idle_timeout.set(secs),
+        Change::SlowerThan(us) => shared.slowlog.set_slower_than(us),
+        Change::SlowlogLen(len) => shared.slowlog.set_max_len(len),
         Change::Unchanged => {}
     }
 }
@@ -167,6 +210,8 @@ fn reset_stats(shared: &Shared) {
         net_in: shared.clients.bytes_read(),
         net_out: shared.clients.bytes_written(),
     });
+    shared.acl.denied().reset();
+    shared.commands.reset();
 }
 
 /// `CONFIG <subcommand>`.

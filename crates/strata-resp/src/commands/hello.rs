@@ -5,9 +5,9 @@ use strata_kv::Store;
 
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::auth::credentials_ok;
 use crate::commands::client::validate_name;
 use crate::number::parse_i64;
+use crate::permissions::log_in;
 use crate::protocol::REDIS_VERSION;
 use crate::reply::{lossy_prefix, RespError};
 use crate::session::is_authenticated;
@@ -46,11 +46,7 @@ pub fn hello<S: Store>(
         }
     }
     if let Some((user, password)) = credentials {
-        let required = ctx.shared.info.settings.requirepass();
-        if !credentials_ok(required.as_deref(), Some(user), password) {
-            return Err(RespError::WrongPass);
-        }
-        ctx.conn.authenticated = true;
+        log_in(ctx.shared, ctx.conn, user, password, "HELLO")?;
     }
     if !is_authenticated(ctx.shared, ctx.conn) {
         return Err(RespError::NoAuthHello);

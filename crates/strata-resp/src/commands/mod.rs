@@ -9,6 +9,7 @@
 //! `Keyspace::store()` or `Keyspace::watch()`): inside `EXEC` every shard
 //! is already locked.
 
+pub mod acl;
 pub mod append;
 pub mod auth;
 pub mod client;
@@ -43,6 +44,7 @@ pub mod select;
 pub mod set;
 pub mod setex;
 pub mod setrange;
+pub mod slowlog;
 pub mod strlen;
 pub mod time;
 pub mod ttl;

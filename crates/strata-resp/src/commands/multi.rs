@@ -1,10 +1,15 @@
 //! `MULTI`, `EXEC`, `DISCARD` and queuing. `EXEC` runs the whole queue
 //! inside `Keyspace::exclusive`, so no other client's command interleaves,
 //! after checking inside the same section that no watched key changed.
+//! ACL permissions are checked when a command is queued and again when
+//! `EXEC` runs it (they may have changed in between): a command refused
+//! then gets its `NOPERM` error in the `EXEC` reply, as in Redis.
 
+use crate::acl::log::Context;
 use crate::args::Args;
 use crate::command::{CommandSpec, Ctx};
 use crate::connection::{Connection, Queued, Transaction, MAX_QUEUE_BYTES};
+use crate::permissions;
 use crate::protocol::Shared;
 use crate::reply::RespError;
 use crate::session::run_command;
@@ -93,7 +98,21 @@ pub fn exec(shared: &Shared, conn: &mut Connection, out: &mut ReplyWriter<'_>, t
             conn,
         };
         for queued in &tx.queue {
-            run_command(queued.spec, &mut ctx, queued.args.args(), out, tally);
+            let args = queued.args.args();
+            // An earlier command of the block may have changed the users.
+            if !permissions::refresh(shared, ctx.conn) {
+                ctx.conn.close = true;
+            }
+            let allowed = permissions::effective_spec(queued.spec, &args).map_or(Ok(()), |spec| {
+                permissions::authorize(shared, ctx.conn, spec, &args, Context::Multi)
+            });
+            match allowed {
+                Ok(()) => run_command(queued.spec, &mut ctx, args, out, tally),
+                Err(err) => {
+                    out.error(&err.to_string());
+                    tally.errors += 1;
+                }
+            }
         }
         true
     });

@@ -14,8 +14,8 @@ pub fn quit(conn: &mut Connection, out: &mut ReplyWriter<'_>, tally: &mut Tally)
 }
 
 /// Back to a fresh connection's state: no transaction, no watched keys,
-/// RESP2, and authenticated only if no password is required. Replies
-/// `+RESET` (in RESP2).
+/// RESP2, the default user, authenticated only if no password is required.
+/// Replies `+RESET` (in RESP2).
 pub fn reset(shared: &Shared, conn: &mut Connection, out: &mut ReplyWriter<'_>, tally: &mut Tally) {
     tally.commands += 1;
     conn.transaction = None;
@@ -23,6 +23,8 @@ pub fn reset(shared: &Shared, conn: &mut Connection, out: &mut ReplyWriter<'_>, 
     conn.watches.clear();
     conn.set_version(RespVersion::Resp2);
     out.set_version(RespVersion::Resp2);
+    let epoch = shared.acl.epoch();
+    conn.set_user(shared.acl.default_user(), epoch);
     conn.authenticated = !shared.password_required();
     out.simple("RESET");
 }

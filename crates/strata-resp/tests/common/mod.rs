@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use parking_lot::RwLock;
 use strata_kv::{EvictionPolicy, Keyspace, KeyspaceConfig, ManualClock};
+use strata_resp::acl::Acl;
 use strata_resp::RespProtocol;
 use strata_service::{serve, Clients, RuntimeSettings, ServerInfo};
 use tokio_util::sync::CancellationToken;
@@ -52,6 +53,21 @@ pub fn start() -> Server {
 
 /// Starts a server with `config` and `requirepass`.
 pub fn start_with(config: KeyspaceConfig, requirepass: Option<&str>) -> Server {
+    let acl = Acl::new(requirepass);
+    start_with_acl(config, requirepass, acl)
+}
+
+/// Starts a server with default engine settings, `requirepass` and the
+/// users of `acl` (e.g. read from an ACL file).
+pub fn start_acl(requirepass: Option<&str>, acl: Acl) -> Server {
+    let config = KeyspaceConfig {
+        shards: 4,
+        ..KeyspaceConfig::default()
+    };
+    start_with_acl(config, requirepass, acl)
+}
+
+fn start_with_acl(config: KeyspaceConfig, requirepass: Option<&str>, acl: Acl) -> Server {
     let clock = Arc::new(ManualClock::new(T0_MS));
     let keyspace = Keyspace::new(config, clock.clone());
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -75,10 +91,11 @@ pub fn start_with(config: KeyspaceConfig, requirepass: Option<&str>) -> Server {
     };
     let info = Arc::new(ServerInfo::new("0.1.0-test", settings));
     let clients = Arc::new(Clients::default());
-    let protocol = Arc::new(RespProtocol::new(
+    let protocol = Arc::new(RespProtocol::with_acl(
         keyspace.clone(),
         info.clone(),
         clients.clone(),
+        acl,
     ));
     let shutdown = CancellationToken::new();
     runtime.spawn(serve(

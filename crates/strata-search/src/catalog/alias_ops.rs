@@ -204,12 +204,12 @@ fn validate_filter(index: &SearchIndex, alias: &str, filter: &Value) -> Result<(
         return Ok(());
     };
     let mappings = index.mappings();
-    let ctx = QueryContext {
-        mappings: &mappings,
-        fields: shard.fields(),
-        tokenizers: shard.tantivy_index().tokenizers(),
-        now_millis: 0,
-    };
+    let ctx = QueryContext::new(
+        &mappings,
+        shard.fields(),
+        shard.tantivy_index().tokenizers(),
+        0,
+    );
     match build(&ctx, filter) {
         Ok(_) | Err(SearchError::QueryShard(_)) => Ok(()),
         Err(e) => Err(SearchError::illegal(format!(

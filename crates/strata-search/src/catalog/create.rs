@@ -60,6 +60,7 @@ impl Catalog {
             Some(m) => Mappings::parse(m)?,
             None => Mappings::default(),
         };
+        settings.limits.check_mapping(&mappings, 0)?;
         let mut links = Vec::new();
         for (alias, def) in &merged.aliases {
             let alias = alias.replace("{index}", name);
@@ -71,6 +72,7 @@ impl Catalog {
         if indices.contains_key(name) {
             return Err(SearchError::IndexExists(name.to_string()));
         }
+        self.check_shard_limit(&indices, &settings)?;
         let mut aliases = self.aliases.write();
         if aliases.contains(name) {
             return Err(SearchError::InvalidIndexName {

@@ -24,7 +24,7 @@ mod template_ops;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -47,6 +47,9 @@ use crate::templates::Templates;
 /// How often the background task looks at each index.
 const TICK: Duration = Duration::from_millis(50);
 
+/// Elasticsearch's default `cluster.max_shards_per_node`.
+pub const DEFAULT_MAX_SHARDS_PER_NODE: u64 = 1000;
+
 type IndexMap = BTreeMap<String, Arc<SearchIndex>>;
 
 /// All indices, aliases and templates of the node.
@@ -58,6 +61,8 @@ pub struct Catalog {
     templates: RwLock<Templates>,
     stop: Arc<AtomicBool>,
     ticker: Mutex<Option<JoinHandle<()>>>,
+    /// `cluster.max_shards_per_node`: the cap on shards, hence on indices.
+    max_shards: AtomicU64,
 }
 
 impl Catalog {
@@ -147,6 +152,7 @@ impl Catalog {
             templates: RwLock::new(templates),
             stop,
             ticker: Mutex::new(Some(ticker)),
+            max_shards: AtomicU64::new(DEFAULT_MAX_SHARDS_PER_NODE),
         })
     }
 
@@ -177,6 +183,40 @@ impl Catalog {
     /// A copy of every template.
     pub fn templates(&self) -> Templates {
         self.templates.read().clone()
+    }
+
+    /// Sets `cluster.max_shards_per_node` (existing indices stay).
+    pub fn set_max_shards_per_node(&self, max: u64) {
+        self.max_shards.store(max, Ordering::Relaxed);
+    }
+
+    /// `cluster.max_shards_per_node`.
+    pub fn max_shards_per_node(&self) -> u64 {
+        self.max_shards.load(Ordering::Relaxed)
+    }
+
+    /// Refuses a new index whose shards would take the node past
+    /// `cluster.max_shards_per_node`. Shards count as Elasticsearch counts
+    /// them: primaries times one plus the replicas configured (a single
+    /// node never allocates the replicas, but a request that Elasticsearch
+    /// refuses is refused here too). `indices` is the map under its lock.
+    fn check_shard_limit(
+        &self,
+        indices: &IndexMap,
+        settings: &crate::settings::IndexSettings,
+    ) -> Result<()> {
+        let shards_of = |s: &crate::settings::IndexSettings| {
+            u64::from(s.number_of_shards) * (1 + u64::from(s.number_of_replicas))
+        };
+        let adding = shards_of(settings);
+        let open: u64 = indices.values().map(|i| shards_of(&i.settings())).sum();
+        let max = self.max_shards_per_node();
+        if open + adding > max {
+            return Err(SearchError::Validation(format!(
+                "this action would add [{adding}] shards, but this cluster currently has [{open}]/[{max}] maximum normal shards open"
+            )));
+        }
+        Ok(())
     }
 
     /// Flushes every index and stops the background task.

@@ -3,14 +3,17 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use super::SearchIndex;
+use crate::breaker::estimate;
 use crate::error::{Result, SearchError};
 use crate::mapping::document::{parse_document, ParsedDoc};
 use crate::shard::document::build_document;
 use crate::shard::{Precondition, Shard, StoredDoc, WriteOutcome};
+use crate::slowlog::event;
 
 /// What a write did, as Elasticsearch names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,6 +98,7 @@ impl SearchIndex {
         source: &[u8],
         precondition: Precondition,
     ) -> Result<DocWriteResult> {
+        let started = Instant::now();
         if let Some(id) = id {
             validate_id(id)?;
         }
@@ -103,6 +107,7 @@ impl SearchIndex {
                 "failed to parse, document is not valid JSON: {e}"
             ))
         })?;
+        self.note_write();
         let parsed = self.parse(value)?;
         let auto = id.is_none();
         let id = id.map_or_else(auto_id, str::to_string);
@@ -114,9 +119,17 @@ impl SearchIndex {
             precondition,
             auto,
             doc,
-            |op| Ok(self.translog.append(op.kind(), &op.encode())?),
+            |op| self.log(op),
         )?;
+        if is_large(source) {
+            // tantivy holds the document and its indexing arena until its
+            // segment is written: a commit now waits for that, so the
+            // memory comes back before the reply instead of after it (as
+            // Elasticsearch refreshes a shard whose indexing buffer is full).
+            shard.refresh(|| self.covered_lsn(), false)?;
+        }
         self.counters.note_index();
+        self.note_indexed(&id, source, started.elapsed());
         let result = if outcome.found_before {
             WriteResult::Updated
         } else {
@@ -125,13 +138,32 @@ impl SearchIndex {
         Ok(written(id, shard, outcome, result))
     }
 
+    /// Counts an indexed document's time and logs it if slow.
+    fn note_indexed(&self, id: &str, source: &[u8], took: Duration) {
+        self.counters.index_latency.record(took);
+        let slowlog = self.settings_slowlog();
+        if let Some(level) = slowlog.index.level_for(took) {
+            let uuid = self.settings.read().uuid.clone();
+            let shown = event::shown_source(source, slowlog.source_chars, slowlog.reformat);
+            event::index(
+                level,
+                &event::IndexEvent {
+                    index: self.name(),
+                    uuid: &uuid,
+                    id,
+                    took,
+                    source: &shown,
+                },
+            );
+        }
+    }
+
     /// Deletes `id`.
     pub fn delete_document(&self, id: &str, precondition: Precondition) -> Result<DocWriteResult> {
         validate_id(id)?;
+        self.note_write();
         let shard = self.shard_for(id);
-        let outcome = shard.delete(id, precondition, |op| {
-            Ok(self.translog.append(op.kind(), &op.encode())?)
-        })?;
+        let outcome = shard.delete(id, precondition, |op| self.log(op))?;
         self.counters.note_delete();
         let result = if outcome.found_before {
             WriteResult::Deleted
@@ -139,6 +171,19 @@ impl SearchIndex {
             WriteResult::NotFound
         };
         Ok(written(id.to_string(), shard, outcome, result))
+    }
+
+    /// Appends `op` to the translog, under the shard lock before the
+    /// writer sees it. Refused while the translog cannot write (a full
+    /// disk): the operation is then never applied, and writes resume once
+    /// the translog writes again.
+    fn log(&self, op: &crate::translog::Operation) -> Result<u64> {
+        if self.translog.write_stalled().is_some() {
+            return Err(SearchError::DiskFull {
+                index: self.name().to_string(),
+            });
+        }
+        Ok(self.translog.append(op.kind(), &op.encode())?)
     }
 
     /// The current document `id` (real-time).
@@ -227,22 +272,40 @@ impl SearchIndex {
         })
     }
 
-    /// Parses a source under the mapping, adding dynamic fields to it.
+    /// Parses a source under the mapping, adding dynamic fields to it
+    /// within the mapping limits (a document that would pass one is a
+    /// `document_parsing_exception`, as in Elasticsearch 8).
     fn parse(&self, value: Value) -> Result<ParsedDoc> {
         let parsed = parse_document(&self.mappings.read(), value)?;
         if !parsed.new_fields.is_empty() {
+            // Read before the mapping's lock: never both at once.
+            let limits = self.limits();
             {
                 let mut mappings = self.mappings.write();
                 let mut next = mappings.clone();
                 for (path, leaf) in &parsed.new_fields {
                     next.add_leaf(path, leaf.clone())?;
                 }
+                let added = next.shape().fields.saturating_sub(mappings.shape().fields);
+                limits
+                    .check_mapping(&next, added as usize)
+                    .map_err(|e| SearchError::DocumentParsing(format!("failed to parse: {e}")))?;
                 *mappings = next;
             }
             self.save_metadata(false)?;
         }
         Ok(parsed)
     }
+}
+
+/// A document whose indexing takes at least this much memory is
+/// committed before its write returns.
+const LARGE_INDEXING_BYTES: u64 = 64 << 20;
+
+/// Whether indexing `source` takes [`LARGE_INDEXING_BYTES`] (the scan
+/// only for sources of a megabyte or more).
+fn is_large(source: &[u8]) -> bool {
+    source.len() >= 1 << 20 && estimate::indexing(source) >= LARGE_INDEXING_BYTES
 }
 
 fn written(id: String, shard: &Shard, o: WriteOutcome, result: WriteResult) -> DocWriteResult {

@@ -8,26 +8,34 @@
 //! - `documents`: index, create, get, delete, update.
 //! - `recovery`: opening an index, replaying its translog.
 //! - `stats`: counters for `_stats` and `_cat`.
+//! - `translog_slot`: the translog, open only while the index is written.
+//!
+//! An index nobody writes to holds no tantivy writer and no open
+//! translog: both are opened by the first write, and closed again (after
+//! a flush) once the index has seen no write for the storage's
+//! `idle_after`, as Elasticsearch flushes inactive shards.
 
 mod documents;
 mod recovery;
 pub mod stats;
+mod translog_slot;
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use parking_lot::{Mutex, RwLock};
 use serde_json::{json, Value};
-use strata_log::CommandLog;
 
 pub use documents::{DocWriteResult, WriteResult};
 
 use crate::error::{Result, SearchError};
+use crate::index_limits::IndexLimits;
 use crate::mapping::Mappings;
 use crate::settings::{IndexSettings, TranslogDurability};
 use crate::shard::Shard;
 use crate::store::{ReadCounters, StoreTier};
 use stats::IndexCounters;
+use translog_slot::TranslogSlot;
 
 /// Translog bytes after which the background task flushes an index.
 pub const FLUSH_THRESHOLD_BYTES: u64 = 256 << 20;
@@ -39,9 +47,13 @@ pub struct SearchIndex {
     settings: RwLock<IndexSettings>,
     mappings: RwLock<Mappings>,
     shards: Vec<Shard>,
-    translog: CommandLog,
+    translog: TranslogSlot,
     flushing: Mutex<FlushState>,
     last_refresh: Mutex<Instant>,
+    /// When the last write started.
+    last_write: Mutex<Instant>,
+    /// Without writes this long, the index closes its writers and translog.
+    idle_after: Duration,
     /// Operation counters.
     pub counters: IndexCounters,
     /// Block-cache hits and misses of this index's shards.
@@ -79,10 +91,21 @@ impl SearchIndex {
         self.settings.read().clone()
     }
 
+    /// The slow log settings, without copying the rest of the settings
+    /// (read for every search and document).
+    pub fn settings_slowlog(&self) -> crate::slowlog::SlowLogSettings {
+        self.settings.read().slowlog
+    }
+
     /// `number_of_replicas`, without copying the settings (every bulk
     /// item's reply names it).
     pub fn number_of_replicas(&self) -> u32 {
         self.settings.read().number_of_replicas
+    }
+
+    /// The index's limits (`index.max_terms_count`, ...).
+    pub fn limits(&self) -> IndexLimits {
+        self.settings.read().limits.clone()
     }
 
     /// A copy of the mapping.
@@ -132,9 +155,18 @@ impl SearchIndex {
         self.translog.durability()
     }
 
-    /// Applies a `PUT _mapping` body.
+    /// Applies a `PUT _mapping` body, within the mapping limits.
     pub fn update_mappings(&self, body: &Value) -> Result<()> {
-        self.mappings.write().merge_json(body)?;
+        // Read before the mapping's lock: never both at once.
+        let limits = self.limits();
+        {
+            let mut mappings = self.mappings.write();
+            let mut next = mappings.clone();
+            next.merge_json(body)?;
+            // Elasticsearch names no count for a mapping update.
+            limits.check_mapping(&next, 0)?;
+            *mappings = next;
+        }
         self.save_metadata(false)
     }
 
@@ -206,8 +238,7 @@ impl SearchIndex {
             "flushed: segments persisted to disk");
         *self.last_refresh.lock() = Instant::now();
         if covered != u64::MAX && covered > state.durable_lsn {
-            self.translog.rotate()?;
-            self.translog.remove_segments_before(covered + 1)?;
+            self.translog.trim_before(covered + 1)?;
             state.durable_lsn = covered;
         }
         state.at = Instant::now();
@@ -248,7 +279,39 @@ impl SearchIndex {
         if self.translog.bytes_since(durable) > FLUSH_THRESHOLD_BYTES {
             self.flush()?;
         }
+        self.close_if_idle()?;
         Ok(())
+    }
+
+    /// Notes that a write starts (for [`close_if_idle`](Self::close_if_idle)).
+    fn note_write(&self) {
+        *self.last_write.lock() = Instant::now();
+    }
+
+    /// After `idle_after` without writes: flushes the index, then closes
+    /// its shards' writers and its translog (the next write opens them
+    /// again). Returns whether it closed anything. A write racing with it
+    /// only reopens what it needs.
+    pub fn close_if_idle(&self) -> Result<bool> {
+        let idle = || self.last_write.lock().elapsed() >= self.idle_after;
+        let holding = self.translog.is_open() || self.shards.iter().any(Shard::has_writer);
+        if !holding || !idle() {
+            return Ok(false);
+        }
+        self.flush()?;
+        for shard in &self.shards {
+            shard.close_writer_if_clean()?;
+        }
+        if idle() {
+            self.translog.close_now()?;
+        }
+        tracing::debug!(index = %self.name, "idle: writers and translog closed");
+        Ok(true)
+    }
+
+    /// Whether the index holds a writer or an open translog now.
+    pub fn is_open_for_writes(&self) -> bool {
+        self.translog.is_open() || self.shards.iter().any(Shard::has_writer)
     }
 
     /// Waits until the translog record `lsn` is durable, if the index's
@@ -258,7 +321,7 @@ impl SearchIndex {
         lsn: u64,
     ) -> impl std::future::Future<Output = Result<(), strata_log::LogError>> + Send + 'static {
         let wait = match self.settings.read().durability {
-            TranslogDurability::Request => Some(self.translog.durable(lsn)),
+            TranslogDurability::Request => self.translog.durable(lsn),
             TranslogDurability::Async => None,
         };
         async move {

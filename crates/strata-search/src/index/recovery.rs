@@ -9,9 +9,10 @@ use std::time::{Duration, Instant};
 use parking_lot::{Mutex, RwLock};
 use serde_json::Value;
 use strata_device::{FsDirectory, SyncMode};
-use strata_log::{CommandLog, Durability, LogConfig, RecoveryPolicy};
+use strata_log::{CommandLog, Durability};
 
 use super::stats::IndexCounters;
+use super::translog_slot::TranslogSlot;
 use super::{metadata_path, write_metadata, FlushState, SearchIndex};
 use crate::error::{Result, SearchError};
 use crate::mapping::document::parse_document;
@@ -83,9 +84,7 @@ impl SearchIndex {
         let fs = FsDirectory::open(&log_dir, SyncMode::Fdatasync)
             .map_err(|e| SearchError::io(format!("open {}", log_dir.display()), e))?;
         let fs: Arc<dyn strata_device::Directory> = Arc::new(fs);
-        let config = LogConfig::new(log_durability(&settings)).with_segment_size(64 << 20);
-        let (translog, _report) =
-            CommandLog::open(Arc::clone(&fs), config, RecoveryPolicy::Strict)?;
+        let translog = TranslogSlot::open(fs, log_durability(&settings))?;
         let oldest = points.iter().map(|p| p.lsn).min().unwrap_or(0);
         let index = SearchIndex {
             name: name.to_string(),
@@ -99,27 +98,33 @@ impl SearchIndex {
                 at: Instant::now(),
             }),
             last_refresh: Mutex::new(Instant::now() - Duration::from_secs(3600)),
+            last_write: Mutex::new(Instant::now()),
+            idle_after: storage.idle_after,
             counters: IndexCounters::default(),
             reads,
             replayed: 0,
             saving_metadata: Mutex::new(()),
         };
         let applied = std::cell::Cell::new(0u64);
-        let replayed = CommandLog::replay(&*fs, oldest + 1, |lsn, kind, body| -> Result<()> {
-            let op = Operation::decode(kind, body)?;
-            let point = points.get(op.shard as usize).ok_or_else(|| {
-                SearchError::illegal(format!(
-                    "translog names shard {} of {}",
-                    op.shard,
-                    points.len()
-                ))
-            })?;
-            if lsn <= point.lsn {
-                return Ok(());
-            }
-            applied.set(applied.get() + 1);
-            index.replay_operation(&op)
-        })?;
+        let replayed = CommandLog::replay(
+            index.translog.dir(),
+            oldest + 1,
+            |lsn, kind, body| -> Result<()> {
+                let op = Operation::decode(kind, body)?;
+                let point = points.get(op.shard as usize).ok_or_else(|| {
+                    SearchError::illegal(format!(
+                        "translog names shard {} of {}",
+                        op.shard,
+                        points.len()
+                    ))
+                })?;
+                if lsn <= point.lsn {
+                    return Ok(());
+                }
+                applied.set(applied.get() + 1);
+                index.replay_operation(&op)
+            },
+        )?;
         let mut index = index;
         index.replayed = applied.get();
         if replayed.records > 0 {
@@ -129,6 +134,9 @@ impl SearchIndex {
                 "translog replayed"
             );
             index.refresh()?;
+        } else {
+            // Nothing to replay: no thread or buffer until the first write.
+            index.translog.close_now()?;
         }
         Ok(index)
     }

@@ -3,6 +3,8 @@
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use strata_metrics::LatencyHistogram;
+
 use super::SearchIndex;
 use crate::store::StoreTier;
 
@@ -87,6 +89,14 @@ pub struct IndexCounters {
     query_total: AtomicU64,
     refresh_total: AtomicU64,
     flush_total: AtomicU64,
+    /// Time of each search's query phase (a search counts once per index
+    /// it covered, with the whole request's phase time).
+    pub query_latency: LatencyHistogram,
+    /// Time of each search's fetch phase.
+    pub fetch_latency: LatencyHistogram,
+    /// Time of each document indexed (parsing, building, translog append
+    /// and the shard write; not the durability wait).
+    pub index_latency: LatencyHistogram,
 }
 
 /// A snapshot of [`IndexCounters`].
@@ -125,6 +135,12 @@ impl IndexCounters {
     }
     pub(crate) fn note_flush(&self) {
         self.flush_total.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts a search's phase times.
+    pub(crate) fn note_search_took(&self, took: crate::slowlog::SearchTook) {
+        self.query_latency.record(took.query);
+        self.fetch_latency.record(took.fetch);
     }
 
     /// The current values.

@@ -39,11 +39,18 @@ use tantivy::query::{AllScorer, BoostQuery, ConstScorer, Explanation, Query, Sco
 use tantivy::tokenizer::TokenizerManager;
 use tantivy::{DocId, DocSet, Score, SegmentReader, TantivyError};
 
+use crate::breaker::MemoryAccount;
 use crate::error::{Result, SearchError};
+use crate::index_limits::IndexLimits;
 use crate::mapping::{FieldMapping, Mappings};
 use crate::store::SchemaFields;
 
-/// What a translation needs: the mapping, the schema and the analyzers.
+/// The account of translations made without a request (alias filters,
+/// filters inside aggregations): counts nothing.
+static UNACCOUNTED: MemoryAccount = MemoryAccount::unaccounted();
+
+/// What a translation needs: the mapping, the schema and the analyzers,
+/// the index's limits and where expansions are reserved.
 pub struct QueryContext<'a> {
     /// The index mapping.
     pub mappings: &'a Mappings,
@@ -53,9 +60,30 @@ pub struct QueryContext<'a> {
     pub tokenizers: &'a TokenizerManager,
     /// "now" for date math, epoch milliseconds.
     pub now_millis: i64,
+    /// `index.max_terms_count` and the other per-index limits.
+    pub limits: IndexLimits,
+    /// Where the query's expansions (terms lists, automata) are reserved.
+    pub memory: &'a MemoryAccount,
 }
 
-impl QueryContext<'_> {
+impl<'a> QueryContext<'a> {
+    /// A context with the default limits that reserves nothing.
+    pub fn new(
+        mappings: &'a Mappings,
+        fields: &'a SchemaFields,
+        tokenizers: &'a TokenizerManager,
+        now_millis: i64,
+    ) -> QueryContext<'a> {
+        QueryContext {
+            mappings,
+            fields,
+            tokenizers,
+            now_millis,
+            limits: IndexLimits::default(),
+            memory: &UNACCOUNTED,
+        }
+    }
+
     /// The leaf mapping of `path`, if mapped.
     pub fn leaf(&self, path: &str) -> Option<&FieldMapping> {
         self.mappings.leaf(path)

@@ -43,12 +43,7 @@ impl QueryBuilder for EsQuery {
         let invalid = |e: SearchError| TantivyError::InvalidArgument(e.to_string());
         let mappings = Mappings::parse(&self.mappings).map_err(invalid)?;
         let fields = SchemaFields::from_schema(schema.clone())?;
-        let ctx = QueryContext {
-            mappings: &mappings,
-            fields: &fields,
-            tokenizers,
-            now_millis: self.now_millis,
-        };
+        let ctx = QueryContext::new(&mappings, &fields, tokenizers, self.now_millis);
         build(&ctx, &self.query).map_err(invalid)
     }
 

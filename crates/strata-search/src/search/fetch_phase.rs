@@ -18,6 +18,7 @@ use super::ranking::SortValues;
 use super::request::{SearchRequest, StoredFields};
 use super::sort::SortValue;
 use super::source_filter::ReturnedSource;
+use crate::breaker::estimate;
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
 use crate::shard::PRIMARY_TERM;
@@ -111,6 +112,13 @@ fn chunk_hits(
             .get_first(fields.source)
             .and_then(|v| v.as_bytes())
             .unwrap_or_default();
+        // The loaded document and its parsed form while the hit is
+        // shaped; then the hit's bytes until the reply is sent.
+        let shaping = req.memory.part();
+        shaping.reserve(
+            stored.len() as u64 + estimate::parsed_json(stored),
+            "<fetch_phase>",
+        )?;
         let verbatim = (keep_source && req.source.is_whole())
             .then(|| serde_json::from_slice::<&RawValue>(stored).ok())
             .flatten();
@@ -165,6 +173,8 @@ fn chunk_hits(
         // Serializing owned JSON values cannot fail; if it did, it is ours.
         let serialized = to_raw_value(&hit)
             .map_err(|e| SearchError::Engine(TantivyError::InternalError(e.to_string())))?;
+        req.memory
+            .reserve(serialized.get().len() as u64, "<fetch_phase>")?;
         hits.push(serialized);
     }
     Ok(hits)

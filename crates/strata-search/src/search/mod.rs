@@ -75,9 +75,14 @@ use tantivy::query::Query;
 pub use request::{SearchRequest, TrackTotalHits};
 pub use response::SearchResponse;
 
+use crate::breaker::MemoryAccount;
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
 use crate::query::{build, QueryContext};
+
+/// Memory an aggregation may use when the request has no breaker account
+/// (tantivy's default limit).
+const UNACCOUNTED_AGG_MEMORY: u64 = 500_000_000;
 
 pub(crate) fn now_millis() -> i64 {
     std::time::SystemTime::now()
@@ -85,24 +90,41 @@ pub(crate) fn now_millis() -> i64 {
         .map_or(0, |d| d.as_millis() as i64)
 }
 
+/// `query` for `index`, reserving nothing (small internal queries).
 fn query_for(index: &SearchIndex, query: &Value) -> Result<Box<dyn Query>> {
+    query_within(index, query, &MemoryAccount::unaccounted())
+}
+
+/// `query` for `index` under its limits, its expansions reserved on `memory`.
+fn query_within(
+    index: &SearchIndex,
+    query: &Value,
+    memory: &MemoryAccount,
+) -> Result<Box<dyn Query>> {
     let mappings = index.mappings();
     let shard = &index.shards()[0];
-    let ctx = QueryContext {
-        mappings: &mappings,
-        fields: shard.fields(),
-        tokenizers: shard.tantivy_index().tokenizers(),
-        now_millis: now_millis(),
-    };
+    let mut ctx = QueryContext::new(
+        &mappings,
+        shard.fields(),
+        shard.tantivy_index().tokenizers(),
+        now_millis(),
+    );
+    ctx.limits = index.limits();
+    ctx.memory = memory;
     build(&ctx, query)
 }
 
-/// Counts the documents matching `query` (the `_count` API).
-pub fn count(indices: &[Arc<SearchIndex>], query: &Value) -> Result<u64> {
+/// Bytes a ranked candidate takes while hits are collected and merged
+/// (address, score, sort values), per shard.
+const CANDIDATE_BYTES: u64 = 96;
+
+/// Counts the documents matching `query` (the `_count` API), reserving
+/// its expansions on `memory`.
+pub fn count(indices: &[Arc<SearchIndex>], query: &Value, memory: &MemoryAccount) -> Result<u64> {
     let mut queries = Vec::with_capacity(indices.len());
     let mut searchers = Vec::new();
     for (i, index) in indices.iter().enumerate() {
-        queries.push(query_for(index, query)?);
+        queries.push(query_within(index, query, memory)?);
         searchers.extend(index.shards().iter().map(|s| (i, s.searcher())));
     }
     let parts: Vec<_> = searchers
@@ -228,7 +250,10 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
     let mut rank_by = Vec::with_capacity(indices.len());
     for index in indices {
         index.counters.note_query();
-        let q = query_for(index, &req.query)?;
+        let limits = index.limits();
+        limits.check_result_window(want)?;
+        limits.check_docvalue_fields(req.docvalue_fields.len())?;
+        let q = query_within(index, &req.query, &req.memory)?;
         let mappings = index.mappings();
         for s in &req.sort {
             s.validate(&mappings)?;
@@ -265,6 +290,23 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
         .flat_map(|(i, f)| (0..f.searchers.len()).map(move |s| (i, s)))
         .collect();
     let shard_count = owners.len();
+    // Candidates live until this pass ends (a search may run many).
+    let candidates_memory = req.memory.part();
+    candidates_memory.reserve(
+        (want as u64).saturating_mul(shard_count as u64 + 1) * CANDIDATE_BYTES,
+        "<top_hits>",
+    )?;
+    // One aggregation budget for every shard's collectors: what the
+    // breakers have room for when the search starts; without breakers
+    // (the engine used directly), tantivy's own default. Filling empty
+    // histogram buckets is charged to it before anything is allocated.
+    let agg_memory = if req.memory.is_accounted() {
+        req.memory.room()
+    } else {
+        UNACCOUNTED_AGG_MEMORY
+    };
+    let agg_limits =
+        AggregationLimitsGuard::new(Some(agg_memory), Some(date_histogram::MAX_BUCKETS as u32));
     let mut total: u64 = 0;
     let mut candidates = Vec::new();
     let mut best_score: Option<f32> = None;
@@ -325,7 +367,7 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
                 });
                 let aggs = agg_request.as_ref().map(|a| {
                     let ctx = AggContextParams::new(
-                        AggregationLimitsGuard::new(Some(500_000_000), Some(65_000)),
+                        agg_limits.clone(),
                         indices[i].shards()[s].tantivy_index().tokenizers().clone(),
                     );
                     DistributedAggregationCollector::from_aggs(a.clone(), ctx)
@@ -338,7 +380,8 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
                 }
             })
             .collect();
-        let fruits = parallel::collect_shards(&parts).map_err(passes::agg_error)?;
+        let fruits =
+            parallel::collect_shards(&parts).map_err(|e| passes::agg_error(e, &req.memory))?;
         for (&(i, s), (count, ranked, aggs, (geo, own_fruit))) in owners.iter().zip(fruits) {
             total += count as u64;
             if let Some(ranked) = ranked {
@@ -384,7 +427,9 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
         .skip(req.from)
         .take(req.size)
         .collect();
+    let fetch_started = Instant::now();
     let hits = fetch_phase::hits(indices, req, &per_index, &page)?;
+    let fetch_took = fetch_started.elapsed();
 
     // The hits stand apart from the body (see `SearchResponse`).
     let mut hits_obj = json!({"max_score": max_score.map(response::score_json), "hits": []});
@@ -407,11 +452,10 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
     };
     let mut scope = deferred::BucketScope::new(&runner);
     if let Some(agg_req) = agg_request {
-        let limits = AggregationLimitsGuard::new(Some(500_000_000), Some(65_000));
         let merged = merged_aggs.unwrap_or_default();
         let final_result = merged
-            .into_final_result(agg_req, limits)
-            .map_err(passes::agg_error)?;
+            .into_final_result(agg_req, agg_limits)
+            .map_err(|e| passes::agg_error(e, &req.memory))?;
         let mut value =
             serde_json::to_value(&final_result).map_err(|e| SearchError::illegal(e.to_string()))?;
         if let Value::Object(out) = &mut value {
@@ -443,5 +487,6 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
     Ok(SearchResponse {
         body: response,
         hits,
+        fetch_took,
     })
 }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::{search_once, top_hits, SearchRequest, TrackTotalHits};
+use crate::breaker::MemoryAccount;
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
 
@@ -26,7 +27,7 @@ pub(super) fn run_deferred(
         json!({"bool": {"must": [req.query], "filter": filters}})
     };
     if kind == "top_hits" {
-        return top_hits::run(indices, name, &body["top_hits"], &query);
+        return top_hits::run(indices, name, &body["top_hits"], &query, &req.memory);
     }
     let pass = SearchRequest {
         query,
@@ -71,10 +72,23 @@ pub(super) fn data_bounds(
     Ok(out)
 }
 
-/// tantivy's aggregation errors (bucket limits, bad requests) are the
-/// request's fault: 400s, not engine failures.
-pub(super) fn agg_error(e: tantivy::TantivyError) -> SearchError {
+/// tantivy's aggregation errors are the request's: its memory budget
+/// (the breakers' room, see `search_once`) is the request breaker's 429,
+/// too many buckets Elasticsearch's `search.max_buckets` error, the rest
+/// (bad requests) 400s, not engine failures.
+pub(super) fn agg_error(e: tantivy::TantivyError, memory: &MemoryAccount) -> SearchError {
+    use tantivy::aggregation::AggregationError;
     match e {
+        tantivy::TantivyError::AggregationError(AggregationError::MemoryExceeded {
+            current,
+            ..
+        }) => memory.refusal(current.get_bytes(), "<aggregations>"),
+        tantivy::TantivyError::AggregationError(AggregationError::BucketLimitExceeded {
+            limit,
+            current,
+        }) => SearchError::illegal(format!(
+            "Trying to create too many buckets. Must be less than or equal to: [{limit}] but was [{current}]. This limit can be set by changing the [search.max_buckets] cluster level setting."
+        )),
         tantivy::TantivyError::AggregationError(a) => SearchError::illegal(a.to_string()),
         other => SearchError::Engine(other),
     }

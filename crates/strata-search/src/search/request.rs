@@ -6,10 +6,8 @@ use serde_json::Value;
 use super::docvalues::{self, DocvalueField};
 use super::sort::SortField;
 use super::source_filter::SourceFilter;
+use crate::breaker::MemoryAccount;
 use crate::error::{Result, SearchError};
-
-/// Elasticsearch's `index.max_result_window`.
-pub const MAX_RESULT_WINDOW: usize = 10_000;
 
 /// How `hits.total` is reported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,6 +53,10 @@ pub struct SearchRequest {
     /// `_id` and no `_source`; with a list, no `_source` unless `_source`
     /// was asked for (no field is stored apart from `_source` here).
     pub stored_fields: Option<StoredFields>,
+    /// Where the search reserves what it builds (query expansions,
+    /// aggregation results, hits): the request breaker, or nothing.
+    /// Clones (the extra passes of one search) share it.
+    pub memory: MemoryAccount,
 }
 
 /// The `stored_fields` parameter.
@@ -87,6 +89,7 @@ impl SearchRequest {
             docvalue_fields: Vec::new(),
             fetch_fields: Vec::new(),
             stored_fields: None,
+            memory: MemoryAccount::unaccounted(),
         };
         let obj = match body {
             Value::Null => return Ok(req),
@@ -185,13 +188,9 @@ impl SearchRequest {
         self.validate()
     }
 
+    /// Checks what needs no index; `from + size` is checked against each
+    /// index's `index.max_result_window` when the search runs.
     fn validate(&self) -> Result<()> {
-        if self.from.saturating_add(self.size) > MAX_RESULT_WINDOW {
-            return Err(SearchError::illegal(format!(
-                "Result window is too large, from + size must be less than or equal to: [{MAX_RESULT_WINDOW}] but was [{}]. See the scroll api for a more efficient way to request large data sets.",
-                self.from.saturating_add(self.size)
-            )));
-        }
         if let Some(after) = &self.search_after {
             if self.sort.is_empty() && after.len() != 1 {
                 return Err(SearchError::illegal(

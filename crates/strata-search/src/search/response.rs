@@ -20,6 +20,9 @@ pub struct SearchResponse {
     pub body: Value,
     /// The hits of the page, in order, each one JSON object.
     pub hits: Vec<Box<RawValue>>,
+    /// How long the fetch phase (loading and serializing `hits`) took;
+    /// the rest of the search was its query phase.
+    pub fetch_took: std::time::Duration,
 }
 
 impl SearchResponse {
@@ -105,6 +108,7 @@ mod tests {
                 raw(r#"{"_id":"1","_source":{"z":1, "a":2}}"#),
                 raw(r#"{"_id":"2"}"#),
             ],
+            fetch_took: std::time::Duration::ZERO,
         };
         let text = serde_json::to_string(&response).unwrap();
         assert!(text.contains(r#"[{"_id":"1","_source":{"z":1, "a":2}},{"_id":"2"}]"#));
@@ -133,6 +137,7 @@ mod tests {
         let response = SearchResponse {
             body: body.clone(),
             hits: Vec::new(),
+            fetch_took: std::time::Duration::ZERO,
         };
         assert_eq!(serde_json::to_value(&response).unwrap(), body);
         assert_eq!(response.into_value(), body);

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use serde_json::{json, Map, Value};
 
 use super::{search, SearchRequest, TrackTotalHits};
+use crate::breaker::MemoryAccount;
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
 
@@ -61,9 +62,17 @@ fn request(name: &str, body: &Value, query: &Value) -> Result<SearchRequest> {
     Ok(parsed)
 }
 
-/// Runs `top_hits` `name` over the documents matching `query`.
-pub fn run(indices: &[Arc<SearchIndex>], name: &str, body: &Value, query: &Value) -> Result<Value> {
-    let req = request(name, body, query)?;
+/// Runs `top_hits` `name` over the documents matching `query`, its hits
+/// reserved on `memory` (the search's).
+pub fn run(
+    indices: &[Arc<SearchIndex>],
+    name: &str,
+    body: &Value,
+    query: &Value,
+    memory: &MemoryAccount,
+) -> Result<Value> {
+    let mut req = request(name, body, query)?;
+    req.memory = memory.clone();
     let response = search(indices, &req)?;
     Ok(json!({ "hits": response["hits"] }))
 }

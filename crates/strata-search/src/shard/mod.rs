@@ -18,6 +18,8 @@
 //! - `document`: building the tantivy document.
 //! - `writes`: index, delete and replay.
 //! - `refresh`: commits, flush, forced merges.
+//! - `writer_slot`: the tantivy writer, created on the first write and
+//!   closed when the index goes idle.
 //! - [`priority`]: the nice value tantivy's indexing and merge threads run at.
 //! - [`merge_yield`]: merges pause while searches collect segments.
 
@@ -25,6 +27,7 @@ pub mod document;
 pub mod merge_yield;
 pub mod priority;
 mod refresh;
+mod writer_slot;
 mod writes;
 
 use std::collections::HashMap;
@@ -34,18 +37,17 @@ use std::sync::Arc;
 use parking_lot::{Condvar, Mutex};
 use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{
-    DocAddress, DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument,
-    Term, TERMINATED,
+    DocAddress, DocSet, Index, IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term,
+    TERMINATED,
 };
 
 use crate::error::{Result, SearchError};
 use crate::store::{SchemaFields, ShardStorage, TieredDirectory};
 use priority::IndexingPriority;
+use writer_slot::WriterSlot;
 
 /// The primary term of every shard (a single node never changes primaries).
 pub const PRIMARY_TERM: u64 = 1;
-
-const WRITER_MEMORY: usize = 32 << 20;
 
 /// Operations held at most while a commit runs (a few tenths of a second
 /// of bulk indexing); writers then wait for the commit to end.
@@ -126,9 +128,10 @@ pub struct Shard {
     write: Mutex<WriteState>,
     /// Signalled when a commit ends (writers waiting for room in `held`).
     commit_ended: Condvar,
-    /// The tantivy writer: used under the write state's lock except by a
-    /// commit, which holds only this lock (and `committer`).
-    writer: Mutex<IndexWriter>,
+    /// The tantivy writer (created on the first write): used under the
+    /// write state's lock except by a commit, which holds only the slot's
+    /// lock (and `committer`).
+    writer: WriterSlot,
     /// Taken for the whole of a refresh or a forced merge: one at a time.
     committer: Mutex<()>,
     /// What commits run at (they start tantivy's indexing worker).
@@ -175,15 +178,12 @@ impl Shard {
         };
         let fields = SchemaFields::from_schema(index.schema())?;
         let point = CommitPoint::parse(index.load_metas()?.payload.as_deref());
-        // The writer starts tantivy's merge and segment-updater threads.
-        let writer: IndexWriter = storage
-            .priority
-            .run(|| index.writer_with_num_threads(1, WRITER_MEMORY))??;
-        // A crash can leave files of a commit that never became durable in
-        // persistent memory (`pmem`: a deletes file of the next opstamp, a
-        // merged segment); replaying the translog would write them again
-        // and fail. They are managed but unreferenced: collect them first.
-        writer.garbage_collect_files().wait()?;
+        // No writer until the first write (replay included). Creating it
+        // collects the files no commit references: a crash can leave
+        // files of a commit that never became durable in persistent
+        // memory (`pmem`: a deletes file of the next opstamp, a merged
+        // segment), which replaying the translog would write again.
+        let writer = WriterSlot::new(index.clone(), storage.priority);
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
@@ -202,7 +202,7 @@ impl Shard {
                 held: Vec::new(),
             }),
             commit_ended: Condvar::new(),
-            writer: Mutex::new(writer),
+            writer,
             committer: Mutex::new(()),
             priority: storage.priority,
         };
@@ -232,6 +232,26 @@ impl Shard {
     /// Bytes of flushed segment files held whole in DRAM (`dram` tier).
     pub fn resident_bytes(&self) -> u64 {
         self.dir.resident_bytes()
+    }
+
+    /// Whether the shard holds a tantivy writer now.
+    pub fn has_writer(&self) -> bool {
+        self.writer.is_open()
+    }
+
+    /// Closes the writer (in the background, its merges finishing first)
+    /// if everything given to it is committed and no commit runs; returns
+    /// whether it did. The next write creates a new one.
+    pub fn close_writer_if_clean(&self) -> Result<bool> {
+        let Some(_one_commit) = self.committer.try_lock() else {
+            return Ok(false);
+        };
+        let state = self.write.lock();
+        if state.dirty || state.committing || !state.held.is_empty() || !self.writer.is_open() {
+            return Ok(false);
+        }
+        self.writer.close_in_background()?;
+        Ok(true)
     }
 
     /// Sequence numbers handed out so far (the next one).

@@ -32,7 +32,9 @@ impl Shard {
     fn refresh_alone(&self, covered_lsn: impl FnOnce() -> u64, force: bool) -> Result<bool> {
         let (payload, covers) = {
             let mut state = self.write.lock();
-            if !state.dirty && !force {
+            if !state.dirty && (!force || !self.writer.is_open()) {
+                // Without a writer nothing is uncommitted: its last
+                // commit (made before it was closed) stands.
                 return Ok(false);
             }
             let covers = state.next_seq_no;
@@ -45,8 +47,13 @@ impl Shard {
         let handed = {
             let mut state = self.write.lock();
             let held = std::mem::take(&mut state.held);
-            let writer = self.writer.lock();
-            let handed = held.into_iter().try_for_each(|op| op.apply(&writer));
+            let handed = match held.is_empty() {
+                true => Ok(()),
+                false => self
+                    .writer
+                    .lock()
+                    .and_then(|writer| held.into_iter().try_for_each(|op| op.apply(&writer))),
+            };
             state.committing = false;
             if committed.is_err() {
                 // The writes stay uncommitted: the next refresh tries again.
@@ -80,7 +87,7 @@ impl Shard {
     /// indexing worker on the committing thread.
     fn commit(&self, payload: &str) -> Result<()> {
         self.priority.run(|| {
-            let mut writer = self.writer.lock();
+            let mut writer = self.writer.lock()?;
             let mut prepared = writer.prepare_commit()?;
             prepared.set_payload(payload);
             prepared.commit()?;
@@ -120,7 +127,7 @@ impl Shard {
         }
         let merge = {
             let _one_commit = self.committer.lock();
-            self.writer.lock().merge(&ids)
+            self.writer.lock()?.merge(&ids)
         };
         merge.wait()?;
         self.reader.reload()?;
@@ -129,7 +136,6 @@ impl Shard {
 
     /// Stops the writer's threads (merges finish first).
     pub fn close(self) -> Result<()> {
-        self.writer.into_inner().wait_merging_threads()?;
-        Ok(())
+        self.writer.close()
     }
 }

@@ -22,6 +22,6 @@ pub use block_cache::{BlockCache, CacheStats, BLOCK_SIZE, DEFAULT_CACHE_BYTES};
 pub use cached_file::{CachedFile, ReadCounters};
 pub use persist::Persisted;
 pub use schema::{json_term, SchemaFields, FIELD_NAMES, ID, KEYWORDS, SOURCE, TEXT};
-pub use storage::{SearchStorage, ShardStorage};
+pub use storage::{SearchStorage, ShardStorage, DEFAULT_IDLE_AFTER};
 pub use tier::StoreTier;
 pub use tiered::TieredDirectory;

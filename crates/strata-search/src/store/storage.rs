@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::block_cache::BlockCache;
 use super::cached_file::ReadCounters;
@@ -28,7 +29,13 @@ pub struct SearchStorage {
     pub indexing_priority: IndexingPriority,
     /// How long the shards' merges may pause for searches.
     pub merge_yield: MergeYield,
+    /// How long an index goes without writes before it is flushed and its
+    /// writers and translog are closed ([`DEFAULT_IDLE_AFTER`]).
+    pub idle_after: Duration,
 }
+
+/// Elasticsearch's `indices.memory.shard_inactive_time`: 5 minutes.
+pub const DEFAULT_IDLE_AFTER: Duration = Duration::from_secs(300);
 
 impl Default for SearchStorage {
     /// `dram`, a default-sized cache, no persistent memory, the default
@@ -40,6 +47,7 @@ impl Default for SearchStorage {
             pmem_root: None,
             indexing_priority: IndexingPriority::default(),
             merge_yield: MergeYield::default(),
+            idle_after: DEFAULT_IDLE_AFTER,
         }
     }
 }

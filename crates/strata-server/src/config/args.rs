@@ -46,6 +46,12 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SIZE")]
     pub http_max_body: Option<ByteSize>,
 
+    /// Directory of the HTTP file realm (`users`, `users_roles`,
+    /// `roles.yml`, as Elasticsearch's); when set, every HTTP request must
+    /// authenticate (basic auth or an API key) [default: none, security off].
+    #[arg(long, value_name = "DIR")]
+    pub http_security_dir: Option<PathBuf>,
+
     /// Switch the memcached front end off.
     #[arg(long)]
     pub no_memcache: bool,
@@ -78,9 +84,28 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SIZE")]
     pub max_item_size: Option<ByteSize>,
 
-    /// Password Redis clients must give with AUTH [default: none].
+    /// Password Redis clients must give with AUTH: the `default` user's
+    /// password [default: none].
     #[arg(long, value_name = "PASSWORD")]
     pub requirepass: Option<String>,
+
+    /// Redis ACL file (`user <name> <rules>` lines, Redis's format), loaded
+    /// at start (a bad line refuses to start) and by ACL LOAD, written by
+    /// ACL SAVE [default: none].
+    #[arg(long, value_name = "FILE")]
+    pub aclfile: Option<PathBuf>,
+
+    /// memcached authentication file (`user:password` lines, as memcached's
+    /// -Y): clients must log in with a `set` whose data is `<user>
+    /// <password>` before anything else [default: none].
+    #[arg(long, value_name = "FILE")]
+    pub memcache_auth_file: Option<PathBuf>,
+
+    /// Serve the memcached port without authentication although the Redis
+    /// port requires it (requirepass or ACL users with passwords); without
+    /// this such a configuration refuses to start.
+    #[arg(long)]
+    pub memcache_unauthenticated: bool,
 
     /// Directory for the server's files, created at start [default: ./strata-data].
     #[arg(long, value_name = "DIR")]
@@ -261,6 +286,14 @@ pub struct ServeArgs {
     /// filesystem (tmpfs emulates it) [default: <pmem-path>.search].
     #[arg(long, value_name = "DIR")]
     pub search_pmem_dir: Option<PathBuf>,
+
+    /// TLS, protected mode, idle and request timeouts.
+    #[command(flatten)]
+    pub transport: super::transport::TransportArgs,
+
+    /// The metrics port and the slow log.
+    #[command(flatten)]
+    pub observability: super::observability::ObservabilityArgs,
 }
 
 impl ServeArgs {
@@ -285,6 +318,9 @@ impl ServeArgs {
             config.http_enabled = false;
         }
         set(&mut config.http_max_body, &self.http_max_body);
+        if self.http_security_dir.is_some() {
+            config.http_security_dir = self.http_security_dir.clone();
+        }
         set(&mut config.threads, &self.threads);
         set(&mut config.memory_limit, &self.memory_limit);
         set(&mut config.eviction, &self.eviction);
@@ -292,6 +328,15 @@ impl ServeArgs {
         set(&mut config.max_item_size, &self.max_item_size);
         if let Some(password) = &self.requirepass {
             config.requirepass = Some(password.clone());
+        }
+        if self.aclfile.is_some() {
+            config.aclfile = self.aclfile.clone();
+        }
+        if self.memcache_auth_file.is_some() {
+            config.memcache_auth_file = self.memcache_auth_file.clone();
+        }
+        if self.memcache_unauthenticated {
+            config.memcache_unauthenticated = true;
         }
         set(&mut config.data_dir, &self.data_dir);
         set(&mut config.log_level, &self.log_level);
@@ -347,5 +392,7 @@ impl ServeArgs {
         if self.search_pmem_dir.is_some() {
             config.search_pmem_dir = self.search_pmem_dir.clone();
         }
+        self.transport.apply_to(config);
+        self.observability.apply_to(config);
     }
 }

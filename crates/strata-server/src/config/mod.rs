@@ -10,20 +10,28 @@
 //! - [`tiers`]: the placement of index and records, the pmem file.
 //! - [`search`]: the search engine's default tier, block cache budget
 //!   and persistent-memory directory.
+//! - [`transport`]: TLS, protected mode, idle and request timeouts.
+//! - [`observability`]: the Prometheus metrics port and the Redis slow
+//!   log's start values.
 //!
 //! The HTTP (Elasticsearch-compatible) front end is configured here too:
-//! `http_port`, `http_enabled`, `http_max_body`; its data lives under
+//! `http_port`, `http_enabled`, `http_max_body`, `http_security_dir`
+//! (the file realm that turns authentication on); its data lives under
 //! `<data_dir>/search`.
 
 pub mod args;
 pub mod modes;
+pub mod observability;
 pub mod persistence;
 pub mod search;
 pub mod size;
 pub mod tiers;
+pub mod transport;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod transport_tests;
 
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::{Path, PathBuf};
@@ -38,6 +46,7 @@ pub use persistence::{HumanDuration, LogDevice, PersistenceMode, RecoveryMode};
 pub use search::SearchTier;
 pub use size::ByteSize;
 pub use tiers::{DataPlacement, IndexPlacement, PmemPersist, SsdIo, SsdReads};
+pub use transport::{ProtectedModeSetting, TlsAuthClients, TransportArgs};
 
 use crate::error::ServerError;
 
@@ -79,6 +88,8 @@ pub struct ServerConfig {
     pub http_enabled: bool,
     /// Largest HTTP request body; larger ones get 413.
     pub http_max_body: ByteSize,
+    /// The HTTP file realm's directory; `None`: no authentication.
+    pub http_security_dir: Option<PathBuf>,
     /// Tokio worker threads.
     pub threads: usize,
     /// Memory for items.
@@ -89,8 +100,17 @@ pub struct ServerConfig {
     pub max_connections: usize,
     /// Largest item accepted.
     pub max_item_size: ByteSize,
-    /// Redis AUTH password; `None` (or empty in the file) for none.
+    /// Redis AUTH password (the default user's); `None` (or empty in the
+    /// file) for none.
     pub requirepass: Option<String>,
+    /// Redis ACL file: users loaded at start, `ACL LOAD` and `ACL SAVE`.
+    pub aclfile: Option<PathBuf>,
+    /// memcached ASCII authentication file (`user:password` lines, as
+    /// memcached's `-Y`); `None`: the memcached port needs no login.
+    pub memcache_auth_file: Option<PathBuf>,
+    /// Serve the memcached port without authentication even though RESP
+    /// requires it (otherwise such a configuration is refused).
+    pub memcache_unauthenticated: bool,
     /// Directory for the server's files.
     pub data_dir: PathBuf,
     /// Log level or tracing filter directives.
@@ -165,6 +185,43 @@ pub struct ServerConfig {
     /// Directory of `pmem` search indices' fresh segments;
     /// `<pmem file>.search` when unset.
     pub search_pmem_dir: Option<PathBuf>,
+    /// RESP over TLS on this port (Redis's `tls-port`); none when unset.
+    pub tls_port: Option<u16>,
+    /// Whether the memcached port speaks TLS (memcached's `-Z`).
+    pub memcache_tls: bool,
+    /// Whether the HTTP port speaks TLS.
+    pub http_tls: bool,
+    /// The server's certificate chain (PEM) for every TLS port.
+    pub tls_cert_file: Option<PathBuf>,
+    /// Its private key (PEM).
+    pub tls_key_file: Option<PathBuf>,
+    /// CA certificates (PEM) client certificates must chain to.
+    pub tls_ca_cert_file: Option<PathBuf>,
+    /// Whether TLS clients must present a certificate; see
+    /// [`ServerConfig::tls_client_auth`] for the default.
+    pub tls_auth_clients: Option<TlsAuthClients>,
+    /// Redis's protected mode, for every port.
+    pub protected_mode: ProtectedModeSetting,
+    /// Seconds a RESP connection may stay idle (Redis's `timeout`); 0: ever.
+    pub timeout: u64,
+    /// Seconds a memcached connection may stay idle; 0: ever.
+    pub idle_timeout: u64,
+    /// Time for a started memcached or RESP request to arrive.
+    pub request_timeout: HumanDuration,
+    /// Time for an HTTP request's headers to arrive.
+    pub http_header_timeout: HumanDuration,
+    /// Time for an HTTP request's body to arrive.
+    pub http_body_timeout: HumanDuration,
+    /// Whether the Prometheus metrics port runs.
+    pub metrics_enabled: bool,
+    /// The metrics port (0: any free port).
+    pub metrics_port: u16,
+    /// Whether the metrics port speaks TLS.
+    pub metrics_tls: bool,
+    /// Redis `slowlog-log-slower-than` at start, microseconds (-1: off).
+    pub slowlog_log_slower_than: i64,
+    /// Redis `slowlog-max-len` at start.
+    pub slowlog_max_len: usize,
 }
 
 impl Default for ServerConfig {
@@ -178,6 +235,7 @@ impl Default for ServerConfig {
             http_port: 9200,
             http_enabled: true,
             http_max_body: ByteSize::mib(100),
+            http_security_dir: None,
             threads: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(1),
@@ -186,6 +244,9 @@ impl Default for ServerConfig {
             max_connections: 10_000,
             max_item_size: ByteSize::mib(1),
             requirepass: None,
+            aclfile: None,
+            memcache_auth_file: None,
+            memcache_unauthenticated: false,
             data_dir: PathBuf::from("./strata-data"),
             log_level: "info".to_owned(),
             log_format: LogFormat::Text,
@@ -223,6 +284,24 @@ impl Default for ServerConfig {
             search_indexing_nice: IndexingPriority::DEFAULT.nice(),
             search_merge_pause: HumanDuration(MergeYield::DEFAULT.max_pause()),
             search_pmem_dir: None,
+            tls_port: None,
+            memcache_tls: false,
+            http_tls: false,
+            tls_cert_file: None,
+            tls_key_file: None,
+            tls_ca_cert_file: None,
+            tls_auth_clients: None,
+            protected_mode: ProtectedModeSetting::Yes,
+            timeout: 0,
+            idle_timeout: 0,
+            request_timeout: HumanDuration(strata_service::DEFAULT_REQUEST_TIMEOUT),
+            http_header_timeout: HumanDuration(strata_es::HttpLimits::default().header_timeout),
+            http_body_timeout: HumanDuration(strata_es::HttpLimits::default().body_timeout),
+            metrics_enabled: false,
+            metrics_port: observability::DEFAULT_METRICS_PORT,
+            metrics_tls: false,
+            slowlog_log_slower_than: observability::DEFAULT_SLOWER_THAN_US,
+            slowlog_max_len: observability::DEFAULT_MAX_LEN,
         }
     }
 }
@@ -265,10 +344,14 @@ impl ServerConfig {
         }
         let invalid =
             |option: &'static str, message: String| ServerError::InvalidOption { option, message };
-        if !self.memcache_enabled && !self.resp_enabled {
+        if !self.memcache_enabled
+            && !self.resp_enabled
+            && self.tls_port.is_none()
+            && !self.http_enabled
+        {
             return Err(invalid(
-                "no_memcache/no_resp",
-                "both front ends are switched off; nothing would be served".into(),
+                "no_memcache/no_resp/no_http",
+                "every front end is switched off; nothing would be served".into(),
             ));
         }
         if self.memcache_enabled
@@ -302,6 +385,13 @@ impl ServerConfig {
                     self.http_max_body
                 ),
             ));
+        }
+        if self
+            .http_security_dir
+            .as_ref()
+            .is_some_and(|d| d.as_os_str().is_empty())
+        {
+            return Err(invalid("http_security_dir", "must not be empty".into()));
         }
         if self.threads == 0 || self.threads > MAX_THREADS {
             return Err(invalid(
@@ -365,7 +455,17 @@ impl ServerConfig {
             .map_err(|(option, message)| invalid(option, message))?;
         self.validate_search()
             .map_err(|(option, message)| invalid(option, message))?;
+        self.validate_transport()
+            .map_err(|(option, message)| invalid(option, message))?;
+        self.validate_observability()
+            .map_err(|(option, message)| invalid(option, message))?;
         Ok(())
+    }
+
+    /// Whether HTTP requests must authenticate (a file realm is set), for
+    /// whatever decides what an unauthenticated port may expose.
+    pub fn http_requires_authentication(&self) -> bool {
+        self.http_security_dir.is_some()
     }
 
     /// memcached `verbosity` equivalent of the log level (0 unless debugging).

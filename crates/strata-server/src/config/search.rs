@@ -73,6 +73,7 @@ impl ServerConfig {
             indexing_priority: IndexingPriority::with_nice(self.search_indexing_nice)
                 .unwrap_or_default(),
             merge_yield: MergeYield::with_max_pause(self.search_merge_pause.0),
+            idle_after: strata_search::store::DEFAULT_IDLE_AFTER,
         }
     }
 

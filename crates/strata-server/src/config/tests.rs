@@ -96,6 +96,43 @@ fn every_flag_is_applied() {
 }
 
 #[test]
+fn authentication_settings_from_file_and_flags() {
+    let defaults = load(&[]).unwrap();
+    assert_eq!(defaults.aclfile, None);
+    assert_eq!(defaults.memcache_auth_file, None);
+    assert!(!defaults.memcache_unauthenticated);
+    let file = config_file(
+        "aclfile = \"/etc/strata/users.acl\"\n\
+         memcache_auth_file = \"/etc/strata/mc.auth\"\n\
+         memcache_unauthenticated = true\n",
+    );
+    let path = file.path().to_str().unwrap();
+    let config = load(&["--config", path]).unwrap();
+    assert_eq!(config.aclfile, Some(PathBuf::from("/etc/strata/users.acl")));
+    assert_eq!(
+        config.memcache_auth_file,
+        Some(PathBuf::from("/etc/strata/mc.auth"))
+    );
+    assert!(config.memcache_unauthenticated);
+    let config = load(&[
+        "--config",
+        path,
+        "--aclfile",
+        "/other.acl",
+        "--memcache-auth-file",
+        "/other.auth",
+    ])
+    .unwrap();
+    assert_eq!(config.aclfile, Some(PathBuf::from("/other.acl")));
+    assert_eq!(
+        config.memcache_auth_file,
+        Some(PathBuf::from("/other.auth"))
+    );
+    let config = load(&["--memcache-unauthenticated"]).unwrap();
+    assert!(config.memcache_unauthenticated);
+}
+
+#[test]
 fn the_file_overrides_defaults_and_flags_override_the_file() {
     let file = config_file(
         r#"
@@ -175,7 +212,10 @@ fn out_of_bounds_values_are_refused_with_the_option_name() {
         (&["--threads", "0"], "threads"),
         (&["--max-connections", "0"], "max_connections"),
         (&["--shards", "3"], "shards"),
-        (&["--no-memcache", "--no-resp"], "no_memcache/no_resp"),
+        (
+            &["--no-memcache", "--no-resp", "--no-http"],
+            "no_memcache/no_resp/no_http",
+        ),
         (
             &["--memcache-port", "5000", "--resp-port", "5000"],
             "memcache_port/resp_port",
@@ -191,6 +231,12 @@ fn out_of_bounds_values_are_refused_with_the_option_name() {
             other => panic!("{list:?} gave {other:?}"),
         }
     }
+}
+
+#[test]
+fn search_alone_is_a_valid_server() {
+    let config = load(&["--no-memcache", "--no-resp"]).unwrap();
+    assert!(!config.memcache_enabled && !config.resp_enabled && config.http_enabled);
 }
 
 #[test]

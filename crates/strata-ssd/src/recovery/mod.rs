@@ -5,6 +5,7 @@
 //! - `headers`: the device header (formatting a blank device) and every
 //!   block header, in parallel.
 //! - `blocks`: whole blocks read in parallel, delivered in sequence order.
+//! - `since`: the entries appended since a position (after an adoption).
 //!
 //! Torn or corrupt: every written block header records the durable
 //! frontier (all blocks at or below that sequence were complete and synced
@@ -19,6 +20,7 @@
 
 mod blocks;
 mod headers;
+mod since;
 mod tally;
 
 pub use tally::LiveTally;
@@ -37,6 +39,7 @@ use crate::format::block_header::{BlockHeader, Written, BLOCK_HEADER_LEN};
 use crate::format::entry::{footprint, ENTRY_ALIGN};
 use crate::loc::BlockLoc;
 use crate::pool::IoPool;
+use crate::position::Position;
 use crate::stats::{Counters, RebuildStats};
 use crate::store::geometry::Geometry;
 use crate::store::table::{BlockState, BlockTable};
@@ -364,6 +367,8 @@ impl Recovery {
             pool: IoPool::new(self.config.io_threads, self.config.io_queue_depth)?,
             writer: Mutex::new(Writer::new(self.geometry.block_size, self.next_seq)),
             frontier: AtomicU64::new(self.next_seq - 1),
+            // Everything on the device was synced above.
+            synced_to: AtomicU64::new(Position::new(self.next_seq, 0).to_bits()),
             unsynced: AtomicBool::new(false),
             poison: OnceLock::new(),
             counters: Counters::default(),

@@ -35,6 +35,7 @@ use crate::config::SsdConfig;
 use crate::error::SsdError;
 use crate::loc::BlockLoc;
 use crate::pool::IoPool;
+use crate::position::Position;
 use crate::recovery::Recovery;
 use crate::stats::{get, Counters, DefragStats, RebuildStats, SsdStats};
 use geometry::Geometry;
@@ -63,6 +64,9 @@ pub(crate) struct Inner {
     pub(crate) writer: Mutex<Writer>,
     /// Every block with a sequence at or below this is complete and synced.
     pub(crate) frontier: AtomicU64,
+    /// Every entry before this [`Position`] (its bits) is synced: the
+    /// frontier, plus the open block's prefix a flush synced.
+    pub(crate) synced_to: AtomicU64,
     /// A device write happened since the last sync.
     pub(crate) unsynced: AtomicBool,
     /// Set by the first failed write or sync: no more writes.
@@ -232,12 +236,36 @@ impl SsdStore {
         self.inner.flush()
     }
 
+    /// Where the entry at `loc` lies in append order; `None` if its block
+    /// is free (the entry cannot be live).
+    pub fn position(&self, loc: BlockLoc) -> Option<Position> {
+        self.block_seq(loc.block)
+            .map(|seq| Position::new(seq, loc.offset))
+    }
+
+    /// Every entry appended at a position before this one is durable (a
+    /// successful flush, or a sync the store made on its own, covered
+    /// it). Entries at or after it may or may not survive a power cut.
+    /// Never moves back.
+    pub fn synced_position(&self) -> Position {
+        Position::from_bits(
+            self.inner
+                .synced_to
+                .load(std::sync::atomic::Ordering::SeqCst),
+        )
+    }
+
     /// Live bytes of `block` over the bytes entries can use (0.0..=1.0);
     /// `None` for a free or unknown block.
     pub fn live_fraction(&self, block: u32) -> Option<f64> {
         let (state, _) = self.inner.table.state(block)?;
         (state != table::BlockState::Free)
             .then(|| self.inner.table.live(block) as f64 / self.inner.geometry.usable() as f64)
+    }
+
+    /// Why the store takes no more writes, once a write or sync failed.
+    pub fn poisoned(&self) -> Option<String> {
+        self.inner.poison.get().cloned()
     }
 
     /// The largest payload an entry can carry.
@@ -268,6 +296,7 @@ impl SsdStore {
         let c = &inner.counters;
         SsdStats {
             direct: inner.device.is_direct(),
+            space_reserved: inner.device.space_reserved(),
             block_size: inner.geometry.block_size as u64,
             blocks_total: u64::from(inner.geometry.data_blocks()),
             blocks_free: u64::from(census.free),

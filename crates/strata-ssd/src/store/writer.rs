@@ -19,6 +19,7 @@ use crate::error::SsdError;
 use crate::format::block_header::{BlockHeader, Written, BLOCK_HEADER_LEN};
 use crate::format::entry;
 use crate::loc::BlockLoc;
+use crate::position::Position;
 use crate::stats::add;
 
 /// The open block's buffer and the sequence counter.
@@ -256,6 +257,8 @@ impl Inner {
             .map_err(|e| self.fail(SsdError::io("syncing the device", e)))?;
         add(&self.counters.syncs, 1);
         self.frontier.fetch_max(open_seq.saturating_sub(1), SeqCst);
+        self.synced_to
+            .fetch_max(Position::new(open_seq, 0).to_bits(), SeqCst);
         Ok(())
     }
 
@@ -278,7 +281,7 @@ impl Inner {
 
     /// See [`SsdStore::flush`](super::SsdStore::flush).
     pub(crate) fn flush(&self) -> Result<(), SsdError> {
-        let (freeing, open_seq, seq_high) = {
+        let (freeing, open_seq, seq_high, written) = {
             let mut writer = self.writer.lock();
             self.check_poison()?;
             // Taken before the write below, which then covers every append
@@ -288,7 +291,11 @@ impl Inner {
                 self.write_open(&mut writer)?;
             }
             let open_seq = writer.open.as_ref().map_or(writer.next_seq, |o| o.seq);
-            (freeing, open_seq, writer.next_seq)
+            let written = writer
+                .open
+                .as_ref()
+                .map(|o| Position::new(o.seq, o.written as u32));
+            (freeing, open_seq, writer.next_seq, written)
         };
         if !freeing.is_empty() {
             self.reclaim(&freeing, open_seq, seq_high)?;
@@ -296,6 +303,10 @@ impl Inner {
             self.sync(open_seq)?;
         } else {
             return Ok(());
+        }
+        // The sync covered the open block's prefix written above too.
+        if let Some(written) = written {
+            self.synced_to.fetch_max(written.to_bits(), SeqCst);
         }
         self.record_frontier()
     }

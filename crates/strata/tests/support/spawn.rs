@@ -27,6 +27,23 @@ pub struct Spawned {
 // The error is the whole child (for the failure message), once per start.
 #[allow(clippy::result_large_err)]
 pub fn spawn_serve(args: &[String], timeout: Duration) -> Result<Spawned, Spawned> {
+    spawn_until(args, timeout, Until::Ready)
+}
+
+/// What [`spawn_until`] waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Until {
+    /// `strata ready`: every front end serves everything.
+    Ready,
+    /// The front ends listen (the HTTP one last): the search indices may
+    /// still be recovering. Addresses of front ends not listening yet are
+    /// `None`.
+    HttpListening,
+}
+
+/// [`spawn_serve`], returning at `until`.
+#[allow(clippy::result_large_err)]
+pub fn spawn_until(args: &[String], timeout: Duration, until: Until) -> Result<Spawned, Spawned> {
     let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
         .args(args)
         .env_remove("RUST_LOG")
@@ -55,6 +72,9 @@ pub fn spawn_serve(args: &[String], timeout: Duration) -> Result<Spawned, Spawne
                     Some("memcache") => memcache = addr,
                     Some("http") => http = addr,
                     other => panic!("unexpected front end {other:?}"),
+                }
+                if until == Until::HttpListening && http.is_some() {
+                    let _ = ready_tx.send((memcache, resp, http));
                 }
             } else if event["message"] == "strata ready" {
                 let _ = ready_tx.send((memcache, resp, http));

@@ -14,6 +14,7 @@ use regex_automata::util::primitives::StateID;
 use regex_automata::util::syntax;
 use regex_automata::{Anchored, Input, MatchKind};
 
+use crate::breaker::MemoryAccount;
 use crate::error::{Result, SearchError};
 
 /// Elasticsearch's default `max_determinized_states`.
@@ -45,20 +46,28 @@ impl TermAutomaton {
     /// Matches keys that are `prefix` followed by a value matching
     /// `pattern` (`regex-syntax`, Unicode) whole. Refuses patterns whose
     /// DFA has more than `max_states` states.
+    /// The DFA's memory is reserved on `memory`; a DFA the breakers have
+    /// no room for is refused with their error.
     pub fn new(
         prefix: &[u8],
         pattern: &str,
         case_insensitive: bool,
         max_states: usize,
         kind: &str,
+        memory: &MemoryAccount,
     ) -> Result<TermAutomaton> {
+        let by_states = max_states.saturating_add(2).saturating_mul(STATE_BYTES);
+        let room = usize::try_from(memory.room()).unwrap_or(usize::MAX);
+        let limit = by_states.min(room);
         let too_complex = || {
+            if limit < by_states {
+                return memory.refusal(by_states as u64, &format!("<{kind} automaton>"));
+            }
             SearchError::illegal(format!(
                 "[{kind}] determinizing [{pattern}] would result in more than {max_states} states; \
                  set [max_determinized_states] higher to allow it"
             ))
         };
-        let limit = max_states.saturating_add(2).saturating_mul(STATE_BYTES);
         let dfa = dense::Builder::new()
             .configure(
                 dense::Config::new()
@@ -91,6 +100,7 @@ impl TermAutomaton {
         let start = dfa
             .start_state_forward(&Input::new("").anchored(Anchored::Yes))
             .map_err(|e| SearchError::parsing(format!("[{kind}] invalid pattern: {e}")))?;
+        memory.reserve(dfa.memory_usage() as u64, &format!("<{kind} automaton>"))?;
         let automaton = TermAutomaton {
             prefix: prefix.into(),
             dfa,
@@ -188,7 +198,15 @@ mod tests {
     }
 
     fn auto(pattern: &str) -> TermAutomaton {
-        TermAutomaton::new(b"f\x00s", pattern, false, 10_000, "regexp").unwrap()
+        TermAutomaton::new(
+            b"f\x00s",
+            pattern,
+            false,
+            10_000,
+            "regexp",
+            &MemoryAccount::unaccounted(),
+        )
+        .unwrap()
     }
 
     #[test]
@@ -211,19 +229,51 @@ mod tests {
     fn unicode_and_case_folding() {
         let a = auto("caf.");
         assert!(a.matches("f\x00scafé".as_bytes()));
-        let ci = TermAutomaton::new(b"", "straße", true, 10_000, "regexp").unwrap();
+        let ci = TermAutomaton::new(
+            b"",
+            "straße",
+            true,
+            10_000,
+            "regexp",
+            &MemoryAccount::unaccounted(),
+        )
+        .unwrap();
         assert!(ci.matches("STRAßE".as_bytes()));
     }
 
     #[test]
     fn the_state_budget_is_enforced() {
         // `[ab]{n}` needs about n states.
-        assert!(TermAutomaton::new(b"", "[ab]{40}", false, 100, "regexp").is_ok());
-        let err = TermAutomaton::new(b"", "[ab]{400}", false, 100, "regexp").unwrap_err();
+        assert!(TermAutomaton::new(
+            b"",
+            "[ab]{40}",
+            false,
+            100,
+            "regexp",
+            &MemoryAccount::unaccounted()
+        )
+        .is_ok());
+        let err = TermAutomaton::new(
+            b"",
+            "[ab]{400}",
+            false,
+            100,
+            "regexp",
+            &MemoryAccount::unaccounted(),
+        )
+        .unwrap_err();
         assert_eq!(err.status(), 400);
         assert!(err.to_string().contains("100 states"), "{err}");
         // A blow-up pattern (the n-th last symbol) is refused, not built.
-        let err = TermAutomaton::new(b"", "[ab]*a[ab]{20}", false, 10_000, "regexp").unwrap_err();
+        let err = TermAutomaton::new(
+            b"",
+            "[ab]*a[ab]{20}",
+            false,
+            10_000,
+            "regexp",
+            &MemoryAccount::unaccounted(),
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("max_determinized_states"), "{err}");
     }
 }

@@ -114,7 +114,7 @@ pub fn regexp(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
         return Ok(Box::new(EmptyQuery));
     };
     let translated = translate(pattern, flags)?;
-    let q = term_regex(target, field, &translated, options, "regexp")?;
+    let q = term_regex(ctx, target, field, &translated, options, "regexp")?;
     boosted(q, params)
 }
 
@@ -137,7 +137,7 @@ pub(crate) fn on_field(
         pattern.to_string()
     };
     let translated = translate(&pattern, Flags::ALL)?;
-    term_regex(target, field, &translated, options, "query_string")
+    term_regex(ctx, target, field, &translated, options, "query_string")
 }
 
 /// A query for the terms of `field` in the JSON column `target` whose
@@ -145,6 +145,7 @@ pub(crate) fn on_field(
 /// dictionary key of a JSON field starts with the path and type: the
 /// automaton matches those bytes first, then the value.
 pub(crate) fn term_regex(
+    ctx: &QueryContext<'_>,
     target: Field,
     field: &str,
     value_pattern: &str,
@@ -160,6 +161,7 @@ pub(crate) fn term_regex(
         options.case_insensitive,
         options.max_states,
         kind,
+        ctx.memory,
     )?;
     Ok(Box::new(MultiTermQuery::new(
         target,

@@ -5,6 +5,12 @@
 //! `w<w>:n0`..`w<w>:n3`. RESP workers use every [`Op`]; memcached workers
 //! only SET, DEL, INCRBY of an existing counter and APPEND to an existing
 //! key, EXPIRE and PERSIST.
+//!
+//! Every write gives its key a value the key never had before, so a
+//! recovered value names the write it came from: string values carry a
+//! unique label (APPEND adds one), and counters only grow: INCRBY adds a
+//! positive delta to an existing counter, and a counter is (re)created by
+//! a SET above every value counters had before (`counter_value`).
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -95,17 +101,10 @@ impl Chooser {
             48..=49 => Op::Del {
                 key: self.counter(),
             },
-            50..=62 => Op::IncrBy {
-                key: self.counter(),
-                delta: self.rng.gen_range(-1000..=1000),
-            },
+            50..=62 => self.incr_counter(log),
             63..=65 => Op::Set {
                 key: self.counter(),
-                value: self
-                    .rng
-                    .gen_range(-1_000_000..1_000_000i64)
-                    .to_string()
-                    .into_bytes(),
+                value: self.counter_value(),
                 expire: false,
             },
             66..=75 => {
@@ -143,20 +142,7 @@ impl Chooser {
             55..=56 => Op::Del {
                 key: self.counter(),
             },
-            57..=69 => {
-                let key = self.counter();
-                if log.state(&key).exists() {
-                    let delta = self.rng.gen_range(0..=1000);
-                    Op::IncrBy { key, delta }
-                } else {
-                    let value = self.rng.gen_range(0..1_000_000u64).to_string().into_bytes();
-                    Op::Set {
-                        key,
-                        value,
-                        expire: false,
-                    }
-                }
-            }
+            57..=69 => self.incr_counter(log),
             70..=79 => {
                 let key = self.string_key();
                 if log.state(&key).exists() {
@@ -177,6 +163,33 @@ impl Chooser {
                 key: self.any_key(),
             },
         }
+    }
+
+    /// INCRBY of an existing counter by a positive delta, or a SET that
+    /// creates it (INCRBY of a missing counter would start at 0, a value
+    /// it may have had before).
+    fn incr_counter(&mut self, log: &ConnectionLog) -> Op {
+        let key = self.counter();
+        if log.state(&key).exists() {
+            let delta = self.rng.gen_range(1..=1000);
+            return Op::IncrBy { key, delta };
+        }
+        Op::Set {
+            key,
+            value: self.counter_value(),
+            expire: false,
+        }
+    }
+
+    /// A counter value above every one set or reached before in the test:
+    /// values in run `r` start at `r * 10^15`, each SET `10^9` above the
+    /// previous one (far more than the increments between two SETs).
+    fn counter_value(&mut self) -> Vec<u8> {
+        const PER_RUN: u64 = 1_000_000_000_000_000;
+        const PER_SET: u64 = 1_000_000_000;
+        self.values_made += 1;
+        let value = self.run * PER_RUN + self.values_made * PER_SET;
+        value.to_string().into_bytes()
     }
 
     /// APPEND to `key`, or SET it when its value is long already.

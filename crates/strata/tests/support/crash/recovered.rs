@@ -69,10 +69,18 @@ fn key_state(key: &str, value: Reply, ttl: Reply) -> KeyState {
 
 /// The `INFO persistence` fields of the server at `addr`.
 pub fn persistence_info(addr: SocketAddr) -> BTreeMap<String, String> {
+    info_section(addr, "persistence")
+}
+
+/// The fields of `INFO <section>` of the server at `addr`.
+pub fn info_section(addr: SocketAddr, section: &str) -> BTreeMap<String, String> {
     let mut conn = RespConn::connect(addr).expect("connect for INFO");
-    let text = match conn.call(&[b"INFO", b"persistence"]).expect("INFO reply") {
+    let text = match conn
+        .call(&[b"INFO", section.as_bytes()])
+        .expect("INFO reply")
+    {
         Reply::Bulk(Some(text)) => String::from_utf8_lossy(&text).into_owned(),
-        other => panic!("INFO persistence replied {other:?}"),
+        other => panic!("INFO {section} replied {other:?}"),
     };
     text.lines()
         .filter_map(|line| line.split_once(':'))

@@ -90,6 +90,12 @@ impl RespConn {
         })
     }
 
+    /// Changes how long a read waits (the default is [`IO_TIMEOUT`]).
+    #[allow(dead_code)] // not every crash test waits less
+    pub fn set_read_timeout(&self, timeout: Duration) -> io::Result<()> {
+        self.writer.set_read_timeout(Some(timeout))
+    }
+
     /// Writes `commands` in one go, without reading any reply.
     pub fn send(&mut self, commands: &[Command]) -> io::Result<()> {
         let bytes: Vec<u8> = commands.iter().flat_map(encode).collect();

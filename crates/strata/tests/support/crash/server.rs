@@ -130,6 +130,12 @@ impl DurableServer {
         rustix::process::kill_process(pid, signal).expect("signal the server");
     }
 
+    /// Whether the child has not exited.
+    #[allow(dead_code)] // not every crash test asks
+    pub fn is_running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
     /// The last [`LOG_TAIL_LINES`] log lines.
     pub fn log_tail(&self) -> String {
         let log = self.log.lock().unwrap();
