@@ -145,6 +145,13 @@ pub(crate) fn write(
     durable_wait: &dyn Fn(u64) -> Result<u64, TxnError>,
 ) -> Result<CheckpointReport, TxnError> {
     let started = Instant::now();
+    // A full device would hold the rotations until space is freed; and
+    // the checkpoint needs space of its own.
+    for i in 0..log.streams.len() {
+        if let Some(refusal) = log.refusal(i) {
+            return Err(refusal);
+        }
+    }
     let mut starts = Vec::with_capacity(log.streams.len());
     for (i, stream) in log.streams.iter().enumerate() {
         let lsn = stream

@@ -266,7 +266,10 @@ impl<C: ConcurrencyControl> Database<C> {
     }
 
     /// Blocks until `commit` is durable (at once without a log); an error
-    /// if the log failed first.
+    /// if the log failed first ([`TxnError::NotDurable`]: it never will
+    /// be), or while the log device is full ([`TxnError::LogFull`]: not
+    /// durable yet; it becomes so once space is freed, unless the process
+    /// stops first).
     pub fn wait_durable(&self, commit: &crate::txn::Commit) -> Result<(), TxnError> {
         match &self.shared.log {
             None => Ok(()),
@@ -307,6 +310,9 @@ impl<C: ConcurrencyControl> Database<C> {
                 }
                 if let Some(failure) = log.failure() {
                     return Err(TxnError::NotDurable(failure));
+                }
+                if let Some(cause) = log.stall_cause() {
+                    return Err(TxnError::LogFull(cause));
                 }
                 shared.epochs.try_advance();
                 log.close_through(shared.epochs.closed_through());

@@ -144,6 +144,11 @@ pub enum TxnError {
     /// acknowledged), and so will every later one be.
     #[error("not durable: {0}")]
     NotDurable(Arc<str>),
+    /// The log device is out of space: the commit was refused (nothing of
+    /// it is acknowledged). Commits made before stay pending and become
+    /// durable, and new ones are accepted, once space is freed.
+    #[error("log device full: {0}; commits resume once space is freed")]
+    LogFull(Arc<str>),
     /// A transaction's log record would exceed the stream's limit.
     #[error("transaction too large to log: {len} bytes (limit {max})")]
     TooLarge {

@@ -413,27 +413,64 @@ fn failing_syncs_refuse_commits_and_lose_nothing_acknowledged() {
         db.sync_epochs();
         let err =
             refused.unwrap_or_else(|| panic!("{fault}: commits went on after the device failed"));
-        assert!(matches!(err, TxnError::NotDurable(_)), "{fault}: {err}");
-        assert!(db.log_failure().is_some());
-        // Commits before the refusal may still have become durable (a full
+        let full = fault == "full";
+        if full {
+            // A full device stalls the log: refused now, not failed.
+            assert!(matches!(err, TxnError::LogFull(_)), "{fault}: {err}");
+            assert!(err.to_string().contains("space"), "{err}");
+            assert!(db.log_failure().is_none());
+        } else {
+            assert!(matches!(err, TxnError::NotDurable(_)), "{fault}: {err}");
+            assert!(db.log_failure().is_some());
+        }
+        // Commits before the refusal may have become durable (a full
         // device takes writes into space it already has): those that are
-        // acknowledged must survive like the rest.
+        // acknowledged must survive like the rest. A failed log
+        // acknowledges nothing after the failure.
         for (commit, id) in pending.iter().zip(51..) {
-            if db.wait_durable(commit).is_ok() {
+            match db.wait_durable(commit) {
+                Ok(()) => {
+                    assert!(full, "{fault}: acknowledged after the failure");
+                    acked.insert(id);
+                }
+                Err(TxnError::LogFull(_)) if full => {}
+                Err(TxnError::NotDurable(_)) if !full => {}
+                Err(e) => panic!("{fault}: {e}"),
+            }
+        }
+        root.faults().heal();
+        if full {
+            // Once space is freed the pending commits become durable and
+            // new ones are accepted, without a reopen.
+            let deadline = std::time::Instant::now() + Duration::from_secs(30);
+            let mut resumed = None;
+            while resumed.is_none() {
+                assert!(std::time::Instant::now() < deadline, "no commit after healing");
+                db.sync_epochs();
+                match transfer(&db, &mut w, &mut rng, 20_001) {
+                    Ok(commit) => resumed = Some(commit),
+                    Err(TxnError::LogFull(_)) => std::thread::sleep(Duration::from_millis(20)),
+                    Err(e) => panic!("after healing: {e}"),
+                }
+            }
+            committed.insert(20_001);
+            let resumed = resumed.unwrap();
+            // No epoch thread here: close the epochs until it is durable.
+            while db.sync_epochs() < resumed.epoch {
+                assert!(std::time::Instant::now() < deadline, "not durable after healing");
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            db.wait_durable(&resumed).unwrap();
+            acked.insert(20_001);
+            for (commit, id) in pending.iter().zip(51..) {
+                db.wait_durable(commit).unwrap();
                 acked.insert(id);
             }
         }
-        if fault != "full" {
-            assert!(
-                pending.iter().all(|c| db.wait_durable(c).is_err()),
-                "{fault}: acknowledged after the failure"
-            );
-        }
         drop(w);
         drop(db);
-        root.faults().heal();
         let db = open::<NoWait>(&root.crash(), None).unwrap();
-        check(&db, &committed, &acked, 20_000);
+        check(&db, &committed, &acked, 20_001);
     }
 }
 

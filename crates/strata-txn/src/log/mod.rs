@@ -22,10 +22,15 @@
 //! the minimum over the streams, and every commit of epoch `e` or before
 //! is acknowledged. Recovery replays only transactions of epochs up to
 //! the smallest epoch every stream has a durable marker for.
+//!
+//! A full device stalls its stream (the command log retries the write):
+//! the epoch stays open, commits are refused with `LogFull` and waits for
+//! durability answer so, until space is freed and the epochs close again.
 
 pub(crate) mod pmem_dir;
 pub(crate) mod record;
 mod root;
+mod stream_wait;
 pub(crate) mod streams;
 
 pub use pmem_dir::PmemDirectory;

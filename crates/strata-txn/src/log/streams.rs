@@ -10,6 +10,7 @@ use strata_log::{CommandLog, Durability, LogConfig};
 
 use crate::error::TxnError;
 use crate::log::record::KIND_MARKER;
+use crate::log::stream_wait::{wait_unless_stalled, StreamWait};
 use crate::log::LogRoot;
 
 /// Longest transaction record (bytes of its body).
@@ -38,6 +39,10 @@ pub(crate) struct LogSet {
     durable: AtomicU64,
     failed: AtomicBool,
     failure: Mutex<Option<Arc<str>>>,
+    /// Set while an epoch could not close because a stream's device is
+    /// full (`stall`: which one and why).
+    stalled: AtomicBool,
+    stall: Mutex<Option<Arc<str>>>,
     waiters: Condvar,
     wait_lock: Mutex<()>,
     last_closed: Mutex<u64>,
@@ -72,6 +77,8 @@ impl LogSet {
             durable: AtomicU64::new(durable),
             failed: AtomicBool::new(false),
             failure: Mutex::new(None),
+            stalled: AtomicBool::new(false),
+            stall: Mutex::new(None),
             waiters: Condvar::new(),
             wait_lock: Mutex::new(()),
             last_closed: Mutex::new(durable),
@@ -91,6 +98,35 @@ impl LogSet {
             return None;
         }
         self.failure.lock().clone()
+    }
+
+    /// Why a commit on stream `slot` must be refused now: the log failed
+    /// for good (`NotDurable`), or a device is full (`LogFull`; the
+    /// epochs cannot close, and appending more would only grow memory).
+    pub fn refusal(&self, slot: usize) -> Option<TxnError> {
+        if let Some(failure) = self.failure() {
+            return Some(TxnError::NotDurable(failure));
+        }
+        if let Some(cause) = self.streams[slot].write_stalled() {
+            return Some(TxnError::LogFull(
+                format!("log stream {}: {cause}", stream_name(slot)).into(),
+            ));
+        }
+        self.stall_cause().map(TxnError::LogFull)
+    }
+
+    /// The full device an epoch is waiting on, if any.
+    pub fn stall_cause(&self) -> Option<Arc<str>> {
+        if !self.stalled.load(Ordering::Acquire) {
+            return None;
+        }
+        self.stall.lock().clone()
+    }
+
+    fn set_stall(&self, cause: Option<String>) {
+        let mut stall = self.stall.lock();
+        self.stalled.store(cause.is_some(), Ordering::Release);
+        *stall = cause.map(Arc::from);
     }
 
     /// Records the first failure; commits are refused from now on.
@@ -123,9 +159,24 @@ impl LogSet {
             }
         }
         for (i, log) in self.streams.iter().enumerate() {
-            if let Err(e) = log.wait_durable(lsns[i]) {
-                return self.fail(format!("log stream {}: {e}", stream_name(i)));
+            match wait_unless_stalled(log, lsns[i]) {
+                StreamWait::Durable => {}
+                StreamWait::Failed(e) => {
+                    return self.fail(format!("log stream {}: {e}", stream_name(i)))
+                }
+                // The markers stay in the streams and are written once
+                // space is freed; a later call closes through them.
+                StreamWait::Stalled(cause) => {
+                    self.set_stall(Some(format!("log stream {}: {cause}", stream_name(i))));
+                    drop(last);
+                    let _guard = self.wait_lock.lock();
+                    self.waiters.notify_all();
+                    return;
+                }
             }
+        }
+        if self.stalled.load(Ordering::Acquire) {
+            self.set_stall(None);
         }
         *last = closed;
         self.durable.store(closed, Ordering::Release);
@@ -137,7 +188,9 @@ impl LogSet {
         self.waiters.notify_all();
     }
 
-    /// Blocks until `epoch` is durable; `NotDurable` if the log failed.
+    /// Blocks until `epoch` is durable; `NotDurable` if the log failed,
+    /// `LogFull` while a device is full (the commit may still become
+    /// durable once space is freed: it is not acknowledged yet).
     pub fn wait(&self, epoch: u64) -> Result<(), TxnError> {
         let mut guard = self.wait_lock.lock();
         loop {
@@ -146,6 +199,9 @@ impl LogSet {
             }
             if let Some(failure) = self.failure() {
                 return Err(TxnError::NotDurable(failure));
+            }
+            if let Some(cause) = self.stall_cause() {
+                return Err(TxnError::LogFull(cause));
             }
             self.waiters
                 .wait_for(&mut guard, std::time::Duration::from_millis(50));

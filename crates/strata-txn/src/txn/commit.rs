@@ -33,7 +33,8 @@ pub struct Commit {
 impl<C: ConcurrencyControl> Transaction<'_, C> {
     /// Commits. On a conflict the attempt is rolled back and
     /// [`TxnError::Conflict`] returned (retry it); if the log has failed
-    /// the commit is refused with [`TxnError::NotDurable`].
+    /// the commit is refused with [`TxnError::NotDurable`], and while its
+    /// device is full with [`TxnError::LogFull`].
     pub fn commit(mut self) -> Result<Commit, TxnError> {
         self.finished = true;
         match self.try_commit() {
@@ -71,8 +72,8 @@ impl<C: ConcurrencyControl> Transaction<'_, C> {
             .max(st.last_tid);
         let tid = next_tid(highest, epoch);
         if let Some(log) = &self.shared.log {
-            if let Some(failure) = log.failure() {
-                return Err(TxnError::NotDurable(failure));
+            if let Some(refusal) = log.refusal(st.slot) {
+                return Err(refusal);
             }
             encode_txn(&mut st.log_buf, &self.shared.tables, &st.set, tid);
             if st.log_buf.len() > MAX_TXN_RECORD {
