@@ -9,7 +9,7 @@
 
 use std::io::Read as _;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use rand::Rng;
@@ -46,6 +46,17 @@ fn ack_lines(path: &Path) -> Vec<(char, u64)> {
         .collect()
 }
 
+/// Kills the child when dropped, so that a failing check never leaves a
+/// ten-minute benchmark running.
+struct KillOnDrop(Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 #[test]
 fn killed_tpcc_runs_lose_no_acknowledged_commit() {
     let base = if Path::new("/dev/shm").is_dir() {
@@ -59,7 +70,7 @@ fn killed_tpcc_runs_lose_no_acknowledged_commit() {
     for cycle in 0..cycles() {
         let cc = if cycle % 2 == 0 { "silo" } else { "no_wait" };
         let before = ack_lines(&acks).len();
-        let mut child = Command::new(strata())
+        let child = Command::new(strata())
             .args([
                 "bench",
                 "tpcc",
@@ -96,6 +107,8 @@ fn killed_tpcc_runs_lose_no_acknowledged_commit() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
+        let mut guard = KillOnDrop(child);
+        let child = &mut guard.0;
         // Wait for acknowledgments of this run, then a random moment more.
         let deadline = Instant::now() + Duration::from_secs(120);
         while ack_lines(&acks).len() < before + 50 {
@@ -118,6 +131,7 @@ fn killed_tpcc_runs_lose_no_acknowledged_commit() {
         std::thread::sleep(Duration::from_millis(rng.gen_range(50..1500)));
         child.kill().unwrap();
         child.wait().unwrap();
+        drop(guard);
 
         let acked = ack_lines(&acks);
         let options = Options::default()

@@ -105,10 +105,15 @@ impl TpccArgs {
             return Err(format!("--epoch-ms {} must be 1 to 10000", self.epoch_ms));
         }
         if self.log == "none"
-            && (self.recover || self.keep || self.checkpoint_every > 0.0 || self.ack_file.is_some())
+            && (self.recover
+                || self.keep
+                || self.checkpoint_every > 0.0
+                || self.ack_file.is_some()
+                || self.log_path.is_some())
         {
             return Err(
-                "--recover, --keep, --checkpoint-every and --ack-file need a --log device".into(),
+                "--log-path, --recover, --keep, --checkpoint-every and --ack-file need a --log device"
+                    .into(),
             );
         }
         if self.transactions == Some(0) {
@@ -131,6 +136,47 @@ impl TpccArgs {
                     .clone()
                     .unwrap_or_else(|| "/dev/shm/strata-tpcc-log".into()),
             ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(extra: &[&str]) -> Result<TpccArgs, String> {
+        let argv = std::iter::once("tpcc").chain(extra.iter().copied());
+        let args = TpccArgs::try_parse_from(argv).map_err(|e| e.to_string())?;
+        args.validate()?;
+        Ok(args)
+    }
+
+    #[test]
+    fn good_options_pass_and_bad_ones_are_refused() {
+        let args = parse(&["--cc", "no_wait", "--log", "ramdisk", "--mix", "dbx1000"]).unwrap();
+        assert_eq!(args.cc, CcName::NoWait);
+        assert_eq!(args.mix, Mix::Dbx1000);
+        assert_eq!(
+            args.log_dir(),
+            Some(PathBuf::from("/dev/shm/strata-tpcc-log"))
+        );
+        for bad in [
+            &["--cc", "tictoc"][..],
+            &["--log", "tape"],
+            &["--mix", "half"],
+            &["--warehouses", "0"],
+            &["--threads", "0"],
+            &["--duration", "0"],
+            &["--duration", "NaN"],
+            &["--warmup", "-1"],
+            &["--epoch-ms", "0"],
+            &["--transactions", "0"],
+            &["--checkpoint-every", "-2"],
+            &["--recover"],
+            &["--keep"],
+            &["--log-path", "/tmp/x"],
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?} was accepted");
         }
     }
 }
