@@ -445,7 +445,10 @@ fn failing_syncs_refuse_commits_and_lose_nothing_acknowledged() {
             let deadline = std::time::Instant::now() + Duration::from_secs(30);
             let mut resumed = None;
             while resumed.is_none() {
-                assert!(std::time::Instant::now() < deadline, "no commit after healing");
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "no commit after healing"
+                );
                 db.sync_epochs();
                 match transfer(&db, &mut w, &mut rng, 20_001) {
                     Ok(commit) => resumed = Some(commit),
@@ -457,7 +460,10 @@ fn failing_syncs_refuse_commits_and_lose_nothing_acknowledged() {
             let resumed = resumed.unwrap();
             // No epoch thread here: close the epochs until it is durable.
             while db.sync_epochs() < resumed.epoch {
-                assert!(std::time::Instant::now() < deadline, "not durable after healing");
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "not durable after healing"
+                );
                 std::thread::sleep(Duration::from_millis(5));
             }
             db.wait_durable(&resumed).unwrap();
