@@ -7,10 +7,11 @@
 //! - `strata users useradd|passwd|roles|userdel|list ...`: manage the HTTP
 //!   file realm's users (`strata users --help`).
 //! - `strata bench <kind> ...`: run a load generator from the lab
-//!   (`strata bench kv --help`).
+//!   (`strata bench kv --help`), or TPC-C in process on the transaction
+//!   engine (`strata bench tpcc --help`, from `strata-tpcc`).
 //! - `strata --version`.
 //!
-//! Everything happens in `strata-server` and `strata-lab`; this file only
+//! Everything happens in `strata-server`, `strata-lab` and `strata-tpcc`; this file only
 //! parses the command line and turns errors into exit codes (2 for bad
 //! options or configuration, 1 for other failures).
 
@@ -59,9 +60,31 @@ enum Command {
     Checkpoint(strata_server::CheckpointArgs),
     /// Manage the users of the HTTP file realm (`http_security_dir`).
     Users(strata_server::UsersArgs),
-    /// Run a benchmark against a server.
+    /// Run a benchmark against a server, or TPC-C in process.
     #[command(subcommand)]
-    Bench(strata_lab::BenchCommand),
+    Bench(BenchCommand),
+}
+
+/// `strata bench ...`: the lab's load generators and TPC-C.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Subcommand)]
+enum BenchCommand {
+    #[command(flatten)]
+    Lab(strata_lab::BenchCommand),
+    /// TPC-C in process on Strata's transaction engine: NO_WAIT or Silo,
+    /// a log device, the full or DBx1000 mix; throughput, abort ratio,
+    /// latency to the durable acknowledgment.
+    Tpcc(strata_tpcc::TpccArgs),
+}
+
+fn run_tpcc(args: &strata_tpcc::TpccArgs) -> Result<(), (u8, String)> {
+    args.validate().map_err(|message| (2, message))?;
+    let result = strata_tpcc::run_tpcc(args).map_err(|message| (1, message))?;
+    print!("{}", result.render());
+    if let Some(path) = &args.json {
+        result.write_json(path).map_err(|message| (1, message))?;
+    }
+    Ok(())
 }
 
 fn main() -> ExitCode {
@@ -78,7 +101,8 @@ fn main() -> ExitCode {
             strata_server::run_users(&args).map_err(|message| (1, message)),
             "strata users --help",
         ),
-        Command::Bench(cmd) => (
+        Command::Bench(BenchCommand::Tpcc(args)) => (run_tpcc(&args), "strata bench tpcc --help"),
+        Command::Bench(BenchCommand::Lab(cmd)) => (
             strata_lab::run_bench(cmd).map_err(|err| match err {
                 strata_lab::LabError::Config(_) => (2, err.to_string()),
                 _ => (1, err.to_string()),
