@@ -80,6 +80,7 @@ pub enum Command {
     Reset,
     Acl,
     SlowLog,
+    Hash(crate::commands::hash::Op),
 }
 
 /// One row of the command table, reported as-is by `COMMAND`.
@@ -307,6 +308,7 @@ pub fn execute<S: Store>(
         C::LastSave => save::lastsave(ctx, args, out),
         C::Acl => acl::acl(ctx, args, out),
         C::SlowLog => slowlog::slowlog(ctx, args, out),
+        C::Hash(op) => hash::run(op, ctx, args, out),
         // Run by the session, never queued or dispatched here; answered
         // defensively rather than panicking.
         C::Multi => Err(RespError::NestedMulti),

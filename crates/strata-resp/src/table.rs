@@ -23,6 +23,7 @@ const fn spec(
     CommandSpec { name, command, arity, flags, keys, categories, group, since, summary, subcommands: &[] }
 }
 
+use crate::commands::hash::Op as H;
 use Command as C;
 
 /// The key argument at `begin` only.
@@ -52,6 +53,7 @@ const RW_ACCESS_UPDATE: &[KeySpec] = &[at(&["RW", "access", "update"], 1)];
 const RW_ACCESS_DELETE: &[KeySpec] = &[at(&["RW", "access", "delete"], 1)];
 const RW_UPDATE: &[KeySpec] = &[at(&["RW", "update"], 1)];
 const RW_INSERT: &[KeySpec] = &[at(&["RW", "insert"], 1)];
+const RW_DELETE: &[KeySpec] = &[at(&["RW", "delete"], 1)];
 const OW_UPDATE: &[KeySpec] = &[at(&["OW", "update"], 1)];
 const OW_INSERT: &[KeySpec] = &[at(&["OW", "insert"], 1)];
 /// SET reads the old value only with its GET option (see `acl::checks`).
@@ -94,6 +96,9 @@ const ADMIN_CATEGORIES: &[&str] = &["@admin", "@slow", "@dangerous"];
 const CLIENT_FLAGS: &[&str] = &["noscript", "loading", "stale"];
 const SLOW_CONNECTION: &[&str] = &["@slow", "@connection"];
 const SLOW: &[&str] = &["@slow"];
+const HASH_READ_FAST: &[&str] = &["@read", "@hash", "@fast"];
+const HASH_READ_SLOW: &[&str] = &["@read", "@hash", "@slow"];
+const HASH_WRITE_FAST: &[&str] = &["@write", "@hash", "@fast"];
 const HELP_FLAGS: &[&str] = &["loading", "stale"];
 
 #[rustfmt::skip]
@@ -178,7 +183,23 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("getex", C::GetEx, -2, WRITE_FAST, RW_ACCESS_UPDATE, STRING_WRITE_FAST, "string", "6.2.0", "Get the value of a key and optionally set its expiration"),
     spec("getrange", C::GetRange, 4, &["readonly"], RO_ACCESS, &["@read", "@string", "@slow"], "string", "2.4.0", "Get a substring of the string stored at a key"),
     spec("getset", C::GetSet, 3, WRITE_OOM_FAST, RW_ACCESS_UPDATE, STRING_WRITE_FAST, "string", "1.0.0", "Set the string value of a key and return its old value"),
+    spec("hdel", C::Hash(H::HDel), -3, WRITE_FAST, RW_DELETE, HASH_WRITE_FAST, "hash", "2.0.0", "Delete one or more hash fields"),
     spec("hello", C::Hello, -1, CONNECTION_NO_AUTH, NO_KEYS, FAST_CONNECTION, "connection", "6.0.0", "Handshake with Redis"),
+    spec("hexists", C::Hash(H::HExists), 3, READ_FAST, RO, HASH_READ_FAST, "hash", "2.0.0", "Determine if a hash field exists"),
+    spec("hget", C::Hash(H::HGet), 3, READ_FAST, RO_ACCESS, HASH_READ_FAST, "hash", "2.0.0", "Get the value of a hash field"),
+    spec("hgetall", C::Hash(H::HGetAll), 2, &["readonly"], RO_ACCESS, HASH_READ_SLOW, "hash", "2.0.0", "Get all the fields and values in a hash"),
+    spec("hincrby", C::Hash(H::HIncrBy), 4, WRITE_OOM_FAST, RW_ACCESS_UPDATE, HASH_WRITE_FAST, "hash", "2.0.0", "Increment the integer value of a hash field by the given number"),
+    spec("hincrbyfloat", C::Hash(H::HIncrByFloat), 4, WRITE_OOM_FAST, RW_ACCESS_UPDATE, HASH_WRITE_FAST, "hash", "2.6.0", "Increment the float value of a hash field by the given amount"),
+    spec("hkeys", C::Hash(H::HKeys), 2, &["readonly"], RO, HASH_READ_SLOW, "hash", "2.0.0", "Get all the fields in a hash"),
+    spec("hlen", C::Hash(H::HLen), 2, READ_FAST, RO, HASH_READ_FAST, "hash", "2.0.0", "Get the number of fields in a hash"),
+    spec("hmget", C::Hash(H::HMGet), -3, READ_FAST, RO_ACCESS, HASH_READ_FAST, "hash", "2.0.0", "Get the values of all the given hash fields"),
+    spec("hmset", C::Hash(H::HMSet), -4, WRITE_OOM_FAST, RW_UPDATE, HASH_WRITE_FAST, "hash", "2.0.0", "Set multiple hash fields to multiple values"),
+    spec("hrandfield", C::Hash(H::HRandField), -2, &["readonly"], RO_ACCESS, HASH_READ_SLOW, "hash", "6.2.0", "Get one or multiple random fields from a hash"),
+    spec("hscan", C::Hash(H::HScan), -3, &["readonly"], RO_ACCESS, HASH_READ_SLOW, "hash", "2.8.0", "Incrementally iterate hash fields and associated values"),
+    spec("hset", C::Hash(H::HSet), -4, WRITE_OOM_FAST, RW_UPDATE, HASH_WRITE_FAST, "hash", "2.0.0", "Set the string value of a hash field"),
+    spec("hsetnx", C::Hash(H::HSetNx), 4, WRITE_OOM_FAST, RW_INSERT, HASH_WRITE_FAST, "hash", "2.0.0", "Set the value of a hash field, only if the field does not exist"),
+    spec("hstrlen", C::Hash(H::HStrLen), 3, READ_FAST, RO, HASH_READ_FAST, "hash", "3.2.0", "Get the length of the value of a hash field"),
+    spec("hvals", C::Hash(H::HVals), 2, &["readonly"], RO_ACCESS, HASH_READ_SLOW, "hash", "2.0.0", "Get all the values in a hash"),
     spec("incr", C::Incr, 2, WRITE_OOM_FAST, RW_ACCESS_UPDATE, STRING_WRITE_FAST, "string", "1.0.0", "Increment the integer value of a key by one"),
     spec("incrby", C::IncrBy, 3, WRITE_OOM_FAST, RW_ACCESS_UPDATE, STRING_WRITE_FAST, "string", "1.0.0", "Increment the integer value of a key by the given amount"),
     spec("incrbyfloat", C::IncrByFloat, 3, WRITE_OOM_FAST, RW_ACCESS_UPDATE, STRING_WRITE_FAST, "string", "2.6.0", "Increment the float value of a key by the given amount"),
