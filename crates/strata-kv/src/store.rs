@@ -123,6 +123,12 @@ pub trait Store {
         self.scan(cursor, count, &mut |item| f(item.key))
     }
 
+    /// True inside an exclusive section (`EXEC`): nobody else can change
+    /// anything until it ends, so a blocking command answers as timed out.
+    fn is_exclusive(&self) -> bool {
+        false
+    }
+
     /// A key chosen at random among live items, or `None` when empty.
     fn random_key(&mut self) -> Option<Vec<u8>>;
 }

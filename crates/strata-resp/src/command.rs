@@ -81,6 +81,7 @@ pub enum Command {
     Acl,
     SlowLog,
     Hash(crate::commands::hash::Op),
+    List(crate::commands::list::Op),
 }
 
 /// One row of the command table, reported as-is by `COMMAND`.
@@ -309,6 +310,7 @@ pub fn execute<S: Store>(
         C::Acl => acl::acl(ctx, args, out),
         C::SlowLog => slowlog::slowlog(ctx, args, out),
         C::Hash(op) => hash::run(op, ctx, args, out),
+        C::List(op) => list::run(op, ctx, args, out),
         // Run by the session, never queued or dispatched here; answered
         // defensively rather than panicking.
         C::Multi => Err(RespError::NestedMulti),

@@ -125,6 +125,8 @@ pub struct Connection {
     pub watches: HashMap<Box<[u8]>, Watch>,
     /// Close after this reply (`QUIT`).
     pub close: bool,
+    /// The blocking command at the front of the input, if any.
+    pub block: crate::blocking::BlockState,
 }
 
 impl Connection {
@@ -146,6 +148,7 @@ impl Connection {
             acl_epoch,
             transaction: None,
             watches: HashMap::new(),
+            block: Default::default(),
             close: false,
         }
     }

@@ -88,6 +88,15 @@ impl Session for RespSession {
                     let before = tally;
                     let attempt = retry.begin();
                     run(shared, conn, parser.args(input), &mut out, &mut tally);
+                    if conn.block.wait.is_some() {
+                        // A blocking command found nothing: it runs again
+                        // when its keys are pushed to or it times out.
+                        let _ = retry.finish(attempt);
+                        out.truncate(reply_start);
+                        tally = before;
+                        break;
+                    }
+                    conn.block.deadline = None;
                     match retry.finish(attempt) {
                         Verdict::Done => {}
                         Verdict::Again => {
@@ -141,7 +150,10 @@ impl Session for RespSession {
     }
 
     fn fetch(&mut self) -> Option<FetchWait> {
-        self.retry.wait()
+        self.retry.wait().or_else(|| {
+            let wait = self.conn.block.wait.take()?;
+            Some(self.shared.waiters.wait(wait))
+        })
     }
 }
 

@@ -24,6 +24,7 @@ const fn spec(
 }
 
 use crate::commands::hash::Op as H;
+use crate::commands::list::Op as L;
 use Command as C;
 
 /// The key argument at `begin` only.
@@ -99,6 +100,18 @@ const SLOW: &[&str] = &["@slow"];
 const HASH_READ_FAST: &[&str] = &["@read", "@hash", "@fast"];
 const HASH_READ_SLOW: &[&str] = &["@read", "@hash", "@slow"];
 const HASH_WRITE_FAST: &[&str] = &["@write", "@hash", "@fast"];
+const LIST_READ_FAST: &[&str] = &["@read", "@list", "@fast"];
+const LIST_READ_SLOW: &[&str] = &["@read", "@list", "@slow"];
+const LIST_WRITE_FAST: &[&str] = &["@write", "@list", "@fast"];
+const LIST_WRITE_SLOW: &[&str] = &["@write", "@list", "@slow"];
+const LIST_BLOCKING: &[&str] = &["@write", "@list", "@slow", "@blocking"];
+const MOVE: &[KeySpec] = &[at(&["RW", "access", "delete"], 1), at(&["RW", "insert"], 2)];
+const BLOCKING_POP: &[KeySpec] = &[KeySpec {
+    flags: &["RW", "access", "delete"],
+    begin: 1,
+    last: -2,
+    step: 1,
+}];
 const HELP_FLAGS: &[&str] = &["loading", "stale"];
 
 #[rustfmt::skip]
@@ -162,6 +175,10 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("append", C::Append, 3, WRITE_OOM_FAST, RW_INSERT, STRING_WRITE_FAST, "string", "2.0.0", "Append a value to a key"),
     spec("auth", C::Auth, -2, CONNECTION_NO_AUTH, NO_KEYS, FAST_CONNECTION, "connection", "1.0.0", "Authenticate to the server"),
     spec("bgsave", C::BgSave, -1, &["admin", "noscript", "no_async_loading"], NO_KEYS, ADMIN_CATEGORIES, "server", "1.0.0", "Asynchronously save the dataset to disk"),
+    spec("blmove", C::List(L::BLMove), 6, &["write", "denyoom", "blocking"], MOVE, LIST_BLOCKING, "list", "6.2.0", "Pop an element from a list, push it to another list and return it; or block until one is available"),
+    spec("blpop", C::List(L::BLPop), -3, &["write", "blocking"], BLOCKING_POP, LIST_BLOCKING, "list", "2.0.0", "Remove and get the first element in a list, or block until one is available"),
+    spec("brpop", C::List(L::BRPop), -3, &["write", "blocking"], BLOCKING_POP, LIST_BLOCKING, "list", "2.0.0", "Remove and get the last element in a list, or block until one is available"),
+    spec("brpoplpush", C::List(L::BRPopLPush), 4, &["write", "denyoom", "blocking"], MOVE, LIST_BLOCKING, "list", "2.2.0", "Pop an element from a list, push it to another list and return it; or block until one is available"),
     CommandSpec { subcommands: CLIENT_SUBCOMMANDS, ..spec("client", C::Client, -2, &[], NO_KEYS, &["@slow"], "connection", "2.4.0", "A container for client connection commands") },
     CommandSpec { subcommands: COMMAND_SUBCOMMANDS, ..spec("command", C::Command, -1, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "2.8.13", "Get array of Redis command details") },
     CommandSpec { subcommands: CONFIG_SUBCOMMANDS, ..spec("config", C::Config, -2, &[], NO_KEYS, &["@slow"], "server", "2.0.0", "A container for server configuration commands") },
@@ -206,6 +223,18 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("info", C::Info, -1, HELP_FLAGS, NO_KEYS, &["@slow", "@dangerous"], "server", "1.0.0", "Get information and statistics about the server"),
     spec("keys", C::Keys, 2, &["readonly"], NO_KEYS, &["@keyspace", "@read", "@slow", "@dangerous"], "generic", "1.0.0", "Find all keys matching the given pattern"),
     spec("lastsave", C::LastSave, 1, &["loading", "stale", "fast"], NO_KEYS, &["@admin", "@fast", "@dangerous"], "server", "1.0.0", "Get the UNIX time stamp of the last successful save to disk"),
+    spec("lindex", C::List(L::LIndex), 3, &["readonly"], RO_ACCESS, LIST_READ_SLOW, "list", "1.0.0", "Get an element from a list by its index"),
+    spec("linsert", C::List(L::LInsert), 5, WRITE_OOM, RW_INSERT, LIST_WRITE_SLOW, "list", "2.2.0", "Insert an element before or after another element in a list"),
+    spec("llen", C::List(L::LLen), 2, READ_FAST, RO, LIST_READ_FAST, "list", "1.0.0", "Get the length of a list"),
+    spec("lmove", C::List(L::LMove), 5, WRITE_OOM, MOVE, LIST_WRITE_SLOW, "list", "6.2.0", "Pop an element from a list, push it to another list and return it"),
+    spec("lpop", C::List(L::LPop), -2, WRITE_FAST, RW_ACCESS_DELETE, LIST_WRITE_FAST, "list", "1.0.0", "Remove and get the first elements in a list"),
+    spec("lpos", C::List(L::LPos), -3, &["readonly"], RO_ACCESS, LIST_READ_SLOW, "list", "6.0.6", "Return the index of matching elements on a list"),
+    spec("lpush", C::List(L::LPush), -3, WRITE_OOM_FAST, RW_INSERT, LIST_WRITE_FAST, "list", "1.0.0", "Prepend one or multiple elements to a list"),
+    spec("lpushx", C::List(L::LPushX), -3, WRITE_OOM_FAST, RW_INSERT, LIST_WRITE_FAST, "list", "2.2.0", "Prepend an element to a list, only if the list exists"),
+    spec("lrange", C::List(L::LRange), 4, &["readonly"], RO_ACCESS, LIST_READ_SLOW, "list", "1.0.0", "Get a range of elements from a list"),
+    spec("lrem", C::List(L::LRem), 4, WRITE, RW_DELETE, LIST_WRITE_SLOW, "list", "1.0.0", "Remove elements from a list"),
+    spec("lset", C::List(L::LSet), 4, WRITE_OOM, RW_UPDATE, LIST_WRITE_SLOW, "list", "1.0.0", "Set the value of an element in a list by its index"),
+    spec("ltrim", C::List(L::LTrim), 4, WRITE, RW_DELETE, LIST_WRITE_SLOW, "list", "1.0.0", "Trim a list to the specified range"),
     spec("mget", C::MGet, -2, READ_FAST, ALL_RO_ACCESS, STRING_READ_FAST, "string", "1.0.0", "Get the values of all the given keys"),
     spec("mset", C::MSet, -3, WRITE_OOM, PAIRS_OW_UPDATE, STRING_WRITE_SLOW, "string", "1.0.1", "Set multiple keys to multiple values"),
     spec("msetnx", C::MSetNx, -3, WRITE_OOM, PAIRS_OW_INSERT, STRING_WRITE_SLOW, "string", "1.0.1", "Set multiple keys to multiple values, only if none of the keys exist"),
@@ -222,6 +251,10 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("rename", C::Rename, 3, WRITE, RENAME, KEYSPACE_WRITE_SLOW, "generic", "1.0.0", "Rename a key"),
     spec("renamenx", C::RenameNx, 3, WRITE_FAST, RENAMENX, KEYSPACE_WRITE_FAST, "generic", "1.0.0", "Rename a key, only if the new key does not exist"),
     spec("reset", C::Reset, 1, CONNECTION_NO_AUTH, NO_KEYS, FAST_CONNECTION, "connection", "6.2.0", "Reset the connection"),
+    spec("rpop", C::List(L::RPop), -2, WRITE_FAST, RW_ACCESS_DELETE, LIST_WRITE_FAST, "list", "1.0.0", "Remove and get the last elements in a list"),
+    spec("rpoplpush", C::List(L::RPopLPush), 3, WRITE_OOM, MOVE, LIST_WRITE_SLOW, "list", "1.2.0", "Remove the last element in a list, prepend it to another list and return it"),
+    spec("rpush", C::List(L::RPush), -3, WRITE_OOM_FAST, RW_INSERT, LIST_WRITE_FAST, "list", "1.0.0", "Append one or multiple elements to a list"),
+    spec("rpushx", C::List(L::RPushX), -3, WRITE_OOM_FAST, RW_INSERT, LIST_WRITE_FAST, "list", "2.2.0", "Append an element to a list, only if the list exists"),
     spec("save", C::Save, 1, &["admin", "noscript", "no_async_loading", "no_multi"], NO_KEYS, ADMIN_CATEGORIES, "server", "1.0.0", "Synchronously save the dataset to disk"),
     spec("scan", C::Scan, -2, &["readonly"], NO_KEYS, &["@keyspace", "@read", "@slow"], "generic", "2.8.0", "Incrementally iterate the keys space"),
     spec("select", C::Select, 2, &["loading", "stale", "fast"], NO_KEYS, FAST_CONNECTION, "connection", "1.0.0", "Change the selected database for the current connection"),

@@ -53,6 +53,10 @@ impl Store for ExclusiveStore<'_> {
         self.locked.update_pair(a, b, f)
     }
 
+    fn is_exclusive(&self) -> bool {
+        true
+    }
+
     fn kind(&mut self, key: &[u8]) -> Option<ValueKind> {
         self.locked.kind(key)
     }

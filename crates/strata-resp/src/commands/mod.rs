@@ -32,6 +32,7 @@ pub mod incrbyfloat;
 pub mod info;
 pub mod key_type;
 pub mod keys;
+pub mod list;
 pub mod mget;
 pub mod mset;
 pub mod multi;
