@@ -82,6 +82,7 @@ pub enum Command {
     SlowLog,
     Hash(crate::commands::hash::Op),
     List(crate::commands::list::Op),
+    Sets(crate::commands::sets::Op),
 }
 
 /// One row of the command table, reported as-is by `COMMAND`.
@@ -311,6 +312,7 @@ pub fn execute<S: Store>(
         C::SlowLog => slowlog::slowlog(ctx, args, out),
         C::Hash(op) => hash::run(op, ctx, args, out),
         C::List(op) => list::run(op, ctx, args, out),
+        C::Sets(op) => sets::run(op, ctx, args, out),
         // Run by the session, never queued or dispatched here; answered
         // defensively rather than panicking.
         C::Multi => Err(RespError::NestedMulti),

@@ -25,6 +25,7 @@ const fn spec(
 
 use crate::commands::hash::Op as H;
 use crate::commands::list::Op as L;
+use crate::commands::sets::Op as S;
 use Command as C;
 
 /// The key argument at `begin` only.
@@ -105,6 +106,17 @@ const LIST_READ_SLOW: &[&str] = &["@read", "@list", "@slow"];
 const LIST_WRITE_FAST: &[&str] = &["@write", "@list", "@fast"];
 const LIST_WRITE_SLOW: &[&str] = &["@write", "@list", "@slow"];
 const LIST_BLOCKING: &[&str] = &["@write", "@list", "@slow", "@blocking"];
+const SET_READ_FAST: &[&str] = &["@read", "@set", "@fast"];
+const SET_READ_SLOW: &[&str] = &["@read", "@set", "@slow"];
+const SET_WRITE_FAST: &[&str] = &["@write", "@set", "@fast"];
+const SET_WRITE_SLOW: &[&str] = &["@write", "@set", "@slow"];
+const STORE_FROM: &[KeySpec] = &[at(&["OW", "update"], 1), from(&["RO", "access"], 2, 1)];
+const NUMKEYS: &[KeySpec] = &[KeySpec {
+    flags: &["RO", "access"],
+    begin: 2,
+    last: -1,
+    step: 1,
+}];
 const MOVE: &[KeySpec] = &[at(&["RW", "access", "delete"], 1), at(&["RW", "insert"], 2)];
 const BLOCKING_POP: &[KeySpec] = &[KeySpec {
     flags: &["RW", "access", "delete"],
@@ -255,16 +267,33 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("rpoplpush", C::List(L::RPopLPush), 3, WRITE_OOM, MOVE, LIST_WRITE_SLOW, "list", "1.2.0", "Remove the last element in a list, prepend it to another list and return it"),
     spec("rpush", C::List(L::RPush), -3, WRITE_OOM_FAST, RW_INSERT, LIST_WRITE_FAST, "list", "1.0.0", "Append one or multiple elements to a list"),
     spec("rpushx", C::List(L::RPushX), -3, WRITE_OOM_FAST, RW_INSERT, LIST_WRITE_FAST, "list", "2.2.0", "Append an element to a list, only if the list exists"),
+    spec("sadd", C::Sets(S::SAdd), -3, WRITE_OOM_FAST, RW_INSERT, SET_WRITE_FAST, "set", "1.0.0", "Add one or more members to a set"),
     spec("save", C::Save, 1, &["admin", "noscript", "no_async_loading", "no_multi"], NO_KEYS, ADMIN_CATEGORIES, "server", "1.0.0", "Synchronously save the dataset to disk"),
     spec("scan", C::Scan, -2, &["readonly"], NO_KEYS, &["@keyspace", "@read", "@slow"], "generic", "2.8.0", "Incrementally iterate the keys space"),
+    spec("scard", C::Sets(S::SCard), 2, READ_FAST, RO, SET_READ_FAST, "set", "1.0.0", "Get the number of members in a set"),
+    spec("sdiff", C::Sets(S::SDiff), -2, &["readonly"], ALL_RO_ACCESS, SET_READ_SLOW, "set", "1.0.0", "Subtract multiple sets"),
+    spec("sdiffstore", C::Sets(S::SDiffStore), -3, WRITE_OOM, STORE_FROM, SET_WRITE_SLOW, "set", "1.0.0", "Subtract multiple sets and store the resulting set in a key"),
     spec("select", C::Select, 2, &["loading", "stale", "fast"], NO_KEYS, FAST_CONNECTION, "connection", "1.0.0", "Change the selected database for the current connection"),
     spec("set", C::Set, -3, WRITE_OOM, SET_KEY, STRING_WRITE_SLOW, "string", "1.0.0", "Set the string value of a key"),
     spec("setex", C::SetEx, 4, WRITE_OOM, OW_UPDATE, STRING_WRITE_SLOW, "string", "2.0.0", "Set the value and expiration of a key"),
     spec("setnx", C::SetNx, 3, WRITE_OOM_FAST, OW_INSERT, STRING_WRITE_FAST, "string", "1.0.0", "Set the value of a key, only if the key does not exist"),
     spec("setrange", C::SetRange, 4, WRITE_OOM, RW_UPDATE, STRING_WRITE_SLOW, "string", "2.2.0", "Overwrite part of a string at key starting at the specified offset"),
+    spec("sinter", C::Sets(S::SInter), -2, &["readonly"], ALL_RO_ACCESS, SET_READ_SLOW, "set", "1.0.0", "Intersect multiple sets"),
+    spec("sintercard", C::Sets(S::SInterCard), -3, &["readonly", "movablekeys"], NUMKEYS, SET_READ_SLOW, "set", "7.0.0", "Intersect multiple sets and return the cardinality of the result"),
+    spec("sinterstore", C::Sets(S::SInterStore), -3, WRITE_OOM, STORE_FROM, SET_WRITE_SLOW, "set", "1.0.0", "Intersect multiple sets and store the resulting set in a key"),
+    spec("sismember", C::Sets(S::SIsMember), 3, READ_FAST, RO, SET_READ_FAST, "set", "1.0.0", "Determine if a given value is a member of a set"),
     CommandSpec { subcommands: SLOWLOG_SUBCOMMANDS, ..spec("slowlog", C::SlowLog, -2, &[], NO_KEYS, SLOW, "server", "2.2.12", "A container for slow log commands") },
+    spec("smembers", C::Sets(S::SMembers), 2, &["readonly"], RO_ACCESS, SET_READ_SLOW, "set", "1.0.0", "Get all the members in a set"),
+    spec("smismember", C::Sets(S::SMIsMember), -3, READ_FAST, RO, SET_READ_FAST, "set", "6.2.0", "Returns the membership associated with the given elements for a set"),
+    spec("smove", C::Sets(S::SMove), 4, WRITE_FAST, MOVE, SET_WRITE_FAST, "set", "1.0.0", "Move a member from one set to another"),
+    spec("spop", C::Sets(S::SPop), -2, WRITE_FAST, RW_ACCESS_DELETE, SET_WRITE_FAST, "set", "1.0.0", "Remove and return one or multiple random members from a set"),
+    spec("srandmember", C::Sets(S::SRandMember), -2, &["readonly"], RO_ACCESS, SET_READ_SLOW, "set", "1.0.0", "Get one or multiple random members from a set"),
+    spec("srem", C::Sets(S::SRem), -3, WRITE_FAST, RW_DELETE, SET_WRITE_FAST, "set", "1.0.0", "Remove one or more members from a set"),
+    spec("sscan", C::Sets(S::SScan), -3, &["readonly"], RO_ACCESS, SET_READ_SLOW, "set", "2.8.0", "Incrementally iterate Set elements"),
     spec("strlen", C::StrLen, 2, READ_FAST, RO, STRING_READ_FAST, "string", "2.2.0", "Get the length of the value stored in a key"),
     spec("substr", C::GetRange, 4, &["readonly"], RO_ACCESS, &["@read", "@string", "@slow"], "string", "1.0.0", "Get a substring of the string stored at a key"),
+    spec("sunion", C::Sets(S::SUnion), -2, &["readonly"], ALL_RO_ACCESS, SET_READ_SLOW, "set", "1.0.0", "Add multiple sets"),
+    spec("sunionstore", C::Sets(S::SUnionStore), -3, WRITE_OOM, STORE_FROM, SET_WRITE_SLOW, "set", "1.0.0", "Add multiple sets and store the resulting set in a key"),
     spec("time", C::Time, 1, &["loading", "stale", "fast"], NO_KEYS, &["@fast"], "server", "2.6.0", "Return the current server time"),
     spec("ttl", C::Ttl, 2, READ_FAST, RO_ACCESS, KEYSPACE_READ_FAST, "generic", "1.0.0", "Get the time to live for a key in seconds"),
     spec("type", C::Type, 2, READ_FAST, RO, KEYSPACE_READ_FAST, "generic", "1.0.0", "Determine the type stored at key"),

@@ -47,6 +47,7 @@ pub mod select;
 pub mod set;
 pub mod setex;
 pub mod setrange;
+pub mod sets;
 pub mod slowlog;
 pub mod strlen;
 pub mod time;
