@@ -83,6 +83,7 @@ pub enum Command {
     Hash(crate::commands::hash::Op),
     List(crate::commands::list::Op),
     Sets(crate::commands::sets::Op),
+    SortedSet(crate::commands::zset::Op),
 }
 
 /// One row of the command table, reported as-is by `COMMAND`.
@@ -313,6 +314,7 @@ pub fn execute<S: Store>(
         C::Hash(op) => hash::run(op, ctx, args, out),
         C::List(op) => list::run(op, ctx, args, out),
         C::Sets(op) => sets::run(op, ctx, args, out),
+        C::SortedSet(op) => zset::run(op, ctx, args, out),
         // Run by the session, never queued or dispatched here; answered
         // defensively rather than panicking.
         C::Multi => Err(RespError::NestedMulti),

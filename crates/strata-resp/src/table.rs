@@ -26,6 +26,7 @@ const fn spec(
 use crate::commands::hash::Op as H;
 use crate::commands::list::Op as L;
 use crate::commands::sets::Op as S;
+use crate::commands::zset::Op as Z;
 use Command as C;
 
 /// The key argument at `begin` only.
@@ -117,6 +118,21 @@ const NUMKEYS: &[KeySpec] = &[KeySpec {
     last: -1,
     step: 1,
 }];
+const ZSET_READ_FAST: &[&str] = &["@read", "@sortedset", "@fast"];
+const ZSET_READ_SLOW: &[&str] = &["@read", "@sortedset", "@slow"];
+const ZSET_WRITE_FAST: &[&str] = &["@write", "@sortedset", "@fast"];
+const ZSET_WRITE_SLOW: &[&str] = &["@write", "@sortedset", "@slow"];
+const ZSET_BLOCKING: &[&str] = &["@write", "@sortedset", "@fast", "@blocking"];
+const ZSTORE: &[KeySpec] = &[
+    at(&["OW", "update"], 1),
+    KeySpec {
+        flags: &["RO", "access"],
+        begin: 3,
+        last: -1,
+        step: 1,
+    },
+];
+const ZRANGESTORE: &[KeySpec] = &[at(&["OW", "update"], 1), at(&["RO", "access"], 2)];
 const MOVE: &[KeySpec] = &[at(&["RW", "access", "delete"], 1), at(&["RW", "insert"], 2)];
 const BLOCKING_POP: &[KeySpec] = &[KeySpec {
     flags: &["RW", "access", "delete"],
@@ -191,6 +207,8 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("blpop", C::List(L::BLPop), -3, &["write", "blocking"], BLOCKING_POP, LIST_BLOCKING, "list", "2.0.0", "Remove and get the first element in a list, or block until one is available"),
     spec("brpop", C::List(L::BRPop), -3, &["write", "blocking"], BLOCKING_POP, LIST_BLOCKING, "list", "2.0.0", "Remove and get the last element in a list, or block until one is available"),
     spec("brpoplpush", C::List(L::BRPopLPush), 4, &["write", "denyoom", "blocking"], MOVE, LIST_BLOCKING, "list", "2.2.0", "Pop an element from a list, push it to another list and return it; or block until one is available"),
+    spec("bzpopmax", C::SortedSet(Z::BZPopMax), -3, &["write", "blocking", "fast"], BLOCKING_POP, ZSET_BLOCKING, "sorted-set", "5.0.0", "Remove and return the member with the highest score from one or more sorted sets, or block until one is available"),
+    spec("bzpopmin", C::SortedSet(Z::BZPopMin), -3, &["write", "blocking", "fast"], BLOCKING_POP, ZSET_BLOCKING, "sorted-set", "5.0.0", "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available"),
     CommandSpec { subcommands: CLIENT_SUBCOMMANDS, ..spec("client", C::Client, -2, &[], NO_KEYS, &["@slow"], "connection", "2.4.0", "A container for client connection commands") },
     CommandSpec { subcommands: COMMAND_SUBCOMMANDS, ..spec("command", C::Command, -1, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "2.8.13", "Get array of Redis command details") },
     CommandSpec { subcommands: CONFIG_SUBCOMMANDS, ..spec("config", C::Config, -2, &[], NO_KEYS, &["@slow"], "server", "2.0.0", "A container for server configuration commands") },
@@ -300,4 +318,31 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("unlink", C::Del, -2, WRITE_FAST, ALL_RM_DELETE, KEYSPACE_WRITE_FAST, "generic", "4.0.0", "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking."),
     spec("unwatch", C::Unwatch, 1, TRANSACTION, NO_KEYS, FAST_TRANSACTION, "transactions", "2.2.0", "Forget about all watched keys"),
     spec("watch", C::Watch, -2, TRANSACTION, ALL_RO, FAST_TRANSACTION, "transactions", "2.2.0", "Watch the given keys to determine execution of the MULTI/EXEC block"),
+    spec("zadd", C::SortedSet(Z::ZAdd), -4, WRITE_OOM_FAST, RW_UPDATE, ZSET_WRITE_FAST, "sorted-set", "1.2.0", "Add one or more members to a sorted set, or update its score if it already exists"),
+    spec("zcard", C::SortedSet(Z::ZCard), 2, READ_FAST, RO, ZSET_READ_FAST, "sorted-set", "1.2.0", "Get the number of members in a sorted set"),
+    spec("zcount", C::SortedSet(Z::ZCount), 4, READ_FAST, RO_ACCESS, ZSET_READ_FAST, "sorted-set", "2.0.0", "Count the members in a sorted set with scores within the given values"),
+    spec("zdiffstore", C::SortedSet(Z::ZDiffStore), -4, &["write", "denyoom", "movablekeys"], ZSTORE, ZSET_WRITE_SLOW, "sorted-set", "6.2.0", "Subtract multiple sorted sets and store the resulting sorted set in a new key"),
+    spec("zincrby", C::SortedSet(Z::ZIncrBy), 4, WRITE_OOM_FAST, RW_ACCESS_UPDATE, ZSET_WRITE_FAST, "sorted-set", "1.2.0", "Increment the score of a member in a sorted set"),
+    spec("zinterstore", C::SortedSet(Z::ZInterStore), -4, &["write", "denyoom", "movablekeys"], ZSTORE, ZSET_WRITE_SLOW, "sorted-set", "2.0.0", "Intersect multiple sorted sets and store the resulting sorted set in a new key"),
+    spec("zlexcount", C::SortedSet(Z::ZLexCount), 4, READ_FAST, RO_ACCESS, ZSET_READ_FAST, "sorted-set", "2.8.9", "Count the number of members in a sorted set between a given lexicographical range"),
+    spec("zmscore", C::SortedSet(Z::ZMScore), -3, READ_FAST, RO_ACCESS, ZSET_READ_FAST, "sorted-set", "6.2.0", "Get the score associated with the given members in a sorted set"),
+    spec("zpopmax", C::SortedSet(Z::ZPopMax), -2, WRITE_FAST, RW_ACCESS_DELETE, ZSET_WRITE_FAST, "sorted-set", "5.0.0", "Remove and return members with the highest scores in a sorted set"),
+    spec("zpopmin", C::SortedSet(Z::ZPopMin), -2, WRITE_FAST, RW_ACCESS_DELETE, ZSET_WRITE_FAST, "sorted-set", "5.0.0", "Remove and return members with the lowest scores in a sorted set"),
+    spec("zrandmember", C::SortedSet(Z::ZRandMember), -2, &["readonly"], RO_ACCESS, ZSET_READ_SLOW, "sorted-set", "6.2.0", "Get one or multiple random elements from a sorted set"),
+    spec("zrange", C::SortedSet(Z::ZRange), -4, &["readonly"], RO_ACCESS, ZSET_READ_SLOW, "sorted-set", "1.2.0", "Return a range of members in a sorted set"),
+    spec("zrangebylex", C::SortedSet(Z::ZRangeByLex), -4, &["readonly"], RO_ACCESS, ZSET_READ_SLOW, "sorted-set", "2.8.9", "Return a range of members in a sorted set, by lexicographical range"),
+    spec("zrangebyscore", C::SortedSet(Z::ZRangeByScore), -4, &["readonly"], RO_ACCESS, ZSET_READ_SLOW, "sorted-set", "1.0.5", "Return a range of members in a sorted set, by score"),
+    spec("zrangestore", C::SortedSet(Z::ZRangeStore), -5, WRITE_OOM, ZRANGESTORE, ZSET_WRITE_SLOW, "sorted-set", "6.2.0", "Store a range of members from sorted set into another key"),
+    spec("zrank", C::SortedSet(Z::ZRank), -3, READ_FAST, RO, ZSET_READ_FAST, "sorted-set", "2.0.0", "Determine the index of a member in a sorted set"),
+    spec("zrem", C::SortedSet(Z::ZRem), -3, WRITE_FAST, RW_DELETE, ZSET_WRITE_FAST, "sorted-set", "1.2.0", "Remove one or more members from a sorted set"),
+    spec("zremrangebylex", C::SortedSet(Z::ZRemRangeByLex), 4, WRITE, RW_DELETE, ZSET_WRITE_SLOW, "sorted-set", "2.8.9", "Remove all members in a sorted set between the given lexicographical range"),
+    spec("zremrangebyrank", C::SortedSet(Z::ZRemRangeByRank), 4, WRITE, RW_DELETE, ZSET_WRITE_SLOW, "sorted-set", "2.0.0", "Remove all members in a sorted set within the given indexes"),
+    spec("zremrangebyscore", C::SortedSet(Z::ZRemRangeByScore), 4, WRITE, RW_DELETE, ZSET_WRITE_SLOW, "sorted-set", "1.2.0", "Remove all members in a sorted set within the given scores"),
+    spec("zrevrange", C::SortedSet(Z::ZRevRange), -4, &["readonly"], RO_ACCESS, ZSET_READ_SLOW, "sorted-set", "1.2.0", "Return a range of members in a sorted set, by index, with scores ordered from high to low"),
+    spec("zrevrangebylex", C::SortedSet(Z::ZRevRangeByLex), -4, &["readonly"], RO_ACCESS, ZSET_READ_SLOW, "sorted-set", "2.8.9", "Return a range of members in a sorted set, by lexicographical range, ordered from higher to lower strings."),
+    spec("zrevrangebyscore", C::SortedSet(Z::ZRevRangeByScore), -4, &["readonly"], RO_ACCESS, ZSET_READ_SLOW, "sorted-set", "2.2.0", "Return a range of members in a sorted set, by score, with scores ordered from high to low"),
+    spec("zrevrank", C::SortedSet(Z::ZRevRank), -3, READ_FAST, RO, ZSET_READ_FAST, "sorted-set", "2.0.0", "Determine the index of a member in a sorted set, with scores ordered from high to low"),
+    spec("zscan", C::SortedSet(Z::ZScan), -3, &["readonly"], RO_ACCESS, ZSET_READ_SLOW, "sorted-set", "2.8.0", "Incrementally iterate sorted sets elements and associated scores"),
+    spec("zscore", C::SortedSet(Z::ZScore), 3, READ_FAST, RO_ACCESS, ZSET_READ_FAST, "sorted-set", "1.2.0", "Get the score associated with the given member in a sorted set"),
+    spec("zunionstore", C::SortedSet(Z::ZUnionStore), -4, &["write", "denyoom", "movablekeys"], ZSTORE, ZSET_WRITE_SLOW, "sorted-set", "2.0.0", "Add multiple sorted sets and store the resulting sorted set in a new key"),
 ];

@@ -53,3 +53,4 @@ pub mod strlen;
 pub mod time;
 pub mod ttl;
 pub mod watch;
+pub mod zset;
