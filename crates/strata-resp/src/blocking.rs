@@ -10,8 +10,12 @@
 //! ([`BlockState::deadline`]) so re-runs never extend it; the attempt that
 //! finds the deadline passed replies null.
 //!
-//! Arrival order: each key keeps a FIFO of waiters; a push of n elements
-//! wakes the first n live waiters. A missed wake-up is impossible: an
+//! Arrival order: each key keeps a FIFO of waiters. A push wakes only the
+//! first live waiter; when it has popped and elements remain, it wakes the
+//! next ([`Waiters::pushed`] again), so waiters pop one after the other in
+//! the order they came, as Redis serves them. A woken waiter whose wait is
+//! dropped before it could run (its connection closed) passes the wake-up
+//! on. A missed wake-up is impossible: an
 //! attempt reads [`Waiters::seq`] before it looks at the keys, and the
 //! registration compares it under the registry's lock, waking at once if a
 //! push happened in between.
@@ -33,6 +37,10 @@ struct Waiter {
     notify: Notify,
     /// Woken, timed out or gone: skipped by later pushes.
     done: AtomicBool,
+    /// Woken by a push (not by its deadline).
+    woken: AtomicBool,
+    /// The wait ended and the request runs again.
+    finished: AtomicBool,
 }
 
 #[derive(Debug, Default)]
@@ -75,21 +83,19 @@ impl Waiters {
         self.registry.lock().seq
     }
 
-    /// Wakes up to `n` connections blocked on `key`, oldest first.
-    pub fn pushed(&self, key: &[u8], n: usize) {
+    /// Something was pushed to `key` (or is left there after a blocked
+    /// client's pop): wakes the oldest connection blocked on it.
+    pub fn pushed(&self, key: &[u8]) {
         let mut registry = self.registry.lock();
         registry.seq += 1;
         let Some(queue) = registry.by_key.get_mut(key) else {
             return;
         };
-        let mut woken = 0;
-        while woken < n {
-            let Some(waiter) = queue.pop_front() else {
-                break;
-            };
+        while let Some(waiter) = queue.pop_front() {
             if !waiter.done.swap(true, Ordering::AcqRel) {
+                waiter.woken.store(true, Ordering::Release);
                 waiter.notify.notify_one();
-                woken += 1;
+                break;
             }
         }
         if queue.is_empty() {
@@ -141,7 +147,7 @@ impl Waiters {
             keys: wait.keys,
         };
         Box::pin(async move {
-            let _guard = guard;
+            let guard = guard;
             match wait.deadline {
                 Some(at) => {
                     let at = tokio::time::Instant::from_std(at);
@@ -149,6 +155,7 @@ impl Waiters {
                 }
                 None => waiter.notify.notified().await,
             }
+            guard.waiter.finished.store(true, Ordering::Release);
         })
     }
 }
@@ -164,13 +171,22 @@ struct Registered {
 impl Drop for Registered {
     fn drop(&mut self) {
         self.waiter.done.store(true, Ordering::Release);
-        let mut registry = self.waiters.registry.lock();
-        for key in &self.keys {
-            if let Some(queue) = registry.by_key.get_mut(key) {
-                queue.retain(|w| !Arc::ptr_eq(w, &self.waiter));
-                if queue.is_empty() {
-                    registry.by_key.remove(key);
+        {
+            let mut registry = self.waiters.registry.lock();
+            for key in &self.keys {
+                if let Some(queue) = registry.by_key.get_mut(key) {
+                    queue.retain(|w| !Arc::ptr_eq(w, &self.waiter));
+                    if queue.is_empty() {
+                        registry.by_key.remove(key);
+                    }
                 }
+            }
+        }
+        let woken = self.waiter.woken.load(Ordering::Acquire);
+        if woken && !self.waiter.finished.load(Ordering::Acquire) {
+            // Woken, but its connection went away: the push is not lost.
+            for key in &self.keys {
+                self.waiters.pushed(key);
             }
         }
     }

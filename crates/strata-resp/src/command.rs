@@ -84,6 +84,7 @@ pub enum Command {
     List(crate::commands::list::Op),
     Sets(crate::commands::sets::Op),
     SortedSet(crate::commands::zset::Op),
+    Copy,
 }
 
 /// One row of the command table, reported as-is by `COMMAND`.
@@ -315,6 +316,7 @@ pub fn execute<S: Store>(
         C::List(op) => list::run(op, ctx, args, out),
         C::Sets(op) => sets::run(op, ctx, args, out),
         C::SortedSet(op) => zset::run(op, ctx, args, out),
+        C::Copy => copy::copy(ctx, args, out),
         // Run by the session, never queued or dispatched here; answered
         // defensively rather than panicking.
         C::Multi => Err(RespError::NestedMulti),

@@ -216,6 +216,9 @@ pub enum RespError {
     /// CONFIG REWRITE: there is no config file to rewrite.
     #[error("ERR The server is running without a config file")]
     NoConfigFile,
+    /// COPY onto itself.
+    #[error("ERR source and destination objects are the same")]
+    SameObject,
     /// The key holds a value of another type than the command works on.
     #[error("WRONGTYPE Operation against a key holding the wrong kind of value")]
     WrongType,

@@ -212,6 +212,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     CommandSpec { subcommands: CLIENT_SUBCOMMANDS, ..spec("client", C::Client, -2, &[], NO_KEYS, &["@slow"], "connection", "2.4.0", "A container for client connection commands") },
     CommandSpec { subcommands: COMMAND_SUBCOMMANDS, ..spec("command", C::Command, -1, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "2.8.13", "Get array of Redis command details") },
     CommandSpec { subcommands: CONFIG_SUBCOMMANDS, ..spec("config", C::Config, -2, &[], NO_KEYS, &["@slow"], "server", "2.0.0", "A container for server configuration commands") },
+    spec("copy", C::Copy, -3, WRITE_OOM, &[at(&["RO", "access"], 1), at(&["OW", "update"], 2)], KEYSPACE_WRITE_SLOW, "generic", "6.2.0", "Copy a key"),
     spec("dbsize", C::DbSize, 1, READ_FAST, NO_KEYS, KEYSPACE_READ_FAST, "server", "1.0.0", "Return the number of keys in the selected database"),
     spec("decr", C::Decr, 2, WRITE_OOM_FAST, RW_ACCESS_UPDATE, STRING_WRITE_FAST, "string", "1.0.0", "Decrement the integer value of a key by one"),
     spec("decrby", C::DecrBy, 3, WRITE_OOM_FAST, RW_ACCESS_UPDATE, STRING_WRITE_FAST, "string", "1.0.0", "Decrement the integer value of a key by the given number"),

@@ -58,7 +58,7 @@ fn fixture_items() -> Vec<OwnedItem> {
         items.push(item(
             format!("item-{i}").as_bytes(),
             value.as_bytes(),
-            i,
+            u64::from(i),
             1000 + u64::from(i),
             expires_at,
         ));

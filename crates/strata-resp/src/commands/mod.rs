@@ -16,6 +16,7 @@ pub mod client;
 pub mod collection;
 pub mod command_info;
 pub mod config;
+pub mod copy;
 pub mod dbsize;
 pub mod del;
 pub mod exists;

@@ -39,7 +39,8 @@ pub fn blmove<S: Store>(
     let (source, destination) = (args.get(1), args.get(2));
     let seq = ctx.shared.waiters.seq();
     if let Some(e) = move_element(ctx.store, source, destination, from, to)? {
-        ctx.shared.waiters.pushed(destination, 1);
+        ctx.shared.waiters.pushed(destination);
+        super::bpop::hand_on(ctx, source);
         out.bulk(&e);
         return Ok(());
     }

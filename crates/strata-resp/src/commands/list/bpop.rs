@@ -10,6 +10,14 @@ use crate::command::Ctx;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
+/// After a blocked client's pop: if elements remain, the next client
+/// blocked on `key` gets its turn (see [`crate::blocking`]).
+pub fn hand_on<S: Store>(ctx: &mut Ctx<'_, S>, key: &[u8]) {
+    if ctx.store.kind(key).is_some() {
+        ctx.shared.waiters.pushed(key);
+    }
+}
+
 /// Pops from the first non-empty list among the keys: `[key, element]`;
 /// otherwise blocks until a push or the timeout (then a null array).
 pub fn bpop<S: Store>(
@@ -28,6 +36,7 @@ pub fn bpop<S: Store>(
                 out.array(2);
                 out.bulk(key);
                 out.bulk(element);
+                hand_on(ctx, key);
                 return Ok(());
             }
         }

@@ -39,7 +39,7 @@ pub fn linsert<S: Store>(
         (save(ValueKind::List, list, opened.expires_at), Ok(len))
     })??;
     if len > 0 {
-        ctx.shared.waiters.pushed(key, 1);
+        ctx.shared.waiters.pushed(key);
     }
     out.integer(len);
     Ok(())

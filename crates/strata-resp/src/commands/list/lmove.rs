@@ -85,7 +85,7 @@ pub fn lmove<S: Store>(
 ) -> Result<(), RespError> {
     match move_element(ctx.store, source, destination, from, to)? {
         Some(e) => {
-            ctx.shared.waiters.pushed(destination, 1);
+            ctx.shared.waiters.pushed(destination);
             out.bulk(&e);
         }
         None => out.null(),

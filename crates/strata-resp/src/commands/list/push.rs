@@ -55,7 +55,7 @@ pub fn push<S: Store>(
         )
     })??;
     if len > 0 {
-        ctx.shared.waiters.pushed(key, args.len() - 2);
+        ctx.shared.waiters.pushed(key);
     }
     out.integer(len as i64);
     Ok(())

@@ -120,7 +120,7 @@ pub fn zadd<S: Store>(
     let key = args.get(1);
     let outcome = apply(ctx.store, key, o, &pairs)?;
     if outcome.added > 0 {
-        ctx.shared.waiters.pushed(key, outcome.added);
+        ctx.shared.waiters.pushed(key);
     }
     if o.incr {
         match outcome.score {
@@ -149,7 +149,7 @@ pub fn zincrby<S: Store>(
     let key = args.get(1);
     let outcome = apply(ctx.store, key, o, &[(by, args.get(3))])?;
     if outcome.added > 0 {
-        ctx.shared.waiters.pushed(key, 1);
+        ctx.shared.waiters.pushed(key);
     }
     match outcome.score {
         Some(s) => out.double(s),

@@ -104,6 +104,7 @@ pub fn bzpop<S: Store>(
                 out.bulk(key);
                 out.bulk(member);
                 out.double(*score);
+                crate::commands::list::bpop::hand_on(ctx, key);
                 return Ok(());
             }
         }
