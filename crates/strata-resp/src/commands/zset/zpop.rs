@@ -20,6 +20,9 @@ pub enum Side {
     Max,
 }
 
+/// Popped scores and members, copied out of the record.
+type Popped = Vec<(f64, Vec<u8>)>;
+
 /// Removes up to `count` members from `side`, in pop order; `None` for a
 /// missing key.
 fn pop_from<S: Store>(
@@ -27,7 +30,7 @@ fn pop_from<S: Store>(
     key: &[u8],
     side: Side,
     count: usize,
-) -> Result<Option<Vec<(f64, Vec<u8>)>>, RespError> {
+) -> Result<Option<Popped>, RespError> {
     store.update(key, |old| {
         if old.is_none() {
             return (Mutation::Keep, Ok(None));
@@ -37,7 +40,7 @@ fn pop_from<S: Store>(
             Err(e) => return (Mutation::Keep, Err(e)),
         };
         let n = count.min(entries.len());
-        let popped: Vec<(f64, Vec<u8>)> = match side {
+        let popped: Popped = match side {
             Side::Min => entries.drain(..n).map(|e| (e.0, e.1.to_vec())).collect(),
             Side::Max => entries
                 .drain(entries.len() - n..)
