@@ -403,3 +403,38 @@ def test_model_with_restarts(dirs, placement):
         check_model(redis.Redis(port=srv.resp_port, socket_timeout=10), model)
     finally:
         srv.stop()
+
+
+@pytest.mark.strata_only
+def test_collections_count_in_used_memory_and_are_evicted_whole(strata_factory):
+    """Cache mode at a small limit: collections count in used_memory, the
+    limit holds, and eviction takes a whole collection, never part of one;
+    store mode refuses a growing collection with Redis's OOM error."""
+    srv = strata_factory("--memory-limit", "4mb", "--eviction", "on")
+    r = redis.Redis(port=srv.resp_port, socket_timeout=10)
+    before = r.info("memory")["used_memory"]
+    fields = {f"field{i}": "v" * 40 for i in range(10)}
+    for i in range(50):
+        r.hset(f"small:{i}", mapping=fields)
+    grown = r.info("memory")["used_memory"] - before
+    assert grown > 50 * 10 * 40, "the hashes' bytes are counted"
+    n = 16000  # about 500 bytes each: twice the limit
+    for i in range(n):
+        r.hset(f"h:{i}", mapping=fields)
+    info = r.info()
+    assert info["used_memory"] <= 4 * 1024 * 1024 * 1.1
+    assert info["evicted_keys"] > 0
+    kept = 0
+    for i in range(n):
+        h = r.hgetall(f"h:{i}")
+        if h:
+            kept += 1
+            assert len(h) == 10, "a hash is evicted whole or not at all"
+    assert 0 < kept < n
+
+    store = strata_factory("--memory-limit", "2mb", "--eviction", "off")
+    s = redis.Redis(port=store.resp_port, socket_timeout=10)
+    with pytest.raises(redis.exceptions.OutOfMemoryError, match="used memory"):
+        for i in range(100_000):
+            s.hset(f"big:{i % 4000}", f"f{i}", "x" * 100)
+    assert s.ping()
