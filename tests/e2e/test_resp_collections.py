@@ -438,3 +438,24 @@ def test_collections_count_in_used_memory_and_are_evicted_whole(strata_factory):
         for i in range(100_000):
             s.hset(f"big:{i % 4000}", f"f{i}", "x" * 100)
     assert s.ping()
+
+
+@pytest.mark.strata_only
+def test_huge_counts_and_ranges_are_bounded(r):
+    r.hset("h", "f", "v")
+    r.sadd("s", "m")
+    r.zadd("z", {"m": 1})
+    r.rpush("l", "a", "b")
+    with pytest.raises(redis.ResponseError, match="out of range"):
+        r.hrandfield("h", -(1 << 40))
+    with pytest.raises(redis.ResponseError, match="out of range"):
+        r.srandmember("s", -(1 << 40))
+    assert r.hrandfield("h", 1 << 40) == [b"f"]
+    assert r.spop("s", 1 << 40) == [b"m"]
+    assert r.lrange("l", -(1 << 62), 1 << 62) == [b"a", b"b"]
+    assert r.lpos("l", "b", count=1 << 40, maxlen=1 << 40) == [1]
+    assert r.zrange("z", 0, -1, byscore=False) == [b"m"]
+    assert r.zrangebyscore("z", "-inf", "+inf", start=1 << 40, num=1 << 40) == []
+    assert r.ltrim("l", 1 << 62, -(1 << 62)) and r.exists("l") == 0
+    with pytest.raises(redis.ResponseError, match="not an integer"):
+        r.execute_command("LRANGE", "l", "0", "99999999999999999999999")

@@ -103,21 +103,6 @@ impl Waiters {
         }
     }
 
-    /// Connections blocked now (`INFO clients` `blocked_clients`).
-    pub fn blocked(&self) -> usize {
-        let registry = self.registry.lock();
-        let mut seen: Vec<*const Waiter> = registry
-            .by_key
-            .values()
-            .flatten()
-            .filter(|w| !w.done.load(Ordering::Acquire))
-            .map(Arc::as_ptr)
-            .collect();
-        seen.sort_unstable();
-        seen.dedup();
-        seen.len()
-    }
-
     /// Registers `wait` and returns the future the driver awaits: it ends
     /// on a push to one of the keys, at the deadline, or at once if a push
     /// happened since the attempt read the counter.

@@ -80,8 +80,9 @@ pub fn read<S: Store, R>(
 }
 
 /// Largest count a random-pick command (`HRANDFIELD`, `SRANDMEMBER`,
-/// `ZRANDMEMBER`) answers with repetitions, bounding the reply.
-pub const MAX_RANDOM_COUNT: i64 = 1 << 24;
+/// `ZRANDMEMBER`) answers with repetitions: a reply of a million elements
+/// at most, where Redis would build whatever was asked.
+pub const MAX_RANDOM_COUNT: i64 = 1 << 20;
 
 /// Which elements a random pick of `count` chooses among `n` (indexes):
 /// distinct ones for a positive count (all of them, shuffled, when the
