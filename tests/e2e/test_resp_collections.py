@@ -459,3 +459,18 @@ def test_huge_counts_and_ranges_are_bounded(r):
     assert r.ltrim("l", 1 << 62, -(1 << 62)) and r.exists("l") == 0
     with pytest.raises(redis.ResponseError, match="not an integer"):
         r.execute_command("LRANGE", "l", "0", "99999999999999999999999")
+
+
+@pytest.mark.strata_only
+def test_object_encoding(r):
+    r.set("i", 12)
+    r.set("s", "short")
+    r.set("long", "x" * 100)
+    r.hset("h", "f", "v")
+    r.zadd("z", {"m": 1})
+    assert [r.object("encoding", k) for k in ["i", "s", "long", "h", "z"]] == [
+        b"int", b"embstr", b"raw", b"listpack", b"listpack"]
+    assert r.object("encoding", "missing") is None
+    assert r.object("refcount", "h") == 1
+    with pytest.raises(redis.ResponseError, match="LFU"):
+        r.object("freq", "h")

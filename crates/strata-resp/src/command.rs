@@ -85,6 +85,7 @@ pub enum Command {
     Sets(crate::commands::sets::Op),
     SortedSet(crate::commands::zset::Op),
     Copy,
+    Object,
 }
 
 /// One row of the command table, reported as-is by `COMMAND`.
@@ -317,6 +318,7 @@ pub fn execute<S: Store>(
         C::Sets(op) => sets::run(op, ctx, args, out),
         C::SortedSet(op) => zset::run(op, ctx, args, out),
         C::Copy => copy::copy(ctx, args, out),
+        C::Object => object::object(ctx, args, out),
         // Run by the session, never queued or dispatched here; answered
         // defensively rather than panicking.
         C::Multi => Err(RespError::NestedMulti),

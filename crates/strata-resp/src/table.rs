@@ -90,6 +90,7 @@ const STRING_WRITE_SLOW: &[&str] = &["@write", "@string", "@slow"];
 const KEYSPACE_READ_FAST: &[&str] = &["@keyspace", "@read", "@fast"];
 const KEYSPACE_WRITE_FAST: &[&str] = &["@keyspace", "@write", "@fast"];
 const KEYSPACE_WRITE_SLOW: &[&str] = &["@keyspace", "@write", "@slow"];
+const KEYSPACE_READ_SLOW: &[&str] = &["@keyspace", "@read", "@slow"];
 const KEYSPACE_FLUSH: &[&str] = &["@keyspace", "@write", "@slow", "@dangerous"];
 const FAST_CONNECTION: &[&str] = &["@fast", "@connection"];
 const FAST_TRANSACTION: &[&str] = &["@fast", "@transaction"];
@@ -196,6 +197,15 @@ static SLOWLOG_SUBCOMMANDS: &[CommandSpec] = &[
     spec("slowlog|reset", C::SlowLog, 2, ADMIN_LOADING, NO_KEYS, ADMIN_CATEGORIES, "server", "2.2.12", "Clear all entries from the slow log"),
 ];
 
+#[rustfmt::skip]
+static OBJECT_SUBCOMMANDS: &[CommandSpec] = &[
+    spec("object|encoding", C::Object, 3, &["readonly"], &[at(&["RO"], 2)], KEYSPACE_READ_SLOW, "generic", "2.2.3", "Inspect the internal encoding of a Redis object"),
+    spec("object|freq", C::Object, 3, &["readonly"], &[at(&["RO"], 2)], KEYSPACE_READ_SLOW, "generic", "4.0.0", "Get the logarithmic access frequency counter of a Redis object"),
+    spec("object|help", C::Object, 2, HELP_FLAGS, NO_KEYS, KEYSPACE_READ_SLOW, "generic", "6.2.0", "Show helpful text about the different subcommands"),
+    spec("object|idletime", C::Object, 3, &["readonly"], &[at(&["RO"], 2)], KEYSPACE_READ_SLOW, "generic", "2.2.3", "Get the time since a Redis object was last accessed"),
+    spec("object|refcount", C::Object, 3, &["readonly"], &[at(&["RO"], 2)], KEYSPACE_READ_SLOW, "generic", "2.2.3", "Get the number of references to the value of the key"),
+];
+
 /// Every command, sorted by name.
 #[rustfmt::skip]
 pub static COMMANDS: &[CommandSpec] = &[
@@ -270,6 +280,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("mset", C::MSet, -3, WRITE_OOM, PAIRS_OW_UPDATE, STRING_WRITE_SLOW, "string", "1.0.1", "Set multiple keys to multiple values"),
     spec("msetnx", C::MSetNx, -3, WRITE_OOM, PAIRS_OW_INSERT, STRING_WRITE_SLOW, "string", "1.0.1", "Set multiple keys to multiple values, only if none of the keys exist"),
     spec("multi", C::Multi, 1, TRANSACTION, NO_KEYS, FAST_TRANSACTION, "transactions", "1.2.0", "Mark the start of a transaction block"),
+    CommandSpec { subcommands: OBJECT_SUBCOMMANDS, ..spec("object", C::Object, -2, &[], NO_KEYS, SLOW, "generic", "2.2.3", "A container for object introspection commands") },
     spec("persist", C::Persist, 2, WRITE_FAST, RW_UPDATE, KEYSPACE_WRITE_FAST, "generic", "2.2.0", "Remove the expiration from a key"),
     spec("pexpire", C::PExpire, -3, WRITE_FAST, RW_UPDATE, KEYSPACE_WRITE_FAST, "generic", "2.6.0", "Set a key's time to live in milliseconds"),
     spec("pexpireat", C::PExpireAt, -3, WRITE_FAST, RW_UPDATE, KEYSPACE_WRITE_FAST, "generic", "2.6.0", "Set the expiration for a key as a UNIX timestamp specified in milliseconds"),

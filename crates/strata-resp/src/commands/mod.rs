@@ -37,6 +37,7 @@ pub mod list;
 pub mod mget;
 pub mod mset;
 pub mod multi;
+pub mod object;
 pub mod persist;
 pub mod ping;
 pub mod quit;
