@@ -94,6 +94,12 @@ pub enum Command {
     EvalRo,
     EvalShaRo,
     Script,
+    Hash(crate::commands::hash::Op),
+    List(crate::commands::list::Op),
+    Sets(crate::commands::sets::Op),
+    SortedSet(crate::commands::zset::Op),
+    Copy,
+    Object,
 }
 
 /// One row of the command table, reported as-is by `COMMAND`.
@@ -337,6 +343,12 @@ pub fn execute<S: Store>(
         C::EvalRo => eval::eval(ctx, args, out, eval::Source::Body, Access::ReadOnly),
         C::EvalShaRo => eval::eval(ctx, args, out, eval::Source::Sha, Access::ReadOnly),
         C::Script => script::script(ctx, args, out),
+        C::Hash(op) => hash::run(op, ctx, args, out),
+        C::List(op) => list::run(op, ctx, args, out),
+        C::Sets(op) => sets::run(op, ctx, args, out),
+        C::SortedSet(op) => zset::run(op, ctx, args, out),
+        C::Copy => copy::copy(ctx, args, out),
+        C::Object => object::object(ctx, args, out),
         // Run by the session, never queued or dispatched here; answered
         // defensively rather than panicking.
         C::Multi => Err(RespError::NestedMulti),

@@ -173,6 +173,8 @@ pub struct Connection {
     pub close: bool,
     /// Channels and patterns subscribed to, and the mailbox of their messages.
     pub pubsub: Subscriptions,
+    /// The blocking command at the front of the input, if any.
+    pub block: crate::blocking::BlockState,
 }
 
 impl Connection {
@@ -197,6 +199,7 @@ impl Connection {
             acl_epoch,
             transaction: None,
             watches: HashMap::new(),
+            block: Default::default(),
             close: false,
         }
     }

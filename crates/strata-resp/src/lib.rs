@@ -39,6 +39,7 @@
 
 pub mod acl;
 pub mod args;
+pub mod blocking;
 pub mod codec;
 pub mod command;
 pub mod command_stats;

@@ -62,6 +62,8 @@ pub struct Shared {
     /// Redis's `timeout`: connections idle this long are closed
     /// (`CONFIG SET timeout`).
     pub idle_timeout: IdleTimeout,
+    /// Connections blocked in BLPOP and friends, by key.
+    pub waiters: Arc<crate::blocking::Waiters>,
 }
 
 impl Shared {
@@ -128,6 +130,7 @@ impl RespProtocol {
                 stats: Stats::new(),
                 commands: crate::command_stats::new_table(),
                 slowlog: SlowLog::default(),
+                waiters: Arc::default(),
                 peers: Mutex::new(HashMap::new()),
                 run_id: random_hex(40),
                 query_limit,

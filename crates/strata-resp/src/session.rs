@@ -114,6 +114,15 @@ impl Session for RespSession {
                     let attempt = retry.begin();
                     run(shared, conn, parser.args(input), &mut out, &mut tally);
                     conn.peer.set_argv_mem(0);
+                    if conn.block.wait.is_some() {
+                        // A blocking command found nothing: it runs again
+                        // when its keys are pushed to or it times out.
+                        let _ = retry.finish(attempt);
+                        out.truncate(reply_start);
+                        tally = before;
+                        break;
+                    }
+                    conn.block.deadline = None;
                     match retry.finish(attempt) {
                         Verdict::Done => {}
                         Verdict::Again => {
@@ -170,6 +179,9 @@ impl Session for RespSession {
     fn fetch(&mut self) -> Option<FetchWait> {
         let shared = &self.shared;
         self.retry.wait().or_else(|| {
+            if let Some(wait) = self.conn.block.wait.take() {
+                return Some(shared.waiters.wait(wait));
+            }
             self.script_wait
                 .take()
                 .map(|left| wait_for_script(shared, left))

@@ -168,7 +168,7 @@ async fn run_connection<S: Session>(
     let bound = config.request_timeout;
     // True while the session yielded with requests still in `input`.
     let mut pending = false;
-    let result = loop {
+    let result = 'connection: loop {
         if !pending {
             if input.capacity() - input.len() < READ_CHUNK / 4 {
                 input.reserve(READ_CHUNK);
@@ -257,10 +257,21 @@ async fn run_connection<S: Session>(
         }
         pending = flow == Flow::Yield;
         if let Some(wait) = session.fetch() {
-            tokio::select! {
-                _ = shutdown.cancelled() => break Ok(()),
-                () = client.closed() => break Ok(()),
-                () = wait => {}
+            tokio::pin!(wait);
+            // Input keeps being read meanwhile (up to the bound), so a
+            // client that goes away while blocked (BLPOP) is noticed: its
+            // wait is dropped and it takes nothing that is pushed later.
+            loop {
+                tokio::select! {
+                    _ = shutdown.cancelled() => break 'connection Ok(()),
+                    () = client.closed() => break 'connection Ok(()),
+                    () = &mut wait => break,
+                    n = stream.read_buf(&mut input), if input.len() < config.max_input => match n {
+                        Ok(0) => break 'connection Ok(()),
+                        Ok(n) => read_total += n as u64,
+                        Err(err) => break 'connection Err(err),
+                    },
+                }
             }
             pending = true;
         }

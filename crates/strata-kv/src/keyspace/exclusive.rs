@@ -3,7 +3,8 @@
 
 use super::shared::scan_shards;
 use super::LockedShards;
-use crate::item::{Deleted, ItemRef, Mutation, NewItem};
+use super::PairDecision;
+use crate::item::{Deleted, ItemRef, Mutation, NewItem, ValueKind};
 use crate::store::{Renamed, Store};
 use crate::watch::Watch;
 use crate::KvError;
@@ -41,6 +42,23 @@ impl Store for ExclusiveStore<'_> {
 
     fn expiry(&mut self, key: &[u8]) -> Option<Option<u64>> {
         self.locked.expiry(key)
+    }
+
+    fn update_pair<R>(
+        &mut self,
+        a: &[u8],
+        b: &[u8],
+        f: impl FnOnce(Option<ItemRef<'_>>, Option<ItemRef<'_>>) -> PairDecision<R>,
+    ) -> Result<R, KvError> {
+        self.locked.update_pair(a, b, f)
+    }
+
+    fn is_exclusive(&self) -> bool {
+        true
+    }
+
+    fn kind(&mut self, key: &[u8]) -> Option<ValueKind> {
+        self.locked.kind(key)
     }
 
     fn update<'v, R>(

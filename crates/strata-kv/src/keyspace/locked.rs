@@ -8,7 +8,7 @@
 use super::{Keyspace, ShardWrite};
 use crate::arena::header_len;
 use crate::fetch;
-use crate::item::{Deleted, ItemRef, Mutation, NewItem};
+use crate::item::{split_stored_flags, Deleted, ItemRef, Mutation, NewItem, ValueKind};
 use crate::journal::change;
 use crate::shard::ShardInner;
 use crate::store::Renamed;
@@ -33,6 +33,9 @@ fn lock_late(ks: &Keyspace, idx: usize) -> ShardWrite<'_> {
         std::thread::sleep(std::time::Duration::from_micros(200));
     }
 }
+/// What an `update_pair` closure decides: the mutations of its first and
+/// second key (`Keep` for either), and its result.
+pub type PairDecision<R> = (Mutation<'static>, Mutation<'static>, R);
 
 pub(crate) struct LockedShards<'a> {
     ks: &'a Keyspace,
@@ -134,6 +137,54 @@ impl<'a> LockedShards<'a> {
         Some(shard.record_at(slot).header.expires_at)
     }
 
+    /// See [`Store::update_pair`](crate::Store::update_pair). Both values
+    /// are copied before `f` runs, so the two reads never hold two records.
+    pub fn update_pair<R>(
+        &mut self,
+        a: &[u8],
+        b: &[u8],
+        f: impl FnOnce(Option<ItemRef<'_>>, Option<ItemRef<'_>>) -> PairDecision<R>,
+    ) -> Result<R, KvError> {
+        let copy = |item: ItemRef<'_>| {
+            (
+                item.key.to_vec(),
+                item.value.to_vec(),
+                item.kind,
+                item.flags,
+                item.cas,
+                item.expires_at,
+            )
+        };
+        let old_a = self.get(a, true, copy);
+        let old_b = self.get(b, true, copy);
+        type Copied = (Vec<u8>, Vec<u8>, ValueKind, u32, u64, Option<u64>);
+        fn view(c: &Copied) -> ItemRef<'_> {
+            let (key, value, kind, flags, cas, expires_at) = c;
+            ItemRef {
+                key,
+                value,
+                kind: *kind,
+                flags: *flags,
+                cas: *cas,
+                expires_at: *expires_at,
+            }
+        }
+        let (ma, mb, result) = f(old_a.as_ref().map(view), old_b.as_ref().map(view));
+        self.update(a, false, |_| (ma, ()))?;
+        self.update(b, false, |_| (mb, ()))?;
+        Ok(result)
+    }
+
+    /// See [`Store::kind`](crate::Store::kind).
+    pub fn kind(&mut self, key: &[u8]) -> Option<ValueKind> {
+        let ks = self.ks;
+        let (now, hash) = (ks.ctx.now(), ks.ctx.hash(key));
+        let shard = self.holding(hash);
+        let slot = shard.live_slot(hash, key, now)?;
+        let (_, kind) = split_stored_flags(shard.record_at(slot).header.flags)?;
+        Some(kind)
+    }
+
     pub fn update<'v, R>(
         &mut self,
         key: &[u8],
@@ -175,7 +226,7 @@ impl<'a> LockedShards<'a> {
                 key.len(),
                 item.value.len(),
                 u64::MAX,
-                item.flags,
+                u64::from(item.flags),
                 item.expires_at,
             ) + key.len()
                 + item.value.len();
@@ -205,8 +256,8 @@ impl<'a> LockedShards<'a> {
         to: &[u8],
         only_if_absent: bool,
     ) -> Result<Renamed, KvError> {
-        let Some((value, flags, expires_at)) = self.get(from, false, |item| {
-            (item.value.to_vec(), item.flags, item.expires_at)
+        let Some((value, kind, flags, expires_at)) = self.get(from, false, |item| {
+            (item.value.to_vec(), item.kind, item.flags, item.expires_at)
         }) else {
             return Ok(Renamed::NoSuchKey);
         };
@@ -224,7 +275,7 @@ impl<'a> LockedShards<'a> {
             flags,
             expires_at,
         };
-        self.update(to, false, |_| (Mutation::Put(item), ()))?;
+        self.update(to, false, |_| (Mutation::PutKind(kind, item), ()))?;
         self.delete(from)?;
         Ok(Renamed::Done)
     }

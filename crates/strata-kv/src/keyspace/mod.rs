@@ -16,6 +16,7 @@ use parking_lot::{RwLock, RwLockWriteGuard};
 
 pub use exclusive::ExclusiveStore;
 pub(crate) use locked::LockedShards;
+pub use locked::PairDecision;
 pub use shared::SharedStore;
 pub(crate) use tiered::{on_cores, open_tier, restore_all};
 
