@@ -246,8 +246,8 @@ pub fn nodes(node: &Node) -> Result<Reply> {
 
 /// `_nodes/stats`: index totals (merge pauses node-wide), host load and
 /// memory, process memory;
-/// `jvm` and `ingest` are present in shape with only what is true
-/// (uptime; no pipelines).
+/// `jvm` in its shape with the process's figures (see [`crate::jvm`]),
+/// `ingest` with only what is true (no pipelines).
 pub fn nodes_stats(node: &Node, req: &EsRequest) -> Result<Reply> {
     let mut total = IndexStats::default();
     for index in node.catalog.resolve("_all")? {
@@ -281,9 +281,7 @@ pub fn nodes_stats(node: &Node, req: &EsRequest) -> Result<Reply> {
     body.insert("process".into(), process);
     body.insert(
         "jvm".into(),
-        json!({"timestamp": now,
-               "uptime_in_millis": node.started.elapsed().as_millis() as u64,
-               "mem": {}, "threads": {}, "gc": {"collectors": {}}}),
+        crate::jvm::section(node.started.elapsed().as_millis() as u64, now),
     );
     body.insert("indexing_pressure".into(), node.indexing_pressure.stats());
     let cache = node.catalog.storage().cache.stats();
