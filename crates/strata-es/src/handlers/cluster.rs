@@ -11,7 +11,7 @@ use strata_search::breaker::byte_size;
 use strata_search::store::BLOCK_SIZE;
 
 use super::stats::{health_of, IndexStats};
-use super::{broadcast_shards, resolve};
+use super::resolve;
 use crate::error::{EsError, Result};
 use crate::host;
 use crate::node::Node;
@@ -347,33 +347,6 @@ fn keep_metrics(body: &mut Map<String, Value>, req: &EsRequest) {
         "timestamp",
     ];
     body.retain(|key, _| IDENTITY.contains(&key.as_str()) || wanted.contains(&key.as_str()));
-}
-
-/// `[/<index>]/_stats`.
-pub fn stats(node: &Node, expression: Option<&str>) -> Result<Reply> {
-    let indices = resolve(node, expression)?;
-    let mut all = IndexStats::default();
-    let mut per_index = Map::new();
-    for index in &indices {
-        let s = IndexStats::of(index);
-        all.add(&s);
-        per_index.insert(
-            index.name().to_string(),
-            json!({
-                "uuid": index.settings().uuid,
-                "health": health_of(index),
-                "status": "open",
-                "strata_store_tier": index.tier().as_str(),
-                "primaries": s.to_json(),
-                "total": s.to_json(),
-            }),
-        );
-    }
-    Ok(Reply::ok(json!({
-        "_shards": broadcast_shards(&indices),
-        "_all": {"primaries": all.to_json(), "total": all.to_json()},
-        "indices": per_index,
-    })))
 }
 
 #[cfg(test)]

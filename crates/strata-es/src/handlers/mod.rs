@@ -10,7 +10,7 @@
 //!   found document's reply, its source verbatim.
 //! - `bulk`: `_bulk`.
 //! - `search`: `_search`, `_count`, `_msearch`.
-//! - `cluster`: `_cluster/*`, `_nodes`, `_stats`.
+//! - `cluster`: `_cluster/*`, `_nodes`; `index_stats`: `_stats[/<metric>]`.
 //! - `cat`: `_cat/*` tables.
 //! - `stats`: per-index statistics shared by the last two.
 //! - `aliases`: `_aliases`, `_alias`, `_cat/aliases`.
@@ -26,6 +26,7 @@ pub mod cluster;
 pub mod cluster_state;
 pub mod documents;
 pub mod found_doc;
+pub mod index_stats;
 pub mod indices;
 pub mod mget;
 pub mod msearch;
@@ -84,7 +85,7 @@ fn run(node: &Arc<Node>, route: &Route, req: &EsRequest) -> Result<Reply> {
         Route::Refresh(index) => indices::refresh(node, index.as_deref()),
         Route::Flush(index) => indices::flush(node, index.as_deref()),
         Route::ForceMerge(index) => indices::force_merge(node, index.as_deref(), req),
-        Route::Stats(index) => cluster::stats(node, index.as_deref()),
+        Route::Stats(index) => index_stats::stats(node, index.as_deref(), req),
         Route::DocAutoId(index) => documents::write(node, index, None, false, req),
         Route::Doc(index, id) => documents::doc(node, index, id, req),
         Route::Create(index, id) => documents::write(node, index, Some(id), true, req),

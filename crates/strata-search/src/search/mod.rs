@@ -30,6 +30,7 @@
 
 pub mod agg_filters;
 pub mod aggs;
+pub mod bucket_limit;
 pub mod calendar;
 pub mod date_histogram;
 pub mod date_range;
@@ -306,7 +307,10 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
         UNACCOUNTED_AGG_MEMORY
     };
     let agg_limits =
-        AggregationLimitsGuard::new(Some(agg_memory), Some(date_histogram::MAX_BUCKETS as u32));
+        AggregationLimitsGuard::new(
+        Some(agg_memory),
+        Some(bucket_limit::max_buckets().min(u32::MAX as usize) as u32),
+    );
     let mut total: u64 = 0;
     let mut candidates = Vec::new();
     let mut best_score: Option<f32> = None;

@@ -87,7 +87,8 @@ pub(super) fn agg_error(e: tantivy::TantivyError, memory: &MemoryAccount) -> Sea
             limit,
             current,
         }) => SearchError::illegal(format!(
-            "Trying to create too many buckets. Must be less than or equal to: [{limit}] but was [{current}]. This limit can be set by changing the [search.max_buckets] cluster level setting."
+            "Trying to create too many buckets. Must be less than or equal to: [{limit}] but was [{current}]. This limit can be set by changing the [{}] cluster level setting.",
+            super::bucket_limit::SETTING
         )),
         tantivy::TantivyError::AggregationError(a) => SearchError::illegal(a.to_string()),
         other => SearchError::Engine(other),
