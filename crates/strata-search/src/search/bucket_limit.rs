@@ -9,7 +9,9 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::error::SearchError;
+use serde_json::Value;
+
+use crate::error::{Result, SearchError};
 
 /// Elasticsearch's default `search.max_buckets`.
 pub const DEFAULT_MAX_BUCKETS: usize = 65_536;
@@ -29,11 +31,61 @@ pub fn set_max_buckets(limit: usize) {
     MAX_BUCKETS.store(limit.max(1), Ordering::Relaxed);
 }
 
-/// Calendar ranges one `date_histogram` with `min_doc_count` above zero
-/// may examine for every bucket it may return: its empty ranges are not
-/// returned (so not refused by the limit), but each costs memory while
-/// the aggregation runs.
+/// Buckets an aggregation may create while it runs for every bucket a
+/// response may return: a `date_histogram` with `min_doc_count` above zero
+/// examines every calendar range between its first and last documents,
+/// but returns (and counts) only those with documents. Creation is bounded
+/// by this and by the request's memory; the response by the limit itself.
 pub const CANDIDATES_PER_BUCKET: usize = 16;
+
+/// The most buckets aggregations may create while they run.
+pub fn max_created() -> usize {
+    max_buckets().saturating_mul(CANDIDATES_PER_BUCKET)
+}
+
+/// Refuses a response whose `aggregations` return more buckets than the
+/// limit (every `buckets` entry at any depth; hits are not looked into).
+pub fn check(aggregations: &Value) -> Result<()> {
+    let count = returned(aggregations);
+    if count > max_buckets() {
+        return Err(too_many(Some(count)));
+    }
+    Ok(())
+}
+
+fn returned(v: &Value) -> usize {
+    match v {
+        Value::Object(map) => map
+            .iter()
+            .map(|(k, v)| match (k.as_str(), v) {
+                ("hits", _) => 0,
+                ("buckets", Value::Array(b)) => b.len() + b.iter().map(returned).sum::<usize>(),
+                ("buckets", Value::Object(b)) => b.len() + b.values().map(returned).sum::<usize>(),
+                _ => returned(v),
+            })
+            .sum(),
+        Value::Array(items) => items.iter().map(returned).sum(),
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn counts_buckets_at_every_depth_but_not_in_hits() {
+        let aggs = json!({
+            "h": {"buckets": [
+                {"key": 1, "t": {"buckets": [{"key": "a"}, {"key": "b"}]}},
+                {"key": 2, "top": {"hits": {"hits": [{"_source": {"buckets": [1, 2, 3]}}]}}}
+            ]},
+            "f": {"doc_count": 3, "k": {"buckets": {"x": {}, "y": {}, "z": {}}}}
+        });
+        assert_eq!(returned(&aggs), 2 + 2 + 3);
+    }
+}
 
 /// Elasticsearch's error for a response of more than the limit.
 pub fn too_many(count: Option<usize>) -> SearchError {

@@ -276,11 +276,10 @@ impl DateHistogram {
         // Every range is returned with `min_doc_count: 0`, so the limit is
         // on them; otherwise only those with documents are, and the empty
         // ones are bounded for memory only (`CANDIDATES_PER_BUCKET`).
-        let limit = max_buckets();
         let cap = if self.min_doc_count == 0 {
-            limit
+            max_buckets()
         } else {
-            limit.saturating_mul(CANDIDATES_PER_BUCKET)
+            bucket_limit::max_created()
         };
         let mut out = Vec::new();
         let mut start = self.rounding.round_down(lo);

@@ -158,7 +158,9 @@ pub fn search_response(
         None => (Vec::new(), None),
     };
     if filters.is_empty() {
-        return search_once(indices, req);
+        let response = search_once(indices, req)?;
+        bucket_limit::check(&response.body["aggregations"])?;
+        return Ok(response);
     }
     let started = Instant::now();
     let mut main = req.clone();
@@ -189,6 +191,7 @@ pub fn search_response(
         Some(Value::Object(aggs)) => aggs.extend(results),
         _ => body["aggregations"] = Value::Object(results),
     }
+    bucket_limit::check(&body["aggregations"])?;
     body["took"] = json!(started.elapsed().as_millis() as u64);
     Ok(response)
 }
@@ -309,7 +312,7 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
     let agg_limits =
         AggregationLimitsGuard::new(
         Some(agg_memory),
-        Some(bucket_limit::max_buckets().min(u32::MAX as usize) as u32),
+        Some(bucket_limit::max_created().min(u32::MAX as usize) as u32),
     );
     let mut total: u64 = 0;
     let mut candidates = Vec::new();
