@@ -58,7 +58,10 @@ mod tests {
     fn pools_and_collectors_rally_reads() {
         let s = section(5, 7);
         for pool in ["young", "survivor", "old"] {
-            assert!(s["mem"]["pools"][pool]["peak_used_in_bytes"].is_u64(), "{pool}");
+            assert!(
+                s["mem"]["pools"][pool]["peak_used_in_bytes"].is_u64(),
+                "{pool}"
+            );
         }
         for c in ["young", "old"] {
             assert_eq!(s["gc"]["collectors"][c]["collection_count"], 0);

@@ -43,14 +43,20 @@ enum Kind {
 
 /// The settings (without `index.`) by exact name.
 const EXACT: [(&str, Kind); 15] = [
-    ("routing.rebalance.enable", Kind::OneOf(&["all", "primaries", "replicas", "none"])),
+    (
+        "routing.rebalance.enable",
+        Kind::OneOf(&["all", "primaries", "replicas", "none"]),
+    ),
     ("unassigned.node_left.delayed_timeout", Kind::Time),
     ("auto_expand_replicas", Kind::AutoExpand),
     ("priority", Kind::Count),
     ("number_of_routing_shards", Kind::Count),
     ("merge.scheduler.max_thread_count", Kind::Count),
     ("merge.scheduler.max_merge_count", Kind::Count),
-    ("store.type", Kind::OneOf(&["fs", "niofs", "mmapfs", "hybridfs", "simplefs"])),
+    (
+        "store.type",
+        Kind::OneOf(&["fs", "niofs", "mmapfs", "hybridfs", "simplefs"]),
+    ),
     ("translog.flush_threshold_size", Kind::ByteSize),
     ("translog.retention.size", Kind::ByteSize),
     ("translog.retention.age", Kind::Time),
@@ -78,7 +84,9 @@ impl AdvisorySettings {
     /// Sets `key` (without `index.`); `null` removes it.
     pub fn apply(&mut self, key: &str, value: &Value) -> Result<()> {
         let Some(kind) = kind_of(key) else {
-            return Err(SearchError::illegal(format!("unknown setting [index.{key}]")));
+            return Err(SearchError::illegal(format!(
+                "unknown setting [index.{key}]"
+            )));
         };
         let text = match value {
             Value::Null => {
@@ -159,11 +167,15 @@ mod tests {
     #[test]
     fn validated_kept_and_removed() {
         let mut s = AdvisorySettings::default();
-        s.apply("merge.scheduler.max_thread_count", &json!(1)).unwrap();
+        s.apply("merge.scheduler.max_thread_count", &json!(1))
+            .unwrap();
         s.apply("store.type", &json!("niofs")).unwrap();
         s.apply("auto_expand_replicas", &json!("0-all")).unwrap();
-        s.apply("routing.allocation.include._tier_preference", &json!("data_hot"))
-            .unwrap();
+        s.apply(
+            "routing.allocation.include._tier_preference",
+            &json!("data_hot"),
+        )
+        .unwrap();
         s.apply("lifecycle.name", &json!("logs")).unwrap();
         assert!(s.apply("store.type", &json!("tape")).is_err());
         assert!(s.apply("auto_expand_replicas", &json!("3-1")).is_err());

@@ -74,7 +74,9 @@ mod tests {
         let err = Codec::parse("zip").unwrap_err().to_string();
         assert!(err.contains("but was: zip"), "{err}");
         assert!(matches!(
-            Codec::BestCompression.tantivy_settings().docstore_compression,
+            Codec::BestCompression
+                .tantivy_settings()
+                .docstore_compression,
             Compressor::Zstd(_)
         ));
         assert!(matches!(

@@ -78,7 +78,10 @@ fn zones_empty_matches_and_the_bucket_limit() {
 
     // A named zone over a query that matches nothing: no bucket, no error,
     // for fixed and calendar intervals, with and without bounds.
-    let nothing = [json!({"match_none": {}}), json!({"range": {"@timestamp": {"lt": 0}}})];
+    let nothing = [
+        json!({"match_none": {}}),
+        json!({"range": {"@timestamp": {"lt": 0}}}),
+    ];
     for q in &nothing {
         for p in [
             json!({"fixed_interval": "30s", "min_doc_count": 1}),
@@ -107,15 +110,30 @@ fn zones_empty_matches_and_the_bucket_limit() {
     for t in &stamps {
         *expected.entry(t - t.rem_euclid(30_000)).or_default() += 1;
     }
-    let reply = run(&catalog, histogram(day.clone(), json!({"fixed_interval": "30s", "min_doc_count": 1})))
-        .unwrap();
-    assert_eq!(keys_and_counts(&reply), expected.into_iter().collect::<Vec<_>>());
+    let reply = run(
+        &catalog,
+        histogram(
+            day.clone(),
+            json!({"fixed_interval": "30s", "min_doc_count": 1}),
+        ),
+    )
+    .unwrap();
+    assert_eq!(
+        keys_and_counts(&reply),
+        expected.into_iter().collect::<Vec<_>>()
+    );
     assert_eq!(
         reply["aggregations"]["h"]["buckets"][0]["key_as_string"],
         "2024-03-31T00:00:00.000Z"
     );
     let after_change = &reply["aggregations"]["h"]["buckets"].as_array().unwrap()[10];
-    assert!(after_change["key_as_string"].as_str().unwrap().ends_with("+01:00"), "{after_change}");
+    assert!(
+        after_change["key_as_string"]
+            .as_str()
+            .unwrap()
+            .ends_with("+01:00"),
+        "{after_change}"
+    );
 
     // extended_bounds beside min_doc_count 1 (Kibana sends both): accepted,
     // only buckets with documents.
@@ -137,10 +155,14 @@ fn zones_empty_matches_and_the_bucket_limit() {
     assert_eq!(buckets[0], (far[0] - far[0].rem_euclid(HOUR), 1));
     // ... while showing the empty ones (min_doc_count 0) is refused.
     let dense = json!({"calendar_interval": "1h", "min_doc_count": 0});
-    assert!(too_many(&run(&catalog, histogram(all.clone(), dense)).unwrap_err()));
+    assert!(too_many(
+        &run(&catalog, histogram(all.clone(), dense)).unwrap_err()
+    ));
     // The fixed-interval fill is bounded the same way.
     let fill = json!({"fixed_interval": "1m", "min_doc_count": 0});
-    assert!(too_many(&run(&catalog, histogram(all.clone(), fill)).unwrap_err()));
+    assert!(too_many(
+        &run(&catalog, histogram(all.clone(), fill)).unwrap_err()
+    ));
     let fill_utc = json!({"size": 0, "aggs": {"h": {"date_histogram":
         {"field": "@timestamp", "fixed_interval": "1m", "min_doc_count": 0}}}});
     assert!(too_many(&run(&catalog, fill_utc).unwrap_err()));
@@ -151,9 +173,14 @@ fn zones_empty_matches_and_the_bucket_limit() {
     let err = run(&catalog, histogram(day.clone(), half_hours.clone())).unwrap_err();
     assert!(too_many(&err) && err.to_string().contains("[10]"), "{err}");
     let minutes = json!({"fixed_interval": "1m", "min_doc_count": 1});
-    assert!(too_many(&run(&catalog, histogram(day.clone(), minutes)).unwrap_err()));
+    assert!(too_many(
+        &run(&catalog, histogram(day.clone(), minutes)).unwrap_err()
+    ));
     let hours = json!({"calendar_interval": "1h", "min_doc_count": 1});
-    assert_eq!(keys_and_counts(&run(&catalog, histogram(day.clone(), hours)).unwrap()).len(), 7);
+    assert_eq!(
+        keys_and_counts(&run(&catalog, histogram(day.clone(), hours)).unwrap()).len(),
+        7
+    );
     set_max_buckets(DEFAULT_MAX_BUCKETS);
     assert_eq!(
         keys_and_counts(&run(&catalog, histogram(day, half_hours)).unwrap()).len(),

@@ -10,8 +10,8 @@ use serde_json::{json, Map, Value};
 use strata_search::breaker::byte_size;
 use strata_search::store::BLOCK_SIZE;
 
-use super::stats::{health_of, IndexStats};
 use super::resolve;
+use super::stats::{health_of, IndexStats};
 use crate::error::{EsError, Result};
 use crate::host;
 use crate::node::Node;

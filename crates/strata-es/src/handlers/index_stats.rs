@@ -139,7 +139,12 @@ pub fn stats(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<R
 }
 
 /// The `shards` of one index at `level=shards`.
-fn shards(node: &Node, index: &SearchIndex, whole: &IndexStats, wanted: &Option<Vec<String>>) -> Value {
+fn shards(
+    node: &Node,
+    index: &SearchIndex,
+    whole: &IndexStats,
+    wanted: &Option<Vec<String>>,
+) -> Value {
     let sizes = index.shard_store_sizes();
     let single = index.shards().len() == 1;
     let mut out = Map::new();

@@ -194,9 +194,9 @@ impl DateHistogram {
         // A constant interval that divides a quarter hour has the same
         // bucket starts in every zone (offsets are whole quarter hours), so
         // a zone with daylight saving needs no calendar ranges for it.
-        let zone_free = constant && QUARTER_HOUR % fixed.max(1) == 0 && unit.is_none_or(|u| {
-            u.fixed_millis().is_some_and(|ms| QUARTER_HOUR % ms == 0)
-        });
+        let zone_free = constant
+            && QUARTER_HOUR % fixed.max(1) == 0
+            && unit.is_none_or(|u| u.fixed_millis().is_some_and(|ms| QUARTER_HOUR % ms == 0));
         out.by_ranges = !(constant && (tz.is_fixed() || zone_free));
         Ok(out)
     }
@@ -217,7 +217,11 @@ impl DateHistogram {
                 0
             };
             // Zone-free intervals (see `parse`) start on UTC multiples.
-            let shift = if r.tz.is_fixed() { r.tz.offset_millis(0) } else { 0 };
+            let shift = if r.tz.is_fixed() {
+                r.tz.offset_millis(0)
+            } else {
+                0
+            };
             let offset = (week_base - shift + r.offset).rem_euclid(interval);
             let mut h = json!({"field": field, "interval": interval as f64,
                                "min_doc_count": self.min_doc_count});

@@ -309,8 +309,7 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
     } else {
         UNACCOUNTED_AGG_MEMORY
     };
-    let agg_limits =
-        AggregationLimitsGuard::new(
+    let agg_limits = AggregationLimitsGuard::new(
         Some(agg_memory),
         Some(bucket_limit::max_created().min(u32::MAX as usize) as u32),
     );
