@@ -47,7 +47,7 @@ def test_small_eventdata_track_runs_without_errors(server, tmp_path):
     tail = logs[-1].read_text()[-4000:] if logs else ""
     assert run.returncode == 0, f"{run.stdout[-3000:]}\n{run.stderr[-2000:]}\n{tail}"
     rows = list(csv.reader(report.open()))
-    error_rates = {r[1]: float(r[3]) for r in rows if r and r[0] == "error rate"}
+    error_rates = {r[1]: float(r[2]) for r in rows if r and r[0] == "error rate"}
     for task in ["bulk-1", "bulk-2", "rollover", "kibana-dashboard", "stats-store"]:
         assert error_rates.get(task) == 0.0, (task, error_rates)
     # The always-on telemetry read the JVM pools and the index stats.
