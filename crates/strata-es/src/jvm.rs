@@ -22,7 +22,7 @@ pub fn section(uptime_ms: u64, now: u64) -> Value {
     let used = host::resident_bytes().unwrap_or(0);
     let peak = host::peak_resident_bytes().unwrap_or(used).max(used);
     let max = host::memory().map_or(0, |(total, _)| total);
-    let percent = if max > 0 { used * 100 / max } else { 0 };
+    let percent = (used * 100).checked_div(max).unwrap_or(0);
     let empty_pool = json!({"used_in_bytes": 0, "max_in_bytes": 0,
                             "peak_used_in_bytes": 0, "peak_max_in_bytes": 0});
     let collector = json!({"collection_count": 0, "collection_time_in_millis": 0});

@@ -69,6 +69,15 @@ fn returned(v: &Value) -> usize {
     }
 }
 
+/// Elasticsearch's error for a response of more than the limit.
+pub fn too_many(count: Option<usize>) -> SearchError {
+    let limit = max_buckets();
+    let was = count.map(|c| format!(" but was [{c}]")).unwrap_or_default();
+    SearchError::illegal(format!(
+        "Trying to create too many buckets. Must be less than or equal to: [{limit}]{was}. This limit can be set by changing the [{SETTING}] cluster level setting."
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -85,13 +94,4 @@ mod tests {
         });
         assert_eq!(returned(&aggs), 2 + 2 + 3);
     }
-}
-
-/// Elasticsearch's error for a response of more than the limit.
-pub fn too_many(count: Option<usize>) -> SearchError {
-    let limit = max_buckets();
-    let was = count.map(|c| format!(" but was [{c}]")).unwrap_or_default();
-    SearchError::illegal(format!(
-        "Trying to create too many buckets. Must be less than or equal to: [{limit}]{was}. This limit can be set by changing the [{SETTING}] cluster level setting."
-    ))
 }
