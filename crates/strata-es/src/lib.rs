@@ -40,6 +40,8 @@
 //!   flight).
 //! - [`filter_path`]: the `filter_path` response filter.
 //! - [`host`]: load, memory and processors of the host (from `/proc`).
+//! - [`jvm`]: the `jvm` section of `_nodes/stats`, honest for a process
+//!   without a JVM (resident memory as the old pool, no collections).
 //! - [`ndjson`]: line splitting for `_bulk` and `_msearch`.
 //! - [`handlers`]: one file per group of endpoints (root, indices,
 //!   documents, bulk, search, cluster, cat).
@@ -63,6 +65,7 @@ pub mod error;
 pub mod filter_path;
 pub mod handlers;
 pub mod host;
+pub mod jvm;
 pub mod media;
 pub mod ndjson;
 pub mod node;

@@ -24,7 +24,7 @@ pub enum Route {
     Flush(Option<String>),
     /// `[/<index>]/_forcemerge`
     ForceMerge(Option<String>),
-    /// `[/<index>]/_stats`
+    /// `[/<index>]/_stats[/<metric>]`
     Stats(Option<String>),
     /// `/<index>/_doc` (automatic id)
     DocAutoId(String),
@@ -185,6 +185,8 @@ impl Route {
             [index, "_alias" | "_aliases", name] => {
                 (Route::Alias(Some(s(index)), Some(s(name))), ALIAS)
             }
+            ["_stats", _metric] => (Route::Stats(None), GET),
+            [index, "_stats", _metric] => (Route::Stats(Some(s(index))), GET),
             [alias, "_rollover"] => (Route::Rollover(s(alias), None), POST),
             [alias, "_rollover", new_index] => {
                 (Route::Rollover(s(alias), Some(s(new_index))), POST)

@@ -68,16 +68,18 @@ async fn handle(State(state): State<Arc<NodeState>>, request: Request) -> Respon
         Ok(accept) => accept.flatten(),
         Err(e) => return render_error(&e, head, None),
     };
-    let content_type = match parts
+    // As Elasticsearch, the Content-Type of a request without a body is
+    // not looked at (Rally sends `application/octet-stream` on an empty
+    // `POST _refresh`): an unsupported one is refused once a body shows.
+    let content_type = parts
         .headers
         .get(header::CONTENT_TYPE)
         .map(|v| media::parse_content_type(v.to_str().unwrap_or("")))
-        .transpose()
-    {
-        Ok(ct) => ct,
-        Err(e) => return render_error(&e, head, compatible_with),
-    };
-    let compatible_with = compatible_with.or(content_type.and_then(|m| m.compatible_with));
+        .transpose();
+    let compatible_with = compatible_with.or(content_type
+        .as_ref()
+        .ok()
+        .and_then(|ct| ct.and_then(|m| m.compatible_with)));
     // Callers authenticate before their body is read (recovering or not),
     // so an anonymous client cannot make the node buffer a body.
     let auth = match state.security() {
@@ -97,6 +99,11 @@ async fn handle(State(state): State<Arc<NodeState>>, request: Request) -> Respon
         .map_or_else(MemoryAccount::unaccounted, |n| n.in_flight_memory());
     let bytes = match read_body(&parts.headers, body, state.config.max_body, &in_flight).await {
         Ok(b) => b,
+        Err(e) => return render_error(&e, head, compatible_with),
+    };
+    let content_type = match content_type {
+        Ok(ct) => ct,
+        Err(_) if bytes.is_empty() => None,
         Err(e) => return render_error(&e, head, compatible_with),
     };
     let mut req = EsRequest::new(

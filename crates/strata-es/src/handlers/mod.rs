@@ -13,7 +13,7 @@
 //!   `pit`: points in time; `collapse`: field collapsing.
 //! - `by_query`: `_delete_by_query`, `_update_by_query`, `_reindex`;
 //!   `tasks`: `_tasks`.
-//! - `cluster`: `_cluster/*`, `_nodes`, `_stats`.
+//! - `cluster`: `_cluster/*`, `_nodes`; `index_stats`: `_stats[/<metric>]`.
 //! - `cat`: `_cat/*` tables; `cat_tables`: count, shards, segments,
 //!   templates, allocation, thread_pool.
 //! - `data_streams`: `_data_stream`; `simulate`:
@@ -37,6 +37,7 @@ pub mod collapse;
 pub mod data_streams;
 pub mod documents;
 pub mod found_doc;
+pub mod index_stats;
 pub mod indices;
 pub mod inspect;
 pub mod mget;
@@ -101,7 +102,7 @@ fn run(node: &Arc<Node>, route: &Route, req: &EsRequest) -> Result<Reply> {
         Route::Refresh(index) => indices::refresh(node, index.as_deref()),
         Route::Flush(index) => indices::flush(node, index.as_deref()),
         Route::ForceMerge(index) => indices::force_merge(node, index.as_deref(), req),
-        Route::Stats(index) => cluster::stats(node, index.as_deref()),
+        Route::Stats(index) => index_stats::stats(node, index.as_deref(), req),
         Route::DocAutoId(index) => documents::write(node, index, None, false, req),
         Route::Doc(index, id) => documents::doc(node, index, id, req),
         Route::Create(index, id) => documents::write(node, index, Some(id), true, req),

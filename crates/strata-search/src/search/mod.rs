@@ -36,6 +36,7 @@
 
 pub mod agg_filters;
 pub mod aggs;
+pub mod bucket_limit;
 pub mod calendar;
 pub mod date_histogram;
 pub mod date_range;
@@ -173,7 +174,9 @@ pub fn search_response(
         None => (Vec::new(), None),
     };
     if filters.is_empty() {
-        return search_once(indices, req);
+        let response = search_once(indices, req)?;
+        bucket_limit::check(&response.body["aggregations"])?;
+        return Ok(response);
     }
     let started = Instant::now();
     let mut main = req.clone();
@@ -204,6 +207,7 @@ pub fn search_response(
         Some(Value::Object(aggs)) => aggs.extend(results),
         _ => body["aggregations"] = Value::Object(results),
     }
+    bucket_limit::check(&body["aggregations"])?;
     body["took"] = json!(started.elapsed().as_millis() as u64);
     Ok(response)
 }
@@ -329,8 +333,10 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
     } else {
         UNACCOUNTED_AGG_MEMORY
     };
-    let agg_limits =
-        AggregationLimitsGuard::new(Some(agg_memory), Some(date_histogram::MAX_BUCKETS as u32));
+    let agg_limits = AggregationLimitsGuard::new(
+        Some(agg_memory),
+        Some(bucket_limit::max_created().min(u32::MAX as usize) as u32),
+    );
     let mut total: u64 = 0;
     let mut candidates = Vec::new();
     let mut best_score: Option<f32> = None;

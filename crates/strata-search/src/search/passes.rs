@@ -91,12 +91,12 @@ pub(super) fn agg_error(e: tantivy::TantivyError, memory: &MemoryAccount) -> Sea
             current,
             ..
         }) => memory.refusal(current.get_bytes(), "<aggregations>"),
+        // tantivy's limit is on buckets created (`max_created`); the
+        // error names the setting's own value, as Elasticsearch's does.
         tantivy::TantivyError::AggregationError(AggregationError::BucketLimitExceeded {
-            limit,
             current,
-        }) => SearchError::illegal(format!(
-            "Trying to create too many buckets. Must be less than or equal to: [{limit}] but was [{current}]. This limit can be set by changing the [search.max_buckets] cluster level setting."
-        )),
+            ..
+        }) => super::bucket_limit::too_many(Some(current as usize)),
         tantivy::TantivyError::AggregationError(a) => SearchError::illegal(a.to_string()),
         other => SearchError::from(other),
     }

@@ -193,7 +193,7 @@ impl Shard {
             Index::create(
                 dir.clone(),
                 SchemaFields::build().schema,
-                Default::default(),
+                storage.codec.tantivy_settings(),
             )?
         };
         let fields = SchemaFields::from_schema(index.schema())?;

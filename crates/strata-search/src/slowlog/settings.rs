@@ -159,7 +159,7 @@ impl SlowLogSettings {
             }
         }
         if !search.is_empty() {
-            index["search"] = json!({"slowlog": {"threshold": search}});
+            index["search"]["slowlog"] = json!({"threshold": search});
         }
         let mut indexing = Map::new();
         let levels = self.index.to_json();

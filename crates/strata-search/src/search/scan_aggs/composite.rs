@@ -17,7 +17,8 @@ use super::values::{Key, Num, Scan, ValueKind};
 use super::{check_keys, count_param, field_param, ScanEnv};
 use crate::error::{Result, SearchError};
 use crate::mapping::Mappings;
-use crate::search::date_histogram::{DateHistogram, MAX_BUCKETS};
+use crate::search::bucket_limit::max_buckets;
+use crate::search::date_histogram::DateHistogram;
 
 /// Most key combinations one document may add (a document with many
 /// values in several sources multiplies them).
@@ -300,9 +301,10 @@ impl Composite {
             }
         }
         let size = count_param(name, params, "size", 10)?;
-        if size == 0 || size as usize > MAX_BUCKETS {
+        if size == 0 || size as usize > max_buckets() {
             return Err(SearchError::illegal(format!(
-                "[size] must be within [1, {MAX_BUCKETS}] for composite aggregation [{name}], got [{size}]"
+                "[size] must be within [1, {}] for composite aggregation [{name}], got [{size}]",
+                max_buckets()
             )));
         }
         let after = match params.get("after") {

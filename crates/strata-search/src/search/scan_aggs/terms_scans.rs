@@ -19,7 +19,7 @@ use super::values::{Key, Scan, ValueKind};
 use super::{check_keys, count_param, field_param, ScanEnv, MAX_DISTINCT};
 use crate::error::{Result, SearchError};
 use crate::mapping::Mappings;
-use crate::search::date_histogram::MAX_BUCKETS;
+use crate::search::bucket_limit::max_buckets;
 
 /// Bytes a counted value takes, about (key, count, table slot, a short string).
 const KEY_BYTES: u64 = 72;
@@ -232,9 +232,10 @@ impl RareTerms {
             .filter(|(_, n)| *n <= self.max_doc_count)
             .collect();
         rare.sort_by(|a, b| a.1.cmp(&b.1).then_with(|| a.0.cmp(&b.0)));
-        if rare.len() > MAX_BUCKETS {
+        if rare.len() > max_buckets() {
             return Err(SearchError::illegal(format!(
-                "Trying to create too many buckets. Must be less than or equal to: [{MAX_BUCKETS}] but was [{}]. This limit can be set by changing the [search.max_buckets] cluster level setting.",
+                "Trying to create too many buckets. Must be less than or equal to: [{}] but was [{}]. This limit can be set by changing the [search.max_buckets] cluster level setting.",
+                max_buckets(),
                 rare.len()
             )));
         }
