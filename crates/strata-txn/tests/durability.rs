@@ -259,10 +259,17 @@ fn run_until_cut<C: ConcurrencyControl>(
             })
         })
         .collect();
-    // Let some epochs close, then cut.
+    // Let some epochs close and some commits become durable, then cut (on
+    // a fast or busy machine half the commits can land in epochs the log
+    // has not made durable yet).
     let first = db.durable_epoch();
+    let some_durable = || {
+        let durable = db.durable_epoch();
+        committed.lock().unwrap().iter().any(|(_, e)| *e <= durable)
+    };
     while committed.lock().unwrap().len() < (threads as u64 * per_thread / 2) as usize
         || db.durable_epoch() < first + 2
+        || !some_durable()
     {
         std::thread::sleep(Duration::from_millis(2));
     }
