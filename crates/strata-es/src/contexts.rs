@@ -273,25 +273,11 @@ fn missing(number: u64) -> EsError {
 /// A keep-alive (`scroll=1m`, `keep_alive=5m`): Elasticsearch's time
 /// units, positive, at most `search.max_keep_alive`.
 pub fn parse_keep_alive(key: &str, raw: &str) -> Result<Duration> {
-    let t = raw.trim();
-    let bad = || {
+    let d = strata_search::time_value::parse(raw).ok_or_else(|| {
         EsError::Parse(format!(
             "failed to parse setting [{key}] with value [{raw}] as a time value: unit is missing or unrecognized"
         ))
-    };
-    let split = t.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
-    let (num, unit) = t.split_at(split);
-    let n: u64 = num.parse().map_err(|_| bad())?;
-    let d = match unit {
-        "nanos" => Duration::from_nanos(n),
-        "micros" => Duration::from_micros(n),
-        "ms" => Duration::from_millis(n),
-        "s" => Duration::from_secs(n),
-        "m" => Duration::from_secs(n.saturating_mul(60)),
-        "h" => Duration::from_secs(n.saturating_mul(3600)),
-        "d" => Duration::from_secs(n.saturating_mul(86_400)),
-        _ => return Err(bad()),
-    };
+    })?;
     if d > MAX_KEEP_ALIVE {
         return Err(EsError::IllegalArgument(format!(
             "Keep alive for request ({raw}) is too large. It must be less than (1d). This limit can be set by changing the [search.max_keep_alive] cluster level setting."

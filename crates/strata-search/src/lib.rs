@@ -70,6 +70,7 @@ pub mod shard;
 pub mod slowlog;
 pub mod store;
 pub mod templates;
+pub mod time_value;
 pub mod translog;
 
 pub use catalog::Catalog;
