@@ -8,7 +8,9 @@
 //!   `network.breaker.inflight_requests.limit`, ...: see
 //!   [`strata_search::breaker`]);
 //! - `cluster.max_shards_per_node` (default 1,000), the cap on shards and
-//!   so on indices.
+//!   so on indices;
+//! - `search.max_buckets` (default 65,536), the most buckets a search
+//!   response may return ([`strata_search::search::bucket_limit`]).
 //!
 //! Persistent values are kept in `<root>/cluster_settings.json` (replaced
 //! atomically); transient ones last until the node stops and win over
@@ -23,6 +25,7 @@ use parking_lot::Mutex;
 use serde_json::{json, Map, Value};
 use strata_search::breaker::{settings as breaker_settings, BreakerSettings};
 use strata_search::catalog::DEFAULT_MAX_SHARDS_PER_NODE;
+use strata_search::search::bucket_limit;
 use strata_search::{durable_json, SearchError};
 
 use crate::error::{EsError, Result};
@@ -31,6 +34,12 @@ use crate::error::{EsError, Result};
 pub const DESTRUCTIVE_REQUIRES_NAME: &str = "action.destructive_requires_name";
 /// `cluster.max_shards_per_node`.
 pub const MAX_SHARDS_PER_NODE: &str = "cluster.max_shards_per_node";
+
+/// The limits on open scroll and point-in-time contexts ([`crate::contexts`]).
+pub const CONTEXT_LIMITS: [&str; 2] = [
+    "search.max_open_scroll_context",
+    "search.max_open_pit_context",
+];
 
 type Flat = BTreeMap<String, String>;
 
@@ -45,7 +54,10 @@ enum Kind {
 fn kind_of(key: &str) -> Option<Kind> {
     if key == DESTRUCTIVE_REQUIRES_NAME {
         Some(Kind::Bool)
-    } else if key == MAX_SHARDS_PER_NODE {
+    } else if key == MAX_SHARDS_PER_NODE
+        || CONTEXT_LIMITS.contains(&key)
+        || key == bucket_limit::SETTING
+    {
         Some(Kind::PositiveInt)
     } else if breaker_settings::NAMES.contains(&key) {
         Some(Kind::Breaker)
@@ -114,6 +126,20 @@ impl ClusterSettings {
             .unwrap_or(DEFAULT_MAX_SHARDS_PER_NODE)
     }
 
+    /// A limit of [`CONTEXT_LIMITS`] in force, else `default`.
+    pub fn context_limit(&self, key: &str, default: u64) -> u64 {
+        self.effective(key)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    }
+
+    /// `search.max_buckets` in force.
+    pub fn max_buckets(&self) -> usize {
+        self.effective(bucket_limit::SETTING)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(bucket_limit::DEFAULT_MAX_BUCKETS)
+    }
+
     /// The `GET /_cluster/settings` body (`flat`: dotted keys).
     pub fn to_json(&self, flat: bool) -> Value {
         json!({
@@ -131,6 +157,18 @@ impl ClusterSettings {
         all.insert(
             MAX_SHARDS_PER_NODE.into(),
             DEFAULT_MAX_SHARDS_PER_NODE.to_string(),
+        );
+        all.insert(
+            CONTEXT_LIMITS[0].into(),
+            crate::contexts::DEFAULT_MAX_SCROLL.to_string(),
+        );
+        all.insert(
+            CONTEXT_LIMITS[1].into(),
+            crate::contexts::DEFAULT_MAX_PIT.to_string(),
+        );
+        all.insert(
+            bucket_limit::SETTING.into(),
+            bucket_limit::DEFAULT_MAX_BUCKETS.to_string(),
         );
         for name in breaker_settings::NAMES {
             if let Some(v) = breakers.value_of(name) {

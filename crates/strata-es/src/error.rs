@@ -81,6 +81,12 @@ pub enum EsError {
     /// crash): Elasticsearch's global block until its state is recovered
     /// (`cluster_block_exception`, 503, retryable).
     StateNotRecovered,
+    /// A scroll or point in time that expired or was cleared.
+    SearchContextMissing(String),
+    /// Too many open scroll or point-in-time contexts.
+    TooManyContexts(String),
+    /// Something of that name exists already (a data stream).
+    ResourceAlreadyExists(String),
 }
 
 /// The `WWW-Authenticate` challenges of a 401: HTTP basic and API keys.
@@ -135,6 +141,9 @@ impl EsError {
             EsError::Security { .. } => "security_exception",
             EsError::BodyTimeout(_) => "timeout_exception",
             EsError::StateNotRecovered => "cluster_block_exception",
+            EsError::SearchContextMissing(_) => "search_context_missing_exception",
+            EsError::TooManyContexts(_) => "too_many_scroll_contexts_exception",
+            EsError::ResourceAlreadyExists(_) => "resource_already_exists_exception",
         }
     }
 
@@ -158,6 +167,9 @@ impl EsError {
             EsError::Security { status, .. } => *status,
             EsError::BodyTimeout(_) => 408,
             EsError::StateNotRecovered => 503,
+            EsError::SearchContextMissing(_) => 404,
+            EsError::TooManyContexts(_) => 429,
+            EsError::ResourceAlreadyExists(_) => 400,
         }
     }
 
@@ -174,7 +186,10 @@ impl EsError {
             | EsError::NotDurable(m)
             | EsError::Internal(m)
             | EsError::Rejected(m)
-            | EsError::BodyTimeout(m) => m.clone(),
+            | EsError::BodyTimeout(m)
+            | EsError::SearchContextMissing(m)
+            | EsError::TooManyContexts(m)
+            | EsError::ResourceAlreadyExists(m) => m.clone(),
             EsError::ActionValidation(m) => format!("Validation Failed: 1: {m};"),
             EsError::NoHandler { uri, method } => {
                 format!("no handler found for uri [{uri}] and method [{method}]")
@@ -252,6 +267,17 @@ impl EsError {
                 cause.insert("bytes_limit".into(), json!(bytes_limit));
                 cause.insert("durability".into(), json!("TRANSIENT"));
             }
+            if let SearchError::Script(script) = source {
+                cause.extend(
+                    script
+                        .details()
+                        .into_iter()
+                        .map(|(k, v)| (k.to_string(), v)),
+                );
+            }
+            if let SearchError::UpdateScript(script) = source {
+                cause.insert("caused_by".into(), script_exception(script));
+            }
             if let Some(name) = name {
                 cause.insert("index_uuid".into(), json!("_na_"));
                 cause.insert("index".into(), json!(name));
@@ -264,11 +290,33 @@ impl EsError {
     pub fn body(&self) -> Value {
         let cause = self.cause();
         let mut error = cause.clone();
+        // A failed update script's root cause is the script's exception.
+        let root = match self {
+            EsError::Search {
+                source: SearchError::UpdateScript(script),
+                ..
+            } => script_exception(script),
+            _ => cause,
+        };
         if let Value::Object(map) = &mut error {
-            map.insert("root_cause".into(), json!([cause]));
+            map.insert("root_cause".into(), json!([root]));
         }
         json!({"error": error, "status": self.status()})
     }
+}
+
+/// A `script_exception` object with its script details.
+fn script_exception(script: &strata_script::ScriptError) -> Value {
+    let mut out = Map::new();
+    out.insert("type".into(), json!("script_exception"));
+    out.insert("reason".into(), json!(script.reason()));
+    out.extend(
+        script
+            .details()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v)),
+    );
+    Value::Object(out)
 }
 
 impl std::fmt::Display for EsError {

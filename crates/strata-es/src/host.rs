@@ -27,6 +27,23 @@ pub fn resident_bytes() -> Option<u64> {
     Some(pages * 4096)
 }
 
+/// Peak resident memory of this process in bytes (`VmHWM`).
+pub fn peak_resident_bytes() -> Option<u64> {
+    status_field("VmHWM:").map(|kib| kib * 1024)
+}
+
+/// Threads of this process.
+pub fn threads() -> Option<u64> {
+    status_field("Threads:")
+}
+
+/// The first number of a `/proc/self/status` line.
+fn status_field(name: &str) -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = text.lines().find(|l| l.starts_with(name))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
 /// Processors available to the process.
 pub fn processors() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())

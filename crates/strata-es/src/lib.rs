@@ -31,10 +31,17 @@
 //! - [`error`]: [`EsError`], the one table from engine and request errors
 //!   to Elasticsearch error JSON and HTTP status.
 //! - [`panics`]: a handler's panic logged and answered as an error reply.
+//! - [`contexts`]: open scroll and point-in-time contexts (pinned
+//!   searchers, keep-alive, limits).
+//! - [`data_streams`]: data streams (a write alias over `.ds-` backing
+//!   indices, names persisted).
+//! - [`tasks`]: long-running requests (`_reindex`, by-query) as tasks.
 //! - [`pressure`]: indexing back pressure (429 beyond a bound of bytes in
 //!   flight).
 //! - [`filter_path`]: the `filter_path` response filter.
 //! - [`host`]: load, memory and processors of the host (from `/proc`).
+//! - [`jvm`]: the `jvm` section of `_nodes/stats`, honest for a process
+//!   without a JVM (resident memory as the old pool, no collections).
 //! - [`ndjson`]: line splitting for `_bulk` and `_msearch`.
 //! - [`handlers`]: one file per group of endpoints (root, indices,
 //!   documents, bulk, search, cluster, cat).
@@ -52,10 +59,13 @@
 
 pub mod chunked;
 pub mod cluster_settings;
+pub mod contexts;
+pub mod data_streams;
 pub mod error;
 pub mod filter_path;
 pub mod handlers;
 pub mod host;
+pub mod jvm;
 pub mod media;
 pub mod ndjson;
 pub mod node;
@@ -67,6 +77,7 @@ pub mod route;
 pub mod security;
 pub mod server;
 pub mod startup;
+pub mod tasks;
 pub mod timed_body;
 pub mod transport;
 

@@ -64,6 +64,12 @@ pub struct Node {
     /// Authentication and authorization; `None`: off (every request is
     /// served as today).
     pub security: Option<Arc<Security>>,
+    /// Open scroll and point-in-time contexts.
+    pub contexts: crate::contexts::SearchContexts,
+    /// Running and finished long requests (`_tasks`).
+    pub tasks: crate::tasks::Tasks,
+    /// Data stream names.
+    pub data_streams: crate::data_streams::DataStreams,
 }
 
 impl std::fmt::Debug for Node {
@@ -82,6 +88,7 @@ impl Node {
         let catalog = Catalog::open_with(&config.root, config.storage.clone())?;
         let identity = load_identity(&config.root)?;
         let cluster_settings = ClusterSettings::open(&config.root)?;
+        let data_streams = crate::data_streams::DataStreams::open(&config.root)?;
         let node = Node {
             catalog,
             config,
@@ -91,6 +98,9 @@ impl Node {
             breakers: Arc::new(CircuitBreakers::new(breaker::memory_base())),
             started: Instant::now(),
             security: None,
+            contexts: crate::contexts::SearchContexts::default(),
+            tasks: crate::tasks::Tasks::default(),
+            data_streams,
         };
         node.apply_cluster_settings();
         Ok(node)
@@ -102,6 +112,7 @@ impl Node {
         self.breakers.apply(self.cluster_settings.breakers());
         self.catalog
             .set_max_shards_per_node(self.cluster_settings.max_shards_per_node());
+        strata_search::search::bucket_limit::set_max_buckets(self.cluster_settings.max_buckets());
     }
 
     /// A new request's account on the request breaker.
@@ -131,6 +142,11 @@ impl Node {
     /// mapping if neither exists (Elasticsearch's automatic creation).
     pub fn index_for_write(&self, name: &str) -> Result<Arc<SearchIndex>, SearchError> {
         if let Some(index) = self.catalog.write_index(name)? {
+            return Ok(index);
+        }
+        if let Some(index) = crate::data_streams::auto_create(self, name)
+            .map_err(|e| SearchError::IllegalArgument(e.reason()))?
+        {
             return Ok(index);
         }
         match self.catalog.create_index(name, &Value::Null) {

@@ -30,3 +30,38 @@ fn failed(req: &EsRequest, message: &str) -> EsError {
     );
     EsError::Internal(format!("the server failed on this request: {message}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::body::Bytes;
+    use axum::http::Method;
+
+    #[test]
+    fn a_panic_is_the_requests_error_in_elasticsearchs_shape() {
+        let req = EsRequest::new(
+            Method::POST,
+            "/logs/_search",
+            None,
+            Bytes::from_static(b"{}"),
+        );
+        let got: Result<()> = contain(&req, || {
+            // Index arithmetic on an empty vector: the class of bug seen.
+            let empty: Vec<u64> = std::hint::black_box(Vec::new());
+            let last = empty[empty.len().saturating_sub(1)];
+            assert_eq!(last, 0);
+            Ok(())
+        });
+        let err = got.unwrap_err();
+        assert_eq!(err.status(), 500);
+        let body = err.body();
+        assert_eq!(body["error"]["type"], "exception");
+        assert_eq!(body["error"]["root_cause"][0]["type"], "exception");
+        assert!(body["error"]["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("the server failed on this request"));
+        // A request that does not panic is untouched.
+        assert_eq!(contain(&req, || Ok(7)).unwrap(), 7);
+    }
+}

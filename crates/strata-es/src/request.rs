@@ -193,7 +193,14 @@ impl EsRequest {
             }
         };
         reject_routing(self.param("routing"))?;
-        check_version(self.param("version"), self.param("version_type"))?;
+        if let Some(external) = check_version(self.param("version"), self.param("version_type"))? {
+            if op_create {
+                return Err(EsError::ActionValidation(
+                    "create operations only support internal versioning. use index instead".into(),
+                ));
+            }
+            return Ok(external);
+        }
         precondition(
             self.u64_param("if_seq_no")?,
             self.u64_param("if_primary_term")?,
@@ -226,15 +233,27 @@ pub fn reject_routing(routing: Option<&str>) -> Result<()> {
 }
 
 /// `version` on a write: internal versioning is Elasticsearch's validation
-/// error; external versioning is not supported here.
-pub fn check_version(version: Option<&str>, version_type: Option<&str>) -> Result<()> {
+/// error; `external` and `external_gte` give the write's precondition.
+pub fn check_version(
+    version: Option<&str>,
+    version_type: Option<&str>,
+) -> Result<Option<Precondition>> {
     match (version, version_type) {
-        (None, _) => Ok(()),
+        (None, _) => Ok(None),
         (Some(_), None | Some("internal")) => Err(EsError::ActionValidation(
             "internal versioning can not be used for optimistic concurrency control. Please use `if_seq_no` and `if_primary_term` instead".into(),
         )),
+        (Some(v), Some(kind @ ("external" | "external_gte"))) => {
+            let version = v.trim_matches('"').parse::<u64>().map_err(|_| {
+                EsError::IllegalArgument(format!("failed to parse [version] with value [{v}]"))
+            })?;
+            Ok(Some(Precondition::External {
+                version,
+                gte: kind == "external_gte",
+            }))
+        }
         (Some(_), Some(kind)) => Err(EsError::IllegalArgument(format!(
-            "version_type [{kind}] is not supported by this server"
+            "No version type match [{kind}]"
         ))),
     }
 }

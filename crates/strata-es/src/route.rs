@@ -24,7 +24,7 @@ pub enum Route {
     Flush(Option<String>),
     /// `[/<index>]/_forcemerge`
     ForceMerge(Option<String>),
-    /// `[/<index>]/_stats`
+    /// `[/<index>]/_stats[/<metric>]`
     Stats(Option<String>),
     /// `/<index>/_doc` (automatic id)
     DocAutoId(String),
@@ -72,12 +72,42 @@ pub enum Route {
     IndexTemplate(Option<String>),
     /// `/_component_template[/<name>]`
     ComponentTemplate(Option<String>),
+    /// `/_scripts/<id>`
+    StoredScript(String),
     /// `/<alias>/_rollover[/<new_index>]`
     Rollover(String, Option<String>),
     /// `[/<index>]/_cache/clear`
     CacheClear(Option<String>),
     /// `/_cluster/state[/<metrics>[/<indices>]]`
     ClusterState,
+    /// `/_search/scroll[/<scroll_id>]`
+    Scroll(Option<String>),
+    /// `[/<index>]/_pit`
+    Pit(Option<String>),
+    /// `/_reindex`
+    Reindex,
+    /// `/<index>/_delete_by_query`
+    DeleteByQuery(String),
+    /// `/<index>/_update_by_query`
+    UpdateByQuery(String),
+    /// `/_tasks[/<task_id>]`
+    Tasks(Option<String>),
+    /// `/_tasks[/<task_id>]/_cancel`
+    TaskCancel(Option<String>),
+    /// `/_cat/<table>[/<arg>]` of `cat_tables` (count, shards, ...)
+    CatTable(String, Option<String>),
+    /// `[/<index>]/_field_caps`
+    FieldCaps(Option<String>),
+    /// `[/<index>]/_validate/query`
+    ValidateQuery(Option<String>),
+    /// `/<index>/_explain/<id>`
+    Explain(String, String),
+    /// `[/<index>]/_analyze`
+    Analyze(Option<String>),
+    /// `/_data_stream[/<names>]`
+    DataStream(Option<String>),
+    /// `/_index_template/_simulate_index/<name>`
+    SimulateIndex(String),
 }
 
 const GET: &[&str] = &["GET", "HEAD"];
@@ -105,6 +135,33 @@ impl Route {
                     (Route::Nodes, GET)
                 }
             }
+            ["_search", "scroll"] => (Route::Scroll(None), &["GET", "POST", "DELETE"][..]),
+            ["_search", "scroll", id] => {
+                (Route::Scroll(Some(s(id))), &["GET", "POST", "DELETE"][..])
+            }
+            ["_tasks"] => (Route::Tasks(None), GET),
+            ["_tasks", "_cancel"] => (Route::TaskCancel(None), POST),
+            ["_tasks", id] => (Route::Tasks(Some(s(id))), GET),
+            ["_tasks", id, "_cancel"] => (Route::TaskCancel(Some(s(id))), POST),
+            ["_cat", "count", rest @ ..] if rest.len() <= 1 => (
+                Route::CatTable(s("count"), rest.first().map(|a| s(a))),
+                GET_POST,
+            ),
+            ["_cat", t @ ("shards" | "segments" | "templates" | "allocation" | "thread_pool")] => {
+                (Route::CatTable(s(t), None), GET)
+            }
+            ["_cat", t @ ("shards" | "segments" | "templates" | "allocation" | "thread_pool"), arg] => {
+                (Route::CatTable(s(t), Some(s(arg))), GET)
+            }
+            ["_index_template", "_simulate_index", name] => (Route::SimulateIndex(s(name)), POST),
+            ["_data_stream"] => (Route::DataStream(None), GET),
+            ["_data_stream", name] => (
+                Route::DataStream(Some(s(name))),
+                &["GET", "HEAD", "PUT", "DELETE"][..],
+            ),
+            ["_validate", "query"] => (Route::ValidateQuery(None), GET_POST),
+            [index, "_validate", "query"] => (Route::ValidateQuery(Some(s(index))), GET_POST),
+            [index, "_explain", id] => (Route::Explain(s(index), s(id)), GET_POST),
             ["_cat", "indices"] => (Route::CatIndices(None), GET),
             ["_cat", "indices", index] => (Route::CatIndices(Some(s(index))), GET),
             ["_cat", "health"] => (Route::CatHealth, GET),
@@ -120,6 +177,7 @@ impl Route {
             ["_index_template", name] => (Route::IndexTemplate(Some(s(name))), TEMPLATE),
             ["_component_template"] => (Route::ComponentTemplate(None), GET),
             ["_component_template", name] => (Route::ComponentTemplate(Some(s(name))), TEMPLATE),
+            ["_scripts", id] => (Route::StoredScript(s(id)), TEMPLATE),
             ["_cache", "clear"] => (Route::CacheClear(None), POST),
             [index, "_cache", "clear"] => (Route::CacheClear(Some(s(index))), POST),
             [index, "_alias"] => (Route::Alias(Some(s(index)), None), GET),
@@ -127,6 +185,8 @@ impl Route {
             [index, "_alias" | "_aliases", name] => {
                 (Route::Alias(Some(s(index)), Some(s(name))), ALIAS)
             }
+            ["_stats", _metric] => (Route::Stats(None), GET),
+            [index, "_stats", _metric] => (Route::Stats(Some(s(index))), GET),
             [alias, "_rollover"] => (Route::Rollover(s(alias), None), POST),
             [alias, "_rollover", new_index] => {
                 (Route::Rollover(s(alias), Some(s(new_index))), POST)
@@ -179,6 +239,12 @@ fn api_route(api: &str, index: Option<String>) -> Option<(Route, &'static [&'sta
         "_search" => (Route::Search(index), GET_POST),
         "_count" => (Route::Count(index), GET_POST),
         "_msearch" => (Route::Msearch(index), GET_POST),
+        "_pit" => (Route::Pit(index), &["POST", "DELETE"][..]),
+        "_field_caps" => (Route::FieldCaps(index), GET_POST),
+        "_analyze" => (Route::Analyze(index), GET_POST),
+        "_reindex" if index.is_none() => (Route::Reindex, POST),
+        "_delete_by_query" => (Route::DeleteByQuery(index?), POST),
+        "_update_by_query" => (Route::UpdateByQuery(index?), POST),
         _ => return None,
     })
 }

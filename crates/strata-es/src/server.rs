@@ -68,16 +68,30 @@ async fn handle(State(state): State<Arc<NodeState>>, request: Request) -> Respon
         Ok(accept) => accept.flatten(),
         Err(e) => return render_error(&e, head, None),
     };
-    let content_type = match parts
+    // As Elasticsearch, the Content-Type of a request without a body is
+    // not looked at (Rally sends `application/octet-stream` on an empty
+    // `POST _refresh`): an unsupported one is refused once a body shows.
+    let content_type = parts
         .headers
         .get(header::CONTENT_TYPE)
         .map(|v| media::parse_content_type(v.to_str().unwrap_or("")))
-        .transpose()
-    {
-        Ok(ct) => ct,
-        Err(e) => return render_error(&e, head, compatible_with),
+        .transpose();
+    let compatible_with = compatible_with.or(content_type
+        .as_ref()
+        .ok()
+        .and_then(|ct| ct.and_then(|m| m.compatible_with)));
+    // Callers authenticate before their body is read (recovering or not),
+    // so an anonymous client cannot make the node buffer a body.
+    let auth = match state.security() {
+        Some(security) => {
+            let uri = parts.uri.path_and_query().map_or("/", |p| p.as_str());
+            match security.authenticate(&parts.headers, uri).await {
+                Ok(auth) => Some(auth),
+                Err(e) => return render_error(&e, head, compatible_with),
+            }
+        }
+        None => None,
     };
-    let compatible_with = compatible_with.or(content_type.and_then(|m| m.compatible_with));
     let node = state.node();
     // While recovering there are no breakers yet: the body limit bounds it.
     let in_flight = node
@@ -85,6 +99,11 @@ async fn handle(State(state): State<Arc<NodeState>>, request: Request) -> Respon
         .map_or_else(MemoryAccount::unaccounted, |n| n.in_flight_memory());
     let bytes = match read_body(&parts.headers, body, state.config.max_body, &in_flight).await {
         Ok(b) => b,
+        Err(e) => return render_error(&e, head, compatible_with),
+    };
+    let content_type = match content_type {
+        Ok(ct) => ct,
+        Err(_) if bytes.is_empty() => None,
         Err(e) => return render_error(&e, head, compatible_with),
     };
     let mut req = EsRequest::new(
@@ -96,13 +115,8 @@ async fn handle(State(state): State<Arc<NodeState>>, request: Request) -> Respon
     req.body_format = content_type.map(|m| m.format);
     req.compatible_with = compatible_with;
     let Some(node) = node else {
-        // Recovering: callers authenticate as always; what is served then
-        // (root, red health) needs no privilege.
-        if let Some(security) = state.security() {
-            if let Err(e) = security.authenticate(&parts.headers, &req.uri).await {
-                return render_error(&e, head, compatible_with);
-            }
-        }
+        // Recovering: what is served (root, red health) needs no privilege
+        // beyond authentication.
         return match crate::startup::respond(state, &req).await {
             Ok(reply) => render(reply, &req),
             Err(e) => render_error(&e, head, compatible_with),
@@ -110,7 +124,7 @@ async fn handle(State(state): State<Arc<NodeState>>, request: Request) -> Respon
     };
     req.in_flight = in_flight;
     req.memory = node.request_memory();
-    match crate::security::guard(&node, &parts.headers, &mut req).await {
+    match crate::security::guard(&node, auth, &mut req).await {
         Ok(None) => {}
         Ok(Some(reply)) => return render(reply, &req),
         Err(e) => return render_error(&e, head, compatible_with),

@@ -257,6 +257,15 @@ async fn errors_have_elasticsearch_shape_and_status() {
     assert_eq!(r.status, 413);
     let text = [("Content-Type", "text/plain")];
     assert_eq!(s.send("PUT", "/x", &text, Some(b"{}")).await.status, 406);
+    // Without a body the Content-Type is not looked at (Rally's refresh).
+    let octets = [("Content-Type", "application/octet-stream")];
+    assert_eq!(s.send("POST", "/_refresh", &octets, None).await.status, 200);
+    assert_eq!(
+        s.send("POST", "/_refresh", &octets, Some(b"x"))
+            .await
+            .status,
+        406
+    );
     let v5 = [(
         "Content-Type",
         "application/vnd.elasticsearch+json; compatible-with=5",

@@ -234,6 +234,27 @@ async fn requests_need_credentials() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn anonymous_requests_are_refused_before_their_body_is_read() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let dir = Arc::new(tempfile::tempdir().unwrap());
+    let s = secured(dir, Arc::new(ManualClock::new(START))).await;
+    // The body is declared but never sent: the 401 must not wait for it.
+    let mut stream = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+    let head = "POST /logs/_doc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 900000\r\n\r\n{\"a\":";
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut reply = vec![0u8; 12];
+    tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        stream.read_exact(&mut reply),
+    )
+    .await
+    .expect("answered without the body")
+    .unwrap();
+    assert_eq!(&reply, b"HTTP/1.1 401");
+    s.stop(true).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cluster_settings_need_manage() {
     let dir = Arc::new(tempfile::tempdir().unwrap());
     let s = secured(dir, Arc::new(ManualClock::new(START))).await;

@@ -2,6 +2,60 @@
 
 use std::borrow::Cow;
 
+/// What a value is: a plain string, or one of Redis's collections encoded
+/// by the front end (the engine stores every kind as one record; see
+/// ARCHITECTURE.md, *Collections*).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ValueKind {
+    /// A string (every memcached item, Redis strings).
+    #[default]
+    String,
+    /// A Redis hash.
+    Hash,
+    /// A Redis list.
+    List,
+    /// A Redis set.
+    Set,
+    /// A Redis sorted set.
+    SortedSet,
+}
+
+impl ValueKind {
+    fn code(self) -> u64 {
+        match self {
+            Self::String => 0,
+            Self::Hash => 1,
+            Self::List => 2,
+            Self::Set => 3,
+            Self::SortedSet => 4,
+        }
+    }
+
+    fn from_code(code: u64) -> Option<Self> {
+        Some(match code {
+            0 => Self::String,
+            1 => Self::Hash,
+            2 => Self::List,
+            3 => Self::Set,
+            4 => Self::SortedSet,
+            _ => return None,
+        })
+    }
+}
+
+/// The flags word records, log changes and snapshots store: memcached's
+/// client flags in the low 32 bits, the [`ValueKind`] above them (0 for a
+/// string, so records written before kinds existed read as strings).
+pub fn stored_flags(flags: u32, kind: ValueKind) -> u64 {
+    u64::from(flags) | kind.code() << 32
+}
+
+/// Splits a stored flags word; `None` for a kind this build does not know.
+pub fn split_stored_flags(stored: u64) -> Option<(u32, ValueKind)> {
+    let kind = ValueKind::from_code(stored >> 32)?;
+    Some((stored as u32, kind))
+}
+
 /// A borrowed view of a live (unexpired) item, valid while the shard lock is held.
 #[derive(Debug, Clone, Copy)]
 pub struct ItemRef<'a> {
@@ -9,12 +63,21 @@ pub struct ItemRef<'a> {
     pub key: &'a [u8],
     /// The value bytes.
     pub value: &'a [u8],
+    /// What the value is (strings for everything memcached writes).
+    pub kind: ValueKind,
     /// memcached client flags (0 for items written over RESP).
     pub flags: u32,
     /// Version that changes on every modification; unique across the keyspace.
     pub cas: u64,
     /// Absolute expiry in Unix milliseconds, `None` for never.
     pub expires_at: Option<u64>,
+}
+
+impl ItemRef<'_> {
+    /// The flags word as stored (client flags and kind).
+    pub fn stored_flags(&self) -> u64 {
+        stored_flags(self.flags, self.kind)
+    }
 }
 
 /// A new version of an item.
@@ -36,8 +99,11 @@ pub enum Mutation<'v> {
     Keep,
     /// Remove the item, if any.
     Delete,
-    /// Replace (or create) the item; it gets a fresh CAS version.
+    /// Replace (or create) the item with a string; it gets a fresh CAS version.
     Put(NewItem<'v>),
+    /// Replace (or create) the item with a value of this kind (a Redis
+    /// collection in the front end's encoding); a fresh CAS version.
+    PutKind(ValueKind, NewItem<'v>),
     /// Change only the expiry of the existing item (no-op when absent); the
     /// CAS version is kept, as memcached's `touch` does.
     SetExpiry(Option<u64>),

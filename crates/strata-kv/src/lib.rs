@@ -36,6 +36,7 @@
 
 mod arena;
 pub mod clock;
+pub mod collection;
 mod error;
 pub mod eviction;
 pub mod fetch;
@@ -53,9 +54,9 @@ mod watch;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::KvError;
 pub use eviction::EvictionPolicy;
-pub use item::{Deleted, ItemRef, Mutation, NewItem};
+pub use item::{Deleted, ItemRef, Mutation, NewItem, ValueKind};
 pub use journal::{take_written_lsn, Journal, Refusal};
-pub use keyspace::{ExclusiveStore, Keyspace, KeyspaceConfig, SharedStore};
+pub use keyspace::{ExclusiveStore, Keyspace, KeyspaceConfig, PairDecision, SharedStore};
 pub use maintenance::{Maintenance, PassReport};
 pub use stats::KeyspaceStats;
 pub use store::{Renamed, Store};

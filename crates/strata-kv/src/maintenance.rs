@@ -40,6 +40,8 @@ pub struct PassReport {
     pub ssd_blocks_freed: usize,
     /// SSD entries the defragmenter appended again.
     pub ssd_entries_moved: usize,
+    /// The SSD defragmenter is behind the writers: run again at once.
+    pub ssd_behind: bool,
 }
 
 impl Keyspace {
@@ -92,6 +94,7 @@ impl Keyspace {
         let ssd = self.ssd_maintenance();
         report.ssd_blocks_freed = ssd.blocks_freed;
         report.ssd_entries_moved = ssd.moved;
+        report.ssd_behind = ssd.behind;
         report
     }
 }
@@ -104,7 +107,8 @@ pub struct Maintenance {
 }
 
 impl Maintenance {
-    /// Starts a thread running [`Keyspace::run_maintenance`] every 100 ms.
+    /// Starts a thread running [`Keyspace::run_maintenance`] every 100 ms
+    /// (at once again while the SSD defragmenter is behind).
     pub fn start(keyspace: Arc<Keyspace>) -> Self {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
@@ -112,8 +116,9 @@ impl Maintenance {
             .name("strata-maintenance".into())
             .spawn(move || {
                 while !flag.load(Ordering::Relaxed) {
-                    keyspace.run_maintenance();
-                    std::thread::park_timeout(PASS_INTERVAL);
+                    if !keyspace.run_maintenance().ssd_behind {
+                        std::thread::park_timeout(PASS_INTERVAL);
+                    }
                 }
             })
             .expect("spawn maintenance thread");

@@ -4,7 +4,8 @@
 //! [`Keyspace::exclusive`](crate::Keyspace::exclusive) with every shard locked,
 //! so a batch of commands (Redis `MULTI`/`EXEC`) sees no other client's change.
 
-use crate::item::{Deleted, ItemRef, Mutation, NewItem};
+use crate::item::{Deleted, ItemRef, Mutation, NewItem, ValueKind};
+use crate::keyspace::PairDecision;
 use crate::KvError;
 
 /// Result of [`Store::rename`].
@@ -38,6 +39,13 @@ pub trait Store {
         self.peek(key, |item| item.expires_at)
     }
 
+    /// The kind of the live item for `key`, or `None` when there is no live
+    /// item. Reads no value (with the SSD tier, no device read): for `TYPE`,
+    /// `SCAN ... TYPE` and type checks before a blocking wait.
+    fn kind(&mut self, key: &[u8]) -> Option<ValueKind> {
+        self.peek(key, |item| item.kind)
+    }
+
     /// Reads the live item for `key` (or `None`) and applies the [`Mutation`]
     /// that `f` decides, all under one lock: the basis of set, add, replace,
     /// cas, append, incr, touch, getset, ... If the mutation is refused (too
@@ -59,6 +67,16 @@ pub trait Store {
         key: &[u8],
         f: impl FnOnce(Option<ItemRef<'_>>) -> (Mutation<'v>, R),
     ) -> Result<(R, Option<u64>), KvError>;
+
+    /// Reads `a` and `b` (two different keys) and applies the mutations `f`
+    /// decides for each, atomically (both shards locked, one journal
+    /// record): `LMOVE`, `SMOVE`. Counts a hit or miss for each key.
+    fn update_pair<R>(
+        &mut self,
+        a: &[u8],
+        b: &[u8],
+        f: impl FnOnce(Option<ItemRef<'_>>, Option<ItemRef<'_>>) -> PairDecision<R>,
+    ) -> Result<R, KvError>;
 
     /// Stores `item` under `key` unconditionally.
     fn set(&mut self, key: &[u8], item: NewItem<'_>) -> Result<(), KvError> {
@@ -103,6 +121,12 @@ pub trait Store {
     /// SSD tier, no device read).
     fn scan_keys(&mut self, cursor: u64, count: usize, f: &mut dyn FnMut(&[u8])) -> u64 {
         self.scan(cursor, count, &mut |item| f(item.key))
+    }
+
+    /// True inside an exclusive section (`EXEC`): nobody else can change
+    /// anything until it ends, so a blocking command answers as timed out.
+    fn is_exclusive(&self) -> bool {
+        false
     }
 
     /// A key chosen at random among live items, or `None` when empty.

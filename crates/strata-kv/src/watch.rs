@@ -14,7 +14,9 @@ use crate::keyspace::Keyspace;
 pub(crate) struct WatchTable {
     /// key -> (version, number of watchers)
     keys: HashMap<Box<[u8]>, (u64, u32)>,
-    /// Bumped by flush, so watches of every key see a change.
+    /// Part of every version; never bumped today (a flush touches the
+    /// watched keys it removes, as Redis 7 does), kept so versions taken
+    /// before stay comparable.
     epoch: u64,
 }
 
@@ -27,8 +29,9 @@ impl WatchTable {
         }
     }
 
-    pub fn touch_all(&mut self) {
-        self.epoch += 1;
+    /// Keys with at least one watcher.
+    pub fn watched(&self) -> impl Iterator<Item = &[u8]> {
+        self.keys.keys().map(|k| &**k)
     }
 
     /// Registers a watcher; returns the key's current version.

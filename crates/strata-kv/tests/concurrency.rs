@@ -141,9 +141,13 @@ fn watch_sees_changes_from_any_caller_and_flush_and_expiry() {
         .update(b"other", |_| (Mutation::Put(item(b"x")), ()))
         .unwrap();
     assert!(ks.exclusive(|s| s.watch_intact(&watch)));
+    // A flush changes only keys that existed (Redis 7).
+    let present = ks.watch(b"other");
     store.flush().unwrap();
-    assert!(!ks.exclusive(|s| s.watch_intact(&watch)));
+    assert!(ks.exclusive(|s| s.watch_intact(&watch)));
+    assert!(!ks.exclusive(|s| s.watch_intact(&present)));
     drop(watch);
+    drop(present);
 
     let now = ks.now_ms();
     store
@@ -189,4 +193,64 @@ fn readers_and_writers_on_all_shards_agree() {
         h.join().unwrap();
     }
     assert_eq!(ks.store().len(), 2_000);
+}
+
+/// `exclusive_keys` holds only its keys' shards: while one caller holds
+/// key `a`, callers on other shards run, and a caller on `a` waits.
+#[test]
+fn exclusive_keys_on_other_shards_run_in_parallel() {
+    use std::sync::mpsc;
+    use std::time::Duration;
+    let ks = ks();
+    let (held_tx, held_rx) = mpsc::channel();
+    let (release_tx, release_rx) = mpsc::channel::<()>();
+    let holder = {
+        let ks = ks.clone();
+        thread::spawn(move || {
+            ks.exclusive_keys([&b"a"[..]], |store| {
+                store.set(b"a", item(b"held")).unwrap();
+                held_tx.send(()).unwrap();
+                release_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+            })
+        })
+    };
+    held_rx.recv().unwrap();
+    let (done_tx, done_rx) = mpsc::channel();
+    let mut others = Vec::new();
+    for i in 0..20 {
+        let ks = ks.clone();
+        let done_tx = done_tx.clone();
+        others.push(thread::spawn(move || {
+            let key = format!("other-{i}").into_bytes();
+            ks.exclusive_keys([&key[..]], |store| store.set(&key, item(b"x")).unwrap());
+            done_tx.send(i).unwrap();
+        }));
+    }
+    let same = {
+        let ks = ks.clone();
+        let done_tx = done_tx.clone();
+        thread::spawn(move || {
+            ks.exclusive_keys([&b"a"[..]], |store| {
+                let seen = store.get(b"a", |i| i.value.to_vec());
+                assert_eq!(seen.as_deref(), Some(&b"held"[..]));
+            });
+            done_tx.send(usize::MAX).unwrap();
+        })
+    };
+    // Some of the 20 keys are on other shards (8 shards): they finish
+    // while `a` is held; the caller on `a` does not.
+    let first = done_rx.recv_timeout(Duration::from_secs(5)).unwrap();
+    assert_ne!(first, usize::MAX, "a caller on the held shard ran");
+    thread::sleep(Duration::from_millis(100));
+    let finished: Vec<usize> = done_rx.try_iter().collect();
+    assert!(
+        !finished.contains(&usize::MAX),
+        "a caller on the held shard ran"
+    );
+    release_tx.send(()).unwrap();
+    holder.join().unwrap();
+    same.join().unwrap();
+    for other in others {
+        other.join().unwrap();
+    }
 }

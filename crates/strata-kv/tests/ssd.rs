@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use rand::rngs::SmallRng;
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use strata_device::MemBlockDevice;
 use strata_kv::fetch::Attempt;
 use strata_kv::{
@@ -162,6 +162,47 @@ fn a_deferring_attempt_changes_nothing_and_succeeds_after_the_fetch() {
     assert!(attempt.finish().fetch.is_none());
     // Outside an attempt, reads block.
     assert_eq!(store.get(&key(0), |i| i.value.len()), Some(201));
+}
+
+#[test]
+fn overwrites_filling_the_device_faster_than_steady_passes_reclaim_are_never_refused() {
+    // 64 blocks of 64 KiB; 300 keys of 1,000 bytes (300 KB at most)
+    // rewritten or deleted at random 20,000 times (20 MB, five devices'
+    // worth), so blocks keep a few live records and tombstones and do not
+    // free themselves. A pass comes every 500 writes, about 8 blocks: more
+    // than a steady pass empties (4), so the defragmenter must speed up
+    // under pressure or the tier fills with dead entries (a loaded CI
+    // machine's writers did just that).
+    let device = MemBlockDevice::new(65 * BLOCK);
+    let ks = open(&device, 64 * 1024);
+    let mut store = ks.store();
+    let mut rng = SmallRng::seed_from_u64(7);
+    let mut model = vec![None; 300];
+    for n in 0..20_000u32 {
+        let i = rng.gen_range(0..300u32);
+        let written = if rng.gen_bool(0.2) {
+            model[i as usize] = None;
+            store.delete(&key(i)).map(drop)
+        } else {
+            let mut v = format!("<{n}>").into_bytes();
+            v.resize(1_000, b'v');
+            model[i as usize] = Some(v.clone());
+            store.set(&key(i), item(&v))
+        };
+        if let Err(e) = written {
+            panic!("write {n} refused: {e:?} ({:?})", ks.ssd().unwrap().stats());
+        }
+        // As the maintenance thread does: again at once while behind.
+        if n % 500 == 499 {
+            while ks.run_maintenance().ssd_behind {}
+        }
+    }
+    for (i, want) in model.iter().enumerate() {
+        let got = store.get(&key(i as u32), |it| it.value.to_vec());
+        assert_eq!(&got, want, "key {i}");
+    }
+    let stats = ks.ssd().unwrap().stats();
+    assert!(stats.defrag.entries_moved > 0, "{stats:?}");
 }
 
 #[test]

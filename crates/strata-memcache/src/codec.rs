@@ -325,3 +325,33 @@ mod tests {
         assert_eq!(data_block(b"ab", usize::MAX), Block::Incomplete);
     }
 }
+
+/// True for a line shaped like an HTTP request line (`GET / HTTP/1.0`:
+/// an upper-case method, a target, a version starting with `HTTP/`), which memcached answers by
+/// closing the connection (an HTTP client or a misdirected probe).
+pub fn looks_like_http(line: &[u8]) -> bool {
+    let mut words = line.split(|&c| c == b' ').filter(|w| !w.is_empty());
+    let (Some(method), Some(_target), Some(version), None) =
+        (words.next(), words.next(), words.next(), words.next())
+    else {
+        return false;
+    };
+    // memcached's commands are lower case: `get / HTTP/1.0` is a get.
+    method.iter().all(u8::is_ascii_uppercase) && version.starts_with(b"HTTP/")
+}
+
+#[cfg(test)]
+mod http_tests {
+    use super::looks_like_http;
+
+    #[test]
+    fn http_request_lines() {
+        assert!(looks_like_http(b"GET / HTTP/1.0"));
+        assert!(looks_like_http(b"POST /x HTTP/1.1"));
+        assert!(looks_like_http(b"HEAD / HTTP/1.0"));
+        assert!(!looks_like_http(b"GET key"));
+        assert!(!looks_like_http(b"get a b"));
+        assert!(!looks_like_http(b"get / HTTP/1.0"));
+        assert!(!looks_like_http(b"set k 0 0 HTTP/1"));
+    }
+}

@@ -8,10 +8,10 @@
 
 use crate::codec::Tokens;
 use crate::commands::{
-    delete::Delete, flush_all::FlushAll, get::Retrieve, incr::Arithmetic,
-    meta_arithmetic::MetaArithmetic, meta_debug::MetaDebug, meta_delete::MetaDelete,
-    meta_get::MetaGet, meta_set::MetaSet, stats::Stats, storage::Storage, touch::Touch,
-    verbosity::Verbosity,
+    cache_memlimit::CacheMemlimit, delete::Delete, flush_all::FlushAll, get::Retrieve,
+    incr::Arithmetic, meta_arithmetic::MetaArithmetic, meta_debug::MetaDebug,
+    meta_delete::MetaDelete, meta_get::MetaGet, meta_set::MetaSet, stats::Stats, storage::Storage,
+    touch::Touch, verbosity::Verbosity,
 };
 use crate::reply::Error;
 
@@ -44,6 +44,8 @@ pub enum Command<'a> {
     Version,
     /// `verbosity`.
     Verbosity(Verbosity),
+    /// `cache_memlimit`.
+    CacheMemlimit(CacheMemlimit),
     /// `quit`: close the connection.
     Quit,
     /// `stats` and its subcommands.
@@ -148,6 +150,10 @@ impl<'a> Command<'a> {
                 count(2, 3)?;
                 Command::Verbosity(Verbosity::parse(&tokens)?)
             }
+            b"cache_memlimit" => {
+                count(2, 3)?;
+                Command::CacheMemlimit(CacheMemlimit::parse(&tokens)?)
+            }
             b"quit" => Command::Quit,
             b"stats" => Command::Stats(Stats::parse(&tokens)?),
             b"mn" => Command::MetaNoop,
@@ -188,6 +194,7 @@ impl<'a> Command<'a> {
             Command::FlushAll(_) => "flush_all",
             Command::Version => "version",
             Command::Verbosity(_) => "verbosity",
+            Command::CacheMemlimit(_) => "cache_memlimit",
             Command::Quit => "quit",
             Command::Stats(_) => "stats",
             Command::MetaGet(_) => "mg",

@@ -12,6 +12,7 @@ use strata_metrics::CommandTable;
 const NAMES: &[&str] = &[
     "add",
     "append",
+    "cache_memlimit",
     "cas",
     "decr",
     "delete",
@@ -73,6 +74,7 @@ mod tests {
             "append k 0 0 1",
             "prepend k 0 0 1",
             "cas k 0 0 1 1",
+            "cache_memlimit 64",
             "delete k",
             "incr k 1",
             "decr k 1",

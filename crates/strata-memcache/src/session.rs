@@ -88,6 +88,10 @@ impl MemcacheSession {
             }
             Frame::Line { text, consumed } => (text, consumed),
         };
+        if codec::looks_like_http(line) {
+            // memcached closes on an HTTP request line, answering nothing.
+            return (input.len(), Step::Close);
+        }
         let cmd = match Command::parse(line) {
             Ok(cmd) => cmd,
             Err(refused) => {

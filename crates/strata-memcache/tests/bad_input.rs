@@ -257,3 +257,18 @@ fn noreply_pipeline() {
         b"END\r\n",
     );
 }
+
+/// An HTTP request line closes the connection without a reply, as in
+/// memcached; lower-case `get / HTTP/1.0` is still a get of two keys.
+#[test]
+fn http_request_line_closes_the_connection() {
+    let server = Server::start();
+    let mut c = server.connect();
+    c.check(b"get / HTTP/1.0\r\n", b"END\r\n");
+    c.check(b"GET key\r\n", b"ERROR\r\n");
+    c.send(b"GET / HTTP/1.0\r\n\r\n");
+    assert_eq!(c.read_to_close(), b"");
+    let mut c = server.connect();
+    c.send(b"POST /x HTTP/1.1\r\n");
+    assert_eq!(c.read_to_close(), b"");
+}

@@ -333,10 +333,13 @@ fn stats_report_counters() {
     assert_eq!(c.stat("time"), server.now_secs().to_string());
     let ks = server.keyspace.stats();
     assert_eq!(c.stat("limit_maxbytes"), ks.memory_limit.to_string());
+    let ks = server.keyspace.stats();
     assert_eq!(
         c.stat("bytes"),
-        server.keyspace.stats().used_memory.to_string()
+        (ks.used_memory - ks.index_bytes).to_string()
     );
+    assert_eq!(c.stat("listen_disabled_num"), "0");
+    assert_eq!(c.stat("time_in_listen_disabled_us"), "0");
 
     let settings = String::from_utf8(c.call(b"stats settings\r\n")).unwrap();
     for line in [
@@ -399,4 +402,30 @@ fn too_many_connections_reply() {
         b"ERROR Too many open connections\r\n"
     );
     first.check(b"version\r\n", b"VERSION 1.6.18-strata-0.1.0-test\r\n");
+}
+
+/// `cache_memlimit` changes the memory limit as memcached's does.
+#[test]
+fn cache_memlimit_sets_the_limit() {
+    let server = Server::start();
+    let mut c = server.connect();
+    c.check(
+        b"cache_memlimit 4\r\n",
+        b"MEMLIMIT_TOO_SMALL cannot set maxbytes to less than 8m\r\n",
+    );
+    c.check(b"cache_memlimit abc\r\n", b"ERROR\r\n");
+    c.check(b"cache_memlimit\r\n", b"ERROR\r\n");
+    c.check(b"cache_memlimit 64\r\n", b"OK\r\n");
+    assert_eq!(c.stat("limit_maxbytes"), (64u64 << 20).to_string());
+    c.send(b"cache_memlimit 32 noreply\r\n");
+    assert_eq!(c.stat("limit_maxbytes"), (32u64 << 20).to_string());
+}
+
+/// An empty server reports `bytes 0`, as memcached.
+#[test]
+fn empty_server_has_no_bytes() {
+    let server = Server::start();
+    let mut c = server.connect();
+    assert_eq!(c.stat("bytes"), "0");
+    assert_eq!(c.stat("curr_items"), "0");
 }

@@ -67,7 +67,7 @@ struct Batch {
     bytes: Vec<u8>,
     /// (key end, value end, flags, cas, expiry); each item's key starts
     /// where the previous value ended.
-    items: Vec<(usize, usize, u32, u64, Option<u64>)>,
+    items: Vec<(usize, usize, u64, u64, Option<u64>)>,
 }
 
 impl Batch {
@@ -125,9 +125,13 @@ pub(crate) fn write_checkpoint(
             let key_end = batch.bytes.len();
             batch.bytes.extend_from_slice(item.value);
             let value_end = batch.bytes.len();
-            batch
-                .items
-                .push((key_end, value_end, item.flags, item.cas, item.expires_at));
+            batch.items.push((
+                key_end,
+                value_end,
+                item.stored_flags(),
+                item.cas,
+                item.expires_at,
+            ));
         });
         // Written with no lock held: the rate limit may sleep here.
         if let Err(err) = batch.for_each(|item| Ok(writer.add(&item)?)) {

@@ -80,6 +80,26 @@ pub enum Command {
     Reset,
     Acl,
     SlowLog,
+    Subscribe,
+    Unsubscribe,
+    PSubscribe,
+    PUnsubscribe,
+    SSubscribe,
+    SUnsubscribe,
+    Publish,
+    SPublish,
+    PubSub,
+    Eval,
+    EvalSha,
+    EvalRo,
+    EvalShaRo,
+    Script,
+    Hash(crate::commands::hash::Op),
+    List(crate::commands::list::Op),
+    Sets(crate::commands::sets::Op),
+    SortedSet(crate::commands::zset::Op),
+    Copy,
+    Object,
 }
 
 /// One row of the command table, reported as-is by `COMMAND`.
@@ -249,6 +269,8 @@ pub fn execute<S: Store>(
     args: Args<'_>,
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
+    use crate::pubsub::Kind;
+    use crate::scripting::Access;
     use commands::*;
     use Command as C;
     match spec.command {
@@ -307,6 +329,26 @@ pub fn execute<S: Store>(
         C::LastSave => save::lastsave(ctx, args, out),
         C::Acl => acl::acl(ctx, args, out),
         C::SlowLog => slowlog::slowlog(ctx, args, out),
+        C::Subscribe => subscribe::subscribe(ctx, args, out, Kind::Channel),
+        C::PSubscribe => subscribe::subscribe(ctx, args, out, Kind::Pattern),
+        C::SSubscribe => subscribe::subscribe(ctx, args, out, Kind::Shard),
+        C::Unsubscribe => subscribe::unsubscribe(ctx, args, out, Kind::Channel),
+        C::PUnsubscribe => subscribe::unsubscribe(ctx, args, out, Kind::Pattern),
+        C::SUnsubscribe => subscribe::unsubscribe(ctx, args, out, Kind::Shard),
+        C::Publish => publish::publish(ctx, args, out, Kind::Channel),
+        C::SPublish => publish::publish(ctx, args, out, Kind::Shard),
+        C::PubSub => pubsub::pubsub(ctx, args, out),
+        C::Eval => eval::eval(ctx, args, out, eval::Source::Body, Access::ReadWrite),
+        C::EvalSha => eval::eval(ctx, args, out, eval::Source::Sha, Access::ReadWrite),
+        C::EvalRo => eval::eval(ctx, args, out, eval::Source::Body, Access::ReadOnly),
+        C::EvalShaRo => eval::eval(ctx, args, out, eval::Source::Sha, Access::ReadOnly),
+        C::Script => script::script(ctx, args, out),
+        C::Hash(op) => hash::run(op, ctx, args, out),
+        C::List(op) => list::run(op, ctx, args, out),
+        C::Sets(op) => sets::run(op, ctx, args, out),
+        C::SortedSet(op) => zset::run(op, ctx, args, out),
+        C::Copy => copy::copy(ctx, args, out),
+        C::Object => object::object(ctx, args, out),
         // Run by the session, never queued or dispatched here; answered
         // defensively rather than panicking.
         C::Multi => Err(RespError::NestedMulti),

@@ -8,8 +8,8 @@
 //! server memory without limit.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, AtomicU8, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use parking_lot::Mutex;
 use strata_kv::Watch;
@@ -18,6 +18,7 @@ use strata_service::ClientInfo;
 use crate::acl::User;
 use crate::args::OwnedArgs;
 use crate::command::CommandSpec;
+use crate::pubsub::{Mailbox, Subscriptions};
 use crate::writer::RespVersion;
 
 /// Most bytes of commands one `MULTI` may queue.
@@ -51,6 +52,13 @@ pub struct Transaction {
 pub struct PeerView {
     resp: AtomicU8,
     multi: AtomicI64,
+    /// Bytes of the arguments of the command running now (`argv-mem`).
+    argv_mem: AtomicU64,
+    /// Bytes queued by `MULTI` (`multi-mem`).
+    multi_mem: AtomicU64,
+    /// Channels, patterns and shard channels subscribed to.
+    subscriptions: [AtomicU64; 3],
+    mailbox: OnceLock<Arc<Mailbox>>,
     lib: Mutex<(Option<String>, Option<String>)>,
     user: Mutex<Arc<User>>,
 }
@@ -61,6 +69,10 @@ impl PeerView {
         Self {
             resp: AtomicU8::new(2),
             multi: AtomicI64::new(-1),
+            argv_mem: AtomicU64::new(0),
+            multi_mem: AtomicU64::new(0),
+            subscriptions: Default::default(),
+            mailbox: OnceLock::new(),
             lib: Mutex::new((None, None)),
             user: Mutex::new(user),
         }
@@ -84,6 +96,40 @@ impl PeerView {
     /// Library name and version from `CLIENT SETINFO`.
     pub fn lib(&self) -> (Option<String>, Option<String>) {
         self.lib.lock().clone()
+    }
+
+    /// `(argv-mem, multi-mem)`.
+    pub fn memory(&self) -> (u64, u64) {
+        (
+            self.argv_mem.load(Ordering::Relaxed),
+            self.multi_mem.load(Ordering::Relaxed),
+        )
+    }
+
+    /// `(sub, psub, ssub)`.
+    pub fn subscriptions(&self) -> (u64, u64, u64) {
+        let [a, b, c] = &self.subscriptions;
+        let load = |x: &AtomicU64| x.load(Ordering::Relaxed);
+        (load(a), load(b), load(c))
+    }
+
+    /// Bytes of pub/sub messages waiting to be sent.
+    pub fn pending_messages(&self) -> u64 {
+        self.mailbox.get().map_or(0, |m| m.pending_bytes() as u64)
+    }
+
+    pub(crate) fn set_argv_mem(&self, bytes: usize) {
+        self.argv_mem.store(bytes as u64, Ordering::Relaxed);
+    }
+
+    pub(crate) fn set_multi_mem(&self, bytes: usize) {
+        self.multi_mem.store(bytes as u64, Ordering::Relaxed);
+    }
+
+    pub(crate) fn set_subscriptions(&self, (sub, psub, ssub): (usize, usize, usize)) {
+        for (cell, n) in self.subscriptions.iter().zip([sub, psub, ssub]) {
+            cell.store(n as u64, Ordering::Relaxed);
+        }
     }
 
     pub(crate) fn set_resp(&self, version: RespVersion) {
@@ -125,6 +171,10 @@ pub struct Connection {
     pub watches: HashMap<Box<[u8]>, Watch>,
     /// Close after this reply (`QUIT`).
     pub close: bool,
+    /// Channels and patterns subscribed to, and the mailbox of their messages.
+    pub pubsub: Subscriptions,
+    /// The blocking command at the front of the input, if any.
+    pub block: crate::blocking::BlockState,
 }
 
 impl Connection {
@@ -137,7 +187,10 @@ impl Connection {
         acl_epoch: u64,
         authenticated: bool,
     ) -> Self {
+        let pubsub = Subscriptions::new(client.clone());
+        let _ = peer.mailbox.set(pubsub.mailbox().clone());
         Self {
+            pubsub,
             client,
             peer,
             version: RespVersion::Resp2,
@@ -146,6 +199,7 @@ impl Connection {
             acl_epoch,
             transaction: None,
             watches: HashMap::new(),
+            block: Default::default(),
             close: false,
         }
     }
@@ -161,5 +215,6 @@ impl Connection {
     pub fn set_version(&mut self, version: RespVersion) {
         self.version = version;
         self.peer.set_resp(version);
+        self.pubsub.mailbox().set_version(version);
     }
 }

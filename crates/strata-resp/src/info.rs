@@ -8,6 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::number::human_bytes;
 use crate::protocol::{Shared, REDIS_VERSION};
+use crate::pubsub::Kind;
 use crate::stats::Totals;
 
 /// Sections in report order; all but [`NOT_DEFAULT`] are in `default`.
@@ -22,6 +23,7 @@ const SECTIONS: &[&str] = &[
     "cpu",
     "modules",
     "commandstats",
+    "errorstats",
     "latencystats",
     "cluster",
     "keyspace",
@@ -110,6 +112,7 @@ fn write_section(shared: &Shared, section: &str, t: &mut String) {
         "cluster" => line(t, "cluster_enabled", 0),
         "commandstats" => crate::command_stats::render_commandstats(&shared.commands, t),
         "latencystats" => crate::command_stats::render_latencystats(&shared.commands, t),
+        "errorstats" => shared.errorstats.render(t),
         "keyspace" => {
             let ks = shared.keyspace.stats();
             if ks.items > 0 {
@@ -234,6 +237,25 @@ fn stats(shared: &Shared, t: &mut String) {
     line(t, "evicted_keys", ks.evictions.saturating_sub(base.evicted));
     line(t, "keyspace_hits", ks.hits.saturating_sub(base.hits));
     line(t, "keyspace_misses", ks.misses.saturating_sub(base.misses));
+    let pubsub = &shared.pubsub;
+    line(
+        t,
+        "pubsub_channels",
+        pubsub.active(Kind::Channel, None).len(),
+    );
+    line(t, "pubsub_patterns", pubsub.patterns());
+    line(
+        t,
+        "pubsub_shardchannels",
+        pubsub.active(Kind::Shard, None).len(),
+    );
+    line(
+        t,
+        "client_output_buffer_limit_disconnections",
+        pubsub
+            .disconnections
+            .load(std::sync::atomic::Ordering::Relaxed),
+    );
     line(t, "total_error_replies", shared.stats.errors());
     let denied = shared.acl.denied();
     let count = |c: &std::sync::atomic::AtomicU64| c.load(std::sync::atomic::Ordering::Relaxed);

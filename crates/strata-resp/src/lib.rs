@@ -39,17 +39,21 @@
 
 pub mod acl;
 pub mod args;
+pub mod blocking;
 pub mod codec;
 pub mod command;
 pub mod command_stats;
 pub mod commands;
 pub mod connection;
+pub mod errorstats;
 pub mod glob;
 pub mod info;
 pub mod number;
 pub mod permissions;
 pub mod protocol;
+pub mod pubsub;
 pub mod reply;
+pub mod scripting;
 pub mod session;
 pub mod slowlog;
 pub mod stats;

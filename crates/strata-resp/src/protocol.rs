@@ -53,9 +53,17 @@ pub struct Shared {
     pub query_limit: usize,
     /// Users and permissions.
     pub acl: Acl,
+    /// Pub/sub subscriptions and the subscribers' output bound.
+    pub pubsub: crate::pubsub::Hub,
+    /// Error replies by code (`INFO errorstats`).
+    pub errorstats: crate::errorstats::ErrorStats,
+    /// The script cache and the running script.
+    pub scripts: crate::scripting::Scripts,
     /// Redis's `timeout`: connections idle this long are closed
     /// (`CONFIG SET timeout`).
     pub idle_timeout: IdleTimeout,
+    /// Connections blocked in BLPOP and friends, by key.
+    pub waiters: Arc<crate::blocking::Waiters>,
 }
 
 impl Shared {
@@ -122,11 +130,15 @@ impl RespProtocol {
                 stats: Stats::new(),
                 commands: crate::command_stats::new_table(),
                 slowlog: SlowLog::default(),
+                waiters: Arc::default(),
                 peers: Mutex::new(HashMap::new()),
                 run_id: random_hex(40),
                 query_limit,
                 acl,
                 idle_timeout: IdleTimeout::default(),
+                pubsub: crate::pubsub::Hub::default(),
+                scripts: crate::scripting::Scripts::default(),
+                errorstats: crate::errorstats::ErrorStats::default(),
             }),
         }
     }

@@ -80,6 +80,32 @@ pub enum RespError {
     /// SELECT of a database other than 0.
     #[error("ERR DB index is out of range")]
     DbIndexOutOfRange,
+    /// A RESP2 connection in subscribed mode ran another command.
+    #[error("ERR Can't execute '{0}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")]
+    SubscribedMode(String),
+    /// A script failed, or `EVAL`/`SCRIPT` refused it: the full line.
+    #[error("{0}")]
+    Script(String),
+    /// `EVALSHA` of a script not cached.
+    #[error("NOSCRIPT No matching script. Please use EVAL.")]
+    NoScript,
+    /// `EVAL` with a negative key count.
+    #[error("ERR Number of keys can't be negative")]
+    NegativeKeys,
+    /// `EVAL` with more keys than arguments.
+    #[error("ERR Number of keys can't be greater than number of args")]
+    TooManyKeys,
+    /// Another client's script has run past `busy-reply-threshold`.
+    #[error(
+        "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+    )]
+    Busy,
+    /// `SCRIPT KILL` with no script running.
+    #[error("NOTBUSY No scripts in execution right now.")]
+    NotBusy,
+    /// `SCRIPT KILL` of a script that wrote.
+    #[error("UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.")]
+    Unkillable,
     /// EXEC outside MULTI.
     #[error("ERR EXEC without MULTI")]
     ExecWithoutMulti,
@@ -216,12 +242,106 @@ pub enum RespError {
     /// CONFIG REWRITE: there is no config file to rewrite.
     #[error("ERR The server is running without a config file")]
     NoConfigFile,
+    /// COPY onto itself.
+    #[error("ERR source and destination objects are the same")]
+    SameObject,
+    /// The key holds a value of another type than the command works on.
+    #[error("WRONGTYPE Operation against a key holding the wrong kind of value")]
+    WrongType,
+    /// A collection command's own refusal (see [`CollectionError`]).
+    #[error("{0}")]
+    Collection(CollectionError),
     /// A malformed request (the connection is closed after the reply).
     #[error("ERR Protocol error: {0}")]
     Protocol(ProtocolError),
     /// The engine refused the operation.
     #[error("{}", engine_text(.0))]
     Engine(KvError),
+}
+
+/// Refusals of the hash, list, set and sorted-set commands, Redis 7's texts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum CollectionError {
+    /// HINCRBY on a field that does not hold an integer.
+    #[error("ERR hash value is not an integer")]
+    HashNotInteger,
+    /// HINCRBYFLOAT on a field that does not hold a float.
+    #[error("ERR hash value is not a float")]
+    HashNotFloat,
+    /// A count or index argument that must not be negative.
+    #[error("ERR value is out of range, must be positive")]
+    MustBePositive,
+    /// LSET past the end.
+    #[error("ERR index out of range")]
+    IndexOutOfRange,
+    /// A blocking command's timeout that is negative.
+    #[error("ERR timeout is negative")]
+    NegativeTimeout,
+    /// A blocking command's timeout that is not a number.
+    #[error("ERR timeout is not a float or out of range")]
+    TimeoutNotFloat,
+    /// A blocking command's timeout past what can be represented.
+    #[error("ERR timeout is out of range")]
+    TimeoutOutOfRange,
+    /// LPOS RANK 0.
+    #[error("ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list")]
+    RankZero,
+    /// A sorted-set score that is not a number.
+    #[error("ERR min or max is not a float")]
+    MinMaxNotFloat,
+    /// A lexicographic range bound without `[`, `(`, `-` or `+`.
+    #[error("ERR min or max not valid string range item")]
+    BadLexRange,
+    /// ZADD with both NX and XX.
+    #[error("ERR XX and NX options at the same time are not compatible")]
+    NxXx,
+    /// ZADD with GT or LT together with NX, or GT with LT.
+    #[error("ERR GT, LT, and/or NX options at the same time are not compatible")]
+    GtLtNx,
+    /// ZADD INCR with more than one pair.
+    #[error("ERR INCR option supports a single increment-element pair")]
+    IncrPairs,
+    /// An operation that would make a score NaN.
+    #[error("ERR resulting score is not a number (NaN)")]
+    ScoreNan,
+    /// numkeys of ZUNIONSTORE and friends below one.
+    #[error("ERR at least 1 input key is needed for '{0}' command")]
+    AtLeastOneKey(&'static str),
+    /// numkeys larger than the arguments.
+    #[error("ERR Number of keys can't be greater than number of args")]
+    NumKeysTooLarge,
+    /// SINTERCARD / ZINTERCARD numkeys not positive.
+    #[error("ERR numkeys should be greater than 0")]
+    NumKeysNotPositive,
+    /// LIMIT of SINTERCARD negative.
+    #[error("ERR LIMIT can't be negative")]
+    LimitNegative,
+    /// A weight that is not a number.
+    #[error("ERR weight value is not a float")]
+    WeightNotFloat,
+    /// ZRANGE BYLEX with WITHSCORES.
+    #[error("ERR syntax error, WITHSCORES not supported in combination with BYLEX")]
+    WithScoresByLex,
+    /// LIMIT without BYSCORE or BYLEX.
+    #[error(
+        "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"
+    )]
+    LimitWithoutBy,
+    /// OBJECT FREQ: Strata's eviction is not LFU.
+    #[error("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")]
+    NoLfu,
+    /// OBJECT IDLETIME: no per-key access time is kept.
+    #[error("ERR Strata does not track per-key idle time")]
+    NoIdleTime,
+    /// A value stored under a collection's type that does not decode.
+    #[error("ERR the value stored at this key is damaged")]
+    Damaged,
+}
+
+impl From<CollectionError> for RespError {
+    fn from(err: CollectionError) -> Self {
+        RespError::Collection(err)
+    }
 }
 
 impl From<KvError> for RespError {

@@ -8,6 +8,9 @@
 //! is closed instead); nothing here panics on any input.
 
 use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::Notify;
 
 use bytes::{Buf, BytesMut};
 use strata_kv::fetch::{FetchWait, Retry, Verdict};
@@ -26,8 +29,9 @@ use crate::connection::Connection;
 use crate::permissions;
 use crate::protocol::Shared;
 use crate::reply::RespError;
+use crate::scripting::Gate;
 use crate::stats::{Tally, Totals};
-use crate::writer::ReplyWriter;
+use crate::writer::{ReplyWriter, RespVersion};
 
 /// The per-connection state machine of the RESP front end.
 #[derive(Debug)]
@@ -40,6 +44,9 @@ pub struct RespSession {
     /// Values of the request at the front of the input that are read from
     /// the SSD tier before it runs again (see `strata_kv::fetch`).
     retry: Retry,
+    /// The end of another connection's script, which the request at the
+    /// front of the input waits for.
+    script_wait: Option<Duration>,
 }
 
 impl RespSession {
@@ -50,12 +57,14 @@ impl RespSession {
             conn,
             held: HeldReplies::default(),
             retry: Retry::default(),
+            script_wait: None,
         }
     }
 }
 
 impl Drop for RespSession {
     fn drop(&mut self) {
+        self.conn.pubsub.clear(&self.shared.pubsub);
         self.shared.peers.lock().remove(&self.conn.client.id);
     }
 }
@@ -70,9 +79,12 @@ impl Session for RespSession {
             conn,
             held,
             retry,
+            script_wait,
         } = self;
         let shared: &Shared = shared;
-        let mut out = ReplyWriter::new(output, conn.version);
+        // Messages published to this connection go before later replies.
+        conn.pubsub.mailbox().take_into(output);
+        let mut out = ReplyWriter::counting(output, conn.version, &shared.errorstats);
         let mut tally = Tally::default();
         let mut flow = Flow::Continue;
         loop {
@@ -84,10 +96,33 @@ impl Session for RespSession {
                 Ok(Parsed::Incomplete) => break,
                 Ok(Parsed::Nothing { consumed }) => input.advance(consumed),
                 Ok(Parsed::Request { consumed }) => {
+                    match script_gate(shared, conn, parser.args(input)) {
+                        Gate::Run => {}
+                        Gate::Busy => {
+                            out.error(&RespError::Busy.to_string());
+                            tally.errors += 1;
+                            input.advance(consumed);
+                            continue;
+                        }
+                        Gate::Wait(left) => {
+                            *script_wait = Some(left);
+                            break;
+                        }
+                    }
                     let reply_start = out.position();
                     let before = tally;
                     let attempt = retry.begin();
                     run(shared, conn, parser.args(input), &mut out, &mut tally);
+                    conn.peer.set_argv_mem(0);
+                    if conn.block.wait.is_some() {
+                        // A blocking command found nothing: it runs again
+                        // when its keys are pushed to or it times out.
+                        let _ = retry.finish(attempt);
+                        out.truncate(reply_start);
+                        tally = before;
+                        break;
+                    }
+                    conn.block.deadline = None;
                     match retry.finish(attempt) {
                         Verdict::Done => {}
                         Verdict::Again => {
@@ -126,6 +161,7 @@ impl Session for RespSession {
         if input.len() > shared.query_limit {
             flow = Flow::Close;
         }
+        conn.pubsub.mailbox().take_into(output);
         shared.stats.record(tally);
         shared.stats.maybe_sample(|| Totals {
             commands: shared.stats.commands(),
@@ -141,7 +177,22 @@ impl Session for RespSession {
     }
 
     fn fetch(&mut self) -> Option<FetchWait> {
-        self.retry.wait()
+        let shared = &self.shared;
+        self.retry.wait().or_else(|| {
+            if let Some(wait) = self.conn.block.wait.take() {
+                return Some(shared.waiters.wait(wait));
+            }
+            self.script_wait
+                .take()
+                .map(|left| wait_for_script(shared, left))
+        })
+    }
+
+    fn wakeup(&self) -> Option<Arc<Notify>> {
+        self.conn
+            .pubsub
+            .active()
+            .then(|| self.conn.pubsub.mailbox().notify().clone())
     }
 }
 
@@ -180,6 +231,10 @@ fn run(
     if !spec.no_auth() && !is_authenticated(shared, conn) {
         return reject(shared, conn, spec, &args, out, tally, RespError::NoAuth);
     }
+    if conn.version == RespVersion::Resp2 && conn.pubsub.active() && !allowed_subscribed(spec) {
+        let err = RespError::SubscribedMode(spec.name.to_string());
+        return reject(shared, conn, spec, &args, out, tally, err);
+    }
     if let Some(effective) = permissions::effective_spec(spec, &args) {
         if !effective.arity_ok(args.len()) {
             let err = RespError::WrongArity(effective.name.to_string());
@@ -201,6 +256,7 @@ fn run(
             .map_or(spec.name, |sub| sub.name),
     };
     conn.client.touch(shown);
+    conn.peer.set_argv_mem(args.byte_len());
     match spec.command {
         Command::Multi
         | Command::Exec
@@ -232,6 +288,19 @@ fn run(
             RespError::NotInTransaction,
         ),
         _ if conn.transaction.is_some() => multi::queue(conn, spec, args, out, tally),
+        // A script holds the whole keyspace, as EXEC does.
+        Command::Eval | Command::EvalSha | Command::EvalRo | Command::EvalShaRo => {
+            off_worker(|| {
+                shared.keyspace.exclusive(|store| {
+                    let mut ctx = Ctx {
+                        store,
+                        shared,
+                        conn,
+                    };
+                    run_command(spec, &mut ctx, args, out, tally);
+                })
+            })
+        }
         _ => {
             let mut store = shared.keyspace.store();
             let mut ctx = Ctx {
@@ -242,6 +311,63 @@ fn run(
             run_command(spec, &mut ctx, args, out, tally);
         }
     }
+}
+
+/// Whether the request may run while another connection's script runs:
+/// commands flagged `allow_busy` (`SCRIPT KILL`, `AUTH`, `QUIT`, ...) do,
+/// except `WATCH`, which takes a shard lock.
+fn script_gate(shared: &Shared, conn: &Connection, args: Args<'_>) -> Gate {
+    let Some(spec) = command::lookup(args.get(0)) else {
+        return Gate::Run;
+    };
+    let effective = permissions::effective_spec(spec, &args).unwrap_or(spec);
+    let allowed = spec.flags.contains(&"allow_busy") || effective.flags.contains(&"allow_busy");
+    if allowed && spec.command != Command::Watch {
+        return Gate::Run;
+    }
+    shared.scripts.gate(conn.client.id)
+}
+
+/// Resolves when the running script ends, or after at most 50 ms (then
+/// the gate is asked again: the threshold may have passed).
+fn wait_for_script(shared: &Shared, left: Duration) -> FetchWait {
+    let finished = shared.scripts.finished();
+    let nap = left.min(Duration::from_millis(50));
+    Box::pin(async move {
+        tokio::select! {
+            () = finished.notified() => {}
+            () = tokio::time::sleep(nap) => {}
+        }
+    })
+}
+
+/// Runs `f` (a script holding every shard) where blocking is allowed: on
+/// a multi-thread runtime the worker's other connections move to another
+/// thread meanwhile, so `SCRIPT KILL` can still be served.
+fn off_worker<R>(f: impl FnOnce() -> R) -> R {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    match Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(f)
+        }
+        _ => f(),
+    }
+}
+
+/// What a RESP2 connection may run while subscribed.
+fn allowed_subscribed(spec: &CommandSpec) -> bool {
+    matches!(
+        spec.command,
+        Command::Subscribe
+            | Command::Unsubscribe
+            | Command::PSubscribe
+            | Command::PUnsubscribe
+            | Command::SSubscribe
+            | Command::SUnsubscribe
+            | Command::Ping
+            | Command::Quit
+            | Command::Reset
+    )
 }
 
 /// Runs a command that passed the checks and writes its reply or error.

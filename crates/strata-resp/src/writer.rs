@@ -8,6 +8,8 @@
 
 use bytes::{BufMut, BytesMut};
 
+use crate::errorstats::ErrorStats;
+
 /// The protocol version a connection speaks (`HELLO 2` / `HELLO 3`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RespVersion {
@@ -33,12 +35,27 @@ impl RespVersion {
 pub struct ReplyWriter<'a> {
     out: &'a mut BytesMut,
     version: RespVersion,
+    errors: Option<&'a ErrorStats>,
 }
 
 impl<'a> ReplyWriter<'a> {
     /// A writer appending to `out` in `version`'s encoding.
     pub fn new(out: &'a mut BytesMut, version: RespVersion) -> Self {
-        Self { out, version }
+        Self {
+            out,
+            version,
+            errors: None,
+        }
+    }
+
+    /// A writer that also counts its error replies by code in `errors`
+    /// (`INFO errorstats`).
+    pub fn counting(out: &'a mut BytesMut, version: RespVersion, errors: &'a ErrorStats) -> Self {
+        Self {
+            out,
+            version,
+            errors: Some(errors),
+        }
     }
 
     /// The protocol version replies are encoded in.
@@ -78,6 +95,11 @@ impl<'a> ReplyWriter<'a> {
         self.line(prefix, buf.format(n).as_bytes());
     }
 
+    /// Bytes already encoded for this connection's version (a script's reply).
+    pub fn raw(&mut self, bytes: &[u8]) {
+        self.out.extend_from_slice(bytes);
+    }
+
     /// `+OK`.
     pub fn ok(&mut self) {
         self.out.put_slice(b"+OK\r\n");
@@ -90,6 +112,9 @@ impl<'a> ReplyWriter<'a> {
 
     /// An error reply; `text` includes its code (`ERR ...`, `WRONGTYPE ...`).
     pub fn error(&mut self, text: &str) {
+        if let Some(errors) = self.errors {
+            errors.record(text.as_bytes());
+        }
         self.line_sanitized(b'-', text.as_bytes());
     }
 
@@ -148,6 +173,15 @@ impl<'a> ReplyWriter<'a> {
     /// The header of an array of `len` replies.
     pub fn array(&mut self, len: usize) {
         self.number_line(b'*', len as i64);
+    }
+
+    /// The header of an out-of-band message of `len` elements (pub/sub):
+    /// RESP3's push type, a plain array in RESP2.
+    pub fn push(&mut self, len: usize) {
+        match self.version {
+            RespVersion::Resp2 => self.number_line(b'*', len as i64),
+            RespVersion::Resp3 => self.number_line(b'>', len as i64),
+        }
     }
 
     /// The header of a map of `pairs` key/value pairs (RESP2: a flat array).

@@ -221,7 +221,11 @@ fn categories_agree_with_the_command_table() {
         .cmd(&["ACL", "CAT", "admin"])
         .array()
         .contains(&Value::bulk("config|set")));
-    assert_eq!(c.cmd(&["ACL", "CAT", "hash"]), Value::Array(vec![]));
+    assert!(c
+        .cmd(&["ACL", "CAT", "hash"])
+        .array()
+        .contains(&Value::bulk("hset")));
+    assert_eq!(c.cmd(&["ACL", "CAT", "stream"]), Value::Array(vec![]));
     assert_eq!(
         c.cmd(&["ACL", "CAT", "nosuch"]),
         Value::err("ERR Unknown category 'nosuch'")

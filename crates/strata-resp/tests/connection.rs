@@ -197,7 +197,7 @@ fn client_subcommands() {
     let info = c.cmd(&["CLIENT", "INFO"]).text();
     assert!(info.contains("name=worker-1"), "{info}");
     assert!(
-        info.contains("lib-name=redis-py lib-ver=5.0.0 resp=2"),
+        info.contains("redir=-1 resp=2 lib-name=redis-py lib-ver=5.0.0"),
         "{info}"
     );
     assert!(info.ends_with('\n'));
@@ -241,4 +241,86 @@ fn client_subcommands() {
         Value::err("ERR wrong number of arguments for 'client|setname' command")
     );
     assert!(!c.cmd(&["CLIENT", "HELP"]).array().is_empty());
+}
+
+/// CLIENT LIST/INFO buffer fields in Redis 7's order, with values from the
+/// connection's real buffers and state.
+#[test]
+fn client_list_buffer_fields() {
+    let server = start();
+    let mut c = Client::connect(&server);
+    let info = c.cmd(&["CLIENT", "INFO"]).text();
+    let fields: Vec<&str> = info
+        .split_whitespace()
+        .map(|f| f.split('=').next().unwrap())
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            "id",
+            "addr",
+            "laddr",
+            "fd",
+            "name",
+            "age",
+            "idle",
+            "flags",
+            "db",
+            "sub",
+            "psub",
+            "ssub",
+            "multi",
+            "qbuf",
+            "qbuf-free",
+            "argv-mem",
+            "multi-mem",
+            "rbs",
+            "rbp",
+            "obl",
+            "oll",
+            "omem",
+            "tot-mem",
+            "events",
+            "cmd",
+            "user",
+            "redir",
+            "resp",
+            "lib-name",
+            "lib-ver"
+        ]
+    );
+    let value = |line: &str, field: &str| -> i64 {
+        line.split_whitespace()
+            .find_map(|f| f.strip_prefix(&format!("{field}=")))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{field} in {line}"))
+    };
+    assert!(value(&info, "fd") > 2, "{info}");
+    // The CLIENT INFO request itself was in the query buffer.
+    assert_eq!(value(&info, "qbuf"), 26, "{info}");
+    assert_eq!(value(&info, "argv-mem"), 10, "{info}");
+    assert!(value(&info, "rbs") >= 26 && value(&info, "tot-mem") >= value(&info, "rbs"));
+
+    let mut queued = Client::connect(&server);
+    queued.cmd(&["MULTI"]);
+    queued.cmd(&["SET", "k", "v"]);
+    let mut sub = Client::connect(&server);
+    sub.cmd(&["SUBSCRIBE", "a", "b"]);
+    sub.read();
+    let list = c.cmd(&["CLIENT", "LIST"]).text();
+    let line_of = |id_line: &str| {
+        list.lines()
+            .find(|l| l.contains(id_line))
+            .unwrap()
+            .to_string()
+    };
+    let queued_line = line_of("multi=1");
+    assert!(value(&queued_line, "multi-mem") > 0, "{queued_line}");
+    let sub_line = line_of("flags=P");
+    assert_eq!(value(&sub_line, "sub"), 2, "{sub_line}");
+    assert_eq!(value(&sub_line, "argv-mem"), 0, "{sub_line}");
+    let pubsub = c.cmd(&["CLIENT", "LIST", "TYPE", "pubsub"]).text();
+    assert_eq!(pubsub.lines().count(), 1, "{pubsub}");
+    let normal = c.cmd(&["CLIENT", "LIST", "TYPE", "normal"]).text();
+    assert_eq!(normal.lines().count(), 2, "{normal}");
 }

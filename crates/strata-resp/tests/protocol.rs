@@ -27,8 +27,8 @@ fn unknown_commands_and_arity() {
         Value::err("ERR wrong number of arguments for 'get' command")
     );
     assert_eq!(
-        c.cmd(&["LPUSH", "l", "x"]),
-        Value::err("ERR unknown command 'LPUSH', with args beginning with: 'l' 'x' ")
+        c.cmd(&["XADD", "l", "x"]),
+        Value::err("ERR unknown command 'XADD', with args beginning with: 'l' 'x' ")
     );
     // Without persistence there is nowhere to save; LASTSAVE is the start.
     assert_eq!(

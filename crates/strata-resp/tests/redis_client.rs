@@ -187,3 +187,61 @@ fn client_name_and_info_via_the_crate() -> RedisResult<()> {
     assert_eq!(time.0, (common::T0_MS / 1000).to_string());
     Ok(())
 }
+
+#[test]
+fn lua_scripts_through_the_crate() -> RedisResult<()> {
+    let server = start();
+    let mut con = connect(&server, "");
+    let script = redis::Script::new("return redis.call('INCRBY', KEYS[1], ARGV[1]) * 2");
+    // EVALSHA first, EVAL (loading it) on NOSCRIPT.
+    let n: i64 = script.key("k").arg(5).invoke(&mut con)?;
+    assert_eq!(n, 10);
+    let n: i64 = script.key("k").arg(1).invoke(&mut con)?;
+    assert_eq!(n, 12);
+    let exists: Vec<bool> = redis::cmd("SCRIPT")
+        .arg("EXISTS")
+        .arg(script.get_hash())
+        .query(&mut con)?;
+    assert_eq!(exists, [true]);
+    let list: Vec<String> = redis::cmd("EVAL")
+        .arg("return {'a', ARGV[1]}")
+        .arg(0)
+        .arg("b")
+        .query(&mut con)?;
+    assert_eq!(list, ["a", "b"]);
+    let err = redis::cmd("EVAL")
+        .arg("return redis.error_reply('NOPE no')")
+        .arg(0)
+        .query::<RValue>(&mut con)
+        .unwrap_err();
+    assert_eq!(err.code(), Some("NOPE"));
+    Ok(())
+}
+
+#[test]
+fn pubsub_through_the_crate() -> RedisResult<()> {
+    let server = start();
+    let mut publisher = connect(&server, "");
+    let mut sub_con = connect(&server, "");
+    let mut sub = sub_con.as_pubsub();
+    sub.subscribe("orders")?;
+    sub.psubscribe("audit.*")?;
+    sub.set_read_timeout(Some(std::time::Duration::from_secs(5)))?;
+    let n: i64 = publisher.publish("orders", "o-1")?;
+    assert_eq!(n, 1);
+    let n: i64 = publisher.publish("audit.login", "alice")?;
+    assert_eq!(n, 1);
+    let msg = sub.get_message()?;
+    assert_eq!(msg.get_channel_name(), "orders");
+    assert_eq!(msg.get_payload::<String>()?, "o-1");
+    let msg = sub.get_message()?;
+    assert_eq!(msg.get_pattern::<String>()?, "audit.*");
+    assert_eq!(msg.get_channel_name(), "audit.login");
+    assert_eq!(msg.get_payload::<String>()?, "alice");
+    sub.unsubscribe("orders")?;
+    sub.punsubscribe("audit.*")?;
+    drop(sub);
+    // Out of subscribed mode the connection runs commands again.
+    let () = sub_con.set("after", "1")?;
+    Ok(())
+}

@@ -52,10 +52,38 @@ fn config_get_set() {
     let all = c.cmd(&["CONFIG", "GET", "*"]);
     assert_eq!(
         all.array().len(),
-        28,
-        "14 parameters, aclfile and slowlog-* included"
+        38,
+        "19 parameters, aclfile, slowlog-*, the scripting and pub/sub ones included"
     );
-    assert_eq!(c.cmd(&["CONFIG", "GET", "MAXMEM*"]).array().len(), 4);
+    assert_eq!(c.cmd(&["CONFIG", "GET", "MAXMEM*"]).array().len(), 8);
+    assert_eq!(
+        c.cmd(&["CONFIG", "GET", "maxmemory-samples", "maxmemory-clients"]),
+        bulks(&["maxmemory-clients", "0", "maxmemory-samples", "5"])
+    );
+    assert_eq!(
+        c.cmd(&["CONFIG", "GET", "client-output-buffer-limit"]),
+        bulks(&[
+            "client-output-buffer-limit",
+            "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"
+        ])
+    );
+    assert!(c
+        .cmd(&[
+            "CONFIG",
+            "SET",
+            "client-output-buffer-limit",
+            "normal 1mb 0 0"
+        ])
+        .text()
+        .starts_with("ERR CONFIG SET failed"));
+    assert_eq!(
+        c.cmd(&["CONFIG", "SET", "lua-time-limit", "1000"]),
+        Value::ok()
+    );
+    assert_eq!(
+        c.cmd(&["CONFIG", "GET", "busy-reply-threshold"]),
+        bulks(&["busy-reply-threshold", "1000"])
+    );
     assert_eq!(c.cmd(&["CONFIG", "GET", "nothing"]), Value::Array(vec![]));
     assert_eq!(c.cmd(&["CONFIG", "SET", "maxmemory", "100mb"]), Value::ok());
     assert_eq!(
@@ -168,4 +196,100 @@ fn info_sections() {
     assert!(only.contains("# Keyspace"));
     assert!(!only.contains("# Server"));
     assert_eq!(c.cmd(&["INFO", "nosuchsection"]), Value::bulk(""));
+}
+
+/// COMMAND GETKEYS, GETKEYSANDFLAGS and LIST FILTERBY as Redis 7.0
+/// answers them.
+#[test]
+fn command_getkeys_and_list_filters() {
+    let server = start();
+    let mut c = Client::connect(&server);
+    assert_eq!(
+        c.cmd(&["COMMAND", "GETKEYS", "SET", "a", "b"]),
+        bulks(&["a"])
+    );
+    assert_eq!(
+        c.cmd(&["COMMAND", "GETKEYSANDFLAGS", "MSET", "a", "1", "b", "2"]),
+        Value::Array(vec![
+            Value::Array(vec![
+                Value::bulk("a"),
+                Value::Array(vec![
+                    Value::Simple("OW".into()),
+                    Value::Simple("update".into())
+                ])
+            ]),
+            Value::Array(vec![
+                Value::bulk("b"),
+                Value::Array(vec![
+                    Value::Simple("OW".into()),
+                    Value::Simple("update".into())
+                ])
+            ]),
+        ])
+    );
+    assert_eq!(
+        c.cmd(&["COMMAND", "GETKEYS", "EVAL", "x", "2", "k1", "k2", "a"]),
+        bulks(&["k1", "k2"])
+    );
+    assert_eq!(
+        c.cmd(&["COMMAND", "GETKEYS", "PING", "x"]),
+        Value::err("ERR The command has no key arguments")
+    );
+    assert_eq!(
+        c.cmd(&["COMMAND", "GETKEYS", "NOSUCH", "a"]),
+        Value::err("ERR Invalid command specified")
+    );
+    assert_eq!(
+        c.cmd(&["COMMAND", "GETKEYS", "GET", "a", "b"]),
+        Value::err("ERR Invalid number of arguments specified for command")
+    );
+    assert_eq!(
+        c.cmd(&["COMMAND", "GETKEYS", "GET"]),
+        Value::err("ERR wrong number of arguments for 'command|getkeys' command")
+    );
+    let clients = c.cmd(&["COMMAND", "LIST", "FILTERBY", "PATTERN", "client*"]);
+    let names: Vec<String> = clients.array().iter().map(Value::text).collect();
+    assert!(names.contains(&"client".to_string()));
+    assert!(names.contains(&"client|list".to_string()));
+    assert!(names.iter().all(|n| n.starts_with("client")));
+    let scripting = c.cmd(&["COMMAND", "LIST", "FILTERBY", "ACLCAT", "scripting"]);
+    let names: Vec<String> = scripting.array().iter().map(Value::text).collect();
+    assert!(names.contains(&"eval".to_string()) && names.contains(&"script|kill".to_string()));
+    assert!(!names.contains(&"get".to_string()));
+    assert_eq!(
+        c.cmd(&["COMMAND", "LIST", "FILTERBY", "MODULE", "x"]),
+        Value::Array(vec![])
+    );
+    assert_eq!(
+        c.cmd(&["COMMAND", "LIST", "FILTERBY", "BOGUS", "x"]),
+        Value::err("ERR syntax error")
+    );
+    let all = c.cmd(&["COMMAND", "LIST"]).array().len() as i64;
+    let count = match c.cmd(&["COMMAND", "COUNT"]) {
+        Value::Int(n) => n,
+        other => panic!("{other:?}"),
+    };
+    assert!(all > count, "subcommands are listed too");
+}
+
+/// `INFO errorstats`: error replies by code, in the default sections and
+/// under `all`/`everything`, cleared by `CONFIG RESETSTAT`.
+#[test]
+fn info_errorstats() {
+    let server = start();
+    let mut c = Client::connect(&server);
+    c.cmd(&["SET", "s", "x"]);
+    c.cmd(&["INCR", "s"]);
+    c.cmd(&["NOSUCH"]);
+    c.cmd(&["EVALSHA", "0000000000000000000000000000000000000000", "0"]);
+    let text = c.cmd(&["INFO", "errorstats"]).text();
+    assert!(text.starts_with("# Errorstats\r\n"), "{text}");
+    assert!(text.contains("errorstat_ERR:count=2\r\n"), "{text}");
+    assert!(text.contains("errorstat_NOSCRIPT:count=1\r\n"), "{text}");
+    for group in [&["INFO"][..], &["INFO", "all"], &["INFO", "everything"]] {
+        assert!(c.cmd(group).text().contains("# Errorstats"), "{group:?}");
+    }
+    assert!(!c.cmd(&["INFO", "stats"]).text().contains("errorstat_"));
+    c.cmd(&["CONFIG", "RESETSTAT"]);
+    assert_eq!(c.cmd(&["INFO", "errorstats"]).text(), "# Errorstats\r\n");
 }

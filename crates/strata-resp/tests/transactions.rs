@@ -194,3 +194,102 @@ fn pipelined_transaction() {
     c.send_raw(&batch);
     c.expect_raw(b"+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n+OK\r\n:2\r\n");
 }
+
+/// Redis 7: a flush changes only the watched keys that existed, so a
+/// transaction watching a missing key still runs; one watching an existing
+/// key aborts.
+#[test]
+fn flush_aborts_only_watches_of_existing_keys() {
+    let server = start();
+    let mut c = Client::connect(&server);
+    for flush in ["FLUSHALL", "FLUSHDB"] {
+        assert_eq!(c.cmd(&["WATCH", "missing"]), Value::ok());
+        assert_eq!(c.cmd(&[flush]), Value::ok());
+        assert_eq!(c.cmd(&["MULTI"]), Value::ok());
+        assert_eq!(c.cmd(&["PING"]), queued());
+        assert_eq!(
+            c.cmd(&["EXEC"]),
+            Value::Array(vec![Value::Simple("PONG".into())]),
+            "{flush}"
+        );
+        c.cmd(&["SET", "present", "1"]);
+        assert_eq!(c.cmd(&["WATCH", "present"]), Value::ok());
+        assert_eq!(c.cmd(&[flush]), Value::ok());
+        assert_eq!(c.cmd(&["MULTI"]), Value::ok());
+        assert_eq!(c.cmd(&["PING"]), queued());
+        assert_eq!(c.cmd(&["EXEC"]), Value::NullArray, "{flush}");
+    }
+}
+
+/// Atomicity with EXEC holding only its keys' shards: writers increment
+/// pairs of keys in one transaction (some pairs overlapping), readers read
+/// each pair in one transaction and must always see both equal; WATCH-based
+/// increments lose no update; the final counts are exact.
+#[test]
+fn parallel_transactions_stay_atomic() {
+    let server = start();
+    let pairs = [("a", "b"), ("b", "c"), ("x", "y")];
+    let rounds = 200;
+    let mut threads = Vec::new();
+    for (i, &(k1, k2)) in pairs.iter().enumerate() {
+        let mut c = Client::connect(&server);
+        threads.push(std::thread::spawn(move || {
+            for _ in 0..rounds {
+                c.cmd(&["MULTI"]);
+                c.cmd(&["INCR", k1]);
+                c.cmd(&["INCR", &format!("{k2}-mirror-{i}")]);
+                c.cmd(&["INCR", &format!("{k1}-mirror-{i}")]);
+                let reply = c.cmd(&["EXEC"]);
+                assert_eq!(reply.array().len(), 3);
+            }
+        }));
+    }
+    for (i, &(k1, k2)) in pairs.iter().enumerate() {
+        let mut c = Client::connect(&server);
+        threads.push(std::thread::spawn(move || {
+            for _ in 0..rounds {
+                c.cmd(&["MULTI"]);
+                c.cmd(&["GET", &format!("{k2}-mirror-{i}")]);
+                c.cmd(&["GET", &format!("{k1}-mirror-{i}")]);
+                let reply = c.cmd(&["EXEC"]);
+                let values = reply.array();
+                assert_eq!(values[0], values[1], "a transaction was seen half done");
+            }
+        }));
+    }
+    // Optimistic increments of one counter from two connections.
+    for _ in 0..2 {
+        let mut c = Client::connect(&server);
+        threads.push(std::thread::spawn(move || {
+            let mut done = 0;
+            while done < 50 {
+                c.cmd(&["WATCH", "cas"]);
+                let current = match c.cmd(&["GET", "cas"]) {
+                    Value::Bulk(b) => String::from_utf8(b).unwrap().parse::<i64>().unwrap(),
+                    _ => 0,
+                };
+                c.cmd(&["MULTI"]);
+                c.cmd(&["SET", "cas", &(current + 1).to_string()]);
+                if c.cmd(&["EXEC"]) != Value::NullArray {
+                    done += 1;
+                }
+            }
+        }));
+    }
+    for thread in threads {
+        thread.join().unwrap();
+    }
+    let mut c = Client::connect(&server);
+    assert_eq!(c.cmd(&["GET", "a"]), Value::bulk(&rounds.to_string()));
+    assert_eq!(c.cmd(&["GET", "b"]), Value::bulk(&rounds.to_string()));
+    assert_eq!(c.cmd(&["GET", "x"]), Value::bulk(&rounds.to_string()));
+    assert_eq!(c.cmd(&["GET", "cas"]), Value::bulk("100"));
+    // A keyspace-wide command inside EXEC sees every shard.
+    c.cmd(&["MULTI"]);
+    c.cmd(&["DBSIZE"]);
+    c.cmd(&["GET", "a"]);
+    let reply = c.cmd(&["EXEC"]);
+    let total = c.cmd(&["DBSIZE"]);
+    assert_eq!(reply.array()[0], total);
+    assert_eq!(total, Value::Int(10), "a b c x y cas and four mirrors");
+}

@@ -70,7 +70,7 @@ pub enum SearchError {
     },
     /// tantivy failed.
     #[error("index engine: {0}")]
-    Engine(#[from] tantivy::TantivyError),
+    Engine(tantivy::TantivyError),
     /// A file operation failed.
     #[error("{context}: {source}")]
     Io {
@@ -122,6 +122,30 @@ pub enum SearchError {
     /// the request: Elasticsearch's `validation_exception`.
     #[error("Validation Failed: 1: {0};")]
     Validation(String),
+    /// A script failed to compile or run (`script_exception`).
+    #[error("{0}")]
+    Script(Box<strata_script::ScriptError>),
+    /// An `_update` script failed: Elasticsearch's
+    /// `illegal_argument_exception` "failed to execute script", caused by
+    /// the `script_exception`.
+    #[error("failed to execute script")]
+    UpdateScript(Box<strata_script::ScriptError>),
+}
+
+impl From<tantivy::TantivyError> for SearchError {
+    /// tantivy's error, or the script failure a scoring query carried
+    /// through it (`script::score::carry`).
+    fn from(e: tantivy::TantivyError) -> SearchError {
+        if let tantivy::TantivyError::IoError(io) = &e {
+            if let Some(script) = io
+                .get_ref()
+                .and_then(|inner| inner.downcast_ref::<strata_script::ScriptError>())
+            {
+                return SearchError::Script(Box::new(script.clone()));
+            }
+        }
+        SearchError::Engine(e)
+    }
 }
 
 /// Result alias of this crate.
@@ -159,6 +183,8 @@ impl SearchError {
             SearchError::ActionValidation(_) => "action_request_validation_exception",
             SearchError::CircuitBreaking { .. } => "circuit_breaking_exception",
             SearchError::Validation(_) => "validation_exception",
+            SearchError::Script(_) => "script_exception",
+            SearchError::UpdateScript(_) => "illegal_argument_exception",
         }
     }
 
@@ -181,7 +207,9 @@ impl SearchError {
             SearchError::InvalidAliasName { .. }
             | SearchError::InvalidIndexTemplate { .. }
             | SearchError::ActionValidation(_)
-            | SearchError::Validation(_) => 400,
+            | SearchError::Validation(_)
+            | SearchError::Script(_)
+            | SearchError::UpdateScript(_) => 400,
             SearchError::CircuitBreaking { .. } => 429,
             SearchError::AliasesNotFound(_)
             | SearchError::ResourceNotFound(_)

@@ -23,7 +23,9 @@
 //!   and the tiered directory (fresh segments in DRAM or persistent
 //!   memory, flushed ones on disk, read whole in DRAM or through the cache).
 //! - [`mapping`]: field types, dynamic mapping, dates.
-//! - [`settings`]: index settings.
+//! - [`settings`]: index settings; [`codec`] (`index.codec`, the stored
+//!   fields' compression) and [`advisory_settings`] (accepted, kept and
+//!   shown, with nothing to act on in one node) are parts of them.
 //! - [`index_limits`]: Elasticsearch's per-index limits (terms, result
 //!   window, mapping size and depth).
 //! - [`translog`]: the translog record format.
@@ -48,9 +50,11 @@
 
 #![deny(unsafe_code)]
 
+pub mod advisory_settings;
 pub mod aliases;
 pub mod breaker;
 pub mod catalog;
+pub mod codec;
 pub mod dotted;
 pub mod durable_json;
 pub mod error;
@@ -59,12 +63,14 @@ pub mod index_limits;
 pub mod mapping;
 pub mod query;
 pub mod rollover;
+pub mod script;
 pub mod search;
 pub mod settings;
 pub mod shard;
 pub mod slowlog;
 pub mod store;
 pub mod templates;
+pub mod time_value;
 pub mod translog;
 
 pub use catalog::Catalog;

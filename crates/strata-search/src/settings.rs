@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
+use crate::advisory_settings::AdvisorySettings;
+use crate::codec::Codec;
 use crate::error::{Result, SearchError};
 use crate::index_limits::IndexLimits;
 use crate::slowlog::SlowLogSettings;
@@ -46,6 +48,10 @@ pub struct IndexSettings {
     /// The search and indexing slow logs (`search.slowlog.*`,
     /// `indexing.slowlog.*`), dynamic.
     pub slowlog: SlowLogSettings,
+    /// `index.codec`: the stored fields' compression (static).
+    pub codec: Codec,
+    /// Settings accepted with nothing to act on in one node.
+    pub advisory: AdvisorySettings,
 }
 
 impl IndexSettings {
@@ -62,6 +68,8 @@ impl IndexSettings {
             uuid,
             limits: IndexLimits::default(),
             slowlog: SlowLogSettings::default(),
+            codec: Codec::Default,
+            advisory: AdvisorySettings::default(),
         }
     }
 
@@ -122,7 +130,13 @@ impl IndexSettings {
                     next.store_tier = Some(StoreTier::parse(&value_text(&value))?);
                 }
                 limit if IndexLimits::knows(limit) => next.limits.set(limit, &value)?,
-                "codec" if value_text(&value) == "default" => {}
+                "codec" => {
+                    static_setting("codec")?;
+                    next.codec = Codec::parse(&value_text(&value))?;
+                }
+                advisory if AdvisorySettings::owns(advisory) => {
+                    next.advisory.apply(advisory, &value)?
+                }
                 "provided_name" | "creation_date" | "uuid" | "version.created" => {}
                 slowlog if SlowLogSettings::owns(slowlog) => next.slowlog.apply(slowlog, &value)?,
                 other => {
@@ -159,10 +173,14 @@ impl IndexSettings {
         if let Some(tier) = self.store_tier {
             index["store"] = json!({"tier": tier.as_str()});
         }
+        if self.codec != Codec::Default {
+            index["codec"] = json!(self.codec.as_str());
+        }
         let limits = crate::dotted::nest(
             self.limits
                 .explicit()
-                .map(|(key, value)| (key, json!(value.to_string()))),
+                .map(|(key, value)| (key, json!(value.to_string())))
+                .chain(self.advisory.explicit().map(|(k, v)| (k, json!(v)))),
         );
         if let (Value::Object(index), Value::Object(limits)) = (&mut index, limits) {
             for (key, value) in limits {

@@ -2,10 +2,10 @@
 //! per-segment term coupons (`search::distinct_terms`), over segments with
 //! deleted documents, documents without the field or with two values, and
 //! a segment with none of these (read a block at a time):
-//! exact for small counts (the sketch keeps every coupon there), within the
-//! sketch's error of the true count for large ones and equal to tantivy's
-//! own cardinality (the same request with `missing`, which tantivy
-//! computes, on documents that all have the field), before and after the
+//! exact for small counts (below `precision_threshold`), within the
+//! sketch's error of the true count for large ones and close to the
+//! column-scanning cardinality (`scan_aggs`: the same request with
+//! `missing`, on documents that all have the field), before and after the
 //! tables are cached.
 
 use std::collections::HashSet;
@@ -125,7 +125,8 @@ fn cardinality_from_cached_coupons() {
                 "{native} vs {exact}"
             );
             // Every document of the query has an ip: `missing` changes
-            // nothing but the path (tantivy's cardinality).
+            // nothing but the path (the column scan, whose sketches merge
+            // by union, not in one sketch: estimates differ a little).
             let with_ip =
                 json!({"bool": {"must": [query], "filter": [{"exists": {"field": name}}]}});
             let native = cardinality(&catalog, with_ip.clone(), field.clone());
@@ -134,7 +135,10 @@ fn cardinality_from_cached_coupons() {
                 with_ip,
                 json!({"field": name, "missing": "10.9.9.9"}),
             );
-            assert_eq!(native, tantivy, "round {round}");
+            assert!(
+                (native - tantivy).abs() <= exact * 0.02,
+                "round {round}: {native} vs {tantivy}"
+            );
         }
     }
 }

@@ -365,7 +365,7 @@ fn dashboard_searches_are_answered() {
     assert_eq!(answers["404 clients"]["hits"]["total"]["value"], json!(10));
 
     for bad in [
-        json!({"script_fields": {"x": {"script": "1"}}}),
+        json!({"script_fields": {"x": {"script": "1 +"}}}),
         json!({"script_fields": []}),
         json!({"highlight": true}),
     ] {

@@ -251,6 +251,12 @@ fn dsl_query(depth: u32) -> impl Strategy<Value = Value> {
             Just(json!({"simple_query_string": {"query": text.clone()}})),
             Just(json!({"geo_bounding_box": {f: {"top_left": v.clone(), "bottom_right": "0,0"}}})),
             Just(json!({"ids": {"values": [v.clone()]}})),
+            Just(json!({"fuzzy": {f: {"value": v.clone(), "fuzziness": v.clone()}}})),
+            Just(json!({"fuzzy": {f: text.clone()}})),
+            Just(json!({"match_phrase_prefix": {f: text.clone()}})),
+            Just(json!({"match_bool_prefix": {f: {"query": text.clone(), "fuzziness": "AUTO"}}})),
+            Just(json!({"geo_distance": {"distance": v.clone(), f: v.clone()}})),
+            Just(json!({"geo_distance": {"distance": text.clone(), f: "1,1"}})),
             Just(json!({"match_all": {"boost": v.clone()}})),
             Just(json!({"unknown": {}})),
             Just(v.clone()),
@@ -263,7 +269,9 @@ fn dsl_query(depth: u32) -> impl Strategy<Value = Value> {
             prop::collection::vec(inner.clone(), 0..3)
                 .prop_map(|qs| json!({"bool": {"must_not": qs.clone(), "filter": qs}})),
             inner.clone().prop_map(|q| json!({"constant_score": {"filter": q, "boost": 2}})),
-            inner.prop_map(|q| json!({"bool": {"should": q}})),
+            inner.clone().prop_map(|q| json!({"bool": {"should": q}})),
+            prop::collection::vec(inner, 0..3)
+                .prop_map(|qs| json!({"dis_max": {"queries": qs, "tie_breaker": 0.5}})),
         ]
     })
 }
@@ -305,6 +313,19 @@ fn leaf_aggs(f: &str, n: &Value, z: &str, i: &str) -> Vec<Value> {
         json!({"geohash_grid": {"field": f, "precision": n}}),
         json!({"geo_centroid": {"field": f}}),
         json!({"filter": {"match_none": {}}}),
+        json!({"missing": {"field": f}}),
+        json!({"weighted_avg": {"value": {"field": f, "missing": n}, "weight": {"field": "status", "missing": n}}}),
+        json!({"rare_terms": {"field": f, "max_doc_count": n}}),
+        json!({"significant_terms": {"field": f, "min_doc_count": n, "size": n}}),
+        json!({"composite": {"size": n, "sources": [
+            {"a": {"terms": {"field": f, "missing_bucket": true}}},
+            {"b": {"histogram": {"field": f, "interval": n}}},
+            {"c": {"date_histogram": {"field": f, "calendar_interval": i, "time_zone": z}}}],
+            "after": {"a": n, "b": n, "c": n}}}),
+        json!({"composite": {"sources": [{"a": {"terms": {"field": f}}}]}}),
+        json!({"derivative": {"buckets_path": f, "unit": i}}),
+        json!({"cumulative_sum": {"buckets_path": "_count"}}),
+        json!({"bucket_sort": {"sort": [{f: "desc"}], "size": n, "from": n}}),
     ]
 }
 

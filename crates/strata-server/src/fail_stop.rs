@@ -1,6 +1,6 @@
 //! Fail-stop: once a durable structure fails for good (the command log
 //! poisoned by a failed sync or write, the SSD tier by a failed write or
-//! sync), the keyspace in memory holds changes that can never become
+//! sync, the persistent-memory arena by a failed `msync`), the keyspace in memory holds changes that can never become
 //! durable, some of them already reported to their clients as failed.
 //! Serving them until some later restart and then losing them would be
 //! the surprise, so `strata serve` stops at once (exit code 1) and the
@@ -31,6 +31,15 @@ pub(crate) fn failure(
     }
     if let Some(cause) = search.and_then(NodeState::failure) {
         return Some(format!("cannot open the search indices: {cause}"));
+    }
+    if let Some(cause) = search
+        .and_then(NodeState::node)
+        .and_then(|node| node.catalog.translog_failure())
+    {
+        return Some(cause);
+    }
+    if let Some(cause) = keyspace.tier().and_then(|tier| tier.arena().failure()) {
+        return Some(format!("persistent memory failed: {cause}"));
     }
     let ssd = keyspace.ssd()?;
     let cause = ssd.store().poisoned()?;
@@ -94,5 +103,35 @@ mod tests {
         assert!(log.wait_durable(lsn).is_err());
         let cause = failure(&ks, &durability, None).expect("a failure");
         assert!(cause.starts_with("the command log failed"), "{cause}");
+    }
+
+    #[test]
+    fn a_failed_persist_to_persistent_memory_is_a_failure() {
+        use strata_kv::{DataTier, IndexTier, Placement};
+        use strata_pmem::PersistentArena;
+        let arena = PersistentArena::simulated(8192 + 256 * (64 << 10), 64 << 10, 0x5EED).unwrap();
+        let placement = Placement {
+            index: IndexTier::Pmem,
+            data: DataTier::Pmem,
+        };
+        let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+        let config = KeyspaceConfig {
+            shards: 4,
+            ..KeyspaceConfig::default()
+        };
+        let (ks, _) =
+            Keyspace::open_placed(config, clock, placement, Some(Arc::new(arena))).unwrap();
+        let durability = ServerDurability::new(None, 0);
+        ks.store().set(b"k", item(b"v")).unwrap();
+        assert_eq!(failure(&ks, &durability, None), None);
+        ks.tier()
+            .unwrap()
+            .arena()
+            .simulation()
+            .unwrap()
+            .cut_power_after(0);
+        let _ = ks.store().set(b"k2", item(b"lost"));
+        let cause = failure(&ks, &durability, None).expect("a failure");
+        assert!(cause.starts_with("persistent memory failed"), "{cause}");
     }
 }

@@ -221,6 +221,7 @@ async fn a_scrape_after_known_traffic_reports_it_exactly() {
     round_trip(&mut mc, b"bogus\r\n", b"ERROR\r\n").await;
 
     let http_addr = server.http_addr().unwrap();
+    server.search_recovered().await.unwrap();
     let (status, body) = http(
         http_addr,
         "PUT",
@@ -403,6 +404,8 @@ async fn the_grafana_dashboard_queries_exported_metrics() {
         round_trip(&mut resp, &resp_command(&["SET", "k", "v"]), b"+OK\r\n").await;
         round_trip(&mut resp, &resp_command(&["GET", "k"]), b"$1\r\nv\r\n").await;
         if let Some(http_addr) = server.http_addr() {
+            // The HTTP port answers 503 until the indices are recovered.
+            server.search_recovered().await.unwrap();
             let (status, _) = http(http_addr, "PUT", "/i/_doc/1?refresh=true", r#"{"a":1}"#).await;
             assert_eq!(status, 201);
         }

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -30,6 +30,78 @@ pub struct ClientInfo {
     /// Cancelled to close the connection from outside its session (Redis
     /// `ACL DELUSER` of the user it is authenticated as).
     closer: CancellationToken,
+    /// The connection's socket and buffers, as the driver last saw them.
+    pub buffers: BufferStats,
+}
+
+/// A connection's socket and buffer sizes (`CLIENT LIST`'s `fd`, `qbuf`,
+/// `qbuf-free`, `rbs`, `rbp`, `obl`, `omem`), updated by the driver around
+/// each read, process and write.
+#[derive(Debug)]
+pub struct BufferStats {
+    fd: AtomicI64,
+    input_len: AtomicU64,
+    input_capacity: AtomicU64,
+    input_peak: AtomicU64,
+    output_len: AtomicU64,
+    output_capacity: AtomicU64,
+}
+
+impl Default for BufferStats {
+    fn default() -> Self {
+        Self {
+            fd: AtomicI64::new(-1),
+            input_len: AtomicU64::new(0),
+            input_capacity: AtomicU64::new(0),
+            input_peak: AtomicU64::new(0),
+            output_len: AtomicU64::new(0),
+            output_capacity: AtomicU64::new(0),
+        }
+    }
+}
+
+impl BufferStats {
+    /// The socket's file descriptor (-1 before it is known).
+    pub fn fd(&self) -> i64 {
+        self.fd.load(Ordering::Relaxed)
+    }
+
+    /// Records the socket's file descriptor.
+    pub fn set_fd(&self, fd: i64) {
+        self.fd.store(fd, Ordering::Relaxed);
+    }
+
+    /// Records the input buffer: bytes held and capacity.
+    pub fn note_input(&self, len: usize, capacity: usize) {
+        self.input_len.store(len as u64, Ordering::Relaxed);
+        self.input_capacity
+            .store(capacity as u64, Ordering::Relaxed);
+        self.input_peak.fetch_max(len as u64, Ordering::Relaxed);
+    }
+
+    /// Records the output buffer: bytes not yet sent and capacity.
+    pub fn note_output(&self, len: usize, capacity: usize) {
+        self.output_len.store(len as u64, Ordering::Relaxed);
+        self.output_capacity
+            .store(capacity as u64, Ordering::Relaxed);
+    }
+
+    /// `(len, capacity, peak since connect)` of the input buffer.
+    pub fn input(&self) -> (u64, u64, u64) {
+        (
+            self.input_len.load(Ordering::Relaxed),
+            self.input_capacity.load(Ordering::Relaxed),
+            self.input_peak.load(Ordering::Relaxed),
+        )
+    }
+
+    /// `(len, capacity)` of the output buffer.
+    pub fn output(&self) -> (u64, u64) {
+        (
+            self.output_len.load(Ordering::Relaxed),
+            self.output_capacity.load(Ordering::Relaxed),
+        )
+    }
 }
 
 impl ClientInfo {
@@ -81,6 +153,7 @@ impl Clients {
             last_command: Mutex::new("NULL"),
             last_active: Mutex::new(now),
             closer: CancellationToken::new(),
+            buffers: BufferStats::default(),
         });
         self.connected.lock().insert(info.id, info.clone());
         self.total.fetch_add(1, Ordering::Relaxed);

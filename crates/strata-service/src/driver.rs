@@ -138,6 +138,7 @@ async fn serve_client<P: Protocol>(
         let _ = tokio::time::timeout(config.request_timeout, stream.shutdown()).await;
         return Ok(());
     }
+    client.buffers.set_fd(raw_fd(&stream));
     let session = protocol.open(client.clone());
     run_connection(stream, session, clients, &client, config, failure, shutdown).await
 }
@@ -167,12 +168,13 @@ async fn run_connection<S: Session>(
     let bound = config.request_timeout;
     // True while the session yielded with requests still in `input`.
     let mut pending = false;
-    let result = loop {
+    let result = 'connection: loop {
         if !pending {
             if input.capacity() - input.len() < READ_CHUNK / 4 {
                 input.reserve(READ_CHUNK);
             }
             let deadline = clock.deadline(bound);
+            let wakeup = session.wakeup();
             let read = read_some(
                 &mut stream,
                 &mut input,
@@ -180,6 +182,7 @@ async fn run_connection<S: Session>(
                 deadline,
                 client,
                 &shutdown,
+                wakeup.as_deref(),
             );
             match read.await {
                 Ok(n) => read_total += n as u64,
@@ -199,6 +202,7 @@ async fn run_connection<S: Session>(
             }
         }
         let before = input.len();
+        client.buffers.note_input(input.len(), input.capacity());
         let flow = match panic_guard::contain(|| session.process(&mut input, &mut output)) {
             Ok(flow) => flow,
             Err(panic) => {
@@ -219,6 +223,8 @@ async fn run_connection<S: Session>(
             }
         };
         clock.after_process(before, input.len(), session.mid_request(), Instant::now());
+        client.buffers.note_input(input.len(), input.capacity());
+        client.buffers.note_output(output.len(), output.capacity());
         if let Some(hold) = session.hold() {
             match wait_for(hold, &mut stream, &mut output, &mut written_total, bound).await {
                 Ok(true) => {}
@@ -228,23 +234,44 @@ async fn run_connection<S: Session>(
         }
         if !output.is_empty() {
             written_total += output.len() as u64;
-            if let Err(err) = send(&mut stream, &output, bound).await {
+            // A client closed from outside (a subscriber over its output
+            // limit) stops waiting for its reader at once; what the socket
+            // takes without waiting is still sent (the reply to the
+            // command that closed it, say), as the send is polled first.
+            let sent = tokio::select! {
+                biased;
+                sent = send(&mut stream, &output, bound) => sent,
+                () = client.closed() => break Ok(()),
+            };
+            if let Err(err) = sent {
                 break Err(err);
             }
             output.clear();
             if output.capacity() > KEEP_OUTPUT_CAPACITY {
                 output = BytesMut::with_capacity(READ_CHUNK);
             }
+            client.buffers.note_output(0, output.capacity());
         }
         if flow == Flow::Close || input.len() > config.max_input || client.is_closing() {
             break Ok(());
         }
         pending = flow == Flow::Yield;
         if let Some(wait) = session.fetch() {
-            tokio::select! {
-                _ = shutdown.cancelled() => break Ok(()),
-                () = client.closed() => break Ok(()),
-                () = wait => {}
+            tokio::pin!(wait);
+            // Input keeps being read meanwhile (up to the bound), so a
+            // client that goes away while blocked (BLPOP) is noticed: its
+            // wait is dropped and it takes nothing that is pushed later.
+            loop {
+                tokio::select! {
+                    _ = shutdown.cancelled() => break 'connection Ok(()),
+                    () = client.closed() => break 'connection Ok(()),
+                    () = &mut wait => break,
+                    n = stream.read_buf(&mut input), if input.len() < config.max_input => match n {
+                        Ok(0) => break 'connection Ok(()),
+                        Ok(n) => read_total += n as u64,
+                        Err(err) => break 'connection Err(err),
+                    },
+                }
             }
             pending = true;
         }
@@ -259,7 +286,8 @@ async fn run_connection<S: Session>(
     result
 }
 
-/// Reads what the client sent (at least a byte), or says why not: the
+/// Reads what the client sent (at least a byte; none when `wakeup` is
+/// signalled: output arrived for the session), or says why not: the
 /// client closed (or was closed from outside), shutdown, the idle limit (counted from now, the last
 /// activity, and following changes of the limit) or the pending
 /// request's `deadline` passed.
@@ -270,11 +298,17 @@ async fn read_some(
     deadline: Option<Instant>,
     client: &ClientInfo,
     shutdown: &CancellationToken,
+    wakeup: Option<&tokio::sync::Notify>,
 ) -> Result<usize, io::Result<ReadEnd>> {
     let last_activity = tokio::time::Instant::now();
     let request_deadline = deadline.map(tokio::time::Instant::from_std);
     loop {
-        let idle_deadline = idle.limit().map(|limit| last_activity + limit);
+        // A subscriber waits for messages, not requests: never idle (as
+        // Redis exempts pub/sub clients from `timeout`).
+        let idle_deadline = match wakeup {
+            Some(_) => None,
+            None => idle.limit().map(|limit| last_activity + limit),
+        };
         let (deadline, end) = match (idle_deadline, request_deadline) {
             (Some(i), Some(r)) if i < r => (Some(i), ReadEnd::Idle),
             (_, Some(r)) => (Some(r), ReadEnd::RequestTimeout),
@@ -290,7 +324,24 @@ async fn read_some(
             },
             () = sleep_until(deadline) => return Err(Ok(end)),
             () = idle.changed() => {}
+            () = notified(wakeup) => return Ok(0),
         }
+    }
+}
+
+/// The socket's file descriptor (`CLIENT LIST`'s `fd`).
+fn raw_fd(stream: &Connection) -> i64 {
+    use std::os::fd::AsRawFd;
+    match stream {
+        Connection::Plain(tcp) => i64::from(tcp.as_raw_fd()),
+        Connection::Tls(tls) => i64::from(tls.get_ref().0.as_raw_fd()),
+    }
+}
+
+async fn notified(wakeup: Option<&tokio::sync::Notify>) {
+    match wakeup {
+        Some(notify) => notify.notified().await,
+        None => std::future::pending().await,
     }
 }
 

@@ -8,7 +8,6 @@
 //! ## Layout
 //! - [`session`]: the [`Protocol`] and [`Session`] traits.
 //! - [`clients`]: the registry of connected clients and connection counters.
-//! - [`driver`]: the tokio accept loop and per-connection read/process/write loop.
 //! - [`panic_guard`]: a request's panic contained to its connection.
 //! - [`driver`]: the tokio accept loop and per-connection read/process/write
 //!   loop, over `strata-net`'s listeners and connections (plain or TLS).
@@ -37,7 +36,7 @@ pub mod timeouts;
 /// overflow it; stated rather than left to the platform's default.
 pub const THREAD_STACK_SIZE: usize = 8 << 20;
 
-pub use clients::{ClientInfo, Clients};
+pub use clients::{BufferStats, ClientInfo, Clients};
 pub use driver::{serve, DriverConfig};
 pub use durability::{Durability, DurableFuture, HeldReplies};
 pub use server_info::{RuntimeSettings, ServerInfo};

@@ -79,6 +79,14 @@ pub trait Session: Send + 'static {
         None
     }
 
+    /// Called before the driver waits for input: a signal that output
+    /// arrived from elsewhere (a pub/sub message), on which the driver
+    /// calls [`process`](Self::process) without new input. `None` (the
+    /// default) when nothing can arrive.
+    fn wakeup(&self) -> Option<Arc<tokio::sync::Notify>> {
+        None
+    }
+
     /// True while the session is inside a request whose bytes it consumes
     /// as they arrive (memcached discarding a value it refused), so the
     /// driver's request bound keeps counting from that request's start

@@ -29,8 +29,9 @@ pub struct SnapshotItem<'a> {
     pub key: &'a [u8],
     /// The value (at most [`MAX_VALUE_LEN`] bytes; may be empty).
     pub value: &'a [u8],
-    /// Opaque client flags (memcached).
-    pub flags: u32,
+    /// Opaque flags word: the engine stores memcached client flags in the
+    /// low 32 bits and the value's kind above them.
+    pub flags: u64,
     /// The item's CAS version.
     pub cas: u64,
     /// Absolute expiry time, unix milliseconds; `None` never expires.
@@ -63,7 +64,7 @@ impl SnapshotItem<'_> {
         let fields = [
             Some(self.key.len() as u64),
             Some(self.value.len() as u64),
-            Some(u64::from(self.flags)),
+            Some(self.flags),
             Some(self.cas),
             self.expires_at,
         ];
@@ -129,11 +130,6 @@ pub(crate) fn decode(bytes: &[u8]) -> Decoded<'_> {
             reason: "record key or value length beyond the limit",
         };
     }
-    let Ok(flags) = u32::try_from(flags) else {
-        return Decoded::Corrupt {
-            reason: "record flags beyond 32 bits",
-        };
-    };
     let key_end = at + key_len as usize;
     let len = key_end + value_len as usize;
     if bytes.len() < len {

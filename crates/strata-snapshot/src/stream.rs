@@ -79,7 +79,7 @@ mod tests {
     use crate::item::encode_into;
     use proptest::prelude::*;
 
-    type Owned = (Vec<u8>, Vec<u8>, u32, u64, Option<u64>);
+    type Owned = (Vec<u8>, Vec<u8>, u64, u64, Option<u64>);
 
     fn stream_of(items: &[Owned]) -> (Vec<u8>, Vec<usize>) {
         let mut bytes = Vec::new();
@@ -115,7 +115,7 @@ mod tests {
                 (
                     prop::collection::vec(any::<u8>(), 0..20),
                     prop::collection::vec(any::<u8>(), 0..300),
-                    any::<u32>(),
+                    any::<u64>(),
                     any::<u64>(),
                     any::<Option<u64>>(),
                 ),

@@ -26,7 +26,7 @@ fn fixture_path() -> PathBuf {
         .join(snapshot_name(START_LSN))
 }
 
-fn item(key: &[u8], value: &[u8], flags: u32, cas: u64, expires_at: Option<u64>) -> OwnedItem {
+fn item(key: &[u8], value: &[u8], flags: u64, cas: u64, expires_at: Option<u64>) -> OwnedItem {
     OwnedItem {
         key: key.to_vec(),
         value: value.to_vec(),
@@ -46,7 +46,7 @@ fn fixture_items() -> Vec<OwnedItem> {
         item(
             b"gamma",
             &(0..300u32).map(|i| i as u8).collect::<Vec<_>>(),
-            u32::MAX,
+            u64::from(u32::MAX),
             u64::MAX,
             Some(u64::MAX),
         ),
@@ -58,7 +58,7 @@ fn fixture_items() -> Vec<OwnedItem> {
         items.push(item(
             format!("item-{i}").as_bytes(),
             value.as_bytes(),
-            i,
+            u64::from(i),
             1000 + u64::from(i),
             expires_at,
         ));

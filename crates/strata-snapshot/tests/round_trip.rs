@@ -34,7 +34,7 @@ fn large_values_span_many_small_blocks() {
     items.push(OwnedItem {
         key: vec![],
         value: vec![0xab; 3 << 20], // three times the largest block
-        flags: u32::MAX,
+        flags: u64::MAX,
         cas: u64::MAX,
         expires_at: Some(u64::MAX),
     });
@@ -133,7 +133,7 @@ fn arb_item() -> impl Strategy<Value = OwnedItem> {
             3 => prop::collection::vec(any::<u8>(), 0..64),
             1 => prop::collection::vec(any::<u8>(), 0..5000),
         ],
-        any::<u32>(),
+        any::<u64>(),
         any::<u64>(),
         any::<Option<u64>>(),
     )

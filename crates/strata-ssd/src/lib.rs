@@ -118,5 +118,5 @@ pub use loc::{BlockLoc, BLOCK_BITS, OFFSET_BITS, PACKED_BITS};
 pub use position::Position;
 pub use recovery::{LiveTally, Recovery};
 pub use stats::{DefragStats, RebuildStats, SsdStats};
-pub use store::{Entry, SsdStore};
+pub use store::{Entry, FreeSpace, SsdStore};
 pub use strata_device::BlockDevice;

@@ -7,13 +7,15 @@
 //! - `strata users useradd|passwd|roles|userdel|list ...`: manage the HTTP
 //!   file realm's users (`strata users --help`).
 //! - `strata bench <kind> ...`: run a load generator from the lab
-//!   (`strata bench kv --help`), or `strata bench analytics`, the dataset
-//!   jobs' experiment (`strata-analytics`).
+//!   (`strata bench kv --help`), TPC-C in process on the transaction
+//!   engine (`strata bench tpcc --help`, from `strata-tpcc`), or
+//!   `strata bench analytics`, the dataset jobs' experiment
+//!   (`strata-analytics`).
 //! - `strata job wordcount|logreg|sql ...`: a dataset job under a DRAM
 //!   budget, spilling to an SSD directory (`strata job --help`).
 //! - `strata --version`.
 //!
-//! Everything happens in `strata-server`, `strata-lab` and
+//! Everything happens in `strata-server`, `strata-lab`, `strata-tpcc` and
 //! `strata-analytics`; this file only
 //! parses the command line and turns errors into exit codes (2 for bad
 //! options or configuration, 1 for other failures).
@@ -63,7 +65,8 @@ enum Command {
     Checkpoint(strata_server::CheckpointArgs),
     /// Manage the users of the HTTP file realm (`http_security_dir`).
     Users(strata_server::UsersArgs),
-    /// Run a benchmark against a server, or the analytics experiment.
+    /// Run a benchmark against a server, TPC-C in process, or the
+    /// analytics experiment.
     #[command(subcommand)]
     Bench(BenchCommand),
     /// Run a dataset job (word count, logistic regression, SQL) under a
@@ -72,8 +75,9 @@ enum Command {
     Job(strata_analytics::JobCommand),
 }
 
-/// `strata bench ...`: the lab's load generators and the analytics
+/// `strata bench ...`: the lab's load generators, TPC-C and the analytics
 /// experiment.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 enum BenchCommand {
     #[command(flatten)]
@@ -81,6 +85,20 @@ enum BenchCommand {
     /// Word count and logistic regression at DRAM budgets of a fraction of
     /// the data, budget enforced by Strata and by the kernel (cgroup + swap).
     Analytics(strata_analytics::AnalyticsBenchArgs),
+    /// TPC-C in process on Strata's transaction engine: NO_WAIT or Silo,
+    /// a log device, the full or DBx1000 mix; throughput, abort ratio,
+    /// latency to the durable acknowledgment.
+    Tpcc(strata_tpcc::TpccArgs),
+}
+
+fn run_tpcc(args: &strata_tpcc::TpccArgs) -> Result<(), (u8, String)> {
+    args.validate().map_err(|message| (2, message))?;
+    let result = strata_tpcc::run_tpcc(args).map_err(|message| (1, message))?;
+    print!("{}", result.render());
+    if let Some(path) = &args.json {
+        result.write_json(path).map_err(|message| (1, message))?;
+    }
+    Ok(())
 }
 
 fn main() -> ExitCode {
@@ -105,6 +123,7 @@ fn main() -> ExitCode {
             strata_analytics::run_job(cmd).map_err(|err| (err.exit_code(), err.to_string())),
             "strata job --help",
         ),
+        Command::Bench(BenchCommand::Tpcc(args)) => (run_tpcc(&args), "strata bench tpcc --help"),
         Command::Bench(BenchCommand::Lab(cmd)) => (
             strata_lab::run_bench(cmd).map_err(|err| match err {
                 strata_lab::LabError::Config(_) => (2, err.to_string()),

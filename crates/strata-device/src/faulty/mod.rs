@@ -32,6 +32,12 @@ impl FaultyDirectory {
         }
     }
 
+    /// Wraps `inner`, obeying `faults` (shared with other directories, so
+    /// that one switch fails a whole set of them).
+    pub fn with_faults(inner: Arc<dyn Directory>, faults: Arc<Faults>) -> FaultyDirectory {
+        FaultyDirectory { inner, faults }
+    }
+
     /// The switches and counters shared with every device handed out.
     pub fn faults(&self) -> Arc<Faults> {
         self.faults.clone()

@@ -321,15 +321,23 @@ fn run(
     };
     reject_routing(item.meta.get("routing").and_then(Value::as_str))?;
     let version = item.meta.get("version").map(Value::to_string);
-    check_version(
+    let external = check_version(
         version.as_deref(),
         item.meta.get("version_type").and_then(Value::as_str),
     )?;
-    let pre = precondition(
-        meta_u64("if_seq_no")?,
-        meta_u64("if_primary_term")?,
-        item.op == Op::Create,
-    )?;
+    let pre = match external {
+        Some(_) if item.op == Op::Create => {
+            return Err(EsError::ActionValidation(
+                "create operations only support internal versioning. use index instead".into(),
+            ))
+        }
+        Some(p) => p,
+        None => precondition(
+            meta_u64("if_seq_no")?,
+            meta_u64("if_primary_term")?,
+            item.op == Op::Create,
+        )?,
+    };
     let id = item.id.as_deref();
     match item.op {
         Op::Delete => {
@@ -343,8 +351,14 @@ fn run(
             Ok((index, result, None))
         }
         Op::Index | Op::Create => {
-            let index = node.index_for_write(&item.index)?;
             let source = item.source.unwrap_or_default();
+            crate::data_streams::check_write(
+                node,
+                &item.index,
+                item.op == Op::Create || id.is_none(),
+                source,
+            )?;
+            let index = node.index_for_write(&item.index)?;
             let _indexing = super::documents::reserve_indexing(memory, source)?;
             let result = index
                 .index_document(id, source, pre)
@@ -354,7 +368,9 @@ fn run(
         Op::Update => {
             let source = item.source.unwrap_or_default();
             let _indexing = super::documents::reserve_indexing(memory, source)?;
-            let body = ndjson::parse_line(source, 0)?;
+            crate::data_streams::check_write(node, &item.index, false, b"")?;
+            let mut body = ndjson::parse_line(source, 0)?;
+            node.catalog.scripts().resolve(&mut body)?;
             let update = UpdateBody::parse(&body)?;
             let index = node.index_for_write(&item.index)?;
             let id = id.unwrap_or_default();

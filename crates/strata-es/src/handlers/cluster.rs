@@ -10,8 +10,8 @@ use serde_json::{json, Map, Value};
 use strata_search::breaker::byte_size;
 use strata_search::store::BLOCK_SIZE;
 
+use super::resolve;
 use super::stats::{health_of, IndexStats};
-use super::{broadcast_shards, resolve};
 use crate::error::{EsError, Result};
 use crate::host;
 use crate::node::Node;
@@ -246,8 +246,8 @@ pub fn nodes(node: &Node) -> Result<Reply> {
 
 /// `_nodes/stats`: index totals (merge pauses node-wide), host load and
 /// memory, process memory;
-/// `jvm` and `ingest` are present in shape with only what is true
-/// (uptime; no pipelines).
+/// `jvm` in its shape with the process's figures (see [`crate::jvm`]),
+/// `ingest` with only what is true (no pipelines).
 pub fn nodes_stats(node: &Node, req: &EsRequest) -> Result<Reply> {
     let mut total = IndexStats::default();
     for index in node.catalog.resolve("_all")? {
@@ -281,9 +281,7 @@ pub fn nodes_stats(node: &Node, req: &EsRequest) -> Result<Reply> {
     body.insert("process".into(), process);
     body.insert(
         "jvm".into(),
-        json!({"timestamp": now,
-               "uptime_in_millis": node.started.elapsed().as_millis() as u64,
-               "mem": {}, "threads": {}, "gc": {"collectors": {}}}),
+        crate::jvm::section(node.started.elapsed().as_millis() as u64, now),
     );
     body.insert("indexing_pressure".into(), node.indexing_pressure.stats());
     let cache = node.catalog.storage().cache.stats();
@@ -349,33 +347,6 @@ fn keep_metrics(body: &mut Map<String, Value>, req: &EsRequest) {
         "timestamp",
     ];
     body.retain(|key, _| IDENTITY.contains(&key.as_str()) || wanted.contains(&key.as_str()));
-}
-
-/// `[/<index>]/_stats`.
-pub fn stats(node: &Node, expression: Option<&str>) -> Result<Reply> {
-    let indices = resolve(node, expression)?;
-    let mut all = IndexStats::default();
-    let mut per_index = Map::new();
-    for index in &indices {
-        let s = IndexStats::of(index);
-        all.add(&s);
-        per_index.insert(
-            index.name().to_string(),
-            json!({
-                "uuid": index.settings().uuid,
-                "health": health_of(index),
-                "status": "open",
-                "strata_store_tier": index.tier().as_str(),
-                "primaries": s.to_json(),
-                "total": s.to_json(),
-            }),
-        );
-    }
-    Ok(Reply::ok(json!({
-        "_shards": broadcast_shards(&indices),
-        "_all": {"primaries": all.to_json(), "total": all.to_json()},
-        "indices": per_index,
-    })))
 }
 
 #[cfg(test)]

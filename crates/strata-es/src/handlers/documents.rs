@@ -1,7 +1,7 @@
 //! Single-document APIs: `PUT|POST /<index>/_doc[/<id>]`, `_create`,
 //! `GET|HEAD|DELETE /<index>/_doc/<id>`, `GET /<index>/_source/<id>` and
 //! `POST /<index>/_update/<id>` (partial `doc`, `upsert`,
-//! `doc_as_upsert`; scripts are refused); `_mget` has its own module.
+//! `doc_as_upsert`, `script` with `scripted_upsert`); `_mget` has its own module.
 //! Writes create a missing index, as Elasticsearch's automatic index
 //! creation does, and through an alias go to its write index; reads
 //! through an alias need an alias of one index. A found document's
@@ -51,6 +51,12 @@ pub fn write(
         return Err(EsError::ActionValidation("source is missing".into()));
     }
     require_alias(node, index, req.flag("require_alias", false)?)?;
+    crate::data_streams::check_write(
+        node,
+        index,
+        precondition == strata_search::Precondition::Absent,
+        &req.body,
+    )?;
     let target = node.index_for_write(index)?;
     let _indexing = reserve_indexing(&req.memory, &req.body)?;
     let result = target
@@ -94,11 +100,15 @@ pub struct UpdateBody {
     pub detect_noop: bool,
     /// `_source`: the reply carries the updated document in `get`.
     pub source: Option<SourceFilter>,
+    /// `script`: run over the document instead of merging `doc`.
+    pub script: Option<strata_search::script::Compiled>,
+    /// `scripted_upsert`: a missing document is made by the script from `upsert`.
+    pub scripted_upsert: bool,
 }
 
 impl UpdateBody {
-    /// Parses `doc`, `upsert`, `doc_as_upsert`, `detect_noop` and
-    /// `_source`; scripts are refused.
+    /// Parses `doc`, `upsert`, `doc_as_upsert`, `detect_noop`, `_source`,
+    /// `script` and `scripted_upsert`.
     pub fn parse(body: &Value) -> Result<UpdateBody> {
         let obj = body
             .as_object()
@@ -109,10 +119,16 @@ impl UpdateBody {
             doc_as_upsert: false,
             detect_noop: true,
             source: None,
+            script: None,
+            scripted_upsert: false,
         };
+        let mut has_doc = false;
         for (key, value) in obj {
             match key.as_str() {
-                "doc" => update.partial = value.clone(),
+                "doc" => {
+                    update.partial = value.clone();
+                    has_doc = true;
+                }
                 "upsert" => update.upsert = Some(value.clone()),
                 "doc_as_upsert" => update.doc_as_upsert = value.as_bool().unwrap_or(false),
                 "detect_noop" => {
@@ -123,17 +139,31 @@ impl UpdateBody {
                     })?
                 }
                 "_source" => update.source = Some(SourceFilter::parse(value)?),
-                "script" | "scripted_upsert" => {
-                    return Err(EsError::IllegalArgument(
-                        "scripted updates are not supported by this server".into(),
-                    ))
+                "script" => {
+                    // As in Elasticsearch, a script that does not compile
+                    // fails the update's execution ("failed to execute script").
+                    let compiled = strata_search::script::compile(value, strata_script::Context::Update)
+                        .map_err(|e| match e {
+                            SearchError::Script(s) => SearchError::UpdateScript(s),
+                            other => other,
+                        })?;
+                    update.script = Some(compiled);
                 }
+                "scripted_upsert" => update.scripted_upsert = value.as_bool().unwrap_or(false),
                 other => {
                     return Err(EsError::XContentParse(format!(
                         "[1:2] [UpdateRequest] unknown field [{other}]"
                     )))
                 }
             }
+        }
+        if update.script.is_some() && has_doc {
+            return Err(EsError::ActionValidation(
+                "can't provide both script and doc".into(),
+            ));
+        }
+        if update.script.is_none() && !has_doc {
+            return Err(EsError::ActionValidation("script or doc is missing".into()));
         }
         Ok(update)
     }
@@ -145,6 +175,16 @@ impl UpdateBody {
         id: &str,
         precondition: strata_search::Precondition,
     ) -> Result<DocWriteResult> {
+        if let Some(script) = &self.script {
+            use strata_search::script::update::{update_with_script, Upsert};
+            let upsert = match (&self.upsert, self.scripted_upsert) {
+                (Some(doc), true) => Upsert::Scripted(doc),
+                (Some(doc), false) => Upsert::Document(doc),
+                (None, _) => Upsert::None,
+            };
+            return update_with_script(index, id, script, upsert, precondition)
+                .map_err(|e| EsError::from(e).in_index(index.name()));
+        }
         index
             .update_document(
                 id,
@@ -191,7 +231,9 @@ impl UpdateBody {
 
 /// `POST /<index>/_update/<id>`.
 pub fn update(node: &Node, index: &str, id: &str, req: &EsRequest) -> Result<Reply> {
-    let body = UpdateBody::parse(&req.required_json_body()?)?;
+    let mut body = req.required_json_body()?;
+    node.catalog.scripts().resolve(&mut body)?;
+    let body = UpdateBody::parse(&body)?;
     reject_routing(req.param("routing"))?;
     let precondition = crate::request::precondition(
         req.u64_param("if_seq_no")?,
@@ -200,6 +242,7 @@ pub fn update(node: &Node, index: &str, id: &str, req: &EsRequest) -> Result<Rep
     )?;
     let refresh = req.refresh_policy()?;
     require_alias(node, index, req.flag("require_alias", false)?)?;
+    crate::data_streams::check_write(node, index, false, b"")?;
     let target = node.index_for_write(index)?;
     // The merged document is about the stored one plus the change.
     let _indexing = reserve_indexing(&req.memory, &req.body)?;

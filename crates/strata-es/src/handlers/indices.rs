@@ -38,7 +38,9 @@ pub fn index(node: &Node, name: &str, req: &EsRequest) -> Result<Reply> {
                     "Wildcard expressions or all indices are not allowed".into(),
                 ));
             }
-            node.catalog.delete(name)?;
+            if let Some(existing) = super::inspect::existing_for_delete(node, name, req)? {
+                node.catalog.delete(&existing)?;
+            }
             Ok(Reply::ok(json!({"acknowledged": true})))
         }
         Method::HEAD => match node.catalog.resolve(name) {

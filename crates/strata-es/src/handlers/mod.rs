@@ -9,9 +9,16 @@
 //! - `documents`: single-document APIs; `mget`: `_mget`; `found_doc`: a
 //!   found document's reply, its source verbatim.
 //! - `bulk`: `_bulk`.
-//! - `search`: `_search`, `_count`, `_msearch`.
-//! - `cluster`: `_cluster/*`, `_nodes`, `_stats`.
-//! - `cat`: `_cat/*` tables.
+//! - `search`: `_search`, `_count`, `_msearch`; `scroll`: scrolls;
+//!   `pit`: points in time; `collapse`: field collapsing.
+//! - `by_query`: `_delete_by_query`, `_update_by_query`, `_reindex`;
+//!   `tasks`: `_tasks`.
+//! - `cluster`: `_cluster/*`, `_nodes`; `index_stats`: `_stats[/<metric>]`.
+//! - `cat`: `_cat/*` tables; `cat_tables`: count, shards, segments,
+//!   templates, allocation, thread_pool.
+//! - `data_streams`: `_data_stream`; `simulate`:
+//!   `_index_template/_simulate_index`.
+//! - `inspect`: `_field_caps`, `_validate/query`, `_explain`, `_analyze`.
 //! - `stats`: per-index statistics shared by the last two.
 //! - `aliases`: `_aliases`, `_alias`, `_cat/aliases`.
 //! - `templates`: `_template`, `_index_template`, `_component_template`.
@@ -21,18 +28,29 @@
 
 pub mod aliases;
 pub mod bulk;
+pub mod by_query;
 pub mod cat;
+pub mod cat_tables;
 pub mod cluster;
 pub mod cluster_state;
+pub mod collapse;
+pub mod data_streams;
 pub mod documents;
 pub mod found_doc;
+pub mod index_stats;
 pub mod indices;
+pub mod inspect;
 pub mod mget;
 pub mod msearch;
+pub mod pit;
 pub mod rollover;
 pub mod root;
+pub mod scripts;
+pub mod scroll;
 pub mod search;
+pub mod simulate;
 pub mod stats;
+pub mod tasks;
 pub mod templates;
 pub mod write_reply;
 
@@ -84,7 +102,7 @@ fn run(node: &Arc<Node>, route: &Route, req: &EsRequest) -> Result<Reply> {
         Route::Refresh(index) => indices::refresh(node, index.as_deref()),
         Route::Flush(index) => indices::flush(node, index.as_deref()),
         Route::ForceMerge(index) => indices::force_merge(node, index.as_deref(), req),
-        Route::Stats(index) => cluster::stats(node, index.as_deref()),
+        Route::Stats(index) => index_stats::stats(node, index.as_deref(), req),
         Route::DocAutoId(index) => documents::write(node, index, None, false, req),
         Route::Doc(index, id) => documents::doc(node, index, id, req),
         Route::Create(index, id) => documents::write(node, index, Some(id), true, req),
@@ -119,6 +137,21 @@ fn run(node: &Arc<Node>, route: &Route, req: &EsRequest) -> Result<Reply> {
             rollover::rollover(node, alias, new_index.as_deref(), req)
         }
         Route::CacheClear(index) => indices::cache_clear(node, index.as_deref()),
+        Route::StoredScript(id) => scripts::stored(node, id, req),
+        Route::Scroll(id) => scroll::scroll(node, id.as_deref(), req),
+        Route::Pit(index) => pit::pit(node, index.as_deref(), req),
+        Route::Reindex => by_query::reindex(node, req),
+        Route::DeleteByQuery(index) => by_query::by_query(node, index, by_query::Kind::Delete, req),
+        Route::UpdateByQuery(index) => by_query::by_query(node, index, by_query::Kind::Update, req),
+        Route::Tasks(id) => tasks::tasks(node, id.as_deref(), req),
+        Route::TaskCancel(id) => tasks::cancel(node, id.as_deref(), req),
+        Route::CatTable(t, arg) => cat_tables::table(node, t, arg.as_deref(), req),
+        Route::FieldCaps(index) => inspect::field_caps(node, index.as_deref(), req),
+        Route::ValidateQuery(index) => inspect::validate_query(node, index.as_deref(), req),
+        Route::Explain(index, id) => inspect::explain(node, index, id, req),
+        Route::Analyze(index) => inspect::analyze(node, index.as_deref(), req),
+        Route::SimulateIndex(name) => simulate::simulate_index(node, name, req),
+        Route::DataStream(names) => data_streams::data_stream(node, names.as_deref(), req),
     }
 }
 

@@ -198,7 +198,8 @@ impl Plan {
                 "<msearch_item>",
             )?;
             let header = ndjson::parse_line(header, 2 * at)?;
-            let body = ndjson::parse_line(body, 2 * at + 1)?;
+            let mut body = ndjson::parse_line(body, 2 * at + 1)?;
+            self.node.catalog.scripts().resolve(&mut body)?;
             let target = target_of(&header, self.expression.as_deref());
             let options = header_options(&header, self.defaults)?;
             // Security on: the search reaches only what the caller may read.

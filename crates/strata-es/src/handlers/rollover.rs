@@ -16,7 +16,8 @@ pub fn rollover(
     new_index: Option<&str>,
     req: &EsRequest,
 ) -> Result<Reply> {
-    let body = req.json_body()?;
+    let (body, next) = crate::data_streams::rollover_args(node, alias, req.json_body()?)?;
+    let new_index = new_index.or(next.as_deref());
     let dry_run = req.flag("dry_run", false)?;
     let outcome = node.catalog.rollover(alias, new_index, &body, dry_run)?;
     let conditions: Map<String, Value> = outcome

@@ -50,6 +50,7 @@ const READ_ELSEWHERE: &[&str] = &[
     "ignore_unavailable",
     "allow_no_indices",
     "expand_wildcards",
+    "scroll",
 ];
 
 /// Parameters the engine's request applies itself.
@@ -64,7 +65,11 @@ const APPLIED: &[&str] = &[
 
 /// `[/<indices>]/_search`.
 pub fn search(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<Reply> {
-    let body = req.json_body()?;
+    let mut body = req.json_body()?;
+    node.catalog.scripts().resolve(&mut body)?;
+    if let Some(found) = super::scroll::divert(node, expression, &body, req) {
+        return found;
+    }
     let (indices, filter) = aliases::resolve_filtered(node, expression, indices_options(req)?)?;
     let response = run_search(&indices, filter.as_ref(), &body, req, true)?;
     let reply = Reply::serialized(&response).map_err(|e| EsError::Internal(e.to_string()))?;
@@ -80,6 +85,19 @@ pub(super) fn run_search(
     body: &Value,
     req: &EsRequest,
     with_params: bool,
+) -> Result<SearchResponse> {
+    run_search_with(indices, alias_filter, body, req, with_params, |_| Ok(()))
+}
+
+/// [`run_search`], with `adjust` applied to the parsed request (after the
+/// parameters and alias filter) before it runs.
+pub(super) fn run_search_with(
+    indices: &[Arc<SearchIndex>],
+    alias_filter: Option<&Value>,
+    body: &Value,
+    req: &EsRequest,
+    with_params: bool,
+    adjust: impl FnOnce(&mut SearchRequest) -> Result<()>,
 ) -> Result<SearchResponse> {
     let mut request = SearchRequest::parse(body)?;
     request.memory = req.memory.clone();
@@ -106,6 +124,7 @@ pub(super) fn run_search(
     if alias_filter.is_some() {
         request.query = aliases::with_filter(request.query, alias_filter);
     }
+    adjust(&mut request)?;
     let started = std::time::Instant::now();
     let mut response = engine::search_response(indices, &request)?;
     let took = started.elapsed();

@@ -76,6 +76,11 @@ pub fn authorize(node: &Node, auth: &Authentication, req: &mut EsRequest) -> Res
             "cluster:admin/component_template/put",
             "cluster:admin/component_template/delete",
         )),
+        Route::StoredScript(_) => check.cluster(by_method(
+            "cluster:admin/script/get",
+            "cluster:admin/script/put",
+            "cluster:admin/script/delete",
+        )),
         Route::Index(name) => match req.method {
             Method::PUT => {
                 check.names("indices:admin/create", &[name])?;
@@ -145,6 +150,43 @@ pub fn authorize(node: &Node, auth: &Authentication, req: &mut EsRequest) -> Res
             "indices:admin/cache/clear",
             Reach::IndicesAndAliases,
         ),
+        Route::Search(None) if req.json_body().is_ok_and(|b| b.get("pit").is_some()) => {
+            check.any(SEARCH)
+        }
+        Route::Scroll(_) => check.any(SEARCH),
+        Route::Pit(_) if req.method == Method::DELETE => check.any(SEARCH),
+        Route::Pit(_) => check.restrict(
+            req,
+            &route,
+            "indices:data/read/open_point_in_time",
+            Reach::IndicesAndAliases,
+        ),
+        Route::Reindex => check.any("indices:data/write/reindex"),
+        Route::DeleteByQuery(index) => check.all("indices:data/write/delete/byquery", &[index]),
+        Route::UpdateByQuery(index) => check.all("indices:data/write/update/byquery", &[index]),
+        Route::Tasks(_) => check.cluster("cluster:monitor/task"),
+        Route::TaskCancel(_) => check.cluster("cluster:admin/tasks/cancel"),
+        Route::SimulateIndex(_) => check.cluster("indices:admin/index_template/simulate_index"),
+        Route::CatTable(..) => check.cluster("cluster:monitor/state"),
+        Route::DataStream(_) => check.any(if read {
+            "indices:admin/data_stream/get"
+        } else {
+            "indices:admin/data_stream/create"
+        }),
+        Route::FieldCaps(_) => check.restrict(
+            req,
+            &route,
+            "indices:data/read/field_caps",
+            Reach::IndicesAndAliases,
+        ),
+        Route::ValidateQuery(_) => check.restrict(
+            req,
+            &route,
+            "indices:admin/validate/query",
+            Reach::IndicesAndAliases,
+        ),
+        Route::Explain(index, _) => check.names("indices:data/read/explain", &[index]),
+        Route::Analyze(_) => check.any("indices:admin/analyze"),
         Route::Search(_) | Route::Count(_) => {
             check.restrict(req, &route, SEARCH, Reach::IndicesAndAliases)
         }
@@ -305,7 +347,10 @@ fn expression_slot(route: &Route) -> Option<(usize, bool)> {
         | Route::Count(e)
         | Route::CacheClear(e)
         | Route::Aliases(e)
-        | Route::Alias(e, _) => Some((0, e.is_some())),
+        | Route::Alias(e, _)
+        | Route::Pit(e)
+        | Route::FieldCaps(e)
+        | Route::ValidateQuery(e) => Some((0, e.is_some())),
         Route::CatIndices(e) => Some((2, e.is_some())),
         _ => None,
     }

@@ -43,8 +43,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::http::HeaderMap;
-
 use self::api_key::store::ApiKeyStore;
 use self::clock::{SecurityClock, SystemClock};
 use self::realm::FileRealm;
@@ -52,6 +50,7 @@ use crate::error::{EsError, Result};
 use crate::node::Node;
 use crate::reply::Reply;
 use crate::request::EsRequest;
+use crate::security::subject::Authentication;
 
 /// How often the realm's files are checked for changes by default
 /// (Elasticsearch's `resource.reload.interval.high`).
@@ -106,13 +105,14 @@ impl Security {
     }
 }
 
-/// Authenticates and authorizes `req` before it is routed. `Ok(None)`:
+/// Authorizes `req` of the caller `auth` (authenticated before its body
+/// was read; `None` when security is off) before it is routed. `Ok(None)`:
 /// go on (the request's index expression may have been narrowed and
 /// [`EsRequest::grant`] set); `Ok(Some(reply))`: a security endpoint,
 /// answered; `Err`: a 401 or 403 to send.
 pub async fn guard(
     node: &Arc<Node>,
-    headers: &HeaderMap,
+    auth: Option<Authentication>,
     req: &mut EsRequest,
 ) -> Result<Option<Reply>> {
     let endpoint = rest::Endpoint::of(req);
@@ -126,7 +126,11 @@ pub async fn guard(
             None => Ok(None),
         };
     };
-    let auth = security.authenticate(headers, &req.uri).await?;
+    let Some(auth) = auth else {
+        return Err(EsError::Internal(
+            "a request reached authorization unauthenticated".into(),
+        ));
+    };
     if let Some(endpoint) = endpoint {
         let request = req.clone();
         let reply =

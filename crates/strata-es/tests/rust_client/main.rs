@@ -9,5 +9,7 @@ mod support;
 
 mod admin;
 mod aggregations;
+mod apis;
 mod data;
 mod queries;
+mod scripts;

@@ -20,7 +20,8 @@ pub(crate) struct Header {
     pub key_len: usize,
     pub value_len: usize,
     pub cas: u64,
-    pub flags: u32,
+    /// Client flags and value kind (`item::stored_flags`).
+    pub flags: u64,
     pub expires_at: Option<u64>,
     /// Bytes before the key.
     pub header_len: usize,
@@ -72,17 +73,13 @@ pub(crate) fn header_len(
     key_len: usize,
     value_len: usize,
     cas: u64,
-    flags: u32,
+    flags: u64,
     expires_at: Option<u64>,
 ) -> usize {
     1 + varint_len(key_len as u64)
         + varint_len(value_len as u64)
         + varint_len(cas)
-        + if flags != 0 {
-            varint_len(u64::from(flags))
-        } else {
-            0
-        }
+        + if flags != 0 { varint_len(flags) } else { 0 }
         + expires_at.map_or(0, varint_len)
 }
 
@@ -94,7 +91,7 @@ pub(crate) fn encode(
     key: &[u8],
     value_parts: &[&[u8]],
     cas: u64,
-    flags: u32,
+    flags: u64,
     expires_at: Option<u64>,
 ) {
     let value_len: usize = value_parts.iter().map(|p| p.len()).sum();
@@ -111,7 +108,7 @@ pub(crate) fn encode(
     put_varint(buf, &mut pos, value_len as u64);
     put_varint(buf, &mut pos, cas);
     if flags != 0 {
-        put_varint(buf, &mut pos, u64::from(flags));
+        put_varint(buf, &mut pos, flags);
     }
     if let Some(at) = expires_at {
         put_varint(buf, &mut pos, at);
@@ -134,7 +131,10 @@ pub(crate) fn decode(buf: &[u8]) -> Option<Header> {
     let value_len = usize::try_from(get_varint(buf, &mut pos)?).ok()?;
     let cas = get_varint(buf, &mut pos)?;
     let flags = if control & HAS_FLAGS != 0 {
-        u32::try_from(get_varint(buf, &mut pos)?).ok()?
+        let flags = get_varint(buf, &mut pos)?;
+        // A kind this build does not know is a record it cannot read.
+        crate::item::split_stored_flags(flags)?;
+        flags
     } else {
         0
     };
@@ -159,7 +159,7 @@ pub(crate) fn decode(buf: &[u8]) -> Option<Header> {
 mod tests {
     use super::*;
 
-    fn roundtrip(key: &[u8], value: &[u8], cas: u64, flags: u32, exp: Option<u64>) {
+    fn roundtrip(key: &[u8], value: &[u8], cas: u64, flags: u64, exp: Option<u64>) {
         let len = header_len(key.len(), value.len(), cas, flags, exp) + key.len() + value.len();
         let mut buf = vec![0u8; len + 3];
         encode(&mut buf[..len], key, &[value], cas, flags, exp);
@@ -178,7 +178,7 @@ mod tests {
             &[1u8; 300],
             &[9u8; 70_000],
             u64::MAX,
-            u32::MAX,
+            u64::from(u32::MAX) | 4 << 32,
             Some(u64::MAX),
         );
         roundtrip(b"x", b"y", 0, 42, Some(1_700_000_000_000));

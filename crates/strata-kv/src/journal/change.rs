@@ -39,8 +39,9 @@ pub enum Change<'a> {
         key: &'a [u8],
         /// The value.
         value: &'a [u8],
-        /// memcached client flags.
-        flags: u32,
+        /// Stored flags: memcached client flags and the value kind
+        /// ([`stored_flags`](crate::item::stored_flags)).
+        flags: u64,
         /// CAS version.
         cas: u64,
         /// Absolute expiry, Unix ms.
@@ -88,14 +89,14 @@ pub(crate) fn encode_put(
     buf: &mut Vec<u8>,
     key: &[u8],
     value: &[u8],
-    flags: u32,
+    flags: u64,
     cas: u64,
     expires_at: Option<u64>,
 ) {
     buf.push(PUT);
     push_bytes(buf, key);
     push_bytes(buf, value);
-    push_varint(buf, u64::from(flags));
+    push_varint(buf, flags);
     push_varint(buf, cas);
     push_varint(buf, expires_at.unwrap_or(0));
 }
@@ -169,7 +170,7 @@ impl<'a> Changes<'a> {
             PUT => Change::Put {
                 key: self.bytes()?,
                 value: self.bytes()?,
-                flags: u32::try_from(get_varint(self.body, &mut self.pos)?).ok()?,
+                flags: get_varint(self.body, &mut self.pos)?,
                 cas: get_varint(self.body, &mut self.pos)?,
                 expires_at: self.expiry()?,
             },

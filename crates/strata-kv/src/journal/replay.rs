@@ -59,7 +59,7 @@ impl Keyspace {
         &self,
         key: &[u8],
         value: &[u8],
-        flags: u32,
+        flags: u64,
         cas: u64,
         expires_at: Option<u64>,
     ) -> Result<(), KvError> {

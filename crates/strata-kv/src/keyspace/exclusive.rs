@@ -3,7 +3,8 @@
 
 use super::shared::scan_shards;
 use super::LockedShards;
-use crate::item::{Deleted, ItemRef, Mutation, NewItem};
+use super::PairDecision;
+use crate::item::{Deleted, ItemRef, Mutation, NewItem, ValueKind};
 use crate::store::{Renamed, Store};
 use crate::watch::Watch;
 use crate::KvError;
@@ -25,8 +26,8 @@ impl<'a> ExclusiveStore<'a> {
         if watch.expires_at.is_some_and(|at| at <= ks.now_ms()) {
             return false;
         }
-        let pos = ks.shard_index(ks.ctx.hash(&watch.key));
-        self.locked.at(pos).watches.version(&watch.key) == watch.version
+        let hash = ks.ctx.hash(&watch.key);
+        self.locked.holding(hash).watches.version(&watch.key) == watch.version
     }
 }
 
@@ -41,6 +42,23 @@ impl Store for ExclusiveStore<'_> {
 
     fn expiry(&mut self, key: &[u8]) -> Option<Option<u64>> {
         self.locked.expiry(key)
+    }
+
+    fn update_pair<R>(
+        &mut self,
+        a: &[u8],
+        b: &[u8],
+        f: impl FnOnce(Option<ItemRef<'_>>, Option<ItemRef<'_>>) -> PairDecision<R>,
+    ) -> Result<R, KvError> {
+        self.locked.update_pair(a, b, f)
+    }
+
+    fn is_exclusive(&self) -> bool {
+        true
+    }
+
+    fn kind(&mut self, key: &[u8]) -> Option<ValueKind> {
+        self.locked.kind(key)
     }
 
     fn update<'v, R>(

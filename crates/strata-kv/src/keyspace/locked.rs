@@ -8,11 +8,34 @@
 use super::{Keyspace, ShardWrite};
 use crate::arena::header_len;
 use crate::fetch;
-use crate::item::{Deleted, ItemRef, Mutation, NewItem};
+use crate::item::{split_stored_flags, Deleted, ItemRef, Mutation, NewItem, ValueKind};
 use crate::journal::change;
 use crate::shard::ShardInner;
 use crate::store::Renamed;
 use crate::KvError;
+
+/// How long a late lock is tried without waiting before it waits.
+const LATE_LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(1);
+
+fn lock_late(ks: &Keyspace, idx: usize) -> ShardWrite<'_> {
+    let started = std::time::Instant::now();
+    loop {
+        if let Some(guard) = ks.shard_at(idx).try_write() {
+            return guard;
+        }
+        if started.elapsed() >= LATE_LOCK_PATIENCE {
+            tracing::error!(
+                shard = idx,
+                "a transaction touched a key outside its declared keys and its shard stayed busy; waiting for it"
+            );
+            return ks.shard_at(idx).write();
+        }
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    }
+}
+/// What an `update_pair` closure decides: the mutations of its first and
+/// second key (`Keep` for either), and its result.
+pub type PairDecision<R> = (Mutation<'static>, Mutation<'static>, R);
 
 pub(crate) struct LockedShards<'a> {
     ks: &'a Keyspace,
@@ -52,11 +75,28 @@ impl<'a> LockedShards<'a> {
         self.guards.len()
     }
 
-    fn position(&self, hash: u64) -> usize {
+    /// The position of `hash`'s shard in the set. A set made for some
+    /// keys ([`Keyspace::exclusive_keys`]) may meet a key it was not made
+    /// for (a command whose key specification misses a key): that shard is
+    /// locked late, out of order, so without waiting (retried for up to
+    /// [`LATE_LOCK_PATIENCE`]) before falling back to a blocking lock.
+    fn position(&mut self, hash: u64) -> usize {
         let idx = self.ks.shard_index(hash);
-        self.indices
-            .binary_search(&idx)
-            .expect("the key's shard is locked")
+        match self.indices.binary_search(&idx) {
+            Ok(pos) => pos,
+            Err(pos) => {
+                let guard = lock_late(self.ks, idx);
+                self.indices.insert(pos, idx);
+                self.guards.insert(pos, guard);
+                pos
+            }
+        }
+    }
+
+    /// The shard of `hash`, locked (late if need be).
+    pub fn holding(&mut self, hash: u64) -> &ShardInner {
+        let pos = self.position(hash);
+        &self.guards[pos]
     }
 
     fn shard(&mut self, hash: u64) -> &mut ShardInner {
@@ -70,7 +110,8 @@ impl<'a> LockedShards<'a> {
         count: bool,
         f: impl FnOnce(ItemRef<'_>) -> R,
     ) -> Option<R> {
-        let ctx = &self.ks.ctx;
+        let ks = self.ks;
+        let ctx = &ks.ctx;
         let (now, hash) = (ctx.now(), ctx.hash(key));
         let pos = self.position(hash);
         let found = self.guards[pos]
@@ -87,11 +128,61 @@ impl<'a> LockedShards<'a> {
 
     /// See [`Store::expiry`](crate::Store::expiry).
     pub fn expiry(&mut self, key: &[u8]) -> Option<Option<u64>> {
-        let ctx = &self.ks.ctx;
+        let ks = self.ks;
+        let ctx = &ks.ctx;
         let (now, hash) = (ctx.now(), ctx.hash(key));
-        let shard = &self.guards[self.position(hash)];
+        let pos = self.position(hash);
+        let shard = &self.guards[pos];
         let slot = shard.live_slot(hash, key, now)?;
         Some(shard.record_at(slot).header.expires_at)
+    }
+
+    /// See [`Store::update_pair`](crate::Store::update_pair). Both values
+    /// are copied before `f` runs, so the two reads never hold two records.
+    pub fn update_pair<R>(
+        &mut self,
+        a: &[u8],
+        b: &[u8],
+        f: impl FnOnce(Option<ItemRef<'_>>, Option<ItemRef<'_>>) -> PairDecision<R>,
+    ) -> Result<R, KvError> {
+        let copy = |item: ItemRef<'_>| {
+            (
+                item.key.to_vec(),
+                item.value.to_vec(),
+                item.kind,
+                item.flags,
+                item.cas,
+                item.expires_at,
+            )
+        };
+        let old_a = self.get(a, true, copy);
+        let old_b = self.get(b, true, copy);
+        type Copied = (Vec<u8>, Vec<u8>, ValueKind, u32, u64, Option<u64>);
+        fn view(c: &Copied) -> ItemRef<'_> {
+            let (key, value, kind, flags, cas, expires_at) = c;
+            ItemRef {
+                key,
+                value,
+                kind: *kind,
+                flags: *flags,
+                cas: *cas,
+                expires_at: *expires_at,
+            }
+        }
+        let (ma, mb, result) = f(old_a.as_ref().map(view), old_b.as_ref().map(view));
+        self.update(a, false, |_| (ma, ()))?;
+        self.update(b, false, |_| (mb, ()))?;
+        Ok(result)
+    }
+
+    /// See [`Store::kind`](crate::Store::kind).
+    pub fn kind(&mut self, key: &[u8]) -> Option<ValueKind> {
+        let ks = self.ks;
+        let (now, hash) = (ks.ctx.now(), ks.ctx.hash(key));
+        let shard = self.holding(hash);
+        let slot = shard.live_slot(hash, key, now)?;
+        let (_, kind) = split_stored_flags(shard.record_at(slot).header.flags)?;
+        Some(kind)
     }
 
     pub fn update<'v, R>(
@@ -123,6 +214,10 @@ impl<'a> LockedShards<'a> {
         let ctx = &ks.ctx;
         let now = ctx.now();
         let limit = ctx.max_item_size();
+        // Every shard held first: positions stay put while sizing.
+        for (key, _) in items {
+            self.position(ctx.hash(key));
+        }
         // Check everything before changing anything.
         let mut need = vec![0usize; self.guards.len()];
         for (key, item) in items {
@@ -131,7 +226,7 @@ impl<'a> LockedShards<'a> {
                 key.len(),
                 item.value.len(),
                 u64::MAX,
-                item.flags,
+                u64::from(item.flags),
                 item.expires_at,
             ) + key.len()
                 + item.value.len();
@@ -161,8 +256,8 @@ impl<'a> LockedShards<'a> {
         to: &[u8],
         only_if_absent: bool,
     ) -> Result<Renamed, KvError> {
-        let Some((value, flags, expires_at)) = self.get(from, false, |item| {
-            (item.value.to_vec(), item.flags, item.expires_at)
+        let Some((value, kind, flags, expires_at)) = self.get(from, false, |item| {
+            (item.value.to_vec(), item.kind, item.flags, item.expires_at)
         }) else {
             return Ok(Renamed::NoSuchKey);
         };
@@ -180,7 +275,7 @@ impl<'a> LockedShards<'a> {
             flags,
             expires_at,
         };
-        self.update(to, false, |_| (Mutation::Put(item), ()))?;
+        self.update(to, false, |_| (Mutation::PutKind(kind, item), ()))?;
         self.delete(from)?;
         Ok(Renamed::Done)
     }

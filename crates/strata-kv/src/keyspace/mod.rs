@@ -16,6 +16,7 @@ use parking_lot::{RwLock, RwLockWriteGuard};
 
 pub use exclusive::ExclusiveStore;
 pub(crate) use locked::LockedShards;
+pub use locked::PairDecision;
 pub use shared::SharedStore;
 pub(crate) use tiered::{on_cores, open_tier, restore_all};
 
@@ -359,6 +360,25 @@ impl Keyspace {
     pub fn exclusive<R>(&self, f: impl FnOnce(&mut ExclusiveStore<'_>) -> R) -> R {
         self.run_due_flush();
         let mut store = ExclusiveStore::new(self.lock((0..self.shards.len()).collect()));
+        f(&mut store)
+    }
+
+    /// Like [`exclusive`](Self::exclusive), holding only the shards of
+    /// `keys` (locked in ascending order), so callers on other shards run
+    /// meanwhile. `f` MUST touch only these keys for whole-keyspace
+    /// operations (`len`, `scan`, `random_key`, `flush`) see only the held
+    /// shards; a key outside them is locked late (see `LockedShards`).
+    pub fn exclusive_keys<'k, R>(
+        &self,
+        keys: impl IntoIterator<Item = &'k [u8]>,
+        f: impl FnOnce(&mut ExclusiveStore<'_>) -> R,
+    ) -> R {
+        self.run_due_flush();
+        let shards = keys
+            .into_iter()
+            .map(|key| self.shard_index(self.ctx.hash(key)))
+            .collect();
+        let mut store = ExclusiveStore::new(self.lock(shards));
         f(&mut store)
     }
 

@@ -5,8 +5,9 @@
 use std::sync::atomic::Ordering;
 
 use super::Keyspace;
+use super::PairDecision;
 use crate::fetch;
-use crate::item::{Deleted, ItemRef, Mutation, NewItem};
+use crate::item::{split_stored_flags, Deleted, ItemRef, Mutation, NewItem, ValueKind};
 use crate::shard::ShardInner;
 use crate::store::{Renamed, Store};
 use crate::KvError;
@@ -132,6 +133,31 @@ impl Store for SharedStore<'_> {
         let shard = self.ks.shard(hash).read();
         let slot = shard.live_slot(hash, key, now)?;
         Some(shard.record_at(slot).header.expires_at)
+    }
+
+    fn update_pair<R>(
+        &mut self,
+        a: &[u8],
+        b: &[u8],
+        f: impl FnOnce(Option<ItemRef<'_>>, Option<ItemRef<'_>>) -> PairDecision<R>,
+    ) -> Result<R, KvError> {
+        self.ks.run_due_flush();
+        let ctx = &self.ks.ctx;
+        let shards = vec![
+            self.ks.shard_index(ctx.hash(a)),
+            self.ks.shard_index(ctx.hash(b)),
+        ];
+        self.ks.lock(shards).update_pair(a, b, f)
+    }
+
+    fn kind(&mut self, key: &[u8]) -> Option<ValueKind> {
+        self.ks.run_due_flush();
+        let ctx = &self.ks.ctx;
+        let (now, hash) = (ctx.now(), ctx.hash(key));
+        let shard = self.ks.shard(hash).read();
+        let slot = shard.live_slot(hash, key, now)?;
+        let (_, kind) = split_stored_flags(shard.record_at(slot).header.flags)?;
+        Some(kind)
     }
 
     fn update<'v, R>(

@@ -18,7 +18,7 @@ pub(crate) use ssd_adopt::LostStub;
 use crate::arena::{encode, header_len, Arena, Loc, Record};
 use crate::fetch;
 use crate::index::Index;
-use crate::item::{ItemRef, Mutation};
+use crate::item::{split_stored_flags, stored_flags, ItemRef, Mutation, NewItem, ValueKind};
 use crate::journal::change;
 use crate::keyspace::Ctx;
 use crate::watch::WatchTable;
@@ -225,30 +225,8 @@ impl ShardInner {
                     self.remove(ctx, s, Removal::Deleted)?;
                 }
             }
-            Mutation::Put(new) => {
-                if is_expired(new.expires_at, now) {
-                    if let Some(s) = self.lookup(hash, key) {
-                        self.remove(ctx, s, Removal::Deleted)?;
-                    }
-                } else {
-                    let cas = ctx.next_cas();
-                    self.put(
-                        ctx,
-                        hash,
-                        key,
-                        &[&new.value],
-                        new.flags,
-                        new.expires_at,
-                        cas,
-                        now,
-                    )?;
-                    if ctx.journaling() {
-                        let buf = &mut self.journal_buf;
-                        change::encode_put(buf, key, &new.value, new.flags, cas, new.expires_at);
-                    }
-                    ctx.counters.total_items.add(1);
-                }
-            }
+            Mutation::Put(new) => self.put_new(ctx, hash, key, now, ValueKind::String, new)?,
+            Mutation::PutKind(kind, new) => self.put_new(ctx, hash, key, now, kind, new)?,
             Mutation::SetExpiry(expires_at) => {
                 if let Some(s) = live {
                     if is_expired(expires_at, now) {
@@ -265,6 +243,35 @@ impl ShardInner {
         Ok(())
     }
 
+    /// Stores `new` (of `kind`) under `key` with a fresh CAS and logs it; an
+    /// expiry already past deletes the key instead.
+    fn put_new(
+        &mut self,
+        ctx: &Ctx,
+        hash: u64,
+        key: &[u8],
+        now: u64,
+        kind: ValueKind,
+        new: NewItem<'_>,
+    ) -> Result<(), KvError> {
+        if is_expired(new.expires_at, now) {
+            if let Some(s) = self.lookup(hash, key) {
+                self.remove(ctx, s, Removal::Deleted)?;
+            }
+            return Ok(());
+        }
+        let cas = ctx.next_cas();
+        let flags = stored_flags(new.flags, kind);
+        let value = &new.value;
+        self.put(ctx, hash, key, &[value], flags, new.expires_at, cas, now)?;
+        if ctx.journaling() {
+            let buf = &mut self.journal_buf;
+            change::encode_put(buf, key, value, flags, cas, new.expires_at);
+        }
+        ctx.counters.total_items.add(1);
+        Ok(())
+    }
+
     /// Appends a new record for `key` and points the index at it.
     #[allow(clippy::too_many_arguments)]
     pub fn put(
@@ -273,7 +280,7 @@ impl ShardInner {
         hash: u64,
         key: &[u8],
         value_parts: &[&[u8]],
-        flags: u32,
+        flags: u64,
         expires_at: Option<u64>,
         cas: u64,
         now: u64,
@@ -375,7 +382,7 @@ impl ShardInner {
         value.clear();
         let read = self.with_item(ctx, slot, |item| {
             value.extend_from_slice(item.value);
-            (item.flags, item.cas)
+            (item.stored_flags(), item.cas)
         });
         let result = read.and_then(|(flags, cas)| {
             self.put(ctx, hash, key, &[&value], flags, expires_at, cas, now)
@@ -413,7 +420,18 @@ impl ShardInner {
         if let Some(ssd) = &ctx.ssd {
             self.release_all_ssd(ctx, ssd);
         }
-        self.watches.touch_all();
+        // Only watched keys that exist change (Redis 7): a transaction
+        // watching a missing key still runs after a flush.
+        let now = ctx.now();
+        let removed: Vec<Box<[u8]>> = self
+            .watches
+            .watched()
+            .filter(|key| self.live_slot(ctx.hash(key), key, now).is_some())
+            .map(Box::from)
+            .collect();
+        for key in removed {
+            self.watches.touch(&key);
+        }
         self.index.clear();
         self.arena.clear();
         self.with_expiry = 0;
@@ -432,10 +450,13 @@ impl ShardInner {
 
 /// The caller-facing view of a record.
 pub(crate) fn item_ref<'a>(rec: &Record<'a>) -> ItemRef<'a> {
+    // Record decoding refuses kinds this build does not know.
+    let (flags, kind) = split_stored_flags(rec.header.flags).unwrap_or_default();
     ItemRef {
         key: rec.key(),
         value: rec.value(),
-        flags: rec.header.flags,
+        kind,
+        flags,
         cas: rec.header.cas,
         expires_at: rec.header.expires_at,
     }

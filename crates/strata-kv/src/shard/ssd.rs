@@ -16,7 +16,7 @@ use strata_ssd::BlockLoc;
 use super::ShardInner;
 use crate::arena::{decode, encode, header_len, Loc, Record};
 use crate::fetch::{self, Resolved};
-use crate::item::ItemRef;
+use crate::item::{split_stored_flags, ItemRef};
 use crate::keyspace::Ctx;
 use crate::tier::{Prior, SsdTier, StubValue, ValueRef, PERSISTENT_STUB_VALUE_LEN, VALUE_REF_LEN};
 use crate::KvError;
@@ -55,10 +55,12 @@ impl ShardInner {
             fetch::failed(cause.clone());
             KvError::Storage { cause }
         })?;
+        let (flags, kind) = split_stored_flags(rec.header.flags).unwrap_or_default();
         Ok(f(ItemRef {
             key: rec.key(),
             value: &payload[value],
-            flags: rec.header.flags,
+            kind,
+            flags,
             cas: rec.header.cas,
             expires_at: rec.header.expires_at,
         }))
@@ -78,7 +80,7 @@ impl ShardInner {
         key: &[u8],
         value_parts: &[&[u8]],
         value_len: usize,
-        flags: u32,
+        flags: u64,
         expires_at: Option<u64>,
         cas: u64,
     ) -> Result<Loc, KvError> {
@@ -206,7 +208,7 @@ impl ShardInner {
 pub(crate) struct FoundRecord<'a> {
     pub key: &'a [u8],
     pub cas: u64,
-    pub flags: u32,
+    pub flags: u64,
     pub expires_at: Option<u64>,
     pub vref: ValueRef,
 }
@@ -276,7 +278,7 @@ pub(crate) fn stub_len(
     key_len: usize,
     value_len: usize,
     cas: u64,
-    flags: u32,
+    flags: u64,
     expires_at: Option<u64>,
 ) -> usize {
     header_len(key_len, value_len, cas, flags, expires_at) + key_len + value_len

@@ -32,7 +32,7 @@ pub(crate) type Lost = (usize, LostStub);
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Header {
     cas: u64,
-    flags: u32,
+    flags: u64,
     expires_at: Option<u64>,
 }
 

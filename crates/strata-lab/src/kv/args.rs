@@ -9,6 +9,7 @@ use clap::{Args, Parser};
 use super::keys::{KeyPattern, KeySpace};
 use super::mix::Ratio;
 use super::protocol::Protocol;
+use super::workload::Workload;
 use crate::LabError;
 
 /// Duration of a run when neither `--requests` nor `--duration` is given.
@@ -48,6 +49,10 @@ pub struct KvArgs {
     /// Set:get ratio, e.g. 1:10; 1:0 only sets, 0:1 only gets.
     #[arg(long, default_value_t = Ratio::default(), value_name = "SETS:GETS")]
     pub ratio: Ratio,
+
+    /// Data type exercised (RESP only for all but string): see `workload`.
+    #[arg(long, value_enum, default_value_t = Workload::String)]
+    pub workload: Workload,
 
     /// How keys are chosen within [--key-min, --key-max).
     #[arg(long, value_enum, default_value_t = KeyPattern::Uniform)]
@@ -188,6 +193,9 @@ impl KvArgs {
         let positive_secs = |s: f64| s.is_finite() && s > 0.0 && s < 1e9;
         if self.connections == 0 || self.pipeline == 0 || self.threads == 0 {
             return fail("--connections, --pipeline and --threads must be at least 1");
+        }
+        if !self.workload.supports(self.protocol) {
+            return fail("--workload other than string needs --protocol resp");
         }
         if self.requests == Some(0) {
             return fail("--requests must be at least 1");

@@ -15,6 +15,7 @@
 //! - `runner`: phases of a run and the connection tasks.
 //! - `stats`: histograms and counters, the per-second timeline.
 //! - `progress`: the progress bar.
+//! - [`workload`]: which data type the sets and gets exercise (`--workload`).
 //! - [`report`]: [`KvResult`], the human table and the JSON file.
 
 pub mod args;
@@ -26,6 +27,7 @@ pub mod protocol;
 pub mod report;
 mod runner;
 mod stats;
+pub mod workload;
 pub mod zipf;
 
 pub use args::KvArgs;

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::keys::KeyPattern;
 use super::mix::Ratio;
 use super::protocol::Protocol;
+use super::workload::Workload;
 use crate::LabError;
 
 /// Everything one run measured, with the configuration that produced it.
@@ -70,6 +71,9 @@ pub struct KvConfig {
     pub threads: usize,
     /// Set:get ratio.
     pub ratio: Ratio,
+    /// Data type exercised.
+    #[serde(default)]
+    pub workload: Workload,
     /// Key pattern.
     pub key_pattern: KeyPattern,
     /// Zipf exponent (used by the zipfian pattern).
@@ -162,7 +166,7 @@ pub fn render_table(r: &KvResult) -> String {
     // Writing to a String cannot fail.
     let _ = writeln!(
         out,
-        "bench kv: {} {}:{}{}, {} connections x pipeline {}, ratio {}, {} keys [{}, {}), {} B values",
+        "bench kv: {} {}:{}{}, {} connections x pipeline {}, ratio {}, {:?} workload, {} keys [{}, {}), {} B values",
         c.protocol.name(),
         c.host,
         c.port,
@@ -170,6 +174,7 @@ pub fn render_table(r: &KvResult) -> String {
         c.connections,
         c.pipeline,
         c.ratio,
+        c.workload,
         c.key_pattern.name(),
         c.key_min,
         c.key_max,

@@ -187,6 +187,8 @@ async fn drive(mut conn: Connection, work: &Workload, index: u64) -> Result<Conn
     let pipeline = args.pipeline as u64;
     let (mut request, mut ops, mut key) =
         (Vec::new(), Vec::with_capacity(args.pipeline), Vec::new());
+    // Numbers the operations: a hash field or sorted-set member per `--workload`.
+    let mut sequence = index;
     loop {
         if control.stop.load(Ordering::Relaxed) {
             break;
@@ -214,9 +216,18 @@ async fn drive(mut conn: Connection, work: &Workload, index: u64) -> Result<Conn
                 work.keys.next_key(op, &mut rng),
             );
             match op {
-                Op::Set => args.protocol.encode_set(&mut request, &key, &work.value),
-                Op::Get => args.protocol.encode_get(&mut request, &key),
+                Op::Set => args.workload.encode_set(
+                    args.protocol,
+                    &mut request,
+                    &key,
+                    &work.value,
+                    sequence,
+                ),
+                Op::Get => args
+                    .workload
+                    .encode_get(args.protocol, &mut request, &key, sequence),
             }
+            sequence += 1;
             ops.push(op);
         }
         let sent = Instant::now();
@@ -255,6 +266,7 @@ fn config(args: &KvArgs, host: &str, port: u16, spawned: bool, seed: u64) -> KvC
         pipeline: args.pipeline,
         threads: args.threads,
         ratio: args.ratio,
+        workload: args.workload,
         key_pattern: args.key_pattern,
         zipf_exponent: args.zipf_exponent,
         key_stddev: args.key_stddev,

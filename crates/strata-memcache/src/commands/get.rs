@@ -160,6 +160,7 @@ mod tests {
         let item = ItemRef {
             key: b"k",
             value: b"xy",
+            kind: strata_kv::ValueKind::String,
             flags: 5,
             cas: 9,
             expires_at: None,

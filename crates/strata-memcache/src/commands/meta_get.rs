@@ -238,6 +238,7 @@ mod tests {
     const ITEM: ItemRef<'static> = ItemRef {
         key: b"a",
         value: b"abc",
+        kind: strata_kv::ValueKind::String,
         flags: 5,
         cas: 64,
         expires_at: None,

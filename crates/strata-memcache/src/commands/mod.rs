@@ -6,6 +6,7 @@
 //! read the clock only through the keyspace, and count what `stats` reports
 //! in [`crate::stats`].
 
+pub mod cache_memlimit;
 pub mod delete;
 pub mod flush_all;
 pub mod get;
@@ -42,6 +43,7 @@ pub fn execute(cmd: Command<'_>, data: &[u8], shared: &Shared, out: &mut BytesMu
         Command::FlushAll(c) => c.execute(shared, out),
         Command::Version => version::execute(shared, out),
         Command::Verbosity(c) => c.execute(shared, out),
+        Command::CacheMemlimit(c) => c.execute(shared, out),
         Command::Quit => return Flow::Close,
         Command::Stats(c) => c.execute(shared, out),
         Command::MetaGet(c) => c.execute(shared, out),

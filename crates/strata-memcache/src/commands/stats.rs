@@ -2,8 +2,8 @@
 //!
 //! The general form reports memcached's standard fields under their
 //! memcached names, from the protocol counters, the connection registry and
-//! the keyspace: `bytes` and `limit_maxbytes` are the keyspace's used memory
-//! and memory limit, so they compare against the same number. Fields about
+//! the keyspace: `bytes` is the keyspace's used memory without the index
+//! (what items take, as memcached's) and `limit_maxbytes` its memory limit. Fields about
 //! memcached internals Strata does not have (slabs, LRU segments, hash
 //! table) are left out rather than invented.
 
@@ -136,8 +136,14 @@ fn general(shared: &Shared, out: &mut BytesMut) {
     stat(out, "bytes_written", clients.bytes_written());
     stat(out, "limit_maxbytes", ks.memory_limit);
     stat(out, "accepting_conns", 1);
+    // Strata never stops accepting: past max_connections a client gets an
+    // error and is closed instead.
+    stat(out, "listen_disabled_num", 0);
+    stat(out, "time_in_listen_disabled_us", 0);
     stat(out, "threads", info.settings.threads as u64);
-    stat(out, "bytes", ks.used_memory);
+    // Bytes of items (records written and not yet reclaimed), without the
+    // index: 0 on an empty server, as memcached's.
+    stat(out, "bytes", ks.used_memory.saturating_sub(ks.index_bytes));
     stat(out, "curr_items", ks.items);
     stat(out, "total_items", ks.total_items);
     stat(out, "expired_unfetched", 0);

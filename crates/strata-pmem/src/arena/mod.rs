@@ -192,6 +192,18 @@ impl PersistentArena {
         }
     }
 
+    /// Why the arena can no longer make writes durable, if it cannot: a
+    /// persist failed on the mapped file (never on DAX, where a persist is
+    /// a cache-line flush), or the simulation's power was cut. Whatever
+    /// was written since may never become durable; callers stop.
+    pub fn failure(&self) -> Option<String> {
+        let failed = match &self.backing {
+            Backing::Mapped(map) => map.is_poisoned(),
+            Backing::Simulated(sim) => sim.power_was_cut(),
+        };
+        failed.then(|| format!("{}: a persist failed", self.file_name()))
+    }
+
     /// This session's generation: 1 after creation, one more at each open.
     pub fn generation(&self) -> u64 {
         self.generation

@@ -182,6 +182,12 @@ impl PmemMap {
         self.emulation_reason.as_deref()
     }
 
+    /// Whether a persist failed (`msync` returned an error): the file's
+    /// durable state is then unknown and every later persist is refused.
+    pub fn is_poisoned(&self) -> bool {
+        self.poisoned.load(Ordering::Acquire)
+    }
+
     /// Copies `buf.len()` bytes at `offset` into `buf`.
     pub fn read(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
         words::read(self.words(), offset, buf)

@@ -46,6 +46,8 @@ pub enum Context {
     TopLevel,
     /// A command inside `MULTI`/`EXEC`.
     Multi,
+    /// A command a script ran (`redis.call`).
+    Lua,
 }
 
 impl Context {
@@ -54,6 +56,7 @@ impl Context {
         match self {
             Context::TopLevel => "toplevel",
             Context::Multi => "multi",
+            Context::Lua => "lua",
         }
     }
 }

@@ -6,6 +6,7 @@ use strata_kv::{Mutation, NewItem, Store};
 
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::commands::collection::not_string;
 use crate::protocol::REDIS_MAX_BULK;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
@@ -18,29 +19,34 @@ pub fn append<S: Store>(
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
     let suffix = args.get(2);
-    let result = ctx.store.update(args.get(1), |old| match old {
-        None => {
-            let item = NewItem {
-                value: Cow::Borrowed(suffix),
-                flags: 0,
-                expires_at: None,
-            };
-            (Mutation::Put(item), Ok(suffix.len()))
+    let result = ctx.store.update(args.get(1), |old| {
+        if not_string(old) {
+            return (Mutation::Keep, Err(RespError::WrongType));
         }
-        Some(item) => {
-            let len = item.value.len() + suffix.len();
-            if len > REDIS_MAX_BULK {
-                return (Mutation::Keep, Err(RespError::StringTooLong));
+        match old {
+            None => {
+                let item = NewItem {
+                    value: Cow::Borrowed(suffix),
+                    flags: 0,
+                    expires_at: None,
+                };
+                (Mutation::Put(item), Ok(suffix.len()))
             }
-            let mut value = Vec::with_capacity(len);
-            value.extend_from_slice(item.value);
-            value.extend_from_slice(suffix);
-            let new = NewItem {
-                value: Cow::Owned(value),
-                flags: item.flags,
-                expires_at: item.expires_at,
-            };
-            (Mutation::Put(new), Ok(len))
+            Some(item) => {
+                let len = item.value.len() + suffix.len();
+                if len > REDIS_MAX_BULK {
+                    return (Mutation::Keep, Err(RespError::StringTooLong));
+                }
+                let mut value = Vec::with_capacity(len);
+                value.extend_from_slice(item.value);
+                value.extend_from_slice(suffix);
+                let new = NewItem {
+                    value: Cow::Owned(value),
+                    flags: item.flags,
+                    expires_at: item.expires_at,
+                };
+                (Mutation::Put(new), Ok(len))
+            }
         }
     })?;
     out.integer(result? as i64);

@@ -67,21 +67,47 @@ pub fn client_line(client: &ClientInfo, peer: Option<&PeerView>) -> String {
         .as_secs();
     let name = client.name.lock().clone().unwrap_or_default();
     let multi = peer.map_or(-1, PeerView::multi);
-    let flags = if multi >= 0 { "x" } else { "N" };
+    let (sub, psub, ssub) = peer.map_or((0, 0, 0), PeerView::subscriptions);
+    let flags = match (multi >= 0, sub + psub + ssub > 0) {
+        (true, _) => "x",
+        (false, true) => "P",
+        (false, false) => "N",
+    };
+    let (argv_mem, multi_mem) = peer.map_or((0, 0), PeerView::memory);
+    let messages = peer.map_or(0, PeerView::pending_messages);
+    let (qbuf, rbs, rbp) = client.buffers.input();
+    let (obl, out_capacity) = client.buffers.output();
+    let omem = obl + messages;
+    let tot_mem = rbs + out_capacity + argv_mem + multi_mem + messages;
+    let events = if omem > 0 { "rw" } else { "r" };
     let mut line = String::with_capacity(256);
     let _ = write!(
         line,
-        "id={} addr={} laddr={} name={} age={} idle={} flags={} db=0 sub=0 psub=0 ssub=0 \
-         multi={} qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 obl=0 oll=0 omem=0 tot-mem=0 \
-         cmd={} user={}",
+        "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db=0 sub={} psub={} \
+         ssub={} multi={} qbuf={} qbuf-free={} argv-mem={} multi-mem={} rbs={} rbp={} obl={} \
+         oll=0 omem={} tot-mem={} events={} cmd={} user={} redir=-1",
         client.id,
         client.addr,
         client.local_addr,
+        client.buffers.fd(),
         name,
         age,
         idle,
         flags,
+        sub,
+        psub,
+        ssub,
         multi,
+        qbuf,
+        rbs.saturating_sub(qbuf),
+        argv_mem,
+        multi_mem,
+        rbs,
+        rbp,
+        obl,
+        omem,
+        tot_mem,
+        events,
         *client.last_command.lock(),
         peer.map_or_else(|| "default".to_string(), |p| p.user().display_name()),
     );
@@ -89,10 +115,10 @@ pub fn client_line(client: &ClientInfo, peer: Option<&PeerView>) -> String {
         let (lib_name, lib_ver) = peer.lib();
         let _ = write!(
             line,
-            " lib-name={} lib-ver={} resp={}",
+            " resp={} lib-name={} lib-ver={}",
+            peer.resp(),
             lib_name.unwrap_or_default(),
             lib_ver.unwrap_or_default(),
-            peer.resp()
         );
     }
     line.push('\n');
@@ -101,10 +127,13 @@ pub fn client_line(client: &ClientInfo, peer: Option<&PeerView>) -> String {
 
 fn client_list(shared: &Shared, args: &Args<'_>) -> Result<String, RespError> {
     let mut only_ids: Option<Vec<u64>> = None;
+    // Some(true): subscribers only; Some(false): everyone else.
+    let mut pubsub: Option<bool> = None;
     if args.len() == 4 && args.get(2).eq_ignore_ascii_case(b"type") {
         match args.get(3).to_ascii_lowercase().as_slice() {
-            b"normal" => {}
-            b"master" | b"replica" | b"slave" | b"pubsub" => only_ids = Some(Vec::new()),
+            b"normal" => pubsub = Some(false),
+            b"pubsub" => pubsub = Some(true),
+            b"master" | b"replica" | b"slave" => only_ids = Some(Vec::new()),
             _ => return Err(RespError::UnknownClientType(lossy_prefix(args.get(3), 128))),
         }
     } else if args.len() > 3 && args.get(2).eq_ignore_ascii_case(b"id") {
@@ -127,7 +156,12 @@ fn client_list(shared: &Shared, args: &Args<'_>) -> Result<String, RespError> {
         {
             continue;
         }
-        text.push_str(&client_line(&client, peers.get(&client.id).map(|p| &**p)));
+        let peer = peers.get(&client.id).map(|p| &**p);
+        let subscribed = peer.is_some_and(|p| p.subscriptions() != (0, 0, 0));
+        if pubsub.is_some_and(|want| want != subscribed) {
+            continue;
+        }
+        text.push_str(&client_line(&client, peer));
     }
     Ok(text)
 }

@@ -4,8 +4,10 @@
 use strata_kv::Store;
 
 use crate::args::Args;
-use crate::command::{lookup, resolve_subcommand, CommandSpec, Ctx, KeySpec};
+use crate::command::{lookup, resolve_subcommand, Command, CommandSpec, Ctx, KeySpec};
 use crate::commands::client::write_help;
+use crate::glob;
+use crate::number::parse_i64;
 use crate::reply::RespError;
 use crate::table::COMMANDS;
 use crate::writer::ReplyWriter;
@@ -16,7 +18,7 @@ const HELP: &[&str] = &[
     "    Return details about all commands.",
     "COUNT",
     "    Return the total number of commands in this server.",
-    "LIST",
+    "LIST [FILTERBY (MODULE <module-name>|ACLCAT <category>|PATTERN <pattern>)]",
     "    Return a list of all commands in this server.",
     "INFO [<command-name> ...]",
     "    Return details about multiple commands.",
@@ -26,6 +28,10 @@ const HELP: &[&str] = &[
     "    Return documentation details about multiple commands.",
     "    If no command names are given, documentation details for all",
     "    commands are returned.",
+    "GETKEYS <full-command>",
+    "    Return the keys from a full Redis command.",
+    "GETKEYSANDFLAGS <full-command>",
+    "    Return the keys and the access flags from a full Redis command.",
     "HELP",
     "    Print this help.",
 ];
@@ -124,13 +130,30 @@ pub fn command<S: Store>(
     match sub.name {
         "command|count" => out.integer(COMMANDS.len() as i64),
         "command|list" => {
-            if args.len() > 2 {
-                return Err(RespError::Syntax);
-            }
-            out.array(COMMANDS.len());
-            COMMANDS
+            let filter = list_filter(&args)?;
+            let names: Vec<&str> = COMMANDS
                 .iter()
-                .for_each(|spec| out.bulk(spec.name.as_bytes()));
+                .flat_map(|spec| std::iter::once(spec).chain(spec.subcommands))
+                .filter(|spec| filter.accepts(spec))
+                .map(|spec| spec.name)
+                .collect();
+            out.array(names.len());
+            names.iter().for_each(|name| out.bulk(name.as_bytes()));
+        }
+        "command|getkeys" | "command|getkeysandflags" => {
+            let full = args.tail(2);
+            let keys = keys_of(&full)?;
+            out.array(keys.len());
+            for (key, flags) in keys {
+                if sub.name == "command|getkeys" {
+                    out.bulk(key);
+                } else {
+                    out.array(2);
+                    out.bulk(key);
+                    out.set(flags.len());
+                    flags.iter().for_each(|flag| out.simple(flag));
+                }
+            }
         }
         "command|info" if args.len() == 2 => {
             out.array(COMMANDS.len());
@@ -157,4 +180,88 @@ pub fn command<S: Store>(
         _ => write_help(out, HELP),
     }
     Ok(())
+}
+
+/// A key argument and its key-spec flags.
+type KeyAndFlags<'a> = (&'a [u8], &'static [&'static str]);
+
+/// `COMMAND LIST`'s filter.
+enum ListFilter<'a> {
+    All,
+    /// `MODULE name`: Strata loads no modules, so nothing matches.
+    Module,
+    AclCategory(String),
+    Pattern(&'a [u8]),
+}
+
+impl ListFilter<'_> {
+    fn accepts(&self, spec: &CommandSpec) -> bool {
+        match self {
+            ListFilter::All => true,
+            ListFilter::Module => false,
+            ListFilter::AclCategory(cat) => spec.categories.iter().any(|c| c[1..] == **cat),
+            ListFilter::Pattern(pattern) => glob::matches_nocase(pattern, spec.name.as_bytes()),
+        }
+    }
+}
+
+fn list_filter<'a>(args: &Args<'a>) -> Result<ListFilter<'a>, RespError> {
+    match args.len() {
+        2 => Ok(ListFilter::All),
+        5 if args.get(2).eq_ignore_ascii_case(b"filterby") => {
+            let value = args.get(4);
+            match args.get(3).to_ascii_lowercase().as_slice() {
+                b"module" => Ok(ListFilter::Module),
+                b"aclcat" => Ok(ListFilter::AclCategory(
+                    String::from_utf8_lossy(value).to_ascii_lowercase(),
+                )),
+                b"pattern" => Ok(ListFilter::Pattern(value)),
+                _ => Err(RespError::Syntax),
+            }
+        }
+        _ => Err(RespError::Syntax),
+    }
+}
+
+/// The keys of a full command and their key-spec flags, as `COMMAND
+/// GETKEYS` finds them (Redis's errors for unknown commands, wrong arity
+/// and commands without keys).
+fn keys_of<'a>(full: &Args<'a>) -> Result<Vec<KeyAndFlags<'a>>, RespError> {
+    let spec = lookup(full.get(0))
+        .ok_or_else(|| RespError::Script("ERR Invalid command specified".into()))?;
+    let spec = crate::permissions::effective_spec(spec, full).unwrap_or(spec);
+    if !spec.arity_ok(full.len()) {
+        return Err(RespError::Script(
+            "ERR Invalid number of arguments specified for command".into(),
+        ));
+    }
+    let mut keys = Vec::new();
+    if matches!(
+        spec.command,
+        Command::Eval | Command::EvalSha | Command::EvalRo | Command::EvalShaRo
+    ) {
+        // `numkeys` keys after the script (Redis's keynum specification).
+        let numkeys = parse_i64(full.get(2))
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|&n| n <= full.len().saturating_sub(3))
+            .ok_or_else(|| {
+                RespError::Script("ERR Invalid arguments specified for command".into())
+            })?;
+        let flags: &'static [&'static str] = &["RW", "access", "update"];
+        keys.extend(full.iter_from(3).take(numkeys).map(|key| (key, flags)));
+    } else {
+        for key_spec in spec.keys {
+            keys.extend(
+                key_spec
+                    .positions(full.len())
+                    .map(|i| (full.get(i), key_spec.flags)),
+            );
+        }
+    }
+    if keys.is_empty() {
+        return Err(RespError::Script(
+            "ERR The command has no key arguments".into(),
+        ));
+    }
+    Ok(keys)
 }

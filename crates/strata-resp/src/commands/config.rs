@@ -36,10 +36,15 @@ const PARAMS: &[&str] = &[
     "aclfile",
     "appendonly",
     "bind",
+    "busy-reply-threshold",
+    "client-output-buffer-limit",
     "databases",
     "maxclients",
     "maxmemory",
+    "lua-time-limit",
+    "maxmemory-clients",
     "maxmemory-policy",
+    "maxmemory-samples",
     "port",
     "proto-max-bulk-len",
     "requirepass",
@@ -76,6 +81,17 @@ fn value_of(shared: &Shared, param: &str) -> String {
             if mode == "off" { "no" } else { "yes" }.into()
         }
         "bind" => settings.bind.to_string(),
+        "busy-reply-threshold" | "lua-time-limit" => shared.scripts.busy_threshold_ms().to_string(),
+        "client-output-buffer-limit" => {
+            let (hard, soft, secs) = shared.pubsub.limit.get();
+            format!("{FIXED_BUFFER_LIMITS} pubsub {hard} {soft} {secs}")
+        }
+        // Client memory is not counted against a limit of its own: each
+        // connection's buffers are bounded instead (query buffer, MULTI
+        // queue, pub/sub output).
+        "maxmemory-clients" => "0".into(),
+        // The CLOCK eviction samples nothing: Redis's default is shown.
+        "maxmemory-samples" => "5".into(),
         "databases" => "1".into(),
         "maxclients" => settings.max_connections().to_string(),
         "maxmemory" => shared.keyspace.memory_limit().to_string(),
@@ -99,6 +115,8 @@ enum Change {
     Timeout(u64),
     SlowerThan(i64),
     SlowlogLen(usize),
+    PubsubLimit(u64, u64, u64),
+    BusyThreshold(u64),
     Unchanged,
 }
 
@@ -132,6 +150,11 @@ fn parse_change(shared: &Shared, param: &str, value: &[u8]) -> Result<Change, &'
                 .map(Change::Timeout)
                 .ok_or("argument must be between 0 and 2147483647 inclusive")
         }
+        "client-output-buffer-limit" => parse_buffer_limits(value),
+        "busy-reply-threshold" | "lua-time-limit" => parse_i64(value)
+            .and_then(|n| u64::try_from(n).ok())
+            .map(Change::BusyThreshold)
+            .ok_or("argument must be between 0 and 9223372036854775807 inclusive"),
         "slowlog-log-slower-than" => parse_i64(value)
             .filter(|&us| us >= -1)
             .map(Change::SlowerThan)
@@ -144,6 +167,42 @@ fn parse_change(shared: &Shared, param: &str, value: &[u8]) -> Result<Change, &'
         fixed if value == value_of(shared, fixed).as_bytes() => Ok(Change::Unchanged),
         _ => Err("can't set immutable config"),
     }
+}
+
+/// The `normal` and `replica` classes, which Strata does not enforce (a
+/// normal client's replies are bounded by the driver; there are no
+/// replicas): only these, Redis's defaults, are accepted.
+const FIXED_BUFFER_LIMITS: &str = "normal 0 0 0 slave 268435456 67108864 60";
+
+/// `class hard soft seconds` groups; only the `pubsub` class may change.
+fn parse_buffer_limits(value: &[u8]) -> Result<Change, &'static str> {
+    let text = String::from_utf8_lossy(value);
+    let words: Vec<&str> = text.split_whitespace().collect();
+    if words.is_empty() || words.len() % 4 != 0 {
+        return Err("Wrong number of arguments in buffer limit configuration.");
+    }
+    let mut pubsub = None;
+    for group in words.chunks(4) {
+        let memory = |w: &str| parse_memory(w.as_bytes()).ok_or("Invalid memory value.");
+        let hard = memory(group[1])?;
+        let soft = memory(group[2])?;
+        let secs = parse_i64(group[3].as_bytes())
+            .and_then(|n| u64::try_from(n).ok())
+            .ok_or("Invalid soft limit seconds.")?;
+        match group[0].to_ascii_lowercase().as_str() {
+            "pubsub" => pubsub = Some((hard, soft, secs)),
+            "normal" if (hard, soft, secs) == (0, 0, 0) => {}
+            "replica" | "slave" if (hard, soft, secs) == (268_435_456, 67_108_864, 60) => {}
+            "normal" | "replica" | "slave" => {
+                return Err("only the pubsub class's limits can be changed")
+            }
+            _ => return Err("Invalid client class specified in buffer limit configuration."),
+        }
+    }
+    Ok(match pubsub {
+        Some((hard, soft, secs)) => Change::PubsubLimit(hard, soft, secs),
+        None => Change::Unchanged,
+    })
 }
 
 fn apply(shared: &Shared, change: Change) {
@@ -164,6 +223,8 @@ fn apply(shared: &Shared, change: Change) {
         Change::Timeout(secs) => shared.idle_timeout.set(secs),
         Change::SlowerThan(us) => shared.slowlog.set_slower_than(us),
         Change::SlowlogLen(len) => shared.slowlog.set_max_len(len),
+        Change::PubsubLimit(hard, soft, secs) => shared.pubsub.limit.set(hard, soft, secs),
+        Change::BusyThreshold(ms) => shared.scripts.set_busy_threshold_ms(ms),
         Change::Unchanged => {}
     }
 }
@@ -212,6 +273,7 @@ fn reset_stats(shared: &Shared) {
     });
     shared.acl.denied().reset();
     shared.commands.reset();
+    shared.errorstats.reset();
 }
 
 /// `CONFIG <subcommand>`.

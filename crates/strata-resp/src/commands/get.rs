@@ -4,6 +4,7 @@ use strata_kv::Store;
 
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::commands::collection::not_string;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -13,12 +14,18 @@ pub fn get<S: Store>(
     args: Args<'_>,
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
-    if ctx
-        .store
-        .get(args.get(1), |item| out.bulk(item.value))
-        .is_none()
-    {
-        out.null();
+    let found = ctx.store.get(args.get(1), |item| {
+        if not_string(Some(item)) {
+            return Err(RespError::WrongType);
+        }
+        out.bulk(item.value);
+        Ok(())
+    });
+    match found {
+        Some(result) => result,
+        None => {
+            out.null();
+            Ok(())
+        }
     }
-    Ok(())
 }

@@ -4,6 +4,7 @@ use strata_kv::{Mutation, Store};
 
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::commands::collection::not_string;
 use crate::commands::set::TimeOption;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
@@ -30,6 +31,9 @@ pub fn getex<S: Store>(
             out.null();
             return (Mutation::Keep, Ok(()));
         };
+        if not_string(old) {
+            return (Mutation::Keep, Err(RespError::WrongType));
+        }
         let expires_at = match time.resolve(now, "getex") {
             Ok(at) => at,
             Err(err) => return (Mutation::Keep, Err(err)),

@@ -4,6 +4,7 @@ use strata_kv::Store;
 
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::commands::collection::not_string;
 use crate::number::parse_i64;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
@@ -33,13 +34,18 @@ pub fn getrange<S: Store>(
     let start = parse_i64(args.get(2)).ok_or(RespError::NotInteger)?;
     let end = parse_i64(args.get(3)).ok_or(RespError::NotInteger)?;
     let found = ctx.store.get(args.get(1), |item| {
+        if not_string(Some(item)) {
+            return Err(RespError::WrongType);
+        }
         match clamp_range(start, end, item.value.len()) {
             Some((s, e)) => out.bulk(&item.value[s..=e]),
             None => out.bulk(b""),
         }
+        Ok(())
     });
-    if found.is_none() {
-        out.bulk(b"");
+    match found {
+        Some(result) => result?,
+        None => out.bulk(b""),
     }
     Ok(())
 }

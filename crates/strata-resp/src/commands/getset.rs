@@ -6,6 +6,7 @@ use strata_kv::{Mutation, NewItem, Store};
 
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::commands::collection::not_string;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -18,6 +19,9 @@ pub fn getset<S: Store>(
     let value = args.get(2);
     let mark = out.position();
     let stored = ctx.store.update(args.get(1), |old| {
+        if not_string(old) {
+            return (Mutation::Keep, Err(RespError::WrongType));
+        }
         match old {
             Some(item) => out.bulk(item.value),
             None => out.null(),
@@ -27,13 +31,15 @@ pub fn getset<S: Store>(
             flags: 0,
             expires_at: None,
         };
-        (Mutation::Put(item), ())
+        (Mutation::Put(item), Ok(()))
     });
-    if let Err(err) = stored {
-        out.truncate(mark);
-        return Err(err.into());
+    match stored {
+        Ok(result) => result,
+        Err(err) => {
+            out.truncate(mark);
+            Err(err.into())
+        }
     }
-    Ok(())
 }
 
 /// `GETDEL`: replies the value and deletes the key.
@@ -44,18 +50,21 @@ pub fn getdel<S: Store>(
 ) -> Result<(), RespError> {
     let mark = out.position();
     let done = ctx.store.update(args.get(1), |old| match old {
+        Some(_) if not_string(old) => (Mutation::Keep, Err(RespError::WrongType)),
         Some(item) => {
             out.bulk(item.value);
-            (Mutation::Delete, ())
+            (Mutation::Delete, Ok(()))
         }
         None => {
             out.null();
-            (Mutation::Keep, ())
+            (Mutation::Keep, Ok(()))
         }
     });
-    if let Err(err) = done {
-        out.truncate(mark);
-        return Err(err.into());
+    match done {
+        Ok(result) => result,
+        Err(err) => {
+            out.truncate(mark);
+            Err(err.into())
+        }
     }
-    Ok(())
 }

@@ -7,6 +7,7 @@ use strata_kv::{Mutation, NewItem, Store};
 
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::commands::collection::not_string;
 use crate::number::parse_i64;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
@@ -39,6 +40,9 @@ pub fn incr<S: Store>(
         }
     };
     let result = ctx.store.update(args.get(1), |old| {
+        if not_string(old) {
+            return (Mutation::Keep, Err(RespError::WrongType));
+        }
         let (current, flags, expires_at) = match old {
             None => (0, 0, None),
             Some(item) => match parse_i64(item.value) {

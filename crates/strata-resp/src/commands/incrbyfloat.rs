@@ -6,6 +6,7 @@ use strata_kv::{Mutation, NewItem, Store};
 
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::commands::collection::not_string;
 use crate::number::{format_f64, parse_f64};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
@@ -21,6 +22,9 @@ pub fn incrbyfloat<S: Store>(
 ) -> Result<(), RespError> {
     let increment = args.get(2);
     let result = ctx.store.update(args.get(1), |old| {
+        if not_string(old) {
+            return (Mutation::Keep, Err(RespError::WrongType));
+        }
         let (current, flags, expires_at) = match old {
             None => (0.0, 0, None),
             Some(item) => match parse_f64(item.value) {

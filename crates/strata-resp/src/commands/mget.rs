@@ -4,6 +4,7 @@ use strata_kv::Store;
 
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::commands::collection::not_string;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -15,7 +16,16 @@ pub fn mget<S: Store>(
 ) -> Result<(), RespError> {
     out.array(args.len() - 1);
     for key in args.iter_from(1) {
-        if ctx.store.get(key, |item| out.bulk(item.value)).is_none() {
+        // A key of another type reads as missing, as in Redis.
+        let found = ctx.store.get(key, |item| {
+            if !not_string(Some(item)) {
+                out.bulk(item.value);
+                true
+            } else {
+                false
+            }
+        });
+        if found != Some(true) {
             out.null();
         }
     }

@@ -1,13 +1,18 @@
 //! `MULTI`, `EXEC`, `DISCARD` and queuing. `EXEC` runs the whole queue
-//! inside `Keyspace::exclusive`, so no other client's command interleaves,
-//! after checking inside the same section that no watched key changed.
+//! holding the shards of every key it touches (`Keyspace::exclusive_keys`,
+//! locked in ascending order; every shard when a command needs the whole
+//! keyspace), so no other client's command on those keys interleaves while
+//! transactions on other shards run in parallel; it checks inside the same
+//! section that no watched key changed.
 //! ACL permissions are checked when a command is queued and again when
 //! `EXEC` runs it (they may have changed in between): a command refused
 //! then gets its `NOPERM` error in the `EXEC` reply, as in Redis.
 
+use strata_kv::ExclusiveStore;
+
 use crate::acl::log::Context;
 use crate::args::Args;
-use crate::command::{CommandSpec, Ctx};
+use crate::command::{Command, CommandSpec, Ctx};
 use crate::connection::{Connection, Queued, Transaction, MAX_QUEUE_BYTES};
 use crate::permissions;
 use crate::protocol::Shared;
@@ -53,6 +58,7 @@ pub fn queue(
         return error(out, tally, RespError::QueueTooLarge(MAX_QUEUE_BYTES));
     }
     tx.bytes += size;
+    conn.peer.set_multi_mem(tx.bytes);
     tx.queue.push(Queued {
         spec,
         args: args.to_owned_args(),
@@ -68,6 +74,7 @@ pub fn discard(conn: &mut Connection, out: &mut ReplyWriter<'_>, tally: &mut Tal
         return error(out, tally, RespError::DiscardWithoutMulti);
     }
     conn.peer.set_multi(-1);
+    conn.peer.set_multi_mem(0);
     conn.watches.clear();
     out.ok();
 }
@@ -80,6 +87,7 @@ pub fn exec(shared: &Shared, conn: &mut Connection, out: &mut ReplyWriter<'_>, t
         return error(out, tally, RespError::ExecWithoutMulti);
     };
     conn.peer.set_multi(-1);
+    conn.peer.set_multi_mem(0);
     // Watches leave the connection now and are dropped after the exclusive
     // section: dropping one takes a shard lock.
     let watches = std::mem::take(&mut conn.watches);
@@ -87,7 +95,7 @@ pub fn exec(shared: &Shared, conn: &mut Connection, out: &mut ReplyWriter<'_>, t
         drop(watches);
         return error(out, tally, RespError::ExecAbort);
     }
-    let ran = shared.keyspace.exclusive(|store| {
+    let run = |store: &mut ExclusiveStore<'_>| {
         if !watches.values().all(|w| store.watch_intact(w)) {
             return false;
         }
@@ -115,9 +123,116 @@ pub fn exec(shared: &Shared, conn: &mut Connection, out: &mut ReplyWriter<'_>, t
             }
         }
         true
-    });
+    };
+    let ran = match shards_needed(&tx, watches.keys()) {
+        Some(keys) => shared.keyspace.exclusive_keys(keys, run),
+        None => shared.keyspace.exclusive(run),
+    };
     drop(watches);
     if !ran {
         out.null_array();
+    }
+}
+
+/// The keys whose shards `EXEC` must hold: every key argument of the
+/// queued commands (from the command table's key specifications) and the
+/// watched keys; `None` when some command needs the whole keyspace
+/// (`FLUSHALL`, `KEYS`, `SCAN`, `DBSIZE`, `RANDOMKEY`, scripts, which may
+/// touch undeclared keys) or is not known to declare all its keys.
+fn shards_needed<'a>(
+    tx: &'a Transaction,
+    watched: impl Iterator<Item = &'a Box<[u8]>>,
+) -> Option<Vec<&'a [u8]>> {
+    let mut keys: Vec<&[u8]> = watched.map(|k| &**k).collect();
+    for queued in &tx.queue {
+        match locks(queued.spec.command) {
+            Locks::Nothing => {}
+            Locks::Keyspace => return None,
+            Locks::DeclaredKeys => {
+                let args = queued.args.args();
+                for spec in queued.spec.keys {
+                    keys.extend(spec.positions(args.len()).map(|i| args.get(i)));
+                }
+            }
+        }
+    }
+    Some(keys)
+}
+
+/// What a queued command needs held while `EXEC` runs it.
+enum Locks {
+    /// Touches no key (connection and server commands).
+    Nothing,
+    /// Exactly the key arguments its key specifications name.
+    DeclaredKeys,
+    /// Every shard.
+    Keyspace,
+}
+
+/// Commands are listed by what they touch; a command not listed (a new
+/// one) holds every shard until its key specifications are checked to
+/// name all the keys it touches, and it is added here.
+fn locks(command: Command) -> Locks {
+    use Command as C;
+    match command {
+        C::Get
+        | C::Set
+        | C::SetNx
+        | C::SetEx
+        | C::PSetEx
+        | C::MGet
+        | C::MSet
+        | C::MSetNx
+        | C::GetSet
+        | C::GetDel
+        | C::GetEx
+        | C::Append
+        | C::StrLen
+        | C::GetRange
+        | C::SetRange
+        | C::Incr
+        | C::Decr
+        | C::IncrBy
+        | C::DecrBy
+        | C::IncrByFloat
+        | C::Del
+        | C::Exists
+        | C::Expire
+        | C::PExpire
+        | C::ExpireAt
+        | C::PExpireAt
+        | C::Ttl
+        | C::PTtl
+        | C::ExpireTime
+        | C::PExpireTime
+        | C::Persist
+        | C::Type
+        | C::Rename
+        | C::RenameNx => Locks::DeclaredKeys,
+        C::Ping
+        | C::Echo
+        | C::Time
+        | C::Info
+        | C::Client
+        | C::Command
+        | C::Config
+        | C::Select
+        | C::Hello
+        | C::Auth
+        | C::Acl
+        | C::SlowLog
+        | C::LastSave
+        | C::BgSave
+        | C::Publish
+        | C::SPublish
+        | C::PubSub
+        | C::Subscribe
+        | C::Unsubscribe
+        | C::PSubscribe
+        | C::PUnsubscribe
+        | C::SSubscribe
+        | C::SUnsubscribe
+        | C::Script => Locks::Nothing,
+        _ => Locks::Keyspace,
     }
 }

@@ -21,6 +21,9 @@ pub fn reset(shared: &Shared, conn: &mut Connection, out: &mut ReplyWriter<'_>, 
     conn.transaction = None;
     conn.peer.set_multi(-1);
     conn.watches.clear();
+    conn.pubsub.clear(&shared.pubsub);
+    conn.peer.set_subscriptions((0, 0, 0));
+    conn.peer.set_multi_mem(0);
     conn.set_version(RespVersion::Resp2);
     out.set_version(RespVersion::Resp2);
     let epoch = shared.acl.epoch();

@@ -4,6 +4,7 @@ use strata_kv::Store;
 
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::commands::key_type::type_name;
 use crate::glob;
 use crate::number::{parse_cursor, parse_i64};
 use crate::reply::RespError;
@@ -22,7 +23,7 @@ pub fn scan<S: Store>(
     let cursor = parse_cursor(args.get(1)).ok_or(RespError::InvalidCursor)?;
     let mut pattern: Option<&[u8]> = None;
     let mut count = 10usize;
-    let mut strings_only_wanted = true;
+    let mut type_wanted: Option<&[u8]> = None;
     let mut i = 2;
     while i < args.len() {
         let has_value = i + 1 < args.len();
@@ -39,7 +40,7 @@ pub fn scan<S: Store>(
                 count = usize::try_from(n).unwrap_or(MAX_COUNT).min(MAX_COUNT);
             }
             b"type" if has_value => {
-                strings_only_wanted = args.get(i + 1).eq_ignore_ascii_case(b"string");
+                type_wanted = Some(args.get(i + 1));
             }
             _ => return Err(RespError::Syntax),
         }
@@ -51,10 +52,18 @@ pub fn scan<S: Store>(
             None => true,
             Some(p) => glob::matches(p, key),
         };
-        if strings_only_wanted && matched {
+        if matched {
             keys.push(key.to_vec());
         }
     });
+    if let Some(wanted) = type_wanted {
+        // A key removed since it was visited has no type and is dropped.
+        keys.retain(|key| {
+            ctx.store
+                .kind(key)
+                .is_some_and(|kind| type_name(kind).as_bytes().eq_ignore_ascii_case(wanted))
+        });
+    }
     out.array(2);
     out.bulk_integer(next);
     out.array(keys.len());

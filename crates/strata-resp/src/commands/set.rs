@@ -6,6 +6,7 @@ use strata_kv::{Mutation, NewItem, Store};
 
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::commands::collection::not_string;
 use crate::commands::expire::{expiry_at, Unit};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
@@ -139,6 +140,9 @@ pub fn set<S: Store>(
     }
     let mark = out.position();
     let stored = ctx.store.update(args.get(1), |old| {
+        if o.get && not_string(old) {
+            return (Mutation::Keep, Err(RespError::WrongType));
+        }
         if o.get {
             match old {
                 Some(item) => out.bulk(item.value),
@@ -147,7 +151,7 @@ pub fn set<S: Store>(
         }
         let exists = old.is_some();
         if (o.nx && exists) || (o.xx && !exists) {
-            return (Mutation::Keep, false);
+            return (Mutation::Keep, Ok(false));
         }
         let expires_at = if o.time.keep_ttl {
             old.and_then(|i| i.expires_at)
@@ -159,16 +163,17 @@ pub fn set<S: Store>(
             flags: 0,
             expires_at,
         };
-        (Mutation::Put(item), true)
+        (Mutation::Put(item), Ok(true))
     });
     match stored {
         Err(err) => {
             out.truncate(mark);
             return Err(err.into());
         }
-        Ok(_) if o.get => {}
-        Ok(true) => out.ok(),
-        Ok(false) => out.null(),
+        Ok(Err(err)) => return Err(err),
+        Ok(Ok(_)) if o.get => {}
+        Ok(Ok(true)) => out.ok(),
+        Ok(Ok(false)) => out.null(),
     }
     Ok(())
 }

@@ -6,6 +6,7 @@ use strata_kv::{KvError, Mutation, NewItem, Store};
 
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::commands::collection::not_string;
 use crate::number::parse_i64;
 use crate::protocol::REDIS_MAX_BULK;
 use crate::reply::RespError;
@@ -37,6 +38,9 @@ pub fn setrange<S: Store>(
         }
     };
     let result = ctx.store.update(args.get(1), |old| {
+        if not_string(old) {
+            return (Mutation::Keep, Err(RespError::WrongType));
+        }
         let (old_value, flags, expires_at) = match old {
             None if patch.is_empty() => return (Mutation::Keep, Ok(0)),
             Some(item) if patch.is_empty() => return (Mutation::Keep, Ok(item.value.len())),

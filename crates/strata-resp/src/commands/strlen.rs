@@ -4,6 +4,7 @@ use strata_kv::Store;
 
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::commands::collection::not_string;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -15,7 +16,11 @@ pub fn strlen<S: Store>(
 ) -> Result<(), RespError> {
     let len = ctx
         .store
-        .get(args.get(1), |item| item.value.len())
+        .get(args.get(1), |item| match not_string(Some(item)) {
+            true => Err(RespError::WrongType),
+            false => Ok(item.value.len()),
+        })
+        .transpose()?
         .unwrap_or(0);
     out.integer(len as i64);
     Ok(())

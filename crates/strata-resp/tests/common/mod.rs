@@ -147,6 +147,8 @@ pub enum Value {
     Double(String),
     Bool(bool),
     Verbatim(String, Vec<u8>),
+    /// RESP3 `>`: an out-of-band message.
+    Push(Vec<Value>),
 }
 
 impl Value {
@@ -319,7 +321,7 @@ pub fn decode(buf: &[u8]) -> Option<(Value, usize)> {
                 Value::Bulk(data)
             }
         }
-        b'*' | b'~' | b'%' => {
+        b'*' | b'~' | b'%' | b'>' => {
             let n: i64 = text.parse().expect("len");
             if n < 0 {
                 return Some((Value::NullArray, used));
@@ -338,6 +340,7 @@ pub fn decode(buf: &[u8]) -> Option<(Value, usize)> {
             match buf[0] {
                 b'*' => Value::Array(items),
                 b'~' => Value::Set(items),
+                b'>' => Value::Push(items),
                 _ => {
                     let mut pairs = Vec::new();
                     let mut it = items.into_iter();

@@ -63,6 +63,8 @@ pub struct Catalog {
     ticker: Mutex<Option<JoinHandle<()>>>,
     /// `cluster.max_shards_per_node`: the cap on shards, hence on indices.
     max_shards: AtomicU64,
+    /// Stored scripts (`<root>/scripts.json`).
+    scripts: crate::script::stored::StoredScripts,
 }
 
 impl Catalog {
@@ -153,6 +155,7 @@ impl Catalog {
             stop,
             ticker: Mutex::new(Some(ticker)),
             max_shards: AtomicU64::new(DEFAULT_MAX_SHARDS_PER_NODE),
+            scripts: crate::script::stored::StoredScripts::open(root)?,
         })
     }
 
@@ -163,6 +166,14 @@ impl Catalog {
             .get(name)
             .cloned()
             .ok_or_else(|| SearchError::IndexNotFound(name.to_string()))
+    }
+
+    /// The first index whose translog failed for good, and why.
+    pub fn translog_failure(&self) -> Option<String> {
+        self.indices.read().iter().find_map(|(name, index)| {
+            let cause = index.translog_failure()?;
+            Some(format!("the translog of index [{name}] failed: {cause}"))
+        })
     }
 
     /// The node's storage options (block cache, default tier).
@@ -178,6 +189,11 @@ impl Catalog {
     /// A copy of the alias table.
     pub fn aliases(&self) -> Aliases {
         self.aliases.read().clone()
+    }
+
+    /// The stored scripts.
+    pub fn scripts(&self) -> &crate::script::stored::StoredScripts {
+        &self.scripts
     }
 
     /// A copy of every template.

@@ -150,6 +150,13 @@ impl SearchIndex {
         cache.clear_owner(self.reads.owner());
     }
 
+    /// Why the translog failed for good, if it did: operations applied
+    /// since may never become durable (the node must stop, as the KV
+    /// store does when its log fails).
+    pub fn translog_failure(&self) -> Option<String> {
+        self.translog.failure().map(|e| e.to_string())
+    }
+
     /// The translog's mode in force (follows `translog.*` settings).
     pub fn translog_durability(&self) -> strata_log::Durability {
         self.translog.durability()

@@ -73,7 +73,8 @@ impl SearchIndex {
         let mut shards = Vec::new();
         let mut points = Vec::new();
         for n in 0..settings.number_of_shards {
-            let placed = storage.for_shard(settings.tier(), pmem_dir.as_deref(), n, &reads);
+            let mut placed = storage.for_shard(settings.tier(), pmem_dir.as_deref(), n, &reads);
+            placed.codec = settings.codec;
             let (shard, point) = Shard::open(&dir.join("shards").join(n.to_string()), n, &placed)?;
             shards.push(shard);
             points.push(point);

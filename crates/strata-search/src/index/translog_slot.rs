@@ -68,6 +68,12 @@ impl TranslogSlot {
         self.log.read().as_ref().and_then(CommandLog::write_stalled)
     }
 
+    /// Why the open log failed for good (a failed write or sync), if it
+    /// did; a closed log had synced everything.
+    pub(super) fn failure(&self) -> Option<Arc<LogError>> {
+        self.log.read().as_ref().and_then(CommandLog::poisoned)
+    }
+
     /// Appends a record, opening the log first if it is closed.
     pub(super) fn append(&self, kind: u8, body: &[u8]) -> Result<u64, LogError> {
         if let Some(log) = &*self.log.read() {
@@ -172,5 +178,27 @@ impl TranslogSlot {
     /// Closes the log for good.
     pub(super) fn close(self) -> Result<(), LogError> {
         self.close_now()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use strata_device::{FaultyDirectory, MemDirectory};
+
+    use super::*;
+
+    #[test]
+    fn a_failed_sync_is_a_failure() {
+        let dir = FaultyDirectory::new(Arc::new(MemDirectory::new()) as Arc<dyn Directory>);
+        let faults = dir.faults();
+        let slot = TranslogSlot::open(Arc::new(dir), Durability::Sync).unwrap();
+        let lsn = slot.append(1, b"first").unwrap();
+        slot.log.read().as_ref().unwrap().wait_durable(lsn).unwrap();
+        assert!(slot.failure().is_none());
+        faults.fail_syncs_after(0);
+        let lsn = slot.append(1, b"lost").unwrap();
+        assert!(slot.log.read().as_ref().unwrap().wait_durable(lsn).is_err());
+        let cause = slot.failure().expect("the log is poisoned");
+        assert!(!cause.to_string().is_empty());
     }
 }

@@ -12,7 +12,9 @@
 //! - `term_level`: `term`, `terms`, `range`, `exists`, `prefix`, `wildcard`, `ids`.
 //! - `regexp`: `regexp` and `query_string`'s `/.../`, Lucene's regular
 //!   expressions run on the term dictionary.
-//! - `geo`: `geo_bounding_box` over geo_point columns.
+//! - `geo`: `geo_bounding_box` over geo_point columns; `geo_distance`.
+//! - `fuzzy`, `dis_max`, `prefix_match` (`match_phrase_prefix`,
+//!   `match_bool_prefix`).
 //! - `query_string`: the Lucene syntax (Kibana, `q=`).
 //! - `simple_query_string`: the forgiving syntax, which never fails on text.
 //! - `text_syntax`: the tree `query_string` parses into, over resolved fields.
@@ -22,9 +24,13 @@ pub(crate) mod column_cache;
 mod compound;
 pub mod date_math;
 mod date_range;
+mod dis_max;
 mod full_text;
+mod fuzzy;
 mod geo;
+mod geo_distance;
 pub(crate) mod ip_range;
+mod prefix_match;
 pub mod query_string;
 mod regexp;
 pub(crate) mod segment_cache;
@@ -103,7 +109,11 @@ pub fn build(ctx: &QueryContext<'_>, query: &Value) -> Result<Box<dyn Query>> {
 
 /// Translates a query object found at nesting level `depth` (1 at the
 /// top), refusing one deeper than [`MAX_NESTED_DEPTH`].
-fn build_nested(ctx: &QueryContext<'_>, query: &Value, depth: usize) -> Result<Box<dyn Query>> {
+pub(crate) fn build_nested(
+    ctx: &QueryContext<'_>,
+    query: &Value,
+    depth: usize,
+) -> Result<Box<dyn Query>> {
     if depth > MAX_NESTED_DEPTH {
         return Err(SearchError::illegal(
             "The nested depth of the query exceeds the maximum nested depth for queries set in \
@@ -141,8 +151,16 @@ fn build_nested(ctx: &QueryContext<'_>, query: &Value, depth: usize) -> Result<B
         "regexp" => regexp::regexp(ctx, body),
         "ids" => term_level::ids(ctx, body),
         "geo_bounding_box" => geo::geo_bounding_box(ctx, body),
+        "geo_distance" => geo_distance::geo_distance(ctx, body),
+        "fuzzy" => fuzzy::fuzzy(ctx, body),
+        "dis_max" => dis_max::dis_max(ctx, body, depth),
+        "match_phrase_prefix" => prefix_match::match_phrase_prefix(ctx, body),
+        "match_bool_prefix" => prefix_match::match_bool_prefix(ctx, body),
         "query_string" => query_string::build(ctx, body),
         "simple_query_string" => simple_query_string::build(ctx, body),
+        "script_score" => crate::script::score::script_score(ctx, body, depth),
+        "function_score" => crate::script::score::function_score(ctx, body, depth),
+        "script" => crate::script::score::script_query(ctx, body),
         other => Err(SearchError::parsing(format!("unknown query [{other}]"))),
     }
 }

@@ -15,6 +15,7 @@ use super::date_histogram::DateHistogram;
 use super::date_range::DateRange;
 use super::deferred::{self, BucketScope};
 use super::missing_bucket::{MissingBucket, FILTER_SUFFIX};
+use super::{pipelines, scan_aggs};
 use crate::error::{Result, SearchError};
 use crate::mapping::date::format_millis;
 use crate::mapping::{FieldType, Mappings};
@@ -39,6 +40,7 @@ const BUCKETS: &[&str] = &[
     "filter",
     "filters",
     "date_range",
+    "missing",
 ];
 
 /// Computed per bucket after tantivy's pass (`deferred`).
@@ -77,6 +79,8 @@ pub struct AggShape {
     pub(crate) missing: Option<MissingBucket>,
     /// Sub-aggregations computed per bucket: (name, kind, body).
     pub(crate) deferred: Vec<(String, String, Value)>,
+    /// Parent pipelines over the buckets: (name, kind, params).
+    pub(crate) pipelines: Vec<(String, String, Value)>,
 }
 
 impl AggShape {
@@ -104,6 +108,7 @@ impl AggShape {
             date_range: None,
             missing: None,
             deferred: Vec::new(),
+            pipelines: Vec::new(),
         }
     }
 }
@@ -163,6 +168,21 @@ fn translate_at(env: &AggEnv<'_>, aggs: &Value, depth: usize) -> Result<Translat
         let (kind, params) = kind.ok_or_else(|| {
             SearchError::parsing(format!("Missing definition for aggregation [{name}]"))
         })?;
+        let scanned = kind != "cardinality" || scan_aggs::cardinality_here(depth, params, mappings);
+        if kind == "composite" && depth > 1 {
+            return Err(SearchError::illegal(format!(
+                "[composite] aggregation cannot be used with a parent aggregation ([{name}])"
+            )));
+        }
+        if scan_aggs::is_scanned(&kind) && scanned {
+            let body = Value::Object(body.clone());
+            scan_aggs::validate(name, &kind, &body, mappings)?;
+            deferred_here.push((name.clone(), kind, body));
+            continue;
+        }
+        if pipelines::KINDS.contains(&kind.as_str()) {
+            pipelines::validate(name, &kind, params, None)?;
+        }
         if DEFERRED.contains(&kind.as_str()) {
             deferred::validate(name, &kind, params, sub)?;
             deferred_here.push((name.clone(), kind, Value::Object(body.clone())));
@@ -173,7 +193,11 @@ fn translate_at(env: &AggEnv<'_>, aggs: &Value, depth: usize) -> Result<Translat
                 "aggregation type [{kind}] of [{name}] is not supported by this server"
             )));
         }
-        let (sub_req, children, sub_deferred) = match sub {
+        let (sub, pipes) = match sub {
+            Some(sub) => pipelines::split(&kind, sub)?,
+            None => (None, Vec::new()),
+        };
+        let (sub_req, children, sub_deferred) = match sub.as_ref() {
             Some(_) if METRICS.contains(&kind.as_str()) => {
                 return Err(SearchError::illegal(format!(
                     "Aggregator [{name}] of type [{kind}] cannot accept sub-aggregations"
@@ -189,9 +213,12 @@ fn translate_at(env: &AggEnv<'_>, aggs: &Value, depth: usize) -> Result<Translat
         let mut shape = AggShape::new(name, &kind);
         shape.children = children;
         shape.deferred = sub_deferred;
-        if kind == "filter" || kind == "filters" {
+        shape.pipelines = pipes;
+        if kind == "filter" || kind == "filters" || kind == "missing" {
             let (entries, named) = if kind == "filter" {
                 (vec![(String::new(), params.clone())], true)
+            } else if kind == "missing" {
+                (vec![(String::new(), missing_query(name, params)?)], true)
             } else {
                 agg_filters::filters_entries(name, params)?
             };
@@ -200,7 +227,7 @@ fn translate_at(env: &AggEnv<'_>, aggs: &Value, depth: usize) -> Result<Translat
                 if let Some(r) = &sub_req {
                     agg["aggs"] = r.clone();
                 }
-                let out_name = if kind == "filter" {
+                let out_name = if kind == "filter" || kind == "missing" {
                     name.clone()
                 } else {
                     format!("{name}{}{key}", agg_filters::KEY_SEPARATOR)
@@ -292,6 +319,22 @@ fn translate_at(env: &AggEnv<'_>, aggs: &Value, depth: usize) -> Result<Translat
     Ok((Value::Object(out), shapes, deferred_here))
 }
 
+/// The `missing` aggregation's documents: those without a value of its field.
+fn missing_query(name: &str, params: &Value) -> Result<Value> {
+    let params = params
+        .as_object()
+        .ok_or_else(|| SearchError::parsing(format!("[missing] of [{name}] must be an object")))?;
+    for k in params.keys() {
+        if k != "field" {
+            return Err(SearchError::parsing(format!(
+                "[missing] unknown field [{k}] in aggregation [{name}]"
+            )));
+        }
+    }
+    let field = scan_aggs::field_param_of(name, "missing", params)?;
+    Ok(json!({"bool": {"must_not": {"exists": {"field": field}}}}))
+}
+
 /// The one entry of a JSON object (`{"range": {...}}`, `{"_count": "desc"}`),
 /// as the collectors Strata computes itself read translated requests and
 /// queries; `None` for anything else.
@@ -373,8 +416,9 @@ pub fn reshape(result: &mut Value, shapes: &[AggShape], scope: &mut BucketScope<
                     let filter = deferred::bucket_filter(shape, bucket);
                     scope.in_bucket(shape, bucket, filter)?;
                 }
+                pipelines::apply(agg, &shape.pipelines)?;
             }
-            "filter" => {
+            "filter" | "missing" => {
                 let filter = shape.queries.first().cloned();
                 scope.in_bucket(shape, agg, filter)?;
             }

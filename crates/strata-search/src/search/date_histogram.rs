@@ -16,6 +16,7 @@
 
 use serde_json::{json, Map, Value};
 
+use super::bucket_limit::{self, max_buckets, CANDIDATES_PER_BUCKET};
 use super::calendar::{CalendarUnit, Rounding, MAX_MILLIS};
 use super::missing_bucket::MissingBucket;
 use super::time_zone::TimeZone;
@@ -24,9 +25,6 @@ use crate::mapping::date::DateFormat;
 use crate::mapping::{FieldType, Mappings};
 use crate::query::date_math;
 use crate::store::KEYWORDS;
-
-/// Elasticsearch's `search.max_buckets`.
-pub const MAX_BUCKETS: usize = 65_536;
 
 /// A parsed `date_histogram`.
 #[derive(Debug, Clone)]
@@ -45,6 +43,9 @@ pub struct DateHistogram {
     /// `missing`: the date documents without the field count at.
     pub missing: Option<i64>,
 }
+
+/// Every zone's offset from UTC is a whole number of these (since 1970).
+const QUARTER_HOUR: i64 = 900_000;
 
 fn fixed_interval(text: &str) -> Option<i64> {
     let split = text.find(|c: char| !c.is_ascii_digit())?;
@@ -190,7 +191,13 @@ impl DateHistogram {
         let constant = unit
             .map_or(Some(fixed), CalendarUnit::fixed_millis)
             .is_some();
-        out.by_ranges = !(constant && tz.is_fixed());
+        // A constant interval that divides a quarter hour has the same
+        // bucket starts in every zone (offsets are whole quarter hours), so
+        // a zone with daylight saving needs no calendar ranges for it.
+        let zone_free = constant
+            && QUARTER_HOUR % fixed.max(1) == 0
+            && unit.is_none_or(|u| u.fixed_millis().is_some_and(|ms| QUARTER_HOUR % ms == 0));
+        out.by_ranges = !(constant && (tz.is_fixed() || zone_free));
         Ok(out)
     }
 
@@ -209,16 +216,26 @@ impl DateHistogram {
             } else {
                 0
             };
-            let offset = (week_base - r.tz.offset_millis(0) + r.offset).rem_euclid(interval);
+            // Zone-free intervals (see `parse`) start on UTC multiples.
+            let shift = if r.tz.is_fixed() {
+                r.tz.offset_millis(0)
+            } else {
+                0
+            };
+            let offset = (week_base - shift + r.offset).rem_euclid(interval);
             let mut h = json!({"field": field, "interval": interval as f64,
                                "min_doc_count": self.min_doc_count});
             if offset != 0 {
                 h["offset"] = json!(offset as f64);
             }
-            for (name, (lo, hi)) in [
-                ("extended_bounds", self.extended),
-                ("hard_bounds", self.hard),
-            ] {
+            // Elasticsearch fills `extended_bounds` only with empty buckets
+            // shown (`min_doc_count: 0`); tantivy refuses the two together.
+            let extended = if self.min_doc_count == 0 {
+                self.extended
+            } else {
+                (None, None)
+            };
+            for (name, (lo, hi)) in [("extended_bounds", extended), ("hard_bounds", self.hard)] {
                 if lo.is_some() || hi.is_some() {
                     let lo = lo.map_or(f64::MIN, |v| v as f64);
                     let hi = hi.map_or(f64::MAX, |v| v as f64);
@@ -260,15 +277,29 @@ impl DateHistogram {
         let (Some(lo), Some(hi)) = (lo, hi) else {
             return Ok(Vec::new());
         };
+        // Every range is returned with `min_doc_count: 0`, so the limit is
+        // on them; otherwise only those with documents are, and the empty
+        // ones are bounded for memory only (`CANDIDATES_PER_BUCKET`).
+        let cap = if self.min_doc_count == 0 {
+            max_buckets()
+        } else {
+            bucket_limit::max_created()
+        };
         let mut out = Vec::new();
         let mut start = self.rounding.round_down(lo);
         while start <= hi {
             let end = self.rounding.next(start);
             out.push((start, end));
-            if out.len() > MAX_BUCKETS {
-                return Err(SearchError::illegal(format!(
-                    "Trying to create too many buckets. Must be less than or equal to: [{MAX_BUCKETS}]. This limit can be set by changing the [search.max_buckets] cluster level setting."
-                )));
+            if out.len() > cap {
+                return Err(if self.min_doc_count == 0 {
+                    bucket_limit::too_many(None)
+                } else {
+                    SearchError::illegal(format!(
+                        "Trying to create too many buckets: [date_histogram] on [{}] would examine more than [{cap}] calendar buckets ({CANDIDATES_PER_BUCKET} times [{}]) between the first and last matching dates; narrow the query's time range or widen the interval",
+                        self.field,
+                        bucket_limit::SETTING
+                    ))
+                });
             }
             start = end;
         }

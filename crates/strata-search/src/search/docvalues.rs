@@ -133,7 +133,7 @@ fn parse_one(item: &Value) -> Result<DocvalueField> {
     }
 }
 
-fn matches(pattern: &str, name: &str) -> bool {
+pub(crate) fn matches(pattern: &str, name: &str) -> bool {
     let Some((head, rest)) = pattern.split_once('*') else {
         return pattern == name;
     };

@@ -45,6 +45,8 @@ pub(crate) struct IndexFetch {
     pub fetch: FetchFields,
     /// The searchers the query phase used, one per shard.
     pub searchers: Vec<Searcher>,
+    /// The index's mapping, for the doc values scripts read.
+    pub mappings: Arc<crate::mapping::Mappings>,
 }
 
 /// Pages at least this long are fetched in parallel chunks.
@@ -88,6 +90,8 @@ struct Hit<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     fields: Option<Map<String, Value>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    highlight: Option<Map<String, Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     sort: Option<Vec<Value>>,
 }
 
@@ -127,7 +131,7 @@ fn chunk_hits(
         // `docvalue_fields` alone only along their paths.
         let wants_fields = !fetch.docvalues.is_empty() || !fetch.fetch.is_empty();
         let full = || Some(serde_json::from_slice(stored).unwrap_or(Value::Null));
-        let parsed = if verbatim.is_none() && keep_source {
+        let parsed = if (verbatim.is_none() && keep_source) || req.highlight.is_some() {
             full()
         } else if !wants_fields {
             None
@@ -141,6 +145,30 @@ fn chunk_hits(
             values = fetch.docvalues.fields(source);
             fetch.fetch.add_to(source, &mut values);
         }
+        if !req.scripted.is_empty() {
+            let segment = fetch.searchers[c.shard].segment_reader(c.addr.segment_ord);
+            let wanted = |name: &str| {
+                req.fetch_fields
+                    .iter()
+                    .any(|f| super::docvalues::matches(&f.field, name))
+            };
+            req.scripted.add_to(
+                segment,
+                c.addr.doc_id,
+                &fetch.mappings,
+                &wanted,
+                &mut values,
+            )?;
+        }
+        let highlight = match (&req.highlight, &parsed) {
+            (Some(h), Some(source)) => h.hit(
+                &req.query,
+                source,
+                &index.mappings(),
+                index.shards()[c.shard].tantivy_index().tokenizers(),
+            ),
+            _ => None,
+        };
         let source = match (verbatim, parsed) {
             (Some(raw), _) => Some(ReturnedSource::Verbatim(raw)),
             (None, Some(parsed)) if keep_source => {
@@ -165,6 +193,7 @@ fn chunk_hits(
             _score: (c.values.is_none() || req.track_scores).then_some(c.score),
             _source: source,
             fields: (!values.is_empty()).then_some(values),
+            highlight,
             sort: c
                 .values
                 .as_ref()

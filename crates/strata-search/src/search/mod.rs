@@ -11,6 +11,11 @@
 //!   `filter`/`filters` below other aggregations; `filter_aggs`: the
 //!   top-level `filter` aggregation, one extra pass each.
 //! - `geo_aggs`: `geo_centroid` and `geohash_grid`, which tantivy lacks.
+//! - `pipelines`: `derivative`, `cumulative_sum`, `bucket_sort` over a
+//!   parent's final buckets.
+//! - `scan_aggs`: `composite`, `weighted_avg`, `rare_terms`,
+//!   `significant_terms` and most `cardinality`s, from column values in a
+//!   pass of their own; `distinct_count`: cardinality's exact-then-sketch count.
 //! - `own_aggs`: aggregations tantivy has but Strata computes faster with
 //!   its own collectors in the same pass: `time_buckets` (fixed-interval
 //!   `date_histogram` with simple children), `distinct_terms`
@@ -24,32 +29,39 @@
 //!   `passes`: the extra searches those and calendar histograms need.
 //! - `ranking`: top-K by score or sort values; `zone_ranking`: a sort on
 //!   one date field by zone maps, in a pass of its own.
+//! - `highlight`: the hits' `highlight` fragments.
 //! - `fetch_phase`: the page's hits, each serialized with its `_source`
 //!   byte for byte; `pruned_source`: the parts of a source that
 //!   `docvalue_fields` read; `response`: the reply with those hits.
 
 pub mod agg_filters;
 pub mod aggs;
+pub mod bucket_limit;
 pub mod calendar;
 pub mod date_histogram;
 pub mod date_range;
 pub mod deferred;
+pub mod distinct_count;
 pub mod distinct_terms;
 pub mod docvalues;
 pub mod fetch_fields;
 mod fetch_phase;
 pub mod filter_aggs;
 pub mod geo_aggs;
+pub mod highlight;
 pub mod missing_bucket;
 mod numbers;
 mod own_aggs;
 mod parallel;
 mod passes;
 mod percentiles;
+pub mod pipelines;
 mod pruned_source;
 mod ranking;
 pub mod request;
 mod response;
+pub mod scan_aggs;
+pub mod snapshot;
 pub mod sort;
 mod sort_field;
 pub mod source_filter;
@@ -152,12 +164,19 @@ pub fn search_response(
     indices: &[Arc<SearchIndex>],
     req: &SearchRequest,
 ) -> Result<SearchResponse> {
+    if let Some((stripped, pipelines)) = crate::script::bucket::split(req)? {
+        let mut response = search_response(indices, &stripped)?;
+        pipelines.apply(&mut response.body)?;
+        return Ok(response);
+    }
     let (filters, rest) = match &req.aggs {
         Some(a) => filter_aggs::split(a)?,
         None => (Vec::new(), None),
     };
     if filters.is_empty() {
-        return search_once(indices, req);
+        let response = search_once(indices, req)?;
+        bucket_limit::check(&response.body["aggregations"])?;
+        return Ok(response);
     }
     let started = Instant::now();
     let mut main = req.clone();
@@ -188,6 +207,7 @@ pub fn search_response(
         Some(Value::Object(aggs)) => aggs.extend(results),
         _ => body["aggregations"] = Value::Object(results),
     }
+    bucket_limit::check(&body["aggregations"])?;
     body["took"] = json!(started.elapsed().as_millis() as u64);
     Ok(response)
 }
@@ -255,6 +275,10 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
         limits.check_docvalue_fields(req.docvalue_fields.len())?;
         let q = query_within(index, &req.query, &req.memory)?;
         let mappings = index.mappings();
+        req.scripted.validate_usage(
+            &mappings,
+            &[&req.query, req.aggs.as_ref().unwrap_or(&Value::Null)],
+        )?;
         for s in &req.sort {
             s.validate(&mappings)?;
         }
@@ -269,7 +293,11 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
         per_index.push(fetch_phase::IndexFetch {
             docvalues: docvalues::resolve(&req.docvalue_fields, &mappings)?,
             fetch: fetch_fields::resolve(&req.fetch_fields, &mappings)?,
-            searchers: index.shards().iter().map(|s| s.searcher()).collect(),
+            searchers: match req.snapshot.as_ref().and_then(|p| p.searchers_of(index)) {
+                Some(pinned) => pinned.to_vec(),
+                None => index.shards().iter().map(|s| s.searcher()).collect(),
+            },
+            mappings: Arc::new(mappings.clone()),
         });
         rank_by.push(if by_score && after.is_none() {
             None
@@ -305,8 +333,10 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
     } else {
         UNACCOUNTED_AGG_MEMORY
     };
-    let agg_limits =
-        AggregationLimitsGuard::new(Some(agg_memory), Some(date_histogram::MAX_BUCKETS as u32));
+    let agg_limits = AggregationLimitsGuard::new(
+        Some(agg_memory),
+        Some(bucket_limit::max_created().min(u32::MAX as usize) as u32),
+    );
     let mut total: u64 = 0;
     let mut candidates = Vec::new();
     let mut best_score: Option<f32> = None;
@@ -320,12 +350,14 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
     if ranked_apart {
         let parts: Vec<_> = owners
             .iter()
-            .filter_map(|&(i, s)| {
+            .enumerate()
+            .filter_map(|(n, &(i, s))| {
                 let f = rank_by[i].as_ref()?;
                 Some(parallel::ShardSearch {
                     searcher: &per_index[i].searchers[s],
                     query: &*queries[i],
-                    collector: ranking::Ranking::new(want, ranking::RankBy::Fields(Arc::clone(f))),
+                    collector: ranking::Ranking::new(want, ranking::RankBy::Fields(Arc::clone(f)))
+                        .at_shard(n),
                 })
             })
             .collect();
@@ -357,13 +389,14 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
     } else {
         let parts: Vec<_> = owners
             .iter()
-            .map(|&(i, s)| {
+            .enumerate()
+            .map(|(n, &(i, s))| {
                 let ranked = (want > 0 && !ranked_apart).then(|| {
                     let by = match &rank_by[i] {
                         None => ranking::RankBy::Score,
                         Some(f) => ranking::RankBy::Fields(Arc::clone(f)),
                     };
-                    ranking::Ranking::new(want, by)
+                    ranking::Ranking::new(want, by).at_shard(n)
                 });
                 let aggs = agg_request.as_ref().map(|a| {
                     let ctx = AggContextParams::new(

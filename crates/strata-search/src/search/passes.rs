@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::{search_once, top_hits, SearchRequest, TrackTotalHits};
+use super::{scan_aggs, search_once, top_hits, SearchRequest, TrackTotalHits};
 use crate::breaker::MemoryAccount;
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
@@ -28,6 +28,14 @@ pub(super) fn run_deferred(
     };
     if kind == "top_hits" {
         return top_hits::run(indices, name, &body["top_hits"], &query, &req.memory);
+    }
+    if scan_aggs::is_scanned(kind) {
+        let env = scan_aggs::ScanEnv {
+            indices,
+            req,
+            query: &query,
+        };
+        return scan_aggs::run(&env, name, kind, body);
     }
     let pass = SearchRequest {
         query,
@@ -83,13 +91,13 @@ pub(super) fn agg_error(e: tantivy::TantivyError, memory: &MemoryAccount) -> Sea
             current,
             ..
         }) => memory.refusal(current.get_bytes(), "<aggregations>"),
+        // tantivy's limit is on buckets created (`max_created`); the
+        // error names the setting's own value, as Elasticsearch's does.
         tantivy::TantivyError::AggregationError(AggregationError::BucketLimitExceeded {
-            limit,
             current,
-        }) => SearchError::illegal(format!(
-            "Trying to create too many buckets. Must be less than or equal to: [{limit}] but was [{current}]. This limit can be set by changing the [search.max_buckets] cluster level setting."
-        )),
+            ..
+        }) => super::bucket_limit::too_many(Some(current as usize)),
         tantivy::TantivyError::AggregationError(a) => SearchError::illegal(a.to_string()),
-        other => SearchError::Engine(other),
+        other => SearchError::from(other),
     }
 }

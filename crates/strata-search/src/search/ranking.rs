@@ -20,6 +20,7 @@ use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::query::Weight;
 use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, SegmentReader};
 
+use super::snapshot::shard_doc_base;
 use super::sort::{rank_cmp, KeyOrder, SortField, SortValue, ValueReader};
 use super::zone_ranking;
 use crate::mapping::{FieldType, Mappings};
@@ -89,6 +90,8 @@ impl FieldRanking {
 pub(crate) struct Ranking {
     limit: usize,
     by: RankBy,
+    /// The shard's ordinal in the search (`_shard_doc` values).
+    shard: u32,
 }
 
 impl Ranking {
@@ -97,7 +100,15 @@ impl Ranking {
         Ranking {
             limit: limit.max(1),
             by,
+            shard: 0,
         }
+    }
+
+    /// The collector of the search's `shard`-th shard (what `_shard_doc`
+    /// values encode).
+    pub fn at_shard(mut self, shard: usize) -> Ranking {
+        self.shard = shard as u32;
+        self
     }
 
     fn cmp(&self, a: &Ranked, b: &Ranked) -> Ordering {
@@ -124,7 +135,12 @@ impl Collector for Ranking {
                 let readers: Vec<ValueReader> = f
                     .sort
                     .iter()
-                    .map(|s| ValueReader::open(s, &f.mappings, segment))
+                    .map(|s| match ValueReader::open(s, &f.mappings, segment) {
+                        ValueReader::ShardDoc(_) => {
+                            ValueReader::ShardDoc(shard_doc_base(self.shard, segment_ord))
+                        }
+                        other => other,
+                    })
                     .collect();
                 let single = readers.len() == 1 && readers[0].has_rank_key();
                 if single && f.after.is_none() && !f.track_scores {

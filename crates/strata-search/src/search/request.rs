@@ -53,10 +53,16 @@ pub struct SearchRequest {
     /// `_id` and no `_source`; with a list, no `_source` unless `_source`
     /// was asked for (no field is stored apart from `_source` here).
     pub stored_fields: Option<StoredFields>,
+    /// `highlight`: fragments of the hits' fields matching the query.
+    pub highlight: Option<super::highlight::Highlight>,
     /// Where the search reserves what it builds (query expansions,
     /// aggregation results, hits): the request breaker, or nothing.
     /// Clones (the extra passes of one search) share it.
     pub memory: MemoryAccount,
+    /// `script_fields` and `runtime_mappings`.
+    pub scripted: crate::script::fields::ScriptedFields,
+    /// Searchers pinned by a scroll or point in time (`None`: the latest).
+    pub snapshot: Option<std::sync::Arc<super::snapshot::Snapshot>>,
 }
 
 /// The `stored_fields` parameter.
@@ -89,7 +95,10 @@ impl SearchRequest {
             docvalue_fields: Vec::new(),
             fetch_fields: Vec::new(),
             stored_fields: None,
+            highlight: None,
             memory: MemoryAccount::unaccounted(),
+            scripted: Default::default(),
+            snapshot: None,
         };
         let obj = match body {
             Value::Null => return Ok(req),
@@ -116,28 +125,13 @@ impl SearchRequest {
                 "track_scores" => req.track_scores = as_bool(key, value)?,
                 "docvalue_fields" => req.docvalue_fields = docvalues::parse(value)?,
                 "timeout" => {}
-                // Kibana sends these with every search: highlighting is not
-                // done (hits carry no `highlight`) and an empty
-                // `script_fields` asks for nothing.
-                "highlight" if value.is_object() => {}
+                // Kibana sends an empty `script_fields` with every search: it
+                // asks for nothing.
+                "highlight" => req.highlight = Some(super::highlight::Highlight::parse(value)?),
                 "stored_fields" => req.stored_fields = Some(parse_stored(value, obj)?),
                 "fields" => req.fetch_fields = super::fetch_fields::parse(value)?,
-                "runtime_mappings" => match value.as_object() {
-                    Some(o) if o.is_empty() => {}
-                    Some(_) => {
-                        return Err(SearchError::illegal(
-                            "runtime_mappings are not supported by this server",
-                        ))
-                    }
-                    None => {
-                        return Err(SearchError::parsing("[runtime_mappings] must be an object"))
-                    }
-                },
-                "script_fields" => match value.as_object() {
-                    Some(o) if o.is_empty() => {}
-                    Some(_) => return Err(SearchError::illegal("scripts are not supported")),
-                    None => return Err(SearchError::parsing("[script_fields] must be an object")),
-                },
+                "runtime_mappings" => req.scripted.parse_runtime_mappings(value)?,
+                "script_fields" => req.scripted.parse_script_fields(value)?,
                 other => {
                     return Err(SearchError::parsing(format!(
                         "Unknown key for a START_OBJECT in [{other}]."

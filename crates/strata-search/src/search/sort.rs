@@ -168,6 +168,9 @@ pub enum ValueReader {
     Score,
     /// The segment-local doc id.
     Doc,
+    /// `_shard_doc`: the doc id above this base (shard and segment,
+    /// see `snapshot::shard_doc_base`), set by the ranking collector.
+    ShardDoc(i64),
     /// An i64 column (long, date).
     Int(Option<tantivy::columnar::Column<i64>>),
     /// An f64 column.
@@ -214,6 +217,9 @@ impl ValueReader {
         if field.field == "_doc" {
             return ValueReader::Doc;
         }
+        if field.field == super::sort_field::SHARD_DOC {
+            return ValueReader::ShardDoc(0);
+        }
         let ty = mappings.leaf(&field.field).map(|l| l.ty).or_else(|| {
             field
                 .unmapped_type
@@ -254,6 +260,7 @@ impl ValueReader {
             },
             ValueReader::Score => SortValue::Float(f64::from(score)),
             ValueReader::Doc => SortValue::Int(i64::from(doc)),
+            ValueReader::ShardDoc(base) => SortValue::Int(base + i64::from(doc)),
             ValueReader::Int(c) => c
                 .as_ref()
                 .and_then(|c| c.first(doc))

@@ -8,6 +8,15 @@ use super::sort::SortValue;
 use crate::error::{Result, SearchError};
 use crate::mapping::{FieldType, Mappings};
 
+/// The tiebreak of point-in-time and scroll pages: a document's place in
+/// its snapshot (`snapshot::shard_doc_base`).
+pub const SHARD_DOC: &str = "_shard_doc";
+
+/// Whether `field` sorts by a number the engine makes (not a mapped field).
+fn builtin_numeric(field: &str) -> bool {
+    matches!(field, "_score" | "_doc" | SHARD_DOC)
+}
+
 /// One sort criterion.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SortField {
@@ -66,7 +75,7 @@ pub fn validate_search_after(
                 .as_deref()
                 .and_then(FieldType::from_name)
         });
-        let numeric = matches!(field.field.as_str(), "_score" | "_doc")
+        let numeric = builtin_numeric(&field.field)
             || ty.is_some_and(|t| {
                 t.is_integer() || t.is_float() || t == FieldType::Date || t == FieldType::Boolean
             });
@@ -179,7 +188,7 @@ impl SortField {
 
     /// Checks the field is sortable in `mappings`.
     pub fn validate(&self, mappings: &Mappings) -> Result<()> {
-        if self.field == "_score" || self.field == "_doc" {
+        if builtin_numeric(&self.field) {
             return Ok(());
         }
         if let Some(t) = &self.unmapped_type {
@@ -218,9 +227,7 @@ pub fn after_values(
                     .map(|l| l.ty)
                     .or_else(|| f.unmapped_type.as_deref().and_then(FieldType::from_name))
             });
-            let numeric = sort
-                .get(i)
-                .is_some_and(|f| matches!(f.field.as_str(), "_score" | "_doc"))
+            let numeric = sort.get(i).is_some_and(|f| builtin_numeric(&f.field))
                 || ty.is_some_and(|t| {
                     t.is_integer()
                         || t.is_float()

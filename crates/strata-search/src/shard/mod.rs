@@ -85,6 +85,26 @@ pub enum Precondition {
         /// Expected `_primary_term`.
         primary_term: u64,
     },
+    /// External versioning (`version_type=external|external_gte`): the
+    /// write takes this version, which must be above the current one (or
+    /// equal, with `gte`).
+    External {
+        /// The version given.
+        version: u64,
+        /// `external_gte`.
+        gte: bool,
+    },
+}
+
+impl Precondition {
+    /// The version a write under this precondition gives the document
+    /// whose current version is `current`.
+    pub fn next_version(self, current: Option<u64>) -> u64 {
+        match self {
+            Precondition::External { version, .. } => version,
+            _ => current.map_or(1, |c| c + 1),
+        }
+    }
 }
 
 /// The result of a write.
@@ -173,7 +193,7 @@ impl Shard {
             Index::create(
                 dir.clone(),
                 SchemaFields::build().schema,
-                Default::default(),
+                storage.codec.tantivy_settings(),
             )?
         };
         let fields = SchemaFields::from_schema(index.schema())?;
@@ -355,6 +375,20 @@ fn check(id: &str, current: Option<&DocVersion>, precondition: Precondition) -> 
                 ),
             })
         }
+        (Precondition::External { .. }, None) => Ok(()),
+        (Precondition::External { version, gte }, Some(c))
+            if version > c.version || (gte && version == c.version) =>
+        {
+            Ok(())
+        }
+        (Precondition::External { version, gte }, Some(c)) => Err(SearchError::VersionConflict {
+            id: id.to_string(),
+            detail: format!(
+                "current version [{}] is {} the one provided [{version}]",
+                c.version,
+                if gte { "higher than" } else { "higher or equal to" }
+            ),
+        }),
         (Precondition::SeqNo { seq_no, primary_term }, None) => {
             Err(SearchError::VersionConflict {
                 id: id.to_string(),

@@ -108,7 +108,7 @@ impl Shard {
             self.current_version(&state, id)?
         };
         check(id, current.as_ref(), precondition)?;
-        let version = current.as_ref().map_or(1, |c| c.version + 1);
+        let version = precondition.next_version(current.as_ref().map(|c| c.version));
         let seq_no = state.next_seq_no;
         let op = Operation {
             shard: self.number,

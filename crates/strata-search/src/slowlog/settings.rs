@@ -159,7 +159,7 @@ impl SlowLogSettings {
             }
         }
         if !search.is_empty() {
-            index["search"] = json!({"slowlog": {"threshold": search}});
+            index["search"]["slowlog"] = json!({"threshold": search});
         }
         let mut indexing = Map::new();
         let levels = self.index.to_json();
@@ -200,25 +200,11 @@ fn parse_time(key: &str, v: &Value) -> Result<Option<Duration>> {
         "0" => return Ok(Some(Duration::ZERO)),
         _ => {}
     }
-    let bad = || {
+    crate::time_value::parse(t).map(Some).ok_or_else(|| {
         SearchError::illegal(format!(
             "failed to parse setting [index.{key}] with value [{raw}] as a time value: unit is missing or unrecognized"
         ))
-    };
-    let split = t.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
-    let (num, unit) = t.split_at(split);
-    let n: u64 = num.parse().map_err(|_| bad())?;
-    let d = match unit {
-        "nanos" => Duration::from_nanos(n),
-        "micros" => Duration::from_micros(n),
-        "ms" => Duration::from_millis(n),
-        "s" => Duration::from_secs(n),
-        "m" => Duration::from_secs(n.saturating_mul(60)),
-        "h" => Duration::from_secs(n.saturating_mul(3600)),
-        "d" => Duration::from_secs(n.saturating_mul(86_400)),
-        _ => return Err(bad()),
-    };
-    Ok(Some(d))
+    })
 }
 
 fn format_time(d: Duration) -> String {

@@ -10,6 +10,7 @@ use std::time::Duration;
 use super::block_cache::BlockCache;
 use super::cached_file::ReadCounters;
 use super::tier::StoreTier;
+use crate::codec::Codec;
 use crate::error::{Result, SearchError};
 use crate::shard::merge_yield::MergeYield;
 use crate::shard::priority::IndexingPriority;
@@ -113,6 +114,7 @@ impl SearchStorage {
             pmem_dir: pmem_index_dir.map(|d| d.join(number.to_string())),
             priority: self.indexing_priority,
             merge_yield: self.merge_yield,
+            codec: Codec::Default,
         }
     }
 }
@@ -132,6 +134,8 @@ pub struct ShardStorage {
     pub priority: IndexingPriority,
     /// How long its merges may pause for searches.
     pub merge_yield: MergeYield,
+    /// The stored fields' compression a new shard is created with.
+    pub codec: Codec,
 }
 
 impl ShardStorage {

@@ -66,6 +66,8 @@ pub struct IndexTemplate {
     pub version: Option<i64>,
     /// User metadata, reported back.
     pub meta: Option<Value>,
+    /// `data_stream: {}`: names matching it are data streams.
+    pub data_stream: bool,
 }
 
 /// Every template of the node.
@@ -207,6 +209,7 @@ impl IndexTemplate {
             template: TemplateBody::default(),
             version: None,
             meta: None,
+            data_stream: false,
         };
         let mut have_patterns = false;
         for (key, value) in obj("index template", body)? {
@@ -235,10 +238,10 @@ impl IndexTemplate {
                 "version" => out.version = Some(number(key, value)?),
                 "_meta" => out.meta = Some(value.clone()),
                 "allow_auto_create" | "deprecated" | "ignore_missing_component_templates" => {}
+                "data_stream" if value.is_object() => out.data_stream = true,
+                "data_stream" if value.is_null() => {}
                 "data_stream" => {
-                    return Err(SearchError::illegal(
-                        "data streams are not supported by this server",
-                    ))
+                    return Err(SearchError::parsing("[data_stream] must be an object"))
                 }
                 other => {
                     return Err(SearchError::parsing(format!(
@@ -268,6 +271,9 @@ impl IndexTemplate {
         }
         if let Some(m) = &self.meta {
             out["_meta"] = m.clone();
+        }
+        if self.data_stream {
+            out["data_stream"] = json!({"hidden": false, "allow_custom_routing": false});
         }
         out
     }

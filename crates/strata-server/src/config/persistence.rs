@@ -96,19 +96,17 @@ impl<'de> Deserialize<'de> for HumanDuration {
     }
 }
 
-/// Shortest `sync_interval`.
-pub const MIN_SYNC_INTERVAL: Duration = Duration::from_millis(10);
-
 /// Longest `group_commit_delay`: every write may wait this long.
 pub const MAX_GROUP_COMMIT_DELAY: Duration = Duration::from_millis(10);
 
 impl ServerConfig {
     /// Checks the persistence settings' bounds; the error names the option.
     pub(crate) fn validate_persistence(&self) -> Result<(), (&'static str, String)> {
-        if self.sync_interval.0 < MIN_SYNC_INTERVAL {
+        let min = strata_log::Durability::MIN_SYNC_INTERVAL;
+        if self.sync_interval.0 < min {
             return Err((
                 "sync_interval",
-                format!("must be at least 10ms, got {}", self.sync_interval),
+                format!("must be at least {min:?}, got {}", self.sync_interval),
             ));
         }
         if self.group_commit_delay.0 > MAX_GROUP_COMMIT_DELAY {

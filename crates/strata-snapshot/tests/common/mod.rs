@@ -16,7 +16,7 @@ use strata_snapshot::{
 pub struct OwnedItem {
     pub key: Vec<u8>,
     pub value: Vec<u8>,
-    pub flags: u32,
+    pub flags: u64,
     pub cas: u64,
     pub expires_at: Option<u64>,
 }
@@ -58,7 +58,7 @@ pub fn items(n: usize) -> Vec<OwnedItem> {
             OwnedItem {
                 key: format!("key:{i}").into_bytes(),
                 value: (0..value_len).map(|j| (i * 7 + j) as u8).collect(),
-                flags: (i as u32).wrapping_mul(0x9e37_79b9),
+                flags: u64::from((i as u32).wrapping_mul(0x9e37_79b9)),
                 cas: (i as u64) << (i % 60),
                 expires_at: (i % 3 == 0).then_some(1_700_000_000_000 + i as u64),
             }

@@ -30,6 +30,15 @@ pub struct Entry {
     pub payload: Bytes,
 }
 
+/// Free space in blocks, as [`SsdStore::free_space`] counts it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FreeSpace {
+    /// Blocks ordinary appends may still open.
+    pub available: u32,
+    /// Write blocks on the device.
+    pub total: u32,
+}
+
 impl SsdStore {
     /// Sealed blocks whose live bytes are below `threshold_pct` percent of
     /// a block, lowest live fraction first. The open block is never a
@@ -37,6 +46,18 @@ impl SsdStore {
     pub fn defrag_candidates(&self, threshold_pct: u8) -> Vec<u32> {
         let usable = self.inner.geometry.usable();
         self.inner.table.candidates(threshold_pct, usable)
+    }
+
+    /// Blocks an ordinary append can still open without defragmentation
+    /// (free ones and freeing ones, which the next open reclaims), beyond
+    /// the defragmenter's reserve, and the device's write blocks in all.
+    pub fn free_space(&self) -> FreeSpace {
+        let inner = &self.inner;
+        let (free, freeing) = inner.table.free_counts();
+        FreeSpace {
+            available: (free + freeing).saturating_sub(inner.geometry.reserve),
+            total: inner.geometry.data_blocks(),
+        }
     }
 
     /// Every entry of the sealed `block`, live or dead, in append order,

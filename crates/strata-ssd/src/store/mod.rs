@@ -42,7 +42,7 @@ use geometry::Geometry;
 use table::BlockTable;
 use writer::Writer;
 
-pub use defrag::Entry;
+pub use defrag::{Entry, FreeSpace};
 
 /// The version of a cached record: the block's sequence number makes a
 /// reused block's locations new versions, so a stale record is never hit.

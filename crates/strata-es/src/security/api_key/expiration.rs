@@ -10,21 +10,8 @@ pub fn parse_millis(text: &str) -> Result<u64> {
             "failed to parse setting [expiration] with value [{text}] as a time value: unit is missing or unrecognized"
         ))
     };
-    let t = text.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
-    let (number, unit) = t.split_at(split);
-    let n: u64 = number.parse().map_err(|_| bad())?;
-    let nanos_per: u128 = match unit.trim().to_ascii_lowercase().as_str() {
-        "d" => 86_400_000_000_000,
-        "h" => 3_600_000_000_000,
-        "m" => 60_000_000_000,
-        "s" => 1_000_000_000,
-        "ms" => 1_000_000,
-        "micros" => 1_000,
-        "nanos" => 1,
-        _ => return Err(bad()),
-    };
-    u64::try_from(u128::from(n) * nanos_per / 1_000_000).map_err(|_| bad())
+    let duration = strata_search::time_value::parse(&text.to_ascii_lowercase()).ok_or_else(bad)?;
+    u64::try_from(duration.as_millis()).map_err(|_| bad())
 }
 
 #[cfg(test)]

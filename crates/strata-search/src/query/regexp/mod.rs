@@ -21,7 +21,8 @@ use automaton::{TermAutomaton, DEFAULT_MAX_DETERMINIZED_STATES};
 use fuzzy::FuzzyMatcher;
 pub(crate) use lucene::escape;
 use lucene::{translate, Flags};
-use rewrite::{MultiTermQuery, Rewrite};
+use rewrite::MultiTermQuery;
+pub(crate) use rewrite::Rewrite;
 
 use super::term_level::{string_field, value_and_params};
 use super::{boosted, single_field, QueryContext};

@@ -5,7 +5,7 @@
 use std::io;
 use std::sync::{Arc, LazyLock};
 
-use datasketches::hll::{Coupon, HllSketch, HllType, HllUnion};
+use datasketches::hll::{Coupon, HllSketch, HllType};
 use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::columnar::{Cardinality, StrColumn};
 use tantivy::index::SegmentId;
@@ -13,11 +13,9 @@ use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
 
 use super::{warming, DistinctTerms};
 use crate::query::segment_cache::SegmentCache;
+use crate::search::distinct_count::{precision_from_threshold, value_of, DistinctCount};
 use crate::search::sort::str_column;
 use crate::store::stored_values::read_rows;
-
-/// tantivy's cardinality precision (2^11 registers, about 2% error).
-const LG_K: u8 = 11;
 
 /// Coupon tables within 64 MiB (16M terms).
 const CACHE_BYTES: usize = 64 << 20;
@@ -105,26 +103,29 @@ pub struct DistinctTermsSegmentCollector {
     block: Vec<u64>,
 }
 
-/// One sketch per plan (`None`: nothing seen), or the error that stopped
-/// a segment's harvest.
+/// One count per plan (`None`: nothing seen) with the plan's
+/// `precision_threshold`, or the error that stopped a segment's harvest.
 #[derive(Default)]
 pub struct DistinctTermsFruit {
-    sketches: Vec<Option<HllSketch>>,
+    counts: Vec<Option<(DistinctCount, u64)>>,
     error: Option<String>,
 }
 
 impl DistinctTermsFruit {
-    /// Adds another segment's or shard's sketches.
+    /// Adds another segment's or shard's counts.
     pub fn merge(&mut self, other: DistinctTermsFruit) {
         if self.error.is_none() {
             self.error = other.error;
         }
-        if self.sketches.len() < other.sketches.len() {
-            self.sketches.resize_with(other.sketches.len(), || None);
+        if self.counts.len() < other.counts.len() {
+            self.counts.resize_with(other.counts.len(), || None);
         }
-        for (mine, theirs) in self.sketches.iter_mut().zip(other.sketches) {
+        for (mine, theirs) in self.counts.iter_mut().zip(other.counts) {
             *mine = match (mine.take(), theirs) {
-                (Some(a), Some(b)) => Some(union(&a, &b)),
+                (Some((mut a, threshold)), Some((b, _))) => {
+                    a.merge(b, threshold);
+                    Some((a, threshold))
+                }
                 (a, b) => a.or(b),
             };
         }
@@ -135,33 +136,16 @@ impl DistinctTermsFruit {
         self.error.as_deref()
     }
 
-    /// The `n` plans' estimates, as tantivy rounds them.
+    /// The `n` plans' counts.
     pub fn estimates(&self, n: usize) -> Vec<f64> {
         (0..n)
             .map(|i| {
-                self.sketches
+                self.counts
                     .get(i)
                     .and_then(Option::as_ref)
-                    .map_or(0.0, |s| s.estimate().trunc())
+                    .map_or(0.0, |(c, _)| c.count() as f64)
             })
             .collect()
-    }
-}
-
-fn union(a: &HllSketch, b: &HllSketch) -> HllSketch {
-    let mut union = match HllUnion::new(LG_K) {
-        Ok(u) => u,
-        Err(_) => unreachable!("LG_K is a supported precision"),
-    };
-    union.update(a);
-    union.update(b);
-    union.to_sketch(HllType::Hll8)
-}
-
-fn new_sketch() -> HllSketch {
-    match HllSketch::new(LG_K, HllType::Hll8) {
-        Ok(s) => s,
-        Err(_) => unreachable!("LG_K is a supported precision"),
     }
 }
 
@@ -233,19 +217,19 @@ impl SegmentCollector for DistinctTermsSegmentCollector {
     fn harvest(self) -> DistinctTermsFruit {
         let mut fruit = DistinctTermsFruit::default();
         for (plan, seen) in self.plans.iter().zip(self.seen) {
-            let sketch = match seen {
+            let count = match seen {
                 None => Ok(None),
                 Some(seen) if !seen.any => {
                     // Not needed now; ready for a search of other documents.
                     warming::schedule(self.segment, &plan.column, &seen.column, false);
                     Ok(None)
                 }
-                Some(seen) => sketch(self.segment, &plan.column, &seen).map(Some),
+                Some(seen) => count(self.segment, plan, &seen).map(|c| Some((c, plan.threshold))),
             };
-            match sketch {
-                Ok(s) => fruit.sketches.push(s),
+            match count {
+                Ok(c) => fruit.counts.push(c),
                 Err(e) => {
-                    fruit.sketches.push(None);
+                    fruit.counts.push(None);
                     fruit.error = Some(format!("read the terms of [{}]: {e}", plan.column));
                 }
             }
@@ -254,11 +238,40 @@ impl SegmentCollector for DistinctTermsSegmentCollector {
     }
 }
 
-/// The sketch of the terms `seen` holds. Without a cached table, the
-/// terms touched are looked up in the dictionary and the segment's table
-/// is left to the warming thread (built here only when there is none).
-fn sketch(segment: SegmentId, column: &str, seen: &Seen) -> io::Result<HllSketch> {
+/// The count of the terms `seen` holds: exact (their hashes) when they
+/// are at most the plan's threshold, otherwise a sketch (`sketch`).
+fn count(segment: SegmentId, plan: &DistinctTerms, seen: &Seen) -> io::Result<DistinctCount> {
     let ordinals = seen.ordinals();
+    if ordinals.len() as u64 > plan.threshold {
+        let lg_k = precision_from_threshold(plan.threshold);
+        return sketch(segment, &plan.column, seen, ordinals, lg_k).map(DistinctCount::Sketch);
+    }
+    // The table is not needed for an exact count, but a later search
+    // touching more terms will want it.
+    if COUPONS.get(segment, &plan.column).is_none() {
+        warming::schedule(segment, &plan.column, &seen.column, true);
+    }
+    let mut exact = DistinctCount::default();
+    seen.column
+        .dictionary()
+        .sorted_ords_to_term_cb(&ordinals, |bytes| {
+            let (hash, coupon) = value_of(bytes);
+            exact.insert(hash, coupon, plan.threshold);
+        })?;
+    Ok(exact)
+}
+
+/// The sketch of `ordinals` (of the terms `seen` holds). Without a cached
+/// table, the terms touched are looked up in the dictionary and the
+/// segment's table is left to the warming thread (built here only when
+/// there is none).
+fn sketch(
+    segment: SegmentId,
+    column: &str,
+    seen: &Seen,
+    ordinals: Vec<u64>,
+    lg_k: u8,
+) -> io::Result<HllSketch> {
     let dictionary = seen.column.dictionary();
     let terms = dictionary.num_terms() as u64;
     let build = || COUPONS.get_or_try_build(segment, column, || coupon_table(&seen.column));
@@ -271,7 +284,10 @@ fn sketch(segment: SegmentId, column: &str, seen: &Seen) -> io::Result<HllSketch
         None if ordinals.len() as u64 * TABLE_SHARE >= terms => Some(build()?),
         None => None,
     };
-    let mut sketch = new_sketch();
+    let mut sketch = match HllSketch::new(lg_k, HllType::Hll8) {
+        Ok(s) => s,
+        Err(_) => unreachable!("precision_from_threshold stays within 4..=18"),
+    };
     match table {
         Some(table) => {
             for ord in ordinals {

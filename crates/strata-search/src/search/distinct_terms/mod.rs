@@ -14,9 +14,9 @@
 //! to a background thread (`warming.rs`), which also builds the tables of
 //! the segments the search did not touch.
 //!
-//! The sketch is tantivy's (the same crate, precision and coupon of the
-//! same bytes, one sketch per segment merged by union), so the estimates
-//! are the ones tantivy would give.
+//! The count is exact up to `precision_threshold` distinct values and a
+//! sketch of the precision Elasticsearch derives from it beyond
+//! ([`distinct_count`](super::distinct_count)).
 //!
 //! [`SegmentCache`]: crate::query::segment_cache::SegmentCache
 
@@ -31,6 +31,7 @@ pub use collector::{DistinctTermsCollector, DistinctTermsFruit};
 use serde_json::{json, Map, Value};
 
 use super::aggs::AggShape;
+use super::distinct_count::parse_threshold;
 use crate::mapping::{FieldType, Mappings};
 
 /// One `cardinality` taken out of tantivy's request.
@@ -40,6 +41,8 @@ pub struct DistinctTerms {
     pub name: String,
     /// The keyword column, as tantivy's request names it.
     pub column: String,
+    /// `precision_threshold`: exact up to this many distinct values.
+    pub threshold: u64,
 }
 
 /// Takes the `cardinality` aggregations this module computes out of
@@ -60,19 +63,23 @@ pub fn split(request: &mut Value, shapes: &[AggShape], mappings: &Mappings) -> V
             .as_deref()
             .and_then(|f| mappings.leaf(f))
             .is_some_and(|l| matches!(l.ty, FieldType::Keyword | FieldType::Ip));
-        let column = out
+        let params = out
             .get(&shape.name)
             .and_then(|r| r.get("cardinality"))
             .and_then(Value::as_object)
-            .filter(|p| p.len() == 1)
+            .filter(|p| p.keys().all(|k| k == "field" || k == "precision_threshold"));
+        let column = params
             .and_then(|p| p.get("field"))
             .and_then(Value::as_str)
             .map(str::to_string);
-        if let (true, Some(column)) = (keyword, column) {
+        let threshold =
+            params.and_then(|p| parse_threshold(&shape.name, &Value::Object(p.clone())).ok());
+        if let (true, Some(column), Some(threshold)) = (keyword, column, threshold) {
             out.remove(&shape.name);
             taken.push(DistinctTerms {
                 name: shape.name.clone(),
                 column,
+                threshold,
             });
         }
     }

@@ -39,6 +39,7 @@ fn estimate(searcher: &Searcher, query: &dyn Query) -> f64 {
     let plans = Arc::new(vec![DistinctTerms {
         name: "c".into(),
         column: "ip".into(),
+        threshold: crate::search::distinct_count::DEFAULT_THRESHOLD,
     }]);
     let fruit = searcher
         .search(query, &DistinctTermsCollector::new(plans))

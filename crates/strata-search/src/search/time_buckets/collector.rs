@@ -25,7 +25,7 @@ use super::range_filter::{IntRange, RangeColumns};
 use super::{ChildKind, TimeBuckets};
 use crate::query::column_cache::dense_i64_column;
 use crate::query::zone_map::{zone_map, ZoneMap, ZONE_DOCS};
-use crate::search::date_histogram::MAX_BUCKETS;
+use crate::search::bucket_limit::max_buckets;
 use crate::search::numbers::F64Column;
 use crate::search::sort::{dense, numeric_column};
 
@@ -452,7 +452,7 @@ impl SegmentHistogram {
         };
         let filling = std::mem::take(&mut self.filling);
         let done = &mut self.done;
-        if !done.buckets.contains_key(&pos) && done.buckets.len() >= MAX_BUCKETS {
+        if !done.buckets.contains_key(&pos) && done.buckets.len() >= max_buckets() {
             // Bounded memory: the result is the too-many-buckets error.
             done.overflow = true;
             return;

@@ -7,8 +7,8 @@ use rustc_hash::FxHashMap;
 use serde_json::{json, Map, Value};
 
 use super::{ChildKind, Metric, TimeBuckets};
-use crate::error::{Result, SearchError};
-use crate::search::date_histogram::MAX_BUCKETS;
+use crate::error::Result;
+use crate::search::bucket_limit::{self, max_buckets};
 
 /// One child's running values in one bucket. A filter uses `count` only
 /// (documents that matched); a metric all four over the values seen.
@@ -103,7 +103,7 @@ impl Histogram {
                 a.merge(b);
             }
         }
-        self.overflow |= self.buckets.len() > MAX_BUCKETS;
+        self.overflow |= self.buckets.len() > max_buckets();
     }
 }
 
@@ -134,22 +134,16 @@ impl TimeBucketsFruit {
     }
 }
 
-fn too_many() -> SearchError {
-    SearchError::illegal(format!(
-        "Trying to create too many buckets. Must be less than or equal to: [{MAX_BUCKETS}]. This limit can be set by changing the [search.max_buckets] cluster level setting."
-    ))
-}
-
 fn render(plan: &TimeBuckets, histogram: Histogram) -> Result<Value> {
     if histogram.overflow {
-        return Err(too_many());
+        return Err(bucket_limit::too_many(None));
     }
     let mut positions: Vec<i64> = histogram.buckets.keys().copied().collect();
     positions.sort_unstable();
     if plan.min_doc_count == 0 {
         if let (Some(&first), Some(&last)) = (positions.first(), positions.last()) {
-            if last - first >= MAX_BUCKETS as i64 {
-                return Err(too_many());
+            if last - first >= max_buckets() as i64 {
+                return Err(bucket_limit::too_many(Some((last - first + 1) as usize)));
             }
             positions = (first..=last).collect();
         }

@@ -1,0 +1,414 @@
+//! APIs that look at mappings, queries and analysis without searching:
+//! `_field_caps`, `_validate/query`, `_explain/<id>` and `_analyze`.
+//!
+//! `_explain` gives tantivy's own explanation of the document's score
+//! (BM25 terms, boosts, filters) in Elasticsearch's `value` /
+//! `description` / `details` shape. `_analyze` runs the analyzers this
+//! server indexes with: `standard` (and `default`, and any `text` field)
+//! is the engine's text analyzer (tantivy's: split on non-alphanumerics,
+//! lowercased, tokens of 40 bytes or more dropped), `keyword` keeps the text whole,
+//! `whitespace` splits on spaces, `simple` splits on non-letters and
+//! lowercases; other analyzers are refused.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::{json, Map, Value};
+use strata_search::mapping::{FieldType, Mappings};
+use strata_search::query::{build, QueryContext};
+use strata_search::SearchIndex;
+
+use super::aliases;
+use super::search::indices_options;
+use crate::error::{EsError, Result};
+use crate::node::Node;
+use crate::reply::Reply;
+use crate::request::EsRequest;
+
+fn now_ms() -> i64 {
+    crate::host::now_millis() as i64
+}
+
+fn query_of(
+    index: &SearchIndex,
+    query: &Value,
+) -> strata_search::Result<Box<dyn tantivy::query::Query>> {
+    let mappings = index.mappings();
+    let shard = &index.shards()[0];
+    let ctx = QueryContext::new(
+        &mappings,
+        shard.fields(),
+        shard.tantivy_index().tokenizers(),
+        now_ms(),
+    );
+    build(&ctx, query)
+}
+
+fn aggregatable(ty: FieldType) -> bool {
+    ty != FieldType::Text
+}
+
+/// `[/<index>]/_field_caps?fields=`.
+pub fn field_caps(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<Reply> {
+    let body = req.json_body()?;
+    let mut patterns: Vec<String> = req
+        .param("fields")
+        .map(|f| {
+            f.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    match body.get("fields") {
+        Some(Value::Array(list)) => {
+            patterns.extend(list.iter().filter_map(Value::as_str).map(str::to_string))
+        }
+        Some(Value::String(list)) => patterns.extend(
+            list.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string),
+        ),
+        _ => {}
+    }
+    if patterns.is_empty() {
+        return Err(EsError::ActionValidation(
+            "specified fields can't be null or empty".into(),
+        ));
+    }
+    let include_unmapped = req.flag("include_unmapped", false)?;
+    let (indices, _) = aliases::resolve_filtered(node, expression, indices_options(req)?)?;
+    // field -> type -> indices having it so
+    let mut caps: BTreeMap<String, BTreeMap<&'static str, Vec<String>>> = BTreeMap::new();
+    let mut per_type: BTreeMap<(String, &'static str), (bool, bool, bool)> = BTreeMap::new();
+    for index in &indices {
+        let mappings = index.mappings();
+        for (name, ty, searchable, aggregatable, meta) in fields_of(&mappings) {
+            if !patterns.iter().any(|p| glob(p, &name)) {
+                continue;
+            }
+            caps.entry(name.clone())
+                .or_default()
+                .entry(ty)
+                .or_default()
+                .push(index.name().to_string());
+            per_type.insert((name, ty), (searchable, aggregatable, meta));
+        }
+    }
+    let names: Vec<String> = indices.iter().map(|i| i.name().to_string()).collect();
+    let mut fields = Map::new();
+    for (name, types) in &mut caps {
+        let mut entry = Map::new();
+        let present: usize = types.values().map(Vec::len).sum();
+        if include_unmapped && present < names.len() {
+            let missing: Vec<String> = names
+                .iter()
+                .filter(|n| !types.values().any(|l| l.contains(n)))
+                .cloned()
+                .collect();
+            types.insert("unmapped", missing);
+        }
+        let several = types.len() > 1;
+        for (ty, on) in types.iter() {
+            let (searchable, aggregatable, meta) = per_type
+                .get(&(name.clone(), *ty))
+                .copied()
+                .unwrap_or((false, false, false));
+            let mut cap = json!({
+                "type": ty,
+                "metadata_field": meta,
+                "searchable": searchable,
+                "aggregatable": aggregatable,
+            });
+            if several {
+                cap["indices"] = json!(on);
+            }
+            entry.insert(ty.to_string(), cap);
+        }
+        fields.insert(name.clone(), Value::Object(entry));
+    }
+    Ok(Reply::ok(json!({"indices": names, "fields": fields})))
+}
+
+/// Every field of `mappings` as `(name, type, searchable, aggregatable,
+/// metadata)`: metadata fields, leaves (multi-fields included) and the
+/// objects above them.
+fn fields_of(mappings: &Mappings) -> Vec<(String, &'static str, bool, bool, bool)> {
+    let mut out = vec![
+        ("_id".to_string(), "_id", true, false, true),
+        ("_index".to_string(), "_index", true, true, true),
+        ("_source".to_string(), "_source", false, false, true),
+        ("_seq_no".to_string(), "_seq_no", true, true, true),
+        ("_version".to_string(), "_version", false, false, true),
+    ];
+    let mut objects = std::collections::BTreeSet::new();
+    for (path, leaf) in mappings.leaf_paths() {
+        let mut prefix = path.as_str();
+        while let Some((parent, _)) = prefix.rsplit_once('.') {
+            if mappings.leaf(parent).is_none() {
+                objects.insert(parent.to_string());
+            }
+            prefix = parent;
+        }
+        out.push((
+            path.clone(),
+            leaf.ty.name(),
+            true,
+            aggregatable(leaf.ty),
+            false,
+        ));
+    }
+    out.extend(
+        objects
+            .into_iter()
+            .map(|o| (o, "object", false, false, false)),
+    );
+    out
+}
+
+/// `*` matches any run (at most 8 stars).
+fn glob(pattern: &str, text: &str) -> bool {
+    if pattern.matches('*').count() > 8 {
+        return false;
+    }
+    match pattern.split_once('*') {
+        None => pattern == text,
+        Some((head, rest)) => text.strip_prefix(head).is_some_and(|tail| {
+            (0..=tail.len()).any(|i| tail.is_char_boundary(i) && glob(rest, &tail[i..]))
+        }),
+    }
+}
+
+/// The expression `DELETE /<expression>` deletes: with
+/// `ignore_unavailable=true` concrete names that do not exist are left
+/// out (`None`: nothing is left to delete); otherwise as given.
+pub fn existing_for_delete(
+    node: &Node,
+    expression: &str,
+    req: &EsRequest,
+) -> Result<Option<String>> {
+    if !req.flag("ignore_unavailable", false)? {
+        return Ok(Some(expression.to_string()));
+    }
+    let kept: Vec<&str> = expression
+        .split(',')
+        .map(str::trim)
+        .filter(|p| p.contains('*') || node.catalog.resolve(p).is_ok_and(|f| !f.is_empty()))
+        .collect();
+    Ok((!kept.is_empty()).then(|| kept.join(",")))
+}
+
+/// `[/<index>]/_validate/query` (`explain`, `q`).
+pub fn validate_query(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<Reply> {
+    let body = req.json_body()?;
+    let query = match (req.param("q"), body.get("query")) {
+        (Some(q), _) => json!({"query_string": {"query": q}}),
+        (None, Some(q)) => q.clone(),
+        (None, None) => json!({"match_all": {}}),
+    };
+    if let Value::Object(o) = &body {
+        if let Some(k) = o.keys().find(|k| *k != "query") {
+            return Err(EsError::Parse(format!("request does not support [{k}]")));
+        }
+    }
+    let explain = req.flag("explain", false)?;
+    let (indices, filter) = aliases::resolve_filtered(node, expression, indices_options(req)?)?;
+    let query = aliases::with_filter(query, filter.as_ref());
+    let mut valid = true;
+    let mut explanations = Vec::new();
+    for index in &indices {
+        match query_of(index, &query) {
+            Ok(q) => explanations.push(
+                json!({"index": index.name(), "valid": true, "explanation": format!("{q:?}")}),
+            ),
+            Err(e) => {
+                valid = false;
+                explanations.push(json!({"index": index.name(), "valid": false, "error": EsError::from(e).to_string()}));
+            }
+        }
+    }
+    let shards = indices.len();
+    let mut out = json!({
+        "_shards": {"total": shards, "successful": shards, "failed": 0},
+        "valid": valid,
+    });
+    if explain {
+        out["explanations"] = Value::Array(explanations);
+    }
+    Ok(Reply::ok(out))
+}
+
+/// `/<index>/_explain/<id>`.
+pub fn explain(node: &Node, name: &str, id: &str, req: &EsRequest) -> Result<Reply> {
+    let body = req.json_body()?;
+    let query = match (req.param("q"), body.get("query")) {
+        (Some(q), _) => json!({"query_string": {"query": q}}),
+        (None, Some(q)) => q.clone(),
+        (None, None) => return Err(EsError::ActionValidation("query is missing".into())),
+    };
+    let index: Arc<SearchIndex> = match node.catalog.write_index(name)? {
+        Some(i) => i,
+        None => node.catalog.get(name)?,
+    };
+    let q = query_of(&index, &query).map_err(|e| EsError::from(e).in_index(index.name()))?;
+    let shard = index.shard_for(id);
+    let searcher = shard.searcher();
+    let base = json!({"_index": index.name(), "_id": id});
+    let Some(addr) = shard.find(&searcher, id)? else {
+        let mut out = base;
+        out["matched"] = json!(false);
+        return Ok(Reply::json(404, out));
+    };
+    let mut out = base;
+    match q.explain(&searcher, addr) {
+        Ok(explanation) => {
+            let raw = serde_json::to_value(&explanation).unwrap_or(Value::Null);
+            out["matched"] = json!(true);
+            out["explanation"] = es_explanation(&raw, 0);
+        }
+        Err(_) => {
+            out["matched"] = json!(false);
+            out["explanation"] =
+                json!({"value": 0.0, "description": "no matching term", "details": []});
+        }
+    }
+    Ok(Reply::ok(out))
+}
+
+/// tantivy's explanation in Elasticsearch's shape (depth bounded).
+fn es_explanation(raw: &Value, depth: usize) -> Value {
+    let details: Vec<Value> = if depth < 32 {
+        raw.get("details")
+            .and_then(Value::as_array)
+            .map(|d| d.iter().map(|x| es_explanation(x, depth + 1)).collect())
+            .unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    json!({
+        "value": raw.get("value").cloned().unwrap_or(json!(0.0)),
+        "description": raw.get("description").cloned().unwrap_or(json!("")),
+        "details": details,
+    })
+}
+
+/// `[/<index>]/_analyze`.
+pub fn analyze(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<Reply> {
+    let body = req.required_json_body()?;
+    let texts: Vec<String> = match body.get("text") {
+        Some(Value::String(s)) => vec![s.clone()],
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect(),
+        _ => return Err(EsError::ActionValidation("text is missing".into())),
+    };
+    for key in body.as_object().into_iter().flatten().map(|(k, _)| k) {
+        if !matches!(
+            key.as_str(),
+            "text" | "analyzer" | "field" | "tokenizer" | "explain"
+        ) {
+            return Err(EsError::IllegalArgument(format!(
+                "[{key}] is not supported by this server's _analyze"
+            )));
+        }
+    }
+    let mut analyzer = body
+        .get("analyzer")
+        .or_else(|| body.get("tokenizer"))
+        .and_then(Value::as_str)
+        .unwrap_or("standard")
+        .to_string();
+    if let Some(field) = body.get("field").and_then(Value::as_str) {
+        let name = expression.ok_or_else(|| {
+            EsError::IllegalArgument("analysis by [field] needs an index in the path".into())
+        })?;
+        let index = node
+            .catalog
+            .resolve(name)?
+            .into_iter()
+            .next()
+            .ok_or_else(|| {
+                EsError::from(strata_search::SearchError::IndexNotFound(name.to_string()))
+            })?;
+        analyzer = match index.mappings().leaf(field).map(|l| l.ty) {
+            Some(FieldType::Text) | None => "standard".into(),
+            Some(_) => "keyword".into(),
+        };
+    }
+    let mut tokens = Vec::new();
+    let mut position = 0u64;
+    for text in &texts {
+        let spans: Vec<(usize, usize, String)> = match analyzer.as_str() {
+            "standard" | "default" => engine_tokens(text)?,
+            "simple" => split(text, char::is_alphabetic, true),
+            "whitespace" => split(text, |c| !c.is_whitespace(), false),
+            "keyword" => vec![(0, text.len(), text.clone())],
+            other => {
+                return Err(EsError::IllegalArgument(format!(
+                    "failed to find global analyzer [{other}]"
+                )))
+            }
+        };
+        for (start, end, token) in spans {
+            tokens.push(json!({
+                "token": token,
+                "start_offset": text[..start].encode_utf16().count(),
+                "end_offset": text[..end].encode_utf16().count(),
+                "type": if analyzer == "keyword" { "word" } else { "<ALPHANUM>" },
+                "position": position,
+            }));
+            position += 1;
+        }
+        // Elasticsearch's position increment gap between values.
+        position += 100;
+    }
+    Ok(Reply::ok(json!({ "tokens": tokens })))
+}
+
+/// The tokens of the engine's text analyzer (what `text` fields index).
+fn engine_tokens(text: &str) -> Result<Vec<(usize, usize, String)>> {
+    let mut analyzer = tantivy::tokenizer::TokenizerManager::default()
+        .get("default")
+        .ok_or_else(|| EsError::Internal("the default analyzer is missing".into()))?;
+    let mut stream = analyzer.token_stream(text);
+    let mut out = Vec::new();
+    while stream.advance() {
+        let t = stream.token();
+        out.push((t.offset_from, t.offset_to, t.text.clone()));
+    }
+    Ok(out)
+}
+
+/// Runs of characters `keep` accepts, as byte spans and tokens.
+fn split(text: &str, keep: impl Fn(char) -> bool, lower: bool) -> Vec<(usize, usize, String)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in text
+        .char_indices()
+        .chain(std::iter::once((text.len(), ' ')))
+    {
+        let inside = i < text.len() && keep(c);
+        match (inside, start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                let word = &text[s..i];
+                out.push((
+                    s,
+                    i,
+                    if lower {
+                        word.to_lowercase()
+                    } else {
+                        word.to_string()
+                    },
+                ));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    out
+}

@@ -1,0 +1,283 @@
+//! What Kibana's dashboards and Rally's eventdata track need from the HTTP
+//! API: a named-zone `date_histogram` over an empty match (alone and in
+//! `_msearch` beside a failing search: per-item errors, overall 200),
+//! `_nodes/stats/jvm` with the pools and collectors Rally reads,
+//! `_stats/<metric>` and `level`, `index.codec` and the advisory settings
+//! of Rally's template, and `search.max_buckets` as a cluster setting.
+
+mod support;
+
+use serde_json::{json, Value};
+use support::{assert_error, put_cluster_settings, TestServer};
+
+/// 2024-03-31T00:00:00Z, the day Europe/London moves to summer time.
+const DAY: i64 = 1_711_843_200_000;
+
+async fn load(s: &TestServer) {
+    let r = s
+        .json(
+            "PUT",
+            "/logs-1",
+            Some(json!({
+                "settings": {"index.codec": "best_compression", "index.number_of_shards": 2,
+                             "index.merge.scheduler.max_thread_count": 1,
+                             "index.number_of_replicas": 0},
+                "mappings": {"properties": {"@timestamp": {"type": "date"}, "n": {"type": "long"}}}
+            })),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let mut bulk = String::new();
+    for i in 0..40i64 {
+        bulk.push_str("{\"index\":{}}\n");
+        bulk.push_str(&json!({"@timestamp": DAY + i * 11 * 60_000, "n": i}).to_string());
+        bulk.push('\n');
+    }
+    let nd = [("Content-Type", "application/x-ndjson")];
+    let r = s
+        .send(
+            "POST",
+            "/logs-1/_bulk?refresh=true",
+            &nd,
+            Some(bulk.as_bytes()),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["errors"], false);
+}
+
+fn dashboard(query: Value, interval: &str) -> Value {
+    json!({"size": 0, "query": query,
+           "aggs": {"2": {"date_histogram": {"field": "@timestamp", "fixed_interval": interval,
+                                             "time_zone": "Europe/London", "min_doc_count": 1},
+                          "aggs": {"1": {"sum": {"field": "n"}}}}}})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kibana_msearch_errors_are_per_item() {
+    let s = TestServer::start(1 << 20).await;
+    load(&s).await;
+    let empty = json!({"range": {"@timestamp": {"gte": 0, "lte": 1000, "format": "epoch_millis"}}});
+    for interval in ["30s", "3h", "1d"] {
+        let r = s
+            .json(
+                "POST",
+                "/logs-*/_search",
+                Some(dashboard(empty.clone(), interval)),
+            )
+            .await;
+        assert_eq!(r.status, 200, "{}", r.text());
+        assert_eq!(r.json()["aggregations"]["2"]["buckets"], json!([]));
+    }
+    let lines = [
+        json!({"index": "logs-*", "ignore_unavailable": true}),
+        dashboard(empty.clone(), "30s"),
+        json!({"index": "logs-*"}),
+        json!({"query": {"range": {"@timestamp": {"gte": "not a date"}}}}),
+        json!({"index": "missing-index"}),
+        json!({"query": {"match_all": {}}}),
+        json!({"index": "logs-*"}),
+        dashboard(json!({"match_all": {}}), "1h"),
+    ];
+    let mut body = String::new();
+    for line in &lines {
+        body.push_str(&line.to_string());
+        body.push('\n');
+    }
+    let nd = [("Content-Type", "application/x-ndjson")];
+    let r = s
+        .send("POST", "/_msearch", &nd, Some(body.as_bytes()))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let responses = r.json()["responses"].clone();
+    assert_eq!(responses[0]["status"], 200);
+    assert_eq!(responses[0]["aggregations"]["2"]["buckets"], json!([]));
+    assert_eq!(responses[1]["status"], 400, "{}", responses[1]);
+    assert!(responses[1]["error"]["type"].is_string());
+    assert!(responses[1]["error"]["root_cause"].is_array());
+    assert_eq!(responses[2]["status"], 404);
+    assert_eq!(responses[2]["error"]["type"], "index_not_found_exception");
+    // 40 documents 11 minutes apart from midnight UTC: hour buckets
+    // counted here (Europe/London hours are UTC hours).
+    let buckets = responses[3]["aggregations"]["2"]["buckets"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let mut expected = std::collections::BTreeMap::<i64, u64>::new();
+    for i in 0..40i64 {
+        *expected.entry((i * 11) / 60).or_default() += 1;
+    }
+    assert_eq!(buckets.len(), expected.len());
+    for (b, (hour, count)) in buckets.iter().zip(&expected) {
+        assert_eq!(b["key"], DAY + hour * 3_600_000);
+        assert_eq!(b["doc_count"], *count);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn jvm_stats_and_index_stats_as_rally_reads_them() {
+    let s = TestServer::start(1 << 20).await;
+    load(&s).await;
+    let r = s.json("GET", "/_nodes/stats/jvm", None).await;
+    assert_eq!(r.status, 200);
+    let nodes = r.json()["nodes"].clone();
+    let node = nodes.as_object().unwrap().values().next().unwrap().clone();
+    for pool in ["young", "survivor", "old"] {
+        assert!(
+            node["jvm"]["mem"]["pools"][pool]["peak_used_in_bytes"].is_u64(),
+            "{node}"
+        );
+    }
+    for c in ["young", "old"] {
+        assert_eq!(node["jvm"]["gc"]["collectors"][c]["collection_count"], 0);
+    }
+    assert!(node.get("indices").is_none(), "only jvm: {node}");
+
+    let r = s.json("GET", "/*/_stats/store", None).await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let body = r.json();
+    let all = body["_all"]["total"].as_object().unwrap();
+    assert!(
+        all.contains_key("store") && !all.contains_key("docs"),
+        "{body}"
+    );
+    assert!(
+        body["_all"]["total"]["store"]["size_in_bytes"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+
+    let r = s.json("GET", "/_stats?level=shards", None).await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let body = r.json();
+    let shards = body["indices"]["logs-1"]["shards"]
+        .as_object()
+        .unwrap()
+        .clone();
+    assert_eq!(shards.len(), 2);
+    let docs: u64 = shards
+        .values()
+        .map(|copies| {
+            assert_eq!(copies[0]["routing"]["primary"], true);
+            copies[0]["docs"]["count"].as_u64().unwrap()
+        })
+        .sum();
+    assert_eq!(docs, 40);
+    assert_eq!(body["_all"]["primaries"]["docs"]["count"], 40);
+
+    let r = s
+        .json("GET", "/logs-1/_stats/docs?level=cluster", None)
+        .await;
+    assert_eq!(r.status, 200);
+    assert!(r.json().get("indices").is_none());
+    let r = s.json("GET", "/_stats?level=nodes", None).await;
+    assert_error(
+        &r,
+        400,
+        "illegal_argument_exception",
+        "level parameter must be one of",
+    );
+    let r = s.json("GET", "/_stats/bogus", None).await;
+    assert_error(
+        &r,
+        400,
+        "illegal_argument_exception",
+        "request [/_stats/bogus] contains unrecognized metric: [bogus]",
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn codec_and_template_settings_are_kept() {
+    let s = TestServer::start(1 << 20).await;
+    load(&s).await;
+    let r = s.json("GET", "/logs-1/_settings", None).await;
+    let index = r.json()["logs-1"]["settings"]["index"].clone();
+    assert_eq!(index["codec"], "best_compression");
+    assert_eq!(index["merge"]["scheduler"]["max_thread_count"], "1");
+    let r = s
+        .json(
+            "PUT",
+            "/logs-1/_settings",
+            Some(json!({"index.codec": "default"})),
+        )
+        .await;
+    assert_error(
+        &r,
+        400,
+        "illegal_argument_exception",
+        "final index setting [index.codec]",
+    );
+    let r = s
+        .json(
+            "PUT",
+            "/bad",
+            Some(json!({"settings": {"index.codec": "snappy"}})),
+        )
+        .await;
+    assert_error(
+        &r,
+        400,
+        "illegal_argument_exception",
+        "unknown value for [index.codec]",
+    );
+    let r = s
+        .json(
+            "PUT",
+            "/bad",
+            Some(json!({"settings": {"index.store.type": "tape"}})),
+        )
+        .await;
+    assert_eq!(r.status, 400, "{}", r.text());
+    // The stored fields come back intact from zstd blocks.
+    let r = s
+        .json(
+            "POST",
+            "/logs-1/_search",
+            Some(json!({"size": 40, "sort": ["n"]})),
+        )
+        .await;
+    let hits = r.json()["hits"]["hits"].clone();
+    assert_eq!(hits.as_array().unwrap().len(), 40);
+    assert_eq!(hits[39]["_source"]["n"], 39);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn max_buckets_is_a_cluster_setting() {
+    let s = TestServer::start(1 << 20).await;
+    load(&s).await;
+    let minutes = dashboard(json!({"match_all": {}}), "1m");
+    let r = s
+        .json("POST", "/logs-1/_search", Some(minutes.clone()))
+        .await;
+    assert_eq!(r.status, 200);
+    assert_eq!(
+        r.json()["aggregations"]["2"]["buckets"]
+            .as_array()
+            .unwrap()
+            .len(),
+        40
+    );
+    put_cluster_settings(&s, "transient", json!({"search.max_buckets": 39})).await;
+    let r = s
+        .json("POST", "/logs-1/_search", Some(minutes.clone()))
+        .await;
+    assert_error(
+        &r,
+        400,
+        "illegal_argument_exception",
+        "Trying to create too many buckets. Must be less than or equal to: [39]",
+    );
+    let r = s
+        .json(
+            "GET",
+            "/_cluster/settings?include_defaults=true&flat_settings=true",
+            None,
+        )
+        .await;
+    assert_eq!(r.json()["transient"]["search.max_buckets"], "39");
+    assert_eq!(r.json()["defaults"]["search.max_buckets"], "65536");
+    put_cluster_settings(&s, "transient", json!({"search.max_buckets": null})).await;
+    let r = s.json("POST", "/logs-1/_search", Some(minutes)).await;
+    assert_eq!(r.status, 200, "{}", r.text());
+}

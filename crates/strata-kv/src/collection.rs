@@ -1,0 +1,126 @@
+//! The packed encoding of a collection's value (Redis hashes, lists, sets
+//! and sorted sets), kept in one record like a string, as Redis's listpack:
+//!
+//! ```text
+//! count | (len | bytes){count}
+//! ```
+//! varints for `count` and each `len`. A hash is its fields and values
+//! alternating, a list its elements in order, a set its members, a sorted
+//! set its members and scores alternating (the score as 8 little-endian
+//! bytes of an `f64`), in (score, member) order. Decoding borrows from the
+//! record: nothing is copied until the new value is encoded.
+//!
+//! Why one record: every placement (DRAM, persistent memory, the SSD tier),
+//! the command log, checkpoints, eviction (a collection goes as one item)
+//! and `used_memory` then hold collections as they hold strings.
+
+use crate::arena::get_varint;
+
+/// Most elements a packed value may claim; a larger count is damage (it
+/// could not fit in a record anyway), so decoding never allocates for it.
+const MAX_COUNT: u64 = 1 << 28;
+
+fn push_varint(buf: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        buf.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    buf.push(v as u8);
+}
+
+fn varint_len(mut v: u64) -> usize {
+    let mut n = 1;
+    while v >= 0x80 {
+        v >>= 7;
+        n += 1;
+    }
+    n
+}
+
+/// The elements of a packed value, borrowed from it; `None` if the bytes
+/// are not a packed value (damage, or a string under a collection's kind).
+pub fn decode(bytes: &[u8]) -> Option<Vec<&[u8]>> {
+    let mut pos = 0;
+    let count = get_varint(bytes, &mut pos)?;
+    if count > MAX_COUNT || count > bytes.len() as u64 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(count as usize);
+    for _ in 0..count {
+        let len = usize::try_from(get_varint(bytes, &mut pos)?).ok()?;
+        let end = pos.checked_add(len)?;
+        out.push(bytes.get(pos..end)?);
+        pos = end;
+    }
+    (pos == bytes.len()).then_some(out)
+}
+
+/// The number of elements of a packed value without decoding the rest.
+pub fn count(bytes: &[u8]) -> Option<usize> {
+    let mut pos = 0;
+    get_varint(bytes, &mut pos).and_then(|n| usize::try_from(n).ok())
+}
+
+/// Bytes [`encode`] writes for `elements`.
+pub fn encoded_len<'e>(elements: impl IntoIterator<Item = &'e [u8]>) -> usize {
+    let (mut n, mut len) = (0u64, 0usize);
+    for e in elements {
+        n += 1;
+        len += varint_len(e.len() as u64) + e.len();
+    }
+    varint_len(n) + len
+}
+
+/// The packed value holding `elements` in order.
+pub fn encode<'e, I>(elements: I) -> Vec<u8>
+where
+    I: IntoIterator<Item = &'e [u8]>,
+    I::IntoIter: Clone,
+{
+    let iter = elements.into_iter();
+    let mut buf = Vec::with_capacity(encoded_len(iter.clone()));
+    push_varint(&mut buf, iter.clone().count() as u64);
+    for e in iter {
+        push_varint(&mut buf, e.len() as u64);
+        buf.extend_from_slice(e);
+    }
+    buf
+}
+
+/// A sorted set's score as stored.
+pub fn score_bytes(score: f64) -> [u8; 8] {
+    score.to_le_bytes()
+}
+
+/// A stored score; `None` if the element is not 8 bytes.
+pub fn score_of(bytes: &[u8]) -> Option<f64> {
+    Some(f64::from_le_bytes(bytes.try_into().ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip() {
+        let elements: Vec<&[u8]> = vec![b"", b"a", &[7u8; 300], b"field"];
+        let bytes = encode(elements.iter().copied());
+        assert_eq!(bytes.len(), encoded_len(elements.iter().copied()));
+        assert_eq!(decode(&bytes), Some(elements));
+        assert_eq!(count(&bytes), Some(4));
+        assert_eq!(decode(&encode(std::iter::empty())), Some(vec![]));
+    }
+
+    #[test]
+    fn damage_is_refused() {
+        let bytes = encode([&b"abc"[..], b"de"]);
+        for cut in 0..bytes.len() {
+            assert!(decode(&bytes[..cut]).is_none(), "cut at {cut}");
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(decode(&longer).is_none());
+        // A huge count never allocates.
+        assert!(decode(&[0xff, 0xff, 0xff, 0xff, 0x0f]).is_none());
+    }
+}

@@ -1,0 +1,57 @@
+//! `COPY source destination [DB destination-db] [REPLACE]`.
+
+use std::borrow::Cow;
+
+use strata_kv::{Mutation, NewItem, Store};
+
+use crate::args::Args;
+use crate::command::Ctx;
+use crate::number::parse_i64;
+use crate::reply::RespError;
+use crate::writer::ReplyWriter;
+
+/// Copies the value (of any type) and expiry atomically: 1 if copied, 0
+/// when the source is missing or the destination exists without REPLACE.
+/// Strata has one database: `DB 0` only.
+pub fn copy<S: Store>(
+    ctx: &mut Ctx<'_, S>,
+    args: Args<'_>,
+    out: &mut ReplyWriter<'_>,
+) -> Result<(), RespError> {
+    let mut replace = false;
+    let mut i = 3;
+    while i < args.len() {
+        match args.get(i).to_ascii_lowercase().as_slice() {
+            b"replace" => replace = true,
+            b"db" if i + 1 < args.len() => {
+                let db = parse_i64(args.get(i + 1)).ok_or(RespError::NotInteger)?;
+                if db != 0 {
+                    return Err(RespError::DbIndexOutOfRange);
+                }
+                i += 1;
+            }
+            _ => return Err(RespError::Syntax),
+        }
+        i += 1;
+    }
+    let (source, destination) = (args.get(1), args.get(2));
+    if source == destination {
+        return Err(RespError::SameObject);
+    }
+    let copied = ctx.store.update_pair(source, destination, |src, dst| {
+        let Some(src) = src else {
+            return (Mutation::Keep, Mutation::Keep, false);
+        };
+        if dst.is_some() && !replace {
+            return (Mutation::Keep, Mutation::Keep, false);
+        }
+        let item = NewItem {
+            value: Cow::Owned(src.value.to_vec()),
+            flags: src.flags,
+            expires_at: src.expires_at,
+        };
+        (Mutation::Keep, Mutation::PutKind(src.kind, item), true)
+    })?;
+    out.integer(i64::from(copied));
+    Ok(())
+}

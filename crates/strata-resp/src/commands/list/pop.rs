@@ -1,0 +1,78 @@
+//! `LPOP key [count]`, `RPOP key [count]`.
+
+use strata_kv::{Mutation, Store, ValueKind};
+
+use super::End;
+use crate::args::Args;
+use crate::command::Ctx;
+use crate::commands::collection::{open, save};
+use crate::number::parse_i64;
+use crate::reply::{CollectionError, RespError};
+use crate::writer::ReplyWriter;
+
+/// Removes up to `count` elements at `end` of `key`'s list, in pop order;
+/// `None` when the key is missing. The key goes with its last element.
+pub fn pop_from<S: Store>(
+    store: &mut S,
+    key: &[u8],
+    end: End,
+    count: usize,
+) -> Result<Option<Vec<Vec<u8>>>, RespError> {
+    store.update(key, |old| {
+        let mut opened = match open(old, ValueKind::List) {
+            Ok(o) => o,
+            Err(e) => return (Mutation::Keep, Err(e)),
+        };
+        if !opened.existed {
+            return (Mutation::Keep, Ok(None));
+        }
+        let list = &mut opened.elements;
+        let n = count.min(list.len());
+        let popped: Vec<Vec<u8>> = match end {
+            End::Left => list.drain(..n).map(<[u8]>::to_vec).collect(),
+            End::Right => list
+                .drain(list.len() - n..)
+                .rev()
+                .map(<[u8]>::to_vec)
+                .collect(),
+        };
+        if n == 0 {
+            return (Mutation::Keep, Ok(Some(popped)));
+        }
+        (
+            save(ValueKind::List, list, opened.expires_at),
+            Ok(Some(popped)),
+        )
+    })?
+}
+
+/// Without a count: the element or null. With one: an array of up to
+/// count elements, or a null array for a missing key.
+pub fn pop<S: Store>(
+    ctx: &mut Ctx<'_, S>,
+    args: Args<'_>,
+    out: &mut ReplyWriter<'_>,
+    end: End,
+) -> Result<(), RespError> {
+    let count = match args.len() {
+        2 => None,
+        3 => {
+            let n = parse_i64(args.get(2)).ok_or(CollectionError::MustBePositive)?;
+            Some(usize::try_from(n).map_err(|_| CollectionError::MustBePositive)?)
+        }
+        _ => return Err(RespError::Syntax),
+    };
+    let popped = pop_from(ctx.store, args.get(1), end, count.unwrap_or(1))?;
+    match (count, popped) {
+        (None, Some(p)) if !p.is_empty() => out.bulk(&p[0]),
+        (None, _) => out.null(),
+        (Some(_), None) => out.null_array(),
+        (Some(_), Some(p)) => {
+            out.array(p.len());
+            for e in &p {
+                out.bulk(e);
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,82 @@
+//! `OBJECT ENCODING | FREQ | IDLETIME | REFCOUNT | HELP`.
+//!
+//! Encodings are what Strata stores: collections are always packed
+//! (`listpack`); strings are named as Redis names them by their content
+//! (`int`, `embstr` up to 44 bytes, `raw`). Strata's eviction is not LFU
+//! and keeps no per-key access time, so `FREQ` answers Redis's error for a
+//! non-LFU policy and `IDLETIME` says it is not tracked, rather than make
+//! a number up.
+
+use strata_kv::{Store, ValueKind};
+
+use crate::args::Args;
+use crate::command::{resolve_subcommand, Ctx};
+use crate::commands::client::write_help;
+use crate::number::parse_i64;
+use crate::reply::{CollectionError, RespError};
+use crate::writer::ReplyWriter;
+
+const HELP: &[&str] = &[
+    "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "ENCODING <key>",
+    "    Return the kind of internal representation used in order to store the value",
+    "    associated with a <key>.",
+    "FREQ <key>",
+    "    Return the access frequency index of the <key>. The returned integer is",
+    "    proportional to the logarithm of the recent access frequency of the key.",
+    "IDLETIME <key>",
+    "    Return the idle time of the <key>, that is the approximated number of",
+    "    seconds elapsed since the last access to the key.",
+    "REFCOUNT <key>",
+    "    Return the number of references of the value associated with the specified",
+    "    <key>.",
+    "HELP",
+    "    Print this help.",
+];
+
+/// Longest string Redis keeps as `embstr`.
+const EMBSTR_MAX: usize = 44;
+
+/// `OBJECT <subcommand>`.
+pub fn object<S: Store>(
+    ctx: &mut Ctx<'_, S>,
+    args: Args<'_>,
+    out: &mut ReplyWriter<'_>,
+) -> Result<(), RespError> {
+    let sub = resolve_subcommand("object", &args)?;
+    if sub.name == "object|help" {
+        write_help(out, HELP);
+        return Ok(());
+    }
+    let key = args.get(2);
+    let Some(kind) = ctx.store.kind(key) else {
+        out.null();
+        return Ok(());
+    };
+    match sub.name {
+        "object|encoding" => {
+            let encoding = match kind {
+                ValueKind::String => ctx
+                    .store
+                    .peek(key, |item| string_encoding(item.value))
+                    .unwrap_or("raw"),
+                _ => "listpack",
+            };
+            out.bulk(encoding.as_bytes());
+        }
+        "object|refcount" => out.integer(1),
+        "object|freq" => return Err(CollectionError::NoLfu.into()),
+        _ => return Err(CollectionError::NoIdleTime.into()),
+    }
+    Ok(())
+}
+
+fn string_encoding(value: &[u8]) -> &'static str {
+    if value.len() <= 20 && parse_i64(value).is_some() {
+        "int"
+    } else if value.len() <= EMBSTR_MAX {
+        "embstr"
+    } else {
+        "raw"
+    }
+}

@@ -1,0 +1,159 @@
+//! `ZADD key [NX|XX] [GT|LT] [CH] [INCR] score member [score member ...]`
+//! and `ZINCRBY key increment member`.
+
+use strata_kv::{Mutation, Store};
+
+use super::{open, position, save, upsert};
+use crate::args::Args;
+use crate::command::Ctx;
+use crate::number::parse_f64;
+use crate::reply::{CollectionError, RespError};
+use crate::writer::ReplyWriter;
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Options {
+    nx: bool,
+    xx: bool,
+    gt: bool,
+    lt: bool,
+    ch: bool,
+    incr: bool,
+}
+
+/// What one ZADD did.
+struct Outcome {
+    added: usize,
+    changed: usize,
+    /// INCR: the new score, or `None` when NX/XX/GT/LT refused it.
+    score: Option<f64>,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn apply<S: Store>(
+    store: &mut S,
+    key: &[u8],
+    o: Options,
+    pairs: &[(f64, &[u8])],
+) -> Result<Outcome, RespError> {
+    store.update(key, |old| {
+        let (mut entries, expires_at) = match open(old) {
+            Ok(x) => x,
+            Err(e) => return (Mutation::Keep, Err(e)),
+        };
+        let mut outcome = Outcome {
+            added: 0,
+            changed: 0,
+            score: None,
+        };
+        for &(score, member) in pairs {
+            let current = position(&entries, member).map(|at| entries[at].0);
+            let new = match (current, o.incr) {
+                (Some(c), true) => c + score,
+                _ => score,
+            };
+            if new.is_nan() {
+                return (Mutation::Keep, Err(CollectionError::ScoreNan.into()));
+            }
+            let allowed = match current {
+                None => !o.xx,
+                Some(c) => !o.nx && (!o.gt || new > c) && (!o.lt || new < c),
+            };
+            if !allowed {
+                continue;
+            }
+            match current {
+                None => outcome.added += 1,
+                Some(c) if c != new => outcome.changed += 1,
+                Some(_) => {}
+            }
+            outcome.score = Some(new);
+            if current != Some(new) {
+                upsert(&mut entries, member, new);
+            }
+        }
+        if outcome.added + outcome.changed == 0 {
+            return (Mutation::Keep, Ok(outcome));
+        }
+        (save(&entries, expires_at), Ok(outcome))
+    })?
+}
+
+/// Adds or updates members; replies the number added (with CH: added or
+/// changed), or with INCR the new score (null when refused).
+pub fn zadd<S: Store>(
+    ctx: &mut Ctx<'_, S>,
+    args: Args<'_>,
+    out: &mut ReplyWriter<'_>,
+) -> Result<(), RespError> {
+    let mut o = Options::default();
+    let mut i = 2;
+    while i < args.len() {
+        match args.get(i).to_ascii_lowercase().as_slice() {
+            b"nx" => o.nx = true,
+            b"xx" => o.xx = true,
+            b"gt" => o.gt = true,
+            b"lt" => o.lt = true,
+            b"ch" => o.ch = true,
+            b"incr" => o.incr = true,
+            _ => break,
+        }
+        i += 1;
+    }
+    let rest = args.len() - i;
+    if rest == 0 || rest % 2 != 0 {
+        return Err(RespError::Syntax);
+    }
+    if o.nx && o.xx {
+        return Err(CollectionError::NxXx.into());
+    }
+    if (o.gt && o.lt) || (o.nx && (o.gt || o.lt)) {
+        return Err(CollectionError::GtLtNx.into());
+    }
+    if o.incr && rest > 2 {
+        return Err(CollectionError::IncrPairs.into());
+    }
+    let mut pairs = Vec::with_capacity(rest / 2);
+    for j in (i..args.len()).step_by(2) {
+        let score = parse_f64(args.get(j)).ok_or(RespError::NotFloat)?;
+        pairs.push((score, args.get(j + 1)));
+    }
+    let key = args.get(1);
+    let outcome = apply(ctx.store, key, o, &pairs)?;
+    if outcome.added > 0 {
+        ctx.shared.waiters.pushed(key);
+    }
+    if o.incr {
+        match outcome.score {
+            Some(s) => out.double(s),
+            None => out.null(),
+        }
+    } else if o.ch {
+        out.integer((outcome.added + outcome.changed) as i64);
+    } else {
+        out.integer(outcome.added as i64);
+    }
+    Ok(())
+}
+
+/// Adds the increment to the member's score (0 when absent); replies it.
+pub fn zincrby<S: Store>(
+    ctx: &mut Ctx<'_, S>,
+    args: Args<'_>,
+    out: &mut ReplyWriter<'_>,
+) -> Result<(), RespError> {
+    let by = parse_f64(args.get(2)).ok_or(RespError::NotFloat)?;
+    let o = Options {
+        incr: true,
+        ..Options::default()
+    };
+    let key = args.get(1);
+    let outcome = apply(ctx.store, key, o, &[(by, args.get(3))])?;
+    if outcome.added > 0 {
+        ctx.shared.waiters.pushed(key);
+    }
+    match outcome.score {
+        Some(s) => out.double(s),
+        None => out.null(),
+    }
+    Ok(())
+}

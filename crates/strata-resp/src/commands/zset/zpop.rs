@@ -1,0 +1,122 @@
+//! `ZPOPMIN key [count]`, `ZPOPMAX key [count]`, and the blocking
+//! `BZPOPMIN key [key ...] timeout`, `BZPOPMAX key [key ...] timeout`.
+
+use strata_kv::{Mutation, Store};
+
+use super::{open, save};
+use crate::args::Args;
+use crate::blocking::{block_on, parse_timeout, Outcome};
+use crate::command::Ctx;
+use crate::number::parse_i64;
+use crate::reply::{CollectionError, RespError};
+use crate::writer::{ReplyWriter, RespVersion};
+
+/// Which end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// Lowest scores first.
+    Min,
+    /// Highest scores first.
+    Max,
+}
+
+/// Popped scores and members, copied out of the record.
+type Popped = Vec<(f64, Vec<u8>)>;
+
+/// Removes up to `count` members from `side`, in pop order; `None` for a
+/// missing key.
+fn pop_from<S: Store>(
+    store: &mut S,
+    key: &[u8],
+    side: Side,
+    count: usize,
+) -> Result<Option<Popped>, RespError> {
+    store.update(key, |old| {
+        if old.is_none() {
+            return (Mutation::Keep, Ok(None));
+        }
+        let (mut entries, expires_at) = match open(old) {
+            Ok(x) => x,
+            Err(e) => return (Mutation::Keep, Err(e)),
+        };
+        let n = count.min(entries.len());
+        let popped: Popped = match side {
+            Side::Min => entries.drain(..n).map(|e| (e.0, e.1.to_vec())).collect(),
+            Side::Max => entries
+                .drain(entries.len() - n..)
+                .rev()
+                .map(|e| (e.0, e.1.to_vec()))
+                .collect(),
+        };
+        if n == 0 {
+            return (Mutation::Keep, Ok(Some(popped)));
+        }
+        (save(&entries, expires_at), Ok(Some(popped)))
+    })?
+}
+
+/// The popped members and scores: a flat array (RESP3 with a count: an
+/// array of pairs).
+pub fn zpop<S: Store>(
+    ctx: &mut Ctx<'_, S>,
+    args: Args<'_>,
+    out: &mut ReplyWriter<'_>,
+    side: Side,
+) -> Result<(), RespError> {
+    let count = match args.len() {
+        2 => None,
+        3 => {
+            let n = parse_i64(args.get(2)).ok_or(RespError::NotInteger)?;
+            Some(usize::try_from(n).map_err(|_| CollectionError::MustBePositive)?)
+        }
+        _ => return Err(RespError::Syntax),
+    };
+    let popped = pop_from(ctx.store, args.get(1), side, count.unwrap_or(1))?.unwrap_or_default();
+    let pairs = count.is_some() && out.version() == RespVersion::Resp3;
+    out.array(if pairs {
+        popped.len()
+    } else {
+        popped.len() * 2
+    });
+    for (score, member) in &popped {
+        if pairs {
+            out.array(2);
+        }
+        out.bulk(member);
+        out.double(*score);
+    }
+    Ok(())
+}
+
+/// Pops from the first non-empty sorted set: `[key, member, score]`;
+/// otherwise blocks until a ZADD or the timeout (then a null array).
+pub fn bzpop<S: Store>(
+    ctx: &mut Ctx<'_, S>,
+    args: Args<'_>,
+    out: &mut ReplyWriter<'_>,
+    side: Side,
+) -> Result<(), RespError> {
+    let timeout = parse_timeout(args.get(args.len() - 1))?;
+    let keys = 1..args.len() - 1;
+    let seq = ctx.shared.waiters.seq();
+    for i in keys.clone() {
+        let key = args.get(i);
+        if let Some(popped) = pop_from(ctx.store, key, side, 1)? {
+            if let Some((score, member)) = popped.first() {
+                out.array(3);
+                out.bulk(key);
+                out.bulk(member);
+                out.double(*score);
+                crate::commands::list::bpop::hand_on(ctx, key);
+                return Ok(());
+            }
+        }
+    }
+    let can_wait = !ctx.store.is_exclusive();
+    let keys = keys.map(|i| Box::from(args.get(i)));
+    match block_on(&mut ctx.conn.block, keys, timeout, seq, can_wait) {
+        Outcome::TimedOut => out.null_array(),
+        Outcome::Blocked => {}
+    }
+    Ok(())
+}

@@ -1,0 +1,43 @@
+//! `ZRANK key member [WITHSCORE]`, `ZREVRANK key member [WITHSCORE]`.
+
+use strata_kv::Store;
+
+use super::{position, read};
+use crate::args::Args;
+use crate::command::Ctx;
+use crate::reply::RespError;
+use crate::writer::ReplyWriter;
+
+/// The member's rank (from the highest score when `rev`), or null; with
+/// WITHSCORE, `[rank, score]`.
+pub fn zrank<S: Store>(
+    ctx: &mut Ctx<'_, S>,
+    args: Args<'_>,
+    out: &mut ReplyWriter<'_>,
+    rev: bool,
+) -> Result<(), RespError> {
+    let with_score = match args.len() {
+        3 => false,
+        4 if args.get(3).eq_ignore_ascii_case(b"withscore") => true,
+        _ => return Err(RespError::Syntax),
+    };
+    let member = args.get(2);
+    let found = read(ctx.store, args.get(1), |entries| {
+        position(entries, member).map(|at| {
+            let rank = if rev { entries.len() - 1 - at } else { at };
+            (rank, entries[at].0)
+        })
+    })?
+    .flatten();
+    match (found, with_score) {
+        (None, false) => out.null(),
+        (None, true) => out.null_array(),
+        (Some((rank, _)), false) => out.integer(rank as i64),
+        (Some((rank, score)), true) => {
+            out.array(2);
+            out.integer(rank as i64);
+            out.double(score);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,63 @@
+//! `redis.call` and `redis.pcall`: a command run from a script through the
+//! same command table, checks and handlers as a client's, with the checks
+//! Redis adds for scripts (no `noscript` commands, no writes from a
+//! read-only script).
+
+use std::sync::atomic::Ordering;
+
+use bytes::BytesMut;
+use strata_kv::Store;
+
+use crate::acl::log::Context;
+use crate::args::Args;
+use crate::command::{self, execute, Ctx};
+use crate::permissions;
+use crate::writer::{ReplyWriter, RespVersion};
+
+use super::{Access, RunGuard};
+
+/// Runs `argv` as `ctx`'s connection; the RESP2 reply bytes, or the error
+/// line (without `-`).
+pub fn call<S: Store>(
+    ctx: &mut Ctx<'_, S>,
+    argv: &[Vec<u8>],
+    access: Access,
+    guard: &RunGuard<'_>,
+) -> Result<BytesMut, String> {
+    let mut buf = Vec::with_capacity(argv.iter().map(Vec::len).sum());
+    let mut ranges = Vec::with_capacity(argv.len());
+    for arg in argv {
+        ranges.push((buf.len(), buf.len() + arg.len()));
+        buf.extend_from_slice(arg);
+    }
+    let args = Args::new(&buf, &ranges);
+    if args.is_empty() {
+        return Err("ERR Please specify at least one argument for this redis lib call".into());
+    }
+    let Some(spec) = command::lookup(args.get(0)) else {
+        return Err("ERR Unknown Redis command called from script".into());
+    };
+    if !spec.arity_ok(args.len()) {
+        return Err("ERR Wrong number of args calling Redis command from script".into());
+    }
+    let effective = permissions::effective_spec(spec, &args).unwrap_or(spec);
+    if spec.flags.contains(&"noscript") || effective.flags.contains(&"noscript") {
+        return Err("ERR This Redis command is not allowed from script".into());
+    }
+    if access == Access::ReadOnly && spec.is_write() {
+        return Err("ERR Write commands are not allowed from read-only scripts.".into());
+    }
+    permissions::authorize(ctx.shared, ctx.conn, effective, &args, Context::Lua)
+        .map_err(|err| err.to_string())?;
+    let mut reply = BytesMut::new();
+    let mut out = ReplyWriter::new(&mut reply, RespVersion::Resp2);
+    match execute(spec, ctx, args, &mut out) {
+        Ok(()) => {
+            if spec.is_write() {
+                guard.wrote.store(true, Ordering::Relaxed);
+            }
+            Ok(reply)
+        }
+        Err(err) => Err(err.to_string()),
+    }
+}

@@ -1,0 +1,383 @@
+//! The interpreter: one Lua 5.1 state per worker thread (made on first
+//! use: base, table, string and math libraries, no file access), the
+//! `redis` library, and [`run`], which runs one script with `KEYS` and
+//! `ARGV` in an environment of its own (a script reads the shared globals
+//! and cannot create any, so nothing leaks from one script to the next).
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use bytes::BytesMut;
+use mlua::{Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value, VmState};
+use strata_kv::Store;
+
+use super::convert::{lua_to_reply, reply_to_lua};
+use super::{call, sha1_hex, Access, RunGuard, SCRIPT_MEMORY_LIMIT};
+use crate::command::Ctx;
+use crate::reply::RespError;
+use crate::writer::{ReplyWriter, RespVersion};
+
+/// Lua instructions between checks of `SCRIPT KILL`.
+const KILL_CHECK_INSTRUCTIONS: u32 = 10_000;
+
+thread_local! {
+    static STATE: RefCell<Option<Lua>> = const { RefCell::new(None) };
+}
+
+/// An error reply raised by `redis.call` (the script fails with it).
+#[derive(Debug)]
+struct CallError(String);
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for CallError {}
+
+/// Raised by the instruction hook once `SCRIPT KILL` asked.
+#[derive(Debug)]
+struct Killed;
+
+impl std::fmt::Display for Killed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Script killed by user with SCRIPT KILL...")
+    }
+}
+
+impl std::error::Error for Killed {}
+
+/// The environment's metatable: reads fall through to the globals (a
+/// missing one is an error), writes are refused, as in Redis 7.
+const SANDBOX: &str = r#"
+local G = ...
+return {
+  __index = function(_, name)
+    local value = rawget(G, name)
+    if value == nil then
+      error("Script attempted to access nonexistent global variable '" .. tostring(name) .. "'", 2)
+    end
+    return value
+  end,
+  __newindex = function(_, name)
+    error("Attempt to modify a readonly table", 2)
+  end,
+}
+"#;
+
+/// `pcall` and `xpcall` that re-raise once `SCRIPT KILL` asked, so a
+/// script cannot catch its own kill and go on.
+const UNCATCHABLE_KILL: &str = r#"
+local G, killed = ...
+local pcall, xpcall, error = pcall, xpcall, error
+local function pass(...)
+  if killed() then
+    error("Script killed by user with SCRIPT KILL...", 0)
+  end
+  return ...
+end
+G.pcall = function(...) return pass(pcall(...)) end
+G.xpcall = function(...) return pass(xpcall(...)) end
+"#;
+
+/// The running script's kill flag, as the `pcall` wrappers read it.
+struct KillFlag(Arc<AtomicBool>);
+
+fn new_state() -> mlua::Result<Lua> {
+    let lua = Lua::new_with(
+        StdLib::TABLE | StdLib::STRING | StdLib::MATH,
+        LuaOptions::default(),
+    )?;
+    let globals = lua.globals();
+    for name in [
+        "dofile",
+        "loadfile",
+        "load",
+        "loadstring",
+        "module",
+        "require",
+    ] {
+        globals.raw_set(name, Value::Nil)?;
+    }
+    let redis = lua.create_table()?;
+    redis.raw_set(
+        "sha1hex",
+        lua.create_function(|_, body: mlua::String| Ok(sha1_hex(&body.as_bytes())))?,
+    )?;
+    redis.raw_set(
+        "error_reply",
+        lua.create_function(|lua, text: mlua::String| {
+            let table = lua.create_table()?;
+            table.raw_set("err", text)?;
+            Ok(table)
+        })?,
+    )?;
+    redis.raw_set(
+        "status_reply",
+        lua.create_function(|lua, text: mlua::String| {
+            let table = lua.create_table()?;
+            table.raw_set("ok", text)?;
+            Ok(table)
+        })?,
+    )?;
+    for (name, level) in [
+        ("LOG_DEBUG", 0),
+        ("LOG_VERBOSE", 1),
+        ("LOG_NOTICE", 2),
+        ("LOG_WARNING", 3),
+    ] {
+        redis.raw_set(name, level)?;
+    }
+    redis.raw_set(
+        "log",
+        lua.create_function(|lua, args: MultiValue| {
+            let mut args = args.into_iter();
+            let level = match args.next() {
+                Some(Value::Integer(n)) => n,
+                Some(Value::Number(n)) => n as i64,
+                _ => {
+                    return Err(mlua::Error::runtime(
+                        "First argument must be a number (log level).",
+                    ))
+                }
+            };
+            let mut text = String::new();
+            for arg in args {
+                if let Some(s) = lua.coerce_string(arg)? {
+                    if !text.is_empty() {
+                        text.push(' ');
+                    }
+                    text.push_str(&String::from_utf8_lossy(&s.as_bytes()));
+                }
+            }
+            match level {
+                0 => tracing::debug!(target: "strata::script", "{text}"),
+                1 | 2 => tracing::info!(target: "strata::script", "{text}"),
+                3 => tracing::warn!(target: "strata::script", "{text}"),
+                _ => return Err(mlua::Error::runtime("Invalid debug level.")),
+            }
+            Ok(())
+        })?,
+    )?;
+    globals.raw_set("redis", redis)?;
+    let kill_check = lua.create_function(|lua, ()| {
+        Ok(lua
+            .app_data_ref::<KillFlag>()
+            .is_some_and(|flag| flag.0.load(Ordering::Relaxed)))
+    })?;
+    lua.load(UNCATCHABLE_KILL)
+        .set_name("=sandbox")
+        .call::<()>((globals.clone(), kill_check))?;
+    let sandbox: Table = lua
+        .load(SANDBOX)
+        .set_name("=sandbox")
+        .call(globals.clone())?;
+    lua.set_named_registry_value("strata_sandbox", sandbox)?;
+    Ok(lua)
+}
+
+fn with_lua<R>(f: impl FnOnce(&Lua) -> Result<R, RespError>) -> Result<R, RespError> {
+    STATE.with(|state| {
+        let mut state = state
+            .try_borrow_mut()
+            .map_err(|_| internal("interpreter busy"))?;
+        if state.is_none() {
+            *state = Some(new_state().map_err(|e| internal(&e.to_string()))?);
+        }
+        match state.as_ref() {
+            Some(lua) => f(lua),
+            None => Err(internal("no interpreter")),
+        }
+    })
+}
+
+fn internal(text: &str) -> RespError {
+    RespError::Script(format!("ERR {text}"))
+}
+
+fn compile(lua: &Lua, body: &[u8], env: Option<Table>) -> Result<Function, RespError> {
+    let mut chunk = lua.load(body).set_name("@user_script");
+    if let Some(env) = env {
+        chunk = chunk.set_environment(env);
+    }
+    chunk.into_function().map_err(|err| {
+        let text = match &err {
+            mlua::Error::SyntaxError { message, .. } => message.clone(),
+            other => other.to_string(),
+        };
+        RespError::Script(format!("ERR Error compiling script (new function): {text}"))
+    })
+}
+
+/// Checks that `body` compiles (`SCRIPT LOAD`).
+pub fn compile_check(body: &[u8]) -> Result<(), RespError> {
+    with_lua(|lua| compile(lua, body, None).map(drop))
+}
+
+/// The argument list of `redis.call` as byte strings.
+fn call_args(lua: &Lua, args: MultiValue) -> Result<Vec<Vec<u8>>, String> {
+    let mut argv = Vec::with_capacity(args.len());
+    for arg in args {
+        let text = match arg {
+            Value::String(s) => s.as_bytes().to_vec(),
+            Value::Integer(_) | Value::Number(_) => match lua.coerce_string(arg) {
+                Ok(Some(s)) => s.as_bytes().to_vec(),
+                _ => return Err(BAD_ARGS.into()),
+            },
+            _ => return Err(BAD_ARGS.into()),
+        };
+        argv.push(text);
+    }
+    Ok(argv)
+}
+
+const BAD_ARGS: &str = "ERR Lua redis lib command arguments must be strings or integers";
+
+/// Runs `body` (whose sha is `sha`) with `keys` and `args` as `ctx`'s
+/// connection, appending its reply to `out`.
+#[allow(clippy::too_many_arguments)]
+pub fn run<S: Store>(
+    ctx: &mut Ctx<'_, S>,
+    body: &[u8],
+    sha: &str,
+    keys: &[&[u8]],
+    args: &[&[u8]],
+    access: Access,
+    out: &mut ReplyWriter<'_>,
+) -> Result<(), RespError> {
+    let scripts = &ctx.shared.scripts;
+    let guard = scripts.begin(ctx.conn.client.id);
+    let version = out.version();
+    let reply = with_lua(|lua| {
+        let _ = lua.set_memory_limit(lua.used_memory().saturating_add(SCRIPT_MEMORY_LIMIT));
+        let kill: Arc<AtomicBool> = guard.kill.clone();
+        lua.set_app_data(KillFlag(kill.clone()));
+        lua.set_hook(
+            HookTriggers::new().every_nth_instruction(KILL_CHECK_INSTRUCTIONS),
+            move |_, _| match kill.load(Ordering::Relaxed) {
+                true => Err(mlua::Error::external(Killed)),
+                false => Ok(VmState::Continue),
+            },
+        );
+        let result = run_in(lua, ctx, body, sha, keys, args, access, &guard, version);
+        lua.remove_hook();
+        lua.remove_app_data::<KillFlag>();
+        let _ = lua.set_memory_limit(0);
+        result
+    });
+    drop(guard);
+    out.raw(&reply?);
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_in<S: Store>(
+    lua: &Lua,
+    ctx: &mut Ctx<'_, S>,
+    body: &[u8],
+    sha: &str,
+    keys: &[&[u8]],
+    args: &[&[u8]],
+    access: Access,
+    guard: &RunGuard<'_>,
+    version: RespVersion,
+) -> Result<BytesMut, RespError> {
+    let ctx = RefCell::new(ctx);
+    let outcome: Result<Result<BytesMut, RespError>, mlua::Error> = lua.scope(|scope| {
+        let run_call = |lua: &Lua, argv: MultiValue| -> Result<Value, String> {
+            let argv = call_args(lua, argv)?;
+            let mut ctx = ctx
+                .try_borrow_mut()
+                .map_err(|_| "ERR recursive redis.call".to_string())?;
+            let bytes = call::call(&mut **ctx, &argv, access, guard)?;
+            reply_to_lua(lua, &bytes).map_err(|e| format!("ERR {e}"))
+        };
+        let call = scope.create_function(move |lua, argv: MultiValue| {
+            run_call(lua, argv).map_err(|text| {
+                // Redis names the script and the calling line.
+                let line = lua.inspect_stack(1).map_or(0, |d| d.curr_line());
+                let text = format!("{text} script: {sha}, on @user_script:{line}.");
+                mlua::Error::external(CallError(text))
+            })
+        })?;
+        let pcall =
+            scope.create_function(move |lua, argv: MultiValue| match run_call(lua, argv) {
+                Ok(value) => Ok(value),
+                Err(text) => {
+                    let table = lua.create_table()?;
+                    table.raw_set("err", text)?;
+                    Ok(Value::Table(table))
+                }
+            })?;
+        let globals = lua.globals();
+        let redis: Table = globals.raw_get("redis")?;
+        redis.raw_set("call", call)?;
+        redis.raw_set("pcall", pcall)?;
+        let env = lua.create_table()?;
+        env.raw_set("KEYS", string_list(lua, keys)?)?;
+        env.raw_set("ARGV", string_list(lua, args)?)?;
+        let sandbox: Table = lua.named_registry_value("strata_sandbox")?;
+        env.set_metatable(Some(sandbox));
+        let function = match compile(lua, body, Some(env)) {
+            Ok(function) => function,
+            Err(err) => return Ok(Err(err)),
+        };
+        let value: Value = function.call(())?;
+        let mut bytes = BytesMut::new();
+        let mut out = ReplyWriter::new(&mut bytes, version);
+        if !lua_to_reply(&value, &mut out, 0) {
+            return Ok(Err(RespError::Script("ERR reached lua stack limit".into())));
+        }
+        Ok(Ok(bytes))
+    });
+    if let Ok(redis) = lua.globals().raw_get::<Table>("redis") {
+        let _ = redis.raw_set("call", Value::Nil);
+        let _ = redis.raw_set("pcall", Value::Nil);
+    }
+    match outcome {
+        Ok(result) => result,
+        Err(err) => Err(RespError::Script(describe(&err, sha))),
+    }
+}
+
+fn string_list(lua: &Lua, items: &[&[u8]]) -> mlua::Result<Table> {
+    let table = lua.create_table_with_capacity(items.len(), 0)?;
+    for (i, item) in items.iter().enumerate() {
+        table.raw_set(i + 1, lua.create_string(item)?)?;
+    }
+    Ok(table)
+}
+
+/// What a failed script answers, from the error's cause, in Redis 7's
+/// words: the message, then `script: <sha>, on @user_script:<line>.`.
+fn describe(err: &mlua::Error, sha: &str) -> String {
+    match err {
+        mlua::Error::CallbackError { cause, .. } => describe(cause, sha),
+        mlua::Error::ExternalError(inner) => {
+            if let Some(call) = inner.downcast_ref::<CallError>() {
+                call.0.clone()
+            } else if inner.downcast_ref::<Killed>().is_some() {
+                format!("ERR {Killed}")
+            } else {
+                format!("ERR {inner} script: {sha}")
+            }
+        }
+        mlua::Error::MemoryError(_) => {
+            format!("ERR script used more than {SCRIPT_MEMORY_LIMIT} bytes of memory script: {sha}")
+        }
+        mlua::Error::RuntimeError(text) => {
+            let text = text.split("\nstack traceback:").next().unwrap_or_default();
+            let line = text
+                .strip_prefix("user_script:")
+                .and_then(|rest| rest.split(':').next())
+                .and_then(|n| n.parse::<u32>().ok());
+            match line {
+                Some(line) => format!("ERR {text} script: {sha}, on @user_script:{line}."),
+                None => format!("ERR {text} script: {sha}"),
+            }
+        }
+        other => format!("ERR {other} script: {sha}"),
+    }
+}

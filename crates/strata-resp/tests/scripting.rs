@@ -1,0 +1,353 @@
+//! Lua scripting over TCP: EVAL/EVALSHA/SCRIPT, the conversions both
+//! ways, errors, read-only scripts, and the bad inputs: a script that
+//! loops forever (BUSY for others, SCRIPT KILL), one that wrote
+//! (UNKILLABLE), one that allocates without bound.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{bulks, start, Client, Value};
+
+fn eval(c: &mut Client, script: &str, keys: &[&str], args: &[&str]) -> Value {
+    let n = keys.len().to_string();
+    let mut argv = vec!["EVAL", script, n.as_str()];
+    argv.extend_from_slice(keys);
+    argv.extend_from_slice(args);
+    c.cmd(&argv)
+}
+
+#[test]
+fn conversions_and_keys() {
+    let server = start();
+    let mut c = Client::connect(&server);
+    assert_eq!(eval(&mut c, "return 42", &[], &[]), Value::Int(42));
+    assert_eq!(eval(&mut c, "return 3.99", &[], &[]), Value::Int(3));
+    assert_eq!(eval(&mut c, "return 'hi'", &[], &[]), Value::bulk("hi"));
+    assert_eq!(eval(&mut c, "return true", &[], &[]), Value::Int(1));
+    assert_eq!(eval(&mut c, "return false", &[], &[]), Value::Null);
+    assert_eq!(eval(&mut c, "return nil", &[], &[]), Value::Null);
+    assert_eq!(
+        eval(&mut c, "return {1, 'a', {2}, nil, 5}", &[], &[]),
+        Value::Array(vec![
+            Value::Int(1),
+            Value::bulk("a"),
+            Value::Array(vec![Value::Int(2)])
+        ])
+    );
+    assert_eq!(
+        eval(&mut c, "return redis.status_reply('FINE')", &[], &[]),
+        Value::Simple("FINE".into())
+    );
+    assert_eq!(
+        eval(&mut c, "return redis.error_reply('MY err')", &[], &[]),
+        Value::err("MY err")
+    );
+    assert_eq!(
+        eval(
+            &mut c,
+            "return {KEYS[1], KEYS[2], ARGV[1]}",
+            &["a", "b"],
+            &["x"]
+        ),
+        bulks(&["a", "b", "x"])
+    );
+    assert_eq!(
+        eval(
+            &mut c,
+            "return redis.call('SET', KEYS[1], ARGV[1])",
+            &["k"],
+            &["v"]
+        ),
+        Value::ok()
+    );
+    assert_eq!(c.cmd(&["GET", "k"]), Value::bulk("v"));
+    // Replies to Lua: status as {ok}, null as false, integers as numbers.
+    assert_eq!(
+        eval(
+            &mut c,
+            "local r = redis.call('SET', 'k', 'w'); return r.ok",
+            &[],
+            &[]
+        ),
+        Value::bulk("OK")
+    );
+    assert_eq!(
+        eval(
+            &mut c,
+            "return redis.call('GET', 'missing') == false",
+            &[],
+            &[]
+        ),
+        Value::Int(1)
+    );
+    assert_eq!(
+        eval(&mut c, "return redis.call('INCRBY', 'n', 5) + 1", &[], &[]),
+        Value::Int(6)
+    );
+    assert_eq!(
+        eval(
+            &mut c,
+            "return redis.call('MGET', 'k', 'missing', 'n')",
+            &[],
+            &[]
+        ),
+        Value::Array(vec![Value::bulk("w"), Value::Null, Value::bulk("5")])
+    );
+    assert_eq!(
+        eval(&mut c, "return redis.sha1hex('')", &[], &[]),
+        Value::bulk("da39a3ee5e6b4b0d3255bfef95601890afd80709")
+    );
+    // Numbers as arguments are strings to commands.
+    assert_eq!(
+        eval(
+            &mut c,
+            "redis.call('SET', 'num', 10); return redis.call('GET', 'num')",
+            &[],
+            &[]
+        ),
+        Value::bulk("10")
+    );
+}
+
+#[test]
+fn errors_as_redis_reports_them() {
+    let server = start();
+    let mut c = Client::connect(&server);
+    c.cmd(&["SET", "s", "text"]);
+    let err = eval(&mut c, "return redis.call('INCR', 's')", &[], &[]).text();
+    assert!(
+        err.starts_with("ERR value is not an integer or out of range"),
+        "{err}"
+    );
+    // pcall returns the error as a table instead.
+    assert_eq!(
+        eval(
+            &mut c,
+            "local r = redis.pcall('INCR', 's'); return r.err",
+            &[],
+            &[]
+        ),
+        Value::bulk("ERR value is not an integer or out of range")
+    );
+    assert_eq!(
+        eval(&mut c, "return redis.pcall('INCR', 's')", &[], &[]),
+        Value::err("ERR value is not an integer or out of range")
+    );
+    let err = eval(&mut c, "return redis.call('NOSUCH')", &[], &[]).text();
+    assert!(
+        err.starts_with("ERR Unknown Redis command called from script"),
+        "{err}"
+    );
+    let err = eval(&mut c, "return redis.call('EVAL', 'return 1', 0)", &[], &[]).text();
+    assert!(
+        err.contains("This Redis command is not allowed from script"),
+        "{err}"
+    );
+    let err = eval(&mut c, "return redis.call('GET', {})", &[], &[]).text();
+    assert!(err.contains("must be strings or integers"), "{err}");
+    assert_eq!(
+        eval(&mut c, "x = 1", &[], &[]).text(),
+        "ERR user_script:1: Attempt to modify a readonly table script: 34bce5f775de97f557a34088509c8bfe1ea17e52, on @user_script:1."
+    );
+    // Redis 7.0's exact texts.
+    assert_eq!(
+        eval(&mut c, "return redis.call('INCR','s')", &[], &[]).text(),
+        "ERR value is not an integer or out of range script: c9de48fe8f60d116de68a05101deb9f683108802, on @user_script:1."
+    );
+    assert_eq!(
+        eval(&mut c, "return nosuch.f", &[], &[]).text(),
+        "ERR user_script:1: Script attempted to access nonexistent global variable 'nosuch' script: ff9423b49d7a325ae71ee89f5a25a04fa760f5e0, on @user_script:1."
+    );
+    assert_eq!(
+        eval(&mut c, "return +", &[], &[]).text(),
+        "ERR Error compiling script (new function): user_script:1: unexpected symbol near '+'"
+    );
+    assert_eq!(
+        eval(&mut c, "error('boom')", &[], &[]).text(),
+        "ERR user_script:1: boom script: 82903a0434f1503e152f89c03c9acd881a0e8150, on @user_script:1."
+    );
+    let err = eval(&mut c, "return nosuch.field", &[], &[]).text();
+    assert!(
+        err.contains("nonexistent global variable 'nosuch'"),
+        "{err}"
+    );
+    let err = eval(&mut c, "return +", &[], &[]).text();
+    assert!(err.starts_with("ERR Error compiling script"), "{err}");
+    let err = eval(&mut c, "error('boom')", &[], &[]).text();
+    assert!(err.starts_with("ERR") && err.contains("boom"), "{err}");
+    assert_eq!(
+        c.cmd(&["EVAL", "return 1", "-1"]),
+        Value::err("ERR Number of keys can't be negative")
+    );
+    assert_eq!(
+        c.cmd(&["EVAL", "return 1", "2", "a"]),
+        Value::err("ERR Number of keys can't be greater than number of args")
+    );
+    // A table that contains itself is refused, not followed forever.
+    let err = eval(&mut c, "local t = {}; t[1] = t; return t", &[], &[]).text();
+    assert!(err.contains("reached lua stack limit"), "{err}");
+    // The connection still works.
+    assert_eq!(c.cmd(&["PING"]), Value::Simple("PONG".into()));
+}
+
+#[test]
+fn script_cache_and_read_only_scripts() {
+    let server = start();
+    let mut c = Client::connect(&server);
+    let sha = c.cmd(&["SCRIPT", "LOAD", "return ARGV[1]"]).text();
+    assert_eq!(sha, "098e0f0d1448c0a81dafe820f66d460eb09263da");
+    assert_eq!(c.cmd(&["EVALSHA", &sha, "0", "hey"]), Value::bulk("hey"));
+    assert_eq!(
+        c.cmd(&["EVALSHA", &sha.to_uppercase(), "0", "hey"]),
+        Value::bulk("hey")
+    );
+    assert_eq!(
+        c.cmd(&["SCRIPT", "EXISTS", &sha, "0000"]),
+        Value::Array(vec![Value::Int(1), Value::Int(0)])
+    );
+    // EVAL caches what it ran.
+    eval(&mut c, "return 7", &[], &[]);
+    let seven = c.cmd(&[
+        "SCRIPT",
+        "EXISTS",
+        "e4c8b3e9d9e5a6e2a8f1c7b5e6d5c4b3a2f1e0d9",
+    ]);
+    assert_eq!(seven, Value::Array(vec![Value::Int(0)]));
+    assert_eq!(c.cmd(&["SCRIPT", "FLUSH"]), Value::ok());
+    assert_eq!(
+        c.cmd(&["EVALSHA", &sha, "0"]),
+        Value::err("NOSCRIPT No matching script. Please use EVAL.")
+    );
+    assert!(c
+        .cmd(&["SCRIPT", "LOAD", "return +"])
+        .text()
+        .starts_with("ERR Error compiling script"));
+
+    c.cmd(&["SET", "k", "1"]);
+    assert_eq!(
+        c.cmd(&["EVAL_RO", "return redis.call('GET', KEYS[1])", "1", "k"]),
+        Value::bulk("1")
+    );
+    let err = c
+        .cmd(&["EVAL_RO", "return redis.call('SET', KEYS[1], 2)", "1", "k"])
+        .text();
+    assert!(
+        err.starts_with("ERR Write commands are not allowed from read-only scripts"),
+        "{err}"
+    );
+    assert_eq!(c.cmd(&["GET", "k"]), Value::bulk("1"));
+    // Scripts run inside MULTI too.
+    c.cmd(&["MULTI"]);
+    c.cmd(&["EVAL", "return redis.call('INCR', 'k')", "0"]);
+    assert_eq!(c.cmd(&["EXEC"]), Value::Array(vec![Value::Int(2)]));
+}
+
+#[test]
+fn endless_script_makes_others_busy_and_is_killed() {
+    let server = start();
+    let mut admin = Client::connect(&server);
+    admin.cmd(&["CONFIG", "SET", "busy-reply-threshold", "200"]);
+    let mut runner = Client::connect(&server);
+    runner.send(&[b"EVAL", b"while true do end", b"0"]);
+    std::thread::sleep(Duration::from_millis(400));
+    let mut other = Client::connect(&server);
+    assert_eq!(
+        other.cmd(&["GET", "k"]),
+        Value::err("BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.")
+    );
+    assert_eq!(admin.cmd(&["SCRIPT", "KILL"]), Value::ok());
+    let reply = runner.read().text();
+    assert!(
+        reply.contains("Script killed by user with SCRIPT KILL"),
+        "{reply}"
+    );
+    assert_eq!(other.cmd(&["GET", "k"]), Value::Null);
+    assert_eq!(
+        admin.cmd(&["SCRIPT", "KILL"]),
+        Value::err("NOTBUSY No scripts in execution right now.")
+    );
+    // A script that catches errors with pcall still ends.
+    runner.send(&[
+        b"EVAL",
+        b"while true do pcall(function() while true do end end) end",
+        b"0",
+    ]);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(admin.cmd(&["SCRIPT", "KILL"]), Value::ok());
+    assert!(runner.read().text().contains("Script killed"));
+}
+
+/// `SCRIPT KILL` (allowed while a script runs) until it finds the script
+/// running, for the scripts here that write first; its refusal.
+fn until_running(admin: &mut Client) -> String {
+    // Past the script's start, so a KILL never lands before its first
+    // write (it would stop the script).
+    std::thread::sleep(Duration::from_millis(30));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let reply = admin.cmd(&["SCRIPT", "KILL"]).text();
+        if !reply.starts_with("NOTBUSY") {
+            return reply;
+        }
+        assert!(Instant::now() < deadline, "the script never ran");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn script_that_wrote_is_unkillable_and_others_wait_under_the_threshold() {
+    let server = start();
+    let mut admin = Client::connect(&server);
+    admin.cmd(&["CONFIG", "SET", "busy-reply-threshold", "100"]);
+    let mut runner = Client::connect(&server);
+    // Writes, then spins until the server's (manual) clock moves 600 ms.
+    let spin = |ms: u32, then: &str| {
+        format!(
+            "local function now() local t = redis.call('TIME') return t[1] * 1000000 + t[2] end \
+             {then} local start = now() while now() - start < {ms}000 do end return redis.call('GET', 'w')"
+        )
+    };
+    let first = spin(600, "redis.call('SET', 'w', 1)");
+    runner.send(&[b"EVAL", first.as_bytes(), b"0"]);
+    assert_eq!(
+        until_running(&mut admin),
+        "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command."
+    );
+    server.clock.advance_ms(600);
+    assert_eq!(runner.read(), Value::bulk("1"));
+    // Under the threshold, another client's command waits for the script.
+    admin.cmd(&["CONFIG", "SET", "busy-reply-threshold", "60000"]);
+    let second = spin(300, "redis.call('INCR', 'w')");
+    runner.send(&[b"EVAL", second.as_bytes(), b"0"]);
+    assert!(until_running(&mut admin).starts_with("UNKILLABLE"));
+    let clock = server.clock.clone();
+    let mover = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        clock.advance_ms(300);
+    });
+    let started = Instant::now();
+    assert_eq!(
+        admin.cmd(&["INCR", "w"]),
+        Value::Int(3),
+        "ran after the script"
+    );
+    assert!(started.elapsed() >= Duration::from_millis(100));
+    mover.join().unwrap();
+    assert_eq!(runner.read(), Value::bulk("2"));
+}
+
+#[test]
+fn script_that_allocates_without_bound_fails() {
+    let server = start();
+    let mut c = Client::connect(&server);
+    let err = eval(
+        &mut c,
+        "local t = {} local i = 0 while true do i = i + 1 t[i] = {i, i, i, i, i, i, i, i} end",
+        &[],
+        &[],
+    )
+    .text();
+    assert!(err.contains("memory"), "{err}");
+    assert_eq!(eval(&mut c, "return 1", &[], &[]), Value::Int(1));
+}

@@ -1,0 +1,393 @@
+//! The `bucket_script` and `bucket_selector` pipeline aggregations: per
+//! bucket of their parent multi-bucket aggregation, a script over the
+//! values `buckets_path` names (`params.<var>`) either adds a value
+//! (`bucket_script`) or keeps the bucket only when it returns `true`
+//! (`bucket_selector`).
+//!
+//! They run after the other aggregations: [`split`] takes them out of the
+//! request, the search runs without them, and [`Pipelines::apply`]
+//! computes them on the response. `buckets_path` forms: `_count`,
+//! `_key`, `agg` (its `value`), `agg.metric` (a stats field or a
+//! percentile), `agg>sub...` through single-bucket aggregations.
+//! `gap_policy`: `skip` (default) or `insert_zeros`.
+
+use serde_json::{Map, Value};
+use strata_script::{Context, Input, Limits};
+
+use super::{compile, script_error, Compiled};
+use crate::error::{Result, SearchError};
+use crate::search::request::SearchRequest;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Script,
+    Selector,
+}
+
+#[derive(Debug, Clone)]
+struct Pipeline {
+    /// Names of the aggregations from the top down to the parent.
+    parent: Vec<String>,
+    name: String,
+    kind: Kind,
+    vars: Vec<(String, String)>,
+    script: Compiled,
+    insert_zeros: bool,
+}
+
+/// The pipelines taken out of a request.
+#[derive(Debug, Clone)]
+pub struct Pipelines(Vec<Pipeline>);
+
+/// The request without its bucket pipelines, and the pipelines; `None`
+/// when it has none.
+pub fn split(req: &SearchRequest) -> Result<Option<(SearchRequest, Pipelines)>> {
+    let Some(aggs) = &req.aggs else {
+        return Ok(None);
+    };
+    let mut aggs = aggs.clone();
+    let mut found = Vec::new();
+    take(&mut aggs, &mut Vec::new(), &mut found, 0)?;
+    if found.is_empty() {
+        return Ok(None);
+    }
+    // Values first, then the selectors that may read them.
+    found.sort_by_key(|p| p.kind == Kind::Selector);
+    let stripped = SearchRequest {
+        aggs: Some(aggs),
+        ..req.clone()
+    };
+    Ok(Some((stripped, Pipelines(found))))
+}
+
+/// serde_json's own nesting limit bounds request bodies; this bounds the walk.
+const MAX_AGG_DEPTH: usize = 64;
+
+fn take(
+    aggs: &mut Value,
+    parent: &mut Vec<String>,
+    found: &mut Vec<Pipeline>,
+    depth: usize,
+) -> Result<()> {
+    let Some(obj) = aggs.as_object_mut() else {
+        return Ok(());
+    };
+    if depth > MAX_AGG_DEPTH {
+        return Err(SearchError::illegal("aggregations nest too deeply"));
+    }
+    let mut removed = Vec::new();
+    for (name, body) in obj.iter_mut() {
+        let Some(def) = body.as_object_mut() else {
+            continue;
+        };
+        let kind = if def.contains_key("bucket_script") {
+            Some((Kind::Script, "bucket_script"))
+        } else if def.contains_key("bucket_selector") {
+            Some((Kind::Selector, "bucket_selector"))
+        } else {
+            None
+        };
+        if let Some((kind, key)) = kind {
+            if parent.is_empty() {
+                return Err(SearchError::illegal(format!(
+                    "{key} aggregation [{name}] must be declared inside of another aggregation"
+                )));
+            }
+            found.push(parse(parent.clone(), name, kind, key, &def[key])?);
+            removed.push(name.clone());
+            continue;
+        }
+        for sub in ["aggs", "aggregations"] {
+            if let Some(inner) = def.get_mut(sub) {
+                parent.push(name.clone());
+                take(inner, parent, found, depth + 1)?;
+                parent.pop();
+            }
+        }
+    }
+    for name in removed {
+        obj.remove(&name);
+    }
+    Ok(())
+}
+
+fn parse(parent: Vec<String>, name: &str, kind: Kind, key: &str, body: &Value) -> Result<Pipeline> {
+    let vars = match body.get("buckets_path") {
+        Some(Value::Object(map)) => map
+            .iter()
+            .map(|(k, v)| {
+                v.as_str()
+                    .map(|p| (k.clone(), p.to_string()))
+                    .ok_or_else(|| {
+                        SearchError::parsing(format!(
+                            "[{key}] [buckets_path] values must be strings"
+                        ))
+                    })
+            })
+            .collect::<Result<Vec<_>>>()?,
+        Some(Value::String(p)) => vec![("_value".to_string(), p.clone())],
+        _ => {
+            return Err(SearchError::parsing(format!(
+                "Required parameter [buckets_path] is missing for aggregation [{name}]"
+            )))
+        }
+    };
+    let script = body.get("script").ok_or_else(|| {
+        SearchError::parsing(format!(
+            "Required parameter [script] is missing for aggregation [{name}]"
+        ))
+    })?;
+    let insert_zeros = match body.get("gap_policy").and_then(Value::as_str) {
+        None | Some("skip") => false,
+        Some("insert_zeros") => true,
+        Some(other) => {
+            return Err(SearchError::parsing(format!(
+                "Invalid gap policy: [{other}], accepted values: [skip, insert_zeros]"
+            )))
+        }
+    };
+    Ok(Pipeline {
+        parent,
+        name: name.to_string(),
+        kind,
+        vars,
+        script: compile(script, Context::Bucket)?,
+        insert_zeros,
+    })
+}
+
+impl Pipelines {
+    /// Computes the pipelines on a response body's `aggregations`.
+    pub fn apply(&self, body: &mut Value) -> Result<()> {
+        for p in &self.0 {
+            if let Some(aggs) = body.get_mut("aggregations") {
+                p.apply_at(aggs, &p.parent)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Pipeline {
+    /// `scope` holds aggregation results by name; `path` leads to the parent.
+    fn apply_at(&self, scope: &mut Value, path: &[String]) -> Result<()> {
+        let Some(node) = scope.get_mut(&path[0]) else {
+            return Ok(());
+        };
+        if path.len() > 1 {
+            match node.get_mut("buckets") {
+                Some(Value::Array(buckets)) => {
+                    for b in buckets {
+                        self.apply_at(b, &path[1..])?;
+                    }
+                }
+                Some(Value::Object(buckets)) => {
+                    for b in buckets.values_mut() {
+                        self.apply_at(b, &path[1..])?;
+                    }
+                }
+                // A single-bucket aggregation holds its sub-results itself.
+                _ => self.apply_at(node, &path[1..])?,
+            }
+            return Ok(());
+        }
+        match node.get_mut("buckets") {
+            Some(Value::Array(buckets)) => {
+                let mut kept = Vec::with_capacity(buckets.len());
+                for mut b in std::mem::take(buckets) {
+                    if self.bucket(&mut b)? {
+                        kept.push(b);
+                    }
+                }
+                *buckets = kept;
+            }
+            Some(Value::Object(buckets)) => {
+                let mut kept = Map::new();
+                for (k, mut b) in std::mem::take(buckets) {
+                    if self.bucket(&mut b)? {
+                        kept.insert(k, b);
+                    }
+                }
+                *buckets = kept;
+            }
+            _ => {
+                let kind = if self.kind == Kind::Script {
+                    "bucket_script"
+                } else {
+                    "bucket_selector"
+                };
+                return Err(SearchError::illegal(format!(
+                    "{kind} aggregation [{}] must have a multi-bucket aggregation as its parent, [{}] is not one",
+                    self.name,
+                    path[0]
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs on one bucket; whether the bucket stays.
+    fn bucket(&self, bucket: &mut Value) -> Result<bool> {
+        let mut params = match &*self.script.params {
+            Value::Object(p) => p.clone(),
+            _ => Map::new(),
+        };
+        for (var, path) in &self.vars {
+            let value = resolve(bucket, path)?;
+            let value = match value {
+                Some(v) if !v.is_null() && v.as_f64().is_none_or(|f| !f.is_nan()) => v,
+                _ if self.insert_zeros => Value::from(0),
+                // `skip`: the bucket is left as it is.
+                _ => return Ok(true),
+            };
+            params.insert(var.clone(), value);
+        }
+        let params = Value::Object(params);
+        let out = self
+            .script
+            .script
+            .run(Input {
+                params: Some(&params),
+                limits: Limits::default(),
+                ..Input::default()
+            })
+            .map_err(script_error)?;
+        match self.kind {
+            Kind::Script => {
+                let value = match out.value {
+                    Value::Number(n) => Value::from(n.as_f64().unwrap_or(0.0)),
+                    Value::Null => Value::Null,
+                    other => {
+                        return Err(SearchError::illegal(format!(
+                            "buckets_path must reference either a number value or a single value numeric metric aggregation, got: [{other}]"
+                        )))
+                    }
+                };
+                if let Value::Object(b) = bucket {
+                    b.insert(self.name.clone(), serde_json::json!({"value": value}));
+                }
+                Ok(true)
+            }
+            Kind::Selector => match out.value {
+                Value::Bool(keep) => Ok(keep),
+                other => Err(SearchError::illegal(format!(
+                    "bucket_selector script [{}] must return a boolean, got [{other}]",
+                    self.name
+                ))),
+            },
+        }
+    }
+}
+
+/// The value `path` names in `bucket`; `None` when it has none.
+fn resolve(bucket: &Value, path: &str) -> Result<Option<Value>> {
+    let mut node = bucket;
+    let mut steps = path.split('>').peekable();
+    while let Some(step) = steps.next() {
+        let last = steps.peek().is_none();
+        if !last {
+            node = match node.get(step) {
+                Some(n) => n,
+                None => return Err(unknown(path)),
+            };
+            continue;
+        }
+        let (agg, metric) = match step.split_once('.') {
+            Some((a, m)) => (a, Some(m)),
+            None => (step, None),
+        };
+        if agg == "_count" {
+            return Ok(node.get("doc_count").cloned());
+        }
+        if agg == "_key" {
+            return Ok(node.get("key").cloned());
+        }
+        let result = node.get(agg).ok_or_else(|| unknown(path))?;
+        return Ok(match metric {
+            None => match result.get("value") {
+                Some(v) => Some(v.clone()),
+                None if result.get("doc_count").is_some() => result.get("doc_count").cloned(),
+                None => return Err(unknown(path)),
+            },
+            Some("_count") => result.get("doc_count").cloned(),
+            Some(m) => result
+                .get(m)
+                .or_else(|| result.get("values").and_then(|v| percentile(v, m)))
+                .cloned(),
+        });
+    }
+    Err(unknown(path))
+}
+
+/// A percentile by its key as written (`99` finds `99.0`).
+fn percentile<'a>(values: &'a Value, key: &str) -> Option<&'a Value> {
+    values.get(key).or_else(|| {
+        let wanted: f64 = key.parse().ok()?;
+        values
+            .as_object()?
+            .iter()
+            .find(|(k, _)| k.parse::<f64>().ok() == Some(wanted))
+            .map(|(_, v)| v)
+    })
+}
+
+fn unknown(path: &str) -> SearchError {
+    SearchError::illegal(format!("No aggregation found for path [{path}]"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn buckets_path_forms_resolve() {
+        let bucket = json!({
+            "key": "a", "doc_count": 7,
+            "s": {"value": 2.5},
+            "st": {"count": 3, "avg": 1.5},
+            "p": {"values": {"99.0": 42.0}},
+            "f": {"doc_count": 4, "inner": {"value": 9}},
+        });
+        let get = |p: &str| resolve(&bucket, p).unwrap();
+        assert_eq!(get("_count"), Some(json!(7)));
+        assert_eq!(get("_key"), Some(json!("a")));
+        assert_eq!(get("s"), Some(json!(2.5)));
+        assert_eq!(get("st.avg"), Some(json!(1.5)));
+        assert_eq!(get("p.99"), Some(json!(42.0)));
+        assert_eq!(get("f>inner"), Some(json!(9)));
+        assert_eq!(get("f._count"), Some(json!(4)));
+        assert!(resolve(&bucket, "nope").is_err());
+    }
+
+    #[test]
+    fn pipelines_outside_a_parent_are_refused_and_nested_ones_split_out() {
+        let req = SearchRequest::parse(&json!({"aggs": {"t": {"terms": {"field": "k"}, "aggs": {
+            "n": {"value_count": {"field": "k"}},
+            "sel": {"bucket_selector": {"buckets_path": {"n": "n"}, "script": "params.n > 1"}}
+        }}}}))
+        .unwrap();
+        let (stripped, pipelines) = split(&req).unwrap().unwrap();
+        assert_eq!(
+            stripped.aggs.unwrap()["t"]["aggs"],
+            json!({"n": {"value_count": {"field": "k"}}})
+        );
+        let mut body = json!({"aggregations": {"t": {"buckets": [
+            {"key": "x", "doc_count": 1, "n": {"value": 1}},
+            {"key": "y", "doc_count": 2, "n": {"value": 2}},
+        ]}}});
+        pipelines.apply(&mut body).unwrap();
+        assert_eq!(
+            body["aggregations"]["t"]["buckets"]
+                .as_array()
+                .unwrap()
+                .len(),
+            1
+        );
+        let top = SearchRequest::parse(
+            &json!({"aggs": {"x": {"bucket_script": {"buckets_path": {"a": "b"}, "script": "1"}}}}),
+        )
+        .unwrap();
+        assert!(split(&top).is_err());
+    }
+}

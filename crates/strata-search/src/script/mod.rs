@@ -1,0 +1,59 @@
+//! Scripts in searches and updates, run by `strata-script`:
+//! - this module: a request's `script` object compiled for a context,
+//!   its errors as [`SearchError`]s;
+//! - [`doc_values`]: `doc['field']` read from a segment's columns;
+//! - [`score`]: the `script_score` and `function_score` queries;
+//! - [`fields`]: `script_fields` and `runtime_mappings` on hits;
+//! - [`bucket`]: the `bucket_script` and `bucket_selector` pipelines;
+//! - [`update`]: `_update` with a script (and `scripted_upsert`);
+//! - [`stored`]: stored scripts (`PUT _scripts/<id>`).
+
+pub mod bucket;
+pub mod doc_values;
+pub mod fields;
+pub mod score;
+pub mod stored;
+pub mod update;
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use strata_script::spec::{ScriptSource, SpecError};
+use strata_script::{Context, Script, ScriptError, ScriptSpec};
+
+use crate::error::{Result, SearchError};
+
+/// A script ready to run, with its `params`.
+#[derive(Debug, Clone)]
+pub struct Compiled {
+    /// The compiled script.
+    pub script: Arc<Script>,
+    /// Its `params` object.
+    pub params: Arc<Value>,
+}
+
+/// Compiles a `script` value (a string or `{source, params, lang}`) for `context`.
+pub fn compile(value: &Value, context: Context) -> Result<Compiled> {
+    let spec = ScriptSpec::parse(value).map_err(|e| match e {
+        SpecError::Parsing(m) => SearchError::parsing(m),
+        SpecError::Lang(m) => SearchError::illegal(m),
+    })?;
+    let source = match spec.source {
+        ScriptSource::Inline(source) => source,
+        ScriptSource::Stored(id) => {
+            return Err(SearchError::ResourceNotFound(format!(
+                "unable to find script [{id}] in cluster state"
+            )))
+        }
+    };
+    let script = Script::compile(&source, context).map_err(script_error)?;
+    Ok(Compiled {
+        script: Arc::new(script),
+        params: Arc::new(spec.params),
+    })
+}
+
+/// A script failure as the engine's error.
+pub fn script_error(e: ScriptError) -> SearchError {
+    SearchError::Script(Box::new(e))
+}

@@ -1,0 +1,188 @@
+//! The `cardinality` count as Elasticsearch keeps it: exact while the
+//! distinct values seen are at most `precision_threshold` (a set of their
+//! 64-bit hashes), a HyperLogLog sketch of the precision that threshold
+//! implies beyond it (`precision_from_threshold`, as Elasticsearch's
+//! HyperLogLog++ picks it: 14 bits, about 0.8% error, at the default 3000).
+//!
+//! Each value is kept with its sketch coupon, so a set that outgrows the
+//! threshold (or meets another part's sketch when merged) becomes a sketch
+//! without seeing the values again.
+
+use std::collections::HashMap;
+
+use datasketches::hll::{Coupon, HllSketch, HllType, HllUnion};
+use serde_json::Value;
+
+use crate::error::{Result, SearchError};
+
+/// Elasticsearch's default `precision_threshold`.
+pub const DEFAULT_THRESHOLD: u64 = 3000;
+/// Elasticsearch's largest `precision_threshold` (larger values are capped).
+pub const MAX_THRESHOLD: u64 = 40_000;
+
+/// `precision_threshold` of a `cardinality` body (default 3000, capped at
+/// 40000 as Elasticsearch caps it).
+pub fn parse_threshold(name: &str, params: &Value) -> Result<u64> {
+    match params.get("precision_threshold") {
+        None => Ok(DEFAULT_THRESHOLD),
+        Some(v) => v
+            .as_u64()
+            .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+            .or_else(|| v.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64))
+            .map(|t| t.min(MAX_THRESHOLD))
+            .ok_or_else(|| {
+                SearchError::parsing(format!(
+                    "[precision_threshold] of [{name}] must be a non-negative number, got [{v}]"
+                ))
+            }),
+    }
+}
+
+/// Elasticsearch's `HyperLogLogPlusPlus.precisionFromThreshold`: the bits
+/// of a hash table of 4-byte entries holding `threshold` values at a load
+/// of 0.75, within 4..=18.
+pub fn precision_from_threshold(threshold: u64) -> u8 {
+    let entries = (threshold as f64 / 0.75).ceil() as u64;
+    let bytes = entries.saturating_mul(4);
+    let bits = 64 - bytes.leading_zeros();
+    bits.clamp(4, 18) as u8
+}
+
+/// The hash and coupon of a value's bytes.
+pub fn value_of(bytes: &[u8]) -> (u64, Coupon) {
+    (xxhash_rust::xxh3::xxh3_64(bytes), Coupon::from_value(bytes))
+}
+
+/// Distinct values seen: exact up to the threshold, then a sketch.
+pub enum DistinctCount {
+    /// The values' hashes, with their coupons.
+    Exact(HashMap<u64, Coupon>),
+    /// Past the threshold.
+    Sketch(HllSketch),
+}
+
+impl Default for DistinctCount {
+    fn default() -> Self {
+        DistinctCount::Exact(HashMap::new())
+    }
+}
+
+fn new_sketch(lg_k: u8) -> HllSketch {
+    match HllSketch::new(lg_k, HllType::Hll8) {
+        Ok(s) => s,
+        Err(_) => unreachable!("precision_from_threshold stays within 4..=18"),
+    }
+}
+
+impl DistinctCount {
+    /// Adds one value (its hash and coupon).
+    pub fn insert(&mut self, hash: u64, coupon: Coupon, threshold: u64) {
+        match self {
+            DistinctCount::Exact(set) => {
+                set.insert(hash, coupon);
+                if set.len() as u64 > threshold {
+                    self.become_sketch(threshold);
+                }
+            }
+            DistinctCount::Sketch(s) => s.update_with_coupon(coupon),
+        }
+    }
+
+    /// Adds a sketch of values seen elsewhere.
+    pub fn add_sketch(&mut self, other: &HllSketch, threshold: u64) {
+        self.become_sketch(threshold);
+        if let DistinctCount::Sketch(mine) = self {
+            *mine = union(mine, other, threshold);
+        }
+    }
+
+    /// Turns the set into a sketch (no-op for a sketch).
+    fn become_sketch(&mut self, threshold: u64) {
+        if let DistinctCount::Exact(set) = self {
+            let mut sketch = new_sketch(precision_from_threshold(threshold));
+            for &coupon in set.values() {
+                sketch.update_with_coupon(coupon);
+            }
+            *self = DistinctCount::Sketch(sketch);
+        }
+    }
+
+    /// Adds another part's values.
+    pub fn merge(&mut self, other: DistinctCount, threshold: u64) {
+        match other {
+            DistinctCount::Exact(set) => {
+                for (hash, coupon) in set {
+                    self.insert(hash, coupon, threshold);
+                }
+            }
+            DistinctCount::Sketch(s) => self.add_sketch(&s, threshold),
+        }
+    }
+
+    /// The count: exact, or the sketch's estimate rounded down.
+    pub fn count(&self) -> u64 {
+        match self {
+            DistinctCount::Exact(set) => set.len() as u64,
+            DistinctCount::Sketch(s) => s.estimate().trunc() as u64,
+        }
+    }
+
+    /// Bytes held (for accounting), roughly.
+    pub fn bytes(&self) -> usize {
+        match self {
+            DistinctCount::Exact(set) => set.capacity() * 16,
+            DistinctCount::Sketch(s) => 1 << s.lg_config_k(),
+        }
+    }
+}
+
+/// A sketch of `threshold`'s precision holding both.
+fn union(a: &HllSketch, b: &HllSketch, threshold: u64) -> HllSketch {
+    let lg_k = precision_from_threshold(threshold);
+    let mut union = match HllUnion::new(lg_k) {
+        Ok(u) => u,
+        Err(_) => unreachable!("precision_from_threshold stays within 4..=18"),
+    };
+    union.update(a);
+    union.update(b);
+    union.to_sketch(HllType::Hll8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn precision_matches_elasticsearch() {
+        // Elasticsearch: 3000 -> 14, 40000 -> 18, 100 -> 10, 0 -> 4.
+        assert_eq!(precision_from_threshold(3000), 14);
+        assert_eq!(precision_from_threshold(40_000), 18);
+        assert_eq!(precision_from_threshold(100), 10);
+        assert_eq!(precision_from_threshold(0), 4);
+    }
+
+    #[test]
+    fn exact_up_to_the_threshold_then_estimated() {
+        for (n, threshold) in [(3940u64, 4000u64), (3000, 3000), (10_000, 40_000)] {
+            let mut parts = [DistinctCount::default(), DistinctCount::default()];
+            for i in 0..n {
+                let (h, c) = value_of(format!("v{i}").as_bytes());
+                // Overlapping halves: each value in one or both parts.
+                parts[(i % 2) as usize].insert(h, c, threshold);
+                if i % 3 == 0 {
+                    parts[((i + 1) % 2) as usize].insert(h, c, threshold);
+                }
+            }
+            let [mut a, b] = parts;
+            a.merge(b, threshold);
+            assert_eq!(a.count(), n, "{n} at {threshold}");
+        }
+        let mut big = DistinctCount::default();
+        for i in 0..100_000u64 {
+            let (h, c) = value_of(&i.to_le_bytes());
+            big.insert(h, c, 3000);
+        }
+        let error = (big.count() as f64 - 100_000.0).abs() / 100_000.0;
+        assert!(error < 0.03, "{}", big.count());
+    }
+}

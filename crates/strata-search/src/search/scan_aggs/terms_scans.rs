@@ -1,0 +1,389 @@
+//! `rare_terms` and `significant_terms`: both count, per distinct value of
+//! a field, the matching documents holding it (`TermCounts`), exactly.
+//!
+//! - `rare_terms`: the values held by at most `max_doc_count` documents,
+//!   rarest first then by value (Elasticsearch's order). Elasticsearch
+//!   approximates with a cuckoo filter tuned by `precision`; the counts
+//!   here are exact, so `precision` only has its range checked.
+//! - `significant_terms`: the values more frequent in the matching
+//!   documents (foreground) than in the whole index or
+//!   `background_filter` (background), scored by `jlh` (the default) or
+//!   `percentage`, best first; at least `min_doc_count` foreground
+//!   documents.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{json, Map, Value};
+
+use super::values::{Key, Scan, ValueKind};
+use super::{check_keys, count_param, field_param, ScanEnv, MAX_DISTINCT};
+use crate::error::{Result, SearchError};
+use crate::mapping::Mappings;
+use crate::search::bucket_limit::max_buckets;
+
+/// Bytes a counted value takes, about (key, count, table slot, a short string).
+const KEY_BYTES: u64 = 72;
+
+/// Counts per value of one field.
+#[derive(Clone)]
+struct TermCounts {
+    field: String,
+    kind: ValueKind,
+    missing: Option<Key>,
+    include: Option<HashSet<Key>>,
+    exclude: HashSet<Key>,
+}
+
+/// Documents per value, documents seen, and whether the values outgrew
+/// [`MAX_DISTINCT`].
+#[derive(Default)]
+struct Counts {
+    per_value: HashMap<Key, u64>,
+    docs: u64,
+    overflow: bool,
+}
+
+impl Scan for TermCounts {
+    type Acc = Counts;
+
+    fn fields(&self) -> Vec<(String, ValueKind)> {
+        vec![(self.field.clone(), self.kind)]
+    }
+
+    fn doc(&self, values: &[Vec<Key>], acc: &mut Counts) {
+        acc.docs += 1;
+        let own = &values[0];
+        let keys = if own.is_empty() {
+            self.missing.as_slice()
+        } else {
+            own.as_slice()
+        };
+        for (i, key) in keys.iter().enumerate() {
+            // A value a document holds twice counts the document once.
+            if keys[..i].contains(key) || self.exclude.contains(key) {
+                continue;
+            }
+            if self.include.as_ref().is_some_and(|inc| !inc.contains(key)) {
+                continue;
+            }
+            if let Some(n) = acc.per_value.get_mut(key) {
+                *n += 1;
+            } else if acc.per_value.len() < MAX_DISTINCT {
+                acc.per_value.insert(key.clone(), 1);
+            } else {
+                acc.overflow = true;
+            }
+        }
+    }
+
+    fn merge(&self, into: &mut Counts, part: Counts) {
+        into.docs += part.docs;
+        into.overflow |= part.overflow;
+        for (k, n) in part.per_value {
+            if let Some(m) = into.per_value.get_mut(&k) {
+                *m += n;
+            } else if into.per_value.len() < MAX_DISTINCT {
+                into.per_value.insert(k, n);
+            } else {
+                into.overflow = true;
+            }
+        }
+    }
+}
+
+impl TermCounts {
+    fn parse(
+        name: &str,
+        kind_name: &str,
+        params: &Value,
+        mappings: &Mappings,
+    ) -> Result<TermCounts> {
+        let field = field_param(name, kind_name, params)?.to_string();
+        let kind = ValueKind::of(mappings, &field, name)?.unwrap_or(ValueKind::Str);
+        let key = |v: &Value, what: &str| {
+            kind.key_of(v).ok_or_else(|| {
+                SearchError::illegal(format!(
+                    "[{what}] value [{v}] of [{name}] does not fit field [{field}]"
+                ))
+            })
+        };
+        let set = |what: &str| -> Result<Option<HashSet<Key>>> {
+            match params.get(what) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::Array(items)) => items.iter().map(|v| key(v, what)).collect::<Result<_>>().map(Some),
+                Some(other) => Err(SearchError::illegal(format!(
+                    "[{what}] of [{name}] must be an array of values (regular expressions are not supported), got [{other}]"
+                ))),
+            }
+        };
+        let missing = match params.get("missing") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(key(v, "missing")?),
+        };
+        Ok(TermCounts {
+            include: set("include")?,
+            exclude: set("exclude")?.unwrap_or_default(),
+            missing,
+            kind,
+            field,
+        })
+    }
+
+    /// Refuses counts past [`MAX_DISTINCT`] and reserves what they hold
+    /// on the search's account (the request breaker).
+    fn check(env: &ScanEnv<'_>, name: &str, counts: &Counts) -> Result<()> {
+        env.req.memory.reserve(
+            counts.per_value.capacity() as u64 * KEY_BYTES,
+            &format!("<agg [{name}]>"),
+        )?;
+        if counts.overflow {
+            return Err(SearchError::illegal(format!(
+                "aggregation [{name}] holds more than [{MAX_DISTINCT}] distinct values"
+            )));
+        }
+        Ok(())
+    }
+
+    /// A bucket `{key, doc_count}` plus `extra`, with its sub-aggregations.
+    fn bucket(
+        &self,
+        env: &ScanEnv<'_>,
+        sub: Option<&Value>,
+        key: &Key,
+        doc_count: u64,
+        extra: Map<String, Value>,
+    ) -> Result<Value> {
+        let (k, text) = self.kind.write(key);
+        let mut b = Map::new();
+        b.insert("key".into(), k);
+        if let Some(t) = text {
+            b.insert("key_as_string".into(), json!(t));
+        }
+        b.insert("doc_count".into(), json!(doc_count));
+        b.extend(extra);
+        if let Some(sub) = sub {
+            let is_missing = self.missing.as_ref() == Some(key);
+            let filter = if is_missing {
+                json!({"bool": {"should": [self.kind.filter(&self.field, key),
+                    {"bool": {"must_not": {"exists": {"field": self.field}}}}]}})
+            } else {
+                self.kind.filter(&self.field, key)
+            };
+            b.extend(env.bucket_aggs(&filter, sub)?);
+        }
+        Ok(Value::Object(b))
+    }
+}
+
+/// A parsed `rare_terms`.
+pub struct RareTerms {
+    name: String,
+    counts: TermCounts,
+    max_doc_count: u64,
+}
+
+impl RareTerms {
+    pub fn parse(name: &str, params: &Value, mappings: &Mappings) -> Result<RareTerms> {
+        check_keys(
+            name,
+            "rare_terms",
+            params,
+            &[
+                "field",
+                "max_doc_count",
+                "precision",
+                "include",
+                "exclude",
+                "missing",
+            ],
+        )?;
+        let max_doc_count = count_param(name, params, "max_doc_count", 1)?;
+        if max_doc_count == 0 {
+            return Err(SearchError::illegal(format!(
+                "[max_doc_count] must be greater than 0. Found [0] in [{name}]"
+            )));
+        }
+        if max_doc_count > 100 {
+            return Err(SearchError::illegal(format!(
+                "[max_doc_count] must be smaller than or equal to [100]. Found [{max_doc_count}] in [{name}]"
+            )));
+        }
+        if let Some(p) = params.get("precision") {
+            let ok = p.as_f64().is_some_and(|p| p >= 0.00001);
+            if !ok {
+                return Err(SearchError::illegal(format!(
+                    "[precision] must be greater than 0.00001. Found [{p}] in [{name}]"
+                )));
+            }
+        }
+        Ok(RareTerms {
+            name: name.to_string(),
+            counts: TermCounts::parse(name, "rare_terms", params, mappings)?,
+            max_doc_count,
+        })
+    }
+
+    pub fn run(self, env: &ScanEnv<'_>, sub: Option<&Value>) -> Result<Value> {
+        let counts = env.scan(env.query, self.counts.clone())?;
+        TermCounts::check(env, &self.name, &counts)?;
+        let mut rare: Vec<(Key, u64)> = counts
+            .per_value
+            .into_iter()
+            .filter(|(_, n)| *n <= self.max_doc_count)
+            .collect();
+        rare.sort_by(|a, b| a.1.cmp(&b.1).then_with(|| a.0.cmp(&b.0)));
+        if rare.len() > max_buckets() {
+            return Err(SearchError::illegal(format!(
+                "Trying to create too many buckets. Must be less than or equal to: [{}] but was [{}]. This limit can be set by changing the [search.max_buckets] cluster level setting.",
+                max_buckets(),
+                rare.len()
+            )));
+        }
+        let buckets = rare
+            .iter()
+            .map(|(k, n)| self.counts.bucket(env, sub, k, *n, Map::new()))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(json!({ "buckets": buckets }))
+    }
+}
+
+/// How `significant_terms` scores a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Heuristic {
+    Jlh,
+    Percentage,
+}
+
+/// A parsed `significant_terms`.
+pub struct SignificantTerms {
+    name: String,
+    counts: TermCounts,
+    size: usize,
+    min_doc_count: u64,
+    background: Value,
+    heuristic: Heuristic,
+}
+
+impl SignificantTerms {
+    pub fn parse(name: &str, params: &Value, mappings: &Mappings) -> Result<SignificantTerms> {
+        check_keys(
+            name,
+            "significant_terms",
+            params,
+            &[
+                "field",
+                "size",
+                "shard_size",
+                "min_doc_count",
+                "shard_min_doc_count",
+                "background_filter",
+                "include",
+                "exclude",
+                "missing",
+                "execution_hint",
+                "jlh",
+                "percentage",
+                "mutual_information",
+                "chi_square",
+                "gnd",
+                "script_heuristic",
+            ],
+        )?;
+        let mut heuristic = Heuristic::Jlh;
+        for other in [
+            "mutual_information",
+            "chi_square",
+            "gnd",
+            "script_heuristic",
+        ] {
+            if params.get(other).is_some() {
+                return Err(SearchError::illegal(format!(
+                    "significance heuristic [{other}] of [{name}] is not supported (jlh and percentage are)"
+                )));
+            }
+        }
+        if params.get("percentage").is_some() {
+            heuristic = Heuristic::Percentage;
+        }
+        let size = count_param(name, params, "size", 10)?;
+        if size == 0 {
+            return Err(SearchError::illegal(format!(
+                "[size] must be greater than 0. Found [0] in [{name}]"
+            )));
+        }
+        Ok(SignificantTerms {
+            name: name.to_string(),
+            counts: TermCounts::parse(name, "significant_terms", params, mappings)?,
+            size: usize::try_from(size).unwrap_or(usize::MAX),
+            min_doc_count: count_param(name, params, "min_doc_count", 3)?,
+            background: params
+                .get("background_filter")
+                .cloned()
+                .unwrap_or(json!({"match_all": {}})),
+            heuristic,
+        })
+    }
+
+    /// The score of a value in `fg` of `fg_size` foreground and `bg` of
+    /// `bg_size` background documents.
+    fn score(&self, fg: u64, fg_size: u64, bg: u64, bg_size: u64) -> f64 {
+        match self.heuristic {
+            Heuristic::Percentage => {
+                if bg == 0 {
+                    0.0
+                } else {
+                    fg as f64 / bg as f64
+                }
+            }
+            Heuristic::Jlh => {
+                if fg_size == 0 || bg_size == 0 || bg == 0 {
+                    return 0.0;
+                }
+                let sub = fg as f64 / fg_size as f64;
+                let sup = bg as f64 / bg_size as f64;
+                if sub > sup {
+                    (sub - sup) * (sub / sup)
+                } else {
+                    0.0
+                }
+            }
+        }
+    }
+
+    pub fn run(self, env: &ScanEnv<'_>, sub: Option<&Value>) -> Result<Value> {
+        let fg = env.scan(env.query, self.counts.clone())?;
+        TermCounts::check(env, &self.name, &fg)?;
+        let bg = env.scan(&self.background, self.counts.clone())?;
+        TermCounts::check(env, &self.name, &bg)?;
+        let mut scored: Vec<(Key, u64, u64, f64)> = fg
+            .per_value
+            .iter()
+            .filter(|(_, n)| **n >= self.min_doc_count)
+            .map(|(k, &n)| {
+                // A foreground document outside the background filter
+                // still counts in the background, as in Elasticsearch's
+                // superset.
+                let b = bg.per_value.get(k).copied().unwrap_or(0).max(n);
+                (
+                    k.clone(),
+                    n,
+                    b,
+                    self.score(n, fg.docs, b, bg.docs.max(fg.docs)),
+                )
+            })
+            .filter(|s| s.3 > 0.0)
+            .collect();
+        scored.sort_by(|a, b| b.3.total_cmp(&a.3).then_with(|| a.0.cmp(&b.0)));
+        scored.truncate(self.size);
+        let buckets = scored
+            .iter()
+            .map(|(k, n, b, score)| {
+                let mut extra = Map::new();
+                extra.insert("score".into(), json!(score));
+                extra.insert("bg_count".into(), json!(b));
+                self.counts.bucket(env, sub, k, *n, extra)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(json!({"doc_count": fg.docs, "bg_count": bg.docs.max(fg.docs), "buckets": buckets}))
+    }
+}

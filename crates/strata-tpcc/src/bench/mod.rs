@@ -1,0 +1,10 @@
+//! `strata bench tpcc`: options ([`TpccArgs`]), the driver (`run`), the
+//! report (`report`).
+
+mod args;
+mod driver;
+mod report;
+
+pub use args::{CcName, TpccArgs};
+pub use driver::run_tpcc;
+pub use report::{Latency, TpccResult, TypeCounts};

@@ -1,0 +1,257 @@
+"""Queries, aggregations and highlighting added for Elasticsearch
+applications (fuzzy, dis_max, match_bool_prefix, match_phrase_prefix,
+geo_distance, composite paging, weighted_avg, rare_terms,
+significant_terms, missing, cardinality exactness, derivative,
+cumulative_sum, bucket_sort, highlight) through the official Python
+client, every answer checked against values computed here from the same
+generated documents, and the 400s bad requests get."""
+
+import collections
+import math
+import random
+
+import elasticsearch
+import pytest
+from elasticsearch import Elasticsearch, helpers
+
+WORDS = ["quick", "quack", "brown", "browse", "fox", "box", "lazy", "lady", "dog", "search",
+         "searching", "sea"]
+TAGS = ["alpha", "alpah", "beta", "bets", "gamma", "gamut"]
+HOUR = 3_600_000
+START = 1_700_006_400_000  # a UTC midnight
+
+
+@pytest.fixture(scope="module")
+def es(server):
+    if getattr(server, "http_port", None) is None:
+        pytest.skip("the server under test has no HTTP front end")
+    client = Elasticsearch(f"http://127.0.0.1:{server.http_port}", request_timeout=60)
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="module")
+def corpus(es):
+    name = "e2e-queries"
+    es.options(ignore_status=404).indices.delete(index=name)
+    es.indices.create(index=name, settings={"number_of_shards": 2}, mappings={"properties": {
+        "body": {"type": "text"}, "tag": {"type": "keyword"}, "n": {"type": "long"},
+        "w": {"type": "double"}, "ts": {"type": "date"}, "place": {"type": "geo_point"},
+        "ip": {"type": "keyword"}}})
+    rng = random.Random(42)
+    docs = []
+    for i in range(1500):
+        words = [rng.choice(WORDS) for _ in range(rng.randint(1, 8))]
+        d = {"_id": str(i), "body": " ".join(words), "n": rng.randint(0, 40),
+             "ts": START + rng.randint(0, 48 * HOUR - 1),
+             "place": {"lat": rng.uniform(40, 60), "lon": rng.uniform(-10, 10)},
+             "ip": f"10.1.{(i % 3940) // 256}.{(i % 3940) % 256}"}
+        if i % 25:
+            d["tag"] = rng.choice(TAGS)
+        if i % 7:
+            d["w"] = float(rng.randint(1, 4))
+        docs.append(d)
+    # 3940 distinct ips in all: the rest of them in small documents.
+    for i in range(1500, 3940):
+        docs.append({"_id": str(i), "n": 100, "ts": START, "ip": f"10.1.{i // 256}.{i % 256}"})
+    ok, errors = helpers.bulk(es, ({"_index": name, **d} for d in docs), refresh=True,
+                              chunk_size=1000)
+    assert (ok, errors) == (len(docs), [])
+    yield name, docs[:1500], docs
+    es.indices.delete(index=name)
+
+
+def ids(es, name, query):
+    r = es.search(index=name, query=query, size=10000)
+    return {h["_id"] for h in r["hits"]["hits"]}
+
+
+def osa(a, b):
+    d = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i in range(len(a) + 1):
+        d[i][0] = i
+    for j in range(len(b) + 1):
+        d[0][j] = j
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+    return d[len(a)][len(b)]
+
+
+def auto(term):
+    return 0 if len(term) <= 2 else 1 if len(term) <= 5 else 2
+
+
+def haversine(a, b):
+    r = 6371008.7714
+    p1, p2 = math.radians(a[0]), math.radians(b[0])
+    dp, dl = p2 - p1, math.radians(b[1] - a[1])
+    h = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
+    return 2 * r * math.asin(math.sqrt(h))
+
+
+def test_term_and_text_queries(es, corpus):
+    name, docs, _ = corpus
+    for value in ["alpha", "beta", "gama"]:
+        want = {d["_id"] for d in docs if "tag" in d and osa(d["tag"], value) <= auto(value)}
+        assert ids(es, name, {"fuzzy": {"tag": {"value": value, "fuzziness": "AUTO"}}}) == want
+    for text in ["quick bro", "lazy d", "se"]:
+        *head, last = text.split()
+        want = set()
+        for d in docs:
+            w = d["body"].split()
+            for k in range(len(w) - len(head)):
+                if w[k:k + len(head)] == head and w[k + len(head)].startswith(last):
+                    want.add(d["_id"])
+        assert ids(es, name, {"match_phrase_prefix": {"body": text}}) == want, text
+        want = {d["_id"] for d in docs
+                if any(x in head or x.startswith(last) for x in d["body"].split())}
+        assert ids(es, name, {"match_bool_prefix": {"body": text}}) == want, text
+    a, b = {"match": {"body": "fox"}}, {"term": {"tag": "beta"}}
+    sa = {h["_id"]: h["_score"] for h in es.search(index=name, query=a, size=10000)["hits"]["hits"]}
+    sb = {h["_id"]: h["_score"] for h in es.search(index=name, query=b, size=10000)["hits"]["hits"]}
+    r = es.search(index=name, query={"dis_max": {"queries": [a, b], "tie_breaker": 0.5}}, size=10000)
+    assert {h["_id"] for h in r["hits"]["hits"]} == set(sa) | set(sb)
+    for h in r["hits"]["hits"]:
+        x, y = sa.get(h["_id"], 0.0), sb.get(h["_id"], 0.0)
+        assert h["_score"] == pytest.approx(max(x, y) + 0.5 * min(x, y), rel=1e-4)
+    centre = (50.0, 0.0)
+    for dist, metres in [("150km", 150_000), ("100mi", 160_934.4)]:
+        got = ids(es, name, {"geo_distance": {"distance": dist, "place": {"lat": 50, "lon": 0}}})
+        want = {d["_id"] for d in docs
+                if haversine(centre, (d["place"]["lat"], d["place"]["lon"])) <= metres}
+        edge = {d["_id"] for d in docs
+                if abs(haversine(centre, (d["place"]["lat"], d["place"]["lon"])) - metres) < 1}
+        assert want and (got ^ want) <= edge
+
+
+def test_composite_pages(es, corpus):
+    name, docs, _ = corpus
+    truth = collections.Counter((d.get("tag"), d["ts"] - d["ts"] % HOUR) for d in docs)
+    got, after = {}, None
+    while True:
+        body = {"size": 31, "sources": [
+            {"tag": {"terms": {"field": "tag", "missing_bucket": True}}},
+            {"hour": {"date_histogram": {"field": "ts", "fixed_interval": "1h"}}}]}
+        if after:
+            body["after"] = after
+        r = es.search(index=name, query={"range": {"n": {"lte": 40}}}, size=0,
+                      aggs={"c": {"composite": body}})["aggregations"]["c"]
+        if not r["buckets"]:
+            break
+        for b in r["buckets"]:
+            got[(b["key"]["tag"], b["key"]["hour"])] = b["doc_count"]
+        after = r["after_key"]
+    assert got == dict(truth)
+
+
+def test_metric_and_term_aggregations(es, corpus):
+    name, docs, _ = corpus
+    q = {"range": {"n": {"lte": 40}}}
+    r = es.search(index=name, query=q, size=0, aggs={
+        "wa": {"weighted_avg": {"value": {"field": "n"}, "weight": {"field": "w", "missing": 2}}},
+        "m": {"missing": {"field": "tag"}},
+        "rare": {"rare_terms": {"field": "n", "max_doc_count": 40}},
+        "sig": {"significant_terms": {"field": "tag", "min_doc_count": 1}},
+    })["aggregations"]
+    num = sum(d["n"] * d.get("w", 2) for d in docs)
+    den = sum(d.get("w", 2) for d in docs)
+    assert r["wa"]["value"] == pytest.approx(num / den)
+    assert r["m"]["doc_count"] == sum(1 for d in docs if "tag" not in d)
+    counts = collections.Counter(d["n"] for d in docs)
+    want = sorted((c, k) for k, c in counts.items() if c <= 40)
+    assert [(b["doc_count"], b["key"]) for b in r["rare"]["buckets"]] == want
+    # JLH against the whole index (the small documents carry no tag).
+    name_, _, alldocs = corpus
+    tags = collections.Counter(d["tag"] for d in docs if "tag" in d)
+    bg = collections.Counter(d["tag"] for d in alldocs if "tag" in d)
+    fs, bs = len(docs), len(alldocs)
+    scores = {}
+    for t, c in tags.items():
+        sub, sup = c / fs, bg[t] / bs
+        if sub > sup:
+            scores[t] = (sub - sup) * (sub / sup)
+    want = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:10]
+    got = [(b["key"], b["score"]) for b in r["sig"]["buckets"]]
+    assert [k for k, _ in got] == [k for k, _ in want]
+    for (_, g), (_, w) in zip(got, want):
+        assert g == pytest.approx(w)
+    assert (r["sig"]["doc_count"], r["sig"]["bg_count"]) == (fs, bs)
+
+
+def test_cardinality_is_exact_below_threshold(es, corpus):
+    name, _, alldocs = corpus
+    assert len({d["ip"] for d in alldocs}) == 3940
+    for threshold in [4000, 40000]:
+        r = es.search(index=name, size=0, aggs={"c": {"cardinality": {
+            "field": "ip", "precision_threshold": threshold}}})
+        assert r["aggregations"]["c"]["value"] == 3940
+    r = es.search(index=name, size=0, aggs={"c": {"cardinality": {"field": "ip"}}})
+    assert abs(r["aggregations"]["c"]["value"] - 3940) / 3940 < 0.02
+    r = es.search(index=name, size=0, aggs={"c": {"cardinality": {
+        "field": "n", "precision_threshold": 100}}})
+    assert r["aggregations"]["c"]["value"] == len({d["n"] for d in alldocs})
+
+
+def test_pipelines(es, corpus):
+    name, docs, _ = corpus
+    r = es.search(index=name, query={"range": {"n": {"lte": 40}}}, size=0, aggs={"h": {
+        "date_histogram": {"field": "ts", "fixed_interval": "6h"},
+        "aggs": {"s": {"sum": {"field": "n"}},
+                 "d": {"derivative": {"buckets_path": "s"}},
+                 "cs": {"cumulative_sum": {"buckets_path": "_count"}},
+                 "top": {"bucket_sort": {"sort": [{"_count": {"order": "desc"}}], "size": 3}}}}})
+    by = collections.defaultdict(lambda: [0, 0])
+    for d in docs:
+        k = d["ts"] - d["ts"] % (6 * HOUR)
+        by[k][0] += 1
+        by[k][1] += d["n"]
+    rows, prev, total = [], None, 0
+    for k in sorted(by):
+        total += by[k][0]
+        rows.append((k, by[k][0], None if prev is None else by[k][1] - prev, total))
+        prev = by[k][1]
+    rows.sort(key=lambda r: -r[1])
+    buckets = r["aggregations"]["h"]["buckets"]
+    assert len(buckets) == 3
+    for b, row in zip(buckets, rows[:3]):
+        assert (b["key"], b["doc_count"], b["cs"]["value"]) == (row[0], row[1], row[3])
+        if row[2] is None:
+            assert "d" not in b
+        else:
+            assert b["d"]["value"] == pytest.approx(row[2])
+
+
+def test_highlight(es, corpus):
+    name, docs, _ = corpus
+    r = es.search(index=name, query={"match": {"body": "fox"}}, size=50,
+                  highlight={"pre_tags": ["<b>"], "post_tags": ["</b>"],
+                             "fields": {"body": {"number_of_fragments": 0}}})
+    by_id = {d["_id"]: d for d in docs}
+    assert r["hits"]["hits"]
+    for h in r["hits"]["hits"]:
+        frag = h["highlight"]["body"][0]
+        assert frag.replace("<b>", "").replace("</b>", "") == by_id[h["_id"]]["body"]
+        assert frag.count("<b>fox</b>") == by_id[h["_id"]]["body"].split().count("fox")
+
+
+@pytest.mark.parametrize("body", [
+    {"query": {"fuzzy": {"tag": {"value": "a", "fuzziness": 5}}}},
+    {"query": {"dis_max": {"queries": []}}},
+    {"query": {"geo_distance": {"distance": "5parsecs", "place": "50,0"}}},
+    {"query": {"match_bool_prefix": {"body": {"query": "a", "operator": "xor"}}}},
+    {"aggs": {"c": {"composite": {"sources": []}}}},
+    {"aggs": {"r": {"rare_terms": {"field": "tag", "max_doc_count": 500}}}},
+    {"aggs": {"d": {"derivative": {"buckets_path": "_count"}}}},
+    {"aggs": {"t": {"terms": {"field": "tag"}, "aggs": {"c": {"cumulative_sum": {"buckets_path": "_count"}}}}}},
+    {"aggs": {"w": {"weighted_avg": {"value": {"field": "n"}}}}},
+    {"highlight": {"fields": {"body": {"type": "magic"}}}},
+])
+def test_bad_requests_are_400(es, corpus, body):
+    name, _, _ = corpus
+    with pytest.raises(elasticsearch.BadRequestError) as e:
+        es.search(index=name, body=body)
+    assert e.value.meta.status == 400
