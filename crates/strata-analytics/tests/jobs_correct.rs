@@ -90,8 +90,16 @@ async fn logistic_regression_matches_plain_gradient_descent_at_every_budget() {
             for (got, want) in result.losses.iter().zip(&losses) {
                 assert!(close(*got, *want), "{got} vs {want}");
             }
-            // Sums are added in segment order: bit for bit the same model.
-            assert_eq!(first.get_or_insert(result.weights.clone()), &result.weights);
+            // The budget and the cache's placement change where segments
+            // live, never which rows they hold: models agree to rounding
+            // (which partition's rows come first is up to the file scan).
+            let first = first.get_or_insert(result.weights.clone());
+            for (got, want) in result.weights.iter().zip(first.iter()) {
+                assert!(
+                    (got - want).abs() <= 1e-12 * want.abs().max(1.0),
+                    "pool {pool:?} share {share} compression {compression}: {got} vs {want}"
+                );
+            }
             let summary = dataset.summary();
             let read = TierCounters::get(&run.engine.area.counters().cache_read);
             match share {
