@@ -56,7 +56,7 @@ impl JobEngine {
     /// Measures the baseline, divides the budget, creates the spill area
     /// and the session.
     pub fn new(options: &EngineOptions) -> Result<JobEngine, AnalyticsError> {
-        let plan = BudgetPlan::new(options.budget, rss::current_rss())?;
+        let plan = BudgetPlan::new(options.budget, rss::current_data_rss())?;
         JobEngine::with_plan(options, plan)
     }
 

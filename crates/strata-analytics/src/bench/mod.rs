@@ -38,7 +38,8 @@ pub struct RunResult {
     pub seconds: f64,
     /// The child's job seconds (its report), engine start to result.
     pub job_seconds: f64,
-    /// The child's peak RSS (`VmHWM`).
+    /// The child's peak resident data (`RssAnon + RssShmem`, sampled;
+    /// the executable's pages not counted).
     pub peak_rss: u64,
     /// Bytes spilled plus cached-table bytes written to the SSD tier.
     pub ssd_written: u64,
@@ -107,7 +108,7 @@ pub fn run_bench(args: AnalyticsBenchArgs) -> Result<(), AnalyticsError> {
                 let base = *first.get_or_insert(result.seconds);
                 result.slowdown = result.seconds / base;
                 eprintln!(
-                    "{:<9} {:<6} {:>6}% ({:>9}): {:>8.2} s (x{:.2}), peak RSS {}, SSD written {} read {}",
+                    "{:<9} {:<6} {:>6}% ({:>9}): {:>8.2} s (x{:.2}), peak data RSS {}, SSD written {} read {}",
                     job.name(),
                     format!("{mode:?}").to_lowercase(),
                     percent,
@@ -221,7 +222,7 @@ impl Run<'_> {
             budget_bytes: budget,
             seconds,
             job_seconds: number("/seconds"),
-            peak_rss: number("/budget/peak_rss") as u64,
+            peak_rss: number("/budget/peak_data_rss") as u64,
             ssd_written: (number("/spill/spilled_bytes") + number("/spill/cache_written_bytes"))
                 as u64,
             ssd_read: (number("/spill/spill_read_bytes") + number("/spill/cache_read_bytes")) as u64,

@@ -2,13 +2,14 @@
 //! memory pool that enforces the operators' part of it ([`BudgetPool`]),
 //! and the resident-memory readings that check it ([`rss`]).
 //!
-//! The budget bounds the process's resident memory (RSS), not just what
-//! DataFusion accounts for. So the plan takes off what the process holds
+//! The budget bounds the process's resident data (anonymous and shared
+//! pages of RSS; not the executable's own pages, see [`rss`]), not just
+//! what DataFusion accounts for. So the plan takes off what the process holds
 //! before any data (its code, threads, the engine's registries: measured
 //! when the job starts) and a slack for memory no operator reports
 //! (decoders' buffers, allocator fragmentation); the rest is the pool that
 //! every operator, the cached dataset and the SSD tier's I/O buffers
-//! reserve from. A job's peak RSS stays within the budget plus
+//! reserve from. A job's peak resident data stays within the budget plus
 //! [`BudgetPlan::margin`] (checked from outside the process by
 //! `crates/strata/tests/job_budget.rs`).
 
@@ -74,7 +75,7 @@ impl BudgetPlan {
         })
     }
 
-    /// How far above the budget the job's peak RSS may go: 10% of the
+    /// How far above the budget the job's peak resident data may go: 10% of the
     /// budget or 16 MiB, whichever is larger (what the budget test allows).
     pub fn margin(&self) -> Option<u64> {
         self.budget.map(margin_for)

@@ -155,10 +155,15 @@ fn to_json(value: &impl serde::Serialize) -> serde_json::Value {
 /// One line for a human: time, peak memory against the budget, spills.
 fn summary(report: &JobReport) -> String {
     let budget = &report.budget;
-    let peak = budget.peak_rss.max(budget.peak_rss_sampled);
+    let peak = budget.peak_data_rss;
     let memory = match budget.plan.budget {
-        Some(limit) => format!("peak RSS {} of a {} budget", human(peak), human(limit)),
-        None => format!("peak RSS {} (no budget)", human(peak)),
+        Some(limit) => format!(
+            "peak data RSS {} of a {} budget (RSS with code {})",
+            human(peak),
+            human(limit),
+            human(budget.peak_rss)
+        ),
+        None => format!("peak data RSS {} (no budget; RSS with code {})", human(peak), human(budget.peak_rss)),
     };
     let spill = &report.spill;
     format!(

@@ -48,11 +48,13 @@ pub struct BudgetReport {
     /// Reservations the pool refused (each made an operator spill or the
     /// cached table stop growing in DRAM).
     pub pool_refusals: u64,
-    /// Peak resident memory, the kernel's high-water mark (`VmHWM`).
+    /// Peak resident memory, the kernel's high-water mark (`VmHWM`),
+    /// the executable's pages included.
     pub peak_rss: u64,
-    /// Peak resident memory sampled every 10 ms.
-    pub peak_rss_sampled: u64,
-    /// Peak RSS within budget plus margin (`None` without a budget).
+    /// Peak resident data (`RssAnon + RssShmem`) sampled every 10 ms:
+    /// what the budget bounds.
+    pub peak_data_rss: u64,
+    /// Peak data within budget plus margin (`None` without a budget).
     pub within_budget: Option<bool>,
 }
 
@@ -80,19 +82,18 @@ pub struct SpillReport {
 impl BudgetReport {
     /// The budget's figures from `engine` and the peaks measured.
     pub fn new(engine: &JobEngine, peak_rss: u64, sampled: u64) -> BudgetReport {
-        let peak = peak_rss.max(sampled);
         BudgetReport {
             plan: engine.plan,
             margin: engine.plan.margin(),
             pool_peak: engine.pool.peak() as u64,
             pool_refusals: engine.pool.refusals(),
             peak_rss,
-            peak_rss_sampled: sampled,
+            peak_data_rss: sampled,
             within_budget: engine
                 .plan
                 .budget
                 .zip(engine.plan.margin())
-                .map(|(budget, margin)| peak <= budget + margin),
+                .map(|(budget, margin)| sampled <= budget + margin),
         }
     }
 }
