@@ -82,9 +82,13 @@ impl BudgetPlan {
     }
 }
 
-/// The slack of a budget: an eighth of it, at least 8 MiB.
+/// The slack of a budget: an eighth of it, at least 32 MiB. Measured:
+/// word count holds about 25-30 MiB that no reservation reports (the
+/// aggregation's hash tables beyond their accounted size, the text
+/// readers' buffers and channels) whatever the budget; an 8 MiB floor
+/// let it reach 88 MiB at a 64 MiB budget.
 fn slack_for(budget: u64) -> u64 {
-    (budget / 8).max(8 << 20)
+    (budget / 8).max(32 << 20)
 }
 
 /// The stated margin over a budget (see [`BudgetPlan::margin`]).
@@ -104,8 +108,8 @@ mod tests {
         assert_eq!(plan.margin(), Some((512 << 20) / 10));
         let unbounded = BudgetPlan::new(None, 30 << 20).unwrap();
         assert_eq!((unbounded.pool, unbounded.margin()), (None, None));
-        let error = BudgetPlan::new(Some(40 << 20), 30 << 20).unwrap_err();
+        let error = BudgetPlan::new(Some(64 << 20), 30 << 20).unwrap_err();
         assert!(error.to_string().contains("too small"), "{error}");
-        assert!(error.to_string().contains("use at least 54.0 MiB"), "{error}");
+        assert!(error.to_string().contains("use at least 78.0 MiB"), "{error}");
     }
 }
