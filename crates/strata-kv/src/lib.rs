@@ -37,6 +37,8 @@
 mod arena;
 pub mod clock;
 pub mod collection;
+mod config;
+mod context;
 mod error;
 pub mod eviction;
 pub mod fetch;
@@ -45,6 +47,7 @@ pub mod item;
 pub mod journal;
 mod keyspace;
 mod maintenance;
+mod open;
 mod shard;
 pub mod stats;
 pub mod store;
@@ -52,14 +55,15 @@ pub mod tier;
 mod watch;
 
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use config::KeyspaceConfig;
 pub use error::KvError;
 pub use eviction::EvictionPolicy;
 pub use item::{Deleted, ItemRef, Mutation, NewItem, ValueKind};
 pub use journal::{take_written_lsn, Journal, Refusal};
-pub use keyspace::{ExclusiveStore, Keyspace, KeyspaceConfig, PairDecision, SharedStore};
+pub use keyspace::{ExclusiveStore, Keyspace, SharedStore};
 pub use maintenance::{Maintenance, PassReport};
 pub use stats::KeyspaceStats;
-pub use store::{Renamed, Store};
+pub use store::{PairDecision, Renamed, Store};
 pub use tier::{
     DataTier, IndexTier, Placement, PmemTier, RestartReport, SsdRebuild, SsdSettings, SsdTier,
 };

@@ -12,7 +12,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::keyspace::Keyspace;
-use crate::shard::CompactionStep;
+use crate::shard::room::CompactionStep;
 
 /// Segments per shard checked for expired items in one pass.
 const EXPIRE_SEGMENTS_PER_PASS: usize = 4;

@@ -18,7 +18,7 @@ mod segment;
 use std::collections::VecDeque;
 
 pub(crate) use pmem::{adopt_segments, PmemSegments};
-pub(crate) use record::{decode, encode, get_varint, header_len, Header, DEAD};
+pub(crate) use record::{decode, encode, get_varint, header_len, stub_len, Header, DEAD};
 use segment::Segment;
 
 use crate::KvError;

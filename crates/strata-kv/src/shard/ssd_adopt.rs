@@ -5,9 +5,9 @@
 
 use strata_ssd::{Recovery, SsdError};
 
-use super::ssd::{stub_len, FoundRecord};
+use super::ssd::FoundRecord;
 use super::ShardInner;
-use crate::arena::encode;
+use crate::arena::{encode, stub_len};
 use crate::tier::{Prior, StubValue, PERSISTENT_STUB_VALUE_LEN};
 use crate::KvError;
 

@@ -27,10 +27,10 @@ use std::time::{Duration, Instant};
 
 use strata_ssd::{BlockLoc, Entry, FreeSpace, IndexHome};
 
-use super::ssd::{KIND_FLUSH, KIND_PUT, KIND_TOMBSTONE};
-use super::{SsdTier, ValueRef};
 use crate::arena::decode;
 use crate::keyspace::Keyspace;
+use crate::tier::ssd::{KIND_FLUSH, KIND_PUT, KIND_TOMBSTONE};
+use crate::tier::{SsdTier, ValueRef};
 
 /// Blocks emptied per maintenance pass while free space is plentiful (a
 /// pass runs every 100 ms).

@@ -20,10 +20,12 @@ use std::collections::HashMap;
 
 use strata_ssd::{BlockLoc, Recovery, SsdError, SsdStore};
 
-use super::ssd::KIND_PUT;
-use super::{Prior, ValueRef};
 use crate::arena::decode;
-use crate::shard::{FoundRecord, LostStub, ShardInner};
+use crate::shard::ssd::FoundRecord;
+use crate::shard::ssd_adopt::LostStub;
+use crate::shard::ShardInner;
+use crate::tier::ssd::KIND_PUT;
+use crate::tier::{Prior, ValueRef};
 
 /// A lost stub and its shard.
 pub(crate) type Lost = (usize, LostStub);

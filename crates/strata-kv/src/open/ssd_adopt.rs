@@ -24,12 +24,15 @@ use std::time::Instant;
 use strata_pmem::PersistentArena;
 use strata_ssd::{BlockDevice, IndexHome, SsdConfig, SsdStore};
 
+use super::placed::{on_cores, open_tier, restore_all};
 use super::ssd_repair::{self, Lost};
-use super::SsdTier;
-use super::{DataTier, IndexTier, Placement, RestartReport, SsdRebuild, SsdSettings};
 use crate::clock::Clock;
-use crate::keyspace::{on_cores, open_tier, restore_all, Keyspace, KeyspaceConfig};
+use crate::config::KeyspaceConfig;
+use crate::keyspace::Keyspace;
 use crate::shard::ShardInner;
+use crate::tier::{
+    DataTier, IndexTier, Placement, RestartReport, SsdRebuild, SsdSettings, SsdTier,
+};
 
 /// Opens (or creates) the keyspace in `arena` over the SSD `device`.
 pub(crate) fn adopt(

@@ -15,12 +15,14 @@ use std::time::Instant;
 
 use strata_ssd::{BlockDevice, BlockLoc, SsdConfig, SsdStore};
 
-use super::ssd::{KIND_FLUSH, KIND_PUT, KIND_TOMBSTONE};
-use super::{DataTier, Placement, RestartReport, SsdRebuild, SsdSettings, SsdTier, ValueRef};
 use crate::arena::decode;
 use crate::clock::Clock;
-use crate::keyspace::{segment_size_for, Keyspace, KeyspaceConfig};
-use crate::shard::{FoundRecord, ShardInner};
+use crate::config::{segment_size_for, KeyspaceConfig};
+use crate::keyspace::Keyspace;
+use crate::shard::ssd::FoundRecord;
+use crate::shard::ShardInner;
+use crate::tier::ssd::{KIND_FLUSH, KIND_PUT, KIND_TOMBSTONE};
+use crate::tier::{DataTier, Placement, RestartReport, SsdRebuild, SsdSettings, SsdTier, ValueRef};
 
 /// Per shard: the last tombstone of each key whose last entry it is.
 type ShardTombstones = Vec<HashMap<Box<[u8]>, BlockLoc>>;
@@ -138,7 +140,7 @@ pub(crate) fn rebuild(
     }
     if let Some(marker) = scan.marker {
         recovery
-            .set_live(marker, super::ssd::FLUSH_PAYLOAD_LEN)
+            .set_live(marker, crate::tier::ssd::FLUSH_PAYLOAD_LEN)
             .map_err(describe)?;
     }
     let entries = recovery.stats().entries;

@@ -12,33 +12,10 @@
 //!   tables are emptied.
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use super::{index_owner, Placement, PmemTier};
 use crate::arena::{adopt_segments, Arena, PmemSegments, DEAD};
 use crate::index::{Index, TableSource};
-
-/// What a start found in the persistent arena.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RestartReport {
-    /// The placement served.
-    pub placement: Placement,
-    /// Whether the arena held a keyspace (false: made new).
-    pub restarted: bool,
-    /// How the index was restored: "new", "adopted" (served as found) or
-    /// "rebuilt" (scanned from the records).
-    pub index: &'static str,
-    /// Items served after the restore.
-    pub items: u64,
-    /// Index entries checked (adopted), or records scanned (rebuilt).
-    pub records_checked: u64,
-    /// Superseded records found live and marked dead (crash leftovers).
-    pub duplicates_dropped: u64,
-    /// Segments adopted.
-    pub segments: u64,
-    /// Wall time of the restore.
-    pub duration: Duration,
-}
+use crate::tier::{index_owner, IndexTier, Placement, PmemTier};
 
 /// One restored shard.
 pub(crate) struct RestoredShard {
@@ -63,11 +40,11 @@ pub(crate) fn restore_shard(
 ) -> Result<RestoredShard, String> {
     let segment_size = tier.segment_size();
     let table_source = match placement.index {
-        super::IndexTier::Pmem => TableSource::Pmem {
+        IndexTier::Pmem => TableSource::Pmem {
             tier: tier.clone(),
             shard,
         },
-        super::IndexTier::Dram => TableSource::Dram,
+        IndexTier::Dram => TableSource::Dram,
     };
     let adopted_table = take_index_table(tier, shard, placement)?;
     let mut restored = RestoredShard {
@@ -84,7 +61,7 @@ pub(crate) fn restore_shard(
         return Ok(restored);
     }
     let (segments, next_seq) = adopt_segments(tier, shard)?;
-    let mark_dead = placement.index == super::IndexTier::Dram;
+    let mark_dead = placement.index == IndexTier::Dram;
     let source = PmemSegments::new(tier.clone(), shard, next_seq, mark_dead);
     restored.arena = Arena::adopt(segment_size, source, segments);
     match adopted_table {
