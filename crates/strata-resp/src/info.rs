@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::number::human_bytes;
-use crate::protocol::{Shared, REDIS_VERSION};
 use crate::pubsub::Kind;
+use crate::shared::{Shared, REDIS_VERSION};
 use crate::stats::Totals;
 
 /// Sections in report order; all but [`NOT_DEFAULT`] are in `default`.
