@@ -1,7 +1,7 @@
 //! [`execute`]: runs one command by its table row, as a client (or
 //! `EXEC`) asks for it: `EVAL`, `EVALSHA` and their read-only forms run a
 //! script here, whose `redis.call` goes back down to
-//! [`route`](crate::route); everything else is routed there directly.
+//! [`route`]; everything else is routed there directly.
 //! Keeping the script commands above the table is what lets scripting
 //! import the table without a cycle.
 

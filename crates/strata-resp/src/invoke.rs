@@ -1,4 +1,4 @@
-//! [`run_command`]: runs one command that passed its checks, writes its
+//! `run_command`: runs one command that passed its checks, writes its
 //! reply or error, and counts it (command statistics, slow log). Shared by
 //! the session and `EXEC`, below both.
 

@@ -5,7 +5,7 @@
 
 /// Every command the front end knows. MULTI, EXEC, DISCARD, WATCH, QUIT and
 /// RESET are run by the session itself (they act on the transaction state);
-/// everything else goes through [`execute`].
+/// everything else goes through [`execute`](crate::dispatch::execute).
 #[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Command {
