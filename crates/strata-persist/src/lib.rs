@@ -14,7 +14,8 @@
 //!   without `fork()` and without copying the keyspace (see [`checkpoint`]).
 //!
 //! ## Layout
-//! - [`config`]: [`PersistConfig`] and [`Mode`].
+//! - [`config`]: [`PersistConfig`]; its mode is the log's own
+//!   [`Durability`], re-exported.
 //! - [`journal`]: [`LogJournal`], the engine's journal on the log.
 //! - [`recovery`]: loading the snapshot and replaying the log; [`RecoveryStats`].
 //! - [`checkpoint`]: writing one checkpoint; [`CheckpointReport`].
@@ -38,11 +39,14 @@ mod trigger;
 
 pub use checkpoint::CheckpointReport;
 use checkpoint::Pace;
-pub use config::{Mode, PersistConfig};
+pub use config::PersistConfig;
 pub use error::PersistError;
 pub use journal::LogJournal;
 pub use recovery::RecoveryStats;
 pub use status::PersistStatus;
+/// How writes are made durable: the log's own type, used unchanged here
+/// and by the server.
+pub use strata_log::Durability;
 
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -52,7 +56,7 @@ use std::time::Instant;
 use parking_lot::Mutex;
 use strata_device::{Directory, FsDirectory, SyncMode};
 use strata_kv::Keyspace;
-use strata_log::{CommandLog, Durability, LogConfig, LogError};
+use strata_log::{CommandLog, LogConfig, LogError};
 
 /// The durability of one keyspace: its log, its snapshots, its checkpoints.
 pub struct Persistence {
@@ -114,10 +118,7 @@ impl Persistence {
         config: PersistConfig,
     ) -> Result<Persistence, PersistError> {
         let started = Instant::now();
-        let durability = match config.mode {
-            Mode::Sync => Durability::Sync,
-            Mode::Async { sync_interval } => Durability::Async { sync_interval },
-        };
+        let durability = config.mode;
         let log_config = LogConfig::new(durability)
             .with_segment_size(config.log_segment_size)
             .with_group_commit_max_delay(config.group_commit_delay);
@@ -187,7 +188,7 @@ impl Persistence {
     }
 
     /// The mode.
-    pub fn mode(&self) -> Mode {
+    pub fn mode(&self) -> Durability {
         self.shared.config.mode
     }
 
