@@ -31,6 +31,7 @@
 //!
 //! The engine never performs network I/O and never imports a front end.
 
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 

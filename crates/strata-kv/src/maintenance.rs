@@ -109,7 +109,8 @@ pub struct Maintenance {
 impl Maintenance {
     /// Starts a thread running [`Keyspace::run_maintenance`] every 100 ms
     /// (at once again while the SSD defragmenter is behind).
-    pub fn start(keyspace: Arc<Keyspace>) -> Self {
+    /// The error is the operating system's refusal to start a thread.
+    pub fn start(keyspace: Arc<Keyspace>) -> std::io::Result<Self> {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let thread = std::thread::Builder::new()
@@ -120,12 +121,11 @@ impl Maintenance {
                         std::thread::park_timeout(PASS_INTERVAL);
                     }
                 }
-            })
-            .expect("spawn maintenance thread");
-        Self {
+            })?;
+        Ok(Self {
             stop,
             thread: Some(thread),
-        }
+        })
     }
 
     /// Stops the thread and waits for it.

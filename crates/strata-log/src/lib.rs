@@ -69,6 +69,7 @@
 //!
 //! [`Directory`]: strata_device::Directory
 
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 

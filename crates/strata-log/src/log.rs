@@ -42,11 +42,11 @@ impl CommandLog {
         config.validate()?;
         let recovered = recover(&*dir, policy)?;
         let report = recovered.report.clone();
-        let current = recovered
-            .segments
-            .last()
-            .cloned()
-            .expect("recovery leaves a current segment");
+        // Recovery always leaves a current segment (it makes one in an
+        // empty directory); a list without one is refused, not trusted.
+        let Some(current) = recovered.segments.last().cloned() else {
+            return Err(LogError::Config("recovery left no current segment".into()));
+        };
         let next_lsn = report.last_lsn + 1;
         let pending = Pending {
             buf: Vec::new(),

@@ -25,6 +25,7 @@
 //!
 //! This crate knows nothing of protocols or sockets.
 
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 

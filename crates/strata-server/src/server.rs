@@ -121,7 +121,7 @@ impl Server {
         let info = ServerInfo::new(crate::VERSION, settings);
         let durability = Arc::new(ServerDurability::new(persistence, info.started_unix));
         let info = Arc::new(info.with_durability(durability.clone()));
-        let maintenance = Maintenance::start(keyspace.clone());
+        let maintenance = Maintenance::start(keyspace.clone()).map_err(ServerError::Maintenance)?;
 
         let shutdown = CancellationToken::new();
         let protection = |auth: Arc<dyn strata_net::Authentication>| {

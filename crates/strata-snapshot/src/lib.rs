@@ -68,6 +68,7 @@
 //!
 //! This crate depends on `strata-device` only.
 
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
