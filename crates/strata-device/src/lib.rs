@@ -25,7 +25,6 @@
 //! This crate never depends on any other Strata crate.
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
-#![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
 mod block;

@@ -70,7 +70,7 @@ impl Ctx {
             seed,
             cas: AtomicU64::new(1),
             memory_limit: AtomicU64::new(config.memory_limit),
-            eviction: AtomicU8::new(config.eviction.evicts() as u8),
+            eviction: AtomicU8::new(u8::from(config.eviction.evicts())),
             max_item_size: AtomicUsize::new(config.max_item_size),
             shards,
             used_total,
@@ -97,7 +97,7 @@ impl Ctx {
 
     pub fn set_eviction(&self, policy: EvictionPolicy) {
         self.eviction
-            .store(policy.evicts() as u8, Ordering::Relaxed);
+            .store(u8::from(policy.evicts()), Ordering::Relaxed);
     }
 
     pub fn set_max_item_size(&self, bytes: usize) {

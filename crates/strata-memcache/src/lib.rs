@@ -68,7 +68,6 @@
 //!   `get_flushed`, `expired_unfetched`, `evicted_unfetched` are 0.
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod auth_file;
 pub mod base64;

@@ -27,7 +27,6 @@
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod checkpoint;
 pub mod config;

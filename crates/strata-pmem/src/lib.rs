@@ -31,7 +31,6 @@
 //! This crate never depends on any other Strata crate.
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
-#![warn(missing_docs)]
 #![deny(unsafe_code)]
 
 #[cfg(target_endian = "big")]

@@ -45,7 +45,6 @@
 //! public API.
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod acl;
 pub mod args;

@@ -125,9 +125,13 @@ impl Default for Limits {
 /// A value of a doc-values field.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DocValue {
+    /// A `long`, `integer`, `short` or `byte` value.
     Int(i64),
+    /// A `double` or `float` value.
     Double(f64),
+    /// A `boolean` value.
     Bool(bool),
+    /// A `keyword` value.
     Str(String),
     /// Epoch milliseconds.
     Date(i64),

@@ -96,7 +96,6 @@
 //! are refused). With a 16-bit tag that fills 63 bits of an 8-byte entry.
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
-#![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
 mod cache;
