@@ -56,7 +56,7 @@ fn decode_all(input: &[u8], cuts: &[prop::sample::Index], authenticated: bool) {
                         "request past the buffer"
                     );
                     let args = parser.args(&buf);
-                    if args.len() > 0 {
+                    if !args.is_empty() {
                         if let Some(spec) = lookup(args.get(0)) {
                             let _ = spec.arity_ok(args.len());
                         }
