@@ -1,7 +1,7 @@
 //! Background upkeep of a keyspace: reclaiming expired items (so memory is
 //! freed even for keys nobody reads again), compacting segments that are
 //! mostly garbage, running a delayed flush when it falls due, and the SSD
-//! tier's periodic flush and defragmentation (`tier/defrag.rs`).
+//! tier's periodic flush and defragmentation (`open/defrag.rs`).
 //!
 //! Work is done in small steps, one shard lock at a time, so foreground
 //! requests wait at most for one step.

@@ -16,7 +16,7 @@ impl Keyspace {
     /// Opens a keyspace whose records live on the SSD `device` (`data =
     /// ssd`). With `index = dram` the index and stubs are rebuilt by
     /// scanning the write blocks; with `index = pmem` they live in `pmem`
-    /// and are adopted as found (`tier/ssd_adopt.rs`).
+    /// and are adopted as found (`open/ssd_adopt.rs`).
     pub fn open_ssd(
         config: KeyspaceConfig,
         clock: Arc<dyn Clock>,

@@ -8,7 +8,7 @@
 //! persistent index, a stub's fallback (its `Prior`) names a live entry
 //! too until its own record is durable (`tier/fallbacks.rs`). A removal
 //! appends a tombstone entry, which the shard does not track: it stays
-//! live on the SSD until the defragmenter finds it unneeded (`tier/defrag.rs`).
+//! live on the SSD until the defragmenter finds it unneeded (`open/defrag.rs`).
 
 use bytes::Bytes;
 use strata_ssd::BlockLoc;

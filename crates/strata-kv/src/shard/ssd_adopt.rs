@@ -1,7 +1,7 @@
 //! A shard's part when a restart adopts a persistent index over the SSD
-//! tier (`tier/ssd_adopt.rs`): every stub marks its entry live; a stub
+//! tier (`open/ssd_adopt.rs`): every stub marks its entry live; a stub
 //! whose record never reached the device is listed, and later repaired
-//! from its prior (`tier/ssd_repair.rs`) or removed.
+//! from its prior (`open/ssd_repair.rs`) or removed.
 
 use strata_ssd::{Recovery, SsdError};
 
