@@ -73,6 +73,7 @@
 #![forbid(unsafe_code)]
 
 pub mod config;
+mod durable_wait;
 mod error;
 mod flusher;
 mod group_commit;
@@ -89,11 +90,11 @@ pub mod stats;
 mod waiters;
 
 pub use config::{Durability, LogConfig, RecoveryPolicy};
+pub use error::describe_io;
 pub use error::LogError;
 pub use log::CommandLog;
 pub use record::{MAX_BODY_LEN, RECORD_HEADER_LEN};
 pub use recovery::{Damage, DamageKind, RecoveryReport};
 pub use replay::ReplayReport;
 pub use segment::FORMAT_VERSION;
-pub use stall::describe_io;
 pub use stats::LogStats;

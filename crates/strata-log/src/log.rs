@@ -9,12 +9,12 @@ use std::time::Instant;
 use strata_device::Directory;
 
 use crate::config::{Durability, LogConfig, RecoveryPolicy};
+use crate::durable_wait::DurableWait;
 use crate::flusher::{Flusher, ASYNC_WRITE_THRESHOLD};
 use crate::record::{encode_into, MAX_BODY_LEN, RECORD_HEADER_LEN};
 use crate::recovery::{recover, RecoveryReport};
 use crate::replay::{replay, ReplayReport};
 use crate::shared::{Pending, Shared};
-use crate::waiters::DurableWait;
 use crate::{LogError, LogStats};
 
 /// An append-only, segmented log of opaque records, each with an LSN
