@@ -50,7 +50,8 @@ mod sim;
 mod words;
 
 pub use alloc::ChunkRun;
-pub use arena::{ArenaStats, PersistentArena};
+pub use arena::stats::ArenaStats;
+pub use arena::PersistentArena;
 pub use backing::Backing;
 pub use claim::{ClaimedRun, ClaimedWords};
 pub use error::{PmemError, Result};

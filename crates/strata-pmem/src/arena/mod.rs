@@ -8,9 +8,7 @@
 mod chunks;
 mod claims;
 mod file;
-mod stats;
-
-pub use stats::ArenaStats;
+pub(crate) mod stats;
 
 use std::collections::BTreeMap;
 use std::io;
