@@ -3,7 +3,7 @@
 //!
 //! - `file`: creating and opening arena files (atomic creation).
 //! - `chunks`: allocation and chunk-relative access.
-//! - `stats`: [`ArenaStats`].
+//! - `stats`: [`ArenaStats`](stats::ArenaStats).
 
 mod chunks;
 mod claims;
