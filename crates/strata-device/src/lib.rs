@@ -7,20 +7,22 @@
 //! space.
 //!
 //! ## Layout
-//! - [`Device`]: one file-like object: positional reads and writes, length,
-//!   durability barrier.
-//! - [`Directory`]: a flat namespace of devices with create, open, atomic
-//!   rename, remove, list and a durability barrier for the names themselves.
-//! - `fs`: the real filesystem ([`FsDirectory`]); [`SyncMode`] picks
-//!   `fdatasync` or `O_DIRECT | O_DSYNC` files.
-//! - `mem`: [`MemDirectory`], in memory, with [`MemDirectory::crash`]: a
-//!   simulated power cut that keeps only what was made durable.
-//! - `faulty`: [`FaultyDirectory`], a wrapper that fails writes or syncs on
-//!   demand, tears writes, or reports a full disk.
-//! - `block`: [`BlockDevice`], fixed-size aligned unbuffered I/O for the SSD
-//!   tier: [`DirectBlockFile`] (`O_DIRECT`), [`BufferedBlockFile`] (the
-//!   explicit fallback), [`MemBlockDevice`] (power cuts),
-//!   [`FaultyBlockDevice`], and the aligned memory they need, [`AlignedBuf`].
+//! One aligned-I/O core, two thin adapters over it:
+//! - `core`: one of each thing: [`AlignedBuf`] (4096-aligned memory), the
+//!   aligned file (`O_DIRECT`, or buffered as [`IoMode`] says), the memory
+//!   image with power-cut and torn-write simulation, and the fault switches
+//!   ([`Faults`]: fail after N, tear, full disk) with the one write path
+//!   that applies them.
+//! - [`Device`] and [`Directory`] (file level, for the log, the snapshots,
+//!   search's files): a flat namespace of growable files with create, open,
+//!   atomic rename and replace, remove, list and a durability barrier for
+//!   the names themselves. [`FsDirectory`] (`fs`; [`SyncMode`] picks
+//!   `fdatasync` or `O_DIRECT | O_DSYNC` files), [`MemDirectory`] (`mem`,
+//!   with [`MemDirectory::crash`] and [`MemDirectory::crash_torn`]) and
+//!   [`FaultyDirectory`] (`faulty`).
+//! - [`BlockDevice`] (`block`, for the SSD tier): fixed-size aligned
+//!   unbuffered I/O: [`BlockFile`], [`MemBlockDevice`] (power cuts),
+//!   [`FaultyBlockDevice`].
 //!
 //! This crate never depends on any other Strata crate.
 
@@ -28,16 +30,15 @@
 #![forbid(unsafe_code)]
 
 mod block;
+mod core;
 mod faulty;
 mod fs;
 mod mem;
 mod name;
 
-pub use block::{
-    check_block_io, AlignedBuf, BlockDevice, BufferedBlockFile, DirectBlockFile, FaultyBlockDevice,
-    MemBlockDevice, BLOCK_ALIGN,
-};
-pub use faulty::{Faults, FaultyDirectory};
+pub use block::{check_block_io, BlockDevice, BlockFile, FaultyBlockDevice, MemBlockDevice};
+pub use core::{AlignedBuf, Faults, IoMode, BLOCK_ALIGN};
+pub use faulty::FaultyDirectory;
 pub use fs::{FsDirectory, ParseSyncModeError, SyncMode};
 pub use mem::MemDirectory;
 
