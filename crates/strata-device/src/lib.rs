@@ -20,6 +20,9 @@
 //!   `fdatasync` or `O_DIRECT | O_DSYNC` files), [`MemDirectory`] (`mem`,
 //!   with [`MemDirectory::crash`] and [`MemDirectory::crash_torn`]) and
 //!   [`FaultyDirectory`] (`faulty`).
+//! - [`DirectoryTree`] (`tree`): directories by path, for an engine that
+//!   keeps files in several (search): [`FsTree`], [`MemTree`] (one power
+//!   cut for all of them), [`FaultyTree`] (one set of faults).
 //! - [`BlockDevice`] (`block`, for the SSD tier): fixed-size aligned
 //!   unbuffered I/O: [`BlockFile`], [`MemBlockDevice`] (power cuts),
 //!   [`FaultyBlockDevice`].
@@ -35,12 +38,14 @@ mod faulty;
 mod fs;
 mod mem;
 mod name;
+mod tree;
 
 pub use block::{check_block_io, BlockDevice, BlockFile, FaultyBlockDevice, MemBlockDevice};
 pub use core::{AlignedBuf, Faults, IoMode, BLOCK_ALIGN};
 pub use faulty::FaultyDirectory;
 pub use fs::{FsDirectory, ParseSyncModeError, SyncMode};
 pub use mem::MemDirectory;
+pub use tree::{DirectoryTree, FaultyTree, FsTree, MemTree};
 
 use std::io;
 
@@ -97,4 +102,35 @@ pub trait Directory: Send + Sync {
 
     /// Makes the namespace changes so far durable (fsync of the directory).
     fn sync_names(&self) -> io::Result<()>;
+
+    /// Replaces the content of `name` with `bytes`, atomically and durably:
+    /// written to the temporary device `name` + [`REPLACING`], synced,
+    /// renamed over `name`, then the names synced. After a crash at any
+    /// point `name` holds its old or its new content, whole, never a mix;
+    /// a leftover temporary is overwritten by the next replace. On an error
+    /// the caller MUST assume nothing about which content a crash would
+    /// leave until a later replace succeeds.
+    fn replace(&self, name: &str, bytes: &[u8]) -> io::Result<()> {
+        let temporary = format!("{name}{REPLACING}");
+        let device = self.create(&temporary)?;
+        device.write_all_at(bytes, 0)?;
+        device.sync()?;
+        drop(device);
+        self.rename(&temporary, name)?;
+        self.sync_names()
+    }
+
+    /// The whole content of the device `name`; `NotFound` if absent.
+    fn read_all(&self, name: &str) -> io::Result<Vec<u8>> {
+        let device = self.open(name)?;
+        let len = usize::try_from(device.len()?)
+            .map_err(|_| io::Error::new(io::ErrorKind::OutOfMemory, "device too large"))?;
+        let mut bytes = vec![0; len];
+        device.read_exact_at(&mut bytes, 0)?;
+        Ok(bytes)
+    }
 }
+
+/// The suffix of the temporary device a [`Directory::replace`] writes
+/// before renaming it over its target.
+pub const REPLACING: &str = ".replacing";

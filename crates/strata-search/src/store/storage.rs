@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use super::block_cache::BlockCache;
 use super::cached_file::ReadCounters;
+use super::files::SearchFiles;
 use super::tier::StoreTier;
 use crate::codec::Codec;
 use crate::error::{Result, SearchError};
@@ -33,6 +34,8 @@ pub struct SearchStorage {
     /// How long an index goes without writes before it is flushed and its
     /// writers and translog are closed ([`DEFAULT_IDLE_AFTER`]).
     pub idle_after: Duration,
+    /// Where search's own files (JSON metadata, translogs) are written.
+    pub files: SearchFiles,
 }
 
 /// Elasticsearch's `indices.memory.shard_inactive_time`: 5 minutes.
@@ -49,6 +52,7 @@ impl Default for SearchStorage {
             indexing_priority: IndexingPriority::default(),
             merge_yield: MergeYield::default(),
             idle_after: DEFAULT_IDLE_AFTER,
+            files: SearchFiles::default(),
         }
     }
 }
@@ -84,9 +88,7 @@ impl SearchStorage {
             let uuid_like =
                 name.len() == 16 && name.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
             if uuid_like && !live.contains(name) && entry.path().is_dir() {
-                std::fs::remove_dir_all(entry.path()).map_err(|e| {
-                    SearchError::io(format!("remove {}", entry.path().display()), e)
-                })?;
+                self.files.remove_dir(&entry.path())?;
                 tracing::warn!(dir = %entry.path().display(), "removed the pmem files of a deleted index");
                 removed += 1;
             }

@@ -74,6 +74,7 @@ impl ServerConfig {
                 .unwrap_or_default(),
             merge_yield: MergeYield::with_max_pause(self.search_merge_pause.0),
             idle_after: strata_search::store::DEFAULT_IDLE_AFTER,
+            files: strata_search::store::SearchFiles::default(),
         }
     }
 
