@@ -5,10 +5,12 @@
 //! reads them as the placement says (`disk_reads`): whole in DRAM, or in
 //! blocks (`cached_file`) through the node's budgeted `block_cache`.
 //! `stored_values` reads numeric columns through their stored `u64`s.
-//! `files`: the device-layer directories of search's own files.
+//! `files`: the device-layer directories of search's own files; `disk`:
+//! a shard's persisted files on them.
 
 mod block_cache;
 mod cached_file;
+mod disk;
 mod disk_reads;
 mod files;
 mod fresh;

@@ -117,6 +117,7 @@ impl SearchStorage {
             priority: self.indexing_priority,
             merge_yield: self.merge_yield,
             codec: Codec::Default,
+            files: self.files.clone(),
         }
     }
 }
@@ -138,6 +139,8 @@ pub struct ShardStorage {
     pub merge_yield: MergeYield,
     /// The stored fields' compression a new shard is created with.
     pub codec: Codec,
+    /// Where its persisted files are written (the node's tree).
+    pub files: SearchFiles,
 }
 
 impl ShardStorage {
