@@ -66,8 +66,20 @@ fn trees_cut_every_directory_and_share_faults() {
     a.replace("x", b"durable").unwrap();
     b.create("y").unwrap().write_all_at(b"volatile", 0).unwrap();
     let after = mem.crash();
-    assert_eq!(after.open_dir(&root.join("a")).unwrap().read_all("x").unwrap(), b"durable");
-    assert!(after.open_dir(&root.join("b")).unwrap().list().unwrap().is_empty());
+    assert_eq!(
+        after
+            .open_dir(&root.join("a"))
+            .unwrap()
+            .read_all("x")
+            .unwrap(),
+        b"durable"
+    );
+    assert!(after
+        .open_dir(&root.join("b"))
+        .unwrap()
+        .list()
+        .unwrap()
+        .is_empty());
     mem.remove_dir(root).unwrap();
     assert!(mem.dir(&root.join("a")).is_none());
 
@@ -78,10 +90,19 @@ fn trees_cut_every_directory_and_share_faults() {
     assert_eq!(err.raw_os_error(), Some(libc::ENOSPC));
 
     let disk = tempfile::tempdir().unwrap();
-    let fs = FsTree::default().open_dir(&disk.path().join("d/e")).unwrap();
+    let fs = FsTree::default()
+        .open_dir(&disk.path().join("d/e"))
+        .unwrap();
     fs.replace("f", b"on disk").unwrap();
-    assert_eq!(std::fs::read(disk.path().join("d/e/f")).unwrap(), b"on disk");
-    FsTree::default().remove_dir(&disk.path().join("d")).unwrap();
+    assert_eq!(
+        std::fs::read(disk.path().join("d/e/f")).unwrap(),
+        b"on disk"
+    );
+    FsTree::default()
+        .remove_dir(&disk.path().join("d"))
+        .unwrap();
     assert!(!disk.path().join("d").exists());
-    FsTree::default().remove_dir(&disk.path().join("d")).unwrap();
+    FsTree::default()
+        .remove_dir(&disk.path().join("d"))
+        .unwrap();
 }

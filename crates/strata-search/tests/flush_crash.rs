@@ -99,7 +99,10 @@ fn run(k: u64, cut: &dyn Fn(&MemTree) -> MemTree) -> u64 {
 #[test]
 fn a_power_cut_at_any_sync_of_a_flush_keeps_every_acknowledged_document() {
     let syncs = run(u64::MAX, &|m: &MemTree| m.crash());
-    assert!(syncs >= 3, "a flush syncs its files, meta.json and the translog");
+    assert!(
+        syncs >= 3,
+        "a flush syncs its files, meta.json and the translog"
+    );
     for k in 0..syncs {
         run(k, &|m: &MemTree| m.crash());
         run(k, &move |m: &MemTree| m.crash_torn(k));

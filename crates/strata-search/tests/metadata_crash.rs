@@ -14,7 +14,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use strata_device::{DirectoryTree, FaultyTree, Faults, MemTree};
+use strata_device::{DirectoryTree, Faults, FaultyTree, MemTree};
 use strata_search::catalog::AliasAction;
 use strata_search::store::{SearchFiles, SearchStorage};
 use strata_search::{Catalog, SearchError};
@@ -227,6 +227,8 @@ fn a_damaged_metadata_file_is_an_error_naming_it() {
     let value: Value = serde_json::from_slice(&dir.read_all("index.json").unwrap()).unwrap();
     let text = serde_json::to_vec(&value).unwrap();
     dir.replace("index.json", &text[..text.len() / 2]).unwrap();
-    let err = open(root.path(), Arc::new(mem)).err().expect("opened a damaged index");
+    let err = open(root.path(), Arc::new(mem))
+        .err()
+        .expect("opened a damaged index");
     assert!(err.to_string().contains("index.json"), "{err}");
 }

@@ -102,7 +102,6 @@ impl BlockFile {
         }
         opened
     }
-
 }
 
 impl BlockDevice for BlockFile {

@@ -25,9 +25,9 @@ pub use mem::MemBlockDevice;
 
 use std::io;
 
-use crate::core::BLOCK_ALIGN;
 #[cfg(test)]
 use crate::core::AlignedBuf;
+use crate::core::BLOCK_ALIGN;
 
 /// A fixed-capacity device read and written in aligned blocks.
 ///

@@ -141,7 +141,8 @@ pub(crate) fn probe_dir(dir: &Path) -> io::Result<()> {
                 truncate: true,
                 dsync: true,
             };
-            let probed = AlignedFile::open(&path, IoMode::Direct, open).and_then(|f| write(&f.file));
+            let probed =
+                AlignedFile::open(&path, IoMode::Direct, open).and_then(|f| write(&f.file));
             let removed = std::fs::remove_file(&path);
             probed.and(removed)
         }

@@ -119,9 +119,13 @@ impl Device for FaultyDevice {
             let end = offset.saturating_add(buf.len() as u64);
             Ok(end.saturating_sub(self.inner.len()?))
         };
-        self.faults.write(buf, 1, growth, || self.used(), |bytes| {
-            self.inner.write_all_at(bytes, offset)
-        })
+        self.faults.write(
+            buf,
+            1,
+            growth,
+            || self.used(),
+            |bytes| self.inner.write_all_at(bytes, offset),
+        )
     }
 
     fn sync(&self) -> io::Result<()> {

@@ -39,12 +39,12 @@ pub use template_ops::TemplateKind;
 
 use crate::aliases::Aliases;
 use crate::durable_json;
-use serde_json::Value;
-use strata_device::Directory;
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
 use crate::store::SearchStorage;
 use crate::templates::Templates;
+use serde_json::Value;
+use strata_device::Directory;
 
 /// How often the background task looks at each index.
 const TICK: Duration = Duration::from_millis(50);
@@ -101,9 +101,13 @@ impl Catalog {
                 continue;
             };
             let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
-            if !is_dir || !storage.files.dir(&path)?.list().is_ok_and(|names| {
-                names.iter().any(|n| n == crate::index::METADATA)
-            }) {
+            if !is_dir
+                || !storage
+                    .files
+                    .dir(&path)?
+                    .list()
+                    .is_ok_and(|names| names.iter().any(|n| n == crate::index::METADATA))
+            {
                 continue;
             }
             let index = SearchIndex::open(&path, &name, &storage)?;

@@ -47,12 +47,13 @@ impl SearchIndex {
     pub fn open(dir: &Path, name: &str, storage: &SearchStorage) -> Result<SearchIndex> {
         let meta_dir = storage.files.dir(dir)?;
         let meta_path = dir.join(METADATA);
-        let meta: Value = durable_json::load_in(&*meta_dir, METADATA, &meta_path)?.ok_or_else(|| {
-            SearchError::io(
-                format!("read {}", meta_path.display()),
-                std::io::Error::from(std::io::ErrorKind::NotFound),
-            )
-        })?;
+        let meta: Value =
+            durable_json::load_in(&*meta_dir, METADATA, &meta_path)?.ok_or_else(|| {
+                SearchError::io(
+                    format!("read {}", meta_path.display()),
+                    std::io::Error::from(std::io::ErrorKind::NotFound),
+                )
+            })?;
         let mut settings = IndexSettings::new(0, String::new());
         let stored = &meta["settings"]["index"];
         settings.creation_date = stored["creation_date"]

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use parking_lot::RwLock;
-use strata_device::Directory;
 use serde_json::{json, Map, Value};
+use strata_device::Directory;
 
 use crate::durable_json;
 use crate::error::{Result, SearchError};
@@ -169,7 +169,9 @@ mod tests {
     use super::*;
 
     fn node(root: &Path) -> Arc<dyn Directory> {
-        Arc::new(strata_device::FsDirectory::open(root, strata_device::SyncMode::Fdatasync).unwrap())
+        Arc::new(
+            strata_device::FsDirectory::open(root, strata_device::SyncMode::Fdatasync).unwrap(),
+        )
     }
 
     #[test]
@@ -209,6 +211,11 @@ mod tests {
         assert!(store.delete("s").unwrap());
         assert!(!store.delete("s").unwrap());
         drop(store);
-        assert_eq!(StoredScripts::open(node(dir.path()), dir.path()).unwrap().get("s"), None);
+        assert_eq!(
+            StoredScripts::open(node(dir.path()), dir.path())
+                .unwrap()
+                .get("s"),
+            None
+        );
     }
 }

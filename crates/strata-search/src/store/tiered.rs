@@ -28,9 +28,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 use tantivy::directory::error::{DeleteError, LockError, OpenReadError, OpenWriteError};
-use tantivy::directory::{
-    DirectoryLock, FileHandle, Lock, WatchCallback, WatchHandle, WritePtr,
-};
+use tantivy::directory::{DirectoryLock, FileHandle, Lock, WatchCallback, WatchHandle, WritePtr};
 use tantivy::Directory;
 
 use super::disk::ShardDisk;
