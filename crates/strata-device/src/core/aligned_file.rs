@@ -42,7 +42,10 @@ impl AlignedFile {
             .create(open.create)
             .truncate(open.truncate)
             .open(path)
-            .map_err(|e| refused(e, path))?;
+            .map_err(|e| match mode {
+                IoMode::Direct => refused(e, path),
+                IoMode::Buffered => e,
+            })?;
         Ok(AlignedFile {
             file,
             path: path.to_path_buf(),
