@@ -36,7 +36,8 @@ pub fn load_in(dir: &dyn Directory, name: &str, what: &Path) -> Result<Option<Va
 }
 
 /// Replaces the file `path` with `value`, durably, in its directory on the
-/// real filesystem ([`save_in`] on an [`FsDirectory`]).
+/// real filesystem ([`save_in`] on an [`FsDirectory`]). A node's files go
+/// through its tree instead ([`SearchFiles::save_json`](crate::store::SearchFiles::save_json)).
 pub fn save(path: &Path, value: &Value) -> Result<()> {
     let (dir, name) = on_disk(path)?;
     save_in(&dir, name, value, path)

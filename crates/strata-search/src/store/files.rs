@@ -29,6 +29,31 @@ impl SearchFiles {
             .map_err(|e| SearchError::io(format!("open {}", path.display()), e))
     }
 
+    /// Replaces the file `path` with `value` atomically and durably, in
+    /// its directory of this tree.
+    pub fn save_json(&self, path: &Path, value: &serde_json::Value) -> Result<()> {
+        let (dir, name) = self.split(path)?;
+        crate::durable_json::save_in(&*dir, name, value, path)
+    }
+
+    /// The JSON in the file `path` of this tree; `None` when absent, an
+    /// error when damaged.
+    pub fn load_json(&self, path: &Path) -> Result<Option<serde_json::Value>> {
+        let (dir, name) = self.split(path)?;
+        crate::durable_json::load_in(&*dir, name, path)
+    }
+
+    fn split<'a>(&self, path: &'a Path) -> Result<(Arc<dyn Directory>, &'a str)> {
+        let name = path.file_name().and_then(|n| n.to_str());
+        match (path.parent(), name) {
+            (Some(parent), Some(name)) => Ok((self.dir(parent)?, name)),
+            _ => Err(SearchError::illegal(format!(
+                "{} is not a file path",
+                path.display()
+            ))),
+        }
+    }
+
     /// Removes the directory at `path` and everything below it.
     pub fn remove_dir(&self, path: &Path) -> Result<()> {
         self.0
