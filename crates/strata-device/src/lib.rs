@@ -8,8 +8,8 @@
 //!
 //! ## Layout
 //! One aligned-I/O core, two thin adapters over it:
-//! - `core`: one of each thing: [`AlignedBuf`] (4096-aligned memory), the
-//!   aligned file (`O_DIRECT`, or buffered as [`IoMode`] says), the memory
+//! - `core`: one of each thing: [`AlignedBuf`] (4096-aligned memory),
+//!   [`AlignedFile`] (`O_DIRECT`, or buffered as [`IoMode`] says), the memory
 //!   image with power-cut and torn-write simulation, and the fault switches
 //!   ([`Faults`]: fail after N, tear, full disk) with the one write path
 //!   that applies them.
@@ -41,7 +41,7 @@ mod name;
 mod tree;
 
 pub use block::{check_block_io, BlockDevice, BlockFile, FaultyBlockDevice, MemBlockDevice};
-pub use core::{AlignedBuf, Faults, IoMode, BLOCK_ALIGN};
+pub use core::{AlignedBuf, AlignedFile, Faults, IoMode, BLOCK_ALIGN};
 pub use faulty::FaultyDirectory;
 pub use fs::{FsDirectory, ParseSyncModeError, SyncMode};
 pub use mem::MemDirectory;

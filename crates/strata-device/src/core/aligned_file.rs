@@ -3,7 +3,8 @@
 //! `O_DSYNC` where asked), it reads and writes whole [`BLOCK_ALIGN`]
 //! blocks at aligned offsets from aligned memory: the directory's `direct`
 //! files bounce unaligned requests through it, the block files refuse them
-//! before they get here.
+//! before they get here, and read-only handles on immutable files (search's
+//! block reads, [`AlignedFile::open_read`]) read blocks through it.
 //!
 //! A filesystem that refuses `O_DIRECT` (tmpfs before Linux 6.6) answers
 //! `EINVAL` at the open or at the first aligned I/O; both become one
@@ -25,10 +26,12 @@ pub(crate) struct Open {
     pub(crate) truncate: bool,
     /// `O_DSYNC`: every write is durable when it returns.
     pub(crate) dsync: bool,
+    /// Read only (no write access asked for).
+    pub(crate) read_only: bool,
 }
 
 /// One open file read and written in aligned blocks.
-pub(crate) struct AlignedFile {
+pub struct AlignedFile {
     file: File,
     path: PathBuf,
     mode: IoMode,
@@ -39,6 +42,7 @@ impl AlignedFile {
     /// error if the filesystem refuses `O_DIRECT`.
     pub(crate) fn open(path: &Path, mode: IoMode, open: Open) -> io::Result<AlignedFile> {
         let file = options(mode, open.dsync)
+            .write(!open.read_only)
             .create(open.create)
             .truncate(open.truncate)
             .open(path)
@@ -51,6 +55,59 @@ impl AlignedFile {
             path: path.to_path_buf(),
             mode,
         })
+    }
+
+    /// Opens the existing file `path` read-only for block reads
+    /// ([`read_block`](Self::read_block)): with `O_DIRECT` where the
+    /// filesystem takes it (the first block is read to find out), else
+    /// through the page cache. The caller guarantees nobody writes the file
+    /// any more (the reads bypass the page cache).
+    pub fn open_read(path: &Path) -> io::Result<AlignedFile> {
+        let buffered = AlignedFile::open_read_as(path, IoMode::Buffered)?;
+        let len = usize::try_from(buffered.len()?).map_err(io::Error::other)?;
+        let direct = AlignedFile::open_read_as(path, IoMode::Direct)
+            .ok()
+            .filter(|f| len == 0 || f.read_block(0, len.min(BLOCK_ALIGN)).is_ok());
+        Ok(direct.unwrap_or(buffered))
+    }
+
+    /// Opens the existing file `path` read-only as `mode` says, without
+    /// falling back (an `Unsupported` error where `O_DIRECT` is refused at
+    /// the open).
+    pub fn open_read_as(path: &Path, mode: IoMode) -> io::Result<AlignedFile> {
+        let read_only = Open {
+            read_only: true,
+            ..Open::default()
+        };
+        AlignedFile::open(path, mode, read_only)
+    }
+
+    /// Length in bytes.
+    pub fn len(&self) -> io::Result<u64> {
+        Ok(self.file.metadata()?.len())
+    }
+
+    /// True when the file holds no bytes.
+    pub fn is_empty(&self) -> io::Result<bool> {
+        Ok(self.len()? == 0)
+    }
+
+    /// `len` bytes at `start`, a multiple of [`BLOCK_ALIGN`]; with
+    /// `O_DIRECT`, whole blocks are read into aligned memory (the file's
+    /// last one may come back short) and the bytes wanted copied out.
+    /// `UnexpectedEof` if the file ends first.
+    pub fn read_block(&self, start: u64, len: usize) -> io::Result<Vec<u8>> {
+        if self.mode == IoMode::Buffered {
+            let mut buf = vec![0; len];
+            self.file.read_exact_at(&mut buf, start)?;
+            return Ok(buf);
+        }
+        let mut buf = AlignedBuf::zeroed(len.div_ceil(BLOCK_ALIGN) * BLOCK_ALIGN);
+        let got = self.read_upto(&mut buf, start)?;
+        if got < len {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
+        Ok(buf[..len].to_vec())
     }
 
     /// Some filesystems accept the `O_DIRECT` open and refuse the I/O: read
@@ -71,12 +128,12 @@ impl AlignedFile {
     }
 
     /// The path opened.
-    pub(crate) fn path(&self) -> &Path {
+    pub fn path(&self) -> &Path {
         &self.path
     }
 
     /// Whether the page cache is bypassed.
-    pub(crate) fn mode(&self) -> IoMode {
+    pub fn mode(&self) -> IoMode {
         self.mode
     }
 
@@ -143,6 +200,7 @@ pub(crate) fn probe_dir(dir: &Path) -> io::Result<()> {
                 create: true,
                 truncate: true,
                 dsync: true,
+                read_only: false,
             };
             let probed =
                 AlignedFile::open(&path, IoMode::Direct, open).and_then(|f| write(&f.file));
@@ -180,4 +238,34 @@ pub(crate) fn refused(e: io::Error, path: &Path) -> io::Error {
             path.display()
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Direct where the temporary directory's filesystem allows, and
+    /// buffered: the same bytes, the same end-of-file error.
+    #[test]
+    fn block_reads_return_the_file_in_both_modes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("segment");
+        let data: Vec<u8> = (0..3 * BLOCK_ALIGN + 100)
+            .map(|i| (i % 251) as u8)
+            .collect();
+        std::fs::write(&path, &data).unwrap();
+        let chosen = AlignedFile::open_read(&path).unwrap();
+        let buffered = AlignedFile::open_read_as(&path, IoMode::Buffered).unwrap();
+        for file in [chosen, buffered] {
+            assert_eq!(file.len().unwrap(), data.len() as u64);
+            let middle = file.read_block(4096, 4096).unwrap();
+            assert_eq!(middle, &data[4096..8192]);
+            let tail = file.read_block(3 * 4096, 100).unwrap();
+            assert_eq!(tail, &data[3 * 4096..]);
+            let past = file.read_block(3 * 4096, 101).unwrap_err();
+            assert_eq!(past.kind(), io::ErrorKind::UnexpectedEof);
+        }
+        let missing = AlignedFile::open_read(&dir.path().join("missing")).err();
+        assert_eq!(missing.map(|e| e.kind()), Some(io::ErrorKind::NotFound));
+    }
 }

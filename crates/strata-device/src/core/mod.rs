@@ -23,7 +23,8 @@ mod io_mode;
 mod rng;
 
 pub use aligned_buf::AlignedBuf;
-pub(crate) use aligned_file::{probe_dir, AlignedFile, Open};
+pub use aligned_file::AlignedFile;
+pub(crate) use aligned_file::{probe_dir, Open};
 pub use faults::Faults;
 pub(crate) use image::{MemImage, TornCut};
 pub use io_mode::IoMode;

@@ -50,6 +50,7 @@ impl DirectDevice {
             create,
             truncate: create,
             dsync: true,
+            read_only: false,
         };
         let file = AlignedFile::open(path, IoMode::Direct, open)?;
         Ok(DirectDevice {
