@@ -38,6 +38,7 @@
 #![warn(missing_docs)]
 
 pub mod auth;
+mod caches;
 pub mod checkpoint_cli;
 pub mod config;
 pub mod durability;

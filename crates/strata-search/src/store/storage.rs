@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use strata_metrics::{CacheLedger, CacheUsage};
+
 use super::block_cache::BlockCache;
 use super::cached_file::ReadCounters;
 use super::files::SearchFiles;
@@ -36,6 +38,9 @@ pub struct SearchStorage {
     pub idle_after: Duration,
     /// Where search's own files (JSON metadata, translogs) are written.
     pub files: SearchFiles,
+    /// The node's cache ledger, where `cache` reports as `search_blocks`
+    /// (see [`SearchStorage::report_to`]).
+    pub caches: Arc<CacheLedger>,
 }
 
 /// Elasticsearch's `indices.memory.shard_inactive_time`: 5 minutes.
@@ -45,19 +50,46 @@ impl Default for SearchStorage {
     /// `dram`, a default-sized cache, no persistent memory, the default
     /// indexing priority.
     fn default() -> SearchStorage {
+        let cache = Arc::new(BlockCache::default());
+        let caches = Arc::new(CacheLedger::new());
+        register(&caches, &cache);
         SearchStorage {
             default_tier: StoreTier::Dram,
-            cache: Arc::new(BlockCache::default()),
+            cache,
             pmem_root: None,
             indexing_priority: IndexingPriority::default(),
             merge_yield: MergeYield::default(),
             idle_after: DEFAULT_IDLE_AFTER,
             files: SearchFiles::default(),
+            caches,
         }
     }
 }
 
+/// Registers `cache` in `ledger` as the user `search_blocks`.
+fn register(ledger: &CacheLedger, cache: &Arc<BlockCache>) {
+    let cache = Arc::clone(cache);
+    ledger.register("search_blocks", move || {
+        let s = cache.stats();
+        Some(CacheUsage {
+            bytes: s.size_bytes,
+            budget: s.budget_bytes,
+            entries: s.blocks,
+            hits: s.hits,
+            misses: s.misses,
+        })
+    });
+}
+
 impl SearchStorage {
+    /// The same storage reporting its block cache in the node's `ledger`
+    /// (shared with the other engines' caches, `INFO cache`).
+    pub fn report_to(mut self, ledger: Arc<CacheLedger>) -> SearchStorage {
+        register(&ledger, &self.cache);
+        self.caches = ledger;
+        self
+    }
+
     /// Checks that `tier` can be used on this node.
     pub fn check(&self, tier: StoreTier) -> Result<()> {
         if tier == StoreTier::Pmem && self.pmem_root.is_none() {
