@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use common::{round_trip, test_config};
+use common::{http, round_trip, test_config};
 use serde_json::Value;
 use strata_server::Server;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -55,18 +55,9 @@ async fn info_cache(resp: &mut TcpStream) -> BTreeMap<String, u64> {
 
 /// `_nodes/stats` `strata_cache`, flattened as `INFO cache` names them.
 async fn nodes_stats_cache(addr: SocketAddr) -> BTreeMap<String, u64> {
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    let request = "GET /_nodes/stats HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n";
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut reply = Vec::new();
-    tokio::time::timeout(Duration::from_secs(20), stream.read_to_end(&mut reply))
-        .await
-        .expect("reply in time")
-        .unwrap();
-    let text = String::from_utf8(reply).unwrap();
-    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
-    let body = text.split_once("\r\n\r\n").unwrap().1;
-    let json: Value = serde_json::from_str(body).unwrap();
+    let (status, body) = http(addr, "GET", "/_nodes/stats", "").await;
+    assert_eq!(status, 200, "{body}");
+    let json: Value = serde_json::from_str(&body).unwrap();
     let node = json["nodes"].as_object().unwrap().values().next().unwrap();
     let cache = &node["strata_cache"];
     let mut out = BTreeMap::new();
