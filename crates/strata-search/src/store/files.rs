@@ -1,8 +1,10 @@
-//! [`SearchFiles`]: the directories search writes its own files in (the
-//! node's JSON files, each index's `index.json` and translog), opened
-//! through the device layer's [`DirectoryTree`], so that a test's power-cut
-//! or fault tree reaches every one of them. Tantivy's segment files are not
-//! among them yet: they go through tantivy's `MmapDirectory` (`tiered`).
+//! [`SearchFiles`]: the directories search writes its files in (the node's
+//! JSON files, each index's `index.json` and translog, each shard's
+//! persisted segment files through `disk`), opened through the device
+//! layer's [`DirectoryTree`], so that a test's power-cut or fault tree
+//! reaches every one of them. Not among them yet: the `pmem` tier's fresh
+//! files, which tantivy's `MmapDirectory` writes on the pmem path
+//! (`fresh`).
 
 use std::fmt;
 use std::path::Path;
