@@ -37,6 +37,7 @@
 #![forbid(unsafe_code)]
 
 pub mod auth;
+mod caches;
 pub mod checkpoint_cli;
 pub mod config;
 pub mod durability;

@@ -1,11 +1,9 @@
 //! [`MemBlockDevice`]: a block device in memory that remembers what was
 //! made durable, so a test can cut the power and check what a restart
-//! finds.
-//!
-//! Model: the bytes readers see now (`current`), the bytes a power cut
-//! would leave (`durable`, as of the last `sync`), and the writes in
-//! between in order. Invariant: applying `unsynced` in order to `durable`
-//! gives `current`. Never used for real data.
+//! finds. A thin adapter: the bytes and the crash model are one core
+//! [`MemImage`] of fixed size (torn cuts as a drive makes them: any subset
+//! of the unsynced writes, the last one torn at a 512-byte sector).
+//! Never used for real data.
 
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -14,6 +12,7 @@ use std::sync::Arc;
 use parking_lot::RwLock;
 
 use super::{check_block_io, BlockDevice, BLOCK_ALIGN};
+use crate::core::{MemImage, SplitMix, TornCut};
 
 /// Sector size at which [`MemBlockDevice::crash_torn`] tears a write.
 const SECTOR: usize = 512;
@@ -29,21 +28,9 @@ pub struct MemBlockDevice {
 
 struct Shared {
     capacity: u64,
-    state: RwLock<State>,
+    image: RwLock<MemImage>,
     writes: AtomicU64,
     syncs: AtomicU64,
-}
-
-struct State {
-    current: Vec<u8>,
-    durable: Vec<u8>,
-    unsynced: Vec<Write>,
-}
-
-/// A write not yet covered by a `sync`.
-struct Write {
-    offset: usize,
-    bytes: Vec<u8>,
 }
 
 impl MemBlockDevice {
@@ -60,11 +47,7 @@ impl MemBlockDevice {
         MemBlockDevice {
             shared: Arc::new(Shared {
                 capacity: content.len() as u64,
-                state: RwLock::new(State {
-                    current: content.clone(),
-                    durable: content,
-                    unsynced: Vec::new(),
-                }),
+                image: RwLock::new(MemImage::all_durable(content)),
                 writes: AtomicU64::new(0),
                 syncs: AtomicU64::new(0),
             }),
@@ -74,7 +57,7 @@ impl MemBlockDevice {
     /// What a power cut leaves, as a new independent device: only the
     /// bytes made durable by a successful `sync`. `self` is unchanged.
     pub fn crash(&self) -> MemBlockDevice {
-        MemBlockDevice::with_content(self.shared.state.read().durable.clone())
+        MemBlockDevice::with_content(self.shared.image.read().after_crash())
     }
 
     /// What a killed process leaves, as a new independent device: every
@@ -82,7 +65,7 @@ impl MemBlockDevice {
     /// the process handed it; only a power cut loses unsynced writes).
     /// `self` is unchanged.
     pub fn after_kill(&self) -> MemBlockDevice {
-        MemBlockDevice::with_content(self.shared.state.read().current.clone())
+        MemBlockDevice::with_content(self.shared.image.read().after_kill())
     }
 
     /// What a power cut may leave on a real drive, as a new independent
@@ -91,26 +74,8 @@ impl MemBlockDevice {
     /// a prefix of its 512-byte sectors. The same `seed` on the same
     /// history gives the same result. `self` is unchanged.
     pub fn crash_torn(&self, seed: u64) -> MemBlockDevice {
-        let state = self.shared.state.read();
-        let mut rng = SplitMix(seed);
-        let kept: Vec<&Write> = state
-            .unsynced
-            .iter()
-            .filter(|_| rng.below(2) == 0)
-            .collect();
-        let mut content = state.durable.clone();
-        if let Some((last, whole)) = kept.split_last() {
-            for write in whole {
-                apply(&mut content, write.offset, &write.bytes);
-            }
-            let sectors = last.bytes.len() / SECTOR;
-            let keep = if rng.below(2) == 0 {
-                rng.below(sectors as u64) as usize * SECTOR
-            } else {
-                last.bytes.len()
-            };
-            apply(&mut content, last.offset, &last.bytes[..keep]);
-        }
+        let cut = TornCut::AnySubset { sector: SECTOR };
+        let content = (self.shared.image.read()).after_torn_crash(&mut SplitMix::new(seed), cut);
         MemBlockDevice::with_content(content)
     }
 
@@ -120,10 +85,7 @@ impl MemBlockDevice {
     /// # Panics
     /// If `offset` is past the capacity.
     pub fn damage(&self, offset: u64, mask: u8) {
-        let mut state = self.shared.state.write();
-        let offset = offset as usize;
-        state.current[offset] ^= mask;
-        state.durable[offset] ^= mask;
+        self.shared.image.write().damage(offset as usize, mask);
     }
 
     /// `write_at` calls so far (refused ones excluded).
@@ -138,13 +100,8 @@ impl MemBlockDevice {
 
     /// Bytes written since the last `sync` (what a crash may lose).
     pub fn unsynced_bytes(&self) -> usize {
-        let state = self.shared.state.read();
-        state.unsynced.iter().map(|w| w.bytes.len()).sum()
+        self.shared.image.read().unsynced_bytes()
     }
-}
-
-fn apply(content: &mut [u8], offset: usize, bytes: &[u8]) {
-    content[offset..offset + bytes.len()].copy_from_slice(bytes);
 }
 
 impl BlockDevice for MemBlockDevice {
@@ -154,33 +111,21 @@ impl BlockDevice for MemBlockDevice {
 
     fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
         check_block_io(buf, offset, self.shared.capacity)?;
-        let state = self.shared.state.read();
+        let image = self.shared.image.read();
         let start = offset as usize;
-        buf.copy_from_slice(&state.current[start..start + buf.len()]);
+        buf.copy_from_slice(&image.current()[start..start + buf.len()]);
         Ok(())
     }
 
     fn write_at(&self, buf: &[u8], offset: u64) -> io::Result<()> {
         check_block_io(buf, offset, self.shared.capacity)?;
-        let mut state = self.shared.state.write();
-        let offset = offset as usize;
-        apply(&mut state.current, offset, buf);
-        state.unsynced.push(Write {
-            offset,
-            bytes: buf.to_vec(),
-        });
+        self.shared.image.write().write(offset as usize, buf);
         self.shared.writes.fetch_add(1, Ordering::AcqRel);
         Ok(())
     }
 
     fn sync(&self) -> io::Result<()> {
-        let mut state = self.shared.state.write();
-        let State {
-            durable, unsynced, ..
-        } = &mut *state;
-        for write in unsynced.drain(..) {
-            apply(durable, write.offset, &write.bytes);
-        }
+        self.shared.image.write().sync();
         self.shared.syncs.fetch_add(1, Ordering::AcqRel);
         Ok(())
     }
@@ -188,21 +133,6 @@ impl BlockDevice for MemBlockDevice {
     /// No page cache is involved: the caller alone caches.
     fn is_direct(&self) -> bool {
         true
-    }
-}
-
-/// splitmix64: reproducible from the seed, no dependency.
-struct SplitMix(u64);
-
-impl SplitMix {
-    /// A number in `0..n`; 0 when `n` is 0.
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        z.checked_rem(n).unwrap_or(0)
     }
 }
 

@@ -1,6 +1,8 @@
 //! [`Faults`]: the switches a test flips to make a
-//! [`FaultyDirectory`](super::FaultyDirectory) misbehave, and the counters
-//! it reads to aim them.
+//! [`FaultyDirectory`](crate::FaultyDirectory) or a
+//! [`FaultyBlockDevice`](crate::FaultyBlockDevice) misbehave, the counters
+//! it reads to aim them, and the one write path ([`Faults::write`]) both
+//! wrappers send their writes through.
 
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -11,8 +13,9 @@ use parking_lot::{Mutex, MutexGuard};
 const NONE: u64 = u64::MAX;
 
 /// Fault switches and operation counters shared by a
-/// [`FaultyDirectory`](super::FaultyDirectory) and every device it hands
-/// out. All methods take `&self` and may be called at any time from any
+/// [`FaultyDirectory`](crate::FaultyDirectory) and every device it hands
+/// out, or by a [`FaultyBlockDevice`](crate::FaultyBlockDevice) and its
+/// clones. All methods take `&self` and may be called at any time from any
 /// thread; a change applies to the next operation.
 #[derive(Debug)]
 pub struct Faults {
@@ -60,7 +63,8 @@ impl Faults {
     }
 
     /// The next `write_all_at` stores only the first `keep` bytes of its
-    /// buffer (all of it if shorter), then fails with `EIO`.
+    /// buffer (all of it if shorter), then fails with `EIO`. A block device
+    /// keeps whole blocks only: `keep` is rounded down to 4096.
     pub fn tear_next_write(&self, keep: usize) {
         self.tear_next.store(keep as u64, Ordering::Release);
     }
@@ -75,7 +79,8 @@ impl Faults {
 
     /// A write that would make the total length of the directory's devices
     /// (those with a name) exceed `bytes` fails with `ENOSPC`, writing
-    /// nothing. Writes within the current lengths always fit.
+    /// nothing. Writes within the current lengths always fit (so every
+    /// write into a block device, whose capacity is fixed, does).
     pub fn set_capacity(&self, bytes: u64) {
         self.capacity.store(bytes, Ordering::Release);
     }
@@ -103,8 +108,42 @@ impl Faults {
         self.syncs.load(Ordering::Acquire)
     }
 
+    /// Runs one write through the switches, in order: counts it and fails
+    /// it (`EIO`, nothing written) if writes are failing; refuses it
+    /// (`ENOSPC`, nothing written) if its `growth` (bytes past the device's
+    /// end) would take the `used` bytes of all devices past the capacity
+    /// (both asked only while a capacity is set); stores a prefix (the
+    /// pending tear, rounded down to `unit` bytes) and fails (`EIO`).
+    /// Otherwise `write` stores `buf`.
+    pub(crate) fn write(
+        &self,
+        buf: &[u8],
+        unit: usize,
+        growth: impl FnOnce() -> io::Result<u64>,
+        used: impl FnOnce() -> io::Result<u64>,
+        write: impl Fn(&[u8]) -> io::Result<()>,
+    ) -> io::Result<()> {
+        self.admit_write()?;
+        let _space = match self.capacity() {
+            Some((capacity, guard)) => {
+                let growth = growth()?;
+                if growth > 0 && used()?.saturating_add(growth) > capacity {
+                    return Err(no_space());
+                }
+                Some(guard)
+            }
+            None => None,
+        };
+        if let Some(keep) = self.take_tear() {
+            let keep = usize::try_from(keep).map_or(buf.len(), |keep| keep.min(buf.len()));
+            write(&buf[..keep - keep % unit])?;
+            return Err(io_error());
+        }
+        write(buf)
+    }
+
     /// Counts a write; an error if writes are failing.
-    pub(super) fn admit_write(&self) -> io::Result<()> {
+    fn admit_write(&self) -> io::Result<()> {
         let index = self.writes.fetch_add(1, Ordering::AcqRel);
         if index >= self.write_limit.load(Ordering::Acquire) {
             return Err(io_error());
@@ -113,7 +152,7 @@ impl Faults {
     }
 
     /// Counts a sync; an error if syncs are failing.
-    pub(super) fn admit_sync(&self) -> io::Result<()> {
+    pub(crate) fn admit_sync(&self) -> io::Result<()> {
         let index = self.syncs.fetch_add(1, Ordering::AcqRel);
         if index >= self.sync_limit.load(Ordering::Acquire) {
             return Err(io_error());
@@ -123,7 +162,7 @@ impl Faults {
 
     /// The capacity, with the lock to hold until the write is done, if one
     /// is set.
-    pub(super) fn capacity(&self) -> Option<(u64, MutexGuard<'_, ()>)> {
+    fn capacity(&self) -> Option<(u64, MutexGuard<'_, ()>)> {
         if self.capacity.load(Ordering::Acquire) == NONE {
             return None;
         }
@@ -133,7 +172,7 @@ impl Faults {
     }
 
     /// Takes the pending tear, if any: the bytes to keep.
-    pub(super) fn take_tear(&self) -> Option<u64> {
+    fn take_tear(&self) -> Option<u64> {
         let keep = self.tear_next.swap(NONE, Ordering::AcqRel);
         (keep != NONE).then_some(keep)
     }
@@ -141,11 +180,11 @@ impl Faults {
 
 /// The error of an injected write or sync failure, as the kernel reports a
 /// failing disk.
-pub(super) fn io_error() -> io::Error {
+fn io_error() -> io::Error {
     io::Error::from_raw_os_error(libc::EIO)
 }
 
 /// The error of a write past the capacity.
-pub(super) fn no_space() -> io::Error {
+fn no_space() -> io::Error {
     io::Error::from_raw_os_error(libc::ENOSPC)
 }

@@ -2,7 +2,8 @@
 //! [`BLOCK_ALIGN`]-aligned address, as `O_DIRECT` requires; made without
 //! `unsafe` by over-allocating a `Vec` and using the window that starts at
 //! an aligned address (the heap allocation never moves, so the window stays
-//! aligned however the value is moved).
+//! aligned however the value is moved). The one aligned buffer of the crate:
+//! callers' block I/O and the bounce buffers of `O_DIRECT` files alike.
 
 use std::fmt;
 use std::ops::{Deref, DerefMut};
@@ -41,6 +42,16 @@ impl AlignedBuf {
     /// True for a zero-length buffer.
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// The first `len` bytes, growing the buffer first if it is shorter
+    /// (then zeroed anew): a bounce buffer reused across calls. The
+    /// content is otherwise whatever the last use left there.
+    pub fn window(&mut self, len: usize) -> &mut [u8] {
+        if self.len < len {
+            *self = AlignedBuf::zeroed(len);
+        }
+        &mut self[..len]
     }
 }
 
@@ -91,5 +102,16 @@ mod tests {
             assert_eq!(copy.as_ptr() as usize % BLOCK_ALIGN, 0);
             assert_eq!(copy.len(), len);
         }
+    }
+
+    #[test]
+    fn windows_grow_and_stay_aligned() {
+        let mut buf = AlignedBuf::zeroed(0);
+        for len in [0, 1, BLOCK_ALIGN, 3 * BLOCK_ALIGN + 17, 100] {
+            let window = buf.window(len);
+            assert_eq!(window.len(), len);
+            assert_eq!(window.as_ptr() as usize % BLOCK_ALIGN, 0);
+        }
+        assert_eq!(buf.len(), 3 * BLOCK_ALIGN + 17, "never shrinks");
     }
 }
