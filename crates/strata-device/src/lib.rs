@@ -7,39 +7,45 @@
 //! space.
 //!
 //! ## Layout
-//! - [`Device`]: one file-like object: positional reads and writes, length,
-//!   durability barrier.
-//! - [`Directory`]: a flat namespace of devices with create, open, atomic
-//!   rename, remove, list and a durability barrier for the names themselves.
-//! - `fs`: the real filesystem ([`FsDirectory`]); [`SyncMode`] picks
-//!   `fdatasync` or `O_DIRECT | O_DSYNC` files.
-//! - `mem`: [`MemDirectory`], in memory, with [`MemDirectory::crash`]: a
-//!   simulated power cut that keeps only what was made durable.
-//! - `faulty`: [`FaultyDirectory`], a wrapper that fails writes or syncs on
-//!   demand, tears writes, or reports a full disk.
-//! - `block`: [`BlockDevice`], fixed-size aligned unbuffered I/O for the SSD
-//!   tier: [`DirectBlockFile`] (`O_DIRECT`), [`BufferedBlockFile`] (the
-//!   explicit fallback), [`MemBlockDevice`] (power cuts),
-//!   [`FaultyBlockDevice`], and the aligned memory they need, [`AlignedBuf`].
+//! One aligned-I/O core, two thin adapters over it:
+//! - `core`: one of each thing: [`AlignedBuf`] (4096-aligned memory),
+//!   [`AlignedFile`] (`O_DIRECT`, or buffered as [`IoMode`] says), the memory
+//!   image with power-cut and torn-write simulation, and the fault switches
+//!   ([`Faults`]: fail after N, tear, full disk) with the one write path
+//!   that applies them.
+//! - [`Device`] and [`Directory`] (file level, for the log, the snapshots,
+//!   search's files): a flat namespace of growable files with create, open,
+//!   atomic rename and replace, remove, list and a durability barrier for
+//!   the names themselves. [`FsDirectory`] (`fs`; [`SyncMode`] picks
+//!   `fdatasync` or `O_DIRECT | O_DSYNC` files), [`MemDirectory`] (`mem`,
+//!   with [`MemDirectory::crash`] and [`MemDirectory::crash_torn`]) and
+//!   [`FaultyDirectory`] (`faulty`).
+//! - [`DirectoryTree`] (`tree`): directories by path, for an engine that
+//!   keeps files in several (search): [`FsTree`], [`MemTree`] (one power
+//!   cut for all of them), [`FaultyTree`] (one set of faults).
+//! - [`BlockDevice`] (`block`, for the SSD tier): fixed-size aligned
+//!   unbuffered I/O: [`BlockFile`], [`MemBlockDevice`] (power cuts),
+//!   [`FaultyBlockDevice`].
 //!
 //! This crate never depends on any other Strata crate.
 
-#![warn(missing_docs)]
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 #![forbid(unsafe_code)]
 
 mod block;
+mod core;
 mod faulty;
 mod fs;
 mod mem;
 mod name;
+mod tree;
 
-pub use block::{
-    check_block_io, AlignedBuf, BlockDevice, BufferedBlockFile, DirectBlockFile, FaultyBlockDevice,
-    MemBlockDevice, BLOCK_ALIGN,
-};
-pub use faulty::{Faults, FaultyDirectory};
+pub use block::{check_block_io, BlockDevice, BlockFile, FaultyBlockDevice, MemBlockDevice};
+pub use core::{AlignedBuf, AlignedFile, Faults, IoMode, BLOCK_ALIGN};
+pub use faulty::FaultyDirectory;
 pub use fs::{FsDirectory, ParseSyncModeError, SyncMode};
 pub use mem::MemDirectory;
+pub use tree::{DirectoryTree, FaultyTree, FsTree, MemTree};
 
 use std::io;
 
@@ -96,4 +102,35 @@ pub trait Directory: Send + Sync {
 
     /// Makes the namespace changes so far durable (fsync of the directory).
     fn sync_names(&self) -> io::Result<()>;
+
+    /// Replaces the content of `name` with `bytes`, atomically and durably:
+    /// written to the temporary device `name` + [`REPLACING`], synced,
+    /// renamed over `name`, then the names synced. After a crash at any
+    /// point `name` holds its old or its new content, whole, never a mix;
+    /// a leftover temporary is overwritten by the next replace. On an error
+    /// the caller MUST assume nothing about which content a crash would
+    /// leave until a later replace succeeds.
+    fn replace(&self, name: &str, bytes: &[u8]) -> io::Result<()> {
+        let temporary = format!("{name}{REPLACING}");
+        let device = self.create(&temporary)?;
+        device.write_all_at(bytes, 0)?;
+        device.sync()?;
+        drop(device);
+        self.rename(&temporary, name)?;
+        self.sync_names()
+    }
+
+    /// The whole content of the device `name`; `NotFound` if absent.
+    fn read_all(&self, name: &str) -> io::Result<Vec<u8>> {
+        let device = self.open(name)?;
+        let len = usize::try_from(device.len()?)
+            .map_err(|_| io::Error::new(io::ErrorKind::OutOfMemory, "device too large"))?;
+        let mut bytes = vec![0; len];
+        device.read_exact_at(&mut bytes, 0)?;
+        Ok(bytes)
+    }
 }
+
+/// The suffix of the temporary device a [`Directory::replace`] writes
+/// before renaming it over its target.
+pub const REPLACING: &str = ".replacing";

@@ -26,7 +26,8 @@ use serde_json::{json, Map, Value};
 use strata_search::breaker::{settings as breaker_settings, BreakerSettings};
 use strata_search::catalog::DEFAULT_MAX_SHARDS_PER_NODE;
 use strata_search::search::bucket_limit;
-use strata_search::{durable_json, SearchError};
+use strata_search::store::SearchFiles;
+use strata_search::SearchError;
 
 use crate::error::{EsError, Result};
 
@@ -69,17 +70,18 @@ fn kind_of(key: &str) -> Option<Kind> {
 /// Persistent and transient cluster settings.
 #[derive(Debug)]
 pub struct ClusterSettings {
+    files: SearchFiles,
     path: PathBuf,
     persistent: Mutex<Flat>,
     transient: Mutex<Flat>,
 }
 
 impl ClusterSettings {
-    /// Loads the persistent settings under `root`.
-    pub fn open(root: &Path) -> Result<ClusterSettings, SearchError> {
+    /// Loads the persistent settings under `root`, in the node's `files`.
+    pub fn open(files: &SearchFiles, root: &Path) -> Result<ClusterSettings, SearchError> {
         let path = root.join("cluster_settings.json");
         let mut persistent = Flat::new();
-        if let Some(Value::Object(map)) = durable_json::load(&path)? {
+        if let Some(Value::Object(map)) = files.load_json(&path)? {
             for (k, v) in map {
                 if let Value::String(s) = v {
                     persistent.insert(k, s);
@@ -87,6 +89,7 @@ impl ClusterSettings {
             }
         }
         Ok(ClusterSettings {
+            files: files.clone(),
             path,
             persistent: Mutex::new(persistent),
             transient: Mutex::new(Flat::new()),
@@ -210,7 +213,7 @@ impl ClusterSettings {
             if scope == "persistent" {
                 let stored: Map<String, Value> =
                     next.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
-                durable_json::save(&self.path, &Value::Object(stored))?;
+                self.files.save_json(&self.path, &Value::Object(stored))?;
             }
             *current = next;
             reply[scope] = render(&set, false);
@@ -289,7 +292,7 @@ mod tests {
     #[test]
     fn destructive_requires_name_defaults_on_and_persists() {
         let dir = tempfile::tempdir().unwrap();
-        let s = ClusterSettings::open(dir.path()).unwrap();
+        let s = ClusterSettings::open(&SearchFiles::default(), dir.path()).unwrap();
         assert!(s.destructive_requires_name());
         s.update(&json!({"persistent": {"action": {"destructive_requires_name": false}}}))
             .unwrap();
@@ -297,7 +300,7 @@ mod tests {
         s.update(&json!({"transient": {"action.destructive_requires_name": "true"}}))
             .unwrap();
         assert!(s.destructive_requires_name());
-        let reopened = ClusterSettings::open(dir.path()).unwrap();
+        let reopened = ClusterSettings::open(&SearchFiles::default(), dir.path()).unwrap();
         assert!(!reopened.destructive_requires_name());
         assert_eq!(
             reopened.to_json(false)["persistent"]["action"]["destructive_requires_name"],
@@ -312,7 +315,7 @@ mod tests {
     #[test]
     fn breaker_and_shard_limits_are_checked_kept_and_reset() {
         let dir = tempfile::tempdir().unwrap();
-        let s = ClusterSettings::open(dir.path()).unwrap();
+        let s = ClusterSettings::open(&SearchFiles::default(), dir.path()).unwrap();
         assert_eq!(s.breakers(), BreakerSettings::default());
         assert_eq!(s.max_shards_per_node(), 1000);
         s.update(
@@ -334,7 +337,7 @@ mod tests {
             let e = s.update(&bad).unwrap_err();
             assert_eq!(e.status(), 400, "{bad}");
         }
-        let reopened = ClusterSettings::open(dir.path()).unwrap();
+        let reopened = ClusterSettings::open(&SearchFiles::default(), dir.path()).unwrap();
         assert_eq!(reopened.breakers().request, MemorySize::Share(40.0));
         assert_eq!(reopened.breakers().total, MemorySize::Share(70.0));
         s.update(&json!({"persistent": {"indices.breaker.request.limit": null}}))

@@ -18,8 +18,9 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use serde_json::{json, Value};
 use strata_search::catalog::AliasAction;
+use strata_search::store::SearchFiles;
 use strata_search::templates::TemplateBody;
-use strata_search::{durable_json, SearchError, SearchIndex};
+use strata_search::{SearchError, SearchIndex};
 
 use crate::error::{EsError, Result};
 use crate::node::Node;
@@ -30,15 +31,17 @@ pub const TIMESTAMP: &str = "@timestamp";
 /// The node's data stream names, persisted.
 #[derive(Debug)]
 pub struct DataStreams {
+    files: SearchFiles,
     path: PathBuf,
     names: Mutex<BTreeSet<String>>,
 }
 
 impl DataStreams {
-    /// Loads the names kept under `root` (none when the file is missing).
-    pub fn open(root: &std::path::Path) -> Result<DataStreams, SearchError> {
+    /// Loads the names kept under `root` in the node's `files` (none when
+    /// the file is missing).
+    pub fn open(files: &SearchFiles, root: &std::path::Path) -> Result<DataStreams, SearchError> {
         let path = root.join("data_streams.json");
-        let names = match durable_json::load(&path)? {
+        let names = match files.load_json(&path)? {
             Some(Value::Array(list)) => list
                 .iter()
                 .filter_map(Value::as_str)
@@ -47,6 +50,7 @@ impl DataStreams {
             _ => BTreeSet::new(),
         };
         Ok(DataStreams {
+            files: files.clone(),
             path,
             names: Mutex::new(names),
         })
@@ -64,7 +68,7 @@ impl DataStreams {
 
     fn save(&self, names: &BTreeSet<String>) -> Result<()> {
         let list: Vec<&String> = names.iter().collect();
-        durable_json::save(&self.path, &json!(list))?;
+        self.files.save_json(&self.path, &json!(list))?;
         Ok(())
     }
 }

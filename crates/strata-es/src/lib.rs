@@ -55,7 +55,6 @@
 //! front ends or of the server's configuration files.
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod chunked;
 pub mod cluster_settings;

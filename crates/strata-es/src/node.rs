@@ -86,9 +86,10 @@ impl Node {
     /// index. Blocking: run it off the async workers.
     pub fn open(config: NodeConfig) -> Result<Node, SearchError> {
         let catalog = Catalog::open_with(&config.root, config.storage.clone())?;
-        let identity = load_identity(&config.root)?;
-        let cluster_settings = ClusterSettings::open(&config.root)?;
-        let data_streams = crate::data_streams::DataStreams::open(&config.root)?;
+        let files = &config.storage.files;
+        let identity = load_identity(files, &config.root)?;
+        let cluster_settings = ClusterSettings::open(files, &config.root)?;
+        let data_streams = crate::data_streams::DataStreams::open(files, &config.root)?;
         let node = Node {
             catalog,
             config,
@@ -162,23 +163,22 @@ impl Node {
     }
 }
 
-/// The node's identity kept under `root` (made and saved on first use).
-pub(crate) fn load_identity(root: &std::path::Path) -> Result<Identity, SearchError> {
+/// The node's identity kept under `root` in the node's `files` (made and
+/// saved, durably, on first use).
+pub(crate) fn load_identity(
+    files: &strata_search::store::SearchFiles,
+    root: &std::path::Path,
+) -> Result<Identity, SearchError> {
     let path = root.join("node.json");
-    let io = |what: &str, e| SearchError::Io {
-        context: format!("{what} {}", path.display()),
-        source: e,
-    };
-    if let Ok(text) = std::fs::read(&path) {
-        if let Ok(v) = serde_json::from_slice::<Value>(&text) {
-            if let (Some(node_id), Some(cluster_uuid)) =
-                (v["node_id"].as_str(), v["cluster_uuid"].as_str())
-            {
-                return Ok(Identity {
-                    node_id: node_id.to_string(),
-                    cluster_uuid: cluster_uuid.to_string(),
-                });
-            }
+    // A damaged file is replaced by a new identity, as before.
+    if let Ok(Some(v)) = files.load_json(&path) {
+        if let (Some(node_id), Some(cluster_uuid)) =
+            (v["node_id"].as_str(), v["cluster_uuid"].as_str())
+        {
+            return Ok(Identity {
+                node_id: node_id.to_string(),
+                cluster_uuid: cluster_uuid.to_string(),
+            });
         }
     }
     let seed = format!(
@@ -194,9 +194,7 @@ pub(crate) fn load_identity(root: &std::path::Path) -> Result<Identity, SearchEr
         cluster_uuid: random_id(&seed, 2),
     };
     let body = json!({"node_id": identity.node_id, "cluster_uuid": identity.cluster_uuid});
-    let tmp = root.join("node.json.tmp");
-    std::fs::write(&tmp, body.to_string()).map_err(|e| io("write", e))?;
-    std::fs::rename(&tmp, &path).map_err(|e| io("rename", e))?;
+    files.save_json(&path, &body)?;
     Ok(identity)
 }
 

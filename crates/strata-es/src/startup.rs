@@ -74,7 +74,7 @@ impl NodeState {
             context: format!("create {}", config.root.display()),
             source: e,
         })?;
-        let identity = load_identity(&config.root)?;
+        let identity = load_identity(&config.storage.files, &config.root)?;
         Ok(Arc::new(NodeState {
             config,
             identity,

@@ -4,6 +4,10 @@
 //! flags, a CAS version unique per change and an optional expiry.
 //!
 //! ## Layout
+//! Modules import only downward (`scripts/import-graph` checks it): leaves
+//! (clock, item, error, stats, fetch, `config`, the journal hook, `tier`'s
+//! primitives), then `arena` and `index`, `context` (`Ctx`), `shard`,
+//! `keyspace`, and `open` above them.
 //! - [`clock`]: time as the engine sees it; a manual clock for tests.
 //! - [`item`]: the borrowed item view and the mutations callers ask for.
 //! - [`store`]: the [`Store`] trait every front end programs against.
@@ -14,10 +18,12 @@
 //!   chunk runs of the persistent arena), addressed as (segment, offset);
 //!   records are appended, superseded ones become garbage that compaction or
 //!   eviction reclaims.
+//! - `config`: [`KeyspaceConfig`]; `context`: the state every shard
+//!   operation needs (clock, seed, CAS, settings, journal, tiers).
 //! - [`tier`]: the [`Placement`] of index and records, the persistent
-//!   arena's keyspace directory, and restoring shards from it at start;
-//!   the SSD tier ([`SsdTier`]): records in write blocks, DRAM stubs,
-//!   rebuild scan, defragmentation.
+//!   arena's keyspace directory, the SSD tier ([`SsdTier`]): records in
+//!   write blocks, DRAM stubs. `open`: building a keyspace from them at
+//!   start (restore, rebuild scan, adopt, repair) and defragmentation.
 //! - [`fetch`]: how a front end gets values that are not in DRAM without
 //!   blocking a worker thread (defer, fetch, run the request again).
 //! - `index`: the open-addressing hash index of 8-byte entries (tag, access
@@ -26,17 +32,19 @@
 //! - [`journal`]: the hook that hands every change to the command log, the
 //!   redo record format, and recovery's apply path.
 //! - `maintenance`: background expiry reclaim, compaction and delayed flush.
-//! - `watch`: per-key change versions for Redis `WATCH`.
+//! - `watch`: [`Watch`], a client's watch of one key for Redis `WATCH`.
 //! - [`stats`]: counters and the stats snapshot.
 //!
 //! The engine never performs network I/O and never imports a front end.
 
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 mod arena;
 pub mod clock;
 pub mod collection;
+mod config;
+mod context;
 mod error;
 pub mod eviction;
 pub mod fetch;
@@ -45,6 +53,7 @@ pub mod item;
 pub mod journal;
 mod keyspace;
 mod maintenance;
+mod open;
 mod shard;
 pub mod stats;
 pub mod store;
@@ -52,14 +61,15 @@ pub mod tier;
 mod watch;
 
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use config::KeyspaceConfig;
 pub use error::KvError;
 pub use eviction::EvictionPolicy;
 pub use item::{Deleted, ItemRef, Mutation, NewItem, ValueKind};
 pub use journal::{take_written_lsn, Journal, Refusal};
-pub use keyspace::{ExclusiveStore, Keyspace, KeyspaceConfig, PairDecision, SharedStore};
+pub use keyspace::{ExclusiveStore, Keyspace, SharedStore};
 pub use maintenance::{Maintenance, PassReport};
 pub use stats::KeyspaceStats;
-pub use store::{Renamed, Store};
+pub use store::{PairDecision, Renamed, Store};
 pub use tier::{
     DataTier, IndexTier, Placement, PmemTier, RestartReport, SsdRebuild, SsdSettings, SsdTier,
 };

@@ -1,7 +1,7 @@
 //! Background upkeep of a keyspace: reclaiming expired items (so memory is
 //! freed even for keys nobody reads again), compacting segments that are
 //! mostly garbage, running a delayed flush when it falls due, and the SSD
-//! tier's periodic flush and defragmentation (`tier/defrag.rs`).
+//! tier's periodic flush and defragmentation (`open/defrag.rs`).
 //!
 //! Work is done in small steps, one shard lock at a time, so foreground
 //! requests wait at most for one step.
@@ -12,7 +12,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::keyspace::Keyspace;
-use crate::shard::CompactionStep;
+use crate::shard::room::CompactionStep;
 
 /// Segments per shard checked for expired items in one pass.
 const EXPIRE_SEGMENTS_PER_PASS: usize = 4;
@@ -109,7 +109,8 @@ pub struct Maintenance {
 impl Maintenance {
     /// Starts a thread running [`Keyspace::run_maintenance`] every 100 ms
     /// (at once again while the SSD defragmenter is behind).
-    pub fn start(keyspace: Arc<Keyspace>) -> Self {
+    /// The error is the operating system's refusal to start a thread.
+    pub fn start(keyspace: Arc<Keyspace>) -> std::io::Result<Self> {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let thread = std::thread::Builder::new()
@@ -120,12 +121,11 @@ impl Maintenance {
                         std::thread::park_timeout(PASS_INTERVAL);
                     }
                 }
-            })
-            .expect("spawn maintenance thread");
-        Self {
+            })?;
+        Ok(Self {
             stop,
             thread: Some(thread),
-        }
+        })
     }
 
     /// Stops the thread and waits for it.

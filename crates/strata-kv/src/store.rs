@@ -5,8 +5,11 @@
 //! so a batch of commands (Redis `MULTI`/`EXEC`) sees no other client's change.
 
 use crate::item::{Deleted, ItemRef, Mutation, NewItem, ValueKind};
-use crate::keyspace::PairDecision;
 use crate::KvError;
+
+/// What an `update_pair` closure decides: the mutations of its first and
+/// second key (`Keep` for either), and its result.
+pub type PairDecision<R> = (Mutation<'static>, Mutation<'static>, R);
 
 /// Result of [`Store::rename`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,59 +1,10 @@
-//! Change versions of watched keys, for Redis `WATCH`.
-//!
-//! Each shard keeps a table of the keys some client watches, with a version
-//! bumped on every change to the key through any front end, and on flush,
-//! expiry reclaim and eviction. Keys nobody watches cost nothing: the table is
-//! checked only when non-empty.
+//! [`Watch`]: a client's watch of one key, for Redis `WATCH`, taken with
+//! [`Keyspace::watch`]; the versions it compares live in each shard's
+//! table (`shard/watches.rs`).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::keyspace::Keyspace;
-
-#[derive(Default)]
-pub(crate) struct WatchTable {
-    /// key -> (version, number of watchers)
-    keys: HashMap<Box<[u8]>, (u64, u32)>,
-    /// Part of every version; never bumped today (a flush touches the
-    /// watched keys it removes, as Redis 7 does), kept so versions taken
-    /// before stay comparable.
-    epoch: u64,
-}
-
-impl WatchTable {
-    pub fn touch(&mut self, key: &[u8]) {
-        if !self.keys.is_empty() {
-            if let Some(entry) = self.keys.get_mut(key) {
-                entry.0 += 1;
-            }
-        }
-    }
-
-    /// Keys with at least one watcher.
-    pub fn watched(&self) -> impl Iterator<Item = &[u8]> {
-        self.keys.keys().map(|k| &**k)
-    }
-
-    /// Registers a watcher; returns the key's current version.
-    pub fn register(&mut self, key: &[u8]) -> (u64, u64) {
-        let entry = self.keys.entry(key.into()).or_insert((0, 0));
-        entry.1 += 1;
-        (entry.0, self.epoch)
-    }
-
-    pub fn unregister(&mut self, key: &[u8]) {
-        if let Some(entry) = self.keys.get_mut(key) {
-            entry.1 -= 1;
-            if entry.1 == 0 {
-                self.keys.remove(key);
-            }
-        }
-    }
-
-    pub fn version(&self, key: &[u8]) -> (u64, u64) {
-        (self.keys.get(key).map_or(u64::MAX, |e| e.0), self.epoch)
-    }
-}
 
 /// A registered watch of one key. Unregisters itself on drop.
 ///
@@ -81,6 +32,32 @@ impl std::fmt::Debug for Watch {
             .field("key", &self.key)
             .field("version", &self.version)
             .finish()
+    }
+}
+
+impl Keyspace {
+    /// Starts watching `key` for changes (Redis `WATCH`).
+    pub fn watch(self: &Arc<Self>, key: &[u8]) -> Watch {
+        let now = self.now_ms();
+        let hash = self.ctx.hash(key);
+        let mut shard = self.shard(hash).write();
+        let version = shard.watches.register(key);
+        let expires_at = shard
+            .live_slot(hash, key, now)
+            .and_then(|slot| shard.record_at(slot).header.expires_at);
+        Watch {
+            keyspace: self.clone(),
+            key: key.into(),
+            version,
+            expires_at,
+        }
+    }
+
+    pub(crate) fn unwatch(&self, key: &[u8]) {
+        self.shard(self.ctx.hash(key))
+            .write()
+            .watches
+            .unregister(key);
     }
 }
 

@@ -91,7 +91,7 @@ fn dense(bytes: &[u8]) -> SimulatedPmem {
     let image = SimulatedPmem::new(len).unwrap();
     assert_eq!((bytes.len() - 8) % (4 + PAGE), 0, "sparse image damaged");
     for record in bytes[8..].chunks(4 + PAGE) {
-        let n = u32::from_le_bytes(record[..4].try_into().unwrap()) as u64;
+        let n = u64::from(u32::from_le_bytes(record[..4].try_into().unwrap()));
         image.write(n * PAGE as u64, &record[4..]).unwrap();
     }
     image.persist(0, len).unwrap();

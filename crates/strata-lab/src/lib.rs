@@ -22,7 +22,6 @@
 //! consume the [`kv::KvResult`] it returns.
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod error;
 pub mod eventdata;

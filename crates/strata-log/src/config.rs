@@ -39,6 +39,15 @@ impl Durability {
     /// The default `sync_interval` (one second, as Redis `everysec`).
     pub const DEFAULT_SYNC_INTERVAL: Duration = Duration::from_secs(1);
 
+    /// `sync`, `async` or `ondemand`, as shown in `INFO` and `stats`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Durability::Sync => "sync",
+            Durability::Async { .. } => "async",
+            Durability::OnDemand => "ondemand",
+        }
+    }
+
     /// `Async` with the default one-second interval.
     pub fn async_default() -> Durability {
         Durability::Async {

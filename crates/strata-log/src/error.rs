@@ -105,7 +105,7 @@ impl LogError {
     /// through `Poisoned` to its cause.
     pub fn os_reason(&self) -> Option<String> {
         match self {
-            LogError::Io { source, .. } => Some(crate::stall::describe_io(source)),
+            LogError::Io { source, .. } => Some(describe_io(source)),
             LogError::Poisoned { cause } => cause.os_reason(),
             _ => None,
         }
@@ -114,5 +114,15 @@ impl LogError {
     /// True for `Corrupt`: damage that the operator escape hatch can drop.
     pub fn is_corruption(&self) -> bool {
         matches!(self, LogError::Corrupt { .. })
+    }
+}
+
+/// The text of an I/O error without Rust's " (os error N)" suffix: what
+/// `strerror` says, as Redis quotes it in `MISCONF` replies.
+pub fn describe_io(error: &io::Error) -> String {
+    let text = error.to_string();
+    match text.rfind(" (os error ") {
+        Some(at) if text.ends_with(')') => text[..at].to_owned(),
+        _ => text,
     }
 }

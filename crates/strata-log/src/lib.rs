@@ -69,10 +69,11 @@
 //!
 //! [`Directory`]: strata_device::Directory
 
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod config;
+mod durable_wait;
 mod error;
 mod flusher;
 mod group_commit;
@@ -89,11 +90,11 @@ pub mod stats;
 mod waiters;
 
 pub use config::{Durability, LogConfig, RecoveryPolicy};
+pub use error::describe_io;
 pub use error::LogError;
 pub use log::CommandLog;
 pub use record::{MAX_BODY_LEN, RECORD_HEADER_LEN};
 pub use recovery::{Damage, DamageKind, RecoveryReport};
 pub use replay::ReplayReport;
 pub use segment::FORMAT_VERSION;
-pub use stall::describe_io;
 pub use stats::LogStats;

@@ -9,12 +9,12 @@ use std::time::Instant;
 use strata_device::Directory;
 
 use crate::config::{Durability, LogConfig, RecoveryPolicy};
+use crate::durable_wait::DurableWait;
 use crate::flusher::{Flusher, ASYNC_WRITE_THRESHOLD};
 use crate::record::{encode_into, MAX_BODY_LEN, RECORD_HEADER_LEN};
 use crate::recovery::{recover, RecoveryReport};
 use crate::replay::{replay, ReplayReport};
 use crate::shared::{Pending, Shared};
-use crate::waiters::DurableWait;
 use crate::{LogError, LogStats};
 
 /// An append-only, segmented log of opaque records, each with an LSN
@@ -42,11 +42,11 @@ impl CommandLog {
         config.validate()?;
         let recovered = recover(&*dir, policy)?;
         let report = recovered.report.clone();
-        let current = recovered
-            .segments
-            .last()
-            .cloned()
-            .expect("recovery leaves a current segment");
+        // Recovery always leaves a current segment (it makes one in an
+        // empty directory); a list without one is refused, not trusted.
+        let Some(current) = recovered.segments.last().cloned() else {
+            return Err(LogError::Config("recovery left no current segment".into()));
+        };
         let next_lsn = report.last_lsn + 1;
         let pending = Pending {
             buf: Vec::new(),

@@ -86,17 +86,15 @@ pub(crate) fn decode_header(bytes: &[u8]) -> Result<u64, BadHeader> {
     if &bytes[..8] != MAGIC {
         return Err(BadHeader::Garbled("segment header magic missing"));
     }
-    let crc = u32::from_le_bytes(bytes[20..24].try_into().expect("4 bytes"));
+    let crc = crate::record::u32_at(bytes, 20);
     if crc32c::crc32c(&bytes[..20]) != crc {
         return Err(BadHeader::Garbled("segment header checksum mismatch"));
     }
-    let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+    let version = crate::record::u32_at(bytes, 8);
     if version != FORMAT_VERSION {
         return Err(BadHeader::Version(version));
     }
-    Ok(u64::from_le_bytes(
-        bytes[12..20].try_into().expect("8 bytes"),
-    ))
+    Ok(crate::record::u64_at(bytes, 12))
 }
 
 /// Reads and decodes the header of a device of `len` bytes.

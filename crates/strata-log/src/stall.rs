@@ -95,16 +95,6 @@ pub(crate) fn count_records(batch: &[u8]) -> u64 {
     records
 }
 
-/// The text of an I/O error without Rust's " (os error N)" suffix: what
-/// `strerror` says, as Redis quotes it in `MISCONF` replies.
-pub fn describe_io(error: &io::Error) -> String {
-    let text = error.to_string();
-    match text.rfind(" (os error ") {
-        Some(at) if text.ends_with(')') => text[..at].to_owned(),
-        _ => text,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,7 +114,7 @@ mod tests {
             Failure::NoSpace { written: 10, .. }
         ));
         assert_eq!(
-            describe_io(&io::Error::from_raw_os_error(28)),
+            crate::error::describe_io(&io::Error::from_raw_os_error(28)),
             "No space left on device"
         );
     }

@@ -10,22 +10,18 @@
 //! No lost wake-up: the publisher stores the durable LSN before it takes the
 //! waiter lock to drain; a registering future checks the durable LSN again
 //! after inserting its slot under that lock. So either the drain sees the
-//! slot, or the check sees the LSN.
+//! slot, or the check sees the LSN. The future itself is
+//! `durable_wait.rs`.
 
 use std::collections::BTreeMap;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll, Waker};
+use std::task::Waker;
 
 use parking_lot::Mutex;
 
-use crate::shared::Shared;
-use crate::LogError;
-
 /// Where one future's waker is kept; the future may update it on re-poll.
-struct Slot {
-    waker: Mutex<Option<Waker>>,
+pub(crate) struct Slot {
+    pub(crate) waker: Mutex<Option<Waker>>,
 }
 
 impl Slot {
@@ -43,7 +39,8 @@ pub(crate) struct DurableWaiters {
 }
 
 impl DurableWaiters {
-    fn register(&self, lsn: u64, slot: Arc<Slot>) {
+    /// Registers `slot` to be woken once `lsn` is durable.
+    pub(crate) fn register(&self, lsn: u64, slot: Arc<Slot>) {
         self.by_lsn.lock().entry(lsn).or_default().push(slot);
     }
 
@@ -67,57 +64,6 @@ impl DurableWaiters {
     /// Wakes everyone (poison, stop): they will find an outcome.
     pub fn wake_all(&self) {
         self.wake_up_to(u64::MAX);
-    }
-}
-
-/// The future returned by [`CommandLog::durable`](crate::CommandLog::durable).
-pub(crate) struct DurableWait {
-    shared: Arc<Shared>,
-    lsn: u64,
-    /// An error known before waiting (an LSN never assigned).
-    early: Option<LogError>,
-    slot: Option<Arc<Slot>>,
-}
-
-impl DurableWait {
-    pub fn new(shared: Arc<Shared>, lsn: u64, early: Option<LogError>) -> DurableWait {
-        DurableWait {
-            shared,
-            lsn,
-            early,
-            slot: None,
-        }
-    }
-}
-
-impl Future for DurableWait {
-    type Output = Result<(), LogError>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = &mut *self;
-        if let Some(err) = this.early.take() {
-            return Poll::Ready(Err(err));
-        }
-        if let Some(outcome) = this.shared.durable_outcome(this.lsn) {
-            return Poll::Ready(outcome);
-        }
-        match &this.slot {
-            Some(slot) => *slot.waker.lock() = Some(cx.waker().clone()),
-            None => {
-                let slot = Arc::new(Slot {
-                    waker: Mutex::new(Some(cx.waker().clone())),
-                });
-                this.shared.waiters.register(this.lsn, Arc::clone(&slot));
-                this.slot = Some(slot);
-            }
-        }
-        // A publication between the first check and the registration may
-        // have drained before the slot was in: look again (see the module
-        // docs). A slot left behind is dropped at the next publication.
-        match this.shared.durable_outcome(this.lsn) {
-            Some(outcome) => Poll::Ready(outcome),
-            None => Poll::Pending,
-        }
     }
 }
 

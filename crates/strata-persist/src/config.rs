@@ -5,36 +5,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use strata_device::SyncMode;
-use strata_log::RecoveryPolicy;
-
-/// How writes are made durable.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    /// Records are written by a background flusher and synced at least
-    /// every `sync_interval`: a crash loses at most about that window.
-    Async {
-        /// Longest time a written record may stay unsynced (≥ 10 ms).
-        sync_interval: Duration,
-    },
-    /// A write is acknowledged only once its record is synced (group commit).
-    Sync,
-}
-
-impl Mode {
-    /// `async` or `sync`, as shown in `INFO` and `stats`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Mode::Async { .. } => "async",
-            Mode::Sync => "sync",
-        }
-    }
-}
+use strata_log::{Durability, RecoveryPolicy};
 
 /// Everything [`Persistence::open`](crate::Persistence::open) needs.
 #[derive(Debug, Clone)]
 pub struct PersistConfig {
     /// Sync or async.
-    pub mode: Mode,
+    pub mode: Durability,
     /// Directory of the command log's segments.
     pub log_dir: PathBuf,
     /// Directory of the snapshots (may be on another device).
@@ -74,7 +51,7 @@ impl PersistConfig {
     pub const DEFAULT_CPU_PCT: u32 = 5;
 
     /// Defaults for `mode` with files under `data_dir` (`log/`, `snapshots/`).
-    pub fn new(mode: Mode, data_dir: impl Into<PathBuf>) -> PersistConfig {
+    pub fn new(mode: Durability, data_dir: impl Into<PathBuf>) -> PersistConfig {
         let data_dir = data_dir.into();
         PersistConfig {
             mode,
@@ -106,7 +83,7 @@ mod tests {
 
     #[test]
     fn trigger_needs_both_the_minimum_and_the_ratio() {
-        let mut c = PersistConfig::new(Mode::Sync, "/tmp/x");
+        let mut c = PersistConfig::new(Durability::Sync, "/tmp/x");
         c.checkpoint_min_log_size = 100;
         c.checkpoint_log_ratio_pct = 100;
         assert!(!c.checkpoint_due(99, 0));

@@ -14,18 +14,21 @@
 //!   without `fork()` and without copying the keyspace (see [`checkpoint`]).
 //!
 //! ## Layout
-//! - [`config`]: [`PersistConfig`] and [`Mode`].
+//! - [`config`]: [`PersistConfig`]; its mode is the log's own
+//!   [`Durability`], re-exported.
 //! - [`journal`]: [`LogJournal`], the engine's journal on the log.
 //! - [`recovery`]: loading the snapshot and replaying the log; [`RecoveryStats`].
 //! - [`checkpoint`]: writing one checkpoint; [`CheckpointReport`].
+//! - `shared`: what the handle, checkpoints and the trigger share; running
+//!   a checkpoint.
 //! - `trigger`: the background thread that starts checkpoints when due.
 //! - `cpu_budget`: keeps a checkpoint's CPU time within `checkpoint_cpu_pct` of the cores.
 //! - [`status`]: [`PersistStatus`] for `INFO` and `stats`.
 //!
 //! This crate knows nothing of protocols or sockets.
 
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod checkpoint;
 pub mod config;
@@ -33,16 +36,21 @@ mod cpu_budget;
 mod error;
 pub mod journal;
 pub mod recovery;
+mod shared;
 pub mod status;
 mod trigger;
 
 pub use checkpoint::CheckpointReport;
 use checkpoint::Pace;
-pub use config::{Mode, PersistConfig};
+pub use config::PersistConfig;
 pub use error::PersistError;
 pub use journal::LogJournal;
 pub use recovery::RecoveryStats;
+use shared::{History, Shared};
 pub use status::PersistStatus;
+/// How writes are made durable: the log's own type, used unchanged here
+/// and by the server.
+pub use strata_log::Durability;
 
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -52,35 +60,12 @@ use std::time::Instant;
 use parking_lot::Mutex;
 use strata_device::{Directory, FsDirectory, SyncMode};
 use strata_kv::Keyspace;
-use strata_log::{CommandLog, Durability, LogConfig, LogError};
+use strata_log::{CommandLog, LogConfig, LogError};
 
 /// The durability of one keyspace: its log, its snapshots, its checkpoints.
 pub struct Persistence {
     shared: Arc<Shared>,
     trigger: Mutex<Option<trigger::Trigger>>,
-}
-
-/// What the handle, background checkpoints and the trigger thread share.
-pub(crate) struct Shared {
-    keyspace: Arc<Keyspace>,
-    log: Arc<CommandLog>,
-    snapshot_dir: Arc<dyn Directory>,
-    config: PersistConfig,
-    recovery: RecoveryStats,
-    /// Set while a checkpoint runs; at most one at a time.
-    running: AtomicBool,
-    history: Mutex<History>,
-}
-
-/// Outcomes of past checkpoints.
-struct History {
-    checkpoints: u64,
-    last_save_unix: u64,
-    last_error: Option<String>,
-    last_ms: u64,
-    snapshot_bytes: u64,
-    snapshot_items: u64,
-    snapshot_start_lsn: u64,
 }
 
 impl Persistence {
@@ -114,10 +99,7 @@ impl Persistence {
         config: PersistConfig,
     ) -> Result<Persistence, PersistError> {
         let started = Instant::now();
-        let durability = match config.mode {
-            Mode::Sync => Durability::Sync,
-            Mode::Async { sync_interval } => Durability::Async { sync_interval },
-        };
+        let durability = config.mode;
         let log_config = LogConfig::new(durability)
             .with_segment_size(config.log_segment_size)
             .with_group_commit_max_delay(config.group_commit_delay);
@@ -187,7 +169,7 @@ impl Persistence {
     }
 
     /// The mode.
-    pub fn mode(&self) -> Mode {
+    pub fn mode(&self) -> Durability {
         self.shared.config.mode
     }
 
@@ -257,115 +239,5 @@ impl std::fmt::Debug for Persistence {
             .field("mode", &self.shared.config.mode)
             .field("log", &self.shared.log)
             .finish_non_exhaustive()
-    }
-}
-
-impl Shared {
-    /// Runs a checkpoint unless one is running, recording its outcome.
-    fn run_checkpoint(&self, pace: Pace) -> Result<CheckpointReport, PersistError> {
-        if self.running.swap(true, Ordering::AcqRel) {
-            return Err(PersistError::CheckpointRunning);
-        }
-        let result = self.checkpoint_now(pace);
-        self.running.store(false, Ordering::Release);
-        result
-    }
-
-    /// Claims the single checkpoint slot and runs a checkpoint in a new thread.
-    fn spawn_checkpoint(self: Arc<Self>) -> Result<(), PersistError> {
-        if self.running.swap(true, Ordering::AcqRel) {
-            return Err(PersistError::CheckpointRunning);
-        }
-        let me = self.clone();
-        let spawned = std::thread::Builder::new()
-            .name("strata-checkpoint".into())
-            .spawn(move || {
-                let _ = me.checkpoint_now(Pace::Background);
-                me.running.store(false, Ordering::Release);
-            });
-        if let Err(err) = spawned {
-            self.running.store(false, Ordering::Release);
-            return Err(PersistError::Thread(err));
-        }
-        Ok(())
-    }
-
-    /// One checkpoint; the caller holds the `running` slot.
-    fn checkpoint_now(&self, pace: Pace) -> Result<CheckpointReport, PersistError> {
-        tracing::info!("checkpoint started");
-        let cpu_pct = match pace {
-            Pace::Background => self.config.checkpoint_cpu_pct,
-            Pace::Foreground => 0,
-        };
-        let result = checkpoint::write_checkpoint(
-            &self.keyspace,
-            &self.log,
-            &*self.snapshot_dir,
-            self.config.checkpoint_io_rate,
-            cpu_pct,
-        );
-        let mut h = self.history.lock();
-        match &result {
-            Ok(report) => {
-                h.checkpoints += 1;
-                h.last_save_unix = status::unix_now();
-                h.last_error = None;
-                h.last_ms = report.duration.as_millis() as u64;
-                h.snapshot_bytes = report.snapshot.bytes;
-                h.snapshot_items = report.snapshot.records;
-                h.snapshot_start_lsn = report.snapshot.start_lsn;
-                tracing::info!(
-                    snapshot = %report.snapshot.name,
-                    items = report.snapshot.records,
-                    bytes = report.snapshot.bytes,
-                    ms = h.last_ms,
-                    log_segments_removed = report.segments_removed,
-                    "checkpoint done"
-                );
-            }
-            Err(err) => {
-                tracing::error!(error = %err, "checkpoint failed");
-                h.last_error = Some(err.to_string());
-            }
-        }
-        result
-    }
-
-    /// True when the log has grown enough since the last snapshot.
-    fn checkpoint_due(&self) -> bool {
-        let (start, bytes) = {
-            let h = self.history.lock();
-            (h.snapshot_start_lsn, h.snapshot_bytes)
-        };
-        let log_bytes = self.log.bytes_since(start.saturating_sub(1));
-        self.config.checkpoint_due(log_bytes, bytes)
-    }
-
-    fn status(&self) -> PersistStatus {
-        let log = self.log.stats();
-        let h = self.history.lock();
-        PersistStatus {
-            mode: self.config.mode.name(),
-            checkpoint_in_progress: self.running.load(Ordering::Acquire),
-            checkpoints: h.checkpoints,
-            last_save_unix: h.last_save_unix,
-            last_checkpoint_ok: h.last_error.is_none(),
-            last_checkpoint_error: h.last_error.clone(),
-            last_checkpoint_ms: h.last_ms,
-            snapshot_bytes: h.snapshot_bytes,
-            snapshot_items: h.snapshot_items,
-            snapshot_start_lsn: h.snapshot_start_lsn,
-            log_bytes_since_snapshot: self.log.bytes_since(h.snapshot_start_lsn.saturating_sub(1)),
-            log_records: log.records,
-            log_last_lsn: log.last_lsn,
-            log_durable_lsn: log.durable_lsn,
-            log_syncs: log.syncs,
-            log_segments: log.segments,
-            log_error: log.poisoned,
-            log_write_stalled: self
-                .log
-                .write_stalled()
-                .map(|cause| journal::stall_reason(&cause)),
-        }
     }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use parking_lot::{Condvar, Mutex};
 
-use crate::Shared;
+use crate::shared::Shared;
 
 const CHECK_INTERVAL: Duration = Duration::from_millis(500);
 

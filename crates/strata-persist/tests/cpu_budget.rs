@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use common::*;
 use strata_device::MemDirectory;
 use strata_kv::{ManualClock, NewItem, Store};
-use strata_persist::{Mode, Persistence};
+use strata_persist::{Durability, Persistence};
 
 fn thread_cpu() -> Duration {
     let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
@@ -23,7 +23,7 @@ fn thread_cpu() -> Duration {
 fn background_checkpoints_are_paced_to_their_share_and_save_is_not() {
     let clock = Arc::new(ManualClock::new(1_700_000_000_000));
     let ks = keyspace(&clock);
-    let mut config = config(Mode::Async {
+    let mut config = config(Durability::Async {
         sync_interval: Duration::from_millis(10),
     });
     config.checkpoint_cpu_pct = 1;

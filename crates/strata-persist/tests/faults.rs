@@ -12,7 +12,7 @@ use common::*;
 use strata_device::{Directory, FaultyDirectory, MemDirectory};
 use strata_kv::{KvError, ManualClock, NewItem, Store};
 use strata_log::RecoveryPolicy;
-use strata_persist::{Mode, PersistError, Persistence};
+use strata_persist::{Durability, PersistError, Persistence};
 
 fn item(v: &[u8]) -> NewItem<'_> {
     NewItem {
@@ -32,7 +32,7 @@ fn a_failing_log_sync_refuses_writes_and_keeps_serving_reads() {
         ks.clone(),
         Arc::new(log_dir),
         arc(&MemDirectory::new()),
-        config(Mode::Sync),
+        config(Durability::Sync),
     )
     .unwrap();
     ks.store().set(b"before", item(b"1")).unwrap();
@@ -94,7 +94,7 @@ fn a_full_snapshot_device_fails_the_checkpoint_but_nothing_else() {
         ks.clone(),
         arc(&log_dir),
         Arc::new(faulty),
-        config(Mode::Sync),
+        config(Durability::Sync),
     )
     .unwrap();
     for i in 0..500u32 {
@@ -125,7 +125,7 @@ fn a_full_snapshot_device_fails_the_checkpoint_but_nothing_else() {
         ks2.clone(),
         arc(&log_dir.crash()),
         arc(&snap.crash()),
-        config(Mode::Sync),
+        config(Durability::Sync),
     )
     .unwrap();
     assert_eq!(ks2.store().len(), 502);
@@ -134,7 +134,7 @@ fn a_full_snapshot_device_fails_the_checkpoint_but_nothing_else() {
 
 /// Writes a few generations with checkpoints, then returns the directories.
 fn two_snapshots() -> (MemDirectory, MemDirectory, Arc<ManualClock>) {
-    let mut w = World::new(Mode::Sync);
+    let mut w = World::new(Durability::Sync);
     for gen in 0..2u8 {
         for i in 0..200u32 {
             w.ks.store()
@@ -190,8 +190,13 @@ fn a_corrupt_newest_snapshot_refuses_the_start_unless_last_good_is_asked() {
     bytes[mid] ^= 0xff;
     write_all(&snap, &newest, &bytes);
 
-    let err = Persistence::open_in(keyspace(&clock), arc(&log), arc(&snap), config(Mode::Sync))
-        .unwrap_err();
+    let err = Persistence::open_in(
+        keyspace(&clock),
+        arc(&log),
+        arc(&snap),
+        config(Durability::Sync),
+    )
+    .unwrap_err();
     let text = err.to_string();
     assert!(matches!(err, PersistError::Snapshot(_)), "{text}");
     assert!(
@@ -202,7 +207,7 @@ fn a_corrupt_newest_snapshot_refuses_the_start_unless_last_good_is_asked() {
     // Last-good falls back to the older snapshot. The log records between
     // it and the damaged one were removed with that checkpoint, so the
     // second generation is lost, and recovery says so.
-    let mut cfg = config(Mode::Sync);
+    let mut cfg = config(Durability::Sync);
     cfg.recovery = RecoveryPolicy::TruncateToLastGood;
     let ks = keyspace(&clock);
     let p = Persistence::open_in(ks.clone(), arc(&log), arc(&snap), cfg).unwrap();
@@ -219,7 +224,7 @@ fn a_corrupt_newest_snapshot_refuses_the_start_unless_last_good_is_asked() {
 
 #[test]
 fn corruption_in_the_middle_of_the_log_refuses_the_start() {
-    let mut w = World::new(Mode::Sync);
+    let mut w = World::new(Durability::Sync);
     for i in 0..2000u32 {
         w.ks.store()
             .set(format!("k{i}").as_bytes(), item(&[1u8; 40]))
@@ -235,11 +240,16 @@ fn corruption_in_the_middle_of_the_log_refuses_the_start() {
     let mut bytes = read_all(&log, &first);
     bytes[100] ^= 0x55;
     write_all(&log, &first, &bytes);
-    let err = Persistence::open_in(keyspace(&clock), arc(&log), arc(&snap), config(Mode::Sync))
-        .unwrap_err();
+    let err = Persistence::open_in(
+        keyspace(&clock),
+        arc(&log),
+        arc(&snap),
+        config(Durability::Sync),
+    )
+    .unwrap_err();
     let text = err.to_string();
     assert!(text.contains(&first), "names the file: {text}");
-    let mut cfg = config(Mode::Sync);
+    let mut cfg = config(Durability::Sync);
     cfg.recovery = RecoveryPolicy::TruncateToLastGood;
     let ks = keyspace(&clock);
     let p = Persistence::open_in(ks.clone(), arc(&log), arc(&snap), cfg).unwrap();
@@ -249,7 +259,7 @@ fn corruption_in_the_middle_of_the_log_refuses_the_start() {
 
 #[test]
 fn a_checkpoint_under_concurrent_writes_recovers_the_exact_state() {
-    let mut w = World::new(Mode::Async {
+    let mut w = World::new(Durability::Async {
         sync_interval: std::time::Duration::from_millis(10),
     });
     for i in 0..5000u32 {

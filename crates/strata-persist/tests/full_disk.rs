@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use common::*;
 use strata_device::{Directory, FaultyDirectory, MemDirectory};
 use strata_kv::{KvError, ManualClock, NewItem, Store};
-use strata_persist::{Mode, Persistence};
+use strata_persist::{Durability, Persistence};
 
 fn item(v: &[u8]) -> NewItem<'_> {
     NewItem {
@@ -49,7 +49,7 @@ fn a_full_log_disk_refuses_new_writes_and_resumes_once_space_is_freed() {
     let mem = MemDirectory::new();
     let faulty = FaultyDirectory::new(arc(&mem));
     let faults = faulty.faults();
-    let config = config(Mode::Sync);
+    let config = config(Durability::Sync);
     let p = Persistence::open_in(
         ks.clone(),
         Arc::new(faulty),

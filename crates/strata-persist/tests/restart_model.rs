@@ -9,7 +9,7 @@ mod common;
 use common::*;
 use proptest::prelude::*;
 use strata_kv::{Mutation, NewItem, Store};
-use strata_persist::Mode;
+use strata_persist::Durability;
 
 #[derive(Debug, Clone)]
 enum Op {
@@ -67,7 +67,7 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 fn run(ops: Vec<Op>) {
-    let mut w = World::new(Mode::Sync);
+    let mut w = World::new(Durability::Sync);
     let mut model = Model::new();
     for op in ops {
         let shown = format!("{op:?}");
@@ -207,7 +207,7 @@ proptest! {
 /// snapshots are removed, and recovery still finds everything.
 #[test]
 fn checkpoints_remove_old_files_and_recovery_still_sees_everything() {
-    let mut w = World::new(Mode::Sync);
+    let mut w = World::new(Durability::Sync);
     let mut model = Model::new();
     for round in 0..6u32 {
         for i in 0..400u32 {

@@ -46,9 +46,9 @@ impl ClaimedRun {
         let words = arena.register_claim(&run)?;
         let len = words.len() * 8;
         // The pointer is derived from `&[AtomicU64]`: interior mutability
-        // (UnsafeCell) makes writes through it permitted.
-        let base = NonNull::new(words.as_ptr().cast_mut().cast::<u8>())
-            .expect("slice pointers are never null");
+        // (UnsafeCell) makes writes through it permitted. A reference is
+        // never null, so `NonNull::from` needs no check.
+        let base = NonNull::from(words).cast::<u8>();
         Ok(ClaimedRun {
             arena,
             run,

@@ -30,7 +30,7 @@
 //!
 //! This crate never depends on any other Strata crate.
 
-#![warn(missing_docs)]
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 #![deny(unsafe_code)]
 
 #[cfg(target_endian = "big")]
@@ -50,7 +50,8 @@ mod sim;
 mod words;
 
 pub use alloc::ChunkRun;
-pub use arena::{ArenaStats, PersistentArena};
+pub use arena::stats::ArenaStats;
+pub use arena::PersistentArena;
 pub use backing::Backing;
 pub use claim::{ClaimedRun, ClaimedWords};
 pub use error::{PmemError, Result};

@@ -61,10 +61,9 @@ pub(crate) fn write(words: &[AtomicU64], offset: u64, data: &[u8]) -> Result<()>
         let part = &data[done..done + take];
         let word = &words[pos / 8];
         if take == 8 {
-            word.store(
-                u64::from_ne_bytes(part.try_into().expect("8 bytes")),
-                Ordering::Relaxed,
-            );
+            let mut bytes = [0u8; 8];
+            bytes.copy_from_slice(part); // take == 8
+            word.store(u64::from_ne_bytes(bytes), Ordering::Relaxed);
         } else {
             // The closure never returns None, so the update cannot fail.
             let _ = word.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |old| {

@@ -44,9 +44,8 @@ fn every_flipped_immutable_byte_is_detected() {
     for offset in 0..IMMUTABLE_LEN as u64 {
         for mask in [0x01, 0x80, 0xFF] {
             xor_byte(&path, offset, mask);
-            let err = match PersistentArena::open(&path, KIND, AUTO) {
-                Err(e) => e,
-                Ok(_) => panic!("flip {mask:#x} at byte {offset} went unnoticed"),
+            let Err(err) = PersistentArena::open(&path, KIND, AUTO) else {
+                panic!("flip {mask:#x} at byte {offset} went unnoticed")
             };
             let right = match offset {
                 0..8 => matches!(err, PmemError::BadMagic { .. }),

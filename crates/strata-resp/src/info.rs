@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::number::human_bytes;
-use crate::protocol::{Shared, REDIS_VERSION};
 use crate::pubsub::Kind;
+use crate::shared::{Shared, REDIS_VERSION};
 use crate::stats::Totals;
 
 /// Sections in report order; all but [`NOT_DEFAULT`] are in `default`.
@@ -18,6 +18,7 @@ const SECTIONS: &[&str] = &[
     "memory",
     "persistence",
     "tiers",
+    "cache",
     "stats",
     "replication",
     "cpu",
@@ -96,6 +97,7 @@ fn write_section(shared: &Shared, section: &str, t: &mut String) {
                 line(t, field, value.replace(',', ";"));
             }
         }
+        "cache" => cache(shared, t),
         "stats" => stats(shared, t),
         "replication" => {
             line(t, "role", "master");
@@ -124,6 +126,23 @@ fn write_section(shared: &Shared, section: &str, t: &mut String) {
             }
         }
         _ => {} // modules: none
+    }
+}
+
+/// Strata's own section: the node's DRAM caches, in total and by user
+/// (the same report as `_nodes/stats` `strata_cache`).
+fn cache(shared: &Shared, t: &mut String) {
+    let report = shared.info.caches.report();
+    let fields = |t: &mut String, prefix: &str, u: &strata_metrics::CacheUsage| {
+        line(t, &format!("{prefix}bytes"), u.bytes);
+        line(t, &format!("{prefix}budget"), u.budget);
+        line(t, &format!("{prefix}entries"), u.entries);
+        line(t, &format!("{prefix}hits"), u.hits);
+        line(t, &format!("{prefix}misses"), u.misses);
+    };
+    fields(t, "cache_", &report.total());
+    for (user, usage) in &report.users {
+        fields(t, &format!("cache_user_{user}_"), usage);
     }
 }
 

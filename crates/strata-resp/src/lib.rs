@@ -6,9 +6,16 @@
 //! error texts for strings, keys, transactions and server commands.
 //!
 //! ## Layout
+//! Modules import only downward (`scripts/import-graph` checks it). Bottom
+//! up: the leaves (codec, args, writer, reply, numbers, glob, counters);
+//! [`spec`] and [`table`] (the command table, naming only each collection
+//! folder's `op.rs`), [`lookup`]; [`acl`]; [`connection`] and [`shared`];
+//! [`command`] (`Ctx`); the handlers in [`commands`]; [`route`] (every
+//! command a script may call); [`scripting`]; [`dispatch`] (adds `EVAL`);
+//! [`invoke`], [`session`], [`protocol`].
 //! - [`acl`]: users, permissions and the ACL file (Redis 6/7 ACLs).
 //! - [`protocol`]: [`RespProtocol`], what the server crate plugs into the
-//!   connection driver, and the state all sessions share.
+//!   connection driver; [`shared`]: the state all sessions share.
 //! - [`session`]: [`RespSession`], one connection's request loop: parse,
 //!   check (name, arity, authentication), queue inside `MULTI`, run.
 //! - [`codec`]: RESP2 request parsing (multibulk and inline), with limits
@@ -16,8 +23,11 @@
 //! - [`args`]: the arguments of one request, borrowed or owned.
 //! - [`writer`]: reply encoding for RESP2 and RESP3.
 //! - [`reply`]: the one table of error replies, including engine errors.
-//! - [`command`]: the dispatcher enum and `execute`, generic over the
-//!   engine's `Store`; [`table`]: the command table behind `COMMAND`.
+//! - [`spec`]: the command table's row types; [`table`]: the command table
+//!   behind `COMMAND`; [`lookup`]: finding a row by name; [`command`]: what
+//!   a handler works with; [`route`] and [`dispatch`]: `execute`, generic
+//!   over the engine's `Store`; [`invoke`]: running and counting one
+//!   checked command.
 //! - [`commands`]: one file per command or tight family.
 //! - [`connection`]: per-connection state (version, user, queue, watches).
 //! - [`permissions`]: ACLs applied to a connection (user refresh, checks,
@@ -35,27 +45,33 @@
 //! public API.
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod acl;
 pub mod args;
 pub mod blocking;
+pub mod client_line;
 pub mod codec;
 pub mod command;
 pub mod command_stats;
 pub mod commands;
 pub mod connection;
+pub mod dispatch;
 pub mod errorstats;
 pub mod glob;
 pub mod info;
+pub mod invoke;
+pub mod lookup;
 pub mod number;
 pub mod permissions;
 pub mod protocol;
 pub mod pubsub;
 pub mod reply;
+pub mod route;
 pub mod scripting;
 pub mod session;
+pub mod shared;
 pub mod slowlog;
+pub mod spec;
 pub mod stats;
 pub mod table;
 pub mod writer;

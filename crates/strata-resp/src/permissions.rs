@@ -7,11 +7,11 @@ use std::sync::atomic::Ordering;
 use crate::acl::log::{Context, Denied, Reason};
 use crate::acl::{check, Denial};
 use crate::args::Args;
+use crate::client_line::client_line;
 use crate::command::CommandSpec;
-use crate::commands::client::client_line;
 use crate::connection::Connection;
-use crate::protocol::Shared;
 use crate::reply::RespError;
+use crate::shared::Shared;
 
 /// Re-reads the connection's user if any user changed since it was read.
 /// `false` when the user was deleted (or deleted and created again): the
@@ -118,4 +118,9 @@ fn record(
     };
     let now_ms = shared.keyspace.clock().now_ms();
     shared.acl.log().lock().add(denied, now_ms);
+}
+
+/// True when the connection may run commands that need authentication.
+pub(crate) fn is_authenticated(shared: &Shared, conn: &Connection) -> bool {
+    conn.authenticated || !shared.password_required()
 }

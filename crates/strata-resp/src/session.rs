@@ -14,22 +14,22 @@ use tokio::sync::Notify;
 
 use bytes::{Buf, BytesMut};
 use strata_kv::fetch::{FetchWait, Retry, Verdict};
-use strata_kv::Store;
 use strata_metrics::Stopwatch;
 use strata_service::durability::one_line;
-use strata_service::{ClientInfo, Flow, HeldReplies, Hold, Session, OUTPUT_SOFT_LIMIT};
+use strata_service::{Flow, HeldReplies, Hold, Session, OUTPUT_SOFT_LIMIT};
 
 use crate::acl::log::Context;
 use crate::args::Args;
 use crate::codec::{Limits, Parsed, RequestParser};
-use crate::command::{self, execute, Command, CommandSpec, Ctx};
+use crate::command::{self, Command, CommandSpec, Ctx};
 use crate::command_stats;
 use crate::commands::{multi, quit, watch};
 use crate::connection::Connection;
-use crate::permissions;
-use crate::protocol::Shared;
+use crate::invoke::{note_call, run_command};
+use crate::permissions::{self, is_authenticated};
 use crate::reply::RespError;
 use crate::scripting::Gate;
+use crate::shared::Shared;
 use crate::stats::{Tally, Totals};
 use crate::writer::{ReplyWriter, RespVersion};
 
@@ -201,11 +201,6 @@ fn durability_failure(cause: &str) -> Vec<u8> {
     format!("-ERR write not durable: {}\r\n", one_line(cause)).into_bytes()
 }
 
-/// True when the connection may run commands that need authentication.
-pub(crate) fn is_authenticated(shared: &Shared, conn: &Connection) -> bool {
-    conn.authenticated || !shared.password_required()
-}
-
 /// Runs one request: the checks Redis makes before `call()`, then the
 /// command (or queues it inside `MULTI`).
 fn run(
@@ -368,52 +363,6 @@ fn allowed_subscribed(spec: &CommandSpec) -> bool {
             | Command::Quit
             | Command::Reset
     )
-}
-
-/// Runs a command that passed the checks and writes its reply or error.
-pub(crate) fn run_command<S: Store>(
-    spec: &'static CommandSpec,
-    ctx: &mut Ctx<'_, S>,
-    args: Args<'_>,
-    out: &mut ReplyWriter<'_>,
-    tally: &mut Tally,
-) {
-    tally.commands += 1;
-    let started = Stopwatch::start();
-    let result = execute(spec, ctx, args, out);
-    let failed = result.is_err();
-    match result {
-        Ok(()) if spec.is_write() => tally.writes += 1,
-        Ok(()) => {}
-        Err(err) => {
-            out.error(&err.to_string());
-            tally.errors += 1;
-        }
-    }
-    note_call(ctx.shared, &ctx.conn.client, spec, &args, started, failed);
-}
-
-/// Counts a call that ran since `started` in the command's statistics
-/// and, if slow enough, in the slow log. A call whose values are being
-/// read from the SSD tier runs again and counts then.
-fn note_call(
-    shared: &Shared,
-    client: &ClientInfo,
-    spec: &'static CommandSpec,
-    args: &Args<'_>,
-    started: Stopwatch,
-    failed: bool,
-) {
-    let nanos = started.elapsed_nanos();
-    if shared.keyspace.ssd().is_some() && strata_kv::fetch::deferred() {
-        return;
-    }
-    if let Some(id) = command_stats::stat_id(spec, args) {
-        shared.commands.record(id, nanos, failed);
-    }
-    if shared.slowlog.is_slow(nanos) && !spec.flags.contains(&"skip_slowlog") {
-        shared.slowlog.push(nanos, args, client);
-    }
 }
 
 /// Answers a known command refused before running, counting the refusal

@@ -182,6 +182,7 @@ fn info_sections() {
         "maxmemory_policy:allkeys-lru\r\n",
         "# Persistence\r\nloading:0\r\n",
         "aof_enabled:0\r\n",
+        "# Cache\r\ncache_bytes:0\r\n",
         "# Stats\r\n",
         "keyspace_hits:1\r\n",
         "keyspace_misses:1\r\n",

@@ -4,7 +4,7 @@
 //! (numbers across int and double), casts truncate.
 
 use crate::ast::{BinOp, Span, Ty, UnOp};
-use crate::interp::{Interp, Run};
+use crate::interp::state::{Interp, Run};
 use crate::value::{class_name, java_double, Heap, Value, MAX_VALUE_DEPTH};
 
 /// A list index, negative counting from the end as Painless allows.

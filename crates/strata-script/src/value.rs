@@ -14,12 +14,15 @@ use serde_json::{Map, Number, Value as Json};
 /// A value a script computes with.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
+    /// `null`.
     Null,
+    /// A boolean.
     Bool(bool),
     /// Java's `int` and `long`: both 64-bit here.
     Int(i64),
     /// Java's `double` and `float`.
     Double(f64),
+    /// A string.
     Str(Rc<str>),
     /// A list (or array) in the heap.
     List(usize),

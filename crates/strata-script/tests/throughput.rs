@@ -45,8 +45,8 @@ fn score_script_runs_per_second() {
     let secs = started.elapsed().as_secs_f64();
     println!(
         "{n} runs in {secs:.3} s: {:.0} runs/s, {:.2} µs each (checksum {sum:.1})",
-        n as f64 / secs,
-        secs * 1e6 / n as f64
+        f64::from(n) / secs,
+        secs * 1e6 / f64::from(n)
     );
     assert!(sum > 0.0);
 }

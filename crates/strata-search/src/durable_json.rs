@@ -1,43 +1,64 @@
-//! Node-level JSON files (`aliases.json`, `templates.json`,
-//! `cluster_settings.json` under the catalog root): written to a temporary
-//! file, fsynced, renamed over the old one and the directory fsynced, so a
-//! crash leaves either the old or the new whole file, never a torn one.
+//! Node-level and index-level JSON files (`aliases.json`, `templates.json`,
+//! `scripts.json`, each index's `index.json`; `cluster_settings.json` and
+//! friends in the HTTP crate): replaced through the device layer's one
+//! atomic replace ([`Directory::replace`]: temporary device, sync, rename,
+//! sync of the names), so a crash leaves either the old or the new whole
+//! file, never a torn one, and the power-cut and fault devices reach them.
 
-use std::io::Write;
+use std::io;
 use std::path::Path;
 
 use serde_json::Value;
+use strata_device::{Directory, FsDirectory, SyncMode};
 
 use crate::error::{Result, SearchError};
 
-/// Replaces `path` with `value`, durably.
-pub fn save(path: &Path, value: &Value) -> Result<()> {
-    let tmp = path.with_extension("json.tmp");
-    let io = |what: &str, e| SearchError::io(format!("{what} {}", tmp.display()), e);
+/// Replaces `name` in `dir` with `value`, durably. `what` names the file in
+/// errors.
+pub fn save_in(dir: &dyn Directory, name: &str, value: &Value, what: &Path) -> Result<()> {
     let bytes =
         serde_json::to_vec_pretty(value).map_err(|e| SearchError::illegal(e.to_string()))?;
-    {
-        let mut f = std::fs::File::create(&tmp).map_err(|e| io("create", e))?;
-        f.write_all(&bytes).map_err(|e| io("write", e))?;
-        f.sync_data().map_err(|e| io("sync", e))?;
-    }
-    std::fs::rename(&tmp, path).map_err(|e| io("rename", e))?;
-    if let Some(dir) = path.parent() {
-        std::fs::File::open(dir)
-            .and_then(|d| d.sync_all())
-            .map_err(|e| io("sync directory of", e))?;
-    }
-    Ok(())
+    dir.replace(name, &bytes)
+        .map_err(|e| SearchError::io(format!("replace {}", what.display()), e))
 }
 
-/// The JSON in `path`; `None` when the file does not exist. A damaged file
-/// is an error: silently starting empty would lose aliases or templates.
-pub fn load(path: &Path) -> Result<Option<Value>> {
-    match std::fs::read(path) {
+/// The JSON in `name` of `dir`; `None` when there is no such file. A
+/// damaged file is an error: silently starting empty would lose aliases or
+/// templates.
+pub fn load_in(dir: &dyn Directory, name: &str, what: &Path) -> Result<Option<Value>> {
+    match dir.read_all(name) {
         Ok(bytes) => serde_json::from_slice(&bytes)
             .map(Some)
-            .map_err(|e| SearchError::illegal(format!("damaged {}: {e}", path.display()))),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(SearchError::io(format!("read {}", path.display()), e)),
+            .map_err(|e| SearchError::illegal(format!("damaged {}: {e}", what.display()))),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(SearchError::io(format!("read {}", what.display()), e)),
     }
+}
+
+/// Replaces the file `path` with `value`, durably, in its directory on the
+/// real filesystem ([`save_in`] on an [`FsDirectory`]). A node's files go
+/// through its tree instead ([`SearchFiles::save_json`](crate::store::SearchFiles::save_json)).
+pub fn save(path: &Path, value: &Value) -> Result<()> {
+    let (dir, name) = on_disk(path)?;
+    save_in(&dir, name, value, path)
+}
+
+/// The JSON in the file `path`; `None` when it does not exist ([`load_in`]
+/// on an [`FsDirectory`]).
+pub fn load(path: &Path) -> Result<Option<Value>> {
+    let (dir, name) = on_disk(path)?;
+    load_in(&dir, name, path)
+}
+
+fn on_disk(path: &Path) -> Result<(FsDirectory, &str)> {
+    let name = path.file_name().and_then(|n| n.to_str());
+    let (Some(parent), Some(name)) = (path.parent(), name) else {
+        return Err(SearchError::illegal(format!(
+            "{} is not a file path",
+            path.display()
+        )));
+    };
+    let dir = FsDirectory::open(parent, SyncMode::Fdatasync)
+        .map_err(|e| SearchError::io(format!("open {}", parent.display()), e))?;
+    Ok((dir, name))
 }

@@ -50,7 +50,7 @@ fn setup(n_docs: usize) -> (tempfile::TempDir, Catalog, Vec<Doc>) {
         let doc = Doc {
             tag,
             n: rng.gen_range(0..50),
-            w: (rng.gen_range(0..10) != 0).then(|| rng.gen_range(1..5) as f64),
+            w: (rng.gen_range(0..10) != 0).then(|| f64::from(rng.gen_range(1..5))),
             ts: START + rng.gen_range(0..48 * HOUR),
             flag: rng.gen(),
         };

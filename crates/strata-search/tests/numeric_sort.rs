@@ -28,7 +28,7 @@ fn setup() -> (tempfile::TempDir, Catalog) {
     ];
     for seg in segments {
         for (id, price) in seg {
-            let doc = json!({"price": price, "rank": -price, "count": *id as i64 * 10});
+            let doc = json!({"price": price, "rank": -price, "count": i64::from(*id) * 10});
             index
                 .index_document(
                     Some(&id.to_string()),

@@ -2,7 +2,7 @@
 //! (the [`Durability`] trait of `strata-service`), over
 //! [`strata_persist::Persistence`] or nothing when persistence is off.
 
-use strata_persist::{Mode, PersistStatus, Persistence};
+use strata_persist::{Durability as LogDurability, PersistStatus, Persistence};
 use strata_service::durability::{off_info, one_line};
 use strata_service::{Durability, DurableFuture};
 
@@ -43,8 +43,8 @@ impl Durability for ServerDurability {
     fn wait(&self, lsn: u64) -> Option<DurableFuture> {
         let p = self.persistence.as_ref()?;
         match p.mode() {
-            Mode::Sync => Some(Box::pin(p.durable(lsn))),
-            Mode::Async { .. } => None,
+            LogDurability::Sync | LogDurability::OnDemand => Some(Box::pin(p.durable(lsn))),
+            LogDurability::Async { .. } => None,
         }
     }
 

@@ -55,6 +55,9 @@ pub enum ServerError {
         #[source]
         source: io::Error,
     },
+    /// The keyspace's maintenance thread could not be started.
+    #[error("cannot start the maintenance thread: {0}")]
+    Maintenance(#[source] io::Error),
     /// The tokio runtime could not be built.
     #[error("cannot start the runtime: {0}")]
     Runtime(#[source] io::Error),

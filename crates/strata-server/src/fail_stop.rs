@@ -65,7 +65,7 @@ mod tests {
     use super::*;
     use strata_device::{Directory, FaultyDirectory, MemDirectory};
     use strata_kv::{KeyspaceConfig, ManualClock, NewItem, Store};
-    use strata_persist::{Mode, PersistConfig, Persistence};
+    use strata_persist::{Durability, PersistConfig, Persistence};
 
     fn item(v: &[u8]) -> NewItem<'_> {
         NewItem {
@@ -81,7 +81,7 @@ mod tests {
         let ks = Keyspace::new(KeyspaceConfig::default(), clock);
         let log_dir = FaultyDirectory::new(Arc::new(MemDirectory::new()) as Arc<dyn Directory>);
         let faults = log_dir.faults();
-        let config = PersistConfig::new(Mode::Sync, "/unused");
+        let config = PersistConfig::new(Durability::Sync, "/unused");
         let snapshots = Arc::new(MemDirectory::new());
         let p = Persistence::open_in(ks.clone(), Arc::new(log_dir), snapshots, config).unwrap();
         let durability = ServerDurability::new(Some(p), 0);

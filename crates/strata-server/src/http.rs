@@ -46,6 +46,7 @@ impl HttpFrontEnd {
         listener: Listener,
         addr: SocketAddr,
         shutdown: &CancellationToken,
+        caches: Arc<strata_metrics::CacheLedger>,
     ) -> Result<HttpFrontEnd, ServerError> {
         let node_config = NodeConfig {
             root: config.data_dir.join("search"),
@@ -53,7 +54,7 @@ impl HttpFrontEnd {
             cluster_name: CLUSTER_NAME.to_string(),
             max_body: usize::try_from(config.http_max_body.bytes()).unwrap_or(usize::MAX),
             http_addr: addr,
-            storage: config.search_storage(),
+            storage: config.search_storage().report_to(caches),
         };
         let security = match &config.http_security_dir {
             Some(dir) => {

@@ -121,7 +121,8 @@ impl Server {
         let info = ServerInfo::new(crate::VERSION, settings);
         let durability = Arc::new(ServerDurability::new(persistence, info.started_unix));
         let info = Arc::new(info.with_durability(durability.clone()));
-        let maintenance = Maintenance::start(keyspace.clone());
+        crate::caches::register_records(&info.caches, &keyspace);
+        let maintenance = Maintenance::start(keyspace.clone()).map_err(ServerError::Maintenance)?;
 
         let shutdown = CancellationToken::new();
         let protection = |auth: Arc<dyn strata_net::Authentication>| {
@@ -209,7 +210,11 @@ impl Server {
                 let listener = listeners::port(tcp, tls, header_bound, protection(auth));
                 listeners::announce("http", addr, &listener);
                 Some(crate::http::HttpFrontEnd::start(
-                    config, listener, addr, &shutdown,
+                    config,
+                    listener,
+                    addr,
+                    &shutdown,
+                    info.caches.clone(),
                 )?)
             }
             None => None,

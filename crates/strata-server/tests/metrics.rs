@@ -8,45 +8,11 @@
 mod common;
 
 use std::collections::{BTreeMap, HashMap};
-use std::net::SocketAddr;
 use std::time::Duration;
 
-use common::{round_trip, test_config};
+use common::{http, round_trip, test_config};
 use strata_server::Server;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-
-/// One HTTP/1.1 exchange on a fresh connection: (status, body).
-async fn http(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, String) {
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut reply = Vec::new();
-    tokio::time::timeout(Duration::from_secs(20), stream.read_to_end(&mut reply))
-        .await
-        .expect("reply in time")
-        .unwrap();
-    let text = String::from_utf8(reply).unwrap();
-    let status = text[9..12].parse().unwrap();
-    let body = text.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
-    // Chunked bodies are small here: drop the chunk-size lines.
-    let body = if text
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        body.lines()
-            .filter(|l| !l.chars().all(|c| c.is_ascii_hexdigit()))
-            .collect::<Vec<_>>()
-            .join("\n")
-    } else {
-        body.to_string()
-    };
-    (status, body)
-}
 
 /// A parsed exposition: samples by `name{labels}`, and each family's type.
 #[derive(Debug, Default)]

@@ -175,9 +175,8 @@ async fn a_bad_certificate_file_stops_the_start() {
         pki.configure(c);
         c.http_tls = true;
     });
-    let err = match Server::start(&config).await {
-        Err(err) => err,
-        Ok(_) => panic!("started with an unusable key"),
+    let Err(err) = Server::start(&config).await else {
+        panic!("started with an unusable key")
     };
     assert!(matches!(err, ServerError::Tls(_)), "{err}");
     assert!(err.to_string().contains("private key file"), "{err}");

@@ -10,6 +10,28 @@ use std::pin::Pin;
 /// the failure that means it never will be.
 pub type DurableFuture = Pin<Box<dyn Future<Output = Result<(), String>> + Send + 'static>>;
 
+/// Replies that must not be sent yet: `output[from..]` waits for `until`
+/// (a `sync`-mode write's record becoming durable); `output[..from]` may go
+/// now. If `until` fails, the held replies are never sent: the driver sends
+/// `on_failure` (the protocol's error naming the cause) and closes the
+/// connection, so no write is acknowledged that is not durable.
+pub struct Hold {
+    /// Output offset where held replies begin.
+    pub from: usize,
+    /// Resolves when the held replies may be sent.
+    pub until: DurableFuture,
+    /// Turns the failure's cause into the bytes sent before closing.
+    pub on_failure: fn(&str) -> Vec<u8>,
+}
+
+impl std::fmt::Debug for Hold {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hold")
+            .field("from", &self.from)
+            .finish_non_exhaustive()
+    }
+}
+
 /// The server's persistence, as front ends see it.
 pub trait Durability: Send + Sync + 'static {
     /// Persistence mode shown to clients: `off`, `async` or `sync`.
@@ -61,11 +83,11 @@ impl HeldReplies {
         &mut self,
         durability: Option<&dyn Durability>,
         on_failure: fn(&str) -> Vec<u8>,
-    ) -> Option<crate::Hold> {
+    ) -> Option<Hold> {
         let from = self.from.take()?;
         let lsn = std::mem::take(&mut self.lsn);
         let until = durability?.wait(lsn)?;
-        Some(crate::Hold {
+        Some(Hold {
             from,
             until,
             on_failure,

@@ -19,7 +19,6 @@
 //! This crate never depends on the engine or on a particular protocol.
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod clients;
 pub mod driver;
@@ -38,7 +37,7 @@ pub const THREAD_STACK_SIZE: usize = 8 << 20;
 
 pub use clients::{BufferStats, ClientInfo, Clients};
 pub use driver::{serve, DriverConfig};
-pub use durability::{Durability, DurableFuture, HeldReplies};
+pub use durability::{Durability, DurableFuture, HeldReplies, Hold};
 pub use server_info::{RuntimeSettings, ServerInfo};
-pub use session::{Flow, Hold, Protocol, Session, OUTPUT_SOFT_LIMIT};
+pub use session::{Flow, Protocol, Session, OUTPUT_SOFT_LIMIT};
 pub use timeouts::{IdleTimeout, DEFAULT_REQUEST_TIMEOUT};

@@ -1,5 +1,6 @@
 //! Identity and runtime-changeable settings of the running server, shared by
-//! every front end (memcached `stats`, Redis `INFO` and `CONFIG`).
+//! every front end (memcached `stats`, Redis `INFO` and `CONFIG`), and the
+//! node's cache ledger.
 
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
@@ -7,6 +8,7 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use parking_lot::RwLock;
+use strata_metrics::CacheLedger;
 
 use crate::durability::Durability;
 
@@ -58,6 +60,9 @@ pub struct ServerInfo {
     pub settings: RuntimeSettings,
     /// Persistence, when the server has any (even `off` is described).
     pub durability: Option<Arc<dyn Durability>>,
+    /// The node's DRAM caches by user (`INFO cache`; shared with the
+    /// search node's `_nodes/stats`).
+    pub caches: Arc<CacheLedger>,
 }
 
 impl std::fmt::Debug for dyn Durability {
@@ -80,6 +85,7 @@ impl ServerInfo {
             started_unix,
             settings,
             durability: None,
+            caches: Arc::default(),
         }
     }
 

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use bytes::BytesMut;
 
 use crate::clients::ClientInfo;
-use crate::durability::DurableFuture;
+/// The hold a session hands the driver (defined with the durability it waits for).
+pub use crate::durability::Hold;
 
 /// What the driver does after a [`Session::process`] call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,28 +27,6 @@ pub enum Flow {
 /// requests with large replies never buffers more than about this much
 /// (plus one reply).
 pub const OUTPUT_SOFT_LIMIT: usize = 1 << 20;
-
-/// Replies that must not be sent yet: `output[from..]` waits for `until`
-/// (a `sync`-mode write's record becoming durable); `output[..from]` may go
-/// now. If `until` fails, the held replies are never sent: the driver sends
-/// `on_failure` (the protocol's error naming the cause) and closes the
-/// connection, so no write is acknowledged that is not durable.
-pub struct Hold {
-    /// Output offset where held replies begin.
-    pub from: usize,
-    /// Resolves when the held replies may be sent.
-    pub until: DurableFuture,
-    /// Turns the failure's cause into the bytes sent before closing.
-    pub on_failure: fn(&str) -> Vec<u8>,
-}
-
-impl std::fmt::Debug for Hold {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Hold")
-            .field("from", &self.from)
-            .finish_non_exhaustive()
-    }
-}
 
 /// One connection's protocol state machine.
 pub trait Session: Send + 'static {

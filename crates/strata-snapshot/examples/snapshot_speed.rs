@@ -67,8 +67,8 @@ fn report(what: &str, items: u64, bytes: u64, started: Instant) {
     let secs = started.elapsed().as_secs_f64();
     println!(
         "{what}: {items} items, {:.1} MiB in {secs:.3} s: {:.2} M items/s, {:.0} MiB/s",
-        bytes as f64 / (1 << 20) as f64,
+        bytes as f64 / f64::from(1 << 20),
         items as f64 / secs / 1e6,
-        bytes as f64 / (1 << 20) as f64 / secs
+        bytes as f64 / f64::from(1 << 20) / secs
     );
 }

@@ -68,8 +68,8 @@
 //!
 //! This crate depends on `strata-device` only.
 
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 mod catalog;
 mod chunks;

@@ -100,10 +100,9 @@ impl SnapshotReader {
                 if !chunks.fill(TRAILER_LEN).map_err(read_err)? {
                     return Err(incomplete(at).into());
                 }
-                let bytes = chunks.ahead()[..TRAILER_LEN]
-                    .try_into()
-                    .expect("trailer bytes");
-                let trailer = match Trailer::decode(bytes) {
+                let mut bytes = [0u8; TRAILER_LEN];
+                bytes.copy_from_slice(&chunks.ahead()[..TRAILER_LEN]);
+                let trailer = match Trailer::decode(&bytes) {
                     Ok(Some(trailer)) => trailer,
                     Ok(None) => return Err(corrupt(at, "damaged trailer magic".into()).into()),
                     Err(reason) => return Err(corrupt(at, reason.into()).into()),

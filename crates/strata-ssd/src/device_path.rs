@@ -8,24 +8,13 @@ use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 use std::sync::Arc;
 
-use strata_device::{BlockDevice, BufferedBlockFile, DirectBlockFile, BLOCK_ALIGN};
+pub use strata_device::IoMode;
+use strata_device::{BlockDevice, BlockFile, BLOCK_ALIGN};
 
 use crate::error::SsdError;
 
 /// Name of the tier's file inside an `ssd_path` directory.
 pub const DATA_FILE_NAME: &str = "strata-ssd.blocks";
-
-/// How the tier's file is read and written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum IoMode {
-    /// `O_DIRECT`: the engine alone decides what stays in DRAM. Refused
-    /// (with an error saying so) where the filesystem does not support it.
-    #[default]
-    Direct,
-    /// Through the page cache; for filesystems that refuse `O_DIRECT`. The
-    /// engine should report the tier as not direct.
-    Buffered,
-}
 
 /// Opens the tier's device at `path`:
 /// - a directory (created if missing): the file [`DATA_FILE_NAME`] in it,
@@ -51,15 +40,9 @@ pub fn open_ssd_path(
     let device: Arc<dyn BlockDevice> = if file_type.is_dir() {
         let file = path.join(DATA_FILE_NAME);
         let capacity = capacity - capacity % BLOCK_ALIGN as u64;
-        match mode {
-            IoMode::Direct => Arc::new(DirectBlockFile::create(&file, capacity).map_err(io)?),
-            IoMode::Buffered => Arc::new(BufferedBlockFile::create(&file, capacity).map_err(io)?),
-        }
+        Arc::new(BlockFile::create(&file, capacity, mode).map_err(io)?)
     } else if file_type.is_block_device() || file_type.is_file() {
-        match mode {
-            IoMode::Direct => Arc::new(DirectBlockFile::open(path).map_err(io)?),
-            IoMode::Buffered => Arc::new(BufferedBlockFile::open(path).map_err(io)?),
-        }
+        Arc::new(BlockFile::open(path, mode).map_err(io)?)
     } else {
         return Err(SsdError::BadDevice(format!(
             "{} is neither a directory, a block device nor a regular file",

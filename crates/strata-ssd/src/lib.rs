@@ -95,7 +95,7 @@
 //! (8 MiB / 8 bytes) and the block in 27 (2^27 blocks; devices with more
 //! are refused). With a 16-bit tag that fills 63 bits of an 8-byte entry.
 
-#![warn(missing_docs)]
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 #![forbid(unsafe_code)]
 
 mod cache;

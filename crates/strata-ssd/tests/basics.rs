@@ -165,9 +165,9 @@ fn a_failed_sync_poisons_the_store() {
     let loc = store
         .append(PUT, b"kept only until the sync fails")
         .unwrap();
-    faulty.fail_syncs_after(0);
+    faulty.faults().fail_syncs_after(0);
     assert!(matches!(store.flush(), Err(SsdError::Io { .. })));
-    faulty.heal();
+    faulty.faults().heal();
     assert!(matches!(store.flush(), Err(SsdError::Poisoned(_))));
     assert!(matches!(
         store.append(PUT, b"x"),

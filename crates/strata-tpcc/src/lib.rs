@@ -18,7 +18,6 @@
 //! [`bench::TpccArgs`] as `strata bench tpcc`.
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod bench;
 pub mod consistency;

@@ -77,7 +77,6 @@
 //! `strata-pmem`); it knows nothing of protocols or servers.
 
 #![deny(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod cc;
 mod checkpoint;

@@ -1,87 +1,42 @@
-//! [`FaultyBlockDevice`]: wraps any [`BlockDevice`] and fails writes or
-//! syncs on demand, as a dying drive would; otherwise passes everything
-//! through. For tests only.
+//! [`FaultyBlockDevice`]: wraps any [`BlockDevice`] and fails or tears
+//! writes, or fails syncs, when its [`Faults`] say so, as a dying drive
+//! would; otherwise passes everything through. A thin adapter over the
+//! core's [`Faults::write`], the same switches a
+//! [`FaultyDirectory`](crate::FaultyDirectory) obeys. For tests only.
 
 use std::io;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use super::BlockDevice;
+use super::{BlockDevice, BLOCK_ALIGN};
+use crate::Faults;
 
-/// "No limit".
-const NONE: u64 = u64::MAX;
-
-/// A [`BlockDevice`] that fails writes or syncs after a count.
+/// A [`BlockDevice`] that injects the faults its shared [`Faults`] ask for.
 ///
 /// Clones share the switches and counters. Switches apply to the next
-/// operation and may be flipped from any thread.
+/// operation and may be flipped from any thread. A torn write keeps whole
+/// blocks; the capacity switch never fires (a block device never grows).
 #[derive(Clone)]
 pub struct FaultyBlockDevice {
     inner: Arc<dyn BlockDevice>,
-    switches: Arc<Switches>,
-}
-
-struct Switches {
-    writes: AtomicU64,
-    syncs: AtomicU64,
-    write_limit: AtomicU64,
-    sync_limit: AtomicU64,
+    faults: Arc<Faults>,
 }
 
 impl FaultyBlockDevice {
     /// Wraps `inner` with no faults switched on.
     pub fn new(inner: Arc<dyn BlockDevice>) -> FaultyBlockDevice {
-        FaultyBlockDevice {
-            inner,
-            switches: Arc::new(Switches {
-                writes: AtomicU64::new(0),
-                syncs: AtomicU64::new(0),
-                write_limit: AtomicU64::new(NONE),
-                sync_limit: AtomicU64::new(NONE),
-            }),
-        }
+        FaultyBlockDevice::with_faults(inner, Arc::new(Faults::new()))
     }
 
-    /// Counting from this call, the first `n` writes proceed and every
-    /// later one fails with `EIO`, writing nothing.
-    pub fn fail_writes_after(&self, n: u64) {
-        let base = self.switches.writes.load(Ordering::Acquire);
-        let limit = base.saturating_add(n);
-        self.switches.write_limit.store(limit, Ordering::Release);
+    /// Wraps `inner`, obeying `faults` (shared with other devices or
+    /// directories, so that one switch fails them all).
+    pub fn with_faults(inner: Arc<dyn BlockDevice>, faults: Arc<Faults>) -> FaultyBlockDevice {
+        FaultyBlockDevice { inner, faults }
     }
 
-    /// Counting from this call, the first `n` syncs proceed and every later
-    /// one fails with `EIO` without syncing.
-    pub fn fail_syncs_after(&self, n: u64) {
-        let base = self.switches.syncs.load(Ordering::Acquire);
-        let limit = base.saturating_add(n);
-        self.switches.sync_limit.store(limit, Ordering::Release);
+    /// The switches and counters.
+    pub fn faults(&self) -> &Arc<Faults> {
+        &self.faults
     }
-
-    /// Back to normal; the counters keep counting.
-    pub fn heal(&self) {
-        self.switches.write_limit.store(NONE, Ordering::Release);
-        self.switches.sync_limit.store(NONE, Ordering::Release);
-    }
-
-    /// Writes so far, failed ones included.
-    pub fn writes(&self) -> u64 {
-        self.switches.writes.load(Ordering::Acquire)
-    }
-
-    /// Syncs so far, failed ones included.
-    pub fn syncs(&self) -> u64 {
-        self.switches.syncs.load(Ordering::Acquire)
-    }
-}
-
-/// Counts an operation; `EIO` if it is at or past its limit.
-fn admit(count: &AtomicU64, limit: &AtomicU64) -> io::Result<()> {
-    let index = count.fetch_add(1, Ordering::AcqRel);
-    if index >= limit.load(Ordering::Acquire) {
-        return Err(io::Error::from_raw_os_error(libc::EIO));
-    }
-    Ok(())
 }
 
 impl BlockDevice for FaultyBlockDevice {
@@ -98,12 +53,13 @@ impl BlockDevice for FaultyBlockDevice {
     }
 
     fn write_at(&self, buf: &[u8], offset: u64) -> io::Result<()> {
-        admit(&self.switches.writes, &self.switches.write_limit)?;
-        self.inner.write_at(buf, offset)
+        let write = |bytes: &[u8]| self.inner.write_at(bytes, offset);
+        self.faults
+            .write(buf, BLOCK_ALIGN, || Ok(0), || Ok(0), write)
     }
 
     fn sync(&self) -> io::Result<()> {
-        admit(&self.switches.syncs, &self.switches.sync_limit)?;
+        self.faults.admit_sync()?;
         self.inner.sync()
     }
 
@@ -125,18 +81,35 @@ mod tests {
     fn writes_and_syncs_fail_after_their_counts_until_healed() {
         let mem = MemBlockDevice::new(8192);
         let device = FaultyBlockDevice::new(Arc::new(mem.clone()));
+        let faults = device.faults();
         let page = AlignedBuf::zeroed(4096);
-        device.fail_writes_after(1);
-        device.fail_syncs_after(0);
+        faults.fail_writes_after(1);
+        faults.fail_syncs_after(0);
         device.write_at(&page, 0).unwrap();
         let err = device.write_at(&page, 4096).unwrap_err();
         assert_eq!(err.raw_os_error(), Some(libc::EIO));
         assert!(device.sync().is_err());
         assert_eq!(mem.writes(), 1);
         assert_eq!(mem.syncs(), 0);
-        device.heal();
+        faults.heal();
         device.write_at(&page, 4096).unwrap();
         device.sync().unwrap();
-        assert_eq!((device.writes(), device.syncs()), (3, 2));
+        assert_eq!((faults.writes(), faults.syncs()), (3, 2));
+    }
+
+    #[test]
+    fn a_torn_write_keeps_whole_blocks_then_fails() {
+        let mem = MemBlockDevice::new(4 * 4096);
+        let device = FaultyBlockDevice::new(Arc::new(mem.clone()));
+        let mut pages = AlignedBuf::zeroed(3 * 4096);
+        pages.fill(7);
+        device.faults().tear_next_write(4096 + 100);
+        let err = device.write_at(&pages, 0).unwrap_err();
+        assert_eq!(err.raw_os_error(), Some(libc::EIO));
+        let mut back = AlignedBuf::zeroed(3 * 4096);
+        mem.read_at(&mut back, 0).unwrap();
+        assert!(back[..4096].iter().all(|&b| b == 7));
+        assert!(back[4096..].iter().all(|&b| b == 0));
+        device.write_at(&pages, 0).unwrap();
     }
 }

@@ -1,61 +1,67 @@
-//! The positional file both real block devices are made of: a regular file
-//! or a block-device file, `pread`/`pwrite` at explicit offsets (no shared
-//! cursor, so no lock), `fdatasync` for durability.
+//! [`BlockFile`]: the real block device, a regular file or a block-device
+//! file of fixed capacity on the core's [`AlignedFile`]: `O_DIRECT` (the
+//! page cache is bypassed; the engine decides what stays in DRAM) or, as
+//! the explicit fallback for filesystems that refuse it, through the page
+//! cache, as [`IoMode`] says. `pread`/`pwrite` at explicit offsets (no
+//! shared cursor, so no lock); no `O_DSYNC`: durability comes from
+//! [`BlockDevice::sync`] (`fdatasync`, which also flushes the drive's write
+//! cache). Requests are checked alike in both modes, so code tested on the
+//! buffered file works on the direct one.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Seek, SeekFrom};
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use super::{check_block_io, BLOCK_ALIGN};
+use super::{check_block_io, BlockDevice, BLOCK_ALIGN};
+use crate::core::{AlignedFile, Open};
+use crate::IoMode;
 
-/// One open file of fixed capacity.
-pub(super) struct BlockFile {
-    file: File,
+/// A [`BlockDevice`] on one open file of fixed capacity.
+pub struct BlockFile {
+    file: AlignedFile,
     capacity: u64,
-    path: PathBuf,
     /// The filesystem holds blocks for the whole file (see `reserve`).
     reserved: bool,
 }
 
 impl BlockFile {
-    /// Opens an existing regular file or block-device file read-write;
-    /// `flags` are extra `open(2)` flags (`O_DIRECT`). The capacity is its
-    /// size (found by seeking to the end, which also works for block
-    /// devices) rounded down to [`BLOCK_ALIGN`].
-    pub(super) fn open(path: &Path, flags: i32) -> io::Result<BlockFile> {
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .custom_flags(flags)
-            .open(path)?;
-        let size = file.seek(SeekFrom::End(0))?;
+    /// Opens an existing regular file or block-device file (`/dev/nvme0n1`)
+    /// read-write as `mode` says. The capacity is its size (found by
+    /// seeking to the end, which also works for block devices) rounded down
+    /// to [`BLOCK_ALIGN`]. With [`IoMode::Direct`], a filesystem refusing
+    /// `O_DIRECT` gives an [`io::ErrorKind::Unsupported`] error saying so.
+    pub fn open(path: impl AsRef<Path>, mode: IoMode) -> io::Result<BlockFile> {
+        let path = path.as_ref();
+        let file = AlignedFile::open(path, mode, Open::default())?;
+        let size = (&mut file.file()).seek(SeekFrom::End(0))?;
         let capacity = size - size % BLOCK_ALIGN as u64;
-        let reserved = match file.metadata()?.is_file() {
-            true => reserve(&file, path, capacity)?,
+        let reserved = match file.file().metadata()?.is_file() {
+            true => reserve(file.file(), path, capacity)?,
             // A block device's blocks are its own.
             false => true,
         };
+        file.probe()?;
         Ok(BlockFile {
             file,
             capacity,
-            path: path.to_path_buf(),
             reserved,
         })
     }
 
-    /// Whether every block of the file is reserved on the filesystem, so
-    /// that no write into it can fail for lack of space.
-    pub(super) fn reserved(&self) -> bool {
-        self.reserved
+    /// The path opened.
+    pub fn path(&self) -> &Path {
+        self.file.path()
     }
 
-    /// Creates the regular file `path` with `capacity` bytes, or opens it if
-    /// it exists with exactly that size (or is empty, and is then sized).
-    /// Another size is refused: the caller would lose or misread data. The
-    /// size is made durable before returning, and the file's blocks are
-    /// reserved on the filesystem (`reserve`).
-    pub(super) fn create(path: &Path, capacity: u64, flags: i32) -> io::Result<BlockFile> {
+    /// Creates the regular file `path` with `capacity` bytes (a positive
+    /// multiple of 4096), or opens it if it exists with exactly that size
+    /// (or is empty, and is then sized), as `mode` says. Another size is
+    /// refused: the caller would lose or misread data. The size is made
+    /// durable before returning, and the file's blocks are reserved on the
+    /// filesystem (`reserve`). Same `Unsupported` error as
+    /// [`open`](Self::open).
+    pub fn create(path: impl AsRef<Path>, capacity: u64, mode: IoMode) -> io::Result<BlockFile> {
+        let path = path.as_ref();
         if capacity == 0 || !capacity.is_multiple_of(BLOCK_ALIGN as u64) {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -88,7 +94,7 @@ impl BlockFile {
                 ),
             ));
         }
-        let opened = BlockFile::open(path, flags);
+        let opened = BlockFile::open(path, mode);
         if opened.is_err() && fresh {
             // Not even reserved: leave it empty again, as found, so that
             // another capacity may be asked for next time.
@@ -96,27 +102,33 @@ impl BlockFile {
         }
         opened
     }
+}
 
-    pub(super) fn capacity(&self) -> u64 {
+impl BlockDevice for BlockFile {
+    fn capacity(&self) -> u64 {
         self.capacity
     }
 
-    pub(super) fn path(&self) -> &Path {
-        &self.path
-    }
-
-    pub(super) fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
         check_block_io(buf, offset, self.capacity)?;
         self.file.read_exact_at(buf, offset)
     }
 
-    pub(super) fn write_at(&self, buf: &[u8], offset: u64) -> io::Result<()> {
+    fn write_at(&self, buf: &[u8], offset: u64) -> io::Result<()> {
         check_block_io(buf, offset, self.capacity)?;
         self.file.write_all_at(buf, offset)
     }
 
-    pub(super) fn sync(&self) -> io::Result<()> {
-        self.file.sync_data()
+    fn sync(&self) -> io::Result<()> {
+        self.file.file().sync_data()
+    }
+
+    fn is_direct(&self) -> bool {
+        self.file.mode() == IoMode::Direct
+    }
+
+    fn space_reserved(&self) -> bool {
+        self.reserved
     }
 }
 
@@ -142,5 +154,77 @@ fn reserve(file: &File, path: &Path, len: u64) -> io::Result<bool> {
                 format!("{}: reserving {len} bytes of disk: {e}", path.display()),
             ))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::AlignedBuf;
+
+    /// On the real filesystem under the system temporary directory; skipped
+    /// with a note where `O_DIRECT` is refused.
+    #[test]
+    fn direct_file_round_trips_aligned_blocks_and_refuses_misaligned_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("blocks");
+        let device = match BlockFile::create(&path, 64 * 1024, IoMode::Direct) {
+            Ok(device) => device,
+            Err(e) if e.kind() == io::ErrorKind::Unsupported => {
+                eprintln!("skipped: {e}");
+                return;
+            }
+            Err(e) => panic!("{e}"),
+        };
+        assert!(device.is_direct());
+        assert_eq!(device.capacity(), 64 * 1024);
+        let mut data = AlignedBuf::zeroed(8192);
+        data.iter_mut().enumerate().for_each(|(i, b)| *b = i as u8);
+        device.write_at(&data, 4096).unwrap();
+        device.sync().unwrap();
+        let mut back = AlignedBuf::zeroed(8192);
+        device.read_at(&mut back, 4096).unwrap();
+        assert_eq!(&back[..], &data[..]);
+        let err = device.write_at(&data[..512], 0).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+        assert!(device.read_at(&mut back, 60 * 1024).is_err());
+        drop(device);
+
+        // Reopened: same capacity, same bytes; another size is refused.
+        let reopened = BlockFile::open(&path, IoMode::Direct).unwrap();
+        assert_eq!(reopened.capacity(), 64 * 1024);
+        reopened.read_at(&mut back, 4096).unwrap();
+        assert_eq!(&back[..], &data[..]);
+        assert!(BlockFile::create(&path, 128 * 1024, IoMode::Direct).is_err());
+        assert!(BlockFile::create(&path, 64 * 1024, IoMode::Direct).is_ok());
+    }
+
+    /// On tmpfs (`/dev/shm`, where `O_DIRECT` may be refused), or the
+    /// system temporary directory where there is no `/dev/shm`.
+    #[test]
+    fn buffered_file_on_tmpfs_round_trips_and_checks_alignment() {
+        let shm = Path::new("/dev/shm");
+        let dir = if shm.is_dir() {
+            tempfile::tempdir_in(shm).unwrap()
+        } else {
+            tempfile::tempdir().unwrap()
+        };
+        let path = dir.path().join("blocks");
+        let device = BlockFile::create(&path, 32 * 1024, IoMode::Buffered).unwrap();
+        assert!(!device.is_direct());
+        let mut data = AlignedBuf::zeroed(4096);
+        data.fill(0xA5);
+        device.write_at(&data, 28 * 1024).unwrap();
+        device.sync().unwrap();
+        let mut back = AlignedBuf::zeroed(4096);
+        BlockFile::open(&path, IoMode::Buffered)
+            .unwrap()
+            .read_at(&mut back, 28 * 1024)
+            .unwrap();
+        assert_eq!(&back[..], &data[..]);
+        let err = device.write_at(&data, 32 * 1024).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+        let err = device.read_at(&mut back[..100], 0).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
     }
 }

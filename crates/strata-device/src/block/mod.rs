@@ -2,40 +2,32 @@
 //!
 //! A [`BlockDevice`] is a fixed-size array of bytes read and written in
 //! whole [`BLOCK_ALIGN`]-byte units at aligned offsets, from aligned memory
-//! ([`AlignedBuf`]), from many threads at once. Unlike a
+//! ([`AlignedBuf`](crate::AlignedBuf)), from many threads at once. Unlike a
 //! [`Device`](crate::Device) it never grows and never bounces unaligned
 //! requests: a misaligned request is refused with
 //! [`io::ErrorKind::InvalidInput`] by every implementation alike, so a bug
 //! found on the in-memory device is the same bug on a real disk.
 //!
-//! ## Layout
-//! - `aligned_buf`: [`AlignedBuf`], owned, zeroed, 4096-aligned memory.
-//! - `file`: the positional file both real devices share.
-//! - `direct_file`: [`DirectBlockFile`], `O_DIRECT` (the page cache is
-//!   bypassed; the engine decides what stays in DRAM).
-//! - `buffered_file`: [`BufferedBlockFile`], the explicit fallback for
-//!   filesystems that refuse `O_DIRECT` (tmpfs before Linux 6.6).
-//! - `mem_device`: [`MemBlockDevice`], in memory, with power cuts.
-//! - `faulty`: [`FaultyBlockDevice`], failing writes or syncs on demand.
+//! Each implementation is a thin adapter over the crate's aligned-I/O
+//! core (`crate::core`):
+//! - `file`: [`BlockFile`], on the core's aligned file, `O_DIRECT` or
+//!   buffered as [`IoMode`](crate::IoMode) says.
+//! - `mem`: [`MemBlockDevice`], on one core memory image, with power cuts.
+//! - `faulty`: [`FaultyBlockDevice`], on the core's fault switches.
 
-mod aligned_buf;
-mod buffered_file;
-mod direct_file;
 mod faulty;
 mod file;
-mod mem_device;
+mod mem;
 
-pub use aligned_buf::AlignedBuf;
-pub use buffered_file::BufferedBlockFile;
-pub use direct_file::DirectBlockFile;
 pub use faulty::FaultyBlockDevice;
-pub use mem_device::MemBlockDevice;
+pub use file::BlockFile;
+pub use mem::MemBlockDevice;
 
 use std::io;
 
-/// Alignment of memory addresses, offsets and lengths of block I/O: 4096
-/// covers devices with 512-byte and 4096-byte logical blocks.
-pub const BLOCK_ALIGN: usize = 4096;
+#[cfg(test)]
+use crate::core::AlignedBuf;
+use crate::core::BLOCK_ALIGN;
 
 /// A fixed-capacity device read and written in aligned blocks.
 ///
@@ -64,7 +56,7 @@ pub trait BlockDevice: Send + Sync {
     fn capacity(&self) -> u64;
 
     /// Fills `buf` from `offset`. `buf` must start at a
-    /// [`BLOCK_ALIGN`]-aligned address (use an [`AlignedBuf`]), and its
+    /// [`BLOCK_ALIGN`]-aligned address (use an [`AlignedBuf`](crate::AlignedBuf)), and its
     /// length and `offset` must be multiples of [`BLOCK_ALIGN`] inside the
     /// capacity.
     fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()>;

@@ -1,16 +1,13 @@
 //! [`FaultyDirectory`]: wraps any [`Directory`] and fails, tears or refuses
 //! (full disk) writes and syncs when its [`Faults`] say so; otherwise it
-//! passes everything through unchanged. For tests only.
-
-mod faults;
-
-pub use faults::Faults;
+//! passes everything through unchanged. A thin adapter: the faults and the
+//! write path that applies them are the core's ([`Faults::write`]), shared
+//! with [`FaultyBlockDevice`](crate::FaultyBlockDevice). For tests only.
 
 use std::io;
 use std::sync::Arc;
 
-use crate::{Device, Directory};
-use faults::{io_error, no_space};
+use crate::{Device, Directory, Faults};
 
 /// A [`Directory`] that injects the faults its shared [`Faults`] ask for.
 ///
@@ -118,24 +115,17 @@ impl Device for FaultyDevice {
     }
 
     fn write_all_at(&self, buf: &[u8], offset: u64) -> io::Result<()> {
-        self.faults.admit_write()?;
-        let _space = match self.faults.capacity() {
-            Some((capacity, guard)) => {
-                let end = offset.saturating_add(buf.len() as u64);
-                let growth = end.saturating_sub(self.inner.len()?);
-                if growth > 0 && self.used()?.saturating_add(growth) > capacity {
-                    return Err(no_space());
-                }
-                Some(guard)
-            }
-            None => None,
+        let growth = || {
+            let end = offset.saturating_add(buf.len() as u64);
+            Ok(end.saturating_sub(self.inner.len()?))
         };
-        if let Some(keep) = self.faults.take_tear() {
-            let keep = usize::try_from(keep).map_or(buf.len(), |keep| keep.min(buf.len()));
-            self.inner.write_all_at(&buf[..keep], offset)?;
-            return Err(io_error());
-        }
-        self.inner.write_all_at(buf, offset)
+        self.faults.write(
+            buf,
+            1,
+            growth,
+            || self.used(),
+            |bytes| self.inner.write_all_at(bytes, offset),
+        )
     }
 
     fn sync(&self) -> io::Result<()> {

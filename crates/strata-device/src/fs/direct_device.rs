@@ -2,8 +2,9 @@
 //! ([`SyncMode::DirectDsync`](super::SyncMode::DirectDsync)): every write
 //! bypasses the page cache and is durable when it returns.
 //!
-//! `O_DIRECT` wants block-aligned addresses, offsets and lengths, so all I/O
-//! goes through an [`AlignedBuf`] covering whole blocks: a write that starts
+//! An adapter over the core's [`AlignedFile`]: `O_DIRECT` wants
+//! block-aligned addresses, offsets and lengths, so all I/O goes through an
+//! [`AlignedBuf`] bounce buffer covering whole blocks: a write that starts
 //! or ends inside a block reads that block first and rewrites it whole.
 //! Invariant: between calls the file is exactly the logical length; a write
 //! that had to pad its last block past the end truncates the file back, and
@@ -11,15 +12,13 @@
 //! Until then a crash may leave the padding (zeros or older bytes of the
 //! block) after the end, which the durability contract allows.
 
-use std::fs::{File, OpenOptions};
 use std::io;
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
 
 use parking_lot::Mutex;
 
-use super::aligned::{AlignedBuf, BLOCK};
-use crate::Device;
+use crate::core::{AlignedBuf, AlignedFile, Open, BLOCK_ALIGN as BLOCK};
+use crate::{Device, IoMode};
 
 const BLOCK_U64: u64 = BLOCK as u64;
 
@@ -29,7 +28,7 @@ const CHUNK: u64 = 1 << 20;
 
 /// One `O_DIRECT | O_DSYNC` file.
 pub(super) struct DirectDevice {
-    file: File,
+    file: AlignedFile,
     /// Serializes I/O: a read-modify-write of a block must not interleave
     /// with another, and the bounce buffer is reused.
     state: Mutex<State>,
@@ -47,47 +46,27 @@ impl DirectDevice {
     /// creates or truncates it. An `Unsupported` error if the filesystem
     /// refuses `O_DIRECT`.
     pub(super) fn open(path: &Path, create: bool) -> io::Result<DirectDevice> {
-        let mut options = direct_options();
-        if create {
-            options.create(true).truncate(true);
-        }
-        let file = options.open(path).map_err(|e| refused(e, path))?;
+        let open = Open {
+            create,
+            truncate: create,
+            dsync: true,
+            read_only: false,
+        };
+        let file = AlignedFile::open(path, IoMode::Direct, open)?;
         Ok(DirectDevice {
             file,
             state: Mutex::new(State {
-                bounce: AlignedBuf::default(),
+                bounce: AlignedBuf::zeroed(0),
                 length_changed: create,
             }),
         })
-    }
-
-    /// Reads `[first, first + window.len())` into the aligned `window`;
-    /// returns how many bytes the file had there (fewer at its end).
-    fn read_blocks(&self, window: &mut [u8], first: u64) -> io::Result<usize> {
-        let mut got = 0;
-        while got < window.len() {
-            match self.file.read_at(&mut window[got..], first + got as u64) {
-                Ok(0) => break,
-                Ok(n) => {
-                    got += n;
-                    // A short read ending inside a block is the end of the
-                    // file; reading on from there would be unaligned.
-                    if got & (BLOCK - 1) != 0 {
-                        break;
-                    }
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(got)
     }
 
     /// Fills the aligned one-block `block` with the file's block at `at`,
     /// zeros where the file (of length `len`) has nothing.
     fn load_block(&self, block: &mut [u8], at: u64, len: u64) -> io::Result<()> {
         let got = if at < len {
-            self.read_blocks(block, at)?
+            self.file.read_upto(block, at)?
         } else {
             0
         };
@@ -111,7 +90,7 @@ impl DirectDevice {
             let first = align_down(pos);
             let stop = first.saturating_add(CHUNK).min(align_up(end)?);
             let chunk_end = stop.min(end);
-            let window = bounce.window((stop - first) as usize)?;
+            let window = bounce.window((stop - first) as usize);
             let head_partial = pos > first;
             if head_partial {
                 self.load_block(&mut window[..BLOCK], first, len)?;
@@ -132,9 +111,9 @@ impl DirectDevice {
 
     /// Truncates padding after `logical`, if a write left some.
     fn trim(&self, state: &mut State, logical: u64) -> io::Result<()> {
-        if self.file.metadata()?.len() > logical {
+        if self.file.file().metadata()?.len() > logical {
             state.length_changed = true;
-            self.file.set_len(logical)?;
+            self.file.file().set_len(logical)?;
         }
         Ok(())
     }
@@ -143,7 +122,7 @@ impl DirectDevice {
 impl Device for DirectDevice {
     fn len(&self) -> io::Result<u64> {
         let _state = self.state.lock();
-        Ok(self.file.metadata()?.len())
+        Ok(self.file.file().metadata()?.len())
     }
 
     fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
@@ -152,7 +131,7 @@ impl Device for DirectDevice {
         }
         let end = end_of(offset, buf.len())?;
         let mut state = self.state.lock();
-        let len = self.file.metadata()?.len();
+        let len = self.file.file().metadata()?.len();
         if end > len {
             return Err(past_end(offset, end, len));
         }
@@ -161,8 +140,8 @@ impl Device for DirectDevice {
             let first = align_down(pos);
             let stop = first.saturating_add(CHUNK).min(align_up(end)?);
             let chunk_end = stop.min(end);
-            let window = state.bounce.window((stop - first) as usize)?;
-            let got = self.read_blocks(window, first)? as u64;
+            let window = state.bounce.window((stop - first) as usize);
+            let got = self.file.read_upto(window, first)? as u64;
             if first + got < chunk_end {
                 // Shrunk by someone else since the length check.
                 return Err(past_end(offset, end, first + got));
@@ -180,7 +159,7 @@ impl Device for DirectDevice {
         }
         let end = end_of(offset, data.len())?;
         let mut state = self.state.lock();
-        let len = self.file.metadata()?.len();
+        let len = self.file.file().metadata()?.len();
         let mut done = offset;
         let written = self.write_blocks(&mut state.bounce, data, offset, len, &mut done);
         // On failure keep what completed chunks wrote and drop the padding.
@@ -197,7 +176,7 @@ impl Device for DirectDevice {
         let mut state = self.state.lock();
         if state.length_changed {
             // Data is already durable (O_DSYNC); only the length is not.
-            self.file.sync_all()?;
+            self.file.file().sync_all()?;
             state.length_changed = false;
         }
         Ok(())
@@ -206,64 +185,8 @@ impl Device for DirectDevice {
     fn set_len(&self, len: u64) -> io::Result<()> {
         let mut state = self.state.lock();
         state.length_changed = true;
-        self.file.set_len(len)
+        self.file.file().set_len(len)
     }
-}
-
-/// Checks that `dir`'s filesystem takes aligned `O_DIRECT` writes, with an
-/// unnamed temporary file (`O_TMPFILE`), or a named one removed at once
-/// where `O_TMPFILE` is not supported.
-pub(super) fn probe(dir: &Path) -> io::Result<()> {
-    let unnamed = direct_options()
-        .custom_flags(libc::O_TMPFILE | libc::O_DIRECT | libc::O_DSYNC)
-        .open(dir);
-    match unnamed {
-        Ok(file) => probe_write(&file, dir),
-        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => Err(refused(e, dir)),
-        Err(_) => {
-            let path = dir.join(".strata-direct-probe");
-            let file = direct_options()
-                .create(true)
-                .truncate(true)
-                .open(&path)
-                .map_err(|e| refused(e, dir));
-            let probed = file.and_then(|file| probe_write(&file, dir));
-            let removed = std::fs::remove_file(&path);
-            probed.and(removed)
-        }
-    }
-}
-
-fn probe_write(file: &File, dir: &Path) -> io::Result<()> {
-    let mut bounce = AlignedBuf::default();
-    let block = bounce.window(BLOCK)?;
-    block.fill(0);
-    file.write_all_at(block, 0).map_err(|e| refused(e, dir))
-}
-
-fn direct_options() -> OpenOptions {
-    let mut options = OpenOptions::new();
-    options
-        .read(true)
-        .write(true)
-        .custom_flags(libc::O_DIRECT | libc::O_DSYNC);
-    options
-}
-
-/// `EINVAL` from an `O_DIRECT` open or aligned write means the filesystem
-/// refuses direct I/O: say so, naming the way out.
-fn refused(e: io::Error, path: &Path) -> io::Error {
-    if e.raw_os_error() != Some(libc::EINVAL) {
-        return e;
-    }
-    io::Error::new(
-        io::ErrorKind::Unsupported,
-        format!(
-            "{}: the filesystem refuses O_DIRECT with 4096-byte aligned I/O ({e}); \
-             use sync mode \"fdatasync\" or put the files on another filesystem",
-            path.display()
-        ),
-    )
 }
 
 fn align_down(pos: u64) -> u64 {

@@ -6,7 +6,6 @@
 //! Nothing is cached here: names and lengths are always asked of the
 //! filesystem, so several handles on one directory agree.
 
-mod aligned;
 mod direct_device;
 mod file_device;
 mod sync_mode;
@@ -40,7 +39,7 @@ impl FsDirectory {
         let path = path.as_ref().to_path_buf();
         std::fs::create_dir_all(&path)?;
         if mode == SyncMode::DirectDsync {
-            direct_device::probe(&path)?;
+            crate::core::probe_dir(&path)?;
         }
         Ok(FsDirectory { path, mode })
     }

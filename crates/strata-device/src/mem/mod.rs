@@ -2,14 +2,14 @@
 //! so that a test can cut the power ([`MemDirectory::crash`]) and check what
 //! a restart finds.
 //!
-//! Model: names map to files (inodes). Each file keeps its current bytes,
-//! its durable bytes (as of its last `sync`) and the changes in between
-//! (`file`); the directory keeps its current names and its durable names
-//! (as of its last `sync_names`). A crash keeps the durable names, each with
-//! its file's durable bytes. Never used for real data.
+//! Model: names map to files (inodes), each one core memory image
+//! (`crate::core::MemImage`: current bytes, durable bytes, the changes in
+//! between; `file` adapts it to [`Device`]); the directory keeps its
+//! current names and its durable names (as of its last `sync_names`). A
+//! crash keeps the durable names, each with its file's durable bytes. Never
+//! used for real data.
 
 mod file;
-mod xorshift;
 
 use std::collections::BTreeMap;
 use std::io;
@@ -17,9 +17,9 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
+use crate::core::{MemImage, SplitMix, TornCut};
 use crate::{name, Device, Directory};
-use file::{FileState, MemDevice, SharedFile};
-use xorshift::XorShift;
+use file::{MemDevice, SharedFile};
 
 /// An in-memory [`Directory`] that simulates power cuts.
 ///
@@ -48,7 +48,7 @@ impl MemDirectory {
     /// durable by `sync` on its device. Everything else is dropped. `self`
     /// is unchanged.
     pub fn crash(&self) -> MemDirectory {
-        self.after_power_cut(FileState::after_crash)
+        self.after_power_cut(MemImage::after_crash)
     }
 
     /// Like [`crash`](Self::crash), but each file also keeps a random prefix
@@ -57,17 +57,17 @@ impl MemDirectory {
     /// leave. Names are exactly as in `crash`. The same `seed` on the same
     /// history gives the same result.
     pub fn crash_torn(&self, seed: u64) -> MemDirectory {
-        let mut rng = XorShift::new(seed);
-        self.after_power_cut(|file| file.after_torn_crash(&mut rng))
+        let mut rng = SplitMix::new(seed);
+        self.after_power_cut(|file| file.after_torn_crash(&mut rng, TornCut::InOrderPrefix))
     }
 
-    fn after_power_cut(&self, mut content: impl FnMut(&FileState) -> Vec<u8>) -> MemDirectory {
+    fn after_power_cut(&self, mut content: impl FnMut(&MemImage) -> Vec<u8>) -> MemDirectory {
         let names = self.names.lock();
         let files: BTreeMap<String, SharedFile> = names
             .durable
             .iter()
             .map(|(name, file)| {
-                let survived = FileState::all_durable(content(&file.lock()));
+                let survived = MemImage::all_durable(content(&file.lock()));
                 (name.clone(), Arc::new(Mutex::new(survived)))
             })
             .collect();
@@ -95,7 +95,7 @@ impl Directory for MemDirectory {
         name::check(name)?;
         let mut names = self.names.lock();
         if let Some(file) = names.current.get(name) {
-            file.lock().truncate();
+            file.lock().set_len(0);
             return Ok(device(file));
         }
         let file = SharedFile::default();

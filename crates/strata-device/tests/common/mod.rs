@@ -51,8 +51,26 @@ pub fn conformance(dir: &dyn Directory) {
     lengths(dir);
     handles_share_a_file(dir);
     names(dir);
+    replaces(dir);
     not_found(dir);
     invalid_names(dir);
+}
+
+/// `replace` creates or replaces a device whole (shorter content leaves
+/// no tail of the longer one), `read_all` reads it back, and no temporary
+/// device is left behind.
+fn replaces(dir: &dyn Directory) {
+    let long = pattern(3, 10_000);
+    dir.replace("meta.json", &long).unwrap();
+    assert!(dir.read_all("meta.json").unwrap() == long);
+    dir.replace("meta.json", b"short").unwrap();
+    assert_eq!(dir.read_all("meta.json").unwrap(), b"short");
+    assert_eq!(dir.list().unwrap(), ["meta.json"]);
+    assert_eq!(
+        dir.read_all("missing").unwrap_err().kind(),
+        ErrorKind::NotFound
+    );
+    dir.remove("meta.json").unwrap();
 }
 
 /// Writes at unaligned offsets and lengths, across block boundaries, past

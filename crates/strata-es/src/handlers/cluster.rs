@@ -293,6 +293,10 @@ pub fn nodes_stats(node: &Node, req: &EsRequest) -> Result<Reply> {
                "miss_bytes": cache.miss_bytes}),
     );
     body.insert(
+        "strata_cache".into(),
+        cache_report(&node.catalog.storage().caches.report()),
+    );
+    body.insert(
         "ingest".into(),
         json!({"total": {"count": 0, "time_in_millis": 0, "current": 0, "failed": 0},
                "pipelines": {}}),
@@ -300,6 +304,23 @@ pub fn nodes_stats(node: &Node, req: &EsRequest) -> Result<Reply> {
     body.insert("breakers".into(), breakers(node));
     keep_metrics(&mut body, req);
     Ok(Reply::ok(nodes_envelope(node, body)))
+}
+
+/// `strata_cache` of `_nodes/stats`: the node's DRAM caches in total and
+/// by user, the report `INFO cache` shows.
+fn cache_report(report: &strata_metrics::CacheReport) -> Value {
+    let usage = |u: &strata_metrics::CacheUsage| {
+        json!({"size_in_bytes": u.bytes, "budget_in_bytes": u.budget, "entries": u.entries,
+               "hits": u.hits, "misses": u.misses})
+    };
+    let users: Map<String, Value> = report
+        .users
+        .iter()
+        .map(|(name, u)| (name.clone(), usage(u)))
+        .collect();
+    let mut out = usage(&report.total());
+    out["users"] = Value::Object(users);
+    out
 }
 
 /// The `breakers` of `_nodes/stats`: each child, then the parent.

@@ -18,7 +18,7 @@ mod segment;
 use std::collections::VecDeque;
 
 pub(crate) use pmem::{adopt_segments, PmemSegments};
-pub(crate) use record::{decode, encode, get_varint, header_len, Header, DEAD};
+pub(crate) use record::{decode, encode, get_varint, header_len, stub_len, Header, DEAD};
 use segment::Segment;
 
 use crate::KvError;
@@ -221,23 +221,33 @@ impl Arena {
         Ok(id)
     }
 
+    /// Segment `id`. Invariant: callers hold ids of live segments only (a
+    /// location from `append`, or the FIFO's), never a freed one; breaking
+    /// it is a bug in this crate, reported by the panic below.
     fn segment(&self, id: u32) -> &Segment {
-        self.segments[id as usize]
-            .as_ref()
-            .expect("segment id in use")
+        match &self.segments[id as usize] {
+            Some(segment) => segment,
+            None => panic!("arena invariant broken: segment {id} is not in use"),
+        }
     }
 
+    /// Segment `id`, to change (the invariant of [`segment`](Self::segment)).
     fn segment_mut(&mut self, id: u32) -> &mut Segment {
-        self.segments[id as usize]
-            .as_mut()
-            .expect("segment id in use")
+        match &mut self.segments[id as usize] {
+            Some(segment) => segment,
+            None => panic!("arena invariant broken: segment {id} is not in use"),
+        }
     }
 
     /// The record at `loc`. The caller guarantees `loc` came from `append`
     /// and its segment was not freed since.
     pub fn record(&self, loc: Loc) -> Record<'_> {
         let bytes = self.segment(loc.seg).from(loc.off as usize);
-        let header = decode(bytes).expect("index points at a valid record");
+        // Invariant: an index entry points at a record `append` wrote (or
+        // a restart checked); a header that does not decode is a bug here.
+        let Some(header) = decode(bytes) else {
+            panic!("arena invariant broken: no valid record at {loc:?}");
+        };
         Record { header, bytes }
     }
 

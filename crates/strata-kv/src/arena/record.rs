@@ -83,6 +83,18 @@ pub(crate) fn header_len(
         + expires_at.map_or(0, varint_len)
 }
 
+/// Bytes of a stub for a key of `key_len` bytes whose value (see
+/// `tier/stub.rs`) is `value_len` bytes.
+pub(crate) fn stub_len(
+    key_len: usize,
+    value_len: usize,
+    cas: u64,
+    flags: u64,
+    expires_at: Option<u64>,
+) -> usize {
+    header_len(key_len, value_len, cas, flags, expires_at) + key_len + value_len
+}
+
 /// Writes a record into `buf`, which MUST be exactly
 /// `header_len(..) + key.len() + value.len()` bytes long. The value is the
 /// concatenation of `value_parts`.

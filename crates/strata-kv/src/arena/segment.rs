@@ -33,7 +33,9 @@ pub(crate) mod pmem_header {
     pub const W_EPOCH: usize = 32;
 
     pub fn word(bytes: &[u8], at: usize) -> u64 {
-        u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"))
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&bytes[at..at + 8]);
+        u64::from_le_bytes(word)
     }
 }
 

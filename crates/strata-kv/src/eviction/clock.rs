@@ -7,7 +7,7 @@
 //! Second chances are capped at half the segment's bytes so every call frees
 //! at least half a segment, whatever the access pattern.
 
-use crate::keyspace::Ctx;
+use crate::context::Ctx;
 use crate::shard::{Removal, ShardInner};
 
 /// Evicts the shard's oldest segment. Returns false if there is none, or

@@ -73,7 +73,15 @@ pub(crate) struct Index {
 impl Index {
     /// An empty DRAM index.
     pub fn new() -> Self {
-        Self::create(TableSource::Dram).expect("DRAM tables cannot fail")
+        // What `create(TableSource::Dram)` makes, built directly: a DRAM
+        // table needs no allocation from a tier and no publishing.
+        Self {
+            slots: Slots::dram(MIN_CAPACITY),
+            source: TableSource::Dram,
+            len: 0,
+            tombstones: 0,
+            max_probe: 0,
+        }
     }
 
     /// An empty index whose tables come from `source`, published there.

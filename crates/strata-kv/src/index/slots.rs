@@ -29,13 +29,16 @@ pub(crate) enum Slots {
 }
 
 impl Slots {
+    /// An empty DRAM table of `capacity` slots.
+    pub fn dram(capacity: usize) -> Slots {
+        Slots::Dram((0..capacity).map(|_| AtomicU64::new(0)).collect())
+    }
+
     /// An empty table of at least `capacity` slots (a persistent table uses
     /// all of its chunks), not yet published.
     pub fn new(source: &TableSource, capacity: usize) -> Result<Slots, KvError> {
         match source {
-            TableSource::Dram => Ok(Slots::Dram(
-                (0..capacity).map(|_| AtomicU64::new(0)).collect(),
-            )),
+            TableSource::Dram => Ok(Slots::dram(capacity)),
             TableSource::Pmem { tier, shard } => {
                 let arena = tier.arena();
                 let bytes = (capacity as u64 * 8).max(8);

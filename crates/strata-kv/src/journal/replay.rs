@@ -7,8 +7,8 @@
 //! and must find the item, as it did when it was written. Expired items
 //! stay invisible and are reclaimed by maintenance as usual.
 
+use super::change::BadChange;
 use super::change::{Change, Changes};
-use super::BadChange;
 use crate::keyspace::Keyspace;
 use crate::shard::Removal;
 use crate::KvError;

@@ -1,13 +1,43 @@
 //! [`ExclusiveStore`]: the store handed out by
 //! [`Keyspace::exclusive`](super::Keyspace::exclusive), with every shard locked.
 
+use super::core::Keyspace;
+use super::locked::LockedShards;
 use super::shared::scan_shards;
-use super::LockedShards;
-use super::PairDecision;
 use crate::item::{Deleted, ItemRef, Mutation, NewItem, ValueKind};
-use crate::store::{Renamed, Store};
+use crate::store::{PairDecision, Renamed, Store};
 use crate::watch::Watch;
 use crate::KvError;
+
+impl Keyspace {
+    /// Runs `f` with every shard locked: no other caller's operation runs
+    /// until it returns. `f` MUST NOT call back into this keyspace except
+    /// through the given store (and MUST NOT drop a [`Watch`]).
+    pub fn exclusive<R>(&self, f: impl FnOnce(&mut ExclusiveStore<'_>) -> R) -> R {
+        self.run_due_flush();
+        let mut store = ExclusiveStore::new(self.lock((0..self.shard_count()).collect()));
+        f(&mut store)
+    }
+
+    /// Like [`exclusive`](Self::exclusive), holding only the shards of
+    /// `keys` (locked in ascending order), so callers on other shards run
+    /// meanwhile. `f` MUST touch only these keys for whole-keyspace
+    /// operations (`len`, `scan`, `random_key`, `flush`) see only the held
+    /// shards; a key outside them is locked late (see `LockedShards`).
+    pub fn exclusive_keys<'k, R>(
+        &self,
+        keys: impl IntoIterator<Item = &'k [u8]>,
+        f: impl FnOnce(&mut ExclusiveStore<'_>) -> R,
+    ) -> R {
+        self.run_due_flush();
+        let shards = keys
+            .into_iter()
+            .map(|key| self.shard_index(self.ctx.hash(key)))
+            .collect();
+        let mut store = ExclusiveStore::new(self.lock(shards));
+        f(&mut store)
+    }
+}
 
 /// A [`Store`] over a keyspace whose every shard this caller holds locked.
 pub struct ExclusiveStore<'a> {

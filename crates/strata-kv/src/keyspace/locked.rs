@@ -5,13 +5,16 @@
 //! record when they are released, so a multi-key operation or a `MULTI`
 //! batch survives a crash whole or not at all.
 
-use super::{Keyspace, ShardWrite};
+use std::sync::atomic::Ordering;
+
+use super::core::Keyspace;
+use super::shards::ShardWrite;
 use crate::arena::header_len;
 use crate::fetch;
 use crate::item::{split_stored_flags, Deleted, ItemRef, Mutation, NewItem, ValueKind};
 use crate::journal::change;
 use crate::shard::ShardInner;
-use crate::store::Renamed;
+use crate::store::{PairDecision, Renamed};
 use crate::KvError;
 
 /// How long a late lock is tried without waiting before it waits.
@@ -33,9 +36,55 @@ fn lock_late(ks: &Keyspace, idx: usize) -> ShardWrite<'_> {
         std::thread::sleep(std::time::Duration::from_micros(200));
     }
 }
-/// What an `update_pair` closure decides: the mutations of its first and
-/// second key (`Keep` for either), and its result.
-pub type PairDecision<R> = (Mutation<'static>, Mutation<'static>, R);
+impl Keyspace {
+    /// Write-locks the shards in `indices` (sorted and deduplicated here, so
+    /// locks are always taken in ascending order and cannot deadlock).
+    pub(crate) fn lock(&self, mut indices: Vec<usize>) -> LockedShards<'_> {
+        indices.sort_unstable();
+        indices.dedup();
+        LockedShards::new(self, indices)
+    }
+
+    /// Removes every item now, with every shard locked.
+    pub(crate) fn flush_now(&self) -> Result<(), KvError> {
+        self.lock((0..self.shard_count()).collect()).clear()
+    }
+
+    /// Removes every item `delay_ms` from now (memcached `flush_all <delay>`);
+    /// 0 flushes now. A later call replaces a pending one.
+    ///
+    /// A delayed flush is journaled when it runs, not when it is asked for:
+    /// a restart before it falls due forgets it (as memcached does).
+    pub fn flush_after(&self, delay_ms: u64) -> Result<(), KvError> {
+        self.ctx.check_journal()?;
+        // A flush that already fell due happened before this call.
+        self.run_due_flush();
+        if delay_ms == 0 {
+            self.flush_deadline.store(0, Ordering::Relaxed);
+            self.flush_now()?;
+        } else {
+            self.flush_deadline
+                .store(self.now_ms().saturating_add(delay_ms), Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
+    /// Runs a pending delayed flush if its time has come.
+    pub(crate) fn run_due_flush(&self) {
+        let due = self.flush_deadline.load(Ordering::Relaxed);
+        if due != 0
+            && self.now_ms() >= due
+            && self
+                .flush_deadline
+                .compare_exchange(due, 0, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            if let Err(e) = self.flush_now() {
+                tracing::error!(error = %e, "a delayed flush failed");
+            }
+        }
+    }
+}
 
 pub(crate) struct LockedShards<'a> {
     ks: &'a Keyspace,

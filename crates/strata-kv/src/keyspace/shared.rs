@@ -4,13 +4,19 @@
 
 use std::sync::atomic::Ordering;
 
-use super::Keyspace;
-use super::PairDecision;
+use super::core::Keyspace;
 use crate::fetch;
 use crate::item::{split_stored_flags, Deleted, ItemRef, Mutation, NewItem, ValueKind};
 use crate::shard::ShardInner;
-use crate::store::{Renamed, Store};
+use crate::store::{PairDecision, Renamed, Store};
 use crate::KvError;
+
+impl Keyspace {
+    /// Per-operation access (one shard locked at a time).
+    pub fn store(&self) -> SharedStore<'_> {
+        SharedStore::new(self)
+    }
+}
 
 /// The everyday [`Store`] over a [`Keyspace`].
 #[derive(Clone, Copy)]
@@ -77,7 +83,7 @@ impl<'a> SharedStore<'a> {
 
     /// Removes every item, all shards locked at once.
     pub(crate) fn flush_now(&self) -> Result<(), KvError> {
-        self.ks.lock((0..self.ks.shard_count()).collect()).clear()
+        self.ks.flush_now()
     }
 }
 

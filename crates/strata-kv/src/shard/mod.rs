@@ -6,23 +6,20 @@
 //! live bytes. Every change of a key bumps its watch version.
 
 mod recount;
-mod room;
+pub(crate) mod room;
 mod scan;
-mod ssd;
-mod ssd_adopt;
+pub(crate) mod ssd;
+pub(crate) mod ssd_adopt;
+mod watches;
 
-pub(crate) use room::CompactionStep;
-pub(crate) use ssd::{stub_len, FoundRecord};
-pub(crate) use ssd_adopt::LostStub;
-
-use crate::arena::{encode, header_len, Arena, Loc, Record};
+use crate::arena::{encode, header_len, stub_len, Arena, Loc, Record};
+use crate::context::Ctx;
 use crate::fetch;
 use crate::index::Index;
 use crate::item::{split_stored_flags, stored_flags, ItemRef, Mutation, NewItem, ValueKind};
 use crate::journal::change;
-use crate::keyspace::Ctx;
-use crate::watch::WatchTable;
 use crate::KvError;
+use watches::WatchTable;
 
 /// Why an item left the index (for the counters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

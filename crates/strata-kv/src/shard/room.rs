@@ -3,8 +3,8 @@
 //! garbage, and reclaiming expired items in the background.
 
 use super::{Removal, ShardInner};
+use crate::context::Ctx;
 use crate::eviction::{self, EvictionPolicy};
-use crate::keyspace::Ctx;
 use crate::KvError;
 
 /// What one [`ShardInner::compact_step`] did.

@@ -8,16 +8,16 @@
 //! persistent index, a stub's fallback (its `Prior`) names a live entry
 //! too until its own record is durable (`tier/fallbacks.rs`). A removal
 //! appends a tombstone entry, which the shard does not track: it stays
-//! live on the SSD until the defragmenter finds it unneeded (`tier/defrag.rs`).
+//! live on the SSD until the defragmenter finds it unneeded (`open/defrag.rs`).
 
 use bytes::Bytes;
 use strata_ssd::BlockLoc;
 
 use super::ShardInner;
-use crate::arena::{decode, encode, header_len, Loc, Record};
+use crate::arena::{decode, encode, header_len, stub_len, Loc, Record};
+use crate::context::Ctx;
 use crate::fetch::{self, Resolved};
 use crate::item::{split_stored_flags, ItemRef};
-use crate::keyspace::Ctx;
 use crate::tier::{Prior, SsdTier, StubValue, ValueRef, PERSISTENT_STUB_VALUE_LEN, VALUE_REF_LEN};
 use crate::KvError;
 
@@ -270,18 +270,6 @@ impl ShardInner {
             self.arena.release(loc, len);
         }
     }
-}
-
-/// Bytes of a stub for a key of `key_len` bytes whose value (see
-/// `tier/stub.rs`) is `value_len` bytes.
-pub(crate) fn stub_len(
-    key_len: usize,
-    value_len: usize,
-    cas: u64,
-    flags: u64,
-    expires_at: Option<u64>,
-) -> usize {
-    header_len(key_len, value_len, cas, flags, expires_at) + key_len + value_len
 }
 
 /// The whole record a stub names, from DRAM, fetched, or the device;

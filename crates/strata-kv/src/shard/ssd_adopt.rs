@@ -1,13 +1,13 @@
 //! A shard's part when a restart adopts a persistent index over the SSD
-//! tier (`tier/ssd_adopt.rs`): every stub marks its entry live; a stub
+//! tier (`open/ssd_adopt.rs`): every stub marks its entry live; a stub
 //! whose record never reached the device is listed, and later repaired
-//! from its prior (`tier/ssd_repair.rs`) or removed.
+//! from its prior (`open/ssd_repair.rs`) or removed.
 
 use strata_ssd::{Recovery, SsdError};
 
-use super::ssd::{stub_len, FoundRecord};
+use super::ssd::FoundRecord;
 use super::ShardInner;
-use crate::arena::encode;
+use crate::arena::{encode, stub_len};
 use crate::tier::{Prior, StubValue, PERSISTENT_STUB_VALUE_LEN};
 use crate::KvError;
 

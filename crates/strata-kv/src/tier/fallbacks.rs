@@ -6,7 +6,7 @@
 //! Why: a stub in persistent memory survives a crash at once, its record
 //! only after the next SSD flush. If the record is lost, the restart
 //! serves the key's newest record that reached the device instead (see
-//! `tier/ssd_adopt.rs`), so that record must still be there: a superseded
+//! `open/ssd_adopt.rs`), so that record must still be there: a superseded
 //! record that was durable when it was superseded is not released at
 //! once but kept here, and released by the first flush that covers the
 //! record superseding it.

@@ -20,7 +20,8 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use strata_pmem::{ChunkRun, PersistentArena, PmemError};
 
-use super::Placement;
+use super::placement::Placement;
+use super::report::RestartReport;
 use crate::KvError;
 
 /// Root slot of the keyspace directory.
@@ -77,7 +78,7 @@ pub struct PmemTier {
     /// Whether the directory existed (a restart) or was just made.
     restarted: bool,
     /// What the start found, for stats.
-    report: Mutex<Option<super::RestartReport>>,
+    report: Mutex<Option<RestartReport>>,
 }
 
 impl std::fmt::Debug for PmemTier {
@@ -219,11 +220,11 @@ impl PmemTier {
     }
 
     /// What the last start found.
-    pub fn restart_report(&self) -> Option<super::RestartReport> {
+    pub fn restart_report(&self) -> Option<RestartReport> {
         self.report.lock().clone()
     }
 
-    pub(crate) fn set_restart_report(&self, report: super::RestartReport) {
+    pub(crate) fn set_restart_report(&self, report: RestartReport) {
         *self.report.lock() = Some(report);
     }
 

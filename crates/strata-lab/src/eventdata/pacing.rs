@@ -70,7 +70,7 @@ mod tests {
             now += bucket.reserve(1000, now);
             docs += 1000;
         }
-        let rate = docs as f64 / (now - t0).as_secs_f64();
+        let rate = f64::from(docs) / (now - t0).as_secs_f64();
         assert!((rate - 5000.0).abs() < 600.0, "{rate}");
         // Idle time does not bank more than one bulk.
         now += Duration::from_secs(60);

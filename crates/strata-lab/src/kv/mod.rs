@@ -12,7 +12,8 @@
 //! - [`keys`] and [`zipf`]: key patterns (sequential, uniform, gaussian, zipfian).
 //! - [`protocol`]: request encoding and incremental reply framing per protocol.
 //! - `conn`: one connection (setup commands, pipelined exchanges).
-//! - `runner`: phases of a run and the connection tasks.
+//! - `runner`: phases of a run and the connection tasks; `control`: what
+//!   those tasks share (measuring window, budget, stop flag).
 //! - `stats`: histograms and counters, the per-second timeline.
 //! - `progress`: the progress bar.
 //! - [`workload`]: which data type the sets and gets exercise (`--workload`).
@@ -20,6 +21,7 @@
 
 pub mod args;
 mod conn;
+mod control;
 pub mod keys;
 pub mod mix;
 mod progress;

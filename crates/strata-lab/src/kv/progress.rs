@@ -12,7 +12,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tokio::task::JoinHandle;
 
 use super::args::KvArgs;
-use super::runner::Control;
+use super::control::Control;
 
 const TICK: Duration = Duration::from_millis(250);
 

@@ -16,6 +16,7 @@ use tokio::task::JoinSet;
 
 use super::args::KvArgs;
 use super::conn::Connection;
+use super::control::Control;
 use super::keys::{write_key, KeySpace};
 use super::mix::OpMix;
 use super::progress::Progress;
@@ -23,46 +24,6 @@ use super::protocol::Op;
 use super::report::{KvConfig, KvResult, Machine};
 use super::stats::{ConnStats, Timeline};
 use crate::LabError;
-
-/// State shared by the connection tasks of one run.
-#[derive(Debug)]
-pub(crate) struct Control {
-    /// Batches begun from this instant on are measured.
-    pub(crate) measure_start: Instant,
-    /// No measured batch begins at or after this instant.
-    pub(crate) deadline: Option<Instant>,
-    /// Measured requests not yet claimed, when the run is bounded by `--requests`.
-    budget: Option<AtomicU64>,
-    /// Set when a task fails, so the others stop early.
-    stop: AtomicBool,
-    /// Measured replies so far, for the progress display.
-    pub(crate) measured: AtomicU64,
-}
-
-impl Control {
-    /// Claims up to `want` measured requests; 0 once the budget is spent.
-    fn claim(&self, want: u64) -> u64 {
-        let Some(budget) = &self.budget else {
-            return want;
-        };
-        let mut left = budget.load(Ordering::Relaxed);
-        loop {
-            let take = left.min(want);
-            if take == 0 {
-                return 0;
-            }
-            match budget.compare_exchange_weak(
-                left,
-                left - take,
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => return take,
-                Err(now) => left = now,
-            }
-        }
-    }
-}
 
 /// Everything a connection task needs besides its socket.
 struct Workload {

@@ -4,10 +4,10 @@
 use bytes::BytesMut;
 
 use crate::codec::Tokens;
-use crate::command::{noreply_maybe, ParseError};
 use crate::numbers::strtoul32;
-use crate::protocol::Shared;
 use crate::reply::{self, Error};
+use crate::shared::Shared;
+use crate::syntax::{noreply_maybe, ParseError};
 
 /// memcached refuses limits under this many megabytes.
 const MIN_MEGABYTES: u64 = 8;

@@ -7,9 +7,9 @@ use bytes::BytesMut;
 use strata_kv::{Deleted, Store};
 
 use crate::codec::Tokens;
-use crate::command::{noreply_maybe, ParseError};
-use crate::protocol::Shared;
 use crate::reply::{self, Error};
+use crate::shared::Shared;
+use crate::syntax::{noreply_maybe, ParseError};
 
 /// A parsed `delete`.
 #[derive(Debug)]
@@ -32,7 +32,7 @@ impl<'a> Delete<'a> {
             }
         }
         let key = tokens.get(1);
-        if !crate::command::valid_key(key) {
+        if !crate::syntax::valid_key(key) {
             return Err(ParseError::quiet(Error::BadFormat, noreply));
         }
         Ok(Self { key, noreply })

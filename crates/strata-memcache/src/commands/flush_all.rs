@@ -3,11 +3,11 @@
 //! times). Everything present when the flush runs is removed. Always `OK`.
 
 use crate::codec::Tokens;
-use crate::command::{noreply_maybe, ParseError};
 use crate::expiry;
 use crate::numbers::strtol32;
-use crate::protocol::Shared;
 use crate::reply::{self, Error};
+use crate::shared::Shared;
+use crate::syntax::{noreply_maybe, ParseError};
 use bytes::BytesMut;
 
 /// A parsed `flush_all`.

@@ -11,11 +11,11 @@ use bytes::{BufMut, BytesMut};
 use strata_kv::{ItemRef, Mutation, Store};
 
 use crate::codec::Tokens;
-use crate::command::ParseError;
 use crate::expiry;
 use crate::numbers::strtol32;
-use crate::protocol::Shared;
 use crate::reply::{self, Error};
+use crate::shared::Shared;
+use crate::syntax::ParseError;
 
 /// A retrieval request.
 #[derive(Debug)]
@@ -67,7 +67,7 @@ impl<'a> Retrieve<'a> {
         let stats = &shared.stats;
         let mut store = shared.keyspace.store();
         for key in self.tokens.words_from(self.first_key) {
-            if !crate::command::valid_key(key) {
+            if !crate::syntax::valid_key(key) {
                 out.truncate(start);
                 reply::error(out, Error::BadFormat, false);
                 return;

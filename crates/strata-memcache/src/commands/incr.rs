@@ -14,10 +14,10 @@ use bytes::{BufMut, BytesMut};
 use strata_kv::{ItemRef, KvError, Mutation, NewItem, Store};
 
 use crate::codec::Tokens;
-use crate::command::{noreply_maybe, ParseError};
 use crate::numbers::{item_number, strtoull};
-use crate::protocol::Shared;
 use crate::reply::{self, Error};
+use crate::shared::Shared;
+use crate::syntax::{noreply_maybe, ParseError};
 
 /// A parsed `incr`/`decr`.
 #[derive(Debug)]
@@ -110,7 +110,7 @@ impl<'a> Arithmetic<'a> {
     pub fn parse(tokens: &Tokens<'a>) -> Result<Self, ParseError> {
         let noreply = noreply_maybe(tokens);
         let key = tokens.get(1);
-        if !crate::command::valid_key(key) {
+        if !crate::syntax::valid_key(key) {
             return Err(ParseError::quiet(Error::BadFormat, noreply));
         }
         let delta =

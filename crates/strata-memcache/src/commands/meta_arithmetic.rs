@@ -16,10 +16,10 @@ use strata_kv::{Mutation, NewItem, Store};
 use super::incr::{apply_delta, DeltaOutcome};
 use super::meta_flags::{MetaFlags, MetaKind};
 use crate::codec::Tokens;
-use crate::command::ParseError;
 use crate::expiry;
-use crate::protocol::Shared;
 use crate::reply::{self, Error};
+use crate::shared::Shared;
+use crate::syntax::ParseError;
 
 /// A parsed `ma`.
 #[derive(Debug)]

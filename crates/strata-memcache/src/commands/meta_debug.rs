@@ -9,10 +9,10 @@ use strata_kv::Store;
 
 use crate::base64;
 use crate::codec::Tokens;
-use crate::command::ParseError;
 use crate::expiry;
-use crate::protocol::Shared;
 use crate::reply::Error;
+use crate::shared::Shared;
+use crate::syntax::ParseError;
 
 /// Approximate per-item overhead reported in `size=`.
 const ITEM_HEADER: usize = 48;
@@ -27,7 +27,7 @@ impl MetaDebug {
     /// Parses the line.
     pub fn parse(tokens: &Tokens<'_>) -> Result<Self, ParseError> {
         let raw_key = tokens.get(1);
-        if !(2..=3).contains(&tokens.len()) || !crate::command::valid_key(raw_key) {
+        if !(2..=3).contains(&tokens.len()) || !crate::syntax::valid_key(raw_key) {
             return Err(Error::BadFormat.into());
         }
         let base64 = tokens.get(2) == b"b";

@@ -14,11 +14,11 @@ use strata_kv::{Mutation, NewItem, Store};
 
 use super::meta_flags::{MetaFlags, MetaKind};
 use crate::codec::Tokens;
-use crate::command::ParseError;
 use crate::expiry;
 use crate::marks::Mark;
-use crate::protocol::Shared;
 use crate::reply::{self, Error};
+use crate::shared::Shared;
+use crate::syntax::ParseError;
 
 /// A parsed `md`.
 #[derive(Debug)]

@@ -74,7 +74,7 @@ impl<'a> MetaFlags<'a> {
     /// Checks the key length and flag count first, as memcached does.
     pub fn parse(tokens: &Tokens<'a>, first: usize, kind: MetaKind) -> Result<Self, Error> {
         let raw_key = tokens.get(1);
-        if !crate::command::valid_key(raw_key) {
+        if !crate::syntax::valid_key(raw_key) {
             return Err(Error::BadFormat);
         }
         if tokens.ntokens() > MAX_META_TOKENS {

@@ -17,10 +17,10 @@ use strata_kv::{ItemRef, Mutation, NewItem, Store};
 
 use super::meta_flags::{MetaFlags, MetaKind};
 use crate::codec::Tokens;
-use crate::command::ParseError;
 use crate::expiry;
 use crate::marks::{Mark, Verdict};
-use crate::protocol::Shared;
+use crate::shared::Shared;
+use crate::syntax::ParseError;
 
 /// A parsed `mg`.
 #[derive(Debug)]

@@ -17,12 +17,12 @@ use strata_kv::{Mutation, NewItem, Store};
 
 use super::meta_flags::{MetaFlags, MetaKind};
 use crate::codec::Tokens;
-use crate::command::ParseError;
 use crate::expiry;
 use crate::marks::Mark;
 use crate::numbers::strtol32;
-use crate::protocol::Shared;
 use crate::reply::{self, Error};
+use crate::shared::Shared;
+use crate::syntax::ParseError;
 
 /// A parsed `ms`.
 #[derive(Debug)]
@@ -52,7 +52,7 @@ enum Outcome {
 impl<'a> MetaSet<'a> {
     /// Parses the line.
     pub fn parse(tokens: &Tokens<'a>) -> Result<Self, ParseError> {
-        if !crate::command::valid_key(tokens.get(1)) || tokens.len() == 2 {
+        if !crate::syntax::valid_key(tokens.get(1)) || tokens.len() == 2 {
             return Err(Error::BadFormat.into());
         }
         if tokens.ntokens() > 20 {

@@ -29,8 +29,8 @@ use strata_kv::Store;
 use strata_service::Flow;
 
 use crate::command::Command;
-use crate::protocol::Shared;
 use crate::reply::{self, Error};
+use crate::shared::Shared;
 
 /// Runs `cmd`; `data` is its data block (empty for commands without one).
 pub fn execute(cmd: Command<'_>, data: &[u8], shared: &Shared, out: &mut BytesMut) -> Flow {

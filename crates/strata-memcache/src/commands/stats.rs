@@ -12,9 +12,9 @@ use std::sync::atomic::Ordering;
 use bytes::{BufMut, BytesMut};
 
 use crate::codec::Tokens;
-use crate::command::ParseError;
-use crate::protocol::Shared;
 use crate::reply::{self, Error};
+use crate::shared::Shared;
+use crate::syntax::ParseError;
 
 /// Which report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

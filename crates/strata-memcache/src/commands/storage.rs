@@ -15,11 +15,11 @@ use bytes::BytesMut;
 use strata_kv::{Mutation, NewItem, Store};
 
 use crate::codec::Tokens;
-use crate::command::{noreply_maybe, ParseError};
 use crate::expiry;
 use crate::numbers::{strtol32, strtoul32, strtoull};
-use crate::protocol::Shared;
 use crate::reply::{self, Error};
+use crate::shared::Shared;
+use crate::syntax::{noreply_maybe, ParseError};
 
 /// Which storage command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,7 +71,7 @@ impl<'a> Storage<'a> {
         let noreply = noreply_maybe(&tokens);
         let bad = ParseError::quiet(Error::BadFormat, noreply);
         let key = tokens.get(1);
-        if !crate::command::valid_key(key) {
+        if !crate::syntax::valid_key(key) {
             return Err(bad);
         }
         let flags = strtoul32(tokens.get(2)).ok_or(bad)?;

@@ -5,11 +5,11 @@ use bytes::BytesMut;
 use strata_kv::{Mutation, Store};
 
 use crate::codec::Tokens;
-use crate::command::{noreply_maybe, ParseError};
 use crate::expiry;
 use crate::numbers::strtol32;
-use crate::protocol::Shared;
 use crate::reply::{self, Error};
+use crate::shared::Shared;
+use crate::syntax::{noreply_maybe, ParseError};
 
 /// A parsed `touch`.
 #[derive(Debug)]
@@ -24,7 +24,7 @@ impl<'a> Touch<'a> {
     pub fn parse(tokens: &Tokens<'a>) -> Result<Self, ParseError> {
         let noreply = noreply_maybe(tokens);
         let key = tokens.get(1);
-        if !crate::command::valid_key(key) {
+        if !crate::syntax::valid_key(key) {
             return Err(ParseError::quiet(Error::BadFormat, noreply));
         }
         let exptime =

@@ -6,10 +6,10 @@ use std::sync::atomic::Ordering;
 use bytes::BytesMut;
 
 use crate::codec::Tokens;
-use crate::command::{noreply_maybe, ParseError};
 use crate::numbers::strtoul32;
-use crate::protocol::Shared;
 use crate::reply::{self, Error};
+use crate::shared::Shared;
+use crate::syntax::{noreply_maybe, ParseError};
 
 /// memcached's highest verbosity level.
 const MAX_LEVEL: u32 = 2;

@@ -8,7 +8,7 @@
 
 use bytes::{BufMut, BytesMut};
 
-use crate::protocol::Shared;
+use crate::shared::Shared;
 
 /// The memcached release whose text protocol this crate reproduces.
 pub const MEMCACHED_COMPAT: &str = "1.6.18";

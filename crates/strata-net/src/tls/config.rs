@@ -11,7 +11,7 @@ use rustls::{RootCertStore, ServerConfig};
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer};
 
-use super::{ClientAuth, TlsFiles};
+use super::files::{ClientAuth, TlsFiles};
 use crate::error::TlsError;
 
 /// Builds the configuration `files` describe.

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use strata_device::{Directory, MemDirectory};
 use strata_kv::{Keyspace, KeyspaceConfig, ManualClock, Store};
-use strata_persist::{Mode, PersistConfig, Persistence};
+use strata_persist::{Durability, PersistConfig, Persistence};
 
 /// Small segments so that rotation and removal happen in short tests.
 pub const SEGMENT: u64 = 16 * 1024;
@@ -16,7 +16,7 @@ pub const SEGMENT: u64 = 16 * 1024;
 /// Live items: key -> (value, flags, expiry).
 pub type Model = BTreeMap<Vec<u8>, (Vec<u8>, u32, Option<u64>)>;
 
-pub fn config(mode: Mode) -> PersistConfig {
+pub fn config(mode: Durability) -> PersistConfig {
     let mut c = PersistConfig::new(mode, "/unused");
     c.log_segment_size = SEGMENT;
     // Checkpoints only when a test asks (the trigger would race the model).
@@ -50,7 +50,7 @@ pub struct World {
 }
 
 impl World {
-    pub fn new(mode: Mode) -> World {
+    pub fn new(mode: Durability) -> World {
         let clock = Arc::new(ManualClock::new(1_700_000_000_000));
         let (log_dir, snap_dir) = (MemDirectory::new(), MemDirectory::new());
         let config = config(mode);

@@ -5,8 +5,8 @@
 use std::sync::atomic::Ordering;
 
 use super::extents::FreeExtents;
+use super::run::ChunkRun;
 use super::state::ChunkState;
-use super::ChunkRun;
 use crate::backing::Backing;
 use crate::error::{PmemError, Result};
 use crate::header::layout::Geometry;

@@ -3,14 +3,12 @@
 //!
 //! - `file`: creating and opening arena files (atomic creation).
 //! - `chunks`: allocation and chunk-relative access.
-//! - `stats`: [`ArenaStats`].
+//! - `stats`: [`ArenaStats`](stats::ArenaStats).
 
 mod chunks;
 mod claims;
 mod file;
-mod stats;
-
-pub use stats::ArenaStats;
+pub(crate) mod stats;
 
 use std::collections::BTreeMap;
 use std::io;

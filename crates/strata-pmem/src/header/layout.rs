@@ -132,14 +132,15 @@ impl Geometry {
     /// checksum differently), and the geometry against what `plan` gives
     /// for its size, chunk size and kind.
     pub(crate) fn decode(b: &[u8; IMMUTABLE_LEN], file: &str) -> Result<Geometry> {
-        let found: [u8; 8] = b[..8].try_into().expect("8 bytes");
+        let mut found = [0u8; 8];
+        found.copy_from_slice(&b[..8]);
         if found != MAGIC {
             return Err(PmemError::BadMagic {
                 file: file.to_owned(),
                 found,
             });
         }
-        let version = u32::from_le_bytes(b[VERSION_OFF..VERSION_OFF + 4].try_into().expect("4"));
+        let version = le_u32(b, VERSION_OFF);
         if version != FORMAT_VERSION {
             return Err(PmemError::UnsupportedVersion {
                 file: file.to_owned(),
@@ -147,7 +148,7 @@ impl Geometry {
                 supported: FORMAT_VERSION,
             });
         }
-        let stored = u32::from_le_bytes(b[CRC_OFF..CRC_OFF + 4].try_into().expect("4"));
+        let stored = le_u32(b, CRC_OFF);
         let computed = crc32c::crc32c(&b[..CRC_OFF]);
         if stored != computed {
             return Err(PmemError::ChecksumMismatch {
@@ -156,9 +157,12 @@ impl Geometry {
                 computed,
             });
         }
-        let u64_at = |off: usize| u64::from_le_bytes(b[off..off + 8].try_into().expect("8"));
-        let header_len =
-            u32::from_le_bytes(b[HEADER_LEN_OFF..HEADER_LEN_OFF + 4].try_into().expect("4"));
+        let u64_at = |off: usize| {
+            let mut bytes = [0u8; 8];
+            bytes.copy_from_slice(&b[off..off + 8]);
+            u64::from_le_bytes(bytes)
+        };
+        let header_len = le_u32(b, HEADER_LEN_OFF);
         let geometry = Geometry {
             size: u64_at(SIZE_OFF),
             chunk_size: u64_at(CHUNK_SIZE_OFF),
@@ -186,6 +190,14 @@ impl Geometry {
     pub(crate) fn chunk_offset(&self, index: u64) -> u64 {
         self.data_offset + index * self.chunk_size
     }
+}
+
+/// The little-endian `u32` at `off` (the caller's offsets are constants
+/// inside the header).
+fn le_u32(b: &[u8], off: usize) -> u32 {
+    let mut bytes = [0u8; 4];
+    bytes.copy_from_slice(&b[off..off + 4]);
+    u32::from_le_bytes(bytes)
 }
 
 #[cfg(test)]

@@ -64,7 +64,9 @@ impl Mapping {
         if ptr == libc::MAP_FAILED {
             return Err(io::Error::last_os_error());
         }
-        let base = NonNull::new(ptr.cast::<AtomicU64>()).expect("mmap returned null");
+        let Some(base) = NonNull::new(ptr.cast::<AtomicU64>()) else {
+            return Err(io::Error::other("mmap returned a null mapping"));
+        };
         Ok(Mapping { base, len })
     }
 

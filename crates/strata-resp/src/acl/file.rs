@@ -15,8 +15,7 @@ use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
 use super::rules::apply_all;
-use super::store::valid_username;
-use super::users::User;
+use super::users::{valid_username, User};
 
 /// Reads and parses the ACL file at `path`. Users come back with
 /// generation 0 (the store assigns them).

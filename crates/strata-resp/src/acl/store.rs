@@ -17,17 +17,12 @@ use parking_lot::{Mutex, RwLock};
 use super::file;
 use super::log::AclLog;
 use super::rules::{apply_all, FailedRule};
+/// Kept here too: the name check as this module has always offered it.
+pub use super::users::valid_username;
 use super::users::User;
 
 /// The name of the user every connection starts as.
 pub const DEFAULT_USER: &[u8] = b"default";
-
-/// Whether `name` may name a user: Redis refuses whitespace and NUL.
-pub fn valid_username(name: &[u8]) -> bool {
-    !name
-        .iter()
-        .any(|&b| b == 0 || b.is_ascii_whitespace() || b == 0x0b)
-}
 
 /// Denials counted for `INFO stats` (`acl_access_denied_*`).
 #[derive(Debug, Default)]

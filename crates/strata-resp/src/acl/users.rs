@@ -221,6 +221,13 @@ impl User {
     }
 }
 
+/// Whether `name` may name a user: Redis refuses whitespace and NUL.
+pub fn valid_username(name: &[u8]) -> bool {
+    !name
+        .iter()
+        .any(|&b| b == 0 || b.is_ascii_whitespace() || b == 0x0b)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,8 +7,8 @@ use strata_kv::{Mutation, NewItem, Store};
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::collection::not_string;
-use crate::protocol::REDIS_MAX_BULK;
 use crate::reply::RespError;
+use crate::shared::REDIS_MAX_BULK;
 use crate::writer::ReplyWriter;
 
 /// `APPEND`: appends (creating the key if needed), keeping flags and

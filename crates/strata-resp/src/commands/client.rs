@@ -1,17 +1,13 @@
 //! `CLIENT ID|GETNAME|SETNAME|INFO|LIST|SETINFO|HELP`.
 
-use std::fmt::Write as _;
-use std::time::Instant;
-
 use strata_kv::Store;
-use strata_service::ClientInfo;
 
 use crate::args::Args;
+pub use crate::client_line::client_line;
 use crate::command::{resolve_subcommand, Ctx};
-use crate::connection::PeerView;
 use crate::number::parse_i64;
-use crate::protocol::Shared;
 use crate::reply::{lossy_prefix, RespError};
+use crate::shared::Shared;
 use crate::writer::ReplyWriter;
 
 const HELP: &[&str] = &[
@@ -53,76 +49,6 @@ pub fn write_help(out: &mut ReplyWriter<'_>, lines: &[&str]) {
     for line in lines {
         out.simple(line);
     }
-}
-
-/// The `CLIENT LIST` line of one client (ending in `\n`). The buffer
-/// fields (`qbuf`, `obl`, `omem`, ...) are 0: the connection driver owns
-/// the buffers and does not publish their sizes; they are present because
-/// clients parse them as numbers (redis-py's `CLIENT INFO` and `ACL LOG`).
-pub fn client_line(client: &ClientInfo, peer: Option<&PeerView>) -> String {
-    let now = Instant::now();
-    let age = now.saturating_duration_since(client.connected_at).as_secs();
-    let idle = now
-        .saturating_duration_since(*client.last_active.lock())
-        .as_secs();
-    let name = client.name.lock().clone().unwrap_or_default();
-    let multi = peer.map_or(-1, PeerView::multi);
-    let (sub, psub, ssub) = peer.map_or((0, 0, 0), PeerView::subscriptions);
-    let flags = match (multi >= 0, sub + psub + ssub > 0) {
-        (true, _) => "x",
-        (false, true) => "P",
-        (false, false) => "N",
-    };
-    let (argv_mem, multi_mem) = peer.map_or((0, 0), PeerView::memory);
-    let messages = peer.map_or(0, PeerView::pending_messages);
-    let (qbuf, rbs, rbp) = client.buffers.input();
-    let (obl, out_capacity) = client.buffers.output();
-    let omem = obl + messages;
-    let tot_mem = rbs + out_capacity + argv_mem + multi_mem + messages;
-    let events = if omem > 0 { "rw" } else { "r" };
-    let mut line = String::with_capacity(256);
-    let _ = write!(
-        line,
-        "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db=0 sub={} psub={} \
-         ssub={} multi={} qbuf={} qbuf-free={} argv-mem={} multi-mem={} rbs={} rbp={} obl={} \
-         oll=0 omem={} tot-mem={} events={} cmd={} user={} redir=-1",
-        client.id,
-        client.addr,
-        client.local_addr,
-        client.buffers.fd(),
-        name,
-        age,
-        idle,
-        flags,
-        sub,
-        psub,
-        ssub,
-        multi,
-        qbuf,
-        rbs.saturating_sub(qbuf),
-        argv_mem,
-        multi_mem,
-        rbs,
-        rbp,
-        obl,
-        omem,
-        tot_mem,
-        events,
-        *client.last_command.lock(),
-        peer.map_or_else(|| "default".to_string(), |p| p.user().display_name()),
-    );
-    if let Some(peer) = peer {
-        let (lib_name, lib_ver) = peer.lib();
-        let _ = write!(
-            line,
-            " resp={} lib-name={} lib-ver={}",
-            peer.resp(),
-            lib_name.unwrap_or_default(),
-            lib_ver.unwrap_or_default(),
-        );
-    }
-    line.push('\n');
-    line
 }
 
 fn client_list(shared: &Shared, args: &Args<'_>) -> Result<String, RespError> {

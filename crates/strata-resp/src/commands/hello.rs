@@ -7,10 +7,10 @@ use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::client::validate_name;
 use crate::number::parse_i64;
+use crate::permissions::is_authenticated;
 use crate::permissions::log_in;
-use crate::protocol::REDIS_VERSION;
 use crate::reply::{lossy_prefix, RespError};
-use crate::session::is_authenticated;
+use crate::shared::REDIS_VERSION;
 use crate::writer::{ReplyWriter, RespVersion};
 
 /// `HELLO`: the map `server, version, proto, id, mode, role, modules`.

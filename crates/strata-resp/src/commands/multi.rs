@@ -14,10 +14,10 @@ use crate::acl::log::Context;
 use crate::args::Args;
 use crate::command::{Command, CommandSpec, Ctx};
 use crate::connection::{Connection, Queued, Transaction, MAX_QUEUE_BYTES};
+use crate::invoke::run_command;
 use crate::permissions;
-use crate::protocol::Shared;
 use crate::reply::RespError;
-use crate::session::run_command;
+use crate::shared::Shared;
 use crate::stats::Tally;
 use crate::writer::ReplyWriter;
 

@@ -2,7 +2,7 @@
 //! (never queued by `MULTI`).
 
 use crate::connection::Connection;
-use crate::protocol::Shared;
+use crate::shared::Shared;
 use crate::stats::Tally;
 use crate::writer::{ReplyWriter, RespVersion};
 

@@ -8,8 +8,8 @@ use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::collection::not_string;
 use crate::number::parse_i64;
-use crate::protocol::REDIS_MAX_BULK;
 use crate::reply::RespError;
+use crate::shared::REDIS_MAX_BULK;
 use crate::writer::ReplyWriter;
 
 /// `SETRANGE`: overwrites from `offset`, zero-padding as needed; replies

@@ -5,8 +5,8 @@ use strata_kv::Store;
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::connection::{Connection, MAX_WATCHED_KEYS};
-use crate::protocol::Shared;
 use crate::reply::RespError;
+use crate::shared::Shared;
 use crate::stats::Tally;
 use crate::writer::ReplyWriter;
 

@@ -10,8 +10,9 @@ use strata_kv::Store;
 
 use crate::acl::log::Context;
 use crate::args::Args;
-use crate::command::{self, execute, Ctx};
+use crate::command::{self, Ctx};
 use crate::permissions;
+use crate::route::execute;
 use crate::writer::{ReplyWriter, RespVersion};
 
 use super::{Access, RunGuard};

@@ -9,21 +9,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use bytes::BytesMut;
-use mlua::{Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value, VmState};
+use mlua::{HookTriggers, Lua, MultiValue, Table, Value, VmState};
 use strata_kv::Store;
 
 use super::convert::{lua_to_reply, reply_to_lua};
-use super::{call, sha1_hex, Access, RunGuard, SCRIPT_MEMORY_LIMIT};
+use super::interpreter::{compile, with_lua, KillFlag, Killed, KILL_CHECK_INSTRUCTIONS};
+use super::{call, Access, RunGuard, SCRIPT_MEMORY_LIMIT};
 use crate::command::Ctx;
 use crate::reply::RespError;
 use crate::writer::{ReplyWriter, RespVersion};
-
-/// Lua instructions between checks of `SCRIPT KILL`.
-const KILL_CHECK_INSTRUCTIONS: u32 = 10_000;
-
-thread_local! {
-    static STATE: RefCell<Option<Lua>> = const { RefCell::new(None) };
-}
 
 /// An error reply raised by `redis.call` (the script fails with it).
 #[derive(Debug)]
@@ -36,185 +30,6 @@ impl std::fmt::Display for CallError {
 }
 
 impl std::error::Error for CallError {}
-
-/// Raised by the instruction hook once `SCRIPT KILL` asked.
-#[derive(Debug)]
-struct Killed;
-
-impl std::fmt::Display for Killed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Script killed by user with SCRIPT KILL...")
-    }
-}
-
-impl std::error::Error for Killed {}
-
-/// The environment's metatable: reads fall through to the globals (a
-/// missing one is an error), writes are refused, as in Redis 7.
-const SANDBOX: &str = r#"
-local G = ...
-return {
-  __index = function(_, name)
-    local value = rawget(G, name)
-    if value == nil then
-      error("Script attempted to access nonexistent global variable '" .. tostring(name) .. "'", 2)
-    end
-    return value
-  end,
-  __newindex = function(_, name)
-    error("Attempt to modify a readonly table", 2)
-  end,
-}
-"#;
-
-/// `pcall` and `xpcall` that re-raise once `SCRIPT KILL` asked, so a
-/// script cannot catch its own kill and go on.
-const UNCATCHABLE_KILL: &str = r#"
-local G, killed = ...
-local pcall, xpcall, error = pcall, xpcall, error
-local function pass(...)
-  if killed() then
-    error("Script killed by user with SCRIPT KILL...", 0)
-  end
-  return ...
-end
-G.pcall = function(...) return pass(pcall(...)) end
-G.xpcall = function(...) return pass(xpcall(...)) end
-"#;
-
-/// The running script's kill flag, as the `pcall` wrappers read it.
-struct KillFlag(Arc<AtomicBool>);
-
-fn new_state() -> mlua::Result<Lua> {
-    let lua = Lua::new_with(
-        StdLib::TABLE | StdLib::STRING | StdLib::MATH,
-        LuaOptions::default(),
-    )?;
-    let globals = lua.globals();
-    for name in [
-        "dofile",
-        "loadfile",
-        "load",
-        "loadstring",
-        "module",
-        "require",
-    ] {
-        globals.raw_set(name, Value::Nil)?;
-    }
-    let redis = lua.create_table()?;
-    redis.raw_set(
-        "sha1hex",
-        lua.create_function(|_, body: mlua::String| Ok(sha1_hex(&body.as_bytes())))?,
-    )?;
-    redis.raw_set(
-        "error_reply",
-        lua.create_function(|lua, text: mlua::String| {
-            let table = lua.create_table()?;
-            table.raw_set("err", text)?;
-            Ok(table)
-        })?,
-    )?;
-    redis.raw_set(
-        "status_reply",
-        lua.create_function(|lua, text: mlua::String| {
-            let table = lua.create_table()?;
-            table.raw_set("ok", text)?;
-            Ok(table)
-        })?,
-    )?;
-    for (name, level) in [
-        ("LOG_DEBUG", 0),
-        ("LOG_VERBOSE", 1),
-        ("LOG_NOTICE", 2),
-        ("LOG_WARNING", 3),
-    ] {
-        redis.raw_set(name, level)?;
-    }
-    redis.raw_set(
-        "log",
-        lua.create_function(|lua, args: MultiValue| {
-            let mut args = args.into_iter();
-            let level = match args.next() {
-                Some(Value::Integer(n)) => n,
-                Some(Value::Number(n)) => n as i64,
-                _ => {
-                    return Err(mlua::Error::runtime(
-                        "First argument must be a number (log level).",
-                    ))
-                }
-            };
-            let mut text = String::new();
-            for arg in args {
-                if let Some(s) = lua.coerce_string(arg)? {
-                    if !text.is_empty() {
-                        text.push(' ');
-                    }
-                    text.push_str(&String::from_utf8_lossy(&s.as_bytes()));
-                }
-            }
-            match level {
-                0 => tracing::debug!(target: "strata::script", "{text}"),
-                1 | 2 => tracing::info!(target: "strata::script", "{text}"),
-                3 => tracing::warn!(target: "strata::script", "{text}"),
-                _ => return Err(mlua::Error::runtime("Invalid debug level.")),
-            }
-            Ok(())
-        })?,
-    )?;
-    globals.raw_set("redis", redis)?;
-    let kill_check = lua.create_function(|lua, ()| {
-        Ok(lua
-            .app_data_ref::<KillFlag>()
-            .is_some_and(|flag| flag.0.load(Ordering::Relaxed)))
-    })?;
-    lua.load(UNCATCHABLE_KILL)
-        .set_name("=sandbox")
-        .call::<()>((globals.clone(), kill_check))?;
-    let sandbox: Table = lua
-        .load(SANDBOX)
-        .set_name("=sandbox")
-        .call(globals.clone())?;
-    lua.set_named_registry_value("strata_sandbox", sandbox)?;
-    Ok(lua)
-}
-
-fn with_lua<R>(f: impl FnOnce(&Lua) -> Result<R, RespError>) -> Result<R, RespError> {
-    STATE.with(|state| {
-        let mut state = state
-            .try_borrow_mut()
-            .map_err(|_| internal("interpreter busy"))?;
-        if state.is_none() {
-            *state = Some(new_state().map_err(|e| internal(&e.to_string()))?);
-        }
-        match state.as_ref() {
-            Some(lua) => f(lua),
-            None => Err(internal("no interpreter")),
-        }
-    })
-}
-
-fn internal(text: &str) -> RespError {
-    RespError::Script(format!("ERR {text}"))
-}
-
-fn compile(lua: &Lua, body: &[u8], env: Option<Table>) -> Result<Function, RespError> {
-    let mut chunk = lua.load(body).set_name("@user_script");
-    if let Some(env) = env {
-        chunk = chunk.set_environment(env);
-    }
-    chunk.into_function().map_err(|err| {
-        let text = match &err {
-            mlua::Error::SyntaxError { message, .. } => message.clone(),
-            other => other.to_string(),
-        };
-        RespError::Script(format!("ERR Error compiling script (new function): {text}"))
-    })
-}
-
-/// Checks that `body` compiles (`SCRIPT LOAD`).
-pub fn compile_check(body: &[u8]) -> Result<(), RespError> {
-    with_lua(|lua| compile(lua, body, None).map(drop))
-}
 
 /// The argument list of `redis.call` as byte strings.
 fn call_args(lua: &Lua, args: MultiValue) -> Result<Vec<Vec<u8>>, String> {

@@ -10,9 +10,12 @@ use crate::ast::{Expr, ExprKind, Span, Stmt, StmtKind, Ty};
 use crate::error::{Phase, ScriptError};
 use crate::ops;
 use crate::value::{class_name, Heap, OutOfBudget, Value};
-use crate::{DocLookup, Limits};
+use crate::Limits;
 
 mod expr;
+pub(crate) mod state;
+
+pub use state::{Interp, Run};
 
 /// How a statement ended.
 pub enum Flow {
@@ -21,23 +24,6 @@ pub enum Flow {
     Continue,
     Return(Value),
 }
-
-/// One execution's state.
-pub struct Interp<'a> {
-    pub source: &'a str,
-    pub heap: Heap,
-    /// Local variables, innermost last; `frames` marks where blocks begin.
-    vars: Vec<(String, Value)>,
-    frames: Vec<usize>,
-    /// `params`, `ctx`, `_score`.
-    pub globals: Vec<(&'static str, Value)>,
-    pub doc: Option<&'a dyn DocLookup>,
-    pub emitted: Option<Vec<Value>>,
-    statements: u64,
-    limits: Limits,
-}
-
-pub type Run<T> = Result<T, ScriptError>;
 
 impl<'a> Interp<'a> {
     pub fn new(source: &'a str, limits: Limits) -> Interp<'a> {

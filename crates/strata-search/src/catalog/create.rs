@@ -7,9 +7,8 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::resolve::concrete;
-use super::{aliases_path, validate_alias_name, validate_index_name, Catalog};
+use super::{validate_alias_name, validate_index_name, Catalog, ALIASES};
 use crate::aliases::{AliasMeta, Aliases};
-use crate::durable_json;
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
 use crate::mapping::Mappings;
@@ -100,14 +99,11 @@ impl Catalog {
         if changes_aliases {
             let mut doc = aliases.to_json();
             doc["pending"] = json!({"index": name, "aliases": next.to_json()["aliases"]});
-            durable_json::save(&aliases_path(&self.root), &doc)?;
+            self.save_node_file(ALIASES, &doc)?;
         }
         let dir = self.root.join(name);
         let created = (|| {
-            if dir.exists() {
-                std::fs::remove_dir_all(&dir)
-                    .map_err(|e| SearchError::io(format!("clear {}", dir.display()), e))?;
-            }
+            self.storage.files.remove_dir(&dir)?;
             SearchIndex::create(&dir, name, settings, mappings, &self.storage)
         })();
         let index = match created {
@@ -115,9 +111,7 @@ impl Catalog {
             Err(e) => {
                 if changes_aliases {
                     // Forget the pending table now rather than at the next open.
-                    if let Err(undo) =
-                        durable_json::save(&aliases_path(&self.root), &aliases.to_json())
-                    {
+                    if let Err(undo) = self.save_node_file(ALIASES, &aliases.to_json()) {
                         tracing::warn!(error = %undo, "dropping a pending alias table");
                     }
                 }
@@ -161,14 +155,12 @@ impl Catalog {
                     tracing::warn!(error = %e, "closing a deleted index");
                 }
             }
-            std::fs::remove_dir_all(&dir)
-                .map_err(|e| SearchError::io(format!("remove {}", dir.display()), e))?;
+            self.storage.files.remove_dir(&dir)?;
             // After the index directory (the commit point): a crash between
             // the two leaves an unnamed pmem directory, never a pmem index
             // without its files.
-            if let Some(pmem) = pmem_dir.filter(|d| d.exists()) {
-                std::fs::remove_dir_all(&pmem)
-                    .map_err(|e| SearchError::io(format!("remove {}", pmem.display()), e))?;
+            if let Some(pmem) = pmem_dir {
+                self.storage.files.remove_dir(&pmem)?;
             }
         }
         Ok(())

@@ -43,6 +43,8 @@ use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
 use crate::store::SearchStorage;
 use crate::templates::Templates;
+use serde_json::Value;
+use strata_device::Directory;
 
 /// How often the background task looks at each index.
 const TICK: Duration = Duration::from_millis(50);
@@ -56,6 +58,8 @@ type IndexMap = BTreeMap<String, Arc<SearchIndex>>;
 pub struct Catalog {
     root: PathBuf,
     storage: SearchStorage,
+    /// `root` as the device layer sees it: the node's JSON files.
+    node: Arc<dyn Directory>,
     indices: Arc<RwLock<IndexMap>>,
     aliases: RwLock<Aliases>,
     templates: RwLock<Templates>,
@@ -96,13 +100,21 @@ impl Catalog {
             else {
                 continue;
             };
-            if !path.join("index.json").exists() {
+            let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+            if !is_dir
+                || !storage
+                    .files
+                    .dir(&path)?
+                    .list()
+                    .is_ok_and(|names| names.iter().any(|n| n == crate::index::METADATA))
+            {
                 continue;
             }
             let index = SearchIndex::open(&path, &name, &storage)?;
             indices.insert(name, Arc::new(index));
         }
-        let stored = durable_json::load(&aliases_path(root))?;
+        let node = storage.files.dir(root)?;
+        let stored = durable_json::load_in(&*node, ALIASES, &root.join(ALIASES))?;
         let mut aliases = match &stored {
             Some(v) => Aliases::from_json(v)?,
             None => Aliases::default(),
@@ -128,11 +140,11 @@ impl Catalog {
             aliases.drop_index(index);
         }
         if pending.is_some() || aliases != before {
-            durable_json::save(&aliases_path(root), &aliases.to_json())?;
+            durable_json::save_in(&*node, ALIASES, &aliases.to_json(), &root.join(ALIASES))?;
         }
         let uuids: Vec<String> = indices.values().map(|i| i.settings().uuid).collect();
         storage.remove_orphans(uuids.iter().map(String::as_str))?;
-        let templates = match durable_json::load(&templates_path(root))? {
+        let templates = match durable_json::load_in(&*node, TEMPLATES, &root.join(TEMPLATES))? {
             Some(v) => Templates::from_json(&v)?,
             None => Templates::default(),
         };
@@ -155,7 +167,8 @@ impl Catalog {
             stop,
             ticker: Mutex::new(Some(ticker)),
             max_shards: AtomicU64::new(DEFAULT_MAX_SHARDS_PER_NODE),
-            scripts: crate::script::stored::StoredScripts::open(root)?,
+            scripts: crate::script::stored::StoredScripts::open(Arc::clone(&node), root)?,
+            node,
         })
     }
 
@@ -252,20 +265,25 @@ impl Catalog {
     /// holds the `aliases` write lock (passed in as `current`).
     fn commit_aliases(&self, current: &mut Aliases, next: Aliases) -> Result<()> {
         if *current != next {
-            durable_json::save(&aliases_path(&self.root), &next.to_json())?;
+            self.save_node_file(ALIASES, &next.to_json())?;
             *current = next;
         }
         Ok(())
     }
 }
 
-fn aliases_path(root: &Path) -> PathBuf {
-    root.join("aliases.json")
+impl Catalog {
+    /// Replaces the node file `name` (in `root`) with `value`, durably.
+    fn save_node_file(&self, name: &str, value: &Value) -> Result<()> {
+        durable_json::save_in(&*self.node, name, value, &self.root.join(name))
+    }
 }
 
-fn templates_path(root: &Path) -> PathBuf {
-    root.join("templates.json")
-}
+/// The node's alias table, in `root`.
+const ALIASES: &str = "aliases.json";
+
+/// The node's templates, in `root`.
+const TEMPLATES: &str = "templates.json";
 
 impl Drop for Catalog {
     fn drop(&mut self) {

@@ -3,8 +3,7 @@
 
 use serde_json::Value;
 
-use super::{templates_path, validate_alias_name, Catalog};
-use crate::durable_json;
+use super::{validate_alias_name, Catalog, TEMPLATES};
 use crate::error::{Result, SearchError};
 use crate::templates::{ComponentTemplate, IndexTemplate, LegacyTemplate, Templates};
 
@@ -24,7 +23,7 @@ impl Catalog {
         let mut current = self.templates.write();
         let mut next = current.clone();
         change(&mut next)?;
-        durable_json::save(&templates_path(&self.root), &next.to_json())?;
+        self.save_node_file(TEMPLATES, &next.to_json())?;
         *current = next;
         Ok(())
     }

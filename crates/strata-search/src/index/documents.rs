@@ -292,7 +292,7 @@ impl SearchIndex {
                     .map_err(|e| SearchError::DocumentParsing(format!("failed to parse: {e}")))?;
                 *mappings = next;
             }
-            self.save_metadata(false)?;
+            self.save_metadata()?;
         }
         Ok(parsed)
     }

@@ -2,8 +2,9 @@
 //! and `number_of_shards` [`Shard`]s, with documents routed by id.
 //!
 //! On disk under the index's directory: `index.json` (settings and mapping,
-//! replaced atomically; fsynced at creation and before every flush),
-//! `translog/` (the command log) and `shards/<n>/` (tantivy files).
+//! replaced atomically and durably through the device layer at creation
+//! and at every change), `translog/` (the command log) and `shards/<n>/`
+//! (tantivy files).
 //!
 //! - `documents`: index, create, get, delete, update.
 //! - `recovery`: opening an index, replaying its translog.
@@ -20,14 +21,17 @@ mod recovery;
 pub mod stats;
 mod translog_slot;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::{Mutex, RwLock};
 use serde_json::{json, Value};
+use strata_device::Directory;
 
 pub use documents::{DocWriteResult, WriteResult};
 
+use crate::durable_json;
 use crate::error::{Result, SearchError};
 use crate::index_limits::IndexLimits;
 use crate::mapping::Mappings;
@@ -44,6 +48,8 @@ pub const FLUSH_THRESHOLD_BYTES: u64 = 256 << 20;
 pub struct SearchIndex {
     name: String,
     dir: PathBuf,
+    /// The index's directory as the device layer sees it (`index.json`).
+    meta: Arc<dyn Directory>,
     settings: RwLock<IndexSettings>,
     mappings: RwLock<Mappings>,
     shards: Vec<Shard>,
@@ -61,8 +67,8 @@ pub struct SearchIndex {
     /// Translog records replayed when the index was opened.
     replayed: u64,
     /// Held while `index.json` is rebuilt and replaced: concurrent mapping
-    /// updates would otherwise share its temporary file, and an older body
-    /// could replace a newer one.
+    /// updates would otherwise share its temporary device, and an older
+    /// body could replace a newer one.
     saving_metadata: Mutex<()>,
 }
 
@@ -141,7 +147,7 @@ impl SearchIndex {
             .set_durability(recovery::log_durability(&next))?;
         *settings = next;
         drop(settings);
-        self.save_metadata(false)
+        self.save_metadata()
     }
 
     /// Drops this index's blocks from the node's block `cache`
@@ -174,7 +180,7 @@ impl SearchIndex {
             limits.check_mapping(&next, 0)?;
             *mappings = next;
         }
-        self.save_metadata(false)
+        self.save_metadata()
     }
 
     /// `GET /<index>` body for this index.
@@ -230,7 +236,7 @@ impl SearchIndex {
     /// disk, then the translog trimmed below what all shards cover.
     pub fn flush(&self) -> Result<()> {
         let mut state = self.flushing.lock();
-        self.save_metadata(true)?;
+        self.save_metadata()?;
         // Sync the translog first, so the commits cover all written so far.
         self.translog.flush()?;
         let started = Instant::now();
@@ -361,37 +367,15 @@ impl SearchIndex {
         Ok(())
     }
 
-    fn save_metadata(&self, sync: bool) -> Result<()> {
+    fn save_metadata(&self) -> Result<()> {
         let _one_at_a_time = self.saving_metadata.lock();
         let body = json!({
             "settings": self.settings.read().to_json(&self.name),
             "mappings": self.mappings.read().to_json(),
         });
-        write_metadata(&self.dir, &body, sync)
+        durable_json::save_in(&*self.meta, METADATA, &body, &self.dir.join(METADATA))
     }
 }
 
-pub(crate) fn metadata_path(dir: &Path) -> PathBuf {
-    dir.join("index.json")
-}
-
-pub(crate) fn write_metadata(dir: &Path, body: &Value, sync: bool) -> Result<()> {
-    let tmp = dir.join("index.json.tmp");
-    let bytes = serde_json::to_vec_pretty(body).map_err(|e| SearchError::illegal(e.to_string()))?;
-    let io = |what: &str, e| SearchError::io(format!("{what} {}", tmp.display()), e);
-    {
-        use std::io::Write;
-        let mut f = std::fs::File::create(&tmp).map_err(|e| io("create", e))?;
-        f.write_all(&bytes).map_err(|e| io("write", e))?;
-        if sync {
-            f.sync_data().map_err(|e| io("sync", e))?;
-        }
-    }
-    std::fs::rename(&tmp, metadata_path(dir)).map_err(|e| io("rename", e))?;
-    if sync {
-        std::fs::File::open(dir)
-            .and_then(|d| d.sync_all())
-            .map_err(|e| io("sync directory of", e))?;
-    }
-    Ok(())
-}
+/// The index's settings and mapping, in its directory.
+pub(crate) const METADATA: &str = "index.json";

@@ -8,12 +8,12 @@ use std::time::{Duration, Instant};
 
 use parking_lot::{Mutex, RwLock};
 use serde_json::Value;
-use strata_device::{FsDirectory, SyncMode};
 use strata_log::{CommandLog, Durability};
 
 use super::stats::IndexCounters;
 use super::translog_slot::TranslogSlot;
-use super::{metadata_path, write_metadata, FlushState, SearchIndex};
+use super::{FlushState, SearchIndex, METADATA};
+use crate::durable_json;
 use crate::error::{Result, SearchError};
 use crate::mapping::document::parse_document;
 use crate::mapping::Mappings;
@@ -32,13 +32,12 @@ impl SearchIndex {
         mappings: Mappings,
         storage: &SearchStorage,
     ) -> Result<SearchIndex> {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| SearchError::io(format!("create {}", dir.display()), e))?;
         let body = serde_json::json!({
             "settings": settings.to_json(name),
             "mappings": mappings.to_json(),
         });
-        write_metadata(dir, &body, true)?;
+        let meta = storage.files.dir(dir)?;
+        durable_json::save_in(&*meta, METADATA, &body, &dir.join(METADATA))?;
         SearchIndex::open(dir, name, storage)
     }
 
@@ -46,11 +45,15 @@ impl SearchIndex {
     /// `index.store.tier` says on `storage`, replaying its translog above
     /// each shard's durable commit (for `pmem`, the newest refresh).
     pub fn open(dir: &Path, name: &str, storage: &SearchStorage) -> Result<SearchIndex> {
-        let meta_path = metadata_path(dir);
-        let bytes = std::fs::read(&meta_path)
-            .map_err(|e| SearchError::io(format!("read {}", meta_path.display()), e))?;
-        let meta: Value = serde_json::from_slice(&bytes)
-            .map_err(|e| SearchError::illegal(format!("damaged {}: {e}", meta_path.display())))?;
+        let meta_dir = storage.files.dir(dir)?;
+        let meta_path = dir.join(METADATA);
+        let meta: Value =
+            durable_json::load_in(&*meta_dir, METADATA, &meta_path)?.ok_or_else(|| {
+                SearchError::io(
+                    format!("read {}", meta_path.display()),
+                    std::io::Error::from(std::io::ErrorKind::NotFound),
+                )
+            })?;
         let mut settings = IndexSettings::new(0, String::new());
         let stored = &meta["settings"]["index"];
         settings.creation_date = stored["creation_date"]
@@ -79,17 +82,13 @@ impl SearchIndex {
             shards.push(shard);
             points.push(point);
         }
-        let log_dir = dir.join("translog");
-        std::fs::create_dir_all(&log_dir)
-            .map_err(|e| SearchError::io(format!("create {}", log_dir.display()), e))?;
-        let fs = FsDirectory::open(&log_dir, SyncMode::Fdatasync)
-            .map_err(|e| SearchError::io(format!("open {}", log_dir.display()), e))?;
-        let fs: Arc<dyn strata_device::Directory> = Arc::new(fs);
-        let translog = TranslogSlot::open(fs, log_durability(&settings))?;
+        let log_dir = storage.files.dir(&dir.join("translog"))?;
+        let translog = TranslogSlot::open(log_dir, log_durability(&settings))?;
         let oldest = points.iter().map(|p| p.lsn).min().unwrap_or(0);
         let index = SearchIndex {
             name: name.to_string(),
             dir: dir.to_path_buf(),
+            meta: meta_dir,
             settings: RwLock::new(settings),
             mappings: RwLock::new(mappings),
             shards,

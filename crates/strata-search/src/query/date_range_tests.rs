@@ -142,8 +142,8 @@ fn seeking_lands_on_the_first_match_at_or_after_the_target() {
 
 #[test]
 fn the_size_hint_covers_every_match() {
-    let values: Vec<i64> = (0..(3 * ZONE_DOCS as i64)).collect();
-    let zone = ZONE_DOCS as i64;
+    let values: Vec<i64> = (0..(3 * i64::from(ZONE_DOCS))).collect();
+    let zone = i64::from(ZONE_DOCS);
     let set = doc_set(&values, zone + 1..=zone + 2);
     assert_eq!(set.doc(), zone as DocId + 1);
     assert_eq!(set.size_hint(), ZONE_DOCS, "one zone straddles the range");
@@ -167,7 +167,7 @@ fn explain_answers_for_matches_only() {
         let t = b.add_i64_field("t", FAST | INDEXED);
         let index = Index::create_in_ram(b.build());
         let mut writer = index.writer_with_num_threads(1, 15_000_000).unwrap();
-        for v in 0..(3 * ZONE_DOCS as i64) {
+        for v in 0..(3 * i64::from(ZONE_DOCS)) {
             writer.add_document(doc!(t => v)).unwrap();
         }
         if with_gap {

@@ -130,7 +130,7 @@ mod tests {
 
     #[test]
     fn zones_bound_their_blocks() {
-        let n = ZONE_DOCS as i64;
+        let n = i64::from(ZONE_DOCS);
         // Two full blocks and a short one: 0..n, n..2n, then 2n..2n+10 reversed.
         let mut values: Vec<i64> = (0..2 * n).collect();
         values.extend((2 * n..2 * n + 10).rev());

@@ -22,11 +22,17 @@ use crate::mapping::Mappings;
 /// A runtime field's type: how emitted values are checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RuntimeType {
+    /// `keyword`: strings.
     Keyword,
+    /// `long`: integers.
     Long,
+    /// `double`: numbers.
     Double,
+    /// `date`: epoch milliseconds or date strings.
     Date,
+    /// `boolean`.
     Boolean,
+    /// `ip`: IPv4 or IPv6 addresses.
     Ip,
 }
 

@@ -34,9 +34,13 @@ pub enum Scoring {
     Script(Compiled),
     /// `function_score`.
     Functions {
+        /// The functions with their filters (none: every document).
         functions: Vec<(Option<Box<dyn Query>>, Function)>,
+        /// How their values combine.
         score_mode: ScoreMode,
+        /// How that combines with the query's score.
         boost_mode: BoostMode,
+        /// Upper bound of the combined functions' score.
         max_boost: f64,
     },
     /// The `script` query: matches where the script returns `true`.

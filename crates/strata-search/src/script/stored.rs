@@ -6,15 +6,22 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
+
 use parking_lot::RwLock;
 use serde_json::{json, Map, Value};
+use strata_device::Directory;
 
 use crate::durable_json;
 use crate::error::{Result, SearchError};
 
+/// The file of the stored scripts, in the node's directory.
+const FILE: &str = "scripts.json";
+
 /// The node's stored scripts: id → source.
-#[derive(Debug)]
 pub struct StoredScripts {
+    /// The node's directory, holding [`FILE`].
+    dir: Arc<dyn Directory>,
     path: PathBuf,
     scripts: RwLock<BTreeMap<String, String>>,
 }
@@ -24,11 +31,12 @@ pub struct StoredScripts {
 const MAX_DEPTH: usize = 128;
 
 impl StoredScripts {
-    /// Loads `<root>/scripts.json` (none: no scripts).
-    pub fn open(root: &Path) -> Result<StoredScripts> {
-        let path = root.join("scripts.json");
+    /// Loads `scripts.json` from `dir`, the node's directory `root` as the
+    /// device layer sees it (none: no scripts).
+    pub fn open(dir: Arc<dyn Directory>, root: &Path) -> Result<StoredScripts> {
+        let path = root.join(FILE);
         let mut scripts = BTreeMap::new();
-        if let Some(Value::Object(saved)) = durable_json::load(&path)? {
+        if let Some(Value::Object(saved)) = durable_json::load_in(&*dir, FILE, &path)? {
             for (id, source) in saved {
                 if let Value::String(source) = source {
                     scripts.insert(id, source);
@@ -36,6 +44,7 @@ impl StoredScripts {
             }
         }
         Ok(StoredScripts {
+            dir,
             path,
             scripts: RwLock::new(scripts),
         })
@@ -96,7 +105,7 @@ impl StoredScripts {
             .iter()
             .map(|(k, v)| (k.clone(), Value::String(v.clone())))
             .collect();
-        durable_json::save(&self.path, &Value::Object(value))
+        durable_json::save_in(&*self.dir, FILE, &Value::Object(value), &self.path)
     }
 
     /// Replaces every `"script": {"id": ...}` in a request body with the
@@ -147,14 +156,28 @@ impl StoredScripts {
     }
 }
 
+impl std::fmt::Debug for StoredScripts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoredScripts")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn node(root: &Path) -> Arc<dyn Directory> {
+        Arc::new(
+            strata_device::FsDirectory::open(root, strata_device::SyncMode::Fdatasync).unwrap(),
+        )
+    }
+
     #[test]
     fn scripts_survive_reopening_and_resolve_in_place() {
         let dir = tempfile::tempdir().unwrap();
-        let store = StoredScripts::open(dir.path()).unwrap();
+        let store = StoredScripts::open(node(dir.path()), dir.path()).unwrap();
         store
             .put(
                 "s",
@@ -169,7 +192,7 @@ mod tests {
             .is_err());
         assert!(store.put("x", &json!({"script": {"source": "1"}})).is_err());
         drop(store);
-        let store = StoredScripts::open(dir.path()).unwrap();
+        let store = StoredScripts::open(node(dir.path()), dir.path()).unwrap();
         assert_eq!(
             store.get("s"),
             Some(json!({"lang": "painless", "source": "params.a + 1"}))
@@ -188,6 +211,11 @@ mod tests {
         assert!(store.delete("s").unwrap());
         assert!(!store.delete("s").unwrap());
         drop(store);
-        assert_eq!(StoredScripts::open(dir.path()).unwrap().get("s"), None);
+        assert_eq!(
+            StoredScripts::open(node(dir.path()), dir.path())
+                .unwrap()
+                .get("s"),
+            None
+        );
     }
 }

@@ -139,9 +139,8 @@ impl DistinctCount {
 /// A sketch of `threshold`'s precision holding both.
 fn union(a: &HllSketch, b: &HllSketch, threshold: u64) -> HllSketch {
     let lg_k = precision_from_threshold(threshold);
-    let mut union = match HllUnion::new(lg_k) {
-        Ok(u) => u,
-        Err(_) => unreachable!("precision_from_threshold stays within 4..=18"),
+    let Ok(mut union) = HllUnion::new(lg_k) else {
+        unreachable!("precision_from_threshold stays within 4..=18")
     };
     union.update(a);
     union.update(b);

@@ -21,9 +21,11 @@ pub const FILTER_SUFFIX: &str = "\u{1e}missing";
 /// Where a histogram's `missing` documents go.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MissingBucket {
-    /// Start (the key) and end (exclusive) of the bucket.
+    /// Start of the bucket (its key).
     pub start: f64,
+    /// End of the bucket (exclusive).
     pub end: f64,
+    /// The histogram's `min_doc_count`: below it the bucket is not shown.
     pub min_doc_count: u64,
     /// `extended_bounds` were widened to reach the bucket.
     pub widened: bool,

@@ -1,10 +1,11 @@
 //! [`CachedFile`]: a tantivy `FileHandle` over a persisted segment file
 //! that reads with positional reads (`pread`) in [`BLOCK_SIZE`] blocks
 //! through the node's [`BlockCache`], instead of mapping the file and
-//! leaving residency to the OS page cache. Blocks are read with `O_DIRECT`
-//! where the filesystem allows it (into an aligned buffer, copied out), so
-//! a miss really reads the device and the page cache holds no second copy;
-//! elsewhere (tmpfs before Linux 6.6) with buffered reads.
+//! leaving residency to the OS page cache. Blocks are read through the
+//! device layer's one aligned file ([`AlignedFile::open_read`]): with
+//! `O_DIRECT` where the filesystem allows it (into an aligned buffer,
+//! copied out), so a miss really reads the device and the page cache holds
+//! no second copy; elsewhere (tmpfs before Linux 6.6) with buffered reads.
 //!
 //! A range inside one block is a zero-copy slice of the cached block; a
 //! range across blocks is copied out of them into one buffer. What tantivy
@@ -15,17 +16,13 @@
 //! through the cache.
 
 use std::fmt;
-use std::fs::File;
 use std::io;
 use std::ops::Range;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use std::os::unix::fs::OpenOptionsExt;
-
-use strata_device::{AlignedBuf, BLOCK_ALIGN};
+use strata_device::{AlignedFile, IoMode};
 use tantivy::directory::{FileHandle, OwnedBytes};
 use tantivy::HasLen;
 
@@ -66,9 +63,8 @@ impl ReadCounters {
 
 /// An immutable file read in cached blocks.
 pub struct CachedFile {
-    /// Opened with `O_DIRECT` when `direct` (one descriptor per file).
-    file: File,
-    direct: bool,
+    /// `O_DIRECT` where the filesystem allows (one descriptor per file).
+    file: AlignedFile,
     len: usize,
     id: u64,
     path: PathBuf,
@@ -90,22 +86,10 @@ impl CachedFile {
         cache: Arc<BlockCache>,
         counters: Arc<ReadCounters>,
     ) -> io::Result<CachedFile> {
-        let buffered = File::open(path)?;
-        let len = usize::try_from(buffered.metadata()?.len()).map_err(io::Error::other)?;
-        // Some filesystems refuse the open, others only the read: probe.
-        let direct = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_DIRECT)
-            .open(path)
-            .ok()
-            .filter(|f| len == 0 || read_direct(f, 0, len.min(BLOCK_SIZE)).is_ok());
-        let (file, direct) = match direct {
-            Some(f) => (f, true),
-            None => (buffered, false),
-        };
+        let file = AlignedFile::open_read(path)?;
+        let len = usize::try_from(file.len()?).map_err(io::Error::other)?;
         Ok(CachedFile {
             file,
-            direct,
             len,
             id: cache.file_id(),
             path: path.to_path_buf(),
@@ -116,7 +100,7 @@ impl CachedFile {
 
     /// Whether misses bypass the page cache (`O_DIRECT`).
     pub fn is_direct(&self) -> bool {
-        self.direct
+        self.file.mode() == IoMode::Direct
     }
 
     /// Block `n`, from the cache or the file.
@@ -126,12 +110,7 @@ impl CachedFile {
         let (bytes, hit) = self
             .cache
             .block(self.counters.owner(), self.id, n as u64, || {
-                if self.direct {
-                    return read_direct(&self.file, start, len).map(OwnedBytes::new);
-                }
-                let mut buf = vec![0u8; len];
-                self.file.read_exact_at(&mut buf, start as u64)?;
-                Ok(OwnedBytes::new(buf))
+                self.file.read_block(start as u64, len).map(OwnedBytes::new)
             })?;
         let counter = if hit {
             &self.counters.hits
@@ -141,24 +120,6 @@ impl CachedFile {
         counter.fetch_add(1, Ordering::Relaxed);
         Ok(bytes)
     }
-}
-
-/// Reads `len` bytes at the block-aligned `start` of an `O_DIRECT` file:
-/// whole 4 KiB sectors into an aligned buffer (the file's last sector may
-/// come back short), then the bytes wanted copied out.
-fn read_direct(file: &File, start: usize, len: usize) -> io::Result<Vec<u8>> {
-    let mut buf = AlignedBuf::zeroed(len.div_ceil(BLOCK_ALIGN) * BLOCK_ALIGN);
-    let read = loop {
-        match file.read_at(&mut buf, start as u64) {
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            other => break other?,
-        }
-    };
-    // One read: only the end of the file stops it short (of `len`).
-    if read < len {
-        return Err(io::ErrorKind::UnexpectedEof.into());
-    }
-    Ok(buf[..len].to_vec())
 }
 
 impl HasLen for CachedFile {
@@ -233,8 +194,7 @@ mod tests {
         let cache = Arc::new(BlockCache::new(8 << 20));
         let mut file = open(f.path(), &cache);
         if !direct {
-            file.file = File::open(f.path()).unwrap();
-            file.direct = false;
+            file.file = AlignedFile::open_read_as(f.path(), IoMode::Buffered).unwrap();
         }
         eprintln!("O_DIRECT: {}", file.is_direct());
         assert_eq!(file.len(), len);

@@ -22,6 +22,7 @@ use tantivy::directory::{FileHandle, OwnedBytes};
 
 use super::block_cache::BlockCache;
 use super::cached_file::{CachedFile, ReadCounters};
+use super::disk::ShardDisk;
 use super::tiered::{MANAGED, META};
 
 /// The read side of a shard's persisted files.
@@ -59,9 +60,13 @@ impl DiskReads {
         }
     }
 
-    /// A handle on `name` in the shard directory `root`.
-    pub fn open(&self, root: &Path, name: &Path) -> Result<Arc<dyn FileHandle>, OpenReadError> {
-        let full = root.join(name);
+    /// A handle on `name` in the shard directory `disk`.
+    pub fn open(
+        &self,
+        disk: &ShardDisk,
+        name: &Path,
+    ) -> Result<Arc<dyn FileHandle>, OpenReadError> {
+        let full = disk.root().join(name);
         let fail = |e: io::Error| {
             if e.kind() == io::ErrorKind::NotFound {
                 OpenReadError::FileDoesNotExist(name.to_path_buf())
@@ -71,9 +76,9 @@ impl DiskReads {
         };
         let replaced_in_place = name == Path::new(META) || name == Path::new(MANAGED);
         match self {
-            DiskReads::Resident { .. } if replaced_in_place => Ok(Arc::new(OwnedBytes::new(
-                std::fs::read(&full).map_err(fail)?,
-            ))),
+            DiskReads::Resident { .. } if replaced_in_place => {
+                Ok(Arc::new(OwnedBytes::new(disk.read(name)?)))
+            }
             DiskReads::Cached {
                 cache, counters, ..
             } if replaced_in_place => Ok(Arc::new(
@@ -85,7 +90,7 @@ impl DiskReads {
                 }
                 // Read outside the lock; a racing reader of the same file
                 // reads it too and the first one kept wins.
-                let bytes = OwnedBytes::new(std::fs::read(&full).map_err(fail)?);
+                let bytes = OwnedBytes::new(disk.read(name)?);
                 let kept = files
                     .lock()
                     .entry(name.to_path_buf())
@@ -144,8 +149,8 @@ impl DiskReads {
 mod tests {
     use super::*;
 
-    fn read(reads: &DiskReads, root: &Path, name: &str) -> Vec<u8> {
-        let handle = reads.open(root, Path::new(name)).unwrap();
+    fn read(reads: &DiskReads, disk: &ShardDisk, name: &str) -> Vec<u8> {
+        let handle = reads.open(disk, Path::new(name)).unwrap();
         handle
             .read_bytes(0..handle.len())
             .unwrap()
@@ -157,6 +162,7 @@ mod tests {
     fn remembers_segment_files_until_forgotten_but_never_meta() {
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path();
+        let disk = ShardDisk::open(&crate::store::SearchFiles::default(), root).unwrap();
         let cache = Arc::new(BlockCache::new(1 << 20));
         for reads in [
             DiskReads::resident(),
@@ -164,26 +170,26 @@ mod tests {
         ] {
             std::fs::write(root.join("s.idx"), b"one").unwrap();
             std::fs::write(root.join(META), b"m1").unwrap();
-            assert_eq!(read(&reads, root, "s.idx"), b"one");
-            assert_eq!(read(&reads, root, META), b"m1");
+            assert_eq!(read(&reads, &disk, "s.idx"), b"one");
+            assert_eq!(read(&reads, &disk, META), b"m1");
             // Segment files never change in place; if one did, the
             // remembered handle would still answer until forgotten.
             std::fs::remove_file(root.join("s.idx")).unwrap();
             std::fs::write(root.join("s.idx"), b"two").unwrap();
             std::fs::write(root.join(META), b"m2").unwrap();
-            assert_eq!(read(&reads, root, "s.idx"), b"one");
-            assert_eq!(read(&reads, root, META), b"m2");
+            assert_eq!(read(&reads, &disk, "s.idx"), b"one");
+            assert_eq!(read(&reads, &disk, META), b"m2");
             reads.forget(Path::new("s.idx"));
-            assert_eq!(read(&reads, root, "s.idx"), b"two");
+            assert_eq!(read(&reads, &disk, "s.idx"), b"two");
             reads.forget(Path::new("s.idx"));
             assert!(matches!(
-                reads.open(root, Path::new("gone.idx")),
+                reads.open(&disk, Path::new("gone.idx")),
                 Err(OpenReadError::FileDoesNotExist(_))
             ));
         }
         let resident = DiskReads::resident();
         resident.adopt(Path::new("x.fast"), &OwnedBytes::new(vec![7u8; 10]));
         assert_eq!(resident.resident_bytes(), 10);
-        assert_eq!(read(&resident, root, "x.fast"), vec![7u8; 10]);
+        assert_eq!(read(&resident, &disk, "x.fast"), vec![7u8; 10]);
     }
 }

@@ -5,10 +5,14 @@
 //! reads them as the placement says (`disk_reads`): whole in DRAM, or in
 //! blocks (`cached_file`) through the node's budgeted `block_cache`.
 //! `stored_values` reads numeric columns through their stored `u64`s.
+//! `files`: the device-layer directories of search's own files; `disk`:
+//! a shard's persisted files on them.
 
 mod block_cache;
 mod cached_file;
+mod disk;
 mod disk_reads;
+mod files;
 mod fresh;
 pub mod geo_columns;
 mod persist;
@@ -20,6 +24,7 @@ mod tiered;
 
 pub use block_cache::{BlockCache, CacheStats, BLOCK_SIZE, DEFAULT_CACHE_BYTES};
 pub use cached_file::{CachedFile, ReadCounters};
+pub use files::SearchFiles;
 pub use persist::Persisted;
 pub use schema::{json_term, SchemaFields, FIELD_NAMES, ID, KEYWORDS, SOURCE, TEXT};
 pub use storage::{SearchStorage, ShardStorage, DEFAULT_IDLE_AFTER};

@@ -6,11 +6,10 @@
 //! meanwhile removed from disk.
 
 use std::collections::HashSet;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use tantivy::directory::error::{DeleteError, OpenReadError};
-use tantivy::directory::TerminatingWrite;
 use tantivy::Directory;
 
 use super::tiered::{TieredDirectory, MANAGED, META};
@@ -77,19 +76,16 @@ impl TieredDirectory {
                     continue;
                 }
                 let bytes = slice.read_bytes()?;
-                let mut writer = self.disk.open_write(file)?;
-                writer.write_all(bytes.as_slice())?;
-                writer.terminate()?; // fsyncs the file's data
+                self.disk.write(file, bytes.as_slice())?; // synced
                 self.reads.adopt(file, &bytes);
                 done.files += 1;
                 done.bytes += bytes.len() as u64;
             }
-            self.disk.sync_directory()?;
+            self.disk.sync_names()?;
             if let Ok(managed) = self.fresh.dir().atomic_read(Path::new(MANAGED)) {
-                self.disk.atomic_write(Path::new(MANAGED), &managed)?;
+                self.disk.replace(Path::new(MANAGED), &managed)?;
             }
-            self.disk.atomic_write(Path::new(META), &meta)?;
-            self.disk.sync_directory()?;
+            self.disk.replace(Path::new(META), &meta)?;
             done.payload = payload_of(&meta);
             let doomed: Vec<PathBuf> = {
                 let mut state = self.state.lock();
@@ -128,7 +124,7 @@ impl TieredDirectory {
                 }
             }
             if !doomed.is_empty() {
-                self.disk.sync_directory()?;
+                self.disk.sync_names()?;
             }
             return Ok(done);
         }

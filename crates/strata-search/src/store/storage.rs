@@ -7,8 +7,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use strata_metrics::{CacheLedger, CacheUsage};
+
 use super::block_cache::BlockCache;
 use super::cached_file::ReadCounters;
+use super::files::SearchFiles;
 use super::tier::StoreTier;
 use crate::codec::Codec;
 use crate::error::{Result, SearchError};
@@ -33,6 +36,11 @@ pub struct SearchStorage {
     /// How long an index goes without writes before it is flushed and its
     /// writers and translog are closed ([`DEFAULT_IDLE_AFTER`]).
     pub idle_after: Duration,
+    /// Where search's own files (JSON metadata, translogs) are written.
+    pub files: SearchFiles,
+    /// The node's cache ledger, where `cache` reports as `search_blocks`
+    /// (see [`SearchStorage::report_to`]).
+    pub caches: Arc<CacheLedger>,
 }
 
 /// Elasticsearch's `indices.memory.shard_inactive_time`: 5 minutes.
@@ -42,18 +50,46 @@ impl Default for SearchStorage {
     /// `dram`, a default-sized cache, no persistent memory, the default
     /// indexing priority.
     fn default() -> SearchStorage {
+        let cache = Arc::new(BlockCache::default());
+        let caches = Arc::new(CacheLedger::new());
+        register(&caches, &cache);
         SearchStorage {
             default_tier: StoreTier::Dram,
-            cache: Arc::new(BlockCache::default()),
+            cache,
             pmem_root: None,
             indexing_priority: IndexingPriority::default(),
             merge_yield: MergeYield::default(),
             idle_after: DEFAULT_IDLE_AFTER,
+            files: SearchFiles::default(),
+            caches,
         }
     }
 }
 
+/// Registers `cache` in `ledger` as the user `search_blocks`.
+fn register(ledger: &CacheLedger, cache: &Arc<BlockCache>) {
+    let cache = Arc::clone(cache);
+    ledger.register("search_blocks", move || {
+        let s = cache.stats();
+        Some(CacheUsage {
+            bytes: s.size_bytes,
+            budget: s.budget_bytes,
+            entries: s.blocks,
+            hits: s.hits,
+            misses: s.misses,
+        })
+    });
+}
+
 impl SearchStorage {
+    /// The same storage reporting its block cache in the node's `ledger`
+    /// (shared with the other engines' caches, `INFO cache`).
+    pub fn report_to(mut self, ledger: Arc<CacheLedger>) -> SearchStorage {
+        register(&ledger, &self.cache);
+        self.caches = ledger;
+        self
+    }
+
     /// Checks that `tier` can be used on this node.
     pub fn check(&self, tier: StoreTier) -> Result<()> {
         if tier == StoreTier::Pmem && self.pmem_root.is_none() {
@@ -84,9 +120,7 @@ impl SearchStorage {
             let uuid_like =
                 name.len() == 16 && name.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
             if uuid_like && !live.contains(name) && entry.path().is_dir() {
-                std::fs::remove_dir_all(entry.path()).map_err(|e| {
-                    SearchError::io(format!("remove {}", entry.path().display()), e)
-                })?;
+                self.files.remove_dir(&entry.path())?;
                 tracing::warn!(dir = %entry.path().display(), "removed the pmem files of a deleted index");
                 removed += 1;
             }
@@ -115,6 +149,7 @@ impl SearchStorage {
             priority: self.indexing_priority,
             merge_yield: self.merge_yield,
             codec: Codec::Default,
+            files: self.files.clone(),
         }
     }
 }
@@ -136,6 +171,8 @@ pub struct ShardStorage {
     pub merge_yield: MergeYield,
     /// The stored fields' compression a new shard is created with.
     pub codec: Codec,
+    /// Where its persisted files are written (the node's tree).
+    pub files: SearchFiles,
 }
 
 impl ShardStorage {

@@ -2,8 +2,8 @@
 //! (new segments, `meta.json` of every refresh) are written to the fresh
 //! tier ([`FreshFiles`]: DRAM, or persistent memory for `pmem`); a flush
 //! ([`TieredDirectory::persist`]) copies the files the current commit
-//! references to the shard's SSD directory, fsyncs them, then writes
-//! `meta.json` there atomically. So a refresh never fsyncs a device, and
+//! references to the shard's SSD directory (through the device layer,
+//! [`ShardDisk`]), fsyncs them, then writes `meta.json` there atomically. So a refresh never fsyncs a device, and
 //! the directory on disk always holds one complete, durable commit.
 //! Persisted files are read as the placement says ([`DiskReads`]), never
 //! mapped.
@@ -28,11 +28,10 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 use tantivy::directory::error::{DeleteError, LockError, OpenReadError, OpenWriteError};
-use tantivy::directory::{
-    DirectoryLock, FileHandle, Lock, MmapDirectory, WatchCallback, WatchHandle, WritePtr,
-};
+use tantivy::directory::{DirectoryLock, FileHandle, Lock, WatchCallback, WatchHandle, WritePtr};
 use tantivy::Directory;
 
+use super::disk::ShardDisk;
 use super::disk_reads::DiskReads;
 use super::fresh::FreshFiles;
 use super::storage::ShardStorage;
@@ -47,7 +46,7 @@ pub(super) const MANAGED: &str = ".managed.json";
 #[derive(Clone)]
 pub struct TieredDirectory {
     pub(super) fresh: FreshFiles,
-    pub(super) disk: MmapDirectory,
+    pub(super) disk: ShardDisk,
     pub(super) root: PathBuf,
     pub(super) reads: Arc<DiskReads>,
     pub(super) state: Arc<Mutex<TierState>>,
@@ -71,7 +70,7 @@ impl TieredDirectory {
     /// Opens the shard directory `path` (which must exist) placed as
     /// `storage` says; `pmem` needs `storage.pmem_dir`.
     pub fn open(path: &Path, storage: &ShardStorage) -> tantivy::Result<TieredDirectory> {
-        let disk = MmapDirectory::open(path)?;
+        let disk = ShardDisk::open(&storage.files, path)?;
         let (fresh, reads) = match storage.tier {
             StoreTier::Dram => (FreshFiles::dram(), DiskReads::resident()),
             StoreTier::Ssd | StoreTier::Pmem => {
@@ -119,7 +118,7 @@ impl Directory for TieredDirectory {
         if self.state.lock().doomed.contains(path) {
             return Err(OpenReadError::FileDoesNotExist(path.to_path_buf()));
         }
-        self.reads.open(&self.root, path)
+        self.reads.open(&self.disk, path)
     }
 
     fn delete(&self, path: &Path) -> Result<(), DeleteError> {
@@ -162,7 +161,7 @@ impl Directory for TieredDirectory {
 
     fn atomic_read(&self, path: &Path) -> Result<Vec<u8>, OpenReadError> {
         match self.fresh.dir().atomic_read(path) {
-            Err(OpenReadError::FileDoesNotExist(_)) => self.disk.atomic_read(path),
+            Err(OpenReadError::FileDoesNotExist(_)) => self.disk.read(path),
             other => other,
         }
     }

@@ -7,12 +7,14 @@ use std::time::Duration;
 use serde::Deserialize;
 use strata_device::SyncMode;
 use strata_log::RecoveryPolicy;
-use strata_persist::{Mode, PersistConfig};
+use strata_persist::{Durability, PersistConfig};
 
 use super::size::ByteSize;
 use super::ServerConfig;
 
-/// How writes are made durable.
+/// The `persistence` option's value: off, or which log
+/// [`Durability`] (`persist_config` maps it, with `sync_interval`, in one
+/// place; the log's type is the one the layers below use).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum PersistenceMode {
@@ -135,10 +137,10 @@ impl ServerConfig {
         let data_dir: &Path = &self.data_dir;
         let mode = match self.persistence {
             PersistenceMode::Off => return None,
-            PersistenceMode::Async => Mode::Async {
+            PersistenceMode::Async => Durability::Async {
                 sync_interval: self.sync_interval.0,
             },
-            PersistenceMode::Sync => Mode::Sync,
+            PersistenceMode::Sync => Durability::Sync,
         };
         let mut config = PersistConfig::new(mode, data_dir);
         if let Some(dir) = &self.log_dir {
@@ -222,7 +224,7 @@ mod tests {
         let p = c.persist_config().unwrap();
         assert_eq!(p.log_dir, PathBuf::from("/d/log"));
         assert_eq!(p.snapshot_dir, PathBuf::from("/d/snapshots"));
-        assert_eq!(p.mode, Mode::Sync);
+        assert_eq!(p.mode, Durability::Sync);
         c.sync_interval = HumanDuration(Duration::from_millis(5));
         assert!(c.validate_persistence().is_err());
     }

@@ -64,7 +64,8 @@ impl ServerConfig {
         })
     }
 
-    /// The search node's storage options (a new, empty block cache).
+    /// The search node's storage options (a new, empty block cache,
+    /// reported in a ledger of its own until `report_to` the node's).
     pub fn search_storage(&self) -> SearchStorage {
         SearchStorage {
             default_tier: self.search_tier.store_tier(),
@@ -74,7 +75,11 @@ impl ServerConfig {
                 .unwrap_or_default(),
             merge_yield: MergeYield::with_max_pause(self.search_merge_pause.0),
             idle_after: strata_search::store::DEFAULT_IDLE_AFTER,
+            files: strata_search::store::SearchFiles::default(),
+            caches: Arc::default(),
         }
+        // Its own ledger until the server hands it the node's.
+        .report_to(Arc::default())
     }
 
     /// Checks the search storage settings.

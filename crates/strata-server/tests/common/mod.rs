@@ -3,6 +3,7 @@
 
 #![allow(dead_code)] // Each test binary uses a different part.
 
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use strata_server::{ByteSize, ServerConfig};
@@ -39,4 +40,36 @@ pub async fn round_trip(stream: &mut TcpStream, request: &[u8], want: &[u8]) {
         .expect("reply in time")
         .expect("reply");
     assert_eq!(String::from_utf8_lossy(&got), String::from_utf8_lossy(want));
+}
+
+/// One HTTP/1.1 exchange on a fresh connection: (status, body).
+pub async fn http(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, String) {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut reply = Vec::new();
+    tokio::time::timeout(Duration::from_secs(20), stream.read_to_end(&mut reply))
+        .await
+        .expect("reply in time")
+        .unwrap();
+    let text = String::from_utf8(reply).unwrap();
+    let status = text[9..12].parse().unwrap();
+    let body = text.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
+    // Chunked bodies are small here: drop the chunk-size lines.
+    let body = if text
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        body.lines()
+            .filter(|l| !l.chars().all(|c| c.is_ascii_hexdigit()))
+            .collect::<Vec<_>>()
+            .join("\n")
+    } else {
+        body.to_string()
+    };
+    (status, body)
 }

@@ -138,10 +138,12 @@ impl BlockTable {
     pub(crate) fn open_free(&self, seq: u64, reserve: Option<u32>) -> Result<u32, u32> {
         let mut lists = self.lists.lock();
         let free = lists.free.len() as u32;
-        if free == 0 || reserve.is_some_and(|reserve| free <= reserve) {
+        if reserve.is_some_and(|reserve| free <= reserve) {
             return Err(free);
         }
-        let block = lists.free.pop_front().expect("checked non-empty");
+        let Some(block) = lists.free.pop_front() else {
+            return Err(free);
+        };
         let slot = &self.slots[block as usize];
         slot.seq.store(seq, SeqCst);
         slot.used.store(BLOCK_HEADER_LEN as u32, SeqCst);

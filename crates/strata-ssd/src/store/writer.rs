@@ -107,7 +107,13 @@ impl Inner {
             self.open_block(&mut writer, relocated)?;
         }
         let Writer { buf, open, .. } = &mut *writer;
-        let open = open.as_mut().expect("a block was opened above");
+        let Some(open) = open.as_mut() else {
+            // `open_block` leaves a block open whenever it succeeds.
+            return Err(SsdError::Io {
+                what: "appending".into(),
+                source: std::io::Error::other("no write block open after opening one"),
+            });
+        };
         entry::encode(
             &mut buf[open.used..open.used + size],
             open.seed,

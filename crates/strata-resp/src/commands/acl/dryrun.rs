@@ -5,8 +5,8 @@ use crate::acl::{check, Denial};
 use crate::args::Args;
 use crate::command::lookup;
 use crate::permissions::effective_spec;
-use crate::protocol::Shared;
 use crate::reply::{lossy_prefix, RespError};
+use crate::shared::Shared;
 use crate::writer::ReplyWriter;
 
 /// `ACL DRYRUN`: `+OK`, or the reason as a bulk string (Redis 7.2's texts).

@@ -1,8 +1,8 @@
 //! `ACL LOAD` and `ACL SAVE`: the users from and to the `aclfile`.
 
 use crate::acl::StoreError;
-use crate::protocol::Shared;
 use crate::reply::RespError;
+use crate::shared::Shared;
 use crate::writer::ReplyWriter;
 
 use super::close_connections;

@@ -3,8 +3,8 @@
 use crate::acl::log::MAX_ENTRIES;
 use crate::args::Args;
 use crate::number::parse_i64;
-use crate::protocol::Shared;
 use crate::reply::RespError;
+use crate::shared::Shared;
 use crate::writer::ReplyWriter;
 
 use super::wrong_args;

@@ -3,22 +3,22 @@
 //! others have a file each: [`users`] (`SETUSER`, `GETUSER`, `DELUSER`,
 //! `LIST`, `USERS`), [`file`] (`LOAD`, `SAVE`), [`log`] and [`dryrun`].
 
+mod common;
 pub mod dryrun;
 pub mod file;
 pub mod log;
 pub mod users;
 
-use std::sync::Arc;
+pub(crate) use common::{close_connections, wrong_args};
 
 use strata_kv::Store;
 
 use crate::acl::categories::{self, CATEGORIES};
-use crate::acl::{passwords, User};
+use crate::acl::passwords;
 use crate::args::Args;
 use crate::command::{resolve_subcommand, Ctx};
 use crate::commands::client::write_help;
 use crate::number::parse_i64;
-use crate::protocol::Shared;
 use crate::reply::{lossy_prefix, RespError};
 use crate::writer::ReplyWriter;
 
@@ -87,15 +87,6 @@ pub fn acl<S: Store>(
     }
 }
 
-/// The error Redis gives a subcommand called with arguments it does not
-/// take (`ACL CAT a b`).
-pub(crate) fn wrong_args(args: &Args<'_>) -> RespError {
-    RespError::SubcommandArgs {
-        sub: lossy_prefix(args.get(1), 128),
-        command: "ACL".into(),
-    }
-}
-
 /// `ACL CAT [category]`: the categories, or the commands of one.
 fn cat(args: &Args<'_>, out: &mut ReplyWriter<'_>) -> Result<(), RespError> {
     match args.len() {
@@ -136,31 +127,4 @@ fn genpass(args: &Args<'_>, out: &mut ReplyWriter<'_>) -> Result<(), RespError> 
     let password = passwords::generate(bits).ok_or(RespError::NoRandomness)?;
     out.bulk(password.as_bytes());
     Ok(())
-}
-
-/// Closes the connections authenticated as any of `removed` (deleted by
-/// `ACL DELUSER` or absent from the file `ACL LOAD` read), as Redis does.
-/// Replies already produced are sent first; the calling connection, if it
-/// is one of them, runs nothing more.
-pub(crate) fn close_connections(shared: &Shared, removed: &[Arc<User>]) {
-    if removed.is_empty() {
-        return;
-    }
-    let ids: Vec<u64> = shared
-        .peers
-        .lock()
-        .iter()
-        .filter(|(_, peer)| {
-            let user = peer.user();
-            removed
-                .iter()
-                .any(|r| r.name == user.name && r.generation == user.generation)
-        })
-        .map(|(&id, _)| id)
-        .collect();
-    for id in ids {
-        if let Some(client) = shared.clients.get(id) {
-            client.close();
-        }
-    }
 }

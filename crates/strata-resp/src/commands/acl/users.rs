@@ -1,10 +1,10 @@
 //! `ACL SETUSER`, `GETUSER`, `DELUSER`, `LIST` and `USERS`.
 
-use crate::acl::store::valid_username;
+use crate::acl::users::valid_username;
 use crate::acl::StoreError;
 use crate::args::Args;
-use crate::protocol::Shared;
 use crate::reply::RespError;
+use crate::shared::Shared;
 use crate::writer::ReplyWriter;
 
 use super::close_connections;

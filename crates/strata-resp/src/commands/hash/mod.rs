@@ -1,6 +1,7 @@
 //! Hash commands. A hash is a packed collection of fields and values
 //! alternating, in insertion order (see [`collection`](super::collection)).
 
+mod fields;
 pub mod hdel;
 pub mod hexists;
 pub mod hget;
@@ -14,8 +15,10 @@ pub mod hscan;
 pub mod hset;
 pub mod hsetnx;
 pub mod hstrlen;
+mod op;
 
-use std::collections::HashMap;
+pub use fields::{find, Fields};
+pub use op::Op;
 
 use strata_kv::Store;
 
@@ -23,28 +26,6 @@ use crate::args::Args;
 use crate::command::Ctx;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
-
-/// Which hash command runs (one row of the command table each).
-#[allow(missing_docs)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Op {
-    HSet,
-    HMSet,
-    HSetNx,
-    HGet,
-    HMGet,
-    HGetAll,
-    HKeys,
-    HVals,
-    HDel,
-    HExists,
-    HLen,
-    HIncrBy,
-    HIncrByFloat,
-    HStrLen,
-    HRandField,
-    HScan,
-}
 
 /// Runs hash command `op`.
 pub fn run<S: Store>(
@@ -70,48 +51,5 @@ pub fn run<S: Store>(
         Op::HStrLen => hstrlen::hstrlen(ctx, args, out),
         Op::HRandField => hrandfield::hrandfield(ctx, args, out),
         Op::HScan => hscan::hscan(ctx, args, out),
-    }
-}
-
-/// Above this many fields, lookups of several fields go through a map
-/// built once per command instead of a scan per field.
-const SCAN_LIMIT: usize = 16;
-
-/// The pair index of `field` in `pairs` (fields and values alternating).
-pub fn find(pairs: &[&[u8]], field: &[u8]) -> Option<usize> {
-    pairs.chunks_exact(2).position(|p| p[0] == field)
-}
-
-/// Finds many fields in one hash: a scan for small hashes, a map for large.
-pub struct Fields<'p> {
-    map: Option<HashMap<&'p [u8], usize>>,
-}
-
-impl<'p> Fields<'p> {
-    /// An index over `pairs` as they are now.
-    pub fn new(pairs: &[&'p [u8]]) -> Self {
-        let map = (pairs.len() / 2 > SCAN_LIMIT).then(|| {
-            pairs
-                .chunks_exact(2)
-                .enumerate()
-                .map(|(i, p)| (p[0], i))
-                .collect()
-        });
-        Self { map }
-    }
-
-    /// The pair index of `field`.
-    pub fn find(&self, pairs: &[&[u8]], field: &[u8]) -> Option<usize> {
-        match &self.map {
-            Some(map) => map.get(field).copied(),
-            None => find(pairs, field),
-        }
-    }
-
-    /// Notes that `field` was appended as pair `index`.
-    pub fn added(&mut self, field: &'p [u8], index: usize) {
-        if let Some(map) = &mut self.map {
-            map.insert(field, index);
-        }
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod blmove;
 pub mod bpop;
+mod ends;
 pub mod linsert;
 pub mod lmove;
 pub mod lpos;
@@ -11,8 +12,12 @@ pub mod lrange;
 pub mod lrem;
 pub mod lset;
 pub mod ltrim;
+mod op;
 pub mod pop;
 pub mod push;
+
+pub use ends::{index, range, End};
+pub use op::Op;
 
 use strata_kv::Store;
 
@@ -20,54 +25,6 @@ use crate::args::Args;
 use crate::command::Ctx;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
-
-/// Which list command runs (one row of the command table each).
-#[allow(missing_docs)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Op {
-    LPush,
-    RPush,
-    LPushX,
-    RPushX,
-    LPop,
-    RPop,
-    LLen,
-    LRange,
-    LIndex,
-    LSet,
-    LInsert,
-    LRem,
-    LTrim,
-    LPos,
-    LMove,
-    RPopLPush,
-    BLPop,
-    BRPop,
-    BLMove,
-    BRPopLPush,
-}
-
-/// An end of a list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum End {
-    /// The head (LEFT).
-    Left,
-    /// The tail (RIGHT).
-    Right,
-}
-
-impl End {
-    /// Parses `LEFT` or `RIGHT`.
-    pub fn parse(arg: &[u8]) -> Result<Self, RespError> {
-        if arg.eq_ignore_ascii_case(b"left") {
-            Ok(Self::Left)
-        } else if arg.eq_ignore_ascii_case(b"right") {
-            Ok(Self::Right)
-        } else {
-            Err(RespError::Syntax)
-        }
-    }
-}
 
 /// Runs list command `op`.
 pub fn run<S: Store>(
@@ -103,28 +60,4 @@ pub fn run<S: Store>(
         Op::BLMove => blmove::blmove(ctx, args, out, blmove::Form::BLMove),
         Op::BRPopLPush => blmove::blmove(ctx, args, out, blmove::Form::BRPopLPush),
     }
-}
-
-/// Redis's index into a list of `len`: negative counts from the end.
-pub fn index(i: i64, len: usize) -> Option<usize> {
-    let len = len as i64;
-    let at = if i < 0 { len + i } else { i };
-    (0..len).contains(&at).then_some(at as usize)
-}
-
-/// Redis's inclusive `start..=stop` range over a list of `len`, clamped;
-/// `None` when empty.
-pub fn range(start: i64, stop: i64, len: usize) -> Option<(usize, usize)> {
-    let len = len as i64;
-    let start = if start < 0 {
-        (len + start).max(0)
-    } else {
-        start
-    };
-    let stop = if stop < 0 {
-        len + stop
-    } else {
-        stop.min(len - 1)
-    };
-    (start <= stop && start < len).then_some((start as usize, stop as usize))
 }

@@ -2,6 +2,8 @@
 //! (see [`collection`](super::collection)).
 
 pub mod algebra;
+mod members;
+mod op;
 pub mod sadd;
 pub mod scard;
 pub mod sismember;
@@ -11,38 +13,15 @@ pub mod spop;
 pub mod srem;
 pub mod sscan;
 
-use std::collections::HashSet;
+pub use members::{members, Members};
+pub use op::Op;
 
-use strata_kv::{Store, ValueKind};
+use strata_kv::Store;
 
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::collection::read;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
-
-/// Which set command runs (one row of the command table each).
-#[allow(missing_docs)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Op {
-    SAdd,
-    SRem,
-    SMembers,
-    SIsMember,
-    SMIsMember,
-    SCard,
-    SPop,
-    SRandMember,
-    SMove,
-    SInter,
-    SUnion,
-    SDiff,
-    SInterStore,
-    SUnionStore,
-    SDiffStore,
-    SInterCard,
-    SScan,
-}
 
 /// Runs set command `op`.
 pub fn run<S: Store>(
@@ -70,36 +49,5 @@ pub fn run<S: Store>(
         Op::SDiffStore => algebra::store(ctx, args, out, Diff),
         Op::SInterCard => algebra::intercard(ctx, args, out),
         Op::SScan => sscan::sscan(ctx, args, out),
-    }
-}
-
-/// The members of `key`'s set, copied (empty for a missing key).
-pub fn members<S: Store>(store: &mut S, key: &[u8]) -> Result<Vec<Vec<u8>>, RespError> {
-    Ok(read(store, key, ValueKind::Set, |m| {
-        m.iter().map(|e| e.to_vec()).collect()
-    })?
-    .unwrap_or_default())
-}
-
-/// Membership tests over one set: a scan for small sets, a hash set for
-/// large ones.
-pub struct Members<'m> {
-    set: Option<HashSet<&'m [u8]>>,
-    members: &'m [&'m [u8]],
-}
-
-impl<'m> Members<'m> {
-    /// An index over `members`.
-    pub fn new(members: &'m [&'m [u8]]) -> Self {
-        let set = (members.len() > 16).then(|| members.iter().copied().collect());
-        Self { set, members }
-    }
-
-    /// Whether `m` is a member.
-    pub fn contains(&self, m: &[u8]) -> bool {
-        match &self.set {
-            Some(set) => set.contains(m),
-            None => self.members.contains(&m),
-        }
     }
 }

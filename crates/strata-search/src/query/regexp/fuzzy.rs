@@ -16,7 +16,7 @@ use super::rewrite::TermMatcher;
 fn builder(distance: u8, transpositions: bool) -> &'static LevenshteinAutomatonBuilder {
     static BUILDERS: [[OnceLock<LevenshteinAutomatonBuilder>; 2]; 3] =
         [const { [const { OnceLock::new() }, const { OnceLock::new() }] }; 3];
-    BUILDERS[distance as usize][transpositions as usize]
+    BUILDERS[distance as usize][usize::from(transpositions)]
         .get_or_init(|| LevenshteinAutomatonBuilder::new(distance, transpositions))
 }
 

@@ -64,7 +64,9 @@ pub enum Kind {
 /// One function with its weight.
 #[derive(Debug)]
 pub struct Function {
+    /// What the function computes.
     pub kind: Kind,
+    /// Its `weight` (1 when not given).
     pub weight: f64,
 }
 
@@ -392,11 +394,17 @@ fn duration_millis(text: &str) -> Option<f64> {
 /// `score_mode`: how function values combine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ScoreMode {
+    /// The product of the values.
     Multiply,
+    /// The sum.
     Sum,
+    /// The mean, weighted by each function's weight.
     Avg,
+    /// The first matching function's value.
     First,
+    /// The largest.
     Max,
+    /// The smallest.
     Min,
 }
 
@@ -438,11 +446,17 @@ impl ScoreMode {
 /// `boost_mode`: how the functions' score combines with the query's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BoostMode {
+    /// Query score times the functions' score.
     Multiply,
+    /// The functions' score only.
     Replace,
+    /// Their sum.
     Sum,
+    /// Their mean.
     Avg,
+    /// The larger.
     Max,
+    /// The smaller.
     Min,
 }
 

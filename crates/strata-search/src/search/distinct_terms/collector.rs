@@ -284,9 +284,8 @@ fn sketch(
         None if ordinals.len() as u64 * TABLE_SHARE >= terms => Some(build()?),
         None => None,
     };
-    let mut sketch = match HllSketch::new(lg_k, HllType::Hll8) {
-        Ok(s) => s,
-        Err(_) => unreachable!("precision_from_threshold stays within 4..=18"),
+    let Ok(mut sketch) = HllSketch::new(lg_k, HllType::Hll8) else {
+        unreachable!("precision_from_threshold stays within 4..=18")
     };
     match table {
         Some(table) => {

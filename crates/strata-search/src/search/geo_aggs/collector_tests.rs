@@ -37,7 +37,10 @@ fn blocks_and_single_documents_give_the_same_result() {
     // document.
     let docs: Vec<String> = (0..300)
         .map(|i| {
-            let (lat, lon) = ((i * 37 % 180) as f64 - 89.5, (i * 71 % 360) as f64 - 179.25);
+            let (lat, lon) = (
+                f64::from(i * 37 % 180) - 89.5,
+                f64::from(i * 71 % 360) - 179.25,
+            );
             let (p, r) = (
                 format!(r#""p": {{"lat": {lat}, "lon": {lon}}}"#),
                 format!(r#""r": {{"lat": {}, "lon": {lat}}}"#, lat / 2.0),

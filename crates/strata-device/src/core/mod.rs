@@ -1,0 +1,35 @@
+//! The aligned-I/O core every device of this crate is built on: one kind
+//! of each thing, which the file-level [`Directory`](crate::Directory) and
+//! the block-level [`BlockDevice`](crate::BlockDevice) adapt.
+//!
+//! - `aligned_buf`: [`AlignedBuf`], 4096-aligned memory, owned or reused
+//!   as a bounce buffer.
+//! - `aligned_file`: [`AlignedFile`], a file opened with `O_DIRECT` (or
+//!   through the page cache, as [`IoMode`] says), read and written in
+//!   aligned blocks; the refusal error and the probe live here once.
+//! - `image`: [`MemImage`], bytes in memory with what a power cut keeps
+//!   ([`MemImage::after_crash`]) and what a torn one may keep
+//!   ([`MemImage::after_torn_crash`], as a [`TornCut`] says).
+//! - `faults`: [`Faults`], the switches (fail after N, tear, full disk)
+//!   that both fault wrappers obey, and the one write path that applies
+//!   them ([`Faults::write`]).
+//! - `rng`: the seeded generator of torn cuts.
+
+mod aligned_buf;
+mod aligned_file;
+mod faults;
+mod image;
+mod io_mode;
+mod rng;
+
+pub use aligned_buf::AlignedBuf;
+pub use aligned_file::AlignedFile;
+pub(crate) use aligned_file::{probe_dir, Open};
+pub use faults::Faults;
+pub(crate) use image::{MemImage, TornCut};
+pub use io_mode::IoMode;
+pub(crate) use rng::SplitMix;
+
+/// Alignment of memory addresses, offsets and lengths of direct I/O: 4096
+/// covers devices with 512-byte and 4096-byte logical blocks.
+pub const BLOCK_ALIGN: usize = 4096;

@@ -1,0 +1,72 @@
+//! [`MemTree`]: a [`DirectoryTree`] of [`MemDirectory`]s, one per path,
+//! with one power cut for all of them.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use super::DirectoryTree;
+use crate::{Directory, MemDirectory};
+
+/// In-memory directories by path. Clones share the same directories.
+/// [`remove_dir`](DirectoryTree::remove_dir) also removes the path on the
+/// real filesystem, where an engine's other files (tantivy's) live.
+#[derive(Clone, Default)]
+pub struct MemTree {
+    dirs: Arc<Mutex<BTreeMap<PathBuf, MemDirectory>>>,
+}
+
+impl MemTree {
+    /// An empty tree.
+    pub fn new() -> MemTree {
+        MemTree::default()
+    }
+
+    /// What a power cut leaves, as a new independent tree: each directory
+    /// as [`MemDirectory::crash`] leaves it. `self` is unchanged.
+    pub fn crash(&self) -> MemTree {
+        self.map(|_, dir| dir.crash())
+    }
+
+    /// Each directory as [`MemDirectory::crash_torn`] leaves it, seeded
+    /// from `seed` and the directory's place in the tree.
+    pub fn crash_torn(&self, seed: u64) -> MemTree {
+        self.map(|n, dir| dir.crash_torn(seed.wrapping_add(n as u64)))
+    }
+
+    /// The directory at `path`, if it was ever opened.
+    pub fn dir(&self, path: &Path) -> Option<MemDirectory> {
+        self.dirs.lock().get(path).cloned()
+    }
+
+    fn map(&self, mut cut: impl FnMut(usize, &MemDirectory) -> MemDirectory) -> MemTree {
+        let dirs = self.dirs.lock();
+        let after = dirs
+            .iter()
+            .enumerate()
+            .map(|(n, (path, dir))| (path.clone(), cut(n, dir)))
+            .collect();
+        MemTree {
+            dirs: Arc::new(Mutex::new(after)),
+        }
+    }
+}
+
+impl DirectoryTree for MemTree {
+    fn open_dir(&self, path: &Path) -> io::Result<Arc<dyn Directory>> {
+        let mut dirs = self.dirs.lock();
+        let dir = dirs.entry(path.to_path_buf()).or_default();
+        Ok(Arc::new(dir.clone()))
+    }
+
+    fn remove_dir(&self, path: &Path) -> io::Result<()> {
+        self.dirs.lock().retain(|p, _| !p.starts_with(path));
+        match std::fs::remove_dir_all(path) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            other => other,
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! [`Keyspace`]: the shards, their selection by hash, the live settings
+//! and the stats snapshot. The ways of locking them are above it
+//! (`locked.rs`, `shared.rs`, `exclusive.rs`).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+
+use crossbeam_utils::CachePadded;
+
+use super::shards::Shard;
+use crate::clock::Clock;
+use crate::config::{segment_size_for, KeyspaceConfig};
+use crate::context::{Ctx, FreeElsewhere, JournalSlot};
+use crate::eviction::EvictionPolicy;
+use crate::journal::Journal;
+use crate::shard::ShardInner;
+use crate::stats::KeyspaceStats;
+use crate::tier::{PmemTier, SsdTier};
+
+/// The keyspace shared by every front end.
+pub struct Keyspace {
+    pub(crate) ctx: Ctx,
+    shards: Box<[CachePadded<Shard>]>,
+    /// Unix ms at which a delayed `flush_all` runs; 0 when none is pending
+    /// (`locked.rs` runs it).
+    pub(super) flush_deadline: AtomicU64,
+}
+
+impl std::fmt::Debug for Keyspace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Keyspace")
+            .field("shards", &self.shards.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Keyspace {
+    /// An empty keyspace in DRAM.
+    pub fn new(config: KeyspaceConfig, clock: Arc<dyn Clock>) -> Arc<Self> {
+        let shards = config.shards.clamp(1, 4096).next_power_of_two();
+        let segment_size = segment_size_for(config.memory_limit, shards);
+        let inners = (0..shards).map(|_| ShardInner::new(segment_size)).collect();
+        Self::assemble(&config, clock, rand::random(), inners, None, None)
+    }
+
+    /// A keyspace over `inners` (one per shard, a power of two of them)
+    /// hashing with `seed`.
+    pub(crate) fn assemble(
+        config: &KeyspaceConfig,
+        clock: Arc<dyn Clock>,
+        seed: u64,
+        inners: Vec<ShardInner>,
+        tier: Option<Arc<PmemTier>>,
+        ssd: Option<Arc<SsdTier>>,
+    ) -> Arc<Self> {
+        let shards = inners.len();
+        debug_assert!(shards.is_power_of_two());
+        let used_total = Arc::new(CachePadded::new(AtomicU64::new(0)));
+        let journal: JournalSlot = Arc::default();
+        let shard_vec = inners
+            .into_iter()
+            .map(|inner| CachePadded::new(Shard::new(inner, used_total.clone(), journal.clone())))
+            .collect();
+        let ks = Arc::new_cyclic(|this: &Weak<Self>| Self {
+            ctx: Ctx::new(
+                this.clone() as Weak<dyn FreeElsewhere>,
+                config,
+                clock,
+                seed,
+                shards,
+                used_total,
+                journal,
+                tier,
+                ssd,
+            ),
+            shards: shard_vec,
+            flush_deadline: AtomicU64::new(0),
+        });
+        for shard in ks.shards.iter() {
+            drop(shard.write()); // publish the initial mirrors
+        }
+        ks
+    }
+
+    /// From now on, hands every change to `journal` (see [`crate::journal`]).
+    /// Call it once, after recovery has restored the keyspace; a second
+    /// journal is refused and returned.
+    pub fn attach_journal(&self, journal: Arc<dyn Journal>) -> Result<(), Arc<dyn Journal>> {
+        self.ctx.attach_journal(journal)
+    }
+
+    /// Current time per the keyspace's clock, Unix ms.
+    pub fn now_ms(&self) -> u64 {
+        self.ctx.now()
+    }
+
+    /// The keyspace's clock.
+    pub fn clock(&self) -> &dyn Clock {
+        self.ctx.clock()
+    }
+
+    /// Memory limit in bytes (0: none).
+    pub fn memory_limit(&self) -> u64 {
+        self.ctx.memory_limit()
+    }
+
+    /// Changes the memory limit; writes evict (or fail) until under it.
+    pub fn set_memory_limit(&self, bytes: u64) {
+        self.ctx.set_memory_limit(bytes);
+    }
+
+    /// The eviction policy.
+    pub fn eviction(&self) -> EvictionPolicy {
+        self.ctx.eviction()
+    }
+
+    /// Changes the eviction policy.
+    pub fn set_eviction(&self, policy: EvictionPolicy) {
+        self.ctx.set_eviction(policy);
+    }
+
+    /// Largest item accepted, in bytes.
+    pub fn max_item_size(&self) -> usize {
+        self.ctx.max_item_size()
+    }
+
+    /// Changes the largest item accepted.
+    pub fn set_max_item_size(&self, bytes: usize) {
+        self.ctx.set_max_item_size(bytes);
+    }
+
+    /// A snapshot of sizes and counters.
+    pub fn stats(&self) -> KeyspaceStats {
+        let sum = |f: fn(&Shard) -> &AtomicU64| -> u64 {
+            self.shards
+                .iter()
+                .map(|s| f(s).load(Ordering::Relaxed))
+                .sum()
+        };
+        let c = &self.ctx.counters;
+        KeyspaceStats {
+            items: sum(|s| &s.items),
+            items_with_expiry: sum(|s| &s.with_expiry),
+            used_memory: sum(|s| &s.used),
+            memory_limit: self.memory_limit(),
+            index_bytes: sum(|s| &s.index_bytes),
+            segments: sum(|s| &s.segments),
+            total_items: c.total_items.get(),
+            evictions: c.evictions.get(),
+            expired: c.expired.get(),
+            hits: c.hits.get(),
+            misses: c.misses.get(),
+            compactions: c.compactions.get(),
+        }
+    }
+
+    pub(crate) fn shard_count(&self) -> usize {
+        self.shards.len()
+    }
+
+    pub(crate) fn shard_index(&self, hash: u64) -> usize {
+        hash as usize & (self.shards.len() - 1)
+    }
+
+    pub(crate) fn shard(&self, hash: u64) -> &Shard {
+        &self.shards[self.shard_index(hash)]
+    }
+
+    pub(crate) fn shard_at(&self, index: usize) -> &Shard {
+        &self.shards[index]
+    }
+}
+
+impl FreeElsewhere for Keyspace {
+    /// Frees memory in the shard with the most to give among those whose
+    /// lock is free now: evicts its oldest segment in cache mode, compacts
+    /// its most garbage-laden segment in store mode. Used when a writer's own
+    /// shard has nothing left to free but the keyspace is over its limit.
+    /// Never waits for a lock (the caller holds one).
+    fn free_elsewhere(&self) -> bool {
+        let evicts = self.eviction().evicts();
+        let mut order: Vec<(u64, usize)> = self
+            .shards
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.used.load(Ordering::Relaxed), i))
+            .collect();
+        order.sort_unstable_by(|a, b| b.cmp(a));
+        for (_, i) in order {
+            let Some(mut shard) = self.shards[i].try_write() else {
+                continue;
+            };
+            let freed = if evicts {
+                crate::eviction::clock::evict_oldest(&mut shard, &self.ctx, self.now_ms())
+            } else {
+                shard.compact_most_garbage(&self.ctx, 0.999)
+            };
+            if freed {
+                return true;
+            }
+        }
+        false
+    }
+}

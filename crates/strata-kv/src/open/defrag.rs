@@ -1,0 +1,285 @@
+//! The SSD tier's background work, run by maintenance: the periodic flush
+//! that makes appends durable, and the defragmenter, which empties blocks
+//! whose live data fell below the threshold so the store can free them.
+//!
+//! For each entry of a candidate block, under its key's shard lock:
+//! - a record the key's stub still names is appended again and the stub
+//!   repointed; any other record is dead already;
+//! - a live tombstone is released when its key has a stub again (a later
+//!   record supersedes it) or its block is the oldest on the device (every
+//!   older version of the key is in that block, going with it); otherwise
+//!   it is appended again;
+//! - the flush marker follows the same rule as a tombstone.
+//!
+//! Visiting a block twice is harmless: a moved or released entry is no
+//! longer live, so it is skipped.
+//!
+//! With a persistent index (`index = pmem`) a repointed stub is durable at
+//! once, so it may only name a copy that is durable too: every live record
+//! of the block is appended again first, the tier is synced, and only then
+//! are the stubs that still name the originals repointed (two phases;
+//! a copy whose key changed meanwhile is released). Otherwise a
+//! crash before the next sync would lose keys no one wrote. A record
+//! kept as a stub's fallback (`fallbacks.rs`) is left where it is: the
+//! next flush releases it, and the block then frees itself.
+
+use std::time::{Duration, Instant};
+
+use strata_ssd::{BlockLoc, Entry, FreeSpace, IndexHome};
+
+use crate::arena::decode;
+use crate::keyspace::Keyspace;
+use crate::tier::ssd::{KIND_FLUSH, KIND_PUT, KIND_TOMBSTONE};
+use crate::tier::{SsdTier, ValueRef};
+
+/// Blocks emptied per maintenance pass while free space is plentiful (a
+/// pass runs every 100 ms).
+const BLOCKS_PER_PASS: usize = 4;
+/// Time a pass may spend emptying blocks under pressure: less than the
+/// pass interval, so the periodic flush stays on time.
+const PRESSED_PASS_BUDGET: Duration = Duration::from_millis(80);
+
+/// How much one pass empties. Four blocks a pass reclaim 40 blocks a
+/// second, less than writers on a fast machine fill: once the blocks
+/// appends may still open fall under the low-water mark (an eighth of the
+/// device, at least 8), a pass keeps emptying candidates until back above
+/// it or out of time, and the next pass starts at once, so the
+/// defragmenter keeps pace with the writers instead of the tier refusing
+/// writes while it holds reclaimable space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pace {
+    /// Free space is plentiful: a few blocks a pass.
+    Steady,
+    /// Under the low-water mark: as many blocks as the budget allows.
+    Pressed { until: Instant },
+}
+
+impl Pace {
+    fn of(space: FreeSpace) -> Pace {
+        match space.available < low_water(space.total) {
+            true => Pace::Pressed {
+                until: Instant::now() + PRESSED_PASS_BUDGET,
+            },
+            false => Pace::Steady,
+        }
+    }
+
+    /// Whether the pass may empty another block after `done` of them.
+    fn goes_on(self, done: usize, ssd: &SsdTier) -> bool {
+        match self {
+            Pace::Steady => done < BLOCKS_PER_PASS,
+            Pace::Pressed { until } => {
+                let space = ssd.store().free_space();
+                Instant::now() < until && space.available < low_water(space.total)
+            }
+        }
+    }
+}
+
+/// The low-water mark of blocks appends may still open.
+fn low_water(total: u32) -> u32 {
+    (total / 8).max(8)
+}
+
+/// What one pass of SSD maintenance did.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SsdPass {
+    /// Blocks emptied and freed.
+    pub blocks_freed: usize,
+    /// Entries appended again.
+    pub moved: usize,
+    /// Free space is still under the low-water mark with candidates left:
+    /// the next pass should start at once.
+    pub behind: bool,
+}
+
+impl Keyspace {
+    /// Flushes the SSD tier if due and empties up to a few candidate
+    /// blocks. No-op without the SSD tier.
+    pub(crate) fn ssd_maintenance(&self) -> SsdPass {
+        let mut pass = SsdPass::default();
+        let Some(ssd) = self.ctx.ssd.clone() else {
+            return pass;
+        };
+        ssd.sync_if_due();
+        let threshold = ssd.settings().defrag_threshold_pct;
+        let pace = Pace::of(ssd.store().free_space());
+        let candidates = ssd.store().defrag_candidates(threshold);
+        let mut done = 0;
+        for &block in &candidates {
+            if !pace.goes_on(done, &ssd) {
+                break;
+            }
+            done += 1;
+            match self.defrag_block(&ssd, block, &mut pass) {
+                Ok(freed) => pass.blocks_freed += usize::from(freed),
+                Err(e) => {
+                    tracing::warn!(error = %e, block, "SSD defragmentation stopped");
+                    return pass;
+                }
+            }
+        }
+        if let Pace::Pressed { .. } = pace {
+            let space = ssd.store().free_space();
+            // Only a pass that freed something asks for another at once: blocks
+            // that hold kept fallbacks free themselves only after a flush.
+            pass.behind = pass.blocks_freed > 0
+                && done < candidates.len()
+                && space.available < low_water(space.total);
+        }
+        pass
+    }
+
+    /// Moves every live entry out of `block` and frees it; `Ok(false)` if
+    /// it holds kept fallbacks still (it frees itself once they go).
+    fn defrag_block(&self, ssd: &SsdTier, block: u32, pass: &mut SsdPass) -> Result<bool, String> {
+        if ssd.index_home() == IndexHome::Persistent {
+            return self.defrag_block_durably(ssd, block, pass);
+        }
+        let store = ssd.store();
+        let entries = store.entries(block).map_err(|e| e.to_string())?;
+        let oldest = store.oldest_seq().is_some() && store.oldest_seq() == store.block_seq(block);
+        for entry in &entries {
+            match entry.kind {
+                KIND_PUT => self.move_record(ssd, entry, pass)?,
+                KIND_TOMBSTONE => self.move_tombstone(ssd, entry, oldest, pass)?,
+                KIND_FLUSH => ssd.defrag_marker(entry.loc, &entry.payload, oldest),
+                other => tracing::warn!(kind = other, loc = %entry.loc, "unknown SSD entry kind"),
+            }
+        }
+        store.free_block(block, false).map_err(|e| e.to_string())?;
+        Ok(true)
+    }
+
+    fn move_record(&self, ssd: &SsdTier, entry: &Entry, pass: &mut SsdPass) -> Result<(), String> {
+        let Some(header) = decode(&entry.payload) else {
+            return Ok(());
+        };
+        let key = &entry.payload[header.header_len..header.header_len + header.key_len];
+        let hash = self.ctx.hash(key);
+        let mut shard = self.shard(hash).write();
+        let Some(slot) = shard.lookup(hash, key) else {
+            return Ok(());
+        };
+        if ValueRef::decode(shard.record_at(slot).value()).loc != entry.loc {
+            return Ok(());
+        }
+        let moved = ssd
+            .store()
+            .append_relocated(KIND_PUT, &entry.payload)
+            .map_err(|e| e.to_string())?;
+        let len = entry.payload.len();
+        let vref = ValueRef {
+            loc: moved,
+            len: len as u32,
+        };
+        if let Err(e) = shard.repoint(slot, vref) {
+            ssd.release(moved, len);
+            return Err(format!("repointing a stub: {e}"));
+        }
+        // A cached record stays cached at its new place.
+        ssd.store().moved(hash, entry.loc, moved);
+        ssd.release_value(entry.loc, len, hash);
+        pass.moved += 1;
+        Ok(())
+    }
+
+    /// [`defrag_block`](Self::defrag_block) with a persistent index (see
+    /// the module documentation): copy, sync, then repoint.
+    fn defrag_block_durably(
+        &self,
+        ssd: &SsdTier,
+        block: u32,
+        pass: &mut SsdPass,
+    ) -> Result<bool, String> {
+        let store = ssd.store();
+        let entries = store.entries(block).map_err(|e| e.to_string())?;
+        let mut copies = Vec::new();
+        for entry in entries {
+            if entry.kind != KIND_PUT {
+                tracing::warn!(kind = entry.kind, loc = %entry.loc, "unexpected SSD entry kind");
+                continue;
+            }
+            let Some(header) = decode(&entry.payload) else {
+                continue;
+            };
+            let key = &entry.payload[header.header_len..header.header_len + header.key_len];
+            let hash = self.ctx.hash(key);
+            let shard = self.shard(hash).read();
+            let live = shard.lookup(hash, key).is_some_and(|slot| {
+                ValueRef::decode(shard.record_at(slot).value()).loc == entry.loc
+            });
+            drop(shard);
+            if !live {
+                continue;
+            }
+            let copy = store
+                .append_relocated(KIND_PUT, &entry.payload)
+                .map_err(|e| e.to_string())?;
+            copies.push((
+                hash,
+                header.header_len..header.header_len + header.key_len,
+                entry,
+                copy,
+            ));
+        }
+        ssd.flush().map_err(|e| e.to_string())?;
+        for (hash, key_at, entry, copy) in copies {
+            let key = &entry.payload[key_at];
+            let len = entry.payload.len();
+            let mut shard = self.shard(hash).write();
+            let slot = shard
+                .lookup(hash, key)
+                .filter(|&slot| ValueRef::decode(shard.record_at(slot).value()).loc == entry.loc);
+            let Some(slot) = slot else {
+                // Rewritten or removed since the copy: the copy is garbage.
+                ssd.release(copy, len);
+                continue;
+            };
+            let vref = ValueRef {
+                loc: copy,
+                len: len as u32,
+            };
+            if let Err(e) = shard.repoint(slot, vref) {
+                ssd.release(copy, len);
+                return Err(format!("repointing a stub: {e}"));
+            }
+            store.moved(hash, entry.loc, copy);
+            ssd.release_value(entry.loc, len, hash);
+            pass.moved += 1;
+        }
+        // A record kept as a fallback (no stub names it) stays until the
+        // next flush releases it: the block frees itself then.
+        match store.free_block(block, false) {
+            Ok(()) => Ok(true),
+            Err(strata_ssd::SsdError::StillLive { .. }) => Ok(false),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    fn move_tombstone(
+        &self,
+        ssd: &SsdTier,
+        entry: &Entry,
+        oldest: bool,
+        pass: &mut SsdPass,
+    ) -> Result<(), String> {
+        let key = &entry.payload[..];
+        let hash = self.ctx.hash(key);
+        let shard = self.shard(hash).write();
+        if !ssd.tombstone_live(entry.loc) {
+            return Ok(());
+        }
+        if oldest || shard.lookup(hash, key).is_some() {
+            ssd.drop_tombstone(entry.loc, key.len());
+            return Ok(());
+        }
+        let moved: BlockLoc = ssd
+            .store()
+            .append_relocated(KIND_TOMBSTONE, key)
+            .map_err(|e| e.to_string())?;
+        ssd.moved_tombstone(entry.loc, moved, key.len());
+        pass.moved += 1;
+        Ok(())
+    }
+}

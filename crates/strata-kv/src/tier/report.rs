@@ -1,0 +1,28 @@
+//! [`RestartReport`]: what opening a keyspace found, kept by the tier for
+//! `INFO` and returned to the caller.
+
+use std::time::Duration;
+
+use super::placement::Placement;
+
+/// What a start found in the persistent arena.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RestartReport {
+    /// The placement served.
+    pub placement: Placement,
+    /// Whether the arena held a keyspace (false: made new).
+    pub restarted: bool,
+    /// How the index was restored: "new", "adopted" (served as found) or
+    /// "rebuilt" (scanned from the records).
+    pub index: &'static str,
+    /// Items served after the restore.
+    pub items: u64,
+    /// Index entries checked (adopted), or records scanned (rebuilt).
+    pub records_checked: u64,
+    /// Superseded records found live and marked dead (crash leftovers).
+    pub duplicates_dropped: u64,
+    /// Segments adopted.
+    pub segments: u64,
+    /// Wall time of the restore.
+    pub duration: Duration,
+}

@@ -1,0 +1,128 @@
+//! [`CacheLedger`]: the node's DRAM caches by user (the KV records of the
+//! SSD tier, search's file blocks; next, transaction checkpoints and
+//! analytics spill) and what each holds, as one report that `INFO cache`
+//! and `_nodes/stats` (`strata_cache`) both render, so the two agree.
+//!
+//! The first step towards one DRAM cache with one byte budget
+//! (ARCHITECTURE.md, *One DRAM cache*): today each cache keeps its own
+//! budget and the ledger asks it for its figures at report time; the
+//! total budget is the sum of theirs.
+
+use std::fmt;
+use std::sync::{Arc, RwLock};
+
+/// What one user of the DRAM caches holds and how it is served.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CacheUsage {
+    /// Bytes held now.
+    pub bytes: u64,
+    /// The bytes it may hold.
+    pub budget: u64,
+    /// Entries (records, blocks) held now.
+    pub entries: u64,
+    /// Lookups answered from the cache.
+    pub hits: u64,
+    /// Lookups that had to read the device.
+    pub misses: u64,
+}
+
+type Source = Arc<dyn Fn() -> Option<CacheUsage> + Send + Sync>;
+
+/// The registered users of the node's caches. Clones of the `Arc` share
+/// it; registering and reporting may happen from any thread.
+#[derive(Default)]
+pub struct CacheLedger {
+    users: RwLock<Vec<(String, Source)>>,
+}
+
+/// One report: each present user's figures, in registration order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CacheReport {
+    /// `(user, usage)` pairs.
+    pub users: Vec<(String, CacheUsage)>,
+}
+
+impl CacheReport {
+    /// The sum over users.
+    pub fn total(&self) -> CacheUsage {
+        self.users
+            .iter()
+            .fold(CacheUsage::default(), |sum, (_, u)| CacheUsage {
+                bytes: sum.bytes + u.bytes,
+                budget: sum.budget + u.budget,
+                entries: sum.entries + u.entries,
+                hits: sum.hits + u.hits,
+                misses: sum.misses + u.misses,
+            })
+    }
+}
+
+impl CacheLedger {
+    /// A ledger with no users.
+    pub fn new() -> CacheLedger {
+        CacheLedger::default()
+    }
+
+    /// Adds (or replaces) the user `name`, whose figures `usage` gives at
+    /// report time; `None` leaves it out of that report (a cache not in
+    /// use, such as the record cache without the SSD tier). `usage` must
+    /// be cheap and must not call back into the ledger.
+    pub fn register(
+        &self,
+        name: impl Into<String>,
+        usage: impl Fn() -> Option<CacheUsage> + Send + Sync + 'static,
+    ) {
+        let name = name.into();
+        let mut users = self.users.write().unwrap_or_else(|e| e.into_inner());
+        users.retain(|(n, _)| *n != name);
+        users.push((name, Arc::new(usage)));
+    }
+
+    /// Every present user's figures now.
+    pub fn report(&self) -> CacheReport {
+        let sources: Vec<(String, Source)> =
+            self.users.read().unwrap_or_else(|e| e.into_inner()).clone();
+        let users = sources
+            .into_iter()
+            .filter_map(|(name, usage)| usage().map(|u| (name, u)))
+            .collect();
+        CacheReport { users }
+    }
+}
+
+impl fmt::Debug for CacheLedger {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let users = self.users.read().unwrap_or_else(|e| e.into_inner());
+        let names: Vec<&str> = users.iter().map(|(n, _)| n.as_str()).collect();
+        f.debug_struct("CacheLedger")
+            .field("users", &names)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reports_present_users_in_order_and_sums_them() {
+        let ledger = CacheLedger::new();
+        let usage = |bytes| CacheUsage {
+            bytes,
+            budget: 100,
+            entries: 1,
+            hits: 2,
+            misses: 3,
+        };
+        ledger.register("kv_records", move || Some(usage(10)));
+        ledger.register("absent", || None);
+        ledger.register("search_blocks", move || Some(usage(20)));
+        ledger.register("kv_records", move || Some(usage(11)));
+        let report = ledger.report();
+        let names: Vec<&str> = report.users.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["search_blocks", "kv_records"]);
+        let total = report.total();
+        assert_eq!((total.bytes, total.budget, total.hits), (31, 200, 4));
+        assert_eq!(CacheLedger::new().report().total(), CacheUsage::default());
+    }
+}

@@ -1,0 +1,110 @@
+//! Finding a command's row in the static table by name
+//! ([`lookup`], [`resolve_subcommand`]).
+
+use crate::args::Args;
+use crate::reply::RespError;
+use crate::spec::CommandSpec;
+use crate::table::COMMANDS;
+
+/// Looks a command up by name, case-insensitively.
+pub fn lookup(name: &[u8]) -> Option<&'static CommandSpec> {
+    let mut lower = [0u8; 24];
+    let lower = lower.get_mut(..name.len())?;
+    for (dst, src) in lower.iter_mut().zip(name) {
+        *dst = src.to_ascii_lowercase();
+    }
+    COMMANDS
+        .binary_search_by(|spec| spec.name.as_bytes().cmp(lower))
+        .ok()
+        .and_then(|i| COMMANDS.get(i))
+}
+
+/// The subcommand of container `container` named by `args[1]`, with its
+/// arity checked against `args`.
+pub fn resolve_subcommand(
+    container: &'static str,
+    args: &Args<'_>,
+) -> Result<&'static CommandSpec, RespError> {
+    let sub = lookup(container.as_bytes())
+        .and_then(|spec| spec.subcommand(args.get(1)))
+        .ok_or_else(|| RespError::unknown_subcommand(container, args.get(1)))?;
+    if !sub.arity_ok(args.len()) {
+        return Err(RespError::WrongArity(sub.name.to_string()));
+    }
+    Ok(sub)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_is_sorted_and_unique() {
+        for pair in COMMANDS.windows(2) {
+            assert!(
+                pair[0].name < pair[1].name,
+                "{} !< {}",
+                pair[0].name,
+                pair[1].name
+            );
+        }
+    }
+
+    #[test]
+    fn lookup_is_case_insensitive() {
+        assert_eq!(lookup(b"GET").map(|s| s.name), Some("get"));
+        assert_eq!(lookup(b"gEt").map(|s| s.name), Some("get"));
+        assert!(lookup(b"nosuchcommand").is_none());
+        assert!(lookup(b"").is_none());
+        assert!(lookup(&[b'a'; 100]).is_none());
+    }
+
+    #[test]
+    fn arity() {
+        let get = lookup(b"get")
+            .map(|s| (s.arity_ok(2), s.arity_ok(3)))
+            .unwrap_or_default();
+        assert_eq!(get, (true, false));
+        let set = lookup(b"set").map(|s| (s.arity_ok(2), s.arity_ok(3), s.arity_ok(9)));
+        assert_eq!(set, Some((false, true, true)));
+    }
+
+    #[test]
+    fn legacy_key_ranges_are_redis_ones() {
+        for (name, legacy) in [
+            ("get", (1, 1, 1)),
+            ("del", (1, -1, 1)),
+            ("mset", (1, -1, 2)),
+            ("rename", (1, 2, 1)),
+            ("ping", (0, 0, 0)),
+        ] {
+            assert_eq!(
+                lookup(name.as_bytes()).map(|s| s.legacy_keys()),
+                Some(legacy),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn key_positions() {
+        let at = |name: &str, argc: usize| -> Vec<usize> {
+            let spec = lookup(name.as_bytes()).unwrap();
+            spec.keys.iter().flat_map(|k| k.positions(argc)).collect()
+        };
+        assert_eq!(at("get", 2), [1]);
+        assert_eq!(at("del", 4), [1, 2, 3]);
+        assert_eq!(at("mset", 5), [1, 3]);
+        // A malformed MSET still has its keys checked, never more.
+        assert_eq!(at("mset", 4), [1, 3]);
+        assert_eq!(at("rename", 3), [1, 2]);
+        assert_eq!(at("rename", 2), [1]);
+        assert!(at("ping", 3).is_empty());
+    }
+
+    #[test]
+    fn subcommands_resolve() {
+        let client = lookup(b"client").map(|c| c.subcommand(b"SETNAME").map(|s| s.name));
+        assert_eq!(client, Some(Some("client|setname")));
+    }
+}

@@ -1,0 +1,213 @@
+//! The command table's rows: [`Command`] (which handler runs),
+//! [`CommandSpec`] (name, arity, flags, key specifications, ACL
+//! categories, as `COMMAND` reports them) and [`KeySpec`]. A leaf: the
+//! table (`table.rs`), ACLs and the dispatcher build on it.
+
+/// Every command the front end knows. MULTI, EXEC, DISCARD, WATCH, QUIT and
+/// RESET are run by the session itself (they act on the transaction state);
+/// everything else goes through [`execute`](crate::dispatch::execute).
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    BgSave,
+    LastSave,
+    Save,
+    Get,
+    Set,
+    SetNx,
+    SetEx,
+    PSetEx,
+    MGet,
+    MSet,
+    MSetNx,
+    GetSet,
+    GetDel,
+    GetEx,
+    Append,
+    StrLen,
+    GetRange,
+    SetRange,
+    Incr,
+    Decr,
+    IncrBy,
+    DecrBy,
+    IncrByFloat,
+    Del,
+    Exists,
+    Expire,
+    PExpire,
+    ExpireAt,
+    PExpireAt,
+    Ttl,
+    PTtl,
+    ExpireTime,
+    PExpireTime,
+    Persist,
+    Type,
+    Keys,
+    Scan,
+    Rename,
+    RenameNx,
+    RandomKey,
+    DbSize,
+    Flush,
+    Multi,
+    Exec,
+    Discard,
+    Watch,
+    Unwatch,
+    Ping,
+    Echo,
+    Quit,
+    Select,
+    Auth,
+    Hello,
+    Client,
+    Command,
+    Config,
+    Info,
+    Time,
+    Reset,
+    Acl,
+    SlowLog,
+    Subscribe,
+    Unsubscribe,
+    PSubscribe,
+    PUnsubscribe,
+    SSubscribe,
+    SUnsubscribe,
+    Publish,
+    SPublish,
+    PubSub,
+    Eval,
+    EvalSha,
+    EvalRo,
+    EvalShaRo,
+    Script,
+    Hash(crate::commands::hash::Op),
+    List(crate::commands::list::Op),
+    Sets(crate::commands::sets::Op),
+    SortedSet(crate::commands::zset::Op),
+    Copy,
+    Object,
+}
+
+/// One row of the command table, reported as-is by `COMMAND`.
+#[derive(Debug)]
+pub struct CommandSpec {
+    /// Lower-case name (`get`, `client|setname` for subcommands).
+    pub name: &'static str,
+    /// Which handler runs it.
+    pub command: Command,
+    /// Redis arity: `n` exactly n arguments (name included), `-n` at least n.
+    pub arity: i32,
+    /// Redis command flags (`write`, `readonly`, `fast`, `no_auth`, ...).
+    pub flags: &'static [&'static str],
+    /// Where the key arguments are and how each is used (Redis 7 key
+    /// specifications); ACL key checks and `COMMAND INFO` both read them.
+    pub keys: &'static [KeySpec],
+    /// ACL categories (`@read`, `@string`, ...).
+    pub categories: &'static [&'static str],
+    /// Documentation group (`string`, `generic`, `server`, ...).
+    pub group: &'static str,
+    /// Redis version that introduced it.
+    pub since: &'static str,
+    /// One-line summary.
+    pub summary: &'static str,
+    /// Subcommands of a container command (CLIENT, CONFIG, COMMAND, ...).
+    pub subcommands: &'static [CommandSpec],
+}
+
+/// One Redis 7 key specification of the simple kind every Strata command
+/// uses: keys found from argument `begin`, up to `last` (0: only that one;
+/// negative: counted from the end, -1 being the last argument), every
+/// `step` arguments.
+#[derive(Debug)]
+pub struct KeySpec {
+    /// Redis key-spec flags (`RO`/`RW`/`OW`/`RM`, then `access`, `insert`,
+    /// `update`, `delete`, `variable_flags`).
+    pub flags: &'static [&'static str],
+    /// Index of the first key argument.
+    pub begin: i32,
+    /// `lastkey`, relative to `begin` when not negative.
+    pub last: i32,
+    /// `keystep`.
+    pub step: i32,
+}
+
+impl KeySpec {
+    /// Whether the command reads the keys' values (ACL `%R~` patterns).
+    pub fn reads(&self) -> bool {
+        self.flags.contains(&"access")
+    }
+
+    /// Whether the command changes or removes the keys (ACL `%W~` patterns).
+    pub fn writes(&self) -> bool {
+        self.flags
+            .iter()
+            .any(|f| matches!(*f, "insert" | "update" | "delete"))
+    }
+
+    /// The argument indexes holding keys in a request of `argc` arguments
+    /// (name included).
+    pub fn positions(&self, argc: usize) -> impl Iterator<Item = usize> {
+        let argc = argc as i64;
+        let begin = i64::from(self.begin);
+        let last = if self.last >= 0 {
+            begin + i64::from(self.last)
+        } else {
+            argc + i64::from(self.last)
+        };
+        let last = last.min(argc - 1);
+        let step = usize::try_from(self.step.max(1)).unwrap_or(1);
+        (begin..=last)
+            .step_by(step)
+            .filter_map(|i| usize::try_from(i).ok())
+    }
+}
+
+impl CommandSpec {
+    /// Redis's legacy `(first key, last key, step)` triple, derived from the
+    /// key specifications as Redis derives it: `(0, 0, 0)` without keys.
+    pub fn legacy_keys(&self) -> (i32, i32, i32) {
+        let (Some(first), Some(final_spec)) = (self.keys.first(), self.keys.last()) else {
+            return (0, 0, 0);
+        };
+        let last = if final_spec.last < 0 {
+            final_spec.last
+        } else {
+            final_spec.begin + final_spec.last
+        };
+        (first.begin, last, first.step)
+    }
+
+    /// True when `argc` arguments (name included) satisfy the arity.
+    pub fn arity_ok(&self, argc: usize) -> bool {
+        let argc = argc as i64;
+        let arity = i64::from(self.arity);
+        if arity >= 0 {
+            argc == arity
+        } else {
+            argc >= -arity
+        }
+    }
+
+    /// True for commands allowed before authentication.
+    pub fn no_auth(&self) -> bool {
+        self.flags.contains(&"no_auth")
+    }
+
+    /// True for commands that modify the keyspace.
+    pub fn is_write(&self) -> bool {
+        self.flags.contains(&"write")
+    }
+
+    /// The subcommand spec for `name` (case-insensitive), if any.
+    pub fn subcommand(&self, name: &[u8]) -> Option<&'static CommandSpec> {
+        self.subcommands.iter().find(|s| {
+            s.name
+                .split_once('|')
+                .is_some_and(|(_, sub)| sub.as_bytes().eq_ignore_ascii_case(name))
+        })
+    }
+}

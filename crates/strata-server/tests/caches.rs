@@ -1,0 +1,128 @@
+//! The node's DRAM caches by user: `INFO cache` over RESP and
+//! `_nodes/stats` `strata_cache` over HTTP render one report (the KV
+//! record cache of the SSD tier as `kv_records`, search's block cache as
+//! `search_blocks`), so a client reading either sees the same numbers.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use common::{http, round_trip, test_config};
+use serde_json::Value;
+use strata_server::Server;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+fn resp_command(args: &[&str]) -> Vec<u8> {
+    let mut out = format!("*{}\r\n", args.len()).into_bytes();
+    for a in args {
+        out.extend_from_slice(format!("${}\r\n{a}\r\n", a.len()).as_bytes());
+    }
+    out
+}
+
+/// `INFO cache` as `field → value`.
+async fn info_cache(resp: &mut TcpStream) -> BTreeMap<String, u64> {
+    resp.write_all(&resp_command(&["INFO", "cache"]))
+        .await
+        .unwrap();
+    let mut got = Vec::new();
+    let text = loop {
+        let mut chunk = [0u8; 4096];
+        let n = tokio::time::timeout(Duration::from_secs(10), resp.read(&mut chunk))
+            .await
+            .expect("reply in time")
+            .unwrap();
+        assert!(n > 0, "connection closed");
+        got.extend_from_slice(&chunk[..n]);
+        let text = String::from_utf8(got.clone()).unwrap();
+        let Some((head, body)) = text.split_once("\r\n") else {
+            continue;
+        };
+        let len: usize = head.trim_start_matches('$').parse().unwrap();
+        if body.len() >= len + 2 {
+            break body[..len].to_string();
+        }
+    };
+    assert!(text.starts_with("# Cache\r\n"), "{text}");
+    text.lines()
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.to_string(), v.parse().unwrap()))
+        .collect()
+}
+
+/// `_nodes/stats` `strata_cache`, flattened as `INFO cache` names them.
+async fn nodes_stats_cache(addr: SocketAddr) -> BTreeMap<String, u64> {
+    let (status, body) = http(addr, "GET", "/_nodes/stats", "").await;
+    assert_eq!(status, 200, "{body}");
+    let json: Value = serde_json::from_str(&body).unwrap();
+    let node = json["nodes"].as_object().unwrap().values().next().unwrap();
+    let cache = &node["strata_cache"];
+    let mut out = BTreeMap::new();
+    let mut put = |prefix: &str, u: &Value| {
+        for (field, key) in [
+            ("bytes", "size_in_bytes"),
+            ("budget", "budget_in_bytes"),
+            ("entries", "entries"),
+            ("hits", "hits"),
+            ("misses", "misses"),
+        ] {
+            out.insert(format!("{prefix}{field}"), u[key].as_u64().unwrap());
+        }
+    };
+    put("cache_", cache);
+    for (user, usage) in cache["users"].as_object().unwrap() {
+        put(&format!("cache_user_{user}_"), usage);
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn info_and_nodes_stats_report_the_same_caches_by_user() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = test_config(&dir, |c| {
+        c.data = strata_server::config::DataPlacement::Ssd;
+        c.ssd_path = Some(dir.path().join("ssd-device"));
+        c.ssd_size = strata_server::ByteSize::new(64 << 20).unwrap();
+        c.ssd_io = strata_server::config::SsdIo::Buffered;
+        c.dram_cache_size = strata_server::ByteSize::new(4 << 20).unwrap();
+        c.search_cache_size = strata_server::ByteSize::new(8 << 20).unwrap();
+    });
+    let server = Server::start(&config).await.unwrap();
+    server.search_recovered().await.unwrap();
+    let mut resp = TcpStream::connect(server.resp_addr().unwrap())
+        .await
+        .unwrap();
+    for i in 0..20 {
+        let key = format!("k{i}");
+        round_trip(&mut resp, &resp_command(&["SET", &key, "v"]), b"+OK\r\n").await;
+        round_trip(&mut resp, &resp_command(&["GET", &key]), b"$1\r\nv\r\n").await;
+    }
+    let http = server.http_addr().unwrap();
+    // Quiet between the two reads: retry until INFO did not move.
+    let mut agreed = None;
+    for _ in 0..20 {
+        let before = info_cache(&mut resp).await;
+        let stats = nodes_stats_cache(http).await;
+        let after = info_cache(&mut resp).await;
+        if before == after {
+            agreed = Some((after, stats));
+            break;
+        }
+    }
+    let (info, stats) = agreed.expect("the caches never stood still");
+    assert_eq!(info, stats);
+    assert_eq!(info["cache_user_kv_records_budget"], 4 << 20);
+    assert_eq!(info["cache_user_search_blocks_budget"], 8 << 20);
+    assert_eq!(info["cache_budget"], 12 << 20);
+    // The SSD tier keeps each record it writes in its DRAM cache.
+    assert_eq!(info["cache_user_kv_records_entries"], 20, "{info:?}");
+    assert!(info["cache_user_kv_records_bytes"] > 0);
+    assert_eq!(
+        info["cache_bytes"],
+        info["cache_user_kv_records_bytes"] + info["cache_user_search_blocks_bytes"]
+    );
+    server.shutdown(Duration::from_secs(5)).await;
+}
