@@ -63,7 +63,10 @@ impl JobEngine {
     /// The engine of a budget already divided (`options.budget` is then
     /// unused): tests give a pool far smaller than a process needs, to
     /// make small inputs spill.
-    pub fn with_plan(options: &EngineOptions, plan: BudgetPlan) -> Result<JobEngine, AnalyticsError> {
+    pub fn with_plan(
+        options: &EngineOptions,
+        plan: BudgetPlan,
+    ) -> Result<JobEngine, AnalyticsError> {
         let pool = Arc::new(BudgetPool::new(plan.pool.map(|p| p as usize)));
         let dyn_pool: Arc<dyn MemoryPool> = pool.clone();
         let area = SpillArea::create(

@@ -166,7 +166,10 @@ mod tests {
         .context("spilling");
         let error = AnalyticsError::from_engine(wrapped, Path::new("in.csv"));
         assert!(matches!(error, AnalyticsError::SpillSpace(_)), "{error:?}");
-        assert!(error.to_string().contains("spill space exhausted"), "{error}");
+        assert!(
+            error.to_string().contains("spill space exhausted"),
+            "{error}"
+        );
 
         let device = DataFusionError::IoError(TierFault::Device("EIO".into()).into_io());
         let error = AnalyticsError::from_engine(device, Path::new("in.csv"));
@@ -176,8 +179,12 @@ mod tests {
         let error = AnalyticsError::from_engine(exhausted, Path::new("in.csv"));
         assert!(matches!(error, AnalyticsError::Budget(_)), "{error:?}");
 
-        let csv = DataFusionError::ArrowError(Box::new(ArrowError::CsvError("line 3".into())), None);
+        let csv =
+            DataFusionError::ArrowError(Box::new(ArrowError::CsvError("line 3".into())), None);
         let error = AnalyticsError::from_engine(csv, Path::new("in.csv"));
-        assert!(error.to_string().starts_with("input in.csv: malformed"), "{error}");
+        assert!(
+            error.to_string().starts_with("input in.csv: malformed"),
+            "{error}"
+        );
     }
 }

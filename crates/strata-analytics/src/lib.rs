@@ -28,7 +28,6 @@
 //! This crate sits beside the servers: it depends on `strata-device` and
 //! `strata-ssd` only, and nothing but the binary depends on it.
 
-#![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
 pub mod bench;

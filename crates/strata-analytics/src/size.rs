@@ -62,7 +62,8 @@ impl FromStr for ByteSize {
                 let value: f64 = number.parse().map_err(|_| invalid())?;
                 let bytes = value * multiplier as f64;
                 let whole_ok = !whole.is_empty() && whole.chars().all(|c| c.is_ascii_digit());
-                let fraction_ok = !fraction.is_empty() && fraction.chars().all(|c| c.is_ascii_digit());
+                let fraction_ok =
+                    !fraction.is_empty() && fraction.chars().all(|c| c.is_ascii_digit());
                 (whole_ok && fraction_ok && bytes < u64::MAX as f64).then_some(bytes as u64)
             }
         };
@@ -111,7 +112,17 @@ mod tests {
         assert_eq!(parse(" 2g "), Ok(2 << 30));
         assert_eq!(parse("1.5gb"), Ok(3 << 29));
         assert_eq!(parse("0.5k"), Ok(512));
-        for bad in ["", "mb", "0", "0kb", "12xb", "1.", ".5g", "1.2.3g", "99999999999tb"] {
+        for bad in [
+            "",
+            "mb",
+            "0",
+            "0kb",
+            "12xb",
+            "1.",
+            ".5g",
+            "1.2.3g",
+            "99999999999tb",
+        ] {
             assert!(parse(bad).is_err(), "{bad} should be refused");
         }
         assert_eq!(human(17), "17 B");

@@ -36,8 +36,12 @@ fn batch(from: i64, rows: i64) -> RecordBatch {
         schema(),
         vec![
             Arc::new(Int64Array::from(ids.clone())),
-            Arc::new(Float64Array::from_iter_values(ids.iter().map(|i| *i as f64 * 0.25))),
-            Arc::new(StringArray::from_iter_values(ids.iter().map(|i| format!("row-{}", i % 97)))),
+            Arc::new(Float64Array::from_iter_values(
+                ids.iter().map(|i| *i as f64 * 0.25),
+            )),
+            Arc::new(StringArray::from_iter_values(
+                ids.iter().map(|i| format!("row-{}", i % 97)),
+            )),
         ],
     )
     .unwrap()
@@ -45,11 +49,17 @@ fn batch(from: i64, rows: i64) -> RecordBatch {
 
 /// `parts` partitions of `batches` batches of `rows` rows each, ids
 /// consecutive across the partitions in order.
-fn partitions(parts: i64, batches: i64, rows: i64) -> (Vec<SendableRecordBatchStream>, RecordBatch) {
+fn partitions(
+    parts: i64,
+    batches: i64,
+    rows: i64,
+) -> (Vec<SendableRecordBatchStream>, RecordBatch) {
     let mut all = Vec::new();
     let mut streams = Vec::new();
     for p in 0..parts {
-        let list: Vec<RecordBatch> = (0..batches).map(|b| batch((p * batches + b) * rows, rows)).collect();
+        let list: Vec<RecordBatch> = (0..batches)
+            .map(|b| batch((p * batches + b) * rows, rows))
+            .collect();
         all.extend(list.clone());
         let stream = futures::stream::iter(list.into_iter().map(Ok));
         streams.push(Box::pin(RecordBatchStreamAdapter::new(schema(), stream)) as _);
@@ -62,12 +72,21 @@ fn area(device: Arc<dyn BlockDevice>, pool: Option<usize>) -> Arc<SpillArea> {
     SpillArea::on_device(device, Path::new("/test"), None, pool).unwrap()
 }
 
-async fn build(area: &Arc<SpillArea>, options: CacheOptions) -> Result<Arc<CachedDataset>, AnalyticsError> {
+async fn build(
+    area: &Arc<SpillArea>,
+    options: CacheOptions,
+) -> Result<Arc<CachedDataset>, AnalyticsError> {
     let (streams, _) = partitions(3, 6, 5000);
-    CachedDataset::build(schema(), streams, area.clone(), options, Arc::new(|_, _| {}))
-        .await
-        .map(Arc::new)
-        .map_err(|e| AnalyticsError::from_engine(e, Path::new("test")))
+    CachedDataset::build(
+        schema(),
+        streams,
+        area.clone(),
+        options,
+        Arc::new(|_, _| {}),
+    )
+    .await
+    .map(Arc::new)
+    .map_err(|e| AnalyticsError::from_engine(e, Path::new("test")))
 }
 
 /// A full scan in `parts` partitions, segments put back in order.
@@ -87,7 +106,11 @@ async fn scan(dataset: &Arc<CachedDataset>, parts: usize) -> Vec<(usize, RecordB
 async fn random_reads_and_scans_match_an_in_memory_copy() {
     let (_, expected) = partitions(3, 6, 5000);
     for residency in [Residency::Stable, Residency::Lru] {
-        for compression in [CacheCompression::None, CacheCompression::Lz4, CacheCompression::Zstd] {
+        for compression in [
+            CacheCompression::None,
+            CacheCompression::Lz4,
+            CacheCompression::Zstd,
+        ] {
             let area = area(Arc::new(MemBlockDevice::new(128 << 20)), Some(64 << 20));
             let options = CacheOptions {
                 share: 1 << 20,
@@ -97,7 +120,10 @@ async fn random_reads_and_scans_match_an_in_memory_copy() {
             };
             let dataset = build(&area, options).await.unwrap();
             let summary = dataset.summary();
-            assert!(summary.resident_segments > 0 && summary.ssd_segment_bytes > 0, "{summary:?}");
+            assert!(
+                summary.resident_segments > 0 && summary.ssd_segment_bytes > 0,
+                "{summary:?}"
+            );
             assert_eq!(dataset.rows(), expected.num_rows() as u64);
             // The model: the segments of the first scan, checked against the input.
             let model = scan(&dataset, 2).await;
@@ -124,7 +150,10 @@ async fn random_reads_and_scans_match_an_in_memory_copy() {
             }
             if residency == Residency::Stable {
                 let resident = dataset.summary().resident_segments;
-                assert_eq!(resident, summary.resident_segments, "the stable part never moves");
+                assert_eq!(
+                    resident, summary.resident_segments,
+                    "the stable part never moves"
+                );
             }
             assert!(dataset.read_segment(model.len()).await.is_err());
         }
@@ -151,7 +180,10 @@ async fn lru_thrashes_on_cyclic_scans_where_stable_keeps_its_part() {
         read_per_scan.push((counter.load(std::sync::atomic::Ordering::Relaxed) - before) / 2);
     }
     let (stable, lru) = (read_per_scan[0], read_per_scan[1]);
-    assert!(stable > 0 && lru > stable, "stable {stable} B/scan, lru {lru} B/scan");
+    assert!(
+        stable > 0 && lru > stable,
+        "stable {stable} B/scan, lru {lru} B/scan"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -159,7 +191,7 @@ async fn device_faults_and_a_full_tier_fail_cleanly() {
     // Writes fail: the build reports the tier's fault.
     let faulty = FaultyBlockDevice::new(Arc::new(MemBlockDevice::new(128 << 20)));
     let area_on_faulty = area(Arc::new(faulty.clone()), None);
-    faulty.fail_writes_after(0);
+    faulty.faults().fail_writes_after(0);
     // More than a write block, so that the device is written.
     let (streams, _) = partitions(2, 4, 50_000);
     let built = CachedDataset::build(
@@ -177,14 +209,29 @@ async fn device_faults_and_a_full_tier_fail_cleanly() {
     // A device too small for the data: spill space exhausted, named.
     let small = area(Arc::new(MemBlockDevice::new(6 * (4 << 20))), None);
     let (streams, _) = partitions(2, 10, 50_000);
-    let built = CachedDataset::build(schema(), streams, small.clone(), CacheOptions::with_share(0), Arc::new(|_, _| {}))
-        .await;
+    let built = CachedDataset::build(
+        schema(),
+        streams,
+        small.clone(),
+        CacheOptions::with_share(0),
+        Arc::new(|_, _| {}),
+    )
+    .await;
     let error = AnalyticsError::from_engine(built.err().unwrap(), Path::new("test"));
     assert!(matches!(error, AnalyticsError::SpillSpace(_)), "{error:?}");
-    assert!(error.to_string().contains("spill space exhausted"), "{error}");
+    assert!(
+        error.to_string().contains("spill space exhausted"),
+        "{error}"
+    );
     // What the failed build wrote was released: the area takes data again.
     let (streams, _) = partitions(1, 2, 1000);
-    CachedDataset::build(schema(), streams, small, CacheOptions::with_share(0), Arc::new(|_, _| {}))
-        .await
-        .unwrap();
+    CachedDataset::build(
+        schema(),
+        streams,
+        small,
+        CacheOptions::with_share(0),
+        Arc::new(|_, _| {}),
+    )
+    .await
+    .unwrap();
 }

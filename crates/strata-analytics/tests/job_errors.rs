@@ -26,9 +26,16 @@ fn bad_inputs_and_options_are_clear_errors() {
     };
     let common = ["--dram-budget", "256mb", "--spill-dir", spill];
 
-    let error = run(&[&["wordcount", "--input", "/nonexistent/words.txt"], &common[..]].concat());
+    let error = run(&[
+        &["wordcount", "--input", "/nonexistent/words.txt"],
+        &common[..],
+    ]
+    .concat());
     assert!(matches!(error, AnalyticsError::Input { .. }), "{error:?}");
-    assert!(error.to_string().contains("/nonexistent/words.txt"), "{error}");
+    assert!(
+        error.to_string().contains("/nonexistent/words.txt"),
+        "{error}"
+    );
 
     let ragged = path("ragged.csv", "label,x1\n1,0.5\n0,0.25,7\n1,2\n");
     let error = run(&[&["logreg", "--input", &ragged], &common[..]].concat());
@@ -41,7 +48,10 @@ fn bad_inputs_and_options_are_clear_errors() {
 
     let no_label = path("nolabel.csv", "y,x1\n1,0.5\n");
     let error = run(&[&["logreg", "--input", &no_label], &common[..]].concat());
-    assert!(error.to_string().contains("label column `label`"), "{error}");
+    assert!(
+        error.to_string().contains("label column `label`"),
+        "{error}"
+    );
 
     let text = path("t.txt", "some words\n");
     let error = run(&[&["logreg", "--input", &text], &common[..]].concat());
@@ -50,15 +60,32 @@ fn bad_inputs_and_options_are_clear_errors() {
     let csv = path("ok.csv", "label,x1\n1,0.5\n0,0.25\n");
     let error = run(&[&["sql", "--input", &csv], &common[..], &["SELEC nonsense"]].concat());
     assert!(matches!(error, AnalyticsError::Query(_)), "{error:?}");
-    let error = run(&[&["sql", "--input", &csv], &common[..], &["SELECT nope FROM input"]].concat());
+    let error = run(&[
+        &["sql", "--input", &csv],
+        &common[..],
+        &["SELECT nope FROM input"],
+    ]
+    .concat());
     assert!(matches!(error, AnalyticsError::Query(_)), "{error:?}");
 
-    let error = run(&["wordcount", "--input", &text, "--dram-budget", "4mb", "--spill-dir", spill]);
+    let error = run(&[
+        "wordcount",
+        "--input",
+        &text,
+        "--dram-budget",
+        "4mb",
+        "--spill-dir",
+        spill,
+    ]);
     assert!(matches!(error, AnalyticsError::Usage(_)), "{error:?}");
     assert!(error.to_string().contains("too small"), "{error}");
     assert_eq!(error.exit_code(), 2);
 
-    let error = run(&[&["wordcount", "--input", &text, "--spill-limit", "500tb"], &common[..]].concat());
+    let error = run(&[
+        &["wordcount", "--input", &text, "--spill-limit", "500tb"],
+        &common[..],
+    ]
+    .concat());
     assert!(matches!(error, AnalyticsError::SpillSpace(_)), "{error:?}");
     assert!(error.to_string().contains("is full"), "{error}");
     // Nothing is left behind in the spill directory.
@@ -93,12 +120,15 @@ fn a_good_sql_job_writes_its_result_and_report() {
             args.push("--cache");
         }
         run_job(command(&args)).unwrap();
-        assert_eq!(std::fs::read_to_string(&out).unwrap(), "k,total\na,4\nb,2\n");
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            "k,total\na,4\nb,2\n"
+        );
         let json: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
         assert_eq!(json["job"], "sql");
         assert_eq!(json["result"][0]["rows"], 2);
         assert_eq!(json["cache"].is_null(), !cache);
-        assert!(json["stages"].as_array().unwrap().len() >= 1);
+        assert!(!json["stages"].as_array().unwrap().is_empty());
     }
 }

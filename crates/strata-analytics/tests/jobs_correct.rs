@@ -39,14 +39,29 @@ async fn word_counts_match_a_plain_count_at_every_budget() {
     expected.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     expected.truncate(25);
     let input = input(&path);
-    let args = wordcount_args(&["--input", path.to_str().unwrap(), "--dram-budget", "1gb", "--top", "25"]);
+    let args = wordcount_args(&[
+        "--input",
+        path.to_str().unwrap(),
+        "--dram-budget",
+        "1gb",
+        "--top",
+        "25",
+    ]);
     for pool in [None, Some(64 << 20), Some(20 << 20)] {
         let mut run = run_with_pool(pool, &dir.path().join("spill"), 2);
         let result = wordcount::wordcount(&mut run, &input, &args).await.unwrap();
-        let got: Vec<(String, u64)> = result.top.iter().map(|w| (w.word.clone(), w.count)).collect();
+        let got: Vec<(String, u64)> = result
+            .top
+            .iter()
+            .map(|w| (w.word.clone(), w.count))
+            .collect();
         assert_eq!(got, expected, "pool {pool:?}");
         assert_eq!(result.distinct_words, plain.len() as u64, "pool {pool:?}");
-        assert_eq!(result.total_words, plain.values().sum::<u64>(), "pool {pool:?}");
+        assert_eq!(
+            result.total_words,
+            plain.values().sum::<u64>(),
+            "pool {pool:?}"
+        );
         let spilled = TierCounters::get(&run.engine.area.counters().spilled);
         if pool == Some(20 << 20) {
             assert!(spilled > 0, "a 20 MiB pool must make the aggregation spill");
@@ -85,7 +100,10 @@ async fn logistic_regression_matches_plain_gradient_descent_at_every_budget() {
             let (result, dataset) = logreg::logreg(&mut run, &input, &args).await.unwrap();
             assert_eq!(result.features.len(), 10);
             for (got, want) in result.weights.iter().zip(&weights) {
-                assert!(close(*got, *want), "pool {pool:?} share {share}: {got} vs {want}");
+                assert!(
+                    close(*got, *want),
+                    "pool {pool:?} share {share}: {got} vs {want}"
+                );
             }
             for (got, want) in result.losses.iter().zip(&losses) {
                 assert!(close(*got, *want), "{got} vs {want}");
@@ -108,7 +126,10 @@ async fn logistic_regression_matches_plain_gradient_descent_at_every_budget() {
                 _ => assert!(summary.resident_segments > 0 && summary.ssd_segment_bytes > 0),
             }
             if share != "85" {
-                assert!(read >= 6 * summary.ssd_bytes, "every pass reads the SSD part");
+                assert!(
+                    read >= 6 * summary.ssd_bytes,
+                    "every pass reads the SSD part"
+                );
             }
         }
     }

@@ -59,7 +59,11 @@ fn full() -> bool {
 
 #[test]
 fn jobs_stay_within_their_dram_budget() {
-    let (size, budget) = if full() { (1 << 30, 256 * MIB) } else { (160 * MIB, 96 * MIB) };
+    let (size, budget) = if full() {
+        (1 << 30, 256 * MIB)
+    } else {
+        (160 * MIB, 96 * MIB)
+    };
     let dir = tempfile::tempdir().unwrap();
     let points = dir.path().join("points.csv");
     let text = dir.path().join("text.txt");
@@ -104,12 +108,23 @@ fn jobs_stay_within_their_dram_budget() {
             report["budget"],
             report["stages"]
         );
-        assert_eq!(report["budget"]["within_budget"], true, "{name}: {}", report["budget"]);
+        assert_eq!(
+            report["budget"]["within_budget"], true,
+            "{name}: {}",
+            report["budget"]
+        );
         if name != "wordcount" {
             // The table did not fit its share: part of it is read from the SSD.
-            assert!(report["spill"]["cache_read_bytes"].as_u64().unwrap() > 0, "{report}");
+            assert!(
+                report["spill"]["cache_read_bytes"].as_u64().unwrap() > 0,
+                "{report}"
+            );
         }
-        assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0, "spill area removed");
+        assert_eq!(
+            std::fs::read_dir(&spill).unwrap().count(),
+            0,
+            "spill area removed"
+        );
     }
 }
 
@@ -118,10 +133,20 @@ fn bad_input_ends_the_job_with_a_message() {
     let dir = tempfile::tempdir().unwrap();
     let spill = dir.path().to_str().unwrap();
     let missing = Path::new("/nonexistent/input.txt").to_str().unwrap();
-    let (status, stderr, _) =
-        job(&["wordcount", "--input", missing, "--dram-budget", "256mb", "--spill-dir", spill]);
+    let (status, stderr, _) = job(&[
+        "wordcount",
+        "--input",
+        missing,
+        "--dram-budget",
+        "256mb",
+        "--spill-dir",
+        spill,
+    ]);
     assert_eq!(status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("error: input /nonexistent/input.txt"), "{stderr}");
+    assert!(
+        stderr.contains("error: input /nonexistent/input.txt"),
+        "{stderr}"
+    );
     let (status, stderr, _) = job(&["wordcount", "--input", missing, "--dram-budget", "lots"]);
     assert_eq!(status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("invalid size"), "{stderr}");

@@ -47,7 +47,7 @@ impl SplitMix64 {
 
     /// Uniform in `0..n` (`n` > 0).
     pub fn below(&mut self, n: u64) -> u64 {
-        ((self.next_u64() as u128 * n as u128) >> 64) as u64
+        ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64
     }
 
     /// Standard normal (Box-Muller).
@@ -206,7 +206,10 @@ mod tests {
 
     #[test]
     fn words_are_distinct_and_frequent_ones_short() {
-        assert_eq!([word(0), word(25), word(26), word(27)], ["a", "z", "aa", "ab"]);
+        assert_eq!(
+            [word(0), word(25), word(26), word(27)],
+            ["a", "z", "aa", "ab"]
+        );
         let all: std::collections::HashSet<String> = (0..10_000).map(word).collect();
         assert_eq!(all.len(), 10_000);
     }
@@ -237,7 +240,7 @@ mod tests {
             let a = writer(&dir.path().join(format!("{kind}-a")), 100_000, 42).unwrap();
             let b = writer(&dir.path().join(format!("{kind}-b")), 100_000, 42).unwrap();
             let c = writer(&dir.path().join(format!("{kind}-c")), 100_000, 43).unwrap();
-            assert!(a >= 100_000 && a < 100_300, "{a}");
+            assert!((100_000..100_300).contains(&a), "{a}");
             assert_eq!(a, b);
             assert_eq!(read(&format!("{kind}-a")), read(&format!("{kind}-b")));
             assert_ne!(read(&format!("{kind}-a")), read(&format!("{kind}-c")));
@@ -247,7 +250,10 @@ mod tests {
         assert!(text.lines().all(|l| l.ends_with('.')));
         let points = String::from_utf8(read("points-a")).unwrap();
         let mut lines = points.lines();
-        assert_eq!(lines.next().unwrap(), "label,x1,x2,x3,x4,x5,x6,x7,x8,x9,x10");
+        assert_eq!(
+            lines.next().unwrap(),
+            "label,x1,x2,x3,x4,x5,x6,x7,x8,x9,x10"
+        );
         assert!(lines.all(|l| l.split(',').count() == 11));
     }
 }

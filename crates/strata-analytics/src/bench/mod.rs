@@ -60,7 +60,12 @@ fn input_for(args: &AnalyticsBenchArgs, job: BenchJob) -> Result<PathBuf, Analyt
     if path.exists() {
         return Ok(path);
     }
-    eprintln!("generating {} of {} data: {}", human(size), job.name(), path.display());
+    eprintln!(
+        "generating {} of {} data: {}",
+        human(size),
+        job.name(),
+        path.display()
+    );
     let partial = path.with_extension("partial");
     let written = match job {
         BenchJob::Wordcount => generate::write_text(&partial, size, args.seed),
@@ -81,19 +86,26 @@ pub fn run_bench(args: AnalyticsBenchArgs) -> Result<(), AnalyticsError> {
         ));
     }
     if args.budgets.iter().any(|b| !(*b > 0.0 && *b <= 1000.0)) {
-        return Err(AnalyticsError::Usage("--budgets are percents in (0, 1000]".into()));
+        return Err(AnalyticsError::Usage(
+            "--budgets are percents in (0, 1000]".into(),
+        ));
     }
     let mut inputs = Vec::new();
     for &job in &args.jobs {
         inputs.push((job, input_for(&args, job)?));
     }
     if args.generate_only {
-        inputs.iter().for_each(|(_, path)| println!("{}", path.display()));
+        inputs
+            .iter()
+            .for_each(|(_, path)| println!("{}", path.display()));
         return Ok(());
     }
     let exe = std::env::current_exe()
         .map_err(|e| AnalyticsError::io("finding the strata executable", e))?;
-    let spill_dir = args.spill_dir.clone().unwrap_or_else(|| args.data_dir.join("spill"));
+    let spill_dir = args
+        .spill_dir
+        .clone()
+        .unwrap_or_else(|| args.data_dir.join("spill"));
     let mut results = Vec::new();
     for (job, input) in &inputs {
         let bytes = std::fs::metadata(input)
@@ -103,7 +115,13 @@ pub fn run_bench(args: AnalyticsBenchArgs) -> Result<(), AnalyticsError> {
             let mut first = None;
             for &percent in &args.budgets {
                 let budget = (bytes as f64 * percent / 100.0) as u64;
-                let run = Run { args: &args, exe: &exe, job: *job, input, spill_dir: &spill_dir };
+                let run = Run {
+                    args: &args,
+                    exe: &exe,
+                    job: *job,
+                    input,
+                    spill_dir: &spill_dir,
+                };
                 let mut result = run.once(mode, percent, budget)?;
                 let base = *first.get_or_insert(result.seconds);
                 result.slowdown = result.seconds / base;
@@ -143,8 +161,15 @@ struct Run<'a> {
 
 impl Run<'_> {
     /// Runs the job once under `mode` at `budget` bytes.
-    fn once(&self, mode: Confinement, percent: f64, budget: u64) -> Result<RunResult, AnalyticsError> {
-        let report = self.spill_dir.join(format!("report-{}.json", std::process::id()));
+    fn once(
+        &self,
+        mode: Confinement,
+        percent: f64,
+        budget: u64,
+    ) -> Result<RunResult, AnalyticsError> {
+        let report = self
+            .spill_dir
+            .join(format!("report-{}.json", std::process::id()));
         std::fs::create_dir_all(self.spill_dir)
             .map_err(|e| AnalyticsError::io(format!("creating {}", self.spill_dir.display()), e))?;
         let mut job_args: Vec<String> = vec![
@@ -181,7 +206,10 @@ impl Run<'_> {
                 let mut c = Command::new("sh");
                 let procs = cgroup.join("cgroup.procs");
                 c.arg("-c")
-                    .arg(format!("echo $$ > '{}' && exec \"$0\" \"$@\"", procs.display()))
+                    .arg(format!(
+                        "echo $$ > '{}' && exec \"$0\" \"$@\"",
+                        procs.display()
+                    ))
                     .arg(self.exe)
                     .args(&job_args);
                 c
@@ -214,7 +242,11 @@ impl Run<'_> {
         let _ = std::fs::remove_file(&report);
         let json: serde_json::Value = serde_json::from_str(&text)
             .map_err(|e| AnalyticsError::Engine(format!("a job's report: {e}")))?;
-        let number = |pointer: &str| json.pointer(pointer).and_then(|v| v.as_f64()).unwrap_or(0.0);
+        let number = |pointer: &str| {
+            json.pointer(pointer)
+                .and_then(|v| v.as_f64())
+                .unwrap_or(0.0)
+        };
         Ok(RunResult {
             job: self.job,
             mode,
@@ -225,7 +257,8 @@ impl Run<'_> {
             peak_rss: number("/budget/peak_data_rss") as u64,
             ssd_written: (number("/spill/spilled_bytes") + number("/spill/cache_written_bytes"))
                 as u64,
-            ssd_read: (number("/spill/spill_read_bytes") + number("/spill/cache_read_bytes")) as u64,
+            ssd_read: (number("/spill/spill_read_bytes") + number("/spill/cache_read_bytes"))
+                as u64,
             slowdown: 1.0,
         })
     }
@@ -235,7 +268,11 @@ impl Run<'_> {
 /// `memory.limit_in_bytes`).
 fn set_cgroup_limit(cgroup: &Path, bytes: u64) -> Result<(), AnalyticsError> {
     let v2 = cgroup.join("memory.max");
-    let file = if v2.exists() { v2 } else { cgroup.join("memory.limit_in_bytes") };
+    let file = if v2.exists() {
+        v2
+    } else {
+        cgroup.join("memory.limit_in_bytes")
+    };
     std::fs::write(&file, bytes.to_string())
         .map_err(|e| AnalyticsError::io(format!("setting {}", file.display()), e))
 }
@@ -255,7 +292,10 @@ pub fn table(results: &[RunResult]) -> String {
         if !modes.contains(&r.mode) {
             modes.push(r.mode);
         }
-        if !rows.iter().any(|(j, _, p)| *j == r.job && *p == r.budget_percent) {
+        if !rows
+            .iter()
+            .any(|(j, _, p)| *j == r.job && *p == r.budget_percent)
+        {
             rows.push((r.job, r.budget_bytes, r.budget_percent));
         }
     }
@@ -266,7 +306,11 @@ pub fn table(results: &[RunResult]) -> String {
     out.push_str("\n|---|---|");
     out.push_str(&"---|---|".repeat(modes.len()));
     for (job, bytes, percent) in rows {
-        out.push_str(&format!("\n| {} | {percent}% ({}) |", job.name(), human(bytes)));
+        out.push_str(&format!(
+            "\n| {} | {percent}% ({}) |",
+            job.name(),
+            human(bytes)
+        ));
         for mode in &modes {
             let cell = results
                 .iter()

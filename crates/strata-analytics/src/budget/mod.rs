@@ -56,7 +56,9 @@ impl BudgetPlan {
         let pool = budget.saturating_sub(baseline + slack);
         if pool < MIN_POOL {
             let least = (baseline + MIN_POOL).max(1);
-            let least = (least..).step_by(1 << 20).find(|b| b.saturating_sub(baseline + slack_for(*b)) >= MIN_POOL);
+            let least = (least..)
+                .step_by(1 << 20)
+                .find(|b| b.saturating_sub(baseline + slack_for(*b)) >= MIN_POOL);
             return Err(AnalyticsError::Usage(format!(
                 "--dram-budget {} is too small: the process holds {} before any data and keeps {} \
                  for unaccounted memory, leaving less than the {} an engine needs; use at least {}",
@@ -110,6 +112,9 @@ mod tests {
         assert_eq!((unbounded.pool, unbounded.margin()), (None, None));
         let error = BudgetPlan::new(Some(64 << 20), 30 << 20).unwrap_err();
         assert!(error.to_string().contains("too small"), "{error}");
-        assert!(error.to_string().contains("use at least 78.0 MiB"), "{error}");
+        assert!(
+            error.to_string().contains("use at least 78.0 MiB"),
+            "{error}"
+        );
     }
 }

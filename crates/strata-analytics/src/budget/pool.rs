@@ -14,8 +14,8 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use datafusion::common::Result;
 use datafusion::execution::memory_pool::{
-    FairSpillPool, MemoryConsumer, MemoryLimit, MemoryPool, MemoryReservation,
-    TrackConsumersPool, UnboundedMemoryPool,
+    FairSpillPool, MemoryConsumer, MemoryLimit, MemoryPool, MemoryReservation, TrackConsumersPool,
+    UnboundedMemoryPool,
 };
 
 /// A job's memory pool: bounded by the budget, or unbounded (no budget:

@@ -32,7 +32,10 @@ pub fn current_data_rss() -> u64 {
     let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
         return 0;
     };
-    ["RssAnon:", "RssShmem:"].iter().map(|f| field(&status, f)).sum()
+    ["RssAnon:", "RssShmem:"]
+        .iter()
+        .map(|f| field(&status, f))
+        .sum()
 }
 
 /// `VmHWM` of this process in bytes: the most it was ever resident.
@@ -53,7 +56,13 @@ fn field(status: &str, name: &str) -> u64 {
     status
         .lines()
         .find_map(|line| line.strip_prefix(name))
-        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .and_then(|rest| {
+            rest.trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<u64>()
+                .ok()
+        })
         .map_or(0, |kb| kb * 1024)
 }
 
@@ -155,7 +164,11 @@ mod tests {
         sampler.enter_stage(1);
         let block = vec![1u8; 64 << 20];
         std::thread::sleep(SAMPLE_INTERVAL * 5);
-        assert!(sampler.stage_peak(1) >= data_before + (48 << 20), "{}", sampler.stage_peak(1));
+        assert!(
+            sampler.stage_peak(1) >= data_before + (48 << 20),
+            "{}",
+            sampler.stage_peak(1)
+        );
         assert!(peak_rss() >= sampler.stage_peak(1));
         drop(block);
         assert!(sampler.samples() >= 2);

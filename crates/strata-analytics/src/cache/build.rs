@@ -12,10 +12,9 @@ use datafusion::execution::SendableRecordBatchStream;
 use futures::StreamExt;
 use parking_lot::Mutex;
 
-use super::{
-    BatchCodec, CacheCompression, CachedDataset, Residency, ResidentSet, Segment, State,
-    SEGMENT_BYTES,
-};
+use super::codec::{BatchCodec, CacheCompression};
+use super::dataset::{CachedDataset, Segment, State, SEGMENT_BYTES};
+use super::residency::{Residency, ResidentSet};
 use crate::tier::{SpillArea, TierCounters};
 
 /// How a dataset is cached.
@@ -136,7 +135,10 @@ impl CachedDataset {
 
 impl Builder {
     /// Builds the segments of one partition, in order.
-    async fn partition(self: Arc<Self>, mut stream: SendableRecordBatchStream) -> Result<Vec<Segment>> {
+    async fn partition(
+        self: Arc<Self>,
+        mut stream: SendableRecordBatchStream,
+    ) -> Result<Vec<Segment>> {
         let mut pending: Vec<RecordBatch> = Vec::new();
         let mut pending_rows = 0;
         let mut segment_rows = None;
@@ -191,7 +193,11 @@ impl Builder {
             granted
         };
         let on_ssd = !resident || self.options.residency == Residency::Lru;
-        let extents = if on_ssd { self.write(&batch)? } else { Vec::new() };
+        let extents = if on_ssd {
+            self.write(&batch)?
+        } else {
+            Vec::new()
+        };
         (self.progress)(rows as u64, size as u64);
         Ok(Segment {
             rows,
@@ -228,7 +234,10 @@ struct SegmentsGuard<'a> {
 impl Drop for SegmentsGuard<'_> {
     fn drop(&mut self) {
         for segment in self.segments.drain(..) {
-            segment.extents.into_iter().for_each(|e| self.area.release(e));
+            segment
+                .extents
+                .into_iter()
+                .for_each(|e| self.area.release(e));
         }
     }
 }

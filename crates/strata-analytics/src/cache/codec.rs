@@ -93,16 +93,24 @@ mod tests {
         let batch = RecordBatch::try_from_iter([
             (
                 "x",
-                Arc::new(Float64Array::from_iter_values((0..5000).map(|i| i as f64 * 0.5))) as _,
+                Arc::new(Float64Array::from_iter_values(
+                    (0..5000).map(|i| f64::from(i) * 0.5),
+                )) as _,
             ),
             (
                 "s",
-                Arc::new(StringArray::from_iter_values((0..5000).map(|i| format!("w{}", i % 7)))) as _,
+                Arc::new(StringArray::from_iter_values(
+                    (0..5000).map(|i| format!("w{}", i % 7)),
+                )) as _,
             ),
         ])
         .unwrap();
         let mut sizes = Vec::new();
-        for compression in [CacheCompression::None, CacheCompression::Lz4, CacheCompression::Zstd] {
+        for compression in [
+            CacheCompression::None,
+            CacheCompression::Lz4,
+            CacheCompression::Zstd,
+        ] {
             let codec = BatchCodec::new(compression).unwrap();
             let bytes = codec.encode(&batch).unwrap();
             sizes.push(bytes.len());

@@ -123,7 +123,9 @@ impl ResidentSet {
     /// it (applied to `self`): the policy's decisions, made before the
     /// scan so that its reads can be issued ahead.
     pub fn plan_scan(&mut self) -> Vec<Step> {
-        (0..self.sizes.len()).map(|index| self.visit(index)).collect()
+        (0..self.sizes.len())
+            .map(|index| self.visit(index))
+            .collect()
     }
 
     /// One access to segment `index` (scans visit in segment order): the

@@ -17,7 +17,8 @@ use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::common::{DataFusionError, Result};
 use futures::{Stream, StreamExt};
 
-use super::{CachedDataset, Step};
+use super::dataset::CachedDataset;
+use super::residency::Step;
 use crate::tier::{chunks::ChunkStream, Extent};
 
 /// Extents a partition's scan keeps in flight.
@@ -99,7 +100,10 @@ impl CachedDataset {
             }
             let step = state.set.visit(index);
             if let Step::Hit(_) = step {
-                return Ok(state.segments[index].dram.clone().expect("a hit is resident"));
+                return Ok(state.segments[index]
+                    .dram
+                    .clone()
+                    .expect("a hit is resident"));
             }
             (step, state.segments[index].extents.clone())
         };
@@ -107,7 +111,8 @@ impl CachedDataset {
             unreachable!("hits returned above");
         };
         let mut pieces = Vec::new();
-        let mut chunks = ChunkStream::new(self.area.clone(), extents, READ_AHEAD, |c| &c.cache_read);
+        let mut chunks =
+            ChunkStream::new(self.area.clone(), extents, READ_AHEAD, |c| &c.cache_read);
         while let Some(piece) = chunks.next().await {
             pieces.push(piece.map_err(|f| DataFusionError::IoError(f.into_io()))?);
         }
@@ -168,7 +173,8 @@ impl Stream for SegmentStream {
                             return Poll::Ready(Some(Err(e.into())));
                         }
                     };
-                    this.dataset.settle(miss.index, &batch, miss.keep, &miss.evict);
+                    this.dataset
+                        .settle(miss.index, &batch, miss.keep, &miss.evict);
                     return Poll::Ready(Some(Ok((miss.index, batch))));
                 }
                 Poll::Ready(Some(Err(fault))) => {

@@ -13,7 +13,7 @@ use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::streaming::PartitionStream;
 use futures::StreamExt;
 
-use super::CachedDataset;
+use super::dataset::CachedDataset;
 
 /// One partition of the table.
 struct CachedPartition {
@@ -38,7 +38,10 @@ impl PartitionStream for CachedPartition {
             .dataset
             .scan_partition(self.part, self.parts)
             .map(|item| item.map(|(_, batch)| batch));
-        Box::pin(RecordBatchStreamAdapter::new(self.dataset.schema().clone(), stream))
+        Box::pin(RecordBatchStreamAdapter::new(
+            self.dataset.schema().clone(),
+            stream,
+        ))
     }
 }
 

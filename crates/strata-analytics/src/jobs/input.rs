@@ -126,7 +126,11 @@ impl Input {
             .unwrap_or_default();
         let registered = match self.format {
             InputFormat::Csv | InputFormat::Tsv => {
-                let delimiter = if self.format == InputFormat::Tsv { b'\t' } else { b',' };
+                let delimiter = if self.format == InputFormat::Tsv {
+                    b'\t'
+                } else {
+                    b','
+                };
                 let options = CsvReadOptions::new()
                     .has_header(self.header)
                     .delimiter(delimiter)

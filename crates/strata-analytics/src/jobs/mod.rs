@@ -77,11 +77,13 @@ fn default_spill_limit(input_bytes: u64, dir: &std::path::Path) -> u64 {
 /// The caller must not be inside a tokio runtime.
 pub fn run_job(command: JobCommand) -> Result<(), AnalyticsError> {
     let common = command.common().clone();
-    let partitions = common.partitions.unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(2, |n| n.get())
-    });
+    let partitions = common
+        .partitions
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
     if partitions == 0 {
-        return Err(AnalyticsError::Usage("--partitions must be at least 1".into()));
+        return Err(AnalyticsError::Usage(
+            "--partitions must be at least 1".into(),
+        ));
     }
     let input = Input::open(&common.input, common.format, !common.no_header)?;
     let spill_dir = common.spill_dir.clone().unwrap_or_else(default_spill_dir);
@@ -113,7 +115,11 @@ pub fn run_job(command: JobCommand) -> Result<(), AnalyticsError> {
             }
             JobCommand::Logreg(args) => {
                 let (result, dataset) = logreg::logreg(&mut run, &input, args).await?;
-                (logreg::render(&result), to_json(&result), Some(dataset.summary()))
+                (
+                    logreg::render(&result),
+                    to_json(&result),
+                    Some(dataset.summary()),
+                )
             }
             JobCommand::Sql(args) => {
                 let (results, dataset) = sql::sql(&mut run, &input, args).await?;
@@ -163,7 +169,11 @@ fn summary(report: &JobReport) -> String {
             human(limit),
             human(budget.peak_rss)
         ),
-        None => format!("peak data RSS {} (no budget; RSS with code {})", human(peak), human(budget.peak_rss)),
+        None => format!(
+            "peak data RSS {} (no budget; RSS with code {})",
+            human(peak),
+            human(budget.peak_rss)
+        ),
     };
     let spill = &report.spill;
     format!(

@@ -57,7 +57,9 @@ impl Progress {
         let style = ProgressStyle::with_template(template)
             .expect("the templates are valid")
             .progress_chars("=> ");
-        let bar = self.bars.add(bar.with_style(style).with_prefix(name.to_owned()));
+        let bar = self
+            .bars
+            .add(bar.with_style(style).with_prefix(name.to_owned()));
         bar.enable_steady_tick(TICK);
         bar
     }

@@ -11,8 +11,8 @@ use datafusion::arrow::csv::Writer as CsvWriter;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::arrow::util::pretty::pretty_format_batches;
-use datafusion::parquet::arrow::ArrowWriter;
 use datafusion::execution::memory_pool::MemoryPool;
+use datafusion::parquet::arrow::ArrowWriter;
 use futures::StreamExt;
 use serde::Serialize;
 
@@ -20,8 +20,8 @@ use super::args::SqlArgs;
 use super::input::Input;
 use super::progress::Unit;
 use super::run::JobRun;
-use crate::cache::table::cached_table;
 use crate::cache::build::resident_share;
+use crate::cache::table::cached_table;
 use crate::cache::{CacheOptions, CachedDataset, SEGMENT_BYTES};
 use crate::error::AnalyticsError;
 
@@ -47,7 +47,9 @@ impl Sink {
     fn open(path: &Path, schema: &SchemaRef) -> Result<Sink, AnalyticsError> {
         let file = File::create(path)
             .map_err(|e| AnalyticsError::io(format!("creating {}", path.display()), e))?;
-        let parquet = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("parquet"));
+        let parquet = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("parquet"));
         Ok(match parquet {
             true => Sink::Parquet(
                 ArrowWriter::try_new(file, schema.clone(), None)
@@ -84,10 +86,15 @@ pub async fn sql(
     let partitions = run.engine.partitions;
     let mut cached = None;
     if args.cache {
-        input.register(&ctx, "strata_input", partitions, Arc::default()).await?;
+        input
+            .register(&ctx, "strata_input", partitions, Arc::default())
+            .await?;
         let frame = ctx.table("strata_input").await.map_err(engine_error)?;
         let schema = Arc::new(frame.schema().as_arrow().clone());
-        let streams = frame.execute_stream_partitioned().await.map_err(engine_error)?;
+        let streams = frame
+            .execute_stream_partitioned()
+            .await
+            .map_err(engine_error)?;
         let bar = run.stage("cache", Unit::Rows);
         let options = CacheOptions {
             share: resident_share(
@@ -101,9 +108,10 @@ pub async fn sql(
             segment_bytes: SEGMENT_BYTES,
         };
         let progress = Arc::new(move |rows: u64, _bytes: u64| bar.inc(rows));
-        let dataset = CachedDataset::build(schema, streams, run.engine.area.clone(), options, progress)
-            .await
-            .map_err(engine_error)?;
+        let dataset =
+            CachedDataset::build(schema, streams, run.engine.area.clone(), options, progress)
+                .await
+                .map_err(engine_error)?;
         let dataset = Arc::new(dataset);
         ctx.deregister_table("strata_input").map_err(engine_error)?;
         let table = cached_table(dataset.clone(), partitions).map_err(engine_error)?;
@@ -111,7 +119,9 @@ pub async fn sql(
             .map_err(engine_error)?;
         cached = Some(dataset);
     } else {
-        input.register(&ctx, &args.table, partitions, Arc::default()).await?;
+        input
+            .register(&ctx, &args.table, partitions, Arc::default())
+            .await?;
     }
     let mut results = Vec::new();
     for (i, query) in args.queries.iter().enumerate() {

@@ -252,7 +252,12 @@ impl TextSource {
 
 impl fmt::Debug for TextSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "TextSource({:?}, {} ranges)", self.table, self.ranges.len())
+        write!(
+            f,
+            "TextSource({:?}, {} ranges)",
+            self.table,
+            self.ranges.len()
+        )
     }
 }
 
@@ -400,15 +405,26 @@ mod tests {
             .map(|p| p.iter().map(|r| r.end - r.start).sum())
             .collect();
         assert_eq!(sizes, vec![8, 7]);
-        assert_eq!(parts[1][0], FileRange { path: "a".into(), start: 8, end: 10 });
+        assert_eq!(
+            parts[1][0],
+            FileRange {
+                path: "a".into(),
+                start: 8,
+                end: 10
+            }
+        );
     }
 
     #[test]
     fn words_are_alphanumeric_runs_lowercased() {
         let mut words = Vec::new();
-        tokenize("The cat's 2nd HAT, Ünïcode-Straße!\n\tend".as_bytes(), |w| {
-            words.push(w.to_owned())
-        });
-        assert_eq!(words, ["the", "cat", "s", "2nd", "hat", "ünïcode", "straße", "end"]);
+        tokenize(
+            "The cat's 2nd HAT, Ünïcode-Straße!\n\tend".as_bytes(),
+            |w| words.push(w.to_owned()),
+        );
+        assert_eq!(
+            words,
+            ["the", "cat", "s", "2nd", "hat", "ünïcode", "straße", "end"]
+        );
     }
 }

@@ -54,7 +54,12 @@ pub async fn wordcount(
 ) -> Result<WordcountResult, AnalyticsError> {
     let engine_error = |e| AnalyticsError::from_engine(e, &input.path);
     let read = Arc::new(AtomicU64::new(0));
-    let table = input.text_table(TextTable::Words, run.engine.partitions, BATCH_ROWS, read.clone())?;
+    let table = input.text_table(
+        TextTable::Words,
+        run.engine.partitions,
+        BATCH_ROWS,
+        read.clone(),
+    )?;
     let ctx = run.engine.ctx.clone();
     ctx.register_table("words", Arc::new(table))
         .map_err(engine_error)?;
@@ -161,7 +166,13 @@ pub fn render(result: &WordcountResult) -> String {
         result.distinct_words,
         result.top.len()
     );
-    let width = result.top.iter().map(|w| w.word.chars().count()).max().unwrap_or(4).max(4);
+    let width = result
+        .top
+        .iter()
+        .map(|w| w.word.chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(4);
     for entry in &result.top {
         out.push_str(&format!("{:<width$}  {}\n", entry.word, entry.count));
     }
@@ -178,7 +189,11 @@ mod tests {
         for (word, count) in [("d", 1), ("b", 5), ("c", 5), ("a", 5), ("e", 9), ("f", 2)] {
             top.offer(word, count);
         }
-        let got: Vec<(String, u64)> = top.into_sorted().into_iter().map(|w| (w.word, w.count)).collect();
+        let got: Vec<(String, u64)> = top
+            .into_sorted()
+            .into_iter()
+            .map(|w| (w.word, w.count))
+            .collect();
         assert_eq!(got, [("e".into(), 9), ("a".into(), 5), ("b".into(), 5)]);
         let mut none = TopWords::new(0);
         none.offer("x", 1);

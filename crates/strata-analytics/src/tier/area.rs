@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use datafusion::execution::memory_pool::{MemoryConsumer, MemoryPool, MemoryReservation};
-use strata_device::{BlockDevice, BufferedBlockFile, DirectBlockFile};
+use strata_device::{BlockDevice, BlockFile, IoMode};
 use strata_ssd::{BlockLoc, SsdConfig, SsdError, SsdStore};
 
 use crate::size::human;
@@ -187,12 +187,12 @@ impl SpillArea {
         }
         let path = dir.join(format!("{FILE_PREFIX}{}{FILE_SUFFIX}", std::process::id()));
         let _ = std::fs::remove_file(&path);
-        let device: io::Result<Arc<dyn BlockDevice>> = match io {
-            SpillIo::Direct => DirectBlockFile::create(&path, capacity).map(|d| Arc::new(d) as _),
-            SpillIo::Buffered => {
-                BufferedBlockFile::create(&path, capacity).map(|d| Arc::new(d) as _)
-            }
+        let mode = match io {
+            SpillIo::Direct => IoMode::Direct,
+            SpillIo::Buffered => IoMode::Buffered,
         };
+        let device: io::Result<Arc<dyn BlockDevice>> =
+            BlockFile::create(&path, capacity, mode).map(|d| Arc::new(d) as _);
         let device = device.map_err(|e| {
             let _ = std::fs::remove_file(&path);
             match e.kind() {
@@ -359,8 +359,8 @@ impl Drop for SpillArea {
 
 /// Free bytes on the filesystem of `dir`.
 fn free_space(dir: &Path) -> Result<u64, String> {
-    let stat = rustix::fs::statvfs(dir)
-        .map_err(|e| format!("spill directory {}: {e}", dir.display()))?;
+    let stat =
+        rustix::fs::statvfs(dir).map_err(|e| format!("spill directory {}: {e}", dir.display()))?;
     Ok(stat.f_bavail.saturating_mul(stat.f_frsize))
 }
 

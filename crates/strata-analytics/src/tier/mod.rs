@@ -8,7 +8,7 @@
 //! with aligned `O_DIRECT` I/O; CRC-checked entries; blocks freed and
 //! reused once nothing in them is live), its pool of reader threads
 //! (reads run off the query's threads, several in flight), and
-//! `strata-device`'s [`DirectBlockFile`] (the file's blocks are reserved
+//! `strata-device`'s [`BlockFile`] (the file's blocks are reserved
 //! with `fallocate` when it is created, so a filesystem filling up later
 //! cannot fail a spill half-way). Nothing here is durable: the file is
 //! removed when the job ends, and a job's crash leaves only a file named
@@ -27,5 +27,5 @@ pub mod spill_file;
 
 pub use area::{Extent, SpillArea, SpillIo, TierCounters, TierFault};
 pub use spill_file::SpillFiles;
-pub use strata_device::DirectBlockFile;
+pub use strata_device::BlockFile;
 pub use strata_ssd::SsdStore;

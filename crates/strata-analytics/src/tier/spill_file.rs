@@ -18,8 +18,8 @@ use std::task::{Context, Poll, Waker};
 
 use bytes::Bytes;
 use datafusion::common::{DataFusionError, Result};
-use datafusion::execution::{SpillFile, SpillWriter, TempFileFactory};
 use datafusion::execution::memory_pool::{MemoryConsumer, MemoryReservation};
+use datafusion::execution::{SpillFile, SpillWriter, TempFileFactory};
 use futures::{Stream, StreamExt};
 use parking_lot::Mutex;
 

@@ -56,7 +56,10 @@ pub fn partial(batch: &RecordBatch, w: &[f64]) -> Result<Partial, String> {
     let schema = batch.schema();
     for (i, column) in columns.iter().enumerate() {
         if column.null_count() > 0 {
-            return Err(format!("column `{}` holds a null value", schema.field(i).name()));
+            return Err(format!(
+                "column `{}` holds a null value",
+                schema.field(i).name()
+            ));
         }
     }
     let labels = columns[0].as_primitive::<Float64Type>().values();
@@ -99,9 +102,15 @@ mod tests {
     #[test]
     fn partials_match_the_row_by_row_formula() {
         let batch = RecordBatch::try_from_iter([
-            ("label", Arc::new(Float64Array::from(vec![1.0, 0.0, 1.0])) as _),
+            (
+                "label",
+                Arc::new(Float64Array::from(vec![1.0, 0.0, 1.0])) as _,
+            ),
             ("a", Arc::new(Float64Array::from(vec![0.5, -1.0, 2.0])) as _),
-            ("b", Arc::new(Float64Array::from(vec![1.5, 0.25, -0.5])) as _),
+            (
+                "b",
+                Arc::new(Float64Array::from(vec![1.5, 0.25, -0.5])) as _,
+            ),
         ])
         .unwrap();
         let w = [0.3, -0.2];
@@ -118,8 +127,8 @@ mod tests {
         }
         assert_eq!(got.rows, 3);
         assert!((got.loss - loss).abs() < 1e-12);
-        for j in 0..2 {
-            assert!((got.gradient[j] - gradient[j]).abs() < 1e-12);
+        for (got, want) in got.gradient.iter().zip(gradient) {
+            assert!((got - want).abs() < 1e-12);
         }
         assert!((softplus(800.0) - 800.0).abs() < 1e-9 && softplus(-800.0) >= 0.0);
     }

@@ -161,7 +161,9 @@ pub async fn pass(
         .collect();
     let mut partials = Vec::new();
     for task in tasks {
-        let done = task.await.map_err(|e| DataFusionError::External(Box::new(e)))?;
+        let done = task
+            .await
+            .map_err(|e| DataFusionError::External(Box::new(e)))?;
         partials.extend(done?);
     }
     partials.sort_by_key(|(index, _)| *index);
@@ -221,7 +223,11 @@ pub async fn logreg(
 
 /// The result for a terminal.
 pub fn render(result: &LogregResult) -> String {
-    let mut out = format!("{} points, {} features\n", result.rows, result.features.len());
+    let mut out = format!(
+        "{} points, {} features\n",
+        result.rows,
+        result.features.len()
+    );
     for (i, loss) in result.losses.iter().enumerate() {
         out.push_str(&format!("iteration {:>3}: loss {loss:.6}\n", i + 1));
     }
