@@ -24,7 +24,7 @@
 //! - `info`: reading `INFO tiers` / `INFO persistence` fields over RESP.
 //! - `report`: the result table and JSON.
 
-mod info;
+pub(crate) mod info;
 pub mod report;
 
 use std::path::PathBuf;
