@@ -311,7 +311,10 @@ fn tables(run: &mut Run) {
             .iter()
             .map(|(w, _)| Cell::from_option(run.median(label, w, "ops_per_sec"), "no measurement"))
             .collect();
-        let seed = SEED.iter().find(|s| s.0 == label).map(|s| s.1.to_vec());
+        let seed = SEED
+            .iter()
+            .find(|s| s.0 == label)
+            .map(|s| s.1.iter().map(|&v| Some(v)).collect());
         throughput.push(label, cells, seed);
     }
     throughput.verdict = throughput_verdict(&throughput);

@@ -257,7 +257,7 @@ fn tables(run: &mut Run, with_dbx: bool) {
         aborts.push(
             log_label,
             cell("abort_ratio"),
-            Some(SEED_ABORTS[i].to_vec()),
+            Some(SEED_ABORTS[i].iter().map(|&v| Some(v)).collect()),
         );
     }
     let t = |log: &str, cc: &str| throughput.get(log, cc);

@@ -41,8 +41,9 @@ pub struct Row {
     pub label: String,
     /// One cell per column.
     pub cells: Vec<Cell>,
-    /// The seed's figures for the same configuration and columns, if it has them.
-    pub seed: Option<Vec<f64>>,
+    /// The seed's figures for the same configuration and columns, if it has them
+    /// (`None` in a column the seed did not report).
+    pub seed: Option<Vec<Option<f64>>>,
 }
 
 /// A table of the report.
@@ -73,7 +74,7 @@ impl Table {
     }
 
     /// Appends a row (its cells must match the columns).
-    pub fn push(&mut self, label: &str, cells: Vec<Cell>, seed: Option<Vec<f64>>) {
+    pub fn push(&mut self, label: &str, cells: Vec<Cell>, seed: Option<Vec<Option<f64>>>) {
         debug_assert_eq!(cells.len(), self.columns.len());
         self.rows.push(Row {
             label: label.into(),
@@ -125,9 +126,12 @@ impl Table {
                 let cells: Vec<String> = seed
                     .iter()
                     .zip(&row.cells)
-                    .map(|(s, c)| match c.value() {
-                        Some(v) if *s != 0.0 => format!("{} ({:.3}x)", number(*s), v / s),
-                        _ => number(*s),
+                    .map(|(s, c)| match (s, c.value()) {
+                        (Some(s), Some(v)) if *s != 0.0 => {
+                            format!("{} ({:.3}x)", number(*s), v / s)
+                        }
+                        (Some(s), _) => number(*s),
+                        (None, _) => "not in the seed".into(),
                     })
                     .collect();
                 let _ = writeln!(out, "| {} | {} |", row.label, cells.join(" | "));
