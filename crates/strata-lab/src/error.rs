@@ -106,6 +106,10 @@ pub enum LabError {
     #[error("benchmark check failed: {0}")]
     Check(String),
 
+    /// The experiment needs an engine this build does not contain.
+    #[error("{0}")]
+    NotAvailable(String),
+
     /// The JSON result could not be written.
     #[error("could not write the JSON result to {path}: {source}")]
     WriteResult {

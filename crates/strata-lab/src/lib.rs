@@ -26,6 +26,7 @@
 pub mod error;
 pub mod eventdata;
 pub mod kv;
+pub mod lab;
 pub mod restart;
 pub mod spawn;
 

@@ -36,6 +36,8 @@ pub struct ServerProcess {
     binary: PathBuf,
     memcache_port: u16,
     resp_port: u16,
+    /// The HTTP (search) port, when the child serves HTTP (see [`ServerProcess::start_in`]).
+    http_port: Option<u16>,
     /// The options after the ports and data directory, for [`ServerProcess::restart`].
     extra_args: Vec<String>,
     /// Holds the data directory and the log; removed on drop, after the child is gone.
@@ -46,6 +48,17 @@ impl ServerProcess {
     /// Starts `binary` (default: the current executable) as `serve` on free 127.0.0.1 ports
     /// with `extra_args` appended, and waits until both ports accept connections.
     pub async fn start(binary: Option<&Path>, extra_args: &[String]) -> Result<Self, LabError> {
+        Self::start_in(binary, extra_args, &std::env::temp_dir(), false).await
+    }
+
+    /// [`start`](Self::start) with the temporary directory (data and log) under `parent`,
+    /// and with `http` the HTTP front end on a third free port instead of `--no-http`.
+    pub async fn start_in(
+        binary: Option<&Path>,
+        extra_args: &[String],
+        parent: &Path,
+        http: bool,
+    ) -> Result<Self, LabError> {
         let binary = match binary {
             Some(path) => path.to_owned(),
             None => std::env::current_exe().map_err(|source| LabError::Spawn {
@@ -59,16 +72,22 @@ impl ServerProcess {
         };
         let dir = tempfile::Builder::new()
             .prefix("strata-bench-")
-            .tempdir()
+            .tempdir_in(parent)
             .map_err(spawn_error)?;
         let data_dir = dir.path().join("data");
         std::fs::create_dir(&data_dir).map_err(spawn_error)?;
         let (memcache_port, resp_port) = free_port_pair().map_err(spawn_error)?;
+        let http_port = if http {
+            Some(free_port_pair().map_err(spawn_error)?.0)
+        } else {
+            None
+        };
         let mut server = Self {
             child: None,
             binary,
             memcache_port,
             resp_port,
+            http_port,
             extra_args: extra_args.to_vec(),
             dir,
         };
@@ -88,14 +107,14 @@ impl ServerProcess {
             .append(true)
             .open(self.dir.path().join("server.log"))
             .map_err(spawn_error)?;
+        let http = match self.http_port {
+            Some(port) => vec!["--http-port".to_owned(), port.to_string()],
+            None => vec!["--no-http".to_owned()],
+        };
         let child = Command::new(&self.binary)
-            .args([
-                "serve",
-                "--bind",
-                "127.0.0.1",
-                "--no-http",
-                "--memcache-port",
-            ])
+            .args(["serve", "--bind", "127.0.0.1"])
+            .args(http)
+            .arg("--memcache-port")
             .arg(self.memcache_port.to_string())
             .arg("--resp-port")
             .arg(self.resp_port.to_string())
@@ -136,6 +155,11 @@ impl ServerProcess {
         }
     }
 
+    /// The HTTP port, when started with HTTP.
+    pub fn http_port(&self) -> Option<u16> {
+        self.http_port
+    }
+
     /// The child's data directory (inside a temporary directory removed on drop).
     pub fn data_dir(&self) -> PathBuf {
         self.dir.path().join("data")
@@ -148,7 +172,14 @@ impl ServerProcess {
                 return Err(self.not_ready(format!("it exited early with {status}")));
             }
             let accepts = |port| tokio::net::TcpStream::connect(("127.0.0.1", port));
-            if accepts(self.memcache_port).await.is_ok() && accepts(self.resp_port).await.is_ok() {
+            let http_ok = match self.http_port {
+                Some(port) => accepts(port).await.is_ok(),
+                None => true,
+            };
+            if http_ok
+                && accepts(self.memcache_port).await.is_ok()
+                && accepts(self.resp_port).await.is_ok()
+            {
                 return Ok(());
             }
             if Instant::now() >= deadline {

@@ -13,6 +13,9 @@
 //!   (`strata-analytics`).
 //! - `strata job wordcount|logreg|sql ...`: a dataset job under a DRAM
 //!   budget, spilling to an SSD directory (`strata job --help`).
+//! - `strata lab <experiment> ...`: a seed document's experiment on this
+//!   machine, with report, plots and results (`strata lab --help`).
+//! - `strata advise ...`: a placement recommendation from lab results.
 //! - `strata --version`.
 //!
 //! Everything happens in `strata-server`, `strata-lab`, `strata-tpcc` and
@@ -92,6 +95,12 @@ enum Command {
     /// DRAM budget, spilling to an SSD directory.
     #[command(subcommand)]
     Job(strata_analytics::JobCommand),
+    /// Reproduce a seed experiment on this machine: report, plots, results.json.
+    #[command(subcommand)]
+    Lab(strata_lab::lab::LabCommand),
+    /// Recommend a key-value placement, persistence mode and search tier for a
+    /// workload, from the lab's measured results.
+    Advise(strata_lab::lab::advise::AdviseArgs),
 }
 
 /// `strata bench ...`: the lab's load generators, TPC-C and the analytics
@@ -118,6 +127,31 @@ fn run_tpcc(args: &strata_tpcc::TpccArgs) -> Result<(), (u8, String)> {
         result.write_json(path).map_err(|message| (1, message))?;
     }
     Ok(())
+}
+
+/// `strata bench tpcc` in process, for `strata lab oltp`: the arguments after
+/// `tpcc`, the JSON result back.
+fn tpcc_hook(argv: &[String]) -> Result<serde_json::Value, String> {
+    use clap::Parser as _;
+    let args = strata_tpcc::TpccArgs::try_parse_from(
+        std::iter::once("tpcc".to_owned()).chain(argv.iter().cloned()),
+    )
+    .map_err(|e| e.to_string())?;
+    args.validate()?;
+    let result = strata_tpcc::run_tpcc(&args)?;
+    serde_json::to_value(&result).map_err(|e| e.to_string())
+}
+
+/// The in-process experiments this build has (the lead wires `swap` here).
+fn lab_hooks() -> strata_lab::lab::Hooks {
+    strata_lab::lab::Hooks {
+        tpcc: Some(tpcc_hook),
+        swap: None,
+    }
+}
+
+fn lab_error(err: strata_lab::LabError) -> (u8, String) {
+    (err.exit_code(), err.to_string())
 }
 
 fn main() -> ExitCode {
@@ -152,6 +186,18 @@ fn main() -> ExitCode {
                 _ => (1, err.to_string()),
             }),
             "strata bench --help",
+        ),
+        Command::Lab(cmd) => (
+            strata_lab::lab::run_lab(cmd, &lab_hooks())
+                .map(|dir| println!("{}", dir.join("report.md").display()))
+                .map_err(lab_error),
+            "strata lab --help",
+        ),
+        Command::Advise(args) => (
+            strata_lab::lab::advise::run(&args)
+                .map(|text| print!("{text}"))
+                .map_err(lab_error),
+            "strata advise --help",
         ),
     };
     match result {

@@ -10,7 +10,7 @@ use crate::LabError;
 
 /// Sends one command and returns the raw reply (a simple string, error or
 /// bulk string; enough for INFO and SAVE).
-async fn call(port: u16, args: &[&str]) -> Result<String, LabError> {
+pub(crate) async fn call(port: u16, args: &[&str]) -> Result<String, LabError> {
     let io = |e: std::io::Error| LabError::Check(format!("RESP request on port {port}: {e}"));
     let stream = TcpStream::connect(("127.0.0.1", port)).await.map_err(io)?;
     let mut stream = BufReader::new(stream);

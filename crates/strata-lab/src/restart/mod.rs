@@ -25,7 +25,7 @@
 //! - `args`: the options and scenarios; `report`: the result table and JSON.
 
 mod args;
-mod info;
+pub(crate) mod info;
 pub mod report;
 
 pub use args::{RestartArgs, Scenario};
