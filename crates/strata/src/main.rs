@@ -15,7 +15,6 @@
 //!   budget, spilling to an SSD directory (`strata job --help`).
 //! - `strata lab <experiment> ...`: a seed document's experiment on this
 //!   machine, with report, plots and results (`strata lab --help`).
-//! - `strata advise ...`: a placement recommendation from lab results.
 //! - `strata --version`.
 //!
 //! Everything happens in `strata-server`, `strata-lab`, `strata-tpcc` and
@@ -98,9 +97,6 @@ enum Command {
     /// Reproduce a seed experiment on this machine: report, plots, results.json.
     #[command(subcommand)]
     Lab(strata_lab::lab::LabCommand),
-    /// Recommend a key-value placement, persistence mode and search tier for a
-    /// workload, from the lab's measured results.
-    Advise(strata_lab::lab::advise::AdviseArgs),
 }
 
 /// `strata bench ...`: the lab's load generators, TPC-C and the analytics
@@ -192,12 +188,6 @@ fn main() -> ExitCode {
                 .map(|dir| println!("{}", dir.join("report.md").display()))
                 .map_err(lab_error),
             "strata lab --help",
-        ),
-        Command::Advise(args) => (
-            strata_lab::lab::advise::run(&args)
-                .map(|text| print!("{text}"))
-                .map_err(lab_error),
-            "strata advise --help",
         ),
     };
     match result {

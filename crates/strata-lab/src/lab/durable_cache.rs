@@ -57,7 +57,10 @@ pub const PHASES: [(&str, &str); 5] = [
 /// Configurations whose checkpoint under load is timed.
 const CHECKPOINTED: [&str; 2] = ["strata, async logging", "redis, appendfsync everysec"];
 
-/// Title of the throughput table (read by `strata advise`).
+/// A configuration's per-second points and its checkpoint's span.
+type Timeline = (String, Vec<(f64, f64)>, (f64, f64));
+
+/// Title of the throughput table.
 pub const THROUGHPUT: &str = "Throughput per persistence mode";
 /// Title of the checkpoint table.
 pub const CHECKPOINT: &str = "Checkpoint under a 1:9 load";
@@ -539,7 +542,7 @@ fn plots(run: &mut Run) {
         run.plotted(out);
     }
     // The first round's timelines, with the checkpoint shaded.
-    let lines: Vec<(String, Vec<(f64, f64)>, (f64, f64))> = CHECKPOINTED
+    let lines: Vec<Timeline> = CHECKPOINTED
         .iter()
         .filter_map(|label| {
             let m = run

@@ -52,7 +52,7 @@ const SEED: [(&str, [f64; 3]); 3] = [
     ),
 ];
 
-/// Title of the throughput table (read by `strata advise`).
+/// Title of the throughput table.
 pub const THROUGHPUT: &str = "Throughput per placement";
 /// Title of the latency table.
 pub const LATENCY: &str = "Latency per placement";

@@ -14,14 +14,11 @@
 //! - `kv_step`: one `bench kv` step recorded as a measurement.
 //! - One file per experiment: `kv_placement` (seed 001), `durable_cache` (004),
 //!   `oltp` (003), `search_tiers` (000), `swap` (002, not in this build).
-//! - [`advise`]: `strata advise`, recommendations read from a kv-placement or
-//!   durable-cache `results.json`.
 //!
 //! Experiments that run in process on other Strata crates (TPC-C, analytics) reach
 //! them through [`Hooks`], which the `strata` binary fills: this crate still
 //! depends on no other Strata crate.
 
-pub mod advise;
 mod durable_cache;
 mod kv_placement;
 mod kv_step;
@@ -109,6 +106,9 @@ pub enum LabCommand {
 /// What a TPC-C run in process returns: `strata bench tpcc`'s JSON result.
 pub type TpccHook = fn(&[String]) -> Result<serde_json::Value, String>;
 
+/// Runs the swap experiment and returns its run directory.
+pub type SwapHook = fn(&CommonArgs) -> Result<PathBuf, LabError>;
+
 /// Experiments that need other Strata crates in process; the `strata` binary fills
 /// what it was built with.
 #[derive(Debug, Clone, Copy, Default)]
@@ -116,7 +116,7 @@ pub struct Hooks {
     /// Runs `strata bench tpcc <args>` in process and returns its JSON result.
     pub tpcc: Option<TpccHook>,
     /// Runs the swap experiment (seed 002) when the analytics engine is built in.
-    pub swap: Option<fn(&CommonArgs) -> Result<PathBuf, LabError>>,
+    pub swap: Option<SwapHook>,
 }
 
 /// Runs one experiment; returns its run directory.

@@ -3,7 +3,7 @@
 //! `results.json` holds every raw figure of every round with the exact command
 //! that produced it ([`Measurement`]), every configuration not run with its
 //! reason ([`Skip`]), the tables as reported (medians), the machine, and the
-//! plots' file names. It is what `strata advise` reads back.
+//! plots' file names.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

@@ -63,7 +63,7 @@ const SEED: [[f64; 3]; 3] = [
 /// The seed's best-over-DRAM ratios.
 const SEED_BEST: [f64; 3] = [1.45, 1.09, 3.2];
 
-/// Title of Table 4 (read by `strata advise`).
+/// Title of Table 4.
 pub const TABLE4: &str = "Table 4: indexing, search and mixed latency per tier";
 
 struct Sizes {
@@ -95,7 +95,7 @@ impl Sizes {
     fn per_tier(&self) -> Duration {
         secs(
             5.0 + self.docs as f64 / 8_000.0
-                + self.query_iterations as f64 * 3.0
+                + f64::from(self.query_iterations) * 3.0
                 + 3.0 * self.mixed_secs,
         )
     }

@@ -196,7 +196,7 @@ mod tests {
         t.push(
             "x",
             vec![Cell::Value(50.0), Cell::Skipped("no peer".into())],
-            Some(vec![100.0, 10.0]),
+            Some(vec![Some(100.0), Some(10.0)]),
         );
         t.verdict = "holds".into();
         let md = t.markdown();
