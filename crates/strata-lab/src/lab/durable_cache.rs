@@ -11,12 +11,12 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use super::common::{runtime, secs, CommonArgs};
 use super::kv_step::{kv, size_arg, At};
 use super::peers::{find, PeerKind, PeerProcess, Server};
 use super::plot::{bar_chart, line_chart, Bars, Line};
 use super::run::{Measurement, Run};
 use super::table::{number, ratio, Cell, Table};
-use super::{runtime, secs, CommonArgs};
 use crate::kv::Protocol;
 use crate::spawn::ServerProcess;
 use crate::LabError;

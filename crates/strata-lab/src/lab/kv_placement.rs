@@ -11,11 +11,11 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::common::{runtime, secs, CommonArgs};
 use super::kv_step::{kv, size_arg, At};
 use super::plot::{bar_chart, Bars};
 use super::run::Run;
 use super::table::{ratio, Cell, Table};
-use super::{runtime, secs, CommonArgs};
 use crate::kv::Protocol;
 use crate::spawn::ServerProcess;
 use crate::LabError;

@@ -19,6 +19,7 @@
 //! them through [`Hooks`], which the `strata` binary fills: this crate still
 //! depends on no other Strata crate.
 
+pub mod common;
 mod durable_cache;
 mod kv_placement;
 mod kv_step;
@@ -33,53 +34,11 @@ mod swap;
 pub mod table;
 
 use std::path::PathBuf;
-use std::time::Duration;
 
-use clap::{Args, Subcommand};
+use clap::Subcommand;
 
 use crate::LabError;
-
-/// Options every experiment takes.
-#[derive(Debug, Clone, Args)]
-pub struct CommonArgs {
-    /// Run directory [default: ./lab-results/<experiment>-<UTC time>].
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
-
-    /// Tiny sizes: the whole experiment in well under a minute (figures not comparable).
-    #[arg(long)]
-    pub quick: bool,
-
-    /// Interleaved rounds (each configuration once per round); tables show medians
-    /// [default: 3, 1 with --quick].
-    #[arg(long)]
-    pub rounds: Option<usize>,
-
-    /// Directory for servers' data, SSD-tier files and the storage probe (a real
-    /// disk: fsync and O_DIRECT figures on tmpfs mean nothing).
-    #[arg(long, value_name = "DIR", default_value = "/var/tmp")]
-    pub data_dir: PathBuf,
-
-    /// Directory of persistent-memory files (tmpfs emulates persistent memory; a
-    /// DAX mount is the real thing).
-    #[arg(long, value_name = "DIR", default_value = "/dev/shm")]
-    pub pmem_dir: PathBuf,
-
-    /// The `strata` executable to serve with [default: this executable].
-    #[arg(long, value_name = "PATH")]
-    pub server_binary: Option<PathBuf>,
-
-    /// No progress bar (one line per step on stderr instead).
-    #[arg(long)]
-    pub no_progress: bool,
-}
-
-impl CommonArgs {
-    /// Rounds to run.
-    pub fn rounds(&self) -> usize {
-        self.rounds.unwrap_or(if self.quick { 1 } else { 3 }).max(1)
-    }
-}
+pub use common::{CommonArgs, Hooks, SwapHook, TpccHook};
 
 /// `strata lab <experiment>`.
 #[derive(Debug, Clone, Subcommand)]
@@ -103,22 +62,6 @@ pub enum LabCommand {
     Swap(CommonArgs),
 }
 
-/// What a TPC-C run in process returns: `strata bench tpcc`'s JSON result.
-pub type TpccHook = fn(&[String]) -> Result<serde_json::Value, String>;
-
-/// Runs the swap experiment and returns its run directory.
-pub type SwapHook = fn(&CommonArgs) -> Result<PathBuf, LabError>;
-
-/// Experiments that need other Strata crates in process; the `strata` binary fills
-/// what it was built with.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Hooks {
-    /// Runs `strata bench tpcc <args>` in process and returns its JSON result.
-    pub tpcc: Option<TpccHook>,
-    /// Runs the swap experiment (seed 002) when the analytics engine is built in.
-    pub swap: Option<SwapHook>,
-}
-
 /// Runs one experiment; returns its run directory.
 pub fn run_lab(cmd: LabCommand, hooks: &Hooks) -> Result<PathBuf, LabError> {
     match cmd {
@@ -128,19 +71,4 @@ pub fn run_lab(cmd: LabCommand, hooks: &Hooks) -> Result<PathBuf, LabError> {
         LabCommand::SearchTiers(args) => search_tiers::run(&args),
         LabCommand::Swap(common) => swap::run(&common, hooks),
     }
-}
-
-/// A tokio runtime for an experiment's clients.
-fn runtime() -> Result<tokio::runtime::Runtime, LabError> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .thread_name("strata-lab")
-        .enable_all()
-        .build()
-        .map_err(LabError::Runtime)
-}
-
-/// Seconds as a [`Duration`].
-fn secs(s: f64) -> Duration {
-    Duration::from_secs_f64(s)
 }

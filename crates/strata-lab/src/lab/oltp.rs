@@ -11,10 +11,10 @@ use std::time::Duration;
 
 use clap::Args;
 
+use super::common::{secs, CommonArgs, Hooks};
 use super::plot::{bar_chart, Bars};
 use super::run::{Measurement, Run};
 use super::table::{ratio, Cell, Table};
-use super::{secs, CommonArgs, Hooks};
 use crate::LabError;
 
 /// Arguments of `strata lab oltp`.

@@ -116,7 +116,7 @@ impl Run {
     pub fn start(
         experiment: &str,
         seed: &str,
-        common: &super::CommonArgs,
+        common: &super::common::CommonArgs,
         planned: Duration,
     ) -> Result<Self, LabError> {
         let now = SystemTime::now()

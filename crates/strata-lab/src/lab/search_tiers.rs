@@ -19,11 +19,11 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+use super::common::{runtime, secs, CommonArgs};
 use super::kv_step::size_arg;
 use super::plot::{bar_chart, Bars};
 use super::run::{Measurement, Run};
 use super::table::{ratio, Cell, Table};
-use super::{runtime, secs, CommonArgs};
 use crate::eventdata::{run_eventdata, EventdataArgs, EventdataResult};
 use crate::spawn::ServerProcess;
 use crate::LabError;

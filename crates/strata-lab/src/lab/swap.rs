@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use super::{CommonArgs, Hooks};
+use super::common::{CommonArgs, Hooks};
 use crate::LabError;
 
 /// Runs the experiment through the hook, or reports that it is not built in.
