@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use datafusion::common::config::SpillCompression;
+use datafusion::common::config::{ConfigNonZeroUsize, SpillCompression};
 use datafusion::execution::disk_manager::DiskManagerBuilder;
 use datafusion::execution::memory_pool::MemoryPool;
 use datafusion::execution::runtime_env::RuntimeEnvBuilder;
@@ -91,6 +91,14 @@ impl JobEngine {
             .with_information_schema(true);
         let execution = &mut config.options_mut().execution;
         execution.spill_compression = options.spill_compression;
+        // One spilled batch per `RepartitionExec` spill file. DataFusion
+        // 55.2's spill pool lets two input tasks write two open files at
+        // once while its reader waits on the older one only, and a grouped
+        // aggregation over two partitions then hangs for good
+        // (apache/datafusion#24883, fixed after 55.2). A file finished by
+        // the push that wrote it can never be the one a reader waits on.
+        execution.max_spill_file_size_bytes =
+            ConfigNonZeroUsize::try_new(1).map_err(|e| AnalyticsError::Engine(e.to_string()))?;
         if let Some(pool) = plan.pool {
             // A sort keeps this much for merging its spills; DataFusion's
             // 10 MiB default would take most of a small pool.
