@@ -138,11 +138,34 @@ fn tpcc_hook(argv: &[String]) -> Result<serde_json::Value, String> {
     serde_json::to_value(&result).map_err(|e| e.to_string())
 }
 
-/// The in-process experiments this build has (the lead wires `swap` here).
+/// `strata bench analytics <args>` for `strata lab swap`, in a child process
+/// (it prints its own table and progress, and spawns a job per run): the
+/// JSON results back.
+fn analytics_hook(argv: &[String]) -> Result<serde_json::Value, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("finding this executable: {e}"))?;
+    let output = tempfile::NamedTempFile::new().map_err(|e| format!("a results file: {e}"))?;
+    let child = std::process::Command::new(exe)
+        .args(["bench", "analytics"])
+        .args(argv)
+        .arg("--output")
+        .arg(output.path())
+        .stdout(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("running strata bench analytics: {e}"))?;
+    if !child.status.success() {
+        let stderr = String::from_utf8_lossy(&child.stderr);
+        let last = stderr.lines().last().unwrap_or("no message");
+        return Err(format!("{} ({last})", child.status));
+    }
+    let text = std::fs::read_to_string(output.path()).map_err(|e| e.to_string())?;
+    serde_json::from_str(&text).map_err(|e| format!("its results: {e}"))
+}
+
+/// The in-process experiments this build has.
 fn lab_hooks() -> strata_lab::lab::Hooks {
     strata_lab::lab::Hooks {
         tpcc: Some(tpcc_hook),
-        swap: None,
+        analytics: Some(analytics_hook),
     }
 }
 

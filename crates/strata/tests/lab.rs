@@ -1,7 +1,7 @@
 //! `strata lab <experiment> --quick` end to end with the built binary: every
 //! experiment writes report.md with complete tables (each cell a figure or an
 //! explicit skip), results.json that parses with every figure present, and its
-//! plots; `strata lab swap` says it is not in this build. Run one after the other
+//! plots. Run one after the other
 //! (each spawns servers and loads the machine's cores).
 
 use std::path::Path;
@@ -169,17 +169,19 @@ fn every_experiment_runs_in_quick_mode() {
     let search = quick("search-tiers", &out.path().join("search"), &[]);
     assert!(search.skipped.iter().any(|s| s.config.starts_with("peer")));
 
-    let swap_out = out.path().join("swap");
-    let output = strata()
-        .args(["lab", "swap", "--quick", "--out"])
-        .arg(&swap_out)
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("not available in this build"), "{stderr}");
-    assert!(
-        !swap_out.exists(),
-        "no run directory for an experiment not built in"
-    );
+    let swap = quick("swap", &out.path().join("swap"), &[]);
+    let time = swap.table("Run time against the DRAM budget").unwrap();
+    for job in ["word count", "logistic regression"] {
+        assert!(time.get(&format!("{job}, Strata"), "100%").is_some());
+        // 12.5% of 320 MiB is below the smallest budget a job runs in.
+        assert!(swap
+            .skipped
+            .iter()
+            .any(|s| s.config.starts_with(&format!("{job}, Strata at 12.5%"))));
+    }
+    assert!(swap
+        .skipped
+        .iter()
+        .any(|s| s.config == "kernel (cgroup + swap)"));
+    assert!(swap.skipped.iter().any(|s| s.config == "Apache Spark"));
 }

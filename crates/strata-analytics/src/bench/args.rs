@@ -89,6 +89,11 @@ pub struct AnalyticsBenchArgs {
     /// root only), so that every run reads its input from the disk.
     #[arg(long)]
     pub drop_caches: bool,
+    /// Record a run that fails (a budget below the smallest the job can run
+    /// in, a kernel-confined run the OOM killer ends) with its error and go
+    /// on, instead of stopping at it.
+    #[arg(long)]
+    pub keep_going: bool,
     /// Write the results as JSON to this file.
     #[arg(long, value_name = "PATH")]
     pub output: Option<PathBuf>,

@@ -47,6 +47,33 @@ pub struct RunResult {
     pub ssd_read: u64,
     /// Seconds over the same mode's seconds at the first budget.
     pub slowdown: f64,
+    /// Why the run failed (with `--keep-going`; its figures are then 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl RunResult {
+    /// A run that failed with `error`.
+    fn failed(
+        job: BenchJob,
+        mode: Confinement,
+        (budget_percent, budget_bytes): (f64, u64),
+        error: AnalyticsError,
+    ) -> RunResult {
+        RunResult {
+            job,
+            mode,
+            budget_percent,
+            budget_bytes,
+            seconds: 0.0,
+            job_seconds: 0.0,
+            peak_rss: 0,
+            ssd_written: 0,
+            ssd_read: 0,
+            slowdown: 0.0,
+            error: Some(error.to_string()),
+        }
+    }
 }
 
 /// The input of `job` for `args`, generated if missing.
@@ -122,7 +149,15 @@ pub fn run_bench(args: AnalyticsBenchArgs) -> Result<(), AnalyticsError> {
                     input,
                     spill_dir: &spill_dir,
                 };
-                let mut result = run.once(mode, percent, budget)?;
+                let mut result = match run.once(mode, percent, budget) {
+                    Ok(result) => result,
+                    Err(e) if args.keep_going => {
+                        eprintln!("{} {mode:?} {percent}%: {e}", job.name());
+                        results.push(RunResult::failed(*job, mode, (percent, budget), e));
+                        continue;
+                    }
+                    Err(e) => return Err(e),
+                };
                 let base = *first.get_or_insert(result.seconds);
                 result.slowdown = result.seconds / base;
                 eprintln!(
@@ -234,7 +269,7 @@ impl Run<'_> {
                 "{} at {percent}% ({mode:?}) failed ({}): {}",
                 self.job.name(),
                 output.status,
-                String::from_utf8_lossy(&output.stderr).trim()
+                first_paragraph(&String::from_utf8_lossy(&output.stderr))
             )));
         }
         let text = std::fs::read_to_string(&report)
@@ -260,8 +295,19 @@ impl Run<'_> {
             ssd_read: (number("/spill/spill_read_bytes") + number("/spill/cache_read_bytes"))
                 as u64,
             slowdown: 1.0,
+            error: None,
         })
     }
+}
+
+/// The first paragraph of a child's error output (clap adds a help hint
+/// after a blank line).
+fn first_paragraph(text: &str) -> String {
+    text.trim()
+        .lines()
+        .take_while(|line| !line.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Sets the memory limit of `cgroup` (v2 `memory.max`, else v1
@@ -316,6 +362,7 @@ pub fn table(results: &[RunResult]) -> String {
                 .iter()
                 .find(|r| r.job == job && r.budget_percent == percent && r.mode == *mode);
             match cell {
+                Some(RunResult { error: Some(_), .. }) => out.push_str(" failed | - |"),
                 Some(r) => out.push_str(&format!(" {:.2} | x{:.2} |", r.seconds, r.slowdown)),
                 None => out.push_str(" - | - |"),
             }

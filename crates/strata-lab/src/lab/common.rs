@@ -54,8 +54,9 @@ impl CommonArgs {
 /// What a TPC-C run in process returns: `strata bench tpcc`'s JSON result.
 pub type TpccHook = fn(&[String]) -> Result<serde_json::Value, String>;
 
-/// Runs the swap experiment and returns its run directory.
-pub type SwapHook = fn(&CommonArgs) -> Result<PathBuf, LabError>;
+/// Runs `strata bench analytics <args>` and returns its JSON results (a list
+/// of runs).
+pub type AnalyticsHook = fn(&[String]) -> Result<serde_json::Value, String>;
 
 /// Experiments that need other Strata crates in process; the `strata` binary fills
 /// what it was built with.
@@ -63,8 +64,9 @@ pub type SwapHook = fn(&CommonArgs) -> Result<PathBuf, LabError>;
 pub struct Hooks {
     /// Runs `strata bench tpcc <args>` in process and returns its JSON result.
     pub tpcc: Option<TpccHook>,
-    /// Runs the swap experiment (seed 002) when the analytics engine is built in.
-    pub swap: Option<SwapHook>,
+    /// Runs `strata bench analytics <args>` (seed 002's experiment) when the
+    /// analytics engine is built in.
+    pub analytics: Option<AnalyticsHook>,
 }
 
 /// A tokio runtime for an experiment's clients.

@@ -13,7 +13,7 @@
 //! - [`peers`]: memcached and Redis as peers; [`peers::Server`] wraps either or Strata.
 //! - `kv_step`: one `bench kv` step recorded as a measurement.
 //! - One file per experiment: `kv_placement` (seed 001), `durable_cache` (004),
-//!   `oltp` (003), `search_tiers` (000), `swap` (002, not in this build).
+//!   `oltp` (003), `search_tiers` (000), `swap` (002).
 //!
 //! Experiments that run in process on other Strata crates (TPC-C, analytics) reach
 //! them through [`Hooks`], which the `strata` binary fills: this crate still
@@ -38,7 +38,7 @@ use std::path::PathBuf;
 use clap::Subcommand;
 
 use crate::LabError;
-pub use common::{CommonArgs, Hooks, SwapHook, TpccHook};
+pub use common::{AnalyticsHook, CommonArgs, Hooks, TpccHook};
 
 /// `strata lab <experiment>`.
 #[derive(Debug, Clone, Subcommand)]
@@ -58,8 +58,9 @@ pub enum LabCommand {
     /// mixed latency per search tier dram / ssd with a small cache / pmem.
     SearchTiers(search_tiers::SearchTiersArgs),
     /// Seed 002 (Spark with SSD swap): word count and logistic regression against the
-    /// DRAM budget. Needs the analytics engine.
-    Swap(CommonArgs),
+    /// DRAM budget, Strata's memory manager against the kernel (cgroup + swap with
+    /// --cgroup). Needs the analytics engine.
+    Swap(swap::SwapArgs),
 }
 
 /// Runs one experiment; returns its run directory.
@@ -69,6 +70,6 @@ pub fn run_lab(cmd: LabCommand, hooks: &Hooks) -> Result<PathBuf, LabError> {
         LabCommand::DurableCache(common) => durable_cache::run(&common),
         LabCommand::Oltp(args) => oltp::run(&args, hooks),
         LabCommand::SearchTiers(args) => search_tiers::run(&args),
-        LabCommand::Swap(common) => swap::run(&common, hooks),
+        LabCommand::Swap(args) => swap::run(&args, hooks),
     }
 }
