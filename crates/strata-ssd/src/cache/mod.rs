@@ -26,6 +26,7 @@
 mod fifo;
 mod ghost;
 mod shard;
+mod stats;
 
 use std::hash::{BuildHasher, Hash, RandomState};
 
@@ -33,10 +34,7 @@ use bytes::Bytes;
 use parking_lot::Mutex;
 
 use shard::Shard;
-
-/// Bytes charged per cached record on top of its payload (map slot, queue
-/// positions, `Bytes` header), so that the budget bounds real memory.
-pub const ENTRY_OVERHEAD: usize = 64;
+pub use stats::{CacheStats, ENTRY_OVERHEAD};
 
 /// Shards of [`RecordCache::new`].
 const DEFAULT_SHARDS: usize = 16;
@@ -50,25 +48,6 @@ pub struct RecordCache<K, V = ()> {
     shards: Box<[Mutex<Shard<K, V>>]>,
     hasher: RandomState,
     budget: u64,
-}
-
-/// Counters of a [`RecordCache`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CacheStats {
-    /// Lookups that found the record.
-    pub hits: u64,
-    /// Lookups that did not.
-    pub misses: u64,
-    /// Records inserted.
-    pub insertions: u64,
-    /// Records evicted to stay within the budget.
-    pub evictions: u64,
-    /// Records held now.
-    pub entries: u64,
-    /// Bytes held now, overhead included.
-    pub bytes: u64,
-    /// The byte budget.
-    pub budget: u64,
 }
 
 impl<K: Hash + Eq + Clone, V: Eq> RecordCache<K, V> {

@@ -16,7 +16,7 @@ use bytes::Bytes;
 
 use super::fifo::Fifo;
 use super::ghost::Ghost;
-use super::{CacheStats, ENTRY_OVERHEAD};
+use super::stats::{CacheStats, ENTRY_OVERHEAD};
 
 /// Highest frequency a record in main can reach (two bits).
 const MAX_FREQ: u8 = 3;
