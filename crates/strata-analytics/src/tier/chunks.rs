@@ -1,10 +1,11 @@
 //! [`ChunkStream`]: the payloads of a list of extents, in order, read
 //! asynchronously on the store's reader threads a few extents ahead of
 //! the consumer (sequential read-back that overlaps the I/O with the
-//! consumer's work). The list may still be growing (a spill file read
+//! consumer's work: each read is started as a task when queued). The list may still be growing (a spill file read
 //! while it is written): the stream then waits for the next extent.
 
 use std::collections::VecDeque;
+use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
@@ -74,13 +75,35 @@ impl<S: ExtentSource> ChunkStream<S> {
                     let cost = 2 * extent.len();
                     self.reservation.grow(cost);
                     self.in_flight
-                        .push_back((cost, self.area.read(extent).boxed()));
+                        .push_back((cost, start(self.area.read(extent))));
                     self.next += 1;
                 }
                 Poll::Ready(None) => self.ended = true,
                 Poll::Pending => break,
             }
         }
+    }
+}
+
+/// Starts `read` now, as a task of the current runtime: a future only runs
+/// when polled, and the stream polls only its oldest read, so a read left
+/// in the queue would not start before the ones ahead of it finished (no
+/// read-ahead), and one waiting for a reader-pool slot would keep the slot
+/// it was given while its consumer is busy elsewhere. Outside a runtime
+/// the read runs when polled.
+fn start(
+    read: impl Future<Output = Result<Bytes, TierFault>> + Send + 'static,
+) -> BoxFuture<'static, Result<Bytes, TierFault>> {
+    match tokio::runtime::Handle::try_current() {
+        Ok(runtime) => {
+            let task = runtime.spawn(read);
+            async move {
+                task.await
+                    .unwrap_or_else(|e| Err(TierFault::Device(format!("a read task ended: {e}"))))
+            }
+            .boxed()
+        }
+        Err(_) => read.boxed(),
     }
 }
 
