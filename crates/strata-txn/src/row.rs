@@ -17,6 +17,10 @@ pub struct Row {
     pub(crate) schema: Arc<TableSchema>,
     pub(crate) bytes: Vec<u8>,
     pub(crate) dirty: u64,
+    /// Where the bytes were last read from: `(transaction serial, access
+    /// index)`, so that an update of that same record can take them as
+    /// the current row instead of reading it again; `(0, 0)`: nowhere.
+    pub(crate) origin: (u64, u32),
 }
 
 impl Row {
@@ -27,6 +31,7 @@ impl Row {
             schema,
             bytes,
             dirty: 0,
+            origin: (0, 0),
         }
     }
 
@@ -44,6 +49,7 @@ impl Row {
     pub fn clear(&mut self) {
         self.bytes.fill(0);
         self.dirty = 0;
+        self.origin = (0, 0);
     }
 
     fn column(&self, col: usize, want: &'static str) -> Result<(usize, ColumnType), TxnError> {

@@ -73,6 +73,8 @@ pub(crate) struct WorkerState {
     pub key: Vec<u8>,
     pub scratch: Vec<u8>,
     pub last_tid: u64,
+    /// Counts transactions begun (rows remember where they were read).
+    pub serial: u64,
     pub candidates: Candidates,
     pub stats: WorkerStats,
     /// The encoded log record of the committing transaction.
@@ -113,6 +115,7 @@ impl<C: ConcurrencyControl> Worker<C> {
                 key: Vec::new(),
                 scratch: Vec::new(),
                 last_tid: 0,
+                serial: 0,
                 candidates: Candidates::default(),
                 stats: WorkerStats::default(),
                 log_buf: Vec::new(),
@@ -127,6 +130,7 @@ impl<C: ConcurrencyControl> Worker<C> {
     /// Begins a transaction.
     pub fn begin(&mut self) -> Transaction<'_, C> {
         self.state.set.clear();
+        self.state.serial += 1;
         self.shared.epochs.enter(self.state.slot);
         Transaction {
             shared: &self.shared,
