@@ -50,6 +50,10 @@ pub struct Options {
     pub log: LogDevice,
     /// Parts a checkpoint is written in (and loaded from) in parallel.
     pub checkpoint_parts: usize,
+    /// Most threads recovery uses to read the log streams and replay them
+    /// (1: one stream after another; every count recovers the same
+    /// database). Default: the available parallelism, at most 8.
+    pub recovery_threads: usize,
 }
 
 impl Default for Options {
@@ -60,6 +64,9 @@ impl Default for Options {
             capacity_hint: 1024,
             log: LogDevice::None,
             checkpoint_parts: 2,
+            recovery_threads: std::thread::available_parallelism()
+                .map_or(2, |n| n.get())
+                .clamp(1, 8),
         }
     }
 }
@@ -80,6 +87,12 @@ impl Options {
     /// Sets the log device.
     pub fn with_log(mut self, log: LogDevice) -> Options {
         self.log = log;
+        self
+    }
+
+    /// Sets the most threads recovery uses (at least 1).
+    pub fn with_recovery_threads(mut self, n: usize) -> Options {
+        self.recovery_threads = n.max(1);
         self
     }
 
@@ -156,7 +169,13 @@ impl<C: ConcurrencyControl> Database<C> {
         let (log, recovery, first_epoch, next_checkpoint) = match root {
             None => (None, None, 1, 1),
             Some(root) => {
-                let recovered = recovery::recover(&root, &built, options.max_workers, pmem)?;
+                let recovered = recovery::recover(
+                    &root,
+                    &built,
+                    options.max_workers,
+                    pmem,
+                    options.recovery_threads.max(1),
+                )?;
                 let durable = recovered.report.durable_epoch;
                 let log = LogSet::open(root, recovered.streams, durable);
                 (

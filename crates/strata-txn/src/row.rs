@@ -17,6 +17,22 @@ pub struct Row {
     pub(crate) schema: Arc<TableSchema>,
     pub(crate) bytes: Vec<u8>,
     pub(crate) dirty: u64,
+    /// Where the bytes were last read from, so that an update of that
+    /// same record in that same transaction can take them as the current
+    /// row instead of reading it again.
+    pub(crate) origin: ReadOrigin,
+}
+
+/// The read a row's bytes came from: the transaction (its worker's
+/// process-wide id and the worker's transaction serial) and the record's
+/// access index in it. Both ids start at 1, so the default matches no
+/// transaction; a row read by another worker, another database or an
+/// earlier transaction never matches.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct ReadOrigin {
+    pub worker: u64,
+    pub serial: u64,
+    pub access: u32,
 }
 
 impl Row {
@@ -27,6 +43,7 @@ impl Row {
             schema,
             bytes,
             dirty: 0,
+            origin: ReadOrigin::default(),
         }
     }
 
@@ -44,6 +61,7 @@ impl Row {
     pub fn clear(&mut self) {
         self.bytes.fill(0);
         self.dirty = 0;
+        self.origin = ReadOrigin::default();
     }
 
     fn column(&self, col: usize, want: &'static str) -> Result<(usize, ColumnType), TxnError> {

@@ -3,6 +3,7 @@
 //! stream. [`Worker::run`] retries conflicts with a randomized back-off.
 
 use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -65,14 +66,22 @@ impl Default for Backoff {
     }
 }
 
+/// The next worker's process-wide id (0 is no worker: see `ReadOrigin`).
+static NEXT_WORKER_ID: AtomicU64 = AtomicU64::new(1);
+
 /// Per-worker state a transaction borrows.
 pub(crate) struct WorkerState {
     pub slot: usize,
+    /// Unique among every worker of every database in the process.
+    pub id: u64,
     pub set: AccessSet,
     pub order: Vec<u32>,
     pub key: Vec<u8>,
     pub scratch: Vec<u8>,
     pub last_tid: u64,
+    /// Counts transactions begun; with `id`, names a transaction (rows
+    /// remember which one read them).
+    pub serial: u64,
     pub candidates: Candidates,
     pub stats: WorkerStats,
     /// The encoded log record of the committing transaction.
@@ -108,11 +117,13 @@ impl<C: ConcurrencyControl> Worker<C> {
             shared,
             state: WorkerState {
                 slot,
+                id: NEXT_WORKER_ID.fetch_add(1, Ordering::Relaxed),
                 set: AccessSet::default(),
                 order: Vec::new(),
                 key: Vec::new(),
                 scratch: Vec::new(),
                 last_tid: 0,
+                serial: 0,
                 candidates: Candidates::default(),
                 stats: WorkerStats::default(),
                 log_buf: Vec::new(),
@@ -127,6 +138,7 @@ impl<C: ConcurrencyControl> Worker<C> {
     /// Begins a transaction.
     pub fn begin(&mut self) -> Transaction<'_, C> {
         self.state.set.clear();
+        self.state.serial += 1;
         self.shared.epochs.enter(self.state.slot);
         Transaction {
             shared: &self.shared,

@@ -3,35 +3,38 @@
 //! 1. The catalog must match the tables (`catalog`).
 //! 2. The newest complete checkpoint's parts load in parallel, one
 //!    thread each (`load`).
-//! 3. Each stream is opened (its torn tail cut; damage elsewhere is an
-//!    error naming the file and offset) and read from the checkpoint's
-//!    start position. The durable epoch is the smallest, over the
-//!    streams, of the last epoch marker each holds (at least the
-//!    checkpoint's epoch); transactions of later epochs were never
-//!    acknowledged and are dropped.
-//! 4. The kept transactions are merged in TID order, their writes split
-//!    by key over threads (`replay`); each thread applies its keys' writes
-//!    in TID order, skipping a write older than the row's TID (the
-//!    checkpoint is fuzzy).
+//! 3. The streams are opened and read several at once (`streams`: torn
+//!    tails cut; damage elsewhere is an error naming the file and
+//!    offset), each from the checkpoint's start position. The durable
+//!    epoch is the smallest, over the streams, of the last epoch marker
+//!    each holds (at least the checkpoint's epoch); transactions of later
+//!    epochs were never acknowledged and are dropped.
+//! 4. Each stream's kept transactions are decoded on a thread of their
+//!    own, their writes split by key into lanes; each lane, on a thread,
+//!    applies its keys' writes from every stream in TID order, skipping a
+//!    write older than the row's TID (the checkpoint is fuzzy) (`replay`).
 //! 5. Absent rows are dropped and the ordered indexes rebuilt.
+//!
+//! Every step runs on at most `threads` threads
+//! ([`Options::recovery_threads`](crate::Options)); with one, recovery is
+//! the serial replay, and any count gives the same database.
 
 mod catalog;
 mod load;
+mod parallel;
 mod replay;
+mod streams;
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use strata_log::{CommandLog, RecoveryPolicy};
+use strata_log::CommandLog;
 use strata_snapshot::Fallback;
 
 use crate::checkpoint::{Meta, META_DIR};
 use crate::error::TxnError;
-use crate::log::record::{decode_marker, KIND_MARKER, KIND_TXN};
-use crate::log::streams::{stream_config, stream_name};
 use crate::log::LogRoot;
 use crate::storage::Table;
-use crate::tid::epoch_of;
 
 /// What recovery found and did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -73,12 +76,14 @@ pub(crate) struct Recovered {
     pub next_checkpoint: u64,
 }
 
-/// Recovers `tables` from `root` and opens `min_streams` streams at least.
+/// Recovers `tables` from `root` on at most `threads` threads and opens
+/// `min_streams` streams at least.
 pub(crate) fn recover(
     root: &Arc<dyn LogRoot>,
     tables: &[Table],
     min_streams: usize,
     pmem: bool,
+    threads: usize,
 ) -> Result<Recovered, TxnError> {
     let place = root.describe();
     let io = |what: &str, e: std::io::Error| TxnError::storage(format!("{what} at {place}: {e}"));
@@ -116,68 +121,28 @@ pub(crate) fn recover(
         .filter(|n| n.starts_with("stream-"))
         .count();
     let count = present.max(min_streams).max(meta.stream_starts.len());
-    let mut streams = Vec::with_capacity(count);
-    let mut bodies: Vec<(u64, usize, Vec<u8>)> = Vec::new();
-    let mut durable = u64::MAX;
-    for i in 0..count {
-        let name = stream_name(i);
-        let dir = root.open(&name).map_err(|e| io(&name, e))?;
-        let (log, recovered) = CommandLog::open(
-            Arc::clone(&dir),
-            stream_config(pmem),
-            RecoveryPolicy::Strict,
-        )
-        .map_err(|e| TxnError::storage(format!("log stream {name} at {place}: {e}")))?;
-        report.torn_bytes += recovered.bytes_dropped;
-        let from = meta.stream_starts.get(i).copied().unwrap_or(1);
-        let mut last_marker = meta.epoch;
-        let (name_ref, place_ref) = (&name, &place);
-        let what =
-            move |lsn: u64| move || format!("log stream {name_ref} at {place_ref}, record {lsn}");
-        CommandLog::replay(&*dir, from, |lsn, kind, body| -> Result<(), TxnError> {
-            match kind {
-                KIND_MARKER => last_marker = last_marker.max(decode_marker(body, &what(lsn))?),
-                KIND_TXN => {
-                    let tid = body
-                        .get(..8)
-                        .map(|b| u64::from_le_bytes(b.try_into().expect("8")))
-                        .ok_or_else(|| {
-                            TxnError::storage(format!("{}: empty transaction record", what(lsn)()))
-                        })?;
-                    bodies.push((tid, i, body.to_vec()));
-                }
-                other => {
-                    return Err(TxnError::storage(format!(
-                        "{}: unknown record kind {other}",
-                        what(lsn)()
-                    )));
-                }
-            }
-            Ok(())
-        })?;
-        durable = durable.min(last_marker);
-        streams.push(Arc::new(log));
-    }
-    if durable == u64::MAX {
-        durable = meta.epoch;
-    }
+    let reads = streams::read_all(root, count, &meta, pmem, threads)?;
+    report.torn_bytes = reads.iter().map(|r| r.torn_bytes).sum();
+    let durable = reads
+        .iter()
+        .map(|r| r.last_marker)
+        .min()
+        .unwrap_or(meta.epoch);
     report.streams = count;
     report.durable_epoch = durable;
 
-    // 4. Replay the durable transactions in TID order.
-    let before = bodies.len();
-    bodies.retain(|(tid, _, _)| epoch_of(*tid) <= durable);
-    report.txns_dropped = (before - bodies.len()) as u64;
-    bodies.sort_by_key(|(tid, stream, _)| (*tid, *stream));
-    report.txns_replayed = bodies.len() as u64;
-    let (applied, skipped) = replay::apply(tables, &bodies, &place)?;
-    report.writes_applied = applied;
-    report.writes_skipped = skipped;
+    // 4. Replay the durable transactions, each key's in TID order.
+    let replayed = replay::apply(tables, &reads, durable, &place, threads)?;
+    report.txns_replayed = replayed.txns;
+    report.txns_dropped = replayed.dropped;
+    report.writes_applied = replayed.applied;
+    report.writes_skipped = replayed.skipped;
     report.replay_millis = started.elapsed().as_millis() as u64;
+    let streams = reads.into_iter().map(|r| Arc::new(r.log)).collect();
 
     // 5. Drop absent rows, rebuild the ordered indexes.
     let started = Instant::now();
-    report.max_tid = replay::finish_tables(tables);
+    report.max_tid = replay::finish_tables(tables, threads);
     report.index_millis = started.elapsed().as_millis() as u64;
     Ok(Recovered {
         report,

@@ -1,29 +1,97 @@
-//! Applying the logged writes: split by key over threads, each applying
-//! its keys' writes in TID order.
+//! Applying the logged writes of every stream, in parallel twice over:
+//! each stream's durable transactions are decoded on their own thread
+//! into one list per lane (a lane owns a hash share of the keys); then
+//! each lane, on its own thread, merges its lists from every stream in
+//! TID order and applies them. The newest version of a record wins
+//! because a key's writes are applied in TID order, whatever stream
+//! logged them, and a write older than the row's TID is skipped (the
+//! checkpoint is fuzzy); partial updates need that order, not just the
+//! skip, since an older update may set columns a newer one does not.
 
 use std::hash::Hasher;
 use std::sync::atomic::Ordering;
 
 use crate::error::TxnError;
 use crate::log::record::{decode_txn, LoggedWrite, Op};
+use crate::recovery::parallel;
+use crate::recovery::streams::StreamRead;
 use crate::storage::table::KeyHasher;
 use crate::storage::{RecPtr, Table};
-use crate::tid::{tid_of, ABSENT};
+use crate::tid::{epoch_of, tid_of, ABSENT};
 
-/// Applies the writes of `txns` (sorted by TID); returns (applied, skipped).
+/// What a replay did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Replayed {
+    pub txns: u64,
+    pub dropped: u64,
+    pub applied: u64,
+    pub skipped: u64,
+}
+
+/// A decoded write: its transaction's TID, its stream, the write.
+type Tagged<'a> = (u64, u32, LoggedWrite<'a>);
+
+/// Applies the writes of every transaction of `streams` at or below the
+/// `durable` epoch, on at most `threads` threads (one: the serial replay).
 pub(crate) fn apply(
     tables: &[Table],
-    txns: &[(u64, usize, Vec<u8>)],
+    streams: &[StreamRead],
+    durable: u64,
     place: &str,
-) -> Result<(u64, u64), TxnError> {
-    let threads = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
-        .clamp(1, 8);
-    // Decode once, in TID order, into one list per thread.
-    let mut lanes: Vec<Vec<(u64, LoggedWrite<'_>)>> = (0..threads).map(|_| Vec::new()).collect();
-    for (tid, stream, body) in txns {
-        let what = || format!("log stream {stream} at {place}, transaction {tid:#x}");
-        decode_txn(body, &what, |w| {
+    threads: usize,
+) -> Result<Replayed, TxnError> {
+    let lanes = threads.max(1);
+    let decoded = parallel::map(streams.len(), threads, |s| {
+        decode_stream(tables, &streams[s], s, durable, lanes, place)
+    });
+    let mut totals = Replayed::default();
+    let mut per_stream = Vec::with_capacity(decoded.len());
+    for d in decoded {
+        let (lists, txns, dropped) = d?;
+        totals.txns += txns;
+        totals.dropped += dropped;
+        per_stream.push(lists);
+    }
+    let results = parallel::map(lanes, threads, |l| {
+        let mut writes: Vec<Tagged<'_>> = per_stream
+            .iter()
+            .flat_map(|s| s[l].iter().copied())
+            .collect();
+        // Stable, and (TID, stream) is unique per transaction: the order
+        // is the serial replay's whatever thread decoded what.
+        writes.sort_by_key(|(tid, stream, _)| (*tid, *stream));
+        apply_lane(tables, &writes)
+    });
+    for r in results {
+        let (a, s) = r?;
+        totals.applied += a;
+        totals.skipped += s;
+    }
+    Ok(totals)
+}
+
+/// Decodes stream `s`'s durable transactions into one list per lane;
+/// returns them with the transactions kept and dropped.
+#[allow(clippy::type_complexity)]
+fn decode_stream<'a>(
+    tables: &[Table],
+    stream: &'a StreamRead,
+    s: usize,
+    durable: u64,
+    lanes: usize,
+    place: &str,
+) -> Result<(Vec<Vec<Tagged<'a>>>, u64, u64), TxnError> {
+    let mut lists: Vec<Vec<Tagged<'a>>> = (0..lanes).map(|_| Vec::new()).collect();
+    let (mut kept, mut dropped) = (0, 0);
+    for (i, &(tid, _)) in stream.txns.iter().enumerate() {
+        if epoch_of(tid) > durable {
+            // Never acknowledged: later than some stream's last marker.
+            dropped += 1;
+            continue;
+        }
+        kept += 1;
+        let what = || format!("log stream {s} at {place}, transaction {tid:#x}");
+        decode_txn(stream.body(i), &what, |w| {
             let t = tables.get(w.table as usize).ok_or_else(|| {
                 TxnError::storage(format!("{}: table #{} does not exist", what(), w.table))
             })?;
@@ -34,27 +102,11 @@ pub(crate) fn apply(
                     w.bytes.len()
                 )));
             }
-            lanes[lane(w.table, w.key, threads)].push((*tid, w));
+            lists[lane(w.table, w.key, lanes)].push((tid, s as u32, w));
             Ok(())
         })?;
     }
-    let results: Vec<Result<(u64, u64), TxnError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = lanes
-            .iter()
-            .map(|lane| scope.spawn(move || apply_lane(tables, lane)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("replay thread"))
-            .collect()
-    });
-    let mut totals = (0, 0);
-    for r in results {
-        let (a, s) = r?;
-        totals.0 += a;
-        totals.1 += s;
-    }
-    Ok(totals)
+    Ok((lists, kept, dropped))
 }
 
 fn lane(table: u32, key: u64, lanes: usize) -> usize {
@@ -63,10 +115,10 @@ fn lane(table: u32, key: u64, lanes: usize) -> usize {
     (h.finish() % lanes as u64) as usize
 }
 
-fn apply_lane(tables: &[Table], writes: &[(u64, LoggedWrite<'_>)]) -> Result<(u64, u64), TxnError> {
+fn apply_lane(tables: &[Table], writes: &[Tagged<'_>]) -> Result<(u64, u64), TxnError> {
     let (mut applied, mut skipped) = (0, 0);
     let mut row = Vec::new();
-    for (tid, w) in writes {
+    for (tid, _, w) in writes {
         let t = &tables[w.table as usize];
         let rec = match t.lookup(w.key) {
             Some(rec) => rec,
@@ -128,20 +180,13 @@ fn apply_lane(tables: &[Table], writes: &[(u64, LoggedWrite<'_>)]) -> Result<(u6
     Ok((applied, skipped))
 }
 
-/// Drops absent records and rebuilds every ordered index (a thread per
-/// table); returns the largest TID present.
-pub(crate) fn finish_tables(tables: &[Table]) -> u64 {
-    let maxima: Vec<u64> = std::thread::scope(|scope| {
-        let handles: Vec<_> = tables
-            .iter()
-            .map(|t| scope.spawn(move || finish_table(t)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("index thread"))
-            .collect()
-    });
-    maxima.into_iter().max().unwrap_or(0)
+/// Drops absent records and rebuilds every ordered index (a table per
+/// thread, at most `threads`); returns the largest TID present.
+pub(crate) fn finish_tables(tables: &[Table], threads: usize) -> u64 {
+    parallel::map(tables.len(), threads, |i| finish_table(&tables[i]))
+        .into_iter()
+        .max()
+        .unwrap_or(0)
 }
 
 fn finish_table(t: &Table) -> u64 {

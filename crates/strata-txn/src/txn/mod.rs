@@ -22,7 +22,7 @@ use std::marker::PhantomData;
 use crate::cc::ConcurrencyControl;
 use crate::database::{IndexId, Shared, TableId};
 use crate::error::{AbortCause, TxnError};
-use crate::row::Row;
+use crate::row::{ReadOrigin, Row};
 use crate::storage::{RecPtr, Table};
 use crate::tid::ABSENT;
 use crate::worker::WorkerState;
@@ -68,6 +68,15 @@ impl<C: ConcurrencyControl> Transaction<'_, C> {
         }
     }
 
+    /// Names the read of access `a` in this transaction.
+    fn origin(&self, a: u32) -> ReadOrigin {
+        ReadOrigin {
+            worker: self.st.id,
+            serial: self.st.serial,
+            access: a,
+        }
+    }
+
     /// Reads row `key` of `table` into `row`; `false` if there is none.
     pub fn read(&mut self, table: TableId, key: u64, row: &mut Row) -> Result<bool, TxnError> {
         let shared = self.shared;
@@ -76,6 +85,7 @@ impl<C: ConcurrencyControl> Transaction<'_, C> {
         let rec = self.record(t, key);
         let a = self.st.set.get_or_add(rec);
         row.dirty = 0;
+        row.origin = ReadOrigin::default();
         if let Some(w) = self.st.set.accesses[a as usize].write {
             let write = &self.st.set.writes[w as usize];
             if write.kind == WriteKind::Delete {
@@ -86,7 +96,11 @@ impl<C: ConcurrencyControl> Transaction<'_, C> {
             return Ok(true);
         }
         let word = C::read(&mut self.st.set.accesses[a as usize], Some(&mut row.bytes))?;
-        Ok(word & ABSENT == 0)
+        let present = word & ABSENT == 0;
+        if present {
+            row.origin = self.origin(a);
+        }
+        Ok(present)
     }
 
     /// Writes the columns of `row` set since it was read (its dirty mask)
@@ -113,6 +127,15 @@ impl<C: ConcurrencyControl> Transaction<'_, C> {
             write.mask |= mask;
             let range = write.data.clone();
             patch(&mut self.st.set.arena[range], row, mask);
+            return Ok(());
+        }
+        if row.origin == self.origin(a) {
+            // The row holds this record as this transaction read it (under
+            // its lock, or checked by validation) plus the changed columns:
+            // it is the row after the write, with no second read.
+            C::intend_write(&mut self.st.set.accesses[a as usize])?;
+            let data = self.st.set.stash(&row.bytes);
+            self.st.set.add_write(a, WriteKind::Update, data, mask);
             return Ok(());
         }
         let mut current = std::mem::take(&mut self.st.scratch);
