@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
+use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -13,7 +14,7 @@ use crate::acl::Acl;
 use crate::connection::{Connection, PeerView};
 use crate::reply::{INTERNAL_ERROR_REPLY, MAX_CLIENTS_REPLY, PROTECTED_MODE_REPLY};
 use crate::session::RespSession;
-pub use crate::shared::{Shared, BULK_SLACK, MIN_QUERY_LIMIT, REDIS_MAX_BULK, REDIS_VERSION};
+pub use crate::shared::{Shared, MIN_BULK, MIN_QUERY_LIMIT, REDIS_MAX_BULK, REDIS_VERSION};
 use crate::slowlog::SlowLog;
 use crate::stats::Stats;
 
@@ -40,14 +41,6 @@ impl RespProtocol {
         clients: Arc<Clients>,
         acl: Acl,
     ) -> Self {
-        let bulk = keyspace
-            .max_item_size()
-            .saturating_add(BULK_SLACK)
-            .min(REDIS_MAX_BULK);
-        let query_limit = bulk
-            .saturating_mul(2)
-            .saturating_add(1 << 20)
-            .max(MIN_QUERY_LIMIT);
         Self {
             shared: Arc::new(Shared {
                 keyspace,
@@ -59,7 +52,7 @@ impl RespProtocol {
                 waiters: Arc::default(),
                 peers: Mutex::new(HashMap::new()),
                 run_id: random_hex(40),
-                query_limit,
+                proto_max_bulk_len: AtomicUsize::new(REDIS_MAX_BULK),
                 acl,
                 idle_timeout: IdleTimeout::default(),
                 pubsub: crate::pubsub::Hub::default(),
@@ -70,13 +63,26 @@ impl RespProtocol {
     }
 
     /// The driver limits for this protocol: input beyond the query buffer
-    /// limit closes the connection; idle connections are closed after
-    /// `timeout` (none by default).
+    /// limit of the largest `proto-max-bulk-len` closes the connection (the
+    /// session closes it at the current one); idle connections are closed
+    /// after `timeout` (none by default).
     pub fn driver_config(&self) -> DriverConfig {
         DriverConfig {
             idle_timeout: self.shared.idle_timeout.clone(),
-            ..DriverConfig::new(self.shared.query_limit)
+            ..DriverConfig::new(crate::shared::query_limit_for(REDIS_MAX_BULK))
         }
+    }
+
+    /// Sets `proto-max-bulk-len` (the `--proto-max-bulk-len` option),
+    /// clamped between [`MIN_BULK`] and [`REDIS_MAX_BULK`].
+    pub fn set_proto_max_bulk_len(&self, bytes: usize) {
+        self.shared.set_max_bulk(bytes);
+    }
+
+    /// The query buffer limit of a connection now (it follows
+    /// `proto-max-bulk-len`).
+    pub fn query_limit(&self) -> usize {
+        self.shared.query_limit()
     }
 
     /// The state shared by this front end's sessions.

@@ -68,7 +68,7 @@ pub enum RespError {
     /// SETRANGE/GETRANGE offset negative.
     #[error("ERR offset is out of range")]
     OffsetOutOfRange,
-    /// A string would exceed Redis's 512 MB limit.
+    /// A string would exceed `proto-max-bulk-len` (as Redis checks).
     #[error("ERR string exceeds maximum allowed size (proto-max-bulk-len)")]
     StringTooLong,
     /// RENAME of a missing key.

@@ -158,7 +158,7 @@ impl Session for RespSession {
                 }
             }
         }
-        if input.len() > shared.query_limit {
+        if input.len() > shared.query_limit() {
             flow = Flow::Close;
         }
         conn.pubsub.mailbox().take_into(output);

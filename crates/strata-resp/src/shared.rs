@@ -4,6 +4,7 @@
 //! session; the protocol (`protocol.rs`) makes it.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -16,12 +17,12 @@ use crate::connection::PeerView;
 use crate::slowlog::SlowLog;
 use crate::stats::Stats;
 
-/// Redis's hard cap on one bulk argument (`proto-max-bulk-len` default).
+/// Redis's default `proto-max-bulk-len`, and the largest Strata accepts
+/// (values are further limited by the engine's maximum item size, at most
+/// 128 MiB).
 pub const REDIS_MAX_BULK: usize = 512 * 1024 * 1024;
-/// Room above the engine's maximum item size a bulk argument may have, so
-/// values slightly too large get the engine's error instead of a protocol
-/// error.
-pub const BULK_SLACK: usize = 64 * 1024;
+/// Smallest `proto-max-bulk-len` (Redis's minimum).
+pub const MIN_BULK: usize = 1024 * 1024;
 /// Smallest per-connection query buffer limit.
 pub const MIN_QUERY_LIMIT: usize = 64 * 1024 * 1024;
 /// The Redis version reported to clients (`INFO`, `HELLO`) for feature
@@ -48,8 +49,10 @@ pub struct Shared {
     pub peers: Mutex<HashMap<u64, Arc<PeerView>>>,
     /// 40 hex characters identifying this run (`run_id`, `master_replid`).
     pub run_id: String,
-    /// Largest incomplete request a connection may buffer.
-    pub query_limit: usize,
+    /// `proto-max-bulk-len`: the largest bulk argument a request may
+    /// announce (`CONFIG SET`, `--proto-max-bulk-len`); between
+    /// [`MIN_BULK`] and [`REDIS_MAX_BULK`].
+    pub proto_max_bulk_len: AtomicUsize,
     /// Users and permissions.
     pub acl: Acl,
     /// Pub/sub subscriptions and the subscribers' output bound.
@@ -66,13 +69,26 @@ pub struct Shared {
 }
 
 impl Shared {
-    /// Largest bulk argument accepted now: the engine's maximum item size
-    /// plus [`BULK_SLACK`], never above Redis's 512 MiB.
+    /// Largest bulk argument accepted now (`proto-max-bulk-len`). A bulk
+    /// within it but over the engine's maximum item size is read and the
+    /// command answers the engine's error; a larger one is a protocol error.
     pub fn max_bulk(&self) -> usize {
-        self.keyspace
-            .max_item_size()
-            .saturating_add(BULK_SLACK)
-            .min(REDIS_MAX_BULK)
+        self.proto_max_bulk_len.load(Ordering::Relaxed)
+    }
+
+    /// Sets `proto-max-bulk-len`, clamped to its range.
+    pub fn set_max_bulk(&self, bytes: usize) {
+        let bytes = bytes.clamp(MIN_BULK, REDIS_MAX_BULK);
+        self.proto_max_bulk_len.store(bytes, Ordering::Relaxed);
+    }
+
+    /// Largest incomplete request a connection may buffer now: room for two
+    /// arguments of the largest bulk size (a SET or an MSET pair) plus
+    /// headers, never under [`MIN_QUERY_LIMIT`]. With Redis's 512 MiB
+    /// default this is Redis's `client-query-buffer-limit` of 1 GiB (plus
+    /// 1 MiB). Input is buffered only as it arrives, never up front.
+    pub fn query_limit(&self) -> usize {
+        query_limit_for(self.max_bulk())
     }
 
     /// True when new connections must authenticate (the default user is
@@ -88,4 +104,11 @@ impl Shared {
             EvictionPolicy::Clock => "allkeys-lru",
         }
     }
+}
+
+/// The query buffer limit that goes with a bulk limit of `bulk` bytes.
+pub fn query_limit_for(bulk: usize) -> usize {
+    bulk.saturating_mul(2)
+        .saturating_add(1 << 20)
+        .max(MIN_QUERY_LIMIT)
 }

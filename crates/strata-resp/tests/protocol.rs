@@ -157,8 +157,79 @@ fn values_over_the_item_limit() {
         "{reply:?}"
     );
     assert_eq!(c.cmd(&["STRLEN", "a"]), Value::Int(3000));
-    // Far beyond: refused at the header, connection closed.
-    c.send_raw(b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$10000000\r\n");
+    // Far beyond the item size but within proto-max-bulk-len (512 MiB by
+    // default): read, refused by the engine, the connection stays usable.
+    let value = vec![b'x'; 4 << 20];
+    let reply = c.cmd_bytes(&[b"SET", b"big", &value]);
+    assert!(
+        reply
+            .text()
+            .starts_with("ERR string exceeds maximum allowed size"),
+        "{reply:?}"
+    );
+    assert_eq!(c.cmd(&["PING"]), Value::Simple("PONG".into()));
+    // Over proto-max-bulk-len: Redis's protocol error at the header, before
+    // any data, and the connection is closed (as Redis closes it).
+    assert_eq!(
+        c.cmd(&["CONFIG", "SET", "proto-max-bulk-len", "1mb"]),
+        Value::Simple("OK".into())
+    );
+    c.send_raw(b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1048577\r\n");
     c.expect_raw(b"-ERR Protocol error: invalid bulk length\r\n");
     assert!(c.is_closed());
+}
+
+/// With the item size raised, 4 MiB values are stored and read back whole;
+/// `proto-max-bulk-len` is reported and bounded as Redis bounds it.
+#[test]
+fn large_values_with_the_limits_raised() {
+    let config = KeyspaceConfig {
+        max_item_size: 8 << 20,
+        memory_limit: 64 << 20,
+        shards: 4,
+        ..KeyspaceConfig::default()
+    };
+    let server = start_with(config, None);
+    let mut c = Client::connect(&server);
+    assert_eq!(
+        c.cmd(&["CONFIG", "GET", "proto-max-bulk-len"]),
+        Value::Array(vec![
+            Value::Bulk(b"proto-max-bulk-len".to_vec()),
+            Value::Bulk(b"536870912".to_vec()),
+        ])
+    );
+    let value: Vec<u8> = (0..4 << 20).map(|i: u32| (i % 251) as u8).collect();
+    assert_eq!(
+        c.cmd_bytes(&[b"SET", b"big", &value]),
+        Value::Simple("OK".into())
+    );
+    assert_eq!(c.cmd(&["GET", "big"]), Value::Bulk(value.clone()));
+    assert_eq!(c.cmd(&["STRLEN", "big"]), Value::Int(4 << 20));
+    for (bad, reason) in [
+        (
+            "1000",
+            "argument must be between 1048576 and 536870912 inclusive",
+        ),
+        (
+            "600mb",
+            "argument must be between 1048576 and 536870912 inclusive",
+        ),
+        ("lots", "argument must be a memory value"),
+    ] {
+        assert_eq!(
+            c.cmd(&["CONFIG", "SET", "proto-max-bulk-len", bad]),
+            Value::err(&format!(
+                "ERR CONFIG SET failed (possibly related to argument 'proto-max-bulk-len') - {reason}"
+            ))
+        );
+    }
+    // Lowered under the value: APPEND checks the result as Redis does.
+    assert_eq!(
+        c.cmd(&["CONFIG", "SET", "proto-max-bulk-len", "4mb"]),
+        Value::Simple("OK".into())
+    );
+    assert_eq!(
+        c.cmd(&["APPEND", "big", "z"]),
+        Value::err("ERR string exceeds maximum allowed size (proto-max-bulk-len)")
+    );
 }

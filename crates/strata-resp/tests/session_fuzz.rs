@@ -207,7 +207,11 @@ fn huge_announcements_close_without_buffering() {
 #[test]
 fn endless_request_is_cut_at_the_query_limit() {
     let (protocol, clients) = protocol(None);
-    let max = protocol.driver_config().max_input;
+    // The query limit follows proto-max-bulk-len; at its 1 MiB minimum it
+    // is the 64 MiB floor, under the driver's ceiling.
+    protocol.set_proto_max_bulk_len(1 << 20);
+    let max = protocol.query_limit();
+    assert!(max < protocol.driver_config().max_input);
     let mut session = open(&protocol, &clients);
     let mut input = BytesMut::from(&b"*1000000\r\n"[..]);
     let mut output = BytesMut::new();
@@ -224,7 +228,20 @@ fn endless_request_is_cut_at_the_query_limit() {
             closed = true;
             break;
         }
-        assert!(input.len() <= max);
+        assert!(input.len() <= max + arg.len());
     }
     assert!(closed);
+}
+
+/// A request announcing a bulk near `proto-max-bulk-len` reserves nothing
+/// for it: the session keeps only what arrived, waiting for the rest.
+#[test]
+fn announced_bulk_is_not_allocated_up_front() {
+    let (protocol, clients) = protocol(None);
+    let mut session = open(&protocol, &clients);
+    let mut input = BytesMut::from(&b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$536870000\r\nabc"[..]);
+    let mut output = BytesMut::new();
+    assert_eq!(session.process(&mut input, &mut output), Flow::Continue);
+    assert!(output.is_empty());
+    assert!(input.capacity() < 4096, "{}", input.capacity());
 }

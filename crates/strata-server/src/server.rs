@@ -164,6 +164,8 @@ impl Server {
                 credentials.acl,
             );
             protocol.shared().idle_timeout.set(config.timeout);
+            let bulk = usize::try_from(config.proto_max_bulk_len.bytes()).unwrap_or(usize::MAX);
+            protocol.set_proto_max_bulk_len(bulk);
             let slowlog = &protocol.shared().slowlog;
             slowlog.set_slower_than(config.slowlog_log_slower_than);
             slowlog.set_max_len(config.slowlog_max_len);

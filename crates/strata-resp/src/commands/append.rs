@@ -8,7 +8,6 @@ use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::collection::not_string;
 use crate::reply::RespError;
-use crate::shared::REDIS_MAX_BULK;
 use crate::writer::ReplyWriter;
 
 /// `APPEND`: appends (creating the key if needed), keeping flags and
@@ -19,6 +18,7 @@ pub fn append<S: Store>(
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
     let suffix = args.get(2);
+    let max_bulk = ctx.shared.max_bulk();
     let result = ctx.store.update(args.get(1), |old| {
         if not_string(old) {
             return (Mutation::Keep, Err(RespError::WrongType));
@@ -34,7 +34,7 @@ pub fn append<S: Store>(
             }
             Some(item) => {
                 let len = item.value.len() + suffix.len();
-                if len > REDIS_MAX_BULK {
+                if len > max_bulk {
                     return (Mutation::Keep, Err(RespError::StringTooLong));
                 }
                 let mut value = Vec::with_capacity(len);

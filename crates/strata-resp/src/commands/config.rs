@@ -12,7 +12,7 @@ use crate::commands::client::write_help;
 use crate::glob;
 use crate::number::{parse_i64, parse_memory};
 use crate::reply::{lossy_prefix, RespError};
-use crate::shared::Shared;
+use crate::shared::{Shared, MIN_BULK, REDIS_MAX_BULK};
 use crate::slowlog::MAX_LEN_LIMIT;
 use crate::stats::Baseline;
 use crate::writer::ReplyWriter;
@@ -57,6 +57,9 @@ const PARAMS: &[&str] = &[
 /// `slowlog-max-len` is bounded so the log's memory is (Redis takes any
 /// `long`).
 const SLOWLOG_LEN_RANGE: &str = "argument must be between 0 and 65536 inclusive";
+
+/// `proto-max-bulk-len`'s range: [`MIN_BULK`] to [`REDIS_MAX_BULK`].
+const BULK_RANGE: &str = "argument must be between 1048576 and 536870912 inclusive";
 
 /// The engine evicts by recency (CLOCK) or not at all: `allkeys-lfu`,
 /// `allkeys-random` and the `volatile-*` policies are refused rather than
@@ -117,6 +120,7 @@ enum Change {
     SlowlogLen(usize),
     PubsubLimit(u64, u64, u64),
     BusyThreshold(u64),
+    MaxBulk(usize),
     Unchanged,
 }
 
@@ -151,6 +155,17 @@ fn parse_change(shared: &Shared, param: &str, value: &[u8]) -> Result<Change, &'
                 .ok_or("argument must be between 0 and 2147483647 inclusive")
         }
         "client-output-buffer-limit" => parse_buffer_limits(value),
+        // Redis's range starts at 1 MiB; Strata stops at Redis's default
+        // (512 MiB): the engine keeps no item over 128 MiB anyway.
+        "proto-max-bulk-len" => parse_memory(value)
+            .ok_or("argument must be a memory value")
+            .and_then(|n| {
+                usize::try_from(n)
+                    .ok()
+                    .filter(|n| (MIN_BULK..=REDIS_MAX_BULK).contains(n))
+                    .map(Change::MaxBulk)
+                    .ok_or(BULK_RANGE)
+            }),
         "busy-reply-threshold" | "lua-time-limit" => parse_i64(value)
             .and_then(|n| u64::try_from(n).ok())
             .map(Change::BusyThreshold)
@@ -225,6 +240,7 @@ fn apply(shared: &Shared, change: Change) {
         Change::SlowlogLen(len) => shared.slowlog.set_max_len(len),
         Change::PubsubLimit(hard, soft, secs) => shared.pubsub.limit.set(hard, soft, secs),
         Change::BusyThreshold(ms) => shared.scripts.set_busy_threshold_ms(ms),
+        Change::MaxBulk(bytes) => shared.set_max_bulk(bytes),
         Change::Unchanged => {}
     }
 }

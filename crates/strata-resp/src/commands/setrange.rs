@@ -9,7 +9,6 @@ use crate::command::Ctx;
 use crate::commands::collection::not_string;
 use crate::number::parse_i64;
 use crate::reply::RespError;
-use crate::shared::REDIS_MAX_BULK;
 use crate::writer::ReplyWriter;
 
 /// `SETRANGE`: overwrites from `offset`, zero-padding as needed; replies
@@ -24,8 +23,9 @@ pub fn setrange<S: Store>(
     let offset = usize::try_from(offset).map_err(|_| RespError::OffsetOutOfRange)?;
     let patch = args.get(3);
     let max_item = ctx.shared.keyspace.max_item_size();
+    let max_bulk = ctx.shared.max_bulk();
     let check = |len: usize| -> Result<(), RespError> {
-        if len > REDIS_MAX_BULK {
+        if len > max_bulk {
             Err(RespError::StringTooLong)
         } else if len > max_item {
             Err(KvError::TooLarge {

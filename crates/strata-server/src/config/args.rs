@@ -84,6 +84,12 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SIZE")]
     pub max_item_size: Option<ByteSize>,
 
+    /// Redis `proto-max-bulk-len`: the largest bulk argument a RESP request
+    /// may carry, from 1mb to 512mb (also `CONFIG SET`); values are stored
+    /// only up to max-item-size [default: 512mb].
+    #[arg(long, value_name = "SIZE")]
+    pub proto_max_bulk_len: Option<ByteSize>,
+
     /// Password Redis clients must give with AUTH: the `default` user's
     /// password [default: none].
     #[arg(long, value_name = "PASSWORD")]
@@ -326,6 +332,7 @@ impl ServeArgs {
         set(&mut config.eviction, &self.eviction);
         set(&mut config.max_connections, &self.max_connections);
         set(&mut config.max_item_size, &self.max_item_size);
+        set(&mut config.proto_max_bulk_len, &self.proto_max_bulk_len);
         if let Some(password) = &self.requirepass {
             config.requirepass = Some(password.clone());
         }

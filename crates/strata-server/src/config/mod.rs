@@ -54,6 +54,10 @@ use crate::error::ServerError;
 pub const MIN_ITEM_SIZE: ByteSize = ByteSize::kib(1);
 /// Largest allowed `max_item_size`.
 pub const MAX_ITEM_SIZE: ByteSize = ByteSize::mib(128);
+/// Smallest allowed `proto_max_bulk_len` (Redis's minimum).
+pub const MIN_BULK_LEN: ByteSize = ByteSize::mib(1);
+/// Largest allowed `proto_max_bulk_len`, and its default (Redis's).
+pub const MAX_BULK_LEN: ByteSize = ByteSize::mib(512);
 /// Smallest allowed `memory_limit`.
 pub const MIN_MEMORY_LIMIT: ByteSize = ByteSize::mib(1);
 /// Largest allowed `threads`.
@@ -100,6 +104,8 @@ pub struct ServerConfig {
     pub max_connections: usize,
     /// Largest item accepted.
     pub max_item_size: ByteSize,
+    /// Redis `proto-max-bulk-len` at start: the largest RESP bulk argument.
+    pub proto_max_bulk_len: ByteSize,
     /// Redis AUTH password (the default user's); `None` (or empty in the
     /// file) for none.
     pub requirepass: Option<String>,
@@ -243,6 +249,7 @@ impl Default for ServerConfig {
             eviction: EvictionMode::On,
             max_connections: 10_000,
             max_item_size: ByteSize::mib(1),
+            proto_max_bulk_len: MAX_BULK_LEN,
             requirepass: None,
             aclfile: None,
             memcache_auth_file: None,
@@ -423,6 +430,15 @@ impl ServerConfig {
                 format!(
                     "must be between {MIN_ITEM_SIZE} and {MAX_ITEM_SIZE}, got {}",
                     self.max_item_size
+                ),
+            ));
+        }
+        if self.proto_max_bulk_len < MIN_BULK_LEN || self.proto_max_bulk_len > MAX_BULK_LEN {
+            return Err(invalid(
+                "proto_max_bulk_len",
+                format!(
+                    "must be between {MIN_BULK_LEN} and {MAX_BULK_LEN}, got {}",
+                    self.proto_max_bulk_len
                 ),
             ));
         }

@@ -39,6 +39,7 @@ fn defaults_are_the_documented_ones() {
     assert_eq!(config.eviction, EvictionMode::On);
     assert_eq!(config.max_connections, 10_000);
     assert_eq!(config.max_item_size.bytes(), 1 << 20);
+    assert_eq!(config.proto_max_bulk_len.bytes(), 512 << 20);
     assert_eq!(config.requirepass, None);
     assert_eq!(config.data_dir, PathBuf::from("./strata-data"));
     assert_eq!(config.log_level, "info");
@@ -65,6 +66,8 @@ fn every_flag_is_applied() {
         "7",
         "--max-item-size",
         "2mb",
+        "--proto-max-bulk-len",
+        "8mb",
         "--requirepass",
         "secret",
         "--data-dir",
@@ -88,6 +91,7 @@ fn every_flag_is_applied() {
     );
     assert_eq!(config.max_connections, 7);
     assert_eq!(config.max_item_size.bytes(), 2 << 20);
+    assert_eq!(config.proto_max_bulk_len.bytes(), 8 << 20);
     assert_eq!(config.requirepass.as_deref(), Some("secret"));
     assert_eq!(config.data_dir, PathBuf::from("/tmp/x"));
     assert_eq!(config.log_level, "debug");
@@ -204,6 +208,8 @@ fn out_of_bounds_values_are_refused_with_the_option_name() {
     let cases: &[(&[&str], &str)] = &[
         (&["--max-item-size", "512"], "max_item_size"),
         (&["--max-item-size", "129mb"], "max_item_size"),
+        (&["--proto-max-bulk-len", "1000kb"], "proto_max_bulk_len"),
+        (&["--proto-max-bulk-len", "513mb"], "proto_max_bulk_len"),
         (&["--memory-limit", "1kb"], "memory_limit"),
         (
             &["--memory-limit", "2mb", "--max-item-size", "4mb"],
