@@ -1,8 +1,9 @@
 //! [`ChunkStream`]: the payloads of a list of extents, in order, read
 //! asynchronously on the store's reader threads a few extents ahead of
 //! the consumer (sequential read-back that overlaps the I/O with the
-//! consumer's work: each read is started as a task when queued). The list may still be growing (a spill file read
-//! while it is written): the stream then waits for the next extent.
+//! consumer's work: each read is started as a task when queued). The
+//! list may still be growing (a spill file read while it is written): the
+//! stream then waits for the next extent.
 
 use std::collections::VecDeque;
 use std::future::Future;
