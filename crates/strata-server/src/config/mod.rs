@@ -384,15 +384,12 @@ impl ServerConfig {
                 }
             }
         }
-        if self.http_max_body < MIN_HTTP_BODY || self.http_max_body > MAX_HTTP_BODY {
-            return Err(invalid(
-                "http_max_body",
-                format!(
-                    "must be between {MIN_HTTP_BODY} and {MAX_HTTP_BODY}, got {}",
-                    self.http_max_body
-                ),
-            ));
-        }
+        within(
+            "http_max_body",
+            self.http_max_body,
+            MIN_HTTP_BODY,
+            MAX_HTTP_BODY,
+        )?;
         if self
             .http_security_dir
             .as_ref()
@@ -400,12 +397,7 @@ impl ServerConfig {
         {
             return Err(invalid("http_security_dir", "must not be empty".into()));
         }
-        if self.threads == 0 || self.threads > MAX_THREADS {
-            return Err(invalid(
-                "threads",
-                format!("must be between 1 and {MAX_THREADS}, got {}", self.threads),
-            ));
-        }
+        within("threads", self.threads, 1, MAX_THREADS)?;
         if self.memory_limit < MIN_MEMORY_LIMIT {
             return Err(invalid(
                 "memory_limit",
@@ -415,33 +407,19 @@ impl ServerConfig {
                 ),
             ));
         }
-        if self.max_connections == 0 || self.max_connections > MAX_CONNECTIONS {
-            return Err(invalid(
-                "max_connections",
-                format!(
-                    "must be between 1 and {MAX_CONNECTIONS}, got {}",
-                    self.max_connections
-                ),
-            ));
-        }
-        if self.max_item_size < MIN_ITEM_SIZE || self.max_item_size > MAX_ITEM_SIZE {
-            return Err(invalid(
-                "max_item_size",
-                format!(
-                    "must be between {MIN_ITEM_SIZE} and {MAX_ITEM_SIZE}, got {}",
-                    self.max_item_size
-                ),
-            ));
-        }
-        if self.proto_max_bulk_len < MIN_BULK_LEN || self.proto_max_bulk_len > MAX_BULK_LEN {
-            return Err(invalid(
-                "proto_max_bulk_len",
-                format!(
-                    "must be between {MIN_BULK_LEN} and {MAX_BULK_LEN}, got {}",
-                    self.proto_max_bulk_len
-                ),
-            ));
-        }
+        within("max_connections", self.max_connections, 1, MAX_CONNECTIONS)?;
+        within(
+            "max_item_size",
+            self.max_item_size,
+            MIN_ITEM_SIZE,
+            MAX_ITEM_SIZE,
+        )?;
+        within(
+            "proto_max_bulk_len",
+            self.proto_max_bulk_len,
+            MIN_BULK_LEN,
+            MAX_BULK_LEN,
+        )?;
         if self.max_item_size > self.memory_limit {
             return Err(invalid(
                 "max_item_size",
@@ -492,4 +470,21 @@ impl ServerConfig {
             _ => 0,
         }
     }
+}
+
+/// `Ok` when `value` is in `min..=max`; otherwise the option's error
+/// naming the range.
+fn within<T: PartialOrd + std::fmt::Display>(
+    option: &'static str,
+    value: T,
+    min: T,
+    max: T,
+) -> Result<(), ServerError> {
+    if value < min || value > max {
+        return Err(ServerError::InvalidOption {
+            option,
+            message: format!("must be between {min} and {max}, got {value}"),
+        });
+    }
+    Ok(())
 }
