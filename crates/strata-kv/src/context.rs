@@ -113,8 +113,24 @@ impl Ctx {
         self.clock.now_ms()
     }
 
+    /// The seed of every key hash.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The hash of a user key.
     pub fn hash(&self, key: &[u8]) -> u64 {
         xxhash_rust::xxh3::xxh3_64_with_seed(key, self.seed)
+    }
+
+    /// The hash of `key` in `ns` (a chunk's shard is its owner's).
+    pub fn hash_in(&self, ns: crate::chunk::Namespace, key: &[u8]) -> u64 {
+        crate::chunk::hash_in(self.seed, ns, key)
+    }
+
+    /// The hash of a record's key, its namespace read from its flags.
+    pub fn record_hash(&self, rec: &crate::arena::Record<'_>) -> u64 {
+        crate::chunk::record_hash(self.seed, rec.key(), rec.header.flags)
     }
 
     /// A CAS version never handed out before (across restarts too, when

@@ -50,9 +50,13 @@ pub fn stored_flags(flags: u32, kind: ValueKind) -> u64 {
     u64::from(flags) | kind.code() << 32
 }
 
-/// Splits a stored flags word; `None` for a kind this build does not know.
+/// Splits a stored flags word; `None` for a kind (or a namespace bit, see
+/// [`chunk`](crate::chunk)) this build does not know.
 pub fn split_stored_flags(stored: u64) -> Option<(u32, ValueKind)> {
-    let kind = ValueKind::from_code(stored >> 32)?;
+    if stored >> 40 & !(crate::chunk::KNOWN_BITS >> 40) != 0 {
+        return None;
+    }
+    let kind = ValueKind::from_code(stored >> 32 & 0xff)?;
     Some((stored as u32, kind))
 }
 

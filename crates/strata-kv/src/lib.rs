@@ -9,6 +9,7 @@
 //! primitives), then `arena` and `index`, `context` (`Ctx`), `shard`,
 //! `keyspace`, and `open` above them.
 //! - [`clock`]: time as the engine sees it; a manual clock for tests.
+//! - [`chunk`]: the internal namespace of large collections' chunks.
 //! - [`item`]: the borrowed item view and the mutations callers ask for.
 //! - [`store`]: the [`Store`] trait every front end programs against.
 //! - `keyspace`: [`Keyspace`], the sharded map; [`SharedStore`] and
@@ -41,6 +42,7 @@
 #![forbid(unsafe_code)]
 
 mod arena;
+pub mod chunk;
 pub mod clock;
 pub mod collection;
 mod config;
@@ -60,14 +62,16 @@ pub mod store;
 pub mod tier;
 mod watch;
 
+pub use chunk::Namespace;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::KeyspaceConfig;
 pub use error::KvError;
 pub use eviction::EvictionPolicy;
 pub use item::{Deleted, ItemRef, Mutation, NewItem, ValueKind};
 pub use journal::{take_written_lsn, Journal, Refusal};
-pub use keyspace::{ExclusiveStore, Keyspace, SharedStore};
+pub use keyspace::{ChunkCensus, ExclusiveStore, Keyspace, SharedStore};
 pub use maintenance::{Maintenance, PassReport};
+pub use shard::large::{Current, LargeEdit};
 pub use stats::KeyspaceStats;
 pub use store::{PairDecision, Renamed, Store};
 pub use tier::{

@@ -5,6 +5,7 @@
 //! so a batch of commands (Redis `MULTI`/`EXEC`) sees no other client's change.
 
 use crate::item::{Deleted, ItemRef, Mutation, NewItem, ValueKind};
+use crate::shard::large::LargeEdit;
 use crate::KvError;
 
 /// What an `update_pair` closure decides: the mutations of its first and
@@ -79,6 +80,16 @@ pub trait Store {
         a: &[u8],
         b: &[u8],
         f: impl FnOnce(Option<ItemRef<'_>>, Option<ItemRef<'_>>) -> PairDecision<R>,
+    ) -> Result<R, KvError>;
+
+    /// Runs `f` on `key` with its shard write-locked: the basis of large
+    /// collections (head and chunk records, see [`crate::chunk`]). Every
+    /// change `f` makes is journaled as one record. An error only when an
+    /// expired item there could not be removed first.
+    fn edit_large<R>(
+        &mut self,
+        key: &[u8],
+        f: impl FnOnce(&mut LargeEdit<'_>) -> R,
     ) -> Result<R, KvError>;
 
     /// Stores `item` under `key` unconditionally.

@@ -24,7 +24,7 @@
 use std::time::{Duration, Instant};
 
 use strata_device::Directory;
-use strata_kv::{Keyspace, Store};
+use strata_kv::Keyspace;
 use strata_log::CommandLog;
 use strata_snapshot::{
     remove_older_than, snapshot_name, SnapshotInfo, SnapshotItem, SnapshotWriter, WriterOptions,
@@ -120,19 +120,18 @@ pub(crate) fn write_checkpoint(
     let mut cursor = 0;
     let written = loop {
         batch.clear();
-        cursor = keyspace.store().scan(cursor, SCAN_BATCH, &mut |item| {
-            batch.bytes.extend_from_slice(item.key);
-            let key_end = batch.bytes.len();
-            batch.bytes.extend_from_slice(item.value);
-            let value_end = batch.bytes.len();
-            batch.items.push((
-                key_end,
-                value_end,
-                item.stored_flags(),
-                item.cas,
-                item.expires_at,
-            ));
-        });
+        // Every record, chunks of large collections included.
+        cursor = keyspace
+            .store()
+            .scan_stored(cursor, SCAN_BATCH, &mut |item, stored| {
+                batch.bytes.extend_from_slice(item.key);
+                let key_end = batch.bytes.len();
+                batch.bytes.extend_from_slice(item.value);
+                let value_end = batch.bytes.len();
+                batch
+                    .items
+                    .push((key_end, value_end, stored, item.cas, item.expires_at));
+            });
         // Written with no lock held: the rate limit may sleep here.
         if let Err(err) = batch.for_each(|item| Ok(writer.add(&item)?)) {
             break Err(err);

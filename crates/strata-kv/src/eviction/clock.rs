@@ -6,7 +6,13 @@
 //! cleared and is copied to the open segment, while the rest are evicted.
 //! Second chances are capped at half the segment's bytes so every call frees
 //! at least half a segment, whatever the access pattern.
+//!
+//! A large collection goes as one item: its head takes its chunks with it,
+//! and a chunk in the segment evicts its whole collection, unless the head
+//! was read since it was last considered (the chunk then gets the second
+//! chance, within the same cap).
 
+use crate::chunk::{split_chunk_key, Namespace};
 use crate::context::Ctx;
 use crate::shard::{Removal, ShardInner};
 
@@ -21,16 +27,26 @@ pub(crate) fn evict_oldest(shard: &mut ShardInner, ctx: &Ctx, now: u64) -> bool 
     let keep_budget = shard.arena.usage(seg).0 / 2;
     let mut kept = 0;
     for rec in shard.live_records(ctx, seg) {
+        if !shard.still_holds(&rec) {
+            continue; // went with its collection
+        }
+        // The slot whose accessed bit speaks for this record, and the one
+        // to evict: a chunk's owner's head.
+        let (judge, victim) = match owner_slot(shard, ctx, rec.slot) {
+            Some(head) => (head, head),
+            None => (rec.slot, rec.slot),
+        };
+        let accessed = match judge == rec.slot {
+            true => shard.index.take_accessed(rec.slot),
+            false => shard.index.is_accessed(judge),
+        };
         let removed = if rec.expires_at.is_some_and(|at| at <= now) {
             shard.remove(ctx, rec.slot, Removal::Expired)
-        } else if kept + rec.len <= keep_budget
-            && shard.index.take_accessed(rec.slot)
-            && shard.relocate(rec.slot)
-        {
+        } else if kept + rec.len <= keep_budget && accessed && shard.relocate(rec.slot) {
             kept += rec.len;
             Ok(())
         } else {
-            shard.remove(ctx, rec.slot, Removal::Evicted)
+            shard.remove(ctx, victim, Removal::Evicted)
         };
         if let Err(e) = removed {
             tracing::warn!(error = %e, "eviction stopped");
@@ -39,4 +55,15 @@ pub(crate) fn evict_oldest(shard: &mut ShardInner, ctx: &Ctx, now: u64) -> bool 
     }
     shard.free_segment(seg);
     true
+}
+
+/// The slot of the head owning the chunk in `slot`; `None` if the record
+/// is not a chunk (or, never expected, its head is missing).
+fn owner_slot(shard: &ShardInner, ctx: &Ctx, slot: usize) -> Option<usize> {
+    let rec = shard.record_at(slot);
+    if Namespace::of(rec.header.flags) != Namespace::Chunk {
+        return None;
+    }
+    let (owner, _) = split_chunk_key(rec.key())?;
+    shard.lookup(ctx.hash(owner), owner)
 }

@@ -204,6 +204,17 @@ impl Index {
         entry & ACCESSED != 0
     }
 
+    /// Whether the accessed bit of `slot` is set (left as it is).
+    pub fn is_accessed(&self, slot: usize) -> bool {
+        self.load(slot) & ACCESSED != 0
+    }
+
+    /// The location in `slot` if it holds an item.
+    pub fn entry_loc(&self, slot: usize) -> Option<Loc> {
+        let entry = self.load(slot);
+        is_item(entry).then(|| decode(entry))
+    }
+
     /// Points `slot` at a new location of the same key, keeping the
     /// accessed bit.
     pub fn set_loc(&mut self, slot: usize, loc: Loc) {

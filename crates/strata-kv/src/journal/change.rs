@@ -9,7 +9,10 @@
 //! DELETE = 2 | key_len | key
 //! EXPIRE = 3 | key_len | key | expiry
 //! FLUSH  = 4
+//! DELETE_CHUNK = 5 | key_len | key
 //! ```
+//! A PUT's `flags` carry the namespace of its key (a chunk of a large
+//! collection, see [`crate::chunk`]); a chunk's delete has its own tag.
 //!
 //! `expiry` is 0 for none, else the absolute Unix millisecond (an item that
 //! expires at 0 would never have been stored, so 0 is free to mean none).
@@ -21,6 +24,7 @@
 //! after its start reproduce the exact keyspace.
 
 use crate::arena::get_varint;
+use crate::chunk::Namespace;
 
 /// Log record kind of a key-value change batch.
 pub const KV_RECORD_KIND: u8 = 1;
@@ -29,6 +33,7 @@ const PUT: u8 = 1;
 const DELETE: u8 = 2;
 const EXPIRE: u8 = 3;
 const FLUSH: u8 = 4;
+const DELETE_CHUNK: u8 = 5;
 
 /// One decoded change, borrowing from the record body.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,6 +66,11 @@ pub enum Change<'a> {
     },
     /// Every key was removed.
     Flush,
+    /// The chunk `key` of a large collection no longer exists.
+    DeleteChunk {
+        /// The chunk's key.
+        key: &'a [u8],
+    },
 }
 
 /// A body that does not decode: the offset of the bad change.
@@ -107,6 +117,15 @@ pub(crate) fn encode_delete(buf: &mut Vec<u8>, key: &[u8]) {
     push_bytes(buf, key);
 }
 
+/// Appends the encoding of a delete of `key` in `ns`.
+pub(crate) fn encode_delete_in(buf: &mut Vec<u8>, ns: Namespace, key: &[u8]) {
+    buf.push(match ns {
+        Namespace::User => DELETE,
+        Namespace::Chunk => DELETE_CHUNK,
+    });
+    push_bytes(buf, key);
+}
+
 /// Appends the encoding of an expiry change.
 pub(crate) fn encode_expire(buf: &mut Vec<u8>, key: &[u8], expires_at: Option<u64>) {
     buf.push(EXPIRE);
@@ -133,6 +152,7 @@ impl Change<'_> {
             Change::Delete { key } => encode_delete(buf, key),
             Change::Expire { key, expires_at } => encode_expire(buf, key, expires_at),
             Change::Flush => encode_flush(buf),
+            Change::DeleteChunk { key } => encode_delete_in(buf, Namespace::Chunk, key),
         }
     }
 }
@@ -180,6 +200,7 @@ impl<'a> Changes<'a> {
                 expires_at: self.expiry()?,
             },
             FLUSH => Change::Flush,
+            DELETE_CHUNK => Change::DeleteChunk { key: self.bytes()? },
             _ => return None,
         })
     }
@@ -229,6 +250,9 @@ mod tests {
                 expires_at: None,
             },
             Change::Flush,
+            Change::DeleteChunk {
+                key: b"k\0\0\0\x01",
+            },
         ]
     }
 
@@ -252,6 +276,7 @@ mod tests {
             2, 4, b'g', b'o', b'n', b'e', // DELETE gone
             3, 1, b'k', 0, // EXPIRE k none
             4, // FLUSH
+            5, 5, b'k', 0, 0, 0, 1, // DELETE_CHUNK
         ];
         let back: Vec<_> = decode(fixture).collect::<Result<_, _>>().unwrap();
         assert_eq!(back, all());

@@ -9,6 +9,7 @@
 
 use super::change::BadChange;
 use super::change::{Change, Changes};
+use crate::chunk::Namespace;
 use crate::keyspace::Keyspace;
 use crate::shard::Removal;
 use crate::KvError;
@@ -49,7 +50,7 @@ impl Keyspace {
             let arena = &shard.arena;
             shard
                 .index
-                .reserve(per_shard, |loc| ctx.hash(arena.record(loc).key()));
+                .reserve(per_shard, |loc| ctx.record_hash(&arena.record(loc)));
         }
     }
 
@@ -64,7 +65,8 @@ impl Keyspace {
         expires_at: Option<u64>,
     ) -> Result<(), KvError> {
         let ctx = &self.ctx;
-        let (now, hash) = (ctx.now(), ctx.hash(key));
+        let now = ctx.now();
+        let hash = crate::chunk::record_hash(ctx.seed(), key, flags);
         let mut shard = self.shard(hash).write();
         // New CAS versions must stay above every restored one.
         ctx.raise_cas_above(cas);
@@ -93,14 +95,8 @@ impl Keyspace {
                 cas,
                 expires_at,
             } => self.restore_item(key, value, flags, cas, expires_at),
-            Change::Delete { key } => {
-                let hash = ctx.hash(key);
-                let mut shard = self.shard(hash).write();
-                match shard.lookup(hash, key) {
-                    Some(slot) => shard.remove(ctx, slot, Removal::Deleted),
-                    None => Ok(()),
-                }
-            }
+            Change::Delete { key } => self.replay_delete(Namespace::User, key),
+            Change::DeleteChunk { key } => self.replay_delete(Namespace::Chunk, key),
             Change::Expire { key, expires_at } => {
                 let (now, hash) = (ctx.now(), ctx.hash(key));
                 let mut shard = self.shard(hash).write();
@@ -114,6 +110,16 @@ impl Keyspace {
                 shard.rewrite(ctx, hash, key, slot, expires_at, now)
             }
             Change::Flush => self.store().flush_now(),
+        }
+    }
+
+    fn replay_delete(&self, ns: Namespace, key: &[u8]) -> Result<(), KvError> {
+        let ctx = &self.ctx;
+        let hash = ctx.hash_in(ns, key);
+        let mut shard = self.shard(hash).write();
+        match shard.lookup_in(ns, hash, key) {
+            Some(slot) => shard.remove(ctx, slot, Removal::Deleted),
+            None => Ok(()),
         }
     }
 }

@@ -5,6 +5,8 @@ use super::core::Keyspace;
 use super::locked::LockedShards;
 use super::shared::scan_shards;
 use crate::item::{Deleted, ItemRef, Mutation, NewItem, ValueKind};
+use crate::shard::large::LargeEdit;
+use crate::shard::scan::{Reach, ScanOver};
 use crate::store::{PairDecision, Renamed, Store};
 use crate::watch::Watch;
 use crate::KvError;
@@ -62,6 +64,14 @@ impl<'a> ExclusiveStore<'a> {
 }
 
 impl Store for ExclusiveStore<'_> {
+    fn edit_large<R>(
+        &mut self,
+        key: &[u8],
+        f: impl FnOnce(&mut LargeEdit<'_>) -> R,
+    ) -> Result<R, KvError> {
+        self.locked.edit_large(key, f)
+    }
+
     fn get<R>(&mut self, key: &[u8], f: impl FnOnce(ItemRef<'_>) -> R) -> Option<R> {
         self.locked.get(key, true, f)
     }
@@ -130,7 +140,7 @@ impl Store for ExclusiveStore<'_> {
 
     fn len(&mut self) -> u64 {
         (0..self.locked.len_locked())
-            .map(|pos| self.locked.at(pos).index.len() as u64)
+            .map(|pos| self.locked.at(pos).user_len() as u64)
             .sum()
     }
 
@@ -138,7 +148,10 @@ impl Store for ExclusiveStore<'_> {
         let locked = &self.locked;
         let ks = locked.keyspace();
         let now = ks.now_ms();
-        let hash = |key: &[u8]| ks.ctx.hash(key);
+        let over = ScanOver {
+            seed: ks.ctx.seed(),
+            reach: Reach::Users,
+        };
         let ctx = &ks.ctx;
         scan_shards(
             locked.len_locked(),
@@ -148,7 +161,7 @@ impl Store for ExclusiveStore<'_> {
                 // A value that cannot be read is reported by the attempt.
                 let _ = shard.with_item(ctx, slot, &mut *f);
             },
-            |idx, pos, want, v| locked.at(idx).scan(pos, want, now, &hash, v),
+            |idx, pos, want, v| locked.at(idx).scan(pos, want, now, over, v),
         )
     }
 

@@ -13,6 +13,7 @@ use crate::arena::header_len;
 use crate::fetch;
 use crate::item::{split_stored_flags, Deleted, ItemRef, Mutation, NewItem, ValueKind};
 use crate::journal::change;
+use crate::shard::large::LargeEdit;
 use crate::shard::ShardInner;
 use crate::store::{PairDecision, Renamed};
 use crate::KvError;
@@ -148,7 +149,7 @@ impl<'a> LockedShards<'a> {
         &self.guards[pos]
     }
 
-    fn shard(&mut self, hash: u64) -> &mut ShardInner {
+    pub(super) fn shard(&mut self, hash: u64) -> &mut ShardInner {
         let pos = self.position(hash);
         &mut self.guards[pos]
     }
@@ -246,6 +247,19 @@ impl<'a> LockedShards<'a> {
             .update(&ks.ctx, hash, key, now, want_cas, f)
     }
 
+    /// See [`Store::edit_large`](crate::Store::edit_large).
+    pub fn edit_large<R>(
+        &mut self,
+        key: &[u8],
+        f: impl FnOnce(&mut LargeEdit<'_>) -> R,
+    ) -> Result<R, KvError> {
+        let ks = self.ks;
+        let (now, hash) = (ks.ctx.now(), ks.ctx.hash(key));
+        let shard = self.shard(hash);
+        let mut edit = LargeEdit::open(shard, &ks.ctx, key, hash, now)?;
+        Ok(f(&mut edit))
+    }
+
     pub fn delete(&mut self, key: &[u8]) -> Result<Deleted, KvError> {
         let (found, _) = self.update(key, false, |item| (Mutation::Delete, item.is_some()))?;
         Ok(match found {
@@ -317,6 +331,16 @@ impl<'a> LockedShards<'a> {
             return Ok(Renamed::TargetExists);
         }
         if from == to {
+            return Ok(Renamed::Done);
+        }
+        let from_hash = self.ks.ctx.hash(from);
+        let shard = self.holding(from_hash);
+        let chunks = shard
+            .live_slot(from_hash, from, now)
+            .and_then(|slot| shard.chunks_at(slot));
+        if let Some(chunks) = chunks {
+            self.copy_large(from, to, kind, chunks, (&value, expires_at))?;
+            self.delete(from)?;
             return Ok(Renamed::Done);
         }
         let item = NewItem {

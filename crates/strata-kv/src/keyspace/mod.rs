@@ -3,16 +3,21 @@
 //! settings, stats), `locked.rs` (a set of write-locked shards: multi-key
 //! operations, flush), then the two stores that implement
 //! [`Store`](crate::Store): [`SharedStore`] (one shard per operation) and
-//! [`ExclusiveStore`] (a whole batch), and `placed.rs` (the tiers in use).
+//! [`ExclusiveStore`] (a whole batch), `placed.rs` (the tiers in use) and
+//! `chunks.rs` (a census of large collections' chunks); `large.rs` moves
+//! large collections between keys.
 //! Each file imports only the ones before it.
 
+mod chunks;
 mod core;
 mod exclusive;
+mod large;
 mod locked;
 mod placed;
 mod shards;
 mod shared;
 
 pub use self::core::Keyspace;
+pub use chunks::ChunkCensus;
 pub use exclusive::ExclusiveStore;
 pub use shared::SharedStore;

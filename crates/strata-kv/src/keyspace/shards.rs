@@ -98,7 +98,7 @@ impl Drop for ShardWrite<'_> {
             self.guard.published_used = used;
         }
         let g = &self.guard;
-        s.items.store(g.index.len() as u64, Ordering::Relaxed);
+        s.items.store(g.user_len() as u64, Ordering::Relaxed);
         s.with_expiry.store(g.with_expiry as u64, Ordering::Relaxed);
         s.used.store(g.used_bytes() as u64, Ordering::Relaxed);
         s.index_bytes

@@ -7,6 +7,8 @@ use std::sync::atomic::Ordering;
 use super::core::Keyspace;
 use crate::fetch;
 use crate::item::{split_stored_flags, Deleted, ItemRef, Mutation, NewItem, ValueKind};
+use crate::shard::large::LargeEdit;
+use crate::shard::scan::{Reach, ScanOver};
 use crate::shard::ShardInner;
 use crate::store::{PairDecision, Renamed, Store};
 use crate::KvError;
@@ -29,24 +31,47 @@ impl<'a> SharedStore<'a> {
         Self { ks }
     }
 
-    /// One step of a cursor scan, visiting each emitted item's slot.
-    fn scan_slots(
+    /// One step of a cursor scan over what `reach` covers, visiting each
+    /// emitted item's slot.
+    pub(crate) fn scan_slots(
         &self,
         cursor: u64,
         count: usize,
+        reach: Reach,
         visit: &mut dyn FnMut(&ShardInner, usize),
     ) -> u64 {
         self.ks.run_due_flush();
         let ks = self.ks;
         let now = ks.now_ms();
-        let hash = |key: &[u8]| ks.ctx.hash(key);
+        let over = ScanOver {
+            seed: ks.ctx.seed(),
+            reach,
+        };
         scan_shards(
             ks.shard_count(),
             cursor,
             count,
             visit,
-            |idx, pos, want, v| ks.shard_at(idx).read().scan(pos, want, now, &hash, v),
+            |idx, pos, want, v| ks.shard_at(idx).read().scan(pos, want, now, over, v),
         )
+    }
+
+    /// [`Store::scan`] over every record, chunks of large collections
+    /// included (a checkpoint): `f` also gets each record's stored flags
+    /// word, which says its namespace.
+    pub fn scan_stored(
+        &self,
+        cursor: u64,
+        count: usize,
+        f: &mut dyn FnMut(ItemRef<'_>, u64),
+    ) -> u64 {
+        let _blocking = fetch::Blocking::enter();
+        let ctx = &self.ks.ctx;
+        self.scan_slots(cursor, count, Reach::Everything, &mut |shard, slot| {
+            let stored = shard.record_at(slot).header.flags;
+            // A value that cannot be read is reported by the attempt.
+            let _ = shard.with_item(ctx, slot, |item| f(item, stored));
+        })
     }
 
     fn read<R>(&self, key: &[u8], count: bool, f: impl FnOnce(ItemRef<'_>) -> R) -> Option<R> {
@@ -124,6 +149,19 @@ pub(crate) fn scan_shards(
 }
 
 impl Store for SharedStore<'_> {
+    fn edit_large<R>(
+        &mut self,
+        key: &[u8],
+        f: impl FnOnce(&mut LargeEdit<'_>) -> R,
+    ) -> Result<R, KvError> {
+        self.ks.run_due_flush();
+        let ctx = &self.ks.ctx;
+        let (now, hash) = (ctx.now(), ctx.hash(key));
+        let mut shard = self.ks.shard(hash).write();
+        let mut edit = LargeEdit::open(&mut shard, ctx, key, hash, now)?;
+        Ok(f(&mut edit))
+    }
+
     fn get<R>(&mut self, key: &[u8], f: impl FnOnce(ItemRef<'_>) -> R) -> Option<R> {
         self.read(key, true, f)
     }
@@ -242,14 +280,14 @@ impl Store for SharedStore<'_> {
         // A scan is never re-run: values not in DRAM are read while blocking.
         let _blocking = fetch::Blocking::enter();
         let ctx = &self.ks.ctx;
-        self.scan_slots(cursor, count, &mut |shard, slot| {
+        self.scan_slots(cursor, count, Reach::Users, &mut |shard, slot| {
             // A value that cannot be read is reported by the attempt.
             let _ = shard.with_item(ctx, slot, &mut *f);
         })
     }
 
     fn scan_keys(&mut self, cursor: u64, count: usize, f: &mut dyn FnMut(&[u8])) -> u64 {
-        self.scan_slots(cursor, count, &mut |shard, slot| {
+        self.scan_slots(cursor, count, Reach::Users, &mut |shard, slot| {
             f(shard.record_at(slot).key())
         })
     }

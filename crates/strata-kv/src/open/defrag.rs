@@ -28,8 +28,11 @@ use std::time::{Duration, Instant};
 use strata_ssd::{BlockLoc, Entry, FreeSpace, IndexHome};
 
 use crate::arena::decode;
+use crate::chunk::{record_hash, Namespace};
 use crate::keyspace::Keyspace;
-use crate::tier::ssd::{KIND_FLUSH, KIND_PUT, KIND_TOMBSTONE};
+use crate::tier::ssd::{
+    tombstone_kind, KIND_CHUNK_TOMBSTONE, KIND_FLUSH, KIND_PUT, KIND_TOMBSTONE,
+};
 use crate::tier::{SsdTier, ValueRef};
 
 /// Blocks emptied per maintenance pass while free space is plentiful (a
@@ -142,7 +145,10 @@ impl Keyspace {
         for entry in &entries {
             match entry.kind {
                 KIND_PUT => self.move_record(ssd, entry, pass)?,
-                KIND_TOMBSTONE => self.move_tombstone(ssd, entry, oldest, pass)?,
+                KIND_TOMBSTONE => self.move_tombstone(ssd, entry, Namespace::User, oldest, pass)?,
+                KIND_CHUNK_TOMBSTONE => {
+                    self.move_tombstone(ssd, entry, Namespace::Chunk, oldest, pass)?
+                }
                 KIND_FLUSH => ssd.defrag_marker(entry.loc, &entry.payload, oldest),
                 other => tracing::warn!(kind = other, loc = %entry.loc, "unknown SSD entry kind"),
             }
@@ -156,9 +162,9 @@ impl Keyspace {
             return Ok(());
         };
         let key = &entry.payload[header.header_len..header.header_len + header.key_len];
-        let hash = self.ctx.hash(key);
+        let hash = record_hash(self.ctx.seed(), key, header.flags);
         let mut shard = self.shard(hash).write();
-        let Some(slot) = shard.lookup(hash, key) else {
+        let Some(slot) = shard.lookup_in(Namespace::of(header.flags), hash, key) else {
             return Ok(());
         };
         if ValueRef::decode(shard.record_at(slot).value()).loc != entry.loc {
@@ -204,9 +210,10 @@ impl Keyspace {
                 continue;
             };
             let key = &entry.payload[header.header_len..header.header_len + header.key_len];
-            let hash = self.ctx.hash(key);
+            let hash = record_hash(self.ctx.seed(), key, header.flags);
+            let ns = Namespace::of(header.flags);
             let shard = self.shard(hash).read();
-            let live = shard.lookup(hash, key).is_some_and(|slot| {
+            let live = shard.lookup_in(ns, hash, key).is_some_and(|slot| {
                 ValueRef::decode(shard.record_at(slot).value()).loc == entry.loc
             });
             drop(shard);
@@ -218,18 +225,19 @@ impl Keyspace {
                 .map_err(|e| e.to_string())?;
             copies.push((
                 hash,
+                ns,
                 header.header_len..header.header_len + header.key_len,
                 entry,
                 copy,
             ));
         }
         ssd.flush().map_err(|e| e.to_string())?;
-        for (hash, key_at, entry, copy) in copies {
+        for (hash, ns, key_at, entry, copy) in copies {
             let key = &entry.payload[key_at];
             let len = entry.payload.len();
             let mut shard = self.shard(hash).write();
             let slot = shard
-                .lookup(hash, key)
+                .lookup_in(ns, hash, key)
                 .filter(|&slot| ValueRef::decode(shard.record_at(slot).value()).loc == entry.loc);
             let Some(slot) = slot else {
                 // Rewritten or removed since the copy: the copy is garbage.
@@ -261,22 +269,23 @@ impl Keyspace {
         &self,
         ssd: &SsdTier,
         entry: &Entry,
+        ns: Namespace,
         oldest: bool,
         pass: &mut SsdPass,
     ) -> Result<(), String> {
         let key = &entry.payload[..];
-        let hash = self.ctx.hash(key);
+        let hash = self.ctx.hash_in(ns, key);
         let shard = self.shard(hash).write();
         if !ssd.tombstone_live(entry.loc) {
             return Ok(());
         }
-        if oldest || shard.lookup(hash, key).is_some() {
+        if oldest || shard.lookup_in(ns, hash, key).is_some() {
             ssd.drop_tombstone(entry.loc, key.len());
             return Ok(());
         }
         let moved: BlockLoc = ssd
             .store()
-            .append_relocated(KIND_TOMBSTONE, key)
+            .append_relocated(tombstone_kind(ns), key)
             .map_err(|e| e.to_string())?;
         ssd.moved_tombstone(entry.loc, moved, key.len());
         pass.moved += 1;

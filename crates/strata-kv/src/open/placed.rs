@@ -55,12 +55,12 @@ impl Keyspace {
         let inners: Vec<ShardInner> = restored
             .into_iter()
             .map(|r| {
-                report.items += r.index.len() as u64;
                 report.records_checked += r.records_checked;
                 report.duplicates_dropped += r.duplicates_dropped;
                 report.segments += r.arena.segment_count() as u64;
                 max_cas = max_cas.max(r.max_cas);
                 let mut inner = ShardInner::with_parts(r.index, r.arena, r.with_expiry);
+                report.items += inner.user_len() as u64;
                 inner.pending_recount = r.needs_recount;
                 inner
             })
@@ -109,7 +109,7 @@ pub(crate) fn restore_all(
     placement: Placement,
 ) -> Result<Vec<RestoredShard>, String> {
     let seed = tier.seed();
-    let hash = move |key: &[u8]| xxhash_rust::xxh3::xxh3_64_with_seed(key, seed);
+    let hash = move |key: &[u8], flags: u64| crate::chunk::record_hash(seed, key, flags);
     let mut shards: Vec<usize> = (0..tier.shards()).collect();
     on_cores(&mut shards, |&mut shard| {
         restore_shard(tier, placement, shard, &hash)

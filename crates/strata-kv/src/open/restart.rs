@@ -14,6 +14,7 @@
 use std::sync::Arc;
 
 use crate::arena::{adopt_segments, Arena, PmemSegments, DEAD};
+use crate::chunk::Namespace;
 use crate::index::{Index, TableSource};
 use crate::tier::{index_owner, IndexTier, Placement, PmemTier};
 
@@ -36,7 +37,7 @@ pub(crate) fn restore_shard(
     tier: &Arc<PmemTier>,
     placement: Placement,
     shard: usize,
-    hash: &(dyn Fn(&[u8]) -> u64 + Sync),
+    hash: &(dyn Fn(&[u8], u64) -> u64 + Sync),
 ) -> Result<RestoredShard, String> {
     let segment_size = tier.segment_size();
     let table_source = match placement.index {
@@ -138,7 +139,7 @@ fn check_locations(
 /// Indexes every live record of the adopted segments (index in DRAM).
 fn rescan(
     restored: &mut RestoredShard,
-    hash: &(dyn Fn(&[u8]) -> u64 + Sync),
+    hash: &(dyn Fn(&[u8], u64) -> u64 + Sync),
 ) -> Result<(), String> {
     let RestoredShard { index, arena, .. } = restored;
     arena.reset_usage();
@@ -151,7 +152,7 @@ fn rescan(
             end = loc.off as usize + rec.len();
             restored.records_checked += 1;
             if !rec.header.dead {
-                live.push((loc, hash(rec.key())));
+                live.push((loc, hash(rec.key(), rec.header.flags)));
             }
         }
         if end != arena.usage(id).0 {
@@ -163,8 +164,13 @@ fn rescan(
             let rec = arena.record(loc);
             let (key, len, cas, expires_at) =
                 (rec.key(), rec.len(), rec.header.cas, rec.header.expires_at);
+            let ns = Namespace::of(rec.header.flags);
             restored.max_cas = restored.max_cas.max(cas);
-            match index.find(h, |l| arena.record(l).key() == key) {
+            let same = |l| {
+                let r = arena.record(l);
+                r.key() == key && Namespace::of(r.header.flags) == ns
+            };
+            match index.find(h, same) {
                 Some(slot) => {
                     let old = index.loc(slot);
                     let old_rec = arena.record(old);
@@ -181,7 +187,10 @@ fn rescan(
                         continue;
                     }
                 }
-                None => index.insert(h, loc, |l| hash(arena.record(l).key())),
+                None => index.insert(h, loc, |l| {
+                    let r = arena.record(l);
+                    hash(r.key(), r.header.flags)
+                }),
             }
             arena.count_live(loc, len, expires_at);
             restored.with_expiry += usize::from(expires_at.is_some());

@@ -83,7 +83,7 @@ pub(crate) fn adopt(
     let store = recovery.finish().map_err(describe)?;
     let repaired = ssd_repair::apply(&store, &mut inners, &lost, &choices)?;
     let ssd = Arc::new(SsdTier::new(store, settings, IndexHome::Persistent, None));
-    let items: u64 = inners.iter().map(|s| s.index.len() as u64).sum();
+    let items: u64 = inners.iter().map(|s| s.user_len() as u64).sum();
     let lease = tier.lease();
     let restarted = tier.restarted();
     let ks = Keyspace::assemble(

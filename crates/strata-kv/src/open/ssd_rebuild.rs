@@ -16,16 +16,18 @@ use std::time::Instant;
 use strata_ssd::{BlockDevice, BlockLoc, SsdConfig, SsdStore};
 
 use crate::arena::decode;
+use crate::chunk::Namespace;
 use crate::clock::Clock;
 use crate::config::{segment_size_for, KeyspaceConfig};
 use crate::keyspace::Keyspace;
 use crate::shard::ssd::FoundRecord;
 use crate::shard::ShardInner;
-use crate::tier::ssd::{KIND_FLUSH, KIND_PUT, KIND_TOMBSTONE};
+use crate::tier::ssd::{KIND_CHUNK_TOMBSTONE, KIND_FLUSH, KIND_PUT, KIND_TOMBSTONE};
 use crate::tier::{DataTier, Placement, RestartReport, SsdRebuild, SsdSettings, SsdTier, ValueRef};
 
-/// Per shard: the last tombstone of each key whose last entry it is.
-type ShardTombstones = Vec<HashMap<Box<[u8]>, BlockLoc>>;
+/// Per shard: the last tombstone of each key (in its namespace, see
+/// [`crate::chunk`]) whose last entry it is.
+type ShardTombstones = Vec<HashMap<(Namespace, Box<[u8]>), BlockLoc>>;
 
 /// What the scan keeps besides the shards.
 struct Scan {
@@ -45,7 +47,7 @@ impl Scan {
         )
     }
 
-    fn visit(&mut self, loc: BlockLoc, kind: u8, payload: &[u8], hash: &dyn Fn(&[u8]) -> u64) {
+    fn visit(&mut self, loc: BlockLoc, kind: u8, payload: &[u8], hash: &dyn Fn(&[u8], u64) -> u64) {
         if self.failure.is_some() {
             return;
         }
@@ -58,9 +60,10 @@ impl Scan {
                     return;
                 };
                 let key = &payload[header.header_len..header.header_len + header.key_len];
-                let h = hash(key);
+                let h = hash(key, header.flags);
                 let i = h as usize & mask;
-                self.tombstones[i].remove(key);
+                let ns = Namespace::of(header.flags);
+                self.tombstones[i].remove(&(ns, Box::from(key)));
                 self.max_cas = self.max_cas.max(header.cas);
                 let found = FoundRecord {
                     key,
@@ -76,11 +79,15 @@ impl Scan {
                     self.failure = Some(format!("rebuilding the index: {e}"));
                 }
             }
-            KIND_TOMBSTONE => {
-                let h = hash(payload);
+            KIND_TOMBSTONE | KIND_CHUNK_TOMBSTONE => {
+                let (ns, flags) = match kind {
+                    KIND_TOMBSTONE => (Namespace::User, 0),
+                    _ => (Namespace::Chunk, crate::chunk::CHUNK),
+                };
+                let h = hash(payload, flags);
                 let i = h as usize & mask;
-                self.shards[i].forget_key(h, payload);
-                self.tombstones[i].insert(payload.into(), loc);
+                self.shards[i].forget_key(ns, h, payload);
+                self.tombstones[i].insert((ns, payload.into()), loc);
             }
             KIND_FLUSH => {
                 (self.shards, self.tombstones) = Self::fresh(self.shards.len(), self.segment_size);
@@ -110,7 +117,7 @@ pub(crate) fn rebuild(
     let mut recovery = SsdStore::open(device, ssd_config).map_err(describe)?;
     let count = config.shards.clamp(1, 4096).next_power_of_two();
     let seed: u64 = rand::random();
-    let hash = move |key: &[u8]| xxhash_rust::xxh3::xxh3_64_with_seed(key, seed);
+    let hash = move |key: &[u8], flags: u64| crate::chunk::record_hash(seed, key, flags);
     let segment_size = segment_size_for(config.memory_limit, count);
     let (shards, tombstones) = Scan::fresh(count, segment_size);
     let mut scan = Scan {
@@ -129,13 +136,13 @@ pub(crate) fn rebuild(
     }
     let mut items = 0u64;
     for shard in &scan.shards {
-        items += shard.index.len() as u64;
+        items += shard.user_len() as u64;
         recovery
             .set_live_many(shard.live_entries())
             .map_err(describe)?;
     }
     let kept: u64 = scan.tombstones.iter().map(|t| t.len() as u64).sum();
-    for (key, loc) in scan.tombstones.iter().flatten() {
+    for ((_, key), loc) in scan.tombstones.iter().flatten() {
         recovery.set_live(*loc, key.len()).map_err(describe)?;
     }
     if let Some(marker) = scan.marker {
@@ -151,7 +158,7 @@ pub(crate) fn rebuild(
         strata_ssd::IndexHome::Rebuilt,
         scan.marker,
     ));
-    for (key, loc) in scan.tombstones.iter().flatten() {
+    for ((_, key), loc) in scan.tombstones.iter().flatten() {
         tier.keep_tombstone(*loc, key.len());
     }
     let ks = Keyspace::assemble(&config, clock, seed, scan.shards, None, Some(tier.clone()));

@@ -5,14 +5,18 @@
 //! other record of that key is garbage, already subtracted from its segment's
 //! live bytes. Every change of a key bumps its watch version.
 
+mod chunks;
+mod copy;
+pub(crate) mod large;
 mod recount;
 pub(crate) mod room;
-mod scan;
+pub(crate) mod scan;
 pub(crate) mod ssd;
 pub(crate) mod ssd_adopt;
 mod watches;
 
 use crate::arena::{encode, header_len, stub_len, Arena, Loc, Record};
+use crate::chunk::{chunks_of, Namespace};
 use crate::context::Ctx;
 use crate::fetch;
 use crate::index::Index;
@@ -48,6 +52,8 @@ pub(crate) struct ShardInner {
     pub journal_buf: Vec<u8>,
     /// Segment usage is still to be recounted (`recount`) after a restart.
     pub pending_recount: bool,
+    /// Index entries that are chunks of large collections (not items).
+    pub chunks: usize,
 }
 
 fn is_expired(expires_at: Option<u64>, now: u64) -> bool {
@@ -61,7 +67,7 @@ impl ShardInner {
 
     /// A shard over an index and arena restored at start.
     pub fn with_parts(index: Index, arena: Arena, with_expiry: usize) -> Self {
-        Self {
+        let mut shard = Self {
             index,
             arena,
             watches: WatchTable::default(),
@@ -72,7 +78,10 @@ impl ShardInner {
             published_used: 0,
             journal_buf: Vec::new(),
             pending_recount: false,
-        }
+            chunks: 0,
+        };
+        shard.chunks = shard.count_chunks();
+        shard
     }
 
     /// Bytes this shard holds against the memory limit.
@@ -80,10 +89,18 @@ impl ShardInner {
         self.arena.written_bytes() + self.index.bytes()
     }
 
-    /// The slot of `key`'s entry, live or expired.
+    /// The slot of user key `key`'s entry, live or expired.
     pub fn lookup(&self, hash: u64, key: &[u8]) -> Option<usize> {
+        self.lookup_in(Namespace::User, hash, key)
+    }
+
+    /// The slot of `key`'s entry in `ns`: keys compare with their namespace.
+    pub fn lookup_in(&self, ns: Namespace, hash: u64, key: &[u8]) -> Option<usize> {
         let arena = &self.arena;
-        self.index.find(hash, |loc| arena.record(loc).key() == key)
+        self.index.find(hash, |loc| {
+            let rec = arena.record(loc);
+            rec.key() == key && Namespace::of(rec.header.flags) == ns
+        })
     }
 
     pub fn record_at(&self, slot: usize) -> Record<'_> {
@@ -127,10 +144,11 @@ impl ShardInner {
     /// written.
     pub fn remove(&mut self, ctx: &Ctx, slot: usize, why: Removal) -> Result<(), KvError> {
         let loc = self.index.loc(slot);
+        let ns = Namespace::of(self.arena.record(loc).header.flags);
         if let Some(ssd) = &ctx.ssd {
             let rec = self.arena.record(loc);
-            ssd.append_tombstone(rec.key())?;
-            Self::release_value(ssd, &rec, ctx.hash(rec.key()));
+            ssd.append_tombstone(rec.key(), ns)?;
+            Self::release_value(ssd, &rec, ctx.record_hash(&rec));
         }
         let rec = self.arena.record(loc);
         let len = rec.len();
@@ -138,17 +156,25 @@ impl ShardInner {
             self.with_expiry -= 1;
         }
         if ctx.journaling() {
-            change::encode_delete(&mut self.journal_buf, rec.key());
+            change::encode_delete_in(&mut self.journal_buf, ns, rec.key());
         }
-        self.watches.touch(rec.key());
+        // A large collection's chunks go with its head.
+        let owned = chunks_of(rec.header.flags).map(|n| (rec.key().to_vec(), n));
+        match ns {
+            Namespace::User => self.watches.touch(rec.key()),
+            Namespace::Chunk => self.chunks -= 1,
+        }
         self.index.remove(slot);
         self.arena.release(loc, len);
-        match why {
-            Removal::Deleted => {}
-            Removal::Expired => ctx.counters.expired.add(1),
-            Removal::Evicted => ctx.counters.evictions.add(1),
+        match (ns, why) {
+            (Namespace::Chunk, _) | (_, Removal::Deleted) => {}
+            (_, Removal::Expired) => ctx.counters.expired.add(1),
+            (_, Removal::Evicted) => ctx.counters.evictions.add(1),
         }
-        Ok(())
+        match owned {
+            Some((key, n)) => self.drop_chunks(ctx, &key, 0, n),
+            None => Ok(()),
+        }
     }
 
     /// Reads `key`, lets `f` decide, and applies the decision. With
@@ -297,7 +323,8 @@ impl ShardInner {
             Some(ssd) => stub_len(key.len(), ssd.stub_value_len(), cas, flags, expires_at),
             None => len,
         };
-        let is_insert = self.lookup(hash, key).is_none();
+        let ns = Namespace::of(flags);
+        let is_insert = self.lookup_in(ns, hash, key).is_none();
         let growth = if is_insert { self.index.bytes() / 2 } else { 0 };
         // Growth is only needed when the index is about to rebuild; reserving
         // it always would make a full shard refuse inserts it could take.
@@ -311,7 +338,7 @@ impl ShardInner {
             // A persistent table may fail to grow: find out before writing.
             let arena = &self.arena;
             self.index
-                .make_room_for_one(|l| ctx.hash(arena.record(l).key()))?;
+                .make_room_for_one(|l| ctx.record_hash(&arena.record(l)))?;
         }
         let loc = match &ctx.ssd {
             Some(ssd) => self.append_ssd(
@@ -328,17 +355,32 @@ impl ShardInner {
                 encode(buf, key, value_parts, cas, flags, expires_at)
             })?,
         };
-        self.link(ctx, hash, key, loc, expires_at.is_some());
-        Ok(())
+        self.link(ctx, hash, key, loc, expires_at.is_some())
     }
 
-    /// Points `key`'s entry (existing or new) at the record just written at `loc`.
-    fn link(&mut self, ctx: &Ctx, hash: u64, key: &[u8], loc: Loc, has_expiry: bool) {
+    /// Points `key`'s entry (existing or new) at the record just written
+    /// at `loc`. A large collection's head that now has fewer chunks (or is
+    /// replaced by anything else) drops the chunks past its new count.
+    fn link(
+        &mut self,
+        ctx: &Ctx,
+        hash: u64,
+        key: &[u8],
+        loc: Loc,
+        has_expiry: bool,
+    ) -> Result<(), KvError> {
+        let new_flags = self.arena.record(loc).header.flags;
+        let ns = Namespace::of(new_flags);
+        let mut dropped = None;
         // Look up again: making room may have evicted or moved the old entry.
-        match self.lookup(hash, key) {
+        match self.lookup_in(ns, hash, key) {
             Some(slot) => {
                 let old = self.index.loc(slot);
                 let old_rec = self.arena.record(old);
+                let (had, has) = (chunks_of(old_rec.header.flags), chunks_of(new_flags));
+                if let Some(had) = had.filter(|&had| had > has.unwrap_or(0)) {
+                    dropped = Some((has.unwrap_or(0), had));
+                }
                 if let Some(ssd) = &ctx.ssd {
                     if Self::superseded_is_released(&old_rec, &self.arena.record(loc)) {
                         Self::release_value(ssd, &old_rec, hash);
@@ -354,60 +396,19 @@ impl ShardInner {
             None => {
                 let arena = &self.arena;
                 self.index
-                    .insert(hash, loc, |l| ctx.hash(arena.record(l).key()));
+                    .insert(hash, loc, |l| ctx.record_hash(&arena.record(l)));
+                self.chunks += usize::from(ns == Namespace::Chunk);
             }
         }
         if has_expiry {
             self.with_expiry += 1;
         }
-        self.watches.touch(key);
-    }
-
-    /// Copies the record in `slot` to the open segment with a new expiry,
-    /// keeping its CAS (memcached `touch` semantics).
-    pub fn rewrite(
-        &mut self,
-        ctx: &Ctx,
-        hash: u64,
-        key: &[u8],
-        slot: usize,
-        expires_at: Option<u64>,
-        now: u64,
-    ) -> Result<(), KvError> {
-        // The reused buffer: touch and EXPIRE are hot paths.
-        let mut value = std::mem::take(&mut self.scratch);
-        value.clear();
-        let read = self.with_item(ctx, slot, |item| {
-            value.extend_from_slice(item.value);
-            (item.stored_flags(), item.cas)
-        });
-        let result = read.and_then(|(flags, cas)| {
-            self.put(ctx, hash, key, &[&value], flags, expires_at, cas, now)
-        });
-        self.scratch = value;
-        result
-    }
-
-    /// Moves the live record in `slot` to the open segment unchanged (for
-    /// compaction and CLOCK's second chance). Returns false if out of memory.
-    pub fn relocate(&mut self, slot: usize) -> bool {
-        let mut copy = std::mem::take(&mut self.scratch);
-        let loc = self.index.loc(slot);
-        let rec = self.arena.record(loc);
-        let (len, expires_at) = (rec.len(), rec.header.expires_at);
-        copy.clear();
-        copy.extend_from_slice(&rec.bytes[..len]);
-        let moved = self
-            .arena
-            .append(len, expires_at, |buf| buf.copy_from_slice(&copy));
-        self.scratch = copy;
-        match moved {
-            Ok(new_loc) => {
-                self.arena.release(loc, len);
-                self.index.set_loc(slot, new_loc);
-                true
-            }
-            Err(_) => false,
+        if ns == Namespace::User {
+            self.watches.touch(key);
+        }
+        match dropped {
+            Some((from, to)) => self.drop_chunks(ctx, key, from, to),
+            None => Ok(()),
         }
     }
 
@@ -432,6 +433,7 @@ impl ShardInner {
         self.index.clear();
         self.arena.clear();
         self.with_expiry = 0;
+        self.chunks = 0;
         self.expire_cursor = 0;
         self.compaction = None;
     }

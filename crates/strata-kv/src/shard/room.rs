@@ -3,6 +3,7 @@
 //! garbage, and reclaiming expired items in the background.
 
 use super::{Removal, ShardInner};
+use crate::arena::Loc;
 use crate::context::Ctx;
 use crate::eviction::{self, EvictionPolicy};
 use crate::KvError;
@@ -21,6 +22,7 @@ pub(crate) enum CompactionStep {
 /// A live record found in a segment: its index slot and length.
 pub(crate) struct LiveRecord {
     pub slot: usize,
+    pub loc: Loc,
     pub len: usize,
     pub expires_at: Option<u64>,
 }
@@ -82,15 +84,23 @@ impl ShardInner {
             .records_from(seg, offset)
             .take(max)
             .map(|(loc, rec)| {
-                let slot = self.index.find(ctx.hash(rec.key()), |l| l == loc);
+                let slot = self.index.find(ctx.record_hash(&rec), |l| l == loc);
                 let live = slot.map(|slot| LiveRecord {
                     slot,
+                    loc,
                     len: rec.len(),
                     expires_at: rec.header.expires_at,
                 });
                 (loc.off as usize + rec.len(), live)
             })
             .collect()
+    }
+
+    /// Whether `rec`'s slot still points at it: removing a large
+    /// collection's head removes its chunks, which a list of a segment's
+    /// live records made before may name.
+    pub fn still_holds(&self, rec: &LiveRecord) -> bool {
+        self.index.entry_loc(rec.slot) == Some(rec.loc)
     }
 
     /// The records of segment `seg` that the index still points at.
@@ -112,7 +122,8 @@ impl ShardInner {
     ) -> (usize, bool) {
         let mut next = offset;
         for (end, live) in self.scan_records(ctx, seg, offset, max) {
-            if let Some(rec) = live {
+            // (A chunk removed with its expired head is gone.)
+            if let Some(rec) = live.filter(|rec| self.still_holds(rec)) {
                 let kept = match rec.expires_at.is_some_and(|at| at <= now) {
                     true => self.remove(ctx, rec.slot, Removal::Expired).is_ok(),
                     false => self.relocate(rec.slot),
@@ -213,6 +224,9 @@ impl ShardInner {
             }
             let mut earliest = u64::MAX;
             for rec in self.live_records(ctx, id) {
+                if !self.still_holds(&rec) {
+                    continue;
+                }
                 match rec.expires_at {
                     Some(at) if at <= now => match self.remove(ctx, rec.slot, Removal::Expired) {
                         Ok(()) => removed += 1,

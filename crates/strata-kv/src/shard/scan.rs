@@ -11,17 +11,35 @@
 //! last step.
 
 use super::ShardInner;
+use crate::chunk::{record_hash, Namespace};
+
+/// Which entries a scan visits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reach {
+    /// Items users see (`SCAN`, `KEYS`, `RANDOMKEY`): no chunk.
+    Users,
+    /// Every record, chunks of large collections included (checkpoints).
+    Everything,
+}
+
+/// The hash function and reach of one scan.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ScanOver {
+    /// The keyspace's hash seed.
+    pub seed: u64,
+    pub reach: Reach,
+}
 
 impl ShardInner {
     /// Visits the slots of live items with hash positions from `pos` on,
     /// aiming to emit `count`. Returns the position to resume from, or
-    /// `None` when the shard is done. `hash` is the keyspace's key hash.
+    /// `None` when the shard is done.
     pub fn scan(
         &self,
         pos: u64,
         count: usize,
         now: u64,
-        hash: &dyn Fn(&[u8]) -> u64,
+        over: ScanOver,
         visit: &mut dyn FnMut(&ShardInner, usize),
     ) -> Option<u64> {
         let cap = self.index.capacity();
@@ -31,7 +49,7 @@ impl ShardInner {
         let mut slot = start;
         // Visit until `count` items are vouched for (home before `slot - max_probe`).
         while slot < cap {
-            self.collect(slot, now, hash, &mut found);
+            self.collect(slot, now, over, &mut found);
             slot += 1;
             if slot > start + max_probe {
                 let vouched = self.index.position_of_slot(slot - max_probe);
@@ -47,7 +65,7 @@ impl ShardInner {
         }
         let next = if slot >= cap {
             for wrapped in 0..max_probe.min(start) {
-                self.collect(wrapped, now, hash, &mut found);
+                self.collect(wrapped, now, over, &mut found);
             }
             1 << 32
         } else {
@@ -59,17 +77,14 @@ impl ShardInner {
         (next < 1 << 32).then_some(next)
     }
 
-    fn collect(
-        &self,
-        slot: usize,
-        now: u64,
-        hash: &dyn Fn(&[u8]) -> u64,
-        found: &mut Vec<(u64, usize)>,
-    ) {
+    fn collect(&self, slot: usize, now: u64, over: ScanOver, found: &mut Vec<(u64, usize)>) {
         if let Some((_, loc)) = self.index.items_in(slot, slot + 1).next() {
             let rec = self.arena.record(loc);
-            if rec.header.expires_at.is_none_or(|at| at > now) {
-                found.push((hash(rec.key()) >> 32, slot));
+            let flags = rec.header.flags;
+            let reached =
+                over.reach == Reach::Everything || Namespace::of(flags) == Namespace::User;
+            if reached && rec.header.expires_at.is_none_or(|at| at > now) {
+                found.push((record_hash(over.seed, rec.key(), flags) >> 32, slot));
             }
         }
     }
@@ -83,7 +98,8 @@ impl ShardInner {
         after.chain(before).find_map(|(_, loc)| {
             let rec = self.arena.record(loc);
             let expired = rec.header.expires_at.is_some_and(|at| at <= now);
-            (!expired).then(|| rec.key().to_vec())
+            let user = Namespace::of(rec.header.flags) == Namespace::User;
+            (!expired && user).then(|| rec.key().to_vec())
         })
     }
 }

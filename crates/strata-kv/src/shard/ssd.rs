@@ -15,6 +15,7 @@ use strata_ssd::BlockLoc;
 
 use super::ShardInner;
 use crate::arena::{decode, encode, header_len, stub_len, Loc, Record};
+use crate::chunk::Namespace;
 use crate::context::Ctx;
 use crate::fetch::{self, Resolved};
 use crate::item::{split_stored_flags, ItemRef};
@@ -46,7 +47,7 @@ impl ShardInner {
         let Some(ssd) = &ctx.ssd else {
             return Ok(f(super::item_ref(&rec)));
         };
-        let payload = resolve_record(ssd, &rec, ctx.hash(rec.key()))?;
+        let payload = resolve_record(ssd, &rec, ctx.record_hash(&rec))?;
         let value = value_of(&payload, rec.key(), rec.header.cas).ok_or_else(|| {
             let cause = format!(
                 "the SSD entry at {} does not hold the record its index names",
@@ -107,7 +108,7 @@ impl ShardInner {
         let appended = ssd.append_put(&record, hash);
         self.scratch = record;
         let old = self
-            .lookup(hash, key)
+            .lookup_in(Namespace::of(flags), hash, key)
             .map(|slot| StubValue::decode(self.record_at(slot).value()));
         let patched = appended.and_then(|loc| {
             let current = ValueRef {
@@ -155,7 +156,7 @@ impl ShardInner {
         let cap = self.index.capacity();
         for (_, loc) in self.index.items_in(0, cap) {
             let rec = self.arena.record(loc);
-            Self::release_value(ssd, &rec, ctx.hash(rec.key()));
+            Self::release_value(ssd, &rec, ctx.record_hash(&rec));
         }
     }
 
@@ -220,7 +221,7 @@ impl ShardInner {
     pub(crate) fn restore_stub(
         &mut self,
         hash: u64,
-        hasher: &dyn Fn(&[u8]) -> u64,
+        hasher: &dyn Fn(&[u8], u64) -> u64,
         found: &FoundRecord<'_>,
     ) -> Result<(), KvError> {
         let FoundRecord {
@@ -234,7 +235,8 @@ impl ShardInner {
         let loc = self.arena.append(len, expires_at, |buf| {
             encode(buf, key, &[&vref.encode()], cas, flags, expires_at)
         })?;
-        match self.lookup(hash, key) {
+        let ns = Namespace::of(flags);
+        match self.lookup_in(ns, hash, key) {
             Some(slot) => {
                 let old = self.index.loc(slot);
                 let old_rec = self.arena.record(old);
@@ -247,8 +249,11 @@ impl ShardInner {
             }
             None => {
                 let arena = &self.arena;
-                self.index
-                    .insert(hash, loc, |l| hasher(arena.record(l).key()));
+                self.index.insert(hash, loc, |l| {
+                    let r = arena.record(l);
+                    hasher(r.key(), r.header.flags)
+                });
+                self.chunks += usize::from(ns == Namespace::Chunk);
             }
         }
         if expires_at.is_some() {
@@ -257,9 +262,10 @@ impl ShardInner {
         Ok(())
     }
 
-    /// Drops `key`'s stub, if any (a rebuild met its tombstone).
-    pub(crate) fn forget_key(&mut self, hash: u64, key: &[u8]) {
-        if let Some(slot) = self.lookup(hash, key) {
+    /// Drops `key`'s stub in `ns`, if any (a rebuild met its tombstone).
+    pub(crate) fn forget_key(&mut self, ns: Namespace, hash: u64, key: &[u8]) {
+        if let Some(slot) = self.lookup_in(ns, hash, key) {
+            self.chunks -= usize::from(ns == Namespace::Chunk);
             let loc = self.index.loc(slot);
             let rec = self.arena.record(loc);
             if rec.header.expires_at.is_some() {

@@ -112,6 +112,9 @@ impl ShardInner {
     /// Removes the lost stub in `slot`: no durable record of its key is
     /// left to serve (one persisted store in the index).
     pub(crate) fn forget_lost(&mut self, slot: usize) {
+        let flags = self.record_at(slot).header.flags;
+        self.chunks -=
+            usize::from(crate::chunk::Namespace::of(flags) == crate::chunk::Namespace::Chunk);
         self.index.remove(slot);
     }
 }

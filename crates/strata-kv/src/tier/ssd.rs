@@ -42,10 +42,20 @@ use crate::KvError;
 pub(crate) const KIND_PUT: u8 = 1;
 /// An entry holding a deleted key.
 pub(crate) const KIND_TOMBSTONE: u8 = 2;
+/// An entry holding a deleted chunk of a large collection.
+pub(crate) const KIND_CHUNK_TOMBSTONE: u8 = 4;
 /// An entry marking a flush of the whole keyspace.
 pub(crate) const KIND_FLUSH: u8 = 3;
 /// Payload bytes of a flush marker (a sequence number, for debugging).
 pub(crate) const FLUSH_PAYLOAD_LEN: usize = 8;
+
+/// The entry kind of a tombstone of a key in `ns`.
+pub(crate) fn tombstone_kind(ns: crate::chunk::Namespace) -> u8 {
+    match ns {
+        crate::chunk::Namespace::User => KIND_TOMBSTONE,
+        crate::chunk::Namespace::Chunk => KIND_CHUNK_TOMBSTONE,
+    }
+}
 
 /// What the engine does with the SSD tier on its own.
 #[derive(Debug, Clone)]
@@ -287,13 +297,17 @@ impl SsdTier {
     /// deleting still works when the tier is full: deleting is how a user
     /// makes room. With a persistent index there is nothing to append: the
     /// index entry's removal is the durable delete.
-    pub(crate) fn append_tombstone(&self, key: &[u8]) -> Result<(), KvError> {
+    pub(crate) fn append_tombstone(
+        &self,
+        key: &[u8],
+        ns: crate::chunk::Namespace,
+    ) -> Result<(), KvError> {
         if self.home == IndexHome::Persistent {
             return Ok(());
         }
         let loc = self
             .store
-            .append_reserved(KIND_TOMBSTONE, key)
+            .append_reserved(tombstone_kind(ns), key)
             .map_err(ssd_error)?;
         self.tombstones.lock().add(loc, key.len());
         Ok(())

@@ -1,0 +1,114 @@
+//! The engine's internal namespace: chunk records of large collections.
+//!
+//! A large collection (see ARCHITECTURE.md, *Large collections*) is a head
+//! record under the user's key plus chunk records numbered `0..chunks`.
+//! Both kinds are told apart by bits of the stored flags word (which every
+//! placement, the log's PUT, snapshots and SSD entries already carry):
+//!
+//! ```text
+//! 63..42 zero | 41 LARGE head | 40 CHUNK | 39..32 kind | 31..0 client flags
+//! ```
+//! A head's low 32 bits are its chunk count (Redis collections carry no
+//! client flags), so deleting, expiring, evicting or renaming it never reads
+//! its value. A chunk's key is its owner's key followed by the chunk number
+//! (4 bytes, big-endian); lookups compare (namespace, key), so a user key
+//! with the same bytes is a different item. A chunk's hash takes its low 16
+//! bits (the shard choice; the index uses bits 16..63) from its owner's
+//! hash: a collection lives in one shard, under one lock.
+
+/// Flags-word bit of a chunk record (never visible to users).
+pub const CHUNK: u64 = 1 << 40;
+/// Flags-word bit of a large collection's head; the low 32 bits count its
+/// chunks.
+pub const LARGE: u64 = 1 << 41;
+/// Every bit of the flags word this build understands above the kind.
+pub(crate) const KNOWN_BITS: u64 = CHUNK | LARGE;
+/// Hash bits taken from the owner's hash (covers every shard count).
+const SHARD_BITS: u64 = 0xffff;
+/// Bytes of the chunk number at the end of a chunk's key.
+const NUMBER_LEN: usize = 4;
+
+/// Which of the two key namespaces an index entry belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Namespace {
+    /// Keys users name (every command's keys).
+    User,
+    /// Chunks of large collections, reached only through their head.
+    Chunk,
+}
+
+impl Namespace {
+    /// The namespace of a record with this stored flags word.
+    pub fn of(stored_flags: u64) -> Self {
+        match stored_flags & CHUNK {
+            0 => Self::User,
+            _ => Self::Chunk,
+        }
+    }
+}
+
+/// The chunk count of a head with this stored flags word; `None` if it is
+/// not the head of a large collection.
+pub fn chunks_of(stored_flags: u64) -> Option<u32> {
+    (stored_flags & LARGE != 0).then_some(stored_flags as u32)
+}
+
+/// The key of chunk `number` of the collection at `owner`.
+pub fn chunk_key(owner: &[u8], number: u32) -> Vec<u8> {
+    let mut key = Vec::with_capacity(owner.len() + NUMBER_LEN);
+    key.extend_from_slice(owner);
+    key.extend_from_slice(&number.to_be_bytes());
+    key
+}
+
+/// The owner's key and the number of a chunk's key; `None` if too short.
+pub fn split_chunk_key(key: &[u8]) -> Option<(&[u8], u32)> {
+    let cut = key.len().checked_sub(NUMBER_LEN)?;
+    let (owner, number) = key.split_at(cut);
+    Some((owner, u32::from_be_bytes(number.try_into().ok()?)))
+}
+
+/// The hash of `key` in `ns` under the keyspace's `seed`.
+pub fn hash_in(seed: u64, ns: Namespace, key: &[u8]) -> u64 {
+    let own = xxhash_rust::xxh3::xxh3_64_with_seed(key, seed);
+    match (ns, split_chunk_key(key)) {
+        (Namespace::Chunk, Some((owner, _))) => {
+            let owner_hash = xxhash_rust::xxh3::xxh3_64_with_seed(owner, seed);
+            (own & !SHARD_BITS) | (owner_hash & SHARD_BITS)
+        }
+        _ => own,
+    }
+}
+
+/// The hash of a record's key, its namespace read from its flags word.
+pub fn record_hash(seed: u64, key: &[u8], stored_flags: u64) -> u64 {
+    hash_in(seed, Namespace::of(stored_flags), key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_share_their_owners_shard_bits() {
+        for owner in [&b""[..], b"h", b"a longer key with bytes \xff\x00"] {
+            let owner_hash = hash_in(7, Namespace::User, owner);
+            for n in [0, 1, 65_535, u32::MAX] {
+                let key = chunk_key(owner, n);
+                assert_eq!(split_chunk_key(&key), Some((owner, n)));
+                let h = hash_in(7, Namespace::Chunk, &key);
+                assert_eq!(h & SHARD_BITS, owner_hash & SHARD_BITS);
+                assert_eq!(record_hash(7, &key, CHUNK), h);
+            }
+        }
+        assert_eq!(split_chunk_key(b"abc"), None);
+    }
+
+    #[test]
+    fn flags_bits() {
+        assert_eq!(Namespace::of(CHUNK | 1 << 32), Namespace::Chunk);
+        assert_eq!(Namespace::of(LARGE | 9), Namespace::User);
+        assert_eq!(chunks_of(LARGE | 1 << 32 | 9), Some(9));
+        assert_eq!(chunks_of(1 << 32 | 9), None);
+    }
+}

@@ -1,0 +1,33 @@
+//! Large collections (see [`crate::chunk`]) in multi-key operations:
+//! `RENAME` moves a head and every chunk to the new key's shard.
+
+use super::locked::LockedShards;
+use crate::item::ValueKind;
+use crate::KvError;
+
+impl LockedShards<'_> {
+    /// Writes the large collection at `from` (of `kind`, `chunks` chunks,
+    /// its head's value and expiry in `head`) under `to`: each chunk, then
+    /// the head, replacing whatever `to` held. Copies every chunk: O(n).
+    pub(super) fn copy_large(
+        &mut self,
+        from: &[u8],
+        to: &[u8],
+        kind: ValueKind,
+        chunks: u32,
+        head: (&[u8], Option<u64>),
+    ) -> Result<(), KvError> {
+        let ctx = &self.keyspace().ctx;
+        let (now, from_hash, to_hash) = (ctx.now(), ctx.hash(from), ctx.hash(to));
+        for number in 0..chunks {
+            let value = self.holding(from_hash).read_chunk(ctx, from, number)?;
+            // A missing chunk (never expected) is written empty.
+            let value = value.unwrap_or_default();
+            self.shard(to_hash)
+                .write_chunk(ctx, to, number, kind, &value, now)?;
+        }
+        let (meta, expires_at) = head;
+        self.shard(to_hash)
+            .write_head(ctx, to, kind, chunks, meta, expires_at, now)
+    }
+}

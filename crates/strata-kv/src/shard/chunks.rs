@@ -1,0 +1,155 @@
+//! A shard's side of large collections (see [`crate::chunk`]): counting and
+//! dropping chunks, and the reads and writes a collection's edit makes, all
+//! under the shard's write lock, so that one command's changes reach the
+//! journal as one record.
+
+use super::{Removal, ShardInner};
+use crate::chunk::{chunk_key, chunks_of, split_chunk_key, Namespace, CHUNK, LARGE};
+use crate::context::Ctx;
+use crate::item::{stored_flags, ValueKind};
+use crate::journal::change;
+use crate::KvError;
+
+impl ShardInner {
+    /// Chunk entries in the index (a restart counts them once).
+    pub(super) fn count_chunks(&self) -> usize {
+        let (index, arena) = (&self.index, &self.arena);
+        index
+            .items_in(0, index.capacity())
+            .filter(|&(_, loc)| Namespace::of(arena.record(loc).header.flags) == Namespace::Chunk)
+            .count()
+    }
+
+    /// Index entries that are items (chunks are not).
+    pub fn user_len(&self) -> usize {
+        self.index.len() - self.chunks
+    }
+
+    /// Removes chunks `from..to` of the collection at `owner` (those that
+    /// exist), logging each.
+    pub fn drop_chunks(
+        &mut self,
+        ctx: &Ctx,
+        owner: &[u8],
+        from: u32,
+        to: u32,
+    ) -> Result<(), KvError> {
+        for number in from..to {
+            let key = chunk_key(owner, number);
+            let hash = ctx.hash_in(Namespace::Chunk, &key);
+            if let Some(slot) = self.lookup_in(Namespace::Chunk, hash, &key) {
+                self.remove(ctx, slot, Removal::Deleted)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The value of chunk `number` of `owner`, copied (chunks are small);
+    /// `Ok(None)` when it does not exist.
+    pub fn read_chunk(
+        &self,
+        ctx: &Ctx,
+        owner: &[u8],
+        number: u32,
+    ) -> Result<Option<Vec<u8>>, KvError> {
+        let key = chunk_key(owner, number);
+        let hash = ctx.hash_in(Namespace::Chunk, &key);
+        match self.lookup_in(Namespace::Chunk, hash, &key) {
+            Some(slot) => self.with_item(ctx, slot, |item| Some(item.value.to_vec())),
+            None => Ok(None),
+        }
+    }
+
+    /// Writes chunk `number` of `owner` (a collection of `kind`), logged.
+    pub fn write_chunk(
+        &mut self,
+        ctx: &Ctx,
+        owner: &[u8],
+        number: u32,
+        kind: ValueKind,
+        value: &[u8],
+        now: u64,
+    ) -> Result<(), KvError> {
+        let key = chunk_key(owner, number);
+        let hash = ctx.hash_in(Namespace::Chunk, &key);
+        let flags = stored_flags(0, kind) | CHUNK;
+        self.write_logged(ctx, hash, &key, value, flags, None, now)
+    }
+
+    /// Writes the head of the large collection at user key `key` (of
+    /// `kind`, `chunks` chunks, `meta` its value), logged; chunks past
+    /// `chunks` that an older head had are dropped.
+    #[allow(clippy::too_many_arguments)]
+    pub fn write_head(
+        &mut self,
+        ctx: &Ctx,
+        key: &[u8],
+        kind: ValueKind,
+        chunks: u32,
+        meta: &[u8],
+        expires_at: Option<u64>,
+        now: u64,
+    ) -> Result<(), KvError> {
+        let hash = ctx.hash(key);
+        let flags = stored_flags(chunks, kind) | LARGE;
+        self.write_logged(ctx, hash, key, meta, flags, expires_at, now)?;
+        ctx.counters.total_items.add(1);
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn write_logged(
+        &mut self,
+        ctx: &Ctx,
+        hash: u64,
+        key: &[u8],
+        value: &[u8],
+        flags: u64,
+        expires_at: Option<u64>,
+        now: u64,
+    ) -> Result<(), KvError> {
+        ctx.check_journal()?;
+        let cas = ctx.next_cas();
+        self.put(ctx, hash, key, &[value], flags, expires_at, cas, now)?;
+        if ctx.journaling() {
+            change::encode_put(&mut self.journal_buf, key, value, flags, cas, expires_at);
+        }
+        Ok(())
+    }
+
+    /// Chunk records held; those among them no head owns (its key
+    /// missing, not a large head, or with fewer chunks); and chunks heads
+    /// count that do not exist. The last two are 0 unless something leaked
+    /// or was lost.
+    pub fn chunk_census(&self, ctx: &Ctx) -> (usize, usize, usize) {
+        let (mut chunks, mut orphans, mut missing) = (0, 0, 0);
+        for (_, loc) in self.index.items_in(0, self.index.capacity()) {
+            let rec = self.arena.record(loc);
+            if let Some(n) = chunks_of(rec.header.flags) {
+                missing += (0..n)
+                    .filter(|&i| {
+                        let key = chunk_key(rec.key(), i);
+                        let hash = ctx.hash_in(Namespace::Chunk, &key);
+                        self.lookup_in(Namespace::Chunk, hash, &key).is_none()
+                    })
+                    .count();
+            }
+            if Namespace::of(rec.header.flags) != Namespace::Chunk {
+                continue;
+            }
+            chunks += 1;
+            let owned = split_chunk_key(rec.key()).is_some_and(|(owner, number)| {
+                self.lookup(ctx.hash(owner), owner)
+                    .and_then(|slot| self.chunks_at(slot))
+                    .is_some_and(|n| number < n)
+            });
+            orphans += usize::from(!owned);
+        }
+        (chunks, orphans, missing)
+    }
+
+    /// The chunk count of the live item in `slot` if it is a large head.
+    pub fn chunks_at(&self, slot: usize) -> Option<u32> {
+        chunks_of(self.record_at(slot).header.flags)
+    }
+}

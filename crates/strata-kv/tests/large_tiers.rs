@@ -1,0 +1,196 @@
+//! Large collections (head and chunk records, `strata_kv::chunk`) across
+//! restarts in every placement that persists: records in persistent
+//! memory (index adopted or rebuilt), and records on the SSD tier (index
+//! rebuilt from the device, or adopted from persistent memory). Chunks come
+//! back in their namespace (a user key with a chunk's bytes stays apart),
+//! dropped chunks stay dropped (tombstones of both namespaces), and the
+//! defragmenter moves chunks and their tombstones like any entry.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use strata_device::MemBlockDevice;
+use strata_kv::chunk::chunk_key;
+use strata_kv::{
+    DataTier, IndexTier, Keyspace, KeyspaceConfig, ManualClock, NewItem, Placement, Store,
+    ValueKind,
+};
+use strata_pmem::{PersistentArena, SimulatedPmem};
+
+mod common;
+
+const CHUNK: u64 = 64 << 10;
+const KIND: u64 = 0x57_4B56;
+
+fn config() -> KeyspaceConfig {
+    KeyspaceConfig {
+        shards: 4,
+        ..KeyspaceConfig::default()
+    }
+}
+
+fn clock() -> Arc<ManualClock> {
+    Arc::new(ManualClock::new(1_000_000))
+}
+
+fn chunk_value(key: &[u8], number: u32, round: u32) -> Vec<u8> {
+    let mut v = format!("{}#{number}@{round}:", String::from_utf8_lossy(key)).into_bytes();
+    v.resize(700 + (number as usize * 37) % 300, b'.');
+    v
+}
+
+fn make(store: &mut impl Store, key: &[u8], chunks: u32, round: u32) {
+    store
+        .edit_large(key, |edit| {
+            for n in 0..chunks {
+                edit.put_chunk(n, ValueKind::Set, &chunk_value(key, n, round))?;
+            }
+            edit.put_head(ValueKind::Set, chunks, format!("r{round}").as_bytes(), None)
+        })
+        .unwrap()
+        .unwrap();
+}
+
+/// Creates, changes, shrinks, renames and deletes collections; returns
+/// the expected contents: key -> (value, chunks).
+type Contents = Vec<(Vec<u8>, Vec<u8>, Vec<Option<Vec<u8>>>)>;
+
+fn workload(ks: &Keyspace, round: u32) {
+    let mut store = ks.store();
+    for i in 0..12u32 {
+        let key = format!("c{i}").into_bytes();
+        make(&mut store, &key, 3 + (i * 7 + round) % 20, round);
+    }
+    // One chunk and the head changed.
+    store
+        .edit_large(b"c1", |edit| {
+            edit.put_chunk(1, ValueKind::Set, b"one chunk changed")?;
+            edit.put_head(ValueKind::Set, 2, b"shrunk", None)
+        })
+        .unwrap()
+        .unwrap();
+    store.delete(b"c2").unwrap();
+    store.rename(b"c3", b"renamed", false).unwrap();
+    let twin = chunk_key(b"c4", 0);
+    let item = NewItem {
+        value: b"a user key".as_slice().into(),
+        flags: 0,
+        expires_at: None,
+    };
+    store.set(&twin, item).unwrap();
+    store.delete(&chunk_key(b"c5", 0)).unwrap(); // a user key: nothing to delete
+}
+
+fn contents(ks: &Keyspace) -> Contents {
+    let mut store = ks.store();
+    let mut keys = BTreeSet::new();
+    let mut cursor = 0;
+    loop {
+        cursor = store.scan_keys(cursor, 10, &mut |k| {
+            keys.insert(k.to_vec());
+        });
+        if cursor == 0 {
+            break;
+        }
+    }
+    keys.into_iter()
+        .map(|key| {
+            let (value, chunks) = store
+                .edit_large(&key, |edit| {
+                    let current = edit.current().unwrap().unwrap();
+                    let n = current.chunks.unwrap_or(0);
+                    let chunks: Vec<_> = (0..n).map(|i| edit.chunk(i).unwrap()).collect();
+                    (current.value, chunks)
+                })
+                .unwrap();
+            (key, value, chunks)
+        })
+        .collect()
+}
+
+fn check_clean(ks: &Keyspace, before: &Contents) {
+    assert_eq!(&contents(ks), before);
+    let census = ks.chunk_census();
+    assert_eq!((census.orphans, census.missing), (0, 0), "{census:?}");
+    assert_eq!(ks.store().len(), before.len() as u64);
+}
+
+fn open_pmem(arena: PersistentArena, placement: Placement) -> Arc<Keyspace> {
+    Keyspace::open_placed(config(), clock(), placement, Some(Arc::new(arena)))
+        .unwrap()
+        .0
+}
+
+fn reopen_pmem(image: SimulatedPmem, placement: Placement) -> Arc<Keyspace> {
+    open_pmem(
+        PersistentArena::open_simulated(image, KIND).unwrap(),
+        placement,
+    )
+}
+
+#[test]
+fn large_collections_survive_restarts_in_pmem() {
+    for index in [IndexTier::Pmem, IndexTier::Dram] {
+        let placement = Placement {
+            index,
+            data: DataTier::Pmem,
+        };
+        let arena = PersistentArena::simulated(8192 + 256 * CHUNK, CHUNK, KIND).unwrap();
+        let mut ks = open_pmem(arena, placement);
+        for round in 0..3 {
+            workload(&ks, round);
+            ks.run_maintenance();
+            let before = contents(&ks);
+            let arena = ks.tier().unwrap().arena().clone();
+            let image = arena.crash().unwrap();
+            drop(ks);
+            drop(arena);
+            ks = reopen_pmem(image, placement);
+            check_clean(&ks, &before);
+            ks.run_maintenance();
+            check_clean(&ks, &before);
+        }
+    }
+}
+
+fn open_ssd(device: &MemBlockDevice, arena: Option<PersistentArena>) -> Arc<Keyspace> {
+    let index = match arena {
+        Some(_) => IndexTier::Pmem,
+        None => IndexTier::Dram,
+    };
+    Keyspace::open_ssd(
+        config(),
+        clock(),
+        index,
+        arena.map(Arc::new),
+        Arc::new(device.clone()),
+        common::ssd_config(128 * 1024),
+        common::settings(),
+    )
+    .unwrap()
+    .0
+}
+
+#[test]
+fn large_collections_survive_restarts_on_the_ssd_tier() {
+    for pmem_index in [false, true] {
+        let mut device = MemBlockDevice::new(160 * common::BLOCK);
+        let new_arena = || PersistentArena::simulated(8192 + 256 * CHUNK, CHUNK, KIND).unwrap();
+        let mut ks = open_ssd(&device, pmem_index.then(new_arena));
+        for round in 0..4 {
+            workload(&ks, round);
+            // The defragmenter moves chunks and tombstones of both kinds.
+            ks.run_maintenance();
+            ks.sync_ssd();
+            let before = contents(&ks);
+            let arena = ks.tier().map(|t| t.arena().clone());
+            let image = arena.as_ref().map(|a| a.crash().unwrap());
+            device = device.crash();
+            drop(ks);
+            drop(arena);
+            let arena = image.map(|i| PersistentArena::open_simulated(i, KIND).unwrap());
+            ks = open_ssd(&device, arena);
+            check_clean(&ks, &before);
+        }
+    }
+}
