@@ -9,7 +9,8 @@
 //! primitives), then `arena` and `index`, `context` (`Ctx`), `shard`,
 //! `keyspace`, and `open` above them.
 //! - [`clock`]: time as the engine sees it; a manual clock for tests.
-//! - [`chunk`]: the internal namespace of large collections' chunks.
+//! - [`chunk`]: the internal namespace of large collections' chunks;
+//!   [`large`]: the large encodings over them (hashes and sets).
 //! - [`item`]: the borrowed item view and the mutations callers ask for.
 //! - [`store`]: the [`Store`] trait every front end programs against.
 //! - `keyspace`: [`Keyspace`], the sharded map; [`SharedStore`] and
@@ -54,6 +55,7 @@ mod index;
 pub mod item;
 pub mod journal;
 mod keyspace;
+pub mod large;
 mod maintenance;
 mod open;
 mod shard;

@@ -112,6 +112,12 @@ pub trait Store {
     /// replacing any item at `to` unless `only_if_absent`.
     fn rename(&mut self, from: &[u8], to: &[u8], only_if_absent: bool) -> Result<Renamed, KvError>;
 
+    /// Copies the item at `from` to `to` (another key; value, kind and
+    /// expiry, a large collection's chunks too), replacing an item at `to`
+    /// only with `replace`. False when `from` is missing or `to` exists
+    /// without `replace` (Redis `COPY`).
+    fn copy(&mut self, from: &[u8], to: &[u8], replace: bool) -> Result<bool, KvError>;
+
     /// Removes every item now.
     fn flush(&mut self) -> Result<(), KvError>;
 

@@ -56,6 +56,7 @@ pub mod command_stats;
 pub mod commands;
 pub mod connection;
 pub mod dispatch;
+pub mod encodings;
 pub mod errorstats;
 pub mod glob;
 pub mod info;

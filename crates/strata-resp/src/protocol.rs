@@ -58,6 +58,7 @@ impl RespProtocol {
                 pubsub: crate::pubsub::Hub::default(),
                 scripts: crate::scripting::Scripts::default(),
                 errorstats: crate::errorstats::ErrorStats::default(),
+                encodings: crate::encodings::Encodings::default(),
             }),
         }
     }

@@ -64,6 +64,8 @@ pub struct Shared {
     /// Redis's `timeout`: connections idle this long are closed
     /// (`CONFIG SET timeout`).
     pub idle_timeout: IdleTimeout,
+    /// Conversion thresholds of collections (`hash-max-listpack-*`).
+    pub encodings: crate::encodings::Encodings,
     /// Connections blocked in BLPOP and friends, by key.
     pub waiters: Arc<crate::blocking::Waiters>,
 }

@@ -133,6 +133,10 @@ impl Store for ExclusiveStore<'_> {
         self.locked.rename(from, to, only_if_absent)
     }
 
+    fn copy(&mut self, from: &[u8], to: &[u8], replace: bool) -> Result<bool, KvError> {
+        self.locked.copy(from, to, replace)
+    }
+
     fn flush(&mut self) -> Result<(), KvError> {
         self.locked.keyspace().ctx.check_journal()?;
         self.locked.clear()

@@ -1,11 +1,42 @@
 //! Large collections (see [`crate::chunk`]) in multi-key operations:
-//! `RENAME` moves a head and every chunk to the new key's shard.
+//! `RENAME` moves a head and every chunk to the new key's shard, `COPY`
+//! copies them.
 
 use super::locked::LockedShards;
-use crate::item::ValueKind;
+use crate::item::{Mutation, NewItem, ValueKind};
 use crate::KvError;
 
 impl LockedShards<'_> {
+    /// See [`Store::copy`](crate::Store::copy).
+    pub fn copy(&mut self, from: &[u8], to: &[u8], replace: bool) -> Result<bool, KvError> {
+        let Some((value, kind, flags, expires_at)) = self.get(from, true, |item| {
+            (item.value.to_vec(), item.kind, item.flags, item.expires_at)
+        }) else {
+            return Ok(false);
+        };
+        let ctx = &self.keyspace().ctx;
+        let (now, from_hash, to_hash) = (ctx.now(), ctx.hash(from), ctx.hash(to));
+        if !replace && self.holding(to_hash).live_slot(to_hash, to, now).is_some() {
+            return Ok(false);
+        }
+        let shard = self.holding(from_hash);
+        let chunks = shard
+            .live_slot(from_hash, from, now)
+            .and_then(|slot| shard.chunks_at(slot));
+        match chunks {
+            Some(chunks) => self.copy_large(from, to, kind, chunks, (&value, expires_at))?,
+            None => {
+                let item = NewItem {
+                    value: value.into(),
+                    flags,
+                    expires_at,
+                };
+                self.update(to, false, |_| (Mutation::PutKind(kind, item), ()))?;
+            }
+        }
+        Ok(true)
+    }
+
     /// Writes the large collection at `from` (of `kind`, `chunks` chunks,
     /// its head's value and expiry in `head`) under `to`: each chunk, then
     /// the head, replacing whatever `to` held. Copies every chunk: O(n).

@@ -264,6 +264,16 @@ impl Store for SharedStore<'_> {
         self.ks.lock(shards).rename(from, to, only_if_absent)
     }
 
+    fn copy(&mut self, from: &[u8], to: &[u8], replace: bool) -> Result<bool, KvError> {
+        self.ks.run_due_flush();
+        let ctx = &self.ks.ctx;
+        let shards = vec![
+            self.ks.shard_index(ctx.hash(from)),
+            self.ks.shard_index(ctx.hash(to)),
+        ];
+        self.ks.lock(shards).copy(from, to, replace)
+    }
+
     fn flush(&mut self) -> Result<(), KvError> {
         self.ks.ctx.check_journal()?;
         self.flush_now()

@@ -113,6 +113,10 @@ pub struct ScanOptions<'a> {
     pub pattern: Option<&'a [u8]>,
     /// `NOVALUES` (HSCAN only).
     pub no_values: bool,
+    /// `COUNT`: elements a step of a large collection's scan aims for.
+    pub count: usize,
+    /// The cursor.
+    pub cursor: u64,
 }
 
 /// Parses `cursor [MATCH pattern] [COUNT count] [NOVALUES]` from argument
@@ -122,10 +126,12 @@ pub fn scan_options<'a>(
     args: &crate::args::Args<'a>,
     allow_novalues: bool,
 ) -> Result<ScanOptions<'a>, RespError> {
-    crate::number::parse_cursor(args.get(2)).ok_or(RespError::InvalidCursor)?;
+    let cursor = crate::number::parse_cursor(args.get(2)).ok_or(RespError::InvalidCursor)?;
     let mut options = ScanOptions {
         pattern: None,
         no_values: false,
+        count: 10,
+        cursor,
     };
     let mut i = 3;
     while i < args.len() {
@@ -141,6 +147,7 @@ pub fn scan_options<'a>(
                 if n < 1 {
                     return Err(RespError::Syntax);
                 }
+                options.count = usize::try_from(n).unwrap_or(usize::MAX);
                 i += 2;
             }
             b"novalues" if allow_novalues => {

@@ -39,6 +39,8 @@ const PARAMS: &[&str] = &[
     "busy-reply-threshold",
     "client-output-buffer-limit",
     "databases",
+    "hash-max-listpack-entries",
+    "hash-max-listpack-value",
     "maxclients",
     "maxmemory",
     "lua-time-limit",
@@ -96,6 +98,8 @@ fn value_of(shared: &Shared, param: &str) -> String {
         // The CLOCK eviction samples nothing: Redis's default is shown.
         "maxmemory-samples" => "5".into(),
         "databases" => "1".into(),
+        "hash-max-listpack-entries" => shared.encodings.hash().entries.to_string(),
+        "hash-max-listpack-value" => shared.encodings.hash().value.to_string(),
         "maxclients" => settings.max_connections().to_string(),
         "maxmemory" => shared.keyspace.memory_limit().to_string(),
         "maxmemory-policy" => shared.policy_name().into(),
@@ -121,6 +125,8 @@ enum Change {
     PubsubLimit(u64, u64, u64),
     BusyThreshold(u64),
     MaxBulk(usize),
+    HashEntries(u64),
+    HashValue(u64),
     Unchanged,
 }
 
@@ -155,6 +161,8 @@ fn parse_change(shared: &Shared, param: &str, value: &[u8]) -> Result<Change, &'
                 .ok_or("argument must be between 0 and 2147483647 inclusive")
         }
         "client-output-buffer-limit" => parse_buffer_limits(value),
+        "hash-max-listpack-entries" => parse_count(value).map(Change::HashEntries),
+        "hash-max-listpack-value" => parse_count(value).map(Change::HashValue),
         // Redis's range starts at 1 MiB; Strata stops at Redis's default
         // (512 MiB): the engine keeps no item over 128 MiB anyway.
         "proto-max-bulk-len" => parse_memory(value)
@@ -182,6 +190,12 @@ fn parse_change(shared: &Shared, param: &str, value: &[u8]) -> Result<Change, &'
         fixed if value == value_of(shared, fixed).as_bytes() => Ok(Change::Unchanged),
         _ => Err("can't set immutable config"),
     }
+}
+
+/// A count from 0 to `LONG_MAX`, as Redis's `size_t` integer parameters.
+fn parse_count(value: &[u8]) -> Result<u64, &'static str> {
+    let n = parse_i64(value).ok_or("argument couldn't be parsed into an integer")?;
+    u64::try_from(n).map_err(|_| "argument must be between 0 and 9223372036854775807 inclusive")
 }
 
 /// The `normal` and `replica` classes, which Strata does not enforce (a
@@ -241,6 +255,8 @@ fn apply(shared: &Shared, change: Change) {
         Change::PubsubLimit(hard, soft, secs) => shared.pubsub.limit.set(hard, soft, secs),
         Change::BusyThreshold(ms) => shared.scripts.set_busy_threshold_ms(ms),
         Change::MaxBulk(bytes) => shared.set_max_bulk(bytes),
+        Change::HashEntries(n) => shared.encodings.set_hash_entries(n),
+        Change::HashValue(n) => shared.encodings.set_hash_value(n),
         Change::Unchanged => {}
     }
 }

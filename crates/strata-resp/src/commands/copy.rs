@@ -1,8 +1,6 @@
 //! `COPY source destination [DB destination-db] [REPLACE]`.
 
-use std::borrow::Cow;
-
-use strata_kv::{Mutation, NewItem, Store};
+use strata_kv::Store;
 
 use crate::args::Args;
 use crate::command::Ctx;
@@ -38,20 +36,8 @@ pub fn copy<S: Store>(
     if source == destination {
         return Err(RespError::SameObject);
     }
-    let copied = ctx.store.update_pair(source, destination, |src, dst| {
-        let Some(src) = src else {
-            return (Mutation::Keep, Mutation::Keep, false);
-        };
-        if dst.is_some() && !replace {
-            return (Mutation::Keep, Mutation::Keep, false);
-        }
-        let item = NewItem {
-            value: Cow::Owned(src.value.to_vec()),
-            flags: src.flags,
-            expires_at: src.expires_at,
-        };
-        (Mutation::Keep, Mutation::PutKind(src.kind, item), true)
-    })?;
+    // A large collection's chunks are copied too (engine side).
+    let copied = ctx.store.copy(source, destination, replace)?;
     out.integer(i64::from(copied));
     Ok(())
 }

@@ -28,6 +28,7 @@ pub mod getex;
 pub mod getrange;
 pub mod getset;
 pub mod hash;
+pub mod hashed;
 pub mod hello;
 pub mod incr;
 pub mod incrbyfloat;

@@ -7,6 +7,7 @@
 //! non-LFU policy and `IDLETIME` says it is not tracked, rather than make
 //! a number up.
 
+use strata_kv::large::is_head;
 use strata_kv::{Store, ValueKind};
 
 use crate::args::Args;
@@ -60,6 +61,11 @@ pub fn object<S: Store>(
                     .store
                     .peek(key, |item| string_encoding(item.value))
                     .unwrap_or("raw"),
+                // A large hash: Redis's hashtable (chunk records).
+                ValueKind::Hash => match ctx.store.peek(key, |item| is_head(item.value)) {
+                    Some(true) => "hashtable",
+                    _ => "listpack",
+                },
                 _ => "listpack",
             };
             out.bulk(encoding.as_bytes());

@@ -1,10 +1,10 @@
 //! `HDEL key field [field ...]`.
 
-use strata_kv::{Mutation, Store, ValueKind};
+use strata_kv::{Store, ValueKind};
 
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::collection::{open, save};
+use crate::commands::hashed::edit;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -15,26 +15,14 @@ pub fn hdel<S: Store>(
     args: Args<'_>,
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
-    let removed = ctx.store.update(args.get(1), |old| {
-        let opened = match open(old, ValueKind::Hash) {
-            Ok(o) => o,
-            Err(e) => return (Mutation::Keep, Err(e)),
-        };
-        let doomed: std::collections::HashSet<&[u8]> = args.iter_from(2).collect();
-        let before = opened.elements.len() / 2;
-        let kept: Vec<&[u8]> = opened
-            .elements
-            .chunks_exact(2)
-            .filter(|p| !doomed.contains(p[0]))
-            .flatten()
-            .copied()
-            .collect();
-        let removed = before - kept.len() / 2;
-        if removed == 0 {
-            return (Mutation::Keep, Ok(0));
+    let limits = ctx.shared.encodings.hash();
+    let removed = edit(ctx.store, args.get(1), ValueKind::Hash, limits, |hash| {
+        let mut removed = 0i64;
+        for field in args.iter_from(2) {
+            removed += i64::from(hash.remove(field)?);
         }
-        (save(ValueKind::Hash, &kept, opened.expires_at), Ok(removed))
-    })??;
-    out.integer(removed as i64);
+        Ok(removed)
+    })?;
+    out.integer(removed);
     Ok(())
 }

@@ -5,7 +5,7 @@ use strata_kv::{Store, ValueKind};
 use super::find;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::collection::read;
+use crate::commands::hashed::{read_packed, Read};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -15,10 +15,15 @@ pub fn hexists<S: Store>(
     args: Args<'_>,
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
-    let field = args.get(2);
-    let found = read(ctx.store, args.get(1), ValueKind::Hash, |pairs| {
+    let (key, field) = (args.get(1), args.get(2));
+    let found = match read_packed(ctx.store, key, ValueKind::Hash, |pairs| {
         find(pairs, field).is_some()
-    })?;
-    out.integer(i64::from(found.unwrap_or(false)));
+    })? {
+        Read::Packed(found) => found,
+        Read::Missing => false,
+        Read::Large => super::large::values(ctx.store, key, [field].into_iter())?
+            .is_some_and(|v| v[0].is_some()),
+    };
+    out.integer(i64::from(found));
     Ok(())
 }

@@ -4,7 +4,7 @@ use strata_kv::{Store, ValueKind};
 
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::collection::read;
+use crate::commands::hashed::{read_packed, Read};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -19,35 +19,47 @@ pub enum Part {
     Values,
 }
 
-/// Every field and/or value, in the hash's order; empty for a missing key.
+/// Every field and/or value, in the hash's order (a large hash's: bucket
+/// by bucket); empty for a missing key.
 pub fn hgetall<S: Store>(
     ctx: &mut Ctx<'_, S>,
     args: Args<'_>,
     out: &mut ReplyWriter<'_>,
     part: Part,
 ) -> Result<(), RespError> {
-    let found = read(ctx.store, args.get(1), ValueKind::Hash, |pairs| {
-        let n = pairs.len() / 2;
-        match part {
-            Part::Both => out.map(n),
-            Part::Fields | Part::Values => out.array(n),
-        }
-        for pair in pairs.chunks_exact(2) {
-            match part {
-                Part::Both => {
-                    out.bulk(pair[0]);
-                    out.bulk(pair[1]);
-                }
-                Part::Fields => out.bulk(pair[0]),
-                Part::Values => out.bulk(pair[1]),
-            }
-        }
+    let key = args.get(1);
+    let found = read_packed(ctx.store, key, ValueKind::Hash, |pairs| {
+        reply(out, part, pairs.iter().copied());
     })?;
-    if found.is_none() {
-        match part {
-            Part::Both => out.map(0),
-            Part::Fields | Part::Values => out.array(0),
+    let large = match found {
+        Read::Packed(()) => return Ok(()),
+        Read::Missing => None,
+        Read::Large => super::large::pairs(ctx.store, key)?,
+    };
+    let pairs = large.unwrap_or_default();
+    reply(out, part, pairs.iter().map(Vec::as_slice));
+    Ok(())
+}
+
+/// Replies `part` of each pair of `pairs` (fields and values alternating).
+fn reply<'p>(
+    out: &mut ReplyWriter<'_>,
+    part: Part,
+    pairs: impl ExactSizeIterator<Item = &'p [u8]>,
+) {
+    let n = pairs.len() / 2;
+    match part {
+        Part::Both => out.map(n),
+        Part::Fields | Part::Values => out.array(n),
+    }
+    for (i, element) in pairs.enumerate() {
+        let wanted = match part {
+            Part::Both => true,
+            Part::Fields => i % 2 == 0,
+            Part::Values => i % 2 == 1,
+        };
+        if wanted {
+            out.bulk(element);
         }
     }
-    Ok(())
 }

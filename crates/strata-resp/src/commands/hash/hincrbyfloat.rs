@@ -1,11 +1,10 @@
 //! `HINCRBYFLOAT key field increment`.
 
-use strata_kv::{Mutation, Store, ValueKind};
+use strata_kv::{Store, ValueKind};
 
-use super::find;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::collection::{open, save};
+use crate::commands::hashed::edit;
 use crate::number::{format_f64, parse_f64};
 use crate::reply::{CollectionError, RespError};
 use crate::writer::ReplyWriter;
@@ -21,33 +20,20 @@ pub fn hincrbyfloat<S: Store>(
         return Err(RespError::NanOrInfinity);
     }
     let field = args.get(2);
-    let mut text = String::new();
-    ctx.store.update(args.get(1), |old| {
-        let mut opened = match open(old, ValueKind::Hash) {
-            Ok(o) => o,
-            Err(e) => return (Mutation::Keep, Err(e)),
-        };
-        let pairs = &mut opened.elements;
-        let at = find(pairs, field);
-        let current = match at {
+    let limits = ctx.shared.encodings.hash();
+    let text = edit(ctx.store, args.get(1), ValueKind::Hash, limits, |hash| {
+        let current = match hash.get(field)? {
             None => 0.0,
-            Some(at) => match parse_f64(pairs[at * 2 + 1]) {
-                Some(n) => n,
-                None => return (Mutation::Keep, Err(CollectionError::HashNotFloat.into())),
-            },
+            Some(v) => parse_f64(&v).ok_or(CollectionError::HashNotFloat)?,
         };
         let next = current + by;
         if !next.is_finite() {
-            return (Mutation::Keep, Err(RespError::NanOrInfinity));
+            return Err(RespError::NanOrInfinity);
         }
-        text = format_f64(next);
-        let value = text.as_bytes();
-        match at {
-            Some(at) => pairs[at * 2 + 1] = value,
-            None => pairs.extend([field, value]),
-        }
-        (save(ValueKind::Hash, pairs, opened.expires_at), Ok(()))
-    })??;
+        let text = format_f64(next);
+        hash.put(field, text.as_bytes())?;
+        Ok(text)
+    })?;
     out.bulk(text.as_bytes());
     Ok(())
 }

@@ -4,7 +4,8 @@ use strata_kv::{Store, ValueKind};
 
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::collection::{random_picks, read};
+use crate::commands::collection::random_picks;
+use crate::commands::hashed::{read_packed, Read};
 use crate::number::parse_i64;
 use crate::reply::RespError;
 use crate::writer::{ReplyWriter, RespVersion};
@@ -26,7 +27,8 @@ pub fn hrandfield<S: Store>(
         4 if args.get(3).eq_ignore_ascii_case(b"withvalues") => true,
         _ => return Err(RespError::Syntax),
     };
-    let picked = read(ctx.store, args.get(1), ValueKind::Hash, |pairs| {
+    let key = args.get(1);
+    let picked = read_packed(ctx.store, key, ValueKind::Hash, |pairs| {
         let n = pairs.len() / 2;
         let Some(count) = count else {
             let pick = random_picks(n, 1)?;
@@ -34,31 +36,49 @@ pub fn hrandfield<S: Store>(
             return Ok(());
         };
         let picks = random_picks(n, count)?;
-        let pairs_reply = with_values && out.version() == RespVersion::Resp3;
-        out.array(if with_values && !pairs_reply {
-            picks.len() * 2
-        } else {
-            picks.len()
-        });
-        for at in picks {
-            if pairs_reply {
-                out.array(2);
-            }
-            out.bulk(pairs[at * 2]);
-            if with_values {
-                out.bulk(pairs[at * 2 + 1]);
-            }
-        }
+        let picked = picks
+            .into_iter()
+            .map(|at| [pairs[at * 2], pairs[at * 2 + 1]]);
+        reply(out, picked, with_values);
         Ok(())
     })?;
-    match picked {
-        Some(result) => result,
-        None => {
-            match count {
-                None => out.null(),
-                Some(_) => out.array(0),
-            }
-            Ok(())
+    let large = match picked {
+        Read::Packed(result) => return result,
+        Read::Missing => None,
+        Read::Large => super::large::random(ctx.store, key, count)?,
+    };
+    match (count, large) {
+        (None, Some(picked)) if !picked.is_empty() => out.bulk(&picked[0][0]),
+        (None, _) => out.null(),
+        (Some(_), picked) => {
+            let picked = picked.unwrap_or_default();
+            let picked = picked.iter().map(|[f, v]| [f.as_slice(), v.as_slice()]);
+            reply(out, picked, with_values);
+        }
+    }
+    Ok(())
+}
+
+/// Replies picked pairs: fields, with values if asked (RESP3: an array of
+/// pairs).
+fn reply<'p>(
+    out: &mut ReplyWriter<'_>,
+    picked: impl ExactSizeIterator<Item = [&'p [u8]; 2]>,
+    with_values: bool,
+) {
+    let pairs_reply = with_values && out.version() == RespVersion::Resp3;
+    out.array(if with_values && !pairs_reply {
+        picked.len() * 2
+    } else {
+        picked.len()
+    });
+    for [field, value] in picked {
+        if pairs_reply {
+            out.array(2);
+        }
+        out.bulk(field);
+        if with_values {
+            out.bulk(value);
         }
     }
 }

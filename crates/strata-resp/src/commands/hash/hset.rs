@@ -2,10 +2,9 @@
 
 use strata_kv::{Store, ValueKind};
 
-use super::Fields;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::collection::{open, save};
+use crate::commands::hashed::edit;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -32,28 +31,14 @@ pub fn hset<S: Store>(
         };
         return Err(RespError::WrongArity(name.into()));
     }
-    let added = ctx.store.update(args.get(1), |old| {
-        let mut opened = match open(old, ValueKind::Hash) {
-            Ok(o) => o,
-            Err(e) => return (strata_kv::Mutation::Keep, Err(e)),
-        };
-        let pairs = &mut opened.elements;
-        let mut fields = Fields::new(pairs);
+    let limits = ctx.shared.encodings.hash();
+    let added = edit(ctx.store, args.get(1), ValueKind::Hash, limits, |hash| {
         let mut added = 0i64;
         for i in (2..args.len()).step_by(2) {
-            let (field, value) = (args.get(i), args.get(i + 1));
-            match fields.find(pairs, field) {
-                Some(at) => pairs[at * 2 + 1] = value,
-                None => {
-                    fields.added(field, pairs.len() / 2);
-                    pairs.push(field);
-                    pairs.push(value);
-                    added += 1;
-                }
-            }
+            added += i64::from(hash.put(args.get(i), args.get(i + 1))?);
         }
-        (save(ValueKind::Hash, pairs, opened.expires_at), Ok(added))
-    })??;
+        Ok(added)
+    })?;
     match reply {
         Reply::Added => out.integer(added),
         Reply::Ok => out.ok(),

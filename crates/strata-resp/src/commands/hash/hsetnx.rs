@@ -1,11 +1,10 @@
 //! `HSETNX key field value`.
 
-use strata_kv::{Mutation, Store, ValueKind};
+use strata_kv::{Store, ValueKind};
 
-use super::find;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::collection::{open, save};
+use crate::commands::hashed::edit;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -16,20 +15,17 @@ pub fn hsetnx<S: Store>(
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
     let (field, value) = (args.get(2), args.get(3));
-    let set = ctx.store.update(args.get(1), |old| {
-        let mut opened = match open(old, ValueKind::Hash) {
-            Ok(o) => o,
-            Err(e) => return (Mutation::Keep, Err(e)),
-        };
-        if find(&opened.elements, field).is_some() {
-            return (Mutation::Keep, Ok(false));
-        }
-        opened.elements.extend([field, value]);
-        (
-            save(ValueKind::Hash, &opened.elements, opened.expires_at),
-            Ok(true),
-        )
-    })??;
+    let limits = ctx.shared.encodings.hash();
+    let set = edit(
+        ctx.store,
+        args.get(1),
+        ValueKind::Hash,
+        limits,
+        |hash| match hash.get(field)? {
+            Some(_) => Ok(false),
+            None => hash.put(field, value),
+        },
+    )?;
     out.integer(i64::from(set));
     Ok(())
 }

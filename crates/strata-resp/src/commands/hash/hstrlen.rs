@@ -5,7 +5,7 @@ use strata_kv::{Store, ValueKind};
 use super::find;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::collection::read;
+use crate::commands::hashed::{read_packed, Read};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -15,10 +15,16 @@ pub fn hstrlen<S: Store>(
     args: Args<'_>,
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
-    let field = args.get(2);
-    let len = read(ctx.store, args.get(1), ValueKind::Hash, |pairs| {
+    let (key, field) = (args.get(1), args.get(2));
+    let len = match read_packed(ctx.store, key, ValueKind::Hash, |pairs| {
         find(pairs, field).map_or(0, |at| pairs[at * 2 + 1].len())
-    })?;
-    out.integer(len.unwrap_or(0) as i64);
+    })? {
+        Read::Packed(len) => len,
+        Read::Missing => 0,
+        Read::Large => super::large::values(ctx.store, key, [field].into_iter())?
+            .and_then(|mut v| v.pop().flatten())
+            .map_or(0, |v| v.len()),
+    };
+    out.integer(len as i64);
     Ok(())
 }

@@ -15,6 +15,7 @@ pub mod hscan;
 pub mod hset;
 pub mod hsetnx;
 pub mod hstrlen;
+mod large;
 mod op;
 
 pub use fields::{find, Fields};

@@ -1,0 +1,10 @@
+//! Large encodings of collections over the engine's chunk records (see
+//! [`crate::chunk`] and [`LargeEdit`](crate::LargeEdit)): `hashed.rs`
+//! keeps hashes and sets in buckets by linear hashing; `meta.rs` is its
+//! head value.
+
+pub mod hashed;
+mod meta;
+
+pub use hashed::{Hashed, Shape, TARGET_CHUNK};
+pub use meta::is_head;

@@ -1,0 +1,110 @@
+//! Reads of large hashes (Redis's hashtable encoding, see
+//! [`hashed`](crate::commands::hashed)): the values of named fields (one
+//! chunk read per field), all pairs (every chunk once), random fields and
+//! scan steps (by bucket). Each returns `None` when the key no longer
+//! holds a large hash (it changed since the packed read saw one): the
+//! caller answers as for a missing key.
+
+use rand::Rng;
+use strata_kv::{Store, ValueKind};
+
+use crate::commands::collection::{random_picks, ScanOptions};
+use crate::commands::hashed::with_large;
+use crate::reply::RespError;
+
+/// Values of `fields` (`None` for an absent field).
+pub fn values<'f, S: Store>(
+    store: &mut S,
+    key: &[u8],
+    fields: impl Iterator<Item = &'f [u8]>,
+) -> Result<Option<Vec<Option<Vec<u8>>>>, RespError> {
+    with_large(store, key, ValueKind::Hash, |hash| {
+        fields.map(|f| Ok(hash.get(f)?)).collect()
+    })
+}
+
+/// Every pair, fields and values alternating, bucket by bucket.
+pub fn pairs<S: Store>(store: &mut S, key: &[u8]) -> Result<Option<Vec<Vec<u8>>>, RespError> {
+    with_large(store, key, ValueKind::Hash, |hash| {
+        let mut all = Vec::with_capacity(usize::try_from(hash.len() * 2).unwrap_or(0));
+        for b in 0..hash.buckets() {
+            all.extend(hash.bucket(b)?);
+        }
+        Ok(all)
+    })
+}
+
+/// Pairs picked at random as `HRANDFIELD` asks (`count` as in
+/// [`random_picks`]; `None`: one). A pick much smaller than the hash reads
+/// one random bucket per pick (like Redis's hashtable, a field of a fuller
+/// bucket is a little less likely); a larger one reads every bucket.
+pub fn random<S: Store>(
+    store: &mut S,
+    key: &[u8],
+    count: Option<i64>,
+) -> Result<Option<Vec<[Vec<u8>; 2]>>, RespError> {
+    with_large(store, key, ValueKind::Hash, |hash| {
+        let len = hash.len();
+        let want = count.map_or(1, |c| c.unsigned_abs());
+        let distinct = count.is_some_and(|c| c >= 0);
+        if want.saturating_mul(4) >= len {
+            let mut all = Vec::new();
+            for b in 0..hash.buckets() {
+                all.extend(hash.bucket(b)?);
+            }
+            let picks = random_picks(all.len() / 2, count.unwrap_or(1))?;
+            return Ok(picks
+                .into_iter()
+                .map(|i| [all[i * 2].clone(), all[i * 2 + 1].clone()])
+                .collect());
+        }
+        random_picks(0, count.unwrap_or(1))?; // the count's own checks
+        let mut rng = rand::thread_rng();
+        let mut picked: Vec<[Vec<u8>; 2]> = Vec::new();
+        while (picked.len() as u64) < want {
+            let bucket = hash.bucket(rng.gen_range(0..hash.buckets()))?;
+            if bucket.is_empty() {
+                continue;
+            }
+            let at = rng.gen_range(0..bucket.len() / 2) * 2;
+            if distinct && picked.iter().any(|p| p[0] == bucket[at]) {
+                continue;
+            }
+            picked.push([bucket[at].clone(), bucket[at + 1].clone()]);
+        }
+        Ok(picked)
+    })
+}
+
+/// A scan step's next cursor and the elements it returns.
+pub type ScanStep = (u64, Vec<Vec<u8>>);
+
+/// One scan step from bucket `options.cursor`: the matching pairs of whole
+/// buckets until `options.count` pairs were looked at, and the next
+/// cursor (0: done). Buckets only split, moving fields to later buckets,
+/// so a field present throughout is returned at least once.
+pub fn scan_step<S: Store>(
+    store: &mut S,
+    key: &[u8],
+    options: &ScanOptions<'_>,
+) -> Result<Option<ScanStep>, RespError> {
+    with_large(store, key, ValueKind::Hash, |hash| {
+        let mut out = Vec::new();
+        let (mut b, mut seen) = (options.cursor, 0usize);
+        while b < u64::from(hash.buckets()) && seen < options.count {
+            let pairs = hash.bucket(b as u32)?;
+            seen += pairs.len() / 2;
+            for pair in pairs.chunks_exact(2) {
+                if crate::commands::collection::scan_matches(options, &pair[0]) {
+                    out.push(pair[0].clone());
+                    if !options.no_values {
+                        out.push(pair[1].clone());
+                    }
+                }
+            }
+            b += 1;
+        }
+        let next = if b >= u64::from(hash.buckets()) { 0 } else { b };
+        Ok((next, out))
+    })
+}

@@ -1,0 +1,267 @@
+//! Hashes in either encoding: packed (one record, [`strata_kv::collection`],
+//! Redis's listpack) or large (a head and chunk records by linear hashing,
+//! [`strata_kv::large::Hashed`], Redis's hashtable).
+//!
+//! Reads try the packed encoding first, borrowing from the record
+//! ([`read_packed`]); a large head answers [`Read::Large`] and the command
+//! reads it through [`with_large`], touching only the chunks it needs.
+//! Writes go through [`edit`]: [`Entries`] offers the same operations over
+//! both encodings, and when the command ends a packed collection that no
+//! longer fits the `*-max-listpack-*` limits is converted (as in Redis, a
+//! large one stays large until deleted). Each command's changes, chunks and
+//! head together, are one journal record.
+
+use std::collections::HashMap;
+
+use strata_kv::large::{is_head, Hashed, Shape};
+use strata_kv::{collection, LargeEdit, Store, ValueKind};
+
+use crate::encodings::PackedLimits;
+use crate::reply::{CollectionError, RespError};
+
+/// What a read of a collection found.
+pub enum Read<R> {
+    /// No such key.
+    Missing,
+    /// A packed collection, and what the reader made of it.
+    Packed(R),
+    /// A large collection: read it with [`with_large`].
+    Large,
+}
+
+/// Reads `key` as a packed collection of `kind` (counting a hit or miss).
+pub fn read_packed<S: Store, R>(
+    store: &mut S,
+    key: &[u8],
+    kind: ValueKind,
+    f: impl FnOnce(&[&[u8]]) -> R,
+) -> Result<Read<R>, RespError> {
+    let found = store.get(key, |item| {
+        if item.kind != kind {
+            return Err(RespError::WrongType);
+        }
+        if is_head(item.value) {
+            return Ok(None);
+        }
+        let elements = collection::decode(item.value).ok_or(CollectionError::Damaged)?;
+        Ok(Some(f(&elements)))
+    });
+    match found {
+        None => Ok(Read::Missing),
+        Some(Err(e)) => Err(e),
+        Some(Ok(None)) => Ok(Read::Large),
+        Some(Ok(Some(r))) => Ok(Read::Packed(r)),
+    }
+}
+
+/// Runs `f` on the large collection of `kind` at `key`; `Ok(None)` when
+/// the key holds none (any more). Nothing `f` changes is written.
+pub fn with_large<S: Store, R>(
+    store: &mut S,
+    key: &[u8],
+    kind: ValueKind,
+    f: impl FnOnce(&mut Hashed<'_, '_>) -> Result<R, RespError>,
+) -> Result<Option<R>, RespError> {
+    store.edit_large(key, |edit| match Hashed::open(edit, kind)? {
+        Some(mut hashed) => f(&mut hashed).map(Some),
+        None => Ok(None),
+    })?
+}
+
+/// A packed collection opened for change: its entries flattened, with a
+/// map from element to position once there are more than a few.
+pub struct Packed {
+    elements: Vec<Vec<u8>>,
+    width: usize,
+    index: Option<HashMap<Vec<u8>, usize>>,
+    dirty: bool,
+}
+
+/// Entries past which lookups go through a map.
+const SCAN_LIMIT: usize = 16;
+
+impl Packed {
+    fn position(&mut self, element: &[u8]) -> Option<usize> {
+        let width = self.width;
+        if self.elements.len() / width <= SCAN_LIMIT {
+            return self
+                .elements
+                .chunks_exact(width)
+                .position(|e| e[0] == element)
+                .map(|i| i * width);
+        }
+        let elements = &self.elements;
+        let index = self.index.get_or_insert_with(|| {
+            elements
+                .chunks_exact(width)
+                .enumerate()
+                .map(|(i, e)| (e[0].clone(), i * width))
+                .collect()
+        });
+        index.get(element).copied()
+    }
+}
+
+/// A hash (or set) in either encoding, being changed by one command.
+pub enum Entries<'a, 's> {
+    /// One record: entries in insertion order.
+    Packed(Packed),
+    /// Head and chunks.
+    Large(Hashed<'a, 's>),
+}
+
+impl Entries<'_, '_> {
+    /// A field's value (a member: empty); `None` when absent.
+    pub fn get(&mut self, element: &[u8]) -> Result<Option<Vec<u8>>, RespError> {
+        match self {
+            Entries::Packed(p) => Ok(p.position(element).map(|i| match p.width {
+                2 => p.elements[i + 1].clone(),
+                _ => Vec::new(),
+            })),
+            Entries::Large(h) => Ok(h.get(element)?),
+        }
+    }
+
+    /// Sets a field to `value` (adds a member); true when it is new.
+    pub fn put(&mut self, element: &[u8], value: &[u8]) -> Result<bool, RespError> {
+        match self {
+            Entries::Packed(p) => {
+                let at = p.position(element);
+                match (at, p.width) {
+                    (Some(_), 1) => {}
+                    (Some(i), _) => {
+                        p.elements[i + 1] = value.to_vec();
+                        p.dirty = true;
+                    }
+                    (None, width) => {
+                        p.dirty = true;
+                        let at = p.elements.len();
+                        p.elements.push(element.to_vec());
+                        if width == 2 {
+                            p.elements.push(value.to_vec());
+                        }
+                        if let Some(index) = &mut p.index {
+                            index.insert(element.to_vec(), at);
+                        }
+                    }
+                }
+                Ok(at.is_none())
+            }
+            Entries::Large(h) => Ok(h.put(element, value)?),
+        }
+    }
+
+    /// Removes an element; true if it was there.
+    pub fn remove(&mut self, element: &[u8]) -> Result<bool, RespError> {
+        match self {
+            Entries::Packed(p) => {
+                let Some(i) = p.position(element) else {
+                    return Ok(false);
+                };
+                p.elements.drain(i..i + p.width);
+                p.index = None; // positions moved
+                p.dirty = true;
+                Ok(true)
+            }
+            Entries::Large(h) => Ok(h.remove(element)?),
+        }
+    }
+
+    /// Entries (fields, members) held now.
+    pub fn len(&self) -> u64 {
+        match self {
+            Entries::Packed(p) => (p.elements.len() / p.width) as u64,
+            Entries::Large(h) => h.len(),
+        }
+    }
+
+    /// True when nothing is held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Opens `key` as a collection of `kind` (`WRONGTYPE` otherwise; missing:
+/// empty), lets `f` change it, and writes the result unless `f` failed:
+/// packed while it fits `limits`, converted to large otherwise, deleted
+/// when empty. Keeps the key's expiry.
+pub fn edit<S: Store, R>(
+    store: &mut S,
+    key: &[u8],
+    kind: ValueKind,
+    limits: PackedLimits,
+    f: impl FnOnce(&mut Entries<'_, '_>) -> Result<R, RespError>,
+) -> Result<R, RespError> {
+    store.edit_large(key, |edit| {
+        let current = edit.current()?;
+        let width = match Shape::of(kind) {
+            Shape::Pairs => 2,
+            Shape::Members => 1,
+        };
+        let (elements, expires_at) = match current {
+            Some(c) if c.kind != kind => return Err(RespError::WrongType),
+            Some(c) if c.chunks.is_some() => {
+                let hashed = Hashed::open(edit, kind)?.ok_or(CollectionError::Damaged)?;
+                let mut entries = Entries::Large(hashed);
+                let result = f(&mut entries)?;
+                if let Entries::Large(hashed) = entries {
+                    hashed.finish()?;
+                }
+                return Ok(result);
+            }
+            Some(c) => {
+                let elements = collection::decode(&c.value).ok_or(CollectionError::Damaged)?;
+                (
+                    elements.into_iter().map(<[u8]>::to_vec).collect(),
+                    c.expires_at,
+                )
+            }
+            None => (Vec::new(), None),
+        };
+        let packed = Packed {
+            elements,
+            width,
+            index: None,
+            dirty: false,
+        };
+        let mut entries = Entries::Packed(packed);
+        let result = f(&mut entries)?;
+        if let Entries::Packed(packed) = entries {
+            if packed.dirty {
+                save_packed(edit, kind, limits, packed, expires_at)?;
+            }
+        }
+        Ok(result)
+    })?
+}
+
+/// Writes a changed packed collection: deleted when empty, packed while
+/// it fits `limits`, converted to the large encoding otherwise.
+fn save_packed(
+    edit: &mut LargeEdit<'_>,
+    kind: ValueKind,
+    limits: PackedLimits,
+    packed: Packed,
+    expires_at: Option<u64>,
+) -> Result<(), RespError> {
+    let Packed {
+        elements, width, ..
+    } = packed;
+    if elements.is_empty() {
+        edit.delete()?;
+        return Ok(());
+    }
+    let longest = elements.iter().map(Vec::len).max().unwrap_or(0);
+    if limits.fits(elements.len() / width, longest) {
+        let value = collection::encode(elements.iter().map(Vec::as_slice));
+        edit.put_whole(kind, &value, expires_at)?;
+        return Ok(());
+    }
+    let mut hashed = Hashed::create(edit, kind, expires_at);
+    for entry in elements.chunks_exact(width) {
+        let value = entry.get(1).map_or(&[][..], Vec::as_slice);
+        hashed.put(&entry[0], value)?;
+    }
+    hashed.finish()?;
+    Ok(())
+}
