@@ -384,6 +384,9 @@ def test_model_with_restarts(dirs, placement):
         try:
             r = redis.Redis(port=srv.resp_port, socket_timeout=10)
             check_model(r, model)
+            # Hashes cross into the large encoding (chunk records) and
+            # back out by deletion: both are carried across the restarts.
+            r.config_set("hash-max-listpack-entries", 4)
             for _ in range(300):
                 model_step(rng, r, model)
             check_model(r, model)
@@ -471,6 +474,17 @@ def test_object_encoding(r):
     assert [r.object("encoding", k) for k in ["i", "s", "long", "h", "z"]] == [
         b"int", b"embstr", b"raw", b"listpack", b"listpack"]
     assert r.object("encoding", "missing") is None
+    r.config_set("hash-max-listpack-entries", 2)
+    try:
+        r.hset("big", mapping={"a": 1, "b": 2, "c": 3})
+        r.hset("wide", "f", "v" * 65)
+        assert r.object("encoding", "big") == b"hashtable"
+        assert r.object("encoding", "wide") == b"hashtable"
+        assert r.hgetall("big") == {b"a": b"1", b"b": b"2", b"c": b"3"}
+        r.hdel("big", "a", "b")
+        assert r.object("encoding", "big") == b"hashtable", "stays until deleted"
+    finally:
+        r.config_set("hash-max-listpack-entries", 128)
     assert r.object("refcount", "h") == 1
     with pytest.raises(redis.ResponseError, match="LFU"):
         r.object("freq", "h")

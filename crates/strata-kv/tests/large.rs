@@ -308,3 +308,99 @@ fn one_edit_is_one_journal_record_of_bounded_size_and_replays() {
     assert_eq!(copy.chunk_census(), ks.chunk_census());
     assert_eq!(copy.store().len(), 3);
 }
+
+#[test]
+fn a_hashed_collection_splits_into_bounded_chunks_and_replays() {
+    use strata_kv::large::{Hashed, TARGET_CHUNK};
+    let (ks, _) = keyspace();
+    let recorder = Arc::new(Recorder::default());
+    ks.attach_journal(recorder.clone()).ok().unwrap();
+    let mut store = ks.store();
+    let field = |i: u32| format!("field:{i}").into_bytes();
+    for batch in 0..40u32 {
+        store
+            .edit_large(b"h", |edit| {
+                let mut hash = match batch {
+                    0 => Hashed::create(edit, ValueKind::Hash, None),
+                    _ => Hashed::open(edit, ValueKind::Hash)?.unwrap(),
+                };
+                for i in batch * 500..(batch + 1) * 500 {
+                    assert!(hash.put(&field(i), &[b'v'; 20])?);
+                }
+                hash.finish()
+            })
+            .unwrap()
+            .unwrap();
+    }
+    let (len, buckets, largest) = store
+        .edit_large(b"h", |edit| {
+            let mut hash = Hashed::open(edit, ValueKind::Hash).unwrap().unwrap();
+            let mut largest = 0;
+            let mut total = 0;
+            for b in 0..hash.buckets() {
+                let entries = hash.bucket(b).unwrap();
+                total += entries.len() / 2;
+                largest = largest.max(entries.iter().map(|e| e.len() + 1).sum::<usize>());
+            }
+            assert_eq!(total as u64, hash.len());
+            assert_eq!(hash.get(&field(12_345)).unwrap(), Some(vec![b'v'; 20]));
+            assert_eq!(hash.get(b"nope").unwrap(), None);
+            (hash.len(), hash.buckets(), largest)
+        })
+        .unwrap();
+    assert_eq!(len, 20_000);
+    assert!(buckets > 200, "{buckets}");
+    assert!(
+        largest < 4 * TARGET_CHUNK as usize,
+        "a chunk of {largest} bytes"
+    );
+    // One field changed: one record of one chunk and the head.
+    let before = recorder.0.lock().unwrap().len();
+    store
+        .edit_large(b"h", |edit| {
+            let mut hash = Hashed::open(edit, ValueKind::Hash)?.unwrap();
+            assert!(!hash.put(&field(7), b"changed")?);
+            assert!(hash.remove(&field(8))?);
+            hash.finish()
+        })
+        .unwrap()
+        .unwrap();
+    let records = recorder.0.lock().unwrap().clone();
+    assert_eq!(records.len(), before + 1);
+    assert!(records[before].len() < 3 * 4 * TARGET_CHUNK as usize);
+    let copy = replay(&records);
+    assert_eq!(contents(&copy), contents(&ks));
+    assert_eq!(copy.chunk_census(), ks.chunk_census());
+}
+
+#[test]
+fn eviction_never_takes_the_collection_being_edited() {
+    let clock = Arc::new(ManualClock::new(1_000_000));
+    let config = KeyspaceConfig {
+        memory_limit: 1 << 20,
+        eviction: EvictionPolicy::Clock,
+        shards: 1,
+        ..KeyspaceConfig::default()
+    };
+    let ks = Keyspace::new(config, clock);
+    let mut store = ks.store();
+    for i in 0..200u32 {
+        store
+            .set(format!("s:{i}").as_bytes(), string(&[1; 2000]))
+            .unwrap();
+    }
+    // One edit writing more than the limit: its own first chunks are in
+    // the oldest segments by the time the last ones need room.
+    make(&mut store, b"huge", 700, 2000, None);
+    let census = ks.chunk_census();
+    assert_eq!((census.chunks, census.orphans, census.missing), (700, 0, 0));
+    assert!(ks.stats().evictions > 0);
+    // The next write may evict it, whole.
+    for i in 0..2000u32 {
+        store
+            .set(format!("t:{i}").as_bytes(), string(&[2; 2000]))
+            .unwrap();
+    }
+    let census = ks.chunk_census();
+    assert_eq!((census.orphans, census.missing), (0, 0), "{census:?}");
+}

@@ -10,7 +10,9 @@
 //! A large collection goes as one item: its head takes its chunks with it,
 //! and a chunk in the segment evicts its whole collection, unless the head
 //! was read since it was last considered (the chunk then gets the second
-//! chance, within the same cap).
+//! chance, within the same cap). The collection a command is editing (the
+//! shard's pinned key: its writes may be what needs the room) is moved,
+//! never evicted, whatever the cap.
 
 use crate::chunk::{split_chunk_key, Namespace};
 use crate::context::Ctx;
@@ -24,8 +26,9 @@ pub(crate) fn evict_oldest(shard: &mut ShardInner, ctx: &Ctx, now: u64) -> bool 
         return false;
     };
     shard.arena.seal(seg);
-    let keep_budget = shard.arena.usage(seg).0 / 2;
-    let mut kept = 0;
+    let written = shard.arena.usage(seg).0;
+    let keep_budget = written / 2;
+    let (mut kept, mut pinned) = (0, 0);
     for rec in shard.live_records(ctx, seg) {
         if !shard.still_holds(&rec) {
             continue; // went with its collection
@@ -40,7 +43,10 @@ pub(crate) fn evict_oldest(shard: &mut ShardInner, ctx: &Ctx, now: u64) -> bool 
             true => shard.index.take_accessed(rec.slot),
             false => shard.index.is_accessed(judge),
         };
-        let removed = if rec.expires_at.is_some_and(|at| at <= now) {
+        let removed = if is_pinned(shard, rec.slot) && shard.relocate(rec.slot) {
+            pinned += rec.len;
+            Ok(())
+        } else if rec.expires_at.is_some_and(|at| at <= now) {
             shard.remove(ctx, rec.slot, Removal::Expired)
         } else if kept + rec.len <= keep_budget && accessed && shard.relocate(rec.slot) {
             kept += rec.len;
@@ -54,7 +60,23 @@ pub(crate) fn evict_oldest(shard: &mut ShardInner, ctx: &Ctx, now: u64) -> bool 
         }
     }
     shard.free_segment(seg);
-    true
+    // A segment of the pinned collection alone frees nothing: no progress
+    // (cache mode then lets the write through).
+    pinned < written
+}
+
+/// Whether the record in `slot` is the pinned key's head or one of its
+/// chunks.
+fn is_pinned(shard: &ShardInner, slot: usize) -> bool {
+    let Some(pinned) = &shard.pinned else {
+        return false;
+    };
+    let rec = shard.record_at(slot);
+    let owner = match Namespace::of(rec.header.flags) {
+        Namespace::User => Some(rec.key()),
+        Namespace::Chunk => split_chunk_key(rec.key()).map(|(owner, _)| owner),
+    };
+    owner == Some(&pinned[..])
 }
 
 /// The slot of the head owning the chunk in `slot`; `None` if the record

@@ -114,7 +114,7 @@ mod tests {
         let mut meta = Meta::new(42);
         meta.count = 1_000_000;
         meta.bytes = 30_000_000;
-        for _ in 0..5 {
+        for _ in 0..4 {
             meta.advance_split();
         }
         assert_eq!((meta.level, meta.split, meta.buckets()), (2, 1, 5));

@@ -36,6 +36,12 @@ pub struct LargeEdit<'s> {
     _blocking: fetch::Blocking,
 }
 
+impl Drop for LargeEdit<'_> {
+    fn drop(&mut self) {
+        self.shard.pinned = None;
+    }
+}
+
 impl<'s> LargeEdit<'s> {
     /// Opens `key` (user hash `hash`) in `shard`; an expired item there is
     /// removed first, with its chunks, so the edit starts from nothing.
@@ -52,6 +58,7 @@ impl<'s> LargeEdit<'s> {
                 shard.remove(ctx, slot, Removal::Expired)?;
             }
         }
+        shard.pinned = Some(key.into());
         Ok(Self {
             shard,
             ctx,

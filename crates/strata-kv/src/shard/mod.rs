@@ -54,6 +54,9 @@ pub(crate) struct ShardInner {
     pub pending_recount: bool,
     /// Index entries that are chunks of large collections (not items).
     pub chunks: usize,
+    /// The key a [`large::LargeEdit`] is changing: eviction (which a write
+    /// of the edit may start) keeps its head and chunks.
+    pub pinned: Option<Box<[u8]>>,
 }
 
 fn is_expired(expires_at: Option<u64>, now: u64) -> bool {
@@ -79,6 +82,7 @@ impl ShardInner {
             journal_buf: Vec::new(),
             pending_recount: false,
             chunks: 0,
+            pinned: None,
         };
         shard.chunks = shard.count_chunks();
         shard

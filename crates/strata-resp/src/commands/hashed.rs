@@ -11,6 +11,7 @@
 //! large one stays large until deleted). Each command's changes, chunks and
 //! head together, are one journal record.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use strata_kv::large::{is_head, Hashed, Shape};
@@ -68,26 +69,27 @@ pub fn with_large<S: Store, R>(
     })?
 }
 
-/// A packed collection opened for change: its entries flattened, with a
-/// map from element to position once there are more than a few.
-pub struct Packed {
-    elements: Vec<Vec<u8>>,
+/// A packed collection opened for change: its entries flattened (borrowed
+/// from the old value until changed), with a map from element to position
+/// once there are more than a few.
+pub struct Packed<'v> {
+    elements: Vec<Cow<'v, [u8]>>,
     width: usize,
-    index: Option<HashMap<Vec<u8>, usize>>,
+    index: Option<HashMap<Cow<'v, [u8]>, usize>>,
     dirty: bool,
 }
 
 /// Entries past which lookups go through a map.
 const SCAN_LIMIT: usize = 16;
 
-impl Packed {
+impl Packed<'_> {
     fn position(&mut self, element: &[u8]) -> Option<usize> {
         let width = self.width;
         if self.elements.len() / width <= SCAN_LIMIT {
             return self
                 .elements
                 .chunks_exact(width)
-                .position(|e| e[0] == element)
+                .position(|e| *e[0] == *element)
                 .map(|i| i * width);
         }
         let elements = &self.elements;
@@ -103,19 +105,19 @@ impl Packed {
 }
 
 /// A hash (or set) in either encoding, being changed by one command.
-pub enum Entries<'a, 's> {
+pub enum Entries<'a, 's, 'v> {
     /// One record: entries in insertion order.
-    Packed(Packed),
+    Packed(Packed<'v>),
     /// Head and chunks.
     Large(Hashed<'a, 's>),
 }
 
-impl Entries<'_, '_> {
+impl Entries<'_, '_, '_> {
     /// A field's value (a member: empty); `None` when absent.
     pub fn get(&mut self, element: &[u8]) -> Result<Option<Vec<u8>>, RespError> {
         match self {
             Entries::Packed(p) => Ok(p.position(element).map(|i| match p.width {
-                2 => p.elements[i + 1].clone(),
+                2 => p.elements[i + 1].to_vec(),
                 _ => Vec::new(),
             })),
             Entries::Large(h) => Ok(h.get(element)?),
@@ -130,18 +132,18 @@ impl Entries<'_, '_> {
                 match (at, p.width) {
                     (Some(_), 1) => {}
                     (Some(i), _) => {
-                        p.elements[i + 1] = value.to_vec();
+                        p.elements[i + 1] = Cow::Owned(value.to_vec());
                         p.dirty = true;
                     }
                     (None, width) => {
                         p.dirty = true;
                         let at = p.elements.len();
-                        p.elements.push(element.to_vec());
+                        p.elements.push(Cow::Owned(element.to_vec()));
                         if width == 2 {
-                            p.elements.push(value.to_vec());
+                            p.elements.push(Cow::Owned(value.to_vec()));
                         }
                         if let Some(index) = &mut p.index {
-                            index.insert(element.to_vec(), at);
+                            index.insert(Cow::Owned(element.to_vec()), at);
                         }
                     }
                 }
@@ -190,7 +192,7 @@ pub fn edit<S: Store, R>(
     key: &[u8],
     kind: ValueKind,
     limits: PackedLimits,
-    f: impl FnOnce(&mut Entries<'_, '_>) -> Result<R, RespError>,
+    f: impl FnOnce(&mut Entries<'_, '_, '_>) -> Result<R, RespError>,
 ) -> Result<R, RespError> {
     store.edit_large(key, |edit| {
         let current = edit.current()?;
@@ -198,7 +200,7 @@ pub fn edit<S: Store, R>(
             Shape::Pairs => 2,
             Shape::Members => 1,
         };
-        let (elements, expires_at) = match current {
+        let (value, expires_at) = match current {
             Some(c) if c.kind != kind => return Err(RespError::WrongType),
             Some(c) if c.chunks.is_some() => {
                 let hashed = Hashed::open(edit, kind)?.ok_or(CollectionError::Damaged)?;
@@ -209,17 +211,12 @@ pub fn edit<S: Store, R>(
                 }
                 return Ok(result);
             }
-            Some(c) => {
-                let elements = collection::decode(&c.value).ok_or(CollectionError::Damaged)?;
-                (
-                    elements.into_iter().map(<[u8]>::to_vec).collect(),
-                    c.expires_at,
-                )
-            }
-            None => (Vec::new(), None),
+            Some(c) => (c.value, c.expires_at),
+            None => (collection::encode(std::iter::empty()), None),
         };
+        let elements = collection::decode(&value).ok_or(CollectionError::Damaged)?;
         let packed = Packed {
-            elements,
+            elements: elements.into_iter().map(Cow::Borrowed).collect(),
             width,
             index: None,
             dirty: false,
@@ -241,7 +238,7 @@ fn save_packed(
     edit: &mut LargeEdit<'_>,
     kind: ValueKind,
     limits: PackedLimits,
-    packed: Packed,
+    packed: Packed<'_>,
     expires_at: Option<u64>,
 ) -> Result<(), RespError> {
     let Packed {
@@ -251,15 +248,15 @@ fn save_packed(
         edit.delete()?;
         return Ok(());
     }
-    let longest = elements.iter().map(Vec::len).max().unwrap_or(0);
+    let longest = elements.iter().map(|e| e.len()).max().unwrap_or(0);
     if limits.fits(elements.len() / width, longest) {
-        let value = collection::encode(elements.iter().map(Vec::as_slice));
+        let value = collection::encode(elements.iter().map(|e| &**e));
         edit.put_whole(kind, &value, expires_at)?;
         return Ok(());
     }
     let mut hashed = Hashed::create(edit, kind, expires_at);
     for entry in elements.chunks_exact(width) {
-        let value = entry.get(1).map_or(&[][..], Vec::as_slice);
+        let value = entry.get(1).map_or(&[][..], |v| &**v);
         hashed.put(&entry[0], value)?;
     }
     hashed.finish()?;
