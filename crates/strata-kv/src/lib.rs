@@ -64,6 +64,7 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::KeyspaceConfig;
 pub use error::KvError;
 pub use eviction::EvictionPolicy;
+pub use index::Access;
 pub use item::{Deleted, ItemRef, Mutation, NewItem, ValueKind};
 pub use journal::{take_written_lsn, Journal, Refusal};
 pub use keyspace::{ExclusiveStore, Keyspace, SharedStore};
