@@ -330,9 +330,6 @@ pub enum CollectionError {
     /// OBJECT FREQ: Strata's eviction is not LFU.
     #[error("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")]
     NoLfu,
-    /// OBJECT IDLETIME: no per-key access time is kept.
-    #[error("ERR Strata does not track per-key idle time")]
-    NoIdleTime,
     /// A value stored under a collection's type that does not decode.
     #[error("ERR the value stored at this key is damaged")]
     Damaged,
