@@ -55,6 +55,7 @@ mod keyspace;
 mod maintenance;
 mod open;
 mod shard;
+pub mod size_class;
 pub mod stats;
 pub mod store;
 pub mod tier;
@@ -69,6 +70,7 @@ pub use item::{Deleted, ItemRef, Mutation, NewItem, ValueKind};
 pub use journal::{take_written_lsn, Journal, Refusal};
 pub use keyspace::{ExclusiveStore, Keyspace, SharedStore};
 pub use maintenance::{Maintenance, PassReport};
+pub use shard::ItemInfo;
 pub use stats::KeyspaceStats;
 pub use store::{PairDecision, Renamed, Store};
 pub use tier::{

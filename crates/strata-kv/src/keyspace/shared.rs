@@ -31,7 +31,7 @@ impl<'a> SharedStore<'a> {
     }
 
     /// One step of a cursor scan, visiting each emitted item's slot.
-    fn scan_slots(
+    pub(super) fn scan_slots(
         &self,
         cursor: u64,
         count: usize,

@@ -5,6 +5,7 @@
 //! other record of that key is garbage, already subtracted from its segment's
 //! live bytes. Every change of a key bumps its watch version.
 
+mod classes;
 mod recount;
 pub(crate) mod room;
 mod scan;
@@ -19,6 +20,7 @@ use crate::index::{Access, Index};
 use crate::item::{split_stored_flags, stored_flags, ItemRef, Mutation, NewItem, ValueKind};
 use crate::journal::change;
 use crate::KvError;
+pub use classes::ItemInfo;
 use watches::WatchTable;
 
 /// Why an item left the index (for the counters).
@@ -147,6 +149,7 @@ impl ShardInner {
             change::encode_delete(&mut self.journal_buf, rec.key());
         }
         self.watches.touch(rec.key());
+        self.count_removal(ctx, slot, why);
         self.index.remove(slot);
         self.arena.release(loc, len);
         match why {
