@@ -354,8 +354,8 @@ fn stats_report_counters() {
     }
     c.check(b"stats foo\r\n", b"ERROR\r\n");
     c.check(
-        b"stats items\r\nstats detail\r\nstats detail on\r\nstats detail dump\r\n",
-        b"END\r\nCLIENT_ERROR usage: stats detail on|off|dump\r\nOK\r\nEND\r\n",
+        b"stats detail\r\nstats detail on\r\nstats detail dump\r\n",
+        b"CLIENT_ERROR usage: stats detail on|off|dump\r\nOK\r\nEND\r\n",
     );
     // Per-prefix counts while detail is on: gets (with hits), sets,
     // deletes, classic and meta alike; keys without `:` are not counted.
