@@ -103,6 +103,16 @@ pub enum RespError {
     /// `SCRIPT KILL` with no script running.
     #[error("NOTBUSY No scripts in execution right now.")]
     NotBusy,
+    /// `SCRIPT KILL` while a function runs.
+    #[error(
+        "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
+    )]
+    BusyFunction,
+    /// `FUNCTION KILL` or `FUNCTION STATS` while an `EVAL` script runs.
+    #[error(
+        "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+    )]
+    BusyScript,
     /// `SCRIPT KILL` of a script that wrote.
     #[error("UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.")]
     Unkillable,
