@@ -189,6 +189,11 @@ impl Functions {
         Some((lib, info))
     }
 
+    /// Whether library `name` is loaded.
+    pub fn has_library(&self, name: &str) -> bool {
+        self.registry.lock().libraries.contains_key(name)
+    }
+
     /// Every library, by name.
     pub fn libraries(&self) -> Vec<Arc<Library>> {
         self.registry.lock().libraries.values().cloned().collect()

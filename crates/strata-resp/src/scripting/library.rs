@@ -20,6 +20,9 @@ use super::interpreter::{with_lua, KILL_CHECK_INSTRUCTIONS};
 use super::SCRIPT_MEMORY_LIMIT;
 use crate::reply::RespError;
 
+/// Copies of deleted libraries a thread may keep before it drops them.
+const STALE_COPIES: usize = 64;
+
 /// Redis's bound on evaluating a library at load.
 const LOAD_TIMEOUT: Duration = Duration::from_millis(500);
 
@@ -74,7 +77,7 @@ pub fn load(functions: &Functions, code: &[u8]) -> Result<Library, String> {
     let generation = functions.next_generation();
     let infos = with_lua(|lua| {
         let (table, infos) = evaluate(lua, body).map_err(RespError::Script)?;
-        remember(lua, &name, generation, table);
+        remember(lua, functions, &name, generation, table);
         Ok(infos)
     })
     .map_err(|e| e.to_string().trim_start_matches("ERR ").to_string())?;
@@ -89,19 +92,41 @@ pub fn load(functions: &Functions, code: &[u8]) -> Result<Library, String> {
     })
 }
 
-fn remember(lua: &Lua, name: &str, generation: u64, table: Table) {
-    if let Ok(key) = lua.create_registry_value(table) {
-        LOADED.with(|loaded| {
-            if let Some((_, old)) = loaded.borrow_mut().insert(name.into(), (generation, key)) {
-                let _ = lua.remove_registry_value(old);
+/// Caches a library's callbacks for this thread; drops the copies of
+/// libraries deleted since once they pile up, so a thread keeps no more
+/// than the loaded libraries and a few more.
+fn remember(lua: &Lua, functions: &Functions, name: &str, generation: u64, table: Table) {
+    let Ok(key) = lua.create_registry_value(table) else {
+        return;
+    };
+    LOADED.with(|loaded| {
+        let mut loaded = loaded.borrow_mut();
+        if let Some((_, old)) = loaded.insert(name.into(), (generation, key)) {
+            let _ = lua.remove_registry_value(old);
+        }
+        if loaded.len() > functions.counts().libraries + STALE_COPIES {
+            let stale: Vec<String> = loaded
+                .keys()
+                .filter(|lib| lib.as_str() != name && !functions.has_library(lib))
+                .cloned()
+                .collect();
+            for lib in stale {
+                if let Some((_, old)) = loaded.remove(&lib) {
+                    let _ = lua.remove_registry_value(old);
+                }
             }
-        });
-    }
+        }
+    });
 }
 
 /// The callback of function `name` of `library`, evaluating the library
 /// in this thread's interpreter first if it has not seen this load of it.
-pub(super) fn callback(lua: &Lua, library: &Library, name: &str) -> Result<Function, RespError> {
+pub(super) fn callback(
+    lua: &Lua,
+    functions: &Functions,
+    library: &Library,
+    name: &str,
+) -> Result<Function, RespError> {
     let cached = LOADED.with(|loaded| {
         let loaded = loaded.borrow();
         let (generation, key) = loaded.get(&library.name)?;
@@ -116,7 +141,13 @@ pub(super) fn callback(lua: &Lua, library: &Library, name: &str) -> Result<Funct
                 metadata(&library.code).map_err(|e| RespError::Script(format!("ERR {e}")))?;
             let (table, _) =
                 evaluate(lua, body).map_err(|e| RespError::Script(format!("ERR {e}")))?;
-            remember(lua, &library.name, library.generation, table.clone());
+            remember(
+                lua,
+                functions,
+                &library.name,
+                library.generation,
+                table.clone(),
+            );
             table
         }
     };

@@ -114,7 +114,8 @@ pub fn run<S: Store>(
         let callable = match target {
             Target::Script { body, .. } => Callable::Body(body),
             Target::Function { library, name, .. } => {
-                Callable::Function(library::callback(lua, library, name)?)
+                let functions = &ctx.shared.functions;
+                Callable::Function(library::callback(lua, functions, library, name)?)
             }
         };
         let _ = lua.set_memory_limit(lua.used_memory().saturating_add(SCRIPT_MEMORY_LIMIT));
