@@ -120,6 +120,9 @@ fn cachedump_lists_a_class() {
         let want = format!("ITEM b{i} [1000 b; {exp} s]");
         assert!(lines.contains(&want.as_str()), "{want} in {dump}");
     }
+    // `me` names the same class.
+    let me = String::from_utf8(c.call(b"me b3\r\n")).unwrap();
+    assert!(me.contains(&format!(" cls={class} ")), "{me}");
     // A limit, a class with nothing, and memcached's errors.
     let dump = c.call(format!("stats cachedump {class} 5\r\n").as_bytes());
     assert_eq!(String::from_utf8(dump).unwrap().lines().count(), 6);

@@ -1,12 +1,13 @@
 //! `me <key> [b]`: meta debug, a human-readable line about an item:
-//! `ME <key> exp=<ttl|-1> la=<secs> cas=<cas> fetch=<yes|no> cls=1 size=<n>`,
+//! `ME <key> exp=<ttl|-1> la=<secs> cas=<cas> fetch=<yes|no> cls=<class> size=<n>`,
 //! or `EN` on a miss. `la` (seconds since last access) and `fetch` (hit
 //! since written) come from the engine's access records, read without
 //! counting an access; `size` is the key and value lengths plus
-//! memcached's typical 48-byte item header.
+//! memcached's typical 48-byte item header; `cls` is the item's size class
+//! (`strata_kv::size_class`, as `stats items` reports them).
 
 use bytes::{BufMut, BytesMut};
-use strata_kv::{Access, Store};
+use strata_kv::{size_class, Access, Store};
 
 use crate::base64;
 use crate::codec::Tokens;
@@ -53,8 +54,9 @@ impl MetaDebug {
             let exp = expiry::ttl_secs(item.expires_at, now);
             let size = item.key.len() + item.value.len() + ITEM_HEADER;
             let (la, fetch) = (access.idle_secs, if access.fetched { "yes" } else { "no" });
+            let cls = size_class::class_of(size_class::item_size(&item));
             format!(
-                "exp={exp} la={la} cas={} fetch={fetch} cls=1 size={size}",
+                "exp={exp} la={la} cas={} fetch={fetch} cls={cls} size={size}",
                 item.cas
             )
         });
