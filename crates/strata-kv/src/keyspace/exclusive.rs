@@ -4,6 +4,7 @@
 use super::core::Keyspace;
 use super::locked::LockedShards;
 use super::shared::scan_shards;
+use crate::index::Access;
 use crate::item::{Deleted, ItemRef, Mutation, NewItem, ValueKind};
 use crate::store::{PairDecision, Renamed, Store};
 use crate::watch::Watch;
@@ -72,6 +73,10 @@ impl Store for ExclusiveStore<'_> {
 
     fn expiry(&mut self, key: &[u8]) -> Option<Option<u64>> {
         self.locked.expiry(key)
+    }
+
+    fn access(&mut self, key: &[u8]) -> Option<Access> {
+        self.locked.access(key)
     }
 
     fn update_pair<R>(

@@ -3,11 +3,13 @@
 //! settings, stats), `locked.rs` (a set of write-locked shards: multi-key
 //! operations, flush), then the two stores that implement
 //! [`Store`](crate::Store): [`SharedStore`] (one shard per operation) and
-//! [`ExclusiveStore`] (a whole batch), and `placed.rs` (the tiers in use).
+//! [`ExclusiveStore`] (a whole batch), `items.rs` (a walk for size-class
+//! statistics) and `placed.rs` (the tiers in use).
 //! Each file imports only the ones before it.
 
 mod core;
 mod exclusive;
+mod items;
 mod locked;
 mod placed;
 mod shards;

@@ -6,6 +6,7 @@ use std::sync::atomic::Ordering;
 
 use super::core::Keyspace;
 use crate::fetch;
+use crate::index::Access;
 use crate::item::{split_stored_flags, Deleted, ItemRef, Mutation, NewItem, ValueKind};
 use crate::shard::ShardInner;
 use crate::store::{PairDecision, Renamed, Store};
@@ -30,7 +31,7 @@ impl<'a> SharedStore<'a> {
     }
 
     /// One step of a cursor scan, visiting each emitted item's slot.
-    fn scan_slots(
+    pub(super) fn scan_slots(
         &self,
         cursor: u64,
         count: usize,
@@ -154,6 +155,13 @@ impl Store for SharedStore<'_> {
             self.ks.shard_index(ctx.hash(b)),
         ];
         self.ks.lock(shards).update_pair(a, b, f)
+    }
+
+    fn access(&mut self, key: &[u8]) -> Option<Access> {
+        self.ks.run_due_flush();
+        let ctx = &self.ks.ctx;
+        let (now, hash) = (ctx.now(), ctx.hash(key));
+        self.ks.shard(hash).read().access(ctx, hash, key, now)
     }
 
     fn kind(&mut self, key: &[u8]) -> Option<ValueKind> {

@@ -181,7 +181,9 @@ fn rescan(
                         continue;
                     }
                 }
-                None => index.insert(h, loc, |l| hash(arena.record(l).key())),
+                None => {
+                    index.insert(h, loc, |l| hash(arena.record(l).key()));
+                }
             }
             arena.count_live(loc, len, expires_at);
             restored.with_expiry += usize::from(expires_at.is_some());

@@ -5,6 +5,7 @@
 //! other record of that key is garbage, already subtracted from its segment's
 //! live bytes. Every change of a key bumps its watch version.
 
+mod classes;
 mod recount;
 pub(crate) mod room;
 mod scan;
@@ -15,10 +16,11 @@ mod watches;
 use crate::arena::{encode, header_len, stub_len, Arena, Loc, Record};
 use crate::context::Ctx;
 use crate::fetch;
-use crate::index::Index;
+use crate::index::{Access, Index};
 use crate::item::{split_stored_flags, stored_flags, ItemRef, Mutation, NewItem, ValueKind};
 use crate::journal::change;
 use crate::KvError;
+pub use classes::ItemInfo;
 use watches::WatchTable;
 
 /// Why an item left the index (for the counters).
@@ -117,9 +119,15 @@ impl ShardInner {
         };
         let found = self.with_item(ctx, slot, f)?;
         if mark {
-            self.index.mark_accessed(slot);
+            self.index.mark_accessed(slot, ctx.access_secs(now));
         }
         Ok(Some(found))
+    }
+
+    /// How `key`'s live item has been used, without counting an access.
+    pub fn access(&self, ctx: &Ctx, hash: u64, key: &[u8], now: u64) -> Option<Access> {
+        let slot = self.live_slot(hash, key, now)?;
+        Some(self.index.access(slot, ctx.access_secs(now)))
     }
 
     /// Removes the entry in `slot` and accounts for why. With the SSD tier
@@ -141,6 +149,7 @@ impl ShardInner {
             change::encode_delete(&mut self.journal_buf, rec.key());
         }
         self.watches.touch(rec.key());
+        self.count_removal(ctx, slot, why);
         self.index.remove(slot);
         self.arena.release(loc, len);
         match why {
@@ -230,6 +239,11 @@ impl ShardInner {
                         self.remove(ctx, s, Removal::Deleted)?;
                     } else {
                         self.rewrite(ctx, hash, key, s, expires_at, now)?;
+                        // A touch, as memcached's `touch` and Redis's
+                        // `EXPIRE` count it: the item was used now.
+                        if let Some(s) = self.lookup(hash, key) {
+                            self.index.mark_accessed(s, ctx.access_secs(now));
+                        }
                         if ctx.journaling() {
                             change::encode_expire(&mut self.journal_buf, key, expires_at);
                         }
@@ -328,14 +342,16 @@ impl ShardInner {
                 encode(buf, key, value_parts, cas, flags, expires_at)
             })?,
         };
-        self.link(ctx, hash, key, loc, expires_at.is_some());
+        self.link(ctx, hash, key, loc, expires_at.is_some(), now);
         Ok(())
     }
 
-    /// Points `key`'s entry (existing or new) at the record just written at `loc`.
-    fn link(&mut self, ctx: &Ctx, hash: u64, key: &[u8], loc: Loc, has_expiry: bool) {
+    /// Points `key`'s entry (existing or new) at the record just written at
+    /// `loc`: an item written anew, not fetched since (memcached's new item
+    /// replacing the old one on `set`).
+    fn link(&mut self, ctx: &Ctx, hash: u64, key: &[u8], loc: Loc, has_expiry: bool, now: u64) {
         // Look up again: making room may have evicted or moved the old entry.
-        match self.lookup(hash, key) {
+        let slot = match self.lookup(hash, key) {
             Some(slot) => {
                 let old = self.index.loc(slot);
                 let old_rec = self.arena.record(old);
@@ -350,13 +366,15 @@ impl ShardInner {
                 }
                 self.arena.release(old, old_len);
                 self.index.set_loc(slot, loc);
+                slot
             }
             None => {
                 let arena = &self.arena;
                 self.index
-                    .insert(hash, loc, |l| ctx.hash(arena.record(l).key()));
+                    .insert(hash, loc, |l| ctx.hash(arena.record(l).key()))
             }
-        }
+        };
+        self.index.reset_access(slot, ctx.access_secs(now));
         if has_expiry {
             self.with_expiry += 1;
         }
@@ -364,7 +382,7 @@ impl ShardInner {
     }
 
     /// Copies the record in `slot` to the open segment with a new expiry,
-    /// keeping its CAS (memcached `touch` semantics).
+    /// keeping its CAS (memcached `touch` semantics) and its access word.
     pub fn rewrite(
         &mut self,
         ctx: &Ctx,
@@ -381,10 +399,16 @@ impl ShardInner {
             value.extend_from_slice(item.value);
             (item.stored_flags(), item.cas)
         });
+        let access = self.index.access_word(slot);
         let result = read.and_then(|(flags, cas)| {
             self.put(ctx, hash, key, &[&value], flags, expires_at, cas, now)
         });
         self.scratch = value;
+        if result.is_ok() {
+            if let Some(s) = self.lookup(hash, key) {
+                self.index.set_access_word(s, access);
+            }
+        }
         result
     }
 
