@@ -141,7 +141,11 @@ fn a_fast_log_makes_sync_worth_it() {
     // kv-placement's 320k at 50/50 x sync's 0.94 of no log in durable-cache.
     assert!((c.throughput.as_ref().unwrap().value - 320e3 * 0.94).abs() < 1.0);
     assert_eq!(c.keeps, Durability::EveryWrite);
-    assert!(rec.kv.because.contains("keeps the most"), "{}", rec.kv.because);
+    assert!(
+        rec.kv.because.contains("keeps the most"),
+        "{}",
+        rec.kv.because
+    );
 }
 
 #[test]
@@ -150,7 +154,10 @@ fn a_slow_log_leaves_async_unless_every_write_counts() {
         durability: Durability::Bounded,
         ..workload()
     };
-    let rec = advise(w.clone(), &["kv-placement.json", "durable-cache-slow-log.json"]);
+    let rec = advise(
+        w.clone(),
+        &["kv-placement.json", "durable-cache-slow-log.json"],
+    );
     assert_eq!(chosen(&rec), "index dram, data dram, persistence async");
     let sync = rec
         .kv
@@ -204,7 +211,11 @@ fn a_missing_durable_cache_run_is_reported() {
         ..workload()
     };
     let rec = advise(w, &["kv-placement.json"]);
-    assert!(rec.kv.not_covered.iter().any(|n| n.contains("durable-cache")));
+    assert!(rec
+        .kv
+        .not_covered
+        .iter()
+        .any(|n| n.contains("durable-cache")));
     // Only the SSD placement keeps writes without the log (no pmem here).
     assert_eq!(chosen(&rec), "index dram, data ssd");
     assert!(rec

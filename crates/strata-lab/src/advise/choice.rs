@@ -128,8 +128,8 @@ pub fn choose(advice: &mut Advice, goal: Goal) {
         .filter_map(|(i, o)| Some((i, score(o)?)))
         .collect();
     let Some(best) = eligible.iter().map(|e| e.1).reduce(f64::max) else {
-        advice.because = "no configuration both fits the workload and has the figure that decides"
-            .into();
+        advice.because =
+            "no configuration both fits the workload and has the figure that decides".into();
         return;
     };
     let near = |s: f64| {

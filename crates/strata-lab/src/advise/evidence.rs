@@ -98,9 +98,7 @@ impl Evidence {
                     run.path = path;
                     evidence.runs.push(run);
                 }
-                Err(e) => evidence
-                    .unreadable
-                    .push(format!("{}: {e}", path.display())),
+                Err(e) => evidence.unreadable.push(format!("{}: {e}", path.display())),
             }
         }
         Ok(evidence)

@@ -116,12 +116,8 @@ fn placement(w: &Workload, run: &RecordedRun, label: &str, run_value: f64) -> Co
         .iter()
         .filter_map(|(s, step)| Some((*s, run.median(label, step, "p99_ms")?)))
         .collect();
-    let latency = nearest(&p99, w.read_fraction).map(|(s, v)| {
-        Figure::new(
-            v,
-            format!("kv-placement p99 at {:.0}% reads", s * 100.0),
-        )
-    });
+    let latency = nearest(&p99, w.read_fraction)
+        .map(|(s, v)| Figure::new(v, format!("kv-placement p99 at {:.0}% reads", s * 100.0)));
     let restart = match (
         run.median(label, "restart", "restart_secs"),
         run.median(label, "restart", "keys_restored"),
@@ -236,12 +232,8 @@ fn with_log(
         )),
         _ => None,
     };
-    let latency = nearest(&series(row, "p99_ms"), w.read_fraction).map(|(s, v)| {
-        Figure::new(
-            v,
-            format!("durable-cache p99 at {:.0}% reads", s * 100.0),
-        )
-    });
+    let latency = nearest(&series(row, "p99_ms"), w.read_fraction)
+        .map(|(s, v)| Figure::new(v, format!("durable-cache p99 at {:.0}% reads", s * 100.0)));
     Considered {
         name: format!("{}, persistence {mode}", base.name),
         flags: format!("{flags} --persistence {mode}"),

@@ -44,7 +44,11 @@ pub struct AdviseArgs {
     pub value_size: u64,
 
     /// Number of keys (or give --data-size).
-    #[arg(long, conflicts_with = "data_size", required_unless_present = "data_size")]
+    #[arg(
+        long,
+        conflicts_with = "data_size",
+        required_unless_present = "data_size"
+    )]
     pub keys: Option<u64>,
 
     /// Keys and values together, e.g. 64gb (keys = size / (value size + 16)).

@@ -176,6 +176,9 @@ fn describe(out: &mut String, o: &Considered, indent: &str) {
         }),
     );
     if let Some(p) = o.pmem.as_ref().filter(|p| p.value > 0.0) {
-        line("persistent memory", format!("{} ({})", human(p.value), p.how));
+        line(
+            "persistent memory",
+            format!("{} ({})", human(p.value), p.how),
+        );
     }
 }

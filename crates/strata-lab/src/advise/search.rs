@@ -96,7 +96,11 @@ pub fn advise(w: &Workload, evidence: &Evidence) -> Option<Advice> {
         advice.notes.push(format!(
             "measured with {docs:.0} eventdata documents{}; the DRAM budget is weighed for the \
              indices alone (the KV store's share is not subtracted)",
-            if run.quick { " (quick sizes: indicative only)" } else { "" }
+            if run.quick {
+                " (quick sizes: indicative only)"
+            } else {
+                ""
+            }
         ));
     }
     Some(advice)

@@ -304,9 +304,10 @@ async fn placement(
     server.stop().await
 }
 
-/// Records the memory the loaded keys take (`INFO everything`): `used_memory`,
-/// the SSD tier's record cache and persistent memory in use, and DRAM per key
-/// outside the record cache (what `strata advise` sizes placements with).
+/// Records the memory the loaded keys take (`INFO everything`): DRAM in use by
+/// the keyspace (`tier_dram_bytes_used`: index, stubs and records in DRAM, not
+/// the SSD tier's record cache, which is `ssd_cache_bytes`), persistent memory
+/// in use, and DRAM per key (what `strata advise` sizes placements with).
 async fn memory(run: &mut Run, label: &str, round: usize, port: u16) -> Result<(), LabError> {
     let fields = crate::restart::info::fields(port).await?;
     let get = |name: &str| {
@@ -317,10 +318,16 @@ async fn memory(run: &mut Run, label: &str, round: usize, port: u16) -> Result<(
     };
     let keys = get("keys");
     let used = get("used_memory");
+    let dram = if fields.contains_key("tier_dram_bytes_used") {
+        get("tier_dram_bytes_used")
+    } else {
+        used
+    };
     let cache = get("tier_ssd_cache_bytes");
     let mut figures: std::collections::BTreeMap<String, f64> = [
         ("keys", keys),
         ("used_memory_bytes", used),
+        ("dram_bytes", dram),
         ("rss_bytes", get("used_memory_rss")),
         ("index_bytes", get("strata_index_bytes")),
         ("ssd_cache_bytes", cache),
@@ -330,10 +337,7 @@ async fn memory(run: &mut Run, label: &str, round: usize, port: u16) -> Result<(
     .map(|(k, v)| (k.to_owned(), v))
     .collect();
     if keys > 0.0 {
-        figures.insert(
-            "dram_bytes_per_key".into(),
-            (used - cache).max(0.0) / keys,
-        );
+        figures.insert("dram_bytes_per_key".into(), dram / keys);
     }
     run.measured(super::run::Measurement {
         config: label.into(),
