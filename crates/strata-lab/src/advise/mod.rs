@@ -10,8 +10,10 @@
 //! - [`evidence`]: reading the results, choosing the covering run, mixes.
 //! - [`choice`]: options, figures and the choice among them (shared).
 //! - [`kv`] and [`search`]: the two recommenders.
+//! - `answer`: both recommendations for a workload ([`Recommendation`]).
 //! - `render`: the text printed.
 
+mod answer;
 pub mod choice;
 pub mod evidence;
 pub mod kv;
@@ -24,6 +26,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::LabError;
+pub use answer::{recommend, Recommendation};
 pub use choice::Advice;
 pub use evidence::Evidence;
 use workload::{parse_size, Durability, RestartWeight, Skew, Workload};
@@ -117,29 +120,6 @@ impl AdviseArgs {
                 .map(parse_size)
                 .transpose()?,
         })
-    }
-}
-
-/// Both recommendations for a workload.
-#[derive(Debug, Clone)]
-pub struct Recommendation {
-    /// The workload.
-    pub workload: Workload,
-    /// The KV store's placement and persistence.
-    pub kv: Advice,
-    /// The search tier, when search indices were described.
-    pub search: Option<Advice>,
-    /// Result files that could not be read.
-    pub unreadable: Vec<String>,
-}
-
-/// Answers for `workload` from `evidence`.
-pub fn recommend(workload: Workload, evidence: &Evidence) -> Recommendation {
-    Recommendation {
-        kv: kv::advise(&workload, evidence),
-        search: search::advise(&workload, evidence),
-        unreadable: evidence.unreadable.clone(),
-        workload,
     }
 }
 

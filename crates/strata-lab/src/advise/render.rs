@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use super::choice::{Advice, Considered, Restart};
 use super::workload::{human, Skew, Workload};
-use super::Recommendation;
+use super::answer::Recommendation;
 
 /// The whole answer as text.
 pub fn render(rec: &Recommendation) -> String {

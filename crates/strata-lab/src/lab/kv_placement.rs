@@ -74,7 +74,7 @@ impl Sizes {
                 keys: 20_000,
                 value: 100,
                 warmup: 0.3,
-                measure: 1.0,
+                measure: 0.5,
                 connections: 16,
             }
         } else {
