@@ -28,4 +28,3 @@ pub fn recommend(workload: Workload, evidence: &Evidence) -> Recommendation {
         workload,
     }
 }
-

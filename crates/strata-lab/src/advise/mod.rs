@@ -133,3 +133,56 @@ pub fn run_advise(args: &AdviseArgs) -> Result<(), LabError> {
 }
 
 pub use render::render;
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: AdviseArgs,
+    }
+
+    fn parse(argv: &[&str]) -> Result<Workload, String> {
+        let cli = Cli::try_parse_from(std::iter::once("advise").chain(argv.iter().copied()))
+            .map_err(|e| e.to_string())?;
+        cli.args.workload().map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_workload_from_the_options() {
+        let w = parse(&[
+            "--value-size=100",
+            "--data-size=1160mb",
+            "--dram-budget=1gb",
+            "--reads=90",
+            "--durability=every-write",
+            "--restart-matters",
+        ])
+        .unwrap();
+        assert_eq!(w.keys, 10 << 20);
+        assert_eq!(w.read_fraction, 0.9);
+        assert_eq!(w.pmem_budget, 0);
+        assert_eq!(w.durability, Durability::EveryWrite);
+        assert_eq!(w.restart, RestartWeight::Decides);
+        assert!(parse(&["--value-size=100", "--dram-budget=1gb"]).is_err());
+        assert!(parse(&[
+            "--value-size=100",
+            "--keys=1",
+            "--data-size=1gb",
+            "--dram-budget=1gb"
+        ])
+        .is_err());
+        let bad = parse(&[
+            "--value-size=100",
+            "--keys=1",
+            "--dram-budget=1gb",
+            "--reads=150",
+        ]);
+        assert!(bad.unwrap_err().contains("percentage"));
+        assert!(parse(&["--value-size=100", "--keys=1", "--dram-budget=lots"]).is_err());
+    }
+}

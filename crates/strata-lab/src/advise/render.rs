@@ -4,9 +4,9 @@
 
 use std::fmt::Write as _;
 
+use super::answer::Recommendation;
 use super::choice::{Advice, Considered, Restart};
 use super::workload::{human, Skew, Workload};
-use super::answer::Recommendation;
 
 /// The whole answer as text.
 pub fn render(rec: &Recommendation) -> String {
