@@ -36,7 +36,8 @@ pub fn advise(w: &Workload, evidence: &Evidence) -> Advice {
         Ok(run) => run,
         Err(why) => {
             advice.not_covered.push(format!(
-                "{why}: no placement is recommended (run `strata lab kv-placement` at this value size)"
+                "{why}: no placement is recommended (`strata lab kv-placement` measures one value \
+                 size, 100 B; figures at another size need a run at it)"
             ));
             return advice;
         }
