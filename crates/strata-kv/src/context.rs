@@ -22,6 +22,9 @@ pub(crate) struct Ctx {
     /// shards (`Keyspace::free_elsewhere`).
     this: Weak<dyn FreeElsewhere>,
     clock: Arc<dyn Clock>,
+    /// When this keyspace started (clock seconds): the zero of the index's
+    /// access times.
+    start_secs: u64,
     seed: u64,
     cas: AtomicU64,
     memory_limit: AtomicU64,
@@ -66,6 +69,7 @@ impl Ctx {
     ) -> Self {
         Self {
             this,
+            start_secs: clock.now_secs(),
             clock,
             seed,
             cas: AtomicU64::new(1),
@@ -111,6 +115,12 @@ impl Ctx {
 
     pub fn now(&self) -> u64 {
         self.clock.now_ms()
+    }
+
+    /// `now_ms` as the index's access times count: whole seconds since the
+    /// keyspace started.
+    pub fn access_secs(&self, now_ms: u64) -> u32 {
+        crate::index::since_start(now_ms / 1000, self.start_secs)
     }
 
     /// The seed of every key hash.

@@ -71,6 +71,7 @@ pub(crate) struct Counters {
     pub evictions: Counter,
     pub expired: Counter,
     pub compactions: Counter,
+    pub by_class: crate::size_class::ClassCounters,
 }
 
 /// A snapshot of the keyspace's state and counters.

@@ -4,6 +4,7 @@
 //! [`Keyspace::exclusive`](crate::Keyspace::exclusive) with every shard locked,
 //! so a batch of commands (Redis `MULTI`/`EXEC`) sees no other client's change.
 
+use crate::index::Access;
 use crate::item::{Deleted, ItemRef, Mutation, NewItem, ValueKind};
 use crate::shard::large::LargeEdit;
 use crate::KvError;
@@ -34,6 +35,11 @@ pub trait Store {
     /// Like [`get`](Store::get) but neither counts a hit/miss nor marks access
     /// (for `EXISTS`, `TTL`, `TYPE`, ...).
     fn peek<R>(&mut self, key: &[u8], f: impl FnOnce(ItemRef<'_>) -> R) -> Option<R>;
+
+    /// How the live item for `key` has been used (fetched since written,
+    /// seconds since last access), without counting or marking an access;
+    /// `None` when there is no live item. Reads no value.
+    fn access(&mut self, key: &[u8]) -> Option<Access>;
 
     /// The expiry of the live item for `key` (`Some(None)`: none), or
     /// `None` when there is no live item. Like [`peek`](Store::peek) but

@@ -23,6 +23,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod advise;
 pub mod error;
 pub mod eventdata;
 pub mod kv;

@@ -40,6 +40,12 @@ pub enum Error {
     /// `stats detail` with a bad argument.
     #[error("stats detail usage")]
     StatsDetailUsage,
+    /// `stats cachedump` without its two arguments.
+    #[error("bad command line")]
+    BadCommandLine,
+    /// `stats cachedump` with a class id past memcached's 63.
+    #[error("illegal slab id")]
+    IllegalSlabId,
     /// A meta flag memcached does not know for this command.
     #[error("invalid meta flag")]
     InvalidFlag,
@@ -133,6 +139,8 @@ impl Error {
             }
             Error::LineTooLong => b"CLIENT_ERROR line too long\r\n",
             Error::StatsDetailUsage => b"CLIENT_ERROR usage: stats detail on|off|dump\r\n",
+            Error::BadCommandLine => b"CLIENT_ERROR bad command line\r\n",
+            Error::IllegalSlabId => b"CLIENT_ERROR Illegal slab id\r\n",
             Error::InvalidFlag => b"CLIENT_ERROR invalid flag\r\n",
             Error::DuplicateFlag => b"CLIENT_ERROR duplicate flag\r\n",
             Error::InvalidOrDuplicateFlag => b"CLIENT_ERROR invalid or duplicate flag\r\n",
@@ -205,6 +213,8 @@ mod tests {
             Error::NonNumeric,
             Error::LineTooLong,
             Error::StatsDetailUsage,
+            Error::BadCommandLine,
+            Error::IllegalSlabId,
             Error::InvalidFlag,
             Error::DuplicateFlag,
             Error::InvalidOrDuplicateFlag,

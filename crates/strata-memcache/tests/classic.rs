@@ -354,8 +354,8 @@ fn stats_report_counters() {
     }
     c.check(b"stats foo\r\n", b"ERROR\r\n");
     c.check(
-        b"stats items\r\nstats detail\r\nstats detail on\r\nstats detail dump\r\n",
-        b"END\r\nCLIENT_ERROR usage: stats detail on|off|dump\r\nOK\r\nEND\r\n",
+        b"stats detail\r\nstats detail on\r\nstats detail dump\r\n",
+        b"CLIENT_ERROR usage: stats detail on|off|dump\r\nOK\r\nEND\r\n",
     );
     // Per-prefix counts while detail is on: gets (with hits), sets,
     // deletes, classic and meta alike; keys without `:` are not counted.
@@ -414,6 +414,12 @@ fn cache_memlimit_sets_the_limit() {
         b"MEMLIMIT_TOO_SMALL cannot set maxbytes to less than 8m\r\n",
     );
     c.check(b"cache_memlimit abc\r\n", b"ERROR\r\n");
+    c.check(b"cache_memlimit 4294967304\r\n", b"ERROR\r\n");
+    c.check(b"cache_memlimit -1\r\n", b"ERROR\r\n");
+    c.check(
+        b"cache_memlimit 1000000001\r\n",
+        b"MEMLIMIT_ADJUST_FAILED input value is megabytes not bytes\r\n",
+    );
     c.check(b"cache_memlimit\r\n", b"ERROR\r\n");
     c.check(b"cache_memlimit 64\r\n", b"OK\r\n");
     assert_eq!(c.stat("limit_maxbytes"), (64u64 << 20).to_string());

@@ -401,14 +401,16 @@ fn meta_noop_and_debug() {
     let mut c = server.connect();
     c.check(b"mn\r\nmn x\r\nmn x y\r\n", b"MN\r\nMN\r\nMN\r\n");
     c.check(b"set a 0 0 1\r\nx\r\n", b"STORED\r\n");
-    let a = cas(&mut c, "a");
     c.check(
         b"me a\r\n",
-        format!("ME a exp=-1 la=0 cas={a} fetch=no cls=1 size=50\r\n").as_bytes(),
+        b"ME a exp=-1 la=0 cas=1 fetch=no cls=1 size=50\r\n",
     );
+    server.advance_secs(2);
+    // `mg` fetches (memcached marks it fetched, `me` itself does not).
+    let a = cas(&mut c, "a");
     c.check(
         b"me YQ== b\r\n",
-        format!("ME a exp=-1 la=0 cas={a} fetch=no cls=1 size=50\r\n").as_bytes(),
+        format!("ME a exp=-1 la=0 cas={a} fetch=yes cls=1 size=50\r\n").as_bytes(),
     );
     c.check(
         b"me nokey\r\nme\r\n",
@@ -418,8 +420,46 @@ fn meta_noop_and_debug() {
     server.advance_secs(40);
     c.check(
         b"me a\r\n",
-        format!("ME a exp=60 la=0 cas={a} fetch=no cls=1 size=50\r\n").as_bytes(),
+        format!("ME a exp=60 la=40 cas={a} fetch=yes cls=1 size=50\r\n").as_bytes(),
     );
+}
+
+/// `h` (fetched before) and `l` (seconds since last access) report the
+/// item's state before this request, as memcached 1.6 does: a new item is
+/// not fetched; a fetch marks it; `u` reads without marking; `T` (a touch)
+/// marks it; an overwrite is a new item.
+#[test]
+fn meta_get_hit_before_and_last_access() {
+    let server = Server::start();
+    let mut c = server.connect();
+    c.check(b"set a 0 0 1\r\nx\r\n", b"STORED\r\n");
+    server.advance_secs(4);
+    c.check(b"mg a h l\r\n", b"HD h0 l4\r\n");
+    c.check(b"mg a h l v\r\n", b"VA 1 h1 l0\r\nx\r\n");
+    server.advance_secs(7);
+    c.check(b"mg a l h\r\n", b"HD l7 h1\r\n");
+    server.advance_secs(3);
+    // u: no bump, so the next request still sees 3 seconds.
+    c.check(b"mg a u h l\r\nmg a h l\r\n", b"HD h1 l3\r\nHD h1 l3\r\n");
+    // A classic get marks it too; peeks of other commands (me) do not.
+    server.advance_secs(2);
+    c.check(b"get a\r\n", b"VALUE a 0 1\r\nx\r\nEND\r\n");
+    server.advance_secs(1);
+    c.check(b"mg a l\r\n", b"HD l1\r\n");
+    // A touch counts as an access.
+    server.advance_secs(5);
+    c.check(b"mg a l T60\r\nmg a l\r\n", b"HD l5\r\nHD l0\r\n");
+    // An overwrite is a new item, not fetched yet.
+    server.advance_secs(2);
+    c.check(b"set a 0 0 1\r\ny\r\n", b"STORED\r\n");
+    server.advance_secs(1);
+    c.check(b"mg a h l\r\nmg a h l\r\n", b"HD h0 l1\r\nHD h1 l0\r\n");
+    // A miss, and an item created by this very request (N).
+    c.check(b"mg b h l\r\n", b"EN\r\n");
+    c.check(b"mg b h l N30\r\n", b"HD h0 l0 W\r\n");
+    server.advance_secs(2);
+    // memcached bumps the item it created too.
+    c.check(b"mg b h l\r\n", b"HD h1 l2 Z\r\n");
 }
 
 #[test]

@@ -57,6 +57,7 @@ impl RespProtocol {
                 idle_timeout: IdleTimeout::default(),
                 pubsub: crate::pubsub::Hub::default(),
                 scripts: crate::scripting::Scripts::default(),
+                functions: crate::scripting::Functions::default(),
                 errorstats: crate::errorstats::ErrorStats::default(),
                 encodings: crate::encodings::Encodings::default(),
             }),

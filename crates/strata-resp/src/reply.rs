@@ -103,6 +103,16 @@ pub enum RespError {
     /// `SCRIPT KILL` with no script running.
     #[error("NOTBUSY No scripts in execution right now.")]
     NotBusy,
+    /// `SCRIPT KILL` while a function runs.
+    #[error(
+        "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
+    )]
+    BusyFunction,
+    /// `FUNCTION KILL` or `FUNCTION STATS` while an `EVAL` script runs.
+    #[error(
+        "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+    )]
+    BusyScript,
     /// `SCRIPT KILL` of a script that wrote.
     #[error("UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.")]
     Unkillable,
@@ -330,9 +340,6 @@ pub enum CollectionError {
     /// OBJECT FREQ: Strata's eviction is not LFU.
     #[error("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")]
     NoLfu,
-    /// OBJECT IDLETIME: no per-key access time is kept.
-    #[error("ERR Strata does not track per-key idle time")]
-    NoIdleTime,
     /// A value stored under a collection's type that does not decode.
     #[error("ERR the value stored at this key is damaged")]
     Damaged,

@@ -92,10 +92,11 @@ pub fn execute<S: Store>(
         // Scripts run above this table (`dispatch.rs`); a script's
         // `redis.call` refuses them first (`noscript`), so this is never
         // reached, and answers as that check does rather than panicking.
-        C::Eval | C::EvalSha | C::EvalRo | C::EvalShaRo => Err(RespError::Script(
-            "ERR This Redis command is not allowed from script".into(),
-        )),
+        C::Eval | C::EvalSha | C::EvalRo | C::EvalShaRo | C::FCall | C::FCallRo => Err(
+            RespError::Script("ERR This Redis command is not allowed from script".into()),
+        ),
         C::Script => script::script(ctx, args, out),
+        C::Function => function::function(ctx, args, out),
         C::Hash(op) => hash::run(op, ctx, args, out),
         C::List(op) => list::run(op, ctx, args, out),
         C::Sets(op) => sets::run(op, ctx, args, out),

@@ -284,18 +284,21 @@ fn run(
         ),
         _ if conn.transaction.is_some() => multi::queue(conn, spec, args, out, tally),
         // A script holds the whole keyspace, as EXEC does.
-        Command::Eval | Command::EvalSha | Command::EvalRo | Command::EvalShaRo => {
-            off_worker(|| {
-                shared.keyspace.exclusive(|store| {
-                    let mut ctx = Ctx {
-                        store,
-                        shared,
-                        conn,
-                    };
-                    run_command(spec, &mut ctx, args, out, tally);
-                })
+        Command::Eval
+        | Command::EvalSha
+        | Command::EvalRo
+        | Command::EvalShaRo
+        | Command::FCall
+        | Command::FCallRo => off_worker(|| {
+            shared.keyspace.exclusive(|store| {
+                let mut ctx = Ctx {
+                    store,
+                    shared,
+                    conn,
+                };
+                run_command(spec, &mut ctx, args, out, tally);
             })
-        }
+        }),
         _ => {
             let mut store = shared.keyspace.store();
             let mut ctx = Ctx {

@@ -61,6 +61,8 @@ pub struct Shared {
     pub errorstats: crate::errorstats::ErrorStats,
     /// The script cache and the running script.
     pub scripts: crate::scripting::Scripts,
+    /// Function libraries (`FUNCTION LOAD`), in memory only.
+    pub functions: crate::scripting::Functions,
     /// Redis's `timeout`: connections idle this long are closed
     /// (`CONFIG SET timeout`).
     pub idle_timeout: IdleTimeout,

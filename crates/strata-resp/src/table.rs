@@ -159,6 +159,7 @@ const EVAL_RO: &[&str] = &[
     "readonly",
 ];
 const SCRIPTING: &[&str] = &["@slow", "@scripting"];
+const SCRIPTING_WRITE: &[&str] = &["@write", "@slow", "@scripting"];
 const PUBSUB_SLOW: &[&str] = &["@pubsub", "@slow"];
 
 #[rustfmt::skip]
@@ -237,6 +238,19 @@ static SCRIPT_SUBCOMMANDS: &[CommandSpec] = &[
 ];
 
 #[rustfmt::skip]
+static FUNCTION_SUBCOMMANDS: &[CommandSpec] = &[
+    spec("function|delete", C::Function, 3, &["noscript", "write"], NO_KEYS, SCRIPTING_WRITE, "scripting", "7.0.0", "Delete a function by name"),
+    spec("function|dump", C::Function, 2, &["noscript"], NO_KEYS, SCRIPTING, "scripting", "7.0.0", "Dump all functions into a serialized binary payload"),
+    spec("function|flush", C::Function, -2, &["noscript", "write"], NO_KEYS, SCRIPTING_WRITE, "scripting", "7.0.0", "Deleting all functions"),
+    spec("function|help", C::Function, 2, HELP_FLAGS, NO_KEYS, SCRIPTING, "scripting", "7.0.0", "Show helpful text about the different subcommands"),
+    spec("function|kill", C::Function, 2, &["noscript", "allow_busy"], NO_KEYS, SCRIPTING, "scripting", "7.0.0", "Kill the function currently in execution."),
+    spec("function|list", C::Function, -2, &["noscript"], NO_KEYS, SCRIPTING, "scripting", "7.0.0", "List information about all the functions"),
+    spec("function|load", C::Function, -3, &["noscript", "write", "denyoom"], NO_KEYS, SCRIPTING_WRITE, "scripting", "7.0.0", "Create a function with the given arguments (name, code, description)"),
+    spec("function|restore", C::Function, -3, &["noscript", "write", "denyoom"], NO_KEYS, SCRIPTING_WRITE, "scripting", "7.0.0", "Restore all the functions on the given payload"),
+    spec("function|stats", C::Function, 2, &["noscript", "allow_busy"], NO_KEYS, SCRIPTING, "scripting", "7.0.0", "Return information about the function currently running (name, description, duration)"),
+];
+
+#[rustfmt::skip]
 static OBJECT_SUBCOMMANDS: &[CommandSpec] = &[
     spec("object|encoding", C::Object, 3, &["readonly"], &[at(&["RO"], 2)], KEYSPACE_READ_SLOW, "generic", "2.2.3", "Inspect the internal encoding of a Redis object"),
     spec("object|freq", C::Object, 3, &["readonly"], &[at(&["RO"], 2)], KEYSPACE_READ_SLOW, "generic", "4.0.0", "Get the logarithmic access frequency counter of a Redis object"),
@@ -277,8 +291,11 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("expire", C::Expire, -3, WRITE_FAST, RW_UPDATE, KEYSPACE_WRITE_FAST, "generic", "1.0.0", "Set a key's time to live in seconds"),
     spec("expireat", C::ExpireAt, -3, WRITE_FAST, RW_UPDATE, KEYSPACE_WRITE_FAST, "generic", "1.2.0", "Set the expiration for a key as a UNIX timestamp"),
     spec("expiretime", C::ExpireTime, 2, READ_FAST, RO_ACCESS, KEYSPACE_READ_FAST, "generic", "7.0.0", "Get the expiration Unix timestamp for a key"),
+    spec("fcall", C::FCall, -3, EVAL, NO_KEYS, SCRIPTING, "scripting", "7.0.0", "Invoke a function"),
+    spec("fcall_ro", C::FCallRo, -3, EVAL_RO, NO_KEYS, SCRIPTING, "scripting", "7.0.0", "Invoke a read-only function"),
     spec("flushall", C::Flush, -1, WRITE, NO_KEYS, KEYSPACE_FLUSH, "server", "1.0.0", "Remove all keys from all databases"),
     spec("flushdb", C::Flush, -1, WRITE, NO_KEYS, KEYSPACE_FLUSH, "server", "1.0.0", "Remove all keys from the current database"),
+    CommandSpec { subcommands: FUNCTION_SUBCOMMANDS, ..spec("function", C::Function, -2, &[], NO_KEYS, SLOW, "scripting", "7.0.0", "A container for function commands") },
     spec("get", C::Get, 2, READ_FAST, RO_ACCESS, STRING_READ_FAST, "string", "1.0.0", "Get the value of a key"),
     spec("getdel", C::GetDel, 2, WRITE_FAST, RW_ACCESS_DELETE, STRING_WRITE_FAST, "string", "6.2.0", "Get the value of a key and delete the key"),
     spec("getex", C::GetEx, -2, WRITE_FAST, RW_ACCESS_UPDATE, STRING_WRITE_FAST, "string", "6.2.0", "Get the value of a key and optionally set its expiration"),

@@ -15,6 +15,8 @@
 //!   budget, spilling to an SSD directory (`strata job --help`).
 //! - `strata lab <experiment> ...`: a seed document's experiment on this
 //!   machine, with report, plots and results (`strata lab --help`).
+//! - `strata advise ...`: a placement, persistence mode and search tier for
+//!   a workload from the lab's results (`strata advise --help`).
 //! - `strata --version`.
 //!
 //! Everything happens in `strata-server`, `strata-lab`, `strata-tpcc` and
@@ -97,6 +99,9 @@ enum Command {
     /// Reproduce a seed experiment on this machine: report, plots, results.json.
     #[command(subcommand)]
     Lab(strata_lab::lab::LabCommand),
+    /// Recommend a KV placement, persistence mode and search tier for a
+    /// workload from the lab's results on this machine.
+    Advise(strata_lab::advise::AdviseArgs),
 }
 
 /// `strata bench ...`: the lab's load generators, TPC-C and the analytics
@@ -211,6 +216,10 @@ fn main() -> ExitCode {
                 .map(|dir| println!("{}", dir.join("report.md").display()))
                 .map_err(lab_error),
             "strata lab --help",
+        ),
+        Command::Advise(args) => (
+            strata_lab::advise::run_advise(&args).map_err(lab_error),
+            "strata advise --help",
         ),
     };
     match result {

@@ -50,7 +50,7 @@ fn accessed_bit_survives_relocation() {
     let h = mix(7);
     index.insert(h, Loc { seg: 1, off: 2 }, |_| unreachable!());
     let slot = index.find(h, |_| true).unwrap();
-    index.mark_accessed(slot);
+    index.mark_accessed(slot, 0);
     index.set_loc(slot, Loc { seg: 3, off: 4 });
     assert_eq!(index.loc(slot), Loc { seg: 3, off: 4 });
     assert!(index.take_accessed(slot));

@@ -4,6 +4,7 @@
 use super::core::Keyspace;
 use super::locked::LockedShards;
 use super::shared::scan_shards;
+use crate::index::Access;
 use crate::item::{Deleted, ItemRef, Mutation, NewItem, ValueKind};
 use crate::shard::large::LargeEdit;
 use crate::shard::scan::{Reach, ScanOver};
@@ -82,6 +83,10 @@ impl Store for ExclusiveStore<'_> {
 
     fn expiry(&mut self, key: &[u8]) -> Option<Option<u64>> {
         self.locked.expiry(key)
+    }
+
+    fn access(&mut self, key: &[u8]) -> Option<Access> {
+        self.locked.access(key)
     }
 
     fn update_pair<R>(

@@ -11,6 +11,7 @@ use super::core::Keyspace;
 use super::shards::ShardWrite;
 use crate::arena::header_len;
 use crate::fetch;
+use crate::index::Access;
 use crate::item::{split_stored_flags, Deleted, ItemRef, Mutation, NewItem, ValueKind};
 use crate::journal::change;
 use crate::shard::large::LargeEdit;
@@ -185,6 +186,14 @@ impl<'a> LockedShards<'a> {
         let shard = &self.guards[pos];
         let slot = shard.live_slot(hash, key, now)?;
         Some(shard.record_at(slot).header.expires_at)
+    }
+
+    /// See [`Store::access`](crate::Store::access).
+    pub fn access(&mut self, key: &[u8]) -> Option<Access> {
+        let ctx = &self.ks.ctx;
+        let (now, hash) = (ctx.now(), ctx.hash(key));
+        let pos = self.position(hash);
+        self.guards[pos].access(ctx, hash, key, now)
     }
 
     /// See [`Store::update_pair`](crate::Store::update_pair). Both values

@@ -3,14 +3,16 @@
 //! settings, stats), `locked.rs` (a set of write-locked shards: multi-key
 //! operations, flush), then the two stores that implement
 //! [`Store`](crate::Store): [`SharedStore`] (one shard per operation) and
-//! [`ExclusiveStore`] (a whole batch), `placed.rs` (the tiers in use) and
-//! `chunks.rs` (a census of large collections' chunks); `large.rs` moves
-//! large collections between keys.
+//! [`ExclusiveStore`] (a whole batch), `placed.rs` (the tiers in use),
+//! `items.rs` (a walk for size-class statistics) and `chunks.rs` (a census
+//! of large collections' chunks); `large.rs` moves large collections
+//! between keys.
 //! Each file imports only the ones before it.
 
 mod chunks;
 mod core;
 mod exclusive;
+mod items;
 mod large;
 mod locked;
 mod placed;

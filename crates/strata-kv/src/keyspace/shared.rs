@@ -6,6 +6,7 @@ use std::sync::atomic::Ordering;
 
 use super::core::Keyspace;
 use crate::fetch;
+use crate::index::Access;
 use crate::item::{split_stored_flags, Deleted, ItemRef, Mutation, NewItem, ValueKind};
 use crate::shard::large::LargeEdit;
 use crate::shard::scan::{Reach, ScanOver};
@@ -192,6 +193,13 @@ impl Store for SharedStore<'_> {
             self.ks.shard_index(ctx.hash(b)),
         ];
         self.ks.lock(shards).update_pair(a, b, f)
+    }
+
+    fn access(&mut self, key: &[u8]) -> Option<Access> {
+        self.ks.run_due_flush();
+        let ctx = &self.ks.ctx;
+        let (now, hash) = (ctx.now(), ctx.hash(key));
+        self.ks.shard(hash).read().access(ctx, hash, key, now)
     }
 
     fn kind(&mut self, key: &[u8]) -> Option<ValueKind> {

@@ -187,10 +187,12 @@ fn rescan(
                         continue;
                     }
                 }
-                None => index.insert(h, loc, |l| {
-                    let r = arena.record(l);
-                    hash(r.key(), r.header.flags)
-                }),
+                None => {
+                    index.insert(h, loc, |l| {
+                        let r = arena.record(l);
+                        hash(r.key(), r.header.flags)
+                    });
+                }
             }
             arena.count_live(loc, len, expires_at);
             restored.with_expiry += usize::from(expires_at.is_some());

@@ -7,7 +7,7 @@ use crate::KvError;
 
 impl ShardInner {
     /// Copies the record in `slot` to the open segment with a new expiry,
-    /// keeping its CAS (memcached `touch` semantics).
+    /// keeping its CAS (memcached `touch` semantics) and its access word.
     pub fn rewrite(
         &mut self,
         ctx: &Ctx,
@@ -26,10 +26,16 @@ impl ShardInner {
             value.extend_from_slice(item.value);
             (flags, item.cas)
         });
+        let access = self.index.access_word(slot);
         let result = read.and_then(|(flags, cas)| {
             self.put(ctx, hash, key, &[&value], flags, expires_at, cas, now)
         });
         self.scratch = value;
+        if result.is_ok() {
+            if let Some(s) = self.lookup(hash, key) {
+                self.index.set_access_word(s, access);
+            }
+        }
         result
     }
 

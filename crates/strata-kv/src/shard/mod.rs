@@ -6,6 +6,7 @@
 //! live bytes. Every change of a key bumps its watch version.
 
 mod chunks;
+mod classes;
 mod copy;
 pub(crate) mod large;
 mod recount;
@@ -19,10 +20,11 @@ use crate::arena::{encode, header_len, stub_len, Arena, Loc, Record};
 use crate::chunk::{chunks_of, Namespace};
 use crate::context::Ctx;
 use crate::fetch;
-use crate::index::Index;
+use crate::index::{Access, Index};
 use crate::item::{split_stored_flags, stored_flags, ItemRef, Mutation, NewItem, ValueKind};
 use crate::journal::change;
 use crate::KvError;
+pub use classes::ItemInfo;
 use watches::WatchTable;
 
 /// Why an item left the index (for the counters).
@@ -138,9 +140,15 @@ impl ShardInner {
         };
         let found = self.with_item(ctx, slot, f)?;
         if mark {
-            self.index.mark_accessed(slot);
+            self.index.mark_accessed(slot, ctx.access_secs(now));
         }
         Ok(Some(found))
+    }
+
+    /// How `key`'s live item has been used, without counting an access.
+    pub fn access(&self, ctx: &Ctx, hash: u64, key: &[u8], now: u64) -> Option<Access> {
+        let slot = self.live_slot(hash, key, now)?;
+        Some(self.index.access(slot, ctx.access_secs(now)))
     }
 
     /// Removes the entry in `slot` and accounts for why. With the SSD tier
@@ -167,6 +175,10 @@ impl ShardInner {
         match ns {
             Namespace::User => self.watches.touch(rec.key()),
             Namespace::Chunk => self.chunks -= 1,
+        }
+        // Per-class counters are memcached's view: users' items only.
+        if ns == Namespace::User {
+            self.count_removal(ctx, slot, why);
         }
         self.index.remove(slot);
         self.arena.release(loc, len);
@@ -260,6 +272,11 @@ impl ShardInner {
                         self.remove(ctx, s, Removal::Deleted)?;
                     } else {
                         self.rewrite(ctx, hash, key, s, expires_at, now)?;
+                        // A touch, as memcached's `touch` and Redis's
+                        // `EXPIRE` count it: the item was used now.
+                        if let Some(s) = self.lookup(hash, key) {
+                            self.index.mark_accessed(s, ctx.access_secs(now));
+                        }
                         if ctx.journaling() {
                             change::encode_expire(&mut self.journal_buf, key, expires_at);
                         }
@@ -359,12 +376,14 @@ impl ShardInner {
                 encode(buf, key, value_parts, cas, flags, expires_at)
             })?,
         };
-        self.link(ctx, hash, key, loc, expires_at.is_some())
+        self.link(ctx, hash, key, loc, expires_at.is_some(), now)
     }
 
     /// Points `key`'s entry (existing or new) at the record just written
-    /// at `loc`. A large collection's head that now has fewer chunks (or is
-    /// replaced by anything else) drops the chunks past its new count.
+    /// at `loc`: an item written anew, not fetched since (memcached's new
+    /// item replacing the old one on `set`). A large collection's head that
+    /// now has fewer chunks (or is replaced by anything else) drops the
+    /// chunks past its new count.
     fn link(
         &mut self,
         ctx: &Ctx,
@@ -372,12 +391,13 @@ impl ShardInner {
         key: &[u8],
         loc: Loc,
         has_expiry: bool,
+        now: u64,
     ) -> Result<(), KvError> {
         let new_flags = self.arena.record(loc).header.flags;
         let ns = Namespace::of(new_flags);
         let mut dropped = None;
         // Look up again: making room may have evicted or moved the old entry.
-        match self.lookup_in(ns, hash, key) {
+        let slot = match self.lookup_in(ns, hash, key) {
             Some(slot) => {
                 let old = self.index.loc(slot);
                 let old_rec = self.arena.record(old);
@@ -396,14 +416,18 @@ impl ShardInner {
                 }
                 self.arena.release(old, old_len);
                 self.index.set_loc(slot, loc);
+                slot
             }
             None => {
                 let arena = &self.arena;
-                self.index
+                let slot = self
+                    .index
                     .insert(hash, loc, |l| ctx.record_hash(&arena.record(l)));
                 self.chunks += usize::from(ns == Namespace::Chunk);
+                slot
             }
-        }
+        };
+        self.index.reset_access(slot, ctx.access_secs(now));
         if has_expiry {
             self.with_expiry += 1;
         }

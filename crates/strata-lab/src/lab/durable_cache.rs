@@ -79,7 +79,7 @@ impl Sizes {
             Self {
                 keys: 5_000,
                 value: 50,
-                measure: 1.0,
+                measure: 0.5,
                 connections: 16,
                 timeline: 3.0,
             }

@@ -74,7 +74,7 @@ impl Sizes {
                 keys: 20_000,
                 value: 100,
                 warmup: 0.3,
-                measure: 1.0,
+                measure: 0.5,
                 connections: 16,
             }
         } else {
@@ -272,6 +272,7 @@ async fn placement(
             ));
         }
     }
+    memory(run, label, round, port).await?;
     if data != "dram" {
         run.progress
             .step(label, &format!("round {}: kill -9 and restart", round + 1));
@@ -301,6 +302,52 @@ async fn placement(
         });
     }
     server.stop().await
+}
+
+/// Records the memory the loaded keys take (`INFO everything`): DRAM in use by
+/// the keyspace (`tier_dram_bytes_used`: index, stubs and records in DRAM, not
+/// the SSD tier's record cache, which is `ssd_cache_bytes`), persistent memory
+/// in use, and DRAM per key (what `strata advise` sizes placements with).
+async fn memory(run: &mut Run, label: &str, round: usize, port: u16) -> Result<(), LabError> {
+    let fields = crate::restart::info::fields(port).await?;
+    let get = |name: &str| {
+        fields
+            .get(name)
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    let keys = get("keys");
+    let used = get("used_memory");
+    let dram = if fields.contains_key("tier_dram_bytes_used") {
+        get("tier_dram_bytes_used")
+    } else {
+        used
+    };
+    let cache = get("tier_ssd_cache_bytes");
+    let mut figures: std::collections::BTreeMap<String, f64> = [
+        ("keys", keys),
+        ("used_memory_bytes", used),
+        ("dram_bytes", dram),
+        ("rss_bytes", get("used_memory_rss")),
+        ("index_bytes", get("strata_index_bytes")),
+        ("ssd_cache_bytes", cache),
+        ("pmem_bytes", get("tier_pmem_bytes_used")),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect();
+    if keys > 0.0 {
+        figures.insert("dram_bytes_per_key".into(), dram / keys);
+    }
+    run.measured(super::run::Measurement {
+        config: label.into(),
+        step: "memory".into(),
+        round,
+        command: "INFO everything (after the measured workloads)".into(),
+        figures,
+        raw: serde_json::Value::Null,
+    });
+    Ok(())
 }
 
 fn tables(run: &mut Run) {

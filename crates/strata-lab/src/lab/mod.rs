@@ -21,7 +21,7 @@
 
 pub mod common;
 mod durable_cache;
-mod kv_placement;
+pub mod kv_placement;
 mod kv_step;
 pub mod machine;
 mod oltp;

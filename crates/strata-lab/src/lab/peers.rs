@@ -1,8 +1,10 @@
 //! Peer servers run beside Strata: memcached and Redis from their Debian
 //! packages (`scripts/peers/memcached`, `scripts/peers/redis` install them).
 //!
-//! A peer is looked up on `PATH` (and /usr/bin, /usr/sbin); when it is not
-//! installed the experiment records it as skipped with that reason. Peers bind
+//! A peer is looked up on `PATH` (and /usr/bin, /usr/sbin, /usr/local/bin, and
+//! `target/peers/bin` under the working directory, where the scripts link a
+//! source build); when it is not installed the experiment records it as
+//! skipped with that reason. Peers bind
 //! 127.0.0.1 on a free port, keep their files in a temporary directory under the
 //! lab's data directory, and are killed when dropped.
 
@@ -101,6 +103,7 @@ pub fn find(program: &str) -> Option<PathBuf> {
             "/usr/bin".into(),
             "/usr/sbin".into(),
             "/usr/local/bin".into(),
+            "target/peers/bin".into(),
         ])
         .map(|dir| dir.join(program))
         .find(|p| p.is_file())

@@ -195,26 +195,42 @@ async fn strata_tier(
     stopped
 }
 
-/// Waits until `GET /` answers 200 (the port answers 503 while search recovers).
+/// Waits until search has recovered: `GET /_cluster/health` answers a status
+/// other than red. (`GET /` is no sign: as Elasticsearch's, it answers 200 while
+/// the node recovers and every index request still gets the 503 "state not
+/// recovered" block.)
 async fn wait_http(port: u16) -> Result<(), LabError> {
     let deadline = Instant::now() + Duration::from_secs(60);
+    let mut last;
     loop {
-        if let Ok(mut s) = tokio::net::TcpStream::connect(("127.0.0.1", port)).await {
-            let _ = s
-                .write_all(b"GET / HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
-                .await;
-            let mut head = [0u8; 12];
-            if s.read_exact(&mut head).await.is_ok() && &head[9..12] == b"200" {
-                return Ok(());
-            }
+        match cluster_health(port).await {
+            Ok(status) if status == "green" || status == "yellow" => return Ok(()),
+            Ok(status) => last = format!("health {status}"),
+            Err(e) => last = e.to_string(),
         }
         if Instant::now() > deadline {
             return Err(LabError::Check(format!(
-                "port {port} did not answer GET / with 200 within 60 s"
+                "search on port {port} did not recover within 60 s ({last})"
             )));
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+/// `GET /_cluster/health`'s `status` (HTTP/1.0: the server closes after the body).
+async fn cluster_health(port: u16) -> std::io::Result<String> {
+    let mut s = tokio::net::TcpStream::connect(("127.0.0.1", port)).await?;
+    s.write_all(b"GET /_cluster/health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+        .await?;
+    let mut reply = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut reply))
+        .await
+        .map_err(|_| std::io::Error::other("no reply within 5 s"))??;
+    let text = String::from_utf8_lossy(&reply);
+    let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    let json: serde_json::Value = serde_json::from_str(body)
+        .map_err(|e| std::io::Error::other(format!("health reply not JSON: {e}")))?;
+    Ok(json["status"].as_str().unwrap_or("unknown").to_owned())
 }
 
 fn eventdata_args(url: &str, extra: &[String]) -> Result<EventdataArgs, LabError> {

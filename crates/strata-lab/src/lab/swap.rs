@@ -30,8 +30,9 @@ pub struct SwapArgs {
     #[allow(missing_docs)]
     pub common: CommonArgs,
 
-    /// Size of each job's input [default: 1gb; 320mb with --quick, where the
-    /// 12.5% budget is below the smallest a job runs in and is listed as not run].
+    /// Size of each job's input [default: 1gb; 128mb with --quick, where the
+    /// 25% and 12.5% budgets are below the smallest a job runs in and are
+    /// listed as not run].
     #[arg(long, value_name = "SIZE")]
     pub size: Option<String>,
 
@@ -41,9 +42,9 @@ pub struct SwapArgs {
     #[arg(long, value_name = "DIR")]
     pub cgroup: Option<PathBuf>,
 
-    /// Iterations of logistic regression.
-    #[arg(long, default_value_t = 10)]
-    pub iterations: usize,
+    /// Iterations of logistic regression [default: 10, 3 with --quick].
+    #[arg(long)]
+    pub iterations: Option<usize>,
 }
 
 /// (label, `--jobs`).
@@ -90,7 +91,8 @@ pub fn run(args: &SwapArgs, hooks: &Hooks) -> Result<PathBuf, LabError> {
     let size = args
         .size
         .clone()
-        .unwrap_or_else(|| if common.quick { "320mb" } else { "1gb" }.into());
+        .unwrap_or_else(|| if common.quick { "128mb" } else { "1gb" }.into());
+    let iterations = args.iterations.unwrap_or(if common.quick { 3 } else { 10 });
     let modes: Vec<(&str, &str)> = MODES
         .into_iter()
         .filter(|(_, m)| *m == "strata" || args.cgroup.is_some())
@@ -102,7 +104,7 @@ pub fn run(args: &SwapArgs, hooks: &Hooks) -> Result<PathBuf, LabError> {
     let data_dir = run.data_dir.join("strata-lab-analytics");
     run.param("input_size", &size);
     run.param("budgets_percent", BUDGETS);
-    run.param("logreg_iterations", args.iterations);
+    run.param("logreg_iterations", iterations);
     for round in 0..rounds {
         for (job_label, job) in JOBS {
             run.progress
@@ -116,7 +118,7 @@ pub fn run(args: &SwapArgs, hooks: &Hooks) -> Result<PathBuf, LabError> {
                     "--modes={}",
                     modes.iter().map(|m| m.1).collect::<Vec<_>>().join(",")
                 ),
-                format!("--iterations={}", args.iterations),
+                format!("--iterations={iterations}"),
                 "--keep-going".into(),
             ];
             if let Some(cgroup) = &args.cgroup {

@@ -1,11 +1,13 @@
 //! `me <key> [b]`: meta debug, a human-readable line about an item:
-//! `ME <key> exp=<ttl|-1> la=<secs> cas=<cas> fetch=<yes|no> cls=1 size=<n>`,
-//! or `EN` on a miss. The engine tracks neither last access nor whether an
-//! item was fetched, so `la=0` and `fetch=no` are reported; `size` is the
-//! key and value lengths plus memcached's typical 48-byte item header.
+//! `ME <key> exp=<ttl|-1> la=<secs> cas=<cas> fetch=<yes|no> cls=<class> size=<n>`,
+//! or `EN` on a miss. `la` (seconds since last access) and `fetch` (hit
+//! since written) come from the engine's access records, read without
+//! counting an access; `size` is the key and value lengths plus
+//! memcached's typical 48-byte item header; `cls` is the item's size class
+//! (`strata_kv::size_class`, as `stats items` reports them).
 
 use bytes::{BufMut, BytesMut};
-use strata_kv::Store;
+use strata_kv::{size_class, Access, Store};
 
 use crate::base64;
 use crate::codec::Tokens;
@@ -43,10 +45,20 @@ impl MetaDebug {
     pub fn execute(self, shared: &Shared, out: &mut BytesMut) {
         shared.stats.cmd_meta.incr();
         let now = shared.keyspace.now_ms();
-        let found = shared.keyspace.store().peek(&self.key, |item| {
+        let mut store = shared.keyspace.store();
+        let access = store.access(&self.key).unwrap_or(Access {
+            fetched: false,
+            idle_secs: 0,
+        });
+        let found = store.peek(&self.key, |item| {
             let exp = expiry::ttl_secs(item.expires_at, now);
             let size = item.key.len() + item.value.len() + ITEM_HEADER;
-            format!("exp={exp} la=0 cas={} fetch=no cls=1 size={size}", item.cas)
+            let (la, fetch) = (access.idle_secs, if access.fetched { "yes" } else { "no" });
+            let cls = size_class::class_of(size_class::item_size(&item));
+            format!(
+                "exp={exp} la={la} cas={} fetch={fetch} cls={cls} size={size}",
+                item.cas
+            )
         });
         match found {
             Some(details) => {

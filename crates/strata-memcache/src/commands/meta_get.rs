@@ -3,9 +3,10 @@
 //! Replies `VA <size> <flags>*` plus the value (with `v`), `HD <flags>*`
 //! (without `v`), or `EN` on a miss (hidden by `q`). Returned flags follow
 //! the request order: `s` size, `t` TTL left (-1: none), `c` CAS, `f` client
-//! flags, `O` opaque, `k` key (` b` after a base64 key), `h`/`l` (hit
-//! before / seconds since last access; the engine does not track these, so
-//! they are always `h0` and `l0`), then `Z`, `X`, `W` for the recache
+//! flags, `O` opaque, `k` key (` b` after a base64 key), `h`/`l` (fetched
+//! before / seconds since last access, as they were before this request:
+//! the engine's access records, read just before the fetch), then `Z`,
+//! `X`, `W` for the recache
 //! protocol. `T` sets a new TTL, `N` creates an empty item on a miss and
 //! makes this client the winner (`W`), `R` wins the token when less TTL
 //! than its argument remains, `u` reads without counting or bumping.
@@ -13,7 +14,7 @@
 use std::borrow::Cow;
 
 use bytes::{BufMut, BytesMut};
-use strata_kv::{ItemRef, Mutation, NewItem, Store};
+use strata_kv::{Access, ItemRef, Mutation, NewItem, Store};
 
 use super::meta_flags::{MetaFlags, MetaKind};
 use crate::codec::Tokens;
@@ -59,7 +60,12 @@ impl<'a> MetaGet<'a> {
                 })
                 .unwrap_or(false);
         }
+        // Read before the fetch marks the item (memcached delays its bump
+        // for `h` and `l` the same way).
+        let wants_access = flags.words().any(|w| matches!(w[0], b'h' | b'l'));
+        let access = wants_access.then(|| store.access(key)).flatten();
         let walk = Walk {
+            access: access.unwrap_or(NEVER_USED),
             ttl: flags.ttl.map(|t| expiry::expires_at(t, now)),
             vivify: vivify.filter(|_| created),
             recache: flags.recache.map(|r| expiry::expires_at(r, now)),
@@ -136,11 +142,20 @@ impl<'a> MetaGet<'a> {
 /// (which has none before), so a `t` before them reports the old TTL, and
 /// `R` compares against the TTL at its position.
 struct Walk {
+    /// The item's access record before this request.
+    access: Access,
     ttl: Option<Option<u64>>,
     vivify: Option<Option<u64>>,
     recache: Option<Option<u64>>,
     now: u64,
 }
+
+/// What `h` and `l` report for an item with no access record yet (one
+/// created by this very request with `N`).
+const NEVER_USED: Access = Access {
+    fetched: false,
+    idle_secs: 0,
+};
 
 /// Appends `VA <size>`/`HD` and the requested flags, in request order.
 /// Returns whether an `R` flag wins the recache token (if not already sent)
@@ -179,8 +194,8 @@ fn put_head(
             b't' => number(b't', num.format(expiry::ttl_secs(expires_at, walk.now))),
             b'c' => number(b'c', num.format(item.cas)),
             b'f' => number(b'f', num.format(item.flags)),
-            b'h' => number(b'h', "0"),
-            b'l' => number(b'l', "0"),
+            b'h' => number(b'h', if walk.access.fetched { "1" } else { "0" }),
+            b'l' => number(b'l', num.format(walk.access.idle_secs)),
             _ => flags.put_opaque_and_key(word, line),
         }
     }
@@ -223,6 +238,10 @@ mod tests {
         let tokens = Tokens::split(line.as_bytes());
         let mg = MetaGet::parse(&tokens).unwrap();
         let walk = Walk {
+            access: Access {
+                fetched: true,
+                idle_secs: 12,
+            },
             ttl: None,
             vivify: None,
             recache: None,
@@ -252,7 +271,7 @@ mod tests {
             reply("mg a s v f t c k O123 q", ITEM, Verdict::default()),
             "VA 3 s3 f5 t-1 c64 ka O123\r\nabc\r\n"
         );
-        assert_eq!(reply("mg a h l", ITEM, Verdict::default()), "HD h0 l0\r\n");
+        assert_eq!(reply("mg a h l", ITEM, Verdict::default()), "HD h1 l12\r\n");
         let ttl = ItemRef {
             expires_at: Some(31_000),
             ..ITEM

@@ -19,6 +19,7 @@ pub mod meta_get;
 pub mod meta_noop;
 pub mod meta_set;
 pub mod stats;
+pub mod stats_classes;
 pub mod storage;
 pub mod touch;
 pub mod verbosity;

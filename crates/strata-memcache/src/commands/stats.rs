@@ -1,16 +1,19 @@
-//! `stats [settings|items|slabs|sizes|conns|reset|detail <on|off|dump>]`.
+//! `stats [settings|items|slabs|sizes|conns|reset|detail <on|off|dump>|
+//! cachedump <class> <limit>]`.
 //!
 //! The general form reports memcached's standard fields under their
 //! memcached names, from the protocol counters, the connection registry and
 //! the keyspace: `bytes` is the keyspace's used memory without the index
 //! (what items take, as memcached's) and `limit_maxbytes` its memory limit. Fields about
 //! memcached internals Strata does not have (slabs, LRU segments, hash
-//! table) are left out rather than invented.
+//! table) are left out rather than invented. `items`, `slabs` and
+//! `cachedump` report Strata's own size classes (`stats_classes.rs`).
 
 use std::sync::atomic::Ordering;
 
 use bytes::{BufMut, BytesMut};
 
+use super::stats_classes;
 use crate::codec::Tokens;
 use crate::reply::{self, Error};
 use crate::shared::Shared;
@@ -29,6 +32,7 @@ enum Report {
     DetailOn,
     DetailOff,
     DetailDump,
+    CacheDump { class: u32, limit: u32 },
 }
 
 /// A parsed `stats`.
@@ -48,6 +52,23 @@ impl Stats {
             b"sizes" => Report::Sizes,
             b"conns" => Report::Conns,
             b"reset" => Report::Reset,
+            b"cachedump" => {
+                // memcached: both arguments, 32-bit numbers, a class id
+                // below its 64 classes.
+                if tokens.len() < 4 {
+                    return Err(Error::BadCommandLine.into());
+                }
+                let number = |i| {
+                    crate::numbers::strtoull(tokens.get(i))
+                        .and_then(|n| u32::try_from(n).ok())
+                        .ok_or(Error::BadFormat)
+                };
+                let (class, limit) = (number(2)?, number(3)?);
+                if class as usize >= strata_kv::size_class::CLASSES {
+                    return Err(Error::IllegalSlabId.into());
+                }
+                Report::CacheDump { class, limit }
+            }
             b"detail" => match tokens.get(2) {
                 b"on" => Report::DetailOn,
                 b"off" => Report::DetailOff,
@@ -64,15 +85,16 @@ impl Stats {
         match self.report {
             Report::General => general(shared, out),
             Report::Settings => settings(shared, out),
-            Report::Items => {}
+            Report::Items => stats_classes::items(shared, out),
+            Report::CacheDump { class, limit } => {
+                stats_classes::cachedump(shared, class, limit, out);
+                return;
+            }
             Report::DetailDump => {
                 shared.prefixes.dump(out);
                 return;
             }
-            Report::Slabs => {
-                stat(out, "active_slabs", 0);
-                stat(out, "total_malloced", shared.keyspace.stats().used_memory);
-            }
+            Report::Slabs => stats_classes::slabs(shared, out),
             Report::Sizes => stat_str(out, "sizes_status", "disabled"),
             Report::Conns => conns(shared, out),
             Report::Reset => {
@@ -146,8 +168,9 @@ fn general(shared: &Shared, out: &mut BytesMut) {
     stat(out, "bytes", ks.used_memory.saturating_sub(ks.index_bytes));
     stat(out, "curr_items", ks.items);
     stat(out, "total_items", ks.total_items);
-    stat(out, "expired_unfetched", 0);
-    stat(out, "evicted_unfetched", 0);
+    let (expired_unfetched, evicted_unfetched) = stats_classes::unfetched_totals(shared);
+    stat(out, "expired_unfetched", expired_unfetched);
+    stat(out, "evicted_unfetched", evicted_unfetched);
     stat(out, "evicted_active", 0);
     stat(out, "evictions", ks.evictions);
     stat(out, "reclaimed", ks.expired);
@@ -223,7 +246,7 @@ fn settings(shared: &Shared, out: &mut BytesMut) {
     stat(out, "item_size_max", ks.max_item_size() as u64);
     stat_str(out, "maxconns_fast", "yes");
     stat_str(out, "flush_enabled", "yes");
-    stat_str(out, "dump_enabled", "no");
+    stat_str(out, "dump_enabled", "yes");
     stat_str(out, "hash_algorithm", "xxh3");
     stat_str(out, "temp_lru", "no");
 }
@@ -283,6 +306,17 @@ mod tests {
         assert_eq!(parse("stats detail"), Err(Error::StatsDetailUsage));
         assert_eq!(parse("stats detail x"), Err(Error::StatsDetailUsage));
         assert_eq!(parse("stats foo"), Err(Error::UnknownCommand));
+        assert_eq!(
+            parse("stats cachedump 3 10"),
+            Ok(Report::CacheDump {
+                class: 3,
+                limit: 10
+            })
+        );
+        assert_eq!(parse("stats cachedump 3"), Err(Error::BadCommandLine));
+        assert_eq!(parse("stats cachedump x 1"), Err(Error::BadFormat));
+        assert_eq!(parse("stats cachedump 1 -1"), Err(Error::BadFormat));
+        assert_eq!(parse("stats cachedump 64 1"), Err(Error::IllegalSlabId));
     }
 
     #[test]

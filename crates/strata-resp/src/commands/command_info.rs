@@ -238,7 +238,12 @@ fn keys_of<'a>(full: &Args<'a>) -> Result<Vec<KeyAndFlags<'a>>, RespError> {
     let mut keys = Vec::new();
     if matches!(
         spec.command,
-        Command::Eval | Command::EvalSha | Command::EvalRo | Command::EvalShaRo
+        Command::Eval
+            | Command::EvalSha
+            | Command::EvalRo
+            | Command::EvalShaRo
+            | Command::FCall
+            | Command::FCallRo
     ) {
         // `numkeys` keys after the script (Redis's keynum specification).
         let numkeys = parse_i64(full.get(2))

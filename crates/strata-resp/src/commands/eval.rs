@@ -54,5 +54,9 @@ pub fn eval<S: Store>(
     };
     let keys: Vec<&[u8]> = args.iter_from(3).take(numkeys).collect();
     let argv: Vec<&[u8]> = args.iter_from(3 + numkeys).collect();
-    scripting::run(ctx, &body, &sha, &keys, &argv, access, out)
+    let target = scripting::Target::Script {
+        body: &body,
+        sha: &sha,
+    };
+    scripting::run(ctx, target, &keys, &argv, access, out)
 }

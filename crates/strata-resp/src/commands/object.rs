@@ -2,10 +2,11 @@
 //!
 //! Encodings are what Strata stores: collections are always packed
 //! (`listpack`); strings are named as Redis names them by their content
-//! (`int`, `embstr` up to 44 bytes, `raw`). Strata's eviction is not LFU
-//! and keeps no per-key access time, so `FREQ` answers Redis's error for a
-//! non-LFU policy and `IDLETIME` says it is not tracked, rather than make
-//! a number up.
+//! (`int`, `embstr` up to 44 bytes, `raw`). `IDLETIME` answers the
+//! seconds since the key was last read or written, from the engine's
+//! per-item access records (as Redis does under a non-LFU policy; the
+//! records start at the restart after one). Strata's eviction is not LFU,
+//! so `FREQ` answers Redis's error for a non-LFU policy.
 
 use strata_kv::large::is_head;
 use strata_kv::{Store, ValueKind};
@@ -72,7 +73,10 @@ pub fn object<S: Store>(
         }
         "object|refcount" => out.integer(1),
         "object|freq" => return Err(CollectionError::NoLfu.into()),
-        _ => return Err(CollectionError::NoIdleTime.into()),
+        _ => match ctx.store.access(key) {
+            Some(access) => out.integer(access.idle_secs as i64),
+            None => out.null(),
+        },
     }
     Ok(())
 }

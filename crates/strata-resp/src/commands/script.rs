@@ -6,7 +6,7 @@ use crate::args::Args;
 use crate::command::{resolve_subcommand, Ctx};
 use crate::commands::client::write_help;
 use crate::reply::RespError;
-use crate::scripting::{self, KillRefused, MAX_CACHED_SCRIPTS};
+use crate::scripting::{self, KillKind, KillRefused, MAX_CACHED_SCRIPTS};
 use crate::writer::ReplyWriter;
 
 const HELP: &[&str] = &[
@@ -67,10 +67,11 @@ pub fn script<S: Store>(
             scripts.flush();
             out.ok();
         }
-        "script|kill" => match scripts.kill() {
+        "script|kill" => match scripts.kill(KillKind::Script) {
             Ok(()) => out.ok(),
             Err(KillRefused::NotBusy) => return Err(RespError::NotBusy),
             Err(KillRefused::Unkillable) => return Err(RespError::Unkillable),
+            Err(KillRefused::OtherKind) => return Err(RespError::BusyFunction),
         },
         _ => write_help(out, HELP),
     }

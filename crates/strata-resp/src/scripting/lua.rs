@@ -2,19 +2,21 @@
 //! use: base, table, string and math libraries, no file access), the
 //! `redis` library, and [`run`], which runs one script with `KEYS` and
 //! `ARGV` in an environment of its own (a script reads the shared globals
-//! and cannot create any, so nothing leaks from one script to the next).
+//! and cannot create any, so nothing leaks from one script to the next),
+//! or one registered function with its keys and arguments (`FCALL`).
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use bytes::BytesMut;
-use mlua::{HookTriggers, Lua, MultiValue, Table, Value, VmState};
+use mlua::{Function, HookTriggers, Lua, MultiValue, Table, Value, VmState};
 use strata_kv::Store;
 
 use super::convert::{lua_to_reply, reply_to_lua};
+use super::functions::Library;
 use super::interpreter::{compile, with_lua, KillFlag, Killed, KILL_CHECK_INSTRUCTIONS};
-use super::{call, Access, RunGuard, SCRIPT_MEMORY_LIMIT};
+use super::{call, library, Access, RunGuard, SCRIPT_MEMORY_LIMIT};
 use crate::command::Ctx;
 use crate::reply::RespError;
 use crate::writer::{ReplyWriter, RespVersion};
@@ -50,22 +52,72 @@ fn call_args(lua: &Lua, args: MultiValue) -> Result<Vec<Vec<u8>>, String> {
 
 const BAD_ARGS: &str = "ERR Lua redis lib command arguments must be strings or integers";
 
-/// Runs `body` (whose sha is `sha`) with `keys` and `args` as `ctx`'s
-/// connection, appending its reply to `out`.
+/// What runs: an `EVAL` body or a registered function.
+#[derive(Clone, Copy)]
+pub enum Target<'a> {
+    /// A script body and its sha.
+    Script {
+        /// The Lua code.
+        body: &'a [u8],
+        /// Its SHA1, as errors name it.
+        sha: &'a str,
+    },
+    /// A registered function.
+    Function {
+        /// Its library.
+        library: &'a Library,
+        /// Its name.
+        name: &'a str,
+        /// The command calling it (shown by `FUNCTION STATS`).
+        argv: &'a [&'a [u8]],
+    },
+}
+
+impl Target<'_> {
+    /// How errors name it: (`script: <this>`, chunk name).
+    fn names(&self) -> (&str, &'static str) {
+        match self {
+            Target::Script { sha, .. } => (sha, "user_script"),
+            Target::Function { name, .. } => (name, "user_function"),
+        }
+    }
+}
+
+/// What the run calls, resolved before it starts.
+enum Callable<'a> {
+    Body(&'a [u8]),
+    Function(Function),
+}
+
+/// Runs `target` with `keys` and `args` as `ctx`'s connection, appending
+/// its reply to `out`.
 #[allow(clippy::too_many_arguments)]
 pub fn run<S: Store>(
     ctx: &mut Ctx<'_, S>,
-    body: &[u8],
-    sha: &str,
+    target: Target<'_>,
     keys: &[&[u8]],
     args: &[&[u8]],
     access: Access,
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
     let scripts = &ctx.shared.scripts;
-    let guard = scripts.begin(ctx.conn.client.id);
+    let guard = match target {
+        Target::Script { .. } => scripts.begin(ctx.conn.client.id),
+        Target::Function { name, argv, .. } => {
+            scripts.begin_function(ctx.conn.client.id, name, argv)
+        }
+    };
     let version = out.version();
     let reply = with_lua(|lua| {
+        // A library not evaluated on this thread yet is, before the run
+        // (its top level cannot reach `redis.call`).
+        let callable = match target {
+            Target::Script { body, .. } => Callable::Body(body),
+            Target::Function { library, name, .. } => {
+                let functions = &ctx.shared.functions;
+                Callable::Function(library::callback(lua, functions, library, name)?)
+            }
+        };
         let _ = lua.set_memory_limit(lua.used_memory().saturating_add(SCRIPT_MEMORY_LIMIT));
         let kill: Arc<AtomicBool> = guard.kill.clone();
         lua.set_app_data(KillFlag(kill.clone()));
@@ -76,7 +128,10 @@ pub fn run<S: Store>(
                 false => Ok(VmState::Continue),
             },
         );
-        let result = run_in(lua, ctx, body, sha, keys, args, access, &guard, version);
+        let names = target.names();
+        let result = run_in(
+            lua, ctx, callable, names, keys, args, access, &guard, version,
+        );
         lua.remove_hook();
         lua.remove_app_data::<KillFlag>();
         let _ = lua.set_memory_limit(0);
@@ -91,8 +146,8 @@ pub fn run<S: Store>(
 fn run_in<S: Store>(
     lua: &Lua,
     ctx: &mut Ctx<'_, S>,
-    body: &[u8],
-    sha: &str,
+    callable: Callable<'_>,
+    (sha, chunk): (&str, &'static str),
     keys: &[&[u8]],
     args: &[&[u8]],
     access: Access,
@@ -113,7 +168,7 @@ fn run_in<S: Store>(
             run_call(lua, argv).map_err(|text| {
                 // Redis names the script and the calling line.
                 let line = lua.inspect_stack(1).map_or(0, |d| d.curr_line());
-                let text = format!("{text} script: {sha}, on @user_script:{line}.");
+                let text = format!("{text} script: {sha}, on @{chunk}:{line}.");
                 mlua::Error::external(CallError(text))
             })
         })?;
@@ -130,16 +185,24 @@ fn run_in<S: Store>(
         let redis: Table = globals.raw_get("redis")?;
         redis.raw_set("call", call)?;
         redis.raw_set("pcall", pcall)?;
-        let env = lua.create_table()?;
-        env.raw_set("KEYS", string_list(lua, keys)?)?;
-        env.raw_set("ARGV", string_list(lua, args)?)?;
-        let sandbox: Table = lua.named_registry_value("strata_sandbox")?;
-        env.set_metatable(Some(sandbox));
-        let function = match compile(lua, body, Some(env)) {
-            Ok(function) => function,
-            Err(err) => return Ok(Err(err)),
+        let value: Value = match &callable {
+            Callable::Body(body) => {
+                let env = lua.create_table()?;
+                env.raw_set("KEYS", string_list(lua, keys)?)?;
+                env.raw_set("ARGV", string_list(lua, args)?)?;
+                let sandbox: Table = lua.named_registry_value("strata_sandbox")?;
+                env.set_metatable(Some(sandbox));
+                let function = match compile(lua, body, Some(env)) {
+                    Ok(function) => function,
+                    Err(err) => return Ok(Err(err)),
+                };
+                function.call(())?
+            }
+            // Redis calls a function with its keys and arguments as tables.
+            Callable::Function(function) => {
+                function.call((string_list(lua, keys)?, string_list(lua, args)?))?
+            }
         };
-        let value: Value = function.call(())?;
         let mut bytes = BytesMut::new();
         let mut out = ReplyWriter::new(&mut bytes, version);
         if !lua_to_reply(&value, &mut out, 0) {
@@ -153,7 +216,7 @@ fn run_in<S: Store>(
     }
     match outcome {
         Ok(result) => result,
-        Err(err) => Err(RespError::Script(describe(&err, sha))),
+        Err(err) => Err(RespError::Script(describe(&err, sha, chunk))),
     }
 }
 
@@ -167,9 +230,9 @@ fn string_list(lua: &Lua, items: &[&[u8]]) -> mlua::Result<Table> {
 
 /// What a failed script answers, from the error's cause, in Redis 7's
 /// words: the message, then `script: <sha>, on @user_script:<line>.`.
-fn describe(err: &mlua::Error, sha: &str) -> String {
+fn describe(err: &mlua::Error, sha: &str, chunk: &str) -> String {
     match err {
-        mlua::Error::CallbackError { cause, .. } => describe(cause, sha),
+        mlua::Error::CallbackError { cause, .. } => describe(cause, sha, chunk),
         mlua::Error::ExternalError(inner) => {
             if let Some(call) = inner.downcast_ref::<CallError>() {
                 call.0.clone()
@@ -185,11 +248,12 @@ fn describe(err: &mlua::Error, sha: &str) -> String {
         mlua::Error::RuntimeError(text) => {
             let text = text.split("\nstack traceback:").next().unwrap_or_default();
             let line = text
-                .strip_prefix("user_script:")
+                .strip_prefix(chunk)
+                .and_then(|rest| rest.strip_prefix(':'))
                 .and_then(|rest| rest.split(':').next())
                 .and_then(|n| n.parse::<u32>().ok());
             match line {
-                Some(line) => format!("ERR {text} script: {sha}, on @user_script:{line}."),
+                Some(line) => format!("ERR {text} script: {sha}, on @{chunk}:{line}."),
                 None => format!("ERR {text} script: {sha}"),
             }
         }

@@ -17,15 +17,19 @@
 
 mod call;
 mod convert;
+mod functions;
 mod interpreter;
+mod library;
 mod lua;
 mod scripts;
 
 pub(crate) use scripts::RunGuard;
 pub use scripts::{
-    sha1_hex, Access, Gate, KillRefused, Scripts, DEFAULT_BUSY_THRESHOLD_MS, MAX_CACHED_SCRIPTS,
-    SCRIPT_MEMORY_LIMIT,
+    sha1_hex, Access, Gate, KillKind, KillRefused, RunningFunction, Scripts,
+    DEFAULT_BUSY_THRESHOLD_MS, MAX_CACHED_SCRIPTS, SCRIPT_MEMORY_LIMIT,
 };
 
+pub use functions::{parse_dump, Counts, FunctionInfo, Functions, Library, RestorePolicy, FLAGS};
 pub use interpreter::compile_check;
-pub use lua::run;
+pub use library::{load as load_library, metadata as library_metadata};
+pub use lua::{run, Target};

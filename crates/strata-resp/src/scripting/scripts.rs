@@ -36,6 +36,20 @@ struct Running {
     started: Instant,
     kill: Arc<AtomicBool>,
     wrote: Arc<AtomicBool>,
+    /// A function's name and the command that called it (`FCALL`); `None`
+    /// for an `EVAL` script.
+    function: Option<(String, Vec<Vec<u8>>)>,
+}
+
+/// The function running now (`FUNCTION STATS`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunningFunction {
+    /// The function's name.
+    pub name: String,
+    /// The `FCALL` that runs it.
+    pub command: Vec<Vec<u8>>,
+    /// Milliseconds since it started.
+    pub duration_ms: u64,
 }
 
 /// What another connection's command must do while a script runs.
@@ -83,13 +97,24 @@ pub fn sha1_hex(body: &[u8]) -> String {
     hex
 }
 
-/// Why `SCRIPT KILL` did nothing.
+/// Why `SCRIPT KILL` (or `FUNCTION KILL`) did nothing.
 #[derive(Debug, PartialEq, Eq)]
 pub enum KillRefused {
     /// No script runs.
     NotBusy,
     /// The script wrote already: stopping it would break atomicity.
     Unkillable,
+    /// `SCRIPT KILL` of a function, or `FUNCTION KILL` of a script.
+    OtherKind,
+}
+
+/// Which kill command asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KillKind {
+    /// `SCRIPT KILL`: stops `EVAL` scripts.
+    Script,
+    /// `FUNCTION KILL`: stops functions.
+    Function,
 }
 
 impl Scripts {
@@ -158,19 +183,49 @@ impl Scripts {
         self.finished.clone()
     }
 
-    /// `SCRIPT KILL`.
-    pub fn kill(&self) -> Result<(), KillRefused> {
+    /// `SCRIPT KILL` or `FUNCTION KILL` (Redis's checks, in its order).
+    pub fn kill(&self, kind: KillKind) -> Result<(), KillRefused> {
         let running = self.running.lock();
         let run = running.as_ref().ok_or(KillRefused::NotBusy)?;
         if run.wrote.load(Ordering::Relaxed) {
             return Err(KillRefused::Unkillable);
         }
+        if run.function.is_some() != (kind == KillKind::Function) {
+            return Err(KillRefused::OtherKind);
+        }
         run.kill.store(true, Ordering::Relaxed);
         Ok(())
     }
 
+    /// What runs now: `None` when nothing does, `Some(None)` for a script,
+    /// `Some(Some(..))` for a function.
+    pub fn running(&self) -> Option<Option<RunningFunction>> {
+        let running = self.running.lock();
+        let run = running.as_ref()?;
+        Some(
+            run.function
+                .as_ref()
+                .map(|(name, command)| RunningFunction {
+                    name: name.clone(),
+                    command: command.clone(),
+                    duration_ms: run.started.elapsed().as_millis() as u64,
+                }),
+        )
+    }
+
     /// Marks a script of `client` running until the guard drops.
     pub(crate) fn begin(&self, client: u64) -> RunGuard<'_> {
+        self.begin_run(client, None)
+    }
+
+    /// Marks function `name`, called by `argv`, running until the guard
+    /// drops.
+    pub(crate) fn begin_function(&self, client: u64, name: &str, argv: &[&[u8]]) -> RunGuard<'_> {
+        let command = argv.iter().map(|a| a.to_vec()).collect();
+        self.begin_run(client, Some((name.to_string(), command)))
+    }
+
+    fn begin_run(&self, client: u64, function: Option<(String, Vec<Vec<u8>>)>) -> RunGuard<'_> {
         let kill = Arc::new(AtomicBool::new(false));
         let wrote = Arc::new(AtomicBool::new(false));
         *self.running.lock() = Some(Running {
@@ -178,6 +233,7 @@ impl Scripts {
             started: Instant::now(),
             kill: kill.clone(),
             wrote: wrote.clone(),
+            function,
         });
         RunGuard {
             scripts: self,

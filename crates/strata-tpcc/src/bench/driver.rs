@@ -216,6 +216,7 @@ fn run<C: ConcurrencyControl>(args: &TpccArgs) -> Result<TpccResult, String> {
             writes,
             replay_millis: report.replay_millis,
             writes_per_s: writes as f64 / (report.replay_millis.max(1) as f64 / 1000.0),
+            index_millis: report.index_millis,
             consistency: consistency::check(&db, args.mix)
                 .map_err(|e| format!("after recovery: {e}"))?,
         });

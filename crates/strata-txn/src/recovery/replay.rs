@@ -194,6 +194,11 @@ fn finish_table(t: &Table) -> u64 {
     let mut max_tid = 0;
     let mut row = vec![0; t.schema.row_bytes];
     let mut key = Vec::new();
+    // Each ordered index's entries are gathered, sorted and inserted in
+    // key order: a skip list takes ascending inserts along a path already
+    // in cache, where the primary table's hash order made every insert a
+    // search through cold nodes (measured: the rebuild took 3x the replay).
+    let mut entries: Vec<Vec<(Box<[u8]>, RecPtr)>> = vec![Vec::new(); t.ordered.len()];
     t.for_each(|rec| {
         let word = rec.tid().load(Ordering::Relaxed);
         max_tid = max_tid.max(tid_of(word));
@@ -205,12 +210,19 @@ fn finish_table(t: &Table) -> u64 {
             return;
         }
         rec.read_row(&mut row);
-        for index in &t.ordered {
-            // `add` keeps an existing entry: a record visited twice adds once.
+        for (index, out) in t.ordered.iter().zip(&mut entries) {
             index.entry_key(&t.schema, &row, rec.head().key, &mut key);
-            index.add(&key, rec);
+            out.push((key.as_slice().into(), rec));
         }
     });
+    for (index, mut sorted) in t.ordered.iter().zip(entries) {
+        sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        // A record visited twice has two equal entries: `add_owned` keeps
+        // the first.
+        for (key, rec) in sorted {
+            index.add_owned(key, rec);
+        }
+    }
     // An iteration may visit an entry twice: free each record once.
     absent.sort_unstable_by_key(|r| r.addr());
     absent.dedup();

@@ -89,6 +89,11 @@ impl OrderedIndex {
         self.entries.get_or_insert(key.into(), rec);
     }
 
+    /// [`add`](Self::add) with the key already owned (recovery's rebuild).
+    pub fn add_owned(&self, key: Box<[u8]>, rec: RecPtr) {
+        self.entries.get_or_insert(key, rec);
+    }
+
     /// Removes an entry if it points at `rec`.
     pub fn remove(&self, key: &[u8], rec: RecPtr) {
         if let Some(entry) = self.entries.get(key) {

@@ -1,0 +1,418 @@
+//! [`Functions`]: the libraries of Redis functions (`FUNCTION LOAD`), by
+//! library and by function name, with Redis 7's collision rules; and the
+//! `FUNCTION DUMP` payload, in Redis's format (each library as an RDB
+//! `FUNCTION2` opcode and its code, then the RDB version and a CRC-64), so
+//! a dump moves between Strata and Redis. No Lua here: libraries arrive
+//! evaluated (`library.rs`).
+//!
+//! Kept in memory only: libraries do not survive a restart (Redis keeps
+//! them in its RDB and AOF; Strata's command log and checkpoints hold the
+//! keyspace only).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+/// Script flags Redis 7 knows (`redis.register_function{flags=...}`).
+pub const FLAGS: &[&str] = &[
+    "no-writes",
+    "allow-oom",
+    "allow-stale",
+    "no-cluster",
+    "allow-cross-slot-keys",
+];
+
+/// One registered function.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FunctionInfo {
+    /// Its name (letters, digits, `_`).
+    pub name: String,
+    /// `description=` of the named form, if given.
+    pub description: Option<Vec<u8>>,
+    /// Indexes into [`FLAGS`], in [`FLAGS`]' order.
+    pub flags: Vec<usize>,
+}
+
+impl FunctionInfo {
+    /// Declared `no-writes`: runs read-only, also under `FCALL_RO`.
+    pub fn no_writes(&self) -> bool {
+        self.flags.contains(&0)
+    }
+}
+
+/// One library: its name, its whole code (shebang included) and functions.
+#[derive(Debug)]
+pub struct Library {
+    /// `name=` of the shebang.
+    pub name: String,
+    /// The code as loaded, shebang included (`FUNCTION LIST WITHCODE`).
+    pub code: Arc<[u8]>,
+    /// What it registered, in order.
+    pub functions: Vec<FunctionInfo>,
+    /// Unique per load: what a thread's evaluated copy is checked against.
+    pub generation: u64,
+}
+
+/// How `FUNCTION RESTORE` treats existing libraries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RestorePolicy {
+    /// Every existing library goes first.
+    Flush,
+    /// Added; a library name already loaded fails the restore.
+    Append,
+    /// Added; a library of the same name is replaced.
+    Replace,
+}
+
+#[derive(Debug, Default)]
+struct Registry {
+    libraries: BTreeMap<String, Arc<Library>>,
+    /// Function name -> library name.
+    functions: HashMap<String, String>,
+}
+
+impl Registry {
+    fn link(&mut self, lib: Arc<Library>) {
+        for f in &lib.functions {
+            self.functions.insert(f.name.clone(), lib.name.clone());
+        }
+        self.libraries.insert(lib.name.clone(), lib);
+    }
+
+    fn unlink(&mut self, name: &str) -> Option<Arc<Library>> {
+        let lib = self.libraries.remove(name)?;
+        for f in &lib.functions {
+            self.functions.remove(&f.name);
+        }
+        Some(lib)
+    }
+
+    /// Adds `new` libraries; on a name collision replaces with `replace`,
+    /// else fails; fails if a function name is taken by another library.
+    /// Nothing changes on failure.
+    fn join(&mut self, new: Vec<Arc<Library>>, replace: bool) -> Result<(), String> {
+        let mut removed = Vec::new();
+        let mut result = Ok(());
+        for lib in &new {
+            if self.libraries.contains_key(&lib.name) {
+                if !replace {
+                    result = Err(format!("Library {} already exists", lib.name));
+                    break;
+                }
+                removed.extend(self.unlink(&lib.name));
+            }
+        }
+        if result.is_ok() {
+            let taken = new
+                .iter()
+                .flat_map(|lib| lib.functions.iter())
+                .find(|f| self.functions.contains_key(&f.name));
+            if let Some(f) = taken {
+                result = Err(format!("Function {} already exists", f.name));
+            }
+        }
+        match result {
+            Ok(()) => new.into_iter().for_each(|lib| self.link(lib)),
+            Err(_) => removed.into_iter().for_each(|lib| self.link(lib)),
+        }
+        result
+    }
+}
+
+/// Every library loaded, shared by all connections.
+#[derive(Debug, Default)]
+pub struct Functions {
+    registry: Mutex<Registry>,
+    generations: AtomicU64,
+}
+
+/// Library and function counts (`FUNCTION STATS`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counts {
+    /// Libraries loaded.
+    pub libraries: usize,
+    /// Functions they registered.
+    pub functions: usize,
+}
+
+impl Functions {
+    /// A number never handed out before, for a newly evaluated library.
+    pub fn next_generation(&self) -> u64 {
+        self.generations.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// `FUNCTION LOAD`: adds `lib` (replacing one of its name with
+    /// `replace`), with Redis's errors.
+    pub fn load(&self, lib: Library, replace: bool) -> Result<(), String> {
+        let mut registry = self.registry.lock();
+        if registry.libraries.contains_key(&lib.name) && !replace {
+            return Err(format!("Library '{}' already exists", lib.name));
+        }
+        let old = registry.unlink(&lib.name);
+        if let Some(f) = lib
+            .functions
+            .iter()
+            .find(|f| registry.functions.contains_key(&f.name))
+        {
+            let err = format!("Function {} already exists", f.name);
+            if let Some(old) = old {
+                registry.link(old);
+            }
+            return Err(err);
+        }
+        registry.link(Arc::new(lib));
+        Ok(())
+    }
+
+    /// `FUNCTION DELETE`: false when there is no such library.
+    pub fn delete(&self, name: &[u8]) -> bool {
+        let name = String::from_utf8_lossy(name);
+        self.registry.lock().unlink(&name).is_some()
+    }
+
+    /// `FUNCTION FLUSH`.
+    pub fn flush(&self) {
+        *self.registry.lock() = Registry::default();
+    }
+
+    /// The function `name` and its library.
+    pub fn function(&self, name: &[u8]) -> Option<(Arc<Library>, FunctionInfo)> {
+        let name = std::str::from_utf8(name).ok()?;
+        let registry = self.registry.lock();
+        let lib = registry
+            .libraries
+            .get(registry.functions.get(name)?)?
+            .clone();
+        let info = lib.functions.iter().find(|f| f.name == name)?.clone();
+        Some((lib, info))
+    }
+
+    /// Whether library `name` is loaded.
+    pub fn has_library(&self, name: &str) -> bool {
+        self.registry.lock().libraries.contains_key(name)
+    }
+
+    /// Every library, by name.
+    pub fn libraries(&self) -> Vec<Arc<Library>> {
+        self.registry.lock().libraries.values().cloned().collect()
+    }
+
+    /// Libraries and functions loaded.
+    pub fn counts(&self) -> Counts {
+        let registry = self.registry.lock();
+        Counts {
+            libraries: registry.libraries.len(),
+            functions: registry.functions.len(),
+        }
+    }
+
+    /// `FUNCTION RESTORE`'s last step: `libs` evaluated from a payload,
+    /// added by `policy`.
+    pub fn restore(&self, libs: Vec<Library>, policy: RestorePolicy) -> Result<(), String> {
+        let libs: Vec<Arc<Library>> = libs.into_iter().map(Arc::new).collect();
+        let mut fresh = Registry::default();
+        // A payload naming a library or a function twice is refused whole.
+        fresh.join(libs, false)?;
+        let mut registry = self.registry.lock();
+        match policy {
+            RestorePolicy::Flush => {
+                *registry = fresh;
+                Ok(())
+            }
+            _ => {
+                let libs = fresh.libraries.into_values().collect();
+                registry.join(libs, policy == RestorePolicy::Replace)
+            }
+        }
+    }
+
+    /// `FUNCTION DUMP`: Redis's payload of every library.
+    pub fn dump(&self) -> Vec<u8> {
+        let libs = self.libraries();
+        let mut out = Vec::new();
+        for lib in libs {
+            out.push(OPCODE_FUNCTION2);
+            put_length(&mut out, lib.code.len() as u64);
+            out.extend_from_slice(&lib.code);
+        }
+        out.extend_from_slice(&RDB_VERSION.to_le_bytes());
+        let crc = CRC64.checksum(&out);
+        out.extend_from_slice(&crc.to_le_bytes());
+        out
+    }
+}
+
+/// RDB opcode before each library's code in a dump.
+const OPCODE_FUNCTION2: u8 = 245;
+/// Redis 7.2's RDB version, written after the libraries.
+const RDB_VERSION: u16 = 11;
+/// Redis's CRC-64 (Jones polynomial, reflected).
+const CRC64: crc::Crc<u64> = crc::Crc::<u64>::new(&crc::CRC_64_REDIS);
+
+/// RDB's length encoding.
+fn put_length(out: &mut Vec<u8>, len: u64) {
+    if len < 1 << 6 {
+        out.push(len as u8);
+    } else if len < 1 << 14 {
+        out.push(0x40 | (len >> 8) as u8);
+        out.push(len as u8);
+    } else if len <= u64::from(u32::MAX) {
+        out.push(0x80);
+        out.extend_from_slice(&(len as u32).to_be_bytes());
+    } else {
+        out.push(0x81);
+        out.extend_from_slice(&len.to_be_bytes());
+    }
+}
+
+/// The libraries' codes in a `FUNCTION DUMP` payload (Strata's or
+/// Redis 7's, whose codes may be LZF-compressed), with Redis's errors.
+pub fn parse_dump(payload: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+    const BAD: &str = "DUMP payload version or checksum are wrong";
+    if payload.len() < 10 {
+        return Err(BAD.into());
+    }
+    let (body, footer) = payload.split_at(payload.len() - 10);
+    let version = u16::from_le_bytes([footer[0], footer[1]]);
+    let mut crc_bytes = [0u8; 8];
+    crc_bytes.copy_from_slice(&footer[2..]);
+    let checked = &payload[..payload.len() - 8];
+    if version > RDB_VERSION || CRC64.checksum(checked) != u64::from_le_bytes(crc_bytes) {
+        return Err(BAD.into());
+    }
+    let mut pos = 0;
+    let mut codes = Vec::new();
+    while pos < body.len() {
+        if body[pos] != OPCODE_FUNCTION2 {
+            return Err("given type is not a function".into());
+        }
+        pos += 1;
+        let code = read_string(body, &mut pos)
+            .ok_or_else(|| "failed loading the given functions payload".to_string())?;
+        codes.push(code);
+    }
+    Ok(codes)
+}
+
+/// An RDB length: (value, whether it is a special encoding).
+fn read_length(buf: &[u8], pos: &mut usize) -> Option<(u64, bool)> {
+    let first = *buf.get(*pos)?;
+    *pos += 1;
+    let mut take = |n: usize| -> Option<&[u8]> {
+        let bytes = buf.get(*pos..*pos + n)?;
+        *pos += n;
+        Some(bytes)
+    };
+    Some(match first >> 6 {
+        0 => (u64::from(first & 0x3f), false),
+        1 => (
+            (u64::from(first & 0x3f) << 8) | u64::from(*take(1)?.first()?),
+            false,
+        ),
+        3 => (u64::from(first & 0x3f), true),
+        _ if first == 0x80 => (
+            u64::from(u32::from_be_bytes(take(4)?.try_into().ok()?)),
+            false,
+        ),
+        _ if first == 0x81 => (u64::from_be_bytes(take(8)?.try_into().ok()?), false),
+        _ => return None,
+    })
+}
+
+/// An RDB string: raw, or LZF-compressed (encoding 3); integer encodings
+/// cannot hold library code (it starts with `#!`).
+fn read_string(buf: &[u8], pos: &mut usize) -> Option<Vec<u8>> {
+    let (len, special) = read_length(buf, pos)?;
+    if !special {
+        let len = usize::try_from(len).ok()?;
+        let bytes = buf.get(*pos..pos.checked_add(len)?)?.to_vec();
+        *pos += len;
+        return Some(bytes);
+    }
+    if len != 3 {
+        return None;
+    }
+    let (compressed, _) = read_length(buf, pos)?;
+    let (plain, _) = read_length(buf, pos)?;
+    let compressed = usize::try_from(compressed).ok()?;
+    let plain = usize::try_from(plain).ok()?;
+    // Bounded by what a request may carry: a payload cannot claim more.
+    if plain > 512 << 20 {
+        return None;
+    }
+    let data = buf.get(*pos..pos.checked_add(compressed)?)?;
+    *pos += compressed;
+    let out = lzf::decompress(data, plain).ok()?;
+    (out.len() == plain).then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lib(name: &str, functions: &[&str]) -> Library {
+        Library {
+            name: name.into(),
+            code: format!("#!lua name={name}\n").into_bytes().into(),
+            functions: functions
+                .iter()
+                .map(|f| FunctionInfo {
+                    name: f.to_string(),
+                    description: None,
+                    flags: vec![],
+                })
+                .collect(),
+            generation: 1,
+        }
+    }
+
+    #[test]
+    fn collisions_follow_redis() {
+        let f = Functions::default();
+        f.load(lib("a", &["f1", "f2"]), false).unwrap();
+        assert_eq!(
+            f.load(lib("a", &["g"]), false).unwrap_err(),
+            "Library 'a' already exists"
+        );
+        assert_eq!(
+            f.load(lib("b", &["f1"]), false).unwrap_err(),
+            "Function f1 already exists"
+        );
+        // Replacing a library frees its function names.
+        f.load(lib("a", &["f1"]), true).unwrap();
+        f.load(lib("b", &["f2"]), false).unwrap();
+        assert_eq!(
+            f.counts(),
+            Counts {
+                libraries: 2,
+                functions: 2
+            }
+        );
+        assert!(f.delete(b"a"));
+        assert!(!f.delete(b"a"));
+        assert!(f.function(b"f1").is_none());
+        assert_eq!(f.function(b"f2").unwrap().0.name, "b");
+    }
+
+    #[test]
+    fn dump_round_trips_and_detects_damage() {
+        let f = Functions::default();
+        f.load(lib("a", &["f1"]), false).unwrap();
+        f.load(lib("b", &["f2"]), false).unwrap();
+        let dump = f.dump();
+        let codes = parse_dump(&dump).unwrap();
+        assert_eq!(
+            codes,
+            vec![b"#!lua name=a\n".to_vec(), b"#!lua name=b\n".to_vec()]
+        );
+        let mut bad = dump.clone();
+        bad[3] ^= 1;
+        assert!(parse_dump(&bad).is_err());
+        assert!(parse_dump(b"short").is_err());
+        let mut long = Vec::new();
+        put_length(&mut long, 70_000);
+        assert_eq!(read_length(&long, &mut 0), Some((70_000, false)));
+    }
+}
