@@ -6,6 +6,7 @@
 //! live bytes. Every change of a key bumps its watch version.
 
 mod classes;
+mod item_info;
 mod recount;
 pub(crate) mod room;
 mod scan;
@@ -20,7 +21,7 @@ use crate::index::{Access, Index};
 use crate::item::{split_stored_flags, stored_flags, ItemRef, Mutation, NewItem, ValueKind};
 use crate::journal::change;
 use crate::KvError;
-pub use classes::ItemInfo;
+pub use item_info::ItemInfo;
 use watches::WatchTable;
 
 /// Why an item left the index (for the counters).
