@@ -1,29 +1,12 @@
-//! What the size-class statistics see of an item (`ItemInfo`: sizes, expiry,
-//! access record, read from the index and the DRAM record or stub, never
-//! from the SSD), and the per-class removal counters kept as items are
-//! evicted or reclaimed.
+//! What the size-class statistics see of an item ([`ItemInfo`], read from
+//! the index and the DRAM record or stub, never from the SSD), and the
+//! per-class removal counters kept as items are evicted or reclaimed.
 
+use super::item_info::ItemInfo;
 use super::{Removal, ShardInner};
 use crate::arena::{header_len, Record};
 use crate::context::Ctx;
-use crate::index::Access;
 use crate::tier::ValueRef;
-
-/// One item as a stats walk sees it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ItemInfo<'a> {
-    /// The item's key.
-    pub key: &'a [u8],
-    /// Bytes of the value.
-    pub value_len: usize,
-    /// Bytes of the item's record (header, key, value): what decides its
-    /// size class.
-    pub size: usize,
-    /// Expiry, Unix milliseconds.
-    pub expires_at: Option<u64>,
-    /// Fetched since written, and seconds since the last access.
-    pub access: Access,
-}
 
 /// The (record size, value length) of the item `rec` stands for: the
 /// record itself, or with the SSD tier the record on the device its stub

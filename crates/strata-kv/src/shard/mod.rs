@@ -8,6 +8,7 @@
 mod chunks;
 mod classes;
 mod copy;
+mod item_info;
 pub(crate) mod large;
 mod recount;
 pub(crate) mod room;
@@ -24,7 +25,7 @@ use crate::index::{Access, Index};
 use crate::item::{split_stored_flags, stored_flags, ItemRef, Mutation, NewItem, ValueKind};
 use crate::journal::change;
 use crate::KvError;
-pub use classes::ItemInfo;
+pub use item_info::ItemInfo;
 use watches::WatchTable;
 
 /// Why an item left the index (for the counters).
