@@ -86,7 +86,7 @@ impl OrderedIndex {
 
     /// Adds an entry (a no-op if it is there already).
     pub fn add(&self, key: &[u8], rec: RecPtr) {
-        self.entries.get_or_insert(key.into(), rec);
+        self.add_owned(key.into(), rec);
     }
 
     /// [`add`](Self::add) with the key already owned (recovery's rebuild).
