@@ -79,6 +79,11 @@ pub struct SsdConfig {
     /// Where the engine's index survives restarts; must match the device's
     /// format. Default [`IndexHome::Rebuilt`].
     pub index_home: IndexHome,
+    /// Bytes of idle large read buffers (64 KiB and up) kept for reuse, so
+    /// that a scan does not fault in fresh pages for every read. Default 0:
+    /// large reads are still handed out without a copy, but their buffers go
+    /// back to the allocator. The pool's memory is the caller's to account.
+    pub read_buffers: u64,
 }
 
 impl Default for SsdConfig {
@@ -91,6 +96,7 @@ impl Default for SsdConfig {
             rebuild_threads: 4,
             dram_cache_size: 64 << 20,
             index_home: IndexHome::Rebuilt,
+            read_buffers: 0,
         }
     }
 }

@@ -114,6 +114,7 @@ pub use cache::{CacheStats, RecordCache, ENTRY_OVERHEAD};
 pub use config::{IndexHome, SsdConfig, MAX_BLOCK_SIZE, MIN_BLOCK_SIZE};
 pub use device_path::{open_ssd_path, IoMode, DATA_FILE_NAME};
 pub use error::SsdError;
+pub use format::entry::PAYLOAD_ALIGN_PAD;
 pub use loc::{BlockLoc, BLOCK_BITS, OFFSET_BITS, PACKED_BITS};
 pub use position::Position;
 pub use recovery::{LiveTally, Recovery};

@@ -44,15 +44,15 @@ impl CacheOptions {
 
 /// Bytes of the operators' pool a cached table may keep resident:
 /// `percent` of what is left once the pool's current reservations (the
-/// SSD tier's write block) and the buffers of a scan are set aside: per
-/// partition, [`READ_AHEAD`](super::scan::READ_AHEAD) segments read ahead
-/// (each counted twice: the read's buffer and its copy) and the one being
-/// computed on. `None` (no budget): everything.
+/// SSD tier's write block and idle read buffers) and the buffers of a scan
+/// are set aside: per partition, [`READ_AHEAD`](super::scan::READ_AHEAD)
+/// segments read ahead and the one being computed on (a segment is decoded
+/// in place in the buffer it was read into). `None` (no budget): everything.
 pub fn resident_share(pool: Option<u64>, reserved: usize, percent: u8, partitions: usize) -> usize {
     let Some(pool) = pool else {
         return usize::MAX;
     };
-    let scans = partitions.max(1) * (2 * super::scan::READ_AHEAD + 1) * SEGMENT_BYTES;
+    let scans = partitions.max(1) * (super::scan::READ_AHEAD + 1) * SEGMENT_BYTES;
     let free = (pool as usize).saturating_sub(reserved + scans);
     (free as f64 * f64::from(percent) / 100.0) as usize
 }

@@ -1,7 +1,11 @@
 //! [`BatchCodec`]: how a cached segment is laid out on the SSD: an Arrow
 //! IPC stream of one batch, its buffers optionally compressed
-//! ([`CacheCompression`]). Decoding reads the arrays in place from the
-//! bytes read back (no copy beyond decompression).
+//! ([`CacheCompression`]), after [`PAYLOAD_ALIGN_PAD`] zero bytes. Decoding
+//! reads the arrays in place from the bytes read back (no copy beyond
+//! decompression): the SSD tier hands a large read out in the buffer it was
+//! read into, and the pad puts the stream, whose buffers are 64-byte aligned
+//! within it, on an 8-byte boundary there, so that Arrow need not copy a
+//! `Float64` buffer to align it.
 
 use bytes::Bytes;
 use datafusion::arrow::buffer::Buffer;
@@ -11,6 +15,7 @@ use datafusion::arrow::ipc::writer::{IpcWriteOptions, StreamWriter};
 use datafusion::arrow::ipc::{CompressionType, MetadataVersion};
 use datafusion::arrow::record_batch::RecordBatch;
 use serde::Serialize;
+use strata_ssd::PAYLOAD_ALIGN_PAD;
 
 /// Compression of cached segments written to the SSD. A choice, measured
 /// both ways (`docs/benchmarks.md`, analytics): compression trades
@@ -57,6 +62,7 @@ impl BatchCodec {
     /// `batch` as one IPC stream.
     pub fn encode(&self, batch: &RecordBatch) -> Result<Vec<u8>, ArrowError> {
         let mut out = Vec::with_capacity(batch.get_array_memory_size() + 1024);
+        out.resize(PAYLOAD_ALIGN_PAD, 0);
         let mut writer =
             StreamWriter::try_new_with_options(&mut out, &batch.schema(), self.options.clone())?;
         writer.write(batch)?;
@@ -67,7 +73,10 @@ impl BatchCodec {
 
     /// The batch of an [`encode`](Self::encode)d stream.
     pub fn decode(&self, bytes: Bytes) -> Result<RecordBatch, ArrowError> {
-        let mut buffer = Buffer::from(bytes);
+        if bytes.len() < PAYLOAD_ALIGN_PAD {
+            return Err(ArrowError::IpcError("a cached segment is truncated".into()));
+        }
+        let mut buffer = Buffer::from(bytes.slice(PAYLOAD_ALIGN_PAD..));
         let mut decoder = StreamDecoder::new();
         let mut batch = None;
         while !buffer.is_empty() {

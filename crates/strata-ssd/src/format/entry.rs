@@ -15,6 +15,12 @@ pub(crate) const ENTRY_HEADER_LEN: usize = 12;
 /// blocks).
 pub(crate) const ENTRY_ALIGN: usize = 8;
 
+/// Bytes a caller puts before data it wants 8-byte aligned in memory when
+/// read back: a payload starts right after its entry's header, at an
+/// [`ENTRY_ALIGN`]ed offset, so a payload read in place (a large read)
+/// starts this many bytes short of an 8-byte boundary.
+pub const PAYLOAD_ALIGN_PAD: usize = (ENTRY_ALIGN - ENTRY_HEADER_LEN % ENTRY_ALIGN) % ENTRY_ALIGN;
+
 /// Bytes an entry with `payload_len` bytes of payload occupies in a block:
 /// what live accounting counts.
 pub(crate) fn footprint(payload_len: usize) -> usize {

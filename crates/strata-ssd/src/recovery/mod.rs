@@ -41,6 +41,7 @@ use crate::loc::BlockLoc;
 use crate::pool::IoPool;
 use crate::position::Position;
 use crate::stats::{Counters, RebuildStats};
+use crate::store::buffers::ReadBuffers;
 use crate::store::geometry::Geometry;
 use crate::store::table::{BlockState, BlockTable};
 use crate::store::writer::Writer;
@@ -365,6 +366,7 @@ impl Recovery {
             .then(|| RecordCache::new(self.config.dram_cache_size));
         let inner = Inner {
             pool: IoPool::new(self.config.io_threads, self.config.io_queue_depth)?,
+            buffers: ReadBuffers::new(self.config.read_buffers),
             writer: Mutex::new(Writer::new(self.geometry.block_size, self.next_seq)),
             frontier: AtomicU64::new(self.next_seq - 1),
             // Everything on the device was synced above.

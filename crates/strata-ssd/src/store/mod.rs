@@ -16,6 +16,7 @@
 //! the block stops being readable, and a block's new life never mixes with
 //! its old one after a crash.
 
+pub(crate) mod buffers;
 pub(crate) mod defrag;
 pub(crate) mod geometry;
 pub(crate) mod read;
@@ -38,6 +39,7 @@ use crate::pool::IoPool;
 use crate::position::Position;
 use crate::recovery::Recovery;
 use crate::stats::{get, Counters, DefragStats, RebuildStats, SsdStats};
+use buffers::ReadBuffers;
 use geometry::Geometry;
 use table::BlockTable;
 use writer::Writer;
@@ -74,6 +76,8 @@ pub(crate) struct Inner {
     pub(crate) counters: Counters,
     pub(crate) cache: Option<RecordCache<u64, Version>>,
     pub(crate) pool: IoPool,
+    /// Buffers of device reads (large ones pooled).
+    pub(crate) buffers: Arc<ReadBuffers>,
     pub(crate) rebuild: RebuildStats,
 }
 

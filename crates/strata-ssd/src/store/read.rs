@@ -6,9 +6,7 @@
 
 use std::sync::Arc;
 
-use bytes::Bytes;
-use strata_device::AlignedBuf;
-
+use super::buffers::Lease;
 use super::geometry::{align_down, align_up};
 use super::table::BlockState;
 use super::{loc_hint, Inner, Version};
@@ -18,6 +16,7 @@ use crate::format::entry::{self, ENTRY_ALIGN, ENTRY_HEADER_LEN};
 use crate::loc::BlockLoc;
 use crate::pool::IoPool;
 use crate::stats::add;
+use bytes::Bytes;
 
 /// What a read needs to know about the block of a location.
 #[derive(Clone, Copy)]
@@ -152,7 +151,7 @@ impl Inner {
             .saturating_sub(base)
             .min(image.len());
         let found = entry::decode(&image, at, limit, seed).map_err(corrupt)?;
-        Ok((found.kind, Bytes::copy_from_slice(&image[found.payload])))
+        Ok((found.kind, image.into_bytes(found.payload)))
     }
 
     /// Reads the aligned window holding the entry at `loc`: the `whole`
@@ -163,7 +162,7 @@ impl Inner {
         loc: BlockLoc,
         whole: bool,
         len: Option<usize>,
-    ) -> Result<(AlignedBuf, usize), SsdError> {
+    ) -> Result<(Lease, usize), SsdError> {
         let offset = loc.offset as usize;
         let base = align_down(offset);
         // With the length known (and plausible), the first read covers the
@@ -172,7 +171,7 @@ impl Inner {
             .map(|len| offset.saturating_add(entry::footprint(len)))
             .filter(|&end| whole && end <= self.table.used(loc.block));
         let head_end = align_up(expected.unwrap_or(offset + ENTRY_HEADER_LEN));
-        let mut image = AlignedBuf::zeroed(head_end - base);
+        let mut image = self.buffers.take(head_end - base);
         self.read_device(&mut image, loc.block, base)?;
         if !whole {
             return Ok((image, base));
@@ -188,7 +187,7 @@ impl Inner {
         }
         let full_end = align_up(end);
         if full_end > head_end {
-            let mut whole = AlignedBuf::zeroed(full_end - base);
+            let mut whole = self.buffers.take(full_end - base);
             whole[..image.len()].copy_from_slice(&image);
             self.read_device(&mut whole[head_end - base..], loc.block, head_end)?;
             image = whole;

@@ -1,0 +1,202 @@
+//! [`ReadBuffers`]: the aligned buffers of device reads, with the large
+//! ones kept for reuse up to a byte budget ([`SsdConfig::read_buffers`](crate::SsdConfig::read_buffers)).
+//!
+//! A large read hands its payload out in place: the [`Bytes`] returned owns
+//! the buffer ([`Lease::into_bytes`]), so the read costs no copy. When the
+//! last `Bytes` of it drops, the buffer comes back here instead of to the
+//! allocator. A scan of the tier (the analytics cache reads megabytes per
+//! segment) otherwise faulted in fresh pages on every read, copied the
+//! payload into more fresh pages, and gave both back with `madvise`: about
+//! 45% of the CPU of a logistic regression whose table lived on the SSD.
+//! Small reads (a KV record's 4 KiB window) are copied out as before, so a
+//! small cached record never pins a whole window.
+
+use std::ops::{Deref, DerefMut, Range};
+use std::sync::Arc;
+
+use bytes::Bytes;
+use parking_lot::Mutex;
+use strata_device::AlignedBuf;
+
+/// Reads of at least this many bytes are large: handed out in place and
+/// their buffers pooled. The slack a payload carries (at most two 4 KiB
+/// alignment pages and an entry header) is then under 13% of it.
+pub(crate) const LARGE_READ: usize = 64 * 1024;
+
+/// Pooled buffers are sized in steps of this, so that segments of nearly
+/// the same size share buffers.
+const SIZE_STEP: usize = 64 * 1024;
+
+/// The read buffers of one store.
+pub(crate) struct ReadBuffers {
+    /// Bytes of idle buffers kept at most.
+    budget: usize,
+    idle: Mutex<Idle>,
+}
+
+#[derive(Default)]
+struct Idle {
+    buffers: Vec<AlignedBuf>,
+    bytes: usize,
+}
+
+impl ReadBuffers {
+    /// Keeps up to `budget` bytes of idle large buffers (0: none).
+    pub(crate) fn new(budget: u64) -> Arc<ReadBuffers> {
+        Arc::new(ReadBuffers {
+            budget: usize::try_from(budget).unwrap_or(usize::MAX),
+            idle: Mutex::new(Idle::default()),
+        })
+    }
+
+    /// A buffer of `len` bytes: for a large read, an idle one of at least
+    /// `len` and at most twice it (its content is what the last read left;
+    /// the caller overwrites the `len` bytes it uses), else a new zeroed one.
+    pub(crate) fn take(self: &Arc<ReadBuffers>, len: usize) -> Lease {
+        if len < LARGE_READ {
+            return Lease {
+                buf: Some(AlignedBuf::zeroed(len)),
+                len,
+                home: None,
+            };
+        }
+        let reused = {
+            let mut idle = self.idle.lock();
+            let fit = idle
+                .buffers
+                .iter()
+                .position(|b| b.len() >= len && b.len() / 2 <= len);
+            fit.map(|at| {
+                let buf = idle.buffers.swap_remove(at);
+                idle.bytes -= buf.len();
+                buf
+            })
+        };
+        let buf = reused.unwrap_or_else(|| AlignedBuf::zeroed(len.div_ceil(SIZE_STEP) * SIZE_STEP));
+        Lease {
+            buf: Some(buf),
+            len,
+            home: Some(self.clone()),
+        }
+    }
+
+    /// Takes `buf` back if the budget has room; otherwise it is freed.
+    fn give_back(&self, buf: AlignedBuf) {
+        let mut idle = self.idle.lock();
+        if idle.bytes + buf.len() <= self.budget {
+            idle.bytes += buf.len();
+            idle.buffers.push(buf);
+        }
+    }
+
+    /// Bytes of idle buffers held now.
+    #[cfg(test)]
+    fn idle_bytes(&self) -> usize {
+        self.idle.lock().bytes
+    }
+}
+
+/// A buffer of [`ReadBuffers`]: derefs to its first `len` bytes, and goes
+/// back to its pool (large ones) when dropped.
+pub(crate) struct Lease {
+    /// Always `Some` until dropped.
+    buf: Option<AlignedBuf>,
+    len: usize,
+    home: Option<Arc<ReadBuffers>>,
+}
+
+impl Lease {
+    /// `range` of the buffer as `Bytes`: in place for a large buffer (the
+    /// `Bytes` keeps the buffer until its last clone drops), copied out of a
+    /// small one.
+    pub(crate) fn into_bytes(self, range: Range<usize>) -> Bytes {
+        if self.home.is_none() {
+            return Bytes::copy_from_slice(&self[range]);
+        }
+        Bytes::from_owner(self).slice(range)
+    }
+}
+
+impl Deref for Lease {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match &self.buf {
+            Some(buf) => &buf[..self.len],
+            None => &[],
+        }
+    }
+}
+
+impl DerefMut for Lease {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        match &mut self.buf {
+            Some(buf) => &mut buf[..self.len],
+            None => &mut [],
+        }
+    }
+}
+
+impl AsRef<[u8]> for Lease {
+    fn as_ref(&self) -> &[u8] {
+        self
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        if let (Some(home), Some(buf)) = (&self.home, self.buf.take()) {
+            home.give_back(buf);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use strata_device::BLOCK_ALIGN;
+
+    #[test]
+    fn small_reads_are_copied_and_not_pooled() {
+        let buffers = ReadBuffers::new(1 << 20);
+        let mut lease = buffers.take(BLOCK_ALIGN);
+        lease[10] = 7;
+        let bytes = lease.into_bytes(8..12);
+        assert_eq!(&bytes[..], &[0, 0, 7, 0]);
+        assert_eq!(buffers.idle_bytes(), 0);
+    }
+
+    #[test]
+    fn a_large_buffer_returns_when_its_last_bytes_drop_and_is_reused() {
+        let buffers = ReadBuffers::new(1 << 20);
+        let len = LARGE_READ + BLOCK_ALIGN;
+        let mut lease = buffers.take(len);
+        assert_eq!(lease.len(), len);
+        assert_eq!(lease.as_ptr() as usize % BLOCK_ALIGN, 0);
+        lease[100] = 9;
+        let first = lease.as_ptr();
+        let bytes = lease.into_bytes(100..200);
+        let clone = bytes.clone();
+        drop(bytes);
+        assert_eq!(buffers.idle_bytes(), 0, "a clone still holds it");
+        assert_eq!(clone[0], 9);
+        drop(clone);
+        assert_eq!(buffers.idle_bytes(), 2 * SIZE_STEP);
+        // A read of a similar size reuses it; a much smaller one does not.
+        assert_ne!(buffers.take(LARGE_READ / 2).as_ptr(), first);
+        let again = buffers.take(len - BLOCK_ALIGN);
+        assert_eq!(again.as_ptr(), first);
+        assert_eq!(buffers.idle_bytes(), 0);
+    }
+
+    #[test]
+    fn idle_buffers_stay_within_the_budget() {
+        let buffers = ReadBuffers::new(3 * LARGE_READ as u64);
+        let leases: Vec<Lease> = (0..5).map(|_| buffers.take(LARGE_READ)).collect();
+        drop(leases);
+        assert_eq!(buffers.idle_bytes(), 3 * LARGE_READ);
+        let none = ReadBuffers::new(0);
+        drop(none.take(LARGE_READ));
+        assert_eq!(none.idle_bytes(), 0);
+    }
+}
