@@ -1,6 +1,6 @@
 //! The engine's internal namespace: chunk records of large collections.
 //!
-//! A large collection (see ARCHITECTURE.md, *Large collections*) is a head
+//! A large collection (see docs/design/kv.md, *Collections*) is a head
 //! record under the user's key plus chunk records numbered `0..chunks`.
 //! Both kinds are told apart by bits of the stored flags word (which every
 //! placement, the log's PUT, snapshots and SSD entries already carry):

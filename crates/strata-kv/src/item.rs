@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 /// What a value is: a plain string, or one of Redis's collections encoded
 /// by the front end (the engine stores every kind as one record; see
-/// ARCHITECTURE.md, *Collections*).
+/// docs/design/kv.md, *Collections*).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum ValueKind {
     /// A string (every memcached item, Redis strings).

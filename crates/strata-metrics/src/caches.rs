@@ -4,7 +4,7 @@
 //! and `_nodes/stats` (`strata_cache`) both render, so the two agree.
 //!
 //! The first step towards one DRAM cache with one byte budget
-//! (ARCHITECTURE.md, *One DRAM cache*): today each cache keeps its own
+//! (docs/design/tiers.md, *One DRAM cache*): today each cache keeps its own
 //! budget and the ledger asks it for its figures at report time; the
 //! total budget is the sum of theirs.
 
