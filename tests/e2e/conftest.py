@@ -21,7 +21,9 @@ and ``memcached`` instead (to check the tests themselves); tests marked
 reference (``scripts/peers/opensearch --e2e`` does all of it; see
 docs/opensearch-reference.md). Tests marked ``opensearch_differs(reason)``
 assert Elasticsearch behaviour that OpenSearch documents differently, and
-tests that need their own Strata server (``strata_factory``) are skipped then.
+tests that need their own Strata server (``strata_factory``) are skipped then;
+tests marked ``strata_differs(reason)`` assert a Strata behaviour that
+Elasticsearch and OpenSearch do not have (known, to be fixed) and must fail.
 """
 
 import json
@@ -50,6 +52,9 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "opensearch_differs(reason): Elasticsearch behaviour OpenSearch does "
         "differently (skipped in the OpenSearch reference run)")
+    config.addinivalue_line(
+        "markers", "strata_differs(reason): the test asserts a Strata behaviour that neither "
+        "Elasticsearch nor OpenSearch has (an expected failure in the OpenSearch reference run)")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -63,6 +68,9 @@ def pytest_collection_modifyitems(config, items):
             for mark in item.iter_markers("opensearch_differs"):
                 reason = mark.args[0] if mark.args else mark.kwargs.get("reason", "")
                 item.add_marker(pytest.mark.skip(reason=f"OpenSearch differs: {reason}"))
+            for mark in item.iter_markers("strata_differs"):
+                reason = mark.args[0] if mark.args else mark.kwargs.get("reason", "")
+                item.add_marker(pytest.mark.xfail(reason=f"Strata differs: {reason}", strict=True))
 
 
 def strata_binary():
