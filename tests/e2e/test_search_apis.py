@@ -51,7 +51,7 @@ def test_helpers_scan_reads_every_document_once(es):
 
 
 @pytest.mark.strata_differs(
-    "a cleared scroll id is a 404 search_phase_execution_exception (root_cause search_context_missing_exception); Strata and the test use search_context_missing_exception at the top")
+    "a cleared scroll id is a 404 search_phase_execution_exception (root_cause search_context_missing_exception), and clearing _all counts freed nodes (1 here), not contexts; Strata and the test use search_context_missing_exception at the top and count contexts")
 def test_scroll_sees_a_snapshot_and_is_cleared(es):
     fill(es, "apis-scroll", 300, shards=1)
     first = es.search(index="apis-scroll", scroll="1m", size=100, sort=["n"])
@@ -83,7 +83,7 @@ def test_scroll_sees_a_snapshot_and_is_cleared(es):
 
 
 @pytest.mark.opensearch_differs(
-    "OpenSearch's point in time API is /<index>/_search/point_in_time, not /<index>/_pit")
+    "OpenSearch's point in time API is /<index>/_search/point_in_time, not /<index>/_pit (and expired contexts are reaped every search.keep_alive_interval, 1 m: a 1 s scroll still answers after 2.5 s)")
 def test_scroll_expires_after_keep_alive(es):
     fill(es, "apis-expiry", 20, shards=1)
     sid = es.search(index="apis-expiry", scroll="1s", size=5)["_scroll_id"]
@@ -113,7 +113,7 @@ def test_open_context_limit(es):
 
 
 @pytest.mark.opensearch_differs(
-    "OpenSearch's point in time API is /<index>/_search/point_in_time, not /<index>/_pit")
+    "OpenSearch's point in time API is /<index>/_search/point_in_time, not /<index>/_pit, and it adds no implicit _shard_doc tiebreaker")
 def test_point_in_time_pages_with_search_after(es):
     docs = fill(es, "apis-pit", 500)
     pit = es.open_point_in_time(index="apis-pit", keep_alive="1m")
@@ -258,7 +258,7 @@ def test_tasks_track_a_detached_job(es):
 
 
 @pytest.mark.opensearch_differs(
-    "elasticsearch-py sends _field_caps fields in the body (Elasticsearch 8); OpenSearch takes them only in the URL")
+    "elasticsearch-py sends _field_caps fields in the body (Elasticsearch 8); OpenSearch takes them only in the URL and has no metadata_field")
 def test_field_caps_validate_explain_analyze(es):
     docs = fill(es, "apis-caps", 50)
     es.options(ignore_status=404).indices.delete(index="apis-caps2")

@@ -250,8 +250,8 @@ def test_highlight(es, corpus):
     {"aggs": {"t": {"terms": {"field": "tag"}, "aggs": {"c": {"cumulative_sum": {"buckets_path": "_count"}}}}}},
     {"aggs": {"w": {"weighted_avg": {"value": {"field": "n"}}}}},
     pytest.param({"highlight": {"fields": {"body": {"type": "magic"}}}}, marks=pytest.mark.strata_differs(
-        "the highlighter type is looked up in the fetch phase, for hits that have the field; "
-        "Strata refuses it before searching")),
+        "the highlighter type is looked up in the fetch phase: when the fetched hits come from one of "
+        "two shards the answer is 200 with _shards.failed 1; Strata refuses the request before searching")),
 ])
 def test_bad_requests_are_400(es, corpus, body):
     name, _, _ = corpus

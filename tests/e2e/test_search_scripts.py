@@ -100,7 +100,7 @@ def test_update_with_script_upsert_and_op(es):
 
 
 @pytest.mark.strata_differs(
-    "the root_cause of a failed update script is the illegal_argument_exception 'failed to execute script' (the script_exception is its caused_by); Strata and the test put the script_exception in root_cause")
+    "update script errors are the illegal_argument_exception 'failed to execute script' (also for an unknown lang) with the script_exception as caused_by, which is also the root_cause; Strata and the test put the script_exception in root_cause")
 def test_update_script_errors_have_elasticsearch_shape(es):
     name = "e2e-scripts-err"
     es.options(ignore_status=404).indices.delete(index=name)
@@ -177,7 +177,7 @@ def test_script_fields_and_runtime_fields(es, products):
 
 
 @pytest.mark.strata_differs(
-    "script_score takes its script as an object only (a string is a 400 x_content_parse_exception); Strata and the test accept a string")
+    "script_score takes its script as an object only (a string is a 400 x_content_parse_exception), and a failing score script is a search_phase_execution_exception caused by the script_exception; Strata and the test accept a string and put the script_exception at the top")
 def test_script_score_and_script_query(es, products):
     r = es.search(index=INDEX, size=10, query={"script_score": {
         "query": {"term": {"cat": "a"}},
@@ -285,7 +285,7 @@ def test_bucket_script_and_selector(es, products):
 
 
 @pytest.mark.strata_differs(
-    "PUT _scripts/<id> compiles only when a context is given; without one '1 +' is stored; Strata refuses it and the test expects that")
+    "PUT _scripts/<id> compiles only when a context is given (without one '1 +' is stored), and a missing stored script in a search is a search_phase_execution_exception; Strata refuses the script and the test expects that")
 def test_stored_scripts(es, products):
     es.put_script(id="e2e-total", script={"lang": "painless", "source": "doc['price'].value * params.k"})
     got = es.get_script(id="e2e-total")
