@@ -14,6 +14,16 @@ The HTTP (Elasticsearch-compatible) front end also listens on a free port
 ``STRATA_E2E_PEERS=1`` runs the same suite against a real ``redis-server``
 and ``memcached`` instead (to check the tests themselves); tests marked
 ``strata_only`` (one keyspace behind both protocols) are skipped then.
+
+``STRATA_E2E_OPENSEARCH=http://127.0.0.1:PORT`` points the search tests
+(``test_search*.py``) at a running OpenSearch node behind
+``scripts/peers/opensearch-proxy`` instead of starting Strata, as a
+reference (``scripts/peers/opensearch --e2e`` does all of it; see
+docs/opensearch-reference.md). Tests marked ``opensearch_differs(reason)``
+assert Elasticsearch behaviour that OpenSearch documents differently, and
+tests that need their own Strata server (``strata_factory``) are skipped then;
+tests marked ``strata_differs(reason)`` assert a Strata behaviour that
+Elasticsearch and OpenSearch do not have (known, to be fixed) and must fail.
 """
 
 import json
@@ -34,19 +44,33 @@ import redis
 REPO_ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 30.0
 PEERS = os.environ.get("STRATA_E2E_PEERS") == "1"
+OPENSEARCH = os.environ.get("STRATA_E2E_OPENSEARCH")
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "strata_only: needs both protocols on one keyspace")
+    config.addinivalue_line(
+        "markers", "opensearch_differs(reason): Elasticsearch behaviour OpenSearch does "
+        "differently (skipped in the OpenSearch reference run)")
+    config.addinivalue_line(
+        "markers", "strata_differs(reason): the test asserts a Strata behaviour that neither "
+        "Elasticsearch nor OpenSearch has (an expected failure in the OpenSearch reference run)")
 
 
 def pytest_collection_modifyitems(config, items):
-    if not PEERS:
-        return
-    skip = pytest.mark.skip(reason="peer servers do not share a keyspace")
-    for item in items:
-        if "strata_only" in item.keywords:
-            item.add_marker(skip)
+    if PEERS:
+        skip = pytest.mark.skip(reason="peer servers do not share a keyspace")
+        for item in items:
+            if "strata_only" in item.keywords:
+                item.add_marker(skip)
+    if OPENSEARCH:
+        for item in items:
+            for mark in item.iter_markers("opensearch_differs"):
+                reason = mark.args[0] if mark.args else mark.kwargs.get("reason", "")
+                item.add_marker(pytest.mark.skip(reason=f"OpenSearch differs: {reason}"))
+            for mark in item.iter_markers("strata_differs"):
+                reason = mark.args[0] if mark.args else mark.kwargs.get("reason", "")
+                item.add_marker(pytest.mark.xfail(reason=f"Strata differs: {reason}", strict=True))
 
 
 def strata_binary():
@@ -159,18 +183,38 @@ class PeerServers:
         return 0
 
 
+class OpenSearchReference:
+    """A running OpenSearch node (through the header proxy) as the search
+    server under test; it has no memcached or RESP front end."""
+
+    resp_port = None
+    memcache_port = None
+
+    def __init__(self, url):
+        self.http_port = int(url.rstrip("/").rsplit(":", 1)[1])
+        wait_for_port(self.http_port, timeout=5)
+
+    def stop(self):
+        return 0
+
+
 @pytest.fixture(scope="session")
 def server():
     """The server under test (ports in `.resp_port`, `.memcache_port`, `.http_port`)."""
-    srv = PeerServers() if PEERS else StrataProcess()
+    if OPENSEARCH:
+        srv = OpenSearchReference(OPENSEARCH)
+    else:
+        srv = PeerServers() if PEERS else StrataProcess()
     yield srv
     code = srv.stop()
-    assert code == 0, f"server exit code {code}\n" + (srv.log() if not PEERS else "")
+    assert code == 0, f"server exit code {code}\n" + (srv.log() if isinstance(srv, StrataProcess) else "")
 
 
 @pytest.fixture
 def strata_factory():
     """Starts extra strata servers with given options; stops them after the test."""
+    if OPENSEARCH:
+        pytest.skip("needs its own strata server (Strata's own options)")
     started = []
 
     def start(*args):

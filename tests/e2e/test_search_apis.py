@@ -50,6 +50,8 @@ def test_helpers_scan_reads_every_document_once(es):
     assert es.count(index="apis-scan")["count"] == 1000
 
 
+@pytest.mark.strata_differs(
+    "a cleared scroll id is a 404 search_phase_execution_exception (root_cause search_context_missing_exception), and clearing _all counts freed nodes (1 here), not contexts; Strata and the test use search_context_missing_exception at the top and count contexts")
 def test_scroll_sees_a_snapshot_and_is_cleared(es):
     fill(es, "apis-scroll", 300, shards=1)
     first = es.search(index="apis-scroll", scroll="1m", size=100, sort=["n"])
@@ -80,6 +82,8 @@ def test_scroll_sees_a_snapshot_and_is_cleared(es):
     assert es.options(ignore_status=404).scroll(scroll_id=ids[0]).meta.status == 404
 
 
+@pytest.mark.opensearch_differs(
+    "OpenSearch's point in time API is /<index>/_search/point_in_time, not /<index>/_pit (and expired contexts are reaped every search.keep_alive_interval, 1 m: a 1 s scroll still answers after 2.5 s)")
 def test_scroll_expires_after_keep_alive(es):
     fill(es, "apis-expiry", 20, shards=1)
     sid = es.search(index="apis-expiry", scroll="1s", size=5)["_scroll_id"]
@@ -108,6 +112,8 @@ def test_open_context_limit(es):
         es.cluster.put_settings(transient={"search.max_open_scroll_context": None})
 
 
+@pytest.mark.opensearch_differs(
+    "OpenSearch's point in time API is /<index>/_search/point_in_time, not /<index>/_pit, and it adds no implicit _shard_doc tiebreaker")
 def test_point_in_time_pages_with_search_after(es):
     docs = fill(es, "apis-pit", 500)
     pit = es.open_point_in_time(index="apis-pit", keep_alive="1m")
@@ -251,6 +257,8 @@ def test_tasks_track_a_detached_job(es):
         es.tasks.get(task_id=task_id.split(":")[0] + ":999999")
 
 
+@pytest.mark.opensearch_differs(
+    "elasticsearch-py sends _field_caps fields in the body (Elasticsearch 8); OpenSearch takes them only in the URL and has no metadata_field")
 def test_field_caps_validate_explain_analyze(es):
     docs = fill(es, "apis-caps", 50)
     es.options(ignore_status=404).indices.delete(index="apis-caps2")
@@ -287,6 +295,8 @@ def test_field_caps_validate_explain_analyze(es):
         es.indices.analyze(analyzer="nope", text="x")
 
 
+@pytest.mark.opensearch_differs(
+    "elasticsearch-py 9 sends POST /_cat/count; OpenSearch's _cat APIs take GET only")
 def test_cat_tables_and_delete_with_ignore_unavailable(es):
     docs = fill(es, "apis-cat", 120, shards=3)
     count = es.cat.count(index="apis-cat", format="json")

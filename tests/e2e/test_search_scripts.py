@@ -99,6 +99,8 @@ def test_update_with_script_upsert_and_op(es):
     es.indices.delete(index=name)
 
 
+@pytest.mark.strata_differs(
+    "update script errors are the illegal_argument_exception 'failed to execute script' (also for an unknown lang) with the script_exception as caused_by, which is also the root_cause; Strata and the test put the script_exception in root_cause")
 def test_update_script_errors_have_elasticsearch_shape(es):
     name = "e2e-scripts-err"
     es.options(ignore_status=404).indices.delete(index=name)
@@ -140,6 +142,8 @@ def test_update_script_errors_have_elasticsearch_shape(es):
     es.indices.delete(index=name)
 
 
+@pytest.mark.opensearch_differs(
+    "OpenSearch has no runtime_mappings (runtime fields came in Elasticsearch 7.11)")
 def test_script_fields_and_runtime_fields(es, products):
     r = es.search(index=INDEX, size=100, sort=[{"qty": "asc"}, {"price": "asc"}], query={"match_all": {}},
                   script_fields={
@@ -172,6 +176,8 @@ def test_script_fields_and_runtime_fields(es, products):
     assert e.value.body["error"]["caused_by"]["reason"].startswith("Text fields are not optimised")
 
 
+@pytest.mark.strata_differs(
+    "script_score takes its script as an object only (a string is a 400 x_content_parse_exception), and a failing score script is a search_phase_execution_exception caused by the script_exception; Strata and the test accept a string and put the script_exception at the top")
 def test_script_score_and_script_query(es, products):
     r = es.search(index=INDEX, size=10, query={"script_score": {
         "query": {"term": {"cat": "a"}},
@@ -278,6 +284,8 @@ def test_bucket_script_and_selector(es, products):
         es.search(index=INDEX, size=0, aggs={"x": {"bucket_script": {"buckets_path": {"a": "b"}, "script": "1"}}})
 
 
+@pytest.mark.strata_differs(
+    "PUT _scripts/<id> compiles only when a context is given (without one '1 +' is stored), and a missing stored script in a search is a search_phase_execution_exception; Strata refuses the script and the test expects that")
 def test_stored_scripts(es, products):
     es.put_script(id="e2e-total", script={"lang": "painless", "source": "doc['price'].value * params.k"})
     got = es.get_script(id="e2e-total")
