@@ -19,12 +19,14 @@ use parking_lot::Mutex;
 use strata_device::AlignedBuf;
 
 /// Reads of at least this many bytes are large: handed out in place and
-/// their buffers pooled. The slack a payload carries (at most two 4 KiB
-/// alignment pages and an entry header) is then under 13% of it.
+/// their buffers pooled. Without a pool (budget 0: the KV tier) a buffer is
+/// exactly the aligned window, so the slack a payload pins (at most two
+/// 4 KiB alignment pages and an entry header) is under 13% of it; with a
+/// pool, a reused buffer may be up to twice the read.
 pub(crate) const LARGE_READ: usize = 64 * 1024;
 
 /// Pooled buffers are sized in steps of this, so that segments of nearly
-/// the same size share buffers.
+/// the same size share buffers (only when there is a pool to share).
 const SIZE_STEP: usize = 64 * 1024;
 
 /// The read buffers of one store.
@@ -72,7 +74,12 @@ impl ReadBuffers {
                 buf
             })
         };
-        let buf = reused.unwrap_or_else(|| AlignedBuf::zeroed(len.div_ceil(SIZE_STEP) * SIZE_STEP));
+        let size = if self.budget > 0 {
+            len.div_ceil(SIZE_STEP) * SIZE_STEP
+        } else {
+            len
+        };
+        let buf = reused.unwrap_or_else(|| AlignedBuf::zeroed(size));
         Lease {
             buf: Some(buf),
             len,
@@ -196,7 +203,9 @@ mod tests {
         drop(leases);
         assert_eq!(buffers.idle_bytes(), 3 * LARGE_READ);
         let none = ReadBuffers::new(0);
-        drop(none.take(LARGE_READ));
+        let exact = none.take(LARGE_READ + 4096);
+        assert_eq!(exact.buf.as_ref().map(|b| b.len()), Some(LARGE_READ + 4096));
+        drop(exact);
         assert_eq!(none.idle_bytes(), 0);
     }
 }

@@ -6,6 +6,8 @@
 
 use std::sync::Arc;
 
+use bytes::Bytes;
+
 use super::buffers::Lease;
 use super::geometry::{align_down, align_up};
 use super::table::BlockState;
@@ -16,7 +18,6 @@ use crate::format::entry::{self, ENTRY_ALIGN, ENTRY_HEADER_LEN};
 use crate::loc::BlockLoc;
 use crate::pool::IoPool;
 use crate::stats::add;
-use bytes::Bytes;
 
 /// What a read needs to know about the block of a location.
 #[derive(Clone, Copy)]
