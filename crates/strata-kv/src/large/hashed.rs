@@ -35,7 +35,8 @@ pub enum Shape {
 }
 
 impl Shape {
-    fn width(self) -> usize {
+    /// Elements per entry: 2 (field, value) or 1 (member).
+    pub fn width(self) -> usize {
         match self {
             Shape::Pairs => 2,
             Shape::Members => 1,
@@ -130,6 +131,11 @@ impl<'a, 's> Hashed<'a, 's> {
     /// True when nothing is held.
     pub fn is_empty(&self) -> bool {
         self.meta.count == 0
+    }
+
+    /// Pairs (a hash) or members (a set).
+    pub fn shape(&self) -> Shape {
+        self.shape
     }
 
     /// Buckets in use: the cursor range of a scan.
@@ -228,6 +234,35 @@ impl<'a, 's> Hashed<'a, 's> {
             self.split()?;
         }
         Ok(added)
+    }
+
+    /// A random entry (a field and its value, or a member): from a random
+    /// bucket, retrying empty ones, kept loaded for the next pick (so
+    /// picking many is one read per bucket). Like Redis's hashtable, an
+    /// entry of a fuller bucket is a little less likely. `None` when empty.
+    pub fn random(&mut self, rng: &mut impl rand::Rng) -> Result<Option<Vec<Vec<u8>>>, KvError> {
+        if self.meta.count == 0 {
+            return Ok(None);
+        }
+        let (width, buckets) = (self.shape.width(), self.meta.buckets());
+        // Random buckets first; then (a nearly empty collection, or a
+        // damaged count) every bucket from a random one on, so this ends.
+        let start = rng.gen_range(0..buckets);
+        for i in 0..64 + buckets {
+            let b = match i.checked_sub(64) {
+                None => rng.gen_range(0..buckets),
+                Some(i) => (start + i) % buckets,
+            };
+            let bucket = self.load(b)?;
+            let entries = bucket.elements.len() / width;
+            if entries > 0 {
+                let at = rng.gen_range(0..entries) * width;
+                return Ok(Some(bucket.elements[at..at + width].to_vec()));
+            }
+        }
+        Err(KvError::Storage {
+            cause: "a large collection counts elements its chunks do not hold".into(),
+        })
     }
 
     /// Removes an element; true if it was there.
