@@ -2,7 +2,7 @@
 //! element per entry): random picks come from the set and end even when
 //! the set is nearly empty; emptying a set removes its key and chunks;
 //! cache-mode eviction takes a large set whole (no orphan chunk, no set
-//! with a chunk missing).
+//! with a chunk missing); reads hold the shard shared (`Store::read_large`).
 
 use std::sync::Arc;
 
@@ -109,4 +109,36 @@ fn eviction_takes_large_sets_whole() {
         }
     }
     assert!(kept > 0 && kept < 200, "{kept}");
+}
+
+#[test]
+fn reads_of_a_large_set_hold_the_shard_shared() {
+    let ks = keyspace(KeyspaceConfig {
+        shards: 1,
+        ..KeyspaceConfig::default()
+    });
+    add(&mut ks.store(), b"s", 0, 5000);
+    let (inside, go_on) = (std::sync::Barrier::new(2), std::sync::Barrier::new(2));
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            ks.store().read_large(b"s", |read| {
+                let mut set = Hashed::open(read, ValueKind::Set).unwrap().unwrap();
+                assert_eq!(set.get(&member(42)).unwrap(), Some(Vec::new()));
+                inside.wait();
+                // Another reader of the same shard, and a large read of
+                // the same set, finish while this one still holds it.
+                go_on.wait();
+            });
+        });
+        inside.wait();
+        let mut store = ks.store();
+        assert!(store.get(b"s", |_| ()).is_some());
+        let n = store.read_large(b"s", |read| {
+            Hashed::open(read, ValueKind::Set).unwrap().map(|s| s.len())
+        });
+        assert_eq!(n, Some(5000));
+        go_on.wait();
+    });
+    let mut store = ks.store();
+    assert!(store.read_large(b"missing", |r| Hashed::open(r, ValueKind::Set).unwrap().is_none()));
 }

@@ -15,7 +15,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use strata_kv::large::{is_head, Hashed, Shape};
-use strata_kv::{collection, LargeEdit, Store, ValueKind};
+use strata_kv::{collection, LargeEdit, LargeRead, Store, ValueKind};
 
 use crate::commands::collection::random_picks;
 use crate::encodings::PackedLimits;
@@ -56,18 +56,19 @@ pub fn read_packed<S: Store, R>(
     }
 }
 
-/// Runs `f` on the large collection of `kind` at `key`; `Ok(None)` when
-/// the key holds none (any more). Nothing `f` changes is written.
+/// Runs `f` on the large collection of `kind` at `key` with its shard
+/// read-locked (other readers run meanwhile); `Ok(None)` when the key
+/// holds none (any more).
 pub fn with_large<S: Store, R>(
     store: &mut S,
     key: &[u8],
     kind: ValueKind,
-    f: impl FnOnce(&mut Hashed<'_, '_>) -> Result<R, RespError>,
+    f: impl FnOnce(&mut Hashed<'_, LargeRead<'_>>) -> Result<R, RespError>,
 ) -> Result<Option<R>, RespError> {
-    store.edit_large(key, |edit| match Hashed::open(edit, kind)? {
+    store.read_large(key, |read| match Hashed::open(read, kind)? {
         Some(mut hashed) => f(&mut hashed).map(Some),
         None => Ok(None),
-    })?
+    })
 }
 
 /// A packed collection opened for change: its entries flattened (borrowed
@@ -110,7 +111,7 @@ pub enum Entries<'a, 's, 'v> {
     /// One record: entries in insertion order.
     Packed(Packed<'v>),
     /// Head and chunks.
-    Large(Hashed<'a, 's>),
+    Large(Hashed<'a, LargeEdit<'s>>),
 }
 
 impl Entries<'_, '_, '_> {
