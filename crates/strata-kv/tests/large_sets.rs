@@ -140,5 +140,9 @@ fn reads_of_a_large_set_hold_the_shard_shared() {
         go_on.wait();
     });
     let mut store = ks.store();
-    assert!(store.read_large(b"missing", |r| Hashed::open(r, ValueKind::Set).unwrap().is_none()));
+    assert!(
+        store.read_large(b"missing", |r| Hashed::open(r, ValueKind::Set)
+            .unwrap()
+            .is_none())
+    );
 }

@@ -25,8 +25,12 @@ fn member(i: u32) -> Vec<u8> {
 /// One edit of `key`: adds and removes random members (the set is created
 /// when missing and deleted when it empties).
 fn edit(w: &World, model: &mut Model, key: &[u8], rng: &mut SmallRng, span: u32) {
-    let adds: Vec<Vec<u8>> = (0..rng.gen_range(0..200)).map(|_| member(rng.gen_range(0..span))).collect();
-    let removes: Vec<Vec<u8>> = (0..rng.gen_range(0..50)).map(|_| member(rng.gen_range(0..span))).collect();
+    let adds: Vec<Vec<u8>> = (0..rng.gen_range(0..200))
+        .map(|_| member(rng.gen_range(0..span)))
+        .collect();
+    let removes: Vec<Vec<u8>> = (0..rng.gen_range(0..50))
+        .map(|_| member(rng.gen_range(0..span)))
+        .collect();
     let set = model.entry(key.to_vec()).or_default();
     let mut store = w.ks.store();
     store
@@ -56,7 +60,9 @@ fn check(w: &World, model: &Model) {
     for (key, want) in model {
         let got = store
             .edit_large(key, |edit| {
-                let mut set = Hashed::open(edit, ValueKind::Set).unwrap().expect("a large set");
+                let mut set = Hashed::open(edit, ValueKind::Set)
+                    .unwrap()
+                    .expect("a large set");
                 let mut got = BTreeSet::new();
                 for b in 0..set.buckets() {
                     got.extend(set.bucket(b).unwrap());

@@ -158,10 +158,25 @@ mod tests {
 
     #[test]
     fn integers_are_canonical_64_bit_decimals() {
-        for yes in ["0", "-1", "42", "9223372036854775807", "-9223372036854775808"] {
+        for yes in [
+            "0",
+            "-1",
+            "42",
+            "9223372036854775807",
+            "-9223372036854775808",
+        ] {
             assert!(is_integer(yes.as_bytes()), "{yes}");
         }
-        for no in ["", "+1", "01", "-0", "1.0", " 1", "9223372036854775808", "x"] {
+        for no in [
+            "",
+            "+1",
+            "01",
+            "-0",
+            "1.0",
+            " 1",
+            "9223372036854775808",
+            "x",
+        ] {
             assert!(!is_integer(no.as_bytes()), "{no}");
         }
     }
@@ -180,6 +195,9 @@ mod tests {
         assert!(!limits.fits_elements(&["abcd"], 1));
         assert!(limits.fits_elements(&["12345"], 1)); // a long integer
         let names: Vec<&str> = Threshold::names().collect();
-        assert_eq!(Threshold::named(names[2]).map(Threshold::name), Some(names[2]));
+        assert_eq!(
+            Threshold::named(names[2]).map(Threshold::name),
+            Some(names[2])
+        );
     }
 }

@@ -87,7 +87,9 @@ fn step(c: &mut Client, m: &mut Model, rng: &mut SmallRng) {
     let wide = k < 2; // two sets grow to hundreds of members
     match rng.gen_range(0..100) {
         0..=44 => {
-            let ms: Vec<String> = (0..rng.gen_range(1..4)).map(|_| member(rng, wide)).collect();
+            let ms: Vec<String> = (0..rng.gen_range(1..4))
+                .map(|_| member(rng, wide))
+                .collect();
             let set = &mut m.sets.entry(key.clone()).or_default().0;
             let added = ms.iter().filter(|x| set.insert((*x).clone())).count();
             let mut args = vec!["SADD", &key];
@@ -95,7 +97,9 @@ fn step(c: &mut Client, m: &mut Model, rng: &mut SmallRng) {
             assert_eq!(int(&c.cmd(&args)), added as i64, "{args:?}");
         }
         45..=59 => {
-            let ms: Vec<String> = (0..rng.gen_range(1..3)).map(|_| member(rng, wide)).collect();
+            let ms: Vec<String> = (0..rng.gen_range(1..3))
+                .map(|_| member(rng, wide))
+                .collect();
             let removed = match m.sets.get_mut(&key) {
                 Some((s, _)) => ms.iter().filter(|x| s.remove(*x)).count(),
                 None => 0,
@@ -125,7 +129,10 @@ fn step(c: &mut Client, m: &mut Model, rng: &mut SmallRng) {
             }
         }
         72..=76 if !wide => {
-            let (a, b) = (format!("s{}", rng.gen_range(0..6)), format!("s{}", rng.gen_range(0..6)));
+            let (a, b) = (
+                format!("s{}", rng.gen_range(0..6)),
+                format!("s{}", rng.gen_range(0..6)),
+            );
             let (sa, sb) = (m.get(&a), m.get(&b));
             let (op, result): (&str, Set) = match rng.gen_range(0..3) {
                 0 => ("SINTERSTORE", sa.intersection(&sb).cloned().collect()),
@@ -209,7 +216,11 @@ fn scan(c: &mut Client, key: &str, set: &Set) {
     assert_eq!(&seen, set, "{key}");
     let reply = c.cmd(&["SSCAN", key, "0", "MATCH", "m1*", "COUNT", "100000"]);
     let matched = strings(&reply.array()[1]);
-    let want: Set = set.iter().filter(|x| x.starts_with("m1")).cloned().collect();
+    let want: Set = set
+        .iter()
+        .filter(|x| x.starts_with("m1"))
+        .cloned()
+        .collect();
     assert_eq!(matched.into_iter().collect::<Set>(), want);
 }
 
@@ -254,7 +265,9 @@ fn check(c: &mut Client, m: &Model, server: &common::Server) {
     // The algebra over every key at once, large ones included.
     let keys: Vec<String> = (0..6).map(|k| format!("s{k}")).collect();
     let mut union = Set::new();
-    m.sets.values().for_each(|(s, _)| union.extend(s.iter().cloned()));
+    m.sets
+        .values()
+        .for_each(|(s, _)| union.extend(s.iter().cloned()));
     let mut args = vec!["SUNION"];
     args.extend(keys.iter().map(String::as_str));
     assert_eq!(strings(&c.cmd(&args)).into_iter().collect::<Set>(), union);
@@ -297,8 +310,14 @@ fn sets_match_a_model_across_every_encoding() {
         }
         check(&mut c, &model, &server);
     }
-    assert!(model.sets.values().any(|(s, large)| *large && s.len() > 200));
-    assert!(server.keyspace.chunk_census().chunks > 2, "a set spans chunks");
+    assert!(model
+        .sets
+        .values()
+        .any(|(s, large)| *large && s.len() > 200));
+    assert!(
+        server.keyspace.chunk_census().chunks > 2,
+        "a set spans chunks"
+    );
     c.cmd(&["FLUSHALL"]);
     assert_eq!(server.keyspace.chunk_census().chunks, 0);
 }
@@ -310,7 +329,10 @@ fn wrong_types_and_bad_counts_answer_as_redis() {
     configure(&mut c);
     c.cmd(&["SET", "str", "x"]);
     c.cmd(&["SADD", "big", "a", "b", "c", "d", "e", "f"]);
-    assert_eq!(text(&c.cmd(&["OBJECT", "ENCODING", "big"])).unwrap(), "hashtable");
+    assert_eq!(
+        text(&c.cmd(&["OBJECT", "ENCODING", "big"])).unwrap(),
+        "hashtable"
+    );
     for args in [
         vec!["SADD", "str", "a"],
         vec!["SCARD", "str"],
@@ -320,7 +342,10 @@ fn wrong_types_and_bad_counts_answer_as_redis() {
         vec!["SUNIONSTORE", "d", "big", "str"],
     ] {
         let reply = c.cmd(&args);
-        assert!(matches!(&reply, Value::Error(e) if e.starts_with("WRONGTYPE")), "{args:?}");
+        assert!(
+            matches!(&reply, Value::Error(e) if e.starts_with("WRONGTYPE")),
+            "{args:?}"
+        );
     }
     // A missing source moves nothing, whatever the destination holds.
     assert_eq!(int(&c.cmd(&["SMOVE", "missing", "str", "a"])), 0);
@@ -331,7 +356,10 @@ fn wrong_types_and_bad_counts_answer_as_redis() {
     assert_eq!(all.len(), 6);
     assert!(matches!(c.cmd(&["SPOP", "big", "-1"]), Value::Error(_)));
     assert_eq!(strings(&c.cmd(&["SPOP", "big", "0"])).len(), 0);
-    assert_eq!(strings(&c.cmd(&["SPOP", "big", &(1i64 << 40).to_string()])).len(), 6);
+    assert_eq!(
+        strings(&c.cmd(&["SPOP", "big", &(1i64 << 40).to_string()])).len(),
+        6
+    );
     assert_eq!(int(&c.cmd(&["EXISTS", "big"])), 0);
     assert_eq!(server.keyspace.chunk_census().chunks, 0);
 }
@@ -366,7 +394,10 @@ fn sadd_and_smove_on_large_sets_log_records_that_do_not_grow_with_them() {
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             assert_eq!(int(&c.cmd(&args)), 100);
         }
-        assert_eq!(text(&c.cmd(&["OBJECT", "ENCODING", key])).unwrap(), "hashtable");
+        assert_eq!(
+            text(&c.cmd(&["OBJECT", "ENCODING", key])).unwrap(),
+            "hashtable"
+        );
         for args in [
             vec!["SADD", key, "new-member"],
             vec!["SREM", key, "member:00000007"],

@@ -93,12 +93,7 @@ impl<'a, E: ChunkSource> Hashed<'a, E> {
         Ok(Some(Self::with(edit, kind, meta, current.expires_at)))
     }
 
-    fn with(
-        edit: &'a mut E,
-        kind: ValueKind,
-        meta: Meta,
-        expires_at: Option<u64>,
-    ) -> Self {
+    fn with(edit: &'a mut E, kind: ValueKind, meta: Meta, expires_at: Option<u64>) -> Self {
         Self {
             edit,
             kind,
@@ -219,7 +214,6 @@ impl<'a, E: ChunkSource> Hashed<'a, E> {
             cause: "a large collection counts elements its chunks do not hold".into(),
         })
     }
-
 }
 
 impl<'a, 's> Hashed<'a, LargeEdit<'s>> {

@@ -10,7 +10,6 @@ use crate::fetch;
 use crate::item::{Mutation, NewItem, ValueKind};
 use crate::KvError;
 
-
 /// Reads and writes of one key and its chunks under its shard's lock.
 pub struct LargeEdit<'s> {
     shard: &'s mut ShardInner,

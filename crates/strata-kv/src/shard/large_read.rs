@@ -97,4 +97,3 @@ impl ChunkSource for LargeRead<'_> {
         self.shard.read_chunk(self.ctx, self.key, number)
     }
 }
-

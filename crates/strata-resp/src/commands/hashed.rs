@@ -296,7 +296,10 @@ pub fn replace<S: Store>(
 ) -> Result<(), RespError> {
     store.edit_large(key, |edit| {
         let packed = Packed {
-            elements: elements.iter().map(|e| Cow::Borrowed(e.as_slice())).collect(),
+            elements: elements
+                .iter()
+                .map(|e| Cow::Borrowed(e.as_slice()))
+                .collect(),
             width: Shape::of(kind).width(),
             index: None,
             dirty: true,

@@ -11,9 +11,9 @@
 
 pub mod acl;
 pub mod append;
+pub mod atomic;
 pub mod auth;
 pub mod client;
-pub mod atomic;
 pub mod collection;
 pub mod command_info;
 pub mod config;

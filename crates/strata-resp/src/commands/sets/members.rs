@@ -67,11 +67,7 @@ pub fn card<S: Store>(store: &mut S, key: &[u8]) -> Result<u64, RespError> {
 /// Members picked as `SRANDMEMBER` asks (`count` as in [`random_picks`]).
 /// A pick much smaller than a large set reads one random bucket per pick;
 /// a larger one reads every bucket.
-pub fn random<S: Store>(
-    store: &mut S,
-    key: &[u8],
-    count: i64,
-) -> Result<Vec<Vec<u8>>, RespError> {
+pub fn random<S: Store>(store: &mut S, key: &[u8], count: i64) -> Result<Vec<Vec<u8>>, RespError> {
     let read = read_packed(store, key, ValueKind::Set, |set| {
         random_picks(set.len(), count).map(|p| p.into_iter().map(|i| set[i].to_vec()).collect())
     })?;
@@ -107,6 +103,9 @@ pub fn random<S: Store>(
     }
 }
 
+/// A scan step's next cursor and the members it returns.
+pub type ScanStep = (u64, Vec<Vec<u8>>);
+
 /// One `SSCAN` step over a large set from bucket `options.cursor`: whole
 /// buckets until `options.count` members were looked at, and the next
 /// cursor (0: done). Buckets only split, moving members to later ones, so
@@ -116,7 +115,7 @@ pub fn scan_step<S: Store>(
     store: &mut S,
     key: &[u8],
     options: &ScanOptions<'_>,
-) -> Result<Option<(u64, Vec<Vec<u8>>)>, RespError> {
+) -> Result<Option<ScanStep>, RespError> {
     with_large(store, key, ValueKind::Set, |set| {
         let mut out = Vec::new();
         let (mut b, mut seen) = (options.cursor, 0usize);
