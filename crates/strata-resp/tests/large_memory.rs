@@ -72,7 +72,11 @@ fn report(name: &str, kind: &str, c: &mut Client, pid: u32, n: u32) -> (f64, u64
 }
 
 fn redis(kind: &str, n: u32) -> Option<(f64, u64)> {
-    let port = TcpListener::bind("127.0.0.1:0").ok()?.local_addr().ok()?.port();
+    let port = TcpListener::bind("127.0.0.1:0")
+        .ok()?
+        .local_addr()
+        .ok()?
+        .port();
     let mut child = Command::new("redis-server")
         .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
         .args(["--save", "", "--appendonly", "no", "--dir", "/tmp"])
