@@ -3,7 +3,8 @@
 //! set (and one sorted set) of `STRATA_MEASURE_MEMBERS` members (default
 //! 1,000,000) loaded over RESP with SADD/ZADD of 1000 members each, in
 //! this process's server and, when `redis-server` is on PATH, in Redis.
-//! `STRATA_MEASURE_KINDS=SADD` measures the set only.
+//! `STRATA_MEASURE_KINDS=SADD` measures the set only;
+//! `STRATA_MEASURE_LIMIT_MB` sets Strata's memory limit (default 4 GiB).
 
 mod common;
 
@@ -63,6 +64,9 @@ fn report(name: &str, kind: &str, c: &mut Client, pid: u32, n: u32) -> (f64, u64
     let card = if kind == "SADD" { "SCARD" } else { "ZCARD" };
     assert_eq!(c.cmd(&[card, "big"]), Value::Int(i64::from(n)));
     let encoding = c.cmd(&["OBJECT", "ENCODING", "big"]).text();
+    let info = c.cmd(&["INFO", "memory"]).text();
+    let used = info.lines().find(|l| l.starts_with("used_memory:"));
+    println!("{name}: {}", used.unwrap_or("no used_memory"));
     println!(
         "{kind} {n} members  {name:6}  load {:.2} s  rss +{:.1} MiB  ({encoding})",
         took.as_secs_f64(),
@@ -106,7 +110,10 @@ fn one_large_set_and_sorted_set_against_redis() {
         let server = common::start_with(
             KeyspaceConfig {
                 shards: 4,
-                memory_limit: 4 << 30,
+                memory_limit: std::env::var("STRATA_MEASURE_LIMIT_MB")
+                    .ok()
+                    .and_then(|v| v.parse::<u64>().ok())
+                    .map_or(4 << 30, |mb| mb << 20),
                 max_item_size: 64 << 20,
                 ..KeyspaceConfig::default()
             },
