@@ -387,6 +387,7 @@ def test_model_with_restarts(dirs, placement):
             # Hashes cross into the large encoding (chunk records) and
             # back out by deletion: both are carried across the restarts.
             r.config_set("hash-max-listpack-entries", 4)
+            r.config_set("set-max-listpack-entries", 4)
             for _ in range(300):
                 model_step(rng, r, model)
             check_model(r, model)
@@ -485,6 +486,29 @@ def test_object_encoding(r):
         assert r.object("encoding", "big") == b"hashtable", "stays until deleted"
     finally:
         r.config_set("hash-max-listpack-entries", 128)
+    r.sadd("ints", 1, 2, 3)
+    r.sadd("words", "a", 2)
+    assert r.object("encoding", "ints") == b"intset"
+    assert r.object("encoding", "words") == b"listpack"
+    r.config_set("set-max-intset-entries", 3)
+    r.config_set("set-max-listpack-entries", 2)
+    try:
+        r.sadd("ints", 4)
+        r.sadd("words", "c")
+        assert r.object("encoding", "ints") == b"hashtable"
+        assert r.object("encoding", "words") == b"hashtable"
+        assert r.smembers("ints") == {b"1", b"2", b"3", b"4"}
+        cursor, seen = 0, set()
+        while True:
+            cursor, part = r.sscan("words", cursor, count=1)
+            seen.update(part)
+            if cursor == 0:
+                break
+        assert seen == {b"a", b"2", b"c"}
+        assert r.spop("words", 3) and r.exists("words") == 0
+    finally:
+        r.config_set("set-max-intset-entries", 512)
+        r.config_set("set-max-listpack-entries", 128)
     assert r.object("refcount", "h") == 1
     with pytest.raises(redis.ResponseError, match="LFU"):
         r.object("freq", "h")

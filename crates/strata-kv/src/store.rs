@@ -7,6 +7,7 @@
 use crate::index::Access;
 use crate::item::{Deleted, ItemRef, Mutation, NewItem, ValueKind};
 use crate::shard::large::LargeEdit;
+use crate::shard::large_read::LargeRead;
 use crate::KvError;
 
 /// What an `update_pair` closure decides: the mutations of its first and
@@ -97,6 +98,11 @@ pub trait Store {
         key: &[u8],
         f: impl FnOnce(&mut LargeEdit<'_>) -> R,
     ) -> Result<R, KvError>;
+
+    /// Runs `f` on `key` with its shard read-locked: reads of a large
+    /// collection (head and chunks), other readers of the shard running
+    /// meanwhile. Nothing is counted as a hit or miss.
+    fn read_large<R>(&mut self, key: &[u8], f: impl FnOnce(&mut LargeRead<'_>) -> R) -> R;
 
     /// Stores `item` under `key` unconditionally.
     fn set(&mut self, key: &[u8], item: NewItem<'_>) -> Result<(), KvError> {

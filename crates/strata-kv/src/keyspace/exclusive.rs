@@ -7,6 +7,7 @@ use super::shared::scan_shards;
 use crate::index::Access;
 use crate::item::{Deleted, ItemRef, Mutation, NewItem, ValueKind};
 use crate::shard::large::LargeEdit;
+use crate::shard::large_read::LargeRead;
 use crate::shard::scan::{Reach, ScanOver};
 use crate::store::{PairDecision, Renamed, Store};
 use crate::watch::Watch;
@@ -71,6 +72,10 @@ impl Store for ExclusiveStore<'_> {
         f: impl FnOnce(&mut LargeEdit<'_>) -> R,
     ) -> Result<R, KvError> {
         self.locked.edit_large(key, f)
+    }
+
+    fn read_large<R>(&mut self, key: &[u8], f: impl FnOnce(&mut LargeRead<'_>) -> R) -> R {
+        self.locked.read_large(key, f)
     }
 
     fn get<R>(&mut self, key: &[u8], f: impl FnOnce(ItemRef<'_>) -> R) -> Option<R> {

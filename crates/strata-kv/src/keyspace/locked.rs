@@ -15,6 +15,7 @@ use crate::index::Access;
 use crate::item::{split_stored_flags, Deleted, ItemRef, Mutation, NewItem, ValueKind};
 use crate::journal::change;
 use crate::shard::large::LargeEdit;
+use crate::shard::large_read::LargeRead;
 use crate::shard::ShardInner;
 use crate::store::{PairDecision, Renamed};
 use crate::KvError;
@@ -267,6 +268,14 @@ impl<'a> LockedShards<'a> {
         let shard = self.shard(hash);
         let mut edit = LargeEdit::open(shard, &ks.ctx, key, hash, now)?;
         Ok(f(&mut edit))
+    }
+
+    /// See [`Store::read_large`](crate::Store::read_large).
+    pub fn read_large<R>(&mut self, key: &[u8], f: impl FnOnce(&mut LargeRead<'_>) -> R) -> R {
+        let ks = self.ks;
+        let (now, hash) = (ks.ctx.now(), ks.ctx.hash(key));
+        let shard = self.holding(hash);
+        f(&mut LargeRead::open(shard, &ks.ctx, key, hash, now))
     }
 
     pub fn delete(&mut self, key: &[u8]) -> Result<Deleted, KvError> {

@@ -9,6 +9,7 @@ use crate::fetch;
 use crate::index::Access;
 use crate::item::{split_stored_flags, Deleted, ItemRef, Mutation, NewItem, ValueKind};
 use crate::shard::large::LargeEdit;
+use crate::shard::large_read::LargeRead;
 use crate::shard::scan::{Reach, ScanOver};
 use crate::shard::ShardInner;
 use crate::store::{PairDecision, Renamed, Store};
@@ -161,6 +162,14 @@ impl Store for SharedStore<'_> {
         let mut shard = self.ks.shard(hash).write();
         let mut edit = LargeEdit::open(&mut shard, ctx, key, hash, now)?;
         Ok(f(&mut edit))
+    }
+
+    fn read_large<R>(&mut self, key: &[u8], f: impl FnOnce(&mut LargeRead<'_>) -> R) -> R {
+        self.ks.run_due_flush();
+        let ctx = &self.ks.ctx;
+        let (now, hash) = (ctx.now(), ctx.hash(key));
+        let shard = self.ks.shard(hash).read();
+        f(&mut LargeRead::open(&shard, ctx, key, hash, now))
     }
 
     fn get<R>(&mut self, key: &[u8], f: impl FnOnce(ItemRef<'_>) -> R) -> Option<R> {

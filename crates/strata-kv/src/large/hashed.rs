@@ -20,6 +20,7 @@ use super::meta::Meta;
 use crate::collection;
 use crate::item::ValueKind;
 use crate::shard::large::LargeEdit;
+use crate::shard::large_read::ChunkSource;
 use crate::KvError;
 
 /// Average packed bytes per bucket above which a bucket is split.
@@ -35,7 +36,8 @@ pub enum Shape {
 }
 
 impl Shape {
-    fn width(self) -> usize {
+    /// Elements per entry: 2 (field, value) or 1 (member).
+    pub fn width(self) -> usize {
         match self {
             Shape::Pairs => 2,
             Shape::Members => 1,
@@ -63,9 +65,10 @@ fn packed(e: &[u8]) -> u64 {
     collection::encoded_len([e]) as u64 - 1
 }
 
-/// A large hash or set being read or changed under its shard's lock.
-pub struct Hashed<'a, 's> {
-    edit: &'a mut LargeEdit<'s>,
+/// A large hash or set being read (`E`: a [`LargeRead`](crate::LargeRead),
+/// shard read-locked) or changed (a [`LargeEdit`], write-locked).
+pub struct Hashed<'a, E> {
+    edit: &'a mut E,
     kind: ValueKind,
     shape: Shape,
     meta: Meta,
@@ -74,10 +77,10 @@ pub struct Hashed<'a, 's> {
     head_dirty: bool,
 }
 
-impl<'a, 's> Hashed<'a, 's> {
-    /// The large collection of `kind` at the edit's key; `Ok(None)` when
-    /// the key holds anything else.
-    pub fn open(edit: &'a mut LargeEdit<'s>, kind: ValueKind) -> Result<Option<Self>, KvError> {
+impl<'a, E: ChunkSource> Hashed<'a, E> {
+    /// The large collection of `kind` at the key; `Ok(None)` when the key
+    /// holds anything else.
+    pub fn open(edit: &'a mut E, kind: ValueKind) -> Result<Option<Self>, KvError> {
         let Some(current) = edit.current()? else {
             return Ok(None);
         };
@@ -90,27 +93,7 @@ impl<'a, 's> Hashed<'a, 's> {
         Ok(Some(Self::with(edit, kind, meta, current.expires_at)))
     }
 
-    /// A new, empty large collection of `kind` at the edit's key (what it
-    /// held is replaced at [`finish`](Self::finish)).
-    pub fn create(edit: &'a mut LargeEdit<'s>, kind: ValueKind, expires_at: Option<u64>) -> Self {
-        let mut hashed = Self::with(edit, kind, Meta::new(rand::random()), expires_at);
-        hashed.buckets.insert(
-            0,
-            Bucket {
-                elements: Vec::new(),
-                dirty: true,
-            },
-        );
-        hashed.head_dirty = true;
-        hashed
-    }
-
-    fn with(
-        edit: &'a mut LargeEdit<'s>,
-        kind: ValueKind,
-        meta: Meta,
-        expires_at: Option<u64>,
-    ) -> Self {
+    fn with(edit: &'a mut E, kind: ValueKind, meta: Meta, expires_at: Option<u64>) -> Self {
         Self {
             edit,
             kind,
@@ -130,6 +113,11 @@ impl<'a, 's> Hashed<'a, 's> {
     /// True when nothing is held.
     pub fn is_empty(&self) -> bool {
         self.meta.count == 0
+    }
+
+    /// Pairs (a hash) or members (a set).
+    pub fn shape(&self) -> Shape {
+        self.shape
     }
 
     /// Buckets in use: the cursor range of a scan.
@@ -196,6 +184,52 @@ impl<'a, 's> Hashed<'a, 's> {
             Shape::Pairs => self.buckets[&b].elements[i + 1].clone(),
             Shape::Members => Vec::new(),
         }))
+    }
+
+    /// A random entry (a field and its value, or a member): from a random
+    /// bucket, retrying empty ones, kept loaded for the next pick (so
+    /// picking many is one read per bucket). Like Redis's hashtable, an
+    /// entry of a fuller bucket is a little less likely. `None` when empty.
+    pub fn random(&mut self, rng: &mut impl rand::Rng) -> Result<Option<Vec<Vec<u8>>>, KvError> {
+        if self.meta.count == 0 {
+            return Ok(None);
+        }
+        let (width, buckets) = (self.shape.width(), self.meta.buckets());
+        // Random buckets first; then (a nearly empty collection, or a
+        // damaged count) every bucket from a random one on, so this ends.
+        let start = rng.gen_range(0..buckets);
+        for i in 0..64 + buckets {
+            let b = match i.checked_sub(64) {
+                None => rng.gen_range(0..buckets),
+                Some(i) => (start + i) % buckets,
+            };
+            let bucket = self.load(b)?;
+            let entries = bucket.elements.len() / width;
+            if entries > 0 {
+                let at = rng.gen_range(0..entries) * width;
+                return Ok(Some(bucket.elements[at..at + width].to_vec()));
+            }
+        }
+        Err(KvError::Storage {
+            cause: "a large collection counts elements its chunks do not hold".into(),
+        })
+    }
+}
+
+impl<'a, 's> Hashed<'a, LargeEdit<'s>> {
+    /// A new, empty large collection of `kind` at the edit's key (what it
+    /// held is replaced at [`finish`](Self::finish)).
+    pub fn create(edit: &'a mut LargeEdit<'s>, kind: ValueKind, expires_at: Option<u64>) -> Self {
+        let mut hashed = Self::with(edit, kind, Meta::new(rand::random()), expires_at);
+        hashed.buckets.insert(
+            0,
+            Bucket {
+                elements: Vec::new(),
+                dirty: true,
+            },
+        );
+        hashed.head_dirty = true;
+        hashed
     }
 
     /// Sets a hash field (`value`) or adds a set member (`value` ignored);

@@ -3,27 +3,12 @@
 //! the whole edit: every chunk and head it writes or drops reaches the
 //! journal in the one record appended when the lock is released.
 
+use super::large_read::{current_of, ChunkSource, Current};
 use super::{Removal, ShardInner};
-use crate::chunk::chunks_of;
 use crate::context::Ctx;
 use crate::fetch;
-use crate::item::{split_stored_flags, Mutation, NewItem, ValueKind};
+use crate::item::{Mutation, NewItem, ValueKind};
 use crate::KvError;
-
-/// What a key holds when an edit opens it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Current {
-    /// The value's kind.
-    pub kind: ValueKind,
-    /// `Some(n)` for the head of a large collection of `n` chunks (its
-    /// value is then the collection's own metadata); `None` for a value
-    /// held whole (a string, a packed collection).
-    pub chunks: Option<u32>,
-    /// The value (copied).
-    pub value: Vec<u8>,
-    /// The key's expiry.
-    pub expires_at: Option<u64>,
-}
 
 /// Reads and writes of one key and its chunks under its shard's lock.
 pub struct LargeEdit<'s> {
@@ -76,19 +61,7 @@ impl<'s> LargeEdit<'s> {
 
     /// What the key holds now (`None`: nothing).
     pub fn current(&self) -> Result<Option<Current>, KvError> {
-        let Some(slot) = self.shard.live_slot(self.hash, self.key, self.now) else {
-            return Ok(None);
-        };
-        let stored = self.shard.record_at(slot).header.flags;
-        let (_, kind) = split_stored_flags(stored).unwrap_or_default();
-        self.shard.with_item(self.ctx, slot, |item| {
-            Some(Current {
-                kind,
-                chunks: chunks_of(stored),
-                value: item.value.to_vec(),
-                expires_at: item.expires_at,
-            })
-        })
+        current_of(self.shard, self.ctx, self.key, self.hash, self.now)
     }
 
     /// Chunk `number` of the collection at this key (`None`: absent).
@@ -148,5 +121,15 @@ impl<'s> LargeEdit<'s> {
         self.shard
             .apply(ctx, self.hash, self.key, now, mutation)
             .map(|_| ())
+    }
+}
+
+impl ChunkSource for LargeEdit<'_> {
+    fn current(&self) -> Result<Option<Current>, KvError> {
+        LargeEdit::current(self)
+    }
+
+    fn chunk(&self, number: u32) -> Result<Option<Vec<u8>>, KvError> {
+        LargeEdit::chunk(self, number)
     }
 }

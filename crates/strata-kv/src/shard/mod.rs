@@ -10,6 +10,7 @@ mod classes;
 mod copy;
 mod item_info;
 pub(crate) mod large;
+pub(crate) mod large_read;
 mod recount;
 pub(crate) mod room;
 pub(crate) mod scan;

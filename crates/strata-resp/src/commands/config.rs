@@ -9,6 +9,7 @@ use strata_kv::{EvictionPolicy, Store};
 use crate::args::Args;
 use crate::command::{resolve_subcommand, Ctx};
 use crate::commands::client::write_help;
+use crate::encodings::Threshold;
 use crate::glob;
 use crate::number::{parse_i64, parse_memory};
 use crate::reply::{lossy_prefix, RespError};
@@ -51,6 +52,9 @@ const PARAMS: &[&str] = &[
     "proto-max-bulk-len",
     "requirepass",
     "save",
+    "set-max-intset-entries",
+    "set-max-listpack-entries",
+    "set-max-listpack-value",
     "slowlog-log-slower-than",
     "slowlog-max-len",
     "timeout",
@@ -69,6 +73,9 @@ const BULK_RANGE: &str = "argument must be between 1048576 and 536870912 inclusi
 const POLICIES: &str = "argument(s) must be one of the following: allkeys-lru, noeviction";
 
 fn value_of(shared: &Shared, param: &str) -> String {
+    if let Some(threshold) = Threshold::named(param) {
+        return shared.encodings.get(threshold).to_string();
+    }
     let settings = &shared.info.settings;
     match param {
         "aclfile" => shared
@@ -98,8 +105,6 @@ fn value_of(shared: &Shared, param: &str) -> String {
         // The CLOCK eviction samples nothing: Redis's default is shown.
         "maxmemory-samples" => "5".into(),
         "databases" => "1".into(),
-        "hash-max-listpack-entries" => shared.encodings.hash().entries.to_string(),
-        "hash-max-listpack-value" => shared.encodings.hash().value.to_string(),
         "maxclients" => settings.max_connections().to_string(),
         "maxmemory" => shared.keyspace.memory_limit().to_string(),
         "maxmemory-policy" => shared.policy_name().into(),
@@ -125,12 +130,14 @@ enum Change {
     PubsubLimit(u64, u64, u64),
     BusyThreshold(u64),
     MaxBulk(usize),
-    HashEntries(u64),
-    HashValue(u64),
+    Encoding(Threshold, u64),
     Unchanged,
 }
 
 fn parse_change(shared: &Shared, param: &str, value: &[u8]) -> Result<Change, &'static str> {
+    if let Some(threshold) = Threshold::named(param) {
+        return parse_count(value).map(|n| Change::Encoding(threshold, n));
+    }
     match param {
         "maxmemory" => parse_memory(value)
             .map(Change::MaxMemory)
@@ -161,8 +168,6 @@ fn parse_change(shared: &Shared, param: &str, value: &[u8]) -> Result<Change, &'
                 .ok_or("argument must be between 0 and 2147483647 inclusive")
         }
         "client-output-buffer-limit" => parse_buffer_limits(value),
-        "hash-max-listpack-entries" => parse_count(value).map(Change::HashEntries),
-        "hash-max-listpack-value" => parse_count(value).map(Change::HashValue),
         // Redis's range starts at 1 MiB; Strata stops at Redis's default
         // (512 MiB): the engine keeps no item over 128 MiB anyway.
         "proto-max-bulk-len" => parse_memory(value)
@@ -255,8 +260,7 @@ fn apply(shared: &Shared, change: Change) {
         Change::PubsubLimit(hard, soft, secs) => shared.pubsub.limit.set(hard, soft, secs),
         Change::BusyThreshold(ms) => shared.scripts.set_busy_threshold_ms(ms),
         Change::MaxBulk(bytes) => shared.set_max_bulk(bytes),
-        Change::HashEntries(n) => shared.encodings.set_hash_entries(n),
-        Change::HashValue(n) => shared.encodings.set_hash_value(n),
+        Change::Encoding(threshold, n) => shared.encodings.set(threshold, n),
         Change::Unchanged => {}
     }
 }

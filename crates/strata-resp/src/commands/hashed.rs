@@ -15,8 +15,9 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use strata_kv::large::{is_head, Hashed, Shape};
-use strata_kv::{collection, LargeEdit, Store, ValueKind};
+use strata_kv::{collection, LargeEdit, LargeRead, Store, ValueKind};
 
+use crate::commands::collection::random_picks;
 use crate::encodings::PackedLimits;
 use crate::reply::{CollectionError, RespError};
 
@@ -55,18 +56,19 @@ pub fn read_packed<S: Store, R>(
     }
 }
 
-/// Runs `f` on the large collection of `kind` at `key`; `Ok(None)` when
-/// the key holds none (any more). Nothing `f` changes is written.
+/// Runs `f` on the large collection of `kind` at `key` with its shard
+/// read-locked (other readers run meanwhile); `Ok(None)` when the key
+/// holds none (any more).
 pub fn with_large<S: Store, R>(
     store: &mut S,
     key: &[u8],
     kind: ValueKind,
-    f: impl FnOnce(&mut Hashed<'_, '_>) -> Result<R, RespError>,
+    f: impl FnOnce(&mut Hashed<'_, LargeRead<'_>>) -> Result<R, RespError>,
 ) -> Result<Option<R>, RespError> {
-    store.edit_large(key, |edit| match Hashed::open(edit, kind)? {
+    store.read_large(key, |read| match Hashed::open(read, kind)? {
         Some(mut hashed) => f(&mut hashed).map(Some),
         None => Ok(None),
-    })?
+    })
 }
 
 /// A packed collection opened for change: its entries flattened (borrowed
@@ -109,7 +111,7 @@ pub enum Entries<'a, 's, 'v> {
     /// One record: entries in insertion order.
     Packed(Packed<'v>),
     /// Head and chunks.
-    Large(Hashed<'a, 's>),
+    Large(Hashed<'a, LargeEdit<'s>>),
 }
 
 impl Entries<'_, '_, '_> {
@@ -181,6 +183,58 @@ impl Entries<'_, '_, '_> {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// Removes `count` distinct entries picked at random (every one when
+    /// `count` reaches the size) and returns their first elements (fields,
+    /// members). A large collection reads one random bucket per pick.
+    pub fn pop_random(&mut self, count: u64) -> Result<Vec<Vec<u8>>, RespError> {
+        match self {
+            Entries::Packed(p) => {
+                let width = p.width;
+                let n = p.elements.len() / width;
+                let picks = random_picks(n, i64::try_from(count).unwrap_or(i64::MAX))?;
+                let mut chosen = vec![false; n];
+                for &i in &picks {
+                    chosen[i] = true;
+                }
+                let popped = picks.iter().map(|&i| p.elements[i * width].to_vec());
+                let popped = popped.collect();
+                let old = std::mem::take(&mut p.elements);
+                p.elements = old
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(i, _)| !chosen[i / width])
+                    .map(|(_, e)| e)
+                    .collect();
+                p.index = None;
+                p.dirty |= !picks.is_empty();
+                Ok(popped)
+            }
+            Entries::Large(h) => {
+                let width = h.shape().width();
+                let mut popped = Vec::new();
+                if count >= h.len() {
+                    for b in 0..h.buckets() {
+                        popped.extend(h.bucket(b)?.into_iter().step_by(width));
+                    }
+                } else {
+                    let mut rng = rand::thread_rng();
+                    while (popped.len() as u64) < count {
+                        let Some(mut entry) = h.random(&mut rng)? else {
+                            break;
+                        };
+                        h.remove(&entry[0])?;
+                        popped.push(entry.swap_remove(0));
+                    }
+                    return Ok(popped);
+                }
+                for e in &popped {
+                    h.remove(e)?;
+                }
+                Ok(popped)
+            }
+        }
+    }
 }
 
 /// Opens `key` as a collection of `kind` (`WRONGTYPE` otherwise; missing:
@@ -196,10 +250,7 @@ pub fn edit<S: Store, R>(
 ) -> Result<R, RespError> {
     store.edit_large(key, |edit| {
         let current = edit.current()?;
-        let width = match Shape::of(kind) {
-            Shape::Pairs => 2,
-            Shape::Members => 1,
-        };
+        let width = Shape::of(kind).width();
         let (value, expires_at) = match current {
             Some(c) if c.kind != kind => return Err(RespError::WrongType),
             Some(c) if c.chunks.is_some() => {
@@ -232,6 +283,31 @@ pub fn edit<S: Store, R>(
     })?
 }
 
+/// Replaces whatever `key` holds with a new collection of `kind` holding
+/// `elements` (flattened entries, no element twice), packed or large as
+/// `limits` decide; deletes the key when there are none (the `STORE`
+/// forms).
+pub fn replace<S: Store>(
+    store: &mut S,
+    key: &[u8],
+    kind: ValueKind,
+    limits: PackedLimits,
+    elements: &[Vec<u8>],
+) -> Result<(), RespError> {
+    store.edit_large(key, |edit| {
+        let packed = Packed {
+            elements: elements
+                .iter()
+                .map(|e| Cow::Borrowed(e.as_slice()))
+                .collect(),
+            width: Shape::of(kind).width(),
+            index: None,
+            dirty: true,
+        };
+        save_packed(edit, kind, limits, packed, None)
+    })?
+}
+
 /// Writes a changed packed collection: deleted when empty, packed while
 /// it fits `limits`, converted to the large encoding otherwise.
 fn save_packed(
@@ -248,8 +324,7 @@ fn save_packed(
         edit.delete()?;
         return Ok(());
     }
-    let longest = elements.iter().map(|e| e.len()).max().unwrap_or(0);
-    if limits.fits(elements.len() / width, longest) {
+    if limits.fits_elements(&elements, width) {
         let value = collection::encode(elements.iter().map(|e| &**e));
         edit.put_whole(kind, &value, expires_at)?;
         return Ok(());

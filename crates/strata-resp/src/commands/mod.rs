@@ -11,6 +11,7 @@
 
 pub mod acl;
 pub mod append;
+pub mod atomic;
 pub mod auth;
 pub mod client;
 pub mod collection;

@@ -1,8 +1,9 @@
 //! `OBJECT ENCODING | FREQ | IDLETIME | REFCOUNT | HELP`.
 //!
-//! Encodings are what Strata stores: collections are always packed
-//! (`listpack`); strings are named as Redis names them by their content
-//! (`int`, `embstr` up to 44 bytes, `raw`). `IDLETIME` answers the
+//! Encodings are what Strata stores: a collection is packed (`listpack`;
+//! a set of few integers `intset`) or large (a hash's or set's chunk
+//! records: `hashtable`, see `encodings.rs`); strings are named as Redis
+//! names them by their content (`int`, `embstr` up to 44 bytes, `raw`). `IDLETIME` answers the
 //! seconds since the key was last read or written, from the engine's
 //! per-item access records (as Redis does under a non-LFU policy; the
 //! records start at the restart after one). Strata's eviction is not LFU,
@@ -14,6 +15,7 @@ use strata_kv::{Store, ValueKind};
 use crate::args::Args;
 use crate::command::{resolve_subcommand, Ctx};
 use crate::commands::client::write_help;
+use crate::encodings::PackedLimits;
 use crate::number::parse_i64;
 use crate::reply::{CollectionError, RespError};
 use crate::writer::ReplyWriter;
@@ -35,6 +37,18 @@ const HELP: &[&str] = &[
     "HELP",
     "    Print this help.",
 ];
+
+/// A set's encoding: `hashtable` when large, `intset` when packed with
+/// only integers (no more than `set-max-intset-entries`), else `listpack`.
+fn set_encoding(value: &[u8], limits: PackedLimits) -> &'static str {
+    if is_head(value) {
+        return "hashtable";
+    }
+    match strata_kv::collection::decode(value) {
+        Some(members) if limits.intset(members.len(), &members) => "intset",
+        _ => "listpack",
+    }
+}
 
 /// Longest string Redis keeps as `embstr`.
 const EMBSTR_MAX: usize = 44;
@@ -67,6 +81,12 @@ pub fn object<S: Store>(
                     Some(true) => "hashtable",
                     _ => "listpack",
                 },
+                ValueKind::Set => {
+                    let limits = ctx.shared.encodings.set_limits();
+                    ctx.store
+                        .peek(key, |item| set_encoding(item.value, limits))
+                        .unwrap_or("listpack")
+                }
                 _ => "listpack",
             };
             out.bulk(encoding.as_bytes());

@@ -188,6 +188,18 @@ pub struct Client {
 }
 
 impl Client {
+    /// A client on an open connection, patient (10-minute reads).
+    pub fn from_stream(stream: TcpStream) -> Client {
+        stream
+            .set_read_timeout(Some(Duration::from_secs(600)))
+            .expect("timeout");
+        stream.set_nodelay(true).expect("nodelay");
+        Client {
+            stream,
+            buf: Vec::new(),
+        }
+    }
+
     pub fn connect(server: &Server) -> Client {
         let stream = TcpStream::connect(server.addr).expect("connect");
         stream

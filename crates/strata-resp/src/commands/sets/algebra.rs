@@ -1,16 +1,22 @@
-//! `SINTER`, `SUNION`, `SDIFF`, their `STORE` forms and `SINTERCARD`.
+//! `SINTER`, `SUNION`, `SDIFF`, their `STORE` forms and `SINTERCARD`,
+//! run with every named key's shard held (one consistent view; a `STORE`
+//! writes its result in the same step, one journal record).
 //!
-//! The sources are read one key at a time (each read is consistent; inside
-//! `EXEC` all of them are); a `STORE` writes its result after reading.
+//! An intersection reads the smallest set whole and asks the others about
+//! its members only; a difference reads the first set and asks the
+//! others: a large set among them is touched one bucket per member asked
+//! about, not read whole.
 
 use std::collections::HashSet;
 
 use strata_kv::{Store, ValueKind};
 
-use super::members;
+use super::members::{card, contains_each, members};
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::collection::save;
+use crate::commands::atomic::{atomically, Atomic};
+use crate::commands::hashed::replace;
+use crate::encodings::PackedLimits;
 use crate::number::parse_i64;
 use crate::reply::{CollectionError, RespError};
 use crate::writer::ReplyWriter;
@@ -26,36 +32,109 @@ pub enum Algebra {
     Diff,
 }
 
-/// The result over `keys`, in the first set's order where it has one.
+/// The result over `keys`: in the smallest set's order (Inter), else the
+/// first set's, then the others' (Union).
 fn compute<S: Store>(
     store: &mut S,
-    keys: impl Iterator<Item = Vec<u8>>,
+    keys: &[&[u8]],
     op: Algebra,
 ) -> Result<Vec<Vec<u8>>, RespError> {
-    let mut result: Option<Vec<Vec<u8>>> = None;
+    let is_set = |k: Option<ValueKind>| k.is_none_or(|k| k == ValueKind::Set);
+    if op == Algebra::Inter {
+        // As Redis: a missing key ends it (empty), a key of another kind
+        // before that is an error.
+        let mut sizes = Vec::with_capacity(keys.len());
+        for key in keys {
+            match store.kind(key) {
+                None => return Ok(Vec::new()),
+                Some(ValueKind::Set) => sizes.push(card(store, key)?),
+                Some(_) => return Err(RespError::WrongType),
+            }
+        }
+        let smallest = (0..keys.len()).min_by_key(|&i| sizes[i]).unwrap_or(0);
+        let mut acc = members(store, keys[smallest])?;
+        for (i, key) in keys.iter().enumerate() {
+            if i != smallest && !acc.is_empty() {
+                acc = filter(store, key, acc, true)?;
+            }
+        }
+        return Ok(acc);
+    }
     for key in keys {
-        let set = members(store, &key)?;
-        result = Some(match (result, op) {
-            (None, _) => {
-                let mut seen = HashSet::new();
-                set.into_iter().filter(|m| seen.insert(m.clone())).collect()
-            }
-            (Some(acc), Algebra::Inter) => {
-                let other: HashSet<Vec<u8>> = set.into_iter().collect();
-                acc.into_iter().filter(|m| other.contains(m)).collect()
-            }
-            (Some(acc), Algebra::Diff) => {
-                let other: HashSet<Vec<u8>> = set.into_iter().collect();
-                acc.into_iter().filter(|m| !other.contains(m)).collect()
-            }
-            (Some(mut acc), Algebra::Union) => {
+        if !is_set(store.kind(key)) {
+            return Err(RespError::WrongType);
+        }
+    }
+    let Some((first, others)) = keys.split_first() else {
+        return Ok(Vec::new());
+    };
+    let mut acc = members(store, first)?;
+    for key in others {
+        acc = match op {
+            Algebra::Diff if acc.is_empty() => break,
+            Algebra::Diff => filter(store, key, acc, false)?,
+            _ => {
                 let mut seen: HashSet<Vec<u8>> = acc.iter().cloned().collect();
-                acc.extend(set.into_iter().filter(|m| seen.insert(m.clone())));
+                let more = members(store, key)?;
+                acc.extend(more.into_iter().filter(|m| seen.insert(m.clone())));
                 acc
             }
-        });
+        };
     }
-    Ok(result.unwrap_or_default())
+    Ok(acc)
+}
+
+/// The members of `acc` that are (`keep_present`) or are not in `key`'s set.
+fn filter<S: Store>(
+    store: &mut S,
+    key: &[u8],
+    acc: Vec<Vec<u8>>,
+    keep_present: bool,
+) -> Result<Vec<Vec<u8>>, RespError> {
+    let present = contains_each(store, key, acc.iter().map(Vec::as_slice))?;
+    Ok(acc
+        .into_iter()
+        .zip(present)
+        .filter(|(_, p)| *p == keep_present)
+        .map(|(m, _)| m)
+        .collect())
+}
+
+/// One algebra command over its keys; with a destination, the result
+/// replaces it (deleted when empty).
+struct Task<'a> {
+    keys: Vec<&'a [u8]>,
+    op: Algebra,
+    destination: Option<(&'a [u8], PackedLimits)>,
+}
+
+impl Atomic for Task<'_> {
+    type Output = Result<Vec<Vec<u8>>, RespError>;
+
+    fn run<S: Store>(self, store: &mut S) -> Self::Output {
+        let result = compute(store, &self.keys, self.op)?;
+        if let Some((key, limits)) = self.destination {
+            replace(store, key, ValueKind::Set, limits, &result)?;
+        }
+        Ok(result)
+    }
+}
+
+fn run<S: Store>(
+    ctx: &mut Ctx<'_, S>,
+    keys: Vec<&[u8]>,
+    op: Algebra,
+    destination: Option<&[u8]>,
+) -> Result<Vec<Vec<u8>>, RespError> {
+    let mut held = keys.clone();
+    held.extend(destination);
+    let limits = ctx.shared.encodings.set_limits();
+    let task = Task {
+        keys,
+        op,
+        destination: destination.map(|d| (d, limits)),
+    };
+    atomically(ctx, &held, task)
 }
 
 /// SINTER / SUNION / SDIFF: the members (RESP3: a set reply).
@@ -65,7 +144,7 @@ pub fn reply<S: Store>(
     out: &mut ReplyWriter<'_>,
     op: Algebra,
 ) -> Result<(), RespError> {
-    let result = compute(ctx.store, args.iter_from(1).map(<[u8]>::to_vec), op)?;
+    let result = run(ctx, args.iter_from(1).collect(), op, None)?;
     out.set(result.len());
     for m in &result {
         out.bulk(m);
@@ -74,17 +153,14 @@ pub fn reply<S: Store>(
 }
 
 /// The STORE forms: the result replaces the destination (deleted when
-/// empty); replies its size.
+/// empty), packed or large by the `set-max-*` limits; replies its size.
 pub fn store<S: Store>(
     ctx: &mut Ctx<'_, S>,
     args: Args<'_>,
     out: &mut ReplyWriter<'_>,
     op: Algebra,
 ) -> Result<(), RespError> {
-    let result = compute(ctx.store, args.iter_from(2).map(<[u8]>::to_vec), op)?;
-    let refs: Vec<&[u8]> = result.iter().map(Vec::as_slice).collect();
-    let mutation = save(ValueKind::Set, &refs, None);
-    ctx.store.update(args.get(1), |_| (mutation, ()))?;
+    let result = run(ctx, args.iter_from(2).collect(), op, Some(args.get(1)))?;
     out.integer(result.len() as i64);
     Ok(())
 }
@@ -114,8 +190,8 @@ pub fn intercard<S: Store>(
             return Err(RespError::Syntax);
         }
     }
-    let keys = (2..2 + numkeys).map(|k| args.get(k).to_vec());
-    let n = compute(ctx.store, keys, Algebra::Inter)?.len();
+    let keys = (2..2 + numkeys).map(|k| args.get(k)).collect();
+    let n = run(ctx, keys, Algebra::Inter, None)?.len();
     let n = if limit > 0 { n.min(limit) } else { n };
     out.integer(n as i64);
     Ok(())

@@ -1,21 +1,137 @@
-//! Reading a set's members, owned ([`members`]) or as a lookup over the
-//! packed value ([`Members`]).
+//! Reading a set in either encoding (see
+//! [`hashed`](crate::commands::hashed)): packed sets are read borrowing
+//! the record; a large one (Redis's hashtable) through its chunks,
+//! touching only the buckets a command needs.
 
-use crate::commands::collection::read;
-use crate::reply::RespError;
 use std::collections::HashSet;
+
 use strata_kv::{Store, ValueKind};
+
+use crate::commands::collection::{random_picks, scan_matches, ScanOptions};
+use crate::commands::hashed::{read_packed, with_large, Read};
+use crate::reply::RespError;
 
 /// The members of `key`'s set, copied (empty for a missing key).
 pub fn members<S: Store>(store: &mut S, key: &[u8]) -> Result<Vec<Vec<u8>>, RespError> {
-    Ok(read(store, key, ValueKind::Set, |m| {
+    let read = read_packed(store, key, ValueKind::Set, |m| {
         m.iter().map(|e| e.to_vec()).collect()
-    })?
-    .unwrap_or_default())
+    })?;
+    Ok(match read {
+        Read::Missing => Vec::new(),
+        Read::Packed(all) => all,
+        Read::Large => with_large(store, key, ValueKind::Set, |set| {
+            let mut all = Vec::with_capacity(usize::try_from(set.len()).unwrap_or(0));
+            for b in 0..set.buckets() {
+                all.extend(set.bucket(b)?);
+            }
+            Ok(all)
+        })?
+        .unwrap_or_default(),
+    })
 }
 
-/// Membership tests over one set: a scan for small sets, a hash set for
-/// large ones.
+/// Whether each of `candidates` is a member (all false for a missing key).
+pub fn contains_each<'c, S: Store>(
+    store: &mut S,
+    key: &[u8],
+    candidates: impl Iterator<Item = &'c [u8]> + Clone,
+) -> Result<Vec<bool>, RespError> {
+    let read = read_packed(store, key, ValueKind::Set, |set| {
+        let members = Members::new(set);
+        candidates.clone().map(|m| members.contains(m)).collect()
+    })?;
+    Ok(match read {
+        Read::Packed(answers) => answers,
+        Read::Large => with_large(store, key, ValueKind::Set, |set| {
+            let mut answers = Vec::new();
+            for m in candidates.clone() {
+                answers.push(set.get(m)?.is_some());
+            }
+            Ok(answers)
+        })?
+        .unwrap_or_else(|| candidates.clone().map(|_| false).collect()),
+        Read::Missing => candidates.map(|_| false).collect(),
+    })
+}
+
+/// The number of members (0 for a missing key).
+pub fn card<S: Store>(store: &mut S, key: &[u8]) -> Result<u64, RespError> {
+    let read = read_packed(store, key, ValueKind::Set, |set| set.len() as u64)?;
+    Ok(match read {
+        Read::Missing => 0,
+        Read::Packed(n) => n,
+        Read::Large => with_large(store, key, ValueKind::Set, |set| Ok(set.len()))?.unwrap_or(0),
+    })
+}
+
+/// Members picked as `SRANDMEMBER` asks (`count` as in [`random_picks`]).
+/// A pick much smaller than a large set reads one random bucket per pick;
+/// a larger one reads every bucket.
+pub fn random<S: Store>(store: &mut S, key: &[u8], count: i64) -> Result<Vec<Vec<u8>>, RespError> {
+    let read = read_packed(store, key, ValueKind::Set, |set| {
+        random_picks(set.len(), count).map(|p| p.into_iter().map(|i| set[i].to_vec()).collect())
+    })?;
+    match read {
+        Read::Missing => Ok(Vec::new()),
+        Read::Packed(picked) => picked,
+        Read::Large => Ok(with_large(store, key, ValueKind::Set, |set| {
+            let want = count.unsigned_abs();
+            if want.saturating_mul(4) >= set.len() {
+                let mut all = Vec::new();
+                for b in 0..set.buckets() {
+                    all.extend(set.bucket(b)?);
+                }
+                let picks = random_picks(all.len(), count)?;
+                return Ok(picks.into_iter().map(|i| all[i].clone()).collect());
+            }
+            random_picks(0, count)?; // the count's own checks
+            let (mut rng, distinct) = (rand::thread_rng(), count >= 0);
+            let mut picked = Vec::new();
+            let mut seen = HashSet::new();
+            while (picked.len() as u64) < want {
+                let Some(mut entry) = set.random(&mut rng)? else {
+                    break;
+                };
+                let member = entry.swap_remove(0);
+                if !distinct || seen.insert(member.clone()) {
+                    picked.push(member);
+                }
+            }
+            Ok(picked)
+        })?
+        .unwrap_or_default()),
+    }
+}
+
+/// A scan step's next cursor and the members it returns.
+pub type ScanStep = (u64, Vec<Vec<u8>>);
+
+/// One `SSCAN` step over a large set from bucket `options.cursor`: whole
+/// buckets until `options.count` members were looked at, and the next
+/// cursor (0: done). Buckets only split, moving members to later ones, so
+/// a member present throughout is returned at least once. `None` when the
+/// key holds no large set (any more).
+pub fn scan_step<S: Store>(
+    store: &mut S,
+    key: &[u8],
+    options: &ScanOptions<'_>,
+) -> Result<Option<ScanStep>, RespError> {
+    with_large(store, key, ValueKind::Set, |set| {
+        let mut out = Vec::new();
+        let (mut b, mut seen) = (options.cursor, 0usize);
+        while b < u64::from(set.buckets()) && seen < options.count {
+            let members = set.bucket(b as u32)?;
+            seen += members.len();
+            out.extend(members.into_iter().filter(|m| scan_matches(options, m)));
+            b += 1;
+        }
+        let next = if b >= u64::from(set.buckets()) { 0 } else { b };
+        Ok((next, out))
+    })
+}
+
+/// Membership tests over one packed set: a scan for small sets, a hash
+/// set for larger ones.
 pub struct Members<'m> {
     set: Option<HashSet<&'m [u8]>>,
     members: &'m [&'m [u8]],

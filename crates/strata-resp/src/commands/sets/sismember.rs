@@ -1,11 +1,10 @@
 //! `SISMEMBER key member`, `SMISMEMBER key member [member ...]`.
 
-use strata_kv::{Store, ValueKind};
+use strata_kv::Store;
 
-use super::Members;
+use super::members::contains_each;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::collection::read;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -18,18 +17,15 @@ pub enum Form {
     Many,
 }
 
-/// Whether each member is in the set.
+/// Whether each member is in the set (a large set: one bucket read each).
 pub fn sismember<S: Store>(
     ctx: &mut Ctx<'_, S>,
     args: Args<'_>,
     out: &mut ReplyWriter<'_>,
     form: Form,
 ) -> Result<(), RespError> {
-    let answers: Vec<bool> = read(ctx.store, args.get(1), ValueKind::Set, |set| {
-        let members = Members::new(set);
-        args.iter_from(2).map(|m| members.contains(m)).collect()
-    })?
-    .unwrap_or_else(|| vec![false; args.len() - 2]);
+    let candidates = (2..args.len()).map(|i| args.get(i));
+    let answers = contains_each(ctx.store, args.get(1), candidates)?;
     if form == Form::Many {
         out.array(answers.len());
     }

@@ -1,51 +1,67 @@
 //! `SMOVE source destination member`.
 
-use strata_kv::{Mutation, Store, ValueKind};
+use strata_kv::{Store, ValueKind};
 
+use super::members::contains_each;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::collection::{elements, save};
+use crate::commands::atomic::{atomically, Atomic};
+use crate::commands::hashed::edit;
+use crate::encodings::PackedLimits;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
-/// Moves the member atomically: 1 if it was in the source, else 0.
+/// Moves the member atomically (both keys' shards held, one journal
+/// record): 1 if it was in the source, else 0.
 pub fn smove<S: Store>(
     ctx: &mut Ctx<'_, S>,
     args: Args<'_>,
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
-    let (source, destination, member) = (args.get(1), args.get(2), args.get(3));
-    if source == destination {
-        let found = crate::commands::collection::read(ctx.store, source, ValueKind::Set, |s| {
-            s.contains(&member)
-        })?;
-        out.integer(i64::from(found.unwrap_or(false)));
-        return Ok(());
-    }
-    let moved = ctx.store.update_pair(source, destination, |src, dst| {
-        let refuse = |e| (Mutation::Keep, Mutation::Keep, Err(e));
-        let (mut from, from_exp) = match src.map(|i| (elements(&i, ValueKind::Set), i.expires_at)) {
-            None => return (Mutation::Keep, Mutation::Keep, Ok(false)),
-            Some((Err(e), _)) => return refuse(e),
-            Some((Ok(s), exp)) => (s, exp),
-        };
-        let (mut to, to_exp) = match dst.map(|i| (elements(&i, ValueKind::Set), i.expires_at)) {
-            None => (Vec::new(), None),
-            Some((Err(e), _)) => return refuse(e),
-            Some((Ok(s), exp)) => (s, exp),
-        };
-        let Some(at) = from.iter().position(|m| *m == member) else {
-            return (Mutation::Keep, Mutation::Keep, Ok(false));
-        };
-        from.swap_remove(at);
-        let dst_change = if to.contains(&member) {
-            Mutation::Keep
-        } else {
-            to.push(member);
-            save(ValueKind::Set, &to, to_exp)
-        };
-        (save(ValueKind::Set, &from, from_exp), dst_change, Ok(true))
-    })??;
+    let task = Move {
+        source: args.get(1),
+        destination: args.get(2),
+        member: args.get(3),
+        limits: ctx.shared.encodings.set_limits(),
+    };
+    let moved = atomically(ctx, &[task.source, task.destination], task)?;
     out.integer(i64::from(moved));
     Ok(())
+}
+
+struct Move<'a> {
+    source: &'a [u8],
+    destination: &'a [u8],
+    member: &'a [u8],
+    limits: PackedLimits,
+}
+
+impl Atomic for Move<'_> {
+    type Output = Result<bool, RespError>;
+
+    /// As Redis: a missing source answers 0 whatever the destination is;
+    /// otherwise both must be sets before anything changes.
+    fn run<S: Store>(self, store: &mut S) -> Self::Output {
+        let Some(kind) = store.kind(self.source) else {
+            return Ok(false);
+        };
+        let not_set = |k: Option<ValueKind>| k.is_some_and(|k| k != ValueKind::Set);
+        if not_set(Some(kind)) || not_set(store.kind(self.destination)) {
+            return Err(RespError::WrongType);
+        }
+        if self.source == self.destination {
+            let found = contains_each(store, self.source, std::iter::once(self.member))?;
+            return Ok(found.first().copied().unwrap_or(false));
+        }
+        let limits = self.limits;
+        let removed = edit(store, self.source, ValueKind::Set, limits, |set| {
+            set.remove(self.member)
+        })?;
+        if removed {
+            edit(store, self.destination, ValueKind::Set, limits, |set| {
+                set.put(self.member, b"")
+            })?;
+        }
+        Ok(removed)
+    }
 }
