@@ -3,7 +3,9 @@
 LPUSH / consumers BLPOP with its delivery check), Strata's RESP front end against
 Redis at pipeline depths 1 and 16, in interleaved rounds.
 
-Both servers get the same request sequence (one fixed --seed). Hashes and sorted sets
+Both servers get the same request sequence (one fixed --seed); each workload has its own
+keys (`hset-hget:N`, ..., the queue `q:queue:N`), so no command meets a key of another
+type (WRONGTYPE). Hashes and sorted sets
 are filled first with --type-keys x --fields set requests (uniform keys, so most fields
 or members exist); lists start empty and the 1:1 mix keeps them short.
 """
@@ -38,7 +40,8 @@ def run(servers, strata_bin, out_dir, args, pinning):
     for name, port, pid in targets:
         for workload in ("hset-hget", "zadd-zrange"):
             bench(strata_bin, out_dir, f"fill-{workload}-{name}", "resp", port, pid,
-                  [*common, "--workload", workload, "--ratio", "1:0", "--pipeline", "64",
+                  [*common, "--workload", workload, "--key-prefix", f"{workload}:", "--ratio", "1:0",
+                   "--pipeline", "64",
                    "--requests", str(args.type_keys * args.fields)], pinning)
     results = {}
     for round_ in range(args.repeat):
@@ -48,11 +51,12 @@ def run(servers, strata_bin, out_dir, args, pinning):
                     label = f"{workload}-p{pipeline}-{name}-r{round_}"
                     print(f"running {label}", file=sys.stderr)
                     if workload == "queue":
-                        tail = ["--workload", "queue", "--connections", str(args.connections),
+                        tail = ["--workload", "queue", "--key-prefix", "q:", "--connections", str(args.connections),
                                 "--consumers", str(args.connections), "--queues", str(args.queues),
                                 "--value-size", "50", "--seed", str(args.seed + round_)]
                     else:
-                        tail = [*common, "--workload", workload, "--ratio", args.types_ratio]
+                        tail = [*common, "--workload", workload, "--key-prefix", f"{workload}:",
+                                "--ratio", args.types_ratio]
                     result = bench(strata_bin, out_dir, label, "resp", port, pid,
                                    [*tail, "--pipeline", str(pipeline), *timing], pinning,
                                    check=workload != "queue")

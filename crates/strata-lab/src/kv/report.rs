@@ -187,20 +187,29 @@ pub fn render_table(r: &KvResult) -> String {
     let c = &r.config;
     let mut out = String::new();
     // Writing to a String cannot fail.
+    let load = match &r.queue {
+        Some(q) => format!(
+            "{} producers x pipeline {}, {} consumers, {} lists",
+            q.producers, c.pipeline, q.consumers, q.queues
+        ),
+        None => format!(
+            "{} connections x pipeline {}, ratio {}, {} keys [{}, {})",
+            c.connections,
+            c.pipeline,
+            c.ratio,
+            c.key_pattern.name(),
+            c.key_min,
+            c.key_max
+        ),
+    };
     let _ = writeln!(
         out,
-        "bench kv: {} {}:{}{}, {} connections x pipeline {}, ratio {}, {:?} workload, {} keys [{}, {}), {} B values",
+        "bench kv: {} {}:{}{}, {} workload, {load}, {} B values",
         c.protocol.name(),
         c.host,
         c.port,
         if c.spawned { " (spawned)" } else { "" },
-        c.connections,
-        c.pipeline,
-        c.ratio,
-        c.workload,
-        c.key_pattern.name(),
-        c.key_min,
-        c.key_max,
+        c.workload.name(),
         c.value_size,
     );
     let _ = writeln!(out, "measured {:.3} s\n", r.elapsed_secs);

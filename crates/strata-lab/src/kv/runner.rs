@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use tokio::task::JoinSet;
 
 use super::args::KvArgs;
@@ -192,8 +192,6 @@ async fn drive(mut conn: Connection, work: &Workload, index: u64) -> Result<Conn
     let pipeline = args.pipeline as u64;
     let (mut request, mut ops, mut key) =
         (Vec::new(), Vec::with_capacity(args.pipeline), Vec::new());
-    // Numbers the operations: a hash field or sorted-set member per `--workload`.
-    let mut sequence = index;
     loop {
         if control.stop.load(Ordering::Relaxed) {
             break;
@@ -220,15 +218,16 @@ async fn drive(mut conn: Connection, work: &Workload, index: u64) -> Result<Conn
                 args.key_prefix.as_bytes(),
                 work.keys.next_key(op, &mut rng),
             );
+            // The hash field or sorted-set member, for the type workloads.
+            let field = rng.gen_range(0..work.requests.fields());
             work.requests
-                .encode(op, &mut request, &key, &work.value, sequence);
-            sequence += 1;
+                .encode(op, &mut request, &key, &work.value, field);
             ops.push(op);
         }
         let sent = Instant::now();
-        conn.exchange(&request, &ops, |op, kind, _reply, done| {
+        conn.exchange(&request, &ops, |op, kind, reply, done| {
             if measured {
-                stats.record(op, kind, sent, done);
+                stats.record(op, work.requests.classify(op, kind, reply), sent, done);
             }
         })
         .await?;

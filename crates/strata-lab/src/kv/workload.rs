@@ -8,14 +8,16 @@
 //! | `zadd-zrange` | `ZADD key <i> m<i>` | `ZRANGE key 0 <range - 1>` |
 //! | `queue` | producers `LPUSH` | consumers `BLPOP` (see [`super::queue`]) |
 //!
-//! `i` is the connection's operation number modulo `--fields`, so a hash holds up to
-//! `--fields` fields and a sorted set as many members (sessions in small hashes,
-//! leaderboards). The older names `hash`, `list` and `zset` are accepted as aliases.
+//! `i` is drawn uniformly from `0..--fields` for each operation (from the connection's
+//! seeded generator), so a hash holds up to `--fields` fields and a sorted set as many
+//! members (sessions in small hashes, leaderboards), and reads find what writes stored. A
+//! ZRANGE reply with members counts as a hit, an empty one as a miss. The older names `hash`,
+//! `list` and `zset` are accepted as aliases.
 
 use clap::ValueEnum;
 use serde::{Deserialize, Serialize};
 
-use super::protocol::{resp, Op, Protocol};
+use super::protocol::{resp, Op, Protocol, ReplyKind};
 
 /// The data type a run exercises.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum, Serialize, Deserialize)]
@@ -81,7 +83,24 @@ impl Requests {
         }
     }
 
-    /// Appends operation `op`, the connection's operation number `n`, on `key`.
+    /// The field or member count operations choose among (`--fields`).
+    pub fn fields(&self) -> u64 {
+        self.fields
+    }
+
+    /// How a reply to `op` counts: a ZRANGE's array is a hit when it has members, a miss
+    /// when empty; every other reply keeps the framing's `kind`.
+    pub fn classify(&self, op: Op, kind: ReplyKind, reply: &[u8]) -> ReplyKind {
+        match (self.workload, op, kind) {
+            (Workload::ZaddZrange, Op::Get, ReplyKind::Success) if reply.starts_with(b"*0\r") => {
+                ReplyKind::Miss
+            }
+            (Workload::ZaddZrange, Op::Get, ReplyKind::Success) => ReplyKind::Hit,
+            _ => kind,
+        }
+    }
+
+    /// Appends operation `op` on `key`, with field or member number `n % --fields`.
     pub fn encode(&self, op: Op, out: &mut Vec<u8>, key: &[u8], value: &[u8], n: u64) {
         let mut name = [0u8; 24];
         let i = n % self.fields;
@@ -155,6 +174,13 @@ mod tests {
         );
         assert_eq!(out, b"get k\r\n");
         assert!(!Workload::LpushLpop.supports(Protocol::Memcache));
+        let classify = |reply: &[u8]| zset.classify(Op::Get, ReplyKind::Success, reply);
+        assert_eq!(classify(b"*0\r\n"), ReplyKind::Miss);
+        assert_eq!(classify(b"*1\r\n$2\r\nm1\r\n"), ReplyKind::Hit);
+        assert_eq!(
+            hash.classify(Op::Get, ReplyKind::Success, b":1\r\n"),
+            ReplyKind::Success
+        );
         assert!(!Workload::Queue.supports(Protocol::Memcache));
     }
 
