@@ -182,7 +182,11 @@ fn verify_catches_duplicates_losses_and_disorder() {
     // Left: seq 1 and 3 on their lists, seq 2 missing (explained by the one in-flight pop).
     let mut left = BTreeMap::new();
     left.insert(queue_key(0, 1), vec![element(0, 3), element(0, 1)]);
-    let clean = verify(&[producer.clone()], &[consumer.clone()], &left);
+    let clean = verify(
+        std::slice::from_ref(&producer),
+        std::slice::from_ref(&consumer),
+        &left,
+    );
     assert_eq!(clean.problems, Vec::<String>::new());
     assert_eq!((clean.missing, clean.popped, clean.left), (1, 2, 2));
 
@@ -191,17 +195,25 @@ fn verify_catches_duplicates_losses_and_disorder() {
         .entry(queue_key(0, 0))
         .or_default()
         .push(element(0, 0));
-    assert!(!verify(&[producer.clone()], &[consumer.clone()], &twice)
-        .problems
-        .is_empty());
+    assert!(!verify(
+        std::slice::from_ref(&producer),
+        std::slice::from_ref(&consumer),
+        &twice
+    )
+    .problems
+    .is_empty());
     let mut disorder = BTreeMap::new();
     disorder.insert(queue_key(0, 1), vec![element(0, 1), element(0, 3)]);
-    assert!(!verify(&[producer.clone()], &[consumer.clone()], &disorder)
-        .problems
-        .is_empty());
+    assert!(!verify(
+        std::slice::from_ref(&producer),
+        std::slice::from_ref(&consumer),
+        &disorder
+    )
+    .problems
+    .is_empty());
     let mut no_slack = consumer.clone();
     no_slack.in_flight_pops = 0;
-    assert!(!verify(&[producer.clone()], &[no_slack], &left)
+    assert!(!verify(std::slice::from_ref(&producer), &[no_slack], &left)
         .problems
         .is_empty());
     let mut corrupt = element(0, 1);
