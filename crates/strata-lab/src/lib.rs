@@ -76,7 +76,7 @@ pub fn run_bench(cmd: BenchCommand) -> Result<(), LabError> {
             if let Some(path) = &args.json {
                 kv::report::write_json(&result, path)?;
             }
-            Ok(())
+            result.check()
         }
         BenchCommand::Restart(args) => {
             args.validate()?;

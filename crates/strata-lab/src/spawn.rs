@@ -147,6 +147,11 @@ impl ServerProcess {
         Ok(started.elapsed())
     }
 
+    /// The child's process id (`None` after it was killed or stopped).
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     /// The port serving `protocol`.
     pub fn port(&self, protocol: Protocol) -> u16 {
         match protocol {

@@ -232,3 +232,23 @@ async fn unreachable_server_is_a_connect_error() {
         .unwrap();
     assert!(matches!(run_kv(&args).await, Err(LabError::Connect { .. })));
 }
+
+#[tokio::test]
+async fn server_cpu_is_reported_for_the_given_pid() {
+    // The fake server runs in this process, so its CPU is this process's.
+    let server = FakeServer::start(Wire::Resp, Behaviour::default());
+    let pid = std::process::id().to_string();
+    let result = run(
+        &server,
+        &[SET_300_SEQUENTIAL, &["--server-pid", &pid]].concat(),
+    )
+    .await
+    .unwrap();
+    let cpu = result.server_cpu.expect("server cpu with --server-pid");
+    assert_eq!(cpu.pid, std::process::id());
+    assert!(cpu.user_secs >= 0.0 && cpu.system_secs >= 0.0 && cpu.us_per_request >= 0.0);
+    assert!(result.client_cpu.is_some());
+    assert!(report::render_table(&result).contains(&format!("server cpu (pid {pid})")));
+    let without = run(&server, SET_300_SEQUENTIAL).await.unwrap();
+    assert!(without.server_cpu.is_none());
+}

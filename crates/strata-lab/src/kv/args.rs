@@ -54,6 +54,30 @@ pub struct KvArgs {
     #[arg(long, value_enum, default_value_t = Workload::String)]
     pub workload: Workload,
 
+    /// Fields per hash (hset-hget) or members per sorted set (zadd-zrange) that the
+    /// operations cycle through.
+    #[arg(long, default_value_t = 10)]
+    pub fields: u64,
+
+    /// Members read by each ZRANGE of the zadd-zrange workload (ZRANGE key 0 RANGE-1).
+    #[arg(long, default_value_t = 10)]
+    pub range: u64,
+
+    /// Queue workload: consumer connections doing BLPOP [default: --connections]
+    /// (--connections is the number of producers).
+    #[arg(long)]
+    pub consumers: Option<usize>,
+
+    /// Queue workload: lists the producers push onto (keys {prefix}queue:0 ..); each BLPOP
+    /// names all of them.
+    #[arg(long, default_value_t = 4)]
+    pub queues: usize,
+
+    /// Queue workload: BLPOP timeout in seconds; after the producers stop, a consumer leaves
+    /// once a BLPOP times out.
+    #[arg(long, value_name = "SECS", default_value_t = 1.0)]
+    pub pop_timeout: f64,
+
     /// How keys are chosen within [--key-min, --key-max).
     #[arg(long, value_enum, default_value_t = KeyPattern::Uniform)]
     pub key_pattern: KeyPattern,
@@ -122,6 +146,12 @@ pub struct KvArgs {
     /// Remove all keys (FLUSHALL / flush_all) before the run.
     #[arg(long)]
     pub flush: bool,
+
+    /// Process id of the server under test (on this machine): its user + system CPU time over
+    /// the measured phase, from /proc/PID/stat, is reported per request. With --spawn the
+    /// child's pid is used.
+    #[arg(long, value_name = "PID", conflicts_with = "spawn")]
+    pub server_pid: Option<u32>,
 
     /// Start a Strata server as a child process on free 127.0.0.1 ports for the run and stop it
     /// after (--host and --port are then not used).
@@ -195,7 +225,24 @@ impl KvArgs {
             return fail("--connections, --pipeline and --threads must be at least 1");
         }
         if !self.workload.supports(self.protocol) {
-            return fail("--workload other than string needs --protocol resp");
+            return Err(LabError::Config(format!(
+                "--workload {} needs --protocol resp: memcached has no hashes, lists, sorted sets or blocking pops",
+                self.workload.name()
+            )));
+        }
+        if self.fields == 0 || self.range == 0 || self.queues == 0 || self.consumers == Some(0) {
+            return fail("--fields, --range, --queues and --consumers must be at least 1");
+        }
+        if !positive_secs(self.pop_timeout) {
+            return fail("--pop-timeout must be a positive number of seconds");
+        }
+        if self
+            .server_pid
+            .is_some_and(|pid| !std::path::Path::new(&format!("/proc/{pid}/stat")).exists())
+        {
+            return fail(
+                "--server-pid names no running process on this machine (no /proc/PID/stat)",
+            );
         }
         if self.requests == Some(0) {
             return fail("--requests must be at least 1");
@@ -257,6 +304,16 @@ mod tests {
         assert!(invalid(&["--duration", "0"]));
         assert!(invalid(&["--protocol", "memcache", "--auth", "pw"]));
         assert!(invalid(&["--key-prefix", "a b"]));
+        assert!(invalid(&[
+            "--protocol",
+            "memcache",
+            "--workload",
+            "hset-hget"
+        ]));
+        assert!(invalid(&["--protocol", "memcache", "--workload", "queue"]));
+        assert!(invalid(&["--workload", "queue", "--queues", "0"]));
+        assert!(invalid(&["--workload", "queue", "--pop-timeout", "0"]));
+        assert!(invalid(&["--server-pid", "4294967295"]));
         assert!(KvArgs::try_parse_from(["--ratio", "0:0"]).is_err());
         assert!(KvArgs::try_parse_from(["--server-arg", "x"]).is_err());
         assert!(KvArgs::try_parse_from(["--spawn", "--port", "1"]).is_err());

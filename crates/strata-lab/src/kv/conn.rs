@@ -87,12 +87,13 @@ impl Connection {
     }
 
     /// Writes `request` (the encoding of `ops`, in order) and reads one reply per op, calling
-    /// `on_reply` with each op, its reply kind and the instant its reply was complete.
+    /// `on_reply` with each op, its reply kind, the reply's bytes and the instant the reply
+    /// was complete.
     pub async fn exchange(
         &mut self,
         request: &[u8],
         ops: &[Op],
-        mut on_reply: impl FnMut(Op, ReplyKind, Instant),
+        mut on_reply: impl FnMut(Op, ReplyKind, &[u8], Instant),
     ) -> Result<(), LabError> {
         let Self {
             stream,
@@ -113,8 +114,8 @@ impl Connection {
         let read = async {
             for &op in ops {
                 let reply = next_reply(&mut reader, received, *protocol, addr).await?;
+                on_reply(op, reply.kind, &received[..reply.len], Instant::now());
                 received.advance(reply.len);
-                on_reply(op, reply.kind, Instant::now());
             }
             Ok(())
         };

@@ -17,6 +17,8 @@
 //! - `stats`: histograms and counters, the per-second timeline.
 //! - `progress`: the progress bar.
 //! - [`workload`]: which data type the sets and gets exercise (`--workload`).
+//! - [`queue`]: the queue workload (producers LPUSH, consumers BLPOP) and its delivery check.
+//! - [`server_cpu`]: CPU time per request of the server (`--server-pid`) and the client.
 //! - [`report`]: [`KvResult`], the human table and the JSON file.
 
 pub mod args;
@@ -26,8 +28,10 @@ pub mod keys;
 pub mod mix;
 mod progress;
 pub mod protocol;
+pub mod queue;
 pub mod report;
 mod runner;
+pub mod server_cpu;
 mod stats;
 pub mod workload;
 pub mod zipf;
@@ -51,10 +55,12 @@ use crate::LabError;
 pub async fn run_kv(args: &KvArgs) -> Result<KvResult, LabError> {
     args.validate()?;
     if !args.spawn {
-        return runner::run(args, &args.host, args.port(), false).await;
+        let target = runner::Target::remote(&args.host, args.port(), args.server_pid);
+        return runner::run(args, &target).await;
     }
     let server = ServerProcess::start(args.server_binary.as_deref(), &args.server_args).await?;
-    let outcome = runner::run(args, "127.0.0.1", server.port(args.protocol), true).await;
+    let target = runner::Target::spawned(server.port(args.protocol), server.pid());
+    let outcome = runner::run(args, &target).await;
     let stopped = server.stop().await;
     let result = outcome?;
     stopped?;

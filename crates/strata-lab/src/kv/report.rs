@@ -12,6 +12,8 @@ use serde::{Deserialize, Serialize};
 use super::keys::KeyPattern;
 use super::mix::Ratio;
 use super::protocol::Protocol;
+use super::queue::QueueCheck;
+use super::server_cpu::CpuUsage;
 use super::workload::Workload;
 use crate::LabError;
 
@@ -47,6 +49,27 @@ pub struct KvResult {
     /// Per-second rows, when the run was asked for a timeline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeline: Option<Vec<TimelineSecond>>,
+    /// CPU of the server over the measured phase, when its pid was known (`--server-pid`,
+    /// `--spawn`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_cpu: Option<CpuUsage>,
+    /// CPU of this load generator over the measured phase.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_cpu: Option<CpuUsage>,
+    /// The queue workload's delivery check (`--workload queue`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<QueueCheck>,
+}
+
+impl KvResult {
+    /// Fails when the run's own check failed: the queue workload lost, duplicated or altered
+    /// an element. Error replies are counted, not failures.
+    pub fn check(&self) -> Result<(), LabError> {
+        match self.queue.as_ref().and_then(QueueCheck::failure) {
+            Some(failure) => Err(LabError::Check(failure)),
+            None => Ok(()),
+        }
+    }
 }
 
 /// The configuration of a run, as recorded in its result.
@@ -164,20 +187,29 @@ pub fn render_table(r: &KvResult) -> String {
     let c = &r.config;
     let mut out = String::new();
     // Writing to a String cannot fail.
+    let load = match &r.queue {
+        Some(q) => format!(
+            "{} producers x pipeline {}, {} consumers, {} lists",
+            q.producers, c.pipeline, q.consumers, q.queues
+        ),
+        None => format!(
+            "{} connections x pipeline {}, ratio {}, {} keys [{}, {})",
+            c.connections,
+            c.pipeline,
+            c.ratio,
+            c.key_pattern.name(),
+            c.key_min,
+            c.key_max
+        ),
+    };
     let _ = writeln!(
         out,
-        "bench kv: {} {}:{}{}, {} connections x pipeline {}, ratio {}, {:?} workload, {} keys [{}, {}), {} B values",
+        "bench kv: {} {}:{}{}, {} workload, {load}, {} B values",
         c.protocol.name(),
         c.host,
         c.port,
         if c.spawned { " (spawned)" } else { "" },
-        c.connections,
-        c.pipeline,
-        c.ratio,
-        c.workload,
-        c.key_pattern.name(),
-        c.key_min,
-        c.key_max,
+        c.workload.name(),
         c.value_size,
     );
     let _ = writeln!(out, "measured {:.3} s\n", r.elapsed_secs);
@@ -200,9 +232,21 @@ pub fn render_table(r: &KvResult) -> String {
     );
     let _ = writeln!(
         out,
-        "{:<14}{:>9.3}{:>9.3}{:>9.3}{:>9.3}{:>9.3}{:>9.3}",
+        "{:<14}{:>9.3}{:>9.3}{:>9.3}{:>9.3}{:>9.3}{:>9.3}\n",
         "", l.p50, l.p90, l.p95, l.p99, l.p999, l.max
     );
+    for (name, cpu) in [("server", &r.server_cpu), ("client", &r.client_cpu)] {
+        if let Some(cpu) = cpu {
+            let _ = writeln!(
+                out,
+                "{name} cpu (pid {}): {:.2} us/request (user {:.3} s, system {:.3} s, {:.2} cores busy)",
+                cpu.pid, cpu.us_per_request, cpu.user_secs, cpu.system_secs, cpu.cores_busy
+            );
+        }
+    }
+    if let Some(q) = &r.queue {
+        out.push_str(&q.render());
+    }
     if let Some(timeline) = &r.timeline {
         let _ = writeln!(
             out,

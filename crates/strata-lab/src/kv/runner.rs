@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use tokio::task::JoinSet;
 
 use super::args::KvArgs;
@@ -20,14 +20,16 @@ use super::control::Control;
 use super::keys::{write_key, KeySpace};
 use super::mix::OpMix;
 use super::progress::Progress;
-use super::protocol::Op;
 use super::report::{KvConfig, KvResult, Machine};
+use super::server_cpu::PhaseCpu;
 use super::stats::{ConnStats, Timeline};
+use super::workload::{Requests, Workload as WorkloadKind};
 use crate::LabError;
 
 /// Everything a connection task needs besides its socket.
 struct Workload {
     args: KvArgs,
+    requests: Requests,
     keys: KeySpace,
     value: Vec<u8>,
     seed: u64,
@@ -35,19 +37,56 @@ struct Workload {
     timeline: Option<Arc<Timeline>>,
 }
 
-/// Runs the benchmark described by `args` against `host:port`.
-pub(crate) async fn run(
-    args: &KvArgs,
-    host: &str,
-    port: u16,
-    spawned: bool,
-) -> Result<KvResult, LabError> {
-    let addr: Arc<str> = Arc::from(format!("{host}:{port}"));
+/// The server a run drives.
+#[derive(Debug, Clone)]
+pub(crate) struct Target {
+    pub(crate) host: String,
+    pub(crate) port: u16,
+    /// Whether the lab started it for this run.
+    pub(crate) spawned: bool,
+    /// Its process id, when it runs on this machine and is known: its CPU time is reported.
+    pub(crate) pid: Option<u32>,
+}
+
+impl Target {
+    /// A server the caller started (`--host`, `--port`, `--server-pid`).
+    pub(crate) fn remote(host: &str, port: u16, pid: Option<u32>) -> Self {
+        Self {
+            host: host.to_owned(),
+            port,
+            spawned: false,
+            pid,
+        }
+    }
+
+    /// A child started by the lab on 127.0.0.1.
+    pub(crate) fn spawned(port: u16, pid: Option<u32>) -> Self {
+        Self {
+            host: "127.0.0.1".to_owned(),
+            port,
+            spawned: true,
+            pid,
+        }
+    }
+
+    /// `host:port`.
+    pub(crate) fn addr(&self) -> Arc<str> {
+        Arc::from(format!("{}:{}", self.host, self.port))
+    }
+}
+
+/// Runs the benchmark described by `args` against `target`.
+pub(crate) async fn run(args: &KvArgs, target: &Target) -> Result<KvResult, LabError> {
+    if args.workload == WorkloadKind::Queue {
+        return super::queue::run(args, target).await;
+    }
+    let addr = target.addr();
     let connections = open_all(args, &addr).await?;
     let seed = args.seed.unwrap_or_else(rand::random);
 
     let started = Instant::now();
     let measure_start = started + Duration::from_secs_f64(args.warmup);
+    let cpu = PhaseCpu::begin_at(target.pid, measure_start);
     let workload = Arc::new(Workload {
         keys: args.key_space()?,
         value: value_bytes(args.value_size),
@@ -60,6 +99,7 @@ pub(crate) async fn run(
             measured: AtomicU64::new(0),
         }),
         timeline: args.timeline.then(Arc::default),
+        requests: Requests::new(args.workload, args.protocol, args.fields, args.range),
         args: args.clone(),
     });
     let progress = Progress::start(args, Arc::clone(&workload.control), started);
@@ -96,8 +136,9 @@ pub(crate) async fn run(
         .max(measure_start);
     let elapsed = end - measure_start;
     let secs = elapsed.as_secs_f64().max(1e-9);
+    let (server_cpu, client_cpu) = cpu.end(total.ops(), elapsed.as_secs_f64()).await?;
     Ok(KvResult {
-        config: config(args, host, port, spawned, seed),
+        config: config(args, target, seed),
         machine: Machine::current(),
         elapsed_secs: elapsed.as_secs_f64(),
         ops: total.ops(),
@@ -111,11 +152,14 @@ pub(crate) async fn run(
         gets_per_sec: total.gets as f64 / secs,
         latency_ms: total.latency_summary(),
         timeline: workload.timeline.as_ref().map(|t| t.seconds(elapsed)),
+        server_cpu,
+        client_cpu: Some(client_cpu),
+        queue: None,
     })
 }
 
 /// Opens (and authenticates) every connection concurrently, then flushes if asked.
-async fn open_all(args: &KvArgs, addr: &Arc<str>) -> Result<Vec<Connection>, LabError> {
+pub(crate) async fn open_all(args: &KvArgs, addr: &Arc<str>) -> Result<Vec<Connection>, LabError> {
     let mut opening = JoinSet::new();
     for _ in 0..args.connections {
         let (addr, protocol, auth) = (Arc::clone(addr), args.protocol, args.auth.clone());
@@ -148,8 +192,6 @@ async fn drive(mut conn: Connection, work: &Workload, index: u64) -> Result<Conn
     let pipeline = args.pipeline as u64;
     let (mut request, mut ops, mut key) =
         (Vec::new(), Vec::with_capacity(args.pipeline), Vec::new());
-    // Numbers the operations: a hash field or sorted-set member per `--workload`.
-    let mut sequence = index;
     loop {
         if control.stop.load(Ordering::Relaxed) {
             break;
@@ -176,25 +218,16 @@ async fn drive(mut conn: Connection, work: &Workload, index: u64) -> Result<Conn
                 args.key_prefix.as_bytes(),
                 work.keys.next_key(op, &mut rng),
             );
-            match op {
-                Op::Set => args.workload.encode_set(
-                    args.protocol,
-                    &mut request,
-                    &key,
-                    &work.value,
-                    sequence,
-                ),
-                Op::Get => args
-                    .workload
-                    .encode_get(args.protocol, &mut request, &key, sequence),
-            }
-            sequence += 1;
+            // The hash field or sorted-set member, for the type workloads.
+            let field = rng.gen_range(0..work.requests.fields());
+            work.requests
+                .encode(op, &mut request, &key, &work.value, field);
             ops.push(op);
         }
         let sent = Instant::now();
-        conn.exchange(&request, &ops, |op, kind, done| {
+        conn.exchange(&request, &ops, |op, kind, reply, done| {
             if measured {
-                stats.record(op, kind, sent, done);
+                stats.record(op, work.requests.classify(op, kind, reply), sent, done);
             }
         })
         .await?;
@@ -207,18 +240,18 @@ async fn drive(mut conn: Connection, work: &Workload, index: u64) -> Result<Conn
 }
 
 /// The stored value: `value_size` bytes cycling through digits and lowercase letters.
-fn value_bytes(value_size: usize) -> Vec<u8> {
+pub(crate) fn value_bytes(value_size: usize) -> Vec<u8> {
     const ALPHABET: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
     ALPHABET.iter().copied().cycle().take(value_size).collect()
 }
 
-fn config(args: &KvArgs, host: &str, port: u16, spawned: bool, seed: u64) -> KvConfig {
+pub(crate) fn config(args: &KvArgs, target: &Target, seed: u64) -> KvConfig {
     KvConfig {
         protocol: args.protocol,
-        host: host.to_owned(),
-        port,
-        spawned,
-        server_args: if spawned {
+        host: target.host.clone(),
+        port: target.port,
+        spawned: target.spawned,
+        server_args: if target.spawned {
             args.server_args.clone()
         } else {
             Vec::new()

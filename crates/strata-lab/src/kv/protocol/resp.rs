@@ -86,6 +86,32 @@ fn frame(
     Ok(Some((kind, after)))
 }
 
+/// The last element of a complete array reply of bulk strings (e.g. BLPOP's
+/// `[key, element]`), or `None` for anything else (nil, empty, other types).
+pub fn array_last_bulk(reply: &[u8]) -> Option<&[u8]> {
+    let (line, mut pos) = split_line(reply.strip_prefix(b"*")?).ok()??;
+    let count = length(line).ok()??;
+    pos += 1;
+    let mut last = None;
+    for _ in 0..count {
+        let (header, header_len) = split_line(reply.get(pos + 1..)?).ok()??;
+        if reply[pos] != b'$' {
+            return None;
+        }
+        let len = length(header).ok()??;
+        let start = pos + 1 + header_len;
+        last = Some(reply.get(start..start + len)?);
+        pos = start + len + 2;
+    }
+    last
+}
+
+/// The value of an integer reply (`:n`), or `None` for any other reply.
+pub fn integer_value(reply: &[u8]) -> Option<u64> {
+    let (line, _) = split_line(reply.strip_prefix(b":")?).ok()??;
+    parse_u64(line)
+}
+
 /// Parses a RESP length: `Some(n)` for `n >= 0`, `None` for `-1` (nil).
 fn length(line: &[u8]) -> Result<Option<usize>, ProtocolError> {
     if line == b"-1" {

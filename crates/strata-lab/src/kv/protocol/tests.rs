@@ -228,3 +228,18 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn resp_payload_helpers() {
+    use super::resp::{array_last_bulk, integer_value};
+    assert_eq!(
+        array_last_bulk(b"*2\r\n$3\r\nkey\r\n$5\r\nhello\r\n"),
+        Some(&b"hello"[..])
+    );
+    assert_eq!(array_last_bulk(b"*-1\r\n"), None);
+    assert_eq!(array_last_bulk(b"*0\r\n"), None);
+    assert_eq!(array_last_bulk(b"*1\r\n:1\r\n"), None);
+    assert_eq!(array_last_bulk(b"$5\r\nhello\r\n"), None);
+    assert_eq!(integer_value(b":42\r\n"), Some(42));
+    assert_eq!(integer_value(b"+OK\r\n"), None);
+}
