@@ -168,6 +168,12 @@ impl SearchIndex {
         self.translog.durability()
     }
 
+    /// Whether the mapping has nested objects (searches are then narrowed
+    /// to root documents).
+    pub fn has_nested_mapping(&self) -> bool {
+        self.mappings.read().has_nested()
+    }
+
     /// Applies a `PUT _mapping` body, within the mapping limits.
     pub fn update_mappings(&self, body: &Value) -> Result<()> {
         // Read before the mapping's lock: never both at once.
@@ -178,6 +184,12 @@ impl SearchIndex {
             next.merge_json(body)?;
             // Elasticsearch names no count for a mapping update.
             limits.check_mapping(&next, 0)?;
+            if next.has_nested() && self.shards[0].fields().nested.is_none() {
+                return Err(SearchError::illegal(format!(
+                    "index [{}] was created before nested fields were supported: reindex it to map [nested] fields",
+                    self.name
+                )));
+            }
             *mappings = next;
         }
         self.save_metadata()

@@ -13,6 +13,8 @@
 //! - `regexp`: `regexp` and `query_string`'s `/.../`, Lucene's regular
 //!   expressions run on the term dictionary.
 //! - `geo`: `geo_bounding_box` over geo_point columns; `geo_distance`.
+//! - `nested`: the `nested` query and the document levels (root or one
+//!   nested object's documents) every search is narrowed to.
 //! - `fuzzy`, `dis_max`, `prefix_match` (`match_phrase_prefix`,
 //!   `match_bool_prefix`).
 //! - `query_string`: the Lucene syntax (Kibana, `q=`).
@@ -30,6 +32,7 @@ mod fuzzy;
 mod geo;
 mod geo_distance;
 pub(crate) mod ip_range;
+pub mod nested;
 mod prefix_match;
 pub mod query_string;
 mod regexp;
@@ -70,6 +73,9 @@ pub struct QueryContext<'a> {
     pub limits: IndexLimits,
     /// Where the query's expansions (terms lists, automata) are reserved.
     pub memory: &'a MemoryAccount,
+    /// The nested object whose documents the query runs on (inside a
+    /// `nested` query or aggregation), `None` for root documents.
+    pub nested_scope: Option<String>,
 }
 
 impl<'a> QueryContext<'a> {
@@ -87,6 +93,20 @@ impl<'a> QueryContext<'a> {
             now_millis,
             limits: IndexLimits::default(),
             memory: &UNACCOUNTED,
+            nested_scope: None,
+        }
+    }
+
+    /// This context for the documents of the nested object at `path`.
+    pub fn in_nested(&self, path: &str) -> QueryContext<'a> {
+        QueryContext {
+            mappings: self.mappings,
+            fields: self.fields,
+            tokenizers: self.tokenizers,
+            now_millis: self.now_millis,
+            limits: self.limits.clone(),
+            memory: self.memory,
+            nested_scope: Some(path.to_string()),
         }
     }
 
@@ -154,6 +174,7 @@ pub(crate) fn build_nested(
         "geo_distance" => geo_distance::geo_distance(ctx, body),
         "fuzzy" => fuzzy::fuzzy(ctx, body),
         "dis_max" => dis_max::dis_max(ctx, body, depth),
+        "nested" => nested::nested(ctx, body, depth),
         "match_phrase_prefix" => prefix_match::match_phrase_prefix(ctx, body),
         "match_bool_prefix" => prefix_match::match_bool_prefix(ctx, body),
         "query_string" => query_string::build(ctx, body),
