@@ -62,6 +62,9 @@ pub struct Mappings {
     leaves: BTreeMap<String, FieldMapping>,
     /// The objects mapped `type: nested`, by dotted path.
     nested: BTreeMap<String, NestedObject>,
+    /// The `runtime` section: runtime field definitions by name, checked
+    /// by the index (`script::fields`) and used by its searches.
+    runtime: Map<String, Value>,
 }
 
 impl Default for Mappings {
@@ -73,6 +76,7 @@ impl Default for Mappings {
             dynamic_templates: Vec::new(),
             leaves: BTreeMap::new(),
             nested: BTreeMap::new(),
+            runtime: Map::new(),
         }
     }
 }
@@ -121,6 +125,19 @@ impl Mappings {
                         {
                             Some(existing) => *existing = template,
                             None => next.dynamic_templates.push(template),
+                        }
+                    }
+                }
+                "runtime" => {
+                    let fields = value.as_object().ok_or_else(|| {
+                        SearchError::MapperParsing("[runtime] must be an object".into())
+                    })?;
+                    for (name, def) in fields {
+                        // As Elasticsearch: `null` removes the field.
+                        if def.is_null() {
+                            next.runtime.remove(name);
+                        } else {
+                            next.runtime.insert(name.clone(), def.clone());
                         }
                     }
                 }
@@ -188,6 +205,11 @@ impl Mappings {
     /// The leaf at a dotted path (multi-fields included).
     pub fn leaf(&self, path: &str) -> Option<&FieldMapping> {
         self.leaves.get(path)
+    }
+
+    /// The `runtime` section, if any.
+    pub fn runtime_section(&self) -> Option<Value> {
+        (!self.runtime.is_empty()).then(|| Value::Object(self.runtime.clone()))
     }
 
     /// Every leaf path, sorted.
@@ -273,6 +295,9 @@ impl Mappings {
                 "dynamic_templates".into(),
                 Value::Array(templates.collect()),
             );
+        }
+        if !self.runtime.is_empty() {
+            out.insert("runtime".into(), Value::Object(self.runtime.clone()));
         }
         if !self.properties.is_empty() {
             out.insert(

@@ -76,6 +76,8 @@ pub struct QueryContext<'a> {
     /// The nested object whose documents the query runs on (inside a
     /// `nested` query or aggregation), `None` for root documents.
     pub nested_scope: Option<String>,
+    /// The search's runtime fields (`None`: no search, or none).
+    pub runtime: Option<&'a crate::script::fields::ScriptedFields>,
 }
 
 impl<'a> QueryContext<'a> {
@@ -94,6 +96,7 @@ impl<'a> QueryContext<'a> {
             limits: IndexLimits::default(),
             memory: &UNACCOUNTED,
             nested_scope: None,
+            runtime: None,
         }
     }
 
@@ -107,6 +110,7 @@ impl<'a> QueryContext<'a> {
             limits: self.limits.clone(),
             memory: self.memory,
             nested_scope: Some(path.to_string()),
+            runtime: self.runtime,
         }
     }
 
@@ -154,6 +158,9 @@ pub(crate) fn build_nested(
             )))
         }
     };
+    if let Some(q) = crate::script::runtime_query::build(ctx, kind, body)? {
+        return Ok(q);
+    }
     match kind.as_str() {
         "match_all" => compound::match_all(body),
         "match_none" => compound::match_none(body),

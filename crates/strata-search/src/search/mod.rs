@@ -116,7 +116,7 @@ fn query_within(
     query: &Value,
     memory: &MemoryAccount,
 ) -> Result<Box<dyn Query>> {
-    query_at(index, query, memory, None)
+    query_at(index, query, memory, None, None)
 }
 
 /// `query` for `index` as found on the documents of the nested object
@@ -126,6 +126,7 @@ fn query_at(
     query: &Value,
     memory: &MemoryAccount,
     nested_scope: Option<&str>,
+    runtime: Option<&crate::script::fields::ScriptedFields>,
 ) -> Result<Box<dyn Query>> {
     let mappings = index.mappings();
     let shard = &index.shards()[0];
@@ -138,6 +139,7 @@ fn query_at(
     ctx.limits = index.limits();
     ctx.memory = memory;
     ctx.nested_scope = nested_scope.map(str::to_string);
+    ctx.runtime = runtime;
     build(&ctx, query)
 }
 
@@ -156,6 +158,7 @@ pub fn count(indices: &[Arc<SearchIndex>], query: &Value, memory: &MemoryAccount
             query,
             memory,
             &nested_aggs::DocScope::Root,
+            None,
         )?);
         searchers.extend(index.shards().iter().map(|s| (i, s.searcher())));
     }
@@ -184,6 +187,14 @@ pub fn search_response(
     indices: &[Arc<SearchIndex>],
     req: &SearchRequest,
 ) -> Result<SearchResponse> {
+    let with_mapped;
+    let req = match mapped_runtime(indices, req)? {
+        Some(r) => {
+            with_mapped = r;
+            &with_mapped
+        }
+        None => req,
+    };
     if let Some((stripped, pipelines)) = crate::script::bucket::split(req)? {
         let mut response = search_response(indices, &stripped)?;
         pipelines.apply(&mut response.body)?;
@@ -230,6 +241,19 @@ pub fn search_response(
     bucket_limit::check(&body["aggregations"])?;
     body["took"] = json!(started.elapsed().as_millis() as u64);
     Ok(response)
+}
+
+/// `req` with the runtime fields of the indices' mappings added (those
+/// the request does not define), when any index has some.
+fn mapped_runtime(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Option<SearchRequest>> {
+    let mut out: Option<SearchRequest> = None;
+    for index in indices {
+        if let Some(section) = index.runtime_section() {
+            let next = out.get_or_insert_with(|| req.clone());
+            next.scripted.add_mapped_runtime(&section)?;
+        }
+    }
+    Ok(out)
 }
 
 /// One search pass: hits, plain and geo aggregations.
@@ -293,12 +317,16 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
         let limits = index.limits();
         limits.check_result_window(want)?;
         limits.check_docvalue_fields(req.docvalue_fields.len())?;
-        let q = nested_aggs::scoped_query(index, &req.query, &req.memory, &req.scope)?;
-        let mappings = index.mappings();
-        req.scripted.validate_usage(
-            &mappings,
-            &[&req.query, req.aggs.as_ref().unwrap_or(&Value::Null)],
+        let q = nested_aggs::scoped_query(
+            index,
+            &req.query,
+            &req.memory,
+            &req.scope,
+            Some(&req.scripted),
         )?;
+        let mappings = index.mappings();
+        req.scripted
+            .validate_usage(&mappings, &[req.aggs.as_ref().unwrap_or(&Value::Null)])?;
         for s in &req.sort {
             s.validate(&mappings)?;
         }

@@ -16,6 +16,7 @@ use crate::breaker::MemoryAccount;
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
 use crate::query::nested::{ChildrenOf, Level, LevelQuery};
+use crate::script::fields::ScriptedFields;
 
 /// The aggregation kinds this module runs.
 pub const KINDS: &[&str] = &["nested", "reverse_nested"];
@@ -56,8 +57,9 @@ pub(super) fn scoped_query(
     query: &Value,
     memory: &MemoryAccount,
     scope: &DocScope,
+    runtime: Option<&ScriptedFields>,
 ) -> Result<Box<dyn Query>> {
-    let q = query_at(index, query, memory, scope.path())?;
+    let q = query_at(index, query, memory, scope.path(), runtime)?;
     let marks = index.shards()[0].fields().nested;
     match (scope, marks) {
         (DocScope::Root, Some(marks)) if index.has_nested_mapping() => {
@@ -72,7 +74,7 @@ pub(super) fn scoped_query(
             },
             Some(marks),
         ) => {
-            let parents = scoped_query(index, parent_query, memory, parent)?;
+            let parents = scoped_query(index, parent_query, memory, parent, runtime)?;
             let children = ChildrenOf::new(path, Level::of(parent.path()), marks, parents);
             Ok(Box::new(BooleanQuery::new(vec![
                 (Occur::Must, q),

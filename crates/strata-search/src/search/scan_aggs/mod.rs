@@ -126,6 +126,7 @@ impl ScanEnv<'_> {
                 query,
                 &self.req.memory,
                 &self.req.scope,
+                Some(&self.req.scripted),
             )?);
             searchers.extend(index.shards().iter().map(|s| (i, s.searcher())));
         }
