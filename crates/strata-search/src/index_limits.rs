@@ -9,6 +9,8 @@
 //! | `index.mapping.total_fields.limit` | 1,000 | fields and objects of the mapping |
 //! | `index.mapping.depth.limit` | 20 | nesting of objects |
 //! | `index.mapping.field_name_length.limit` | none | a field's own name |
+//! | `index.mapping.nested_fields.limit` | 50 | nested objects of the mapping |
+//! | `index.mapping.nested_objects.limit` | 10,000 | nested objects of one document |
 //!
 //! Mapping limits are checked when a mapping grows (dynamic fields, `PUT
 //! _mapping`, index creation), never when a translog is replayed: what
@@ -34,8 +36,15 @@ pub const DEPTH: &str = "mapping.depth.limit";
 /// `index.mapping.field_name_length.limit`.
 pub const FIELD_NAME_LENGTH: &str = "mapping.field_name_length.limit";
 
+/// `index.mapping.nested_fields.limit`.
+pub const NESTED_FIELDS: &str = "mapping.nested_fields.limit";
+/// `index.mapping.nested_objects.limit`.
+pub const NESTED_OBJECTS: &str = "mapping.nested_objects.limit";
+
 /// Each limit (without `index.`): its default and smallest value.
-const LIMITS: [(&str, u64, u64); 6] = [
+const LIMITS: [(&str, u64, u64); 8] = [
+    (NESTED_FIELDS, 50, 0),
+    (NESTED_OBJECTS, 10_000, 0),
     (MAX_TERMS_COUNT, 65_536, 1),
     (MAX_RESULT_WINDOW, 10_000, 1),
     (MAX_DOCVALUE_FIELDS, 100, 0),
@@ -145,6 +154,18 @@ impl IndexLimits {
         Ok(())
     }
 
+    /// Refuses a document with more nested objects than
+    /// `index.mapping.nested_objects.limit`.
+    pub fn check_nested_objects(&self, count: usize) -> Result<()> {
+        let max = self.get(NESTED_OBJECTS);
+        if count as u64 > max {
+            return Err(SearchError::DocumentParsing(format!(
+                "The number of nested documents has exceeded the allowed limit of [{max}]. This limit can be set by changing the [index.{NESTED_OBJECTS}] index level setting."
+            )));
+        }
+        Ok(())
+    }
+
     /// Checks a mapping that grew by `added` fields against the mapping
     /// limits (`illegal_argument_exception`s, as a `PUT _mapping` gets
     /// them; a document's dynamic fields wrap them in a
@@ -166,6 +187,12 @@ impl IndexLimits {
         if let Some(object) = shape.deepest_object_beyond(depth) {
             return Err(SearchError::illegal(format!(
                 "Limit of mapping depth [{depth}] has been exceeded due to object field [{object}]"
+            )));
+        }
+        let nested = self.get(NESTED_FIELDS);
+        if mappings.nested_paths().count() as u64 > nested {
+            return Err(SearchError::illegal(format!(
+                "Limit of nested fields [{nested}] has been exceeded"
             )));
         }
         let length = self.get(FIELD_NAME_LENGTH);

@@ -60,6 +60,7 @@ impl Catalog {
             None => Mappings::default(),
         };
         settings.limits.check_mapping(&mappings, 0)?;
+        crate::index::check_runtime_section(&mappings)?;
         let mut links = Vec::new();
         for (alias, def) in &merged.aliases {
             let alias = alias.replace("{index}", name);

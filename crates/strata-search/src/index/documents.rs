@@ -11,7 +11,7 @@ use super::SearchIndex;
 use crate::breaker::estimate;
 use crate::error::{Result, SearchError};
 use crate::mapping::document::{parse_document, ParsedDoc};
-use crate::shard::document::build_document;
+use crate::shard::document::{build_block, NestedCleanup};
 use crate::shard::{Precondition, Shard, StoredDoc, WriteOutcome};
 use crate::slowlog::event;
 
@@ -112,13 +112,15 @@ impl SearchIndex {
         let auto = id.is_none();
         let id = id.map_or_else(auto_id, str::to_string);
         let shard = self.shard_for(&id);
-        let doc = build_document(shard.fields(), &id, source, parsed.values);
+        let cleanup = NestedCleanup::for_mapping(&self.mappings.read());
+        let doc = build_block(shard.fields(), &id, source, parsed.values, parsed.nested)?;
         let outcome = shard.index(
             &id,
             Arc::new(source.to_vec()),
             precondition,
             auto,
             doc,
+            cleanup,
             |op| self.log(op),
         )?;
         if is_large(source) {
@@ -163,7 +165,8 @@ impl SearchIndex {
         validate_id(id)?;
         self.note_write();
         let shard = self.shard_for(id);
-        let outcome = shard.delete(id, precondition, |op| self.log(op))?;
+        let cleanup = NestedCleanup::for_mapping(&self.mappings.read());
+        let outcome = shard.delete(id, precondition, cleanup, |op| self.log(op))?;
         self.counters.note_delete();
         let result = if outcome.found_before {
             WriteResult::Deleted
@@ -277,6 +280,7 @@ impl SearchIndex {
     /// `document_parsing_exception`, as in Elasticsearch 8).
     fn parse(&self, value: Value) -> Result<ParsedDoc> {
         let parsed = parse_document(&self.mappings.read(), value)?;
+        self.limits().check_nested_objects(parsed.nested.len())?;
         if !parsed.new_fields.is_empty() {
             // Read before the mapping's lock: never both at once.
             let limits = self.limits();

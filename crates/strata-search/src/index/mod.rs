@@ -168,6 +168,17 @@ impl SearchIndex {
         self.translog.durability()
     }
 
+    /// The mapping's `runtime` section, if any.
+    pub fn runtime_section(&self) -> Option<Value> {
+        self.mappings.read().runtime_section()
+    }
+
+    /// Whether the mapping has nested objects (searches are then narrowed
+    /// to root documents).
+    pub fn has_nested_mapping(&self) -> bool {
+        self.mappings.read().has_nested()
+    }
+
     /// Applies a `PUT _mapping` body, within the mapping limits.
     pub fn update_mappings(&self, body: &Value) -> Result<()> {
         // Read before the mapping's lock: never both at once.
@@ -178,6 +189,13 @@ impl SearchIndex {
             next.merge_json(body)?;
             // Elasticsearch names no count for a mapping update.
             limits.check_mapping(&next, 0)?;
+            check_runtime_section(&next)?;
+            if next.has_nested() && self.shards[0].fields().nested.is_none() {
+                return Err(SearchError::illegal(format!(
+                    "index [{}] was created before nested fields were supported: reindex it to map [nested] fields",
+                    self.name
+                )));
+            }
             *mappings = next;
         }
         self.save_metadata()
@@ -379,3 +397,11 @@ impl SearchIndex {
 
 /// The index's settings and mapping, in its directory.
 pub(crate) const METADATA: &str = "index.json";
+
+/// Checks a mapping's `runtime` section: each field's type and script.
+pub(crate) fn check_runtime_section(mappings: &Mappings) -> Result<()> {
+    if let Some(section) = mappings.runtime_section() {
+        crate::script::fields::ScriptedFields::default().parse_runtime_mappings(&section)?;
+    }
+    Ok(())
+}

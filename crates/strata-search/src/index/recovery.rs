@@ -18,7 +18,7 @@ use crate::error::{Result, SearchError};
 use crate::mapping::document::parse_document;
 use crate::mapping::Mappings;
 use crate::settings::{IndexSettings, TranslogDurability};
-use crate::shard::document::build_document;
+use crate::shard::document::{build_block, NestedCleanup};
 use crate::shard::Shard;
 use crate::store::{ReadCounters, SearchStorage};
 use crate::translog::Operation;
@@ -158,15 +158,17 @@ impl SearchIndex {
                         mappings.add_leaf(path, leaf.clone())?;
                     }
                 }
-                Some(build_document(
+                Some(build_block(
                     shard.fields(),
                     &op.id,
                     source,
                     parsed.values,
-                ))
+                    parsed.nested,
+                )?)
             }
         };
-        shard.replay(op, doc)
+        let cleanup = NestedCleanup::for_mapping(&self.mappings.read());
+        shard.replay(op, doc, cleanup)
     }
 }
 

@@ -36,6 +36,21 @@ pub struct ParsedDoc {
     pub values: Vec<(String, FieldValue)>,
     /// Fields dynamic mapping adds, in the order first seen.
     pub new_fields: Vec<(String, FieldMapping)>,
+    /// The objects of nested fields, each a document of its own, every
+    /// one after the objects nested in it (the order they are indexed in,
+    /// before the root document).
+    pub nested: Vec<NestedDoc>,
+    /// Values of nested objects with `include_in_root`, for the root.
+    root_extra: Vec<(String, FieldValue)>,
+}
+
+/// One object of a nested field.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NestedDoc {
+    /// The nested field's dotted path.
+    pub path: String,
+    /// Its values, at their full dotted paths (`comments.author`).
+    pub values: Vec<(String, FieldValue)>,
 }
 
 /// Parses `source` (a JSON object) under `mappings`. Strings move into
@@ -62,7 +77,60 @@ fn parse_fields(mappings: &Mappings, mut source: Value) -> Result<ParsedDoc> {
         path.push_str(key);
         walk(mappings, &mut path, value, &mut doc)?;
     }
+    let extra = std::mem::take(&mut doc.root_extra);
+    doc.values.extend(extra);
     Ok(doc)
+}
+
+/// The objects of the nested field at `path` (an object or an array of
+/// them), each walked into a [`NestedDoc`] of its own.
+fn walk_nested(
+    mappings: &Mappings,
+    path: &mut String,
+    value: &mut Value,
+    doc: &mut ParsedDoc,
+) -> Result<()> {
+    let options = mappings.nested_object(path).copied().unwrap_or_default();
+    match value {
+        Value::Null => Ok(()),
+        Value::Array(items) => items
+            .iter_mut()
+            .try_for_each(|v| walk_nested(mappings, path, v, doc)),
+        Value::Object(obj) => {
+            // The object's values go to a document of their own: the
+            // parent's are set aside while it is walked.
+            let parent_values = std::mem::take(&mut doc.values);
+            let path_now = path.len();
+            let mut walked = Ok(());
+            for (key, v) in obj {
+                path.push('.');
+                path.push_str(key);
+                walked = walk(mappings, path, v, doc);
+                path.truncate(path_now);
+                if walked.is_err() {
+                    break;
+                }
+            }
+            let values = std::mem::replace(&mut doc.values, parent_values);
+            walked?;
+            if options.include_in_parent {
+                doc.values.extend(values.iter().cloned());
+            }
+            // The parent is the root when no nested object is above.
+            let parent_is_root = mappings.nested_scope_of(path, false).is_none();
+            if options.include_in_root && !(options.include_in_parent && parent_is_root) {
+                doc.root_extra.extend(values.iter().cloned());
+            }
+            doc.nested.push(NestedDoc {
+                path: path.clone(),
+                values,
+            });
+            Ok(())
+        }
+        _ => Err(SearchError::MapperParsing(format!(
+            "object mapping for [{path}] tried to parse field [{path}] as object, but found a concrete value"
+        ))),
+    }
 }
 
 /// Walks `value` at `path`; `path` is restored to its value on entry
@@ -80,6 +148,9 @@ fn walk(
     }
     if value.is_null() {
         return Ok(());
+    }
+    if mappings.nested_object(path).is_some() {
+        return walk_nested(mappings, path, value, doc);
     }
     if let Some(leaf) = leaf_of(mappings, doc, path) {
         return add_leaf_values(path, &leaf, value, doc);

@@ -10,12 +10,14 @@
 //! - `document`: a `_source` turned into typed values under the mapping.
 //! - `dynamic_template`: `dynamic_templates`, choosing the mapping of new fields.
 //! - `geo`: `geo_point` input forms and geohashes.
+//! - `nested`: `type: nested` objects, indexed as documents of their own.
 
 pub mod date;
 pub mod document;
 pub mod dynamic_template;
 mod field;
 pub mod geo;
+pub mod nested;
 
 use std::collections::BTreeMap;
 
@@ -23,6 +25,7 @@ use serde_json::{json, Map, Value};
 
 pub use dynamic_template::{DetectedType, DynamicTemplate, TemplateMapping};
 pub use field::{FieldMapping, FieldType};
+pub use nested::NestedObject;
 
 use crate::error::{Result, SearchError};
 
@@ -57,6 +60,11 @@ pub struct Mappings {
     /// `dynamic_templates`, in order (the first match wins).
     dynamic_templates: Vec<DynamicTemplate>,
     leaves: BTreeMap<String, FieldMapping>,
+    /// The objects mapped `type: nested`, by dotted path.
+    nested: BTreeMap<String, NestedObject>,
+    /// The `runtime` section: runtime field definitions by name, checked
+    /// by the index (`script::fields`) and used by its searches.
+    runtime: Map<String, Value>,
 }
 
 impl Default for Mappings {
@@ -67,6 +75,8 @@ impl Default for Mappings {
             date_detection: true,
             dynamic_templates: Vec::new(),
             leaves: BTreeMap::new(),
+            nested: BTreeMap::new(),
+            runtime: Map::new(),
         }
     }
 }
@@ -90,7 +100,11 @@ impl Mappings {
         for (key, value) in obj {
             match key.as_str() {
                 "properties" => {
-                    let props = parse_properties("", value)?;
+                    let mut nested = Vec::new();
+                    let props = parse_properties("", value, &mut nested)?;
+                    for (path, object) in nested {
+                        next.add_nested(&path, object)?;
+                    }
                     for (path, leaf) in flatten(&props, "") {
                         next.add_leaf(&path, leaf)?;
                     }
@@ -111,6 +125,19 @@ impl Mappings {
                         {
                             Some(existing) => *existing = template,
                             None => next.dynamic_templates.push(template),
+                        }
+                    }
+                }
+                "runtime" => {
+                    let fields = value.as_object().ok_or_else(|| {
+                        SearchError::MapperParsing("[runtime] must be an object".into())
+                    })?;
+                    for (name, def) in fields {
+                        // As Elasticsearch: `null` removes the field.
+                        if def.is_null() {
+                            next.runtime.remove(name);
+                        } else {
+                            next.runtime.insert(name.clone(), def.clone());
                         }
                     }
                 }
@@ -178,6 +205,11 @@ impl Mappings {
     /// The leaf at a dotted path (multi-fields included).
     pub fn leaf(&self, path: &str) -> Option<&FieldMapping> {
         self.leaves.get(path)
+    }
+
+    /// The `runtime` section, if any.
+    pub fn runtime_section(&self) -> Option<Value> {
+        (!self.runtime.is_empty()).then(|| Value::Object(self.runtime.clone()))
     }
 
     /// Every leaf path, sorted.
@@ -264,8 +296,14 @@ impl Mappings {
                 Value::Array(templates.collect()),
             );
         }
+        if !self.runtime.is_empty() {
+            out.insert("runtime".into(), Value::Object(self.runtime.clone()));
+        }
         if !self.properties.is_empty() {
-            out.insert("properties".into(), properties_json(&self.properties));
+            out.insert(
+                "properties".into(),
+                properties_json(&self.properties, "", &self.nested),
+            );
         }
         Value::Object(out)
     }
@@ -315,7 +353,13 @@ fn parse_dynamic(value: &Value) -> Result<Dynamic> {
     }
 }
 
-fn parse_properties(prefix: &str, value: &Value) -> Result<BTreeMap<String, Property>> {
+/// Parses `properties` found at `prefix`; the nested objects met are
+/// added to `nested` (dotted path, options).
+fn parse_properties(
+    prefix: &str,
+    value: &Value,
+    nested: &mut Vec<(String, NestedObject)>,
+) -> Result<BTreeMap<String, Property>> {
     let obj = value.as_object().ok_or_else(|| {
         SearchError::MapperParsing("Failed to parse mapping: [properties] must be an object".into())
     })?;
@@ -331,20 +375,28 @@ fn parse_properties(prefix: &str, value: &Value) -> Result<BTreeMap<String, Prop
                 "Expected map for property [fields] on field [{path}] but got a {body}"
             ))
         })?;
+        let is_nested = body.get("type").is_some_and(|t| t == "nested");
         let is_object = match body.get("type") {
             None => true,
-            Some(t) => t == "object",
+            Some(t) => t == "object" || is_nested,
         };
         let prop = if is_object {
+            if is_nested {
+                // The path as written: dotted names are objects below.
+                let full = path.clone();
+                nested.push((full, NestedObject::parse(&path, body)?));
+            }
             for key in body.keys() {
-                if !matches!(key.as_str(), "type" | "properties" | "dynamic") {
+                let nested_key = is_nested && NestedObject::PARAMS.contains(&key.as_str());
+                if !nested_key && !matches!(key.as_str(), "type" | "properties" | "dynamic") {
+                    let ty = if is_nested { "nested" } else { "object" };
                     return Err(SearchError::MapperParsing(format!(
-                        "unknown parameter [{key}] on mapper [{path}] of type [object]"
+                        "unknown parameter [{key}] on mapper [{path}] of type [{ty}]"
                     )));
                 }
             }
             let children = match body.get("properties") {
-                Some(p) => parse_properties(&path, p)?,
+                Some(p) => parse_properties(&path, p, nested)?,
                 None => BTreeMap::new(),
             };
             Property::Object(children)
@@ -389,13 +441,31 @@ fn flatten(props: &BTreeMap<String, Property>, prefix: &str) -> Vec<(String, Fie
     out
 }
 
-fn properties_json(props: &BTreeMap<String, Property>) -> Value {
+fn properties_json(
+    props: &BTreeMap<String, Property>,
+    prefix: &str,
+    nested: &BTreeMap<String, NestedObject>,
+) -> Value {
     let map: Map<String, Value> = props
         .iter()
         .map(|(name, prop)| {
             let v = match prop {
                 Property::Field(f) => f.to_json(),
-                Property::Object(children) => json!({ "properties": properties_json(children) }),
+                Property::Object(children) => {
+                    let path = if prefix.is_empty() {
+                        name.clone()
+                    } else {
+                        format!("{prefix}.{name}")
+                    };
+                    let mut out = match nested.get(&path) {
+                        Some(object) => object.to_json(),
+                        None => json!({}),
+                    };
+                    if !children.is_empty() || nested.get(&path).is_none() {
+                        out["properties"] = properties_json(children, &path, nested);
+                    }
+                    out
+                }
             };
             (name.clone(), v)
         })

@@ -13,6 +13,8 @@
 //! - `regexp`: `regexp` and `query_string`'s `/.../`, Lucene's regular
 //!   expressions run on the term dictionary.
 //! - `geo`: `geo_bounding_box` over geo_point columns; `geo_distance`.
+//! - `nested`: the `nested` query and the document levels (root or one
+//!   nested object's documents) every search is narrowed to.
 //! - `fuzzy`, `dis_max`, `prefix_match` (`match_phrase_prefix`,
 //!   `match_bool_prefix`).
 //! - `query_string`: the Lucene syntax (Kibana, `q=`).
@@ -30,6 +32,7 @@ mod fuzzy;
 mod geo;
 mod geo_distance;
 pub(crate) mod ip_range;
+pub mod nested;
 mod prefix_match;
 pub mod query_string;
 mod regexp;
@@ -70,6 +73,11 @@ pub struct QueryContext<'a> {
     pub limits: IndexLimits,
     /// Where the query's expansions (terms lists, automata) are reserved.
     pub memory: &'a MemoryAccount,
+    /// The nested object whose documents the query runs on (inside a
+    /// `nested` query or aggregation), `None` for root documents.
+    pub nested_scope: Option<String>,
+    /// The search's runtime fields (`None`: no search, or none).
+    pub runtime: Option<&'a crate::script::fields::ScriptedFields>,
 }
 
 impl<'a> QueryContext<'a> {
@@ -87,6 +95,22 @@ impl<'a> QueryContext<'a> {
             now_millis,
             limits: IndexLimits::default(),
             memory: &UNACCOUNTED,
+            nested_scope: None,
+            runtime: None,
+        }
+    }
+
+    /// This context for the documents of the nested object at `path`.
+    pub fn in_nested(&self, path: &str) -> QueryContext<'a> {
+        QueryContext {
+            mappings: self.mappings,
+            fields: self.fields,
+            tokenizers: self.tokenizers,
+            now_millis: self.now_millis,
+            limits: self.limits.clone(),
+            memory: self.memory,
+            nested_scope: Some(path.to_string()),
+            runtime: self.runtime,
         }
     }
 
@@ -134,6 +158,9 @@ pub(crate) fn build_nested(
             )))
         }
     };
+    if let Some(q) = crate::script::runtime_query::build(ctx, kind, body)? {
+        return Ok(q);
+    }
     match kind.as_str() {
         "match_all" => compound::match_all(body),
         "match_none" => compound::match_none(body),
@@ -154,6 +181,7 @@ pub(crate) fn build_nested(
         "geo_distance" => geo_distance::geo_distance(ctx, body),
         "fuzzy" => fuzzy::fuzzy(ctx, body),
         "dis_max" => dis_max::dis_max(ctx, body, depth),
+        "nested" => nested::nested(ctx, body, depth),
         "match_phrase_prefix" => prefix_match::match_phrase_prefix(ctx, body),
         "match_bool_prefix" => prefix_match::match_bool_prefix(ctx, body),
         "query_string" => query_string::build(ctx, body),

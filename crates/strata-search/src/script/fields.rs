@@ -5,8 +5,8 @@
 //!   values the script `emit`s, typed, in `fields` when the `fields`
 //!   option asks for the name (directly or by a pattern).
 //!
-//! Runtime fields are computed for hits only: queries, sorts and
-//! aggregations on them are refused (`validate_usage`).
+//! Runtime fields are computed for hits and queried (`runtime_query`);
+//! sorts and aggregations on them are refused (`validate_usage`).
 
 use std::sync::Arc;
 
@@ -34,6 +34,20 @@ pub enum RuntimeType {
     Boolean,
     /// `ip`: IPv4 or IPv6 addresses.
     Ip,
+}
+
+impl RuntimeType {
+    /// The Elasticsearch type name.
+    pub fn name(self) -> &'static str {
+        match self {
+            RuntimeType::Keyword => "keyword",
+            RuntimeType::Long => "long",
+            RuntimeType::Double => "double",
+            RuntimeType::Date => "date",
+            RuntimeType::Boolean => "boolean",
+            RuntimeType::Ip => "ip",
+        }
+    }
 }
 
 /// The scripted values a search asks for.
@@ -110,13 +124,34 @@ impl ScriptedFields {
         Ok(())
     }
 
+    /// The runtime field `name`: its type and script.
+    pub fn runtime_field(&self, name: &str) -> Option<(RuntimeType, &Compiled)> {
+        self.runtime
+            .iter()
+            .find(|(n, _, _)| n == name)
+            .map(|(_, ty, script)| (*ty, script))
+    }
+
+    /// Adds the runtime fields of an index mapping's `runtime` section
+    /// that the request does not define itself (the request's win).
+    pub fn add_mapped_runtime(&mut self, section: &Value) -> Result<()> {
+        let mut mapped = ScriptedFields::default();
+        mapped.parse_runtime_mappings(section)?;
+        for field in mapped.runtime {
+            if self.runtime_field(&field.0).is_none() {
+                self.runtime.push(field);
+            }
+        }
+        Ok(())
+    }
+
     /// Nothing to compute.
     pub fn is_empty(&self) -> bool {
         self.script_fields.is_empty() && self.runtime.is_empty()
     }
 
-    /// Refuses a query, sort or aggregation that names a runtime field
-    /// (`text` is the request part as JSON): they only exist on hits here.
+    /// Refuses an aggregation (or another request part given) that names
+    /// a runtime field: they serve hits and queries here.
     pub fn validate_usage(&self, mappings: &Mappings, parts: &[&Value]) -> Result<()> {
         for (name, _, _) in &self.runtime {
             if mappings.leaf(name).is_some() {
@@ -124,7 +159,7 @@ impl ScriptedFields {
             }
             if parts.iter().any(|p| names_field(p, name)) {
                 return Err(SearchError::illegal(format!(
-                    "runtime field [{name}] can only be returned in hits (`fields`) by this server, not searched, sorted or aggregated on"
+                    "runtime field [{name}] can only be returned in hits (`fields`) and queried by this server, not sorted or aggregated on"
                 )));
             }
         }

@@ -11,6 +11,7 @@
 pub mod bucket;
 pub mod doc_values;
 pub mod fields;
+pub mod runtime_query;
 pub mod score;
 pub mod stored;
 pub mod update;

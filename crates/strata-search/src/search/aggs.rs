@@ -183,6 +183,11 @@ fn translate_at(env: &AggEnv<'_>, aggs: &Value, depth: usize) -> Result<Translat
         if pipelines::KINDS.contains(&kind.as_str()) {
             pipelines::validate(name, &kind, params, None)?;
         }
+        if super::nested_aggs::KINDS.contains(&kind.as_str()) {
+            super::nested_aggs::validate(name, &kind, params)?;
+            deferred_here.push((name.clone(), kind, Value::Object(body.clone())));
+            continue;
+        }
         if DEFERRED.contains(&kind.as_str()) {
             deferred::validate(name, &kind, params, sub)?;
             deferred_here.push((name.clone(), kind, Value::Object(body.clone())));

@@ -25,6 +25,8 @@
 //!   `terms` below).
 //! - `date_histogram`, `date_range`, `calendar`, `time_zone`: dates in
 //!   calendars and zones; `missing_bucket`: histograms' `missing`.
+//! - `nested_aggs`: the `nested` and `reverse_nested` aggregations, passes
+//!   over another level's documents (`DocScope`).
 //! - `top_hits`, `deferred`: sub-aggregations computed per bucket;
 //!   `passes`: the extra searches those and calendar histograms need.
 //! - `ranking`: top-K by score or sort values; `zone_ranking`: a sort on
@@ -50,6 +52,7 @@ pub mod filter_aggs;
 pub mod geo_aggs;
 pub mod highlight;
 pub mod missing_bucket;
+pub mod nested_aggs;
 mod numbers;
 mod own_aggs;
 mod parallel;
@@ -113,6 +116,18 @@ fn query_within(
     query: &Value,
     memory: &MemoryAccount,
 ) -> Result<Box<dyn Query>> {
+    query_at(index, query, memory, None, None)
+}
+
+/// `query` for `index` as found on the documents of the nested object
+/// `nested_scope` (`None`: root documents), without narrowing it to them.
+fn query_at(
+    index: &SearchIndex,
+    query: &Value,
+    memory: &MemoryAccount,
+    nested_scope: Option<&str>,
+    runtime: Option<&crate::script::fields::ScriptedFields>,
+) -> Result<Box<dyn Query>> {
     let mappings = index.mappings();
     let shard = &index.shards()[0];
     let mut ctx = QueryContext::new(
@@ -123,6 +138,8 @@ fn query_within(
     );
     ctx.limits = index.limits();
     ctx.memory = memory;
+    ctx.nested_scope = nested_scope.map(str::to_string);
+    ctx.runtime = runtime;
     build(&ctx, query)
 }
 
@@ -136,7 +153,13 @@ pub fn count(indices: &[Arc<SearchIndex>], query: &Value, memory: &MemoryAccount
     let mut queries = Vec::with_capacity(indices.len());
     let mut searchers = Vec::new();
     for (i, index) in indices.iter().enumerate() {
-        queries.push(query_within(index, query, memory)?);
+        queries.push(nested_aggs::scoped_query(
+            index,
+            query,
+            memory,
+            &nested_aggs::DocScope::Root,
+            None,
+        )?);
         searchers.extend(index.shards().iter().map(|s| (i, s.searcher())));
     }
     let parts: Vec<_> = searchers
@@ -164,6 +187,14 @@ pub fn search_response(
     indices: &[Arc<SearchIndex>],
     req: &SearchRequest,
 ) -> Result<SearchResponse> {
+    let with_mapped;
+    let req = match mapped_runtime(indices, req)? {
+        Some(r) => {
+            with_mapped = r;
+            &with_mapped
+        }
+        None => req,
+    };
     if let Some((stripped, pipelines)) = crate::script::bucket::split(req)? {
         let mut response = search_response(indices, &stripped)?;
         pipelines.apply(&mut response.body)?;
@@ -212,6 +243,19 @@ pub fn search_response(
     Ok(response)
 }
 
+/// `req` with the runtime fields of the indices' mappings added (those
+/// the request does not define), when any index has some.
+fn mapped_runtime(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Option<SearchRequest>> {
+    let mut out: Option<SearchRequest> = None;
+    for index in indices {
+        if let Some(section) = index.runtime_section() {
+            let next = out.get_or_insert_with(|| req.clone());
+            next.scripted.add_mapped_runtime(&section)?;
+        }
+    }
+    Ok(out)
+}
+
 /// One search pass: hits, plain and geo aggregations.
 fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<SearchResponse> {
     let started = Instant::now();
@@ -242,7 +286,7 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
             let mappings = first.mappings();
             let mut fields = Vec::new();
             date_histogram::bound_fields(a, &mappings, now, &mut fields);
-            let bounds = passes::data_bounds(indices, &req.query, &fields)?;
+            let bounds = passes::data_bounds(indices, req, &fields)?;
             let env = aggs::AggEnv {
                 mappings: &mappings,
                 now,
@@ -273,12 +317,16 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
         let limits = index.limits();
         limits.check_result_window(want)?;
         limits.check_docvalue_fields(req.docvalue_fields.len())?;
-        let q = query_within(index, &req.query, &req.memory)?;
-        let mappings = index.mappings();
-        req.scripted.validate_usage(
-            &mappings,
-            &[&req.query, req.aggs.as_ref().unwrap_or(&Value::Null)],
+        let q = nested_aggs::scoped_query(
+            index,
+            &req.query,
+            &req.memory,
+            &req.scope,
+            Some(&req.scripted),
         )?;
+        let mappings = index.mappings();
+        req.scripted
+            .validate_usage(&mappings, &[req.aggs.as_ref().unwrap_or(&Value::Null)])?;
         for s in &req.sort {
             s.validate(&mappings)?;
         }

@@ -26,7 +26,15 @@ pub(super) fn run_deferred(
     } else {
         json!({"bool": {"must": [req.query], "filter": filters}})
     };
+    if super::nested_aggs::KINDS.contains(&kind) {
+        return super::nested_aggs::run(indices, req, &query, name, kind, body);
+    }
     if kind == "top_hits" {
+        if req.scope.path().is_some() {
+            return Err(SearchError::illegal(format!(
+                "[top_hits] aggregation [{name}] below a [nested] aggregation is not supported by this server"
+            )));
+        }
         return top_hits::run(indices, name, &body["top_hits"], &query, &req.memory);
     }
     if scan_aggs::is_scanned(kind) {
@@ -55,9 +63,10 @@ pub(super) fn run_deferred(
 /// The (min, max) of each date field over the documents matching `query`.
 pub(super) fn data_bounds(
     indices: &[Arc<SearchIndex>],
-    query: &Value,
+    req: &SearchRequest,
     fields: &[String],
 ) -> Result<HashMap<String, (i64, i64)>> {
+    let query = &req.query;
     let mut out = HashMap::new();
     if fields.is_empty() {
         return Ok(out);
@@ -67,9 +76,11 @@ pub(super) fn data_bounds(
         aggs.insert(format!("min\u{1f}{i}"), json!({"min": {"field": field}}));
         aggs.insert(format!("max\u{1f}{i}"), json!({"max": {"field": field}}));
     }
-    let pass = SearchRequest::parse(&json!({
+    let mut pass = SearchRequest::parse(&json!({
         "query": query, "size": 0, "track_total_hits": false, "aggs": aggs
     }))?;
+    pass.scope = req.scope.clone();
+    pass.snapshot = req.snapshot.clone();
     let result = search_once(indices, &pass)?.body;
     for (i, field) in fields.iter().enumerate() {
         let edge = |e: &str| result["aggregations"][format!("{e}\u{1f}{i}")]["value"].as_f64();

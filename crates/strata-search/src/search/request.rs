@@ -63,6 +63,9 @@ pub struct SearchRequest {
     pub scripted: crate::script::fields::ScriptedFields,
     /// Searchers pinned by a scroll or point in time (`None`: the latest).
     pub snapshot: Option<std::sync::Arc<super::snapshot::Snapshot>>,
+    /// The documents searched: root documents, or (in the passes of a
+    /// `nested` aggregation) one nested object's.
+    pub scope: super::nested_aggs::DocScope,
 }
 
 /// The `stored_fields` parameter.
@@ -99,6 +102,7 @@ impl SearchRequest {
             memory: MemoryAccount::unaccounted(),
             scripted: Default::default(),
             snapshot: None,
+            scope: Default::default(),
         };
         let obj = match body {
             Value::Null => return Ok(req),

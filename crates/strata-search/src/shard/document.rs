@@ -7,8 +7,81 @@
 use tantivy::schema::OwnedValue;
 use tantivy::TantivyDocument;
 
-use crate::mapping::document::FieldValue;
+use crate::error::{Result, SearchError};
+use crate::mapping::document::{FieldValue, NestedDoc};
 use crate::store::SchemaFields;
+
+/// Whether a write of an id also removes the nested documents of the
+/// document it replaces or deletes: only indices whose mapping has nested
+/// objects can hold any, and the extra delete costs every other index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NestedCleanup {
+    /// The mapping has no nested object: nothing to remove.
+    None,
+    /// Remove the documents whose `_nested_parent` is the id.
+    ByParent,
+}
+
+impl NestedCleanup {
+    /// The cleanup an index with this mapping needs.
+    pub fn for_mapping(mappings: &crate::mapping::Mappings) -> NestedCleanup {
+        if mappings.has_nested() {
+            NestedCleanup::ByParent
+        } else {
+            NestedCleanup::None
+        }
+    }
+}
+
+/// A root document and its nested documents, indexed together in one
+/// block (the nested ones first, each after the ones nested in it), so
+/// that they share a segment and stay next to each other through merges.
+pub struct DocBlock {
+    /// The root document (`_id`, `_source`, its own values).
+    pub root: TantivyDocument,
+    /// The nested objects' documents, in block order.
+    pub nested: Vec<TantivyDocument>,
+}
+
+impl From<TantivyDocument> for DocBlock {
+    fn from(root: TantivyDocument) -> DocBlock {
+        DocBlock {
+            root,
+            nested: Vec::new(),
+        }
+    }
+}
+
+/// [`build_document`] plus the documents of `nested` objects: each has
+/// only its values, `_field_names`, its path in `_nested_path` and the
+/// root's `id` in `_nested_parent` (so that the root's deletion takes
+/// them along).
+pub fn build_block(
+    fields: &SchemaFields,
+    id: &str,
+    source: &[u8],
+    values: Vec<(String, FieldValue)>,
+    nested: Vec<NestedDoc>,
+) -> Result<DocBlock> {
+    let root = build_document(fields, id, source, values);
+    if nested.is_empty() {
+        return Ok(root.into());
+    }
+    let marks = fields.nested.ok_or_else(|| {
+        SearchError::illegal("this index was created before nested fields were supported")
+    })?;
+    let nested = nested
+        .into_iter()
+        .map(|n| {
+            let mut doc = TantivyDocument::new();
+            add_values(&mut doc, fields, n.values);
+            doc.add_text(marks.path, &n.path);
+            doc.add_text(marks.parent, id);
+            doc
+        })
+        .collect();
+    Ok(DocBlock { root, nested })
+}
 
 /// Builds the tantivy document without `_version` and `_seq_no`:
 /// `_id`, `_source`, typed values in `f`, text in `txt` and the paths
@@ -18,15 +91,22 @@ pub fn build_document(
     fields: &SchemaFields,
     id: &str,
     source: &[u8],
-    mut values: Vec<(String, FieldValue)>,
+    values: Vec<(String, FieldValue)>,
 ) -> TantivyDocument {
     let mut doc = TantivyDocument::new();
     doc.add_text(fields.id, id);
     doc.add_bytes(fields.source, source);
+    add_values(&mut doc, fields, values);
+    doc
+}
+
+/// Adds `values` to `doc`: typed ones in `f`, text in `txt`, and
+/// `_field_names`.
+fn add_values(doc: &mut TantivyDocument, fields: &SchemaFields, mut values: Vec<(String, FieldValue)>) {
     // Grouped by target field, then by path in byte order (the order of
     // the JSON objects' keys); stable, so a path's values keep their order.
     values.sort_by(|a, b| (is_text(&a.1), &a.0).cmp(&(is_text(&b.1), &b.0)));
-    add_field_names(&mut doc, fields, &values);
+    add_field_names(doc, fields, &values);
     let mut typed: Vec<(String, OwnedValue)> = Vec::new();
     let mut text: Vec<(String, OwnedValue)> = Vec::new();
     let mut pairs = values.into_iter().peekable();
@@ -57,7 +137,6 @@ pub fn build_document(
     if !text.is_empty() {
         doc.add_field_value(fields.text, &OwnedValue::Object(text));
     }
-    doc
 }
 
 /// Adds the version and sequence number the shard assigned.

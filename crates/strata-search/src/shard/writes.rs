@@ -7,8 +7,10 @@
 use std::sync::Arc;
 
 use parking_lot::MutexGuard;
-use tantivy::{TantivyDocument, Term};
+use tantivy::indexer::UserOperation;
+use tantivy::Term;
 
+use super::document::{DocBlock, NestedCleanup};
 use super::{
     check, document, DocVersion, LiveDoc, Precondition, Shard, WriteOutcome, WriteState,
     HELD_OPERATIONS,
@@ -17,23 +19,40 @@ use crate::error::Result;
 use crate::translog::Operation;
 
 /// One operation for the tantivy writer: delete the documents with the
-/// `_id` term `delete` (if any), then add `add` (if any). An index with a
-/// given id is both, an index with a generated id only the add, a delete
-/// only the delete.
+/// `_id` term `delete` (if any) and the nested documents with the
+/// `_nested_parent` term `delete_nested` (if any), then add `add` (if
+/// any). An index with a given id is both, an index with a generated id
+/// only the add, a delete only the delete.
 pub(super) struct WriterOp {
     pub(super) delete: Option<Term>,
-    pub(super) add: Option<TantivyDocument>,
+    pub(super) delete_nested: Option<Term>,
+    pub(super) add: Option<DocBlock>,
 }
 
 impl WriterOp {
-    /// Applies the operation to `writer`.
+    /// Applies the operation to `writer`. A block with nested documents
+    /// goes in one `run`: its documents get consecutive ids in one
+    /// segment (tantivy's guarantee for a group), after the deletes.
     pub(super) fn apply(self, writer: &tantivy::IndexWriter) -> Result<()> {
-        if let Some(term) = self.delete {
-            writer.delete_term(term);
+        let plain = self.delete_nested.is_none()
+            && self.add.as_ref().is_none_or(|b| b.nested.is_empty());
+        if plain {
+            if let Some(term) = self.delete {
+                writer.delete_term(term);
+            }
+            if let Some(block) = self.add {
+                writer.add_document(block.root)?;
+            }
+            return Ok(());
         }
-        if let Some(doc) = self.add {
-            writer.add_document(doc)?;
+        let mut ops = Vec::new();
+        ops.extend(self.delete.map(UserOperation::Delete));
+        ops.extend(self.delete_nested.map(UserOperation::Delete));
+        if let Some(block) = self.add {
+            ops.extend(block.nested.into_iter().map(UserOperation::Add));
+            ops.push(UserOperation::Add(block.root));
         }
+        writer.run(ops)?;
         Ok(())
     }
 }
@@ -74,10 +93,11 @@ impl Shard {
         source: Arc<Vec<u8>>,
         precondition: Precondition,
         auto_id: bool,
-        doc: TantivyDocument,
+        doc: DocBlock,
+        cleanup: NestedCleanup,
         log: impl FnOnce(&Operation) -> Result<u64>,
     ) -> Result<WriteOutcome> {
-        self.write(id, Some((source, doc)), precondition, auto_id, log)
+        self.write(id, Some((source, doc)), precondition, auto_id, cleanup, log)
     }
 
     /// Deletes `id` if `precondition` holds; `found_before` says whether it existed.
@@ -85,9 +105,21 @@ impl Shard {
         &self,
         id: &str,
         precondition: Precondition,
+        cleanup: NestedCleanup,
         log: impl FnOnce(&Operation) -> Result<u64>,
     ) -> Result<WriteOutcome> {
-        self.write(id, None, precondition, false, log)
+        self.write(id, None, precondition, false, cleanup, log)
+    }
+
+    /// The `_nested_parent` term that removes `id`'s nested documents,
+    /// when `cleanup` asks for it.
+    fn nested_of(&self, id: &str, cleanup: NestedCleanup) -> Option<Term> {
+        match (cleanup, self.fields.nested) {
+            (NestedCleanup::ByParent, Some(marks)) => {
+                Some(Term::from_field_text(marks.parent, id))
+            }
+            _ => None,
+        }
     }
 
     /// An index (`added`: the source and its document) or a delete
@@ -96,9 +128,10 @@ impl Shard {
     fn write(
         &self,
         id: &str,
-        added: Option<(Arc<Vec<u8>>, TantivyDocument)>,
+        added: Option<(Arc<Vec<u8>>, DocBlock)>,
         precondition: Precondition,
         auto_id: bool,
+        cleanup: NestedCleanup,
         log: impl FnOnce(&Operation) -> Result<u64>,
     ) -> Result<WriteOutcome> {
         let mut state = self.write_state();
@@ -120,13 +153,23 @@ impl Shard {
         let lsn = log(&op)?;
         let (source, add) = match added {
             Some((source, mut doc)) => {
-                document::stamp(&mut doc, &self.fields, version, seq_no);
+                document::stamp(&mut doc.root, &self.fields, version, seq_no);
                 (Some(source), Some(doc))
             }
             None => (None, None),
         };
         let delete = (!auto_id).then(|| Term::from_field_text(self.fields.id, id));
-        self.submit(&mut state, WriterOp { delete, add })?;
+        let delete_nested = if auto_id {
+            None
+        } else {
+            self.nested_of(id, cleanup)
+        };
+        let op = WriterOp {
+            delete,
+            delete_nested,
+            add,
+        };
+        self.submit(&mut state, op)?;
         state.next_seq_no += 1;
         state.dirty = true;
         state.live.insert(
@@ -146,14 +189,25 @@ impl Shard {
 
     /// Re-applies a translog operation during recovery (no checks, no
     /// logging); `doc` as for [`index`](Self::index), stamped here.
-    pub fn replay(&self, op: &Operation, doc: Option<TantivyDocument>) -> Result<()> {
+    pub fn replay(
+        &self,
+        op: &Operation,
+        doc: Option<DocBlock>,
+        cleanup: NestedCleanup,
+    ) -> Result<()> {
         let mut state = self.write_state();
         let add = doc.map(|mut doc| {
-            document::stamp(&mut doc, &self.fields, op.version, op.seq_no);
+            document::stamp(&mut doc.root, &self.fields, op.version, op.seq_no);
             doc
         });
         let delete = Some(Term::from_field_text(self.fields.id, &op.id));
-        self.submit(&mut state, WriterOp { delete, add })?;
+        let delete_nested = self.nested_of(&op.id, cleanup);
+        let op_for_writer = WriterOp {
+            delete,
+            delete_nested,
+            add,
+        };
+        self.submit(&mut state, op_for_writer)?;
         state.next_seq_no = state.next_seq_no.max(op.seq_no + 1);
         state.dirty = true;
         state.live.insert(

@@ -26,7 +26,10 @@ pub use block_cache::{BlockCache, CacheStats, BLOCK_SIZE, DEFAULT_CACHE_BYTES};
 pub use cached_file::{CachedFile, ReadCounters};
 pub use files::SearchFiles;
 pub use persist::Persisted;
-pub use schema::{json_term, SchemaFields, FIELD_NAMES, ID, KEYWORDS, SOURCE, TEXT};
+pub use schema::{
+    json_term, NestedFields, SchemaFields, FIELD_NAMES, ID, KEYWORDS, NESTED_PARENT, NESTED_PATH,
+    SOURCE, TEXT,
+};
 pub use storage::{SearchStorage, ShardStorage, DEFAULT_IDLE_AFTER};
 pub use tier::StoreTier;
 pub use tiered::TieredDirectory;

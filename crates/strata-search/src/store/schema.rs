@@ -10,6 +10,13 @@
 //! Plus `_id` (exact, stored, fast), `_source` (stored bytes), `_version`,
 //! `_seq_no` (stored, fast) and `_field_names` (paths with a value, for
 //! `exists`).
+//!
+//! Nested objects (`type: nested`) are hidden documents of their own,
+//! indexed in one block just before their parent (`shard/document.rs`):
+//! `_nested_path` holds a nested document's path (`comments`, `a.b`) and
+//! `_nested_parent` its root document's `_id`; a root document has
+//! neither. Indices created before these fields existed have no nested
+//! documents and refuse nested mappings.
 
 use tantivy::schema::{
     Field, IndexRecordOption, JsonObjectOptions, NumericOptions, Schema, TextFieldIndexing, FAST,
@@ -27,6 +34,10 @@ pub const FIELD_NAMES: &str = "_field_names";
 pub const KEYWORDS: &str = "f";
 /// The JSON field of analyzed text.
 pub const TEXT: &str = "txt";
+/// A nested document's path.
+pub const NESTED_PATH: &str = "_nested_path";
+/// A nested document's root `_id`.
+pub const NESTED_PARENT: &str = "_nested_parent";
 
 /// Handles of the schema's fields.
 #[derive(Debug, Clone)]
@@ -47,6 +58,17 @@ pub struct SchemaFields {
     pub values: Field,
     /// Text values (`txt`).
     pub text: Field,
+    /// `_nested_path` and `_nested_parent` (absent in older indices).
+    pub nested: Option<NestedFields>,
+}
+
+/// The fields that mark nested documents.
+#[derive(Debug, Clone, Copy)]
+pub struct NestedFields {
+    /// `_nested_path`: the nested object's dotted path.
+    pub path: Field,
+    /// `_nested_parent`: the `_id` of the root document it belongs to.
+    pub parent: Field,
 }
 
 impl SchemaFields {
@@ -81,6 +103,10 @@ impl SchemaFields {
                 .set_indexing_options(analyzed)
                 .set_expand_dots_enabled(),
         );
+        let nested = NestedFields {
+            path: b.add_text_field(NESTED_PATH, STRING),
+            parent: b.add_text_field(NESTED_PARENT, STRING),
+        };
         SchemaFields {
             schema: b.build(),
             id,
@@ -90,6 +116,7 @@ impl SchemaFields {
             field_names,
             values,
             text,
+            nested: Some(nested),
         }
     }
 
@@ -104,6 +131,10 @@ impl SchemaFields {
             field_names: get(FIELD_NAMES)?,
             values: get(KEYWORDS)?,
             text: get(TEXT)?,
+            nested: match (get(NESTED_PATH), get(NESTED_PARENT)) {
+                (Ok(path), Ok(parent)) => Some(NestedFields { path, parent }),
+                _ => None,
+            },
             schema,
         })
     }

@@ -23,7 +23,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
-use super::{parallel, query_within, search_response, SearchRequest, TrackTotalHits};
+use super::{parallel, search_response, SearchRequest, TrackTotalHits};
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
 use crate::mapping::Mappings;
@@ -121,7 +121,13 @@ impl ScanEnv<'_> {
         let mut queries = Vec::with_capacity(self.indices.len());
         let mut searchers = Vec::new();
         for (i, index) in self.indices.iter().enumerate() {
-            queries.push(query_within(index, query, &self.req.memory)?);
+            queries.push(super::nested_aggs::scoped_query(
+                index,
+                query,
+                &self.req.memory,
+                &self.req.scope,
+                Some(&self.req.scripted),
+            )?);
             searchers.extend(index.shards().iter().map(|s| (i, s.searcher())));
         }
         let parts: Vec<_> = searchers

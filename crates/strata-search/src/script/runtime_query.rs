@@ -1,0 +1,255 @@
+//! Queries on runtime fields (`runtime_mappings` of the request or the
+//! index mapping's `runtime` section): `term`, `terms`, `match`, `range`
+//! and `exists` on a field no mapping has. The field's script runs for
+//! every live document of a segment when its scorer is made (as
+//! Elasticsearch evaluates runtime fields per document), each run under
+//! the interpreter's usual limits; a failing script is the request's
+//! `script_exception`, a value of the wrong type a 400.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use strata_script::{Input, Limits};
+use tantivy::query::{EnableScoring, Explanation, Query, Scorer, Weight};
+use tantivy::{DocId, Score, SegmentReader, TantivyError};
+
+use super::doc_values::SegmentDocValues;
+use super::fields::RuntimeType;
+use super::score::carry;
+use super::Compiled;
+use crate::error::{Result, SearchError};
+use crate::mapping::date::DateFormat;
+use crate::mapping::Mappings;
+use crate::query::nested::level::ListScorer;
+use crate::query::{boosted, single_field, QueryContext};
+
+/// A runtime field's value, comparable across the forms a script emits.
+#[derive(Debug, Clone, PartialEq, PartialOrd)]
+enum Key {
+    Text(String),
+    Number(f64),
+    Bool(bool),
+}
+
+fn key_of(ty: RuntimeType, v: &Value) -> Option<Key> {
+    match (ty, v) {
+        (RuntimeType::Keyword | RuntimeType::Ip, Value::String(s)) => Some(Key::Text(s.clone())),
+        (RuntimeType::Keyword, Value::Number(n)) => Some(Key::Text(n.to_string())),
+        (RuntimeType::Keyword, Value::Bool(b)) => Some(Key::Text(b.to_string())),
+        (RuntimeType::Long | RuntimeType::Double, Value::Number(n)) => n.as_f64().map(Key::Number),
+        (RuntimeType::Long | RuntimeType::Double, Value::String(s)) => {
+            s.trim().parse().ok().map(Key::Number)
+        }
+        (RuntimeType::Date, Value::Number(n)) => n.as_f64().map(Key::Number),
+        (RuntimeType::Date, Value::String(s)) => DateFormat::parse("strict_date_optional_time||epoch_millis")
+            .ok()
+            .and_then(|f| f.parse_str(s).ok())
+            .map(|ms| Key::Number(ms as f64)),
+        (RuntimeType::Boolean, Value::Bool(b)) => Some(Key::Bool(*b)),
+        (RuntimeType::Boolean, Value::String(s)) if s == "true" || s == "false" => {
+            Some(Key::Bool(s == "true"))
+        }
+        _ => None,
+    }
+}
+
+/// What the query asks of a document's emitted values.
+#[derive(Debug, Clone)]
+enum Predicate {
+    /// At least one value.
+    Exists,
+    /// One value among these.
+    AnyOf(Vec<Key>),
+    /// One value within these bounds: (bound, inclusive).
+    Range {
+        lower: Option<(Key, bool)>,
+        upper: Option<(Key, bool)>,
+    },
+}
+
+impl Predicate {
+    fn holds(&self, values: &[Key]) -> bool {
+        match self {
+            Predicate::Exists => !values.is_empty(),
+            Predicate::AnyOf(keys) => values.iter().any(|v| keys.contains(v)),
+            Predicate::Range { lower, upper } => values.iter().any(|v| {
+                let above = lower.as_ref().is_none_or(|(b, inc)| {
+                    if *inc {
+                        v >= b
+                    } else {
+                        v > b
+                    }
+                });
+                let below = upper.as_ref().is_none_or(|(b, inc)| {
+                    if *inc {
+                        v <= b
+                    } else {
+                        v < b
+                    }
+                });
+                above && below
+            }),
+        }
+    }
+}
+
+/// The query `kind` with `body` when it is on a runtime field; `None`
+/// when it names no runtime field (or the query kind takes none).
+pub fn build(ctx: &QueryContext<'_>, kind: &str, body: &Value) -> Result<Option<Box<dyn Query>>> {
+    let Some(runtime) = ctx.runtime else {
+        return Ok(None);
+    };
+    let field = match kind {
+        "term" | "range" | "match" => single_field(kind, body)?.0,
+        "terms" => match body.as_object().and_then(|o| {
+            o.keys()
+                .find(|k| !matches!(k.as_str(), "boost" | "_name"))
+        }) {
+            Some(k) => k.as_str(),
+            None => return Ok(None),
+        },
+        "exists" => match body.get("field").and_then(Value::as_str) {
+            Some(f) => f,
+            None => return Ok(None),
+        },
+        _ => return Ok(None),
+    };
+    if ctx.leaf(field).is_some() {
+        return Ok(None);
+    }
+    let Some((ty, compiled)) = runtime.runtime_field(field) else {
+        return Ok(None);
+    };
+    let key = |v: &Value| {
+        key_of(ty, v).ok_or_else(|| {
+            SearchError::QueryShard(format!(
+                "failed to create query: value [{v}] is not valid for runtime field [{field}] of type [{}]",
+                ty.name()
+            ))
+        })
+    };
+    let params = &body[field];
+    let predicate = match kind {
+        "exists" => Predicate::Exists,
+        "term" | "match" => {
+            let inner = if kind == "term" { "value" } else { "query" };
+            let v = params.get(inner).unwrap_or(params);
+            Predicate::AnyOf(vec![key(v)?])
+        }
+        "terms" => {
+            let list = params.as_array().ok_or_else(|| {
+                SearchError::parsing("[terms] query does not support a lookup on a runtime field")
+            })?;
+            ctx.limits.check_terms_count(list.len())?;
+            Predicate::AnyOf(list.iter().map(key).collect::<Result<_>>()?)
+        }
+        _ => {
+            let bound = |names: [&str; 2]| -> Result<Option<(Key, bool)>> {
+                for (i, name) in names.iter().enumerate() {
+                    if let Some(v) = params.get(*name).filter(|v| !v.is_null()) {
+                        return Ok(Some((key(v)?, i == 0)));
+                    }
+                }
+                Ok(None)
+            };
+            Predicate::Range {
+                lower: bound(["gte", "gt"])?,
+                upper: bound(["lte", "lt"])?,
+            }
+        }
+    };
+    let query = Box::new(RuntimeQuery {
+        name: field.to_string(),
+        ty,
+        script: compiled.clone(),
+        predicate,
+        mappings: Arc::new(ctx.mappings.clone()),
+    });
+    // `boost` sits beside the value (`term`, `range`, `match`) or the
+    // field (`terms`, `exists`).
+    let boost_at = if params.is_object() { params } else { body };
+    Ok(Some(boosted(query, boost_at)?))
+}
+
+/// Documents whose runtime field's values satisfy a predicate (score 1).
+#[derive(Clone)]
+struct RuntimeQuery {
+    name: String,
+    ty: RuntimeType,
+    script: Compiled,
+    predicate: Predicate,
+    mappings: Arc<Mappings>,
+}
+
+impl std::fmt::Debug for RuntimeQuery {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Runtime({}, {:?})", self.name, self.predicate)
+    }
+}
+
+impl Query for RuntimeQuery {
+    fn weight(&self, _scoring: EnableScoring<'_>) -> tantivy::Result<Box<dyn Weight>> {
+        Ok(Box::new(self.clone()))
+    }
+}
+
+impl RuntimeQuery {
+    /// The segment's matching live documents.
+    fn matches(&self, reader: &SegmentReader) -> tantivy::Result<Vec<(DocId, Score)>> {
+        let doc_values = SegmentDocValues::new(reader, self.mappings.clone());
+        let mut out = Vec::new();
+        let mut keys = Vec::new();
+        for doc in 0..reader.max_doc() {
+            if reader.is_deleted(doc) {
+                continue;
+            }
+            doc_values.set_doc(doc);
+            let run = self
+                .script
+                .script
+                .run(Input {
+                    params: Some(&self.script.params),
+                    doc: Some(&doc_values),
+                    limits: Limits::default(),
+                    ..Input::default()
+                })
+                .map_err(carry)?;
+            keys.clear();
+            for v in &run.emitted {
+                let key = key_of(self.ty, v).ok_or_else(|| {
+                    TantivyError::InvalidArgument(format!(
+                        "runtime field [{}]: cannot emit [{v}] as a [{}] value",
+                        self.name,
+                        self.ty.name()
+                    ))
+                })?;
+                keys.push(key);
+            }
+            if self.predicate.holds(&keys) {
+                out.push((doc, 1.0));
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl Weight for RuntimeQuery {
+    fn scorer(&self, reader: &SegmentReader, boost: Score) -> tantivy::Result<Box<dyn Scorer>> {
+        let mut docs = self.matches(reader)?;
+        for d in &mut docs {
+            d.1 = boost;
+        }
+        Ok(Box::new(ListScorer::new(docs)))
+    }
+
+    fn explain(&self, reader: &SegmentReader, doc: DocId) -> tantivy::Result<Explanation> {
+        let docs = self.matches(reader)?;
+        if docs.binary_search_by_key(&doc, |(d, _)| *d).is_ok() {
+            Ok(Explanation::new("runtime field query", 1.0))
+        } else {
+            Err(TantivyError::InvalidArgument(format!(
+                "document {doc} does not match"
+            )))
+        }
+    }
+}

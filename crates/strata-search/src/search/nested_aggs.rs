@@ -1,0 +1,235 @@
+//! The `nested` and `reverse_nested` aggregations. Each is a pass of its
+//! own over another level's documents (`DocScope`): `nested` over the
+//! nested objects at its path whose parents match the query and bucket
+//! filters so far, `reverse_nested` back over the parents (root, or an
+//! enclosing nested object) of the nested objects in its bucket. Their
+//! `doc_count` is the number of documents of that level, and their
+//! sub-aggregations run over those documents.
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use tantivy::query::{BooleanQuery, ConstScoreQuery, EmptyQuery, Occur, Query};
+
+use super::{query_at, search_response, SearchRequest, TrackTotalHits};
+use crate::breaker::MemoryAccount;
+use crate::error::{Result, SearchError};
+use crate::index::SearchIndex;
+use crate::query::nested::{ChildrenOf, Level, LevelQuery};
+use crate::script::fields::ScriptedFields;
+
+/// The aggregation kinds this module runs.
+pub const KINDS: &[&str] = &["nested", "reverse_nested"];
+
+/// The documents a search (or one of its passes) runs on.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum DocScope {
+    /// Root documents.
+    #[default]
+    Root,
+    /// The nested objects at `path` whose parent (in the `parent` scope)
+    /// matches `parent_query`.
+    Nested {
+        /// The nested object's dotted path.
+        path: String,
+        /// The scope of the parents.
+        parent: Box<DocScope>,
+        /// What the parents match (the query and bucket filters there).
+        parent_query: Value,
+    },
+}
+
+impl DocScope {
+    /// The nested path of the scope's documents (`None`: root documents).
+    pub fn path(&self) -> Option<&str> {
+        match self {
+            DocScope::Root => None,
+            DocScope::Nested { path, .. } => Some(path),
+        }
+    }
+}
+
+/// `query` for `index` over the documents of `scope`: on an index with
+/// nested objects every search is narrowed to its scope's level, so that
+/// nested documents never show as hits or in counts.
+pub(super) fn scoped_query(
+    index: &SearchIndex,
+    query: &Value,
+    memory: &MemoryAccount,
+    scope: &DocScope,
+    runtime: Option<&ScriptedFields>,
+) -> Result<Box<dyn Query>> {
+    let q = query_at(index, query, memory, scope.path(), runtime)?;
+    let marks = index.shards()[0].fields().nested;
+    match (scope, marks) {
+        (DocScope::Root, Some(marks)) if index.has_nested_mapping() => {
+            Ok(Box::new(LevelQuery::new(Level::Root, marks, q)))
+        }
+        (DocScope::Root, _) => Ok(q),
+        (
+            DocScope::Nested {
+                path,
+                parent,
+                parent_query,
+            },
+            Some(marks),
+        ) => {
+            let parents = scoped_query(index, parent_query, memory, parent, runtime)?;
+            let children = ChildrenOf::new(path, Level::of(parent.path()), marks, parents);
+            Ok(Box::new(BooleanQuery::new(vec![
+                (Occur::Must, q),
+                (
+                    Occur::Must,
+                    Box::new(ConstScoreQuery::new(Box::new(children), 0.0)),
+                ),
+            ])))
+        }
+        // An index without nested documents has none at any path.
+        (DocScope::Nested { .. }, None) => Ok(Box::new(EmptyQuery)),
+    }
+}
+
+/// Runs a `nested` or `reverse_nested` aggregation `name` (`body` with
+/// its sub-aggregations) over the documents of this scope matching
+/// `query` (the search query and the bucket filters above).
+pub(super) fn run(
+    indices: &[Arc<SearchIndex>],
+    req: &SearchRequest,
+    query: &Value,
+    name: &str,
+    kind: &str,
+    body: &Value,
+) -> Result<Value> {
+    let params = &body[kind];
+    let (scope, pass_query) = if kind == "nested" {
+        let path = nested_path(name, params, indices, &req.scope)?;
+        let scope = DocScope::Nested {
+            path,
+            parent: Box::new(req.scope.clone()),
+            parent_query: query.clone(),
+        };
+        (scope, json!({"match_all": {}}))
+    } else {
+        reverse(name, params, &req.scope, query)?
+    };
+    let sub = body.get("aggs").or_else(|| body.get("aggregations"));
+    let pass = SearchRequest {
+        query: pass_query,
+        from: 0,
+        size: 0,
+        sort: Vec::new(),
+        track_total_hits: TrackTotalHits::Exact,
+        search_after: None,
+        aggs: sub.cloned(),
+        docvalue_fields: Vec::new(),
+        scope,
+        ..req.clone()
+    };
+    let out = search_response(indices, &pass)?.body;
+    let mut result = json!({"doc_count": out["hits"]["total"]["value"].as_u64().unwrap_or(0)});
+    if let Some(Value::Object(aggs)) = out.get("aggregations") {
+        for (k, v) in aggs {
+            result[k] = v.clone();
+        }
+    }
+    Ok(result)
+}
+
+/// Checks a `nested` or `reverse_nested` aggregation's body before the search.
+pub fn validate(name: &str, kind: &str, params: &Value) -> Result<()> {
+    let obj = params.as_object().ok_or_else(|| {
+        SearchError::parsing(format!("[{kind}] aggregation [{name}] must be an object"))
+    })?;
+    for key in obj.keys() {
+        if key != "path" {
+            return Err(SearchError::parsing(format!(
+                "Unexpected token in [{name}] of [{kind}]: [{key}]"
+            )));
+        }
+    }
+    match (kind, obj.get("path")) {
+        ("nested", None) => Err(SearchError::parsing(format!(
+            "Missing [path] field for nested aggregation [{name}]"
+        ))),
+        (_, Some(p)) if !p.is_string() => Err(SearchError::parsing(format!(
+            "[path] of aggregation [{name}] must be a string"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// The path of a `nested` aggregation, checked against the first
+/// index's mapping and the scope it is in.
+fn nested_path(
+    name: &str,
+    params: &Value,
+    indices: &[Arc<SearchIndex>],
+    scope: &DocScope,
+) -> Result<String> {
+    let path = params["path"].as_str().unwrap_or_default();
+    let Some(first) = indices.first() else {
+        return Ok(path.to_string());
+    };
+    let mappings = first.mappings();
+    if mappings.nested_object(path).is_none() {
+        let reason = if mappings.is_object(path) || mappings.leaf(path).is_some() {
+            format!("[nested] nested path [{path}] is not nested")
+        } else {
+            format!("[nested] failed to find nested object under path [{path}]")
+        };
+        return Err(SearchError::illegal(reason));
+    }
+    if let Some(outer) = scope.path() {
+        if !is_below(path, outer) {
+            return Err(SearchError::illegal(format!(
+                "[nested] aggregation [{name}] on path [{path}] is not below the enclosing nested path [{outer}]"
+            )));
+        }
+    }
+    Ok(path.to_string())
+}
+
+fn is_below(path: &str, outer: &str) -> bool {
+    path.len() > outer.len() && path.starts_with(outer) && path.as_bytes()[outer.len()] == b'.'
+}
+
+/// The scope and query of a `reverse_nested` aggregation: the parents,
+/// at the level of `path` (the root when absent), of this scope's
+/// documents matching `query`. Each level up wraps the query in a
+/// `nested` query on the level below, under that level's own query.
+fn reverse(
+    name: &str,
+    params: &Value,
+    scope: &DocScope,
+    query: &Value,
+) -> Result<(DocScope, Value)> {
+    let target = params.get("path").and_then(Value::as_str);
+    if scope.path().is_none() {
+        return Err(SearchError::illegal(format!(
+            "Reverse nested aggregation [{name}] can only be used inside a [nested] aggregation"
+        )));
+    }
+    let mut scope = scope.clone();
+    let mut query = query.clone();
+    loop {
+        if scope.path() == target {
+            return Ok((scope, query));
+        }
+        let DocScope::Nested {
+            path,
+            parent,
+            parent_query,
+        } = scope
+        else {
+            return Err(SearchError::illegal(format!(
+                "Reverse nested aggregation [{name}]: path [{}] is not a parent of the nested scope",
+                target.unwrap_or_default()
+            )));
+        };
+        query = json!({"bool": {"must": [
+            parent_query,
+            {"nested": {"path": path, "query": query, "score_mode": "none"}}
+        ]}});
+        scope = *parent;
+    }
+}
