@@ -116,10 +116,9 @@ impl SearchIndex {
         let doc = build_block(shard.fields(), &id, source, parsed.values, parsed.nested)?;
         let outcome = shard.index(
             &id,
-            Arc::new(source.to_vec()),
+            (Arc::new(source.to_vec()), doc),
             precondition,
             auto,
-            doc,
             cleanup,
             |op| self.log(op),
         )?;

@@ -144,7 +144,10 @@ mod tests {
         assert_eq!(m.nested_paths().collect::<Vec<_>>(), ["user", "user.pets"]);
         assert!(m.nested_object("user").unwrap().include_in_parent);
         assert_eq!(m.leaf("user.pets.name").unwrap().ty, FieldType::Keyword);
-        assert_eq!(m.nested_scope_of("user.pets.name", false), Some("user.pets"));
+        assert_eq!(
+            m.nested_scope_of("user.pets.name", false),
+            Some("user.pets")
+        );
         assert_eq!(m.nested_scope_of("user.pets", false), Some("user"));
         assert_eq!(m.nested_scope_of("user.pets", true), Some("user.pets"));
         assert_eq!(m.nested_scope_of("plain.x", true), None);
@@ -174,8 +177,9 @@ mod tests {
         assert!(m
             .merge_json(&json!({"properties": {"leaf": {"type": "nested"}}}))
             .is_err());
-        assert!(Mappings::parse(&json!({"properties": {"n": {"type": "nested", "bogus": 1}}}))
-            .is_err());
+        assert!(
+            Mappings::parse(&json!({"properties": {"n": {"type": "nested", "bogus": 1}}})).is_err()
+        );
         // An empty nested object is kept.
         m.merge_json(&json!({"properties": {"e": {"type": "nested"}}}))
             .unwrap();

@@ -41,10 +41,12 @@ fn key_of(ty: RuntimeType, v: &Value) -> Option<Key> {
             s.trim().parse().ok().map(Key::Number)
         }
         (RuntimeType::Date, Value::Number(n)) => n.as_f64().map(Key::Number),
-        (RuntimeType::Date, Value::String(s)) => DateFormat::parse("strict_date_optional_time||epoch_millis")
-            .ok()
-            .and_then(|f| f.parse_str(s).ok())
-            .map(|ms| Key::Number(ms as f64)),
+        (RuntimeType::Date, Value::String(s)) => {
+            DateFormat::parse("strict_date_optional_time||epoch_millis")
+                .ok()
+                .and_then(|f| f.parse_str(s).ok())
+                .map(|ms| Key::Number(ms as f64))
+        }
         (RuntimeType::Boolean, Value::Bool(b)) => Some(Key::Bool(*b)),
         (RuntimeType::Boolean, Value::String(s)) if s == "true" || s == "false" => {
             Some(Key::Bool(s == "true"))
@@ -73,20 +75,12 @@ impl Predicate {
             Predicate::Exists => !values.is_empty(),
             Predicate::AnyOf(keys) => values.iter().any(|v| keys.contains(v)),
             Predicate::Range { lower, upper } => values.iter().any(|v| {
-                let above = lower.as_ref().is_none_or(|(b, inc)| {
-                    if *inc {
-                        v >= b
-                    } else {
-                        v > b
-                    }
-                });
-                let below = upper.as_ref().is_none_or(|(b, inc)| {
-                    if *inc {
-                        v <= b
-                    } else {
-                        v < b
-                    }
-                });
+                let above = lower
+                    .as_ref()
+                    .is_none_or(|(b, inc)| if *inc { v >= b } else { v > b });
+                let below = upper
+                    .as_ref()
+                    .is_none_or(|(b, inc)| if *inc { v <= b } else { v < b });
                 above && below
             }),
         }
@@ -101,10 +95,10 @@ pub fn build(ctx: &QueryContext<'_>, kind: &str, body: &Value) -> Result<Option<
     };
     let field = match kind {
         "term" | "range" | "match" => single_field(kind, body)?.0,
-        "terms" => match body.as_object().and_then(|o| {
-            o.keys()
-                .find(|k| !matches!(k.as_str(), "boost" | "_name"))
-        }) {
+        "terms" => match body
+            .as_object()
+            .and_then(|o| o.keys().find(|k| !matches!(k.as_str(), "boost" | "_name")))
+        {
             Some(k) => k.as_str(),
             None => return Ok(None),
         },

@@ -245,7 +245,10 @@ pub fn search_response(
 
 /// `req` with the runtime fields of the indices' mappings added (those
 /// the request does not define), when any index has some.
-fn mapped_runtime(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Option<SearchRequest>> {
+fn mapped_runtime(
+    indices: &[Arc<SearchIndex>],
+    req: &SearchRequest,
+) -> Result<Option<SearchRequest>> {
     let mut out: Option<SearchRequest> = None;
     for index in indices {
         if let Some(section) = index.runtime_section() {

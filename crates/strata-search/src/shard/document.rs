@@ -102,7 +102,11 @@ pub fn build_document(
 
 /// Adds `values` to `doc`: typed ones in `f`, text in `txt`, and
 /// `_field_names`.
-fn add_values(doc: &mut TantivyDocument, fields: &SchemaFields, mut values: Vec<(String, FieldValue)>) {
+fn add_values(
+    doc: &mut TantivyDocument,
+    fields: &SchemaFields,
+    mut values: Vec<(String, FieldValue)>,
+) {
     // Grouped by target field, then by path in byte order (the order of
     // the JSON objects' keys); stable, so a path's values keep their order.
     values.sort_by(|a, b| (is_text(&a.1), &a.0).cmp(&(is_text(&b.1), &b.0)));

@@ -34,8 +34,8 @@ impl WriterOp {
     /// goes in one `run`: its documents get consecutive ids in one
     /// segment (tantivy's guarantee for a group), after the deletes.
     pub(super) fn apply(self, writer: &tantivy::IndexWriter) -> Result<()> {
-        let plain = self.delete_nested.is_none()
-            && self.add.as_ref().is_none_or(|b| b.nested.is_empty());
+        let plain =
+            self.delete_nested.is_none() && self.add.as_ref().is_none_or(|b| b.nested.is_empty());
         if plain {
             if let Some(term) = self.delete {
                 writer.delete_term(term);
@@ -81,23 +81,22 @@ impl Shard {
         }
     }
 
-    /// Indexes `doc` under `id` if `precondition` holds. `log` appends the
-    /// operation to the translog and returns its LSN; it runs under the
-    /// shard lock, before the writer sees the document. `doc` is the
-    /// tantivy document built without version and sequence number
-    /// ([`document::build_document`], outside the lock); they are
-    /// stamped here, once chosen.
+    /// Indexes `added` (the source and its documents) under `id` if
+    /// `precondition` holds. `log` appends the operation to the translog
+    /// and returns its LSN; it runs under the shard lock, before the writer
+    /// sees the document. The documents are built without version and
+    /// sequence number ([`document::build_document`], outside the lock);
+    /// they are stamped here, once chosen.
     pub fn index(
         &self,
         id: &str,
-        source: Arc<Vec<u8>>,
+        added: (Arc<Vec<u8>>, DocBlock),
         precondition: Precondition,
         auto_id: bool,
-        doc: DocBlock,
         cleanup: NestedCleanup,
         log: impl FnOnce(&Operation) -> Result<u64>,
     ) -> Result<WriteOutcome> {
-        self.write(id, Some((source, doc)), precondition, auto_id, cleanup, log)
+        self.write(id, Some(added), precondition, auto_id, cleanup, log)
     }
 
     /// Deletes `id` if `precondition` holds; `found_before` says whether it existed.
@@ -115,9 +114,7 @@ impl Shard {
     /// when `cleanup` asks for it.
     fn nested_of(&self, id: &str, cleanup: NestedCleanup) -> Option<Term> {
         match (cleanup, self.fields.nested) {
-            (NestedCleanup::ByParent, Some(marks)) => {
-                Some(Term::from_field_text(marks.parent, id))
-            }
+            (NestedCleanup::ByParent, Some(marks)) => Some(Term::from_field_text(marks.parent, id)),
             _ => None,
         }
     }

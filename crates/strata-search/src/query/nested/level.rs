@@ -396,7 +396,10 @@ impl Weight for ChildrenWeight {
     fn explain(&self, reader: &SegmentReader, doc: DocId) -> tantivy::Result<Explanation> {
         let mut scorer = self.scorer(reader, 1.0)?;
         if scorer.seek(doc) == doc {
-            Ok(Explanation::new("nested document of a matching parent", 0.0))
+            Ok(Explanation::new(
+                "nested document of a matching parent",
+                0.0,
+            ))
         } else {
             Err(TantivyError::InvalidArgument(format!(
                 "document {doc} does not match"

@@ -46,7 +46,9 @@ impl ScoreMode {
             _ => {
                 return Err(SearchError::parsing(format!(
                     "[nested] illegal score_mode [{}]",
-                    value.as_str().map_or_else(|| value.to_string(), str::to_string)
+                    value
+                        .as_str()
+                        .map_or_else(|| value.to_string(), str::to_string)
                 )))
             }
         })
@@ -66,7 +68,11 @@ fn not_found(path: &str) -> SearchError {
 
 /// Checks that `path` is a nested object that may be joined from the
 /// context's level; `Ok(false)` when it is unmapped and `ignore_unmapped`.
-pub(crate) fn check_path(ctx: &QueryContext<'_>, path: &str, ignore_unmapped: bool) -> Result<bool> {
+pub(crate) fn check_path(
+    ctx: &QueryContext<'_>,
+    path: &str,
+    ignore_unmapped: bool,
+) -> Result<bool> {
     if ctx.mappings.nested_object(path).is_none() {
         if ctx.mappings.is_object(path) || ctx.leaf(path).is_some() {
             return Err(SearchError::QueryShard(format!(
@@ -99,7 +105,13 @@ pub(crate) fn nested(ctx: &QueryContext<'_>, body: &Value, depth: usize) -> Resu
     check_params(
         "nested",
         params,
-        &["path", "query", "score_mode", "ignore_unmapped", "inner_hits"],
+        &[
+            "path",
+            "query",
+            "score_mode",
+            "ignore_unmapped",
+            "inner_hits",
+        ],
     )?;
     let path = params
         .get("path")
