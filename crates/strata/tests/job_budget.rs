@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use strata_analytics::bench::generate::{write_points, write_text};
+use strata_analytics::bench::generate::{write_points, write_text, VOCABULARY};
 
 const MIB: u64 = 1 << 20;
 
@@ -68,7 +68,7 @@ fn jobs_stay_within_their_dram_budget() {
     let points = dir.path().join("points.csv");
     let text = dir.path().join("text.txt");
     write_points(&points, size, 5).unwrap();
-    write_text(&text, size, 5).unwrap();
+    write_text(&text, size, 5, VOCABULARY).unwrap();
     let spill = dir.path().join("spill");
     let margin = (budget / 10).max(16 * MIB);
     let sql = "SELECT label, count(*), avg(x1) FROM input GROUP BY label ORDER BY label";

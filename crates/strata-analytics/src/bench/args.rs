@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 use serde::Serialize;
 
+use super::generate;
 use crate::cache::CacheCompression;
 use crate::size::ByteSize;
 
@@ -55,6 +56,12 @@ pub struct AnalyticsBenchArgs {
     /// Seed of the data generator.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Distinct words word count's text is drawn from (Zipfian). The
+    /// default keeps word count's groups near 90 MiB at any size; a larger
+    /// one makes them grow past small budgets, as a text's vocabulary
+    /// grows with its length.
+    #[arg(long, default_value_t = generate::VOCABULARY)]
+    pub vocabulary: usize,
     /// Only generate the inputs, print their paths and stop.
     #[arg(long)]
     pub generate_only: bool,

@@ -10,7 +10,9 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
-/// Words in the text's vocabulary.
+/// Words in the text's vocabulary unless a run asks for another size
+/// (`--vocabulary`): word count's groups then take about 90 MiB whatever
+/// the input's size, as in a text whose vocabulary stopped growing.
 pub const VOCABULARY: usize = 200_000;
 
 /// The Zipf exponent of the text's word frequencies (natural language is
@@ -102,11 +104,13 @@ impl Zipf {
 }
 
 /// Writes `size` bytes or a little more (whole lines) of text to `path`:
-/// lines of 6 to 17 Zipfian words, the first capitalised, a full stop at
-/// the end, now and then a comma. Returns the bytes written.
-pub fn write_text(path: &Path, size: u64, seed: u64) -> io::Result<u64> {
-    let words: Vec<String> = (0..VOCABULARY).map(word).collect();
-    let zipf = Zipf::new(VOCABULARY, ZIPF_EXPONENT);
+/// lines of 6 to 17 words drawn from a Zipfian vocabulary of `vocabulary`
+/// words (at least 1), the first capitalised, a full stop at the end, now
+/// and then a comma. Returns the bytes written.
+pub fn write_text(path: &Path, size: u64, seed: u64, vocabulary: usize) -> io::Result<u64> {
+    let vocabulary = vocabulary.max(1);
+    let words: Vec<String> = (0..vocabulary).map(word).collect();
+    let zipf = Zipf::new(vocabulary, ZIPF_EXPONENT);
     let mut rng = SplitMix64::new(seed);
     let mut out = Counted::new(path)?;
     let mut line = String::with_capacity(256);
@@ -234,7 +238,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let read = |name: &str| std::fs::read(dir.path().join(name)).unwrap();
         for (kind, writer) in [
-            ("text", write_text as fn(&Path, u64, u64) -> io::Result<u64>),
+            (
+                "text",
+                (|p: &Path, n, seed| write_text(p, n, seed, VOCABULARY))
+                    as fn(&Path, u64, u64) -> io::Result<u64>,
+            ),
             ("points", write_points),
         ] {
             let a = writer(&dir.path().join(format!("{kind}-a")), 100_000, 42).unwrap();
@@ -255,5 +263,25 @@ mod tests {
             "label,x1,x2,x3,x4,x5,x6,x7,x8,x9,x10"
         );
         assert!(lines.all(|l| l.split(',').count() == 11));
+    }
+
+    #[test]
+    fn text_draws_only_from_its_vocabulary() {
+        let dir = tempfile::tempdir().unwrap();
+        let distinct = |vocabulary: usize| {
+            let path = dir.path().join(format!("text-{vocabulary}"));
+            write_text(&path, 200_000, 3, vocabulary).unwrap();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let words: std::collections::HashSet<String> = text
+                .split(|c: char| !c.is_ascii_alphabetic())
+                .filter(|w| !w.is_empty())
+                .map(str::to_ascii_lowercase)
+                .collect();
+            words.len()
+        };
+        assert!(distinct(50) <= 50);
+        // 200 KB of text is about 35,000 words: a larger vocabulary shows.
+        let (small, large) = (distinct(1_000), distinct(1_000_000));
+        assert!(small <= 1_000 && large > 5 * small, "{small} {large}");
     }
 }

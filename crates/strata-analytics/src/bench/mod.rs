@@ -80,7 +80,10 @@ impl RunResult {
 fn input_for(args: &AnalyticsBenchArgs, job: BenchJob) -> Result<PathBuf, AnalyticsError> {
     let size = args.size.bytes();
     let name = match job {
-        BenchJob::Wordcount => format!("text-{size}-{}.txt", args.seed),
+        BenchJob::Wordcount if args.vocabulary == generate::VOCABULARY => {
+            format!("text-{size}-{}.txt", args.seed)
+        }
+        BenchJob::Wordcount => format!("text-{size}-{}-v{}.txt", args.seed, args.vocabulary),
         BenchJob::Logreg => format!("points-{size}-{}.csv", args.seed),
     };
     let path = args.data_dir.join(name);
@@ -95,7 +98,7 @@ fn input_for(args: &AnalyticsBenchArgs, job: BenchJob) -> Result<PathBuf, Analyt
     );
     let partial = path.with_extension("partial");
     let written = match job {
-        BenchJob::Wordcount => generate::write_text(&partial, size, args.seed),
+        BenchJob::Wordcount => generate::write_text(&partial, size, args.seed, args.vocabulary),
         BenchJob::Logreg => generate::write_points(&partial, size, args.seed),
     };
     written

@@ -33,6 +33,7 @@ pub mod report;
 mod runner;
 pub mod server_cpu;
 mod stats;
+mod target;
 pub mod workload;
 pub mod zipf;
 
@@ -42,6 +43,7 @@ pub use mix::Ratio;
 pub use protocol::Protocol;
 pub use report::{KvConfig, KvResult, LatencySummary, Machine, TimelineSecond};
 
+use self::target::Target;
 use crate::spawn::ServerProcess;
 use crate::LabError;
 
@@ -55,14 +57,22 @@ use crate::LabError;
 pub async fn run_kv(args: &KvArgs) -> Result<KvResult, LabError> {
     args.validate()?;
     if !args.spawn {
-        let target = runner::Target::remote(&args.host, args.port(), args.server_pid);
-        return runner::run(args, &target).await;
+        let target = Target::remote(&args.host, args.port(), args.server_pid);
+        return drive(args, &target).await;
     }
     let server = ServerProcess::start(args.server_binary.as_deref(), &args.server_args).await?;
-    let target = runner::Target::spawned(server.port(args.protocol), server.pid());
-    let outcome = runner::run(args, &target).await;
+    let target = Target::spawned(server.port(args.protocol), server.pid());
+    let outcome = drive(args, &target).await;
     let stopped = server.stop().await;
     let result = outcome?;
     stopped?;
     Ok(result)
+}
+
+/// Runs `args`'s workload against `target`: the queue or a request mix.
+async fn drive(args: &KvArgs, target: &Target) -> Result<KvResult, LabError> {
+    match args.workload {
+        workload::Workload::Queue => queue::run(args, target).await,
+        _ => runner::run(args, target).await,
+    }
 }

@@ -20,10 +20,11 @@ use super::control::Control;
 use super::keys::{write_key, KeySpace};
 use super::mix::OpMix;
 use super::progress::Progress;
-use super::report::{KvConfig, KvResult, Machine};
+use super::report::{KvResult, Machine};
 use super::server_cpu::PhaseCpu;
 use super::stats::{ConnStats, Timeline};
-use super::workload::{Requests, Workload as WorkloadKind};
+use super::target::{config, open_all, Target};
+use super::workload::Requests;
 use crate::LabError;
 
 /// Everything a connection task needs besides its socket.
@@ -37,49 +38,9 @@ struct Workload {
     timeline: Option<Arc<Timeline>>,
 }
 
-/// The server a run drives.
-#[derive(Debug, Clone)]
-pub(crate) struct Target {
-    pub(crate) host: String,
-    pub(crate) port: u16,
-    /// Whether the lab started it for this run.
-    pub(crate) spawned: bool,
-    /// Its process id, when it runs on this machine and is known: its CPU time is reported.
-    pub(crate) pid: Option<u32>,
-}
-
-impl Target {
-    /// A server the caller started (`--host`, `--port`, `--server-pid`).
-    pub(crate) fn remote(host: &str, port: u16, pid: Option<u32>) -> Self {
-        Self {
-            host: host.to_owned(),
-            port,
-            spawned: false,
-            pid,
-        }
-    }
-
-    /// A child started by the lab on 127.0.0.1.
-    pub(crate) fn spawned(port: u16, pid: Option<u32>) -> Self {
-        Self {
-            host: "127.0.0.1".to_owned(),
-            port,
-            spawned: true,
-            pid,
-        }
-    }
-
-    /// `host:port`.
-    pub(crate) fn addr(&self) -> Arc<str> {
-        Arc::from(format!("{}:{}", self.host, self.port))
-    }
-}
-
-/// Runs the benchmark described by `args` against `target`.
+/// Runs the request-mix benchmark described by `args` against `target`
+/// (the queue workload has its own runner, [`super::queue`]).
 pub(crate) async fn run(args: &KvArgs, target: &Target) -> Result<KvResult, LabError> {
-    if args.workload == WorkloadKind::Queue {
-        return super::queue::run(args, target).await;
-    }
     let addr = target.addr();
     let connections = open_all(args, &addr).await?;
     let seed = args.seed.unwrap_or_else(rand::random);
@@ -158,29 +119,6 @@ pub(crate) async fn run(args: &KvArgs, target: &Target) -> Result<KvResult, LabE
     })
 }
 
-/// Opens (and authenticates) every connection concurrently, then flushes if asked.
-pub(crate) async fn open_all(args: &KvArgs, addr: &Arc<str>) -> Result<Vec<Connection>, LabError> {
-    let mut opening = JoinSet::new();
-    for _ in 0..args.connections {
-        let (addr, protocol, auth) = (Arc::clone(addr), args.protocol, args.auth.clone());
-        opening.spawn(async move {
-            let mut conn = Connection::open(addr, protocol).await?;
-            if let Some(password) = auth {
-                conn.auth(&password).await?;
-            }
-            Ok::<_, LabError>(conn)
-        });
-    }
-    let mut connections = Vec::with_capacity(args.connections);
-    while let Some(joined) = opening.join_next().await {
-        connections.push(joined.map_err(LabError::Task)??);
-    }
-    if args.flush {
-        connections[0].flush().await?;
-    }
-    Ok(connections)
-}
-
 /// One connection's loop: build a batch, exchange it, record it if measured.
 async fn drive(mut conn: Connection, work: &Workload, index: u64) -> Result<ConnStats, LabError> {
     let (args, control) = (&work.args, &work.control);
@@ -243,35 +181,4 @@ async fn drive(mut conn: Connection, work: &Workload, index: u64) -> Result<Conn
 pub(crate) fn value_bytes(value_size: usize) -> Vec<u8> {
     const ALPHABET: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
     ALPHABET.iter().copied().cycle().take(value_size).collect()
-}
-
-pub(crate) fn config(args: &KvArgs, target: &Target, seed: u64) -> KvConfig {
-    KvConfig {
-        protocol: args.protocol,
-        host: target.host.clone(),
-        port: target.port,
-        spawned: target.spawned,
-        server_args: if target.spawned {
-            args.server_args.clone()
-        } else {
-            Vec::new()
-        },
-        connections: args.connections,
-        pipeline: args.pipeline,
-        threads: args.threads,
-        ratio: args.ratio,
-        workload: args.workload,
-        key_pattern: args.key_pattern,
-        zipf_exponent: args.zipf_exponent,
-        key_stddev: args.key_stddev,
-        key_min: args.key_min,
-        key_max: args.key_max,
-        key_prefix: args.key_prefix.clone(),
-        value_size: args.value_size,
-        requests: args.requests,
-        duration_secs: args.measure_duration().map(|d| d.as_secs_f64()),
-        warmup_secs: args.warmup,
-        seed,
-        flush: args.flush,
-    }
 }

@@ -45,6 +45,12 @@ pub struct SwapArgs {
     /// Iterations of logistic regression [default: 10, 3 with --quick].
     #[arg(long)]
     pub iterations: Option<usize>,
+
+    /// Distinct words of word count's text [default: the generator's,
+    /// 200,000]: a larger vocabulary makes word count's groups outgrow the
+    /// small budgets (`strata bench analytics --vocabulary`).
+    #[arg(long)]
+    pub vocabulary: Option<usize>,
 }
 
 /// (label, `--jobs`).
@@ -105,6 +111,9 @@ pub fn run(args: &SwapArgs, hooks: &Hooks) -> Result<PathBuf, LabError> {
     run.param("input_size", &size);
     run.param("budgets_percent", BUDGETS);
     run.param("logreg_iterations", iterations);
+    if let Some(words) = args.vocabulary {
+        run.param("wordcount_vocabulary", words);
+    }
     for round in 0..rounds {
         for (job_label, job) in JOBS {
             run.progress
@@ -123,6 +132,9 @@ pub fn run(args: &SwapArgs, hooks: &Hooks) -> Result<PathBuf, LabError> {
             ];
             if let Some(cgroup) = &args.cgroup {
                 argv.push(format!("--cgroup={}", cgroup.display()));
+            }
+            if let Some(words) = args.vocabulary {
+                argv.push(format!("--vocabulary={words}"));
             }
             let command = format!("strata bench analytics {}", argv.join(" "));
             let results = bench(&argv).map_err(|e| LabError::Check(format!("{command}: {e}")))?;

@@ -30,9 +30,9 @@ use super::conn::Connection;
 use super::control::Control;
 use super::protocol::{resp, Op, ReplyKind};
 use super::report::{KvResult, Machine};
-use super::runner::{config, open_all, Target};
 use super::server_cpu::PhaseCpu;
 use super::stats::ConnStats;
+use super::target::{config, open_all, Target};
 use crate::LabError;
 
 /// What the producer and consumer tasks share.
