@@ -1,6 +1,7 @@
 //! The command line of `strata bench analytics`.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::Args;
 use serde::Serialize;
@@ -101,7 +102,19 @@ pub struct AnalyticsBenchArgs {
     /// on, instead of stopping at it.
     #[arg(long)]
     pub keep_going: bool,
+    /// Seconds after which a run is stopped and recorded as still running
+    /// (a kernel-confined run that swaps can take hours).
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600.0)]
+    pub run_timeout: f64,
     /// Write the results as JSON to this file.
     #[arg(long, value_name = "PATH")]
     pub output: Option<PathBuf>,
+}
+
+impl AnalyticsBenchArgs {
+    /// `--run-timeout` as a duration (at least a second; a value that is
+    /// not a finite positive number means no practical limit).
+    pub fn run_timeout(&self) -> Duration {
+        Duration::try_from_secs_f64(self.run_timeout.max(1.0)).unwrap_or(Duration::MAX / 2)
+    }
 }

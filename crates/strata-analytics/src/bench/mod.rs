@@ -10,6 +10,7 @@
 //! cgroup before it allocates (`sh -c 'echo $$ > cgroup.procs; exec ...'`).
 
 pub mod args;
+mod child;
 pub mod generate;
 
 use std::path::{Path, PathBuf};
@@ -20,6 +21,7 @@ use serde::Serialize;
 
 pub use args::{AnalyticsBenchArgs, BenchJob, Confinement};
 
+use self::child::{drop_caches, first_paragraph, run_bounded, set_cgroup_limit};
 use crate::error::AnalyticsError;
 use crate::size::human;
 
@@ -262,17 +264,25 @@ impl Run<'_> {
             drop_caches()?;
         }
         let started = Instant::now();
-        let output = command
-            .stdout(std::process::Stdio::null())
-            .output()
-            .map_err(|e| AnalyticsError::io("running a job", e))?;
+        let errors = self
+            .spill_dir
+            .join(format!("stderr-{}.txt", std::process::id()));
+        let status = run_bounded(&mut command, &errors, self.args.run_timeout())?;
         let seconds = started.elapsed().as_secs_f64();
-        if !output.status.success() {
+        let stderr = std::fs::read_to_string(&errors).unwrap_or_default();
+        let _ = std::fs::remove_file(&errors);
+        let Some(status) = status else {
             return Err(AnalyticsError::Engine(format!(
-                "{} at {percent}% ({mode:?}) failed ({}): {}",
+                "{} at {percent}% ({mode:?}) stopped: still running after {:.0} s (--run-timeout)",
                 self.job.name(),
-                output.status,
-                first_paragraph(&String::from_utf8_lossy(&output.stderr))
+                seconds
+            )));
+        };
+        if !status.success() {
+            return Err(AnalyticsError::Engine(format!(
+                "{} at {percent}% ({mode:?}) failed ({status}): {}",
+                self.job.name(),
+                first_paragraph(&stderr)
             )));
         }
         let text = std::fs::read_to_string(&report)
@@ -301,35 +311,6 @@ impl Run<'_> {
             error: None,
         })
     }
-}
-
-/// The first paragraph of a child's error output (clap adds a help hint
-/// after a blank line).
-fn first_paragraph(text: &str) -> String {
-    text.trim()
-        .lines()
-        .take_while(|line| !line.trim().is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// Sets the memory limit of `cgroup` (v2 `memory.max`, else v1
-/// `memory.limit_in_bytes`).
-fn set_cgroup_limit(cgroup: &Path, bytes: u64) -> Result<(), AnalyticsError> {
-    let v2 = cgroup.join("memory.max");
-    let file = if v2.exists() {
-        v2
-    } else {
-        cgroup.join("memory.limit_in_bytes")
-    };
-    std::fs::write(&file, bytes.to_string())
-        .map_err(|e| AnalyticsError::io(format!("setting {}", file.display()), e))
-}
-
-/// Drops clean page-cache pages (root only).
-fn drop_caches() -> Result<(), AnalyticsError> {
-    std::fs::write("/proc/sys/vm/drop_caches", "1")
-        .map_err(|e| AnalyticsError::io("--drop-caches: writing /proc/sys/vm/drop_caches", e))
 }
 
 /// The results as a Markdown table, one row per job and budget, a column

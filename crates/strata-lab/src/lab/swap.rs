@@ -51,6 +51,11 @@ pub struct SwapArgs {
     /// small budgets (`strata bench analytics --vocabulary`).
     #[arg(long)]
     pub vocabulary: Option<usize>,
+
+    /// Seconds after which one run is stopped and listed as still running
+    /// (a kernel-confined run that swaps can take hours).
+    #[arg(long, value_name = "SECONDS", default_value_t = 900.0)]
+    pub run_timeout: f64,
 }
 
 /// (label, `--jobs`).
@@ -136,6 +141,7 @@ pub fn run(args: &SwapArgs, hooks: &Hooks) -> Result<PathBuf, LabError> {
             if let Some(words) = args.vocabulary {
                 argv.push(format!("--vocabulary={words}"));
             }
+            argv.push(format!("--run-timeout={}", args.run_timeout));
             let command = format!("strata bench analytics {}", argv.join(" "));
             let results = bench(&argv).map_err(|e| LabError::Check(format!("{command}: {e}")))?;
             record(&mut run, &results, job_label, round, &command)?;
