@@ -15,7 +15,7 @@ pub fn stored(node: &Node, id: &str, req: &EsRequest) -> Result<Reply> {
     let scripts = node.catalog.scripts();
     match req.method {
         Method::PUT | Method::POST => {
-            scripts.put(id, &req.required_json_body()?)?;
+            scripts.put(id, &req.required_json_body()?, req.param("context"))?;
             Ok(Reply::json(200, json!({"acknowledged": true})))
         }
         Method::DELETE => {
