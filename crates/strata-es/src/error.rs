@@ -302,6 +302,9 @@ impl EsError {
             if let Some(inner) = source.cause() {
                 cause.insert("caused_by".into(), caused_by(inner));
             }
+            // A failed update script is Java's IllegalArgumentException in
+            // Elasticsearch, which carries no index.
+            let name = name.filter(|_| !matches!(source, SearchError::UpdateScript(_)));
             if let Some(name) = name {
                 cause.insert("index_uuid".into(), json!("_na_"));
                 cause.insert("index".into(), json!(name));
