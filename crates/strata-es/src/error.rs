@@ -260,7 +260,11 @@ impl EsError {
                 );
             }
         }
-        if let EsError::SearchPhase { cause: shards, index } = self {
+        if let EsError::SearchPhase {
+            cause: shards,
+            index,
+        } = self
+        {
             let shard_cause = shards.cause();
             let mut failed = Map::new();
             failed.insert("shard".into(), json!(0));
@@ -455,6 +459,65 @@ mod tests {
         assert_eq!(cause["bytes_limit"], 5);
         assert_eq!(cause["durability"], "TRANSIENT");
         assert_eq!(body["error"]["durability"], "TRANSIENT");
+    }
+
+    #[test]
+    fn shard_failures_are_search_phase_execution_exceptions() {
+        let e = EsError::from(SearchError::QueryShard(
+            "Failed to parse query [a:(]".into(),
+        ))
+        .on_shards(Some("r1"));
+        let body = e.body();
+        assert_eq!(body["status"], 400);
+        let error = &body["error"];
+        assert_eq!(error["type"], "search_phase_execution_exception");
+        assert_eq!(error["reason"], "all shards failed");
+        assert_eq!(error["phase"], "query");
+        assert_eq!(error["grouped"], true);
+        assert_eq!(error["root_cause"][0]["type"], "query_shard_exception");
+        assert_eq!(error["root_cause"][0]["index"], "r1");
+        assert_eq!(error["caused_by"]["type"], "query_shard_exception");
+        assert_eq!(error["failed_shards"][0]["index"], "r1");
+        assert_eq!(
+            error["failed_shards"][0]["reason"]["type"],
+            "query_shard_exception"
+        );
+        // A missing scroll keeps its 404; request parse errors stay bare.
+        let missing = EsError::SearchContextMissing("No search context found for id [7]".into());
+        assert_eq!(missing.on_shards(None).status(), 404);
+        let parse = EsError::from(SearchError::Parsing("unknown query [x]".into()));
+        assert_eq!(parse.on_shards(Some("r1")).es_type(), "parsing_exception");
+    }
+
+    #[test]
+    fn update_script_errors_are_rooted_at_failed_to_execute_script() {
+        let lang = SearchError::IllegalArgument("script_lang not supported [expression]".into());
+        let e = EsError::from(SearchError::UpdateScript(Box::new(lang))).in_index("r1");
+        let body = e.body();
+        assert_eq!(
+            body["error"]["root_cause"],
+            json!([{"type": "illegal_argument_exception", "reason": "failed to execute script"}])
+        );
+        assert_eq!(body["error"]["reason"], "failed to execute script");
+        assert_eq!(
+            body["error"]["caused_by"],
+            json!({"type": "illegal_argument_exception", "reason": "script_lang not supported [expression]"})
+        );
+    }
+
+    #[test]
+    fn field_parse_errors_carry_their_cause() {
+        let e = EsError::from(SearchError::FieldParse {
+            reason: "[date_histogram] failed to parse field [calendar_interval]".into(),
+            cause: Some(Box::new(SearchError::IllegalArgument(
+                "bad interval".into(),
+            ))),
+        });
+        let body = e.body();
+        assert_eq!(body["status"], 400);
+        assert_eq!(body["error"]["type"], "x_content_parse_exception");
+        assert_eq!(body["error"]["caused_by"]["reason"], "bad interval");
+        assert!(body["error"]["root_cause"][0].get("caused_by").is_none());
     }
 
     #[test]

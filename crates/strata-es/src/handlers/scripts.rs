@@ -16,7 +16,11 @@ pub fn stored(node: &Node, id: &str, context: Option<&str>, req: &EsRequest) -> 
     let scripts = node.catalog.scripts();
     match req.method {
         Method::PUT | Method::POST => {
-            scripts.put(id, &req.required_json_body()?, context.or(req.param("context")))?;
+            scripts.put(
+                id,
+                &req.required_json_body()?,
+                context.or(req.param("context")),
+            )?;
             Ok(Reply::json(200, json!({"acknowledged": true})))
         }
         Method::DELETE => {
