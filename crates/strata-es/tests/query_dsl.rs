@@ -146,7 +146,14 @@ async fn text_query_errors() {
     }
     let r = s.json("GET", "/qd/_search?q=title:(quick", None).await;
     assert_eq!(r.status, 400);
-    assert_eq!(r.json()["error"]["type"], "query_shard_exception");
+    assert_eq!(
+        r.json()["error"]["type"],
+        "search_phase_execution_exception"
+    );
+    assert_eq!(
+        r.json()["error"]["root_cause"][0]["type"],
+        "query_shard_exception"
+    );
     let (status, _) = search(
         &s,
         json!({"query": {"query_string": {"query": "status:abc", "lenient": true}}}),
