@@ -261,8 +261,6 @@ def test_aliases_templates_rollover(es):
         not k.startswith("e2e-roll") for k in es.indices.get_alias())
 
 
-@pytest.mark.strata_differs(
-    "a query_string syntax error is a 400 search_phase_execution_exception (root_cause query_shard_exception) in Elasticsearch and OpenSearch; Strata and the test use query_shard_exception at the top")
 def test_text_queries(es, logs):
     name, docs = logs
     r = es.search(index=name, size=500, query={"query_string": {
@@ -282,11 +280,12 @@ def test_text_queries(es, logs):
     assert {h["_id"] for h in r["hits"]["hits"]} == want
     with pytest.raises(elasticsearch.BadRequestError) as err:
         es.search(index=name, query={"query_string": {"query": "method:(GET"}})
-    assert err.value.error == "query_shard_exception"
+    assert err.value.error == "search_phase_execution_exception"
+    assert err.value.body["error"]["root_cause"][0]["type"] == "query_shard_exception"
+    assert err.value.body["error"]["root_cause"][0]["index"] == name
+    assert err.value.body["error"]["failed_shards"][0]["reason"]["type"] == "query_shard_exception"
 
 
-@pytest.mark.strata_differs(
-    "calendar_interval 2d is a 400 x_content_parse_exception caused by illegal_argument_exception; Strata and the test use illegal_argument_exception at the top")
 def test_calendar_aggregations_and_top_hits(es, logs):
     import zoneinfo
     from datetime import datetime, timezone
@@ -319,7 +318,9 @@ def test_calendar_aggregations_and_top_hits(es, logs):
     with pytest.raises(elasticsearch.BadRequestError) as err:
         es.search(index=name, size=0, aggs={"x": {"date_histogram": {
             "field": "@timestamp", "calendar_interval": "2d"}}})
-    assert err.value.error == "illegal_argument_exception"
+    assert err.value.error == "x_content_parse_exception"
+    assert "[date_histogram] failed to parse field [calendar_interval]" in err.value.body["error"]["reason"]
+    assert err.value.body["error"]["caused_by"]["type"] == "illegal_argument_exception"
 
 
 def test_regexp_and_missing_buckets(es):

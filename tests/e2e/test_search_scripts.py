@@ -55,8 +55,11 @@ def products(es):
 
 
 def script_error(excinfo):
+    """An update script's error and its script_exception: Elasticsearch's
+    `failed to execute script` (also the root cause) caused by it."""
     err = excinfo.value.body["error"]
-    return err, err["root_cause"][0]
+    assert err["root_cause"] == [{"type": "illegal_argument_exception", "reason": "failed to execute script"}]
+    return err, err["caused_by"]
 
 
 def test_update_with_script_upsert_and_op(es):
@@ -99,8 +102,6 @@ def test_update_with_script_upsert_and_op(es):
     es.indices.delete(index=name)
 
 
-@pytest.mark.strata_differs(
-    "update script errors are the illegal_argument_exception 'failed to execute script' (also for an unknown lang) with the script_exception as caused_by, which is also the root_cause; Strata and the test put the script_exception in root_cause")
 def test_update_script_errors_have_elasticsearch_shape(es):
     name = "e2e-scripts-err"
     es.options(ignore_status=404).indices.delete(index=name)
@@ -128,7 +129,9 @@ def test_update_script_errors_have_elasticsearch_shape(es):
     assert "lambdas" in script_error(e)[1]["caused_by"]["reason"]
     with pytest.raises(elasticsearch.BadRequestError) as e:
         es.update(index=name, id="1", script={"source": "1", "lang": "expression"})
-    assert e.value.body["error"]["reason"] == "script_lang not supported [expression]"
+    err = e.value.body["error"]
+    assert err["reason"] == "failed to execute script"
+    assert err["caused_by"] == {"type": "illegal_argument_exception", "reason": "script_lang not supported [expression]"}
     # Runaway loops and allocations stop with an error; the document is unchanged.
     with pytest.raises(elasticsearch.BadRequestError) as e:
         es.update(index=name, id="1", script="while (true) { ctx._source.n++ }")
@@ -173,11 +176,12 @@ def test_script_fields_and_runtime_fields(es, products):
     # A text field has no doc values.
     with pytest.raises(elasticsearch.BadRequestError) as e:
         es.search(index=INDEX, script_fields={"t": {"script": "doc['title'].value"}})
-    assert e.value.body["error"]["caused_by"]["reason"].startswith("Text fields are not optimised")
+    err = e.value.body["error"]
+    assert err["type"] == "search_phase_execution_exception"
+    assert err["caused_by"]["type"] == "script_exception"
+    assert err["caused_by"]["caused_by"]["reason"].startswith("Text fields are not optimised")
 
 
-@pytest.mark.strata_differs(
-    "script_score takes its script as an object only (a string is a 400 x_content_parse_exception), and a failing score script is a search_phase_execution_exception caused by the script_exception; Strata and the test accept a string and put the script_exception at the top")
 def test_script_score_and_script_query(es, products):
     r = es.search(index=INDEX, size=10, query={"script_score": {
         "query": {"term": {"cat": "a"}},
@@ -188,7 +192,7 @@ def test_script_score_and_script_query(es, products):
     assert r["hits"]["total"]["value"] == len(expected)
     # min_score drops documents.
     r = es.search(index=INDEX, size=100, query={"script_score": {
-        "query": {"match_all": {}}, "script": "doc['qty'].value", "min_score": 8}})
+        "query": {"match_all": {}}, "script": {"source": "doc['qty'].value"}, "min_score": 8}})
     assert sorted(h["_id"] for h in r["hits"]["hits"]) == sorted(i for i, d in products.items() if d["qty"] >= 8)
     # The script query filters.
     r = es.search(index=INDEX, size=100, query={"bool": {"filter": [{"script": {"script": {
@@ -196,12 +200,22 @@ def test_script_score_and_script_query(es, products):
     assert sorted(h["_id"] for h in r["hits"]["hits"]) == sorted(i for i, d in products.items() if d["qty"] * d["price"] > 40)
     # A negative score is refused.
     with pytest.raises(elasticsearch.BadRequestError):
-        es.search(index=INDEX, query={"script_score": {"query": {"match_all": {}}, "script": "-1"}})
-    # A runtime failure in a score script is a script_exception.
+        es.search(index=INDEX, query={"script_score": {"query": {"match_all": {}}, "script": {"source": "-1"}}})
+    # The script is an object: a string is a parse error.
     with pytest.raises(elasticsearch.BadRequestError) as e:
-        es.search(index=INDEX, query={"script_score": {"query": {"match_all": {}}, "script": "1 / (doc['qty'].value - doc['qty'].value)"}})
-    assert e.value.body["error"]["root_cause"][0]["type"] == "script_exception"
-    assert e.value.body["error"]["caused_by"]["type"] == "arithmetic_exception"
+        es.search(index=INDEX, query={"script_score": {"query": {"match_all": {}}, "script": "1"}})
+    assert e.value.error == "x_content_parse_exception"
+    assert "[script_score] script doesn't support values of type: VALUE_STRING" in e.value.body["error"]["reason"]
+    # A runtime failure in a score script fails every shard; the root
+    # cause is the script_exception, caused by the arithmetic_exception.
+    with pytest.raises(elasticsearch.BadRequestError) as e:
+        es.search(index=INDEX, query={"script_score": {"query": {"match_all": {}}, "script": {"source": "1 / (doc['qty'].value - doc['qty'].value)"}}})
+    err = e.value.body["error"]
+    assert err["type"] == "search_phase_execution_exception" and err["reason"] == "all shards failed"
+    assert err["root_cause"][0]["type"] == "script_exception"
+    assert err["caused_by"]["type"] == "script_exception"
+    assert err["caused_by"]["caused_by"]["type"] == "arithmetic_exception"
+    assert err["failed_shards"][0]["reason"]["type"] == "script_exception"
 
 
 def gauss(distance, scale, offset=0.0, decay=0.5):
@@ -284,8 +298,6 @@ def test_bucket_script_and_selector(es, products):
         es.search(index=INDEX, size=0, aggs={"x": {"bucket_script": {"buckets_path": {"a": "b"}, "script": "1"}}})
 
 
-@pytest.mark.strata_differs(
-    "PUT _scripts/<id> compiles only when a context is given (without one '1 +' is stored), and a missing stored script in a search is a search_phase_execution_exception; Strata refuses the script and the test expects that")
 def test_stored_scripts(es, products):
     es.put_script(id="e2e-total", script={"lang": "painless", "source": "doc['price'].value * params.k"})
     got = es.get_script(id="e2e-total")
@@ -301,9 +313,14 @@ def test_stored_scripts(es, products):
     es.update(index=name, id="1", script={"id": "e2e-inc", "params": {"by": 5}})
     assert es.get(index=name, id="1")["_source"] == {"n": 6}
     es.indices.delete(index=name)
-    # A source that does not parse is refused; unknown ids are 404s.
+    # A source is compiled only for a named context; unknown ids are 404s.
     with pytest.raises(elasticsearch.BadRequestError):
-        es.put_script(id="bad", script={"lang": "painless", "source": "1 +"})
+        es.put_script(id="bad", script={"lang": "painless", "source": "1 +"}, context="score")
+    assert es.put_script(id="bad", script={"lang": "painless", "source": "1 +"})["acknowledged"] is True
+    with pytest.raises(elasticsearch.BadRequestError) as e:
+        es.search(index=INDEX, script_fields={"t": {"script": {"id": "bad"}}})
+    assert e.value.body["error"]["root_cause"][0]["type"] == "script_exception"
+    es.delete_script(id="bad")
     assert es.delete_script(id="e2e-inc")["acknowledged"] is True
     with pytest.raises(elasticsearch.NotFoundError):
         es.delete_script(id="e2e-inc")
@@ -311,5 +328,8 @@ def test_stored_scripts(es, products):
         es.get_script(id="e2e-inc")
     with pytest.raises(elasticsearch.NotFoundError) as e:
         es.search(index=INDEX, script_fields={"t": {"script": {"id": "e2e-missing"}}})
-    assert e.value.body["error"]["reason"] == "unable to find script [e2e-missing] in cluster state"
+    err = e.value.body["error"]
+    assert err["type"] == "search_phase_execution_exception"
+    assert err["root_cause"][0]["reason"] == "unable to find script [e2e-missing] in cluster state"
+    assert err["root_cause"][0]["type"] == "resource_not_found_exception"
     es.delete_script(id="e2e-total")

@@ -87,6 +87,16 @@ pub enum EsError {
     TooManyContexts(String),
     /// Something of that name exists already (a data stream).
     ResourceAlreadyExists(String),
+    /// Every shard of a search failed (`search_phase_execution_exception`,
+    /// "all shards failed"), all with `cause`: the shard-level failure
+    /// Elasticsearch reports in `root_cause`, `caused_by` and
+    /// `failed_shards` (grouped: one entry per index).
+    SearchPhase {
+        /// The shards' failure.
+        cause: Box<EsError>,
+        /// The index searched, when one is known.
+        index: Option<String>,
+    },
 }
 
 /// The `WWW-Authenticate` challenges of a 401: HTTP basic and API keys.
@@ -144,6 +154,7 @@ impl EsError {
             EsError::SearchContextMissing(_) => "search_context_missing_exception",
             EsError::TooManyContexts(_) => "too_many_scroll_contexts_exception",
             EsError::ResourceAlreadyExists(_) => "resource_already_exists_exception",
+            EsError::SearchPhase { .. } => "search_phase_execution_exception",
         }
     }
 
@@ -170,6 +181,7 @@ impl EsError {
             EsError::SearchContextMissing(_) => 404,
             EsError::TooManyContexts(_) => 429,
             EsError::ResourceAlreadyExists(_) => 400,
+            EsError::SearchPhase { cause, .. } => cause.status(),
         }
     }
 
@@ -212,6 +224,7 @@ impl EsError {
             EsError::StateNotRecovered => {
                 "blocked by: [SERVICE_UNAVAILABLE/1/state not recovered / initialized];".into()
             }
+            EsError::SearchPhase { .. } => "all shards failed".into(),
         }
     }
 
@@ -247,6 +260,21 @@ impl EsError {
                 );
             }
         }
+        if let EsError::SearchPhase {
+            cause: shards,
+            index,
+        } = self
+        {
+            let shard_cause = shards.cause();
+            let mut failed = Map::new();
+            failed.insert("shard".into(), json!(0));
+            failed.insert("index".into(), json!(index));
+            failed.insert("reason".into(), shard_cause.clone());
+            cause.insert("phase".into(), json!("query"));
+            cause.insert("grouped".into(), json!(true));
+            cause.insert("failed_shards".into(), json!([failed]));
+            cause.insert("caused_by".into(), shard_cause);
+        }
         if let EsError::Search { source, index } = self {
             let name = source.index().map(str::to_string).or_else(|| index.clone());
             if let SearchError::IndexNotFound(n) = source {
@@ -275,9 +303,12 @@ impl EsError {
                         .map(|(k, v)| (k.to_string(), v)),
                 );
             }
-            if let SearchError::UpdateScript(script) = source {
-                cause.insert("caused_by".into(), script_exception(script));
+            if let Some(inner) = source.cause() {
+                cause.insert("caused_by".into(), caused_by(inner));
             }
+            // A failed update script is Java's IllegalArgumentException in
+            // Elasticsearch, which carries no index.
+            let name = name.filter(|_| !matches!(source, SearchError::UpdateScript(_)));
             if let Some(name) = name {
                 cause.insert("index_uuid".into(), json!("_na_"));
                 cause.insert("index".into(), json!(name));
@@ -290,32 +321,82 @@ impl EsError {
     pub fn body(&self) -> Value {
         let cause = self.cause();
         let mut error = cause.clone();
-        // A failed update script's root cause is the script's exception.
-        let root = match self {
-            EsError::Search {
-                source: SearchError::UpdateScript(script),
-                ..
-            } => script_exception(script),
+        // Root causes are shown without their `caused_by` (Elasticsearch's
+        // `guessRootCauses` stops at a wrapper whose cause is not one of its
+        // own exceptions, as a failed update script or a field's parser).
+        let mut root = match self {
+            EsError::SearchPhase { cause, .. } => return cause.wrapped_in(error, self.status()),
             _ => cause,
         };
+        if let (EsError::Search { source, .. }, Value::Object(map)) = (self, &mut root) {
+            if source.cause().is_some() {
+                map.remove("caused_by");
+            }
+        }
         if let Value::Object(map) = &mut error {
             map.insert("root_cause".into(), json!([root]));
         }
         json!({"error": error, "status": self.status()})
     }
+
+    /// The reply body of `wrapper` (an error object) whose root cause is
+    /// this error's.
+    fn wrapped_in(&self, mut wrapper: Value, status: u16) -> Value {
+        let inner = self.body();
+        wrapper["root_cause"] = inner["error"]["root_cause"].clone();
+        json!({"error": wrapper, "status": status})
+    }
+
+    /// This error as the failure of every shard of a search over `index`
+    /// when it is one a shard reports (a query that cannot run on a field,
+    /// a script that fails, a search context or stored script that is
+    /// missing); other errors (the request's own parse errors) as they are.
+    pub fn on_shards(self, index: Option<&str>) -> EsError {
+        let shard_level = matches!(
+            &self,
+            EsError::Search {
+                source: SearchError::QueryShard(_)
+                    | SearchError::Script(_)
+                    | SearchError::ResourceNotFound(_),
+                ..
+            } | EsError::SearchContextMissing(_)
+        );
+        if !shard_level {
+            return self;
+        }
+        let cause = match index {
+            Some(name) => self.in_index(name),
+            None => self,
+        };
+        EsError::SearchPhase {
+            cause: Box::new(cause),
+            index: index.map(str::to_string),
+        }
+    }
 }
 
-/// A `script_exception` object with its script details.
-fn script_exception(script: &strata_script::ScriptError) -> Value {
+/// The `caused_by` object of a wrapped engine error: its type, reason,
+/// script details and own cause (the chain is as deep as the variants
+/// nest, which is fixed by construction).
+fn caused_by(source: &SearchError) -> Value {
     let mut out = Map::new();
-    out.insert("type".into(), json!("script_exception"));
-    out.insert("reason".into(), json!(script.reason()));
-    out.extend(
-        script
-            .details()
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v)),
-    );
+    out.insert("type".into(), json!(source.es_type()));
+    let reason = match source {
+        SearchError::Script(script) => script.reason().to_string(),
+        other => other.to_string(),
+    };
+    out.insert("reason".into(), json!(reason));
+    if let SearchError::Script(script) = source {
+        out.extend(
+            script
+                .details()
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v)),
+        );
+    }
+    if let Some(inner) = source.cause() {
+        out.insert("caused_by".into(), caused_by(inner));
+    }
     Value::Object(out)
 }
 
@@ -378,6 +459,65 @@ mod tests {
         assert_eq!(cause["bytes_limit"], 5);
         assert_eq!(cause["durability"], "TRANSIENT");
         assert_eq!(body["error"]["durability"], "TRANSIENT");
+    }
+
+    #[test]
+    fn shard_failures_are_search_phase_execution_exceptions() {
+        let e = EsError::from(SearchError::QueryShard(
+            "Failed to parse query [a:(]".into(),
+        ))
+        .on_shards(Some("r1"));
+        let body = e.body();
+        assert_eq!(body["status"], 400);
+        let error = &body["error"];
+        assert_eq!(error["type"], "search_phase_execution_exception");
+        assert_eq!(error["reason"], "all shards failed");
+        assert_eq!(error["phase"], "query");
+        assert_eq!(error["grouped"], true);
+        assert_eq!(error["root_cause"][0]["type"], "query_shard_exception");
+        assert_eq!(error["root_cause"][0]["index"], "r1");
+        assert_eq!(error["caused_by"]["type"], "query_shard_exception");
+        assert_eq!(error["failed_shards"][0]["index"], "r1");
+        assert_eq!(
+            error["failed_shards"][0]["reason"]["type"],
+            "query_shard_exception"
+        );
+        // A missing scroll keeps its 404; request parse errors stay bare.
+        let missing = EsError::SearchContextMissing("No search context found for id [7]".into());
+        assert_eq!(missing.on_shards(None).status(), 404);
+        let parse = EsError::from(SearchError::Parsing("unknown query [x]".into()));
+        assert_eq!(parse.on_shards(Some("r1")).es_type(), "parsing_exception");
+    }
+
+    #[test]
+    fn update_script_errors_are_rooted_at_failed_to_execute_script() {
+        let lang = SearchError::IllegalArgument("script_lang not supported [expression]".into());
+        let e = EsError::from(SearchError::UpdateScript(Box::new(lang))).in_index("r1");
+        let body = e.body();
+        assert_eq!(
+            body["error"]["root_cause"],
+            json!([{"type": "illegal_argument_exception", "reason": "failed to execute script"}])
+        );
+        assert_eq!(body["error"]["reason"], "failed to execute script");
+        assert_eq!(
+            body["error"]["caused_by"],
+            json!({"type": "illegal_argument_exception", "reason": "script_lang not supported [expression]"})
+        );
+    }
+
+    #[test]
+    fn field_parse_errors_carry_their_cause() {
+        let e = EsError::from(SearchError::FieldParse {
+            reason: "[date_histogram] failed to parse field [calendar_interval]".into(),
+            cause: Some(Box::new(SearchError::IllegalArgument(
+                "bad interval".into(),
+            ))),
+        });
+        let body = e.body();
+        assert_eq!(body["status"], 400);
+        assert_eq!(body["error"]["type"], "x_content_parse_exception");
+        assert_eq!(body["error"]["caused_by"]["reason"], "bad interval");
+        assert!(body["error"]["root_cause"][0].get("caused_by").is_none());
     }
 
     #[test]

@@ -72,8 +72,8 @@ pub enum Route {
     IndexTemplate(Option<String>),
     /// `/_component_template[/<name>]`
     ComponentTemplate(Option<String>),
-    /// `/_scripts/<id>`
-    StoredScript(String),
+    /// `/_scripts/<id>[/<context>]`
+    StoredScript(String, Option<String>),
     /// `/<alias>/_rollover[/<new_index>]`
     Rollover(String, Option<String>),
     /// `[/<index>]/_cache/clear`
@@ -177,7 +177,8 @@ impl Route {
             ["_index_template", name] => (Route::IndexTemplate(Some(s(name))), TEMPLATE),
             ["_component_template"] => (Route::ComponentTemplate(None), GET),
             ["_component_template", name] => (Route::ComponentTemplate(Some(s(name))), TEMPLATE),
-            ["_scripts", id] => (Route::StoredScript(s(id)), TEMPLATE),
+            ["_scripts", id] => (Route::StoredScript(s(id), None), TEMPLATE),
+            ["_scripts", id, context] => (Route::StoredScript(s(id), Some(s(context))), TEMPLATE),
             ["_cache", "clear"] => (Route::CacheClear(None), POST),
             [index, "_cache", "clear"] => (Route::CacheClear(Some(s(index))), POST),
             [index, "_alias"] => (Route::Alias(Some(s(index)), None), GET),

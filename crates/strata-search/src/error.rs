@@ -127,9 +127,19 @@ pub enum SearchError {
     Script(Box<strata_script::ScriptError>),
     /// An `_update` script failed: Elasticsearch's
     /// `illegal_argument_exception` "failed to execute script", caused by
-    /// the `script_exception`.
+    /// the `script_exception` (or the refusal of the script's `lang`).
     #[error("failed to execute script")]
-    UpdateScript(Box<strata_script::ScriptError>),
+    UpdateScript(Box<SearchError>),
+    /// A request field whose value its parser refused
+    /// (`x_content_parse_exception`, "[agg] failed to parse field [f]"),
+    /// caused by the parser's own error when it has one.
+    #[error("{reason}")]
+    FieldParse {
+        /// What failed to parse.
+        reason: String,
+        /// The parser's error.
+        cause: Option<Box<SearchError>>,
+    },
 }
 
 impl From<tantivy::TantivyError> for SearchError {
@@ -185,6 +195,7 @@ impl SearchError {
             SearchError::Validation(_) => "validation_exception",
             SearchError::Script(_) => "script_exception",
             SearchError::UpdateScript(_) => "illegal_argument_exception",
+            SearchError::FieldParse { .. } => "x_content_parse_exception",
         }
     }
 
@@ -209,7 +220,8 @@ impl SearchError {
             | SearchError::ActionValidation(_)
             | SearchError::Validation(_)
             | SearchError::Script(_)
-            | SearchError::UpdateScript(_) => 400,
+            | SearchError::UpdateScript(_)
+            | SearchError::FieldParse { .. } => 400,
             SearchError::CircuitBreaking { .. } => 429,
             SearchError::AliasesNotFound(_)
             | SearchError::ResourceNotFound(_)
@@ -239,5 +251,24 @@ impl SearchError {
 
     pub(crate) fn illegal(msg: impl Into<String>) -> SearchError {
         SearchError::IllegalArgument(msg.into())
+    }
+
+    /// Elasticsearch's "[owner] failed to parse field [field]", caused by
+    /// `cause`.
+    pub(crate) fn field_parse(owner: &str, field: &str, cause: SearchError) -> SearchError {
+        SearchError::FieldParse {
+            reason: format!("[{owner}] failed to parse field [{field}]"),
+            cause: Some(Box::new(cause)),
+        }
+    }
+
+    /// The error that caused this one, as Elasticsearch reports it in
+    /// `caused_by`.
+    pub fn cause(&self) -> Option<&SearchError> {
+        match self {
+            SearchError::UpdateScript(cause) => Some(cause),
+            SearchError::FieldParse { cause, .. } => cause.as_deref(),
+            _ => None,
+        }
     }
 }

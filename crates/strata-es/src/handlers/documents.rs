@@ -141,10 +141,13 @@ impl UpdateBody {
                 "_source" => update.source = Some(SourceFilter::parse(value)?),
                 "script" => {
                     // As in Elasticsearch, a script that does not compile
-                    // fails the update's execution ("failed to execute script").
+                    // (or names a lang it cannot run) fails the update's
+                    // execution ("failed to execute script").
                     let compiled = strata_search::script::compile(value, strata_script::Context::Update)
                         .map_err(|e| match e {
-                            SearchError::Script(s) => SearchError::UpdateScript(s),
+                            e @ (SearchError::Script(_) | SearchError::IllegalArgument(_)) => {
+                                SearchError::UpdateScript(Box::new(e))
+                            }
                             other => other,
                         })?;
                     update.script = Some(compiled);

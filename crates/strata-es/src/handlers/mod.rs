@@ -137,7 +137,7 @@ fn run(node: &Arc<Node>, route: &Route, req: &EsRequest) -> Result<Reply> {
             rollover::rollover(node, alias, new_index.as_deref(), req)
         }
         Route::CacheClear(index) => indices::cache_clear(node, index.as_deref()),
-        Route::StoredScript(id) => scripts::stored(node, id, req),
+        Route::StoredScript(id, context) => scripts::stored(node, id, context.as_deref(), req),
         Route::Scroll(id) => scroll::scroll(node, id.as_deref(), req),
         Route::Pit(index) => pit::pit(node, index.as_deref(), req),
         Route::Reindex => by_query::reindex(node, req),

@@ -10,12 +10,17 @@ use crate::node::Node;
 use crate::reply::Reply;
 use crate::request::EsRequest;
 
-/// `/_scripts/<id>` by method.
-pub fn stored(node: &Node, id: &str, req: &EsRequest) -> Result<Reply> {
+/// `/_scripts/<id>[/<context>]` by method (`context` also as a parameter:
+/// the stored source is compiled for it).
+pub fn stored(node: &Node, id: &str, context: Option<&str>, req: &EsRequest) -> Result<Reply> {
     let scripts = node.catalog.scripts();
     match req.method {
         Method::PUT | Method::POST => {
-            scripts.put(id, &req.required_json_body()?)?;
+            scripts.put(
+                id,
+                &req.required_json_body()?,
+                context.or(req.param("context")),
+            )?;
             Ok(Reply::json(200, json!({"acknowledged": true})))
         }
         Method::DELETE => {

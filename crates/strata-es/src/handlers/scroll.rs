@@ -207,7 +207,10 @@ pub fn scroll(node: &Node, path_id: Option<&str>, req: &EsRequest) -> Result<Rep
     let keep_alive: Option<Duration> = keep_alive
         .map(|k| parse_keep_alive("scroll", &k))
         .transpose()?;
-    let context = node.contexts.get(Kind::Scroll, &id, keep_alive)?;
+    let context = node
+        .contexts
+        .get(Kind::Scroll, &id, keep_alive)
+        .map_err(|e| e.on_shards(None))?;
     let Some(state) = &context.scroll else {
         return Err(EsError::Internal(
             "scroll context without a position".into(),
@@ -230,6 +233,9 @@ pub fn scroll(node: &Node, path_id: Option<&str>, req: &EsRequest) -> Result<Rep
     response.body["_scroll_id"] = json!(id);
     reply(response, req)
 }
+
+/// The nodes a clear-all reaches: this one.
+const NODES: usize = 1;
 
 /// `DELETE /_search/scroll[/<ids>|/_all]` (ids also in the body).
 fn clear(node: &Node, path_ids: Option<&str>, req: &EsRequest) -> Result<Reply> {
@@ -276,7 +282,11 @@ fn clear(node: &Node, path_ids: Option<&str>, req: &EsRequest) -> Result<Reply> 
         return Err(EsError::ActionValidation("no scroll ids specified".into()));
     }
     let freed = if ids.iter().any(|i| i == "_all") {
-        node.contexts.clear_all(Kind::Scroll)
+        // Elasticsearch counts `_all` per node that cleared its contexts
+        // (`ClearScrollController.cleanAllScrolls`), not per context: this
+        // node is one.
+        node.contexts.clear_all(Kind::Scroll);
+        NODES
     } else {
         node.contexts.clear(Kind::Scroll, &ids)?
     };

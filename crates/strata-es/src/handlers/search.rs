@@ -66,12 +66,18 @@ const APPLIED: &[&str] = &[
 /// `[/<indices>]/_search`.
 pub fn search(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<Reply> {
     let mut body = req.json_body()?;
-    node.catalog.scripts().resolve(&mut body)?;
-    if let Some(found) = super::scroll::divert(node, expression, &body, req) {
-        return found;
+    // A stored script is resolved (and found missing) on the shards.
+    let stored = node.catalog.scripts().resolve(&mut body);
+    if stored.is_ok() {
+        if let Some(found) = super::scroll::divert(node, expression, &body, req) {
+            return found;
+        }
     }
     let (indices, filter) = aliases::resolve_filtered(node, expression, indices_options(req)?)?;
-    let response = run_search(&indices, filter.as_ref(), &body, req, true)?;
+    let first = indices.first().map(|i| i.name().to_string());
+    stored.map_err(|e| EsError::from(e).on_shards(first.as_deref()))?;
+    let response = run_search(&indices, filter.as_ref(), &body, req, true)
+        .map_err(|e| e.on_shards(first.as_deref()))?;
     let reply = Reply::serialized(&response).map_err(|e| EsError::Internal(e.to_string()))?;
     if let crate::reply::Payload::Serialized(bytes) = &reply.payload {
         req.memory.reserve(bytes.len() as u64, "<reply>")?;

@@ -76,7 +76,7 @@ pub fn authorize(node: &Node, auth: &Authentication, req: &mut EsRequest) -> Res
             "cluster:admin/component_template/put",
             "cluster:admin/component_template/delete",
         )),
-        Route::StoredScript(_) => check.cluster(by_method(
+        Route::StoredScript(..) => check.cluster(by_method(
             "cluster:admin/script/get",
             "cluster:admin/script/put",
             "cluster:admin/script/delete",

@@ -307,7 +307,7 @@ async fn errors_have_elasticsearch_statuses_and_types() {
     let pattern_on_address = json!({"query": {"wildcard": {"client_ip": "10.0.*"}}});
     assert_eq!(
         search_failure(&client, pattern_on_address).await,
-        (400, "query_shard_exception".into())
+        (400, "search_phase_execution_exception".into())
     );
 
     let wrong_type = client

@@ -46,7 +46,11 @@ async fn update_scripts_and_upserts() {
         .unwrap();
     assert_eq!(failed.status_code().as_u16(), 400);
     let body: Value = failed.json().await.unwrap();
-    let root = &body["error"]["root_cause"][0];
+    assert_eq!(
+        body["error"]["root_cause"],
+        json!([{"type": "illegal_argument_exception", "reason": "failed to execute script"}])
+    );
+    let root = &body["error"]["caused_by"];
     assert_eq!(root["type"], "script_exception");
     assert_eq!(root["reason"], "runtime error");
     assert_eq!(
@@ -81,7 +85,7 @@ async fn search_scripts_match_computed_values() {
         json!({
             "size": 10,
             "query": {"script_score": {"query": {"term": {"method": "GET"}},
-                                        "script": "doc['bytes'].value * 2 + doc['price'].value"}}
+                                        "script": {"source": "doc['bytes'].value * 2 + doc['price'].value"}}}
         }),
     )
     .await;

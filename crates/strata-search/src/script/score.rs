@@ -85,6 +85,16 @@ pub fn script_score(ctx: &QueryContext<'_>, body: &Value, depth: usize) -> Resul
     let script = body
         .get("script")
         .ok_or_else(|| SearchError::parsing("[script_score] requires 'script' field"))?;
+    // Elasticsearch declares this `script` as an object (no string form).
+    if !script.is_object() {
+        return Err(SearchError::FieldParse {
+            reason: format!(
+                "[script_score] script doesn't support values of type: {}",
+                token_name(script)
+            ),
+            cause: None,
+        });
+    }
     Ok(Box::new(ScoreQuery {
         inner: build_nested(ctx, query, depth + 1)?,
         scoring: Arc::new(Scoring::Script(compile(script, Context::Score)?)),
@@ -92,6 +102,18 @@ pub fn script_score(ctx: &QueryContext<'_>, body: &Value, depth: usize) -> Resul
         min_score: number(body, "min_score")?.map(|v| v as f32),
         boost: number(body, "boost")?.unwrap_or(1.0) as f32,
     }))
+}
+
+/// The JSON token Elasticsearch's parser names in its type errors.
+fn token_name(value: &Value) -> &'static str {
+    match value {
+        Value::String(_) => "VALUE_STRING",
+        Value::Number(_) => "VALUE_NUMBER",
+        Value::Bool(_) => "VALUE_BOOLEAN",
+        Value::Null => "VALUE_NULL",
+        Value::Array(_) => "START_ARRAY",
+        Value::Object(_) => "START_OBJECT",
+    }
 }
 
 /// `{"script": {"script": ...}}`: a filter.

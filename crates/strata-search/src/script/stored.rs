@@ -50,9 +50,11 @@ impl StoredScripts {
         })
     }
 
-    /// `PUT _scripts/<id>` with `{"script": {"lang": "painless", "source": ...}}`:
-    /// the source must parse.
-    pub fn put(&self, id: &str, body: &Value) -> Result<()> {
+    /// `PUT _scripts/<id>` with `{"script": {"lang": "painless", "source": ...}}`.
+    /// As in Elasticsearch (`ScriptService.putStoredScript`), the source is
+    /// compiled only when a `context` is named; without one it is stored
+    /// as given and a request using it fails when it compiles it.
+    pub fn put(&self, id: &str, body: &Value, context: Option<&str>) -> Result<()> {
         let script = body
             .get("script")
             .and_then(Value::as_object)
@@ -72,7 +74,10 @@ impl StoredScripts {
             .get("source")
             .and_then(Value::as_str)
             .ok_or_else(|| SearchError::illegal("must specify source for stored script"))?;
-        strata_script::parser::parse(source).map_err(super::script_error)?;
+        if let Some(context) = context {
+            let context = script_context(context)?;
+            strata_script::Script::compile(source, context).map_err(super::script_error)?;
+        }
         let mut scripts = self.scripts.write();
         let mut next = scripts.clone();
         next.insert(id.to_string(), source.to_string());
@@ -164,6 +169,20 @@ impl std::fmt::Debug for StoredScripts {
     }
 }
 
+/// The script context named in `PUT _scripts/<id>?context=<name>`.
+fn script_context(name: &str) -> Result<strata_script::Context> {
+    use strata_script::Context;
+    match name {
+        "score" => Ok(Context::Score),
+        "update" => Ok(Context::Update),
+        "field" | "filter" => Ok(Context::Field),
+        "bucket_aggregation" => Ok(Context::Bucket),
+        other => Err(SearchError::illegal(format!(
+            "script context [{other}] not supported"
+        ))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -182,15 +201,17 @@ mod tests {
             .put(
                 "s",
                 &json!({"script": {"lang": "painless", "source": "params.a + 1"}}),
+                None,
             )
             .unwrap();
+        // Compiled only for a named context, as Elasticsearch does.
+        let bad = json!({"script": {"lang": "painless", "source": "("}});
+        assert!(store.put("bad", &bad, Some("score")).is_err());
+        assert!(store.put("bad", &bad, Some("nonsense")).is_err());
+        store.put("bad", &bad, None).unwrap();
         assert!(store
-            .put(
-                "bad",
-                &json!({"script": {"lang": "painless", "source": "("}})
-            )
+            .put("x", &json!({"script": {"source": "1"}}), None)
             .is_err());
-        assert!(store.put("x", &json!({"script": {"source": "1"}})).is_err());
         drop(store);
         let store = StoredScripts::open(node(dir.path()), dir.path()).unwrap();
         assert_eq!(

@@ -81,7 +81,9 @@ pub fn update_with_script(
             Limits::default(),
         )
         .map_err(|e| match e {
-            UpdateError::Script(e) => SearchError::UpdateScript(Box::new(e)),
+            UpdateError::Script(e) => {
+                SearchError::UpdateScript(Box::new(SearchError::Script(Box::new(e))))
+            }
             UpdateError::Illegal(m) => SearchError::illegal(m),
         })?;
         let outcome = match op {

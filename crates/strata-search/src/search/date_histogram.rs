@@ -136,9 +136,13 @@ impl DateHistogram {
                 "offset" => offset = parse_offset(v).ok_or_else(|| bad(k, v))?,
                 "calendar_interval" => {
                     unit = Some(CalendarUnit::parse(text).ok_or_else(|| {
-                        SearchError::illegal(format!(
-                            "The supplied interval [{text}] could not be parsed as a calendar interval."
-                        ))
+                        SearchError::field_parse(
+                            "date_histogram",
+                            "calendar_interval",
+                            SearchError::illegal(format!(
+                                "The supplied interval [{text}] could not be parsed as a calendar interval."
+                            )),
+                        )
                     })?)
                 }
                 "fixed_interval" => {

@@ -86,7 +86,9 @@ impl DocumentStep for ScriptStep {
             Limits::default(),
         )
         .map_err(|e| match e {
-            UpdateError::Script(e) => EsError::from(SearchError::UpdateScript(Box::new(e))),
+            UpdateError::Script(e) => EsError::from(SearchError::UpdateScript(Box::new(
+                SearchError::Script(Box::new(e)),
+            ))),
             UpdateError::Illegal(m) => EsError::IllegalArgument(m),
         })?;
         Ok(match op {
