@@ -20,7 +20,7 @@ use super::control::Control;
 use super::keys::{write_key, KeySpace};
 use super::mix::OpMix;
 use super::progress::Progress;
-use super::report::{KvResult, Machine};
+use super::report::KvResult;
 use super::server_cpu::PhaseCpu;
 use super::stats::{ConnStats, Timeline};
 use super::target::{config, open_all, Target};
@@ -96,27 +96,10 @@ pub(crate) async fn run(args: &KvArgs, target: &Target) -> Result<KvResult, LabE
         .unwrap_or_else(Instant::now)
         .max(measure_start);
     let elapsed = end - measure_start;
-    let secs = elapsed.as_secs_f64().max(1e-9);
-    let (server_cpu, client_cpu) = cpu.end(total.ops(), elapsed.as_secs_f64()).await?;
-    Ok(KvResult {
-        config: config(args, target, seed),
-        machine: Machine::current(),
-        elapsed_secs: elapsed.as_secs_f64(),
-        ops: total.ops(),
-        sets: total.sets,
-        gets: total.gets,
-        hits: total.hits,
-        misses: total.misses,
-        errors: total.errors,
-        ops_per_sec: total.ops() as f64 / secs,
-        sets_per_sec: total.sets as f64 / secs,
-        gets_per_sec: total.gets as f64 / secs,
-        latency_ms: total.latency_summary(),
-        timeline: workload.timeline.as_ref().map(|t| t.seconds(elapsed)),
-        server_cpu,
-        client_cpu: Some(client_cpu),
-        queue: None,
-    })
+    let cpu = cpu.end(total.ops(), elapsed.as_secs_f64()).await?;
+    let mut result = total.result(config(args, target, seed), elapsed, cpu);
+    result.timeline = workload.timeline.as_ref().map(|t| t.seconds(elapsed));
+    Ok(result)
 }
 
 /// One connection's loop: build a batch, exchange it, record it if measured.

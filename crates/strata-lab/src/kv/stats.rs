@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 use hdrhistogram::Histogram;
 
 use super::protocol::{Op, ReplyKind};
-use super::report::{LatencySummary, TimelineSecond};
+use super::report::{KvConfig, KvResult, LatencySummary, Machine, TimelineSecond};
+use super::server_cpu::CpuUsage;
 
 /// Largest latency tracked exactly, in microseconds (60 s); slower replies count as 60 s.
 const MAX_LATENCY_US: u64 = 60_000_000;
@@ -144,6 +145,37 @@ impl ConnStats {
     /// Latency percentiles in milliseconds.
     pub fn latency_summary(&self) -> LatencySummary {
         summarize(&self.latency)
+    }
+
+    /// The result of a run with these totals over `elapsed` of measurement
+    /// and its (server, client) CPU; no timeline and no queue check (the
+    /// caller adds its own).
+    pub fn result(
+        &self,
+        config: KvConfig,
+        elapsed: Duration,
+        (server_cpu, client_cpu): (Option<CpuUsage>, CpuUsage),
+    ) -> KvResult {
+        let secs = elapsed.as_secs_f64().max(1e-9);
+        KvResult {
+            config,
+            machine: Machine::current(),
+            elapsed_secs: elapsed.as_secs_f64(),
+            ops: self.ops(),
+            sets: self.sets,
+            gets: self.gets,
+            hits: self.hits,
+            misses: self.misses,
+            errors: self.errors,
+            ops_per_sec: self.ops() as f64 / secs,
+            sets_per_sec: self.sets as f64 / secs,
+            gets_per_sec: self.gets as f64 / secs,
+            latency_ms: self.latency_summary(),
+            timeline: None,
+            server_cpu,
+            client_cpu: Some(client_cpu),
+            queue: None,
+        }
     }
 }
 

@@ -29,7 +29,7 @@ use super::args::KvArgs;
 use super::conn::Connection;
 use super::control::Control;
 use super::protocol::{resp, Op, ReplyKind};
-use super::report::{KvResult, Machine};
+use super::report::KvResult;
 use super::server_cpu::PhaseCpu;
 use super::stats::ConnStats;
 use super::target::{config, open_all, Target};
@@ -138,9 +138,9 @@ pub(crate) async fn run(args: &KvArgs, target: &Target) -> Result<KvResult, LabE
         return Err(e);
     }
     let drain_secs = measure_end.elapsed().as_secs_f64();
-    let elapsed = (measure_end - measure_start).as_secs_f64();
-    let secs = elapsed.max(1e-9);
-    let (server_cpu, client_cpu) = cpu.usage(total.ops(), elapsed);
+    let elapsed = measure_end - measure_start;
+    let secs = elapsed.as_secs_f64().max(1e-9);
+    let cpu = cpu.usage(total.ops(), elapsed.as_secs_f64());
 
     let mut check = QueueCheck::count(&pushed, &popped, strays);
     check.consumers = consumers;
@@ -148,25 +148,9 @@ pub(crate) async fn run(args: &KvArgs, target: &Target) -> Result<KvResult, LabE
     check.left_in_queues = left_in_queues(args, target, &shared.queue_keys).await?;
     check.delivered_per_sec = shared.delivered_measured.load(Ordering::Relaxed) as f64 / secs;
     check.drain_secs = drain_secs;
-    Ok(KvResult {
-        config: config(args, target, seed),
-        machine: Machine::current(),
-        elapsed_secs: elapsed,
-        ops: total.ops(),
-        sets: total.sets,
-        gets: total.gets,
-        hits: total.hits,
-        misses: total.misses,
-        errors: total.errors,
-        ops_per_sec: total.ops() as f64 / secs,
-        sets_per_sec: total.sets as f64 / secs,
-        gets_per_sec: total.gets as f64 / secs,
-        latency_ms: total.latency_summary(),
-        timeline: None,
-        server_cpu,
-        client_cpu: Some(client_cpu),
-        queue: Some(check),
-    })
+    let mut result = total.result(config(args, target, seed), elapsed, cpu);
+    result.queue = Some(check);
+    Ok(result)
 }
 
 /// Runs `task`, raising the stop flag if it fails so the other tasks end early.
