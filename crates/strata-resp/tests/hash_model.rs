@@ -10,12 +10,12 @@
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
+use common::model::{int, strings, text, Sizes};
 use common::{Client, Value};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use strata_kv::journal::{Journal, Refusal};
 
 type Hash = BTreeMap<String, String>;
 
@@ -42,24 +42,6 @@ impl Model {
             .unwrap_or(0);
         *large |= hash.len() > 4 || longest > 8;
     }
-}
-
-fn text(v: &Value) -> Option<String> {
-    match v {
-        Value::Bulk(b) => Some(String::from_utf8(b.clone()).unwrap()),
-        _ => None,
-    }
-}
-
-fn int(v: &Value) -> i64 {
-    match v {
-        Value::Int(n) => *n,
-        other => panic!("not an integer: {other:?}"),
-    }
-}
-
-fn strings(v: &Value) -> Vec<String> {
-    v.array().iter().map(|e| text(e).unwrap()).collect()
 }
 
 fn field(rng: &mut SmallRng, wide: bool) -> String {
@@ -340,22 +322,6 @@ fn config_set_refuses_bad_thresholds() {
     ));
     let got = strings(&c.cmd(&["CONFIG", "GET", "hash-max-listpack-entries"]));
     assert_eq!(got, ["hash-max-listpack-entries", "128"]);
-}
-
-/// A journal that keeps the size of every record.
-#[derive(Default)]
-struct Sizes(Mutex<Vec<usize>>);
-
-impl Journal for Sizes {
-    fn check(&self) -> Result<(), Refusal> {
-        Ok(())
-    }
-
-    fn append(&self, body: &[u8]) -> Result<u64, String> {
-        let mut sizes = self.0.lock().unwrap();
-        sizes.push(body.len());
-        Ok(sizes.len() as u64)
-    }
 }
 
 #[test]

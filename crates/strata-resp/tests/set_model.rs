@@ -11,12 +11,12 @@
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
+use common::model::{int, strings, text, Sizes};
 use common::{Client, Value};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use strata_kv::journal::{Journal, Refusal};
 
 type Set = BTreeSet<String>;
 
@@ -52,24 +52,6 @@ impl Model {
     fn get(&self, key: &str) -> Set {
         self.sets.get(key).map(|e| e.0.clone()).unwrap_or_default()
     }
-}
-
-fn int(v: &Value) -> i64 {
-    match v {
-        Value::Int(n) => *n,
-        other => panic!("not an integer: {other:?}"),
-    }
-}
-
-fn text(v: &Value) -> Option<String> {
-    match v {
-        Value::Bulk(b) => Some(String::from_utf8(b.clone()).unwrap()),
-        _ => None,
-    }
-}
-
-fn strings(v: &Value) -> Vec<String> {
-    v.array().iter().map(|e| text(e).unwrap()).collect()
 }
 
 fn member(rng: &mut SmallRng, wide: bool) -> String {
@@ -362,22 +344,6 @@ fn wrong_types_and_bad_counts_answer_as_redis() {
     );
     assert_eq!(int(&c.cmd(&["EXISTS", "big"])), 0);
     assert_eq!(server.keyspace.chunk_census().chunks, 0);
-}
-
-/// A journal that keeps the size of every record.
-#[derive(Default)]
-struct Sizes(Mutex<Vec<usize>>);
-
-impl Journal for Sizes {
-    fn check(&self) -> Result<(), Refusal> {
-        Ok(())
-    }
-
-    fn append(&self, body: &[u8]) -> Result<u64, String> {
-        let mut sizes = self.0.lock().unwrap();
-        sizes.push(body.len());
-        Ok(sizes.len() as u64)
-    }
 }
 
 #[test]

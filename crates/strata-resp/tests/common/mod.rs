@@ -17,6 +17,8 @@ use strata_resp::RespProtocol;
 use strata_service::{serve, Clients, RuntimeSettings, ServerInfo};
 use tokio_util::sync::CancellationToken;
 
+pub mod model;
+
 /// Start of the manual clock: 2025-01-01T00:00:00Z.
 pub const T0_MS: u64 = 1_735_689_600_000;
 
