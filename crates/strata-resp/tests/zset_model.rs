@@ -149,7 +149,10 @@ fn zadd(c: &mut Client, m: &mut Model, rng: &mut SmallRng, key: &str, wide: bool
             _ => *s,
         };
         if new.is_nan() {
-            assert!(matches!(&reply, Value::Error(e) if e.contains("NaN")), "{reply:?}");
+            assert!(
+                matches!(&reply, Value::Error(e) if e.contains("NaN")),
+                "{reply:?}"
+            );
             return;
         }
         let allowed = match current {
@@ -230,20 +233,36 @@ fn step(c: &mut Client, m: &mut Model, rng: &mut SmallRng) {
                 0 => {
                     let (a, b) = (rng.gen_range(-8i64..8), rng.gen_range(-8i64..8));
                     let span = rank_span(a, b, all.len());
-                    let args = vec!["ZREMRANGEBYRANK".into(), key.clone(), a.to_string(), b.to_string()];
+                    let args = vec![
+                        "ZREMRANGEBYRANK".into(),
+                        key.clone(),
+                        a.to_string(),
+                        b.to_string(),
+                    ];
                     (args, all[span].iter().map(|e| e.1.clone()).collect())
                 }
                 1 if key == LEX_KEY => {
                     let (lo, hi) = (lex_bound(rng, true), lex_bound(rng, false));
                     let args = vec!["ZREMRANGEBYLEX".into(), key.clone(), lo.clone(), hi.clone()];
-                    let doomed = all.iter().filter(|e| in_lex(&lo, &hi, &e.1)).map(|e| e.1.clone());
+                    let doomed = all
+                        .iter()
+                        .filter(|e| in_lex(&lo, &hi, &e.1))
+                        .map(|e| e.1.clone());
                     (args, doomed.collect())
                 }
                 // Wide sets lose a few members at a time, so they grow.
                 _ if !wide => {
                     let (lo, hi) = (score_bound(rng), score_bound(rng));
-                    let args = vec!["ZREMRANGEBYSCORE".into(), key.clone(), lo.clone(), hi.clone()];
-                    let doomed = all.iter().filter(|e| in_score(&lo, &hi, e.0)).map(|e| e.1.clone());
+                    let args = vec![
+                        "ZREMRANGEBYSCORE".into(),
+                        key.clone(),
+                        lo.clone(),
+                        hi.clone(),
+                    ];
+                    let doomed = all
+                        .iter()
+                        .filter(|e| in_score(&lo, &hi, e.0))
+                        .map(|e| e.1.clone());
                     (args, doomed.collect())
                 }
                 _ => return,
@@ -269,10 +288,15 @@ fn step(c: &mut Client, m: &mut Model, rng: &mut SmallRng) {
             m.sets.insert(key.clone(), (picked, large));
         }
         75..=78 if !wide && key != LEX_KEY => {
-            let (a, b) = (format!("z{}", rng.gen_range(0..KEYS)), format!("z{}", rng.gen_range(0..KEYS)));
+            let (a, b) = (
+                format!("z{}", rng.gen_range(0..KEYS)),
+                format!("z{}", rng.gen_range(0..KEYS)),
+            );
             let mut union = m.get(&a);
             for (x, s) in m.get(&b) {
-                let sum = union.get(&x).map_or(s, |o| if (o + s).is_nan() { 0.0 } else { o + s });
+                let sum = union
+                    .get(&x)
+                    .map_or(s, |o| if (o + s).is_nan() { 0.0 } else { o + s });
                 union.insert(x, sum);
             }
             let n = int(&c.cmd(&["ZUNIONSTORE", &key, "2", &a, &b]));
@@ -333,8 +357,16 @@ fn step(c: &mut Client, m: &mut Model, rng: &mut SmallRng) {
 /// Redis's `start..=stop` ranks over `len` as a range.
 fn rank_span(start: i64, stop: i64, len: usize) -> std::ops::Range<usize> {
     let len = len as i64;
-    let start = if start < 0 { (len + start).max(0) } else { start };
-    let stop = if stop < 0 { len + stop } else { stop.min(len - 1) };
+    let start = if start < 0 {
+        (len + start).max(0)
+    } else {
+        start
+    };
+    let stop = if stop < 0 {
+        len + stop
+    } else {
+        stop.min(len - 1)
+    };
     match start <= stop && start < len {
         true => start as usize..stop as usize + 1,
         false => 0..0,
@@ -408,30 +440,85 @@ fn check_ranges(c: &mut Client, key: &str, all: &[(f64, String)], rng: &mut Smal
         let (a, b) = (rng.gen_range(-12i64..12), rng.gen_range(-12i64..12));
         let (a_s, b_s) = (a.to_string(), b.to_string());
         let want = all[rank_span(a, b, all.len())].to_vec();
-        assert_eq!(pairs(&c.cmd(&["ZRANGE", key, &a_s, &b_s, "WITHSCORES"])), want, "{key} {a} {b}");
+        assert_eq!(
+            pairs(&c.cmd(&["ZRANGE", key, &a_s, &b_s, "WITHSCORES"])),
+            want,
+            "{key} {a} {b}"
+        );
         let mut rev = all.to_vec();
         rev.reverse();
         let want = rev[rank_span(a, b, all.len())].to_vec();
-        assert_eq!(pairs(&c.cmd(&["ZREVRANGE", key, &a_s, &b_s, "WITHSCORES"])), want);
+        assert_eq!(
+            pairs(&c.cmd(&["ZREVRANGE", key, &a_s, &b_s, "WITHSCORES"])),
+            want
+        );
         let (lo, hi) = (score_bound(rng), score_bound(rng));
         let (off, count) = (rng.gen_range(0..5usize), rng.gen_range(-1..6i64));
-        let inside: Vec<(f64, String)> = all.iter().filter(|e| in_score(&lo, &hi, e.0)).cloned().collect();
+        let inside: Vec<(f64, String)> = all
+            .iter()
+            .filter(|e| in_score(&lo, &hi, e.0))
+            .cloned()
+            .collect();
         let n = int(&c.cmd(&["ZCOUNT", key, &lo, &hi]));
         assert_eq!(n, inside.len() as i64, "ZCOUNT {key} {lo} {hi}");
         let (o, n) = (off.to_string(), count.to_string());
-        let got = pairs(&c.cmd(&["ZRANGEBYSCORE", key, &lo, &hi, "WITHSCORES", "LIMIT", &o, &n]));
-        assert_eq!(got, limit(inside.clone(), off, count), "{key} {lo} {hi} {off} {count}");
+        let got = pairs(&c.cmd(&[
+            "ZRANGEBYSCORE",
+            key,
+            &lo,
+            &hi,
+            "WITHSCORES",
+            "LIMIT",
+            &o,
+            &n,
+        ]));
+        assert_eq!(
+            got,
+            limit(inside.clone(), off, count),
+            "{key} {lo} {hi} {off} {count}"
+        );
         let mut rev = inside;
         rev.reverse();
-        let got = pairs(&c.cmd(&["ZRANGE", key, &hi, &lo, "BYSCORE", "REV", "LIMIT", &o, &n, "WITHSCORES"]));
-        assert_eq!(got, limit(rev, off, count), "{key} rev {hi} {lo} {off} {count}");
+        let got = pairs(&c.cmd(&[
+            "ZRANGE",
+            key,
+            &hi,
+            &lo,
+            "BYSCORE",
+            "REV",
+            "LIMIT",
+            &o,
+            &n,
+            "WITHSCORES",
+        ]));
+        assert_eq!(
+            got,
+            limit(rev, off, count),
+            "{key} rev {hi} {lo} {off} {count}"
+        );
         // Lexicographic ranges are defined when all scores are equal.
         if all.iter().all(|e| e.0 == all[0].0) {
             let (lo, hi) = (lex_bound(rng, true), lex_bound(rng, false));
-            let inside: Vec<String> = all.iter().filter(|e| in_lex(&lo, &hi, &e.1)).map(|e| e.1.clone()).collect();
-            assert_eq!(int(&c.cmd(&["ZLEXCOUNT", key, &lo, &hi])), inside.len() as i64);
+            let inside: Vec<String> = all
+                .iter()
+                .filter(|e| in_lex(&lo, &hi, &e.1))
+                .map(|e| e.1.clone())
+                .collect();
+            assert_eq!(
+                int(&c.cmd(&["ZLEXCOUNT", key, &lo, &hi])),
+                inside.len() as i64
+            );
             let got = strings(&c.cmd(&["ZRANGEBYLEX", key, &lo, &hi, "LIMIT", &o, &n]));
-            let want: Vec<String> = inside.iter().skip(off).take(if count < 0 { usize::MAX } else { count as usize }).cloned().collect();
+            let want: Vec<String> = inside
+                .iter()
+                .skip(off)
+                .take(if count < 0 {
+                    usize::MAX
+                } else {
+                    count as usize
+                })
+                .cloned()
+                .collect();
             assert_eq!(got, want, "{key} lex {lo} {hi}");
             let got = strings(&c.cmd(&["ZREVRANGEBYLEX", key, &hi, &lo]));
             assert_eq!(got, inside.into_iter().rev().collect::<Vec<_>>());
@@ -466,10 +553,18 @@ fn check(c: &mut Client, m: &Model, server: &common::Server, rng: &mut SmallRng)
             continue;
         };
         let all = sorted(z);
-        assert_eq!(pairs(&c.cmd(&["ZRANGE", &key, "0", "-1", "WITHSCORES"])), all, "{key}");
+        assert_eq!(
+            pairs(&c.cmd(&["ZRANGE", &key, "0", "-1", "WITHSCORES"])),
+            all,
+            "{key}"
+        );
         assert_eq!(int(&c.cmd(&["ZCARD", &key])), z.len() as i64);
         let encoding = text(&c.cmd(&["OBJECT", "ENCODING", &key])).unwrap();
-        assert_eq!(encoding, if *large { "skiplist" } else { "listpack" }, "{key}");
+        assert_eq!(
+            encoding,
+            if *large { "skiplist" } else { "listpack" },
+            "{key}"
+        );
         let mut probes: Vec<String> = all.iter().step_by(7).map(|e| e.1.clone()).collect();
         probes.push("nope".into());
         for p in &probes {
@@ -532,7 +627,10 @@ fn sorted_sets_match_a_model_across_both_encodings() {
     for batch in 0..20 {
         let mut args = vec!["ZADD".to_string(), "z0".to_string()];
         for i in batch * 50..(batch + 1) * 50 {
-            let (s, x) = (f64::from(i % 7), format!("w{:04}-{}", i * 2, "x".repeat(150)));
+            let (s, x) = (
+                f64::from(i % 7),
+                format!("w{:04}-{}", i * 2, "x".repeat(150)),
+            );
             args.extend([fmt(s), x.clone()]);
             model.set("z0").insert(x, s);
         }
@@ -563,8 +661,13 @@ fn bad_input_answers_as_redis() {
     let mut c = Client::connect(&server);
     configure(&mut c);
     c.cmd(&["SET", "str", "x"]);
-    c.cmd(&["ZADD", "big", "1", "a", "2", "b", "3", "c", "4", "d", "5", "e"]);
-    assert_eq!(text(&c.cmd(&["OBJECT", "ENCODING", "big"])).unwrap(), "skiplist");
+    c.cmd(&[
+        "ZADD", "big", "1", "a", "2", "b", "3", "c", "4", "d", "5", "e",
+    ]);
+    assert_eq!(
+        text(&c.cmd(&["OBJECT", "ENCODING", "big"])).unwrap(),
+        "skiplist"
+    );
     let err = |v: Value, start: &str| matches!(&v, Value::Error(e) if e.starts_with(start));
     for args in [
         vec!["ZADD", "str", "1", "a"],
@@ -598,9 +701,13 @@ fn bad_input_answers_as_redis() {
     let huge = "9223372036854775807";
     let minus = "-9223372036854775808";
     assert_eq!(strings(&c.cmd(&["ZRANGE", "big", minus, huge])).len(), 6);
-    let reply = c.cmd(&["ZRANGE", "big", "-inf", "+inf", "BYSCORE", "LIMIT", huge, huge]);
+    let reply = c.cmd(&[
+        "ZRANGE", "big", "-inf", "+inf", "BYSCORE", "LIMIT", huge, huge,
+    ]);
     assert_eq!(reply.array().len(), 0);
-    let reply = c.cmd(&["ZRANGE", "big", "+inf", "-inf", "BYSCORE", "REV", "LIMIT", "1", huge]);
+    let reply = c.cmd(&[
+        "ZRANGE", "big", "+inf", "-inf", "BYSCORE", "REV", "LIMIT", "1", huge,
+    ]);
     assert_eq!(strings(&reply), ["e", "d", "c", "b", "a"]);
     assert_eq!(strings(&c.cmd(&["ZRANDMEMBER", "big", huge])).len(), 6);
     assert_eq!(int(&c.cmd(&["ZREMRANGEBYRANK", "big", minus, "0"])), 1);
@@ -625,7 +732,10 @@ fn zadd_on_a_large_sorted_set_logs_a_record_that_does_not_grow_with_it() {
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             assert_eq!(int(&c.cmd(&args)), 100);
         }
-        assert_eq!(text(&c.cmd(&["OBJECT", "ENCODING", key])).unwrap(), "skiplist");
+        assert_eq!(
+            text(&c.cmd(&["OBJECT", "ENCODING", key])).unwrap(),
+            "skiplist"
+        );
         for args in [
             vec!["ZADD", key, "5000.5", "member:00000007"],
             vec!["ZADD", key, "12", "new-member"],
@@ -645,7 +755,10 @@ fn zadd_on_a_large_sorted_set_logs_a_record_that_does_not_grow_with_it() {
     assert!(last.iter().all(|&n| n < 16 * 1024), "{last:?}");
     assert_eq!(int(&c.cmd(&["ZCARD", "large"])), 39_999);
     assert_eq!(int(&c.cmd(&["ZRANK", "large", "member:00000007"])), 39_998);
-    assert_eq!(float(&c.cmd(&["ZSCORE", "large", "member:00000009"])), Some(6.0));
+    assert_eq!(
+        float(&c.cmd(&["ZSCORE", "large", "member:00000009"])),
+        Some(6.0)
+    );
     let census = server.keyspace.chunk_census();
     assert_eq!((census.orphans, census.missing), (0, 0), "{census:?}");
 }

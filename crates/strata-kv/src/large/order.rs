@@ -116,7 +116,9 @@ impl Node {
                     })
                     .collect();
                 out.push(INNER);
-                out.extend(collection::encode(parts.iter().flatten().map(Vec::as_slice)));
+                out.extend(collection::encode(
+                    parts.iter().flatten().map(Vec::as_slice),
+                ));
             }
         }
         out

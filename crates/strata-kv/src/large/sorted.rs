@@ -161,8 +161,7 @@ impl<'a, 's> Sorted<'a, LargeEdit<'s>> {
         }
         self.tree
             .insert(self.members.source(), (score, member.to_vec()))?;
-        self.members
-            .put(member, &collection::score_bytes(score))?;
+        self.members.put(member, &collection::score_bytes(score))?;
         // A bucket split takes the number of the first tree node.
         while self.tree.base < self.members.buckets() {
             self.tree.bucket_added(self.members.source())?;

@@ -91,7 +91,9 @@ impl Tree {
             let node = Node::decode(&bytes).ok_or_else(|| damaged("a node does not decode"))?;
             self.cache.insert(n, Cached { node, dirty: false });
         }
-        self.cache.get_mut(&n).ok_or_else(|| damaged("a node vanished"))
+        self.cache
+            .get_mut(&n)
+            .ok_or_else(|| damaged("a node vanished"))
     }
 
     fn node<E: ChunkSource>(&mut self, src: &E, n: u32) -> Result<&Node, KvError> {
@@ -302,11 +304,7 @@ impl Tree {
     }
 
     /// Removes `key`; false when absent.
-    pub fn remove<E: ChunkSource>(
-        &mut self,
-        src: &E,
-        key: (f64, &[u8]),
-    ) -> Result<bool, KvError> {
+    pub fn remove<E: ChunkSource>(&mut self, src: &E, key: (f64, &[u8])) -> Result<bool, KvError> {
         let (mut path, leaf) = self.descend(src, key)?;
         let cached = self.cached(src, leaf)?;
         let Node::Leaf(keys) = &mut cached.node else {

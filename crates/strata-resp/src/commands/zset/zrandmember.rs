@@ -2,9 +2,9 @@
 
 use strata_kv::Store;
 
+use super::reply_entries;
 use super::stored::read;
 use super::view::Owned;
-use super::reply_entries;
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::collection::random_picks;

@@ -56,10 +56,7 @@ impl Aggregate {
 fn source<S: Store>(store: &mut S, key: &[u8]) -> Result<Vec<(f64, Vec<u8>)>, RespError> {
     match store.kind(key) {
         // Either encoding of a set.
-        Some(ValueKind::Set) => Ok(members(store, key)?
-            .into_iter()
-            .map(|m| (1.0, m))
-            .collect()),
+        Some(ValueKind::Set) => Ok(members(store, key)?.into_iter().map(|m| (1.0, m)).collect()),
         _ => Ok(read(store, key, |z| z.range(0, z.len()))?.unwrap_or_default()),
     }
 }
