@@ -380,10 +380,10 @@ impl Tree {
                 Node::Inner(children) => n = children[0].number,
             }
         }
-        let mut moved = match self.cache.remove(&from) {
-            Some(c) => c,
-            None => return Err(damaged("a moved node was not read")),
-        };
+        let mut moved = self
+            .cache
+            .remove(&from)
+            .ok_or_else(|| damaged("a moved node was not read"))?;
         moved.dirty = true;
         self.cache.insert(to, moved);
         if self.root == from {

@@ -20,6 +20,10 @@ pub type Owned = (f64, Vec<u8>);
 pub trait Ordered {
     /// Members held.
     fn len(&self) -> u64;
+    /// True when nothing is held.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     /// A member's score.
     fn score(&mut self, member: &[u8]) -> Result<Option<f64>, RespError>;
     /// The rank (from the lowest) of `member` at `score`.
