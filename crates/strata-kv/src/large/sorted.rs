@@ -29,6 +29,8 @@ pub struct Sorted<'a, E> {
     members: Hashed<'a, E>,
     tree: Tree,
     dirty: bool,
+    /// Every member goes at [`finish`](Sorted::finish) ([`clear`](Sorted::clear)).
+    cleared: bool,
 }
 
 fn damaged(what: &str) -> KvError {
@@ -69,17 +71,21 @@ impl<'a, E: ChunkSource> Sorted<'a, E> {
             members,
             tree,
             dirty: false,
+            cleared: false,
         }))
     }
 
     /// Members held.
     pub fn len(&self) -> u64 {
-        self.members.len()
+        match self.cleared {
+            true => 0,
+            false => self.members.len(),
+        }
     }
 
     /// True when nothing is held.
     pub fn is_empty(&self) -> bool {
-        self.members.is_empty()
+        self.len() == 0
     }
 
     /// The key's expiry.
@@ -141,6 +147,7 @@ impl<'a, 's> Sorted<'a, LargeEdit<'s>> {
             members,
             tree,
             dirty: true,
+            cleared: false,
         }
     }
 
@@ -182,13 +189,21 @@ impl<'a, 's> Sorted<'a, LargeEdit<'s>> {
         Ok(Some(old))
     }
 
+    /// Removes every member: the key and its chunks are deleted at
+    /// [`finish`](Self::finish), reading nothing more. The caller calls
+    /// nothing else but `len` and `finish` after this.
+    pub fn clear(&mut self) {
+        self.cleared = true;
+        self.dirty = true;
+    }
+
     /// Writes the changed buckets, nodes and the head; deletes the key
     /// when the set became empty (with its chunks).
     pub fn finish(mut self) -> Result<(), KvError> {
         if !self.dirty {
             return Ok(());
         }
-        if self.members.is_empty() {
+        if self.is_empty() {
             self.members.source_mut().delete()?;
             return Ok(());
         }

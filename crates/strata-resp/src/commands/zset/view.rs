@@ -41,6 +41,9 @@ pub trait OrderedMut: Ordered {
     fn put(&mut self, member: &[u8], score: f64) -> Result<Option<f64>, RespError>;
     /// Removes a member; returns its score if it was there.
     fn remove(&mut self, member: &[u8]) -> Result<Option<f64>, RespError>;
+    /// Removes every member (a large set is then deleted whole, without
+    /// reading its chunks); nothing but `len` is called after it.
+    fn clear(&mut self);
 }
 
 /// A packed sorted set, decoded (members borrowed until changed).
@@ -152,6 +155,11 @@ impl OrderedMut for Packed<'_> {
         self.dirty = true;
         Ok(Some(self.entries.remove(at).0))
     }
+
+    fn clear(&mut self) {
+        self.entries.clear();
+        self.dirty = true;
+    }
 }
 
 impl<E: ChunkSource> Ordered for Sorted<'_, E> {
@@ -183,5 +191,9 @@ impl OrderedMut for Sorted<'_, LargeEdit<'_>> {
 
     fn remove(&mut self, member: &[u8]) -> Result<Option<f64>, RespError> {
         Ok(Sorted::remove(self, member)?)
+    }
+
+    fn clear(&mut self) {
+        Sorted::clear(self)
     }
 }

@@ -43,6 +43,10 @@ fn pop_from<S: Store>(
             Side::Min => z.range(0, n)?,
             Side::Max => z.range(len - n, len)?.into_iter().rev().collect(),
         };
+        if n == len {
+            z.clear(); // all: a large set goes whole
+            return Ok(Some(popped));
+        }
         for (_, member) in &popped {
             z.remove(member)?;
         }

@@ -69,11 +69,15 @@ pub fn zremrange<S: Store>(
             Which::Rank(s, e) => rank_span(*s, *e, z.len()),
             Which::Lex(r) => r.span(z)?,
         };
-        let doomed = z.range(span.start, span.end)?;
-        for (_, member) in &doomed {
+        let removed = span.end - span.start;
+        if removed > 0 && removed == z.len() {
+            z.clear(); // all: a large set goes whole
+            return Ok(removed as i64);
+        }
+        for (_, member) in &z.range(span.start, span.end)? {
             z.remove(member)?;
         }
-        Ok(doomed.len() as i64)
+        Ok(removed as i64)
     })?;
     out.integer(removed);
     Ok(())
