@@ -759,6 +759,11 @@ fn zadd_on_a_large_sorted_set_logs_a_record_that_does_not_grow_with_it() {
         float(&c.cmd(&["ZSCORE", "large", "member:00000009"])),
         Some(6.0)
     );
+    let popped = strings(&c.cmd(&["BZPOPMAX", "large", "1"]));
+    assert_eq!(popped, ["large", "member:00000007", "5000.5"]);
+    assert_eq!(int(&c.cmd(&["ZCARD", "large"])), 39_998);
+    let top = pairs(&c.cmd(&["ZRANGE", "large", "0", "0", "REV", "WITHSCORES"]));
+    assert_eq!(top, [(976.0, "member:00039079".to_string())]);
     let census = server.keyspace.chunk_census();
     assert_eq!((census.orphans, census.missing), (0, 0), "{census:?}");
 }
