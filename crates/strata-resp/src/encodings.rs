@@ -8,7 +8,10 @@
 //! - a set stays packed while it holds only integers and at most
 //!   `set-max-intset-entries` of them (Redis's intset), or at most
 //!   `set-max-listpack-entries` members none longer than
-//!   `set-max-listpack-value` bytes (Redis 7.2's listpack).
+//!   `set-max-listpack-value` bytes (Redis 7.2's listpack);
+//! - a sorted set is converted when it gets more than
+//!   `zset-max-listpack-entries` members or a member longer than
+//!   `zset-max-listpack-value` bytes.
 //!
 //! As in Redis, a converted collection stays large until it is deleted.
 
@@ -27,15 +30,21 @@ pub enum Threshold {
     SetEntries,
     /// `set-max-listpack-value`.
     SetValue,
+    /// `zset-max-listpack-entries`.
+    ZsetEntries,
+    /// `zset-max-listpack-value`.
+    ZsetValue,
 }
 
 /// Every threshold with its `CONFIG` name and Redis's default.
-const THRESHOLDS: [(Threshold, &str, u64); 5] = [
+const THRESHOLDS: [(Threshold, &str, u64); 7] = [
     (Threshold::HashEntries, "hash-max-listpack-entries", 128),
     (Threshold::HashValue, "hash-max-listpack-value", 64),
     (Threshold::SetIntsetEntries, "set-max-intset-entries", 512),
     (Threshold::SetEntries, "set-max-listpack-entries", 128),
     (Threshold::SetValue, "set-max-listpack-value", 64),
+    (Threshold::ZsetEntries, "zset-max-listpack-entries", 128),
+    (Threshold::ZsetValue, "zset-max-listpack-value", 64),
 ];
 
 impl Threshold {
@@ -148,6 +157,15 @@ impl Encodings {
             entries: self.get(Threshold::SetEntries),
             value: self.get(Threshold::SetValue),
             integers: self.get(Threshold::SetIntsetEntries),
+        }
+    }
+
+    /// `zset-max-listpack-entries` and `zset-max-listpack-value`.
+    pub fn zset(&self) -> PackedLimits {
+        PackedLimits {
+            entries: self.get(Threshold::ZsetEntries),
+            value: self.get(Threshold::ZsetValue),
+            integers: 0,
         }
     }
 }
