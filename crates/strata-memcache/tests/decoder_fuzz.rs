@@ -138,17 +138,19 @@ fn mutate(seed: &[u8], steps: &[Step], seeds: &[&[u8]]) -> Vec<u8> {
     data
 }
 
-/// Cases per property: `STRATA_FUZZ_CASES` for a longer run, else a
-/// bounded number that keeps the quick suite quick.
-fn cases(quick: u32) -> u32 {
+/// Cases per property, by the test-scale scheme (README, "Tests"):
+/// `STRATA_FUZZ_CASES=N` exactly N, else `full` under `STRATA_TEST_FULL`
+/// (set and not `0`), else `quick`.
+fn cases(quick: u32, full: u32) -> u32 {
+    let long = std::env::var("STRATA_TEST_FULL").is_ok_and(|v| !v.is_empty() && v != "0");
     std::env::var("STRATA_FUZZ_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(quick)
+        .unwrap_or(if long { full } else { quick })
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(2048), failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(2048, 20480), failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn random_bytes_never_panic(input in prop::collection::vec(any::<u8>(), 0..512)) {

@@ -8,12 +8,15 @@ use proptest::prelude::*;
 use strata_memcache::codec::{self, Block, Frame};
 use strata_memcache::Command;
 
-fn cases() -> u32 {
-    if std::env::var_os("STRATA_TEST_FULL").is_some() {
-        2048
-    } else {
-        128
-    }
+/// Cases per property, by the test-scale scheme (README, "Tests"):
+/// `STRATA_FUZZ_CASES=N` exactly N, else `full` under `STRATA_TEST_FULL`
+/// (set and not `0`), else `quick`.
+fn cases(quick: u32, full: u32) -> u32 {
+    let long = std::env::var("STRATA_TEST_FULL").is_ok_and(|v| !v.is_empty() && v != "0");
+    std::env::var("STRATA_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(if long { full } else { quick })
 }
 
 /// A request line and its data block, if the command carries one.
@@ -74,7 +77,7 @@ fn request() -> impl Strategy<Value = Vec<u8>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(128, 2048), failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn split_at_every_boundary_decodes_the_same(

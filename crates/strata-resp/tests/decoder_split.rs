@@ -13,12 +13,15 @@ const LIMITS: Limits = Limits {
     authenticated: true,
 };
 
-fn cases() -> u32 {
-    if std::env::var_os("STRATA_TEST_FULL").is_some() {
-        2048
-    } else {
-        128
-    }
+/// Cases per property, by the test-scale scheme (README, "Tests"):
+/// `STRATA_FUZZ_CASES=N` exactly N, else `full` under `STRATA_TEST_FULL`
+/// (set and not `0`), else `quick`.
+fn cases(quick: u32, full: u32) -> u32 {
+    let long = std::env::var("STRATA_TEST_FULL").is_ok_and(|v| !v.is_empty() && v != "0");
+    std::env::var("STRATA_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(if long { full } else { quick })
 }
 
 fn encode(request: &[Vec<u8>]) -> Vec<u8> {
@@ -63,7 +66,7 @@ fn pipeline() -> impl Strategy<Value = Vec<Vec<Vec<u8>>>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(128, 2048), failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn split_at_every_boundary_decodes_the_same(requests in pipeline()) {

@@ -167,13 +167,15 @@ fn mutate(seed: &[u8], steps: &[Step], seeds: &[&[u8]]) -> Vec<u8> {
     data
 }
 
-/// Cases per property: `STRATA_FUZZ_CASES` for a longer run, else a
-/// bounded number that keeps the quick suite quick.
+/// Cases per property, by the test-scale scheme (README, "Tests"):
+/// `STRATA_FUZZ_CASES=N` exactly N, else ten times `quick` under
+/// `STRATA_TEST_FULL` (set and not `0`), else `quick`.
 fn cases(quick: u32) -> u32 {
+    let long = std::env::var("STRATA_TEST_FULL").is_ok_and(|v| !v.is_empty() && v != "0");
     std::env::var("STRATA_FUZZ_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(quick)
+        .unwrap_or(if long { quick * 10 } else { quick })
 }
 
 /// Runs `strategy`'s bodies against one index (making one per case would

@@ -14,6 +14,9 @@ use strata_kv::{collection, ItemRef, Mutation, NewItem, Store, ValueKind};
 
 use crate::reply::{CollectionError, RespError};
 
+// The scan options' home is `collection_scan`; ZSCAN imports them from here.
+pub use super::collection_scan::{scan_matches, scan_options, ScanOptions};
+
 /// The elements of `item` if it holds a collection of `kind`.
 pub fn elements<'i>(item: &ItemRef<'i>, kind: ValueKind) -> Result<Vec<&'i [u8]>, RespError> {
     if item.kind != kind {
@@ -105,66 +108,6 @@ pub fn random_picks(n: usize, count: i64) -> Result<Vec<usize>, RespError> {
     }
     let want = count.unsigned_abs() as usize;
     Ok((0..want).map(|_| rng.gen_range(0..n)).collect())
-}
-
-/// The options of `HSCAN`/`SSCAN`/`ZSCAN` after the cursor.
-pub struct ScanOptions<'a> {
-    /// `MATCH` pattern (`None`: every element).
-    pub pattern: Option<&'a [u8]>,
-    /// `NOVALUES` (HSCAN only).
-    pub no_values: bool,
-    /// `COUNT`: elements a step of a large collection's scan aims for.
-    pub count: usize,
-    /// The cursor.
-    pub cursor: u64,
-}
-
-/// Parses `cursor [MATCH pattern] [COUNT count] [NOVALUES]` from argument
-/// 2 on. The cursor must be a number; packed collections are returned
-/// whole in one step (cursor 0), as Redis does for its listpacks.
-pub fn scan_options<'a>(
-    args: &crate::args::Args<'a>,
-    allow_novalues: bool,
-) -> Result<ScanOptions<'a>, RespError> {
-    let cursor = crate::number::parse_cursor(args.get(2)).ok_or(RespError::InvalidCursor)?;
-    let mut options = ScanOptions {
-        pattern: None,
-        no_values: false,
-        count: 10,
-        cursor,
-    };
-    let mut i = 3;
-    while i < args.len() {
-        let has_value = i + 1 < args.len();
-        match args.get(i).to_ascii_lowercase().as_slice() {
-            b"match" if has_value => {
-                let p = args.get(i + 1);
-                options.pattern = (p != b"*").then_some(p);
-                i += 2;
-            }
-            b"count" if has_value => {
-                let n = crate::number::parse_i64(args.get(i + 1)).ok_or(RespError::NotInteger)?;
-                if n < 1 {
-                    return Err(RespError::Syntax);
-                }
-                options.count = usize::try_from(n).unwrap_or(usize::MAX);
-                i += 2;
-            }
-            b"novalues" if allow_novalues => {
-                options.no_values = true;
-                i += 1;
-            }
-            _ => return Err(RespError::Syntax),
-        }
-    }
-    Ok(options)
-}
-
-/// Whether `element` passes the scan's `MATCH`.
-pub fn scan_matches(options: &ScanOptions<'_>, element: &[u8]) -> bool {
-    options
-        .pattern
-        .is_none_or(|p| crate::glob::matches(p, element))
 }
 
 /// True when `old` holds something other than a string: string commands

@@ -15,6 +15,7 @@ pub mod atomic;
 pub mod auth;
 pub mod client;
 pub mod collection;
+pub mod collection_scan;
 pub mod command_info;
 pub mod config;
 pub mod copy;

@@ -1,14 +1,15 @@
 //! Reads of large hashes (Redis's hashtable encoding, see
 //! [`hashed`](crate::commands::hashed)): the values of named fields (one
-//! chunk read per field), all pairs (every chunk once), random fields and
-//! scan steps (by bucket). Each returns `None` when the key no longer
-//! holds a large hash (it changed since the packed read saw one): the
-//! caller answers as for a missing key.
+//! chunk read per field), all pairs (every chunk once) and random fields
+//! (by bucket); scan steps are
+//! [`collection_scan`](crate::commands::collection_scan)'s. Each returns
+//! `None` when the key no longer holds a large hash (it changed since the
+//! packed read saw one): the caller answers as for a missing key.
 
 use rand::Rng;
 use strata_kv::{Store, ValueKind};
 
-use crate::commands::collection::{random_picks, ScanOptions};
+use crate::commands::collection::random_picks;
 use crate::commands::hashed::with_large;
 use crate::reply::RespError;
 
@@ -73,38 +74,5 @@ pub fn random<S: Store>(
             picked.push([bucket[at].clone(), bucket[at + 1].clone()]);
         }
         Ok(picked)
-    })
-}
-
-/// A scan step's next cursor and the elements it returns.
-pub type ScanStep = (u64, Vec<Vec<u8>>);
-
-/// One scan step from bucket `options.cursor`: the matching pairs of whole
-/// buckets until `options.count` pairs were looked at, and the next
-/// cursor (0: done). Buckets only split, moving fields to later buckets,
-/// so a field present throughout is returned at least once.
-pub fn scan_step<S: Store>(
-    store: &mut S,
-    key: &[u8],
-    options: &ScanOptions<'_>,
-) -> Result<Option<ScanStep>, RespError> {
-    with_large(store, key, ValueKind::Hash, |hash| {
-        let mut out = Vec::new();
-        let (mut b, mut seen) = (options.cursor, 0usize);
-        while b < u64::from(hash.buckets()) && seen < options.count {
-            let pairs = hash.bucket(b as u32)?;
-            seen += pairs.len() / 2;
-            for pair in pairs.chunks_exact(2) {
-                if crate::commands::collection::scan_matches(options, &pair[0]) {
-                    out.push(pair[0].clone());
-                    if !options.no_values {
-                        out.push(pair[1].clone());
-                    }
-                }
-            }
-            b += 1;
-        }
-        let next = if b >= u64::from(hash.buckets()) { 0 } else { b };
-        Ok((next, out))
     })
 }

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use strata_kv::{Store, ValueKind};
 
-use crate::commands::collection::{random_picks, scan_matches, ScanOptions};
+use crate::commands::collection::random_picks;
 use crate::commands::hashed::{read_packed, with_large, Read};
 use crate::reply::RespError;
 
@@ -101,33 +101,6 @@ pub fn random<S: Store>(store: &mut S, key: &[u8], count: i64) -> Result<Vec<Vec
         })?
         .unwrap_or_default()),
     }
-}
-
-/// A scan step's next cursor and the members it returns.
-pub type ScanStep = (u64, Vec<Vec<u8>>);
-
-/// One `SSCAN` step over a large set from bucket `options.cursor`: whole
-/// buckets until `options.count` members were looked at, and the next
-/// cursor (0: done). Buckets only split, moving members to later ones, so
-/// a member present throughout is returned at least once. `None` when the
-/// key holds no large set (any more).
-pub fn scan_step<S: Store>(
-    store: &mut S,
-    key: &[u8],
-    options: &ScanOptions<'_>,
-) -> Result<Option<ScanStep>, RespError> {
-    with_large(store, key, ValueKind::Set, |set| {
-        let mut out = Vec::new();
-        let (mut b, mut seen) = (options.cursor, 0usize);
-        while b < u64::from(set.buckets()) && seen < options.count {
-            let members = set.bucket(b as u32)?;
-            seen += members.len();
-            out.extend(members.into_iter().filter(|m| scan_matches(options, m)));
-            b += 1;
-        }
-        let next = if b >= u64::from(set.buckets()) { 0 } else { b };
-        Ok((next, out))
-    })
 }
 
 /// Membership tests over one packed set: a scan for small sets, a hash
