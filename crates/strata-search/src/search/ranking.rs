@@ -142,7 +142,7 @@ impl Collector for Ranking {
                     .enumerate()
                     .map(|(n, s)| {
                         let runtime = f.runtime.get(n).and_then(Option::as_ref);
-                        ValueReader::open(s, &f.mappings, segment, runtime)
+                        ValueReader::open_for(s, &f.mappings, segment, runtime)
                     })
                     .map(|reader| match reader {
                         ValueReader::ShardDoc(_) => {

@@ -19,7 +19,7 @@ use crate::script::Compiled;
 
 /// A sort criterion's runtime field.
 #[derive(Debug, Clone)]
-pub struct RuntimeSort {
+pub(crate) struct RuntimeSort {
     name: String,
     ty: RuntimeType,
     script: Compiled,

@@ -188,9 +188,14 @@ pub enum ValueReader {
 }
 
 impl ValueReader {
+    /// Opens the reader of `field` in `segment`.
+    pub fn open(field: &SortField, mappings: &Mappings, segment: &SegmentReader) -> ValueReader {
+        ValueReader::open_for(field, mappings, segment, None)
+    }
+
     /// Opens the reader of `field` in `segment` (`runtime`: the runtime
     /// field it names).
-    pub fn open(
+    pub(crate) fn open_for(
         field: &SortField,
         mappings: &Mappings,
         segment: &SegmentReader,

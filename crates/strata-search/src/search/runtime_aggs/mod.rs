@@ -216,7 +216,7 @@ fn parse(
                 )));
             }
             Kind::Terms {
-                size: size.min(u32::MAX as u64) as usize,
+                size: size.min(u64::from(u32::MAX)) as usize,
                 min_doc_count,
                 order: parse_order(params.get("order"))?,
             }
@@ -227,7 +227,7 @@ fn parse(
                     "[interval] must be >0 for histogram aggregation [{name}]"
                 ))
             })?;
-            if !(interval > 0.0) || !interval.is_finite() {
+            if interval.is_nan() || interval <= 0.0 || !interval.is_finite() {
                 return Err(SearchError::illegal(format!(
                     "[interval] must be >0 for histogram aggregation [{name}]"
                 )));
