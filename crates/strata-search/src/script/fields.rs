@@ -5,8 +5,10 @@
 //!   values the script `emit`s, typed, in `fields` when the `fields`
 //!   option asks for the name (directly or by a pattern).
 //!
-//! Runtime fields are computed for hits and queried (`runtime_query`);
-//! sorts and aggregations on them are refused (`validate_usage`).
+//! Runtime fields are computed for hits, queried (`runtime_query`),
+//! sorted on (`search::runtime_sort`) and aggregated by the top-level
+//! aggregations `search::runtime_aggs` takes; any other aggregation on
+//! one is refused (`validate_usage`).
 
 use std::sync::Arc;
 
@@ -151,7 +153,7 @@ impl ScriptedFields {
     }
 
     /// Refuses an aggregation (or another request part given) that names
-    /// a runtime field: they serve hits and queries here.
+    /// a runtime field: what `search::runtime_aggs` did not take.
     pub fn validate_usage(&self, mappings: &Mappings, parts: &[&Value]) -> Result<()> {
         for (name, _, _) in &self.runtime {
             if mappings.leaf(name).is_some() {
@@ -159,7 +161,7 @@ impl ScriptedFields {
             }
             if parts.iter().any(|p| names_field(p, name)) {
                 return Err(SearchError::illegal(format!(
-                    "runtime field [{name}] can only be returned in hits (`fields`) and queried by this server, not sorted or aggregated on"
+                    "runtime field [{name}] is aggregated by this server only in top-level terms, histogram, range, avg, sum, min, max, stats, value_count and cardinality aggregations without sub-aggregations"
                 )));
             }
         }

@@ -25,13 +25,13 @@ use crate::query::{boosted, single_field, QueryContext};
 
 /// A runtime field's value, comparable across the forms a script emits.
 #[derive(Debug, Clone, PartialEq, PartialOrd)]
-enum Key {
+pub(crate) enum Key {
     Text(String),
     Number(f64),
     Bool(bool),
 }
 
-fn key_of(ty: RuntimeType, v: &Value) -> Option<Key> {
+pub(crate) fn key_of(ty: RuntimeType, v: &Value) -> Option<Key> {
     match (ty, v) {
         (RuntimeType::Keyword | RuntimeType::Ip, Value::String(s)) => Some(Key::Text(s.clone())),
         (RuntimeType::Keyword, Value::Number(n)) => Some(Key::Text(n.to_string())),
@@ -197,34 +197,55 @@ impl RuntimeQuery {
             if reader.is_deleted(doc) {
                 continue;
             }
-            doc_values.set_doc(doc);
-            let run = self
-                .script
-                .script
-                .run(Input {
-                    params: Some(&self.script.params),
-                    doc: Some(&doc_values),
-                    limits: Limits::default(),
-                    ..Input::default()
-                })
-                .map_err(carry)?;
-            keys.clear();
-            for v in &run.emitted {
-                let key = key_of(self.ty, v).ok_or_else(|| {
-                    TantivyError::InvalidArgument(format!(
-                        "runtime field [{}]: cannot emit [{v}] as a [{}] value",
-                        self.name,
-                        self.ty.name()
-                    ))
-                })?;
-                keys.push(key);
-            }
+            emitted_keys(
+                &self.name,
+                self.ty,
+                &self.script,
+                &doc_values,
+                doc,
+                &mut keys,
+            )?;
             if self.predicate.holds(&keys) {
                 out.push((doc, 1.0));
             }
         }
         Ok(out)
     }
+}
+
+/// The values the runtime field `name` (of type `ty`, computed by
+/// `script`) emits for `doc`, as keys in `out` (cleared first); a script
+/// failure is carried through tantivy (`carry`), a value of the wrong
+/// type is an invalid argument.
+pub(crate) fn emitted_keys(
+    name: &str,
+    ty: RuntimeType,
+    script: &Compiled,
+    doc_values: &SegmentDocValues,
+    doc: DocId,
+    out: &mut Vec<Key>,
+) -> tantivy::Result<()> {
+    doc_values.set_doc(doc);
+    let run = script
+        .script
+        .run(Input {
+            params: Some(&script.params),
+            doc: Some(doc_values),
+            limits: Limits::default(),
+            ..Input::default()
+        })
+        .map_err(carry)?;
+    out.clear();
+    for v in &run.emitted {
+        let key = key_of(ty, v).ok_or_else(|| {
+            TantivyError::InvalidArgument(format!(
+                "runtime field [{name}]: cannot emit [{v}] as a [{}] value",
+                ty.name()
+            ))
+        })?;
+        out.push(key);
+    }
+    Ok(())
 }
 
 impl Weight for RuntimeQuery {

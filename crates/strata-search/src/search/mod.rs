@@ -63,6 +63,8 @@ mod pruned_source;
 mod ranking;
 pub mod request;
 mod response;
+mod runtime_aggs;
+mod runtime_sort;
 pub mod scan_aggs;
 pub mod snapshot;
 pub mod sort;
@@ -283,6 +285,10 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
         None => (Vec::new(), None),
     };
     let mut geo_fruit = (!geo.is_empty()).then(|| geo_aggs::GeoCollector::new(geo.clone()).empty());
+    let (runtime, rest_aggs) =
+        runtime_aggs::split(rest_aggs, &req.scripted, first_mappings.as_ref())?;
+    let runtime = Arc::new(runtime);
+    let mut runtime_fruit = runtime_aggs::RuntimeAggsFruit::new(&runtime);
     let now = now_millis();
     let (agg_request, shapes, top_deferred, mut own) = match (&rest_aggs, indices.first()) {
         (Some(a), Some(first)) => {
@@ -329,9 +335,12 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
         )?;
         let mappings = index.mappings();
         req.scripted
-            .validate_usage(&mappings, &[req.aggs.as_ref().unwrap_or(&Value::Null)])?;
+            .validate_usage(&mappings, &[rest_aggs.as_ref().unwrap_or(&Value::Null)])?;
         for s in &req.sort {
-            s.validate(&mappings)?;
+            // A runtime field sorts unless a mapped field has its name.
+            if mappings.leaf(&s.field).is_some() || req.scripted.runtime_field(&s.field).is_none() {
+                s.validate(&mappings)?;
+            }
         }
         if let Some(values) = &req.search_after {
             sort::validate_search_after(&effective_sort, values, &mappings)?;
@@ -353,12 +362,20 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
         rank_by.push(if by_score && after.is_none() {
             None
         } else {
+            let mapped = per_index
+                .last()
+                .map_or_else(|| Arc::new(mappings.clone()), |f| Arc::clone(&f.mappings));
+            let runtime = effective_sort
+                .iter()
+                .map(|s| runtime_sort::RuntimeSort::of(&s.field, &req.scripted, &mapped))
+                .collect();
             Some(Arc::new(ranking::FieldRanking {
                 sort: effective_sort.clone(),
                 orders: Arc::clone(&descending),
                 mappings,
                 after: after.clone(),
                 track_scores: req.track_scores && !by_score,
+                runtime,
             }))
         });
         queries.push(q);
@@ -422,7 +439,12 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
             }));
         }
     }
-    if (want == 0 || ranked_apart) && agg_request.is_none() && geo.is_empty() && own.is_empty() {
+    if (want == 0 || ranked_apart)
+        && agg_request.is_none()
+        && geo.is_empty()
+        && own.is_empty()
+        && runtime.is_empty()
+    {
         // Only the count: tantivy counts without visiting documents where
         // it can.
         let parts: Vec<_> = owners
@@ -457,16 +479,28 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
                     DistributedAggregationCollector::from_aggs(a.clone(), ctx)
                 });
                 let geo = (!geo.is_empty()).then(|| geo_aggs::GeoCollector::new(geo.clone()));
+                let on_runtime = (!runtime.is_empty()).then(|| {
+                    runtime_aggs::RuntimeAggsCollector::new(
+                        Arc::clone(&runtime),
+                        Arc::clone(&per_index[i].mappings),
+                        req.memory.clone(),
+                    )
+                });
                 parallel::ShardSearch {
                     searcher: &per_index[i].searchers[s],
                     query: &*queries[i],
-                    collector: (Count, ranked, aggs, (geo, own.collector(i))),
+                    collector: (Count, ranked, aggs, (geo, own.collector(i), on_runtime)),
                 }
             })
             .collect();
         let fruits =
             parallel::collect_shards(&parts).map_err(|e| passes::agg_error(e, &req.memory))?;
-        for (&(i, s), (count, ranked, aggs, (geo, own_fruit))) in owners.iter().zip(fruits) {
+        for (&(i, s), (count, ranked, aggs, (geo, own_fruit, on_runtime))) in
+            owners.iter().zip(fruits)
+        {
+            if let Some(part) = on_runtime {
+                runtime_fruit.merge(part);
+            }
             total += count as u64;
             if let Some(ranked) = ranked {
                 best_score = match (best_score, ranked.best_score) {
@@ -559,6 +593,15 @@ fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Sear
             response["aggregations"] = json!({});
         }
         response["aggregations"][name] = result;
+    }
+    if !runtime.is_empty() {
+        let results = runtime_aggs::into_json(&runtime, runtime_fruit)?;
+        if !response["aggregations"].is_object() {
+            response["aggregations"] = json!({});
+        }
+        if let Value::Object(out) = &mut response["aggregations"] {
+            out.extend(results);
+        }
     }
     if let Some(fruit) = geo_fruit {
         if !response["aggregations"].is_object() {

@@ -47,6 +47,8 @@ pub(crate) struct RankedShard {
     pub hits: Vec<Ranked>,
     /// With `track_scores` and a field sort: the highest score seen.
     pub best_score: Option<Score>,
+    /// A runtime field's failure, which fails the search.
+    pub error: Option<tantivy::TantivyError>,
 }
 
 /// How documents are ranked.
@@ -71,6 +73,8 @@ pub(crate) struct FieldRanking {
     pub after: Option<Vec<SortValue>>,
     /// Compute scores and report the best one.
     pub track_scores: bool,
+    /// Per criterion: the runtime field it sorts on, if it does.
+    pub runtime: Vec<Option<super::runtime_sort::RuntimeSort>>,
 }
 
 impl FieldRanking {
@@ -135,7 +139,12 @@ impl Collector for Ranking {
                 let readers: Vec<ValueReader> = f
                     .sort
                     .iter()
-                    .map(|s| match ValueReader::open(s, &f.mappings, segment) {
+                    .enumerate()
+                    .map(|(n, s)| {
+                        let runtime = f.runtime.get(n).and_then(Option::as_ref);
+                        ValueReader::open_for(s, &f.mappings, segment, runtime)
+                    })
+                    .map(|reader| match reader {
                         ValueReader::ShardDoc(_) => {
                             ValueReader::ShardDoc(shard_doc_base(self.shard, segment_ord))
                         }
@@ -209,6 +218,9 @@ impl Collector for Ranking {
         let mut best_score: Option<Score> = None;
         let mut hits = Vec::new();
         for fruit in fruits {
+            if let Some(e) = fruit.error {
+                return Err(e);
+            }
             best_score = match (best_score, fruit.best_score) {
                 (Some(a), Some(b)) => Some(a.max(b)),
                 (a, b) => a.or(b),
@@ -217,7 +229,11 @@ impl Collector for Ranking {
         }
         hits.sort_by(|a, b| self.cmp(a, b));
         hits.truncate(self.limit);
-        Ok(RankedShard { hits, best_score })
+        Ok(RankedShard {
+            hits,
+            best_score,
+            error: None,
+        })
     }
 }
 
@@ -341,6 +357,7 @@ impl SegmentCollector for RankingSegment {
     fn harvest(self) -> RankedShard {
         let seg = self.segment_ord;
         let addr = |doc| DocAddress::new(seg, doc);
+        let mut error = None;
         let hits = match self.keys {
             Keys::Score(top) => top
                 .into_best(by_score)
@@ -360,7 +377,12 @@ impl SegmentCollector for RankingSegment {
                     addr: addr(doc),
                 })
                 .collect(),
-            Keys::Values { field, top, .. } => {
+            Keys::Values {
+                field,
+                top,
+                readers,
+            } => {
+                error = readers.iter().find_map(ValueReader::take_error);
                 let track = field.track_scores;
                 top.into_best(|a, b| rank_cmp(&a.0, &b.0, &field.orders))
                     .into_iter()
@@ -376,6 +398,7 @@ impl SegmentCollector for RankingSegment {
         RankedShard {
             hits,
             best_score: self.best_score,
+            error,
         }
     }
 }
@@ -438,6 +461,7 @@ mod tests {
                     mappings: mappings.clone(),
                     after: None,
                     track_scores: false,
+                    runtime: Vec::new(),
                 });
                 // Every document, ranked by a full sort of all values.
                 let all = searcher

@@ -181,6 +181,8 @@ pub enum ValueReader {
     Str(Option<tantivy::columnar::StrColumn>),
     /// The string column of an `ip` field (canonical address text).
     Ip(Option<tantivy::columnar::StrColumn>),
+    /// A runtime field, computed per document.
+    Runtime(Box<super::runtime_sort::RuntimeReader>),
     /// Another reader whose missing values sort as a given value.
     WithMissing(Box<ValueReader>, SortValue),
 }
@@ -188,10 +190,28 @@ pub enum ValueReader {
 impl ValueReader {
     /// Opens the reader of `field` in `segment`.
     pub fn open(field: &SortField, mappings: &Mappings, segment: &SegmentReader) -> ValueReader {
-        let reader = ValueReader::open_column(field, mappings, segment);
+        ValueReader::open_for(field, mappings, segment, None)
+    }
+
+    /// Opens the reader of `field` in `segment` (`runtime`: the runtime
+    /// field it names).
+    pub(crate) fn open_for(
+        field: &SortField,
+        mappings: &Mappings,
+        segment: &SegmentReader,
+        runtime: Option<&super::runtime_sort::RuntimeSort>,
+    ) -> ValueReader {
+        let (reader, numeric_runtime) = match runtime {
+            Some(r) => (
+                ValueReader::Runtime(Box::new(r.reader(segment, field.descending))),
+                r.numeric(),
+            ),
+            None => (ValueReader::open_column(field, mappings, segment), false),
+        };
         match &field.missing {
             Missing::Value(v) => {
-                let numeric = matches!(reader, ValueReader::Int(_) | ValueReader::Bool(_));
+                let numeric =
+                    numeric_runtime || matches!(reader, ValueReader::Int(_) | ValueReader::Bool(_));
                 let value = match (v, numeric) {
                     (Value::String(s), true) => s
                         .trim()
@@ -261,6 +281,7 @@ impl ValueReader {
             ValueReader::Score => SortValue::Float(f64::from(score)),
             ValueReader::Doc => SortValue::Int(i64::from(doc)),
             ValueReader::ShardDoc(base) => SortValue::Int(base + i64::from(doc)),
+            ValueReader::Runtime(r) => r.value(doc),
             ValueReader::Int(c) => c
                 .as_ref()
                 .and_then(|c| c.first(doc))
@@ -292,6 +313,15 @@ fn first_str(column: Option<&tantivy::columnar::StrColumn>, doc: DocId) -> Optio
 }
 
 impl ValueReader {
+    /// The error a runtime field's script met, taken.
+    pub fn take_error(&self) -> Option<tantivy::TantivyError> {
+        match self {
+            ValueReader::Runtime(r) => r.take_error(),
+            ValueReader::WithMissing(inner, _) => inner.take_error(),
+            _ => None,
+        }
+    }
+
     /// Whether [`ValueReader::rank_key`] can rank this reader's values:
     /// a numeric column, a boolean column or the document id, with
     /// missing values first or last (not sorted as a given value).

@@ -89,6 +89,7 @@ pub(super) fn collect(
     Ok(Some(RankedShard {
         hits,
         best_score: None,
+        error: None,
     }))
 }
 

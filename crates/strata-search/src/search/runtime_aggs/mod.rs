@@ -1,0 +1,317 @@
+//! Aggregations on runtime fields (the request's `runtime_mappings` and
+//! the mapping's `runtime` section): `terms`, `histogram`, `range`,
+//! `avg`, `sum`, `min`, `max`, `stats`, `value_count` and `cardinality`
+//! at the top level of `aggs`. [`split`] takes them out of the request
+//! before the rest goes to tantivy; `collector` runs each field's script
+//! once per matching document, as Elasticsearch computes runtime fields,
+//! and keeps exact counts (every shard's partial result merges exactly);
+//! `render` gives Elasticsearch's response shapes.
+//!
+//! A sub-aggregation below one of them, or another aggregation kind on a
+//! runtime field, is a 400 (`ScriptedFields::validate_usage`).
+
+mod collector;
+mod render;
+
+pub(super) use collector::{RuntimeAggsCollector, RuntimeAggsFruit};
+pub(super) use render::into_json;
+
+use serde_json::{Map, Value};
+
+use crate::error::{Result, SearchError};
+use crate::mapping::Mappings;
+use crate::script::fields::{RuntimeType, ScriptedFields};
+use crate::script::Compiled;
+
+/// What one aggregation computes.
+#[derive(Debug, Clone)]
+pub(super) enum Kind {
+    /// `terms`: documents per value.
+    Terms {
+        size: usize,
+        min_doc_count: u64,
+        order: Order,
+    },
+    /// `histogram`: documents per `interval`-wide bucket.
+    Histogram {
+        interval: f64,
+        offset: f64,
+        min_doc_count: u64,
+    },
+    /// `range`: documents per range, `from` inclusive, `to` exclusive,
+    /// in Elasticsearch's order (by `from`, then `to`).
+    Range(Vec<Bucket>),
+    /// A single- or multi-value metric.
+    Metric(Metric),
+    /// `cardinality`: distinct values (exact).
+    Cardinality,
+}
+
+/// The metric aggregations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Metric {
+    Avg,
+    Sum,
+    Min,
+    Max,
+    Stats,
+    ValueCount,
+}
+
+/// The order of `terms` buckets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Order {
+    CountDesc,
+    CountAsc,
+    KeyAsc,
+    KeyDesc,
+}
+
+/// One range of a `range` aggregation.
+#[derive(Debug, Clone)]
+pub(super) struct Bucket {
+    pub key: Option<String>,
+    pub from: Option<f64>,
+    pub to: Option<f64>,
+}
+
+/// One aggregation on a runtime field.
+#[derive(Debug, Clone)]
+pub(super) struct RuntimeAgg {
+    pub name: String,
+    pub field: String,
+    pub ty: RuntimeType,
+    pub script: Compiled,
+    pub kind: Kind,
+}
+
+const KINDS: [&str; 10] = [
+    "terms",
+    "histogram",
+    "range",
+    "avg",
+    "sum",
+    "min",
+    "max",
+    "stats",
+    "value_count",
+    "cardinality",
+];
+
+/// Takes the top-level aggregations on runtime fields out of `aggs`;
+/// returns them and the rest. `mappings` (the first index's) decides
+/// what is a mapped field: a mapped field of the same name wins.
+pub(super) fn split(
+    aggs: Option<Value>,
+    scripted: &ScriptedFields,
+    mappings: Option<&Mappings>,
+) -> Result<(Vec<RuntimeAgg>, Option<Value>)> {
+    let Some(Value::Object(obj)) = aggs else {
+        return Ok((Vec::new(), aggs));
+    };
+    let mut found = Vec::new();
+    let mut rest = Map::new();
+    for (name, body) in obj {
+        match parse(&name, &body, scripted, mappings)? {
+            Some(agg) => found.push(agg),
+            None => {
+                rest.insert(name, body);
+            }
+        }
+    }
+    Ok((found, (!rest.is_empty()).then_some(Value::Object(rest))))
+}
+
+fn parse(
+    name: &str,
+    body: &Value,
+    scripted: &ScriptedFields,
+    mappings: Option<&Mappings>,
+) -> Result<Option<RuntimeAgg>> {
+    let Some(obj) = body.as_object() else {
+        return Ok(None);
+    };
+    let Some((kind, params)) = obj.iter().find(|(k, _)| KINDS.contains(&k.as_str())) else {
+        return Ok(None);
+    };
+    let Some(field) = params.get("field").and_then(Value::as_str) else {
+        return Ok(None);
+    };
+    if mappings.is_some_and(|m| m.leaf(field).is_some()) {
+        return Ok(None);
+    }
+    let Some((ty, script)) = scripted.runtime_field(field) else {
+        return Ok(None);
+    };
+    if obj.contains_key("aggs") || obj.contains_key("aggregations") {
+        return Err(SearchError::illegal(format!(
+            "aggregation [{name}] on runtime field [{field}] cannot have sub-aggregations on this server"
+        )));
+    }
+    if let Some(other) = obj
+        .keys()
+        .find(|k| k.as_str() != kind && k.as_str() != "meta")
+    {
+        return Err(SearchError::parsing(format!(
+            "Expected [START_OBJECT] under [{other}], but got a [FIELD_NAME] in [{name}]"
+        )));
+    }
+    let params = params
+        .as_object()
+        .ok_or_else(|| SearchError::parsing(format!("[{kind}] must be an object")))?;
+    let numeric = matches!(ty, RuntimeType::Long | RuntimeType::Double);
+    let supported = match kind.as_str() {
+        "histogram" | "range" => numeric,
+        "avg" | "sum" | "min" | "max" | "stats" => numeric || ty == RuntimeType::Date,
+        _ => true,
+    };
+    if !supported {
+        return Err(SearchError::illegal(format!(
+            "Field [{field}] of type [{}] is not supported for aggregation [{kind}]",
+            ty.name()
+        )));
+    }
+    let allowed: &[&str] = match kind.as_str() {
+        "terms" => &["field", "size", "min_doc_count", "order", "shard_size"],
+        "histogram" => &["field", "interval", "offset", "min_doc_count"],
+        "range" => &["field", "ranges"],
+        "cardinality" => &["field", "precision_threshold"],
+        _ => &["field"],
+    };
+    if let Some(k) = params.keys().find(|k| !allowed.contains(&k.as_str())) {
+        return Err(SearchError::parsing(format!(
+            "[{kind}] unknown field [{k}] (on runtime field [{field}])"
+        )));
+    }
+    let count = |key: &str, default: u64| -> Result<u64> {
+        match params.get(key) {
+            None => Ok(default),
+            Some(v) => v.as_u64().ok_or_else(|| {
+                SearchError::parsing(format!("[{kind}] [{key}] must be a non-negative integer"))
+            }),
+        }
+    };
+    let number = |key: &str| -> Result<Option<f64>> {
+        match params.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => v
+                .as_f64()
+                .map(Some)
+                .ok_or_else(|| SearchError::parsing(format!("[{kind}] [{key}] must be a number"))),
+        }
+    };
+    let kind_of = match kind.as_str() {
+        "terms" => {
+            let size = count("size", 10)?;
+            if size == 0 {
+                return Err(SearchError::illegal(format!(
+                    "[size] must be greater than 0. Found [0] in [{name}]"
+                )));
+            }
+            count("shard_size", 0)?;
+            let min_doc_count = count("min_doc_count", 1)?;
+            if min_doc_count == 0 {
+                return Err(SearchError::illegal(format!(
+                    "[min_doc_count] of 0 on runtime field [{field}] is not supported by this server"
+                )));
+            }
+            Kind::Terms {
+                size: size.min(u64::from(u32::MAX)) as usize,
+                min_doc_count,
+                order: parse_order(params.get("order"))?,
+            }
+        }
+        "histogram" => {
+            let interval = number("interval")?.ok_or_else(|| {
+                SearchError::illegal(format!(
+                    "[interval] must be >0 for histogram aggregation [{name}]"
+                ))
+            })?;
+            if interval.is_nan() || interval <= 0.0 || !interval.is_finite() {
+                return Err(SearchError::illegal(format!(
+                    "[interval] must be >0 for histogram aggregation [{name}]"
+                )));
+            }
+            Kind::Histogram {
+                interval,
+                offset: number("offset")?.unwrap_or(0.0),
+                min_doc_count: count("min_doc_count", 0)?,
+            }
+        }
+        "range" => {
+            let ranges = params
+                .get("ranges")
+                .and_then(Value::as_array)
+                .filter(|r| !r.is_empty())
+                .ok_or_else(|| {
+                    SearchError::illegal(format!(
+                        "No [ranges] specified for the [{name}] aggregation"
+                    ))
+                })?;
+            let mut out = Vec::with_capacity(ranges.len());
+            for r in ranges {
+                let bound = |k: &str| -> Result<Option<f64>> {
+                    match r.get(k) {
+                        None | Some(Value::Null) => Ok(None),
+                        Some(Value::String(s)) => s.trim().parse().map(Some).map_err(|_| {
+                            SearchError::parsing(format!("[range] [{k}] [{s}] is not a number"))
+                        }),
+                        Some(v) => v.as_f64().map(Some).ok_or_else(|| {
+                            SearchError::parsing(format!("[range] [{k}] must be a number"))
+                        }),
+                    }
+                };
+                out.push(Bucket {
+                    key: r.get("key").and_then(Value::as_str).map(str::to_string),
+                    from: bound("from")?,
+                    to: bound("to")?,
+                });
+            }
+            out.sort_by(|a, b| {
+                let lo = |x: &Bucket| x.from.unwrap_or(f64::NEG_INFINITY);
+                let hi = |x: &Bucket| x.to.unwrap_or(f64::INFINITY);
+                lo(a).total_cmp(&lo(b)).then(hi(a).total_cmp(&hi(b)))
+            });
+            Kind::Range(out)
+        }
+        "avg" => Kind::Metric(Metric::Avg),
+        "sum" => Kind::Metric(Metric::Sum),
+        "min" => Kind::Metric(Metric::Min),
+        "max" => Kind::Metric(Metric::Max),
+        "stats" => Kind::Metric(Metric::Stats),
+        "value_count" => Kind::Metric(Metric::ValueCount),
+        _ => {
+            count("precision_threshold", 0)?;
+            Kind::Cardinality
+        }
+    };
+    Ok(Some(RuntimeAgg {
+        name: name.to_string(),
+        field: field.to_string(),
+        ty,
+        script: script.clone(),
+        kind: kind_of,
+    }))
+}
+
+/// A `terms` `order`: `{"_count"|"_key": "asc"|"desc"}`, or a list of one.
+fn parse_order(v: Option<&Value>) -> Result<Order> {
+    let v = match v {
+        None => return Ok(Order::CountDesc),
+        Some(Value::Array(items)) if items.len() == 1 => &items[0],
+        Some(v) => v,
+    };
+    let pair = v
+        .as_object()
+        .filter(|o| o.len() == 1)
+        .and_then(|o| o.iter().next());
+    match pair.map(|(k, d)| (k.as_str(), d.as_str())) {
+        Some(("_count", Some("desc"))) => Ok(Order::CountDesc),
+        Some(("_count", Some("asc"))) => Ok(Order::CountAsc),
+        Some(("_key", Some("asc"))) => Ok(Order::KeyAsc),
+        Some(("_key", Some("desc"))) => Ok(Order::KeyDesc),
+        _ => Err(SearchError::illegal(format!(
+            "terms order [{v}] on a runtime field: only _count or _key, asc or desc, are supported by this server"
+        ))),
+    }
+}
