@@ -9,7 +9,7 @@
 //! records start at the restart after one). Strata's eviction is not LFU,
 //! so `FREQ` answers Redis's error for a non-LFU policy.
 
-use strata_kv::large::is_head;
+use strata_kv::large::{is_head, is_list_head};
 use strata_kv::{Store, ValueKind};
 
 use crate::args::Args;
@@ -79,6 +79,11 @@ pub fn object<S: Store>(
                 // A large hash: Redis's hashtable (chunk records).
                 ValueKind::Hash => match ctx.store.peek(key, |item| is_head(item.value)) {
                     Some(true) => "hashtable",
+                    _ => "listpack",
+                },
+                // A large list: Redis's quicklist (chunk records).
+                ValueKind::List => match ctx.store.peek(key, |item| is_list_head(item.value)) {
+                    Some(true) => "quicklist",
                     _ => "listpack",
                 },
                 ValueKind::Set => {
