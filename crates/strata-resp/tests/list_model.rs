@@ -340,7 +340,8 @@ fn lists_match_a_model_across_both_encodings() {
         assert!(round < 29 || longest > Some(150), "{longest:?}");
     }
     // Some lists span several chunks.
-    assert!(server.keyspace.chunk_census().chunks > 8);
+    let census = server.keyspace.chunk_census();
+    assert!(census.chunks > 3, "{census:?}");
     // FLUSHALL and expiry take chunks with their list.
     c.cmd(&["FLUSHALL"]);
     assert_eq!(server.keyspace.chunk_census().chunks, 0);
