@@ -217,8 +217,7 @@ mod tests {
                             count: has,
                         };
                         let mut got: Vec<u32> = old.without(Some(new)).collect();
-                        let mut want: Vec<u32> =
-                            old.numbers().filter(|&n| !new.holds(n)).collect();
+                        let mut want: Vec<u32> = old.numbers().filter(|&n| !new.holds(n)).collect();
                         got.sort_unstable();
                         want.sort_unstable();
                         assert_eq!(got, want, "{old:?} -> {new:?}");

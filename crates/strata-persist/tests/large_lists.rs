@@ -20,8 +20,12 @@ use strata_persist::Durability;
 type Model = BTreeMap<Vec<u8>, VecDeque<Vec<u8>>>;
 
 fn element(rng: &mut SmallRng) -> Vec<u8> {
-    format!("element:{:06}:{}", rng.gen_range(0..1_000_000), "y".repeat(rng.gen_range(0..40)))
-        .into_bytes()
+    format!(
+        "element:{:06}:{}",
+        rng.gen_range(0..1_000_000),
+        "y".repeat(rng.gen_range(0..40))
+    )
+    .into_bytes()
 }
 
 /// One edit of `key`: pushes and pops at random ends and changes an
@@ -75,12 +79,11 @@ fn check(w: &World, model: &Model) {
     let mut store = w.ks.store();
     assert_eq!(store.len(), model.len() as u64);
     for (key, want) in model {
-        let got = store
-            .read_large(key, |read| {
-                let mut deque = Deque::open(read).unwrap().expect("a large list");
-                let n = deque.len();
-                deque.range(0, n - 1).unwrap()
-            });
+        let got = store.read_large(key, |read| {
+            let mut deque = Deque::open(read).unwrap().expect("a large list");
+            let n = deque.len();
+            deque.range(0, n - 1).unwrap()
+        });
         let want: Vec<Vec<u8>> = want.iter().cloned().collect();
         assert_eq!(got, want, "{}", String::from_utf8_lossy(key));
     }

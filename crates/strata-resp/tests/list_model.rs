@@ -91,7 +91,15 @@ fn step(c: &mut Client, m: &mut Model, rng: &mut SmallRng) {
             } else {
                 let list = m.list(&key);
                 for e in es.iter().cloned() {
-                    push_end(list, if cmd.starts_with('L') { "LEFT" } else { "RIGHT" }, e);
+                    push_end(
+                        list,
+                        if cmd.starts_with('L') {
+                            "LEFT"
+                        } else {
+                            "RIGHT"
+                        },
+                        e,
+                    );
                 }
                 assert_eq!(reply, list.len() as i64, "{args:?}");
             }
@@ -156,7 +164,11 @@ fn step(c: &mut Client, m: &mut Model, rng: &mut SmallRng) {
             let reply = int(&c.cmd(&["LREM", &key, &count.to_string(), &target]));
             let mut removed = 0;
             if let Some((l, _)) = m.lists.get_mut(&key) {
-                let limit = if count == 0 { usize::MAX } else { count.unsigned_abs() as usize };
+                let limit = if count == 0 {
+                    usize::MAX
+                } else {
+                    count.unsigned_abs() as usize
+                };
                 let mut order: Vec<usize> = (0..l.len()).collect();
                 if count < 0 {
                     order.reverse();
@@ -182,8 +194,16 @@ fn step(c: &mut Client, m: &mut Model, rng: &mut SmallRng) {
                 Value::ok()
             );
             if let Some((l, _)) = m.lists.get_mut(&key) {
-                let s = if start < 0 { (len + start).max(0) } else { start };
-                let e = if stop < 0 { len + stop } else { stop.min(len - 1) };
+                let s = if start < 0 {
+                    (len + start).max(0)
+                } else {
+                    start
+                };
+                let e = if stop < 0 {
+                    len + stop
+                } else {
+                    stop.min(len - 1)
+                };
                 if s > e || s >= len {
                     l.clear();
                 } else {
@@ -208,7 +228,10 @@ fn step(c: &mut Client, m: &mut Model, rng: &mut SmallRng) {
                     return m.after_write();
                 }
             };
-            let moved = m.lists.get_mut(&key).and_then(|(l, _)| pop_end(l, from_end));
+            let moved = m
+                .lists
+                .get_mut(&key)
+                .and_then(|(l, _)| pop_end(l, from_end));
             assert_eq!(text(&reply), moved.clone());
             if let Some(e) = moved {
                 push_end(m.list(&to), to_end, e);
@@ -288,7 +311,10 @@ fn check(c: &mut Client, m: &Model, server: &common::Server, rng: &mut SmallRng)
             let i = rng.gen_range(-len - 2..len + 2);
             let want = index(i, list.len()).map(|at| list[at].clone());
             assert_eq!(text(&c.cmd(&["LINDEX", &key, &i.to_string()])), want);
-            let (s, e) = (rng.gen_range(-len - 2..len + 2), rng.gen_range(-len - 2..len + 2));
+            let (s, e) = (
+                rng.gen_range(-len - 2..len + 2),
+                rng.gen_range(-len - 2..len + 2),
+            );
             let got = strings(&c.cmd(&["LRANGE", &key, &s.to_string(), &e.to_string()]));
             let from = if s < 0 { (len + s).max(0) } else { s };
             let to = if e < 0 { len + e } else { e.min(len - 1) };
@@ -305,15 +331,24 @@ fn check(c: &mut Client, m: &Model, server: &common::Server, rng: &mut SmallRng)
             .collect();
         let first = hits.first().map(|&i| Value::Int(i)).unwrap_or(Value::Null);
         assert_eq!(c.cmd(&["LPOS", &key, &target]), first);
-        let got: Vec<i64> = c.cmd(&["LPOS", &key, &target, "RANK", "-1", "COUNT", "0"])
+        let got: Vec<i64> = c
+            .cmd(&["LPOS", &key, &target, "RANK", "-1", "COUNT", "0"])
             .array()
             .iter()
             .map(int)
             .collect();
         let want: Vec<i64> = hits.iter().rev().copied().collect();
         assert_eq!(got, want);
-        let got = c.cmd(&["LPOS", &key, &target, "RANK", "2", "COUNT", "2", "MAXLEN", "50"]);
-        let want: Vec<i64> = hits.iter().skip(1).take(2).copied().filter(|&i| i < 50).collect();
+        let got = c.cmd(&[
+            "LPOS", &key, &target, "RANK", "2", "COUNT", "2", "MAXLEN", "50",
+        ]);
+        let want: Vec<i64> = hits
+            .iter()
+            .skip(1)
+            .take(2)
+            .copied()
+            .filter(|&i| i < 50)
+            .collect();
         assert_eq!(got.array().iter().map(int).collect::<Vec<_>>(), want);
     }
     let census = server.keyspace.chunk_census();
@@ -364,10 +399,16 @@ fn byte_limits_convert_and_a_large_list_empties_to_nothing() {
     let big = "x".repeat(1000);
     for i in 1..=8 {
         assert_eq!(int(&c.cmd(&["RPUSH", "q", &big])), i);
-        assert_eq!(text(&c.cmd(&["OBJECT", "ENCODING", "q"])).unwrap(), "listpack");
+        assert_eq!(
+            text(&c.cmd(&["OBJECT", "ENCODING", "q"])).unwrap(),
+            "listpack"
+        );
     }
     c.cmd(&["RPUSH", "q", &big]);
-    assert_eq!(text(&c.cmd(&["OBJECT", "ENCODING", "q"])).unwrap(), "quicklist");
+    assert_eq!(
+        text(&c.cmd(&["OBJECT", "ENCODING", "q"])).unwrap(),
+        "quicklist"
+    );
     assert!(server.keyspace.chunk_census().chunks >= 4);
     assert_eq!(strings(&c.cmd(&["LPOP", "q", "100"])).len(), 9);
     assert_eq!(int(&c.cmd(&["EXISTS", "q"])), 0);
@@ -397,7 +438,10 @@ fn bad_input_gets_errors_on_both_encodings() {
         assert_eq!(reply, Value::Error("ERR index out of range".into()));
         let reply = c.cmd(&["LPOP", key, "-1"]);
         assert!(matches!(reply, Value::Error(_)), "{reply:?}");
-        assert!(matches!(c.cmd(&["LPOS", key, "a", "RANK", &min]), Value::Error(_)));
+        assert!(matches!(
+            c.cmd(&["LPOS", key, "a", "RANK", &min]),
+            Value::Error(_)
+        ));
         let reply = c.cmd(&["LPOS", key, "a", "MAXLEN", &max, "COUNT", &max]);
         assert_eq!(reply.array(), &[Value::Int(0)]);
         assert_eq!(int(&c.cmd(&["LREM", key, &min, "zz"])), 0);
@@ -418,13 +462,19 @@ fn bad_input_gets_errors_on_both_encodings() {
         vec!["LMOVE", "s", "d", "LEFT", "LEFT"],
     ] {
         let reply = c.cmd(&cmd);
-        assert!(matches!(&reply, Value::Error(e) if e.starts_with("WRONGTYPE")), "{cmd:?}");
+        assert!(
+            matches!(&reply, Value::Error(e) if e.starts_with("WRONGTYPE")),
+            "{cmd:?}"
+        );
     }
     c.cmd(&["RPUSH", "large", "a", "b", "c", "d"]);
     let reply = c.cmd(&["LMOVE", "large", "s", "LEFT", "LEFT"]);
     assert!(matches!(&reply, Value::Error(e) if e.starts_with("WRONGTYPE")));
     assert_eq!(int(&c.cmd(&["LLEN", "large"])), 4, "nothing popped");
-    assert_eq!(c.cmd(&["LMOVE", "missing", "s", "LEFT", "LEFT"]), Value::Null);
+    assert_eq!(
+        c.cmd(&["LMOVE", "missing", "s", "LEFT", "LEFT"]),
+        Value::Null
+    );
     assert_eq!(server.keyspace.chunk_census().orphans, 0);
 }
 

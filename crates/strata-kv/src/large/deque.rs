@@ -157,18 +157,24 @@ impl<'a, E: ChunkSource> Deque<'a, E> {
     }
 
     fn load(&mut self, pos: u32) -> Result<&mut Chunk, KvError> {
+        use std::collections::hash_map::Entry;
         let number = self.meta.ring.number(pos);
-        if !self.chunks.contains_key(&number) {
-            let value = self.edit.chunk(number)?.ok_or_else(|| damaged("chunk is missing"))?;
-            let decoded = collection::decode(&value).ok_or_else(|| damaged("chunk is damaged"))?;
-            let chunk = Chunk {
-                bytes: decoded.iter().map(|e| packed(e)).sum(),
-                elements: decoded.into_iter().map(<[u8]>::to_vec).collect(),
-                dirty: false,
-            };
-            self.chunks.insert(number, chunk);
+        match self.chunks.entry(number) {
+            Entry::Occupied(loaded) => Ok(loaded.into_mut()),
+            Entry::Vacant(slot) => {
+                let value = self
+                    .edit
+                    .chunk(number)?
+                    .ok_or_else(|| damaged("chunk is missing"))?;
+                let decoded =
+                    collection::decode(&value).ok_or_else(|| damaged("chunk is damaged"))?;
+                Ok(slot.insert(Chunk {
+                    bytes: decoded.iter().map(|e| packed(e)).sum(),
+                    elements: decoded.into_iter().map(<[u8]>::to_vec).collect(),
+                    dirty: false,
+                }))
+            }
         }
-        Ok(self.chunks.get_mut(&number).expect("loaded above"))
     }
 
     /// The chunk position and the offset in it of element `i` (< len),
@@ -391,7 +397,9 @@ impl<'a, E: ChunkSource> Deque<'a, E> {
                 continue;
             };
             let size = packed(element);
-            chunk.elements.insert(at + usize::from(after), element.to_vec());
+            chunk
+                .elements
+                .insert(at + usize::from(after), element.to_vec());
             chunk.bytes += size;
             chunk.dirty = true;
             let oversized = chunk.bytes > 2 * TARGET_CHUNK && chunk.elements.len() > 1;

@@ -149,7 +149,9 @@ impl List<'_, '_> {
         }
         match self {
             List::Packed(p) => {
-                let n = usize::try_from(n).unwrap_or(usize::MAX).min(p.elements.len());
+                let n = usize::try_from(n)
+                    .unwrap_or(usize::MAX)
+                    .min(p.elements.len());
                 match end {
                     End::Left => drop(p.elements.drain(..n)),
                     End::Right => p.elements.truncate(p.elements.len() - n),

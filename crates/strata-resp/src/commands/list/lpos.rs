@@ -42,7 +42,11 @@ pub fn lpos<S: Store>(
     }
     let matches = read(ctx.store, args.get(1), |list| {
         let len = list.len();
-        let look = if maxlen == 0 { len } else { (maxlen as u64).min(len) };
+        let look = if maxlen == 0 {
+            len
+        } else {
+            (maxlen as u64).min(len)
+        };
         let want = match count {
             Some(0) => usize::MAX,
             Some(n) => n,

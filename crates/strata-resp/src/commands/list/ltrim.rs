@@ -3,8 +3,8 @@
 use strata_kv::Store;
 
 use super::either::edit;
-use super::End;
 use super::range;
+use super::End;
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::number::parse_i64;

@@ -12,6 +12,10 @@ use crate::reply::{CollectionError, RespError};
 pub trait ListRead {
     /// Elements held.
     fn len(&self) -> u64;
+    /// True when nothing is held.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     /// Elements `start..=stop` (`stop` < len).
     fn range(&mut self, start: u64, stop: u64) -> Result<Vec<Vec<u8>>, RespError>;
     /// Calls `f` with each element's index and bytes, from the front (or
