@@ -9,7 +9,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::keyspace::Keyspace;
 use crate::shard::room::CompactionStep;
@@ -22,6 +22,14 @@ const EXPIRE_SEGMENTS_PER_PASS: usize = 4;
 const COMPACT_BELOW_LIVE: f64 = 0.75;
 /// Segments compacted per shard in one pass.
 const COMPACTIONS_PER_PASS: usize = 2;
+/// A shard whose memory as a whole is less live than this keeps compacting
+/// past `COMPACTIONS_PER_PASS` (catch-up): a large collection's rewritten
+/// chunks (or a bulk overwrite) make garbage far faster than two segments
+/// per pass reclaim, and the memory would stay held for tens of seconds.
+const CATCH_UP_BELOW_LIVE: f64 = 0.6;
+/// Time one pass may spend catching up, over all shards: at most a quarter
+/// of a core at the pass interval (Redis's active defrag takes up to 25%).
+const CATCH_UP_BUDGET: Duration = Duration::from_millis(25);
 /// Records examined per compaction step, i.e. per hold of a shard's lock
 /// (a few hundred microseconds at most).
 const RECORDS_PER_STEP: usize = 512;
@@ -48,6 +56,7 @@ impl Keyspace {
     /// Runs one maintenance pass over every shard. The background thread
     /// calls this; tests call it directly after moving a manual clock.
     pub fn run_maintenance(&self) -> PassReport {
+        let started = Instant::now();
         self.run_due_flush();
         let mut report = PassReport::default();
         for i in 0..self.shard_count() {
@@ -83,7 +92,9 @@ impl Keyspace {
                     CompactionStep::Progress => {}
                     CompactionStep::Finished => {
                         finished += 1;
-                        if finished == COMPACTIONS_PER_PASS {
+                        let catch_up = started.elapsed() < CATCH_UP_BUDGET
+                            && shard.read().behind_on_compaction(CATCH_UP_BELOW_LIVE);
+                        if finished >= COMPACTIONS_PER_PASS && !catch_up {
                             break;
                         }
                     }

@@ -9,6 +9,9 @@
 //!   `set-max-intset-entries` of them (Redis's intset), or at most
 //!   `set-max-listpack-entries` members none longer than
 //!   `set-max-listpack-value` bytes (Redis 7.2's listpack);
+//! - a sorted set is converted when it gets more than
+//!   `zset-max-listpack-entries` members or a member longer than
+//!   `zset-max-listpack-value` bytes;
 //! - a list is converted when it passes `list-max-listpack-size`: a
 //!   negative value -1..-5 limits its packed bytes to 4, 8, 16, 32 or 64
 //!   KiB (below -5 as -5), a positive one its elements (0 as 1; and its
@@ -31,17 +34,23 @@ pub enum Threshold {
     SetEntries,
     /// `set-max-listpack-value`.
     SetValue,
+    /// `zset-max-listpack-entries`.
+    ZsetEntries,
+    /// `zset-max-listpack-value`.
+    ZsetValue,
     /// `list-max-listpack-size` (signed, stored as its two's complement).
     ListSize,
 }
 
 /// Every threshold with its `CONFIG` name and Redis's default.
-const THRESHOLDS: [(Threshold, &str, u64); 6] = [
+const THRESHOLDS: [(Threshold, &str, u64); 8] = [
     (Threshold::HashEntries, "hash-max-listpack-entries", 128),
     (Threshold::HashValue, "hash-max-listpack-value", 64),
     (Threshold::SetIntsetEntries, "set-max-intset-entries", 512),
     (Threshold::SetEntries, "set-max-listpack-entries", 128),
     (Threshold::SetValue, "set-max-listpack-value", 64),
+    (Threshold::ZsetEntries, "zset-max-listpack-entries", 128),
+    (Threshold::ZsetValue, "zset-max-listpack-value", 64),
     (Threshold::ListSize, "list-max-listpack-size", -2i64 as u64),
 ];
 
@@ -206,6 +215,15 @@ impl Encodings {
             entries: self.get(Threshold::SetEntries),
             value: self.get(Threshold::SetValue),
             integers: self.get(Threshold::SetIntsetEntries),
+        }
+    }
+
+    /// `zset-max-listpack-entries` and `zset-max-listpack-value`.
+    pub fn zset(&self) -> PackedLimits {
+        PackedLimits {
+            entries: self.get(Threshold::ZsetEntries),
+            value: self.get(Threshold::ZsetValue),
+            integers: 0,
         }
     }
 }

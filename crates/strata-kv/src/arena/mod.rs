@@ -289,6 +289,21 @@ impl Arena {
         }
     }
 
+    /// Live bytes over written bytes across all segments (1.0 when empty):
+    /// how much of the arena's memory is garbage awaiting compaction.
+    pub fn live_fraction(&self) -> f64 {
+        let live: usize = self
+            .fifo
+            .iter()
+            .map(|&id| self.segment(id).live_bytes())
+            .sum();
+        if self.written == 0 {
+            1.0
+        } else {
+            live as f64 / self.written as f64
+        }
+    }
+
     /// (written, live, capacity, earliest expiry) of a segment.
     pub fn usage(&self, id: u32) -> (usize, usize, usize, u64) {
         let s = self.segment(id);

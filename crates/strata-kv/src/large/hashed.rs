@@ -47,7 +47,8 @@ impl Shape {
     /// The shape of a hashed collection of `kind`.
     pub fn of(kind: ValueKind) -> Self {
         match kind {
-            ValueKind::Hash => Shape::Pairs,
+            // A sorted set's buckets map members to their 8-byte scores.
+            ValueKind::Hash | ValueKind::SortedSet => Shape::Pairs,
             _ => Shape::Members,
         }
     }
@@ -93,7 +94,12 @@ impl<'a, E: ChunkSource> Hashed<'a, E> {
         Ok(Some(Self::with(edit, kind, meta, current.expires_at)))
     }
 
-    fn with(edit: &'a mut E, kind: ValueKind, meta: Meta, expires_at: Option<u64>) -> Self {
+    pub(crate) fn with(
+        edit: &'a mut E,
+        kind: ValueKind,
+        meta: Meta,
+        expires_at: Option<u64>,
+    ) -> Self {
         Self {
             edit,
             kind,
@@ -128,6 +134,22 @@ impl<'a, E: ChunkSource> Hashed<'a, E> {
     /// The key's expiry.
     pub fn expires_at(&self) -> Option<u64> {
         self.expires_at
+    }
+
+    /// The linear-hashing state (for a collection that keeps more in its
+    /// head, `large::sorted`).
+    pub(crate) fn meta(&self) -> &Meta {
+        &self.meta
+    }
+
+    /// The view the buckets are read through.
+    pub(crate) fn source(&self) -> &E {
+        self.edit
+    }
+
+    /// The view, for writes.
+    pub(crate) fn source_mut(&mut self) -> &mut E {
+        self.edit
     }
 
     fn hash(&self, element: &[u8]) -> u64 {
@@ -317,24 +339,38 @@ impl<'a, 's> Hashed<'a, LargeEdit<'s>> {
 
     /// Writes the changed buckets and the head; deletes the key when the
     /// collection became empty (Redis keeps no empty collection).
-    pub fn finish(self) -> Result<(), KvError> {
+    pub fn finish(mut self) -> Result<(), KvError> {
         if self.meta.count == 0 {
             if self.head_dirty {
                 self.edit.delete()?;
             }
             return Ok(());
         }
-        let mut changed: Vec<(u32, Bucket)> =
-            self.buckets.into_iter().filter(|(_, b)| b.dirty).collect();
-        changed.sort_unstable_by_key(|(n, _)| *n);
-        for (n, bucket) in &changed {
-            let value = collection::encode(bucket.elements.iter().map(Vec::as_slice));
-            self.edit.put_chunk(*n, self.kind, &value)?;
-        }
+        self.write_buckets()?;
         if self.head_dirty {
             let chunks = self.meta.buckets();
             self.edit
                 .put_head(self.kind, chunks, &self.meta.encode(), self.expires_at)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the buckets changed so far (the head is the caller's).
+    pub(crate) fn write_buckets(&mut self) -> Result<(), KvError> {
+        let mut changed: Vec<u32> = self
+            .buckets
+            .iter()
+            .filter(|(_, b)| b.dirty)
+            .map(|(n, _)| *n)
+            .collect();
+        changed.sort_unstable();
+        for n in changed {
+            let Some(bucket) = self.buckets.get_mut(&n) else {
+                continue;
+            };
+            bucket.dirty = false;
+            let value = collection::encode(bucket.elements.iter().map(Vec::as_slice));
+            self.edit.put_chunk(n, self.kind, &value)?;
         }
         Ok(())
     }

@@ -31,7 +31,7 @@ pub fn is_head(value: &[u8]) -> bool {
     value.starts_with(&MAGIC)
 }
 
-fn push_varint(buf: &mut Vec<u8>, mut v: u64) {
+pub(crate) fn push_varint(buf: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         buf.push((v as u8) | 0x80);
         v >>= 7;
@@ -86,6 +86,13 @@ impl Meta {
 
     /// `None` if `value` is not a head this build reads.
     pub fn decode(value: &[u8]) -> Option<Self> {
+        let (meta, used) = Self::decode_prefix(value)?;
+        (used == value.len()).then_some(meta)
+    }
+
+    /// The state at the start of `value` and the bytes it took (a sorted
+    /// set's head keeps more after it).
+    pub fn decode_prefix(value: &[u8]) -> Option<(Self, usize)> {
         let rest = value.strip_prefix(&MAGIC)?;
         let seed = u64::from_le_bytes(rest.get(..8)?.try_into().ok()?);
         let level = *rest.get(8)?;
@@ -94,14 +101,15 @@ impl Meta {
         let count = get_varint(rest, &mut pos)?;
         let bytes = get_varint(rest, &mut pos)?;
         // Buckets must be numbered in 32 bits.
-        let sane = level < 31 && split < 1u32 << level && pos == rest.len();
-        sane.then_some(Self {
+        let sane = level < 31 && split < 1u32 << level;
+        let meta = Self {
             seed,
             level,
             split,
             count,
             bytes,
-        })
+        };
+        sane.then_some((meta, MAGIC.len() + pos))
     }
 }
 

@@ -188,6 +188,13 @@ impl ShardInner {
         CompactionStep::Progress
     }
 
+    /// Whether the shard as a whole holds more garbage than compaction
+    /// aims for (its live fraction is below `max_live_fraction`): the
+    /// maintenance pass then compacts past its usual quota to catch up.
+    pub fn behind_on_compaction(&self, max_live_fraction: f64) -> bool {
+        self.arena.live_fraction() < max_live_fraction
+    }
+
     fn most_garbage(&self, max_live_fraction: f64) -> Option<u32> {
         self.arena
             .segment_ids()

@@ -59,6 +59,8 @@ const PARAMS: &[&str] = &[
     "slowlog-log-slower-than",
     "slowlog-max-len",
     "timeout",
+    "zset-max-listpack-entries",
+    "zset-max-listpack-value",
 ];
 
 /// `slowlog-max-len` is bounded so the log's memory is (Redis takes any

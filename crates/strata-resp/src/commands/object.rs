@@ -2,7 +2,7 @@
 //!
 //! Encodings are what Strata stores: a collection is packed (`listpack`;
 //! a set of few integers `intset`) or large (a hash's or set's chunk
-//! records: `hashtable`, see `encodings.rs`); strings are named as Redis
+//! records: `hashtable`, see `encodings.rs`; a sorted set's: `skiplist`); strings are named as Redis
 //! names them by their content (`int`, `embstr` up to 44 bytes, `raw`). `IDLETIME` answers the
 //! seconds since the key was last read or written, from the engine's
 //! per-item access records (as Redis does under a non-LFU policy; the
@@ -92,7 +92,12 @@ pub fn object<S: Store>(
                         .peek(key, |item| set_encoding(item.value, limits))
                         .unwrap_or("listpack")
                 }
-                _ => "listpack",
+                // A large sorted set: Redis's skiplist (buckets and an
+                // order tree of chunk records).
+                ValueKind::SortedSet => match ctx.store.peek(key, |item| is_head(item.value)) {
+                    Some(true) => "skiplist",
+                    _ => "listpack",
+                },
             };
             out.bulk(encoding.as_bytes());
         }

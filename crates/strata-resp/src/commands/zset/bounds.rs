@@ -1,7 +1,9 @@
 //! Score and lexicographic range bounds: `(1.5`, `-inf`, `+inf`; `[a`,
 //! `(a`, `-`, `+`.
 
-use super::Entry;
+use std::ops::Range;
+
+use super::view::Ordered;
 use crate::number::parse_f64;
 use crate::reply::{CollectionError, RespError};
 
@@ -51,23 +53,18 @@ impl ScoreRange {
         above && below
     }
 
-    /// The index range of `entries` (in order) inside.
-    pub fn slice(&self, entries: &[Entry<'_>]) -> std::ops::Range<usize> {
-        let start = entries.partition_point(|e| {
-            if self.min_open {
-                e.0 <= self.min
-            } else {
-                e.0 < self.min
-            }
-        });
-        let end = entries.partition_point(|e| {
-            if self.max_open {
-                e.0 < self.max
-            } else {
-                e.0 <= self.max
-            }
-        });
-        start..end.max(start)
+    /// The ranks inside, in `z`.
+    pub fn span(&self, z: &mut dyn Ordered) -> Result<Range<u64>, RespError> {
+        let (min, max) = (self.min, self.max);
+        let start = match self.min_open {
+            true => z.count_before(&|s, _| s <= min)?,
+            false => z.count_before(&|s, _| s < min)?,
+        };
+        let end = match self.max_open {
+            true => z.count_before(&|s, _| s < max)?,
+            false => z.count_before(&|s, _| s <= max)?,
+        };
+        Ok(start..end.max(start))
     }
 }
 
@@ -108,34 +105,67 @@ impl<'a> LexRange<'a> {
 
     /// Whether `member` is inside.
     pub fn contains(&self, member: &[u8]) -> bool {
-        let above = match self.min {
-            Lex::NegInf => true,
-            Lex::PosInf => false,
-            Lex::Incl(m) => member >= m,
-            Lex::Excl(m) => member > m,
-        };
-        let below = match self.max {
-            Lex::NegInf => false,
-            Lex::PosInf => true,
-            Lex::Incl(m) => member <= m,
-            Lex::Excl(m) => member < m,
-        };
-        above && below
+        above(self.min, member) && below(self.max, member)
     }
 
-    /// The index range of `entries` inside (assuming equal scores, as
-    /// Redis does: a contiguous run).
-    pub fn slice(&self, entries: &[Entry<'_>]) -> std::ops::Range<usize> {
-        let start = entries.iter().position(|e| self.contains(e.1));
-        match start {
-            None => 0..0,
-            Some(s) => {
-                let len = entries[s..]
-                    .iter()
-                    .take_while(|e| self.contains(e.1))
-                    .count();
-                s..s + len
-            }
-        }
+    /// The ranks inside, in `z` (a contiguous run when the scores are
+    /// equal, as Redis assumes).
+    pub fn span(&self, z: &mut dyn Ordered) -> Result<Range<u64>, RespError> {
+        let (min, max) = (self.min, self.max);
+        let start = z.count_before(&|_, m| !above(min, m))?;
+        let end = z.count_before(&|_, m| below(max, m))?;
+        Ok(start..end.max(start))
+    }
+}
+
+/// Whether `member` is at or past the lower bound `min`.
+fn above(min: Lex<'_>, member: &[u8]) -> bool {
+    match min {
+        Lex::NegInf => true,
+        Lex::PosInf => false,
+        Lex::Incl(m) => member >= m,
+        Lex::Excl(m) => member > m,
+    }
+}
+
+/// Whether `member` is within the upper bound `max`.
+fn below(max: Lex<'_>, member: &[u8]) -> bool {
+    match max {
+        Lex::NegInf => false,
+        Lex::PosInf => true,
+        Lex::Incl(m) => member <= m,
+        Lex::Excl(m) => member < m,
+    }
+}
+
+/// Redis's inclusive `start..=stop` ranks (negative from the end) over a
+/// set of `len`, as a range; empty when nothing is inside.
+pub fn rank_span(start: i64, stop: i64, len: u64) -> Range<u64> {
+    let len = i128::from(len);
+    let from_end = |i: i64| match i128::from(i) {
+        i if i < 0 => len + i,
+        i => i,
+    };
+    let (start, stop) = (from_end(start).max(0), from_end(stop).min(len - 1));
+    if start > stop || start >= len {
+        return 0..0;
+    }
+    start as u64..stop as u64 + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rank_span;
+
+    #[test]
+    fn rank_spans_clamp_like_redis() {
+        assert_eq!(rank_span(0, -1, 5), 0..5);
+        assert_eq!(rank_span(-100, 1, 5), 0..2);
+        assert_eq!(rank_span(3, 1, 5), 0..0);
+        assert_eq!(rank_span(5, 9, 5), 0..0);
+        assert_eq!(rank_span(i64::MIN, i64::MAX, 5), 0..5);
+        assert_eq!(rank_span(0, -1, 0), 0..0);
+        assert_eq!(rank_span(-1, -1, 3), 2..3);
+        assert_eq!(rank_span(-7, -6, 2), 0..0);
     }
 }

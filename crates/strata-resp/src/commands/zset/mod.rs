@@ -1,11 +1,14 @@
-//! Sorted-set commands. A sorted set is a packed collection of members and
-//! scores alternating, kept in (score, member) order, so ranks and score
-//! or lexicographic ranges are binary searches over the decoded entries
-//! (see [`collection`](super::collection)).
+//! Sorted-set commands, over either encoding through [`view::Ordered`]:
+//! a packed record of members and scores in (score, member) order, or a
+//! large set of chunk records (`strata_kv::large::Sorted`); `stored.rs`
+//! opens a key as one or the other. Commands work in ranks: a score or
+//! lexicographic range is first turned into a span of ranks.
 
 pub mod bounds;
 mod entries;
 mod op;
+pub mod stored;
+pub mod view;
 pub mod zadd;
 pub mod zcount;
 pub mod zpop;
@@ -17,7 +20,7 @@ pub mod zscan;
 pub mod zscore;
 pub mod zstore;
 
-pub use entries::{entries, open, order, position, read, reply_entries, save, upsert, Entry};
+pub use entries::reply_entries;
 pub use op::Op;
 
 use strata_kv::Store;

@@ -1,9 +1,9 @@
 //! `ZADD key [NX|XX] [GT|LT] [CH] [INCR] score member [score member ...]`
 //! and `ZINCRBY key increment member`.
 
-use strata_kv::{Mutation, Store};
+use strata_kv::Store;
 
-use super::{open, position, save, upsert};
+use super::stored::edit;
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::number::parse_f64;
@@ -28,31 +28,27 @@ struct Outcome {
     score: Option<f64>,
 }
 
-#[allow(clippy::too_many_arguments)]
 fn apply<S: Store>(
-    store: &mut S,
+    ctx: &mut Ctx<'_, S>,
     key: &[u8],
     o: Options,
     pairs: &[(f64, &[u8])],
 ) -> Result<Outcome, RespError> {
-    store.update(key, |old| {
-        let (mut entries, expires_at) = match open(old) {
-            Ok(x) => x,
-            Err(e) => return (Mutation::Keep, Err(e)),
-        };
+    let limits = ctx.shared.encodings.zset();
+    edit(ctx.store, key, limits, |z| {
         let mut outcome = Outcome {
             added: 0,
             changed: 0,
             score: None,
         };
         for &(score, member) in pairs {
-            let current = position(&entries, member).map(|at| entries[at].0);
+            let current = z.score(member)?;
             let new = match (current, o.incr) {
                 (Some(c), true) => c + score,
                 _ => score,
             };
             if new.is_nan() {
-                return (Mutation::Keep, Err(CollectionError::ScoreNan.into()));
+                return Err(CollectionError::ScoreNan.into());
             }
             let allowed = match current {
                 None => !o.xx,
@@ -68,14 +64,11 @@ fn apply<S: Store>(
             }
             outcome.score = Some(new);
             if current != Some(new) {
-                upsert(&mut entries, member, new);
+                z.put(member, new)?;
             }
         }
-        if outcome.added + outcome.changed == 0 {
-            return (Mutation::Keep, Ok(outcome));
-        }
-        (save(&entries, expires_at), Ok(outcome))
-    })?
+        Ok(outcome)
+    })
 }
 
 /// Adds or updates members; replies the number added (with CH: added or
@@ -118,7 +111,7 @@ pub fn zadd<S: Store>(
         pairs.push((score, args.get(j + 1)));
     }
     let key = args.get(1);
-    let outcome = apply(ctx.store, key, o, &pairs)?;
+    let outcome = apply(ctx, key, o, &pairs)?;
     if outcome.added > 0 {
         ctx.shared.waiters.pushed(key);
     }
@@ -147,7 +140,7 @@ pub fn zincrby<S: Store>(
         ..Options::default()
     };
     let key = args.get(1);
-    let outcome = apply(ctx.store, key, o, &[(by, args.get(3))])?;
+    let outcome = apply(ctx, key, o, &[(by, args.get(3))])?;
     if outcome.added > 0 {
         ctx.shared.waiters.pushed(key);
     }

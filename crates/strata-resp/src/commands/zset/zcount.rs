@@ -3,7 +3,7 @@
 use strata_kv::Store;
 
 use super::bounds::{LexRange, ScoreRange};
-use super::read;
+use super::stored::read;
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::reply::RespError;
@@ -15,7 +15,7 @@ pub fn zcard<S: Store>(
     args: Args<'_>,
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
-    let n = read(ctx.store, args.get(1), |e| e.len())?;
+    let n = read(ctx.store, args.get(1), |z| Ok(z.len()))?;
     out.integer(n.unwrap_or(0) as i64);
     Ok(())
 }
@@ -29,7 +29,7 @@ pub enum By {
     Lex,
 }
 
-/// The number of members in the range.
+/// The number of members in the range: two rank searches.
 pub fn zcount<S: Store>(
     ctx: &mut Ctx<'_, S>,
     args: Args<'_>,
@@ -40,11 +40,17 @@ pub fn zcount<S: Store>(
     let n = match by {
         By::Score => {
             let r = ScoreRange::parse(a, b)?;
-            read(ctx.store, args.get(1), |e| r.slice(e).len())?
+            read(ctx.store, args.get(1), |z| {
+                let span = r.span(z)?;
+                Ok(span.end - span.start)
+            })?
         }
         By::Lex => {
             let r = LexRange::parse(a, b)?;
-            read(ctx.store, args.get(1), |e| r.slice(e).len())?
+            read(ctx.store, args.get(1), |z| {
+                let span = r.span(z)?;
+                Ok(span.end - span.start)
+            })?
         }
     };
     out.integer(n.unwrap_or(0) as i64);

@@ -1,9 +1,10 @@
 //! `ZPOPMIN key [count]`, `ZPOPMAX key [count]`, and the blocking
 //! `BZPOPMIN key [key ...] timeout`, `BZPOPMAX key [key ...] timeout`.
 
-use strata_kv::{Mutation, Store};
+use strata_kv::Store;
 
-use super::{open, save};
+use super::stored::edit;
+use super::view::Owned;
 use crate::args::Args;
 use crate::blocking::{block_on, parse_timeout, Outcome};
 use crate::command::Ctx;
@@ -20,39 +21,37 @@ pub enum Side {
     Max,
 }
 
-/// Popped scores and members, copied out of the record.
-type Popped = Vec<(f64, Vec<u8>)>;
+/// Popped scores and members, copied out.
+type Popped = Vec<Owned>;
 
 /// Removes up to `count` members from `side`, in pop order; `None` for a
 /// missing key.
 fn pop_from<S: Store>(
-    store: &mut S,
+    ctx: &mut Ctx<'_, S>,
     key: &[u8],
     side: Side,
     count: usize,
 ) -> Result<Option<Popped>, RespError> {
-    store.update(key, |old| {
-        if old.is_none() {
-            return (Mutation::Keep, Ok(None));
+    let limits = ctx.shared.encodings.zset();
+    edit(ctx.store, key, limits, |z| {
+        let len = z.len();
+        if len == 0 {
+            return Ok(None);
         }
-        let (mut entries, expires_at) = match open(old) {
-            Ok(x) => x,
-            Err(e) => return (Mutation::Keep, Err(e)),
-        };
-        let n = count.min(entries.len());
+        let n = (count as u64).min(len);
         let popped: Popped = match side {
-            Side::Min => entries.drain(..n).map(|e| (e.0, e.1.to_vec())).collect(),
-            Side::Max => entries
-                .drain(entries.len() - n..)
-                .rev()
-                .map(|e| (e.0, e.1.to_vec()))
-                .collect(),
+            Side::Min => z.range(0, n)?,
+            Side::Max => z.range(len - n, len)?.into_iter().rev().collect(),
         };
-        if n == 0 {
-            return (Mutation::Keep, Ok(Some(popped)));
+        if n == len {
+            z.clear(); // all: a large set goes whole
+            return Ok(Some(popped));
         }
-        (save(&entries, expires_at), Ok(Some(popped)))
-    })?
+        for (_, member) in &popped {
+            z.remove(member)?;
+        }
+        Ok(Some(popped))
+    })
 }
 
 /// The popped members and scores: a flat array (RESP3 with a count: an
@@ -71,7 +70,7 @@ pub fn zpop<S: Store>(
         }
         _ => return Err(RespError::Syntax),
     };
-    let popped = pop_from(ctx.store, args.get(1), side, count.unwrap_or(1))?.unwrap_or_default();
+    let popped = pop_from(ctx, args.get(1), side, count.unwrap_or(1))?.unwrap_or_default();
     let pairs = count.is_some() && out.version() == RespVersion::Resp3;
     out.array(if pairs {
         popped.len()
@@ -101,7 +100,7 @@ pub fn bzpop<S: Store>(
     let seq = ctx.shared.waiters.seq();
     for i in keys.clone() {
         let key = args.get(i);
-        if let Some(popped) = pop_from(ctx.store, key, side, 1)? {
+        if let Some(popped) = pop_from(ctx, key, side, 1)? {
             if let Some((score, member)) = popped.first() {
                 out.array(3);
                 out.bulk(key);

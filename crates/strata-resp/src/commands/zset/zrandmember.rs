@@ -2,7 +2,9 @@
 
 use strata_kv::Store;
 
-use super::{read, reply_entries, Entry};
+use super::reply_entries;
+use super::stored::read;
+use super::view::Owned;
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::collection::random_picks;
@@ -26,19 +28,31 @@ pub fn zrandmember<S: Store>(
         4 if args.get(3).eq_ignore_ascii_case(b"withscores") => true,
         _ => return Err(RespError::Syntax),
     };
-    let found = read(ctx.store, args.get(1), |entries| {
-        let picks = random_picks(entries.len(), count.unwrap_or(1))?;
-        match count {
-            None => out.bulk(entries[picks[0]].1),
-            Some(_) => {
-                let chosen: Vec<Entry<'_>> = picks.iter().map(|&i| entries[i]).collect();
-                reply_entries(out, &chosen, with_scores, true);
+    let found = read(ctx.store, args.get(1), |z| {
+        let len = usize::try_from(z.len()).unwrap_or(usize::MAX);
+        let picks = random_picks(len, count.unwrap_or(1))?;
+        // Many picks: read every member once; few: one rank each.
+        let chosen: Vec<Owned> = if picks.len().saturating_mul(4) >= len {
+            let all = z.range(0, z.len())?;
+            picks.iter().filter_map(|&i| all.get(i).cloned()).collect()
+        } else {
+            let mut chosen = Vec::with_capacity(picks.len());
+            for &i in &picks {
+                chosen.extend(z.range(i as u64, i as u64 + 1)?);
             }
+            chosen
+        };
+        match count {
+            None => match chosen.first() {
+                Some(e) => out.bulk(&e.1),
+                None => out.null(),
+            },
+            Some(_) => reply_entries(out, &chosen, with_scores, true),
         }
         Ok(())
     })?;
     match found {
-        Some(result) => result,
+        Some(()) => Ok(()),
         None => {
             match count {
                 None => out.null(),

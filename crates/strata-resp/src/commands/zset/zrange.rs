@@ -4,11 +4,14 @@
 
 use strata_kv::Store;
 
-use super::bounds::{LexRange, ScoreRange};
-use super::{read, reply_entries, save, Entry};
+use std::ops::Range;
+
+use super::bounds::{rank_span, LexRange, ScoreRange};
+use super::reply_entries;
+use super::stored::{read, replace};
+use super::view::{Ordered, Owned, Packed};
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::list::range;
 use crate::number::parse_i64;
 use crate::reply::{CollectionError, RespError};
 use crate::writer::ReplyWriter;
@@ -97,17 +100,19 @@ fn parse<'a>(args: &Args<'a>, form: Form) -> Result<Query<'a>, RespError> {
     Ok(q)
 }
 
-/// The selected entries, in reply order.
-fn select<'e>(q: &Query<'_>, entries: &[Entry<'e>]) -> Result<Vec<Entry<'e>>, RespError> {
-    let len = entries.len();
-    let mut picked: Vec<Entry<'e>> = match q.by {
+/// The ranks the query selects, in `z`, and whether they are replied
+/// from the highest down; `LIMIT` applied.
+fn select(q: &Query<'_>, z: &mut dyn Ordered) -> Result<(Range<u64>, bool), RespError> {
+    let len = z.len();
+    let span = match q.by {
         By::Rank => {
             let start = parse_i64(q.start).ok_or(RespError::NotInteger)?;
             let stop = parse_i64(q.stop).ok_or(RespError::NotInteger)?;
-            match range(start, stop, len) {
-                None => Vec::new(),
-                Some((s, e)) if q.rev => (s..=e).map(|i| entries[len - 1 - i]).collect(),
-                Some((s, e)) => entries[s..=e].to_vec(),
+            let span = rank_span(start, stop, len);
+            // Ranks counted from the highest score.
+            match q.rev {
+                true => len - span.end..len - span.start,
+                false => span,
             }
         }
         By::Score | By::Lex => {
@@ -117,26 +122,35 @@ fn select<'e>(q: &Query<'_>, entries: &[Entry<'e>]) -> Result<Vec<Entry<'e>>, Re
             } else {
                 (q.start, q.stop)
             };
-            let span = match q.by {
-                By::Score => ScoreRange::parse(min, max)?.slice(entries),
-                _ => LexRange::parse(min, max)?.slice(entries),
-            };
-            let mut v = entries[span].to_vec();
-            if q.rev {
-                v.reverse();
+            match q.by {
+                By::Score => ScoreRange::parse(min, max)?.span(z)?,
+                _ => LexRange::parse(min, max)?.span(z)?,
             }
-            v
         }
     };
-    if let Some((off, count)) = q.limit {
-        if off < 0 {
-            return Ok(Vec::new());
-        }
-        let off = usize::try_from(off).unwrap_or(usize::MAX).min(picked.len());
-        picked.drain(..off);
-        if count >= 0 {
-            picked.truncate(usize::try_from(count).unwrap_or(usize::MAX));
-        }
+    let Some((off, count)) = q.limit else {
+        return Ok((span, q.rev));
+    };
+    if off < 0 {
+        return Ok((0..0, q.rev));
+    }
+    let off = off as u64;
+    let count = u64::try_from(count).unwrap_or(u64::MAX);
+    let inside = span.end - span.start;
+    let take = inside.saturating_sub(off).min(count);
+    let span = match q.rev {
+        true => span.end - off.min(inside) - take..span.end - off.min(inside),
+        false => span.start + off.min(inside)..span.start + off.min(inside) + take,
+    };
+    Ok((span, q.rev))
+}
+
+/// The selected members in reply order.
+fn selected(q: &Query<'_>, z: &mut dyn Ordered) -> Result<Vec<Owned>, RespError> {
+    let (span, rev) = select(q, z)?;
+    let mut picked = z.range(span.start, span.end)?;
+    if rev {
+        picked.reverse();
     }
     Ok(picked)
 }
@@ -150,29 +164,35 @@ pub fn zrange<S: Store>(
 ) -> Result<(), RespError> {
     let q = parse(&args, form)?;
     if form == Form::ZRangeStore {
-        let copied: Vec<(f64, Vec<u8>)> = read(ctx.store, args.get(2), |entries| {
-            select(&q, entries).map(|v| v.into_iter().map(|e| (e.0, e.1.to_vec())).collect())
-        })?
-        .transpose()?
-        .unwrap_or_default();
-        let mut entries: Vec<Entry<'_>> = copied.iter().map(|(s, m)| (*s, m.as_slice())).collect();
-        entries.sort_by(super::order);
-        let mutation = save(&entries, None);
-        ctx.store.update(args.get(1), |_| (mutation, ()))?;
-        out.integer(entries.len() as i64);
+        let mut picked = read(ctx.store, args.get(2), |z| selected(&q, z))?.unwrap_or_default();
+        if picked.is_empty() {
+            check_range(&q)?;
+        }
+        if q.rev {
+            picked.reverse();
+        }
+        let limits = ctx.shared.encodings.zset();
+        replace(ctx.store, args.get(1), limits, &picked)?;
+        out.integer(picked.len() as i64);
         return Ok(());
     }
     let resp3_pairs = form == Form::ZRange;
-    let found = read(ctx.store, args.get(1), |entries| {
-        select(&q, entries).map(|v| reply_entries(out, &v, q.with_scores, resp3_pairs))
+    let found = read(ctx.store, args.get(1), |z| {
+        selected(&q, z).map(|v| reply_entries(out, &v, q.with_scores, resp3_pairs))
     })?;
-    match found {
-        Some(result) => result,
-        None => {
-            // A missing key still checks its range arguments.
-            select(&q, &[])?;
-            out.array(0);
-            Ok(())
-        }
+    if found.is_none() {
+        // A missing key still checks its range arguments.
+        check_range(&q)?;
+        out.array(0);
     }
+    Ok(())
+}
+
+/// The errors a query's range arguments give on an empty set.
+fn check_range(q: &Query<'_>) -> Result<(), RespError> {
+    let mut empty = Packed {
+        entries: Vec::new(),
+        dirty: false,
+    };
+    select(q, &mut empty).map(|_| ())
 }

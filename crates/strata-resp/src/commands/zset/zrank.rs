@@ -2,7 +2,7 @@
 
 use strata_kv::Store;
 
-use super::{position, read};
+use super::stored::read;
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::reply::RespError;
@@ -22,11 +22,16 @@ pub fn zrank<S: Store>(
         _ => return Err(RespError::Syntax),
     };
     let member = args.get(2);
-    let found = read(ctx.store, args.get(1), |entries| {
-        position(entries, member).map(|at| {
-            let rank = if rev { entries.len() - 1 - at } else { at };
-            (rank, entries[at].0)
-        })
+    // The member's score from its bucket, then its rank from the tree.
+    let found = read(ctx.store, args.get(1), |z| {
+        let Some(score) = z.score(member)? else {
+            return Ok(None);
+        };
+        let Some(at) = z.rank(score, member)? else {
+            return Ok(None);
+        };
+        let rank = if rev { z.len() - 1 - at } else { at };
+        Ok(Some((rank, score)))
     })?
     .flatten();
     match (found, with_score) {

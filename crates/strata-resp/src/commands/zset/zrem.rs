@@ -1,15 +1,12 @@
 //! `ZREM key member [member ...]`, `ZREMRANGEBYSCORE key min max`,
 //! `ZREMRANGEBYRANK key start stop`, `ZREMRANGEBYLEX key min max`.
 
-use std::collections::HashSet;
+use strata_kv::Store;
 
-use strata_kv::{Mutation, Store};
-
-use super::bounds::{LexRange, ScoreRange};
-use super::{open, save};
+use super::bounds::{rank_span, LexRange, ScoreRange};
+use super::stored::edit;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::list::range;
 use crate::number::parse_i64;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
@@ -20,21 +17,15 @@ pub fn zrem<S: Store>(
     args: Args<'_>,
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
-    let doomed: HashSet<&[u8]> = args.iter_from(2).collect();
-    let removed = ctx.store.update(args.get(1), |old| {
-        let (mut entries, expires_at) = match open(old) {
-            Ok(x) => x,
-            Err(e) => return (Mutation::Keep, Err(e)),
-        };
-        let before = entries.len();
-        entries.retain(|e| !doomed.contains(e.1));
-        let removed = before - entries.len();
-        if removed == 0 {
-            return (Mutation::Keep, Ok(0));
+    let limits = ctx.shared.encodings.zset();
+    let removed = edit(ctx.store, args.get(1), limits, |z| {
+        let mut removed = 0i64;
+        for m in args.iter_from(2) {
+            removed += i64::from(z.remove(m)?.is_some());
         }
-        (save(&entries, expires_at), Ok(removed))
-    })??;
-    out.integer(removed as i64);
+        Ok(removed)
+    })?;
+    out.integer(removed);
     Ok(())
 }
 
@@ -49,7 +40,8 @@ pub enum By {
     Lex,
 }
 
-/// Removes a range; replies how many went.
+/// Removes a range; replies how many went. The range's members are read
+/// (one tree path and the leaves of the range) and removed one by one.
 pub fn zremrange<S: Store>(
     ctx: &mut Ctx<'_, S>,
     args: Args<'_>,
@@ -70,26 +62,23 @@ pub fn zremrange<S: Store>(
         ),
         By::Lex => Which::Lex(LexRange::parse(a, b)?),
     };
-    let removed = ctx.store.update(args.get(1), |old| {
-        let (mut entries, expires_at) = match open(old) {
-            Ok(x) => x,
-            Err(e) => return (Mutation::Keep, Err(e)),
-        };
+    let limits = ctx.shared.encodings.zset();
+    let removed = edit(ctx.store, args.get(1), limits, |z| {
         let span = match &which {
-            Which::Score(r) => r.slice(&entries),
-            Which::Rank(s, e) => match range(*s, *e, entries.len()) {
-                Some((s, e)) => s..e + 1,
-                None => 0..0,
-            },
-            Which::Lex(r) => r.slice(&entries),
+            Which::Score(r) => r.span(z)?,
+            Which::Rank(s, e) => rank_span(*s, *e, z.len()),
+            Which::Lex(r) => r.span(z)?,
         };
-        let removed = span.len();
-        if removed == 0 {
-            return (Mutation::Keep, Ok(0));
+        let removed = span.end - span.start;
+        if removed > 0 && removed == z.len() {
+            z.clear(); // all: a large set goes whole
+            return Ok(removed as i64);
         }
-        entries.drain(span);
-        (save(&entries, expires_at), Ok(removed))
-    })??;
-    out.integer(removed as i64);
+        for (_, member) in &z.range(span.start, span.end)? {
+            z.remove(member)?;
+        }
+        Ok(removed as i64)
+    })?;
+    out.integer(removed);
     Ok(())
 }

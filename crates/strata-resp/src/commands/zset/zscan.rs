@@ -1,32 +1,41 @@
 //! `ZSCAN key cursor [MATCH pattern] [COUNT count]`.
 
+use strata_kv::large::Sorted;
 use strata_kv::Store;
 
-use super::read;
+use super::stored::{is_large, read};
+use super::view::Owned;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::collection::{scan_matches, scan_options};
+use crate::commands::collection::{scan_matches, scan_options, ScanOptions};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
-/// Every matching member and its score in one step, cursor 0 (sorted sets
-/// are packed).
+/// A packed set: every matching member in one step, cursor 0. A large
+/// one: whole member buckets from bucket `cursor` until `COUNT` members
+/// were looked at; buckets only split, moving members to later ones, so a
+/// member present throughout is returned at least once.
 pub fn zscan<S: Store>(
     ctx: &mut Ctx<'_, S>,
     args: Args<'_>,
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
     let options = scan_options(&args, false)?;
-    let matched: Vec<(f64, Vec<u8>)> = read(ctx.store, args.get(1), |entries| {
-        entries
-            .iter()
-            .filter(|e| scan_matches(&options, e.1))
-            .map(|e| (e.0, e.1.to_vec()))
-            .collect()
-    })?
-    .unwrap_or_default();
+    let key = args.get(1);
+    let step = match is_large(ctx.store, key) {
+        true => large_step(ctx.store, key, &options)?,
+        false => None,
+    };
+    let (next, matched) = match step {
+        Some(step) => step,
+        None => {
+            let all = read(ctx.store, key, |z| z.range(0, z.len()))?.unwrap_or_default();
+            let all = all.into_iter().filter(|e| scan_matches(&options, &e.1));
+            (0, all.collect())
+        }
+    };
     out.array(2);
-    out.bulk(b"0");
+    out.bulk(next.to_string().as_bytes());
     out.array(matched.len() * 2);
     for (score, member) in &matched {
         out.bulk(member);
@@ -34,4 +43,28 @@ pub fn zscan<S: Store>(
         out.bulk(crate::number::format_f64(*score).as_bytes());
     }
     Ok(())
+}
+
+/// One step over a large set's buckets; `None` when the key holds no
+/// large sorted set (any more).
+fn large_step<S: Store>(
+    store: &mut S,
+    key: &[u8],
+    options: &ScanOptions<'_>,
+) -> Result<Option<(u64, Vec<Owned>)>, RespError> {
+    store.read_large(key, |read| {
+        let Some(mut z) = Sorted::open(read)? else {
+            return Ok(None);
+        };
+        let mut out = Vec::new();
+        let (mut b, mut seen) = (options.cursor, 0usize);
+        while b < u64::from(z.buckets()) && seen < options.count {
+            let members = z.bucket(b as u32)?;
+            seen += members.len();
+            out.extend(members.into_iter().filter(|e| scan_matches(options, &e.1)));
+            b += 1;
+        }
+        let next = if b >= u64::from(z.buckets()) { 0 } else { b };
+        Ok(Some((next, out)))
+    })
 }

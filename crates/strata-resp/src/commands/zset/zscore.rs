@@ -2,7 +2,7 @@
 
 use strata_kv::Store;
 
-use super::{position, read};
+use super::stored::read;
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::reply::RespError;
@@ -24,10 +24,8 @@ pub fn zscore<S: Store>(
     out: &mut ReplyWriter<'_>,
     form: Form,
 ) -> Result<(), RespError> {
-    let scores: Vec<Option<f64>> = read(ctx.store, args.get(1), |entries| {
-        args.iter_from(2)
-            .map(|m| position(entries, m).map(|at| entries[at].0))
-            .collect()
+    let scores: Vec<Option<f64>> = read(ctx.store, args.get(1), |z| {
+        args.iter_from(2).map(|m| z.score(m)).collect()
     })?
     .unwrap_or_else(|| vec![None; args.len() - 2]);
     if form == Form::Many {

@@ -5,12 +5,13 @@
 
 use std::collections::HashMap;
 
+use strata_kv::large::compare;
 use strata_kv::{Store, ValueKind};
 
-use super::{read, save, Entry};
+use super::stored::{read, replace};
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::collection;
+use crate::commands::sets::members;
 use crate::number::{parse_f64, parse_i64};
 use crate::reply::{CollectionError, RespError};
 use crate::writer::ReplyWriter;
@@ -54,14 +55,9 @@ impl Aggregate {
 /// A source's members and scores (sets: score 1); empty when missing.
 fn source<S: Store>(store: &mut S, key: &[u8]) -> Result<Vec<(f64, Vec<u8>)>, RespError> {
     match store.kind(key) {
-        Some(ValueKind::Set) => Ok(collection::read(store, key, ValueKind::Set, |m| {
-            m.iter().map(|m| (1.0, m.to_vec())).collect()
-        })?
-        .unwrap_or_default()),
-        _ => Ok(read(store, key, |e| {
-            e.iter().map(|(s, m)| (*s, m.to_vec())).collect()
-        })?
-        .unwrap_or_default()),
+        // Either encoding of a set.
+        Some(ValueKind::Set) => Ok(members(store, key)?.into_iter().map(|m| (1.0, m)).collect()),
+        _ => Ok(read(store, key, |z| z.range(0, z.len()))?.unwrap_or_default()),
     }
 }
 
@@ -141,10 +137,10 @@ pub fn zstore<S: Store>(
         });
     }
     let result = acc.unwrap_or_default();
-    let mut entries: Vec<Entry<'_>> = result.iter().map(|(m, s)| (*s, m.as_slice())).collect();
-    entries.sort_by(super::order);
-    let mutation = save(&entries, None);
-    ctx.store.update(args.get(1), |_| (mutation, ()))?;
+    let mut entries: Vec<(f64, &[u8])> = result.iter().map(|(m, s)| (*s, m.as_slice())).collect();
+    entries.sort_by(|a, b| compare(*a, *b));
+    let limits = ctx.shared.encodings.zset();
+    replace(ctx.store, args.get(1), limits, &entries)?;
     out.integer(entries.len() as i64);
     Ok(())
 }

@@ -1,0 +1,117 @@
+//! Reading and changing a sorted set at a key in either encoding (see
+//! [`view`](super::view)): [`read`] borrows a packed record, or reads a
+//! large set through its chunks with the shard read-locked; [`edit`] and
+//! [`replace`] run under the key's shard write lock, and what a command
+//! changed (chunks and head) is one journal record. A packed set past
+//! `zset-max-listpack-entries` members or with a member longer than
+//! `zset-max-listpack-value` bytes is converted when the command ends; as
+//! in Redis, a large set stays large until it is deleted, and a set that
+//! becomes empty is deleted (a large one with its chunks).
+
+use strata_kv::large::{is_head, Sorted};
+use strata_kv::{collection, LargeEdit, Store, ValueKind};
+
+use super::view::{encode_packed, Ordered, OrderedMut, Packed};
+use crate::encodings::PackedLimits;
+use crate::reply::{CollectionError, RespError};
+
+/// Runs `f` on the sorted set at `key`; `Ok(None)` for a missing key,
+/// `WRONGTYPE` for another kind.
+pub fn read<S: Store, R>(
+    store: &mut S,
+    key: &[u8],
+    mut f: impl FnMut(&mut dyn Ordered) -> Result<R, RespError>,
+) -> Result<Option<R>, RespError> {
+    let found = store.get(key, |item| {
+        if item.kind != ValueKind::SortedSet {
+            return Err(RespError::WrongType);
+        }
+        if is_head(item.value) {
+            return Ok(None);
+        }
+        let mut packed = Packed::decode(item.value)?;
+        f(&mut packed).map(Some)
+    });
+    match found {
+        None => Ok(None),
+        Some(Err(e)) => Err(e),
+        Some(Ok(Some(r))) => Ok(Some(r)),
+        Some(Ok(None)) => store.read_large(key, |read| match Sorted::open(read)? {
+            Some(mut sorted) => f(&mut sorted).map(Some),
+            None => Ok(None),
+        }),
+    }
+}
+
+/// Whether the key holds a large sorted set (`OBJECT ENCODING`).
+pub fn is_large<S: Store>(store: &mut S, key: &[u8]) -> bool {
+    store.peek(key, |item| is_head(item.value)).unwrap_or(false)
+}
+
+/// Opens `key` as a sorted set (missing: empty; another kind:
+/// `WRONGTYPE`), lets `f` change it, and writes the result unless `f`
+/// failed. Keeps the key's expiry.
+pub fn edit<S: Store, R>(
+    store: &mut S,
+    key: &[u8],
+    limits: PackedLimits,
+    f: impl FnOnce(&mut dyn OrderedMut) -> Result<R, RespError>,
+) -> Result<R, RespError> {
+    store.edit_large(key, |edit| {
+        let (value, expires_at) = match edit.current()? {
+            Some(c) if c.kind != ValueKind::SortedSet => return Err(RespError::WrongType),
+            Some(c) if c.chunks.is_some() => {
+                let mut sorted = Sorted::open(edit)?.ok_or(CollectionError::Damaged)?;
+                let result = f(&mut sorted)?;
+                sorted.finish()?;
+                return Ok(result);
+            }
+            Some(c) => (c.value, c.expires_at),
+            None => (collection::encode(std::iter::empty()), None),
+        };
+        let mut packed = Packed::decode(&value)?;
+        let result = f(&mut packed)?;
+        if packed.dirty {
+            save(edit, limits, &packed.entries, expires_at)?;
+        }
+        Ok(result)
+    })?
+}
+
+/// Replaces whatever `key` holds with a sorted set of `entries` (in
+/// order, no member twice), packed or large as `limits` decide; deletes
+/// the key when there are none (the `STORE` forms).
+pub fn replace<S: Store, M: AsRef<[u8]>>(
+    store: &mut S,
+    key: &[u8],
+    limits: PackedLimits,
+    entries: &[(f64, M)],
+) -> Result<(), RespError> {
+    store.edit_large(key, |edit| save(edit, limits, entries, None))?
+}
+
+/// Writes a sorted set of `entries`: deleted when empty, packed while it
+/// fits `limits`, large otherwise.
+fn save<M: AsRef<[u8]>>(
+    edit: &mut LargeEdit<'_>,
+    limits: PackedLimits,
+    entries: &[(f64, M)],
+    expires_at: Option<u64>,
+) -> Result<(), RespError> {
+    if entries.is_empty() {
+        edit.delete()?;
+        return Ok(());
+    }
+    let longest = entries.iter().map(|e| e.1.as_ref().len()).max();
+    if limits.fits(entries.len(), longest.unwrap_or(0)) {
+        let value = encode_packed(entries);
+        edit.put_whole(ValueKind::SortedSet, &value, expires_at)?;
+        return Ok(());
+    }
+    let mut sorted = Sorted::create(edit, expires_at);
+    for (score, member) in entries {
+        sorted.put(member.as_ref(), *score)?;
+    }
+    sorted.finish()?;
+    Ok(())
+}
