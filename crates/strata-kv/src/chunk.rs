@@ -6,11 +6,14 @@
 //! placement, the log's PUT, snapshots and SSD entries already carry):
 //!
 //! ```text
-//! 63..42 zero | 41 LARGE head | 40 CHUNK | 39..32 kind | 31..0 client flags
+//! 63..42 first | 41 LARGE head | 40 CHUNK | 39..32 kind | 31..0 client flags
 //! ```
 //! A head's low 32 bits are its chunk count (Redis collections carry no
-//! client flags), so deleting, expiring, evicting or renaming it never reads
-//! its value. A chunk's key is its owner's key followed by the chunk number
+//! client flags) and bits 42..63 the number of its first chunk: its chunks
+//! are the [`Ring`] `first, first + 1, ..` modulo [`RING`] (hashes and sets
+//! keep `first` 0, so theirs are `0..count`; a list moves `first` to push
+//! at its front without renumbering). Deleting, expiring, evicting, renaming
+//! or copying a head therefore never reads its value. A chunk's key is its owner's key followed by the chunk number
 //! (4 bytes, big-endian); lookups compare (namespace, key), so a user key
 //! with the same bytes is a different item. A chunk's hash takes its low 16
 //! bits (the shard choice; the index uses bits 16..63) from its owner's
@@ -21,8 +24,13 @@ pub const CHUNK: u64 = 1 << 40;
 /// Flags-word bit of a large collection's head; the low 32 bits count its
 /// chunks.
 pub const LARGE: u64 = 1 << 41;
+/// Chunk numbers of one head wrap modulo this: the 22 flag bits above
+/// LARGE hold a head's first chunk, so a collection has fewer chunks.
+pub const RING: u32 = 1 << 22;
+/// Lowest flags-word bit of a head's first chunk number.
+const FIRST_SHIFT: u32 = 42;
 /// Every bit of the flags word this build understands above the kind.
-pub(crate) const KNOWN_BITS: u64 = CHUNK | LARGE;
+pub(crate) const KNOWN_BITS: u64 = CHUNK | LARGE | (RING as u64 - 1) << FIRST_SHIFT;
 /// Hash bits taken from the owner's hash (covers every shard count).
 const SHARD_BITS: u64 = 0xffff;
 /// Bytes of the chunk number at the end of a chunk's key.
@@ -51,6 +59,78 @@ impl Namespace {
 /// not the head of a large collection.
 pub fn chunks_of(stored_flags: u64) -> Option<u32> {
     (stored_flags & LARGE != 0).then_some(stored_flags as u32)
+}
+
+/// The chunks of a head with this stored flags word; `None` if it is not
+/// the head of a large collection.
+pub fn ring_of(stored_flags: u64) -> Option<Ring> {
+    let first = (stored_flags >> FIRST_SHIFT) as u32 & (RING - 1);
+    chunks_of(stored_flags).map(|count| Ring { first, count })
+}
+
+/// A head's chunk numbers: `count` of them from `first`, modulo [`RING`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Ring {
+    /// The number of the first chunk (below [`RING`]).
+    pub first: u32,
+    /// How many chunks (at most [`RING`]).
+    pub count: u32,
+}
+
+impl Ring {
+    /// Chunks `0..count` (hashes, sets).
+    pub fn dense(count: u32) -> Self {
+        Self { first: 0, count }
+    }
+
+    /// The number of the chunk at position `i` (from the first).
+    pub fn number(self, i: u32) -> u32 {
+        ((u64::from(self.first) + u64::from(i)) % u64::from(RING)) as u32
+    }
+
+    /// Every chunk number, first to last.
+    pub fn numbers(self) -> impl Iterator<Item = u32> {
+        (0..self.count).map(move |i| self.number(i))
+    }
+
+    /// Whether chunk `number` is one of these.
+    pub fn holds(self, number: u32) -> bool {
+        number < RING && self.offset(number) < self.count
+    }
+
+    /// Position of `number` counted from `first` around the ring.
+    fn offset(self, number: u32) -> u32 {
+        (number.wrapping_sub(self.first)) & (RING - 1)
+    }
+
+    /// The numbers of these chunks that `newer` does not hold (all of them
+    /// when `None`): what replacing this head with `newer` drops. Costs the
+    /// dropped chunks, not the collection.
+    pub fn without(self, newer: Option<Ring>) -> impl Iterator<Item = u32> {
+        let had = self.count;
+        let (a, b) = match newer.filter(|n| n.count > 0) {
+            None => ((0, had), (0, 0)),
+            Some(n) => {
+                let d = self.offset(n.first);
+                let end = u64::from(d) + u64::from(n.count);
+                if end <= u64::from(RING) {
+                    let end = end as u32;
+                    ((0, d.min(had)), (end.min(had), had))
+                } else {
+                    let wrapped = (end - u64::from(RING)) as u32;
+                    ((wrapped.min(had), d.min(had)), (0, 0))
+                }
+            }
+        };
+        (a.0..a.1.max(a.0))
+            .chain(b.0..b.1.max(b.0))
+            .map(move |i| self.number(i))
+    }
+
+    /// The stored flags word of a head of `kind` with these chunks.
+    pub(crate) fn head_flags(self, kind_bits: u64) -> u64 {
+        kind_bits | LARGE | u64::from(self.first) << FIRST_SHIFT | u64::from(self.count)
+    }
 }
 
 /// The key of chunk `number` of the collection at `owner`.
@@ -110,5 +190,41 @@ mod tests {
         assert_eq!(Namespace::of(LARGE | 9), Namespace::User);
         assert_eq!(chunks_of(LARGE | 1 << 32 | 9), Some(9));
         assert_eq!(chunks_of(1 << 32 | 9), None);
+        let ring = Ring {
+            first: RING - 2,
+            count: 5,
+        };
+        let flags = ring.head_flags(3 << 32);
+        assert_eq!(ring_of(flags), Some(ring));
+        assert_eq!(flags & KNOWN_BITS, flags & !(0xff << 32 | 0xffff_ffff));
+        let numbers: Vec<u32> = ring.numbers().collect();
+        assert_eq!(numbers, [RING - 2, RING - 1, 0, 1, 2]);
+    }
+
+    #[test]
+    fn without_drops_exactly_what_the_newer_ring_misses() {
+        let firsts = [0, 1, 3, RING - 3, RING - 1];
+        for old_first in firsts {
+            for new_first in firsts {
+                for had in 0..6 {
+                    for has in 0..6 {
+                        let old = Ring {
+                            first: old_first,
+                            count: had,
+                        };
+                        let new = Ring {
+                            first: new_first,
+                            count: has,
+                        };
+                        let mut got: Vec<u32> = old.without(Some(new)).collect();
+                        let mut want: Vec<u32> = old.numbers().filter(|&n| !new.holds(n)).collect();
+                        got.sort_unstable();
+                        want.sort_unstable();
+                        assert_eq!(got, want, "{old:?} -> {new:?}");
+                        assert_eq!(old.without(None).count(), had as usize);
+                    }
+                }
+            }
+        }
     }
 }

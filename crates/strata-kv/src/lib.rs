@@ -10,7 +10,7 @@
 //! `keyspace`, and `open` above them.
 //! - [`clock`]: time as the engine sees it; a manual clock for tests.
 //! - [`chunk`]: the internal namespace of large collections' chunks;
-//!   [`large`]: the large encodings over them (hashes and sets).
+//!   [`large`]: the large encodings over them (hashes, sets, lists).
 //! - [`item`]: the borrowed item view and the mutations callers ask for.
 //! - [`store`]: the [`Store`] trait every front end programs against.
 //! - `keyspace`: [`Keyspace`], the sharded map; [`SharedStore`] and

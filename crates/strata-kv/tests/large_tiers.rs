@@ -4,13 +4,16 @@
 //! rebuilt from the device, or adopted from persistent memory). Chunks come
 //! back in their namespace (a user key with a chunk's bytes stays apart),
 //! dropped chunks stay dropped (tombstones of both namespaces), and the
-//! defragmenter moves chunks and their tombstones like any entry.
+//! defragmenter moves chunks and their tombstones like any entry. Lists
+//! (a ring of chunks whose first number moves below 0 and wraps) come
+//! back in order, renamed ones too.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use strata_device::MemBlockDevice;
 use strata_kv::chunk::chunk_key;
+use strata_kv::large::{Deque, Side};
 use strata_kv::{
     DataTier, IndexTier, Keyspace, KeyspaceConfig, ManualClock, NewItem, Placement, Store,
     ValueKind,
@@ -79,6 +82,42 @@ fn workload(ks: &Keyspace, round: u32) {
     };
     store.set(&twin, item).unwrap();
     store.delete(&chunk_key(b"c5", 0)).unwrap(); // a user key: nothing to delete
+    lists(&mut store, round);
+}
+
+/// A list pushed at both ends (its first chunk number wraps below 0) and
+/// popped, renamed over the last round's; one emptied (deleted).
+fn lists(store: &mut impl Store, round: u32) {
+    for key in [&b"queue"[..], b"emptied"] {
+        store
+            .edit_large(key, |edit| {
+                let mut deque = match Deque::open(edit)? {
+                    Some(d) => d,
+                    None => Deque::create(edit, None),
+                };
+                for i in 0..300 {
+                    let pad = ".".repeat(i % 50);
+                    deque.push(Side::Front, format!("f{round}:{i}{pad}").as_bytes())?;
+                    deque.push(Side::Back, format!("b{round}:{i}{pad}").as_bytes())?;
+                }
+                for _ in 0..100 {
+                    deque.pop(Side::Back)?;
+                }
+                deque.finish()
+            })
+            .unwrap()
+            .unwrap();
+    }
+    store
+        .edit_large(b"emptied", |edit| {
+            let mut deque = Deque::open(edit)?.unwrap();
+            let n = deque.len();
+            deque.drop_n(Side::Front, n)?;
+            deque.finish()
+        })
+        .unwrap()
+        .unwrap();
+    store.rename(b"queue", b"moved-queue", false).unwrap();
 }
 
 fn contents(ks: &Keyspace) -> Contents {
@@ -98,6 +137,12 @@ fn contents(ks: &Keyspace) -> Contents {
             let (value, chunks) = store
                 .edit_large(&key, |edit| {
                     let current = edit.current().unwrap().unwrap();
+                    if current.kind == ValueKind::List {
+                        let mut deque = Deque::open(edit).unwrap().unwrap();
+                        let n = deque.len();
+                        let elements = deque.range(0, n - 1).unwrap();
+                        return (current.value, elements.into_iter().map(Some).collect());
+                    }
                     let n = current.chunks.unwrap_or(0);
                     let chunks: Vec<_> = (0..n).map(|i| edit.chunk(i).unwrap()).collect();
                     (current.value, chunks)

@@ -11,7 +11,11 @@
 //!   `set-max-listpack-value` bytes (Redis 7.2's listpack);
 //! - a sorted set is converted when it gets more than
 //!   `zset-max-listpack-entries` members or a member longer than
-//!   `zset-max-listpack-value` bytes.
+//!   `zset-max-listpack-value` bytes;
+//! - a list is converted when it passes `list-max-listpack-size`: a
+//!   negative value -1..-5 limits its packed bytes to 4, 8, 16, 32 or 64
+//!   KiB (below -5 as -5), a positive one its elements (0 as 1; and its
+//!   bytes to 8 KiB, Redis's safety limit).
 //!
 //! As in Redis, a converted collection stays large until it is deleted.
 
@@ -34,10 +38,12 @@ pub enum Threshold {
     ZsetEntries,
     /// `zset-max-listpack-value`.
     ZsetValue,
+    /// `list-max-listpack-size` (signed, stored as its two's complement).
+    ListSize,
 }
 
 /// Every threshold with its `CONFIG` name and Redis's default.
-const THRESHOLDS: [(Threshold, &str, u64); 7] = [
+const THRESHOLDS: [(Threshold, &str, u64); 8] = [
     (Threshold::HashEntries, "hash-max-listpack-entries", 128),
     (Threshold::HashValue, "hash-max-listpack-value", 64),
     (Threshold::SetIntsetEntries, "set-max-intset-entries", 512),
@@ -45,6 +51,7 @@ const THRESHOLDS: [(Threshold, &str, u64); 7] = [
     (Threshold::SetValue, "set-max-listpack-value", 64),
     (Threshold::ZsetEntries, "zset-max-listpack-entries", 128),
     (Threshold::ZsetValue, "zset-max-listpack-value", 64),
+    (Threshold::ListSize, "list-max-listpack-size", -2i64 as u64),
 ];
 
 impl Threshold {
@@ -59,6 +66,11 @@ impl Threshold {
     /// Its `CONFIG` name.
     pub fn name(self) -> &'static str {
         THRESHOLDS[self as usize].1
+    }
+
+    /// Whether the value is signed (`list-max-listpack-size`).
+    pub fn signed(self) -> bool {
+        self == Self::ListSize
     }
 
     /// Every `CONFIG` name, in declaration order.
@@ -130,7 +142,53 @@ pub fn is_integer(s: &[u8]) -> bool {
     itoa::Buffer::new().format(n).as_bytes() == s
 }
 
+/// Redis's byte limit of a list node when the size is given in entries.
+const LIST_SAFETY_BYTES: u64 = 8192;
+
+/// When a packed list is converted (`list-max-listpack-size`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ListLimit {
+    /// Most packed bytes.
+    pub bytes: u64,
+    /// Most elements.
+    pub entries: u64,
+}
+
+impl ListLimit {
+    /// The limit `list-max-listpack-size` = `fill` sets.
+    pub fn of(fill: i64) -> Self {
+        match fill {
+            ..=-1 => Self {
+                bytes: 4096 << (fill.unsigned_abs().min(5) - 1),
+                entries: u64::MAX,
+            },
+            _ => Self {
+                bytes: LIST_SAFETY_BYTES,
+                entries: fill.max(1) as u64,
+            },
+        }
+    }
+
+    /// Whether `entries` elements of `bytes` packed bytes stay packed.
+    pub fn fits(&self, entries: u64, bytes: u64) -> bool {
+        entries <= self.entries && bytes <= self.bytes
+    }
+}
+
 impl Encodings {
+    /// A threshold's value as `CONFIG GET` shows it.
+    pub fn shown(&self, t: Threshold) -> String {
+        match t.signed() {
+            true => (self.get(t) as i64).to_string(),
+            false => self.get(t).to_string(),
+        }
+    }
+
+    /// `list-max-listpack-size`.
+    pub fn list_limit(&self) -> ListLimit {
+        ListLimit::of(self.get(Threshold::ListSize) as i64)
+    }
+
     /// A threshold's value.
     pub fn get(&self, t: Threshold) -> u64 {
         self.values[t as usize].load(Ordering::Relaxed)
@@ -212,6 +270,12 @@ mod tests {
         assert!(!limits.fits_elements(&["a", "2", "3"], 1));
         assert!(!limits.fits_elements(&["abcd"], 1));
         assert!(limits.fits_elements(&["12345"], 1)); // a long integer
+        assert_eq!(ListLimit::of(-2).bytes, 8192);
+        assert_eq!(ListLimit::of(-9).bytes, 65536);
+        assert_eq!(ListLimit::of(0).entries, 1);
+        assert!(ListLimit::of(3).fits(3, 100) && !ListLimit::of(3).fits(4, 100));
+        let shown = Encodings::default().shown(Threshold::ListSize);
+        assert_eq!(shown, "-2");
         let names: Vec<&str> = Threshold::names().collect();
         assert_eq!(
             Threshold::named(names[2]).map(Threshold::name),

@@ -3,6 +3,7 @@
 //! copies them.
 
 use super::locked::LockedShards;
+use crate::chunk::Ring;
 use crate::item::{Mutation, NewItem, ValueKind};
 use crate::KvError;
 
@@ -22,7 +23,7 @@ impl LockedShards<'_> {
         let shard = self.holding(from_hash);
         let chunks = shard
             .live_slot(from_hash, from, now)
-            .and_then(|slot| shard.chunks_at(slot));
+            .and_then(|slot| shard.ring_at(slot));
         match chunks {
             Some(chunks) => self.copy_large(from, to, kind, chunks, (&value, expires_at))?,
             None => {
@@ -37,7 +38,7 @@ impl LockedShards<'_> {
         Ok(true)
     }
 
-    /// Writes the large collection at `from` (of `kind`, `chunks` chunks,
+    /// Writes the large collection at `from` (of `kind`, chunks `ring`,
     /// its head's value and expiry in `head`) under `to`: each chunk, then
     /// the head, replacing whatever `to` held. Copies every chunk: O(n).
     pub(super) fn copy_large(
@@ -45,12 +46,12 @@ impl LockedShards<'_> {
         from: &[u8],
         to: &[u8],
         kind: ValueKind,
-        chunks: u32,
+        ring: Ring,
         head: (&[u8], Option<u64>),
     ) -> Result<(), KvError> {
         let ctx = &self.keyspace().ctx;
         let (now, from_hash, to_hash) = (ctx.now(), ctx.hash(from), ctx.hash(to));
-        for number in 0..chunks {
+        for number in ring.numbers() {
             let value = self.holding(from_hash).read_chunk(ctx, from, number)?;
             // A missing chunk (never expected) is written empty.
             let value = value.unwrap_or_default();
@@ -59,6 +60,6 @@ impl LockedShards<'_> {
         }
         let (meta, expires_at) = head;
         self.shard(to_hash)
-            .write_head(ctx, to, kind, chunks, meta, expires_at, now)
+            .write_head(ctx, to, kind, ring, meta, expires_at, now)
     }
 }

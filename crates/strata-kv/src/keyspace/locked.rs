@@ -355,7 +355,7 @@ impl<'a> LockedShards<'a> {
         let shard = self.holding(from_hash);
         let chunks = shard
             .live_slot(from_hash, from, now)
-            .and_then(|slot| shard.chunks_at(slot));
+            .and_then(|slot| shard.ring_at(slot));
         if let Some(chunks) = chunks {
             self.copy_large(from, to, kind, chunks, (&value, expires_at))?;
             self.delete(from)?;

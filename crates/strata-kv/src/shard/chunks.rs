@@ -4,7 +4,7 @@
 //! journal as one record.
 
 use super::{Removal, ShardInner};
-use crate::chunk::{chunk_key, chunks_of, split_chunk_key, Namespace, CHUNK, LARGE};
+use crate::chunk::{chunk_key, ring_of, split_chunk_key, Namespace, Ring, CHUNK, RING};
 use crate::context::Ctx;
 use crate::item::{stored_flags, ValueKind};
 use crate::journal::change;
@@ -25,16 +25,15 @@ impl ShardInner {
         self.index.len() - self.chunks
     }
 
-    /// Removes chunks `from..to` of the collection at `owner` (those that
+    /// Removes chunks `numbers` of the collection at `owner` (those that
     /// exist), logging each.
     pub fn drop_chunks(
         &mut self,
         ctx: &Ctx,
         owner: &[u8],
-        from: u32,
-        to: u32,
+        numbers: impl Iterator<Item = u32>,
     ) -> Result<(), KvError> {
-        for number in from..to {
+        for number in numbers {
             let key = chunk_key(owner, number);
             let hash = ctx.hash_in(Namespace::Chunk, &key);
             if let Some(slot) = self.lookup_in(Namespace::Chunk, hash, &key) {
@@ -77,21 +76,28 @@ impl ShardInner {
     }
 
     /// Writes the head of the large collection at user key `key` (of
-    /// `kind`, `chunks` chunks, `meta` its value), logged; chunks past
-    /// `chunks` that an older head had are dropped.
+    /// `kind`, chunks `ring`, `meta` its value), logged; chunks of an older
+    /// head that `ring` does not hold are dropped. Refused (`TooLarge`)
+    /// past [`RING`] chunks.
     #[allow(clippy::too_many_arguments)]
     pub fn write_head(
         &mut self,
         ctx: &Ctx,
         key: &[u8],
         kind: ValueKind,
-        chunks: u32,
+        ring: Ring,
         meta: &[u8],
         expires_at: Option<u64>,
         now: u64,
     ) -> Result<(), KvError> {
+        if ring.count > RING || ring.first >= RING {
+            return Err(KvError::TooLarge {
+                size: ring.count as usize,
+                limit: RING as usize,
+            });
+        }
         let hash = ctx.hash(key);
-        let flags = stored_flags(chunks, kind) | LARGE;
+        let flags = ring.head_flags(stored_flags(0, kind));
         self.write_logged(ctx, hash, key, meta, flags, expires_at, now)?;
         ctx.counters.total_items.add(1);
         Ok(())
@@ -125,8 +131,9 @@ impl ShardInner {
         let (mut chunks, mut orphans, mut missing) = (0, 0, 0);
         for (_, loc) in self.index.items_in(0, self.index.capacity()) {
             let rec = self.arena.record(loc);
-            if let Some(n) = chunks_of(rec.header.flags) {
-                missing += (0..n)
+            if let Some(ring) = ring_of(rec.header.flags) {
+                missing += ring
+                    .numbers()
                     .filter(|&i| {
                         let key = chunk_key(rec.key(), i);
                         let hash = ctx.hash_in(Namespace::Chunk, &key);
@@ -140,16 +147,16 @@ impl ShardInner {
             chunks += 1;
             let owned = split_chunk_key(rec.key()).is_some_and(|(owner, number)| {
                 self.lookup(ctx.hash(owner), owner)
-                    .and_then(|slot| self.chunks_at(slot))
-                    .is_some_and(|n| number < n)
+                    .and_then(|slot| self.ring_at(slot))
+                    .is_some_and(|ring| ring.holds(number))
             });
             orphans += usize::from(!owned);
         }
         (chunks, orphans, missing)
     }
 
-    /// The chunk count of the live item in `slot` if it is a large head.
-    pub fn chunks_at(&self, slot: usize) -> Option<u32> {
-        chunks_of(self.record_at(slot).header.flags)
+    /// The chunks of the live item in `slot` if it is a large head.
+    pub fn ring_at(&self, slot: usize) -> Option<Ring> {
+        ring_of(self.record_at(slot).header.flags)
     }
 }

@@ -5,6 +5,7 @@
 
 use super::large_read::{current_of, ChunkSource, Current};
 use super::{Removal, ShardInner};
+use crate::chunk::Ring;
 use crate::context::Ctx;
 use crate::fetch;
 use crate::item::{Mutation, NewItem, ValueKind};
@@ -85,9 +86,21 @@ impl<'s> LargeEdit<'s> {
         meta: &[u8],
         expires_at: Option<u64>,
     ) -> Result<(), KvError> {
+        self.put_ring_head(kind, Ring::dense(chunks), meta, expires_at)
+    }
+
+    /// Writes the head of a collection whose chunks are `ring` (a list's
+    /// deque); chunks the old head had outside `ring` are dropped.
+    pub fn put_ring_head(
+        &mut self,
+        kind: ValueKind,
+        ring: Ring,
+        meta: &[u8],
+        expires_at: Option<u64>,
+    ) -> Result<(), KvError> {
         let (ctx, now) = (self.ctx, self.now);
         self.shard
-            .write_head(ctx, self.key, kind, chunks, meta, expires_at, now)
+            .write_head(ctx, self.key, kind, ring, meta, expires_at, now)
     }
 
     /// Stores `value` whole under the key as a value of `kind` (a packed

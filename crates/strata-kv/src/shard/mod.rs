@@ -19,7 +19,7 @@ pub(crate) mod ssd_adopt;
 mod watches;
 
 use crate::arena::{encode, header_len, stub_len, Arena, Loc, Record};
-use crate::chunk::{chunks_of, Namespace};
+use crate::chunk::{ring_of, Namespace};
 use crate::context::Ctx;
 use crate::fetch;
 use crate::index::{Access, Index};
@@ -173,7 +173,7 @@ impl ShardInner {
             change::encode_delete_in(&mut self.journal_buf, ns, rec.key());
         }
         // A large collection's chunks go with its head.
-        let owned = chunks_of(rec.header.flags).map(|n| (rec.key().to_vec(), n));
+        let owned = ring_of(rec.header.flags).map(|ring| (rec.key().to_vec(), ring));
         match ns {
             Namespace::User => self.watches.touch(rec.key()),
             Namespace::Chunk => self.chunks -= 1,
@@ -190,7 +190,7 @@ impl ShardInner {
             (_, Removal::Evicted) => ctx.counters.evictions.add(1),
         }
         match owned {
-            Some((key, n)) => self.drop_chunks(ctx, &key, 0, n),
+            Some((key, ring)) => self.drop_chunks(ctx, &key, ring.without(None)),
             None => Ok(()),
         }
     }
@@ -403,10 +403,8 @@ impl ShardInner {
             Some(slot) => {
                 let old = self.index.loc(slot);
                 let old_rec = self.arena.record(old);
-                let (had, has) = (chunks_of(old_rec.header.flags), chunks_of(new_flags));
-                if let Some(had) = had.filter(|&had| had > has.unwrap_or(0)) {
-                    dropped = Some((has.unwrap_or(0), had));
-                }
+                let (had, has) = (ring_of(old_rec.header.flags), ring_of(new_flags));
+                dropped = had.map(|had| (had, has));
                 if let Some(ssd) = &ctx.ssd {
                     if Self::superseded_is_released(&old_rec, &self.arena.record(loc)) {
                         Self::release_value(ssd, &old_rec, hash);
@@ -437,7 +435,7 @@ impl ShardInner {
             self.watches.touch(key);
         }
         match dropped {
-            Some((from, to)) => self.drop_chunks(ctx, key, from, to),
+            Some((had, has)) => self.drop_chunks(ctx, key, had.without(has)),
             None => Ok(()),
         }
     }

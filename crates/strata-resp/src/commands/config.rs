@@ -42,6 +42,7 @@ const PARAMS: &[&str] = &[
     "databases",
     "hash-max-listpack-entries",
     "hash-max-listpack-value",
+    "list-max-listpack-size",
     "maxclients",
     "maxmemory",
     "lua-time-limit",
@@ -76,7 +77,7 @@ const POLICIES: &str = "argument(s) must be one of the following: allkeys-lru, n
 
 fn value_of(shared: &Shared, param: &str) -> String {
     if let Some(threshold) = Threshold::named(param) {
-        return shared.encodings.get(threshold).to_string();
+        return shared.encodings.shown(threshold);
     }
     let settings = &shared.info.settings;
     match param {
@@ -138,6 +139,12 @@ enum Change {
 
 fn parse_change(shared: &Shared, param: &str, value: &[u8]) -> Result<Change, &'static str> {
     if let Some(threshold) = Threshold::named(param) {
+        if threshold.signed() {
+            let n = parse_i64(value).ok_or("argument couldn't be parsed into an integer")?;
+            return i32::try_from(n)
+                .map(|n| Change::Encoding(threshold, i64::from(n) as u64))
+                .map_err(|_| "argument must be between -2147483648 and 2147483647 inclusive");
+        }
         return parse_count(value).map(|n| Change::Encoding(threshold, n));
     }
     match param {

@@ -9,7 +9,7 @@
 //! records start at the restart after one). Strata's eviction is not LFU,
 //! so `FREQ` answers Redis's error for a non-LFU policy.
 
-use strata_kv::large::is_head;
+use strata_kv::large::{is_head, is_list_head};
 use strata_kv::{Store, ValueKind};
 
 use crate::args::Args;
@@ -81,6 +81,11 @@ pub fn object<S: Store>(
                     Some(true) => "hashtable",
                     _ => "listpack",
                 },
+                // A large list: Redis's quicklist (chunk records).
+                ValueKind::List => match ctx.store.peek(key, |item| is_list_head(item.value)) {
+                    Some(true) => "quicklist",
+                    _ => "listpack",
+                },
                 ValueKind::Set => {
                     let limits = ctx.shared.encodings.set_limits();
                     ctx.store
@@ -93,7 +98,6 @@ pub fn object<S: Store>(
                     Some(true) => "skiplist",
                     _ => "listpack",
                 },
-                _ => "listpack",
             };
             out.bulk(encoding.as_bytes());
         }

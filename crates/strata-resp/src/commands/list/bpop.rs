@@ -31,7 +31,8 @@ pub fn bpop<S: Store>(
     let seq = ctx.shared.waiters.seq();
     for i in keys.clone() {
         let key = args.get(i);
-        if let Some(popped) = pop_from(ctx.store, key, end, 1)? {
+        let limit = ctx.shared.encodings.list_limit();
+        if let Some(popped) = pop_from(ctx.store, limit, key, end, 1)? {
             if let Some(element) = popped.first() {
                 out.array(2);
                 out.bulk(key);

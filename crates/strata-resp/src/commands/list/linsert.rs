@@ -1,10 +1,10 @@
 //! `LINSERT key BEFORE|AFTER pivot element`.
 
-use strata_kv::{Mutation, Store, ValueKind};
+use strata_kv::Store;
 
+use super::either::edit;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::collection::{open, save};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -22,22 +22,16 @@ pub fn linsert<S: Store>(
     };
     let (pivot, element) = (args.get(3), args.get(4));
     let key = args.get(1);
-    let len = ctx.store.update(key, |old| {
-        let mut opened = match open(old, ValueKind::List) {
-            Ok(o) => o,
-            Err(e) => return (Mutation::Keep, Err(e)),
-        };
-        if !opened.existed {
-            return (Mutation::Keep, Ok(0));
+    let limit = ctx.shared.encodings.list_limit();
+    let len = edit(ctx.store, key, limit, |list, existed| {
+        if !existed {
+            return Ok(0);
         }
-        let list = &mut opened.elements;
-        let Some(at) = list.iter().position(|e| *e == pivot) else {
-            return (Mutation::Keep, Ok(-1));
-        };
-        list.insert(at + usize::from(after), element);
-        let len = list.len() as i64;
-        (save(ValueKind::List, list, opened.expires_at), Ok(len))
-    })??;
+        if !list.insert(pivot, after, element)? {
+            return Ok(-1);
+        }
+        Ok(list.len() as i64)
+    })?;
     if len > 0 {
         ctx.shared.waiters.pushed(key);
     }

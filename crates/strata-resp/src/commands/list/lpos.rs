@@ -1,10 +1,11 @@
 //! `LPOS key element [RANK rank] [COUNT num-matches] [MAXLEN len]`.
 
-use strata_kv::{Store, ValueKind};
+use strata_kv::Store;
+
+use super::view::read;
 
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::collection::read;
 use crate::number::parse_i64;
 use crate::reply::{CollectionError, RespError};
 use crate::writer::ReplyWriter;
@@ -39,9 +40,13 @@ pub fn lpos<S: Store>(
         }
         i += 2;
     }
-    let matches = read(ctx.store, args.get(1), ValueKind::List, |list| {
+    let matches = read(ctx.store, args.get(1), |list| {
         let len = list.len();
-        let look = if maxlen == 0 { len } else { maxlen.min(len) };
+        let look = if maxlen == 0 {
+            len
+        } else {
+            (maxlen as u64).min(len)
+        };
         let want = match count {
             Some(0) => usize::MAX,
             Some(n) => n,
@@ -49,20 +54,22 @@ pub fn lpos<S: Store>(
         };
         let mut skip = rank.unsigned_abs() - 1;
         let mut matches = Vec::new();
-        for step in 0..look {
-            let at = if rank > 0 { step } else { len - 1 - step };
-            if list[at] == element {
+        let mut looked = 0u64;
+        list.scan(rank < 0, &mut |at, e| {
+            if looked >= look {
+                return false;
+            }
+            looked += 1;
+            if e == element {
                 if skip > 0 {
                     skip -= 1;
-                    continue;
+                    return true;
                 }
                 matches.push(at);
-                if matches.len() >= want {
-                    break;
-                }
             }
-        }
-        matches
+            matches.len() < want
+        })?;
+        Ok(matches)
     })?
     .unwrap_or_default();
     match count {

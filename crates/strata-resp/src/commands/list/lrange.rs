@@ -1,11 +1,11 @@
 //! `LLEN key`, `LRANGE key start stop`, `LINDEX key index`.
 
-use strata_kv::{Store, ValueKind};
+use strata_kv::Store;
 
+use super::view::read;
 use super::{index, range};
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::collection::read;
 use crate::number::parse_i64;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
@@ -16,7 +16,7 @@ pub fn llen<S: Store>(
     args: Args<'_>,
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
-    let n = read(ctx.store, args.get(1), ValueKind::List, |list| list.len())?;
+    let n = read(ctx.store, args.get(1), |list| Ok(list.len()))?;
     out.integer(n.unwrap_or(0) as i64);
     Ok(())
 }
@@ -29,21 +29,16 @@ pub fn lrange<S: Store>(
 ) -> Result<(), RespError> {
     let start = parse_i64(args.get(2)).ok_or(RespError::NotInteger)?;
     let stop = parse_i64(args.get(3)).ok_or(RespError::NotInteger)?;
-    let found = read(ctx.store, args.get(1), ValueKind::List, |list| match range(
-        start,
-        stop,
-        list.len(),
-    ) {
-        Some((s, e)) => {
-            out.array(e - s + 1);
-            for item in &list[s..=e] {
-                out.bulk(item);
-            }
+    let found = read(ctx.store, args.get(1), |list| {
+        match range(start, stop, list.len() as usize) {
+            Some((s, e)) => list.range(s as u64, e as u64),
+            None => Ok(Vec::new()),
         }
-        None => out.array(0),
     })?;
-    if found.is_none() {
-        out.array(0);
+    let elements = found.unwrap_or_default();
+    out.array(elements.len());
+    for e in &elements {
+        out.bulk(e);
     }
     Ok(())
 }
@@ -55,17 +50,15 @@ pub fn lindex<S: Store>(
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
     let i = parse_i64(args.get(2)).ok_or(RespError::NotInteger)?;
-    let found = read(
-        ctx.store,
-        args.get(1),
-        ValueKind::List,
-        |list| match index(i, list.len()) {
-            Some(at) => out.bulk(list[at]),
-            None => out.null(),
-        },
-    )?;
-    if found.is_none() {
-        out.null();
+    let found = read(ctx.store, args.get(1), |list| {
+        match index(i, list.len() as usize) {
+            Some(at) => list.range(at as u64, at as u64),
+            None => Ok(Vec::new()),
+        }
+    })?;
+    match found.and_then(|mut e| e.pop()) {
+        Some(e) => out.bulk(&e),
+        None => out.null(),
     }
     Ok(())
 }

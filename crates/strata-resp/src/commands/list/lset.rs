@@ -1,11 +1,11 @@
 //! `LSET key index element`.
 
-use strata_kv::{Mutation, Store, ValueKind};
+use strata_kv::Store;
 
+use super::either::edit;
 use super::index;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::collection::{open, save};
 use crate::number::parse_i64;
 use crate::reply::{CollectionError, RespError};
 use crate::writer::ReplyWriter;
@@ -18,21 +18,17 @@ pub fn lset<S: Store>(
 ) -> Result<(), RespError> {
     let i = parse_i64(args.get(2)).ok_or(RespError::NotInteger)?;
     let element = args.get(3);
-    ctx.store.update(args.get(1), |old| {
-        let mut opened = match open(old, ValueKind::List) {
-            Ok(o) if !o.existed => return (Mutation::Keep, Err(RespError::NoSuchKey)),
-            Ok(o) => o,
-            Err(e) => return (Mutation::Keep, Err(e)),
+    let limit = ctx.shared.encodings.list_limit();
+    edit(ctx.store, args.get(1), limit, |list, existed| {
+        if !existed {
+            return Err(RespError::NoSuchKey);
+        }
+        let Some(at) = index(i, list.len() as usize) else {
+            return Err(CollectionError::IndexOutOfRange.into());
         };
-        let Some(at) = index(i, opened.elements.len()) else {
-            return (Mutation::Keep, Err(CollectionError::IndexOutOfRange.into()));
-        };
-        opened.elements[at] = element;
-        (
-            save(ValueKind::List, &opened.elements, opened.expires_at),
-            Ok(()),
-        )
-    })??;
+        list.set(at as u64, element)?;
+        Ok(())
+    })?;
     out.ok();
     Ok(())
 }

@@ -1,11 +1,12 @@
 //! `LTRIM key start stop`.
 
-use strata_kv::{Mutation, Store, ValueKind};
+use strata_kv::Store;
 
+use super::either::edit;
 use super::range;
+use super::End;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::collection::{open, save};
 use crate::number::parse_i64;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
@@ -18,20 +19,16 @@ pub fn ltrim<S: Store>(
 ) -> Result<(), RespError> {
     let start = parse_i64(args.get(2)).ok_or(RespError::NotInteger)?;
     let stop = parse_i64(args.get(3)).ok_or(RespError::NotInteger)?;
-    ctx.store.update(args.get(1), |old| {
-        let opened = match open(old, ValueKind::List) {
-            Ok(o) if !o.existed => return (Mutation::Keep, Ok(())),
-            Ok(o) => o,
-            Err(e) => return (Mutation::Keep, Err(e)),
+    let limit = ctx.shared.encodings.list_limit();
+    edit(ctx.store, args.get(1), limit, |list, _| {
+        let len = list.len();
+        let (drop_front, drop_back) = match range(start, stop, len as usize) {
+            Some((s, e)) => (s as u64, len - 1 - e as u64),
+            None => (len, 0),
         };
-        let list = opened.elements;
-        let kept: &[&[u8]] = match range(start, stop, list.len()) {
-            Some((s, e)) if (s, e) == (0, list.len() - 1) => return (Mutation::Keep, Ok(())),
-            Some((s, e)) => &list[s..=e],
-            None => &[],
-        };
-        (save(ValueKind::List, kept, opened.expires_at), Ok(()))
-    })??;
+        list.drop_n(End::Left, drop_front)?;
+        list.drop_n(End::Right, drop_back)
+    })?;
     out.ok();
     Ok(())
 }

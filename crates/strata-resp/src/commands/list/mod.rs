@@ -1,9 +1,12 @@
-//! List commands. A list is a packed collection of its elements in order
-//! (see [`collection`](super::collection)); pushes wake clients blocked on
+//! List commands. A list is packed (one record of its elements in order,
+//! Redis's listpack) or, past `list-max-listpack-size`, large (a deque of
+//! chunk records, Redis's quicklist): commands change it through
+//! [`either`] and read it through [`view`]. Pushes wake clients blocked on
 //! the key ([`blocking`](crate::blocking)).
 
 pub mod blmove;
 pub mod bpop;
+pub mod either;
 mod ends;
 pub mod linsert;
 pub mod lmove;
@@ -15,6 +18,7 @@ pub mod ltrim;
 mod op;
 pub mod pop;
 pub mod push;
+pub mod view;
 
 pub use ends::{index, range, End};
 pub use op::Op;

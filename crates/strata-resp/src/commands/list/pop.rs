@@ -1,11 +1,12 @@
 //! `LPOP key [count]`, `RPOP key [count]`.
 
-use strata_kv::{Mutation, Store, ValueKind};
+use strata_kv::Store;
 
+use super::either::edit;
 use super::End;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::collection::{open, save};
+use crate::encodings::ListLimit;
 use crate::number::parse_i64;
 use crate::reply::{CollectionError, RespError};
 use crate::writer::ReplyWriter;
@@ -14,36 +15,22 @@ use crate::writer::ReplyWriter;
 /// `None` when the key is missing. The key goes with its last element.
 pub fn pop_from<S: Store>(
     store: &mut S,
+    limit: ListLimit,
     key: &[u8],
     end: End,
     count: usize,
 ) -> Result<Option<Vec<Vec<u8>>>, RespError> {
-    store.update(key, |old| {
-        let mut opened = match open(old, ValueKind::List) {
-            Ok(o) => o,
-            Err(e) => return (Mutation::Keep, Err(e)),
-        };
-        if !opened.existed {
-            return (Mutation::Keep, Ok(None));
+    edit(store, key, limit, |list, existed| {
+        if !existed {
+            return Ok(None);
         }
-        let list = &mut opened.elements;
-        let n = count.min(list.len());
-        let popped: Vec<Vec<u8>> = match end {
-            End::Left => list.drain(..n).map(<[u8]>::to_vec).collect(),
-            End::Right => list
-                .drain(list.len() - n..)
-                .rev()
-                .map(<[u8]>::to_vec)
-                .collect(),
-        };
-        if n == 0 {
-            return (Mutation::Keep, Ok(Some(popped)));
+        let n = (count as u64).min(list.len()) as usize;
+        let mut popped = Vec::with_capacity(n);
+        for _ in 0..n {
+            popped.extend(list.pop(end)?);
         }
-        (
-            save(ValueKind::List, list, opened.expires_at),
-            Ok(Some(popped)),
-        )
-    })?
+        Ok(Some(popped))
+    })
 }
 
 /// Without a count: the element or null. With one: an array of up to
@@ -62,7 +49,8 @@ pub fn pop<S: Store>(
         }
         _ => return Err(RespError::Syntax),
     };
-    let popped = pop_from(ctx.store, args.get(1), end, count.unwrap_or(1))?;
+    let limit = ctx.shared.encodings.list_limit();
+    let popped = pop_from(ctx.store, limit, args.get(1), end, count.unwrap_or(1))?;
     match (count, popped) {
         (None, Some(p)) if !p.is_empty() => out.bulk(&p[0]),
         (None, _) => out.null(),

@@ -1,11 +1,11 @@
 //! `LPUSH`, `RPUSH`, `LPUSHX`, `RPUSHX`.
 
-use strata_kv::{Mutation, Store, ValueKind};
+use strata_kv::Store;
 
+use super::either::edit;
 use super::End;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::collection::{open, save};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -28,32 +28,16 @@ pub fn push<S: Store>(
     create: Create,
 ) -> Result<(), RespError> {
     let key = args.get(1);
-    let len = ctx.store.update(key, |old| {
-        let opened = match open(old, ValueKind::List) {
-            Ok(o) => o,
-            Err(e) => return (Mutation::Keep, Err(e)),
-        };
-        if !opened.existed && create == Create::No {
-            return (Mutation::Keep, Ok(0));
+    let limit = ctx.shared.encodings.list_limit();
+    let len = edit(ctx.store, key, limit, |list, existed| {
+        if !existed && create == Create::No {
+            return Ok(0);
         }
-        let new: Vec<&[u8]> = match end {
-            End::Left => {
-                let mut new: Vec<&[u8]> = args.iter_from(2).collect();
-                new.reverse();
-                new.extend(opened.elements);
-                new
-            }
-            End::Right => {
-                let mut new = opened.elements;
-                new.extend(args.iter_from(2));
-                new
-            }
-        };
-        (
-            save(ValueKind::List, &new, opened.expires_at),
-            Ok(new.len()),
-        )
-    })??;
+        for e in args.iter_from(2) {
+            list.push(end, e)?;
+        }
+        Ok(list.len())
+    })?;
     if len > 0 {
         ctx.shared.waiters.pushed(key);
     }

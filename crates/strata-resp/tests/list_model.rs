@@ -1,0 +1,523 @@
+//! Lists in both encodings against a model, over RESP: with
+//! `list-max-listpack-size 4`, random pushes, pops (with counts, blocking
+//! ones on non-empty lists), LSET/LINSERT/LREM/LTRIM, LMOVE/RPOPLPUSH
+//! between keys of either encoding, DEL/COPY/RENAME and MULTI/EXEC move
+//! lists across the threshold and grow some to many chunks (elements of up
+//! to 300 bytes, 2 KiB chunks); every read command is checked against a
+//! `VecDeque` model, `OBJECT ENCODING` against the conversion rule, and the
+//! engine against leaks (no orphan or missing chunk). Also: a push or pop
+//! on a large list logs one record whose size does not grow with the list,
+//! and bad input gets errors.
+
+mod common;
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+use common::model::{int, strings, text, Sizes};
+use common::{Client, Value};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+type List = VecDeque<String>;
+
+/// The model: each key's elements, and whether it was converted to the
+/// large encoding (it then stays large until deleted).
+#[derive(Default)]
+struct Model {
+    lists: BTreeMap<String, (List, bool)>,
+}
+
+impl Model {
+    fn after_write(&mut self) {
+        self.lists.retain(|_, (l, _)| !l.is_empty());
+        for (list, large) in self.lists.values_mut() {
+            *large |= list.len() > 4;
+        }
+    }
+
+    fn list(&mut self, key: &str) -> &mut List {
+        &mut self.lists.entry(key.to_string()).or_default().0
+    }
+}
+
+fn element(rng: &mut SmallRng) -> String {
+    let n = rng.gen_range(0..20);
+    match rng.gen_ratio(1, 3) {
+        true => format!("{n}-{}", "x".repeat(rng.gen_range(0..300))),
+        false => format!("e{n}"),
+    }
+}
+
+fn end(rng: &mut SmallRng) -> &'static str {
+    ["LEFT", "RIGHT"][rng.gen_range(0..2)]
+}
+
+fn pop_end(list: &mut List, end: &str) -> Option<String> {
+    match end {
+        "LEFT" => list.pop_front(),
+        _ => list.pop_back(),
+    }
+}
+
+fn push_end(list: &mut List, end: &str, e: String) {
+    match end {
+        "LEFT" => list.push_front(e),
+        _ => list.push_back(e),
+    }
+}
+
+/// Redis's index rule.
+fn index(i: i64, len: usize) -> Option<usize> {
+    let at = if i < 0 { len as i64 + i } else { i };
+    (0..len as i64).contains(&at).then_some(at as usize)
+}
+
+fn step(c: &mut Client, m: &mut Model, rng: &mut SmallRng) {
+    let k = rng.gen_range(0..6);
+    let key = format!("l{k}");
+    let wide = k < 2; // two lists grow to hundreds of elements
+    let len = m.lists.get(&key).map_or(0, |(l, _)| l.len());
+    match rng.gen_range(0..100) {
+        0..=29 => {
+            let cmd = ["LPUSH", "RPUSH", "LPUSHX", "RPUSHX"][rng.gen_range(0..4)];
+            let n = if wide { rng.gen_range(1..8) } else { 1 };
+            let es: Vec<String> = (0..n).map(|_| element(rng)).collect();
+            let mut args = vec![cmd, &key];
+            args.extend(es.iter().map(String::as_str));
+            let reply = int(&c.cmd(&args));
+            if cmd.ends_with('X') && len == 0 {
+                assert_eq!(reply, 0);
+            } else {
+                let list = m.list(&key);
+                for e in es.iter().cloned() {
+                    push_end(
+                        list,
+                        if cmd.starts_with('L') {
+                            "LEFT"
+                        } else {
+                            "RIGHT"
+                        },
+                        e,
+                    );
+                }
+                assert_eq!(reply, list.len() as i64, "{args:?}");
+            }
+        }
+        30..=44 if !wide || rng.gen_ratio(1, 3) => {
+            let e = end(rng);
+            let cmd = if e == "LEFT" { "LPOP" } else { "RPOP" };
+            if rng.gen_bool(0.5) {
+                let want = m.lists.get_mut(&key).map(|(l, _)| pop_end(l, e));
+                assert_eq!(text(&c.cmd(&[cmd, &key])), want.flatten());
+            } else {
+                let n = rng.gen_range(0..5);
+                let reply = c.cmd(&[cmd, &key, &n.to_string()]);
+                match m.lists.get_mut(&key) {
+                    None => assert_eq!(reply, Value::NullArray),
+                    Some((l, _)) => {
+                        let want: Vec<String> = (0..n).filter_map(|_| pop_end(l, e)).collect();
+                        assert_eq!(strings(&reply), want);
+                    }
+                }
+            }
+        }
+        45..=49 if len > 0 => {
+            let e = end(rng);
+            let cmd = if e == "LEFT" { "BLPOP" } else { "BRPOP" };
+            let want = pop_end(m.list(&key), e).unwrap();
+            assert_eq!(strings(&c.cmd(&[cmd, &key, "0.5"])), [key.clone(), want]);
+        }
+        50..=54 => {
+            let i = rng.gen_range(-(len as i64) - 2..len as i64 + 2);
+            let e = element(rng);
+            let reply = c.cmd(&["LSET", &key, &i.to_string(), &e]);
+            match index(i, len) {
+                Some(at) => {
+                    assert_eq!(reply, Value::ok());
+                    m.list(&key)[at] = e;
+                }
+                None => assert!(matches!(reply, Value::Error(_)), "{reply:?}"),
+            }
+        }
+        55..=59 => {
+            let pivot = format!("e{}", rng.gen_range(0..20));
+            let after = rng.gen_bool(0.5);
+            let e = element(rng);
+            let side = if after { "AFTER" } else { "BEFORE" };
+            let reply = int(&c.cmd(&["LINSERT", &key, side, &pivot, &e]));
+            let want = match m.lists.get_mut(&key) {
+                None => 0,
+                Some((l, _)) => match l.iter().position(|x| *x == pivot) {
+                    None => -1,
+                    Some(at) => {
+                        l.insert(at + usize::from(after), e);
+                        l.len() as i64
+                    }
+                },
+            };
+            assert_eq!(reply, want);
+        }
+        60..=64 => {
+            let target = format!("e{}", rng.gen_range(0..20));
+            let count: i64 = rng.gen_range(-3..4);
+            let reply = int(&c.cmd(&["LREM", &key, &count.to_string(), &target]));
+            let mut removed = 0;
+            if let Some((l, _)) = m.lists.get_mut(&key) {
+                let limit = if count == 0 {
+                    usize::MAX
+                } else {
+                    count.unsigned_abs() as usize
+                };
+                let mut order: Vec<usize> = (0..l.len()).collect();
+                if count < 0 {
+                    order.reverse();
+                }
+                let mut gone = vec![false; l.len()];
+                for i in order {
+                    if removed < limit && l[i] == target {
+                        gone[i] = true;
+                        removed += 1;
+                    }
+                }
+                let mut g = gone.into_iter();
+                l.retain(|_| !g.next().unwrap());
+            }
+            assert_eq!(reply, removed as i64);
+        }
+        65..=67 if !wide || rng.gen_ratio(1, 4) => {
+            let len = len as i64;
+            let start = rng.gen_range(-len - 2..len + 2);
+            let stop = rng.gen_range(-len - 2..len + 2);
+            assert_eq!(
+                c.cmd(&["LTRIM", &key, &start.to_string(), &stop.to_string()]),
+                Value::ok()
+            );
+            if let Some((l, _)) = m.lists.get_mut(&key) {
+                let s = if start < 0 {
+                    (len + start).max(0)
+                } else {
+                    start
+                };
+                let e = if stop < 0 {
+                    len + stop
+                } else {
+                    stop.min(len - 1)
+                };
+                if s > e || s >= len {
+                    l.clear();
+                } else {
+                    l.truncate(e as usize + 1);
+                    l.drain(..s as usize);
+                }
+            }
+        }
+        68..=77 => {
+            let to = format!("l{}", rng.gen_range(0..6));
+            let (from_end, to_end) = (end(rng), end(rng));
+            let reply = match rng.gen_bool(0.8) {
+                true => c.cmd(&["LMOVE", &key, &to, from_end, to_end]),
+                false => {
+                    let (f, t) = ("RIGHT", "LEFT");
+                    let reply = c.cmd(&["RPOPLPUSH", &key, &to]);
+                    let moved = m.lists.get_mut(&key).and_then(|(l, _)| pop_end(l, f));
+                    assert_eq!(text(&reply), moved.clone());
+                    if let Some(e) = moved {
+                        push_end(m.list(&to), t, e);
+                    }
+                    return m.after_write();
+                }
+            };
+            let moved = m
+                .lists
+                .get_mut(&key)
+                .and_then(|(l, _)| pop_end(l, from_end));
+            assert_eq!(text(&reply), moved.clone());
+            if let Some(e) = moved {
+                push_end(m.list(&to), to_end, e);
+            }
+        }
+        78..=80 if !wide => {
+            let existed = m.lists.remove(&key).is_some();
+            assert_eq!(int(&c.cmd(&["DEL", &key])), i64::from(existed));
+        }
+        81..=84 => {
+            // Wide lists keep growing: only narrow ones are replaced.
+            let to = format!("l{}", rng.gen_range(2..6));
+            if to != key {
+                let copied = m.lists.get(&key).cloned();
+                let replace = rng.gen_bool(0.5);
+                let done = copied.is_some() && (replace || !m.lists.contains_key(&to));
+                let mut args = vec!["COPY", &key, &to];
+                if replace {
+                    args.push("REPLACE");
+                }
+                assert_eq!(int(&c.cmd(&args)), i64::from(done));
+                if done {
+                    m.lists.insert(to.clone(), copied.unwrap());
+                }
+            }
+        }
+        85..=87 if !wide => {
+            let to = format!("l{}", rng.gen_range(2..6));
+            match m.lists.remove(&key) {
+                Some(l) => {
+                    assert_eq!(c.cmd(&["RENAME", &key, &to]), Value::ok());
+                    m.lists.insert(to, l);
+                }
+                None => assert!(matches!(c.cmd(&["RENAME", &key, &to]), Value::Error(_))),
+            }
+        }
+        _ => {
+            // A transaction: a push, a pop at the other end, an LINDEX.
+            let e = element(rng);
+            c.cmd(&["MULTI"]);
+            c.cmd(&["RPUSH", &key, &e]);
+            c.cmd(&["LPOP", &key]);
+            c.cmd(&["LINDEX", &key, "-1"]);
+            let replies = c.cmd(&["EXEC"]);
+            let list = m.list(&key);
+            list.push_back(e);
+            let n = list.len() as i64;
+            m.after_write(); // each command converts on its own
+            let popped = m.list(&key).pop_front();
+            let last = m.lists.get(&key).and_then(|(l, _)| l.back().cloned());
+            let got = replies.array();
+            assert_eq!(got[0], Value::Int(n));
+            assert_eq!(text(&got[1]), popped);
+            assert_eq!(text(&got[2]), last);
+        }
+    }
+    m.after_write();
+}
+
+fn check(c: &mut Client, m: &Model, server: &common::Server, rng: &mut SmallRng) {
+    for k in 0..6 {
+        let key = format!("l{k}");
+        let Some((list, large)) = m.lists.get(&key) else {
+            assert_eq!(int(&c.cmd(&["EXISTS", &key])), 0, "{key}");
+            assert_eq!(c.cmd(&["LRANGE", &key, "0", "-1"]).array().len(), 0);
+            assert_eq!(int(&c.cmd(&["LLEN", &key])), 0);
+            continue;
+        };
+        let len = list.len() as i64;
+        let all: Vec<String> = list.iter().cloned().collect();
+        assert_eq!(strings(&c.cmd(&["LRANGE", &key, "0", "-1"])), all, "{key}");
+        assert_eq!(int(&c.cmd(&["LLEN", &key])), len);
+        let encoding = text(&c.cmd(&["OBJECT", "ENCODING", &key])).unwrap();
+        let want = if *large { "quicklist" } else { "listpack" };
+        assert_eq!(encoding, want, "{key} of {len}");
+        for _ in 0..4 {
+            let i = rng.gen_range(-len - 2..len + 2);
+            let want = index(i, list.len()).map(|at| list[at].clone());
+            assert_eq!(text(&c.cmd(&["LINDEX", &key, &i.to_string()])), want);
+            let (s, e) = (
+                rng.gen_range(-len - 2..len + 2),
+                rng.gen_range(-len - 2..len + 2),
+            );
+            let got = strings(&c.cmd(&["LRANGE", &key, &s.to_string(), &e.to_string()]));
+            let from = if s < 0 { (len + s).max(0) } else { s };
+            let to = if e < 0 { len + e } else { e.min(len - 1) };
+            let want: Vec<String> = match from <= to && from < len {
+                true => all[from as usize..=to as usize].to_vec(),
+                false => Vec::new(),
+            };
+            assert_eq!(got, want, "LRANGE {key} {s} {e}");
+        }
+        let target = format!("e{}", rng.gen_range(0..20));
+        let hits: Vec<i64> = (0..list.len())
+            .filter(|&i| list[i] == target)
+            .map(|i| i as i64)
+            .collect();
+        let first = hits.first().map(|&i| Value::Int(i)).unwrap_or(Value::Null);
+        assert_eq!(c.cmd(&["LPOS", &key, &target]), first);
+        let got: Vec<i64> = c
+            .cmd(&["LPOS", &key, &target, "RANK", "-1", "COUNT", "0"])
+            .array()
+            .iter()
+            .map(int)
+            .collect();
+        let want: Vec<i64> = hits.iter().rev().copied().collect();
+        assert_eq!(got, want);
+        let got = c.cmd(&[
+            "LPOS", &key, &target, "RANK", "2", "COUNT", "2", "MAXLEN", "50",
+        ]);
+        let want: Vec<i64> = hits
+            .iter()
+            .skip(1)
+            .take(2)
+            .copied()
+            .filter(|&i| i < 50)
+            .collect();
+        assert_eq!(got.array().iter().map(int).collect::<Vec<_>>(), want);
+    }
+    let census = server.keyspace.chunk_census();
+    assert_eq!((census.orphans, census.missing), (0, 0), "{census:?}");
+    assert_eq!(int(&c.cmd(&["DBSIZE"])), m.lists.len() as i64);
+}
+
+#[test]
+fn lists_match_a_model_across_both_encodings() {
+    let server = common::start();
+    let mut c = Client::connect(&server);
+    let set = c.cmd(&["CONFIG", "SET", "list-max-listpack-size", "4"]);
+    assert_eq!(set, Value::ok());
+    let got = strings(&c.cmd(&["CONFIG", "GET", "list-max-listpack-size"]));
+    assert_eq!(got, ["list-max-listpack-size", "4"]);
+    let mut rng = SmallRng::seed_from_u64(32);
+    let mut model = Model::default();
+    for round in 0..30 {
+        for _ in 0..150 {
+            step(&mut c, &mut model, &mut rng);
+        }
+        check(&mut c, &model, &server, &mut rng);
+        let longest = model.lists.values().map(|(l, _)| l.len()).max();
+        assert!(round < 29 || longest > Some(150), "{longest:?}");
+    }
+    // Some lists span several chunks.
+    let census = server.keyspace.chunk_census();
+    assert!(census.chunks > 3, "{census:?}");
+    // FLUSHALL and expiry take chunks with their list.
+    c.cmd(&["FLUSHALL"]);
+    assert_eq!(server.keyspace.chunk_census().chunks, 0);
+    c.cmd(&["RPUSH", "e", "1", "2", "3", "4", "5"]);
+    c.cmd(&["PEXPIRE", "e", "100"]);
+    assert_eq!(server.keyspace.chunk_census().chunks, 1);
+    server.clock.advance_ms(200);
+    assert_eq!(int(&c.cmd(&["EXISTS", "e"])), 0);
+    server.keyspace.run_maintenance();
+    assert_eq!(server.keyspace.chunk_census().chunks, 0);
+}
+
+#[test]
+fn byte_limits_convert_and_a_large_list_empties_to_nothing() {
+    let server = common::start();
+    let mut c = Client::connect(&server);
+    // Default -2: 8 KiB of elements.
+    let got = strings(&c.cmd(&["CONFIG", "GET", "list-max-listpack-size"]));
+    assert_eq!(got, ["list-max-listpack-size", "-2"]);
+    let big = "x".repeat(1000);
+    for i in 1..=8 {
+        assert_eq!(int(&c.cmd(&["RPUSH", "q", &big])), i);
+        assert_eq!(
+            text(&c.cmd(&["OBJECT", "ENCODING", "q"])).unwrap(),
+            "listpack"
+        );
+    }
+    c.cmd(&["RPUSH", "q", &big]);
+    assert_eq!(
+        text(&c.cmd(&["OBJECT", "ENCODING", "q"])).unwrap(),
+        "quicklist"
+    );
+    assert!(server.keyspace.chunk_census().chunks >= 4);
+    assert_eq!(strings(&c.cmd(&["LPOP", "q", "100"])).len(), 9);
+    assert_eq!(int(&c.cmd(&["EXISTS", "q"])), 0);
+    assert_eq!(server.keyspace.chunk_census().chunks, 0);
+    for bad in ["x", "2147483648"] {
+        let reply = c.cmd(&["CONFIG", "SET", "list-max-listpack-size", bad]);
+        assert!(matches!(reply, Value::Error(_)), "{reply:?}");
+    }
+}
+
+#[test]
+fn bad_input_gets_errors_on_both_encodings() {
+    let server = common::start();
+    let mut c = Client::connect(&server);
+    c.cmd(&["CONFIG", "SET", "list-max-listpack-size", "2"]);
+    c.cmd(&["RPUSH", "small", "a", "b"]);
+    c.cmd(&["RPUSH", "large", "a", "b", "c", "d"]);
+    c.cmd(&["SET", "s", "v"]);
+    let (max, min) = (i64::MAX.to_string(), i64::MIN.to_string());
+    for key in ["small", "large"] {
+        let n = int(&c.cmd(&["LLEN", key])) as usize;
+        assert_eq!(c.cmd(&["LRANGE", key, &min, &max]).array().len(), n);
+        assert_eq!(c.cmd(&["LRANGE", key, &max, &min]).array().len(), 0);
+        assert_eq!(c.cmd(&["LINDEX", key, &min]), Value::Null);
+        assert_eq!(c.cmd(&["LINDEX", key, &max]), Value::Null);
+        let reply = c.cmd(&["LSET", key, &max, "x"]);
+        assert_eq!(reply, Value::Error("ERR index out of range".into()));
+        let reply = c.cmd(&["LPOP", key, "-1"]);
+        assert!(matches!(reply, Value::Error(_)), "{reply:?}");
+        assert!(matches!(
+            c.cmd(&["LPOS", key, "a", "RANK", &min]),
+            Value::Error(_)
+        ));
+        let reply = c.cmd(&["LPOS", key, "a", "MAXLEN", &max, "COUNT", &max]);
+        assert_eq!(reply.array(), &[Value::Int(0)]);
+        assert_eq!(int(&c.cmd(&["LREM", key, &min, "zz"])), 0);
+        assert!(matches!(c.cmd(&["LRANGE", key, "x", "1"]), Value::Error(_)));
+        assert_eq!(c.cmd(&["LTRIM", key, &min, &max]), Value::ok());
+        assert_eq!(int(&c.cmd(&["LLEN", key])) as usize, n);
+        let popped = c.cmd(&["RPOP", key, &max]);
+        assert_eq!(popped.array().len(), n);
+        assert_eq!(int(&c.cmd(&["EXISTS", key])), 0);
+    }
+    for cmd in [
+        vec!["LPUSH", "s", "x"],
+        vec!["LPOP", "s"],
+        vec!["LLEN", "s"],
+        vec!["LRANGE", "s", "0", "1"],
+        vec!["LINDEX", "s", "0"],
+        vec!["LPOS", "s", "x"],
+        vec!["LMOVE", "s", "d", "LEFT", "LEFT"],
+    ] {
+        let reply = c.cmd(&cmd);
+        assert!(
+            matches!(&reply, Value::Error(e) if e.starts_with("WRONGTYPE")),
+            "{cmd:?}"
+        );
+    }
+    c.cmd(&["RPUSH", "large", "a", "b", "c", "d"]);
+    let reply = c.cmd(&["LMOVE", "large", "s", "LEFT", "LEFT"]);
+    assert!(matches!(&reply, Value::Error(e) if e.starts_with("WRONGTYPE")));
+    assert_eq!(int(&c.cmd(&["LLEN", "large"])), 4, "nothing popped");
+    assert_eq!(
+        c.cmd(&["LMOVE", "missing", "s", "LEFT", "LEFT"]),
+        Value::Null
+    );
+    assert_eq!(server.keyspace.chunk_census().orphans, 0);
+}
+
+#[test]
+fn a_push_or_pop_on_a_large_list_logs_a_record_that_does_not_grow_with_it() {
+    let server = common::start();
+    let sizes = Arc::new(Sizes::default());
+    server.keyspace.attach_journal(sizes.clone()).ok().unwrap();
+    let mut c = Client::connect(&server);
+    let mut last = Vec::new();
+    for (key, elements) in [("small", 1_000u32), ("large", 40_000)] {
+        for batch in 0..elements / 100 {
+            let mut args = vec!["RPUSH".to_string(), key.to_string()];
+            args.extend((batch * 100..(batch + 1) * 100).map(|i| format!("element:{i:08}")));
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            assert_eq!(int(&c.cmd(&args)), i64::from(batch + 1) * 100);
+        }
+        let encoding = text(&c.cmd(&["OBJECT", "ENCODING", key])).unwrap();
+        assert_eq!(encoding, "quicklist");
+        for cmd in [
+            vec!["LPUSH", key, "front"],
+            vec!["RPUSH", key, "back"],
+            vec!["LPOP", key],
+            vec!["RPOP", key],
+            vec!["LSET", key, "-7", "changed"],
+            vec!["LMOVE", key, key, "LEFT", "RIGHT"],
+        ] {
+            let before = sizes.0.lock().unwrap().len();
+            assert!(!matches!(c.cmd(&cmd), Value::Error(_)), "{cmd:?}");
+            let sizes = sizes.0.lock().unwrap();
+            assert_eq!(sizes.len(), before + 1, "one record for {cmd:?}");
+            last.push(sizes[before]);
+        }
+    }
+    // The large list is about 640 KB packed; each record one or two
+    // chunks and the head.
+    assert!(last.iter().all(|&n| n < 6 * 1024), "{last:?}");
+    assert_eq!(int(&c.cmd(&["LLEN", "large"])), 40_000);
+    let tail = strings(&c.cmd(&["LRANGE", "large", "-8", "-1"]));
+    assert_eq!(tail[0], "changed");
+    assert_eq!(tail[7], "element:00000000");
+    assert_eq!(
+        text(&c.cmd(&["LINDEX", "large", "20000"])).unwrap(),
+        "element:00020001"
+    );
+}
