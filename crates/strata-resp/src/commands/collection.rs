@@ -14,9 +14,6 @@ use strata_kv::{collection, ItemRef, Mutation, NewItem, Store, ValueKind};
 
 use crate::reply::{CollectionError, RespError};
 
-// The scan options' home is `collection_scan`; ZSCAN imports them from here.
-pub use super::collection_scan::{scan_matches, scan_options, ScanOptions};
-
 /// The elements of `item` if it holds a collection of `kind`.
 pub fn elements<'i>(item: &ItemRef<'i>, kind: ValueKind) -> Result<Vec<&'i [u8]>, RespError> {
     if item.kind != kind {

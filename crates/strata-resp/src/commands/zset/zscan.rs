@@ -7,7 +7,7 @@ use super::stored::{is_large, read};
 use super::view::Owned;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::collection::{scan_matches, scan_options, ScanOptions};
+use crate::commands::collection_scan::{bucket_step, scan_matches, scan_options, ScanOptions};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -56,15 +56,14 @@ fn large_step<S: Store>(
         let Some(mut z) = Sorted::open(read)? else {
             return Ok(None);
         };
-        let mut out = Vec::new();
-        let (mut b, mut seen) = (options.cursor, 0usize);
-        while b < u64::from(z.buckets()) && seen < options.count {
-            let members = z.bucket(b as u32)?;
-            seen += members.len();
-            out.extend(members.into_iter().filter(|e| scan_matches(options, &e.1)));
-            b += 1;
-        }
-        let next = if b >= u64::from(z.buckets()) { 0 } else { b };
-        Ok(Some((next, out)))
+        let buckets = z.buckets();
+        let step = bucket_step(
+            options,
+            buckets,
+            1,
+            |b| Ok(z.bucket(b)?),
+            |e| scan_matches(options, &e[0].1),
+        )?;
+        Ok(Some(step))
     })
 }
