@@ -281,6 +281,10 @@ pub enum CollectionError {
     /// A count or index argument that must not be negative.
     #[error("ERR value is out of range, must be positive")]
     MustBePositive,
+    /// A random-pick count of `i64::MIN` (`ZRANDMEMBER`, `HRANDFIELD`,
+    /// `SRANDMEMBER`: Redis reads the count in `-LONG_MAX..=LONG_MAX`).
+    #[error("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")]
+    CountOutOfRange,
     /// LSET past the end.
     #[error("ERR index out of range")]
     IndexOutOfRange,

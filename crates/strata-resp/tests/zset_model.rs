@@ -690,9 +690,21 @@ fn bad_input_answers_as_redis() {
         vec!["ZRANGEBYLEX", "big", "a", "+"],
         vec!["ZRANGE", "big", "0", "x"],
         vec!["ZPOPMIN", "big", "-1"],
-        vec!["ZRANDMEMBER", "big", &"-9223372036854775808"],
     ] {
         assert!(err(c.cmd(&args), "ERR"), "{args:?}");
+    }
+    // Redis reads a random count in -LONG_MAX..=LONG_MAX.
+    c.cmd(&["HSET", "h", "f", "v"]);
+    c.cmd(&["SADD", "s", "m"]);
+    let out_of_range = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
+    for (cmd, key) in [
+        ("ZRANDMEMBER", "big"),
+        ("ZRANDMEMBER", "missing"),
+        ("HRANDFIELD", "h"),
+        ("SRANDMEMBER", "s"),
+    ] {
+        let reply = c.cmd(&[cmd, key, "-9223372036854775808"]);
+        assert!(err(reply, out_of_range), "{cmd} {key}");
     }
     c.cmd(&["ZADD", "big", "+inf", "top"]);
     let reply = c.cmd(&["ZINCRBY", "big", "-inf", "top"]);

@@ -84,6 +84,16 @@ pub fn read<S: Store, R>(
 /// at most, where Redis would build whatever was asked.
 pub const MAX_RANDOM_COUNT: i64 = 1 << 20;
 
+/// A random-pick command's count argument: an integer other than
+/// `i64::MIN` (whose magnitude Redis cannot represent).
+pub fn parse_random_count(arg: &[u8]) -> Result<i64, RespError> {
+    match crate::number::parse_i64(arg) {
+        None => Err(RespError::NotInteger),
+        Some(i64::MIN) => Err(RespError::Collection(CollectionError::CountOutOfRange)),
+        Some(n) => Ok(n),
+    }
+}
+
 /// Which elements a random pick of `count` chooses among `n` (indexes):
 /// distinct ones for a positive count (all of them, shuffled, when the
 /// count is larger), possibly repeated ones for a negative count.

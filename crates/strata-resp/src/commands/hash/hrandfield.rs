@@ -4,9 +4,8 @@ use strata_kv::{Store, ValueKind};
 
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::collection::random_picks;
+use crate::commands::collection::{parse_random_count, random_picks};
 use crate::commands::hashed::{read_packed, Read};
-use crate::number::parse_i64;
 use crate::reply::RespError;
 use crate::writer::{ReplyWriter, RespVersion};
 
@@ -20,7 +19,7 @@ pub fn hrandfield<S: Store>(
 ) -> Result<(), RespError> {
     let count = match args.len() {
         2 => None,
-        _ => Some(parse_i64(args.get(2)).ok_or(RespError::NotInteger)?),
+        _ => Some(parse_random_count(args.get(2))?),
     };
     let with_values = match args.len() {
         2 | 3 => false,

@@ -35,6 +35,9 @@ pub fn spop<S: Store>(
     if form == Form::Pop && count.is_some_and(|c| c < 0) {
         return Err(CollectionError::MustBePositive.into());
     }
+    if count == Some(i64::MIN) {
+        return Err(CollectionError::CountOutOfRange.into());
+    }
     let key = args.get(1);
     let picked = match form {
         Form::Random => random(ctx.store, key, count.unwrap_or(1))?,

@@ -7,8 +7,7 @@ use super::stored::read;
 use super::view::Owned;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::collection::random_picks;
-use crate::number::parse_i64;
+use crate::commands::collection::{parse_random_count, random_picks};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -21,7 +20,7 @@ pub fn zrandmember<S: Store>(
 ) -> Result<(), RespError> {
     let count = match args.len() {
         2 => None,
-        _ => Some(parse_i64(args.get(2)).ok_or(RespError::NotInteger)?),
+        _ => Some(parse_random_count(args.get(2))?),
     };
     let with_scores = match args.len() {
         2 | 3 => false,
