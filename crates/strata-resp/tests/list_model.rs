@@ -7,14 +7,16 @@
 //! `VecDeque` model, `OBJECT ENCODING` against the conversion rule, and the
 //! engine against leaks (no orphan or missing chunk). Also: a push or pop
 //! on a large list logs one record whose size does not grow with the list,
-//! and bad input gets errors.
+//! a large list that shrinks to half the limits converts back to packed in
+//! one record (and so after a restart from the log), and bad input gets
+//! errors.
 
 mod common;
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
-use common::model::{int, strings, text, Sizes};
+use common::model::{int, strings, text, Records, Sizes};
 use common::{Client, Value};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -22,18 +24,27 @@ use rand::{Rng, SeedableRng};
 type List = VecDeque<String>;
 
 /// The model: each key's elements, and whether it was converted to the
-/// large encoding (it then stays large until deleted).
+/// large encoding (past 4 elements; back to packed when a command that
+/// removed or replaced an element leaves at most 2, Redis 7.2's half).
 #[derive(Default)]
 struct Model {
     lists: BTreeMap<String, (List, bool)>,
+    /// Keys the current command removed or replaced an element of.
+    shrunk: BTreeSet<String>,
 }
 
 impl Model {
     fn after_write(&mut self) {
         self.lists.retain(|_, (l, _)| !l.is_empty());
-        for (list, large) in self.lists.values_mut() {
+        for (key, (list, large)) in &mut self.lists {
             *large |= list.len() > 4;
+            *large &= !(self.shrunk.contains(key) && list.len() <= 2);
         }
+        self.shrunk.clear();
+    }
+
+    fn shrank(&mut self, key: &str) {
+        self.shrunk.insert(key.to_string());
     }
 
     fn list(&mut self, key: &str) -> &mut List {
@@ -108,8 +119,11 @@ fn step(c: &mut Client, m: &mut Model, rng: &mut SmallRng) {
             let e = end(rng);
             let cmd = if e == "LEFT" { "LPOP" } else { "RPOP" };
             if rng.gen_bool(0.5) {
-                let want = m.lists.get_mut(&key).map(|(l, _)| pop_end(l, e));
-                assert_eq!(text(&c.cmd(&[cmd, &key])), want.flatten());
+                let want = m.lists.get_mut(&key).and_then(|(l, _)| pop_end(l, e));
+                if want.is_some() {
+                    m.shrank(&key);
+                }
+                assert_eq!(text(&c.cmd(&[cmd, &key])), want);
             } else {
                 let n = rng.gen_range(0..5);
                 let reply = c.cmd(&[cmd, &key, &n.to_string()]);
@@ -118,6 +132,9 @@ fn step(c: &mut Client, m: &mut Model, rng: &mut SmallRng) {
                     Some((l, _)) => {
                         let want: Vec<String> = (0..n).filter_map(|_| pop_end(l, e)).collect();
                         assert_eq!(strings(&reply), want);
+                        if !want.is_empty() {
+                            m.shrank(&key);
+                        }
                     }
                 }
             }
@@ -127,6 +144,7 @@ fn step(c: &mut Client, m: &mut Model, rng: &mut SmallRng) {
             let cmd = if e == "LEFT" { "BLPOP" } else { "BRPOP" };
             let want = pop_end(m.list(&key), e).unwrap();
             assert_eq!(strings(&c.cmd(&[cmd, &key, "0.5"])), [key.clone(), want]);
+            m.shrank(&key);
         }
         50..=54 => {
             let i = rng.gen_range(-(len as i64) - 2..len as i64 + 2);
@@ -136,6 +154,7 @@ fn step(c: &mut Client, m: &mut Model, rng: &mut SmallRng) {
                 Some(at) => {
                     assert_eq!(reply, Value::ok());
                     m.list(&key)[at] = e;
+                    m.shrank(&key);
                 }
                 None => assert!(matches!(reply, Value::Error(_)), "{reply:?}"),
             }
@@ -184,6 +203,9 @@ fn step(c: &mut Client, m: &mut Model, rng: &mut SmallRng) {
                 l.retain(|_| !g.next().unwrap());
             }
             assert_eq!(reply, removed as i64);
+            if removed > 0 {
+                m.shrank(&key);
+            }
         }
         65..=67 if !wide || rng.gen_ratio(1, 4) => {
             let len = len as i64;
@@ -210,6 +232,9 @@ fn step(c: &mut Client, m: &mut Model, rng: &mut SmallRng) {
                     l.truncate(e as usize + 1);
                     l.drain(..s as usize);
                 }
+                if l.len() < len as usize {
+                    m.shrank(&key);
+                }
             }
         }
         68..=77 => {
@@ -223,6 +248,7 @@ fn step(c: &mut Client, m: &mut Model, rng: &mut SmallRng) {
                     let moved = m.lists.get_mut(&key).and_then(|(l, _)| pop_end(l, f));
                     assert_eq!(text(&reply), moved.clone());
                     if let Some(e) = moved {
+                        m.shrank(&key);
                         push_end(m.list(&to), t, e);
                     }
                     return m.after_write();
@@ -234,6 +260,7 @@ fn step(c: &mut Client, m: &mut Model, rng: &mut SmallRng) {
                 .and_then(|(l, _)| pop_end(l, from_end));
             assert_eq!(text(&reply), moved.clone());
             if let Some(e) = moved {
+                m.shrank(&key);
                 push_end(m.list(&to), to_end, e);
             }
         }
@@ -281,6 +308,7 @@ fn step(c: &mut Client, m: &mut Model, rng: &mut SmallRng) {
             let n = list.len() as i64;
             m.after_write(); // each command converts on its own
             let popped = m.list(&key).pop_front();
+            m.shrank(&key);
             let last = m.lists.get(&key).and_then(|(l, _)| l.back().cloned());
             let got = replies.array();
             assert_eq!(got[0], Value::Int(n));
@@ -519,5 +547,102 @@ fn a_push_or_pop_on_a_large_list_logs_a_record_that_does_not_grow_with_it() {
     assert_eq!(
         text(&c.cmd(&["LINDEX", "large", "20000"])).unwrap(),
         "element:00020001"
+    );
+}
+
+fn encoding(c: &mut Client, key: &str) -> String {
+    text(&c.cmd(&["OBJECT", "ENCODING", key])).unwrap()
+}
+
+/// Runs `cmd` and checks it wrote exactly one record.
+fn one_record(c: &mut Client, records: &Records, cmd: &[&str]) -> Value {
+    let before = records.0.lock().unwrap().len();
+    let reply = c.cmd(cmd);
+    assert!(!matches!(reply, Value::Error(_)), "{cmd:?}: {reply:?}");
+    assert_eq!(records.0.lock().unwrap().len(), before + 1, "{cmd:?}");
+    reply
+}
+
+#[test]
+fn a_large_list_shrunk_to_half_the_limits_converts_back_in_one_record_and_after_a_restart() {
+    let server = common::start();
+    let records = Arc::new(Records::default());
+    server.keyspace.attach_journal(records.clone()).ok().unwrap();
+    let mut c = Client::connect(&server);
+    // Byte limit (-2: 8 KiB; back at 4 KiB): nine 1000-byte elements.
+    let big = "x".repeat(1000);
+    for _ in 0..9 {
+        c.cmd(&["RPUSH", "bytes", &big]);
+    }
+    assert_eq!(encoding(&mut c, "bytes"), "quicklist");
+    for n in [8, 7, 6, 5] {
+        one_record(&mut c, &records, &["RPOP", "bytes"]);
+        assert_eq!(int(&c.cmd(&["LLEN", "bytes"])), n);
+        assert_eq!(encoding(&mut c, "bytes"), "quicklist", "{n} KB: above half");
+    }
+    one_record(&mut c, &records, &["LPOP", "bytes"]);
+    assert_eq!(encoding(&mut c, "bytes"), "listpack", "4 KB");
+    assert_eq!(server.keyspace.chunk_census().chunks, 0);
+    // A push does not convert back (growing); neither does a pop above half.
+    c.cmd(&["CONFIG", "SET", "list-max-listpack-size", "4"]);
+    let cases: [&[&str]; 5] = [
+        &["LPOP", "k0"],
+        &["LREM", "k1", "0", "a"],
+        &["LTRIM", "k2", "0", "1"],
+        &["LSET", "k3", "0", "x"],
+        &["LMOVE", "k4", "other", "LEFT", "RIGHT"],
+    ];
+    for (i, cmd) in cases.iter().enumerate() {
+        let key = format!("k{i}");
+        c.cmd(&["RPUSH", &key, "a", "b", "c", "d", "e"]);
+        assert_eq!(encoding(&mut c, &key), "quicklist");
+        if i == 3 {
+            // Within half of a raised limit: a push leaves it large (Redis
+            // converts back only after a removal or LSET), LSET converts.
+            c.cmd(&["CONFIG", "SET", "list-max-listpack-size", "16"]);
+            one_record(&mut c, &records, &["RPUSH", &key, "f"]);
+            assert_eq!(encoding(&mut c, &key), "quicklist");
+            one_record(&mut c, &records, cmd);
+            assert_eq!(encoding(&mut c, &key), "listpack");
+            c.cmd(&["CONFIG", "SET", "list-max-listpack-size", "4"]);
+            continue;
+        }
+        if i == 0 {
+            for _ in 0..2 {
+                one_record(&mut c, &records, cmd);
+                assert_eq!(encoding(&mut c, &key), "quicklist");
+            }
+        } else if i == 1 {
+            c.cmd(&["LSET", &key, "1", "a"]);
+            c.cmd(&["LSET", &key, "2", "a"]);
+        } else if i == 4 {
+            c.cmd(&["LPOP", &key]);
+            c.cmd(&["LPOP", &key]);
+        }
+        one_record(&mut c, &records, cmd);
+        assert_eq!(int(&c.cmd(&["LLEN", &key])), 2, "{cmd:?}");
+        assert_eq!(encoding(&mut c, &key), "listpack", "{cmd:?}");
+    }
+    // The next growth converts again, and the emptied list goes.
+    c.cmd(&["RPUSH", "k0", "x", "y", "z"]);
+    assert_eq!(encoding(&mut c, "k0"), "quicklist");
+    let census = server.keyspace.chunk_census();
+    assert_eq!((census.orphans, census.missing), (0, 0), "{census:?}");
+    // A restart from the log holds the same lists in the same encodings.
+    let keys = ["bytes", "k0", "k1", "k2", "k3", "k4", "other"];
+    let before: Vec<(Vec<String>, String)> = keys
+        .iter()
+        .map(|k| (strings(&c.cmd(&["LRANGE", k, "0", "-1"])), encoding(&mut c, k)))
+        .collect();
+    let restarted = common::start();
+    records.replay_into(&restarted.keyspace);
+    let mut c = Client::connect(&restarted);
+    for (key, want) in keys.iter().zip(&before) {
+        let got = (strings(&c.cmd(&["LRANGE", key, "0", "-1"])), encoding(&mut c, key));
+        assert_eq!(&got, want, "{key}");
+    }
+    assert_eq!(
+        restarted.keyspace.chunk_census().chunks,
+        server.keyspace.chunk_census().chunks
     );
 }

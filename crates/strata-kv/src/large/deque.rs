@@ -151,6 +151,23 @@ impl<'a, E: ChunkSource> Deque<'a, E> {
         self.meta.count == 0
     }
 
+    /// Packed bytes of the elements (each one's length prefix and bytes,
+    /// as [`collection::encoded_len`] counts them, less the count).
+    pub fn bytes(&self) -> u64 {
+        self.meta.bytes
+    }
+
+    /// The key's expiry.
+    pub fn expires_at(&self) -> Option<u64> {
+        self.expires_at
+    }
+
+    /// The view the deque was opened on, for the caller to write something
+    /// else at the key instead (nothing the deque changed is written).
+    pub fn into_edit(self) -> &'a mut E {
+        self.edit
+    }
+
     /// Chunks in use.
     pub fn chunk_count(&self) -> u32 {
         self.meta.ring.count

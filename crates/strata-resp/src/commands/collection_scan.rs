@@ -9,11 +9,11 @@
 //! at. Buckets only split, moving entries to later buckets, so an entry
 //! present throughout the scan is returned at least once.
 
-use strata_kv::large::Shape;
-use strata_kv::{Store, ValueKind};
+use strata_kv::large::{Hashed, Shape};
+use strata_kv::{LargeRead, Store, ValueKind};
 
 use crate::args::Args;
-use crate::commands::hashed::{read_packed, with_large, Read};
+use crate::commands::hashed::{read, View};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -123,25 +123,19 @@ pub fn bucket_step<T>(
     Ok((next, out))
 }
 
-/// One step over the large hash or set of `kind` at `key` (its entries'
-/// width from its shape); `None` when the key holds no large collection
-/// (any more).
-pub fn large_step<S: Store>(
-    store: &mut S,
-    key: &[u8],
-    kind: ValueKind,
+/// One step over a large hash or set (its entries' width from its shape).
+fn large_step(
+    hashed: &mut Hashed<'_, LargeRead<'_>>,
     options: &ScanOptions<'_>,
-) -> Result<Option<ScanStep<Vec<u8>>>, RespError> {
-    with_large(store, key, kind, |hashed| {
-        let (buckets, width) = (hashed.buckets(), hashed.shape().width());
-        bucket_step(
-            options,
-            buckets,
-            width,
-            |b| Ok(hashed.bucket(b)?),
-            |entry| scan_matches(options, &entry[0]),
-        )
-    })
+) -> Result<ScanStep<Vec<u8>>, RespError> {
+    let (buckets, width) = (hashed.buckets(), hashed.shape().width());
+    bucket_step(
+        options,
+        buckets,
+        width,
+        |b| Ok(hashed.bucket(b)?),
+        |entry| scan_matches(options, &entry[0]),
+    )
 }
 
 /// `HSCAN`/`SSCAN` of `key` (argument 1), a hash or set (`kind`) in
@@ -155,19 +149,23 @@ pub fn scan_hashed<S: Store>(
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
     let width = Shape::of(kind).width();
-    let found = read_packed(store, key, kind, |elements| {
-        let mut matched = Vec::new();
-        let matches = |entry: &[&[u8]]| scan_matches(options, entry[0]);
-        select(elements.to_vec(), width, options, matches, &mut matched);
-        reply(out, 0, &matched);
-    })?;
-    match found {
-        Read::Packed(()) => {}
-        Read::Missing => reply::<&[u8]>(out, 0, &[]),
-        Read::Large => {
-            let (next, matched) = large_step(store, key, kind, options)?.unwrap_or_default();
-            reply(out, next, &matched);
+    let found = read(store, key, kind, |view| {
+        match view {
+            View::Packed(elements) => {
+                let mut matched = Vec::new();
+                let matches = |entry: &[&[u8]]| scan_matches(options, entry[0]);
+                select(elements.to_vec(), width, options, matches, &mut matched);
+                reply(out, 0, &matched);
+            }
+            View::Large(hashed) => {
+                let (next, matched) = large_step(hashed, options)?;
+                reply(out, next, &matched);
+            }
         }
+        Ok(())
+    })?;
+    if found.is_none() {
+        reply::<&[u8]>(out, 0, &[]);
     }
     Ok(())
 }

@@ -2,9 +2,8 @@
 //! Redis's listpack) or large (a head and chunk records by linear hashing,
 //! [`strata_kv::large::Hashed`], Redis's hashtable).
 //!
-//! Reads try the packed encoding first, borrowing from the record
-//! ([`read_packed`]); a large head answers [`Read::Large`] and the command
-//! reads it through [`with_large`], touching only the chunks it needs.
+//! Reads go through [`read`]: the packed encoding borrowed from the record,
+//! or a large one ([`View`]) touching only the chunks a command needs.
 //! Writes go through [`edit`]: [`Entries`] offers the same operations over
 //! both encodings, and when the command ends a packed collection that no
 //! longer fits the `*-max-listpack-*` limits is converted (as in Redis, a
@@ -15,29 +14,33 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use strata_kv::large::{is_head, Hashed, Shape};
-use strata_kv::{collection, LargeEdit, LargeRead, Store, ValueKind};
+use strata_kv::{collection, ChunkSource, LargeEdit, LargeRead, Store, ValueKind};
 
 use crate::commands::collection::random_picks;
 use crate::encodings::PackedLimits;
 use crate::reply::{CollectionError, RespError};
 
-/// What a read of a collection found.
-pub enum Read<R> {
-    /// No such key.
-    Missing,
-    /// A packed collection, and what the reader made of it.
-    Packed(R),
-    /// A large collection: read it with [`with_large`].
-    Large,
+/// A hash or set being read, in the encoding it has.
+pub enum View<'a, 'h, 's> {
+    /// A packed collection's elements (entries flattened), borrowed.
+    Packed(&'a [&'a [u8]]),
+    /// A large collection, its shard read-locked.
+    Large(&'a mut Hashed<'h, LargeRead<'s>>),
 }
 
-/// Reads `key` as a packed collection of `kind` (counting a hit or miss).
-pub fn read_packed<S: Store, R>(
+/// Reads `key` as a collection of `kind` (counting a hit or miss) and
+/// calls `f` on it: `Ok(None)` when the key is missing, `WRONGTYPE` when it
+/// holds another kind. A packed record is read borrowed; a large head
+/// sends the read to the chunks under the shard's read lock, where what the
+/// key holds then is read: a writer that converted or replaced it since
+/// the first look never makes an existing key read as missing.
+pub fn read<S: Store, R>(
     store: &mut S,
     key: &[u8],
     kind: ValueKind,
-    f: impl FnOnce(&[&[u8]]) -> R,
-) -> Result<Read<R>, RespError> {
+    f: impl FnOnce(View<'_, '_, '_>) -> Result<R, RespError>,
+) -> Result<Option<R>, RespError> {
+    let mut f = Some(f);
     let found = store.get(key, |item| {
         if item.kind != kind {
             return Err(RespError::WrongType);
@@ -46,29 +49,36 @@ pub fn read_packed<S: Store, R>(
             return Ok(None);
         }
         let elements = collection::decode(item.value).ok_or(CollectionError::Damaged)?;
-        Ok(Some(f(&elements)))
+        match f.take() {
+            Some(f) => f(View::Packed(&elements)).map(Some),
+            None => Ok(None),
+        }
     });
     match found {
-        None => Ok(Read::Missing),
-        Some(Err(e)) => Err(e),
-        Some(Ok(None)) => Ok(Read::Large),
-        Some(Ok(Some(r))) => Ok(Read::Packed(r)),
-    }
-}
-
-/// Runs `f` on the large collection of `kind` at `key` with its shard
-/// read-locked (other readers run meanwhile); `Ok(None)` when the key
-/// holds none (any more).
-pub fn with_large<S: Store, R>(
-    store: &mut S,
-    key: &[u8],
-    kind: ValueKind,
-    f: impl FnOnce(&mut Hashed<'_, LargeRead<'_>>) -> Result<R, RespError>,
-) -> Result<Option<R>, RespError> {
-    store.read_large(key, |read| match Hashed::open(read, kind)? {
-        Some(mut hashed) => f(&mut hashed).map(Some),
         None => Ok(None),
-    })
+        Some(Err(e)) => Err(e),
+        Some(Ok(Some(r))) => Ok(Some(r)),
+        Some(Ok(None)) => {
+            let Some(f) = f.take() else {
+                return Ok(None);
+            };
+            store.read_large(key, |read| {
+                if let Some(mut hashed) = Hashed::open(read, kind)? {
+                    return f(View::Large(&mut hashed)).map(Some);
+                }
+                // Converted or replaced since the first look.
+                match read.current()? {
+                    None => Ok(None),
+                    Some(c) if c.kind != kind => Err(RespError::WrongType),
+                    Some(c) => {
+                        let elements =
+                            collection::decode(&c.value).ok_or(CollectionError::Damaged)?;
+                        f(View::Packed(&elements)).map(Some)
+                    }
+                }
+            })
+        }
+    }
 }
 
 /// A packed collection opened for change: its entries flattened (borrowed

@@ -45,3 +45,32 @@ impl Journal for Sizes {
         Ok(sizes.len() as u64)
     }
 }
+
+/// A journal that keeps every record body, to replay into another keyspace
+/// (a restart from the command log).
+#[derive(Default)]
+pub struct Records(pub Mutex<Vec<Vec<u8>>>);
+
+impl Journal for Records {
+    fn check(&self) -> Result<(), Refusal> {
+        Ok(())
+    }
+
+    fn append(&self, body: &[u8]) -> Result<u64, String> {
+        let mut records = self.0.lock().unwrap();
+        records.push(body.to_vec());
+        Ok(records.len() as u64)
+    }
+}
+
+impl Records {
+    /// Applies every record kept so far to `keyspace` (fresh, no journal),
+    /// in order, as recovery does.
+    pub fn replay_into(&self, keyspace: &strata_kv::Keyspace) {
+        for body in self.0.lock().unwrap().iter() {
+            let changes = strata_kv::journal::decode(body);
+            let restored = keyspace.apply_changes(changes).expect("a record decodes");
+            assert_eq!(restored.refused, 0);
+        }
+    }
+}

@@ -5,7 +5,7 @@ use strata_kv::{Store, ValueKind};
 use super::find;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::hashed::{read_packed, Read};
+use crate::commands::hashed::{read, View};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -16,14 +16,11 @@ pub fn hexists<S: Store>(
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
     let (key, field) = (args.get(1), args.get(2));
-    let found = match read_packed(ctx.store, key, ValueKind::Hash, |pairs| {
-        find(pairs, field).is_some()
-    })? {
-        Read::Packed(found) => found,
-        Read::Missing => false,
-        Read::Large => super::large::values(ctx.store, key, [field].into_iter())?
-            .is_some_and(|v| v[0].is_some()),
-    };
+    let found = read(ctx.store, key, ValueKind::Hash, |hash| match hash {
+        View::Packed(pairs) => Ok(find(pairs, field).is_some()),
+        View::Large(hash) => Ok(hash.get(field)?.is_some()),
+    })?
+    .unwrap_or(false);
     out.integer(i64::from(found));
     Ok(())
 }

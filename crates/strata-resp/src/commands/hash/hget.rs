@@ -5,7 +5,7 @@ use strata_kv::{Store, ValueKind};
 use super::find;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::hashed::{read_packed, Read};
+use crate::commands::hashed::{read, View};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -16,22 +16,21 @@ pub fn hget<S: Store>(
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
     let (key, field) = (args.get(1), args.get(2));
-    let found = read_packed(ctx.store, key, ValueKind::Hash, |pairs| {
-        match find(pairs, field) {
-            Some(at) => out.bulk(pairs[at * 2 + 1]),
-            None => out.null(),
-        }
-    })?;
-    match found {
-        Read::Packed(()) => {}
-        Read::Missing => out.null(),
-        Read::Large => match super::large::values(ctx.store, key, [field].into_iter())? {
-            Some(values) => match &values[0] {
-                Some(v) => out.bulk(v),
+    let found = read(ctx.store, key, ValueKind::Hash, |hash| {
+        match hash {
+            View::Packed(pairs) => match find(pairs, field) {
+                Some(at) => out.bulk(pairs[at * 2 + 1]),
                 None => out.null(),
             },
-            None => out.null(),
-        },
+            View::Large(hash) => match hash.get(field)? {
+                Some(v) => out.bulk(&v),
+                None => out.null(),
+            },
+        }
+        Ok(())
+    })?;
+    if found.is_none() {
+        out.null();
     }
     Ok(())
 }

@@ -4,7 +4,7 @@ use strata_kv::{Store, ValueKind};
 
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::hashed::{read_packed, Read};
+use crate::commands::hashed::{read, View};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -28,16 +28,19 @@ pub fn hgetall<S: Store>(
     part: Part,
 ) -> Result<(), RespError> {
     let key = args.get(1);
-    let found = read_packed(ctx.store, key, ValueKind::Hash, |pairs| {
-        reply(out, part, pairs.iter().copied());
+    let found = read(ctx.store, key, ValueKind::Hash, |hash| {
+        match hash {
+            View::Packed(pairs) => reply(out, part, pairs.iter().copied()),
+            View::Large(hash) => {
+                let pairs = super::large::pairs(hash)?;
+                reply(out, part, pairs.iter().map(Vec::as_slice));
+            }
+        }
+        Ok(())
     })?;
-    let large = match found {
-        Read::Packed(()) => return Ok(()),
-        Read::Missing => None,
-        Read::Large => super::large::pairs(ctx.store, key)?,
-    };
-    let pairs = large.unwrap_or_default();
-    reply(out, part, pairs.iter().map(Vec::as_slice));
+    if found.is_none() {
+        reply(out, part, std::iter::empty());
+    }
     Ok(())
 }
 

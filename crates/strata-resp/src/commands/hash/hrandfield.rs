@@ -5,7 +5,7 @@ use strata_kv::{Store, ValueKind};
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::collection::{parse_random_count, random_picks};
-use crate::commands::hashed::{read_packed, Read};
+use crate::commands::hashed::{read, View};
 use crate::reply::RespError;
 use crate::writer::{ReplyWriter, RespVersion};
 
@@ -27,7 +27,24 @@ pub fn hrandfield<S: Store>(
         _ => return Err(RespError::Syntax),
     };
     let key = args.get(1);
-    let picked = read_packed(ctx.store, key, ValueKind::Hash, |pairs| {
+    let found = read(ctx.store, key, ValueKind::Hash, |hash| {
+        let pairs = match hash {
+            View::Packed(pairs) => pairs,
+            View::Large(hash) => {
+                let picked = super::large::random(hash, count)?;
+                match count {
+                    None => match picked.first() {
+                        Some([field, _]) => out.bulk(field),
+                        None => out.null(),
+                    },
+                    Some(_) => {
+                        let picked = picked.iter().map(|[f, v]| [f.as_slice(), v.as_slice()]);
+                        reply(out, picked, with_values);
+                    }
+                }
+                return Ok(());
+            }
+        };
         let n = pairs.len() / 2;
         let Some(count) = count else {
             let pick = random_picks(n, 1)?;
@@ -41,18 +58,10 @@ pub fn hrandfield<S: Store>(
         reply(out, picked, with_values);
         Ok(())
     })?;
-    let large = match picked {
-        Read::Packed(result) => return result,
-        Read::Missing => None,
-        Read::Large => super::large::random(ctx.store, key, count)?,
-    };
-    match (count, large) {
-        (None, Some(picked)) if !picked.is_empty() => out.bulk(&picked[0][0]),
-        (None, _) => out.null(),
-        (Some(_), picked) => {
-            let picked = picked.unwrap_or_default();
-            let picked = picked.iter().map(|[f, v]| [f.as_slice(), v.as_slice()]);
-            reply(out, picked, with_values);
+    if found.is_none() {
+        match count {
+            None => out.null(),
+            Some(_) => reply(out, std::iter::empty(), with_values),
         }
     }
     Ok(())

@@ -5,7 +5,7 @@ use strata_kv::{Store, ValueKind};
 use super::find;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::hashed::{read_packed, Read};
+use crate::commands::hashed::{read, View};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -16,15 +16,11 @@ pub fn hstrlen<S: Store>(
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
     let (key, field) = (args.get(1), args.get(2));
-    let len = match read_packed(ctx.store, key, ValueKind::Hash, |pairs| {
-        find(pairs, field).map_or(0, |at| pairs[at * 2 + 1].len())
-    })? {
-        Read::Packed(len) => len,
-        Read::Missing => 0,
-        Read::Large => super::large::values(ctx.store, key, [field].into_iter())?
-            .and_then(|mut v| v.pop().flatten())
-            .map_or(0, |v| v.len()),
-    };
+    let len = read(ctx.store, key, ValueKind::Hash, |hash| match hash {
+        View::Packed(pairs) => Ok(find(pairs, field).map_or(0, |at| pairs[at * 2 + 1].len())),
+        View::Large(hash) => Ok(hash.get(field)?.map_or(0, |v| v.len())),
+    })?
+    .unwrap_or(0);
     out.integer(len as i64);
     Ok(())
 }

@@ -3,12 +3,18 @@
 //! records, [`strata_kv::large::Deque`], Redis's quicklist).
 //!
 //! [`edit`] opens a key with its shard write-locked and hands the command a
-//! [`List`] offering the same operations over both encodings. When the
-//! command ends a packed list past `list-max-listpack-size` is converted
-//! (a large list stays large until deleted), an emptied list is deleted
-//! with its chunks, and every change is one journal record: a push or pop
-//! on a large list writes one chunk and the head, whatever its length.
+//! [`List`] offering the same operations over both encodings. A packed
+//! list's elements stay borrowed from the record until changed (as
+//! [`hashed`](crate::commands::hashed)'s entries). When the command ends a
+//! packed list past `list-max-listpack-size` is converted to large; a large
+//! list that a removal (pop, `LREM`, `LTRIM`, `LSET`) left within half of
+//! both limits is converted back to packed (Redis 7.2's
+//! `listTypeTryConvertQuicklist`: half, so a list at the limit does not
+//! flap); an emptied list is deleted with its chunks. Every change,
+//! conversion included, is one journal record: a push or pop on a large
+//! list writes one chunk and the head, whatever its length.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 
 use strata_kv::large::{Deque, Side};
@@ -27,26 +33,29 @@ impl From<End> for Side {
     }
 }
 
-/// A packed list opened for change.
-pub struct Packed {
-    elements: VecDeque<Vec<u8>>,
+/// A packed list opened for change: its elements borrowed from the old
+/// value until replaced.
+pub struct Packed<'v> {
+    elements: VecDeque<Cow<'v, [u8]>>,
     dirty: bool,
 }
 
 /// A list in either encoding, being changed by one command.
-pub enum List<'a, 's> {
+pub enum List<'a, 's, 'v> {
     /// One record.
-    Packed(Packed),
-    /// Head and chunks.
-    Large(Deque<'a, LargeEdit<'s>>),
+    Packed(Packed<'v>),
+    /// Head and chunks, and whether the command removed or replaced an
+    /// element (then it may go back to packed, as after Redis's
+    /// `LIST_CONV_SHRINKING`).
+    Large(Deque<'a, LargeEdit<'s>>, bool),
 }
 
-impl List<'_, '_> {
+impl List<'_, '_, '_> {
     /// Elements held.
     pub fn len(&self) -> u64 {
         match self {
             List::Packed(p) => p.elements.len() as u64,
-            List::Large(d) => d.len(),
+            List::Large(d, _) => d.len(),
         }
     }
 
@@ -59,13 +68,14 @@ impl List<'_, '_> {
     pub fn push(&mut self, end: End, element: &[u8]) -> Result<(), RespError> {
         match self {
             List::Packed(p) => {
+                let element = Cow::Owned(element.to_vec());
                 match end {
-                    End::Left => p.elements.push_front(element.to_vec()),
-                    End::Right => p.elements.push_back(element.to_vec()),
+                    End::Left => p.elements.push_front(element),
+                    End::Right => p.elements.push_back(element),
                 }
                 p.dirty = true;
             }
-            List::Large(d) => d.push(end.into(), element)?,
+            List::Large(d, _) => d.push(end.into(), element)?,
         }
         Ok(())
     }
@@ -79,9 +89,13 @@ impl List<'_, '_> {
                     End::Right => p.elements.pop_back(),
                 };
                 p.dirty |= e.is_some();
+                Ok(e.map(Cow::into_owned))
+            }
+            List::Large(d, shrank) => {
+                let e = d.pop(end.into())?;
+                *shrank |= e.is_some();
                 Ok(e)
             }
-            List::Large(d) => Ok(d.pop(end.into())?),
         }
     }
 
@@ -92,11 +106,15 @@ impl List<'_, '_> {
                 let Some(slot) = usize::try_from(i).ok().and_then(|i| p.elements.get_mut(i)) else {
                     return Ok(false);
                 };
-                *slot = element.to_vec();
+                *slot = Cow::Owned(element.to_vec());
                 p.dirty = true;
                 Ok(true)
             }
-            List::Large(d) => Ok(d.set(i, element)?),
+            List::Large(d, shrank) => {
+                let done = d.set(i, element)?;
+                *shrank |= done;
+                Ok(done)
+            }
         }
     }
 
@@ -105,14 +123,15 @@ impl List<'_, '_> {
     pub fn insert(&mut self, pivot: &[u8], after: bool, element: &[u8]) -> Result<bool, RespError> {
         match self {
             List::Packed(p) => {
-                let Some(at) = p.elements.iter().position(|e| e == pivot) else {
+                let Some(at) = p.elements.iter().position(|e| **e == *pivot) else {
                     return Ok(false);
                 };
-                p.elements.insert(at + usize::from(after), element.to_vec());
+                let element = Cow::Owned(element.to_vec());
+                p.elements.insert(at + usize::from(after), element);
                 p.dirty = true;
                 Ok(true)
             }
-            List::Large(d) => Ok(d.insert(pivot, after, element)?),
+            List::Large(d, _) => Ok(d.insert(pivot, after, element)?),
         }
     }
 
@@ -128,7 +147,7 @@ impl List<'_, '_> {
                     End::Right => Box::new((0..keep.len()).rev()),
                 };
                 for i in order {
-                    if removed < limit && p.elements[i] == element {
+                    if removed < limit && *p.elements[i] == *element {
                         keep[i] = false;
                         removed += 1;
                     }
@@ -138,7 +157,11 @@ impl List<'_, '_> {
                 p.dirty |= removed > 0;
                 Ok(removed)
             }
-            List::Large(d) => Ok(d.remove(end.into(), limit, element)?),
+            List::Large(d, shrank) => {
+                let removed = d.remove(end.into(), limit, element)?;
+                *shrank |= removed > 0;
+                Ok(removed)
+            }
         }
     }
 
@@ -158,7 +181,10 @@ impl List<'_, '_> {
                 }
                 p.dirty = true;
             }
-            List::Large(d) => d.drop_n(end.into(), n)?,
+            List::Large(d, shrank) => {
+                *shrank |= !d.is_empty();
+                d.drop_n(end.into(), n)?
+            }
         }
         Ok(())
     }
@@ -167,12 +193,13 @@ impl List<'_, '_> {
 /// Opens `key` as a list (`WRONGTYPE` otherwise; a missing key opens empty,
 /// `f` told it did not exist), lets `f` change it, and writes the result
 /// unless `f` failed: packed while it fits `limit`, converted to large
-/// otherwise, deleted when empty. Keeps the key's expiry.
+/// otherwise (and back, past a removal, within half of `limit`), deleted
+/// when empty. Keeps the key's expiry.
 pub fn edit<S: Store, R>(
     store: &mut S,
     key: &[u8],
     limit: ListLimit,
-    f: impl FnOnce(&mut List<'_, '_>, bool) -> Result<R, RespError>,
+    f: impl FnOnce(&mut List<'_, '_, '_>, bool) -> Result<R, RespError>,
 ) -> Result<R, RespError> {
     store.edit_large(key, |edit| {
         let current = edit.current()?;
@@ -180,10 +207,10 @@ pub fn edit<S: Store, R>(
             Some(c) if c.kind != ValueKind::List => return Err(RespError::WrongType),
             Some(c) if c.chunks.is_some() => {
                 let deque = Deque::open(edit)?.ok_or(CollectionError::Damaged)?;
-                let mut list = List::Large(deque);
+                let mut list = List::Large(deque, false);
                 let result = f(&mut list, true)?;
-                if let List::Large(deque) = list {
-                    deque.finish()?;
+                if let List::Large(deque, shrank) = list {
+                    save_large(deque, shrank, limit)?;
                 }
                 return Ok(result);
             }
@@ -192,7 +219,7 @@ pub fn edit<S: Store, R>(
         };
         let elements = collection::decode(&value).ok_or(CollectionError::Damaged)?;
         let mut list = List::Packed(Packed {
-            elements: elements.into_iter().map(<[u8]>::to_vec).collect(),
+            elements: elements.into_iter().map(Cow::Borrowed).collect(),
             dirty: false,
         });
         let result = f(&mut list, existed)?;
@@ -205,12 +232,37 @@ pub fn edit<S: Store, R>(
     })?
 }
 
+/// Writes a changed large list: converted back to packed when a removal
+/// left it within half of `limit` (elements and bytes, as Redis 7.2), its
+/// changed chunks and head otherwise (deleted when empty).
+fn save_large(
+    mut deque: Deque<'_, LargeEdit<'_>>,
+    shrank: bool,
+    limit: ListLimit,
+) -> Result<(), RespError> {
+    let half = ListLimit {
+        bytes: limit.bytes / 2,
+        entries: limit.entries / 2,
+    };
+    let len = deque.len();
+    if !shrank || len == 0 || !half.fits(len, deque.bytes()) {
+        deque.finish()?;
+        return Ok(());
+    }
+    let elements = deque.range(0, len - 1)?;
+    let expires_at = deque.expires_at();
+    let value = collection::encode(elements.iter().map(Vec::as_slice));
+    // The whole value replaces the head; its chunks go in the same record.
+    deque.into_edit().put_whole(ValueKind::List, &value, expires_at)?;
+    Ok(())
+}
+
 /// Writes a changed packed list: deleted when empty, packed while it fits
 /// `limit`, converted to the large encoding otherwise.
 fn save_packed(
     edit: &mut LargeEdit<'_>,
     limit: ListLimit,
-    packed: Packed,
+    packed: Packed<'_>,
     expires_at: Option<u64>,
     existed: bool,
 ) -> Result<(), RespError> {
@@ -221,9 +273,9 @@ fn save_packed(
         }
         return Ok(());
     }
-    let bytes = collection::encoded_len(elements.iter().map(Vec::as_slice)) as u64;
+    let bytes = collection::encoded_len(elements.iter().map(|e| &**e)) as u64;
     if limit.fits(elements.len() as u64, bytes) {
-        let value = collection::encode(elements.iter().map(Vec::as_slice));
+        let value = collection::encode(elements.iter().map(|e| &**e));
         edit.put_whole(ValueKind::List, &value, expires_at)?;
         return Ok(());
     }

@@ -1,7 +1,10 @@
 //! Lists in either encoding, being read: [`read`] tries the packed
 //! encoding first, borrowing from the record; a large list's head sends it
 //! to the chunks, read with the key's shard read-locked ([`ListRead`] is
-//! what `LLEN`, `LRANGE`, `LINDEX` and `LPOS` need from either).
+//! what `LLEN`, `LRANGE`, `LINDEX` and `LPOS` need from either). A writer
+//! may convert the list between the two reads (large back to packed, or
+//! replace it): the second read then answers from whatever the key holds
+//! under that lock, so an existing list never reads as missing.
 
 use strata_kv::large::{is_list_head, Deque, Side};
 use strata_kv::{collection, ChunkSource, Store, ValueKind};
@@ -110,9 +113,20 @@ pub fn read<S: Store, R>(
             let Some(f) = f.take() else {
                 return Ok(None);
             };
-            store.read_large(key, |read| match Deque::open(read)? {
-                Some(mut deque) => f(&mut deque).map(Some),
-                None => Ok(None),
+            store.read_large(key, |read| {
+                if let Some(mut deque) = Deque::open(read)? {
+                    return f(&mut deque).map(Some);
+                }
+                // Converted since the packed read saw a head.
+                match read.current()? {
+                    None => Ok(None),
+                    Some(c) if c.kind != ValueKind::List => Err(RespError::WrongType),
+                    Some(c) => {
+                        let elements =
+                            collection::decode(&c.value).ok_or(CollectionError::Damaged)?;
+                        f(&mut Packed(elements)).map(Some)
+                    }
+                }
             })
         }
     }

@@ -2,10 +2,10 @@
 
 use strata_kv::{Store, ValueKind};
 
-use super::members::members;
+use super::members::all_members;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::hashed::{read_packed, Read};
+use crate::commands::hashed::{read, View};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -17,22 +17,26 @@ pub fn smembers<S: Store>(
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
     let key = args.get(1);
-    let found = read_packed(ctx.store, key, ValueKind::Set, |set| {
-        out.set(set.len());
-        for m in set {
-            out.bulk(m);
-        }
-    })?;
-    match found {
-        Read::Packed(()) => {}
-        Read::Missing => out.set(0),
-        Read::Large => {
-            let all = members(ctx.store, key)?;
-            out.set(all.len());
-            for m in &all {
-                out.bulk(m);
+    let found = read(ctx.store, key, ValueKind::Set, |set| {
+        match set {
+            View::Packed(set) => {
+                out.set(set.len());
+                for m in set {
+                    out.bulk(m);
+                }
+            }
+            View::Large(set) => {
+                let all = all_members(set)?;
+                out.set(all.len());
+                for m in &all {
+                    out.bulk(m);
+                }
             }
         }
+        Ok(())
+    })?;
+    if found.is_none() {
+        out.set(0);
     }
     Ok(())
 }
