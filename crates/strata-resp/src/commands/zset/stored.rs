@@ -1,6 +1,8 @@
 //! Reading and changing a sorted set at a key in either encoding (see
 //! [`view`](super::view)): [`read`] borrows a packed record, or reads a
-//! large set through its chunks with the shard read-locked; [`edit`] and
+//! large set through its chunks with the shard read-locked (answering from
+//! what the key holds then, so a set replaced between the two looks never
+//! reads as missing); [`edit`] and
 //! [`replace`] run under the key's shard write lock, and what a command
 //! changed (chunks and head) is one journal record. A packed set past
 //! `zset-max-listpack-entries` members or with a member longer than
@@ -9,7 +11,7 @@
 //! becomes empty is deleted (a large one with its chunks).
 
 use strata_kv::large::{is_head, Sorted};
-use strata_kv::{collection, LargeEdit, Store, ValueKind};
+use strata_kv::{collection, ChunkSource, LargeEdit, Store, ValueKind};
 
 use super::view::{encode_packed, Ordered, OrderedMut, Packed};
 use crate::encodings::PackedLimits;
@@ -36,9 +38,16 @@ pub fn read<S: Store, R>(
         None => Ok(None),
         Some(Err(e)) => Err(e),
         Some(Ok(Some(r))) => Ok(Some(r)),
-        Some(Ok(None)) => store.read_large(key, |read| match Sorted::open(read)? {
-            Some(mut sorted) => f(&mut sorted).map(Some),
-            None => Ok(None),
+        Some(Ok(None)) => store.read_large(key, |read| {
+            if let Some(mut sorted) = Sorted::open(read)? {
+                return f(&mut sorted).map(Some);
+            }
+            // Replaced since the first look: read what the key holds now.
+            match read.current()? {
+                None => Ok(None),
+                Some(c) if c.kind != ValueKind::SortedSet => Err(RespError::WrongType),
+                Some(c) => f(&mut Packed::decode(&c.value)?).map(Some),
+            }
         }),
     }
 }
