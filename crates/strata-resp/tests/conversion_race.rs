@@ -58,7 +58,10 @@ fn race(
     stop.store(true, Ordering::Relaxed);
     let flips = writer.join().expect("writer");
     assert!(flips > 10, "{flips}");
-    readers.into_iter().map(|r| r.join().expect("a read saw the key missing")).sum()
+    readers
+        .into_iter()
+        .map(|r| r.join().expect("a read saw the key missing"))
+        .sum()
 }
 
 #[test]
@@ -95,7 +98,10 @@ fn a_hash_replaced_by_another_encoding_never_reads_as_missing() {
         big.extend([f.as_str(), "w"]);
     }
     c.cmd(&big);
-    assert_eq!(text(&c.cmd(&["OBJECT", "ENCODING", "big"])).unwrap(), "hashtable");
+    assert_eq!(
+        text(&c.cmd(&["OBJECT", "ENCODING", "big"])).unwrap(),
+        "hashtable"
+    );
     c.cmd(&["COPY", "small", "h"]);
     let reads = race(
         &server,
@@ -125,7 +131,10 @@ fn a_sorted_set_replaced_by_another_encoding_never_reads_as_missing() {
         big.extend(["2", m.as_str()]);
     }
     c.cmd(&big);
-    assert_eq!(text(&c.cmd(&["OBJECT", "ENCODING", "big"])).unwrap(), "skiplist");
+    assert_eq!(
+        text(&c.cmd(&["OBJECT", "ENCODING", "big"])).unwrap(),
+        "skiplist"
+    );
     c.cmd(&["COPY", "small", "z"]);
     let reads = race(
         &server,

@@ -567,7 +567,11 @@ fn one_record(c: &mut Client, records: &Records, cmd: &[&str]) -> Value {
 fn a_large_list_shrunk_to_half_the_limits_converts_back_in_one_record_and_after_a_restart() {
     let server = common::start();
     let records = Arc::new(Records::default());
-    server.keyspace.attach_journal(records.clone()).ok().unwrap();
+    server
+        .keyspace
+        .attach_journal(records.clone())
+        .ok()
+        .unwrap();
     let mut c = Client::connect(&server);
     // Byte limit (-2: 8 KiB; back at 4 KiB): nine 1000-byte elements.
     let big = "x".repeat(1000);
@@ -632,13 +636,21 @@ fn a_large_list_shrunk_to_half_the_limits_converts_back_in_one_record_and_after_
     let keys = ["bytes", "k0", "k1", "k2", "k3", "k4", "other"];
     let before: Vec<(Vec<String>, String)> = keys
         .iter()
-        .map(|k| (strings(&c.cmd(&["LRANGE", k, "0", "-1"])), encoding(&mut c, k)))
+        .map(|k| {
+            (
+                strings(&c.cmd(&["LRANGE", k, "0", "-1"])),
+                encoding(&mut c, k),
+            )
+        })
         .collect();
     let restarted = common::start();
     records.replay_into(&restarted.keyspace);
     let mut c = Client::connect(&restarted);
     for (key, want) in keys.iter().zip(&before) {
-        let got = (strings(&c.cmd(&["LRANGE", key, "0", "-1"])), encoding(&mut c, key));
+        let got = (
+            strings(&c.cmd(&["LRANGE", key, "0", "-1"])),
+            encoding(&mut c, key),
+        );
         assert_eq!(&got, want, "{key}");
     }
     assert_eq!(

@@ -253,7 +253,9 @@ fn save_large(
     let expires_at = deque.expires_at();
     let value = collection::encode(elements.iter().map(Vec::as_slice));
     // The whole value replaces the head; its chunks go in the same record.
-    deque.into_edit().put_whole(ValueKind::List, &value, expires_at)?;
+    deque
+        .into_edit()
+        .put_whole(ValueKind::List, &value, expires_at)?;
     Ok(())
 }
 
