@@ -110,7 +110,7 @@ mod recovery;
 mod stats;
 mod store;
 
-pub use cache::{CacheStats, RecordCache, ENTRY_OVERHEAD};
+pub use cache::{CacheStats, RecordCache};
 pub use config::{IndexHome, SsdConfig, MAX_BLOCK_SIZE, MIN_BLOCK_SIZE};
 pub use device_path::{open_ssd_path, IoMode, DATA_FILE_NAME};
 pub use error::SsdError;

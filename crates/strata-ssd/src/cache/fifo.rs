@@ -5,6 +5,8 @@
 
 use std::collections::VecDeque;
 
+use super::memory::deque_bytes;
+
 /// A FIFO of stamped keys and the bytes of the live records in it.
 pub(super) struct Fifo<K> {
     positions: VecDeque<(K, u64)>,
@@ -33,6 +35,19 @@ impl<K> Fifo<K> {
     /// Positions held, stale ones included.
     pub(super) fn positions(&self) -> usize {
         self.positions.len()
+    }
+
+    /// Bytes of the queue's ring buffer.
+    pub(super) fn resident(&self) -> usize {
+        deque_bytes::<(K, u64)>(self.positions.capacity())
+    }
+
+    /// Shrinks the ring buffer when it is more than twice the positions.
+    pub(super) fn trim(&mut self) {
+        let len = self.positions.len();
+        if self.positions.capacity() > 2 * len + 64 {
+            self.positions.shrink_to(len + len / 4);
+        }
     }
 
     /// Drops the positions `live` rejects.

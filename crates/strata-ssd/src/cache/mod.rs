@@ -22,9 +22,16 @@
 //! a reused block never repeats); a lookup hits only its exact version, and
 //! a new version replaces the old in place, keeping its hotness. Values are
 //! immutable [`Bytes`].
+//!
+//! The budget bounds resident memory (`memory`): each value is charged as
+//! the allocator sizes it, and each shard's hash table, queues and ghost
+//! by their real sizes, so a full cache of 100-byte records holds about
+//! 190,000 per 64 MiB rather than the 409,000 it counted before, when it
+//! occupied 2.7 times its budget.
 
 mod fifo;
 mod ghost;
+mod memory;
 mod shard;
 mod stats;
 
@@ -34,7 +41,7 @@ use bytes::Bytes;
 use parking_lot::Mutex;
 
 use shard::Shard;
-pub use stats::{CacheStats, ENTRY_OVERHEAD};
+pub use stats::CacheStats;
 
 /// Shards of [`RecordCache::new`].
 const DEFAULT_SHARDS: usize = 16;
@@ -42,8 +49,10 @@ const DEFAULT_SHARDS: usize = 16;
 /// A byte-budgeted, scan-resistant cache of immutable records.
 ///
 /// Promise: after every call, each shard holds at most its share of the
-/// budget (`budget / shards` bytes counting [`ENTRY_OVERHEAD`]); a record
-/// larger than a share is never cached. Thread-safe.
+/// budget (`budget / shards` bytes) in memory: its values as the allocator
+/// sizes them, its hash table and its queues, ghost included (`memory`);
+/// a record larger than a share is never cached. Values must own about
+/// their length (see `insert`). Thread-safe.
 pub struct RecordCache<K, V = ()> {
     shards: Box<[Mutex<Shard<K, V>>]>,
     hasher: RandomState,
@@ -81,7 +90,10 @@ impl<K: Hash + Eq + Clone, V: Eq> RecordCache<K, V> {
     /// Caches `value` as `version` of `key` (evicting as needed), in place
     /// of another version (keeping its queue and frequency). False if it is
     /// too large for a shard (any cached version is then dropped) or this
-    /// version is cached already (records are immutable).
+    /// version is cached already (records are immutable). `value` must
+    /// own an allocation of about its length (copied out, or a read buffer
+    /// handed out in place): a small slice of a large buffer would keep
+    /// more memory than the cache counts.
     pub fn insert(&self, key: K, version: V, value: Bytes) -> bool {
         self.shard(&key).lock().insert(key, version, value)
     }
@@ -148,7 +160,8 @@ mod tests {
         cache.invalidate(&7, &2);
         assert_eq!(cache.get(&7, &2), None);
         let stats = cache.stats();
-        assert_eq!((stats.entries, stats.bytes), (0, 0));
+        assert_eq!(stats.entries, 0);
+        assert!(stats.bytes < 512, "only the empty table and queue remain");
     }
 
     #[test]
@@ -161,10 +174,8 @@ mod tests {
         cache.invalidate(&1, &());
         assert_eq!(cache.get(&1, &()), None);
         let stats = cache.stats();
-        assert_eq!(
-            (stats.hits, stats.misses, stats.entries, stats.bytes),
-            (1, 2, 0, 0)
-        );
+        assert_eq!((stats.hits, stats.misses, stats.entries), (1, 2, 0));
+        assert!(stats.bytes < 512, "only the empty table and queue remain");
     }
 
     /// The scan-resistance property: a hot set read repeatedly keeps a high

@@ -6,8 +6,11 @@
 //! it is rewritten.
 //!
 //! Invariants: `small.bytes + main.bytes` is the charge of the records in
-//! the map and never exceeds `budget` between calls; every record has
-//! exactly one non-stale position, in the queue its `in_main` names.
+//! the map (their values' heap bytes, `memory::value_bytes`); that plus
+//! the bytes of the map's table, the queues and the ghost (`resident`)
+//! never exceeds `budget` between calls unless the shard holds no record;
+//! every record has exactly one non-stale position, in the queue its
+//! `in_main` names.
 
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -16,7 +19,8 @@ use bytes::Bytes;
 
 use super::fifo::Fifo;
 use super::ghost::Ghost;
-use super::stats::{CacheStats, ENTRY_OVERHEAD};
+use super::memory::{table_bytes, value_bytes};
+use super::stats::CacheStats;
 
 /// Highest frequency a record in main can reach (two bits).
 const MAX_FREQ: u8 = 3;
@@ -24,7 +28,6 @@ const MAX_FREQ: u8 = 3;
 struct Entry<V> {
     version: V,
     value: Bytes,
-    charge: usize,
     freq: u8,
     in_main: bool,
     stamp: u64,
@@ -37,7 +40,8 @@ pub(super) struct Shard<K, V> {
     main: Fifo<K>,
     ghost: Ghost<K>,
     budget: usize,
-    small_target: usize,
+    /// `map`'s capacity right after it last grew (its table's size).
+    table_capacity: usize,
     next_stamp: u64,
     hits: u64,
     misses: u64,
@@ -46,17 +50,17 @@ pub(super) struct Shard<K, V> {
 }
 
 impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
-    /// An empty shard of `budget` bytes: 10% for the small queue, the
-    /// ghost remembering as many bytes as main holds.
+    /// An empty shard of `budget` bytes of memory. Of the records' bytes,
+    /// the small queue keeps 10%; the ghost remembers keys of as many bytes
+    /// as main's 90%.
     pub(super) fn new(budget: usize) -> Shard<K, V> {
-        let small_target = budget / 10;
         Shard {
             map: HashMap::new(),
             small: Fifo::new(),
             main: Fifo::new(),
-            ghost: Ghost::new(budget - small_target),
+            ghost: Ghost::new(),
             budget,
-            small_target,
+            table_capacity: 0,
             next_stamp: 0,
             hits: 0,
             misses: 0,
@@ -80,7 +84,7 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
     }
 
     pub(super) fn insert(&mut self, key: K, version: V, value: Bytes) -> bool {
-        let charge = value.len() + ENTRY_OVERHEAD;
+        let charge = value_bytes(value.len());
         if charge > self.budget {
             self.invalidate(&key, None);
             return false;
@@ -94,8 +98,8 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
                 true => &mut self.main,
                 false => &mut self.small,
             };
-            queue.bytes = queue.bytes - entry.charge + charge;
-            (entry.version, entry.value, entry.charge) = (version, value, charge);
+            queue.bytes = queue.bytes - entry.charge() + charge;
+            (entry.version, entry.value) = (version, value);
             self.insertions += 1;
             self.evict();
             return true;
@@ -113,12 +117,12 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
         let entry = Entry {
             version,
             value,
-            charge,
             freq: 0,
             in_main,
             stamp,
         };
         self.map.insert(key, entry);
+        self.table_capacity = self.table_capacity.max(self.map.capacity());
         self.insertions += 1;
         self.evict();
         true
@@ -149,9 +153,9 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
             return;
         };
         if entry.in_main {
-            self.main.bytes -= entry.charge;
+            self.main.bytes -= entry.charge();
         } else {
-            self.small.bytes -= entry.charge;
+            self.small.bytes -= entry.charge();
         }
         if self.small.positions() + self.main.positions() > 2 * self.map.len() + 32 {
             let map = &self.map;
@@ -166,13 +170,30 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
         stats.insertions += self.insertions;
         stats.evictions += self.evictions;
         stats.entries += self.map.len() as u64;
-        stats.bytes += (self.small.bytes + self.main.bytes) as u64;
+        stats.bytes += self.resident() as u64;
     }
 
-    /// Evicts until the shard is within its budget.
+    /// Bytes the shard holds in memory: its records' values, the map's
+    /// table, the queues and the ghost. The ghost is counted at least at
+    /// the size it reaches for this many records, so that the first fill
+    /// (ghost still empty) does not grow the table beyond what fits later.
+    fn resident(&self) -> usize {
+        self.small.bytes
+            + self.main.bytes
+            + table_bytes::<(K, Entry<V>)>(self.table_capacity)
+            + self.small.resident()
+            + self.main.resident()
+            + self
+                .ghost
+                .resident()
+                .max(Ghost::<K>::expected(self.map.len()))
+    }
+
+    /// Evicts until the shard is within its budget (or holds no record).
     fn evict(&mut self) {
-        while self.small.bytes + self.main.bytes > self.budget {
-            let progressed = if self.small.bytes > self.small_target || self.main.bytes == 0 {
+        while self.resident() > self.budget {
+            let small_target = (self.small.bytes + self.main.bytes) / 10;
+            let progressed = if self.small.bytes > small_target || self.main.bytes == 0 {
                 self.evict_small()
             } else {
                 self.evict_main()
@@ -181,6 +202,21 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
                 break;
             }
         }
+        self.trim();
+    }
+
+    /// Gives back table and queue memory kept from a time the shard held
+    /// more, smaller records (the first fill, before the ghost took its
+    /// share): more than twice what is needed is shrunk to a quarter more.
+    fn trim(&mut self) {
+        let len = self.map.len();
+        if self.table_capacity > 2 * len + 64 {
+            self.map.shrink_to(len + len / 4);
+            self.table_capacity = self.map.capacity();
+        }
+        self.small.trim();
+        self.main.trim();
+        self.ghost.trim();
     }
 
     /// The head of small goes to main if it was read since insertion,
@@ -190,16 +226,18 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
             let Some(entry) = self.map.get_mut(&key).filter(|e| is_entry(e, stamp, false)) else {
                 continue;
             };
-            self.small.bytes -= entry.charge;
+            let charge = entry.charge();
+            self.small.bytes -= charge;
             if entry.freq > 0 {
                 entry.freq = 0;
                 entry.in_main = true;
-                self.main.bytes += entry.charge;
+                self.main.bytes += charge;
                 self.main.push(key, stamp);
             } else {
-                let charge = entry.charge;
                 self.map.remove(&key);
-                self.ghost.insert(key, charge);
+                // As many bytes of keys as main's share of the records.
+                let capacity = (self.small.bytes + self.main.bytes) * 9 / 10;
+                self.ghost.insert(key, charge, capacity);
                 self.evictions += 1;
             }
             return true;
@@ -218,13 +256,20 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
                 entry.freq -= 1;
                 self.main.push(key, stamp);
             } else {
-                self.main.bytes -= entry.charge;
+                self.main.bytes -= entry.charge();
                 self.map.remove(&key);
                 self.evictions += 1;
             }
             return true;
         }
         false
+    }
+}
+
+impl<V> Entry<V> {
+    /// What the record is charged: its value's heap bytes.
+    fn charge(&self) -> usize {
+        value_bytes(self.value.len())
     }
 }
 
@@ -244,7 +289,7 @@ mod tests {
 
     #[test]
     fn read_records_move_to_main_and_unread_ones_leave_through_the_ghost() {
-        let mut shard = Shard::new(10 * (100 + ENTRY_OVERHEAD));
+        let mut shard = Shard::new(4096);
         let value = Bytes::from(vec![0u8; 100]);
         shard.insert(1u32, (), value.clone());
         shard.get(&1, &());
@@ -258,6 +303,6 @@ mod tests {
         let gone = (2..40).rev().find(|k| !shard.map.contains_key(k)).unwrap();
         shard.insert(gone, (), value.clone());
         assert!(shard.map.get(&gone).is_some_and(|e| e.in_main));
-        assert!(shard.small.bytes + shard.main.bytes <= shard.budget);
+        assert!(shard.resident() <= shard.budget);
     }
 }

@@ -1,9 +1,5 @@
-//! What the cache's shards and its facade share: the per-record overhead
-//! charged against the budget and the counters. A leaf of `cache`.
-
-/// Bytes charged per cached record on top of its payload (map slot, queue
-/// positions, `Bytes` header), so that the budget bounds real memory.
-pub const ENTRY_OVERHEAD: usize = 64;
+//! The counters the cache's shards and its facade share. A leaf of
+//! `cache`.
 
 /// Counters of a [`RecordCache`](super::RecordCache).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -18,7 +14,8 @@ pub struct CacheStats {
     pub evictions: u64,
     /// Records held now.
     pub entries: u64,
-    /// Bytes held now, overhead included.
+    /// Bytes held in memory now: values as allocated, the tables and the
+    /// queues (`memory`).
     pub bytes: u64,
     /// The byte budget.
     pub budget: u64,
