@@ -59,6 +59,9 @@ impl<K: Hash + Eq + Clone> Ghost<K> {
     /// Bytes a ghost remembering about as many keys as a shard of
     /// `records` records holds (its steady state) occupies.
     pub(super) fn expected(records: usize) -> usize {
+        if records == 0 {
+            return 0;
+        }
         let keys = records.next_power_of_two();
         deque_bytes::<(K, u64)>(keys) + table_bytes::<(K, (u64, usize))>(keys * 7 / 8)
     }

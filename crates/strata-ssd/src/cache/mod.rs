@@ -161,7 +161,11 @@ mod tests {
         assert_eq!(cache.get(&7, &2), None);
         let stats = cache.stats();
         assert_eq!(stats.entries, 0);
-        assert!(stats.bytes < 512, "only the empty table and queue remain");
+        assert!(
+            stats.bytes < 512,
+            "only the empty table and queue remain: {}",
+            stats.bytes
+        );
     }
 
     #[test]
@@ -175,7 +179,11 @@ mod tests {
         assert_eq!(cache.get(&1, &()), None);
         let stats = cache.stats();
         assert_eq!((stats.hits, stats.misses, stats.entries), (1, 2, 0));
-        assert!(stats.bytes < 512, "only the empty table and queue remain");
+        assert!(
+            stats.bytes < 512,
+            "only the empty table and queue remain: {}",
+            stats.bytes
+        );
     }
 
     /// The scan-resistance property: a hot set read repeatedly keeps a high
