@@ -104,6 +104,7 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
             self.evict();
             return true;
         }
+        self.make_room_in_table(charge);
         let in_main = self.ghost.remove(&key);
         let stamp = self.next_stamp;
         self.next_stamp += 1;
@@ -191,18 +192,45 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
 
     /// Evicts until the shard is within its budget (or holds no record).
     fn evict(&mut self) {
-        while self.resident() > self.budget {
-            let small_target = (self.small.bytes + self.main.bytes) / 10;
-            let progressed = if self.small.bytes > small_target || self.main.bytes == 0 {
-                self.evict_small()
-            } else {
-                self.evict_main()
-            };
-            if !progressed {
-                break;
-            }
-        }
+        while self.resident() > self.budget && self.evict_one() {}
         self.trim();
+    }
+
+    /// One step of S3-FIFO: from small while it holds more than 10% of
+    /// the records' bytes (or main is empty), else from main. False if
+    /// the shard holds no record.
+    fn evict_one(&mut self) -> bool {
+        let small_target = (self.small.bytes + self.main.bytes) / 10;
+        if self.small.bytes > small_target || self.main.bytes == 0 {
+            self.evict_small()
+        } else {
+            self.evict_main()
+        }
+    }
+
+    /// Before a new key goes in: when the map is full, its table may grow
+    /// (doubling) only if the grown table fits in the budget beside what
+    /// the shard holds. Otherwise records are evicted until an eighth of
+    /// the table is free, and the table is rebuilt at its size if removals
+    /// left tombstones (on which std's map would grow anyway). A table
+    /// grown past the budget would otherwise force out most records and
+    /// leave the allocator holding the old table.
+    fn make_room_in_table(&mut self, charge: usize) {
+        if self.map.len() < self.map.capacity() || self.map.is_empty() {
+            return;
+        }
+        let table = table_bytes::<(K, Entry<V>)>(self.table_capacity);
+        let grown = table_bytes::<(K, Entry<V>)>((2 * self.table_capacity).max(3));
+        if self.resident() - table + grown + charge <= self.budget {
+            return;
+        }
+        let target = self.table_capacity - self.table_capacity / 8;
+        while self.map.len() > target && self.evict_one() {}
+        if self.map.len() >= self.map.capacity() {
+            let old = std::mem::take(&mut self.map);
+            self.map = HashMap::with_capacity(self.table_capacity);
+            self.map.extend(old);
+        }
     }
 
     /// Gives back table and queue memory kept from a time the shard held
