@@ -164,9 +164,11 @@ async fn track_scores_as_a_url_parameter() {
 /// Names reached by `GET /<expression>/_settings` (the indices an
 /// expression expands to), sorted.
 async fn names(s: &TestServer, expression: &str) -> Vec<String> {
-    let r = s
-        .json("GET", &format!("/{expression}/_settings"), None)
-        .await;
+    let path = match expression.split_once('?') {
+        Some((names, params)) => format!("/{names}/_settings?{params}"),
+        None => format!("/{expression}/_settings"),
+    };
+    let r = s.json("GET", &path, None).await;
     assert_eq!(r.status, 200, "{expression}: {}", r.text());
     let mut out: Vec<String> = r.json().as_object().unwrap().keys().cloned().collect();
     out.sort();
