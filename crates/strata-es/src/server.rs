@@ -124,6 +124,7 @@ async fn handle(State(state): State<Arc<NodeState>>, request: Request) -> Respon
     };
     req.in_flight = in_flight;
     req.memory = node.request_memory();
+    req.node_id = node.identity.node_id.clone();
     match crate::security::guard(&node, auth, &mut req).await {
         Ok(None) => {}
         Ok(Some(reply)) => return render(reply, &req),

@@ -34,7 +34,8 @@
 //! - `highlight`: the hits' `highlight` fragments.
 //! - `single_pass`: one search pass (query phase, hits, aggregation
 //!   results); `index_query`: a query translated for one index; `slice`:
-//!   the `slice` of a scroll or point-in-time search.
+//!   the `slice` of a scroll or point-in-time search; `shard_failures`:
+//!   partial results when the query fails on some indices only.
 //! - `fetch_phase`: the page's hits, each serialized with its `_source`
 //!   byte for byte; `pruned_source`: the parts of a source that
 //!   `docvalue_fields` read; `response`: the reply with those hits.
@@ -70,6 +71,7 @@ mod response;
 mod runtime_aggs;
 mod runtime_sort;
 pub mod scan_aggs;
+mod shard_failures;
 mod single_pass;
 pub mod slice;
 pub mod snapshot;
@@ -133,11 +135,29 @@ pub fn search(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Value
     Ok(search_response(indices, req)?.into_value())
 }
 
-/// Runs a search: the Elasticsearch response, hits serialized.
+/// Runs a search: the Elasticsearch response, hits serialized. Indices
+/// the query cannot be built on are reported as failed shards when others
+/// answer (`shard_failures`).
 pub fn search_response(
     indices: &[Arc<SearchIndex>],
     req: &SearchRequest,
 ) -> Result<SearchResponse> {
+    let with_mapped;
+    let req = match mapped_runtime(indices, req)? {
+        Some(r) => {
+            with_mapped = r;
+            &with_mapped
+        }
+        None => req,
+    };
+    let (answering, failed) = shard_failures::split(indices, req)?;
+    let mut response = search_all(&answering, req)?;
+    shard_failures::report(&mut response.body, &failed);
+    Ok(response)
+}
+
+/// [`search_response`] over indices that all build the query.
+fn search_all(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<SearchResponse> {
     let with_mapped;
     let req = match mapped_runtime(indices, req)? {
         Some(r) => {
