@@ -205,7 +205,10 @@ async fn backing_indices_are_hidden_from_wildcards() {
         .unwrap()
         .to_string();
     assert!(backing.starts_with(".ds-events-web-"), "{backing}");
-    let settings = s.json("GET", &format!("/{backing}/_settings"), None).await.json();
+    let settings = s
+        .json("GET", &format!("/{backing}/_settings"), None)
+        .await
+        .json();
     assert_eq!(settings[&backing]["settings"]["index"]["hidden"], "true");
 
     // `*` reaches the backing index through the stream's name (which it

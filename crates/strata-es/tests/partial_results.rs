@@ -24,7 +24,11 @@ async fn a_query_failing_on_some_indices_answers_with_the_others() {
             .await;
         assert_eq!(r.status, 200, "{}", r.text());
     }
-    for (index, d) in [("p-date", "2026-11-29"), ("p-word", "later"), ("p-word", "soon")] {
+    for (index, d) in [
+        ("p-date", "2026-11-29"),
+        ("p-word", "later"),
+        ("p-word", "soon"),
+    ] {
         let r = s
             .json(
                 "POST",

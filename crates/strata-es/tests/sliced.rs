@@ -34,7 +34,9 @@ async fn load(s: &TestServer) {
         let doc = match i % 10 {
             0 => json!({"tag": "none"}),
             7 => json!({"n": [i, i + 1000], "x": i as f64 / 3.0, "tag": "two"}),
-            _ => json!({"n": i, "x": -(i as f64) / 7.0, "tag": if i % 2 == 0 {"even"} else {"odd"}}),
+            _ => {
+                json!({"n": i, "x": -(i as f64) / 7.0, "tag": if i % 2 == 0 {"even"} else {"odd"}})
+            }
         };
         body.push_str(&doc.to_string());
         body.push('\n');
@@ -59,7 +61,10 @@ fn assert_shard_error(r: &support::Response, reason: &str) {
     assert_eq!(error["caused_by"]["reason"], reason);
     assert_eq!(error["failed_shards"][0]["index"], "s");
     assert_eq!(error["failed_shards"][0]["reason"]["reason"], reason);
-    assert_eq!(error["failed_shards"][0]["node"].as_str().unwrap().len(), 22);
+    assert_eq!(
+        error["failed_shards"][0]["node"].as_str().unwrap().len(),
+        22
+    );
 }
 
 fn ids(reply: &Value) -> Vec<String> {
@@ -210,9 +215,7 @@ async fn sliced_points_in_time_partition_the_result() {
         .await;
     assert_shard_error(&r, "cannot slice on [_id] when using [point-in-time]");
     // A closed point in time fails every shard: 404, as in Elasticsearch 8.
-    let r = s
-        .json("DELETE", "/_pit", Some(json!({"id": pit})))
-        .await;
+    let r = s.json("DELETE", "/_pit", Some(json!({"id": pit}))).await;
     assert_eq!(r.status, 200, "{}", r.text());
     let r = s
         .json("POST", "/_search", Some(json!({"pit": {"id": pit}})))
@@ -236,18 +239,38 @@ async fn bad_slices_are_refused_as_elasticsearch_refuses_them() {
     let s = TestServer::start(MAX_BODY).await;
     load(&s).await;
     let search = |slice: Value, scroll: bool| {
-        let path = if scroll { "/s/_search?scroll=1m" } else { "/s/_search" };
+        let path = if scroll {
+            "/s/_search?scroll=1m"
+        } else {
+            "/s/_search"
+        };
         let s = &s;
         async move { s.json("POST", path, Some(json!({"slice": slice}))).await }
     };
     // Parsing: x_content_parse_exception, caused by the setter's refusal.
     for (slice, field, reason) in [
-        (json!({"id": 2, "max": 2}), "max", "max must be greater than id"),
+        (
+            json!({"id": 2, "max": 2}),
+            "max",
+            "max must be greater than id",
+        ),
         // The body's keys are read in name order (Elasticsearch reads them
         // as written, and blames whichever of the two comes second).
-        (json!({"max": 3, "id": 3}), "max", "max must be greater than id"),
-        (json!({"id": 0, "max": 1}), "max", "max must be greater than 1"),
-        (json!({"id": -1, "max": 2}), "id", "id must be greater than or equal to 0"),
+        (
+            json!({"max": 3, "id": 3}),
+            "max",
+            "max must be greater than id",
+        ),
+        (
+            json!({"id": 0, "max": 1}),
+            "max",
+            "max must be greater than 1",
+        ),
+        (
+            json!({"id": -1, "max": 2}),
+            "id",
+            "id must be greater than or equal to 0",
+        ),
     ] {
         let r = search(slice, true).await;
         assert_error(
@@ -280,7 +303,10 @@ async fn bad_slices_are_refused_as_elasticsearch_refuses_them() {
         )
         .await;
     assert_eq!(r.status, 200, "{}", r.text());
-    assert_eq!(search(json!({"id": 0, "max": 1025}), true).await.status, 200);
+    assert_eq!(
+        search(json!({"id": 0, "max": 1025}), true).await.status,
+        200
+    );
     // A field that is not a numeric doc-values one.
     for (field, reason) in [
         ("tag", "cannot load numeric doc values on tag"),

@@ -243,7 +243,10 @@ fn sub_aggregations_below_runtime_buckets() {
     for b in buckets {
         let ns = &by_tag[b["key"].as_str().unwrap()];
         assert_eq!(b["doc_count"], ns.len());
-        assert_eq!(b["s"]["value"].as_f64(), Some(ns.iter().sum::<i64>() as f64));
+        assert_eq!(
+            b["s"]["value"].as_f64(),
+            Some(ns.iter().sum::<i64>() as f64)
+        );
         // Histogram of 3n by 50, each bucket's largest n.
         let mut most: BTreeMap<i64, i64> = BTreeMap::new();
         for &n in ns {
@@ -283,7 +286,12 @@ fn sub_aggregations_below_runtime_buckets() {
             .as_array()
             .unwrap()
             .iter()
-            .map(|x| (x["key"].as_str().unwrap().to_string(), x["doc_count"].as_u64().unwrap()))
+            .map(|x| {
+                (
+                    x["key"].as_str().unwrap().to_string(),
+                    x["doc_count"].as_u64().unwrap(),
+                )
+            })
             .collect();
         assert_eq!(got, want, "{b}");
     }

@@ -34,7 +34,10 @@ const UNACCOUNTED_AGG_MEMORY: u64 = 500_000_000;
 const CANDIDATE_BYTES: u64 = 96;
 
 /// One search pass: hits, plain and geo aggregations.
-pub(super) fn search_once(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<SearchResponse> {
+pub(super) fn search_once(
+    indices: &[Arc<SearchIndex>],
+    req: &SearchRequest,
+) -> Result<SearchResponse> {
     let started = Instant::now();
     let want = req.from.saturating_add(req.size);
     let by_score = req.sort.is_empty()

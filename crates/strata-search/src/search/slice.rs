@@ -64,7 +64,9 @@ impl Slice {
                         return Err(SearchError::field_parse(
                             "slice",
                             "field",
-                            SearchError::illegal(format!("[field] must be a string, got [{other}]")),
+                            SearchError::illegal(format!(
+                                "[field] must be a string, got [{other}]"
+                            )),
                         ))
                     }
                 },
@@ -289,7 +291,8 @@ impl ColumnValues {
             }
             return Ok(ColumnValues::Absent);
         }
-        Ok(F64Column::open(reader, column).map_or(ColumnValues::Absent, |c| ColumnValues::Num(c, kind)))
+        Ok(F64Column::open(reader, column)
+            .map_or(ColumnValues::Absent, |c| ColumnValues::Num(c, kind)))
     }
 
     fn smallest(&self, doc: DocId) -> Option<i64> {
@@ -361,7 +364,10 @@ mod tests {
         assert_eq!(murmur3_x86_32(b"", 0), 0);
         assert_eq!(murmur3_x86_32(b"", 1), 0x514e_28b7);
         assert_eq!(murmur3_x86_32(b"hello", 0), 0x248b_fa47);
-        assert_eq!(murmur3_x86_32(b"The quick brown fox jumps over the lazy dog", 0), 0x2e4f_f723);
+        assert_eq!(
+            murmur3_x86_32(b"The quick brown fox jumps over the lazy dog", 0),
+            0x2e4f_f723
+        );
     }
 
     #[test]

@@ -155,9 +155,10 @@ fn parse(
             "Aggregator [{name}] of type [{kind}] cannot accept sub-aggregations"
         )));
     }
-    if let Some(other) = obj.keys().find(|k| {
-        !matches!(k.as_str(), "meta" | "aggs" | "aggregations") && k.as_str() != kind
-    }) {
+    if let Some(other) = obj
+        .keys()
+        .find(|k| !matches!(k.as_str(), "meta" | "aggs" | "aggregations") && k.as_str() != kind)
+    {
         return Err(SearchError::parsing(format!(
             "Expected [START_OBJECT] under [{other}], but got a [FIELD_NAME] in [{name}]"
         )));
