@@ -34,7 +34,8 @@
 //! - `highlight`: the hits' `highlight` fragments.
 //! - `single_pass`: one search pass (query phase, hits, aggregation
 //!   results); `index_query`: a query translated for one index; `slice`:
-//!   the `slice` of a scroll or point-in-time search; `shard_failures`:
+//!   the `slice` of a scroll or point-in-time search (`murmur3`: the hash
+//!   of its ids); `shard_failures`:
 //!   partial results when the query fails on some indices only.
 //! - `fetch_phase`: the page's hits, each serialized with its `_source`
 //!   byte for byte; `pruned_source`: the parts of a source that
@@ -57,6 +58,7 @@ pub mod geo_aggs;
 pub mod highlight;
 mod index_query;
 pub mod missing_bucket;
+mod murmur3;
 pub mod nested_aggs;
 mod numbers;
 mod own_aggs;

@@ -108,10 +108,7 @@ pub(super) fn search_once(
             &req.scope,
             Some(&req.scripted),
         )?;
-        let q = match &req.slice {
-            Some(slice) => slice.filter(q, index)?,
-            None => q,
-        };
+        let q = super::slice::Slice::narrow(req.slice.as_ref(), q, index)?;
         let mappings = index.mappings();
         req.scripted
             .validate_usage(&mappings, &[rest_aggs.as_ref().unwrap_or(&Value::Null)])?;

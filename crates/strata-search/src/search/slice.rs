@@ -24,6 +24,7 @@ use tantivy::query::{
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{BitSet, DocId, DocSet, Score, SegmentReader, TantivyError, TERMINATED};
 
+use super::murmur3::murmur3_x86_32;
 use super::numbers::F64Column;
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
@@ -126,6 +127,18 @@ impl Slice {
     /// Whether the slice hashes `_id` (no field, or `_id` named).
     pub fn by_id(&self) -> bool {
         self.field.as_deref().is_none_or(|f| f == "_id")
+    }
+
+    /// `query` narrowed to `slice`'s documents, or as it is without one.
+    pub(super) fn narrow(
+        slice: Option<&Slice>,
+        query: Box<dyn Query>,
+        index: &SearchIndex,
+    ) -> Result<Box<dyn Query>> {
+        match slice {
+            Some(slice) => slice.filter(query, index),
+            None => Ok(query),
+        }
     }
 
     /// Refuses a `field` of `index` that is not a mapped numeric, date or
@@ -324,51 +337,11 @@ fn mix(v: i64) -> i32 {
     (z ^ (z >> 32)) as i32
 }
 
-/// MurmurHash3 x86 32-bit, as Lucene's `StringHelper.murmurhash3_x86_32`.
-pub fn murmur3_x86_32(data: &[u8], seed: u32) -> u32 {
-    const C1: u32 = 0xcc9e_2d51;
-    const C2: u32 = 0x1b87_3593;
-    let mut h = seed;
-    let mut chunks = data.chunks_exact(4);
-    for chunk in &mut chunks {
-        let mut k = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
-        k = k.wrapping_mul(C1).rotate_left(15).wrapping_mul(C2);
-        h ^= k;
-        h = h.rotate_left(13).wrapping_mul(5).wrapping_add(0xe654_6b64);
-    }
-    let tail = chunks.remainder();
-    let mut k = 0u32;
-    for (i, b) in tail.iter().enumerate() {
-        k |= u32::from(*b) << (8 * i);
-    }
-    if !tail.is_empty() {
-        k = k.wrapping_mul(C1).rotate_left(15).wrapping_mul(C2);
-        h ^= k;
-    }
-    h ^= data.len() as u32;
-    h ^= h >> 16;
-    h = h.wrapping_mul(0x85eb_ca6b);
-    h ^= h >> 13;
-    h = h.wrapping_mul(0xc2b2_ae35);
-    h ^ (h >> 16)
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
     use super::*;
-
-    #[test]
-    fn murmur3_matches_the_reference_vectors() {
-        assert_eq!(murmur3_x86_32(b"", 0), 0);
-        assert_eq!(murmur3_x86_32(b"", 1), 0x514e_28b7);
-        assert_eq!(murmur3_x86_32(b"hello", 0), 0x248b_fa47);
-        assert_eq!(
-            murmur3_x86_32(b"The quick brown fox jumps over the lazy dog", 0),
-            0x2e4f_f723
-        );
-    }
 
     #[test]
     fn parse_refuses_as_elasticsearch_does() {
