@@ -101,9 +101,16 @@ fn stream_template(node: &Node, name: &str) -> Result<Option<(String, Value)>> {
     if props.get(TIMESTAMP).is_none() {
         props[TIMESTAMP] = json!({"type": "date"});
     }
+    // Backing indices are hidden: `*` reaches them through the stream's
+    // name only, unless `expand_wildcards` includes `hidden`.
+    let mut settings = merged.settings_value();
+    if !settings.is_object() {
+        settings = json!({});
+    }
+    settings["index.hidden"] = json!(true);
     Ok(Some((
         tname.to_string(),
-        json!({"settings": merged.settings_value(), "mappings": mappings}),
+        json!({"settings": settings, "mappings": mappings}),
     )))
 }
 

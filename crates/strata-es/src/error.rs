@@ -339,6 +339,19 @@ impl EsError {
         json!({"error": error, "status": self.status()})
     }
 
+    /// [`EsError::body`] as node `node_id` answers it: each of a search
+    /// phase failure's `failed_shards` names the node, as in
+    /// Elasticsearch.
+    pub fn body_from(&self, node_id: &str) -> Value {
+        let mut body = self.body();
+        if let Some(Value::Array(failed)) = body["error"].get_mut("failed_shards") {
+            for entry in failed.iter_mut().filter_map(Value::as_object_mut) {
+                entry.insert("node".into(), json!(node_id));
+            }
+        }
+        body
+    }
+
     /// The reply body of `wrapper` (an error object) whose root cause is
     /// this error's.
     fn wrapped_in(&self, mut wrapper: Value, status: u16) -> Value {

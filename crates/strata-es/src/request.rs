@@ -41,6 +41,9 @@ pub struct EsRequest {
     /// The body's bytes on the in-flight requests breaker, held as long
     /// as the body is.
     pub in_flight: MemoryAccount,
+    /// The id of the node answering (what shard failures name); empty
+    /// until the server sets it.
+    pub node_id: String,
 }
 
 /// The caller's index permissions, for the names a request's body carries
@@ -112,6 +115,7 @@ impl EsRequest {
             grant: None,
             memory: MemoryAccount::unaccounted(),
             in_flight: MemoryAccount::unaccounted(),
+            node_id: String::new(),
         }
     }
 

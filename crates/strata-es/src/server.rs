@@ -124,16 +124,18 @@ async fn handle(State(state): State<Arc<NodeState>>, request: Request) -> Respon
     };
     req.in_flight = in_flight;
     req.memory = node.request_memory();
+    req.node_id = node.identity.node_id.clone();
     match crate::security::guard(&node, auth, &mut req).await {
         Ok(None) => {}
         Ok(Some(reply)) => return render(reply, &req),
         Err(e) => return render_error(&e, head, compatible_with),
     }
+    let node_id = node.identity.node_id.clone();
     match respond(node, &req).await {
         Ok(reply) => render(reply, &req),
         Err(e) => {
             tracing::debug!(uri = %req.uri, error = %e, "request failed");
-            render_error(&e, head, compatible_with)
+            render_error_from(&e, head, compatible_with, &node_id)
         }
     }
 }
@@ -263,10 +265,30 @@ fn json_body(mut value: serde_json::Value, req: &EsRequest, pretty: bool) -> (St
 }
 
 fn render_error(error: &EsError, head: bool, compatible_with: Option<u8>) -> Response {
+    render_body(error, error.body(), head, compatible_with)
+}
+
+/// [`render_error`] of an error a node's handler returned (its shard
+/// failures name the node).
+fn render_error_from(
+    error: &EsError,
+    head: bool,
+    compatible_with: Option<u8>,
+    node_id: &str,
+) -> Response {
+    render_body(error, error.body_from(node_id), head, compatible_with)
+}
+
+fn render_body(
+    error: &EsError,
+    body: serde_json::Value,
+    head: bool,
+    compatible_with: Option<u8>,
+) -> Response {
     let body = if head {
         Vec::new()
     } else {
-        json_bytes(&error.body(), false)
+        json_bytes(&body, false)
     };
     let mut response = build(
         error.status(),

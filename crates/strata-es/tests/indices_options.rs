@@ -160,3 +160,88 @@ async fn track_scores_as_a_url_parameter() {
     assert_eq!(max, best, "{r}");
     s.stop(true).await;
 }
+
+/// Names reached by `GET /<expression>/_settings` (the indices an
+/// expression expands to), sorted.
+async fn names(s: &TestServer, expression: &str) -> Vec<String> {
+    let path = match expression.split_once('?') {
+        Some((names, params)) => format!("/{names}/_settings?{params}"),
+        None => format!("/{expression}/_settings"),
+    };
+    let r = s.json("GET", &path, None).await;
+    assert_eq!(r.status, 200, "{expression}: {}", r.text());
+    let mut out: Vec<String> = r.json().as_object().unwrap().keys().cloned().collect();
+    out.sort();
+    out
+}
+
+/// Data stream backing indices are hidden, as in Elasticsearch: a
+/// wildcard reaches them through the stream's name, with
+/// `expand_wildcards` including `hidden`, or when it starts with `.`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn backing_indices_are_hidden_from_wildcards() {
+    let s = setup().await;
+    let r = s
+        .json(
+            "PUT",
+            "/_index_template/ds",
+            Some(json!({"index_patterns": ["events-*"], "data_stream": {}})),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    for i in 0..4 {
+        let r = s
+            .json(
+                "POST",
+                "/events-web/_doc?refresh=true",
+                Some(json!({"@timestamp": "2026-11-29T00:00:00Z", "n": i})),
+            )
+            .await;
+        assert_eq!(r.status, 201, "{}", r.text());
+    }
+    let stream = s.json("GET", "/_data_stream/events-web", None).await.json();
+    let backing = stream["data_streams"][0]["indices"][0]["index_name"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(backing.starts_with(".ds-events-web-"), "{backing}");
+    let settings = s
+        .json("GET", &format!("/{backing}/_settings"), None)
+        .await
+        .json();
+    assert_eq!(settings[&backing]["settings"]["index"]["hidden"], "true");
+
+    // `*` reaches the backing index through the stream's name (which it
+    // matches); a pattern matching only the backing index does not reach
+    // it unless `expand_wildcards` includes `hidden`.
+    let logs = vec!["logs-a".to_string(), "logs-b".to_string()];
+    let mut all = logs.clone();
+    all.insert(0, backing.clone());
+    assert_eq!(names(&s, "*").await, all);
+    assert_eq!(names(&s, "logs-*").await, logs);
+    assert_eq!(names(&s, "*-000001").await, Vec::<String>::new());
+    for expand in ["all", "open,hidden", "hidden,open"] {
+        assert_eq!(
+            names(&s, &format!("*-000001?expand_wildcards={expand}")).await,
+            vec![backing.clone()]
+        );
+    }
+    assert_eq!(
+        names(&s, "*-000001?expand_wildcards=open").await,
+        Vec::<String>::new()
+    );
+    // A dotted pattern reaches dotted hidden indices; a concrete name too.
+    assert_eq!(names(&s, ".ds-*").await, vec![backing.clone()]);
+    assert_eq!(names(&s, &backing).await, vec![backing.clone()]);
+    assert_eq!(total(&s, "/*-000001/_count").await.1["count"], 0);
+    assert_eq!(
+        total(&s, "/*-000001/_count?expand_wildcards=all").await.1["count"],
+        4
+    );
+    // Searches: `*` reaches the documents through the stream's name (an
+    // alias `*` matches), the stream's name and the backing index.
+    assert_eq!(total(&s, "/*/_count").await.1["count"], 9);
+    assert_eq!(total(&s, "/events-*/_count").await.1["count"], 4);
+    assert_eq!(total(&s, "/.ds-*/_count").await.1["count"], 4);
+    assert_eq!(total(&s, "/logs-*,events-web/_count").await.1["count"], 9);
+}

@@ -6,6 +6,7 @@
 //! | `index.max_terms_count` | 65,536 | values of one `terms` query |
 //! | `index.max_result_window` | 10,000 | `from + size` of a search |
 //! | `index.max_docvalue_fields_search` | 100 | `docvalue_fields` of a search |
+//! | `index.max_slices_per_scroll` | 1,024 | `slice.max` of a scroll |
 //! | `index.mapping.total_fields.limit` | 1,000 | fields and objects of the mapping |
 //! | `index.mapping.depth.limit` | 20 | nesting of objects |
 //! | `index.mapping.field_name_length.limit` | none | a field's own name |
@@ -29,6 +30,8 @@ pub const MAX_TERMS_COUNT: &str = "max_terms_count";
 pub const MAX_RESULT_WINDOW: &str = "max_result_window";
 /// `index.max_docvalue_fields_search`.
 pub const MAX_DOCVALUE_FIELDS: &str = "max_docvalue_fields_search";
+/// `index.max_slices_per_scroll`.
+pub const MAX_SLICES_PER_SCROLL: &str = "max_slices_per_scroll";
 /// `index.mapping.total_fields.limit`.
 pub const TOTAL_FIELDS: &str = "mapping.total_fields.limit";
 /// `index.mapping.depth.limit`.
@@ -42,12 +45,13 @@ pub const NESTED_FIELDS: &str = "mapping.nested_fields.limit";
 pub const NESTED_OBJECTS: &str = "mapping.nested_objects.limit";
 
 /// Each limit (without `index.`): its default and smallest value.
-const LIMITS: [(&str, u64, u64); 8] = [
+const LIMITS: [(&str, u64, u64); 9] = [
     (NESTED_FIELDS, 50, 0),
     (NESTED_OBJECTS, 10_000, 0),
     (MAX_TERMS_COUNT, 65_536, 1),
     (MAX_RESULT_WINDOW, 10_000, 1),
     (MAX_DOCVALUE_FIELDS, 100, 0),
+    (MAX_SLICES_PER_SCROLL, 1_024, 1),
     (TOTAL_FIELDS, 1_000, 0),
     (DEPTH, 20, 1),
     // Elasticsearch's default is Long.MAX_VALUE: no limit.
@@ -119,6 +123,11 @@ impl IndexLimits {
     /// `index.max_result_window`.
     pub fn max_result_window(&self) -> usize {
         usize::try_from(self.get(MAX_RESULT_WINDOW)).unwrap_or(usize::MAX)
+    }
+
+    /// `index.max_slices_per_scroll`.
+    pub fn max_slices_per_scroll(&self) -> u64 {
+        self.get(MAX_SLICES_PER_SCROLL)
     }
 
     /// Refuses a search whose `from + size` passes `index.max_result_window`.

@@ -52,6 +52,10 @@ pub struct IndexSettings {
     pub codec: Codec,
     /// Settings accepted with nothing to act on in one node.
     pub advisory: AdvisorySettings,
+    /// `index.hidden`: wildcards reach the index only when
+    /// `expand_wildcards` includes `hidden` (or both the pattern and the
+    /// name start with `.`). Data stream backing indices are hidden.
+    pub hidden: bool,
 }
 
 impl IndexSettings {
@@ -70,6 +74,7 @@ impl IndexSettings {
             slowlog: SlowLogSettings::default(),
             codec: Codec::Default,
             advisory: AdvisorySettings::default(),
+            hidden: false,
         }
     }
 
@@ -137,6 +142,17 @@ impl IndexSettings {
                 advisory if AdvisorySettings::owns(advisory) => {
                     next.advisory.apply(advisory, &value)?
                 }
+"hidden" => {
+                    next.hidden = match value_text(&value).as_str() {
+                        "true" => true,
+                        "false" => false,
+                        other => {
+                            return Err(SearchError::illegal(format!(
+                                "Failed to parse value [{other}] as only [true] or [false] are allowed."
+                            )))
+                        }
+                    }
+                }
                 "provided_name" | "creation_date" | "uuid" | "version.created" => {}
                 slowlog if SlowLogSettings::owns(slowlog) => next.slowlog.apply(slowlog, &value)?,
                 other => {
@@ -175,6 +191,9 @@ impl IndexSettings {
         }
         if self.codec != Codec::Default {
             index["codec"] = json!(self.codec.as_str());
+        }
+        if self.hidden {
+            index["hidden"] = json!("true");
         }
         let limits = crate::dotted::nest(
             self.limits

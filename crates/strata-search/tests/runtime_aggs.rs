@@ -205,14 +205,106 @@ fn aggregations_on_runtime_fields() {
     );
 }
 
+/// Metric and bucket sub-aggregations below runtime `terms`, `histogram`
+/// and `range`, checked against the documents' values.
+#[test]
+fn sub_aggregations_below_runtime_buckets() {
+    let tmp = tempfile::tempdir().unwrap();
+    let catalog = Catalog::open(tmp.path()).unwrap();
+    setup(&catalog);
+    let resp = run(
+        &catalog,
+        json!({"size": 0, "runtime_mappings": runtime_mappings(), "aggs": {
+            "t": {"terms": {"field": "tag", "size": 10}, "aggs": {
+                "s": {"sum": {"field": "n"}},
+                "h": {"histogram": {"field": "tripled", "interval": 50},
+                      "aggs": {"m": {"max": {"field": "n"}}}}}},
+            "r": {"range": {"field": "tripled", "ranges": [{"to": 60}, {"from": 60}]}, "aggs": {
+                "c": {"value_count": {"field": "n"}},
+                "p": {"terms": {"field": "parity"}}}}
+        }}),
+    )
+    .unwrap();
+    let tags_of = |n: i64| {
+        let mut tags = vec![format!("t{}", n % 4)];
+        if n > 15 {
+            tags.push("many".to_string());
+        }
+        tags
+    };
+    let mut by_tag: BTreeMap<String, Vec<i64>> = BTreeMap::new();
+    for n in values() {
+        for tag in tags_of(n) {
+            by_tag.entry(tag).or_default().push(n);
+        }
+    }
+    let buckets = resp["aggregations"]["t"]["buckets"].as_array().unwrap();
+    assert_eq!(buckets.len(), by_tag.len(), "{resp}");
+    for b in buckets {
+        let ns = &by_tag[b["key"].as_str().unwrap()];
+        assert_eq!(b["doc_count"], ns.len());
+        assert_eq!(
+            b["s"]["value"].as_f64(),
+            Some(ns.iter().sum::<i64>() as f64)
+        );
+        // Histogram of 3n by 50, each bucket's largest n.
+        let mut most: BTreeMap<i64, i64> = BTreeMap::new();
+        for &n in ns {
+            let e = most.entry((3 * n).div_euclid(50) * 50).or_insert(n);
+            *e = (*e).max(n);
+        }
+        let hist = b["h"]["buckets"].as_array().unwrap();
+        let filled = hist.iter().filter(|x| x["doc_count"] != 0).count();
+        assert_eq!(filled, most.len(), "{b}");
+        for x in hist {
+            match most.get(&(x["key"].as_f64().unwrap() as i64)) {
+                Some(m) => assert_eq!(x["m"]["value"].as_f64(), Some(*m as f64), "{x}"),
+                None => {
+                    assert_eq!(x["doc_count"], 0);
+                    assert!(x["m"]["value"].is_null(), "{x}");
+                }
+            }
+        }
+    }
+    let ranges = resp["aggregations"]["r"]["buckets"].as_array().unwrap();
+    assert_eq!(ranges.len(), 2);
+    for (b, (lo, hi)) in ranges.iter().zip([(i64::MIN, 60), (60, i64::MAX)]) {
+        let ns: Vec<i64> = values()
+            .into_iter()
+            .filter(|n| 3 * n >= lo && 3 * n < hi)
+            .collect();
+        assert_eq!(b["doc_count"], ns.len(), "{b}");
+        assert_eq!(b["c"]["value"], ns.len());
+        let even = ns.iter().filter(|n| *n % 2 == 0).count() as u64;
+        let mut want = BTreeMap::new();
+        for (key, count) in [("even", even), ("odd", ns.len() as u64 - even)] {
+            if count > 0 {
+                want.insert(key.to_string(), count);
+            }
+        }
+        let got: BTreeMap<String, u64> = b["p"]["buckets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| {
+                (
+                    x["key"].as_str().unwrap().to_string(),
+                    x["doc_count"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(got, want, "{b}");
+    }
+}
+
 #[test]
 fn runtime_aggregation_errors() {
     let tmp = tempfile::tempdir().unwrap();
     let catalog = Catalog::open(tmp.path()).unwrap();
     setup(&catalog);
     let bad = [
-        // A sub-aggregation below a runtime field's aggregation.
-        json!({"t": {"terms": {"field": "tag"}, "aggs": {"m": {"max": {"field": "n"}}}}}),
+        // A sub-aggregation below a metric on a runtime field.
+        json!({"a": {"avg": {"field": "tripled"}, "aggs": {"m": {"max": {"field": "n"}}}}}),
         // A numeric aggregation on a keyword runtime field.
         json!({"a": {"avg": {"field": "tag"}}}),
         json!({"h": {"histogram": {"field": "tripled", "interval": 0}}}),

@@ -89,7 +89,7 @@ pub fn mapping(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result
 
 /// `[/<index>]/_settings`: get, or update dynamic settings (`PUT`).
 pub fn settings(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<Reply> {
-    let indices = resolve(node, expression)?;
+    let indices = super::resolve_with(node, expression, req)?;
     if req.method == Method::PUT {
         let mut body = req.required_json_body()?;
         if let Some(inner) = body.get_mut("settings").map(Value::take) {

@@ -49,6 +49,7 @@ pub mod scripts;
 pub mod scroll;
 pub mod search;
 pub mod simulate;
+mod slice;
 pub mod stats;
 pub mod tasks;
 pub mod templates;
@@ -161,6 +162,22 @@ pub(crate) fn resolve(
     expression: Option<&str>,
 ) -> Result<Vec<std::sync::Arc<strata_search::SearchIndex>>> {
     Ok(node.catalog.resolve(expression.unwrap_or("_all"))?)
+}
+
+/// [`resolve`] under the request's `expand_wildcards`,
+/// `ignore_unavailable` and `allow_no_indices`.
+pub(crate) fn resolve_with(
+    node: &Node,
+    expression: Option<&str>,
+    req: &EsRequest,
+) -> Result<Vec<std::sync::Arc<strata_search::SearchIndex>>> {
+    let options = search::indices_options(req)?;
+    Ok(node
+        .catalog
+        .resolve_targets_with(expression.unwrap_or("_all"), options)?
+        .into_iter()
+        .map(|t| t.index)
+        .collect())
 }
 
 /// `_shards` of a broadcast operation over `indices`: each primary

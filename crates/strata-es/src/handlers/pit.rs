@@ -118,7 +118,12 @@ pub fn search(
             )))
         }
     };
-    let context = node.contexts.get(Kind::Pit, id, keep_alive)?;
+    // A missing or expired point in time fails every shard, as in
+    // Elasticsearch (`search_phase_execution_exception`, 404).
+    let context = node
+        .contexts
+        .get(Kind::Pit, id, keep_alive)
+        .map_err(|e| e.on_shards(None))?;
     // `search_after` counts the implicit tiebreak: set once it is there.
     let mut rest = body.clone();
     let mut after = None;
@@ -127,6 +132,7 @@ pub fn search(
         after = obj.remove("search_after");
     }
     let snapshot = Arc::clone(&context.snapshot);
+    let first = snapshot.indices().first().map(|i| i.name().to_string());
     let mut response = run_search_with(
         snapshot.indices(),
         context.filter.as_ref(),
@@ -134,6 +140,9 @@ pub fn search(
         req,
         true,
         |r| {
+            if let Some(slice) = &r.slice {
+                super::slice::check(snapshot.indices(), slice, false)?;
+            }
             if with_tiebreak(&mut r.sort) {
                 r.track_scores = true;
             }
@@ -159,7 +168,8 @@ pub fn search(
             r.snapshot = Some(Arc::clone(&snapshot));
             Ok(())
         },
-    )?;
+    )
+    .map_err(|e| e.on_shards(first.as_deref()))?;
     response.body["pit_id"] = json!(id);
     let reply = Reply::serialized(&response).map_err(|e| EsError::Internal(e.to_string()))?;
     if let crate::reply::Payload::Serialized(bytes) = &reply.payload {

@@ -37,6 +37,9 @@ pub fn divert(
     body: &Value,
     req: &EsRequest,
 ) -> Option<Result<Reply>> {
+    if body.get("slice").is_some() && req.param("scroll").is_none() && body.get("pit").is_none() {
+        return Some(Err(super::slice::refuse_plain()));
+    }
     if body.get("collapse").is_some() {
         return Some(super::collapse::search(node, expression, body, req));
     }
@@ -107,8 +110,9 @@ fn start(
     }
     let (indices, filter) = aliases::resolve_filtered(node, expression, indices_options(req)?)?;
     let snapshot = Arc::new(Snapshot::take(&indices));
+    let first = indices.first().map(|i| i.name().to_string());
     let mut kept: Option<SearchRequest> = None;
-    let mut response = run_search_with(&indices, filter.as_ref(), body, req, true, |r| {
+    let response = run_search_with(&indices, filter.as_ref(), body, req, true, |r| {
         if r.search_after.is_some() {
             return Err(EsError::ActionValidation(
                 "[search_after] cannot be used in a scroll context".into(),
@@ -124,6 +128,9 @@ fn start(
                 "disabling [track_total_hits] is not allowed in a scroll context".into(),
             ));
         }
+        if let Some(slice) = &r.slice {
+            super::slice::check(&indices, slice, true)?;
+        }
         r.track_total_hits = TrackTotalHits::Exact;
         if with_tiebreak(&mut r.sort) {
             r.track_scores = true;
@@ -134,7 +141,8 @@ fn start(
         next.from = 0;
         kept = Some(next);
         Ok(())
-    })?;
+    });
+    let mut response = response.map_err(|e| e.on_shards(first.as_deref()))?;
     let request = kept.ok_or_else(|| EsError::Internal("scroll request not kept".into()))?;
     let after = last_sort(&response)?;
     let context = Context {

@@ -146,6 +146,12 @@ pub(super) fn run_search_with(
         let total = response.body["hits"]["total"]["value"].take();
         response.body["hits"]["total"] = total;
     }
+    // Shards that failed while others answered name this node.
+    if let Some(Value::Array(failures)) = response.body["_shards"].get_mut("failures") {
+        for entry in failures.iter_mut().filter_map(Value::as_object_mut) {
+            entry.insert("node".into(), json!(req.node_id));
+        }
+    }
     Ok(response)
 }
 

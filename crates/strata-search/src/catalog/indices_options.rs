@@ -16,7 +16,7 @@ pub struct IndicesOptions {
     pub allow_no_indices: bool,
     /// Wildcards expand to (open) indices and their aliases.
     pub expand_open: bool,
-    /// Wildcards also reach hidden aliases.
+    /// Wildcards also reach hidden indices and aliases.
     pub expand_hidden: bool,
 }
 

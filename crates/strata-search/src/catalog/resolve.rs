@@ -85,7 +85,14 @@ impl Catalog {
                     continue;
                 }
                 let pattern = if part == "_all" { "*" } else { part };
-                for name in indices.keys().filter(|n| wildcard_match(pattern, n)) {
+                for (name, index) in indices.iter().filter(|(n, _)| wildcard_match(pattern, n)) {
+                    // Hidden indices only when asked for, or when both the
+                    // pattern and the name start with a dot (Elasticsearch's
+                    // `isVisibleDueToImplicitHidden`).
+                    let implicit = pattern.starts_with('.') && name.starts_with('.');
+                    if index.is_hidden() && !options.expand_hidden && !implicit {
+                        continue;
+                    }
                     reach(&mut reached, name, None);
                 }
                 for alias in aliases.names().filter(|a| wildcard_match(pattern, a)) {

@@ -92,6 +92,11 @@ impl SearchIndex {
         &self.name
     }
 
+    /// `index.hidden`.
+    pub fn is_hidden(&self) -> bool {
+        self.settings.read().hidden
+    }
+
     /// A copy of the settings.
     pub fn settings(&self) -> IndexSettings {
         self.settings.read().clone()

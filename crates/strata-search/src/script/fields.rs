@@ -161,7 +161,7 @@ impl ScriptedFields {
             }
             if parts.iter().any(|p| names_field(p, name)) {
                 return Err(SearchError::illegal(format!(
-                    "runtime field [{name}] is aggregated by this server only in top-level terms, histogram, range, avg, sum, min, max, stats, value_count and cardinality aggregations without sub-aggregations"
+                    "runtime field [{name}] is aggregated by this server only in top-level terms, histogram, range, avg, sum, min, max, stats, value_count and cardinality aggregations (sub-aggregations below terms, histogram and range)"
                 )));
             }
         }

@@ -1,5 +1,6 @@
 //! Extra search passes some aggregations need: the per-bucket searches of
-//! deferred sub-aggregations (`deferred`), and the min/max pass that gives
+//! deferred sub-aggregations (`deferred`) and of those below runtime-field
+//! buckets (`runtime_aggs`), and the min/max pass that gives
 //! calendar `date_histogram`s the bounds of the data under the query.
 
 use std::collections::HashMap;
@@ -7,7 +8,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::{scan_aggs, search_once, top_hits, SearchRequest, TrackTotalHits};
+use super::{scan_aggs, search_once, search_response, top_hits, SearchRequest, TrackTotalHits};
 use crate::breaker::MemoryAccount;
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
@@ -58,6 +59,29 @@ pub(super) fn run_deferred(
     };
     let mut out = search_once(indices, &pass)?.body;
     Ok(out["aggregations"][name].take())
+}
+
+/// The aggregations `aggs` (a whole `aggs` object, any kinds) over the
+/// search query narrowed by `filter`: the `aggregations` of the pass.
+pub(super) fn run_filtered(
+    indices: &[Arc<SearchIndex>],
+    req: &SearchRequest,
+    filter: Value,
+    aggs: &Value,
+) -> Result<Value> {
+    let pass = SearchRequest {
+        query: json!({"bool": {"must": [req.query], "filter": [filter]}}),
+        from: 0,
+        size: 0,
+        sort: Vec::new(),
+        track_total_hits: TrackTotalHits::Off,
+        search_after: None,
+        aggs: Some(aggs.clone()),
+        docvalue_fields: Vec::new(),
+        ..req.clone()
+    };
+    let mut out = search_response(indices, &pass)?.body;
+    Ok(out["aggregations"].take())
 }
 
 /// The (min, max) of each date field over the documents matching `query`.

@@ -66,6 +66,9 @@ pub struct SearchRequest {
     /// The documents searched: root documents, or (in the passes of a
     /// `nested` aggregation) one nested object's.
     pub scope: super::nested_aggs::DocScope,
+    /// `slice`: the part of the documents a sliced scroll or point in
+    /// time sees (the front end refuses it elsewhere).
+    pub slice: Option<super::slice::Slice>,
 }
 
 /// The `stored_fields` parameter.
@@ -103,6 +106,7 @@ impl SearchRequest {
             scripted: Default::default(),
             snapshot: None,
             scope: Default::default(),
+            slice: None,
         };
         let obj = match body {
             Value::Null => return Ok(req),
@@ -136,6 +140,7 @@ impl SearchRequest {
                 "fields" => req.fetch_fields = super::fetch_fields::parse(value)?,
                 "runtime_mappings" => req.scripted.parse_runtime_mappings(value)?,
                 "script_fields" => req.scripted.parse_script_fields(value)?,
+                "slice" => req.slice = Some(super::slice::Slice::parse(value)?),
                 other => {
                     return Err(SearchError::parsing(format!(
                         "Unknown key for a START_OBJECT in [{other}]."

@@ -7,14 +7,18 @@
 //! and keeps exact counts (every shard's partial result merges exactly);
 //! `render` gives Elasticsearch's response shapes.
 //!
-//! A sub-aggregation below one of them, or another aggregation kind on a
-//! runtime field, is a 400 (`ScriptedFields::validate_usage`).
+//! Below `terms`, `histogram` and `range` any sub-aggregations are
+//! computed by `sub_aggs`, one pass per bucket; a sub-aggregation below a
+//! metric is Elasticsearch's 400, and another aggregation kind on a
+//! runtime field is a 400 (`ScriptedFields::validate_usage`).
 
 mod collector;
 mod render;
+mod sub_aggs;
 
 pub(super) use collector::{RuntimeAggsCollector, RuntimeAggsFruit};
 pub(super) use render::into_json;
+pub(super) use sub_aggs::fill as fill_sub_aggs;
 
 use serde_json::{Map, Value};
 
@@ -83,6 +87,8 @@ pub(super) struct RuntimeAgg {
     pub ty: RuntimeType,
     pub script: Compiled,
     pub kind: Kind,
+    /// The sub-aggregations of a `terms`, `histogram` or `range`.
+    pub sub: Option<Value>,
 }
 
 const KINDS: [&str; 10] = [
@@ -143,14 +149,15 @@ fn parse(
     let Some((ty, script)) = scripted.runtime_field(field) else {
         return Ok(None);
     };
-    if obj.contains_key("aggs") || obj.contains_key("aggregations") {
+    let sub = obj.get("aggs").or_else(|| obj.get("aggregations")).cloned();
+    if sub.is_some() && !matches!(kind.as_str(), "terms" | "histogram" | "range") {
         return Err(SearchError::illegal(format!(
-            "aggregation [{name}] on runtime field [{field}] cannot have sub-aggregations on this server"
+            "Aggregator [{name}] of type [{kind}] cannot accept sub-aggregations"
         )));
     }
     if let Some(other) = obj
         .keys()
-        .find(|k| k.as_str() != kind && k.as_str() != "meta")
+        .find(|k| !matches!(k.as_str(), "meta" | "aggs" | "aggregations") && k.as_str() != kind)
     {
         return Err(SearchError::parsing(format!(
             "Expected [START_OBJECT] under [{other}], but got a [FIELD_NAME] in [{name}]"
@@ -291,6 +298,7 @@ fn parse(
         ty,
         script: script.clone(),
         kind: kind_of,
+        sub,
     }))
 }
 

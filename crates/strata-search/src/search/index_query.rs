@@ -1,0 +1,54 @@
+//! A query of a request translated for one index (each has its own
+//! mapping and limits), its expansions reserved on the request's memory.
+
+use serde_json::Value;
+use tantivy::query::Query;
+
+use crate::breaker::MemoryAccount;
+use crate::error::Result;
+use crate::index::SearchIndex;
+use crate::query::{build, QueryContext};
+
+pub(crate) fn now_millis() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// `query` for `index`, reserving nothing (small internal queries).
+pub(super) fn query_for(index: &SearchIndex, query: &Value) -> Result<Box<dyn Query>> {
+    query_within(index, query, &MemoryAccount::unaccounted())
+}
+
+/// `query` for `index` under its limits, its expansions reserved on `memory`.
+fn query_within(
+    index: &SearchIndex,
+    query: &Value,
+    memory: &MemoryAccount,
+) -> Result<Box<dyn Query>> {
+    query_at(index, query, memory, None, None)
+}
+
+/// `query` for `index` as found on the documents of the nested object
+/// `nested_scope` (`None`: root documents), without narrowing it to them.
+pub(super) fn query_at(
+    index: &SearchIndex,
+    query: &Value,
+    memory: &MemoryAccount,
+    nested_scope: Option<&str>,
+    runtime: Option<&crate::script::fields::ScriptedFields>,
+) -> Result<Box<dyn Query>> {
+    let mappings = index.mappings();
+    let shard = &index.shards()[0];
+    let mut ctx = QueryContext::new(
+        &mappings,
+        shard.fields(),
+        shard.tantivy_index().tokenizers(),
+        now_millis(),
+    );
+    ctx.limits = index.limits();
+    ctx.memory = memory;
+    ctx.nested_scope = nested_scope.map(str::to_string);
+    ctx.runtime = runtime;
+    build(&ctx, query)
+}
