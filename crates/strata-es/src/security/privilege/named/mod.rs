@@ -21,10 +21,10 @@ use super::glob;
 use cluster::ALL_CLUSTER;
 pub use cluster::CLUSTER;
 pub use index::INDEX;
-use privilege::subset;
-pub use privilege::NamedPrivilege;
 #[cfg(test)]
 use privilege::split;
+use privilege::subset;
+pub use privilege::NamedPrivilege;
 
 /// The cluster privilege called `name`.
 pub fn cluster(name: &str) -> Option<&'static NamedPrivilege> {
