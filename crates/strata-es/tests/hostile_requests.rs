@@ -324,8 +324,13 @@ fn random_requests_never_fail_the_server() {
     });
     // Quick mode draws the same requests every run (a seeded generator);
     // the full suite draws new ones each time.
-    let full = std::env::var_os("STRATA_TEST_FULL").is_some();
-    let cases = if full { 2_000 } else { 200 };
+    let full = ["STRATA_TEST_FULL", "STRATA_FULL"]
+        .iter()
+        .any(|v| std::env::var(v).is_ok_and(|s| !s.is_empty() && s != "0"));
+    let cases = std::env::var("STRATA_FUZZ_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(if full { 2_000 } else { 200 });
     let config = Config {
         cases,
         failure_persistence: None,

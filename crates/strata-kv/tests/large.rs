@@ -13,15 +13,16 @@ use strata_kv::chunk::chunk_key;
 use strata_kv::journal::{decode, Journal, Refusal};
 use strata_kv::{EvictionPolicy, Keyspace, KeyspaceConfig, ManualClock, NewItem, Store, ValueKind};
 
+mod common;
+
+use common::large::{clock, contents, keys};
+
 fn config() -> KeyspaceConfig {
-    KeyspaceConfig {
-        shards: 4,
-        ..KeyspaceConfig::default()
-    }
+    common::large::config(4)
 }
 
 fn keyspace() -> (Arc<Keyspace>, Arc<ManualClock>) {
-    let clock = Arc::new(ManualClock::new(1_000_000));
+    let clock = clock();
     (Keyspace::new(config(), clock.clone()), clock)
 }
 
@@ -49,19 +50,6 @@ fn chunk(store: &mut impl Store, key: &[u8], number: u32) -> Option<Vec<u8>> {
         .edit_large(key, |edit| edit.chunk(number))
         .unwrap()
         .unwrap()
-}
-
-fn keys(store: &mut impl Store) -> BTreeSet<Vec<u8>> {
-    let mut out = BTreeSet::new();
-    let mut cursor = 0;
-    loop {
-        cursor = store.scan_keys(cursor, 10, &mut |k| {
-            out.insert(k.to_vec());
-        });
-        if cursor == 0 {
-            return out;
-        }
-    }
 }
 
 fn string(value: &[u8]) -> NewItem<'_> {
@@ -198,7 +186,7 @@ fn rename_moves_every_chunk() {
 
 #[test]
 fn eviction_takes_whole_collections() {
-    let clock = Arc::new(ManualClock::new(1_000_000));
+    let clock = clock();
     let config = KeyspaceConfig {
         memory_limit: 4 << 20,
         eviction: EvictionPolicy::Clock,
@@ -218,9 +206,8 @@ fn eviction_takes_whole_collections() {
         }
     }
     assert!(ks.stats().evictions > 0);
-    let census = ks.chunk_census();
-    assert_eq!((census.orphans, census.missing), (0, 0), "{census:?}");
-    assert!(census.chunks > 0);
+    common::large::assert_chunks_whole(&ks);
+    assert!(ks.chunk_census().chunks > 0);
     let used = ks.stats().used_memory;
     assert!(used <= 5 << 20, "{used}");
 }
@@ -247,27 +234,6 @@ fn replay(records: &[Vec<u8>]) -> Arc<Keyspace> {
         ks.apply_changes(decode(body)).unwrap();
     }
     ks
-}
-
-/// Every head and chunk of `ks` (reads each key's chunks through a head).
-/// Each key's value and chunks.
-type Contents = Vec<(Vec<u8>, Vec<u8>, Vec<Option<Vec<u8>>>)>;
-
-fn contents(ks: &Keyspace) -> Contents {
-    let mut store = ks.store();
-    let mut out = Vec::new();
-    for key in keys(&mut store) {
-        let (value, chunks) = store
-            .edit_large(&key, |edit| {
-                let current = edit.current().unwrap().unwrap();
-                let n = current.chunks.unwrap_or(0);
-                let chunks: Vec<_> = (0..n).map(|i| edit.chunk(i).unwrap()).collect();
-                (current.value, chunks)
-            })
-            .unwrap();
-        out.push((key, value, chunks));
-    }
-    out
 }
 
 #[test]
@@ -375,7 +341,7 @@ fn a_hashed_collection_splits_into_bounded_chunks_and_replays() {
 
 #[test]
 fn eviction_never_takes_the_collection_being_edited() {
-    let clock = Arc::new(ManualClock::new(1_000_000));
+    let clock = clock();
     let config = KeyspaceConfig {
         memory_limit: 1 << 20,
         eviction: EvictionPolicy::Clock,
@@ -401,6 +367,5 @@ fn eviction_never_takes_the_collection_being_edited() {
             .set(format!("t:{i}").as_bytes(), string(&[2; 2000]))
             .unwrap();
     }
-    let census = ks.chunk_census();
-    assert_eq!((census.orphans, census.missing), (0, 0), "{census:?}");
+    common::large::assert_chunks_whole(&ks);
 }

@@ -8,32 +8,24 @@
 //! (a ring of chunks whose first number moves below 0 and wraps) come
 //! back in order, renamed ones too.
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use strata_device::MemBlockDevice;
 use strata_kv::chunk::chunk_key;
 use strata_kv::large::{Deque, Side};
 use strata_kv::{
-    DataTier, IndexTier, Keyspace, KeyspaceConfig, ManualClock, NewItem, Placement, Store,
-    ValueKind,
+    DataTier, IndexTier, Keyspace, KeyspaceConfig, NewItem, Placement, Store, ValueKind,
 };
 use strata_pmem::{PersistentArena, SimulatedPmem};
 
 mod common;
 
-const CHUNK: u64 = 64 << 10;
+use common::large::{assert_chunks_whole, contents, crash_pmem, new_arena, Contents};
+
 const KIND: u64 = 0x57_4B56;
 
 fn config() -> KeyspaceConfig {
-    KeyspaceConfig {
-        shards: 4,
-        ..KeyspaceConfig::default()
-    }
-}
-
-fn clock() -> Arc<ManualClock> {
-    Arc::new(ManualClock::new(1_000_000))
+    common::large::config(4)
 }
 
 fn chunk_value(key: &[u8], number: u32, round: u32) -> Vec<u8> {
@@ -53,10 +45,6 @@ fn make(store: &mut impl Store, key: &[u8], chunks: u32, round: u32) {
         .unwrap()
         .unwrap();
 }
-
-/// Creates, changes, shrinks, renames and deletes collections; returns
-/// the expected contents: key -> (value, chunks).
-type Contents = Vec<(Vec<u8>, Vec<u8>, Vec<Option<Vec<u8>>>)>;
 
 fn workload(ks: &Keyspace, round: u32) {
     let mut store = ks.store();
@@ -120,50 +108,14 @@ fn lists(store: &mut impl Store, round: u32) {
     store.rename(b"queue", b"moved-queue", false).unwrap();
 }
 
-fn contents(ks: &Keyspace) -> Contents {
-    let mut store = ks.store();
-    let mut keys = BTreeSet::new();
-    let mut cursor = 0;
-    loop {
-        cursor = store.scan_keys(cursor, 10, &mut |k| {
-            keys.insert(k.to_vec());
-        });
-        if cursor == 0 {
-            break;
-        }
-    }
-    keys.into_iter()
-        .map(|key| {
-            let (value, chunks) = store
-                .edit_large(&key, |edit| {
-                    let current = edit.current().unwrap().unwrap();
-                    if current.kind == ValueKind::List {
-                        let mut deque = Deque::open(edit).unwrap().unwrap();
-                        let n = deque.len();
-                        let elements = deque.range(0, n - 1).unwrap();
-                        return (current.value, elements.into_iter().map(Some).collect());
-                    }
-                    let n = current.chunks.unwrap_or(0);
-                    let chunks: Vec<_> = (0..n).map(|i| edit.chunk(i).unwrap()).collect();
-                    (current.value, chunks)
-                })
-                .unwrap();
-            (key, value, chunks)
-        })
-        .collect()
-}
-
 fn check_clean(ks: &Keyspace, before: &Contents) {
     assert_eq!(&contents(ks), before);
-    let census = ks.chunk_census();
-    assert_eq!((census.orphans, census.missing), (0, 0), "{census:?}");
+    assert_chunks_whole(ks);
     assert_eq!(ks.store().len(), before.len() as u64);
 }
 
 fn open_pmem(arena: PersistentArena, placement: Placement) -> Arc<Keyspace> {
-    Keyspace::open_placed(config(), clock(), placement, Some(Arc::new(arena)))
-        .unwrap()
-        .0
+    common::large::open_pmem(config(), arena, placement)
 }
 
 fn reopen_pmem(image: SimulatedPmem, placement: Placement) -> Arc<Keyspace> {
@@ -180,17 +132,12 @@ fn large_collections_survive_restarts_in_pmem() {
             index,
             data: DataTier::Pmem,
         };
-        let arena = PersistentArena::simulated(8192 + 256 * CHUNK, CHUNK, KIND).unwrap();
-        let mut ks = open_pmem(arena, placement);
+        let mut ks = open_pmem(new_arena(KIND), placement);
         for round in 0..3 {
             workload(&ks, round);
             ks.run_maintenance();
             let before = contents(&ks);
-            let arena = ks.tier().unwrap().arena().clone();
-            let image = arena.crash().unwrap();
-            drop(ks);
-            drop(arena);
-            ks = reopen_pmem(image, placement);
+            ks = reopen_pmem(crash_pmem(ks), placement);
             check_clean(&ks, &before);
             ks.run_maintenance();
             check_clean(&ks, &before);
@@ -199,29 +146,14 @@ fn large_collections_survive_restarts_in_pmem() {
 }
 
 fn open_ssd(device: &MemBlockDevice, arena: Option<PersistentArena>) -> Arc<Keyspace> {
-    let index = match arena {
-        Some(_) => IndexTier::Pmem,
-        None => IndexTier::Dram,
-    };
-    Keyspace::open_ssd(
-        config(),
-        clock(),
-        index,
-        arena.map(Arc::new),
-        Arc::new(device.clone()),
-        common::ssd_config(128 * 1024),
-        common::settings(),
-    )
-    .unwrap()
-    .0
+    common::large::open_ssd(config(), device, arena)
 }
 
 #[test]
 fn large_collections_survive_restarts_on_the_ssd_tier() {
     for pmem_index in [false, true] {
         let mut device = MemBlockDevice::new(160 * common::BLOCK);
-        let new_arena = || PersistentArena::simulated(8192 + 256 * CHUNK, CHUNK, KIND).unwrap();
-        let mut ks = open_ssd(&device, pmem_index.then(new_arena));
+        let mut ks = open_ssd(&device, pmem_index.then(|| new_arena(KIND)));
         for round in 0..4 {
             workload(&ks, round);
             // The defragmenter moves chunks and tombstones of both kinds.

@@ -13,25 +13,19 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use strata_device::MemBlockDevice;
 use strata_kv::large::{compare, Sorted};
-use strata_kv::{DataTier, IndexTier, Keyspace, KeyspaceConfig, ManualClock, Placement, Store};
+use strata_kv::{DataTier, IndexTier, Keyspace, KeyspaceConfig, Placement, Store};
 use strata_pmem::{PersistentArena, SimulatedPmem};
 
 mod common;
 
 type Model = BTreeMap<Vec<u8>, f64>;
 
-const CHUNK: u64 = 64 << 10;
+use common::large::{assert_chunks_whole, clock, crash_pmem, new_arena};
+
 const KIND: u64 = 0x5A_5345;
 
 fn config() -> KeyspaceConfig {
-    KeyspaceConfig {
-        shards: 2,
-        ..KeyspaceConfig::default()
-    }
-}
-
-fn clock() -> Arc<ManualClock> {
-    Arc::new(ManualClock::new(1_000_000))
+    common::large::config(2)
 }
 
 fn member(i: u32) -> Vec<u8> {
@@ -91,8 +85,7 @@ fn check(ks: &Keyspace, model: &Model, rng: &mut SmallRng) {
         }
         assert_eq!(z.rank(0.25, b"absent").unwrap(), None);
     });
-    let census = ks.chunk_census();
-    assert_eq!((census.orphans, census.missing), (0, 0), "{census:?}");
+    assert_chunks_whole(ks);
 }
 
 #[test]
@@ -131,11 +124,9 @@ fn open_pmem(image: Option<SimulatedPmem>) -> Arc<Keyspace> {
     };
     let arena = match image {
         Some(image) => PersistentArena::open_simulated(image, KIND).unwrap(),
-        None => PersistentArena::simulated(8192 + 256 * CHUNK, CHUNK, KIND).unwrap(),
+        None => new_arena(KIND),
     };
-    Keyspace::open_placed(config(), clock(), placement, Some(Arc::new(arena)))
-        .unwrap()
-        .0
+    common::large::open_pmem(config(), arena, placement)
 }
 
 #[test]
@@ -147,27 +138,13 @@ fn sorted_sets_survive_restarts_in_pmem() {
         for _ in 0..5 {
             edit(&mut ks.store(), &mut model, &mut rng, 300, 0.2);
         }
-        let arena = ks.tier().unwrap().arena().clone();
-        let image = arena.crash().unwrap();
-        drop(ks);
-        drop(arena);
-        ks = open_pmem(Some(image));
+        ks = open_pmem(Some(crash_pmem(ks)));
         check(&ks, &model, &mut rng);
     }
 }
 
 fn open_ssd(device: &MemBlockDevice) -> Arc<Keyspace> {
-    Keyspace::open_ssd(
-        config(),
-        clock(),
-        IndexTier::Dram,
-        None,
-        Arc::new(device.clone()),
-        common::ssd_config(128 * 1024),
-        common::settings(),
-    )
-    .unwrap()
-    .0
+    common::large::open_ssd(config(), device, None)
 }
 
 #[test]

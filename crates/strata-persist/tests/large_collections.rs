@@ -8,6 +8,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
+use common::large::assert_chunks_whole;
 use common::World;
 use strata_kv::chunk::chunk_key;
 use strata_kv::{Keyspace, NewItem, Store, ValueKind};
@@ -87,8 +88,7 @@ fn changes(w: &World, round: u32) {
 
 fn check(w: &World, before: &Contents) {
     assert_eq!(&contents(&w.ks), before);
-    let census = w.ks.chunk_census();
-    assert_eq!((census.orphans, census.missing), (0, 0), "{census:?}");
+    assert_chunks_whole(w);
 }
 
 #[test]

@@ -10,9 +10,10 @@ mod common;
 
 use std::collections::{BTreeMap, VecDeque};
 
+use common::large::{assert_chunks_whole, six_rounds};
 use common::World;
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use strata_kv::large::{Deque, Side};
 use strata_kv::Store;
 use strata_persist::Durability;
@@ -87,34 +88,16 @@ fn check(w: &World, model: &Model) {
         let want: Vec<Vec<u8>> = want.iter().cloned().collect();
         assert_eq!(got, want, "{}", String::from_utf8_lossy(key));
     }
-    let census = w.ks.chunk_census();
-    assert_eq!((census.orphans, census.missing), (0, 0), "{census:?}");
+    assert_chunks_whole(w);
 }
 
 #[test]
 fn large_lists_survive_log_replay_checkpoints_and_power_cuts() {
     let mut w = World::new(Durability::Sync);
-    let mut rng = SmallRng::seed_from_u64(32);
     let mut model = Model::new();
-    for round in 0..6u32 {
-        for i in 0..40 {
-            let key = format!("list:{}", i % 5).into_bytes();
-            // One list comes and goes; the others grow to many chunks.
-            edit(&w, &mut model, &key, &mut rng, i % 5 != 4);
-        }
-        w.ack();
-        if round % 2 == 1 {
-            w.p().checkpoint().unwrap();
-            for _ in 0..10 {
-                edit(&w, &mut model, b"list:0", &mut rng, true);
-            }
-            w.ack();
-        }
-        match round % 3 {
-            0 => w.restart_clean(),
-            _ => w.power_cut(None),
-        }
-        check(&w, &model);
-    }
-    assert!(w.ks.chunk_census().chunks > 20);
+    // One list comes and goes; the others grow to many chunks.
+    let edit_slot = |w: &World, model: &mut Model, key: &[u8], slot, rng: &mut SmallRng| {
+        edit(w, model, key, rng, slot != 4)
+    };
+    six_rounds(&mut w, &mut model, "list", edit_slot, check);
 }

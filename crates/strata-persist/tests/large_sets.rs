@@ -9,9 +9,10 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use common::large::{assert_chunks_whole, six_rounds};
 use common::World;
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use strata_kv::large::Hashed;
 use strata_kv::{Store, ValueKind};
 use strata_persist::Durability;
@@ -73,35 +74,17 @@ fn check(w: &World, model: &Model) {
             .unwrap();
         assert_eq!(&got, want, "{}", String::from_utf8_lossy(key));
     }
-    let census = w.ks.chunk_census();
-    assert_eq!((census.orphans, census.missing), (0, 0), "{census:?}");
+    assert_chunks_whole(w);
 }
 
 #[test]
 fn large_sets_survive_log_replay_checkpoints_and_power_cuts() {
     let mut w = World::new(Durability::Sync);
-    let mut rng = SmallRng::seed_from_u64(32);
     let mut model = Model::new();
-    for round in 0..6u32 {
-        for i in 0..40 {
-            let key = format!("set:{}", i % 5).into_bytes();
-            // One small set comes and goes; the others grow to many chunks.
-            let span = if i % 5 == 4 { 40 } else { 20_000 };
-            edit(&w, &mut model, &key, &mut rng, span);
-        }
-        w.ack();
-        if round % 2 == 1 {
-            w.p().checkpoint().unwrap();
-            for _ in 0..10 {
-                edit(&w, &mut model, b"set:0", &mut rng, 20_000);
-            }
-            w.ack();
-        }
-        match round % 3 {
-            0 => w.restart_clean(),
-            _ => w.power_cut(None),
-        }
-        check(&w, &model);
-    }
-    assert!(w.ks.chunk_census().chunks > 20);
+    let edit_slot = |w: &World, model: &mut Model, key: &[u8], slot, rng: &mut SmallRng| {
+        // One small set comes and goes; the others grow to many chunks.
+        let span = if slot == 4 { 40 } else { 20_000 };
+        edit(w, model, key, rng, span);
+    };
+    six_rounds(&mut w, &mut model, "set", edit_slot, check);
 }

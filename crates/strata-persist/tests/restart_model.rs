@@ -183,15 +183,17 @@ fn run(ops: Vec<Op>) {
     assert_eq!(w.live(), w.expect(&model), "after the final power cut");
 }
 
-/// Cases per run: 48 in the quick suite, 2,000 with `STRATA_TEST_FULL=1`
-/// (what `scripts/test --full` sets); `RM_CASES=N` overrides both.
+/// Cases per run, by the fuzz suites' rule: `STRATA_FUZZ_CASES=N` (or
+/// its older name `RM_CASES`) exactly N, else 2,000 with `STRATA_TEST_FULL`
+/// (or its alias `STRATA_FULL`) set and not `0` (what `scripts/test --full`
+/// sets), else 48.
 fn cases() -> u32 {
     let full = ["STRATA_TEST_FULL", "STRATA_FULL"]
         .iter()
-        .any(|v| std::env::var(v).is_ok_and(|s| s == "1"));
-    std::env::var("RM_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
+        .any(|v| std::env::var(v).is_ok_and(|s| !s.is_empty() && s != "0"));
+    ["STRATA_FUZZ_CASES", "RM_CASES"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok()?.parse().ok())
         .unwrap_or(if full { 2_000 } else { 48 })
 }
 

@@ -10,9 +10,11 @@
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
 
-use common::model::{int, strings, text, Sizes};
+use common::model::{
+    assert_whole, configure, copy, del, encoding, fill, flush_and_expiry_take_chunks, int,
+    journaled, one_record, rename, strings, text,
+};
 use common::{Client, Value};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -105,38 +107,17 @@ fn step(c: &mut Client, m: &mut Model, rng: &mut SmallRng) {
             *counter = next.to_string();
             assert_eq!(int(&c.cmd(&["HINCRBY", &key, "n", &by.to_string()])), next);
         }
-        78..=81 if !wide => {
-            assert_eq!(
-                int(&c.cmd(&["DEL", &key])),
-                i64::from(m.hashes.remove(&key).is_some())
-            );
-        }
+        78..=81 if !wide => del(c, &mut m.hashes, &key),
         82..=85 => {
             // Wide hashes keep growing: only narrow ones are replaced.
             let to = format!("h{}", rng.gen_range(2..6));
             if to != key {
-                let copied = m.hashes.get(&key).cloned();
-                let replace = rng.gen_bool(0.5);
-                let done = copied.is_some() && (replace || !m.hashes.contains_key(&to));
-                let mut args = vec!["COPY", &key, &to];
-                if replace {
-                    args.push("REPLACE");
-                }
-                assert_eq!(int(&c.cmd(&args)), i64::from(done));
-                if done {
-                    m.hashes.insert(to.clone(), copied.unwrap());
-                }
+                copy(c, rng, &mut m.hashes, &key, &to);
             }
         }
         86..=88 if !wide => {
             let to = format!("h{}", rng.gen_range(2..6));
-            match m.hashes.remove(&key) {
-                Some(h) => {
-                    assert_eq!(c.cmd(&["RENAME", &key, &to]), Value::ok());
-                    m.hashes.insert(to, h);
-                }
-                None => assert!(matches!(c.cmd(&["RENAME", &key, &to]), Value::Error(_))),
-            }
+            rename(c, &mut m.hashes, &key, &to);
         }
         78..=92 => {
             // A transaction of two writes.
@@ -195,7 +176,7 @@ fn check(c: &mut Client, m: &Model, server: &common::Server) {
         let keys: BTreeSet<String> = strings(&c.cmd(&["HKEYS", &key])).into_iter().collect();
         assert_eq!(keys, hash.keys().cloned().collect());
         assert_eq!(strings(&c.cmd(&["HVALS", &key])).len(), hash.len());
-        let encoding = text(&c.cmd(&["OBJECT", "ENCODING", &key])).unwrap();
+        let encoding = encoding(c, &key);
         assert_eq!(
             encoding,
             if *large { "hashtable" } else { "listpack" },
@@ -252,33 +233,18 @@ fn check(c: &mut Client, m: &Model, server: &common::Server) {
         let one = text(&c.cmd(&["HRANDFIELD", &key])).unwrap();
         assert!(hash.contains_key(&one));
     }
-    let census = server.keyspace.chunk_census();
-    assert_eq!((census.orphans, census.missing), (0, 0), "{census:?}");
-    assert_eq!(int(&c.cmd(&["DBSIZE"])), m.hashes.len() as i64);
+    assert_whole(c, server, m.hashes.len());
 }
 
 #[test]
 fn hashes_match_a_model_across_both_encodings() {
     let server = common::start();
     let mut c = Client::connect(&server);
-    assert_eq!(
-        c.cmd(&["CONFIG", "SET", "hash-max-listpack-entries", "4"]),
-        Value::ok()
-    );
-    assert_eq!(
-        c.cmd(&["CONFIG", "SET", "hash-max-listpack-value", "8"]),
-        Value::ok()
-    );
-    let got = strings(&c.cmd(&["CONFIG", "GET", "hash-max-listpack-*"]));
-    assert_eq!(
-        got,
-        [
-            "hash-max-listpack-entries",
-            "4",
-            "hash-max-listpack-value",
-            "8"
-        ]
-    );
+    let params = [
+        ("hash-max-listpack-entries", "4"),
+        ("hash-max-listpack-value", "8"),
+    ];
+    configure(&mut c, &params, "hash-max-listpack-*");
     let mut rng = SmallRng::seed_from_u64(32);
     let mut model = Model::default();
     for round in 0..30 {
@@ -297,15 +263,7 @@ fn hashes_match_a_model_across_both_encodings() {
     // Some hashes span several chunks.
     assert!(server.keyspace.chunk_census().chunks > 8);
     // FLUSHALL and expiry take chunks with their hash.
-    c.cmd(&["FLUSHALL"]);
-    assert_eq!(server.keyspace.chunk_census().chunks, 0);
-    c.cmd(&["HSET", "e", "a-long-field-name", "1"]);
-    c.cmd(&["PEXPIRE", "e", "100"]);
-    assert_eq!(server.keyspace.chunk_census().chunks, 1);
-    server.clock.advance_ms(200);
-    assert_eq!(int(&c.cmd(&["EXISTS", "e"])), 0);
-    server.keyspace.run_maintenance();
-    assert_eq!(server.keyspace.chunk_census().chunks, 0);
+    flush_and_expiry_take_chunks(&mut c, &server, &["HSET", "e", "a-long-field-name", "1"]);
 }
 
 #[test]
@@ -326,29 +284,15 @@ fn config_set_refuses_bad_thresholds() {
 
 #[test]
 fn hset_on_a_large_hash_logs_a_record_that_does_not_grow_with_it() {
-    let server = common::start();
-    let sizes = Arc::new(Sizes::default());
-    server.keyspace.attach_journal(sizes.clone()).ok().unwrap();
-    let mut c = Client::connect(&server);
+    let (_server, mut c, sizes) = journaled();
     let mut last = Vec::new();
     for (key, fields) in [("small", 1_000u32), ("large", 40_000)] {
-        for batch in 0..fields / 100 {
-            let mut args = vec!["HSET".to_string(), key.to_string()];
-            for i in batch * 100..(batch + 1) * 100 {
-                args.extend([format!("field:{i:08}"), format!("value:{i:08}")]);
-            }
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            assert_eq!(int(&c.cmd(&args)), 100);
-        }
-        assert_eq!(
-            text(&c.cmd(&["OBJECT", "ENCODING", key])).unwrap(),
-            "hashtable"
-        );
-        let before = sizes.0.lock().unwrap().len();
-        assert_eq!(int(&c.cmd(&["HSET", key, "field:00000007", "changed"])), 0);
-        let sizes = sizes.0.lock().unwrap();
-        assert_eq!(sizes.len(), before + 1, "one record");
-        last.push(sizes[before]);
+        let pair = |i: u32| vec![format!("field:{i:08}"), format!("value:{i:08}")];
+        fill(&mut c, "HSET", key, fields, pair, |_| 100);
+        assert_eq!(encoding(&mut c, key), "hashtable");
+        let (reply, size) = one_record(&mut c, &sizes, &["HSET", key, "field:00000007", "changed"]);
+        assert_eq!(int(&reply), 0);
+        last.push(size);
     }
     // The whole large hash is about 1.2 MB packed; its record one chunk and
     // the head.

@@ -16,7 +16,10 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
-use common::model::{int, strings, text, Records, Sizes};
+use common::model::{
+    assert_whole, configure, copy, del, encoding, fill, flush_and_expiry_take_chunks, int,
+    journaled, one_record, rename, strings, text, Records, Sizes,
+};
 use common::{Client, Value};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -264,36 +267,17 @@ fn step(c: &mut Client, m: &mut Model, rng: &mut SmallRng) {
                 push_end(m.list(&to), to_end, e);
             }
         }
-        78..=80 if !wide => {
-            let existed = m.lists.remove(&key).is_some();
-            assert_eq!(int(&c.cmd(&["DEL", &key])), i64::from(existed));
-        }
+        78..=80 if !wide => del(c, &mut m.lists, &key),
         81..=84 => {
             // Wide lists keep growing: only narrow ones are replaced.
             let to = format!("l{}", rng.gen_range(2..6));
             if to != key {
-                let copied = m.lists.get(&key).cloned();
-                let replace = rng.gen_bool(0.5);
-                let done = copied.is_some() && (replace || !m.lists.contains_key(&to));
-                let mut args = vec!["COPY", &key, &to];
-                if replace {
-                    args.push("REPLACE");
-                }
-                assert_eq!(int(&c.cmd(&args)), i64::from(done));
-                if done {
-                    m.lists.insert(to.clone(), copied.unwrap());
-                }
+                copy(c, rng, &mut m.lists, &key, &to);
             }
         }
         85..=87 if !wide => {
             let to = format!("l{}", rng.gen_range(2..6));
-            match m.lists.remove(&key) {
-                Some(l) => {
-                    assert_eq!(c.cmd(&["RENAME", &key, &to]), Value::ok());
-                    m.lists.insert(to, l);
-                }
-                None => assert!(matches!(c.cmd(&["RENAME", &key, &to]), Value::Error(_))),
-            }
+            rename(c, &mut m.lists, &key, &to);
         }
         _ => {
             // A transaction: a push, a pop at the other end, an LINDEX.
@@ -332,7 +316,7 @@ fn check(c: &mut Client, m: &Model, server: &common::Server, rng: &mut SmallRng)
         let all: Vec<String> = list.iter().cloned().collect();
         assert_eq!(strings(&c.cmd(&["LRANGE", &key, "0", "-1"])), all, "{key}");
         assert_eq!(int(&c.cmd(&["LLEN", &key])), len);
-        let encoding = text(&c.cmd(&["OBJECT", "ENCODING", &key])).unwrap();
+        let encoding = encoding(c, &key);
         let want = if *large { "quicklist" } else { "listpack" };
         assert_eq!(encoding, want, "{key} of {len}");
         for _ in 0..4 {
@@ -379,19 +363,15 @@ fn check(c: &mut Client, m: &Model, server: &common::Server, rng: &mut SmallRng)
             .collect();
         assert_eq!(got.array().iter().map(int).collect::<Vec<_>>(), want);
     }
-    let census = server.keyspace.chunk_census();
-    assert_eq!((census.orphans, census.missing), (0, 0), "{census:?}");
-    assert_eq!(int(&c.cmd(&["DBSIZE"])), m.lists.len() as i64);
+    assert_whole(c, server, m.lists.len());
 }
 
 #[test]
 fn lists_match_a_model_across_both_encodings() {
     let server = common::start();
     let mut c = Client::connect(&server);
-    let set = c.cmd(&["CONFIG", "SET", "list-max-listpack-size", "4"]);
-    assert_eq!(set, Value::ok());
-    let got = strings(&c.cmd(&["CONFIG", "GET", "list-max-listpack-size"]));
-    assert_eq!(got, ["list-max-listpack-size", "4"]);
+    let params = [("list-max-listpack-size", "4")];
+    configure(&mut c, &params, "list-max-listpack-size");
     let mut rng = SmallRng::seed_from_u64(32);
     let mut model = Model::default();
     for round in 0..30 {
@@ -406,15 +386,8 @@ fn lists_match_a_model_across_both_encodings() {
     let census = server.keyspace.chunk_census();
     assert!(census.chunks > 3, "{census:?}");
     // FLUSHALL and expiry take chunks with their list.
-    c.cmd(&["FLUSHALL"]);
-    assert_eq!(server.keyspace.chunk_census().chunks, 0);
-    c.cmd(&["RPUSH", "e", "1", "2", "3", "4", "5"]);
-    c.cmd(&["PEXPIRE", "e", "100"]);
-    assert_eq!(server.keyspace.chunk_census().chunks, 1);
-    server.clock.advance_ms(200);
-    assert_eq!(int(&c.cmd(&["EXISTS", "e"])), 0);
-    server.keyspace.run_maintenance();
-    assert_eq!(server.keyspace.chunk_census().chunks, 0);
+    let write = ["RPUSH", "e", "1", "2", "3", "4", "5"];
+    flush_and_expiry_take_chunks(&mut c, &server, &write);
 }
 
 #[test]
@@ -427,16 +400,10 @@ fn byte_limits_convert_and_a_large_list_empties_to_nothing() {
     let big = "x".repeat(1000);
     for i in 1..=8 {
         assert_eq!(int(&c.cmd(&["RPUSH", "q", &big])), i);
-        assert_eq!(
-            text(&c.cmd(&["OBJECT", "ENCODING", "q"])).unwrap(),
-            "listpack"
-        );
+        assert_eq!(encoding(&mut c, "q"), "listpack");
     }
     c.cmd(&["RPUSH", "q", &big]);
-    assert_eq!(
-        text(&c.cmd(&["OBJECT", "ENCODING", "q"])).unwrap(),
-        "quicklist"
-    );
+    assert_eq!(encoding(&mut c, "q"), "quicklist");
     assert!(server.keyspace.chunk_census().chunks >= 4);
     assert_eq!(strings(&c.cmd(&["LPOP", "q", "100"])).len(), 9);
     assert_eq!(int(&c.cmd(&["EXISTS", "q"])), 0);
@@ -508,20 +475,13 @@ fn bad_input_gets_errors_on_both_encodings() {
 
 #[test]
 fn a_push_or_pop_on_a_large_list_logs_a_record_that_does_not_grow_with_it() {
-    let server = common::start();
-    let sizes = Arc::new(Sizes::default());
-    server.keyspace.attach_journal(sizes.clone()).ok().unwrap();
-    let mut c = Client::connect(&server);
+    let (_server, mut c, sizes) = journaled();
     let mut last = Vec::new();
     for (key, elements) in [("small", 1_000u32), ("large", 40_000)] {
-        for batch in 0..elements / 100 {
-            let mut args = vec!["RPUSH".to_string(), key.to_string()];
-            args.extend((batch * 100..(batch + 1) * 100).map(|i| format!("element:{i:08}")));
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            assert_eq!(int(&c.cmd(&args)), i64::from(batch + 1) * 100);
-        }
-        let encoding = text(&c.cmd(&["OBJECT", "ENCODING", key])).unwrap();
-        assert_eq!(encoding, "quicklist");
+        let element = |i: u32| vec![format!("element:{i:08}")];
+        let length = |batch: u32| i64::from(batch + 1) * 100;
+        fill(&mut c, "RPUSH", key, elements, element, length);
+        assert_eq!(encoding(&mut c, key), "quicklist");
         for cmd in [
             vec!["LPUSH", key, "front"],
             vec!["RPUSH", key, "back"],
@@ -530,11 +490,9 @@ fn a_push_or_pop_on_a_large_list_logs_a_record_that_does_not_grow_with_it() {
             vec!["LSET", key, "-7", "changed"],
             vec!["LMOVE", key, key, "LEFT", "RIGHT"],
         ] {
-            let before = sizes.0.lock().unwrap().len();
-            assert!(!matches!(c.cmd(&cmd), Value::Error(_)), "{cmd:?}");
-            let sizes = sizes.0.lock().unwrap();
-            assert_eq!(sizes.len(), before + 1, "one record for {cmd:?}");
-            last.push(sizes[before]);
+            let (reply, size) = one_record(&mut c, &sizes, &cmd);
+            assert!(!matches!(reply, Value::Error(_)), "{cmd:?}");
+            last.push(size);
         }
     }
     // The large list is about 640 KB packed; each record one or two
@@ -550,12 +508,8 @@ fn a_push_or_pop_on_a_large_list_logs_a_record_that_does_not_grow_with_it() {
     );
 }
 
-fn encoding(c: &mut Client, key: &str) -> String {
-    text(&c.cmd(&["OBJECT", "ENCODING", key])).unwrap()
-}
-
 /// Runs `cmd` and checks it wrote exactly one record.
-fn one_record(c: &mut Client, records: &Records, cmd: &[&str]) -> Value {
+fn one_kept(c: &mut Client, records: &Records, cmd: &[&str]) -> Value {
     let before = records.0.lock().unwrap().len();
     let reply = c.cmd(cmd);
     assert!(!matches!(reply, Value::Error(_)), "{cmd:?}: {reply:?}");
@@ -580,11 +534,11 @@ fn a_large_list_shrunk_to_half_the_limits_converts_back_in_one_record_and_after_
     }
     assert_eq!(encoding(&mut c, "bytes"), "quicklist");
     for n in [8, 7, 6, 5] {
-        one_record(&mut c, &records, &["RPOP", "bytes"]);
+        one_kept(&mut c, &records, &["RPOP", "bytes"]);
         assert_eq!(int(&c.cmd(&["LLEN", "bytes"])), n);
         assert_eq!(encoding(&mut c, "bytes"), "quicklist", "{n} KB: above half");
     }
-    one_record(&mut c, &records, &["LPOP", "bytes"]);
+    one_kept(&mut c, &records, &["LPOP", "bytes"]);
     assert_eq!(encoding(&mut c, "bytes"), "listpack", "4 KB");
     assert_eq!(server.keyspace.chunk_census().chunks, 0);
     // A push does not convert back (growing); neither does a pop above half.
@@ -604,16 +558,16 @@ fn a_large_list_shrunk_to_half_the_limits_converts_back_in_one_record_and_after_
             // Within half of a raised limit: a push leaves it large (Redis
             // converts back only after a removal or LSET), LSET converts.
             c.cmd(&["CONFIG", "SET", "list-max-listpack-size", "16"]);
-            one_record(&mut c, &records, &["RPUSH", &key, "f"]);
+            one_kept(&mut c, &records, &["RPUSH", &key, "f"]);
             assert_eq!(encoding(&mut c, &key), "quicklist");
-            one_record(&mut c, &records, cmd);
+            one_kept(&mut c, &records, cmd);
             assert_eq!(encoding(&mut c, &key), "listpack");
             c.cmd(&["CONFIG", "SET", "list-max-listpack-size", "4"]);
             continue;
         }
         if i == 0 {
             for _ in 0..2 {
-                one_record(&mut c, &records, cmd);
+                one_kept(&mut c, &records, cmd);
                 assert_eq!(encoding(&mut c, &key), "quicklist");
             }
         } else if i == 1 {
@@ -623,7 +577,7 @@ fn a_large_list_shrunk_to_half_the_limits_converts_back_in_one_record_and_after_
             c.cmd(&["LPOP", &key]);
             c.cmd(&["LPOP", &key]);
         }
-        one_record(&mut c, &records, cmd);
+        one_kept(&mut c, &records, cmd);
         assert_eq!(int(&c.cmd(&["LLEN", &key])), 2, "{cmd:?}");
         assert_eq!(encoding(&mut c, &key), "listpack", "{cmd:?}");
     }

@@ -11,9 +11,11 @@
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
 
-use common::model::{int, strings, text, Sizes};
+use common::model::{
+    assert_whole, configure, copy, del, encoding, fill, flush_takes_chunks, int, journaled,
+    one_record, rename, strings, text,
+};
 use common::{Client, Value};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -126,38 +128,16 @@ fn step(c: &mut Client, m: &mut Model, rng: &mut SmallRng) {
             let large = !fits(&result);
             m.sets.insert(key.clone(), (result, large));
         }
-        77..=80 if !wide => {
-            assert_eq!(
-                int(&c.cmd(&["DEL", &key])),
-                i64::from(m.sets.remove(&key).is_some())
-            );
-        }
+        77..=80 if !wide => del(c, &mut m.sets, &key),
         81..=85 => {
             let to = format!("s{}", rng.gen_range(2..6));
             if to != key {
-                let copied = m.sets.get(&key).cloned();
-                let done = copied.is_some() && !m.sets.contains_key(&to);
-                let replace = rng.gen_bool(0.5);
-                let done = done || (copied.is_some() && replace);
-                let mut args = vec!["COPY", &key, &to];
-                if replace {
-                    args.push("REPLACE");
-                }
-                assert_eq!(int(&c.cmd(&args)), i64::from(done));
-                if done {
-                    m.sets.insert(to, copied.unwrap());
-                }
+                copy(c, rng, &mut m.sets, &key, &to);
             }
         }
         86..=88 if !wide => {
             let to = format!("s{}", rng.gen_range(2..6));
-            match m.sets.remove(&key) {
-                Some(s) => {
-                    assert_eq!(c.cmd(&["RENAME", &key, &to]), Value::ok());
-                    m.sets.insert(to, s);
-                }
-                None => assert!(matches!(c.cmd(&["RENAME", &key, &to]), Value::Error(_))),
-            }
+            rename(c, &mut m.sets, &key, &to);
         }
         _ => {
             let x = member(rng, wide);
@@ -218,7 +198,7 @@ fn check(c: &mut Client, m: &Model, server: &common::Server) {
         assert_eq!(all.len(), set.len(), "{key}: a member twice");
         assert_eq!(&all.into_iter().collect::<Set>(), set, "{key}");
         assert_eq!(int(&c.cmd(&["SCARD", &key])), set.len() as i64);
-        let encoding = text(&c.cmd(&["OBJECT", "ENCODING", &key])).unwrap();
+        let encoding = encoding(c, &key);
         let packed = match set.iter().all(|x| is_int(x)) && set.len() <= 6 {
             true => "intset",
             false => "listpack",
@@ -262,28 +242,23 @@ fn check(c: &mut Client, m: &Model, server: &common::Server) {
     assert_eq!(got.into_iter().collect::<Set>(), diff);
     let n = int(&c.cmd(&["SINTERCARD", "2", "s0", "s1", "LIMIT", "3"]));
     assert_eq!(n, inter.len().min(3) as i64);
-    let census = server.keyspace.chunk_census();
-    assert_eq!((census.orphans, census.missing), (0, 0), "{census:?}");
-    assert_eq!(int(&c.cmd(&["DBSIZE"])), m.sets.len() as i64);
+    assert_whole(c, server, m.sets.len());
 }
 
-fn configure(c: &mut Client) {
-    for (name, value) in [
+fn configure_sets(c: &mut Client) {
+    let params = [
         ("set-max-intset-entries", "6"),
         ("set-max-listpack-entries", "4"),
         ("set-max-listpack-value", "8"),
-    ] {
-        assert_eq!(c.cmd(&["CONFIG", "SET", name, value]), Value::ok());
-    }
-    let got = strings(&c.cmd(&["CONFIG", "GET", "set-max-*"]));
-    assert_eq!(got.len(), 6);
+    ];
+    configure(c, &params, "set-max-*");
 }
 
 #[test]
 fn sets_match_a_model_across_every_encoding() {
     let server = common::start();
     let mut c = Client::connect(&server);
-    configure(&mut c);
+    configure_sets(&mut c);
     let mut rng = SmallRng::seed_from_u64(32);
     let mut model = Model::default();
     for _ in 0..30 {
@@ -300,21 +275,17 @@ fn sets_match_a_model_across_every_encoding() {
         server.keyspace.chunk_census().chunks > 2,
         "a set spans chunks"
     );
-    c.cmd(&["FLUSHALL"]);
-    assert_eq!(server.keyspace.chunk_census().chunks, 0);
+    flush_takes_chunks(&mut c, &server);
 }
 
 #[test]
 fn wrong_types_and_bad_counts_answer_as_redis() {
     let server = common::start();
     let mut c = Client::connect(&server);
-    configure(&mut c);
+    configure_sets(&mut c);
     c.cmd(&["SET", "str", "x"]);
     c.cmd(&["SADD", "big", "a", "b", "c", "d", "e", "f"]);
-    assert_eq!(
-        text(&c.cmd(&["OBJECT", "ENCODING", "big"])).unwrap(),
-        "hashtable"
-    );
+    assert_eq!(encoding(&mut c, "big"), "hashtable");
     for args in [
         vec!["SADD", "str", "a"],
         vec!["SCARD", "str"],
@@ -348,32 +319,20 @@ fn wrong_types_and_bad_counts_answer_as_redis() {
 
 #[test]
 fn sadd_and_smove_on_large_sets_log_records_that_do_not_grow_with_them() {
-    let server = common::start();
-    let sizes = Arc::new(Sizes::default());
-    server.keyspace.attach_journal(sizes.clone()).ok().unwrap();
-    let mut c = Client::connect(&server);
+    let (_server, mut c, sizes) = journaled();
     let mut last = Vec::new();
     for (key, members) in [("small", 1_000u32), ("large", 40_000)] {
-        for batch in 0..members / 100 {
-            let mut args = vec!["SADD".to_string(), key.to_string()];
-            args.extend((batch * 100..(batch + 1) * 100).map(|i| format!("member:{i:08}")));
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            assert_eq!(int(&c.cmd(&args)), 100);
-        }
-        assert_eq!(
-            text(&c.cmd(&["OBJECT", "ENCODING", key])).unwrap(),
-            "hashtable"
-        );
+        let member = |i: u32| vec![format!("member:{i:08}")];
+        fill(&mut c, "SADD", key, members, member, |_| 100);
+        assert_eq!(encoding(&mut c, key), "hashtable");
         for args in [
             vec!["SADD", key, "new-member"],
             vec!["SREM", key, "member:00000007"],
             vec!["SMOVE", key, "other", "member:00000009"],
         ] {
-            let before = sizes.0.lock().unwrap().len();
-            assert_eq!(int(&c.cmd(&args)), 1, "{args:?}");
-            let sizes = sizes.0.lock().unwrap();
-            assert_eq!(sizes.len(), before + 1, "one record: {args:?}");
-            last.push(sizes[before]);
+            let (reply, size) = one_record(&mut c, &sizes, &args);
+            assert_eq!(int(&reply), 1, "{args:?}");
+            last.push(size);
         }
     }
     // The large set is about 0.5 MB packed; a record is a chunk or two.

@@ -15,9 +15,11 @@ mod common;
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
 
-use common::model::{int, strings, text, Sizes};
+use common::model::{
+    assert_chunks_whole, assert_whole, configure, copy, del, encoding, fill, flush_takes_chunks,
+    int, journaled, one_record, rename, strings, text,
+};
 use common::{Client, Value};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -304,35 +306,16 @@ fn step(c: &mut Client, m: &mut Model, rng: &mut SmallRng) {
             let large = !fits(&union);
             m.sets.insert(key.clone(), (union, large));
         }
-        79..=81 if !wide => {
-            let had = m.sets.remove(&key).is_some();
-            assert_eq!(int(&c.cmd(&["DEL", &key])), i64::from(had));
-        }
+        79..=81 if !wide => del(c, &mut m.sets, &key),
         82..=85 => {
             let to = format!("z{}", rng.gen_range(3..KEYS));
             if to != key && to != LEX_KEY && key != LEX_KEY {
-                let copied = m.sets.get(&key).cloned();
-                let replace = rng.gen_bool(0.5);
-                let done = copied.is_some() && (replace || !m.sets.contains_key(&to));
-                let mut args = vec!["COPY", &key, &to];
-                if replace {
-                    args.push("REPLACE");
-                }
-                assert_eq!(int(&c.cmd(&args)), i64::from(done));
-                if done {
-                    m.sets.insert(to, copied.unwrap());
-                }
+                copy(c, rng, &mut m.sets, &key, &to);
             }
         }
         86..=88 if !wide && key != LEX_KEY => {
             let to = format!("z{}", rng.gen_range(3..KEYS));
-            match m.sets.remove(&key) {
-                Some(z) => {
-                    assert_eq!(c.cmd(&["RENAME", &key, &to]), Value::ok());
-                    m.sets.insert(to, z);
-                }
-                None => assert!(matches!(c.cmd(&["RENAME", &key, &to]), Value::Error(_))),
-            }
+            rename(c, &mut m.sets, &key, &to);
         }
         _ => {
             let (s, x) = (score(rng, &key), member(rng, wide));
@@ -559,7 +542,7 @@ fn check(c: &mut Client, m: &Model, server: &common::Server, rng: &mut SmallRng)
             "{key}"
         );
         assert_eq!(int(&c.cmd(&["ZCARD", &key])), z.len() as i64);
-        let encoding = text(&c.cmd(&["OBJECT", "ENCODING", &key])).unwrap();
+        let encoding = encoding(c, &key);
         assert_eq!(
             encoding,
             if *large { "skiplist" } else { "listpack" },
@@ -600,27 +583,22 @@ fn check(c: &mut Client, m: &Model, server: &common::Server, rng: &mut SmallRng)
         assert_eq!(picked.len(), 5);
         assert!(picked.iter().all(|(s, x)| z.get(x) == Some(s)));
     }
-    let census = server.keyspace.chunk_census();
-    assert_eq!((census.orphans, census.missing), (0, 0), "{census:?}");
-    assert_eq!(int(&c.cmd(&["DBSIZE"])), m.sets.len() as i64);
+    assert_whole(c, server, m.sets.len());
 }
 
-fn configure(c: &mut Client) {
-    for (name, value) in [
+fn configure_zsets(c: &mut Client) {
+    let params = [
         ("zset-max-listpack-entries", "4"),
         ("zset-max-listpack-value", "8"),
-    ] {
-        assert_eq!(c.cmd(&["CONFIG", "SET", name, value]), Value::ok());
-    }
-    let got = strings(&c.cmd(&["CONFIG", "GET", "zset-max-*"]));
-    assert_eq!(got.len(), 4);
+    ];
+    configure(c, &params, "zset-max-*");
 }
 
 #[test]
 fn sorted_sets_match_a_model_across_both_encodings() {
     let server = common::start();
     let mut c = Client::connect(&server);
-    configure(&mut c);
+    configure_zsets(&mut c);
     let mut rng = SmallRng::seed_from_u64(32);
     let mut model = Model::default();
     // z0 starts deep: 1,000 long members, four tree levels.
@@ -651,23 +629,19 @@ fn sorted_sets_match_a_model_across_both_encodings() {
     // set of 800 has four levels.
     assert!(deepest > 800, "{deepest}");
     assert!(server.keyspace.chunk_census().chunks > 30);
-    c.cmd(&["FLUSHALL"]);
-    assert_eq!(server.keyspace.chunk_census().chunks, 0);
+    flush_takes_chunks(&mut c, &server);
 }
 
 #[test]
 fn bad_input_answers_as_redis() {
     let server = common::start();
     let mut c = Client::connect(&server);
-    configure(&mut c);
+    configure_zsets(&mut c);
     c.cmd(&["SET", "str", "x"]);
     c.cmd(&[
         "ZADD", "big", "1", "a", "2", "b", "3", "c", "4", "d", "5", "e",
     ]);
-    assert_eq!(
-        text(&c.cmd(&["OBJECT", "ENCODING", "big"])).unwrap(),
-        "skiplist"
-    );
+    assert_eq!(encoding(&mut c, "big"), "skiplist");
     let err = |v: Value, start: &str| matches!(&v, Value::Error(e) if e.starts_with(start));
     for args in [
         vec!["ZADD", "str", "1", "a"],
@@ -730,24 +704,12 @@ fn bad_input_answers_as_redis() {
 
 #[test]
 fn zadd_on_a_large_sorted_set_logs_a_record_that_does_not_grow_with_it() {
-    let server = common::start();
-    let sizes = Arc::new(Sizes::default());
-    server.keyspace.attach_journal(sizes.clone()).ok().unwrap();
-    let mut c = Client::connect(&server);
+    let (server, mut c, sizes) = journaled();
     let mut last = Vec::new();
     for (key, members) in [("small", 1_000u32), ("large", 40_000)] {
-        for batch in 0..members / 100 {
-            let mut args = vec!["ZADD".to_string(), key.to_string()];
-            for i in batch * 100..(batch + 1) * 100 {
-                args.extend([(i % 977).to_string(), format!("member:{i:08}")]);
-            }
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            assert_eq!(int(&c.cmd(&args)), 100);
-        }
-        assert_eq!(
-            text(&c.cmd(&["OBJECT", "ENCODING", key])).unwrap(),
-            "skiplist"
-        );
+        let pair = |i: u32| vec![(i % 977).to_string(), format!("member:{i:08}")];
+        fill(&mut c, "ZADD", key, members, pair, |_| 100);
+        assert_eq!(encoding(&mut c, key), "skiplist");
         for args in [
             vec!["ZADD", key, "5000.5", "member:00000007"],
             vec!["ZADD", key, "12", "new-member"],
@@ -755,11 +717,7 @@ fn zadd_on_a_large_sorted_set_logs_a_record_that_does_not_grow_with_it() {
             vec!["ZREM", key, "member:00000011"],
             vec!["ZPOPMIN", key],
         ] {
-            let before = sizes.0.lock().unwrap().len();
-            c.cmd(&args);
-            let sizes = sizes.0.lock().unwrap();
-            assert_eq!(sizes.len(), before + 1, "one record: {args:?}");
-            last.push(sizes[before]);
+            last.push(one_record(&mut c, &sizes, &args).1);
         }
     }
     // The large set is about 1 MB packed; a record is a bucket, a few
@@ -776,6 +734,5 @@ fn zadd_on_a_large_sorted_set_logs_a_record_that_does_not_grow_with_it() {
     assert_eq!(int(&c.cmd(&["ZCARD", "large"])), 39_998);
     let top = pairs(&c.cmd(&["ZRANGE", "large", "0", "0", "REV", "WITHSCORES"]));
     assert_eq!(top, [(976.0, "member:00039079".to_string())]);
-    let census = server.keyspace.chunk_census();
-    assert_eq!((census.orphans, census.missing), (0, 0), "{census:?}");
+    assert_chunks_whole(&server);
 }

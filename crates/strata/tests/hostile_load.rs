@@ -15,16 +15,12 @@ use std::time::Duration;
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use support::{Raw, Server};
+use support::{scale, Raw, Server};
 
 /// Most the resident set may grow over the whole load. The server starts
 /// at tens of MiB; every request here is refused or tiny, so what it
 /// keeps afterwards is buffers and caches, not the attackers' bytes.
 const RSS_GROWTH_BOUND_KIB: u64 = 64 * 1024;
-
-fn full() -> bool {
-    std::env::var_os("STRATA_TEST_FULL").is_some()
-}
 
 fn rss_kib(pid: i32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
@@ -128,7 +124,7 @@ fn http(addr: SocketAddr, method: &str, path: &str, body: &[u8]) -> Option<u16> 
 
 /// The hardening issue's reproducers and their cousins on every parser.
 fn deep_nesting(addr: SocketAddr) {
-    let n = if full() { 100_000 } else { 5_000 };
+    let n = if scale::full() { 100_000 } else { 5_000 };
     let parens = format!("{}a{}", "(".repeat(n), ")".repeat(n));
     // A URI this long may be refused by the HTTP layer first (414, 431).
     let status = http(addr, "GET", &format!("/logs/_search?q={parens}"), b"");
@@ -307,7 +303,7 @@ fn hostile_load_leaves_the_server_alive_and_bounded() {
     alive(&server);
     let before = rss_kib(server.pid());
 
-    let rounds = if full() { 5 } else { 1 };
+    let rounds = if scale::full() { 5 } else { 1 };
     let mut rng = SmallRng::seed_from_u64(28);
     for _ in 0..rounds {
         let (resp, memcache, http_addr) = (server.resp(), server.memcache(), server.http());

@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use support::http;
-use support::Server;
+use support::{scale, Server};
 
 const MIB: u64 = 1 << 20;
 
@@ -137,10 +137,6 @@ fn measured(
     reply
 }
 
-fn full() -> bool {
-    std::env::var("STRATA_TEST_FULL").is_ok_and(|v| v == "1")
-}
-
 fn ok(addr: SocketAddr, method: &str, path: &str, body: Option<Value>) -> Value {
     let r = http::json(addr, method, path, body.as_ref()).expect("request");
     assert!(r.status < 300, "{method} {path}: {} {}", r.status, r.text());
@@ -218,7 +214,7 @@ fn error_type(reply: &http::Reply) -> String {
 fn hostile_search_requests_are_refused_and_memory_stays_bounded() {
     let server = Server::start_with_http(&[]);
     let addr = server.http();
-    let pad = if full() { 6000 } else { 100 };
+    let pad = if scale::full() { 6000 } else { 100 };
     load(addr, 2000, pad);
     // Warm up: the first search, msearch and document start pools and
     // caches whose memory stays.
@@ -282,7 +278,7 @@ fn hostile_search_requests_are_refused_and_memory_stays_bounded() {
         .filter(|w| w == b"\"status\":200")
         .count();
     assert_eq!(answered, searches, "every search answered 200");
-    if !full() {
+    if !scale::full() {
         // Small enough to check each answer (the full run's is 600 MB).
         let answers = reply.json();
         let responses = answers["responses"].as_array().expect("responses");
@@ -331,7 +327,7 @@ fn hostile_search_requests_are_refused_and_memory_stays_bounded() {
         assert!(held < 64 * 1024, "{name} still holds {held} bytes");
     }
 
-    if full() {
+    if scale::full() {
         // 5. The document accepted under default limits: indexed, and
         // once refreshed and flushed only its data stays.
         cluster(

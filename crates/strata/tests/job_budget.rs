@@ -9,6 +9,9 @@
 //! The inputs are 160 MB each (`STRATA_TEST_FULL=1`: 1 GB with a
 //! 256 MiB budget).
 
+#[path = "support/scale.rs"]
+mod scale;
+
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -53,13 +56,9 @@ fn job(args: &[&str]) -> (std::process::ExitStatus, String, u64) {
     (status, reader.join().unwrap(), peak)
 }
 
-fn full() -> bool {
-    std::env::var_os("STRATA_TEST_FULL").is_some()
-}
-
 #[test]
 fn jobs_stay_within_their_dram_budget() {
-    let (size, budget) = if full() {
+    let (size, budget) = if scale::full() {
         (1 << 30, 256 * MIB)
     } else {
         (160 * MIB, 96 * MIB)

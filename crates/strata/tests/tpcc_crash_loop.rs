@@ -5,7 +5,10 @@
 //! TPC-C's consistency conditions, and must hold every acknowledged
 //! order and payment. The next child recovers the same log and goes on.
 //! Concurrency control alternates; checkpoints run every 0.7 s. Two
-//! cycles; ten with `STRATA_TEST_FULL=1`.
+//! cycles; ten with `STRATA_TEST_FULL=1`, `STRATA_CRASH_CYCLES=N` exactly N.
+
+#[path = "support/scale.rs"]
+mod scale;
 
 use std::io::Read as _;
 use std::path::Path;
@@ -23,11 +26,7 @@ fn strata() -> &'static str {
 }
 
 fn cycles() -> usize {
-    if std::env::var_os("STRATA_TEST_FULL").is_some() {
-        10
-    } else {
-        2
-    }
+    scale::count("STRATA_CRASH_CYCLES", 2, 10)
 }
 
 fn ack_lines(path: &Path) -> Vec<(char, u64)> {

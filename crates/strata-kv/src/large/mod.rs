@@ -2,7 +2,7 @@
 //! [`crate::chunk`] and [`LargeEdit`](crate::LargeEdit)): `hashed.rs`
 //! keeps hashes and sets in buckets by linear hashing; `meta.rs` is its
 //! head value. Sorted sets (`sorted.rs`) add to those buckets an order
-//! tree (`tree.rs`, nodes in `order.rs`). `deque.rs` keeps lists as a
+//! tree (`tree.rs`, nodes in `order.rs`). `deque/` keeps lists as a
 //! ring of chunks.
 
 pub mod deque;

@@ -1,6 +1,7 @@
 //! What the SSD tier's tests share: a model of every version a key had
 //! since the last sync, random changes applied to a keyspace and to it,
-//! and the checks.
+//! and the checks. `large` holds what the tests of large collections
+//! share.
 
 #![allow(dead_code)]
 
@@ -11,6 +12,8 @@ use rand::rngs::SmallRng;
 use rand::Rng;
 use strata_kv::{Keyspace, Mutation, NewItem, SsdSettings, Store};
 use strata_ssd::SsdConfig;
+
+pub mod large;
 
 pub const BLOCK: usize = 64 * 1024;
 pub const KEYS: u32 = 400;

@@ -17,11 +17,13 @@ pub const RECORD_100: u64 = 117;
 /// Bytes of a segment header.
 pub const SEGMENT_HEADER: u64 = 24;
 
-/// True when the full (slow) suite was asked for.
+/// True when the full (slow) suite was asked for: `STRATA_TEST_FULL` (or
+/// its alias `STRATA_FULL`) set, not empty and not `0`, as the fuzz suites
+/// read it.
 pub fn full() -> bool {
     ["STRATA_TEST_FULL", "STRATA_FULL"]
         .iter()
-        .any(|name| std::env::var(name).is_ok_and(|v| v == "1"))
+        .any(|name| std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "0"))
 }
 
 pub fn arc(dir: &MemDirectory) -> Arc<dyn Directory> {

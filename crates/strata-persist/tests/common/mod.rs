@@ -10,6 +10,8 @@ use strata_device::{Directory, MemDirectory};
 use strata_kv::{Keyspace, KeyspaceConfig, ManualClock, Store};
 use strata_persist::{Durability, PersistConfig, Persistence};
 
+pub mod large;
+
 /// Small segments so that rotation and removal happen in short tests.
 pub const SEGMENT: u64 = 16 * 1024;
 

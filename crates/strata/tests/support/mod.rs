@@ -7,6 +7,7 @@
 #![allow(dead_code)] // Each test binary uses a different part of this module.
 
 pub mod http;
+pub mod scale;
 pub mod spawn;
 
 use std::io::{Read, Write};

@@ -26,6 +26,8 @@ pub mod memcache;
 pub mod model;
 pub mod recovered;
 pub mod resp;
+#[path = "../scale.rs"]
+pub mod scale;
 pub mod server;
 pub mod totals;
 pub mod verify;
@@ -81,22 +83,8 @@ pub fn seed(test: &str) -> u64 {
     seed
 }
 
-/// Whether the full (long) suite runs: `STRATA_FULL=1` or
-/// `STRATA_TEST_FULL=1` (what `scripts/test --full` sets).
-pub fn full() -> bool {
-    ["STRATA_FULL", "STRATA_TEST_FULL"]
-        .iter()
-        .any(|name| std::env::var(name).is_ok_and(|v| v == "1"))
-}
-
-/// `STRATA_CRASH_CYCLES` if set, else `full` in the full suite and `quick`
-/// otherwise.
+/// `STRATA_CRASH_CYCLES` if set, else `full_count` in the full suite and
+/// `quick` otherwise (the rule of [`scale`]).
 pub fn cycles(quick: usize, full_count: usize) -> usize {
-    match std::env::var("STRATA_CRASH_CYCLES") {
-        Ok(text) => text
-            .parse()
-            .unwrap_or_else(|_| panic!("STRATA_CRASH_CYCLES={text:?} is not a number")),
-        Err(_) if full() => full_count,
-        Err(_) => quick,
-    }
+    scale::count("STRATA_CRASH_CYCLES", quick, full_count)
 }

@@ -1,0 +1,214 @@
+//! [`Deque`]: a large list as a deque of chunks.
+//!
+//! The chunks are a [`Ring`](crate::chunk::Ring) of consecutive numbers `first, first + 1, ..`
+//! (modulo [`RING`](crate::chunk::RING), held in the head's flags word so the engine drops
+//! them without reading the head): a push at the front takes number
+//! `first - 1`, one at the back `first + count`, so nothing is renumbered.
+//! Each chunk is a packed run (`crate::collection`) of elements in order,
+//! never empty; a push opens a new end chunk when the end one would pass
+//! [`TARGET_CHUNK`](crate::large::TARGET_CHUNK) bytes, a pop that empties an end chunk drops it. The
+//! head's value ([`ListMeta`]) holds the ring, the element count and the
+//! packed bytes: 26 bytes whatever the list's length.
+//!
+//! A command reads the chunks it needs (finding an index walks chunk
+//! counts from the nearer end), keeps them decoded while it runs, and
+//! writes the changed ones and the head at [`finish`](Deque::finish): a
+//! push or pop writes one chunk and the head.
+//!
+//! Layout: `meta` (the head's value), `read` (index, range, scan),
+//! `write` (push, pop, set, insert, remove, drop); this file holds the
+//! open list, its chunk cache and `finish`.
+
+mod meta;
+mod read;
+mod write;
+
+use std::collections::{HashMap, VecDeque};
+
+use crate::collection;
+use crate::item::ValueKind;
+use crate::shard::large::LargeEdit;
+use crate::shard::large_read::ChunkSource;
+use crate::KvError;
+
+pub use meta::is_list_head;
+use meta::ListMeta;
+
+/// Which end of the list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// The head (LEFT, index 0).
+    Front,
+    /// The tail (RIGHT).
+    Back,
+}
+
+/// One chunk's elements, decoded, and whether they changed.
+#[derive(Default)]
+struct Chunk {
+    elements: VecDeque<Vec<u8>>,
+    bytes: u64,
+    dirty: bool,
+}
+
+/// Packed bytes an element adds to a chunk.
+fn packed(e: &[u8]) -> u64 {
+    collection::encoded_len([e]) as u64 - 1
+}
+
+fn damaged(what: &str) -> KvError {
+    KvError::Storage {
+        cause: format!("a large list's {what}"),
+    }
+}
+
+/// A large list being read (`E`: a [`LargeRead`](crate::LargeRead)) or
+/// changed (a [`LargeEdit`]).
+pub struct Deque<'a, E> {
+    edit: &'a mut E,
+    meta: ListMeta,
+    expires_at: Option<u64>,
+    /// Loaded chunks by number.
+    chunks: HashMap<u32, Chunk>,
+    head_dirty: bool,
+}
+
+impl<'a, E: ChunkSource> Deque<'a, E> {
+    /// The large list at the key; `Ok(None)` when the key holds anything
+    /// else.
+    pub fn open(edit: &'a mut E) -> Result<Option<Self>, KvError> {
+        let Some(current) = edit.current()? else {
+            return Ok(None);
+        };
+        if current.kind != ValueKind::List || current.chunks.is_none() {
+            return Ok(None);
+        }
+        let meta = ListMeta::decode(&current.value).ok_or_else(|| damaged("head"))?;
+        Ok(Some(Self {
+            edit,
+            meta,
+            expires_at: current.expires_at,
+            chunks: HashMap::new(),
+            head_dirty: false,
+        }))
+    }
+
+    /// A new, empty large list (written at [`finish`](Deque::finish)).
+    pub fn create(edit: &'a mut E, expires_at: Option<u64>) -> Self {
+        Self {
+            edit,
+            meta: ListMeta::default(),
+            expires_at,
+            chunks: HashMap::new(),
+            head_dirty: true,
+        }
+    }
+
+    /// Elements held.
+    pub fn len(&self) -> u64 {
+        self.meta.count
+    }
+
+    /// True when nothing is held.
+    pub fn is_empty(&self) -> bool {
+        self.meta.count == 0
+    }
+
+    /// Packed bytes of the elements (each one's length prefix and bytes,
+    /// as [`collection::encoded_len`] counts them, less the count).
+    pub fn bytes(&self) -> u64 {
+        self.meta.bytes
+    }
+
+    /// The key's expiry.
+    pub fn expires_at(&self) -> Option<u64> {
+        self.expires_at
+    }
+
+    /// The view the deque was opened on, for the caller to write something
+    /// else at the key instead (nothing the deque changed is written).
+    pub fn into_edit(self) -> &'a mut E {
+        self.edit
+    }
+
+    /// Chunks in use.
+    pub fn chunk_count(&self) -> u32 {
+        self.meta.ring.count
+    }
+
+    fn load(&mut self, pos: u32) -> Result<&mut Chunk, KvError> {
+        use std::collections::hash_map::Entry;
+        let number = self.meta.ring.number(pos);
+        match self.chunks.entry(number) {
+            Entry::Occupied(loaded) => Ok(loaded.into_mut()),
+            Entry::Vacant(slot) => {
+                let value = self
+                    .edit
+                    .chunk(number)?
+                    .ok_or_else(|| damaged("chunk is missing"))?;
+                let decoded =
+                    collection::decode(&value).ok_or_else(|| damaged("chunk is damaged"))?;
+                Ok(slot.insert(Chunk {
+                    bytes: decoded.iter().map(|e| packed(e)).sum(),
+                    elements: decoded.into_iter().map(<[u8]>::to_vec).collect(),
+                    dirty: false,
+                }))
+            }
+        }
+    }
+
+    /// The chunk position and the offset in it of element `i` (< len),
+    /// walking chunk counts from the nearer end.
+    fn locate(&mut self, i: u64) -> Result<(u32, usize), KvError> {
+        let chunks = self.meta.ring.count;
+        if i < self.meta.count / 2 {
+            let mut rest = i;
+            for pos in 0..chunks {
+                let len = self.load(pos)?.elements.len() as u64;
+                if rest < len {
+                    return Ok((pos, rest as usize));
+                }
+                rest -= len;
+            }
+        } else {
+            let mut rest = self.meta.count - 1 - i;
+            for pos in (0..chunks).rev() {
+                let len = self.load(pos)?.elements.len() as u64;
+                if rest < len {
+                    return Ok((pos, (len - 1 - rest) as usize));
+                }
+                rest -= len;
+            }
+        }
+        Err(damaged("chunk counts disagree with its head"))
+    }
+}
+
+impl Deque<'_, LargeEdit<'_>> {
+    /// Writes the changed chunks and the head; deletes the key (and its
+    /// chunks) when the list became empty.
+    pub fn finish(self) -> Result<(), KvError> {
+        if self.meta.count == 0 {
+            if self.head_dirty && self.edit.current()?.is_some() {
+                self.edit.delete()?;
+            }
+            return Ok(());
+        }
+        let ring = self.meta.ring;
+        let mut changed: Vec<(u32, Chunk)> = self
+            .chunks
+            .into_iter()
+            .filter(|(n, c)| c.dirty && ring.holds(*n))
+            .collect();
+        changed.sort_unstable_by_key(|(n, _)| *n);
+        for (n, chunk) in &changed {
+            let value = collection::encode(chunk.elements.iter().map(Vec::as_slice));
+            self.edit.put_chunk(*n, ValueKind::List, &value)?;
+        }
+        if self.head_dirty {
+            self.edit
+                .put_ring_head(ValueKind::List, ring, &self.meta.encode(), self.expires_at)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,181 @@
+//! One round of the flusher on the device: the batch written to the
+//! current segment (split at a rotation, refused bytes handed back), the
+//! zeros preallocated ahead of the records, the sync, and the rotation to
+//! a new segment.
+
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use super::{Flusher, Work};
+use crate::config::Durability;
+use crate::record::{encoded_len, encoded_lsn};
+use crate::segment::{self, SegmentMeta, SEGMENT_HEADER_LEN};
+use crate::stall::Failure;
+use crate::LogError;
+
+impl Flusher {
+    pub(super) fn perform(&mut self, work: &Work) -> Result<(), Failure> {
+        if !work.batch.is_empty() {
+            self.write_batch(&work.batch)?;
+            self.last_write = Instant::now();
+        }
+        if work.rotate.is_some() && self.segment_records > 0 {
+            let whole = work.batch.len();
+            self.rotate(self.written_lsn + 1)
+                .map_err(|f| f.after(whole))?;
+        }
+        let sync_due = match work.durability {
+            Durability::Sync => true,
+            Durability::OnDemand => false,
+            Durability::Async { sync_interval } => self.last_sync.elapsed() >= sync_interval,
+        };
+        if (work.sync || sync_due) && self.written_lsn > self.synced_lsn {
+            self.sync()?;
+            self.group.synced(work.records);
+        }
+        if let Some(n) = work.rotate {
+            let mut p = self.shared.pending.lock();
+            p.rotate_done = p.rotate_done.max(n);
+            p.rotated_at = self.segment.first_lsn;
+            self.shared.progress.notify_all();
+        }
+        Ok(())
+    }
+
+    /// Writes `batch` (whole encoded records), rotating where a segment
+    /// fills up. A failure says how many bytes of `batch` were written.
+    fn write_batch(&mut self, batch: &[u8]) -> Result<(), Failure> {
+        let mut rest = batch;
+        while !rest.is_empty() {
+            let done = batch.len() - rest.len();
+            let room = self
+                .shared
+                .config
+                .segment_size
+                .saturating_sub(self.segment_len);
+            let (take, records) = fitting_prefix(rest, room, self.segment_records == 0);
+            if take == 0 {
+                self.rotate(encoded_lsn(rest)).map_err(|f| f.after(done))?;
+                continue;
+            }
+            let (chunk, tail) = rest.split_at(take);
+            match self.preallocate(self.segment_len + take as u64) {
+                // Short of space for the zeros ahead, the records may
+                // still fit: write them.
+                Err(e) if crate::stall::is_no_space(&e) => {}
+                Err(e) => return Err(Failure::Fatal(e)),
+                Ok(()) => {}
+            }
+            self.device
+                .write_all_at(chunk, self.segment_len)
+                .map_err(|e| {
+                    let what = format!(
+                        "write {} bytes to {} at offset {}",
+                        chunk.len(),
+                        self.segment.name,
+                        self.segment_len
+                    );
+                    Failure::of_write(LogError::io(what, e)).after(done)
+                })?;
+            self.segment_len += take as u64;
+            self.segment_records += records;
+            self.written_lsn += records;
+            rest = tail;
+        }
+        Ok(())
+    }
+
+    /// Makes sure the segment file holds written bytes up to at least `end`
+    /// (zeros past the records), growing it a preallocation step at a time
+    /// but not past the segment size unless `end` is beyond it.
+    fn preallocate(&mut self, end: u64) -> Result<(), LogError> {
+        if self.zeros.is_empty() || end <= self.file_len {
+            return Ok(());
+        }
+        let step = self.shared.config.preallocate;
+        let target = (self.file_len + step)
+            .min(self.shared.config.segment_size)
+            .max(end);
+        while self.file_len < target {
+            let n = (target - self.file_len).min(self.zeros.len() as u64) as usize;
+            self.device
+                .write_all_at(&self.zeros[..n], self.file_len)
+                .map_err(|e| {
+                    let what = format!(
+                        "preallocate {n} bytes of {} at offset {}",
+                        self.segment.name, self.file_len
+                    );
+                    LogError::io(what, e)
+                })?;
+            self.file_len += n as u64;
+        }
+        Ok(())
+    }
+
+    /// Syncs the current segment and publishes the durable LSN.
+    fn sync(&mut self) -> Result<(), LogError> {
+        self.device
+            .sync()
+            .map_err(|e| LogError::io(format!("sync {}", self.segment.name), e))?;
+        self.shared.syncs.fetch_add(1, Ordering::Relaxed);
+        self.last_sync = Instant::now();
+        self.synced_lsn = self.written_lsn;
+        self.synced_len = self.segment_len;
+        self.shared.publish_durable(self.synced_lsn);
+        Ok(())
+    }
+
+    /// Closes the current segment (synced, so only the last segment can ever
+    /// end torn) and starts one whose first record will be `first_lsn`.
+    /// Creating the new file may fail for lack of space (retried then).
+    fn rotate(&mut self, first_lsn: u64) -> Result<(), Failure> {
+        if self.written_lsn > self.synced_lsn {
+            self.sync()?;
+        }
+        let meta = SegmentMeta::new(first_lsn);
+        self.device = segment::create(&*self.shared.dir, &meta)?;
+        self.shared.syncs.fetch_add(1, Ordering::Relaxed);
+        self.shared.segments.lock().push(meta.clone());
+        self.segment = meta;
+        self.segment_len = SEGMENT_HEADER_LEN as u64;
+        self.synced_len = self.segment_len;
+        self.file_len = self.segment_len;
+        self.segment_records = 0;
+        Ok(())
+    }
+}
+
+/// The longest run of whole records at the start of `batch` that fits in
+/// `room` bytes (at least one record when `take_one`): `(bytes, records)`.
+fn fitting_prefix(batch: &[u8], room: u64, take_one: bool) -> (usize, u64) {
+    let (mut at, mut records) = (0usize, 0u64);
+    while at < batch.len() {
+        let len = encoded_len(&batch[at..]);
+        let fits = (at + len) as u64 <= room || (records == 0 && take_one);
+        if !fits {
+            break;
+        }
+        at += len;
+        records += 1;
+    }
+    (at, records)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::encode_into;
+
+    #[test]
+    fn fitting_prefix_stops_at_record_boundaries() {
+        let mut batch = Vec::new();
+        for lsn in 1..=3 {
+            encode_into(&mut batch, lsn, 0, &[0; 33]); // 50 bytes each
+        }
+        assert_eq!(fitting_prefix(&batch, 0, false), (0, 0));
+        assert_eq!(fitting_prefix(&batch, 0, true), (50, 1));
+        assert_eq!(fitting_prefix(&batch, 99, false), (50, 1));
+        assert_eq!(fitting_prefix(&batch, 100, false), (100, 2));
+        assert_eq!(fitting_prefix(&batch, 1000, false), (150, 3));
+    }
+}

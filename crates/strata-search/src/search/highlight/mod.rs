@@ -1,0 +1,125 @@
+//! `highlight`: per hit, the fragments of `text` and `keyword` fields
+//! where the query's terms occur, wrapped in `pre_tags`/`post_tags`, as
+//! Elasticsearch's plain and unified highlighters show them (both types,
+//! and `fvh`, give this one behaviour).
+//!
+//! The terms come from the query (or `highlight_query`): the analyzed text
+//! of `match`, `match_phrase`, `multi_match`, `query_string` and kin, the
+//! values of `term`/`terms`, prefixes of `prefix` and the `*_prefix`
+//! queries' last term, `fuzzy` values within their edits; never from
+//! `must_not`. With `require_field_match` (the default) a field shows only
+//! the terms queried on it. The field's text is analyzed as at indexing and
+//! every matching token is tagged; fragments of about `fragment_size`
+//! characters around matches (cut at spaces) are ranked by the distinct
+//! terms they hold and the best `number_of_fragments` returned in text
+//! order (by score with `order: score`); 0 fragments returns the whole
+//! value. `no_match_size` returns the start of a field without matches.
+//!
+//! Layout: `options` (the request's keys), `terms` (what the query
+//! highlights), `fragments` (a field's tagged fragments).
+
+mod fragments;
+mod options;
+mod terms;
+
+use serde_json::{Map, Value};
+use tantivy::tokenizer::TokenizerManager;
+
+use crate::error::{Result, SearchError};
+use crate::mapping::{FieldType, Mappings};
+
+use fragments::field_fragments;
+use options::Options;
+use terms::{collect_terms, QueryTerm};
+
+/// A parsed `highlight`.
+#[derive(Debug, Clone)]
+pub struct Highlight {
+    /// (pattern, options), in request order.
+    fields: Vec<(String, Options)>,
+}
+
+impl Highlight {
+    /// Parses the `highlight` object of a search.
+    pub fn parse(value: &Value) -> Result<Highlight> {
+        let obj = value
+            .as_object()
+            .ok_or_else(|| SearchError::parsing("[highlight] must be an object"))?;
+        let mut top = Options::default();
+        let mut rest = obj.clone();
+        let fields = rest.remove("fields");
+        top.apply(&rest)?;
+        let entries: Vec<(String, Value)> = match fields {
+            None => Vec::new(),
+            Some(Value::Object(m)) => m.into_iter().collect(),
+            Some(Value::Array(items)) => items
+                .into_iter()
+                .map(|item| match item {
+                    Value::Object(m) if m.len() == 1 => {
+                        Ok(m.into_iter().next().unwrap_or_default())
+                    }
+                    _ => Err(SearchError::parsing(
+                        "[highlight] [fields] array items must be objects with one field each",
+                    )),
+                })
+                .collect::<Result<_>>()?,
+            Some(other) => {
+                return Err(SearchError::parsing(format!(
+                    "[highlight] [fields] must be an object or an array, got [{other}]"
+                )))
+            }
+        };
+        let mut out = Vec::with_capacity(entries.len());
+        for (pattern, opts) in entries {
+            let mut o = top.clone();
+            match opts {
+                Value::Object(m) => o.apply(&m)?,
+                Value::Null => {}
+                other => {
+                    return Err(SearchError::parsing(format!(
+                        "[highlight] options of [{pattern}] must be an object, got [{other}]"
+                    )))
+                }
+            }
+            out.push((pattern, o));
+        }
+        Ok(Highlight { fields: out })
+    }
+
+    /// The `highlight` of one hit (`None` when nothing to show).
+    pub fn hit(
+        &self,
+        query: &Value,
+        source: &Value,
+        mappings: &Mappings,
+        tokenizers: &TokenizerManager,
+    ) -> Option<Map<String, Value>> {
+        let mut out = Map::new();
+        let mut terms_cache: Option<(Option<Value>, Vec<QueryTerm>)> = None;
+        for (pattern, opts) in &self.fields {
+            let q = opts.query.as_ref().unwrap_or(query);
+            let terms = match &terms_cache {
+                Some((key, terms)) if key.as_ref() == opts.query.as_ref() => terms,
+                _ => {
+                    let mut t = Vec::new();
+                    collect_terms(q, tokenizers, &mut t, 0);
+                    &terms_cache.insert((opts.query.clone(), t)).1
+                }
+            };
+            for (path, leaf) in mappings.leaf_paths() {
+                let text = matches!(leaf.ty, FieldType::Text);
+                if !(text || leaf.ty == FieldType::Keyword) {
+                    continue;
+                }
+                if !crate::catalog::wildcard_match(pattern, path) || out.contains_key(path) {
+                    continue;
+                }
+                let fragments = field_fragments(path, text, source, terms, opts, tokenizers);
+                if !fragments.is_empty() {
+                    out.insert(path.clone(), Value::Array(fragments));
+                }
+            }
+        }
+        (!out.is_empty()).then_some(out)
+    }
+}
