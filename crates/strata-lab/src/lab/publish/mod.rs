@@ -62,7 +62,7 @@ pub fn load(path: &Path) -> Result<Results, LabError> {
     };
     if !file.exists() {
         return Err(LabError::Config(format!(
-            "{}: no such file (a lab run directory holds results.json)",
+            "{}: no such file (give a lab run directory, which holds results.json)",
             file.display()
         )));
     }
