@@ -12,7 +12,9 @@ use strata_lab::lab::run::Results;
 use strata_lab::LabError;
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/publish").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/publish")
+        .join(name)
 }
 
 fn results(name: &str, quick: bool) -> Results {
@@ -30,7 +32,11 @@ fn write_run(dir: &Path, sub: &str, r: &Results) -> PathBuf {
 }
 
 /// Publishes `runs` onto a copy of the page fixture; returns (before, after).
-fn publish(dir: &Path, runs: Vec<PathBuf>, allow_quick: bool) -> Result<(String, String), LabError> {
+fn publish(
+    dir: &Path,
+    runs: Vec<PathBuf>,
+    allow_quick: bool,
+) -> Result<(String, String), LabError> {
     let page = dir.join("benchmarks.md");
     let before = std::fs::read_to_string(fixture("page.md")).unwrap();
     std::fs::write(&page, &before).unwrap();
@@ -89,10 +95,19 @@ fn full_runs_rewrite_only_the_rows_they_measure() {
     );
     // The figure, its status against the threshold, date, commit, machine, command.
     let t = dc.table("Throughput per persistence mode").unwrap();
-    let r = t.get("strata, async logging", "1:9").unwrap() / t.get("strata, persistence off", "1:9").unwrap();
+    let r = t.get("strata, async logging", "1:9").unwrap()
+        / t.get("strata, persistence off", "1:9").unwrap();
     let cells = row(&after, "| 3 | `async` 1:9 ≥ 0.9x `off`");
-    assert!(cells[3].starts_with(&format!("async / off {r:.2}x; 1 round(s), ")), "{}", cells[3]);
-    assert!(cells[3].contains("`strata lab durable-cache --quick"), "{}", cells[3]);
+    assert!(
+        cells[3].starts_with(&format!("async / off {r:.2}x; 1 round(s), ")),
+        "{}",
+        cells[3]
+    );
+    assert!(
+        cells[3].contains("`strata lab durable-cache --quick"),
+        "{}",
+        cells[3]
+    );
     assert!(cells[3].contains(&dc.machine.cpu_model), "{}", cells[3]);
     assert_eq!(cells[4], if r >= 0.9 { "met" } else { "missed" });
     assert_eq!(cells[5], dc.started_utc[..16].replace('T', " "));
@@ -116,7 +131,8 @@ fn a_figure_absent_from_the_results_leaves_its_row() {
             }
         }
     }
-    let (before, after) = publish(dir.path(), vec![write_run(dir.path(), "dc", &dc)], false).unwrap();
+    let (before, after) =
+        publish(dir.path(), vec![write_run(dir.path(), "dc", &dc)], false).unwrap();
     let changed = changed(&before, &after);
     assert_eq!(changed.len(), 4, "{changed:?}");
     assert!(!changed.iter().any(|c| c.contains("Redis `always`")));
@@ -143,17 +159,33 @@ fn quick_runs_are_refused_and_never_overwrite_figures() {
     assert_eq!(before, after);
     let outcome = publish::decide(&[results("durable-cache.json", true)], true).unwrap();
     assert!(outcome.updates.is_empty());
-    assert!(outcome.left.iter().any(|l| l.contains("quick, not a figure")));
+    assert!(outcome
+        .left
+        .iter()
+        .any(|l| l.contains("quick, not a figure")));
 }
 
 #[test]
 fn quick_runs_of_all_five_experiments_give_issue_33_its_row() {
     let dir = tempfile::tempdir().unwrap();
     let mut runs = Vec::new();
-    for experiment in ["kv-placement", "durable-cache", "oltp", "search-tiers", "swap"] {
+    for experiment in [
+        "kv-placement",
+        "durable-cache",
+        "oltp",
+        "search-tiers",
+        "swap",
+    ] {
         // The two recorded runs stand in for the other three (only the
         // experiment's name, time and tables are read for this target).
-        let mut r = results(if experiment == "kv-placement" { "kv-placement.json" } else { "durable-cache.json" }, true);
+        let mut r = results(
+            if experiment == "kv-placement" {
+                "kv-placement.json"
+            } else {
+                "durable-cache.json"
+            },
+            true,
+        );
         r.experiment = experiment.into();
         r.elapsed_secs = 20.0;
         runs.push(write_run(dir.path(), experiment, &r));
@@ -164,7 +196,11 @@ fn quick_runs_of_all_five_experiments_give_issue_33_its_row() {
         ["33 | every `strata lab` experiment end to end; seed tables with a verdict; all quick modes < 5 minutes in CI"]
     );
     let cells = row(&after, "| 33 |");
-    assert!(cells[3].starts_with("all five quick modes end to end in 100 s"), "{}", cells[3]);
+    assert!(
+        cells[3].starts_with("all five quick modes end to end in 100 s"),
+        "{}",
+        cells[3]
+    );
     assert_eq!(cells[4], "met");
 }
 
@@ -178,28 +214,44 @@ fn bad_inputs_are_clear_errors() {
     let empty = dir.path().join("empty-run");
     std::fs::create_dir_all(&empty).unwrap();
     let missing = message(vec![empty]);
-    assert!(missing.contains("empty-run/results.json: no such file"), "{missing}");
+    assert!(
+        missing.contains("empty-run/results.json: no such file"),
+        "{missing}"
+    );
 
     let bad = dir.path().join("bad");
     std::fs::create_dir_all(&bad).unwrap();
     std::fs::write(bad.join("results.json"), "{\"experiment\": ").unwrap();
     let malformed = message(vec![bad]);
-    assert!(malformed.contains("bad/results.json") && malformed.contains("EOF"), "{malformed}");
+    assert!(
+        malformed.contains("bad/results.json") && malformed.contains("EOF"),
+        "{malformed}"
+    );
 
     let mut other = results("durable-cache.json", false);
     other.experiment = "tpc-h".into();
     let unknown = message(vec![write_run(dir.path(), "other", &other)]);
-    assert!(unknown.contains("unknown experiment \"tpc-h\""), "{unknown}");
+    assert!(
+        unknown.contains("unknown experiment \"tpc-h\""),
+        "{unknown}"
+    );
 
     let page = dir.path().join("page.md");
     std::fs::write(&page, "# Benchmarks\n\nNo table.\n").unwrap();
     let err = publish::run(&PublishArgs {
-        runs: vec![write_run(dir.path(), "dc", &results("durable-cache.json", false))],
+        runs: vec![write_run(
+            dir.path(),
+            "dc",
+            &results("durable-cache.json", false),
+        )],
         page: page.clone(),
         allow_quick: false,
     })
     .unwrap_err()
     .to_string();
     assert!(err.contains("no \"## At a glance\" section"), "{err}");
-    assert_eq!(std::fs::read_to_string(&page).unwrap(), "# Benchmarks\n\nNo table.\n");
+    assert_eq!(
+        std::fs::read_to_string(&page).unwrap(),
+        "# Benchmarks\n\nNo table.\n"
+    );
 }

@@ -91,8 +91,20 @@ impl PeerKind {
                     lib.join("ascii_scrub.so").display().to_string(),
                 ];
                 a.extend(
-                    ["-p", &port, "-l", "127.0.0.1", "-U", "0", "-t", "1", "-m", "4096", "-e"]
-                        .map(String::from),
+                    [
+                        "-p",
+                        &port,
+                        "-l",
+                        "127.0.0.1",
+                        "-U",
+                        "0",
+                        "-t",
+                        "1",
+                        "-m",
+                        "4096",
+                        "-e",
+                    ]
+                    .map(String::from),
                 );
                 a.push(format!("config_file={}", dir.join("arcus.conf").display()));
                 if rustix::process::geteuid().is_root() {
@@ -176,8 +188,12 @@ pub fn available(kind: PeerKind) -> Result<PathBuf, String> {
         PeerKind::RedisOff | PeerKind::RedisEverysec | PeerKind::RedisAlways => "redis",
         PeerKind::ArcusOff | PeerKind::ArcusAsync | PeerKind::ArcusSync => "arcus",
     };
-    let binary = find(kind.program())
-        .ok_or_else(|| format!("{} is not installed (scripts/peers/{script})", kind.program()))?;
+    let binary = find(kind.program()).ok_or_else(|| {
+        format!(
+            "{} is not installed (scripts/peers/{script})",
+            kind.program()
+        )
+    })?;
     if kind.is_arcus() {
         let engine = arcus_lib(&binary).join("default_engine.so");
         if !engine.is_file() {
@@ -328,7 +344,10 @@ mod tests {
         let args = PeerKind::ArcusSync.args(&link, 4242, dir);
         let lib = std::fs::canonicalize(prefix.path()).unwrap().join("lib");
         let at = |flag: &str| args[args.iter().position(|a| a == flag).unwrap() + 1].clone();
-        assert_eq!(at("-E"), lib.join("default_engine.so").display().to_string());
+        assert_eq!(
+            at("-E"),
+            lib.join("default_engine.so").display().to_string()
+        );
         assert_eq!(at("-X"), lib.join("ascii_scrub.so").display().to_string());
         assert_eq!(at("-p"), "4242");
         assert_eq!(at("-l"), "127.0.0.1");
@@ -338,9 +357,15 @@ mod tests {
         let sync = PeerKind::ArcusSync.arcus_config(dir).unwrap();
         assert!(sync.contains("use_persistence=true\n"), "{sync}");
         assert!(sync.contains("async_logging=false\n"), "{sync}");
-        assert!(sync.contains("data_path=/var/tmp/peer\n") && sync.contains("logs_path=/var/tmp/peer\n"));
+        assert!(
+            sync.contains("data_path=/var/tmp/peer\n")
+                && sync.contains("logs_path=/var/tmp/peer\n")
+        );
         let asynchronous = PeerKind::ArcusAsync.arcus_config(dir).unwrap();
-        assert!(asynchronous.contains("async_logging=true\n"), "{asynchronous}");
+        assert!(
+            asynchronous.contains("async_logging=true\n"),
+            "{asynchronous}"
+        );
         assert_eq!(
             PeerKind::ArcusOff.arcus_config(dir).unwrap(),
             "use_persistence=false\n"

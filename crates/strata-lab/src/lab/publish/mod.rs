@@ -218,7 +218,12 @@ fn judge(t: &Target, r: &Results) -> Result<Update, String> {
         (_, true) => "met",
         (_, false) => "missed",
     };
-    Ok(row(t, r, format!("{}; {}", shown.join(", "), provenance(r)), status))
+    Ok(row(
+        t,
+        r,
+        format!("{}; {}", shown.join(", "), provenance(r)),
+        status,
+    ))
 }
 
 /// Issue 33's row from the quick runs of all five experiments.
@@ -274,7 +279,11 @@ fn row(t: &Target, r: &Results, figure: String, status: &str) -> Update {
         target: t.text.into(),
         figure,
         status: status.into(),
-        date: r.started_utc.get(..16).unwrap_or(&r.started_utc).replace('T', " "),
+        date: r
+            .started_utc
+            .get(..16)
+            .unwrap_or(&r.started_utc)
+            .replace('T', " "),
         commit: r
             .commit
             .as_deref()
