@@ -14,7 +14,8 @@
 //! - `strata job wordcount|logreg|sql ...`: a dataset job under a DRAM
 //!   budget, spilling to an SSD directory (`strata job --help`).
 //! - `strata lab <experiment> ...`: a seed document's experiment on this
-//!   machine, with report, plots and results (`strata lab --help`).
+//!   machine, with report, plots and results (`strata lab --help`);
+//!   `strata lab publish <run-dir>...` writes their figures into docs/benchmarks.md.
 //! - `strata advise ...`: a placement, persistence mode and search tier for
 //!   a workload from the lab's results (`strata advise --help`).
 //! - `strata --version`.
@@ -210,6 +211,12 @@ fn main() -> ExitCode {
                 _ => (1, err.to_string()),
             }),
             "strata bench --help",
+        ),
+        Command::Lab(strata_lab::lab::LabCommand::Publish(args)) => (
+            strata_lab::lab::publish::run(&args)
+                .map(|page| println!("{}", page.display()))
+                .map_err(lab_error),
+            "strata lab publish --help",
         ),
         Command::Lab(cmd) => (
             strata_lab::lab::run_lab(cmd, &lab_hooks())

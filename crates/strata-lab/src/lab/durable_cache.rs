@@ -2,18 +2,19 @@
 //! persistence off / async / sync under the seed's memtier-style phases (insert
 //! every key, uniform reads, then writes:reads 1:9, 3:7 and 5:5), throughput
 //! and average/p90/p95/p99 latency, beside Redis (no AOF, `appendfsync
-//! everysec`, `appendfsync always`) and memcached; then a checkpoint under a 1:9
+//! everysec`, `appendfsync always`), memcached and, when `scripts/peers/arcus`
+//! has built it, ARCUS itself (`use_persistence` false, and true with
+//! `async_logging` true or false); then a checkpoint under a 1:9
 //! load as a per-second timeline (Strata async and Redis everysec, BGSAVE).
 //!
-//! Strata and memcached are driven over the memcached text protocol (the seed's
-//! ARCUS speaks it), Redis over RESP, all by the same `bench kv` client.
+//! Strata, memcached and ARCUS are driven over the memcached text protocol, Redis over RESP, all by the same `bench kv` client.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::common::{runtime, secs, CommonArgs};
 use super::kv_step::{kv, size_arg, At};
-use super::peers::{find, PeerKind, PeerProcess, Server};
+use super::peers::{available, PeerKind, PeerProcess, Server};
 use super::plot::{bar_chart, line_chart, Bars, Line};
 use super::run::{Measurement, Run};
 use super::table::{number, ratio, Cell, Table};
@@ -29,7 +30,7 @@ enum Target {
 }
 
 /// (row label, target), in the tables' order.
-const CONFIGS: [(&str, Target); 7] = [
+const CONFIGS: [(&str, Target); 10] = [
     ("strata, persistence off", Target::Strata("off")),
     ("strata, async logging", Target::Strata("async")),
     ("strata, sync logging", Target::Strata("sync")),
@@ -43,6 +44,9 @@ const CONFIGS: [(&str, Target); 7] = [
         Target::Peer(PeerKind::RedisAlways),
     ),
     ("memcached", Target::Peer(PeerKind::Memcached)),
+    ("arcus, persistence off", Target::Peer(PeerKind::ArcusOff)),
+    ("arcus, async logging", Target::Peer(PeerKind::ArcusAsync)),
+    ("arcus, sync logging", Target::Peer(PeerKind::ArcusSync)),
 ];
 
 /// (column, set:get ratio); the insert is sequential over every key.
@@ -120,17 +124,10 @@ pub fn run(common: &CommonArgs) -> Result<PathBuf, LabError> {
     for round in 0..rounds {
         for &(label, target) in &CONFIGS {
             if let Target::Peer(kind) = target {
-                if find(kind.program()).is_none() {
+                if let Err(why) = available(kind) {
                     if round == 0 {
                         missing.push(label);
-                        run.skip(
-                            label,
-                            &format!(
-                                "{} is not installed (scripts/peers/{})",
-                                kind.program(),
-                                peer_script(kind)
-                            ),
-                        );
+                        run.skip(label, &why);
                     }
                     continue;
                 }
@@ -139,26 +136,16 @@ pub fn run(common: &CommonArgs) -> Result<PathBuf, LabError> {
             run.progress.done(sizes.per_config());
         }
     }
-    run.skip(
-        "arcus (persistence off/async/sync)",
-        "ARCUS memcached is not driven by the lab; scripts/peers/arcus builds it from its source for a manual run",
-    );
     tables(&mut run, &missing);
     plots(&mut run);
     run.finish(
         "The seed measured ARCUS (memcached with a command log and snapshots) with persistence \
          off, asynchronous and synchronous logging under memtier_benchmark's phases, and a \
-         checkpoint's dip under load. Here Strata's `--persistence off|async|sync` takes its \
-         place, with Redis's AOF modes and memcached beside it; the data directory's measured \
+         checkpoint's dip under load. Here Strata's `--persistence off|async|sync` runs beside \
+         ARCUS itself in the same three modes (when scripts/peers/arcus built it), Redis's AOF \
+         modes and memcached; the data directory's measured \
          fsync latency (above) bounds what synchronous logging can do.",
     )
-}
-
-fn peer_script(kind: PeerKind) -> &'static str {
-    match kind {
-        PeerKind::Memcached => "memcached",
-        _ => "redis",
-    }
 }
 
 async fn start(
@@ -200,7 +187,7 @@ async fn start(
             ))
         }
         Target::Peer(kind) => {
-            let binary = find(kind.program()).expect("checked by the caller");
+            let binary = available(kind).map_err(LabError::NotAvailable)?;
             let peer = PeerProcess::start(kind, &binary, &run.data_dir).await?;
             let command = peer.command.clone();
             Ok((Server::Peer(peer), kind.protocol(), command))

@@ -12,6 +12,7 @@
 //! - `progress`: the progress display.
 //! - [`peers`]: memcached and Redis as peers; [`peers::Server`] wraps either or Strata.
 //! - `kv_step`: one `bench kv` step recorded as a measurement.
+//! - [`publish`]: `strata lab publish`, docs/benchmarks.md's figures from runs.
 //! - One file per experiment: `kv_placement` (seed 001), `durable_cache` (004),
 //!   `oltp` (003), `search_tiers` (000), `swap` (002).
 //!
@@ -28,6 +29,7 @@ mod oltp;
 pub mod peers;
 pub mod plot;
 mod progress;
+pub mod publish;
 pub mod run;
 mod search_tiers;
 mod swap;
@@ -61,9 +63,13 @@ pub enum LabCommand {
     /// DRAM budget, Strata's memory manager against the kernel (cgroup + swap with
     /// --cgroup). Needs the analytics engine.
     Swap(swap::SwapArgs),
+    /// Rewrites the rows of docs/benchmarks.md's "At a glance" table whose
+    /// targets the lab measures, from the results.json of lab runs (--quick
+    /// runs refused unless --allow-quick).
+    Publish(publish::PublishArgs),
 }
 
-/// Runs one experiment; returns its run directory.
+/// Runs one experiment and returns its run directory (for `publish`: the page).
 pub fn run_lab(cmd: LabCommand, hooks: &Hooks) -> Result<PathBuf, LabError> {
     match cmd {
         LabCommand::KvPlacement(common) => kv_placement::run(&common),
@@ -71,5 +77,6 @@ pub fn run_lab(cmd: LabCommand, hooks: &Hooks) -> Result<PathBuf, LabError> {
         LabCommand::Oltp(args) => oltp::run(&args, hooks),
         LabCommand::SearchTiers(args) => search_tiers::run(&args),
         LabCommand::Swap(args) => swap::run(&args, hooks),
+        LabCommand::Publish(args) => publish::run(&args),
     }
 }

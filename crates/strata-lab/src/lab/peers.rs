@@ -1,5 +1,8 @@
 //! Peer servers run beside Strata: memcached and Redis from their Debian
-//! packages (`scripts/peers/memcached`, `scripts/peers/redis` install them).
+//! packages (`scripts/peers/memcached`, `scripts/peers/redis` install them),
+//! and ARCUS memcached with its persistence, built from its source by
+//! `scripts/peers/arcus` (linked as `target/peers/bin/arcus-memcached`, its
+//! engine in the install prefix's `lib/`).
 //!
 //! A peer is looked up on `PATH` (and /usr/bin, /usr/sbin, /usr/local/bin, and
 //! `target/peers/bin` under the working directory, where the scripts link a
@@ -27,6 +30,13 @@ pub enum PeerKind {
     RedisEverysec,
     /// Redis with `appendonly yes`, `appendfsync always`.
     RedisAlways,
+    /// ARCUS memcached, `use_persistence=false`.
+    ArcusOff,
+    /// ARCUS memcached, `use_persistence=true`, `async_logging=true`.
+    ArcusAsync,
+    /// ARCUS memcached, `use_persistence=true`, `async_logging=false`
+    /// (synchronous command logging).
+    ArcusSync,
 }
 
 impl PeerKind {
@@ -34,21 +44,74 @@ impl PeerKind {
     pub fn program(self) -> &'static str {
         match self {
             PeerKind::Memcached => "memcached",
+            PeerKind::ArcusOff | PeerKind::ArcusAsync | PeerKind::ArcusSync => "arcus-memcached",
             _ => "redis-server",
         }
+    }
+
+    /// Whether it is ARCUS memcached.
+    pub fn is_arcus(self) -> bool {
+        self.program() == "arcus-memcached"
     }
 
     /// The protocol the lab speaks to it.
     pub fn protocol(self) -> Protocol {
         match self {
-            PeerKind::Memcached => Protocol::Memcache,
-            _ => Protocol::Resp,
+            PeerKind::RedisOff | PeerKind::RedisEverysec | PeerKind::RedisAlways => Protocol::Resp,
+            _ => Protocol::Memcache,
         }
     }
 
-    fn args(self, port: u16, dir: &Path) -> Vec<String> {
+    /// ARCUS's engine settings (its `-e config_file=`): persistence off, or the
+    /// command log and snapshots under `dir` with asynchronous or synchronous
+    /// logging (`engines/default/default_engine.conf` in ARCUS's tree).
+    pub fn arcus_config(self, dir: &Path) -> Option<String> {
+        let logging = match self {
+            PeerKind::ArcusOff => return Some("use_persistence=false\n".into()),
+            PeerKind::ArcusAsync => "true",
+            PeerKind::ArcusSync => "false",
+            _ => return None,
+        };
+        let d = dir.display();
+        Some(format!(
+            "use_persistence=true\ndata_path={d}\nlogs_path={d}\nasync_logging={logging}\n"
+        ))
+    }
+
+    /// The command line for `binary` on `port` with its files in `dir`.
+    pub fn args(self, binary: &Path, port: u16, dir: &Path) -> Vec<String> {
         let port = port.to_string();
         let mut args: Vec<String> = match self {
+            PeerKind::ArcusOff | PeerKind::ArcusAsync | PeerKind::ArcusSync => {
+                let lib = arcus_lib(binary);
+                let mut a: Vec<String> = vec![
+                    "-E".into(),
+                    lib.join("default_engine.so").display().to_string(),
+                    "-X".into(),
+                    lib.join("ascii_scrub.so").display().to_string(),
+                ];
+                a.extend(
+                    [
+                        "-p",
+                        &port,
+                        "-l",
+                        "127.0.0.1",
+                        "-U",
+                        "0",
+                        "-t",
+                        "1",
+                        "-m",
+                        "4096",
+                        "-e",
+                    ]
+                    .map(String::from),
+                );
+                a.push(format!("config_file={}", dir.join("arcus.conf").display()));
+                if rustix::process::geteuid().is_root() {
+                    a.extend(["-u".into(), "root".into()]);
+                }
+                return a;
+            }
             PeerKind::Memcached => {
                 let mut a = vec![
                     "-p",
@@ -109,6 +172,41 @@ pub fn find(program: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// ARCUS's library directory: `lib/` of the install prefix its binary (or the
+/// link to it) lives in.
+fn arcus_lib(binary: &Path) -> PathBuf {
+    let real = std::fs::canonicalize(binary).unwrap_or_else(|_| binary.to_owned());
+    real.parent()
+        .and_then(Path::parent)
+        .map_or_else(|| PathBuf::from("lib"), |p| p.join("lib"))
+}
+
+/// The peer's executable, or why it cannot run here.
+pub fn available(kind: PeerKind) -> Result<PathBuf, String> {
+    let script = match kind {
+        PeerKind::Memcached => "memcached",
+        PeerKind::RedisOff | PeerKind::RedisEverysec | PeerKind::RedisAlways => "redis",
+        PeerKind::ArcusOff | PeerKind::ArcusAsync | PeerKind::ArcusSync => "arcus",
+    };
+    let binary = find(kind.program()).ok_or_else(|| {
+        format!(
+            "{} is not installed (scripts/peers/{script})",
+            kind.program()
+        )
+    })?;
+    if kind.is_arcus() {
+        let engine = arcus_lib(&binary).join("default_engine.so");
+        if !engine.is_file() {
+            return Err(format!(
+                "{} has no engine at {} (scripts/peers/{script})",
+                binary.display(),
+                engine.display()
+            ));
+        }
+    }
+    Ok(binary)
+}
+
 /// A running peer.
 #[derive(Debug)]
 pub struct PeerProcess {
@@ -134,7 +232,10 @@ impl PeerProcess {
             .and_then(|l| l.local_addr())
             .map_err(fail)?
             .port();
-        let args = kind.args(port, dir.path());
+        let args = kind.args(binary, port, dir.path());
+        if let Some(config) = kind.arcus_config(dir.path()) {
+            std::fs::write(dir.path().join("arcus.conf"), config).map_err(fail)?;
+        }
         let log = std::fs::File::create(dir.path().join("peer.log")).map_err(fail)?;
         let child = Command::new(binary)
             .args(&args)
@@ -220,6 +321,64 @@ impl Server {
                 drop(p);
                 Ok(())
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arcus_runs_its_engine_with_the_persistence_of_its_mode() {
+        // The layout scripts/peers/arcus installs: PREFIX/bin/memcached,
+        // PREFIX/lib/*.so, and a link to the binary elsewhere.
+        let prefix = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(prefix.path().join("bin")).unwrap();
+        std::fs::create_dir_all(prefix.path().join("lib")).unwrap();
+        let binary = prefix.path().join("bin/memcached");
+        std::fs::write(&binary, "").unwrap();
+        let link = prefix.path().join("arcus-memcached");
+        std::os::unix::fs::symlink(&binary, &link).unwrap();
+        let dir = Path::new("/var/tmp/peer");
+        let args = PeerKind::ArcusSync.args(&link, 4242, dir);
+        let lib = std::fs::canonicalize(prefix.path()).unwrap().join("lib");
+        let at = |flag: &str| args[args.iter().position(|a| a == flag).unwrap() + 1].clone();
+        assert_eq!(
+            at("-E"),
+            lib.join("default_engine.so").display().to_string()
+        );
+        assert_eq!(at("-X"), lib.join("ascii_scrub.so").display().to_string());
+        assert_eq!(at("-p"), "4242");
+        assert_eq!(at("-l"), "127.0.0.1");
+        assert_eq!(at("-e"), "config_file=/var/tmp/peer/arcus.conf");
+        assert_eq!(PeerKind::ArcusSync.protocol(), Protocol::Memcache);
+
+        let sync = PeerKind::ArcusSync.arcus_config(dir).unwrap();
+        assert!(sync.contains("use_persistence=true\n"), "{sync}");
+        assert!(sync.contains("async_logging=false\n"), "{sync}");
+        assert!(
+            sync.contains("data_path=/var/tmp/peer\n")
+                && sync.contains("logs_path=/var/tmp/peer\n")
+        );
+        let asynchronous = PeerKind::ArcusAsync.arcus_config(dir).unwrap();
+        assert!(
+            asynchronous.contains("async_logging=true\n"),
+            "{asynchronous}"
+        );
+        assert_eq!(
+            PeerKind::ArcusOff.arcus_config(dir).unwrap(),
+            "use_persistence=false\n"
+        );
+        assert_eq!(PeerKind::RedisAlways.arcus_config(dir), None);
+    }
+
+    #[test]
+    fn a_missing_arcus_is_a_reason_not_an_error() {
+        match available(PeerKind::ArcusAsync) {
+            Err(why) => assert!(why.contains("scripts/peers/arcus"), "{why}"),
+            // Built here: its engine was found beside it.
+            Ok(binary) => assert!(arcus_lib(&binary).join("default_engine.so").is_file()),
         }
     }
 }

@@ -1,0 +1,390 @@
+//! The targets `strata lab publish` writes into docs/benchmarks.md: each names
+//! its row on the page (issue and target cell, exactly), the experiment whose
+//! `results.json` measures it, the figures it reads (table cells, i.e. medians
+//! over the rounds) and its threshold.
+//!
+//! A target is only listed here when the lab measures what its row says; rows
+//! the lab does not measure stay as they are on the page. Targets whose text
+//! names a size (10,000,000 keys, 5,000,000 documents) require that size in the
+//! run's parameters, so a smaller run never stands in for them.
+
+/// Where a figure is read in `results.json`.
+#[derive(Debug, Clone, Copy)]
+pub enum Source {
+    /// A table cell: (table title, row label, column).
+    Cell(&'static str, &'static str, &'static str),
+    /// The median over rounds of a raw measurement: (config, step, figure).
+    Measured(&'static str, &'static str, &'static str),
+}
+
+/// A value compared with the threshold.
+#[derive(Debug, Clone, Copy)]
+pub enum Expr {
+    /// One figure.
+    Value(Source),
+    /// One figure over another.
+    Ratio(Source, Source),
+}
+
+/// How a target is judged.
+#[derive(Debug, Clone, Copy)]
+pub enum Rule {
+    /// Every figure at least the threshold: "met", else "missed".
+    AtLeast(f64),
+    /// Every figure at most the threshold.
+    AtMost(f64),
+    /// Figures reported, no threshold: status "reported".
+    Reported,
+    /// Issue 33's row: the quick modes of all five experiments together under
+    /// this many seconds, and every table with a verdict (quick runs only).
+    QuickSuite(f64),
+}
+
+/// One row of the page the lab measures.
+#[derive(Debug, Clone, Copy)]
+pub struct Target {
+    /// The page's "issue" cell.
+    pub issue: &'static str,
+    /// The page's "target" cell, byte for byte.
+    pub text: &'static str,
+    /// The experiment whose results measure it (empty for [`Rule::QuickSuite`]).
+    pub experiment: &'static str,
+    /// Named figures: (label in the figure cell, value).
+    pub figures: &'static [(&'static str, Expr)],
+    /// Format of each figure: `true` for a ratio (`1.23x`), `false` for a plain number.
+    pub times: bool,
+    /// Unit appended to plain numbers (e.g. ` s`, ` B`).
+    pub unit: &'static str,
+    /// The threshold.
+    pub rule: Rule,
+    /// A run parameter that must be at least this value (e.g. `keys` for a
+    /// target stated at 10,000,000 keys).
+    pub requires: Option<(&'static str, f64)>,
+}
+
+const DC: &str = "Throughput per persistence mode";
+const KV_RESTART: &str = "Restart after a crash per placement";
+const OLTP: &str = "TPC-C throughput per log device";
+const DBX: &str = "DBx1000 beside Strata, no logging";
+const SLOW: &str = "Slowdown against the same configuration at 100%";
+const TIME: &str = "Run time against the DRAM budget";
+const T4: &str = "Table 4: indexing, search and mixed latency per tier";
+
+const fn cell(table: &'static str, row: &'static str, col: &'static str) -> Source {
+    Source::Cell(table, row, col)
+}
+
+const fn dc(row: &'static str, col: &'static str) -> Source {
+    cell(DC, row, col)
+}
+
+const fn tpcc(log: &'static str, cc: &'static str) -> Source {
+    cell(OLTP, log, cc)
+}
+
+/// Every target the lab publishes, in the page's order.
+pub const TARGETS: &[Target] = &[
+    Target {
+        issue: "3",
+        text: "`sync` set-only ≥ 1.5x Redis `always`",
+        experiment: "durable-cache",
+        figures: &[(
+            "insert phase, sync / Redis always",
+            Expr::Ratio(
+                dc("strata, sync logging", "insert"),
+                dc("redis, appendfsync always", "insert"),
+            ),
+        )],
+        times: true,
+        unit: "",
+        rule: Rule::AtLeast(1.5),
+        requires: None,
+    },
+    Target {
+        issue: "3",
+        text: "`async` set-only ≥ 0.9x `off`",
+        experiment: "durable-cache",
+        figures: &[(
+            "insert phase, async / off",
+            Expr::Ratio(
+                dc("strata, async logging", "insert"),
+                dc("strata, persistence off", "insert"),
+            ),
+        )],
+        times: true,
+        unit: "",
+        rule: Rule::AtLeast(0.9),
+        requires: None,
+    },
+    Target {
+        issue: "3",
+        text: "`async` set-only ≥ 1.0x Redis `everysec`",
+        experiment: "durable-cache",
+        figures: &[(
+            "insert phase, async / Redis everysec",
+            Expr::Ratio(
+                dc("strata, async logging", "insert"),
+                dc("redis, appendfsync everysec", "insert"),
+            ),
+        )],
+        times: true,
+        unit: "",
+        rule: Rule::AtLeast(1.0),
+        requires: None,
+    },
+    Target {
+        issue: "3",
+        text: "`async` 1:9 ≥ 0.9x `off`",
+        experiment: "durable-cache",
+        figures: &[(
+            "async / off",
+            Expr::Ratio(
+                dc("strata, async logging", "1:9"),
+                dc("strata, persistence off", "1:9"),
+            ),
+        )],
+        times: true,
+        unit: "",
+        rule: Rule::AtLeast(0.9),
+        requires: None,
+    },
+    Target {
+        issue: "3",
+        text: "`async` 1:9 ≥ 1.0x Redis `everysec`",
+        experiment: "durable-cache",
+        figures: &[(
+            "async / Redis everysec",
+            Expr::Ratio(
+                dc("strata, async logging", "1:9"),
+                dc("redis, appendfsync everysec", "1:9"),
+            ),
+        )],
+        times: true,
+        unit: "",
+        rule: Rule::AtLeast(1.0),
+        requires: None,
+    },
+    Target {
+        issue: "3",
+        text: "checkpoint of 2,000,000 items under 1:9: no second < 90% of the median outside it",
+        experiment: "durable-cache",
+        figures: &[(
+            "lowest second / median outside",
+            Expr::Value(cell(
+                "Checkpoint under a 1:9 load",
+                "strata, async logging",
+                "lowest / median",
+            )),
+        )],
+        times: true,
+        unit: "",
+        rule: Rule::AtLeast(0.9),
+        requires: Some(("keys", 2_000_000.0)),
+    },
+    Target {
+        issue: "4",
+        text: "`index = pmem`, 10,000,000 keys: serving within 1 s",
+        experiment: "kv-placement",
+        figures: &[(
+            "pmem/pmem restart",
+            Expr::Value(cell(KV_RESTART, "index pmem, data pmem", "restart s")),
+        )],
+        times: false,
+        unit: " s",
+        rule: Rule::AtMost(1.0),
+        requires: Some(("keys", 10_000_000.0)),
+    },
+    Target {
+        issue: "4",
+        text: "... ≥ 10x faster than the `index = dram` rebuild",
+        experiment: "kv-placement",
+        figures: &[(
+            "`dram-pmem` / `pmem-pmem` restart",
+            Expr::Ratio(
+                cell(KV_RESTART, "index dram, data pmem", "restart s"),
+                cell(KV_RESTART, "index pmem, data pmem", "restart s"),
+            ),
+        )],
+        times: true,
+        unit: "",
+        rule: Rule::AtLeast(10.0),
+        requires: Some(("keys", 10_000_000.0)),
+    },
+    Target {
+        issue: "35",
+        text: "`data = ssd` restart rebuild, 10,000,000 keys ≤ 3 s",
+        experiment: "kv-placement",
+        figures: &[(
+            "`dram-ssd`",
+            Expr::Value(cell(KV_RESTART, "index dram, data ssd", "restart s")),
+        )],
+        times: false,
+        unit: " s",
+        rule: Rule::AtMost(3.0),
+        requires: Some(("keys", 10_000_000.0)),
+    },
+    Target {
+        issue: "4",
+        text: "per-item DRAM with `data = ssd` ≤ 64 B beyond the cache budget",
+        experiment: "kv-placement",
+        figures: &[(
+            "`dram-ssd`, DRAM per key outside the record cache",
+            Expr::Value(Source::Measured(
+                "index dram, data ssd",
+                "memory",
+                "dram_bytes_per_key",
+            )),
+        )],
+        times: false,
+        unit: " B",
+        rule: Rule::AtMost(64.0),
+        requires: None,
+    },
+    Target {
+        issue: "5",
+        text: "bulk indexing ≥ 15,000 docs/s over 5,000,000",
+        experiment: "search-tiers",
+        figures: &[(
+            "dram tier",
+            Expr::Value(cell(T4, "dram", "indexing docs/s")),
+        )],
+        times: false,
+        unit: " docs/s",
+        rule: Rule::AtLeast(15_000.0),
+        requires: Some(("docs", 5_000_000.0)),
+    },
+    Target {
+        issue: "29",
+        text: "`--mix dbx1000`, 2 threads, 2 warehouses, no log: ≥ 1.5x DBx1000",
+        experiment: "oltp",
+        figures: &[
+            (
+                "NO_WAIT",
+                Expr::Ratio(
+                    cell(DBX, "Strata NO_WAIT", "txn/s"),
+                    cell(DBX, "DBx1000 NO_WAIT", "txn/s"),
+                ),
+            ),
+            (
+                "Silo",
+                Expr::Ratio(
+                    cell(DBX, "Strata Silo", "txn/s"),
+                    cell(DBX, "DBx1000 Silo", "txn/s"),
+                ),
+            ),
+        ],
+        times: true,
+        unit: "",
+        rule: Rule::AtLeast(1.5),
+        requires: Some(("warehouses", 2.0)),
+    },
+    Target {
+        issue: "29",
+        text: "log on `ramdisk` or `pmem` ≥ 0.8x no log",
+        experiment: "oltp",
+        figures: &[
+            (
+                "NO_WAIT ramdisk",
+                Expr::Ratio(tpcc("RAM disk", "NO_WAIT"), tpcc("none", "NO_WAIT")),
+            ),
+            (
+                "NO_WAIT pmem",
+                Expr::Ratio(tpcc("pmem", "NO_WAIT"), tpcc("none", "NO_WAIT")),
+            ),
+            (
+                "Silo ramdisk",
+                Expr::Ratio(tpcc("RAM disk", "Silo"), tpcc("none", "Silo")),
+            ),
+            (
+                "Silo pmem",
+                Expr::Ratio(tpcc("pmem", "Silo"), tpcc("none", "Silo")),
+            ),
+        ],
+        times: true,
+        unit: "",
+        rule: Rule::AtLeast(0.8),
+        requires: None,
+    },
+    Target {
+        issue: "29",
+        text: "log file on the SSD: report the ratio, explain by fsync latency",
+        experiment: "oltp",
+        figures: &[
+            (
+                "NO_WAIT SSD / no log",
+                Expr::Ratio(tpcc("SSD", "NO_WAIT"), tpcc("none", "NO_WAIT")),
+            ),
+            (
+                "Silo SSD / no log",
+                Expr::Ratio(tpcc("SSD", "Silo"), tpcc("none", "Silo")),
+            ),
+        ],
+        times: true,
+        unit: "",
+        rule: Rule::Reported,
+        requires: None,
+    },
+    Target {
+        issue: "30",
+        text: "12.5% of the data in DRAM ≤ 2x Strata's all-DRAM time",
+        experiment: "swap",
+        figures: &[
+            (
+                "word count",
+                Expr::Value(cell(SLOW, "word count, Strata", "12.5%")),
+            ),
+            (
+                "logreg",
+                Expr::Value(cell(SLOW, "logistic regression, Strata", "12.5%")),
+            ),
+        ],
+        times: true,
+        unit: "",
+        rule: Rule::AtMost(2.0),
+        requires: None,
+    },
+    Target {
+        issue: "30",
+        text: "≥ 3x faster than the kernel-confined run at 12.5%",
+        experiment: "swap",
+        figures: &[
+            (
+                "word count",
+                Expr::Ratio(
+                    cell(TIME, "word count, kernel (cgroup + swap)", "12.5%"),
+                    cell(TIME, "word count, Strata", "12.5%"),
+                ),
+            ),
+            (
+                "logreg",
+                Expr::Ratio(
+                    cell(TIME, "logistic regression, kernel (cgroup + swap)", "12.5%"),
+                    cell(TIME, "logistic regression, Strata", "12.5%"),
+                ),
+            ),
+        ],
+        times: true,
+        unit: "",
+        rule: Rule::AtLeast(3.0),
+        requires: None,
+    },
+    Target {
+        issue: "33",
+        text: "every `strata lab` experiment end to end; seed tables with a verdict; all quick modes < 5 minutes in CI",
+        experiment: "",
+        figures: &[],
+        times: false,
+        unit: "",
+        rule: Rule::QuickSuite(300.0),
+        requires: None,
+    },
+];
+
+/// The experiments `strata lab` has (a results.json naming another is refused).
+pub const EXPERIMENTS: [&str; 5] = [
+    "kv-placement",
+    "durable-cache",
+    "oltp",
+    "search-tiers",
+    "swap",
+];
