@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use common::model::{
     assert_whole, configure, copy, del, encoding, fill, flush_and_expiry_take_chunks, int,
-    journaled, one_record, rename, strings, text, Records, Sizes,
+    journaled, one_record, rename, strings, text, Records,
 };
 use common::{Client, Value};
 use rand::rngs::SmallRng;

@@ -13,7 +13,6 @@ use serde_json::{json, Value};
 
 use super::nested_aggs;
 use super::request::SearchRequest;
-use crate::breaker::MemoryAccount;
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
 
@@ -36,7 +35,10 @@ pub(super) fn split(
     let (mut ok, mut failed) = (Vec::new(), Vec::new());
     for index in indices {
         // A probe: the search builds the query again, under its account.
-        let probe = MemoryAccount::unaccounted();
+        // The probe's own part of the request's breaker, released when it
+        // ends: a hostile query trips the breaker here too (a 429 fails
+        // the request), and nothing is counted twice.
+        let probe = req.memory.part();
         match nested_aggs::scoped_query(index, &req.query, &probe, &req.scope, Some(&req.scripted))
         {
             Ok(_) => ok.push(Arc::clone(index)),
