@@ -15,10 +15,29 @@ use super::index::{run_clients, Feed, Pace};
 use super::{DataSpan, QueryBook, Run};
 use crate::eventdata::pacing::TokenBucket;
 use crate::eventdata::progress::PhaseBar;
-use crate::eventdata::queries::{Dashboard, Window};
+use crate::eventdata::queries::{Dashboard, Window, WindowKind};
 use crate::eventdata::report::{DashboardRun, MixedResult};
 use crate::eventdata::stats::RateTimeline;
 use crate::LabError;
+
+/// The (window, dashboard) pairs the dashboard client cycles through: every
+/// pair once per cycle, a "current" window and a "relative" one in turn, so
+/// that even a phase with time for only a few dashboards (a slow tier, a
+/// short `--mixed-duration`) measures both kinds.
+fn turns() -> Vec<(Window, Dashboard)> {
+    let (current, relative): (Vec<_>, Vec<_>) = Window::ALL
+        .iter()
+        .flat_map(|&w| Dashboard::ALL.iter().map(move |&d| (w, d)))
+        .partition(|(w, _)| w.kind() == WindowKind::Current);
+    let (mut current, mut relative) = (current.into_iter(), relative.into_iter());
+    let mut pairs = Vec::new();
+    loop {
+        match (current.next(), relative.next()) {
+            (None, None) => return pairs,
+            (c, r) => pairs.extend(c.into_iter().chain(r)),
+        }
+    }
+}
 
 /// Runs the mixed phase from document `first_doc`; `oldest_ms` is the oldest document in
 /// the index (or to be indexed) and `docs_before` the count expected before the phase.
@@ -50,10 +69,7 @@ pub(crate) async fn run_mixed(
         })
     };
 
-    let pairs: Vec<(Window, Dashboard)> = Window::ALL
-        .iter()
-        .flat_map(|&w| Dashboard::ALL.iter().map(move |&d| (w, d)))
-        .collect();
+    let pairs = turns();
     let mut book = QueryBook::default();
     let mut runs = Vec::new();
     let mut turn = 0u64;
@@ -97,4 +113,23 @@ pub(crate) async fn run_mixed(
         count,
         runs,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn turns_cover_every_pair_once_and_alternate_the_kinds() {
+        let pairs = turns();
+        assert_eq!(pairs.len(), Window::ALL.len() * Dashboard::ALL.len());
+        for w in Window::ALL {
+            for d in Dashboard::ALL {
+                assert_eq!(pairs.iter().filter(|&&p| p == (w, d)).count(), 1);
+            }
+        }
+        let kinds: Vec<WindowKind> = pairs.iter().map(|(w, _)| w.kind()).collect();
+        assert_eq!(&kinds[..2], &[WindowKind::Current, WindowKind::Relative]);
+        assert!(kinds.windows(2).all(|k| k[0] != k[1]));
+    }
 }
