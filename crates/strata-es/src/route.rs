@@ -108,6 +108,8 @@ pub enum Route {
     DataStream(Option<String>),
     /// `/_index_template/_simulate_index/<name>`
     SimulateIndex(String),
+    /// `/<index>/_disk_usage`
+    DiskUsage(String),
 }
 
 const GET: &[&str] = &["GET", "HEAD"];
@@ -246,6 +248,7 @@ fn api_route(api: &str, index: Option<String>) -> Option<(Route, &'static [&'sta
         "_reindex" if index.is_none() => (Route::Reindex, POST),
         "_delete_by_query" => (Route::DeleteByQuery(index?), POST),
         "_update_by_query" => (Route::UpdateByQuery(index?), POST),
+        "_disk_usage" => (Route::DiskUsage(index?), POST),
         _ => return None,
     })
 }

@@ -18,6 +18,7 @@
 //!   templates, allocation, thread_pool.
 //! - `data_streams`: `_data_stream`; `simulate`:
 //!   `_index_template/_simulate_index`.
+//! - `disk_usage`: `_disk_usage`, bytes per field and structure.
 //! - `inspect`: `_field_caps`, `_validate/query`, `_explain`, `_analyze`.
 //! - `stats`: per-index statistics shared by the last two.
 //! - `aliases`: `_aliases`, `_alias`, `_cat/aliases`.
@@ -35,6 +36,7 @@ pub mod cluster;
 pub mod cluster_state;
 pub mod collapse;
 pub mod data_streams;
+pub mod disk_usage;
 pub mod documents;
 pub mod found_doc;
 pub mod index_stats;
@@ -153,6 +155,7 @@ fn run(node: &Arc<Node>, route: &Route, req: &EsRequest) -> Result<Reply> {
         Route::Analyze(index) => inspect::analyze(node, index.as_deref(), req),
         Route::SimulateIndex(name) => simulate::simulate_index(node, name, req),
         Route::DataStream(names) => data_streams::data_stream(node, names.as_deref(), req),
+        Route::DiskUsage(index) => disk_usage::disk_usage(node, index, req),
     }
 }
 

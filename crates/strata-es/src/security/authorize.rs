@@ -179,6 +179,12 @@ pub fn authorize(node: &Node, auth: &Authentication, req: &mut EsRequest) -> Res
             "indices:data/read/field_caps",
             Reach::IndicesAndAliases,
         ),
+        Route::DiskUsage(_) => check.restrict(
+            req,
+            &route,
+            "indices:admin/analyze_disk_usage",
+            Reach::IndicesAndAliases,
+        ),
         Route::ValidateQuery(_) => check.restrict(
             req,
             &route,
@@ -336,7 +342,7 @@ impl Check<'_> {
 /// expression is inserted there).
 fn expression_slot(route: &Route) -> Option<(usize, bool)> {
     match route {
-        Route::Index(_) => Some((0, true)),
+        Route::Index(_) | Route::DiskUsage(_) => Some((0, true)),
         Route::Mapping(e)
         | Route::Settings(e)
         | Route::Refresh(e)

@@ -6,6 +6,7 @@
 //! and at every change), `translog/` (the command log) and `shards/<n>/`
 //! (tantivy files).
 //!
+//! - `disk_usage`: bytes per field and structure (`_disk_usage`).
 //! - `documents`: index, create, get, delete, update.
 //! - `recovery`: opening an index, replaying its translog.
 //! - `stats`: counters for `_stats` and `_cat`.
@@ -16,6 +17,7 @@
 //! a flush) once the index has seen no write for the storage's
 //! `idle_after`, as Elasticsearch flushes inactive shards.
 
+mod disk_usage;
 mod documents;
 mod recovery;
 pub mod stats;
@@ -29,6 +31,7 @@ use parking_lot::{Mutex, RwLock};
 use serde_json::{json, Value};
 use strata_device::Directory;
 
+pub use disk_usage::{DiskUsage, FieldDiskUsage};
 pub use documents::{DocWriteResult, WriteResult};
 
 use crate::durable_json;
