@@ -7,6 +7,8 @@
 use serde_json::{json, Map, Value};
 use strata_search::SearchError;
 
+use crate::body_position::{self, Position, Token};
+
 /// A failed request.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -18,6 +20,9 @@ pub enum EsError {
         source: SearchError,
         /// The index the request was about.
         index: Option<String>,
+        /// Where in the request body a parse error happened
+        /// ([`EsError::located`]).
+        position: Option<Position>,
     },
     /// A body that is not valid JSON (`x_content_parse_exception`).
     XContentParse(String),
@@ -110,6 +115,7 @@ impl From<SearchError> for EsError {
         EsError::Search {
             source,
             index: None,
+            position: None,
         }
     }
 }
@@ -121,11 +127,43 @@ impl EsError {
             EsError::Search {
                 source,
                 index: None,
+                position,
             } => EsError::Search {
                 source,
                 index: Some(name.to_string()),
+                position,
             },
             other => other,
+        }
+    }
+
+    /// A request parse error (`parsing_exception`,
+    /// `x_content_parse_exception` of the engine) with the position in
+    /// `body` (the request's JSON) of the key or value it names, as
+    /// Elasticsearch reports it; other errors as they are.
+    pub fn located(self, body: &[u8]) -> EsError {
+        let EsError::Search {
+            source,
+            index,
+            position: None,
+        } = self
+        else {
+            return self;
+        };
+        let reason = source.to_string();
+        let token = match source.es_type() {
+            "x_content_parse_exception" if reason.contains("failed to parse field") => {
+                Some(Token::Value)
+            }
+            "x_content_parse_exception" => Some(Token::Key),
+            "parsing_exception" => Some(Token::Value),
+            _ => None,
+        };
+        let position = token.and_then(|t| body_position::locate(body, &reason, t));
+        EsError::Search {
+            source,
+            index,
+            position,
         }
     }
 
@@ -188,6 +226,13 @@ impl EsError {
     /// The human-readable `reason`.
     pub fn reason(&self) -> String {
         match self {
+            EsError::Search {
+                source,
+                position: Some(at),
+                ..
+            } if source.es_type() == "x_content_parse_exception" => {
+                format!("[{}:{}] {source}", at.line, at.col)
+            }
             EsError::Search { source, .. } => source.to_string(),
             EsError::XContentParse(m)
             | EsError::Parse(m)
@@ -275,7 +320,16 @@ impl EsError {
             cause.insert("failed_shards".into(), json!([failed]));
             cause.insert("caused_by".into(), shard_cause);
         }
-        if let EsError::Search { source, index } = self {
+        if let EsError::Search {
+            source,
+            index,
+            position,
+        } = self
+        {
+            if let (Some(at), "parsing_exception") = (position, source.es_type()) {
+                cause.insert("line".into(), json!(at.line));
+                cause.insert("col".into(), json!(at.col));
+            }
             let name = source.index().map(str::to_string).or_else(|| index.clone());
             if let SearchError::IndexNotFound(n) = source {
                 cause.insert("resource.type".into(), json!("index_or_alias"));

@@ -218,9 +218,11 @@ pub(crate) fn check_keys(name: &str, kind: &str, params: &Value, allowed: &[&str
                 )));
             }
             if !allowed.contains(&k.as_str()) {
-                return Err(SearchError::parsing(format!(
-                    "[{kind}] unknown field [{k}] in aggregation [{name}]"
-                )));
+                // Elasticsearch 8's declarative parsers' error.
+                return Err(SearchError::FieldParse {
+                    reason: format!("[{kind}] unknown field [{k}]"),
+                    cause: None,
+                });
             }
         }
     }
