@@ -81,10 +81,7 @@ impl IndexFetch {
         Ok(IndexFetch {
             docvalues,
             fetch,
-            searchers: match req.snapshot.as_ref().and_then(|p| p.searchers_of(index)) {
-                Some(pinned) => pinned.to_vec(),
-                None => index.shards().iter().map(|s| s.searcher()).collect(),
-            },
+            searchers: super::snapshot::searchers(req.snapshot.as_ref(), index),
             mappings: Arc::new(mappings.clone()),
             failure,
         })

@@ -41,8 +41,15 @@ pub(super) fn split(
         // ends: a hostile query trips the breaker here too (a 429 fails
         // the request), and nothing is counted twice.
         let probe = req.memory.part();
-        match nested_aggs::scoped_query(index, &req.query, &probe, &req.scope, Some(&req.scripted))
-        {
+        let built = nested_aggs::scoped_query(
+            index,
+            &req.query,
+            &probe,
+            &req.scope,
+            Some(&req.scripted),
+            req.slice.as_ref(),
+        );
+        match built {
             Ok(_) => ok.push(Arc::clone(index)),
             Err(e) if e.status() == 400 => failed.push(FailedIndex {
                 name: index.name().to_string(),

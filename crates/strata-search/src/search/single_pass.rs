@@ -107,8 +107,8 @@ pub(super) fn search_once(
             &req.memory,
             &req.scope,
             Some(&req.scripted),
+            req.slice.as_ref(),
         )?;
-        let q = super::slice::Slice::narrow(req.slice.as_ref(), q, index)?;
         let mappings = index.mappings();
         req.scripted
             .validate_usage(&mappings, &[rest_aggs.as_ref().unwrap_or(&Value::Null)])?;

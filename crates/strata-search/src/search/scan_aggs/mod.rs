@@ -127,8 +127,10 @@ impl ScanEnv<'_> {
                 &self.req.memory,
                 &self.req.scope,
                 Some(&self.req.scripted),
+                self.req.slice.as_ref(),
             )?);
-            searchers.extend(index.shards().iter().map(|s| (i, s.searcher())));
+            let pinned = super::snapshot::searchers(self.req.snapshot.as_ref(), index);
+            searchers.extend(pinned.into_iter().map(|s| (i, s)));
         }
         let parts: Vec<_> = searchers
             .iter()
