@@ -200,6 +200,7 @@ pub fn check_write(node: &Node, target: &str, create_op: bool, source: &[u8]) ->
                 "data stream timestamp field [{TIMESTAMP}] is missing"
             )),
             index: None,
+            position: None,
         });
     }
     Ok(())

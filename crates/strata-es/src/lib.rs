@@ -29,7 +29,8 @@
 //!   translog positions to await before it is sent.
 //! - [`chunked`]: reply bodies sent while they are produced (`_msearch`).
 //! - [`error`]: [`EsError`], the one table from engine and request errors
-//!   to Elasticsearch error JSON and HTTP status.
+//!   to Elasticsearch error JSON and HTTP status; [`body_position`]
+//!   finds the line and column of a parse error in the request body.
 //! - [`panics`]: a handler's panic logged and answered as an error reply.
 //! - [`contexts`]: open scroll and point-in-time contexts (pinned
 //!   searchers, keep-alive, limits).
@@ -56,6 +57,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod body_position;
 pub mod chunked;
 pub mod cluster_settings;
 pub mod contexts;

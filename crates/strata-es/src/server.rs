@@ -134,6 +134,11 @@ async fn handle(State(state): State<Arc<NodeState>>, request: Request) -> Respon
     match respond(node, &req).await {
         Ok(reply) => render(reply, &req),
         Err(e) => {
+            // An NDJSON body's items locate their own errors (`_msearch`).
+            let e = match req.body_format {
+                Some(crate::media::Format::Ndjson) => e,
+                _ => e.located(&req.body),
+            };
             tracing::debug!(uri = %req.uri, error = %e, "request failed");
             render_error_from(&e, head, compatible_with, &node_id)
         }

@@ -216,7 +216,9 @@ impl Plan {
         });
         let bytes = match outcome {
             Ok(bytes) => bytes,
-            Err(e) => return self.failed(&e),
+            // Positions are the item body's own, as Elasticsearch parses
+            // each body line alone.
+            Err(e) => return self.failed(&e.located(&self.lines[2 * at + 1])),
         };
         let memory = self.req.memory.part();
         match memory.reserve(bytes.len() as u64, "<msearch_response>") {

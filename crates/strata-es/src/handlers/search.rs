@@ -252,6 +252,7 @@ pub fn count(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<R
                             "request does not support [{other}]"
                         )),
                         index: None,
+                        position: None,
                     })
                 }
             }

@@ -44,18 +44,24 @@ pub fn boolean(ctx: &QueryContext<'_>, body: &Value, depth: usize) -> Result<Box
     let params = body
         .as_object()
         .ok_or_else(|| SearchError::parsing("[bool] malformed"))?;
-    check_params(
-        "bool",
-        params,
-        &[
-            "must",
-            "should",
-            "filter",
-            "must_not",
-            "minimum_should_match",
-            "adjust_pure_negative",
-        ],
-    )?;
+    // Elasticsearch 8 parses `bool` declaratively: an unknown key is an
+    // `x_content_parse_exception`.
+    const KEYS: [&str; 8] = [
+        "must",
+        "should",
+        "filter",
+        "must_not",
+        "minimum_should_match",
+        "adjust_pure_negative",
+        "boost",
+        "_name",
+    ];
+    if let Some(key) = params.keys().find(|k| !KEYS.contains(&k.as_str())) {
+        return Err(SearchError::FieldParse {
+            reason: format!("[bool] unknown field [{key}]"),
+            cause: None,
+        });
+    }
     let must = clauses(ctx, params.get("must"), depth)?;
     let filter = clauses(ctx, params.get("filter"), depth)?;
     let should = clauses(ctx, params.get("should"), depth)?;

@@ -154,7 +154,7 @@ pub(crate) fn matches(pattern: &str, name: &str) -> bool {
 }
 
 /// Requested fields resolved against one index's mapping.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Resolved {
     fields: Vec<(String, FieldMapping, DateOut)>,
 }

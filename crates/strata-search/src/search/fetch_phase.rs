@@ -1,6 +1,13 @@
 //! The fetch phase: the hits of the requested page, each loaded from its
 //! shard's document store and shaped as Elasticsearch shows it (`_id`,
 //! `_score`, `_version`, `_seq_no`, `fields`, filtered `_source`, `sort`).
+//!
+//! Over several indices, a fetch that fails on one index's documents for a
+//! reason of that index (its mapping refuses a `docvalue_fields` entry, a
+//! script field fails on its fields: a 400) fails that index's shards that
+//! had hits on the page: their hits are left out and they are reported in
+//! `_shards.failures`, as Elasticsearch's fetch phase does; the request
+//! fails only when every index does (or on any other error).
 
 use std::sync::Arc;
 
@@ -47,6 +54,47 @@ pub(crate) struct IndexFetch {
     pub searchers: Vec<Searcher>,
     /// The index's mapping, for the doc values scripts read.
     pub mappings: Arc<crate::mapping::Mappings>,
+    /// Why this index's hits cannot be fetched, found before any is.
+    pub failure: Option<SearchError>,
+}
+
+impl IndexFetch {
+    /// What fetching `index`'s hits needs; when `partial` (other indices
+    /// are searched too), a request error of this index's mapping is
+    /// kept as its failure instead of failing the search.
+    pub fn resolve(
+        index: &Arc<SearchIndex>,
+        req: &SearchRequest,
+        mappings: &crate::mapping::Mappings,
+        partial: bool,
+    ) -> Result<IndexFetch> {
+        let resolved = super::docvalues::resolve(&req.docvalue_fields, mappings).and_then(|d| {
+            super::fetch_fields::resolve(&req.fetch_fields, mappings).map(|f| (d, f))
+        });
+        let (docvalues, fetch, failure) = match resolved {
+            Ok((d, f)) => (d, f, None),
+            Err(e) if partial && e.status() == 400 => {
+                (DocvalueFields::default(), FetchFields::default(), Some(e))
+            }
+            Err(e) => return Err(e),
+        };
+        Ok(IndexFetch {
+            docvalues,
+            fetch,
+            searchers: super::snapshot::searchers(req.snapshot.as_ref(), index),
+            mappings: Arc::new(mappings.clone()),
+            failure,
+        })
+    }
+}
+
+/// The fetched page: its hits, in order, and the indices whose fetch
+/// failed (their hits left out).
+pub(crate) struct Fetched {
+    /// The hits, serialized.
+    pub hits: Vec<Box<RawValue>>,
+    /// The failed indices' shards.
+    pub failures: Vec<FetchFailure>,
 }
 
 /// Pages at least this long are fetched in parallel chunks.
@@ -58,17 +106,67 @@ const PARALLEL_FETCH: usize = 64;
 pub(crate) fn hits(
     indices: &[Arc<SearchIndex>],
     req: &SearchRequest,
-    per_index: &[IndexFetch],
+    per_index: &mut [IndexFetch],
     page: &[Candidate],
-) -> Result<Vec<Box<RawValue>>> {
+) -> Result<Fetched> {
+    let partial = indices.len() > 1;
+    // The first failure of each index: known before, or met on a hit.
+    let mut failed: Vec<Option<SearchError>> =
+        per_index.iter_mut().map(|f| f.failure.take()).collect();
+    let known: Vec<bool> = failed.iter().map(Option::is_some).collect();
+    let per_index = &*per_index;
     let chunks = parallel::map_chunks(page, PARALLEL_FETCH, |chunk| {
-        chunk_hits(indices, req, per_index, chunk)
+        chunk_hits(indices, req, per_index, chunk, partial, &known)
     })?;
     let mut hits = Vec::with_capacity(page.len());
     for chunk in chunks {
-        hits.extend(chunk?);
+        for (at, hit) in chunk? {
+            match hit {
+                Ok(hit) => hits.push((at, hit)),
+                Err(e) => {
+                    failed[at].get_or_insert(e);
+                }
+            }
+        }
     }
-    Ok(hits)
+    let mut failures = Vec::new();
+    for (at, error) in failed.into_iter().enumerate() {
+        // An index with no hit on the page fetches nothing, and fails nothing.
+        let Some(error) = error.filter(|_| page.iter().any(|c| c.index == at)) else {
+            continue;
+        };
+        let mut shards: Vec<usize> = page
+            .iter()
+            .filter(|c| c.index == at)
+            .map(|c| c.shard)
+            .collect();
+        shards.sort_unstable();
+        shards.dedup();
+        failures.push(FetchFailure {
+            index: indices[at].name().to_string(),
+            shards,
+            error,
+        });
+    }
+    if !failures.is_empty() && failures.len() == indices.len() {
+        return Err(failures.swap_remove(0).error);
+    }
+    let hits = hits
+        .into_iter()
+        .filter(|(at, _)| !failures.iter().any(|f| f.index == indices[*at].name()))
+        .map(|(_, hit)| hit)
+        .collect();
+    Ok(Fetched { hits, failures })
+}
+
+/// The shards of one index whose fetch failed, and why.
+pub(crate) struct FetchFailure {
+    /// The index.
+    pub index: String,
+    /// Its shards that had hits on the page, ascending.
+    pub shards: Vec<usize>,
+    /// The failure.
+    pub error: SearchError,
 }
 
 /// One hit as Elasticsearch writes it, in its key order.
@@ -95,21 +193,44 @@ struct Hit<'a> {
     sort: Option<Vec<Value>>,
 }
 
+/// The hits of `page`, each with its index's position; when `partial`, a
+/// hit that fails with a request error (400) is that error (the other
+/// indices' hits are still fetched), any other error fails the chunk.
 fn chunk_hits(
     indices: &[Arc<SearchIndex>],
     req: &SearchRequest,
     per_index: &[IndexFetch],
     page: &[Candidate],
-) -> Result<Vec<Box<RawValue>>> {
+    partial: bool,
+    known_failed: &[bool],
+) -> Result<Vec<(usize, Result<Box<RawValue>>)>> {
+    let mut hits = Vec::with_capacity(page.len());
+    for c in page {
+        if known_failed[c.index] {
+            continue;
+        }
+        match one_hit(&indices[c.index], req, &per_index[c.index], c) {
+            Ok(hit) => hits.push((c.index, Ok(hit))),
+            Err(e) if partial && e.status() == 400 => hits.push((c.index, Err(e))),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(hits)
+}
+
+/// One hit, loaded and shaped.
+fn one_hit(
+    index: &SearchIndex,
+    req: &SearchRequest,
+    fetch: &IndexFetch,
+    c: &Candidate,
+) -> Result<Box<RawValue>> {
     let (keep_id, keep_source) = match &req.stored_fields {
         None => (true, true),
         Some(StoredFields::Nothing) => (false, false),
         Some(StoredFields::Names { source_requested }) => (true, *source_requested),
     };
-    let mut hits = Vec::with_capacity(page.len());
-    for c in page {
-        let index = &indices[c.index];
-        let fetch = &per_index[c.index];
+    {
         let doc: TantivyDocument = fetch.searchers[c.shard].doc(c.addr)?;
         let fields = index.shards()[c.shard].fields();
         let stored = doc
@@ -204,7 +325,6 @@ fn chunk_hits(
             .map_err(|e| SearchError::Engine(TantivyError::InternalError(e.to_string())))?;
         req.memory
             .reserve(serialized.get().len() as u64, "<fetch_phase>")?;
-        hits.push(serialized);
+        Ok(serialized)
     }
-    Ok(hits)
 }

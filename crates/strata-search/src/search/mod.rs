@@ -114,6 +114,7 @@ pub fn count(indices: &[Arc<SearchIndex>], query: &Value, memory: &MemoryAccount
             memory,
             &nested_aggs::DocScope::Root,
             None,
+            None,
         )?);
         searchers.extend(index.shards().iter().map(|s| (i, s.searcher())));
     }

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use tantivy::query::{BooleanQuery, ConstScoreQuery, EmptyQuery, Occur, Query};
 
+use super::slice::Slice;
 use super::{query_at, search_response, SearchRequest, TrackTotalHits};
 use crate::breaker::MemoryAccount;
 use crate::error::{Result, SearchError};
@@ -51,21 +52,26 @@ impl DocScope {
 
 /// `query` for `index` over the documents of `scope`: on an index with
 /// nested objects every search is narrowed to its scope's level, so that
-/// nested documents never show as hits or in counts.
+/// nested documents never show as hits or in counts. With a `slice`, the
+/// root documents are narrowed to the slice's (a nested scope's documents
+/// to those whose root document is in it), so every pass of a sliced
+/// search (hits, aggregations, their extra passes) sees the same part.
 pub(super) fn scoped_query(
     index: &SearchIndex,
     query: &Value,
     memory: &MemoryAccount,
     scope: &DocScope,
     runtime: Option<&ScriptedFields>,
+    slice: Option<&Slice>,
 ) -> Result<Box<dyn Query>> {
     let q = query_at(index, query, memory, scope.path(), runtime)?;
     let marks = index.shards()[0].fields().nested;
     match (scope, marks) {
         (DocScope::Root, Some(marks)) if index.has_nested_mapping() => {
+            let q = Slice::narrow(slice, q, index)?;
             Ok(Box::new(LevelQuery::new(Level::Root, marks, q)))
         }
-        (DocScope::Root, _) => Ok(q),
+        (DocScope::Root, _) => Slice::narrow(slice, q, index),
         (
             DocScope::Nested {
                 path,
@@ -74,7 +80,7 @@ pub(super) fn scoped_query(
             },
             Some(marks),
         ) => {
-            let parents = scoped_query(index, parent_query, memory, parent, runtime)?;
+            let parents = scoped_query(index, parent_query, memory, parent, runtime, slice)?;
             let children = ChildrenOf::new(path, Level::of(parent.path()), marks, parents);
             Ok(Box::new(BooleanQuery::new(vec![
                 (Occur::Must, q),

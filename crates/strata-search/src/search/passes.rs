@@ -36,7 +36,7 @@ pub(super) fn run_deferred(
                 "[top_hits] aggregation [{name}] below a [nested] aggregation is not supported by this server"
             )));
         }
-        return top_hits::run(indices, name, &body["top_hits"], &query, &req.memory);
+        return top_hits::run(indices, name, &body["top_hits"], &query, req);
     }
     if scan_aggs::is_scanned(kind) {
         let env = scan_aggs::ScanEnv {
@@ -105,6 +105,7 @@ pub(super) fn data_bounds(
     }))?;
     pass.scope = req.scope.clone();
     pass.snapshot = req.snapshot.clone();
+    pass.slice = req.slice.clone();
     let result = search_once(indices, &pass)?.body;
     for (i, field) in fields.iter().enumerate() {
         let edge = |e: &str| result["aggregations"][format!("{e}\u{1f}{i}")]["value"].as_f64();

@@ -5,12 +5,14 @@
 //! `_shards.failures` (one entry per index, its first shard, as
 //! Elasticsearch groups equal failures), as Elasticsearch does. When every
 //! index fails, the first failure is the request's error; errors other
-//! than a 400 (memory, engine) always fail the request.
+//! than a 400 (memory, engine) always fail the request. The fetch phase's
+//! failures (`fetch_phase`) are reported here too.
 
 use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use super::fetch_phase::FetchFailure;
 use super::nested_aggs;
 use super::request::SearchRequest;
 use crate::error::{Result, SearchError};
@@ -39,8 +41,15 @@ pub(super) fn split(
         // ends: a hostile query trips the breaker here too (a 429 fails
         // the request), and nothing is counted twice.
         let probe = req.memory.part();
-        match nested_aggs::scoped_query(index, &req.query, &probe, &req.scope, Some(&req.scripted))
-        {
+        let built = nested_aggs::scoped_query(
+            index,
+            &req.query,
+            &probe,
+            &req.scope,
+            Some(&req.scripted),
+            req.slice.as_ref(),
+        );
+        match built {
             Ok(_) => ok.push(Arc::clone(index)),
             Err(e) if e.status() == 400 => failed.push(FailedIndex {
                 name: index.name().to_string(),
@@ -57,24 +66,57 @@ pub(super) fn split(
 }
 
 /// Counts `failed` in the response's `_shards` and lists them in
-/// `failures` (`shard`, `index`, `reason`; the front end adds `node`).
+/// `failures` (`shard`, `index`, `reason`; the front end adds `node`):
+/// their shards were not searched, so they add to `total` too.
 pub(super) fn report(body: &mut Value, failed: &[FailedIndex]) {
-    if failed.is_empty() {
-        return;
-    }
-    let count: usize = failed.iter().map(|f| f.shards).sum();
-    let shards = &mut body["_shards"];
-    let total = shards["total"].as_u64().unwrap_or(0) + count as u64;
-    shards["total"] = json!(total);
-    shards["failed"] = json!(count);
-    shards["failures"] = failed
+    let entries = failed
         .iter()
-        .map(|f| {
-            json!({
-                "shard": 0,
-                "index": f.name,
-                "reason": {"type": f.error.es_type(), "reason": f.error.to_string()},
-            })
-        })
-        .collect();
+        .map(|f| (f.name.as_str(), 0, f.shards, &f.error));
+    add(body, entries, false);
+}
+
+/// Counts the shards whose fetch failed (searched, so already in `total`
+/// and counted `successful`) as failed, and lists them in `failures`.
+pub(super) fn report_fetch(body: &mut Value, failed: &[FetchFailure]) {
+    let entries = failed.iter().map(|f| {
+        let first = f.shards.first().copied().unwrap_or(0);
+        (f.index.as_str(), first, f.shards.len(), &f.error)
+    });
+    add(body, entries, true);
+}
+
+/// Adds failures `(index, first shard, shards, error)` to `_shards`: one
+/// entry per index (Elasticsearch groups equal failures of an index),
+/// counting its shards; `searched` shards move from `successful` to
+/// `failed`, the others add to `total`.
+fn add<'a>(
+    body: &mut Value,
+    entries: impl Iterator<Item = (&'a str, usize, usize, &'a SearchError)>,
+    searched: bool,
+) {
+    let shards = &mut body["_shards"];
+    let count = |key: &str, shards: &Value| shards[key].as_u64().unwrap_or(0);
+    for (index, first, n, error) in entries {
+        let n = n as u64;
+        let (total, successful, failed) = (
+            count("total", shards),
+            count("successful", shards),
+            count("failed", shards),
+        );
+        if searched {
+            shards["successful"] = json!(successful.saturating_sub(n));
+        } else {
+            shards["total"] = json!(total + n);
+        }
+        shards["failed"] = json!(failed + n);
+        let entry = json!({
+            "shard": first,
+            "index": index,
+            "reason": {"type": error.es_type(), "reason": error.to_string()},
+        });
+        match shards.get_mut("failures").and_then(Value::as_array_mut) {
+            Some(list) => list.push(entry),
+            None => shards["failures"] = json!([entry]),
+        }
+    }
 }

@@ -19,8 +19,8 @@ use super::index_query::{now_millis, query_for};
 use super::request::{SearchRequest, TrackTotalHits};
 use super::response::{self, SearchResponse};
 use super::{
-    aggs, bucket_limit, date_histogram, deferred, docvalues, fetch_fields, fetch_phase, geo_aggs,
-    nested_aggs, own_aggs, parallel, passes, ranking, runtime_aggs, runtime_sort, sort,
+    aggs, bucket_limit, date_histogram, deferred, fetch_phase, geo_aggs, nested_aggs, own_aggs,
+    parallel, passes, ranking, runtime_aggs, runtime_sort, sort,
 };
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
@@ -107,8 +107,8 @@ pub(super) fn search_once(
             &req.memory,
             &req.scope,
             Some(&req.scripted),
+            req.slice.as_ref(),
         )?;
-        let q = super::slice::Slice::narrow(req.slice.as_ref(), q, index)?;
         let mappings = index.mappings();
         req.scripted
             .validate_usage(&mappings, &[rest_aggs.as_ref().unwrap_or(&Value::Null)])?;
@@ -126,15 +126,10 @@ pub(super) fn search_once(
             query_for(index, q)?;
         }
         own.prepare(index)?;
-        per_index.push(fetch_phase::IndexFetch {
-            docvalues: docvalues::resolve(&req.docvalue_fields, &mappings)?,
-            fetch: fetch_fields::resolve(&req.fetch_fields, &mappings)?,
-            searchers: match req.snapshot.as_ref().and_then(|p| p.searchers_of(index)) {
-                Some(pinned) => pinned.to_vec(),
-                None => index.shards().iter().map(|s| s.searcher()).collect(),
-            },
-            mappings: Arc::new(mappings.clone()),
-        });
+        let partial = indices.len() > 1;
+        per_index.push(fetch_phase::IndexFetch::resolve(
+            index, req, &mappings, partial,
+        )?);
         rank_by.push(if by_score && after.is_none() {
             None
         } else {
@@ -322,7 +317,7 @@ pub(super) fn search_once(
         .take(req.size)
         .collect();
     let fetch_started = Instant::now();
-    let hits = fetch_phase::hits(indices, req, &per_index, &page)?;
+    let fetched = fetch_phase::hits(indices, req, &mut per_index, &page)?;
     let fetch_took = fetch_started.elapsed();
 
     // The hits stand apart from the body (see `SearchResponse`).
@@ -341,6 +336,7 @@ pub(super) fn search_once(
         "_shards": {"total": shard_count, "successful": shard_count, "skipped": 0, "failed": 0},
         "hits": hits_obj,
     });
+    super::shard_failures::report_fetch(&mut response, &fetched.failures);
     let runner = |filters: &[Value], name: &str, kind: &str, body: &Value| {
         passes::run_deferred(indices, req, filters, name, kind, body)
     };
@@ -391,7 +387,7 @@ pub(super) fn search_once(
     }
     Ok(SearchResponse {
         body: response,
-        hits,
+        hits: fetched.hits,
         fetch_took,
     })
 }

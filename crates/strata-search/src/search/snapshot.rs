@@ -29,6 +29,15 @@ pub fn shard_doc_base(shard: u32, segment: u32) -> i64 {
         | (i64::from(segment % MAX_SEGMENTS) << SEGMENT_SHIFT)
 }
 
+/// The searchers a search of `index` reads: those `snapshot` pinned (a
+/// scroll's or point in time's), else the current ones.
+pub fn searchers(snapshot: Option<&Arc<Snapshot>>, index: &Arc<SearchIndex>) -> Vec<Searcher> {
+    match snapshot.and_then(|p| p.searchers_of(index)) {
+        Some(pinned) => pinned.to_vec(),
+        None => index.shards().iter().map(|s| s.searcher()).collect(),
+    }
+}
+
 /// Searchers pinned per index, aligned with the indices.
 pub struct Snapshot {
     indices: Vec<Arc<SearchIndex>>,

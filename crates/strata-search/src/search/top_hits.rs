@@ -11,7 +11,6 @@ use std::sync::Arc;
 use serde_json::{json, Map, Value};
 
 use super::{search, SearchRequest, TrackTotalHits};
-use crate::breaker::MemoryAccount;
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
 
@@ -62,17 +61,20 @@ fn request(name: &str, body: &Value, query: &Value) -> Result<SearchRequest> {
     Ok(parsed)
 }
 
-/// Runs `top_hits` `name` over the documents matching `query`, its hits
-/// reserved on `memory` (the search's).
+/// Runs `top_hits` `name` over the documents matching `query` in the
+/// snapshot and slice of `outer` (the search it is part of), its hits
+/// reserved on the search's memory.
 pub fn run(
     indices: &[Arc<SearchIndex>],
     name: &str,
     body: &Value,
     query: &Value,
-    memory: &MemoryAccount,
+    outer: &SearchRequest,
 ) -> Result<Value> {
     let mut req = request(name, body, query)?;
-    req.memory = memory.clone();
+    req.memory = outer.memory.clone();
+    req.snapshot = outer.snapshot.clone();
+    req.slice = outer.slice.clone();
     let response = search(indices, &req)?;
     Ok(json!({ "hits": response["hits"] }))
 }

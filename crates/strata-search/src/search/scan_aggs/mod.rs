@@ -127,8 +127,10 @@ impl ScanEnv<'_> {
                 &self.req.memory,
                 &self.req.scope,
                 Some(&self.req.scripted),
+                self.req.slice.as_ref(),
             )?);
-            searchers.extend(index.shards().iter().map(|s| (i, s.searcher())));
+            let pinned = super::snapshot::searchers(self.req.snapshot.as_ref(), index);
+            searchers.extend(pinned.into_iter().map(|s| (i, s)));
         }
         let parts: Vec<_> = searchers
             .iter()
@@ -218,9 +220,11 @@ pub(crate) fn check_keys(name: &str, kind: &str, params: &Value, allowed: &[&str
                 )));
             }
             if !allowed.contains(&k.as_str()) {
-                return Err(SearchError::parsing(format!(
-                    "[{kind}] unknown field [{k}] in aggregation [{name}]"
-                )));
+                // Elasticsearch 8's declarative parsers' error.
+                return Err(SearchError::FieldParse {
+                    reason: format!("[{kind}] unknown field [{k}]"),
+                    cause: None,
+                });
             }
         }
     }

@@ -7,6 +7,8 @@
 use serde_json::{json, Map, Value};
 use strata_search::SearchError;
 
+use crate::body_position::{self, Position, Token};
+
 /// A failed request.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -18,6 +20,9 @@ pub enum EsError {
         source: SearchError,
         /// The index the request was about.
         index: Option<String>,
+        /// Where in the request body a parse error happened
+        /// ([`EsError::located`]).
+        position: Option<Position>,
     },
     /// A body that is not valid JSON (`x_content_parse_exception`).
     XContentParse(String),
@@ -110,6 +115,7 @@ impl From<SearchError> for EsError {
         EsError::Search {
             source,
             index: None,
+            position: None,
         }
     }
 }
@@ -121,11 +127,43 @@ impl EsError {
             EsError::Search {
                 source,
                 index: None,
+                position,
             } => EsError::Search {
                 source,
                 index: Some(name.to_string()),
+                position,
             },
             other => other,
+        }
+    }
+
+    /// A request parse error (`parsing_exception`,
+    /// `x_content_parse_exception` of the engine) with the position in
+    /// `body` (the request's JSON) of the key or value it names, as
+    /// Elasticsearch reports it; other errors as they are.
+    pub fn located(self, body: &[u8]) -> EsError {
+        let EsError::Search {
+            source,
+            index,
+            position: None,
+        } = self
+        else {
+            return self;
+        };
+        let reason = source.to_string();
+        let token = match source.es_type() {
+            "x_content_parse_exception" if reason.contains("failed to parse field") => {
+                Some(Token::Value)
+            }
+            "x_content_parse_exception" => Some(Token::Key),
+            "parsing_exception" => Some(Token::Value),
+            _ => None,
+        };
+        let position = token.and_then(|t| body_position::locate(body, &reason, t));
+        EsError::Search {
+            source,
+            index,
+            position,
         }
     }
 
@@ -188,6 +226,13 @@ impl EsError {
     /// The human-readable `reason`.
     pub fn reason(&self) -> String {
         match self {
+            EsError::Search {
+                source,
+                position: Some(at),
+                ..
+            } if source.es_type() == "x_content_parse_exception" => {
+                format!("[{}:{}] {source}", at.line, at.col)
+            }
             EsError::Search { source, .. } => source.to_string(),
             EsError::XContentParse(m)
             | EsError::Parse(m)
@@ -275,7 +320,16 @@ impl EsError {
             cause.insert("failed_shards".into(), json!([failed]));
             cause.insert("caused_by".into(), shard_cause);
         }
-        if let EsError::Search { source, index } = self {
+        if let EsError::Search {
+            source,
+            index,
+            position,
+        } = self
+        {
+            if let (Some(at), "parsing_exception") = (position, source.es_type()) {
+                cause.insert("line".into(), json!(at.line));
+                cause.insert("col".into(), json!(at.col));
+            }
             let name = source.index().map(str::to_string).or_else(|| index.clone());
             if let SearchError::IndexNotFound(n) = source {
                 cause.insert("resource.type".into(), json!("index_or_alias"));
@@ -429,119 +483,4 @@ impl std::error::Error for EsError {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn index_not_found_has_elasticsearch_shape() {
-        let e = EsError::from(SearchError::IndexNotFound("logs".into()));
-        let body = e.body();
-        assert_eq!(body["status"], 404);
-        assert_eq!(body["error"]["type"], "index_not_found_exception");
-        assert_eq!(
-            body["error"]["root_cause"][0]["type"],
-            "index_not_found_exception"
-        );
-        assert_eq!(body["error"]["index"], "logs");
-        assert_eq!(body["error"]["resource.id"], "logs");
-    }
-
-    #[test]
-    fn conflicts_name_the_index_from_context() {
-        let e = EsError::from(SearchError::VersionConflict {
-            id: "1".into(),
-            detail: "document already exists".into(),
-        })
-        .in_index("logs");
-        assert_eq!(e.status(), 409);
-        assert_eq!(e.body()["error"]["index"], "logs");
-    }
-
-    #[test]
-    fn breaker_errors_are_429_with_their_sizes() {
-        let e = EsError::from(SearchError::CircuitBreaking {
-            reason: "[parent] Data too large".into(),
-            bytes_wanted: 10,
-            bytes_limit: 5,
-        });
-        let body = e.body();
-        assert_eq!(body["status"], 429);
-        let cause = &body["error"]["root_cause"][0];
-        assert_eq!(cause["type"], "circuit_breaking_exception");
-        assert_eq!(cause["bytes_wanted"], 10);
-        assert_eq!(cause["bytes_limit"], 5);
-        assert_eq!(cause["durability"], "TRANSIENT");
-        assert_eq!(body["error"]["durability"], "TRANSIENT");
-    }
-
-    #[test]
-    fn shard_failures_are_search_phase_execution_exceptions() {
-        let e = EsError::from(SearchError::QueryShard(
-            "Failed to parse query [a:(]".into(),
-        ))
-        .on_shards(Some("r1"));
-        let body = e.body();
-        assert_eq!(body["status"], 400);
-        let error = &body["error"];
-        assert_eq!(error["type"], "search_phase_execution_exception");
-        assert_eq!(error["reason"], "all shards failed");
-        assert_eq!(error["phase"], "query");
-        assert_eq!(error["grouped"], true);
-        assert_eq!(error["root_cause"][0]["type"], "query_shard_exception");
-        assert_eq!(error["root_cause"][0]["index"], "r1");
-        assert_eq!(error["caused_by"]["type"], "query_shard_exception");
-        assert_eq!(error["failed_shards"][0]["index"], "r1");
-        assert_eq!(
-            error["failed_shards"][0]["reason"]["type"],
-            "query_shard_exception"
-        );
-        // A missing scroll keeps its 404; request parse errors stay bare.
-        let missing = EsError::SearchContextMissing("No search context found for id [7]".into());
-        assert_eq!(missing.on_shards(None).status(), 404);
-        let parse = EsError::from(SearchError::Parsing("unknown query [x]".into()));
-        assert_eq!(parse.on_shards(Some("r1")).es_type(), "parsing_exception");
-    }
-
-    #[test]
-    fn update_script_errors_are_rooted_at_failed_to_execute_script() {
-        let lang = SearchError::IllegalArgument("script_lang not supported [expression]".into());
-        let e = EsError::from(SearchError::UpdateScript(Box::new(lang))).in_index("r1");
-        let body = e.body();
-        assert_eq!(
-            body["error"]["root_cause"],
-            json!([{"type": "illegal_argument_exception", "reason": "failed to execute script"}])
-        );
-        assert_eq!(body["error"]["reason"], "failed to execute script");
-        assert_eq!(
-            body["error"]["caused_by"],
-            json!({"type": "illegal_argument_exception", "reason": "script_lang not supported [expression]"})
-        );
-    }
-
-    #[test]
-    fn field_parse_errors_carry_their_cause() {
-        let e = EsError::from(SearchError::FieldParse {
-            reason: "[date_histogram] failed to parse field [calendar_interval]".into(),
-            cause: Some(Box::new(SearchError::IllegalArgument(
-                "bad interval".into(),
-            ))),
-        });
-        let body = e.body();
-        assert_eq!(body["status"], 400);
-        assert_eq!(body["error"]["type"], "x_content_parse_exception");
-        assert_eq!(body["error"]["caused_by"]["reason"], "bad interval");
-        assert!(body["error"]["root_cause"][0].get("caused_by").is_none());
-    }
-
-    #[test]
-    fn no_handler_is_a_400_naming_uri_and_method() {
-        let e = EsError::NoHandler {
-            uri: "/a/b/c".into(),
-            method: "GET".into(),
-        };
-        assert_eq!(e.status(), 400);
-        assert!(e
-            .reason()
-            .contains("no handler found for uri [/a/b/c] and method [GET]"));
-    }
-}
+mod tests;
