@@ -210,7 +210,13 @@ pub fn run(args: &DurableCacheArgs) -> Result<PathBuf, LabError> {
                         continue;
                     }
                 }
-                rt.block_on(pinned_round(&mut run, common, &sizes, (round, label), *target))?;
+                rt.block_on(pinned_round(
+                    &mut run,
+                    common,
+                    &sizes,
+                    (round, label),
+                    *target,
+                ))?;
             }
         }
     }
@@ -465,7 +471,6 @@ fn tables(run: &mut Run, missing: &[&str]) {
         );
         run.results.tables.push(t);
     }
-
 }
 
 fn r_x(r: Option<f64>) -> String {

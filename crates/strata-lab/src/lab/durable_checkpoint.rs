@@ -132,8 +132,10 @@ async fn timeline(
         Kind::Checkpoint => "checkpoint under load",
         Kind::Control => "control run, no checkpoint",
     };
-    run.progress
-        .step(label, &format!("round {}: {what} ({})", round + 1, pair + 1));
+    run.progress.step(
+        label,
+        &format!("round {}: {what} ({})", round + 1, pair + 1),
+    );
     let argv = [
         "--ratio=1:9".to_owned(),
         format!("--key-max={}", load.keys),
@@ -184,13 +186,11 @@ async fn timeline(
     let timeline = result?.timeline.unwrap_or_default();
     let span = span?;
     let during_run = checkpoints(resp_port).await? - before;
-    let mut figures: BTreeMap<String, f64> = [
-        ("pair", pair as f64),
-        ("checkpoints_finished", during_run),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_owned(), v))
-    .collect();
+    let mut figures: BTreeMap<String, f64> =
+        [("pair", pair as f64), ("checkpoints_finished", during_run)]
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v))
+            .collect();
     let all: Vec<f64> = timeline.iter().map(|s| s.ops_per_sec).collect();
     if let Some(m) = median(&all) {
         figures.insert("median_ops".into(), m);
@@ -297,7 +297,10 @@ fn pooled(run: &Run) -> (Vec<f64>, Vec<f64>, usize) {
         }) else {
             continue;
         };
-        if c.figures.get("checkpoints_finished").is_some_and(|&n| n > 0.0) {
+        if c.figures
+            .get("checkpoints_finished")
+            .is_some_and(|&n| n > 0.0)
+        {
             spoiled += 1;
             continue;
         }
@@ -351,7 +354,10 @@ pub fn tables(run: &mut Run, skipped: &dyn Fn(&str) -> bool) {
     }
     let s = CONTROLLED;
     let dip = cp.get(s, "lowest / median");
-    let recovered = ratio(cp.get(s, "median ops/s after"), cp.get(s, "median ops/s outside"));
+    let recovered = ratio(
+        cp.get(s, "median ops/s after"),
+        cp.get(s, "median ops/s outside"),
+    );
     cp.verdict = match (dip, recovered) {
         (Some(d), Some(r)) => format!(
             "The seed: a checkpoint causes a visible, temporary throughput dip. Here Strata's \
@@ -394,9 +400,7 @@ fn against_control(run: &Run) -> Table {
         .collect();
     t.push(CONTROLLED, cells, None);
     let spoiled = if spoiled > 0 {
-        format!(
-            " {spoiled} control run(s) were left out: an automatic checkpoint ran during them."
-        )
+        format!(" {spoiled} control run(s) were left out: an automatic checkpoint ran during them.")
     } else {
         String::new()
     };
