@@ -19,6 +19,7 @@ use clap::{Args, ValueEnum};
 
 use super::common::{runtime, secs, CommonArgs};
 use super::durable_checkpoint::{self as checkpoint, CHECKPOINTED};
+use super::durable_control as control;
 use super::durable_pinned as pinned;
 use super::kv_step::{kv, size_arg, At};
 use super::peers::{available, PeerKind, PeerProcess, Server};
@@ -226,8 +227,8 @@ pub fn run(args: &DurableCacheArgs) -> Result<PathBuf, LabError> {
         plots(&mut run);
     }
     if args.runs(Part::Checkpoint) {
-        checkpoint::tables(&mut run, &skipped);
-        checkpoint::plots(&mut run);
+        control::tables(&mut run, &skipped);
+        control::plots(&mut run);
     }
     if args.runs(Part::Pinned) {
         let why = pinned_possible.err();

@@ -14,8 +14,8 @@
 //! - `kv_step`: one `bench kv` step recorded as a measurement.
 //! - [`publish`]: `strata lab publish`, docs/benchmarks.md's figures from runs.
 //! - One file per experiment: `kv_placement` (seed 001), `durable_cache` (004;
-//!   its checkpoint timelines in `durable_checkpoint`, its pinned comparison in
-//!   `durable_pinned`),
+//!   its checkpoint timelines in `durable_checkpoint`, their tables and plots in
+//!   `durable_control`, its pinned comparison in `durable_pinned`),
 //!   `oltp` (003), `search_tiers` (000), `swap` (002).
 //!
 //! Experiments that run in process on other Strata crates (TPC-C, analytics) reach
@@ -25,6 +25,7 @@
 pub mod common;
 mod durable_cache;
 mod durable_checkpoint;
+mod durable_control;
 mod durable_pinned;
 pub mod kv_placement;
 mod kv_step;
