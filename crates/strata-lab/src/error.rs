@@ -106,6 +106,16 @@ pub enum LabError {
     #[error("benchmark check failed: {0}")]
     Check(String),
 
+    /// A process's threads could not be pinned to a core (`sched_setaffinity`).
+    #[error("could not pin {what} to a core: {source}")]
+    Affinity {
+        /// The process, e.g. `the server (pid 123)`.
+        what: String,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+
     /// The experiment needs an engine this build does not contain.
     #[error("{0}")]
     NotAvailable(String),

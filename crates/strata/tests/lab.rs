@@ -175,6 +175,27 @@ fn every_experiment_runs_in_quick_mode() {
     }
     let cp = dc.table("Checkpoint under a 1:9 load").unwrap();
     assert!(cp.get("strata, async logging", "checkpoint s").is_some());
+    // Issue 35: the checkpoint against a control run of the same load, both plotted.
+    let control = dc
+        .table("Checkpoint against interleaved control runs")
+        .unwrap();
+    for column in ["p5 ratio", "median ratio"] {
+        let r = control.get("strata, async logging", column);
+        assert!(r.is_some_and(|r| r > 0.0), "{column}: {r:?}");
+    }
+    assert!(dc
+        .measurements
+        .iter()
+        .any(|m| m.config == "strata, async logging" && m.step == "control"));
+    assert!(dc.plots.iter().any(|p| p == "checkpoint-vs-control.png"));
+    // Sync logging against Redis always, pinned: measured, or skipped with a reason.
+    let pinned = dc
+        .table("Sync logging against Redis always, pinned")
+        .unwrap();
+    assert!(
+        pinned.get("strata, sync logging", "ops/s").is_some()
+            || dc.skipped.iter().any(|s| s.config.contains("pinned"))
+    );
 
     let oltp = quick("oltp", &out.path().join("oltp"), &[]);
     assert!(

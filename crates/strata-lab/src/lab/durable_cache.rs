@@ -4,23 +4,66 @@
 //! and average/p90/p95/p99 latency, beside Redis (no AOF, `appendfsync
 //! everysec`, `appendfsync always`), memcached and, when `scripts/peers/arcus`
 //! has built it, ARCUS itself (`use_persistence` false, and true with
-//! `async_logging` true or false); then a checkpoint under a 1:9
-//! load as a per-second timeline (Strata async and Redis everysec, BGSAVE).
+//! `async_logging` true or false); then a checkpoint under a 1:9 load as a
+//! per-second timeline (Strata async and Redis everysec, BGSAVE), Strata's
+//! against interleaved control runs without one (`durable_checkpoint`); and
+//! Strata's sync logging against Redis `appendfsync always` with server and
+//! client pinned to their own cores (`durable_pinned`).
 //!
 //! Strata, memcached and ARCUS are driven over the memcached text protocol, Redis over RESP, all by the same `bench kv` client.
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
 
 use super::common::{runtime, secs, CommonArgs};
+use super::durable_checkpoint::{self as checkpoint, CHECKPOINTED};
+use super::durable_control as control;
+use super::durable_pinned as pinned;
 use super::kv_step::{kv, size_arg, At};
 use super::peers::{available, PeerKind, PeerProcess, Server};
-use super::plot::{bar_chart, line_chart, Bars, Line};
-use super::run::{Measurement, Run};
+use super::plot::{bar_chart, Bars};
+use super::run::Run;
 use super::table::{number, ratio, Cell, Table};
 use crate::kv::Protocol;
 use crate::spawn::ServerProcess;
 use crate::LabError;
+
+/// `strata lab durable-cache`'s options.
+#[derive(Debug, Clone, Args)]
+pub struct DurableCacheArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub common: CommonArgs,
+
+    /// Run one part only [default: all three].
+    #[arg(long, value_enum)]
+    pub only: Option<Part>,
+
+    /// Checkpointed runs of Strata per round, each alternated with a control
+    /// run of the same length and load without a checkpoint [default: 3, 1 with --quick].
+    #[arg(long)]
+    pub pairs: Option<usize>,
+}
+
+/// A part of the experiment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Part {
+    /// The memtier-style phases of every configuration (throughput and latency tables).
+    Phases,
+    /// The checkpoint timelines (after the insert phase fills the keys), Strata's
+    /// against its control runs.
+    Checkpoint,
+    /// Sync logging against Redis `appendfsync always`, set-only, pinned to cores.
+    Pinned,
+}
+
+impl DurableCacheArgs {
+    fn runs(&self, part: Part) -> bool {
+        self.only.is_none_or(|only| only == part)
+    }
+}
 
 /// A configuration: Strata in a persistence mode, or a peer.
 #[derive(Debug, Clone, Copy)]
@@ -58,16 +101,8 @@ pub const PHASES: [(&str, &str); 5] = [
     ("5:5", "5:5"),
 ];
 
-/// Configurations whose checkpoint under load is timed.
-const CHECKPOINTED: [&str; 2] = ["strata, async logging", "redis, appendfsync everysec"];
-
-/// A configuration's per-second points and its checkpoint's span.
-type Timeline = (String, Vec<(f64, f64)>, (f64, f64));
-
 /// Title of the throughput table.
 pub const THROUGHPUT: &str = "Throughput per persistence mode";
-/// Title of the checkpoint table.
-pub const CHECKPOINT: &str = "Checkpoint under a 1:9 load";
 
 struct Sizes {
     keys: u64,
@@ -75,6 +110,8 @@ struct Sizes {
     measure: f64,
     connections: usize,
     timeline: f64,
+    pairs: usize,
+    pinned: f64,
 }
 
 impl Sizes {
@@ -86,6 +123,8 @@ impl Sizes {
                 measure: 0.5,
                 connections: 16,
                 timeline: 3.0,
+                pairs: 1,
+                pinned: 0.5,
             }
         } else {
             Self {
@@ -94,6 +133,8 @@ impl Sizes {
                 measure: 10.0,
                 connections: 50,
                 timeline: 30.0,
+                pairs: 3,
+                pinned: 10.0,
             }
         }
     }
@@ -104,25 +145,47 @@ impl Sizes {
 }
 
 /// Runs the experiment.
-pub fn run(common: &CommonArgs) -> Result<PathBuf, LabError> {
-    let sizes = Sizes::new(common.quick);
+pub fn run(args: &DurableCacheArgs) -> Result<PathBuf, LabError> {
+    let common = &args.common;
+    let mut sizes = Sizes::new(common.quick);
+    if let Some(pairs) = args.pairs {
+        sizes.pairs = pairs.max(1);
+    }
     let rounds = common.rounds();
-    let planned =
-        (sizes.per_config() * CONFIGS.len() as u32 + secs(sizes.timeline) * 2) * rounds as u32;
-    let mut run = Run::start("durable-cache", "004", common, planned)?;
+    let timelines = secs(sizes.timeline) * (2 * sizes.pairs as u32 + 1);
+    let per_round = [
+        (Part::Phases, sizes.per_config() * CONFIGS.len() as u32),
+        (Part::Checkpoint, timelines + sizes.per_config() / 4),
+        (Part::Pinned, secs(2.0 * (sizes.pinned + 1.0))),
+    ]
+    .into_iter()
+    .filter(|(part, _)| args.runs(*part))
+    .map(|(_, d)| d)
+    .sum::<Duration>();
+    let mut run = Run::start("durable-cache", "004", common, per_round * rounds as u32)?;
     run.param("keys", sizes.keys);
     run.param("value_size", sizes.value);
     run.param("measure_secs_per_phase", sizes.measure);
     run.param("connections", sizes.connections);
     run.param("checkpoint_timeline_secs", sizes.timeline);
+    run.param("checkpoint_control_pairs_per_round", sizes.pairs);
+    run.param("pinned_secs", sizes.pinned);
+    if let Some(only) = args.only {
+        run.param("only", format!("{only:?}").to_lowercase());
+    }
     run.param(
         "strata",
         "strata serve --threads 1 --eviction off, memcached text protocol",
     );
+    let pinned_possible = pinned::possible(&run);
     let rt = runtime()?;
     let mut missing = Vec::new();
     for round in 0..rounds {
         for &(label, target) in &CONFIGS {
+            let checkpointed = args.runs(Part::Checkpoint) && CHECKPOINTED.contains(&label);
+            if !args.runs(Part::Phases) && !checkpointed {
+                continue;
+            }
             if let Target::Peer(kind) = target {
                 if let Err(why) = available(kind) {
                     if round == 0 {
@@ -132,12 +195,48 @@ pub fn run(common: &CommonArgs) -> Result<PathBuf, LabError> {
                     continue;
                 }
             }
-            rt.block_on(config(&mut run, common, &sizes, round, label, target))?;
+            rt.block_on(config(&mut run, args, &sizes, (round, label), target))?;
             run.progress.done(sizes.per_config());
         }
+        if args.runs(Part::Pinned) {
+            if let Err(why) = &pinned_possible {
+                if round == 0 {
+                    run.skip(pinned::PINNED, why);
+                }
+                continue;
+            }
+            for (label, target) in CONFIGS.iter().filter(|c| pinned::ROWS.contains(&c.0)) {
+                if let Target::Peer(kind) = target {
+                    if available(*kind).is_err() {
+                        continue;
+                    }
+                }
+                rt.block_on(pinned_round(
+                    &mut run,
+                    common,
+                    &sizes,
+                    (round, label),
+                    *target,
+                ))?;
+            }
+        }
     }
-    tables(&mut run, &missing);
-    plots(&mut run);
+    let skipped = |label: &str| missing.contains(&label);
+    if args.runs(Part::Phases) {
+        tables(&mut run, &missing);
+        plots(&mut run);
+    }
+    if args.runs(Part::Checkpoint) {
+        control::tables(&mut run, &skipped);
+        control::plots(&mut run);
+    }
+    if args.runs(Part::Pinned) {
+        let why = pinned_possible.err();
+        pinned::table(&mut run, &|label| {
+            why.clone()
+                .or_else(|| skipped(label).then(|| "not installed".into()))
+        });
+    }
     run.finish(
         "The seed measured ARCUS (memcached with a command log and snapshots) with persistence \
          off, asynchronous and synchronous logging under memtier_benchmark's phases, and a \
@@ -146,6 +245,36 @@ pub fn run(common: &CommonArgs) -> Result<PathBuf, LabError> {
          modes and memcached; the data directory's measured \
          fsync latency (above) bounds what synchronous logging can do.",
     )
+}
+
+/// One round of the pinned comparison for one server (see `durable_pinned`).
+async fn pinned_round(
+    run: &mut Run,
+    common: &CommonArgs,
+    sizes: &Sizes,
+    (round, label): (usize, &str),
+    target: Target,
+) -> Result<(), LabError> {
+    let (server, protocol, command) = start(run, common, sizes, target).await?;
+    if round == 0 {
+        run.note(format!("{label}, pinned: {command}"));
+    }
+    let pid = server
+        .pid()
+        .ok_or_else(|| LabError::Config(format!("{label}: the server is not running")))?;
+    let argv = [
+        "--ratio=1:0".to_owned(),
+        format!("--key-max={}", sizes.keys),
+        format!("--value-size={}", sizes.value),
+        format!("--connections={}", sizes.connections),
+        "--key-prefix=memtier-".into(),
+        format!("--duration={}", sizes.pinned),
+        format!("--seed={}", round + 1),
+    ];
+    let port = server.port(protocol);
+    let measured = pinned::measure(run, (label, round), (pid, port, protocol), &argv).await;
+    server.stop().await?;
+    measured
 }
 
 async fn start(
@@ -195,14 +324,16 @@ async fn start(
     }
 }
 
+/// One configuration's round: the phases (or, with `--only checkpoint`, the
+/// insert that fills the keys), then the checkpoint timelines if it has them.
 async fn config(
     run: &mut Run,
-    common: &CommonArgs,
+    args: &DurableCacheArgs,
     sizes: &Sizes,
-    round: usize,
-    label: &str,
+    (round, label): (usize, &str),
     target: Target,
 ) -> Result<(), LabError> {
+    let common = &args.common;
     run.progress
         .step(label, &format!("round {}: starting", round + 1));
     let (server, protocol, command) = start(run, common, sizes, target).await?;
@@ -211,7 +342,12 @@ async fn config(
     }
     let port = server.port(protocol);
     let keys = sizes.keys.to_string();
-    for (step, ratio) in PHASES {
+    let phases = if args.runs(Part::Phases) {
+        &PHASES[..]
+    } else {
+        &PHASES[..1]
+    };
+    for &(step, ratio) in phases {
         run.progress
             .step(label, &format!("round {}: {step}", round + 1));
         let mut argv = vec![
@@ -245,126 +381,21 @@ async fn config(
         )
         .await?;
     }
-    if CHECKPOINTED.contains(&label) {
-        checkpoint(
-            run,
-            sizes,
-            round,
-            label,
-            (port, server.port(Protocol::Resp), protocol),
-        )
-        .await?;
-    }
-    server.stop().await
-}
-
-/// A 1:9 load with a per-second timeline; BGSAVE a third of the way in, `INFO
-/// persistence` polled every 50 ms to see when the checkpoint ends.
-async fn checkpoint(
-    run: &mut Run,
-    sizes: &Sizes,
-    round: usize,
-    label: &str,
-    (port, resp_port, protocol): (u16, u16, Protocol),
-) -> Result<(), LabError> {
-    run.progress.step(
-        label,
-        &format!("round {}: checkpoint under load", round + 1),
-    );
-    let argv = [
-        "--ratio=1:9".to_owned(),
-        format!("--key-max={}", sizes.keys),
-        format!("--value-size={}", sizes.value),
-        format!("--connections={}", sizes.connections),
-        "--key-prefix=memtier-".into(),
-        format!("--duration={}", sizes.timeline),
-        "--timeline".into(),
-        format!("--seed={}", round + 1),
-    ];
-    let started = Instant::now();
-    let delay = secs(sizes.timeline / 3.0);
-    let watch = async move {
-        tokio::time::sleep(delay).await;
-        let begin = started.elapsed().as_secs_f64();
-        crate::restart::info::call(resp_port, &["BGSAVE"]).await?;
-        let deadline = Instant::now() + Duration::from_secs(600);
-        loop {
-            let text = crate::restart::info::call(resp_port, &["INFO", "persistence"]).await?;
-            let busy = text.lines().any(|l| {
-                [
-                    "strata_checkpoint_in_progress:1",
-                    "rdb_bgsave_in_progress:1",
-                ]
-                .contains(&l.trim())
-            });
-            if !busy || Instant::now() > deadline {
-                return Ok::<_, LabError>((begin, started.elapsed().as_secs_f64()));
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    };
-    let step = "checkpoint timeline";
-    let (result, span) = tokio::join!(
-        kv(
-            run,
-            At {
-                config: label,
-                step,
-                round
-            },
+    if args.runs(Part::Checkpoint) && CHECKPOINTED.contains(&label) {
+        let load = checkpoint::Load {
+            keys: sizes.keys,
+            value: sizes.value,
+            connections: sizes.connections,
+            secs: sizes.timeline,
+        };
+        let target = checkpoint::Target {
             port,
             protocol,
-            &argv
-        ),
-        watch
-    );
-    let result = result?;
-    let (begin, end) = span?;
-    let timeline = result.timeline.unwrap_or_default();
-    let during: Vec<f64> = timeline
-        .iter()
-        .filter(|s| (s.second as f64) < end && (s.second as f64 + 1.0) > begin)
-        .map(|s| s.ops_per_sec)
-        .collect();
-    let outside: Vec<f64> = timeline
-        .iter()
-        .filter(|s| !((s.second as f64) < end && (s.second as f64 + 1.0) > begin))
-        .map(|s| s.ops_per_sec)
-        .collect();
-    let after: Vec<f64> = timeline
-        .iter()
-        .filter(|s| s.second as f64 >= end)
-        .map(|s| s.ops_per_sec)
-        .collect();
-    let median_outside = super::run::median(&outside);
-    let lowest = during.iter().copied().reduce(f64::min);
-    let mut figures: std::collections::BTreeMap<String, f64> = [
-        ("checkpoint_start_s", begin),
-        ("checkpoint_end_s", end),
-        ("checkpoint_secs", end - begin),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_owned(), v))
-    .collect();
-    for (name, value) in [
-        ("median_ops_outside", median_outside),
-        ("lowest_ops_during", lowest),
-        ("lowest_over_median", ratio(lowest, median_outside)),
-        ("median_ops_after", super::run::median(&after)),
-    ] {
-        if let Some(v) = value {
-            figures.insert(name.into(), v);
-        }
+            resp_port: server.port(Protocol::Resp),
+        };
+        checkpoint::timelines(run, load, target, (label, round), sizes.pairs).await?;
     }
-    run.measured(Measurement {
-        config: label.into(),
-        step: "checkpoint".into(),
-        round,
-        command: format!("BGSAVE on port {resp_port} {:.1} s into the timeline run above; INFO persistence every 50 ms", begin),
-        figures,
-        raw: serde_json::to_value(&timeline).unwrap_or_default(),
-    });
-    Ok(())
+    server.stop().await
 }
 
 fn tables(run: &mut Run, missing: &[&str]) {
@@ -441,52 +472,6 @@ fn tables(run: &mut Run, missing: &[&str]) {
         );
         run.results.tables.push(t);
     }
-
-    let cols = [
-        "checkpoint s",
-        "median ops/s outside",
-        "lowest ops/s during",
-        "lowest / median",
-        "median ops/s after",
-    ];
-    let figs = [
-        "checkpoint_secs",
-        "median_ops_outside",
-        "lowest_ops_during",
-        "lowest_over_median",
-        "median_ops_after",
-    ];
-    let mut cp = Table::new(
-        CHECKPOINT,
-        "per-second throughput while a BGSAVE checkpoint runs",
-        &cols,
-    );
-    for label in CHECKPOINTED {
-        let cells = figs
-            .iter()
-            .map(|f| cell(run, label, "checkpoint", f))
-            .collect();
-        cp.push(label, cells, None);
-    }
-    let s = "strata, async logging";
-    let dip = cp.get(s, "lowest / median");
-    let recovered = ratio(
-        cp.get(s, "median ops/s after"),
-        cp.get(s, "median ops/s outside"),
-    );
-    cp.verdict = match (dip, recovered) {
-        (Some(d), Some(r)) => format!(
-            "The seed: a checkpoint causes a visible, temporary throughput dip. Here Strata's \
-             lowest second during the checkpoint is {:.0}% of the median second outside it (a \
-             dip {}), and after it throughput is {:.0}% of that median ({}).",
-            d * 100.0,
-            if d < 0.9 { "is visible, as in the seed" } else { "is not visible: the paced checkpoint avoids the seed's dip" },
-            r * 100.0,
-            if r >= 0.9 { "temporary" } else { "not recovered within the run" }
-        ),
-        _ => "The checkpoint's dip could not be computed (the checkpoint outlasted the run or was not measured).".into(),
-    };
-    run.results.tables.push(cp);
 }
 
 fn r_x(r: Option<f64>) -> String {
@@ -526,46 +511,6 @@ fn plots(run: &mut Run) {
             })
             .collect();
         let out = bar_chart(&run.dir, stem, title, unit, &categories, &bars);
-        run.plotted(out);
-    }
-    // The first round's timelines, with the checkpoint shaded.
-    let lines: Vec<Timeline> = CHECKPOINTED
-        .iter()
-        .filter_map(|label| {
-            let m = run
-                .results
-                .measurements
-                .iter()
-                .find(|m| m.config == *label && m.step == "checkpoint")?;
-            let points: Vec<(f64, f64)> = m
-                .raw
-                .as_array()?
-                .iter()
-                .filter_map(|s| Some((s["second"].as_f64()? + 0.5, s["ops_per_sec"].as_f64()?)))
-                .collect();
-            let span = (
-                *m.figures.get("checkpoint_start_s")?,
-                *m.figures.get("checkpoint_end_s")?,
-            );
-            Some(((*label).to_owned(), points, span))
-        })
-        .collect();
-    if !lines.is_empty() {
-        let lines: Vec<Line<'_>> = lines
-            .iter()
-            .map(|(n, p, span)| Line {
-                name: n,
-                points: p.clone(),
-                spans: vec![*span],
-            })
-            .collect();
-        let out = line_chart(
-            &run.dir,
-            "checkpoint-timeline",
-            "1:9 load with a checkpoint (shaded)",
-            ("second", "operations/s"),
-            &lines,
-        );
         run.plotted(out);
     }
 }

@@ -13,7 +13,9 @@
 //! - [`peers`]: memcached and Redis as peers; [`peers::Server`] wraps either or Strata.
 //! - `kv_step`: one `bench kv` step recorded as a measurement.
 //! - [`publish`]: `strata lab publish`, docs/benchmarks.md's figures from runs.
-//! - One file per experiment: `kv_placement` (seed 001), `durable_cache` (004),
+//! - One file per experiment: `kv_placement` (seed 001), `durable_cache` (004;
+//!   its checkpoint timelines in `durable_checkpoint`, their tables and plots in
+//!   `durable_control`, its pinned comparison in `durable_pinned`),
 //!   `oltp` (003), `search_tiers` (000), `swap` (002).
 //!
 //! Experiments that run in process on other Strata crates (TPC-C, analytics) reach
@@ -22,6 +24,9 @@
 
 pub mod common;
 mod durable_cache;
+mod durable_checkpoint;
+mod durable_control;
+mod durable_pinned;
 pub mod kv_placement;
 mod kv_step;
 pub mod machine;
@@ -50,9 +55,10 @@ pub enum LabCommand {
     /// 100% read and 100% write (load, warm-up, measured run), and restart time.
     KvPlacement(CommonArgs),
     /// Seed 004 (ARCUS): persistence off/async/sync, memtier-style phases (insert,
-    /// uniform reads, 1:9, 3:7, 5:5), and a checkpoint under load; Redis AOF and
-    /// memcached beside it.
-    DurableCache(CommonArgs),
+    /// uniform reads, 1:9, 3:7, 5:5), a checkpoint under load against control runs
+    /// without one, and sync logging against Redis `always` pinned to cores; Redis
+    /// AOF and memcached beside it.
+    DurableCache(durable_cache::DurableCacheArgs),
     /// Seed 003 (DBx1000): TPC-C, NO_WAIT and Silo x log device none/SSD/RAM disk/pmem,
     /// throughput and abort ratios; DBx1000 beside it with --dbx1000-src.
     Oltp(oltp::OltpArgs),
@@ -73,7 +79,7 @@ pub enum LabCommand {
 pub fn run_lab(cmd: LabCommand, hooks: &Hooks) -> Result<PathBuf, LabError> {
     match cmd {
         LabCommand::KvPlacement(common) => kv_placement::run(&common),
-        LabCommand::DurableCache(common) => durable_cache::run(&common),
+        LabCommand::DurableCache(args) => durable_cache::run(&args),
         LabCommand::Oltp(args) => oltp::run(&args, hooks),
         LabCommand::SearchTiers(args) => search_tiers::run(&args),
         LabCommand::Swap(args) => swap::run(&args, hooks),

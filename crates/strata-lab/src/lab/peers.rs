@@ -286,6 +286,11 @@ impl PeerProcess {
     pub fn port(&self) -> u16 {
         self.port
     }
+
+    /// Its process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
 }
 
 impl Drop for PeerProcess {
@@ -310,6 +315,14 @@ impl Server {
         match self {
             Server::Strata(s) => s.port(protocol),
             Server::Peer(p) => p.port(),
+        }
+    }
+
+    /// Its process id, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        match self {
+            Server::Strata(s) => s.pid(),
+            Server::Peer(p) => Some(p.pid()),
         }
     }
 

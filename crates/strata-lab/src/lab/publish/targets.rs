@@ -63,6 +63,7 @@ pub struct Target {
 }
 
 const DC: &str = "Throughput per persistence mode";
+const PINNED: &str = "Sync logging against Redis always, pinned";
 const KV_RESTART: &str = "Restart after a crash per placement";
 const OLTP: &str = "TPC-C throughput per log device";
 const DBX: &str = "DBx1000 beside Strata, no logging";
@@ -180,6 +181,22 @@ pub const TARGETS: &[Target] = &[
         unit: "",
         rule: Rule::AtLeast(0.9),
         requires: Some(("keys", 2_000_000.0)),
+    },
+    Target {
+        issue: "35",
+        text: "`sync` ≥ 1.5x Redis `always`, each server pinned to its own core",
+        experiment: "durable-cache",
+        figures: &[(
+            "pinned set-only, sync / Redis always",
+            Expr::Ratio(
+                cell(PINNED, "strata, sync logging", "ops/s"),
+                cell(PINNED, "redis, appendfsync always", "ops/s"),
+            ),
+        )],
+        times: true,
+        unit: "",
+        rule: Rule::AtLeast(1.5),
+        requires: Some(("keys", 1_000_000.0)),
     },
     Target {
         issue: "4",
