@@ -117,7 +117,7 @@ pub use error::SsdError;
 pub use format::entry::PAYLOAD_ALIGN_PAD;
 pub use loc::{BlockLoc, BLOCK_BITS, OFFSET_BITS, PACKED_BITS};
 pub use position::Position;
-pub use recovery::{LiveTally, Recovery};
+pub use recovery::{LiveTally, Recovery, Route, SplitEntry};
 pub use stats::{DefragStats, RebuildStats, SsdStats};
 pub use store::{Entry, FreeSpace, SsdStore};
 pub use strata_device::BlockDevice;
