@@ -13,4 +13,6 @@ mod ssd;
 mod ssd_adopt;
 mod ssd_rebuild;
 mod ssd_rebuild_part;
+#[cfg(test)]
+mod ssd_rebuild_tests;
 mod ssd_repair;
