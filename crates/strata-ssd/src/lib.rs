@@ -41,6 +41,10 @@
 //! the order they were appended in, relocations included. The engine keeps
 //! the last entry per key, then marks each surviving entry with
 //! [`Recovery::set_live`]; blocks with nothing marked are freed.
+//! [`Recovery::scan_split`] does the same with the entries split among
+//! worker threads by a router the engine gives (each key's entries to one
+//! worker, still in order), each worker marking what it keeps in its own
+//! [`LiveTally`] as it goes.
 //!
 //! ## Adoption (a persistent index)
 //! A device formatted with [`IndexHome::Persistent`] holds no tombstones
