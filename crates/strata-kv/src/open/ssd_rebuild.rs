@@ -118,7 +118,14 @@ pub(crate) fn rebuild_with(
     for &(loc, len) in &tombstones {
         tier.keep_tombstone(loc, len);
     }
-    let ks = Keyspace::assemble(&config, clock, layout.seed, shards, None, Some(tier.clone()));
+    let ks = Keyspace::assemble(
+        &config,
+        clock,
+        layout.seed,
+        shards,
+        None,
+        Some(tier.clone()),
+    );
     ks.ctx.raise_cas_above(max_cas);
     let duration = started.elapsed();
     tier.set_rebuild_report(SsdRebuild {

@@ -87,7 +87,9 @@ fn contents(ks: &Keyspace) -> BTreeMap<Vec<u8>, (Version, u64)> {
     (0..KEYS)
         .filter_map(|i| {
             let k = key(i);
-            let got = store.get(&k, |it| ((it.value.to_vec(), it.flags, it.expires_at), it.cas));
+            let got = store.get(&k, |it| {
+                ((it.value.to_vec(), it.flags, it.expires_at), it.cas)
+            });
             got.map(|g| (k, g))
         })
         .collect()
@@ -147,10 +149,19 @@ fn differences<V: std::fmt::Debug + PartialEq>(
         .filter(|k| a.get(*k) != b.get(*k))
         .map(|k| {
             let short = |v: Option<&V>| format!("{v:?}").chars().take(120).collect::<String>();
-            format!("{}: {} vs {}", String::from_utf8_lossy(k), short(a.get(k)), short(b.get(k)))
+            format!(
+                "{}: {} vs {}",
+                String::from_utf8_lossy(k),
+                short(a.get(k)),
+                short(b.get(k))
+            )
         })
         .collect();
-    format!("{} keys differ: {:?}", differing.len(), &differing[..differing.len().min(4)])
+    format!(
+        "{} keys differ: {:?}",
+        differing.len(),
+        &differing[..differing.len().min(4)]
+    )
 }
 
 fn without_cas(c: &BTreeMap<Vec<u8>, (Version, u64)>) -> BTreeMap<Vec<u8>, Version> {
@@ -176,7 +187,11 @@ fn rebuild_after_load(flush: bool) {
     let image = device.crash();
     let one = open(&image.crash(), NOW, 1).unwrap();
     let (one_contents, one_counts) = (contents(&one), counts(&one));
-    assert!(one_contents == before, "one worker: {}", differences(&one_contents, &before));
+    assert!(
+        one_contents == before,
+        "one worker: {}",
+        differences(&one_contents, &before)
+    );
     assert!(one_counts[6] > 0, "no tombstone was kept");
     for workers in [2, 3, 8] {
         let ks = open(&image.crash(), NOW, workers).unwrap();
@@ -223,7 +238,11 @@ fn after_a_torn_power_cut_workers_agree_with_one_worker() {
         }
         for workers in [2, 3] {
             let ks = open(&image.crash(), NOW, workers).unwrap();
-            assert_eq!(contents(&ks), one_contents, "seed {seed}, {workers} workers");
+            assert_eq!(
+                contents(&ks),
+                one_contents,
+                "seed {seed}, {workers} workers"
+            );
             assert_eq!(counts(&ks), one_counts, "seed {seed}, {workers} workers");
         }
     }
