@@ -41,6 +41,10 @@
 //! the order they were appended in, relocations included. The engine keeps
 //! the last entry per key, then marks each surviving entry with
 //! [`Recovery::set_live`]; blocks with nothing marked are freed.
+//! [`Recovery::scan_split`] does the same with the entries split among
+//! worker threads by a router the engine gives (each key's entries to one
+//! worker, still in order), each worker marking what it keeps in its own
+//! [`LiveTally`] as it goes.
 //!
 //! ## Adoption (a persistent index)
 //! A device formatted with [`IndexHome::Persistent`] holds no tombstones
@@ -117,7 +121,7 @@ pub use error::SsdError;
 pub use format::entry::PAYLOAD_ALIGN_PAD;
 pub use loc::{BlockLoc, BLOCK_BITS, OFFSET_BITS, PACKED_BITS};
 pub use position::Position;
-pub use recovery::{LiveTally, Recovery};
+pub use recovery::{LiveTally, Recovery, Route, SplitEntry};
 pub use stats::{DefragStats, RebuildStats, SsdStats};
 pub use store::{Entry, FreeSpace, SsdStore};
 pub use strata_device::BlockDevice;

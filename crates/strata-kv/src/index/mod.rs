@@ -356,6 +356,19 @@ impl Index {
         }
     }
 
+    /// Shrinks the table if fewer than a quarter of its slots hold items
+    /// (after a [`reserve`](Self::reserve) that overestimated), to the
+    /// load a grown table has.
+    pub fn fit(&mut self, rehash: impl FnMut(Loc) -> u64) {
+        let cap = self.capacity();
+        if self.len * 4 < cap && cap > MIN_CAPACITY {
+            let want = self.len * 100 / GROW_LIVE_PCT + 1;
+            if let Err(e) = self.rebuild_to(want, rehash) {
+                tracing::warn!(error = %e, "index table could not shrink");
+            }
+        }
+    }
+
     fn rebuild(&mut self, rehash: impl FnMut(Loc) -> u64) -> Result<(), KvError> {
         let cap = self.capacity();
         let new_cap = if (self.len + 1) * 100 > cap * GROW_LIVE_PCT {

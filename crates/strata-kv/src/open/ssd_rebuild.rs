@@ -6,107 +6,47 @@
 //!   key's last entry, so the older versions stay shadowed;
 //! - a flush marker forgets everything before it, and is kept.
 //!
-//! Then exactly the entries the keyspace keeps are marked live; blocks with
-//! none are freed by [`strata_ssd::Recovery::finish`].
+//! The scan is split among workers, one per core (`ssd_rebuild_part.rs`):
+//! each owns a set of shards and sees exactly its keys' entries in append
+//! order, so the keyspace comes out as one thread would build it. Each
+//! index is sized ahead from the entry count the block headers announce,
+//! and each worker counts the live bytes of the records it keeps as it
+//! goes. Then the kept tombstones and the marker are marked live too;
+//! blocks with nothing live are freed by [`strata_ssd::Recovery::finish`].
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
-use strata_ssd::{BlockDevice, BlockLoc, SsdConfig, SsdStore};
+use strata_ssd::{BlockDevice, SsdConfig, SsdStore};
 
-use crate::arena::decode;
-use crate::chunk::Namespace;
+use super::ssd_rebuild_part::{Layout, Part};
 use crate::clock::Clock;
 use crate::config::{segment_size_for, KeyspaceConfig};
 use crate::keyspace::Keyspace;
-use crate::shard::ssd::FoundRecord;
 use crate::shard::ShardInner;
-use crate::tier::ssd::{KIND_CHUNK_TOMBSTONE, KIND_FLUSH, KIND_PUT, KIND_TOMBSTONE};
-use crate::tier::{DataTier, Placement, RestartReport, SsdRebuild, SsdSettings, SsdTier, ValueRef};
+use crate::tier::{DataTier, Placement, RestartReport, SsdRebuild, SsdSettings, SsdTier};
 
-/// Per shard: the last tombstone of each key (in its namespace, see
-/// [`crate::chunk`]) whose last entry it is.
-type ShardTombstones = Vec<HashMap<(Namespace, Box<[u8]>), BlockLoc>>;
-
-/// What the scan keeps besides the shards.
-struct Scan {
-    shards: Vec<ShardInner>,
-    tombstones: ShardTombstones,
-    marker: Option<BlockLoc>,
-    max_cas: u64,
-    failure: Option<String>,
-    segment_size: usize,
-}
-
-impl Scan {
-    fn fresh(count: usize, segment_size: usize) -> (Vec<ShardInner>, ShardTombstones) {
-        (
-            (0..count).map(|_| ShardInner::new(segment_size)).collect(),
-            (0..count).map(|_| HashMap::new()).collect(),
-        )
-    }
-
-    fn visit(&mut self, loc: BlockLoc, kind: u8, payload: &[u8], hash: &dyn Fn(&[u8], u64) -> u64) {
-        if self.failure.is_some() {
-            return;
-        }
-        let mask = self.shards.len() - 1;
-        match kind {
-            KIND_PUT => {
-                let Some(header) = decode(payload).filter(|h| h.record_len() == payload.len())
-                else {
-                    self.failure = Some(format!("the SSD entry at {loc} is not a record"));
-                    return;
-                };
-                let key = &payload[header.header_len..header.header_len + header.key_len];
-                let h = hash(key, header.flags);
-                let i = h as usize & mask;
-                let ns = Namespace::of(header.flags);
-                self.tombstones[i].remove(&(ns, Box::from(key)));
-                self.max_cas = self.max_cas.max(header.cas);
-                let found = FoundRecord {
-                    key,
-                    cas: header.cas,
-                    flags: header.flags,
-                    expires_at: header.expires_at,
-                    vref: ValueRef {
-                        loc,
-                        len: payload.len() as u32,
-                    },
-                };
-                if let Err(e) = self.shards[i].restore_stub(h, hash, &found) {
-                    self.failure = Some(format!("rebuilding the index: {e}"));
-                }
-            }
-            KIND_TOMBSTONE | KIND_CHUNK_TOMBSTONE => {
-                let (ns, flags) = match kind {
-                    KIND_TOMBSTONE => (Namespace::User, 0),
-                    _ => (Namespace::Chunk, crate::chunk::CHUNK),
-                };
-                let h = hash(payload, flags);
-                let i = h as usize & mask;
-                self.shards[i].forget_key(ns, h, payload);
-                self.tombstones[i].insert((ns, payload.into()), loc);
-            }
-            KIND_FLUSH => {
-                (self.shards, self.tombstones) = Self::fresh(self.shards.len(), self.segment_size);
-                self.marker = Some(loc);
-            }
-            other => {
-                self.failure = Some(format!("the SSD entry at {loc} has unknown kind {other}"));
-            }
-        }
-    }
-}
-
-/// Opens the SSD tier on `device` and rebuilds the keyspace from it.
+/// Opens the SSD tier on `device` and rebuilds the keyspace from it, one
+/// worker per core.
 pub(crate) fn rebuild(
     config: KeyspaceConfig,
     clock: Arc<dyn Clock>,
     device: Arc<dyn BlockDevice>,
     ssd_config: SsdConfig,
     settings: SsdSettings,
+) -> Result<(Arc<Keyspace>, RestartReport), String> {
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    rebuild_with(config, clock, device, ssd_config, settings, workers)
+}
+
+/// [`rebuild`] with `workers` workers (at most one per shard).
+pub(crate) fn rebuild_with(
+    config: KeyspaceConfig,
+    clock: Arc<dyn Clock>,
+    device: Arc<dyn BlockDevice>,
+    ssd_config: SsdConfig,
+    settings: SsdSettings,
+    workers: usize,
 ) -> Result<(Arc<Keyspace>, RestartReport), String> {
     let started = Instant::now();
     let describe = |e: strata_ssd::SsdError| format!("SSD tier: {e}");
@@ -116,36 +56,53 @@ pub(crate) fn rebuild(
     };
     let mut recovery = SsdStore::open(device, ssd_config).map_err(describe)?;
     let count = config.shards.clamp(1, 4096).next_power_of_two();
-    let seed: u64 = rand::random();
-    let hash = move |key: &[u8], flags: u64| crate::chunk::record_hash(seed, key, flags);
-    let segment_size = segment_size_for(config.memory_limit, count);
-    let (shards, tombstones) = Scan::fresh(count, segment_size);
-    let mut scan = Scan {
-        shards,
-        tombstones,
-        marker: None,
-        max_cas: 0,
-        failure: None,
-        segment_size,
+    // Every entry a distinct key, as after a load; a few more per shard for
+    // the spread of the hash. Tables left mostly empty shrink at the end.
+    let per_shard = usize::try_from(recovery.entries_announced() / count as u64).unwrap_or(0);
+    let layout = Layout {
+        shards: count,
+        workers: workers.clamp(1, count),
+        segment_size: segment_size_for(config.memory_limit, count),
+        reserve: per_shard + per_shard / 32 + 16,
+        seed: rand::random(),
     };
+    let mut parts: Vec<Part> = (0..layout.workers).map(|w| Part::new(layout, w)).collect();
     recovery
-        .scan(|loc, kind, payload| scan.visit(loc, kind, payload, &hash))
+        .scan_split(
+            &mut parts,
+            |kind, payload| layout.route(kind, payload),
+            |part, tally, entry| part.visit(tally, entry),
+        )
         .map_err(describe)?;
-    if let Some(failure) = scan.failure {
+    if let Some(failure) = parts.iter_mut().find_map(|p| p.failure.take()) {
         return Err(format!("SSD tier: {failure}"));
     }
-    let mut items = 0u64;
-    for shard in &scan.shards {
-        items += shard.user_len() as u64;
-        recovery
-            .set_live_many(shard.live_entries())
-            .map_err(describe)?;
+    // Every part saw every marker.
+    let marker = parts[0].marker;
+    let max_cas = parts.iter().map(|p| p.max_cas).max().unwrap_or(0);
+    let tombstones: Vec<_> = parts
+        .iter_mut()
+        .flat_map(|p| std::mem::take(&mut p.tombstones))
+        .flatten()
+        .map(|(key, loc)| (loc, key.len() - 1))
+        .collect();
+    // Shard i is part i % W's (i / W)th.
+    let mut owned: Vec<_> = parts.into_iter().map(|p| p.shards.into_iter()).collect();
+    let hasher = |key: &[u8], flags: u64| crate::chunk::record_hash(layout.seed, key, flags);
+    let mut shards: Vec<ShardInner> = Vec::with_capacity(count);
+    for i in 0..count {
+        let mut shard = owned[i % layout.workers]
+            .next()
+            .ok_or("SSD tier: a rebuild worker lost a shard")?;
+        shard.fit_index(&hasher);
+        shards.push(shard);
     }
-    let kept: u64 = scan.tombstones.iter().map(|t| t.len() as u64).sum();
-    for ((_, key), loc) in scan.tombstones.iter().flatten() {
-        recovery.set_live(*loc, key.len()).map_err(describe)?;
+    let items: u64 = shards.iter().map(|s| s.user_len() as u64).sum();
+    let kept = tombstones.len() as u64;
+    for &(loc, len) in &tombstones {
+        recovery.set_live(loc, len).map_err(describe)?;
     }
-    if let Some(marker) = scan.marker {
+    if let Some(marker) = marker {
         recovery
             .set_live(marker, crate::tier::ssd::FLUSH_PAYLOAD_LEN)
             .map_err(describe)?;
@@ -156,13 +113,20 @@ pub(crate) fn rebuild(
         store,
         settings,
         strata_ssd::IndexHome::Rebuilt,
-        scan.marker,
+        marker,
     ));
-    for ((_, key), loc) in scan.tombstones.iter().flatten() {
-        tier.keep_tombstone(*loc, key.len());
+    for &(loc, len) in &tombstones {
+        tier.keep_tombstone(loc, len);
     }
-    let ks = Keyspace::assemble(&config, clock, seed, scan.shards, None, Some(tier.clone()));
-    ks.ctx.raise_cas_above(scan.max_cas);
+    let ks = Keyspace::assemble(
+        &config,
+        clock,
+        layout.seed,
+        shards,
+        None,
+        Some(tier.clone()),
+    );
+    ks.ctx.raise_cas_above(max_cas);
     let duration = started.elapsed();
     tier.set_rebuild_report(SsdRebuild {
         entries,

@@ -11,7 +11,6 @@
 //! live on the SSD until the defragmenter finds it unneeded (`open/defrag.rs`).
 
 use bytes::Bytes;
-use strata_ssd::BlockLoc;
 
 use super::ShardInner;
 use crate::arena::{decode, encode, header_len, stub_len, Loc, Record};
@@ -160,16 +159,6 @@ impl ShardInner {
         }
     }
 
-    /// The live SSD entries of this shard, with their payload lengths (a
-    /// rebuild marks them).
-    pub(crate) fn live_entries(&self) -> impl Iterator<Item = (BlockLoc, usize)> + '_ {
-        let cap = self.index.capacity();
-        self.index.items_in(0, cap).map(|(_, loc)| {
-            let vref = ValueRef::decode(self.arena.record(loc).value());
-            (vref.loc, vref.len as usize)
-        })
-    }
-
     /// Points the stub in `slot` at `moved`, the relocated copy of its
     /// record (the defragmenter); the caller releases the original. A stub
     /// in DRAM is patched in place. A stub in persistent memory is
@@ -217,13 +206,14 @@ pub(crate) struct FoundRecord<'a> {
 impl ShardInner {
     /// Points `key` at the record `found` (a rebuild: the newest entry of a
     /// key wins; nothing is released, since nothing is live on the SSD
-    /// until the rebuild marks it).
+    /// until the rebuild marks it). Returns the record the key's stub named
+    /// before, if any: superseded.
     pub(crate) fn restore_stub(
         &mut self,
         hash: u64,
         hasher: &dyn Fn(&[u8], u64) -> u64,
         found: &FoundRecord<'_>,
-    ) -> Result<(), KvError> {
+    ) -> Result<Option<ValueRef>, KvError> {
         let FoundRecord {
             key,
             cas,
@@ -236,6 +226,7 @@ impl ShardInner {
             encode(buf, key, &[&vref.encode()], cas, flags, expires_at)
         })?;
         let ns = Namespace::of(flags);
+        let mut superseded = None;
         match self.lookup_in(ns, hash, key) {
             Some(slot) => {
                 let old = self.index.loc(slot);
@@ -243,6 +234,7 @@ impl ShardInner {
                 if old_rec.header.expires_at.is_some() {
                     self.with_expiry -= 1;
                 }
+                superseded = Some(ValueRef::decode(old_rec.value()));
                 let old_len = old_rec.len();
                 self.arena.release(old, old_len);
                 self.index.set_loc(slot, loc);
@@ -259,22 +251,42 @@ impl ShardInner {
         if expires_at.is_some() {
             self.with_expiry += 1;
         }
-        Ok(())
+        Ok(superseded)
     }
 
-    /// Drops `key`'s stub in `ns`, if any (a rebuild met its tombstone).
-    pub(crate) fn forget_key(&mut self, ns: Namespace, hash: u64, key: &[u8]) {
-        if let Some(slot) = self.lookup_in(ns, hash, key) {
-            self.chunks -= usize::from(ns == Namespace::Chunk);
-            let loc = self.index.loc(slot);
-            let rec = self.arena.record(loc);
-            if rec.header.expires_at.is_some() {
-                self.with_expiry -= 1;
-            }
-            let len = rec.len();
-            self.index.remove(slot);
-            self.arena.release(loc, len);
+    /// Drops `key`'s stub in `ns`, if any (a rebuild met its tombstone);
+    /// returns the record it named.
+    pub(crate) fn forget_key(&mut self, ns: Namespace, hash: u64, key: &[u8]) -> Option<ValueRef> {
+        let slot = self.lookup_in(ns, hash, key)?;
+        self.chunks -= usize::from(ns == Namespace::Chunk);
+        let loc = self.index.loc(slot);
+        let rec = self.arena.record(loc);
+        if rec.header.expires_at.is_some() {
+            self.with_expiry -= 1;
         }
+        let forgotten = ValueRef::decode(rec.value());
+        let len = rec.len();
+        self.index.remove(slot);
+        self.arena.release(loc, len);
+        Some(forgotten)
+    }
+
+    /// Sizes the index of an empty shard for `items` keys at once (a
+    /// rebuild that knows about how many come).
+    pub(crate) fn reserve_index(&mut self, items: usize) {
+        debug_assert_eq!(self.index.len(), 0);
+        // Nothing to rehash in an empty table.
+        self.index.reserve(items, |_| 0);
+    }
+
+    /// Shrinks an index that [`reserve_index`](Self::reserve_index) made
+    /// far larger than what it holds (most entries found were superseded).
+    pub(crate) fn fit_index(&mut self, hasher: &dyn Fn(&[u8], u64) -> u64) {
+        let arena = &self.arena;
+        self.index.fit(|l| {
+            let r = arena.record(l);
+            hasher(r.key(), r.header.flags)
+        });
     }
 }
 

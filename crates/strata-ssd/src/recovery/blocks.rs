@@ -2,13 +2,15 @@
 //! them in order: thread `t` of `n` reads blocks `t, t + n, t + 2n, ...` of
 //! the list into its own one-slot channel, and the caller takes them round
 //! robin. At most two blocks per thread are in memory; CRCs are checked on
-//! the reader threads.
+//! the reader threads, and so is whatever per-block work the caller asks
+//! for (`prepare`: the parallel scan routes each entry to its worker there).
 
 use std::sync::mpsc;
 
 use strata_device::{AlignedBuf, BlockDevice};
 
 use super::headers::reader_died;
+use super::{corrupt, Recovery};
 use crate::error::SsdError;
 use crate::format::entry::{self, ParsedBlock};
 use crate::store::geometry::{align_up, Geometry};
@@ -27,16 +29,21 @@ pub(crate) struct ReadBlock {
     pub(crate) parsed: ParsedBlock,
 }
 
-/// Reads and parses every item with `threads` threads and hands them to
-/// `deliver` in list order; stops at the first error (of a read or of
-/// `deliver`).
-pub(crate) fn read_in_order(
+/// Work done on a reader thread with each block read and parsed.
+pub(crate) type Prepare<'a, P> = &'a (dyn Fn(&ReadBlock) -> P + Sync);
+
+/// Reads and parses every item with `threads` threads, calls `prepare`
+/// with each block on the thread that read it, and hands the blocks with
+/// what `prepare` made to `deliver` in list order; stops at the first
+/// error (of a read or of `deliver`).
+pub(crate) fn read_in_order<P: Send>(
     device: &dyn BlockDevice,
     geometry: &Geometry,
     nonce: u64,
     items: &[ScanItem],
     threads: usize,
-    mut deliver: impl FnMut(usize, ReadBlock) -> Result<(), SsdError>,
+    prepare: Prepare<'_, P>,
+    mut deliver: impl FnMut(usize, ReadBlock, P) -> Result<(), SsdError>,
 ) -> Result<(), SsdError> {
     let threads = threads.clamp(1, items.len().max(1));
     std::thread::scope(|scope| {
@@ -46,7 +53,10 @@ pub(crate) fn read_in_order(
             receivers.push(receiver);
             scope.spawn(move || {
                 for item in items.iter().skip(first).step_by(threads) {
-                    let read = read_block(device, geometry, nonce, item);
+                    let read = read_block(device, geometry, nonce, item).map(|block| {
+                        let prepared = prepare(&block);
+                        (block, prepared)
+                    });
                     // The receiver is gone after an error: stop.
                     if sender.send(read).is_err() {
                         return;
@@ -55,10 +65,10 @@ pub(crate) fn read_in_order(
             });
         }
         for index in 0..items.len() {
-            let read = receivers[index % threads]
+            let (read, prepared) = receivers[index % threads]
                 .recv()
                 .map_err(|_| reader_died())??;
-            deliver(index, read)?;
+            deliver(index, read, prepared)?;
         }
         Ok(())
     })
@@ -77,4 +87,70 @@ fn read_block(
     let seed = entry::seed(nonce, item.seq, item.block);
     let parsed = entry::parse_block(&image, item.used, seed);
     Ok(ReadBlock { image, parsed })
+}
+
+impl Recovery {
+    /// Reads every found block (or only those written after the durable
+    /// frontier), cutting torn tails and counting entries, and hands each
+    /// to `on_block` with its number and what `prepare` made of it on its
+    /// reader thread, in ascending sequence.
+    pub(super) fn read_blocks_with<P: Send>(
+        &mut self,
+        unsynced_only: bool,
+        prepare: Prepare<'_, P>,
+        mut on_block: impl FnMut(u32, ReadBlock, P) -> Result<(), SsdError>,
+    ) -> Result<(), SsdError> {
+        let frontier = self.frontier;
+        // Which found blocks to read, and what the reader needs of each.
+        let positions: Vec<usize> = (0..self.found.len())
+            .filter(|&i| !unsynced_only || self.found[i].header.seq > frontier)
+            .collect();
+        let items: Vec<ScanItem> = positions
+            .iter()
+            .map(|&i| {
+                let f = &self.found[i];
+                ScanItem {
+                    block: f.block,
+                    seq: f.header.seq,
+                    used: f.header.used as usize,
+                }
+            })
+            .collect();
+        let (found, stats) = (&mut self.found, &mut self.stats);
+        (stats.entries, stats.payload_bytes) = (0, 0);
+        (stats.torn_blocks, stats.bytes_dropped) = (0, 0);
+        read_in_order(
+            &*self.device,
+            &self.geometry,
+            self.nonce,
+            &items,
+            self.config.rebuild_threads,
+            prepare,
+            |i, read, prepared| {
+                let f = &mut found[positions[i]];
+                f.cut = None;
+                if let Some((offset, reason)) = &read.parsed.bad {
+                    if f.header.seq <= frontier {
+                        return Err(corrupt(f.block, *offset, reason.clone()));
+                    }
+                    let dropped = f.header.used - offset;
+                    tracing::warn!(block = f.block, offset, dropped, %reason, "SSD tier torn tail cut");
+                    f.cut = Some((*offset as usize, read.parsed.entries.len() as u32));
+                    stats.torn_blocks += 1;
+                    stats.bytes_dropped += u64::from(dropped);
+                }
+                stats.entries += read.parsed.entries.len() as u64;
+                stats.payload_bytes += (read.parsed.entries.iter())
+                    .map(|(_, entry)| entry.payload.len() as u64)
+                    .sum::<u64>();
+                on_block(f.block, read, prepared)
+            },
+        )?;
+        for f in &self.found {
+            let used = f.cut.map_or(f.header.used as usize, |(used, _)| used);
+            self.table.recovered_used(f.block, used);
+        }
+        self.scanned = true;
+        Ok(())
+    }
 }

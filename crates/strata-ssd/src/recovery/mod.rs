@@ -5,6 +5,8 @@
 //! - `headers`: the device header (formatting a blank device) and every
 //!   block header, in parallel.
 //! - `blocks`: whole blocks read in parallel, delivered in sequence order.
+//! - `split`: the scan with its entries split among worker threads, each
+//!   counting the live bytes of what it keeps.
 //! - `since`: the entries appended since a position (after an adoption).
 //!
 //! Torn or corrupt: every written block header records the durable
@@ -21,8 +23,10 @@
 mod blocks;
 mod headers;
 mod since;
+mod split;
 mod tally;
 
+pub use split::{Route, SplitEntry};
 pub use tally::LiveTally;
 
 use std::sync::atomic::{AtomicBool, AtomicU64};
@@ -46,7 +50,6 @@ use crate::store::geometry::Geometry;
 use crate::store::table::{BlockState, BlockTable};
 use crate::store::writer::Writer;
 use crate::store::{Inner, SsdStore};
-use blocks::{read_in_order, ScanItem};
 
 /// A block found holding entries.
 struct Found {
@@ -185,6 +188,16 @@ impl Recovery {
         self.read_blocks(true, |_, _, _| {})
     }
 
+    /// The entries the block headers announce (before a scan: what it
+    /// will deliver, torn tails aside), to size an index ahead. No more
+    /// than the blocks' used bytes can hold, whatever a header claims.
+    pub fn entries_announced(&self) -> u64 {
+        let most = |f: &Found| (f.header.used as usize - BLOCK_HEADER_LEN) / footprint(0);
+        (self.found.iter())
+            .map(|f| u64::from(f.header.entries).min(most(f) as u64))
+            .sum()
+    }
+
     /// The device's identity, random per format: an engine keeping its
     /// index elsewhere records it, to refuse a different device later.
     pub fn device_id(&self) -> u64 {
@@ -198,63 +211,16 @@ impl Recovery {
         unsynced_only: bool,
         mut visitor: impl FnMut(BlockLoc, u8, &[u8]),
     ) -> Result<(), SsdError> {
-        let frontier = self.frontier;
-        // Which found blocks to read, and what the reader needs of each.
-        let positions: Vec<usize> = (0..self.found.len())
-            .filter(|&i| !unsynced_only || self.found[i].header.seq > frontier)
-            .collect();
-        let items: Vec<ScanItem> = positions
-            .iter()
-            .map(|&i| {
-                let f = &self.found[i];
-                ScanItem {
-                    block: f.block,
-                    seq: f.header.seq,
-                    used: f.header.used as usize,
-                }
-            })
-            .collect();
-        let (found, stats) = (&mut self.found, &mut self.stats);
-        (stats.entries, stats.payload_bytes) = (0, 0);
-        (stats.torn_blocks, stats.bytes_dropped) = (0, 0);
-        let threads = self.config.rebuild_threads;
-        read_in_order(
-            &*self.device,
-            &self.geometry,
-            self.nonce,
-            &items,
-            threads,
-            |i, read| {
-                let f = &mut found[positions[i]];
-                f.cut = None;
-                if let Some((offset, reason)) = read.parsed.bad {
-                    if f.header.seq <= frontier {
-                        return Err(corrupt(f.block, offset, reason));
-                    }
-                    let dropped = f.header.used - offset;
-                    tracing::warn!(block = f.block, offset, dropped, %reason, "SSD tier torn tail cut");
-                    f.cut = Some((offset as usize, read.parsed.entries.len() as u32));
-                    stats.torn_blocks += 1;
-                    stats.bytes_dropped += u64::from(dropped);
-                }
-                for (offset, entry) in &read.parsed.entries {
-                    let loc = BlockLoc {
-                        block: f.block,
-                        offset: *offset,
-                    };
-                    stats.entries += 1;
-                    stats.payload_bytes += entry.payload.len() as u64;
-                    visitor(loc, entry.kind, &read.image[entry.payload.clone()]);
-                }
-                Ok(())
-            },
-        )?;
-        for f in &self.found {
-            let used = f.cut.map_or(f.header.used as usize, |(used, _)| used);
-            self.table.recovered_used(f.block, used);
-        }
-        self.scanned = true;
-        Ok(())
+        self.read_blocks_with(unsynced_only, &|_| (), |block, read, ()| {
+            for (offset, entry) in &read.parsed.entries {
+                let loc = BlockLoc {
+                    block,
+                    offset: *offset,
+                };
+                visitor(loc, entry.kind, &read.image[entry.payload.clone()]);
+            }
+            Ok(())
+        })
     }
 
     /// Marks the entry at `loc` (payload of `payload_len` bytes) live: the

@@ -46,7 +46,8 @@ impl Recovery {
             self.nonce,
             &items,
             self.config.rebuild_threads,
-            |i, read| {
+            &|_| (),
+            |i, read, ()| {
                 let item = &items[i];
                 if let Some((offset, reason)) = read.parsed.bad {
                     if item.seq <= frontier {

@@ -2,7 +2,10 @@
 //! engine adopting an index with millions of entries). Each tally checks
 //! entries against a copy of the blocks' extents and counts live bytes in
 //! its own array; [`Recovery::add_tally`] adds them to the store's table,
-//! once per block, so the threads share no counter while marking.
+//! once per block, so the threads share no counter while marking. The
+//! parallel scan (`split.rs`) gives each worker one, which it also unmarks
+//! from (a later entry supersedes a key's record) and clears (a flush
+//! marker).
 
 use super::Recovery;
 use crate::error::SsdError;
@@ -39,6 +42,27 @@ impl LiveTally {
         self.live[loc.block as usize] += size as u64;
         Ok(())
     }
+
+    /// Takes back a [`mark`](Self::mark) of the same entry made on this
+    /// tally; refused if this tally counts fewer live bytes in its block.
+    pub fn unmark(&mut self, loc: BlockLoc, payload_len: usize) -> Result<(), SsdError> {
+        let size = footprint(payload_len) as u64;
+        match self.live.get_mut(loc.block as usize) {
+            Some(live) if *live >= size => {
+                *live -= size;
+                Ok(())
+            }
+            _ => Err(SsdError::NotLive {
+                loc,
+                reason: "unmarked but never marked".into(),
+            }),
+        }
+    }
+
+    /// Forgets every mark.
+    pub fn clear(&mut self) {
+        self.live.fill(0);
+    }
 }
 
 impl Recovery {
@@ -49,6 +73,12 @@ impl Recovery {
         if !self.scanned {
             return Err(SsdError::Misuse("a tally before the scan"));
         }
+        Ok(self.tally_now())
+    }
+
+    /// A tally over the blocks' extents as they are now (before a scan:
+    /// as their headers say; the scan delivers no entry past a cut).
+    pub(super) fn tally_now(&self) -> LiveTally {
         let blocks = self.geometry.block_count as usize;
         let used = (0..blocks as u32)
             .map(|b| match self.table.state(b) {
@@ -56,10 +86,10 @@ impl Recovery {
                 _ => 0,
             })
             .collect();
-        Ok(LiveTally {
+        LiveTally {
             used,
             live: vec![0; blocks],
-        })
+        }
     }
 
     /// Adds what `tally` marked. Refused, changing nothing, if a block would
