@@ -9,7 +9,11 @@
 //!   record supersedes it) or its block is the oldest on the device (every
 //!   older version of the key is in that block, going with it); otherwise
 //!   it is appended again;
-//! - the flush marker follows the same rule as a tombstone.
+//! - the flush marker is never moved: a rebuild forgets every entry before
+//!   it, so appended again it would also forget what was written since
+//!   the flush. Its block is left alone until it is the oldest on the
+//!   device (every block before it holds only entries the flush released,
+//!   and frees itself); then the marker is dropped with the block.
 //!
 //! Visiting a block twice is harmless: a moved or released entry is no
 //! longer live, so it is skipped.
@@ -140,8 +144,13 @@ impl Keyspace {
             return self.defrag_block_durably(ssd, block, pass);
         }
         let store = ssd.store();
-        let entries = store.entries(block).map_err(|e| e.to_string())?;
         let oldest = store.oldest_seq().is_some() && store.oldest_seq() == store.block_seq(block);
+        // The marker only ever lands in the open block, so a sealed block
+        // that does not hold it now never will.
+        if !oldest && ssd.holds_flush_marker(block) {
+            return Ok(false);
+        }
+        let entries = store.entries(block).map_err(|e| e.to_string())?;
         for entry in &entries {
             match entry.kind {
                 KIND_PUT => self.move_record(ssd, entry, pass)?,
@@ -149,7 +158,7 @@ impl Keyspace {
                 KIND_CHUNK_TOMBSTONE => {
                     self.move_tombstone(ssd, entry, Namespace::Chunk, oldest, pass)?
                 }
-                KIND_FLUSH => ssd.defrag_marker(entry.loc, &entry.payload, oldest),
+                KIND_FLUSH => ssd.drop_oldest_marker(entry.loc),
                 other => tracing::warn!(kind = other, loc = %entry.loc, "unknown SSD entry kind"),
             }
         }

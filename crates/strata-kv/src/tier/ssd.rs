@@ -19,7 +19,8 @@
 //! stub's entry, a shard's tombstones, the last flush marker); a superseded
 //! entry is released only after the superseding append returned; the
 //! defragmenter (`defrag.rs`) relocates live entries under the key's shard
-//! lock and drops a tombstone or flush marker only from the oldest block.
+//! lock and drops a tombstone only from the oldest block; it never moves
+//! the flush marker, which it drops with the oldest block.
 //!
 //! Durability: an append is durable after the next [`SsdStore::flush`],
 //! which maintenance runs every `flush_interval`: a power cut loses at
@@ -378,24 +379,20 @@ impl SsdTier {
         Ok(())
     }
 
-    /// Moves or drops the flush marker found at `loc` in `block` by the
-    /// defragmenter (see the module documentation).
-    pub(crate) fn defrag_marker(&self, loc: BlockLoc, payload: &[u8], oldest: bool) {
+    /// Whether `block` holds the current flush marker.
+    pub(crate) fn holds_flush_marker(&self, block: u32) -> bool {
+        self.flush_marker.lock().is_some_and(|m| m.block == block)
+    }
+
+    /// Drops the flush marker found at `loc` in the oldest block, which the
+    /// defragmenter is emptying: nothing older is left for it to shadow.
+    /// (The defragmenter never empties the marker's block before it is the
+    /// oldest: see `open/defrag.rs`.)
+    pub(crate) fn drop_oldest_marker(&self, loc: BlockLoc) {
         let mut marker = self.flush_marker.lock();
-        if *marker != Some(loc) {
-            return;
-        }
-        if oldest {
+        if *marker == Some(loc) {
             *marker = None;
             self.release(loc, FLUSH_PAYLOAD_LEN);
-            return;
-        }
-        match self.store.append_relocated(KIND_FLUSH, payload) {
-            Ok(moved) => {
-                *marker = Some(moved);
-                self.release(loc, FLUSH_PAYLOAD_LEN);
-            }
-            Err(e) => tracing::warn!(error = %e, "moving the SSD flush marker failed"),
         }
     }
 
