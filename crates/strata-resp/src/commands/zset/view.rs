@@ -33,6 +33,11 @@ pub trait Ordered {
     fn count_before(&mut self, before: &dyn Fn(f64, &[u8]) -> bool) -> Result<u64, RespError>;
     /// Members of ranks `start..end` (clamped), in order.
     fn range(&mut self, start: u64, end: u64) -> Result<Vec<Owned>, RespError>;
+    /// Every member in order, borrowed, when the set is packed (a reply
+    /// is then written without copying them); `None` for a large set.
+    fn packed(&self) -> Option<&[(f64, Cow<'_, [u8]>)]> {
+        None
+    }
 }
 
 /// A sorted set being changed.
@@ -115,6 +120,10 @@ impl Ordered for Packed<'_> {
 
     fn count_before(&mut self, before: &dyn Fn(f64, &[u8]) -> bool) -> Result<u64, RespError> {
         Ok(self.entries.partition_point(|e| before(e.0, &e.1)) as u64)
+    }
+
+    fn packed(&self) -> Option<&[(f64, Cow<'_, [u8]>)]> {
+        Some(&self.entries)
     }
 
     fn range(&mut self, start: u64, end: u64) -> Result<Vec<Owned>, RespError> {
