@@ -21,13 +21,7 @@ fn keyspace() -> Arc<Keyspace> {
     Keyspace::new(config(2), clock())
 }
 
-fn put(
-    store: &mut impl Store,
-    key: &[u8],
-    kind: ValueKind,
-    value: &[u8],
-    expires_at: Option<u64>,
-) {
+fn put(store: &mut impl Store, key: &[u8], kind: ValueKind, value: &[u8], expires_at: Option<u64>) {
     store
         .edit_large(key, |edit: &mut LargeEdit<'_>| {
             edit.put_whole(kind, value, expires_at)
@@ -59,7 +53,11 @@ fn a_same_length_rewrite_writes_nothing_new_and_reads_back() {
         put(&mut store, b"h", ValueKind::Hash, &value(round, 600), at);
     }
     assert_eq!(ks.stats().used_memory, used, "rewritten in place");
-    assert_eq!(ks.stats().total_items, total + 48, "each counted as a write");
+    assert_eq!(
+        ks.stats().total_items,
+        total + 48,
+        "each counted as a write"
+    );
     let (kind, v, new_cas, expiry) = read(&mut store, b"h").unwrap();
     assert_eq!((kind, v, expiry), (ValueKind::Hash, value(49, 600), at));
     assert!(new_cas > cas, "a fresh CAS: {new_cas} after {cas}");
@@ -74,8 +72,8 @@ fn any_other_shape_appends() {
     put(&mut store, b"h", ValueKind::Hash, &value(1, 600), None);
     let mut used = ks.stats().used_memory;
     let changes: [(ValueKind, usize, Option<u64>); 4] = [
-        (ValueKind::Hash, 601, None),        // longer
-        (ValueKind::Set, 601, None),         // another kind
+        (ValueKind::Hash, 601, None),              // longer
+        (ValueKind::Set, 601, None),               // another kind
         (ValueKind::Set, 601, Some(u64::MAX / 2)), // an expiry
         (ValueKind::Set, 600, Some(u64::MAX / 2)), // shorter
     ];
@@ -127,7 +125,13 @@ fn rewrites_in_place_replay_to_the_same_state() {
     for round in 0..20u8 {
         for k in 0..10u8 {
             let len = 100 + usize::from(k % 3 == 0 && round % 4 == 0);
-            put(&mut store, &[b'k', k], ValueKind::Hash, &value(round, len), None);
+            put(
+                &mut store,
+                &[b'k', k],
+                ValueKind::Hash,
+                &value(round, len),
+                None,
+            );
         }
     }
     store.delete(b"k\x05").unwrap();
@@ -139,7 +143,11 @@ fn rewrites_in_place_replay_to_the_same_state() {
     let mut a = ks.store();
     let mut b = copy.store();
     for k in 0..10u8 {
-        assert_eq!(read(&mut a, &[b'k', k]), read(&mut b, &[b'k', k]), "key {k}");
+        assert_eq!(
+            read(&mut a, &[b'k', k]),
+            read(&mut b, &[b'k', k]),
+            "key {k}"
+        );
     }
 }
 
