@@ -1,8 +1,10 @@
 //! The arena of one shard: item records packed into segments and addressed
 //! by [`Loc`] (segment id, offset).
 //!
-//! Invariants: records are only appended, never modified in place; a record
-//! is live exactly while the index points at it; a segment is freed only after
+//! Invariants: records are appended; the only changes in place are a
+//! persistent record's dead bit, a stub's value filled in, and a DRAM
+//! record rewritten whole with its length unchanged ([`Arena::rewrite`]);
+//! a record is live exactly while the index points at it; a segment is freed only after
 //! every live record in it has been moved or dropped from the index. Items
 //! larger than a segment get a dedicated segment of their own (offset 0).
 //! Segments are kept in creation order (`fifo`) for eviction.
@@ -149,6 +151,22 @@ impl Arena {
         debug_assert_eq!(rec.header.value_len, value.len());
         let at = loc.off as usize + rec.header.header_len + rec.header.key_len;
         self.segment_mut(loc.seg).patch(at, value)
+    }
+
+    /// Lets `write` overwrite the record at `loc` with a record of the same
+    /// length (`write` gets exactly its bytes). Only for DRAM segments: a
+    /// persistent record was published when appended, and overwriting it
+    /// would not be failure-atomic (the caller checks
+    /// [`is_persistent`](Self::is_persistent)).
+    pub(crate) fn rewrite(
+        &mut self,
+        loc: Loc,
+        write: impl FnOnce(&mut [u8]),
+    ) -> Result<(), KvError> {
+        debug_assert!(!self.is_persistent());
+        let len = self.record(loc).len();
+        self.segment_mut(loc.seg)
+            .rewrite(loc.off as usize, len, write)
     }
 
     /// Whether new segments are persistent (records are published when

@@ -218,6 +218,24 @@ impl Segment {
         }
     }
 
+    /// Lets `write` overwrite the `len` bytes at record offset `off` (a
+    /// record rewritten in place with its length unchanged) and persists
+    /// them. The caller guarantees `off..off + len` is one written record.
+    pub fn rewrite(
+        &mut self,
+        off: usize,
+        len: usize,
+        write: impl FnOnce(&mut [u8]),
+    ) -> Result<(), KvError> {
+        debug_assert!(off + len <= self.len);
+        let at = self.base + off;
+        write(&mut self.bytes_mut()[at..at + len]);
+        match &self.memory {
+            Memory::Pmem(run) => run.persist(at, len).map_err(pmem_error),
+            Memory::Anon(_) => Ok(()),
+        }
+    }
+
     /// Counts `len` bytes of records as referenced (a restart's recount).
     pub fn add_live(&mut self, len: usize) {
         self.live_bytes += len;

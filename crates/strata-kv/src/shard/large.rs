@@ -3,9 +3,9 @@
 //! the whole edit: every chunk and head it writes or drops reaches the
 //! journal in the one record appended when the lock is released.
 
-use super::large_read::{current_of, ChunkSource, Current};
+use super::large_read::{current_at, current_of, ChunkSource, Current};
 use super::{Removal, ShardInner};
-use crate::chunk::Ring;
+use crate::chunk::{Namespace, Ring};
 use crate::context::Ctx;
 use crate::fetch;
 use crate::item::{Mutation, NewItem, ValueKind};
@@ -18,6 +18,10 @@ pub struct LargeEdit<'s> {
     key: &'s [u8],
     hash: u64,
     now: u64,
+    /// The key's live slot as found at open (`Some(None)`: no live item),
+    /// kept until the first write that may move entries (making room
+    /// evicts or compacts, an insert may rebuild the index); `None` then.
+    known: Option<Option<usize>>,
     /// Values not in DRAM are read while blocking (an edit is never re-run).
     _blocking: fetch::Blocking,
 }
@@ -38,8 +42,11 @@ impl<'s> LargeEdit<'s> {
         hash: u64,
         now: u64,
     ) -> Result<Self, KvError> {
-        if let Some(slot) = shard.lookup(hash, key) {
-            if !shard.is_live(slot, now) {
+        let mut live = None;
+        if let Some((slot, rec)) = shard.lookup_record_in(Namespace::User, hash, key) {
+            if rec.header.expires_at.is_none_or(|at| at > now) {
+                live = Some(slot);
+            } else {
                 ctx.check_journal()?;
                 shard.remove(ctx, slot, Removal::Expired)?;
             }
@@ -51,6 +58,7 @@ impl<'s> LargeEdit<'s> {
             key,
             hash,
             now,
+            known: Some(live),
             _blocking: fetch::Blocking::enter(),
         })
     }
@@ -62,7 +70,11 @@ impl<'s> LargeEdit<'s> {
 
     /// What the key holds now (`None`: nothing).
     pub fn current(&self) -> Result<Option<Current>, KvError> {
-        current_of(self.shard, self.ctx, self.key, self.hash, self.now)
+        match self.known {
+            Some(Some(slot)) => current_at(self.shard, self.ctx, slot),
+            Some(None) => Ok(None),
+            None => current_of(self.shard, self.ctx, self.key, self.hash, self.now),
+        }
     }
 
     /// Chunk `number` of the collection at this key (`None`: absent).
@@ -73,6 +85,7 @@ impl<'s> LargeEdit<'s> {
     /// Writes chunk `number` of this key's collection of `kind`.
     pub fn put_chunk(&mut self, number: u32, kind: ValueKind, value: &[u8]) -> Result<(), KvError> {
         let (ctx, now) = (self.ctx, self.now);
+        self.known = None;
         self.shard
             .write_chunk(ctx, self.key, number, kind, value, now)
     }
@@ -99,18 +112,28 @@ impl<'s> LargeEdit<'s> {
         expires_at: Option<u64>,
     ) -> Result<(), KvError> {
         let (ctx, now) = (self.ctx, self.now);
+        self.known = None;
         self.shard
             .write_head(ctx, self.key, kind, ring, meta, expires_at, now)
     }
 
     /// Stores `value` whole under the key as a value of `kind` (a packed
     /// collection or a string); chunks of a large one there are dropped.
+    /// A value as long as the one there, of the same kind and expiry,
+    /// rewrites its record in place (in DRAM; see `shard/in_place.rs`).
     pub fn put_whole(
         &mut self,
         kind: ValueKind,
         value: &[u8],
         expires_at: Option<u64>,
     ) -> Result<(), KvError> {
+        if let Some(Some(slot)) = self.known {
+            let (ctx, now) = (self.ctx, self.now);
+            let shard = &mut *self.shard;
+            if shard.put_in_place(ctx, slot, self.key, kind, value, expires_at, now)? {
+                return Ok(());
+            }
+        }
         let item = NewItem {
             value: value.into(),
             flags: 0,
@@ -121,19 +144,31 @@ impl<'s> LargeEdit<'s> {
 
     /// Removes the key (with its chunks); true if it held something.
     pub fn delete(&mut self) -> Result<bool, KvError> {
-        let had = self
-            .shard
-            .live_slot(self.hash, self.key, self.now)
-            .is_some();
+        let had = match self.known {
+            Some(live) => live.is_some(),
+            None => self
+                .shard
+                .live_slot(self.hash, self.key, self.now)
+                .is_some(),
+        };
         self.apply(Mutation::Delete)?;
         Ok(had)
     }
 
     fn apply(&mut self, mutation: Mutation<'_>) -> Result<(), KvError> {
         let (ctx, now) = (self.ctx, self.now);
-        self.shard
-            .apply(ctx, self.hash, self.key, now, mutation)
-            .map(|_| ())
+        match self.known.take() {
+            // Found at open and still live (expired ones went then).
+            Some(live) => {
+                let found = (live, live);
+                let shard = &mut *self.shard;
+                shard.apply_found(ctx, self.hash, self.key, now, found, mutation)
+            }
+            None => self
+                .shard
+                .apply(ctx, self.hash, self.key, now, mutation)
+                .map(|_| ()),
+        }
     }
 }
 

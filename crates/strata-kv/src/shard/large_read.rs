@@ -73,12 +73,22 @@ pub(super) fn current_of(
     hash: u64,
     now: u64,
 ) -> Result<Option<Current>, KvError> {
-    let Some(slot) = shard.live_slot(hash, key, now) else {
-        return Ok(None);
-    };
-    let stored = shard.record_at(slot).header.flags;
+    match shard.live_slot(hash, key, now) {
+        Some(slot) => current_at(shard, ctx, slot),
+        None => Ok(None),
+    }
+}
+
+/// What the live item in `slot` holds.
+pub(super) fn current_at(
+    shard: &ShardInner,
+    ctx: &Ctx,
+    slot: usize,
+) -> Result<Option<Current>, KvError> {
+    let rec = shard.record_at(slot);
+    let stored = rec.header.flags;
     let (_, kind) = split_stored_flags(stored).unwrap_or_default();
-    shard.with_item(ctx, slot, |item| {
+    shard.with_record(ctx, &rec, |item| {
         Some(Current {
             kind,
             chunks: chunks_of(stored),

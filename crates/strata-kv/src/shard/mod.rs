@@ -8,6 +8,7 @@
 mod chunks;
 mod classes;
 mod copy;
+mod in_place;
 mod item_info;
 pub(crate) mod large;
 pub(crate) mod large_read;
@@ -104,25 +105,42 @@ impl ShardInner {
 
     /// The slot of `key`'s entry in `ns`: keys compare with their namespace.
     pub fn lookup_in(&self, ns: Namespace, hash: u64, key: &[u8]) -> Option<usize> {
+        self.lookup_record_in(ns, hash, key).map(|(slot, _)| slot)
+    }
+
+    /// The slot of `key`'s entry in `ns` and its record, decoded once.
+    pub fn lookup_record_in(
+        &self,
+        ns: Namespace,
+        hash: u64,
+        key: &[u8],
+    ) -> Option<(usize, Record<'_>)> {
         let arena = &self.arena;
-        self.index.find(hash, |loc| {
+        let mut found = None;
+        let slot = self.index.find(hash, |loc| {
             let rec = arena.record(loc);
-            rec.key() == key && Namespace::of(rec.header.flags) == ns
-        })
+            let hit = rec.key() == key && Namespace::of(rec.header.flags) == ns;
+            if hit {
+                found = Some(rec);
+            }
+            hit
+        })?;
+        found.map(|rec| (slot, rec))
     }
 
     pub fn record_at(&self, slot: usize) -> Record<'_> {
         self.arena.record(self.index.loc(slot))
     }
 
-    /// Whether the item in `slot` has not expired.
-    pub fn is_live(&self, slot: usize, now: u64) -> bool {
-        !is_expired(self.record_at(slot).header.expires_at, now)
-    }
-
     /// The slot of `key`'s live item (no value is read).
     pub fn live_slot(&self, hash: u64, key: &[u8], now: u64) -> Option<usize> {
-        self.lookup(hash, key).filter(|&s| self.is_live(s, now))
+        self.live_record(hash, key, now).map(|(slot, _)| slot)
+    }
+
+    /// The slot of `key`'s live item and its record.
+    pub fn live_record(&self, hash: u64, key: &[u8], now: u64) -> Option<(usize, Record<'_>)> {
+        self.lookup_record_in(Namespace::User, hash, key)
+            .filter(|(_, rec)| !is_expired(rec.header.expires_at, now))
     }
 
     /// Calls `f` with the live item for `key` (read path; marks access if
@@ -137,10 +155,10 @@ impl ShardInner {
         mark: bool,
         f: impl FnOnce(ItemRef<'_>) -> R,
     ) -> Result<Option<R>, KvError> {
-        let Some(slot) = self.live_slot(hash, key, now) else {
+        let Some((slot, rec)) = self.live_record(hash, key, now) else {
             return Ok(None);
         };
-        let found = self.with_item(ctx, slot, f)?;
+        let found = self.with_record(ctx, &rec, f)?;
         if mark {
             self.index.mark_accessed(slot, ctx.access_secs(now));
         }
@@ -206,12 +224,14 @@ impl ShardInner {
         want_cas: bool,
         f: impl FnOnce(Option<ItemRef<'_>>) -> (Mutation<'v>, R),
     ) -> Result<(R, Option<u64>), KvError> {
-        let slot = self.lookup(hash, key);
-        let live = slot.filter(|&s| self.is_live(s, now));
+        let found = self.lookup_record_in(Namespace::User, hash, key);
+        let slot = found.map(|(s, _)| s);
+        let live = found.filter(|(_, rec)| !is_expired(rec.header.expires_at, now));
         let (mutation, result) = match live {
-            Some(s) => self.with_item(ctx, s, |item| f(Some(item)))?,
+            Some((_, rec)) => self.with_record(ctx, &rec, |item| f(Some(item)))?,
             None => f(None),
         };
+        let live = live.map(|(s, _)| s);
         self.apply_found(ctx, hash, key, now, (slot, live), mutation)?;
         let cas = match want_cas {
             true => self
@@ -233,8 +253,11 @@ impl ShardInner {
         now: u64,
         mutation: Mutation<'_>,
     ) -> Result<bool, KvError> {
-        let slot = self.lookup(hash, key);
-        let live = slot.filter(|&s| self.is_live(s, now));
+        let found = self.lookup_record_in(Namespace::User, hash, key);
+        let slot = found.map(|(s, _)| s);
+        let live = found
+            .filter(|(_, rec)| !is_expired(rec.header.expires_at, now))
+            .map(|(s, _)| s);
         self.apply_found(ctx, hash, key, now, (slot, live), mutation)?;
         Ok(live.is_some())
     }

@@ -42,11 +42,21 @@ impl ShardInner {
         slot: usize,
         f: impl FnOnce(ItemRef<'_>) -> R,
     ) -> Result<R, KvError> {
-        let rec = self.record_at(slot);
+        self.with_record(ctx, &self.record_at(slot), f)
+    }
+
+    /// [`with_item`](Self::with_item) for the live record `rec`, already
+    /// found in this shard.
+    pub fn with_record<R>(
+        &self,
+        ctx: &Ctx,
+        rec: &Record<'_>,
+        f: impl FnOnce(ItemRef<'_>) -> R,
+    ) -> Result<R, KvError> {
         let Some(ssd) = &ctx.ssd else {
-            return Ok(f(super::item_ref(&rec)));
+            return Ok(f(super::item_ref(rec)));
         };
-        let payload = resolve_record(ssd, &rec, ctx.record_hash(&rec))?;
+        let payload = resolve_record(ssd, rec, ctx.record_hash(rec))?;
         let value = value_of(&payload, rec.key(), rec.header.cas).ok_or_else(|| {
             let cause = format!(
                 "the SSD entry at {} does not hold the record its index names",

@@ -1,11 +1,15 @@
 //! Replying with a sorted set's members and scores.
 
-use super::view::Owned;
 use crate::writer::{ReplyWriter, RespVersion};
 
 /// Writes `entries` as a reply: members, with scores when asked (RESP2
 /// flat, RESP3 pairs when `pairs`).
-pub fn reply_entries(out: &mut ReplyWriter<'_>, entries: &[Owned], with_scores: bool, pairs: bool) {
+pub fn reply_entries<'e, M: AsRef<[u8]> + 'e>(
+    out: &mut ReplyWriter<'_>,
+    entries: impl ExactSizeIterator<Item = &'e (f64, M)>,
+    with_scores: bool,
+    pairs: bool,
+) {
     let resp3_pairs = with_scores && pairs && out.version() == RespVersion::Resp3;
     out.array(if with_scores && !resp3_pairs {
         entries.len() * 2
@@ -16,7 +20,7 @@ pub fn reply_entries(out: &mut ReplyWriter<'_>, entries: &[Owned], with_scores: 
         if resp3_pairs {
             out.array(2);
         }
-        out.bulk(&e.1);
+        out.bulk(e.1.as_ref());
         if with_scores {
             out.double(e.0);
         }

@@ -16,6 +16,9 @@ use crate::reply::{CollectionError, RespError};
 /// A member and its score, copied out.
 pub type Owned = (f64, Vec<u8>);
 
+/// A packed set's member and score, borrowed from its record until changed.
+pub type Entry<'v> = (f64, Cow<'v, [u8]>);
+
 /// A sorted set being read.
 pub trait Ordered {
     /// Members held.
@@ -33,6 +36,11 @@ pub trait Ordered {
     fn count_before(&mut self, before: &dyn Fn(f64, &[u8]) -> bool) -> Result<u64, RespError>;
     /// Members of ranks `start..end` (clamped), in order.
     fn range(&mut self, start: u64, end: u64) -> Result<Vec<Owned>, RespError>;
+    /// Every member in order, borrowed, when the set is packed (a reply
+    /// is then written without copying them); `None` for a large set.
+    fn packed(&self) -> Option<&[Entry<'_>]> {
+        None
+    }
 }
 
 /// A sorted set being changed.
@@ -49,7 +57,7 @@ pub trait OrderedMut: Ordered {
 /// A packed sorted set, decoded (members borrowed until changed).
 pub struct Packed<'v> {
     /// Members and scores in order.
-    pub entries: Vec<(f64, Cow<'v, [u8]>)>,
+    pub entries: Vec<Entry<'v>>,
     /// Whether a change was made.
     pub dirty: bool,
 }
@@ -115,6 +123,10 @@ impl Ordered for Packed<'_> {
 
     fn count_before(&mut self, before: &dyn Fn(f64, &[u8]) -> bool) -> Result<u64, RespError> {
         Ok(self.entries.partition_point(|e| before(e.0, &e.1)) as u64)
+    }
+
+    fn packed(&self) -> Option<&[Entry<'_>]> {
+        Some(&self.entries)
     }
 
     fn range(&mut self, start: u64, end: u64) -> Result<Vec<Owned>, RespError> {

@@ -46,7 +46,7 @@ pub fn zrandmember<S: Store>(
                 Some(e) => out.bulk(&e.1),
                 None => out.null(),
             },
-            Some(_) => reply_entries(out, &chosen, with_scores, true),
+            Some(_) => reply_entries(out, chosen.iter(), with_scores, true),
         }
         Ok(())
     })?;

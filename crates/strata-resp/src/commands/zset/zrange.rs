@@ -178,7 +178,24 @@ pub fn zrange<S: Store>(
     }
     let resp3_pairs = form == Form::ZRange;
     let found = read(ctx.store, args.get(1), |z| {
-        selected(&q, z).map(|v| reply_entries(out, &v, q.with_scores, resp3_pairs))
+        let (span, rev) = select(&q, z)?;
+        let (with_scores, pairs) = (q.with_scores, resp3_pairs);
+        if let Some(entries) = z.packed() {
+            let end = usize::try_from(span.end).map_or(entries.len(), |e| e.min(entries.len()));
+            let start = usize::try_from(span.start).map_or(end, |s| s.min(end));
+            let picked = &entries[start..end];
+            match rev {
+                true => reply_entries(out, picked.iter().rev(), with_scores, pairs),
+                false => reply_entries(out, picked.iter(), with_scores, pairs),
+            }
+            return Ok(());
+        }
+        let mut picked = z.range(span.start, span.end)?;
+        if rev {
+            picked.reverse();
+        }
+        reply_entries(out, picked.iter(), with_scores, pairs);
+        Ok(())
     })?;
     if found.is_none() {
         // A missing key still checks its range arguments.

@@ -1,0 +1,173 @@
+//! A whole value rewritten with its length unchanged ([`LargeEdit::put_whole`]
+//! of a packed collection) overwrites its record in DRAM instead of
+//! appending one (`shard/in_place.rs`). Checked here: no memory is written
+//! for it; the value, kind, expiry and a fresh CAS read back; a watch sees
+//! the change; any other shape (length, kind, expiry, a large head there)
+//! appends as before; the journal records replay to the same state; and in
+//! persistent memory, where records are never rewritten, a power cut keeps
+//! the newest value.
+
+use std::sync::{Arc, Mutex};
+
+use strata_kv::journal::{decode, Journal, Refusal};
+use strata_kv::{DataTier, IndexTier, Keyspace, LargeEdit, Placement, Store, ValueKind};
+use strata_pmem::PersistentArena;
+
+mod common;
+
+use common::large::{clock, config, contents, crash_pmem, new_arena, open_pmem};
+
+fn keyspace() -> Arc<Keyspace> {
+    Keyspace::new(config(2), clock())
+}
+
+fn put(store: &mut impl Store, key: &[u8], kind: ValueKind, value: &[u8], expires_at: Option<u64>) {
+    store
+        .edit_large(key, |edit: &mut LargeEdit<'_>| {
+            edit.put_whole(kind, value, expires_at)
+        })
+        .unwrap()
+        .unwrap();
+}
+
+/// (kind, value, cas, expiry) of `key`.
+fn read(store: &mut impl Store, key: &[u8]) -> Option<(ValueKind, Vec<u8>, u64, Option<u64>)> {
+    store.get(key, |i| (i.kind, i.value.to_vec(), i.cas, i.expires_at))
+}
+
+fn value(tag: u8, len: usize) -> Vec<u8> {
+    vec![tag; len]
+}
+
+#[test]
+fn a_same_length_rewrite_writes_nothing_new_and_reads_back() {
+    let ks = keyspace();
+    let mut store = ks.store();
+    let at = Some(2_000_000);
+    put(&mut store, b"h", ValueKind::Hash, &value(1, 600), at);
+    let (_, _, cas, _) = read(&mut store, b"h").unwrap();
+    let used = ks.stats().used_memory;
+    let total = ks.stats().total_items;
+    let watch = ks.watch(b"h");
+    for round in 2..50u8 {
+        put(&mut store, b"h", ValueKind::Hash, &value(round, 600), at);
+    }
+    assert_eq!(ks.stats().used_memory, used, "rewritten in place");
+    assert_eq!(
+        ks.stats().total_items,
+        total + 48,
+        "each counted as a write"
+    );
+    let (kind, v, new_cas, expiry) = read(&mut store, b"h").unwrap();
+    assert_eq!((kind, v, expiry), (ValueKind::Hash, value(49, 600), at));
+    assert!(new_cas > cas, "a fresh CAS: {new_cas} after {cas}");
+    assert!(!ks.exclusive(|s| s.watch_intact(&watch)));
+    assert_eq!(ks.stats().items_with_expiry, 1);
+}
+
+#[test]
+fn any_other_shape_appends() {
+    let ks = keyspace();
+    let mut store = ks.store();
+    put(&mut store, b"h", ValueKind::Hash, &value(1, 600), None);
+    let mut used = ks.stats().used_memory;
+    let changes: [(ValueKind, usize, Option<u64>); 4] = [
+        (ValueKind::Hash, 601, None),              // longer
+        (ValueKind::Set, 601, None),               // another kind
+        (ValueKind::Set, 601, Some(u64::MAX / 2)), // an expiry
+        (ValueKind::Set, 600, Some(u64::MAX / 2)), // shorter
+    ];
+    for (i, (kind, len, at)) in changes.into_iter().enumerate() {
+        put(&mut store, b"h", kind, &value(i as u8, len), at);
+        let now = ks.stats().used_memory;
+        assert!(now > used, "change {i} appended a record");
+        used = now;
+        let (k, v, _, expiry) = read(&mut store, b"h").unwrap();
+        assert_eq!((k, v, expiry), (kind, value(i as u8, len), at));
+    }
+    assert_eq!(ks.stats().items_with_expiry, 1);
+    // A large collection's head there is replaced whole, chunks dropped.
+    store
+        .edit_large(b"big", |edit| {
+            edit.put_chunk(0, ValueKind::Hash, &value(7, 100))?;
+            edit.put_head(ValueKind::Hash, 1, &value(8, 50), None)
+        })
+        .unwrap()
+        .unwrap();
+    put(&mut store, b"big", ValueKind::Hash, &value(9, 50), None);
+    assert_eq!(read(&mut store, b"big").unwrap().1, value(9, 50));
+    let census = ks.chunk_census();
+    assert_eq!((census.chunks, census.orphans, census.missing), (0, 0, 0));
+}
+
+/// A journal that keeps every record.
+#[derive(Default)]
+struct Recorder(Mutex<Vec<Vec<u8>>>);
+
+impl Journal for Recorder {
+    fn check(&self) -> Result<(), Refusal> {
+        Ok(())
+    }
+
+    fn append(&self, body: &[u8]) -> Result<u64, String> {
+        let mut records = self.0.lock().unwrap();
+        records.push(body.to_vec());
+        Ok(records.len() as u64)
+    }
+}
+
+#[test]
+fn rewrites_in_place_replay_to_the_same_state() {
+    let ks = keyspace();
+    let recorder = Arc::new(Recorder::default());
+    ks.attach_journal(recorder.clone()).ok().unwrap();
+    let mut store = ks.store();
+    for round in 0..20u8 {
+        for k in 0..10u8 {
+            let len = 100 + usize::from(k % 3 == 0 && round % 4 == 0);
+            put(
+                &mut store,
+                &[b'k', k],
+                ValueKind::Hash,
+                &value(round, len),
+                None,
+            );
+        }
+    }
+    store.delete(b"k\x05").unwrap();
+    let copy = keyspace();
+    for body in recorder.0.lock().unwrap().iter() {
+        copy.apply_changes(decode(body)).unwrap();
+    }
+    assert_eq!(contents(&copy), contents(&ks));
+    let mut a = ks.store();
+    let mut b = copy.store();
+    for k in 0..10u8 {
+        assert_eq!(
+            read(&mut a, &[b'k', k]),
+            read(&mut b, &[b'k', k]),
+            "key {k}"
+        );
+    }
+}
+
+#[test]
+fn in_persistent_memory_a_power_cut_keeps_the_newest_value() {
+    const KIND: u64 = 0x1_9ace;
+    for index in [IndexTier::Pmem, IndexTier::Dram] {
+        let placement = Placement {
+            index,
+            data: DataTier::Pmem,
+        };
+        let ks = open_pmem(config(2), new_arena(KIND), placement);
+        let mut store = ks.store();
+        for round in 0..5u8 {
+            put(&mut store, b"h", ValueKind::Hash, &value(round, 300), None);
+        }
+        let image = crash_pmem(ks);
+        let arena = PersistentArena::open_simulated(image, KIND).unwrap();
+        let ks = open_pmem(config(2), arena, placement);
+        let found = read(&mut ks.store(), b"h").map(|(k, v, _, _)| (k, v));
+        assert_eq!(found, Some((ValueKind::Hash, value(4, 300))), "{index:?}");
+    }
+}
