@@ -1,5 +1,5 @@
 //! A whole value rewritten with its length unchanged ([`LargeEdit::put_whole`]
-//! of a packed collection) overwrites its record in DRAM instead of
+//! of a packed collection, a string `set`) overwrites its record in DRAM instead of
 //! appending one (`shard/in_place.rs`). Checked here: no memory is written
 //! for it; the value, kind, expiry and a fresh CAS read back; a watch sees
 //! the change; any other shape (length, kind, expiry, a large head there)
@@ -10,7 +10,7 @@
 use std::sync::{Arc, Mutex};
 
 use strata_kv::journal::{decode, Journal, Refusal};
-use strata_kv::{DataTier, IndexTier, Keyspace, LargeEdit, Placement, Store, ValueKind};
+use strata_kv::{DataTier, IndexTier, Keyspace, LargeEdit, NewItem, Placement, Store, ValueKind};
 use strata_pmem::PersistentArena;
 
 mod common;
@@ -100,6 +100,46 @@ fn any_other_shape_appends() {
     assert_eq!((census.chunks, census.orphans, census.missing), (0, 0, 0));
 }
 
+/// (value, client flags, cas) of the string at `key`.
+fn read_string(store: &mut impl Store, key: &[u8]) -> Option<(Vec<u8>, u32, u64)> {
+    store.get(key, |i| (i.value.to_vec(), i.flags, i.cas))
+}
+
+fn set(store: &mut impl Store, key: &[u8], value: &[u8], flags: u32) {
+    let item = NewItem {
+        value: value.into(),
+        flags,
+        expires_at: None,
+    };
+    store.set(key, item).unwrap();
+}
+
+#[test]
+fn a_string_set_as_long_as_the_value_there_rewrites_it() {
+    let ks = keyspace();
+    let mut store = ks.store();
+    set(&mut store, b"s", &value(1, 50), 7);
+    let (_, _, cas) = read_string(&mut store, b"s").unwrap();
+    let used = ks.stats().used_memory;
+    let watch = ks.watch(b"s");
+    for round in 2..40u8 {
+        set(&mut store, b"s", &value(round, 50), 7);
+    }
+    assert_eq!(ks.stats().used_memory, used, "rewritten in place");
+    let (v, flags, new_cas) = read_string(&mut store, b"s").unwrap();
+    assert_eq!((v, flags), (value(39, 50), 7));
+    assert!(new_cas > cas, "a fresh CAS: {new_cas} after {cas}");
+    assert!(!ks.exclusive(|s| s.watch_intact(&watch)));
+    // Other client flags, or another length, append a new record.
+    for (i, (len, flags)) in [(50, 8), (51, 8)].into_iter().enumerate() {
+        let before = ks.stats().used_memory;
+        set(&mut store, b"s", &value(100 + i as u8, len), flags);
+        assert!(ks.stats().used_memory > before, "change {i} appended");
+        let (v, f, _) = read_string(&mut store, b"s").unwrap();
+        assert_eq!((v, f), (value(100 + i as u8, len), flags));
+    }
+}
+
 /// A journal that keeps every record.
 #[derive(Default)]
 struct Recorder(Mutex<Vec<Vec<u8>>>);
@@ -133,6 +173,14 @@ fn rewrites_in_place_replay_to_the_same_state() {
                 None,
             );
         }
+    }
+    for round in 0..10u8 {
+        set(
+            &mut store,
+            b"str",
+            &value(round, 40 + usize::from(round % 3 == 0)),
+            3,
+        );
     }
     store.delete(b"k\x05").unwrap();
     let copy = keyspace();

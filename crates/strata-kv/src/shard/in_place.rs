@@ -1,6 +1,6 @@
 //! Rewriting an item's record in place: a value replaced by one of the same
-//! length (an `HSET` of a field to a value as long, a `ZADD` that changes
-//! a score) overwrites its record instead of appending a new one, so the
+//! length (a `SET` or memcached `set` of a value as long, an `HSET` of a
+//! field to a value as long, a `ZADD` that changes a score) overwrites its record instead of appending a new one, so the
 //! change leaves no garbage for the compactor and probes nothing again.
 //!
 //! Only in DRAM with values held there: a persistent record was published
@@ -19,10 +19,10 @@ use crate::KvError;
 
 impl ShardInner {
     /// Replaces the value of the live user item in `slot` (whose key is
-    /// `key`) with `value` of `kind`, expiring at `expires_at`, in place
-    /// when the record allows it: values in DRAM, same kind and client
-    /// flags (0), same expiry (not past), same value length and same
-    /// header length with the new CAS. Returns false, having changed
+    /// `key`) with `value` of `kind` and memcached `client_flags`, expiring
+    /// at `expires_at`, in place when the record allows it: values in DRAM,
+    /// same kind and client flags, same expiry (not past), same value
+    /// length and same header length with the new CAS. Returns false, having changed
     /// nothing but possibly used a CAS number, when it does not; the
     /// caller then writes a new record.
     ///
@@ -35,6 +35,7 @@ impl ShardInner {
         slot: usize,
         key: &[u8],
         kind: ValueKind,
+        client_flags: u32,
         value: &[u8],
         expires_at: Option<u64>,
         now: u64,
@@ -42,7 +43,7 @@ impl ShardInner {
         if ctx.ssd.is_some() || self.arena.is_persistent() {
             return Ok(false);
         }
-        let flags = stored_flags(0, kind);
+        let flags = stored_flags(client_flags, kind);
         let loc = self.index.loc(slot);
         let rec = self.arena.record(loc);
         debug_assert_eq!(rec.key(), key);

@@ -329,6 +329,23 @@ impl ShardInner {
             }
             return Ok(());
         }
+        // A value as long as the one there rewrites it in place (in DRAM;
+        // see `in_place.rs`): no garbage for the compactor.
+        let in_dram = ctx.ssd.is_none() && !self.arena.is_persistent();
+        if let Some(slot) = self.lookup(hash, key).filter(|_| in_dram) {
+            if self.put_in_place(
+                ctx,
+                slot,
+                key,
+                kind,
+                new.flags,
+                &new.value,
+                new.expires_at,
+                now,
+            )? {
+                return Ok(());
+            }
+        }
         let cas = ctx.next_cas();
         let flags = stored_flags(new.flags, kind);
         let value = &new.value;
