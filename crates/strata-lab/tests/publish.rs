@@ -1,9 +1,11 @@
 //! `strata lab publish`: which rows of docs/benchmarks.md's "At a glance"
 //! table change for given runs, and that every other line stays byte for byte.
 //!
-//! The fixtures are real `--quick` runs of durable-cache and kv-placement
-//! (their per-request raw results dropped); tests that need a full run clear
-//! their `quick` flag, which is what a full run differs by in results.json.
+//! The fixtures are real `--quick` runs of durable-cache and kv-placement, and
+//! two full durable-cache runs of one part each (`--only pinned`, `--only
+//! checkpoint`), their per-request raw results dropped; tests that need a full
+//! run clear the `quick` flag, which is what a full run differs by in
+//! results.json.
 
 use std::path::{Path, PathBuf};
 
@@ -115,6 +117,65 @@ fn full_runs_rewrite_only_the_rows_they_measure() {
     assert_eq!(cells[7], "[Durability](#durability-issues-3-and-35)");
     // A line outside "At a glance" that looks like a row is not touched.
     assert!(after.ends_with("| 3 | `async` 1:9 ≥ 0.9x `off` | not the table | x | x | x | x |\n"));
+}
+
+#[test]
+fn runs_of_one_experiment_by_parts_each_feed_their_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let phases = results("durable-cache.json", false);
+    let pinned = results("durable-cache-pinned.json", false);
+    let checkpoint = results("durable-cache-checkpoint.json", false);
+    assert!(phases.started_utc < pinned.started_utc && pinned.started_utc < checkpoint.started_utc);
+    let runs = vec![
+        write_run(dir.path(), "checkpoint", &checkpoint),
+        write_run(dir.path(), "phases", &phases),
+        write_run(dir.path(), "pinned", &pinned),
+    ];
+    let (before, after) = publish(dir.path(), runs, false).unwrap();
+    let changed = changed(&before, &after);
+    for row in [
+        "3 | `async` 1:9 ≥ 0.9x `off`",
+        "35 | `sync` ≥ 1.5x Redis `always`, each server pinned to its own core",
+        "35 | checkpoint against interleaved control runs: 5th-percentile second ≥ 0.95x, median within 3%",
+    ] {
+        assert!(changed.iter().any(|c| c == row), "{row} not in {changed:?}");
+    }
+    // The pinned row from the pinned run, the phases' rows from the phases run.
+    let t = pinned
+        .table("Sync logging against Redis always, pinned")
+        .unwrap();
+    let r = t.get("strata, sync logging", "ops/s").unwrap()
+        / t.get("redis, appendfsync always", "ops/s").unwrap();
+    let cells = row(&after, "| 35 | `sync` ≥ 1.5x");
+    assert!(
+        cells[3].starts_with(&format!("pinned set-only, sync / Redis always {r:.2}x;")),
+        "{}",
+        cells[3]
+    );
+    assert_eq!(cells[4], if r >= 1.5 { "met" } else { "missed" });
+    assert_eq!(cells[5], pinned.started_utc[..16].replace('T', " "));
+    assert_eq!(
+        row(&after, "| 3 | `async` 1:9")[5],
+        phases.started_utc[..16].replace('T', " ")
+    );
+    // Both checkpoint figures, each against its own bounds.
+    let t = checkpoint
+        .table("Checkpoint against interleaved control runs")
+        .unwrap();
+    let (p5, median) = (
+        t.get("strata, async logging", "p5 ratio").unwrap(),
+        t.get("strata, async logging", "median ratio").unwrap(),
+    );
+    let cells = row(&after, "| 35 | checkpoint against interleaved control runs");
+    assert!(
+        cells[3].starts_with(&format!(
+            "p5 second during the checkpoint / control {p5:.2}x, median {median:.2}x;"
+        )),
+        "{}",
+        cells[3]
+    );
+    let met = p5 >= 0.95 && (0.97..=1.03).contains(&median);
+    assert_eq!(cells[4], if met { "met" } else { "missed" });
 }
 
 #[test]

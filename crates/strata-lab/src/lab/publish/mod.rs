@@ -2,6 +2,7 @@
 //! rows of the page's "At a glance" table whose targets the lab measures, from
 //! the `results.json` of one or more lab runs.
 //!
+//! - [`target`]: what a target is (figure sources, rules, its row).
 //! - [`targets`]: the named targets, each with its row, figures and threshold.
 //! - [`page`]: finding and rewriting a row, every other line kept byte for byte.
 //!
@@ -13,6 +14,7 @@
 //! only issue 33's quick-mode target: a CI run never overwrites real figures.
 
 pub mod page;
+pub mod target;
 pub mod targets;
 
 use std::collections::BTreeMap;
@@ -28,8 +30,9 @@ use targets::{Expr, Rule, Source, Target, EXPERIMENTS, TARGETS};
 /// Arguments of `strata lab publish`.
 #[derive(Debug, Clone, Args)]
 pub struct PublishArgs {
-    /// Lab run directories (or their results.json files); for an experiment
-    /// given twice, the last one counts.
+    /// Lab run directories (or their results.json files); an experiment may be
+    /// given more than once (runs of different `--only` parts): each target is
+    /// read from the latest of its runs that has the target's figures.
     #[arg(required = true, value_name = "RUN_DIR")]
     pub runs: Vec<PathBuf>,
 
@@ -80,7 +83,7 @@ pub fn load(path: &Path) -> Result<Results, LabError> {
 
 /// Decides every target's row from `runs` (in the order given).
 pub fn decide(runs: &[Results], allow_quick: bool) -> Result<Outcome, LabError> {
-    let mut full: BTreeMap<&str, &Results> = BTreeMap::new();
+    let mut full: BTreeMap<&str, Vec<&Results>> = BTreeMap::new();
     let mut quick: BTreeMap<&str, &Results> = BTreeMap::new();
     for r in runs {
         if r.quick && !allow_quick {
@@ -90,15 +93,22 @@ pub fn decide(runs: &[Results], allow_quick: bool) -> Result<Outcome, LabError> 
                 r.experiment, r.started_utc
             )));
         }
-        let map = if r.quick { &mut quick } else { &mut full };
-        map.insert(r.experiment.as_str(), r);
+        if r.quick {
+            quick.insert(r.experiment.as_str(), r);
+        } else {
+            full.entry(r.experiment.as_str()).or_default().push(r);
+        }
+    }
+    // Latest first; a stable sort keeps the command line's order among equals.
+    for list in full.values_mut() {
+        list.sort_by(|a, b| b.started_utc.cmp(&a.started_utc));
     }
     let mut out = Outcome::default();
     for t in TARGETS {
         let decided = match t.rule {
             Rule::QuickSuite(limit) => quick_suite(&quick, limit),
             _ => match full.get(t.experiment) {
-                Some(r) => judge(t, r),
+                Some(list) => first_judged(t, list),
                 None if quick.contains_key(t.experiment) => {
                     Err(format!("{}: quick, not a figure", t.experiment))
                 }
@@ -113,6 +123,21 @@ pub fn decide(runs: &[Results], allow_quick: bool) -> Result<Outcome, LabError> 
         }
     }
     Ok(out)
+}
+
+/// The target's row from the first of `runs` (latest first) that has its
+/// figures; the latest run's reason when none has.
+fn first_judged(t: &Target, runs: &[&Results]) -> Result<Update, String> {
+    let mut first_err = None;
+    for r in runs {
+        match judge(t, r) {
+            Ok(u) => return Ok(u),
+            Err(why) => {
+                first_err.get_or_insert(why);
+            }
+        }
+    }
+    Err(first_err.unwrap_or_else(|| format!("no {} run given", t.experiment)))
 }
 
 /// Runs `strata lab publish`; returns the page's path.
@@ -200,11 +225,13 @@ fn judge(t: &Target, r: &Results) -> Result<Update, String> {
     }
     let mut shown = Vec::new();
     let mut met = true;
-    for (label, e) in t.figures {
+    for (i, (label, e)) in t.figures.iter().enumerate() {
         let v = eval(r, *e)?;
         met &= match t.rule {
             Rule::AtLeast(x) => v >= x,
             Rule::AtMost(x) => v <= x,
+            // A figure without bounds of its own is a target defect: not met.
+            Rule::Bounds(bounds) => bounds.get(i).is_some_and(|&(lo, hi)| v >= lo && v <= hi),
             Rule::Reported | Rule::QuickSuite(_) => true,
         };
         shown.push(if t.times {

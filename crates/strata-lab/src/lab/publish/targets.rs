@@ -8,62 +8,11 @@
 //! names a size (10,000,000 keys, 5,000,000 documents) require that size in the
 //! run's parameters, so a smaller run never stands in for them.
 
-/// Where a figure is read in `results.json`.
-#[derive(Debug, Clone, Copy)]
-pub enum Source {
-    /// A table cell: (table title, row label, column).
-    Cell(&'static str, &'static str, &'static str),
-    /// The median over rounds of a raw measurement: (config, step, figure).
-    Measured(&'static str, &'static str, &'static str),
-}
-
-/// A value compared with the threshold.
-#[derive(Debug, Clone, Copy)]
-pub enum Expr {
-    /// One figure.
-    Value(Source),
-    /// One figure over another.
-    Ratio(Source, Source),
-}
-
-/// How a target is judged.
-#[derive(Debug, Clone, Copy)]
-pub enum Rule {
-    /// Every figure at least the threshold: "met", else "missed".
-    AtLeast(f64),
-    /// Every figure at most the threshold.
-    AtMost(f64),
-    /// Figures reported, no threshold: status "reported".
-    Reported,
-    /// Issue 33's row: the quick modes of all five experiments together under
-    /// this many seconds, and every table with a verdict (quick runs only).
-    QuickSuite(f64),
-}
-
-/// One row of the page the lab measures.
-#[derive(Debug, Clone, Copy)]
-pub struct Target {
-    /// The page's "issue" cell.
-    pub issue: &'static str,
-    /// The page's "target" cell, byte for byte.
-    pub text: &'static str,
-    /// The experiment whose results measure it (empty for [`Rule::QuickSuite`]).
-    pub experiment: &'static str,
-    /// Named figures: (label in the figure cell, value).
-    pub figures: &'static [(&'static str, Expr)],
-    /// Format of each figure: `true` for a ratio (`1.23x`), `false` for a plain number.
-    pub times: bool,
-    /// Unit appended to plain numbers (e.g. ` s`, ` B`).
-    pub unit: &'static str,
-    /// The threshold.
-    pub rule: Rule,
-    /// A run parameter that must be at least this value (e.g. `keys` for a
-    /// target stated at 10,000,000 keys).
-    pub requires: Option<(&'static str, f64)>,
-}
+pub use super::target::{Expr, Rule, Source, Target};
 
 const DC: &str = "Throughput per persistence mode";
 const PINNED: &str = "Sync logging against Redis always, pinned";
+const AGAINST_CONTROL: &str = "Checkpoint against interleaved control runs";
 const KV_RESTART: &str = "Restart after a crash per placement";
 const OLTP: &str = "TPC-C throughput per log device";
 const DBX: &str = "DBx1000 beside Strata, no logging";
@@ -196,6 +145,25 @@ pub const TARGETS: &[Target] = &[
         times: true,
         unit: "",
         rule: Rule::AtLeast(1.5),
+        requires: Some(("keys", 1_000_000.0)),
+    },
+    Target {
+        issue: "35",
+        text: "checkpoint against interleaved control runs: 5th-percentile second ≥ 0.95x, median within 3%",
+        experiment: "durable-cache",
+        figures: &[
+            (
+                "p5 second during the checkpoint / control",
+                Expr::Value(cell(AGAINST_CONTROL, "strata, async logging", "p5 ratio")),
+            ),
+            (
+                "median",
+                Expr::Value(cell(AGAINST_CONTROL, "strata, async logging", "median ratio")),
+            ),
+        ],
+        times: true,
+        unit: "",
+        rule: Rule::Bounds(&[(0.95, f64::INFINITY), (0.97, 1.03)]),
         requires: Some(("keys", 1_000_000.0)),
     },
     Target {
