@@ -192,9 +192,11 @@ async fn parse_errors_of_bool_clauses_are_wrapped_at_the_inner_position() {
     );
 
     // Errors that are not the clause's parse errors stay unwrapped: a
-    // query the field's type refuses fails on the shards.
-    let body = r#"{"query":{"bool":{"filter":[{"regexp":{"title":{"value":"a{2,1}"}}}]}}}"#;
+    // query string that does not parse fails on the shards.
+    let body = r#"{"query":{"bool":{"filter":[{"query_string":{"query":"title:(a"}}]}}}"#;
     let (status, reply) = raw_search(&s, body).await;
     assert_eq!(status, 400, "{reply}");
-    assert_ne!(reply["error"]["type"], "x_content_parse_exception", "{reply}");
+    let error = &reply["error"];
+    assert_eq!(error["type"], "search_phase_execution_exception", "{reply}");
+    assert_eq!(error["root_cause"][0]["type"], "query_shard_exception");
 }
