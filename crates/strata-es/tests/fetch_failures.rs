@@ -85,11 +85,18 @@ async fn an_unknown_highlighter_fails_the_shards_with_hits_to_fetch() {
         .await;
     assert_eq!(r.status, 200, "{}", r.text());
     let body = r.json();
-    assert_eq!(one_shard_failed(&body, "illegal_argument_exception", Some(reason)), 0);
+    assert_eq!(
+        one_shard_failed(&body, "illegal_argument_exception", Some(reason)),
+        0
+    );
     assert_eq!(body["hits"]["total"]["value"], DOCS, "{body}");
     // No fetch, no failure.
     let r = s
-        .json("POST", "/h2/_search", Some(json!({"size": 0, "highlight": magic})))
+        .json(
+            "POST",
+            "/h2/_search",
+            Some(json!({"size": 0, "highlight": magic})),
+        )
         .await;
     assert_eq!(r.status, 200, "{}", r.text());
     let body = r.json();

@@ -160,8 +160,14 @@ async fn parse_errors_of_bool_clauses_are_wrapped_at_the_inner_position() {
     assert!(error.get("line").is_none(), "{reply}");
     let inner = &error["caused_by"];
     assert_eq!(inner["type"], "parsing_exception", "{reply}");
-    assert_eq!(inner["reason"], "[term] query does not support [bogus_option]");
-    assert_eq!((inner["line"].clone(), inner["col"].clone()), (json!(line), json!(col)));
+    assert_eq!(
+        inner["reason"],
+        "[term] query does not support [bogus_option]"
+    );
+    assert_eq!(
+        (inner["line"].clone(), inner["col"].clone()),
+        (json!(line), json!(col))
+    );
     // The root cause is the wrapper (no Elasticsearch exception itself).
     assert_eq!(error["root_cause"][0]["type"], "x_content_parse_exception");
     assert_eq!(error["root_cause"][0]["reason"], error["reason"]);

@@ -121,8 +121,7 @@ pub(crate) fn hits(
     page: &[Candidate],
 ) -> Result<Fetched> {
     // Failures known before any hit is fetched, per index.
-    let known: Vec<Option<SearchError>> =
-        per_index.iter_mut().map(|f| f.failure.take()).collect();
+    let known: Vec<Option<SearchError>> = per_index.iter_mut().map(|f| f.failure.take()).collect();
     let known_failed: Vec<bool> = known.iter().map(Option::is_some).collect();
     let searched: usize = per_index.iter().map(|f| f.searchers.len()).sum();
     let per_index = &*per_index;
