@@ -249,12 +249,62 @@ def test_highlight(es, corpus):
     {"aggs": {"d": {"derivative": {"buckets_path": "_count"}}}},
     {"aggs": {"t": {"terms": {"field": "tag"}, "aggs": {"c": {"cumulative_sum": {"buckets_path": "_count"}}}}}},
     {"aggs": {"w": {"weighted_avg": {"value": {"field": "n"}}}}},
-    pytest.param({"highlight": {"fields": {"body": {"type": "magic"}}}}, marks=pytest.mark.strata_differs(
-        "the highlighter type is looked up in the fetch phase: when the fetched hits come from one of "
-        "two shards the answer is 200 with _shards.failed 1; Strata refuses the request before searching")),
+    # Hits of both shards on the page: every shard fails in the fetch phase.
+    {"highlight": {"fields": {"body": {"type": "magic"}}}, "size": 200, "sort": [{"n": "asc"}]},
 ])
 def test_bad_requests_are_400(es, corpus, body):
     name, _, _ = corpus
     with pytest.raises(elasticsearch.BadRequestError) as e:
         es.search(index=name, body=body)
     assert e.value.meta.status == 400
+
+
+@pytest.mark.parametrize("fetch, failure", [
+    ({"highlight": {"fields": {"body": {"type": "magic"}}}},
+     ("illegal_argument_exception", "unknown highlighter type [magic] for the field [body]")),
+    ({"script_fields": {"t": {"script": "doc['body'].value"}}}, ("script_exception", None)),
+])
+def test_fetch_phase_failures_fail_only_the_shards_fetched(es, corpus, fetch, failure):
+    """The highlighter type and script fields fail in the fetch phase, on
+    each shard with hits to fetch: equal scores go to the lower shard, so
+    the first page of a match_all comes from shard 0 alone, which fails
+    while shard 1 succeeds (200); with size 0 nothing is fetched; a page
+    with hits of both shards fails every shard."""
+    name, _, _ = corpus
+    r = es.search(index=name, query={"match_all": {}}, **fetch)
+    shards = r["_shards"]
+    assert (shards["total"], shards["successful"], shards["failed"]) == (2, 1, 1)
+    assert len(shards["failures"]) == 1
+    f = shards["failures"][0]
+    assert (f["shard"], f["index"]) == (0, name)
+    assert f["reason"]["type"] == failure[0]
+    if failure[1] is not None:
+        assert f["reason"]["reason"] == failure[1]
+    assert r["hits"]["hits"] == []
+    r = es.search(index=name, query={"match_all": {}}, size=0, **fetch)
+    assert (r["_shards"]["successful"], r["_shards"]["failed"]) == (2, 0)
+    assert "failures" not in r["_shards"]
+    with pytest.raises(elasticsearch.BadRequestError) as e:
+        es.search(index=name, size=200, sort=[{"n": "asc"}], **fetch)
+    err = e.value.body["error"]
+    assert err["type"] == "search_phase_execution_exception"
+    assert err["reason"] == "all shards failed"
+    assert err["phase"] == "fetch"
+    assert err["root_cause"][0]["type"] == failure[0]
+
+
+def test_bool_clause_parse_errors_are_wrapped(es, corpus):
+    """bool parses its clauses with an ObjectParser, which wraps a clause's
+    parse error in "[bool] failed to parse field [must]" at the position
+    the clause's parser stood when it failed."""
+    name, _, _ = corpus
+    for clause in ("must", "filter"):
+        with pytest.raises(elasticsearch.BadRequestError) as e:
+            es.search(index=name, query={"bool": {clause: [{"term": {"tag": {"bogus_option": 1}}}]}})
+        err = e.value.body["error"]
+        inner = err["caused_by"]
+        assert err["type"] == "x_content_parse_exception"
+        assert err["reason"] == f"[{inner['line']}:{inner['col']}] [bool] failed to parse field [{clause}]"
+        assert err["root_cause"][0]["type"] == "x_content_parse_exception"
+        assert inner["type"] == "parsing_exception"
+        assert inner["reason"] == "[term] query does not support [bogus_option]"

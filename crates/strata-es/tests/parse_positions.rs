@@ -141,3 +141,68 @@ async fn msearch_items_are_located_in_their_own_body() {
         "{reply}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn parse_errors_of_bool_clauses_are_wrapped_at_the_inner_position() {
+    let s = server().await;
+    // A clause's parsing_exception: wrapped in "[bool] failed to parse
+    // field [must]", both at the inner value's position.
+    let body = r#"{"query":{"bool":{"must":[{"term":{"tag":{"bogus_option":1}}}]}}}"#;
+    let (status, reply) = raw_search(&s, body).await;
+    assert_eq!(status, 400, "{reply}");
+    let (line, col) = position(body, "bogus_option", "1");
+    let error = &reply["error"];
+    assert_eq!(error["type"], "x_content_parse_exception", "{reply}");
+    assert_eq!(
+        error["reason"],
+        format!("[{line}:{col}] [bool] failed to parse field [must]")
+    );
+    assert!(error.get("line").is_none(), "{reply}");
+    let inner = &error["caused_by"];
+    assert_eq!(inner["type"], "parsing_exception", "{reply}");
+    assert_eq!(
+        inner["reason"],
+        "[term] query does not support [bogus_option]"
+    );
+    assert_eq!(
+        (inner["line"].clone(), inner["col"].clone()),
+        (json!(line), json!(col))
+    );
+    // The root cause is the wrapper (no Elasticsearch exception itself).
+    assert_eq!(error["root_cause"][0]["type"], "x_content_parse_exception");
+    assert_eq!(error["root_cause"][0]["reason"], error["reason"]);
+    assert!(error["root_cause"][0].get("caused_by").is_none());
+
+    // Nested bools wrap once per level; an unknown key inside points at
+    // the key.
+    let body = r#"{"query":{"bool":{"should":{"bool":{"filter":[{"bool":{"mustt":[]}}]}}}}}"#;
+    let (status, reply) = raw_search(&s, body).await;
+    assert_eq!(status, 400, "{reply}");
+    let at = position(body, "filter", "\"mustt\"").1;
+    let error = &reply["error"];
+    assert_eq!(
+        error["reason"],
+        format!("[1:{at}] [bool] failed to parse field [should]"),
+        "{reply}"
+    );
+    let inner = &error["caused_by"];
+    assert_eq!(inner["type"], "x_content_parse_exception", "{reply}");
+    assert_eq!(
+        inner["reason"],
+        format!("[1:{at}] [bool] failed to parse field [filter]")
+    );
+    assert_eq!(
+        inner["caused_by"]["reason"],
+        format!("[1:{at}] [bool] unknown field [mustt]"),
+        "{reply}"
+    );
+
+    // Errors that are not the clause's parse errors stay unwrapped: a
+    // query string that does not parse fails on the shards.
+    let body = r#"{"query":{"bool":{"filter":[{"query_string":{"query":"title:(a"}}]}}}"#;
+    let (status, reply) = raw_search(&s, body).await;
+    assert_eq!(status, 400, "{reply}");
+    let error = &reply["error"];
+    assert_eq!(error["type"], "search_phase_execution_exception", "{reply}");
+    assert_eq!(error["root_cause"][0]["type"], "query_shard_exception");
+}

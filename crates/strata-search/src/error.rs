@@ -140,6 +140,16 @@ pub enum SearchError {
         /// The parser's error.
         cause: Option<Box<SearchError>>,
     },
+    /// Every shard searched failed (Elasticsearch's
+    /// `search_phase_execution_exception`, "all shards failed"): the
+    /// first shard's failure is the cause.
+    #[error("all shards failed")]
+    ShardsFailed {
+        /// The phase the shards failed in (`query`, `fetch`).
+        phase: &'static str,
+        /// The first shard's failure.
+        cause: Box<SearchError>,
+    },
 }
 
 impl From<tantivy::TantivyError> for SearchError {
@@ -196,6 +206,7 @@ impl SearchError {
             SearchError::Script(_) => "script_exception",
             SearchError::UpdateScript(_) => "illegal_argument_exception",
             SearchError::FieldParse { .. } => "x_content_parse_exception",
+            SearchError::ShardsFailed { .. } => "search_phase_execution_exception",
         }
     }
 
@@ -226,6 +237,7 @@ impl SearchError {
             SearchError::AliasesNotFound(_)
             | SearchError::ResourceNotFound(_)
             | SearchError::IndexTemplateMissing(_) => 404,
+            SearchError::ShardsFailed { cause, .. } => cause.status(),
         }
     }
 
@@ -268,6 +280,7 @@ impl SearchError {
         match self {
             SearchError::UpdateScript(cause) => Some(cause),
             SearchError::FieldParse { cause, .. } => cause.as_deref(),
+            SearchError::ShardsFailed { cause, .. } => Some(cause),
             _ => None,
         }
     }

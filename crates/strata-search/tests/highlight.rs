@@ -147,7 +147,7 @@ fn bad_highlight_options_are_400s() {
     for h in [
         json!("body"),
         json!({"fields": {"body": {"fragment_size": -1}}}),
-        json!({"fields": {"body": {"type": "magic"}}}),
+        json!({"fields": {"body": {"type": 5}}}),
         json!({"fields": {"body": {"bogus": 1}}}),
         json!({"pre_tags": 5, "fields": {"body": {}}}),
         json!({"fields": 3}),
@@ -160,6 +160,32 @@ fn bad_highlight_options_are_400s() {
         };
         assert_eq!(status, 400, "{h}");
     }
+}
+
+/// An unknown highlighter type fails in the fetch phase, on the shards
+/// with hits: every shard when both have hits, none without a fetch.
+#[test]
+fn an_unknown_highlighter_type_fails_the_fetch() {
+    let (_tmp, catalog, _docs) = setup();
+    let indices = catalog.resolve("logs").unwrap();
+    let magic = json!({"fields": {"body": {"type": "magic"}}});
+    let body = json!({"size": 200, "highlight": magic});
+    match SearchRequest::parse(&body).and_then(|r| search(&indices, &r)) {
+        Err(e) => {
+            assert_eq!(e.status(), 400);
+            assert_eq!(e.es_type(), "search_phase_execution_exception");
+            let cause = e.cause().unwrap();
+            assert_eq!(cause.es_type(), "illegal_argument_exception");
+            assert_eq!(
+                cause.to_string(),
+                "unknown highlighter type [magic] for the field [body]"
+            );
+        }
+        Ok(_) => panic!("every shard had hits to highlight"),
+    }
+    let body = json!({"size": 0, "highlight": magic});
+    let r = SearchRequest::parse(&body).and_then(|r| search(&indices, &r));
+    assert!(r.is_ok());
 }
 
 /// Odd text (wide spaces, accents, punctuation, long runs without a

@@ -101,6 +101,8 @@ pub enum EsError {
         cause: Box<EsError>,
         /// The index searched, when one is known.
         index: Option<String>,
+        /// The phase the shards failed in (`query`, `fetch`).
+        phase: &'static str,
     },
 }
 
@@ -111,7 +113,16 @@ pub const CHALLENGES: [&str; 2] = ["Basic realm=\"security\" charset=\"UTF-8\"",
 pub type Result<T, E = EsError> = std::result::Result<T, E>;
 
 impl From<SearchError> for EsError {
+    /// The engine's error; every shard failing is the search phase error
+    /// whose cause is the first shard's.
     fn from(source: SearchError) -> Self {
+        if let SearchError::ShardsFailed { phase, cause } = source {
+            return EsError::SearchPhase {
+                cause: Box::new(EsError::from(*cause)),
+                index: None,
+                phase,
+            };
+        }
         EsError::Search {
             source,
             index: None,
@@ -150,16 +161,25 @@ impl EsError {
         else {
             return self;
         };
-        let reason = source.to_string();
-        let token = match source.es_type() {
-            "x_content_parse_exception" if reason.contains("failed to parse field") => {
-                Some(Token::Value)
-            }
-            "x_content_parse_exception" => Some(Token::Key),
-            "parsing_exception" => Some(Token::Value),
-            _ => None,
-        };
-        let position = token.and_then(|t| body_position::locate(body, &reason, t));
+        // A wrapped parse error ("[bool] failed to parse field [must]")
+        // stands where its innermost one does: Elasticsearch's parser had
+        // not moved when the wrappers caught it.
+        let mut chain = vec![&source];
+        while let Some(inner) = chain.last().copied().and_then(SearchError::cause) {
+            chain.push(inner);
+        }
+        let position = chain.iter().rev().find_map(|e| {
+            let reason = e.to_string();
+            let token = match e.es_type() {
+                "x_content_parse_exception" if reason.contains("failed to parse field") => {
+                    Some(Token::Value)
+                }
+                "x_content_parse_exception" => Some(Token::Key),
+                "parsing_exception" => Some(Token::Value),
+                _ => None,
+            };
+            token.and_then(|t| body_position::locate(body, &reason, t))
+        });
         EsError::Search {
             source,
             index,
@@ -308,6 +328,7 @@ impl EsError {
         if let EsError::SearchPhase {
             cause: shards,
             index,
+            phase,
         } = self
         {
             let shard_cause = shards.cause();
@@ -315,7 +336,7 @@ impl EsError {
             failed.insert("shard".into(), json!(0));
             failed.insert("index".into(), json!(index));
             failed.insert("reason".into(), shard_cause.clone());
-            cause.insert("phase".into(), json!("query"));
+            cause.insert("phase".into(), json!(phase));
             cause.insert("grouped".into(), json!(true));
             cause.insert("failed_shards".into(), json!([failed]));
             cause.insert("caused_by".into(), shard_cause);
@@ -358,7 +379,7 @@ impl EsError {
                 );
             }
             if let Some(inner) = source.cause() {
-                cause.insert("caused_by".into(), caused_by(inner));
+                cause.insert("caused_by".into(), caused_by(inner, *position));
             }
             // A failed update script is Java's IllegalArgumentException in
             // Elasticsearch, which carries no index.
@@ -419,6 +440,22 @@ impl EsError {
     /// a script that fails, a search context or stored script that is
     /// missing); other errors (the request's own parse errors) as they are.
     pub fn on_shards(self, index: Option<&str>) -> EsError {
+        if let EsError::SearchPhase {
+            cause,
+            index: None,
+            phase,
+        } = self
+        {
+            let cause = match index {
+                Some(name) => Box::new(cause.in_index(name)),
+                None => cause,
+            };
+            return EsError::SearchPhase {
+                cause,
+                index: index.map(str::to_string),
+                phase,
+            };
+        }
         let shard_level = matches!(
             &self,
             EsError::Search {
@@ -438,21 +475,30 @@ impl EsError {
         EsError::SearchPhase {
             cause: Box::new(cause),
             index: index.map(str::to_string),
+            phase: "query",
         }
     }
 }
 
 /// The `caused_by` object of a wrapped engine error: its type, reason,
 /// script details and own cause (the chain is as deep as the variants
-/// nest, which is fixed by construction).
-fn caused_by(source: &SearchError) -> Value {
+/// nest: parse errors of nested `bool` clauses at most the query nesting
+/// limit). A parse error shows `position` (the wrapper's) as its own.
+fn caused_by(source: &SearchError, position: Option<Position>) -> Value {
     let mut out = Map::new();
     out.insert("type".into(), json!(source.es_type()));
-    let reason = match source {
-        SearchError::Script(script) => script.reason().to_string(),
-        other => other.to_string(),
+    let reason = match (source, position) {
+        (SearchError::Script(script), _) => script.reason().to_string(),
+        (other, Some(at)) if other.es_type() == "x_content_parse_exception" => {
+            format!("[{}:{}] {other}", at.line, at.col)
+        }
+        (other, _) => other.to_string(),
     };
     out.insert("reason".into(), json!(reason));
+    if let (Some(at), "parsing_exception") = (position, source.es_type()) {
+        out.insert("line".into(), json!(at.line));
+        out.insert("col".into(), json!(at.col));
+    }
     if let SearchError::Script(script) = source {
         out.extend(
             script
@@ -462,7 +508,7 @@ fn caused_by(source: &SearchError) -> Value {
         );
     }
     if let Some(inner) = source.cause() {
-        out.insert("caused_by".into(), caused_by(inner));
+        out.insert("caused_by".into(), caused_by(inner, position));
     }
     Value::Object(out)
 }

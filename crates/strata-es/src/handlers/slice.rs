@@ -27,6 +27,7 @@ pub(super) fn check(indices: &[Arc<SearchIndex>], slice: &Slice, scroll: bool) -
         let refuse = |e: SearchError| EsError::SearchPhase {
             cause: Box::new(EsError::from(e).in_index(name)),
             index: Some(name.to_string()),
+            phase: "query",
         };
         if !scroll && slice.field.as_deref() == Some("_id") {
             return Err(refuse(SearchError::IllegalArgument(

@@ -22,17 +22,35 @@ pub fn match_none(body: &Value) -> Result<Box<dyn Query>> {
     Ok(Box::new(EmptyQuery))
 }
 
-/// One query or an array of them, inside a query at level `depth`.
+/// One query or an array of them, the `bool` clause `name` of a query
+/// at level `depth`. Elasticsearch parses `bool` with an `ObjectParser`,
+/// which wraps a clause's parse error in "[bool] failed to parse field
+/// [name]" (an `x_content_parse_exception` caused by it). Only the
+/// clause's own parse errors (`parsing_exception`, `x_content_parse_exception`)
+/// are wrapped: errors of the shard (a query a field's type refuses,
+/// scripts, memory), the nesting limit and Strata's
+/// `illegal_argument_exception`s (some of which Elasticsearch raises
+/// building the query on the shard, not parsing it) stay as they are.
 fn clauses(
     ctx: &QueryContext<'_>,
+    name: &str,
     value: Option<&Value>,
     depth: usize,
 ) -> Result<Vec<Box<dyn Query>>> {
     let inner = depth + 1;
+    let wrap = |e: SearchError| match e {
+        SearchError::Parsing(_) | SearchError::FieldParse { .. } => {
+            SearchError::field_parse("bool", name, e)
+        }
+        other => other,
+    };
     match value {
         None => Ok(Vec::new()),
-        Some(Value::Array(items)) => items.iter().map(|q| build_nested(ctx, q, inner)).collect(),
-        Some(q @ Value::Object(_)) => Ok(vec![build_nested(ctx, q, inner)?]),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|q| build_nested(ctx, q, inner).map_err(wrap))
+            .collect(),
+        Some(q @ Value::Object(_)) => Ok(vec![build_nested(ctx, q, inner).map_err(wrap)?]),
         Some(other) => Err(SearchError::parsing(format!(
             "[bool] clause malformed: {other}"
         ))),
@@ -62,10 +80,10 @@ pub fn boolean(ctx: &QueryContext<'_>, body: &Value, depth: usize) -> Result<Box
             cause: None,
         });
     }
-    let must = clauses(ctx, params.get("must"), depth)?;
-    let filter = clauses(ctx, params.get("filter"), depth)?;
-    let should = clauses(ctx, params.get("should"), depth)?;
-    let must_not = clauses(ctx, params.get("must_not"), depth)?;
+    let must = clauses(ctx, "must", params.get("must"), depth)?;
+    let filter = clauses(ctx, "filter", params.get("filter"), depth)?;
+    let should = clauses(ctx, "should", params.get("should"), depth)?;
+    let must_not = clauses(ctx, "must_not", params.get("must_not"), depth)?;
     let has_required = !must.is_empty() || !filter.is_empty();
     let n_should = should.len();
     let msm = match params.get("minimum_should_match") {

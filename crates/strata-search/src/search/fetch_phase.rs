@@ -2,13 +2,15 @@
 //! shard's document store and shaped as Elasticsearch shows it (`_id`,
 //! `_score`, `_version`, `_seq_no`, `fields`, filtered `_source`, `sort`).
 //!
-//! Over several indices, a fetch that fails on one index's documents for a
-//! reason of that index (its mapping refuses a `docvalue_fields` entry, a
-//! script field fails on its fields: a 400) fails that index's shards that
-//! had hits on the page: their hits are left out and they are reported in
-//! `_shards.failures`, as Elasticsearch's fetch phase does; the request
-//! fails only when every index does (or on any other error).
+//! A fetch that fails on a shard's documents for a request error (its
+//! index's mapping refuses a `docvalue_fields` entry or the highlighter
+//! `type`, a script field fails on its fields: a 400) fails that shard
+//! alone, when it had hits on the page: its hits are left out and it is
+//! reported in `_shards.failures`, as Elasticsearch's fetch phase does;
+//! the request fails only when every shard searched does ("all shards
+//! failed"), or on any other error.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -59,21 +61,24 @@ pub(crate) struct IndexFetch {
 }
 
 impl IndexFetch {
-    /// What fetching `index`'s hits needs; when `partial` (other indices
-    /// are searched too), a request error of this index's mapping is
-    /// kept as its failure instead of failing the search.
+    /// What fetching `index`'s hits needs; a request error (400) of this
+    /// index's mapping (`docvalue_fields`, `fields`, a highlighter type)
+    /// is kept as its failure, met by the shards with hits to fetch.
     pub fn resolve(
         index: &Arc<SearchIndex>,
         req: &SearchRequest,
         mappings: &crate::mapping::Mappings,
-        partial: bool,
     ) -> Result<IndexFetch> {
         let resolved = super::docvalues::resolve(&req.docvalue_fields, mappings).and_then(|d| {
-            super::fetch_fields::resolve(&req.fetch_fields, mappings).map(|f| (d, f))
+            let f = super::fetch_fields::resolve(&req.fetch_fields, mappings)?;
+            if let Some(h) = &req.highlight {
+                h.check(mappings)?;
+            }
+            Ok((d, f))
         });
         let (docvalues, fetch, failure) = match resolved {
             Ok((d, f)) => (d, f, None),
-            Err(e) if partial && e.status() == 400 => {
+            Err(e) if e.status() == 400 => {
                 (DocvalueFields::default(), FetchFields::default(), Some(e))
             }
             Err(e) => return Err(e),
@@ -88,12 +93,12 @@ impl IndexFetch {
     }
 }
 
-/// The fetched page: its hits, in order, and the indices whose fetch
+/// The fetched page: its hits, in order, and the shards whose fetch
 /// failed (their hits left out).
 pub(crate) struct Fetched {
     /// The hits, serialized.
     pub hits: Vec<Box<RawValue>>,
-    /// The failed indices' shards.
+    /// The failed shards, grouped by index and reason.
     pub failures: Vec<FetchFailure>,
 }
 
@@ -103,38 +108,43 @@ const PARALLEL_FETCH: usize = 64;
 /// The hits of `page`, in order, each serialized. A long page (Discover
 /// asks for 500) is fetched in chunks at once on the search pool: loading
 /// and shaping a stored document is most of a hit's cost.
+///
+/// A shard whose fetch fails with a request error (400) fails alone, as
+/// in Elasticsearch's fetch phase: its hits are left out and it is
+/// reported in `failures`; shards without hits on the page fetch nothing
+/// and fail nothing. When every searched shard fails, the search does
+/// ([`SearchError::ShardsFailed`], the first shard's failure its cause).
 pub(crate) fn hits(
     indices: &[Arc<SearchIndex>],
     req: &SearchRequest,
     per_index: &mut [IndexFetch],
     page: &[Candidate],
 ) -> Result<Fetched> {
-    let partial = indices.len() > 1;
-    // The first failure of each index: known before, or met on a hit.
-    let mut failed: Vec<Option<SearchError>> =
-        per_index.iter_mut().map(|f| f.failure.take()).collect();
-    let known: Vec<bool> = failed.iter().map(Option::is_some).collect();
+    // Failures known before any hit is fetched, per index.
+    let known: Vec<Option<SearchError>> = per_index.iter_mut().map(|f| f.failure.take()).collect();
+    let known_failed: Vec<bool> = known.iter().map(Option::is_some).collect();
+    let searched: usize = per_index.iter().map(|f| f.searchers.len()).sum();
     let per_index = &*per_index;
     let chunks = parallel::map_chunks(page, PARALLEL_FETCH, |chunk| {
-        chunk_hits(indices, req, per_index, chunk, partial, &known)
+        chunk_hits(indices, req, per_index, chunk, &known_failed)
     })?;
     let mut hits = Vec::with_capacity(page.len());
+    // The first failure of each (index, shard) met on a hit.
+    let mut met: BTreeMap<(usize, usize), SearchError> = BTreeMap::new();
     for chunk in chunks {
         for (at, hit) in chunk? {
             match hit {
                 Ok(hit) => hits.push((at, hit)),
                 Err(e) => {
-                    failed[at].get_or_insert(e);
+                    met.entry(at).or_insert(e);
                 }
             }
         }
     }
-    let mut failures = Vec::new();
-    for (at, error) in failed.into_iter().enumerate() {
-        // An index with no hit on the page fetches nothing, and fails nothing.
-        let Some(error) = error.filter(|_| page.iter().any(|c| c.index == at)) else {
-            continue;
-        };
+    // Grouped as Elasticsearch groups shard failures: by index and reason.
+    let mut groups: Vec<(usize, FetchFailure)> = Vec::new();
+    for (at, error) in known.into_iter().enumerate() {
+        let Some(error) = error else { continue };
         let mut shards: Vec<usize> = page
             .iter()
             .filter(|c| c.index == at)
@@ -142,28 +152,58 @@ pub(crate) fn hits(
             .collect();
         shards.sort_unstable();
         shards.dedup();
-        failures.push(FetchFailure {
-            index: indices[at].name().to_string(),
-            shards,
-            error,
+        // An index with no hit on the page fetches nothing, and fails nothing.
+        if !shards.is_empty() {
+            groups.push((at, failure(&indices[at], shards, error)));
+        }
+    }
+    for ((at, shard), error) in met {
+        let reason = error.to_string();
+        let same = groups
+            .iter_mut()
+            .find(|(i, g)| *i == at && g.error.to_string() == reason);
+        match same {
+            Some((_, group)) => group.shards.push(shard),
+            None => groups.push((at, failure(&indices[at], vec![shard], error))),
+        }
+    }
+    groups.sort_by_key(|(at, g)| (*at, g.shards.first().copied()));
+    let failed_shards: usize = groups.iter().map(|(_, g)| g.shards.len()).sum();
+    if failed_shards > 0 && failed_shards >= searched {
+        let (_, first) = groups.swap_remove(0);
+        return Err(SearchError::ShardsFailed {
+            phase: "fetch",
+            cause: Box::new(first.error),
         });
     }
-    if !failures.is_empty() && failures.len() == indices.len() {
-        return Err(failures.swap_remove(0).error);
-    }
+    let failed = |at: &(usize, usize)| {
+        groups
+            .iter()
+            .any(|(i, g)| *i == at.0 && g.shards.contains(&at.1))
+    };
     let hits = hits
         .into_iter()
-        .filter(|(at, _)| !failures.iter().any(|f| f.index == indices[*at].name()))
+        .filter(|(at, _)| !failed(at))
         .map(|(_, hit)| hit)
         .collect();
+    let failures = groups.into_iter().map(|(_, g)| g).collect();
     Ok(Fetched { hits, failures })
+}
+
+/// A failure of `shards` of `index`.
+fn failure(index: &SearchIndex, shards: Vec<usize>, error: SearchError) -> FetchFailure {
+    FetchFailure {
+        index: index.name().to_string(),
+        shards,
+        error,
+    }
 }
 
 /// The shards of one index whose fetch failed, and why.
 pub(crate) struct FetchFailure {
     /// The index.
     pub index: String,
-    /// Its shards that had hits on the page, ascending.
+    /// Its failed shards (that had hits on the page), ascending.
     pub shards: Vec<usize>,
     /// The failure.
     pub error: SearchError,
@@ -193,25 +233,26 @@ struct Hit<'a> {
     sort: Option<Vec<Value>>,
 }
 
-/// The hits of `page`, each with its index's position; when `partial`, a
-/// hit that fails with a request error (400) is that error (the other
-/// indices' hits are still fetched), any other error fails the chunk.
+/// The hits of `page`, each with its (index, shard): a hit that fails
+/// with a request error (400) is that error (the other shards' hits are
+/// still fetched), any other error fails the chunk.
+#[allow(clippy::type_complexity)]
 fn chunk_hits(
     indices: &[Arc<SearchIndex>],
     req: &SearchRequest,
     per_index: &[IndexFetch],
     page: &[Candidate],
-    partial: bool,
     known_failed: &[bool],
-) -> Result<Vec<(usize, Result<Box<RawValue>>)>> {
+) -> Result<Vec<((usize, usize), Result<Box<RawValue>>)>> {
     let mut hits = Vec::with_capacity(page.len());
     for c in page {
         if known_failed[c.index] {
             continue;
         }
+        let at = (c.index, c.shard);
         match one_hit(&indices[c.index], req, &per_index[c.index], c) {
-            Ok(hit) => hits.push((c.index, Ok(hit))),
-            Err(e) if partial && e.status() == 400 => hits.push((c.index, Err(e))),
+            Ok(hit) => hits.push((at, Ok(hit))),
+            Err(e) if e.status() == 400 => hits.push((at, Err(e))),
             Err(e) => return Err(e),
         }
     }

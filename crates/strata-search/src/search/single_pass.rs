@@ -126,10 +126,7 @@ pub(super) fn search_once(
             query_for(index, q)?;
         }
         own.prepare(index)?;
-        let partial = indices.len() > 1;
-        per_index.push(fetch_phase::IndexFetch::resolve(
-            index, req, &mappings, partial,
-        )?);
+        per_index.push(fetch_phase::IndexFetch::resolve(index, req, &mappings)?);
         rank_by.push(if by_score && after.is_none() {
             None
         } else {

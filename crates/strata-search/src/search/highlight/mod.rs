@@ -86,6 +86,30 @@ impl Highlight {
         Ok(Highlight { fields: out })
     }
 
+    /// Refuses a field's unknown highlighter `type` when a field of
+    /// `mappings` is highlighted with it, as Elasticsearch's fetch phase
+    /// does on each shard with hits ("unknown highlighter type [t] for
+    /// the field [f]", `f` as requested): an explicit name that is mapped,
+    /// or a pattern matching a `text` or `keyword` field.
+    pub fn check(&self, mappings: &Mappings) -> Result<()> {
+        for (pattern, opts) in &self.fields {
+            let Some(ty) = &opts.unknown_type else {
+                continue;
+            };
+            let wildcard = pattern.contains('*');
+            let highlighted = mappings.leaf_paths().any(|(path, leaf)| {
+                crate::catalog::wildcard_match(pattern, path)
+                    && (!wildcard || matches!(leaf.ty, FieldType::Text | FieldType::Keyword))
+            });
+            if highlighted {
+                return Err(SearchError::illegal(format!(
+                    "unknown highlighter type [{ty}] for the field [{pattern}]"
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// The `highlight` of one hit (`None` when nothing to show).
     pub fn hit(
         &self,

@@ -18,6 +18,9 @@ pub(super) struct Options {
     pub(super) by_score: bool,
     pub(super) html: bool,
     pub(super) query: Option<Value>,
+    /// A `type` that names no highlighter: Elasticsearch looks the type
+    /// up in the fetch phase, on each shard with hits to fetch.
+    pub(super) unknown_type: Option<String>,
 }
 
 impl Default for Options {
@@ -32,6 +35,7 @@ impl Default for Options {
             by_score: false,
             html: false,
             query: None,
+            unknown_type: None,
         }
     }
 }
@@ -111,11 +115,14 @@ impl Options {
                         self.post = vec!["</em>".into()];
                     }
                 }
-                "type" => match v.as_str() {
-                    Some("plain" | "unified" | "fvh") => {}
+                "type" => match v {
+                    Value::String(name) => {
+                        let known = matches!(name.as_str(), "plain" | "unified" | "fvh");
+                        self.unknown_type = (!known).then(|| name.clone());
+                    }
                     _ => {
-                        return Err(SearchError::illegal(format!(
-                            "unknown highlighter type [{v}]"
+                        return Err(SearchError::parsing(format!(
+                            "[highlight] [type] must be a string, got [{v}]"
                         )))
                     }
                 },
