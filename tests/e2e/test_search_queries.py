@@ -305,6 +305,15 @@ def test_bool_clause_parse_errors_are_wrapped(es, corpus):
         inner = err["caused_by"]
         assert err["type"] == "x_content_parse_exception"
         assert err["reason"] == f"[{inner['line']}:{inner['col']}] [bool] failed to parse field [{clause}]"
-        assert err["root_cause"][0]["type"] == "x_content_parse_exception"
         assert inner["type"] == "parsing_exception"
         assert inner["reason"] == "[term] query does not support [bogus_option]"
+
+
+@pytest.mark.opensearch_differs(
+    "Elasticsearch 8's XContentParseException is not an ElasticsearchException, so guessRootCauses "
+    "stops at the wrapper; OpenSearch 2.19 reports the inner parsing_exception as the root cause")
+def test_bool_clause_parse_error_root_cause_is_the_wrapper(es, corpus):
+    name, _, _ = corpus
+    with pytest.raises(elasticsearch.BadRequestError) as e:
+        es.search(index=name, query={"bool": {"must": [{"term": {"tag": {"bogus_option": 1}}}]}})
+    assert e.value.body["error"]["root_cause"][0]["type"] == "x_content_parse_exception"

@@ -73,11 +73,15 @@ fn records_follow_items_through_growth_and_compaction() {
     for i in (0..2_000u32).step_by(2) {
         store.get(format!("k{i}").as_bytes(), |_| ());
     }
-    // Overwrite most of the odd keys (garbage for compaction) and add many
+    // Overwrite most of the odd keys with a longer value (garbage for
+    // compaction: one as long would be rewritten in place) and add many
     // more (the table grows several times).
     clock.advance_ms(10_000);
+    let longer = [7u8; 401];
     for i in (1..2_000u32).step_by(2).filter(|i| i % 7 != 0) {
-        store.set(format!("k{i}").as_bytes(), item(&value)).unwrap();
+        store
+            .set(format!("k{i}").as_bytes(), item(&longer))
+            .unwrap();
     }
     for i in 2_000..40_000u32 {
         store.set(format!("k{i}").as_bytes(), item(b"x")).unwrap();

@@ -117,7 +117,11 @@ fn overwrites_are_compacted_in_the_background() {
     for round in 0..20u8 {
         for i in 0..20_000u32 {
             store
-                .set(format!("k{i}").as_bytes(), item(&[round; 50]))
+                .set(
+                    format!("k{i}").as_bytes(),
+                    // Lengths alternate: a same-length overwrite is in place.
+                    item(&vec![round; 50 + usize::from(round % 2)]),
+                )
                 .unwrap();
         }
         ks.run_maintenance();
@@ -142,11 +146,12 @@ fn one_pass_catches_up_on_a_burst_of_garbage() {
     // time budget, instead of holding the memory for many passes.
     let ks = keyspace(0, EvictionPolicy::Clock);
     let mut store = ks.store();
+    // Each round's values are a byte longer: a value as long as the one it
+    // replaces would be rewritten in place, leaving no garbage.
     for round in 0..4u8 {
+        let value = vec![round; 200 + usize::from(round)];
         for i in 0..100_000u32 {
-            store
-                .set(format!("k{i}").as_bytes(), item(&[round; 200]))
-                .unwrap();
+            store.set(format!("k{i}").as_bytes(), item(&value)).unwrap();
         }
     }
     let before = ks.stats().used_memory;
