@@ -186,9 +186,15 @@ def test_script_fields_and_runtime_fields(es, products):
             assert hit["fields"]["cat_len"] == [1]
         else:
             assert "cat_len" not in hit["fields"]
-    # A text field has no doc values.
+    # A text field has no doc values: the fetch phase fails on the shards
+    # whose hits it fetches. The first hit of a match_all comes from shard 0
+    # (ties go to the lower shard): that shard fails, the other succeeds.
+    r = es.search(index=INDEX, size=1, script_fields={"t": {"script": "doc['title'].value"}})
+    assert r["_shards"]["total"] == 2 and r["_shards"]["failed"] == 1
+    assert r["hits"]["hits"] == []
+    # Hits from both shards: every shard fails, so the search does.
     with pytest.raises(elasticsearch.BadRequestError) as e:
-        es.search(index=INDEX, script_fields={"t": {"script": "doc['title'].value"}})
+        es.search(index=INDEX, size=100, script_fields={"t": {"script": "doc['title'].value"}})
     err = e.value.body["error"]
     assert err["type"] == "search_phase_execution_exception"
     assert err["caused_by"]["type"] == "script_exception"

@@ -131,8 +131,12 @@ fn bad_docvalue_fields_are_400() {
         json!([{"field": "status", "format": "epoch_millis"}]),
     ] {
         let req = SearchRequest::parse(&json!({ "docvalue_fields": bad })).unwrap();
+        // Refused in the fetch phase, on every shard with hits: the
+        // search fails as a whole, caused by the field's error.
         let err = search(&indices, &req).unwrap_err();
         assert_eq!(err.status(), 400, "{bad}: {err}");
-        assert_eq!(err.es_type(), "illegal_argument_exception");
+        assert_eq!(err.es_type(), "search_phase_execution_exception");
+        let cause = err.cause().expect("the shards' failure");
+        assert_eq!(cause.es_type(), "illegal_argument_exception");
     }
 }
