@@ -1,7 +1,8 @@
 //! Rewriting an item's record in place: a value replaced by one of the same
 //! length (a `SET` or memcached `set` of a value as long, an `HSET` of a
-//! field to a value as long, a `ZADD` that changes a score) overwrites its record instead of appending a new one, so the
-//! change leaves no garbage for the compactor and probes nothing again.
+//! field to a value as long, a `ZADD` that changes a score) overwrites its
+//! record instead of appending a new one, so the change leaves no garbage
+//! for the compactor and probes nothing again.
 //!
 //! Only in DRAM with values held there: a persistent record was published
 //! when it was appended (rewriting it would not be failure-atomic), and
@@ -22,9 +23,9 @@ impl ShardInner {
     /// `key`) with `value` of `kind` and memcached `client_flags`, expiring
     /// at `expires_at`, in place when the record allows it: values in DRAM,
     /// same kind and client flags, same expiry (not past), same value
-    /// length and same header length with the new CAS. Returns false, having changed
-    /// nothing but possibly used a CAS number, when it does not; the
-    /// caller then writes a new record.
+    /// length and same header length with the new CAS. Returns false,
+    /// having changed nothing but possibly used a CAS number, when it does
+    /// not; the caller then writes a new record.
     ///
     /// The caller guarantees `slot` holds `key`'s live entry now (found
     /// under this lock, with no write since).

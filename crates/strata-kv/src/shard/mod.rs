@@ -332,7 +332,7 @@ impl ShardInner {
         // A value as long as the one there rewrites it in place (in DRAM;
         // see `in_place.rs`): no garbage for the compactor.
         let in_dram = ctx.ssd.is_none() && !self.arena.is_persistent();
-        if let Some(slot) = self.lookup(hash, key).filter(|_| in_dram) {
+        if let Some(slot) = in_dram.then(|| self.lookup(hash, key)).flatten() {
             if self.put_in_place(
                 ctx,
                 slot,
