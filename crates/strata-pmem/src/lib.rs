@@ -13,7 +13,8 @@
 //! 8-byte atomic store and persist that.
 //!
 //! ## Layout
-//! - `map`: [`PmemMap`], the mapping and the flush instructions; the only
+//! - `map`: [`PmemMap`], the mapping, the flush instructions and the
+//!   prefetch hint ([`prefetch_line`]); the only
 //!   module with `unsafe` (listed in `UNSAFE.md`).
 //! - `sim`: [`SimulatedPmem`], persistent memory in ordinary memory with
 //!   crash images (`crash`, `crash_torn`, power cuts at an exact persist).
@@ -59,6 +60,6 @@ pub use header::layout::{
     DEFAULT_CHUNK_SIZE, FORMAT_VERSION, HEADER_LEN, IMMUTABLE_LEN, MAGIC, MAX_CHUNKS,
     MAX_CHUNK_SIZE, MIN_CHUNK_SIZE, ROOT_SLOTS,
 };
-pub use map::PmemMap;
+pub use map::{prefetch_line, PmemMap};
 pub use mode::{FlushInstruction, PersistMode, PersistPolicy};
 pub use sim::SimulatedPmem;

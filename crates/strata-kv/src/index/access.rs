@@ -59,6 +59,13 @@ impl AccessTimes {
         self.words.len() * std::mem::size_of::<AtomicU32>()
     }
 
+    /// Starts loading `slot`'s word (see `Index::prefetch`).
+    pub fn prefetch(&self, slot: usize) {
+        if let Some(word) = self.words.get(slot) {
+            strata_pmem::prefetch_line(word);
+        }
+    }
+
     pub fn word(&self, slot: usize) -> u32 {
         self.words[slot].load(Ordering::Relaxed)
     }

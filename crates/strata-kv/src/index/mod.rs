@@ -26,6 +26,7 @@
 //! growing from a near-empty table).
 
 mod access;
+mod grow;
 mod slots;
 
 use std::sync::atomic::Ordering;
@@ -35,6 +36,7 @@ pub use access::Access;
 use access::AccessTimes;
 use slots::Slots;
 pub(crate) use slots::TableSource;
+use strata_pmem::prefetch_line;
 use strata_pmem::ClaimedWords;
 
 use crate::arena::Loc;
@@ -71,6 +73,15 @@ fn decode(entry: u64) -> Loc {
 
 fn is_item(entry: u64) -> bool {
     entry > TOMBSTONE
+}
+
+/// What [`Index::find_or_insert`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Entry {
+    /// The key was there, in this slot (left unchanged).
+    Found(usize),
+    /// The key was absent: its new entry is in this slot.
+    Inserted(usize),
 }
 
 /// One shard's index.
@@ -201,6 +212,67 @@ impl Index {
         None
     }
 
+    /// The slot of the entry with `hash`'s tag for which `matches(loc)`
+    /// holds, as [`find`](Self::find) gives it; or else a new entry for
+    /// `loc`, inserted as [`insert`](Self::insert) does, in the first free
+    /// slot the same probe passed. One probe instead of two, for a rebuild
+    /// that sees every key once. May rebuild the table first.
+    pub fn find_or_insert(
+        &mut self,
+        hash: u64,
+        loc: Loc,
+        mut matches: impl FnMut(Loc) -> bool,
+        rehash: impl FnMut(Loc) -> u64,
+    ) -> Entry {
+        if self.would_rebuild() {
+            if let Err(e) = self.rebuild(rehash) {
+                // As in `insert`: the old table still has free slots.
+                tracing::warn!(error = %e, "index table could not grow");
+            }
+        }
+        let want = tag(hash);
+        let cap = self.capacity();
+        let home = self.home(hash);
+        let mut slot = home;
+        let mut free = None;
+        for _ in 0..cap {
+            let entry = self.load(slot);
+            if entry == EMPTY {
+                free.get_or_insert(slot);
+                break;
+            }
+            if entry == TOMBSTONE {
+                free.get_or_insert(slot);
+            } else if entry & (0xffff << TAG_SHIFT) == want && matches(decode(entry)) {
+                return Entry::Found(slot);
+            }
+            slot += 1;
+            if slot == cap {
+                slot = 0;
+            }
+        }
+        let entry = encode(hash, loc);
+        let slot = match free {
+            Some(slot) => self.occupy(slot, home, entry),
+            // Never at a load under 100%; `place` looks again.
+            None => self.place(hash, entry),
+        };
+        self.access.set_word(slot, 0);
+        self.len += 1;
+        Entry::Inserted(slot)
+    }
+
+    /// Starts loading the cache lines that a probe for `hash` reads first
+    /// (its home slot and that slot's access word): a rebuild calls it a
+    /// few entries ahead, so the probe then finds them in cache.
+    pub fn prefetch(&self, hash: u64) {
+        let slot = self.home(hash);
+        if let Some(word) = self.slots.words().get(slot) {
+            prefetch_line(word);
+        }
+        self.access.prefetch(slot);
+    }
+
     /// Location stored in `slot`, which MUST hold an item.
     pub fn loc(&self, slot: usize) -> Loc {
         decode(self.load(slot))
@@ -269,11 +341,6 @@ impl Index {
         );
     }
 
-    /// True when the next insert rebuilds the table.
-    pub fn would_rebuild(&self) -> bool {
-        (self.len + self.tombstones + 1) * 100 > self.capacity() * MAX_LOAD_PCT
-    }
-
     /// Inserts an entry for a key the caller guarantees is absent and
     /// returns its slot, whose access word reads "accessed at start, not
     /// fetched". May rebuild the table, calling `rehash` to recompute the
@@ -293,35 +360,29 @@ impl Index {
         slot
     }
 
-    /// Grows the table now if the next insert would, so that a failure to
-    /// get a persistent table is reported before anything is written.
-    pub fn make_room_for_one(&mut self, rehash: impl FnMut(Loc) -> u64) -> Result<(), KvError> {
-        if self.would_rebuild() {
-            self.rebuild(rehash)?;
-        }
-        Ok(())
-    }
-
     fn place(&mut self, hash: u64, entry: u64) -> usize {
         let cap = self.capacity();
         let home = self.home(hash);
         let mut slot = home;
-        loop {
-            let current = self.load(slot);
-            if !is_item(current) {
-                if current == TOMBSTONE {
-                    self.tombstones -= 1;
-                }
-                self.store(slot, entry);
-                let distance = (slot + cap - home) % cap;
-                self.max_probe = self.max_probe.max(distance);
-                return slot;
-            }
+        while is_item(self.load(slot)) {
             slot += 1;
             if slot == cap {
                 slot = 0;
             }
         }
+        self.occupy(slot, home, entry)
+    }
+
+    /// Stores `entry` in the free (empty or tombstone) `slot`, `home` being
+    /// its home slot.
+    fn occupy(&mut self, slot: usize, home: usize, entry: u64) -> usize {
+        if self.load(slot) == TOMBSTONE {
+            self.tombstones -= 1;
+        }
+        self.store(slot, entry);
+        let cap = self.capacity();
+        self.max_probe = self.max_probe.max((slot + cap - home) % cap);
+        slot
     }
 
     /// Removes the entry in `slot`.
@@ -342,87 +403,6 @@ impl Index {
             self.store(slot, TOMBSTONE);
             self.tombstones += 1;
         }
-    }
-
-    /// Grows the table at once so that `additional` more entries fit
-    /// without a rebuild (recovery knows roughly how many items come:
-    /// growing step by step would rehash every entry several times).
-    pub fn reserve(&mut self, additional: usize, rehash: impl FnMut(Loc) -> u64) {
-        let want = (self.len + additional).saturating_mul(100) / MAX_LOAD_PCT + 1;
-        if want > self.capacity() {
-            if let Err(e) = self.rebuild_to(want, rehash) {
-                tracing::warn!(error = %e, "index table could not be enlarged in advance");
-            }
-        }
-    }
-
-    /// Shrinks the table if fewer than a quarter of its slots hold items
-    /// (after a [`reserve`](Self::reserve) that overestimated), to the
-    /// load a grown table has.
-    pub fn fit(&mut self, rehash: impl FnMut(Loc) -> u64) {
-        let cap = self.capacity();
-        if self.len * 4 < cap && cap > MIN_CAPACITY {
-            let want = self.len * 100 / GROW_LIVE_PCT + 1;
-            if let Err(e) = self.rebuild_to(want, rehash) {
-                tracing::warn!(error = %e, "index table could not shrink");
-            }
-        }
-    }
-
-    fn rebuild(&mut self, rehash: impl FnMut(Loc) -> u64) -> Result<(), KvError> {
-        let cap = self.capacity();
-        let new_cap = if (self.len + 1) * 100 > cap * GROW_LIVE_PCT {
-            cap + cap / 2
-        } else {
-            cap
-        };
-        self.rebuild_to(new_cap, rehash)
-    }
-
-    /// Moves every entry into a new table of `new_cap` slots, published
-    /// whole before the old one is given back.
-    fn rebuild_to(
-        &mut self,
-        new_cap: usize,
-        mut rehash: impl FnMut(Loc) -> u64,
-    ) -> Result<(), KvError> {
-        let mut next = Self::with_capacity(self.source.clone(), new_cap.max(MIN_CAPACITY))?;
-        // Filled unpersisted, then persisted and published in one go.
-        let table = std::mem::replace(&mut next.slots, Slots::Dram(Box::new([])));
-        let mut fill = Self {
-            slots: table,
-            source: TableSource::Dram,
-            ..next
-        };
-        for (old_slot, slot) in self.slots.words().iter().enumerate() {
-            let entry = slot.load(Ordering::Relaxed);
-            if is_item(entry) {
-                let hash = rehash(decode(entry));
-                let new_slot = fill.place_volatile(hash, entry);
-                // The access word follows its entry.
-                fill.access.set_word(new_slot, self.access.word(old_slot));
-                fill.len += 1;
-            }
-        }
-        fill.source = self.source.clone();
-        fill.slots.publish(&fill.source)?;
-        let old = std::mem::replace(self, fill);
-        old.slots.retire(&old.source);
-        Ok(())
-    }
-
-    /// `place` without persisting (a table not yet published).
-    fn place_volatile(&mut self, hash: u64, entry: u64) -> usize {
-        let cap = self.capacity();
-        let home = self.home(hash);
-        let mut slot = home;
-        let words = self.slots.words();
-        while words[slot].load(Ordering::Relaxed) != EMPTY {
-            slot = (slot + 1) % cap;
-        }
-        words[slot].store(entry, Ordering::Relaxed);
-        self.max_probe = self.max_probe.max((slot + cap - home) % cap);
-        slot
     }
 
     /// Removes every entry. A DRAM table shrinks to the minimum; a

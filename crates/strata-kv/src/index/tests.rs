@@ -66,3 +66,73 @@ fn positions_and_slots_agree() {
     }
     assert_eq!(index.position_of_slot(1000), 1 << 32);
 }
+
+/// `find_or_insert` against a model (a map from key to location): every
+/// key found where `find` finds it, every absent key inserted once, through
+/// growth and the tombstones of removals; the index counts stay exact.
+#[test]
+fn find_or_insert_agrees_with_a_model() {
+    let mut index = Index::new();
+    // Key i lives at location (i, version); the hash is the key's.
+    let mut model: HashMap<u64, Loc> = HashMap::new();
+    let key_of = |l: Loc| u64::from(l.seg);
+    for round in 0..3u32 {
+        for i in (0..6_000u64).filter(|i| i % (u64::from(round) + 2) != 0) {
+            let loc = Loc {
+                seg: i as u32,
+                off: round,
+            };
+            let before = index.find(mix(i), |l| key_of(l) == i);
+            let entry = index.find_or_insert(mix(i), loc, |l| key_of(l) == i, |l| mix(key_of(l)));
+            match entry {
+                Entry::Found(slot) => {
+                    assert!(model.contains_key(&i), "key {i} found but never inserted");
+                    assert_eq!(Some(slot), before);
+                    index.set_loc(slot, loc);
+                }
+                Entry::Inserted(slot) => {
+                    assert!(!model.contains_key(&i), "key {i} inserted twice");
+                    assert_eq!(before, None);
+                    assert_eq!(index.loc(slot), loc);
+                }
+            }
+            model.insert(i, loc);
+        }
+        // Remove every fifth key: tombstones the next round's probes pass
+        // and may reuse.
+        for i in (0..6_000u64).filter(|i| i % 5 == u64::from(round)) {
+            if model.remove(&i).is_some() {
+                let slot = index.find(mix(i), |l| key_of(l) == i).expect("present");
+                index.remove(slot);
+            }
+        }
+        assert_eq!(index.len(), model.len());
+    }
+    for i in 0..6_000u64 {
+        let found = index.find(mix(i), |l| key_of(l) == i).map(|s| index.loc(s));
+        assert_eq!(found, model.get(&i).copied(), "key {i}");
+    }
+    // A prefetch is only a hint: any hash, any table.
+    index.prefetch(u64::MAX);
+    index.prefetch(0);
+}
+
+/// An insert through `find_or_insert` reuses the first tombstone its probe
+/// passed, as `insert` does, so removals do not grow the table.
+#[test]
+fn find_or_insert_reuses_tombstones() {
+    let mut index = Index::new();
+    for round in 0..1_000u64 {
+        let loc = Loc {
+            seg: round as u32,
+            off: 0,
+        };
+        let entry = index.find_or_insert(mix(round), loc, |_| false, |_| unreachable!());
+        let Entry::Inserted(slot) = entry else {
+            panic!("nothing matches, so nothing is found");
+        };
+        index.remove(slot);
+    }
+    assert_eq!(index.len(), 0);
+    assert_eq!(index.capacity(), MIN_CAPACITY);
+}

@@ -72,6 +72,7 @@ pub(crate) fn rebuild_with(
             &mut parts,
             |kind, payload| layout.route(kind, payload),
             |part, tally, entry| part.visit(tally, entry),
+            |part, tag| part.prefetch(tag),
         )
         .map_err(describe)?;
     if let Some(failure) = parts.iter_mut().find_map(|p| p.failure.take()) {

@@ -111,6 +111,16 @@ impl Part {
         self.tombstones = owned.map(|_| HashMap::new()).collect();
     }
 
+    /// Starts loading the index lines of the entry tagged `tag`, which
+    /// comes a few entries later (a flush marker's tag 0 costs one useless
+    /// hint).
+    pub(super) fn prefetch(&self, tag: u64) {
+        let local = self.layout.shard_of(tag) / self.layout.workers;
+        if let Some(shard) = self.shards.get(local) {
+            shard.prefetch_index(tag);
+        }
+    }
+
     /// Applies one entry routed here; the first failure stops the part.
     pub(super) fn visit(&mut self, tally: &mut LiveTally, entry: SplitEntry<'_>) {
         if self.failure.is_some() {

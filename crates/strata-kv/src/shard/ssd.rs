@@ -17,6 +17,7 @@ use crate::arena::{decode, encode, header_len, stub_len, Loc, Record};
 use crate::chunk::Namespace;
 use crate::context::Ctx;
 use crate::fetch::{self, Resolved};
+use crate::index::Entry;
 use crate::item::{split_stored_flags, ItemRef};
 use crate::tier::{Prior, SsdTier, StubValue, ValueRef, PERSISTENT_STUB_VALUE_LEN, VALUE_REF_LEN};
 use crate::KvError;
@@ -237,8 +238,21 @@ impl ShardInner {
         })?;
         let ns = Namespace::of(flags);
         let mut superseded = None;
-        match self.lookup_in(ns, hash, key) {
-            Some(slot) => {
+        let arena = &self.arena;
+        let entry = self.index.find_or_insert(
+            hash,
+            loc,
+            |l| {
+                let r = arena.record(l);
+                r.key() == key && Namespace::of(r.header.flags) == ns
+            },
+            |l| {
+                let r = arena.record(l);
+                hasher(r.key(), r.header.flags)
+            },
+        );
+        match entry {
+            Entry::Found(slot) => {
                 let old = self.index.loc(slot);
                 let old_rec = self.arena.record(old);
                 if old_rec.header.expires_at.is_some() {
@@ -249,12 +263,7 @@ impl ShardInner {
                 self.arena.release(old, old_len);
                 self.index.set_loc(slot, loc);
             }
-            None => {
-                let arena = &self.arena;
-                self.index.insert(hash, loc, |l| {
-                    let r = arena.record(l);
-                    hasher(r.key(), r.header.flags)
-                });
+            Entry::Inserted(_) => {
                 self.chunks += usize::from(ns == Namespace::Chunk);
             }
         }
@@ -262,6 +271,12 @@ impl ShardInner {
             self.with_expiry += 1;
         }
         Ok(superseded)
+    }
+
+    /// Starts loading the index lines a [`restore_stub`](Self::restore_stub)
+    /// of `hash` will probe (called a few entries ahead).
+    pub(crate) fn prefetch_index(&self, hash: u64) {
+        self.index.prefetch(hash);
     }
 
     /// Drops `key`'s stub in `ns`, if any (a rebuild met its tombstone);

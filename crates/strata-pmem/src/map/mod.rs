@@ -13,6 +13,7 @@
 mod file;
 mod flush;
 mod mmap;
+mod prefetch;
 
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -23,6 +24,7 @@ use crate::error::{PmemError, Result};
 use crate::mode::{PersistMode, PersistPolicy};
 use crate::words::{self, CACHE_LINE};
 use mmap::{MapFlags, Mapping};
+pub use prefetch::prefetch_line;
 
 /// A whole file mapped shared and read-write, with a fixed [`PersistMode`].
 ///

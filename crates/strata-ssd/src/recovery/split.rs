@@ -26,6 +26,10 @@ use crate::loc::BlockLoc;
 
 /// Blocks queued for each worker (besides the one it visits).
 const WORKER_QUEUE: usize = 2;
+/// How many entries ahead of the one visited a worker is told of (see
+/// `ahead` in [`Recovery::scan_split`]): enough to cover a cache miss with
+/// the visits in between.
+const LOOK_AHEAD: usize = 8;
 
 /// Where the router sends one entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,7 +83,10 @@ impl Recovery {
     /// thread per element of `states`: `route(kind, payload)`, on the
     /// reader threads, says which worker visits each entry, and
     /// `visit(state, tally, entry)` runs on that worker with its state and
-    /// tally (see the module documentation). When every block is read, the
+    /// tally (see the module documentation). Before each visit, `ahead(state,
+    /// tag)` gets the tag of the entry a few places further in the
+    /// worker's share, so the worker can start loading what that entry will
+    /// touch (its index slot) while it visits the ones before. When every block is read, the
     /// tallies are added as by [`add_tally`](Self::add_tally): the entries
     /// they count are live. Then [`set_live`](Self::set_live) may mark more
     /// (the tombstones the engine keeps) before [`finish`](Self::finish).
@@ -93,6 +100,7 @@ impl Recovery {
         states: &mut [S],
         route: impl Fn(u8, &[u8]) -> Route + Sync,
         visit: impl Fn(&mut S, &mut LiveTally, SplitEntry<'_>) + Sync,
+        ahead: impl Fn(&S, u64) + Sync,
     ) -> Result<(), SsdError> {
         if self.config.index_home != IndexHome::Rebuilt {
             return Err(SsdError::Misuse(
@@ -109,6 +117,7 @@ impl Recovery {
         let tallies: Vec<LiveTally> = (0..workers).map(|_| self.tally_now()).collect();
         let prepare = |read: &ReadBlock| share_out(read, workers, &route);
         let visit = &visit;
+        let ahead = &ahead;
         let (read, tallies) = std::thread::scope(|scope| {
             let mut senders = Vec::with_capacity(workers);
             let mut handles = Vec::with_capacity(workers);
@@ -118,7 +127,14 @@ impl Recovery {
                 handles.push(scope.spawn(move || {
                     for split in receiver {
                         let read = &split.read;
-                        for &(i, tag) in &split.shares[w] {
+                        let share = &split.shares[w];
+                        for &(_, tag) in share.iter().take(LOOK_AHEAD) {
+                            ahead(state, tag);
+                        }
+                        for (j, &(i, tag)) in share.iter().enumerate() {
+                            if let Some(&(_, later)) = share.get(j + LOOK_AHEAD) {
+                                ahead(state, later);
+                            }
                             let (offset, entry) = &read.parsed.entries[i as usize];
                             let loc = BlockLoc {
                                 block: split.block,
