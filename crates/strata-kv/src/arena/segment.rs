@@ -3,7 +3,8 @@
 //!
 //! Pages of an anonymous mapping become resident only when written, so a
 //! partly filled segment costs only what it holds, and freeing a segment
-//! returns its memory to the operating system at once.
+//! returns its memory to the operating system (but the arena keeps one
+//! freed DRAM segment as a spare: see `Arena::free`).
 //!
 //! A persistent segment starts with a 64-byte header (`pmem_header`), then
 //! the records; offsets handed out are relative to the records. An append
@@ -67,6 +68,16 @@ impl Segment {
             .map_anon()
             .map_err(|_| KvError::OutOfMemory)?;
         Ok(Self::with_memory(Memory::Anon(map), 0, 0))
+    }
+
+    /// This segment emptied for reuse, if it is a DRAM one: its pages stay
+    /// mapped and resident, its old bytes are never read (records are read
+    /// only at locations appended since).
+    pub fn recycle(self) -> Option<Self> {
+        match self.memory {
+            Memory::Anon(map) => Some(Self::with_memory(Memory::Anon(map), 0, 0)),
+            Memory::Pmem(_) => None,
+        }
     }
 
     /// A persistent segment over `run` whose header is already written:
