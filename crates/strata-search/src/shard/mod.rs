@@ -37,7 +37,7 @@ use std::sync::Arc;
 use parking_lot::{Condvar, Mutex};
 use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{
-    DocAddress, DocSet, Index, IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term,
+    DocAddress, DocSet, Index, IndexReader, Searcher, TantivyDocument, Term,
     TERMINATED,
 };
 
@@ -204,10 +204,7 @@ impl Shard {
         // memory (`pmem`: a deletes file of the next opstamp, a merged
         // segment), which replaying the translog would write again.
         let writer = WriterSlot::new(index.clone(), storage.priority);
-        let reader = index
-            .reader_builder()
-            .reload_policy(ReloadPolicy::Manual)
-            .try_into()?;
+        let reader = crate::codec::open_reader(&index)?;
         let shard = Shard {
             number,
             index,

@@ -7,9 +7,9 @@
 //!   epoch-millisecond i64), indexed and columnar (fast) for sorting, ranges
 //!   and aggregations.
 //!
-//! Plus `_id` (exact, stored, fast), `_source` (stored bytes), `_version`,
-//! `_seq_no` (stored, fast) and `_field_names` (paths with a value, for
-//! `exists`).
+//! Plus `_id` (exact, stored), `_source` (stored bytes), `_version`,
+//! `_seq_no` (stored, fast) and `_field_names` (paths with a text value,
+//! for `exists`); the exact fields keep no norms in new indices.
 //!
 //! Nested objects (`type: nested`) are hidden documents of their own,
 //! indexed in one block just before their parent (`shard/document.rs`):
@@ -19,8 +19,8 @@
 //! documents and refuse nested mappings.
 
 use tantivy::schema::{
-    Field, IndexRecordOption, JsonObjectOptions, NumericOptions, Schema, TextFieldIndexing, FAST,
-    STORED, STRING,
+    Field, IndexRecordOption, JsonObjectOptions, NumericOptions, Schema, TextFieldIndexing,
+    TextOptions, FAST, STORED,
 };
 use tantivy::Term;
 
@@ -77,13 +77,18 @@ impl SchemaFields {
     /// column of unique strings is costly to build at every refresh and
     /// to merge. (Indices created before keep theirs; the schema is read
     /// from each index.)
+    ///
+    /// The exact-string fields (`_id`, `_field_names`, `_nested_*`) keep
+    /// no norms: one term each, or queried with constant scores, as
+    /// Elasticsearch's keyword and metadata fields; norms cost a byte per
+    /// document per field, even in indices without nested documents.
     pub fn build() -> SchemaFields {
         let mut b = Schema::builder();
-        let id = b.add_text_field(ID, STRING | STORED);
+        let id = b.add_text_field(ID, exact() | STORED);
         let source = b.add_bytes_field(SOURCE, STORED);
         let version = b.add_u64_field("_version", NumericOptions::default() | STORED | FAST);
         let seq_no = b.add_u64_field("_seq_no", NumericOptions::default() | STORED | FAST);
-        let field_names = b.add_text_field(FIELD_NAMES, STRING);
+        let field_names = b.add_text_field(FIELD_NAMES, exact());
         let raw = TextFieldIndexing::default()
             .set_tokenizer("raw")
             .set_index_option(IndexRecordOption::Basic);
@@ -104,8 +109,8 @@ impl SchemaFields {
                 .set_expand_dots_enabled(),
         );
         let nested = NestedFields {
-            path: b.add_text_field(NESTED_PATH, STRING),
-            parent: b.add_text_field(NESTED_PARENT, STRING),
+            path: b.add_text_field(NESTED_PATH, exact()),
+            parent: b.add_text_field(NESTED_PARENT, exact()),
         };
         SchemaFields {
             schema: b.build(),
@@ -138,6 +143,16 @@ impl SchemaFields {
             schema,
         })
     }
+}
+
+/// An untokenized, indexed string field without norms.
+fn exact() -> TextOptions {
+    TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer("raw")
+            .set_index_option(IndexRecordOption::Basic)
+            .set_fieldnorms(false),
+    )
 }
 
 /// A term at `path` of a JSON field, without its typed value yet.
