@@ -122,7 +122,10 @@ mod tests {
             Codec::Default.tantivy_settings().docstore_compression,
             Compressor::Lz4
         ));
-        assert_eq!(Codec::Default.tantivy_settings().docstore_blocksize, 128 * 1024);
+        assert_eq!(
+            Codec::Default.tantivy_settings().docstore_blocksize,
+            128 * 1024
+        );
         assert_eq!(
             Codec::BestCompression.tantivy_settings().docstore_blocksize,
             240 * 1024

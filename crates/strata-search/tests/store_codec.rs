@@ -16,7 +16,6 @@ fn store_cache_stays_near_two_mib() {
     assert_eq!(store_cache_blocks(0), 100);
 }
 
-
 /// Compressed store bytes of 3,000 log-like sources indexed with
 /// `settings`, after checking that every tenth reads back.
 fn store_bytes(settings: tantivy::IndexSettings) -> u64 {
@@ -52,18 +51,32 @@ fn store_bytes(settings: tantivy::IndexSettings) -> u64 {
     }
     writer.commit().unwrap();
     let searcher = open_reader(&index).unwrap().searcher();
-    for addr in searcher.segment_readers().iter().enumerate().flat_map(|(s, r)| {
-        (0..r.max_doc())
-            .step_by(10)
-            .map(move |d| tantivy::DocAddress::new(s as u32, d))
-    }) {
+    for addr in searcher
+        .segment_readers()
+        .iter()
+        .enumerate()
+        .flat_map(|(s, r)| {
+            (0..r.max_doc())
+                .step_by(10)
+                .map(move |d| tantivy::DocAddress::new(s as u32, d))
+        })
+    {
         let doc: TantivyDocument = searcher.doc(addr).unwrap();
-        let i: u32 = doc.get_first(id).and_then(|v| v.as_str()).unwrap().parse().unwrap();
+        let i: u32 = doc
+            .get_first(id)
+            .and_then(|v| v.as_str())
+            .unwrap()
+            .parse()
+            .unwrap();
         let bytes = doc.get_first(source).and_then(|v| v.as_bytes()).unwrap();
         assert_eq!(bytes, text(i).as_bytes());
     }
     let usage = searcher.space_usage().unwrap();
-    usage.segments().iter().map(|s| s.store().total().get_bytes()).sum()
+    usage
+        .segments()
+        .iter()
+        .map(|s| s.store().total().get_bytes())
+        .sum()
 }
 
 /// Indices created with tantivy's defaults (16 KiB LZ4 blocks, as
@@ -74,5 +87,8 @@ fn larger_blocks_store_less_and_old_blocks_still_read() {
     let default = store_bytes(Codec::Default.tantivy_settings());
     let best = store_bytes(Codec::BestCompression.tantivy_settings());
     assert!(default * 4 < old * 3, "default {default} vs 16 KiB {old}");
-    assert!(best * 2 < default, "best_compression {best} vs default {default}");
+    assert!(
+        best * 2 < default,
+        "best_compression {best} vs default {default}"
+    );
 }
