@@ -16,7 +16,8 @@ use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::{name, Device, Directory};
+use crate::directory::name;
+use crate::{Device, Directory};
 use direct_device::DirectDevice;
 use file_device::FileDevice;
 
