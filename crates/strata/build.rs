@@ -65,7 +65,11 @@ fn commit(manifest: &Path) -> Option<String> {
 /// The files whose change means the commit (or its dirtiness) may have
 /// changed; only those that exist (a missing one would rerun every build).
 fn watched(manifest: &Path) -> Vec<PathBuf> {
-    let mut git_paths = vec!["HEAD".to_owned(), "packed-refs".to_owned(), "index".to_owned()];
+    let mut git_paths = vec![
+        "HEAD".to_owned(),
+        "packed-refs".to_owned(),
+        "index".to_owned(),
+    ];
     if let Some(branch) = git(manifest, &["symbolic-ref", "-q", "HEAD"]) {
         git_paths.push(branch);
     }

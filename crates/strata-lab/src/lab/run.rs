@@ -338,7 +338,9 @@ impl Run {
 fn provenance(r: &Results) -> String {
     let checkout = r.commit.as_deref();
     let Some(b) = &r.binary else {
-        return checkout.map(|c| format!(", commit {c}")).unwrap_or_default();
+        return checkout
+            .map(|c| format!(", commit {c}"))
+            .unwrap_or_default();
     };
     let mut out = format!(", measured with `{}`", b.path);
     match (&b.version_line, &b.error) {
