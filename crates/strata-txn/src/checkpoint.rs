@@ -24,9 +24,9 @@ use strata_device::Directory;
 use strata_snapshot::{snapshot_name, SnapshotItem, SnapshotWriter, WriterOptions};
 
 use crate::cc::no_wait::EXCLUSIVE;
-use crate::shared::Shared;
 use crate::error::TxnError;
 use crate::log::streams::LogSet;
+use crate::shared::Shared;
 use crate::storage::hasher::KeyHasher;
 use crate::storage::RecPtr;
 use crate::tid::{tid_of, ABSENT, LOCK, UNLINKED};

@@ -19,8 +19,8 @@ use crate::log::{LogDevice, LogStats};
 use crate::recovery::{self, RecoveryReport};
 use crate::row::Row;
 use crate::schema::TableSchema;
-use crate::storage::garbage::Retired;
 use crate::shared::{IndexId, Shared, TableId, INTERNAL_SLOTS};
+use crate::storage::garbage::Retired;
 use crate::storage::Table;
 use crate::worker::Worker;
 

@@ -11,10 +11,10 @@ use std::ops::Bound;
 use std::sync::atomic::Ordering;
 
 use crate::cc::ConcurrencyControl;
-use crate::shared::IndexId;
 use crate::error::TxnError;
 use crate::schema::key::{put_value, successor};
 use crate::schema::KeyValue;
+use crate::shared::IndexId;
 use crate::tid::ABSENT;
 use crate::txn::access::WriteKind;
 use crate::txn::transaction::Transaction;

@@ -5,13 +5,13 @@
 use std::marker::PhantomData;
 
 use crate::cc::ConcurrencyControl;
-use crate::shared::{IndexId, Shared, TableId};
 use crate::error::{AbortCause, TxnError};
 use crate::row::{ReadOrigin, Row};
+use crate::shared::{IndexId, Shared, TableId};
 use crate::storage::{RecPtr, Table};
 use crate::tid::ABSENT;
-use crate::worker::WorkerState;
 use crate::txn::access::{Held, WriteKind};
+use crate::worker::WorkerState;
 
 /// One attempt of a transaction, begun with
 /// [`Worker::begin`](crate::Worker::begin). Dropping it without

@@ -10,8 +10,8 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::cc::ConcurrencyControl;
-use crate::shared::Shared;
 use crate::error::{AbortCause, TxnError};
+use crate::shared::Shared;
 use crate::txn::{Commit, Transaction};
 
 mod state;

@@ -66,19 +66,19 @@ impl WorkerState {
     /// process-wide id.
     pub fn new(slot: usize) -> WorkerState {
         WorkerState {
-                slot,
-                id: NEXT_WORKER_ID.fetch_add(1, Ordering::Relaxed),
-                set: AccessSet::default(),
-                order: Vec::new(),
-                key: Vec::new(),
-                scratch: Vec::new(),
-                last_tid: 0,
-                serial: 0,
-                candidates: Candidates::default(),
-                stats: WorkerStats::default(),
-                log_buf: Vec::new(),
-                commits_since_collect: 0,
-            }
+            slot,
+            id: NEXT_WORKER_ID.fetch_add(1, Ordering::Relaxed),
+            set: AccessSet::default(),
+            order: Vec::new(),
+            key: Vec::new(),
+            scratch: Vec::new(),
+            last_tid: 0,
+            serial: 0,
+            candidates: Candidates::default(),
+            stats: WorkerStats::default(),
+            log_buf: Vec::new(),
+            commits_since_collect: 0,
+        }
     }
 
     /// Housekeeping after a commit: every so often, collect garbage.
