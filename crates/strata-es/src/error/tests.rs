@@ -1,5 +1,7 @@
 //! Unit tests of the error table: Elasticsearch's shapes per error.
 
+use strata_search::SearchError;
+
 use super::*;
 
 #[test]
