@@ -35,7 +35,8 @@
 //! - [`contexts`]: open scroll and point-in-time contexts (pinned
 //!   searchers, keep-alive, limits).
 //! - [`data_streams`]: data streams (a write alias over `.ds-` backing
-//!   indices, names persisted).
+//!   indices, names persisted); `write_target`: the index a document
+//!   write goes to (auto-creating indices and streams).
 //! - [`tasks`]: long-running requests (`_reindex`, by-query) as tasks.
 //! - [`pressure`]: indexing back pressure (429 beyond a bound of bytes in
 //!   flight).
@@ -46,6 +47,7 @@
 //! - [`ndjson`]: line splitting for `_bulk` and `_msearch`.
 //! - [`handlers`]: one file per group of endpoints (root, indices,
 //!   documents, bulk, search, cluster, cat).
+//! - [`version`]: the Elasticsearch and Lucene versions reported.
 //! - [`security`]: authentication (file realm, API keys) and
 //!   authorization of every route, when a realm is configured.
 //!
@@ -81,6 +83,8 @@ pub mod startup;
 pub mod tasks;
 pub mod timed_body;
 pub mod transport;
+pub mod version;
+mod write_target;
 
 pub use error::EsError;
 pub use node::{Node, NodeConfig};
@@ -88,10 +92,7 @@ pub use security::SecurityConfig;
 pub use server::{serve, serve_with};
 pub use startup::NodeState;
 pub use transport::HttpLimits;
+pub use version::{ES_VERSION, LUCENE_VERSION};
 
-/// The Elasticsearch version this front end reports (`GET /`).
-pub const ES_VERSION: &str = "8.15.0";
-/// The Lucene version Elasticsearch [`ES_VERSION`] ships with.
-pub const LUCENE_VERSION: &str = "9.11.1";
 /// Default largest request body (Elasticsearch's `http.max_content_length`).
 pub const DEFAULT_MAX_BODY: usize = 100 << 20;

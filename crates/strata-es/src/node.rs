@@ -8,10 +8,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use serde_json::{json, Value};
+use serde_json::json;
 use strata_search::breaker::{self, Breaker, CircuitBreakers, MemoryAccount};
 use strata_search::store::SearchStorage;
-use strata_search::{Catalog, SearchError, SearchIndex};
+use strata_search::{Catalog, SearchError};
 
 use crate::cluster_settings::ClusterSettings;
 use crate::error::Result;
@@ -136,24 +136,6 @@ impl Node {
     /// Whether HTTP requests must authenticate (security is on).
     pub fn requires_authentication(&self) -> bool {
         self.security.is_some()
-    }
-
-    /// The index to write `name` to: the index, an alias's write index,
-    /// or a new index created from the matching templates and dynamic
-    /// mapping if neither exists (Elasticsearch's automatic creation).
-    pub fn index_for_write(&self, name: &str) -> Result<Arc<SearchIndex>, SearchError> {
-        if let Some(index) = self.catalog.write_index(name)? {
-            return Ok(index);
-        }
-        if let Some(index) = crate::data_streams::auto_create(self, name)
-            .map_err(|e| SearchError::IllegalArgument(e.reason()))?
-        {
-            return Ok(index);
-        }
-        match self.catalog.create_index(name, &Value::Null) {
-            Err(SearchError::IndexExists(_)) => self.catalog.get(name),
-            other => other,
-        }
     }
 
     /// Flushes every index (translogs trimmed, segments durable) and stops

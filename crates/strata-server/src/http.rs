@@ -20,6 +20,7 @@ use strata_net::Listener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use crate::blocking::blocking;
 use crate::config::ServerConfig;
 use crate::error::ServerError;
 
@@ -155,14 +156,14 @@ impl HttpFrontEnd {
             Err(_) => tracing::warn!("HTTP requests still running after the grace period"),
         }
         if let Some(recovery) = self.recovery.take() {
-            if crate::server::blocking(|| recovery.join()).is_err() {
+            if blocking(|| recovery.join()).is_err() {
                 tracing::error!("the search recovery thread panicked");
             }
         }
         let Some(node) = self.state.node() else {
             return;
         };
-        match crate::server::blocking(|| node.shutdown()) {
+        match blocking(|| node.shutdown()) {
             Ok(()) => tracing::info!("search indices flushed"),
             Err(err) => tracing::error!(error = %err, "could not flush the search indices"),
         }

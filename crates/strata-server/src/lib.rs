@@ -22,6 +22,9 @@
 //! - [`http`]: the Elasticsearch-compatible front end (`strata-es`) and
 //!   its search indices under `<data_dir>/search`.
 //! - [`metrics`]: the Prometheus metrics port and its collectors.
+//! - `front_end`: binding a port and spawning its accept loop; `ready`:
+//!   the "strata ready" line; `blocking`: blocking work from async code;
+//!   `version`: [`VERSION`].
 //! - `listeners`: the ports as `strata-net` listeners (TLS, protected
 //!   mode) and the start-up lines about them.
 //! - [`error`]: [`ServerError`] and its exit codes.
@@ -37,20 +40,24 @@
 #![forbid(unsafe_code)]
 
 pub mod auth;
+mod blocking;
 mod caches;
 pub mod checkpoint_cli;
 pub mod config;
 pub mod durability;
 pub mod error;
 mod fail_stop;
+mod front_end;
 pub mod http;
 mod listeners;
 pub mod logging;
 pub mod metrics;
 pub mod placement;
+mod ready;
 pub mod serve;
 pub mod server;
 pub mod users_cli;
+mod version;
 
 pub use checkpoint_cli::{run_checkpoint, CheckpointArgs};
 pub use config::{
@@ -62,6 +69,4 @@ pub use error::ServerError;
 pub use serve::{run, run_serve};
 pub use server::Server;
 pub use users_cli::{run_users, UsersArgs};
-
-/// Strata's version, as reported by `INFO`, `stats` and `--version`.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub use version::VERSION;

@@ -22,30 +22,25 @@ use std::time::{Duration, Instant};
 use parking_lot::RwLock;
 use strata_kv::{Keyspace, Maintenance};
 use strata_memcache::MemcacheProtocol;
-use strata_net::{Listener, Protection};
+use strata_net::Protection;
 use strata_persist::Persistence;
 use strata_resp::RespProtocol;
-use strata_service::{Clients, DriverConfig, Protocol, RuntimeSettings, ServerInfo};
+use strata_service::{Clients, DriverConfig, RuntimeSettings, ServerInfo};
 use tokio::net::TcpListener;
-use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use crate::blocking::blocking;
 use crate::config::ServerConfig;
 use crate::durability::ServerDurability;
 use crate::error::ServerError;
+use crate::front_end::{bind, spawn_front_end, FrontEnd};
 use crate::listeners;
 use crate::metrics::{FrontEndCounters, MetricsPort, Sources};
+use crate::ready::Ready;
+use crate::version::VERSION;
 
 /// How often shutdown checks whether the last connections have closed.
 const DRAIN_POLL: Duration = Duration::from_millis(10);
-
-/// One running front end.
-struct FrontEnd {
-    name: &'static str,
-    addr: SocketAddr,
-    clients: Arc<Clients>,
-    accept_loop: JoinHandle<()>,
-}
 
 /// A running server. Dropping it without [`Server::shutdown`] leaves the
 /// accept loops to the runtime's own shutdown.
@@ -118,7 +113,7 @@ impl Server {
             requirepass: RwLock::new(config.requirepass.clone()),
             verbosity: AtomicU32::new(config.verbosity()),
         };
-        let info = ServerInfo::new(crate::VERSION, settings);
+        let info = ServerInfo::new(VERSION, settings);
         let durability = Arc::new(ServerDurability::new(persistence, info.started_unix));
         let info = Arc::new(info.with_durability(durability.clone()));
         crate::caches::register_records(&info.caches, &keyspace);
@@ -424,93 +419,5 @@ impl Server {
                 None => Ok(()),
             }
         }
-    }
-}
-
-/// Runs blocking `f` (recovery, the final log sync) without stalling other
-/// tasks on a multi-thread runtime; directly on a current-thread one.
-pub(crate) fn blocking<R>(f: impl FnOnce() -> R) -> R {
-    match tokio::runtime::Handle::current().runtime_flavor() {
-        tokio::runtime::RuntimeFlavor::MultiThread => tokio::task::block_in_place(f),
-        _ => f(),
-    }
-}
-
-/// Binds `addr` (address reuse as tokio sets it) and reports the actual address.
-fn bind(
-    protocol: &'static str,
-    addr: SocketAddr,
-) -> Result<(TcpListener, SocketAddr), ServerError> {
-    let err = |source| ServerError::Bind {
-        protocol,
-        addr,
-        source,
-    };
-    let socket = match addr {
-        SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4(),
-        SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6(),
-    }
-    .map_err(err)?;
-    socket.set_reuseaddr(true).map_err(err)?;
-    socket.bind(addr).map_err(err)?;
-    let listener = socket.listen(1024).map_err(err)?;
-    let local = listener.local_addr().map_err(err)?;
-    Ok((listener, local))
-}
-
-#[allow(clippy::too_many_arguments)] // one port's whole wiring
-fn spawn_front_end<P: Protocol>(
-    name: &'static str,
-    protocol: Arc<P>,
-    driver: DriverConfig,
-    listener: Listener,
-    addr: SocketAddr,
-    clients: Arc<Clients>,
-    info: &Arc<ServerInfo>,
-    shutdown: &CancellationToken,
-) -> FrontEnd {
-    listeners::announce(name, addr, &listener);
-    let accept_loop = tokio::spawn(strata_service::serve(
-        listener,
-        protocol,
-        clients.clone(),
-        info.clone(),
-        driver,
-        shutdown.clone(),
-    ));
-    FrontEnd {
-        name,
-        addr,
-        clients,
-        accept_loop,
-    }
-}
-
-/// What "strata ready" reports.
-struct Ready {
-    pid: u32,
-    threads: usize,
-    memory_limit: String,
-    eviction: &'static str,
-    max_item_size: String,
-    max_connections: usize,
-    data_dir: String,
-    persistence: &'static str,
-}
-
-impl Ready {
-    fn log(&self) {
-        tracing::info!(
-            version = %crate::VERSION,
-            pid = self.pid,
-            threads = self.threads,
-            memory_limit = %self.memory_limit,
-            eviction = %self.eviction,
-            max_item_size = %self.max_item_size,
-            max_connections = self.max_connections,
-            data_dir = %self.data_dir,
-            persistence = self.persistence,
-            "strata ready"
-        );
     }
 }

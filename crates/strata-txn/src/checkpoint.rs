@@ -24,10 +24,10 @@ use strata_device::Directory;
 use strata_snapshot::{snapshot_name, SnapshotItem, SnapshotWriter, WriterOptions};
 
 use crate::cc::no_wait::EXCLUSIVE;
-use crate::database::Shared;
 use crate::error::TxnError;
 use crate::log::streams::LogSet;
-use crate::storage::table::KeyHasher;
+use crate::shared::Shared;
+use crate::storage::hasher::KeyHasher;
 use crate::storage::RecPtr;
 use crate::tid::{tid_of, ABSENT, LOCK, UNLINKED};
 

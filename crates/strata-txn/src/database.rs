@@ -19,20 +19,10 @@ use crate::log::{LogDevice, LogStats};
 use crate::recovery::{self, RecoveryReport};
 use crate::row::Row;
 use crate::schema::TableSchema;
+use crate::shared::{IndexId, Shared, TableId, INTERNAL_SLOTS};
 use crate::storage::garbage::Retired;
 use crate::storage::Table;
 use crate::worker::Worker;
-
-/// A table, by position in the definition list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct TableId(pub(crate) u32);
-
-/// An ordered index of a table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct IndexId {
-    pub(crate) table: TableId,
-    pub(crate) index: u32,
-}
 
 /// How a database runs.
 #[derive(Debug, Clone)]
@@ -100,36 +90,6 @@ impl Options {
     pub fn with_capacity_hint(mut self, rows: usize) -> Options {
         self.capacity_hint = rows;
         self
-    }
-}
-
-/// What every worker and the epoch thread share.
-pub(crate) struct Shared {
-    pub tables: Vec<Table>,
-    names: HashMap<String, u32>,
-    pub epochs: Epochs,
-    pub retired: Retired,
-    pub log: Option<LogSet>,
-    checkpoints: Mutex<u64>,
-    checkpoint_parts: usize,
-    stop: AtomicBool,
-}
-
-/// Threads beyond the workers that may hold an epoch slot (checkpoint
-/// parts).
-const INTERNAL_SLOTS: usize = 8;
-
-impl Shared {
-    pub fn table(&self, id: TableId) -> Result<&Table, TxnError> {
-        self.tables
-            .get(id.0 as usize)
-            .ok_or_else(|| TxnError::UnknownTable(format!("#{}", id.0)))
-    }
-
-    pub fn index(&self, table: TableId, name: &str) -> Result<IndexId, TxnError> {
-        let t = self.table(table)?;
-        let index = t.schema.index_position(name)? as u32;
-        Ok(IndexId { table, index })
     }
 }
 

@@ -67,7 +67,9 @@
 //! - `cc`: the concurrency controls, one file each.
 //! - `txn`: [`Transaction`]: access set, scans, the commit protocol.
 //! - `worker`: [`Worker`], retries and back-off, [`WorkerStats`].
-//! - `database`: [`Database`], [`Options`], table and index ids.
+//! - `shared`: table and index ids, and what workers and the database
+//!   share (tables, epochs, retired records, the log).
+//! - `database`: [`Database`], [`Options`].
 //! - `log`: per-worker log streams on a chosen [`LogDevice`], group
 //!   commit per epoch; `checkpoint`: fuzzy checkpoints in parallel parts;
 //!   `recovery`: the newest checkpoint plus the streams, in parallel.
@@ -87,6 +89,7 @@ pub mod log;
 mod recovery;
 mod row;
 pub mod schema;
+mod shared;
 mod storage;
 mod tid;
 mod txn;
@@ -94,12 +97,13 @@ mod worker;
 
 pub use cc::{ConcurrencyControl, NoWait, Silo};
 pub use checkpoint::CheckpointReport;
-pub use database::{Database, IndexId, Options, TableId};
+pub use database::{Database, Options};
 pub use error::{AbortCause, TxnError};
 pub use log::{LogDevice, LogStats};
 pub use recovery::RecoveryReport;
 pub use row::Row;
 pub use schema::{ColumnType, KeyValue, TableSchema};
+pub use shared::{IndexId, TableId};
 pub use tid::epoch_of;
 pub use txn::access::{Access, Held};
 pub use txn::{Commit, ScanOrder, Transaction};

@@ -18,7 +18,9 @@
 //!   `strata lab publish <run-dir>...` writes their figures into docs/benchmarks.md.
 //! - `strata advise ...`: a placement, persistence mode and search tier for
 //!   a workload from the lab's results (`strata advise --help`).
-//! - `strata --version`.
+//! - `strata --version`: `strata <version> (commit <hash>[-dirty])`, the
+//!   commit this binary was built from (embedded by `build.rs`; `unknown`
+//!   when built without git), which `strata lab` records per run.
 //!
 //! Everything happens in `strata-server`, `strata-lab`, `strata-tpcc` and
 //! `strata-analytics`; this file only
@@ -67,9 +69,19 @@ fn return_freed_memory_at_once() {
 
 use clap::{Parser, Subcommand};
 
+/// What `--version` prints after the name: the crate's version and the
+/// commit the binary was built from (`build.rs`). `strata lab` parses it
+/// (`strata_lab::lab::binary`): keep the `(commit ...)` form.
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("STRATA_COMMIT"),
+    ")"
+);
+
 /// Strata: one server for key-value data, speaking memcached and Redis.
 #[derive(Debug, Parser)]
-#[command(name = "strata", version, about, propagate_version = true)]
+#[command(name = "strata", version = VERSION, about, propagate_version = true)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -139,11 +139,36 @@ fn quick(experiment: &str, out: &Path, extra: &[&str]) -> Results {
     results
 }
 
+/// A commit no checkout is at.
+const FAKE_COMMIT: &str = "fa1ce0000000000000000000000000000000beef";
+
+/// A `--server-binary` that serves with the built `strata` but names
+/// [`FAKE_COMMIT`] on `--version`, as an older release binary would name its own.
+fn older_release(dir: &Path) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt as _;
+    let path = dir.join("strata-older-release");
+    let script = format!(
+        "#!/bin/sh\nif [ \"$1\" = --version ]; then\n  echo 'strata 0.0.1 (commit {FAKE_COMMIT})'\n  exit 0\nfi\nexec '{}' \"$@\"\n",
+        env!("CARGO_BIN_EXE_strata")
+    );
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
 #[test]
 fn every_experiment_runs_in_quick_mode() {
     let out = tempfile::tempdir().unwrap();
 
-    let kv = quick("kv-placement", &out.path().join("kv"), &[]);
+    // Served by another binary: the run is labelled with that binary's commit.
+    let server = older_release(out.path());
+    let kv = quick(
+        "kv-placement",
+        &out.path().join("kv"),
+        &["--server-binary", server.to_str().unwrap()],
+    );
+    let binary = kv.binary.as_ref().expect("the serving binary is recorded");
+    assert_eq!(binary.commit.as_deref(), Some(FAKE_COMMIT), "{binary:?}");
     assert!(kv.table("Throughput per placement").is_some());
     // A placement not restarted is a skip with its reason, never a missing row.
     assert!(kv.skipped.iter().any(|s| s.config.contains("data dram")));
@@ -198,6 +223,10 @@ fn every_experiment_runs_in_quick_mode() {
     );
 
     let oltp = quick("oltp", &out.path().join("oltp"), &[]);
+    // In process: labelled with the lab's own executable's commit.
+    let own = strata().arg("--version").output().unwrap().stdout;
+    let own = strata_lab::lab::binary::commit_of(&String::from_utf8_lossy(&own));
+    assert_eq!(oltp.binary.as_ref().and_then(|b| b.commit.clone()), own);
     assert!(
         oltp.skipped.iter().any(|s| s.config == "DBx1000"),
         "DBx1000 is skipped without its source"

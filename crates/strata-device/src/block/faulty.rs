@@ -7,7 +7,8 @@
 use std::io;
 use std::sync::Arc;
 
-use super::{BlockDevice, BLOCK_ALIGN};
+use super::BlockDevice;
+use crate::core::BLOCK_ALIGN;
 use crate::Faults;
 
 /// A [`BlockDevice`] that injects the faults its shared [`Faults`] ask for.

@@ -12,8 +12,8 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Seek, SeekFrom};
 use std::path::Path;
 
-use super::{check_block_io, BlockDevice, BLOCK_ALIGN};
-use crate::core::{AlignedFile, Open};
+use super::{check_block_io, BlockDevice};
+use crate::core::{align_down, AlignedFile, Open, BLOCK_ALIGN};
 use crate::IoMode;
 
 /// A [`BlockDevice`] on one open file of fixed capacity.
@@ -34,7 +34,7 @@ impl BlockFile {
         let path = path.as_ref();
         let file = AlignedFile::open(path, mode, Open::default())?;
         let size = (&mut file.file()).seek(SeekFrom::End(0))?;
-        let capacity = size - size % BLOCK_ALIGN as u64;
+        let capacity = align_down(size);
         let reserved = match file.file().metadata()?.is_file() {
             true => reserve(file.file(), path, capacity)?,
             // A block device's blocks are its own.

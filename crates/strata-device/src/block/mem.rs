@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use parking_lot::RwLock;
 
-use super::{check_block_io, BlockDevice, BLOCK_ALIGN};
-use crate::core::{MemImage, SplitMix, TornCut};
+use super::{check_block_io, BlockDevice};
+use crate::core::{MemImage, SplitMix, TornCut, BLOCK_ALIGN};
 
 /// Sector size at which [`MemBlockDevice::crash_torn`] tears a write.
 const SECTOR: usize = 512;

@@ -2,6 +2,7 @@
 //! of each thing, which the file-level [`Directory`](crate::Directory) and
 //! the block-level [`BlockDevice`](crate::BlockDevice) adapt.
 //!
+//! - `align`: [`BLOCK_ALIGN`], the unit of all of it.
 //! - `aligned_buf`: [`AlignedBuf`], 4096-aligned memory, owned or reused
 //!   as a bounce buffer.
 //! - `aligned_file`: [`AlignedFile`], a file opened with `O_DIRECT` (or
@@ -14,7 +15,11 @@
 //!   that both fault wrappers obey, and the one write path that applies
 //!   them ([`Faults::write`]).
 //! - `rng`: the seeded generator of torn cuts.
+//!
+//! Nothing is defined in this file: every module imports only its
+//! siblings below it, never this facade.
 
+mod align;
 mod aligned_buf;
 mod aligned_file;
 mod faults;
@@ -22,6 +27,8 @@ mod image;
 mod io_mode;
 mod rng;
 
+pub use align::BLOCK_ALIGN;
+pub(crate) use align::{align_down, BLOCK_ALIGN_U64};
 pub use aligned_buf::AlignedBuf;
 pub use aligned_file::AlignedFile;
 pub(crate) use aligned_file::{probe_dir, Open};
@@ -29,7 +36,3 @@ pub use faults::Faults;
 pub(crate) use image::{MemImage, TornCut};
 pub use io_mode::IoMode;
 pub(crate) use rng::SplitMix;
-
-/// Alignment of memory addresses, offsets and lengths of direct I/O: 4096
-/// covers devices with 512-byte and 4096-byte logical blocks.
-pub const BLOCK_ALIGN: usize = 4096;

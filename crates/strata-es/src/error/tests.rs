@@ -1,5 +1,8 @@
 //! Unit tests of the error table: Elasticsearch's shapes per error.
 
+use serde_json::json;
+use strata_search::SearchError;
+
 use super::*;
 
 #[test]

@@ -25,6 +25,7 @@ use crate::node::Node;
 use crate::reply::Reply;
 use crate::request::{check_version, precondition, reject_routing, EsRequest, RefreshPolicy};
 use crate::security::actions;
+use crate::write_target::index_for_write;
 
 /// The four bulk operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -358,7 +359,7 @@ fn run(
                 item.op == Op::Create || id.is_none(),
                 source,
             )?;
-            let index = node.index_for_write(&item.index)?;
+            let index = index_for_write(node, &item.index)?;
             let _indexing = super::documents::reserve_indexing(memory, source)?;
             let result = index
                 .index_document(id, source, pre)
@@ -372,7 +373,7 @@ fn run(
             let mut body = ndjson::parse_line(source, 0)?;
             node.catalog.scripts().resolve(&mut body)?;
             let update = UpdateBody::parse(&body)?;
-            let index = node.index_for_write(&item.index)?;
+            let index = index_for_write(node, &item.index)?;
             let id = id.unwrap_or_default();
             let result = update.apply(&index, id, pre)?;
             let get = update.get_field(&index, id, None)?;

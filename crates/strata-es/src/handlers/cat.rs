@@ -6,8 +6,8 @@
 
 use serde_json::{json, Map, Value};
 
-use super::resolve;
 use super::stats::{health_of, human_bytes, IndexStats};
+use super::targets::resolve;
 use crate::error::{EsError, Result};
 use crate::host;
 use crate::node::Node;

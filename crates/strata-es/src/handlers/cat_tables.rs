@@ -7,8 +7,8 @@ use strata_search::SearchIndex;
 
 use super::aliases;
 use super::cat::Table;
-use super::search::indices_options;
 use super::stats::human_bytes;
+use super::targets::indices_options;
 use crate::error::Result;
 use crate::host;
 use crate::node::Node;
@@ -143,7 +143,7 @@ pub fn segments(node: &Node, expression: Option<&str>, req: &EsRequest) -> Resul
                     Some(size(bytes, req)),
                     Some("true".into()),
                     Some("true".into()),
-                    Some(crate::LUCENE_VERSION.into()),
+                    Some(crate::version::LUCENE_VERSION.into()),
                     Some("false".into()),
                 ]);
             }

@@ -10,8 +10,8 @@ use serde_json::{json, Map, Value};
 use strata_search::breaker::byte_size;
 use strata_search::store::BLOCK_SIZE;
 
-use super::resolve;
 use super::stats::{health_of, IndexStats};
+use super::targets::resolve;
 use crate::error::{EsError, Result};
 use crate::host;
 use crate::node::Node;
@@ -225,7 +225,7 @@ fn nodes_envelope(node: &Node, body: Map<String, Value>) -> Value {
 pub fn nodes(node: &Node) -> Result<Reply> {
     let addr = node.config.http_addr.to_string();
     let mut body = node_header(node);
-    body.insert("version".into(), json!(crate::ES_VERSION));
+    body.insert("version".into(), json!(crate::version::ES_VERSION));
     body.insert("build_flavor".into(), json!("default"));
     body.insert("build_type".into(), json!("tar"));
     body.insert("build_hash".into(), json!(super::root::BUILD_HASH));

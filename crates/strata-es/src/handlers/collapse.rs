@@ -17,7 +17,8 @@ use strata_search::mapping::FieldType;
 use strata_search::SearchIndex;
 
 use super::aliases;
-use super::search::{indices_options, run_search_with};
+use super::search_request::run_search_with;
+use super::targets::indices_options;
 use crate::error::{EsError, Result};
 use crate::node::Node;
 use crate::reply::Reply;

@@ -9,8 +9,8 @@
 use serde_json::{json, Map, Value};
 use strata_search::index::FieldDiskUsage;
 
-use super::resolve_with;
 use super::stats::human_bytes;
+use super::targets::resolve_with;
 use crate::error::{EsError, Result};
 use crate::node::Node;
 use crate::reply::Reply;

@@ -22,6 +22,7 @@ use crate::error::{EsError, Result};
 use crate::node::Node;
 use crate::reply::Reply;
 use crate::request::{reject_routing, EsRequest, RefreshPolicy};
+use crate::write_target::index_for_write;
 
 /// `/<index>/_doc/<id>` by method.
 pub fn doc(node: &Node, index: &str, id: &str, req: &EsRequest) -> Result<Reply> {
@@ -57,7 +58,7 @@ pub fn write(
         precondition == strata_search::Precondition::Absent,
         &req.body,
     )?;
-    let target = node.index_for_write(index)?;
+    let target = index_for_write(node, index)?;
     let _indexing = reserve_indexing(&req.memory, &req.body)?;
     let result = target
         .index_document(id, &req.body, precondition)
@@ -246,7 +247,7 @@ pub fn update(node: &Node, index: &str, id: &str, req: &EsRequest) -> Result<Rep
     let refresh = req.refresh_policy()?;
     require_alias(node, index, req.flag("require_alias", false)?)?;
     crate::data_streams::check_write(node, index, false, b"")?;
-    let target = node.index_for_write(index)?;
+    let target = index_for_write(node, index)?;
     // The merged document is about the stored one plus the change.
     let _indexing = reserve_indexing(&req.memory, &req.body)?;
     let result = body.apply(&target, id, precondition)?;

@@ -12,7 +12,7 @@ use serde_json::{json, Map, Value};
 use strata_search::SearchIndex;
 
 use super::stats::{health_of, IndexStats};
-use super::{broadcast_shards, resolve};
+use super::targets::{broadcast_shards, resolve};
 use crate::error::{EsError, Result};
 use crate::node::Node;
 use crate::reply::Reply;

@@ -9,7 +9,7 @@ use axum::http::Method;
 use serde_json::{json, Map, Value};
 use strata_search::SearchError;
 
-use super::{broadcast_shards, resolve};
+use super::targets::{broadcast_shards, resolve, resolve_with};
 use crate::error::{EsError, Result};
 use crate::node::Node;
 use crate::reply::Reply;
@@ -89,7 +89,7 @@ pub fn mapping(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result
 
 /// `[/<index>]/_settings`: get, or update dynamic settings (`PUT`).
 pub fn settings(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<Reply> {
-    let indices = super::resolve_with(node, expression, req)?;
+    let indices = resolve_with(node, expression, req)?;
     if req.method == Method::PUT {
         let mut body = req.required_json_body()?;
         if let Some(inner) = body.get_mut("settings").map(Value::take) {

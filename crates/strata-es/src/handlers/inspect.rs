@@ -19,7 +19,7 @@ use strata_search::query::{build, QueryContext};
 use strata_search::SearchIndex;
 
 use super::aliases;
-use super::search::indices_options;
+use super::targets::indices_options;
 use crate::error::{EsError, Result};
 use crate::node::Node;
 use crate::reply::Reply;

@@ -9,6 +9,9 @@
 //! - `documents`: single-document APIs; `mget`: `_mget`; `found_doc`: a
 //!   found document's reply, its source verbatim.
 //! - `bulk`: `_bulk`.
+//! - `targets`: index expressions resolved to indices, and the request's
+//!   indices options; `search_request`: a search request built from the
+//!   body and URL parameters and run, shared by every search endpoint.
 //! - `search`: `_search`, `_count`, `_msearch`; `scroll`: scrolls;
 //!   `pit`: points in time; `collapse`: field collapsing.
 //! - `by_query`: `_delete_by_query`, `_update_by_query`, `_reindex`;
@@ -50,9 +53,11 @@ pub mod root;
 pub mod scripts;
 pub mod scroll;
 pub mod search;
+mod search_request;
 pub mod simulate;
 mod slice;
 pub mod stats;
+mod targets;
 pub mod tasks;
 pub mod templates;
 pub mod write_reply;
@@ -157,42 +162,4 @@ fn run(node: &Arc<Node>, route: &Route, req: &EsRequest) -> Result<Reply> {
         Route::DataStream(names) => data_streams::data_stream(node, names.as_deref(), req),
         Route::DiskUsage(index) => disk_usage::disk_usage(node, index, req),
     }
-}
-
-/// Resolves an index expression from the path (`None`: every index).
-pub(crate) fn resolve(
-    node: &Node,
-    expression: Option<&str>,
-) -> Result<Vec<std::sync::Arc<strata_search::SearchIndex>>> {
-    Ok(node.catalog.resolve(expression.unwrap_or("_all"))?)
-}
-
-/// [`resolve`] under the request's `expand_wildcards`,
-/// `ignore_unavailable` and `allow_no_indices`.
-pub(crate) fn resolve_with(
-    node: &Node,
-    expression: Option<&str>,
-    req: &EsRequest,
-) -> Result<Vec<std::sync::Arc<strata_search::SearchIndex>>> {
-    let options = search::indices_options(req)?;
-    Ok(node
-        .catalog
-        .resolve_targets_with(expression.unwrap_or("_all"), options)?
-        .into_iter()
-        .map(|t| t.index)
-        .collect())
-}
-
-/// `_shards` of a broadcast operation over `indices`: each primary
-/// answers; configured replicas do not exist on a single node.
-pub(crate) fn broadcast_shards(
-    indices: &[std::sync::Arc<strata_search::SearchIndex>],
-) -> serde_json::Value {
-    let (mut total, mut ok) = (0u64, 0u64);
-    for index in indices {
-        let s = index.settings();
-        ok += u64::from(s.number_of_shards);
-        total += u64::from(s.number_of_shards) * (1 + u64::from(s.number_of_replicas));
-    }
-    serde_json::json!({"total": total, "successful": ok, "failed": 0})
 }

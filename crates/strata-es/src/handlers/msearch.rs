@@ -31,7 +31,8 @@ use strata_search::breaker::{estimate, MemoryAccount};
 use strata_search::catalog::IndicesOptions;
 
 use super::aliases;
-use super::search::{header_options, indices_options, run_search};
+use super::search_request::run_search;
+use super::targets::{header_options, indices_options};
 use crate::chunked::{self, Chunk};
 use crate::error::{EsError, Result};
 use crate::ndjson;

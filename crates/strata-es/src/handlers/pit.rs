@@ -13,8 +13,8 @@ use serde_json::{json, Value};
 use strata_search::search::snapshot::Snapshot;
 
 use super::aliases;
-use super::scroll::with_tiebreak;
-use super::search::{indices_options, run_search_with};
+use super::search_request::{run_search_with, with_tiebreak};
+use super::targets::indices_options;
 use crate::contexts::{parse_keep_alive, Context, Kind, DEFAULT_MAX_PIT};
 use crate::error::{EsError, Result};
 use crate::node::Node;

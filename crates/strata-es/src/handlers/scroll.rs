@@ -18,11 +18,12 @@ use std::time::Duration;
 use parking_lot::Mutex;
 use serde_json::{json, Value};
 use strata_search::search::snapshot::Snapshot;
-use strata_search::search::sort::{Missing, SortField};
+use strata_search::search::sort::SortField;
 use strata_search::search::{self as engine, SearchRequest, SearchResponse, TrackTotalHits};
 
 use super::aliases;
-use super::search::{indices_options, run_search_with};
+use super::search_request::{run_search_with, with_tiebreak};
+use super::targets::indices_options;
 use crate::contexts::{parse_keep_alive, Context, Kind, ScrollState, DEFAULT_MAX_SCROLL};
 use crate::error::{EsError, Result};
 use crate::node::Node;
@@ -63,24 +64,6 @@ pub fn divert(
         )));
     }
     None
-}
-
-/// `sort` with the `_shard_doc` tiebreak that makes every hit's key unique
-/// (by score first when there is no sort).
-pub(super) fn with_tiebreak(sort: &mut Vec<SortField>) -> bool {
-    let by_score = sort.is_empty();
-    if by_score {
-        sort.push(SortField::score());
-    }
-    if !sort.iter().any(|s| s.field == "_shard_doc") {
-        sort.push(SortField {
-            field: "_shard_doc".into(),
-            descending: false,
-            unmapped_type: None,
-            missing: Missing::Last,
-        });
-    }
-    by_score
 }
 
 /// The sort values of the last hit of `response` (the next page's

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::lab::run::{median, Measurement};
+use crate::lab::run::{median, Binary, Measurement};
 use crate::LabError;
 
 /// One `results.json`, as much of it as the advisor reads.
@@ -21,9 +21,12 @@ pub struct RecordedRun {
     /// Start of the run, UTC.
     #[serde(default)]
     pub started_utc: String,
-    /// Commit of the run.
+    /// The checkout's commit when the run was made.
     #[serde(default)]
     pub commit: Option<String>,
+    /// The binary that measured and its commit (absent in older runs).
+    #[serde(default)]
+    pub binary: Option<Binary>,
     /// Whether quick sizes were used.
     #[serde(default)]
     pub quick: bool,
@@ -58,10 +61,11 @@ impl RecordedRun {
             "{} ({}{}{})",
             self.path.display(),
             self.started_utc,
-            self.commit
-                .as_deref()
-                .map(|c| format!(", commit {c}"))
-                .unwrap_or_default(),
+            match (&self.binary, &self.commit) {
+                (Some(b), _) => format!(", commit {}", b.label()),
+                (None, Some(c)) => format!(", commit {c}"),
+                (None, None) => String::new(),
+            },
             if self.quick { ", quick sizes" } else { "" }
         )
     }

@@ -35,7 +35,9 @@ pub struct CommonArgs {
     #[arg(long, value_name = "DIR", default_value = "/dev/shm")]
     pub pmem_dir: PathBuf,
 
-    /// The `strata` executable to serve with [default: this executable].
+    /// The `strata` executable to serve with [default: this executable]; its
+    /// `--version` commit labels the run. Refused by `oltp` and `swap`, which
+    /// measure this executable.
     #[arg(long, value_name = "PATH")]
     pub server_binary: Option<PathBuf>,
 
@@ -48,6 +50,20 @@ impl CommonArgs {
     /// Rounds to run.
     pub fn rounds(&self) -> usize {
         self.rounds.unwrap_or(if self.quick { 1 } else { 3 }).max(1)
+    }
+
+    /// Refuses `--server-binary` for an experiment that runs in this
+    /// executable (it would be ignored, and the run labelled with a binary
+    /// that did not measure).
+    pub fn in_this_executable(&self, experiment: &str) -> Result<(), LabError> {
+        match &self.server_binary {
+            Some(path) => Err(LabError::Config(format!(
+                "strata lab {experiment} runs in this executable, not a server: \
+                 --server-binary {} would not be measured (run the lab from that binary)",
+                path.display()
+            ))),
+            None => Ok(()),
+        }
     }
 }
 

@@ -162,7 +162,13 @@ pub fn run(args: &DurableCacheArgs) -> Result<PathBuf, LabError> {
     .filter(|(part, _)| args.runs(*part))
     .map(|(_, d)| d)
     .sum::<Duration>();
-    let mut run = Run::start("durable-cache", "004", common, per_round * rounds as u32)?;
+    let mut run = Run::start(
+        "durable-cache",
+        "004",
+        common,
+        per_round * rounds as u32,
+        common.server_binary.as_deref(),
+    )?;
     run.param("keys", sizes.keys);
     run.param("value_size", sizes.value);
     run.param("measure_secs_per_phase", sizes.measure);

@@ -102,7 +102,13 @@ pub fn run(common: &CommonArgs) -> Result<PathBuf, LabError> {
     let sizes = Sizes::new(common.quick);
     let rounds = common.rounds();
     let planned = sizes.per_placement() * (rounds * PLACEMENTS.len()) as u32;
-    let mut run = Run::start("kv-placement", "001", common, planned)?;
+    let mut run = Run::start(
+        "kv-placement",
+        "001",
+        common,
+        planned,
+        common.server_binary.as_deref(),
+    )?;
     run.param("keys", sizes.keys);
     run.param("value_size", sizes.value);
     run.param("warmup_secs", sizes.warmup);

@@ -7,6 +7,8 @@
 //! # Layout
 //! - [`machine`]: CPU, memory, devices, measured fsync latency and random-read IOPS.
 //! - [`run`]: the run directory, [`run::Results`] (results.json) and report.md.
+//! - [`binary`]: the `strata` executable that measured, and the commit its
+//!   `--version` names (what a run's figures are labelled with).
 //! - [`table`]: report tables, seed ratios, cells measured or skipped with a reason.
 //! - [`plot`]: bar and line charts (plotters; PNG and SVG).
 //! - `progress`: the progress display.
@@ -22,6 +24,7 @@
 //! them through [`Hooks`], which the `strata` binary fills: this crate still
 //! depends on no other Strata crate.
 
+pub mod binary;
 pub mod common;
 mod durable_cache;
 mod durable_checkpoint;

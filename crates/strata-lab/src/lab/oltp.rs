@@ -61,6 +61,7 @@ pub const ABORTS: &str = "Abort ratio (aborts / commits) per log device";
 /// Runs the experiment.
 pub fn run(args: &OltpArgs, hooks: &Hooks) -> Result<PathBuf, LabError> {
     let common = &args.common;
+    common.in_this_executable("oltp")?;
     let Some(tpcc) = hooks.tpcc else {
         return Err(LabError::NotAvailable(
             "strata lab oltp: not available in this build (no TPC-C engine)".into(),
@@ -73,7 +74,8 @@ pub fn run(args: &OltpArgs, hooks: &Hooks) -> Result<PathBuf, LabError> {
     let rounds = common.rounds();
     let dbx_runs = if args.dbx1000_src.is_some() { 2 } else { 0 };
     let planned = per_config * ((CCS.len() * LOGS.len() + dbx_runs) * rounds) as u32;
-    let mut run = Run::start("oltp", "003", common, planned)?;
+    // In this executable (the measured binary is the lab's own).
+    let mut run = Run::start("oltp", "003", common, planned, None)?;
     run.param("warehouses", warehouses);
     run.param("threads", threads);
     run.param("duration_secs", duration);

@@ -2,8 +2,8 @@
 //!
 //! `results.json` holds every raw figure of every round with the exact command
 //! that produced it ([`Measurement`]), every configuration not run with its
-//! reason ([`Skip`]), the tables as reported (medians), the machine, and the
-//! plots' file names.
+//! reason ([`Skip`]), the tables as reported (medians), the machine, the
+//! binary that measured ([`Binary`]) and the plots' file names.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -12,6 +12,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
+pub use super::binary::Binary;
 use super::machine::MachineInfo;
 use super::progress::Progress;
 use super::table::Table;
@@ -53,8 +54,13 @@ pub struct Results {
     pub seed: String,
     /// Strata's version.
     pub version: String,
-    /// The git commit of the working directory, when it is a checkout.
+    /// The git commit of the working directory the lab ran in, when it is a
+    /// checkout: not necessarily what was measured (see `binary`).
     pub commit: Option<String>,
+    /// The `strata` executable that served or measured, with the commit it
+    /// was built from; absent in runs recorded before the lab asked it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binary: Option<Binary>,
     /// Start of the run, UTC.
     pub started_utc: String,
     /// Wall time of the run, seconds.
@@ -93,6 +99,20 @@ impl Results {
     pub fn table(&self, title: &str) -> Option<&Table> {
         self.tables.iter().find(|t| t.title == title)
     }
+
+    /// The commit the run's figures are labelled with: the measuring
+    /// binary's (short, or `unknown` when it named none); for runs recorded
+    /// before the binary was asked, the checkout's as then (`not recorded`
+    /// when absent).
+    pub fn commit_label(&self) -> String {
+        match &self.binary {
+            Some(binary) => binary.label(),
+            None => self
+                .commit
+                .as_deref()
+                .map_or("not recorded".into(), |c| c.chars().take(7).collect()),
+        }
+    }
 }
 
 /// A run in progress.
@@ -112,12 +132,14 @@ pub struct Run {
 }
 
 impl Run {
-    /// Creates the run directory and describes the machine.
+    /// Creates the run directory and describes the machine and `binary`, the
+    /// `strata` executable that serves or measures (`None`: this one).
     pub fn start(
         experiment: &str,
         seed: &str,
         common: &super::common::CommonArgs,
         planned: Duration,
+        binary: Option<&Path>,
     ) -> Result<Self, LabError> {
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
@@ -147,6 +169,10 @@ impl Run {
             .ok()
             .filter(|o| o.status.success())
             .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
+        let binary = Binary::ask(binary);
+        if let Some(why) = &binary.error {
+            progress.note(&format!("{}: its commit is unknown: {why}", binary.path));
+        }
         let command: Vec<String> = std::env::args().collect();
         Ok(Self {
             results: Results {
@@ -154,6 +180,7 @@ impl Run {
                 seed: seed.into(),
                 version: env!("CARGO_PKG_VERSION").into(),
                 commit,
+                binary: Some(binary),
                 started_utc: iso,
                 elapsed_secs: 0.0,
                 quick: common.quick,
@@ -256,10 +283,7 @@ impl Run {
             "Run {} (Strata {}{}), {} round(s){}, {:.0} s. Command: `{}`\n",
             r.started_utc,
             r.version,
-            r.commit
-                .as_deref()
-                .map(|c| format!(", commit {c}"))
-                .unwrap_or_default(),
+            provenance(r),
             r.rounds,
             if r.quick {
                 ", quick sizes (not comparable with full runs)"
@@ -307,6 +331,32 @@ impl Run {
         );
         out
     }
+}
+
+/// What measured, for the report's first line: the binary, its version line
+/// and commit, and the checkout's commit when it differs.
+fn provenance(r: &Results) -> String {
+    let checkout = r.commit.as_deref();
+    let Some(b) = &r.binary else {
+        return checkout
+            .map(|c| format!(", commit {c}"))
+            .unwrap_or_default();
+    };
+    let mut out = format!(", measured with `{}`", b.path);
+    match (&b.version_line, &b.error) {
+        (Some(line), _) => out.push_str(&format!(" ({line})")),
+        (None, Some(why)) => out.push_str(&format!(" (commit unknown: {why})")),
+        (None, None) => {}
+    }
+    let differs = match (checkout, b.commit.as_deref()) {
+        (Some(c), Some(m)) => !m.starts_with(c),
+        (Some(_), None) => true,
+        _ => false,
+    };
+    if let (true, Some(c)) = (differs, checkout) {
+        out.push_str(&format!("; the checkout is at commit {c}"));
+    }
+    out
 }
 
 /// The median (mean of the middle two for an even count).

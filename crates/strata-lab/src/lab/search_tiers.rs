@@ -108,7 +108,13 @@ pub fn run(args: &SearchTiersArgs) -> Result<PathBuf, LabError> {
     let rounds = common.rounds();
     let configs = TIERS.len() + usize::from(args.peer_url.is_some());
     let planned = sizes.per_tier() * (configs * rounds) as u32;
-    let mut run = Run::start("search-tiers", "000", common, planned)?;
+    let mut run = Run::start(
+        "search-tiers",
+        "000",
+        common,
+        planned,
+        common.server_binary.as_deref(),
+    )?;
     run.param("docs", sizes.docs);
     run.param("query_iterations", sizes.query_iterations);
     run.param("mixed_secs_per_target", sizes.mixed_secs);

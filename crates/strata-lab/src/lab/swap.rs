@@ -92,6 +92,7 @@ fn config(job: &str, mode: &str) -> String {
 /// Runs the experiment.
 pub fn run(args: &SwapArgs, hooks: &Hooks) -> Result<PathBuf, LabError> {
     let common = &args.common;
+    common.in_this_executable("swap")?;
     let Some(bench) = hooks.analytics else {
         return Err(LabError::NotAvailable(
             "strata lab swap: not available in this build (the analytics engine, \
@@ -111,7 +112,8 @@ pub fn run(args: &SwapArgs, hooks: &Hooks) -> Result<PathBuf, LabError> {
     let rounds = common.rounds();
     let per_job = Duration::from_secs(if common.quick { 60 } else { 240 });
     let planned = per_job * (JOBS.len() * modes.len() * rounds) as u32;
-    let mut run = Run::start("swap", "002", common, planned)?;
+    // In this executable (the measured binary is the lab's own).
+    let mut run = Run::start("swap", "002", common, planned, None)?;
     let data_dir = run.data_dir.join("strata-lab-analytics");
     run.param("input_size", &size);
     run.param("budgets_percent", BUDGETS);

@@ -9,7 +9,6 @@ use super::persistence::{HumanDuration, LogDevice, PersistenceMode, RecoveryMode
 use super::search::SearchTier;
 use super::size::ByteSize;
 use super::tiers::{DataPlacement, IndexPlacement, PmemPersist, SsdIo, SsdReads};
-use super::ServerConfig;
 
 /// Options of `strata serve`.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -300,106 +299,4 @@ pub struct ServeArgs {
     /// The metrics port and the slow log.
     #[command(flatten)]
     pub observability: super::observability::ObservabilityArgs,
-}
-
-impl ServeArgs {
-    /// Overwrites the settings of `config` that were given on the command line.
-    pub fn apply_to(&self, config: &mut ServerConfig) {
-        fn set<T: Clone>(slot: &mut T, value: &Option<T>) {
-            if let Some(v) = value {
-                *slot = v.clone();
-            }
-        }
-        set(&mut config.bind, &self.bind);
-        set(&mut config.memcache_port, &self.memcache_port);
-        set(&mut config.resp_port, &self.resp_port);
-        if self.no_memcache {
-            config.memcache_enabled = false;
-        }
-        if self.no_resp {
-            config.resp_enabled = false;
-        }
-        set(&mut config.http_port, &self.http_port);
-        if self.no_http {
-            config.http_enabled = false;
-        }
-        set(&mut config.http_max_body, &self.http_max_body);
-        if self.http_security_dir.is_some() {
-            config.http_security_dir = self.http_security_dir.clone();
-        }
-        set(&mut config.threads, &self.threads);
-        set(&mut config.memory_limit, &self.memory_limit);
-        set(&mut config.eviction, &self.eviction);
-        set(&mut config.max_connections, &self.max_connections);
-        set(&mut config.max_item_size, &self.max_item_size);
-        set(&mut config.proto_max_bulk_len, &self.proto_max_bulk_len);
-        if let Some(password) = &self.requirepass {
-            config.requirepass = Some(password.clone());
-        }
-        if self.aclfile.is_some() {
-            config.aclfile = self.aclfile.clone();
-        }
-        if self.memcache_auth_file.is_some() {
-            config.memcache_auth_file = self.memcache_auth_file.clone();
-        }
-        if self.memcache_unauthenticated {
-            config.memcache_unauthenticated = true;
-        }
-        set(&mut config.data_dir, &self.data_dir);
-        set(&mut config.log_level, &self.log_level);
-        set(&mut config.log_format, &self.log_format);
-        set(&mut config.shards, &self.shards);
-        set(&mut config.persistence, &self.persistence);
-        if self.log_dir.is_some() {
-            config.log_dir = self.log_dir.clone();
-        }
-        if self.snapshot_dir.is_some() {
-            config.snapshot_dir = self.snapshot_dir.clone();
-        }
-        set(&mut config.sync_interval, &self.sync_interval);
-        set(&mut config.group_commit_delay, &self.group_commit_delay);
-        set(&mut config.log_device, &self.log_device);
-        set(&mut config.log_segment_size, &self.log_segment_size);
-        set(
-            &mut config.checkpoint_min_log_size,
-            &self.checkpoint_min_log_size,
-        );
-        set(
-            &mut config.checkpoint_log_ratio_pct,
-            &self.checkpoint_log_ratio_pct,
-        );
-        set(&mut config.checkpoint_io_rate, &self.checkpoint_io_rate);
-        set(&mut config.checkpoint_cpu_pct, &self.checkpoint_cpu_pct);
-        set(&mut config.recovery, &self.recovery);
-        set(&mut config.index, &self.index);
-        set(&mut config.data, &self.data);
-        if self.pmem_path.is_some() {
-            config.pmem_path = self.pmem_path.clone();
-        }
-        set(&mut config.pmem_size, &self.pmem_size);
-        set(&mut config.pmem_persist, &self.pmem_persist);
-        if self.ssd_path.is_some() {
-            config.ssd_path = self.ssd_path.clone();
-        }
-        set(&mut config.ssd_size, &self.ssd_size);
-        set(&mut config.ssd_block_size, &self.ssd_block_size);
-        set(&mut config.ssd_io, &self.ssd_io);
-        set(&mut config.ssd_io_threads, &self.ssd_io_threads);
-        set(&mut config.dram_cache_size, &self.dram_cache_size);
-        set(&mut config.ssd_flush_interval, &self.ssd_flush_interval);
-        set(
-            &mut config.ssd_defrag_threshold_pct,
-            &self.ssd_defrag_threshold_pct,
-        );
-        set(&mut config.ssd_reads, &self.ssd_reads);
-        set(&mut config.search_tier, &self.search_tier);
-        set(&mut config.search_cache_size, &self.search_cache_size);
-        set(&mut config.search_indexing_nice, &self.search_indexing_nice);
-        set(&mut config.search_merge_pause, &self.search_merge_pause);
-        if self.search_pmem_dir.is_some() {
-            config.search_pmem_dir = self.search_pmem_dir.clone();
-        }
-        self.transport.apply_to(config);
-        self.observability.apply_to(config);
-    }
 }

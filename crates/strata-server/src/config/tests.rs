@@ -2,10 +2,12 @@
 
 use std::io::Write;
 use std::net::IpAddr;
+use std::path::PathBuf;
 
 use clap::Parser;
 
 use super::*;
+use crate::error::ServerError;
 
 #[derive(Debug, Parser)]
 struct Cli {

@@ -8,6 +8,7 @@ use clap::Parser;
 use strata_net::{ClientAuth, ProtectedMode};
 
 use super::*;
+use crate::error::ServerError;
 
 #[derive(Debug, Parser)]
 struct Cli {

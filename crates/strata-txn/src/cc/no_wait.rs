@@ -9,7 +9,7 @@
 
 use std::sync::atomic::Ordering;
 
-use crate::cc::ConcurrencyControl;
+use crate::cc::policy::ConcurrencyControl;
 use crate::error::AbortCause;
 use crate::tid::{ABSENT, LOCK};
 use crate::txn::access::{Access, Held};

@@ -17,7 +17,7 @@
 
 use std::sync::atomic::{fence, Ordering};
 
-use crate::cc::ConcurrencyControl;
+use crate::cc::policy::ConcurrencyControl;
 use crate::error::AbortCause;
 use crate::tid::{ABSENT, LOCK};
 use crate::txn::access::{Access, Held};

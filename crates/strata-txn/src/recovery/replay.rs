@@ -15,7 +15,7 @@ use crate::error::TxnError;
 use crate::log::record::{decode_txn, LoggedWrite, Op};
 use crate::recovery::parallel;
 use crate::recovery::streams::StreamRead;
-use crate::storage::table::KeyHasher;
+use crate::storage::hasher::KeyHasher;
 use crate::storage::{RecPtr, Table};
 use crate::tid::{epoch_of, tid_of, ABSENT};
 

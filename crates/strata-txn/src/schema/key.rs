@@ -8,7 +8,7 @@
 //! primary key (8 bytes, big-endian), which makes every entry unique.
 
 use crate::error::TxnError;
-use crate::schema::ColumnType;
+use crate::schema::column::ColumnType;
 
 /// One value of an index key, as given to a scan.
 #[derive(Debug, Clone, Copy, PartialEq)]

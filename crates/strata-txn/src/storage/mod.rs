@@ -6,10 +6,12 @@
 //!   reads) from key to record, and the ordered indexes.
 //! - `ordered`: [`OrderedIndex`] on `crossbeam-skiplist`, with the
 //!   partition words that protect scans against phantoms.
+//! - `hasher`: the key mixer both indexes hash with.
 //! - `garbage`: deletion candidates and retired records, freed after an
 //!   epoch-based grace period.
 
 pub(crate) mod garbage;
+pub(crate) mod hasher;
 pub(crate) mod ordered;
 #[allow(unsafe_code)]
 pub(crate) mod record;

@@ -21,7 +21,7 @@ use crossbeam_skiplist::SkipMap;
 
 use crate::schema::key::{put_f64, put_i32, put_i64, put_str};
 use crate::schema::{ColumnType, IndexSchema, TableSchema};
-use crate::storage::table::KeyHasher;
+use crate::storage::hasher::KeyHasher;
 use crate::storage::RecPtr;
 use crate::tid::ABSENT;
 use std::hash::Hasher;

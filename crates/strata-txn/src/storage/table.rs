@@ -5,51 +5,13 @@
 //! remembered for validation) until the collector unlinks it, so that a
 //! transaction that saw a key absent conflicts with one that inserts it.
 
-use std::hash::{BuildHasher, Hasher};
 use std::sync::Arc;
 
 use scc::HashIndex;
 
 use crate::schema::TableSchema;
+use crate::storage::hasher::BuildKeyHasher;
 use crate::storage::{OrderedIndex, RecPtr};
-
-/// A 64-bit mixer (murmur3's finalizer): keys composed of small fields
-/// spread over the whole table.
-#[derive(Clone, Copy, Default)]
-pub(crate) struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 33;
-        x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-        x ^= x >> 33;
-        x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-        x ^ (x >> 33)
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-
-    fn write_u64(&mut self, v: u64) {
-        self.0 = v;
-    }
-}
-
-/// Builds [`KeyHasher`]s.
-#[derive(Clone, Copy, Default)]
-pub(crate) struct BuildKeyHasher;
-
-impl BuildHasher for BuildKeyHasher {
-    type Hasher = KeyHasher;
-
-    fn build_hasher(&self) -> KeyHasher {
-        KeyHasher::default()
-    }
-}
 
 /// One table.
 pub(crate) struct Table {

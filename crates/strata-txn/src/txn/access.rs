@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use crate::storage::table::BuildKeyHasher;
+use crate::storage::hasher::BuildKeyHasher;
 use crate::storage::RecPtr;
 
 /// What an access holds of the record's lock (its meaning is the

@@ -18,7 +18,7 @@ use crate::log::streams::{stream_name, MAX_TXN_RECORD};
 use crate::storage::RecPtr;
 use crate::tid::{epoch_of, next_tid, tid_of};
 use crate::txn::access::WriteKind;
-use crate::txn::Transaction;
+use crate::txn::transaction::Transaction;
 
 /// What a committed transaction got.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,13 +11,13 @@ use std::ops::Bound;
 use std::sync::atomic::Ordering;
 
 use crate::cc::ConcurrencyControl;
-use crate::database::IndexId;
 use crate::error::TxnError;
 use crate::schema::key::{put_value, successor};
 use crate::schema::KeyValue;
+use crate::shared::IndexId;
 use crate::tid::ABSENT;
 use crate::txn::access::WriteKind;
-use crate::txn::Transaction;
+use crate::txn::transaction::Transaction;
 
 /// The order of a scan's results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

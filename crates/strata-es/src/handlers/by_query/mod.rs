@@ -23,11 +23,12 @@ use strata_search::search::sort::{Missing, SortField};
 use strata_search::search::{SearchRequest, TrackTotalHits};
 
 use super::aliases;
-use super::search::indices_options;
+use super::targets::indices_options;
 use crate::error::{EsError, Result};
 use crate::node::Node;
 use crate::reply::Reply;
 use crate::request::EsRequest;
+use crate::write_target::index_for_write;
 use job::{Conflicts, Destination, Job};
 
 /// Which by-query API.
@@ -227,7 +228,7 @@ pub fn reindex(node: &Arc<Node>, req: &EsRequest) -> Result<Reply> {
     let expression = names.join(",");
     let (indices, filter) =
         aliases::resolve_filtered(node, Some(&expression), indices_options(req)?)?;
-    let dest_index = node.index_for_write(&dest_name)?;
+    let dest_index = index_for_write(node, &dest_name)?;
     if indices.iter().any(|i| Arc::ptr_eq(i, &dest_index)) {
         return Err(EsError::ActionValidation(format!(
             "reindex cannot write into an index its reading from [{}]",

@@ -7,7 +7,8 @@
 //! - [`page`]: finding and rewriting a row, every other line kept byte for byte.
 //!
 //! Each updated row gets its figure (with the machine and the command that
-//! produced it), its status against the threshold, the run's date and commit. A
+//! produced it), its status against the threshold, the run's date and the
+//! commit of the binary that measured ([`Results::commit_label`]). A
 //! target whose figure is absent from the runs (not run, a peer skipped, a run
 //! smaller than the target's size) is left as it was and reported on stderr.
 //! `--quick` runs are refused unless `--allow-quick`, and even then they feed
@@ -311,10 +312,7 @@ fn row(t: &Target, r: &Results, figure: String, status: &str) -> Update {
             .get(..16)
             .unwrap_or(&r.started_utc)
             .replace('T', " "),
-        commit: r
-            .commit
-            .as_deref()
-            .map_or("not recorded".into(), |c| c.chars().take(7).collect()),
+        commit: r.commit_label(),
     }
 }
 

@@ -3,7 +3,6 @@
 //! stream. [`Worker::run`] retries conflicts with a randomized back-off.
 
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -11,40 +10,14 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::cc::ConcurrencyControl;
-use crate::database::Shared;
 use crate::error::{AbortCause, TxnError};
-use crate::storage::garbage::Candidates;
-use crate::txn::access::AccessSet;
+use crate::shared::Shared;
 use crate::txn::{Commit, Transaction};
 
-/// Counters of one worker.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct WorkerStats {
-    /// Committed transactions.
-    pub commits: u64,
-    /// Aborted attempts by cause (indexed by `AbortCause as usize`).
-    pub aborts: [u64; 3],
-}
+mod state;
 
-impl WorkerStats {
-    /// Aborted attempts of one cause.
-    pub fn aborts_of(&self, cause: AbortCause) -> u64 {
-        self.aborts[cause as usize]
-    }
-
-    /// Every aborted attempt.
-    pub fn total_aborts(&self) -> u64 {
-        self.aborts.iter().sum()
-    }
-
-    /// Adds another worker's counters.
-    pub fn add(&mut self, other: &WorkerStats) {
-        self.commits += other.commits;
-        for (a, b) in self.aborts.iter_mut().zip(other.aborts) {
-            *a += b;
-        }
-    }
-}
+pub(crate) use state::WorkerState;
+pub use state::WorkerStats;
 
 /// How [`Worker::run`] waits before retrying an aborted attempt: a random
 /// time in `[0, base * 2^(retries-1))`, capped, as DBx1000's abort buffer
@@ -66,41 +39,6 @@ impl Default for Backoff {
     }
 }
 
-/// The next worker's process-wide id (0 is no worker: see `ReadOrigin`).
-static NEXT_WORKER_ID: AtomicU64 = AtomicU64::new(1);
-
-/// Per-worker state a transaction borrows.
-pub(crate) struct WorkerState {
-    pub slot: usize,
-    /// Unique among every worker of every database in the process.
-    pub id: u64,
-    pub set: AccessSet,
-    pub order: Vec<u32>,
-    pub key: Vec<u8>,
-    pub scratch: Vec<u8>,
-    pub last_tid: u64,
-    /// Counts transactions begun; with `id`, names a transaction (rows
-    /// remember which one read them).
-    pub serial: u64,
-    pub candidates: Candidates,
-    pub stats: WorkerStats,
-    /// The encoded log record of the committing transaction.
-    pub log_buf: Vec<u8>,
-    commits_since_collect: u32,
-}
-
-impl WorkerState {
-    /// Housekeeping after a commit: every so often, collect garbage.
-    pub fn after_commit(&mut self, shared: &Shared) {
-        self.commits_since_collect += 1;
-        if self.commits_since_collect >= 256 && self.candidates.len() > 0 {
-            self.commits_since_collect = 0;
-            self.candidates
-                .collect(&shared.tables, &shared.epochs, &shared.retired);
-        }
-    }
-}
-
 /// One thread's handle; create one per thread with
 /// [`Database::worker`](crate::Database::worker).
 pub struct Worker<C: ConcurrencyControl> {
@@ -115,20 +53,7 @@ impl<C: ConcurrencyControl> Worker<C> {
     pub(crate) fn new(shared: Arc<Shared>, slot: usize) -> Worker<C> {
         Worker {
             shared,
-            state: WorkerState {
-                slot,
-                id: NEXT_WORKER_ID.fetch_add(1, Ordering::Relaxed),
-                set: AccessSet::default(),
-                order: Vec::new(),
-                key: Vec::new(),
-                scratch: Vec::new(),
-                last_tid: 0,
-                serial: 0,
-                candidates: Candidates::default(),
-                stats: WorkerStats::default(),
-                log_buf: Vec::new(),
-                commits_since_collect: 0,
-            },
+            state: WorkerState::new(slot),
             backoff: Backoff::default(),
             rng: SmallRng::seed_from_u64(0x5eed ^ slot as u64),
             _cc: PhantomData,

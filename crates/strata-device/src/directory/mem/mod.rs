@@ -18,7 +18,8 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use crate::core::{MemImage, SplitMix, TornCut};
-use crate::{name, Device, Directory};
+use crate::directory::name;
+use crate::{Device, Directory};
 use file::{MemDevice, SharedFile};
 
 /// An in-memory [`Directory`] that simulates power cuts.

@@ -10,15 +10,17 @@
 //! indices get that template's settings and mappings plus `@timestamp` as
 //! a `date`. Writes to a stream must be `op_type=create` and carry an
 //! `@timestamp` (checked by [`check_write`]).
+//!
+//! - `registry`: [`DataStreams`], the set of names the node keeps.
 
-use std::collections::BTreeSet;
-use std::path::PathBuf;
+mod registry;
+
+pub use registry::DataStreams;
+
 use std::sync::Arc;
 
-use parking_lot::Mutex;
 use serde_json::{json, Value};
 use strata_search::catalog::AliasAction;
-use strata_search::store::SearchFiles;
 use strata_search::templates::TemplateBody;
 use strata_search::{SearchError, SearchIndex};
 
@@ -27,51 +29,6 @@ use crate::node::Node;
 
 /// The timestamp field every stream document needs.
 pub const TIMESTAMP: &str = "@timestamp";
-
-/// The node's data stream names, persisted.
-#[derive(Debug)]
-pub struct DataStreams {
-    files: SearchFiles,
-    path: PathBuf,
-    names: Mutex<BTreeSet<String>>,
-}
-
-impl DataStreams {
-    /// Loads the names kept under `root` in the node's `files` (none when
-    /// the file is missing).
-    pub fn open(files: &SearchFiles, root: &std::path::Path) -> Result<DataStreams, SearchError> {
-        let path = root.join("data_streams.json");
-        let names = match files.load_json(&path)? {
-            Some(Value::Array(list)) => list
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect(),
-            _ => BTreeSet::new(),
-        };
-        Ok(DataStreams {
-            files: files.clone(),
-            path,
-            names: Mutex::new(names),
-        })
-    }
-
-    /// Whether `name` is a data stream.
-    pub fn contains(&self, name: &str) -> bool {
-        self.names.lock().contains(name)
-    }
-
-    /// Every stream name.
-    pub fn names(&self) -> Vec<String> {
-        self.names.lock().iter().cloned().collect()
-    }
-
-    fn save(&self, names: &BTreeSet<String>) -> Result<()> {
-        let list: Vec<&String> = names.iter().collect();
-        self.files.save_json(&self.path, &json!(list))?;
-        Ok(())
-    }
-}
 
 /// The composable template that makes `name` a data stream, and the
 /// body of its backing indices.

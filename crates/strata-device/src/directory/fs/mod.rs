@@ -1,7 +1,8 @@
 //! The real filesystem: an [`FsDirectory`] is one directory on disk and its
 //! devices are the files in it, written either through the page cache with
 //! `fdatasync` (`file_device`) or with `O_DIRECT | O_DSYNC` (`direct_device`),
-//! as [`SyncMode`] says.
+//! as [`SyncMode`] says; both are adapters over the core's one file type,
+//! `AlignedFile`.
 //!
 //! Nothing is cached here: names and lengths are always asked of the
 //! filesystem, so several handles on one directory agree.
@@ -16,7 +17,8 @@ use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::{name, Device, Directory};
+use crate::directory::name;
+use crate::{Device, Directory};
 use direct_device::DirectDevice;
 use file_device::FileDevice;
 

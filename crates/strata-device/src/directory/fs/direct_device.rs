@@ -17,10 +17,9 @@ use std::path::Path;
 
 use parking_lot::Mutex;
 
-use crate::core::{AlignedBuf, AlignedFile, Open, BLOCK_ALIGN as BLOCK};
+use crate::core::{align_down, AlignedBuf, AlignedFile, Open};
+use crate::core::{BLOCK_ALIGN as BLOCK, BLOCK_ALIGN_U64 as BLOCK_U64};
 use crate::{Device, IoMode};
-
-const BLOCK_U64: u64 = BLOCK as u64;
 
 /// At most this many bytes move per system call, which bounds the bounce
 /// buffer (a multiple of [`BLOCK`]).
@@ -187,10 +186,6 @@ impl Device for DirectDevice {
         state.length_changed = true;
         self.file.file().set_len(len)
     }
-}
-
-fn align_down(pos: u64) -> u64 {
-    pos & !(BLOCK_U64 - 1)
 }
 
 fn align_up(pos: u64) -> io::Result<u64> {

@@ -1,0 +1,93 @@
+//! The file-level contract: [`Device`] (one growable file) and
+//! [`Directory`] (a flat namespace of them, with the one atomic
+//! [`Directory::replace`]). What the log, the snapshots, the transaction
+//! log and search's files are written through; every implementation in
+//! this folder is an adapter over the aligned-I/O core.
+
+use std::io;
+
+/// A file-like storage object.
+///
+/// Contract: `write_all_at` may leave its bytes volatile until `sync` returns
+/// `Ok`; after a crash, only bytes covered by a successful `sync` are
+/// guaranteed to be present (later bytes may be present, absent or torn).
+/// After `sync` returns an error the caller MUST assume any write since the
+/// last successful sync is lost, and MUST NOT retry the sync and treat it as
+/// success (fsync errors are not sticky on Linux).
+pub trait Device: Send + Sync {
+    /// Current length in bytes.
+    fn len(&self) -> io::Result<u64>;
+
+    /// True when the device holds no bytes.
+    fn is_empty(&self) -> io::Result<bool> {
+        Ok(self.len()? == 0)
+    }
+
+    /// Fills `buf` from `offset`; an error if the device ends first.
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()>;
+
+    /// Writes all of `buf` at `offset`, extending the device if needed.
+    fn write_all_at(&self, buf: &[u8], offset: u64) -> io::Result<()>;
+
+    /// Makes every completed write durable (data, and the length).
+    fn sync(&self) -> io::Result<()>;
+
+    /// Truncates or extends (with zeros) to `len` bytes.
+    fn set_len(&self, len: u64) -> io::Result<()>;
+}
+
+/// A flat namespace of devices (one directory on disk).
+///
+/// Contract: `create`, `rename` and `remove` change the namespace at once for
+/// readers, but the change is durable only after `sync_names` returns `Ok`.
+/// `rename` replaces an existing target atomically.
+pub trait Directory: Send + Sync {
+    /// Creates (or truncates) the device `name`.
+    fn create(&self, name: &str) -> io::Result<Box<dyn Device>>;
+
+    /// Opens the existing device `name`; `NotFound` if absent.
+    fn open(&self, name: &str) -> io::Result<Box<dyn Device>>;
+
+    /// Atomically renames `from` to `to`, replacing `to`.
+    fn rename(&self, from: &str, to: &str) -> io::Result<()>;
+
+    /// Removes `name`; `NotFound` if absent.
+    fn remove(&self, name: &str) -> io::Result<()>;
+
+    /// Names of the devices present, sorted.
+    fn list(&self) -> io::Result<Vec<String>>;
+
+    /// Makes the namespace changes so far durable (fsync of the directory).
+    fn sync_names(&self) -> io::Result<()>;
+
+    /// Replaces the content of `name` with `bytes`, atomically and durably:
+    /// written to the temporary device `name` + [`REPLACING`], synced,
+    /// renamed over `name`, then the names synced. After a crash at any
+    /// point `name` holds its old or its new content, whole, never a mix;
+    /// a leftover temporary is overwritten by the next replace. On an error
+    /// the caller MUST assume nothing about which content a crash would
+    /// leave until a later replace succeeds.
+    fn replace(&self, name: &str, bytes: &[u8]) -> io::Result<()> {
+        let temporary = format!("{name}{REPLACING}");
+        let device = self.create(&temporary)?;
+        device.write_all_at(bytes, 0)?;
+        device.sync()?;
+        drop(device);
+        self.rename(&temporary, name)?;
+        self.sync_names()
+    }
+
+    /// The whole content of the device `name`; `NotFound` if absent.
+    fn read_all(&self, name: &str) -> io::Result<Vec<u8>> {
+        let device = self.open(name)?;
+        let len = usize::try_from(device.len()?)
+            .map_err(|_| io::Error::new(io::ErrorKind::OutOfMemory, "device too large"))?;
+        let mut bytes = vec![0; len];
+        device.read_exact_at(&mut bytes, 0)?;
+        Ok(bytes)
+    }
+}
+
+/// The suffix of the temporary device a [`Directory::replace`] writes
+/// before renaming it over its target.
+pub const REPLACING: &str = ".replacing";
