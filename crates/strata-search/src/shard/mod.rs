@@ -37,8 +37,7 @@ use std::sync::Arc;
 use parking_lot::{Condvar, Mutex};
 use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{
-    DocAddress, DocSet, Index, IndexReader, Searcher, TantivyDocument, Term,
-    TERMINATED,
+    DocAddress, DocSet, Index, IndexReader, Searcher, TantivyDocument, Term, TERMINATED,
 };
 
 use crate::error::{Result, SearchError};
