@@ -91,5 +91,8 @@ fn larger_blocks_store_less_and_old_blocks_still_read() {
     assert!(default < old, "default {default} vs 16 KiB {old}");
     // zstd over 240 KiB stores less than LZ4 over 128 KiB (about half on
     // these sources; eventdata's was 73 against 149 bytes a document).
-    assert!(best < default, "best_compression {best} vs default {default}");
+    assert!(
+        best < default,
+        "best_compression {best} vs default {default}"
+    );
 }
