@@ -64,6 +64,9 @@ impl Keyspace {
             if shard.read().pending_recount {
                 shard.write().recount();
             }
+            // Before compaction frees more: what was opened since the
+            // last pass is what the next interval is likely to need.
+            shard.write().arena.trim_spares();
             report.expired +=
                 shard
                     .write()

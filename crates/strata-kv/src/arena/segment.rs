@@ -3,8 +3,8 @@
 //!
 //! Pages of an anonymous mapping become resident only when written, so a
 //! partly filled segment costs only what it holds, and freeing a segment
-//! returns its memory to the operating system (but the arena keeps one
-//! freed DRAM segment as a spare: see `Arena::free`).
+//! returns its memory to the operating system (but the arena keeps a few
+//! freed DRAM segments as spares, sized by demand: see `Arena::spares`).
 //!
 //! A persistent segment starts with a 64-byte header (`pmem_header`), then
 //! the records; offsets handed out are relative to the records. An append

@@ -1,4 +1,4 @@
-//! Unit tests of the arena: appends, dedicated segments, the spare.
+//! Unit tests of the arena: appends, dedicated segments, the spares.
 
 use super::*;
 
@@ -40,37 +40,64 @@ fn large_records_get_their_own_segment_and_free_returns_ids() {
 }
 
 #[test]
-fn a_freed_segment_is_kept_as_the_spare_and_reused() {
+fn freed_segments_are_kept_as_spares_sized_by_demand() {
     let mut arena = Arena::new(4096);
-    let old: Vec<Loc> = (0..40)
+    let old: Vec<Loc> = (0..80)
         .map(|i| put(&mut arena, format!("old{i}").as_bytes(), &[7; 100]))
         .collect();
-    let first = old[0].seg;
-    assert!(arena.oldest() == Some(first) && arena.segment_count() >= 2);
-    arena.free(first);
-    assert!(arena.spare.is_some(), "a freed DRAM segment is kept");
+    let opened = arena.segment_count();
+    assert!(opened >= 3);
+    // Freed segments are kept mapped, not counted as written.
+    let (first, second) = (old[0].seg, arena.fifo[1]);
     let before = arena.written_bytes();
-    // A second freed segment has no room as the spare: unmapped.
-    let second = arena.oldest().unwrap();
+    arena.free(first);
     arena.free(second);
+    assert_eq!(arena.spare_count(), 2, "freed DRAM segments are kept");
     assert!(arena.written_bytes() < before);
-    // New records fill the open segment, then the spare.
-    let new: Vec<Loc> = (0..40)
+    // A trim keeps what was opened since the previous one (all of them
+    // here), and the next segments come from the spares, in working order.
+    arena.trim_spares();
+    assert_eq!(arena.spare_count(), 2);
+    let new: Vec<Loc> = (0..80)
         .map(|i| put(&mut arena, format!("new{i}").as_bytes(), &[9; 100]))
         .collect();
-    assert!(
-        arena.spare.is_none(),
-        "the next segment came from the spare"
+    assert_eq!(
+        arena.spare_count(),
+        0,
+        "the next segments came from the spares"
     );
     for (i, loc) in new.iter().enumerate() {
         let rec = arena.record(*loc);
         assert_eq!(rec.key(), format!("new{i}").as_bytes());
         assert_eq!(rec.value(), &[9; 100][..]);
     }
+    // Without demand, a trim returns them: two passes after the last
+    // opening an idle shard keeps none.
+    let third = arena.oldest().unwrap();
+    arena.free(third);
+    assert_eq!(arena.spare_count(), 1);
+    arena.trim_spares();
+    assert_eq!(
+        arena.spare_count(),
+        1,
+        "segments were opened since the last trim"
+    );
+    arena.trim_spares();
+    assert_eq!(arena.spare_count(), 0, "an idle shard keeps no spare");
     // Only full-size segments are kept: a dedicated one is unmapped.
     let big = put(&mut arena, b"big", &[2; 10_000]);
     arena.free(big.seg);
-    assert!(arena.spare.is_none());
+    assert_eq!(arena.spare_count(), 0);
+    // Never more than MAX_SPARES, and `clear` drops them.
+    let many: Vec<Loc> = (0..(MAX_SPARES as u32 + 4) * 40)
+        .map(|i| put(&mut arena, format!("m{i}").as_bytes(), &[1; 100]))
+        .collect();
+    let segs: std::collections::BTreeSet<u32> = many.iter().map(|l| l.seg).collect();
+    assert!(segs.len() > MAX_SPARES);
+    for seg in segs {
+        arena.free(seg);
+    }
+    assert_eq!(arena.spare_count(), MAX_SPARES);
     arena.clear();
-    assert!(arena.spare.is_none() && arena.written_bytes() == 0);
+    assert!(arena.spare_count() == 0 && arena.written_bytes() == 0);
 }

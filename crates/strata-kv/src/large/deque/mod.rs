@@ -11,50 +11,31 @@
 //! packed bytes: 26 bytes whatever the list's length.
 //!
 //! A command reads the chunks it needs (finding an index walks chunk
-//! counts from the nearer end), keeps them decoded while it runs, and
+//! counts from the nearer end), keeps them while it runs (in their stored
+//! form for pushes and pops, decoded for edits inside: `chunk`), and
 //! writes the changed ones and the head at [`finish`](Deque::finish): a
 //! push or pop writes one chunk and the head.
 //!
-//! Layout: `meta` (the head's value), `read` (index, range, scan),
-//! `write` (push, pop, set, insert, remove, drop); this file holds the
-//! open list, its chunk cache and `finish`.
+//! Layout: `meta` (the head's value), `chunk` (one loaded chunk), `read`
+//! (index, range, scan), `write` (push, pop, set, insert, remove, drop);
+//! this file holds the open list, its chunk cache and `finish`.
 
+mod chunk;
 mod meta;
 mod read;
 mod write;
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 
-use crate::collection;
 use crate::item::ValueKind;
 use crate::shard::large::LargeEdit;
 use crate::shard::large_read::ChunkSource;
 use crate::KvError;
 
+use chunk::Chunk;
+pub use chunk::Side;
 pub use meta::is_list_head;
 use meta::ListMeta;
-
-/// Which end of the list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Side {
-    /// The head (LEFT, index 0).
-    Front,
-    /// The tail (RIGHT).
-    Back,
-}
-
-/// One chunk's elements, decoded, and whether they changed.
-#[derive(Default)]
-struct Chunk {
-    elements: VecDeque<Vec<u8>>,
-    bytes: u64,
-    dirty: bool,
-}
-
-/// Packed bytes an element adds to a chunk.
-fn packed(e: &[u8]) -> u64 {
-    collection::encoded_len([e]) as u64 - 1
-}
 
 fn damaged(what: &str) -> KvError {
     KvError::Storage {
@@ -115,7 +96,7 @@ impl<'a, E: ChunkSource> Deque<'a, E> {
     }
 
     /// Packed bytes of the elements (each one's length prefix and bytes,
-    /// as [`collection::encoded_len`] counts them, less the count).
+    /// as [`crate::collection::encoded_len`] counts them, less the count).
     pub fn bytes(&self) -> u64 {
         self.meta.bytes
     }
@@ -146,13 +127,9 @@ impl<'a, E: ChunkSource> Deque<'a, E> {
                     .edit
                     .chunk(number)?
                     .ok_or_else(|| damaged("chunk is missing"))?;
-                let decoded =
-                    collection::decode(&value).ok_or_else(|| damaged("chunk is damaged"))?;
-                Ok(slot.insert(Chunk {
-                    bytes: decoded.iter().map(|e| packed(e)).sum(),
-                    elements: decoded.into_iter().map(<[u8]>::to_vec).collect(),
-                    dirty: false,
-                }))
+                let chunk =
+                    Chunk::from_stored(&value).ok_or_else(|| damaged("chunk is damaged"))?;
+                Ok(slot.insert(chunk))
             }
         }
     }
@@ -164,7 +141,7 @@ impl<'a, E: ChunkSource> Deque<'a, E> {
         if i < self.meta.count / 2 {
             let mut rest = i;
             for pos in 0..chunks {
-                let len = self.load(pos)?.elements.len() as u64;
+                let len = self.load(pos)?.len() as u64;
                 if rest < len {
                     return Ok((pos, rest as usize));
                 }
@@ -173,7 +150,7 @@ impl<'a, E: ChunkSource> Deque<'a, E> {
         } else {
             let mut rest = self.meta.count - 1 - i;
             for pos in (0..chunks).rev() {
-                let len = self.load(pos)?.elements.len() as u64;
+                let len = self.load(pos)?.len() as u64;
                 if rest < len {
                     return Ok((pos, (len - 1 - rest) as usize));
                 }
@@ -202,7 +179,7 @@ impl Deque<'_, LargeEdit<'_>> {
             .collect();
         changed.sort_unstable_by_key(|(n, _)| *n);
         for (n, chunk) in &changed {
-            let value = collection::encode(chunk.elements.iter().map(Vec::as_slice));
+            let value = chunk.encode();
             self.edit.put_chunk(*n, ValueKind::List, &value)?;
         }
         if self.head_dirty {

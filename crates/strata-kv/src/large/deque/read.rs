@@ -12,7 +12,7 @@ impl<E: ChunkSource> Deque<'_, E> {
             return Ok(None);
         }
         let (pos, at) = self.locate(i)?;
-        Ok(self.load(pos)?.elements.get(at).cloned())
+        Ok(self.load(pos)?.get(at).map(<[u8]>::to_vec))
     }
 
     /// Elements `start..=stop` (`stop` < len).
@@ -25,11 +25,11 @@ impl<E: ChunkSource> Deque<'_, E> {
         let (mut pos, mut at) = self.locate(start)?;
         while want > 0 && pos < self.meta.ring.count {
             let chunk = self.load(pos)?;
-            for e in chunk.elements.iter().skip(at) {
+            for e in chunk.iter().skip(at) {
                 if want == 0 {
                     break;
                 }
-                out.push(e.clone());
+                out.push(e.to_vec());
                 want -= 1;
             }
             (pos, at) = (pos + 1, 0);
@@ -54,11 +54,12 @@ impl<E: ChunkSource> Deque<'_, E> {
             };
             let chunk = self.load(pos)?;
             let keep_going = match side {
-                Side::Front => chunk.elements.iter().all(|e| {
+                Side::Front => chunk.iter().all(|e| {
                     seen += 1;
                     f(seen - 1, e)
                 }),
-                Side::Back => chunk.elements.iter().rev().all(|e| {
+                // Read-only, so the chunk is not marked changed.
+                Side::Back => chunk.elements_mut().iter().rev().all(|e| {
                     seen += 1;
                     f(count - seen, e)
                 }),

@@ -3,7 +3,8 @@
 //! and dropping `n` elements at once; each keeps the chunks non-empty and
 //! near [`TARGET_CHUNK`] bytes.
 
-use super::{damaged, packed, Deque, Side};
+use super::chunk::packed;
+use super::{damaged, Deque, Side};
 use crate::chunk::RING;
 use crate::large::hashed::TARGET_CHUNK;
 use crate::shard::large_read::ChunkSource;
@@ -41,13 +42,7 @@ impl<E: ChunkSource> Deque<'_, E> {
             }
         };
         let number = self.meta.ring.number(pos);
-        let chunk = self.chunks.entry(number).or_default();
-        match side {
-            Side::Front => chunk.elements.push_front(element.to_vec()),
-            Side::Back => chunk.elements.push_back(element.to_vec()),
-        }
-        chunk.bytes += size;
-        chunk.dirty = true;
+        self.chunks.entry(number).or_default().push(side, element);
         self.meta.count += 1;
         self.meta.bytes += size;
         self.head_dirty = true;
@@ -65,15 +60,9 @@ impl<E: ChunkSource> Deque<'_, E> {
             Side::Back => ring.count - 1,
         };
         let chunk = self.load(pos)?;
-        let element = match side {
-            Side::Front => chunk.elements.pop_front(),
-            Side::Back => chunk.elements.pop_back(),
-        }
-        .ok_or_else(|| damaged("chunk is empty"))?;
+        let element = chunk.pop(side).ok_or_else(|| damaged("chunk is empty"))?;
         let size = packed(&element);
-        chunk.bytes -= size;
-        chunk.dirty = true;
-        if chunk.elements.is_empty() {
+        if chunk.is_empty() {
             self.chunks.remove(&ring.number(pos));
             self.meta.ring.count -= 1;
             if side == Side::Front {
@@ -93,8 +82,12 @@ impl<E: ChunkSource> Deque<'_, E> {
         }
         let (pos, at) = self.locate(i)?;
         let chunk = self.load(pos)?;
-        let (old, new) = (packed(&chunk.elements[at]), packed(element));
-        chunk.elements[at] = element.to_vec();
+        let slot = chunk
+            .elements_mut()
+            .get_mut(at)
+            .ok_or_else(|| damaged("chunk counts disagree with its head"))?;
+        let (old, new) = (packed(slot), packed(element));
+        *slot = element.to_vec();
         chunk.bytes = chunk.bytes - old + new;
         chunk.dirty = true;
         self.meta.bytes = self.meta.bytes - old + new;
@@ -107,7 +100,7 @@ impl<E: ChunkSource> Deque<'_, E> {
     fn rewrite_from(&mut self, pos: u32, elements: Vec<Vec<u8>>) -> Result<(), KvError> {
         for p in pos..self.meta.ring.count {
             let chunk = self.load(p)?;
-            let (n, bytes) = (chunk.elements.len() as u64, chunk.bytes);
+            let (n, bytes) = (chunk.len() as u64, chunk.bytes);
             self.meta.count -= n;
             self.meta.bytes -= bytes;
             let number = self.meta.ring.number(p);
@@ -125,7 +118,7 @@ impl<E: ChunkSource> Deque<'_, E> {
     fn elements_from(&mut self, pos: u32) -> Result<Vec<Vec<u8>>, KvError> {
         let mut out = Vec::new();
         for p in pos..self.meta.ring.count {
-            out.extend(self.load(p)?.elements.iter().cloned());
+            out.extend(self.load(p)?.iter().map(<[u8]>::to_vec));
         }
         Ok(out)
     }
@@ -136,16 +129,16 @@ impl<E: ChunkSource> Deque<'_, E> {
     pub fn insert(&mut self, pivot: &[u8], after: bool, element: &[u8]) -> Result<bool, KvError> {
         for pos in 0..self.meta.ring.count {
             let chunk = self.load(pos)?;
-            let Some(at) = chunk.elements.iter().position(|e| e == pivot) else {
+            let Some(at) = chunk.iter().position(|e| e == pivot) else {
                 continue;
             };
             let size = packed(element);
             chunk
-                .elements
+                .elements_mut()
                 .insert(at + usize::from(after), element.to_vec());
             chunk.bytes += size;
             chunk.dirty = true;
-            let oversized = chunk.bytes > 2 * TARGET_CHUNK && chunk.elements.len() > 1;
+            let oversized = chunk.bytes > 2 * TARGET_CHUNK && chunk.len() > 1;
             self.meta.count += 1;
             self.meta.bytes += size;
             self.head_dirty = true;
@@ -174,21 +167,22 @@ impl<E: ChunkSource> Deque<'_, E> {
                 Side::Back => chunks - 1 - step,
             };
             let chunk = self.load(pos)?;
-            let mut keep = vec![true; chunk.elements.len()];
+            let mut keep = vec![true; chunk.len()];
             let order: Box<dyn Iterator<Item = usize>> = match side {
                 Side::Front => Box::new(0..keep.len()),
                 Side::Back => Box::new((0..keep.len()).rev()),
             };
             let before = removed;
+            let elements: Vec<&[u8]> = chunk.iter().collect();
             for i in order {
-                if removed < limit && chunk.elements[i] == element {
+                if removed < limit && elements[i] == element {
                     keep[i] = false;
                     removed += 1;
                 }
             }
             if removed > before {
                 let mut k = keep.iter();
-                chunk.elements.retain(|_| *k.next().unwrap_or(&true));
+                chunk.elements_mut().retain(|_| *k.next().unwrap_or(&true));
                 let size = packed(element) * (removed - before);
                 chunk.bytes -= size;
                 chunk.dirty = true;
@@ -215,7 +209,7 @@ impl<E: ChunkSource> Deque<'_, E> {
             };
             let ring = self.meta.ring;
             let chunk = self.load(pos)?;
-            let (len, bytes) = (chunk.elements.len() as u64, chunk.bytes);
+            let (len, bytes) = (chunk.len() as u64, chunk.bytes);
             if len <= n {
                 self.chunks.remove(&ring.number(pos));
                 self.meta.ring.count -= 1;
