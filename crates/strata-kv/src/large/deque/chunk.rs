@@ -60,22 +60,22 @@ fn next_element<'a>(data: &'a [u8], pos: &mut usize) -> Option<&'a [u8]> {
 impl Chunk {
     /// A chunk as stored (a packed collection value); `None` if the bytes
     /// are not one.
-    pub fn from_stored(value: &[u8]) -> Option<Self> {
+    pub fn from_stored(value: Vec<u8>) -> Option<Self> {
         let mut pos = 0;
-        let count = usize::try_from(get_varint(value, &mut pos)?).ok()?;
+        let count = usize::try_from(get_varint(&value, &mut pos)?).ok()?;
         let start = pos;
         if count > value.len() {
             return None;
         }
         for _ in 0..count {
-            next_element(value, &mut pos)?;
+            next_element(&value, &mut pos)?;
         }
         (pos == value.len()).then(|| Self {
-            data: value.to_vec(),
+            bytes: (value.len() - start) as u64,
+            data: value,
             start,
             count,
             decoded: None,
-            bytes: (value.len() - start) as u64,
             dirty: false,
         })
     }
@@ -115,11 +115,13 @@ impl Chunk {
         }
         let size = varint_len(element.len() as u64) + element.len();
         if self.start < size {
-            // Make room at the front (one move of at most a chunk, as a
+            // Make room at the front (one copy of at most a chunk, as a
             // listpack's insert at its head), for this push and a few more.
             let room = size.max(self.data.len() / 4);
-            self.data.splice(0..0, std::iter::repeat_n(0, room));
-            self.start += room;
+            let mut grown = Vec::with_capacity(room + self.data.len() - self.start);
+            grown.resize(room, 0);
+            grown.extend_from_slice(&self.data[self.start..]);
+            (self.data, self.start) = (grown, room);
         }
         self.start -= size;
         let mut at = self.start;
@@ -213,7 +215,7 @@ mod tests {
     #[test]
     fn a_chunk_matches_a_deque_model_in_both_forms() {
         let mut model: VecDeque<Vec<u8>> = VecDeque::new();
-        let mut chunk = Chunk::from_stored(&collection::encode(std::iter::empty())).unwrap();
+        let mut chunk = Chunk::from_stored(collection::encode(std::iter::empty())).unwrap();
         let mut state = 7u64;
         let mut next = move || {
             state = state
@@ -256,7 +258,7 @@ mod tests {
             let at = next() % (model.len() + 1);
             assert_eq!(chunk.get(at), model.get(at).map(Vec::as_slice));
             assert!(chunk.iter().eq(model.iter().map(Vec::as_slice)));
-            let reread = Chunk::from_stored(&stored).unwrap();
+            let reread = Chunk::from_stored(stored.clone()).unwrap();
             assert!(reread.iter().eq(model.iter().map(Vec::as_slice)));
         }
     }
@@ -265,11 +267,14 @@ mod tests {
     fn a_damaged_chunk_is_refused() {
         let stored = collection::encode([&b"abc"[..], b"de"]);
         for cut in 0..stored.len() {
-            assert!(Chunk::from_stored(&stored[..cut]).is_none(), "cut at {cut}");
+            assert!(
+                Chunk::from_stored(stored[..cut].to_vec()).is_none(),
+                "cut at {cut}"
+            );
         }
         let mut longer = stored.clone();
         longer.push(0);
-        assert!(Chunk::from_stored(&longer).is_none());
-        assert!(Chunk::from_stored(&[0xff, 0xff, 0xff, 0xff, 0x0f]).is_none());
+        assert!(Chunk::from_stored(longer).is_none());
+        assert!(Chunk::from_stored(vec![0xff, 0xff, 0xff, 0xff, 0x0f]).is_none());
     }
 }

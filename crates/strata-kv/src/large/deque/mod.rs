@@ -127,8 +127,7 @@ impl<'a, E: ChunkSource> Deque<'a, E> {
                     .edit
                     .chunk(number)?
                     .ok_or_else(|| damaged("chunk is missing"))?;
-                let chunk =
-                    Chunk::from_stored(&value).ok_or_else(|| damaged("chunk is damaged"))?;
+                let chunk = Chunk::from_stored(value).ok_or_else(|| damaged("chunk is damaged"))?;
                 Ok(slot.insert(chunk))
             }
         }
