@@ -250,7 +250,10 @@ fn every_experiment_runs_in_quick_mode() {
         // Both quick budgets are above the smallest a job runs in: measured, not skipped.
         for budget in ["100%", "75%"] {
             let secs = time.get(&name, budget);
-            assert!(secs.is_some_and(|s| s > 0.0), "{name} at {budget}: {secs:?}");
+            assert!(
+                secs.is_some_and(|s| s > 0.0),
+                "{name} at {budget}: {secs:?}"
+            );
             let run = swap
                 .measurements
                 .iter()
@@ -269,7 +272,10 @@ fn every_experiment_runs_in_quick_mode() {
             .iter()
             .find(|m| m.config == name && m.step == "75%")
             .map(|m| m.figures["ssd_written"]);
-        assert!(spilled.is_some_and(|b| b > 0.0), "{name} at 75%: {spilled:?}");
+        assert!(
+            spilled.is_some_and(|b| b > 0.0),
+            "{name} at 75%: {spilled:?}"
+        );
     }
     assert!(swap
         .skipped

@@ -83,7 +83,7 @@ const QUICK_SIZE: &str = "80mb";
 const QUICK_BUDGETS: [f64; 2] = [100.0, 75.0];
 
 /// The budgets of a run, largest first.
-fn budgets(quick: bool) -> &'static [f64] {
+fn budgets_for(quick: bool) -> &'static [f64] {
     if quick {
         &QUICK_BUDGETS
     } else {
@@ -128,7 +128,7 @@ pub fn run(args: &SwapArgs, hooks: &Hooks) -> Result<PathBuf, LabError> {
         .size
         .clone()
         .unwrap_or_else(|| if common.quick { QUICK_SIZE } else { "1gb" }.into());
-    let budgets = budgets(common.quick);
+    let budgets = budgets_for(common.quick);
     let iterations = args.iterations.unwrap_or(if common.quick { 3 } else { 10 });
     let modes: Vec<(&str, &str)> = MODES
         .into_iter()
