@@ -61,7 +61,8 @@ fn every_front_end_reports_the_build_commit() {
     assert!(!commit.is_empty());
     let server = Server::start_with_http(&[]);
 
-    let info = Raw::connect(server.resp()).request(b"INFO server\r\n", b"\r\n\r\n");
+    let info =
+        Raw::connect(server.resp()).request(b"*2\r\n$4\r\nINFO\r\n$6\r\nserver\r\n", b"\r\n\r\n");
     let info = String::from_utf8_lossy(&info);
     assert!(
         info.contains(&format!("\r\nstrata_commit:{commit}\r\n")),
