@@ -34,6 +34,9 @@ pub struct NodeConfig {
     /// Default tier, block cache and persistent-memory directory of the
     /// indices.
     pub storage: SearchStorage,
+    /// The commit the binary was built from (`build_hash` of `GET /`,
+    /// `_nodes` and `_nodes/stats`; Elasticsearch reports its own commit there).
+    pub build_hash: String,
 }
 
 /// A node's persistent identity.

@@ -21,6 +21,15 @@ async fn root_identifies_as_elasticsearch_8() {
         .unwrap()
         .starts_with("8."));
     assert_eq!(body["version"]["build_flavor"], "default");
+    // The binary's commit, as the node was given it; `_nodes` and
+    // `_nodes/stats` name it per node.
+    assert_eq!(body["version"]["build_hash"], support::BUILD_HASH);
+    for path in ["/_nodes", "/_nodes/stats"] {
+        let nodes = s.json("GET", path, None).await.json()["nodes"].clone();
+        let node = nodes.as_object().and_then(|n| n.values().next()).cloned();
+        let hash = node.as_ref().map(|n| n["build_hash"].clone());
+        assert_eq!(hash, Some(json!(support::BUILD_HASH)), "{path}: {nodes}");
+    }
     assert_eq!(body["tagline"], "You Know, for Search");
     assert_eq!(body["cluster_name"], "test-cluster");
     let head = s.send("HEAD", "/", &[], None).await;

@@ -44,6 +44,7 @@ async fn a_recovering_node_answers_root_and_health_and_blocks_the_rest() {
         max_body: 1 << 20,
         http_addr: addr,
         storage: TestServer::storage(&dir),
+        build_hash: support::BUILD_HASH.into(),
     };
     let state = NodeState::recovering(config.clone(), None).unwrap();
     let served = Arc::clone(&state);

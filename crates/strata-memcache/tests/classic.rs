@@ -330,6 +330,8 @@ fn stats_report_counters() {
     assert_eq!(c.stat("curr_items"), "1");
     assert_eq!(c.stat("curr_connections"), "1");
     assert_eq!(c.stat("version"), "1.6.18-strata-0.1.0-test");
+    // The binary's commit, as the server was given it.
+    assert_eq!(c.stat("strata_commit"), common::COMMIT);
     assert_eq!(c.stat("time"), server.now_secs().to_string());
     let ks = server.keyspace.stats();
     assert_eq!(c.stat("limit_maxbytes"), ks.memory_limit.to_string());

@@ -146,6 +146,22 @@ fn cache(shared: &Shared, t: &mut String) {
     }
 }
 
+/// Redis's `redis_git_sha1` (the commit's first 8 hex digits, `00000000`
+/// when unknown, as Redis built without git), `redis_git_dirty`, and
+/// `redis_build_id` (here the whole commit) for the binary's `commit`.
+fn git_fields(commit: &str) -> (&str, bool, &str) {
+    let (hash, dirty) = match commit.strip_suffix("-dirty") {
+        Some(hash) => (hash, true),
+        None => (commit, false),
+    };
+    let hex = hash.len() >= 8 && hash.bytes().all(|b| b.is_ascii_hexdigit());
+    if hex {
+        (&hash[..8], dirty, hash)
+    } else {
+        ("00000000", dirty, commit)
+    }
+}
+
 fn server(shared: &Shared, t: &mut String) {
     let info = &shared.info;
     let uptime = info.uptime_secs();
@@ -155,8 +171,11 @@ fn server(shared: &Shared, t: &mut String) {
         .unwrap_or(0);
     line(t, "redis_version", REDIS_VERSION);
     line(t, "strata_version", &info.version);
-    line(t, "redis_git_sha1", "00000000");
-    line(t, "redis_git_dirty", 0);
+    let (sha1, dirty, build_id) = git_fields(&info.commit);
+    line(t, "strata_commit", &info.commit);
+    line(t, "redis_git_sha1", sha1);
+    line(t, "redis_git_dirty", u8::from(dirty));
+    line(t, "redis_build_id", build_id);
     line(t, "redis_mode", "standalone");
     line(t, "os", os_name());
     line(t, "arch_bits", usize::BITS);
@@ -312,4 +331,19 @@ fn cpu_seconds() -> Option<(f64, f64)> {
     let user: f64 = fields.get(11)?.parse().ok()?;
     let sys: f64 = fields.get(12)?.parse().ok()?;
     Some((user / 100.0, sys / 100.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::git_fields;
+
+    #[test]
+    fn git_fields_follow_the_commit() {
+        let hash = "0123456789abcdef0123456789abcdef01234567";
+        assert_eq!(git_fields(hash), ("01234567", false, hash));
+        let dirty = format!("{hash}-dirty");
+        assert_eq!(git_fields(&dirty), ("01234567", true, hash));
+        // Built without git: Redis's own zeros, the build id says why.
+        assert_eq!(git_fields("unknown"), ("00000000", false, "unknown"));
+    }
 }

@@ -173,6 +173,11 @@ fn info_sections() {
         "# Server\r\n",
         "redis_version:7.2.0\r\n",
         "strata_version:0.1.0-test\r\n",
+        // The binary's commit: whole, and in Redis's fields.
+        &format!("strata_commit:{}\r\n", common::COMMIT),
+        "redis_git_sha1:01234567\r\n",
+        "redis_git_dirty:1\r\n",
+        "redis_build_id:0123456789abcdef0123456789abcdef01234567\r\n",
         "redis_mode:standalone\r\n",
         "arch_bits:64\r\n",
         &format!("tcp_port:{}\r\n", server.addr.port()),

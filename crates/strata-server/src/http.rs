@@ -56,6 +56,7 @@ impl HttpFrontEnd {
             max_body: usize::try_from(config.http_max_body.bytes()).unwrap_or(usize::MAX),
             http_addr: addr,
             storage: config.search_storage().report_to(caches),
+            build_hash: config.build_commit.clone(),
         };
         let security = match &config.http_security_dir {
             Some(dir) => {

@@ -15,8 +15,11 @@ pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 const RUNTIME_SHUTDOWN: Duration = Duration::from_secs(1);
 
 /// The `strata serve` entry point: returns `Ok` after a clean shutdown.
-pub fn run_serve(args: ServeArgs) -> Result<(), ServerError> {
-    let config = ServerConfig::load(&args)?;
+/// `build_commit` is the commit the binary was built from (what `strata
+/// --version` names), reported to clients.
+pub fn run_serve(args: ServeArgs, build_commit: &str) -> Result<(), ServerError> {
+    let mut config = ServerConfig::load(&args)?;
+    config.build_commit = build_commit.to_owned();
     crate::logging::init(&config.log_level, config.log_format)?;
     run(&config)
 }

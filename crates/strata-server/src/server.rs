@@ -113,7 +113,7 @@ impl Server {
             requirepass: RwLock::new(config.requirepass.clone()),
             verbosity: AtomicU32::new(config.verbosity()),
         };
-        let info = ServerInfo::new(VERSION, settings);
+        let info = ServerInfo::new(VERSION, settings).with_commit(&config.build_commit);
         let durability = Arc::new(ServerDurability::new(persistence, info.started_unix));
         let info = Arc::new(info.with_durability(durability.clone()));
         crate::caches::register_records(&info.caches, &keyspace);

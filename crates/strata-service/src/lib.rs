@@ -38,6 +38,6 @@ pub const THREAD_STACK_SIZE: usize = 8 << 20;
 pub use clients::{BufferStats, ClientInfo, Clients};
 pub use driver::{serve, DriverConfig};
 pub use durability::{Durability, DurableFuture, HeldReplies, Hold};
-pub use server_info::{RuntimeSettings, ServerInfo};
+pub use server_info::{RuntimeSettings, ServerInfo, UNKNOWN_COMMIT};
 pub use session::{Flow, Protocol, Session, OUTPUT_SOFT_LIMIT};
 pub use timeouts::{IdleTimeout, DEFAULT_REQUEST_TIMEOUT};

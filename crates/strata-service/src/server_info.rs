@@ -12,6 +12,9 @@ use strata_metrics::CacheLedger;
 
 use crate::durability::Durability;
 
+/// [`ServerInfo::commit`] when the binary did not say which commit it is.
+pub const UNKNOWN_COMMIT: &str = "unknown";
+
 /// Settings that clients may read and, where noted, change at run time.
 #[derive(Debug)]
 pub struct RuntimeSettings {
@@ -50,6 +53,10 @@ impl RuntimeSettings {
 pub struct ServerInfo {
     /// Strata's version (`CARGO_PKG_VERSION` of the binary).
     pub version: String,
+    /// The commit the binary was built from, as `strata --version` names it
+    /// (40 hex digits, `-dirty` after them when built from a modified
+    /// checkout), or `unknown` ([`ServerInfo::with_commit`]).
+    pub commit: String,
     /// Process id.
     pub pid: u32,
     /// When the server started (monotonic).
@@ -80,6 +87,7 @@ impl ServerInfo {
             .unwrap_or(0);
         Self {
             version: version.into(),
+            commit: UNKNOWN_COMMIT.to_owned(),
             pid: std::process::id(),
             started: Instant::now(),
             started_unix,
@@ -87,6 +95,13 @@ impl ServerInfo {
             durability: None,
             caches: Arc::default(),
         }
+    }
+
+    /// The same server built from `commit` (reported by `INFO`, `stats`
+    /// and the search front end's `build_hash`).
+    pub fn with_commit(mut self, commit: impl Into<String>) -> Self {
+        self.commit = commit.into();
+        self
     }
 
     /// The same server with `durability` as its persistence.

@@ -194,7 +194,8 @@ fn lab_error(err: strata_lab::LabError) -> (u8, String) {
 fn main() -> ExitCode {
     let (result, help) = match Cli::parse().command {
         Command::Serve(args) => (
-            strata_server::run_serve(args).map_err(|err| (err.exit_code(), err.to_string())),
+            strata_server::run_serve(args, env!("STRATA_COMMIT"))
+                .map_err(|err| (err.exit_code(), err.to_string())),
             "strata serve --help",
         ),
         Command::Checkpoint(args) => (

@@ -244,13 +244,38 @@ fn every_experiment_runs_in_quick_mode() {
     // up; here it must be listed as not run.
     let swap = quick("swap", &out.path().join("swap"), &[]);
     let time = swap.table("Run time against the DRAM budget").unwrap();
+    assert_eq!(time.columns, ["100%", "75%"]);
     for job in ["word count", "logistic regression"] {
-        assert!(time.get(&format!("{job}, Strata"), "100%").is_some());
-        // 12.5% of 128 MiB is below the smallest budget a job runs in.
-        assert!(swap
-            .skipped
+        let name = format!("{job}, Strata");
+        // Both quick budgets are above the smallest a job runs in: measured, not skipped.
+        for budget in ["100%", "75%"] {
+            let secs = time.get(&name, budget);
+            assert!(
+                secs.is_some_and(|s| s > 0.0),
+                "{name} at {budget}: {secs:?}"
+            );
+            let run = swap
+                .measurements
+                .iter()
+                .find(|m| m.config == name && m.step == budget)
+                .unwrap_or_else(|| panic!("{name} at {budget}: no measurement"));
+            assert!(run.figures["budget_bytes"] > 0.0 && run.figures["peak_rss"] > 0.0);
+        }
+        assert!(
+            !swap.skipped.iter().any(|s| s.config.starts_with(&name)),
+            "{name}: a budget was skipped: {:?}",
+            swap.skipped
+        );
+        // 75% of the input is below it: the job spills to the SSD tier.
+        let spilled = swap
+            .measurements
             .iter()
-            .any(|s| s.config.starts_with(&format!("{job}, Strata at 12.5%"))));
+            .find(|m| m.config == name && m.step == "75%")
+            .map(|m| m.figures["ssd_written"]);
+        assert!(
+            spilled.is_some_and(|b| b > 0.0),
+            "{name} at 75%: {spilled:?}"
+        );
     }
     assert!(swap
         .skipped

@@ -208,6 +208,7 @@ fn node_header(node: &Node) -> Map<String, Value> {
         json!(["data", "data_content", "data_hot", "ingest", "master"]),
     );
     m.insert("attributes".into(), json!({}));
+    m.insert("build_hash".into(), json!(node.config.build_hash));
     m
 }
 
@@ -228,7 +229,6 @@ pub fn nodes(node: &Node) -> Result<Reply> {
     body.insert("version".into(), json!(crate::version::ES_VERSION));
     body.insert("build_flavor".into(), json!("default"));
     body.insert("build_type".into(), json!("tar"));
-    body.insert("build_hash".into(), json!(super::root::BUILD_HASH));
     body.insert(
         "http".into(),
         json!({"bound_address": [addr], "publish_address": addr,

@@ -9,9 +9,8 @@ use crate::reply::Reply;
 use crate::request::EsRequest;
 use crate::{ES_VERSION, LUCENE_VERSION};
 
-/// The build this front end reports (`build_hash`, `build_date`).
-pub const BUILD_HASH: &str = "strata-search";
-/// Date of the reported build.
+/// Date of the reported build (`build_date`; `build_hash` is the binary's
+/// commit, [`NodeConfig::build_hash`]).
 pub const BUILD_DATE: &str = "2024-08-05T10:05:34.233336849Z";
 
 /// `GET /`.
@@ -34,7 +33,7 @@ pub fn info_of(config: &NodeConfig, identity: &Identity, req: &EsRequest) -> Res
             "number": ES_VERSION,
             "build_flavor": "default",
             "build_type": "tar",
-            "build_hash": BUILD_HASH,
+            "build_hash": config.build_hash,
             "build_date": BUILD_DATE,
             "build_snapshot": false,
             "lucene_version": LUCENE_VERSION,

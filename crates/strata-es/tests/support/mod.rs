@@ -15,6 +15,9 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
+/// The commit the test node says it was built from (`build_hash`).
+pub const BUILD_HASH: &str = "0123456789abcdef0123456789abcdef01234567";
+
 /// A running front end over a node in a temporary directory.
 pub struct TestServer {
     pub addr: SocketAddr,
@@ -51,6 +54,7 @@ impl TestServer {
             max_body,
             http_addr: addr,
             storage: TestServer::storage(&dir),
+            build_hash: BUILD_HASH.into(),
         };
         let node = tokio::task::spawn_blocking(move || Node::open(config))
             .await

@@ -15,10 +15,10 @@
 //! - [`peers`]: memcached and Redis as peers; [`peers::Server`] wraps either or Strata.
 //! - `kv_step`: one `bench kv` step recorded as a measurement.
 //! - [`publish`]: `strata lab publish`, docs/benchmarks.md's figures from runs.
-//! - One file per experiment: `kv_placement` (seed 001), `durable_cache` (004;
-//!   its checkpoint timelines in `durable_checkpoint`, their tables and plots in
-//!   `durable_control`, its pinned comparison in `durable_pinned`),
-//!   `oltp` (003), `search_tiers` (000), `swap` (002).
+//! - One module per experiment: `kv_placement` (seed 001), `durable_cache`
+//!   (004), `search_tiers` (000) are folders (the experiment and its sizes in
+//!   `mod.rs`, a round in its own file, `report` for tables and plots);
+//!   `oltp` (003) and `swap` (002) are single files.
 //!
 //! Experiments that run in process on other Strata crates (TPC-C, analytics) reach
 //! them through [`Hooks`], which the `strata` binary fills: this crate still
@@ -27,9 +27,6 @@
 pub mod binary;
 pub mod common;
 mod durable_cache;
-mod durable_checkpoint;
-mod durable_control;
-mod durable_pinned;
 pub mod kv_placement;
 mod kv_step;
 pub mod machine;

@@ -3,6 +3,12 @@
 //! budget enforced by Strata's memory manager (spilling and caching on the
 //! SSD tier) and, with `--cgroup`, by the kernel with swap (the seed's setup).
 //!
+//! `--quick` runs 80 MiB inputs at 100% and 75%: a job needs a budget of
+//! about 55 MiB whatever its input (the process's own ~7 MiB, a 32 MiB slack
+//! for memory no operator accounts for, a 16 MiB operator pool:
+//! `strata_analytics::budget`), so the quick budgets are chosen above that
+//! floor, the smaller one below the input so that it spills.
+//!
 //! Each round runs `strata bench analytics` once per job through
 //! [`Hooks::analytics`] (a child process per job and budget, so every run's
 //! peak memory is its own); rounds repeat the whole matrix and the tables show
@@ -30,9 +36,8 @@ pub struct SwapArgs {
     #[allow(missing_docs)]
     pub common: CommonArgs,
 
-    /// Size of each job's input [default: 1gb; 128mb with --quick, where the
-    /// 25% and 12.5% budgets are below the smallest a job runs in and are
-    /// listed as not run].
+    /// Size of each job's input [default: 1gb; 80mb with --quick, run at
+    /// budgets of 100% and 75% only (both above the ~55 MiB a job needs)].
     #[arg(long, value_name = "SIZE")]
     pub size: Option<String>,
 
@@ -70,9 +75,28 @@ const MODES: [(&str, &str); 2] = [("Strata", "strata"), ("kernel (cgroup + swap)
 /// Budgets in percent of the input, largest first (the slowdown's base).
 const BUDGETS: [f64; 4] = [100.0, 50.0, 25.0, 12.5];
 
-/// The seed's slowdowns at the same fractions of its largest memory (16, 8, 4
-/// and 2 GB for 10 GB of data): run time in proportion to the RAM removed.
-const SEED_SLOWDOWN: [f64; 4] = [1.0, 2.0, 4.0, 8.0];
+/// Input of a quick run: its 75% budget (60 MiB) is above the ~55 MiB a job
+/// needs (see the module's doc) and below the input, so that the job spills.
+const QUICK_SIZE: &str = "80mb";
+
+/// Budgets of a quick run, in percent of [`QUICK_SIZE`].
+const QUICK_BUDGETS: [f64; 2] = [100.0, 75.0];
+
+/// The budgets of a run, largest first.
+fn budgets_for(quick: bool) -> &'static [f64] {
+    if quick {
+        &QUICK_BUDGETS
+    } else {
+        &BUDGETS
+    }
+}
+
+/// The seed's slowdown at `percent` of its largest memory (2x, 4x and 8x at
+/// 8, 4 and 2 GB of 16 GB for 10 GB of data): run time in proportion to the
+/// RAM removed.
+fn seed_slowdown(percent: f64) -> f64 {
+    100.0 / percent
+}
 
 /// Title of the run-time table.
 pub const RUN_TIME: &str = "Run time against the DRAM budget";
@@ -103,7 +127,8 @@ pub fn run(args: &SwapArgs, hooks: &Hooks) -> Result<PathBuf, LabError> {
     let size = args
         .size
         .clone()
-        .unwrap_or_else(|| if common.quick { "128mb" } else { "1gb" }.into());
+        .unwrap_or_else(|| if common.quick { QUICK_SIZE } else { "1gb" }.into());
+    let budgets = budgets_for(common.quick);
     let iterations = args.iterations.unwrap_or(if common.quick { 3 } else { 10 });
     let modes: Vec<(&str, &str)> = MODES
         .into_iter()
@@ -116,7 +141,7 @@ pub fn run(args: &SwapArgs, hooks: &Hooks) -> Result<PathBuf, LabError> {
     let mut run = Run::start("swap", "002", common, planned, None)?;
     let data_dir = run.data_dir.join("strata-lab-analytics");
     run.param("input_size", &size);
-    run.param("budgets_percent", BUDGETS);
+    run.param("budgets_percent", budgets);
     run.param("logreg_iterations", iterations);
     if let Some(words) = args.vocabulary {
         run.param("wordcount_vocabulary", words);
@@ -129,7 +154,14 @@ pub fn run(args: &SwapArgs, hooks: &Hooks) -> Result<PathBuf, LabError> {
                 format!("--jobs={job}"),
                 format!("--size={size}"),
                 format!("--data-dir={}", data_dir.display()),
-                format!("--budgets={}", BUDGETS.map(|b| b.to_string()).join(",")),
+                format!(
+                    "--budgets={}",
+                    budgets
+                        .iter()
+                        .map(f64::to_string)
+                        .collect::<Vec<_>>()
+                        .join(",")
+                ),
                 format!(
                     "--modes={}",
                     modes.iter().map(|m| m.1).collect::<Vec<_>>().join(",")
@@ -162,14 +194,14 @@ pub fn run(args: &SwapArgs, hooks: &Hooks) -> Result<PathBuf, LabError> {
         "run by scripts/bench-analytics --spark (installs pyspark, minutes per run); \
          docs/benchmarks.md has the last side-by-side figures",
     );
-    tables(&mut run, &modes);
-    plot(&mut run, &modes);
+    tables(&mut run, &modes, budgets);
+    plot(&mut run, &modes, budgets);
     run.finish(
         "The seed ran Spark's word count and logistic regression over 10 GB with 16, 8, 4 \
          and 2 GB of RAM, the rest of the memory being Linux swap on a SATA SSD: run time \
          grew in proportion to the RAM taken away, about 8x at one eighth. Here the same \
-         jobs run on Strata's analytics engine with the DRAM budget at 100%, 50%, 25% and \
-         12.5% of the data: Strata's memory manager keeps the budget by spilling operators \
+         jobs run on Strata's analytics engine with the DRAM budget at fractions of the \
+         data (100%, 50%, 25% and 12.5%; 100% and 75% in a quick run): Strata's memory manager keeps the budget by spilling operators \
          and the cached table to the SSD tier in large aligned writes; the kernel-confined \
          runs (with --cgroup) give the same job no engine budget and let the kernel swap.",
     )
@@ -225,8 +257,8 @@ fn record(
     Ok(())
 }
 
-fn tables(run: &mut Run, modes: &[(&str, &str)]) {
-    let columns: Vec<String> = BUDGETS.iter().map(|&b| column(b)).collect();
+fn tables(run: &mut Run, modes: &[(&str, &str)], budgets: &[f64]) {
+    let columns: Vec<String> = budgets.iter().map(|&b| column(b)).collect();
     let cols: Vec<&str> = columns.iter().map(String::as_str).collect();
     let mut time = Table::new(RUN_TIME, "seconds, median over rounds", &cols);
     let mut slowdown = Table::new(SLOWDOWN, "run time / run time at 100%", &cols);
@@ -246,7 +278,7 @@ fn tables(run: &mut Run, modes: &[(&str, &str)]) {
             };
             time.push(&name, cells(secs.clone()), None);
             let slow = secs.iter().map(|s| ratio(*s, secs[0])).collect();
-            let seed = SEED_SLOWDOWN.iter().map(|&s| Some(s)).collect();
+            let seed = budgets.iter().map(|&b| Some(seed_slowdown(b))).collect();
             slowdown.push(&name, cells(slow), Some(seed));
             if *mode == "Strata" {
                 let used = columns
@@ -262,7 +294,9 @@ fn tables(run: &mut Run, modes: &[(&str, &str)]) {
             }
         }
     }
-    let at = |t: &Table, job: &str, mode: &str| t.get(&config(job, mode), "12.5%");
+    // The smallest budget: 12.5% (75% in a quick run).
+    let smallest = budgets.last().copied().unwrap_or(100.0);
+    let at = |t: &Table, job: &str, mode: &str| t.get(&config(job, mode), &column(smallest));
     let mut findings = Vec::new();
     for (job, _) in JOBS {
         let own = at(&slowdown, job, "Strata");
@@ -271,7 +305,8 @@ fn tables(run: &mut Run, modes: &[(&str, &str)]) {
             at(&time, job, "Strata"),
         );
         findings.push(format!(
-            "{job}: Strata at 12.5% is {} its own time at 100% (target at most 2x){}",
+            "{job}: Strata at {} is {} its own time at 100% (target at most 2x){}",
+            column(smallest),
             own.map_or("not measured against".into(), |r| format!("{r:.2}x")),
             kernel.map_or(String::new(), |r| format!(
                 ", and {r:.2}x faster than the kernel-confined run (target at least 3x)"
@@ -280,7 +315,7 @@ fn tables(run: &mut Run, modes: &[(&str, &str)]) {
     }
     slowdown.verdict = format!(
         "The seed: about 2x, 4x and 8x at one half, one quarter and one eighth of the \
-         memory. Here: {}.",
+         memory (run time in proportion to the memory removed). Here: {}.",
         findings.join("; ")
     );
     time.verdict = "Medians over the rounds; each run is a fresh process.".into();
@@ -291,13 +326,13 @@ fn tables(run: &mut Run, modes: &[(&str, &str)]) {
     run.results.tables.extend([time, slowdown, memory]);
 }
 
-fn plot(run: &mut Run, modes: &[(&str, &str)]) {
+fn plot(run: &mut Run, modes: &[(&str, &str)], budgets: &[f64]) {
     let mut names = Vec::new();
     let mut points = Vec::new();
     for (job, _) in JOBS {
         for (mode, _) in modes {
             let name = config(job, mode);
-            let line: Vec<(f64, f64)> = BUDGETS
+            let line: Vec<(f64, f64)> = budgets
                 .iter()
                 .filter_map(|&b| Some((b, run.median(&name, &column(b), "seconds")?)))
                 .collect();

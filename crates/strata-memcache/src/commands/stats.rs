@@ -139,6 +139,9 @@ fn general(shared: &Shared, out: &mut BytesMut) {
     stat(out, "uptime", info.uptime_secs());
     stat(out, "time", shared.keyspace.clock().now_secs());
     stat_str(out, "version", &super::version::version_string(shared));
+    // The commit the binary was built from (memcached has no such stat;
+    // `version` stays in the form clients parse).
+    stat_str(out, "strata_commit", &info.commit);
     stat(out, "pointer_size", usize::BITS.into());
     stat_str(out, "rusage_user", &user);
     stat_str(out, "rusage_system", &system);

@@ -21,6 +21,9 @@ use tokio_util::sync::CancellationToken;
 /// expiration times can both be exercised.
 pub const START_MS: u64 = 1_700_000_000_000;
 
+/// The commit the test server says it was built from (`stats`' `strata_commit`).
+pub const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567-dirty";
+
 /// One served protocol instance.
 pub struct Server {
     pub addr: SocketAddr,
@@ -58,7 +61,7 @@ impl Server {
             requirepass: RwLock::new(None),
             verbosity: AtomicU32::new(0),
         };
-        let info = Arc::new(ServerInfo::new("0.1.0-test", settings));
+        let info = Arc::new(ServerInfo::new("0.1.0-test", settings).with_commit(COMMIT));
         let clients = Arc::new(Clients::default());
         let protocol = Arc::new(MemcacheProtocol::with_auth(
             keyspace.clone(),

@@ -22,6 +22,9 @@ pub mod model;
 /// Start of the manual clock: 2025-01-01T00:00:00Z.
 pub const T0_MS: u64 = 1_735_689_600_000;
 
+/// The commit the test server says it was built from (`INFO server`).
+pub const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567-dirty";
+
 /// A running front end.
 pub struct Server {
     pub addr: SocketAddr,
@@ -91,7 +94,7 @@ fn start_with_acl(config: KeyspaceConfig, requirepass: Option<&str>, acl: Acl) -
         requirepass: RwLock::new(requirepass.map(str::to_string)),
         verbosity: AtomicU32::new(0),
     };
-    let info = Arc::new(ServerInfo::new("0.1.0-test", settings));
+    let info = Arc::new(ServerInfo::new("0.1.0-test", settings).with_commit(COMMIT));
     let clients = Arc::new(Clients::default());
     let protocol = Arc::new(RespProtocol::with_acl(
         keyspace.clone(),

@@ -1,4 +1,4 @@
-//! durable-cache's checkpoint tables and plots (see `durable_checkpoint` for
+//! durable-cache's checkpoint tables and plots (see `checkpoint` for
 //! the runs): the issue-3 table (each checkpoint's lowest second against the
 //! median second outside it) and the issue-35 comparison, which pools over
 //! every pair the seconds that overlap the checkpoint in the checkpointed run
@@ -8,12 +8,12 @@
 
 use std::collections::BTreeMap;
 
-use super::durable_checkpoint::{
+use super::checkpoint::{
     overlaps, AGAINST_CONTROL, CHECKPOINT, CHECKPOINTED, CONTROLLED, STEP_CHECKPOINT, STEP_CONTROL,
 };
-use super::plot::{line_chart, Line};
-use super::run::{median, Measurement, Run};
-use super::table::{number, ratio, Cell, Table};
+use crate::lab::plot::{line_chart, Line};
+use crate::lab::run::{median, Measurement, Run};
+use crate::lab::table::{number, ratio, Cell, Table};
 
 /// A configuration's per-second points and its checkpoint's span.
 type Timeline = (String, Vec<(f64, f64)>, (f64, f64));

@@ -6,15 +6,15 @@
 //! judged against the seconds the same load gives without one, not against
 //! the seconds around it).
 //!
-//! Their tables and plots are in `durable_control`.
+//! Their tables and plots are in `control`.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use super::kv_step::{kv, At};
-use super::run::{median, Measurement, Run};
-use super::table::ratio;
 use crate::kv::Protocol;
+use crate::lab::kv_step::{kv, At};
+use crate::lab::run::{median, Measurement, Run};
+use crate::lab::table::ratio;
 use crate::LabError;
 
 /// Configurations whose checkpoint under load is timed.

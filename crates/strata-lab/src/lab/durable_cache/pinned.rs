@@ -10,10 +10,10 @@ use std::path::Path;
 use rustix::process::Pid;
 use rustix::thread::{sched_getaffinity, sched_setaffinity, CpuSet};
 
-use super::kv_step::{kv, At};
-use super::run::Run;
-use super::table::{number, ratio, Cell, Table};
 use crate::kv::Protocol;
+use crate::lab::kv_step::{kv, At};
+use crate::lab::run::Run;
+use crate::lab::table::{number, ratio, Cell, Table};
 use crate::LabError;
 
 /// Title of the table.
