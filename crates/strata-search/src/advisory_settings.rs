@@ -131,7 +131,7 @@ fn check(key: &str, kind: Kind, text: &str) -> Result<()> {
     let ok = match kind {
         Kind::Count => text.parse::<u32>().is_ok(),
         Kind::Bool => matches!(text, "true" | "false"),
-        Kind::Time => crate::settings::parse_interval(key, &Value::String(text.into())).is_ok(),
+        Kind::Time => crate::time_value::parse_interval(key, &Value::String(text.into())).is_ok(),
         Kind::ByteSize => crate::breaker::byte_size::MemorySize::parse(key, text).is_ok(),
         Kind::Text => true,
         Kind::OneOf(allowed) => allowed.contains(&text),

@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
+pub use crate::time_value::parse_interval;
+
 use crate::advisory_settings::AdvisorySettings;
 use crate::codec::Codec;
 use crate::error::{Result, SearchError};
@@ -246,32 +248,6 @@ fn as_u32(key: &str, v: &Value) -> Result<u32> {
             value_text(v)
         ))
     })
-}
-
-/// Parses `1s`, `500ms`, `2m`, `1h`, `1d` and `-1` (none).
-pub fn parse_interval(key: &str, v: &Value) -> Result<Option<Duration>> {
-    let text = value_text(v);
-    let text = text.trim();
-    if text == "-1" {
-        return Ok(None);
-    }
-    let bad = || {
-        SearchError::illegal(format!(
-            "failed to parse setting [index.{key}] with value [{text}] as a time value: unit is missing or unrecognized"
-        ))
-    };
-    let split = text.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
-    let (num, unit) = text.split_at(split);
-    let n: u64 = num.parse().map_err(|_| bad())?;
-    let millis = match unit {
-        "ms" => n,
-        "s" => n * 1000,
-        "m" => n * 60_000,
-        "h" => n * 3_600_000,
-        "d" => n * 86_400_000,
-        _ => return Err(bad()),
-    };
-    Ok(Some(Duration::from_millis(millis)))
 }
 
 fn format_duration(d: Duration) -> String {

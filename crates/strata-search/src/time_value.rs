@@ -2,8 +2,16 @@
 //! `nanos`, `micros`, `ms`, `s`, `m`, `h`, `d` (`30s`, `5m`, `1d`). Callers
 //! add their own error, naming the setting, and their own special values
 //! (`-1` for off, a bare `0`).
+//!
+//! [`parse_interval`] is the index settings' own form (`refresh_interval`,
+//! advisory time settings, rollover's `max_age`): here, a leaf, so both
+//! `settings` and `advisory_settings` use it without naming each other.
 
 use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::error::{Result, SearchError};
 
 /// `text` as a duration; `None` if the number or the unit is missing or
 /// not one of Elasticsearch's. Large values saturate.
@@ -22,6 +30,36 @@ pub fn parse(text: &str) -> Option<Duration> {
         "d" => Duration::from_secs(n.saturating_mul(86_400)),
         _ => return None,
     })
+}
+
+/// An index setting's interval: `1s`, `500ms`, `2m`, `1h`, `1d`, or `-1`
+/// (none); the error names the setting `index.{key}`.
+pub fn parse_interval(key: &str, v: &Value) -> Result<Option<Duration>> {
+    let text = match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let text = text.trim();
+    if text == "-1" {
+        return Ok(None);
+    }
+    let bad = || {
+        SearchError::illegal(format!(
+            "failed to parse setting [index.{key}] with value [{text}] as a time value: unit is missing or unrecognized"
+        ))
+    };
+    let split = text.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
+    let (num, unit) = text.split_at(split);
+    let n: u64 = num.parse().map_err(|_| bad())?;
+    let millis = match unit {
+        "ms" => n,
+        "s" => n * 1000,
+        "m" => n * 60_000,
+        "h" => n * 3_600_000,
+        "d" => n * 86_400_000,
+        _ => return Err(bad()),
+    };
+    Ok(Some(Duration::from_millis(millis)))
 }
 
 #[cfg(test)]

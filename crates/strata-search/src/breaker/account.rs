@@ -7,7 +7,8 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use super::{Breaker, CircuitBreakers};
+use super::breakers::CircuitBreakers;
+use super::kind::Breaker;
 use crate::error::{Result, SearchError};
 
 struct Held {

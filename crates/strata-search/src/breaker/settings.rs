@@ -3,7 +3,8 @@
 //! `use_real_memory: false`, `indices.breaker.request.limit` 60%,
 //! `network.breaker.inflight_requests.limit` 100% with overhead 2).
 
-use super::{Breaker, MemorySize};
+use super::byte_size::MemorySize;
+use super::kind::Breaker;
 use crate::error::{Result, SearchError};
 
 /// `indices.breaker.total.limit`.

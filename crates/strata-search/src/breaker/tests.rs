@@ -1,6 +1,7 @@
 use std::sync::Arc;
 
 use super::*;
+use crate::error::{Result, SearchError};
 
 /// Breakers over a 1000-byte base: request 600, in flight 1000 (overhead
 /// 2), parent 700.

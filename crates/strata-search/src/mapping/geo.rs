@@ -6,37 +6,18 @@
 //! WKT `"POINT (lon lat)"`, a geohash string, `[lon, lat]` (a third,
 //! elevation value is ignored), and arrays of any of these. Latitudes must
 //! lie in [-90, 90] and longitudes in [-180, 180]. Geohashes are in the
-//! `geohash` submodule, the cells of many points at once in `cell_finder`.
+//! `geohash` submodule, the cells of many points at once in `cell_finder`;
+//! [`GeoPoint`] itself in `point`, a leaf both use.
 
 use serde_json::Value;
 
 mod cell_finder;
 mod geohash;
+mod point;
 
 pub use cell_finder::CellFinder;
 pub use geohash::{geohash, geohash_cell, geohash_decode, GeohashCell, MAX_PRECISION};
-
-/// One point, in degrees.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct GeoPoint {
-    /// Latitude, -90..=90.
-    pub lat: f64,
-    /// Longitude, -180..=180.
-    pub lon: f64,
-}
-
-impl GeoPoint {
-    /// A checked point; the error says which coordinate is out of range.
-    pub fn new(lat: f64, lon: f64) -> Result<GeoPoint, String> {
-        if !lat.is_finite() || !(-90.0..=90.0).contains(&lat) {
-            return Err(format!("illegal latitude value [{lat}]"));
-        }
-        if !lon.is_finite() || !(-180.0..=180.0).contains(&lon) {
-            return Err(format!("illegal longitude value [{lon}]"));
-        }
-        Ok(GeoPoint { lat, lon })
-    }
-}
+pub use point::GeoPoint;
 
 /// The points of a field value: one point, or an array of points. Each
 /// item is `Ok` or the reason it is malformed.

@@ -11,6 +11,9 @@
 //! - `dynamic_template`: `dynamic_templates`, choosing the mapping of new fields.
 //! - `geo`: `geo_point` input forms and geohashes.
 //! - `nested`: `type: nested` objects, indexed as documents of their own.
+//! - `property`: the property tree ([`Property`]) parsed, flattened and
+//!   written back (a leaf: it names no [`Mappings`]).
+//! - `shape`: what the mapping limits count over the tree (a leaf).
 
 pub mod date;
 pub mod document;
@@ -18,6 +21,8 @@ pub mod dynamic_template;
 mod field;
 pub mod geo;
 pub mod nested;
+mod property;
+mod shape;
 
 use std::collections::BTreeMap;
 
@@ -26,6 +31,9 @@ use serde_json::{json, Map, Value};
 pub use dynamic_template::{DetectedType, DynamicTemplate, TemplateMapping};
 pub use field::{FieldMapping, FieldType};
 pub use nested::NestedObject;
+pub use property::Property;
+use property::{flatten, parse_properties, properties_json};
+pub use shape::MappingShape;
 
 use crate::error::{Result, SearchError};
 
@@ -38,15 +46,6 @@ pub enum Dynamic {
     False,
     /// Reject the document.
     Strict,
-}
-
-/// A node of the mapping tree.
-#[derive(Debug, Clone)]
-pub enum Property {
-    /// An object with sub-properties.
-    Object(BTreeMap<String, Property>),
-    /// A leaf field.
-    Field(FieldMapping),
 }
 
 /// An index's mapping.
@@ -202,6 +201,73 @@ impl Mappings {
         Ok(())
     }
 
+    /// Declares the object at `path` nested (creating it and the objects
+    /// above it). An existing plain object, or a leaf, cannot become
+    /// nested, nor a nested object plain, as in Elasticsearch.
+    pub fn add_nested(&mut self, path: &str, object: NestedObject) -> Result<()> {
+        if self.leaves.contains_key(path) {
+            return Err(SearchError::MapperParsing(format!(
+                "can't merge a non object mapping [{path}] with an object mapping"
+            )));
+        }
+        if self.is_object(path) && !self.nested.contains_key(path) {
+            return Err(SearchError::IllegalArgument(format!(
+                "can't merge a non-nested mapping [{path}] with a nested mapping"
+            )));
+        }
+        let mut node = &mut self.properties;
+        for (i, part) in path.split('.').enumerate() {
+            let entry = node
+                .entry(part.to_string())
+                .or_insert_with(|| Property::Object(BTreeMap::new()));
+            node = match entry {
+                Property::Object(children) => children,
+                Property::Field(_) => {
+                    let above: Vec<&str> = path.split('.').take(i + 1).collect();
+                    return Err(SearchError::MapperParsing(format!(
+                        "Could not dynamically add mapping for field [{path}]. Existing mapping for [{}] must be of type object but found [field].",
+                        above.join(".")
+                    )));
+                }
+            };
+        }
+        self.nested.insert(path.to_string(), object);
+        Ok(())
+    }
+
+    /// The nested object at exactly `path`, if `path` is one.
+    pub fn nested_object(&self, path: &str) -> Option<&NestedObject> {
+        self.nested.get(path)
+    }
+
+    /// Whether the mapping has any nested object (then every search is
+    /// narrowed to root documents).
+    pub fn has_nested(&self) -> bool {
+        !self.nested.is_empty()
+    }
+
+    /// The nested objects' paths, sorted.
+    pub fn nested_paths(&self) -> impl Iterator<Item = &String> {
+        self.nested.keys()
+    }
+
+    /// The deepest nested object strictly above `path` (or `path` itself
+    /// when `inclusive`), if any: the nested scope a field belongs to.
+    pub fn nested_scope_of(&self, path: &str, inclusive: bool) -> Option<&str> {
+        let mut best = None;
+        for (dot, _) in path.match_indices('.') {
+            if let Some((p, _)) = self.nested.get_key_value(&path[..dot]) {
+                best = Some(p.as_str());
+            }
+        }
+        if inclusive {
+            if let Some((p, _)) = self.nested.get_key_value(path) {
+                best = Some(p.as_str());
+            }
+        }
+        best
+    }
+
     /// The leaf at a dotted path (multi-fields included).
     pub fn leaf(&self, path: &str) -> Option<&FieldMapping> {
         self.leaves.get(path)
@@ -241,38 +307,7 @@ impl Mappings {
     /// The counts the mapping limits check: fields and objects, the
     /// deepest object, the longest field name. One walk, no recursion.
     pub fn shape(&self) -> MappingShape {
-        let mut shape = MappingShape::default();
-        let mut deepest_dots = None;
-        let mut stack: Vec<(String, &BTreeMap<String, Property>)> =
-            vec![(String::new(), &self.properties)];
-        while let Some((prefix, props)) = stack.pop() {
-            for (name, prop) in props {
-                shape.note_name(name);
-                let path = if prefix.is_empty() {
-                    name.clone()
-                } else {
-                    format!("{prefix}.{name}")
-                };
-                shape.fields += 1;
-                match prop {
-                    Property::Field(leaf) => {
-                        for sub in leaf.fields.keys() {
-                            shape.note_name(sub);
-                            shape.fields += 1;
-                        }
-                    }
-                    Property::Object(children) => {
-                        let dots = path.matches('.').count();
-                        if deepest_dots.is_none_or(|d| dots > d) {
-                            deepest_dots = Some(dots);
-                            shape.deepest_object = Some(path.clone());
-                        }
-                        stack.push((path, children));
-                    }
-                }
-            }
-        }
-        shape
+        shape::shape_of(&self.properties)
     }
 
     /// The mapping as Elasticsearch writes it.
@@ -309,37 +344,6 @@ impl Mappings {
     }
 }
 
-/// What [`Mappings::shape`] counts.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MappingShape {
-    /// Fields, multi-fields and objects (Elasticsearch's total fields).
-    pub fields: u64,
-    /// The path of an object nested deepest, if any.
-    pub deepest_object: Option<String>,
-    /// The longest field or object name (one level, not a path).
-    pub longest_name: String,
-}
-
-impl MappingShape {
-    fn note_name(&mut self, name: &str) {
-        if name.chars().count() > self.longest_name.chars().count() {
-            self.longest_name = name.to_string();
-        }
-    }
-
-    /// The shallowest object whose depth passes `limit`, if any (the
-    /// root is depth 1, an object `a.b` depth 3, as Elasticsearch counts).
-    pub fn deepest_object_beyond(&self, limit: u64) -> Option<String> {
-        let path = self.deepest_object.as_deref()?;
-        let depth = path.matches('.').count() as u64 + 2;
-        if depth <= limit {
-            return None;
-        }
-        let keep = usize::try_from(limit.max(1)).unwrap_or(usize::MAX);
-        Some(path.split('.').take(keep).collect::<Vec<_>>().join("."))
-    }
-}
-
 fn parse_dynamic(value: &Value) -> Result<Dynamic> {
     match value {
         Value::Bool(true) => Ok(Dynamic::True),
@@ -351,126 +355,6 @@ fn parse_dynamic(value: &Value) -> Result<Dynamic> {
             "Could not convert [dynamic] to boolean or \"strict\": [{other}]"
         ))),
     }
-}
-
-/// Parses `properties` found at `prefix`; the nested objects met are
-/// added to `nested` (dotted path, options).
-fn parse_properties(
-    prefix: &str,
-    value: &Value,
-    nested: &mut Vec<(String, NestedObject)>,
-) -> Result<BTreeMap<String, Property>> {
-    let obj = value.as_object().ok_or_else(|| {
-        SearchError::MapperParsing("Failed to parse mapping: [properties] must be an object".into())
-    })?;
-    let mut out = BTreeMap::new();
-    for (name, body) in obj {
-        let path = if prefix.is_empty() {
-            name.clone()
-        } else {
-            format!("{prefix}.{name}")
-        };
-        let body = body.as_object().ok_or_else(|| {
-            SearchError::MapperParsing(format!(
-                "Expected map for property [fields] on field [{path}] but got a {body}"
-            ))
-        })?;
-        let is_nested = body.get("type").is_some_and(|t| t == "nested");
-        let is_object = match body.get("type") {
-            None => true,
-            Some(t) => t == "object" || is_nested,
-        };
-        let prop = if is_object {
-            if is_nested {
-                // The path as written: dotted names are objects below.
-                let full = path.clone();
-                nested.push((full, NestedObject::parse(&path, body)?));
-            }
-            for key in body.keys() {
-                let nested_key = is_nested && NestedObject::PARAMS.contains(&key.as_str());
-                if !nested_key && !matches!(key.as_str(), "type" | "properties" | "dynamic") {
-                    let ty = if is_nested { "nested" } else { "object" };
-                    return Err(SearchError::MapperParsing(format!(
-                        "unknown parameter [{key}] on mapper [{path}] of type [{ty}]"
-                    )));
-                }
-            }
-            let children = match body.get("properties") {
-                Some(p) => parse_properties(&path, p, nested)?,
-                None => BTreeMap::new(),
-            };
-            Property::Object(children)
-        } else {
-            Property::Field(FieldMapping::parse(&path, body)?)
-        };
-        // Dotted names in mappings are objects: `a.b` is `a` { `b` }.
-        insert_dotted(&mut out, name, prop);
-    }
-    Ok(out)
-}
-
-fn insert_dotted(into: &mut BTreeMap<String, Property>, name: &str, prop: Property) {
-    match name.split_once('.') {
-        None => {
-            into.insert(name.to_string(), prop);
-        }
-        Some((head, rest)) => {
-            let entry = into
-                .entry(head.to_string())
-                .or_insert_with(|| Property::Object(BTreeMap::new()));
-            if let Property::Object(children) = entry {
-                insert_dotted(children, rest, prop);
-            }
-        }
-    }
-}
-
-fn flatten(props: &BTreeMap<String, Property>, prefix: &str) -> Vec<(String, FieldMapping)> {
-    let mut out = Vec::new();
-    for (name, prop) in props {
-        let path = if prefix.is_empty() {
-            name.clone()
-        } else {
-            format!("{prefix}.{name}")
-        };
-        match prop {
-            Property::Field(f) => out.push((path, f.clone())),
-            Property::Object(children) => out.extend(flatten(children, &path)),
-        }
-    }
-    out
-}
-
-fn properties_json(
-    props: &BTreeMap<String, Property>,
-    prefix: &str,
-    nested: &BTreeMap<String, NestedObject>,
-) -> Value {
-    let map: Map<String, Value> = props
-        .iter()
-        .map(|(name, prop)| {
-            let v = match prop {
-                Property::Field(f) => f.to_json(),
-                Property::Object(children) => {
-                    let path = if prefix.is_empty() {
-                        name.clone()
-                    } else {
-                        format!("{prefix}.{name}")
-                    };
-                    let mut out = match nested.get(&path) {
-                        Some(object) => object.to_json(),
-                        None => json!({}),
-                    };
-                    if !children.is_empty() || nested.get(&path).is_none() {
-                        out["properties"] = properties_json(children, &path, nested);
-                    }
-                    out
-                }
-            };
-            (name.clone(), v)
-        })
-        .collect();
-    Value::Object(map)
 }
 
 #[cfg(test)]

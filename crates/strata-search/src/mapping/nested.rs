@@ -2,13 +2,14 @@
 //! hidden document of its own (`shard/document.rs`), so that a `nested`
 //! query matches a parent only when one object satisfies all its clauses.
 //! The mapping keeps the nested objects' paths beside the property tree
-//! (a nested object is an object there, with sub-properties as usual).
-
-use std::collections::BTreeMap;
+//! (a nested object is an object there, with sub-properties as usual);
+//! `Mappings` answers for them (`add_nested`, `nested_scope_of`).
+//!
+//! A leaf of `mapping`: the options of one nested object, naming no
+//! `Mappings`, so the mapping and its property tree both use it.
 
 use serde_json::{json, Map, Value};
 
-use super::{Mappings, Property};
 use crate::error::{Result, SearchError};
 
 /// A nested object's options.
@@ -56,79 +57,10 @@ impl NestedObject {
     }
 }
 
-impl Mappings {
-    /// Declares the object at `path` nested (creating it and the objects
-    /// above it). An existing plain object, or a leaf, cannot become
-    /// nested, nor a nested object plain, as in Elasticsearch.
-    pub fn add_nested(&mut self, path: &str, object: NestedObject) -> Result<()> {
-        if self.leaves.contains_key(path) {
-            return Err(SearchError::MapperParsing(format!(
-                "can't merge a non object mapping [{path}] with an object mapping"
-            )));
-        }
-        if self.is_object(path) && !self.nested.contains_key(path) {
-            return Err(SearchError::IllegalArgument(format!(
-                "can't merge a non-nested mapping [{path}] with a nested mapping"
-            )));
-        }
-        let mut node = &mut self.properties;
-        for (i, part) in path.split('.').enumerate() {
-            let entry = node
-                .entry(part.to_string())
-                .or_insert_with(|| Property::Object(BTreeMap::new()));
-            node = match entry {
-                Property::Object(children) => children,
-                Property::Field(_) => {
-                    let above: Vec<&str> = path.split('.').take(i + 1).collect();
-                    return Err(SearchError::MapperParsing(format!(
-                        "Could not dynamically add mapping for field [{path}]. Existing mapping for [{}] must be of type object but found [field].",
-                        above.join(".")
-                    )));
-                }
-            };
-        }
-        self.nested.insert(path.to_string(), object);
-        Ok(())
-    }
-
-    /// The nested object at exactly `path`, if `path` is one.
-    pub fn nested_object(&self, path: &str) -> Option<&NestedObject> {
-        self.nested.get(path)
-    }
-
-    /// Whether the mapping has any nested object (then every search is
-    /// narrowed to root documents).
-    pub fn has_nested(&self) -> bool {
-        !self.nested.is_empty()
-    }
-
-    /// The nested objects' paths, sorted.
-    pub fn nested_paths(&self) -> impl Iterator<Item = &String> {
-        self.nested.keys()
-    }
-
-    /// The deepest nested object strictly above `path` (or `path` itself
-    /// when `inclusive`), if any: the nested scope a field belongs to.
-    pub fn nested_scope_of(&self, path: &str, inclusive: bool) -> Option<&str> {
-        let mut best = None;
-        for (dot, _) in path.match_indices('.') {
-            if let Some((p, _)) = self.nested.get_key_value(&path[..dot]) {
-                best = Some(p.as_str());
-            }
-        }
-        if inclusive {
-            if let Some((p, _)) = self.nested.get_key_value(path) {
-                best = Some(p.as_str());
-            }
-        }
-        best
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mapping::FieldType;
+    use crate::mapping::{FieldType, Mappings};
 
     #[test]
     fn nested_objects_parse_nest_and_round_trip() {

@@ -3,7 +3,8 @@
 use serde_json::Value;
 use tantivy::query::{AllQuery, BooleanQuery, ConstScoreQuery, EmptyQuery, Occur, Query};
 
-use super::{boosted, build_nested, check_params, minimum_should_match, QueryContext};
+use super::context::{Build, QueryContext};
+use super::params::{boosted, check_params, minimum_should_match};
 use crate::error::{Result, SearchError};
 
 pub fn match_all(body: &Value) -> Result<Box<dyn Query>> {
@@ -36,6 +37,7 @@ fn clauses(
     name: &str,
     value: Option<&Value>,
     depth: usize,
+    build: Build,
 ) -> Result<Vec<Box<dyn Query>>> {
     let inner = depth + 1;
     let wrap = |e: SearchError| match e {
@@ -48,17 +50,22 @@ fn clauses(
         None => Ok(Vec::new()),
         Some(Value::Array(items)) => items
             .iter()
-            .map(|q| build_nested(ctx, q, inner).map_err(wrap))
+            .map(|q| build(ctx, q, inner).map_err(wrap))
             .collect(),
-        Some(q @ Value::Object(_)) => Ok(vec![build_nested(ctx, q, inner).map_err(wrap)?]),
+        Some(q @ Value::Object(_)) => Ok(vec![build(ctx, q, inner).map_err(wrap)?]),
         Some(other) => Err(SearchError::parsing(format!(
             "[bool] clause malformed: {other}"
         ))),
     }
 }
 
-/// `bool`, at nesting level `depth`.
-pub fn boolean(ctx: &QueryContext<'_>, body: &Value, depth: usize) -> Result<Box<dyn Query>> {
+/// `bool`, at nesting level `depth`; its clauses are translated by `build`.
+pub fn boolean(
+    ctx: &QueryContext<'_>,
+    body: &Value,
+    depth: usize,
+    build: Build,
+) -> Result<Box<dyn Query>> {
     let params = body
         .as_object()
         .ok_or_else(|| SearchError::parsing("[bool] malformed"))?;
@@ -80,10 +87,10 @@ pub fn boolean(ctx: &QueryContext<'_>, body: &Value, depth: usize) -> Result<Box
             cause: None,
         });
     }
-    let must = clauses(ctx, "must", params.get("must"), depth)?;
-    let filter = clauses(ctx, "filter", params.get("filter"), depth)?;
-    let should = clauses(ctx, "should", params.get("should"), depth)?;
-    let must_not = clauses(ctx, "must_not", params.get("must_not"), depth)?;
+    let must = clauses(ctx, "must", params.get("must"), depth, build)?;
+    let filter = clauses(ctx, "filter", params.get("filter"), depth, build)?;
+    let should = clauses(ctx, "should", params.get("should"), depth, build)?;
+    let must_not = clauses(ctx, "must_not", params.get("must_not"), depth, build)?;
     let has_required = !must.is_empty() || !filter.is_empty();
     let n_should = should.len();
     let msm = match params.get("minimum_should_match") {
@@ -116,11 +123,12 @@ pub fn boolean(ctx: &QueryContext<'_>, body: &Value, depth: usize) -> Result<Box
     boosted(Box::new(query), body)
 }
 
-/// `constant_score`, at nesting level `depth`.
+/// `constant_score`, at nesting level `depth`; its filter is translated by `build`.
 pub fn constant_score(
     ctx: &QueryContext<'_>,
     body: &Value,
     depth: usize,
+    build: Build,
 ) -> Result<Box<dyn Query>> {
     let params = body
         .as_object()
@@ -131,7 +139,7 @@ pub fn constant_score(
         .ok_or_else(|| SearchError::parsing("[constant_score] requires a 'filter' element"))?;
     let boost = params.get("boost").and_then(Value::as_f64).unwrap_or(1.0);
     Ok(Box::new(ConstScoreQuery::new(
-        build_nested(ctx, filter, depth + 1)?,
+        build(ctx, filter, depth + 1)?,
         boost as f32,
     )))
 }

@@ -18,6 +18,7 @@ use tantivy::query::{
 use tantivy::{DocId, DocSet, Score, SegmentReader, COLLECT_BLOCK_BUFFER_LEN, TERMINATED};
 
 use super::column_cache::dense_i64_column;
+use super::filter::{all_docs, explain_filter};
 use super::zone_map::{zone_map, Overlap, ZoneMap, ZONE_DOCS};
 
 /// How many times its matches a zone range's cost is (see
@@ -70,7 +71,7 @@ impl Weight for DateRangeWeight {
             return Ok(Box::new(EmptyScorer));
         }
         if values.min_value() >= low && values.max_value() <= high {
-            return Ok(super::all_docs(reader, boost));
+            return Ok(all_docs(reader, boost));
         }
         let zones = zone_map(reader.segment_id(), &self.query.column, values.as_ref());
         let docs = ZoneRangeDocSet::new(values, zones, low..=high);
@@ -78,7 +79,7 @@ impl Weight for DateRangeWeight {
     }
 
     fn explain(&self, reader: &SegmentReader, doc: DocId) -> tantivy::Result<Explanation> {
-        super::explain_filter(self, reader, doc, "DateRangeQuery")
+        explain_filter(self, reader, doc, "DateRangeQuery")
     }
 }
 

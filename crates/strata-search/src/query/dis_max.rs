@@ -4,11 +4,18 @@
 use serde_json::Value;
 use tantivy::query::{DisjunctionMaxQuery, Query};
 
-use super::{boosted, build_nested, check_params, QueryContext};
+use super::context::{Build, QueryContext};
+use super::params::{boosted, check_params};
 use crate::error::{Result, SearchError};
 
-/// `{"dis_max": {"queries": [...], "tie_breaker": 0.7}}` at level `depth`.
-pub fn dis_max(ctx: &QueryContext<'_>, body: &Value, depth: usize) -> Result<Box<dyn Query>> {
+/// `{"dis_max": {"queries": [...], "tie_breaker": 0.7}}` at level `depth`,
+/// its queries translated by `build`.
+pub fn dis_max(
+    ctx: &QueryContext<'_>,
+    body: &Value,
+    depth: usize,
+    build: Build,
+) -> Result<Box<dyn Query>> {
     let params = body.as_object().ok_or_else(|| {
         SearchError::parsing("[dis_max] query malformed, no start_object after query name")
     })?;
@@ -16,9 +23,9 @@ pub fn dis_max(ctx: &QueryContext<'_>, body: &Value, depth: usize) -> Result<Box
     let queries: Vec<Box<dyn Query>> = match params.get("queries") {
         Some(Value::Array(items)) => items
             .iter()
-            .map(|q| build_nested(ctx, q, depth + 1))
+            .map(|q| build(ctx, q, depth + 1))
             .collect::<Result<_>>()?,
-        Some(q @ Value::Object(_)) => vec![build_nested(ctx, q, depth + 1)?],
+        Some(q @ Value::Object(_)) => vec![build(ctx, q, depth + 1)?],
         Some(other) => {
             return Err(SearchError::parsing(format!(
                 "[dis_max] queries malformed: {other}"

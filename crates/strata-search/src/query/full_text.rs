@@ -7,8 +7,9 @@ use tantivy::query::{
 };
 use tantivy::schema::IndexRecordOption;
 
+use super::context::QueryContext;
+use super::params::{boosted, check_params, minimum_should_match, single_field};
 use super::terms::{analyzed_terms, exact_term};
-use super::{boosted, check_params, minimum_should_match, single_field, QueryContext};
 use crate::error::{Result, SearchError};
 use crate::mapping::FieldType;
 

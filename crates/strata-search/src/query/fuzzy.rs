@@ -6,10 +6,10 @@
 use serde_json::Value;
 use tantivy::query::{EmptyQuery, Query};
 
-use super::regexp::{fuzzy_term, FuzzyOptions};
-use super::term_level::{string_field, value_and_params};
+use super::context::QueryContext;
+use super::params::{boosted, single_field, value_and_params};
+use super::regexp::{fuzzy_term, string_field, FuzzyOptions};
 use super::terms::exact_term;
-use super::{boosted, single_field, QueryContext};
 use crate::error::{Result, SearchError};
 use crate::store::json_term;
 

@@ -15,7 +15,9 @@ use tantivy::query::{
 };
 use tantivy::{BitSet, DocId, Score, SegmentReader};
 
-use super::QueryContext;
+use super::context::QueryContext;
+use super::filter::{all_docs, explain_filter};
+use super::params::boosted;
 use crate::error::{Result, SearchError};
 use crate::mapping::geo::{geohash_cell, parse_point, GeoPoint};
 use crate::mapping::FieldType;
@@ -119,7 +121,7 @@ pub fn geo_bounding_box(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn 
         }
     }
     let query: Box<dyn Query> = Box::new(GeoBoxQuery { field, bbox });
-    super::boosted(query, body)
+    boosted(query, body)
 }
 
 /// A corner or edge value: any geo_point form; a geohash picks `corner` of its cell.
@@ -253,7 +255,7 @@ impl Weight for GeoBoxQuery {
         let world = self.bbox.covers_world();
         if let Some(columns) = columns {
             if world && columns.one_per_doc() {
-                return Ok(super::all_docs(reader, boost));
+                return Ok(all_docs(reader, boost));
             }
             for doc in 0..reader.max_doc() {
                 let hit = if world {
@@ -273,7 +275,7 @@ impl Weight for GeoBoxQuery {
     }
 
     fn explain(&self, reader: &SegmentReader, doc: DocId) -> tantivy::Result<Explanation> {
-        super::explain_filter(self, reader, doc, "geo_bounding_box")
+        explain_filter(self, reader, doc, "geo_bounding_box")
     }
 }
 

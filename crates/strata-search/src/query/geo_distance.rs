@@ -11,7 +11,9 @@ use tantivy::query::{
 };
 use tantivy::{BitSet, DocId, Score, SegmentReader};
 
-use super::QueryContext;
+use super::context::QueryContext;
+use super::filter::explain_filter;
+use super::params::boosted;
 use crate::error::{Result, SearchError};
 use crate::mapping::geo::{parse_point, GeoPoint};
 use crate::mapping::FieldType;
@@ -185,7 +187,7 @@ pub fn geo_distance(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Quer
         distance,
         kind,
     });
-    super::boosted(query, body)
+    boosted(query, body)
 }
 
 #[derive(Debug, Clone)]
@@ -225,7 +227,7 @@ impl Weight for GeoDistanceQuery {
     }
 
     fn explain(&self, reader: &SegmentReader, doc: DocId) -> tantivy::Result<Explanation> {
-        super::explain_filter(self, reader, doc, "geo_distance")
+        explain_filter(self, reader, doc, "geo_distance")
     }
 }
 

@@ -18,6 +18,7 @@ use tantivy::query::{
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{BitSet, DocId, Score, SegmentReader};
 
+use super::filter::explain_filter;
 use crate::error::{Result, SearchError};
 use crate::store::json_term;
 
@@ -87,7 +88,7 @@ impl Weight for IpRangeWeight {
     }
 
     fn explain(&self, reader: &SegmentReader, doc: DocId) -> tantivy::Result<Explanation> {
-        super::explain_filter(self, reader, doc, "IpRangeQuery")
+        explain_filter(self, reader, doc, "IpRangeQuery")
     }
 }
 

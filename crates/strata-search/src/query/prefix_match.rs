@@ -15,11 +15,12 @@ use tantivy::query::{
 use tantivy::schema::IndexRecordOption;
 use tantivy::Term;
 
+use super::context::QueryContext;
 use super::fuzzy::{fuzzy_options, Fuzziness};
+use super::params::{boosted, check_params, minimum_should_match, single_field};
 use super::regexp::{fuzzy_term, FuzzyOptions, MultiTermOptions, Rewrite};
 use super::term_level::prefix_on;
 use super::terms::analyzed_terms;
-use super::{boosted, check_params, minimum_should_match, single_field, QueryContext};
 use crate::error::{Result, SearchError};
 use crate::mapping::FieldType;
 use crate::store::json_term;

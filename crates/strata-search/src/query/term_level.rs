@@ -11,11 +11,12 @@ use tantivy::query::{
 use tantivy::schema::IndexRecordOption;
 use tantivy::Term;
 
+use super::context::QueryContext;
 use super::date_range::DateRangeQuery;
 use super::ip_range::{self, IpRangeQuery};
-use super::regexp::{escape, term_regex, MultiTermOptions};
+use super::params::{boosted, check_params, single_field, value_and_params};
+use super::regexp::{escape, string_field, term_regex, MultiTermOptions};
 use super::terms::{bound_value, exact_term, typed_term};
-use super::{boosted, check_params, single_field, QueryContext};
 use crate::error::{Result, SearchError};
 use crate::mapping::date::DateFormat;
 use crate::mapping::document::FieldValue;
@@ -25,24 +26,6 @@ use crate::store::{json_term, KEYWORDS};
 
 fn const_score(q: Box<dyn Query>) -> Box<dyn Query> {
     Box::new(ConstScoreQuery::new(q, 1.0))
-}
-
-/// `{"field": value}` or `{"field": {"value": v, ...}}` as (value, params).
-pub(crate) fn value_and_params<'a>(
-    kind: &str,
-    params: &'a Value,
-    allowed: &[&str],
-) -> Result<(&'a Value, &'a Value)> {
-    match params {
-        Value::Object(obj) => {
-            check_params(kind, obj, allowed)?;
-            let v = obj
-                .get("value")
-                .ok_or_else(|| SearchError::parsing(format!("[{kind}] query requires a value")))?;
-            Ok((v, params))
-        }
-        other => Ok((other, &Value::Null)),
-    }
 }
 
 pub fn term(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
@@ -401,28 +384,6 @@ fn string_param<'a>(kind: &str, params: &'a Value) -> Result<(&'a str, &'a Value
         .as_str()
         .ok_or_else(|| SearchError::parsing(format!("[{kind}] value must be a string")))?;
     Ok((s, params))
-}
-
-/// The JSON field a string query on `field` runs against, or `None` if unmapped.
-pub(crate) fn string_field(
-    ctx: &QueryContext<'_>,
-    kind: &str,
-    field: &str,
-) -> Result<Option<tantivy::schema::Field>> {
-    Ok(match ctx.leaf(field).map(|l| l.ty) {
-        None => None,
-        Some(FieldType::Text) => Some(ctx.fields.text),
-        Some(FieldType::Keyword) => Some(ctx.fields.values),
-        // Numbers, dates and addresses take no patterns, as in
-        // Elasticsearch (for an `ip` field, a range or a CIDR block says
-        // what `10.0.*` would).
-        Some(other) => {
-            return Err(SearchError::QueryShard(format!(
-                "failed to create query: Can only use {kind} queries on keyword and text fields - not on [{field}] which is of type [{}]",
-                other.name()
-            )))
-        }
-    })
 }
 
 pub fn prefix(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {

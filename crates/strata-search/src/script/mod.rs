@@ -3,6 +3,7 @@
 //!   its errors as [`SearchError`]s;
 //! - [`doc_values`]: `doc['field']` read from a segment's columns;
 //! - [`score`]: the `script_score` and `function_score` queries;
+//! - `run`: a script run inside tantivy, its failure carried through;
 //! - [`fields`]: `script_fields` and `runtime_mappings` on hits;
 //! - [`bucket`]: the `bucket_script` and `bucket_selector` pipelines;
 //! - [`update`]: `_update` with a script (and `scripted_upsert`);
@@ -11,6 +12,7 @@
 pub mod bucket;
 pub mod doc_values;
 pub mod fields;
+pub(crate) mod run;
 pub mod runtime_query;
 pub mod score;
 pub mod stored;

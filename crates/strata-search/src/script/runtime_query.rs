@@ -15,13 +15,14 @@ use tantivy::{DocId, Score, SegmentReader, TantivyError};
 
 use super::doc_values::SegmentDocValues;
 use super::fields::RuntimeType;
-use super::score::carry;
+use super::run::carry;
 use super::Compiled;
 use crate::error::{Result, SearchError};
 use crate::mapping::date::DateFormat;
 use crate::mapping::Mappings;
+use crate::query::context::QueryContext;
 use crate::query::nested::level::ListScorer;
-use crate::query::{boosted, single_field, QueryContext};
+use crate::query::params::{boosted, single_field};
 
 /// A runtime field's value, comparable across the forms a script emits.
 #[derive(Debug, Clone, PartialEq, PartialOrd)]

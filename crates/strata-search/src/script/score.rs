@@ -13,17 +13,21 @@
 use std::sync::Arc;
 
 use serde_json::Value;
-use strata_script::{Context, Input, Limits, ScriptError};
+use strata_script::{Context, Input, Limits};
 use tantivy::query::{EnableScoring, Explanation, Query, Scorer, Weight};
-use tantivy::{DocId, DocSet, Score, SegmentReader, TantivyError, TERMINATED};
+use tantivy::{DocId, DocSet, Score, SegmentReader, TERMINATED};
 
 use super::doc_values::SegmentDocValues;
 use super::{compile, Compiled};
 use crate::error::{Result, SearchError};
 use crate::mapping::Mappings;
-use crate::query::{build_nested, check_params, QueryContext};
+use crate::query::context::{Build, QueryContext};
+use crate::query::params::check_params;
 
 mod functions;
+
+pub use super::run::carry;
+use super::run::{illegal, run_number};
 
 pub use functions::{BoostMode, Function, ScoreMode};
 
@@ -70,7 +74,13 @@ impl Clone for ScoreQuery {
 }
 
 /// `{"script_score": {"query": ..., "script": ..., "min_score": .., "boost": ..}}`.
-pub fn script_score(ctx: &QueryContext<'_>, body: &Value, depth: usize) -> Result<Box<dyn Query>> {
+/// The inner query, one level deeper than `depth`, is translated by `build`.
+pub fn script_score(
+    ctx: &QueryContext<'_>,
+    body: &Value,
+    depth: usize,
+    build: Build,
+) -> Result<Box<dyn Query>> {
     let obj = body.as_object().ok_or_else(|| {
         SearchError::parsing("[script_score] query malformed, expected an object")
     })?;
@@ -96,7 +106,7 @@ pub fn script_score(ctx: &QueryContext<'_>, body: &Value, depth: usize) -> Resul
         });
     }
     Ok(Box::new(ScoreQuery {
-        inner: build_nested(ctx, query, depth + 1)?,
+        inner: build(ctx, query, depth + 1)?,
         scoring: Arc::new(Scoring::Script(compile(script, Context::Score)?)),
         mappings: Arc::new(ctx.mappings.clone()),
         min_score: number(body, "min_score")?.map(|v| v as f32),
@@ -134,17 +144,19 @@ pub fn script_query(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Quer
     }))
 }
 
-/// `{"function_score": {...}}`.
+/// `{"function_score": {...}}` at level `depth`; its query and filters are
+/// translated by `build`.
 pub fn function_score(
     ctx: &QueryContext<'_>,
     body: &Value,
     depth: usize,
+    build: Build,
 ) -> Result<Box<dyn Query>> {
     let obj = body.as_object().ok_or_else(|| {
         SearchError::parsing("[function_score] malformed query, expected an object")
     })?;
     let inner = match obj.get("query") {
-        Some(q) => build_nested(ctx, q, depth + 1)?,
+        Some(q) => build(ctx, q, depth + 1)?,
         None => Box::new(tantivy::query::AllQuery),
     };
     let mut functions = Vec::new();
@@ -162,7 +174,7 @@ pub fn function_score(
                         SearchError::parsing("[function_score] malformed function")
                     })?;
                     let filter = match item.get("filter") {
-                        Some(f) => Some(build_nested(ctx, f, depth + 1)?),
+                        Some(f) => Some(build(ctx, f, depth + 1)?),
                         None => None,
                     };
                     functions.push((filter, Function::parse_entry(ctx, item)?));
@@ -225,16 +237,6 @@ fn number(body: &Value, key: &str) -> Result<Option<f64>> {
             .map(Some)
             .ok_or_else(|| SearchError::parsing(format!("[{key}] must be a number, got [{v}]"))),
     }
-}
-
-/// A script failure carried through tantivy (whose errors cannot hold
-/// ours) as an I/O error's payload; `SearchError::from` takes it back out.
-pub fn carry(e: ScriptError) -> TantivyError {
-    TantivyError::IoError(Arc::new(std::io::Error::other(e)))
-}
-
-fn illegal(message: String) -> TantivyError {
-    TantivyError::InvalidArgument(message)
 }
 
 impl Query for ScoreQuery {
@@ -360,31 +362,6 @@ impl ScoreWeight {
         }
         Ok(out)
     }
-}
-
-/// Runs a script that must give a number.
-pub(super) fn run_number(
-    script: &Compiled,
-    doc: &SegmentDocValues,
-    score: Option<f64>,
-    limits: Limits,
-) -> tantivy::Result<f64> {
-    let out = script
-        .script
-        .run(Input {
-            params: Some(&script.params),
-            doc: Some(doc),
-            score,
-            limits,
-            ..Input::default()
-        })
-        .map_err(carry)?;
-    out.value.as_f64().ok_or_else(|| {
-        illegal(format!(
-            "script score must return a number, got [{}]",
-            out.value
-        ))
-    })
 }
 
 impl Weight for ScoreWeight {

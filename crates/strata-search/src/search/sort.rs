@@ -2,92 +2,28 @@
 //! read from fast fields, and their order (missing values last, as
 //! Elasticsearch does by default). Numeric keys are read from whatever
 //! numeric column type a segment holds, so segments compare by value.
+//!
+//! - `value`: [`SortValue`], one sort value (a leaf).
+//! - `columns`: a segment's fast columns opened by name (a leaf).
+
+mod columns;
+mod value;
 
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 pub use super::sort_field::{
     after_values, key_orders, validate_search_after, KeyOrder, Missing, SortField,
 };
-use tantivy::columnar::{Cardinality, Column, ColumnType, DynamicColumn, NumericalType, StrColumn};
+pub use columns::{dense, numeric_column, str_column};
+use tantivy::columnar::{DynamicColumn, NumericalType};
 use tantivy::{DocId, Score, SegmentReader};
+pub use value::SortValue;
 
 use crate::mapping::{FieldType, Mappings};
-use crate::query::ip_range::parse_ip;
 use crate::store::KEYWORDS;
-
-/// One sort value of a document.
-#[derive(Debug, Clone, PartialEq)]
-pub enum SortValue {
-    /// No value.
-    Missing,
-    /// An integer (long, date, boolean as 0/1, `_doc`).
-    Int(i64),
-    /// A float (`_score`, float fields).
-    Float(f64),
-    /// A string.
-    Str(String),
-    /// An address of an `ip` field: ordered as an address (IPv4 mapped
-    /// into IPv6), shown as its text.
-    Ip(u128, String),
-}
-
-impl SortValue {
-    fn cmp_present(&self, other: &SortValue) -> Ordering {
-        match (self, other) {
-            (SortValue::Int(a), SortValue::Int(b)) => a.cmp(b),
-            (SortValue::Str(a), SortValue::Str(b)) => a.cmp(b),
-            (SortValue::Ip(a, _), SortValue::Ip(b, _)) => a.cmp(b),
-            // An address against text that is not one: as text.
-            (SortValue::Ip(_, a) | SortValue::Str(a), SortValue::Ip(_, b) | SortValue::Str(b)) => {
-                a.cmp(b)
-            }
-            (a, b) => a
-                .as_f64()
-                .partial_cmp(&b.as_f64())
-                .unwrap_or(Ordering::Equal),
-        }
-    }
-
-    fn as_f64(&self) -> f64 {
-        match self {
-            SortValue::Int(i) => *i as f64,
-            SortValue::Float(f) => *f,
-            _ => 0.0,
-        }
-    }
-
-    /// The JSON value in a hit's `sort` array.
-    pub fn to_json(&self) -> Value {
-        match self {
-            SortValue::Missing => Value::Null,
-            SortValue::Int(i) => json!(i),
-            SortValue::Float(f) => json!(f),
-            SortValue::Str(s) | SortValue::Ip(_, s) => json!(s),
-        }
-    }
-
-    /// The text of an `ip` field's value as a sort value: an address if it
-    /// parses as one.
-    pub fn ip(text: String) -> SortValue {
-        match parse_ip(&text) {
-            Some(address) => SortValue::Ip(address, text),
-            None => SortValue::Str(text),
-        }
-    }
-
-    /// A `search_after` value as a sort value.
-    pub fn from_json(v: &Value) -> SortValue {
-        match v {
-            Value::Number(n) if n.is_i64() => SortValue::Int(n.as_i64().unwrap_or(0)),
-            Value::Number(n) => SortValue::Float(n.as_f64().unwrap_or(0.0)),
-            Value::String(s) => SortValue::Str(s.clone()),
-            _ => SortValue::Missing,
-        }
-    }
-}
 
 /// A document's sort key; greater is better (what the top-K keeps).
 #[derive(Debug, Clone)]
@@ -381,44 +317,4 @@ fn encode_f64(v: f64) -> u64 {
     } else {
         bits | (1 << 63)
     }
-}
-
-/// True when `column` exists and holds exactly one value per document
-/// (so its values can be read by document ids, a block at a time).
-pub fn dense<T>(column: &Option<Column<T>>) -> bool
-where
-    T: PartialOrd + Copy + std::fmt::Debug + Send + Sync + 'static,
-{
-    column
-        .as_ref()
-        .is_some_and(|c| c.get_cardinality() == Cardinality::Full)
-}
-
-/// The segment's numeric column at `name`, whatever numeric type tantivy
-/// stored it as (a float field whose values in a segment are all whole
-/// numbers may be an i64 column there), coerced to `target`; `None` when
-/// the segment has no numeric column there or it cannot be coerced.
-pub fn numeric_column(
-    segment: &SegmentReader,
-    name: &str,
-    target: NumericalType,
-) -> Option<DynamicColumn> {
-    let handles = segment.fast_fields().dynamic_column_handles(name).ok()?;
-    handles
-        .into_iter()
-        .filter_map(|h| h.open().ok())
-        .filter(DynamicColumn::is_numerical)
-        .find_map(|c| c.coerce_numerical(target))
-}
-
-/// The segment's string (keyword) column at `name`, if it has one.
-pub fn str_column(segment: &SegmentReader, name: &str) -> tantivy::Result<Option<StrColumn>> {
-    for handle in segment.fast_fields().dynamic_column_handles(name)? {
-        if handle.column_type() == ColumnType::Str {
-            if let DynamicColumn::Str(column) = handle.open()? {
-                return Ok(Some(column));
-            }
-        }
-    }
-    Ok(None)
 }

@@ -17,6 +17,7 @@
 //!
 //! - `document`: building the tantivy document.
 //! - `writes`: index, delete and replay.
+//! - `writer_op`: one operation for the tantivy writer (a leaf).
 //! - `refresh`: commits, flush, forced merges.
 //! - `writer_slot`: the tantivy writer, created on the first write and
 //!   closed when the index goes idle.
@@ -27,6 +28,7 @@ pub mod document;
 pub mod merge_yield;
 pub mod priority;
 mod refresh;
+mod writer_op;
 mod writer_slot;
 mod writes;
 
@@ -43,6 +45,7 @@ use tantivy::{
 use crate::error::{Result, SearchError};
 use crate::store::{SchemaFields, ShardStorage, TieredDirectory};
 use priority::IndexingPriority;
+use writer_op::WriterOp;
 use writer_slot::WriterSlot;
 
 /// The primary term of every shard (a single node never changes primaries).
@@ -133,7 +136,7 @@ struct WriteState {
     /// A commit runs: writes are held instead of handed to the writer.
     committing: bool,
     /// The writes made while the commit runs, in order.
-    held: Vec<writes::WriterOp>,
+    held: Vec<WriterOp>,
 }
 
 /// One shard of an index.

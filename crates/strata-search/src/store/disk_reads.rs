@@ -23,7 +23,11 @@ use tantivy::directory::{FileHandle, OwnedBytes};
 use super::block_cache::BlockCache;
 use super::cached_file::{CachedFile, ReadCounters};
 use super::disk::ShardDisk;
-use super::tiered::{MANAGED, META};
+
+/// tantivy's commit file, replaced in place on every commit.
+pub(super) const META: &str = "meta.json";
+/// tantivy's list of the files it manages, replaced in place.
+pub(super) const MANAGED: &str = ".managed.json";
 
 /// The read side of a shard's persisted files.
 pub enum DiskReads {

@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use tantivy::directory::error::{DeleteError, OpenReadError};
 use tantivy::Directory;
 
-use super::tiered::{TieredDirectory, MANAGED, META};
+use super::disk_reads::{MANAGED, META};
+use super::tiered::TieredDirectory;
 use crate::query::column_cache;
 
 const SEGMENT_EXTENSIONS: [&str; 6] = ["idx", "pos", "term", "store", "fast", "fieldnorm"];

@@ -39,9 +39,6 @@ use super::tier::StoreTier;
 use crate::query::column_cache;
 use crate::shard::merge_yield::MergeYield;
 
-pub(super) const META: &str = "meta.json";
-pub(super) const MANAGED: &str = ".managed.json";
-
 /// A shard's directory: fresh files in DRAM or pmem, persisted files on disk.
 #[derive(Clone)]
 pub struct TieredDirectory {
@@ -194,6 +191,7 @@ mod tests {
     use tantivy::{doc, Index, IndexWriter};
 
     use super::*;
+    use crate::store::disk_reads::META;
     use crate::store::{BlockCache, SearchStorage};
 
     fn storage(tier: StoreTier, pmem: &Path) -> ShardStorage {

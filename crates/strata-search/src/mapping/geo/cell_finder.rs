@@ -8,7 +8,7 @@
 //! [`GeohashCell::of`].
 
 use super::geohash::{spread, GeohashCell, MAX_PRECISION};
-use super::GeoPoint;
+use super::point::GeoPoint;
 
 /// How far (in cells) a point's estimate must lie from a cell edge to be
 /// taken as is: the rounding of `lon + 180` and of the product with the

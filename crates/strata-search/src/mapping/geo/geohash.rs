@@ -13,7 +13,7 @@
 
 use std::fmt;
 
-use super::GeoPoint;
+use super::point::GeoPoint;
 
 const BASE32: &[u8; 32] = b"0123456789bcdefghjkmnpqrstuvwxyz";
 

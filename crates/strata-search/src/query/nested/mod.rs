@@ -16,8 +16,9 @@ use tantivy::{DocId, DocSet, Score, SegmentReader, TantivyError, Term, TERMINATE
 pub use level::{ChildrenOf, Level, LevelQuery};
 use level::{ListScorer, ParentFinder};
 
-use super::{boosted, build_nested, check_params, QueryContext};
 use crate::error::{Result, SearchError};
+use crate::query::context::{Build, QueryContext};
+use crate::query::params::{boosted, check_params};
 use crate::store::NestedFields;
 
 /// How a parent's score comes from its matching nested objects' scores.
@@ -97,8 +98,13 @@ pub(crate) fn check_path(
     Ok(true)
 }
 
-/// Translates a `nested` query found at `depth`.
-pub(crate) fn nested(ctx: &QueryContext<'_>, body: &Value, depth: usize) -> Result<Box<dyn Query>> {
+/// Translates a `nested` query found at `depth`, its inner query by `build`.
+pub(crate) fn nested(
+    ctx: &QueryContext<'_>,
+    body: &Value,
+    depth: usize,
+    build: Build,
+) -> Result<Box<dyn Query>> {
     let params = body
         .as_object()
         .ok_or_else(|| SearchError::parsing("[nested] query malformed, no start_object"))?;
@@ -142,7 +148,7 @@ pub(crate) fn nested(ctx: &QueryContext<'_>, body: &Value, depth: usize) -> Resu
         return super::compound::match_none(&Value::Object(Default::default()));
     }
     let marks = marks_of(ctx, path)?;
-    let inner = build_nested(&ctx.in_nested(path), query, depth + 1)?;
+    let inner = build(&ctx.in_nested(path), query, depth + 1)?;
     let children = LevelQuery::new(Level::Path(path.to_string()), marks, inner);
     let joined = NestedQuery {
         parent_level: Level::of(ctx.nested_scope.as_deref()),

@@ -4,9 +4,13 @@
 //! escapes any character. A `/` starts a regular expression only where a
 //! value starts (`a/b` stays one word, as Kibana users type paths).
 
-use super::bad;
-use crate::error::Result;
+use crate::error::{Result, SearchError};
 use crate::query::text_syntax::LeafValue;
+
+/// A syntax error inside the query text (the caller names the query).
+pub(super) fn bad(msg: impl std::fmt::Display) -> SearchError {
+    SearchError::QueryShard(msg.to_string())
+}
 
 /// One token of a query string.
 #[derive(Debug, Clone, PartialEq)]

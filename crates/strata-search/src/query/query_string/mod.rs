@@ -22,13 +22,9 @@ use tantivy::query::Query;
 
 use super::regexp::{FuzzyOptions, MultiTermOptions};
 use super::text_syntax::{self, resolve_fields, FieldSpec, Options};
-use super::{boosted, minimum_should_match, QueryContext};
 use crate::error::{Result, SearchError};
-
-/// A syntax error inside the query text (the caller names the query).
-fn bad(msg: impl std::fmt::Display) -> SearchError {
-    SearchError::QueryShard(msg.to_string())
-}
+use crate::query::context::QueryContext;
+use crate::query::params::{boosted, minimum_should_match};
 
 /// Parameters accepted and without effect here, each for a reason: the
 /// standard analyzer makes no synonyms and removes no stop words (so no

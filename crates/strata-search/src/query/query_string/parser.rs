@@ -6,8 +6,7 @@
 
 use tantivy::query::Occur;
 
-use super::bad;
-use super::lexer::Token;
+use super::lexer::{bad, Token};
 use crate::error::Result;
 use crate::query::text_syntax::{Node, MAX_GROUP_DEPTH};
 

@@ -24,9 +24,10 @@ use lucene::{translate, Flags};
 use rewrite::MultiTermQuery;
 pub(crate) use rewrite::Rewrite;
 
-use super::term_level::{string_field, value_and_params};
-use super::{boosted, single_field, QueryContext};
 use crate::error::{Result, SearchError};
+use crate::mapping::FieldType;
+use crate::query::context::QueryContext;
+use crate::query::params::{boosted, single_field, value_and_params};
 use crate::store::json_term;
 
 /// How a multi-term query's automaton is built and scored.
@@ -79,6 +80,28 @@ impl MultiTermOptions {
             rewrite: Rewrite::parse(kind, params.get("rewrite"))?,
         })
     }
+}
+
+/// The JSON field a string query on `field` runs against, or `None` if unmapped.
+pub(crate) fn string_field(
+    ctx: &QueryContext<'_>,
+    kind: &str,
+    field: &str,
+) -> Result<Option<tantivy::schema::Field>> {
+    Ok(match ctx.leaf(field).map(|l| l.ty) {
+        None => None,
+        Some(FieldType::Text) => Some(ctx.fields.text),
+        Some(FieldType::Keyword) => Some(ctx.fields.values),
+        // Numbers, dates and addresses take no patterns, as in
+        // Elasticsearch (for an `ip` field, a range or a CIDR block says
+        // what `10.0.*` would).
+        Some(other) => {
+            return Err(SearchError::QueryShard(format!(
+                "failed to create query: Can only use {kind} queries on keyword and text fields - not on [{field}] which is of type [{}]",
+                other.name()
+            )))
+        }
+    })
 }
 
 /// `{"regexp": {"field": "expr"}}` or

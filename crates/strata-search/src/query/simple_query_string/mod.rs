@@ -12,8 +12,9 @@ use tantivy::query::{Occur, Query};
 
 use super::query_string::and_operator;
 use super::text_syntax::{self, resolve_fields, FieldSpec, Node, Options};
-use super::{boosted, minimum_should_match, QueryContext};
 use crate::error::{Result, SearchError};
+use crate::query::context::QueryContext;
+use crate::query::params::{boosted, minimum_should_match};
 use flags::Flags;
 
 /// Parameters accepted and without effect here (the standard analyzer

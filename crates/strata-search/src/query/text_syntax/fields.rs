@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::error::{Result, SearchError};
 use crate::mapping::FieldType;
-use crate::query::QueryContext;
+use crate::query::context::QueryContext;
 
 /// One field (or pattern) with its boost.
 #[derive(Debug, Clone, PartialEq)]

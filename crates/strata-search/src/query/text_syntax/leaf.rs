@@ -6,12 +6,12 @@
 use serde_json::{json, Map, Value};
 use tantivy::query::{EmptyQuery, Occur, Query};
 
-use super::{bool_query, LeafValue, Options};
+use super::tree::{bool_query, LeafValue, Options};
 use crate::error::Result;
 use crate::mapping::FieldType;
+use crate::query::context::QueryContext;
 use crate::query::full_text::{match_field, phrase_field};
 use crate::query::terms::{analyzed_terms, exact_term};
-use crate::query::QueryContext;
 use crate::query::{regexp, term_level};
 
 /// `exists` on `field`.

@@ -4,6 +4,7 @@
 //!
 //! - `fields`: default fields and field patterns (`*`, `message*`,
 //!   `title^2`) resolved against the mapping.
+//! - `tree`: the parsed tree, its options and Lucene's boolean query.
 //! - `leaf`: one leaf clause on one field (match, phrase, wildcard, fuzzy,
 //!   regular expression, range, exists), with leniency.
 //!
@@ -13,99 +14,15 @@
 
 mod fields;
 mod leaf;
+mod tree;
 
-use tantivy::query::{
-    AllQuery, BooleanQuery, BoostQuery, DisjunctionMaxQuery, EmptyQuery, Occur, Query,
-};
+use tantivy::query::{AllQuery, BoostQuery, DisjunctionMaxQuery, EmptyQuery, Occur, Query};
 
 pub(crate) use fields::{resolve_fields, FieldSpec};
+pub(crate) use tree::{bool_query, LeafValue, Node, Options, MAX_GROUP_DEPTH};
 
-use super::regexp::{FuzzyOptions, MultiTermOptions};
-use super::QueryContext;
 use crate::error::Result;
-
-/// Deepest nesting of parenthesised groups either syntax parses. The
-/// parsers, the translation and tantivy's weights recurse once per level,
-/// so this bounds their stack use (a few hundred bytes a level) well
-/// inside any worker's stack; `query_string` refuses a deeper query,
-/// `simple_query_string` (which never fails) reads deeper parentheses as
-/// plain grouping of the level it is at.
-pub(crate) const MAX_GROUP_DEPTH: usize = 100;
-
-/// A leaf's value, as the query text wrote it.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum LeafValue {
-    /// A single word (analyzed for text fields); `wildcard` when it has an
-    /// unescaped `*` or `?`.
-    Word { text: String, wildcard: bool },
-    /// A quoted phrase with its slop (`"a b"~2`; `None`: the default).
-    Phrase { text: String, slop: Option<u32> },
-    /// A word with an edit distance (`foo~1`).
-    Fuzzy { text: String, distance: u8 },
-    /// A prefix (`foo*` in `simple_query_string`).
-    Prefix(String),
-    /// A regular expression in Lucene's syntax (`/joh?n/` in `query_string`).
-    Regex(String),
-    /// A range; `None` is an open end.
-    Range {
-        low: Option<String>,
-        high: Option<String>,
-        low_inclusive: bool,
-        high_inclusive: bool,
-    },
-}
-
-/// A node of the parsed query.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Node {
-    /// Every document (a bare `*`).
-    All,
-    /// Nothing (an empty query).
-    Nothing,
-    /// A value on a field (`None`: the default fields).
-    Leaf {
-        field: Option<String>,
-        value: LeafValue,
-    },
-    /// A boolean group.
-    Bool(Vec<(Occur, Node)>),
-    /// A boosted node (`^2`).
-    Boost(Box<Node>, f32),
-}
-
-/// How leaves become queries.
-#[derive(Debug, Clone)]
-pub(crate) struct Options {
-    /// Fields of a leaf without one, with boosts.
-    pub default_fields: Vec<FieldSpec>,
-    /// The default fields are "all fields" (forces leniency, as Elasticsearch does).
-    pub all_fields: bool,
-    /// Multi-word text within one leaf: all words required.
-    pub default_and: bool,
-    /// Values a field cannot take match nothing instead of failing.
-    pub lenient: bool,
-    /// Lower-case and split wildcard terms on text fields.
-    pub analyze_wildcard: bool,
-    /// Slop of phrases without `~N`.
-    pub phrase_slop: u32,
-    /// `dis_max` tie breaker across fields.
-    pub tie_breaker: f32,
-    /// Time zone of date range bounds, passed to `range`.
-    pub time_zone: Option<String>,
-    /// `rewrite` and `max_determinized_states` of wildcard, prefix and
-    /// regexp leaves.
-    pub multi_term: MultiTermOptions,
-    /// `fuzzy_*` of `value~N` leaves.
-    pub fuzzy: FuzzyOptions,
-    /// A wildcard leaf may start with `*` or `?` (`allow_leading_wildcard`).
-    pub leading_wildcard: bool,
-}
-
-impl Options {
-    fn lenient(&self) -> bool {
-        self.lenient || self.all_fields
-    }
-}
+use crate::query::context::QueryContext;
 
 /// Translates a parsed query.
 pub(crate) fn to_query(
@@ -126,36 +43,6 @@ pub(crate) fn to_query(
         }
         Node::Leaf { field, value } => leaf_query(ctx, field.as_deref(), value, opts)?,
     })
-}
-
-/// A boolean query with Lucene's semantics: a purely negative group
-/// matches everything else, and without required clauses at least
-/// `max(1, min_should)` optional ones must match.
-pub(crate) fn bool_query(
-    mut clauses: Vec<(Occur, Box<dyn Query>)>,
-    min_should: usize,
-) -> Box<dyn Query> {
-    let has_must = clauses.iter().any(|(o, _)| *o == Occur::Must);
-    let shoulds = clauses.iter().filter(|(o, _)| *o == Occur::Should).count();
-    if !has_must && shoulds == 0 {
-        if clauses.is_empty() {
-            return Box::new(EmptyQuery);
-        }
-        clauses.push((Occur::Must, Box::new(AllQuery)));
-    }
-    let required = if has_must {
-        min_should
-    } else {
-        min_should.max(1)
-    };
-    let required = required.min(shoulds);
-    if required > 0 {
-        Box::new(BooleanQuery::with_minimum_required_clauses(
-            clauses, required,
-        ))
-    } else {
-        Box::new(BooleanQuery::new(clauses))
-    }
 }
 
 fn leaf_query(

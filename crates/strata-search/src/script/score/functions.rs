@@ -4,11 +4,11 @@ use serde_json::{Map, Value};
 use strata_script::{Context, DocLookup, DocValue, Limits};
 use tantivy::{DocId, SegmentReader};
 
-use super::{illegal, run_number};
 use crate::error::{Result, SearchError};
 use crate::mapping::FieldType;
-use crate::query::QueryContext;
+use crate::query::context::QueryContext;
 use crate::script::doc_values::SegmentDocValues;
+use crate::script::run::{illegal, run_number};
 use crate::script::{compile, Compiled};
 
 /// `field_value_factor`'s `modifier`.

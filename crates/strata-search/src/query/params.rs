@@ -1,0 +1,125 @@
+//! The parameter parsing every query translator shares: the single
+//! `{field: params}` entry of a field-level query, the check for unknown
+//! parameters, `boost`, `minimum_should_match`, and a value written bare
+//! or as `{"value": ...}`.
+//!
+//! A leaf of the query module: plain functions over JSON, naming no
+//! translator, so every translator can use them without depending on
+//! the dispatcher in `query/mod.rs`.
+
+use serde_json::{Map, Value};
+use tantivy::query::{BoostQuery, Query};
+
+use crate::error::{Result, SearchError};
+
+/// The single `{field: params}` entry of a field-level query.
+pub(crate) fn single_field<'a>(kind: &str, body: &'a Value) -> Result<(&'a str, &'a Value)> {
+    let obj = body.as_object().ok_or_else(|| {
+        SearchError::parsing(format!(
+            "[{kind}] query malformed, no start_object after query name"
+        ))
+    })?;
+    let fields: Vec<_> = obj
+        .iter()
+        .filter(|(k, _)| k.as_str() != "boost" && k.as_str() != "_name")
+        .collect();
+    match fields.as_slice() {
+        [(field, params)] => Ok((field.as_str(), params)),
+        [] => Err(SearchError::parsing(format!(
+            "[{kind}] query doesn't support empty field name"
+        ))),
+        _ => Err(SearchError::parsing(format!(
+            "[{kind}] query doesn't support multiple fields, found [{}] and [{}]",
+            fields[0].0, fields[1].0
+        ))),
+    }
+}
+
+/// Checks that `params` only has `allowed` keys.
+pub(crate) fn check_params(
+    kind: &str,
+    params: &Map<String, Value>,
+    allowed: &[&str],
+) -> Result<()> {
+    for key in params.keys() {
+        if !allowed.contains(&key.as_str()) && key != "boost" && key != "_name" {
+            return Err(SearchError::parsing(format!(
+                "[{kind}] query does not support [{key}]"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Applies a `boost` parameter.
+pub(crate) fn boosted(query: Box<dyn Query>, params: &Value) -> Result<Box<dyn Query>> {
+    match params.get("boost") {
+        None => Ok(query),
+        Some(b) => {
+            let boost = b
+                .as_f64()
+                .or_else(|| b.as_str().and_then(|s| s.parse().ok()))
+                .ok_or_else(|| {
+                    SearchError::parsing(format!("[boost] must be a number, got [{b}]"))
+                })?;
+            if boost == 1.0 {
+                Ok(query)
+            } else {
+                Ok(Box::new(BoostQuery::new(query, boost as f32)))
+            }
+        }
+    }
+}
+
+/// Resolves `minimum_should_match` (`2`, `"75%"`, `"-1"`, `"-25%"`) for `optional` clauses.
+pub(crate) fn minimum_should_match(value: &Value, optional: usize) -> Result<usize> {
+    let text = match value {
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => s.trim().to_string(),
+        other => {
+            return Err(SearchError::parsing(format!(
+                "[minimum_should_match] malformed: {other}"
+            )))
+        }
+    };
+    let n = optional as i64;
+    let required = if let Some(pct) = text.strip_suffix('%') {
+        let p: i64 = pct
+            .parse()
+            .map_err(|_| SearchError::parsing(format!("invalid minimum_should_match [{text}]")))?;
+        let part = n * p.abs() / 100;
+        if p < 0 {
+            n - part
+        } else {
+            part
+        }
+    } else {
+        let k: i64 = text
+            .parse()
+            .map_err(|_| SearchError::parsing(format!("invalid minimum_should_match [{text}]")))?;
+        if k < 0 {
+            n + k
+        } else {
+            k
+        }
+    };
+    Ok(required.clamp(0, n) as usize)
+}
+
+/// `{"field": value}` or `{"field": {"value": v, ...}}` as (value, params).
+pub(crate) fn value_and_params<'a>(
+    kind: &str,
+    params: &'a Value,
+    allowed: &[&str],
+) -> Result<(&'a Value, &'a Value)> {
+    match params {
+        Value::Object(obj) => {
+            check_params(kind, obj, allowed)?;
+            let v = obj
+                .get("value")
+                .ok_or_else(|| SearchError::parsing(format!("[{kind}] query requires a value")))?;
+            Ok((v, params))
+        }
+        other => Ok((other, &Value::Null)),
+    }
+}
