@@ -33,8 +33,8 @@
 //!   started through `reentry` (the entry points as function pointers, so
 //!   no module below this one imports it).
 //! - `ranking`: top-K by score or sort values (`ranked`: what it keeps);
-//!   `zone_ranking`: a sort on
-//!   one date field by zone maps, in a pass of its own.
+//!   `zone_ranking`: a sort on one date field by zone maps, in a pass of
+//!   its own.
 //! - `highlight`: the hits' `highlight` fragments.
 //! - `single_pass`: one search pass (query phase, hits, aggregation
 //!   results); `index_query`: a query translated for one index; `slice`:
