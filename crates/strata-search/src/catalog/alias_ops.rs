@@ -8,8 +8,9 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use super::create::ALIAS_IS_INDEX;
+use super::names::{validate_alias_name, wildcard_match};
 use super::resolve::concrete;
-use super::{validate_alias_name, wildcard_match, Catalog};
+use super::state::Catalog;
 use crate::aliases::AliasMeta;
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;

@@ -6,8 +6,9 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use super::names::{validate_alias_name, validate_index_name};
 use super::resolve::concrete;
-use super::{validate_alias_name, validate_index_name, Catalog, ALIASES};
+use super::state::{Catalog, ALIASES};
 use crate::aliases::{AliasMeta, Aliases};
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;

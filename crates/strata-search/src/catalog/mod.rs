@@ -3,6 +3,8 @@
 //! (`<root>/templates.json`), name resolution, and the background task
 //! that refreshes and flushes indices.
 //!
+//! - `state`: the `Catalog` struct itself, the state the methods here
+//!   and in the modules below share.
 //! - `names`: wildcard matching, index and alias naming rules.
 //! - `resolve`: index expressions (names, aliases, wildcards, `_all`,
 //!   exclusions) to indices, alias filters, write indices.
@@ -20,13 +22,13 @@ mod create;
 mod indices_options;
 mod names;
 mod resolve;
+mod state;
 mod template_ops;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use parking_lot::{Mutex, RwLock};
@@ -35,6 +37,8 @@ pub use alias_ops::AliasAction;
 pub use indices_options::IndicesOptions;
 pub use names::{validate_alias_name, validate_index_name, wildcard_match};
 pub use resolve::Target;
+pub use state::Catalog;
+use state::{IndexMap, ALIASES, TEMPLATES};
 pub use template_ops::TemplateKind;
 
 use crate::aliases::Aliases;
@@ -44,32 +48,12 @@ use crate::index::SearchIndex;
 use crate::store::SearchStorage;
 use crate::templates::Templates;
 use serde_json::Value;
-use strata_device::Directory;
 
 /// How often the background task looks at each index.
 const TICK: Duration = Duration::from_millis(50);
 
 /// Elasticsearch's default `cluster.max_shards_per_node`.
 pub const DEFAULT_MAX_SHARDS_PER_NODE: u64 = 1000;
-
-type IndexMap = BTreeMap<String, Arc<SearchIndex>>;
-
-/// All indices, aliases and templates of the node.
-pub struct Catalog {
-    root: PathBuf,
-    storage: SearchStorage,
-    /// `root` as the device layer sees it: the node's JSON files.
-    node: Arc<dyn Directory>,
-    indices: Arc<RwLock<IndexMap>>,
-    aliases: RwLock<Aliases>,
-    templates: RwLock<Templates>,
-    stop: Arc<AtomicBool>,
-    ticker: Mutex<Option<JoinHandle<()>>>,
-    /// `cluster.max_shards_per_node`: the cap on shards, hence on indices.
-    max_shards: AtomicU64,
-    /// Stored scripts (`<root>/scripts.json`).
-    scripts: crate::script::stored::StoredScripts,
-}
 
 impl Catalog {
     /// Opens every index under `root` (created if missing), replaying
@@ -278,12 +262,6 @@ impl Catalog {
         durable_json::save_in(&*self.node, name, value, &self.root.join(name))
     }
 }
-
-/// The node's alias table, in `root`.
-const ALIASES: &str = "aliases.json";
-
-/// The node's templates, in `root`.
-const TEMPLATES: &str = "templates.json";
 
 impl Drop for Catalog {
     fn drop(&mut self) {

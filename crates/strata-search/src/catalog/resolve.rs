@@ -11,7 +11,9 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::{wildcard_match, Catalog, IndicesOptions};
+use super::indices_options::IndicesOptions;
+use super::names::wildcard_match;
+use super::state::{Catalog, IndexMap};
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
 
@@ -197,7 +199,7 @@ impl Catalog {
 
 /// [`Catalog::resolve_concrete`] over locked maps.
 pub(super) fn concrete(
-    indices: &super::IndexMap,
+    indices: &IndexMap,
     aliases: &crate::aliases::Aliases,
     expression: &str,
 ) -> Result<Vec<Arc<SearchIndex>>> {

@@ -3,7 +3,8 @@
 
 use serde_json::Value;
 
-use super::{validate_alias_name, Catalog, TEMPLATES};
+use super::names::validate_alias_name;
+use super::state::{Catalog, TEMPLATES};
 use crate::error::{Result, SearchError};
 use crate::templates::{ComponentTemplate, IndexTemplate, LegacyTemplate, Templates};
 

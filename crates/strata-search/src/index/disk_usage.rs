@@ -25,7 +25,7 @@ use tantivy::schema::{Field, FieldType};
 use tantivy::space_usage::{PerFieldSpaceUsage, SegmentSpaceUsage};
 use tantivy::{SegmentReader, TantivyDocument};
 
-use super::SearchIndex;
+use super::handle::SearchIndex;
 use crate::error::Result;
 use crate::store::SchemaFields;
 

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::SearchIndex;
+use super::handle::SearchIndex;
 use crate::breaker::estimate;
 use crate::error::{Result, SearchError};
 use crate::mapping::document::{parse_document, ParsedDoc};

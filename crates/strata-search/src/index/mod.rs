@@ -6,6 +6,9 @@
 //! and at every change), `translog/` (the command log) and `shards/<n>/`
 //! (tantivy files).
 //!
+//! - `handle`: the `SearchIndex` struct itself, the state the methods
+//!   here and in the modules below share.
+//! - `counters`: operation counters and latency histograms.
 //! - `disk_usage`: bytes per field and structure (`_disk_usage`).
 //! - `documents`: index, create, get, delete, update.
 //! - `recovery`: opening an index, replaying its translog.
@@ -17,22 +20,22 @@
 //! a flush) once the index has seen no write for the storage's
 //! `idle_after`, as Elasticsearch flushes inactive shards.
 
+mod counters;
 mod disk_usage;
 mod documents;
+mod handle;
 mod recovery;
 pub mod stats;
 mod translog_slot;
 
-use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use parking_lot::{Mutex, RwLock};
 use serde_json::{json, Value};
-use strata_device::Directory;
 
 pub use disk_usage::{DiskUsage, FieldDiskUsage};
 pub use documents::{DocWriteResult, WriteResult};
+pub use handle::SearchIndex;
+pub(crate) use handle::METADATA;
 
 use crate::durable_json;
 use crate::error::{Result, SearchError};
@@ -40,54 +43,10 @@ use crate::index_limits::IndexLimits;
 use crate::mapping::Mappings;
 use crate::settings::{IndexSettings, TranslogDurability};
 use crate::shard::Shard;
-use crate::store::{ReadCounters, StoreTier};
-use stats::IndexCounters;
-use translog_slot::TranslogSlot;
+use crate::store::StoreTier;
 
 /// Translog bytes after which the background task flushes an index.
 pub const FLUSH_THRESHOLD_BYTES: u64 = 256 << 20;
-
-/// One index.
-pub struct SearchIndex {
-    name: String,
-    dir: PathBuf,
-    /// The index's directory as the device layer sees it (`index.json`).
-    meta: Arc<dyn Directory>,
-    settings: RwLock<IndexSettings>,
-    mappings: RwLock<Mappings>,
-    shards: Vec<Shard>,
-    translog: TranslogSlot,
-    flushing: Mutex<FlushState>,
-    last_refresh: Mutex<Instant>,
-    /// When the last write started.
-    last_write: Mutex<Instant>,
-    /// Without writes this long, the index closes its writers and translog.
-    idle_after: Duration,
-    /// Operation counters.
-    pub counters: IndexCounters,
-    /// Block-cache hits and misses of this index's shards.
-    pub(crate) reads: std::sync::Arc<ReadCounters>,
-    /// Translog records replayed when the index was opened.
-    replayed: u64,
-    /// Held while `index.json` is rebuilt and replaced: concurrent mapping
-    /// updates would otherwise share its temporary device, and an older
-    /// body could replace a newer one.
-    saving_metadata: Mutex<()>,
-}
-
-struct FlushState {
-    /// Translog LSN every shard's durable commit covers.
-    durable_lsn: u64,
-    at: Instant,
-}
-
-impl std::fmt::Debug for SearchIndex {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SearchIndex")
-            .field("name", &self.name)
-            .finish_non_exhaustive()
-    }
-}
 
 impl SearchIndex {
     /// The index name.
@@ -402,9 +361,6 @@ impl SearchIndex {
         durable_json::save_in(&*self.meta, METADATA, &body, &self.dir.join(METADATA))
     }
 }
-
-/// The index's settings and mapping, in its directory.
-pub(crate) const METADATA: &str = "index.json";
 
 /// Checks a mapping's `runtime` section: each field's type and script.
 pub(crate) fn check_runtime_section(mappings: &Mappings) -> Result<()> {

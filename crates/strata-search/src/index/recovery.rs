@@ -10,9 +10,9 @@ use parking_lot::{Mutex, RwLock};
 use serde_json::Value;
 use strata_log::{CommandLog, Durability};
 
+use super::handle::{FlushState, SearchIndex, METADATA};
 use super::stats::IndexCounters;
 use super::translog_slot::TranslogSlot;
-use super::{FlushState, SearchIndex, METADATA};
 use crate::durable_json;
 use crate::error::{Result, SearchError};
 use crate::mapping::document::parse_document;

@@ -1,23 +1,25 @@
 //! Aggregations: the Elasticsearch `aggs` request rewritten for tantivy's
 //! aggregation module (field names to schema paths; `date_histogram` and
 //! `date_range` through their own modules), and the merged result put back
-//! into Elasticsearch's shape (`key_as_string` for dates). Sub-aggregations
-//! tantivy cannot compute (`top_hits`, `geo_centroid`, `geohash_grid`) are
-//! taken out and computed per bucket afterwards (`deferred`). Types not
-//! supported at all are rejected naming them.
+//! into Elasticsearch's shape (`key_as_string` for dates; `reshape`, which
+//! lives in `deferred`). Sub-aggregations tantivy cannot compute
+//! (`top_hits`, `geo_centroid`, `geohash_grid`) are taken out and computed
+//! per bucket afterwards (`deferred`). Types not supported at all are
+//! rejected naming them. The shape of each result is an `AggShape`
+//! (`agg_shape`).
 
 use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
 
-use super::agg_filters;
+pub(crate) use super::agg_shape::only_entry;
+pub use super::agg_shape::AggShape;
 use super::date_histogram::DateHistogram;
 use super::date_range::DateRange;
-use super::deferred::{self, BucketScope};
+pub use super::deferred::reshape;
 use super::missing_bucket::{MissingBucket, FILTER_SUFFIX};
-use super::{pipelines, scan_aggs};
+use super::{agg_filters, deferred, nested_aggs, pipelines, scan_aggs};
 use crate::error::{Result, SearchError};
-use crate::mapping::date::format_millis;
 use crate::mapping::{FieldType, Mappings};
 use crate::store::KEYWORDS;
 
@@ -54,63 +56,6 @@ pub struct AggEnv<'a> {
     pub now: i64,
     /// (min, max) of date fields under the query, for calendar histograms.
     pub bounds: &'a HashMap<String, (i64, i64)>,
-}
-
-/// What to fix in the result of one aggregation.
-#[derive(Debug, Clone)]
-pub struct AggShape {
-    pub(crate) name: String,
-    pub(crate) kind: String,
-    pub(crate) field: Option<String>,
-    pub(crate) date_field: bool,
-    /// Terms of a boolean field: keys 0/1 stand for false/true.
-    pub(crate) bool_field: bool,
-    pub(crate) children: Vec<AggShape>,
-    /// `filters`: the keys, and whether they were named.
-    pub(crate) keys: Vec<String>,
-    named: bool,
-    /// `filter`/`filters`: the queries, to check before searching.
-    pub queries: Vec<Value>,
-    /// `histogram`: the interval.
-    pub(crate) interval: Option<f64>,
-    pub(crate) date_histogram: Option<DateHistogram>,
-    date_range: Option<DateRange>,
-    /// `histogram`/`date_histogram` `missing`: the bucket its filter fills.
-    pub(crate) missing: Option<MissingBucket>,
-    /// Sub-aggregations computed per bucket: (name, kind, body).
-    pub(crate) deferred: Vec<(String, String, Value)>,
-    /// Parent pipelines over the buckets: (name, kind, params).
-    pub(crate) pipelines: Vec<(String, String, Value)>,
-}
-
-impl AggShape {
-    /// The queries of this and all nested `filter`/`filters` aggregations.
-    pub fn all_queries(shapes: &[AggShape]) -> Vec<&Value> {
-        shapes
-            .iter()
-            .flat_map(|s| s.queries.iter().chain(AggShape::all_queries(&s.children)))
-            .collect()
-    }
-
-    fn new(name: &str, kind: &str) -> AggShape {
-        AggShape {
-            name: name.to_string(),
-            kind: kind.to_string(),
-            field: None,
-            date_field: false,
-            bool_field: false,
-            children: Vec::new(),
-            keys: Vec::new(),
-            named: false,
-            queries: Vec::new(),
-            interval: None,
-            date_histogram: None,
-            date_range: None,
-            missing: None,
-            deferred: Vec::new(),
-            pipelines: Vec::new(),
-        }
-    }
 }
 
 /// The translated request: tantivy's aggregations, the shapes, and the
@@ -183,8 +128,8 @@ fn translate_at(env: &AggEnv<'_>, aggs: &Value, depth: usize) -> Result<Translat
         if pipelines::KINDS.contains(&kind.as_str()) {
             pipelines::validate(name, &kind, params, None)?;
         }
-        if super::nested_aggs::KINDS.contains(&kind.as_str()) {
-            super::nested_aggs::validate(name, &kind, params)?;
+        if nested_aggs::KINDS.contains(&kind.as_str()) {
+            nested_aggs::validate(name, &kind, params)?;
             deferred_here.push((name.clone(), kind, Value::Object(body.clone())));
             continue;
         }
@@ -338,108 +283,4 @@ fn missing_query(name: &str, params: &Value) -> Result<Value> {
     }
     let field = scan_aggs::field_param_of(name, "missing", params)?;
     Ok(json!({"bool": {"must_not": {"exists": {"field": field}}}}))
-}
-
-/// The one entry of a JSON object (`{"range": {...}}`, `{"_count": "desc"}`),
-/// as the collectors Strata computes itself read translated requests and
-/// queries; `None` for anything else.
-pub(crate) fn only_entry(value: &Value) -> Option<(&String, &Value)> {
-    let object = value.as_object()?;
-    (object.len() == 1).then(|| object.iter().next())?
-}
-
-/// Puts tantivy's result into Elasticsearch's shape; deferred
-/// sub-aggregations are computed per bucket through `scope`.
-pub fn reshape(result: &mut Value, shapes: &[AggShape], scope: &mut BucketScope<'_>) -> Result<()> {
-    for shape in shapes {
-        if shape.kind == "filters" {
-            let mut failure = None;
-            let keys = shape.keys.clone();
-            let mut i = 0;
-            agg_filters::reshape_filters(result, &shape.name, &keys, shape.named, |b| {
-                let filter = shape.queries.get(i).cloned();
-                i += 1;
-                if let Err(e) = scope.in_bucket(shape, b, filter) {
-                    failure.get_or_insert(e);
-                }
-            });
-            match failure {
-                Some(e) => return Err(e),
-                None => continue,
-            }
-        }
-        if let Some(range) = &shape.date_range {
-            range.reshape(result, &shape.name, |b| {
-                let filter = deferred::range_filter(shape, b);
-                scope.in_bucket(shape, b, filter)
-            })?;
-            continue;
-        }
-        let missing = shape.missing.as_ref().and_then(|m| {
-            let filtered = result
-                .as_object_mut()?
-                .remove(&format!("{}{FILTER_SUFFIX}", shape.name))?;
-            Some((m, filtered))
-        });
-        let Some(agg) = result.get_mut(&shape.name) else {
-            continue;
-        };
-        if let Some(h) = &shape.date_histogram {
-            h.reshape(agg);
-        }
-        if let Some((m, filtered)) = missing {
-            match &shape.date_histogram {
-                Some(h) => {
-                    let text = |k: f64| h.key_as_string(k as i64);
-                    m.merge(agg, filtered, |k| json!(k as i64), Some(&text));
-                }
-                None => m.merge(agg, filtered, |k| json!(k), None),
-            }
-        }
-        match shape.kind.as_str() {
-            "date_histogram" | "histogram" | "terms" | "range" => {
-                let buckets: Vec<&mut Value> = match agg.get_mut("buckets") {
-                    Some(Value::Array(b)) => b.iter_mut().collect(),
-                    Some(Value::Object(m)) => m.values_mut().collect(),
-                    _ => Vec::new(),
-                };
-                for bucket in buckets {
-                    if shape.bool_field && shape.kind == "terms" {
-                        if let Some(key) = bucket.get("key").and_then(Value::as_f64) {
-                            bucket["key"] = json!(key as i64);
-                            bucket["key_as_string"] =
-                                json!(if key != 0.0 { "true" } else { "false" });
-                        }
-                    }
-                    if shape.date_field && shape.kind == "terms" {
-                        if let Some(key) = bucket.get("key").and_then(Value::as_f64) {
-                            let ms = key as i64;
-                            bucket["key"] = json!(ms);
-                            bucket["key_as_string"] = json!(format_millis(ms));
-                        }
-                    }
-                    let filter = deferred::bucket_filter(shape, bucket);
-                    scope.in_bucket(shape, bucket, filter)?;
-                }
-                pipelines::apply(agg, &shape.pipelines)?;
-            }
-            "filter" | "missing" => {
-                let filter = shape.queries.first().cloned();
-                scope.in_bucket(shape, agg, filter)?;
-            }
-            "cardinality" | "value_count" => {
-                // Elasticsearch reports counts as integers.
-                if let Some(v) = agg.get("value").and_then(Value::as_f64) {
-                    agg["value"] = json!(v as u64);
-                }
-            }
-            "min" | "max" if shape.date_field => {
-                if let Some(v) = agg.get("value").and_then(Value::as_f64) {
-                    agg["value_as_string"] = json!(format_millis(v as i64));
-                }
-            }
-            _ => {}
-        }
-    }
-    Ok(())
 }

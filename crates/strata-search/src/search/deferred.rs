@@ -4,15 +4,19 @@
 //! bucket's own condition and those of the buckets above it (a term, a
 //! date or number range, a filter), and the sub-aggregation runs as a
 //! top-level one over them through a runner the search supplies.
+//! `reshape` walks the merged result bucket by bucket for them, putting it
+//! into Elasticsearch's shape on the way.
 //!
 //! This costs one search per bucket and deferred sub-aggregation, which
 //! is what Kibana's requests (a few terms or date buckets) can afford.
 
 use serde_json::{json, Value};
 
-use super::aggs::{self, AggShape};
-use super::{geo_aggs, top_hits};
+use super::agg_shape::AggShape;
+use super::missing_bucket::FILTER_SUFFIX;
+use super::{agg_filters, geo_aggs, pipelines, top_hits};
 use crate::error::{Result, SearchError};
+use crate::mapping::date::format_millis;
 
 /// Runs one deferred aggregation `(filters, name, kind, body)` over the
 /// search query narrowed by `filters`; returns its result.
@@ -60,7 +64,7 @@ impl<'a> BucketScope<'a> {
         for (name, kind, body) in &shape.deferred {
             bucket[name] = (self.run)(&self.chain, name, kind, body)?;
         }
-        aggs::reshape(bucket, &shape.children, self)
+        reshape(bucket, &shape.children, self)
     }
 }
 
@@ -131,4 +135,100 @@ pub fn range_filter(shape: &AggShape, bucket: &Value) -> Option<Value> {
     let from = bucket.get("from").and_then(Value::as_f64);
     let to = bucket.get("to").and_then(Value::as_f64);
     Some(range(field, from, to, shape.date_field))
+}
+
+/// Puts tantivy's result into Elasticsearch's shape; deferred
+/// sub-aggregations are computed per bucket through `scope`.
+pub fn reshape(result: &mut Value, shapes: &[AggShape], scope: &mut BucketScope<'_>) -> Result<()> {
+    for shape in shapes {
+        if shape.kind == "filters" {
+            let mut failure = None;
+            let keys = shape.keys.clone();
+            let mut i = 0;
+            agg_filters::reshape_filters(result, &shape.name, &keys, shape.named, |b| {
+                let filter = shape.queries.get(i).cloned();
+                i += 1;
+                if let Err(e) = scope.in_bucket(shape, b, filter) {
+                    failure.get_or_insert(e);
+                }
+            });
+            match failure {
+                Some(e) => return Err(e),
+                None => continue,
+            }
+        }
+        if let Some(range) = &shape.date_range {
+            range.reshape(result, &shape.name, |b| {
+                let filter = range_filter(shape, b);
+                scope.in_bucket(shape, b, filter)
+            })?;
+            continue;
+        }
+        let missing = shape.missing.as_ref().and_then(|m| {
+            let filtered = result
+                .as_object_mut()?
+                .remove(&format!("{}{FILTER_SUFFIX}", shape.name))?;
+            Some((m, filtered))
+        });
+        let Some(agg) = result.get_mut(&shape.name) else {
+            continue;
+        };
+        if let Some(h) = &shape.date_histogram {
+            h.reshape(agg);
+        }
+        if let Some((m, filtered)) = missing {
+            match &shape.date_histogram {
+                Some(h) => {
+                    let text = |k: f64| h.key_as_string(k as i64);
+                    m.merge(agg, filtered, |k| json!(k as i64), Some(&text));
+                }
+                None => m.merge(agg, filtered, |k| json!(k), None),
+            }
+        }
+        match shape.kind.as_str() {
+            "date_histogram" | "histogram" | "terms" | "range" => {
+                let buckets: Vec<&mut Value> = match agg.get_mut("buckets") {
+                    Some(Value::Array(b)) => b.iter_mut().collect(),
+                    Some(Value::Object(m)) => m.values_mut().collect(),
+                    _ => Vec::new(),
+                };
+                for bucket in buckets {
+                    if shape.bool_field && shape.kind == "terms" {
+                        if let Some(key) = bucket.get("key").and_then(Value::as_f64) {
+                            bucket["key"] = json!(key as i64);
+                            bucket["key_as_string"] =
+                                json!(if key != 0.0 { "true" } else { "false" });
+                        }
+                    }
+                    if shape.date_field && shape.kind == "terms" {
+                        if let Some(key) = bucket.get("key").and_then(Value::as_f64) {
+                            let ms = key as i64;
+                            bucket["key"] = json!(ms);
+                            bucket["key_as_string"] = json!(format_millis(ms));
+                        }
+                    }
+                    let filter = bucket_filter(shape, bucket);
+                    scope.in_bucket(shape, bucket, filter)?;
+                }
+                pipelines::apply(agg, &shape.pipelines)?;
+            }
+            "filter" | "missing" => {
+                let filter = shape.queries.first().cloned();
+                scope.in_bucket(shape, agg, filter)?;
+            }
+            "cardinality" | "value_count" => {
+                // Elasticsearch reports counts as integers.
+                if let Some(v) = agg.get("value").and_then(Value::as_f64) {
+                    agg["value"] = json!(v as u64);
+                }
+            }
+            "min" | "max" if shape.date_field => {
+                if let Some(v) = agg.get("value").and_then(Value::as_f64) {
+                    agg["value_as_string"] = json!(format_millis(v as i64));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }

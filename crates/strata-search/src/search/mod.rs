@@ -7,7 +7,8 @@
 //! - `request`: the body; `fetch_fields`: the `fields` option; `sort`,
 //!   `sort_field`: sort criteria and keys; `source_filter`: `_source`
 //!   filtering; `docvalues`: `docvalue_fields`.
-//! - `aggs`: aggregation translation and reshaping; `agg_filters`:
+//! - `aggs`: aggregation translation (`agg_shape`: what each result needs
+//!   fixed, `deferred`: the reshaping that fixes it); `agg_filters`:
 //!   `filter`/`filters` below other aggregations; `filter_aggs`: the
 //!   top-level `filter` aggregation, one extra pass each.
 //! - `geo_aggs`: `geo_centroid` and `geohash_grid`, which tantivy lacks.
@@ -26,11 +27,14 @@
 //! - `date_histogram`, `date_range`, `calendar`, `time_zone`: dates in
 //!   calendars and zones; `missing_bucket`: histograms' `missing`.
 //! - `nested_aggs`: the `nested` and `reverse_nested` aggregations, passes
-//!   over another level's documents (`DocScope`).
+//!   over another level's documents (`doc_scope`).
 //! - `top_hits`, `deferred`: sub-aggregations computed per bucket;
-//!   `passes`: the extra searches those and calendar histograms need.
-//! - `ranking`: top-K by score or sort values; `zone_ranking`: a sort on
-//!   one date field by zone maps, in a pass of its own.
+//!   `passes`: the extra searches those and calendar histograms need,
+//!   started through `reentry` (the entry points as function pointers, so
+//!   no module below this one imports it).
+//! - `ranking`: top-K by score or sort values (`ranked`: what it keeps);
+//!   `zone_ranking`: a sort on one date field by zone maps, in a pass of
+//!   its own.
 //! - `highlight`: the hits' `highlight` fragments.
 //! - `single_pass`: one search pass (query phase, hits, aggregation
 //!   results); `index_query`: a query translated for one index; `slice`:
@@ -42,6 +46,7 @@
 //!   `docvalue_fields` read; `response`: the reply with those hits.
 
 pub mod agg_filters;
+mod agg_shape;
 pub mod aggs;
 pub mod bucket_limit;
 pub mod calendar;
@@ -50,6 +55,7 @@ pub mod date_range;
 pub mod deferred;
 pub mod distinct_count;
 pub mod distinct_terms;
+mod doc_scope;
 pub mod docvalues;
 pub mod fetch_fields;
 mod fetch_phase;
@@ -67,7 +73,9 @@ mod passes;
 mod percentiles;
 pub mod pipelines;
 mod pruned_source;
+mod ranked;
 mod ranking;
+mod reentry;
 pub mod request;
 mod response;
 mod runtime_aggs;
@@ -95,7 +103,6 @@ pub use request::{SearchRequest, TrackTotalHits};
 pub use response::SearchResponse;
 
 pub(crate) use index_query::now_millis;
-use index_query::{query_at, query_for};
 use single_pass::search_once;
 
 use crate::breaker::MemoryAccount;
@@ -179,14 +186,14 @@ fn search_all(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Searc
         None => (Vec::new(), None),
     };
     if filters.is_empty() {
-        let response = search_once(indices, req)?;
+        let response = search_once(indices, req, search_response)?;
         bucket_limit::check(&response.body["aggregations"])?;
         return Ok(response);
     }
     let started = Instant::now();
     let mut main = req.clone();
     main.aggs = rest;
-    let mut response = search_once(indices, &main)?;
+    let mut response = search_once(indices, &main, search_response)?;
     let mut results = Map::new();
     for f in &filters {
         let pass = SearchRequest {

@@ -11,8 +11,11 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use tantivy::query::{BooleanQuery, ConstScoreQuery, EmptyQuery, Occur, Query};
 
+pub use super::doc_scope::DocScope;
+use super::index_query::query_at;
+use super::reentry::SearchFn;
+use super::request::{SearchRequest, TrackTotalHits};
 use super::slice::Slice;
-use super::{query_at, search_response, SearchRequest, TrackTotalHits};
 use crate::breaker::MemoryAccount;
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
@@ -21,34 +24,6 @@ use crate::script::fields::ScriptedFields;
 
 /// The aggregation kinds this module runs.
 pub const KINDS: &[&str] = &["nested", "reverse_nested"];
-
-/// The documents a search (or one of its passes) runs on.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub enum DocScope {
-    /// Root documents.
-    #[default]
-    Root,
-    /// The nested objects at `path` whose parent (in the `parent` scope)
-    /// matches `parent_query`.
-    Nested {
-        /// The nested object's dotted path.
-        path: String,
-        /// The scope of the parents.
-        parent: Box<DocScope>,
-        /// What the parents match (the query and bucket filters there).
-        parent_query: Value,
-    },
-}
-
-impl DocScope {
-    /// The nested path of the scope's documents (`None`: root documents).
-    pub fn path(&self) -> Option<&str> {
-        match self {
-            DocScope::Root => None,
-            DocScope::Nested { path, .. } => Some(path),
-        }
-    }
-}
 
 /// `query` for `index` over the documents of `scope`: on an index with
 /// nested objects every search is narrowed to its scope's level, so that
@@ -97,8 +72,10 @@ pub(super) fn scoped_query(
 
 /// Runs a `nested` or `reverse_nested` aggregation `name` (`body` with
 /// its sub-aggregations) over the documents of this scope matching
-/// `query` (the search query and the bucket filters above).
+/// `query` (the search query and the bucket filters above); `search`
+/// runs the pass.
 pub(super) fn run(
+    search: SearchFn,
     indices: &[Arc<SearchIndex>],
     req: &SearchRequest,
     query: &Value,
@@ -131,7 +108,7 @@ pub(super) fn run(
         scope,
         ..req.clone()
     };
-    let out = search_response(indices, &pass)?.body;
+    let out = search(indices, &pass)?.body;
     let mut result = json!({"doc_count": out["hits"]["total"]["value"].as_u64().unwrap_or(0)});
     if let Some(Value::Object(aggs)) = out.get("aggregations") {
         for (k, v) in aggs {

@@ -78,7 +78,7 @@ impl OwnAggs {
             .iter()
             .map(|p| {
                 p.filter_queries()
-                    .map(|q| super::query_for(index, q))
+                    .map(|q| super::index_query::query_for(index, q))
                     .collect()
             })
             .collect::<Result<Vec<Vec<_>>>>()?;

@@ -8,13 +8,16 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::{scan_aggs, search_once, search_response, top_hits, SearchRequest, TrackTotalHits};
+use super::reentry::Reentry;
+use super::request::{SearchRequest, TrackTotalHits};
+use super::{bucket_limit, nested_aggs, scan_aggs, top_hits};
 use crate::breaker::MemoryAccount;
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
 
 /// One deferred aggregation over the search query narrowed by `filters`.
 pub(super) fn run_deferred(
+    reentry: Reentry,
     indices: &[Arc<SearchIndex>],
     req: &SearchRequest,
     filters: &[Value],
@@ -27,8 +30,8 @@ pub(super) fn run_deferred(
     } else {
         json!({"bool": {"must": [req.query], "filter": filters}})
     };
-    if super::nested_aggs::KINDS.contains(&kind) {
-        return super::nested_aggs::run(indices, req, &query, name, kind, body);
+    if nested_aggs::KINDS.contains(&kind) {
+        return nested_aggs::run(reentry.search, indices, req, &query, name, kind, body);
     }
     if kind == "top_hits" {
         if req.scope.path().is_some() {
@@ -36,10 +39,18 @@ pub(super) fn run_deferred(
                 "[top_hits] aggregation [{name}] below a [nested] aggregation is not supported by this server"
             )));
         }
-        return top_hits::run(indices, name, &body["top_hits"], &query, req);
+        return top_hits::run(
+            reentry.search,
+            indices,
+            name,
+            &body["top_hits"],
+            &query,
+            req,
+        );
     }
     if scan_aggs::is_scanned(kind) {
         let env = scan_aggs::ScanEnv {
+            search: reentry.search,
             indices,
             req,
             query: &query,
@@ -57,13 +68,14 @@ pub(super) fn run_deferred(
         docvalue_fields: Vec::new(),
         ..req.clone()
     };
-    let mut out = search_once(indices, &pass)?.body;
+    let mut out = reentry.pass(indices, &pass)?.body;
     Ok(out["aggregations"][name].take())
 }
 
 /// The aggregations `aggs` (a whole `aggs` object, any kinds) over the
 /// search query narrowed by `filter`: the `aggregations` of the pass.
 pub(super) fn run_filtered(
+    reentry: Reentry,
     indices: &[Arc<SearchIndex>],
     req: &SearchRequest,
     filter: Value,
@@ -80,12 +92,13 @@ pub(super) fn run_filtered(
         docvalue_fields: Vec::new(),
         ..req.clone()
     };
-    let mut out = search_response(indices, &pass)?.body;
+    let mut out = reentry.search(indices, &pass)?.body;
     Ok(out["aggregations"].take())
 }
 
 /// The (min, max) of each date field over the documents matching `query`.
 pub(super) fn data_bounds(
+    reentry: Reentry,
     indices: &[Arc<SearchIndex>],
     req: &SearchRequest,
     fields: &[String],
@@ -106,7 +119,7 @@ pub(super) fn data_bounds(
     pass.scope = req.scope.clone();
     pass.snapshot = req.snapshot.clone();
     pass.slice = req.slice.clone();
-    let result = search_once(indices, &pass)?.body;
+    let result = reentry.pass(indices, &pass)?.body;
     for (i, field) in fields.iter().enumerate() {
         let edge = |e: &str| result["aggregations"][format!("{e}\u{1f}{i}")]["value"].as_f64();
         if let (Some(lo), Some(hi)) = (edge("min"), edge("max")) {
@@ -132,7 +145,7 @@ pub(super) fn agg_error(e: tantivy::TantivyError, memory: &MemoryAccount) -> Sea
         tantivy::TantivyError::AggregationError(AggregationError::BucketLimitExceeded {
             current,
             ..
-        }) => super::bucket_limit::too_many(Some(current as usize)),
+        }) => bucket_limit::too_many(Some(current as usize)),
         tantivy::TantivyError::AggregationError(a) => SearchError::illegal(a.to_string()),
         other => SearchError::from(other),
     }

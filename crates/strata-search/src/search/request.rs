@@ -65,7 +65,7 @@ pub struct SearchRequest {
     pub snapshot: Option<std::sync::Arc<super::snapshot::Snapshot>>,
     /// The documents searched: root documents, or (in the passes of a
     /// `nested` aggregation) one nested object's.
-    pub scope: super::nested_aggs::DocScope,
+    pub scope: super::doc_scope::DocScope,
     /// `slice`: the part of the documents a sliced scroll or point in
     /// time sees (the front end refuses it elsewhere).
     pub slice: Option<super::slice::Slice>,

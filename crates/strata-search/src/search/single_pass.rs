@@ -16,6 +16,7 @@ use tantivy::aggregation::{
 use tantivy::collector::Count;
 
 use super::index_query::{now_millis, query_for};
+use super::reentry::{Reentry, SearchFn};
 use super::request::{SearchRequest, TrackTotalHits};
 use super::response::{self, SearchResponse};
 use super::{
@@ -33,11 +34,17 @@ const UNACCOUNTED_AGG_MEMORY: u64 = 500_000_000;
 /// (address, score, sort values), per shard.
 const CANDIDATE_BYTES: u64 = 96;
 
-/// One search pass: hits, plain and geo aggregations.
+/// One search pass: hits, plain and geo aggregations; the extra passes
+/// it needs run through `search` (the whole search) and this function.
 pub(super) fn search_once(
     indices: &[Arc<SearchIndex>],
     req: &SearchRequest,
+    search: SearchFn,
 ) -> Result<SearchResponse> {
+    let reentry = Reentry {
+        search,
+        pass: search_once,
+    };
     let started = Instant::now();
     let want = req.from.saturating_add(req.size);
     let by_score = req.sort.is_empty()
@@ -70,7 +77,7 @@ pub(super) fn search_once(
             let mappings = first.mappings();
             let mut fields = Vec::new();
             date_histogram::bound_fields(a, &mappings, now, &mut fields);
-            let bounds = passes::data_bounds(indices, req, &fields)?;
+            let bounds = passes::data_bounds(reentry, indices, req, &fields)?;
             let env = aggs::AggEnv {
                 mappings: &mappings,
                 now,
@@ -335,7 +342,7 @@ pub(super) fn search_once(
     });
     super::shard_failures::report_fetch(&mut response, &fetched.failures);
     let runner = |filters: &[Value], name: &str, kind: &str, body: &Value| {
-        passes::run_deferred(indices, req, filters, name, kind, body)
+        passes::run_deferred(reentry, indices, req, filters, name, kind, body)
     };
     let mut scope = deferred::BucketScope::new(&runner);
     if let Some(agg_req) = agg_request {
@@ -365,7 +372,7 @@ pub(super) fn search_once(
     }
     if !runtime.is_empty() {
         let mut results = runtime_aggs::into_json(&runtime, runtime_fruit)?;
-        let pass = |filter, sub: &Value| passes::run_filtered(indices, req, filter, sub);
+        let pass = |filter, sub: &Value| passes::run_filtered(reentry, indices, req, filter, sub);
         runtime_aggs::fill_sub_aggs(&runtime, &mut results, &pass)?;
         if !response["aggregations"].is_object() {
             response["aggregations"] = json!({});

@@ -10,7 +10,8 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
-use super::{search, SearchRequest, TrackTotalHits};
+use super::reentry::SearchFn;
+use super::request::{SearchRequest, TrackTotalHits};
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
 
@@ -63,8 +64,9 @@ fn request(name: &str, body: &Value, query: &Value) -> Result<SearchRequest> {
 
 /// Runs `top_hits` `name` over the documents matching `query` in the
 /// snapshot and slice of `outer` (the search it is part of), its hits
-/// reserved on the search's memory.
+/// reserved on the search's memory; `search` runs the search.
 pub fn run(
+    search: SearchFn,
     indices: &[Arc<SearchIndex>],
     name: &str,
     body: &Value,
@@ -75,6 +77,6 @@ pub fn run(
     req.memory = outer.memory.clone();
     req.snapshot = outer.snapshot.clone();
     req.slice = outer.slice.clone();
-    let response = search(indices, &req)?;
+    let response = search(indices, &req)?.into_value();
     Ok(json!({ "hits": response["hits"] }))
 }

@@ -17,7 +17,7 @@
 use tantivy::query::Weight;
 use tantivy::{DocAddress, DocId, DocSet, Score, SegmentOrdinal, SegmentReader, TERMINATED};
 
-use super::ranking::{FieldRanking, Ranked, RankedShard, SortValues, TopBuffer};
+use super::ranked::{FieldRanking, Ranked, RankedShard, SortValues, TopBuffer};
 use super::sort::{int_rank_key, SortValue};
 use crate::query::column_cache::dense_i64_column;
 use crate::query::zone_map::{zone_map, ZoneMap, ZONE_DOCS};

@@ -8,6 +8,15 @@ use std::time::Duration;
 
 use tracing::Level;
 
+/// How long a search's phases took.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SearchTook {
+    /// The query phase: matching, ranking, counting, aggregating.
+    pub query: Duration,
+    /// The fetch phase: loading and serializing the page's hits.
+    pub fetch: Duration,
+}
+
 /// One search phase over one index that reached a threshold.
 #[derive(Debug)]
 pub struct SearchEvent<'a> {

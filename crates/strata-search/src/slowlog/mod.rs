@@ -20,25 +20,16 @@ pub mod event;
 pub mod settings;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::index::SearchIndex;
 
+pub use event::SearchTook;
 pub use settings::{SlowLogSettings, Thresholds};
 
 /// The `tracing` target of every slow log event.
 pub const TARGET: &str = "strata::slowlog";
-
-/// How long a search's phases took.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct SearchTook {
-    /// The query phase: matching, ranking, counting, aggregating.
-    pub query: Duration,
-    /// The fetch phase: loading and serializing the page's hits.
-    pub fetch: Duration,
-}
 
 /// Counts a finished search over `indices` in their statistics and logs
 /// it per index whose thresholds it reached. `total_hits` and `source`

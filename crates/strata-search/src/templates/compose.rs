@@ -1,5 +1,4 @@
-//! Which templates apply to a new index, and in what order; whether two
-//! index patterns can match a common name.
+//! Which templates apply to a new index, and in what order.
 
 use super::{TemplateBody, Templates};
 use crate::catalog::wildcard_match;
@@ -90,48 +89,10 @@ fn has_alias(body: &TemplateBody, index: &str, alias: &str) -> bool {
         .any(|a| a.replace("{index}", index) == alias)
 }
 
-/// Whether some index name matches both `a` and `b` (`*` wildcards).
-pub fn patterns_overlap(a: &str, b: &str) -> bool {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let mut memo = vec![vec![None; b.len() + 1]; a.len() + 1];
-    overlap(&a, &b, 0, 0, &mut memo)
-}
-
-fn overlap(a: &[char], b: &[char], i: usize, j: usize, memo: &mut [Vec<Option<bool>>]) -> bool {
-    if let Some(known) = memo[i][j] {
-        return known;
-    }
-    let result = match (a.get(i), b.get(j)) {
-        (None, None) => true,
-        // A star matches nothing, or swallows one more character (or star) of the other side.
-        (Some('*'), _) => {
-            overlap(a, b, i + 1, j, memo) || (j < b.len() && overlap(a, b, i, j + 1, memo))
-        }
-        (_, Some('*')) => {
-            overlap(a, b, i, j + 1, memo) || (i < a.len() && overlap(a, b, i + 1, j, memo))
-        }
-        (Some(x), Some(y)) => x == y && overlap(a, b, i + 1, j + 1, memo),
-        _ => false,
-    };
-    memo[i][j] = Some(result);
-    result
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn overlapping_patterns() {
-        assert!(patterns_overlap("logs-*", "logs-*"));
-        assert!(patterns_overlap("logs-*", "*-2024"));
-        assert!(patterns_overlap("a*", "*b"));
-        assert!(patterns_overlap("abc", "a*c"));
-        assert!(!patterns_overlap("logs-*", "metrics-*"));
-        assert!(!patterns_overlap("abc", "abd"));
-        assert!(!patterns_overlap("a*x", "b*"));
-    }
 
     #[test]
     fn highest_priority_composable_wins_over_legacy() {

@@ -17,13 +17,14 @@
 
 mod body;
 mod compose;
+mod patterns;
 
 use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
 pub use body::TemplateBody;
-pub use compose::patterns_overlap;
+pub use patterns::patterns_overlap;
 
 use crate::error::{Result, SearchError};
 

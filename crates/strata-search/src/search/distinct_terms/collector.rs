@@ -3,7 +3,7 @@
 //! at harvest one HyperLogLog sketch of their coupons.
 
 use std::io;
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 
 use datasketches::hll::{Coupon, HllSketch, HllType};
 use tantivy::collector::{Collector, SegmentCollector};
@@ -11,14 +11,12 @@ use tantivy::columnar::{Cardinality, StrColumn};
 use tantivy::index::SegmentId;
 use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
 
-use super::{warming, DistinctTerms};
-use crate::query::segment_cache::SegmentCache;
+use super::coupons::{coupon_table, COUPONS};
+use super::plan::DistinctTerms;
+use super::warming;
 use crate::search::distinct_count::{precision_from_threshold, value_of, DistinctCount};
 use crate::search::sort::str_column;
 use crate::store::stored_values::read_rows;
-
-/// Coupon tables within 64 MiB (16M terms).
-const CACHE_BYTES: usize = 64 << 20;
 
 /// Without a warming thread, a search builds a table itself once it
 /// touches at least this share (1/256) of a segment's terms; below it the
@@ -36,10 +34,6 @@ const SMALL_TABLE: u64 = 8192;
 /// See [`SMALL_TABLE`]: a search touching `1 / EAGER_SHARE` of the terms
 /// builds the table itself.
 const EAGER_SHARE: u64 = 4;
-
-/// Each term's coupon, by ordinal, per segment and column.
-pub(super) static COUPONS: LazyLock<SegmentCache<Vec<Coupon>>> =
-    LazyLock::new(|| SegmentCache::new(CACHE_BYTES));
 
 /// The collector of one search's [`DistinctTerms`].
 pub struct DistinctTermsCollector {
@@ -302,17 +296,4 @@ fn sketch(
         }
     }
     Ok(sketch)
-}
-
-/// The coupon of every term of `terms`' dictionary, by ordinal, and its
-/// size in bytes: one sequential pass over the dictionary.
-pub(super) fn coupon_table(terms: &StrColumn) -> io::Result<(Vec<Coupon>, usize)> {
-    let dictionary = terms.dictionary();
-    let mut table = Vec::with_capacity(dictionary.num_terms());
-    let mut stream = dictionary.stream()?;
-    while stream.advance() {
-        table.push(Coupon::from_value(stream.key()));
-    }
-    let bytes = table.len() * std::mem::size_of::<Coupon>();
-    Ok((table, bytes))
 }

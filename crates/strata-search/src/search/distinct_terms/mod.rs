@@ -21,29 +21,21 @@
 //! [`SegmentCache`]: crate::query::segment_cache::SegmentCache
 
 mod collector;
+mod coupons;
+mod plan;
 mod warming;
 
 #[cfg(test)]
 mod tests;
 
 pub use collector::{DistinctTermsCollector, DistinctTermsFruit};
+pub use plan::DistinctTerms;
 
 use serde_json::{json, Map, Value};
 
 use super::aggs::AggShape;
 use super::distinct_count::parse_threshold;
 use crate::mapping::{FieldType, Mappings};
-
-/// One `cardinality` taken out of tantivy's request.
-#[derive(Debug, Clone)]
-pub struct DistinctTerms {
-    /// Its name in `aggs`.
-    pub name: String,
-    /// The keyword column, as tantivy's request names it.
-    pub column: String,
-    /// `precision_threshold`: exact up to this many distinct values.
-    pub threshold: u64,
-}
 
 /// Takes the `cardinality` aggregations this module computes out of
 /// `request` (tantivy's translated top-level aggregations, whose shapes

@@ -9,7 +9,7 @@ use tantivy::query::{Query, RangeQuery, TermQuery};
 use tantivy::schema::{IndexRecordOption, Schema, FAST, INDEXED, STRING};
 use tantivy::{doc, Index, Searcher, Term};
 
-use super::collector::COUPONS;
+use super::coupons::COUPONS;
 use super::{warming, DistinctTerms, DistinctTermsCollector};
 
 /// Three segments of 20,000 documents, each with its own 20,000 addresses;

@@ -26,7 +26,7 @@ use parking_lot::{Condvar, Mutex};
 use tantivy::columnar::StrColumn;
 use tantivy::index::SegmentId;
 
-use super::collector::{coupon_table, COUPONS};
+use super::coupons::{coupon_table, COUPONS};
 use crate::shard::priority::IndexingPriority;
 
 /// Jobs waiting at most (a job holds its segment's column open).

@@ -15,7 +15,7 @@ use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
 
 use super::cell_table::CellTable;
 use super::fruit::{Cells, Centroid, GeoFruit, Partial};
-use super::GeoAgg;
+use super::plan::GeoAgg;
 use crate::mapping::geo::{CellFinder, GeoPoint};
 use crate::store::geo_columns::PointColumns;
 

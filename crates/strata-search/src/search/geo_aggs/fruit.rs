@@ -5,7 +5,7 @@
 use rustc_hash::FxHashMap;
 use serde_json::{json, Map, Value};
 
-use super::GeoAgg;
+use super::plan::GeoAgg;
 use crate::mapping::geo::{GeoPoint, GeohashCell};
 
 /// A running centroid: sums and the number of points.

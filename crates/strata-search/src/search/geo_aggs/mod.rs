@@ -13,38 +13,16 @@
 mod cell_table;
 mod collector;
 mod fruit;
+mod plan;
 
 pub use collector::{GeoCollector, GeoSegmentCollector};
 pub use fruit::{Centroid, GeoFruit};
+pub use plan::{GeoAgg, GeoAggs};
 
 use serde_json::{Map, Value};
 
 use crate::error::{Result, SearchError};
 use crate::mapping::{FieldType, Mappings};
-
-/// One geo aggregation request.
-#[derive(Debug, Clone)]
-pub enum GeoAgg {
-    /// `geo_centroid`: the mean of the field's points.
-    Centroid {
-        /// geo_point field path.
-        field: String,
-    },
-    /// `geohash_grid`: documents per geohash cell.
-    Grid {
-        /// geo_point field path.
-        field: String,
-        /// Geohash length, 1..=12.
-        precision: usize,
-        /// Buckets returned.
-        size: usize,
-        /// `geo_centroid` sub-aggregations: (name, field).
-        centroids: Vec<(String, String)>,
-    },
-}
-
-/// Named geo aggregations, in request order.
-pub type GeoAggs = Vec<(String, GeoAgg)>;
 
 /// Takes the top-level geo aggregations out of `aggs`; returns them and the rest.
 pub fn split(aggs: &Value) -> Result<(GeoAggs, Option<Value>)> {

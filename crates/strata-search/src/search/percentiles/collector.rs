@@ -7,8 +7,8 @@ use std::sync::Arc;
 use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
 
+use super::plan::ValuePercentiles;
 use super::sketch::LogHistogram;
-use super::ValuePercentiles;
 use crate::search::numbers::F64Column;
 
 /// The collector of one search's [`ValuePercentiles`].

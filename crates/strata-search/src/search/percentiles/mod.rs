@@ -15,9 +15,11 @@
 //! rest of the reply is built as before.
 
 mod collector;
+mod plan;
 mod sketch;
 
 pub use collector::{PercentilesCollector, PercentilesFruit};
+pub use plan::ValuePercentiles;
 
 use serde_json::{json, Map, Value};
 
@@ -27,19 +29,6 @@ use crate::mapping::Mappings;
 /// The percents of a request that names none (tantivy's and
 /// Elasticsearch's default).
 const DEFAULT_PERCENTS: [f64; 7] = [1.0, 5.0, 25.0, 50.0, 75.0, 95.0, 99.0];
-
-/// One `percentiles` taken out of tantivy's request.
-#[derive(Debug, Clone)]
-pub struct ValuePercentiles {
-    /// Its name in `aggs`.
-    pub name: String,
-    /// The numeric column, as tantivy's request names it.
-    pub column: String,
-    /// The percents asked for, in request order.
-    pub percents: Vec<f64>,
-    /// Values keyed by percent (`"50.0": v`) rather than a list.
-    pub keyed: bool,
-}
 
 /// Takes the `percentiles` this module computes out of `request`
 /// (tantivy's translated top-level aggregations, whose shapes are

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
 
-use super::{Kind, RuntimeAgg};
+use super::plan::{Kind, RuntimeAgg};
 use crate::breaker::MemoryAccount;
 use crate::error::SearchError;
 use crate::mapping::Mappings;
@@ -140,7 +140,7 @@ pub struct RuntimeAggsFruit {
 
 impl RuntimeAggsFruit {
     /// Empty results of `aggs`.
-    pub(in crate::search) fn new(aggs: &[RuntimeAgg]) -> RuntimeAggsFruit {
+    pub(crate) fn new(aggs: &[RuntimeAgg]) -> RuntimeAggsFruit {
         RuntimeAggsFruit {
             states: aggs.iter().map(|a| State::new(&a.kind)).collect(),
             error: None,
@@ -148,7 +148,7 @@ impl RuntimeAggsFruit {
     }
 
     /// Adds another part (the first error wins).
-    pub(in crate::search) fn merge(&mut self, other: RuntimeAggsFruit) {
+    pub(crate) fn merge(&mut self, other: RuntimeAggsFruit) {
         if self.error.is_some() {
             return;
         }
@@ -171,7 +171,7 @@ pub struct RuntimeAggsCollector {
 
 impl RuntimeAggsCollector {
     /// Collects `aggs` over an index mapped by `mappings`.
-    pub(in crate::search) fn new(
+    pub(crate) fn new(
         aggs: Arc<Vec<RuntimeAgg>>,
         mappings: Arc<Mappings>,
         memory: MemoryAccount,

@@ -13,10 +13,12 @@
 //! runtime field is a 400 (`ScriptedFields::validate_usage`).
 
 mod collector;
+mod plan;
 mod render;
 mod sub_aggs;
 
 pub(super) use collector::{RuntimeAggsCollector, RuntimeAggsFruit};
+pub(crate) use plan::{Bucket, Kind, Metric, Order, RuntimeAgg};
 pub(super) use render::into_json;
 pub(super) use sub_aggs::fill as fill_sub_aggs;
 
@@ -25,71 +27,6 @@ use serde_json::{Map, Value};
 use crate::error::{Result, SearchError};
 use crate::mapping::Mappings;
 use crate::script::fields::{RuntimeType, ScriptedFields};
-use crate::script::Compiled;
-
-/// What one aggregation computes.
-#[derive(Debug, Clone)]
-pub(super) enum Kind {
-    /// `terms`: documents per value.
-    Terms {
-        size: usize,
-        min_doc_count: u64,
-        order: Order,
-    },
-    /// `histogram`: documents per `interval`-wide bucket.
-    Histogram {
-        interval: f64,
-        offset: f64,
-        min_doc_count: u64,
-    },
-    /// `range`: documents per range, `from` inclusive, `to` exclusive,
-    /// in Elasticsearch's order (by `from`, then `to`).
-    Range(Vec<Bucket>),
-    /// A single- or multi-value metric.
-    Metric(Metric),
-    /// `cardinality`: distinct values (exact).
-    Cardinality,
-}
-
-/// The metric aggregations.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Metric {
-    Avg,
-    Sum,
-    Min,
-    Max,
-    Stats,
-    ValueCount,
-}
-
-/// The order of `terms` buckets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Order {
-    CountDesc,
-    CountAsc,
-    KeyAsc,
-    KeyDesc,
-}
-
-/// One range of a `range` aggregation.
-#[derive(Debug, Clone)]
-pub(super) struct Bucket {
-    pub key: Option<String>,
-    pub from: Option<f64>,
-    pub to: Option<f64>,
-}
-
-/// One aggregation on a runtime field.
-#[derive(Debug, Clone)]
-pub(super) struct RuntimeAgg {
-    pub name: String,
-    pub field: String,
-    pub ty: RuntimeType,
-    pub script: Compiled,
-    pub kind: Kind,
-    /// The sub-aggregations of a `terms`, `histogram` or `range`.
-    pub sub: Option<Value>,
-}
 
 const KINDS: [&str; 10] = [
     "terms",

@@ -8,15 +8,16 @@ use std::cmp::Ordering;
 
 use serde_json::{json, Map, Value};
 
+use super::collector::RuntimeAggsFruit;
 use super::collector::{HashKey, State};
-use super::{Kind, Metric, Order, RuntimeAgg, RuntimeAggsFruit};
+use super::plan::{Kind, Metric, Order, RuntimeAgg};
 use crate::error::{Result, SearchError};
 use crate::mapping::date::format_millis;
 use crate::script::fields::RuntimeType;
 use crate::search::bucket_limit;
 
 /// The merged `fruit` of `aggs`, by aggregation name.
-pub(in crate::search) fn into_json(
+pub(crate) fn into_json(
     aggs: &[RuntimeAgg],
     fruit: RuntimeAggsFruit,
 ) -> Result<Map<String, Value>> {

@@ -8,16 +8,16 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{Kind, RuntimeAgg};
+use super::plan::{Kind, RuntimeAgg};
 use crate::error::Result;
 
 /// Runs a pass: the search narrowed by a filter (first argument) with the
 /// given aggregations; its `aggregations` object.
-pub(in crate::search) type SubPass<'a> = dyn Fn(Value, &Value) -> Result<Value> + 'a;
+pub(crate) type SubPass<'a> = dyn Fn(Value, &Value) -> Result<Value> + 'a;
 
 /// Fills the buckets of `aggs` (rendered in `results`, by name) that have
 /// sub-aggregations with their results, one `run` per bucket.
-pub(in crate::search) fn fill(
+pub(crate) fn fill(
     aggs: &[RuntimeAgg],
     results: &mut Map<String, Value>,
     run: &SubPass<'_>,

@@ -6,8 +6,9 @@
 
 use serde_json::{json, Value};
 
+use super::env::ScanEnv;
+use super::params::{check_keys, field_param};
 use super::values::{Key, Scan, ValueKind};
-use super::{check_keys, field_param, ScanEnv};
 use crate::error::{Result, SearchError};
 use crate::mapping::Mappings;
 use crate::search::distinct_count::{parse_threshold, value_of, DistinctCount};

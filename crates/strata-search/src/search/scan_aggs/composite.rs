@@ -13,8 +13,9 @@ use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
 
+use super::env::ScanEnv;
+use super::params::{check_keys, count_param, field_param};
 use super::values::{Key, Num, Scan, ValueKind};
-use super::{check_keys, count_param, field_param, ScanEnv};
 use crate::error::{Result, SearchError};
 use crate::mapping::Mappings;
 use crate::search::bucket_limit::max_buckets;

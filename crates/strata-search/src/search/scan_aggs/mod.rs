@@ -15,19 +15,20 @@
 
 mod cardinality;
 mod composite;
+mod env;
+mod params;
 mod terms_scans;
 pub mod values;
 mod weighted_avg;
 
-use std::sync::Arc;
+pub use env::ScanEnv;
+pub(crate) use params::field_param_of;
+pub use terms_scans::MAX_DISTINCT;
 
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
-use super::{parallel, search_response, SearchRequest, TrackTotalHits};
 use crate::error::{Result, SearchError};
-use crate::index::SearchIndex;
 use crate::mapping::Mappings;
-use values::{Scan, ScanCollector};
 
 /// The aggregation types computed here.
 pub const KINDS: &[&str] = &[
@@ -36,10 +37,6 @@ pub const KINDS: &[&str] = &[
     "significant_terms",
     "composite",
 ];
-
-/// Most distinct values a terms scan keeps (`rare_terms`,
-/// `significant_terms`); more is a 400, like too many buckets.
-pub const MAX_DISTINCT: usize = 1_000_000;
 
 /// Whether a `cardinality` is computed here rather than by
 /// `distinct_terms` (which takes top-level ones on keyword and ip fields
@@ -96,78 +93,6 @@ pub fn validate(name: &str, kind: &str, body: &Value, mappings: &Mappings) -> Re
     }
 }
 
-/// What a scanned aggregation needs of the search it is part of.
-pub struct ScanEnv<'a> {
-    /// The searched indices.
-    pub indices: &'a [Arc<SearchIndex>],
-    /// The search (for its memory account and options).
-    pub req: &'a SearchRequest,
-    /// The query of the bucket the aggregation is in.
-    pub query: &'a Value,
-}
-
-impl ScanEnv<'_> {
-    /// The mapping of the first index.
-    pub fn mappings(&self) -> Mappings {
-        self.indices
-            .first()
-            .map(|i| i.mappings())
-            .unwrap_or_default()
-    }
-
-    /// Runs `scan` over the documents matching `query`.
-    pub fn scan<S: Scan>(&self, query: &Value, scan: S) -> Result<S::Acc> {
-        let scan = Arc::new(scan);
-        let mut queries = Vec::with_capacity(self.indices.len());
-        let mut searchers = Vec::new();
-        for (i, index) in self.indices.iter().enumerate() {
-            queries.push(super::nested_aggs::scoped_query(
-                index,
-                query,
-                &self.req.memory,
-                &self.req.scope,
-                Some(&self.req.scripted),
-                self.req.slice.as_ref(),
-            )?);
-            let pinned = super::snapshot::searchers(self.req.snapshot.as_ref(), index);
-            searchers.extend(pinned.into_iter().map(|s| (i, s)));
-        }
-        let parts: Vec<_> = searchers
-            .iter()
-            .map(|(i, searcher)| parallel::ShardSearch {
-                searcher,
-                query: &*queries[*i],
-                collector: ScanCollector(Arc::clone(&scan)),
-            })
-            .collect();
-        let mut out = S::Acc::default();
-        for part in parallel::collect_shards(&parts)? {
-            scan.merge(&mut out, part);
-        }
-        Ok(out)
-    }
-
-    /// The sub-aggregations `sub` over this query narrowed by `filter`.
-    pub fn bucket_aggs(&self, filter: &Value, sub: &Value) -> Result<Map<String, Value>> {
-        let pass = SearchRequest {
-            query: json!({"bool": {"must": [self.query], "filter": [filter]}}),
-            from: 0,
-            size: 0,
-            sort: Vec::new(),
-            track_total_hits: TrackTotalHits::Off,
-            search_after: None,
-            aggs: Some(sub.clone()),
-            docvalue_fields: Vec::new(),
-            ..self.req.clone()
-        };
-        let mut out = search_response(self.indices, &pass)?.body;
-        Ok(match out["aggregations"].take() {
-            Value::Object(m) => m,
-            _ => Map::new(),
-        })
-    }
-}
-
 /// Runs scanned aggregation `name` (`body`: `{kind: params, "aggs": ...}`)
 /// over `env`'s query.
 pub fn run(env: &ScanEnv<'_>, name: &str, kind: &str, body: &Value) -> Result<Value> {
@@ -185,63 +110,5 @@ pub fn run(env: &ScanEnv<'_>, name: &str, kind: &str, body: &Value) -> Result<Va
         _ => Err(SearchError::illegal(format!(
             "aggregation type [{kind}] of [{name}] is not supported by this server"
         ))),
-    }
-}
-
-/// The `field` parameter of `kind` aggregation `name`.
-pub(crate) fn field_param<'a>(name: &str, kind: &str, params: &'a Value) -> Result<&'a str> {
-    match params.get("field") {
-        Some(Value::String(f)) => Ok(f),
-        Some(other) => Err(SearchError::parsing(format!(
-            "[field] of [{kind}] aggregation [{name}] must be a string, got [{other}]"
-        ))),
-        None => Err(SearchError::illegal(format!(
-            "Required one of fields [field, script], but none were specified (aggregation [{name}])"
-        ))),
-    }
-}
-
-/// [`field_param`] of an object's map.
-pub(crate) fn field_param_of(
-    name: &str,
-    kind: &str,
-    params: &Map<String, Value>,
-) -> Result<String> {
-    field_param(name, kind, &Value::Object(params.clone())).map(str::to_string)
-}
-
-/// Refuses parameters of `kind` aggregation `name` outside `allowed`.
-pub(crate) fn check_keys(name: &str, kind: &str, params: &Value, allowed: &[&str]) -> Result<()> {
-    if let Some(obj) = params.as_object() {
-        for k in obj.keys() {
-            if k == "script" {
-                return Err(SearchError::illegal(format!(
-                    "[script] of [{kind}] aggregation [{name}] is not supported"
-                )));
-            }
-            if !allowed.contains(&k.as_str()) {
-                // Elasticsearch 8's declarative parsers' error.
-                return Err(SearchError::FieldParse {
-                    reason: format!("[{kind}] unknown field [{k}]"),
-                    cause: None,
-                });
-            }
-        }
-    }
-    Ok(())
-}
-
-/// A count parameter (`size`, `min_doc_count`, ...) with its default.
-pub(crate) fn count_param(name: &str, params: &Value, key: &str, default: u64) -> Result<u64> {
-    match params.get(key) {
-        None => Ok(default),
-        Some(v) => v
-            .as_u64()
-            .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
-            .ok_or_else(|| {
-                SearchError::parsing(format!(
-                    "[{key}] of aggregation [{name}] must be a non-negative integer, got [{v}]"
-                ))
-            }),
     }
 }

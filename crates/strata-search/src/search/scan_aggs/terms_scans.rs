@@ -15,11 +15,16 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Map, Value};
 
+use super::env::ScanEnv;
+use super::params::{check_keys, count_param, field_param};
 use super::values::{Key, Scan, ValueKind};
-use super::{check_keys, count_param, field_param, ScanEnv, MAX_DISTINCT};
 use crate::error::{Result, SearchError};
 use crate::mapping::Mappings;
 use crate::search::bucket_limit::max_buckets;
+
+/// Most distinct values a terms scan keeps (`rare_terms`,
+/// `significant_terms`); more is a 400, like too many buckets.
+pub const MAX_DISTINCT: usize = 1_000_000;
 
 /// Bytes a counted value takes, about (key, count, table slot, a short string).
 const KEY_BYTES: u64 = 72;

@@ -5,8 +5,9 @@
 
 use serde_json::{json, Value};
 
+use super::env::ScanEnv;
+use super::params::{check_keys, field_param};
 use super::values::{Key, Scan, ValueKind};
-use super::{check_keys, ScanEnv};
 use crate::error::{Result, SearchError};
 use crate::mapping::Mappings;
 
@@ -23,7 +24,7 @@ impl Side {
             SearchError::parsing(format!("[weighted_avg] [{name}] requires [{key}]"))
         })?;
         check_keys(name, "weighted_avg", obj, &["field", "missing"])?;
-        let field = super::field_param(name, "weighted_avg", obj)?.to_string();
+        let field = field_param(name, "weighted_avg", obj)?.to_string();
         let kind = ValueKind::of(mappings, &field, name)?;
         if matches!(kind, Some(ValueKind::Str)) {
             return Err(SearchError::illegal(format!(

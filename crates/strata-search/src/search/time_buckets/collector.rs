@@ -21,8 +21,8 @@ use tantivy::query::{EnableScoring, Query, Scorer};
 use tantivy::{DocId, DocSet, Score, SegmentOrdinal, SegmentReader};
 
 use super::fruit::{Acc, Bucket, Histogram, TimeBucketsFruit};
+use super::plan::{ChildKind, TimeBuckets};
 use super::range_filter::{IntRange, RangeColumns};
-use super::{ChildKind, TimeBuckets};
 use crate::query::column_cache::dense_i64_column;
 use crate::query::zone_map::{zone_map, ZoneMap, ZONE_DOCS};
 use crate::search::bucket_limit::max_buckets;

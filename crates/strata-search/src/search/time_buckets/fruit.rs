@@ -6,7 +6,7 @@
 use rustc_hash::FxHashMap;
 use serde_json::{json, Map, Value};
 
-use super::{ChildKind, Metric, TimeBuckets};
+use super::plan::{ChildKind, Metric, TimeBuckets};
 use crate::error::Result;
 use crate::search::bucket_limit::{self, max_buckets};
 

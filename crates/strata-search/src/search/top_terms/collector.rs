@@ -13,7 +13,7 @@ use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
 
 use super::counter::Counter;
 use super::fruit::{TermCount, TermCounts, TopTermsFruit};
-use super::TopTerms;
+use super::plan::TopTerms;
 use crate::search::sort::str_column;
 use crate::store::stored_values::read_rows;
 

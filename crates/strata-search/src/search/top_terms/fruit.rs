@@ -6,7 +6,7 @@ use std::cmp::Reverse;
 use rustc_hash::FxHashMap;
 use serde_json::{json, Map, Value};
 
-use super::{TermsLevel, TopTerms};
+use super::plan::{TermsLevel, TopTerms};
 
 /// The counts of one level: the terms kept, and what was cut.
 #[derive(Debug, Clone, Default, PartialEq)]

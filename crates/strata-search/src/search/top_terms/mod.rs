@@ -28,9 +28,11 @@
 mod collector;
 mod counter;
 mod fruit;
+mod plan;
 
 pub use collector::TopTermsCollector;
 pub use fruit::{into_json, TopTermsFruit};
+pub use plan::{TermsLevel, TopTerms};
 
 use serde_json::{Map, Value};
 
@@ -42,30 +44,6 @@ const MAX_SIZE: usize = 1000;
 
 /// Larger `shard_size`s stay with tantivy.
 const MAX_SEGMENT_SIZE: usize = 10_000;
-
-/// One level of a taken `terms`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TermsLevel {
-    /// Its name in `aggs`.
-    pub name: String,
-    /// The keyword column, as tantivy's request names it.
-    pub column: String,
-    /// Buckets in the reply.
-    pub size: usize,
-    /// Terms a segment keeps (at least `size`).
-    pub segment_size: usize,
-    /// Buckets with fewer documents are left out of the reply.
-    pub min_doc_count: u64,
-}
-
-/// One taken `terms`, with its one `terms` sub-aggregation if any.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TopTerms {
-    /// The top level.
-    pub outer: TermsLevel,
-    /// The level below: counted per bucket of `outer`.
-    pub inner: Option<TermsLevel>,
-}
 
 /// Takes the `terms` aggregations this module computes out of `request`
 /// (tantivy's translated top-level aggregations, whose shapes are

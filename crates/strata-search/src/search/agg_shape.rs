@@ -1,0 +1,75 @@
+//! `AggShape`: what reshaping must fix in the result of one aggregation
+//! (names, kinds, fields, sub-aggregations, the parts computed per bucket),
+//! as translation (`aggs`) records it and reshaping (`deferred`) and
+//! Strata's own collectors read it.
+
+use serde_json::Value;
+
+use super::date_histogram::DateHistogram;
+use super::date_range::DateRange;
+use super::missing_bucket::MissingBucket;
+
+/// What to fix in the result of one aggregation.
+#[derive(Debug, Clone)]
+pub struct AggShape {
+    pub(crate) name: String,
+    pub(crate) kind: String,
+    pub(crate) field: Option<String>,
+    pub(crate) date_field: bool,
+    /// Terms of a boolean field: keys 0/1 stand for false/true.
+    pub(crate) bool_field: bool,
+    pub(crate) children: Vec<AggShape>,
+    /// `filters`: the keys, and whether they were named.
+    pub(crate) keys: Vec<String>,
+    pub(crate) named: bool,
+    /// `filter`/`filters`: the queries, to check before searching.
+    pub queries: Vec<Value>,
+    /// `histogram`: the interval.
+    pub(crate) interval: Option<f64>,
+    pub(crate) date_histogram: Option<DateHistogram>,
+    pub(crate) date_range: Option<DateRange>,
+    /// `histogram`/`date_histogram` `missing`: the bucket its filter fills.
+    pub(crate) missing: Option<MissingBucket>,
+    /// Sub-aggregations computed per bucket: (name, kind, body).
+    pub(crate) deferred: Vec<(String, String, Value)>,
+    /// Parent pipelines over the buckets: (name, kind, params).
+    pub(crate) pipelines: Vec<(String, String, Value)>,
+}
+
+impl AggShape {
+    /// The queries of this and all nested `filter`/`filters` aggregations.
+    pub fn all_queries(shapes: &[AggShape]) -> Vec<&Value> {
+        shapes
+            .iter()
+            .flat_map(|s| s.queries.iter().chain(AggShape::all_queries(&s.children)))
+            .collect()
+    }
+
+    pub(crate) fn new(name: &str, kind: &str) -> AggShape {
+        AggShape {
+            name: name.to_string(),
+            kind: kind.to_string(),
+            field: None,
+            date_field: false,
+            bool_field: false,
+            children: Vec::new(),
+            keys: Vec::new(),
+            named: false,
+            queries: Vec::new(),
+            interval: None,
+            date_histogram: None,
+            date_range: None,
+            missing: None,
+            deferred: Vec::new(),
+            pipelines: Vec::new(),
+        }
+    }
+}
+
+/// The one entry of a JSON object (`{"range": {...}}`, `{"_count": "desc"}`),
+/// as the collectors Strata computes itself read translated requests and
+/// queries; `None` for anything else.
+pub(crate) fn only_entry(value: &Value) -> Option<(&String, &Value)> {
+    let object = value.as_object()?;
+    (object.len() == 1).then(|| object.iter().next())?
+}
