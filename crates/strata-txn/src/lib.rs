@@ -69,7 +69,8 @@
 //! - `worker`: [`Worker`], retries and back-off, [`WorkerStats`].
 //! - `shared`: table and index ids, and what workers and the database
 //!   share (tables, epochs, retired records, the log).
-//! - `database`: [`Database`], [`Options`].
+//! - `database`: [`Database`].
+//! - `options`: [`Options`].
 //! - `log`: per-worker log streams on a chosen [`LogDevice`], group
 //!   commit per epoch; `checkpoint`: fuzzy checkpoints in parallel parts;
 //!   `recovery`: the newest checkpoint plus the streams, in parallel.
@@ -86,6 +87,7 @@ mod database;
 mod epoch;
 mod error;
 pub mod log;
+mod options;
 mod recovery;
 mod row;
 pub mod schema;
@@ -97,9 +99,10 @@ mod worker;
 
 pub use cc::{ConcurrencyControl, NoWait, Silo};
 pub use checkpoint::CheckpointReport;
-pub use database::{Database, Options};
+pub use database::Database;
 pub use error::{AbortCause, TxnError};
 pub use log::{LogDevice, LogStats};
+pub use options::Options;
 pub use recovery::RecoveryReport;
 pub use row::Row;
 pub use schema::{ColumnType, KeyValue, TableSchema};

@@ -17,7 +17,8 @@ use datafusion::execution::memory_pool::{MemoryConsumer, MemoryReservation};
 use futures::future::BoxFuture;
 use futures::{FutureExt, Stream};
 
-use super::area::{Extent, SpillArea, TierCounters, TierFault};
+use super::area::{Extent, SpillArea, TierCounters};
+use super::fault::TierFault;
 
 /// Where a [`ChunkStream`] takes its extents from.
 pub trait ExtentSource: Send + Sync + 'static {

@@ -15,17 +15,20 @@
 //! after its process id, which the next job in that directory removes.
 //!
 //! - [`area`]: [`SpillArea`], creating the file and appending, reading
-//!   and releasing extents; [`TierFault`], the tier's failures as carried
-//!   through DataFusion's `std::io` spill interface.
+//!   and releasing extents.
+//! - [`fault`]: [`TierFault`], the tier's failures as carried through
+//!   DataFusion's `std::io` spill interface.
 //! - [`spill_file`]: DataFusion's `TempFileFactory` on the area.
 //! - [`chunks`]: a stream of an extent list read back in order, a few
 //!   reads ahead.
 
 pub mod area;
 pub mod chunks;
+pub mod fault;
 pub mod spill_file;
 
-pub use area::{Extent, SpillArea, SpillIo, TierCounters, TierFault};
+pub use area::{Extent, SpillArea, SpillIo, TierCounters};
+pub use fault::TierFault;
 pub use spill_file::SpillFiles;
 pub use strata_device::BlockFile;
 pub use strata_ssd::SsdStore;

@@ -1,7 +1,6 @@
 //! Single-document APIs: `PUT|POST /<index>/_doc[/<id>]`, `_create`,
-//! `GET|HEAD|DELETE /<index>/_doc/<id>`, `GET /<index>/_source/<id>` and
-//! `POST /<index>/_update/<id>` (partial `doc`, `upsert`,
-//! `doc_as_upsert`, `script` with `scripted_upsert`); `_mget` has its own module.
+//! `GET|HEAD|DELETE /<index>/_doc/<id>` and `GET /<index>/_source/<id>`;
+//! `_update` and `_mget` have their own modules.
 //! Writes create a missing index, as Elasticsearch's automatic index
 //! creation does, and through an alias go to its write index; reads
 //! through an alias need an alias of one index. A found document's
@@ -87,179 +86,6 @@ fn delete(node: &Node, index: &str, id: &str, req: &EsRequest) -> Result<Reply> 
     finish_write(&target, &result, refresh, None)
 }
 
-/// The body of an update (`_update` and `_bulk` update items).
-#[derive(Debug, Clone)]
-pub struct UpdateBody {
-    /// The partial document merged into the current one.
-    pub partial: Value,
-    /// The document indexed when none exists.
-    pub upsert: Option<Value>,
-    /// Index `partial` itself when none exists.
-    pub doc_as_upsert: bool,
-    /// A merge that changes nothing is a `noop` (default); `false` writes
-    /// a new version anyway.
-    pub detect_noop: bool,
-    /// `_source`: the reply carries the updated document in `get`.
-    pub source: Option<SourceFilter>,
-    /// `script`: run over the document instead of merging `doc`.
-    pub script: Option<strata_search::script::Compiled>,
-    /// `scripted_upsert`: a missing document is made by the script from `upsert`.
-    pub scripted_upsert: bool,
-}
-
-impl UpdateBody {
-    /// Parses `doc`, `upsert`, `doc_as_upsert`, `detect_noop`, `_source`,
-    /// `script` and `scripted_upsert`.
-    pub fn parse(body: &Value) -> Result<UpdateBody> {
-        let obj = body
-            .as_object()
-            .ok_or_else(|| EsError::Parse("update body must be an object".into()))?;
-        let mut update = UpdateBody {
-            partial: json!({}),
-            upsert: None,
-            doc_as_upsert: false,
-            detect_noop: true,
-            source: None,
-            script: None,
-            scripted_upsert: false,
-        };
-        let mut has_doc = false;
-        for (key, value) in obj {
-            match key.as_str() {
-                "doc" => {
-                    update.partial = value.clone();
-                    has_doc = true;
-                }
-                "upsert" => update.upsert = Some(value.clone()),
-                "doc_as_upsert" => update.doc_as_upsert = value.as_bool().unwrap_or(false),
-                "detect_noop" => {
-                    update.detect_noop = value.as_bool().ok_or_else(|| {
-                        EsError::XContentParse(format!(
-                            "[UpdateRequest] failed to parse field [detect_noop]: not a boolean [{value}]"
-                        ))
-                    })?
-                }
-                "_source" => update.source = Some(SourceFilter::parse(value)?),
-                "script" => {
-                    // As in Elasticsearch, a script that does not compile
-                    // (or names a lang it cannot run) fails the update's
-                    // execution ("failed to execute script").
-                    let compiled = strata_search::script::compile(value, strata_script::Context::Update)
-                        .map_err(|e| match e {
-                            e @ (SearchError::Script(_) | SearchError::IllegalArgument(_)) => {
-                                SearchError::UpdateScript(Box::new(e))
-                            }
-                            other => other,
-                        })?;
-                    update.script = Some(compiled);
-                }
-                "scripted_upsert" => update.scripted_upsert = value.as_bool().unwrap_or(false),
-                other => {
-                    return Err(EsError::XContentParse(format!(
-                        "[1:2] [UpdateRequest] unknown field [{other}]"
-                    )))
-                }
-            }
-        }
-        if update.script.is_some() && has_doc {
-            return Err(EsError::ActionValidation(
-                "can't provide both script and doc".into(),
-            ));
-        }
-        if update.script.is_none() && !has_doc {
-            return Err(EsError::ActionValidation("script or doc is missing".into()));
-        }
-        Ok(update)
-    }
-
-    /// Runs the update of `id` in `index`.
-    pub fn apply(
-        &self,
-        index: &SearchIndex,
-        id: &str,
-        precondition: strata_search::Precondition,
-    ) -> Result<DocWriteResult> {
-        if let Some(script) = &self.script {
-            use strata_search::script::update::{update_with_script, Upsert};
-            let upsert = match (&self.upsert, self.scripted_upsert) {
-                (Some(doc), true) => Upsert::Scripted(doc),
-                (Some(doc), false) => Upsert::Document(doc),
-                (None, _) => Upsert::None,
-            };
-            return update_with_script(index, id, script, upsert, precondition)
-                .map_err(|e| EsError::from(e).in_index(index.name()));
-        }
-        index
-            .update_document(
-                id,
-                &self.partial,
-                self.upsert.as_ref(),
-                self.doc_as_upsert,
-                self.detect_noop,
-                precondition,
-            )
-            .map_err(|e| EsError::from(e).in_index(index.name()))
-    }
-
-    /// The reply's `get` object when `_source` was asked for (by the body
-    /// or by `url_filter`, the `_update` URL's `_source*` parameters): the
-    /// document as this update left it, filtered.
-    pub fn get_field(
-        &self,
-        index: &SearchIndex,
-        id: &str,
-        url_filter: Option<SourceFilter>,
-    ) -> Result<Option<Value>> {
-        let Some(filter) = url_filter.or_else(|| self.source.clone()) else {
-            return Ok(None);
-        };
-        let Some(doc) = index
-            .get_document(id)
-            .map_err(|e| EsError::from(e).in_index(index.name()))?
-        else {
-            return Ok(None);
-        };
-        let source: Value = serde_json::from_slice(&doc.source)
-            .map_err(|e| EsError::IllegalArgument(format!("stored source: {e}")))?;
-        let mut get = json!({
-            "_seq_no": doc.version.seq_no,
-            "_primary_term": PRIMARY_TERM,
-            "found": true,
-        });
-        if let Some(filtered) = filter.apply(source) {
-            get["_source"] = filtered;
-        }
-        Ok(Some(get))
-    }
-}
-
-/// `POST /<index>/_update/<id>`.
-pub fn update(node: &Node, index: &str, id: &str, req: &EsRequest) -> Result<Reply> {
-    let mut body = req.required_json_body()?;
-    node.catalog.scripts().resolve(&mut body)?;
-    let body = UpdateBody::parse(&body)?;
-    reject_routing(req.param("routing"))?;
-    let precondition = crate::request::precondition(
-        req.u64_param("if_seq_no")?,
-        req.u64_param("if_primary_term")?,
-        false,
-    )?;
-    let refresh = req.refresh_policy()?;
-    require_alias(node, index, req.flag("require_alias", false)?)?;
-    crate::data_streams::check_write(node, index, false, b"")?;
-    let target = index_for_write(node, index)?;
-    // The merged document is about the stored one plus the change.
-    let _indexing = reserve_indexing(&req.memory, &req.body)?;
-    let result = body.apply(&target, id, precondition)?;
-    let url_filter = ["_source", "_source_includes", "_source_excludes"]
-        .iter()
-        .any(|p| req.param(p).is_some())
-        .then(|| source_filter(req))
-        .transpose()?;
-    let get = body.get_field(&target, id, url_filter)?;
-    finish_write(&target, &result, refresh, get)
-}
-
 /// `require_alias=true`: the write target must be an alias (so a typo
 /// does not auto-create an index).
 pub fn require_alias(node: &Node, name: &str, required: bool) -> Result<()> {
@@ -271,7 +97,7 @@ pub fn require_alias(node: &Node, name: &str, required: bool) -> Result<()> {
 
 /// The reply to a document write (with an update's `get`, if any), sent
 /// once the write is durable and refreshed as asked.
-fn finish_write(
+pub(super) fn finish_write(
     index: &SearchIndex,
     result: &DocWriteResult,
     refresh: RefreshPolicy,

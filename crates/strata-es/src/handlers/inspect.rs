@@ -1,14 +1,10 @@
-//! APIs that look at mappings, queries and analysis without searching:
-//! `_field_caps`, `_validate/query`, `_explain/<id>` and `_analyze`.
+//! APIs that look at mappings and queries without searching:
+//! `_field_caps`, `_validate/query` and `_explain/<id>` (`_analyze` has
+//! its own module).
 //!
 //! `_explain` gives tantivy's own explanation of the document's score
 //! (BM25 terms, boosts, filters) in Elasticsearch's `value` /
-//! `description` / `details` shape. `_analyze` runs the analyzers this
-//! server indexes with: `standard` (and `default`, and any `text` field)
-//! is the engine's text analyzer (tantivy's: split on non-alphanumerics,
-//! lowercased, tokens of 40 bytes or more dropped), `keyword` keeps the text whole,
-//! `whitespace` splits on spaces, `simple` splits on non-letters and
-//! lowercases; other analyzers are refused.
+//! `description` / `details` shape.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -292,123 +288,4 @@ fn es_explanation(raw: &Value, depth: usize) -> Value {
         "description": raw.get("description").cloned().unwrap_or(json!("")),
         "details": details,
     })
-}
-
-/// `[/<index>]/_analyze`.
-pub fn analyze(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<Reply> {
-    let body = req.required_json_body()?;
-    let texts: Vec<String> = match body.get("text") {
-        Some(Value::String(s)) => vec![s.clone()],
-        Some(Value::Array(a)) => a
-            .iter()
-            .filter_map(Value::as_str)
-            .map(str::to_string)
-            .collect(),
-        _ => return Err(EsError::ActionValidation("text is missing".into())),
-    };
-    for key in body.as_object().into_iter().flatten().map(|(k, _)| k) {
-        if !matches!(
-            key.as_str(),
-            "text" | "analyzer" | "field" | "tokenizer" | "explain"
-        ) {
-            return Err(EsError::IllegalArgument(format!(
-                "[{key}] is not supported by this server's _analyze"
-            )));
-        }
-    }
-    let mut analyzer = body
-        .get("analyzer")
-        .or_else(|| body.get("tokenizer"))
-        .and_then(Value::as_str)
-        .unwrap_or("standard")
-        .to_string();
-    if let Some(field) = body.get("field").and_then(Value::as_str) {
-        let name = expression.ok_or_else(|| {
-            EsError::IllegalArgument("analysis by [field] needs an index in the path".into())
-        })?;
-        let index = node
-            .catalog
-            .resolve(name)?
-            .into_iter()
-            .next()
-            .ok_or_else(|| {
-                EsError::from(strata_search::SearchError::IndexNotFound(name.to_string()))
-            })?;
-        analyzer = match index.mappings().leaf(field).map(|l| l.ty) {
-            Some(FieldType::Text) | None => "standard".into(),
-            Some(_) => "keyword".into(),
-        };
-    }
-    let mut tokens = Vec::new();
-    let mut position = 0u64;
-    for text in &texts {
-        let spans: Vec<(usize, usize, String)> = match analyzer.as_str() {
-            "standard" | "default" => engine_tokens(text)?,
-            "simple" => split(text, char::is_alphabetic, true),
-            "whitespace" => split(text, |c| !c.is_whitespace(), false),
-            "keyword" => vec![(0, text.len(), text.clone())],
-            other => {
-                return Err(EsError::IllegalArgument(format!(
-                    "failed to find global analyzer [{other}]"
-                )))
-            }
-        };
-        for (start, end, token) in spans {
-            tokens.push(json!({
-                "token": token,
-                "start_offset": text[..start].encode_utf16().count(),
-                "end_offset": text[..end].encode_utf16().count(),
-                "type": if analyzer == "keyword" { "word" } else { "<ALPHANUM>" },
-                "position": position,
-            }));
-            position += 1;
-        }
-        // Elasticsearch's position increment gap between values.
-        position += 100;
-    }
-    Ok(Reply::ok(json!({ "tokens": tokens })))
-}
-
-/// The tokens of the engine's text analyzer (what `text` fields index).
-fn engine_tokens(text: &str) -> Result<Vec<(usize, usize, String)>> {
-    let mut analyzer = tantivy::tokenizer::TokenizerManager::default()
-        .get("default")
-        .ok_or_else(|| EsError::Internal("the default analyzer is missing".into()))?;
-    let mut stream = analyzer.token_stream(text);
-    let mut out = Vec::new();
-    while stream.advance() {
-        let t = stream.token();
-        out.push((t.offset_from, t.offset_to, t.text.clone()));
-    }
-    Ok(out)
-}
-
-/// Runs of characters `keep` accepts, as byte spans and tokens.
-fn split(text: &str, keep: impl Fn(char) -> bool, lower: bool) -> Vec<(usize, usize, String)> {
-    let mut out = Vec::new();
-    let mut start = None;
-    for (i, c) in text
-        .char_indices()
-        .chain(std::iter::once((text.len(), ' ')))
-    {
-        let inside = i < text.len() && keep(c);
-        match (inside, start) {
-            (true, None) => start = Some(i),
-            (false, Some(s)) => {
-                let word = &text[s..i];
-                out.push((
-                    s,
-                    i,
-                    if lower {
-                        word.to_lowercase()
-                    } else {
-                        word.to_string()
-                    },
-                ));
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    out
 }

@@ -6,8 +6,8 @@
 //! - `root`: `GET /`.
 //! - `indices`: index management (create, delete, get, exists, mapping,
 //!   settings, refresh, flush, force merge).
-//! - `documents`: single-document APIs; `mget`: `_mget`; `found_doc`: a
-//!   found document's reply, its source verbatim.
+//! - `documents`: single-document APIs; `update`: `_update`; `mget`:
+//!   `_mget`; `found_doc`: a found document's reply, its source verbatim.
 //! - `bulk`: `_bulk`.
 //! - `targets`: index expressions resolved to indices, and the request's
 //!   indices options; `search_request`: a search request built from the
@@ -22,7 +22,8 @@
 //! - `data_streams`: `_data_stream`; `simulate`:
 //!   `_index_template/_simulate_index`.
 //! - `disk_usage`: `_disk_usage`, bytes per field and structure.
-//! - `inspect`: `_field_caps`, `_validate/query`, `_explain`, `_analyze`.
+//! - `inspect`: `_field_caps`, `_validate/query`, `_explain`; `analyze`:
+//!   `_analyze`.
 //! - `stats`: per-index statistics shared by the last two.
 //! - `aliases`: `_aliases`, `_alias`, `_cat/aliases`.
 //! - `templates`: `_template`, `_index_template`, `_component_template`.
@@ -31,6 +32,7 @@
 //! - `write_reply`: the reply body of a document write (single and bulk).
 
 pub mod aliases;
+pub mod analyze;
 pub mod bulk;
 pub mod by_query;
 pub mod cat;
@@ -60,6 +62,7 @@ pub mod stats;
 mod targets;
 pub mod tasks;
 pub mod templates;
+pub mod update;
 pub mod write_reply;
 
 use std::sync::Arc;
@@ -115,7 +118,7 @@ fn run(node: &Arc<Node>, route: &Route, req: &EsRequest) -> Result<Reply> {
         Route::Doc(index, id) => documents::doc(node, index, id, req),
         Route::Create(index, id) => documents::write(node, index, Some(id), true, req),
         Route::Source(index, id) => documents::source(node, index, id, req),
-        Route::Update(index, id) => documents::update(node, index, id, req),
+        Route::Update(index, id) => update::update(node, index, id, req),
         Route::Mget(index) => mget::mget(node, index.as_deref(), req),
         Route::Bulk(index) => bulk::bulk(node, index.as_deref(), req),
         Route::Search(index) => search::search(node, index.as_deref(), req),
@@ -148,7 +151,7 @@ fn run(node: &Arc<Node>, route: &Route, req: &EsRequest) -> Result<Reply> {
         Route::StoredScript(id, context) => scripts::stored(node, id, context.as_deref(), req),
         Route::Scroll(id) => scroll::scroll(node, id.as_deref(), req),
         Route::Pit(index) => pit::pit(node, index.as_deref(), req),
-        Route::Reindex => by_query::reindex(node, req),
+        Route::Reindex => by_query::reindex::reindex(node, req),
         Route::DeleteByQuery(index) => by_query::by_query(node, index, by_query::Kind::Delete, req),
         Route::UpdateByQuery(index) => by_query::by_query(node, index, by_query::Kind::Update, req),
         Route::Tasks(id) => tasks::tasks(node, id.as_deref(), req),
@@ -157,7 +160,7 @@ fn run(node: &Arc<Node>, route: &Route, req: &EsRequest) -> Result<Reply> {
         Route::FieldCaps(index) => inspect::field_caps(node, index.as_deref(), req),
         Route::ValidateQuery(index) => inspect::validate_query(node, index.as_deref(), req),
         Route::Explain(index, id) => inspect::explain(node, index, id, req),
-        Route::Analyze(index) => inspect::analyze(node, index.as_deref(), req),
+        Route::Analyze(index) => analyze::analyze(node, index.as_deref(), req),
         Route::SimulateIndex(name) => simulate::simulate_index(node, name, req),
         Route::DataStream(names) => data_streams::data_stream(node, names.as_deref(), req),
         Route::DiskUsage(index) => disk_usage::disk_usage(node, index, req),

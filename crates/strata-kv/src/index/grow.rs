@@ -6,10 +6,9 @@
 
 use std::sync::atomic::Ordering;
 
+use super::entry::{decode, is_item, EMPTY, GROW_LIVE_PCT, MAX_LOAD_PCT, MIN_CAPACITY};
 use super::slots::Slots;
-use super::{
-    decode, is_item, Index, TableSource, EMPTY, GROW_LIVE_PCT, MAX_LOAD_PCT, MIN_CAPACITY,
-};
+use super::{Index, TableSource};
 use crate::arena::Loc;
 use crate::KvError;
 

@@ -13,7 +13,9 @@
 //! Slots are atomics so that readers holding the shard's read lock can set the
 //! accessed bit (for CLOCK eviction); every other change needs the write lock.
 //!
-//! The slot array lives in DRAM or in the persistent arena (`slots.rs`).
+//! The entry's encoding is in `entry.rs`, the probe (find, insert,
+//! remove) in `probe.rs`, growing the table in `grow.rs`. The slot array
+//! lives in DRAM or in the persistent arena (`slots.rs`).
 //! Every change is a single 8-byte store (tombstones instead of shifting),
 //! which is what makes a persistent table crash-consistent slot by slot.
 //!
@@ -26,7 +28,9 @@
 //! growing from a near-empty table).
 
 mod access;
+mod entry;
 mod grow;
+mod probe;
 mod slots;
 
 use std::sync::atomic::Ordering;
@@ -42,38 +46,7 @@ use strata_pmem::ClaimedWords;
 use crate::arena::Loc;
 use crate::KvError;
 
-const EMPTY: u64 = 0;
-const TOMBSTONE: u64 = 1;
-const ACCESSED: u64 = 1 << 47;
-const TAG_SHIFT: u32 = 48;
-const SEG_SHIFT: u32 = 20;
-const OFF_MASK: u64 = (1 << SEG_SHIFT) - 1;
-const SEG_MASK: u64 = (1 << 27) - 1;
-/// Grow (or purge tombstones) when used slots would pass 85% of capacity.
-const MAX_LOAD_PCT: usize = 85;
-/// Rebuilds grow by half when live entries are above 60% of capacity.
-const GROW_LIVE_PCT: usize = 60;
-const MIN_CAPACITY: usize = 16;
-
-fn tag(hash: u64) -> u64 {
-    let t = (hash >> 16) & 0xffff;
-    (if t == 0 { 1 } else { t }) << TAG_SHIFT
-}
-
-fn encode(hash: u64, loc: Loc) -> u64 {
-    tag(hash) | (u64::from(loc.seg) << SEG_SHIFT) | u64::from(loc.off)
-}
-
-fn decode(entry: u64) -> Loc {
-    Loc {
-        seg: ((entry >> SEG_SHIFT) & SEG_MASK) as u32,
-        off: (entry & OFF_MASK) as u32,
-    }
-}
-
-fn is_item(entry: u64) -> bool {
-    entry > TOMBSTONE
-}
+use entry::{decode, is_item, ACCESSED, EMPTY, MIN_CAPACITY, SEG_SHIFT, TAG_SHIFT, TOMBSTONE};
 
 /// What [`Index::find_or_insert`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -190,78 +163,6 @@ impl Index {
         self.slots.persist(slot);
     }
 
-    /// The slot whose entry has `hash`'s tag and for which `matches(loc)`
-    /// holds (the caller compares keys in the arena).
-    pub fn find(&self, hash: u64, mut matches: impl FnMut(Loc) -> bool) -> Option<usize> {
-        let want = tag(hash);
-        let cap = self.capacity();
-        let mut slot = self.home(hash);
-        for _ in 0..cap {
-            let entry = self.load(slot);
-            if entry == EMPTY {
-                return None;
-            }
-            if is_item(entry) && entry & (0xffff << TAG_SHIFT) == want && matches(decode(entry)) {
-                return Some(slot);
-            }
-            slot += 1;
-            if slot == cap {
-                slot = 0;
-            }
-        }
-        None
-    }
-
-    /// The slot of the entry with `hash`'s tag for which `matches(loc)`
-    /// holds, as [`find`](Self::find) gives it; or else a new entry for
-    /// `loc`, inserted as [`insert`](Self::insert) does, in the first free
-    /// slot the same probe passed. One probe instead of two, for a rebuild
-    /// that sees every key once. May rebuild the table first.
-    pub fn find_or_insert(
-        &mut self,
-        hash: u64,
-        loc: Loc,
-        mut matches: impl FnMut(Loc) -> bool,
-        rehash: impl FnMut(Loc) -> u64,
-    ) -> Entry {
-        if self.would_rebuild() {
-            if let Err(e) = self.rebuild(rehash) {
-                // As in `insert`: the old table still has free slots.
-                tracing::warn!(error = %e, "index table could not grow");
-            }
-        }
-        let want = tag(hash);
-        let cap = self.capacity();
-        let home = self.home(hash);
-        let mut slot = home;
-        let mut free = None;
-        for _ in 0..cap {
-            let entry = self.load(slot);
-            if entry == EMPTY {
-                free.get_or_insert(slot);
-                break;
-            }
-            if entry == TOMBSTONE {
-                free.get_or_insert(slot);
-            } else if entry & (0xffff << TAG_SHIFT) == want && matches(decode(entry)) {
-                return Entry::Found(slot);
-            }
-            slot += 1;
-            if slot == cap {
-                slot = 0;
-            }
-        }
-        let entry = encode(hash, loc);
-        let slot = match free {
-            Some(slot) => self.occupy(slot, home, entry),
-            // Never at a load under 100%; `place` looks again.
-            None => self.place(hash, entry),
-        };
-        self.access.set_word(slot, 0);
-        self.len += 1;
-        Entry::Inserted(slot)
-    }
-
     /// Starts loading the cache lines that a probe for `hash` reads first
     /// (its home slot and that slot's access word): a rebuild calls it a
     /// few entries ahead, so the probe then finds them in cache.
@@ -339,70 +240,6 @@ impl Index {
             slot,
             keep | (u64::from(loc.seg) << SEG_SHIFT) | u64::from(loc.off),
         );
-    }
-
-    /// Inserts an entry for a key the caller guarantees is absent and
-    /// returns its slot, whose access word reads "accessed at start, not
-    /// fetched". May rebuild the table, calling `rehash` to recompute the
-    /// hash of each entry.
-    pub fn insert(&mut self, hash: u64, loc: Loc, rehash: impl FnMut(Loc) -> u64) -> usize {
-        if self.would_rebuild() {
-            if let Err(e) = self.rebuild(rehash) {
-                // Only a persistent table can fail to grow, and writers
-                // call `make_room_for_one` first; the old table still has
-                // free slots (load stays under 100%).
-                tracing::warn!(error = %e, "index table could not grow");
-            }
-        }
-        let slot = self.place(hash, encode(hash, loc));
-        self.access.set_word(slot, 0);
-        self.len += 1;
-        slot
-    }
-
-    fn place(&mut self, hash: u64, entry: u64) -> usize {
-        let cap = self.capacity();
-        let home = self.home(hash);
-        let mut slot = home;
-        while is_item(self.load(slot)) {
-            slot += 1;
-            if slot == cap {
-                slot = 0;
-            }
-        }
-        self.occupy(slot, home, entry)
-    }
-
-    /// Stores `entry` in the free (empty or tombstone) `slot`, `home` being
-    /// its home slot.
-    fn occupy(&mut self, slot: usize, home: usize, entry: u64) -> usize {
-        if self.load(slot) == TOMBSTONE {
-            self.tombstones -= 1;
-        }
-        self.store(slot, entry);
-        let cap = self.capacity();
-        self.max_probe = self.max_probe.max((slot + cap - home) % cap);
-        slot
-    }
-
-    /// Removes the entry in `slot`.
-    pub fn remove(&mut self, slot: usize) {
-        let cap = self.capacity();
-        self.len -= 1;
-        if self.load((slot + 1) % cap) == EMPTY {
-            // Nothing probes past this slot: it and any tombstones before it
-            // can become empty.
-            self.store(slot, EMPTY);
-            let mut prev = (slot + cap - 1) % cap;
-            while self.load(prev) == TOMBSTONE {
-                self.store(prev, EMPTY);
-                self.tombstones -= 1;
-                prev = (prev + cap - 1) % cap;
-            }
-        } else {
-            self.store(slot, TOMBSTONE);
-            self.tombstones += 1;
-        }
     }
 
     /// Removes every entry. A DRAM table shrinks to the minimum; a

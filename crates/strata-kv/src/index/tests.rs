@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use super::entry::MAX_LOAD_PCT;
 use super::*;
 
 fn mix(i: u64) -> u64 {

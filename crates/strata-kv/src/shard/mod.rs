@@ -12,6 +12,8 @@ mod in_place;
 mod item_info;
 pub(crate) mod large;
 pub(crate) mod large_read;
+mod mutate;
+mod put;
 mod recount;
 pub(crate) mod room;
 pub(crate) mod scan;
@@ -19,12 +21,11 @@ pub(crate) mod ssd;
 pub(crate) mod ssd_adopt;
 mod watches;
 
-use crate::arena::{encode, header_len, stub_len, Arena, Loc, Record};
+use crate::arena::{Arena, Record};
 use crate::chunk::{ring_of, Namespace};
 use crate::context::Ctx;
-use crate::fetch;
 use crate::index::{Access, Index};
-use crate::item::{split_stored_flags, stored_flags, ItemRef, Mutation, NewItem, ValueKind};
+use crate::item::{split_stored_flags, ItemRef};
 use crate::journal::change;
 use crate::KvError;
 pub use item_info::ItemInfo;
@@ -145,7 +146,7 @@ impl ShardInner {
 
     /// Calls `f` with the live item for `key` (read path; marks access if
     /// asked). `Ok(None)` when there is none; an error when its value
-    /// cannot be read now (see [`fetch`]).
+    /// cannot be read now (see [`fetch`](crate::fetch)).
     pub fn get_with<R>(
         &self,
         ctx: &Ctx,
@@ -209,273 +210,6 @@ impl ShardInner {
         }
         match owned {
             Some((key, ring)) => self.drop_chunks(ctx, &key, ring.without(None)),
-            None => Ok(()),
-        }
-    }
-
-    /// Reads `key`, lets `f` decide, and applies the decision. With
-    /// `want_cas`, also returns the CAS of the item left afterwards.
-    pub fn update<'v, R>(
-        &mut self,
-        ctx: &Ctx,
-        hash: u64,
-        key: &[u8],
-        now: u64,
-        want_cas: bool,
-        f: impl FnOnce(Option<ItemRef<'_>>) -> (Mutation<'v>, R),
-    ) -> Result<(R, Option<u64>), KvError> {
-        let found = self.lookup_record_in(Namespace::User, hash, key);
-        let slot = found.map(|(s, _)| s);
-        let live = found.filter(|(_, rec)| !is_expired(rec.header.expires_at, now));
-        let (mutation, result) = match live {
-            Some((_, rec)) => self.with_record(ctx, &rec, |item| f(Some(item)))?,
-            None => f(None),
-        };
-        let live = live.map(|(s, _)| s);
-        self.apply_found(ctx, hash, key, now, (slot, live), mutation)?;
-        let cas = match want_cas {
-            true => self
-                .live_slot(hash, key, now)
-                .map(|s| self.record_at(s).header.cas),
-            false => None,
-        };
-        Ok((result, cas))
-    }
-
-    /// Applies a put or a delete without reading the old value (`set`,
-    /// `delete`: with the SSD tier, no device read). Returns whether a
-    /// live item was there.
-    pub fn apply(
-        &mut self,
-        ctx: &Ctx,
-        hash: u64,
-        key: &[u8],
-        now: u64,
-        mutation: Mutation<'_>,
-    ) -> Result<bool, KvError> {
-        let found = self.lookup_record_in(Namespace::User, hash, key);
-        let slot = found.map(|(s, _)| s);
-        let live = found
-            .filter(|(_, rec)| !is_expired(rec.header.expires_at, now))
-            .map(|(s, _)| s);
-        self.apply_found(ctx, hash, key, now, (slot, live), mutation)?;
-        Ok(live.is_some())
-    }
-
-    /// Applies `mutation` to `key`, whose entry is in `found.0` (live or
-    /// expired) and live in `found.1`.
-    fn apply_found(
-        &mut self,
-        ctx: &Ctx,
-        hash: u64,
-        key: &[u8],
-        now: u64,
-        found: (Option<usize>, Option<usize>),
-        mutation: Mutation<'_>,
-    ) -> Result<(), KvError> {
-        let (slot, live) = found;
-        if !matches!(mutation, Mutation::Keep) {
-            ctx.check_journal()?;
-            fetch::note_mutation();
-        }
-        if let (Some(s), None) = (slot, live) {
-            // Whatever the decision, an expired entry goes now.
-            self.remove(ctx, s, Removal::Expired)?;
-        }
-        match mutation {
-            Mutation::Keep => {}
-            Mutation::Delete => {
-                if let Some(s) = live {
-                    self.remove(ctx, s, Removal::Deleted)?;
-                }
-            }
-            Mutation::Put(new) => self.put_new(ctx, hash, key, now, ValueKind::String, new)?,
-            Mutation::PutKind(kind, new) => self.put_new(ctx, hash, key, now, kind, new)?,
-            Mutation::SetExpiry(expires_at) => {
-                if let Some(s) = live {
-                    if is_expired(expires_at, now) {
-                        self.remove(ctx, s, Removal::Deleted)?;
-                    } else {
-                        self.rewrite(ctx, hash, key, s, expires_at, now)?;
-                        // A touch, as memcached's `touch` and Redis's
-                        // `EXPIRE` count it: the item was used now.
-                        if let Some(s) = self.lookup(hash, key) {
-                            self.index.mark_accessed(s, ctx.access_secs(now));
-                        }
-                        if ctx.journaling() {
-                            change::encode_expire(&mut self.journal_buf, key, expires_at);
-                        }
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Stores `new` (of `kind`) under `key` with a fresh CAS and logs it; an
-    /// expiry already past deletes the key instead.
-    fn put_new(
-        &mut self,
-        ctx: &Ctx,
-        hash: u64,
-        key: &[u8],
-        now: u64,
-        kind: ValueKind,
-        new: NewItem<'_>,
-    ) -> Result<(), KvError> {
-        if is_expired(new.expires_at, now) {
-            if let Some(s) = self.lookup(hash, key) {
-                self.remove(ctx, s, Removal::Deleted)?;
-            }
-            return Ok(());
-        }
-        // A value as long as the one there rewrites it in place (in DRAM;
-        // see `in_place.rs`): no garbage for the compactor.
-        let in_dram = ctx.ssd.is_none() && !self.arena.is_persistent();
-        if let Some(slot) = in_dram.then(|| self.lookup(hash, key)).flatten() {
-            if self.put_in_place(
-                ctx,
-                slot,
-                key,
-                kind,
-                new.flags,
-                &new.value,
-                new.expires_at,
-                now,
-            )? {
-                return Ok(());
-            }
-        }
-        let cas = ctx.next_cas();
-        let flags = stored_flags(new.flags, kind);
-        let value = &new.value;
-        self.put(ctx, hash, key, &[value], flags, new.expires_at, cas, now)?;
-        if ctx.journaling() {
-            let buf = &mut self.journal_buf;
-            change::encode_put(buf, key, value, flags, cas, new.expires_at);
-        }
-        ctx.counters.total_items.add(1);
-        Ok(())
-    }
-
-    /// Appends a new record for `key` and points the index at it.
-    #[allow(clippy::too_many_arguments)]
-    pub fn put(
-        &mut self,
-        ctx: &Ctx,
-        hash: u64,
-        key: &[u8],
-        value_parts: &[&[u8]],
-        flags: u64,
-        expires_at: Option<u64>,
-        cas: u64,
-        now: u64,
-    ) -> Result<(), KvError> {
-        let value_len: usize = value_parts.iter().map(|p| p.len()).sum();
-        let len = header_len(key.len(), value_len, cas, flags, expires_at) + key.len() + value_len;
-        let limit = match &ctx.ssd {
-            // An SSD entry must fit in one write block.
-            Some(ssd) => ctx.max_item_size().min(ssd.store().max_payload()),
-            None => ctx.max_item_size(),
-        };
-        if len > limit {
-            return Err(KvError::TooLarge { size: len, limit });
-        }
-        // With the SSD tier, DRAM holds only the stub.
-        let dram_len = match &ctx.ssd {
-            Some(ssd) => stub_len(key.len(), ssd.stub_value_len(), cas, flags, expires_at),
-            None => len,
-        };
-        let ns = Namespace::of(flags);
-        let is_insert = self.lookup_in(ns, hash, key).is_none();
-        let growth = if is_insert { self.index.bytes() / 2 } else { 0 };
-        // Growth is only needed when the index is about to rebuild; reserving
-        // it always would make a full shard refuse inserts it could take.
-        let growth = if growth > 0 && self.index.would_rebuild() {
-            growth
-        } else {
-            0
-        };
-        self.ensure_room(ctx, dram_len + growth, now)?;
-        if is_insert {
-            // A persistent table may fail to grow: find out before writing.
-            let arena = &self.arena;
-            self.index
-                .make_room_for_one(|l| ctx.record_hash(&arena.record(l)))?;
-        }
-        let loc = match &ctx.ssd {
-            Some(ssd) => self.append_ssd(
-                ssd,
-                hash,
-                key,
-                value_parts,
-                value_len,
-                flags,
-                expires_at,
-                cas,
-            )?,
-            None => self.arena.append(len, expires_at, |buf| {
-                encode(buf, key, value_parts, cas, flags, expires_at)
-            })?,
-        };
-        self.link(ctx, hash, key, loc, expires_at.is_some(), now)
-    }
-
-    /// Points `key`'s entry (existing or new) at the record just written
-    /// at `loc`: an item written anew, not fetched since (memcached's new
-    /// item replacing the old one on `set`). A large collection's head that
-    /// now has fewer chunks (or is replaced by anything else) drops the
-    /// chunks past its new count.
-    fn link(
-        &mut self,
-        ctx: &Ctx,
-        hash: u64,
-        key: &[u8],
-        loc: Loc,
-        has_expiry: bool,
-        now: u64,
-    ) -> Result<(), KvError> {
-        let new_flags = self.arena.record(loc).header.flags;
-        let ns = Namespace::of(new_flags);
-        let mut dropped = None;
-        // Look up again: making room may have evicted or moved the old entry.
-        let slot = match self.lookup_in(ns, hash, key) {
-            Some(slot) => {
-                let old = self.index.loc(slot);
-                let old_rec = self.arena.record(old);
-                let (had, has) = (ring_of(old_rec.header.flags), ring_of(new_flags));
-                dropped = had.map(|had| (had, has));
-                if let Some(ssd) = &ctx.ssd {
-                    if Self::superseded_is_released(&old_rec, &self.arena.record(loc)) {
-                        Self::release_value(ssd, &old_rec, hash);
-                    }
-                }
-                let old_len = old_rec.len();
-                if old_rec.header.expires_at.is_some() {
-                    self.with_expiry -= 1;
-                }
-                self.arena.release(old, old_len);
-                self.index.set_loc(slot, loc);
-                slot
-            }
-            None => {
-                let arena = &self.arena;
-                let slot = self
-                    .index
-                    .insert(hash, loc, |l| ctx.record_hash(&arena.record(l)));
-                self.chunks += usize::from(ns == Namespace::Chunk);
-                slot
-            }
-        };
-        self.index.reset_access(slot, ctx.access_secs(now));
-        if has_expiry {
-            self.with_expiry += 1;
-        }
-        if ns == Namespace::User {
-            self.watches.touch(key);
-        }
-        match dropped {
-            Some((had, has)) => self.drop_chunks(ctx, key, had.without(has)),
             None => Ok(()),
         }
     }

@@ -5,6 +5,9 @@
 //! [`Limits::max_statements`] (Painless's loop counter, 1,000,000), every
 //! allocation against [`Limits::max_bytes`]; recursion is bounded by the
 //! parser's depth limit.
+//!
+//! Statements are here; `expr`: expressions, indexing, `doc['f']`,
+//! constructors; `assign`: assignment and `++`/`--`.
 
 use crate::ast::{Expr, ExprKind, Span, Stmt, StmtKind, Ty};
 use crate::error::{Phase, ScriptError};
@@ -12,6 +15,7 @@ use crate::ops;
 use crate::value::{class_name, Heap, OutOfBudget, Value};
 use crate::Limits;
 
+mod assign;
 mod expr;
 pub(crate) mod state;
 

@@ -10,7 +10,7 @@ use std::sync::mpsc;
 use strata_device::{AlignedBuf, BlockDevice};
 
 use super::headers::reader_died;
-use super::{corrupt, Recovery};
+use super::state::{corrupt, Recovery};
 use crate::error::SsdError;
 use crate::format::entry::{self, ParsedBlock};
 use crate::store::geometry::{align_up, Geometry};

@@ -2,6 +2,7 @@
 //! [`SsdStore::open`] and [`Recovery::finish`], while the engine rebuilds
 //! its index.
 //!
+//! - `state`: the [`Recovery`] struct itself (a leaf its children share).
 //! - `headers`: the device header (formatting a blank device) and every
 //!   block header, in parallel.
 //! - `blocks`: whole blocks read in parallel, delivered in sequence order.
@@ -24,9 +25,11 @@ mod blocks;
 mod headers;
 mod since;
 mod split;
+mod state;
 mod tally;
 
 pub use split::{Route, SplitEntry};
+pub use state::Recovery;
 pub use tally::LiveTally;
 
 use std::sync::atomic::{AtomicBool, AtomicU64};
@@ -47,35 +50,10 @@ use crate::position::Position;
 use crate::stats::{Counters, RebuildStats};
 use crate::store::buffers::ReadBuffers;
 use crate::store::geometry::Geometry;
+use crate::store::handle::{Inner, SsdStore};
 use crate::store::table::{BlockState, BlockTable};
 use crate::store::writer::Writer;
-use crate::store::{Inner, SsdStore};
-
-/// A block found holding entries.
-struct Found {
-    block: u32,
-    header: Written,
-    /// Where a torn tail was cut, and the entries before it.
-    cut: Option<(usize, u32)>,
-}
-
-/// The store during its rebuild: scan, mark live entries, finish.
-pub struct Recovery {
-    device: Arc<dyn BlockDevice>,
-    config: SsdConfig,
-    geometry: Geometry,
-    nonce: u64,
-    table: BlockTable,
-    /// Blocks with entries, in ascending sequence.
-    found: Vec<Found>,
-    /// Blank or freed blocks.
-    free: Vec<u32>,
-    frontier: u64,
-    next_seq: u64,
-    scanned: bool,
-    stats: RebuildStats,
-    started: Instant,
-}
+use state::{corrupt, Found};
 
 /// See [`SsdStore::open`].
 pub(crate) fn open(device: Arc<dyn BlockDevice>, config: SsdConfig) -> Result<Recovery, SsdError> {
@@ -143,14 +121,6 @@ pub(crate) fn open(device: Arc<dyn BlockDevice>, config: SsdConfig) -> Result<Re
         found,
         started,
     })
-}
-
-fn corrupt(block: u32, offset: u32, reason: String) -> SsdError {
-    SsdError::Corrupt {
-        block,
-        offset,
-        reason,
-    }
 }
 
 impl Recovery {

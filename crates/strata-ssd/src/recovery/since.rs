@@ -4,7 +4,7 @@
 //! the newest entry of that key that did, without a full scan.
 
 use super::blocks::{read_in_order, ScanItem};
-use super::{corrupt, Recovery};
+use super::state::{corrupt, Recovery};
 use crate::error::SsdError;
 use crate::loc::BlockLoc;
 use crate::position::Position;

@@ -19,7 +19,8 @@
 use std::sync::{mpsc, Arc};
 
 use super::blocks::ReadBlock;
-use super::{LiveTally, Recovery};
+use super::state::Recovery;
+use super::tally::LiveTally;
 use crate::config::IndexHome;
 use crate::error::SsdError;
 use crate::loc::BlockLoc;

@@ -7,7 +7,7 @@
 //! from (a later entry supersedes a key's record) and clears (a flush
 //! marker).
 
-use super::Recovery;
+use super::state::Recovery;
 use crate::error::SsdError;
 use crate::format::block_header::BLOCK_HEADER_LEN;
 use crate::format::entry::{footprint, ENTRY_ALIGN};

@@ -12,9 +12,9 @@ use bytes::Bytes;
 use strata_device::AlignedBuf;
 
 use super::geometry::align_up;
+use super::handle::SsdStore;
 use super::table::BlockState;
 use super::writer::Room;
-use super::SsdStore;
 use crate::error::SsdError;
 use crate::format::entry;
 use crate::loc::BlockLoc;

@@ -2,8 +2,10 @@
 //!
 //! - `table`: the state of every block (free, open, sealed, freeing), live
 //!   bytes, the free list.
-//! - `writer`: the open block's DRAM buffer, appends, sealing, `flush`, and
-//!   the freed markers that make a block reusable.
+//! - `handle`: the state every handle shares (`Inner`) and the handle.
+//! - `writer`: the open block's DRAM buffer.
+//! - `write`: appends, sealing, `flush`, and the freed markers that make a
+//!   block reusable.
 //! - `read`: blocking and pooled reads through the record cache.
 //! - `defrag`: what the engine's defragmenter needs: candidates, whole-block
 //!   entry lists, relocation, freeing.
@@ -19,93 +21,28 @@
 pub(crate) mod buffers;
 pub(crate) mod defrag;
 pub(crate) mod geometry;
+pub(crate) mod handle;
 pub(crate) mod read;
 pub(crate) mod table;
+mod write;
 pub(crate) mod writer;
 
 use std::future::Future;
-use std::sync::atomic::{AtomicBool, AtomicU64};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use bytes::Bytes;
-use parking_lot::Mutex;
 use strata_device::BlockDevice;
 
-use crate::cache::RecordCache;
 use crate::config::SsdConfig;
 use crate::error::SsdError;
 use crate::loc::BlockLoc;
-use crate::pool::IoPool;
 use crate::position::Position;
 use crate::recovery::Recovery;
-use crate::stats::{get, Counters, DefragStats, RebuildStats, SsdStats};
-use buffers::ReadBuffers;
-use geometry::Geometry;
-use table::BlockTable;
-use writer::Writer;
+use crate::stats::{get, DefragStats, RebuildStats, SsdStats};
+use handle::loc_hint;
 
 pub use defrag::{Entry, FreeSpace};
-
-/// The version of a cached record: the block's sequence number makes a
-/// reused block's locations new versions, so a stale record is never hit.
-/// Records are cached under a *hint*: the engine's hash of the user key
-/// (so a rewritten key keeps its place in the cache), or [`loc_hint`].
-pub(crate) type Version = (u64, BlockLoc);
-
-/// The cache key of a record read without a hint: its location.
-pub(crate) fn loc_hint(loc: BlockLoc) -> u64 {
-    loc.pack().wrapping_mul(0x9e37_79b9_7f4a_7c15)
-}
-
-/// Everything a store handle shares.
-pub(crate) struct Inner {
-    pub(crate) device: Arc<dyn BlockDevice>,
-    pub(crate) geometry: Geometry,
-    pub(crate) nonce: u64,
-    pub(crate) table: BlockTable,
-    pub(crate) writer: Mutex<Writer>,
-    /// Every block with a sequence at or below this is complete and synced.
-    pub(crate) frontier: AtomicU64,
-    /// Every entry before this [`Position`] (its bits) is synced: the
-    /// frontier, plus the open block's prefix a flush synced.
-    pub(crate) synced_to: AtomicU64,
-    /// A device write happened since the last sync.
-    pub(crate) unsynced: AtomicBool,
-    /// Set by the first failed write or sync: no more writes.
-    pub(crate) poison: OnceLock<String>,
-    pub(crate) counters: Counters,
-    pub(crate) cache: Option<RecordCache<u64, Version>>,
-    pub(crate) pool: IoPool,
-    /// Buffers of device reads (large ones pooled).
-    pub(crate) buffers: Arc<ReadBuffers>,
-    pub(crate) rebuild: RebuildStats,
-}
-
-impl Inner {
-    /// Refuses work after a failed write or sync.
-    pub(crate) fn check_poison(&self) -> Result<(), SsdError> {
-        match self.poison.get() {
-            Some(cause) => Err(SsdError::Poisoned(cause.clone())),
-            None => Ok(()),
-        }
-    }
-
-    /// Records `error` as the poison (the first one wins) and returns it.
-    pub(crate) fn fail(&self, error: SsdError) -> SsdError {
-        tracing::error!(%error, "SSD tier poisoned");
-        let _ = self.poison.set(error.to_string());
-        error
-    }
-}
-
-/// The SSD tier's write-block store. Cheap to clone; every method takes
-/// `&self` and may be called from any thread.
-///
-/// Obtained from [`SsdStore::open`] then [`Recovery::finish`].
-#[derive(Clone)]
-pub struct SsdStore {
-    pub(crate) inner: Arc<Inner>,
-}
+pub use handle::SsdStore;
 
 impl SsdStore {
     /// Opens `device`: formats it if its first block is all zeros,

@@ -10,8 +10,8 @@ use bytes::Bytes;
 
 use super::buffers::Lease;
 use super::geometry::{align_down, align_up};
+use super::handle::{loc_hint, Inner, Version};
 use super::table::BlockState;
-use super::{loc_hint, Inner, Version};
 use crate::error::SsdError;
 use crate::format::block_header::BLOCK_HEADER_LEN;
 use crate::format::entry::{self, ENTRY_ALIGN, ENTRY_HEADER_LEN};

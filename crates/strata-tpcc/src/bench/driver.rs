@@ -2,29 +2,22 @@
 //! through a warm-up and the measured window, then check consistency and,
 //! if asked, recover and check again.
 //!
-//! Each worker draws its next input, runs it with the engine's retries
-//! (counting the aborted attempts against its type), and keeps its
-//! commits in a queue until the durable epoch covers them: the latency
-//! recorded is from the first attempt to that acknowledgment.
+//! The workers themselves are in `worker`.
 
-use std::collections::{BTreeMap, VecDeque};
-use std::io::Write as _;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
-use strata_txn::{
-    AbortCause, ConcurrencyControl, Database, LogDevice, NoWait, Options, Silo, TxnError,
-};
+use strata_txn::{AbortCause, ConcurrencyControl, Database, LogDevice, NoWait, Options, Silo};
 
 use crate::bench::args::{CcName, TpccArgs};
 use crate::bench::report::{Latency, RecoveryResult, TpccResult, TypeCounts};
+use crate::bench::worker::{worker, Control, WorkerResult};
 use crate::consistency;
-use crate::mix::{next_input, TxnType};
-use crate::random::{Constants, TpccRng};
+use crate::random::Constants;
 use crate::schema::{self, Tables};
-use crate::txns::{execute, Buffers, Output};
 
 /// Runs the benchmark `args` describes.
 pub fn run_tpcc(args: &TpccArgs) -> Result<TpccResult, String> {
@@ -47,19 +40,6 @@ fn open<C: ConcurrencyControl>(args: &TpccArgs) -> Result<Database<C>, String> {
         .with_log(log);
     let tables = schema::tables().map_err(|e| e.to_string())?;
     Database::<C>::open(options, tables).map_err(|e| e.to_string())
-}
-
-struct Control {
-    stop: AtomicBool,
-    measuring: AtomicBool,
-    committed: Vec<AtomicU64>,
-}
-
-struct WorkerResult {
-    per_type: BTreeMap<&'static str, TypeCounts>,
-    aborts: [u64; 3],
-    commits: u64,
-    latency: Histogram<u64>,
 }
 
 fn run<C: ConcurrencyControl>(args: &TpccArgs) -> Result<TpccResult, String> {
@@ -269,118 +249,6 @@ fn machine() -> String {
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     let load: Vec<&str> = load.split_whitespace().take(3).collect();
     format!("{cpus} cores, load average {}", load.join(" "))
-}
-
-#[allow(clippy::too_many_arguments)]
-fn worker<C: ConcurrencyControl>(
-    db: &Database<C>,
-    t: Tables,
-    args: &TpccArgs,
-    k: usize,
-    constants: Constants,
-    control: &Control,
-    acks: Option<&std::fs::File>,
-) -> Result<WorkerResult, String> {
-    let mut worker = db.worker().map_err(|e| e.to_string())?;
-    let mut bufs = Buffers::new(db, &t, k as u32).map_err(|e| e.to_string())?;
-    let mut rng = TpccRng::new(
-        args.seed.wrapping_mul(7919) ^ (k as u64 + 1) << 20,
-        constants,
-    );
-    let home = k as u32 % args.warehouses + 1;
-    let mut out = WorkerResult {
-        per_type: TxnType::ALL
-            .iter()
-            .map(|t| (t.name(), TypeCounts::default()))
-            .collect(),
-        aborts: [0; 3],
-        commits: 0,
-        latency: Histogram::new_with_bounds(1, 600_000_000, 3).map_err(|e| e.to_string())?,
-    };
-    let mut pending: VecDeque<(u64, Instant, Output)> = VecDeque::new();
-    let mut measuring = false;
-    let per_worker_target = args.transactions.map(|n| n.div_ceil(args.threads as u64));
-    while !control.stop.load(Ordering::Relaxed) {
-        if !measuring && control.measuring.load(Ordering::Relaxed) {
-            measuring = true;
-            worker.reset_stats();
-            pending.clear();
-        }
-        let input = next_input(args.mix, &mut rng, home, args.warehouses);
-        let before = worker.stats();
-        let start = Instant::now();
-        let result = worker.run(|txn| execute(txn, &t, &mut bufs, args.mix, &input));
-        let aborted = worker.stats().total_aborts() - before.total_aborts();
-        let counts = out
-            .per_type
-            .get_mut(input.kind().name())
-            .expect("every type");
-        match result {
-            Ok((output, commit)) => {
-                if measuring {
-                    counts.commits += 1;
-                    counts.aborts += aborted;
-                    out.commits += 1;
-                    control.committed[k].fetch_add(1, Ordering::Relaxed);
-                }
-                pending.push_back((commit.epoch, start, output));
-            }
-            Err(TxnError::UserAbort) => {
-                if measuring {
-                    counts.rollbacks += 1;
-                    counts.aborts += aborted.saturating_sub(1);
-                }
-            }
-            Err(e) => return Err(format!("{} failed: {e}", input.kind().name())),
-        }
-        drain(db, &mut pending, &mut out.latency, measuring, acks)?;
-        if let Some(target) = per_worker_target {
-            if measuring && out.commits >= target {
-                break;
-            }
-        }
-    }
-    // Acknowledge what is still pending (the epoch thread keeps going).
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !pending.is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(1));
-        drain(db, &mut pending, &mut out.latency, measuring, acks)?;
-    }
-    let stats = worker.stats();
-    out.aborts = stats.aborts;
-    Ok(out)
-}
-
-fn drain<C: ConcurrencyControl>(
-    db: &Database<C>,
-    pending: &mut VecDeque<(u64, Instant, Output)>,
-    latency: &mut Histogram<u64>,
-    measuring: bool,
-    acks: Option<&std::fs::File>,
-) -> Result<(), String> {
-    let durable = db.durable_epoch();
-    while let Some(&(epoch, start, output)) = pending.front() {
-        if epoch > durable {
-            break;
-        }
-        pending.pop_front();
-        if measuring {
-            latency.saturating_record(start.elapsed().as_micros().max(1) as u64);
-        }
-        if let Some(mut file) = acks {
-            let line = match output {
-                Output::Order(key) => format!("o {key}\n"),
-                Output::History(key) => format!("h {key}\n"),
-                Output::None => continue,
-            };
-            file.write_all(line.as_bytes())
-                .map_err(|e| format!("ack file: {e}"))?;
-        }
-    }
-    if let Some(failure) = db.log_failure() {
-        return Err(format!("the log failed: {failure}"));
-    }
-    Ok(())
 }
 
 fn summarize(

@@ -5,6 +5,10 @@
 //! Elasticsearch. The reply waits until the last translog record of every
 //! touched index is durable (`request` durability), one wait per index:
 //! the translog's group commit covers every earlier record with it.
+//!
+//! `items`: the body parsed into items; here: running them and the reply.
+
+mod items;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -12,12 +16,12 @@ use std::time::Instant;
 
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
-use serde_json::{Map, Value};
-use strata_search::breaker::{estimate, MemoryAccount};
+use serde_json::Value;
+use strata_search::breaker::MemoryAccount;
 use strata_search::index::DocWriteResult;
 use strata_search::{SearchError, SearchIndex};
 
-use super::documents::UpdateBody;
+use super::update::UpdateBody;
 use super::write_reply::{write_status, WriteBody};
 use crate::error::{EsError, Result};
 use crate::ndjson;
@@ -26,49 +30,7 @@ use crate::reply::Reply;
 use crate::request::{check_version, precondition, reject_routing, EsRequest, RefreshPolicy};
 use crate::security::actions;
 use crate::write_target::index_for_write;
-
-/// The four bulk operations.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Op {
-    Index,
-    Create,
-    Update,
-    Delete,
-}
-
-impl Op {
-    fn parse(name: &str, line: usize) -> Result<Op> {
-        Ok(match name {
-            "index" => Op::Index,
-            "create" => Op::Create,
-            "update" => Op::Update,
-            "delete" => Op::Delete,
-            other => {
-                return Err(EsError::IllegalArgument(format!(
-                    "Malformed action/metadata line [{line}], expected field [create], [delete], [index] or [update] but found [{other}]"
-                )))
-            }
-        })
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Op::Index => "index",
-            Op::Create => "create",
-            Op::Update => "update",
-            Op::Delete => "delete",
-        }
-    }
-}
-
-/// One parsed item.
-struct Item<'a> {
-    op: Op,
-    index: String,
-    id: Option<String>,
-    meta: Map<String, Value>,
-    source: Option<&'a [u8]>,
-}
+use items::{parse_items, Item, Op};
 
 /// `[/<index>]/_bulk`.
 pub fn bulk(node: &Node, path_index: Option<&str>, req: &EsRequest) -> Result<Reply> {
@@ -206,80 +168,6 @@ impl Serialize for ItemReply<'_> {
 /// What an item's outcome and reply entry hold until the reply is sent.
 const OUTCOME_BYTES: u64 = 256;
 
-/// The items of `body`; each item's parsed action line is reserved on
-/// `memory` (a bulk of many small deletes is all action lines).
-fn parse_items<'a>(
-    body: &'a [u8],
-    path_index: Option<&str>,
-    memory: &MemoryAccount,
-) -> Result<Vec<Item<'a>>> {
-    let lines = ndjson::lines(body)?;
-    if lines.is_empty() {
-        return Err(EsError::ActionValidation("no requests added".into()));
-    }
-    memory.reserve(
-        (lines.len() * std::mem::size_of::<&[u8]>()) as u64,
-        "<bulk_request>",
-    )?;
-    let mut items = Vec::new();
-    let mut i = 0;
-    while i < lines.len() {
-        let number = i + 1;
-        memory.reserve(
-            std::mem::size_of::<Item<'_>>() as u64 + 2 * estimate::parsed_json(lines[i]),
-            "<bulk_request>",
-        )?;
-        let action = ndjson::parse_line(lines[i], i)?;
-        let Some((name, meta)) = action
-            .as_object()
-            .and_then(|o| (o.len() == 1).then(|| o.iter().next()).flatten())
-        else {
-            return Err(EsError::IllegalArgument(format!(
-                "Malformed action/metadata line [{number}], expected a single operation object"
-            )));
-        };
-        let op = Op::parse(name, number)?;
-        let meta = meta.as_object().cloned().ok_or_else(|| {
-            EsError::IllegalArgument(format!(
-                "Malformed action/metadata line [{number}], expected START_OBJECT but found [{meta}]"
-            ))
-        })?;
-        let source = if op == Op::Delete {
-            i += 1;
-            None
-        } else {
-            let Some(line) = lines.get(i + 1) else {
-                return Err(EsError::IllegalArgument(format!(
-                    "The bulk request must be terminated by a newline [\\n]; action line [{number}] has no source"
-                )));
-            };
-            i += 2;
-            Some(*line)
-        };
-        let index = meta
-            .get("_index")
-            .and_then(Value::as_str)
-            .or(path_index)
-            .ok_or_else(|| EsError::ActionValidation("index is missing".into()))?
-            .to_string();
-        let id = meta.get("_id").map(|v| match v {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        });
-        if id.is_none() && matches!(op, Op::Update | Op::Delete) {
-            return Err(EsError::ActionValidation("id is missing".into()));
-        }
-        items.push(Item {
-            op,
-            index,
-            id,
-            meta,
-            source,
-        });
-    }
-    Ok(items)
-}
-
 /// The caller's right to this item (security on): the operation's
 /// privilege on the name as written, and to create the index if needed.
 fn authorize(req: &EsRequest, item: &Item<'_>) -> Result<()> {
@@ -379,28 +267,5 @@ fn run(
             let get = update.get_field(&index, id, None)?;
             Ok((index, result, get))
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn items_parse_with_defaults_and_errors() {
-        let body =
-            b"{\"index\":{\"_id\":1}}\n{\"a\":1}\n{\"delete\":{\"_index\":\"x\",\"_id\":\"2\"}}\n";
-        let unaccounted = MemoryAccount::unaccounted();
-        let items = parse_items(body, Some("logs"), &unaccounted).unwrap();
-        assert_eq!(items.len(), 2);
-        assert_eq!(
-            (items[0].index.as_str(), items[0].id.as_deref()),
-            ("logs", Some("1"))
-        );
-        assert_eq!(items[1].op, Op::Delete);
-        assert!(parse_items(b"{\"index\":{}}\n{}\n", None, &unaccounted).is_err());
-        assert!(parse_items(b"{\"frob\":{}}\n", Some("x"), &unaccounted).is_err());
-        assert!(parse_items(b"{\"index\":{}}\n", Some("x"), &unaccounted).is_err());
-        assert!(parse_items(b"{\"index\":{}}\n{}", Some("x"), &unaccounted).is_err());
     }
 }

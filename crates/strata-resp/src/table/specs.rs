@@ -1,0 +1,158 @@
+//! The building blocks of the command table's rows: [`spec`] (one row,
+//! no subcommands), key specifications ([`at`], [`from`] and the shared
+//! ones, Redis 7's `begin_search`/`find_keys` in short), and the command
+//! flags and ACL categories rows share. A leaf: constants only.
+
+use crate::command::{Command, CommandSpec, KeySpec};
+
+#[allow(clippy::too_many_arguments)]
+#[rustfmt::skip]
+pub(super) const fn spec(
+    name: &'static str,
+    command: Command,
+    arity: i32,
+    flags: &'static [&'static str],
+    keys: &'static [KeySpec],
+    categories: &'static [&'static str],
+    group: &'static str,
+    since: &'static str,
+    summary: &'static str,
+) -> CommandSpec {
+    CommandSpec { name, command, arity, flags, keys, categories, group, since, summary, subcommands: &[] }
+}
+
+/// The key argument at `begin` only.
+pub(super) const fn at(flags: &'static [&'static str], begin: i32) -> KeySpec {
+    KeySpec {
+        flags,
+        begin,
+        last: 0,
+        step: 1,
+    }
+}
+
+/// Every argument from `begin` on, `step` apart.
+pub(super) const fn from(flags: &'static [&'static str], begin: i32, step: i32) -> KeySpec {
+    KeySpec {
+        flags,
+        begin,
+        last: -1,
+        step,
+    }
+}
+
+pub(super) const NO_KEYS: &[KeySpec] = &[];
+pub(super) const RO: &[KeySpec] = &[at(&["RO"], 1)];
+pub(super) const RO_ACCESS: &[KeySpec] = &[at(&["RO", "access"], 1)];
+pub(super) const RW_ACCESS_UPDATE: &[KeySpec] = &[at(&["RW", "access", "update"], 1)];
+pub(super) const RW_ACCESS_DELETE: &[KeySpec] = &[at(&["RW", "access", "delete"], 1)];
+pub(super) const RW_UPDATE: &[KeySpec] = &[at(&["RW", "update"], 1)];
+pub(super) const RW_INSERT: &[KeySpec] = &[at(&["RW", "insert"], 1)];
+pub(super) const RW_DELETE: &[KeySpec] = &[at(&["RW", "delete"], 1)];
+pub(super) const OW_UPDATE: &[KeySpec] = &[at(&["OW", "update"], 1)];
+pub(super) const OW_INSERT: &[KeySpec] = &[at(&["OW", "insert"], 1)];
+/// SET reads the old value only with its GET option (see `acl::checks`).
+pub(super) const SET_KEY: &[KeySpec] = &[at(&["RW", "access", "update", "variable_flags"], 1)];
+pub(super) const ALL_RO: &[KeySpec] = &[from(&["RO"], 1, 1)];
+pub(super) const ALL_RO_ACCESS: &[KeySpec] = &[from(&["RO", "access"], 1, 1)];
+pub(super) const ALL_RM_DELETE: &[KeySpec] = &[from(&["RM", "delete"], 1, 1)];
+pub(super) const PAIRS_OW_UPDATE: &[KeySpec] = &[from(&["OW", "update"], 1, 2)];
+pub(super) const PAIRS_OW_INSERT: &[KeySpec] = &[from(&["OW", "insert"], 1, 2)];
+pub(super) const RENAME: &[KeySpec] =
+    &[at(&["RW", "access", "delete"], 1), at(&["OW", "update"], 2)];
+pub(super) const RENAMENX: &[KeySpec] =
+    &[at(&["RW", "access", "delete"], 1), at(&["OW", "insert"], 2)];
+
+pub(super) const READ_FAST: &[&str] = &["readonly", "fast"];
+pub(super) const WRITE: &[&str] = &["write"];
+pub(super) const WRITE_FAST: &[&str] = &["write", "fast"];
+pub(super) const WRITE_OOM: &[&str] = &["write", "denyoom"];
+pub(super) const WRITE_OOM_FAST: &[&str] = &["write", "denyoom", "fast"];
+pub(super) const TRANSACTION: &[&str] = &["noscript", "loading", "stale", "fast", "allow_busy"];
+pub(super) const CONNECTION_NO_AUTH: &[&str] = &[
+    "noscript",
+    "loading",
+    "stale",
+    "fast",
+    "no_auth",
+    "allow_busy",
+];
+
+pub(super) const STRING_READ_FAST: &[&str] = &["@read", "@string", "@fast"];
+pub(super) const STRING_WRITE_FAST: &[&str] = &["@write", "@string", "@fast"];
+pub(super) const STRING_WRITE_SLOW: &[&str] = &["@write", "@string", "@slow"];
+pub(super) const KEYSPACE_READ_FAST: &[&str] = &["@keyspace", "@read", "@fast"];
+pub(super) const KEYSPACE_WRITE_FAST: &[&str] = &["@keyspace", "@write", "@fast"];
+pub(super) const KEYSPACE_WRITE_SLOW: &[&str] = &["@keyspace", "@write", "@slow"];
+pub(super) const KEYSPACE_READ_SLOW: &[&str] = &["@keyspace", "@read", "@slow"];
+pub(super) const KEYSPACE_FLUSH: &[&str] = &["@keyspace", "@write", "@slow", "@dangerous"];
+pub(super) const FAST_CONNECTION: &[&str] = &["@fast", "@connection"];
+pub(super) const FAST_TRANSACTION: &[&str] = &["@fast", "@transaction"];
+pub(super) const ADMIN: &[&str] = &["admin", "noscript", "loading", "stale"];
+pub(super) const ADMIN_LOADING: &[&str] = &["admin", "loading", "stale"];
+pub(super) const ADMIN_CATEGORIES: &[&str] = &["@admin", "@slow", "@dangerous"];
+pub(super) const CLIENT_FLAGS: &[&str] = &["noscript", "loading", "stale"];
+pub(super) const SLOW_CONNECTION: &[&str] = &["@slow", "@connection"];
+pub(super) const SLOW: &[&str] = &["@slow"];
+pub(super) const HASH_READ_FAST: &[&str] = &["@read", "@hash", "@fast"];
+pub(super) const HASH_READ_SLOW: &[&str] = &["@read", "@hash", "@slow"];
+pub(super) const HASH_WRITE_FAST: &[&str] = &["@write", "@hash", "@fast"];
+pub(super) const LIST_READ_FAST: &[&str] = &["@read", "@list", "@fast"];
+pub(super) const LIST_READ_SLOW: &[&str] = &["@read", "@list", "@slow"];
+pub(super) const LIST_WRITE_FAST: &[&str] = &["@write", "@list", "@fast"];
+pub(super) const LIST_WRITE_SLOW: &[&str] = &["@write", "@list", "@slow"];
+pub(super) const LIST_BLOCKING: &[&str] = &["@write", "@list", "@slow", "@blocking"];
+pub(super) const SET_READ_FAST: &[&str] = &["@read", "@set", "@fast"];
+pub(super) const SET_READ_SLOW: &[&str] = &["@read", "@set", "@slow"];
+pub(super) const SET_WRITE_FAST: &[&str] = &["@write", "@set", "@fast"];
+pub(super) const SET_WRITE_SLOW: &[&str] = &["@write", "@set", "@slow"];
+pub(super) const STORE_FROM: &[KeySpec] =
+    &[at(&["OW", "update"], 1), from(&["RO", "access"], 2, 1)];
+pub(super) const NUMKEYS: &[KeySpec] = &[KeySpec {
+    flags: &["RO", "access"],
+    begin: 2,
+    last: -1,
+    step: 1,
+}];
+pub(super) const ZSET_READ_FAST: &[&str] = &["@read", "@sortedset", "@fast"];
+pub(super) const ZSET_READ_SLOW: &[&str] = &["@read", "@sortedset", "@slow"];
+pub(super) const ZSET_WRITE_FAST: &[&str] = &["@write", "@sortedset", "@fast"];
+pub(super) const ZSET_WRITE_SLOW: &[&str] = &["@write", "@sortedset", "@slow"];
+pub(super) const ZSET_BLOCKING: &[&str] = &["@write", "@sortedset", "@fast", "@blocking"];
+pub(super) const ZSTORE: &[KeySpec] = &[
+    at(&["OW", "update"], 1),
+    KeySpec {
+        flags: &["RO", "access"],
+        begin: 3,
+        last: -1,
+        step: 1,
+    },
+];
+pub(super) const ZRANGESTORE: &[KeySpec] = &[at(&["OW", "update"], 1), at(&["RO", "access"], 2)];
+pub(super) const MOVE: &[KeySpec] = &[at(&["RW", "access", "delete"], 1), at(&["RW", "insert"], 2)];
+pub(super) const BLOCKING_POP: &[KeySpec] = &[KeySpec {
+    flags: &["RW", "access", "delete"],
+    begin: 1,
+    last: -2,
+    step: 1,
+}];
+pub(super) const HELP_FLAGS: &[&str] = &["loading", "stale"];
+pub(super) const PUBSUB: &[&str] = &["pubsub", "noscript", "loading", "stale"];
+pub(super) const PUBLISH: &[&str] = &["pubsub", "loading", "stale", "fast", "may_replicate"];
+pub(super) const EVAL: &[&str] = &[
+    "noscript",
+    "skip_monitor",
+    "may_replicate",
+    "no_mandatory_keys",
+    "stale",
+];
+pub(super) const EVAL_RO: &[&str] = &[
+    "noscript",
+    "skip_monitor",
+    "no_mandatory_keys",
+    "stale",
+    "readonly",
+];
+pub(super) const SCRIPTING: &[&str] = &["@slow", "@scripting"];
+pub(super) const SCRIPTING_WRITE: &[&str] = &["@write", "@slow", "@scripting"];
+pub(super) const PUBSUB_SLOW: &[&str] = &["@pubsub", "@slow"];

@@ -1,0 +1,105 @@
+//! The subcommand rows of the container commands (`ACL`, `CLIENT`,
+//! `COMMAND`, `CONFIG`, `SLOWLOG`, `PUBSUB`, `SCRIPT`, `FUNCTION`,
+//! `OBJECT`), each sorted by its `container|sub` name, as `COMMAND DOCS`
+//! and ACL rules (`+config|get`) see them.
+
+use super::specs::*;
+use crate::command::{Command, CommandSpec};
+use Command as C;
+
+#[rustfmt::skip]
+pub(super) static ACL_SUBCOMMANDS: &[CommandSpec] = &[
+    spec("acl|cat", C::Acl, -2, CLIENT_FLAGS, NO_KEYS, SLOW, "server", "6.0.0", "List the ACL categories or the commands inside a category"),
+    spec("acl|deluser", C::Acl, -3, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "6.0.0", "Remove the specified ACL users and the associated rules"),
+    spec("acl|dryrun", C::Acl, -4, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "7.0.0", "Returns whether the user can execute the given command without executing the command."),
+    spec("acl|genpass", C::Acl, -2, CLIENT_FLAGS, NO_KEYS, SLOW, "server", "6.0.0", "Generate a pseudorandom secure password to use for ACL users"),
+    spec("acl|getuser", C::Acl, 3, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "6.0.0", "Get the rules for a specific ACL user"),
+    spec("acl|help", C::Acl, 2, HELP_FLAGS, NO_KEYS, SLOW, "server", "6.0.0", "Show helpful text about the different subcommands"),
+    spec("acl|list", C::Acl, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "6.0.0", "List the current ACL rules in ACL config file format"),
+    spec("acl|load", C::Acl, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "6.0.0", "Reload the ACLs from the configured ACL file"),
+    spec("acl|log", C::Acl, -2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "6.0.0", "List latest events denied because of ACLs in place"),
+    spec("acl|save", C::Acl, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "6.0.0", "Save the current ACL rules in the configured ACL file"),
+    spec("acl|setuser", C::Acl, -3, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "6.0.0", "Modify or create the rules for a specific ACL user"),
+    spec("acl|users", C::Acl, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "6.0.0", "List the username of all the configured ACL rules"),
+    spec("acl|whoami", C::Acl, 2, CLIENT_FLAGS, NO_KEYS, SLOW, "server", "6.0.0", "Return the name of the user associated to the current connection"),
+];
+
+#[rustfmt::skip]
+pub(super) static CLIENT_SUBCOMMANDS: &[CommandSpec] = &[
+    spec("client|getname", C::Client, 2, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "2.6.9", "Get the current connection name"),
+    spec("client|help", C::Client, 2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "5.0.0", "Show helpful text about the different subcommands"),
+    spec("client|id", C::Client, 2, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "5.0.0", "Returns the client ID for the current connection"),
+    spec("client|info", C::Client, 2, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "6.2.0", "Returns information about the current client connection."),
+    spec("client|list", C::Client, -2, ADMIN, NO_KEYS, &["@admin", "@slow", "@dangerous", "@connection"], "connection", "2.4.0", "Get the list of client connections"),
+    spec("client|setinfo", C::Client, 4, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "7.2.0", "Set client or connection specific info"),
+    spec("client|setname", C::Client, 3, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "2.6.9", "Set the current connection name"),
+];
+
+#[rustfmt::skip]
+pub(super) static COMMAND_SUBCOMMANDS: &[CommandSpec] = &[
+    spec("command|count", C::Command, 2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "2.8.13", "Get total number of Redis commands"),
+    spec("command|docs", C::Command, -2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "7.0.0", "Get array of specific Redis command documentation"),
+    spec("command|getkeys", C::Command, -4, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "2.8.13", "Extract keys given a full Redis command"),
+    spec("command|getkeysandflags", C::Command, -4, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "7.0.0", "Extract keys and access flags given a full Redis command"),
+    spec("command|help", C::Command, 2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "5.0.0", "Show helpful text about the different subcommands"),
+    spec("command|info", C::Command, -2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "2.8.13", "Get array of specific Redis command details, or all when no argument is given."),
+    spec("command|list", C::Command, -2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "7.0.0", "Get an array of Redis command names"),
+];
+
+#[rustfmt::skip]
+pub(super) static CONFIG_SUBCOMMANDS: &[CommandSpec] = &[
+    spec("config|get", C::Config, -3, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.0.0", "Get the values of configuration parameters"),
+    spec("config|help", C::Config, 2, HELP_FLAGS, NO_KEYS, SLOW, "server", "5.0.0", "Show helpful text about the different subcommands"),
+    spec("config|resetstat", C::Config, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.0.0", "Reset the stats returned by INFO"),
+    spec("config|rewrite", C::Config, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.8.0", "Rewrite the configuration file with the in memory configuration"),
+    spec("config|set", C::Config, -4, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.0.0", "Set configuration parameters to the given values"),
+];
+
+#[rustfmt::skip]
+pub(super) static SLOWLOG_SUBCOMMANDS: &[CommandSpec] = &[
+    spec("slowlog|get", C::SlowLog, -2, ADMIN_LOADING, NO_KEYS, ADMIN_CATEGORIES, "server", "2.2.12", "Get the slow log's entries"),
+    spec("slowlog|help", C::SlowLog, 2, HELP_FLAGS, NO_KEYS, SLOW, "server", "6.2.0", "Show helpful text about the different subcommands"),
+    spec("slowlog|len", C::SlowLog, 2, ADMIN_LOADING, NO_KEYS, ADMIN_CATEGORIES, "server", "2.2.12", "Get the slow log's length"),
+    spec("slowlog|reset", C::SlowLog, 2, ADMIN_LOADING, NO_KEYS, ADMIN_CATEGORIES, "server", "2.2.12", "Clear all entries from the slow log"),
+];
+
+#[rustfmt::skip]
+pub(super) static PUBSUB_SUBCOMMANDS: &[CommandSpec] = &[
+    spec("pubsub|channels", C::PubSub, -2, &["pubsub", "loading", "stale"], NO_KEYS, PUBSUB_SLOW, "pubsub", "2.8.0", "List active channels"),
+    spec("pubsub|help", C::PubSub, 2, HELP_FLAGS, NO_KEYS, SLOW, "pubsub", "6.2.0", "Show helpful text about the different subcommands"),
+    spec("pubsub|numpat", C::PubSub, 2, &["pubsub", "loading", "stale"], NO_KEYS, PUBSUB_SLOW, "pubsub", "2.8.0", "Get the count of unique patterns pattern subscriptions"),
+    spec("pubsub|numsub", C::PubSub, -2, &["pubsub", "loading", "stale"], NO_KEYS, PUBSUB_SLOW, "pubsub", "2.8.0", "Get the count of subscribers for channels"),
+    spec("pubsub|shardchannels", C::PubSub, -2, &["pubsub", "loading", "stale"], NO_KEYS, PUBSUB_SLOW, "pubsub", "7.0.0", "List active shard channels"),
+    spec("pubsub|shardnumsub", C::PubSub, -2, &["pubsub", "loading", "stale"], NO_KEYS, PUBSUB_SLOW, "pubsub", "7.0.0", "Get the count of subscribers for shard channels"),
+];
+
+#[rustfmt::skip]
+pub(super) static SCRIPT_SUBCOMMANDS: &[CommandSpec] = &[
+    spec("script|exists", C::Script, -3, &["noscript"], NO_KEYS, SCRIPTING, "scripting", "2.6.0", "Check existence of scripts in the script cache."),
+    spec("script|flush", C::Script, -2, &["noscript", "may_replicate"], NO_KEYS, SCRIPTING, "scripting", "2.6.0", "Remove all the scripts from the script cache."),
+    spec("script|help", C::Script, 2, HELP_FLAGS, NO_KEYS, SCRIPTING, "scripting", "5.0.0", "Show helpful text about the different subcommands"),
+    spec("script|kill", C::Script, 2, &["noscript", "allow_busy"], NO_KEYS, SCRIPTING, "scripting", "2.6.0", "Kill the script currently in execution."),
+    spec("script|load", C::Script, 3, &["noscript", "stale"], NO_KEYS, SCRIPTING, "scripting", "2.6.0", "Load the specified Lua script into the script cache."),
+];
+
+#[rustfmt::skip]
+pub(super) static FUNCTION_SUBCOMMANDS: &[CommandSpec] = &[
+    spec("function|delete", C::Function, 3, &["noscript", "write"], NO_KEYS, SCRIPTING_WRITE, "scripting", "7.0.0", "Delete a function by name"),
+    spec("function|dump", C::Function, 2, &["noscript"], NO_KEYS, SCRIPTING, "scripting", "7.0.0", "Dump all functions into a serialized binary payload"),
+    spec("function|flush", C::Function, -2, &["noscript", "write"], NO_KEYS, SCRIPTING_WRITE, "scripting", "7.0.0", "Deleting all functions"),
+    spec("function|help", C::Function, 2, HELP_FLAGS, NO_KEYS, SCRIPTING, "scripting", "7.0.0", "Show helpful text about the different subcommands"),
+    spec("function|kill", C::Function, 2, &["noscript", "allow_busy"], NO_KEYS, SCRIPTING, "scripting", "7.0.0", "Kill the function currently in execution."),
+    spec("function|list", C::Function, -2, &["noscript"], NO_KEYS, SCRIPTING, "scripting", "7.0.0", "List information about all the functions"),
+    spec("function|load", C::Function, -3, &["noscript", "write", "denyoom"], NO_KEYS, SCRIPTING_WRITE, "scripting", "7.0.0", "Create a function with the given arguments (name, code, description)"),
+    spec("function|restore", C::Function, -3, &["noscript", "write", "denyoom"], NO_KEYS, SCRIPTING_WRITE, "scripting", "7.0.0", "Restore all the functions on the given payload"),
+    spec("function|stats", C::Function, 2, &["noscript", "allow_busy"], NO_KEYS, SCRIPTING, "scripting", "7.0.0", "Return information about the function currently running (name, description, duration)"),
+];
+
+#[rustfmt::skip]
+pub(super) static OBJECT_SUBCOMMANDS: &[CommandSpec] = &[
+    spec("object|encoding", C::Object, 3, &["readonly"], &[at(&["RO"], 2)], KEYSPACE_READ_SLOW, "generic", "2.2.3", "Inspect the internal encoding of a Redis object"),
+    spec("object|freq", C::Object, 3, &["readonly"], &[at(&["RO"], 2)], KEYSPACE_READ_SLOW, "generic", "4.0.0", "Get the logarithmic access frequency counter of a Redis object"),
+    spec("object|help", C::Object, 2, HELP_FLAGS, NO_KEYS, KEYSPACE_READ_SLOW, "generic", "6.2.0", "Show helpful text about the different subcommands"),
+    spec("object|idletime", C::Object, 3, &["readonly"], &[at(&["RO"], 2)], KEYSPACE_READ_SLOW, "generic", "2.2.3", "Get the time since a Redis object was last accessed"),
+    spec("object|refcount", C::Object, 3, &["readonly"], &[at(&["RO"], 2)], KEYSPACE_READ_SLOW, "generic", "2.2.3", "Get the number of references to the value of the key"),
+];
