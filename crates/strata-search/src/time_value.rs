@@ -51,14 +51,20 @@ pub fn parse_interval(key: &str, v: &Value) -> Result<Option<Duration>> {
     let split = text.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
     let (num, unit) = text.split_at(split);
     let n: u64 = num.parse().map_err(|_| bad())?;
-    let millis = match unit {
-        "ms" => n,
-        "s" => n * 1000,
-        "m" => n * 60_000,
-        "h" => n * 3_600_000,
-        "d" => n * 86_400_000,
+    let scale = match unit {
+        "ms" => 1,
+        "s" => 1000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        "d" => 86_400_000,
         _ => return Err(bad()),
     };
+    // A number that overflows in milliseconds is refused, never wrapped.
+    let millis = n.checked_mul(scale).ok_or_else(|| {
+        SearchError::illegal(format!(
+            "failed to parse setting [index.{key}] with value [{text}] as a time value: too large"
+        ))
+    })?;
     Ok(Some(Duration::from_millis(millis)))
 }
 
@@ -76,5 +82,16 @@ mod tests {
         for bad in ["", "1", "d", "-1d", "1y", "1.5h", "1 s"] {
             assert_eq!(parse(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn an_interval_too_large_is_refused_not_wrapped() {
+        let interval = |v: &str| parse_interval("refresh_interval", &Value::from(v));
+        assert_eq!(interval("30s").unwrap(), Some(Duration::from_secs(30)));
+        assert_eq!(interval("-1").unwrap(), None);
+        let err = interval("18446744073709551615d").unwrap_err().to_string();
+        assert!(err.contains("too large"), "{err}");
+        assert!(interval("213503982334601d").is_err());
+        assert!(interval("1x").is_err());
     }
 }
