@@ -15,13 +15,16 @@
 
 mod pmem;
 mod record;
+mod recount;
 mod segment;
+mod spares;
 
 use std::collections::VecDeque;
 
 pub(crate) use pmem::{adopt_segments, PmemSegments};
 pub(crate) use record::{decode, encode, get_varint, header_len, stub_len, Header, DEAD};
 use segment::Segment;
+use spares::Spares;
 
 use crate::KvError;
 
@@ -72,25 +75,10 @@ pub(crate) struct Arena {
     written: usize,
     /// Where new segments come from when they are persistent.
     pmem: Option<PmemSegments>,
-    /// Freed DRAM segments of `segment_size`, kept mapped for the next
-    /// `new_segment`: under steady overwrites the compactor frees segments
-    /// about as fast as appends open them, and unmapping one only to map
-    /// and fault in a fresh one costs a page fault per 4 KiB (measured:
-    /// 29,000 faults/s and 115 munmap/mmap pairs/s under a job queue's
-    /// list pushes and pops, most of them the compactor's frees of one
-    /// 100 ms pass). Demand sizes the pool, as an allocator's decay does:
-    /// [`trim_spares`](Arena::trim_spares), once a maintenance pass, keeps
-    /// at most as many as were opened since the previous trim, so an idle
-    /// shard returns them all within two passes; never more than
-    /// [`MAX_SPARES`]. Not counted in `written` (like an allocator's
-    /// retained pages, they show in RSS only); dropped by `clear`.
-    spares: Vec<Segment>,
-    /// Full-size segments opened since the last `trim_spares`.
-    opened_since_trim: usize,
+    /// Freed DRAM segments of `segment_size` kept for the next ones (the
+    /// retention policy: see `spares.rs`); dropped by `clear`.
+    spares: Spares,
 }
-
-/// Most freed segments one shard keeps mapped (see `Arena::spares`).
-const MAX_SPARES: usize = 16;
 
 impl Arena {
     pub fn new(segment_size: usize) -> Self {
@@ -108,55 +96,8 @@ impl Arena {
             segment_size,
             written: 0,
             pmem,
-            spares: Vec::new(),
-            opened_since_trim: 0,
+            spares: Spares::default(),
         }
-    }
-
-    /// An arena over persistent segments found at a restart: `(id, seq,
-    /// segment)`, any order. Every segment is sealed and counted as all
-    /// live until `reset_usage` and `count_live` recount it.
-    pub(crate) fn adopt(
-        segment_size: usize,
-        pmem: PmemSegments,
-        mut found: Vec<(u32, u64, Segment)>,
-    ) -> Self {
-        let mut arena = Self::with_source(segment_size, Some(pmem));
-        found.sort_unstable_by_key(|(_, seq, _)| *seq);
-        let top = found.iter().map(|(id, _, _)| *id as usize + 1).max();
-        arena.segments.resize_with(top.unwrap_or(0), || None);
-        for (id, _, seg) in found {
-            arena.written += seg.len();
-            arena.segments[id as usize] = Some(seg);
-            arena.fifo.push_back(id);
-        }
-        arena.free_ids = (0..arena.segments.len() as u32)
-            .filter(|&id| arena.segments[id as usize].is_none())
-            .rev()
-            .collect();
-        arena
-    }
-
-    /// Counts the record at `loc` (of `len` bytes) as live: a restart's
-    /// recount from the index.
-    pub(crate) fn count_live(&mut self, loc: Loc, len: usize, expires_at: Option<u64>) {
-        let seg = self.segment_mut(loc.seg);
-        seg.add_live(len);
-        if let Some(at) = expires_at {
-            seg.set_earliest_expiry(seg.earliest_expiry().min(at));
-        }
-    }
-
-    /// Forgets every segment's usage before a recount.
-    pub(crate) fn reset_usage(&mut self) {
-        for seg in self.segments.iter_mut().flatten() {
-            seg.reset_usage();
-        }
-    }
-
-    /// Undoes `count_live` for a record found superseded at a restart.
-    pub(crate) fn uncount_live(&mut self, loc: Loc, len: usize) {
-        self.segment_mut(loc.seg).release(len);
     }
 
     /// Sets `bits` in the control byte of the record at `loc`, durably.
@@ -248,8 +189,7 @@ impl Arena {
             None => return Err(KvError::OutOfMemory),
         };
         let spare = if capacity == self.segment_size {
-            self.opened_since_trim += 1;
-            self.spares.pop()
+            self.spares.take()
         } else {
             None
         };
@@ -391,9 +331,7 @@ impl Arena {
             match &self.pmem {
                 Some(pmem) => pmem.free_segment(seg),
                 // Dedicated (larger) segments are unmapped at once.
-                None if self.spares.len() < MAX_SPARES && seg.capacity() == self.segment_size => {
-                    self.spares.extend(seg.recycle());
-                }
+                None if seg.capacity() == self.segment_size => self.spares.offer(seg),
                 None => drop(seg),
             }
             self.free_ids.push(id);
@@ -406,11 +344,10 @@ impl Arena {
         }
     }
 
-    /// Unmaps the spare segments beyond those opened since the previous
-    /// call (the demand of one maintenance interval).
+    /// Once a maintenance pass: unmaps the spares the last interval did
+    /// not ask for.
     pub fn trim_spares(&mut self) {
-        self.spares.truncate(self.opened_since_trim.min(MAX_SPARES));
-        self.opened_since_trim = 0;
+        self.spares.trim();
     }
 
     /// Spare segments held (mapped, not counted in `written`).

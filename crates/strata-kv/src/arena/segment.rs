@@ -4,7 +4,7 @@
 //! Pages of an anonymous mapping become resident only when written, so a
 //! partly filled segment costs only what it holds, and freeing a segment
 //! returns its memory to the operating system (but the arena keeps a few
-//! freed DRAM segments as spares, sized by demand: see `Arena::spares`).
+//! freed DRAM segments as spares, sized by demand: see `spares.rs`).
 //!
 //! A persistent segment starts with a 64-byte header (`pmem_header`), then
 //! the records; offsets handed out are relative to the records. An append

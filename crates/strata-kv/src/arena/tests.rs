@@ -1,5 +1,6 @@
 //! Unit tests of the arena: appends, dedicated segments, the spares.
 
+use super::spares::MAX_SPARES;
 use super::*;
 
 fn put(arena: &mut Arena, key: &[u8], value: &[u8]) -> Loc {
