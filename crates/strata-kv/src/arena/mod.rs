@@ -22,7 +22,9 @@ mod spares;
 use std::collections::VecDeque;
 
 pub(crate) use pmem::{adopt_segments, PmemSegments};
-pub(crate) use record::{decode, encode, get_varint, header_len, stub_len, Header, DEAD};
+pub(crate) use record::{
+    decode, encode, get_varint, header_len, put_varint, stub_len, Header, DEAD,
+};
 use segment::Segment;
 use spares::Spares;
 

@@ -45,7 +45,7 @@ fn varint_len(mut v: u64) -> usize {
     n
 }
 
-fn put_varint(buf: &mut [u8], pos: &mut usize, mut v: u64) {
+pub(crate) fn put_varint(buf: &mut [u8], pos: &mut usize, mut v: u64) {
     while v >= 0x80 {
         buf[*pos] = (v as u8) | 0x80;
         v >>= 7;

@@ -366,13 +366,7 @@ fn plots(run: &mut Run) {
                 ((*cc).to_owned(), values)
             })
             .collect();
-        let bars: Vec<Bars<'_>> = series
-            .iter()
-            .map(|(n, v)| Bars {
-                name: n,
-                values: v.clone(),
-            })
-            .collect();
+        let bars = Bars::from_series(&series);
         let out = bar_chart(&run.dir, stem, title, unit, &categories, &bars);
         run.plotted(out);
     }

@@ -69,6 +69,19 @@ pub struct Bars<'a> {
     pub values: Vec<Option<f64>>,
 }
 
+impl<'a> Bars<'a> {
+    /// One bar series per `(name, values)` pair.
+    pub fn from_series<S: AsRef<str>>(series: &'a [(S, Vec<Option<f64>>)]) -> Vec<Self> {
+        series
+            .iter()
+            .map(|(name, values)| Bars {
+                name: name.as_ref(),
+                values: values.clone(),
+            })
+            .collect()
+    }
+}
+
 /// A line of a line chart.
 pub struct Line<'a> {
     /// Legend name.

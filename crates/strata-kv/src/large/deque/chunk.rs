@@ -14,7 +14,7 @@
 
 use std::collections::VecDeque;
 
-use crate::arena::get_varint;
+use crate::arena::{get_varint, put_varint};
 use crate::collection::{self, push_varint, varint_len};
 
 /// Which end of the list.
@@ -125,14 +125,8 @@ impl Chunk {
         }
         self.start -= size;
         let mut at = self.start;
-        let mut len = element.len() as u64;
-        while len >= 0x80 {
-            self.data[at] = (len as u8) | 0x80;
-            len >>= 7;
-            at += 1;
-        }
-        self.data[at] = len as u8;
-        self.data[at + 1..self.start + size].copy_from_slice(element);
+        put_varint(&mut self.data, &mut at, element.len() as u64);
+        self.data[at..self.start + size].copy_from_slice(element);
     }
 
     /// Removes the element at `side`; `None` when empty (or when a packed

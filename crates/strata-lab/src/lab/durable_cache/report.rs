@@ -113,13 +113,7 @@ pub(super) fn plots(run: &mut Run) {
                 )
             })
             .collect();
-        let bars: Vec<Bars<'_>> = series
-            .iter()
-            .map(|(n, v)| Bars {
-                name: n,
-                values: v.clone(),
-            })
-            .collect();
+        let bars = Bars::from_series(&series);
         let out = bar_chart(&run.dir, stem, title, unit, &categories, &bars);
         run.plotted(out);
     }

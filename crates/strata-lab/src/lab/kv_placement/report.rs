@@ -170,13 +170,7 @@ pub(super) fn plots(run: &mut Run) {
         ("latency-p99", "p99 latency per placement", "ms", "p99_ms"),
     ] {
         let s = series(figure, run);
-        let bars: Vec<Bars<'_>> = s
-            .iter()
-            .map(|(n, v)| Bars {
-                name: n,
-                values: v.clone(),
-            })
-            .collect();
+        let bars = Bars::from_series(&s);
         let out = bar_chart(&run.dir, stem, title, unit, &categories, &bars);
         run.plotted(out);
     }

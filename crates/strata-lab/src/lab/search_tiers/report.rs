@@ -181,13 +181,7 @@ pub(super) fn plots(run: &mut Run) {
         ("mixed relative", one(run, "mixed 60%", "relative_ms")),
         ("mixed current", one(run, "mixed 60%", "current_ms")),
     ];
-    let bars: Vec<Bars<'_>> = lat
-        .iter()
-        .map(|(n, v)| Bars {
-            name: n,
-            values: v.clone(),
-        })
-        .collect();
+    let bars = Bars::from_series(&lat);
     let out = bar_chart(
         &run.dir,
         "latency",
@@ -213,13 +207,7 @@ pub(super) fn plots(run: &mut Run) {
             )
         })
         .collect();
-    let bars: Vec<Bars<'_>> = series
-        .iter()
-        .map(|(n, v)| Bars {
-            name: n,
-            values: v.clone(),
-        })
-        .collect();
+    let bars = Bars::from_series(&series);
     let out = bar_chart(
         &run.dir,
         "mixed-targets",
