@@ -1,22 +1,40 @@
 //! Finding a command's row in the static table by name
 //! ([`lookup`], [`resolve_subcommand`]).
+//!
+//! Every request looks its command up, so the table is indexed once by a
+//! hash map (a binary search over ~240 names with a `memcmp` per probe was
+//! 5% of the server's CPU under pipelined `HSET`/`HGET`).
+
+use std::sync::LazyLock;
+
+use rustc_hash::FxHashMap;
 
 use crate::args::Args;
 use crate::reply::RespError;
 use crate::spec::CommandSpec;
 use crate::table::COMMANDS;
 
+/// Longest command name the table holds a row for (longer names are
+/// unknown without hashing them).
+const MAX_NAME: usize = 24;
+
+/// The table's rows by lower-case name.
+static BY_NAME: LazyLock<FxHashMap<&'static [u8], &'static CommandSpec>> =
+    LazyLock::new(|| {
+        COMMANDS
+            .iter()
+            .map(|spec| (spec.name.as_bytes(), spec))
+            .collect()
+    });
+
 /// Looks a command up by name, case-insensitively.
 pub fn lookup(name: &[u8]) -> Option<&'static CommandSpec> {
-    let mut lower = [0u8; 24];
+    let mut lower = [0u8; MAX_NAME];
     let lower = lower.get_mut(..name.len())?;
     for (dst, src) in lower.iter_mut().zip(name) {
         *dst = src.to_ascii_lowercase();
     }
-    COMMANDS
-        .binary_search_by(|spec| spec.name.as_bytes().cmp(lower))
-        .ok()
-        .and_then(|i| COMMANDS.get(i))
+    BY_NAME.get(&*lower).copied()
 }
 
 /// The subcommand of container `container` named by `args[1]`, with its
@@ -47,6 +65,15 @@ mod tests {
                 pair[0].name,
                 pair[1].name
             );
+        }
+    }
+
+    #[test]
+    fn every_row_is_found_by_its_name() {
+        assert!(COMMANDS.iter().all(|spec| spec.name.len() <= MAX_NAME));
+        for spec in COMMANDS {
+            let found = lookup(spec.name.to_ascii_uppercase().as_bytes());
+            assert!(found.is_some_and(|f| std::ptr::eq(f, spec)), "{}", spec.name);
         }
     }
 

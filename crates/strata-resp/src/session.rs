@@ -314,7 +314,13 @@ fn run(
 /// Whether the request may run while another connection's script runs:
 /// commands flagged `allow_busy` (`SCRIPT KILL`, `AUTH`, `QUIT`, ...) do,
 /// except `WATCH`, which takes a shard lock.
+/// The command is looked up only while a script runs (the common case
+/// asks the gate alone).
 fn script_gate(shared: &Shared, conn: &Connection, args: Args<'_>) -> Gate {
+    let gate = shared.scripts.gate(conn.client.id);
+    if matches!(gate, Gate::Run) {
+        return gate;
+    }
     let Some(spec) = command::lookup(args.get(0)) else {
         return Gate::Run;
     };
@@ -323,7 +329,7 @@ fn script_gate(shared: &Shared, conn: &Connection, args: Args<'_>) -> Gate {
     if allowed && spec.command != Command::Watch {
         return Gate::Run;
     }
-    shared.scripts.gate(conn.client.id)
+    gate
 }
 
 /// Resolves when the running script ends, or after at most 50 ms (then

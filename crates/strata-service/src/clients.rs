@@ -25,7 +25,10 @@ pub struct ClientInfo {
     pub name: Mutex<Option<String>>,
     /// Name of the last command run (for `CLIENT LIST`).
     pub last_command: Mutex<&'static str>,
-    /// When the last command ran.
+    /// When the connection last had a batch of input processed (stamped
+    /// by the driver once per batch, as Redis stamps `lastinteraction` per
+    /// read rather than per command: one clock read per batch, not per
+    /// request).
     pub last_active: Mutex<Instant>,
     /// Cancelled to close the connection from outside its session (Redis
     /// `ACL DELUSER` of the user it is authenticated as).
@@ -105,10 +108,14 @@ impl BufferStats {
 }
 
 impl ClientInfo {
-    /// Records that `command` just ran.
+    /// Records that `command` just ran (when: [`note_activity`](Self::note_activity)).
     pub fn touch(&self, command: &'static str) {
         *self.last_command.lock() = command;
-        *self.last_active.lock() = Instant::now();
+    }
+
+    /// Records that a batch of the connection's input was processed at `now`.
+    pub fn note_activity(&self, now: Instant) {
+        *self.last_active.lock() = now;
     }
 
     /// Asks the driver to close this connection: replies already produced

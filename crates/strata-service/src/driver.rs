@@ -222,7 +222,9 @@ async fn run_connection<S: Session>(
                 break Ok(());
             }
         };
-        clock.after_process(before, input.len(), session.mid_request(), Instant::now());
+        let now = Instant::now();
+        clock.after_process(before, input.len(), session.mid_request(), now);
+        client.note_activity(now);
         client.buffers.note_input(input.len(), input.capacity());
         client.buffers.note_output(output.len(), output.capacity());
         if let Some(hold) = session.hold() {
@@ -233,6 +235,13 @@ async fn run_connection<S: Session>(
             }
         }
         if !output.is_empty() {
+            // Every other connection with input ready is processed before
+            // this one sends (as Redis writes all replies in `beforeSleep`):
+            // the sends come in one burst, so the client is woken once for
+            // the batch instead of once per connection, which on a shared
+            // or virtual machine costs the sender an inter-processor wake-up
+            // each (measured: docs/benchmarks.md, issue 35).
+            tokio::task::yield_now().await;
             written_total += output.len() as u64;
             // A client closed from outside (a subscriber over its output
             // limit) stops waiting for its reader at once; what the socket
