@@ -43,6 +43,8 @@ pub struct MemcacheSession {
     /// Values of the request at the front of the input that are read from
     /// the SSD tier before it runs again (see `strata_kv::fetch`).
     retry: Retry,
+    /// Requests the last `process` call took from the input.
+    batch_len: usize,
 }
 
 impl MemcacheSession {
@@ -54,6 +56,7 @@ impl MemcacheSession {
             authenticated,
             held: HeldReplies::default(),
             retry: Retry::default(),
+            batch_len: 0,
         }
     }
 
@@ -178,6 +181,7 @@ impl Session for MemcacheSession {
         // Nothing journaled before this call is ours to wait for.
         strata_kv::take_written_lsn();
         let mut pos = 0;
+        self.batch_len = 0;
         let flow = loop {
             if self.swallow > 0 {
                 let n = self.swallow.min(input.len() - pos);
@@ -208,6 +212,7 @@ impl Session for MemcacheSession {
             }
             self.held.note(reply_start, strata_kv::take_written_lsn());
             pos += consumed;
+            self.batch_len += 1;
             match step {
                 // Let the driver flush large outputs before taking more requests.
                 Step::Next if output.len() >= OUTPUT_SOFT_LIMIT && pos < input.len() => {
@@ -233,6 +238,10 @@ impl Session for MemcacheSession {
 
     fn mid_request(&self) -> bool {
         self.swallow > 0
+    }
+
+    fn batch_len(&self) -> usize {
+        self.batch_len
     }
 }
 

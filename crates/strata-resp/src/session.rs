@@ -44,6 +44,8 @@ pub struct RespSession {
     /// Values of the request at the front of the input that are read from
     /// the SSD tier before it runs again (see `strata_kv::fetch`).
     retry: Retry,
+    /// Requests the last `process` call took from the input.
+    batch_len: usize,
     /// The end of another connection's script, which the request at the
     /// front of the input waits for.
     script_wait: Option<Duration>,
@@ -58,6 +60,7 @@ impl RespSession {
             held: HeldReplies::default(),
             retry: Retry::default(),
             script_wait: None,
+            batch_len: 0,
         }
     }
 }
@@ -80,7 +83,9 @@ impl Session for RespSession {
             held,
             retry,
             script_wait,
+            batch_len,
         } = self;
+        *batch_len = 0;
         let shared: &Shared = shared;
         // Messages published to this connection go before later replies.
         conn.pubsub.mailbox().take_into(output);
@@ -96,6 +101,7 @@ impl Session for RespSession {
                 Ok(Parsed::Incomplete) => break,
                 Ok(Parsed::Nothing { consumed }) => input.advance(consumed),
                 Ok(Parsed::Request { consumed }) => {
+                    *batch_len += 1;
                     match script_gate(shared, conn, parser.args(input)) {
                         Gate::Run => {}
                         Gate::Busy => {
@@ -186,6 +192,10 @@ impl Session for RespSession {
                 .take()
                 .map(|left| wait_for_script(shared, left))
         })
+    }
+
+    fn batch_len(&self) -> usize {
+        self.batch_len
     }
 
     fn wakeup(&self) -> Option<Arc<Notify>> {

@@ -73,6 +73,13 @@ pub trait Session: Send + 'static {
     fn mid_request(&self) -> bool {
         false
     }
+
+    /// Requests the last [`process`](Self::process) call took from the
+    /// input (the driver holds a pipelined batch's replies back until the
+    /// other ready connections have run: see `driver::SendPolicy`).
+    fn batch_len(&self) -> usize {
+        1
+    }
 }
 
 /// A wire protocol: a factory of sessions plus the replies the driver needs.
