@@ -1,6 +1,6 @@
 //! [`Keyspace`]: the shards, their selection by hash, the live settings
 //! and the stats snapshot. The ways of locking them are above it
-//! (`locked.rs`, `shared.rs`, `exclusive.rs`).
+//! (`locked/`, `shared.rs`, `exclusive.rs`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
@@ -23,7 +23,7 @@ pub struct Keyspace {
     pub(crate) ctx: Ctx,
     shards: Box<[CachePadded<Shard>]>,
     /// Unix ms at which a delayed `flush_all` runs; 0 when none is pending
-    /// (`locked.rs` runs it).
+    /// (`locked/flush.rs` runs it).
     pub(super) flush_deadline: AtomicU64,
     /// How far a maintenance pass may catch up on compaction.
     catch_up: CatchUpBudget,
