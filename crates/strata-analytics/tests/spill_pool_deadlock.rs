@@ -12,7 +12,7 @@
 mod support;
 
 use std::future::Future;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use datafusion::arrow::array::Int64Array;
 use strata_analytics::tier::TierCounters;
@@ -27,13 +27,17 @@ const POOL: u64 = 8 << 20;
 
 /// A query that neither finishes nor moves its spill tier for this long
 /// has hung. Not a deadline on the whole query (the test first gave each
-/// attempt 30 s): an attempt takes well under a second alone (some
-/// 600 spill files), but a test at `nice -n 19` beside full-priority work
-/// gets a small share of a two-core machine, so a fixed deadline measured
-/// the machine's load. The hang this test exists for stops every spill
-/// write and read for good, so a window without any still catches it,
-/// however slow the machine.
+/// attempt 30 s): an attempt takes well under a second alone (some 600
+/// spill files), but a test at `nice -n 19` beside full-priority work gets
+/// a small share of a two-core machine, so a fixed deadline measured the
+/// machine's load. The hang this test exists for stops every spill write
+/// and read for good, so a window without any still catches it, however
+/// slow the machine.
 const STALL: Duration = Duration::from_secs(120);
+
+/// The step in which a stall is counted: a step that ends a tick or more
+/// late (the process was stopped, or starved of CPU) is not counted.
+const TICK: Duration = Duration::from_secs(1);
 
 /// What the spill tier has done so far: any change is progress.
 fn spill_progress(counters: &TierCounters) -> [u64; 3] {
@@ -44,21 +48,27 @@ fn spill_progress(counters: &TierCounters) -> [u64; 3] {
     ]
 }
 
-/// `query`'s output, or `None` if a whole [`STALL`] window passed with
-/// neither its end nor any spill progress.
+/// `query`'s output, or `None` once [`STALL`] has passed, in steps of
+/// [`TICK`] that ended on time, with neither its end nor any spill
+/// progress.
 async fn unless_stalled<T>(query: impl Future<Output = T>, counters: &TierCounters) -> Option<T> {
     let mut query = std::pin::pin!(query);
     let mut seen = spill_progress(counters);
-    loop {
-        if let Ok(out) = tokio::time::timeout(STALL, query.as_mut()).await {
+    let mut stalled = Duration::ZERO;
+    while stalled < STALL {
+        let step = Instant::now();
+        if let Ok(out) = tokio::time::timeout(TICK, query.as_mut()).await {
             return Some(out);
         }
         let now = spill_progress(counters);
-        if now == seen {
-            return None;
+        if now != seen {
+            seen = now;
+            stalled = Duration::ZERO;
+        } else if step.elapsed() < 2 * TICK {
+            stalled += TICK;
         }
-        seen = now;
     }
+    None
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
