@@ -1,9 +1,11 @@
 //! How a keyspace is configured: size, eviction, item limit, shard count,
-//! and the segment size that follows from them. A leaf: it names only the
-//! eviction policy and the arena's largest segment.
+//! maintenance's catch-up budget, and the segment size that follows from
+//! them. A leaf: it names only the eviction policy, the catch-up budget
+//! and the arena's largest segment.
 
 use crate::arena::MAX_SEGMENT_SIZE;
 use crate::eviction::EvictionPolicy;
+use crate::maintenance::CatchUpBudget;
 
 /// How a keyspace is sized and what it does when full.
 #[derive(Debug, Clone)]
@@ -16,6 +18,9 @@ pub struct KeyspaceConfig {
     pub max_item_size: usize,
     /// Number of independently locked shards (rounded up to a power of two).
     pub shards: usize,
+    /// How far one maintenance pass may compact past its usual quota when
+    /// a shard holds mostly garbage (default: 25 ms of wall clock).
+    pub catch_up: CatchUpBudget,
 }
 
 impl Default for KeyspaceConfig {
@@ -25,6 +30,7 @@ impl Default for KeyspaceConfig {
             eviction: EvictionPolicy::Clock,
             max_item_size: 1 << 20,
             shards: 64,
+            catch_up: CatchUpBudget::default(),
         }
     }
 }

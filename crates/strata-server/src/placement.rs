@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use strata_kv::{DataTier, Keyspace, KeyspaceConfig, SystemClock};
+use strata_kv::{CatchUpBudget, DataTier, Keyspace, KeyspaceConfig, SystemClock};
 use strata_pmem::PersistentArena;
 use strata_ssd::IoMode;
 
@@ -23,6 +23,7 @@ pub fn open_keyspace(config: &ServerConfig) -> Result<Arc<Keyspace>, ServerError
         eviction: config.eviction.policy(),
         max_item_size: usize::try_from(config.max_item_size.bytes()).unwrap_or(usize::MAX),
         shards: config.shards,
+        catch_up: CatchUpBudget::default(),
     };
     if placement.data == DataTier::Ssd {
         return open_on_ssd(config, keyspace_config);

@@ -18,6 +18,36 @@ use tokio::task::JoinHandle;
 /// The commit the test node says it was built from (`build_hash`).
 pub const BUILD_HASH: &str = "0123456789abcdef0123456789abcdef01234567";
 
+/// How long [`send_to`] waits for a whole reply before failing the test,
+/// counted by [`within`]. It turns a server that never answers into a
+/// failure; it is not a latency check. A debug build on a loaded machine
+/// (tests run at `nice -n 19` beside other builds) took over 10 s to
+/// create an index or to run a 65,537-term query, so the bound is far
+/// above any reply's time and still fails a hung request in bounded time.
+pub const REPLY_DEADLINE: Duration = Duration::from_secs(300);
+
+/// The step in which [`within`] counts its waiting.
+const TICK: Duration = Duration::from_secs(1);
+
+/// `fut`'s output, or `None` once `limit` has passed in steps of [`TICK`]
+/// that ended on time. A step that ends a tick or more late (the process
+/// was stopped, or starved of CPU) is not counted, so a machine's load
+/// stretches the wait but never fails it.
+pub async fn within<T>(limit: Duration, fut: impl std::future::Future<Output = T>) -> Option<T> {
+    let mut fut = std::pin::pin!(fut);
+    let mut waited = Duration::ZERO;
+    while waited < limit {
+        let step = std::time::Instant::now();
+        if let Ok(out) = tokio::time::timeout(TICK, fut.as_mut()).await {
+            return Some(out);
+        }
+        if step.elapsed() < 2 * TICK {
+            waited += TICK;
+        }
+    }
+    None
+}
+
 /// A running front end over a node in a temporary directory.
 pub struct TestServer {
     pub addr: SocketAddr,
@@ -169,9 +199,9 @@ pub async fn send_to(
         // A server may answer (413) before reading the whole body.
         let _ = stream.write_all(body).await;
         let mut raw = Vec::new();
-        tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut raw))
+        within(REPLY_DEADLINE, stream.read_to_end(&mut raw))
             .await
-            .expect("reply in time")
+            .unwrap_or_else(|| panic!("{method} {path}: no reply in {REPLY_DEADLINE:?}"))
             .unwrap();
         Response::parse(&raw, method == "HEAD")
     }

@@ -1,6 +1,6 @@
 //! [`Keyspace`]: the shards, their selection by hash, the live settings
 //! and the stats snapshot. The ways of locking them are above it
-//! (`locked.rs`, `shared.rs`, `exclusive.rs`).
+//! (`locked/`, `shared.rs`, `exclusive.rs`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
@@ -13,6 +13,7 @@ use crate::config::{segment_size_for, KeyspaceConfig};
 use crate::context::{Ctx, FreeElsewhere, JournalSlot};
 use crate::eviction::EvictionPolicy;
 use crate::journal::Journal;
+use crate::maintenance::CatchUpBudget;
 use crate::shard::ShardInner;
 use crate::stats::KeyspaceStats;
 use crate::tier::{PmemTier, SsdTier};
@@ -22,8 +23,10 @@ pub struct Keyspace {
     pub(crate) ctx: Ctx,
     shards: Box<[CachePadded<Shard>]>,
     /// Unix ms at which a delayed `flush_all` runs; 0 when none is pending
-    /// (`locked.rs` runs it).
+    /// (`locked/flush.rs` runs it).
     pub(super) flush_deadline: AtomicU64,
+    /// How far a maintenance pass may catch up on compaction.
+    catch_up: CatchUpBudget,
 }
 
 impl std::fmt::Debug for Keyspace {
@@ -75,6 +78,7 @@ impl Keyspace {
             ),
             shards: shard_vec,
             flush_deadline: AtomicU64::new(0),
+            catch_up: config.catch_up,
         });
         for shard in ks.shards.iter() {
             drop(shard.write()); // publish the initial mirrors
@@ -127,6 +131,11 @@ impl Keyspace {
     /// Changes the largest item accepted.
     pub fn set_max_item_size(&self, bytes: usize) {
         self.ctx.set_max_item_size(bytes);
+    }
+
+    /// How far a maintenance pass may compact past its usual quota.
+    pub fn catch_up_budget(&self) -> CatchUpBudget {
+        self.catch_up
     }
 
     /// A snapshot of sizes and counters.

@@ -1,6 +1,6 @@
 //! The sharded keyspace, bottom up: `shards.rs` (a shard behind its lock,
 //! with mirrors for stats), `core.rs` ([`Keyspace`]: shard selection,
-//! settings, stats), `locked.rs` (a set of write-locked shards: multi-key
+//! settings, stats), `locked/` (a set of write-locked shards: multi-key
 //! operations, flush), then the two stores that implement
 //! [`Store`](crate::Store): [`SharedStore`] (one shard per operation) and
 //! [`ExclusiveStore`] (a whole batch), `placed.rs` (the tiers in use),

@@ -10,7 +10,7 @@
 //!   segment usage).
 //! - `data = pmem`: segments are claimed chunk runs; an append persists the
 //!   record, then publishes the segment's length.
-//! - `data = ssd` (`ssd.rs`): records in an SSD write-block store behind
+//! - `data = ssd` (`ssd/`): records in an SSD write-block store behind
 //!   a DRAM record cache; DRAM keeps the index and a small stub per key.
 //!   `open/ssd_rebuild.rs` rebuilds both by scanning the blocks at start,
 //!   `open/defrag.rs` moves live entries out of mostly-dead blocks. With
@@ -27,7 +27,6 @@ mod placement;
 mod pmem;
 mod report;
 pub(crate) mod ssd;
-mod ssd_info;
 pub(crate) mod stub;
 
 pub use placement::{DataTier, IndexTier, Placement};

@@ -4,12 +4,17 @@
 //! tier's periodic flush and defragmentation (`open/defrag.rs`).
 //!
 //! Work is done in small steps, one shard lock at a time, so foreground
-//! requests wait at most for one step.
+//! requests wait at most for one step. How far a pass catches up on a
+//! burst of garbage is the keyspace's [`CatchUpBudget`] (`budget.rs`).
+
+mod budget;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+pub use budget::CatchUpBudget;
 
 use crate::keyspace::Keyspace;
 use crate::shard::room::CompactionStep;
@@ -23,13 +28,11 @@ const COMPACT_BELOW_LIVE: f64 = 0.75;
 /// Segments compacted per shard in one pass.
 const COMPACTIONS_PER_PASS: usize = 2;
 /// A shard whose memory as a whole is less live than this keeps compacting
-/// past `COMPACTIONS_PER_PASS` (catch-up): a large collection's rewritten
-/// chunks (or a bulk overwrite) make garbage far faster than two segments
-/// per pass reclaim, and the memory would stay held for tens of seconds.
+/// past `COMPACTIONS_PER_PASS` (catch-up) while the keyspace's
+/// [`CatchUpBudget`] allows: a large collection's rewritten chunks (or a
+/// bulk overwrite) make garbage far faster than two segments per pass
+/// reclaim, and the memory would stay held for tens of seconds.
 const CATCH_UP_BELOW_LIVE: f64 = 0.6;
-/// Time one pass may spend catching up, over all shards: at most a quarter
-/// of a core at the pass interval (Redis's active defrag takes up to 25%).
-const CATCH_UP_BUDGET: Duration = Duration::from_millis(25);
 /// Records examined per compaction step, i.e. per hold of a shard's lock
 /// (a few hundred microseconds at most).
 const RECORDS_PER_STEP: usize = 512;
@@ -95,7 +98,9 @@ impl Keyspace {
                     CompactionStep::Progress => {}
                     CompactionStep::Finished => {
                         finished += 1;
-                        let catch_up = started.elapsed() < CATCH_UP_BUDGET
+                        let catch_up = self
+                            .catch_up_budget()
+                            .allows(started, report.compacted + finished)
                             && shard.read().behind_on_compaction(CATCH_UP_BELOW_LIVE);
                         if finished >= COMPACTIONS_PER_PASS && !catch_up {
                             break;

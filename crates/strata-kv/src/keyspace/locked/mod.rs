@@ -4,20 +4,22 @@
 //! Everything changed while the shards are held goes to the journal as one
 //! record when they are released, so a multi-key operation or a `MULTI`
 //! batch survives a crash whole or not at all.
+//!
+//! Here: taking the locks (in order, or late for a key the set was not
+//! made for) and the one-key operations; `multi_key.rs` adds the
+//! operations over several keys, `flush.rs` flushing the whole keyspace.
 
-use std::sync::atomic::Ordering;
+mod flush;
+mod multi_key;
 
 use super::core::Keyspace;
 use super::shards::ShardWrite;
-use crate::arena::header_len;
 use crate::fetch;
 use crate::index::Access;
-use crate::item::{split_stored_flags, Deleted, ItemRef, Mutation, NewItem, ValueKind};
-use crate::journal::change;
+use crate::item::{split_stored_flags, Deleted, ItemRef, Mutation, ValueKind};
 use crate::shard::large::LargeEdit;
 use crate::shard::large_read::LargeRead;
 use crate::shard::ShardInner;
-use crate::store::{PairDecision, Renamed};
 use crate::KvError;
 
 /// How long a late lock is tried without waiting before it waits.
@@ -39,6 +41,7 @@ fn lock_late(ks: &Keyspace, idx: usize) -> ShardWrite<'_> {
         std::thread::sleep(std::time::Duration::from_micros(200));
     }
 }
+
 impl Keyspace {
     /// Write-locks the shards in `indices` (sorted and deduplicated here, so
     /// locks are always taken in ascending order and cannot deadlock).
@@ -46,46 +49,6 @@ impl Keyspace {
         indices.sort_unstable();
         indices.dedup();
         LockedShards::new(self, indices)
-    }
-
-    /// Removes every item now, with every shard locked.
-    pub(crate) fn flush_now(&self) -> Result<(), KvError> {
-        self.lock((0..self.shard_count()).collect()).clear()
-    }
-
-    /// Removes every item `delay_ms` from now (memcached `flush_all <delay>`);
-    /// 0 flushes now. A later call replaces a pending one.
-    ///
-    /// A delayed flush is journaled when it runs, not when it is asked for:
-    /// a restart before it falls due forgets it (as memcached does).
-    pub fn flush_after(&self, delay_ms: u64) -> Result<(), KvError> {
-        self.ctx.check_journal()?;
-        // A flush that already fell due happened before this call.
-        self.run_due_flush();
-        if delay_ms == 0 {
-            self.flush_deadline.store(0, Ordering::Relaxed);
-            self.flush_now()?;
-        } else {
-            self.flush_deadline
-                .store(self.now_ms().saturating_add(delay_ms), Ordering::Relaxed);
-        }
-        Ok(())
-    }
-
-    /// Runs a pending delayed flush if its time has come.
-    pub(crate) fn run_due_flush(&self) {
-        let due = self.flush_deadline.load(Ordering::Relaxed);
-        if due != 0
-            && self.now_ms() >= due
-            && self
-                .flush_deadline
-                .compare_exchange(due, 0, Ordering::Relaxed, Ordering::Relaxed)
-                .is_ok()
-        {
-            if let Err(e) = self.flush_now() {
-                tracing::error!(error = %e, "a delayed flush failed");
-            }
-        }
     }
 }
 
@@ -197,44 +160,6 @@ impl<'a> LockedShards<'a> {
         self.guards[pos].access(ctx, hash, key, now)
     }
 
-    /// See [`Store::update_pair`](crate::Store::update_pair). Both values
-    /// are copied before `f` runs, so the two reads never hold two records.
-    pub fn update_pair<R>(
-        &mut self,
-        a: &[u8],
-        b: &[u8],
-        f: impl FnOnce(Option<ItemRef<'_>>, Option<ItemRef<'_>>) -> PairDecision<R>,
-    ) -> Result<R, KvError> {
-        let copy = |item: ItemRef<'_>| {
-            (
-                item.key.to_vec(),
-                item.value.to_vec(),
-                item.kind,
-                item.flags,
-                item.cas,
-                item.expires_at,
-            )
-        };
-        let old_a = self.get(a, true, copy);
-        let old_b = self.get(b, true, copy);
-        type Copied = (Vec<u8>, Vec<u8>, ValueKind, u32, u64, Option<u64>);
-        fn view(c: &Copied) -> ItemRef<'_> {
-            let (key, value, kind, flags, cas, expires_at) = c;
-            ItemRef {
-                key,
-                value,
-                kind: *kind,
-                flags: *flags,
-                cas: *cas,
-                expires_at: *expires_at,
-            }
-        }
-        let (ma, mb, result) = f(old_a.as_ref().map(view), old_b.as_ref().map(view));
-        self.update(a, false, |_| (ma, ()))?;
-        self.update(b, false, |_| (mb, ()))?;
-        Ok(result)
-    }
-
     /// See [`Store::kind`](crate::Store::kind).
     pub fn kind(&mut self, key: &[u8]) -> Option<ValueKind> {
         let ks = self.ks;
@@ -284,124 +209,6 @@ impl<'a> LockedShards<'a> {
             true => Deleted::Removed,
             false => Deleted::Missing,
         })
-    }
-
-    pub fn set_many(
-        &mut self,
-        items: &[(&[u8], NewItem<'_>)],
-        only_if_none_exist: bool,
-    ) -> Result<bool, KvError> {
-        let ks = self.ks;
-        let ctx = &ks.ctx;
-        let now = ctx.now();
-        let limit = ctx.max_item_size();
-        // Every shard held first: positions stay put while sizing.
-        for (key, _) in items {
-            self.position(ctx.hash(key));
-        }
-        // Check everything before changing anything.
-        let mut need = vec![0usize; self.guards.len()];
-        for (key, item) in items {
-            let hash = ctx.hash(key);
-            let len = header_len(
-                key.len(),
-                item.value.len(),
-                u64::MAX,
-                u64::from(item.flags),
-                item.expires_at,
-            ) + key.len()
-                + item.value.len();
-            if len > limit {
-                return Err(KvError::TooLarge { size: len, limit });
-            }
-            let pos = self.position(hash);
-            if only_if_none_exist && self.guards[pos].live_slot(hash, key, now).is_some() {
-                return Ok(false);
-            }
-            need[pos] += len;
-        }
-        for (pos, bytes) in need.into_iter().enumerate() {
-            if bytes > 0 {
-                self.guards[pos].ensure_room(ctx, bytes, now)?;
-            }
-        }
-        for (key, item) in items {
-            self.update(key, false, |_| (Mutation::Put(item.clone()), ()))?;
-        }
-        Ok(true)
-    }
-
-    pub fn rename(
-        &mut self,
-        from: &[u8],
-        to: &[u8],
-        only_if_absent: bool,
-    ) -> Result<Renamed, KvError> {
-        let Some((value, kind, flags, expires_at)) = self.get(from, false, |item| {
-            (item.value.to_vec(), item.kind, item.flags, item.expires_at)
-        }) else {
-            return Ok(Renamed::NoSuchKey);
-        };
-        let to_hash = self.ks.ctx.hash(to);
-        let to_pos = self.position(to_hash);
-        let now = self.ks.ctx.now();
-        if only_if_absent && self.guards[to_pos].live_slot(to_hash, to, now).is_some() {
-            return Ok(Renamed::TargetExists);
-        }
-        if from == to {
-            return Ok(Renamed::Done);
-        }
-        let from_hash = self.ks.ctx.hash(from);
-        let shard = self.holding(from_hash);
-        let chunks = shard
-            .live_slot(from_hash, from, now)
-            .and_then(|slot| shard.ring_at(slot));
-        if let Some(chunks) = chunks {
-            self.copy_large(from, to, kind, chunks, (&value, expires_at))?;
-            self.delete(from)?;
-            return Ok(Renamed::Done);
-        }
-        let item = NewItem {
-            value: value.into(),
-            flags,
-            expires_at,
-        };
-        self.update(to, false, |_| (Mutation::PutKind(kind, item), ()))?;
-        self.delete(from)?;
-        Ok(Renamed::Done)
-    }
-
-    /// Removes every item; every shard must be locked. Journaled unless
-    /// the journal failed (callers refuse a client's flush first; a delayed
-    /// flush that falls due still runs in memory). Refused, with nothing
-    /// changed, when the SSD tier cannot record the flush.
-    pub fn clear(&mut self) -> Result<(), KvError> {
-        debug_assert_eq!(self.guards.len(), self.ks.shard_count());
-        let ctx = &self.ks.ctx;
-        // Changes made before the flush stay before it in the record.
-        self.collect();
-        if let Some(tier) = &ctx.tier {
-            // Everything of the old epoch is garbage from here on, even if
-            // a crash stops the clearing half way.
-            if let Err(e) = tier.begin_flush() {
-                tracing::error!(error = %e, "starting a persistent flush failed");
-            }
-        }
-        if let Some(ssd) = &ctx.ssd {
-            // The marker shadows every entry before it at a rebuild, so the
-            // entries may be released. Without it, nothing may be.
-            if let Err(e) = ssd.begin_flush() {
-                tracing::error!(error = %e, "flush refused: the SSD tier cannot record it");
-                return Err(e);
-            }
-        }
-        for guard in &mut self.guards {
-            guard.clear(ctx);
-        }
-        if ctx.journaling() {
-            change::encode_flush(&mut self.batch);
-        }
-        Ok(())
     }
 
     /// Moves the guards' pending changes into the batch. Changes of

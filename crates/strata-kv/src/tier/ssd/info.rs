@@ -1,6 +1,6 @@
 //! `INFO tiers` / memcached `stats` fields of the SSD tier.
 
-use super::ssd::SsdTier;
+use super::SsdTier;
 use crate::fetch::ReadPath;
 
 impl SsdTier {

@@ -27,117 +27,33 @@
 //! most that window, like the command log's `async` mode. With a
 //! persistent index, a stub also names where a restart finds the key's
 //! newest durable record if its own is lost (`stub.rs`, `fallbacks.rs`).
+//!
+//! Here: [`SsdTier`], its appends, releases and durability; `entries.rs`
+//! names the entry kinds, `settings.rs` the settings and the start's
+//! report, `tombstones.rs` and `deletes.rs` keep deletes deleted, and
+//! `info.rs` reports the tier in `INFO tiers`.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+mod deletes;
+mod entries;
+mod info;
+mod settings;
+mod tombstones;
+
+use std::sync::atomic::AtomicU64;
+use std::time::Instant;
 
 use parking_lot::Mutex;
 use strata_ssd::{BlockLoc, IndexHome, Position, SsdError, SsdStats, SsdStore};
 
-use super::fallbacks::Fallbacks;
-use super::stub::{Prior, StubValue, PERSISTENT_STUB_VALUE_LEN, VALUE_REF_LEN};
+pub(crate) use entries::{
+    tombstone_kind, FLUSH_PAYLOAD_LEN, KIND_CHUNK_TOMBSTONE, KIND_FLUSH, KIND_PUT, KIND_TOMBSTONE,
+};
+pub use settings::{SsdRebuild, SsdSettings};
+use tombstones::Tombstones;
+
+use crate::tier::fallbacks::Fallbacks;
+use crate::tier::stub::{Prior, StubValue, PERSISTENT_STUB_VALUE_LEN, VALUE_REF_LEN};
 use crate::KvError;
-
-/// An entry holding a whole record.
-pub(crate) const KIND_PUT: u8 = 1;
-/// An entry holding a deleted key.
-pub(crate) const KIND_TOMBSTONE: u8 = 2;
-/// An entry holding a deleted chunk of a large collection.
-pub(crate) const KIND_CHUNK_TOMBSTONE: u8 = 4;
-/// An entry marking a flush of the whole keyspace.
-pub(crate) const KIND_FLUSH: u8 = 3;
-/// Payload bytes of a flush marker (a sequence number, for debugging).
-pub(crate) const FLUSH_PAYLOAD_LEN: usize = 8;
-
-/// The entry kind of a tombstone of a key in `ns`.
-pub(crate) fn tombstone_kind(ns: crate::chunk::Namespace) -> u8 {
-    match ns {
-        crate::chunk::Namespace::User => KIND_TOMBSTONE,
-        crate::chunk::Namespace::Chunk => KIND_CHUNK_TOMBSTONE,
-    }
-}
-
-/// What the engine does with the SSD tier on its own.
-#[derive(Debug, Clone)]
-pub struct SsdSettings {
-    /// How often appended records are made durable (`ssd_flush_interval`).
-    pub flush_interval: Duration,
-    /// Blocks with less live data than this percentage are defragmented.
-    pub defrag_threshold_pct: u8,
-    /// How requests read values only the device has.
-    pub read_path: crate::fetch::ReadPath,
-}
-
-impl Default for SsdSettings {
-    fn default() -> Self {
-        Self {
-            flush_interval: Duration::from_millis(100),
-            defrag_threshold_pct: 50,
-            read_path: crate::fetch::ReadPath::Deferred,
-        }
-    }
-}
-
-/// What the start found on the SSD (reported in `INFO tiers`).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct SsdRebuild {
-    /// Entries read by the rebuild scan.
-    pub entries: u64,
-    /// Items restored.
-    pub items: u64,
-    /// Tombstones kept.
-    pub tombstones: u64,
-    /// Wall time of the whole rebuild (scan and index).
-    pub duration: Duration,
-    /// Keys whose records had none reached the device (an adopted
-    /// persistent index after a crash; each was created within the flush
-    /// window): dropped at the start.
-    pub keys_lost: u64,
-    /// Keys whose newest record had not reached the device but an older
-    /// one had (an adopted persistent index after a crash): served with
-    /// that one.
-    pub keys_restored: u64,
-}
-
-/// The live tombstone entries, by block: offset and key length, 8 bytes of
-/// DRAM each. A
-/// tombstone is live from its append until the defragmenter finds it
-/// unneeded or a flush releases it (the flush marker then shadows it).
-#[derive(Default)]
-struct Tombstones {
-    by_block: HashMap<u32, Vec<(u32, u32)>>,
-    count: u64,
-}
-
-impl Tombstones {
-    fn add(&mut self, loc: BlockLoc, key_len: usize) {
-        let entry = (loc.offset, key_len as u32);
-        self.by_block.entry(loc.block).or_default().push(entry);
-        self.count += 1;
-    }
-
-    fn contains(&self, loc: BlockLoc) -> bool {
-        self.by_block
-            .get(&loc.block)
-            .is_some_and(|offsets| offsets.iter().any(|&(o, _)| o == loc.offset))
-    }
-
-    fn remove(&mut self, loc: BlockLoc) -> bool {
-        let Some(offsets) = self.by_block.get_mut(&loc.block) else {
-            return false;
-        };
-        let Some(at) = offsets.iter().position(|&(o, _)| o == loc.offset) else {
-            return false;
-        };
-        offsets.swap_remove(at);
-        if offsets.is_empty() {
-            self.by_block.remove(&loc.block);
-        }
-        self.count -= 1;
-        true
-    }
-}
 
 /// The keyspace's SSD tier: the store plus what the keyspace as a whole
 /// keeps live on it.
@@ -293,106 +209,12 @@ impl SsdTier {
         }
     }
 
-    /// Appends a live tombstone for `key` (under the key's shard lock). It
-    /// may use the blocks kept in reserve (like the defragmenter), so that
-    /// deleting still works when the tier is full: deleting is how a user
-    /// makes room. With a persistent index there is nothing to append: the
-    /// index entry's removal is the durable delete.
-    pub(crate) fn append_tombstone(
-        &self,
-        key: &[u8],
-        ns: crate::chunk::Namespace,
-    ) -> Result<(), KvError> {
-        if self.home == IndexHome::Persistent {
-            return Ok(());
-        }
-        let loc = self
-            .store
-            .append_reserved(tombstone_kind(ns), key)
-            .map_err(ssd_error)?;
-        self.tombstones.lock().add(loc, key.len());
-        Ok(())
-    }
-
-    /// Counts the tombstone at `loc` as live (a rebuild).
-    pub(crate) fn keep_tombstone(&self, loc: BlockLoc, key_len: usize) {
-        self.tombstones.lock().add(loc, key_len);
-    }
-
-    /// Whether the tombstone at `loc` is live.
-    pub(crate) fn tombstone_live(&self, loc: BlockLoc) -> bool {
-        self.tombstones.lock().contains(loc)
-    }
-
-    /// Releases the live tombstone at `loc` of `key_len` bytes (the
-    /// defragmenter, under the key's shard lock); false if it was not live.
-    pub(crate) fn drop_tombstone(&self, loc: BlockLoc, key_len: usize) -> bool {
-        let dropped = self.tombstones.lock().remove(loc);
-        if dropped {
-            self.release(loc, key_len);
-        }
-        dropped
-    }
-
-    /// Replaces the live tombstone at `from` by its relocated copy `to`.
-    pub(crate) fn moved_tombstone(&self, from: BlockLoc, to: BlockLoc, key_len: usize) {
-        let mut live = self.tombstones.lock();
-        if live.remove(from) {
-            live.add(to, key_len);
-            drop(live);
-            self.release(from, key_len);
-        }
-    }
-
-    /// Live tombstones now.
-    pub fn tombstones(&self) -> u64 {
-        self.tombstones.lock().count
-    }
-
     /// Releases the entry at `loc` of `len` payload bytes. A failure means
     /// the engine's accounting and the store's disagree: logged, never
     /// fatal (the block is then freed later than it could be).
     pub(crate) fn release(&self, loc: BlockLoc, len: usize) {
         if let Err(e) = self.store.release(loc, len) {
             tracing::error!(error = %e, %loc, "releasing an SSD entry failed");
-        }
-    }
-
-    /// Appends a flush marker before a flush of the whole keyspace
-    /// releases every entry; the previous marker is released.
-    pub(crate) fn begin_flush(&self) -> Result<(), KvError> {
-        let n = self.flushes.fetch_add(1, Ordering::Relaxed);
-        let loc = self
-            .store
-            .append_reserved(KIND_FLUSH, &n.to_le_bytes())
-            .map_err(ssd_error)?;
-        if let Some(old) = self.flush_marker.lock().replace(loc) {
-            self.release(old, FLUSH_PAYLOAD_LEN);
-        }
-        // Every tombstone lies before the marker: shadowed by it now.
-        let live = std::mem::take(&mut *self.tombstones.lock());
-        for (block, offsets) in live.by_block {
-            for (offset, len) in offsets {
-                self.release(BlockLoc { block, offset }, len as usize);
-            }
-        }
-        Ok(())
-    }
-
-    /// Whether `block` holds the current flush marker.
-    pub(crate) fn holds_flush_marker(&self, block: u32) -> bool {
-        self.flush_marker.lock().is_some_and(|m| m.block == block)
-    }
-
-    /// Drops the flush marker found at `loc` in the oldest block, which the
-    /// defragmenter is emptying: nothing older is left for it to shadow.
-    /// (The defragmenter never empties the marker's block before it is the
-    /// oldest: see `open/defrag.rs`.)
-    pub(crate) fn drop_oldest_marker(&self, loc: BlockLoc) {
-        let mut marker = self.flush_marker.lock();
-        if *marker == Some(loc) {
-            *marker = None;
-            self.release(loc, FLUSH_PAYLOAD_LEN);
         }
     }
 
