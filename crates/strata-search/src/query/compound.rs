@@ -1,100 +1,53 @@
 //! `bool`, `constant_score`, `match_all` and `match_none`.
 
-use serde_json::Value;
 use tantivy::query::{AllQuery, BooleanQuery, ConstScoreQuery, EmptyQuery, Occur, Query};
 
-use super::context::{Build, QueryContext};
-use super::params::{boosted, check_params, minimum_should_match};
-use crate::error::{Result, SearchError};
+use super::ast::{wrap_clause_error, BoolQuery, ConstantScore, QueryAst, Translate};
+use super::context::QueryContext;
+use super::params::with_boost;
+use crate::error::Result;
 
-pub fn match_all(body: &Value) -> Result<Box<dyn Query>> {
-    let params = body
-        .as_object()
-        .ok_or_else(|| SearchError::parsing("[match_all] malformed"))?;
-    check_params("match_all", params, &[])?;
-    boosted(Box::new(AllQuery), body)
+pub fn match_all(boost: f64) -> Box<dyn Query> {
+    with_boost(Box::new(AllQuery), boost)
 }
 
-pub fn match_none(body: &Value) -> Result<Box<dyn Query>> {
-    let params = body
-        .as_object()
-        .ok_or_else(|| SearchError::parsing("[match_none] malformed"))?;
-    check_params("match_none", params, &[])?;
-    Ok(Box::new(EmptyQuery))
+pub fn match_none() -> Box<dyn Query> {
+    Box::new(EmptyQuery)
 }
 
-/// One query or an array of them, the `bool` clause `name` of a query
-/// at level `depth`. Elasticsearch parses `bool` with an `ObjectParser`,
-/// which wraps a clause's parse error in "[bool] failed to parse field
-/// [name]" (an `x_content_parse_exception` caused by it). Only the
-/// clause's own parse errors (`parsing_exception`, `x_content_parse_exception`)
-/// are wrapped: errors of the shard (a query a field's type refuses,
-/// scripts, memory), the nesting limit and Strata's
-/// `illegal_argument_exception`s (some of which Elasticsearch raises
-/// building the query on the shard, not parsing it) stay as they are.
+/// The queries of the `bool` clause `name` of a query at level `depth`.
+/// A clause's parse errors were wrapped as Elasticsearch's `ObjectParser`
+/// does when the tree was parsed; the errors of their translation that
+/// are parse errors (a value a field's type refuses to parse) are wrapped
+/// alike.
 fn clauses(
     ctx: &QueryContext<'_>,
     name: &str,
-    value: Option<&Value>,
+    queries: &[QueryAst<'_>],
     depth: usize,
-    build: Build,
+    translate: Translate,
 ) -> Result<Vec<Box<dyn Query>>> {
-    let inner = depth + 1;
-    let wrap = |e: SearchError| match e {
-        SearchError::Parsing(_) | SearchError::FieldParse { .. } => {
-            SearchError::field_parse("bool", name, e)
-        }
-        other => other,
-    };
-    match value {
-        None => Ok(Vec::new()),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|q| build(ctx, q, inner).map_err(wrap))
-            .collect(),
-        Some(q @ Value::Object(_)) => Ok(vec![build(ctx, q, inner).map_err(wrap)?]),
-        Some(other) => Err(SearchError::parsing(format!(
-            "[bool] clause malformed: {other}"
-        ))),
-    }
+    queries
+        .iter()
+        .map(|q| translate(ctx, q, depth + 1).map_err(|e| wrap_clause_error(name, e)))
+        .collect()
 }
 
-/// `bool`, at nesting level `depth`; its clauses are translated by `build`.
+/// `bool`, at nesting level `depth`; its clauses are translated by `translate`.
 pub fn boolean(
     ctx: &QueryContext<'_>,
-    body: &Value,
+    q: &BoolQuery<'_>,
     depth: usize,
-    build: Build,
+    translate: Translate,
 ) -> Result<Box<dyn Query>> {
-    let params = body
-        .as_object()
-        .ok_or_else(|| SearchError::parsing("[bool] malformed"))?;
-    // Elasticsearch 8 parses `bool` declaratively: an unknown key is an
-    // `x_content_parse_exception`.
-    const KEYS: [&str; 8] = [
-        "must",
-        "should",
-        "filter",
-        "must_not",
-        "minimum_should_match",
-        "adjust_pure_negative",
-        "boost",
-        "_name",
-    ];
-    if let Some(key) = params.keys().find(|k| !KEYS.contains(&k.as_str())) {
-        return Err(SearchError::FieldParse {
-            reason: format!("[bool] unknown field [{key}]"),
-            cause: None,
-        });
-    }
-    let must = clauses(ctx, "must", params.get("must"), depth, build)?;
-    let filter = clauses(ctx, "filter", params.get("filter"), depth, build)?;
-    let should = clauses(ctx, "should", params.get("should"), depth, build)?;
-    let must_not = clauses(ctx, "must_not", params.get("must_not"), depth, build)?;
+    let must = clauses(ctx, "must", &q.must, depth, translate)?;
+    let filter = clauses(ctx, "filter", &q.filter, depth, translate)?;
+    let should = clauses(ctx, "should", &q.should, depth, translate)?;
+    let must_not = clauses(ctx, "must_not", &q.must_not, depth, translate)?;
     let has_required = !must.is_empty() || !filter.is_empty();
     let n_should = should.len();
-    let msm = match params.get("minimum_should_match") {
-        Some(v) => minimum_should_match(v, n_should)?,
+    let msm = match &q.minimum_should_match {
+        Some(m) => m.resolve(n_should)?,
         None if !has_required && n_should > 0 => 1,
         None => 0,
     };
@@ -120,26 +73,18 @@ pub fn boolean(
     } else {
         BooleanQuery::new(subqueries)
     };
-    boosted(Box::new(query), body)
+    Ok(with_boost(Box::new(query), q.boost))
 }
 
-/// `constant_score`, at nesting level `depth`; its filter is translated by `build`.
+/// `constant_score`, at nesting level `depth`; its filter is translated by `translate`.
 pub fn constant_score(
     ctx: &QueryContext<'_>,
-    body: &Value,
+    q: &ConstantScore<'_>,
     depth: usize,
-    build: Build,
+    translate: Translate,
 ) -> Result<Box<dyn Query>> {
-    let params = body
-        .as_object()
-        .ok_or_else(|| SearchError::parsing("[constant_score] malformed"))?;
-    check_params("constant_score", params, &["filter"])?;
-    let filter = params
-        .get("filter")
-        .ok_or_else(|| SearchError::parsing("[constant_score] requires a 'filter' element"))?;
-    let boost = params.get("boost").and_then(Value::as_f64).unwrap_or(1.0);
     Ok(Box::new(ConstScoreQuery::new(
-        build(ctx, filter, depth + 1)?,
-        boost as f32,
+        translate(ctx, &q.filter, depth + 1)?,
+        q.boost as f32,
     )))
 }

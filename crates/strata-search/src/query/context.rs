@@ -1,11 +1,14 @@
 //! What every query translator is handed: the [`QueryContext`] (mapping,
 //! schema, analyzers, limits, memory account), the nesting limit, and
-//! [`Build`], the type of the translator of a sub-query.
+//! [`Build`], the type of the translator of a sub-query still in JSON.
 //!
 //! A leaf of the query module: it names no translator. The compound
-//! queries (`bool`, `dis_max`, `nested`, `function_score`, ...) recurse
-//! into the dispatcher in `query/mod.rs` through the [`Build`] they are
-//! passed, so they depend on this module and not on their parent.
+//! queries parsed into the typed tree (`bool`, `dis_max`, `nested`, ...)
+//! recurse into the dispatcher in `query/mod.rs` through the
+//! `ast::Translate` they are passed; those still read from JSON
+//! (`function_score`, `script_score`) through the [`Build`] they are
+//! passed (which parses the sub-query), so they depend on this module
+//! and not on their parent.
 
 use serde_json::Value;
 use tantivy::query::Query;

@@ -1,87 +1,29 @@
 //! `match`, `match_phrase` and `multi_match`: text fields are analyzed,
 //! other fields take the query as one exact value.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tantivy::query::{
     BooleanQuery, BoostQuery, DisjunctionMaxQuery, EmptyQuery, Occur, PhraseQuery, Query, TermQuery,
 };
 use tantivy::schema::IndexRecordOption;
 
+use super::ast::{text_of, MatchAst, MatchPhraseAst, MultiMatchAst, MultiMatchType};
 use super::context::QueryContext;
-use super::params::{boosted, check_params, minimum_should_match, single_field};
+use super::params::{with_boost, MinimumShouldMatch};
 use super::terms::{analyzed_terms, exact_term};
 use crate::error::{Result, SearchError};
 use crate::mapping::FieldType;
 
-/// `{"field": "text"}` or `{"field": {"query": ..., params}}` as (query, params).
-fn query_and_params<'a>(kind: &str, params: &'a Value) -> Result<(&'a Value, Map<String, Value>)> {
-    match params {
-        Value::Object(obj) => {
-            let query = obj.get("query").ok_or_else(|| {
-                SearchError::parsing(format!("No text specified for text query [{kind}]"))
-            })?;
-            Ok((query, obj.clone()))
-        }
-        other => Ok((other, Map::new())),
-    }
-}
-
-fn text_of(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
-pub fn match_query(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
-    let (field, params) = single_field("match", body)?;
-    let (query, opts) = query_and_params("match", params)?;
-    check_params(
-        "match",
-        &opts,
-        &[
-            "query",
-            "operator",
-            "minimum_should_match",
-            "lenient",
-            "zero_terms_query",
-            "analyzer",
-        ],
-    )?;
-    if let Some(a) = opts.get("analyzer").and_then(Value::as_str) {
-        if a != "standard" && a != "default" {
-            return Err(SearchError::illegal(format!(
-                "[match] analyzer [{a}] is not supported"
-            )));
-        }
-    }
-    let and = match opts
-        .get("operator")
-        .and_then(Value::as_str)
-        .map(str::to_ascii_lowercase)
-    {
-        None => false,
-        Some(op) if op == "or" => false,
-        Some(op) if op == "and" => true,
-        Some(op) => {
-            return Err(SearchError::parsing(format!(
-                "[match] unknown operator [{op}]"
-            )))
-        }
-    };
-    let lenient = opts
-        .get("lenient")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    let q = match_field(
+pub fn match_query(ctx: &QueryContext<'_>, q: &MatchAst<'_>) -> Result<Box<dyn Query>> {
+    let m = match_field(
         ctx,
-        field,
-        query,
-        and,
-        opts.get("minimum_should_match"),
-        lenient,
+        q.field,
+        q.query,
+        q.and,
+        q.minimum_should_match.as_ref(),
+        q.lenient,
     )?;
-    boosted(q, params)
+    Ok(with_boost(m, q.boost))
 }
 
 /// The `match` of `query` on one field.
@@ -90,7 +32,7 @@ pub(super) fn match_field(
     field: &str,
     query: &Value,
     and: bool,
-    msm: Option<&Value>,
+    msm: Option<&MinimumShouldMatch>,
     lenient: bool,
 ) -> Result<Box<dyn Query>> {
     let Some(leaf) = ctx.leaf(field) else {
@@ -134,7 +76,7 @@ pub(super) fn match_field(
         })
         .collect();
     let required = match (and, msm) {
-        (false, Some(v)) => minimum_should_match(v, n)?.max(1),
+        (false, Some(m)) => m.resolve(n)?.max(1),
         _ => 0,
     };
     Ok(Box::new(if required > 1 {
@@ -144,16 +86,11 @@ pub(super) fn match_field(
     }))
 }
 
-pub fn match_phrase(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
-    let (field, params) = single_field("match_phrase", body)?;
-    let (query, opts) = query_and_params("match_phrase", params)?;
-    check_params(
-        "match_phrase",
-        &opts,
-        &["query", "slop", "analyzer", "zero_terms_query"],
-    )?;
-    let slop = opts.get("slop").and_then(Value::as_u64).unwrap_or(0) as u32;
-    boosted(phrase_field(ctx, field, query, slop)?, params)
+pub fn match_phrase(ctx: &QueryContext<'_>, q: &MatchPhraseAst<'_>) -> Result<Box<dyn Query>> {
+    Ok(with_boost(
+        phrase_field(ctx, q.field, q.query, q.slop)?,
+        q.boost,
+    ))
 }
 
 pub(super) fn phrase_field(
@@ -189,14 +126,8 @@ pub(super) fn phrase_field(
 /// Fields of `multi_match`/`query_string` (`name^boost`, `*` wildcards) as (path, boost).
 pub(super) fn expand_fields(
     ctx: &QueryContext<'_>,
-    fields: Option<&Value>,
+    patterns: &[String],
 ) -> Result<Vec<(String, f32)>> {
-    let patterns: Vec<String> = match fields {
-        None => vec!["*".to_string()],
-        Some(Value::Array(items)) => items.iter().map(text_of).collect(),
-        Some(Value::String(s)) => vec![s.clone()],
-        Some(other) => return Err(SearchError::parsing(format!("[fields] malformed: {other}"))),
-    };
     let mut out = Vec::new();
     for pattern in patterns {
         let (name, boost) = match pattern.split_once('^') {
@@ -221,67 +152,35 @@ pub(super) fn expand_fields(
     Ok(out)
 }
 
-pub fn multi_match(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
-    let opts = body
-        .as_object()
-        .ok_or_else(|| SearchError::parsing("[multi_match] malformed"))?;
-    check_params(
-        "multi_match",
-        opts,
-        &[
-            "query",
-            "fields",
-            "type",
-            "operator",
-            "minimum_should_match",
-            "tie_breaker",
-            "lenient",
-            "slop",
-        ],
-    )?;
-    let query = opts
-        .get("query")
-        .ok_or_else(|| SearchError::parsing("No text specified for multi_match query"))?;
-    let and = matches!(opts.get("operator").and_then(Value::as_str), Some(op) if op.eq_ignore_ascii_case("and"));
-    let tie = opts
-        .get("tie_breaker")
-        .and_then(Value::as_f64)
-        .unwrap_or(0.0) as f32;
-    let slop = opts.get("slop").and_then(Value::as_u64).unwrap_or(0) as u32;
-    let kind = opts
-        .get("type")
-        .and_then(Value::as_str)
-        .unwrap_or("best_fields");
+pub fn multi_match(ctx: &QueryContext<'_>, q: &MultiMatchAst<'_>) -> Result<Box<dyn Query>> {
     let mut per_field = Vec::new();
-    for (field, boost) in expand_fields(ctx, opts.get("fields"))? {
-        let q = match kind {
-            "best_fields" | "most_fields" => match_field(
+    for (field, boost) in expand_fields(ctx, &q.fields)? {
+        let m = match q.kind {
+            MultiMatchType::BestFields | MultiMatchType::MostFields => match_field(
                 ctx,
                 &field,
-                query,
-                and,
-                opts.get("minimum_should_match"),
+                q.query,
+                q.and,
+                q.minimum_should_match.as_ref(),
                 true,
             )?,
-            "phrase" => phrase_field(ctx, &field, query, slop)?,
-            other => {
-                return Err(SearchError::illegal(format!(
-                    "[multi_match] type [{other}] is not supported"
-                )))
-            }
+            MultiMatchType::Phrase => phrase_field(ctx, &field, q.query, q.slop)?,
         };
         per_field.push(if boost == 1.0 {
-            q
+            m
         } else {
-            Box::new(BoostQuery::new(q, boost)) as Box<dyn Query>
+            Box::new(BoostQuery::new(m, boost)) as Box<dyn Query>
         });
     }
-    let q: Box<dyn Query> = if kind == "most_fields" {
+    let m: Box<dyn Query> = if q.kind == MultiMatchType::MostFields {
         Box::new(BooleanQuery::new(
             per_field.into_iter().map(|q| (Occur::Should, q)).collect(),
         ))
     } else {
-        Box::new(DisjunctionMaxQuery::with_tie_breaker(per_field, tie))
+        Box::new(DisjunctionMaxQuery::with_tie_breaker(
+            per_field,
+            q.tie_breaker,
+        ))
     };
-    boosted(q, body)
+    Ok(with_boost(m, q.boost))
 }

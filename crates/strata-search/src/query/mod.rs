@@ -1,6 +1,7 @@
-//! The query DSL: Elasticsearch query JSON translated into tantivy queries
-//! over the shard schema, using the index mapping to pick the field and
-//! value type. Unknown queries and parameters are `parsing_exception`s.
+//! The query DSL: Elasticsearch query JSON parsed once into a typed tree
+//! (`ast`), then translated into tantivy queries over the shard schema,
+//! using the index mapping to pick the field and value type. Unknown
+//! queries and parameters are `parsing_exception`s, found by the parse.
 //!
 //! - `date_range`: `range` on dates, skipping by `zone_map` (per-block
 //!   smallest and largest value of a segment's date column).
@@ -26,6 +27,7 @@
 //!   query recurses through the [`Build`] the dispatcher here passes it,
 //!   so no translator imports this module.
 
+pub(crate) mod ast;
 pub(crate) mod column_cache;
 mod compound;
 pub(crate) mod context;
@@ -55,71 +57,70 @@ pub use context::{Build, QueryContext, MAX_NESTED_DEPTH};
 use serde_json::Value;
 use tantivy::query::Query;
 
-use crate::error::{Result, SearchError};
+use crate::error::Result;
+use ast::{QueryAst, RawKind};
 
 /// Translates a query object (`{"match": {...}}`).
 pub fn build(ctx: &QueryContext<'_>, query: &Value) -> Result<Box<dyn Query>> {
     build_nested(ctx, query, 1)
 }
 
-/// Translates a query object found at nesting level `depth` (1 at the
-/// top), refusing one deeper than [`MAX_NESTED_DEPTH`].
+/// Parses and translates a query object found at nesting level `depth`
+/// (1 at the top), refusing one deeper than [`MAX_NESTED_DEPTH`].
 pub(crate) fn build_nested(
     ctx: &QueryContext<'_>,
     query: &Value,
     depth: usize,
 ) -> Result<Box<dyn Query>> {
-    if depth > MAX_NESTED_DEPTH {
-        return Err(SearchError::illegal(
-            "The nested depth of the query exceeds the maximum nested depth for queries set in \
-             [indices.query.bool.max_nested_depth]",
-        ));
-    }
-    let obj = query
-        .as_object()
-        .ok_or_else(|| SearchError::parsing("query malformed, must start with start_object"))?;
-    let mut entries = obj.iter();
-    let (kind, body) = match (entries.next(), entries.next()) {
-        (Some(entry), None) => entry,
-        (None, _) => return Err(SearchError::parsing("query malformed, empty clause found")),
-        (Some(_), Some((second, _))) => {
-            return Err(SearchError::parsing(format!(
-                "[{}] malformed query, expected [END_OBJECT] but found [FIELD_NAME] ({second})",
-                obj.keys().next().map_or("", String::as_str)
-            )))
-        }
-    };
-    if let Some(q) = crate::script::runtime_query::build(ctx, kind, body)? {
+    translate(ctx, &ast::parse(query, depth)?, depth)
+}
+
+/// Translates the parsed query `query` found at nesting level `depth`.
+fn translate(ctx: &QueryContext<'_>, query: &QueryAst<'_>, depth: usize) -> Result<Box<dyn Query>> {
+    if let Some(q) = crate::script::runtime_query::build(ctx, query)? {
         return Ok(q);
     }
-    match kind.as_str() {
-        "match_all" => compound::match_all(body),
-        "match_none" => compound::match_none(body),
-        "bool" => compound::boolean(ctx, body, depth, build_nested),
-        "constant_score" => compound::constant_score(ctx, body, depth, build_nested),
-        "match" => full_text::match_query(ctx, body),
-        "match_phrase" => full_text::match_phrase(ctx, body),
-        "multi_match" => full_text::multi_match(ctx, body),
-        "term" => term_level::term(ctx, body),
-        "terms" => term_level::terms(ctx, body),
-        "range" => term_level::range(ctx, body),
-        "exists" => term_level::exists(ctx, body),
-        "prefix" => term_level::prefix(ctx, body),
-        "wildcard" => term_level::wildcard(ctx, body),
-        "regexp" => regexp::regexp(ctx, body),
-        "ids" => term_level::ids(ctx, body),
-        "geo_bounding_box" => geo::geo_bounding_box(ctx, body),
-        "geo_distance" => geo_distance::geo_distance(ctx, body),
-        "fuzzy" => fuzzy::fuzzy(ctx, body),
-        "dis_max" => dis_max::dis_max(ctx, body, depth, build_nested),
-        "nested" => nested::nested(ctx, body, depth, build_nested),
-        "match_phrase_prefix" => prefix_match::match_phrase_prefix(ctx, body),
-        "match_bool_prefix" => prefix_match::match_bool_prefix(ctx, body),
-        "query_string" => query_string::build(ctx, body),
-        "simple_query_string" => simple_query_string::build(ctx, body),
-        "script_score" => crate::script::score::script_score(ctx, body, depth, build_nested),
-        "function_score" => crate::script::score::function_score(ctx, body, depth, build_nested),
-        "script" => crate::script::score::script_query(ctx, body),
-        other => Err(SearchError::parsing(format!("unknown query [{other}]"))),
+    match query {
+        QueryAst::MatchAll { boost } => Ok(compound::match_all(*boost)),
+        QueryAst::MatchNone => Ok(compound::match_none()),
+        QueryAst::Bool(q) => compound::boolean(ctx, q, depth, translate),
+        QueryAst::ConstantScore(q) => compound::constant_score(ctx, q, depth, translate),
+        QueryAst::DisMax(q) => dis_max::dis_max(ctx, q, depth, translate),
+        QueryAst::Nested(q) => nested::nested(ctx, q, depth, translate),
+        QueryAst::Match(q) => full_text::match_query(ctx, q),
+        QueryAst::MatchPhrase(q) => full_text::match_phrase(ctx, q),
+        QueryAst::MultiMatch(q) => full_text::multi_match(ctx, q),
+        QueryAst::Term(q) => term_level::term(ctx, q),
+        QueryAst::Terms(q) => term_level::terms(ctx, q),
+        QueryAst::Ids(q) => term_level::ids(ctx, q),
+        QueryAst::Exists(q) => term_level::exists(ctx, q),
+        QueryAst::Range(q) => term_level::range(ctx, q),
+        QueryAst::Raw { kind, body } => raw(ctx, *kind, body, depth),
+    }
+}
+
+/// Transitional: the queries translated from their JSON body.
+fn raw(
+    ctx: &QueryContext<'_>,
+    kind: RawKind,
+    body: &Value,
+    depth: usize,
+) -> Result<Box<dyn Query>> {
+    match kind {
+        RawKind::Prefix => term_level::prefix(ctx, body),
+        RawKind::Wildcard => term_level::wildcard(ctx, body),
+        RawKind::Regexp => regexp::regexp(ctx, body),
+        RawKind::GeoBoundingBox => geo::geo_bounding_box(ctx, body),
+        RawKind::GeoDistance => geo_distance::geo_distance(ctx, body),
+        RawKind::Fuzzy => fuzzy::fuzzy(ctx, body),
+        RawKind::MatchPhrasePrefix => prefix_match::match_phrase_prefix(ctx, body),
+        RawKind::MatchBoolPrefix => prefix_match::match_bool_prefix(ctx, body),
+        RawKind::QueryString => query_string::build(ctx, body),
+        RawKind::SimpleQueryString => simple_query_string::build(ctx, body),
+        RawKind::ScriptScore => crate::script::score::script_score(ctx, body, depth, build_nested),
+        RawKind::FunctionScore => {
+            crate::script::score::function_score(ctx, body, depth, build_nested)
+        }
+        RawKind::Script => crate::script::score::script_query(ctx, body),
     }
 }

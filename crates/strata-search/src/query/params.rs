@@ -1,7 +1,8 @@
 //! The parameter parsing every query translator shares: the single
 //! `{field: params}` entry of a field-level query, the check for unknown
 //! parameters, `boost`, `minimum_should_match`, and a value written bare
-//! or as `{"value": ...}`.
+//! or as `{"value": ...}`; and the typed forms of `boost` and
+//! `minimum_should_match` the query tree (`query/ast`) holds.
 //!
 //! A leaf of the query module: plain functions over JSON, naming no
 //! translator, so every translator can use them without depending on
@@ -53,57 +54,21 @@ pub(crate) fn check_params(
 
 /// Applies a `boost` parameter.
 pub(crate) fn boosted(query: Box<dyn Query>, params: &Value) -> Result<Box<dyn Query>> {
-    match params.get("boost") {
-        None => Ok(query),
-        Some(b) => {
-            let boost = b
-                .as_f64()
-                .or_else(|| b.as_str().and_then(|s| s.parse().ok()))
-                .ok_or_else(|| {
-                    SearchError::parsing(format!("[boost] must be a number, got [{b}]"))
-                })?;
-            if boost == 1.0 {
-                Ok(query)
-            } else {
-                Ok(Box::new(BoostQuery::new(query, boost as f32)))
-            }
-        }
+    Ok(with_boost(query, boost_of(params)?))
+}
+
+/// `query` boosted by `boost` (itself at 1.0).
+pub(crate) fn with_boost(query: Box<dyn Query>, boost: f64) -> Box<dyn Query> {
+    if boost == 1.0 {
+        query
+    } else {
+        Box::new(BoostQuery::new(query, boost as f32))
     }
 }
 
 /// Resolves `minimum_should_match` (`2`, `"75%"`, `"-1"`, `"-25%"`) for `optional` clauses.
 pub(crate) fn minimum_should_match(value: &Value, optional: usize) -> Result<usize> {
-    let text = match value {
-        Value::Number(n) => n.to_string(),
-        Value::String(s) => s.trim().to_string(),
-        other => {
-            return Err(SearchError::parsing(format!(
-                "[minimum_should_match] malformed: {other}"
-            )))
-        }
-    };
-    let n = optional as i64;
-    let required = if let Some(pct) = text.strip_suffix('%') {
-        let p: i64 = pct
-            .parse()
-            .map_err(|_| SearchError::parsing(format!("invalid minimum_should_match [{text}]")))?;
-        let part = n * p.abs() / 100;
-        if p < 0 {
-            n - part
-        } else {
-            part
-        }
-    } else {
-        let k: i64 = text
-            .parse()
-            .map_err(|_| SearchError::parsing(format!("invalid minimum_should_match [{text}]")))?;
-        if k < 0 {
-            n + k
-        } else {
-            k
-        }
-    };
-    Ok(required.clamp(0, n) as usize)
+    MinimumShouldMatch::parse(value)?.resolve(optional)
 }
 
 /// `{"field": value}` or `{"field": {"value": v, ...}}` as (value, params).
@@ -121,5 +86,64 @@ pub(crate) fn value_and_params<'a>(
             Ok((v, params))
         }
         other => Ok((other, &Value::Null)),
+    }
+}
+
+/// `boost` beside a query's parameters: 1.0 when absent, a number or a
+/// numeric string otherwise.
+pub(crate) fn boost_of(params: &Value) -> Result<f64> {
+    match params.get("boost") {
+        None => Ok(1.0),
+        Some(b) => b
+            .as_f64()
+            .or_else(|| b.as_str().and_then(|s| s.parse().ok()))
+            .ok_or_else(|| SearchError::parsing(format!("[boost] must be a number, got [{b}]"))),
+    }
+}
+
+/// `minimum_should_match` as written (`2`, `"75%"`, `"-1"`, `"-25%"`),
+/// resolved against the number of optional clauses when translated.
+#[derive(Debug, Clone)]
+pub(crate) struct MinimumShouldMatch(String);
+
+impl MinimumShouldMatch {
+    /// Parses a number or a string; anything else is malformed.
+    pub(crate) fn parse(value: &Value) -> Result<MinimumShouldMatch> {
+        match value {
+            Value::Number(n) => Ok(MinimumShouldMatch(n.to_string())),
+            Value::String(s) => Ok(MinimumShouldMatch(s.trim().to_string())),
+            other => Err(SearchError::parsing(format!(
+                "[minimum_should_match] malformed: {other}"
+            ))),
+        }
+    }
+
+    /// Optional `key` of `params`.
+    pub(crate) fn of(params: &Value, key: &str) -> Result<Option<MinimumShouldMatch>> {
+        params.get(key).map(MinimumShouldMatch::parse).transpose()
+    }
+
+    /// How many of `optional` clauses must match.
+    pub(crate) fn resolve(&self, optional: usize) -> Result<usize> {
+        let text = &self.0;
+        let invalid = || SearchError::parsing(format!("invalid minimum_should_match [{text}]"));
+        let n = optional as i64;
+        let required = if let Some(pct) = text.strip_suffix('%') {
+            let p: i64 = pct.parse().map_err(|_| invalid())?;
+            let part = n * p.abs() / 100;
+            if p < 0 {
+                n - part
+            } else {
+                part
+            }
+        } else {
+            let k: i64 = text.parse().map_err(|_| invalid())?;
+            if k < 0 {
+                n + k
+            } else {
+                k
+            }
+        };
+        Ok(required.clamp(0, n) as usize)
     }
 }

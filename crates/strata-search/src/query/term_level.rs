@@ -11,33 +11,26 @@ use tantivy::query::{
 use tantivy::schema::IndexRecordOption;
 use tantivy::Term;
 
+use super::ast::{ExistsAst, IdsAst, RangeAst, RangeBound, TermAst, TermsAst};
 use super::context::QueryContext;
 use super::date_range::DateRangeQuery;
 use super::ip_range::{self, IpRangeQuery};
-use super::params::{boosted, check_params, single_field, value_and_params};
+use super::params::{boosted, single_field, value_and_params, with_boost};
 use super::regexp::{escape, string_field, term_regex, MultiTermOptions};
 use super::terms::{bound_value, exact_term, typed_term};
 use crate::error::{Result, SearchError};
 use crate::mapping::date::DateFormat;
 use crate::mapping::document::FieldValue;
 use crate::mapping::FieldType;
-use crate::search::time_zone::TimeZone;
 use crate::store::{json_term, KEYWORDS};
 
 fn const_score(q: Box<dyn Query>) -> Box<dyn Query> {
     Box::new(ConstScoreQuery::new(q, 1.0))
 }
 
-pub fn term(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
-    let (field, params) = single_field("term", body)?;
-    let (value, params) = value_and_params("term", params, &["value", "case_insensitive"])?;
-    if params.get("case_insensitive") == Some(&Value::Bool(true)) {
-        return Err(SearchError::illegal(
-            "[term] case_insensitive is not supported",
-        ));
-    }
-    let q = term_query(ctx, field, value)?;
-    boosted(const_score(q), params)
+pub fn term(ctx: &QueryContext<'_>, q: &TermAst<'_>) -> Result<Box<dyn Query>> {
+    let t = term_query(ctx, q.field, q.value)?;
+    Ok(with_boost(const_score(t), q.boost))
 }
 
 fn term_query(ctx: &QueryContext<'_>, field: &str, value: &Value) -> Result<Box<dyn Query>> {
@@ -89,48 +82,35 @@ fn reserve_clauses(ctx: &QueryContext<'_>, kind: &str, field: &str, count: usize
     )
 }
 
-pub fn terms(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
-    let (field, values) = single_field("terms", body)?;
-    let values = values.as_array().ok_or_else(|| {
-        SearchError::parsing(
-            "[terms] query does not support lookup of terms; expected an array of values",
-        )
-    })?;
-    reserve_clauses(ctx, "terms", field, values.len())?;
+pub fn terms(ctx: &QueryContext<'_>, q: &TermsAst<'_>) -> Result<Box<dyn Query>> {
+    any_term(ctx, "terms", q.field, q.values, q.boost)
+}
+
+pub fn ids(ctx: &QueryContext<'_>, q: &IdsAst<'_>) -> Result<Box<dyn Query>> {
+    any_term(ctx, "ids", "_id", q.values, q.boost)
+}
+
+/// Documents with one of `values` at `field` (`terms` or `ids`, `kind`).
+fn any_term(
+    ctx: &QueryContext<'_>,
+    kind: &str,
+    field: &str,
+    values: &[Value],
+    boost: f64,
+) -> Result<Box<dyn Query>> {
+    reserve_clauses(ctx, kind, field, values.len())?;
     let clauses = values
         .iter()
         .map(|v| Ok((Occur::Should, term_query(ctx, field, v)?)))
         .collect::<Result<Vec<_>>>()?;
-    boosted(const_score(Box::new(BooleanQuery::new(clauses))), body)
+    Ok(with_boost(
+        const_score(Box::new(BooleanQuery::new(clauses))),
+        boost,
+    ))
 }
 
-pub fn ids(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
-    let obj = body
-        .as_object()
-        .ok_or_else(|| SearchError::parsing("[ids] malformed"))?;
-    check_params("ids", obj, &["values"])?;
-    let values = obj
-        .get("values")
-        .and_then(Value::as_array)
-        .ok_or_else(|| SearchError::parsing("[ids] requires [values]"))?;
-    reserve_clauses(ctx, "ids", "_id", values.len())?;
-    let clauses = values
-        .iter()
-        .map(|v| Ok((Occur::Should, term_query(ctx, "_id", v)?)))
-        .collect::<Result<Vec<_>>>()?;
-    boosted(const_score(Box::new(BooleanQuery::new(clauses))), body)
-}
-
-pub fn exists(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
-    let obj = body
-        .as_object()
-        .ok_or_else(|| SearchError::parsing("[exists] malformed"))?;
-    check_params("exists", obj, &["field"])?;
-    let field = obj
-        .get("field")
-        .and_then(Value::as_str)
-        .ok_or_else(|| SearchError::parsing("[exists] must be provided with a [field]"))?;
-    boosted(const_score(field_exists(ctx, field)), body)
+pub fn exists(ctx: &QueryContext<'_>, q: &ExistsAst<'_>) -> Result<Box<dyn Query>> {
+    Ok(with_boost(const_score(field_exists(ctx, q.field)), q.boost))
 }
 
 /// Documents with a value at `field`, or below it for an object. Typed
@@ -160,88 +140,39 @@ fn field_exists(ctx: &QueryContext<'_>, field: &str) -> Box<dyn Query> {
     }
 }
 
-pub fn range(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
-    let (field, params) = single_field("range", body)?;
-    let obj = params.as_object().ok_or_else(|| {
-        SearchError::parsing("[range] query malformed, no start_object after field name")
-    })?;
-    check_params(
-        "range",
-        obj,
-        &[
-            "gt",
-            "gte",
-            "lt",
-            "lte",
-            "from",
-            "to",
-            "include_lower",
-            "include_upper",
-            "format",
-            "time_zone",
-            "relation",
-        ],
-    )?;
-    let tz = match obj.get("time_zone") {
-        None => TimeZone::UTC,
-        Some(Value::String(tz)) => TimeZone::parse(tz)?,
-        Some(other) => {
-            return Err(SearchError::parsing(format!(
-                "[range] time_zone must be a string, got [{other}]"
-            )))
-        }
-    };
+pub fn range(ctx: &QueryContext<'_>, q: &RangeAst<'_>) -> Result<Box<dyn Query>> {
+    let field = q.field;
     let Some(leaf) = ctx.leaf(field) else {
         return Ok(Box::new(EmptyQuery));
     };
-    let format = obj
-        .get("format")
-        .and_then(Value::as_str)
-        .map(DateFormat::parse)
-        .transpose()?;
-    let include_lower = obj
-        .get("include_lower")
-        .and_then(Value::as_bool)
-        .unwrap_or(true);
-    let include_upper = obj
-        .get("include_upper")
-        .and_then(Value::as_bool)
-        .unwrap_or(true);
+    let format = q.format.map(DateFormat::parse).transpose()?;
     // `lte` and `gt` round date math up (`now/d` is the day's last millisecond).
-    let bound =
-        |inc: &str, exc: &str, legacy: &str, legacy_inclusive: bool| -> Result<Bound<FieldValue>> {
-            let upper = inc == "lte";
-            let conv = |v: &Value, round_up: bool| {
-                bound_value(
-                    field,
-                    leaf,
-                    v,
-                    format.as_ref(),
-                    ctx.now_millis,
-                    tz,
-                    round_up,
-                )
-            };
-            Ok(match (obj.get(inc), obj.get(exc), obj.get(legacy)) {
-                (Some(v), _, _) if !v.is_null() => Bound::Included(conv(v, upper)?),
-                (_, Some(v), _) if !v.is_null() => Bound::Excluded(conv(v, !upper)?),
-                (_, _, Some(v)) if !v.is_null() => {
-                    if legacy_inclusive {
-                        Bound::Included(conv(v, upper)?)
-                    } else {
-                        Bound::Excluded(conv(v, !upper)?)
-                    }
-                }
-                _ => Bound::Unbounded,
-            })
+    let bound = |b: Option<RangeBound<'_>>, upper: bool| -> Result<Bound<FieldValue>> {
+        let Some(b) = b else {
+            return Ok(Bound::Unbounded);
         };
-    let lower = bound("gte", "gt", "from", include_lower)?;
-    let upper = bound("lte", "lt", "to", include_upper)?;
+        let v = bound_value(
+            field,
+            leaf,
+            b.value,
+            format.as_ref(),
+            ctx.now_millis,
+            q.time_zone,
+            upper == b.inclusive,
+        )?;
+        Ok(if b.inclusive {
+            Bound::Included(v)
+        } else {
+            Bound::Excluded(v)
+        })
+    };
+    let lower = bound(q.lower, false)?;
+    let upper = bound(q.upper, true)?;
     if leaf.ty == FieldType::Ip {
-        return boosted(
+        return Ok(with_boost(
             const_score(ip_range_query(ctx, field, lower, upper)?),
-            params,
-        );
+            q.boost,
+        ));
     }
     let (lower, upper) = if leaf.ty.is_integer() {
         (integer_bound(lower, true), integer_bound(upper, false))
@@ -268,13 +199,13 @@ pub fn range(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
         }
     };
     let (lower, upper) = (to_term(lower), to_term(upper));
-    let q: Box<dyn Query> = match leaf.ty {
+    let query: Box<dyn Query> = match leaf.ty {
         FieldType::Text | FieldType::Keyword | FieldType::Ip => {
             Box::new(InvertedIndexRangeQuery::new(lower, upper))
         }
         _ => {
             if matches!((&lower, &upper), (Bound::Unbounded, Bound::Unbounded)) {
-                return exists(ctx, &serde_json::json!({"field": field}));
+                return Ok(with_boost(const_score(field_exists(ctx, field)), q.boost));
             }
             let range = RangeQuery::new(lower, upper);
             match millis.flatten() {
@@ -287,7 +218,7 @@ pub fn range(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
             }
         }
     };
-    boosted(const_score(q), params)
+    Ok(with_boost(const_score(query), q.boost))
 }
 
 /// A date range's bounds as inclusive epoch milliseconds: `None` when a

@@ -20,9 +20,10 @@ use super::Compiled;
 use crate::error::{Result, SearchError};
 use crate::mapping::date::DateFormat;
 use crate::mapping::Mappings;
+use crate::query::ast::{QueryAst, RangeBound};
 use crate::query::context::QueryContext;
 use crate::query::nested::level::ListScorer;
-use crate::query::params::{boosted, single_field};
+use crate::query::params::with_boost;
 
 /// A runtime field's value, comparable across the forms a script emits.
 #[derive(Debug, Clone, PartialEq, PartialOrd)]
@@ -88,25 +89,22 @@ impl Predicate {
     }
 }
 
-/// The query `kind` with `body` when it is on a runtime field; `None`
-/// when it names no runtime field (or the query kind takes none).
-pub fn build(ctx: &QueryContext<'_>, kind: &str, body: &Value) -> Result<Option<Box<dyn Query>>> {
+/// The query as a query on a runtime field (`term`, `terms`, `match`,
+/// `range`, `exists`); `None` when it names no runtime field (or the
+/// query kind takes none).
+pub(crate) fn build(
+    ctx: &QueryContext<'_>,
+    query: &QueryAst<'_>,
+) -> Result<Option<Box<dyn Query>>> {
     let Some(runtime) = ctx.runtime else {
         return Ok(None);
     };
-    let field = match kind {
-        "term" | "range" | "match" => single_field(kind, body)?.0,
-        "terms" => match body
-            .as_object()
-            .and_then(|o| o.keys().find(|k| !matches!(k.as_str(), "boost" | "_name")))
-        {
-            Some(k) => k.as_str(),
-            None => return Ok(None),
-        },
-        "exists" => match body.get("field").and_then(Value::as_str) {
-            Some(f) => f,
-            None => return Ok(None),
-        },
+    let field = match query {
+        QueryAst::Term(q) => q.field,
+        QueryAst::Terms(q) => q.field,
+        QueryAst::Match(q) => q.field,
+        QueryAst::Range(q) => q.field,
+        QueryAst::Exists(q) => q.field,
         _ => return Ok(None),
     };
     if ctx.leaf(field).is_some() {
@@ -123,35 +121,26 @@ pub fn build(ctx: &QueryContext<'_>, kind: &str, body: &Value) -> Result<Option<
             ))
         })
     };
-    let params = &body[field];
-    let predicate = match kind {
-        "exists" => Predicate::Exists,
-        "term" | "match" => {
-            let inner = if kind == "term" { "value" } else { "query" };
-            let v = params.get(inner).unwrap_or(params);
-            Predicate::AnyOf(vec![key(v)?])
+    let bound = |b: &Option<RangeBound<'_>>| -> Result<Option<(Key, bool)>> {
+        b.map(|b| Ok((key(b.value)?, b.inclusive))).transpose()
+    };
+    let (predicate, boost) = match query {
+        QueryAst::Exists(q) => (Predicate::Exists, q.boost),
+        QueryAst::Term(q) => (Predicate::AnyOf(vec![key(q.value)?]), q.boost),
+        QueryAst::Match(q) => (Predicate::AnyOf(vec![key(q.query)?]), q.boost),
+        QueryAst::Terms(q) => {
+            ctx.limits.check_terms_count(q.values.len())?;
+            let keys = q.values.iter().map(key).collect::<Result<_>>()?;
+            (Predicate::AnyOf(keys), q.boost)
         }
-        "terms" => {
-            let list = params.as_array().ok_or_else(|| {
-                SearchError::parsing("[terms] query does not support a lookup on a runtime field")
-            })?;
-            ctx.limits.check_terms_count(list.len())?;
-            Predicate::AnyOf(list.iter().map(key).collect::<Result<_>>()?)
-        }
-        _ => {
-            let bound = |names: [&str; 2]| -> Result<Option<(Key, bool)>> {
-                for (i, name) in names.iter().enumerate() {
-                    if let Some(v) = params.get(*name).filter(|v| !v.is_null()) {
-                        return Ok(Some((key(v)?, i == 0)));
-                    }
-                }
-                Ok(None)
-            };
+        QueryAst::Range(q) => (
             Predicate::Range {
-                lower: bound(["gte", "gt"])?,
-                upper: bound(["lte", "lt"])?,
-            }
-        }
+                lower: bound(&q.lower)?,
+                upper: bound(&q.upper)?,
+            },
+            q.boost,
+        ),
+        _ => return Ok(None),
     };
     let query = Box::new(RuntimeQuery {
         name: field.to_string(),
@@ -160,10 +149,7 @@ pub fn build(ctx: &QueryContext<'_>, kind: &str, body: &Value) -> Result<Option<
         predicate,
         mappings: Arc::new(ctx.mappings.clone()),
     });
-    // `boost` sits beside the value (`term`, `range`, `match`) or the
-    // field (`terms`, `exists`).
-    let boost_at = if params.is_object() { params } else { body };
-    Ok(Some(boosted(query, boost_at)?))
+    Ok(Some(with_boost(query, boost)))
 }
 
 /// Documents whose runtime field's values satisfy a predicate (score 1).

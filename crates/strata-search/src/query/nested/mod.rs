@@ -9,52 +9,18 @@ pub mod level;
 
 use std::fmt;
 
-use serde_json::Value;
-use tantivy::query::{EnableScoring, Explanation, Query, Scorer, Weight};
+use tantivy::query::{EmptyQuery, EnableScoring, Explanation, Query, Scorer, Weight};
 use tantivy::{DocId, DocSet, Score, SegmentReader, TantivyError, Term, TERMINATED};
 
 pub use level::{ChildrenOf, Level, LevelQuery};
 use level::{ListScorer, ParentFinder};
 
 use crate::error::{Result, SearchError};
-use crate::query::context::{Build, QueryContext};
-use crate::query::params::{boosted, check_params};
+pub use crate::query::ast::ScoreMode;
+use crate::query::ast::{NestedAst, Translate};
+use crate::query::context::QueryContext;
+use crate::query::params::with_boost;
 use crate::store::NestedFields;
-
-/// How a parent's score comes from its matching nested objects' scores.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ScoreMode {
-    /// Their mean (the default).
-    Avg,
-    /// The highest.
-    Max,
-    /// The lowest.
-    Min,
-    /// Their sum.
-    Sum,
-    /// No score: 0.
-    None,
-}
-
-impl ScoreMode {
-    fn parse(value: &Value) -> Result<ScoreMode> {
-        Ok(match value.as_str() {
-            Some("avg") => ScoreMode::Avg,
-            Some("max") => ScoreMode::Max,
-            Some("min") => ScoreMode::Min,
-            Some("sum") | Some("total") => ScoreMode::Sum,
-            Some("none") => ScoreMode::None,
-            _ => {
-                return Err(SearchError::parsing(format!(
-                    "[nested] illegal score_mode [{}]",
-                    value
-                        .as_str()
-                        .map_or_else(|| value.to_string(), str::to_string)
-                )))
-            }
-        })
-    }
-}
 
 /// The marker fields, or the refusal of an index that has none.
 fn marks_of(ctx: &QueryContext<'_>, path: &str) -> Result<NestedFields> {
@@ -98,65 +64,27 @@ pub(crate) fn check_path(
     Ok(true)
 }
 
-/// Translates a `nested` query found at `depth`, its inner query by `build`.
+/// Translates a `nested` query found at `depth`, its inner query by `translate`.
 pub(crate) fn nested(
     ctx: &QueryContext<'_>,
-    body: &Value,
+    q: &NestedAst<'_>,
     depth: usize,
-    build: Build,
+    translate: Translate,
 ) -> Result<Box<dyn Query>> {
-    let params = body
-        .as_object()
-        .ok_or_else(|| SearchError::parsing("[nested] query malformed, no start_object"))?;
-    check_params(
-        "nested",
-        params,
-        &[
-            "path",
-            "query",
-            "score_mode",
-            "ignore_unmapped",
-            "inner_hits",
-        ],
-    )?;
-    let path = params
-        .get("path")
-        .and_then(Value::as_str)
-        .ok_or_else(|| SearchError::parsing("[nested] requires 'path' field"))?;
-    let query = params
-        .get("query")
-        .ok_or_else(|| SearchError::parsing("[nested] requires 'query' field"))?;
-    let score_mode = match params.get("score_mode") {
-        Some(v) => ScoreMode::parse(v)?,
-        None => ScoreMode::Avg,
-    };
-    let ignore_unmapped = match params.get("ignore_unmapped") {
-        None => false,
-        Some(Value::Bool(b)) => *b,
-        Some(other) => {
-            return Err(SearchError::parsing(format!(
-                "[nested] query does not support [ignore_unmapped] with value [{other}]"
-            )))
-        }
-    };
-    if params.contains_key("inner_hits") {
-        return Err(SearchError::illegal(
-            "[inner_hits] of a [nested] query is not supported by this server",
-        ));
-    }
-    if !check_path(ctx, path, ignore_unmapped)? {
-        return super::compound::match_none(&Value::Object(Default::default()));
+    let path = q.path;
+    if !check_path(ctx, path, q.ignore_unmapped)? {
+        return Ok(Box::new(EmptyQuery));
     }
     let marks = marks_of(ctx, path)?;
-    let inner = build(&ctx.in_nested(path), query, depth + 1)?;
+    let inner = translate(&ctx.in_nested(path), &q.query, depth + 1)?;
     let children = LevelQuery::new(Level::Path(path.to_string()), marks, inner);
     let joined = NestedQuery {
         parent_level: Level::of(ctx.nested_scope.as_deref()),
         marks,
         children: Box::new(children),
-        score_mode,
+        score_mode: q.score_mode,
     };
-    boosted(Box::new(joined), body)
+    Ok(with_boost(Box::new(joined), q.boost))
 }
 
 /// Parents at `parent_level` with a matching child in `children` (a query

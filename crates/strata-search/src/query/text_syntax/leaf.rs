@@ -3,20 +3,22 @@
 //! way `match`, `match_phrase`, `wildcard`, `prefix`, `regexp`, `range`
 //! and `exists` handle it.
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use tantivy::query::{EmptyQuery, Occur, Query};
 
 use super::tree::{bool_query, LeafValue, Options};
 use crate::error::Result;
 use crate::mapping::FieldType;
+use crate::query::ast::{ExistsAst, RangeAst, RangeBound};
 use crate::query::context::QueryContext;
 use crate::query::full_text::{match_field, phrase_field};
 use crate::query::terms::{analyzed_terms, exact_term};
 use crate::query::{regexp, term_level};
+use crate::search::time_zone::TimeZone;
 
 /// `exists` on `field`.
 pub(super) fn exists(ctx: &QueryContext<'_>, field: &str) -> Result<Box<dyn Query>> {
-    term_level::exists(ctx, &json!({ "field": field }))
+    term_level::exists(ctx, &ExistsAst { field, boost: 1.0 })
 }
 
 /// The query of `value` on `field`.
@@ -55,21 +57,26 @@ pub(super) fn on_field(
             low_inclusive,
             high_inclusive,
         } => {
-            let mut bounds = Map::new();
-            if let Some(low) = low {
-                let key = if *low_inclusive { "gte" } else { "gt" };
-                bounds.insert(key.into(), Value::String(low.clone()));
+            let (low, high) = (
+                low.clone().map(Value::String),
+                high.clone().map(Value::String),
+            );
+            fn bound(value: &Option<Value>, inclusive: bool) -> Option<RangeBound<'_>> {
+                value.as_ref().map(|value| RangeBound { value, inclusive })
             }
-            if let Some(high) = high {
-                let key = if *high_inclusive { "lte" } else { "lt" };
-                bounds.insert(key.into(), Value::String(high.clone()));
-            }
-            if let Some(tz) = &opts.time_zone {
-                if ty == Some(FieldType::Date) {
-                    bounds.insert("time_zone".into(), Value::String(tz.clone()));
-                }
-            }
-            term_level::range(ctx, &json!({ field: bounds }))
+            let time_zone = match &opts.time_zone {
+                Some(tz) if ty == Some(FieldType::Date) => TimeZone::parse(tz)?,
+                _ => TimeZone::UTC,
+            };
+            let range = RangeAst {
+                field,
+                lower: bound(&low, *low_inclusive),
+                upper: bound(&high, *high_inclusive),
+                format: None,
+                time_zone,
+                boost: 1.0,
+            };
+            term_level::range(ctx, &range)
         }
     }
 }

@@ -1,0 +1,268 @@
+//! The compound queries, whose parameters hold queries: `bool`,
+//! `constant_score`, `dis_max`, `nested`; and `match_all`, `match_none`.
+//! Each parses its sub-queries at the next nesting level.
+
+use serde_json::Value;
+
+use super::{parse, QueryAst};
+use crate::error::{Result, SearchError};
+use crate::query::params::{boost_of, check_params, MinimumShouldMatch};
+
+/// `bool`.
+#[derive(Debug)]
+pub(crate) struct BoolQuery<'a> {
+    pub must: Vec<QueryAst<'a>>,
+    pub filter: Vec<QueryAst<'a>>,
+    pub should: Vec<QueryAst<'a>>,
+    pub must_not: Vec<QueryAst<'a>>,
+    pub minimum_should_match: Option<MinimumShouldMatch>,
+    pub boost: f64,
+}
+
+/// `constant_score`.
+#[derive(Debug)]
+pub(crate) struct ConstantScore<'a> {
+    pub filter: Box<QueryAst<'a>>,
+    pub boost: f64,
+}
+
+/// `dis_max`.
+#[derive(Debug)]
+pub(crate) struct DisMax<'a> {
+    pub queries: Vec<QueryAst<'a>>,
+    pub tie_breaker: f64,
+    pub boost: f64,
+}
+
+/// How a `nested` query scores a parent from its matching children.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScoreMode {
+    /// Their mean (the default).
+    Avg,
+    /// The highest.
+    Max,
+    /// The lowest.
+    Min,
+    /// Their sum.
+    Sum,
+    /// No score: 0.
+    None,
+}
+
+impl ScoreMode {
+    fn parse(value: &Value) -> Result<ScoreMode> {
+        Ok(match value.as_str() {
+            Some("avg") => ScoreMode::Avg,
+            Some("max") => ScoreMode::Max,
+            Some("min") => ScoreMode::Min,
+            Some("sum") | Some("total") => ScoreMode::Sum,
+            Some("none") => ScoreMode::None,
+            _ => {
+                return Err(SearchError::parsing(format!(
+                    "[nested] illegal score_mode [{}]",
+                    value
+                        .as_str()
+                        .map_or_else(|| value.to_string(), str::to_string)
+                )))
+            }
+        })
+    }
+}
+
+/// `nested`.
+#[derive(Debug)]
+pub(crate) struct NestedAst<'a> {
+    pub path: &'a str,
+    pub query: Box<QueryAst<'a>>,
+    pub score_mode: ScoreMode,
+    pub ignore_unmapped: bool,
+    pub boost: f64,
+}
+
+pub(super) fn match_all(body: &Value) -> Result<QueryAst<'static>> {
+    let params = body
+        .as_object()
+        .ok_or_else(|| SearchError::parsing("[match_all] malformed"))?;
+    check_params("match_all", params, &[])?;
+    Ok(QueryAst::MatchAll {
+        boost: boost_of(body)?,
+    })
+}
+
+pub(super) fn match_none(body: &Value) -> Result<QueryAst<'static>> {
+    let params = body
+        .as_object()
+        .ok_or_else(|| SearchError::parsing("[match_none] malformed"))?;
+    check_params("match_none", params, &[])?;
+    Ok(QueryAst::MatchNone)
+}
+
+/// One query or an array of them, the `bool` clause `name`, its queries
+/// at level `depth`. Elasticsearch parses `bool` with an `ObjectParser`,
+/// which wraps a clause's parse error in "[bool] failed to parse field
+/// [name]" (an `x_content_parse_exception` caused by it); the nesting
+/// limit's error stays as it is.
+fn clauses<'a>(name: &str, value: Option<&'a Value>, depth: usize) -> Result<Vec<QueryAst<'a>>> {
+    let one = |q: &'a Value| parse(q, depth).map_err(|e| wrap_clause_error(name, e));
+    match value {
+        None => Ok(Vec::new()),
+        Some(Value::Array(items)) => items.iter().map(one).collect(),
+        Some(q @ Value::Object(_)) => Ok(vec![one(q)?]),
+        Some(other) => Err(SearchError::parsing(format!(
+            "[bool] clause malformed: {other}"
+        ))),
+    }
+}
+
+/// A `bool` clause's parse error wrapped as Elasticsearch's `ObjectParser`
+/// does; other errors (the shard's, the nesting limit's, Strata's
+/// `illegal_argument_exception`s) as they are.
+pub(crate) fn wrap_clause_error(name: &str, e: SearchError) -> SearchError {
+    match e {
+        SearchError::Parsing(_) | SearchError::FieldParse { .. } => {
+            SearchError::field_parse("bool", name, e)
+        }
+        other => other,
+    }
+}
+
+/// `bool`, its clauses at level `depth`.
+pub(super) fn boolean(body: &Value, depth: usize) -> Result<BoolQuery<'_>> {
+    let params = body
+        .as_object()
+        .ok_or_else(|| SearchError::parsing("[bool] malformed"))?;
+    // Elasticsearch 8 parses `bool` declaratively: an unknown key is an
+    // `x_content_parse_exception`.
+    const KEYS: [&str; 8] = [
+        "must",
+        "should",
+        "filter",
+        "must_not",
+        "minimum_should_match",
+        "adjust_pure_negative",
+        "boost",
+        "_name",
+    ];
+    if let Some(key) = params.keys().find(|k| !KEYS.contains(&k.as_str())) {
+        return Err(SearchError::FieldParse {
+            reason: format!("[bool] unknown field [{key}]"),
+            cause: None,
+        });
+    }
+    Ok(BoolQuery {
+        must: clauses("must", params.get("must"), depth)?,
+        filter: clauses("filter", params.get("filter"), depth)?,
+        should: clauses("should", params.get("should"), depth)?,
+        must_not: clauses("must_not", params.get("must_not"), depth)?,
+        minimum_should_match: MinimumShouldMatch::of(body, "minimum_should_match")?,
+        boost: boost_of(body)?,
+    })
+}
+
+/// `constant_score`, its filter at level `depth`.
+pub(super) fn constant_score(body: &Value, depth: usize) -> Result<ConstantScore<'_>> {
+    let params = body
+        .as_object()
+        .ok_or_else(|| SearchError::parsing("[constant_score] malformed"))?;
+    check_params("constant_score", params, &["filter"])?;
+    let filter = params
+        .get("filter")
+        .ok_or_else(|| SearchError::parsing("[constant_score] requires a 'filter' element"))?;
+    Ok(ConstantScore {
+        filter: Box::new(parse(filter, depth)?),
+        // A boost that is not a number is taken as 1.
+        boost: params.get("boost").and_then(Value::as_f64).unwrap_or(1.0),
+    })
+}
+
+/// `{"dis_max": {"queries": [...], "tie_breaker": 0.7}}`, its queries at
+/// level `depth`.
+pub(super) fn dis_max(body: &Value, depth: usize) -> Result<DisMax<'_>> {
+    let params = body.as_object().ok_or_else(|| {
+        SearchError::parsing("[dis_max] query malformed, no start_object after query name")
+    })?;
+    check_params("dis_max", params, &["queries", "tie_breaker"])?;
+    let none =
+        || SearchError::parsing("[dis_max] requires 'queries' field with at least one clause");
+    let queries: Vec<QueryAst<'_>> = match params.get("queries") {
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|q| parse(q, depth))
+            .collect::<Result<_>>()?,
+        Some(q @ Value::Object(_)) => vec![parse(q, depth)?],
+        Some(other) => {
+            return Err(SearchError::parsing(format!(
+                "[dis_max] queries malformed: {other}"
+            )))
+        }
+        None => return Err(none()),
+    };
+    if queries.is_empty() {
+        return Err(none());
+    }
+    let tie_breaker = match params.get("tie_breaker") {
+        None => 0.0,
+        Some(v) => v
+            .as_f64()
+            .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+            .filter(|t| t.is_finite())
+            .ok_or_else(|| {
+                SearchError::parsing(format!("[dis_max] tie_breaker must be a number, got [{v}]"))
+            })?,
+    };
+    Ok(DisMax {
+        queries,
+        tie_breaker,
+        boost: boost_of(body)?,
+    })
+}
+
+/// `nested`, its query at level `depth`.
+pub(super) fn nested(body: &Value, depth: usize) -> Result<NestedAst<'_>> {
+    let params = body
+        .as_object()
+        .ok_or_else(|| SearchError::parsing("[nested] query malformed, no start_object"))?;
+    check_params(
+        "nested",
+        params,
+        &[
+            "path",
+            "query",
+            "score_mode",
+            "ignore_unmapped",
+            "inner_hits",
+        ],
+    )?;
+    let path = params
+        .get("path")
+        .and_then(Value::as_str)
+        .ok_or_else(|| SearchError::parsing("[nested] requires 'path' field"))?;
+    let query = params
+        .get("query")
+        .ok_or_else(|| SearchError::parsing("[nested] requires 'query' field"))?;
+    let score_mode = match params.get("score_mode") {
+        Some(v) => ScoreMode::parse(v)?,
+        None => ScoreMode::Avg,
+    };
+    let ignore_unmapped = match params.get("ignore_unmapped") {
+        None => false,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => {
+            return Err(SearchError::parsing(format!(
+                "[nested] query does not support [ignore_unmapped] with value [{other}]"
+            )))
+        }
+    };
+    if params.contains_key("inner_hits") {
+        return Err(SearchError::illegal(
+            "[inner_hits] of a [nested] query is not supported by this server",
+        ));
+    }
+    Ok(NestedAst {
+        path,
+        query: Box::new(parse(query, depth)?),
+        score_mode,
+        ignore_unmapped,
+        boost: boost_of(body)?,
+    })
+}

@@ -1,0 +1,170 @@
+//! The query DSL as a typed tree: a request's query JSON is parsed once,
+//! in one pass, into a [`QueryAst`], and the translators in `query/`
+//! turn the tree into tantivy queries without reading JSON again.
+//!
+//! Parsing finds every error of the DSL itself, with Elasticsearch's
+//! wording: an object that is not one `{"kind": {...}}` entry, an
+//! `unknown query [x]`, an unknown or malformed parameter
+//! (`[match] query does not support [foo]`), a clause of `bool` that does
+//! not parse (wrapped in `[bool] failed to parse field [must]`), and
+//! nesting deeper than [`MAX_NESTED_DEPTH`] (an error, never a deep
+//! stack: the parser recurses once per level and stops at the limit).
+//! What depends on the index (a field's type, its analyzer, runtime
+//! fields, nested paths) is checked when the tree is translated.
+//!
+//! The tree borrows from the JSON it was parsed from: a field's value
+//! (`term`'s value, the list of a `terms` query) stays a reference into
+//! the request, so a million-value `terms` query is not copied.
+//!
+//! One file per family: `compound` (`bool`, `constant_score`, `dis_max`,
+//! `match_all`, `match_none`, `nested`), `term_level` (`term`, `terms`,
+//! `ids`, `exists`, `range`), `full_text` (`match`, `match_phrase`,
+//! `multi_match`).
+//!
+//! Transitional: the queries in [`RawKind`] are still translated from
+//! their JSON body (checked here only for their kind), by translators
+//! that parse their own parameters; they move into typed nodes one family
+//! at a time.
+
+mod compound;
+mod full_text;
+mod term_level;
+#[cfg(test)]
+mod tests;
+
+pub use compound::ScoreMode;
+pub(crate) use compound::{wrap_clause_error, BoolQuery, ConstantScore, DisMax, NestedAst};
+pub(crate) use full_text::{text_of, MatchAst, MatchPhraseAst, MultiMatchAst, MultiMatchType};
+pub(crate) use term_level::{ExistsAst, IdsAst, RangeAst, RangeBound, TermAst, TermsAst};
+
+use serde_json::Value;
+use tantivy::query::Query;
+
+use super::context::{QueryContext, MAX_NESTED_DEPTH};
+use crate::error::{Result, SearchError};
+
+/// The translator of a parsed query found inside another at nesting level
+/// `depth`: the dispatcher in `query/mod.rs`, passed down to the compound
+/// queries' translators so that they do not import it.
+pub(crate) type Translate = fn(&QueryContext<'_>, &QueryAst<'_>, usize) -> Result<Box<dyn Query>>;
+
+/// One query of the DSL, parsed.
+#[derive(Debug)]
+pub(crate) enum QueryAst<'a> {
+    /// `match_all`, with its boost.
+    MatchAll { boost: f64 },
+    /// `match_none`.
+    MatchNone,
+    /// `bool`.
+    Bool(BoolQuery<'a>),
+    /// `constant_score`.
+    ConstantScore(ConstantScore<'a>),
+    /// `dis_max`.
+    DisMax(DisMax<'a>),
+    /// `nested`.
+    Nested(NestedAst<'a>),
+    /// `term`.
+    Term(TermAst<'a>),
+    /// `terms`.
+    Terms(TermsAst<'a>),
+    /// `ids`.
+    Ids(IdsAst<'a>),
+    /// `exists`.
+    Exists(ExistsAst<'a>),
+    /// `range`.
+    Range(RangeAst<'a>),
+    /// `match`.
+    Match(MatchAst<'a>),
+    /// `match_phrase`.
+    MatchPhrase(MatchPhraseAst<'a>),
+    /// `multi_match`.
+    MultiMatch(MultiMatchAst<'a>),
+    /// Transitional: a query whose translator still reads its JSON body.
+    Raw { kind: RawKind, body: &'a Value },
+}
+
+/// The queries still translated from their JSON body (see the module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RawKind {
+    Prefix,
+    Wildcard,
+    Regexp,
+    Fuzzy,
+    GeoBoundingBox,
+    GeoDistance,
+    MatchPhrasePrefix,
+    MatchBoolPrefix,
+    QueryString,
+    SimpleQueryString,
+    ScriptScore,
+    FunctionScore,
+    Script,
+}
+
+impl RawKind {
+    fn of(name: &str) -> Option<RawKind> {
+        Some(match name {
+            "prefix" => RawKind::Prefix,
+            "wildcard" => RawKind::Wildcard,
+            "regexp" => RawKind::Regexp,
+            "fuzzy" => RawKind::Fuzzy,
+            "geo_bounding_box" => RawKind::GeoBoundingBox,
+            "geo_distance" => RawKind::GeoDistance,
+            "match_phrase_prefix" => RawKind::MatchPhrasePrefix,
+            "match_bool_prefix" => RawKind::MatchBoolPrefix,
+            "query_string" => RawKind::QueryString,
+            "simple_query_string" => RawKind::SimpleQueryString,
+            "script_score" => RawKind::ScriptScore,
+            "function_score" => RawKind::FunctionScore,
+            "script" => RawKind::Script,
+            _ => return None,
+        })
+    }
+}
+
+/// Parses the query object `query` (`{"match": {...}}`) found at nesting
+/// level `depth` (1 at the top), refusing one deeper than
+/// [`MAX_NESTED_DEPTH`].
+pub(crate) fn parse(query: &Value, depth: usize) -> Result<QueryAst<'_>> {
+    if depth > MAX_NESTED_DEPTH {
+        return Err(SearchError::illegal(
+            "The nested depth of the query exceeds the maximum nested depth for queries set in \
+             [indices.query.bool.max_nested_depth]",
+        ));
+    }
+    let obj = query
+        .as_object()
+        .ok_or_else(|| SearchError::parsing("query malformed, must start with start_object"))?;
+    let mut entries = obj.iter();
+    let (kind, body) = match (entries.next(), entries.next()) {
+        (Some(entry), None) => entry,
+        (None, _) => return Err(SearchError::parsing("query malformed, empty clause found")),
+        (Some(_), Some((second, _))) => {
+            return Err(SearchError::parsing(format!(
+                "[{}] malformed query, expected [END_OBJECT] but found [FIELD_NAME] ({second})",
+                obj.keys().next().map_or("", String::as_str)
+            )))
+        }
+    };
+    let inner = depth + 1;
+    Ok(match kind.as_str() {
+        "match_all" => compound::match_all(body)?,
+        "match_none" => compound::match_none(body)?,
+        "bool" => QueryAst::Bool(compound::boolean(body, inner)?),
+        "constant_score" => QueryAst::ConstantScore(compound::constant_score(body, inner)?),
+        "dis_max" => QueryAst::DisMax(compound::dis_max(body, inner)?),
+        "nested" => QueryAst::Nested(compound::nested(body, inner)?),
+        "term" => QueryAst::Term(term_level::term(body)?),
+        "terms" => QueryAst::Terms(term_level::terms(body)?),
+        "ids" => QueryAst::Ids(term_level::ids(body)?),
+        "exists" => QueryAst::Exists(term_level::exists(body)?),
+        "range" => QueryAst::Range(term_level::range(body)?),
+        "match" => QueryAst::Match(full_text::match_query(body)?),
+        "match_phrase" => QueryAst::MatchPhrase(full_text::match_phrase(body)?),
+        "multi_match" => QueryAst::MultiMatch(full_text::multi_match(body)?),
+        other => match RawKind::of(other) {
+            Some(kind) => QueryAst::Raw { kind, body },
+            None => return Err(SearchError::parsing(format!("unknown query [{other}]"))),
+        },
+    })
+}

@@ -1,0 +1,100 @@
+//! The parse of the query tree: its shape, its errors, its depth bound.
+
+use serde_json::{json, Value};
+
+use super::{parse, QueryAst, RawKind};
+use crate::error::SearchError;
+use crate::query::MAX_NESTED_DEPTH;
+
+fn error(query: &Value) -> String {
+    parse(query, 1).expect_err("refused").to_string()
+}
+
+#[test]
+fn bool_clauses_parse_into_typed_nodes() {
+    let q = json!({"bool": {
+        "must": {"match": {"title": {"query": "a b", "operator": "AND"}}},
+        "filter": [{"term": {"tag": {"value": "x", "boost": 2}}}, {"range": {"n": {"gt": 1, "to": 5, "include_upper": false}}}],
+        "should": [{"prefix": {"tag": "p"}}],
+        "minimum_should_match": "50%",
+        "boost": "1.5"
+    }});
+    let QueryAst::Bool(b) = parse(&q, 1).unwrap() else {
+        panic!("not a bool")
+    };
+    assert_eq!(b.boost, 1.5);
+    assert_eq!(b.minimum_should_match.unwrap().resolve(4).unwrap(), 2);
+    let QueryAst::Match(m) = &b.must[0] else {
+        panic!("not a match")
+    };
+    assert!(m.and);
+    assert_eq!((m.field, m.query), ("title", &json!("a b")));
+    let QueryAst::Term(t) = &b.filter[0] else {
+        panic!("not a term")
+    };
+    assert_eq!((t.field, t.value, t.boost), ("tag", &json!("x"), 2.0));
+    let QueryAst::Range(r) = &b.filter[1] else {
+        panic!("not a range")
+    };
+    let (lower, upper) = (r.lower.unwrap(), r.upper.unwrap());
+    assert_eq!((lower.value, lower.inclusive), (&json!(1), false));
+    assert_eq!((upper.value, upper.inclusive), (&json!(5), false));
+    assert!(matches!(
+        b.should[0],
+        QueryAst::Raw {
+            kind: RawKind::Prefix,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn errors_keep_elasticsearch_wording() {
+    assert_eq!(error(&json!({"nope": {}})), "unknown query [nope]");
+    assert_eq!(
+        error(&json!({"match": {"f": {"query": "a", "foo": 1}}})),
+        "[match] query does not support [foo]"
+    );
+    assert_eq!(error(&json!({})), "query malformed, empty clause found");
+    assert_eq!(
+        error(&json!({"term": {"a": 1, "b": 2}})),
+        "[term] query doesn't support multiple fields, found [a] and [b]"
+    );
+    // A clause's parse error is wrapped by the bool holding it.
+    let e = parse(&json!({"bool": {"filter": [{"exists": {}}]}}), 1).unwrap_err();
+    assert_eq!(e.to_string(), "[bool] failed to parse field [filter]");
+    assert!(matches!(e, SearchError::FieldParse { cause: Some(_), .. }));
+    assert_eq!(
+        error(&json!({"bool": {"mustt": []}})),
+        "[bool] unknown field [mustt]"
+    );
+}
+
+#[test]
+fn nesting_deeper_than_the_limit_is_an_error_not_a_deep_stack() {
+    let mut q = json!({"match_all": {}});
+    for _ in 0..MAX_NESTED_DEPTH - 1 {
+        q = json!({ "bool": { "must": q } });
+    }
+    assert!(parse(&q, 1).is_ok());
+    let deeper = json!({"constant_score": {"filter": q}});
+    assert!(error(&deeper).contains("exceeds the maximum nested depth"));
+    // Far deeper than any stack would take, built without recursion.
+    let mut q = json!({"match_all": {}});
+    // (`json!` would copy `q` by serializing it, recursively.)
+    let wrap =
+        |key: &str, value: Value| Value::Object([(key.to_string(), value)].into_iter().collect());
+    for _ in 0..100_000 {
+        q = wrap("dis_max", wrap("queries", Value::Array(vec![q])));
+    }
+    assert!(error(&q).contains("exceeds the maximum nested depth"));
+    // serde_json drops a deep value recursively: take it apart by hand.
+    let mut at = q;
+    while let Some(Value::Array(mut items)) = at
+        .get_mut("dis_max")
+        .and_then(|d| d.get_mut("queries"))
+        .map(Value::take)
+    {
+        at = items.pop().unwrap_or(Value::Null);
+    }
+}
