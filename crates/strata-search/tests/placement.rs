@@ -10,9 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use strata_search::search::{search, SearchRequest};
-use strata_search::store::{BlockCache, SearchStorage, StoreTier, BLOCK_SIZE};
-use strata_search::{Catalog, Precondition};
+use strata_search::{BLOCK_SIZE, BlockCache, Catalog, Precondition, SearchRequest, SearchStorage, StoreTier, search};
 
 fn storage(root: &Path, tier: StoreTier, cache_bytes: u64) -> SearchStorage {
     SearchStorage {

@@ -105,7 +105,7 @@ impl SearchStorage {
     /// directory leaves one). Only entries named like an index uuid (16
     /// lowercase hex digits) are touched, so a directory shared with other
     /// files is safe. Returns how many were removed.
-    pub fn remove_orphans<'a>(&self, live: impl IntoIterator<Item = &'a str>) -> Result<usize> {
+    pub(crate) fn remove_orphans<'a>(&self, live: impl IntoIterator<Item = &'a str>) -> Result<usize> {
         let Some(root) = &self.pmem_root else {
             return Ok(0);
         };
@@ -129,12 +129,12 @@ impl SearchStorage {
     }
 
     /// The persistent-memory directory of the index with `uuid`.
-    pub fn pmem_dir_of(&self, uuid: &str) -> Option<PathBuf> {
+    pub(crate) fn pmem_dir_of(&self, uuid: &str) -> Option<PathBuf> {
         self.pmem_root.as_ref().map(|root| root.join(uuid))
     }
 
     /// What shard `number` of an index placed on `tier` opens with.
-    pub fn for_shard(
+    pub(crate) fn for_shard(
         &self,
         tier: StoreTier,
         pmem_index_dir: Option<&Path>,
