@@ -23,7 +23,10 @@ use std::path::{Path, PathBuf};
 
 use parking_lot::Mutex;
 use serde_json::{json, Map, Value};
-use strata_search::{BreakerSettings, DEFAULT_MAX_SHARDS_PER_NODE, SearchError, SearchFiles, breaker_settings, bucket_limit};
+use strata_search::{
+    breaker_settings, bucket_limit, BreakerSettings, SearchError, SearchFiles,
+    DEFAULT_MAX_SHARDS_PER_NODE,
+};
 
 use crate::error::{EsError, Result};
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use axum::http::Method;
 use bytes::Bytes;
 use serde_json::Value;
-use strata_search::{IndicesOptions, MemoryAccount, Precondition, estimate};
+use strata_search::{estimate, IndicesOptions, MemoryAccount, Precondition};
 
 use crate::error::{EsError, Result};
 use crate::media::Format;

@@ -83,8 +83,7 @@ mod translog;
 // The node's indices, aliases and templates.
 pub use aliases::{AliasMeta, Aliases};
 pub use catalog::{
-    wildcard_match, AliasAction, Catalog, IndicesOptions, TemplateKind,
-    DEFAULT_MAX_SHARDS_PER_NODE,
+    wildcard_match, AliasAction, Catalog, IndicesOptions, TemplateKind, DEFAULT_MAX_SHARDS_PER_NODE,
 };
 pub use error::{Result, SearchError};
 pub use index::{DocWriteResult, FieldDiskUsage, SearchIndex, WriteResult};
@@ -114,4 +113,6 @@ pub use breaker::{
 // Storage and background work.
 pub use shard::merge_yield;
 pub use shard::priority::IndexingPriority;
-pub use store::{BlockCache, SearchFiles, SearchStorage, StoreTier, BLOCK_SIZE, DEFAULT_IDLE_AFTER};
+pub use store::{
+    BlockCache, SearchFiles, SearchStorage, StoreTier, BLOCK_SIZE, DEFAULT_IDLE_AFTER,
+};

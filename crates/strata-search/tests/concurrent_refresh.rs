@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
-use strata_search::{Catalog, Precondition, SearchIndex, SearchRequest, search};
+use strata_search::{search, Catalog, Precondition, SearchIndex, SearchRequest};
 
 const WRITERS: usize = 3;
 const IDS_PER_WRITER: u32 = 40;

@@ -4,7 +4,7 @@
 //! templates refused with `mapper_parsing_exception`.
 
 use serde_json::{json, Value};
-use strata_search::{Catalog, Precondition, SearchRequest, search};
+use strata_search::{search, Catalog, Precondition, SearchRequest};
 
 fn names(mapping: &Value) -> Vec<String> {
     mapping["dynamic_templates"]

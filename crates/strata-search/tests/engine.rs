@@ -3,7 +3,7 @@
 //! and a restart without flush that must keep every acknowledged document.
 
 use serde_json::{json, Value};
-use strata_search::{Catalog, Precondition, SearchRequest, search};
+use strata_search::{search, Catalog, Precondition, SearchRequest};
 
 fn hits(resp: &Value) -> Vec<String> {
     resp["hits"]["hits"]

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
-use strata_search::{Catalog, Precondition, SearchRequest, search};
+use strata_search::{search, Catalog, Precondition, SearchRequest};
 
 type Point = (f64, f64); // (lat, lon)
 

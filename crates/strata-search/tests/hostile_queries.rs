@@ -11,7 +11,7 @@
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use strata_search::{Catalog, MAX_NESTED_DEPTH, Precondition, SearchError, SearchRequest, search};
+use strata_search::{search, Catalog, Precondition, SearchError, SearchRequest, MAX_NESTED_DEPTH};
 
 /// Deepest `query_string` group nesting accepted (see
 /// `text_syntax::MAX_GROUP_DEPTH`).

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
-use strata_search::{Catalog, Precondition, SearchError, SearchRequest, count, search};
+use strata_search::{count, search, Catalog, Precondition, SearchError, SearchRequest};
 
 const AUTHORS: [&str; 4] = ["alice", "bob", "carol", "dave"];
 

@@ -4,7 +4,7 @@
 //! by its value, whatever its segment's column type.
 
 use serde_json::{json, Value};
-use strata_search::{Catalog, Precondition, SearchRequest, search};
+use strata_search::{search, Catalog, Precondition, SearchRequest};
 
 fn setup() -> (tempfile::TempDir, Catalog) {
     let tmp = tempfile::tempdir().unwrap();

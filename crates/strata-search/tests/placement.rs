@@ -10,7 +10,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use strata_search::{BLOCK_SIZE, BlockCache, Catalog, Precondition, SearchRequest, SearchStorage, StoreTier, search};
+use strata_search::{
+    search, BlockCache, Catalog, Precondition, SearchRequest, SearchStorage, StoreTier, BLOCK_SIZE,
+};
 
 fn storage(root: &Path, tier: StoreTier, cache_bytes: u64) -> SearchStorage {
     SearchStorage {

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use serde_json::{json, Value};
-use strata_search::{Catalog, Precondition, SearchRequest, search};
+use strata_search::{search, Catalog, Precondition, SearchRequest};
 
 const SEEDS: &[&[u8]] = &[
     br#"{"query":{"match_all":{}}}"#,

@@ -4,7 +4,7 @@
 //! is a `script_exception` (aggregations and sorts: `runtime_aggs.rs`).
 
 use serde_json::{json, Value};
-use strata_search::{Catalog, Precondition, SearchError, SearchRequest, search};
+use strata_search::{search, Catalog, Precondition, SearchError, SearchRequest};
 
 fn setup(catalog: &Catalog) {
     let index = catalog

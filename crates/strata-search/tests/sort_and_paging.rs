@@ -4,7 +4,7 @@
 //! and `stored_fields`.
 
 use serde_json::{json, Value};
-use strata_search::{Catalog, Precondition, SearchError, SearchRequest, search};
+use strata_search::{search, Catalog, Precondition, SearchError, SearchRequest};
 
 fn setup() -> (tempfile::TempDir, Catalog) {
     let tmp = tempfile::tempdir().unwrap();

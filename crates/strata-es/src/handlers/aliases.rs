@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use axum::http::Method;
 use serde_json::{json, Map, Value};
-use strata_search::{AliasAction, AliasMeta, wildcard_match};
+use strata_search::{wildcard_match, AliasAction, AliasMeta};
 
 use super::cat::Table;
 use crate::error::{EsError, Result};

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
-use strata_search::{BLOCK_SIZE, byte_size};
+use strata_search::{byte_size, BLOCK_SIZE};
 
 use super::stats::{health_of, IndexStats};
 use super::targets::resolve;

@@ -9,7 +9,10 @@
 use axum::http::Method;
 use serde::Serialize;
 use serde_json::{json, Value};
-use strata_search::{DocWriteResult, MemoryAccount, PRIMARY_TERM, SearchError, SearchIndex, SourceFilter, WriteResult, estimate};
+use strata_search::{
+    estimate, DocWriteResult, MemoryAccount, SearchError, SearchIndex, SourceFilter, WriteResult,
+    PRIMARY_TERM,
+};
 
 use super::found_doc::FoundDoc;
 use super::write_reply::{write_status, WriteBody};

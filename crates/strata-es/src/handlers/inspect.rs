@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
-use strata_search::{FieldType, Mappings, QueryContext, SearchIndex, build_query};
+use strata_search::{build_query, FieldType, Mappings, QueryContext, SearchIndex};
 
 use super::aliases;
 use super::targets::indices_options;

@@ -10,7 +10,6 @@
 
 use serde_json::{json, Value};
 
-
 use super::aliases;
 use super::search_request::{query_string, run_search};
 use super::targets::indices_options;

@@ -5,7 +5,7 @@
 
 use axum::http::Method;
 use serde_json::{json, Map, Value};
-use strata_search::{SearchError, TemplateKind, Templates, wildcard_match};
+use strata_search::{wildcard_match, SearchError, TemplateKind, Templates};
 
 use crate::error::{EsError, Result};
 use crate::node::Node;

@@ -6,7 +6,7 @@
 //! waits until the write is durable.
 
 use serde_json::{json, Value};
-use strata_search::{DocWriteResult, PRIMARY_TERM, SearchError, SearchIndex, SourceFilter};
+use strata_search::{DocWriteResult, SearchError, SearchIndex, SourceFilter, PRIMARY_TERM};
 
 use super::documents::{finish_write, require_alias, reserve_indexing, source_filter};
 use crate::error::{EsError, Result};
@@ -108,7 +108,7 @@ impl UpdateBody {
         precondition: strata_search::Precondition,
     ) -> Result<DocWriteResult> {
         if let Some(script) = &self.script {
-            use strata_search::{Upsert, update_with_script};
+            use strata_search::{update_with_script, Upsert};
             let upsert = match (&self.upsert, self.scripted_upsert) {
                 (Some(doc), true) => Upsert::Scripted(doc),
                 (Some(doc), false) => Upsert::Document(doc),

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 use serde_json::Value;
-use strata_search::{DocWriteResult, PRIMARY_TERM, SearchIndex, WriteResult};
+use strata_search::{DocWriteResult, SearchIndex, WriteResult, PRIMARY_TERM};
 
 /// `_shards` of a write: the primary, and the replicas a cluster would
 /// have written (none here), as Elasticsearch counts them.

@@ -11,7 +11,7 @@
 //! may see everything). An expansion that keeps nothing becomes `*,-*`,
 //! which resolves to no index (Elasticsearch uses the same pair).
 
-use strata_search::{Aliases, IndicesOptions, wildcard_match};
+use strata_search::{wildcard_match, Aliases, IndicesOptions};
 
 use super::subject::Authentication;
 use crate::error::Result;

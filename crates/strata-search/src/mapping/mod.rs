@@ -29,8 +29,8 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 
 pub(crate) use dynamic_template::{DetectedType, DynamicTemplate, TemplateMapping};
-pub use field::FieldType;
 pub(crate) use field::FieldMapping;
+pub use field::FieldType;
 pub(crate) use nested::NestedObject;
 pub use property::Property;
 use property::{flatten, parse_properties, properties_json};

@@ -126,7 +126,6 @@ impl DistinctCount {
             DistinctCount::Sketch(s) => s.estimate().trunc() as u64,
         }
     }
-
 }
 
 /// A sketch of `threshold`'s precision holding both.

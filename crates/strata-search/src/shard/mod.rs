@@ -273,11 +273,6 @@ impl Shard {
         Ok(true)
     }
 
-    /// Sequence numbers handed out so far (the next one).
-    pub(crate) fn next_seq_no(&self) -> u64 {
-        self.write.lock().next_seq_no
-    }
-
     /// The current document `id`, real-time (unrefreshed changes included).
     pub fn get(&self, id: &str) -> Result<Option<StoredDoc>> {
         {

@@ -28,7 +28,7 @@ pub use files::SearchFiles;
 pub(crate) use persist::Persisted;
 pub use schema::{json_term, KEYWORDS};
 pub(crate) use schema::{NestedFields, SchemaFields};
-pub use storage::{SearchStorage, DEFAULT_IDLE_AFTER};
 pub(crate) use storage::ShardStorage;
+pub use storage::{SearchStorage, DEFAULT_IDLE_AFTER};
 pub use tier::StoreTier;
 pub use tiered::TieredDirectory;

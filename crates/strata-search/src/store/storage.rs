@@ -105,7 +105,10 @@ impl SearchStorage {
     /// directory leaves one). Only entries named like an index uuid (16
     /// lowercase hex digits) are touched, so a directory shared with other
     /// files is safe. Returns how many were removed.
-    pub(crate) fn remove_orphans<'a>(&self, live: impl IntoIterator<Item = &'a str>) -> Result<usize> {
+    pub(crate) fn remove_orphans<'a>(
+        &self,
+        live: impl IntoIterator<Item = &'a str>,
+    ) -> Result<usize> {
         let Some(root) = &self.pmem_root else {
             return Ok(0);
         };
@@ -173,11 +176,4 @@ pub struct ShardStorage {
     pub codec: Codec,
     /// Where its persisted files are written (the node's tree).
     pub files: SearchFiles,
-}
-
-impl ShardStorage {
-    /// A `dram` shard with a private default cache (tests, tools).
-    pub fn dram() -> ShardStorage {
-        SearchStorage::default().for_shard(StoreTier::Dram, None, 0, &Arc::default())
-    }
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use strata_search::{Catalog, Result, SearchIndex, SearchRequest, search};
+use strata_search::{search, Catalog, Result, SearchIndex, SearchRequest};
 
 /// A catalog in `dir` with the index `logs`: `shards` shards, refresh
 /// `-1`, `async` translog, and the mapping `properties`.

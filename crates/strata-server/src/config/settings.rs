@@ -6,7 +6,7 @@ use std::net::{IpAddr, Ipv4Addr};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use strata_search::{IndexingPriority, merge_yield::MergeYield};
+use strata_search::{merge_yield::MergeYield, IndexingPriority};
 
 use crate::config::modes::{EvictionMode, LogFormat};
 use crate::config::persistence::{HumanDuration, LogDevice, PersistenceMode, RecoveryMode};

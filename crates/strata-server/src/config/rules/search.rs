@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use strata_search::{BlockCache, IndexingPriority, SearchStorage, merge_yield::MergeYield};
+use strata_search::{merge_yield::MergeYield, BlockCache, IndexingPriority, SearchStorage};
 
 use crate::config::search::MAX_MERGE_PAUSE;
 use crate::config::settings::ServerConfig;
