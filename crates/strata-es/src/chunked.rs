@@ -11,7 +11,7 @@ use std::task::{Context, Poll};
 
 use axum::body::Bytes;
 use http_body::{Body, Frame, SizeHint};
-use strata_search::breaker::MemoryAccount;
+use strata_search::MemoryAccount;
 use tokio::sync::mpsc;
 
 /// One piece of the body and the memory reserved for it.

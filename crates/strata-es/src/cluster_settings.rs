@@ -6,11 +6,11 @@
 //! - the circuit breakers' limits and overheads
 //!   (`indices.breaker.total.limit`, `indices.breaker.request.limit`,
 //!   `network.breaker.inflight_requests.limit`, ...: see
-//!   [`strata_search::breaker`]);
+//!   [`strata_search::CircuitBreakers`]);
 //! - `cluster.max_shards_per_node` (default 1,000), the cap on shards and
 //!   so on indices;
 //! - `search.max_buckets` (default 65,536), the most buckets a search
-//!   response may return ([`strata_search::search::bucket_limit`]).
+//!   response may return ([`strata_search::bucket_limit`]).
 //!
 //! Persistent values are kept in `<root>/cluster_settings.json` (replaced
 //! atomically); transient ones last until the node stops and win over
@@ -23,11 +23,10 @@ use std::path::{Path, PathBuf};
 
 use parking_lot::Mutex;
 use serde_json::{json, Map, Value};
-use strata_search::breaker::{settings as breaker_settings, BreakerSettings};
-use strata_search::catalog::DEFAULT_MAX_SHARDS_PER_NODE;
-use strata_search::search::bucket_limit;
-use strata_search::store::SearchFiles;
-use strata_search::SearchError;
+use strata_search::{
+    breaker_settings, bucket_limit, BreakerSettings, SearchError, SearchFiles,
+    DEFAULT_MAX_SHARDS_PER_NODE,
+};
 
 use crate::error::{EsError, Result};
 
@@ -285,7 +284,7 @@ fn render(settings: &Flat, flat: bool) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use strata_search::breaker::MemorySize;
+    use strata_search::MemorySize;
 
     use super::*;
 

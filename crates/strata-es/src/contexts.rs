@@ -21,8 +21,7 @@ use std::time::Duration;
 use base64::Engine as _;
 use parking_lot::Mutex;
 use serde_json::Value;
-use strata_search::search::snapshot::Snapshot;
-use strata_search::search::SearchRequest;
+use strata_search::{SearchRequest, Snapshot};
 
 use crate::error::{EsError, Result};
 use crate::security::clock::{SecurityClock, SystemClock};

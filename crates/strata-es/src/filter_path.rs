@@ -5,7 +5,7 @@
 //! inclusions are applied.
 
 use serde_json::{Map, Value};
-use strata_search::catalog::wildcard_match;
+use strata_search::wildcard_match;
 
 /// Applies `filter_path` to `value`. An expression without any usable
 /// pattern leaves the value as it is; when nothing matches the result is

@@ -9,9 +9,7 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::json;
-use strata_search::breaker::{self, Breaker, CircuitBreakers, MemoryAccount};
-use strata_search::store::SearchStorage;
-use strata_search::{Catalog, SearchError};
+use strata_search::{Breaker, Catalog, CircuitBreakers, MemoryAccount, SearchError, SearchStorage};
 
 use crate::cluster_settings::ClusterSettings;
 use crate::error::Result;
@@ -99,7 +97,7 @@ impl Node {
             identity,
             cluster_settings,
             indexing_pressure: IndexingPressure::new(crate::pressure::default_limit()),
-            breakers: Arc::new(CircuitBreakers::new(breaker::memory_base())),
+            breakers: Arc::new(CircuitBreakers::new(strata_search::memory_base())),
             started: Instant::now(),
             security: None,
             contexts: crate::contexts::SearchContexts::default(),
@@ -116,7 +114,7 @@ impl Node {
         self.breakers.apply(self.cluster_settings.breakers());
         self.catalog
             .set_max_shards_per_node(self.cluster_settings.max_shards_per_node());
-        strata_search::search::bucket_limit::set_max_buckets(self.cluster_settings.max_buckets());
+        strata_search::bucket_limit::set_max_buckets(self.cluster_settings.max_buckets());
     }
 
     /// A new request's account on the request breaker.
@@ -151,7 +149,7 @@ impl Node {
 /// The node's identity kept under `root` in the node's `files` (made and
 /// saved, durably, on first use).
 pub(crate) fn load_identity(
-    files: &strata_search::store::SearchFiles,
+    files: &strata_search::SearchFiles,
     root: &std::path::Path,
 ) -> Result<Identity, SearchError> {
     let path = root.join("node.json");

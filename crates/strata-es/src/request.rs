@@ -8,9 +8,7 @@ use std::sync::Arc;
 use axum::http::Method;
 use bytes::Bytes;
 use serde_json::Value;
-use strata_search::breaker::{estimate, MemoryAccount};
-use strata_search::catalog::IndicesOptions;
-use strata_search::Precondition;
+use strata_search::{estimate, IndicesOptions, MemoryAccount, Precondition};
 
 use crate::error::{EsError, Result};
 use crate::media::Format;

@@ -16,7 +16,7 @@ use axum::Router;
 use bytes::Bytes;
 use futures_util::FutureExt;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
-use strata_search::breaker::MemoryAccount;
+use strata_search::MemoryAccount;
 use tokio::net::TcpListener;
 
 use crate::error::{EsError, Result};

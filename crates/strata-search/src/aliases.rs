@@ -143,7 +143,7 @@ pub struct Aliases {
 
 impl Aliases {
     /// Reads the stored form (`{"aliases": {alias: {index: definition}}}`).
-    pub fn from_json(value: &Value) -> Result<Aliases> {
+    pub(crate) fn from_json(value: &Value) -> Result<Aliases> {
         let mut table = Aliases::default();
         if let Some(all) = value.get("aliases").and_then(Value::as_object) {
             for (alias, targets) in all {
@@ -215,7 +215,7 @@ impl Aliases {
     }
 
     /// Removes every link to `index` (the index is gone).
-    pub fn drop_index(&mut self, index: &str) {
+    pub(crate) fn drop_index(&mut self, index: &str) {
         self.by_alias.retain(|_, targets| {
             targets.remove(index);
             !targets.is_empty()

@@ -81,7 +81,7 @@ impl Codec {
     }
 
     /// The tantivy settings a new shard index is created with.
-    pub fn tantivy_settings(self) -> tantivy::IndexSettings {
+    pub(crate) fn tantivy_settings(self) -> tantivy::IndexSettings {
         let mut settings = tantivy::IndexSettings::default();
         match self {
             Codec::Default => {
@@ -132,3 +132,7 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+#[path = "codec_store_tests.rs"]
+mod store_tests;

@@ -15,7 +15,7 @@ use crate::error::{Result, SearchError};
 
 /// Replaces `name` in `dir` with `value`, durably. `what` names the file in
 /// errors.
-pub fn save_in(dir: &dyn Directory, name: &str, value: &Value, what: &Path) -> Result<()> {
+pub(crate) fn save_in(dir: &dyn Directory, name: &str, value: &Value, what: &Path) -> Result<()> {
     let bytes =
         serde_json::to_vec_pretty(value).map_err(|e| SearchError::illegal(e.to_string()))?;
     dir.replace(name, &bytes)
@@ -25,7 +25,7 @@ pub fn save_in(dir: &dyn Directory, name: &str, value: &Value, what: &Path) -> R
 /// The JSON in `name` of `dir`; `None` when there is no such file. A
 /// damaged file is an error: silently starting empty would lose aliases or
 /// templates.
-pub fn load_in(dir: &dyn Directory, name: &str, what: &Path) -> Result<Option<Value>> {
+pub(crate) fn load_in(dir: &dyn Directory, name: &str, what: &Path) -> Result<Option<Value>> {
     match dir.read_all(name) {
         Ok(bytes) => serde_json::from_slice(&bytes)
             .map(Some)

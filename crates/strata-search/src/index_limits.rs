@@ -131,7 +131,7 @@ impl IndexLimits {
     }
 
     /// Refuses a search whose `from + size` passes `index.max_result_window`.
-    pub fn check_result_window(&self, window: usize) -> Result<()> {
+    pub(crate) fn check_result_window(&self, window: usize) -> Result<()> {
         let max = self.max_result_window();
         if window > max {
             return Err(SearchError::illegal(format!(
@@ -142,7 +142,7 @@ impl IndexLimits {
     }
 
     /// Refuses a `terms` query of more than `index.max_terms_count` values.
-    pub fn check_terms_count(&self, count: usize) -> Result<()> {
+    pub(crate) fn check_terms_count(&self, count: usize) -> Result<()> {
         let max = self.max_terms_count();
         if count > max {
             return Err(SearchError::illegal(format!(
@@ -153,7 +153,7 @@ impl IndexLimits {
     }
 
     /// Refuses more `docvalue_fields` than `index.max_docvalue_fields_search`.
-    pub fn check_docvalue_fields(&self, count: usize) -> Result<()> {
+    pub(crate) fn check_docvalue_fields(&self, count: usize) -> Result<()> {
         let max = self.get(MAX_DOCVALUE_FIELDS);
         if count as u64 > max {
             return Err(SearchError::illegal(format!(
@@ -165,7 +165,7 @@ impl IndexLimits {
 
     /// Refuses a document with more nested objects than
     /// `index.mapping.nested_objects.limit`.
-    pub fn check_nested_objects(&self, count: usize) -> Result<()> {
+    pub(crate) fn check_nested_objects(&self, count: usize) -> Result<()> {
         let max = self.get(NESTED_OBJECTS);
         if count as u64 > max {
             return Err(SearchError::DocumentParsing(format!(
@@ -179,7 +179,7 @@ impl IndexLimits {
     /// limits (`illegal_argument_exception`s, as a `PUT _mapping` gets
     /// them; a document's dynamic fields wrap them in a
     /// `document_parsing_exception`).
-    pub fn check_mapping(&self, mappings: &Mappings, added: usize) -> Result<()> {
+    pub(crate) fn check_mapping(&self, mappings: &Mappings, added: usize) -> Result<()> {
         let shape = mappings.shape();
         let total = self.get(TOTAL_FIELDS);
         if shape.fields > total {

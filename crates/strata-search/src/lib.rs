@@ -8,6 +8,8 @@
 //! translog on `strata-log`.
 //!
 //! ## Layout
+//! The modules are private; the `pub use` façade below them is the crate's
+//! API (`docs/design/search.md`, "API").
 //! - [`catalog`]: all indices, aliases and templates of a node, name
 //!   resolution, the background refresh/flush task.
 //! - [`aliases`]: the alias table (alias → index links, filters, write index).
@@ -50,30 +52,67 @@
 
 #![deny(unsafe_code)]
 
-pub mod advisory_settings;
-pub mod aliases;
-pub mod breaker;
-pub mod catalog;
-pub mod codec;
+mod advisory_settings;
+mod aliases;
+mod breaker;
+mod catalog;
+mod codec;
 pub mod dotted;
 pub mod durable_json;
-pub mod error;
-pub mod index;
-pub mod index_limits;
-pub mod mapping;
-pub mod query;
-pub mod rollover;
-pub mod script;
-pub mod search;
-pub mod settings;
-pub mod shard;
-pub mod slowlog;
-pub mod store;
-pub mod templates;
+mod error;
+mod index;
+mod index_limits;
+mod mapping;
+mod query;
+mod rollover;
+mod script;
+mod search;
+mod settings;
+mod shard;
+mod slowlog;
+mod store;
+mod templates;
 pub mod time_value;
-pub mod translog;
+mod translog;
 
-pub use catalog::Catalog;
+// The façade: everything `strata-es`, `strata-server` and this crate's
+// integration tests use. The modules above are private; only these names
+// (and the three small utility modules `dotted`, `durable_json` and
+// `time_value`) are the crate's API.
+
+// The node's indices, aliases and templates.
+pub use aliases::{AliasMeta, Aliases};
+pub use catalog::{
+    wildcard_match, AliasAction, Catalog, IndicesOptions, TemplateKind, DEFAULT_MAX_SHARDS_PER_NODE,
+};
 pub use error::{Result, SearchError};
-pub use index::SearchIndex;
-pub use shard::Precondition;
+pub use index::{DocWriteResult, FieldDiskUsage, SearchIndex, WriteResult};
+pub use mapping::{FieldType, Mappings};
+pub use shard::{Precondition, PRIMARY_TERM};
+pub use templates::{TemplateBody, Templates};
+
+// Searching: requests, point-in-time snapshots, scripts, the slow log.
+pub use query::{build as build_query, QueryContext, MAX_NESTED_DEPTH};
+pub use script::update::{update_with_script, Upsert};
+pub use script::{compile as compile_script, Compiled as CompiledScript};
+pub use search::bucket_limit;
+pub use search::slice::Slice;
+pub use search::snapshot::Snapshot;
+pub use search::sort::{Missing, SortField};
+pub use search::source_filter::SourceFilter;
+pub use search::{count, search, search_response, SearchRequest, SearchResponse, TrackTotalHits};
+pub use slowlog::{note_search, SearchTook};
+
+// Memory: the circuit breakers and what a request holds.
+pub use breaker::settings as breaker_settings;
+pub use breaker::{
+    byte_size, estimate, memory_base, Breaker, BreakerSettings, CircuitBreakers, MemoryAccount,
+    MemorySize,
+};
+
+// Storage and background work.
+pub use shard::merge_yield;
+pub use shard::priority::IndexingPriority;
+pub use store::{
+    BlockCache, SearchFiles, SearchStorage, StoreTier, BLOCK_SIZE, DEFAULT_IDLE_AFTER,
+};

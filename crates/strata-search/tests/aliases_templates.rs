@@ -4,8 +4,7 @@
 //! alias filters combined as Elasticsearch does.
 
 use serde_json::json;
-use strata_search::catalog::{AliasAction, TemplateKind};
-use strata_search::Catalog;
+use strata_search::{AliasAction, Catalog, TemplateKind};
 
 #[test]
 fn aliases_templates_and_rollover_survive_reopening() {
@@ -60,7 +59,7 @@ fn filters_combine_per_index() {
     let add = |alias: &str, index: &str, filter: serde_json::Value| AliasAction::Add {
         indices: vec![index.into()],
         aliases: vec![alias.into()],
-        meta: strata_search::aliases::AliasMeta {
+        meta: strata_search::AliasMeta {
             filter: Some(filter),
             ..Default::default()
         },
@@ -95,7 +94,7 @@ fn filters_combine_per_index() {
     cat.update_aliases(&[AliasAction::Add {
         indices: vec!["b".into()],
         aliases: vec!["hid".into()],
-        meta: strata_search::aliases::AliasMeta {
+        meta: strata_search::AliasMeta {
             filter: Some(json!({"term": {"k": 3}})),
             is_hidden: Some(true),
             ..Default::default()

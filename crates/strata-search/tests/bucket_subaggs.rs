@@ -4,8 +4,7 @@
 //! checked against values computed here from the same documents.
 
 use serde_json::{json, Value};
-use strata_search::search::{search, SearchRequest};
-use strata_search::{Catalog, Precondition, SearchError};
+use strata_search::{search, Catalog, Precondition, SearchError, SearchRequest};
 
 const TAGS: [&str; 3] = ["red", "green", "blue"];
 

@@ -7,8 +7,7 @@ use std::collections::BTreeMap;
 use chrono::{Datelike, NaiveDate, NaiveDateTime, Offset, TimeZone};
 use chrono_tz::Tz;
 use serde_json::{json, Value};
-use strata_search::search::{search, SearchRequest};
-use strata_search::{Catalog, Precondition, SearchError};
+use strata_search::{search, Catalog, Precondition, SearchError, SearchRequest};
 
 /// Timestamps around month ends, quarter ends, a year end and both 2024
 /// Paris DST switches (2024-03-31 01:00Z and 2024-10-27 01:00Z).

@@ -12,8 +12,7 @@ use std::sync::Arc;
 
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
-use strata_search::search::{search, SearchRequest};
-use strata_search::{Catalog, Precondition, SearchIndex};
+use strata_search::{search, Catalog, Precondition, SearchIndex, SearchRequest};
 
 const WRITERS: usize = 3;
 const IDS_PER_WRITER: u32 = 40;

@@ -3,8 +3,7 @@
 //! asked, and bad requests are 400s.
 
 use serde_json::{json, Value};
-use strata_search::search::{search, SearchRequest};
-use strata_search::{Catalog, Precondition};
+use strata_search::{search, Catalog, Precondition, SearchRequest};
 
 fn setup(tmp: &std::path::Path) -> Catalog {
     let catalog = Catalog::open(tmp).unwrap();

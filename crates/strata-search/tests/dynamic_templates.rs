@@ -4,8 +4,7 @@
 //! templates refused with `mapper_parsing_exception`.
 
 use serde_json::{json, Value};
-use strata_search::search::{search, SearchRequest};
-use strata_search::{Catalog, Precondition};
+use strata_search::{search, Catalog, Precondition, SearchRequest};
 
 fn names(mapping: &Value) -> Vec<String> {
     mapping["dynamic_templates"]

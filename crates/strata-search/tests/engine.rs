@@ -3,8 +3,7 @@
 //! and a restart without flush that must keep every acknowledged document.
 
 use serde_json::{json, Value};
-use strata_search::search::{search, SearchRequest};
-use strata_search::{Catalog, Precondition};
+use strata_search::{search, Catalog, Precondition, SearchRequest};
 
 fn hits(resp: &Value) -> Vec<String> {
     resp["hits"]["hits"]

@@ -4,8 +4,7 @@
 //! the `filter` aggregation and `docvalue_fields` answer as Elasticsearch.
 
 use serde_json::{json, Value};
-use strata_search::search::{search, SearchRequest};
-use strata_search::{Catalog, Precondition};
+use strata_search::{search, Catalog, Precondition, SearchRequest};
 
 const T0: i64 = 1_700_000_000_000;
 const F: &str = "nginx.access.";

@@ -6,8 +6,7 @@
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Map, Value};
-use strata_search::search::{search, SearchRequest};
-use strata_search::{Catalog, Precondition};
+use strata_search::{search, Catalog, Precondition, SearchRequest};
 
 /// Leaf paths, with a generator of a value for each.
 const LEAVES: &[&str] = &[

@@ -11,8 +11,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 use strata_device::{DirectoryTree, FaultyTree, MemTree};
-use strata_search::store::{SearchFiles, SearchStorage};
-use strata_search::{Catalog, Precondition, SearchIndex};
+use strata_search::{Catalog, Precondition, SearchFiles, SearchIndex, SearchStorage};
 
 fn open(root: &Path, tree: Arc<dyn DirectoryTree>) -> Catalog {
     let storage = SearchStorage {

@@ -8,8 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
-use strata_search::search::{search, SearchRequest};
-use strata_search::{Catalog, Precondition};
+use strata_search::{search, Catalog, Precondition, SearchRequest};
 
 type Point = (f64, f64); // (lat, lon)
 

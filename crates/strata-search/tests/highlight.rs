@@ -8,8 +8,7 @@ mod common;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::json;
-use strata_search::search::{search, SearchRequest};
-use strata_search::{Catalog, Precondition};
+use strata_search::{search, Catalog, Precondition, SearchRequest};
 
 const WORDS: &[&str] = &[
     "alpha", "beta", "gamma", "delta", "quick", "fox", "dog", "lazy",

@@ -11,9 +11,7 @@
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use strata_search::query::MAX_NESTED_DEPTH;
-use strata_search::search::{search, SearchRequest};
-use strata_search::{Catalog, Precondition, SearchError};
+use strata_search::{search, Catalog, Precondition, SearchError, SearchRequest, MAX_NESTED_DEPTH};
 
 /// Deepest `query_string` group nesting accepted (see
 /// `text_syntax::MAX_GROUP_DEPTH`).

@@ -9,8 +9,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use strata_search::store::SearchStorage;
-use strata_search::{Catalog, Precondition, SearchIndex};
+use strata_search::{Catalog, Precondition, SearchIndex, SearchStorage};
 
 fn open(root: &Path) -> Catalog {
     let storage = SearchStorage {

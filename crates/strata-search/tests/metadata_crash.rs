@@ -15,9 +15,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 use strata_device::{DirectoryTree, Faults, FaultyTree, MemTree};
-use strata_search::catalog::AliasAction;
-use strata_search::store::{SearchFiles, SearchStorage};
-use strata_search::{Catalog, SearchError};
+use strata_search::{AliasAction, Catalog, SearchError, SearchFiles, SearchStorage};
 
 fn open(root: &Path, tree: Arc<dyn DirectoryTree>) -> strata_search::Result<Catalog> {
     let storage = SearchStorage {
@@ -80,7 +78,7 @@ fn step(catalog: &Catalog, n: usize) -> strata_search::Result<()> {
             &json!({"add": {"index": "logs", "alias": "recent"}}),
         )?]),
         3 => catalog.put_template(
-            strata_search::catalog::TemplateKind::Composable,
+            strata_search::TemplateKind::Composable,
             "t1",
             &json!({"index_patterns": ["t1-*"], "template": {"settings": {}}}),
             false,

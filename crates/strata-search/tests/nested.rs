@@ -8,8 +8,7 @@ use std::collections::BTreeMap;
 
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
-use strata_search::search::{count, search, SearchRequest};
-use strata_search::{Catalog, Precondition, SearchError};
+use strata_search::{count, search, Catalog, Precondition, SearchError, SearchRequest};
 
 const AUTHORS: [&str; 4] = ["alice", "bob", "carol", "dave"];
 
@@ -113,7 +112,7 @@ fn check(catalog: &Catalog, model: &Model) {
     let counted = count(
         &indices,
         &json!({"match_all": {}}),
-        &strata_search::breaker::MemoryAccount::unaccounted(),
+        &strata_search::MemoryAccount::unaccounted(),
     )
     .unwrap();
     assert_eq!(counted, n);

@@ -4,8 +4,7 @@
 //! does, with the default `true` it is a documented difference).
 
 use serde_json::{json, Value};
-use strata_search::search::{search, SearchRequest};
-use strata_search::{Catalog, Precondition};
+use strata_search::{search, Catalog, Precondition, SearchRequest};
 
 fn scores(catalog: &Catalog, field: &str) -> Vec<(String, f64)> {
     let indices = catalog.resolve("logs").unwrap();

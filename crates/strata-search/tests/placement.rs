@@ -10,9 +10,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use strata_search::search::{search, SearchRequest};
-use strata_search::store::{BlockCache, SearchStorage, StoreTier, BLOCK_SIZE};
-use strata_search::{Catalog, Precondition};
+use strata_search::{
+    search, BlockCache, Catalog, Precondition, SearchRequest, SearchStorage, StoreTier, BLOCK_SIZE,
+};
 
 fn storage(root: &Path, tier: StoreTier, cache_bytes: u64) -> SearchStorage {
     SearchStorage {

@@ -13,8 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use serde_json::{json, Value};
-use strata_search::search::{search, SearchRequest};
-use strata_search::{Catalog, Precondition};
+use strata_search::{search, Catalog, Precondition, SearchRequest};
 
 const SEEDS: &[&[u8]] = &[
     br#"{"query":{"match_all":{}}}"#,

@@ -5,8 +5,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
-use strata_search::search::{search, SearchRequest};
-use strata_search::{Catalog, Precondition, SearchError};
+use strata_search::{search, Catalog, Precondition, SearchError, SearchRequest};
 
 /// `n` of document `i`: none for every 7th, otherwise distinct.
 fn n_of(i: i64) -> Option<i64> {

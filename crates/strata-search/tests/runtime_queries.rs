@@ -4,8 +4,7 @@
 //! is a `script_exception` (aggregations and sorts: `runtime_aggs.rs`).
 
 use serde_json::{json, Value};
-use strata_search::search::{search, SearchRequest};
-use strata_search::{Catalog, Precondition, SearchError};
+use strata_search::{search, Catalog, Precondition, SearchError, SearchRequest};
 
 fn setup(catalog: &Catalog) {
     let index = catalog

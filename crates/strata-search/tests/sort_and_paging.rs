@@ -4,8 +4,7 @@
 //! and `stored_fields`.
 
 use serde_json::{json, Value};
-use strata_search::search::{search, SearchRequest};
-use strata_search::{Catalog, Precondition, SearchError};
+use strata_search::{search, Catalog, Precondition, SearchError, SearchRequest};
 
 fn setup() -> (tempfile::TempDir, Catalog) {
     let tmp = tempfile::tempdir().unwrap();

@@ -6,8 +6,7 @@
 use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
-use strata_search::search::{search, SearchRequest};
-use strata_search::{Catalog, Precondition, SearchError};
+use strata_search::{search, Catalog, Precondition, SearchError, SearchRequest};
 
 fn setup() -> (tempfile::TempDir, Catalog) {
     let tmp = tempfile::tempdir().unwrap();

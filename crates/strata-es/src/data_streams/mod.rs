@@ -20,9 +20,7 @@ pub use registry::DataStreams;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use strata_search::catalog::AliasAction;
-use strata_search::templates::TemplateBody;
-use strata_search::{SearchError, SearchIndex};
+use strata_search::{AliasAction, SearchError, SearchIndex, TemplateBody};
 
 use crate::error::{EsError, Result};
 use crate::node::Node;

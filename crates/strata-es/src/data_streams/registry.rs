@@ -7,8 +7,7 @@ use std::path::PathBuf;
 
 use parking_lot::Mutex;
 use serde_json::{json, Value};
-use strata_search::store::SearchFiles;
-use strata_search::SearchError;
+use strata_search::{SearchError, SearchFiles};
 
 use crate::error::Result;
 

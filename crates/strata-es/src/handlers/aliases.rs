@@ -7,8 +7,7 @@ use std::collections::BTreeMap;
 
 use axum::http::Method;
 use serde_json::{json, Map, Value};
-use strata_search::aliases::AliasMeta;
-use strata_search::catalog::{wildcard_match, AliasAction};
+use strata_search::{wildcard_match, AliasAction, AliasMeta};
 
 use super::cat::Table;
 use crate::error::{EsError, Result};
@@ -190,7 +189,7 @@ pub fn cat(node: &Node, names: Option<&str>, req: &EsRequest) -> Result<Reply> {
 pub fn resolve_filtered(
     node: &Node,
     expression: Option<&str>,
-    options: strata_search::catalog::IndicesOptions,
+    options: strata_search::IndicesOptions,
 ) -> Result<(
     Vec<std::sync::Arc<strata_search::SearchIndex>>,
     Option<Value>,

@@ -8,7 +8,7 @@
 //! are refused.
 
 use serde_json::{json, Value};
-use strata_search::mapping::FieldType;
+use strata_search::FieldType;
 
 use crate::error::{EsError, Result};
 use crate::node::Node;

@@ -7,8 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
-use strata_search::breaker::byte_size;
-use strata_search::store::BLOCK_SIZE;
+use strata_search::{byte_size, BLOCK_SIZE};
 
 use super::stats::{health_of, IndexStats};
 use super::targets::resolve;
@@ -58,7 +57,7 @@ impl HealthWait {
         };
         let timeout = match req.param("timeout") {
             None => HEALTH_TIMEOUT,
-            Some(t) => strata_search::settings::parse_interval("timeout", &json!(t))
+            Some(t) => strata_search::time_value::parse_interval("timeout", &json!(t))
                 .map_err(EsError::from)?
                 .unwrap_or(HEALTH_TIMEOUT),
         };
@@ -270,8 +269,8 @@ pub fn nodes_stats(node: &Node, req: &EsRequest) -> Result<Reply> {
     body.insert("timestamp".into(), json!(now));
     let mut indices = total.to_json();
     // Merges are slowed on purpose only by pausing for searches
-    // (`strata_search::shard::merge_yield`): that is the throttled time.
-    let yields = strata_search::shard::merge_yield::stats();
+    // (`strata_search::merge_yield`): that is the throttled time.
+    let yields = strata_search::merge_yield::stats();
     indices["merges"] = json!({
         "total_throttled_time_in_millis": yields.paused.as_millis() as u64,
         "strata_pauses_for_searches": yields.pauses,

@@ -13,8 +13,7 @@
 use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
-use strata_search::mapping::FieldType;
-use strata_search::SearchIndex;
+use strata_search::{FieldType, SearchIndex};
 
 use super::aliases;
 use super::search_request::run_search_with;

@@ -50,7 +50,7 @@ fn matching(node: &Node, list: &str) -> Vec<String> {
         .into_iter()
         .filter(|n| {
             list.split(',')
-                .any(|p| p == "_all" || strata_search::catalog::wildcard_match(p.trim(), n))
+                .any(|p| p == "_all" || strata_search::wildcard_match(p.trim(), n))
         })
         .collect()
 }

@@ -7,7 +7,7 @@
 //! only in the translog is counted; the primaries are analyzed.
 
 use serde_json::{json, Map, Value};
-use strata_search::index::FieldDiskUsage;
+use strata_search::FieldDiskUsage;
 
 use super::stats::human_bytes;
 use super::targets::resolve_with;

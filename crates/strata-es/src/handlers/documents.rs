@@ -9,11 +9,10 @@
 use axum::http::Method;
 use serde::Serialize;
 use serde_json::{json, Value};
-use strata_search::breaker::{estimate, MemoryAccount};
-use strata_search::index::{DocWriteResult, WriteResult};
-use strata_search::search::source_filter::SourceFilter;
-use strata_search::shard::PRIMARY_TERM;
-use strata_search::{SearchError, SearchIndex};
+use strata_search::{
+    estimate, DocWriteResult, MemoryAccount, SearchError, SearchIndex, SourceFilter, WriteResult,
+    PRIMARY_TERM,
+};
 
 use super::found_doc::FoundDoc;
 use super::write_reply::{write_status, WriteBody};

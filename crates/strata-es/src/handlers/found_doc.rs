@@ -5,7 +5,7 @@
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::value::{to_raw_value, RawValue};
 use serde_json::Value;
-use strata_search::search::source_filter::SourceFilter;
+use strata_search::SourceFilter;
 
 /// A found document. Invariant: `head` is an object without `_source`.
 #[derive(Debug)]

@@ -10,9 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
-use strata_search::mapping::{FieldType, Mappings};
-use strata_search::query::{build, QueryContext};
-use strata_search::SearchIndex;
+use strata_search::{build_query, FieldType, Mappings, QueryContext, SearchIndex};
 
 use super::aliases;
 use super::targets::indices_options;
@@ -37,7 +35,7 @@ fn query_of(
         shard.tantivy_index().tokenizers(),
         now_ms(),
     );
-    build(&ctx, query)
+    build_query(&ctx, query)
 }
 
 fn aggregatable(ty: FieldType) -> bool {

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 use serde_json::{json, Value};
-use strata_search::search::source_filter::SourceFilter;
+use strata_search::SourceFilter;
 
 use super::documents::{lookup, serialized, source_filter};
 use super::found_doc::FoundDoc;

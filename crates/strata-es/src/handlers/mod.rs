@@ -72,7 +72,7 @@ use crate::node::Node;
 use crate::reply::Reply;
 use crate::request::EsRequest;
 use crate::route::Route;
-use strata_search::catalog::TemplateKind;
+use strata_search::TemplateKind;
 
 /// Runs the handler of `route` (every route but `ClusterHealth`, which
 /// may wait and is served on the async side).

@@ -27,8 +27,7 @@ use std::time::Instant;
 
 use bytes::Bytes;
 use serde_json::{json, Value};
-use strata_search::breaker::{estimate, MemoryAccount};
-use strata_search::catalog::IndicesOptions;
+use strata_search::{estimate, IndicesOptions, MemoryAccount};
 
 use super::aliases;
 use super::search_request::run_search;

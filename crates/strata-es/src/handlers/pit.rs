@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use strata_search::search::snapshot::Snapshot;
+use strata_search::Snapshot;
 
 use super::aliases;
 use super::search_request::{run_search_with, with_tiebreak};

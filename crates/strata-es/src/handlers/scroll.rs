@@ -17,9 +17,7 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 use serde_json::{json, Value};
-use strata_search::search::snapshot::Snapshot;
-use strata_search::search::sort::SortField;
-use strata_search::search::{self as engine, SearchRequest, SearchResponse, TrackTotalHits};
+use strata_search::{SearchRequest, SearchResponse, Snapshot, SortField, TrackTotalHits};
 
 use super::aliases;
 use super::search_request::{run_search_with, with_tiebreak};
@@ -212,7 +210,7 @@ pub fn scroll(node: &Node, path_id: Option<&str>, req: &EsRequest) -> Result<Rep
     let mut request = state.request.clone();
     request.memory = req.memory.clone();
     request.search_after = state.after.clone();
-    let mut response = engine::search_response(context.snapshot.indices(), &request)?;
+    let mut response = strata_search::search_response(context.snapshot.indices(), &request)?;
     if let Some(after) = last_sort(&response)? {
         state.after = Some(after);
     }

@@ -1,6 +1,6 @@
 //! `[/<indices>]/_search` and `_count` (`_msearch` has its own module).
 //! The body is the engine's
-//! [`SearchRequest`](strata_search::search::SearchRequest); URL parameters
+//! [`SearchRequest`](strata_search::SearchRequest); URL parameters
 //! `from`, `size`, `sort`, `_source`, `track_total_hits`, `version`,
 //! `seq_no_primary_term`, `rest_total_hits_as_int` and `q` (a
 //! `query_string` query, with `df`, `default_operator`, `analyze_wildcard`
@@ -9,7 +9,6 @@
 //! the result on a single node are accepted.
 
 use serde_json::{json, Value};
-use strata_search::search as engine;
 
 use super::aliases;
 use super::search_request::{query_string, run_search};
@@ -70,7 +69,7 @@ pub fn count(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<R
         query = query_string(q, req);
     }
     let query = aliases::with_filter(query, alias_filter.as_ref());
-    let count = engine::count(&indices, &query, &req.memory)?;
+    let count = strata_search::count(&indices, &query, &req.memory)?;
     let shards: u64 = indices
         .iter()
         .map(|i| u64::from(i.settings().number_of_shards))

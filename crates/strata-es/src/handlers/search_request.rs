@@ -6,9 +6,7 @@
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use strata_search::search::sort::{Missing, SortField};
-use strata_search::search::{self as engine, SearchRequest, SearchResponse};
-use strata_search::SearchIndex;
+use strata_search::{Missing, SearchIndex, SearchRequest, SearchResponse, SortField};
 
 use super::aliases;
 use crate::error::{EsError, Result};
@@ -105,16 +103,16 @@ pub(super) fn run_search_with(
     }
     adjust(&mut request)?;
     let started = std::time::Instant::now();
-    let mut response = engine::search_response(indices, &request)?;
+    let mut response = strata_search::search_response(indices, &request)?;
     let took = started.elapsed();
     let hits = response.body["hits"]["total"]["value"]
         .as_u64()
         .unwrap_or(0);
-    let phases = strata_search::slowlog::SearchTook {
+    let phases = strata_search::SearchTook {
         query: took.saturating_sub(response.fetch_took),
         fetch: response.fetch_took,
     };
-    strata_search::slowlog::note_search(indices, phases, hits, body);
+    strata_search::note_search(indices, phases, hits, body);
     if totals_as_int {
         let total = response.body["hits"]["total"]["value"].take();
         response.body["hits"]["total"] = total;
@@ -146,7 +144,7 @@ pub(super) fn query_string(q: &str, req: &EsRequest) -> Value {
 }
 
 /// `sort=field:asc,other` as a body `sort`.
-fn parse_sort_param(value: &str) -> Result<Vec<engine::sort::SortField>> {
+fn parse_sort_param(value: &str) -> Result<Vec<SortField>> {
     let list: Vec<Value> = value
         .split(',')
         .filter(|s| !s.is_empty())
@@ -155,7 +153,7 @@ fn parse_sort_param(value: &str) -> Result<Vec<engine::sort::SortField>> {
             None => json!(part),
         })
         .collect();
-    Ok(engine::sort::SortField::parse_list(&Value::Array(list))?)
+    Ok(SortField::parse_list(&Value::Array(list))?)
 }
 
 /// `sort` with the `_shard_doc` tiebreak that makes every hit's key unique

@@ -3,8 +3,7 @@
 //! the other composable templates its name matches (`overlapping`).
 
 use serde_json::{json, Value};
-use strata_search::catalog::wildcard_match;
-use strata_search::templates::TemplateBody;
+use strata_search::{wildcard_match, TemplateBody};
 
 use crate::error::Result;
 use crate::node::Node;

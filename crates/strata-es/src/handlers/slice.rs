@@ -1,12 +1,11 @@
 //! `slice` in a scroll or point-in-time search: the checks Elasticsearch
 //! makes on the shards, failing them (`search_phase_execution_exception`,
 //! 400, with the `illegal_argument_exception` as root cause). The
-//! partition itself is the engine's (`strata_search::search::slice`).
+//! partition itself is the engine's (`strata_search::Slice`).
 
 use std::sync::Arc;
 
-use strata_search::search::slice::Slice;
-use strata_search::{SearchError, SearchIndex};
+use strata_search::{SearchError, SearchIndex, Slice};
 
 use crate::error::{EsError, Result};
 

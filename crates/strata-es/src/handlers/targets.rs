@@ -5,8 +5,7 @@
 use std::sync::Arc;
 
 use serde_json::Value;
-use strata_search::catalog::IndicesOptions;
-use strata_search::SearchIndex;
+use strata_search::{IndicesOptions, SearchIndex};
 
 use crate::error::{EsError, Result};
 use crate::node::Node;

@@ -5,9 +5,7 @@
 
 use axum::http::Method;
 use serde_json::{json, Map, Value};
-use strata_search::catalog::{wildcard_match, TemplateKind};
-use strata_search::templates::Templates;
-use strata_search::SearchError;
+use strata_search::{wildcard_match, SearchError, TemplateKind, Templates};
 
 use crate::error::{EsError, Result};
 use crate::node::Node;

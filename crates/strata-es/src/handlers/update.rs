@@ -6,10 +6,7 @@
 //! waits until the write is durable.
 
 use serde_json::{json, Value};
-use strata_search::index::DocWriteResult;
-use strata_search::search::source_filter::SourceFilter;
-use strata_search::shard::PRIMARY_TERM;
-use strata_search::{SearchError, SearchIndex};
+use strata_search::{DocWriteResult, SearchError, SearchIndex, SourceFilter, PRIMARY_TERM};
 
 use super::documents::{finish_write, require_alias, reserve_indexing, source_filter};
 use crate::error::{EsError, Result};
@@ -33,7 +30,7 @@ pub struct UpdateBody {
     /// `_source`: the reply carries the updated document in `get`.
     pub source: Option<SourceFilter>,
     /// `script`: run over the document instead of merging `doc`.
-    pub script: Option<strata_search::script::Compiled>,
+    pub script: Option<strata_search::CompiledScript>,
     /// `scripted_upsert`: a missing document is made by the script from `upsert`.
     pub scripted_upsert: bool,
 }
@@ -75,7 +72,7 @@ impl UpdateBody {
                     // As in Elasticsearch, a script that does not compile
                     // (or names a lang it cannot run) fails the update's
                     // execution ("failed to execute script").
-                    let compiled = strata_search::script::compile(value, strata_script::Context::Update)
+                    let compiled = strata_search::compile_script(value, strata_script::Context::Update)
                         .map_err(|e| match e {
                             e @ (SearchError::Script(_) | SearchError::IllegalArgument(_)) => {
                                 SearchError::UpdateScript(Box::new(e))
@@ -111,7 +108,7 @@ impl UpdateBody {
         precondition: strata_search::Precondition,
     ) -> Result<DocWriteResult> {
         if let Some(script) = &self.script {
-            use strata_search::script::update::{update_with_script, Upsert};
+            use strata_search::{update_with_script, Upsert};
             let upsert = match (&self.upsert, self.scripted_upsert) {
                 (Some(doc), true) => Upsert::Scripted(doc),
                 (Some(doc), false) => Upsert::Document(doc),

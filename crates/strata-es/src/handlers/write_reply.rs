@@ -4,9 +4,7 @@
 
 use serde::Serialize;
 use serde_json::Value;
-use strata_search::index::{DocWriteResult, WriteResult};
-use strata_search::shard::PRIMARY_TERM;
-use strata_search::SearchIndex;
+use strata_search::{DocWriteResult, SearchIndex, WriteResult, PRIMARY_TERM};
 
 /// `_shards` of a write: the primary, and the replicas a cluster would
 /// have written (none here), as Elasticsearch counts them.

@@ -12,7 +12,7 @@
 
 use axum::http::Method;
 use serde_json::Value;
-use strata_search::catalog::IndicesOptions;
+use strata_search::IndicesOptions;
 
 use super::actions::{CREATE_DOC, DELETE_DOC, GET_ALIASES, INDEX_DOC, SEARCH, UPDATE_DOC};
 use super::grant::check_document_write;

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use strata_search::catalog::IndicesOptions;
+use strata_search::IndicesOptions;
 
 use super::actions::AUTO_CREATE;
 use super::restrict::{self, Names, Reach};

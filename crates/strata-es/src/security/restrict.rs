@@ -11,8 +11,7 @@
 //! may see everything). An expansion that keeps nothing becomes `*,-*`,
 //! which resolves to no index (Elasticsearch uses the same pair).
 
-use strata_search::aliases::Aliases;
-use strata_search::catalog::{wildcard_match, IndicesOptions};
+use strata_search::{wildcard_match, Aliases, IndicesOptions};
 
 use super::subject::Authentication;
 use crate::error::Result;
@@ -167,7 +166,7 @@ mod tests {
     use crate::security::subject::Permission;
     use serde_json::json;
     use std::sync::Arc;
-    use strata_search::aliases::AliasMeta;
+    use strata_search::AliasMeta;
 
     fn reader(patterns: &[&str]) -> Authentication {
         let role = Role::parse(

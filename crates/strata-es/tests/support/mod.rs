@@ -114,10 +114,10 @@ impl TestServer {
 
     /// The storage options of a test node: `dram` by default, a 4 MiB
     /// block cache, persistent memory emulated under the test directory.
-    pub fn storage(dir: &tempfile::TempDir) -> strata_search::store::SearchStorage {
-        strata_search::store::SearchStorage {
-            default_tier: strata_search::store::StoreTier::Dram,
-            cache: Arc::new(strata_search::store::BlockCache::new(4 << 20)),
+    pub fn storage(dir: &tempfile::TempDir) -> strata_search::SearchStorage {
+        strata_search::SearchStorage {
+            default_tier: strata_search::StoreTier::Dram,
+            cache: Arc::new(strata_search::BlockCache::new(4 << 20)),
             pmem_root: Some(dir.path().join("pmem")),
             ..Default::default()
         }

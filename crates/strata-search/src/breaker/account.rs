@@ -130,7 +130,7 @@ impl MemoryAccount {
     }
 
     /// Whether reservations are counted.
-    pub fn is_accounted(&self) -> bool {
+    pub(crate) fn is_accounted(&self) -> bool {
         self.held.is_some()
     }
 }

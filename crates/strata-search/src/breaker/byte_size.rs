@@ -82,7 +82,7 @@ impl MemorySize {
     }
 
     /// As written back in settings (`60%`, `536870912b`).
-    pub fn to_setting(self) -> String {
+    pub(crate) fn to_setting(self) -> String {
         match self {
             MemorySize::Bytes(b) => format!("{b}b"),
             MemorySize::Share(p) => format!("{p}%"),

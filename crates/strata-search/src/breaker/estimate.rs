@@ -6,10 +6,10 @@
 //! takes, or the breaker would let through what it is meant to stop.
 
 /// One `Value` (an enum of 32 bytes), in an array slot or a map node.
-pub const VALUE_BYTES: u64 = 32;
+pub(crate) const VALUE_BYTES: u64 = 32;
 /// An object key: its `String` and its share of a `BTreeMap` node (nodes
 /// hold up to 11 entries and are often two thirds full).
-pub const KEY_BYTES: u64 = 72;
+pub(crate) const KEY_BYTES: u64 = 72;
 
 /// Counts of a JSON text's parts.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -79,7 +79,7 @@ impl JsonShape {
     }
 
     /// Bytes a `serde_json::Value` of this shape takes.
-    pub fn parsed_bytes(&self) -> u64 {
+    pub(crate) fn parsed_bytes(&self) -> u64 {
         self.values * VALUE_BYTES + self.keys * KEY_BYTES + self.string_bytes
     }
 }

@@ -37,7 +37,7 @@ mod kind;
 pub mod settings;
 
 pub use account::MemoryAccount;
-pub use breakers::{BreakerStats, CircuitBreakers};
+pub use breakers::CircuitBreakers;
 pub use byte_size::MemorySize;
 pub use kind::Breaker;
 pub use settings::BreakerSettings;

@@ -8,15 +8,15 @@ use super::kind::Breaker;
 use crate::error::{Result, SearchError};
 
 /// `indices.breaker.total.limit`.
-pub const TOTAL_LIMIT: &str = "indices.breaker.total.limit";
+pub(crate) const TOTAL_LIMIT: &str = "indices.breaker.total.limit";
 /// `indices.breaker.request.limit`.
-pub const REQUEST_LIMIT: &str = "indices.breaker.request.limit";
+pub(crate) const REQUEST_LIMIT: &str = "indices.breaker.request.limit";
 /// `indices.breaker.request.overhead`.
-pub const REQUEST_OVERHEAD: &str = "indices.breaker.request.overhead";
+pub(crate) const REQUEST_OVERHEAD: &str = "indices.breaker.request.overhead";
 /// `network.breaker.inflight_requests.limit`.
-pub const IN_FLIGHT_LIMIT: &str = "network.breaker.inflight_requests.limit";
+pub(crate) const IN_FLIGHT_LIMIT: &str = "network.breaker.inflight_requests.limit";
 /// `network.breaker.inflight_requests.overhead`.
-pub const IN_FLIGHT_OVERHEAD: &str = "network.breaker.inflight_requests.overhead";
+pub(crate) const IN_FLIGHT_OVERHEAD: &str = "network.breaker.inflight_requests.overhead";
 
 /// Every breaker setting, as `_cluster/settings` names them.
 pub const NAMES: [&str; 5] = [

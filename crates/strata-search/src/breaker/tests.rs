@@ -9,6 +9,8 @@ fn small() -> Arc<CircuitBreakers> {
     Arc::new(CircuitBreakers::new(1000))
 }
 
+use super::breakers::BreakerStats;
+
 fn stat(b: &CircuitBreakers, name: &str) -> BreakerStats {
     b.stats().into_iter().find(|s| s.name == name).unwrap()
 }

@@ -36,7 +36,6 @@ use parking_lot::{Mutex, RwLock};
 pub use alias_ops::AliasAction;
 pub use indices_options::IndicesOptions;
 pub use names::{validate_alias_name, validate_index_name, wildcard_match};
-pub use resolve::Target;
 pub use state::Catalog;
 use state::{IndexMap, ALIASES, TEMPLATES};
 pub use template_ops::TemplateKind;

@@ -54,7 +54,7 @@ impl IndexCounters {
         self.get_total.fetch_add(1, Ordering::Relaxed);
     }
     /// Counts one search over this index.
-    pub fn note_query(&self) {
+    pub(crate) fn note_query(&self) {
         self.query_total.fetch_add(1, Ordering::Relaxed);
     }
     pub(crate) fn note_refresh(&self) {

@@ -32,7 +32,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-pub use disk_usage::{DiskUsage, FieldDiskUsage};
+pub use disk_usage::FieldDiskUsage;
 pub use documents::{DocWriteResult, WriteResult};
 pub use handle::SearchIndex;
 pub(crate) use handle::METADATA;
@@ -66,7 +66,7 @@ impl SearchIndex {
 
     /// The slow log settings, without copying the rest of the settings
     /// (read for every search and document).
-    pub fn settings_slowlog(&self) -> crate::slowlog::SlowLogSettings {
+    pub(crate) fn settings_slowlog(&self) -> crate::slowlog::SlowLogSettings {
         self.settings.read().slowlog
     }
 
@@ -136,13 +136,13 @@ impl SearchIndex {
     }
 
     /// The mapping's `runtime` section, if any.
-    pub fn runtime_section(&self) -> Option<Value> {
+    pub(crate) fn runtime_section(&self) -> Option<Value> {
         self.mappings.read().runtime_section()
     }
 
     /// Whether the mapping has nested objects (searches are then narrowed
     /// to root documents).
-    pub fn has_nested_mapping(&self) -> bool {
+    pub(crate) fn has_nested_mapping(&self) -> bool {
         self.mappings.read().has_nested()
     }
 
@@ -266,7 +266,7 @@ impl SearchIndex {
 
     /// Background work: refresh when `refresh_interval` has passed, flush
     /// when the translog has grown past [`FLUSH_THRESHOLD_BYTES`].
-    pub fn tick(&self) -> Result<()> {
+    pub(crate) fn tick(&self) -> Result<()> {
         let interval = self.settings.read().refresh_interval;
         if let Some(interval) = interval {
             if self.last_refresh.lock().elapsed() >= interval {
@@ -290,7 +290,7 @@ impl SearchIndex {
     /// its shards' writers and its translog (the next write opens them
     /// again). Returns whether it closed anything. A write racing with it
     /// only reopens what it needs.
-    pub fn close_if_idle(&self) -> Result<bool> {
+    pub(crate) fn close_if_idle(&self) -> Result<bool> {
         let idle = || self.last_write.lock().elapsed() >= self.idle_after;
         let holding = self.translog.is_open() || self.shards.iter().any(Shard::has_writer);
         if !holding || !idle() {

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-pub use super::counters::{CounterValues, IndexCounters};
+pub(crate) use super::counters::IndexCounters;
 use super::handle::SearchIndex;
 use crate::store::StoreTier;
 
@@ -56,7 +56,7 @@ impl SearchIndex {
     }
 
     /// Live documents of each shard as of the last refresh.
-    pub fn shard_doc_counts(&self) -> Vec<u64> {
+    pub(crate) fn shard_doc_counts(&self) -> Vec<u64> {
         self.shards
             .iter()
             .map(|s| s.searcher().num_docs())

@@ -70,7 +70,7 @@ impl DateFormat {
     }
 
     /// Epoch milliseconds of a JSON value (string or number).
-    pub fn parse_value(&self, value: &serde_json::Value) -> Result<i64> {
+    pub(crate) fn parse_value(&self, value: &serde_json::Value) -> Result<i64> {
         match value {
             serde_json::Value::String(s) => self.parse_str(s),
             serde_json::Value::Number(n) => {
@@ -88,7 +88,7 @@ impl DateFormat {
     }
 
     /// Epoch milliseconds of a string.
-    pub fn parse_str(&self, s: &str) -> Result<i64> {
+    pub(crate) fn parse_str(&self, s: &str) -> Result<i64> {
         for alt in &self.alternatives {
             let parsed = match alt {
                 Alternative::Iso => parse_iso(s),
@@ -331,7 +331,7 @@ impl DateFormat {
     /// Formats the UTC instant `utc_ms` with the first alternative, in a
     /// zone `offset_ms` east of UTC (`suffix` is that offset as printed,
     /// `Z` or `+02:00`, used by the ISO form).
-    pub fn format_in(&self, utc_ms: i64, offset_ms: i64, suffix: &str) -> String {
+    pub(crate) fn format_in(&self, utc_ms: i64, offset_ms: i64, suffix: &str) -> String {
         let local = utc_ms.saturating_add(offset_ms);
         match self.alternatives.first() {
             Some(Alternative::EpochMillis) => utc_ms.to_string(),

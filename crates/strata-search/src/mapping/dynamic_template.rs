@@ -63,7 +63,7 @@ impl DetectedType {
     }
 
     /// What `{dynamic_type}` (and a mapping without `type`) stands for.
-    pub fn default_mapping_type(self) -> &'static str {
+    pub(crate) fn default_mapping_type(self) -> &'static str {
         match self {
             DetectedType::String => "text",
             DetectedType::Long => "long",
@@ -233,7 +233,7 @@ impl DynamicTemplate {
     }
 
     /// The mapping for a field named `leaf` (placeholders replaced), detected as `ty`.
-    pub fn mapping_for(&self, leaf: &str, ty: DetectedType) -> Result<TemplateMapping> {
+    pub(crate) fn mapping_for(&self, leaf: &str, ty: DetectedType) -> Result<TemplateMapping> {
         let Value::Object(mut body) = substitute(&Value::Object(self.mapping.clone()), leaf, ty)
         else {
             return Err(bad("a template mapping must be an object".into()));

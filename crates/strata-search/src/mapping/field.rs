@@ -43,7 +43,7 @@ pub enum FieldType {
 
 impl FieldType {
     /// Parses an Elasticsearch type name.
-    pub fn from_name(name: &str) -> Option<FieldType> {
+    pub(crate) fn from_name(name: &str) -> Option<FieldType> {
         Some(match name {
             "keyword" => FieldType::Keyword,
             "text" => FieldType::Text,
@@ -100,7 +100,7 @@ impl FieldType {
     }
 
     /// The inclusive range of an integer type.
-    pub fn integer_range(self) -> (i64, i64) {
+    pub(crate) fn integer_range(self) -> (i64, i64) {
         match self {
             FieldType::Integer => (i32::MIN.into(), i32::MAX.into()),
             FieldType::Short => (i16::MIN.into(), i16::MAX.into()),
@@ -147,7 +147,7 @@ impl FieldMapping {
     }
 
     /// Dynamic mapping of a string: `text` with a `keyword` sub-field.
-    pub fn dynamic_string() -> FieldMapping {
+    pub(crate) fn dynamic_string() -> FieldMapping {
         let mut keyword = FieldMapping::of(FieldType::Keyword);
         keyword.ignore_above = Some(256);
         let mut text = FieldMapping::of(FieldType::Text);
@@ -156,13 +156,13 @@ impl FieldMapping {
     }
 
     /// The date format in force (the field's or the default).
-    pub fn date_format(&self) -> DateFormat {
+    pub(crate) fn date_format(&self) -> DateFormat {
         self.date_parser().clone()
     }
 
     /// The date format in force, borrowed: indexing parses every date with
     /// it, and the default is parsed once per process rather than per value.
-    pub fn date_parser(&self) -> &DateFormat {
+    pub(crate) fn date_parser(&self) -> &DateFormat {
         static DEFAULT: std::sync::LazyLock<DateFormat> = std::sync::LazyLock::new(|| {
             DateFormat::parse(DEFAULT_DATE_FORMAT).expect("the default format parses")
         });

@@ -16,7 +16,7 @@ mod geohash;
 mod point;
 
 pub use cell_finder::CellFinder;
-pub use geohash::{geohash, geohash_cell, geohash_decode, GeohashCell, MAX_PRECISION};
+pub use geohash::{geohash_cell, geohash_decode, GeohashCell};
 pub use point::GeoPoint;
 
 /// The points of a field value: one point, or an array of points. Each

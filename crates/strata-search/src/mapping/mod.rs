@@ -28,12 +28,13 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-pub use dynamic_template::{DetectedType, DynamicTemplate, TemplateMapping};
-pub use field::{FieldMapping, FieldType};
-pub use nested::NestedObject;
+pub(crate) use dynamic_template::{DetectedType, DynamicTemplate, TemplateMapping};
+pub(crate) use field::FieldMapping;
+pub use field::FieldType;
+pub(crate) use nested::NestedObject;
 pub use property::Property;
 use property::{flatten, parse_properties, properties_json};
-pub use shape::MappingShape;
+pub(crate) use shape::MappingShape;
 
 use crate::error::{Result, SearchError};
 
@@ -91,7 +92,7 @@ impl Mappings {
     /// Merges a `PUT _mapping` body: new fields are added; a field may not
     /// change type; a dynamic template replaces the one of the same name in
     /// place, or is appended.
-    pub fn merge_json(&mut self, body: &Value) -> Result<()> {
+    pub(crate) fn merge_json(&mut self, body: &Value) -> Result<()> {
         let obj = body.as_object().ok_or_else(|| {
             SearchError::MapperParsing("Failed to parse mapping: expected an object".into())
         })?;
@@ -158,7 +159,7 @@ impl Mappings {
     }
 
     /// Adds (or confirms) the leaf at `path`, creating parent objects.
-    pub fn add_leaf(&mut self, path: &str, leaf: FieldMapping) -> Result<()> {
+    pub(crate) fn add_leaf(&mut self, path: &str, leaf: FieldMapping) -> Result<()> {
         if let Some(existing) = self.leaves.get(path) {
             if !existing.compatible_with(&leaf) {
                 return Err(SearchError::IllegalArgument(format!(
@@ -204,7 +205,7 @@ impl Mappings {
     /// Declares the object at `path` nested (creating it and the objects
     /// above it). An existing plain object, or a leaf, cannot become
     /// nested, nor a nested object plain, as in Elasticsearch.
-    pub fn add_nested(&mut self, path: &str, object: NestedObject) -> Result<()> {
+    pub(crate) fn add_nested(&mut self, path: &str, object: NestedObject) -> Result<()> {
         if self.leaves.contains_key(path) {
             return Err(SearchError::MapperParsing(format!(
                 "can't merge a non object mapping [{path}] with an object mapping"
@@ -236,24 +237,24 @@ impl Mappings {
     }
 
     /// The nested object at exactly `path`, if `path` is one.
-    pub fn nested_object(&self, path: &str) -> Option<&NestedObject> {
+    pub(crate) fn nested_object(&self, path: &str) -> Option<&NestedObject> {
         self.nested.get(path)
     }
 
     /// Whether the mapping has any nested object (then every search is
     /// narrowed to root documents).
-    pub fn has_nested(&self) -> bool {
+    pub(crate) fn has_nested(&self) -> bool {
         !self.nested.is_empty()
     }
 
     /// The nested objects' paths, sorted.
-    pub fn nested_paths(&self) -> impl Iterator<Item = &String> {
+    pub(crate) fn nested_paths(&self) -> impl Iterator<Item = &String> {
         self.nested.keys()
     }
 
     /// The deepest nested object strictly above `path` (or `path` itself
     /// when `inclusive`), if any: the nested scope a field belongs to.
-    pub fn nested_scope_of(&self, path: &str, inclusive: bool) -> Option<&str> {
+    pub(crate) fn nested_scope_of(&self, path: &str, inclusive: bool) -> Option<&str> {
         let mut best = None;
         for (dot, _) in path.match_indices('.') {
             if let Some((p, _)) = self.nested.get_key_value(&path[..dot]) {
@@ -274,7 +275,7 @@ impl Mappings {
     }
 
     /// The `runtime` section, if any.
-    pub fn runtime_section(&self) -> Option<Value> {
+    pub(crate) fn runtime_section(&self) -> Option<Value> {
         (!self.runtime.is_empty()).then(|| Value::Object(self.runtime.clone()))
     }
 
@@ -284,7 +285,7 @@ impl Mappings {
     }
 
     /// The first dynamic template for a new field at `path` detected as `ty`.
-    pub fn find_template(&self, path: &str, ty: DetectedType) -> Option<&DynamicTemplate> {
+    pub(crate) fn find_template(&self, path: &str, ty: DetectedType) -> Option<&DynamicTemplate> {
         self.dynamic_templates.iter().find(|t| t.matches(path, ty))
     }
 

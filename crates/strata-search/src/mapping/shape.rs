@@ -29,7 +29,7 @@ impl MappingShape {
 
     /// The shallowest object whose depth passes `limit`, if any (the
     /// root is depth 1, an object `a.b` depth 3, as Elasticsearch counts).
-    pub fn deepest_object_beyond(&self, limit: u64) -> Option<String> {
+    pub(crate) fn deepest_object_beyond(&self, limit: u64) -> Option<String> {
         let path = self.deepest_object.as_deref()?;
         let depth = path.matches('.').count() as u64 + 2;
         if depth <= limit {

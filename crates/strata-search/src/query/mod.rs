@@ -52,7 +52,7 @@ pub mod terms;
 mod text_syntax;
 pub(crate) mod zone_map;
 
-pub use context::{Build, QueryContext, MAX_NESTED_DEPTH};
+pub use context::{QueryContext, MAX_NESTED_DEPTH};
 
 use serde_json::Value;
 use tantivy::query::Query;

@@ -61,7 +61,7 @@ pub struct ScriptedFields {
 
 impl ScriptedFields {
     /// Parses `script_fields`.
-    pub fn parse_script_fields(&mut self, value: &Value) -> Result<()> {
+    pub(crate) fn parse_script_fields(&mut self, value: &Value) -> Result<()> {
         let obj = value
             .as_object()
             .ok_or_else(|| SearchError::parsing("[script_fields] must be an object"))?;
@@ -92,7 +92,7 @@ impl ScriptedFields {
     }
 
     /// Parses `runtime_mappings`.
-    pub fn parse_runtime_mappings(&mut self, value: &Value) -> Result<()> {
+    pub(crate) fn parse_runtime_mappings(&mut self, value: &Value) -> Result<()> {
         let obj = value
             .as_object()
             .ok_or_else(|| SearchError::parsing("[runtime_mappings] must be an object"))?;
@@ -127,7 +127,7 @@ impl ScriptedFields {
     }
 
     /// The runtime field `name`: its type and script.
-    pub fn runtime_field(&self, name: &str) -> Option<(RuntimeType, &Compiled)> {
+    pub(crate) fn runtime_field(&self, name: &str) -> Option<(RuntimeType, &Compiled)> {
         self.runtime
             .iter()
             .find(|(n, _, _)| n == name)
@@ -136,7 +136,7 @@ impl ScriptedFields {
 
     /// Adds the runtime fields of an index mapping's `runtime` section
     /// that the request does not define itself (the request's win).
-    pub fn add_mapped_runtime(&mut self, section: &Value) -> Result<()> {
+    pub(crate) fn add_mapped_runtime(&mut self, section: &Value) -> Result<()> {
         let mut mapped = ScriptedFields::default();
         mapped.parse_runtime_mappings(section)?;
         for field in mapped.runtime {
@@ -154,7 +154,7 @@ impl ScriptedFields {
 
     /// Refuses an aggregation (or another request part given) that names
     /// a runtime field: what `search::runtime_aggs` did not take.
-    pub fn validate_usage(&self, mappings: &Mappings, parts: &[&Value]) -> Result<()> {
+    pub(crate) fn validate_usage(&self, mappings: &Mappings, parts: &[&Value]) -> Result<()> {
         for (name, _, _) in &self.runtime {
             if mappings.leaf(name).is_some() {
                 continue;
@@ -170,7 +170,7 @@ impl ScriptedFields {
 
     /// Adds the hit's scripted values to `out`: every script field, and
     /// the runtime fields `wanted` names.
-    pub fn add_to(
+    pub(crate) fn add_to(
         &self,
         segment: &SegmentReader,
         doc: DocId,

@@ -36,10 +36,10 @@ pub fn set_max_buckets(limit: usize) {
 /// examines every calendar range between its first and last documents,
 /// but returns (and counts) only those with documents. Creation is bounded
 /// by this and by the request's memory; the response by the limit itself.
-pub const CANDIDATES_PER_BUCKET: usize = 16;
+pub(crate) const CANDIDATES_PER_BUCKET: usize = 16;
 
 /// The most buckets aggregations may create while they run.
-pub fn max_created() -> usize {
+pub(crate) fn max_created() -> usize {
     max_buckets().saturating_mul(CANDIDATES_PER_BUCKET)
 }
 

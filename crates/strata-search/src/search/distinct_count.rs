@@ -126,14 +126,6 @@ impl DistinctCount {
             DistinctCount::Sketch(s) => s.estimate().trunc() as u64,
         }
     }
-
-    /// Bytes held (for accounting), roughly.
-    pub fn bytes(&self) -> usize {
-        match self {
-            DistinctCount::Exact(set) => set.capacity() * 16,
-            DistinctCount::Sketch(s) => 1 << s.lg_config_k(),
-        }
-    }
 }
 
 /// A sketch of `threshold`'s precision holding both.

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use tantivy::query::{BooleanQuery, ConstScoreQuery, EmptyQuery, Occur, Query};
 
-pub use super::doc_scope::DocScope;
+pub(crate) use super::doc_scope::DocScope;
 use super::index_query::query_at;
 use super::reentry::SearchFn;
 use super::request::{SearchRequest, TrackTotalHits};

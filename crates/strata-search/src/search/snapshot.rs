@@ -70,7 +70,7 @@ impl Snapshot {
 
     /// The pinned searchers of `index` (by identity), if it is part of
     /// this snapshot.
-    pub fn searchers_of(&self, index: &Arc<SearchIndex>) -> Option<&[Searcher]> {
+    pub(crate) fn searchers_of(&self, index: &Arc<SearchIndex>) -> Option<&[Searcher]> {
         self.indices
             .iter()
             .position(|i| Arc::ptr_eq(i, index))

@@ -10,7 +10,6 @@ mod columns;
 mod value;
 
 use std::cmp::Ordering;
-use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -24,35 +23,6 @@ pub use value::SortValue;
 
 use crate::mapping::{FieldType, Mappings};
 use crate::store::KEYWORDS;
-
-/// A document's sort key; greater is better (what the top-K keeps).
-#[derive(Debug, Clone)]
-pub struct SortKey {
-    /// The values, in criterion order.
-    pub values: Vec<SortValue>,
-    orders: Arc<Vec<KeyOrder>>,
-    /// False when `search_after` excludes the document.
-    pub eligible: bool,
-    /// The document's score (`track_scores`; not part of the order).
-    pub score: f32,
-}
-
-impl SortKey {
-    /// A key for `values` under the criteria's orders.
-    pub fn new(values: Vec<SortValue>, orders: Arc<Vec<KeyOrder>>) -> SortKey {
-        SortKey {
-            values,
-            orders,
-            eligible: true,
-            score: f32::NAN,
-        }
-    }
-
-    /// Ordering by criteria: `Less` means `self` ranks before `other`.
-    pub fn rank_cmp(&self, other: &SortKey) -> Ordering {
-        rank_cmp(&self.values, &other.values, &self.orders)
-    }
-}
 
 /// Ordering of two documents' values under the criteria's `orders`:
 /// `Less` means `a` ranks before `b` (missing values where the order puts
@@ -82,22 +52,6 @@ pub fn rank_cmp(a: &[SortValue], b: &[SortValue], orders: &[KeyOrder]) -> Orderi
     Ordering::Equal
 }
 
-impl PartialEq for SortKey {
-    fn eq(&self, other: &Self) -> bool {
-        self.partial_cmp(other) == Some(Ordering::Equal)
-    }
-}
-
-impl PartialOrd for SortKey {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(match (self.eligible, other.eligible) {
-            (true, false) => Ordering::Greater,
-            (false, true) => Ordering::Less,
-            _ => other.rank_cmp(self),
-        })
-    }
-}
-
 /// Reads one criterion's values in one segment.
 pub enum ValueReader {
     /// The document's score.
@@ -124,11 +78,6 @@ pub enum ValueReader {
 }
 
 impl ValueReader {
-    /// Opens the reader of `field` in `segment`.
-    pub fn open(field: &SortField, mappings: &Mappings, segment: &SegmentReader) -> ValueReader {
-        ValueReader::open_for(field, mappings, segment, None)
-    }
-
     /// Opens the reader of `field` in `segment` (`runtime`: the runtime
     /// field it names).
     pub(crate) fn open_for(
@@ -318,3 +267,7 @@ fn encode_f64(v: f64) -> u64 {
         bits | (1 << 63)
     }
 }
+
+#[cfg(test)]
+#[path = "sort_tests.rs"]
+mod tests;

@@ -84,7 +84,7 @@ impl SourceFilter {
 
     /// True when a returned source is the whole source (`true`, or no
     /// pattern at all as in Kibana's `{"excludes": []}`).
-    pub fn is_whole(&self) -> bool {
+    pub(crate) fn is_whole(&self) -> bool {
         match self {
             SourceFilter::All => true,
             SourceFilter::None => false,

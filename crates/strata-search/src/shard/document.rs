@@ -24,7 +24,7 @@ pub enum NestedCleanup {
 
 impl NestedCleanup {
     /// The cleanup an index with this mapping needs.
-    pub fn for_mapping(mappings: &crate::mapping::Mappings) -> NestedCleanup {
+    pub(crate) fn for_mapping(mappings: &crate::mapping::Mappings) -> NestedCleanup {
         if mappings.has_nested() {
             NestedCleanup::ByParent
         } else {

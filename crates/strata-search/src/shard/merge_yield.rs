@@ -49,7 +49,7 @@ impl Default for MergeYield {
 
 impl MergeYield {
     /// Merges never pause.
-    pub const OFF: MergeYield = MergeYield {
+    pub(crate) const OFF: MergeYield = MergeYield {
         max_pause: Duration::ZERO,
         min_run: Duration::ZERO,
     };

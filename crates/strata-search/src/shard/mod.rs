@@ -101,7 +101,7 @@ pub enum Precondition {
 impl Precondition {
     /// The version a write under this precondition gives the document
     /// whose current version is `current`.
-    pub fn next_version(self, current: Option<u64>) -> u64 {
+    pub(crate) fn next_version(self, current: Option<u64>) -> u64 {
         match self {
             Precondition::External { version, .. } => version,
             _ => current.map_or(1, |c| c + 1),
@@ -254,14 +254,14 @@ impl Shard {
     }
 
     /// Whether the shard holds a tantivy writer now.
-    pub fn has_writer(&self) -> bool {
+    pub(crate) fn has_writer(&self) -> bool {
         self.writer.is_open()
     }
 
     /// Closes the writer (in the background, its merges finishing first)
     /// if everything given to it is committed and no commit runs; returns
     /// whether it did. The next write creates a new one.
-    pub fn close_writer_if_clean(&self) -> Result<bool> {
+    pub(crate) fn close_writer_if_clean(&self) -> Result<bool> {
         let Some(_one_commit) = self.committer.try_lock() else {
             return Ok(false);
         };
@@ -271,11 +271,6 @@ impl Shard {
         }
         self.writer.close_in_background()?;
         Ok(true)
-    }
-
-    /// Sequence numbers handed out so far (the next one).
-    pub fn next_seq_no(&self) -> u64 {
-        self.write.lock().next_seq_no
     }
 
     /// The current document `id`, real-time (unrefreshed changes included).

@@ -76,7 +76,7 @@ impl Shard {
     /// since the last commit started, or a refresh, flush or merge
     /// running (a commit in flight may cover writes the caller made and
     /// not be visible yet).
-    pub fn has_pending(&self) -> bool {
+    pub(crate) fn has_pending(&self) -> bool {
         self.committer.is_locked() || {
             let state = self.write.lock();
             state.dirty || state.committing

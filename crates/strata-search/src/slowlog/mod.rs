@@ -26,10 +26,7 @@ use serde_json::Value;
 use crate::index::SearchIndex;
 
 pub use event::SearchTook;
-pub use settings::{SlowLogSettings, Thresholds};
-
-/// The `tracing` target of every slow log event.
-pub const TARGET: &str = "strata::slowlog";
+pub(crate) use settings::SlowLogSettings;
 
 /// Counts a finished search over `indices` in their statistics and logs
 /// it per index whose thresholds it reached. `total_hits` and `source`

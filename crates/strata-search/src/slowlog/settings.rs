@@ -31,7 +31,7 @@ pub struct Thresholds {
 
 impl Thresholds {
     /// The most severe level whose threshold `took` reached.
-    pub fn level_for(&self, took: Duration) -> Option<Level> {
+    pub(crate) fn level_for(&self, took: Duration) -> Option<Level> {
         [
             (self.warn, Level::WARN),
             (self.info, Level::INFO),
@@ -149,7 +149,7 @@ impl SlowLogSettings {
     /// Adds the settings that differ from the defaults to `index` (the
     /// `index` object of `GET _settings`), nested as Elasticsearch shows
     /// them.
-    pub fn write_json(&self, index: &mut Value) {
+    pub(crate) fn write_json(&self, index: &mut Value) {
         let defaults = SlowLogSettings::default();
         let mut search = Map::new();
         for (phase, t) in [("query", self.query), ("fetch", self.fetch)] {

@@ -111,13 +111,13 @@ impl BlockCache {
     }
 
     /// A new file id, never handed out before by this cache.
-    pub fn file_id(&self) -> u64 {
+    pub(crate) fn file_id(&self) -> u64 {
         self.next_file.fetch_add(1, Ordering::Relaxed)
     }
 
     /// A new owner tag, never handed out before by this cache (0 is the
     /// tag of files no index owns: tools and tests).
-    pub fn owner_id(&self) -> u64 {
+    pub(crate) fn owner_id(&self) -> u64 {
         self.next_owner.fetch_add(1, Ordering::Relaxed)
     }
 
@@ -162,7 +162,7 @@ impl BlockCache {
 
     /// Drops the blocks of `owner` only (`POST /<index>/_cache/clear`), a
     /// pass over the whole cache; counters are kept.
-    pub fn clear_owner(&self, owner: u64) {
+    pub(crate) fn clear_owner(&self, owner: u64) {
         if let Some(cache) = &self.blocks {
             cache.retain(|&(o, _, _), _| o != owner);
         }

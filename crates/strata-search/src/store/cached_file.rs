@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use strata_device::{AlignedFile, IoMode};
+use strata_device::AlignedFile;
 use tantivy::directory::{FileHandle, OwnedBytes};
 use tantivy::HasLen;
 
@@ -98,11 +98,6 @@ impl CachedFile {
         })
     }
 
-    /// Whether misses bypass the page cache (`O_DIRECT`).
-    pub fn is_direct(&self) -> bool {
-        self.file.mode() == IoMode::Direct
-    }
-
     /// Block `n`, from the cache or the file.
     fn block(&self, n: usize) -> io::Result<OwnedBytes> {
         let start = n * BLOCK_SIZE;
@@ -167,6 +162,8 @@ impl FileHandle for CachedFile {
 mod tests {
     use std::io::Write;
 
+    use strata_device::IoMode;
+
     use super::*;
 
     fn file_of(len: usize) -> (tempfile::NamedTempFile, Vec<u8>) {
@@ -196,7 +193,6 @@ mod tests {
         if !direct {
             file.file = AlignedFile::open_read_as(f.path(), IoMode::Buffered).unwrap();
         }
-        eprintln!("O_DIRECT: {}", file.is_direct());
         assert_eq!(file.len(), len);
         let b = BLOCK_SIZE;
         let ranges = [

@@ -57,7 +57,7 @@ impl SearchFiles {
     }
 
     /// Removes the directory at `path` and everything below it.
-    pub fn remove_dir(&self, path: &Path) -> Result<()> {
+    pub(crate) fn remove_dir(&self, path: &Path) -> Result<()> {
         self.0
             .remove_dir(path)
             .map_err(|e| SearchError::io(format!("remove {}", path.display()), e))

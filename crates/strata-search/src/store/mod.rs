@@ -22,14 +22,13 @@ pub mod stored_values;
 mod tier;
 mod tiered;
 
-pub use block_cache::{BlockCache, CacheStats, BLOCK_SIZE, DEFAULT_CACHE_BYTES};
-pub use cached_file::{CachedFile, ReadCounters};
+pub use block_cache::{BlockCache, BLOCK_SIZE};
+pub(crate) use cached_file::ReadCounters;
 pub use files::SearchFiles;
-pub use persist::Persisted;
-pub use schema::{
-    json_term, NestedFields, SchemaFields, FIELD_NAMES, ID, KEYWORDS, NESTED_PARENT, NESTED_PATH,
-    SOURCE, TEXT,
-};
-pub use storage::{SearchStorage, ShardStorage, DEFAULT_IDLE_AFTER};
+pub(crate) use persist::Persisted;
+pub use schema::{json_term, KEYWORDS};
+pub(crate) use schema::{NestedFields, SchemaFields};
+pub(crate) use storage::ShardStorage;
+pub use storage::{SearchStorage, DEFAULT_IDLE_AFTER};
 pub use tier::StoreTier;
 pub use tiered::TieredDirectory;

@@ -36,7 +36,7 @@ impl Persisted {
     /// files. A persist does so as it drops them; the caller does it again
     /// once its reader reopened the segments from disk, since a search
     /// still on the old reader in between opens the fresh copy again.
-    pub fn forget_fresh_columns(&self) {
+    pub(crate) fn forget_fresh_columns(&self) {
         self.dropped
             .iter()
             .for_each(|f| column_cache::forget_file(f));

@@ -126,7 +126,7 @@ impl SchemaFields {
     }
 
     /// Recovers the handles from an opened index's schema.
-    pub fn from_schema(schema: Schema) -> tantivy::Result<SchemaFields> {
+    pub(crate) fn from_schema(schema: Schema) -> tantivy::Result<SchemaFields> {
         let get = |name: &str| schema.get_field(name);
         Ok(SchemaFields {
             id: get(ID)?,

@@ -105,7 +105,10 @@ impl SearchStorage {
     /// directory leaves one). Only entries named like an index uuid (16
     /// lowercase hex digits) are touched, so a directory shared with other
     /// files is safe. Returns how many were removed.
-    pub fn remove_orphans<'a>(&self, live: impl IntoIterator<Item = &'a str>) -> Result<usize> {
+    pub(crate) fn remove_orphans<'a>(
+        &self,
+        live: impl IntoIterator<Item = &'a str>,
+    ) -> Result<usize> {
         let Some(root) = &self.pmem_root else {
             return Ok(0);
         };
@@ -129,12 +132,12 @@ impl SearchStorage {
     }
 
     /// The persistent-memory directory of the index with `uuid`.
-    pub fn pmem_dir_of(&self, uuid: &str) -> Option<PathBuf> {
+    pub(crate) fn pmem_dir_of(&self, uuid: &str) -> Option<PathBuf> {
         self.pmem_root.as_ref().map(|root| root.join(uuid))
     }
 
     /// What shard `number` of an index placed on `tier` opens with.
-    pub fn for_shard(
+    pub(crate) fn for_shard(
         &self,
         tier: StoreTier,
         pmem_index_dir: Option<&Path>,
@@ -173,11 +176,4 @@ pub struct ShardStorage {
     pub codec: Codec,
     /// Where its persisted files are written (the node's tree).
     pub files: SearchFiles,
-}
-
-impl ShardStorage {
-    /// A `dram` shard with a private default cache (tests, tools).
-    pub fn dram() -> ShardStorage {
-        SearchStorage::default().for_shard(StoreTier::Dram, None, 0, &Arc::default())
-    }
 }

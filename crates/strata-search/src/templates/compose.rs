@@ -20,7 +20,7 @@ impl Templates {
     }
 
     /// The legacy templates matching `name`, by ascending order (then name).
-    pub fn legacy_for(&self, name: &str) -> Vec<&str> {
+    pub(crate) fn legacy_for(&self, name: &str) -> Vec<&str> {
         let mut found: Vec<(&String, i64)> = self
             .legacy
             .iter()
@@ -59,7 +59,7 @@ impl Templates {
     /// The templates whose aliases would give a new index named `name` the
     /// alias `alias` (rollover refuses them: the alias would then point at
     /// two indices), as `(template name, its alias names)`.
-    pub fn giving_alias(&self, name: &str, alias: &str) -> Option<(String, Vec<String>)> {
+    pub(crate) fn giving_alias(&self, name: &str, alias: &str) -> Option<(String, Vec<String>)> {
         if let Some(tname) = self.composable_for(name) {
             let t = self.composable.get(tname)?;
             let bodies = t

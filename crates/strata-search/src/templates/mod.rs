@@ -282,7 +282,7 @@ impl IndexTemplate {
 
 impl Templates {
     /// Reads the stored form.
-    pub fn from_json(value: &Value) -> Result<Templates> {
+    pub(crate) fn from_json(value: &Value) -> Result<Templates> {
         let mut t = Templates::default();
         let section = |key: &str| value.get(key).and_then(Value::as_object).cloned();
         for (name, body) in section("legacy").unwrap_or_default() {
@@ -310,7 +310,7 @@ impl Templates {
     /// Adds or replaces composable template `name`, checking its components
     /// exist and that no other template with overlapping patterns has the
     /// same priority.
-    pub fn put_composable(&mut self, name: &str, template: IndexTemplate) -> Result<()> {
+    pub(crate) fn put_composable(&mut self, name: &str, template: IndexTemplate) -> Result<()> {
         let missing: Vec<&str> = template
             .composed_of
             .iter()
@@ -359,7 +359,7 @@ impl Templates {
     }
 
     /// Removes component template `name`, refusing while an index template uses it.
-    pub fn remove_component(&mut self, name: &str) -> Result<()> {
+    pub(crate) fn remove_component(&mut self, name: &str) -> Result<()> {
         if !self.components.contains_key(name) {
             return Err(SearchError::ResourceNotFound(format!(
                 "component template matching [{name}] not found"

@@ -6,9 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use strata_search::error::Result;
-use strata_search::search::{search, SearchRequest};
-use strata_search::{Catalog, SearchIndex};
+use strata_search::{search, Catalog, Result, SearchIndex, SearchRequest};
 
 /// A catalog in `dir` with the index `logs`: `shards` shards, refresh
 /// `-1`, `async` translog, and the mapping `properties`.

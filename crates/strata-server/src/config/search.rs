@@ -7,13 +7,13 @@
 //! too). The directory belongs to one server: at start it removes the
 //! uuid-named directories of indices it does not have.
 //! `search_indexing_nice` is the nice value of the indexing and merge
-//! threads (see `strata_search::shard::priority`), `search_merge_pause`
+//! threads (see `strata_search::IndexingPriority`), `search_merge_pause`
 //! the longest a merge pauses while searches run (`shard::merge_yield`).
 
 use std::time::Duration;
 
 use serde::Deserialize;
-use strata_search::store::StoreTier;
+use strata_search::StoreTier;
 
 use super::size::ByteSize;
 

@@ -5,7 +5,7 @@
 //! Elasticsearch; every parsed line is reserved on the request breaker.
 
 use serde_json::{Map, Value};
-use strata_search::breaker::{estimate, MemoryAccount};
+use strata_search::{estimate, MemoryAccount};
 
 use crate::error::{EsError, Result};
 use crate::ndjson;

@@ -17,9 +17,7 @@ use std::time::Instant;
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::Value;
-use strata_search::breaker::MemoryAccount;
-use strata_search::index::DocWriteResult;
-use strata_search::{SearchError, SearchIndex};
+use strata_search::{DocWriteResult, MemoryAccount, SearchError, SearchIndex};
 
 use super::update::UpdateBody;
 use super::write_reply::{write_status, WriteBody};

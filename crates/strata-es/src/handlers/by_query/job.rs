@@ -16,10 +16,7 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
-use strata_search::index::WriteResult;
-use strata_search::search::snapshot::Snapshot;
-use strata_search::search::{self as engine, SearchRequest};
-use strata_search::{Precondition, SearchError, SearchIndex};
+use strata_search::{Precondition, SearchError, SearchIndex, SearchRequest, Snapshot, WriteResult};
 
 use super::step::{DocumentStep, Op, SourceDoc};
 use crate::error::EsError;
@@ -159,7 +156,7 @@ pub fn run(job: &Job, task: &Task) -> (Value, u16) {
             request.size = request.size.min(left as usize);
         }
         request.search_after = after.clone();
-        let response = match engine::search_response(job.snapshot.indices(), &request) {
+        let response = match strata_search::search_response(job.snapshot.indices(), &request) {
             Ok(r) => r,
             Err(e) => {
                 status = fail(&mut c, None, None, EsError::from(e));

@@ -20,9 +20,7 @@ pub mod step;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use strata_search::search::snapshot::Snapshot;
-use strata_search::search::sort::{Missing, SortField};
-use strata_search::search::{SearchRequest, TrackTotalHits};
+use strata_search::{Missing, SearchRequest, Snapshot, SortField, TrackTotalHits};
 
 use super::aliases;
 use super::targets::indices_options;
@@ -269,8 +267,8 @@ fn kind_name(kind: Kind) -> &'static str {
 }
 
 /// Compiles a `script` of `_update_by_query` or `_reindex`.
-fn compile_script(value: &Value) -> Result<strata_search::script::Compiled> {
-    Ok(strata_search::script::compile(
+fn compile_script(value: &Value) -> Result<strata_search::CompiledScript> {
+    Ok(strata_search::compile_script(
         value,
         strata_script::Context::Update,
     )?)

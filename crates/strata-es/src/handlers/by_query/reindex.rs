@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use strata_search::search::snapshot::Snapshot;
+use strata_search::Snapshot;
 
 use super::job::{Destination, Job};
 use super::{

@@ -59,7 +59,7 @@ impl DocumentStep for DeleteAll {
 /// `ctx._index`, `ctx._id`, `ctx._version`), as `_update` does.
 pub struct ScriptStep {
     /// The compiled script and its `params`.
-    pub script: strata_search::script::Compiled,
+    pub script: strata_search::CompiledScript,
 }
 
 impl DocumentStep for ScriptStep {

@@ -113,11 +113,6 @@ pub(super) fn spread(v: u64) -> u64 {
     (x | x << 1) & 0x5555_5555_5555_5555
 }
 
-/// The geohash of a point at `precision` characters (1..=12).
-pub fn geohash(point: GeoPoint, precision: usize) -> String {
-    GeohashCell::of(point, precision).to_string()
-}
-
 /// The centre of a geohash's cell; `None` for an empty or invalid hash.
 pub fn geohash_decode(hash: &str) -> Option<GeoPoint> {
     let (south, north, west, east) = geohash_cell(hash)?;
@@ -277,6 +272,11 @@ mod tests {
         assert_eq!(GeohashCell::new(32, 1), None);
         assert_eq!(GeohashCell::new(31, 1).unwrap().to_string(), "z");
         assert_eq!(GeohashCell::new(0, 0).unwrap().to_string(), "");
+    }
+
+    /// The geohash of a point at `precision` characters.
+    fn geohash(point: GeoPoint, precision: usize) -> String {
+        GeohashCell::of(point, precision).to_string()
     }
 
     #[test]

@@ -96,23 +96,6 @@ pub struct NestedQuery {
     score_mode: ScoreMode,
 }
 
-impl NestedQuery {
-    /// The parents at `parent_level` of `children`'s documents.
-    pub fn new(
-        parent_level: Level,
-        marks: NestedFields,
-        children: Box<dyn Query>,
-        score_mode: ScoreMode,
-    ) -> NestedQuery {
-        NestedQuery {
-            parent_level,
-            marks,
-            children,
-            score_mode,
-        }
-    }
-}
-
 impl Clone for NestedQuery {
     fn clone(&self) -> Self {
         NestedQuery {

@@ -15,8 +15,7 @@ mod collector;
 mod fruit;
 mod plan;
 
-pub use collector::{GeoCollector, GeoSegmentCollector};
-pub use fruit::{Centroid, GeoFruit};
+pub use collector::GeoCollector;
 pub use plan::{GeoAgg, GeoAggs};
 
 use serde_json::{Map, Value};

@@ -23,7 +23,6 @@ mod weighted_avg;
 
 pub use env::ScanEnv;
 pub(crate) use params::field_param_of;
-pub use terms_scans::MAX_DISTINCT;
 
 use serde_json::Value;
 

@@ -4,9 +4,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use strata_search::shard::merge_yield::MergeYield;
-use strata_search::shard::priority::IndexingPriority;
-use strata_search::store::{BlockCache, SearchStorage};
+use strata_search::{merge_yield::MergeYield, BlockCache, IndexingPriority, SearchStorage};
 
 use crate::config::search::MAX_MERGE_PAUSE;
 use crate::config::settings::ServerConfig;
@@ -31,8 +29,8 @@ impl ServerConfig {
             indexing_priority: IndexingPriority::with_nice(self.search_indexing_nice)
                 .unwrap_or_default(),
             merge_yield: MergeYield::with_max_pause(self.search_merge_pause.0),
-            idle_after: strata_search::store::DEFAULT_IDLE_AFTER,
-            files: strata_search::store::SearchFiles::default(),
+            idle_after: strata_search::DEFAULT_IDLE_AFTER,
+            files: strata_search::SearchFiles::default(),
             caches: Arc::default(),
         }
         // Its own ledger until the server hands it the node's.
@@ -80,7 +78,7 @@ mod tests {
     use crate::config::search::SearchTier;
     use crate::config::search::DEFAULT_SEARCH_CACHE;
     use std::time::Duration;
-    use strata_search::store::StoreTier;
+    use strata_search::StoreTier;
 
     #[test]
     fn defaults_and_toml() {

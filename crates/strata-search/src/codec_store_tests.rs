@@ -3,7 +3,7 @@
 //! blocks (as before) still read, and the readers' block cache stays
 //! near 2 MiB whatever the block size.
 
-use strata_search::codec::{open_reader, store_cache_blocks, Codec};
+use super::{open_reader, store_cache_blocks, Codec};
 use tantivy::schema::{Schema, Value, STORED, STRING};
 use tantivy::{Index, TantivyDocument};
 
