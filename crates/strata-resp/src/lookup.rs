@@ -19,13 +19,12 @@ use crate::table::COMMANDS;
 const MAX_NAME: usize = 24;
 
 /// The table's rows by lower-case name.
-static BY_NAME: LazyLock<FxHashMap<&'static [u8], &'static CommandSpec>> =
-    LazyLock::new(|| {
-        COMMANDS
-            .iter()
-            .map(|spec| (spec.name.as_bytes(), spec))
-            .collect()
-    });
+static BY_NAME: LazyLock<FxHashMap<&'static [u8], &'static CommandSpec>> = LazyLock::new(|| {
+    COMMANDS
+        .iter()
+        .map(|spec| (spec.name.as_bytes(), spec))
+        .collect()
+});
 
 /// Looks a command up by name, case-insensitively.
 pub fn lookup(name: &[u8]) -> Option<&'static CommandSpec> {
@@ -73,7 +72,11 @@ mod tests {
         assert!(COMMANDS.iter().all(|spec| spec.name.len() <= MAX_NAME));
         for spec in COMMANDS {
             let found = lookup(spec.name.to_ascii_uppercase().as_bytes());
-            assert!(found.is_some_and(|f| std::ptr::eq(f, spec)), "{}", spec.name);
+            assert!(
+                found.is_some_and(|f| std::ptr::eq(f, spec)),
+                "{}",
+                spec.name
+            );
         }
     }
 

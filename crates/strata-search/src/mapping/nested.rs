@@ -45,7 +45,7 @@ impl NestedObject {
     }
 
     /// The mapping JSON without `properties`.
-    pub fn to_json(&self) -> Value {
+    pub fn to_json(self) -> Value {
         let mut out = json!({"type": "nested"});
         if self.include_in_parent {
             out["include_in_parent"] = json!(true);

@@ -77,13 +77,13 @@ impl TimeZone {
     }
 
     /// The local wall-clock time of `utc_ms`.
-    pub fn to_local(&self, utc_ms: i64) -> i64 {
+    pub fn to_local(self, utc_ms: i64) -> i64 {
         utc_ms.saturating_add(self.offset_millis(utc_ms))
     }
 
     /// The UTC instant of the local wall-clock time `local_ms` (gaps move
     /// forward, overlaps take the earlier instant).
-    pub fn to_utc(&self, local_ms: i64) -> i64 {
+    pub fn to_utc(self, local_ms: i64) -> i64 {
         let TimeZone::Named(tz) = self else {
             return local_ms.saturating_sub(self.offset_millis(0));
         };
