@@ -1,35 +1,39 @@
 //! The compound queries, whose parameters hold queries: `bool`,
 //! `constant_score`, `dis_max`, `nested`; and `match_all`, `match_none`.
-//! Each parses its sub-queries at the next nesting level.
+//! Each parses its sub-queries at the next nesting level through the
+//! parser it is given (`Sub`), and the nodes are generic over the query
+//! type they hold, so this module does not import the tree it is part of.
 
 use serde_json::Value;
 
-use super::{parse, QueryAst};
 use crate::error::{Result, SearchError};
 use crate::query::params::{boost_of, check_params, MinimumShouldMatch};
 
+/// The parser of a sub-query found at a nesting level (the dispatcher).
+pub(crate) type Sub<'s, 'a, Q> = &'s dyn Fn(&'a Value, usize) -> Result<Q>;
+
 /// `bool`.
 #[derive(Debug)]
-pub(crate) struct BoolQuery<'a> {
-    pub must: Vec<QueryAst<'a>>,
-    pub filter: Vec<QueryAst<'a>>,
-    pub should: Vec<QueryAst<'a>>,
-    pub must_not: Vec<QueryAst<'a>>,
+pub(crate) struct BoolNode<Q> {
+    pub must: Vec<Q>,
+    pub filter: Vec<Q>,
+    pub should: Vec<Q>,
+    pub must_not: Vec<Q>,
     pub minimum_should_match: Option<MinimumShouldMatch>,
     pub boost: f64,
 }
 
 /// `constant_score`.
 #[derive(Debug)]
-pub(crate) struct ConstantScore<'a> {
-    pub filter: Box<QueryAst<'a>>,
+pub(crate) struct ConstantScoreNode<Q> {
+    pub filter: Box<Q>,
     pub boost: f64,
 }
 
 /// `dis_max`.
 #[derive(Debug)]
-pub(crate) struct DisMax<'a> {
-    pub queries: Vec<QueryAst<'a>>,
+pub(crate) struct DisMaxNode<Q> {
+    pub queries: Vec<Q>,
     pub tie_breaker: f64,
     pub boost: f64,
 }
@@ -71,30 +75,29 @@ impl ScoreMode {
 
 /// `nested`.
 #[derive(Debug)]
-pub(crate) struct NestedAst<'a> {
+pub(crate) struct NestedNode<'a, Q> {
     pub path: &'a str,
-    pub query: Box<QueryAst<'a>>,
+    pub query: Box<Q>,
     pub score_mode: ScoreMode,
     pub ignore_unmapped: bool,
     pub boost: f64,
 }
 
-pub(super) fn match_all(body: &Value) -> Result<QueryAst<'static>> {
+/// `match_all`: its boost.
+pub(super) fn match_all(body: &Value) -> Result<f64> {
     let params = body
         .as_object()
         .ok_or_else(|| SearchError::parsing("[match_all] malformed"))?;
     check_params("match_all", params, &[])?;
-    Ok(QueryAst::MatchAll {
-        boost: boost_of(body)?,
-    })
+    boost_of(body)
 }
 
-pub(super) fn match_none(body: &Value) -> Result<QueryAst<'static>> {
+/// `match_none`, checked.
+pub(super) fn match_none(body: &Value) -> Result<()> {
     let params = body
         .as_object()
         .ok_or_else(|| SearchError::parsing("[match_none] malformed"))?;
-    check_params("match_none", params, &[])?;
-    Ok(QueryAst::MatchNone)
+    check_params("match_none", params, &[])
 }
 
 /// One query or an array of them, the `bool` clause `name`, its queries
@@ -102,7 +105,12 @@ pub(super) fn match_none(body: &Value) -> Result<QueryAst<'static>> {
 /// which wraps a clause's parse error in "[bool] failed to parse field
 /// [name]" (an `x_content_parse_exception` caused by it); the nesting
 /// limit's error stays as it is.
-fn clauses<'a>(name: &str, value: Option<&'a Value>, depth: usize) -> Result<Vec<QueryAst<'a>>> {
+fn clauses<'a, Q>(
+    name: &str,
+    value: Option<&'a Value>,
+    depth: usize,
+    parse: Sub<'_, 'a, Q>,
+) -> Result<Vec<Q>> {
     let one = |q: &'a Value| parse(q, depth).map_err(|e| wrap_clause_error(name, e));
     match value {
         None => Ok(Vec::new()),
@@ -127,7 +135,11 @@ pub(crate) fn wrap_clause_error(name: &str, e: SearchError) -> SearchError {
 }
 
 /// `bool`, its clauses at level `depth`.
-pub(super) fn boolean(body: &Value, depth: usize) -> Result<BoolQuery<'_>> {
+pub(super) fn boolean<'a, Q>(
+    body: &'a Value,
+    depth: usize,
+    parse: Sub<'_, 'a, Q>,
+) -> Result<BoolNode<Q>> {
     let params = body
         .as_object()
         .ok_or_else(|| SearchError::parsing("[bool] malformed"))?;
@@ -149,18 +161,22 @@ pub(super) fn boolean(body: &Value, depth: usize) -> Result<BoolQuery<'_>> {
             cause: None,
         });
     }
-    Ok(BoolQuery {
-        must: clauses("must", params.get("must"), depth)?,
-        filter: clauses("filter", params.get("filter"), depth)?,
-        should: clauses("should", params.get("should"), depth)?,
-        must_not: clauses("must_not", params.get("must_not"), depth)?,
+    Ok(BoolNode {
+        must: clauses("must", params.get("must"), depth, parse)?,
+        filter: clauses("filter", params.get("filter"), depth, parse)?,
+        should: clauses("should", params.get("should"), depth, parse)?,
+        must_not: clauses("must_not", params.get("must_not"), depth, parse)?,
         minimum_should_match: MinimumShouldMatch::of(body, "minimum_should_match")?,
         boost: boost_of(body)?,
     })
 }
 
 /// `constant_score`, its filter at level `depth`.
-pub(super) fn constant_score(body: &Value, depth: usize) -> Result<ConstantScore<'_>> {
+pub(super) fn constant_score<'a, Q>(
+    body: &'a Value,
+    depth: usize,
+    parse: Sub<'_, 'a, Q>,
+) -> Result<ConstantScoreNode<Q>> {
     let params = body
         .as_object()
         .ok_or_else(|| SearchError::parsing("[constant_score] malformed"))?;
@@ -168,7 +184,7 @@ pub(super) fn constant_score(body: &Value, depth: usize) -> Result<ConstantScore
     let filter = params
         .get("filter")
         .ok_or_else(|| SearchError::parsing("[constant_score] requires a 'filter' element"))?;
-    Ok(ConstantScore {
+    Ok(ConstantScoreNode {
         filter: Box::new(parse(filter, depth)?),
         // A boost that is not a number is taken as 1.
         boost: params.get("boost").and_then(Value::as_f64).unwrap_or(1.0),
@@ -177,14 +193,18 @@ pub(super) fn constant_score(body: &Value, depth: usize) -> Result<ConstantScore
 
 /// `{"dis_max": {"queries": [...], "tie_breaker": 0.7}}`, its queries at
 /// level `depth`.
-pub(super) fn dis_max(body: &Value, depth: usize) -> Result<DisMax<'_>> {
+pub(super) fn dis_max<'a, Q>(
+    body: &'a Value,
+    depth: usize,
+    parse: Sub<'_, 'a, Q>,
+) -> Result<DisMaxNode<Q>> {
     let params = body.as_object().ok_or_else(|| {
         SearchError::parsing("[dis_max] query malformed, no start_object after query name")
     })?;
     check_params("dis_max", params, &["queries", "tie_breaker"])?;
     let none =
         || SearchError::parsing("[dis_max] requires 'queries' field with at least one clause");
-    let queries: Vec<QueryAst<'_>> = match params.get("queries") {
+    let queries: Vec<Q> = match params.get("queries") {
         Some(Value::Array(items)) => items
             .iter()
             .map(|q| parse(q, depth))
@@ -210,7 +230,7 @@ pub(super) fn dis_max(body: &Value, depth: usize) -> Result<DisMax<'_>> {
                 SearchError::parsing(format!("[dis_max] tie_breaker must be a number, got [{v}]"))
             })?,
     };
-    Ok(DisMax {
+    Ok(DisMaxNode {
         queries,
         tie_breaker,
         boost: boost_of(body)?,
@@ -218,7 +238,11 @@ pub(super) fn dis_max(body: &Value, depth: usize) -> Result<DisMax<'_>> {
 }
 
 /// `nested`, its query at level `depth`.
-pub(super) fn nested(body: &Value, depth: usize) -> Result<NestedAst<'_>> {
+pub(super) fn nested<'a, Q>(
+    body: &'a Value,
+    depth: usize,
+    parse: Sub<'_, 'a, Q>,
+) -> Result<NestedNode<'a, Q>> {
     let params = body
         .as_object()
         .ok_or_else(|| SearchError::parsing("[nested] query malformed, no start_object"))?;
@@ -258,7 +282,7 @@ pub(super) fn nested(body: &Value, depth: usize) -> Result<NestedAst<'_>> {
             "[inner_hits] of a [nested] query is not supported by this server",
         ));
     }
-    Ok(NestedAst {
+    Ok(NestedNode {
         path,
         query: Box::new(parse(query, depth)?),
         score_mode,

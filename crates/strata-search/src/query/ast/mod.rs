@@ -32,8 +32,17 @@ mod term_level;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use compound::wrap_clause_error;
 pub use compound::ScoreMode;
-pub(crate) use compound::{wrap_clause_error, BoolQuery, ConstantScore, DisMax, NestedAst};
+
+/// `bool`, over parsed queries.
+pub(crate) type BoolQuery<'a> = compound::BoolNode<QueryAst<'a>>;
+/// `constant_score`, over parsed queries.
+pub(crate) type ConstantScore<'a> = compound::ConstantScoreNode<QueryAst<'a>>;
+/// `dis_max`, over parsed queries.
+pub(crate) type DisMax<'a> = compound::DisMaxNode<QueryAst<'a>>;
+/// `nested`, over parsed queries.
+pub(crate) type NestedAst<'a> = compound::NestedNode<'a, QueryAst<'a>>;
 pub(crate) use full_text::{text_of, MatchAst, MatchPhraseAst, MultiMatchAst, MultiMatchType};
 pub(crate) use term_level::{ExistsAst, IdsAst, RangeAst, RangeBound, TermAst, TermsAst};
 
@@ -148,12 +157,17 @@ pub(crate) fn parse(query: &Value, depth: usize) -> Result<QueryAst<'_>> {
     };
     let inner = depth + 1;
     Ok(match kind.as_str() {
-        "match_all" => compound::match_all(body)?,
-        "match_none" => compound::match_none(body)?,
-        "bool" => QueryAst::Bool(compound::boolean(body, inner)?),
-        "constant_score" => QueryAst::ConstantScore(compound::constant_score(body, inner)?),
-        "dis_max" => QueryAst::DisMax(compound::dis_max(body, inner)?),
-        "nested" => QueryAst::Nested(compound::nested(body, inner)?),
+        "match_all" => QueryAst::MatchAll {
+            boost: compound::match_all(body)?,
+        },
+        "match_none" => {
+            compound::match_none(body)?;
+            QueryAst::MatchNone
+        }
+        "bool" => QueryAst::Bool(compound::boolean(body, inner, &parse)?),
+        "constant_score" => QueryAst::ConstantScore(compound::constant_score(body, inner, &parse)?),
+        "dis_max" => QueryAst::DisMax(compound::dis_max(body, inner, &parse)?),
+        "nested" => QueryAst::Nested(compound::nested(body, inner, &parse)?),
         "term" => QueryAst::Term(term_level::term(body)?),
         "terms" => QueryAst::Terms(term_level::terms(body)?),
         "ids" => QueryAst::Ids(term_level::ids(body)?),
