@@ -28,6 +28,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::clients::{ClientInfo, Clients};
 use crate::panic_guard;
+use crate::send_policy::SendPolicy;
 use crate::server_info::ServerInfo;
 use crate::session::{Flow, Hold, Protocol, Session};
 use crate::timeouts::{IdleTimeout, IdleWatch, RequestClock, DEFAULT_REQUEST_TIMEOUT};
@@ -63,31 +64,6 @@ const READ_CHUNK: usize = 16 * 1024;
 const KEEP_OUTPUT_CAPACITY: usize = 256 * 1024;
 /// Traffic is added to the shared counters in batches of this many bytes.
 const TRAFFIC_BATCH: u64 = 64 * 1024;
-
-/// When a connection's replies wait for the other connections with input
-/// ready before they are sent.
-///
-/// A pipelined batch's replies are sent after every other ready connection
-/// has been processed (as Redis writes all replies in `beforeSleep`): the
-/// sends come in one burst and wake the client once, instead of once per
-/// connection, which on a virtual machine costs the sender an
-/// inter-processor wake-up each (`_raw_spin_unlock_irqrestore` under
-/// `sock_def_readable`, 11% of the server's CPU under pipelined `HSET`).
-/// Measured: pipelined `HSET`/`HGET` 1.45x, strings at depth 16 0.77x-0.97x
-/// of Redis to 0.99x-1.14x. The hold costs the worker one more poll of its
-/// I/O driver per round (tokio wakes yielded tasks after polling it); at
-/// depth 1 no A/B could tell a gain from the noise, so a connection that
-/// sent one request is answered at once, as before.
-struct SendPolicy;
-
-impl SendPolicy {
-    /// Requests in a batch from which its replies are held back.
-    const HOLD_FROM: usize = 2;
-
-    fn holds_back(batch_len: usize) -> bool {
-        batch_len >= Self::HOLD_FROM
-    }
-}
 
 /// Serves `protocol` on `listener` until `shutdown` is cancelled. A plain
 /// `TcpListener` converts into a plain, unprotected [`Listener`].

@@ -24,6 +24,7 @@ pub mod clients;
 pub mod driver;
 pub mod durability;
 pub mod panic_guard;
+mod send_policy;
 pub mod server_info;
 pub mod session;
 pub mod timeouts;

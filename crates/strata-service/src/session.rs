@@ -76,7 +76,7 @@ pub trait Session: Send + 'static {
 
     /// Requests the last [`process`](Self::process) call took from the
     /// input (the driver holds a pipelined batch's replies back until the
-    /// other ready connections have run: see `driver::SendPolicy`).
+    /// other ready connections have run: see `send_policy::SendPolicy`).
     fn batch_len(&self) -> usize {
         1
     }
