@@ -6,7 +6,7 @@
 //! (`scripts/peers/dbx1000` builds and runs it), skipped with a line otherwise.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::Args;
@@ -24,10 +24,15 @@ pub struct OltpArgs {
     #[allow(missing_docs)]
     pub common: CommonArgs,
 
-    /// DBx1000 source tree for the peer run (see scripts/peers/dbx1000); without it
-    /// DBx1000 is skipped.
+    /// DBx1000 source tree for the peer run (see scripts/peers/dbx1000). Without it
+    /// the tree `scripts/peers/dbx1000 --install SRC` (or `clone`) keeps in
+    /// target/peers/dbx1000/src is used, and DBx1000 is skipped when there is none.
     #[arg(long, value_name = "DIR")]
     pub dbx1000_src: Option<PathBuf>,
+
+    /// Run no DBx1000, even when its source is installed.
+    #[arg(long, conflicts_with = "dbx1000_src")]
+    pub no_peer: bool,
 
     /// Directory holding the peer scripts.
     #[arg(long, value_name = "DIR", default_value = "scripts/peers")]
@@ -72,7 +77,8 @@ pub fn run(args: &OltpArgs, hooks: &Hooks) -> Result<PathBuf, LabError> {
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let per_config = secs(duration + warmup + if quick { 2.0 } else { 6.0 });
     let rounds = common.rounds();
-    let dbx_runs = if args.dbx1000_src.is_some() { 2 } else { 0 };
+    let dbx_src = dbx1000_source(args);
+    let dbx_runs = if dbx_src.is_ok() { CCS.len() } else { 0 };
     let planned = per_config * ((CCS.len() * LOGS.len() + dbx_runs) * rounds) as u32;
     // In this executable (the measured binary is the lab's own).
     let mut run = Run::start("oltp", "003", common, planned, None)?;
@@ -153,15 +159,20 @@ pub fn run(args: &OltpArgs, hooks: &Hooks) -> Result<PathBuf, LabError> {
                 run.progress.done(per_config);
             }
         }
-        dbx1000(&mut run, args, round, (threads, warehouses), per_config);
+        if let Ok(src) = &dbx_src {
+            dbx1000(
+                &mut run,
+                (args, src),
+                round,
+                (threads, warehouses),
+                per_config,
+            );
+        }
     }
-    if args.dbx1000_src.is_none() {
-        run.skip(
-            "DBx1000",
-            "no --dbx1000-src given (scripts/peers/dbx1000 builds DBx1000 from its source tree)",
-        );
+    if let Err(why) = &dbx_src {
+        run.skip("DBx1000", why);
     }
-    tables(&mut run, args.dbx1000_src.is_some());
+    tables(&mut run, dbx_src.is_ok());
     plots(&mut run);
     run.finish(
         "The seed ran TPC-C on DBx1000 (500 warehouses, 48 clients) with NO_WAIT and Silo, \
@@ -172,14 +183,34 @@ pub fn run(args: &OltpArgs, hooks: &Hooks) -> Result<PathBuf, LabError> {
     )
 }
 
+/// Where `scripts/peers/dbx1000 --install` (or `clone`) keeps the source.
+const INSTALLED_DBX1000: &str = "target/peers/dbx1000/src";
+
+/// DBx1000's source tree, or why DBx1000 does not run.
+fn dbx1000_source(args: &OltpArgs) -> Result<PathBuf, String> {
+    if let Some(src) = &args.dbx1000_src {
+        return Ok(src.clone());
+    }
+    if args.no_peer {
+        return Err("--no-peer given".into());
+    }
+    let installed = PathBuf::from(INSTALLED_DBX1000);
+    if installed.join("config.h").is_file() {
+        return Ok(installed);
+    }
+    Err(format!(
+        "no --dbx1000-src given and none installed in {INSTALLED_DBX1000} \
+         (scripts/peers/dbx1000 --install SRC keeps a source tree there)"
+    ))
+}
+
 fn dbx1000(
     run: &mut Run,
-    args: &OltpArgs,
+    (args, src): (&OltpArgs, &Path),
     round: usize,
     (threads, warehouses): (usize, u32),
     planned: Duration,
 ) {
-    let Some(src) = &args.dbx1000_src else { return };
     let script = args.peers_dir.join("dbx1000");
     for (cc_label, _, alg) in CCS {
         let config = format!("DBx1000 {cc_label}");

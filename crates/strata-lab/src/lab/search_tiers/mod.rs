@@ -10,16 +10,20 @@
 //! a fraction of the index), `pmem` (fresh segments durable in persistent
 //! memory: the seed's PMEM-AD). The mixed targets are 30%, 60% and 90% of the
 //! tier's own indexing throughput in the same round (the seed's 50k/100k/150k
-//! docs/s were 30-90% of its). A peer Elasticsearch-compatible server is run
-//! with `--peer-url`, and skipped otherwise.
+//! docs/s were 30-90% of its). A peer Elasticsearch-compatible server runs
+//! beside them: the one `--peer-url` names, or an OpenSearch node the lab
+//! starts per round when it is installed (`peer`); without either it is
+//! skipped with the reason.
 //!
 //! # Layout
 //! - `plan`: the options, tiers, targets, the seed's Table 4 and the sizes.
 //! - `server`: one Strata tier's server, started per round and waited on
 //!   until search has recovered.
+//! - `peer`: the peer server: a URL, or an OpenSearch node per round.
 //! - `phases`: the eventdata phases against one server, recorded as measurements.
 //! - `report`: Table 4 with its best row and ratios, and the plots.
 
+mod peer;
 mod phases;
 mod plan;
 mod report;
@@ -27,6 +31,7 @@ mod server;
 
 use std::path::PathBuf;
 
+use self::peer::PeerSource;
 use self::phases::phases;
 pub use self::plan::SearchTiersArgs;
 use self::plan::{Sizes, PEER, TIERS};
@@ -42,7 +47,8 @@ pub fn run(args: &SearchTiersArgs) -> Result<PathBuf, LabError> {
     let common = &args.common;
     let sizes = Sizes::new(common.quick);
     let rounds = common.rounds();
-    let configs = TIERS.len() + usize::from(args.peer_url.is_some());
+    let peer = PeerSource::choose(args);
+    let configs = TIERS.len() + usize::from(peer.is_ok());
     let planned = sizes.per_tier() * (configs * rounds) as u32;
     let mut run = Run::start(
         "search-tiers",
@@ -65,15 +71,25 @@ pub fn run(args: &SearchTiersArgs) -> Result<PathBuf, LabError> {
             rt.block_on(strata_tier(&mut run, common, &sizes, round, (label, tier)))?;
             run.progress.done(sizes.per_tier());
         }
-        if let Some(url) = &args.peer_url {
-            rt.block_on(phases(&mut run, &sizes, round, PEER, url))?;
+        if let Ok(source) = &peer {
+            if round == 0 {
+                run.note(format!("{PEER}: {}", source.describe()));
+            }
+            run.progress
+                .step(PEER, &format!("round {}: starting", round + 1));
+            rt.block_on(async {
+                let (url, node) = source.start(&run.data_dir).await?;
+                let outcome = phases(&mut run, &sizes, round, PEER, &url).await;
+                drop(node);
+                outcome
+            })?;
             run.progress.done(sizes.per_tier());
         }
     }
-    if args.peer_url.is_none() {
-        run.skip(PEER, "no --peer-url given (an Elasticsearch-compatible server such as OpenSearch 2.19, see /work/shared/peers.md)");
+    if let Err(why) = &peer {
+        run.skip(PEER, why);
     }
-    tables(&mut run, args.peer_url.is_some());
+    tables(&mut run, peer.is_ok());
     plots(&mut run);
     run.finish(
         "The seed ran Elasticsearch on Rally's eventdata track with the index in DRAM with NVMe \

@@ -16,9 +16,15 @@ pub struct SearchTiersArgs {
     pub common: CommonArgs,
 
     /// An Elasticsearch-compatible peer (e.g. OpenSearch) to run beside Strata's tiers:
-    /// its base URL (http only). Its index `elasticlogs` is replaced.
+    /// its base URL (http only). Its index `elasticlogs` is replaced. Without it, an
+    /// OpenSearch node is started per round when `scripts/peers/opensearch` has
+    /// installed `opensearch-peer`.
     #[arg(long, value_name = "URL")]
     pub peer_url: Option<String>,
+
+    /// Run no peer, even when OpenSearch is installed.
+    #[arg(long, conflicts_with = "peer_url")]
+    pub no_peer: bool,
 }
 
 /// (row label, server options): the seed's configurations.
@@ -28,7 +34,7 @@ pub(super) const TIERS: [(&str, &str); 3] = [
     ("pmem", "pmem"),
 ];
 /// Row label of the peer.
-pub(super) const PEER: &str = "peer (--peer-url)";
+pub(super) const PEER: &str = "peer (Elasticsearch API)";
 
 /// Mixed-phase targets as fractions of the indexing throughput.
 pub(super) const TARGETS: [(&str, f64); 3] = [("30%", 0.3), ("60%", 0.6), ("90%", 0.9)];

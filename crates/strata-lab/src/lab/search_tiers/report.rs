@@ -27,7 +27,7 @@ pub(super) fn tables(run: &mut Run, with_peer: bool) {
     for (i, label) in rows().into_iter().enumerate() {
         let get = |step: &str, fig: &str| {
             if label == PEER && !with_peer {
-                Cell::Skipped("no --peer-url".into())
+                Cell::Skipped("peer not run".into())
             } else {
                 Cell::from_option(run.median(label, step, fig), "no measurement")
             }
@@ -122,7 +122,7 @@ pub(super) fn tables(run: &mut Run, with_peer: bool) {
             .flat_map(|(t, _)| {
                 ["relative_ms", "current_ms", "achieved_docs_per_sec"].map(|f| {
                     if label == PEER && !with_peer {
-                        Cell::Skipped("no --peer-url".into())
+                        Cell::Skipped("peer not run".into())
                     } else {
                         Cell::from_option(
                             run.median(label, &format!("mixed {t}"), f),

@@ -50,7 +50,7 @@ pub(super) async fn strata_tier(
     )
     .await?;
     let port = server.http_port().expect("started with HTTP");
-    wait_http(port).await?;
+    wait_http(port, Duration::from_secs(60)).await?;
     if round == 0 {
         run.note(format!("{label}: strata serve {}", options.join(" ")));
     }
@@ -67,12 +67,12 @@ pub(super) async fn strata_tier(
     stopped
 }
 
-/// Waits until search has recovered: `GET /_cluster/health` answers a status
+/// Waits up to `limit` until search has recovered: `GET /_cluster/health` answers a status
 /// other than red. (`GET /` is no sign: as Elasticsearch's, it answers 200 while
 /// the node recovers and every index request still gets the 503 "state not
 /// recovered" block.)
-async fn wait_http(port: u16) -> Result<(), LabError> {
-    let deadline = Instant::now() + Duration::from_secs(60);
+pub(super) async fn wait_http(port: u16, limit: Duration) -> Result<(), LabError> {
+    let deadline = Instant::now() + limit;
     let mut last;
     loop {
         match cluster_health(port).await {
@@ -82,7 +82,8 @@ async fn wait_http(port: u16) -> Result<(), LabError> {
         }
         if Instant::now() > deadline {
             return Err(LabError::Check(format!(
-                "search on port {port} did not recover within 60 s ({last})"
+                "search on port {port} did not recover within {} s ({last})",
+                limit.as_secs()
             )));
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
