@@ -40,6 +40,29 @@ pub enum Confinement {
     /// No engine budget; the kernel holds the process to the budget with a
     /// memory cgroup (`--cgroup`) and swaps the rest (the seed's setup).
     Kernel,
+    /// The peer: Apache Spark in local mode (`--spark-script`), the driver's
+    /// memory at the budget, in the cgroup when `--cgroup` is given.
+    Spark,
+}
+
+/// How the Spark script writes the jobs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum SparkForm {
+    /// DataFrames and `pyspark.ml` (several times faster than RDDs).
+    #[default]
+    Dataframe,
+    /// RDDs, as Spark's classic examples.
+    Rdd,
+}
+
+impl SparkForm {
+    /// The script's `--form` value.
+    pub fn name(self) -> &'static str {
+        match self {
+            SparkForm::Dataframe => "dataframe",
+            SparkForm::Rdd => "rdd",
+        }
+    }
 }
 
 /// `strata bench analytics`: the seed's experiment. Run time of word
@@ -109,6 +132,19 @@ pub struct AnalyticsBenchArgs {
     /// Write the results as JSON to this file.
     #[arg(long, value_name = "PATH")]
     pub output: Option<PathBuf>,
+    /// The Spark job script of `--modes spark`.
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = "scripts/bench-analytics-spark.py"
+    )]
+    pub spark_script: PathBuf,
+    /// How the Spark script writes the jobs.
+    #[arg(long, value_enum, default_value_t)]
+    pub spark_form: SparkForm,
+    /// The Python that runs the Spark script (it needs pyspark 4 and numpy).
+    #[arg(long, value_name = "PATH", default_value = "python3")]
+    pub python: PathBuf,
 }
 
 impl AnalyticsBenchArgs {

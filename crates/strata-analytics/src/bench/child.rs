@@ -2,25 +2,39 @@
 //! error output, and the kernel's side of a confined run (the cgroup's
 //! limit, the page cache).
 
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
+
+use rustix::process::{kill_process_group, Pid, Signal};
 use std::time::{Duration, Instant};
 
 use crate::error::AnalyticsError;
 
-/// Runs `command` with its error output in `errors` until it exits
-/// (`Some(status)`) or `limit` passes (`None`: it was killed; a job that
-/// swaps can run for hours).
+/// Runs `command` with its error output in `errors` (and its output in
+/// `output`, when given) until it exits (`Some(status)`) or `limit` passes
+/// (`None`: it was killed; a job that swaps can run for hours).
+///
+/// The child leads a process group of its own, and a child past its limit
+/// is killed with its whole group: Spark's driver leaves a JVM behind
+/// otherwise.
 pub(super) fn run_bounded(
     command: &mut Command,
-    errors: &Path,
+    (output, errors): (Option<&Path>, &Path),
     limit: Duration,
 ) -> Result<Option<ExitStatus>, AnalyticsError> {
-    let stderr = std::fs::File::create(errors)
-        .map_err(|e| AnalyticsError::io(format!("creating {}", errors.display()), e))?;
+    let create = |path: &Path| {
+        std::fs::File::create(path)
+            .map_err(|e| AnalyticsError::io(format!("creating {}", path.display()), e))
+    };
+    let stdout = match output {
+        Some(path) => Stdio::from(create(path)?),
+        None => Stdio::null(),
+    };
     let mut child = command
-        .stdout(Stdio::null())
-        .stderr(stderr)
+        .stdout(stdout)
+        .stderr(create(errors)?)
+        .process_group(0)
         .spawn()
         .map_err(|e| AnalyticsError::io("running a job", e))?;
     let deadline = Instant::now() + limit;
@@ -33,7 +47,10 @@ pub(super) fn run_bounded(
         }
         if Instant::now() >= deadline {
             // The kernel-confined child is `sh` exec'ed into the job: the
-            // same process.
+            // same process; Spark's JVM is in its group.
+            if let Some(group) = Pid::from_raw(child.id() as i32) {
+                let _ = kill_process_group(group, Signal::KILL);
+            }
             let _ = child.kill();
             let _ = child.wait();
             return Ok(None);
@@ -65,6 +82,22 @@ pub(super) fn set_cgroup_limit(cgroup: &Path, bytes: u64) -> Result<(), Analytic
         .map_err(|e| AnalyticsError::io(format!("setting {}", file.display()), e))
 }
 
+/// `command` moved into `cgroup` before it starts (`sh` writes its own pid
+/// to `cgroup.procs` and execs the command: the same process, so every
+/// byte it allocates is charged to the cgroup).
+pub(super) fn in_cgroup(command: &Command, cgroup: &Path) -> Command {
+    let procs = cgroup.join("cgroup.procs");
+    let mut c = Command::new("sh");
+    c.arg("-c")
+        .arg(format!(
+            "echo $$ > '{}' && exec \"$0\" \"$@\"",
+            procs.display()
+        ))
+        .arg(command.get_program())
+        .args(command.get_args());
+    c
+}
+
 /// Drops clean page-cache pages (root only).
 pub(super) fn drop_caches() -> Result<(), AnalyticsError> {
     std::fs::write("/proc/sys/vm/drop_caches", "1")
@@ -82,17 +115,52 @@ mod tests {
         let started = Instant::now();
         let mut slow = Command::new("sleep");
         slow.arg("30");
-        assert!(run_bounded(&mut slow, &errors, Duration::from_millis(300))
-            .unwrap()
-            .is_none());
+        assert!(
+            run_bounded(&mut slow, (None, &errors), Duration::from_millis(300))
+                .unwrap()
+                .is_none()
+        );
         assert!(started.elapsed() < Duration::from_secs(10));
         let mut failing = Command::new("sh");
         failing.args(["-c", "echo 'bad budget' >&2; echo hint >&2; exit 2"]);
-        let status = run_bounded(&mut failing, &errors, Duration::from_secs(30))
+        let status = run_bounded(&mut failing, (None, &errors), Duration::from_secs(30))
             .unwrap()
             .unwrap();
         assert_eq!(status.code(), Some(2));
         let text = std::fs::read_to_string(&errors).unwrap();
         assert_eq!(first_paragraph(&text), "bad budget hint");
+    }
+
+    #[test]
+    fn a_stopped_child_takes_its_whole_process_group_with_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (errors, out) = (dir.path().join("err"), dir.path().join("out"));
+        // A grandchild, as Spark's JVM is of its Python driver.
+        let mut parent = Command::new("sh");
+        parent.args(["-c", "sleep 60 & echo $!; wait"]);
+        let status = run_bounded(
+            &mut parent,
+            (Some(&out), &errors),
+            Duration::from_millis(500),
+        );
+        assert!(status.unwrap().is_none());
+        let grandchild: i32 = std::fs::read_to_string(&out)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let gone = |pid: i32| {
+            // A killed process lingers as a zombie until init reaps it.
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .map_or(true, |stat| stat.contains(") Z "))
+        };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !gone(grandchild) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(
+            gone(grandchild),
+            "the grandchild {grandchild} outlived the stop"
+        );
     }
 }

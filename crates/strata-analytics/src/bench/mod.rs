@@ -12,6 +12,7 @@
 pub mod args;
 mod child;
 pub mod generate;
+mod spark;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,9 +20,9 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-pub use args::{AnalyticsBenchArgs, BenchJob, Confinement};
+pub use args::{AnalyticsBenchArgs, BenchJob, Confinement, SparkForm};
 
-use self::child::{drop_caches, first_paragraph, run_bounded, set_cgroup_limit};
+use self::child::{drop_caches, first_paragraph, in_cgroup, run_bounded, set_cgroup_limit};
 use crate::error::AnalyticsError;
 use crate::size::human;
 
@@ -200,6 +201,33 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
+    /// `strata job` for this job, reporting to `report`, with an engine
+    /// budget of `budget` bytes (`None`: unlimited).
+    fn strata_job(&self, report: &Path, budget: Option<u64>) -> Command {
+        let mut c = Command::new(self.exe);
+        c.args(["job", self.job.name(), "--input"])
+            .arg(self.input)
+            .arg("--spill-dir")
+            .arg(self.spill_dir)
+            .args(["--quiet", "--report"])
+            .arg(report)
+            .arg("--dram-budget")
+            .arg(budget.map_or_else(|| "unlimited".into(), |b| b.to_string()));
+        if let Some(p) = self.args.partitions {
+            c.args(["--partitions", &p.to_string()]);
+        }
+        match self.job {
+            BenchJob::Wordcount => c.args(["--top", "10"]),
+            BenchJob::Logreg => c
+                .args(["--iterations", &self.args.iterations.to_string()])
+                .args([
+                    "--cache-compression",
+                    &format!("{:?}", self.args.cache_compression).to_lowercase(),
+                ]),
+        };
+        c
+    }
+
     /// Runs the job once under `mode` at `budget` bytes.
     fn once(
         &self,
@@ -212,54 +240,16 @@ impl Run<'_> {
             .join(format!("report-{}.json", std::process::id()));
         std::fs::create_dir_all(self.spill_dir)
             .map_err(|e| AnalyticsError::io(format!("creating {}", self.spill_dir.display()), e))?;
-        let mut job_args: Vec<String> = vec![
-            "job".into(),
-            self.job.name().into(),
-            "--input".into(),
-            self.input.display().to_string(),
-            "--spill-dir".into(),
-            self.spill_dir.display().to_string(),
-            "--quiet".into(),
-            "--report".into(),
-            report.display().to_string(),
-            "--dram-budget".into(),
-        ];
-        job_args.push(match mode {
-            Confinement::Strata => budget.to_string(),
-            Confinement::Kernel => "unlimited".into(),
-        });
-        if let Some(p) = self.args.partitions {
-            job_args.extend(["--partitions".into(), p.to_string()]);
-        }
-        match self.job {
-            BenchJob::Wordcount => job_args.extend(["--top".into(), "10".into()]),
-            BenchJob::Logreg => job_args.extend([
-                "--iterations".into(),
-                self.args.iterations.to_string(),
-                "--cache-compression".into(),
-                format!("{:?}", self.args.cache_compression).to_lowercase(),
-            ]),
-        }
-        let mut command = match (mode, &self.args.cgroup) {
-            (Confinement::Kernel, Some(cgroup)) => {
-                set_cgroup_limit(cgroup, budget)?;
-                let mut c = Command::new("sh");
-                let procs = cgroup.join("cgroup.procs");
-                c.arg("-c")
-                    .arg(format!(
-                        "echo $$ > '{}' && exec \"$0\" \"$@\"",
-                        procs.display()
-                    ))
-                    .arg(self.exe)
-                    .args(&job_args);
-                c
-            }
-            _ => {
-                let mut c = Command::new(self.exe);
-                c.args(&job_args);
-                c
-            }
+        let mut command = match mode {
+            Confinement::Spark => spark::command(self.args, self.job, self.input, budget),
+            Confinement::Strata => self.strata_job(&report, Some(budget)),
+            Confinement::Kernel => self.strata_job(&report, None),
         };
+        if let (Confinement::Kernel | Confinement::Spark, Some(cgroup)) = (mode, &self.args.cgroup)
+        {
+            set_cgroup_limit(cgroup, budget)?;
+            command = in_cgroup(&command, cgroup);
+        }
         if self.args.drop_caches {
             drop_caches()?;
         }
@@ -267,10 +257,23 @@ impl Run<'_> {
         let errors = self
             .spill_dir
             .join(format!("stderr-{}.txt", std::process::id()));
-        let status = run_bounded(&mut command, &errors, self.args.run_timeout())?;
+        let output = (mode == Confinement::Spark).then(|| {
+            self.spill_dir
+                .join(format!("stdout-{}.txt", std::process::id()))
+        });
+        let status = run_bounded(
+            &mut command,
+            (output.as_deref(), &errors),
+            self.args.run_timeout(),
+        )?;
         let seconds = started.elapsed().as_secs_f64();
         let stderr = std::fs::read_to_string(&errors).unwrap_or_default();
         let _ = std::fs::remove_file(&errors);
+        let stdout = output.map(|path| {
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            let _ = std::fs::remove_file(&path);
+            text
+        });
         let Some(status) = status else {
             return Err(AnalyticsError::Engine(format!(
                 "{} at {percent}% ({mode:?}) stopped: still running after {:.0} s (--run-timeout)",
@@ -284,6 +287,22 @@ impl Run<'_> {
                 self.job.name(),
                 first_paragraph(&stderr)
             )));
+        }
+        if let Some(stdout) = stdout {
+            return Ok(RunResult {
+                job: self.job,
+                mode,
+                budget_percent: percent,
+                budget_bytes: budget,
+                seconds,
+                job_seconds: spark::job_seconds(&stdout)?,
+                // Spark's memory is not sampled; its SSD traffic is swap.
+                peak_rss: 0,
+                ssd_written: 0,
+                ssd_read: 0,
+                slowdown: 1.0,
+                error: None,
+            });
         }
         let text = std::fs::read_to_string(&report)
             .map_err(|e| AnalyticsError::io(format!("reading {}", report.display()), e))?;
@@ -359,5 +378,6 @@ fn name(mode: Confinement) -> &'static str {
     match mode {
         Confinement::Strata => "Strata",
         Confinement::Kernel => "kernel (cgroup + swap)",
+        Confinement::Spark => "Apache Spark",
     }
 }

@@ -13,9 +13,17 @@
 //! [`Hooks::analytics`] (a child process per job and budget, so every run's
 //! peak memory is its own); rounds repeat the whole matrix and the tables show
 //! medians. Without the hook (a build without the analytics engine) the
-//! command says so and writes nothing. Spark is run by
-//! `scripts/bench-analytics --spark` (it installs pyspark and takes minutes
-//! per run); here it is listed as not run.
+//! command says so and writes nothing. Spark, the seed's system, runs the
+//! same jobs at the same budgets (`--modes spark`: local mode, the driver's
+//! memory at the budget, in the cgroup with `--cgroup`) when pyspark is
+//! installed (`scripts/peers/spark`), and is listed as not run otherwise.
+//!
+//! # Layout
+//! - `plan`: the jobs, modes, budgets and names.
+//! - `report`: the tables with their verdicts, and the plot.
+
+mod plan;
+mod report;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -23,10 +31,10 @@ use std::time::Duration;
 
 use clap::Args;
 
+use self::plan::{budgets_for, column, config, JOBS, MODES, QUICK_SIZE, SPARK};
+use self::report::{plot, tables};
 use super::common::{CommonArgs, Hooks};
-use super::plot::{line_chart, Line};
 use super::run::{Measurement, Run};
-use super::table::{ratio, Cell, Table};
 use crate::LabError;
 
 /// Arguments of `strata lab swap`.
@@ -61,56 +69,18 @@ pub struct SwapArgs {
     /// (a kernel-confined run that swaps can take hours).
     #[arg(long, value_name = "SECONDS", default_value_t = 900.0)]
     pub run_timeout: f64,
-}
 
-/// (label, `--jobs`).
-const JOBS: [(&str, &str); 2] = [
-    ("word count", "wordcount"),
-    ("logistic regression", "logreg"),
-];
+    /// Run no Spark, even when pyspark is installed.
+    #[arg(long)]
+    pub no_peer: bool,
 
-/// (label, `--modes`, the bench's `mode` in its JSON).
-const MODES: [(&str, &str); 2] = [("Strata", "strata"), ("kernel (cgroup + swap)", "kernel")];
-
-/// Budgets in percent of the input, largest first (the slowdown's base).
-const BUDGETS: [f64; 4] = [100.0, 50.0, 25.0, 12.5];
-
-/// Input of a quick run: its 75% budget (60 MiB) is above the ~55 MiB a job
-/// needs (see the module's doc) and below the input, so that the job spills.
-const QUICK_SIZE: &str = "80mb";
-
-/// Budgets of a quick run, in percent of [`QUICK_SIZE`].
-const QUICK_BUDGETS: [f64; 2] = [100.0, 75.0];
-
-/// The budgets of a run, largest first.
-fn budgets_for(quick: bool) -> &'static [f64] {
-    if quick {
-        &QUICK_BUDGETS
-    } else {
-        &BUDGETS
-    }
-}
-
-/// The seed's slowdown at `percent` of its largest memory (2x, 4x and 8x at
-/// 8, 4 and 2 GB of 16 GB for 10 GB of data): run time in proportion to the
-/// RAM removed.
-fn seed_slowdown(percent: f64) -> f64 {
-    100.0 / percent
-}
-
-/// Title of the run-time table.
-pub const RUN_TIME: &str = "Run time against the DRAM budget";
-/// Title of the slowdown table.
-pub const SLOWDOWN: &str = "Slowdown against the same configuration at 100%";
-/// Title of the memory table.
-pub const MEMORY: &str = "Peak resident data of Strata's runs against the budget";
-
-fn column(percent: f64) -> String {
-    format!("{percent}%")
-}
-
-fn config(job: &str, mode: &str) -> String {
-    format!("{job}, {mode}")
+    /// The Spark job script.
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = "scripts/bench-analytics-spark.py"
+    )]
+    pub spark_script: PathBuf,
 }
 
 /// Runs the experiment.
@@ -130,9 +100,14 @@ pub fn run(args: &SwapArgs, hooks: &Hooks) -> Result<PathBuf, LabError> {
         .unwrap_or_else(|| if common.quick { QUICK_SIZE } else { "1gb" }.into());
     let budgets = budgets_for(common.quick);
     let iterations = args.iterations.unwrap_or(if common.quick { 3 } else { 10 });
+    let spark = spark_available(args);
     let modes: Vec<(&str, &str)> = MODES
         .into_iter()
-        .filter(|(_, m)| *m == "strata" || args.cgroup.is_some())
+        .filter(|(_, m)| match *m {
+            "kernel" => args.cgroup.is_some(),
+            "spark" => spark.is_ok(),
+            _ => true,
+        })
         .collect();
     let rounds = common.rounds();
     let per_job = Duration::from_secs(if common.quick { 60 } else { 240 });
@@ -175,6 +150,9 @@ pub fn run(args: &SwapArgs, hooks: &Hooks) -> Result<PathBuf, LabError> {
             if let Some(words) = args.vocabulary {
                 argv.push(format!("--vocabulary={words}"));
             }
+            if spark.is_ok() {
+                argv.push(format!("--spark-script={}", args.spark_script.display()));
+            }
             argv.push(format!("--run-timeout={}", args.run_timeout));
             let command = format!("strata bench analytics {}", argv.join(" "));
             let results = bench(&argv).map_err(|e| LabError::Check(format!("{command}: {e}")))?;
@@ -189,11 +167,9 @@ pub fn run(args: &SwapArgs, hooks: &Hooks) -> Result<PathBuf, LabError> {
              file, passes them here, and removes both)",
         );
     }
-    run.skip(
-        "Apache Spark",
-        "run by scripts/bench-analytics --spark (installs pyspark, minutes per run); \
-         docs/benchmarks.md has the last side-by-side figures",
-    );
+    if let Err(why) = &spark {
+        run.skip(SPARK, why);
+    }
     tables(&mut run, &modes, budgets);
     plot(&mut run, &modes, budgets);
     run.finish(
@@ -203,8 +179,35 @@ pub fn run(args: &SwapArgs, hooks: &Hooks) -> Result<PathBuf, LabError> {
          jobs run on Strata's analytics engine with the DRAM budget at fractions of the \
          data (100%, 50%, 25% and 12.5%; 100% and 75% in a quick run): Strata's memory manager keeps the budget by spilling operators \
          and the cached table to the SSD tier in large aligned writes; the kernel-confined \
-         runs (with --cgroup) give the same job no engine budget and let the kernel swap.",
+         runs (with --cgroup) give the same job no engine budget and let the kernel swap; \
+         Spark runs the jobs in local mode with its driver's memory at the budget.",
     )
+}
+
+/// Whether Spark can run here, or why not.
+fn spark_available(args: &SwapArgs) -> Result<(), String> {
+    if args.no_peer {
+        return Err("--no-peer given".into());
+    }
+    if !args.spark_script.is_file() {
+        return Err(format!(
+            "its job script {} is not here (run from the checkout's root)",
+            args.spark_script.display()
+        ));
+    }
+    let imports = std::process::Command::new("python3")
+        .args(["-c", "import pyspark, numpy"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status();
+    match imports {
+        Ok(status) if status.success() => Ok(()),
+        _ => Err(
+            "pyspark is not installed (scripts/peers/spark installs pyspark 4, \
+                  numpy and Java 17)"
+                .into(),
+        ),
+    }
 }
 
 /// Records one bench run's results (a JSON list of runs).
@@ -255,106 +258,4 @@ fn record(
         });
     }
     Ok(())
-}
-
-fn tables(run: &mut Run, modes: &[(&str, &str)], budgets: &[f64]) {
-    let columns: Vec<String> = budgets.iter().map(|&b| column(b)).collect();
-    let cols: Vec<&str> = columns.iter().map(String::as_str).collect();
-    let mut time = Table::new(RUN_TIME, "seconds, median over rounds", &cols);
-    let mut slowdown = Table::new(SLOWDOWN, "run time / run time at 100%", &cols);
-    let mut memory = Table::new(MEMORY, "peak resident data / budget", &cols);
-    for (job, _) in JOBS {
-        for (mode, _) in modes {
-            let name = config(job, mode);
-            let secs: Vec<Option<f64>> = columns
-                .iter()
-                .map(|c| run.median(&name, c, "seconds"))
-                .collect();
-            let cells = |values: Vec<Option<f64>>| {
-                values
-                    .into_iter()
-                    .map(|v| Cell::from_option(v, "run failed (see Not run)"))
-                    .collect::<Vec<_>>()
-            };
-            time.push(&name, cells(secs.clone()), None);
-            let slow = secs.iter().map(|s| ratio(*s, secs[0])).collect();
-            let seed = budgets.iter().map(|&b| Some(seed_slowdown(b))).collect();
-            slowdown.push(&name, cells(slow), Some(seed));
-            if *mode == "Strata" {
-                let used = columns
-                    .iter()
-                    .map(|c| {
-                        ratio(
-                            run.median(&name, c, "peak_rss"),
-                            run.median(&name, c, "budget_bytes"),
-                        )
-                    })
-                    .collect();
-                memory.push(&name, cells(used), None);
-            }
-        }
-    }
-    // The smallest budget: 12.5% (75% in a quick run).
-    let smallest = budgets.last().copied().unwrap_or(100.0);
-    let at = |t: &Table, job: &str, mode: &str| t.get(&config(job, mode), &column(smallest));
-    let mut findings = Vec::new();
-    for (job, _) in JOBS {
-        let own = at(&slowdown, job, "Strata");
-        let kernel = ratio(
-            at(&time, job, "kernel (cgroup + swap)"),
-            at(&time, job, "Strata"),
-        );
-        findings.push(format!(
-            "{job}: Strata at {} is {} its own time at 100% (target at most 2x){}",
-            column(smallest),
-            own.map_or("not measured against".into(), |r| format!("{r:.2}x")),
-            kernel.map_or(String::new(), |r| format!(
-                ", and {r:.2}x faster than the kernel-confined run (target at least 3x)"
-            )),
-        ));
-    }
-    slowdown.verdict = format!(
-        "The seed: about 2x, 4x and 8x at one half, one quarter and one eighth of the \
-         memory (run time in proportion to the memory removed). Here: {}.",
-        findings.join("; ")
-    );
-    time.verdict = "Medians over the rounds; each run is a fresh process.".into();
-    memory.verdict = "Resident data is RssAnon + RssShmem sampled every 10 ms (the \
-                      executable's own pages not counted); the job keeps a stated slack \
-                      of max(budget / 8, 32 MiB) for memory no operator accounts for."
-        .into();
-    run.results.tables.extend([time, slowdown, memory]);
-}
-
-fn plot(run: &mut Run, modes: &[(&str, &str)], budgets: &[f64]) {
-    let mut names = Vec::new();
-    let mut points = Vec::new();
-    for (job, _) in JOBS {
-        for (mode, _) in modes {
-            let name = config(job, mode);
-            let line: Vec<(f64, f64)> = budgets
-                .iter()
-                .filter_map(|&b| Some((b, run.median(&name, &column(b), "seconds")?)))
-                .collect();
-            names.push(name);
-            points.push(line);
-        }
-    }
-    let lines: Vec<Line<'_>> = names
-        .iter()
-        .zip(points)
-        .map(|(name, points)| Line {
-            name,
-            points,
-            spans: Vec::new(),
-        })
-        .collect();
-    let out = line_chart(
-        &run.dir,
-        "run-time",
-        "Run time against the DRAM budget",
-        ("DRAM budget, % of the data", "seconds"),
-        &lines,
-    );
-    run.plotted(out);
 }
