@@ -48,6 +48,7 @@ mod regexp;
 pub(crate) mod segment_cache;
 pub mod simple_query_string;
 mod term_level;
+mod term_options;
 pub mod terms;
 mod text_syntax;
 pub(crate) mod zone_map;
@@ -95,6 +96,10 @@ fn translate(ctx: &QueryContext<'_>, query: &QueryAst<'_>, depth: usize) -> Resu
         QueryAst::Ids(q) => term_level::ids(ctx, q),
         QueryAst::Exists(q) => term_level::exists(ctx, q),
         QueryAst::Range(q) => term_level::range(ctx, q),
+        QueryAst::Prefix(q) => term_level::prefix(ctx, q),
+        QueryAst::Wildcard(q) => term_level::wildcard(ctx, q),
+        QueryAst::Regexp(q) => regexp::regexp(ctx, q),
+        QueryAst::Fuzzy(q) => fuzzy::fuzzy(ctx, q),
         QueryAst::Raw { kind, body } => raw(ctx, *kind, body, depth),
     }
 }
@@ -107,12 +112,8 @@ fn raw(
     depth: usize,
 ) -> Result<Box<dyn Query>> {
     match kind {
-        RawKind::Prefix => term_level::prefix(ctx, body),
-        RawKind::Wildcard => term_level::wildcard(ctx, body),
-        RawKind::Regexp => regexp::regexp(ctx, body),
         RawKind::GeoBoundingBox => geo::geo_bounding_box(ctx, body),
         RawKind::GeoDistance => geo_distance::geo_distance(ctx, body),
-        RawKind::Fuzzy => fuzzy::fuzzy(ctx, body),
         RawKind::MatchPhrasePrefix => prefix_match::match_phrase_prefix(ctx, body),
         RawKind::MatchBoolPrefix => prefix_match::match_bool_prefix(ctx, body),
         RawKind::QueryString => query_string::build(ctx, body),

@@ -16,10 +16,10 @@ use tantivy::schema::IndexRecordOption;
 use tantivy::Term;
 
 use super::context::QueryContext;
-use super::fuzzy::{fuzzy_options, Fuzziness};
 use super::params::{boosted, check_params, minimum_should_match, single_field};
-use super::regexp::{fuzzy_term, FuzzyOptions, MultiTermOptions, Rewrite};
+use super::regexp::fuzzy_term;
 use super::term_level::prefix_on;
+use super::term_options::{Fuzziness, FuzzyOptions, MultiTermOptions, Rewrite};
 use super::terms::analyzed_terms;
 use crate::error::{Result, SearchError};
 use crate::mapping::FieldType;
@@ -207,7 +207,7 @@ pub fn match_bool_prefix(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn
         .map(|f| Fuzziness::parse(KIND, f))
         .transpose()?;
     let mut fuzzy = FuzzyOptions::default();
-    fuzzy_options(KIND, params, true, &mut fuzzy)?;
+    fuzzy.read(KIND, params, true)?;
     let expansions = count(KIND, &opts, "max_expansions", MAX_EXPANSIONS)? as usize;
     let Some(leaf) = ctx.leaf(field) else {
         return Ok(Box::new(EmptyQuery));

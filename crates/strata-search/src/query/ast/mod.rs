@@ -18,7 +18,8 @@
 //!
 //! One file per family: `compound` (`bool`, `constant_score`, `dis_max`,
 //! `match_all`, `match_none`, `nested`), `term_level` (`term`, `terms`,
-//! `ids`, `exists`, `range`), `full_text` (`match`, `match_phrase`,
+//! `ids`, `exists`, `range`), `multi_term` (`prefix`, `wildcard`,
+//! `regexp`, `fuzzy`), `full_text` (`match`, `match_phrase`,
 //! `multi_match`).
 //!
 //! Transitional: the queries in [`RawKind`] are still translated from
@@ -28,6 +29,7 @@
 
 mod compound;
 mod full_text;
+mod multi_term;
 mod term_level;
 #[cfg(test)]
 mod tests;
@@ -44,6 +46,7 @@ pub(crate) type DisMax<'a> = compound::DisMaxNode<QueryAst<'a>>;
 /// `nested`, over parsed queries.
 pub(crate) type NestedAst<'a> = compound::NestedNode<'a, QueryAst<'a>>;
 pub(crate) use full_text::{text_of, MatchAst, MatchPhraseAst, MultiMatchAst, MultiMatchType};
+pub(crate) use multi_term::{FuzzyAst, PatternAst, RegexpAst};
 pub(crate) use term_level::{ExistsAst, IdsAst, RangeAst, RangeBound, TermAst, TermsAst};
 
 use serde_json::Value;
@@ -88,6 +91,14 @@ pub(crate) enum QueryAst<'a> {
     MatchPhrase(MatchPhraseAst<'a>),
     /// `multi_match`.
     MultiMatch(MultiMatchAst<'a>),
+    /// `prefix`.
+    Prefix(PatternAst<'a>),
+    /// `wildcard`.
+    Wildcard(PatternAst<'a>),
+    /// `regexp`.
+    Regexp(RegexpAst<'a>),
+    /// `fuzzy`.
+    Fuzzy(FuzzyAst<'a>),
     /// Transitional: a query whose translator still reads its JSON body.
     Raw { kind: RawKind, body: &'a Value },
 }
@@ -95,10 +106,6 @@ pub(crate) enum QueryAst<'a> {
 /// The queries still translated from their JSON body (see the module doc).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum RawKind {
-    Prefix,
-    Wildcard,
-    Regexp,
-    Fuzzy,
     GeoBoundingBox,
     GeoDistance,
     MatchPhrasePrefix,
@@ -113,10 +120,6 @@ pub(crate) enum RawKind {
 impl RawKind {
     fn of(name: &str) -> Option<RawKind> {
         Some(match name {
-            "prefix" => RawKind::Prefix,
-            "wildcard" => RawKind::Wildcard,
-            "regexp" => RawKind::Regexp,
-            "fuzzy" => RawKind::Fuzzy,
             "geo_bounding_box" => RawKind::GeoBoundingBox,
             "geo_distance" => RawKind::GeoDistance,
             "match_phrase_prefix" => RawKind::MatchPhrasePrefix,
@@ -176,6 +179,10 @@ pub(crate) fn parse(query: &Value, depth: usize) -> Result<QueryAst<'_>> {
         "match" => QueryAst::Match(full_text::match_query(body)?),
         "match_phrase" => QueryAst::MatchPhrase(full_text::match_phrase(body)?),
         "multi_match" => QueryAst::MultiMatch(full_text::multi_match(body)?),
+        "prefix" => QueryAst::Prefix(multi_term::prefix(body)?),
+        "wildcard" => QueryAst::Wildcard(multi_term::wildcard(body)?),
+        "regexp" => QueryAst::Regexp(multi_term::regexp(body)?),
+        "fuzzy" => QueryAst::Fuzzy(multi_term::fuzzy(body)?),
         other => match RawKind::of(other) {
             Some(kind) => QueryAst::Raw { kind, body },
             None => return Err(SearchError::parsing(format!("unknown query [{other}]"))),

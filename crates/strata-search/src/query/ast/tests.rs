@@ -2,8 +2,9 @@
 
 use serde_json::{json, Value};
 
-use super::{parse, QueryAst, RawKind};
+use super::{parse, QueryAst};
 use crate::error::SearchError;
+use crate::query::term_options::{Fuzziness, Rewrite};
 use crate::query::MAX_NESTED_DEPTH;
 
 fn error(query: &Value) -> String {
@@ -39,13 +40,10 @@ fn bool_clauses_parse_into_typed_nodes() {
     let (lower, upper) = (r.lower.unwrap(), r.upper.unwrap());
     assert_eq!((lower.value, lower.inclusive), (&json!(1), false));
     assert_eq!((upper.value, upper.inclusive), (&json!(5), false));
-    assert!(matches!(
-        b.should[0],
-        QueryAst::Raw {
-            kind: RawKind::Prefix,
-            ..
-        }
-    ));
+    let QueryAst::Prefix(p) = &b.should[0] else {
+        panic!("not a prefix")
+    };
+    assert_eq!((p.field, p.value, p.boost), ("tag", "p", 1.0));
 }
 
 #[test]
@@ -97,4 +95,38 @@ fn nesting_deeper_than_the_limit_is_an_error_not_a_deep_stack() {
     {
         at = items.pop().unwrap_or(Value::Null);
     }
+}
+
+#[test]
+fn multi_term_queries_parse_their_options() {
+    let q = json!({"wildcard": {"f": {"value": "a*", "rewrite": "top_terms_3", "boost": 2}}});
+    let QueryAst::Wildcard(w) = parse(&q, 1).unwrap() else {
+        panic!("not a wildcard")
+    };
+    assert_eq!((w.field, w.value, w.boost), ("f", "a*", 2.0));
+    assert_eq!(w.options.rewrite, Rewrite::TopTerms(3));
+    let q = json!({"regexp": {"f": {"value": "a.*", "flags": "NONE", "case_insensitive": true}}});
+    let QueryAst::Regexp(r) = parse(&q, 1).unwrap() else {
+        panic!("not a regexp")
+    };
+    assert!(r.options.case_insensitive && !r.flags.interval);
+    let q = json!({"fuzzy": {"f": {"value": 12, "fuzziness": 1, "prefix_length": 2}}});
+    let QueryAst::Fuzzy(z) = parse(&q, 1).unwrap() else {
+        panic!("not a fuzzy")
+    };
+    assert_eq!((z.value.as_str(), z.fuzziness), ("12", Fuzziness::Edits(1)));
+    assert_eq!(z.options.prefix_length, 2);
+    // Malformed options are found by the parse, whatever the field.
+    assert_eq!(
+        error(&json!({"prefix": {"f": {"value": 1}}})),
+        "[prefix] value must be a string"
+    );
+    assert_eq!(
+        error(&json!({"regexp": {"f": {"value": "a", "flags": 3}}})),
+        "[regexp] flags must be a string, got [3]"
+    );
+    assert!(
+        error(&json!({"fuzzy": {"f": {"value": "a", "fuzziness": 3}}}))
+            .contains("Valid edit distances")
+    );
 }

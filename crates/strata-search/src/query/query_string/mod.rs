@@ -20,7 +20,7 @@ pub(crate) use lexer::auto_fuzziness;
 use serde_json::Value;
 use tantivy::query::Query;
 
-use super::regexp::{FuzzyOptions, MultiTermOptions};
+use super::term_options::{FuzzyOptions, MultiTermOptions};
 use super::text_syntax::{self, resolve_fields, FieldSpec, Options};
 use crate::error::{Result, SearchError};
 use crate::query::context::QueryContext;

@@ -11,7 +11,7 @@
 use tantivy::query::{AllQuery, BooleanQuery, EmptyQuery, Occur, Query};
 
 use super::fields::FieldSpec;
-use crate::query::regexp::{FuzzyOptions, MultiTermOptions};
+use crate::query::term_options::{FuzzyOptions, MultiTermOptions};
 
 /// Deepest nesting of parenthesised groups either syntax parses. The
 /// parsers, the translation and tantivy's weights recurse once per level,
