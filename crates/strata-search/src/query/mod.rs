@@ -96,6 +96,8 @@ fn translate(ctx: &QueryContext<'_>, query: &QueryAst<'_>, depth: usize) -> Resu
         QueryAst::Ids(q) => term_level::ids(ctx, q),
         QueryAst::Exists(q) => term_level::exists(ctx, q),
         QueryAst::Range(q) => term_level::range(ctx, q),
+        QueryAst::MatchPhrasePrefix(q) => prefix_match::match_phrase_prefix(ctx, q),
+        QueryAst::MatchBoolPrefix(q) => prefix_match::match_bool_prefix(ctx, q),
         QueryAst::Prefix(q) => term_level::prefix(ctx, q),
         QueryAst::Wildcard(q) => term_level::wildcard(ctx, q),
         QueryAst::Regexp(q) => regexp::regexp(ctx, q),
@@ -114,8 +116,6 @@ fn raw(
     match kind {
         RawKind::GeoBoundingBox => geo::geo_bounding_box(ctx, body),
         RawKind::GeoDistance => geo_distance::geo_distance(ctx, body),
-        RawKind::MatchPhrasePrefix => prefix_match::match_phrase_prefix(ctx, body),
-        RawKind::MatchBoolPrefix => prefix_match::match_bool_prefix(ctx, body),
         RawKind::QueryString => query_string::build(ctx, body),
         RawKind::SimpleQueryString => simple_query_string::build(ctx, body),
         RawKind::ScriptScore => crate::script::score::script_score(ctx, body, depth, build_nested),

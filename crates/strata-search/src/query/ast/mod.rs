@@ -20,7 +20,7 @@
 //! `match_all`, `match_none`, `nested`), `term_level` (`term`, `terms`,
 //! `ids`, `exists`, `range`), `multi_term` (`prefix`, `wildcard`,
 //! `regexp`, `fuzzy`), `full_text` (`match`, `match_phrase`,
-//! `multi_match`).
+//! `multi_match`, `match_phrase_prefix`, `match_bool_prefix`).
 //!
 //! Transitional: the queries in [`RawKind`] are still translated from
 //! their JSON body (checked here only for their kind), by translators
@@ -45,7 +45,10 @@ pub(crate) type ConstantScore<'a> = compound::ConstantScoreNode<QueryAst<'a>>;
 pub(crate) type DisMax<'a> = compound::DisMaxNode<QueryAst<'a>>;
 /// `nested`, over parsed queries.
 pub(crate) type NestedAst<'a> = compound::NestedNode<'a, QueryAst<'a>>;
-pub(crate) use full_text::{text_of, MatchAst, MatchPhraseAst, MultiMatchAst, MultiMatchType};
+pub(crate) use full_text::{
+    text_of, MatchAst, MatchBoolPrefixAst, MatchPhraseAst, MatchPhrasePrefixAst, MultiMatchAst,
+    MultiMatchType, ZeroTerms,
+};
 pub(crate) use multi_term::{FuzzyAst, PatternAst, RegexpAst};
 pub(crate) use term_level::{ExistsAst, IdsAst, RangeAst, RangeBound, TermAst, TermsAst};
 
@@ -91,6 +94,10 @@ pub(crate) enum QueryAst<'a> {
     MatchPhrase(MatchPhraseAst<'a>),
     /// `multi_match`.
     MultiMatch(MultiMatchAst<'a>),
+    /// `match_phrase_prefix`.
+    MatchPhrasePrefix(MatchPhrasePrefixAst<'a>),
+    /// `match_bool_prefix`.
+    MatchBoolPrefix(MatchBoolPrefixAst<'a>),
     /// `prefix`.
     Prefix(PatternAst<'a>),
     /// `wildcard`.
@@ -108,8 +115,6 @@ pub(crate) enum QueryAst<'a> {
 pub(crate) enum RawKind {
     GeoBoundingBox,
     GeoDistance,
-    MatchPhrasePrefix,
-    MatchBoolPrefix,
     QueryString,
     SimpleQueryString,
     ScriptScore,
@@ -122,8 +127,6 @@ impl RawKind {
         Some(match name {
             "geo_bounding_box" => RawKind::GeoBoundingBox,
             "geo_distance" => RawKind::GeoDistance,
-            "match_phrase_prefix" => RawKind::MatchPhrasePrefix,
-            "match_bool_prefix" => RawKind::MatchBoolPrefix,
             "query_string" => RawKind::QueryString,
             "simple_query_string" => RawKind::SimpleQueryString,
             "script_score" => RawKind::ScriptScore,
@@ -179,6 +182,8 @@ pub(crate) fn parse(query: &Value, depth: usize) -> Result<QueryAst<'_>> {
         "match" => QueryAst::Match(full_text::match_query(body)?),
         "match_phrase" => QueryAst::MatchPhrase(full_text::match_phrase(body)?),
         "multi_match" => QueryAst::MultiMatch(full_text::multi_match(body)?),
+        "match_phrase_prefix" => QueryAst::MatchPhrasePrefix(full_text::match_phrase_prefix(body)?),
+        "match_bool_prefix" => QueryAst::MatchBoolPrefix(full_text::match_bool_prefix(body)?),
         "prefix" => QueryAst::Prefix(multi_term::prefix(body)?),
         "wildcard" => QueryAst::Wildcard(multi_term::wildcard(body)?),
         "regexp" => QueryAst::Regexp(multi_term::regexp(body)?),

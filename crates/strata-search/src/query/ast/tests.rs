@@ -2,6 +2,7 @@
 
 use serde_json::{json, Value};
 
+use super::ZeroTerms;
 use super::{parse, QueryAst};
 use crate::error::SearchError;
 use crate::query::term_options::{Fuzziness, Rewrite};
@@ -128,5 +129,39 @@ fn multi_term_queries_parse_their_options() {
     assert!(
         error(&json!({"fuzzy": {"f": {"value": "a", "fuzziness": 3}}}))
             .contains("Valid edit distances")
+    );
+}
+
+#[test]
+fn prefix_text_queries_parse_their_options() {
+    let q = json!({"match_phrase_prefix": {"f": {"query": "quick br", "max_expansions": "5",
+        "zero_terms_query": "ALL", "boost": 3}}});
+    let QueryAst::MatchPhrasePrefix(p) = parse(&q, 1).unwrap() else {
+        panic!("not a match_phrase_prefix")
+    };
+    assert_eq!(
+        (p.field, p.text.as_str(), p.max_expansions),
+        ("f", "quick br", 5)
+    );
+    assert_eq!((p.zero_terms, p.boost, p.slop), (ZeroTerms::All, 3.0, 0));
+    let q = json!({"match_bool_prefix": {"f": {"query": 42, "operator": "AND",
+        "fuzziness": "AUTO", "prefix_length": 1, "fuzzy_transpositions": false}}});
+    let QueryAst::MatchBoolPrefix(b) = parse(&q, 1).unwrap() else {
+        panic!("not a match_bool_prefix")
+    };
+    assert_eq!((b.text.as_str(), b.and), ("42", true));
+    assert_eq!(b.fuzziness, Some(Fuzziness::AUTO));
+    assert_eq!((b.fuzzy.prefix_length, b.fuzzy.transpositions), (1, false));
+    assert_eq!(
+        error(&json!({"match_bool_prefix": {"f": {"query": "a", "operator": "xor"}}})),
+        "[match_bool_prefix] unknown operator [xor]"
+    );
+    assert_eq!(
+        error(&json!({"match_phrase_prefix": {"f": {"query": ["a"]}}})),
+        "[match_phrase_prefix] unknown token [START_ARRAY] after [query]"
+    );
+    assert_eq!(
+        error(&json!({"match": {"f": {"query": "a", "operator": "XOR"}}})),
+        "[match] unknown operator [xor]"
     );
 }
