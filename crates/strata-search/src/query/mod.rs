@@ -13,7 +13,8 @@
 //! - `term_level`: `term`, `terms`, `range`, `exists`, `prefix`, `wildcard`, `ids`.
 //! - `regexp`: `regexp` and `query_string`'s `/.../`, Lucene's regular
 //!   expressions run on the term dictionary.
-//! - `geo`: `geo_bounding_box` over geo_point columns; `geo_distance`.
+//! - `geo`: `geo_bounding_box` and `geo_distance` over geo_point columns;
+//!   `geo_shape`: the box and distance they match points against.
 //! - `nested`: the `nested` query and the document levels (root or one
 //!   nested object's documents) every search is narrowed to.
 //! - `fuzzy`, `dis_max`, `prefix_match` (`match_phrase_prefix`,
@@ -38,7 +39,7 @@ mod filter;
 mod full_text;
 mod fuzzy;
 mod geo;
-mod geo_distance;
+mod geo_shape;
 pub(crate) mod ip_range;
 pub mod nested;
 pub(crate) mod params;
@@ -98,6 +99,8 @@ fn translate(ctx: &QueryContext<'_>, query: &QueryAst<'_>, depth: usize) -> Resu
         QueryAst::Range(q) => term_level::range(ctx, q),
         QueryAst::MatchPhrasePrefix(q) => prefix_match::match_phrase_prefix(ctx, q),
         QueryAst::MatchBoolPrefix(q) => prefix_match::match_bool_prefix(ctx, q),
+        QueryAst::GeoBoundingBox(q) => geo::geo_bounding_box(ctx, q),
+        QueryAst::GeoDistance(q) => geo::geo_distance(ctx, q),
         QueryAst::Prefix(q) => term_level::prefix(ctx, q),
         QueryAst::Wildcard(q) => term_level::wildcard(ctx, q),
         QueryAst::Regexp(q) => regexp::regexp(ctx, q),
@@ -114,8 +117,6 @@ fn raw(
     depth: usize,
 ) -> Result<Box<dyn Query>> {
     match kind {
-        RawKind::GeoBoundingBox => geo::geo_bounding_box(ctx, body),
-        RawKind::GeoDistance => geo_distance::geo_distance(ctx, body),
         RawKind::QueryString => query_string::build(ctx, body),
         RawKind::SimpleQueryString => simple_query_string::build(ctx, body),
         RawKind::ScriptScore => crate::script::score::script_score(ctx, body, depth, build_nested),

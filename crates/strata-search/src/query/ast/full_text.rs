@@ -252,10 +252,16 @@ pub(crate) struct MatchBoolPrefixAst<'a> {
     pub boost: f64,
 }
 
-/// The query text and params of a prefix query: a string, or a number or
-/// boolean as JSON; a list or an object is refused as Elasticsearch's
+/// The field, query text and params of a prefix query, its params checked
+/// against `allowed` and its `analyzer`. The text is a string, or a number
+/// or boolean as JSON; a list or an object is refused as Elasticsearch's
 /// parser refuses the token.
-fn prefix_text<'a>(kind: &str, params: &'a Value) -> Result<(String, &'a Value)> {
+fn prefix_text<'a>(
+    kind: &str,
+    body: &'a Value,
+    allowed: &[&str],
+) -> Result<(&'a str, String, &'a Value)> {
+    let (field, params) = single_field(kind, body)?;
     let (query, opts) = query_and_params(kind, params)?;
     let text = match query {
         Value::String(s) => s.clone(),
@@ -271,7 +277,9 @@ fn prefix_text<'a>(kind: &str, params: &'a Value) -> Result<(String, &'a Value)>
             )))
         }
     };
-    Ok((text, opts))
+    check(kind, opts, allowed)?;
+    check_analyzer(kind, opts)?;
+    Ok((field, text, opts))
 }
 
 /// `analyzer`: only the standard one is supported.
@@ -301,11 +309,9 @@ fn count(kind: &str, opts: &Value, key: &str, default: u64) -> Result<u64> {
 
 pub(super) fn match_phrase_prefix(body: &Value) -> Result<MatchPhrasePrefixAst<'_>> {
     const KIND: &str = "match_phrase_prefix";
-    let (field, params) = single_field(KIND, body)?;
-    let (text, opts) = prefix_text(KIND, params)?;
-    check(
+    let (field, text, opts) = prefix_text(
         KIND,
-        opts,
+        body,
         &[
             "query",
             "slop",
@@ -314,7 +320,6 @@ pub(super) fn match_phrase_prefix(body: &Value) -> Result<MatchPhrasePrefixAst<'
             "zero_terms_query",
         ],
     )?;
-    check_analyzer(KIND, opts)?;
     let zero_terms = match opts.get("zero_terms_query").and_then(Value::as_str) {
         None => ZeroTerms::None,
         Some(z) if z.eq_ignore_ascii_case("none") => ZeroTerms::None,
@@ -337,11 +342,9 @@ pub(super) fn match_phrase_prefix(body: &Value) -> Result<MatchPhrasePrefixAst<'
 
 pub(super) fn match_bool_prefix(body: &Value) -> Result<MatchBoolPrefixAst<'_>> {
     const KIND: &str = "match_bool_prefix";
-    let (field, params) = single_field(KIND, body)?;
-    let (text, opts) = prefix_text(KIND, params)?;
-    check(
+    let (field, text, opts) = prefix_text(
         KIND,
-        opts,
+        body,
         &[
             "query",
             "operator",
@@ -354,7 +357,6 @@ pub(super) fn match_bool_prefix(body: &Value) -> Result<MatchBoolPrefixAst<'_>> 
             "analyzer",
         ],
     )?;
-    check_analyzer(KIND, opts)?;
     let and = match opts.get("operator").and_then(Value::as_str) {
         None => false,
         Some(op) => is_and(KIND, op)?,

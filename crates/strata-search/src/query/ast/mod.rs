@@ -20,7 +20,8 @@
 //! `match_all`, `match_none`, `nested`), `term_level` (`term`, `terms`,
 //! `ids`, `exists`, `range`), `multi_term` (`prefix`, `wildcard`,
 //! `regexp`, `fuzzy`), `full_text` (`match`, `match_phrase`,
-//! `multi_match`, `match_phrase_prefix`, `match_bool_prefix`).
+//! `multi_match`, `match_phrase_prefix`, `match_bool_prefix`), `geo`
+//! (`geo_bounding_box`, `geo_distance`).
 //!
 //! Transitional: the queries in [`RawKind`] are still translated from
 //! their JSON body (checked here only for their kind), by translators
@@ -29,6 +30,7 @@
 
 mod compound;
 mod full_text;
+mod geo;
 mod multi_term;
 mod term_level;
 #[cfg(test)]
@@ -49,6 +51,7 @@ pub(crate) use full_text::{
     text_of, MatchAst, MatchBoolPrefixAst, MatchPhraseAst, MatchPhrasePrefixAst, MultiMatchAst,
     MultiMatchType, ZeroTerms,
 };
+pub(crate) use geo::{GeoBoxAst, GeoDistanceAst};
 pub(crate) use multi_term::{FuzzyAst, PatternAst, RegexpAst};
 pub(crate) use term_level::{ExistsAst, IdsAst, RangeAst, RangeBound, TermAst, TermsAst};
 
@@ -98,6 +101,10 @@ pub(crate) enum QueryAst<'a> {
     MatchPhrasePrefix(MatchPhrasePrefixAst<'a>),
     /// `match_bool_prefix`.
     MatchBoolPrefix(MatchBoolPrefixAst<'a>),
+    /// `geo_bounding_box`.
+    GeoBoundingBox(GeoBoxAst<'a>),
+    /// `geo_distance`.
+    GeoDistance(GeoDistanceAst<'a>),
     /// `prefix`.
     Prefix(PatternAst<'a>),
     /// `wildcard`.
@@ -113,8 +120,6 @@ pub(crate) enum QueryAst<'a> {
 /// The queries still translated from their JSON body (see the module doc).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum RawKind {
-    GeoBoundingBox,
-    GeoDistance,
     QueryString,
     SimpleQueryString,
     ScriptScore,
@@ -125,8 +130,6 @@ pub(crate) enum RawKind {
 impl RawKind {
     fn of(name: &str) -> Option<RawKind> {
         Some(match name {
-            "geo_bounding_box" => RawKind::GeoBoundingBox,
-            "geo_distance" => RawKind::GeoDistance,
             "query_string" => RawKind::QueryString,
             "simple_query_string" => RawKind::SimpleQueryString,
             "script_score" => RawKind::ScriptScore,
@@ -184,6 +187,8 @@ pub(crate) fn parse(query: &Value, depth: usize) -> Result<QueryAst<'_>> {
         "multi_match" => QueryAst::MultiMatch(full_text::multi_match(body)?),
         "match_phrase_prefix" => QueryAst::MatchPhrasePrefix(full_text::match_phrase_prefix(body)?),
         "match_bool_prefix" => QueryAst::MatchBoolPrefix(full_text::match_bool_prefix(body)?),
+        "geo_bounding_box" => QueryAst::GeoBoundingBox(geo::geo_bounding_box(body)?),
+        "geo_distance" => QueryAst::GeoDistance(geo::geo_distance(body)?),
         "prefix" => QueryAst::Prefix(multi_term::prefix(body)?),
         "wildcard" => QueryAst::Wildcard(multi_term::wildcard(body)?),
         "regexp" => QueryAst::Regexp(multi_term::regexp(body)?),

@@ -2,9 +2,11 @@
 
 use serde_json::{json, Value};
 
+use super::geo::parse_distance;
 use super::ZeroTerms;
 use super::{parse, QueryAst};
 use crate::error::SearchError;
+use crate::query::geo_shape::DistanceType;
 use crate::query::term_options::{Fuzziness, Rewrite};
 use crate::query::MAX_NESTED_DEPTH;
 
@@ -164,4 +166,50 @@ fn prefix_text_queries_parse_their_options() {
         error(&json!({"match": {"f": {"query": "a", "operator": "XOR"}}})),
         "[match] unknown operator [xor]"
     );
+}
+
+#[test]
+fn geo_queries_parse_their_shapes() {
+    let q = json!({"geo_bounding_box": {"loc": {"top_left": [-74.1, 40.73],
+        "bottom_right": "40.01, -71.12"}, "ignore_unmapped": true, "boost": 2}});
+    let QueryAst::GeoBoundingBox(b) = parse(&q, 1).unwrap() else {
+        panic!("not a geo_bounding_box")
+    };
+    assert_eq!((b.field, b.ignore_unmapped, b.boost), ("loc", true, 2.0));
+    assert_eq!((b.bbox.top, b.bbox.left), (40.73, -74.1));
+    assert_eq!((b.bbox.bottom, b.bbox.right), (40.01, -71.12));
+    let q = json!({"geo_distance": {"distance": "12km", "distance_type": "PLANE",
+        "loc": {"lat": 40.0, "lon": -70.0}}});
+    let QueryAst::GeoDistance(d) = parse(&q, 1).unwrap() else {
+        panic!("not a geo_distance")
+    };
+    assert_eq!(
+        (d.field, d.distance, d.kind),
+        ("loc", 12_000.0, DistanceType::Plane)
+    );
+    assert_eq!((d.centre.lat, d.centre.lon), (40.0, -70.0));
+    assert_eq!(
+        error(&json!({"geo_distance": {"distance": "1km", "a": [0, 0], "b": [0, 0]}})),
+        "[geo_distance] query doesn't support multiple fields, found [a] and [b]"
+    );
+    assert_eq!(
+        error(&json!({"geo_bounding_box": {"loc": {"top": 1}, "ignore_unmapped": 1}})),
+        "[geo_bounding_box] [ignore_unmapped] must be a boolean"
+    );
+    assert_eq!(
+        error(&json!({"geo_distance": {"loc": [0, 0]}})),
+        "geo_distance requires 'distance' to be specified"
+    );
+}
+
+#[test]
+fn distances_and_units() {
+    assert_eq!(parse_distance(&json!("12km")).unwrap(), 12_000.0);
+    assert_eq!(parse_distance(&json!("200")).unwrap(), 200.0);
+    assert_eq!(parse_distance(&json!(350.5)).unwrap(), 350.5);
+    assert_eq!(parse_distance(&json!("1mi")).unwrap(), 1609.344);
+    assert_eq!(parse_distance(&json!("2NM")).unwrap(), 3704.0);
+    assert!(parse_distance(&json!("12parsecs")).is_err());
+    assert!(parse_distance(&json!("-1km")).is_err());
+    assert!(parse_distance(&json!("km")).is_err());
 }
