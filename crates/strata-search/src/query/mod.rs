@@ -21,7 +21,8 @@
 //!   `match_bool_prefix`).
 //! - `query_string`: the Lucene syntax (Kibana, `q=`).
 //! - `simple_query_string`: the forgiving syntax, which never fails on text.
-//! - `text_syntax`: the tree `query_string` parses into, over resolved fields.
+//! - `text_syntax`: the tree `query_string` parses into, over resolved fields;
+//!   `text_params`: the field lists and flags of the query-text queries.
 //! - `terms`: values to tantivy terms.
 //! - `context`, `params`, `filter`: the leaves every translator uses (the
 //!   [`QueryContext`], parameter parsing, filter scorers). A compound
@@ -51,6 +52,7 @@ pub mod simple_query_string;
 mod term_level;
 mod term_options;
 pub mod terms;
+mod text_params;
 mod text_syntax;
 pub(crate) mod zone_map;
 
@@ -101,6 +103,8 @@ fn translate(ctx: &QueryContext<'_>, query: &QueryAst<'_>, depth: usize) -> Resu
         QueryAst::MatchBoolPrefix(q) => prefix_match::match_bool_prefix(ctx, q),
         QueryAst::GeoBoundingBox(q) => geo::geo_bounding_box(ctx, q),
         QueryAst::GeoDistance(q) => geo::geo_distance(ctx, q),
+        QueryAst::QueryString(q) => query_string::build(ctx, q),
+        QueryAst::SimpleQueryString(q) => simple_query_string::build(ctx, q),
         QueryAst::Prefix(q) => term_level::prefix(ctx, q),
         QueryAst::Wildcard(q) => term_level::wildcard(ctx, q),
         QueryAst::Regexp(q) => regexp::regexp(ctx, q),
@@ -117,8 +121,6 @@ fn raw(
     depth: usize,
 ) -> Result<Box<dyn Query>> {
     match kind {
-        RawKind::QueryString => query_string::build(ctx, body),
-        RawKind::SimpleQueryString => simple_query_string::build(ctx, body),
         RawKind::ScriptScore => crate::script::score::script_score(ctx, body, depth, build_nested),
         RawKind::FunctionScore => {
             crate::script::score::function_score(ctx, body, depth, build_nested)

@@ -21,7 +21,8 @@
 //! `ids`, `exists`, `range`), `multi_term` (`prefix`, `wildcard`,
 //! `regexp`, `fuzzy`), `full_text` (`match`, `match_phrase`,
 //! `multi_match`, `match_phrase_prefix`, `match_bool_prefix`), `geo`
-//! (`geo_bounding_box`, `geo_distance`).
+//! (`geo_bounding_box`, `geo_distance`), `text_query` (`query_string`,
+//! `simple_query_string`).
 //!
 //! Transitional: the queries in [`RawKind`] are still translated from
 //! their JSON body (checked here only for their kind), by translators
@@ -35,6 +36,7 @@ mod multi_term;
 mod term_level;
 #[cfg(test)]
 mod tests;
+mod text_query;
 
 pub(crate) use compound::wrap_clause_error;
 pub use compound::ScoreMode;
@@ -54,6 +56,7 @@ pub(crate) use full_text::{
 pub(crate) use geo::{GeoBoxAst, GeoDistanceAst};
 pub(crate) use multi_term::{FuzzyAst, PatternAst, RegexpAst};
 pub(crate) use term_level::{ExistsAst, IdsAst, RangeAst, RangeBound, TermAst, TermsAst};
+pub(crate) use text_query::{QueryStringAst, SimpleQueryStringAst, TextParams};
 
 use serde_json::Value;
 use tantivy::query::Query;
@@ -105,6 +108,10 @@ pub(crate) enum QueryAst<'a> {
     GeoBoundingBox(GeoBoxAst<'a>),
     /// `geo_distance`.
     GeoDistance(GeoDistanceAst<'a>),
+    /// `query_string`.
+    QueryString(QueryStringAst<'a>),
+    /// `simple_query_string`.
+    SimpleQueryString(SimpleQueryStringAst<'a>),
     /// `prefix`.
     Prefix(PatternAst<'a>),
     /// `wildcard`.
@@ -120,8 +127,6 @@ pub(crate) enum QueryAst<'a> {
 /// The queries still translated from their JSON body (see the module doc).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum RawKind {
-    QueryString,
-    SimpleQueryString,
     ScriptScore,
     FunctionScore,
     Script,
@@ -130,8 +135,6 @@ pub(crate) enum RawKind {
 impl RawKind {
     fn of(name: &str) -> Option<RawKind> {
         Some(match name {
-            "query_string" => RawKind::QueryString,
-            "simple_query_string" => RawKind::SimpleQueryString,
             "script_score" => RawKind::ScriptScore,
             "function_score" => RawKind::FunctionScore,
             "script" => RawKind::Script,
@@ -189,6 +192,10 @@ pub(crate) fn parse(query: &Value, depth: usize) -> Result<QueryAst<'_>> {
         "match_bool_prefix" => QueryAst::MatchBoolPrefix(full_text::match_bool_prefix(body)?),
         "geo_bounding_box" => QueryAst::GeoBoundingBox(geo::geo_bounding_box(body)?),
         "geo_distance" => QueryAst::GeoDistance(geo::geo_distance(body)?),
+        "query_string" => QueryAst::QueryString(text_query::query_string(body)?),
+        "simple_query_string" => {
+            QueryAst::SimpleQueryString(text_query::simple_query_string(body)?)
+        }
         "prefix" => QueryAst::Prefix(multi_term::prefix(body)?),
         "wildcard" => QueryAst::Wildcard(multi_term::wildcard(body)?),
         "regexp" => QueryAst::Regexp(multi_term::regexp(body)?),

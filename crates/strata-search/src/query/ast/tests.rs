@@ -213,3 +213,48 @@ fn distances_and_units() {
     assert!(parse_distance(&json!("-1km")).is_err());
     assert!(parse_distance(&json!("km")).is_err());
 }
+
+#[test]
+fn query_text_queries_parse_their_parameters() {
+    let q = json!({"query_string": {"query": "a AND b", "default_field": "title^2",
+        "default_operator": "AND", "phrase_slop": 2, "type": "most_fields",
+        "fuzzy_prefix_length": 1, "minimum_should_match": 1, "boost": 3}});
+    let QueryAst::QueryString(s) = parse(&q, 1).unwrap() else {
+        panic!("not a query_string")
+    };
+    assert_eq!(
+        (s.text.query, s.text.default_and, s.text.boost),
+        ("a AND b", true, 3.0)
+    );
+    assert_eq!(
+        (s.text.fields[0].name.as_str(), s.text.fields[0].boost),
+        ("title", 2.0)
+    );
+    assert_eq!(
+        (s.phrase_slop, s.tie_breaker, s.text.fuzzy.prefix_length),
+        (2, 1.0, 1)
+    );
+    assert!(s.text.minimum_should_match.is_some());
+    let q = json!({"simple_query_string": {"query": "a | b", "flags": "OR", "lenient": true}});
+    let QueryAst::SimpleQueryString(s) = parse(&q, 1).unwrap() else {
+        panic!("not a simple_query_string")
+    };
+    assert!(s.flags.or && !s.flags.and && s.text.lenient);
+    assert_eq!(s.text.fields[0].name, "*");
+    assert_eq!(
+        error(&json!({"query_string": {"query": "a", "phrase_slop": "x"}})),
+        "[query_string] query does not support [phrase_slop] with value [\"x\"]"
+    );
+    assert_eq!(
+        error(&json!({"simple_query_string": {"query": "a", "phrase_slop": 1}})),
+        "[simple_query_string] unsupported field [phrase_slop]"
+    );
+    assert_eq!(
+        error(&json!({"query_string": {"query": "a", "bogus": 1}})),
+        "[query_string] query does not support [bogus]"
+    );
+    assert_eq!(
+        error(&json!({"simple_query_string": {"fields": ["a"]}})),
+        "[simple_query_string] query text missing"
+    );
+}
