@@ -12,7 +12,8 @@
 //! - `full_text`: `match`, `match_phrase`, `multi_match`.
 //! - `term_level`: `term`, `terms`, `range`, `exists`, `prefix`, `wildcard`, `ids`.
 //! - `regexp`: `regexp` and `query_string`'s `/.../`, Lucene's regular
-//!   expressions run on the term dictionary.
+//!   expressions run on the term dictionary; `term_options`: the parsed
+//!   options (`rewrite`, flags, fuzziness) of the multi-term queries.
 //! - `geo`: `geo_bounding_box` and `geo_distance` over geo_point columns;
 //!   `geo_shape`: the box and distance they match points against.
 //! - `nested`: the `nested` query and the document levels (root or one

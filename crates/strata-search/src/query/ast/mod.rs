@@ -9,6 +9,9 @@
 //! not parse (wrapped in `[bool] failed to parse field [must]`), and
 //! nesting deeper than [`MAX_NESTED_DEPTH`] (an error, never a deep
 //! stack: the parser recurses once per level and stops at the limit).
+//! A parse error carries the path of the query it was found in, from
+//! the query object down (`bool.must[1].range.ts`, see
+//! `SearchError::InQuery`), so the reply can place it in the request.
 //! What depends on the index (a field's type, its analyzer, runtime
 //! fields, nested paths) is checked when the tree is translated.
 //!
@@ -62,7 +65,7 @@ use serde_json::Value;
 use tantivy::query::Query;
 
 use super::context::{QueryContext, MAX_NESTED_DEPTH};
-use crate::error::{Result, SearchError};
+use crate::error::{QueryStep, Result, SearchError};
 
 /// The translator of a parsed query found inside another at nesting level
 /// `depth`: the dispatcher in `query/mod.rs`, passed down to the compound
@@ -167,8 +170,17 @@ pub(crate) fn parse(query: &Value, depth: usize) -> Result<QueryAst<'_>> {
             )))
         }
     };
-    let inner = depth + 1;
-    Ok(match kind.as_str() {
+    match parse_kind(kind, body, depth + 1) {
+        Ok(Some(parsed)) => Ok(parsed),
+        Ok(None) => Err(SearchError::parsing(format!("unknown query [{kind}]"))),
+        Err(e) => Err(located(kind, body, e)),
+    }
+}
+
+/// The `kind` query of body `body`, its sub-queries at level `inner`;
+/// `None` for a kind the DSL does not have.
+fn parse_kind<'a>(kind: &str, body: &'a Value, inner: usize) -> Result<Option<QueryAst<'a>>> {
+    Ok(Some(match kind {
         "match_all" => QueryAst::MatchAll {
             boost: compound::match_all(body)?,
         },
@@ -202,7 +214,42 @@ pub(crate) fn parse(query: &Value, depth: usize) -> Result<QueryAst<'_>> {
         "fuzzy" => QueryAst::Fuzzy(multi_term::fuzzy(body)?),
         other => match RawKind::of(other) {
             Some(kind) => QueryAst::Raw { kind, body },
-            None => return Err(SearchError::parsing(format!("unknown query [{other}]"))),
+            None => return Ok(None),
         },
-    })
+    }))
+}
+
+/// The queries on one field, written `{"kind": {"field": ...}}`.
+const ON_ONE_FIELD: [&str; 11] = [
+    "term",
+    "terms",
+    "range",
+    "match",
+    "match_phrase",
+    "match_phrase_prefix",
+    "match_bool_prefix",
+    "prefix",
+    "wildcard",
+    "regexp",
+    "fuzzy",
+];
+
+/// A parse error of the `kind` query of body `body`, placed at the query
+/// (and at its field, for a query on one field).
+fn located(kind: &str, body: &Value, e: SearchError) -> SearchError {
+    let field = body
+        .as_object()
+        .filter(|_| ON_ONE_FIELD.contains(&kind))
+        .and_then(|obj| {
+            let mut fields = obj.keys().filter(|k| *k != "boost" && *k != "_name");
+            match (fields.next(), fields.next()) {
+                (Some(f), None) => Some(f),
+                _ => None,
+            }
+        });
+    let e = match field {
+        Some(f) => e.in_query(QueryStep::Key(f.clone())),
+        None => e,
+    };
+    e.in_query(QueryStep::Key(kind.to_string()))
 }

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 use super::geo::parse_distance;
 use super::ZeroTerms;
 use super::{parse, QueryAst};
-use crate::error::SearchError;
+use crate::error::{path_text, SearchError};
 use crate::query::geo_shape::DistanceType;
 use crate::query::term_options::{Fuzziness, Rewrite};
 use crate::query::MAX_NESTED_DEPTH;
@@ -64,7 +64,13 @@ fn errors_keep_elasticsearch_wording() {
     // A clause's parse error is wrapped by the bool holding it.
     let e = parse(&json!({"bool": {"filter": [{"exists": {}}]}}), 1).unwrap_err();
     assert_eq!(e.to_string(), "[bool] failed to parse field [filter]");
-    assert!(matches!(e, SearchError::FieldParse { cause: Some(_), .. }));
+    let SearchError::InQuery { error: inner, .. } = &e else {
+        panic!("not placed in the query: {e:?}")
+    };
+    assert!(matches!(
+        **inner,
+        SearchError::FieldParse { cause: Some(_), .. }
+    ));
     assert_eq!(
         error(&json!({"bool": {"mustt": []}})),
         "[bool] unknown field [mustt]"
@@ -257,4 +263,51 @@ fn query_text_queries_parse_their_parameters() {
         error(&json!({"simple_query_string": {"fields": ["a"]}})),
         "[simple_query_string] query text missing"
     );
+}
+
+/// The path an error of `query` was found at, as text.
+fn path_of(query: &Value) -> String {
+    let e = parse(query, 1).expect_err("refused");
+    path_text(e.query_path().expect("a path"))
+}
+
+#[test]
+fn parse_errors_carry_the_path_of_their_query() {
+    let q = json!({"bool": {"must": [
+        {"range": {"ts": {"gte": 1}}},
+        {"range": {"ts": {"gte": 1, "foo": 2}}}
+    ]}});
+    assert_eq!(path_of(&q), "bool.must[1].range.ts");
+    let e = parse(&q, 1).unwrap_err();
+    // The reply is the wrapped error's, unchanged.
+    assert_eq!(e.to_string(), "[bool] failed to parse field [must]");
+    assert_eq!(e.es_type(), "x_content_parse_exception");
+    assert_eq!(
+        e.cause().map(ToString::to_string).as_deref(),
+        Some("[range] query does not support [foo]")
+    );
+    // Through every compound, a single clause without an index.
+    let q = json!({"nested": {"path": "p", "query": {"constant_score": {"filter":
+        {"dis_max": {"queries": [{"match_all": {}}, {"bool": {"filter":
+            {"match": {"p.a.b": {"query": "x", "bogus": 1}}}}}]}}}}}});
+    assert_eq!(
+        path_of(&q),
+        "nested.query.constant_score.filter.dis_max.queries[1].bool.filter.match.p.a.b"
+    );
+    // A query that is not on one field ends at its kind.
+    let q =
+        json!({"bool": {"should": [{"geo_distance": {"distance": "1km", "ignore_unmapped": 1}}]}});
+    assert_eq!(path_of(&q), "bool.should[0].geo_distance");
+    // An unknown query is placed where its parent is; at the top, nowhere.
+    assert_eq!(
+        path_of(&json!({"bool": {"must": {"nope": {}}}})),
+        "bool.must"
+    );
+    assert!(parse(&json!({"nope": {}}), 1)
+        .unwrap_err()
+        .query_path()
+        .is_none());
+    // Errors other than the DSL's parse errors carry none.
+    let q = json!({"bool": {"must": {"fuzzy": {"f": {"value": "a", "fuzziness": 3}}}}});
+    assert!(parse(&q, 1).unwrap_err().query_path().is_none());
 }
