@@ -173,24 +173,6 @@ pub enum QueryStep {
     Index(usize),
 }
 
-/// A query path as text: keys joined by `.`, indices as `[n]`
-/// (`bool.must[1].range.ts`).
-pub fn path_text(path: &[QueryStep]) -> String {
-    let mut out = String::new();
-    for step in path {
-        match step {
-            QueryStep::Key(key) => {
-                if !out.is_empty() {
-                    out.push('.');
-                }
-                out.push_str(key);
-            }
-            QueryStep::Index(i) => out.push_str(&format!("[{i}]")),
-        }
-    }
-    out
-}
-
 impl From<tantivy::TantivyError> for SearchError {
     /// tantivy's error, or the script failure a scoring query carried
     /// through it (`script::score::carry`).

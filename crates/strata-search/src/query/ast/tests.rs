@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 use super::geo::parse_distance;
 use super::ZeroTerms;
 use super::{parse, QueryAst};
-use crate::error::{path_text, SearchError};
+use crate::error::{QueryStep, SearchError};
 use crate::query::geo_shape::DistanceType;
 use crate::query::term_options::{Fuzziness, Rewrite};
 use crate::query::MAX_NESTED_DEPTH;
@@ -263,6 +263,24 @@ fn query_text_queries_parse_their_parameters() {
         error(&json!({"simple_query_string": {"fields": ["a"]}})),
         "[simple_query_string] query text missing"
     );
+}
+
+/// A query path as text: keys joined by `.`, indices as `[n]`
+/// (`bool.must[1].range.ts`).
+fn path_text(path: &[QueryStep]) -> String {
+    let mut out = String::new();
+    for step in path {
+        match step {
+            QueryStep::Key(key) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(key);
+            }
+            QueryStep::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
 }
 
 /// The path an error of `query` was found at, as text.
