@@ -178,7 +178,7 @@ fn scan(body: &[u8], key: &str, owner: Option<&str>, token: Token) -> Option<Pos
 }
 
 /// The index of the quote closing the string opened at `open`.
-fn string_end(body: &[u8], open: usize) -> Option<usize> {
+pub(crate) fn string_end(body: &[u8], open: usize) -> Option<usize> {
     let mut i = open + 1;
     while i < body.len() {
         match body[i] {
@@ -191,7 +191,7 @@ fn string_end(body: &[u8], open: usize) -> Option<usize> {
 }
 
 /// True when the raw JSON string contents `raw` decode to `name`.
-fn same_name(raw: &[u8], name: &str) -> bool {
+pub(crate) fn same_name(raw: &[u8], name: &str) -> bool {
     if !raw.contains(&b'\\') {
         return raw == name.as_bytes();
     }

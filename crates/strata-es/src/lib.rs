@@ -30,7 +30,8 @@
 //! - [`chunked`]: reply bodies sent while they are produced (`_msearch`).
 //! - [`error`]: [`EsError`], the one table from engine and request errors
 //!   to Elasticsearch error JSON and HTTP status; [`body_position`]
-//!   finds the line and column of a parse error in the request body.
+//!   finds the line and column of a parse error in the request body,
+//!   within the query its path names (`body_path`).
 //! - [`panics`]: a handler's panic logged and answered as an error reply.
 //! - [`contexts`]: open scroll and point-in-time contexts (pinned
 //!   searchers, keep-alive, limits).
@@ -59,6 +60,7 @@
 
 #![forbid(unsafe_code)]
 
+mod body_path;
 pub mod body_position;
 pub mod chunked;
 pub mod cluster_settings;

@@ -206,3 +206,26 @@ async fn parse_errors_of_bool_clauses_are_wrapped_at_the_inner_position() {
     assert_eq!(error["type"], "search_phase_execution_exception", "{reply}");
     assert_eq!(error["root_cause"][0]["type"], "query_shard_exception");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_error_is_placed_in_the_clause_that_failed_not_the_first_alike() {
+    let s = server().await;
+    // `bogus` is a field of the first clause and a bad option of the
+    // second: the error's query path places it in the second.
+    let body = r#"{"query":{"bool":{"must":[{"term":{"bogus":"x"}},{"term":{"tag":{"value":"a","bogus":1}}}]}}}"#;
+    let (status, reply) = raw_search(&s, body).await;
+    assert_eq!(status, 400, "{reply}");
+    let (line, col) = position(body, "\"tag\"", "1");
+    let error = &reply["error"];
+    assert_eq!(
+        error["reason"],
+        format!("[{line}:{col}] [bool] failed to parse field [must]"),
+        "{reply}"
+    );
+    let inner = &error["caused_by"];
+    assert_eq!(inner["reason"], "[term] query does not support [bogus]");
+    assert_eq!(
+        (inner["line"].clone(), inner["col"].clone()),
+        (json!(line), json!(col))
+    );
+}

@@ -150,6 +150,27 @@ pub enum SearchError {
         /// The first shard's failure.
         cause: Box<SearchError>,
     },
+    /// A parse error of the query DSL (a `parsing_exception` or an
+    /// `x_content_parse_exception`) with where in the query it happened:
+    /// the keys and indices from the query object down to the offending
+    /// query (`bool.must[1].range.ts`). Transparent: its message, type,
+    /// status and cause are `error`'s; the path places it in the request.
+    #[error("{error}")]
+    InQuery {
+        /// From the query object's kind down.
+        path: Vec<QueryStep>,
+        /// The error itself.
+        error: Box<SearchError>,
+    },
+}
+
+/// One step of the path of a [`SearchError::InQuery`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum QueryStep {
+    /// The value of an object's key.
+    Key(String),
+    /// An element of an array.
+    Index(usize),
 }
 
 impl From<tantivy::TantivyError> for SearchError {
@@ -207,6 +228,7 @@ impl SearchError {
             SearchError::UpdateScript(_) => "illegal_argument_exception",
             SearchError::FieldParse { .. } => "x_content_parse_exception",
             SearchError::ShardsFailed { .. } => "search_phase_execution_exception",
+            SearchError::InQuery { error, .. } => error.es_type(),
         }
     }
 
@@ -238,6 +260,7 @@ impl SearchError {
             | SearchError::ResourceNotFound(_)
             | SearchError::IndexTemplateMissing(_) => 404,
             SearchError::ShardsFailed { cause, .. } => cause.status(),
+            SearchError::InQuery { error, .. } => error.status(),
         }
     }
 
@@ -274,6 +297,34 @@ impl SearchError {
         }
     }
 
+    /// This error found at `step` of a query, before the steps it already
+    /// carries. Only the DSL's parse errors (`parsing_exception`,
+    /// `x_content_parse_exception`) carry a path; others stay as they are.
+    pub(crate) fn in_query(self, step: QueryStep) -> SearchError {
+        match self {
+            SearchError::InQuery { mut path, error } => {
+                path.insert(0, step);
+                SearchError::InQuery { path, error }
+            }
+            e @ (SearchError::Parsing(_) | SearchError::FieldParse { .. }) => {
+                SearchError::InQuery {
+                    path: vec![step],
+                    error: Box::new(e),
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// Where in the query a DSL parse error happened (see
+    /// [`SearchError::InQuery`]).
+    pub fn query_path(&self) -> Option<&[QueryStep]> {
+        match self {
+            SearchError::InQuery { path, .. } => Some(path),
+            _ => None,
+        }
+    }
+
     /// The error that caused this one, as Elasticsearch reports it in
     /// `caused_by`.
     pub fn cause(&self) -> Option<&SearchError> {
@@ -281,6 +332,7 @@ impl SearchError {
             SearchError::UpdateScript(cause) => Some(cause),
             SearchError::FieldParse { cause, .. } => cause.as_deref(),
             SearchError::ShardsFailed { cause, .. } => Some(cause),
+            SearchError::InQuery { error, .. } => error.cause(),
             _ => None,
         }
     }

@@ -85,7 +85,7 @@ pub use aliases::{AliasMeta, Aliases};
 pub use catalog::{
     wildcard_match, AliasAction, Catalog, IndicesOptions, TemplateKind, DEFAULT_MAX_SHARDS_PER_NODE,
 };
-pub use error::{Result, SearchError};
+pub use error::{QueryStep, Result, SearchError};
 pub use index::{DocWriteResult, FieldDiskUsage, SearchIndex, WriteResult};
 pub use mapping::{FieldType, Mappings};
 pub use shard::{Precondition, PRIMARY_TERM};

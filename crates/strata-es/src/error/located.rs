@@ -4,6 +4,7 @@
 use strata_search::SearchError;
 
 use super::kind::EsError;
+use crate::body_path;
 use crate::body_position::{self, Token};
 
 impl EsError {
@@ -27,6 +28,12 @@ impl EsError {
         while let Some(inner) = chain.last().copied().and_then(SearchError::cause) {
             chain.push(inner);
         }
+        // A DSL error knows which query it was found in: the key it names
+        // is looked for in that query first, then anywhere.
+        let scope = chain
+            .iter()
+            .find_map(|e| e.query_path())
+            .and_then(|path| body_path::value_span(body, path));
         let position = chain.iter().rev().find_map(|e| {
             let reason = e.to_string();
             let token = match e.es_type() {
@@ -37,7 +44,14 @@ impl EsError {
                 "parsing_exception" => Some(Token::Value),
                 _ => None,
             };
-            token.and_then(|t| body_position::locate(body, &reason, t))
+            token.and_then(|t| {
+                scope
+                    .and_then(|(start, end)| {
+                        body_position::locate(&body[start..end], &reason, t)
+                            .map(|at| body_path::shifted(body, start, at))
+                    })
+                    .or_else(|| body_position::locate(body, &reason, t))
+            })
         });
         EsError::Search {
             source,

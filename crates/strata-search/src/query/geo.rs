@@ -1,112 +1,54 @@
-//! `geo_bounding_box`: documents with a point of a `geo_point` field inside
-//! a box. The box is given by `top_left`/`bottom_right`,
-//! `top_right`/`bottom_left`, `top`/`left`/`bottom`/`right` or
-//! `wkt: "BBOX (left, right, top, bottom)"`; corners take every geo_point
-//! form (a geohash stands for its cell's corner). A box whose left edge is
-//! east of its right edge crosses the date line.
+//! The geo queries' translation: `geo_bounding_box` (documents with a
+//! point of a `geo_point` field inside a box; a box whose left edge is east
+//! of its right edge crosses the date line) and `geo_distance` (within a
+//! distance of a centre, measured `arc` or `plane`).
 //!
-//! tantivy has no geo query, so this one scans the field's latitude and
+//! tantivy has no geo query, so both scan the field's latitude and
 //! longitude fast-field columns of each segment into a bitset (a box over
 //! the whole world only asks which documents have a point).
 
-use serde_json::{Map, Value};
 use tantivy::query::{
     BitSetDocSet, ConstScorer, EmptyQuery, EnableScoring, Explanation, Query, Scorer, Weight,
 };
 use tantivy::{BitSet, DocId, Score, SegmentReader};
 
+use super::ast::{GeoBoxAst, GeoDistanceAst};
 use super::context::QueryContext;
 use super::filter::{all_docs, explain_filter};
-use super::params::boosted;
+use super::geo_shape::{BoundingBox, DistanceType};
+use super::params::with_boost;
 use crate::error::{Result, SearchError};
-use crate::mapping::geo::{geohash_cell, parse_point, GeoPoint};
+use crate::mapping::geo::GeoPoint;
 use crate::mapping::FieldType;
 use crate::store::geo_columns::PointColumns;
 
-/// A latitude/longitude box, edges included.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BoundingBox {
-    /// Northern edge.
-    pub top: f64,
-    /// Southern edge.
-    pub bottom: f64,
-    /// Western edge.
-    pub left: f64,
-    /// Eastern edge (less than `left` when crossing the date line).
-    pub right: f64,
+/// Translates a `geo_bounding_box` node.
+pub fn geo_bounding_box(ctx: &QueryContext<'_>, q: &GeoBoxAst<'_>) -> Result<Box<dyn Query>> {
+    let area = Area::Box(q.bbox);
+    geo_query(ctx, q.field, q.ignore_unmapped, area, q.boost)
 }
 
-impl BoundingBox {
-    /// True when `p` lies inside the box.
-    pub fn contains(&self, p: GeoPoint) -> bool {
-        let lon_ok = if self.left <= self.right {
-            p.lon >= self.left && p.lon <= self.right
-        } else {
-            p.lon >= self.left || p.lon <= self.right
-        };
-        lon_ok && p.lat >= self.bottom && p.lat <= self.top
-    }
-
-    /// True when the box holds every valid point (lat -90..=90, lon -180..=180).
-    pub fn covers_world(&self) -> bool {
-        let lon_all = if self.left <= self.right {
-            self.left <= -180.0 && self.right >= 180.0
-        } else {
-            self.left <= -180.0 || self.right >= 180.0
-        };
-        lon_all && self.bottom <= -90.0 && self.top >= 90.0
-    }
+/// Translates a `geo_distance` node.
+pub fn geo_distance(ctx: &QueryContext<'_>, q: &GeoDistanceAst<'_>) -> Result<Box<dyn Query>> {
+    let area = Area::Circle {
+        centre: q.centre,
+        distance: q.distance,
+        kind: q.kind,
+    };
+    geo_query(ctx, q.field, q.ignore_unmapped, area, q.boost)
 }
 
-/// Translates `{"geo_bounding_box": {"<field>": {...}, ...}}`.
-pub fn geo_bounding_box(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
-    let obj = body
-        .as_object()
-        .ok_or_else(|| SearchError::parsing("[geo_bounding_box] query malformed"))?;
-    let mut field = None;
-    let mut ignore_unmapped = false;
-    for (key, value) in obj {
-        match key.as_str() {
-            "boost" | "_name" => {}
-            "ignore_unmapped" => {
-                ignore_unmapped = value.as_bool().ok_or_else(|| {
-                    SearchError::parsing("[geo_bounding_box] [ignore_unmapped] must be a boolean")
-                })?
-            }
-            "validation_method" => {
-                if !value
-                    .as_str()
-                    .is_some_and(|v| v.eq_ignore_ascii_case("strict"))
-                {
-                    return Err(SearchError::illegal(format!(
-                        "[geo_bounding_box] validation_method [{value}] is not supported (STRICT is)"
-                    )));
-                }
-            }
-            // Deprecated execution hint; both give the same result.
-            "type" => {}
-            name => {
-                if let Some((first, _)) = &field {
-                    return Err(SearchError::parsing(format!(
-                        "[geo_bounding_box] query doesn't support multiple fields, found [{first}] and [{name}]"
-                    )));
-                }
-                field = Some((name.to_string(), value));
-            }
-        }
-    }
-    let (field, params) = field.ok_or_else(|| {
-        SearchError::parsing(
-            "failed to parse [geo_bounding_box] query. field name expected but [null] found",
-        )
-    })?;
-    let params = params.as_object().ok_or_else(|| {
-        SearchError::parsing(format!(
-            "failed to parse [geo_bounding_box] query. expected an object for field [{field}]"
-        ))
-    })?;
-    let bbox = parse_box(params)?;
-    match ctx.leaf(&field) {
+/// The query for points of `field` in `area`: nothing for an unmapped
+/// field when `ignore_unmapped`, an error for any other field that is not
+/// a `geo_point`.
+fn geo_query(
+    ctx: &QueryContext<'_>,
+    field: &str,
+    ignore_unmapped: bool,
+    area: Area,
+    boost: f64,
+) -> Result<Box<dyn Query>> {
+    match ctx.leaf(field) {
         Some(leaf) if leaf.ty == FieldType::GeoPoint => {}
         None if ignore_unmapped => return Ok(Box::new(EmptyQuery)),
         None => {
@@ -120,139 +62,72 @@ pub fn geo_bounding_box(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn 
             )))
         }
     }
-    let query: Box<dyn Query> = Box::new(GeoBoxQuery { field, bbox });
-    boosted(query, body)
-}
-
-/// A corner or edge value: any geo_point form; a geohash picks `corner` of its cell.
-fn corner(name: &str, value: &Value, top: bool, left: bool) -> Result<GeoPoint> {
-    if let Some(hash) = value
-        .as_str()
-        .filter(|s| !s.contains(',') && !s.contains('('))
-    {
-        if let Some((bottom, north, west, east)) = geohash_cell(hash.trim()) {
-            return Ok(GeoPoint {
-                lat: if top { north } else { bottom },
-                lon: if left { west } else { east },
-            });
-        }
-    }
-    parse_point(value).map_err(|e| {
-        SearchError::parsing(format!("failed to parse [geo_bounding_box] [{name}]: {e}"))
-    })
-}
-
-fn edge(name: &str, value: &Value) -> Result<f64> {
-    value
-        .as_f64()
-        .or_else(|| value.as_str().and_then(|s| s.trim().parse().ok()))
-        .ok_or_else(|| {
-            SearchError::parsing(format!("[geo_bounding_box] [{name}] must be a number"))
-        })
-}
-
-fn parse_box(params: &Map<String, Value>) -> Result<BoundingBox> {
-    let (mut top, mut bottom, mut left, mut right) = (None, None, None, None);
-    for (key, value) in params {
-        match key.as_str() {
-            "top_left" => {
-                let p = corner(key, value, true, true)?;
-                (top, left) = (Some(p.lat), Some(p.lon));
-            }
-            "bottom_right" => {
-                let p = corner(key, value, false, false)?;
-                (bottom, right) = (Some(p.lat), Some(p.lon));
-            }
-            "top_right" => {
-                let p = corner(key, value, true, false)?;
-                (top, right) = (Some(p.lat), Some(p.lon));
-            }
-            "bottom_left" => {
-                let p = corner(key, value, false, true)?;
-                (bottom, left) = (Some(p.lat), Some(p.lon));
-            }
-            "top" => top = Some(edge(key, value)?),
-            "bottom" => bottom = Some(edge(key, value)?),
-            "left" => left = Some(edge(key, value)?),
-            "right" => right = Some(edge(key, value)?),
-            "wkt" => {
-                let [l, r, t, b] = parse_wkt_bbox(value)?;
-                (left, right, top, bottom) = (Some(l), Some(r), Some(t), Some(b));
-            }
-            other => {
-                return Err(SearchError::parsing(format!(
-                    "failed to parse [geo_bounding_box] query. unexpected field [{other}]"
-                )))
-            }
-        }
-    }
-    let (Some(top), Some(bottom), Some(left), Some(right)) = (top, bottom, left, right) else {
-        return Err(SearchError::parsing(
-            "failed to parse [geo_bounding_box] query. a bounding box needs its top, left, bottom and right edges",
-        ));
+    let query = GeoQuery {
+        field: field.to_string(),
+        area,
     };
-    for (what, v, limit) in [
-        ("top latitude", top, 90.0),
-        ("bottom latitude", bottom, 90.0),
-        ("left longitude", left, 180.0),
-        ("right longitude", right, 180.0),
-    ] {
-        if !v.is_finite() || v.abs() > limit {
-            return Err(SearchError::parsing(format!(
-                "illegal {what} value [{v}] for [geo_bounding_box]"
-            )));
-        }
-    }
-    if top < bottom {
-        return Err(SearchError::illegal(format!(
-            "top is below bottom corner: {top} vs. {bottom}"
-        )));
-    }
-    Ok(BoundingBox {
-        top,
-        bottom,
-        left,
-        right,
-    })
+    Ok(with_boost(Box::new(query), boost))
 }
 
-/// `BBOX (minLon, maxLon, maxLat, minLat)`.
-fn parse_wkt_bbox(value: &Value) -> Result<[f64; 4]> {
-    let fail = || SearchError::parsing(format!("[geo_bounding_box] malformed wkt [{value}]"));
-    let text = value.as_str().ok_or_else(fail)?.trim().to_ascii_uppercase();
-    let inner = text
-        .strip_prefix("BBOX")
-        .map(str::trim)
-        .and_then(|r| r.strip_prefix('('))
-        .and_then(|r| r.strip_suffix(')'))
-        .ok_or_else(fail)?;
-    let nums: Option<Vec<f64>> = inner.split(',').map(|p| p.trim().parse().ok()).collect();
-    match nums.as_deref() {
-        Some([l, r, t, b]) => Ok([*l, *r, *t, *b]),
-        _ => Err(fail()),
+/// Where a matching point lies.
+#[derive(Debug, Clone, Copy)]
+enum Area {
+    /// Inside a box, edges included.
+    Box(BoundingBox),
+    /// Within `distance` metres (inclusive) of `centre`.
+    Circle {
+        centre: GeoPoint,
+        distance: f64,
+        kind: DistanceType,
+    },
+}
+
+impl Area {
+    fn contains(&self, p: GeoPoint) -> bool {
+        match self {
+            Area::Box(bbox) => bbox.contains(p),
+            Area::Circle {
+                centre,
+                distance,
+                kind,
+            } => kind.metres(*centre, p) <= *distance,
+        }
+    }
+
+    /// True when the area holds every valid point.
+    fn covers_world(&self) -> bool {
+        matches!(self, Area::Box(bbox) if bbox.covers_world())
+    }
+
+    /// The query's name, for explanations.
+    fn name(&self) -> &'static str {
+        match self {
+            Area::Box(_) => "geo_bounding_box",
+            Area::Circle { .. } => "geo_distance",
+        }
     }
 }
 
 #[derive(Debug, Clone)]
-struct GeoBoxQuery {
+struct GeoQuery {
     field: String,
-    bbox: BoundingBox,
+    area: Area,
 }
 
-impl Query for GeoBoxQuery {
+impl Query for GeoQuery {
     fn weight(&self, _scoring: EnableScoring<'_>) -> tantivy::Result<Box<dyn Weight>> {
         Ok(Box::new(self.clone()))
     }
 }
 
-impl Weight for GeoBoxQuery {
+impl Weight for GeoQuery {
     fn scorer(&self, reader: &SegmentReader, boost: Score) -> tantivy::Result<Box<dyn Scorer>> {
         let mut matching = BitSet::with_max_value(reader.max_doc());
         let columns = PointColumns::open(reader, &self.field)
             .map_err(|e| tantivy::TantivyError::InternalError(e.to_string()))?;
-        // Indexing stores only valid points, so a box over the whole world
-        // matches exactly the documents with a point.
-        let world = self.bbox.covers_world();
+        // Indexing stores only valid points, so an area over the whole
+        // world matches exactly the documents with a point.
+        let world = self.area.covers_world();
         if let Some(columns) = columns {
             if world && columns.one_per_doc() {
                 return Ok(all_docs(reader, boost));
@@ -261,7 +136,7 @@ impl Weight for GeoBoxQuery {
                 let hit = if world {
                     columns.has_point(doc)
                 } else {
-                    columns.points(doc).any(|p| self.bbox.contains(p))
+                    columns.points(doc).any(|p| self.area.contains(p))
                 };
                 if hit {
                     matching.insert(doc);
@@ -275,42 +150,6 @@ impl Weight for GeoBoxQuery {
     }
 
     fn explain(&self, reader: &SegmentReader, doc: DocId) -> tantivy::Result<Explanation> {
-        explain_filter(self, reader, doc, "geo_bounding_box")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn world_boxes() {
-        let b = |top, left, bottom, right| BoundingBox {
-            top,
-            bottom,
-            left,
-            right,
-        };
-        let world = b(90.0, -180.0, -90.0, 180.0);
-        assert!(world.covers_world());
-        for lat in [-90.0, -0.0, 0.0, 90.0] {
-            for lon in [-180.0, -0.5, 0.0, 179.5, 180.0] {
-                assert!(world.contains(GeoPoint { lat, lon }));
-            }
-        }
-        // Each of these misses some valid point.
-        for (not_world, missed) in [
-            (b(89.9, -180.0, -90.0, 180.0), (90.0, 0.0)),
-            (b(90.0, -180.0, -89.9, 180.0), (-90.0, 0.0)),
-            (b(90.0, -179.9, -90.0, 180.0), (0.0, -180.0)),
-            (b(90.0, -180.0, -90.0, 179.9), (0.0, 180.0)),
-            // Crossing the date line always leaves a gap between valid edges.
-            (b(90.0, 0.0, -90.0, -180.0), (0.0, -90.0)),
-            (b(90.0, 180.0, -90.0, 179.9), (0.0, 179.95)),
-        ] {
-            assert!(!not_world.covers_world(), "{not_world:?}");
-            let (lat, lon) = missed;
-            assert!(!not_world.contains(GeoPoint { lat, lon }), "{not_world:?}");
-        }
+        explain_filter(self, reader, doc, self.area.name())
     }
 }

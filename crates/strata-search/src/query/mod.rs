@@ -12,15 +12,18 @@
 //! - `full_text`: `match`, `match_phrase`, `multi_match`.
 //! - `term_level`: `term`, `terms`, `range`, `exists`, `prefix`, `wildcard`, `ids`.
 //! - `regexp`: `regexp` and `query_string`'s `/.../`, Lucene's regular
-//!   expressions run on the term dictionary.
-//! - `geo`: `geo_bounding_box` over geo_point columns; `geo_distance`.
+//!   expressions run on the term dictionary; `term_options`: the parsed
+//!   options (`rewrite`, flags, fuzziness) of the multi-term queries.
+//! - `geo`: `geo_bounding_box` and `geo_distance` over geo_point columns;
+//!   `geo_shape`: the box and distance they match points against.
 //! - `nested`: the `nested` query and the document levels (root or one
 //!   nested object's documents) every search is narrowed to.
 //! - `fuzzy`, `dis_max`, `prefix_match` (`match_phrase_prefix`,
 //!   `match_bool_prefix`).
 //! - `query_string`: the Lucene syntax (Kibana, `q=`).
 //! - `simple_query_string`: the forgiving syntax, which never fails on text.
-//! - `text_syntax`: the tree `query_string` parses into, over resolved fields.
+//! - `text_syntax`: the tree `query_string` parses into, over resolved fields;
+//!   `text_params`: the field lists and flags of the query-text queries.
 //! - `terms`: values to tantivy terms.
 //! - `context`, `params`, `filter`: the leaves every translator uses (the
 //!   [`QueryContext`], parameter parsing, filter scorers). A compound
@@ -38,7 +41,7 @@ mod filter;
 mod full_text;
 mod fuzzy;
 mod geo;
-mod geo_distance;
+mod geo_shape;
 pub(crate) mod ip_range;
 pub mod nested;
 pub(crate) mod params;
@@ -48,7 +51,9 @@ mod regexp;
 pub(crate) mod segment_cache;
 pub mod simple_query_string;
 mod term_level;
+mod term_options;
 pub mod terms;
+mod text_params;
 mod text_syntax;
 pub(crate) mod zone_map;
 
@@ -95,6 +100,16 @@ fn translate(ctx: &QueryContext<'_>, query: &QueryAst<'_>, depth: usize) -> Resu
         QueryAst::Ids(q) => term_level::ids(ctx, q),
         QueryAst::Exists(q) => term_level::exists(ctx, q),
         QueryAst::Range(q) => term_level::range(ctx, q),
+        QueryAst::MatchPhrasePrefix(q) => prefix_match::match_phrase_prefix(ctx, q),
+        QueryAst::MatchBoolPrefix(q) => prefix_match::match_bool_prefix(ctx, q),
+        QueryAst::GeoBoundingBox(q) => geo::geo_bounding_box(ctx, q),
+        QueryAst::GeoDistance(q) => geo::geo_distance(ctx, q),
+        QueryAst::QueryString(q) => query_string::build(ctx, q),
+        QueryAst::SimpleQueryString(q) => simple_query_string::build(ctx, q),
+        QueryAst::Prefix(q) => term_level::prefix(ctx, q),
+        QueryAst::Wildcard(q) => term_level::wildcard(ctx, q),
+        QueryAst::Regexp(q) => regexp::regexp(ctx, q),
+        QueryAst::Fuzzy(q) => fuzzy::fuzzy(ctx, q),
         QueryAst::Raw { kind, body } => raw(ctx, *kind, body, depth),
     }
 }
@@ -107,16 +122,6 @@ fn raw(
     depth: usize,
 ) -> Result<Box<dyn Query>> {
     match kind {
-        RawKind::Prefix => term_level::prefix(ctx, body),
-        RawKind::Wildcard => term_level::wildcard(ctx, body),
-        RawKind::Regexp => regexp::regexp(ctx, body),
-        RawKind::GeoBoundingBox => geo::geo_bounding_box(ctx, body),
-        RawKind::GeoDistance => geo_distance::geo_distance(ctx, body),
-        RawKind::Fuzzy => fuzzy::fuzzy(ctx, body),
-        RawKind::MatchPhrasePrefix => prefix_match::match_phrase_prefix(ctx, body),
-        RawKind::MatchBoolPrefix => prefix_match::match_bool_prefix(ctx, body),
-        RawKind::QueryString => query_string::build(ctx, body),
-        RawKind::SimpleQueryString => simple_query_string::build(ctx, body),
         RawKind::ScriptScore => crate::script::score::script_score(ctx, body, depth, build_nested),
         RawKind::FunctionScore => {
             crate::script::score::function_score(ctx, body, depth, build_nested)

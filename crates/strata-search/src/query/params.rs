@@ -52,11 +52,6 @@ pub(crate) fn check_params(
     Ok(())
 }
 
-/// Applies a `boost` parameter.
-pub(crate) fn boosted(query: Box<dyn Query>, params: &Value) -> Result<Box<dyn Query>> {
-    Ok(with_boost(query, boost_of(params)?))
-}
-
 /// `query` boosted by `boost` (itself at 1.0).
 pub(crate) fn with_boost(query: Box<dyn Query>, boost: f64) -> Box<dyn Query> {
     if boost == 1.0 {
@@ -64,11 +59,6 @@ pub(crate) fn with_boost(query: Box<dyn Query>, boost: f64) -> Box<dyn Query> {
     } else {
         Box::new(BoostQuery::new(query, boost as f32))
     }
-}
-
-/// Resolves `minimum_should_match` (`2`, `"75%"`, `"-1"`, `"-25%"`) for `optional` clauses.
-pub(crate) fn minimum_should_match(value: &Value, optional: usize) -> Result<usize> {
-    MinimumShouldMatch::parse(value)?.resolve(optional)
 }
 
 /// `{"field": value}` or `{"field": {"value": v, ...}}` as (value, params).

@@ -11,12 +11,13 @@ use tantivy::query::{
 use tantivy::schema::IndexRecordOption;
 use tantivy::Term;
 
-use super::ast::{ExistsAst, IdsAst, RangeAst, RangeBound, TermAst, TermsAst};
+use super::ast::{ExistsAst, IdsAst, PatternAst, RangeAst, RangeBound, TermAst, TermsAst};
 use super::context::QueryContext;
 use super::date_range::DateRangeQuery;
 use super::ip_range::{self, IpRangeQuery};
-use super::params::{boosted, single_field, value_and_params, with_boost};
-use super::regexp::{escape, string_field, term_regex, MultiTermOptions};
+use super::params::with_boost;
+use super::regexp::{escape, string_field, term_regex};
+use super::term_options::MultiTermOptions;
 use super::terms::{bound_value, exact_term, typed_term};
 use crate::error::{Result, SearchError};
 use crate::mapping::date::DateFormat;
@@ -308,20 +309,12 @@ fn integer_bound(b: Bound<FieldValue>, lower: bool) -> Bound<FieldValue> {
     })))
 }
 
-fn string_param<'a>(kind: &str, params: &'a Value) -> Result<(&'a str, &'a Value)> {
-    let (value, params) =
-        value_and_params(kind, params, &["value", "rewrite", "case_insensitive"])?;
-    let s = value
-        .as_str()
-        .ok_or_else(|| SearchError::parsing(format!("[{kind}] value must be a string")))?;
-    Ok((s, params))
-}
-
-pub fn prefix(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
-    let (field, params) = single_field("prefix", body)?;
-    let (value, params) = string_param("prefix", params)?;
-    let options = MultiTermOptions::parse("prefix", params)?;
-    boosted(prefix_on(ctx, field, value, options)?, params)
+/// Translates a `prefix` node.
+pub fn prefix(ctx: &QueryContext<'_>, q: &PatternAst<'_>) -> Result<Box<dyn Query>> {
+    Ok(with_boost(
+        prefix_on(ctx, q.field, q.value, q.options)?,
+        q.boost,
+    ))
 }
 
 /// Terms of `field` starting with `value`.
@@ -339,14 +332,12 @@ pub(crate) fn prefix_on(
     term_regex(ctx, target, field, &pattern, options, "prefix")
 }
 
-pub fn wildcard(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
-    let (field, params) = single_field("wildcard", body)?;
-    let (value, params) = match params.get("wildcard") {
-        Some(Value::String(s)) => (s.as_str(), params),
-        _ => string_param("wildcard", params)?,
-    };
-    let options = MultiTermOptions::parse("wildcard", params)?;
-    boosted(wildcard_on(ctx, field, value, options)?, params)
+/// Translates a `wildcard` node.
+pub fn wildcard(ctx: &QueryContext<'_>, q: &PatternAst<'_>) -> Result<Box<dyn Query>> {
+    Ok(with_boost(
+        wildcard_on(ctx, q.field, q.value, q.options)?,
+        q.boost,
+    ))
 }
 
 /// Terms of `field` matching the `*`/`?` pattern `value`.

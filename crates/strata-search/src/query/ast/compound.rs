@@ -3,10 +3,12 @@
 //! Each parses its sub-queries at the next nesting level through the
 //! parser it is given (`Sub`), and the nodes are generic over the query
 //! type they hold, so this module does not import the tree it is part of.
+//! A sub-query's parse error gets the key (and index) it was found at
+//! (see `SearchError::InQuery`).
 
 use serde_json::Value;
 
-use crate::error::{Result, SearchError};
+use crate::error::{QueryStep, Result, SearchError};
 use crate::query::params::{boost_of, check_params, MinimumShouldMatch};
 
 /// The parser of a sub-query found at a nesting level (the dispatcher).
@@ -114,19 +116,37 @@ fn clauses<'a, Q>(
     let one = |q: &'a Value| parse(q, depth).map_err(|e| wrap_clause_error(name, e));
     match value {
         None => Ok(Vec::new()),
-        Some(Value::Array(items)) => items.iter().map(one).collect(),
-        Some(q @ Value::Object(_)) => Ok(vec![one(q)?]),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, q)| one(q).map_err(|e| at_index(name, i, e)))
+            .collect(),
+        Some(q @ Value::Object(_)) => Ok(vec![one(q).map_err(|e| at_key(name, e))?]),
         Some(other) => Err(SearchError::parsing(format!(
             "[bool] clause malformed: {other}"
         ))),
     }
 }
 
+/// A sub-query's error found under `key`.
+fn at_key(key: &str, e: SearchError) -> SearchError {
+    e.in_query(QueryStep::Key(key.to_string()))
+}
+
+/// A sub-query's error found at `index` of the array under `key`.
+fn at_index(key: &str, index: usize, e: SearchError) -> SearchError {
+    at_key(key, e.in_query(QueryStep::Index(index)))
+}
+
 /// A `bool` clause's parse error wrapped as Elasticsearch's `ObjectParser`
-/// does; other errors (the shard's, the nesting limit's, Strata's
-/// `illegal_argument_exception`s) as they are.
+/// does (inside the path it carries); other errors (the shard's, the
+/// nesting limit's, Strata's `illegal_argument_exception`s) as they are.
 pub(crate) fn wrap_clause_error(name: &str, e: SearchError) -> SearchError {
     match e {
+        SearchError::InQuery { path, error } => SearchError::InQuery {
+            path,
+            error: Box::new(wrap_clause_error(name, *error)),
+        },
         SearchError::Parsing(_) | SearchError::FieldParse { .. } => {
             SearchError::field_parse("bool", name, e)
         }
@@ -185,7 +205,7 @@ pub(super) fn constant_score<'a, Q>(
         .get("filter")
         .ok_or_else(|| SearchError::parsing("[constant_score] requires a 'filter' element"))?;
     Ok(ConstantScoreNode {
-        filter: Box::new(parse(filter, depth)?),
+        filter: Box::new(parse(filter, depth).map_err(|e| at_key("filter", e))?),
         // A boost that is not a number is taken as 1.
         boost: params.get("boost").and_then(Value::as_f64).unwrap_or(1.0),
     })
@@ -207,9 +227,10 @@ pub(super) fn dis_max<'a, Q>(
     let queries: Vec<Q> = match params.get("queries") {
         Some(Value::Array(items)) => items
             .iter()
-            .map(|q| parse(q, depth))
+            .enumerate()
+            .map(|(i, q)| parse(q, depth).map_err(|e| at_index("queries", i, e)))
             .collect::<Result<_>>()?,
-        Some(q @ Value::Object(_)) => vec![parse(q, depth)?],
+        Some(q @ Value::Object(_)) => vec![parse(q, depth).map_err(|e| at_key("queries", e))?],
         Some(other) => {
             return Err(SearchError::parsing(format!(
                 "[dis_max] queries malformed: {other}"
@@ -284,7 +305,7 @@ pub(super) fn nested<'a, Q>(
     }
     Ok(NestedNode {
         path,
-        query: Box::new(parse(query, depth)?),
+        query: Box::new(parse(query, depth).map_err(|e| at_key("query", e))?),
         score_mode,
         ignore_unmapped,
         boost: boost_of(body)?,

@@ -1,11 +1,14 @@
 //! The full-text queries with a typed node: `match`, `match_phrase`,
-//! `multi_match`. The query text stays the JSON value written (a string,
-//! or a number or boolean a non-text field takes as its exact value).
+//! `multi_match`, `match_phrase_prefix`, `match_bool_prefix`. The query
+//! text of the first three stays the JSON value written (a string, or a
+//! number or boolean a non-text field takes as its exact value); the
+//! prefix queries take it as text.
 
 use serde_json::Value;
 
 use crate::error::{Result, SearchError};
 use crate::query::params::{boost_of, check_params, single_field, MinimumShouldMatch};
+use crate::query::term_options::{Fuzziness, FuzzyOptions};
 
 /// `match`.
 #[derive(Debug)]
@@ -102,19 +105,9 @@ pub(super) fn match_query(body: &Value) -> Result<MatchAst<'_>> {
             )));
         }
     }
-    let and = match opts
-        .get("operator")
-        .and_then(Value::as_str)
-        .map(str::to_ascii_lowercase)
-    {
+    let and = match opts.get("operator").and_then(Value::as_str) {
         None => false,
-        Some(op) if op == "or" => false,
-        Some(op) if op == "and" => true,
-        Some(op) => {
-            return Err(SearchError::parsing(format!(
-                "[match] unknown operator [{op}]"
-            )))
-        }
+        Some(op) => is_and("match", &op.to_ascii_lowercase())?,
     };
     Ok(MatchAst {
         field,
@@ -203,5 +196,185 @@ pub(super) fn multi_match(body: &Value) -> Result<MultiMatchAst<'_>> {
             .unwrap_or(0.0) as f32,
         slop: opts.get("slop").and_then(Value::as_u64).unwrap_or(0) as u32,
         boost: boost_of(body)?,
+    })
+}
+
+/// `operator`: true for `and`, false for `or` (either case).
+fn is_and(kind: &str, op: &str) -> Result<bool> {
+    if op.eq_ignore_ascii_case("and") {
+        Ok(true)
+    } else if op.eq_ignore_ascii_case("or") {
+        Ok(false)
+    } else {
+        Err(SearchError::parsing(format!(
+            "[{kind}] unknown operator [{op}]"
+        )))
+    }
+}
+
+/// Elasticsearch's default `max_expansions` of a prefix query's last term.
+const MAX_EXPANSIONS: u64 = 50;
+
+/// What a query whose text analyzes to no term matches (`zero_terms_query`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ZeroTerms {
+    /// Nothing (the default).
+    None,
+    /// Every document.
+    All,
+}
+
+/// `match_phrase_prefix`.
+#[derive(Debug)]
+pub(crate) struct MatchPhrasePrefixAst<'a> {
+    pub field: &'a str,
+    pub text: String,
+    pub slop: u64,
+    /// The most terms the last term expands to.
+    pub max_expansions: u64,
+    pub zero_terms: ZeroTerms,
+    pub boost: f64,
+}
+
+/// `match_bool_prefix`.
+#[derive(Debug)]
+pub(crate) struct MatchBoolPrefixAst<'a> {
+    pub field: &'a str,
+    pub text: String,
+    /// `operator: and`.
+    pub and: bool,
+    pub minimum_should_match: Option<MinimumShouldMatch>,
+    /// Every term but the last is fuzzy when set.
+    pub fuzziness: Option<Fuzziness>,
+    pub fuzzy: FuzzyOptions,
+    /// The most terms the last term expands to.
+    pub max_expansions: u64,
+    pub boost: f64,
+}
+
+/// The field, query text and params of a prefix query, its params checked
+/// against `allowed` and its `analyzer`. The text is a string, or a number
+/// or boolean as JSON; a list or an object is refused as Elasticsearch's
+/// parser refuses the token.
+fn prefix_text<'a>(
+    kind: &str,
+    body: &'a Value,
+    allowed: &[&str],
+) -> Result<(&'a str, String, &'a Value)> {
+    let (field, params) = single_field(kind, body)?;
+    let (query, opts) = query_and_params(kind, params)?;
+    let text = match query {
+        Value::String(s) => s.clone(),
+        Value::Number(_) | Value::Bool(_) => query.to_string(),
+        other => {
+            return Err(SearchError::parsing(format!(
+                "[{kind}] unknown token [{}] after [query]",
+                if other.is_array() {
+                    "START_ARRAY"
+                } else {
+                    "START_OBJECT"
+                }
+            )))
+        }
+    };
+    check(kind, opts, allowed)?;
+    check_analyzer(kind, opts)?;
+    Ok((field, text, opts))
+}
+
+/// `analyzer`: only the standard one is supported.
+fn check_analyzer(kind: &str, opts: &Value) -> Result<()> {
+    match opts.get("analyzer").and_then(Value::as_str) {
+        None | Some("standard") | Some("default") => Ok(()),
+        Some(a) => Err(SearchError::illegal(format!(
+            "[{kind}] analyzer [{a}] is not supported"
+        ))),
+    }
+}
+
+/// The non-negative integer `key` of `opts`, `default` when absent.
+fn count(kind: &str, opts: &Value, key: &str, default: u64) -> Result<u64> {
+    match opts.get(key) {
+        None => Ok(default),
+        Some(v) => v
+            .as_u64()
+            .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+            .ok_or_else(|| {
+                SearchError::parsing(format!(
+                    "[{kind}] [{key}] must be a non-negative integer, got [{v}]"
+                ))
+            }),
+    }
+}
+
+pub(super) fn match_phrase_prefix(body: &Value) -> Result<MatchPhrasePrefixAst<'_>> {
+    const KIND: &str = "match_phrase_prefix";
+    let (field, text, opts) = prefix_text(
+        KIND,
+        body,
+        &[
+            "query",
+            "slop",
+            "max_expansions",
+            "analyzer",
+            "zero_terms_query",
+        ],
+    )?;
+    let zero_terms = match opts.get("zero_terms_query").and_then(Value::as_str) {
+        None => ZeroTerms::None,
+        Some(z) if z.eq_ignore_ascii_case("none") => ZeroTerms::None,
+        Some(z) if z.eq_ignore_ascii_case("all") => ZeroTerms::All,
+        Some(z) => {
+            return Err(SearchError::parsing(format!(
+                "[{KIND}] unsupported zero_terms_query value [{z}]"
+            )))
+        }
+    };
+    Ok(MatchPhrasePrefixAst {
+        field,
+        text,
+        slop: count(KIND, opts, "slop", 0)?,
+        max_expansions: count(KIND, opts, "max_expansions", MAX_EXPANSIONS)?,
+        zero_terms,
+        boost: boost_of(opts)?,
+    })
+}
+
+pub(super) fn match_bool_prefix(body: &Value) -> Result<MatchBoolPrefixAst<'_>> {
+    const KIND: &str = "match_bool_prefix";
+    let (field, text, opts) = prefix_text(
+        KIND,
+        body,
+        &[
+            "query",
+            "operator",
+            "minimum_should_match",
+            "fuzziness",
+            "prefix_length",
+            "max_expansions",
+            "fuzzy_transpositions",
+            "fuzzy_rewrite",
+            "analyzer",
+        ],
+    )?;
+    let and = match opts.get("operator").and_then(Value::as_str) {
+        None => false,
+        Some(op) => is_and(KIND, op)?,
+    };
+    let fuzziness = opts
+        .get("fuzziness")
+        .map(|f| Fuzziness::parse(KIND, f))
+        .transpose()?;
+    let mut fuzzy = FuzzyOptions::default();
+    fuzzy.read(KIND, opts, true)?;
+    Ok(MatchBoolPrefixAst {
+        field,
+        text,
+        and,
+        minimum_should_match: MinimumShouldMatch::of(opts, "minimum_should_match")?,
+        fuzziness,
+        fuzzy,
+        max_expansions: count(KIND, opts, "max_expansions", MAX_EXPANSIONS)?,
+        boost: boost_of(opts)?,
     })
 }

@@ -9,6 +9,9 @@
 //! not parse (wrapped in `[bool] failed to parse field [must]`), and
 //! nesting deeper than [`MAX_NESTED_DEPTH`] (an error, never a deep
 //! stack: the parser recurses once per level and stops at the limit).
+//! A parse error carries the path of the query it was found in, from
+//! the query object down (`bool.must[1].range.ts`, see
+//! `SearchError::InQuery`), so the reply can place it in the request.
 //! What depends on the index (a field's type, its analyzer, runtime
 //! fields, nested paths) is checked when the tree is translated.
 //!
@@ -18,8 +21,11 @@
 //!
 //! One file per family: `compound` (`bool`, `constant_score`, `dis_max`,
 //! `match_all`, `match_none`, `nested`), `term_level` (`term`, `terms`,
-//! `ids`, `exists`, `range`), `full_text` (`match`, `match_phrase`,
-//! `multi_match`).
+//! `ids`, `exists`, `range`), `multi_term` (`prefix`, `wildcard`,
+//! `regexp`, `fuzzy`), `full_text` (`match`, `match_phrase`,
+//! `multi_match`, `match_phrase_prefix`, `match_bool_prefix`), `geo`
+//! (`geo_bounding_box`, `geo_distance`), `text_query` (`query_string`,
+//! `simple_query_string`).
 //!
 //! Transitional: the queries in [`RawKind`] are still translated from
 //! their JSON body (checked here only for their kind), by translators
@@ -28,9 +34,12 @@
 
 mod compound;
 mod full_text;
+mod geo;
+mod multi_term;
 mod term_level;
 #[cfg(test)]
 mod tests;
+mod text_query;
 
 pub(crate) use compound::wrap_clause_error;
 pub use compound::ScoreMode;
@@ -43,14 +52,20 @@ pub(crate) type ConstantScore<'a> = compound::ConstantScoreNode<QueryAst<'a>>;
 pub(crate) type DisMax<'a> = compound::DisMaxNode<QueryAst<'a>>;
 /// `nested`, over parsed queries.
 pub(crate) type NestedAst<'a> = compound::NestedNode<'a, QueryAst<'a>>;
-pub(crate) use full_text::{text_of, MatchAst, MatchPhraseAst, MultiMatchAst, MultiMatchType};
+pub(crate) use full_text::{
+    text_of, MatchAst, MatchBoolPrefixAst, MatchPhraseAst, MatchPhrasePrefixAst, MultiMatchAst,
+    MultiMatchType, ZeroTerms,
+};
+pub(crate) use geo::{GeoBoxAst, GeoDistanceAst};
+pub(crate) use multi_term::{FuzzyAst, PatternAst, RegexpAst};
 pub(crate) use term_level::{ExistsAst, IdsAst, RangeAst, RangeBound, TermAst, TermsAst};
+pub(crate) use text_query::{QueryStringAst, SimpleQueryStringAst, TextParams};
 
 use serde_json::Value;
 use tantivy::query::Query;
 
 use super::context::{QueryContext, MAX_NESTED_DEPTH};
-use crate::error::{Result, SearchError};
+use crate::error::{QueryStep, Result, SearchError};
 
 /// The translator of a parsed query found inside another at nesting level
 /// `depth`: the dispatcher in `query/mod.rs`, passed down to the compound
@@ -88,6 +103,26 @@ pub(crate) enum QueryAst<'a> {
     MatchPhrase(MatchPhraseAst<'a>),
     /// `multi_match`.
     MultiMatch(MultiMatchAst<'a>),
+    /// `match_phrase_prefix`.
+    MatchPhrasePrefix(MatchPhrasePrefixAst<'a>),
+    /// `match_bool_prefix`.
+    MatchBoolPrefix(MatchBoolPrefixAst<'a>),
+    /// `geo_bounding_box`.
+    GeoBoundingBox(GeoBoxAst<'a>),
+    /// `geo_distance`.
+    GeoDistance(GeoDistanceAst<'a>),
+    /// `query_string`.
+    QueryString(QueryStringAst<'a>),
+    /// `simple_query_string`.
+    SimpleQueryString(SimpleQueryStringAst<'a>),
+    /// `prefix`.
+    Prefix(PatternAst<'a>),
+    /// `wildcard`.
+    Wildcard(PatternAst<'a>),
+    /// `regexp`.
+    Regexp(RegexpAst<'a>),
+    /// `fuzzy`.
+    Fuzzy(FuzzyAst<'a>),
     /// Transitional: a query whose translator still reads its JSON body.
     Raw { kind: RawKind, body: &'a Value },
 }
@@ -95,16 +130,6 @@ pub(crate) enum QueryAst<'a> {
 /// The queries still translated from their JSON body (see the module doc).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum RawKind {
-    Prefix,
-    Wildcard,
-    Regexp,
-    Fuzzy,
-    GeoBoundingBox,
-    GeoDistance,
-    MatchPhrasePrefix,
-    MatchBoolPrefix,
-    QueryString,
-    SimpleQueryString,
     ScriptScore,
     FunctionScore,
     Script,
@@ -113,16 +138,6 @@ pub(crate) enum RawKind {
 impl RawKind {
     fn of(name: &str) -> Option<RawKind> {
         Some(match name {
-            "prefix" => RawKind::Prefix,
-            "wildcard" => RawKind::Wildcard,
-            "regexp" => RawKind::Regexp,
-            "fuzzy" => RawKind::Fuzzy,
-            "geo_bounding_box" => RawKind::GeoBoundingBox,
-            "geo_distance" => RawKind::GeoDistance,
-            "match_phrase_prefix" => RawKind::MatchPhrasePrefix,
-            "match_bool_prefix" => RawKind::MatchBoolPrefix,
-            "query_string" => RawKind::QueryString,
-            "simple_query_string" => RawKind::SimpleQueryString,
             "script_score" => RawKind::ScriptScore,
             "function_score" => RawKind::FunctionScore,
             "script" => RawKind::Script,
@@ -155,8 +170,17 @@ pub(crate) fn parse(query: &Value, depth: usize) -> Result<QueryAst<'_>> {
             )))
         }
     };
-    let inner = depth + 1;
-    Ok(match kind.as_str() {
+    match parse_kind(kind, body, depth + 1) {
+        Ok(Some(parsed)) => Ok(parsed),
+        Ok(None) => Err(SearchError::parsing(format!("unknown query [{kind}]"))),
+        Err(e) => Err(located(kind, body, e)),
+    }
+}
+
+/// The `kind` query of body `body`, its sub-queries at level `inner`;
+/// `None` for a kind the DSL does not have.
+fn parse_kind<'a>(kind: &str, body: &'a Value, inner: usize) -> Result<Option<QueryAst<'a>>> {
+    Ok(Some(match kind {
         "match_all" => QueryAst::MatchAll {
             boost: compound::match_all(body)?,
         },
@@ -176,9 +200,56 @@ pub(crate) fn parse(query: &Value, depth: usize) -> Result<QueryAst<'_>> {
         "match" => QueryAst::Match(full_text::match_query(body)?),
         "match_phrase" => QueryAst::MatchPhrase(full_text::match_phrase(body)?),
         "multi_match" => QueryAst::MultiMatch(full_text::multi_match(body)?),
+        "match_phrase_prefix" => QueryAst::MatchPhrasePrefix(full_text::match_phrase_prefix(body)?),
+        "match_bool_prefix" => QueryAst::MatchBoolPrefix(full_text::match_bool_prefix(body)?),
+        "geo_bounding_box" => QueryAst::GeoBoundingBox(geo::geo_bounding_box(body)?),
+        "geo_distance" => QueryAst::GeoDistance(geo::geo_distance(body)?),
+        "query_string" => QueryAst::QueryString(text_query::query_string(body)?),
+        "simple_query_string" => {
+            QueryAst::SimpleQueryString(text_query::simple_query_string(body)?)
+        }
+        "prefix" => QueryAst::Prefix(multi_term::prefix(body)?),
+        "wildcard" => QueryAst::Wildcard(multi_term::wildcard(body)?),
+        "regexp" => QueryAst::Regexp(multi_term::regexp(body)?),
+        "fuzzy" => QueryAst::Fuzzy(multi_term::fuzzy(body)?),
         other => match RawKind::of(other) {
             Some(kind) => QueryAst::Raw { kind, body },
-            None => return Err(SearchError::parsing(format!("unknown query [{other}]"))),
+            None => return Ok(None),
         },
-    })
+    }))
+}
+
+/// The queries on one field, written `{"kind": {"field": ...}}`.
+const ON_ONE_FIELD: [&str; 11] = [
+    "term",
+    "terms",
+    "range",
+    "match",
+    "match_phrase",
+    "match_phrase_prefix",
+    "match_bool_prefix",
+    "prefix",
+    "wildcard",
+    "regexp",
+    "fuzzy",
+];
+
+/// A parse error of the `kind` query of body `body`, placed at the query
+/// (and at its field, for a query on one field).
+fn located(kind: &str, body: &Value, e: SearchError) -> SearchError {
+    let field = body
+        .as_object()
+        .filter(|_| ON_ONE_FIELD.contains(&kind))
+        .and_then(|obj| {
+            let mut fields = obj.keys().filter(|k| *k != "boost" && *k != "_name");
+            match (fields.next(), fields.next()) {
+                (Some(f), None) => Some(f),
+                _ => None,
+            }
+        });
+    let e = match field {
+        Some(f) => e.in_query(QueryStep::Key(f.clone())),
+        None => e,
+    };
+    e.in_query(QueryStep::Key(kind.to_string()))
 }

@@ -17,23 +17,13 @@ mod parser;
 
 pub(crate) use lexer::auto_fuzziness;
 
-use serde_json::Value;
 use tantivy::query::Query;
 
-use super::regexp::{FuzzyOptions, MultiTermOptions};
-use super::text_syntax::{self, resolve_fields, FieldSpec, Options};
+use super::ast::QueryStringAst;
+use super::text_syntax::{self, Options};
 use crate::error::{Result, SearchError};
 use crate::query::context::QueryContext;
-use crate::query::params::{boosted, minimum_should_match};
-
-/// Parameters accepted and without effect here, each for a reason: the
-/// standard analyzer makes no synonyms and removes no stop words (so no
-/// position gaps), and `escape` has no effect in Elasticsearch either.
-const ACCEPTED: &[&str] = &[
-    "auto_generate_synonyms_phrase_query",
-    "enable_position_increments",
-    "escape",
-];
+use crate::query::params::with_boost;
 
 /// A query text that is one range on one named field (`f:[a TO b]`,
 /// `f:{a TO *]`, `f:>=5`) and nothing else.
@@ -76,105 +66,30 @@ pub(crate) fn lone_range(text: &str) -> Option<LoneRange> {
     })
 }
 
-/// Builds a `query_string` query.
-pub fn build(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
-    let params = body.as_object().ok_or_else(|| {
-        SearchError::parsing("[query_string] query malformed, no start_object after query name")
-    })?;
-    let mut query = None;
-    let mut default_field = None;
-    let mut fields = None;
-    let mut opts = Options {
-        default_fields: Vec::new(),
-        all_fields: false,
-        default_and: false,
-        lenient: false,
-        analyze_wildcard: false,
-        phrase_slop: 0,
-        tie_breaker: 0.0,
-        time_zone: None,
-        // `rewrite`, `max_determinized_states` (checked again below).
-        multi_term: MultiTermOptions::parse("query_string", body)?,
-        fuzzy: FuzzyOptions::default(),
-        leading_wildcard: true,
+/// Translates a `query_string` node: its text parsed by Lucene's syntax
+/// (a syntax error is a `query_shard_exception`), over its fields
+/// resolved against the mapping.
+pub fn build(ctx: &QueryContext<'_>, q: &QueryStringAst<'_>) -> Result<Box<dyn Query>> {
+    let specs = &q.text.fields;
+    let opts = Options {
+        phrase_slop: q.phrase_slop,
+        tie_breaker: q.tie_breaker,
+        time_zone: q.time_zone.clone(),
+        multi_term: q.multi_term,
+        leading_wildcard: q.leading_wildcard,
+        ..Options::of(ctx, &q.text, specs.len() == 1 && specs[0].name == "*")
     };
-    let mut msm = None;
-    for (key, v) in params {
-        let unsupported = || {
-            SearchError::parsing(format!(
-                "[query_string] query does not support [{key}] with value [{v}]"
-            ))
-        };
-        match key.as_str() {
-            "query" => query = Some(v.as_str().ok_or_else(unsupported)?),
-            "default_field" => default_field = Some(v.as_str().ok_or_else(unsupported)?),
-            "fields" => fields = Some(FieldSpec::parse_list("query_string", v)?),
-            "default_operator" => opts.default_and = and_operator("query_string", v)?,
-            "lenient" => opts.lenient = v.as_bool().ok_or_else(unsupported)?,
-            "analyze_wildcard" => opts.analyze_wildcard = v.as_bool().ok_or_else(unsupported)?,
-            "phrase_slop" => opts.phrase_slop = v.as_u64().ok_or_else(unsupported)? as u32,
-            "tie_breaker" => opts.tie_breaker = v.as_f64().ok_or_else(unsupported)? as f32,
-            "time_zone" => opts.time_zone = Some(v.as_str().ok_or_else(unsupported)?.to_string()),
-            "minimum_should_match" => msm = Some(v),
-            "type" => match v.as_str() {
-                Some("best_fields") => {}
-                Some("most_fields") => opts.tie_breaker = 1.0,
-                _ => {
-                    return Err(SearchError::illegal(format!(
-                    "[query_string] type [{v}] is not supported (best_fields and most_fields are)"
-                )))
-                }
-            },
-            "allow_leading_wildcard" => {
-                opts.leading_wildcard = v.as_bool().ok_or_else(unsupported)?
-            }
-            k if k.starts_with("fuzzy_") && opts.fuzzy.set("query_string", k, v)? => {}
-            "analyzer" | "quote_analyzer" => match v.as_str() {
-                Some("standard" | "default") => {}
-                _ => {
-                    return Err(SearchError::illegal(format!(
-                        "[query_string] {key} [{v}] is not supported"
-                    )))
-                }
-            },
-            "fuzziness" | "quote_field_suffix" => {
-                return Err(SearchError::illegal(format!(
-                    "[query_string] [{key}] is not supported by this server"
-                )))
-            }
-            "boost" | "_name" | "rewrite" | "max_determinized_states" => {}
-            k if ACCEPTED.contains(&k) => {}
-            _ => {
-                return Err(SearchError::parsing(format!(
-                    "[query_string] query does not support [{key}]"
-                )))
-            }
-        }
-    }
-    let query = query
-        .ok_or_else(|| SearchError::parsing("[query_string] must be provided with a [query]"))?;
-    let specs = match (default_field, fields) {
-        (Some(_), Some(f)) if !f.is_empty() => {
-            return Err(SearchError::QueryShard(
-                "failed to create query: Validation Failed: 1: cannot use [fields] parameter in conjunction with [default_field];".into(),
-            ))
-        }
-        (Some(df), _) => vec![FieldSpec::parse(df)?],
-        (None, Some(f)) if !f.is_empty() => f,
-        _ => vec![FieldSpec::parse("*")?],
-    };
-    opts.all_fields = specs.len() == 1 && specs[0].name == "*";
-    opts.default_fields = resolve_fields(ctx, &specs);
+    let query = q.text.query;
     let tree = lexer::lex(query)
         .and_then(|tokens| parser::Parser::new(tokens, opts.default_and).parse())
         .map_err(|e| SearchError::QueryShard(format!("Failed to parse query [{query}]: {e}")))?;
-    let q = match (&tree, msm) {
+    let built = match (&tree, &q.text.minimum_should_match) {
         (text_syntax::Node::Bool(items), Some(msm)) => {
             let optional = items
                 .iter()
                 .filter(|(o, _)| *o == tantivy::query::Occur::Should)
                 .count();
-            let required = minimum_should_match(msm, optional)?;
+            let required = msm.resolve(optional)?;
             let mut clauses = Vec::with_capacity(items.len());
             for (occur, item) in items {
                 clauses.push((*occur, text_syntax::to_query(ctx, item, &opts)?));
@@ -183,18 +98,7 @@ pub fn build(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
         }
         _ => text_syntax::to_query(ctx, &tree, &opts)?,
     };
-    boosted(q, body)
-}
-
-/// `default_operator`: true for AND.
-pub(crate) fn and_operator(kind: &str, v: &Value) -> Result<bool> {
-    match v.as_str().map(str::to_ascii_lowercase).as_deref() {
-        Some("and") => Ok(true),
-        Some("or") => Ok(false),
-        _ => Err(SearchError::parsing(format!(
-            "[{kind}] default operator [{v}] is not allowed"
-        ))),
-    }
+    Ok(with_boost(built, q.text.boost))
 }
 
 #[cfg(test)]

@@ -17,9 +17,6 @@ use regex_automata::{Anchored, Input, MatchKind};
 use crate::breaker::MemoryAccount;
 use crate::error::{Result, SearchError};
 
-/// Elasticsearch's default `max_determinized_states`.
-pub const DEFAULT_MAX_DETERMINIZED_STATES: usize = 10_000;
-
 /// Worst-case bytes of one DFA state's transitions (a stride of 512 with
 /// 4-byte state ids): the builder's size limit, so a hostile pattern is
 /// refused before it takes more memory than its state budget allows.

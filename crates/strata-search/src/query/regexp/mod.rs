@@ -12,75 +12,23 @@ mod fuzzy;
 mod lucene;
 mod rewrite;
 
-use serde_json::Value;
 use tantivy::query::{EmptyQuery, Query};
 use tantivy::schema::Field;
 use tantivy::Term;
 
-use automaton::{TermAutomaton, DEFAULT_MAX_DETERMINIZED_STATES};
+use automaton::TermAutomaton;
 use fuzzy::FuzzyMatcher;
 pub(crate) use lucene::escape;
-use lucene::{translate, Flags};
+use lucene::translate;
 use rewrite::MultiTermQuery;
-pub(crate) use rewrite::Rewrite;
 
 use crate::error::{Result, SearchError};
 use crate::mapping::FieldType;
+use crate::query::ast::RegexpAst;
 use crate::query::context::QueryContext;
-use crate::query::params::{boosted, single_field, value_and_params};
+use crate::query::params::with_boost;
+use crate::query::term_options::{Flags, FuzzyOptions, MultiTermOptions, Rewrite};
 use crate::store::json_term;
-
-/// How a multi-term query's automaton is built and scored.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct MultiTermOptions {
-    pub case_insensitive: bool,
-    pub max_states: usize,
-    pub rewrite: Rewrite,
-}
-
-impl Default for MultiTermOptions {
-    fn default() -> Self {
-        MultiTermOptions {
-            case_insensitive: false,
-            max_states: DEFAULT_MAX_DETERMINIZED_STATES,
-            rewrite: Rewrite::default(),
-        }
-    }
-}
-
-impl MultiTermOptions {
-    /// `case_insensitive`, `max_determinized_states` and `rewrite` of a
-    /// `kind` query's parameters (each optional).
-    pub fn parse(kind: &str, params: &Value) -> Result<MultiTermOptions> {
-        let case_insensitive = match params.get("case_insensitive") {
-            None => false,
-            Some(Value::Bool(b)) => *b,
-            Some(other) => {
-                return Err(SearchError::parsing(format!(
-                    "[{kind}] case_insensitive must be a boolean, got [{other}]"
-                )))
-            }
-        };
-        let max_states = match params.get("max_determinized_states") {
-            None => DEFAULT_MAX_DETERMINIZED_STATES,
-            Some(v) => v
-                .as_u64()
-                .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
-                .filter(|&n| n > 0)
-                .and_then(|n| usize::try_from(n).ok())
-                .ok_or_else(|| {
-                    SearchError::parsing(format!(
-                        "[{kind}] max_determinized_states must be a positive integer, got [{v}]"
-                    ))
-                })?,
-        };
-        Ok(MultiTermOptions {
-            case_insensitive,
-            max_states,
-            rewrite: Rewrite::parse(kind, params.get("rewrite"))?,
-        })
-    }
-}
 
 /// The JSON field a string query on `field` runs against, or `None` if unmapped.
 pub(crate) fn string_field(
@@ -104,42 +52,16 @@ pub(crate) fn string_field(
     })
 }
 
-/// `{"regexp": {"field": "expr"}}` or
-/// `{"regexp": {"field": {"value", "flags", "case_insensitive",
-/// "max_determinized_states", "rewrite", ...}}}`.
-pub fn regexp(ctx: &QueryContext<'_>, body: &Value) -> Result<Box<dyn Query>> {
-    let (field, params) = single_field("regexp", body)?;
-    let (value, params) = value_and_params(
-        "regexp",
-        params,
-        &[
-            "value",
-            "flags",
-            "flags_value",
-            "case_insensitive",
-            "max_determinized_states",
-            "rewrite",
-        ],
-    )?;
-    let pattern = value
-        .as_str()
-        .ok_or_else(|| SearchError::parsing("[regexp] value must be a string"))?;
-    let flags = match params.get("flags") {
-        None => Flags::ALL,
-        Some(Value::String(s)) => Flags::parse(s)?,
-        Some(other) => {
-            return Err(SearchError::parsing(format!(
-                "[regexp] flags must be a string, got [{other}]"
-            )))
-        }
-    };
-    let options = MultiTermOptions::parse("regexp", params)?;
-    let Some(target) = string_field(ctx, "regexp", field)? else {
+/// Translates a `regexp` node: an unmapped field matches nothing; the
+/// expression is translated (and refused if malformed) only for a field
+/// that takes patterns.
+pub fn regexp(ctx: &QueryContext<'_>, q: &RegexpAst<'_>) -> Result<Box<dyn Query>> {
+    let Some(target) = string_field(ctx, "regexp", q.field)? else {
         return Ok(Box::new(EmptyQuery));
     };
-    let translated = translate(pattern, flags)?;
-    let q = term_regex(ctx, target, field, &translated, options, "regexp")?;
-    boosted(q, params)
+    let translated = translate(q.pattern, q.flags)?;
+    let query = term_regex(ctx, target, q.field, &translated, q.options, "regexp")?;
+    Ok(with_boost(query, q.boost))
 }
 
 /// `field:/expression/` in `query_string`, with all optional operators.
@@ -193,70 +115,6 @@ pub(crate) fn term_regex(
         automaton,
         options.rewrite,
     )))
-}
-
-/// `value~N` options (`query_string`'s `fuzzy_*` parameters), as Lucene's
-/// `FuzzyQuery` takes them.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct FuzzyOptions {
-    /// Leading characters that must match exactly.
-    pub prefix_length: usize,
-    /// Most terms a value expands to (the default rewrite's N).
-    pub max_expansions: usize,
-    /// A swap of two adjacent characters is one edit, not two.
-    pub transpositions: bool,
-    /// `None`: `top_terms_blended_freqs_{max_expansions}`, as Lucene.
-    pub rewrite: Option<Rewrite>,
-}
-
-impl Default for FuzzyOptions {
-    fn default() -> Self {
-        FuzzyOptions {
-            prefix_length: 0,
-            max_expansions: 50,
-            transpositions: true,
-            rewrite: None,
-        }
-    }
-}
-
-impl FuzzyOptions {
-    /// Sets the option named by a `kind` query's parameter (`fuzzy_*`);
-    /// false if `key` is not one.
-    pub fn set(&mut self, kind: &str, key: &str, value: &Value) -> Result<bool> {
-        let bad = || {
-            SearchError::parsing(format!(
-                "[{kind}] [{key}] must be {}, got [{value}]",
-                if key == "fuzzy_transpositions" {
-                    "a boolean"
-                } else {
-                    "a non-negative integer"
-                }
-            ))
-        };
-        let count = || {
-            value
-                .as_u64()
-                .or_else(|| value.as_str().and_then(|s| s.parse().ok()))
-                .and_then(|n| usize::try_from(n).ok())
-                .ok_or_else(bad)
-        };
-        match key {
-            "fuzzy_prefix_length" => self.prefix_length = count()?,
-            "fuzzy_max_expansions" => {
-                self.max_expansions = count()?;
-                if self.max_expansions == 0 {
-                    return Err(SearchError::illegal(format!(
-                        "[{kind}] [fuzzy_max_expansions] must be greater than 0"
-                    )));
-                }
-            }
-            "fuzzy_transpositions" => self.transpositions = value.as_bool().ok_or_else(bad)?,
-            "fuzzy_rewrite" => self.rewrite = Some(Rewrite::parse(kind, Some(value))?),
-            _ => return Ok(false),
-        }
-        Ok(true)
-    }
 }
 
 /// Terms within `distance` edits of `term` (a string term of `field`),

@@ -11,8 +11,8 @@
 
 use tantivy::query::Occur;
 
-use super::flags::Flags;
 use crate::query::query_string::auto_fuzziness;
+use crate::query::text_params::SimpleFlags as Flags;
 use crate::query::text_syntax::{LeafValue, Node, MAX_GROUP_DEPTH};
 
 /// The operator joining two clauses.

@@ -18,7 +18,8 @@ mod tree;
 
 use tantivy::query::{AllQuery, BoostQuery, DisjunctionMaxQuery, EmptyQuery, Occur, Query};
 
-pub(crate) use fields::{resolve_fields, FieldSpec};
+use crate::query::text_params::FieldSpec;
+use fields::resolve_fields;
 pub(crate) use tree::{bool_query, LeafValue, Node, Options, MAX_GROUP_DEPTH};
 
 use crate::error::Result;

@@ -10,8 +10,11 @@
 
 use tantivy::query::{AllQuery, BooleanQuery, EmptyQuery, Occur, Query};
 
-use super::fields::FieldSpec;
-use crate::query::regexp::{FuzzyOptions, MultiTermOptions};
+use super::fields::resolve_fields;
+use crate::query::ast::TextParams;
+use crate::query::context::QueryContext;
+use crate::query::term_options::{FuzzyOptions, MultiTermOptions};
+use crate::query::text_params::FieldSpec;
 
 /// Deepest nesting of parenthesised groups either syntax parses. The
 /// parsers, the translation and tantivy's weights recurse once per level,
@@ -91,6 +94,26 @@ pub(crate) struct Options {
 }
 
 impl Options {
+    /// The options of a query-text query with parameters `text`, its
+    /// fields resolved against the mapping (`all_fields`: they are "all
+    /// fields"); the parameters only `query_string` takes at their
+    /// defaults.
+    pub(crate) fn of(ctx: &QueryContext<'_>, text: &TextParams<'_>, all_fields: bool) -> Options {
+        Options {
+            default_fields: resolve_fields(ctx, &text.fields),
+            all_fields,
+            default_and: text.default_and,
+            lenient: text.lenient,
+            analyze_wildcard: text.analyze_wildcard,
+            phrase_slop: 0,
+            tie_breaker: 0.0,
+            time_zone: None,
+            multi_term: MultiTermOptions::default(),
+            fuzzy: text.fuzzy,
+            leading_wildcard: true,
+        }
+    }
+
     /// Values a field cannot take match nothing (asked, or implied by
     /// "all fields").
     pub(super) fn lenient(&self) -> bool {
