@@ -14,24 +14,23 @@ use tokio::sync::Notify;
 
 use bytes::{Buf, BytesMut};
 use strata_kv::fetch::{FetchWait, Retry, Verdict};
-use strata_metrics::Stopwatch;
 use strata_service::durability::one_line;
 use strata_service::{Flow, HeldReplies, Hold, Session, OUTPUT_SOFT_LIMIT};
 
-use crate::acl::log::Context;
 use crate::args::Args;
 use crate::codec::{Limits, Parsed, RequestParser};
-use crate::command::{self, Command, CommandSpec, Ctx};
-use crate::command_stats;
-use crate::commands::{multi, quit, watch};
+use crate::command::{self, Command};
 use crate::connection::Connection;
-use crate::invoke::{note_call, run_command};
 use crate::permissions::{self, is_authenticated};
 use crate::reply::RespError;
 use crate::scripting::Gate;
 use crate::shared::Shared;
 use crate::stats::{Tally, Totals};
-use crate::writer::{ReplyWriter, RespVersion};
+use crate::writer::ReplyWriter;
+
+mod request;
+
+use request::run;
 
 /// The per-connection state machine of the RESP front end.
 #[derive(Debug)]
@@ -211,116 +210,6 @@ fn durability_failure(cause: &str) -> Vec<u8> {
     format!("-ERR write not durable: {}\r\n", one_line(cause)).into_bytes()
 }
 
-/// Runs one request: the checks Redis makes before `call()`, then the
-/// command (or queues it inside `MULTI`).
-fn run(
-    shared: &Shared,
-    conn: &mut Connection,
-    args: Args<'_>,
-    out: &mut ReplyWriter<'_>,
-    tally: &mut Tally,
-) {
-    if !permissions::refresh(shared, conn) {
-        // The user was deleted: close without running anything more.
-        conn.close = true;
-        return;
-    }
-    let Some(spec) = command::lookup(args.get(0)) else {
-        let err = RespError::unknown_command(args.get(0), args.iter_from(1));
-        return refuse(conn, out, tally, err);
-    };
-    if !spec.arity_ok(args.len()) {
-        let err = RespError::WrongArity(spec.name.to_string());
-        return reject(shared, conn, spec, &args, out, tally, err);
-    }
-    if !spec.no_auth() && !is_authenticated(shared, conn) {
-        return reject(shared, conn, spec, &args, out, tally, RespError::NoAuth);
-    }
-    if conn.version == RespVersion::Resp2 && conn.pubsub.active() && !allowed_subscribed(spec) {
-        let err = RespError::SubscribedMode(spec.name.to_string());
-        return reject(shared, conn, spec, &args, out, tally, err);
-    }
-    if let Some(effective) = permissions::effective_spec(spec, &args) {
-        if !effective.arity_ok(args.len()) {
-            let err = RespError::WrongArity(effective.name.to_string());
-            return reject(shared, conn, spec, &args, out, tally, err);
-        }
-        let context = match conn.transaction {
-            Some(_) => Context::Multi,
-            None => Context::TopLevel,
-        };
-        if let Err(err) = permissions::authorize(shared, conn, effective, &args, context) {
-            return reject(shared, conn, spec, &args, out, tally, err);
-        }
-    }
-    // CLIENT LIST shows `client|list`-style names for container commands.
-    let shown = match spec.subcommands {
-        [] => spec.name,
-        _ => spec
-            .subcommand(args.get(1))
-            .map_or(spec.name, |sub| sub.name),
-    };
-    conn.client.touch(shown);
-    conn.peer.set_argv_mem(args.byte_len());
-    match spec.command {
-        Command::Multi
-        | Command::Exec
-        | Command::Discard
-        | Command::Watch
-        | Command::Quit
-        | Command::Reset => {
-            let started = Stopwatch::start();
-            let reply_start = out.position();
-            match spec.command {
-                Command::Multi => multi::multi(conn, out, tally),
-                Command::Exec => multi::exec(shared, conn, out, tally),
-                Command::Discard => multi::discard(conn, out, tally),
-                Command::Watch => watch::watch(shared, conn, args, out, tally),
-                Command::Quit => quit::quit(conn, out, tally),
-                _ => quit::reset(shared, conn, out, tally),
-            }
-            let failed = out.is_error_at(reply_start);
-            note_call(shared, &conn.client, spec, &args, started, failed);
-        }
-        // EXEC holds every shard locked: a checkpoint inside could not scan.
-        Command::Save if conn.transaction.is_some() => reject(
-            shared,
-            conn,
-            spec,
-            &args,
-            out,
-            tally,
-            RespError::NotInTransaction,
-        ),
-        _ if conn.transaction.is_some() => multi::queue(conn, spec, args, out, tally),
-        // A script holds the whole keyspace, as EXEC does.
-        Command::Eval
-        | Command::EvalSha
-        | Command::EvalRo
-        | Command::EvalShaRo
-        | Command::FCall
-        | Command::FCallRo => off_worker(|| {
-            shared.keyspace.exclusive(|store| {
-                let mut ctx = Ctx {
-                    store,
-                    shared,
-                    conn,
-                };
-                run_command(spec, &mut ctx, args, out, tally);
-            })
-        }),
-        _ => {
-            let mut store = shared.keyspace.store();
-            let mut ctx = Ctx {
-                store: &mut store,
-                shared,
-                conn,
-            };
-            run_command(spec, &mut ctx, args, out, tally);
-        }
-    }
-}
-
 /// Whether the request may run while another connection's script runs:
 /// commands flagged `allow_busy` (`SCRIPT KILL`, `AUTH`, `QUIT`, ...) do,
 /// except `WATCH`, which takes a shard lock.
@@ -353,60 +242,4 @@ fn wait_for_script(shared: &Shared, left: Duration) -> FetchWait {
             () = tokio::time::sleep(nap) => {}
         }
     })
-}
-
-/// Runs `f` (a script holding every shard) where blocking is allowed: on
-/// a multi-thread runtime the worker's other connections move to another
-/// thread meanwhile, so `SCRIPT KILL` can still be served.
-fn off_worker<R>(f: impl FnOnce() -> R) -> R {
-    use tokio::runtime::{Handle, RuntimeFlavor};
-    match Handle::try_current() {
-        Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
-            tokio::task::block_in_place(f)
-        }
-        _ => f(),
-    }
-}
-
-/// What a RESP2 connection may run while subscribed.
-fn allowed_subscribed(spec: &CommandSpec) -> bool {
-    matches!(
-        spec.command,
-        Command::Subscribe
-            | Command::Unsubscribe
-            | Command::PSubscribe
-            | Command::PUnsubscribe
-            | Command::SSubscribe
-            | Command::SUnsubscribe
-            | Command::Ping
-            | Command::Quit
-            | Command::Reset
-    )
-}
-
-/// Answers a known command refused before running, counting the refusal
-/// in its statistics (Redis's `rejected_calls`).
-fn reject(
-    shared: &Shared,
-    conn: &mut Connection,
-    spec: &'static CommandSpec,
-    args: &Args<'_>,
-    out: &mut ReplyWriter<'_>,
-    tally: &mut Tally,
-    err: RespError,
-) {
-    if let Some(id) = command_stats::stat_id(spec, args) {
-        shared.commands.reject(id);
-    }
-    refuse(conn, out, tally, err);
-}
-
-/// Answers a command refused before running; inside `MULTI` this dooms the
-/// transaction, as in Redis.
-fn refuse(conn: &mut Connection, out: &mut ReplyWriter<'_>, tally: &mut Tally, err: RespError) {
-    if let Some(tx) = conn.transaction.as_mut() {
-        tx.dirty = true;
-    }
-    out.error(&err.to_string());
-    tally.errors += 1;
 }

@@ -175,7 +175,7 @@ pub enum QueryStep {
 
 impl From<tantivy::TantivyError> for SearchError {
     /// tantivy's error, or the script failure a scoring query carried
-    /// through it (`script::score::carry`).
+    /// through it (`script::run::carry`).
     fn from(e: tantivy::TantivyError) -> SearchError {
         if let tantivy::TantivyError::IoError(io) = &e {
             if let Some(script) = io

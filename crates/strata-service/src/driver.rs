@@ -30,8 +30,12 @@ use crate::clients::{ClientInfo, Clients};
 use crate::panic_guard;
 use crate::send_policy::SendPolicy;
 use crate::server_info::ServerInfo;
-use crate::session::{Flow, Hold, Protocol, Session};
-use crate::timeouts::{IdleTimeout, IdleWatch, RequestClock, DEFAULT_REQUEST_TIMEOUT};
+use crate::session::{Flow, Protocol, Session};
+use crate::timeouts::{IdleTimeout, RequestClock, DEFAULT_REQUEST_TIMEOUT};
+
+mod socket;
+
+use socket::{raw_fd, read_some, send, wait_for, ReadEnd};
 
 /// Per-listener limits.
 #[derive(Debug, Clone)]
@@ -142,14 +146,6 @@ async fn serve_client<P: Protocol>(
     client.buffers.set_fd(raw_fd(&stream));
     let session = protocol.open(client.clone());
     run_connection(stream, session, clients, &client, config, failure, shutdown).await
-}
-
-/// Why a wait for input ended without input.
-enum ReadEnd {
-    Closed,
-    Shutdown,
-    Idle,
-    RequestTimeout,
 }
 
 async fn run_connection<S: Session>(
@@ -290,116 +286,4 @@ async fn run_connection<S: Session>(
     // TLS sends close_notify here; a client that takes nothing cannot hold it.
     let _ = tokio::time::timeout(bound, stream.shutdown()).await;
     result
-}
-
-/// Reads what the client sent (at least a byte; none when `wakeup` is
-/// signalled: output arrived for the session), or says why not: the
-/// client closed (or was closed from outside), shutdown, the idle limit (counted from now, the last
-/// activity, and following changes of the limit) or the pending
-/// request's `deadline` passed.
-async fn read_some(
-    stream: &mut Connection,
-    input: &mut BytesMut,
-    idle: &mut IdleWatch,
-    deadline: Option<Instant>,
-    client: &ClientInfo,
-    shutdown: &CancellationToken,
-    wakeup: Option<&tokio::sync::Notify>,
-) -> Result<usize, io::Result<ReadEnd>> {
-    let last_activity = tokio::time::Instant::now();
-    let request_deadline = deadline.map(tokio::time::Instant::from_std);
-    loop {
-        // A subscriber waits for messages, not requests: never idle (as
-        // Redis exempts pub/sub clients from `timeout`).
-        let idle_deadline = match wakeup {
-            Some(_) => None,
-            None => idle.limit().map(|limit| last_activity + limit),
-        };
-        let (deadline, end) = match (idle_deadline, request_deadline) {
-            (Some(i), Some(r)) if i < r => (Some(i), ReadEnd::Idle),
-            (_, Some(r)) => (Some(r), ReadEnd::RequestTimeout),
-            (i, None) => (i, ReadEnd::Idle),
-        };
-        tokio::select! {
-            _ = shutdown.cancelled() => return Err(Ok(ReadEnd::Shutdown)),
-            () = client.closed() => return Err(Ok(ReadEnd::Closed)),
-            n = stream.read_buf(input) => return match n {
-                Ok(0) => Err(Ok(ReadEnd::Closed)),
-                Ok(n) => Ok(n),
-                Err(err) => Err(Err(err)),
-            },
-            () = sleep_until(deadline) => return Err(Ok(end)),
-            () = idle.changed() => {}
-            () = notified(wakeup) => return Ok(0),
-        }
-    }
-}
-
-/// The socket's file descriptor (`CLIENT LIST`'s `fd`).
-fn raw_fd(stream: &Connection) -> i64 {
-    use std::os::fd::AsRawFd;
-    match stream {
-        Connection::Plain(tcp) => i64::from(tcp.as_raw_fd()),
-        Connection::Tls(tls) => i64::from(tls.get_ref().0.as_raw_fd()),
-    }
-}
-
-async fn notified(wakeup: Option<&tokio::sync::Notify>) {
-    match wakeup {
-        Some(notify) => notify.notified().await,
-        None => std::future::pending().await,
-    }
-}
-
-async fn sleep_until(deadline: Option<tokio::time::Instant>) {
-    match deadline {
-        Some(at) => tokio::time::sleep_until(at).await,
-        None => std::future::pending().await,
-    }
-}
-
-/// Writes `bytes` and flushes them (TLS buffers otherwise), failing when
-/// the client does not take them within `bound`.
-async fn send(stream: &mut Connection, bytes: &[u8], bound: Duration) -> io::Result<()> {
-    let write = async {
-        stream.write_all(bytes).await?;
-        stream.flush().await
-    };
-    match tokio::time::timeout(bound, write).await {
-        Ok(result) => result,
-        Err(_) => Err(io::Error::new(
-            io::ErrorKind::TimedOut,
-            format!("the client took no replies for {bound:?}"),
-        )),
-    }
-}
-
-/// Sends the replies before the hold, waits for it, and on success leaves
-/// the held replies in `output` for the caller to send (`Ok(true)`). On
-/// failure the held replies are dropped, the failure reply is sent and
-/// `Ok(false)` says to close. The wait itself has no timeout: a durable
-/// wait always resolves (the log either syncs or poisons itself).
-async fn wait_for(
-    hold: Hold,
-    stream: &mut Connection,
-    output: &mut BytesMut,
-    written_total: &mut u64,
-    bound: Duration,
-) -> io::Result<bool> {
-    let from = hold.from.min(output.len());
-    if from > 0 {
-        let ready = output.split_to(from);
-        *written_total += ready.len() as u64;
-        send(stream, &ready, bound).await?;
-    }
-    match hold.until.await {
-        Ok(()) => Ok(true),
-        Err(cause) => {
-            output.clear();
-            let reply = (hold.on_failure)(&cause);
-            *written_total += reply.len() as u64;
-            send(stream, &reply, bound).await?;
-            Ok(false)
-        }
-    }
 }

@@ -9,7 +9,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use strata_txn::{ConcurrencyControl, Database, Row, Transaction, TxnError};
 
 use crate::random::{last_name, Constants, TpccRng};
-use crate::schema::{c, d, h, i, keys, no, o, ol, st, w, Tables};
+use crate::schema::{c, d, h, i, keys, no, o, ol, st, w, Rows, Tables};
 use crate::schema::{CUSTOMERS, DISTRICTS, FIRST_NEW_ORDER, ITEMS, ORDERS};
 
 /// Seconds since the epoch, the "current date" of rows.
@@ -17,34 +17,6 @@ pub(crate) fn now() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64)
-}
-
-struct Rows {
-    w: Row,
-    d: Row,
-    c: Row,
-    h: Row,
-    no: Row,
-    o: Row,
-    ol: Row,
-    i: Row,
-    st: Row,
-}
-
-impl Rows {
-    fn new<C: ConcurrencyControl>(db: &Database<C>, t: &Tables) -> Result<Rows, TxnError> {
-        Ok(Rows {
-            w: db.new_row(t.warehouse)?,
-            d: db.new_row(t.district)?,
-            c: db.new_row(t.customer)?,
-            h: db.new_row(t.history)?,
-            no: db.new_row(t.new_order)?,
-            o: db.new_row(t.order)?,
-            ol: db.new_row(t.order_line)?,
-            i: db.new_row(t.item)?,
-            st: db.new_row(t.stock)?,
-        })
-    }
 }
 
 /// Loads `warehouses` warehouses on up to `threads` threads; returns the

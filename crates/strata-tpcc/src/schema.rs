@@ -218,6 +218,41 @@ impl Tables {
     }
 }
 
+/// One reusable row of each table, for a loader or a transaction worker
+/// (a row is allocated once and refilled for every read or insert).
+#[allow(missing_docs)]
+pub(crate) struct Rows {
+    pub(crate) w: strata_txn::Row,
+    pub(crate) d: strata_txn::Row,
+    pub(crate) c: strata_txn::Row,
+    pub(crate) h: strata_txn::Row,
+    pub(crate) no: strata_txn::Row,
+    pub(crate) o: strata_txn::Row,
+    pub(crate) ol: strata_txn::Row,
+    pub(crate) i: strata_txn::Row,
+    pub(crate) st: strata_txn::Row,
+}
+
+impl Rows {
+    /// A row of each of `db`'s tables `t`.
+    pub(crate) fn new<C: strata_txn::ConcurrencyControl>(
+        db: &strata_txn::Database<C>,
+        t: &Tables,
+    ) -> Result<Rows, TxnError> {
+        Ok(Rows {
+            w: db.new_row(t.warehouse)?,
+            d: db.new_row(t.district)?,
+            c: db.new_row(t.customer)?,
+            h: db.new_row(t.history)?,
+            no: db.new_row(t.new_order)?,
+            o: db.new_row(t.order)?,
+            ol: db.new_row(t.order_line)?,
+            i: db.new_row(t.item)?,
+            st: db.new_row(t.stock)?,
+        })
+    }
+}
+
 /// Primary keys.
 pub mod keys {
     /// A district's number across warehouses.

@@ -13,7 +13,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
 
-use super::tables::Tables;
+use super::tables::{Tables, UserAgentFields};
 use super::timestamp;
 
 const SOURCE: &str = "/usr/local/var/log/nginx/access.log";
@@ -114,23 +114,6 @@ pub struct Access {
 pub struct BodySent {
     /// Bytes of the response body.
     pub bytes: u64,
-}
-
-/// `nginx.access.user_agent.*`.
-#[derive(Debug, Clone, Serialize)]
-pub struct UserAgentFields {
-    /// Browser name.
-    pub name: &'static str,
-    /// Browser major version.
-    pub major: &'static str,
-    /// Operating system with version.
-    pub os: &'static str,
-    /// Operating system name.
-    pub os_name: &'static str,
-    /// Operating system major version.
-    pub os_major: &'static str,
-    /// Device family.
-    pub device: &'static str,
 }
 
 /// `nginx.access.geoip.*`.
@@ -252,14 +235,7 @@ impl EventGenerator {
                     body_sent: BodySent { bytes },
                     referrer,
                     agent: ua.agent,
-                    user_agent: UserAgentFields {
-                        name: ua.name,
-                        major: ua.major,
-                        os: ua.os,
-                        os_name: ua.os_name,
-                        os_major: ua.os_major,
-                        device: ua.device,
-                    },
+                    user_agent: ua.parsed,
                     geoip: GeoIp {
                         continent_name: location.continent,
                         city_name: location.city,

@@ -5,6 +5,8 @@
 //! hand-made tables with the same shape: a few URLs, agents and countries take most of the
 //! traffic (rank-based Zipf weights or explicit shares), a long tail takes the rest.
 
+use serde::Serialize;
+
 use super::weighted::{zipf_weights, Weighted};
 
 /// A requested path and the typical size in bytes of a successful response to it.
@@ -16,11 +18,19 @@ pub struct Page {
     pub bytes: u64,
 }
 
-/// A browser or client, as an nginx user-agent parser reports it.
+/// A browser or client: its `User-Agent` header and what an nginx
+/// user-agent parser reports for it.
 #[derive(Debug, Clone, Copy)]
 pub struct UserAgent {
     /// The raw `User-Agent` header.
     pub agent: &'static str,
+    /// The parsed fields.
+    pub parsed: UserAgentFields,
+}
+
+/// A parsed user agent: `nginx.access.user_agent.*`.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct UserAgentFields {
     /// Browser name.
     pub name: &'static str,
     /// Browser major version.
@@ -269,8 +279,7 @@ impl Tables {
             AGENTS
                 .iter()
                 .map(|&(agent, name, major, os, os_name, os_major, device, w)| {
-                    let ua = UserAgent {
-                        agent,
+                    let parsed = UserAgentFields {
                         name,
                         major,
                         os,
@@ -278,6 +287,7 @@ impl Tables {
                         os_major,
                         device,
                     };
+                    let ua = UserAgent { agent, parsed };
                     (ua, w)
                 });
         let locations = LOCATIONS.iter().map(

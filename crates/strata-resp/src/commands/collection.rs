@@ -12,6 +12,7 @@ use std::borrow::Cow;
 
 use strata_kv::{collection, ItemRef, Mutation, NewItem, Store, ValueKind};
 
+use crate::args::Args;
 use crate::reply::{CollectionError, RespError};
 
 /// The elements of `item` if it holds a collection of `kind`.
@@ -84,14 +85,26 @@ pub fn read<S: Store, R>(
 /// at most, where Redis would build whatever was asked.
 pub const MAX_RANDOM_COUNT: i64 = 1 << 20;
 
-/// A random-pick command's count argument: an integer other than
-/// `i64::MIN` (whose magnitude Redis cannot represent).
-pub fn parse_random_count(arg: &[u8]) -> Result<i64, RespError> {
-    match crate::number::parse_i64(arg) {
-        None => Err(RespError::NotInteger),
-        Some(i64::MIN) => Err(RespError::Collection(CollectionError::CountOutOfRange)),
-        Some(n) => Ok(n),
-    }
+/// The arguments of a random-pick command, `key [count [<flag>]]`
+/// (`HRANDFIELD`'s `WITHVALUES`, `ZRANDMEMBER`'s `WITHSCORES`): the count
+/// (`None` without one) and whether `flag` is given. The count is an
+/// integer other than `i64::MIN` (whose magnitude Redis cannot represent);
+/// it is checked before the flag.
+pub fn parse_random_args(args: &Args<'_>, flag: &[u8]) -> Result<(Option<i64>, bool), RespError> {
+    let count = match args.len() {
+        2 => None,
+        _ => match crate::number::parse_i64(args.get(2)) {
+            None => return Err(RespError::NotInteger),
+            Some(i64::MIN) => return Err(RespError::Collection(CollectionError::CountOutOfRange)),
+            Some(n) => Some(n),
+        },
+    };
+    let with_flag = match args.len() {
+        2 | 3 => false,
+        4 if args.get(3).eq_ignore_ascii_case(flag) => true,
+        _ => return Err(RespError::Syntax),
+    };
+    Ok((count, with_flag))
 }
 
 /// Which elements a random pick of `count` chooses among `n` (indexes):

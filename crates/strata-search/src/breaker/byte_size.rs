@@ -100,6 +100,15 @@ fn parse_bytes(text: &str) -> Option<u64> {
     if lower == "-1" {
         return Some(u64::MAX);
     }
+    parse_with_unit(&lower)
+}
+
+/// `512b`, `10kb`, `1.5g`, `1pb`: a number with a unit (`b`, `k`/`kb`,
+/// `m`/`mb`, `g`/`gb`, `t`/`tb`, `p`/`pb`, binary, case-insensitive), as
+/// Elasticsearch's `ByteSizeValue` parses it. `None` without a unit, or
+/// beyond `u64`.
+pub(crate) fn parse_with_unit(text: &str) -> Option<u64> {
+    let lower = text.to_ascii_lowercase();
     let split = lower.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
     let (number, unit) = lower.split_at(split);
     let multiplier: u64 = match unit.trim() {

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::breaker::byte_size::parse_with_unit;
 use crate::error::{Result, SearchError};
 use crate::settings::parse_interval;
 
@@ -92,7 +93,7 @@ impl Condition {
                     .ok()
                     .flatten()
                     .map(|d: Duration| d.as_millis() as u64),
-                Measure::Size | Measure::PrimaryShardSize => parse_bytes(&text),
+                Measure::Size | Measure::PrimaryShardSize => parse_with_unit(&text),
             }
             .ok_or_else(|| {
                 SearchError::parsing(format!("failed to parse [{name}] with value [{text}]"))
@@ -132,24 +133,6 @@ impl Condition {
     }
 }
 
-/// `512b`, `10kb`, `5mb`, `50gb`, `1tb`, `1pb` (and `k`, `m`, `g`, `t`, `p`).
-fn parse_bytes(text: &str) -> Option<u64> {
-    let lower = text.to_ascii_lowercase();
-    let split = lower.find(|c: char| !c.is_ascii_digit() && c != '.')?;
-    let (num, unit) = lower.split_at(split);
-    let scale: u64 = match unit.trim() {
-        "b" => 1,
-        "k" | "kb" => 1 << 10,
-        "m" | "mb" => 1 << 20,
-        "g" | "gb" => 1 << 30,
-        "t" | "tb" => 1 << 40,
-        "p" | "pb" => 1 << 50,
-        _ => return None,
-    };
-    let n: f64 = num.parse().ok()?;
-    (n >= 0.0).then_some((n * scale as f64) as u64)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,7 +155,7 @@ mod tests {
         assert!(!docs.holds(&IndexMeasures::default()));
         let age = all.iter().find(|c| c.name == "max_age").unwrap();
         assert_eq!(age.threshold, 7 * 86_400_000);
-        assert_eq!(parse_bytes("5gb"), Some(5 << 30));
+        assert_eq!(parse_with_unit("5gb"), Some(5 << 30));
         assert!(Condition::parse_all(&json!({"max_frob": 1})).is_err());
         assert!(Condition::parse_all(&json!({"max_docs": "x"})).is_err());
         assert!(Condition::parse_all(&json!({"min_docs": 1})).is_err());

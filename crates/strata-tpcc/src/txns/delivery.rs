@@ -40,30 +40,34 @@ pub fn run<C: ConcurrencyControl>(
         let oid = (nokey & 0xFFFF_FFFF) as u32;
         txn.delete(t.new_order, nokey)?;
         let okey = keys::order(wid, did, oid);
-        if !txn.read(t.order, okey, &mut b.o)? {
+        if !txn.read(t.order, okey, &mut b.rows.o)? {
             return Err(missing(txn, "order", okey));
         }
-        let cid = b.o.get_i32(o::C_ID)? as u32;
-        b.o.set_i32(o::CARRIER_ID, carrier as i32)?;
-        txn.update(t.order, okey, &b.o)?;
+        let cid = b.rows.o.get_i32(o::C_ID)? as u32;
+        b.rows.o.set_i32(o::CARRIER_ID, carrier as i32)?;
+        txn.update(t.order, okey, &b.rows.o)?;
         order_lines(txn, t, b, wid, did, oid)?;
         let mut total = 0;
         for n in 0..b.more.len() {
             let key = b.more[n];
-            if !txn.read(t.order_line, key, &mut b.ol)? {
+            if !txn.read(t.order_line, key, &mut b.rows.ol)? {
                 return Err(missing(txn, "order_line", key));
             }
-            total += b.ol.get_i64(ol::AMOUNT)?;
-            b.ol.set_i64(ol::DELIVERY_D, date)?;
-            txn.update(t.order_line, key, &b.ol)?;
+            total += b.rows.ol.get_i64(ol::AMOUNT)?;
+            b.rows.ol.set_i64(ol::DELIVERY_D, date)?;
+            txn.update(t.order_line, key, &b.rows.ol)?;
         }
         let ckey = keys::customer(wid, did, cid);
-        if !txn.read(t.customer, ckey, &mut b.c)? {
+        if !txn.read(t.customer, ckey, &mut b.rows.c)? {
             return Err(missing(txn, "customer", ckey));
         }
-        b.c.set_i64(c::BALANCE, b.c.get_i64(c::BALANCE)? + total)?;
-        b.c.set_i32(c::DELIVERY_CNT, b.c.get_i32(c::DELIVERY_CNT)? + 1)?;
-        txn.update(t.customer, ckey, &b.c)?;
+        b.rows
+            .c
+            .set_i64(c::BALANCE, b.rows.c.get_i64(c::BALANCE)? + total)?;
+        b.rows
+            .c
+            .set_i32(c::DELIVERY_CNT, b.rows.c.get_i32(c::DELIVERY_CNT)? + 1)?;
+        txn.update(t.customer, ckey, &b.rows.c)?;
     }
     Ok(())
 }

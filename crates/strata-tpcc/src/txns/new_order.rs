@@ -19,25 +19,25 @@ pub fn run<C: ConcurrencyControl>(
     input: &NewOrderInput,
 ) -> Result<Output, TxnError> {
     let (wid, did, cid) = (input.w, input.d, input.c);
-    if !txn.read(t.warehouse, keys::warehouse(wid), &mut b.w)? {
+    if !txn.read(t.warehouse, keys::warehouse(wid), &mut b.rows.w)? {
         return Err(missing(txn, "warehouse", keys::warehouse(wid)));
     }
-    let w_tax = b.w.get_i32(w::TAX)?;
-    if !txn.read(t.customer, keys::customer(wid, did, cid), &mut b.c)? {
+    let w_tax = b.rows.w.get_i32(w::TAX)?;
+    if !txn.read(t.customer, keys::customer(wid, did, cid), &mut b.rows.c)? {
         return Err(missing(txn, "customer", keys::customer(wid, did, cid)));
     }
-    let discount = b.c.get_i32(c::DISCOUNT)?;
-    if !txn.read(t.district, keys::district(wid, did), &mut b.d)? {
+    let discount = b.rows.c.get_i32(c::DISCOUNT)?;
+    if !txn.read(t.district, keys::district(wid, did), &mut b.rows.d)? {
         return Err(missing(txn, "district", keys::district(wid, did)));
     }
-    let d_tax = b.d.get_i32(d::TAX)?;
-    let oid = b.d.get_i32(d::NEXT_O_ID)? as u32;
-    b.d.set_i32(d::NEXT_O_ID, oid as i32 + 1)?;
-    txn.update(t.district, keys::district(wid, did), &b.d)?;
+    let d_tax = b.rows.d.get_i32(d::TAX)?;
+    let oid = b.rows.d.get_i32(d::NEXT_O_ID)? as u32;
+    b.rows.d.set_i32(d::NEXT_O_ID, oid as i32 + 1)?;
+    txn.update(t.district, keys::district(wid, did), &b.rows.d)?;
     let inserts = mix == Mix::Full;
     if inserts {
         let all_local = input.lines.iter().all(|l| l.1 == wid);
-        let r = &mut b.o;
+        let r = &mut b.rows.o;
         r.clear();
         r.set_i32(o::ID, oid as i32)?;
         r.set_i32(o::D_ID, did as i32)?;
@@ -48,7 +48,7 @@ pub fn run<C: ConcurrencyControl>(
         r.set_i32(o::OL_CNT, input.lines.len() as i32)?;
         r.set_i32(o::ALL_LOCAL, i32::from(all_local))?;
         txn.insert(t.order, keys::order(wid, did, oid), r)?;
-        let r = &mut b.no;
+        let r = &mut b.rows.no;
         r.clear();
         r.set_i32(no::O_ID, oid as i32)?;
         r.set_i32(no::D_ID, did as i32)?;
@@ -57,19 +57,19 @@ pub fn run<C: ConcurrencyControl>(
     }
     let mut total = 0i64;
     for (n, &(item, supply, quantity)) in input.lines.iter().enumerate() {
-        if !txn.read(t.item, keys::item(item), &mut b.i)? {
+        if !txn.read(t.item, keys::item(item), &mut b.rows.i)? {
             // The 1% with an unused item: roll back (clause 2.4.2.3).
             if input.rollback {
                 return Err(TxnError::UserAbort);
             }
             return Err(missing(txn, "item", keys::item(item)));
         }
-        let price = b.i.get_i64(i::PRICE)?;
+        let price = b.rows.i.get_i64(i::PRICE)?;
         let skey = keys::stock(supply, item);
-        if !txn.read(t.stock, skey, &mut b.st)? {
+        if !txn.read(t.stock, skey, &mut b.rows.st)? {
             return Err(missing(txn, "stock", skey));
         }
-        let s = &mut b.st;
+        let s = &mut b.rows.st;
         let have = s.get_i32(st::QUANTITY)? as u32;
         let left = if have >= quantity + 10 {
             have - quantity
@@ -87,8 +87,8 @@ pub fn run<C: ConcurrencyControl>(
         total += amount;
         if inserts {
             let dist = st::DIST_01 + did as usize - 1;
-            let info = b.st.get_bytes(dist)?.to_vec();
-            let r = &mut b.ol;
+            let info = b.rows.st.get_bytes(dist)?.to_vec();
+            let r = &mut b.rows.ol;
             r.clear();
             r.set_i32(ol::O_ID, oid as i32)?;
             r.set_i32(ol::D_ID, did as i32)?;

@@ -39,14 +39,14 @@ pub fn run<C: ConcurrencyControl>(
         // middle of the load, never in a loaded database).
         return Ok(());
     };
-    if !txn.read(t.order, okey, &mut b.o)? {
+    if !txn.read(t.order, okey, &mut b.rows.o)? {
         return Err(missing(txn, "order", okey));
     }
     let oid = (okey & 0xFFFF_FFFF) as u32;
     order_lines(txn, t, b, wid, did, oid)?;
     for n in 0..b.more.len() {
         let key = b.more[n];
-        if !txn.read(t.order_line, key, &mut b.ol)? {
+        if !txn.read(t.order_line, key, &mut b.rows.ol)? {
             return Err(missing(txn, "order_line", key));
         }
     }

@@ -19,18 +19,22 @@ pub fn run<C: ConcurrencyControl>(
     input: &PaymentInput,
 ) -> Result<Output, TxnError> {
     let (wid, did, amount) = (input.w, input.d, input.amount);
-    if !txn.read(t.warehouse, keys::warehouse(wid), &mut b.w)? {
+    if !txn.read(t.warehouse, keys::warehouse(wid), &mut b.rows.w)? {
         return Err(missing(txn, "warehouse", keys::warehouse(wid)));
     }
-    b.w.set_i64(w::YTD, b.w.get_i64(w::YTD)? + amount)?;
-    txn.update(t.warehouse, keys::warehouse(wid), &b.w)?;
-    if !txn.read(t.district, keys::district(wid, did), &mut b.d)? {
+    b.rows
+        .w
+        .set_i64(w::YTD, b.rows.w.get_i64(w::YTD)? + amount)?;
+    txn.update(t.warehouse, keys::warehouse(wid), &b.rows.w)?;
+    if !txn.read(t.district, keys::district(wid, did), &mut b.rows.d)? {
         return Err(missing(txn, "district", keys::district(wid, did)));
     }
-    b.d.set_i64(d::YTD, b.d.get_i64(d::YTD)? + amount)?;
-    txn.update(t.district, keys::district(wid, did), &b.d)?;
+    b.rows
+        .d
+        .set_i64(d::YTD, b.rows.d.get_i64(d::YTD)? + amount)?;
+    txn.update(t.district, keys::district(wid, did), &b.rows.d)?;
     let cid = find_customer(txn, t, b, input.c_w, input.c_d, &input.customer)?;
-    let r = &mut b.c;
+    let r = &mut b.rows.c;
     r.set_i64(c::BALANCE, r.get_i64(c::BALANCE)? - amount)?;
     r.set_i64(c::YTD_PAYMENT, r.get_i64(c::YTD_PAYMENT)? + amount)?;
     r.set_i32(c::PAYMENT_CNT, r.get_i32(c::PAYMENT_CNT)? + 1)?;
@@ -44,10 +48,10 @@ pub fn run<C: ConcurrencyControl>(
     }
     txn.update(t.customer, keys::customer(input.c_w, input.c_d, cid), r)?;
     if full {
-        let mut data = b.w.get_bytes(w::NAME)?.to_vec();
+        let mut data = b.rows.w.get_bytes(w::NAME)?.to_vec();
         data.extend_from_slice(b"    ");
-        data.extend_from_slice(b.d.get_bytes(d::NAME)?);
-        let r = &mut b.h;
+        data.extend_from_slice(b.rows.d.get_bytes(d::NAME)?);
+        let r = &mut b.rows.h;
         r.clear();
         r.set_i32(h::C_ID, cid as i32)?;
         r.set_i32(h::C_D_ID, input.c_d as i32)?;

@@ -3,21 +3,14 @@
 //! customer by id or last name, and the error for a row that must exist.
 
 use crate::mix::CustomerBy;
-use crate::schema::{keys, Tables};
+use crate::schema::{keys, Rows, Tables};
 use std::ops::Bound;
-use strata_txn::{ConcurrencyControl, Database, KeyValue, Row, ScanOrder, Transaction, TxnError};
+use strata_txn::{ConcurrencyControl, Database, KeyValue, ScanOrder, Transaction, TxnError};
 
 /// Reusable rows and key lists of one worker.
 pub struct Buffers {
-    pub(crate) w: Row,
-    pub(crate) d: Row,
-    pub(crate) c: Row,
-    pub(crate) h: Row,
-    pub(crate) no: Row,
-    pub(crate) o: Row,
-    pub(crate) ol: Row,
-    pub(crate) i: Row,
-    pub(crate) st: Row,
+    /// A row of each table.
+    pub(crate) rows: Rows,
     pub(crate) keys: Vec<u64>,
     pub(crate) more: Vec<u64>,
     pub(crate) items: Vec<u32>,
@@ -40,15 +33,7 @@ impl Buffers {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_micros() as u64);
         Ok(Buffers {
-            w: db.new_row(t.warehouse)?,
-            d: db.new_row(t.district)?,
-            c: db.new_row(t.customer)?,
-            h: db.new_row(t.history)?,
-            no: db.new_row(t.new_order)?,
-            o: db.new_row(t.order)?,
-            ol: db.new_row(t.order_line)?,
-            i: db.new_row(t.item)?,
-            st: db.new_row(t.stock)?,
+            rows: Rows::new(db, t)?,
             keys: Vec::new(),
             more: Vec::new(),
             items: Vec::new(),
@@ -69,7 +54,7 @@ pub enum Output {
     None,
 }
 
-/// Reads the customer into `b.c` (by id, or the middle one of those with
+/// Reads the customer into `b.rows.c` (by id, or the middle one of those with
 /// the last name, ordered by first name: clause 2.5.2.2) and returns its
 /// id.
 pub(crate) fn find_customer<C: ConcurrencyControl>(
@@ -100,7 +85,7 @@ pub(crate) fn find_customer<C: ConcurrencyControl>(
             (key & 0xFFF) as u32
         }
     };
-    if !txn.read(t.customer, keys::customer(w, d, id), &mut b.c)? {
+    if !txn.read(t.customer, keys::customer(w, d, id), &mut b.rows.c)? {
         return Err(missing(txn, "customer", keys::customer(w, d, id)));
     }
     Ok(id)

@@ -17,10 +17,10 @@ pub fn run<C: ConcurrencyControl>(
     did: u32,
     threshold: u32,
 ) -> Result<(), TxnError> {
-    if !txn.read(t.district, keys::district(wid, did), &mut b.d)? {
+    if !txn.read(t.district, keys::district(wid, did), &mut b.rows.d)? {
         return Err(missing(txn, "district", keys::district(wid, did)));
     }
-    let next = b.d.get_i32(d::NEXT_O_ID)?;
+    let next = b.rows.d.get_i32(d::NEXT_O_ID)?;
     b.more.clear();
     let prefix = [KeyValue::I32(wid as i32), KeyValue::I32(did as i32)];
     let (lo, hi) = ([KeyValue::I32(next - 20)], [KeyValue::I32(next)]);
@@ -36,20 +36,20 @@ pub fn run<C: ConcurrencyControl>(
     b.items.clear();
     for n in 0..b.more.len() {
         let key = b.more[n];
-        if !txn.read(t.order_line, key, &mut b.ol)? {
+        if !txn.read(t.order_line, key, &mut b.rows.ol)? {
             return Err(missing(txn, "order_line", key));
         }
-        b.items.push(b.ol.get_i32(ol::I_ID)? as u32);
+        b.items.push(b.rows.ol.get_i32(ol::I_ID)? as u32);
     }
     b.items.sort_unstable();
     b.items.dedup();
     let mut low = 0;
     for n in 0..b.items.len() {
         let skey = keys::stock(wid, b.items[n]);
-        if !txn.read(t.stock, skey, &mut b.st)? {
+        if !txn.read(t.stock, skey, &mut b.rows.st)? {
             return Err(missing(txn, "stock", skey));
         }
-        if (b.st.get_i32(st::QUANTITY)? as u32) < threshold {
+        if (b.rows.st.get_i32(st::QUANTITY)? as u32) < threshold {
             low += 1;
         }
     }

@@ -24,12 +24,14 @@ const fn cell(table: &'static str, row: &'static str, col: &'static str) -> Sour
     Source::Cell(table, row, col)
 }
 
-const fn dc(row: &'static str, col: &'static str) -> Source {
-    cell(DC, row, col)
-}
-
-const fn tpcc(log: &'static str, cc: &'static str) -> Source {
-    cell(OLTP, log, cc)
+/// Row `row` over row `base` in column `col` of `table`.
+const fn ratio(
+    table: &'static str,
+    row: &'static str,
+    base: &'static str,
+    col: &'static str,
+) -> Expr {
+    Expr::Ratio(cell(table, row, col), cell(table, base, col))
 }
 
 /// Every target the lab publishes, in the page's order.
@@ -40,10 +42,7 @@ pub const TARGETS: &[Target] = &[
         experiment: "durable-cache",
         figures: &[(
             "insert phase, sync / Redis always",
-            Expr::Ratio(
-                dc("strata, sync logging", "insert"),
-                dc("redis, appendfsync always", "insert"),
-            ),
+            ratio(DC, "strata, sync logging", "redis, appendfsync always", "insert"),
         )],
         times: true,
         unit: "",
@@ -56,10 +55,7 @@ pub const TARGETS: &[Target] = &[
         experiment: "durable-cache",
         figures: &[(
             "insert phase, async / off",
-            Expr::Ratio(
-                dc("strata, async logging", "insert"),
-                dc("strata, persistence off", "insert"),
-            ),
+            ratio(DC, "strata, async logging", "strata, persistence off", "insert"),
         )],
         times: true,
         unit: "",
@@ -72,10 +68,7 @@ pub const TARGETS: &[Target] = &[
         experiment: "durable-cache",
         figures: &[(
             "insert phase, async / Redis everysec",
-            Expr::Ratio(
-                dc("strata, async logging", "insert"),
-                dc("redis, appendfsync everysec", "insert"),
-            ),
+            ratio(DC, "strata, async logging", "redis, appendfsync everysec", "insert"),
         )],
         times: true,
         unit: "",
@@ -88,10 +81,7 @@ pub const TARGETS: &[Target] = &[
         experiment: "durable-cache",
         figures: &[(
             "async / off",
-            Expr::Ratio(
-                dc("strata, async logging", "1:9"),
-                dc("strata, persistence off", "1:9"),
-            ),
+            ratio(DC, "strata, async logging", "strata, persistence off", "1:9"),
         )],
         times: true,
         unit: "",
@@ -104,10 +94,7 @@ pub const TARGETS: &[Target] = &[
         experiment: "durable-cache",
         figures: &[(
             "async / Redis everysec",
-            Expr::Ratio(
-                dc("strata, async logging", "1:9"),
-                dc("redis, appendfsync everysec", "1:9"),
-            ),
+            ratio(DC, "strata, async logging", "redis, appendfsync everysec", "1:9"),
         )],
         times: true,
         unit: "",
@@ -137,10 +124,7 @@ pub const TARGETS: &[Target] = &[
         experiment: "durable-cache",
         figures: &[(
             "pinned set-only, sync / Redis always",
-            Expr::Ratio(
-                cell(PINNED, "strata, sync logging", "ops/s"),
-                cell(PINNED, "redis, appendfsync always", "ops/s"),
-            ),
+            ratio(PINNED, "strata, sync logging", "redis, appendfsync always", "ops/s"),
         )],
         times: true,
         unit: "",
@@ -185,10 +169,7 @@ pub const TARGETS: &[Target] = &[
         experiment: "kv-placement",
         figures: &[(
             "`dram-pmem` / `pmem-pmem` restart",
-            Expr::Ratio(
-                cell(KV_RESTART, "index dram, data pmem", "restart s"),
-                cell(KV_RESTART, "index pmem, data pmem", "restart s"),
-            ),
+            ratio(KV_RESTART, "index dram, data pmem", "index pmem, data pmem", "restart s"),
         )],
         times: true,
         unit: "",
@@ -245,17 +226,11 @@ pub const TARGETS: &[Target] = &[
         figures: &[
             (
                 "NO_WAIT",
-                Expr::Ratio(
-                    cell(DBX, "Strata NO_WAIT", "txn/s"),
-                    cell(DBX, "DBx1000 NO_WAIT", "txn/s"),
-                ),
+                ratio(DBX, "Strata NO_WAIT", "DBx1000 NO_WAIT", "txn/s"),
             ),
             (
                 "Silo",
-                Expr::Ratio(
-                    cell(DBX, "Strata Silo", "txn/s"),
-                    cell(DBX, "DBx1000 Silo", "txn/s"),
-                ),
+                ratio(DBX, "Strata Silo", "DBx1000 Silo", "txn/s"),
             ),
         ],
         times: true,
@@ -270,19 +245,19 @@ pub const TARGETS: &[Target] = &[
         figures: &[
             (
                 "NO_WAIT ramdisk",
-                Expr::Ratio(tpcc("RAM disk", "NO_WAIT"), tpcc("none", "NO_WAIT")),
+                ratio(OLTP, "RAM disk", "none", "NO_WAIT"),
             ),
             (
                 "NO_WAIT pmem",
-                Expr::Ratio(tpcc("pmem", "NO_WAIT"), tpcc("none", "NO_WAIT")),
+                ratio(OLTP, "pmem", "none", "NO_WAIT"),
             ),
             (
                 "Silo ramdisk",
-                Expr::Ratio(tpcc("RAM disk", "Silo"), tpcc("none", "Silo")),
+                ratio(OLTP, "RAM disk", "none", "Silo"),
             ),
             (
                 "Silo pmem",
-                Expr::Ratio(tpcc("pmem", "Silo"), tpcc("none", "Silo")),
+                ratio(OLTP, "pmem", "none", "Silo"),
             ),
         ],
         times: true,
@@ -297,11 +272,11 @@ pub const TARGETS: &[Target] = &[
         figures: &[
             (
                 "NO_WAIT SSD / no log",
-                Expr::Ratio(tpcc("SSD", "NO_WAIT"), tpcc("none", "NO_WAIT")),
+                ratio(OLTP, "SSD", "none", "NO_WAIT"),
             ),
             (
                 "Silo SSD / no log",
-                Expr::Ratio(tpcc("SSD", "Silo"), tpcc("none", "Silo")),
+                ratio(OLTP, "SSD", "none", "Silo"),
             ),
         ],
         times: true,
@@ -335,16 +310,15 @@ pub const TARGETS: &[Target] = &[
         figures: &[
             (
                 "word count",
-                Expr::Ratio(
-                    cell(TIME, "word count, kernel (cgroup + swap)", "12.5%"),
-                    cell(TIME, "word count, Strata", "12.5%"),
-                ),
+                ratio(TIME, "word count, kernel (cgroup + swap)", "word count, Strata", "12.5%"),
             ),
             (
                 "logreg",
-                Expr::Ratio(
-                    cell(TIME, "logistic regression, kernel (cgroup + swap)", "12.5%"),
-                    cell(TIME, "logistic regression, Strata", "12.5%"),
+                ratio(
+                    TIME,
+                    "logistic regression, kernel (cgroup + swap)",
+                    "logistic regression, Strata",
+                    "12.5%",
                 ),
             ),
         ],

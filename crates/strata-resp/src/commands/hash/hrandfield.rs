@@ -4,7 +4,7 @@ use strata_kv::{Store, ValueKind};
 
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::collection::{parse_random_count, random_picks};
+use crate::commands::collection::{parse_random_args, random_picks};
 use crate::commands::hashed::{read, View};
 use crate::reply::RespError;
 use crate::writer::{ReplyWriter, RespVersion};
@@ -17,15 +17,7 @@ pub fn hrandfield<S: Store>(
     args: Args<'_>,
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
-    let count = match args.len() {
-        2 => None,
-        _ => Some(parse_random_count(args.get(2))?),
-    };
-    let with_values = match args.len() {
-        2 | 3 => false,
-        4 if args.get(3).eq_ignore_ascii_case(b"withvalues") => true,
-        _ => return Err(RespError::Syntax),
-    };
+    let (count, with_values) = parse_random_args(&args, b"withvalues")?;
     let key = args.get(1);
     let found = read(ctx.store, key, ValueKind::Hash, |hash| {
         let pairs = match hash {

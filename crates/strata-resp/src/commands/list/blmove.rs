@@ -8,6 +8,7 @@ use super::End;
 use crate::args::Args;
 use crate::blocking::{block_on, parse_timeout, Outcome};
 use crate::command::Ctx;
+use crate::commands::blocking_pop::hand_on;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -40,7 +41,7 @@ pub fn blmove<S: Store>(
     let seq = ctx.shared.waiters.seq();
     if let Some(e) = move_element(ctx, source, destination, from, to)? {
         ctx.shared.waiters.pushed(destination);
-        super::bpop::hand_on(ctx, source);
+        hand_on(ctx, source);
         out.bulk(&e);
         return Ok(());
     }

@@ -6,8 +6,8 @@ use strata_kv::Store;
 use super::stored::edit;
 use super::view::Owned;
 use crate::args::Args;
-use crate::blocking::{block_on, parse_timeout, Outcome};
 use crate::command::Ctx;
+use crate::commands::blocking_pop::pop_first_or_block;
 use crate::number::parse_i64;
 use crate::reply::{CollectionError, RespError};
 use crate::writer::{ReplyWriter, RespVersion};
@@ -95,27 +95,13 @@ pub fn bzpop<S: Store>(
     out: &mut ReplyWriter<'_>,
     side: Side,
 ) -> Result<(), RespError> {
-    let timeout = parse_timeout(args.get(args.len() - 1))?;
-    let keys = 1..args.len() - 1;
-    let seq = ctx.shared.waiters.seq();
-    for i in keys.clone() {
-        let key = args.get(i);
-        if let Some(popped) = pop_from(ctx, key, side, 1)? {
-            if let Some((score, member)) = popped.first() {
-                out.array(3);
-                out.bulk(key);
-                out.bulk(member);
-                out.double(*score);
-                crate::commands::list::bpop::hand_on(ctx, key);
-                return Ok(());
-            }
-        }
-    }
-    let can_wait = !ctx.store.is_exclusive();
-    let keys = keys.map(|i| Box::from(args.get(i)));
-    match block_on(&mut ctx.conn.block, keys, timeout, seq, can_wait) {
-        Outcome::TimedOut => out.null_array(),
-        Outcome::Blocked => {}
-    }
-    Ok(())
+    let pop = |ctx: &mut Ctx<'_, S>, key: &[u8]| -> Result<_, RespError> {
+        Ok(pop_from(ctx, key, side, 1)?.and_then(|p| p.into_iter().next()))
+    };
+    pop_first_or_block(ctx, args, out, pop, |out, key, (score, member)| {
+        out.array(3);
+        out.bulk(key);
+        out.bulk(&member);
+        out.double(score);
+    })
 }

@@ -7,7 +7,7 @@ use super::stored::read;
 use super::view::Owned;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::collection::{parse_random_count, random_picks};
+use crate::commands::collection::{parse_random_args, random_picks};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -18,15 +18,7 @@ pub fn zrandmember<S: Store>(
     args: Args<'_>,
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
-    let count = match args.len() {
-        2 => None,
-        _ => Some(parse_random_count(args.get(2))?),
-    };
-    let with_scores = match args.len() {
-        2 | 3 => false,
-        4 if args.get(3).eq_ignore_ascii_case(b"withscores") => true,
-        _ => return Err(RespError::Syntax),
-    };
+    let (count, with_scores) = parse_random_args(&args, b"withscores")?;
     let found = read(ctx.store, args.get(1), |z| {
         let len = usize::try_from(z.len()).unwrap_or(usize::MAX);
         let picks = random_picks(len, count.unwrap_or(1))?;

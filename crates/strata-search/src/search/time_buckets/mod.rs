@@ -23,10 +23,12 @@
 //! has ([`TimeBucketsFruit::into_json`]), so the usual reshaping (keys as
 //! dates, `filters` buckets, values as strings) applies unchanged.
 
+mod children;
 mod collector;
 mod fruit;
 mod plan;
 mod range_filter;
+mod segment;
 
 pub use collector::TimeBucketsCollector;
 pub use fruit::TimeBucketsFruit;
