@@ -5,6 +5,7 @@
 //! (see `level.rs`), the clauses of `query` must all hold in one object:
 //! no match across objects, unlike plain object arrays.
 
+mod children;
 pub mod level;
 
 use std::fmt;
@@ -12,7 +13,8 @@ use std::fmt;
 use tantivy::query::{EmptyQuery, EnableScoring, Explanation, Query, Scorer, Weight};
 use tantivy::{DocId, DocSet, Score, SegmentReader, TantivyError, Term, TERMINATED};
 
-pub use level::{ChildrenOf, Level, LevelQuery};
+pub use children::ChildrenOf;
+pub use level::{Level, LevelQuery};
 use level::{ListScorer, ParentFinder};
 
 use crate::error::{Result, SearchError};
