@@ -70,11 +70,37 @@ pub trait Directory: Send + Sync {
     fn replace(&self, name: &str, bytes: &[u8]) -> io::Result<()> {
         let temporary = format!("{name}{REPLACING}");
         let device = self.create(&temporary)?;
-        device.write_all_at(bytes, 0)?;
-        device.sync()?;
-        drop(device);
-        self.rename(&temporary, name)?;
-        self.sync_names()
+        write_and_rename(self, device, &temporary, name, bytes)
+    }
+
+    /// Like [`create`](Self::create), with the permission bits `mode`
+    /// (masked to `0o7777`, the umask not applied) in place before any byte
+    /// is written, so the content is never readable more widely; an
+    /// existing device is truncated and gets `mode` too. The bits are
+    /// durable when this returns; the name only after `sync_names`.
+    /// A directory that cannot record permissions refuses with
+    /// [`io::ErrorKind::Unsupported`] (the default).
+    fn create_with_permissions(&self, name: &str, mode: u32) -> io::Result<Box<dyn Device>> {
+        let _ = (name, mode);
+        Err(unsupported())
+    }
+
+    /// The permission bits (`0o7777`) of the device `name`; `NotFound` if
+    /// absent, [`io::ErrorKind::Unsupported`] (the default) if this
+    /// directory does not record permissions.
+    fn permissions(&self, name: &str) -> io::Result<u32> {
+        let _ = name;
+        Err(unsupported())
+    }
+
+    /// [`replace`](Self::replace) whose new content has the permission bits
+    /// `mode` (see [`create_with_permissions`](Self::create_with_permissions)),
+    /// with the same guarantee: after a crash `name` holds its old content
+    /// (and bits) or its new content with `mode`, whole.
+    fn replace_with_permissions(&self, name: &str, bytes: &[u8], mode: u32) -> io::Result<()> {
+        let temporary = format!("{name}{REPLACING}");
+        let device = self.create_with_permissions(&temporary, mode)?;
+        write_and_rename(self, device, &temporary, name, bytes)
     }
 
     /// The whole content of the device `name`; `NotFound` if absent.
@@ -91,3 +117,26 @@ pub trait Directory: Send + Sync {
 /// The suffix of the temporary device a [`Directory::replace`] writes
 /// before renaming it over its target.
 pub const REPLACING: &str = ".replacing";
+
+/// The rest of a replace once its temporary device is created: the bytes
+/// written and synced, the temporary renamed over `name`, the names synced.
+fn write_and_rename<D: Directory + ?Sized>(
+    directory: &D,
+    device: Box<dyn Device>,
+    temporary: &str,
+    name: &str,
+    bytes: &[u8],
+) -> io::Result<()> {
+    device.write_all_at(bytes, 0)?;
+    device.sync()?;
+    drop(device);
+    directory.rename(temporary, name)?;
+    directory.sync_names()
+}
+
+fn unsupported() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::Unsupported,
+        "this directory does not record file permissions",
+    )
+}

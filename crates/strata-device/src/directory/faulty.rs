@@ -11,9 +11,10 @@ use crate::{Device, Directory, Faults};
 
 /// A [`Directory`] that injects the faults its shared [`Faults`] ask for.
 ///
-/// Names (`create`, `open`, `rename`, `remove`, `list`) pass through
-/// untouched; `sync_names` and every device's `write_all_at` and `sync`
-/// check the faults first.
+/// Names (`create`, `open`, `rename`, `remove`, `list`) and permissions pass through
+/// untouched; `sync_names`, `create_with_permissions` (which syncs the
+/// bits) and every device's `write_all_at` and `sync` check the faults
+/// first.
 #[derive(Clone)]
 pub struct FaultyDirectory {
     inner: Arc<dyn Directory>,
@@ -61,6 +62,16 @@ impl Directory for FaultyDirectory {
 
     fn open(&self, name: &str) -> io::Result<Box<dyn Device>> {
         Ok(self.wrap(self.inner.open(name)?))
+    }
+
+    fn create_with_permissions(&self, name: &str, mode: u32) -> io::Result<Box<dyn Device>> {
+        // It makes the bits durable: a sync, which may fail.
+        self.faults.admit_sync()?;
+        Ok(self.wrap(self.inner.create_with_permissions(name, mode)?))
+    }
+
+    fn permissions(&self, name: &str) -> io::Result<u32> {
+        self.inner.permissions(name)
     }
 
     fn rename(&self, from: &str, to: &str) -> io::Result<()> {

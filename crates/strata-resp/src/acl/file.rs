@@ -4,15 +4,17 @@
 //!
 //! Reading checks every line and reports every problem, each naming the
 //! file and line, so a bad file is refused as a whole (at start or by
-//! `ACL LOAD`). Writing (`ACL SAVE`) replaces the file atomically: a
-//! temporary file beside it is written and synced, renamed over it, and
-//! the directory synced. The file is small and written rarely, so this I/O
+//! `ACL LOAD`). Writing (`ACL SAVE`) replaces the file atomically through
+//! strata-device's [`Directory::replace_with_permissions`] (a temporary
+//! written and synced, renamed over it, the names synced), so the power-cut
+//! and fault directories test it as they test the log. The file is small and written rarely, so this I/O
 //! runs on the calling thread.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::fs;
+use std::io;
 use std::path::Path;
+
+use strata_device::{Directory, FsDirectory, SyncMode};
 
 use super::rules::apply_all;
 use super::users::{valid_username, User};
@@ -93,9 +95,8 @@ pub fn render<'a>(users: impl IntoIterator<Item = &'a User>) -> Vec<u8> {
     text
 }
 
-/// Replaces the file at `path` with `text`, atomically and durably. The
-/// new file keeps the old one's permissions (owner-only when new: it holds
-/// password hashes).
+/// Replaces the file at `path` with `text`, atomically and durably,
+/// through a [`FsDirectory`] on its directory (which must exist).
 pub fn write(path: &Path, text: &[u8]) -> io::Result<()> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
@@ -103,30 +104,30 @@ pub fn write(path: &Path, text: &[u8]) -> io::Result<()> {
     };
     let name = path
         .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file name"))?;
-    let mode = fs::metadata(path).map_or(0o600, |m| m.permissions().mode() & 0o7777);
-    let tmp = dir.join(format!(
-        ".{}.tmp-{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let written = (|| {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(mode)
-            .open(&tmp)?;
-        file.set_permissions(fs::Permissions::from_mode(mode))?;
-        file.write_all(text)?;
-        file.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if written.is_err() {
-        let _ = fs::remove_file(&tmp);
+        .and_then(|name| name.to_str())
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a UTF-8 file name"))?;
+    // `FsDirectory::open` would create a missing directory; a save into
+    // one fails instead, as it always has.
+    if !fs::metadata(dir)?.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::NotADirectory,
+            "not a directory",
+        ));
     }
-    written?;
-    File::open(dir)?.sync_all()
+    write_to(&FsDirectory::open(dir, SyncMode::Fdatasync)?, name, text)
+}
+
+/// Replaces the device `name` of `dir` with `text` by the directory's
+/// atomic replace. The new file keeps the old one's permissions
+/// (owner-only when new: it holds password hashes). On an error the old
+/// file is whole: in place, or back after a power cut.
+pub fn write_to(dir: &dyn Directory, name: &str, text: &[u8]) -> io::Result<()> {
+    let mode = match dir.permissions(name) {
+        Ok(mode) => mode,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => 0o600,
+        Err(err) => return Err(err),
+    };
+    dir.replace_with_permissions(name, text, mode)
 }
 
 /// An I/O error's text without Rust's ` (os error N)` suffix.
@@ -140,6 +141,11 @@ fn io_text(err: &io::Error) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::os::unix::fs::PermissionsExt;
+    use std::sync::Arc;
+
+    use strata_device::{Faults, FaultyDirectory, MemDirectory};
+
     use super::*;
 
     #[test]
@@ -194,5 +200,85 @@ mod tests {
             .unwrap_err()
             .ends_with("missing.acl': No such file or directory"));
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn save_keeps_the_old_files_permissions() {
+        let dir = std::env::temp_dir().join(format!("strata-acl-mode-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("users.acl");
+        fs::write(&path, b"user default on nopass ~* &* +@all\n").unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).unwrap();
+        write(&path, &render([&User::default_user(0, Some("pw"))])).unwrap();
+        let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode, 0o640);
+        assert!(read(&path).unwrap()[0].accepts(b"pw"));
+        let missing = dir.join("no/such/dir/users.acl");
+        assert!(write(&missing, b"").is_err());
+        assert!(!dir.join("no").exists(), "no directory created");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    const OLD: &[u8] = b"user default on nopass ~* &* +@all\n";
+
+    /// The text a save writes: the default user with a password, and alice.
+    fn new_text() -> Vec<u8> {
+        let mut alice = User::new(b"alice", 0);
+        apply_all(&mut alice, [&b"on"[..], b">pw", b"~a:*", b"+get"]).unwrap();
+        render([&User::default_user(0, Some("secret")), &alice])
+    }
+
+    /// After a power cut: the old file (0644) or the new one, whole, with
+    /// the old file's bits.
+    fn assert_old_or_new(dir: &MemDirectory, new: &[u8], ok: bool) {
+        let got = dir.read_all("users.acl").unwrap();
+        assert!(got == OLD || got == new, "torn: {got:?}");
+        if ok {
+            assert_eq!(got, new, "a successful save was lost");
+        }
+        assert_eq!(dir.permissions("users.acl").unwrap(), 0o640);
+        assert!(parse(&got, Path::new("users.acl")).is_ok());
+    }
+
+    #[test]
+    fn a_power_cut_or_a_failing_device_leaves_a_whole_file() {
+        let new = new_text();
+        for inject in [
+            (|f: &Faults, k| f.fail_syncs_after(k)) as fn(&Faults, u64),
+            |f, k| f.fail_writes_after(k),
+            |f, k| {
+                f.fail_writes_after(k + 1);
+                f.tear_next_write(7);
+            },
+            |_, _| {},
+        ] {
+            for k in 0..3 {
+                let mem = MemDirectory::new();
+                mem.replace_with_permissions("users.acl", OLD, 0o640)
+                    .unwrap();
+                let faulty = FaultyDirectory::new(Arc::new(mem.clone()));
+                inject(&faulty.faults(), k);
+                let ok = write_to(&faulty, "users.acl", &new).is_ok();
+                assert_old_or_new(&mem.crash(), &new, ok);
+                for seed in 0..8 {
+                    assert_old_or_new(&mem.crash_torn(seed), &new, ok);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_failing_write_fails_the_save_and_keeps_the_old_file() {
+        let mem = MemDirectory::new();
+        mem.replace_with_permissions("users.acl", OLD, 0o600)
+            .unwrap();
+        let faulty = FaultyDirectory::new(Arc::new(mem.clone()));
+        faulty.faults().fail_writes_after(0);
+        assert!(write_to(&faulty, "users.acl", &new_text()).is_err());
+        assert_eq!(mem.read_all("users.acl").unwrap(), OLD);
+        assert_eq!(mem.crash().read_all("users.acl").unwrap(), OLD);
+        // A new file is owner-only.
+        write_to(&mem, "fresh.acl", OLD).unwrap();
+        assert_eq!(mem.permissions("fresh.acl").unwrap(), 0o600);
     }
 }

@@ -13,8 +13,9 @@ mod sync_mode;
 
 pub use sync_mode::{ParseSyncModeError, SyncMode};
 
-use std::fs::File;
+use std::fs::{File, OpenOptions, Permissions};
 use std::io;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::directory::name;
@@ -106,5 +107,27 @@ impl Directory for FsDirectory {
 
     fn sync_names(&self) -> io::Result<()> {
         File::open(&self.path)?.sync_all()
+    }
+
+    /// Created (or truncated) with `mode` through `open(2)`, then
+    /// `fchmod`ed (the umask, or an existing file's old bits, must not
+    /// stay) and `fsync`ed, all before the device opens it.
+    fn create_with_permissions(&self, name: &str, mode: u32) -> io::Result<Box<dyn Device>> {
+        let mode = mode & 0o7777;
+        let file = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(mode)
+            .open(self.file_path(name)?)?;
+        file.set_permissions(Permissions::from_mode(mode))?;
+        file.sync_all()?;
+        drop(file);
+        self.device(name, true)
+    }
+
+    fn permissions(&self, name: &str) -> io::Result<u32> {
+        let metadata = std::fs::metadata(self.file_path(name)?)?;
+        Ok(metadata.permissions().mode() & 0o7777)
     }
 }

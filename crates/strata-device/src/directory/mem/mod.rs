@@ -4,15 +4,17 @@
 //!
 //! Model: names map to files (inodes), each one core memory image
 //! (`crate::core::MemImage`: current bytes, durable bytes, the changes in
-//! between; `file` adapts it to [`Device`]); the directory keeps its
-//! current names and its durable names (as of its last `sync_names`). A
-//! crash keeps the durable names, each with its file's durable bytes. Never
-//! used for real data.
+//! between; `file` adapts it to [`Device`]) and its permission bits; the
+//! directory keeps its current names and its durable names (as of its last
+//! `sync_names`). A crash keeps the durable names, each with its file's
+//! durable bytes and its bits (durable once set, as the contract says).
+//! Never used for real data.
 
 mod file;
 
 use std::collections::BTreeMap;
 use std::io;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -33,9 +35,30 @@ pub struct MemDirectory {
 
 #[derive(Default)]
 struct Names {
-    current: BTreeMap<String, SharedFile>,
+    current: BTreeMap<String, Inode>,
     /// The names as of the last `sync_names`.
-    durable: BTreeMap<String, SharedFile>,
+    durable: BTreeMap<String, Inode>,
+}
+
+/// The permission bits of a file created by plain `create`: what a file
+/// gets on disk under the usual umask `022`.
+const DEFAULT_MODE: u32 = 0o644;
+
+/// One file: its bytes and its permission bits, shared by every name
+/// entry (current and durable) that points to it.
+#[derive(Clone)]
+struct Inode {
+    data: SharedFile,
+    mode: Arc<AtomicU32>,
+}
+
+impl Inode {
+    fn new(data: SharedFile, mode: u32) -> Inode {
+        Inode {
+            data,
+            mode: Arc::new(AtomicU32::new(mode)),
+        }
+    }
 }
 
 impl MemDirectory {
@@ -64,12 +87,16 @@ impl MemDirectory {
 
     fn after_power_cut(&self, mut content: impl FnMut(&MemImage) -> Vec<u8>) -> MemDirectory {
         let names = self.names.lock();
-        let files: BTreeMap<String, SharedFile> = names
+        let files: BTreeMap<String, Inode> = names
             .durable
             .iter()
-            .map(|(name, file)| {
-                let survived = MemImage::all_durable(content(&file.lock()));
-                (name.clone(), Arc::new(Mutex::new(survived)))
+            .map(|(name, inode)| {
+                let survived = MemImage::all_durable(content(&inode.data.lock()));
+                let mode = inode.mode.load(Ordering::Acquire);
+                (
+                    name.clone(),
+                    Inode::new(Arc::new(Mutex::new(survived)), mode),
+                )
             })
             .collect();
         MemDirectory {
@@ -85,23 +112,50 @@ fn not_found(name: &str) -> io::Error {
     io::Error::new(io::ErrorKind::NotFound, format!("no device named {name:?}"))
 }
 
-fn device(file: &SharedFile) -> Box<dyn Device> {
-    Box::new(MemDevice { file: file.clone() })
+fn device(inode: &Inode) -> Box<dyn Device> {
+    Box::new(MemDevice {
+        file: inode.data.clone(),
+    })
+}
+
+impl MemDirectory {
+    /// `create`, giving a new file `mode`, and an existing one `mode` when
+    /// asked to (`Some`).
+    fn create_inode(&self, name: &str, new_mode: u32, set: Option<u32>) -> io::Result<Inode> {
+        name::check(name)?;
+        let mut names = self.names.lock();
+        if let Some(inode) = names.current.get(name) {
+            inode.data.lock().set_len(0);
+            if let Some(mode) = set {
+                inode.mode.store(mode, Ordering::Release);
+            }
+            return Ok(inode.clone());
+        }
+        let inode = Inode::new(SharedFile::default(), new_mode);
+        names.current.insert(name.to_owned(), inode.clone());
+        Ok(inode)
+    }
 }
 
 impl Directory for MemDirectory {
     /// An existing file keeps its identity and is truncated (an unsynced
     /// change, like `O_TRUNC`).
     fn create(&self, name: &str) -> io::Result<Box<dyn Device>> {
+        Ok(device(&self.create_inode(name, DEFAULT_MODE, None)?))
+    }
+
+    /// The bits are recorded on the file (inode) and survive any crash
+    /// that keeps its name.
+    fn create_with_permissions(&self, name: &str, mode: u32) -> io::Result<Box<dyn Device>> {
+        let mode = mode & 0o7777;
+        Ok(device(&self.create_inode(name, mode, Some(mode))?))
+    }
+
+    fn permissions(&self, name: &str) -> io::Result<u32> {
         name::check(name)?;
-        let mut names = self.names.lock();
-        if let Some(file) = names.current.get(name) {
-            file.lock().set_len(0);
-            return Ok(device(file));
-        }
-        let file = SharedFile::default();
-        names.current.insert(name.to_owned(), file.clone());
-        Ok(device(&file))
+        let names = self.names.lock();
+        let inode = names.current.get(name).ok_or_else(|| not_found(name))?;
+        Ok(inode.mode.load(Ordering::Acquire))
     }
 
     fn open(&self, name: &str) -> io::Result<Box<dyn Device>> {

@@ -8,15 +8,16 @@
 //! A missing file is empty. Reading is strict (a malformed line or role is
 //! an error naming the file and line), so a typo never silently locks a
 //! user out or grants nothing. Writing (for `strata users`) replaces a file
-//! atomically (temporary file, fsync, rename, directory fsync) with
-//! owner-only permissions.
+//! atomically with owner-only permissions through strata-device's
+//! [`Directory::replace_with_permissions`], which the power-cut and fault
+//! directories test.
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::Value;
+use strata_device::{Directory, FsDirectory, SyncMode};
 
 use crate::security::role::{self, Role};
 
@@ -147,8 +148,12 @@ pub fn read_roles(dir: &Path) -> Result<HashMap<String, Arc<Role>>, String> {
 
 /// Replaces `<dir>/users` with `users`.
 pub fn write_users(dir: &Path, users: &Users) -> Result<(), String> {
-    let text: String = users.iter().map(|(u, h)| format!("{u}:{h}\n")).collect();
-    replace(&dir.join(USERS), text.as_bytes())
+    replace(&dir.join(USERS), users_text(users).as_bytes())
+}
+
+/// The `users` file's text.
+fn users_text(users: &Users) -> String {
+    users.iter().map(|(u, h)| format!("{u}:{h}\n")).collect()
 }
 
 /// Replaces `<dir>/users_roles` with `roles` (roles without users are
@@ -163,30 +168,33 @@ pub fn write_users_roles(dir: &Path, roles: &UsersRoles) -> Result<(), String> {
 }
 
 /// Writes `bytes` to `path` atomically and durably, readable by the
-/// owner only.
+/// owner only, through a [`FsDirectory`] on the realm directory (which
+/// must exist).
 fn replace(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let tmp: PathBuf = path.with_extension("tmp");
-    let fail = |what: &str, e: std::io::Error| format!("cannot {what} {}: {e}", tmp.display());
-    {
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let mut f = options.open(&tmp).map_err(|e| fail("create", e))?;
-        f.write_all(bytes).map_err(|e| fail("write", e))?;
-        f.sync_all().map_err(|e| fail("sync", e))?;
-    }
-    std::fs::rename(&tmp, path).map_err(|e| fail("rename", e))?;
-    if let Some(dir) = path.parent() {
-        std::fs::File::open(dir)
-            .and_then(|d| d.sync_all())
-            .map_err(|e| format!("cannot sync {}: {e}", dir.display()))?;
-    }
-    Ok(())
+    let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) else {
+        return Err(fail(std::io::ErrorKind::InvalidInput.into()));
+    };
+    // `FsDirectory::open` would create a missing directory; writing into
+    // one fails instead, as it always has.
+    std::fs::metadata(dir).map_err(fail)?;
+    let dir = FsDirectory::open(dir, SyncMode::Fdatasync).map_err(fail)?;
+    replace_in(&dir, name, bytes).map_err(fail)
+}
+
+/// Replaces the device `name` of `dir` with `bytes` (mode 0600) by the
+/// directory's atomic replace: after a power cut or a failed write the
+/// file is its old or its new content, whole.
+fn replace_in(dir: &dyn Directory, name: &str, bytes: &[u8]) -> std::io::Result<()> {
+    dir.replace_with_permissions(name, bytes, 0o600)
 }
 
 #[cfg(test)]
 mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use strata_device::{Faults, FaultyDirectory, MemDirectory};
+
     use super::*;
 
     const HASH: &str = "$2a$04$abcdefghijklmnopqrstuuHZ8s2TyIYwn7FQxGv3XWr3z8iN.p3Gy";
@@ -254,5 +262,71 @@ mod tests {
             .contains("unknown index privilege [frob]"));
         std::fs::write(dir.path().join(ROLES), "- a\n").unwrap();
         assert!(read_roles(dir.path()).is_err());
+    }
+
+    #[test]
+    fn written_files_are_owner_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(USERS);
+        std::fs::write(&path, "").unwrap();
+        let users = Users::from([("ann".to_string(), HASH.to_string())]);
+        write_users(dir.path(), &users).unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode, 0o600);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        let missing = dir.path().join("absent");
+        assert!(write_users(&missing, &users).is_err());
+        assert!(!missing.exists(), "no directory created");
+    }
+
+    /// After a power cut: the old `users` file or the new one, whole and
+    /// owner-only.
+    fn assert_old_or_new(dir: &MemDirectory, old: &[u8], new: &[u8], ok: bool) {
+        let got = dir.read_all(USERS).unwrap();
+        assert!(got == old || got == new, "torn: {got:?}");
+        if ok {
+            assert_eq!(got, new, "a successful update was lost");
+        }
+        assert_eq!(dir.permissions(USERS).unwrap(), 0o600);
+    }
+
+    #[test]
+    fn a_power_cut_or_a_failing_device_leaves_a_whole_file() {
+        let ann = Users::from([("ann".to_string(), HASH.to_string())]);
+        let mut both = ann.clone();
+        both.insert("bob".into(), HASH.replace("$2a$", "$2b$"));
+        let (old, new) = (users_text(&ann), users_text(&both));
+        for inject in [
+            (|f: &Faults, k| f.fail_syncs_after(k)) as fn(&Faults, u64),
+            |f, k| f.fail_writes_after(k),
+            |f, k| {
+                f.fail_writes_after(k + 1);
+                f.tear_next_write(9);
+            },
+        ] {
+            for k in 0..3 {
+                let mem = MemDirectory::new();
+                replace_in(&mem, USERS, old.as_bytes()).unwrap();
+                let faulty = FaultyDirectory::new(Arc::new(mem.clone()));
+                inject(&faulty.faults(), k);
+                let ok = replace_in(&faulty, USERS, new.as_bytes()).is_ok();
+                let (old, new) = (old.as_bytes(), new.as_bytes());
+                assert_old_or_new(&mem.crash(), old, new, ok);
+                for seed in 0..8 {
+                    assert_old_or_new(&mem.crash_torn(seed), old, new, ok);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_failing_write_fails_the_update_and_keeps_the_old_file() {
+        let mem = MemDirectory::new();
+        replace_in(&mem, USERS, b"old").unwrap();
+        let faulty = FaultyDirectory::new(Arc::new(mem.clone()));
+        faulty.faults().fail_writes_after(0);
+        assert!(replace_in(&faulty, USERS, b"new").is_err());
+        assert_eq!(mem.read_all(USERS).unwrap(), b"old");
+        assert_eq!(mem.crash().read_all(USERS).unwrap(), b"old");
     }
 }
