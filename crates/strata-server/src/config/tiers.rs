@@ -60,6 +60,18 @@ pub enum SsdIo {
     Buffered,
 }
 
+/// How the SSD tier's reader threads read (`ssd_io_engine`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum SsdIoEngine {
+    /// Every read waiting is put in flight at once through io_uring; the
+    /// thread engine, said at start-up, where the kernel refuses io_uring.
+    #[default]
+    Uring,
+    /// Each reader thread does one blocking read at a time.
+    Threads,
+}
+
 /// How the persistent-memory file is made durable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
