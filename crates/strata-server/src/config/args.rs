@@ -244,7 +244,7 @@ pub struct ServeArgs {
     /// How the SSD reader threads read: `uring` (each takes every read
     /// waiting and puts them in flight together through io_uring; `threads`
     /// where the kernel refuses io_uring) or `threads` (one blocking read
-    /// per thread at a time) [default: uring].
+    /// per thread at a time) [default: threads].
     #[arg(long, value_name = "ENGINE")]
     pub ssd_io_engine: Option<SsdIoEngine>,
 

@@ -258,7 +258,7 @@ impl Default for ServerConfig {
             ssd_block_size: ByteSize::mib(1),
             ssd_io: SsdIo::Direct,
             ssd_io_threads: 16,
-            ssd_io_engine: SsdIoEngine::Uring,
+            ssd_io_engine: SsdIoEngine::Threads,
             dram_cache_size: ByteSize::mib(64),
             ssd_flush_interval: HumanDuration(std::time::Duration::from_millis(100)),
             ssd_defrag_threshold_pct: 50,
