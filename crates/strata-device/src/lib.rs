@@ -25,7 +25,9 @@
 //!   (one power cut for all of them), [`FaultyTree`] (one set of faults).
 //! - `block` (for the SSD tier): [`BlockDevice`], fixed-size aligned
 //!   unbuffered I/O: [`BlockFile`], [`MemBlockDevice`] (power cuts),
-//!   [`FaultyBlockDevice`].
+//!   [`FaultyBlockDevice`]; [`BlockDevice::read_batch`] reads many
+//!   [`ReadReq`]s at once (through io_uring on a [`BlockFile`] where the
+//!   kernel allows, [`uring_available`]).
 //!
 //! Modules import only downward: `core` imports nothing of the crate, the
 //! adapters import `core`, and this file and each folder's `mod.rs` only
@@ -34,14 +36,15 @@
 //! This crate never depends on any other Strata crate.
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
-#![forbid(unsafe_code)]
+// Only `core/uring.rs` (io_uring's shared memory) is allowed it (UNSAFE.md).
+#![deny(unsafe_code)]
 
 mod block;
 mod core;
 mod directory;
 
 pub use block::{check_block_io, BlockDevice, BlockFile, FaultyBlockDevice, MemBlockDevice};
-pub use core::{AlignedBuf, AlignedFile, Faults, IoMode, BLOCK_ALIGN};
+pub use core::{uring_available, AlignedBuf, AlignedFile, Faults, IoMode, ReadReq, BLOCK_ALIGN};
 pub use directory::{Device, Directory, DirectoryTree, REPLACING};
 pub use directory::{FaultyDirectory, FaultyTree, FsDirectory, FsTree, MemDirectory, MemTree};
 pub use directory::{ParseSyncModeError, SyncMode};

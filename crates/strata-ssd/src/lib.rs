@@ -20,7 +20,8 @@
 //! - `format`: the on-device layout (device header, block headers,
 //!   entries), pure functions.
 //! - `cache`: [`RecordCache`], byte-budgeted, sharded S3-FIFO.
-//! - `pool`: the reader threads behind `read_async`.
+//! - `pool`: the reader threads behind `read_async`, one blocking read
+//!   at a time or batches through io_uring ([`IoEngine`]).
 //! - [`config`](SsdConfig), [`error`](SsdError), [`loc`](BlockLoc),
 //!   [`position`](Position) (append order),
 //!   [`stats`](SsdStats), [`open_ssd_path`] (a directory or a block device).
@@ -115,7 +116,7 @@ mod stats;
 mod store;
 
 pub use cache::{CacheStats, RecordCache};
-pub use config::{IndexHome, SsdConfig, MAX_BLOCK_SIZE, MIN_BLOCK_SIZE};
+pub use config::{IndexHome, IoEngine, SsdConfig, MAX_BLOCK_SIZE, MIN_BLOCK_SIZE};
 pub use device_path::{open_ssd_path, IoMode, DATA_FILE_NAME};
 pub use error::SsdError;
 pub use format::entry::PAYLOAD_ALIGN_PAD;

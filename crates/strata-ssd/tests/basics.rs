@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use common::*;
 use strata_device::{BlockDevice, FaultyBlockDevice, MemBlockDevice};
-use strata_ssd::{BlockLoc, SsdConfig, SsdError, SsdStore};
+use strata_ssd::{BlockLoc, IoEngine, SsdConfig, SsdError, SsdStore};
 
 /// Opens `device` and returns every entry the scan yields, without
 /// marking any live (so finishing would free them all).
@@ -227,8 +227,18 @@ fn concurrent_appends_reads_and_flushes() {
 /// is sealed.
 #[test]
 fn sized_fetches_read_once_and_appended_payloads_can_be_cached() {
+    for io_engine in [IoEngine::Uring, IoEngine::Threads] {
+        let config = SsdConfig {
+            io_engine,
+            ..config()
+        };
+        sized_fetches(config);
+    }
+}
+
+fn sized_fetches(config: SsdConfig) {
     let device = mem_device(16);
-    let store = open_empty(&device, config());
+    let store = open_empty(&device, config);
     let first = store.append(1, &[1u8; 4000]).unwrap();
     let crossing = store.append(1, &[2u8; 3000]).unwrap();
     assert!(crossing.offset as usize % 4096 + 3000 > 4096, "test setup");

@@ -1,17 +1,24 @@
 //! Many `read_async` calls in flight at once, through a small pool with a
-//! short queue, all complete with the right bytes.
+//! short queue, all complete with the right bytes, with either I/O engine.
 
 mod common;
 
 use common::*;
-use strata_ssd::SsdConfig;
+use strata_ssd::{IoEngine, SsdConfig};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn many_concurrent_async_reads_complete_correctly() {
+    for engine in [IoEngine::Uring, IoEngine::Threads] {
+        concurrent_reads(engine).await;
+    }
+}
+
+async fn concurrent_reads(io_engine: IoEngine) {
     let device = mem_device(128);
     let config = SsdConfig {
         io_threads: 3,
         io_queue_depth: 8,
+        io_engine,
         dram_cache_size: 0,
         ..config()
     };

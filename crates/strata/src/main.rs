@@ -23,11 +23,14 @@
 //!   when built without git), which `strata lab` records per run.
 //!
 //! Everything happens in `strata-server`, `strata-lab`, `strata-tpcc` and
-//! `strata-analytics`; this file only
+//! `strata-analytics` (and `ssd_reads.rs`, the SSD store's side of
+//! `strata lab ssd-iops`); this file only
 //! parses the command line and turns errors into exit codes (2 for bad
 //! options or configuration, 1 for other failures).
 
 use std::process::ExitCode;
+
+mod ssd_reads;
 
 /// The process's allocator: jemalloc. Search indexing allocates and frees
 /// many small, short-lived objects on several threads at once (JSON trees,
@@ -184,6 +187,7 @@ fn lab_hooks() -> strata_lab::lab::Hooks {
     strata_lab::lab::Hooks {
         tpcc: Some(tpcc_hook),
         analytics: Some(analytics_hook),
+        ssd_reads: Some(ssd_reads::ssd_reads_hook),
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::io;
 
-use crate::core::BLOCK_ALIGN;
+use crate::core::{ReadReq, BLOCK_ALIGN};
 
 /// A fixed-capacity device read and written in aligned blocks.
 ///
@@ -36,6 +36,17 @@ pub trait BlockDevice: Send + Sync {
     /// length and `offset` must be multiples of [`BLOCK_ALIGN`] inside the
     /// capacity.
     fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()>;
+
+    /// Reads every request of `reqs`, leaving in each `result` what
+    /// [`read_at`](Self::read_at) of it would have returned. The default
+    /// reads them one by one with `read_at` (so the in-memory and faulty
+    /// devices keep their power-cut and fault behaviour); [`BlockFile`](crate::BlockFile)
+    /// puts them all in flight at once through io_uring.
+    fn read_batch(&self, reqs: &mut [ReadReq<'_>]) {
+        for req in reqs {
+            req.result = self.read_at(req.buf, req.offset);
+        }
+    }
 
     /// Writes all of `buf` at `offset`, with the same requirements as
     /// [`read_at`](Self::read_at).

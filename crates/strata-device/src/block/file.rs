@@ -6,14 +6,16 @@
 //! shared cursor, so no lock); no `O_DSYNC`: durability comes from
 //! [`BlockDevice::sync`] (`fdatasync`, which also flushes the drive's write
 //! cache). Requests are checked alike in both modes, so code tested on the
-//! buffered file works on the direct one.
+//! buffered file works on the direct one. Batches of reads
+//! ([`BlockDevice::read_batch`]) go through the core's io_uring reader,
+//! which falls back to `pread` where the kernel refuses a ring.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Seek, SeekFrom};
 use std::path::Path;
 
 use super::{check_block_io, BlockDevice};
-use crate::core::{align_down, AlignedFile, Open, BLOCK_ALIGN};
+use crate::core::{align_down, read_batch, AlignedFile, Open, ReadReq, BLOCK_ALIGN};
 use crate::IoMode;
 
 /// A [`BlockDevice`] on one open file of fixed capacity.
@@ -112,6 +114,13 @@ impl BlockDevice for BlockFile {
     fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
         check_block_io(buf, offset, self.capacity)?;
         self.file.read_exact_at(buf, offset)
+    }
+
+    fn read_batch(&self, reqs: &mut [ReadReq<'_>]) {
+        for req in reqs.iter_mut() {
+            req.result = check_block_io(req.buf, req.offset, self.capacity);
+        }
+        read_batch(&self.file, reqs);
     }
 
     fn write_at(&self, buf: &[u8], offset: u64) -> io::Result<()> {

@@ -15,6 +15,9 @@
 //!   that both fault wrappers obey, and the one write path that applies
 //!   them ([`Faults::write`]).
 //! - `rng`: the seeded generator of torn cuts.
+//! - `read_req`: [`ReadReq`], one read of a batch.
+//! - `uring`: batched reads of an [`AlignedFile`] through io_uring, one
+//!   ring per thread, with the pread fallback ([`uring_available`]).
 //!
 //! Nothing is defined in this file: every module imports only its
 //! siblings below it, never this facade.
@@ -25,7 +28,9 @@ mod aligned_file;
 mod faults;
 mod image;
 mod io_mode;
+mod read_req;
 mod rng;
+mod uring;
 
 pub use align::BLOCK_ALIGN;
 pub(crate) use align::{align_down, BLOCK_ALIGN_U64};
@@ -35,4 +40,7 @@ pub(crate) use aligned_file::{probe_dir, Open};
 pub use faults::Faults;
 pub(crate) use image::{MemImage, TornCut};
 pub use io_mode::IoMode;
+pub use read_req::ReadReq;
 pub(crate) use rng::SplitMix;
+pub(crate) use uring::read_batch;
+pub use uring::uring_available;

@@ -74,6 +74,54 @@ pub type TpccHook = fn(&[String]) -> Result<serde_json::Value, String>;
 /// of runs).
 pub type AnalyticsHook = fn(&[String]) -> Result<serde_json::Value, String>;
 
+/// One measurement of the SSD store's random reads in process (`strata lab
+/// ssd-iops`): what to read and how.
+#[derive(Debug, Clone)]
+pub struct SsdReadsRun {
+    /// The store's directory: its data file is made and filled (records whose
+    /// entries fit in one 4 KiB window, until the store is full) when
+    /// missing, else opened as found (every record kept).
+    pub dir: PathBuf,
+    /// Size of the data file when it is made.
+    pub file_size: u64,
+    /// `uring` or `threads` (`SsdConfig::io_engine`).
+    pub engine: String,
+    /// Reader threads (`SsdConfig::io_threads`).
+    pub io_threads: usize,
+    /// Reads in flight: this many concurrent `fetch_async` loops, and the
+    /// pool's queue depth.
+    pub depth: usize,
+    /// Reads before the measured window (not counted).
+    pub warmup: Duration,
+    /// The measured window.
+    pub duration: Duration,
+}
+
+/// What one [`SsdReadsRun`] measured.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SsdReadsResult {
+    /// Reads completed in the measured window.
+    pub reads: u64,
+    /// Reads that failed in it (any makes the run invalid).
+    pub errors: u64,
+    /// Its length in seconds.
+    pub seconds: f64,
+    /// CPU time of the whole process (user + system) in it, in seconds.
+    pub cpu_seconds: f64,
+    /// The engine that read (`threads` where io_uring was refused).
+    pub engine: String,
+    /// Bytes of the data file holding the records read from, from its
+    /// start: where the same file's `fio` run reads too.
+    pub data_bytes: u64,
+    /// Bytes of each device read.
+    pub read_size: u64,
+    /// The data file.
+    pub data_file: PathBuf,
+}
+
+/// Runs one [`SsdReadsRun`].
+pub type SsdReadsHook = fn(&SsdReadsRun) -> Result<SsdReadsResult, String>;
+
 /// Experiments that need other Strata crates in process; the `strata` binary fills
 /// what it was built with.
 #[derive(Debug, Clone, Copy, Default)]
@@ -83,6 +131,8 @@ pub struct Hooks {
     /// Runs `strata bench analytics <args>` (seed 002's experiment) when the
     /// analytics engine is built in.
     pub analytics: Option<AnalyticsHook>,
+    /// Random reads of the SSD store in process (`strata lab ssd-iops`).
+    pub ssd_reads: Option<SsdReadsHook>,
 }
 
 /// A tokio runtime for an experiment's clients.

@@ -18,7 +18,7 @@
 //! - One module per experiment: `kv_placement` (seed 001), `durable_cache`
 //!   (004), `search_tiers` (000) are folders (the experiment and its sizes in
 //!   `mod.rs`, a round in its own file, `report` for tables and plots);
-//!   `oltp` (003) and `swap` (002) are single files.
+//!   `oltp` (003), `swap` (002) and `ssd_iops` (issue 35) are single files.
 //!
 //! Experiments that run in process on other Strata crates (TPC-C, analytics) reach
 //! them through [`Hooks`], which the `strata` binary fills: this crate still
@@ -37,6 +37,7 @@ mod progress;
 pub mod publish;
 pub mod run;
 mod search_tiers;
+mod ssd_iops;
 mod swap;
 pub mod table;
 
@@ -45,7 +46,9 @@ use std::path::PathBuf;
 use clap::Subcommand;
 
 use crate::LabError;
-pub use common::{AnalyticsHook, CommonArgs, Hooks, TpccHook};
+pub use common::{
+    AnalyticsHook, CommonArgs, Hooks, SsdReadsHook, SsdReadsResult, SsdReadsRun, TpccHook,
+};
 
 /// `strata lab <experiment>`.
 #[derive(Debug, Clone, Subcommand)]
@@ -69,6 +72,11 @@ pub enum LabCommand {
     /// DRAM budget, Strata's memory manager against the kernel (cgroup + swap with
     /// --cgroup). Needs the analytics engine.
     Swap(swap::SwapArgs),
+    /// Issue 35's SSD target: random 4 KiB reads of the SSD store (many
+    /// concurrent `read_async`s, io_uring and thread engines) beside `fio`
+    /// (io_uring, O_DIRECT) on the same file at the same queue depth, in
+    /// interleaved rounds: IOPS, the ratio to fio, CPU time per read.
+    SsdIops(ssd_iops::SsdIopsArgs),
     /// Rewrites the rows of docs/benchmarks.md's "At a glance" table whose
     /// targets the lab measures, from the results.json of lab runs (--quick
     /// runs refused unless --allow-quick).
@@ -83,6 +91,7 @@ pub fn run_lab(cmd: LabCommand, hooks: &Hooks) -> Result<PathBuf, LabError> {
         LabCommand::Oltp(args) => oltp::run(&args, hooks),
         LabCommand::SearchTiers(args) => search_tiers::run(&args),
         LabCommand::Swap(args) => swap::run(&args, hooks),
+        LabCommand::SsdIops(args) => ssd_iops::run(&args, hooks),
         LabCommand::Publish(args) => publish::run(&args),
     }
 }

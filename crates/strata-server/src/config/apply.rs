@@ -105,6 +105,7 @@ impl ServeArgs {
         set(&mut config.ssd_block_size, &self.ssd_block_size);
         set(&mut config.ssd_io, &self.ssd_io);
         set(&mut config.ssd_io_threads, &self.ssd_io_threads);
+        set(&mut config.ssd_io_engine, &self.ssd_io_engine);
         set(&mut config.dram_cache_size, &self.dram_cache_size);
         set(&mut config.ssd_flush_interval, &self.ssd_flush_interval);
         set(

@@ -8,7 +8,7 @@ use super::modes::{EvictionMode, LogFormat};
 use super::persistence::{HumanDuration, LogDevice, PersistenceMode, RecoveryMode};
 use super::search::SearchTier;
 use super::size::ByteSize;
-use super::tiers::{DataPlacement, IndexPlacement, PmemPersist, SsdIo, SsdReads};
+use super::tiers::{DataPlacement, IndexPlacement, PmemPersist, SsdIo, SsdIoEngine, SsdReads};
 
 /// Options of `strata serve`.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -240,6 +240,13 @@ pub struct ServeArgs {
     /// [default: 16].
     #[arg(long, value_name = "N")]
     pub ssd_io_threads: Option<usize>,
+
+    /// How the SSD reader threads read: `uring` (each takes every read
+    /// waiting and puts them in flight together through io_uring; `threads`
+    /// where the kernel refuses io_uring) or `threads` (one blocking read
+    /// per thread at a time) [default: threads].
+    #[arg(long, value_name = "ENGINE")]
+    pub ssd_io_engine: Option<SsdIoEngine>,
 
     /// Byte budget of the DRAM record cache in front of the SSD (S3-FIFO,
     /// scan resistant) [default: 64mb].

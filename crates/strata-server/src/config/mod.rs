@@ -48,5 +48,5 @@ pub use settings::{
     MAX_THREADS, MIN_BULK_LEN, MIN_HTTP_BODY, MIN_ITEM_SIZE, MIN_MEMORY_LIMIT,
 };
 pub use size::ByteSize;
-pub use tiers::{DataPlacement, IndexPlacement, PmemPersist, SsdIo, SsdReads};
+pub use tiers::{DataPlacement, IndexPlacement, PmemPersist, SsdIo, SsdIoEngine, SsdReads};
 pub use transport::{ProtectedModeSetting, TlsAuthClients, TransportArgs};

@@ -12,7 +12,9 @@ use crate::config::modes::{EvictionMode, LogFormat};
 use crate::config::persistence::{HumanDuration, LogDevice, PersistenceMode, RecoveryMode};
 use crate::config::search::SearchTier;
 use crate::config::size::ByteSize;
-use crate::config::tiers::{DataPlacement, IndexPlacement, PmemPersist, SsdIo, SsdReads};
+use crate::config::tiers::{
+    DataPlacement, IndexPlacement, PmemPersist, SsdIo, SsdIoEngine, SsdReads,
+};
 use crate::config::transport::{ProtectedModeSetting, TlsAuthClients};
 use crate::config::{observability, search};
 use crate::error::ServerError;
@@ -138,6 +140,8 @@ pub struct ServerConfig {
     pub ssd_io: SsdIo,
     /// Threads reading the SSD for requests.
     pub ssd_io_threads: usize,
+    /// How the SSD reader threads read.
+    pub ssd_io_engine: SsdIoEngine,
     /// Byte budget of the DRAM record cache in front of the SSD.
     pub dram_cache_size: ByteSize,
     /// How often records appended to the SSD are made durable.
@@ -254,6 +258,7 @@ impl Default for ServerConfig {
             ssd_block_size: ByteSize::mib(1),
             ssd_io: SsdIo::Direct,
             ssd_io_threads: 16,
+            ssd_io_engine: SsdIoEngine::Threads,
             dram_cache_size: ByteSize::mib(64),
             ssd_flush_interval: HumanDuration(std::time::Duration::from_millis(100)),
             ssd_defrag_threshold_pct: 50,

@@ -80,6 +80,8 @@ fn every_flag_is_applied() {
         "json",
         "--shards",
         "8",
+        "--ssd-io-engine",
+        "uring",
     ])
     .unwrap();
     assert_eq!(config.bind, "0.0.0.0".parse::<IpAddr>().unwrap());
@@ -99,6 +101,7 @@ fn every_flag_is_applied() {
     assert_eq!(config.log_level, "debug");
     assert_eq!(config.log_format, LogFormat::Json);
     assert_eq!(config.shards, 8);
+    assert_eq!(config.ssd_io_engine, SsdIoEngine::Uring);
 }
 
 #[test]
@@ -195,6 +198,7 @@ fn bad_enum_and_number_flags_are_clap_errors() {
     for list in [
         &["--eviction", "maybe"][..],
         &["--log-format", "xml"],
+        &["--ssd-io-engine", "aio"],
         &["--threads", "many"],
         &["--resp-port", "70000"],
         &["--bind", "localhost:1"],

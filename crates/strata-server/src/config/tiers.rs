@@ -60,6 +60,19 @@ pub enum SsdIo {
     Buffered,
 }
 
+/// How the SSD tier's reader threads read (`ssd_io_engine`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum SsdIoEngine {
+    /// Every read waiting is put in flight at once through io_uring; the
+    /// thread engine, said at start-up, where the kernel refuses io_uring.
+    Uring,
+    /// Each reader thread does one blocking read at a time (the default
+    /// until the batch engine measures better, `strata lab ssd-iops`).
+    #[default]
+    Threads,
+}
+
 /// How the persistent-memory file is made durable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]

@@ -301,7 +301,12 @@ impl Recovery {
         let cache = (self.config.dram_cache_size > 0)
             .then(|| RecordCache::new(self.config.dram_cache_size));
         let inner = Inner {
-            pool: IoPool::new(self.config.io_threads, self.config.io_queue_depth)?,
+            pool: IoPool::new(
+                self.config.io_threads,
+                self.config.io_queue_depth,
+                self.config.io_engine,
+                self.device.clone(),
+            )?,
             buffers: ReadBuffers::new(self.config.read_buffers),
             writer: Mutex::new(Writer::new(self.geometry.block_size, self.next_seq)),
             frontier: AtomicU64::new(self.next_seq - 1),

@@ -6,7 +6,9 @@
 //! - `writer`: the open block's DRAM buffer.
 //! - `write`: appends, sealing, `flush`, and the freed markers that make a
 //!   block reusable.
-//! - `read`: blocking and pooled reads through the record cache.
+//! - `read`: blocking reads through the record cache, and the steps of a
+//!   read that pooled reads share.
+//! - `pooled`: reads served by the reader pool (`read_async`).
 //! - `defrag`: what the engine's defragmenter needs: candidates, whole-block
 //!   entry lists, relocation, freeing.
 //! - `geometry`: block offsets and sizes.
@@ -22,6 +24,7 @@ pub(crate) mod buffers;
 pub(crate) mod defrag;
 pub(crate) mod geometry;
 pub(crate) mod handle;
+mod pooled;
 pub(crate) mod read;
 pub(crate) mod table;
 mod write;
@@ -33,7 +36,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use strata_device::BlockDevice;
 
-use crate::config::SsdConfig;
+use crate::config::{IoEngine, SsdConfig};
 use crate::error::SsdError;
 use crate::loc::BlockLoc;
 use crate::position::Position;
@@ -103,7 +106,7 @@ impl SsdStore {
         &self,
         loc: BlockLoc,
     ) -> impl Future<Output = Result<Bytes, SsdError>> + Send + 'static {
-        read::read_async(self.inner.clone(), loc, true, None, loc_hint(loc))
+        pooled::read_async(self.inner.clone(), loc, true, None, loc_hint(loc))
     }
 
     /// [`read_async`](Self::read_async) after a [`read_resident`](Self::read_resident)
@@ -117,7 +120,7 @@ impl SsdStore {
         payload_len: Option<usize>,
         hint: u64,
     ) -> impl Future<Output = Result<Bytes, SsdError>> + Send + 'static {
-        read::read_async(self.inner.clone(), loc, false, payload_len, hint)
+        pooled::read_async(self.inner.clone(), loc, false, payload_len, hint)
     }
 
     /// [`append`](Self::append), also caching the payload in the record
@@ -228,6 +231,12 @@ impl SsdStore {
     /// What the rebuild at open found.
     pub fn rebuild_stats(&self) -> RebuildStats {
         self.inner.rebuild
+    }
+
+    /// How [`read_async`](Self::read_async) reads: the configured
+    /// [`IoEngine`], or [`IoEngine::Threads`] where io_uring was refused.
+    pub fn io_engine(&self) -> IoEngine {
+        self.inner.pool.engine()
     }
 
     /// A snapshot of the state and counters.

@@ -4,8 +4,6 @@
 //! continues past the window, and checks the CRC. Reads need no lock
 //! (positional I/O); only a read of the open block takes the writer mutex.
 
-use std::sync::Arc;
-
 use bytes::Bytes;
 
 use super::buffers::Lease;
@@ -16,7 +14,6 @@ use crate::error::SsdError;
 use crate::format::block_header::BLOCK_HEADER_LEN;
 use crate::format::entry::{self, ENTRY_ALIGN, ENTRY_HEADER_LEN};
 use crate::loc::BlockLoc;
-use crate::pool::IoPool;
 use crate::stats::add;
 
 /// What a read needs to know about the block of a location.
@@ -30,6 +27,11 @@ pub(crate) struct Target {
 }
 
 impl Target {
+    /// The location read.
+    pub(super) fn loc(&self) -> BlockLoc {
+        self.loc
+    }
+
     fn version(&self) -> Version {
         (self.seq, self.loc)
     }
@@ -37,7 +39,7 @@ impl Target {
 
 impl Inner {
     /// Checks that `loc` can hold an entry now.
-    fn target(&self, loc: BlockLoc, hint: u64) -> Result<Target, SsdError> {
+    pub(super) fn target(&self, loc: BlockLoc, hint: u64) -> Result<Target, SsdError> {
         let not_live = |reason: &str| SsdError::NotLive {
             loc,
             reason: reason.to_owned(),
@@ -64,7 +66,7 @@ impl Inner {
         })
     }
 
-    fn cached(&self, target: &Target) -> Option<Bytes> {
+    pub(super) fn cached(&self, target: &Target) -> Option<Bytes> {
         self.cache.as_ref()?.get(&target.hint, &target.version())
     }
 
@@ -93,17 +95,8 @@ impl Inner {
             Err(e) => return Some(Err(e)),
         };
         // The open block first: it is DRAM, and not a cache lookup.
-        if target.open {
-            if let Some(found) = self.writer.lock().read_open(loc) {
-                add(&self.counters.buffer_reads, 1);
-                return Some(found.map(|(_, payload)| payload).map_err(|reason| {
-                    SsdError::Corrupt {
-                        block: loc.block,
-                        offset: loc.offset,
-                        reason,
-                    }
-                }));
-            }
+        if let Some(found) = self.open_read(&target) {
+            return Some(found.map(|(_, payload)| payload));
         }
         self.cached(&target).map(Ok)
     }
@@ -125,25 +118,49 @@ impl Inner {
     /// whole entry.
     fn fetch(&self, target: Target, len: Option<usize>) -> Result<Bytes, SsdError> {
         let payload = self.uncached(target, len)?.1;
-        if let Some(cache) = &self.cache {
-            cache.insert(target.hint, target.version(), payload.clone());
-        }
+        self.cache_fetched(&target, &payload);
         Ok(payload)
     }
 
+    /// Caches `payload`, just read past the cache for `target`.
+    pub(super) fn cache_fetched(&self, target: &Target, payload: &Bytes) {
+        if let Some(cache) = &self.cache {
+            cache.insert(target.hint, target.version(), payload.clone());
+        }
+    }
+
     fn uncached(&self, target: Target, len: Option<usize>) -> Result<(u8, Bytes), SsdError> {
-        let corrupt = |reason: String| SsdError::Corrupt {
-            block: target.loc.block,
-            offset: target.loc.offset,
-            reason,
-        };
-        if target.open {
-            if let Some(found) = self.writer.lock().read_open(target.loc) {
-                add(&self.counters.buffer_reads, 1);
-                return found.map_err(corrupt);
-            }
+        if let Some(found) = self.open_read(&target) {
+            return found;
         }
         let (image, base) = self.read_window(target.loc, true, len)?;
+        self.decode(&target, image, base)
+    }
+
+    /// The entry at `target` from the open block's buffer, when it is
+    /// there.
+    pub(super) fn open_read(&self, target: &Target) -> Option<Result<(u8, Bytes), SsdError>> {
+        if !target.open {
+            return None;
+        }
+        let found = self.writer.lock().read_open(target.loc)?;
+        add(&self.counters.buffer_reads, 1);
+        let loc = target.loc;
+        Some(found.map_err(|reason| SsdError::Corrupt {
+            block: loc.block,
+            offset: loc.offset,
+            reason,
+        }))
+    }
+
+    /// Decodes and checks the entry at `target` in `image`, the window
+    /// read from block offset `base`.
+    pub(super) fn decode(
+        &self,
+        target: &Target,
+        image: Lease,
+        base: usize,
+    ) -> Result<(u8, Bytes), SsdError> {
         let seed = entry::seed(self.nonce, target.seq, target.loc.block);
         let at = target.loc.offset as usize - base;
         let limit = self
@@ -151,7 +168,11 @@ impl Inner {
             .used(target.loc.block)
             .saturating_sub(base)
             .min(image.len());
-        let found = entry::decode(&image, at, limit, seed).map_err(corrupt)?;
+        let found = entry::decode(&image, at, limit, seed).map_err(|reason| SsdError::Corrupt {
+            block: target.loc.block,
+            offset: target.loc.offset,
+            reason,
+        })?;
         Ok((found.kind, image.into_bytes(found.payload)))
     }
 
@@ -164,19 +185,48 @@ impl Inner {
         whole: bool,
         len: Option<usize>,
     ) -> Result<(Lease, usize), SsdError> {
-        let offset = loc.offset as usize;
-        let base = align_down(offset);
-        // With the length known (and plausible), the first read covers the
-        // whole entry; the header read below still checks it.
-        let expected = len
-            .map(|len| offset.saturating_add(entry::footprint(len)))
-            .filter(|&end| whole && end <= self.table.used(loc.block));
-        let head_end = align_up(expected.unwrap_or(offset + ENTRY_HEADER_LEN));
+        let (base, head_end) = self.first_window(loc, whole, len);
         let mut image = self.buffers.take(head_end - base);
         self.read_device(&mut image, loc.block, base)?;
         if !whole {
             return Ok((image, base));
         }
+        self.rest_of_window(loc, image, base, head_end)
+    }
+
+    /// The block offsets `(base, head_end)` of the first read of the entry
+    /// at `loc`: with the length known (and plausible) and the `whole`
+    /// entry wanted, the aligned window of all of it; else of its header.
+    pub(super) fn first_window(
+        &self,
+        loc: BlockLoc,
+        whole: bool,
+        len: Option<usize>,
+    ) -> (usize, usize) {
+        let offset = loc.offset as usize;
+        let base = align_down(offset);
+        // The header read by `rest_of_window` still checks the length.
+        let expected = len
+            .map(|len| offset.saturating_add(entry::footprint(len)))
+            .filter(|&end| whole && end <= self.table.used(loc.block));
+        (
+            base,
+            align_up(expected.unwrap_or(offset + ENTRY_HEADER_LEN)),
+        )
+    }
+
+    /// Given the first window `image` (`base..head_end` of the block), the
+    /// length its header announces is checked and, if the entry continues
+    /// past the window, the rest is read. Returns the whole entry's image
+    /// and the offset it starts at.
+    pub(super) fn rest_of_window(
+        &self,
+        loc: BlockLoc,
+        mut image: Lease,
+        base: usize,
+        head_end: usize,
+    ) -> Result<(Lease, usize), SsdError> {
+        let offset = loc.offset as usize;
         let len = entry::announced_len(&image[offset - base..]);
         let end = offset.saturating_add(entry::footprint(len));
         if end > self.table.used(loc.block) {
@@ -203,12 +253,27 @@ impl Inner {
         block: u32,
         offset: usize,
     ) -> Result<(), SsdError> {
-        let at = self.geometry.offset(block) + offset as u64;
-        self.device
-            .read_at(buf, at)
-            .map_err(|e| SsdError::io(format!("reading block {block} at offset {offset}"), e))?;
+        let read = self.device.read_at(buf, self.device_offset(block, offset));
+        self.count_read(read, buf.len(), block, offset)
+    }
+
+    /// Where `offset` inside `block` is on the device.
+    pub(super) fn device_offset(&self, block: u32, offset: usize) -> u64 {
+        self.geometry.offset(block) + offset as u64
+    }
+
+    /// Counts a device read of `len` bytes at `offset` inside `block` that
+    /// ended as `read` says, naming the place in its error.
+    pub(super) fn count_read(
+        &self,
+        read: std::io::Result<()>,
+        len: usize,
+        block: u32,
+        offset: usize,
+    ) -> Result<(), SsdError> {
+        read.map_err(|e| SsdError::io(format!("reading block {block} at offset {offset}"), e))?;
         add(&self.counters.device_reads, 1);
-        add(&self.counters.device_read_bytes, buf.len() as u64);
+        add(&self.counters.device_read_bytes, len as u64);
         Ok(())
     }
 
@@ -257,31 +322,4 @@ impl Inner {
         let (image, base) = self.read_window(loc, false, None)?;
         Ok(entry::announced_len(&image[loc.offset as usize - base..]))
     }
-}
-
-/// See [`SsdStore::read_async`](super::SsdStore::read_async).
-/// With `check_cache` false the cache is not looked up (the caller just
-/// missed it), only filled.
-pub(crate) async fn read_async(
-    inner: Arc<Inner>,
-    loc: BlockLoc,
-    check_cache: bool,
-    len: Option<usize>,
-    hint: u64,
-) -> Result<Bytes, SsdError> {
-    let target = inner.target(loc, hint)?;
-    if check_cache {
-        if let Some(hit) = inner.cached(&target) {
-            return Ok(hit);
-        }
-    }
-    let slot = IoPool::slot(inner.pool.slots()).await?;
-    let (answer, answered) = tokio::sync::oneshot::channel();
-    let worker = inner.clone();
-    inner.pool.submit(Box::new(move || {
-        let result = worker.fetch(target, len);
-        drop(slot);
-        let _ = answer.send(result);
-    }))?;
-    answered.await.map_err(|_| SsdError::Closed)?
 }

@@ -8,7 +8,9 @@ use strata_pmem::PersistPolicy;
 
 use crate::config::persistence::PersistenceMode;
 use crate::config::settings::ServerConfig;
-use crate::config::tiers::{DataPlacement, IndexPlacement, PmemPersist, SsdReads, MIN_PMEM_SIZE};
+use crate::config::tiers::{
+    DataPlacement, IndexPlacement, PmemPersist, SsdIoEngine, SsdReads, MIN_PMEM_SIZE,
+};
 
 impl ServerConfig {
     /// The engine's placement.
@@ -46,6 +48,10 @@ impl ServerConfig {
             block_size: usize::try_from(self.ssd_block_size.bytes()).unwrap_or(usize::MAX),
             io_threads: self.ssd_io_threads,
             io_queue_depth: self.ssd_io_threads.saturating_mul(8).max(64),
+            io_engine: match self.ssd_io_engine {
+                SsdIoEngine::Uring => strata_ssd::IoEngine::Uring,
+                SsdIoEngine::Threads => strata_ssd::IoEngine::Threads,
+            },
             dram_cache_size: self.dram_cache_size.bytes(),
             ..strata_ssd::SsdConfig::default()
         }
@@ -143,6 +149,10 @@ mod tests {
         let config = config.unwrap();
         assert_eq!(config.ssd_dir(), std::path::PathBuf::from("/var/tmp/s"));
         assert_eq!(config.ssd_config().dram_cache_size, 8 << 20);
+        assert_eq!(config.ssd_config().io_engine, strata_ssd::IoEngine::Threads);
+        let uring = parsed("data = \"ssd\"\nssd_io_engine = \"uring\"").unwrap();
+        assert_eq!(uring.ssd_config().io_engine, strata_ssd::IoEngine::Uring);
+        assert!(parsed("ssd_io_engine = \"aio\"").is_err());
         let both = parsed("index = \"pmem\"\ndata = \"ssd\"").unwrap();
         assert!(both.placement().instant_restart());
         let err = parsed("data = \"ssd\"\nssd_block_size = \"3mb\"").unwrap_err();
