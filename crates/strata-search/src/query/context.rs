@@ -1,21 +1,15 @@
 //! What every query translator is handed: the [`QueryContext`] (mapping,
-//! schema, analyzers, limits, memory account), the nesting limit, and
-//! [`Build`], the type of the translator of a sub-query still in JSON.
+//! schema, analyzers, limits, memory account) and the nesting limit.
 //!
-//! A leaf of the query module: it names no translator. The compound
-//! queries parsed into the typed tree (`bool`, `dis_max`, `nested`, ...)
+//! A leaf of the query module: it names no translator. The queries that
+//! hold queries (`bool`, `dis_max`, `nested`, `function_score`, ...)
 //! recurse into the dispatcher in `query/mod.rs` through the
-//! `ast::Translate` they are passed; those still read from JSON
-//! (`function_score`, `script_score`) through the [`Build`] they are
-//! passed (which parses the sub-query), so they depend on this module
-//! and not on their parent.
+//! `ast::Translate` they are passed, so they do not depend on their
+//! parent.
 
-use serde_json::Value;
-use tantivy::query::Query;
 use tantivy::tokenizer::TokenizerManager;
 
 use crate::breaker::MemoryAccount;
-use crate::error::Result;
 use crate::index_limits::IndexLimits;
 use crate::mapping::{FieldMapping, Mappings};
 use crate::store::SchemaFields;
@@ -91,8 +85,3 @@ impl<'a> QueryContext<'a> {
 /// default. Translation and tantivy's weights and scorers recurse once per
 /// level, so this bounds their stack use.
 pub const MAX_NESTED_DEPTH: usize = 30;
-
-/// The translator of a query found inside another at nesting level
-/// `depth` (a `bool` clause, a `nested` query's `query`): the dispatcher,
-/// `query::build_nested`, passed down by itself.
-pub type Build = fn(&QueryContext<'_>, &Value, usize) -> Result<Box<dyn Query>>;

@@ -27,7 +27,7 @@
 //! - `terms`: values to tantivy terms.
 //! - `context`, `params`, `filter`: the leaves every translator uses (the
 //!   [`QueryContext`], parameter parsing, filter scorers). A compound
-//!   query recurses through the [`Build`] the dispatcher here passes it,
+//!   query recurses through the `ast::Translate` the dispatcher here passes it,
 //!   so no translator imports this module.
 
 pub(crate) mod ast;
@@ -63,7 +63,7 @@ use serde_json::Value;
 use tantivy::query::Query;
 
 use crate::error::Result;
-use ast::{QueryAst, RawKind};
+use ast::QueryAst;
 
 /// Translates a query object (`{"match": {...}}`).
 pub fn build(ctx: &QueryContext<'_>, query: &Value) -> Result<Box<dyn Query>> {
@@ -110,22 +110,10 @@ fn translate(ctx: &QueryContext<'_>, query: &QueryAst<'_>, depth: usize) -> Resu
         QueryAst::Wildcard(q) => term_level::wildcard(ctx, q),
         QueryAst::Regexp(q) => regexp::regexp(ctx, q),
         QueryAst::Fuzzy(q) => fuzzy::fuzzy(ctx, q),
-        QueryAst::Raw { kind, body } => raw(ctx, *kind, body, depth),
-    }
-}
-
-/// Transitional: the queries translated from their JSON body.
-fn raw(
-    ctx: &QueryContext<'_>,
-    kind: RawKind,
-    body: &Value,
-    depth: usize,
-) -> Result<Box<dyn Query>> {
-    match kind {
-        RawKind::ScriptScore => crate::script::score::script_score(ctx, body, depth, build_nested),
-        RawKind::FunctionScore => {
-            crate::script::score::function_score(ctx, body, depth, build_nested)
+        QueryAst::Script(q) => crate::script::score::script_query(ctx, q),
+        QueryAst::ScriptScore(q) => crate::script::score::script_score(ctx, q, depth, translate),
+        QueryAst::FunctionScore(q) => {
+            crate::script::score::function_score(ctx, q, depth, translate)
         }
-        RawKind::Script => crate::script::score::script_query(ctx, body),
     }
 }

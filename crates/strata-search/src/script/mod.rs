@@ -37,11 +37,20 @@ pub struct Compiled {
 
 /// Compiles a `script` value (a string or `{source, params, lang}`) for `context`.
 pub fn compile(value: &Value, context: Context) -> Result<Compiled> {
-    let spec = ScriptSpec::parse(value).map_err(|e| match e {
+    compile_spec(&parse_spec(value)?, context)
+}
+
+/// Parses a `script` value (a string or `{source, params, lang}`).
+pub(crate) fn parse_spec(value: &Value) -> Result<ScriptSpec> {
+    ScriptSpec::parse(value).map_err(|e| match e {
         SpecError::Parsing(m) => SearchError::parsing(m),
         SpecError::Lang(m) => SearchError::illegal(m),
-    })?;
-    let source = match spec.source {
+    })
+}
+
+/// Compiles a parsed `script` for `context`.
+pub(crate) fn compile_spec(spec: &ScriptSpec, context: Context) -> Result<Compiled> {
+    let source = match &spec.source {
         ScriptSource::Inline(source) => source,
         ScriptSource::Stored(id) => {
             return Err(SearchError::ResourceNotFound(format!(
@@ -49,10 +58,10 @@ pub fn compile(value: &Value, context: Context) -> Result<Compiled> {
             )))
         }
     };
-    let script = Script::compile(&source, context).map_err(script_error)?;
+    let script = Script::compile(source, context).map_err(script_error)?;
     Ok(Compiled {
         script: Arc::new(script),
-        params: Arc::new(spec.params),
+        params: Arc::new(spec.params.clone()),
     })
 }
 

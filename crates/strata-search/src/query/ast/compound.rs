@@ -129,12 +129,12 @@ fn clauses<'a, Q>(
 }
 
 /// A sub-query's error found under `key`.
-fn at_key(key: &str, e: SearchError) -> SearchError {
+pub(super) fn at_key(key: &str, e: SearchError) -> SearchError {
     e.in_query(QueryStep::Key(key.to_string()))
 }
 
 /// A sub-query's error found at `index` of the array under `key`.
-fn at_index(key: &str, index: usize, e: SearchError) -> SearchError {
+pub(super) fn at_index(key: &str, index: usize, e: SearchError) -> SearchError {
     at_key(key, e.in_query(QueryStep::Index(index)))
 }
 

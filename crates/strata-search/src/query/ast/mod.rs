@@ -25,17 +25,15 @@
 //! `regexp`, `fuzzy`), `full_text` (`match`, `match_phrase`,
 //! `multi_match`, `match_phrase_prefix`, `match_bool_prefix`), `geo`
 //! (`geo_bounding_box`, `geo_distance`), `text_query` (`query_string`,
-//! `simple_query_string`).
-//!
-//! Transitional: the queries in [`RawKind`] are still translated from
-//! their JSON body (checked here only for their kind), by translators
-//! that parse their own parameters; they move into typed nodes one family
-//! at a time.
+//! `simple_query_string`), `scoring` (`script`, `script_score`,
+//! `function_score`, with `functions` for the latter's functions).
 
 mod compound;
 mod full_text;
+mod functions;
 mod geo;
 mod multi_term;
+mod scoring;
 mod term_level;
 #[cfg(test)]
 mod tests;
@@ -56,8 +54,14 @@ pub(crate) use full_text::{
     text_of, MatchAst, MatchBoolPrefixAst, MatchPhraseAst, MatchPhrasePrefixAst, MultiMatchAst,
     MultiMatchType, ZeroTerms,
 };
+pub(crate) use functions::{DecayAst, FunctionAst};
+/// `function_score`, over parsed queries.
+pub(crate) type FunctionScore<'a> = scoring::FunctionScoreNode<'a, QueryAst<'a>>;
+/// `script_score`, over parsed queries.
+pub(crate) type ScriptScore<'a> = scoring::ScriptScoreNode<QueryAst<'a>>;
 pub(crate) use geo::{GeoBoxAst, GeoDistanceAst};
 pub(crate) use multi_term::{FuzzyAst, PatternAst, RegexpAst};
+pub(crate) use scoring::ScriptQueryAst;
 pub(crate) use term_level::{ExistsAst, IdsAst, RangeAst, RangeBound, TermAst, TermsAst};
 pub(crate) use text_query::{QueryStringAst, SimpleQueryStringAst, TextParams};
 
@@ -123,27 +127,12 @@ pub(crate) enum QueryAst<'a> {
     Regexp(RegexpAst<'a>),
     /// `fuzzy`.
     Fuzzy(FuzzyAst<'a>),
-    /// Transitional: a query whose translator still reads its JSON body.
-    Raw { kind: RawKind, body: &'a Value },
-}
-
-/// The queries still translated from their JSON body (see the module doc).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum RawKind {
-    ScriptScore,
-    FunctionScore,
-    Script,
-}
-
-impl RawKind {
-    fn of(name: &str) -> Option<RawKind> {
-        Some(match name {
-            "script_score" => RawKind::ScriptScore,
-            "function_score" => RawKind::FunctionScore,
-            "script" => RawKind::Script,
-            _ => return None,
-        })
-    }
+    /// `script`.
+    Script(ScriptQueryAst),
+    /// `script_score`.
+    ScriptScore(ScriptScore<'a>),
+    /// `function_score`.
+    FunctionScore(FunctionScore<'a>),
 }
 
 /// Parses the query object `query` (`{"match": {...}}`) found at nesting
@@ -212,10 +201,10 @@ fn parse_kind<'a>(kind: &str, body: &'a Value, inner: usize) -> Result<Option<Qu
         "wildcard" => QueryAst::Wildcard(multi_term::wildcard(body)?),
         "regexp" => QueryAst::Regexp(multi_term::regexp(body)?),
         "fuzzy" => QueryAst::Fuzzy(multi_term::fuzzy(body)?),
-        other => match RawKind::of(other) {
-            Some(kind) => QueryAst::Raw { kind, body },
-            None => return Ok(None),
-        },
+        "script" => QueryAst::Script(scoring::script(body)?),
+        "script_score" => QueryAst::ScriptScore(scoring::script_score(body, inner, &parse)?),
+        "function_score" => QueryAst::FunctionScore(scoring::function_score(body, inner, &parse)?),
+        _ => return Ok(None),
     }))
 }
 

@@ -4,11 +4,12 @@ use serde_json::{json, Value};
 
 use super::geo::parse_distance;
 use super::ZeroTerms;
-use super::{parse, QueryAst};
+use super::{parse, FunctionAst, QueryAst};
 use crate::error::{QueryStep, SearchError};
 use crate::query::geo_shape::DistanceType;
 use crate::query::term_options::{Fuzziness, Rewrite};
 use crate::query::MAX_NESTED_DEPTH;
+use crate::script::score::{BoostMode, Curve, ScoreMode};
 
 fn error(query: &Value) -> String {
     parse(query, 1).expect_err("refused").to_string()
@@ -328,4 +329,68 @@ fn parse_errors_carry_the_path_of_their_query() {
     // Errors other than the DSL's parse errors carry none.
     let q = json!({"bool": {"must": {"fuzzy": {"f": {"value": "a", "fuzziness": 3}}}}});
     assert!(parse(&q, 1).unwrap_err().query_path().is_none());
+}
+
+#[test]
+fn scoring_queries_parse_into_typed_nodes() {
+    let q = json!({"function_score": {
+        "query": {"term": {"tag": "x"}},
+        "functions": [
+            {"filter": {"exists": {"field": "n"}}, "gauss": {"n": {"origin": 0, "scale": 5}}, "weight": 2},
+            {"field_value_factor": {"field": "n", "modifier": "log1p"}},
+            {"weight": 3}
+        ],
+        "score_mode": "sum", "boost_mode": "replace", "max_boost": "10", "boost": 2
+    }});
+    let QueryAst::FunctionScore(f) = parse(&q, 1).unwrap() else {
+        panic!("not a function_score")
+    };
+    assert!(matches!(f.query.as_deref(), Some(QueryAst::Term(_))));
+    assert_eq!((f.max_boost, f.min_score, f.boost), (10.0, None, 2.0));
+    assert_eq!(f.score_mode, ScoreMode::Sum);
+    assert_eq!(f.boost_mode, BoostMode::Replace);
+    let [decay, factor, weight] = f.functions.as_slice() else {
+        panic!("three functions")
+    };
+    assert!(matches!(decay.filter, Some(QueryAst::Exists(_))));
+    let FunctionAst::Decay(d) = &decay.function else {
+        panic!("not a decay")
+    };
+    assert_eq!(
+        (d.curve, d.field, d.decay, decay.weight),
+        (Curve::Gauss, "n", 0.5, 2.0)
+    );
+    assert_eq!(
+        (d.origin, d.scale, d.offset),
+        (Some(&json!(0)), Some(&json!(5)), None)
+    );
+    assert!(matches!(factor.function, FunctionAst::FieldValueFactor(_)));
+    assert!(matches!(weight.function, FunctionAst::Weight) && weight.weight == 3.0);
+    let q = json!({"script_score": {"query": {"match_all": {}}, "script": {"source": "1"}, "min_score": 0.5}});
+    let QueryAst::ScriptScore(s) = parse(&q, 1).unwrap() else {
+        panic!("not a script_score")
+    };
+    assert!(matches!(*s.query, QueryAst::MatchAll { .. }));
+    assert_eq!((s.min_score, s.boost), (Some(0.5), 1.0));
+    let QueryAst::Script(s) = parse(&json!({"script": {"script": "true", "boost": 3}}), 1).unwrap()
+    else {
+        panic!("not a script")
+    };
+    assert_eq!(s.boost, 3.0);
+}
+
+#[test]
+fn scoring_query_errors_carry_their_path() {
+    let q = json!({"function_score": {"functions": [{"weight": 1}, {"filter": {"range": {"ts": {"gt": 1, "foo": 2}}}, "weight": 2}]}});
+    assert_eq!(path_of(&q), "function_score.functions[1].filter.range.ts");
+    let q = json!({"script_score": {"query": {"nope": {}}, "script": {"source": "1"}}});
+    assert_eq!(path_of(&q), "script_score.query");
+    assert_eq!(
+        error(&json!({"function_score": {"functions": [{"nope": {}}]}})),
+        "function_score: unknown function [nope]"
+    );
+    assert_eq!(
+        error(&json!({"script_score": {"query": {"match_all": {}}, "script": "1"}})),
+        "[script_score] script doesn't support values of type: VALUE_STRING"
+    );
 }

@@ -3,35 +3,11 @@
 
 use serde_json::Value;
 
+use super::curve::Curve;
 use crate::error::{Result, SearchError};
 use crate::mapping::FieldType;
+use crate::query::ast::DecayAst;
 use crate::query::context::QueryContext;
-
-/// A decay curve.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Curve {
-    Gauss,
-    Exp,
-    Linear,
-}
-
-impl Curve {
-    /// The decay at `distance` from the origin.
-    pub fn score(self, distance: f64, scale: f64, offset: f64, decay: f64) -> f64 {
-        let d = (distance - offset).max(0.0);
-        match self {
-            Curve::Gauss => {
-                let sigma_sq = -scale * scale / (2.0 * decay.ln());
-                (-(d * d) / (2.0 * sigma_sq)).exp()
-            }
-            Curve::Exp => (decay.ln() / scale * d).exp(),
-            Curve::Linear => {
-                let s = scale / (1.0 - decay);
-                ((s - d) / s).max(0.0)
-            }
-        }
-    }
-}
 
 /// A parsed decay function.
 #[derive(Debug)]
@@ -46,28 +22,17 @@ pub struct Decay {
 }
 
 impl Decay {
-    /// `{"<field>": {"origin", "scale", "offset", "decay"}, "multi_value_mode": ..}`.
-    pub fn parse(ctx: &QueryContext<'_>, value: &Value, curve: Curve) -> Result<Decay> {
-        let obj = value
-            .as_object()
-            .ok_or_else(|| SearchError::parsing("decay function must be an object"))?;
-        let mut field = None;
-        for (key, v) in obj {
-            match key.as_str() {
-                "multi_value_mode" => {}
-                _ => field = Some((key.clone(), v)),
-            }
-        }
-        let (name, params) =
-            field.ok_or_else(|| SearchError::parsing("decay function needs a field"))?;
-        let leaf = ctx.leaf(&name);
+    /// The parsed decay `ast`, its origin and distances read as dates or
+    /// numbers by its field's type.
+    pub(crate) fn resolve(ctx: &QueryContext<'_>, ast: &DecayAst<'_>) -> Result<Decay> {
+        let name = ast.field;
+        let leaf = ctx.leaf(name);
         let is_date = leaf.is_some_and(|l| l.ty == FieldType::Date);
         if leaf.is_some_and(|l| l.ty == FieldType::GeoPoint) {
             return Err(SearchError::illegal(format!(
                 "[{name}]: decay functions on geo_point fields are not supported by this server"
             )));
         }
-        let get = |k: &str| params.get(k);
         let parse_distance = |v: Option<&Value>, what: &str| -> Result<Option<f64>> {
             match v {
                 None => Ok(None),
@@ -89,7 +54,7 @@ impl Decay {
                     .ok_or_else(|| SearchError::parsing(format!("[{what}] must be a number"))),
             }
         };
-        let scale = parse_distance(get("scale"), "scale")?.ok_or_else(|| {
+        let scale = parse_distance(ast.scale, "scale")?.ok_or_else(|| {
             SearchError::parsing(format!("[{name}] decay function requires a [scale]"))
         })?;
         if scale <= 0.0 {
@@ -97,14 +62,14 @@ impl Decay {
                 "[scale] must be > 0, got [{scale}]"
             )));
         }
-        let offset = parse_distance(get("offset"), "offset")?.unwrap_or(0.0);
-        let decay = get("decay").and_then(Value::as_f64).unwrap_or(0.5);
+        let offset = parse_distance(ast.offset, "offset")?.unwrap_or(0.0);
+        let decay = ast.decay;
         if !(decay > 0.0 && decay < 1.0) {
             return Err(SearchError::illegal(format!(
                 "decay must be in the range [0..1], got [{decay}]"
             )));
         }
-        let origin = match get("origin") {
+        let origin = match ast.origin {
             None if is_date => ctx.now_millis as f64,
             None => {
                 return Err(SearchError::parsing(format!(
@@ -136,8 +101,8 @@ impl Decay {
                 .ok_or_else(|| SearchError::parsing("[origin] must be a number"))?,
         };
         Ok(Decay {
-            field: name,
-            curve,
+            field: name.to_string(),
+            curve: ast.curve,
             origin,
             scale,
             offset,

@@ -39,7 +39,7 @@ impl Modifier {
 }
 
 /// A parsed `field_value_factor`.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct FieldValueFactor {
     /// The field read.
     pub field: String,

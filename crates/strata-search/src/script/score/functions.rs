@@ -1,17 +1,17 @@
-//! The functions of `function_score`: each one parsed from its entry and
-//! evaluated per document.
+//! The functions of `function_score`: each one resolved from its parsed
+//! form (`query::ast::FunctionAst`) and evaluated per document.
 
-use serde_json::{Map, Value};
 use strata_script::{Context, DocLookup, DocValue, Limits};
 use tantivy::{DocId, SegmentReader};
 
-use super::decay::{Curve, Decay};
+use super::decay::Decay;
 use super::field_factor::FieldValueFactor;
-use crate::error::{Result, SearchError};
+use crate::error::Result;
+use crate::query::ast::FunctionAst;
 use crate::query::context::QueryContext;
 use crate::script::doc_values::SegmentDocValues;
 use crate::script::run::{illegal, run_number};
-use crate::script::{compile, Compiled};
+use crate::script::{compile_spec, Compiled};
 
 /// What a function computes.
 #[derive(Debug)]
@@ -38,70 +38,22 @@ pub struct Function {
 }
 
 impl Function {
-    /// Only a weight.
-    pub fn weight_only(weight: f64) -> Function {
-        Function {
-            kind: Kind::Constant,
-            weight,
-        }
-    }
-
-    /// An entry of `functions`: one function key, `filter`, `weight`.
-    pub fn parse_entry(ctx: &QueryContext<'_>, item: &Map<String, Value>) -> Result<Function> {
-        let weight = match item.get("weight") {
-            Some(w) => w.as_f64().ok_or_else(|| {
-                SearchError::parsing("[function_score] [weight] must be a number")
-            })?,
-            None => 1.0,
-        };
-        let mut found = None;
-        for (key, value) in item {
-            if matches!(key.as_str(), "filter" | "weight") {
-                continue;
-            }
-            if found.is_some() {
-                return Err(SearchError::parsing(format!(
-                    "failed to parse function_score: more than one function in an entry ([{key}])"
-                )));
-            }
-            found = Some(Function::parse(ctx, key, value, weight)?);
-        }
-        Ok(found.unwrap_or_else(|| Function::weight_only(weight)))
-    }
-
-    /// The function named `name` with body `value`.
-    pub fn parse(
+    /// The parsed function `function` with weight `weight`, resolved
+    /// against the index.
+    pub(crate) fn of(
         ctx: &QueryContext<'_>,
-        name: &str,
-        value: &Value,
+        function: &FunctionAst<'_>,
         weight: f64,
     ) -> Result<Function> {
-        let kind = match name {
-            "field_value_factor" => Kind::FieldValueFactor(FieldValueFactor::parse(value)?),
-            "gauss" => Kind::Decay(Decay::parse(ctx, value, Curve::Gauss)?),
-            "exp" => Kind::Decay(Decay::parse(ctx, value, Curve::Exp)?),
-            "linear" => Kind::Decay(Decay::parse(ctx, value, Curve::Linear)?),
-            "random_score" => Kind::Random {
-                seed: value.get("seed").and_then(|s| {
-                    s.as_u64()
-                        .or_else(|| s.as_str().map(|t| xxhash_rust::xxh3::xxh3_64(t.as_bytes())))
-                }),
-                field: value
-                    .get("field")
-                    .and_then(Value::as_str)
-                    .map(str::to_string),
+        let kind = match function {
+            FunctionAst::Weight => Kind::Constant,
+            FunctionAst::FieldValueFactor(factor) => Kind::FieldValueFactor(factor.clone()),
+            FunctionAst::Decay(decay) => Kind::Decay(Decay::resolve(ctx, decay)?),
+            FunctionAst::Random { seed, field } => Kind::Random {
+                seed: *seed,
+                field: field.map(str::to_string),
             },
-            "script_score" => {
-                let script = value
-                    .get("script")
-                    .ok_or_else(|| SearchError::parsing("[script_score] requires a [script]"))?;
-                Kind::Script(compile(script, Context::Score)?)
-            }
-            other => {
-                return Err(SearchError::parsing(format!(
-                    "function_score: unknown function [{other}]"
-                )))
-            }
+            FunctionAst::Script(spec) => Kind::Script(compile_spec(spec, Context::Score)?),
         };
         Ok(Function { kind, weight })
     }
