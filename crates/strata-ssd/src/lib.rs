@@ -19,7 +19,7 @@
 //!   thread), [`Recovery::finish`].
 //! - `format`: the on-device layout (device header, block headers,
 //!   entries), pure functions.
-//! - `cache`: [`RecordCache`], byte-budgeted, sharded S3-FIFO.
+//! - the DRAM record cache is `strata-cache`'s byte-budgeted S3-FIFO.
 //! - `pool`: the reader threads behind `read_async`.
 //! - [`config`](SsdConfig), [`error`](SsdError), [`loc`](BlockLoc),
 //!   [`position`](Position) (append order),
@@ -102,7 +102,6 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 #![forbid(unsafe_code)]
 
-mod cache;
 mod config;
 mod device_path;
 mod error;
@@ -114,7 +113,6 @@ mod recovery;
 mod stats;
 mod store;
 
-pub use cache::{CacheStats, RecordCache};
 pub use config::{IndexHome, SsdConfig, MAX_BLOCK_SIZE, MIN_BLOCK_SIZE};
 pub use device_path::{open_ssd_path, IoMode, DATA_FILE_NAME};
 pub use error::SsdError;

@@ -1,7 +1,6 @@
-//! The counters the cache's shards and its facade share. A leaf of
-//! `cache`.
+//! The counters the cache's shards and its facade share. A leaf.
 
-/// Counters of a [`RecordCache`](super::RecordCache).
+/// Counters of a [`Cache`](super::Cache).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CacheStats {
     /// Lookups that found the record.
