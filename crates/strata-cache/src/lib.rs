@@ -90,7 +90,14 @@ impl<K: Hash + Eq + Clone, V: Eq> Cache<K, V> {
     /// The record `version` of `key`, counted as a hit or a miss (another
     /// version cached is a miss).
     pub fn get(&self, key: &K, version: &V) -> Option<Bytes> {
-        self.shard(key).lock().get(key, version)
+        self.shard(key).lock().get(key, version, true)
+    }
+
+    /// [`get`](Self::get) without counting a hit or a miss: a second look
+    /// at a key whose miss the caller counted already (it waited for
+    /// another thread's read of the same value).
+    pub fn get_again(&self, key: &K, version: &V) -> Option<Bytes> {
+        self.shard(key).lock().get(key, version, false)
     }
 
     /// Caches `value` as `version` of `key` (evicting as needed), in place
@@ -114,6 +121,14 @@ impl<K: Hash + Eq + Clone, V: Eq> Cache<K, V> {
     /// no effect otherwise.
     pub fn invalidate(&self, key: &K, version: &V) {
         self.shard(key).lock().invalidate(key, Some(version));
+    }
+
+    /// Drops every record whose key `doomed` accepts, a pass over the
+    /// whole cache (one shard locked at a time); counters are kept.
+    pub fn remove_if(&self, doomed: impl Fn(&K) -> bool) {
+        for shard in self.shards.iter() {
+            shard.lock().remove_if(&doomed);
+        }
     }
 
     /// Counters summed over the shards.
@@ -190,6 +205,29 @@ mod tests {
             "only the empty table and queue remain: {}",
             stats.bytes
         );
+    }
+
+    #[test]
+    fn remove_if_drops_only_the_chosen_records_and_their_bytes() {
+        let cache = Cache::with_shards(1 << 20, 2);
+        for key in 0..100u64 {
+            cache.insert(key, (), value(100));
+        }
+        let full = cache.stats();
+        cache.remove_if(|key| key % 2 == 0);
+        let half = cache.stats();
+        assert_eq!(half.entries, 50);
+        assert_eq!(half.value_bytes, full.value_bytes / 2);
+        assert!(
+            half.bytes < full.bytes - 50 * 100,
+            "{half:?} after {full:?}"
+        );
+        assert_eq!(cache.get_again(&2, &()), None);
+        assert_eq!(cache.get_again(&3, &()), Some(value(100)));
+        assert_eq!(cache.stats().hits, full.hits, "get_again is not counted");
+        cache.remove_if(|_| true);
+        assert_eq!(cache.stats().entries, 0);
+        assert!(cache.stats().bytes < 1024);
     }
 
     /// The scan-resistance property: a hot set read repeatedly keeps a high

@@ -16,6 +16,9 @@ pub struct CacheStats {
     /// Bytes held in memory now: values as allocated, the tables and the
     /// queues (`memory`).
     pub bytes: u64,
+    /// Of `bytes`, the values' own (as allocated), without the tables and
+    /// queues: what the records themselves occupy.
+    pub value_bytes: u64,
     /// The byte budget.
     pub budget: u64,
 }
