@@ -19,7 +19,7 @@
 //!   thread), [`Recovery::finish`].
 //! - `format`: the on-device layout (device header, block headers,
 //!   entries), pure functions.
-//! - `cache`: [`RecordCache`], byte-budgeted, sharded S3-FIFO.
+//! - the DRAM record cache is `strata-cache`'s byte-budgeted S3-FIFO.
 //! - `pool`: the reader threads behind `read_async`, one blocking read
 //!   at a time or batches through io_uring ([`IoEngine`]).
 //! - [`config`](SsdConfig), [`error`](SsdError), [`loc`](BlockLoc),
@@ -103,7 +103,6 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 #![forbid(unsafe_code)]
 
-mod cache;
 mod config;
 mod device_path;
 mod error;
@@ -115,7 +114,6 @@ mod recovery;
 mod stats;
 mod store;
 
-pub use cache::{CacheStats, RecordCache};
 pub use config::{IndexHome, IoEngine, SsdConfig, MAX_BLOCK_SIZE, MIN_BLOCK_SIZE};
 pub use device_path::{open_ssd_path, IoMode, DATA_FILE_NAME};
 pub use error::SsdError;

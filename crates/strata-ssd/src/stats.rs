@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::cache::CacheStats;
+use strata_cache::CacheStats;
 
 /// A snapshot of the store's state and counters since it was opened.
 #[derive(Debug, Clone, Default)]

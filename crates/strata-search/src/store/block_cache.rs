@@ -2,11 +2,14 @@
 //! segment files (`search_cache_size`), shared by every shard of every
 //! index whose files are read in blocks ([`CachedFile`](super::CachedFile)).
 //!
-//! The cache is `quick_cache`'s sharded CLOCK-Pro cache weighed in bytes,
-//! so its resident size never passes the budget (each of its shards holds
-//! at most its share). Hits and misses are counted here, once per block
-//! looked up. Concurrent misses of one block read it once (the others wait
-//! for that read).
+//! The blocks live in Strata's one DRAM cache (`strata-cache`: sharded
+//! S3-FIFO whose byte budget bounds resident memory), so a one-pass scan
+//! of cold segments cannot push out the blocks hot queries read again.
+//! Hits, misses and bytes read on misses are counted here, once per block
+//! looked up. Concurrent misses of one block read it once: the first
+//! reader registers the block in a table of loads in flight (at most one
+//! entry per reading thread) and the others wait for it, then find the
+//! block in the cache.
 //!
 //! Blocks are keyed by an owner (an index, from [`BlockCache::owner_id`])
 //! and a file id handed out by [`BlockCache::file_id`]: segment files never
@@ -14,11 +17,15 @@
 //! its file may ask for it, and one owner's blocks can be dropped alone
 //! (`POST /<index>/_cache/clear`).
 
+use std::collections::HashMap;
 use std::io;
+use std::ops::Deref;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
-use quick_cache::sync::Cache;
-use quick_cache::{OptionsBuilder, Weighter};
+use bytes::Bytes;
+use parking_lot::Mutex;
+use strata_cache::Cache;
 use tantivy::directory::OwnedBytes;
 
 /// Bytes per cached block.
@@ -30,22 +37,19 @@ pub const DEFAULT_CACHE_BYTES: u64 = 256 << 20;
 /// A block: (owner, file id, block number).
 type BlockKey = (u64, u64, u64);
 
-#[derive(Clone, Copy)]
-struct ByteWeighter;
+/// Most shards the cache is split into.
+const MAX_SHARDS: u64 = 16;
 
-impl Weighter<BlockKey, OwnedBytes> for ByteWeighter {
-    fn weight(&self, _key: &BlockKey, block: &OwnedBytes) -> u64 {
-        // Never zero: a zero-weight item would never be evicted.
-        block.len().max(1) as u64
-    }
-}
+/// Blocks each shard has room for at least, so that small budgets cache.
+const BLOCKS_PER_SHARD: u64 = 16;
 
 /// What the cache holds and how it has done, for `_nodes/stats`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CacheStats {
     /// The byte budget.
     pub budget_bytes: u64,
-    /// Bytes of blocks held now.
+    /// Bytes of the blocks held now, as allocated (the cache's tables and
+    /// queues, also within the budget, are not counted here).
     pub size_bytes: u64,
     /// Blocks held now.
     pub blocks: u64,
@@ -57,10 +61,33 @@ pub struct CacheStats {
     pub miss_bytes: u64,
 }
 
+/// A cached block handed to tantivy as [`OwnedBytes`] without a copy.
+struct SharedBlock(Bytes);
+
+impl Deref for SharedBlock {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+// SAFETY: `Bytes` points at a buffer it shares by reference count (a heap
+// allocation, or static memory), never at memory inside the handle
+// itself: moving the `SharedBlock` leaves the address `deref` returns
+// unchanged, and the buffer lives until the last handle is dropped.
+#[allow(unsafe_code)]
+unsafe impl stable_deref_trait::StableDeref for SharedBlock {}
+
+fn owned(block: Bytes) -> OwnedBytes {
+    OwnedBytes::new(SharedBlock(block))
+}
+
 /// A byte-budgeted cache of file blocks (see the module docs).
 pub struct BlockCache {
-    /// `None` when the budget is below one block: every read goes to the file.
-    blocks: Option<Cache<BlockKey, OwnedBytes, ByteWeighter>>,
+    blocks: Cache<BlockKey>,
+    /// Blocks being read, each with the lock its reader holds meanwhile.
+    loading: Mutex<HashMap<BlockKey, Arc<Mutex<()>>>>,
     budget: u64,
     next_file: AtomicU64,
     next_owner: AtomicU64,
@@ -78,29 +105,16 @@ impl std::fmt::Debug for BlockCache {
 }
 
 impl BlockCache {
-    /// A cache holding at most `budget` bytes of blocks.
+    /// A cache of `budget` bytes of memory; below about one block, every
+    /// read goes to the file.
     pub fn new(budget: u64) -> BlockCache {
-        let block = BLOCK_SIZE as u64;
-        let blocks = (budget >= block).then(|| {
-            // Each shard of the cache holds budget/shards: keep room for at
-            // least 16 blocks per shard so small budgets still cache.
-            let fit = (budget / (16 * block)).max(1);
-            let shards = (1u64 << fit.ilog2()).min(64);
-            let options = OptionsBuilder::new()
-                .shards(shards as usize)
-                .estimated_items_capacity((budget / block) as usize)
-                .weight_capacity(budget)
-                .build()
-                .expect("valid block cache options");
-            Cache::with_options(
-                options,
-                ByteWeighter,
-                Default::default(),
-                Default::default(),
-            )
-        });
+        // Each shard holds budget/shards: keep room for at least 16 blocks
+        // per shard so small budgets still cache.
+        let fit = (budget / (BLOCKS_PER_SHARD * BLOCK_SIZE as u64)).max(1);
+        let shards = (1u64 << fit.ilog2()).min(MAX_SHARDS);
         BlockCache {
-            blocks,
+            blocks: Cache::with_shards(budget, shards as usize),
+            loading: Mutex::default(),
             budget,
             next_file: AtomicU64::new(1),
             next_owner: AtomicU64::new(1),
@@ -123,61 +137,75 @@ impl BlockCache {
 
     /// Block `block` of file `file` of `owner`: from the cache, or read
     /// with `load` (and kept when it fits). `load` must return the block's
-    /// bytes. Returns the block and whether it was a hit.
+    /// bytes. Returns the block and whether it was a hit (also when
+    /// another thread's read of it, waited for, put it in the cache).
     pub fn block(
         &self,
         owner: u64,
         file: u64,
         block: u64,
-        load: impl FnOnce() -> io::Result<OwnedBytes>,
+        load: impl FnOnce() -> io::Result<Vec<u8>>,
     ) -> io::Result<(OwnedBytes, bool)> {
-        let Some(cache) = &self.blocks else {
-            return self.miss(load).map(|b| (b, false));
-        };
-        let mut missed = false;
-        let bytes = cache.get_or_insert_with(&(owner, file, block), || {
-            missed = true;
-            self.miss(load)
-        })?;
-        if !missed {
-            self.hits.fetch_add(1, Ordering::Relaxed);
+        let key = (owner, file, block);
+        if let Some(bytes) = self.blocks.get(&key, &()) {
+            return Ok(self.hit(bytes));
         }
-        Ok((bytes, !missed))
+        let gate = Arc::clone(self.loading.lock().entry(key).or_default());
+        let loaded = {
+            let _reading = gate.lock();
+            match self.blocks.get_again(&key, &()) {
+                Some(bytes) => Ok(self.hit(bytes)),
+                None => self.miss(key, load),
+            }
+        };
+        // The last reader of this gate takes it out of the table, so the
+        // table holds only blocks some thread is reading or waiting for.
+        // Every clone and drop of a gate happens under the table's lock, so
+        // a count of one (the table's own) means no thread is left on it.
+        let mut loading = self.loading.lock();
+        drop(gate);
+        if loading.get(&key).is_some_and(|g| Arc::strong_count(g) == 1) {
+            loading.remove(&key);
+        }
+        loaded
     }
 
-    fn miss(&self, load: impl FnOnce() -> io::Result<OwnedBytes>) -> io::Result<OwnedBytes> {
+    fn hit(&self, bytes: Bytes) -> (OwnedBytes, bool) {
+        self.hits.fetch_add(1, Ordering::Relaxed);
+        (owned(bytes), true)
+    }
+
+    fn miss(
+        &self,
+        key: BlockKey,
+        load: impl FnOnce() -> io::Result<Vec<u8>>,
+    ) -> io::Result<(OwnedBytes, bool)> {
         self.misses.fetch_add(1, Ordering::Relaxed);
-        let bytes = load()?;
+        let bytes = Bytes::from(load()?);
         self.miss_bytes
             .fetch_add(bytes.len() as u64, Ordering::Relaxed);
-        Ok(bytes)
+        self.blocks.insert(key, (), bytes.clone());
+        Ok((owned(bytes), false))
     }
 
     /// Drops every block (`POST /_cache/clear`); counters are kept.
     pub fn clear(&self) {
-        if let Some(cache) = &self.blocks {
-            cache.clear();
-        }
+        self.blocks.remove_if(|_| true);
     }
 
     /// Drops the blocks of `owner` only (`POST /<index>/_cache/clear`), a
     /// pass over the whole cache; counters are kept.
     pub(crate) fn clear_owner(&self, owner: u64) {
-        if let Some(cache) = &self.blocks {
-            cache.retain(|&(o, _, _), _| o != owner);
-        }
+        self.blocks.remove_if(|&(o, _, _)| o == owner);
     }
 
     /// Current size and counters.
     pub fn stats(&self) -> CacheStats {
-        let (size_bytes, blocks) = self
-            .blocks
-            .as_ref()
-            .map_or((0, 0), |c| (c.weight(), c.len() as u64));
+        let held = self.blocks.stats();
         CacheStats {
             budget_bytes: self.budget,
-            size_bytes,
-            blocks,
+            size_bytes: held.value_bytes,
+            blocks: held.entries,
             hits: self.hits.load(Ordering::Relaxed),
             misses: self.misses.load(Ordering::Relaxed),
             miss_bytes: self.miss_bytes.load(Ordering::Relaxed),
@@ -195,8 +223,8 @@ impl Default for BlockCache {
 mod tests {
     use super::*;
 
-    fn block_of(len: usize, fill: u8) -> io::Result<OwnedBytes> {
-        Ok(OwnedBytes::new(vec![fill; len]))
+    fn block_of(len: usize, fill: u8) -> io::Result<Vec<u8>> {
+        Ok(vec![fill; len])
     }
 
     #[test]
@@ -211,8 +239,39 @@ mod tests {
         assert!(hit);
         let s = cache.stats();
         assert_eq!((s.hits, s.misses, s.blocks), (1, 1, 1));
-        assert_eq!(s.size_bytes, BLOCK_SIZE as u64);
+        // The block as allocated.
+        let size = BLOCK_SIZE as u64;
+        assert!(
+            s.size_bytes >= size && s.size_bytes < size + size / 4,
+            "{s:?}"
+        );
         assert_eq!(s.miss_bytes, BLOCK_SIZE as u64);
+    }
+
+    #[test]
+    fn concurrent_misses_of_one_block_read_it_once() {
+        let cache = BlockCache::new(4 << 20);
+        let reads = AtomicU64::new(0);
+        let start = std::sync::Barrier::new(8);
+        std::thread::scope(|s| {
+            for _ in 0..8 {
+                s.spawn(|| {
+                    start.wait();
+                    let (b, _) = cache
+                        .block(0, 1, 0, || {
+                            reads.fetch_add(1, Ordering::Relaxed);
+                            std::thread::sleep(std::time::Duration::from_millis(50));
+                            block_of(BLOCK_SIZE, 3)
+                        })
+                        .unwrap();
+                    assert_eq!(b.as_slice()[BLOCK_SIZE - 1], 3);
+                });
+            }
+        });
+        assert_eq!(reads.load(Ordering::Relaxed), 1);
+        let s = cache.stats();
+        assert_eq!((s.hits, s.misses), (7, 1));
+        assert!(cache.loading.lock().is_empty(), "no gate is left behind");
     }
 
     #[test]
@@ -240,11 +299,14 @@ mod tests {
 
     #[test]
     fn a_budget_below_one_block_caches_nothing() {
-        let cache = BlockCache::new(1000);
-        cache.block(0, 1, 0, || block_of(10, 1)).unwrap();
-        cache.block(0, 1, 0, || block_of(10, 1)).unwrap();
-        let s = cache.stats();
-        assert_eq!((s.hits, s.misses, s.size_bytes), (0, 2, 0));
+        for budget in [0, 1000, BLOCK_SIZE as u64] {
+            let cache = BlockCache::new(budget);
+            cache.block(0, 1, 0, || block_of(BLOCK_SIZE, 1)).unwrap();
+            cache.block(0, 1, 0, || block_of(BLOCK_SIZE, 1)).unwrap();
+            let s = cache.stats();
+            assert_eq!((s.hits, s.misses, s.blocks), (0, 2, 0), "{budget}");
+            assert!(s.size_bytes <= budget);
+        }
     }
 
     #[test]

@@ -37,9 +37,9 @@ use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use parking_lot::Mutex;
+use strata_cache::Cache;
 use strata_device::{AlignedBuf, BlockDevice, BLOCK_ALIGN};
 
-use crate::cache::RecordCache;
 use crate::config::{block_count, IndexHome, SsdConfig};
 use crate::error::SsdError;
 use crate::format::block_header::{BlockHeader, Written, BLOCK_HEADER_LEN};
@@ -298,8 +298,8 @@ impl Recovery {
             torn = stats.torn_blocks,
             "SSD tier rebuilt"
         );
-        let cache = (self.config.dram_cache_size > 0)
-            .then(|| RecordCache::new(self.config.dram_cache_size));
+        let cache =
+            (self.config.dram_cache_size > 0).then(|| Cache::new(self.config.dram_cache_size));
         let inner = Inner {
             pool: IoPool::new(
                 self.config.io_threads,

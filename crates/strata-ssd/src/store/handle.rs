@@ -8,13 +8,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, OnceLock};
 
 use parking_lot::Mutex;
+use strata_cache::Cache;
 use strata_device::BlockDevice;
 
 use super::buffers::ReadBuffers;
 use super::geometry::Geometry;
 use super::table::BlockTable;
 use super::writer::Writer;
-use crate::cache::RecordCache;
 use crate::error::SsdError;
 use crate::loc::BlockLoc;
 use crate::pool::IoPool;
@@ -48,7 +48,7 @@ pub(crate) struct Inner {
     /// Set by the first failed write or sync: no more writes.
     pub(crate) poison: OnceLock<String>,
     pub(crate) counters: Counters,
-    pub(crate) cache: Option<RecordCache<u64, Version>>,
+    pub(crate) cache: Option<Cache<u64, Version>>,
     pub(crate) pool: IoPool,
     /// Buffers of device reads (large ones pooled).
     pub(crate) buffers: Arc<ReadBuffers>,

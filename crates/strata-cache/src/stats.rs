@@ -1,7 +1,6 @@
-//! The counters the cache's shards and its facade share. A leaf of
-//! `cache`.
+//! The counters the cache's shards and its facade share. A leaf.
 
-/// Counters of a [`RecordCache`](super::RecordCache).
+/// Counters of a [`Cache`](super::Cache).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CacheStats {
     /// Lookups that found the record.
@@ -17,6 +16,9 @@ pub struct CacheStats {
     /// Bytes held in memory now: values as allocated, the tables and the
     /// queues (`memory`).
     pub bytes: u64,
+    /// Of `bytes`, the values' own (as allocated), without the tables and
+    /// queues: what the records themselves occupy.
+    pub value_bytes: u64,
     /// The byte budget.
     pub budget: u64,
 }

@@ -1,6 +1,5 @@
 //! What the cache's structures really occupy in memory, so that the byte
-//! budget bounds resident memory and not only counted payload. A leaf of
-//! `cache`.
+//! budget bounds resident memory and not only counted payload. A leaf.
 //!
 //! The cache counts, for every shard: each value's heap allocation as the
 //! allocator sizes it ([`value_bytes`]), the hash table of entries by its

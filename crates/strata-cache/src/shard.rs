@@ -69,18 +69,19 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
         }
     }
 
-    pub(super) fn get(&mut self, key: &K, version: &V) -> Option<Bytes> {
-        match self.map.get_mut(key).filter(|e| e.version == *version) {
-            Some(entry) => {
-                entry.freq = (entry.freq + 1).min(MAX_FREQ);
-                self.hits += 1;
-                Some(entry.value.clone())
-            }
-            None => {
-                self.misses += 1;
-                None
-            }
-        }
+    /// The value of `key` at `version`, counted as a hit or a miss when
+    /// `count` (an uncounted lookup is a caller's second look at a key
+    /// whose miss it counted already). A hit raises the frequency.
+    pub(super) fn get(&mut self, key: &K, version: &V, count: bool) -> Option<Bytes> {
+        let found = self.map.get_mut(key).filter(|e| e.version == *version);
+        let counter = match found.is_some() {
+            true => &mut self.hits,
+            false => &mut self.misses,
+        };
+        *counter += u64::from(count);
+        let entry = found?;
+        entry.freq = (entry.freq + 1).min(MAX_FREQ);
+        Some(entry.value.clone())
     }
 
     pub(super) fn insert(&mut self, key: K, version: V, value: Bytes) -> bool {
@@ -165,6 +166,33 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
         }
     }
 
+    /// Forgets every record whose key `doomed` accepts (no ghost entry:
+    /// they were dropped, not evicted), then compacts the queues.
+    pub(super) fn remove_if(&mut self, mut doomed: impl FnMut(&K) -> bool) {
+        let (small, main) = (&mut self.small, &mut self.main);
+        self.map.retain(|key, entry| {
+            if !doomed(key) {
+                return true;
+            }
+            let queue = match entry.in_main {
+                true => &mut *main,
+                false => &mut *small,
+            };
+            queue.bytes -= entry.charge();
+            false
+        });
+        if self.map.is_empty() {
+            // Cleared: the table and queues go back to the allocator.
+            (self.map, self.table_capacity) = (HashMap::new(), 0);
+            (self.small, self.main) = (Fifo::new(), Fifo::new());
+            return;
+        }
+        let map = &self.map;
+        self.small.retain(|k, s| is_at(map, k, s, false));
+        self.main.retain(|k, s| is_at(map, k, s, true));
+        self.trim();
+    }
+
     pub(super) fn add_stats(&self, stats: &mut CacheStats) {
         stats.hits += self.hits;
         stats.misses += self.misses;
@@ -172,6 +200,7 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
         stats.evictions += self.evictions;
         stats.entries += self.map.len() as u64;
         stats.bytes += self.resident() as u64;
+        stats.value_bytes += (self.small.bytes + self.main.bytes) as u64;
     }
 
     /// Bytes the shard holds in memory: its records' values, the map's
@@ -320,7 +349,7 @@ mod tests {
         let mut shard = Shard::new(4096);
         let value = Bytes::from(vec![0u8; 100]);
         shard.insert(1u32, (), value.clone());
-        shard.get(&1, &());
+        shard.get(&1, &(), true);
         for key in 2..40 {
             shard.insert(key, (), value.clone());
         }

@@ -1,5 +1,8 @@
-//! [`RecordCache`]: the DRAM cache of records in front of the SSD, with a
-//! byte budget and scan resistance (S3-FIFO).
+//! # strata-cache: Strata's one DRAM cache
+//!
+//! [`Cache`]: a cache of immutable values with a byte budget that bounds
+//! resident memory, and scan resistance (S3-FIFO). The SSD tier keeps its
+//! records in it (in front of the device); no Strata crate is below it.
 //!
 //! S3-FIFO (Yang et al., SOSP 2023) keeps three FIFO queues per shard:
 //! - small (`fifo`, ~10% of the bytes): where new records enter. A record
@@ -17,17 +20,20 @@
 //!
 //! The cache is sharded by key hash (16 shards by default), each behind its
 //! own mutex with its share of the budget. A key names an object and holds
-//! one *version* of it (the store: the key is the engine's hash of the user
-//! key, the version the record's block sequence number and location, which
-//! a reused block never repeats); a lookup hits only its exact version, and
-//! a new version replaces the old in place, keeping its hotness. Values are
-//! immutable [`Bytes`].
+//! one *version* of it (the SSD store: the key is the engine's hash of the
+//! user key, the version the record's block sequence number and location,
+//! which a reused block never repeats); a lookup hits only its exact
+//! version, and a new version replaces the old in place, keeping its
+//! hotness. Values are immutable [`Bytes`].
 //!
 //! The budget bounds resident memory (`memory`): each value is charged as
 //! the allocator sizes it, and each shard's hash table, queues and ghost
 //! by their real sizes, so a full cache of 100-byte records holds about
 //! 190,000 per 64 MiB rather than the 409,000 it counted before, when it
 //! occupied 2.7 times its budget.
+
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+#![forbid(unsafe_code)]
 
 mod fifo;
 mod ghost;
@@ -43,7 +49,7 @@ use parking_lot::Mutex;
 use shard::Shard;
 pub use stats::CacheStats;
 
-/// Shards of [`RecordCache::new`].
+/// Shards of [`Cache::new`].
 const DEFAULT_SHARDS: usize = 16;
 
 /// A byte-budgeted, scan-resistant cache of immutable records.
@@ -53,23 +59,23 @@ const DEFAULT_SHARDS: usize = 16;
 /// sizes them, its hash table and its queues, ghost included (`memory`);
 /// a record larger than a share is never cached. Values must own about
 /// their length (see `insert`). Thread-safe.
-pub struct RecordCache<K, V = ()> {
+pub struct Cache<K, V = ()> {
     shards: Box<[Mutex<Shard<K, V>>]>,
     hasher: RandomState,
     budget: u64,
 }
 
-impl<K: Hash + Eq + Clone, V: Eq> RecordCache<K, V> {
+impl<K: Hash + Eq + Clone, V: Eq> Cache<K, V> {
     /// A cache of `budget` bytes in 16 shards.
-    pub fn new(budget: u64) -> RecordCache<K, V> {
-        RecordCache::with_shards(budget, DEFAULT_SHARDS)
+    pub fn new(budget: u64) -> Cache<K, V> {
+        Cache::with_shards(budget, DEFAULT_SHARDS)
     }
 
     /// A cache of `budget` bytes in `shards` shards (at least one).
-    pub fn with_shards(budget: u64, shards: usize) -> RecordCache<K, V> {
+    pub fn with_shards(budget: u64, shards: usize) -> Cache<K, V> {
         let shards = shards.max(1);
         let share = usize::try_from(budget / shards as u64).unwrap_or(usize::MAX);
-        RecordCache {
+        Cache {
             shards: (0..shards).map(|_| Mutex::new(Shard::new(share))).collect(),
             hasher: RandomState::new(),
             budget,
@@ -84,7 +90,14 @@ impl<K: Hash + Eq + Clone, V: Eq> RecordCache<K, V> {
     /// The record `version` of `key`, counted as a hit or a miss (another
     /// version cached is a miss).
     pub fn get(&self, key: &K, version: &V) -> Option<Bytes> {
-        self.shard(key).lock().get(key, version)
+        self.shard(key).lock().get(key, version, true)
+    }
+
+    /// [`get`](Self::get) without counting a hit or a miss: a second look
+    /// at a key whose miss the caller counted already (it waited for
+    /// another thread's read of the same value).
+    pub fn get_again(&self, key: &K, version: &V) -> Option<Bytes> {
+        self.shard(key).lock().get(key, version, false)
     }
 
     /// Caches `value` as `version` of `key` (evicting as needed), in place
@@ -110,6 +123,14 @@ impl<K: Hash + Eq + Clone, V: Eq> RecordCache<K, V> {
         self.shard(key).lock().invalidate(key, Some(version));
     }
 
+    /// Drops every record whose key `doomed` accepts, a pass over the
+    /// whole cache (one shard locked at a time); counters are kept.
+    pub fn remove_if(&self, doomed: impl Fn(&K) -> bool) {
+        for shard in self.shards.iter() {
+            shard.lock().remove_if(&doomed);
+        }
+    }
+
     /// Counters summed over the shards.
     pub fn stats(&self) -> CacheStats {
         let mut stats = CacheStats {
@@ -133,7 +154,7 @@ mod tests {
 
     #[test]
     fn budget_is_respected_and_large_records_are_not_cached() {
-        let cache = RecordCache::with_shards(64 * 1024, 4);
+        let cache = Cache::with_shards(64 * 1024, 4);
         for key in 0..10_000u64 {
             cache.insert(key, (), value(100 + (key as usize % 900)));
             assert!(cache.stats().bytes <= 64 * 1024);
@@ -149,7 +170,7 @@ mod tests {
 
     #[test]
     fn a_new_version_replaces_the_old_in_place_and_only_its_own_version_hits() {
-        let cache = RecordCache::with_shards(1 << 20, 1);
+        let cache = Cache::with_shards(1 << 20, 1);
         assert!(cache.insert(7u64, 1u32, value(10)));
         assert_eq!(cache.get(&7, &1), Some(value(10)));
         assert!(cache.insert(7, 2, value(20)));
@@ -170,7 +191,7 @@ mod tests {
 
     #[test]
     fn hits_misses_and_invalidation() {
-        let cache = RecordCache::new(1 << 20);
+        let cache = Cache::new(1 << 20);
         assert_eq!(cache.get(&1u32, &()), None);
         assert!(cache.insert(1, (), value(10)));
         assert!(!cache.insert(1, (), value(10)));
@@ -186,12 +207,35 @@ mod tests {
         );
     }
 
+    #[test]
+    fn remove_if_drops_only_the_chosen_records_and_their_bytes() {
+        let cache = Cache::with_shards(1 << 20, 2);
+        for key in 0..100u64 {
+            cache.insert(key, (), value(100));
+        }
+        let full = cache.stats();
+        cache.remove_if(|key| key % 2 == 0);
+        let half = cache.stats();
+        assert_eq!(half.entries, 50);
+        assert_eq!(half.value_bytes, full.value_bytes / 2);
+        assert!(
+            half.bytes < full.bytes - 50 * 100,
+            "{half:?} after {full:?}"
+        );
+        assert_eq!(cache.get_again(&2, &()), None);
+        assert_eq!(cache.get_again(&3, &()), Some(value(100)));
+        assert_eq!(cache.stats().hits, full.hits, "get_again is not counted");
+        cache.remove_if(|_| true);
+        assert_eq!(cache.stats().entries, 0);
+        assert!(cache.stats().bytes < 1024);
+    }
+
     /// The scan-resistance property: a hot set read repeatedly keeps a high
     /// hit ratio while a one-pass scan of 20 times the budget in cold
     /// records streams through.
     #[test]
     fn a_one_pass_scan_does_not_evict_the_hot_set() {
-        let cache = RecordCache::new(4 << 20);
+        let cache = Cache::new(4 << 20);
         let hot: Vec<u64> = (0..2_000).collect();
         let read = |key: u64| {
             if cache.get(&key, &()).is_none() {

@@ -1,7 +1,7 @@
 //! The record cache's resident memory stays within its byte budget.
 //!
 //! The budget is a promise about memory, not about counted bytes: filling a
-//! [`RecordCache`] of 32 MiB with 600,000 small records (100 bytes, the
+//! [`Cache`] of 32 MiB with 600,000 small records (100 bytes, the
 //! size of a typical KV value; six times what fits) must grow the process's
 //! resident set by at most the budget plus 5%. Before the cache counted its
 //! tables, queues and allocator rounding it grew by 2.7 times its budget. Each measurement runs in a child process (this test
@@ -18,7 +18,7 @@
 use std::process::Command;
 
 use bytes::Bytes;
-use strata_ssd::RecordCache;
+use strata_cache::Cache;
 
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
@@ -76,7 +76,7 @@ fn purge_dirty_pages() {
 
 fn measure() {
     // A version the size of the store's (sequence number and location).
-    let cache: RecordCache<u64, (u64, u64)> = RecordCache::new(BUDGET);
+    let cache: Cache<u64, (u64, u64)> = Cache::new(BUDGET);
     let before = resident();
     for key in 0..RECORDS {
         let mut payload = vec![0u8; RECORD_LEN];
