@@ -77,12 +77,17 @@ pub fn run(args: &SearchTiersArgs) -> Result<PathBuf, LabError> {
             }
             run.progress
                 .step(PEER, &format!("round {}: starting", round + 1));
-            rt.block_on(async {
+            let outcome = rt.block_on(async {
                 let (url, node) = source.start(&run.data_dir).await?;
                 let outcome = phases(&mut run, &sizes, round, PEER, &url).await;
                 drop(node);
                 outcome
-            })?;
+            });
+            // A peer that fails to start or to serve is recorded, not fatal:
+            // Strata's tiers were measured and the report is still written.
+            if let Err(e) = outcome {
+                run.skip(PEER, &format!("round {}: {e}", round + 1));
+            }
             run.progress.done(sizes.per_tier());
         }
     }
