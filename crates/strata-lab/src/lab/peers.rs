@@ -207,6 +207,16 @@ pub fn available(kind: PeerKind) -> Result<PathBuf, String> {
     Ok(binary)
 }
 
+/// A peer's own temporary directory under `parent` and a free port on
+/// 127.0.0.1 for it.
+pub(crate) fn peer_home(parent: &Path, prefix: &str) -> std::io::Result<(tempfile::TempDir, u16)> {
+    let dir = tempfile::Builder::new().prefix(prefix).tempdir_in(parent)?;
+    let port = std::net::TcpListener::bind(("127.0.0.1", 0))?
+        .local_addr()?
+        .port();
+    Ok((dir, port))
+}
+
 /// A running peer.
 #[derive(Debug)]
 pub struct PeerProcess {
@@ -224,14 +234,7 @@ impl PeerProcess {
             binary: binary.to_owned(),
             source,
         };
-        let dir = tempfile::Builder::new()
-            .prefix("strata-lab-peer-")
-            .tempdir_in(parent)
-            .map_err(fail)?;
-        let port = std::net::TcpListener::bind(("127.0.0.1", 0))
-            .and_then(|l| l.local_addr())
-            .map_err(fail)?
-            .port();
+        let (dir, port) = peer_home(parent, "strata-lab-peer-").map_err(fail)?;
         let args = kind.args(binary, port, dir.path());
         if let Some(config) = kind.arcus_config(dir.path()) {
             std::fs::write(dir.path().join("arcus.conf"), config).map_err(fail)?;

@@ -18,7 +18,7 @@ use rustix::process::{kill_process_group, Pid, Signal};
 
 use super::plan::SearchTiersArgs;
 use super::server::wait_http;
-use crate::lab::peers::find;
+use crate::lab::peers::{find, peer_home};
 use crate::LabError;
 
 /// The launcher `scripts/peers/opensearch` installs.
@@ -94,14 +94,7 @@ impl OpenSearchNode {
             binary: launcher.to_owned(),
             source,
         };
-        let dir = tempfile::Builder::new()
-            .prefix("strata-lab-opensearch-")
-            .tempdir_in(parent)
-            .map_err(fail)?;
-        let port = std::net::TcpListener::bind(("127.0.0.1", 0))
-            .and_then(|l| l.local_addr())
-            .map_err(fail)?
-            .port();
+        let (dir, port) = peer_home(parent, "strata-lab-opensearch-").map_err(fail)?;
         let log = std::fs::File::create(dir.path().join("launcher.log")).map_err(fail)?;
         let child = Command::new(launcher)
             .args(["--port", &port.to_string(), "--heap", HEAP, "--data"])
