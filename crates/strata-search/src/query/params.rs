@@ -82,13 +82,21 @@ pub(crate) fn value_and_params<'a>(
 /// `boost` beside a query's parameters: 1.0 when absent, a number or a
 /// numeric string otherwise.
 pub(crate) fn boost_of(params: &Value) -> Result<f64> {
-    match params.get("boost") {
-        None => Ok(1.0),
-        Some(b) => b
-            .as_f64()
-            .or_else(|| b.as_str().and_then(|s| s.parse().ok()))
-            .ok_or_else(|| SearchError::parsing(format!("[boost] must be a number, got [{b}]"))),
-    }
+    Ok(number_of(params, "boost")?.unwrap_or(1.0))
+}
+
+/// The parameter `key` of `params` as a number: `None` when absent, a
+/// number or a numeric string (Elasticsearch's parser coerces strings),
+/// anything else a parsing error naming the key.
+pub(crate) fn number_of(params: &Value, key: &str) -> Result<Option<f64>> {
+    params
+        .get(key)
+        .map(|v| {
+            v.as_f64()
+                .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+                .ok_or_else(|| SearchError::parsing(format!("[{key}] must be a number, got [{v}]")))
+        })
+        .transpose()
 }
 
 /// `minimum_should_match` as written (`2`, `"75%"`, `"-1"`, `"-25%"`),

@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use crate::error::{Result, SearchError};
+use crate::query::params::{check_params, number_of};
 use crate::script::run::illegal;
 
 /// `field_value_factor`'s `modifier`.
@@ -52,15 +53,28 @@ pub struct FieldValueFactor {
 impl FieldValueFactor {
     /// `{"field", "factor", "modifier", "missing"}`.
     pub fn parse(value: &Value) -> Result<FieldValueFactor> {
+        let obj = value
+            .as_object()
+            .ok_or_else(|| SearchError::parsing("[field_value_factor] must be an object"))?;
+        check_params(
+            "field_value_factor",
+            obj,
+            &["field", "factor", "modifier", "missing"],
+        )?;
         let field = value
             .get("field")
             .and_then(Value::as_str)
             .ok_or_else(|| SearchError::parsing("[field_value_factor] requires a [field]"))?;
-        let modifier = match value
-            .get("modifier")
-            .and_then(Value::as_str)
-            .unwrap_or("none")
-        {
+        let modifier = match value.get("modifier") {
+            None => "none",
+            Some(Value::String(name)) => name.as_str(),
+            Some(other) => {
+                return Err(SearchError::parsing(format!(
+                    "[field_value_factor] modifier must be a string, got [{other}]"
+                )))
+            }
+        };
+        let modifier = match modifier {
             "none" => Modifier::None,
             "log" => Modifier::Log,
             "log1p" => Modifier::Log1p,
@@ -75,9 +89,9 @@ impl FieldValueFactor {
         };
         Ok(FieldValueFactor {
             field: field.to_string(),
-            factor: value.get("factor").and_then(Value::as_f64).unwrap_or(1.0),
+            factor: number_of(value, "factor")?.unwrap_or(1.0),
             modifier,
-            missing: value.get("missing").and_then(Value::as_f64),
+            missing: number_of(value, "missing")?,
         })
     }
 
