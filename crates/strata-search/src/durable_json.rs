@@ -16,9 +16,7 @@ use crate::error::{Result, SearchError};
 /// Replaces `name` in `dir` with `value`, durably. `what` names the file in
 /// errors.
 pub(crate) fn save_in(dir: &dyn Directory, name: &str, value: &Value, what: &Path) -> Result<()> {
-    let bytes =
-        serde_json::to_vec_pretty(value).map_err(|e| SearchError::illegal(e.to_string()))?;
-    dir.replace(name, &bytes)
+    dir.replace(name, &bytes_of(value)?)
         .map_err(|e| SearchError::io(format!("replace {}", what.display()), e))
 }
 
@@ -43,11 +41,24 @@ pub fn save(path: &Path, value: &Value) -> Result<()> {
     save_in(&dir, name, value, path)
 }
 
+/// As [`save`], with owner-only permissions (0600) from the moment the
+/// file exists: for files holding credentials (API key hashes), which no
+/// other local user may read.
+pub fn save_private(path: &Path, value: &Value) -> Result<()> {
+    let (dir, name) = on_disk(path)?;
+    dir.replace_with_permissions(name, &bytes_of(value)?, 0o600)
+        .map_err(|e| SearchError::io(format!("replace {}", path.display()), e))
+}
+
 /// The JSON in the file `path`; `None` when it does not exist ([`load_in`]
 /// on an [`FsDirectory`]).
 pub fn load(path: &Path) -> Result<Option<Value>> {
     let (dir, name) = on_disk(path)?;
     load_in(&dir, name, path)
+}
+
+fn bytes_of(value: &Value) -> Result<Vec<u8>> {
+    serde_json::to_vec_pretty(value).map_err(|e| SearchError::illegal(e.to_string()))
 }
 
 fn on_disk(path: &Path) -> Result<(FsDirectory, &str)> {

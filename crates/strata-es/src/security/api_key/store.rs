@@ -1,7 +1,7 @@
 //! [`ApiKeyStore`]: every API key, kept in `<root>/api_keys.json` and
-//! replaced atomically and fsynced (`strata_search::durable_json`, as the
-//! alias table) before a change is acknowledged, so keys survive restarts
-//! and crashes. Secrets are never stored: only a salted SHA-256 of each
+//! replaced atomically and fsynced with owner-only permissions
+//! (`strata_search::durable_json`) before a change is acknowledged, so
+//! keys survive restarts and crashes. Secrets are never stored: only a salted SHA-256 of each
 //! (`{SSHA256}` + base64 of salt and digest; a key secret carries 128
 //! random bits, so a fast hash is as safe as a slow one, which is what
 //! Elasticsearch's `ssha256` API key hashing relies on too).
@@ -177,7 +177,8 @@ impl ApiKeyStore {
             )));
         }
         let doc = json!({"version": VERSION, "keys": records.values().collect::<Vec<_>>()});
-        durable_json::save(&self.path, &doc)?;
+        // Owner-only: the file holds the keys' salted hashes.
+        durable_json::save_private(&self.path, &doc)?;
         let mut keys = Keys::new();
         for (id, record) in records {
             let key = StoredKey::compile(record).map_err(EsError::Internal)?;

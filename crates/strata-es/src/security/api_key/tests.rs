@@ -48,6 +48,13 @@ fn create_authenticate_expire_invalidate() {
     .unwrap();
     assert_eq!(created["name"], "reader");
     assert_eq!(created["expiration"], now + 3_600_000);
+    // The file of key hashes is the owner's alone.
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(dir.path().join("api_keys.json"))
+            .unwrap()
+            .permissions(),
+    );
+    assert_eq!(mode & 0o777, 0o600);
     let (id, secret) = secret_of(&created);
     let encoded = base64::Engine::decode(
         &base64::engine::general_purpose::STANDARD,
