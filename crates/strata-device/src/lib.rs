@@ -28,6 +28,7 @@
 //!   [`FaultyBlockDevice`]; [`BlockDevice::read_batch`] reads many
 //!   [`ReadReq`]s at once (through io_uring on a [`BlockFile`] where the
 //!   kernel allows, [`uring_available`]).
+//! - [`le`]: the little-endian fields of the formats written through it.
 //!
 //! Modules import only downward: `core` imports nothing of the crate, the
 //! adapters import `core`, and this file and each folder's `mod.rs` only
@@ -42,6 +43,7 @@
 mod block;
 mod core;
 mod directory;
+pub mod le;
 
 pub use block::{check_block_io, BlockDevice, BlockFile, FaultyBlockDevice, MemBlockDevice};
 pub use core::{uring_available, AlignedBuf, AlignedFile, Faults, IoMode, ReadReq, BLOCK_ALIGN};

@@ -4,6 +4,8 @@
 //! little-endian; the CRC covers everything after itself (length, kind, LSN
 //! and body), so a record whose CRC verifies is whole and in place.
 
+use strata_device::le::{u32_at, u64_at};
+
 /// Bytes before the body of every record.
 pub const RECORD_HEADER_LEN: usize = 17;
 
@@ -84,21 +86,6 @@ pub(crate) fn encoded_len(bytes: &[u8]) -> usize {
 /// LSN of the record at the start of `bytes`, encoded by the caller.
 pub(crate) fn encoded_lsn(bytes: &[u8]) -> u64 {
     u64_at(bytes, 9)
-}
-
-/// The little-endian `u32` at `at` (panics, as slicing does, if `bytes`
-/// is too short: callers check lengths first).
-pub(crate) fn u32_at(bytes: &[u8], at: usize) -> u32 {
-    let mut word = [0u8; 4];
-    word.copy_from_slice(&bytes[at..at + 4]);
-    u32::from_le_bytes(word)
-}
-
-/// The little-endian `u64` at `at` (see [`u32_at`]).
-pub(crate) fn u64_at(bytes: &[u8], at: usize) -> u64 {
-    let mut word = [0u8; 8];
-    word.copy_from_slice(&bytes[at..at + 8]);
-    u64::from_le_bytes(word)
 }
 
 #[cfg(test)]

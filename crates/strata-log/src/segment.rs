@@ -8,6 +8,7 @@
 
 use std::io;
 
+use strata_device::le::{u32_at, u64_at};
 use strata_device::{Device, Directory};
 
 use crate::stall::Failure;
@@ -86,15 +87,15 @@ pub(crate) fn decode_header(bytes: &[u8]) -> Result<u64, BadHeader> {
     if &bytes[..8] != MAGIC {
         return Err(BadHeader::Garbled("segment header magic missing"));
     }
-    let crc = crate::record::u32_at(bytes, 20);
+    let crc = u32_at(bytes, 20);
     if crc32c::crc32c(&bytes[..20]) != crc {
         return Err(BadHeader::Garbled("segment header checksum mismatch"));
     }
-    let version = crate::record::u32_at(bytes, 8);
+    let version = u32_at(bytes, 8);
     if version != FORMAT_VERSION {
         return Err(BadHeader::Version(version));
     }
-    Ok(crate::record::u64_at(bytes, 12))
+    Ok(u64_at(bytes, 12))
 }
 
 /// Reads and decodes the header of a device of `len` bytes.

@@ -1,6 +1,8 @@
 //! The fixed parts of a snapshot file: header, block header and trailer
 //! (see the crate docs for the layout).
 
+use strata_device::le::{u32_at, u64_at};
+
 /// The snapshot format this build writes and reads.
 pub const FORMAT_VERSION: u32 = 1;
 
@@ -150,21 +152,6 @@ impl Trailer {
             body_crc: u32_at(bytes, 17),
         }))
     }
-}
-
-/// The little-endian `u32` at `at` (panics, as slicing does, if `bytes`
-/// is too short: callers check lengths first).
-pub(crate) fn u32_at(bytes: &[u8], at: usize) -> u32 {
-    let mut word = [0u8; 4];
-    word.copy_from_slice(&bytes[at..at + 4]);
-    u32::from_le_bytes(word)
-}
-
-/// The little-endian `u64` at `at` (see [`u32_at`]).
-pub(crate) fn u64_at(bytes: &[u8], at: usize) -> u64 {
-    let mut word = [0u8; 8];
-    word.copy_from_slice(&bytes[at..at + 8]);
-    u64::from_le_bytes(word)
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 //! The header fits in the first 512-byte sector, so a torn write either
 //! writes all of it or none.
 
-use super::{u32_at, u64_at};
+use strata_device::le::{u32_at, u64_at};
 
 /// Bytes reserved for the header; the first entry starts here.
 pub(crate) const BLOCK_HEADER_LEN: usize = 64;

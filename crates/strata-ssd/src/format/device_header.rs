@@ -7,7 +7,7 @@
 //! formatted before it existed hold 0 there), nonce u64 (24..32), CRC32C
 //! of bytes 0..32 (32..36).
 
-use super::{u32_at, u64_at};
+use strata_device::le::{u32_at, u64_at};
 
 const MAGIC: [u8; 8] = *b"STRATSSD";
 

@@ -6,7 +6,7 @@
 use std::ops::Range;
 
 use super::block_header::BLOCK_HEADER_LEN;
-use super::u32_at;
+use strata_device::le::u32_at;
 
 /// Bytes of an entry header.
 pub(crate) const ENTRY_HEADER_LEN: usize = 12;

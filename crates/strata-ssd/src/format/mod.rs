@@ -18,17 +18,3 @@
 pub(crate) mod block_header;
 pub(crate) mod device_header;
 pub(crate) mod entry;
-
-/// Reads a little-endian `u32` at `at`.
-fn u32_at(bytes: &[u8], at: usize) -> u32 {
-    let mut raw = [0u8; 4];
-    raw.copy_from_slice(&bytes[at..at + 4]);
-    u32::from_le_bytes(raw)
-}
-
-/// Reads a little-endian `u64` at `at`.
-fn u64_at(bytes: &[u8], at: usize) -> u64 {
-    let mut raw = [0u8; 8];
-    raw.copy_from_slice(&bytes[at..at + 8]);
-    u64::from_le_bytes(raw)
-}
