@@ -11,6 +11,9 @@ use std::process::Command;
 use strata_lab::lab::run::Results;
 use strata_lab::lab::table::Cell;
 
+/// The most one experiment may take in quick mode.
+const QUICK_BUDGET_SECS: f64 = 60.0;
+
 fn strata() -> Command {
     Command::new(env!("CARGO_BIN_EXE_strata"))
 }
@@ -42,6 +45,13 @@ fn quick(experiment: &str, out: &Path, extra: &[&str]) -> Results {
     );
     assert_eq!(results.experiment, experiment);
     assert!(results.quick);
+    // Issue 33: `--quick` runs each experiment in well under a minute (13-30 s
+    // on a loaded 2-core CI machine); a minute means something grew.
+    assert!(
+        results.elapsed_secs < QUICK_BUDGET_SECS,
+        "strata lab {experiment} --quick took {:.1} s, over its {QUICK_BUDGET_SECS} s budget",
+        results.elapsed_secs
+    );
     assert!(results.machine.cores >= 1 && results.machine.storage.fsync_samples > 0);
     assert!(results.machine.storage.random_read_iops > 0.0);
     assert!(
