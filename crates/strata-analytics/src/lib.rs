@@ -23,10 +23,10 @@
 //! - [`bench`]: `strata bench analytics`, the seed's experiment, and its
 //!   deterministic data generator.
 //! - [`error`]: [`AnalyticsError`], and the table from DataFusion's errors.
-//! - [`size`]: byte sizes on the command line.
 //!
-//! This crate sits beside the servers: it depends on `strata-device` and
-//! `strata-ssd` only, and nothing but the binary depends on it.
+//! This crate sits beside the servers: it depends on `strata-device`,
+//! `strata-ssd` and `strata-units` (sizes) only, and nothing but the
+//! binary depends on it.
 
 #![forbid(unsafe_code)]
 
@@ -36,7 +36,6 @@ pub mod cache;
 pub mod engine;
 pub mod error;
 pub mod jobs;
-pub mod size;
 pub mod tier;
 
 pub use bench::{run_bench, AnalyticsBenchArgs};

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::generate;
 use crate::cache::CacheCompression;
-use crate::size::ByteSize;
+use strata_units::ByteSize;
 
 /// A job of the experiment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]

@@ -24,7 +24,7 @@ pub use args::{AnalyticsBenchArgs, BenchJob, Confinement, SparkForm};
 
 use self::child::{drop_caches, first_paragraph, in_cgroup, run_bounded, set_cgroup_limit};
 use crate::error::AnalyticsError;
-use crate::size::human;
+use strata_units::human;
 
 /// One run's figures.
 #[derive(Debug, Clone, Serialize)]

@@ -21,7 +21,7 @@ use serde::Serialize;
 pub use pool::BudgetPool;
 
 use crate::error::AnalyticsError;
-use crate::size::human;
+use strata_units::human;
 
 /// The smallest operator pool a job runs with.
 pub const MIN_POOL: u64 = 16 << 20;

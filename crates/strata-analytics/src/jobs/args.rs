@@ -9,8 +9,8 @@ use serde::Serialize;
 
 use super::input::InputFormat;
 use crate::cache::{CacheCompression, Residency};
-use crate::size::ByteSize;
 use crate::tier::SpillIo;
+use strata_units::ByteSize;
 
 /// `strata job ...`: a dataset job under a DRAM budget.
 #[derive(Debug, Clone, Subcommand)]

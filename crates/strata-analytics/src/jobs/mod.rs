@@ -29,8 +29,8 @@ use run::JobRun;
 
 use crate::engine::{EngineOptions, JobEngine};
 use crate::error::AnalyticsError;
-use crate::size::human;
 use crate::tier::area::MIN_CAPACITY;
+use strata_units::human;
 
 impl JobCommand {
     /// The options every job has.

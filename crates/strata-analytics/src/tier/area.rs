@@ -14,7 +14,7 @@ use strata_device::{BlockDevice, BlockFile, IoMode};
 use strata_ssd::{BlockLoc, SsdConfig, SsdError, SsdStore};
 
 use super::fault::TierFault;
-use crate::size::human;
+use strata_units::human;
 
 /// Bytes per write block: each block goes to the device in one aligned
 /// write of this size.

@@ -6,7 +6,7 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
-use crate::size::human;
+use strata_units::human;
 
 /// A failure of the SSD tier, as it travels through DataFusion's
 /// `std::io` spill interface (inside an [`io::Error`]); the job's error

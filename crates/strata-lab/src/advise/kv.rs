@@ -7,9 +7,11 @@
 //! persistent memory are durable at every write, on the SSD within its flush
 //! interval, both with persistence off.
 
+use strata_units::human;
+
 use super::choice::{choose, Advice, Considered, Figure, Goal, Restart};
 use super::evidence::{at_read_share, nearest, Evidence, RecordedRun};
-use super::workload::{human, Durability, RestartWeight, Skew, Workload, KEY_BYTES};
+use super::workload::{Durability, RestartWeight, Skew, Workload, KEY_BYTES};
 use crate::lab::kv_placement::PLACEMENTS;
 
 /// kv-placement's workloads as (read share, step).
@@ -260,8 +262,8 @@ fn exclusion(w: &Workload, o: &Considered) -> Option<String> {
         if d.value > w.dram_budget as f64 {
             return Some(format!(
                 "needs {} of DRAM, over the budget of {}",
-                human(d.value),
-                human(w.dram_budget as f64)
+                human(d.value as u64),
+                human(w.dram_budget)
             ));
         }
     }
@@ -272,8 +274,8 @@ fn exclusion(w: &Workload, o: &Considered) -> Option<String> {
             } else {
                 format!(
                     "needs {} of persistent memory, over the budget of {}",
-                    human(p.value),
-                    human(w.pmem_budget as f64)
+                    human(p.value as u64),
+                    human(w.pmem_budget)
                 )
             });
         }

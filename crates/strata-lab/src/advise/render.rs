@@ -4,9 +4,11 @@
 
 use std::fmt::Write as _;
 
+use strata_units::human;
+
 use super::answer::Recommendation;
 use super::choice::{Advice, Considered, Restart};
-use super::workload::{human, Skew, Workload};
+use super::workload::{Skew, Workload};
 
 /// The whole answer as text.
 pub fn render(rec: &Recommendation) -> String {
@@ -39,16 +41,16 @@ fn workload(out: &mut String, w: &Workload) {
         w.read_fraction * 100.0,
         w.keys,
         w.value_size,
-        human(w.data_bytes() as f64),
+        human(w.data_bytes()),
         match w.skew {
             Skew::Uniform => "uniform",
             Skew::Zipfian => "Zipfian",
         },
-        human(w.dram_budget as f64),
+        human(w.dram_budget),
         if w.pmem_budget == 0 {
             "none".to_owned()
         } else {
-            human(w.pmem_budget as f64)
+            human(w.pmem_budget)
         },
         w.durability,
         match w.restart {
@@ -56,7 +58,7 @@ fn workload(out: &mut String, w: &Workload) {
             super::workload::RestartWeight::Irrelevant => "does not matter",
         },
         w.search_index_bytes
-            .map(|b| format!(", search indices {}", human(b as f64)))
+            .map(|b| format!(", search indices {}", human(b)))
             .unwrap_or_default()
     );
 }
@@ -172,13 +174,13 @@ fn describe(out: &mut String, o: &Considered, indent: &str) {
     line(
         "DRAM",
         o.dram.as_ref().map_or("not measured".into(), |f| {
-            format!("{} ({})", human(f.value), f.how)
+            format!("{} ({})", human(f.value as u64), f.how)
         }),
     );
     if let Some(p) = o.pmem.as_ref().filter(|p| p.value > 0.0) {
         line(
             "persistent memory",
-            format!("{} ({})", human(p.value), p.how),
+            format!("{} ({})", human(p.value as u64), p.how),
         );
     }
 }

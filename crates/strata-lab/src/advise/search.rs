@@ -4,9 +4,11 @@
 //! indexing rate). A write-heavy workload (half or more writes) is decided by
 //! indexing throughput, a read-heavy one by dashboard latency.
 
+use strata_units::human;
+
 use super::choice::{choose, Advice, Considered, Figure, Goal, Restart};
 use super::evidence::Evidence;
-use super::workload::{human, Durability, Workload};
+use super::workload::{Durability, Workload};
 
 /// (row label in search-tiers, `--search-tier`).
 const TIERS: [(&str, &str); 3] = [
@@ -64,8 +66,8 @@ pub fn advise(w: &Workload, evidence: &Evidence) -> Option<Advice> {
         let excluded = if tier == "dram" && index_bytes > w.dram_budget {
             Some(format!(
                 "the indices ({}) are over the DRAM budget of {}",
-                human(index_bytes as f64),
-                human(w.dram_budget as f64)
+                human(index_bytes),
+                human(w.dram_budget)
             ))
         } else if tier == "pmem" && w.pmem_budget == 0 {
             Some("needs persistent memory; the workload has none (--pmem-budget)".into())

@@ -80,44 +80,10 @@ impl Workload {
     }
 }
 
-/// Parses `512mb`, `4gb`, `100kb`, `1tb` or plain bytes (binary units).
+/// `512mb`, `1.5gb`, `0` or plain bytes, as every Strata command reads
+/// sizes (`strata_units`).
 pub fn parse_size(text: &str) -> Result<u64, LabError> {
-    let t = text.trim().to_ascii_lowercase();
-    let digits = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (number, unit) = t.split_at(digits);
-    let scale: u64 = match unit.trim() {
-        "" | "b" => 1,
-        "k" | "kb" | "kib" => 1 << 10,
-        "m" | "mb" | "mib" => 1 << 20,
-        "g" | "gb" | "gib" => 1 << 30,
-        "t" | "tb" | "tib" => 1 << 40,
-        _ => return Err(LabError::Config(format!("bad size {text:?}"))),
-    };
-    let value: f64 = number
-        .parse()
-        .map_err(|_| LabError::Config(format!("bad size {text:?}")))?;
-    if !value.is_finite() || value < 0.0 {
-        return Err(LabError::Config(format!("bad size {text:?}")));
-    }
-    Ok((value * scale as f64) as u64)
-}
-
-/// Bytes for people: `1.5 GiB`.
-pub fn human(bytes: f64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = bytes;
-    let mut unit = 0;
-    while v >= 1024.0 && unit + 1 < UNITS.len() {
-        v /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{v:.0} B")
-    } else {
-        format!("{v:.1} {}", UNITS[unit])
-    }
+    strata_units::parse_bytes(text).map_err(LabError::Config)
 }
 
 #[cfg(test)]
@@ -131,8 +97,7 @@ mod tests {
         assert_eq!(parse_size("100").unwrap(), 100);
         assert!(parse_size("12 parsecs").is_err());
         assert!(parse_size("").is_err());
-        assert_eq!(human(1536.0 * 1024.0 * 1024.0), "1.5 GiB");
-        assert_eq!(human(100.0), "100 B");
+        assert_eq!(parse_size("0").unwrap(), 0);
     }
 
     #[test]

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use super::modes::{EvictionMode, LogFormat};
 use super::persistence::{HumanDuration, LogDevice, PersistenceMode, RecoveryMode};
 use super::search::SearchTier;
-use super::size::ByteSize;
 use super::tiers::{DataPlacement, IndexPlacement, PmemPersist, SsdIo, SsdIoEngine, SsdReads};
+use strata_units::ByteSize;
 
 /// Options of `strata serve`.
 #[derive(Debug, Clone, Default, clap::Args)]

@@ -7,7 +7,7 @@
 //! - `apply`: the flags over the file ([`ServerConfig::load`]).
 //! - `rules`: per area, the checks and the lower layers' settings.
 //! - [`args`]: the `strata serve` flags ([`ServeArgs`]).
-//! - [`size`]: human-readable sizes ([`ByteSize`]).
+//! - [`ByteSize`]: human-readable sizes, from `strata-units`.
 //! - [`modes`]: the eviction mode and log format.
 //! - [`persistence`]: the command log and checkpoints.
 //! - [`tiers`]: the placement of index and records, the pmem file.
@@ -30,7 +30,6 @@ pub mod persistence;
 mod rules;
 pub mod search;
 mod settings;
-pub mod size;
 pub mod tiers;
 pub mod transport;
 
@@ -47,6 +46,6 @@ pub use settings::{
     ServerConfig, MAX_BULK_LEN, MAX_CONNECTIONS, MAX_HTTP_BODY, MAX_ITEM_SIZE, MAX_SHARDS,
     MAX_THREADS, MIN_BULK_LEN, MIN_HTTP_BODY, MIN_ITEM_SIZE, MIN_MEMORY_LIMIT,
 };
-pub use size::ByteSize;
+pub use strata_units::ByteSize;
 pub use tiers::{DataPlacement, IndexPlacement, PmemPersist, SsdIo, SsdIoEngine, SsdReads};
 pub use transport::{ProtectedModeSetting, TlsAuthClients, TransportArgs};

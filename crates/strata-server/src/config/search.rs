@@ -15,7 +15,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use strata_search::StoreTier;
 
-use super::size::ByteSize;
+use strata_units::ByteSize;
 
 /// Longest `search_merge_pause`: a merge paused longer than a second at
 /// a time would leave segments piling up under a steady search load.

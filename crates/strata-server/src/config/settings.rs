@@ -11,13 +11,13 @@ use strata_search::{merge_yield::MergeYield, IndexingPriority};
 use crate::config::modes::{EvictionMode, LogFormat};
 use crate::config::persistence::{HumanDuration, LogDevice, PersistenceMode, RecoveryMode};
 use crate::config::search::SearchTier;
-use crate::config::size::ByteSize;
 use crate::config::tiers::{
     DataPlacement, IndexPlacement, PmemPersist, SsdIo, SsdIoEngine, SsdReads,
 };
 use crate::config::transport::{ProtectedModeSetting, TlsAuthClients};
 use crate::config::{observability, search};
 use crate::error::ServerError;
+use strata_units::ByteSize;
 
 /// Smallest allowed `max_item_size`.
 pub const MIN_ITEM_SIZE: ByteSize = ByteSize::kib(1);

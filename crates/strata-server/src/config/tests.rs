@@ -183,7 +183,7 @@ fn an_empty_password_means_none() {
 
 #[test]
 fn bad_sizes_on_the_command_line_are_clap_errors() {
-    for bad in ["0", "abc", "10xb", "-1", "1.5mb"] {
+    for bad in ["0", "abc", "10xb", "-1", "1.mb", ".5mb"] {
         let arg = format!("--memory-limit={bad}");
         let err = flags(&[&arg]).unwrap_err();
         assert_eq!(err.exit_code(), 2, "{bad}");
@@ -191,6 +191,8 @@ fn bad_sizes_on_the_command_line_are_clap_errors() {
     }
     let err = flags(&["--max-item-size", "10xb"]).unwrap_err();
     assert!(err.to_string().contains("unknown unit `xb`"), "{err}");
+    // Fractions read as everywhere else in Strata (`strata job --dram-budget 1.5gb`).
+    assert!(flags(&["--memory-limit=1.5mb"]).is_ok());
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 use serde::Deserialize;
 
-use super::size::ByteSize;
+use strata_units::ByteSize;
 
 /// Smallest persistent-memory file.
 pub const MIN_PMEM_SIZE: ByteSize = ByteSize::mib(64);

@@ -122,7 +122,7 @@ async fn load(
         Arc::new(move |rows: u64, bytes: u64| {
             bar.inc(rows);
             let total = cached.fetch_add(bytes, Ordering::Relaxed) + bytes;
-            bar.set_message(format!("{} cached", crate::size::human(total)));
+            bar.set_message(format!("{} cached", strata_units::human(total)));
         })
     };
     let dataset = CachedDataset::build(

@@ -11,7 +11,7 @@ use crate::config::persistence::{
     LogDevice, PersistenceMode, RecoveryMode, MAX_GROUP_COMMIT_DELAY,
 };
 use crate::config::settings::ServerConfig;
-use crate::config::size::ByteSize;
+use strata_units::ByteSize;
 
 impl ServerConfig {
     /// Checks the persistence settings' bounds; the error names the option.
