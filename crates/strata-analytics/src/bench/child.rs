@@ -4,10 +4,14 @@
 
 use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use rustix::process::{kill_process_group, Pid, Signal};
-use std::time::{Duration, Instant};
+use signal_hook::consts::{SIGINT, SIGTERM};
+use signal_hook::{flag, low_level};
 
 use crate::error::AnalyticsError;
 
@@ -17,7 +21,10 @@ use crate::error::AnalyticsError;
 ///
 /// The child leads a process group of its own, and a child past its limit
 /// is killed with its whole group: Spark's driver leaves a JVM behind
-/// otherwise.
+/// otherwise. Being in its own group, the child does not get the
+/// terminal's Ctrl-C: a SIGINT or SIGTERM to this process while the child
+/// runs kills the child's group too, then ends this process as the signal
+/// would have.
 pub(super) fn run_bounded(
     command: &mut Command,
     (output, errors): (Option<&Path>, &Path),
@@ -31,21 +38,74 @@ pub(super) fn run_bounded(
         Some(path) => Stdio::from(create(path)?),
         None => Stdio::null(),
     };
-    let mut child = command
+    let stderr = create(errors)?;
+    let signalled = Arc::new(AtomicUsize::new(0));
+    let mut handlers = Vec::new();
+    for sig in [SIGINT, SIGTERM] {
+        // The signal numbers are small positive constants.
+        match flag::register_usize(sig, Arc::clone(&signalled), sig as usize) {
+            Ok(id) => handlers.push(id),
+            Err(e) => {
+                unregister(handlers);
+                return Err(AnalyticsError::io("installing the Ctrl-C handler", e));
+            }
+        }
+    }
+    let waited = command
         .stdout(stdout)
-        .stderr(create(errors)?)
+        .stderr(stderr)
         .process_group(0)
         .spawn()
-        .map_err(|e| AnalyticsError::io("running a job", e))?;
-    let deadline = Instant::now() + limit;
+        .map_err(|e| AnalyticsError::io("running a job", e))
+        .and_then(|child| wait_bounded(child, Instant::now() + limit, &signalled));
+    unregister(handlers);
+    match waited? {
+        Waited::Exited(status) => Ok(Some(status)),
+        Waited::TimedOut => Ok(None),
+        Waited::Signalled(sig) => {
+            // Terminates the process for SIGINT and SIGTERM; the error is
+            // for the impossible return.
+            let sig = i32::try_from(sig).unwrap_or(SIGINT);
+            let _ = low_level::emulate_default_handler(sig);
+            Err(AnalyticsError::Engine(format!(
+                "interrupted by signal {sig}"
+            )))
+        }
+    }
+}
+
+fn unregister(handlers: Vec<signal_hook::SigId>) {
+    for id in handlers {
+        low_level::unregister(id);
+    }
+}
+
+/// How a child's wait ended.
+#[derive(Debug)]
+enum Waited {
+    Exited(ExitStatus),
+    /// Past the deadline: the child's group was killed.
+    TimedOut,
+    /// This process got the signal: the child's group was killed.
+    Signalled(usize),
+}
+
+/// Waits for `child` until it exits, `deadline` passes or `signalled`
+/// turns non-zero; in the last two cases kills the child's whole group.
+fn wait_bounded(
+    mut child: Child,
+    deadline: Instant,
+    signalled: &AtomicUsize,
+) -> Result<Waited, AnalyticsError> {
     loop {
         if let Some(status) = child
             .try_wait()
             .map_err(|e| AnalyticsError::io("waiting for a job", e))?
         {
-            return Ok(Some(status));
+            return Ok(Waited::Exited(status));
         }
-        if Instant::now() >= deadline {
+        let sig = signalled.load(Ordering::SeqCst);
+        if sig != 0 || Instant::now() >= deadline {
             // The kernel-confined child is `sh` exec'ed into the job: the
             // same process; Spark's JVM is in its group.
             if let Some(group) = Pid::from_raw(child.id() as i32) {
@@ -53,7 +113,10 @@ pub(super) fn run_bounded(
             }
             let _ = child.kill();
             let _ = child.wait();
-            return Ok(None);
+            return Ok(match sig {
+                0 => Waited::TimedOut,
+                sig => Waited::Signalled(sig),
+            });
         }
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -162,5 +225,28 @@ mod tests {
             gone(grandchild),
             "the grandchild {grandchild} outlived the stop"
         );
+    }
+
+    #[test]
+    fn a_signal_to_the_bench_stops_the_child_group() {
+        // The flag run_bounded's handlers set, set here by hand: a real
+        // SIGINT would end the test process.
+        let signalled = AtomicUsize::new(0);
+        let mut sleeper = Command::new("sleep");
+        let child = sleeper.arg("60").process_group(0).spawn().unwrap();
+        let pid = child.id();
+        let started = Instant::now();
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                std::thread::sleep(Duration::from_millis(200));
+                signalled.store(SIGINT as usize, Ordering::SeqCst);
+            });
+            let waited =
+                wait_bounded(child, Instant::now() + Duration::from_secs(60), &signalled).unwrap();
+            assert!(matches!(waited, Waited::Signalled(s) if s == SIGINT as usize));
+        });
+        assert!(started.elapsed() < Duration::from_secs(10));
+        // Reaped by wait_bounded: no such process any more.
+        assert!(!Path::new(&format!("/proc/{pid}")).exists());
     }
 }
