@@ -15,17 +15,25 @@
 //! next ([`Waiters::pushed`] again), so waiters pop one after the other in
 //! the order they came, as Redis serves them. A woken waiter whose wait is
 //! dropped before it could run (its connection closed) passes the wake-up
-//! on. A missed wake-up is impossible: an
-//! attempt reads [`Waiters::seq`] before it looks at the keys, and the
-//! registration compares it under the registry's lock, waking at once if a
-//! push happened in between.
+//! on.
+//!
+//! A missed wake-up is impossible: an attempt reads [`Waiters::seq`] of its
+//! keys before it looks at them, and the registration reads it again under
+//! the registry's lock, waking at once if a push to one of them happened in
+//! between. The push counters are striped by key hash, so pushes to other
+//! keys do not wake a waiter for nothing, and a push takes no lock while
+//! nobody waits: the pusher bumps its stripe, then reads the count of
+//! waiting connections; a registration counts itself, then re-reads the
+//! stripes (all `SeqCst`): whichever comes second sees the other.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::hash::{BuildHasher, BuildHasherDefault};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
+use rustc_hash::FxHasher;
 use tokio::sync::Notify;
 
 use crate::number::parse_f64;
@@ -43,17 +51,30 @@ struct Waiter {
     finished: AtomicBool,
 }
 
-#[derive(Debug, Default)]
-struct Registry {
-    /// Pushes so far (any key).
-    seq: u64,
-    by_key: HashMap<Box<[u8]>, VecDeque<Arc<Waiter>>>,
-}
+/// Stripes of the push counter (a power of two).
+const STRIPES: usize = 64;
 
 /// Every blocked connection, by key (one per front end).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Waiters {
-    registry: Mutex<Registry>,
+    /// Pushes so far, per stripe of keys (by hash); only ever grow.
+    pushes: [AtomicU64; STRIPES],
+    /// Connections registered and not yet gone: pushes skip the lock at 0.
+    waiting: AtomicUsize,
+    by_key: Mutex<ByKey>,
+}
+
+/// Each key's waiters, oldest first.
+type ByKey = HashMap<Box<[u8]>, VecDeque<Arc<Waiter>>>;
+
+impl Default for Waiters {
+    fn default() -> Waiters {
+        Waiters {
+            pushes: std::array::from_fn(|_| AtomicU64::new(0)),
+            waiting: AtomicUsize::new(0),
+            by_key: Mutex::default(),
+        }
+    }
 }
 
 /// What a blocking command that found nothing asks the session to wait for.
@@ -78,17 +99,36 @@ pub struct BlockState {
 }
 
 impl Waiters {
-    /// The push counter, read before an attempt looks at its keys.
-    pub fn seq(&self) -> u64 {
-        self.registry.lock().seq
+    fn stripe(&self, key: &[u8]) -> &AtomicU64 {
+        let hash = BuildHasherDefault::<FxHasher>::default().hash_one(key);
+        // The stripe count is a power of two: the mask keeps any hash in range.
+        &self.pushes[hash as usize & (STRIPES - 1)]
+    }
+
+    /// The push counter of `keys`, read before an attempt looks at them:
+    /// the sum of their stripes, which changes exactly when one of them
+    /// grows (they only grow).
+    pub fn seq<'k>(&self, keys: impl IntoIterator<Item = &'k [u8]>) -> u64 {
+        keys.into_iter().fold(0u64, |sum, key| {
+            sum.wrapping_add(self.stripe(key).load(Ordering::SeqCst))
+        })
+    }
+
+    /// Whether any connection waits (a cheap check before work that only
+    /// matters to waiters).
+    pub fn any_waiting(&self) -> bool {
+        self.waiting.load(Ordering::SeqCst) > 0
     }
 
     /// Something was pushed to `key` (or is left there after a blocked
     /// client's pop): wakes the oldest connection blocked on it.
     pub fn pushed(&self, key: &[u8]) {
-        let mut registry = self.registry.lock();
-        registry.seq += 1;
-        let Some(queue) = registry.by_key.get_mut(key) else {
+        self.stripe(key).fetch_add(1, Ordering::SeqCst);
+        if !self.any_waiting() {
+            return;
+        }
+        let mut by_key = self.by_key.lock();
+        let Some(queue) = by_key.get_mut(key) else {
             return;
         };
         while let Some(waiter) = queue.pop_front() {
@@ -99,37 +139,41 @@ impl Waiters {
             }
         }
         if queue.is_empty() {
-            registry.by_key.remove(key);
+            by_key.remove(key);
         }
     }
 
     /// Registers `wait` and returns the future the driver awaits: it ends
     /// on a push to one of the keys, at the deadline, or at once if a push
-    /// happened since the attempt read the counter.
+    /// to one of them happened since the attempt read [`Waiters::seq`].
     pub fn wait(
         self: &Arc<Self>,
         wait: BlockWait,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'static>> {
         let waiter = Arc::new(Waiter::default());
-        {
-            let mut registry = self.registry.lock();
-            if registry.seq != wait.seq {
+        let registered = {
+            let mut by_key = self.by_key.lock();
+            self.waiting.fetch_add(1, Ordering::SeqCst);
+            if self.seq(wait.keys.iter().map(|k| &k[..])) != wait.seq {
+                self.waiting.fetch_sub(1, Ordering::SeqCst);
                 waiter.done.store(true, Ordering::Release);
                 waiter.notify.notify_one();
+                false
             } else {
                 for key in &wait.keys {
-                    registry
-                        .by_key
+                    by_key
                         .entry(key.clone())
                         .or_default()
                         .push_back(Arc::clone(&waiter));
                 }
+                true
             }
-        }
+        };
         let guard = Registered {
             waiters: Arc::clone(self),
             waiter: Arc::clone(&waiter),
             keys: wait.keys,
+            registered,
         };
         Box::pin(async move {
             let guard = guard;
@@ -151,21 +195,24 @@ struct Registered {
     waiters: Arc<Waiters>,
     waiter: Arc<Waiter>,
     keys: Vec<Box<[u8]>>,
+    /// Counted in [`Waiters::waiting`] (not when woken at registration).
+    registered: bool,
 }
 
 impl Drop for Registered {
     fn drop(&mut self) {
         self.waiter.done.store(true, Ordering::Release);
-        {
-            let mut registry = self.waiters.registry.lock();
+        if self.registered {
+            let mut by_key = self.waiters.by_key.lock();
             for key in &self.keys {
-                if let Some(queue) = registry.by_key.get_mut(key) {
+                if let Some(queue) = by_key.get_mut(key) {
                     queue.retain(|w| !Arc::ptr_eq(w, &self.waiter));
                     if queue.is_empty() {
-                        registry.by_key.remove(key);
+                        by_key.remove(key);
                     }
                 }
             }
+            self.waiters.waiting.fetch_sub(1, Ordering::SeqCst);
         }
         let woken = self.waiter.woken.load(Ordering::Acquire);
         if woken && !self.waiter.finished.load(Ordering::Acquire) {
@@ -228,4 +275,79 @@ pub fn block_on(
         seq,
     });
     Outcome::Blocked
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    use super::{BlockWait, Waiters};
+
+    fn wait_on(key: &[u8], seq: u64) -> BlockWait {
+        BlockWait {
+            keys: vec![Box::from(key)],
+            deadline: Some(Instant::now() + Duration::from_millis(300)),
+            seq,
+        }
+    }
+
+    /// Whether the wait ended before its deadline.
+    fn woken_early(fut: std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>) -> bool {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let started = Instant::now();
+        rt.block_on(fut);
+        started.elapsed() < Duration::from_millis(250)
+    }
+
+    #[test]
+    fn a_push_to_another_key_does_not_wake_a_waiter() {
+        let waiters = Arc::new(Waiters::default());
+        let seq = waiters.seq([&b"q"[..]]);
+        // Another key in another stripe: pushed between the look and the
+        // registration, it must not count as a push to "q".
+        let other = (0..1000u32)
+            .map(|i| format!("other{i}").into_bytes())
+            .find(|k| !std::ptr::eq(waiters.stripe(k), waiters.stripe(b"q")))
+            .unwrap();
+        waiters.pushed(&other);
+        assert_eq!(waiters.seq([&b"q"[..]]), seq);
+        let fut = waiters.wait(wait_on(b"q", seq));
+        assert!(waiters.any_waiting());
+        assert!(!woken_early(fut), "woken by a push to another key");
+        assert!(
+            !waiters.any_waiting(),
+            "a finished wait is no longer counted"
+        );
+    }
+
+    #[test]
+    fn a_push_between_the_look_and_the_registration_wakes_at_once() {
+        let waiters = Arc::new(Waiters::default());
+        let seq = waiters.seq([&b"q"[..], &b"r"[..]]);
+        waiters.pushed(b"r");
+        let wait = BlockWait {
+            keys: vec![Box::from(&b"q"[..]), Box::from(&b"r"[..])],
+            deadline: Some(Instant::now() + Duration::from_secs(5)),
+            seq,
+        };
+        let fut = waiters.wait(wait);
+        assert!(!waiters.any_waiting(), "woken at registration: not counted");
+        assert!(woken_early(fut));
+    }
+
+    #[test]
+    fn a_push_wakes_the_oldest_waiter_only() {
+        let waiters = Arc::new(Waiters::default());
+        let seq = waiters.seq([&b"q"[..]]);
+        let first = waiters.wait(wait_on(b"q", seq));
+        let second = waiters.wait(wait_on(b"q", seq));
+        waiters.pushed(b"q");
+        assert!(woken_early(first));
+        assert!(!woken_early(second), "the second waiter was woken too");
+        assert!(!waiters.any_waiting());
+    }
 }

@@ -14,7 +14,11 @@ use crate::writer::ReplyWriter;
 /// After a blocked client's pop: if elements remain, the next client
 /// blocked on `key` gets its turn (see [`crate::blocking`]).
 pub fn hand_on<S: Store>(ctx: &mut Ctx<'_, S>, key: &[u8]) {
-    if ctx.store.kind(key).is_some() {
+    // Nobody waiting: no turn to pass, and no lookup. No wake-up is lost:
+    // a client that looked at the key after this pop sees the leftovers;
+    // one that looked before found it empty, so a push came after its look
+    // and that push's counter wakes it.
+    if ctx.shared.waiters.any_waiting() && ctx.store.kind(key).is_some() {
         ctx.shared.waiters.pushed(key);
     }
 }
@@ -32,7 +36,7 @@ pub fn pop_first_or_block<'c, S: Store, T>(
 ) -> Result<(), RespError> {
     let timeout = parse_timeout(args.get(args.len() - 1))?;
     let keys = 1..args.len() - 1;
-    let seq = ctx.shared.waiters.seq();
+    let seq = ctx.shared.waiters.seq(keys.clone().map(|i| args.get(i)));
     for i in keys.clone() {
         let key = args.get(i);
         if let Some(popped) = pop(ctx, key)? {

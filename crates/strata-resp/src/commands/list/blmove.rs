@@ -38,7 +38,7 @@ pub fn blmove<S: Store>(
     };
     let timeout = parse_timeout(timeout)?;
     let (source, destination) = (args.get(1), args.get(2));
-    let seq = ctx.shared.waiters.seq();
+    let seq = ctx.shared.waiters.seq([source]);
     if let Some(e) = move_element(ctx, source, destination, from, to)? {
         ctx.shared.waiters.pushed(destination);
         hand_on(ctx, source);
