@@ -85,9 +85,9 @@ pub(crate) type Translate = fn(&QueryContext<'_>, &QueryAst<'_>, usize) -> Resul
 
 /// One query of the DSL, parsed.
 #[derive(Debug, yoke::Yokeable)]
-// The derive's `unsafe impl` is yoke's, checked by it: it compiles only
-// if the tree is covariant in `'a` (it only holds shared borrows).
-#[allow(unsafe_code)]
+// The derive's `unsafe impl Yokeable` is yoke's, checked by it: it
+// compiles only if the tree is covariant in `'a` (it holds shared borrows
+// and owned values, never a `&mut` or a cell).
 pub(crate) enum QueryAst<'a> {
     /// A query parsed on its own and shared: the request's query inside
     /// the `bool` a pass narrows it with.
