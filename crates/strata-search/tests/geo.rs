@@ -362,7 +362,10 @@ fn geo_mapping_errors_templates_and_restart() {
             "illegal_argument_exception",
         ),
     ] {
-        let err = search(&indices, &SearchRequest::parse(&body).unwrap()).unwrap_err();
+        // A query's errors come from the request's parse, the rest from the search.
+        let err = SearchRequest::parse(&body)
+            .and_then(|req| search(&indices, &req))
+            .unwrap_err();
         assert_eq!((err.es_type(), err.status()), (ty, 400), "{body}");
     }
     let resp = run(

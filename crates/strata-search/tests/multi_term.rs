@@ -44,10 +44,9 @@ fn setup() -> (tempfile::TempDir, Catalog) {
 
 fn try_run(catalog: &Catalog, query: Value) -> Result<Value, SearchError> {
     let indices = catalog.resolve("m").unwrap();
-    search(
-        &indices,
-        &SearchRequest::parse(&json!({"query": query, "size": 100})).unwrap(),
-    )
+    // A query's errors come from the request's parse, the rest from the search.
+    SearchRequest::parse(&json!({"query": query, "size": 100}))
+        .and_then(|req| search(&indices, &req))
 }
 
 /// Hit id -> score.

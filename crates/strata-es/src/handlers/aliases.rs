@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use axum::http::Method;
 use serde_json::{json, Map, Value};
-use strata_search::{wildcard_match, AliasAction, AliasMeta};
+use strata_search::{wildcard_match, AliasAction, AliasMeta, ParsedQuery};
 
 use super::cat::Table;
 use crate::error::{EsError, Result};
@@ -205,6 +205,17 @@ pub fn resolve_filtered(
         )));
     }
     Ok((targets.into_iter().map(|t| t.index).collect(), filter))
+}
+
+/// The parsed `query` restricted to documents `filter` matches.
+pub fn with_typed_filter(
+    query: &ParsedQuery,
+    filter: Option<&Value>,
+) -> strata_search::Result<ParsedQuery> {
+    Ok(match filter {
+        None => query.clone(),
+        Some(f) => query.filtered(&[ParsedQuery::parse(f.clone())?]),
+    })
 }
 
 /// `query` restricted to documents `filter` matches.

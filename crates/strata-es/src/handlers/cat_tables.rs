@@ -59,6 +59,7 @@ fn shard_bytes(searcher: &tantivy::Searcher) -> u64 {
 pub fn count(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<Reply> {
     let (indices, filter) = aliases::resolve_filtered(node, expression, indices_options(req)?)?;
     let query = aliases::with_filter(serde_json::json!({"match_all": {}}), filter.as_ref());
+    let query = strata_search::ParsedQuery::parse(query)?;
     let count = strata_search::count(&indices, &query, &req.memory)?;
     let now = host::now_millis() / 1000;
     let secs = now % 86_400;

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
-use strata_search::{build_query, FieldType, Mappings, QueryContext, SearchIndex};
+use strata_search::{build_query, FieldType, Mappings, ParsedQuery, QueryContext, SearchIndex};
 
 use super::aliases;
 use super::targets::indices_options;
@@ -35,7 +35,7 @@ fn query_of(
         shard.tantivy_index().tokenizers(),
         now_ms(),
     );
-    build_query(&ctx, query)
+    build_query(&ctx, &ParsedQuery::parse(query.clone())?)
 }
 
 fn aggregatable(ty: FieldType) -> bool {

@@ -69,6 +69,7 @@ pub fn count(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<R
         query = query_string(q, req);
     }
     let query = aliases::with_filter(query, alias_filter.as_ref());
+    let query = strata_search::ParsedQuery::parse(query)?;
     let count = strata_search::count(&indices, &query, &req.memory)?;
     let shards: u64 = indices
         .iter()

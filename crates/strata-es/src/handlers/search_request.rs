@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use strata_search::{Missing, SearchIndex, SearchRequest, SearchResponse, SortField};
+use strata_search::{Missing, ParsedQuery, SearchIndex, SearchRequest, SearchResponse, SortField};
 
 use super::aliases;
 use crate::error::{EsError, Result};
@@ -83,7 +83,7 @@ pub(super) fn run_search_with(
         for (key, value) in req.params() {
             match key {
                 k if APPLIED.contains(&k) => request.apply_param(k, value)?,
-                "q" => request.query = query_string(value, req),
+                "q" => request.query = ParsedQuery::parse(query_string(value, req))?,
                 "sort" => request.sort = parse_sort_param(value)?,
                 "rest_total_hits_as_int" => totals_as_int = req.flag(key, false)?,
                 "track_scores" => request.track_scores = req.flag(key, false)?,
@@ -99,7 +99,7 @@ pub(super) fn run_search_with(
         }
     }
     if alias_filter.is_some() {
-        request.query = aliases::with_filter(request.query, alias_filter);
+        request.query = aliases::with_typed_filter(&request.query, alias_filter)?;
     }
     adjust(&mut request)?;
     let started = std::time::Instant::now();

@@ -14,7 +14,7 @@ use super::state::Catalog;
 use crate::aliases::AliasMeta;
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
-use crate::query::{build, QueryContext};
+use crate::query::{build_json, QueryContext};
 
 /// One alias action.
 #[derive(Debug, Clone, PartialEq)]
@@ -211,7 +211,7 @@ fn validate_filter(index: &SearchIndex, alias: &str, filter: &Value) -> Result<(
         shard.tantivy_index().tokenizers(),
         0,
     );
-    match build(&ctx, filter) {
+    match build_json(&ctx, filter) {
         Ok(_) | Err(SearchError::QueryShard(_)) => Ok(()),
         Err(e) => Err(SearchError::illegal(format!(
             "failed to parse filter for alias [{alias}]: {e}"

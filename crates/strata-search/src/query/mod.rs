@@ -57,6 +57,7 @@ mod text_params;
 mod text_syntax;
 pub(crate) mod zone_map;
 
+pub use ast::ParsedQuery;
 pub use context::{QueryContext, MAX_NESTED_DEPTH};
 
 use serde_json::Value;
@@ -65,8 +66,16 @@ use tantivy::query::Query;
 use crate::error::Result;
 use ast::QueryAst;
 
-/// Translates a query object (`{"match": {...}}`).
-pub fn build(ctx: &QueryContext<'_>, query: &Value) -> Result<Box<dyn Query>> {
+/// Translates a parsed query.
+pub fn build(ctx: &QueryContext<'_>, query: &ParsedQuery) -> Result<Box<dyn Query>> {
+    translate(ctx, query.ast(), 1)
+}
+
+/// Parses and translates a query object (`{"match": {...}}`) that is
+/// still JSON: an alias's filter when it is checked, and those inside
+/// aggregations, parsed when they run until the aggregations are parsed
+/// into a tree of their own.
+pub fn build_json(ctx: &QueryContext<'_>, query: &Value) -> Result<Box<dyn Query>> {
     build_nested(ctx, query, 1)
 }
 
@@ -86,6 +95,7 @@ fn translate(ctx: &QueryContext<'_>, query: &QueryAst<'_>, depth: usize) -> Resu
         return Ok(q);
     }
     match query {
+        QueryAst::Parsed(q) => translate(ctx, q.ast(), depth),
         QueryAst::MatchAll { boost } => Ok(compound::match_all(*boost)),
         QueryAst::MatchNone => Ok(compound::match_none()),
         QueryAst::Bool(q) => compound::boolean(ctx, q, depth, translate),

@@ -19,7 +19,7 @@ use tantivy::TantivyError;
 
 use crate::error::{Result, SearchError};
 use crate::mapping::Mappings;
-use crate::query::{build, QueryContext};
+use crate::query::{build_json, QueryContext};
 use crate::store::SchemaFields;
 
 /// Separates a `filters` aggregation's name from a filter's key.
@@ -44,7 +44,7 @@ impl QueryBuilder for EsQuery {
         let mappings = Mappings::parse(&self.mappings).map_err(invalid)?;
         let fields = SchemaFields::from_schema(schema.clone())?;
         let ctx = QueryContext::new(&mappings, &fields, tokenizers, self.now_millis);
-        build(&ctx, &self.query).map_err(invalid)
+        build_json(&ctx, &self.query).map_err(invalid)
     }
 
     fn box_clone(&self) -> Box<dyn QueryBuilder> {

@@ -2,7 +2,7 @@
 //! documents, or the nested objects at a path below parents that match a
 //! query. A leaf: the request carries one, `nested_aggs` makes them.
 
-use serde_json::Value;
+use crate::query::ParsedQuery;
 
 /// The documents a search (or one of its passes) runs on.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -18,7 +18,7 @@ pub enum DocScope {
         /// The scope of the parents.
         parent: Box<DocScope>,
         /// What the parents match (the query and bucket filters there).
-        parent_query: Value,
+        parent_query: ParsedQuery,
     },
 }
 

@@ -14,22 +14,23 @@
 use serde_json::{json, Map, Value};
 
 use crate::error::{Result, SearchError};
+use crate::query::ParsedQuery;
 
 /// One top-level `filter` aggregation.
 #[derive(Debug, Clone)]
 pub struct FilterAgg {
     /// Its name in `aggs`.
     pub name: String,
-    /// The filter query, as written.
-    pub filter: Value,
+    /// The filter query, parsed.
+    pub filter: ParsedQuery,
     /// Sub-aggregations, as written.
     pub aggs: Option<Value>,
 }
 
 impl FilterAgg {
     /// The query of this aggregation's pass under the search query `query`.
-    pub fn query(&self, query: &Value) -> Value {
-        json!({"bool": {"must": [query], "filter": [self.filter]}})
+    pub fn query(&self, query: &ParsedQuery) -> ParsedQuery {
+        query.filtered(std::slice::from_ref(&self.filter))
     }
 
     /// The aggregation's result from its pass's `hits.total.value` and
@@ -101,7 +102,7 @@ fn parse(name: &str, body: &Value) -> Result<Option<FilterAgg>> {
     }
     Ok(Some(FilterAgg {
         name: name.to_string(),
-        filter: filter.clone(),
+        filter: ParsedQuery::parse(filter.clone())?,
         aggs: aggs.filter(|a| a.as_object().is_some_and(|o| !o.is_empty())),
     }))
 }

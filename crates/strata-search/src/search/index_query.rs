@@ -7,7 +7,7 @@ use tantivy::query::Query;
 use crate::breaker::MemoryAccount;
 use crate::error::Result;
 use crate::index::SearchIndex;
-use crate::query::{build, QueryContext};
+use crate::query::{build, build_json, ParsedQuery, QueryContext};
 
 pub(crate) fn now_millis() -> i64 {
     std::time::SystemTime::now()
@@ -15,28 +15,36 @@ pub(crate) fn now_millis() -> i64 {
         .map_or(0, |d| d.as_millis() as i64)
 }
 
-/// `query` for `index`, reserving nothing (small internal queries).
+/// `query` for `index`, reserving nothing (small internal queries, and
+/// those of aggregations, still JSON).
 pub(super) fn query_for(index: &SearchIndex, query: &Value) -> Result<Box<dyn Query>> {
-    query_within(index, query, &MemoryAccount::unaccounted())
-}
-
-/// `query` for `index` under its limits, its expansions reserved on `memory`.
-fn query_within(
-    index: &SearchIndex,
-    query: &Value,
-    memory: &MemoryAccount,
-) -> Result<Box<dyn Query>> {
-    query_at(index, query, memory, None, None)
+    in_context(index, &MemoryAccount::unaccounted(), None, None, |ctx| {
+        build_json(ctx, query)
+    })
 }
 
 /// `query` for `index` as found on the documents of the nested object
 /// `nested_scope` (`None`: root documents), without narrowing it to them.
 pub(super) fn query_at(
     index: &SearchIndex,
-    query: &Value,
+    query: &ParsedQuery,
     memory: &MemoryAccount,
     nested_scope: Option<&str>,
     runtime: Option<&crate::script::fields::ScriptedFields>,
+) -> Result<Box<dyn Query>> {
+    in_context(index, memory, nested_scope, runtime, |ctx| {
+        build(ctx, query)
+    })
+}
+
+/// `translate` in the query context of `index` under its limits, the
+/// expansions reserved on `memory`.
+fn in_context(
+    index: &SearchIndex,
+    memory: &MemoryAccount,
+    nested_scope: Option<&str>,
+    runtime: Option<&crate::script::fields::ScriptedFields>,
+    translate: impl FnOnce(&QueryContext<'_>) -> Result<Box<dyn Query>>,
 ) -> Result<Box<dyn Query>> {
     let mappings = index.mappings();
     let shard = &index.shards()[0];
@@ -50,5 +58,5 @@ pub(super) fn query_at(
     ctx.memory = memory;
     ctx.nested_scope = nested_scope.map(str::to_string);
     ctx.runtime = runtime;
-    build(&ctx, query)
+    translate(&ctx)
 }

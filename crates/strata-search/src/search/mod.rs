@@ -108,10 +108,15 @@ use single_pass::search_once;
 use crate::breaker::MemoryAccount;
 use crate::error::Result;
 use crate::index::SearchIndex;
+use crate::query::ParsedQuery;
 
 /// Counts the documents matching `query` (the `_count` API), reserving
 /// its expansions on `memory`.
-pub fn count(indices: &[Arc<SearchIndex>], query: &Value, memory: &MemoryAccount) -> Result<u64> {
+pub fn count(
+    indices: &[Arc<SearchIndex>],
+    query: &ParsedQuery,
+    memory: &MemoryAccount,
+) -> Result<u64> {
     let mut queries = Vec::with_capacity(indices.len());
     let mut searchers = Vec::new();
     for (i, index) in indices.iter().enumerate() {

@@ -6,6 +6,7 @@
 //! `doc_count` is the number of documents of that level, and their
 //! sub-aggregations run over those documents.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
@@ -19,7 +20,9 @@ use super::slice::Slice;
 use crate::breaker::MemoryAccount;
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
+use crate::query::ast::{BoolQuery, NestedAst, QueryAst, ScoreMode};
 use crate::query::nested::{ChildrenOf, Level, LevelQuery};
+use crate::query::ParsedQuery;
 use crate::script::fields::ScriptedFields;
 
 /// The aggregation kinds this module runs.
@@ -33,7 +36,7 @@ pub const KINDS: &[&str] = &["nested", "reverse_nested"];
 /// search (hits, aggregations, their extra passes) sees the same part.
 pub(super) fn scoped_query(
     index: &SearchIndex,
-    query: &Value,
+    query: &ParsedQuery,
     memory: &MemoryAccount,
     scope: &DocScope,
     runtime: Option<&ScriptedFields>,
@@ -78,7 +81,7 @@ pub(super) fn run(
     search: SearchFn,
     indices: &[Arc<SearchIndex>],
     req: &SearchRequest,
-    query: &Value,
+    query: &ParsedQuery,
     name: &str,
     kind: &str,
     body: &Value,
@@ -91,7 +94,7 @@ pub(super) fn run(
             parent: Box::new(req.scope.clone()),
             parent_query: query.clone(),
         };
-        (scope, json!({"match_all": {}}))
+        (scope, ParsedQuery::match_all())
     } else {
         reverse(name, params, &req.scope, query)?
     };
@@ -172,6 +175,32 @@ fn nested_path(
     Ok(path.to_string())
 }
 
+/// The parents (matching `parent_query`) of the documents at `path`
+/// that match `query`: `{"bool": {"must": [parent_query, {"nested":
+/// {"path": path, "query": query, "score_mode": "none"}}]}}`, built as a
+/// tree over the two parsed queries.
+fn parents_of(parent_query: &ParsedQuery, path: String, query: ParsedQuery) -> ParsedQuery {
+    let json = json!({"bool": {"must": [
+        parent_query.json(),
+        {"nested": {"path": path, "query": query.json(), "score_mode": "none"}}
+    ]}});
+    let nested = NestedAst {
+        path: Cow::Owned(path),
+        query: Box::new(QueryAst::Parsed(query)),
+        score_mode: ScoreMode::None,
+        ignore_unmapped: false,
+        boost: 1.0,
+    };
+    let node = BoolQuery::conjunction(
+        vec![
+            QueryAst::Parsed(parent_query.clone()),
+            QueryAst::Nested(nested),
+        ],
+        Vec::new(),
+    );
+    ParsedQuery::composed(QueryAst::Bool(node), json)
+}
+
 fn is_below(path: &str, outer: &str) -> bool {
     path.len() > outer.len() && path.starts_with(outer) && path.as_bytes()[outer.len()] == b'.'
 }
@@ -184,8 +213,8 @@ fn reverse(
     name: &str,
     params: &Value,
     scope: &DocScope,
-    query: &Value,
-) -> Result<(DocScope, Value)> {
+    query: &ParsedQuery,
+) -> Result<(DocScope, ParsedQuery)> {
     let target = params.get("path").and_then(Value::as_str);
     if scope.path().is_none() {
         return Err(SearchError::illegal(format!(
@@ -209,10 +238,7 @@ fn reverse(
                 target.unwrap_or_default()
             )));
         };
-        query = json!({"bool": {"must": [
-            parent_query,
-            {"nested": {"path": path, "query": query, "score_mode": "none"}}
-        ]}});
+        query = parents_of(&parent_query, path, query);
         scope = *parent;
     }
 }

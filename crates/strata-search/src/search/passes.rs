@@ -14,6 +14,7 @@ use super::{bucket_limit, nested_aggs, scan_aggs, top_hits};
 use crate::breaker::MemoryAccount;
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
+use crate::query::ParsedQuery;
 
 /// One deferred aggregation over the search query narrowed by `filters`.
 pub(super) fn run_deferred(
@@ -25,11 +26,7 @@ pub(super) fn run_deferred(
     kind: &str,
     body: &Value,
 ) -> Result<Value> {
-    let query = if filters.is_empty() {
-        req.query.clone()
-    } else {
-        json!({"bool": {"must": [req.query], "filter": filters}})
-    };
+    let query = req.query.filtered(&bucket_filters(filters)?);
     if nested_aggs::KINDS.contains(&kind) {
         return nested_aggs::run(reentry.search, indices, req, &query, name, kind, body);
     }
@@ -82,7 +79,7 @@ pub(super) fn run_filtered(
     aggs: &Value,
 ) -> Result<Value> {
     let pass = SearchRequest {
-        query: json!({"bool": {"must": [req.query], "filter": [filter]}}),
+        query: req.query.filtered(&bucket_filters(&[filter])?),
         from: 0,
         size: 0,
         sort: Vec::new(),
@@ -96,6 +93,15 @@ pub(super) fn run_filtered(
     Ok(out["aggregations"].take())
 }
 
+/// The filters of the buckets a pass runs in, parsed: the aggregations
+/// still build them (and carry those of `filter` aggregations) as JSON.
+fn bucket_filters(filters: &[Value]) -> Result<Vec<ParsedQuery>> {
+    filters
+        .iter()
+        .map(|f| ParsedQuery::parse(f.clone()))
+        .collect()
+}
+
 /// The (min, max) of each date field over the documents matching `query`.
 pub(super) fn data_bounds(
     reentry: Reentry,
@@ -103,7 +109,6 @@ pub(super) fn data_bounds(
     req: &SearchRequest,
     fields: &[String],
 ) -> Result<HashMap<String, (i64, i64)>> {
-    let query = &req.query;
     let mut out = HashMap::new();
     if fields.is_empty() {
         return Ok(out);
@@ -114,8 +119,9 @@ pub(super) fn data_bounds(
         aggs.insert(format!("max\u{1f}{i}"), json!({"max": {"field": field}}));
     }
     let mut pass = SearchRequest::parse(&json!({
-        "query": query, "size": 0, "track_total_hits": false, "aggs": aggs
+        "size": 0, "track_total_hits": false, "aggs": aggs
     }))?;
+    pass.query = req.query.clone();
     pass.scope = req.scope.clone();
     pass.snapshot = req.snapshot.clone();
     pass.slice = req.slice.clone();

@@ -1,5 +1,7 @@
 //! A `_search` body parsed into a [`SearchRequest`]; unknown keys are
-//! `parsing_exception`s, as in Elasticsearch.
+//! `parsing_exception`s, as in Elasticsearch. The query (and each
+//! field's `highlight_query`) is parsed here, once, so its errors are the
+//! parse's, with the path of the offending query.
 
 use serde_json::Value;
 
@@ -8,6 +10,7 @@ use super::sort::SortField;
 use super::source_filter::SourceFilter;
 use crate::breaker::MemoryAccount;
 use crate::error::{Result, SearchError};
+use crate::query::ParsedQuery;
 
 /// How `hits.total` is reported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,8 +26,8 @@ pub enum TrackTotalHits {
 /// A parsed search request.
 #[derive(Debug, Clone)]
 pub struct SearchRequest {
-    /// The query (default `match_all`).
-    pub query: Value,
+    /// The query (default `match_all`), parsed with the request.
+    pub query: ParsedQuery,
     /// Hits to skip.
     pub from: usize,
     /// Hits to return.
@@ -87,7 +90,7 @@ impl SearchRequest {
     /// Parses a body (`Null` for none).
     pub fn parse(body: &Value) -> Result<SearchRequest> {
         let mut req = SearchRequest {
-            query: serde_json::json!({"match_all": {}}),
+            query: ParsedQuery::match_all(),
             from: 0,
             size: 10,
             sort: Vec::new(),
@@ -115,7 +118,7 @@ impl SearchRequest {
         };
         for (key, value) in obj {
             match key.as_str() {
-                "query" => req.query = value.clone(),
+                "query" => req.query = ParsedQuery::parse(value.clone())?,
                 "from" => req.from = as_usize("from", value)?,
                 "size" => req.size = as_usize("size", value)?,
                 "sort" => req.sort = SortField::parse_list(value)?,
@@ -276,5 +279,55 @@ fn parse_track(v: &Value) -> Result<TrackTotalHits> {
         other => Err(SearchError::parsing(format!(
             "[track_total_hits] invalid value [{other}]"
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::SearchRequest;
+    use crate::error::QueryStep;
+    use crate::query::ast::QueryAst;
+    use crate::query::ParsedQuery;
+
+    #[test]
+    fn the_query_is_parsed_with_the_request() {
+        let req = SearchRequest::parse(&json!({"query": {"term": {"tag": "x"}}})).unwrap();
+        assert!(matches!(req.query.ast(), QueryAst::Term(t) if t.field == "tag"));
+        assert_eq!(req.query.json(), &json!({"term": {"tag": "x"}}));
+        let none = SearchRequest::parse(&serde_json::Value::Null).unwrap();
+        assert!(matches!(none.query.ast(), QueryAst::MatchAll { .. }));
+    }
+
+    #[test]
+    fn query_errors_come_from_the_parse_with_their_path() {
+        let body = json!({"query": {"range": {"ts": {"gt": 1, "nope": 2}}}});
+        let err = SearchRequest::parse(&body).unwrap_err();
+        assert_eq!(err.es_type(), "parsing_exception");
+        assert_eq!(
+            err.query_path(),
+            Some(&[QueryStep::Key("range".into()), QueryStep::Key("ts".into())][..])
+        );
+        let body = json!({"highlight": {"fields": {"f": {}}, "highlight_query": {"nope": {}}}});
+        let err = SearchRequest::parse(&body).unwrap_err();
+        assert_eq!(err.to_string(), "unknown query [nope]");
+    }
+
+    #[test]
+    fn a_filtered_query_is_a_bool_over_the_parsed_ones() {
+        let query = ParsedQuery::parse(json!({"term": {"tag": "x"}})).unwrap();
+        let filter = ParsedQuery::parse(json!({"exists": {"field": "n"}})).unwrap();
+        let narrowed = query.filtered(std::slice::from_ref(&filter));
+        let QueryAst::Bool(b) = narrowed.ast() else {
+            panic!("not a bool")
+        };
+        assert!(matches!(&b.must[..], [QueryAst::Parsed(q)] if *q == query));
+        assert!(matches!(&b.filter[..], [QueryAst::Parsed(f)] if *f == filter));
+        assert_eq!(
+            narrowed.json(),
+            &json!({"bool": {"must": [{"term": {"tag": "x"}}], "filter": [{"exists": {"field": "n"}}]}})
+        );
+        assert_eq!(query.filtered(&[]), query);
     }
 }

@@ -14,6 +14,7 @@ use super::reentry::SearchFn;
 use super::request::{SearchRequest, TrackTotalHits};
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
+use crate::query::ParsedQuery;
 
 const ALLOWED: &[&str] = &[
     "size",
@@ -28,10 +29,10 @@ const ALLOWED: &[&str] = &[
 
 /// Checks a `top_hits` body before any search runs.
 pub fn validate(name: &str, body: &Value) -> Result<()> {
-    request(name, body, &json!({"match_all": {}})).map(|_| ())
+    request(name, body, &ParsedQuery::match_all()).map(|_| ())
 }
 
-fn request(name: &str, body: &Value, query: &Value) -> Result<SearchRequest> {
+fn request(name: &str, body: &Value, query: &ParsedQuery) -> Result<SearchRequest> {
     let params = body
         .as_object()
         .ok_or_else(|| SearchError::parsing(format!("[top_hits] of [{name}] must be an object")))?;
@@ -50,8 +51,8 @@ fn request(name: &str, body: &Value, query: &Value) -> Result<SearchRequest> {
         req.insert(k.clone(), v.clone());
     }
     req.entry("size").or_insert(json!(3));
-    req.insert("query".into(), query.clone());
     let mut parsed = SearchRequest::parse(&Value::Object(req))?;
+    parsed.query = query.clone();
     parsed.track_total_hits = TrackTotalHits::Exact;
     if parsed.from.saturating_add(parsed.size) > 100 {
         return Err(SearchError::illegal(format!(
@@ -70,7 +71,7 @@ pub fn run(
     indices: &[Arc<SearchIndex>],
     name: &str,
     body: &Value,
-    query: &Value,
+    query: &ParsedQuery,
     outer: &SearchRequest,
 ) -> Result<Value> {
     let mut req = request(name, body, query)?;

@@ -24,7 +24,8 @@ pub fn logs_index(dir: &Path, shards: u32, properties: Value) -> (Catalog, Arc<S
 /// The search `body` over `logs`, or its error.
 pub fn try_search(catalog: &Catalog, body: &Value) -> Result<Value> {
     let indices = catalog.resolve("logs").unwrap();
-    search(&indices, &SearchRequest::parse(body).unwrap())
+    // A query's errors come from the request's parse, the rest from the search.
+    SearchRequest::parse(body).and_then(|req| search(&indices, &req))
 }
 
 /// The response of the search `body` over `logs`.

@@ -6,6 +6,8 @@
 //! A sub-query's parse error gets the key (and index) it was found at
 //! (see `SearchError::InQuery`).
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::error::{QueryStep, Result, SearchError};
@@ -23,6 +25,21 @@ pub(crate) struct BoolNode<Q> {
     pub must_not: Vec<Q>,
     pub minimum_should_match: Option<MinimumShouldMatch>,
     pub boost: f64,
+}
+
+impl<Q> BoolNode<Q> {
+    /// `{"bool": {"must": [must], "filter": filter}}`, as the engine's
+    /// passes narrow a query (no `should`, boost 1).
+    pub(crate) fn conjunction(must: Vec<Q>, filter: Vec<Q>) -> BoolNode<Q> {
+        BoolNode {
+            must,
+            filter,
+            should: Vec::new(),
+            must_not: Vec::new(),
+            minimum_should_match: None,
+            boost: 1.0,
+        }
+    }
 }
 
 /// `constant_score`.
@@ -78,7 +95,9 @@ impl ScoreMode {
 /// `nested`.
 #[derive(Debug)]
 pub(crate) struct NestedNode<'a, Q> {
-    pub path: &'a str,
+    /// Borrowed from the request; owned in a query the engine composes
+    /// (`reverse_nested`'s parents).
+    pub path: Cow<'a, str>,
     pub query: Box<Q>,
     pub score_mode: ScoreMode,
     pub ignore_unmapped: bool,
@@ -304,7 +323,7 @@ pub(super) fn nested<'a, Q>(
         ));
     }
     Ok(NestedNode {
-        path,
+        path: Cow::Borrowed(path),
         query: Box::new(parse(query, depth).map_err(|e| at_key("query", e))?),
         score_mode,
         ignore_unmapped,

@@ -18,6 +18,10 @@
 //! The tree borrows from the JSON it was parsed from: a field's value
 //! (`term`'s value, the list of a `terms` query) stays a reference into
 //! the request, so a million-value `terms` query is not copied.
+//! [`ParsedQuery`] keeps the two together (through `yoke`): a request's
+//! query is parsed once, with the request, and shared by its passes,
+//! which narrow it with `bool` nodes over it (`QueryAst::Parsed`) rather
+//! than with JSON.
 //!
 //! One file per family: `compound` (`bool`, `constant_score`, `dis_max`,
 //! `match_all`, `match_none`, `nested`), `term_level` (`term`, `terms`,
@@ -65,8 +69,11 @@ pub(crate) use scoring::ScriptQueryAst;
 pub(crate) use term_level::{ExistsAst, IdsAst, RangeAst, RangeBound, TermAst, TermsAst};
 pub(crate) use text_query::{QueryStringAst, SimpleQueryStringAst, TextParams};
 
-use serde_json::Value;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
 use tantivy::query::Query;
+use yoke::Yoke;
 
 use super::context::{QueryContext, MAX_NESTED_DEPTH};
 use crate::error::{QueryStep, Result, SearchError};
@@ -77,8 +84,14 @@ use crate::error::{QueryStep, Result, SearchError};
 pub(crate) type Translate = fn(&QueryContext<'_>, &QueryAst<'_>, usize) -> Result<Box<dyn Query>>;
 
 /// One query of the DSL, parsed.
-#[derive(Debug)]
+#[derive(Debug, yoke::Yokeable)]
+// The derive's `unsafe impl Yokeable` is yoke's, checked by it: it
+// compiles only if the tree is covariant in `'a` (it holds shared borrows
+// and owned values, never a `&mut` or a cell).
 pub(crate) enum QueryAst<'a> {
+    /// A query parsed on its own and shared: the request's query inside
+    /// the `bool` a pass narrows it with.
+    Parsed(ParsedQuery),
     /// `match_all`, with its boost.
     MatchAll { boost: f64 },
     /// `match_none`.
@@ -133,6 +146,95 @@ pub(crate) enum QueryAst<'a> {
     ScriptScore(ScriptScore<'a>),
     /// `function_score`.
     FunctionScore(FunctionScore<'a>),
+}
+
+/// A query of a request, parsed once when the request is and shared by
+/// every pass, index and shard that runs it (a clone is a reference
+/// count).
+///
+/// It keeps its JSON as the canonical form: as written for a parsed
+/// query, as composed (the `bool` of a pass) for one the engine builds.
+/// Highlighting walks it for terms, nested scopes and tantivy's filter
+/// aggregation carry it (the latter serializes its request); nothing
+/// parses it again.
+#[derive(Clone)]
+pub struct ParsedQuery(Arc<Parsed>);
+
+struct Parsed {
+    /// The JSON form; a parsed tree's cart is this same allocation.
+    json: Arc<Value>,
+    /// The tree, borrowing from the JSON it was parsed from (the cart);
+    /// a composed tree owns what it holds and has no cart.
+    ast: Yoke<QueryAst<'static>, Option<Arc<Value>>>,
+}
+
+impl ParsedQuery {
+    /// Parses the query object `json` (`{"match": {...}}`).
+    pub fn parse(json: Value) -> Result<ParsedQuery> {
+        let json = Arc::new(json);
+        let ast =
+            Yoke::<QueryAst<'static>, Arc<Value>>::try_attach_to_cart(Arc::clone(&json), |q| {
+                parse(q, 1)
+            })?;
+        Ok(ParsedQuery(Arc::new(Parsed {
+            json,
+            ast: ast.wrap_cart_in_option(),
+        })))
+    }
+
+    /// `match_all`, the query of a request without one.
+    pub fn match_all() -> ParsedQuery {
+        ParsedQuery::composed(QueryAst::MatchAll { boost: 1.0 }, json!({"match_all": {}}))
+    }
+
+    /// A tree the engine built (owning what it holds, its own queries
+    /// `Parsed` nodes) with its JSON form `json`.
+    pub(crate) fn composed(ast: QueryAst<'static>, json: Value) -> ParsedQuery {
+        ParsedQuery(Arc::new(Parsed {
+            json: Arc::new(json),
+            ast: Yoke::new_owned(ast),
+        }))
+    }
+
+    /// This query narrowed by `filters`: `{"bool": {"must": [this],
+    /// "filter": filters}}` (this query itself without filters).
+    pub fn filtered(&self, filters: &[ParsedQuery]) -> ParsedQuery {
+        if filters.is_empty() {
+            return self.clone();
+        }
+        let json = json!({"bool": {
+            "must": [self.json()],
+            "filter": filters.iter().map(ParsedQuery::json).collect::<Vec<_>>(),
+        }});
+        let node = BoolQuery::conjunction(
+            vec![QueryAst::Parsed(self.clone())],
+            filters.iter().cloned().map(QueryAst::Parsed).collect(),
+        );
+        ParsedQuery::composed(QueryAst::Bool(node), json)
+    }
+
+    /// The tree.
+    pub(crate) fn ast(&self) -> &QueryAst<'_> {
+        self.0.ast.get()
+    }
+
+    /// The JSON form (see the type's doc).
+    pub fn json(&self) -> &Value {
+        &self.0.json
+    }
+}
+
+impl std::fmt::Debug for ParsedQuery {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ParsedQuery({})", self.0.json)
+    }
+}
+
+/// Two queries are equal when their JSON forms are.
+impl PartialEq for ParsedQuery {
+    fn eq(&self, other: &ParsedQuery) -> bool {
+        self.json() == other.json()
+    }
 }
 
 /// Parses the query object `query` (`{"match": {...}}`) found at nesting

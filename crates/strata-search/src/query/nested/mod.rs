@@ -73,7 +73,7 @@ pub(crate) fn nested(
     depth: usize,
     translate: Translate,
 ) -> Result<Box<dyn Query>> {
-    let path = q.path;
+    let path = &*q.path;
     if !check_path(ctx, path, q.ignore_unmapped)? {
         return Ok(Box::new(EmptyQuery));
     }

@@ -27,6 +27,7 @@ use tantivy::tokenizer::TokenizerManager;
 
 use crate::error::{Result, SearchError};
 use crate::mapping::{FieldType, Mappings};
+use crate::query::ParsedQuery;
 
 use fragments::field_fragments;
 use options::Options;
@@ -113,20 +114,20 @@ impl Highlight {
     /// The `highlight` of one hit (`None` when nothing to show).
     pub fn hit(
         &self,
-        query: &Value,
+        query: &ParsedQuery,
         source: &Value,
         mappings: &Mappings,
         tokenizers: &TokenizerManager,
     ) -> Option<Map<String, Value>> {
         let mut out = Map::new();
-        let mut terms_cache: Option<(Option<Value>, Vec<QueryTerm>)> = None;
+        let mut terms_cache: Option<(Option<ParsedQuery>, Vec<QueryTerm>)> = None;
         for (pattern, opts) in &self.fields {
             let q = opts.query.as_ref().unwrap_or(query);
             let terms = match &terms_cache {
                 Some((key, terms)) if key.as_ref() == opts.query.as_ref() => terms,
                 _ => {
                     let mut t = Vec::new();
-                    collect_terms(q, tokenizers, &mut t, 0);
+                    collect_terms(q.json(), tokenizers, &mut t, 0);
                     &terms_cache.insert((opts.query.clone(), t)).1
                 }
             };

@@ -5,6 +5,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::{Result, SearchError};
+use crate::query::ParsedQuery;
 
 /// Options of one field (the top level's, overridden per field).
 #[derive(Debug, Clone)]
@@ -17,7 +18,8 @@ pub(super) struct Options {
     pub(super) require_field_match: bool,
     pub(super) by_score: bool,
     pub(super) html: bool,
-    pub(super) query: Option<Value>,
+    /// `highlight_query`, parsed with the request.
+    pub(super) query: Option<ParsedQuery>,
     /// A `type` that names no highlighter: Elasticsearch looks the type
     /// up in the fetch phase, on each shard with hits to fetch.
     pub(super) unknown_type: Option<String>,
@@ -108,7 +110,7 @@ impl Options {
                 }
                 "order" => self.by_score = v.as_str() == Some("score"),
                 "encoder" => self.html = v.as_str() == Some("html"),
-                "highlight_query" => self.query = Some(v.clone()),
+                "highlight_query" => self.query = Some(ParsedQuery::parse(v.clone())?),
                 "tags_schema" => {
                     if v.as_str() == Some("styled") {
                         self.pre = (1..=10).map(|i| format!("<em class=\"hlt{i}\">")).collect();

@@ -5,12 +5,13 @@
 
 use std::sync::Arc;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::values::{Scan, ScanCollector};
 use crate::error::Result;
 use crate::index::SearchIndex;
 use crate::mapping::Mappings;
+use crate::query::ParsedQuery;
 use crate::search::reentry::SearchFn;
 use crate::search::request::{SearchRequest, TrackTotalHits};
 use crate::search::{nested_aggs, parallel, snapshot};
@@ -24,7 +25,7 @@ pub struct ScanEnv<'a> {
     /// The search (for its memory account and options).
     pub req: &'a SearchRequest,
     /// The query of the bucket the aggregation is in.
-    pub query: &'a Value,
+    pub query: &'a ParsedQuery,
 }
 
 impl ScanEnv<'_> {
@@ -37,7 +38,7 @@ impl ScanEnv<'_> {
     }
 
     /// Runs `scan` over the documents matching `query`.
-    pub fn scan<S: Scan>(&self, query: &Value, scan: S) -> Result<S::Acc> {
+    pub fn scan<S: Scan>(&self, query: &ParsedQuery, scan: S) -> Result<S::Acc> {
         let scan = Arc::new(scan);
         let mut queries = Vec::with_capacity(self.indices.len());
         let mut searchers = Vec::new();
@@ -71,7 +72,7 @@ impl ScanEnv<'_> {
     /// The sub-aggregations `sub` over this query narrowed by `filter`.
     pub fn bucket_aggs(&self, filter: &Value, sub: &Value) -> Result<Map<String, Value>> {
         let pass = SearchRequest {
-            query: json!({"bool": {"must": [self.query], "filter": [filter]}}),
+            query: self.query.filtered(&[ParsedQuery::parse(filter.clone())?]),
             from: 0,
             size: 0,
             sort: Vec::new(),

@@ -20,6 +20,7 @@ use super::params::{check_keys, count_param, field_param};
 use super::values::{Key, Scan, ValueKind};
 use crate::error::{Result, SearchError};
 use crate::mapping::Mappings;
+use crate::query::ParsedQuery;
 use crate::search::bucket_limit::max_buckets;
 
 /// Most distinct values a terms scan keeps (`rare_terms`,
@@ -265,7 +266,7 @@ pub struct SignificantTerms {
     counts: TermCounts,
     size: usize,
     min_doc_count: u64,
-    background: Value,
+    background: ParsedQuery,
     heuristic: Heuristic,
 }
 
@@ -321,10 +322,10 @@ impl SignificantTerms {
             counts: TermCounts::parse(name, "significant_terms", params, mappings)?,
             size: usize::try_from(size).unwrap_or(usize::MAX),
             min_doc_count: count_param(name, params, "min_doc_count", 3)?,
-            background: params
-                .get("background_filter")
-                .cloned()
-                .unwrap_or(json!({"match_all": {}})),
+            background: match params.get("background_filter") {
+                Some(filter) => ParsedQuery::parse(filter.clone())?,
+                None => ParsedQuery::match_all(),
+            },
             heuristic,
         })
     }
