@@ -57,7 +57,8 @@ mod text_params;
 mod text_syntax;
 pub(crate) mod zone_map;
 
-pub use context::{QueryContext, MAX_NESTED_DEPTH};
+pub(crate) use context::QueryContext;
+pub use context::MAX_NESTED_DEPTH;
 
 use serde_json::Value;
 use tantivy::query::Query;
@@ -66,7 +67,7 @@ use crate::error::Result;
 use ast::QueryAst;
 
 /// Translates a query object (`{"match": {...}}`).
-pub fn build(ctx: &QueryContext<'_>, query: &Value) -> Result<Box<dyn Query>> {
+pub(crate) fn build(ctx: &QueryContext<'_>, query: &Value) -> Result<Box<dyn Query>> {
     build_nested(ctx, query, 1)
 }
 
