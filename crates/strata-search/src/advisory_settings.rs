@@ -77,12 +77,12 @@ pub struct AdvisorySettings {
 
 impl AdvisorySettings {
     /// Whether `key` (without `index.`) is one of these.
-    pub fn owns(key: &str) -> bool {
+    pub(crate) fn owns(key: &str) -> bool {
         kind_of(key).is_some()
     }
 
     /// Sets `key` (without `index.`); `null` removes it.
-    pub fn apply(&mut self, key: &str, value: &Value) -> Result<()> {
+    pub(crate) fn apply(&mut self, key: &str, value: &Value) -> Result<()> {
         let Some(kind) = kind_of(key) else {
             return Err(SearchError::illegal(format!(
                 "unknown setting [index.{key}]"
@@ -107,7 +107,7 @@ impl AdvisorySettings {
     }
 
     /// The settings set, `(key without index., value)`, in key order.
-    pub fn explicit(&self) -> impl Iterator<Item = (&str, &str)> {
+    pub(crate) fn explicit(&self) -> impl Iterator<Item = (&str, &str)> {
         self.set.iter().map(|(k, v)| (k.as_str(), v.as_str()))
     }
 }

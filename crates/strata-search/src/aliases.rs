@@ -57,7 +57,7 @@ impl AliasMeta {
     }
 
     /// Applies one definition key; `false` when `key` is not one.
-    pub fn set(&mut self, alias: &str, key: &str, value: &Value) -> Result<bool> {
+    pub(crate) fn set(&mut self, alias: &str, key: &str, value: &Value) -> Result<bool> {
         match key {
             "filter" => match value {
                 Value::Object(o) if !o.is_empty() => self.filter = Some(value.clone()),
@@ -156,7 +156,7 @@ impl Aliases {
     }
 
     /// The stored form.
-    pub fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         let all: Map<String, Value> = self
             .by_alias
             .iter()
@@ -172,7 +172,7 @@ impl Aliases {
     }
 
     /// Whether `name` is an alias.
-    pub fn contains(&self, name: &str) -> bool {
+    pub(crate) fn contains(&self, name: &str) -> bool {
         self.by_alias.contains_key(name)
     }
 
@@ -203,7 +203,7 @@ impl Aliases {
     }
 
     /// Removes the link `alias` → `index`; whether there was one.
-    pub fn remove(&mut self, index: &str, alias: &str) -> bool {
+    pub(crate) fn remove(&mut self, index: &str, alias: &str) -> bool {
         let Some(targets) = self.by_alias.get_mut(alias) else {
             return false;
         };
@@ -226,7 +226,7 @@ impl Aliases {
     /// `is_write_index: true`, or the only index if its link does not say
     /// `false`. `Ok(None)` when `alias` is not an alias; an error when it
     /// has no write index.
-    pub fn write_index(&self, alias: &str) -> Result<Option<&str>> {
+    pub(crate) fn write_index(&self, alias: &str) -> Result<Option<&str>> {
         let Some(targets) = self.by_alias.get(alias) else {
             return Ok(None);
         };
@@ -246,7 +246,7 @@ impl Aliases {
     }
 
     /// Checks the invariant a change must keep: at most one write index per alias.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         for (alias, targets) in &self.by_alias {
             let writers: Vec<&str> = targets
                 .iter()

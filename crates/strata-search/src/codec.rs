@@ -62,7 +62,7 @@ pub fn open_reader(index: &tantivy::Index) -> tantivy::Result<tantivy::IndexRead
 impl Codec {
     /// Parses a value of `index.codec`; Elasticsearch's legacy and Lucene
     /// names map to the same two choices.
-    pub fn parse(text: &str) -> Result<Codec> {
+    pub(crate) fn parse(text: &str) -> Result<Codec> {
         match text {
             "default" | "legacy_default" | "lucene_default" => Ok(Codec::Default),
             "best_compression" | "legacy_best_compression" => Ok(Codec::BestCompression),
@@ -73,7 +73,7 @@ impl Codec {
     }
 
     /// The name `GET _settings` shows.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Codec::Default => "default",
             Codec::BestCompression => "best_compression",

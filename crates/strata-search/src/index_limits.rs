@@ -60,19 +60,19 @@ const LIMITS: [(&str, u64, u64); 9] = [
 
 /// The limits set on an index (the others have their defaults).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct IndexLimits {
+pub(crate) struct IndexLimits {
     set: BTreeMap<&'static str, u64>,
 }
 
 impl IndexLimits {
     /// Whether `key` (without `index.`) is one of these limits.
-    pub fn knows(key: &str) -> bool {
+    pub(crate) fn knows(key: &str) -> bool {
         LIMITS.iter().any(|(name, ..)| *name == key)
     }
 
     /// Sets `key` (without `index.`) from a settings value; `null` resets
     /// it to its default.
-    pub fn set(&mut self, key: &str, value: &Value) -> Result<()> {
+    pub(crate) fn set(&mut self, key: &str, value: &Value) -> Result<()> {
         let Some(&(name, _, min)) = LIMITS.iter().find(|(name, ..)| *name == key) else {
             return Err(SearchError::illegal(format!(
                 "unknown setting [index.{key}]"
@@ -102,7 +102,7 @@ impl IndexLimits {
 
     /// The limits set explicitly, as `(key without index., value)`, for
     /// `GET _settings` (defaults are not shown, as in Elasticsearch).
-    pub fn explicit(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+    pub(crate) fn explicit(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
         self.set.iter().map(|(k, v)| (*k, *v))
     }
 
@@ -116,17 +116,17 @@ impl IndexLimits {
     }
 
     /// `index.max_terms_count`.
-    pub fn max_terms_count(&self) -> usize {
+    pub(crate) fn max_terms_count(&self) -> usize {
         usize::try_from(self.get(MAX_TERMS_COUNT)).unwrap_or(usize::MAX)
     }
 
     /// `index.max_result_window`.
-    pub fn max_result_window(&self) -> usize {
+    pub(crate) fn max_result_window(&self) -> usize {
         usize::try_from(self.get(MAX_RESULT_WINDOW)).unwrap_or(usize::MAX)
     }
 
     /// `index.max_slices_per_scroll`.
-    pub fn max_slices_per_scroll(&self) -> u64 {
+    pub(crate) fn max_slices_per_scroll(&self) -> u64 {
         self.get(MAX_SLICES_PER_SCROLL)
     }
 

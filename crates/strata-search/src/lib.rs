@@ -92,7 +92,7 @@ pub use shard::{Precondition, PRIMARY_TERM};
 pub use templates::{TemplateBody, Templates};
 
 // Searching: requests, point-in-time snapshots, scripts, the slow log.
-pub use query::{build as build_query, ParsedQuery, QueryContext, MAX_NESTED_DEPTH};
+pub use query::{ParsedQuery, MAX_NESTED_DEPTH};
 pub use script::update::{update_with_script, Upsert};
 pub use script::{compile as compile_script, Compiled as CompiledScript};
 pub use search::bucket_limit;

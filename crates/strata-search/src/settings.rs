@@ -32,37 +32,37 @@ pub struct IndexSettings {
     /// Accepted for compatibility; a single node holds no replicas.
     pub number_of_replicas: u32,
     /// Background refresh period; `None` is `-1` (refresh only when asked).
-    pub refresh_interval: Option<Duration>,
+    pub(crate) refresh_interval: Option<Duration>,
     /// Acknowledgement policy of indexing requests.
-    pub durability: TranslogDurability,
+    pub(crate) durability: TranslogDurability,
     /// `async` durability: the longest an acknowledged operation stays unsynced.
     pub sync_interval: Duration,
     /// `index.store.tier`; `None` until the catalog fills in the node's
     /// default at creation (and for indices made before the setting, which
     /// open as `dram`).
-    pub store_tier: Option<StoreTier>,
+    pub(crate) store_tier: Option<StoreTier>,
     /// Creation time, epoch milliseconds.
-    pub creation_date: i64,
+    pub(crate) creation_date: i64,
     /// A unique id.
     pub uuid: String,
     /// `index.max_terms_count`, `index.mapping.total_fields.limit`, ...
-    pub limits: IndexLimits,
+    pub(crate) limits: IndexLimits,
     /// The search and indexing slow logs (`search.slowlog.*`,
     /// `indexing.slowlog.*`), dynamic.
-    pub slowlog: SlowLogSettings,
+    pub(crate) slowlog: SlowLogSettings,
     /// `index.codec`: the stored fields' compression (static).
-    pub codec: Codec,
+    pub(crate) codec: Codec,
     /// Settings accepted with nothing to act on in one node.
-    pub advisory: AdvisorySettings,
+    pub(crate) advisory: AdvisorySettings,
     /// `index.hidden`: wildcards reach the index only when
     /// `expand_wildcards` includes `hidden` (or both the pattern and the
     /// name start with `.`). Data stream backing indices are hidden.
-    pub hidden: bool,
+    pub(crate) hidden: bool,
 }
 
 impl IndexSettings {
     /// Defaults: 1 shard, 1 replica, refresh 1 s, `request` durability, sync 5 s.
-    pub fn new(creation_date: i64, uuid: String) -> IndexSettings {
+    pub(crate) fn new(creation_date: i64, uuid: String) -> IndexSettings {
         IndexSettings {
             number_of_shards: 1,
             number_of_replicas: 1,
@@ -81,7 +81,7 @@ impl IndexSettings {
     }
 
     /// Applies a settings body at creation (`creating`) or in `PUT _settings`.
-    pub fn apply(&mut self, body: &Value, creating: bool) -> Result<()> {
+    pub(crate) fn apply(&mut self, body: &Value, creating: bool) -> Result<()> {
         let flat = flatten(body)?;
         let mut next = self.clone();
         for (key, value) in flat {
@@ -218,7 +218,7 @@ impl IndexSettings {
     }
 
     /// The tier the index's files are placed on.
-    pub fn tier(&self) -> StoreTier {
+    pub(crate) fn tier(&self) -> StoreTier {
         self.store_tier.unwrap_or_default()
     }
 }

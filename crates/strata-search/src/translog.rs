@@ -16,7 +16,7 @@ pub const DELETE_KIND: u8 = 2;
 
 /// One logged operation.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Operation {
+pub(crate) struct Operation {
     /// The shard it was routed to.
     pub shard: u32,
     /// The shard-local sequence number it got.
@@ -31,7 +31,7 @@ pub struct Operation {
 
 impl Operation {
     /// The record kind.
-    pub fn kind(&self) -> u8 {
+    pub(crate) fn kind(&self) -> u8 {
         if self.source.is_some() {
             INDEX_KIND
         } else {
@@ -40,7 +40,7 @@ impl Operation {
     }
 
     /// Encodes the record body.
-    pub fn encode(&self) -> Vec<u8> {
+    pub(crate) fn encode(&self) -> Vec<u8> {
         let source_len = self.source.as_ref().map_or(0, Vec::len);
         let mut out = Vec::with_capacity(24 + self.id.len() + source_len);
         out.extend_from_slice(&self.shard.to_le_bytes());
@@ -55,7 +55,7 @@ impl Operation {
     }
 
     /// Decodes a record body of `kind`.
-    pub fn decode(kind: u8, body: &[u8]) -> Result<Operation> {
+    pub(crate) fn decode(kind: u8, body: &[u8]) -> Result<Operation> {
         let bad = || SearchError::illegal(format!("damaged translog record of kind {kind}"));
         let take = |at: usize, n: usize| body.get(at..at + n).ok_or_else(bad);
         let u32_at = |at| -> Result<u32> {

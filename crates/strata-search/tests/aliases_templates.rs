@@ -4,7 +4,7 @@
 //! alias filters combined as Elasticsearch does.
 
 use serde_json::json;
-use strata_search::{AliasAction, Catalog, TemplateKind};
+use strata_search::{AliasAction, Catalog, IndicesOptions, TemplateKind};
 
 #[test]
 fn aliases_templates_and_rollover_survive_reopening() {
@@ -70,7 +70,9 @@ fn filters_combine_per_index() {
     ])
     .unwrap();
     // Two filtered aliases: either filter lets a document through.
-    let t = cat.resolve_targets("f1,f2").unwrap();
+    let t = cat
+        .resolve_targets_with("f1,f2", IndicesOptions::default())
+        .unwrap();
     assert_eq!(t.len(), 1);
     assert_eq!(
         t[0].filter.as_ref().unwrap()["bool"]["should"]
@@ -80,16 +82,24 @@ fn filters_combine_per_index() {
         2
     );
     // Reached directly as well: no filter.
-    let t = cat.resolve_targets("f1,a").unwrap();
+    let t = cat
+        .resolve_targets_with("f1,a", IndicesOptions::default())
+        .unwrap();
     assert!(t[0].filter.is_none());
     // A wildcard over index names reaches every index directly.
-    let t = cat.resolve_targets("*").unwrap();
+    let t = cat
+        .resolve_targets_with("*", IndicesOptions::default())
+        .unwrap();
     assert!(t.iter().all(|t| t.filter.is_none()));
     // A wildcard over alias names keeps the alias filter.
-    let t = cat.resolve_targets("f1*").unwrap();
+    let t = cat
+        .resolve_targets_with("f1*", IndicesOptions::default())
+        .unwrap();
     assert_eq!(t.len(), 1);
     assert!(t[0].filter.is_some());
-    assert!(cat.resolve_targets("nope").is_err());
+    assert!(cat
+        .resolve_targets_with("nope", IndicesOptions::default())
+        .is_err());
     // A hidden alias is skipped by wildcards but reached by name.
     cat.update_aliases(&[AliasAction::Add {
         indices: vec!["b".into()],
@@ -101,9 +111,18 @@ fn filters_combine_per_index() {
         },
     }])
     .unwrap();
-    assert!(cat.resolve_targets("hi*").unwrap().is_empty());
-    assert_eq!(cat.resolve_targets("hid").unwrap().len(), 1);
-    assert!(cat.resolve_concrete("f1").is_err());
+    assert!(cat
+        .resolve_targets_with("hi*", IndicesOptions::default())
+        .unwrap()
+        .is_empty());
+    assert_eq!(
+        cat.resolve_targets_with("hid", IndicesOptions::default())
+            .unwrap()
+            .len(),
+        1
+    );
+    // An alias is not an index to delete.
+    assert!(cat.delete("f1").is_err());
     cat.shutdown().unwrap();
 }
 

@@ -1,6 +1,7 @@
 //! End-to-end tests of the engine without HTTP: documents, versions,
 //! queries, sorting, aggregations checked against values computed here,
-//! and a restart without flush that must keep every acknowledged document.
+//! a restart without flush that must keep every acknowledged document,
+//! and what an index shows without searching (translation, `_explain`).
 
 use serde_json::{json, Value};
 use strata_search::{search, Catalog, Precondition, SearchRequest};
@@ -278,4 +279,35 @@ fn versions_conflicts_and_updates() {
         .index_document(Some("3"), br#"{"n": "text"}"#, Precondition::None)
         .unwrap_err();
     assert_eq!(err.es_type(), "document_parsing_exception");
+}
+
+/// What `_validate/query`, `_explain` and `_cat` read of an index: the
+/// query translated, one document's score explained, each shard's
+/// searcher.
+#[test]
+fn queries_translated_and_explained_without_searching() {
+    let tmp = tempfile::tempdir().unwrap();
+    let catalog = Catalog::open(tmp.path()).unwrap();
+    setup(&catalog);
+    let index = catalog.get("logs").unwrap();
+
+    let searchers = index.searchers();
+    assert_eq!(searchers.len(), 2, "one per shard");
+    let docs: u64 = searchers.iter().map(|s| s.num_docs()).sum();
+    assert_eq!(docs, 40);
+
+    let q = index
+        .build_query(&json!({"term": {"method": "GET"}}), 0)
+        .unwrap();
+    // d0 is a GET, d1 a POST.
+    let matched = index.explain("d0", q.as_ref()).unwrap().unwrap();
+    assert!(matched.unwrap().value() > 0.0);
+    assert!(index.explain("d1", q.as_ref()).unwrap().unwrap().is_err());
+    assert!(index.explain("nope", q.as_ref()).unwrap().is_none());
+
+    let bad = index
+        .build_query(&json!({"no_such_query": {}}), 0)
+        .unwrap_err();
+    assert_eq!(bad.status(), 400);
+    catalog.shutdown().unwrap();
 }

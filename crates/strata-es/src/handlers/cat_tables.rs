@@ -85,9 +85,8 @@ pub fn shards(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result<
     let mut rows = Vec::new();
     for index in indices(node, expression, req)? {
         let replicas = index.settings().number_of_replicas;
-        for (n, shard) in index.shards().iter().enumerate() {
-            let searcher = shard.searcher();
-            let bytes = size(shard_bytes(&searcher), req);
+        for (n, searcher) in index.searchers().iter().enumerate() {
+            let bytes = size(shard_bytes(searcher), req);
             rows.push(vec![
                 Some(index.name().to_string()),
                 Some(n.to_string()),
@@ -128,8 +127,7 @@ pub fn segments(node: &Node, expression: Option<&str>, req: &EsRequest) -> Resul
     let ip = node.config.http_addr.ip().to_string();
     let mut rows = Vec::new();
     for index in indices(node, expression, req)? {
-        for (n, shard) in index.shards().iter().enumerate() {
-            let searcher = shard.searcher();
+        for (n, searcher) in index.searchers().iter().enumerate() {
             for (generation, segment) in searcher.segment_readers().iter().enumerate() {
                 let bytes = segment.space_usage().map_or(0, |u| u.total().get_bytes());
                 rows.push(vec![
@@ -217,7 +215,10 @@ fn glob(pattern: &str, text: &str) -> bool {
 /// `_cat/allocation`: the node's shards and the disk holding the data.
 pub fn allocation(node: &Node, req: &EsRequest) -> Result<Reply> {
     let all = indices(node, None, req)?;
-    let shards: usize = all.iter().map(|i| i.shards().len()).sum();
+    let shards: usize = all
+        .iter()
+        .map(|i| i.settings().number_of_shards as usize)
+        .sum();
     let used_by_indices: u64 = all.iter().map(|i| i.store_size_bytes()).sum();
     let disk = rustix::fs::statvfs(&node.config.root).ok().map(|s| {
         let total = s.f_blocks.saturating_mul(s.f_frsize);

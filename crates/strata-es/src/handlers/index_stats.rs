@@ -146,9 +146,10 @@ fn shards(
     wanted: &Option<Vec<String>>,
 ) -> Value {
     let sizes = index.shard_store_sizes();
-    let single = index.shards().len() == 1;
+    let searchers = index.searchers();
+    let single = searchers.len() == 1;
     let mut out = Map::new();
-    for (n, shard) in index.shards().iter().enumerate() {
+    for (n, searcher) in searchers.iter().enumerate() {
         let mut s = if single {
             *whole
         } else {
@@ -158,7 +159,7 @@ fn shards(
             }
         };
         if !single {
-            for segment in shard.searcher().segment_readers() {
+            for segment in searcher.segment_readers() {
                 s.segments += 1;
                 s.docs += u64::from(segment.num_docs());
                 s.deleted += u64::from(segment.num_deleted_docs());

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
-use strata_search::{build_query, FieldType, Mappings, ParsedQuery, QueryContext, SearchIndex};
+use strata_search::{FieldType, Mappings, SearchIndex};
 
 use super::aliases;
 use super::targets::indices_options;
@@ -27,15 +27,7 @@ fn query_of(
     index: &SearchIndex,
     query: &Value,
 ) -> strata_search::Result<Box<dyn tantivy::query::Query>> {
-    let mappings = index.mappings();
-    let shard = &index.shards()[0];
-    let ctx = QueryContext::new(
-        &mappings,
-        shard.fields(),
-        shard.tantivy_index().tokenizers(),
-        now_ms(),
-    );
-    build_query(&ctx, &ParsedQuery::parse(query.clone())?)
+    index.build_query(query, now_ms())
 }
 
 fn aggregatable(ty: FieldType) -> bool {
@@ -247,16 +239,14 @@ pub fn explain(node: &Node, name: &str, id: &str, req: &EsRequest) -> Result<Rep
         None => node.catalog.get(name)?,
     };
     let q = query_of(&index, &query).map_err(|e| EsError::from(e).in_index(index.name()))?;
-    let shard = index.shard_for(id);
-    let searcher = shard.searcher();
     let base = json!({"_index": index.name(), "_id": id});
-    let Some(addr) = shard.find(&searcher, id)? else {
+    let Some(explained) = index.explain(id, q.as_ref())? else {
         let mut out = base;
         out["matched"] = json!(false);
         return Ok(Reply::json(404, out));
     };
     let mut out = base;
-    match q.explain(&searcher, addr) {
+    match explained {
         Ok(explanation) => {
             let raw = serde_json::to_value(&explanation).unwrap_or(Value::Null);
             out["matched"] = json!(true);

@@ -33,7 +33,7 @@ pub(super) fn check(indices: &[Arc<SearchIndex>], slice: &Slice, scroll: bool) -
                 "cannot slice on [_id] when using [point-in-time]".into(),
             )));
         }
-        let limit = index.limits().max_slices_per_scroll();
+        let limit = index.max_slices_per_scroll();
         if scroll && u64::from(slice.max) > limit {
             return Err(refuse(SearchError::IllegalArgument(format!(
                 "The number of slices [{}] is too large. It must be less than [{limit}]. This limit can be set by changing the [index.max_slices_per_scroll] index level setting.",

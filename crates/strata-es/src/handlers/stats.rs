@@ -59,8 +59,7 @@ impl IndexStats {
             store_bytes: index.store_size_bytes(),
             ..IndexStats::default()
         };
-        for shard in index.shards() {
-            let searcher = shard.searcher();
+        for searcher in index.searchers() {
             for segment in searcher.segment_readers() {
                 stats.segments += 1;
                 stats.docs += u64::from(segment.num_docs());

@@ -81,32 +81,10 @@ impl MemoryAccount {
         Ok(())
     }
 
-    /// Gives back up to `bytes` of what this account holds (memory
-    /// freed before the request ends).
-    pub fn release(&self, bytes: u64) {
-        let Some(h) = &self.held else { return };
-        let mut held = h.bytes.load(Ordering::Acquire);
-        loop {
-            let give = bytes.min(held);
-            match h.bytes.compare_exchange_weak(
-                held,
-                held - give,
-                Ordering::AcqRel,
-                Ordering::Acquire,
-            ) {
-                Ok(_) => {
-                    h.breakers.release(h.breaker, give);
-                    return;
-                }
-                Err(now) => held = now,
-            }
-        }
-    }
-
     /// The error for `bytes` more that a component found no room for
     /// (see [`CircuitBreakers::refusal`]); unaccounted: an
     /// `illegal_argument_exception` naming `label`.
-    pub fn refusal(&self, bytes: u64, label: &str) -> SearchError {
+    pub(crate) fn refusal(&self, bytes: u64, label: &str) -> SearchError {
         match &self.held {
             Some(h) => h.breakers.refusal(h.breaker, bytes, label),
             None => SearchError::illegal(format!(
@@ -115,15 +93,8 @@ impl MemoryAccount {
         }
     }
 
-    /// Bytes this account holds.
-    pub fn held(&self) -> u64 {
-        self.held
-            .as_ref()
-            .map_or(0, |h| h.bytes.load(Ordering::Acquire))
-    }
-
     /// Bytes it could still reserve now (`u64::MAX` when unaccounted).
-    pub fn room(&self) -> u64 {
+    pub(crate) fn room(&self) -> u64 {
         self.held
             .as_ref()
             .map_or(u64::MAX, |h| h.breakers.room(h.breaker))

@@ -56,7 +56,8 @@ pub struct CircuitBreakers {
     children: [Child; 2],
     parent_limit: AtomicU64,
     parent_tripped: AtomicU64,
-    settings: Mutex<BreakerSettings>,
+    /// Held while settings are put in force, so two changes never mix.
+    applying: Mutex<()>,
 }
 
 impl CircuitBreakers {
@@ -68,26 +69,16 @@ impl CircuitBreakers {
             children: Default::default(),
             parent_limit: AtomicU64::new(0),
             parent_tripped: AtomicU64::new(0),
-            settings: Mutex::new(BreakerSettings::default()),
+            applying: Mutex::new(()),
         };
         breakers.apply(BreakerSettings::default());
         breakers
     }
 
-    /// The memory base percentages apply to.
-    pub fn base(&self) -> u64 {
-        self.base
-    }
-
-    /// The settings in force.
-    pub fn settings(&self) -> BreakerSettings {
-        *self.settings.lock()
-    }
-
     /// Puts `settings` in force. Reservations already held stay; a lower
     /// limit refuses new ones until enough are released.
     pub fn apply(&self, settings: BreakerSettings) {
-        let mut current = self.settings.lock();
+        let _applying = self.applying.lock();
         self.parent_limit
             .store(settings.total.resolve(self.base), Ordering::Relaxed);
         for breaker in Breaker::ALL {
@@ -98,14 +89,13 @@ impl CircuitBreakers {
                 .store(limit.resolve(self.base), Ordering::Relaxed);
             child.overhead.store(overhead.to_bits(), Ordering::Relaxed);
         }
-        *current = settings;
     }
 
     /// Adds `bytes` to `breaker`, or refuses them with a
     /// `circuit_breaking_exception` (the breaker's, or the parent's when
     /// the sum of all children would pass its limit) and adds nothing.
     /// `label` names what the memory is for in the message.
-    pub fn add(&self, breaker: Breaker, bytes: u64, label: &str) -> Result<()> {
+    pub(crate) fn add(&self, breaker: Breaker, bytes: u64, label: &str) -> Result<()> {
         if bytes == 0 {
             return Ok(());
         }
@@ -169,7 +159,7 @@ impl CircuitBreakers {
     /// The refusal of `bytes` more on `breaker` that a component
     /// measuring its own memory against [`room`](Self::room) ran into
     /// (tantivy's aggregation budget): the child's error, counted as a trip.
-    pub fn refusal(&self, breaker: Breaker, bytes: u64, label: &str) -> SearchError {
+    pub(crate) fn refusal(&self, breaker: Breaker, bytes: u64, label: &str) -> SearchError {
         let child = &self.children[breaker.slot()];
         child.tripped.fetch_add(1, Ordering::Relaxed);
         let limit = child.limit.load(Ordering::Relaxed);
@@ -190,7 +180,7 @@ impl CircuitBreakers {
     }
 
     /// Gives back `bytes` an earlier [`add`](Self::add) took.
-    pub fn release(&self, breaker: Breaker, bytes: u64) {
+    pub(crate) fn release(&self, breaker: Breaker, bytes: u64) {
         if bytes > 0 {
             self.children[breaker.slot()]
                 .used
@@ -200,7 +190,7 @@ impl CircuitBreakers {
 
     /// Bytes `breaker` could still take now without tripping it or the
     /// parent (before its overhead is applied).
-    pub fn room(&self, breaker: Breaker) -> u64 {
+    pub(crate) fn room(&self, breaker: Breaker) -> u64 {
         let child = &self.children[breaker.slot()];
         let overhead = child.overhead().max(f64::MIN_POSITIVE);
         let own = child

@@ -33,7 +33,7 @@ pub fn format(bytes: u64) -> String {
 }
 
 /// `bytes/human` as breaker messages write a size (`1048576/1mb`).
-pub fn both(bytes: u64) -> String {
+pub(crate) fn both(bytes: u64) -> String {
     format!("{bytes}/{}", format(bytes))
 }
 
@@ -49,7 +49,7 @@ pub enum MemorySize {
 impl MemorySize {
     /// Parses `60%`, `512mb`, `1.5gb`, `100b` or a bare number of bytes
     /// for `setting` (named in the error).
-    pub fn parse(setting: &str, text: &str) -> Result<MemorySize> {
+    pub(crate) fn parse(setting: &str, text: &str) -> Result<MemorySize> {
         let text = text.trim();
         if let Some(percent) = text.strip_suffix('%') {
             let share: f64 = percent.trim().parse().map_err(|_| {
@@ -74,7 +74,7 @@ impl MemorySize {
     }
 
     /// The limit in bytes for a node whose memory base is `base`.
-    pub fn resolve(self, base: u64) -> u64 {
+    pub(crate) fn resolve(self, base: u64) -> u64 {
         match self {
             MemorySize::Bytes(b) => b,
             MemorySize::Share(p) => (base as f64 * p / 100.0) as u64,

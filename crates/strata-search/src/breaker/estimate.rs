@@ -13,7 +13,7 @@ pub(crate) const KEY_BYTES: u64 = 72;
 
 /// Counts of a JSON text's parts.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct JsonShape {
+pub(crate) struct JsonShape {
     /// Values of every kind (scalars, arrays, objects).
     pub values: u64,
     /// Object keys.
@@ -25,7 +25,7 @@ pub struct JsonShape {
 impl JsonShape {
     /// Scans `bytes` (valid JSON or not: the estimate only bounds what a
     /// parse could take before failing).
-    pub fn of(bytes: &[u8]) -> JsonShape {
+    pub(crate) fn of(bytes: &[u8]) -> JsonShape {
         let mut shape = JsonShape::default();
         let mut in_string = false;
         let mut escaped = false;

@@ -14,10 +14,10 @@ pub enum Breaker {
 
 impl Breaker {
     /// Every child, in the order `_nodes/stats` lists them.
-    pub const ALL: [Breaker; 2] = [Breaker::Request, Breaker::InFlightRequests];
+    pub(crate) const ALL: [Breaker; 2] = [Breaker::Request, Breaker::InFlightRequests];
 
     /// Elasticsearch's name of the breaker.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Breaker::Request => "request",
             Breaker::InFlightRequests => "in_flight_requests",

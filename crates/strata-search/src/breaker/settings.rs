@@ -35,11 +35,11 @@ pub struct BreakerSettings {
     /// The request breaker's limit.
     pub request: MemorySize,
     /// What the request breaker's estimates are multiplied by.
-    pub request_overhead: f64,
+    pub(crate) request_overhead: f64,
     /// The in-flight requests breaker's limit.
-    pub in_flight: MemorySize,
+    pub(crate) in_flight: MemorySize,
     /// What body sizes are multiplied by (the parsed form costs more).
-    pub in_flight_overhead: f64,
+    pub(crate) in_flight_overhead: f64,
 }
 
 impl Default for BreakerSettings {

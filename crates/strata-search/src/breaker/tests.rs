@@ -72,11 +72,9 @@ fn accounts_release_on_drop_error_and_panic() {
     let clone = account.clone();
     clone.reserve(100, "b").unwrap();
     assert!(account.reserve(400, "c").is_err());
-    assert_eq!(account.held(), 300);
-    account.release(50);
-    assert_eq!(stat(&b, "request").estimated, 250);
+    assert_eq!(stat(&b, "request").estimated, 300);
     drop(account);
-    assert_eq!(stat(&b, "request").estimated, 250, "a clone still holds it");
+    assert_eq!(stat(&b, "request").estimated, 300, "a clone still holds it");
     drop(clone);
     assert_eq!(stat(&b, "request").estimated, 0);
 
@@ -106,15 +104,14 @@ fn accounts_release_on_drop_error_and_panic() {
 fn unaccounted_accounts_take_anything() {
     let a = MemoryAccount::unaccounted();
     a.reserve(u64::MAX, "x").unwrap();
-    assert_eq!((a.held(), a.room()), (0, u64::MAX));
+    assert_eq!(a.room(), u64::MAX);
     assert!(!a.part().is_accounted());
 }
 
 #[test]
 fn settings_change_limits_and_reject_bad_values() {
     let b = small();
-    let s = b
-        .settings()
+    let s = BreakerSettings::default()
         .with(settings::REQUEST_LIMIT, Some("100b"))
         .unwrap()
         .with(settings::TOTAL_LIMIT, Some("90%"))
@@ -126,7 +123,7 @@ fn settings_change_limits_and_reject_bad_values() {
     assert_eq!(stat(&b, "parent").limit, 900);
     assert_eq!(stat(&b, "in_flight_requests").overhead, 1.0);
     assert!(b.add(Breaker::Request, 101, "x").is_err());
-    let reset = b.settings().with(settings::REQUEST_LIMIT, None).unwrap();
+    let reset = s.with(settings::REQUEST_LIMIT, None).unwrap();
     assert_eq!(reset.request, MemorySize::Share(60.0));
     assert!(reset.with(settings::REQUEST_LIMIT, Some("lots")).is_err());
     assert!(reset.with(settings::REQUEST_OVERHEAD, Some("-1")).is_err());

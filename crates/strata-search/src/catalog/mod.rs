@@ -203,7 +203,7 @@ impl Catalog {
     }
 
     /// `cluster.max_shards_per_node`.
-    pub fn max_shards_per_node(&self) -> u64 {
+    pub(crate) fn max_shards_per_node(&self) -> u64 {
         self.max_shards.load(Ordering::Relaxed)
     }
 

@@ -55,20 +55,16 @@ impl Catalog {
     /// such as `_refresh`, `_stats`, `_mapping` that have none).
     pub fn resolve(&self, expression: &str) -> Result<Vec<Arc<SearchIndex>>> {
         Ok(self
-            .resolve_targets(expression)?
+            .resolve_targets_with(expression, IndicesOptions::default())?
             .into_iter()
             .map(|t| t.index)
             .collect())
     }
 
-    /// The indices an expression reaches with their alias filters, sorted
-    /// by name. A concrete name that is neither an index nor an alias is
-    /// `index_not_found_exception`; a wildcard may match nothing.
-    pub fn resolve_targets(&self, expression: &str) -> Result<Vec<Target>> {
-        self.resolve_targets_with(expression, IndicesOptions::default())
-    }
-
-    /// [`resolve_targets`](Self::resolve_targets) under `options`.
+    /// The indices an expression reaches under `options` with their alias
+    /// filters, sorted by name. A concrete name that is neither an index
+    /// nor an alias is `index_not_found_exception` (unless `options`
+    /// ignore unavailable ones); a wildcard may match nothing.
     pub fn resolve_targets_with(
         &self,
         expression: &str,
@@ -143,14 +139,6 @@ impl Catalog {
         Ok(out)
     }
 
-    /// Indices only (what `DELETE /<index>` and alias actions name):
-    /// wildcards match index names, an alias name is refused.
-    pub fn resolve_concrete(&self, expression: &str) -> Result<Vec<Arc<SearchIndex>>> {
-        let indices = self.indices.read();
-        let aliases = self.aliases.read();
-        concrete(&indices, &aliases, expression)
-    }
-
     /// Whether `name` is an alias.
     pub fn is_alias(&self, name: &str) -> bool {
         self.aliases.read().contains(name)
@@ -197,7 +185,8 @@ impl Catalog {
     }
 }
 
-/// [`Catalog::resolve_concrete`] over locked maps.
+/// Indices only (what `DELETE /<index>` and alias actions name), over
+/// locked maps: wildcards match index names, an alias name is refused.
 pub(super) fn concrete(
     indices: &IndexMap,
     aliases: &crate::aliases::Aliases,

@@ -54,8 +54,6 @@ pub struct DocWriteResult {
     pub seq_no: u64,
     /// What happened.
     pub result: WriteResult,
-    /// Shard number.
-    pub shard: u32,
     /// Translog LSN to await before acknowledging (0: nothing written).
     pub lsn: u64,
 }
@@ -85,7 +83,7 @@ fn auto_id() -> String {
 
 impl SearchIndex {
     /// The shard a document id routes to.
-    pub fn shard_for(&self, id: &str) -> &Shard {
+    pub(crate) fn shard_for(&self, id: &str) -> &Shard {
         let n = self.shards.len() as u64;
         let h = xxhash_rust::xxh3::xxh3_64(id.as_bytes());
         &self.shards[(h % n) as usize]
@@ -136,7 +134,7 @@ impl SearchIndex {
         } else {
             WriteResult::Created
         };
-        Ok(written(id, shard, outcome, result))
+        Ok(written(id, outcome, result))
     }
 
     /// Counts an indexed document's time and logs it if slow.
@@ -172,7 +170,7 @@ impl SearchIndex {
         } else {
             WriteResult::NotFound
         };
-        Ok(written(id.to_string(), shard, outcome, result))
+        Ok(written(id.to_string(), outcome, result))
     }
 
     /// Appends `op` to the translog, under the shard lock before the
@@ -242,13 +240,11 @@ impl SearchIndex {
             let before = merged.clone();
             merge_into(&mut merged, partial);
             if detect_noop && merged == before {
-                let shard = self.shard_for(id);
                 return Ok(DocWriteResult {
                     id: id.to_string(),
                     version: current.version.version,
                     seq_no: current.version.seq_no,
                     result: WriteResult::Noop,
-                    shard: shard.number,
                     lsn: 0,
                 });
             }
@@ -311,13 +307,12 @@ fn is_large(source: &[u8]) -> bool {
     source.len() >= 1 << 20 && estimate::indexing(source) >= LARGE_INDEXING_BYTES
 }
 
-fn written(id: String, shard: &Shard, o: WriteOutcome, result: WriteResult) -> DocWriteResult {
+fn written(id: String, o: WriteOutcome, result: WriteResult) -> DocWriteResult {
     DocWriteResult {
         id,
         version: o.version,
         seq_no: o.seq_no,
         result,
-        shard: shard.number,
         lsn: o.lsn,
     }
 }

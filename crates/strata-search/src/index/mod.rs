@@ -11,9 +11,12 @@
 //! - `counters`: operation counters and latency histograms.
 //! - `disk_usage`: bytes per field and structure (`_disk_usage`).
 //! - `documents`: index, create, get, delete, update.
+//! - `inspect`: a query translated, a score explained, the shards'
+//!   searchers (`_validate`, `_explain`, `_cat`).
 //! - `recovery`: opening an index, replaying its translog.
 //! - `stats`: counters for `_stats` and `_cat`.
 //! - `translog_slot`: the translog, open only while the index is written.
+//! - `tests`: unit tests of the idle close and the translog's mode.
 //!
 //! An index nobody writes to holds no tantivy writer and no open
 //! translog: both are opened by the first write, and closed again (after
@@ -24,9 +27,13 @@ mod counters;
 mod disk_usage;
 mod documents;
 mod handle;
+mod inspect;
 mod recovery;
 pub mod stats;
 mod translog_slot;
+
+#[cfg(test)]
+mod tests;
 
 use std::time::Instant;
 
@@ -55,7 +62,7 @@ impl SearchIndex {
     }
 
     /// `index.hidden`.
-    pub fn is_hidden(&self) -> bool {
+    pub(crate) fn is_hidden(&self) -> bool {
         self.settings.read().hidden
     }
 
@@ -77,8 +84,14 @@ impl SearchIndex {
     }
 
     /// The index's limits (`index.max_terms_count`, ...).
-    pub fn limits(&self) -> IndexLimits {
+    pub(crate) fn limits(&self) -> IndexLimits {
         self.settings.read().limits.clone()
+    }
+
+    /// `index.max_slices_per_scroll`: the most slices a sliced scroll may
+    /// have (a point in time is not bound by it).
+    pub fn max_slices_per_scroll(&self) -> u64 {
+        self.settings.read().limits.max_slices_per_scroll()
     }
 
     /// A copy of the mapping.
@@ -98,7 +111,7 @@ impl SearchIndex {
     }
 
     /// The shards.
-    pub fn shards(&self) -> &[Shard] {
+    pub(crate) fn shards(&self) -> &[Shard] {
         &self.shards
     }
 
@@ -126,12 +139,14 @@ impl SearchIndex {
     /// Why the translog failed for good, if it did: operations applied
     /// since may never become durable (the node must stop, as the KV
     /// store does when its log fails).
-    pub fn translog_failure(&self) -> Option<String> {
+    pub(crate) fn translog_failure(&self) -> Option<String> {
         self.translog.failure().map(|e| e.to_string())
     }
 
-    /// The translog's mode in force (follows `translog.*` settings).
-    pub fn translog_durability(&self) -> strata_log::Durability {
+    /// The translog's mode in force (follows `translog.*` settings); a
+    /// probe for the unit tests.
+    #[cfg(test)]
+    pub(crate) fn translog_durability(&self) -> strata_log::Durability {
         self.translog.durability()
     }
 
@@ -307,8 +322,10 @@ impl SearchIndex {
         Ok(true)
     }
 
-    /// Whether the index holds a writer or an open translog now.
-    pub fn is_open_for_writes(&self) -> bool {
+    /// Whether the index holds a writer or an open translog now; a probe
+    /// for the unit tests.
+    #[cfg(test)]
+    pub(crate) fn is_open_for_writes(&self) -> bool {
         self.translog.is_open() || self.shards.iter().any(Shard::has_writer)
     }
 
@@ -344,7 +361,7 @@ impl SearchIndex {
     }
 
     /// Stops the shards' writers and the translog (syncing it).
-    pub fn close(self) -> Result<()> {
+    pub(crate) fn close(self) -> Result<()> {
         for shard in self.shards {
             shard.close()?;
         }

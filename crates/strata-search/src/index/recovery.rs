@@ -25,7 +25,7 @@ use crate::translog::Operation;
 
 impl SearchIndex {
     /// Creates a new index in `dir` (which must not hold one).
-    pub fn create(
+    pub(crate) fn create(
         dir: &Path,
         name: &str,
         settings: IndexSettings,
@@ -44,7 +44,7 @@ impl SearchIndex {
     /// Opens the index in `dir` with its files placed as its
     /// `index.store.tier` says on `storage`, replaying its translog above
     /// each shard's durable commit (for `pmem`, the newest refresh).
-    pub fn open(dir: &Path, name: &str, storage: &SearchStorage) -> Result<SearchIndex> {
+    pub(crate) fn open(dir: &Path, name: &str, storage: &SearchStorage) -> Result<SearchIndex> {
         let meta_dir = storage.files.dir(dir)?;
         let meta_path = dir.join(METADATA);
         let meta: Value =

@@ -10,7 +10,7 @@ use crate::store::StoreTier;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StorageStats {
     /// `index.store.tier`.
-    pub tier: StoreTier,
+    pub(crate) tier: StoreTier,
     /// Fresh (unflushed) segment bytes, in DRAM or persistent memory.
     pub fresh_bytes: u64,
     /// Flushed segment bytes held whole in DRAM (`dram`).

@@ -114,7 +114,8 @@ impl TranslogSlot {
             .map_or(0, |log| log.bytes_since(lsn))
     }
 
-    /// The durability in force.
+    /// The durability in force (read by the unit tests only).
+    #[cfg(test)]
     pub(super) fn durability(&self) -> Durability {
         *self.durability.lock()
     }

@@ -40,7 +40,7 @@ enum PatternPart {
 
 impl DateFormat {
     /// Parses a `format` string; unknown named formats are an error.
-    pub fn parse(text: &str) -> Result<DateFormat> {
+    pub(crate) fn parse(text: &str) -> Result<DateFormat> {
         let mut alternatives = Vec::new();
         for part in text.split("||") {
             let part = part.trim();
@@ -65,7 +65,7 @@ impl DateFormat {
     }
 
     /// The format as written.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.text
     }
 

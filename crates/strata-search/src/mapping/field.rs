@@ -116,25 +116,25 @@ pub struct FieldMapping {
     /// The type.
     pub ty: FieldType,
     /// `keyword`: values longer than this many characters are not indexed.
-    pub ignore_above: Option<usize>,
+    pub(crate) ignore_above: Option<usize>,
     /// `scaled_float`: values are rounded to multiples of 1/scaling_factor.
-    pub scaling_factor: Option<f64>,
+    pub(crate) scaling_factor: Option<f64>,
     /// `date`: accepted formats.
-    pub format: Option<DateFormat>,
+    pub(crate) format: Option<DateFormat>,
     /// Multi-fields (`fields`): the same value indexed again under `<name>.<sub>`.
-    pub fields: BTreeMap<String, FieldMapping>,
+    pub(crate) fields: BTreeMap<String, FieldMapping>,
     /// `geo_point`: malformed values are skipped instead of failing the document.
-    pub ignore_malformed: bool,
+    pub(crate) ignore_malformed: bool,
     /// `text`: the `norms` parameter as mapped. Scores never use length
     /// norms here (text lives in one tantivy JSON field whose field norm is
     /// not per path), so `false` states this engine's behaviour and `true`
     /// (Elasticsearch's default) is a documented difference.
-    pub norms: bool,
+    pub(crate) norms: bool,
 }
 
 impl FieldMapping {
     /// A mapping of type `ty` with default parameters.
-    pub fn of(ty: FieldType) -> FieldMapping {
+    pub(crate) fn of(ty: FieldType) -> FieldMapping {
         FieldMapping {
             ty,
             ignore_above: None,
@@ -170,7 +170,7 @@ impl FieldMapping {
     }
 
     /// Parses `{"type": ..., params}` for the field `name`.
-    pub fn parse(name: &str, body: &Map<String, Value>) -> Result<FieldMapping> {
+    pub(crate) fn parse(name: &str, body: &Map<String, Value>) -> Result<FieldMapping> {
         let type_name = body.get("type").and_then(Value::as_str).unwrap_or("object");
         let ty = FieldType::from_name(type_name).ok_or_else(|| {
             SearchError::MapperParsing(format!(
@@ -246,7 +246,7 @@ impl FieldMapping {
     }
 
     /// The mapping as Elasticsearch writes it.
-    pub fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         let mut out = Map::new();
         out.insert("type".into(), json!(self.ty.name()));
         if let Some(n) = self.ignore_above {
@@ -276,7 +276,7 @@ impl FieldMapping {
     }
 
     /// True when `other` may replace this mapping (same type; parameters may only be added).
-    pub fn compatible_with(&self, other: &FieldMapping) -> bool {
+    pub(crate) fn compatible_with(&self, other: &FieldMapping) -> bool {
         self.ty == other.ty
     }
 }

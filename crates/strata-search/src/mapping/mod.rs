@@ -40,7 +40,7 @@ use crate::error::{Result, SearchError};
 
 /// What happens to fields the mapping does not know.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dynamic {
+pub(crate) enum Dynamic {
     /// Add them to the mapping (the default).
     True,
     /// Keep them in `_source` only.
@@ -54,9 +54,9 @@ pub enum Dynamic {
 pub struct Mappings {
     properties: BTreeMap<String, Property>,
     /// The root `dynamic` setting.
-    pub dynamic: Dynamic,
+    pub(crate) dynamic: Dynamic,
     /// Whether dynamic mapping maps date-like strings to `date`.
-    pub date_detection: bool,
+    pub(crate) date_detection: bool,
     /// `dynamic_templates`, in order (the first match wins).
     dynamic_templates: Vec<DynamicTemplate>,
     leaves: BTreeMap<String, FieldMapping>,
@@ -83,7 +83,7 @@ impl Default for Mappings {
 
 impl Mappings {
     /// Parses a `mappings` body (`{"properties": ..., "dynamic": ..., "date_detection": ...}`).
-    pub fn parse(body: &Value) -> Result<Mappings> {
+    pub(crate) fn parse(body: &Value) -> Result<Mappings> {
         let mut mappings = Mappings::default();
         mappings.merge_json(body)?;
         Ok(mappings)
@@ -290,7 +290,7 @@ impl Mappings {
     }
 
     /// True when `path` is an object in the mapping.
-    pub fn is_object(&self, path: &str) -> bool {
+    pub(crate) fn is_object(&self, path: &str) -> bool {
         let mut node = &self.properties;
         let mut found = false;
         for part in path.split('.') {
@@ -307,7 +307,7 @@ impl Mappings {
 
     /// The counts the mapping limits check: fields and objects, the
     /// deepest object, the longest field name. One walk, no recursion.
-    pub fn shape(&self) -> MappingShape {
+    pub(crate) fn shape(&self) -> MappingShape {
         shape::shape_of(&self.properties)
     }
 

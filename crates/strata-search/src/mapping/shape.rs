@@ -11,7 +11,7 @@ use super::property::Property;
 
 /// What [`Mappings::shape`](super::Mappings::shape) counts.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MappingShape {
+pub(crate) struct MappingShape {
     /// Fields, multi-fields and objects (Elasticsearch's total fields).
     pub fields: u64,
     /// The path of an object nested deepest, if any.

@@ -20,29 +20,29 @@ static UNACCOUNTED: MemoryAccount = MemoryAccount::unaccounted();
 
 /// What a translation needs: the mapping, the schema and the analyzers,
 /// the index's limits and where expansions are reserved.
-pub struct QueryContext<'a> {
+pub(crate) struct QueryContext<'a> {
     /// The index mapping.
-    pub mappings: &'a Mappings,
+    pub(crate) mappings: &'a Mappings,
     /// The shard schema.
-    pub fields: &'a SchemaFields,
+    pub(crate) fields: &'a SchemaFields,
     /// The index's analyzers.
-    pub tokenizers: &'a TokenizerManager,
+    pub(crate) tokenizers: &'a TokenizerManager,
     /// "now" for date math, epoch milliseconds.
-    pub now_millis: i64,
+    pub(crate) now_millis: i64,
     /// `index.max_terms_count` and the other per-index limits.
-    pub limits: IndexLimits,
+    pub(crate) limits: IndexLimits,
     /// Where the query's expansions (terms lists, automata) are reserved.
-    pub memory: &'a MemoryAccount,
+    pub(crate) memory: &'a MemoryAccount,
     /// The nested object whose documents the query runs on (inside a
     /// `nested` query or aggregation), `None` for root documents.
-    pub nested_scope: Option<String>,
+    pub(crate) nested_scope: Option<String>,
     /// The search's runtime fields (`None`: no search, or none).
-    pub runtime: Option<&'a crate::script::fields::ScriptedFields>,
+    pub(crate) runtime: Option<&'a crate::script::fields::ScriptedFields>,
 }
 
 impl<'a> QueryContext<'a> {
     /// A context with the default limits that reserves nothing.
-    pub fn new(
+    pub(crate) fn new(
         mappings: &'a Mappings,
         fields: &'a SchemaFields,
         tokenizers: &'a TokenizerManager,
@@ -61,7 +61,7 @@ impl<'a> QueryContext<'a> {
     }
 
     /// This context for the documents of the nested object at `path`.
-    pub fn in_nested(&self, path: &str) -> QueryContext<'a> {
+    pub(crate) fn in_nested(&self, path: &str) -> QueryContext<'a> {
         QueryContext {
             mappings: self.mappings,
             fields: self.fields,
@@ -75,7 +75,7 @@ impl<'a> QueryContext<'a> {
     }
 
     /// The leaf mapping of `path`, if mapped.
-    pub fn leaf(&self, path: &str) -> Option<&FieldMapping> {
+    pub(crate) fn leaf(&self, path: &str) -> Option<&FieldMapping> {
         self.mappings.leaf(path)
     }
 }

@@ -58,7 +58,8 @@ mod text_syntax;
 pub(crate) mod zone_map;
 
 pub use ast::ParsedQuery;
-pub use context::{QueryContext, MAX_NESTED_DEPTH};
+pub(crate) use context::QueryContext;
+pub use context::MAX_NESTED_DEPTH;
 
 use serde_json::Value;
 use tantivy::query::Query;
@@ -67,7 +68,7 @@ use crate::error::Result;
 use ast::QueryAst;
 
 /// Translates a parsed query.
-pub fn build(ctx: &QueryContext<'_>, query: &ParsedQuery) -> Result<Box<dyn Query>> {
+pub(crate) fn build(ctx: &QueryContext<'_>, query: &ParsedQuery) -> Result<Box<dyn Query>> {
     translate(ctx, query.ast(), 1)
 }
 
@@ -75,7 +76,7 @@ pub fn build(ctx: &QueryContext<'_>, query: &ParsedQuery) -> Result<Box<dyn Quer
 /// still JSON: an alias's filter when it is checked, and those inside
 /// aggregations, parsed when they run until the aggregations are parsed
 /// into a tree of their own.
-pub fn build_json(ctx: &QueryContext<'_>, query: &Value) -> Result<Box<dyn Query>> {
+pub(crate) fn build_json(ctx: &QueryContext<'_>, query: &Value) -> Result<Box<dyn Query>> {
     build_nested(ctx, query, 1)
 }
 

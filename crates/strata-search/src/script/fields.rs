@@ -54,7 +54,7 @@ impl RuntimeType {
 
 /// The scripted values a search asks for.
 #[derive(Debug, Clone, Default)]
-pub struct ScriptedFields {
+pub(crate) struct ScriptedFields {
     script_fields: Vec<(String, Compiled, bool)>,
     runtime: Vec<(String, RuntimeType, Compiled)>,
 }
@@ -148,7 +148,7 @@ impl ScriptedFields {
     }
 
     /// Nothing to compute.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.script_fields.is_empty() && self.runtime.is_empty()
     }
 

@@ -33,7 +33,7 @@ const MAX_DEPTH: usize = 128;
 impl StoredScripts {
     /// Loads `scripts.json` from `dir`, the node's directory `root` as the
     /// device layer sees it (none: no scripts).
-    pub fn open(dir: Arc<dyn Directory>, root: &Path) -> Result<StoredScripts> {
+    pub(crate) fn open(dir: Arc<dyn Directory>, root: &Path) -> Result<StoredScripts> {
         let path = root.join(FILE);
         let mut scripts = BTreeMap::new();
         if let Some(Value::Object(saved)) = durable_json::load_in(&*dir, FILE, &path)? {

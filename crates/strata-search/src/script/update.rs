@@ -94,7 +94,6 @@ pub fn update_with_script(
                         version: doc.version.version,
                         seq_no: doc.version.seq_no,
                         result: WriteResult::Noop,
-                        shard: index.shard_for(id).number,
                         lsn: 0,
                     },
                     // A scripted upsert that chose `none` creates nothing.
@@ -103,7 +102,6 @@ pub fn update_with_script(
                         version: 0,
                         seq_no: 0,
                         result: WriteResult::Noop,
-                        shard: index.shard_for(id).number,
                         lsn: 0,
                     },
                 });

@@ -22,7 +22,7 @@ pub const SETTING: &str = "search.max_buckets";
 static MAX_BUCKETS: AtomicUsize = AtomicUsize::new(DEFAULT_MAX_BUCKETS);
 
 /// The limit in force.
-pub fn max_buckets() -> usize {
+pub(crate) fn max_buckets() -> usize {
     MAX_BUCKETS.load(Ordering::Relaxed)
 }
 
@@ -45,7 +45,7 @@ pub(crate) fn max_created() -> usize {
 
 /// Refuses a response whose `aggregations` return more buckets than the
 /// limit (every `buckets` entry at any depth; hits are not looked into).
-pub fn check(aggregations: &Value) -> Result<()> {
+pub(crate) fn check(aggregations: &Value) -> Result<()> {
     let count = returned(aggregations);
     if count > max_buckets() {
         return Err(too_many(Some(count)));
@@ -70,7 +70,7 @@ fn returned(v: &Value) -> usize {
 }
 
 /// Elasticsearch's error for a response of more than the limit.
-pub fn too_many(count: Option<usize>) -> SearchError {
+pub(crate) fn too_many(count: Option<usize>) -> SearchError {
     let limit = max_buckets();
     let was = count.map(|c| format!(" but was [{c}]")).unwrap_or_default();
     SearchError::illegal(format!(

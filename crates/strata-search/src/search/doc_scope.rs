@@ -6,7 +6,7 @@ use crate::query::ParsedQuery;
 
 /// The documents a search (or one of its passes) runs on.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub enum DocScope {
+pub(crate) enum DocScope {
     /// Root documents.
     #[default]
     Root,
@@ -24,7 +24,7 @@ pub enum DocScope {
 
 impl DocScope {
     /// The nested path of the scope's documents (`None`: root documents).
-    pub fn path(&self) -> Option<&str> {
+    pub(crate) fn path(&self) -> Option<&str> {
         match self {
             DocScope::Root => None,
             DocScope::Nested { path, .. } => Some(path),

@@ -22,7 +22,7 @@ use crate::mapping::{FieldMapping, FieldType, Mappings};
 
 /// How a date value is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DateOut {
+pub(crate) enum DateOut {
     /// The field's own (first) format.
     FieldDefault,
     /// ISO 8601 with milliseconds and `Z`.
@@ -66,7 +66,7 @@ impl DateOut {
 
 /// One requested field.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DocvalueField {
+pub(crate) struct DocvalueField {
     /// Field name or wildcard pattern.
     pub field: String,
     /// Output format of dates.

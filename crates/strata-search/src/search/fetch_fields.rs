@@ -15,7 +15,7 @@ use crate::mapping::{FieldMapping, FieldType, Mappings};
 
 /// One requested pattern.
 #[derive(Debug, Clone, PartialEq)]
-pub struct FieldRequest {
+pub(crate) struct FieldRequest {
     /// Name or `*` pattern.
     pub field: String,
     /// Date output format.

@@ -37,7 +37,7 @@ pub struct SearchRequest {
     /// `hits.total` reporting.
     pub track_total_hits: TrackTotalHits,
     /// `_source` filtering.
-    pub source: SourceFilter,
+    pub(crate) source: SourceFilter,
     /// Sort values to continue after.
     pub search_after: Option<Vec<Value>>,
     /// The `aggs` request, as written.
@@ -49,26 +49,26 @@ pub struct SearchRequest {
     /// Compute scores even when sorting by fields.
     pub track_scores: bool,
     /// `docvalue_fields`: values returned in each hit's `fields`.
-    pub docvalue_fields: Vec<DocvalueField>,
+    pub(crate) docvalue_fields: Vec<DocvalueField>,
     /// `fields`: mapped fields whose values each hit's `fields` gets.
-    pub fetch_fields: Vec<super::fetch_fields::FieldRequest>,
+    pub(crate) fetch_fields: Vec<super::fetch_fields::FieldRequest>,
     /// `stored_fields`: `None` when absent. With `_none_` hits carry no
     /// `_id` and no `_source`; with a list, no `_source` unless `_source`
     /// was asked for (no field is stored apart from `_source` here).
-    pub stored_fields: Option<StoredFields>,
+    pub(crate) stored_fields: Option<StoredFields>,
     /// `highlight`: fragments of the hits' fields matching the query.
-    pub highlight: Option<super::highlight::Highlight>,
+    pub(crate) highlight: Option<super::highlight::Highlight>,
     /// Where the search reserves what it builds (query expansions,
     /// aggregation results, hits): the request breaker, or nothing.
     /// Clones (the extra passes of one search) share it.
     pub memory: MemoryAccount,
     /// `script_fields` and `runtime_mappings`.
-    pub scripted: crate::script::fields::ScriptedFields,
+    pub(crate) scripted: crate::script::fields::ScriptedFields,
     /// Searchers pinned by a scroll or point in time (`None`: the latest).
     pub snapshot: Option<std::sync::Arc<super::snapshot::Snapshot>>,
     /// The documents searched: root documents, or (in the passes of a
     /// `nested` aggregation) one nested object's.
-    pub scope: super::doc_scope::DocScope,
+    pub(crate) scope: super::doc_scope::DocScope,
     /// `slice`: the part of the documents a sliced scroll or point in
     /// time sees (the front end refuses it elsewhere).
     pub slice: Option<super::slice::Slice>,
@@ -76,7 +76,7 @@ pub struct SearchRequest {
 
 /// The `stored_fields` parameter.
 #[derive(Debug, Clone, PartialEq)]
-pub enum StoredFields {
+pub(crate) enum StoredFields {
     /// `_none_`: no stored fields, not even `_id`.
     Nothing,
     /// A list of names (or patterns).

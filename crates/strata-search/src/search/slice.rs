@@ -38,7 +38,7 @@ const SEED: u32 = 7919;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Slice {
     /// The slice searched, `0..max`.
-    pub id: u32,
+    pub(crate) id: u32,
     /// How many slices there are (at least 2).
     pub max: u32,
     /// The field hashed (`None`: `_id`).
@@ -49,7 +49,7 @@ impl Slice {
     /// Parses a `slice` object with Elasticsearch's errors
     /// (`x_content_parse_exception` "[slice] failed to parse field [max]"
     /// caused by "max must be greater than 1", ...).
-    pub fn parse(value: &Value) -> Result<Slice> {
+    pub(crate) fn parse(value: &Value) -> Result<Slice> {
         let Value::Object(obj) = value else {
             return Err(SearchError::FieldParse {
                 reason: format!("[slice] expected an object, got [{value}]"),
@@ -124,11 +124,6 @@ impl Slice {
         })
     }
 
-    /// Whether the slice hashes `_id` (no field, or `_id` named).
-    pub fn by_id(&self) -> bool {
-        self.field.as_deref().is_none_or(|f| f == "_id")
-    }
-
     /// `query` narrowed to `slice`'s documents, or as it is without one.
     pub(super) fn narrow(
         slice: Option<&Slice>,
@@ -149,7 +144,11 @@ impl Slice {
 
     /// `query` narrowed to this slice's documents of `index` (scores
     /// unchanged); refuses what [`Slice::check`] refuses.
-    pub fn filter(&self, query: Box<dyn Query>, index: &SearchIndex) -> Result<Box<dyn Query>> {
+    pub(crate) fn filter(
+        &self,
+        query: Box<dyn Query>,
+        index: &SearchIndex,
+    ) -> Result<Box<dyn Query>> {
         let part = SlicePart {
             id: self.id,
             max: self.max,

@@ -81,9 +81,4 @@ impl Snapshot {
     pub fn shard_count(&self) -> usize {
         self.searchers.iter().map(Vec::len).sum()
     }
-
-    /// Documents (live ones) visible to the snapshot.
-    pub fn num_docs(&self) -> u64 {
-        self.searchers.iter().flatten().map(|s| s.num_docs()).sum()
-    }
 }

@@ -187,7 +187,7 @@ impl SortField {
     }
 
     /// Checks the field is sortable in `mappings`.
-    pub fn validate(&self, mappings: &Mappings) -> Result<()> {
+    pub(crate) fn validate(&self, mappings: &Mappings) -> Result<()> {
         if builtin_numeric(&self.field) {
             return Ok(());
         }

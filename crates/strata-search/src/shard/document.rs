@@ -15,7 +15,7 @@ use crate::store::SchemaFields;
 /// document it replaces or deletes: only indices whose mapping has nested
 /// objects can hold any, and the extra delete costs every other index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NestedCleanup {
+pub(crate) enum NestedCleanup {
     /// The mapping has no nested object: nothing to remove.
     None,
     /// Remove the documents whose `_nested_parent` is the id.
@@ -36,7 +36,7 @@ impl NestedCleanup {
 /// A root document and its nested documents, indexed together in one
 /// block (the nested ones first, each after the ones nested in it), so
 /// that they share a segment and stay next to each other through merges.
-pub struct DocBlock {
+pub(crate) struct DocBlock {
     /// The root document (`_id`, `_source`, its own values).
     pub root: TantivyDocument,
     /// The nested objects' documents, in block order.

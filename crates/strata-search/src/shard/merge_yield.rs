@@ -155,11 +155,11 @@ static IDLE: Idle = Idle {
 
 /// Held by a search while it collects segments.
 #[derive(Debug)]
-pub struct SearchInFlight(());
+pub(crate) struct SearchInFlight(());
 
 impl SearchInFlight {
     /// Counts a search as running until the guard drops.
-    pub fn begin() -> SearchInFlight {
+    pub(crate) fn begin() -> SearchInFlight {
         IN_FLIGHT.fetch_add(1, Ordering::SeqCst);
         SearchInFlight(())
     }

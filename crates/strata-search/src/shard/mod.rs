@@ -111,7 +111,7 @@ impl Precondition {
 
 /// The result of a write.
 #[derive(Debug, Clone)]
-pub struct WriteOutcome {
+pub(crate) struct WriteOutcome {
     /// New version.
     pub version: u64,
     /// Sequence number of the write.
@@ -140,9 +140,9 @@ struct WriteState {
 }
 
 /// One shard of an index.
-pub struct Shard {
+pub(crate) struct Shard {
     /// Shard number within its index.
-    pub number: u32,
+    pub(crate) number: u32,
     index: Index,
     fields: SchemaFields,
     dir: TieredDirectory,
@@ -162,7 +162,7 @@ pub struct Shard {
 
 /// The commit payload: how far the translog and the sequence numbers go.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct CommitPoint {
+pub(crate) struct CommitPoint {
     /// Every operation of this shard with an LSN up to this is committed.
     pub lsn: u64,
     /// The next sequence number to hand out.
@@ -185,7 +185,11 @@ impl Shard {
     /// Opens (or creates) the shard in `path`, placed as `storage` says;
     /// returns it and its durable commit point (for `pmem`, the newest
     /// refresh's).
-    pub fn open(path: &Path, number: u32, storage: &ShardStorage) -> Result<(Shard, CommitPoint)> {
+    pub(crate) fn open(
+        path: &Path,
+        number: u32,
+        storage: &ShardStorage,
+    ) -> Result<(Shard, CommitPoint)> {
         std::fs::create_dir_all(path)
             .map_err(|e| SearchError::io(format!("create {}", path.display()), e))?;
         let dir = TieredDirectory::open(path, storage)?;
@@ -229,27 +233,27 @@ impl Shard {
     }
 
     /// The schema's field handles.
-    pub fn fields(&self) -> &SchemaFields {
+    pub(crate) fn fields(&self) -> &SchemaFields {
         &self.fields
     }
 
     /// The tantivy index (for tokenizers and schema).
-    pub fn tantivy_index(&self) -> &Index {
+    pub(crate) fn tantivy_index(&self) -> &Index {
         &self.index
     }
 
     /// A searcher over the last refresh.
-    pub fn searcher(&self) -> Searcher {
+    pub(crate) fn searcher(&self) -> Searcher {
         self.reader.searcher()
     }
 
     /// Bytes of fresh (not yet flushed) segment files, in DRAM or pmem.
-    pub fn fresh_bytes(&self) -> usize {
+    pub(crate) fn fresh_bytes(&self) -> usize {
         self.dir.fresh_bytes()
     }
 
     /// Bytes of flushed segment files held whole in DRAM (`dram` tier).
-    pub fn resident_bytes(&self) -> u64 {
+    pub(crate) fn resident_bytes(&self) -> u64 {
         self.dir.resident_bytes()
     }
 
@@ -274,7 +278,7 @@ impl Shard {
     }
 
     /// The current document `id`, real-time (unrefreshed changes included).
-    pub fn get(&self, id: &str) -> Result<Option<StoredDoc>> {
+    pub(crate) fn get(&self, id: &str) -> Result<Option<StoredDoc>> {
         {
             let state = self.write.lock();
             if let Some(live) = state.live.get(id) {
@@ -292,7 +296,7 @@ impl Shard {
     }
 
     /// Loads the stored fields of a document of `searcher`.
-    pub fn load(&self, searcher: &Searcher, addr: DocAddress) -> Result<StoredDoc> {
+    pub(crate) fn load(&self, searcher: &Searcher, addr: DocAddress) -> Result<StoredDoc> {
         let doc: TantivyDocument = searcher.doc(addr)?;
         let u64_of = |f| doc.get_first(f).and_then(|v| v.as_u64()).unwrap_or(0);
         let source = doc
@@ -325,7 +329,7 @@ impl Shard {
     }
 
     /// The live document with `_id` = `id` in `searcher`.
-    pub fn find(&self, searcher: &Searcher, id: &str) -> Result<Option<DocAddress>> {
+    pub(crate) fn find(&self, searcher: &Searcher, id: &str) -> Result<Option<DocAddress>> {
         let term = Term::from_field_text(self.fields.id, id);
         for (ord, segment) in searcher.segment_readers().iter().enumerate() {
             let inverted = segment.inverted_index(self.fields.id)?;

@@ -58,7 +58,7 @@ impl IndexingPriority {
     /// Runs `job` on a new thread at this priority (so the threads it
     /// starts inherit it) and returns what it returns; at
     /// [`IndexingPriority::NORMAL`], on the caller's thread.
-    pub fn run<R: Send>(self, job: impl FnOnce() -> R + Send) -> Result<R> {
+    pub(crate) fn run<R: Send>(self, job: impl FnOnce() -> R + Send) -> Result<R> {
         if self.nice == 0 {
             return Ok(job());
         }

@@ -21,7 +21,7 @@ impl Shard {
     /// fsync); returns whether it committed. `covered_lsn` is the
     /// translog's last LSN read under no lock; `force` commits even
     /// without changes (to move the payload).
-    pub fn refresh(&self, covered_lsn: impl FnOnce() -> u64, force: bool) -> Result<bool> {
+    pub(crate) fn refresh(&self, covered_lsn: impl FnOnce() -> u64, force: bool) -> Result<bool> {
         // A refresh that waits here for another's commit returns after it,
         // and finds clean whatever that commit covered.
         let _one_commit = self.committer.lock();
@@ -101,7 +101,10 @@ impl Shard {
     /// segment files are persisted. The copy runs at the indexing
     /// priority, like the commit: it is background work, and copying the
     /// segments a bulk load merged is hundreds of megabytes.
-    pub fn flush(&self, covered_lsn: impl FnOnce() -> u64) -> Result<(CommitPoint, Persisted)> {
+    pub(crate) fn flush(
+        &self,
+        covered_lsn: impl FnOnce() -> u64,
+    ) -> Result<(CommitPoint, Persisted)> {
         let _one_commit = self.committer.lock();
         self.refresh_alone(covered_lsn, true)?;
         let persisted = self.priority.run(|| self.dir.persist())??;
@@ -120,7 +123,7 @@ impl Shard {
     }
 
     /// Merges segments down to at most `max_segments` and waits for it.
-    pub fn force_merge(&self, max_segments: usize) -> Result<()> {
+    pub(crate) fn force_merge(&self, max_segments: usize) -> Result<()> {
         let ids = self.index.searchable_segment_ids()?;
         if ids.len() <= max_segments.max(1) {
             return Ok(());
@@ -135,7 +138,7 @@ impl Shard {
     }
 
     /// Stops the writer's threads (merges finish first).
-    pub fn close(self) -> Result<()> {
+    pub(crate) fn close(self) -> Result<()> {
         self.writer.close()
     }
 }

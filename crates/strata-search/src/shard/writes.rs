@@ -48,7 +48,7 @@ impl Shard {
     /// sees the document. The documents are built without version and
     /// sequence number ([`document::build_document`], outside the lock);
     /// they are stamped here, once chosen.
-    pub fn index(
+    pub(crate) fn index(
         &self,
         id: &str,
         added: (Arc<Vec<u8>>, DocBlock),
@@ -61,7 +61,7 @@ impl Shard {
     }
 
     /// Deletes `id` if `precondition` holds; `found_before` says whether it existed.
-    pub fn delete(
+    pub(crate) fn delete(
         &self,
         id: &str,
         precondition: Precondition,
@@ -147,7 +147,7 @@ impl Shard {
 
     /// Re-applies a translog operation during recovery (no checks, no
     /// logging); `doc` as for [`index`](Self::index), stamped here.
-    pub fn replay(
+    pub(crate) fn replay(
         &self,
         op: &Operation,
         doc: Option<DocBlock>,

@@ -20,13 +20,13 @@ pub const DEFAULT_SOURCE_CHARS: usize = 1000;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Thresholds {
     /// `warn`.
-    pub warn: Option<Duration>,
+    pub(crate) warn: Option<Duration>,
     /// `info`.
-    pub info: Option<Duration>,
+    pub(crate) info: Option<Duration>,
     /// `debug`.
-    pub debug: Option<Duration>,
+    pub(crate) debug: Option<Duration>,
     /// `trace`.
-    pub trace: Option<Duration>,
+    pub(crate) trace: Option<Duration>,
 }
 
 impl Thresholds {
@@ -69,16 +69,16 @@ impl Thresholds {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SlowLogSettings {
     /// `search.slowlog.threshold.query.*`.
-    pub query: Thresholds,
+    pub(crate) query: Thresholds,
     /// `search.slowlog.threshold.fetch.*`.
-    pub fetch: Thresholds,
+    pub(crate) fetch: Thresholds,
     /// `indexing.slowlog.threshold.index.*`.
-    pub index: Thresholds,
+    pub(crate) index: Thresholds,
     /// `indexing.slowlog.source`: characters of the source shown (`true`:
     /// all, `false`: none).
-    pub source_chars: usize,
+    pub(crate) source_chars: usize,
     /// `indexing.slowlog.reformat`: the source shown on one line.
-    pub reformat: bool,
+    pub(crate) reformat: bool,
 }
 
 impl Default for SlowLogSettings {
@@ -95,12 +95,12 @@ impl Default for SlowLogSettings {
 
 impl SlowLogSettings {
     /// Whether `key` (without `index.`) is one of these settings.
-    pub fn owns(key: &str) -> bool {
+    pub(crate) fn owns(key: &str) -> bool {
         key.starts_with("search.slowlog.") || key.starts_with("indexing.slowlog.")
     }
 
     /// Applies one setting (`key` without `index.`); `null` resets it.
-    pub fn apply(&mut self, key: &str, value: &Value) -> Result<()> {
+    pub(crate) fn apply(&mut self, key: &str, value: &Value) -> Result<()> {
         let unknown = || {
             SearchError::illegal(format!(
                 "unknown setting [index.{key}] please check that any required plugins are installed, or check the breaking changes documentation for removed settings"

@@ -139,7 +139,7 @@ impl BlockCache {
     /// with `load` (and kept when it fits). `load` must return the block's
     /// bytes. Returns the block and whether it was a hit (also when
     /// another thread's read of it, waited for, put it in the cache).
-    pub fn block(
+    pub(crate) fn block(
         &self,
         owner: u64,
         file: u64,

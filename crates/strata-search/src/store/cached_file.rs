@@ -32,7 +32,7 @@ use super::block_cache::{BlockCache, BLOCK_SIZE};
 /// counters are node-wide), and the owner tag its blocks carry in the
 /// cache (see [`BlockCache::owner_id`]; 0 by default).
 #[derive(Debug, Default)]
-pub struct ReadCounters {
+pub(crate) struct ReadCounters {
     hits: AtomicU64,
     misses: AtomicU64,
     owner: u64,
@@ -40,7 +40,7 @@ pub struct ReadCounters {
 
 impl ReadCounters {
     /// Counters of an index whose blocks are tagged `owner`.
-    pub fn new(owner: u64) -> ReadCounters {
+    pub(crate) fn new(owner: u64) -> ReadCounters {
         ReadCounters {
             owner,
             ..ReadCounters::default()
@@ -48,12 +48,12 @@ impl ReadCounters {
     }
 
     /// The owner tag of this index's blocks.
-    pub fn owner(&self) -> u64 {
+    pub(crate) fn owner(&self) -> u64 {
         self.owner
     }
 
     /// (hits, misses) so far.
-    pub fn values(&self) -> (u64, u64) {
+    pub(crate) fn values(&self) -> (u64, u64) {
         (
             self.hits.load(Ordering::Relaxed),
             self.misses.load(Ordering::Relaxed),

@@ -25,7 +25,7 @@ impl SearchFiles {
     }
 
     /// The directory at `path`, created if missing.
-    pub fn dir(&self, path: &Path) -> Result<Arc<dyn Directory>> {
+    pub(crate) fn dir(&self, path: &Path) -> Result<Arc<dyn Directory>> {
         self.0
             .open_dir(path)
             .map_err(|e| SearchError::io(format!("open {}", path.display()), e))

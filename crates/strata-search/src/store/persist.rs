@@ -20,7 +20,7 @@ const SEGMENT_EXTENSIONS: [&str; 6] = ["idx", "pos", "term", "store", "fast", "f
 
 /// What a persist did.
 #[derive(Debug, Clone, Default)]
-pub struct Persisted {
+pub(crate) struct Persisted {
     /// The commit payload of the `meta.json` now durable on disk.
     pub payload: Option<String>,
     /// Files copied from the fresh files to disk.

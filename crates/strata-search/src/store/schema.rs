@@ -41,34 +41,34 @@ pub const NESTED_PARENT: &str = "_nested_parent";
 
 /// Handles of the schema's fields.
 #[derive(Debug, Clone)]
-pub struct SchemaFields {
+pub(crate) struct SchemaFields {
     /// The schema.
-    pub schema: Schema,
+    pub(crate) schema: Schema,
     /// `_id`.
-    pub id: Field,
+    pub(crate) id: Field,
     /// `_source`.
-    pub source: Field,
+    pub(crate) source: Field,
     /// `_version`.
-    pub version: Field,
+    pub(crate) version: Field,
     /// `_seq_no`.
-    pub seq_no: Field,
+    pub(crate) seq_no: Field,
     /// `_field_names`.
-    pub field_names: Field,
+    pub(crate) field_names: Field,
     /// Typed values (`f`).
-    pub values: Field,
+    pub(crate) values: Field,
     /// Text values (`txt`).
-    pub text: Field,
+    pub(crate) text: Field,
     /// `_nested_path` and `_nested_parent` (absent in older indices).
-    pub nested: Option<NestedFields>,
+    pub(crate) nested: Option<NestedFields>,
 }
 
 /// The fields that mark nested documents.
 #[derive(Debug, Clone, Copy)]
-pub struct NestedFields {
+pub(crate) struct NestedFields {
     /// `_nested_path`: the nested object's dotted path.
-    pub path: Field,
+    pub(crate) path: Field,
     /// `_nested_parent`: the `_id` of the root document it belongs to.
-    pub parent: Field,
+    pub(crate) parent: Field,
 }
 
 impl SchemaFields {
@@ -82,7 +82,7 @@ impl SchemaFields {
     /// no norms: one term each, or queried with constant scores, as
     /// Elasticsearch's keyword and metadata fields; norms cost a byte per
     /// document per field, even in indices without nested documents.
-    pub fn build() -> SchemaFields {
+    pub(crate) fn build() -> SchemaFields {
         let mut b = Schema::builder();
         let id = b.add_text_field(ID, exact() | STORED);
         let source = b.add_bytes_field(SOURCE, STORED);

@@ -91,7 +91,7 @@ impl SearchStorage {
     }
 
     /// Checks that `tier` can be used on this node.
-    pub fn check(&self, tier: StoreTier) -> Result<()> {
+    pub(crate) fn check(&self, tier: StoreTier) -> Result<()> {
         if tier == StoreTier::Pmem && self.pmem_root.is_none() {
             return Err(SearchError::illegal(
                 "[index.store.tier] is [pmem] but this node has no persistent-memory directory (search_pmem_dir)",
@@ -159,7 +159,7 @@ impl SearchStorage {
 
 /// What one shard's directory is opened with.
 #[derive(Debug, Clone)]
-pub struct ShardStorage {
+pub(crate) struct ShardStorage {
     /// The index's tier.
     pub tier: StoreTier,
     /// The node's block cache (`ssd`, `pmem`).

@@ -29,7 +29,7 @@ pub enum StoreTier {
 
 impl StoreTier {
     /// Every value, in the order error messages list them.
-    pub const ALL: [StoreTier; 3] = [StoreTier::Dram, StoreTier::Pmem, StoreTier::Ssd];
+    pub(crate) const ALL: [StoreTier; 3] = [StoreTier::Dram, StoreTier::Pmem, StoreTier::Ssd];
 
     /// The setting's value (`dram`, `pmem`, `ssd`).
     pub fn as_str(self) -> &'static str {
@@ -42,7 +42,7 @@ impl StoreTier {
 
     /// Parses a setting value (case-insensitive); anything else is a 400
     /// `illegal_argument_exception` naming the allowed values.
-    pub fn parse(text: &str) -> Result<StoreTier> {
+    pub(crate) fn parse(text: &str) -> Result<StoreTier> {
         StoreTier::ALL
             .into_iter()
             .find(|t| t.as_str().eq_ignore_ascii_case(text.trim()))

@@ -16,16 +16,16 @@ use crate::settings::{flat_keys, IndexSettings};
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TemplateBody {
     /// Settings by full dotted key (`index.number_of_shards`), values as strings.
-    pub settings: BTreeMap<String, Value>,
+    pub(crate) settings: BTreeMap<String, Value>,
     /// The mapping as written, if any.
     pub mappings: Option<Value>,
     /// Alias definitions by alias name (`{index}` stands for the new index's name).
-    pub aliases: BTreeMap<String, Value>,
+    pub(crate) aliases: BTreeMap<String, Value>,
 }
 
 impl TemplateBody {
     /// Parses `{settings, mappings, aliases}` (each optional).
-    pub fn parse(body: &Value) -> Result<TemplateBody> {
+    pub(crate) fn parse(body: &Value) -> Result<TemplateBody> {
         let mut out = TemplateBody::default();
         let obj = match body {
             Value::Null => return Ok(out),
@@ -55,7 +55,7 @@ impl TemplateBody {
     }
 
     /// Whether nothing is set.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.settings.is_empty() && self.mappings.is_none() && self.aliases.is_empty()
     }
 

@@ -38,18 +38,18 @@ pub struct LegacyTemplate {
     /// User version number, reported back.
     pub version: Option<i64>,
     /// Settings, mappings, aliases.
-    pub body: TemplateBody,
+    pub(crate) body: TemplateBody,
 }
 
 /// A component template (`_component_template`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ComponentTemplate {
     /// Settings, mappings, aliases.
-    pub template: TemplateBody,
+    pub(crate) template: TemplateBody,
     /// User version number, reported back.
-    pub version: Option<i64>,
+    pub(crate) version: Option<i64>,
     /// User metadata, reported back.
-    pub meta: Option<Value>,
+    pub(crate) meta: Option<Value>,
 }
 
 /// A composable (`_index_template`) template.
@@ -62,11 +62,11 @@ pub struct IndexTemplate {
     /// Component templates applied first, in this order.
     pub composed_of: Vec<String>,
     /// The template's own settings, mappings, aliases (applied last).
-    pub template: TemplateBody,
+    pub(crate) template: TemplateBody,
     /// User version number, reported back.
     pub version: Option<i64>,
     /// User metadata, reported back.
-    pub meta: Option<Value>,
+    pub(crate) meta: Option<Value>,
     /// `data_stream: {}`: names matching it are data streams.
     pub data_stream: bool,
 }
@@ -114,7 +114,7 @@ fn number(key: &str, value: &Value) -> Result<i64> {
 
 impl LegacyTemplate {
     /// Parses a `PUT _template/<name>` body.
-    pub fn parse(body: &Value) -> Result<LegacyTemplate> {
+    pub(crate) fn parse(body: &Value) -> Result<LegacyTemplate> {
         let mut out = LegacyTemplate {
             index_patterns: Vec::new(),
             order: 0,
@@ -162,7 +162,7 @@ impl LegacyTemplate {
 
 impl ComponentTemplate {
     /// Parses a `PUT _component_template/<name>` body.
-    pub fn parse(body: &Value) -> Result<ComponentTemplate> {
+    pub(crate) fn parse(body: &Value) -> Result<ComponentTemplate> {
         let mut template = None;
         let (mut version, mut meta) = (None, None);
         for (key, value) in obj("component template", body)? {
@@ -202,7 +202,7 @@ impl ComponentTemplate {
 
 impl IndexTemplate {
     /// Parses a `PUT _index_template/<name>` body.
-    pub fn parse(body: &Value) -> Result<IndexTemplate> {
+    pub(crate) fn parse(body: &Value) -> Result<IndexTemplate> {
         let mut out = IndexTemplate {
             index_patterns: Vec::new(),
             priority: 0,

@@ -35,14 +35,14 @@ use terms::{collect_terms, QueryTerm};
 
 /// A parsed `highlight`.
 #[derive(Debug, Clone)]
-pub struct Highlight {
+pub(crate) struct Highlight {
     /// (pattern, options), in request order.
     fields: Vec<(String, Options)>,
 }
 
 impl Highlight {
     /// Parses the `highlight` object of a search.
-    pub fn parse(value: &Value) -> Result<Highlight> {
+    pub(crate) fn parse(value: &Value) -> Result<Highlight> {
         let obj = value
             .as_object()
             .ok_or_else(|| SearchError::parsing("[highlight] must be an object"))?;
@@ -92,7 +92,7 @@ impl Highlight {
     /// does on each shard with hits ("unknown highlighter type [t] for
     /// the field [f]", `f` as requested): an explicit name that is mapped,
     /// or a pattern matching a `text` or `keyword` field.
-    pub fn check(&self, mappings: &Mappings) -> Result<()> {
+    pub(crate) fn check(&self, mappings: &Mappings) -> Result<()> {
         for (pattern, opts) in &self.fields {
             let Some(ty) = &opts.unknown_type else {
                 continue;
@@ -112,7 +112,7 @@ impl Highlight {
     }
 
     /// The `highlight` of one hit (`None` when nothing to show).
-    pub fn hit(
+    pub(crate) fn hit(
         &self,
         query: &ParsedQuery,
         source: &Value,

@@ -1,15 +1,20 @@
-//! Indices hold a tantivy writer and an open translog only while written
-//! to: none after creation, both after a write, none again once the
-//! index has been idle for the storage's `idle_after` (flushed first).
-//! Writes after an idle close reopen them; nothing acknowledged is lost
-//! across idle closes and restarts, and translog LSNs keep increasing.
+//! Unit tests of an index's internal state, which the crate's API does
+//! not show: an index holds a tantivy writer and an open translog only
+//! while written to (none after creation, both after a write, none again
+//! once idle for the storage's `idle_after`, flushed first; nothing
+//! acknowledged is lost across idle closes and restarts, and translog LSNs
+//! keep increasing), and the translog's mode follows `PUT _settings`.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use strata_search::{Catalog, Precondition, SearchIndex, SearchStorage};
+
+use super::SearchIndex;
+use crate::catalog::Catalog;
+use crate::shard::Precondition;
+use crate::store::SearchStorage;
 
 fn open(root: &Path) -> Catalog {
     let storage = SearchStorage {
@@ -95,4 +100,58 @@ fn idle_indices_close_writers_and_translog_and_reopen_on_write() {
     let index = catalog.get("i").unwrap();
     assert!(!index.is_open_for_writes(), "a flushed index opens closed");
     check(&index, &model);
+}
+
+/// `translog.durability` and `translog.sync_interval` are dynamic, as in
+/// Elasticsearch: `PUT _settings` switches the translog itself, and the
+/// settings survive a restart.
+#[test]
+fn translog_durability_changes_at_run_time() {
+    use strata_log::Durability;
+
+    let tmp = tempfile::tempdir().unwrap();
+    {
+        let catalog = Catalog::open(tmp.path()).unwrap();
+        catalog.create_index("t", &json!({})).unwrap();
+        let index = catalog.get("t").unwrap();
+        assert_eq!(index.translog_durability(), Durability::OnDemand);
+        let r = index
+            .index_document(Some("1"), br#"{"a":1}"#, Precondition::None)
+            .unwrap();
+        index
+            .update_settings(
+                &json!({"index": {"translog": {"durability": "async", "sync_interval": "250ms"}}}),
+            )
+            .unwrap();
+        assert_eq!(
+            index.translog_durability(),
+            Durability::Async {
+                sync_interval: Duration::from_millis(250)
+            }
+        );
+        // Written under `request`, not waited for: the switch synced it.
+        index.wait_durable(r.lsn).unwrap();
+        let bad = index
+            .update_settings(&json!({"index.translog.sync_interval": "5ms"}))
+            .unwrap_err();
+        assert_eq!(bad.status(), 400);
+        assert_eq!(
+            index.settings().sync_interval,
+            Duration::from_millis(250),
+            "a refused update changes nothing"
+        );
+    }
+    let catalog = Catalog::open(tmp.path()).unwrap();
+    let index = catalog.get("t").unwrap();
+    assert_eq!(
+        index.translog_durability(),
+        Durability::Async {
+            sync_interval: Duration::from_millis(250)
+        }
+    );
+    index
+        .update_settings(&json!({"index.translog.durability": "request"}))
+        .unwrap();
+    assert_eq!(index.translog_durability(), Durability::OnDemand);
+    assert!(index.get_document("1").unwrap().is_some());
 }
