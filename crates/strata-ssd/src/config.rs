@@ -59,11 +59,14 @@ impl std::fmt::Display for IndexHome {
 /// device (`io_engine`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum IoEngine {
-    /// Each reader thread takes every read waiting (up to the queue depth)
-    /// and puts them in flight together through io_uring, one system call
-    /// per batch. Where the kernel refuses io_uring (seccomp, old kernels,
-    /// `kernel.io_uring_disabled`) the store logs it and uses
-    /// [`Threads`](Self::Threads).
+    /// One thread owns an io_uring ring and keeps up to the queue depth of
+    /// reads in flight: reads are submitted as they arrive (all those
+    /// waiting in the same system call that waits for a completion) and
+    /// each is answered as soon as its own read completed (`io_threads`
+    /// does not apply). Where the kernel refuses io_uring (seccomp, old
+    /// kernels, `kernel.io_uring_disabled`) the store logs it and uses
+    /// [`Threads`](Self::Threads), as it does on a device with no file
+    /// under it (memory, faults).
     Uring,
     /// Each reader thread does one blocking `pread` at a time. The default
     /// until the batch engine measures better: `strata lab ssd-iops --quick`
@@ -111,8 +114,8 @@ pub struct SsdConfig {
     /// [`SsdError::Full`] while free blocks are at or below this. `None`:
     /// max(2 blocks, 1% of the blocks).
     pub reserve_blocks: Option<u32>,
-    /// Threads serving [`SsdStore::read_async`](crate::SsdStore::read_async);
-    /// default 8.
+    /// Threads serving [`SsdStore::read_async`](crate::SsdStore::read_async)
+    /// with the thread engine; default 8.
     pub io_threads: usize,
     /// Reads in flight in the pool at most (queued or running); further
     /// `read_async` calls wait for a slot. Default 64.
