@@ -46,7 +46,7 @@ mod directory;
 
 pub use block::{check_block_io, uring_reader, BlockDevice, BlockFile};
 pub use block::{FaultyBlockDevice, MemBlockDevice};
-pub use core::{uring_available, ReadCheck, ReadTarget, UringReader};
+pub use core::{uring_available, ReadCheck, ReadTarget, RingWaker, UringReader};
 pub use core::{AlignedBuf, AlignedFile, Faults, IoMode, ReadReq, BLOCK_ALIGN};
 pub use directory::{Device, Directory, DirectoryTree, REPLACING};
 pub use directory::{FaultyDirectory, FaultyTree, FsDirectory, FsTree, MemDirectory, MemTree};

@@ -1,11 +1,13 @@
 //! `UringReader` (`uring_reader`) on the real file in both I/O modes:
 //! every read comes back with the bytes and the error `read_at` gives,
-//! each as soon as its own read is done, with at most the depth pending;
+//! each as soon as its own read is done, with at most the depth pending
+//! (also while another thread keeps waking the reader);
 //! buffers inside the items are filled where the items sit; dropping the
 //! reader with reads in flight waits for them; devices without a file
 //! under them have no reader.
 
 use std::io::{self, ErrorKind};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 mod block_files;
@@ -65,6 +67,19 @@ fn reads_come_back_whole(mode: IoMode) {
     let Some(mut reader) = reader::<Job>(&device, 16) else {
         return;
     };
+    // Another thread wakes the reader all along: waits end early, and
+    // every read still comes back once.
+    let waker = reader.waker().expect("an eventfd");
+    let stop = Arc::new(AtomicBool::new(false));
+    let waking = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                waker.wake();
+                std::thread::yield_now();
+            }
+        })
+    };
     let total = 1000;
     let make = |id: usize| match id % 100 {
         97 => job(id, 1, None),
@@ -114,6 +129,8 @@ fn reads_come_back_whole(mode: IoMode) {
             }
         });
     }
+    stop.store(true, Ordering::Relaxed);
+    waking.join().unwrap();
     assert!(seen.iter().all(|&s| s));
     assert_eq!(reader.pending(), 0);
 }

@@ -24,7 +24,9 @@ use std::io;
 use std::sync::{mpsc, Arc};
 
 use crossbeam_channel::{Receiver, Sender, TrySendError};
-use strata_device::{uring_available, uring_reader, BlockDevice, ReadTarget, UringReader};
+use strata_device::{
+    uring_available, uring_reader, BlockDevice, ReadTarget, RingWaker, UringReader,
+};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::config::IoEngine;
@@ -55,6 +57,8 @@ pub(crate) struct IoPool {
     jobs: Sender<Job>,
     slots: Arc<Semaphore>,
     engine: IoEngine,
+    /// Wakes the ring thread waiting for completions when a job is queued.
+    wake: Option<RingWaker>,
 }
 
 impl IoPool {
@@ -69,15 +73,15 @@ impl IoPool {
     ) -> Result<IoPool, SsdError> {
         // A multi-consumer queue: idle threads wait on it without a lock.
         let (jobs, queue) = crossbeam_channel::bounded::<Job>(depth);
-        let engine = match engine {
+        let (engine, wake) = match engine {
             IoEngine::Uring => match start_ring(&queue, depth, device.clone())? {
-                Ok(()) => IoEngine::Uring,
+                Ok(wake) => (IoEngine::Uring, wake),
                 Err(why) => {
                     tracing::warn!(%why, "SSD reads: io_uring unavailable, using reader threads");
-                    IoEngine::Threads
+                    (IoEngine::Threads, None)
                 }
             },
-            IoEngine::Threads => IoEngine::Threads,
+            IoEngine::Threads => (IoEngine::Threads, None),
         };
         let reader_threads = match engine {
             IoEngine::Uring => 0,
@@ -95,6 +99,7 @@ impl IoPool {
             jobs,
             slots: Arc::new(Semaphore::new(depth)),
             engine,
+            wake,
         })
     }
 
@@ -118,11 +123,15 @@ impl IoPool {
     /// Queues `job`; the caller holds a slot, so the queue has room.
     pub(crate) fn submit(&self, job: Job) -> Result<(), SsdError> {
         match self.jobs.try_send(job) {
-            Ok(()) => Ok(()),
+            Ok(()) => {}
             // Only if a job leaked its permit: the bound is still kept.
-            Err(TrySendError::Full(job)) => self.jobs.send(job).map_err(|_| SsdError::Closed),
-            Err(TrySendError::Disconnected(_)) => Err(SsdError::Closed),
+            Err(TrySendError::Full(job)) => self.jobs.send(job).map_err(|_| SsdError::Closed)?,
+            Err(TrySendError::Disconnected(_)) => return Err(SsdError::Closed),
         }
+        if let Some(wake) = &self.wake {
+            wake.wake();
+        }
+        Ok(())
     }
 }
 
@@ -143,14 +152,15 @@ fn run(device: &dyn BlockDevice, mut job: Job) {
     job.finish(read);
 }
 
-/// Starts the ring thread on `device`. `Ok(Err(why))` where there is no
-/// ring to be had (io_uring refused, or no file under the device): the
-/// thread has ended and the caller starts the thread engine instead.
+/// Starts the ring thread on `device`, returning its waker (if the system
+/// gave one). `Ok(Err(why))` where there is no ring to be had (io_uring
+/// refused, or no file under the device): the thread has ended and the
+/// caller starts the thread engine instead.
 fn start_ring(
     queue: &Receiver<Job>,
     depth: usize,
     device: Arc<dyn BlockDevice>,
-) -> Result<Result<(), String>, SsdError> {
+) -> Result<Result<Option<RingWaker>, String>, SsdError> {
     if let Err(why) = uring_available() {
         return Ok(Err(why));
     }
@@ -165,7 +175,7 @@ fn start_ring(
                 Some(Err(e)) => return drop(ready.send(Err(e.to_string()))),
                 None => return drop(ready.send(Err("the device is not a plain file".into()))),
             };
-            let _ = ready.send(Ok(()));
+            let _ = ready.send(Ok(reader.waker()));
             serve_ring(&queue, reader, &*device);
         })
         .map_err(|e| SsdError::io("starting the reader pool", e))?;
@@ -177,8 +187,8 @@ fn start_ring(
 /// The ring engine's loop, until every sender is gone and every read is
 /// done: waits for a job only when none is pending, takes every job
 /// waiting while the ring has room, then (one `io_uring_enter`) submits
-/// them and waits for at least one completion, and finishes each job
-/// whose read is done.
+/// them and waits for at least one completion or a new job (the pool's
+/// waker), and finishes each job whose read is done.
 fn serve_ring(queue: &Receiver<Job>, mut reader: UringReader<'_, Job>, device: &dyn BlockDevice) {
     loop {
         if reader.pending() == 0 {

@@ -8,6 +8,8 @@
 //!   to be read again with `pread`).
 //! - `batch`: [`read_batch`], a batch of reads in flight together on the
 //!   calling thread's ring, returning when all are done.
+//! - `wake`: [`RingWaker`], which ends a reader's wait in the kernel when
+//!   new items are queued for it (an eventfd read kept in its ring).
 //! - `queue`: [`UringReader`], one thread's ring kept full: items
 //!   submitted as they come, each handed back when its own read is done.
 //!
@@ -19,7 +21,9 @@ mod batch;
 mod outcome;
 mod probe;
 mod queue;
+mod wake;
 
 pub(crate) use batch::read_batch;
 pub use probe::uring_available;
 pub use queue::{ReadCheck, ReadTarget, UringReader};
+pub use wake::RingWaker;

@@ -27,6 +27,7 @@ use io_uring::{opcode, types, IoUring};
 
 use super::outcome::{outcome, retry};
 use super::probe::uring_available;
+use super::wake::{RingWaker, WakeRead, WAKE_DATA};
 use crate::core::AlignedFile;
 
 /// The deepest ring a reader makes: deeper queues are clamped to it.
@@ -78,6 +79,9 @@ pub struct UringReader<'f, T: ReadTarget> {
     /// Items finished without the ring, handed back by the next
     /// [`complete`](Self::complete).
     ready: Vec<(T, io::Result<()>)>,
+    /// Ends a wait early when [`RingWaker::wake`] is called; `None` where
+    /// no eventfd could be made (waits then end by completions only).
+    wake: Option<WakeRead>,
 }
 
 impl<'f, T: ReadTarget> UringReader<'f, T> {
@@ -113,7 +117,15 @@ impl<'f, T: ReadTarget> UringReader<'f, T> {
             free: (0..depth).rev().collect(),
             in_flight: 0,
             ready: Vec::with_capacity(depth),
+            wake: WakeRead::new(),
         })
+    }
+
+    /// A waker that makes a [`complete`](Self::complete) waiting in the
+    /// kernel return, so that items queued elsewhere meanwhile are taken
+    /// and submitted at once; `None` where the system gave no eventfd.
+    pub fn waker(&self) -> Option<RingWaker> {
+        self.wake.as_ref().map(WakeRead::waker)
     }
 
     /// Items submitted and not handed back yet.
@@ -198,13 +210,19 @@ impl<'f, T: ReadTarget> UringReader<'f, T> {
     }
 
     /// Submits what [`submit`](Self::submit) queued and hands back, with
-    /// `done`, every item finished: waits for at least one completion when
-    /// reads are in flight and nothing else is finished; returns at once
-    /// when nothing is pending.
+    /// `done`, every item finished: waits for at least one completion (or
+    /// a [`RingWaker::wake`]) when reads are in flight and nothing else is
+    /// finished; returns at once when nothing is pending.
     pub fn complete(&mut self, mut done: impl FnMut(T, io::Result<()>)) {
         if self.in_flight > 0 {
             let want = usize::from(self.ready.is_empty());
+            if let (Some(wake), Some(ring), 1) = (&mut self.wake, &mut self.ring, want) {
+                wake.before_wait(ring);
+            }
             self.enter(want);
+            if let Some(wake) = &self.wake {
+                wake.after_wait();
+            }
             self.reap();
         }
         for (item, read) in self.ready.drain(..) {
@@ -237,6 +255,12 @@ impl<'f, T: ReadTarget> UringReader<'f, T> {
             .map(|cqe| (cqe.user_data(), cqe.result()))
             .collect();
         for (user_data, res) in ended {
+            if user_data == WAKE_DATA {
+                if let Some(wake) = &mut self.wake {
+                    wake.completed(res);
+                }
+                continue;
+            }
             // Every entry carries its slot's index; a stray one is ignored.
             let Some(index) = usize::try_from(user_data)
                 .ok()
@@ -263,13 +287,19 @@ impl<'f, T: ReadTarget> UringReader<'f, T> {
             return;
         };
         let untaken = ring.submission().len();
-        while self.in_flight > untaken {
+        if let Some(wake) = &self.wake {
+            wake.release();
+        }
+        while self.in_flight + usize::from(self.wake_armed()) > untaken {
             std::thread::yield_now();
             self.reap();
         }
         // Only untaken entries remain: the ring goes before their buffers
         // are touched, and no `io_uring_enter` came in between.
         self.ring = None;
+        if let Some(wake) = &mut self.wake {
+            wake.ring_gone();
+        }
         for index in 0..self.slots.len() {
             if self.slots[index].is_some() {
                 self.in_flight -= 1;
@@ -277,6 +307,11 @@ impl<'f, T: ReadTarget> UringReader<'f, T> {
                 self.finish_by_pread(index);
             }
         }
+    }
+
+    /// Whether the wake read is in the ring.
+    fn wake_armed(&self) -> bool {
+        self.wake.as_ref().is_some_and(WakeRead::armed)
     }
 
     /// Reads the buffer of slot `index` with `pread` (its read is not in
@@ -302,9 +337,13 @@ impl<'f, T: ReadTarget> UringReader<'f, T> {
 }
 
 impl<T: ReadTarget> Drop for UringReader<'_, T> {
-    /// Waits for every read in flight before the slots and the ring go.
+    /// Waits for every read in flight (the wake read made to end) before
+    /// the slots, the wake buffer and the ring go.
     fn drop(&mut self) {
-        while self.in_flight > 0 && self.ring.is_some() {
+        if let Some(wake) = &self.wake {
+            wake.release();
+        }
+        while (self.in_flight > 0 || self.wake_armed()) && self.ring.is_some() {
             self.enter(1);
             self.reap();
         }
