@@ -68,10 +68,11 @@ pub enum IoEngine {
     /// [`Threads`](Self::Threads), as it does on a device with no file
     /// under it (memory, faults).
     Uring,
-    /// Each reader thread does one blocking `pread` at a time. The default
-    /// until the batch engine measures better: `strata lab ssd-iops --quick`
-    /// (debug build, loaded 2-core machine, depth 16) had it at 35k IOPS
-    /// against the batch engine's 24k (which used a third less CPU per read).
+    /// Each reader thread does one blocking `pread` at a time. The default:
+    /// `scripts/bench-ssd-iops` (debug build, loaded 2-core machine, five
+    /// interleaved rounds, medians) had the ring engine ahead at depth 16
+    /// (48k IOPS against 42k, 14 against 20 µs of CPU per read) but behind
+    /// at depth 64 (58k against 72k, with a third less CPU per read).
     #[default]
     Threads,
 }
