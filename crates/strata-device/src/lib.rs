@@ -27,7 +27,8 @@
 //!   unbuffered I/O: [`BlockFile`], [`MemBlockDevice`] (power cuts),
 //!   [`FaultyBlockDevice`]; [`BlockDevice::read_batch`] reads many
 //!   [`ReadReq`]s at once (through io_uring on a [`BlockFile`] where the
-//!   kernel allows, [`uring_available`]).
+//!   kernel allows, [`uring_available`]), and [`uring_reader`] gives a
+//!   thread a ring it keeps full ([`UringReader`]).
 //! - [`le`]: the little-endian fields of the formats written through it.
 //!
 //! Modules import only downward: `core` imports nothing of the crate, the
@@ -37,7 +38,7 @@
 //! This crate never depends on any other Strata crate.
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
-// Only `core/uring.rs` (io_uring's shared memory) is allowed it (UNSAFE.md).
+// Only `core/uring/` (io_uring's shared memory) is allowed it (UNSAFE.md).
 #![deny(unsafe_code)]
 
 mod block;
@@ -45,8 +46,10 @@ mod core;
 mod directory;
 pub mod le;
 
-pub use block::{check_block_io, BlockDevice, BlockFile, FaultyBlockDevice, MemBlockDevice};
-pub use core::{uring_available, AlignedBuf, AlignedFile, Faults, IoMode, ReadReq, BLOCK_ALIGN};
+pub use block::{check_block_io, uring_reader, BlockDevice, BlockFile};
+pub use block::{FaultyBlockDevice, MemBlockDevice};
+pub use core::{uring_available, ReadCheck, ReadTarget, RingWaker, UringReader};
+pub use core::{AlignedBuf, AlignedFile, Faults, IoMode, ReadReq, BLOCK_ALIGN};
 pub use directory::{Device, Directory, DirectoryTree, REPLACING};
 pub use directory::{FaultyDirectory, FaultyTree, FsDirectory, FsTree, MemDirectory, MemTree};
 pub use directory::{ParseSyncModeError, SyncMode};

@@ -6,31 +6,13 @@
 use std::io::{self, ErrorKind};
 use std::sync::Arc;
 
+mod block_files;
+
+use block_files::{file, files_cut_short, fill, same_error, BLOCKS};
 use strata_device::{
-    uring_available, AlignedBuf, BlockDevice, BlockFile, FaultyBlockDevice, IoMode, MemBlockDevice,
-    ReadReq, BLOCK_ALIGN,
+    uring_available, AlignedBuf, BlockDevice, FaultyBlockDevice, IoMode, MemBlockDevice, ReadReq,
+    BLOCK_ALIGN,
 };
-
-const BLOCKS: usize = 600;
-
-/// Fills every block with bytes derived from its number.
-fn fill(device: &dyn BlockDevice) {
-    let mut block = AlignedBuf::zeroed(BLOCK_ALIGN);
-    for b in 0..BLOCKS {
-        block
-            .iter_mut()
-            .enumerate()
-            .for_each(|(i, x)| *x = (b * 7 + i / 64) as u8);
-        device.write_at(&block, (b * BLOCK_ALIGN) as u64).unwrap();
-    }
-    device.sync().unwrap();
-}
-
-fn same_error(a: &io::Error, b: &io::Error) {
-    assert_eq!(a.kind(), b.kind());
-    assert_eq!(a.raw_os_error(), b.raw_os_error());
-    assert_eq!(a.to_string(), b.to_string());
-}
 
 /// 400 reads (more than one ring's worth) of scattered blocks, some two
 /// blocks long, then three bad ones, each checked against `read_at`.
@@ -81,19 +63,6 @@ fn check(device: &dyn BlockDevice) {
     }
 }
 
-fn file(mode: IoMode) -> Option<(tempfile::TempDir, BlockFile)> {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("blocks");
-    match BlockFile::create(&path, (BLOCKS * BLOCK_ALIGN) as u64, mode) {
-        Ok(device) => Some((dir, device)),
-        Err(e) if e.kind() == ErrorKind::Unsupported => {
-            eprintln!("skipped: {e}");
-            None
-        }
-        Err(e) => panic!("{e}"),
-    }
-}
-
 #[test]
 fn direct_file_batches_read_as_read_at_does() {
     eprintln!("io_uring: {:?}", uring_available());
@@ -119,16 +88,7 @@ fn memory_and_faulty_devices_batch_by_read_at() {
 /// same `UnexpectedEof` as `read_at`'s, and whole reads still succeed.
 #[test]
 fn short_reads_fail_as_read_at_does() {
-    for mode in [IoMode::Direct, IoMode::Buffered] {
-        let Some((dir, device)) = file(mode) else {
-            continue;
-        };
-        fill(&device);
-        let cut = std::fs::OpenOptions::new()
-            .write(true)
-            .open(dir.path().join("blocks"))
-            .unwrap();
-        cut.set_len((10 * BLOCK_ALIGN) as u64).unwrap();
+    for (_dir, device) in files_cut_short(10) {
         let mut bufs: Vec<AlignedBuf> = (0..3)
             .map(|_| AlignedBuf::zeroed(2 * BLOCK_ALIGN))
             .collect();

@@ -59,16 +59,20 @@ impl std::fmt::Display for IndexHome {
 /// device (`io_engine`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum IoEngine {
-    /// Each reader thread takes every read waiting (up to the queue depth)
-    /// and puts them in flight together through io_uring, one system call
-    /// per batch. Where the kernel refuses io_uring (seccomp, old kernels,
-    /// `kernel.io_uring_disabled`) the store logs it and uses
-    /// [`Threads`](Self::Threads).
+    /// One thread owns an io_uring ring and keeps up to the queue depth of
+    /// reads in flight: reads are submitted as they arrive (all those
+    /// waiting in the same system call that waits for a completion) and
+    /// each is answered as soon as its own read completed (`io_threads`
+    /// does not apply). Where the kernel refuses io_uring (seccomp, old
+    /// kernels, `kernel.io_uring_disabled`) the store logs it and uses
+    /// [`Threads`](Self::Threads), as it does on a device with no file
+    /// under it (memory, faults).
     Uring,
-    /// Each reader thread does one blocking `pread` at a time. The default
-    /// until the batch engine measures better: `strata lab ssd-iops --quick`
-    /// (debug build, loaded 2-core machine, depth 16) had it at 35k IOPS
-    /// against the batch engine's 24k (which used a third less CPU per read).
+    /// Each reader thread does one blocking `pread` at a time. The default:
+    /// `scripts/bench-ssd-iops` (debug build, loaded 2-core machine, five
+    /// interleaved rounds, medians) had the ring engine ahead at depth 16
+    /// (48k IOPS against 42k, 14 against 20 µs of CPU per read) but behind
+    /// at depth 64 (58k against 72k, with a third less CPU per read).
     #[default]
     Threads,
 }
@@ -111,8 +115,8 @@ pub struct SsdConfig {
     /// [`SsdError::Full`] while free blocks are at or below this. `None`:
     /// max(2 blocks, 1% of the blocks).
     pub reserve_blocks: Option<u32>,
-    /// Threads serving [`SsdStore::read_async`](crate::SsdStore::read_async);
-    /// default 8.
+    /// Threads serving [`SsdStore::read_async`](crate::SsdStore::read_async)
+    /// with the thread engine; default 8.
     pub io_threads: usize,
     /// Reads in flight in the pool at most (queued or running); further
     /// `read_async` calls wait for a slot. Default 64.

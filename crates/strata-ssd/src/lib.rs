@@ -21,7 +21,8 @@
 //!   entries), pure functions.
 //! - the DRAM record cache is `strata-cache`'s byte-budgeted S3-FIFO.
 //! - `pool`: the reader threads behind `read_async`, one blocking read
-//!   at a time or batches through io_uring ([`IoEngine`]).
+//!   at a time each, or one thread keeping an io_uring ring full
+//!   ([`IoEngine`]).
 //! - [`config`](SsdConfig), [`error`](SsdError), [`loc`](BlockLoc),
 //!   [`position`](Position) (append order),
 //!   [`stats`](SsdStats), [`open_ssd_path`] (a directory or a block device).

@@ -5,10 +5,14 @@
 //! A job is a [`ReadJob`]: the one device read it needs first, then the
 //! rest of its work with that read's outcome. The [`IoEngine`] decides how
 //! threads do the reads: one blocking `read_at` at a time
-//! ([`IoEngine::Threads`]), or every job waiting (up to the depth) taken
-//! at once and its reads put in flight together with
-//! [`BlockDevice::read_batch`] ([`IoEngine::Uring`]: io_uring on a real
-//! file, one ring per thread); each job then finishes in turn.
+//! ([`IoEngine::Threads`]), or ([`IoEngine::Uring`]) one thread owning an
+//! io_uring ring ([`UringReader`]) that keeps up to the depth of reads in
+//! flight: it submits the jobs as they arrive (everything waiting, in the
+//! same `io_uring_enter` that waits for a completion) and finishes each
+//! job as soon as its own read is done. A device with no file under it
+//! (memory, faults: [`BlockDevice::ring_file`]) is read by the thread
+//! engine's threads whatever the engine, so its power cuts and faults
+//! apply; so is a file where the kernel refuses the ring.
 //!
 //! Bounded: at most `depth` jobs are queued or running; an async caller
 //! waits for a slot (a semaphore permit) before enqueuing, so memory never
@@ -17,10 +21,12 @@
 //! be dropped on a pool thread).
 
 use std::io;
-use std::sync::Arc;
+use std::sync::{mpsc, Arc};
 
 use crossbeam_channel::{Receiver, Sender, TrySendError};
-use strata_device::{uring_available, BlockDevice, ReadReq};
+use strata_device::{
+    uring_available, uring_reader, BlockDevice, ReadTarget, RingWaker, UringReader,
+};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::config::IoEngine;
@@ -39,47 +45,61 @@ pub(crate) trait ReadJob: Send + 'static {
 /// A queued job.
 pub(crate) type Job = Box<dyn ReadJob>;
 
+/// The ring reads into the buffer the job asks for (asked once).
+impl ReadTarget for dyn ReadJob {
+    fn target(&mut self) -> Option<(&mut [u8], u64)> {
+        self.request()
+    }
+}
+
 /// A fixed set of threads taking jobs from a bounded queue.
 pub(crate) struct IoPool {
     jobs: Sender<Job>,
     slots: Arc<Semaphore>,
     engine: IoEngine,
+    /// Wakes the ring thread waiting for completions when a job is queued.
+    wake: Option<RingWaker>,
 }
 
 impl IoPool {
-    /// Starts `threads` threads reading `device` as `engine` says (the
-    /// thread engine, logged, where io_uring is refused), with room for
-    /// `depth` jobs in flight.
+    /// Starts the threads reading `device` as `engine` says (the thread
+    /// engine's `threads` threads, logged, where io_uring is refused),
+    /// with room for `depth` jobs in flight.
     pub(crate) fn new(
         threads: usize,
         depth: usize,
         engine: IoEngine,
         device: Arc<dyn BlockDevice>,
     ) -> Result<IoPool, SsdError> {
-        let engine = match (engine, uring_available()) {
-            (IoEngine::Uring, Err(why)) => {
-                tracing::warn!(%why, "SSD reads: io_uring unavailable, using reader threads");
-                IoEngine::Threads
-            }
-            (engine, _) => engine,
-        };
         // A multi-consumer queue: idle threads wait on it without a lock.
         let (jobs, queue) = crossbeam_channel::bounded::<Job>(depth);
-        for index in 0..threads {
+        let (engine, wake) = match engine {
+            IoEngine::Uring => match start_ring(&queue, depth, device.clone())? {
+                Ok(wake) => (IoEngine::Uring, wake),
+                Err(why) => {
+                    tracing::warn!(%why, "SSD reads: io_uring unavailable, using reader threads");
+                    (IoEngine::Threads, None)
+                }
+            },
+            IoEngine::Threads => (IoEngine::Threads, None),
+        };
+        let reader_threads = match engine {
+            IoEngine::Uring => 0,
+            IoEngine::Threads => threads,
+        };
+        for index in 0..reader_threads {
             let queue = queue.clone();
             let device = device.clone();
             std::thread::Builder::new()
                 .name(format!("strata-ssd-io-{index}"))
-                .spawn(move || match engine {
-                    IoEngine::Threads => serve(&queue, &*device),
-                    IoEngine::Uring => serve_batches(&queue, &*device, depth),
-                })
+                .spawn(move || serve(&queue, &*device))
                 .map_err(|e| SsdError::io("starting the reader pool", e))?;
         }
         Ok(IoPool {
             jobs,
             slots: Arc::new(Semaphore::new(depth)),
             engine,
+            wake,
         })
     }
 
@@ -103,77 +123,102 @@ impl IoPool {
     /// Queues `job`; the caller holds a slot, so the queue has room.
     pub(crate) fn submit(&self, job: Job) -> Result<(), SsdError> {
         match self.jobs.try_send(job) {
-            Ok(()) => Ok(()),
+            Ok(()) => {}
             // Only if a job leaked its permit: the bound is still kept.
-            Err(TrySendError::Full(job)) => self.jobs.send(job).map_err(|_| SsdError::Closed),
-            Err(TrySendError::Disconnected(_)) => Err(SsdError::Closed),
+            Err(TrySendError::Full(job)) => self.jobs.send(job).map_err(|_| SsdError::Closed)?,
+            Err(TrySendError::Disconnected(_)) => return Err(SsdError::Closed),
         }
+        if let Some(wake) = &self.wake {
+            wake.wake();
+        }
+        Ok(())
     }
 }
 
 /// The thread engine's loop, until every sender is gone: one job, one
 /// blocking read, at a time.
 fn serve(queue: &Receiver<Job>, device: &dyn BlockDevice) {
-    while let Ok(mut job) = queue.recv() {
-        let read = match job.request() {
-            Some((buf, offset)) => device.read_at(buf, offset),
-            None => Ok(()),
-        };
-        job.finish(read);
+    while let Ok(job) = queue.recv() {
+        run(device, job);
     }
 }
 
-/// The batch engine's loop, until every sender is gone: waits for a job,
-/// takes every other one waiting (at most `depth` in all), reads for all
-/// of them in one batch, then finishes each.
-fn serve_batches(queue: &Receiver<Job>, device: &dyn BlockDevice, depth: usize) {
-    let mut batch: Vec<Job> = Vec::with_capacity(depth);
-    while let Ok(first) = queue.recv() {
-        batch.push(first);
-        while batch.len() < depth {
+/// Does `job`'s read with a blocking `read_at`, then the rest of it.
+fn run(device: &dyn BlockDevice, mut job: Job) {
+    let read = match job.request() {
+        Some((buf, offset)) => device.read_at(buf, offset),
+        None => Ok(()),
+    };
+    job.finish(read);
+}
+
+/// Starts the ring thread on `device`, returning its waker (if the system
+/// gave one). `Ok(Err(why))` where there is no ring to be had (io_uring
+/// refused, or no file under the device): the thread has ended and the
+/// caller starts the thread engine instead.
+fn start_ring(
+    queue: &Receiver<Job>,
+    depth: usize,
+    device: Arc<dyn BlockDevice>,
+) -> Result<Result<Option<RingWaker>, String>, SsdError> {
+    if let Err(why) = uring_available() {
+        return Ok(Err(why));
+    }
+    let (ready, started) = mpsc::channel();
+    let queue = queue.clone();
+    std::thread::Builder::new()
+        .name("strata-ssd-io-ring".to_owned())
+        .spawn(move || {
+            // The reader borrows the device for the thread's life.
+            let reader = match uring_reader::<Box<dyn ReadJob>>(&*device, depth) {
+                Some(Ok(reader)) => reader,
+                Some(Err(e)) => return drop(ready.send(Err(e.to_string()))),
+                None => return drop(ready.send(Err("the device is not a plain file".into()))),
+            };
+            let _ = ready.send(Ok(reader.waker()));
+            serve_ring(&queue, reader, &*device);
+        })
+        .map_err(|e| SsdError::io("starting the reader pool", e))?;
+    Ok(started
+        .recv()
+        .unwrap_or_else(|_| Err("the ring thread ended at start".to_owned())))
+}
+
+/// The ring engine's loop, until every sender is gone and every read is
+/// done: waits for a job only when none is pending, takes every job
+/// waiting while the ring has room, then (one `io_uring_enter`) submits
+/// them and waits for at least one completion or a new job (the pool's
+/// waker), and finishes each job whose read is done.
+fn serve_ring(queue: &Receiver<Job>, mut reader: UringReader<'_, Job>, device: &dyn BlockDevice) {
+    loop {
+        if reader.pending() == 0 {
+            match queue.recv() {
+                Ok(job) => submit(&mut reader, job, device),
+                Err(_) => return,
+            }
+        }
+        while reader.has_room() {
             match queue.try_recv() {
-                Ok(job) => batch.push(job),
+                Ok(job) => submit(&mut reader, job, device),
                 Err(_) => break,
             }
         }
-        run_batch(device, &mut batch);
+        reader.complete(|job, read| job.finish(read));
     }
 }
 
-/// Reads for every job of `batch` together, then finishes them in order,
-/// leaving `batch` empty.
-fn run_batch(device: &dyn BlockDevice, batch: &mut Vec<Job>) {
-    let mut reads = Vec::with_capacity(batch.len());
-    let outcomes: Vec<io::Result<()>> = {
-        let mut reqs = Vec::with_capacity(batch.len());
-        for job in batch.iter_mut() {
-            let request = job.request();
-            reads.push(request.is_some());
-            if let Some((buf, offset)) = request {
-                reqs.push(ReadReq::new(buf, offset));
-            }
-        }
-        device.read_batch(&mut reqs);
-        reqs.into_iter().map(|req| req.result).collect()
-    };
-    let mut outcomes = outcomes.into_iter();
-    for (job, read) in batch.drain(..).zip(reads) {
-        let outcome = match read {
-            // One outcome per request made, so `next` always has one.
-            true => outcomes
-                .next()
-                .unwrap_or_else(|| Err(io::ErrorKind::Other.into())),
-            false => Ok(()),
-        };
-        job.finish(outcome);
+/// Puts `job` in the ring; were it full (the loop checks first), reads it
+/// here instead.
+fn submit(reader: &mut UringReader<'_, Job>, job: Job, device: &dyn BlockDevice) {
+    if let Err(job) = reader.submit(job) {
+        run(device, job);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::mpsc;
-    use strata_device::{AlignedBuf, MemBlockDevice, BLOCK_ALIGN};
+    use strata_device::{AlignedBuf, BlockFile, IoMode, MemBlockDevice, BLOCK_ALIGN};
 
     /// Reads one block (or none) and sends what it read and on which
     /// thread.
@@ -194,44 +239,73 @@ mod tests {
         }
     }
 
-    #[test]
-    fn jobs_run_on_pool_threads_with_their_reads_in_both_engines() {
-        let mem = MemBlockDevice::new(64 * BLOCK_ALIGN);
+    /// 64 blocks, block `b` filled with `b`, on `device`.
+    fn fill(device: &dyn BlockDevice) {
         for b in 0..64u8 {
             let mut block = AlignedBuf::zeroed(BLOCK_ALIGN);
             block.fill(b);
-            mem.write_at(&block, u64::from(b) * BLOCK_ALIGN as u64)
+            device
+                .write_at(&block, u64::from(b) * BLOCK_ALIGN as u64)
                 .unwrap();
         }
-        for engine in [IoEngine::Threads, IoEngine::Uring] {
-            let pool = IoPool::new(3, 4, engine, Arc::new(mem.clone())).unwrap();
-            let (tx, rx) = mpsc::channel();
-            for k in 0..70u64 {
-                let offset = match k {
-                    64 => None,
-                    65.. => Some(1 << 40), // past the end: an error
-                    _ => Some(k * BLOCK_ALIGN as u64),
-                };
-                let buf = AlignedBuf::zeroed(BLOCK_ALIGN);
-                let done = tx.clone();
-                pool.submit(Box::new(Probe { buf, offset, done })).unwrap();
+    }
+
+    /// In memory, and on a file (where the ring engine uses its ring).
+    #[test]
+    fn jobs_run_on_pool_threads_with_their_reads_in_both_engines() {
+        let mem = MemBlockDevice::new(64 * BLOCK_ALIGN);
+        fill(&mem);
+        let dir = tempfile::tempdir().unwrap();
+        let file = BlockFile::create(dir.path().join("blocks"), 64 * 4096, IoMode::Buffered);
+        let file: Arc<dyn BlockDevice> = Arc::new(file.unwrap());
+        fill(&*file);
+        let mem: Arc<dyn BlockDevice> = Arc::new(mem);
+        for (device, has_file) in [(mem, false), (file, true)] {
+            for engine in [IoEngine::Threads, IoEngine::Uring] {
+                let pool = IoPool::new(3, 4, engine, device.clone()).unwrap();
+                let ring = engine == IoEngine::Uring && has_file && uring_available().is_ok();
+                let expected_engine = if ring { engine } else { IoEngine::Threads };
+                assert_eq!(pool.engine(), expected_engine);
+                check_pool(&pool, ring);
             }
-            let mut seen = Vec::new();
-            let mut errors = 0;
-            for _ in 0..70 {
-                let (name, read) = rx.recv().unwrap();
-                assert!(name.unwrap().starts_with("strata-ssd-io-"));
-                match read {
-                    Ok(byte) => seen.push(byte),
-                    Err(_) => errors += 1,
+        }
+    }
+
+    /// 70 jobs (64 reads of each block, one needing no read, five past the
+    /// end) through `pool`, on its ring thread when `ring`.
+    fn check_pool(pool: &IoPool, ring: bool) {
+        let (tx, rx) = mpsc::channel();
+        for k in 0..70u64 {
+            let offset = match k {
+                64 => None,
+                65.. => Some(1 << 40), // past the end: an error
+                _ => Some(k * BLOCK_ALIGN as u64),
+            };
+            let buf = AlignedBuf::zeroed(BLOCK_ALIGN);
+            let done = tx.clone();
+            pool.submit(Box::new(Probe { buf, offset, done })).unwrap();
+        }
+        let mut seen = Vec::new();
+        let mut errors = 0;
+        for _ in 0..70 {
+            let (name, read) = rx.recv().unwrap();
+            let name = name.unwrap();
+            match ring {
+                true => assert_eq!(name, "strata-ssd-io-ring"),
+                false => {
+                    assert!(name.starts_with("strata-ssd-io-") && name != "strata-ssd-io-ring")
                 }
             }
-            seen.sort_unstable();
-            let mut expected: Vec<u8> = (0..64).collect();
-            expected.push(0); // the job without a read keeps its zeroes
-            expected.sort_unstable();
-            assert_eq!(seen, expected, "{engine}");
-            assert_eq!(errors, 5, "{engine}");
+            match read {
+                Ok(byte) => seen.push(byte),
+                Err(_) => errors += 1,
+            }
         }
+        seen.sort_unstable();
+        let mut expected: Vec<u8> = (0..64).collect();
+        expected.push(0); // the job without a read keeps its zeroes
+        expected.sort_unstable();
+        assert_eq!(seen, expected, "ring: {ring}");
+        assert_eq!(errors, 5, "ring: {ring}");
     }
 }

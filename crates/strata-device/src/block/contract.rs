@@ -3,7 +3,7 @@
 
 use std::io;
 
-use crate::core::{ReadReq, BLOCK_ALIGN};
+use crate::core::{AlignedFile, ReadReq, BLOCK_ALIGN};
 
 /// A fixed-capacity device read and written in aligned blocks.
 ///
@@ -46,6 +46,16 @@ pub trait BlockDevice: Send + Sync {
         for req in reqs {
             req.result = self.read_at(req.buf, req.offset);
         }
+    }
+
+    /// The plain file under the device, which a
+    /// [`UringReader`](crate::UringReader) ([`uring_reader`](crate::uring_reader))
+    /// may read directly, past [`read_at`](Self::read_at): only
+    /// [`BlockFile`](crate::BlockFile) has one. Devices whose reads do more
+    /// than read a file (power cuts, faults) keep the default `None`, so
+    /// every read of them goes through `read_at`.
+    fn ring_file(&self) -> Option<&AlignedFile> {
+        None
     }
 
     /// Writes all of `buf` at `offset`, with the same requirements as

@@ -8,7 +8,9 @@
 //! cache). Requests are checked alike in both modes, so code tested on the
 //! buffered file works on the direct one. Batches of reads
 //! ([`BlockDevice::read_batch`]) go through the core's io_uring reader,
-//! which falls back to `pread` where the kernel refuses a ring.
+//! which falls back to `pread` where the kernel refuses a ring, and the
+//! file is there for a [`UringReader`](crate::UringReader)
+//! ([`BlockDevice::ring_file`]).
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Seek, SeekFrom};
@@ -121,6 +123,10 @@ impl BlockDevice for BlockFile {
             req.result = check_block_io(req.buf, req.offset, self.capacity);
         }
         read_batch(&self.file, reqs);
+    }
+
+    fn ring_file(&self) -> Option<&AlignedFile> {
+        Some(&self.file)
     }
 
     fn write_at(&self, buf: &[u8], offset: u64) -> io::Result<()> {

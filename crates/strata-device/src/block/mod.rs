@@ -15,6 +15,8 @@
 //!   buffered as [`IoMode`](crate::IoMode) says.
 //! - `mem`: [`MemBlockDevice`], on one core memory image, with power cuts.
 //! - `faulty`: [`FaultyBlockDevice`], on the core's fault switches.
+//! - `ring`: [`uring_reader`], the core's completion-driven io_uring
+//!   reader for a device with a file under it.
 //!
 //! Nothing is defined in this file: every module imports only downward.
 
@@ -22,8 +24,10 @@ mod contract;
 mod faulty;
 mod file;
 mod mem;
+mod ring;
 
 pub use contract::{check_block_io, BlockDevice};
 pub use faulty::FaultyBlockDevice;
 pub use file::BlockFile;
 pub use mem::MemBlockDevice;
+pub use ring::uring_reader;

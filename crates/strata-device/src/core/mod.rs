@@ -16,8 +16,9 @@
 //!   them ([`Faults::write`]).
 //! - `rng`: the seeded generator of torn cuts.
 //! - `read_req`: [`ReadReq`], one read of a batch.
-//! - `uring`: batched reads of an [`AlignedFile`] through io_uring, one
-//!   ring per thread, with the pread fallback ([`uring_available`]).
+//! - `uring`: reads of an [`AlignedFile`] through io_uring, with the
+//!   pread fallback ([`uring_available`]): batches on one ring per thread,
+//!   and [`UringReader`], a thread's ring kept full.
 //!
 //! Nothing is defined in this file: every module imports only its
 //! siblings below it, never this facade.
@@ -43,4 +44,4 @@ pub use io_mode::IoMode;
 pub use read_req::ReadReq;
 pub(crate) use rng::SplitMix;
 pub(crate) use uring::read_batch;
-pub use uring::uring_available;
+pub use uring::{uring_available, ReadCheck, ReadTarget, RingWaker, UringReader};

@@ -5,7 +5,9 @@
 //! data file several times larger than any cache (the record cache off),
 //! filled with records whose entries fit in one 4 KiB window, read
 //! uniformly by `--depth` concurrent `fetch_async` loops, so that every read
-//! is one 4 KiB `O_DIRECT` device read; once per engine (`uring`, `threads`).
+//! is one 4 KiB `O_DIRECT` device read; once per engine (`uring`: one
+//! thread keeping up to `--depth` reads in flight on its ring; `threads`:
+//! `--depth` threads, one blocking read each).
 //! `fio --ioengine=io_uring --direct=1 --rw=randread --bs=4k` then reads the
 //! same file's records region at the same `--iodepth`. Rounds interleave
 //! the store's engines and fio; tables show medians, the ratio to fio
@@ -46,11 +48,6 @@ pub struct SsdIopsArgs {
     #[arg(long, value_delimiter = ',', default_value = "uring,threads")]
     pub engines: Vec<String>,
 
-    /// Reader threads of the `uring` engine (each submits its own
-    /// batches); the `threads` engine gets `--depth` threads, one read each.
-    #[arg(long, default_value_t = 1)]
-    pub uring_threads: usize,
-
     /// The fio executable.
     #[arg(long, value_name = "PATH", default_value = "fio")]
     pub fio: PathBuf,
@@ -74,10 +71,8 @@ pub fn run(args: &SsdIopsArgs, hooks: &Hooks) -> Result<PathBuf, LabError> {
             "strata lab ssd-iops: not available in this build (no SSD store in process)".into(),
         ));
     };
-    if args.depth == 0 || args.uring_threads == 0 {
-        return Err(LabError::Config(
-            "--depth and --uring-threads must be at least 1".into(),
-        ));
+    if args.depth == 0 {
+        return Err(LabError::Config("--depth must be at least 1".into()));
     }
     if let Some(bad) = args
         .engines
@@ -107,7 +102,6 @@ pub fn run(args: &SsdIopsArgs, hooks: &Hooks) -> Result<PathBuf, LabError> {
     run.param("file_bytes", file_size);
     run.param("seconds", seconds);
     run.param("warmup_seconds", warmup);
-    run.param("uring_threads", args.uring_threads);
     let mut fio_missing = None;
     for round in 0..rounds {
         let mut region = None;
@@ -118,10 +112,9 @@ pub fn run(args: &SsdIopsArgs, hooks: &Hooks) -> Result<PathBuf, LabError> {
                 dir: dir.path().to_path_buf(),
                 file_size,
                 engine: engine.clone(),
-                io_threads: match engine.as_str() {
-                    "uring" => args.uring_threads,
-                    _ => args.depth,
-                },
+                // The uring engine is one ring thread whatever this says;
+                // the thread engine gets one thread per read in flight.
+                io_threads: args.depth,
                 depth: args.depth,
                 warmup: secs(warmup),
                 duration: secs(seconds),

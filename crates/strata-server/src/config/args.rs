@@ -236,15 +236,16 @@ pub struct ServeArgs {
     #[arg(long, value_name = "MODE")]
     pub ssd_io: Option<SsdIo>,
 
-    /// Threads reading the SSD for requests (reads in flight at once)
-    /// [default: 16].
+    /// Threads reading the SSD for requests (reads in flight at once) with
+    /// the `threads` engine [default: 16].
     #[arg(long, value_name = "N")]
     pub ssd_io_threads: Option<usize>,
 
-    /// How the SSD reader threads read: `uring` (each takes every read
-    /// waiting and puts them in flight together through io_uring; `threads`
-    /// where the kernel refuses io_uring) or `threads` (one blocking read
-    /// per thread at a time) [default: threads].
+    /// How the SSD tier reads: `uring` (one thread keeps up to 8x
+    /// `--ssd-io-threads`, at least 64, reads in flight through io_uring and
+    /// answers each as it completes; `threads` where the kernel refuses
+    /// io_uring) or `threads` (one blocking read per thread at a time)
+    /// [default: threads].
     #[arg(long, value_name = "ENGINE")]
     pub ssd_io_engine: Option<SsdIoEngine>,
 

@@ -64,11 +64,13 @@ pub enum SsdIo {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum SsdIoEngine {
-    /// Every read waiting is put in flight at once through io_uring; the
-    /// thread engine, said at start-up, where the kernel refuses io_uring.
+    /// One thread keeps the reads in flight through io_uring, submitting
+    /// each as it comes and answering each as it completes; the thread
+    /// engine, said at start-up, where the kernel refuses io_uring.
     Uring,
-    /// Each reader thread does one blocking read at a time (the default
-    /// until the batch engine measures better, `strata lab ssd-iops`).
+    /// Each reader thread does one blocking read at a time (the default:
+    /// the ring engine measured ahead at depth 16 but behind at depth 64,
+    /// `strata lab ssd-iops`, docs/benchmarks.md).
     #[default]
     Threads,
 }

@@ -234,7 +234,8 @@ impl SsdStore {
     }
 
     /// How [`read_async`](Self::read_async) reads: the configured
-    /// [`IoEngine`], or [`IoEngine::Threads`] where io_uring was refused.
+    /// [`IoEngine`], or [`IoEngine::Threads`] where io_uring was refused
+    /// or the device has no file under it (memory, faults).
     pub fn io_engine(&self) -> IoEngine {
         self.inner.pool.engine()
     }

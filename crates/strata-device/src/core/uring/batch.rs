@@ -1,6 +1,6 @@
 //! Batched reads through io_uring: one ring per submitting thread, every
 //! read of a batch in flight at once, submitted with one system call and
-//! reaped as they complete. The only `unsafe` of the crate (UNSAFE.md).
+//! reaped as they complete ([`BlockDevice::read_batch`](crate::BlockDevice::read_batch)).
 //!
 //! Soundness rests on one rule: [`read_batch`] never returns while the
 //! kernel may still write into a buffer it was given. Every entry the
@@ -13,16 +13,15 @@
 //! with `pread`, so each request ends with exactly the outcome a lone
 //! [`AlignedFile::read_exact_at`] gives.
 
-#![allow(unsafe_code)]
-
 use std::cell::RefCell;
 use std::io;
 use std::os::fd::AsRawFd;
-use std::sync::OnceLock;
 
-use io_uring::{opcode, register::Probe, types, IoUring};
+use io_uring::{opcode, types, IoUring};
 
-use super::{AlignedFile, ReadReq};
+use super::outcome::{outcome, retry};
+use super::probe::uring_available;
+use crate::core::{AlignedFile, ReadReq};
 
 /// Entries of each ring: a larger batch is submitted in rounds of this.
 const RING_ENTRIES: u32 = 128;
@@ -36,27 +35,6 @@ enum Ring {
 
 thread_local! {
     static RING: RefCell<Ring> = const { RefCell::new(Ring::Untried) };
-}
-
-/// Whether this process can read through io_uring: `Err` says why not
-/// (an old kernel, seccomp, the `kernel.io_uring_disabled` sysctl, a
-/// memlock limit). Probed once per process, with a small ring that must
-/// support the read opcode.
-pub fn uring_available() -> Result<(), String> {
-    static PROBED: OnceLock<Result<(), String>> = OnceLock::new();
-    PROBED
-        .get_or_init(|| {
-            let ring = IoUring::new(2).map_err(|e| format!("io_uring setup failed: {e}"))?;
-            let mut probe = Probe::new();
-            ring.submitter()
-                .register_probe(&mut probe)
-                .map_err(|e| format!("io_uring probe failed: {e}"))?;
-            match probe.is_supported(opcode::Read::CODE) {
-                true => Ok(()),
-                false => Err("io_uring does not support reads on this kernel".to_owned()),
-            }
-        })
-        .clone()
 }
 
 /// Reads every request of `reqs` whose `result` is `Ok` on entry (the
@@ -171,21 +149,10 @@ fn reap(ring: &mut IoUring, reqs: &mut [ReadReq<'_>], chunk: &[usize], done: &mu
             continue; // not ours (cannot happen: the ring is this thread's)
         };
         let req = &mut reqs[i];
-        let res = cqe.result();
-        if res < 0 {
-            if !retry(Some(-res)) {
-                req.result = Err(io::Error::from_raw_os_error(-res));
-                done[i] = true;
-            }
-        } else if usize::try_from(res).is_ok_and(|n| n == req.buf.len()) {
-            req.result = Ok(());
+        if let Some(result) = outcome(cqe.result(), req.buf.len()) {
+            req.result = result;
             done[i] = true;
         }
     }
     reaped
-}
-
-/// Errors that mean "try again", not a failed read.
-fn retry(errno: Option<i32>) -> bool {
-    matches!(errno, Some(libc::EINTR | libc::EAGAIN | libc::EBUSY))
 }
