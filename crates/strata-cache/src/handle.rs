@@ -93,6 +93,13 @@ enum Backend<K, V> {
 }
 
 impl<K: CacheKey, V: CacheVersion> UserCache<K, V> {
+    /// A cache of `budget` bytes of its own ([`Cache::new`]).
+    pub fn new(budget: u64) -> UserCache<K, V> {
+        UserCache {
+            backend: Backend::Own(Cache::new(budget)),
+        }
+    }
+
     /// A cache of `budget` bytes of its own, in `shards` shards
     /// ([`Cache::with_shards`]).
     pub fn own(budget: u64, shards: usize) -> UserCache<K, V> {

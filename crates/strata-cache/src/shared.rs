@@ -121,6 +121,7 @@ impl SharedCache {
 /// `user`'s figures with its share of the memory beyond the records
 /// (tables, queues, ghost), in proportion to its records.
 fn with_overhead(mut user: CacheStats, total: &CacheStats) -> CacheStats {
+    user.shared = true;
     let overhead = total.bytes.saturating_sub(total.value_bytes);
     if total.entries > 0 {
         let share = u128::from(overhead) * u128::from(user.entries) / u128::from(total.entries);

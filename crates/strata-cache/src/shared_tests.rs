@@ -115,6 +115,7 @@ fn each_users_counters_are_exact_under_a_mixed_workload() {
         "{sum} of {total:?}"
     );
     assert_eq!(records.stats().budget, 64 << 20);
+    assert!(records.stats().shared && !total.shared);
 }
 
 #[test]
@@ -178,4 +179,5 @@ fn a_cache_of_its_own_behaves_as_the_plain_cache() {
     let stats = own.stats();
     assert_eq!((stats.hits, stats.misses, stats.entries), (1, 0, 1));
     assert!(stats.bytes > stats.value_bytes, "tables counted in its own");
+    assert!(!stats.shared);
 }
