@@ -2,7 +2,8 @@
 //!
 //! [`Cache`]: a cache of immutable values with a byte budget that bounds
 //! resident memory, and scan resistance (S3-FIFO). The SSD tier keeps its
-//! records in it (in front of the device); no Strata crate is below it.
+//! records in it (in front of the device), search its segment files'
+//! blocks; no Strata crate is below it.
 //!
 //! S3-FIFO (Yang et al., SOSP 2023) keeps three FIFO queues per shard:
 //! - small (`fifo`, ~10% of the bytes): where new records enter. A record
@@ -26,6 +27,13 @@
 //! version, and a new version replaces the old in place, keeping its
 //! hotness. Values are immutable [`Bytes`].
 //!
+//! One cache may serve several users (`user`): a [`SharedCache`] hands each
+//! a [`UserCache`] handle (`handle`) whose keys it namespaces, all sharing
+//! one byte budget and one eviction order, each with its own counters
+//! (hits, misses, insertions, evictions, records and bytes held). A
+//! `UserCache` may instead own a cache of its own, so that one type serves
+//! an engine whether its budget is shared or not.
+//!
 //! The budget bounds resident memory (`memory`): each value is charged as
 //! the allocator sizes it, and each shard's hash table, queues and ghost
 //! by their real sizes, so a full cache of 100-byte records holds about
@@ -35,230 +43,21 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 #![forbid(unsafe_code)]
 
+mod cache;
 mod fifo;
 mod ghost;
+mod handle;
 mod memory;
 mod shard;
+mod shared;
 mod stats;
+mod user;
 
-use std::hash::{BuildHasher, Hash, RandomState};
-
-use bytes::Bytes;
-use parking_lot::Mutex;
-
-use shard::Shard;
+pub use cache::Cache;
+pub use handle::{CacheKey, CacheVersion, UserCache, Word};
+pub use shared::SharedCache;
 pub use stats::CacheStats;
-
-/// Shards of [`Cache::new`].
-const DEFAULT_SHARDS: usize = 16;
-
-/// A byte-budgeted, scan-resistant cache of immutable records.
-///
-/// Promise: after every call, each shard holds at most its share of the
-/// budget (`budget / shards` bytes) in memory: its values as the allocator
-/// sizes them, its hash table and its queues, ghost included (`memory`);
-/// a record larger than a share is never cached. Values must own about
-/// their length (see `insert`). Thread-safe.
-pub struct Cache<K, V = ()> {
-    shards: Box<[Mutex<Shard<K, V>>]>,
-    hasher: RandomState,
-    budget: u64,
-}
-
-impl<K: Hash + Eq + Clone, V: Eq> Cache<K, V> {
-    /// A cache of `budget` bytes in 16 shards.
-    pub fn new(budget: u64) -> Cache<K, V> {
-        Cache::with_shards(budget, DEFAULT_SHARDS)
-    }
-
-    /// A cache of `budget` bytes in `shards` shards (at least one).
-    pub fn with_shards(budget: u64, shards: usize) -> Cache<K, V> {
-        let shards = shards.max(1);
-        let share = usize::try_from(budget / shards as u64).unwrap_or(usize::MAX);
-        Cache {
-            shards: (0..shards).map(|_| Mutex::new(Shard::new(share))).collect(),
-            hasher: RandomState::new(),
-            budget,
-        }
-    }
-
-    fn shard(&self, key: &K) -> &Mutex<Shard<K, V>> {
-        let hash = self.hasher.hash_one(key);
-        &self.shards[(hash % self.shards.len() as u64) as usize]
-    }
-
-    /// The record `version` of `key`, counted as a hit or a miss (another
-    /// version cached is a miss).
-    pub fn get(&self, key: &K, version: &V) -> Option<Bytes> {
-        self.shard(key).lock().get(key, version, true)
-    }
-
-    /// [`get`](Self::get) without counting a hit or a miss: a second look
-    /// at a key whose miss the caller counted already (it waited for
-    /// another thread's read of the same value).
-    pub fn get_again(&self, key: &K, version: &V) -> Option<Bytes> {
-        self.shard(key).lock().get(key, version, false)
-    }
-
-    /// Caches `value` as `version` of `key` (evicting as needed), in place
-    /// of another version (keeping its queue and frequency). False if it is
-    /// too large for a shard (any cached version is then dropped) or this
-    /// version is cached already (records are immutable). `value` must
-    /// own an allocation of about its length (copied out, or a read buffer
-    /// handed out in place): a small slice of a large buffer would keep
-    /// more memory than the cache counts.
-    pub fn insert(&self, key: K, version: V, value: Bytes) -> bool {
-        self.shard(&key).lock().insert(key, version, value)
-    }
-
-    /// Relabels `key`'s record from version `from` to `to` (moved without
-    /// changing); false if `from` is not what is cached.
-    pub fn revise(&self, key: &K, from: &V, to: V) -> bool {
-        self.shard(key).lock().revise(key, from, to)
-    }
-
-    /// Forgets `key`'s record if it is `version` (its record was released);
-    /// no effect otherwise.
-    pub fn invalidate(&self, key: &K, version: &V) {
-        self.shard(key).lock().invalidate(key, Some(version));
-    }
-
-    /// Drops every record whose key `doomed` accepts, a pass over the
-    /// whole cache (one shard locked at a time); counters are kept.
-    pub fn remove_if(&self, doomed: impl Fn(&K) -> bool) {
-        for shard in self.shards.iter() {
-            shard.lock().remove_if(&doomed);
-        }
-    }
-
-    /// Counters summed over the shards.
-    pub fn stats(&self) -> CacheStats {
-        let mut stats = CacheStats {
-            budget: self.budget,
-            ..CacheStats::default()
-        };
-        for shard in self.shards.iter() {
-            shard.lock().add_stats(&mut stats);
-        }
-        stats
-    }
-}
+pub use user::CacheUser;
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn value(len: usize) -> Bytes {
-        Bytes::from(vec![1u8; len])
-    }
-
-    #[test]
-    fn budget_is_respected_and_large_records_are_not_cached() {
-        let cache = Cache::with_shards(64 * 1024, 4);
-        for key in 0..10_000u64 {
-            cache.insert(key, (), value(100 + (key as usize % 900)));
-            assert!(cache.stats().bytes <= 64 * 1024);
-        }
-        let stats = cache.stats();
-        assert_eq!(stats.insertions, 10_000);
-        assert!(stats.evictions > 9_000);
-        assert!(
-            !cache.insert(u64::MAX, (), value(20_000)),
-            "over a 16 KiB share"
-        );
-    }
-
-    #[test]
-    fn a_new_version_replaces_the_old_in_place_and_only_its_own_version_hits() {
-        let cache = Cache::with_shards(1 << 20, 1);
-        assert!(cache.insert(7u64, 1u32, value(10)));
-        assert_eq!(cache.get(&7, &1), Some(value(10)));
-        assert!(cache.insert(7, 2, value(20)));
-        assert_eq!(cache.get(&7, &1), None, "the old version is gone");
-        assert_eq!(cache.get(&7, &2), Some(value(20)));
-        cache.invalidate(&7, &1);
-        assert_eq!(cache.get(&7, &2), Some(value(20)), "a stale invalidation");
-        cache.invalidate(&7, &2);
-        assert_eq!(cache.get(&7, &2), None);
-        let stats = cache.stats();
-        assert_eq!(stats.entries, 0);
-        assert!(
-            stats.bytes < 512,
-            "only the empty table and queue remain: {}",
-            stats.bytes
-        );
-    }
-
-    #[test]
-    fn hits_misses_and_invalidation() {
-        let cache = Cache::new(1 << 20);
-        assert_eq!(cache.get(&1u32, &()), None);
-        assert!(cache.insert(1, (), value(10)));
-        assert!(!cache.insert(1, (), value(10)));
-        assert_eq!(cache.get(&1, &()), Some(value(10)));
-        cache.invalidate(&1, &());
-        assert_eq!(cache.get(&1, &()), None);
-        let stats = cache.stats();
-        assert_eq!((stats.hits, stats.misses, stats.entries), (1, 2, 0));
-        assert!(
-            stats.bytes < 512,
-            "only the empty table and queue remain: {}",
-            stats.bytes
-        );
-    }
-
-    #[test]
-    fn remove_if_drops_only_the_chosen_records_and_their_bytes() {
-        let cache = Cache::with_shards(1 << 20, 2);
-        for key in 0..100u64 {
-            cache.insert(key, (), value(100));
-        }
-        let full = cache.stats();
-        cache.remove_if(|key| key % 2 == 0);
-        let half = cache.stats();
-        assert_eq!(half.entries, 50);
-        assert_eq!(half.value_bytes, full.value_bytes / 2);
-        assert!(
-            half.bytes < full.bytes - 50 * 100,
-            "{half:?} after {full:?}"
-        );
-        assert_eq!(cache.get_again(&2, &()), None);
-        assert_eq!(cache.get_again(&3, &()), Some(value(100)));
-        assert_eq!(cache.stats().hits, full.hits, "get_again is not counted");
-        cache.remove_if(|_| true);
-        assert_eq!(cache.stats().entries, 0);
-        assert!(cache.stats().bytes < 1024);
-    }
-
-    /// The scan-resistance property: a hot set read repeatedly keeps a high
-    /// hit ratio while a one-pass scan of 20 times the budget in cold
-    /// records streams through.
-    #[test]
-    fn a_one_pass_scan_does_not_evict_the_hot_set() {
-        let cache = Cache::new(4 << 20);
-        let hot: Vec<u64> = (0..2_000).collect();
-        let read = |key: u64| {
-            if cache.get(&key, &()).is_none() {
-                cache.insert(key, (), value(1000));
-                false
-            } else {
-                true
-            }
-        };
-        for _ in 0..3 {
-            hot.iter().for_each(|&k| {
-                read(k);
-            });
-        }
-        let (mut hot_hits, mut hot_reads) = (0u64, 0u64);
-        for cold in 0..80_000u64 {
-            read(1_000_000 + cold);
-            let key = hot[(cold * 7919 % 2000) as usize];
-            hot_reads += 1;
-            hot_hits += u64::from(read(key));
-        }
-        let ratio = hot_hits as f64 / hot_reads as f64;
-        assert!(ratio > 0.95, "hot hit ratio {ratio} during a scan");
-        assert!(cache.stats().bytes <= 4 << 20);
-    }
-}
+mod shared_tests;

@@ -10,7 +10,8 @@
 //! the bytes of the map's table, the queues and the ghost (`resident`)
 //! never exceeds `budget` between calls unless the shard holds no record;
 //! every record has exactly one non-stale position, in the queue its
-//! `in_main` names.
+//! `in_main` names; each user's `entries` and `value_bytes` (`users`) are
+//! those of the records in the map that carry its tag.
 
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -21,6 +22,7 @@ use super::fifo::Fifo;
 use super::ghost::Ghost;
 use super::memory::{table_bytes, value_bytes};
 use super::stats::CacheStats;
+use super::user::{CacheUser, Counters, MAX_USERS};
 
 /// Highest frequency a record in main can reach (two bits).
 const MAX_FREQ: u8 = 3;
@@ -30,6 +32,8 @@ struct Entry<V> {
     value: Bytes,
     freq: u8,
     in_main: bool,
+    /// The user the record is counted on (`CacheUser`'s index).
+    user: u8,
     stamp: u64,
 }
 
@@ -43,10 +47,7 @@ pub(super) struct Shard<K, V> {
     /// `map`'s capacity right after it last grew (its table's size).
     table_capacity: usize,
     next_stamp: u64,
-    hits: u64,
-    misses: u64,
-    insertions: u64,
-    evictions: u64,
+    users: [Counters; MAX_USERS],
 }
 
 impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
@@ -62,21 +63,25 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
             budget,
             table_capacity: 0,
             next_stamp: 0,
-            hits: 0,
-            misses: 0,
-            insertions: 0,
-            evictions: 0,
+            users: [Counters::default(); MAX_USERS],
         }
     }
 
-    /// The value of `key` at `version`, counted as a hit or a miss when
-    /// `count` (an uncounted lookup is a caller's second look at a key
+    /// The value of `key` at `version`, counted as `user`'s hit or miss
+    /// when `count` (an uncounted lookup is a caller's second look at a key
     /// whose miss it counted already). A hit raises the frequency.
-    pub(super) fn get(&mut self, key: &K, version: &V, count: bool) -> Option<Bytes> {
+    pub(super) fn get(
+        &mut self,
+        user: CacheUser,
+        key: &K,
+        version: &V,
+        count: bool,
+    ) -> Option<Bytes> {
         let found = self.map.get_mut(key).filter(|e| e.version == *version);
+        let counters = &mut self.users[user.index()];
         let counter = match found.is_some() {
-            true => &mut self.hits,
-            false => &mut self.misses,
+            true => &mut counters.hits,
+            false => &mut counters.misses,
         };
         *counter += u64::from(count);
         let entry = found?;
@@ -84,7 +89,17 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
         Some(entry.value.clone())
     }
 
-    pub(super) fn insert(&mut self, key: K, version: V, value: Bytes) -> bool {
+    /// Moves one of `user`'s misses to its hits: the miss was answered
+    /// after all, by another thread's read the caller waited for.
+    pub(super) fn recount_as_hit(&mut self, user: CacheUser) {
+        let counters = &mut self.users[user.index()];
+        if counters.misses > 0 {
+            counters.misses -= 1;
+            counters.hits += 1;
+        }
+    }
+
+    pub(super) fn insert(&mut self, user: CacheUser, key: K, version: V, value: Bytes) -> bool {
         let charge = value_bytes(value.len());
         if charge > self.budget {
             self.invalidate(&key, None);
@@ -100,8 +115,9 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
                 false => &mut self.small,
             };
             queue.bytes = queue.bytes - entry.charge() + charge;
-            (entry.version, entry.value) = (version, value);
-            self.insertions += 1;
+            self.users[usize::from(entry.user)].remove(entry.charge());
+            self.users[user.index()].add(charge);
+            (entry.version, entry.value, entry.user) = (version, value, user.0);
             self.evict();
             return true;
         }
@@ -121,11 +137,12 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
             value,
             freq: 0,
             in_main,
+            user: user.0,
             stamp,
         };
         self.map.insert(key, entry);
         self.table_capacity = self.table_capacity.max(self.map.capacity());
-        self.insertions += 1;
+        self.users[user.index()].add(charge);
         self.evict();
         true
     }
@@ -159,6 +176,7 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
         } else {
             self.small.bytes -= entry.charge();
         }
+        self.users[usize::from(entry.user)].remove(entry.charge());
         if self.small.positions() + self.main.positions() > 2 * self.map.len() + 32 {
             let map = &self.map;
             self.small.retain(|k, s| is_at(map, k, s, false));
@@ -169,7 +187,7 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
     /// Forgets every record whose key `doomed` accepts (no ghost entry:
     /// they were dropped, not evicted), then compacts the queues.
     pub(super) fn remove_if(&mut self, mut doomed: impl FnMut(&K) -> bool) {
-        let (small, main) = (&mut self.small, &mut self.main);
+        let (small, main, users) = (&mut self.small, &mut self.main, &mut self.users);
         self.map.retain(|key, entry| {
             if !doomed(key) {
                 return true;
@@ -179,6 +197,7 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
                 false => &mut *small,
             };
             queue.bytes -= entry.charge();
+            users[usize::from(entry.user)].remove(entry.charge());
             false
         });
         if self.map.is_empty() {
@@ -193,14 +212,20 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
         self.trim();
     }
 
+    /// Adds the shard's totals over its users to `stats`.
     pub(super) fn add_stats(&self, stats: &mut CacheStats) {
-        stats.hits += self.hits;
-        stats.misses += self.misses;
-        stats.insertions += self.insertions;
-        stats.evictions += self.evictions;
-        stats.entries += self.map.len() as u64;
+        for user in &self.users {
+            user.add_to(stats);
+        }
         stats.bytes += self.resident() as u64;
-        stats.value_bytes += (self.small.bytes + self.main.bytes) as u64;
+    }
+
+    /// Adds `user`'s counters to `stats` (`bytes` as well as `value_bytes`
+    /// get its records' charge: the tables are shared, see `SharedCache`).
+    pub(super) fn add_user_stats(&self, user: CacheUser, stats: &mut CacheStats) {
+        let counters = &self.users[user.index()];
+        counters.add_to(stats);
+        stats.bytes += counters.value_bytes as u64;
     }
 
     /// Bytes the shard holds in memory: its records' values, the map's
@@ -291,11 +316,13 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
                 self.main.bytes += charge;
                 self.main.push(key, stamp);
             } else {
+                let user = usize::from(entry.user);
                 self.map.remove(&key);
+                self.users[user].remove(charge);
+                self.users[user].evictions += 1;
                 // As many bytes of keys as main's share of the records.
                 let capacity = (self.small.bytes + self.main.bytes) * 9 / 10;
                 self.ghost.insert(key, charge, capacity);
-                self.evictions += 1;
             }
             return true;
         }
@@ -313,9 +340,11 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
                 entry.freq -= 1;
                 self.main.push(key, stamp);
             } else {
-                self.main.bytes -= entry.charge();
+                let (charge, user) = (entry.charge(), usize::from(entry.user));
+                self.main.bytes -= charge;
                 self.map.remove(&key);
-                self.evictions += 1;
+                self.users[user].remove(charge);
+                self.users[user].evictions += 1;
             }
             return true;
         }
@@ -348,17 +377,17 @@ mod tests {
     fn read_records_move_to_main_and_unread_ones_leave_through_the_ghost() {
         let mut shard = Shard::new(4096);
         let value = Bytes::from(vec![0u8; 100]);
-        shard.insert(1u32, (), value.clone());
-        shard.get(&1, &(), true);
+        shard.insert(CacheUser::OWN, 1u32, (), value.clone());
+        shard.get(CacheUser::OWN, &1, &(), true);
         for key in 2..40 {
-            shard.insert(key, (), value.clone());
+            shard.insert(CacheUser::OWN, key, (), value.clone());
         }
         assert!(shard.map.get(&1).is_some_and(|e| e.in_main));
         assert!(!shard.map.contains_key(&2));
         // The last unread key to leave went through the ghost: it returns
         // straight to main.
         let gone = (2..40).rev().find(|k| !shard.map.contains_key(k)).unwrap();
-        shard.insert(gone, (), value.clone());
+        shard.insert(CacheUser::OWN, gone, (), value.clone());
         assert!(shard.map.get(&gone).is_some_and(|e| e.in_main));
         assert!(shard.resident() <= shard.budget);
     }

@@ -21,4 +21,8 @@ pub struct CacheStats {
     pub value_bytes: u64,
     /// The byte budget.
     pub budget: u64,
+    /// True when these are one user's figures in a [`SharedCache`](super::SharedCache):
+    /// `budget` is then the budget every user shares, and `bytes` the
+    /// user's records plus its share of the tables.
+    pub shared: bool,
 }

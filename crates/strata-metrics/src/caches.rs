@@ -3,10 +3,12 @@
 //! analytics spill) and what each holds, as one report that `INFO cache`
 //! and `_nodes/stats` (`strata_cache`) both render, so the two agree.
 //!
-//! The first step towards one DRAM cache with one byte budget
-//! (docs/design/tiers.md, *One DRAM cache*): today each cache keeps its own
-//! budget and the ledger asks it for its figures at report time; the
-//! total budget is the sum of theirs.
+//! Each user's figures are its own counters in the cache it draws from
+//! (`strata_cache::CacheStats`), asked for at report time. A user has a
+//! cache of its own (`dram_cache_size`, `search_cache_size`) or a share of
+//! the node's one shared cache (`cache_size`, docs/design/tiers.md, *One
+//! DRAM cache*); the total budget counts each own budget and the shared
+//! one once.
 
 use std::fmt;
 use std::sync::{Arc, RwLock};
@@ -24,6 +26,29 @@ pub struct CacheUsage {
     pub hits: u64,
     /// Lookups that had to read the device.
     pub misses: u64,
+    /// Entries put in.
+    pub insertions: u64,
+    /// Entries evicted to stay within the budget (by any user's inserts,
+    /// when the budget is shared).
+    pub evictions: u64,
+    /// True when `budget` is the node's shared cache's, which every
+    /// shared user reports and the total counts once.
+    pub shared: bool,
+}
+
+impl From<strata_cache::CacheStats> for CacheUsage {
+    fn from(s: strata_cache::CacheStats) -> CacheUsage {
+        CacheUsage {
+            bytes: s.bytes,
+            budget: s.budget,
+            entries: s.entries,
+            hits: s.hits,
+            misses: s.misses,
+            insertions: s.insertions,
+            evictions: s.evictions,
+            shared: s.shared,
+        }
+    }
 }
 
 type Source = Arc<dyn Fn() -> Option<CacheUsage> + Send + Sync>;
@@ -43,17 +68,33 @@ pub struct CacheReport {
 }
 
 impl CacheReport {
-    /// The sum over users.
+    /// The sum over users; the shared budget is counted once (`shared`
+    /// is set if any user shares it).
     pub fn total(&self) -> CacheUsage {
-        self.users
+        let shared_budget = self
+            .users
+            .iter()
+            .filter(|(_, u)| u.shared)
+            .map(|(_, u)| u.budget)
+            .max();
+        let sum = self
+            .users
             .iter()
             .fold(CacheUsage::default(), |sum, (_, u)| CacheUsage {
                 bytes: sum.bytes + u.bytes,
-                budget: sum.budget + u.budget,
+                budget: sum.budget + if u.shared { 0 } else { u.budget },
                 entries: sum.entries + u.entries,
                 hits: sum.hits + u.hits,
                 misses: sum.misses + u.misses,
-            })
+                insertions: sum.insertions + u.insertions,
+                evictions: sum.evictions + u.evictions,
+                shared: false,
+            });
+        CacheUsage {
+            budget: sum.budget + shared_budget.unwrap_or(0),
+            shared: shared_budget.is_some(),
+            ..sum
+        }
     }
 }
 
@@ -113,6 +154,7 @@ mod tests {
             entries: 1,
             hits: 2,
             misses: 3,
+            ..CacheUsage::default()
         };
         ledger.register("kv_records", move || Some(usage(10)));
         ledger.register("absent", || None);
@@ -124,5 +166,29 @@ mod tests {
         let total = report.total();
         assert_eq!((total.bytes, total.budget, total.hits), (31, 200, 4));
         assert_eq!(CacheLedger::new().report().total(), CacheUsage::default());
+    }
+
+    #[test]
+    fn a_shared_budget_is_counted_once() {
+        let ledger = CacheLedger::new();
+        let shared = |bytes, evictions| CacheUsage {
+            bytes,
+            budget: 1000,
+            evictions,
+            shared: true,
+            ..CacheUsage::default()
+        };
+        ledger.register("kv_records", move || Some(shared(300, 4)));
+        ledger.register("search_blocks", move || Some(shared(500, 5)));
+        let total = ledger.report().total();
+        assert_eq!((total.bytes, total.budget, total.evictions), (800, 1000, 9));
+        assert!(total.shared);
+        ledger.register("other", || {
+            Some(CacheUsage {
+                budget: 50,
+                ..CacheUsage::default()
+            })
+        });
+        assert_eq!(ledger.report().total().budget, 1050);
     }
 }

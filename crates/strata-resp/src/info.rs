@@ -130,7 +130,8 @@ fn write_section(shared: &Shared, section: &str, t: &mut String) {
 }
 
 /// Strata's own section: the node's DRAM caches, in total and by user
-/// (the same report as `_nodes/stats` `strata_cache`).
+/// (the same report as `_nodes/stats` `strata_cache`); `cache_shared:1`
+/// when the users share one budget (`cache_size`).
 fn cache(shared: &Shared, t: &mut String) {
     let report = shared.info.caches.report();
     let fields = |t: &mut String, prefix: &str, u: &strata_metrics::CacheUsage| {
@@ -139,8 +140,12 @@ fn cache(shared: &Shared, t: &mut String) {
         line(t, &format!("{prefix}entries"), u.entries);
         line(t, &format!("{prefix}hits"), u.hits);
         line(t, &format!("{prefix}misses"), u.misses);
+        line(t, &format!("{prefix}insertions"), u.insertions);
+        line(t, &format!("{prefix}evictions"), u.evictions);
     };
-    fields(t, "cache_", &report.total());
+    let total = report.total();
+    fields(t, "cache_", &total);
+    line(t, "cache_shared", u8::from(total.shared));
     for (user, usage) in &report.users {
         fields(t, &format!("cache_user_{user}_"), usage);
     }

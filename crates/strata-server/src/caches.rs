@@ -13,13 +13,6 @@ use strata_metrics::{CacheLedger, CacheUsage};
 pub(crate) fn register_records(ledger: &CacheLedger, keyspace: &Arc<Keyspace>) {
     let keyspace = Arc::clone(keyspace);
     ledger.register("kv_records", move || {
-        let cache = keyspace.ssd()?.store().stats().cache;
-        Some(CacheUsage {
-            bytes: cache.bytes,
-            budget: cache.budget,
-            entries: cache.entries,
-            hits: cache.hits,
-            misses: cache.misses,
-        })
+        Some(CacheUsage::from(keyspace.ssd()?.store().stats().cache))
     });
 }

@@ -48,6 +48,7 @@ impl HttpFrontEnd {
         addr: SocketAddr,
         shutdown: &CancellationToken,
         caches: Arc<strata_metrics::CacheLedger>,
+        shared_cache: Option<&strata_cache::SharedCache>,
     ) -> Result<HttpFrontEnd, ServerError> {
         let node_config = NodeConfig {
             root: config.data_dir.join("search"),
@@ -55,7 +56,7 @@ impl HttpFrontEnd {
             cluster_name: CLUSTER_NAME.to_string(),
             max_body: usize::try_from(config.http_max_body.bytes()).unwrap_or(usize::MAX),
             http_addr: addr,
-            storage: config.search_storage().report_to(caches),
+            storage: config.search_storage_with(shared_cache).report_to(caches),
             build_hash: config.build_commit.clone(),
         };
         let security = match &config.http_security_dir {

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use strata_cache::SharedCache;
 use strata_kv::{CatchUpBudget, DataTier, Keyspace, KeyspaceConfig, SystemClock};
 use strata_pmem::PersistentArena;
 use strata_ssd::IoMode;
@@ -15,8 +16,13 @@ use crate::error::ServerError;
 const KEYSPACE_ARENA_KIND: u64 = u64::from_le_bytes(*b"STRATAks");
 
 /// The keyspace `config` asks for, restored from the persistent-memory
-/// file when its placement keeps anything there. Blocking (maps and scans).
-pub fn open_keyspace(config: &ServerConfig) -> Result<Arc<Keyspace>, ServerError> {
+/// file when its placement keeps anything there; on the SSD tier its
+/// records are cached in `shared_cache` when given (`cache_size`).
+/// Blocking (maps and scans).
+pub fn open_keyspace(
+    config: &ServerConfig,
+    shared_cache: Option<&SharedCache>,
+) -> Result<Arc<Keyspace>, ServerError> {
     let placement = config.placement();
     let mut keyspace_config = KeyspaceConfig {
         memory_limit: config.memory_limit.bytes(),
@@ -26,7 +32,7 @@ pub fn open_keyspace(config: &ServerConfig) -> Result<Arc<Keyspace>, ServerError
         catch_up: CatchUpBudget::default(),
     };
     if placement.data == DataTier::Ssd {
-        return open_on_ssd(config, keyspace_config);
+        return open_on_ssd(config, keyspace_config, shared_cache);
     }
     let pmem = if placement.uses_pmem() {
         Some(open_arena(config, &mut keyspace_config)?)
@@ -89,6 +95,7 @@ fn open_arena(
 fn open_on_ssd(
     config: &ServerConfig,
     mut keyspace_config: KeyspaceConfig,
+    shared_cache: Option<&SharedCache>,
 ) -> Result<Arc<Keyspace>, ServerError> {
     let index = config.placement().index;
     let pmem = if config.placement().uses_pmem() {
@@ -117,7 +124,10 @@ fn open_on_ssd(
         index,
         pmem,
         device,
-        config.ssd_config(),
+        strata_ssd::SsdConfig {
+            shared_cache: shared_cache.cloned(),
+            ..config.ssd_config()
+        },
         config.ssd_settings(),
     )
     .map_err(ServerError::Tier)?;

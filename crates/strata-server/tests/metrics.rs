@@ -358,7 +358,7 @@ async fn the_grafana_dashboard_queries_exported_metrics() {
             c.ssd_path = Some(dir.path().join("ssd-device"));
             c.ssd_size = strata_server::ByteSize::new(64 << 20).unwrap();
             c.ssd_io = strata_server::config::SsdIo::Buffered;
-            c.dram_cache_size = strata_server::ByteSize::new(4 << 20).unwrap();
+            c.dram_cache_size = strata_server::ByteSize::new(4 << 20);
         }),
     ];
     let mut families: Vec<String> = Vec::new();

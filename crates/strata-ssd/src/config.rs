@@ -1,7 +1,12 @@
 //! [`SsdConfig`]: the write-block store's settings.
 
+use strata_cache::SharedCache;
+
 use crate::error::SsdError;
 use crate::loc::BLOCK_BITS;
+
+/// The user name of the store's records in a shared cache (`INFO cache`).
+pub const RECORD_CACHE_USER: &str = "kv_records";
 
 /// Smallest write block accepted. Production uses 1 to 8 MiB; blocks this
 /// small exist so tests can fill and defragment many blocks quickly.
@@ -126,8 +131,12 @@ pub struct SsdConfig {
     /// Threads reading block headers and blocks during a rebuild; default 4.
     pub rebuild_threads: usize,
     /// Byte budget of the DRAM record cache (`dram_cache_size`); 0 turns
-    /// the cache off. Default 64 MiB.
+    /// the cache off. Default 64 MiB. Not used with `shared_cache`.
     pub dram_cache_size: u64,
+    /// The node's one DRAM cache (`cache_size`), if the store keeps its
+    /// records there, as the user [`RECORD_CACHE_USER`], instead of in a
+    /// cache of its own of `dram_cache_size`. Default none.
+    pub shared_cache: Option<SharedCache>,
     /// Where the engine's index survives restarts; must match the device's
     /// format. Default [`IndexHome::Rebuilt`].
     pub index_home: IndexHome,
@@ -148,6 +157,7 @@ impl Default for SsdConfig {
             io_engine: IoEngine::Threads,
             rebuild_threads: 4,
             dram_cache_size: 64 << 20,
+            shared_cache: None,
             index_home: IndexHome::Rebuilt,
             read_buffers: 0,
         }

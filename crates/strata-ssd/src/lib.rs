@@ -115,7 +115,9 @@ mod recovery;
 mod stats;
 mod store;
 
-pub use config::{IndexHome, IoEngine, SsdConfig, MAX_BLOCK_SIZE, MIN_BLOCK_SIZE};
+pub use config::{
+    IndexHome, IoEngine, SsdConfig, MAX_BLOCK_SIZE, MIN_BLOCK_SIZE, RECORD_CACHE_USER,
+};
 pub use device_path::{open_ssd_path, IoMode, DATA_FILE_NAME};
 pub use error::SsdError;
 pub use format::entry::PAYLOAD_ALIGN_PAD;

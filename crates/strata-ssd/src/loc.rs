@@ -43,6 +43,14 @@ impl BlockLoc {
     }
 }
 
+/// A location as a word of a record's cache version: [`BlockLoc::pack`],
+/// one to one for every location the store hands out.
+impl strata_cache::Word for BlockLoc {
+    fn word(self) -> u64 {
+        self.pack()
+    }
+}
+
 impl fmt::Display for BlockLoc {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "block {} offset {}", self.block, self.offset)

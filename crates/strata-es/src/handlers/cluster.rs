@@ -306,11 +306,13 @@ pub fn nodes_stats(node: &Node, req: &EsRequest) -> Result<Reply> {
 }
 
 /// `strata_cache` of `_nodes/stats`: the node's DRAM caches in total and
-/// by user, the report `INFO cache` shows.
+/// by user, the report `INFO cache` shows (`shared`: one budget, the
+/// total's, that the users share).
 fn cache_report(report: &strata_metrics::CacheReport) -> Value {
     let usage = |u: &strata_metrics::CacheUsage| {
         json!({"size_in_bytes": u.bytes, "budget_in_bytes": u.budget, "entries": u.entries,
-               "hits": u.hits, "misses": u.misses})
+               "hits": u.hits, "misses": u.misses, "insertions": u.insertions,
+               "evictions": u.evictions, "shared": u.shared})
     };
     let users: Map<String, Value> = report
         .users

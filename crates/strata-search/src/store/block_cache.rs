@@ -1,12 +1,14 @@
 //! [`BlockCache`]: the node's DRAM cache of fixed-size blocks of persisted
-//! segment files (`search_cache_size`), shared by every shard of every
+//! segment files (`search_cache_size`, or the user `search_blocks` of the
+//! node's shared cache, `cache_size`), shared by every shard of every
 //! index whose files are read in blocks ([`CachedFile`](super::CachedFile)).
 //!
 //! The blocks live in Strata's one DRAM cache (`strata-cache`: sharded
 //! S3-FIFO whose byte budget bounds resident memory), so a one-pass scan
 //! of cold segments cannot push out the blocks hot queries read again.
-//! Hits, misses and bytes read on misses are counted here, once per block
-//! looked up. Concurrent misses of one block read it once: the first
+//! Hits and misses are the cache's counters of this user, once per block
+//! looked up (a read waited for counts as a hit); bytes read on misses are
+//! counted here. Concurrent misses of one block read it once: the first
 //! reader registers the block in a table of loads in flight (at most one
 //! entry per reading thread) and the others wait for it, then find the
 //! block in the cache.
@@ -25,7 +27,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use parking_lot::Mutex;
-use strata_cache::Cache;
+use strata_cache::{SharedCache, UserCache};
 use tantivy::directory::OwnedBytes;
 
 /// Bytes per cached block.
@@ -36,6 +38,9 @@ pub const DEFAULT_CACHE_BYTES: u64 = 256 << 20;
 
 /// A block: (owner, file id, block number).
 type BlockKey = (u64, u64, u64);
+
+/// The user name of the blocks in a shared cache (`INFO cache`).
+pub const BLOCK_CACHE_USER: &str = "search_blocks";
 
 /// Most shards the cache is split into.
 const MAX_SHARDS: u64 = 16;
@@ -85,14 +90,11 @@ fn owned(block: Bytes) -> OwnedBytes {
 
 /// A byte-budgeted cache of file blocks (see the module docs).
 pub struct BlockCache {
-    blocks: Cache<BlockKey>,
+    blocks: UserCache<BlockKey>,
     /// Blocks being read, each with the lock its reader holds meanwhile.
     loading: Mutex<HashMap<BlockKey, Arc<Mutex<()>>>>,
-    budget: u64,
     next_file: AtomicU64,
     next_owner: AtomicU64,
-    hits: AtomicU64,
-    misses: AtomicU64,
     miss_bytes: AtomicU64,
 }
 
@@ -112,14 +114,21 @@ impl BlockCache {
         // per shard so small budgets still cache.
         let fit = (budget / (BLOCKS_PER_SHARD * BLOCK_SIZE as u64)).max(1);
         let shards = (1u64 << fit.ilog2()).min(MAX_SHARDS);
+        BlockCache::over(UserCache::own(budget, shards as usize))
+    }
+
+    /// The blocks as the user [`BLOCK_CACHE_USER`] of the node's shared
+    /// cache; `None` once that cache serves its most users.
+    pub fn shared(cache: &SharedCache) -> Option<BlockCache> {
+        UserCache::shared(cache, BLOCK_CACHE_USER).map(BlockCache::over)
+    }
+
+    fn over(blocks: UserCache<BlockKey>) -> BlockCache {
         BlockCache {
-            blocks: Cache::with_shards(budget, shards as usize),
+            blocks,
             loading: Mutex::default(),
-            budget,
             next_file: AtomicU64::new(1),
             next_owner: AtomicU64::new(1),
-            hits: AtomicU64::new(0),
-            misses: AtomicU64::new(0),
             miss_bytes: AtomicU64::new(0),
         }
     }
@@ -148,13 +157,17 @@ impl BlockCache {
     ) -> io::Result<(OwnedBytes, bool)> {
         let key = (owner, file, block);
         if let Some(bytes) = self.blocks.get(&key, &()) {
-            return Ok(self.hit(bytes));
+            return Ok((owned(bytes), true));
         }
         let gate = Arc::clone(self.loading.lock().entry(key).or_default());
         let loaded = {
             let _reading = gate.lock();
             match self.blocks.get_again(&key, &()) {
-                Some(bytes) => Ok(self.hit(bytes)),
+                Some(bytes) => {
+                    // Another thread read it meanwhile: a hit after all.
+                    self.blocks.recount_as_hit(&key);
+                    Ok((owned(bytes), true))
+                }
                 None => self.miss(key, load),
             }
         };
@@ -170,17 +183,11 @@ impl BlockCache {
         loaded
     }
 
-    fn hit(&self, bytes: Bytes) -> (OwnedBytes, bool) {
-        self.hits.fetch_add(1, Ordering::Relaxed);
-        (owned(bytes), true)
-    }
-
     fn miss(
         &self,
         key: BlockKey,
         load: impl FnOnce() -> io::Result<Vec<u8>>,
     ) -> io::Result<(OwnedBytes, bool)> {
-        self.misses.fetch_add(1, Ordering::Relaxed);
         let bytes = Bytes::from(load()?);
         self.miss_bytes
             .fetch_add(bytes.len() as u64, Ordering::Relaxed);
@@ -203,13 +210,20 @@ impl BlockCache {
     pub fn stats(&self) -> CacheStats {
         let held = self.blocks.stats();
         CacheStats {
-            budget_bytes: self.budget,
+            budget_bytes: held.budget,
             size_bytes: held.value_bytes,
             blocks: held.entries,
-            hits: self.hits.load(Ordering::Relaxed),
-            misses: self.misses.load(Ordering::Relaxed),
+            hits: held.hits,
+            misses: held.misses,
             miss_bytes: self.miss_bytes.load(Ordering::Relaxed),
         }
+    }
+
+    /// This user's counters in the cache (for the node's cache ledger):
+    /// `bytes` with the tables, of a cache of its own or its share of the
+    /// shared one's.
+    pub fn usage(&self) -> strata_cache::CacheStats {
+        self.blocks.stats()
     }
 }
 
@@ -339,6 +353,28 @@ mod tests {
             .block(b, 2, 0, || panic!("b's blocks are kept"))
             .unwrap();
         assert!(hit);
+    }
+
+    #[test]
+    fn in_a_shared_cache_clear_drops_only_the_blocks() {
+        let shared = SharedCache::new(8 << 20);
+        let records: UserCache<u64> = UserCache::shared(&shared, "kv_records").unwrap();
+        let cache = BlockCache::shared(&shared).unwrap();
+        records.insert(0, (), Bytes::from(vec![1u8; 100]));
+        for n in 0..3 {
+            cache.block(0, 1, n, || block_of(BLOCK_SIZE, 1)).unwrap();
+        }
+        // The same key words as the record: no collision.
+        let (_, hit) = cache.block(0, 0, 0, || block_of(10, 3)).unwrap();
+        assert!(!hit);
+        let s = cache.stats();
+        assert_eq!((s.blocks, s.misses, s.budget_bytes), (4, 4, 8 << 20));
+        assert!(cache.usage().shared);
+        cache.clear();
+        assert_eq!(cache.stats().blocks, 0);
+        assert_eq!(records.get(&0, &()), Some(Bytes::from(vec![1u8; 100])));
+        let users: Vec<String> = shared.users().into_iter().map(|(n, _)| n).collect();
+        assert_eq!(users, ["kv_records", BLOCK_CACHE_USER]);
     }
 
     #[test]

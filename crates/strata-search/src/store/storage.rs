@@ -70,14 +70,7 @@ impl Default for SearchStorage {
 fn register(ledger: &CacheLedger, cache: &Arc<BlockCache>) {
     let cache = Arc::clone(cache);
     ledger.register("search_blocks", move || {
-        let s = cache.stats();
-        Some(CacheUsage {
-            bytes: s.size_bytes,
-            budget: s.budget_bytes,
-            entries: s.blocks,
-            hits: s.hits,
-            misses: s.misses,
-        })
+        Some(CacheUsage::from(cache.usage()))
     });
 }
 

@@ -106,7 +106,9 @@ impl ServeArgs {
         set(&mut config.ssd_io, &self.ssd_io);
         set(&mut config.ssd_io_threads, &self.ssd_io_threads);
         set(&mut config.ssd_io_engine, &self.ssd_io_engine);
-        set(&mut config.dram_cache_size, &self.dram_cache_size);
+        if self.dram_cache_size.is_some() {
+            config.dram_cache_size = self.dram_cache_size;
+        }
         set(&mut config.ssd_flush_interval, &self.ssd_flush_interval);
         set(
             &mut config.ssd_defrag_threshold_pct,
@@ -114,7 +116,12 @@ impl ServeArgs {
         );
         set(&mut config.ssd_reads, &self.ssd_reads);
         set(&mut config.search_tier, &self.search_tier);
-        set(&mut config.search_cache_size, &self.search_cache_size);
+        if self.search_cache_size.is_some() {
+            config.search_cache_size = self.search_cache_size;
+        }
+        if self.cache_size.is_some() {
+            config.cache_size = self.cache_size;
+        }
         set(&mut config.search_indexing_nice, &self.search_indexing_nice);
         set(&mut config.search_merge_pause, &self.search_merge_pause);
         if self.search_pmem_dir.is_some() {

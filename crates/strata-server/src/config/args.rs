@@ -283,6 +283,14 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SIZE")]
     pub search_cache_size: Option<ByteSize>,
 
+    /// One DRAM cache for every engine, of this byte budget: the SSD
+    /// tier's records and search's segment blocks share it (one eviction
+    /// order, each counted on its own in INFO cache and _nodes/stats); not
+    /// with --dram-cache-size or --search-cache-size [default: unset, each
+    /// engine has a cache of its own].
+    #[arg(long, value_name = "SIZE")]
+    pub cache_size: Option<ByteSize>,
+
     /// Nice value of the search engine's indexing and merge threads and of
     /// a flush's copying, so that searches preempt them on busy cores; 0
     /// runs them at the searches' priority, at most 19 [default: 10].

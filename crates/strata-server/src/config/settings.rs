@@ -9,13 +9,13 @@ use serde::Deserialize;
 use strata_search::{merge_yield::MergeYield, IndexingPriority};
 
 use crate::config::modes::{EvictionMode, LogFormat};
+use crate::config::observability;
 use crate::config::persistence::{HumanDuration, LogDevice, PersistenceMode, RecoveryMode};
 use crate::config::search::SearchTier;
 use crate::config::tiers::{
     DataPlacement, IndexPlacement, PmemPersist, SsdIo, SsdIoEngine, SsdReads,
 };
 use crate::config::transport::{ProtectedModeSetting, TlsAuthClients};
-use crate::config::{observability, search};
 use crate::error::ServerError;
 use strata_units::ByteSize;
 
@@ -142,8 +142,10 @@ pub struct ServerConfig {
     pub ssd_io_threads: usize,
     /// How the SSD reader threads read.
     pub ssd_io_engine: SsdIoEngine,
-    /// Byte budget of the DRAM record cache in front of the SSD.
-    pub dram_cache_size: ByteSize,
+    /// Byte budget of the DRAM record cache in front of the SSD; unset:
+    /// 64mb ([`DEFAULT_RECORD_CACHE`](crate::config::tiers::DEFAULT_RECORD_CACHE)).
+    /// Refused beside `cache_size`.
+    pub dram_cache_size: Option<ByteSize>,
     /// How often records appended to the SSD are made durable.
     pub ssd_flush_interval: HumanDuration,
     /// SSD blocks with less live data than this percentage are defragmented.
@@ -152,8 +154,14 @@ pub struct ServerConfig {
     pub ssd_reads: SsdReads,
     /// Default `index.store.tier` of new search indices.
     pub search_tier: SearchTier,
-    /// DRAM budget of the block cache in front of flushed search segments.
-    pub search_cache_size: ByteSize,
+    /// DRAM budget of the block cache in front of flushed search segments;
+    /// unset: 256mb ([`DEFAULT_SEARCH_CACHE`](crate::config::search::DEFAULT_SEARCH_CACHE)).
+    /// Refused beside `cache_size`.
+    pub search_cache_size: Option<ByteSize>,
+    /// One DRAM cache for every engine: its byte budget, which the SSD
+    /// tier's records and search's blocks share (`rules::caches`); unset:
+    /// each has a cache of its own (`dram_cache_size`, `search_cache_size`).
+    pub cache_size: Option<ByteSize>,
     /// Nice value of the search indexing and merge threads (0..=19).
     pub search_indexing_nice: u8,
     /// Longest pause of a search merge while searches run (0: merges never
@@ -259,12 +267,13 @@ impl Default for ServerConfig {
             ssd_io: SsdIo::Direct,
             ssd_io_threads: 16,
             ssd_io_engine: SsdIoEngine::Threads,
-            dram_cache_size: ByteSize::mib(64),
+            dram_cache_size: None,
             ssd_flush_interval: HumanDuration(std::time::Duration::from_millis(100)),
             ssd_defrag_threshold_pct: 50,
             ssd_reads: SsdReads::Deferred,
             search_tier: SearchTier::Dram,
-            search_cache_size: search::DEFAULT_SEARCH_CACHE,
+            search_cache_size: None,
+            cache_size: None,
             search_indexing_nice: IndexingPriority::DEFAULT.nice(),
             search_merge_pause: HumanDuration(MergeYield::DEFAULT.max_pause()),
             search_pmem_dir: None,

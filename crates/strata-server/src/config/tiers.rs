@@ -8,6 +8,9 @@ use strata_units::ByteSize;
 
 /// Smallest persistent-memory file.
 pub const MIN_PMEM_SIZE: ByteSize = ByteSize::mib(64);
+
+/// Default `dram_cache_size`.
+pub const DEFAULT_RECORD_CACHE: ByteSize = ByteSize::mib(64);
 /// Chunk size of the persistent arena: one record segment per chunk, and
 /// the smallest index table of a shard (so 64 shards start with 16 MiB of
 /// tables).

@@ -362,7 +362,7 @@ impl KvCollector {
         gauge(
             enc,
             "record_cache_budget",
-            "The record cache's byte budget (dram_cache_size).",
+            "The record cache's byte budget (dram_cache_size; cache_size when shared).",
             Some(Unit::Bytes),
             s.cache.budget as i64,
         )

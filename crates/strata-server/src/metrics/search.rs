@@ -188,7 +188,7 @@ impl Collector for SearchCollector {
         gauge(
             enc,
             "search_cache_budget",
-            "The search block cache's byte budget (search_cache_size).",
+            "The search block cache's byte budget (search_cache_size; cache_size when shared).",
             Some(Unit::Bytes),
             cache.budget_bytes as i64,
         )?;

@@ -68,7 +68,9 @@ impl Server {
             source,
         })?;
         let tls = listeners::load_tls(config)?;
-        let keyspace = blocking(|| crate::placement::open_keyspace(config))?;
+        // With `cache_size`, the one DRAM cache both engines share.
+        let shared_cache = config.shared_cache();
+        let keyspace = blocking(|| crate::placement::open_keyspace(config, shared_cache.as_ref()))?;
         let persistence = match config.persist_config() {
             // Recovery runs before any port opens.
             Some(persist) => Some(
@@ -212,6 +214,7 @@ impl Server {
                     addr,
                     &shutdown,
                     info.caches.clone(),
+                    shared_cache.as_ref(),
                 )?)
             }
             None => None,

@@ -37,7 +37,6 @@ use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use parking_lot::Mutex;
-use strata_cache::Cache;
 use strata_device::{AlignedBuf, BlockDevice, BLOCK_ALIGN};
 
 use crate::config::{block_count, IndexHome, SsdConfig};
@@ -50,7 +49,7 @@ use crate::position::Position;
 use crate::stats::{Counters, RebuildStats};
 use crate::store::buffers::ReadBuffers;
 use crate::store::geometry::Geometry;
-use crate::store::handle::{Inner, SsdStore};
+use crate::store::handle::{record_cache, Inner, SsdStore};
 use crate::store::table::{BlockState, BlockTable};
 use crate::store::writer::Writer;
 use state::{corrupt, Found};
@@ -298,8 +297,7 @@ impl Recovery {
             torn = stats.torn_blocks,
             "SSD tier rebuilt"
         );
-        let cache =
-            (self.config.dram_cache_size > 0).then(|| Cache::new(self.config.dram_cache_size));
+        let cache = record_cache(&self.config)?;
         let inner = Inner {
             pool: IoPool::new(
                 self.config.io_threads,

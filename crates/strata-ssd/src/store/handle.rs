@@ -8,13 +8,14 @@ use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, OnceLock};
 
 use parking_lot::Mutex;
-use strata_cache::Cache;
+use strata_cache::UserCache;
 use strata_device::BlockDevice;
 
 use super::buffers::ReadBuffers;
 use super::geometry::Geometry;
 use super::table::BlockTable;
 use super::writer::Writer;
+use crate::config::{SsdConfig, RECORD_CACHE_USER};
 use crate::error::SsdError;
 use crate::loc::BlockLoc;
 use crate::pool::IoPool;
@@ -29,6 +30,21 @@ pub(crate) type Version = (u64, BlockLoc);
 /// The cache key of a record read without a hint: its location.
 pub(crate) fn loc_hint(loc: BlockLoc) -> u64 {
     loc.pack().wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+/// The record cache `config` asks for: the store's share of its shared
+/// cache (emptied of records an earlier store left there: versions are
+/// only unique on one device), a cache of its own, or none (a budget of 0).
+pub(crate) fn record_cache(
+    config: &SsdConfig,
+) -> Result<Option<UserCache<u64, Version>>, SsdError> {
+    let Some(shared) = &config.shared_cache else {
+        return Ok((config.dram_cache_size > 0).then(|| UserCache::new(config.dram_cache_size)));
+    };
+    let cache = UserCache::shared(shared, RECORD_CACHE_USER)
+        .ok_or_else(|| SsdError::Config(format!("{shared:?} serves no more users")))?;
+    cache.remove_if(|_| true);
+    Ok(Some(cache))
 }
 
 /// Everything a store handle shares.
@@ -48,7 +64,8 @@ pub(crate) struct Inner {
     /// Set by the first failed write or sync: no more writes.
     pub(crate) poison: OnceLock<String>,
     pub(crate) counters: Counters,
-    pub(crate) cache: Option<Cache<u64, Version>>,
+    /// The record cache: of its own, or the store's share of a shared one.
+    pub(crate) cache: Option<UserCache<u64, Version>>,
     pub(crate) pool: IoPool,
     /// Buffers of device reads (large ones pooled).
     pub(crate) buffers: Arc<ReadBuffers>,

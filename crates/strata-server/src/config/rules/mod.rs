@@ -8,6 +8,7 @@
 //! - `transport`: TLS, protected mode and timeouts.
 //! - `observability`: the metrics port and the slow log.
 
+mod caches;
 mod observability;
 mod persistence;
 mod search;
@@ -126,6 +127,8 @@ impl ServerConfig {
         self.validate_tiers()
             .map_err(|(option, message)| invalid(option, message))?;
         self.validate_search()
+            .map_err(|(option, message)| invalid(option, message))?;
+        self.validate_caches()
             .map_err(|(option, message)| invalid(option, message))?;
         self.validate_transport()
             .map_err(|(option, message)| invalid(option, message))?;

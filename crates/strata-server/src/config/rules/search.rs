@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use strata_cache::SharedCache;
 use strata_search::{merge_yield::MergeYield, BlockCache, IndexingPriority, SearchStorage};
 
 use crate::config::search::MAX_MERGE_PAUSE;
@@ -19,12 +20,27 @@ impl ServerConfig {
         })
     }
 
-    /// The search node's storage options (a new, empty block cache,
-    /// reported in a ledger of its own until `report_to` the node's).
+    /// The search node's storage options (a new, empty block cache, in a
+    /// new shared cache with `cache_size`, reported in a ledger of its own
+    /// until `report_to` the node's).
     pub fn search_storage(&self) -> SearchStorage {
+        self.search_storage_with(self.shared_cache().as_ref())
+    }
+
+    /// [`search_storage`](Self::search_storage) whose blocks, with
+    /// `cache_size`, go in the node's `shared` cache.
+    pub fn search_storage_with(&self, shared: Option<&SharedCache>) -> SearchStorage {
+        let own = || BlockCache::new(self.search_block_cache_size().bytes());
+        let cache = match shared {
+            None => own(),
+            Some(shared) => BlockCache::shared(shared).unwrap_or_else(|| {
+                tracing::error!(?shared, "no room for search's blocks in the shared cache");
+                own()
+            }),
+        };
         SearchStorage {
             default_tier: self.search_tier.store_tier(),
-            cache: Arc::new(BlockCache::new(self.search_cache_size.bytes())),
+            cache: Arc::new(cache),
             pmem_root: Some(self.search_pmem_root()),
             indexing_priority: IndexingPriority::with_nice(self.search_indexing_nice)
                 .unwrap_or_default(),
@@ -84,7 +100,7 @@ mod tests {
     fn defaults_and_toml() {
         let config = ServerConfig::default();
         assert_eq!(config.search_tier, SearchTier::Dram);
-        assert_eq!(config.search_cache_size, DEFAULT_SEARCH_CACHE);
+        assert_eq!(config.search_block_cache_size(), DEFAULT_SEARCH_CACHE);
         assert_eq!(
             config.search_pmem_root(),
             PathBuf::from("./strata-data/strata.pmem.search")

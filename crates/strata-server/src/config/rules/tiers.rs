@@ -52,7 +52,7 @@ impl ServerConfig {
                 SsdIoEngine::Uring => strata_ssd::IoEngine::Uring,
                 SsdIoEngine::Threads => strata_ssd::IoEngine::Threads,
             },
-            dram_cache_size: self.dram_cache_size.bytes(),
+            dram_cache_size: self.record_cache_size().bytes(),
             ..strata_ssd::SsdConfig::default()
         }
     }

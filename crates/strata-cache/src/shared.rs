@@ -1,0 +1,149 @@
+//! [`SharedCache`]: one [`Cache`] whose byte budget and eviction order
+//! several users share (the SSD tier's records, search's blocks), each
+//! through a `UserCache` handle (`handle`) and each counted on its own.
+//!
+//! A user's keys are namespaced by its [`CacheUser`] ([`SharedKey`]), so
+//! keys of different users never collide. Keys and versions are stored as
+//! words (the handle's `CacheKey`, `CacheVersion`), which must be
+//! one-to-one with the user's own, so that a lookup still hits only its
+//! exact version.
+
+use std::fmt;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use super::cache::Cache;
+use super::stats::CacheStats;
+use super::user::{CacheUser, MAX_USERS};
+
+/// A key of a shared cache: its user, then the user's key as words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) struct SharedKey {
+    pub(super) user: CacheUser,
+    pub(super) words: [u64; 3],
+}
+
+/// A version of a shared cache: the user's version as words.
+pub(super) type SharedVersion = [u64; 2];
+
+/// Each shard of a shared cache gets at least this much of the budget,
+/// so that large values (search's 64 KiB blocks) fit many times over.
+const MIN_SHARE: u64 = 1 << 20;
+
+/// Most shards of a shared cache.
+const MAX_SHARDS: u64 = 16;
+
+struct Inner {
+    cache: Cache<SharedKey, SharedVersion>,
+    /// Names of the users handed out, slot `i` being user `i + 1` (user 0
+    /// is the cache's own, unused here).
+    names: Mutex<Vec<String>>,
+}
+
+/// One byte-budgeted cache that several users share (see the module
+/// docs). Cheap to clone: clones are the same cache.
+#[derive(Clone)]
+pub struct SharedCache {
+    inner: Arc<Inner>,
+}
+
+impl SharedCache {
+    /// A shared cache of `budget` bytes (the budget covers every user's
+    /// records and the cache's tables and queues, as [`Cache`]'s does), in
+    /// up to 16 shards of at least 1 MiB each.
+    pub fn new(budget: u64) -> SharedCache {
+        let fit = (budget / MIN_SHARE).clamp(1, MAX_SHARDS);
+        let shards = 1usize << fit.ilog2();
+        SharedCache {
+            inner: Arc::new(Inner {
+                cache: Cache::with_shards(budget, shards),
+                names: Mutex::default(),
+            }),
+        }
+    }
+
+    /// The user called `name`: the one handed out before under that name,
+    /// or a new one. `None` once the cache serves its most users (seven).
+    pub fn user(&self, name: &str) -> Option<CacheUser> {
+        let mut names = self.inner.names.lock();
+        let slot = match names.iter().position(|n| n == name) {
+            Some(slot) => slot,
+            None if names.len() + 1 < MAX_USERS => {
+                names.push(name.to_owned());
+                names.len() - 1
+            }
+            None => return None,
+        };
+        u8::try_from(slot + 1).ok().map(CacheUser)
+    }
+
+    /// The byte budget every user shares.
+    pub fn budget(&self) -> u64 {
+        self.inner.cache.stats().budget
+    }
+
+    /// Totals over every user: `bytes` is the cache's resident memory
+    /// (records, tables, queues), at most the budget.
+    pub fn stats(&self) -> CacheStats {
+        self.inner.cache.stats()
+    }
+
+    /// Each named user's counters, in the order they were handed out, from
+    /// one pass over the cache. A user's `bytes` are its records' plus its
+    /// share of the tables and queues (in proportion to its records), so
+    /// the users' `bytes` add up to about the total (rounded down); its
+    /// `budget` is the shared budget.
+    pub fn users(&self) -> Vec<(String, CacheStats)> {
+        let names = self.inner.names.lock().clone();
+        let (total, users) = self.inner.cache.stats_by_user();
+        names
+            .into_iter()
+            .zip(users.into_iter().skip(1))
+            .map(|(name, user)| (name, with_overhead(user, &total)))
+            .collect()
+    }
+
+    /// One user's counters, as [`users`](Self::users) gives them.
+    pub fn user_stats(&self, user: CacheUser) -> CacheStats {
+        let (total, users) = self.inner.cache.stats_by_user();
+        users
+            .get(user.index())
+            .map(|u| with_overhead(*u, &total))
+            .unwrap_or_default()
+    }
+
+    pub(super) fn cache(&self) -> &Cache<SharedKey, SharedVersion> {
+        &self.inner.cache
+    }
+}
+
+/// `user`'s figures with its share of the memory beyond the records
+/// (tables, queues, ghost), in proportion to its records.
+fn with_overhead(mut user: CacheStats, total: &CacheStats) -> CacheStats {
+    user.shared = true;
+    let overhead = total.bytes.saturating_sub(total.value_bytes);
+    if total.entries > 0 {
+        let share = u128::from(overhead) * u128::from(user.entries) / u128::from(total.entries);
+        user.bytes += u64::try_from(share).unwrap_or(overhead);
+    }
+    user
+}
+
+/// Two handles are equal when they are the same cache.
+impl PartialEq for SharedCache {
+    fn eq(&self, other: &SharedCache) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+impl Eq for SharedCache {}
+
+impl fmt::Debug for SharedCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SharedCache")
+            .field("budget", &self.budget())
+            .field("users", &*self.inner.names.lock())
+            .finish()
+    }
+}
