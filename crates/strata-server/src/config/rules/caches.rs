@@ -9,8 +9,8 @@ use strata_cache::SharedCache;
 
 use crate::config::search::DEFAULT_SEARCH_CACHE;
 use crate::config::settings::ServerConfig;
-use crate::config::size::ByteSize;
 use crate::config::tiers::DEFAULT_RECORD_CACHE;
+use strata_units::ByteSize;
 
 impl ServerConfig {
     /// The SSD tier's own record cache budget (without `cache_size`).
