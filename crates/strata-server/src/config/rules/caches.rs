@@ -6,11 +6,11 @@
 //! `dram_cache_size` (64mb) and `search_cache_size` (256mb), as before.
 
 use strata_cache::SharedCache;
+use strata_units::ByteSize;
 
 use crate::config::search::DEFAULT_SEARCH_CACHE;
 use crate::config::settings::ServerConfig;
 use crate::config::tiers::DEFAULT_RECORD_CACHE;
-use strata_units::ByteSize;
 
 impl ServerConfig {
     /// The SSD tier's own record cache budget (without `cache_size`).
