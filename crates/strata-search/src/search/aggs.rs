@@ -62,11 +62,7 @@ pub struct AggEnv<'a> {
 /// top-level aggregations left for `deferred` (name, kind, body).
 pub type Translated = (Value, Vec<AggShape>, Vec<(String, String, Value)>);
 
-/// Deepest nesting of aggregations (the top level being 1). Translation,
-/// tantivy's collectors and the reshaping recurse once per level;
-/// Elasticsearch bounds nesting only through `search.max_buckets`, and a
-/// JSON body nests at most 128 values (about 40 levels of aggregations).
-pub const MAX_AGG_DEPTH: usize = 32;
+pub use super::agg_tree::MAX_AGG_DEPTH;
 
 /// Rewrites an `aggs` object.
 pub fn translate(env: &AggEnv<'_>, aggs: &Value) -> Result<Translated> {

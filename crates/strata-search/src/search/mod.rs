@@ -47,6 +47,7 @@
 
 pub mod agg_filters;
 mod agg_shape;
+pub mod agg_tree;
 pub mod aggs;
 pub mod bucket_limit;
 pub mod calendar;
@@ -187,7 +188,7 @@ fn search_all(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Searc
         return Ok(response);
     }
     let (filters, rest) = match &req.aggs {
-        Some(a) => filter_aggs::split(a)?,
+        Some(a) => filter_aggs::split(a.json())?,
         None => (Vec::new(), None),
     };
     if filters.is_empty() {
@@ -197,7 +198,7 @@ fn search_all(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Searc
     }
     let started = Instant::now();
     let mut main = req.clone();
-    main.aggs = rest;
+    main.aggs = rest.map(agg_tree::AggTree::parse).transpose()?;
     let mut response = search_once(indices, &main, search_response)?;
     let mut results = Map::new();
     for f in &filters {
@@ -208,7 +209,7 @@ fn search_all(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Searc
             sort: Vec::new(),
             track_total_hits: TrackTotalHits::Exact,
             search_after: None,
-            aggs: f.aggs.clone(),
+            aggs: f.aggs.clone().map(agg_tree::AggTree::parse).transpose()?,
             docvalue_fields: Vec::new(),
             ..req.clone()
         };
