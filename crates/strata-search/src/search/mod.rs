@@ -7,6 +7,8 @@
 //! - `request`: the body; `fetch_fields`: the `fields` option; `sort`,
 //!   `sort_field`: sort criteria and keys; `source_filter`: `_source`
 //!   filtering; `docvalues`: `docvalue_fields`.
+//! - `agg_tree`: the request's `aggs` parsed once (kinds, sub-aggregations,
+//!   structural errors with their path).
 //! - `aggs`: aggregation translation (`agg_shape`: what each result needs
 //!   fixed, `deferred`: the reshaping that fixes it); `agg_filters`:
 //!   `filter`/`filters` below other aggregations; `filter_aggs`: the
