@@ -14,6 +14,7 @@ use serde_json::{json, Map, Value};
 
 pub(crate) use super::agg_shape::only_entry;
 pub use super::agg_shape::AggShape;
+use super::agg_tree::{AggKind, MetricParams};
 use super::date_histogram::DateHistogram;
 use super::date_range::DateRange;
 pub use super::deferred::reshape;
@@ -242,9 +243,21 @@ fn translate_at(env: &AggEnv<'_>, aggs: &Value, depth: usize) -> Result<Translat
                             "No [ranges] specified for the [{name}] aggregation"
                         )));
                     }
-                    params.insert("field".into(), json!(format!("{KEYWORDS}.{field}")));
+                    let column = format!("{KEYWORDS}.{field}");
+                    let typed = AggKind::from_name(&kind).filter(|k| MetricParams::covers(*k));
+                    let params = match typed {
+                        // Parsed again from the JSON execution still reads
+                        // (the tree checked it), until translation walks
+                        // the tree.
+                        Some(k) => MetricParams::parse(k, name, &Value::Object(params))?
+                            .tantivy_request(&column),
+                        None => {
+                            params.insert("field".into(), json!(column));
+                            Value::Object(params)
+                        }
+                    };
                     let mut agg = Map::new();
-                    agg.insert(kind.clone(), Value::Object(params));
+                    agg.insert(kind.clone(), params);
                     aggs_out.push((name.clone(), Value::Object(agg)));
                 }
             }

@@ -1,6 +1,7 @@
 //! The `aggs` of a search request parsed once into a tree of [`AggNode`]s:
 //! each aggregation's name, its kind ([`AggKind`]), its kind's parameters
-//! (still JSON) and its sub-aggregations. Structural errors (an
+//! (JSON, or typed for the numeric metrics: [`MetricParams`]) and its
+//! sub-aggregations. Structural errors (an
 //! aggregation that is not an object, two kinds in one, no kind, an
 //! unknown kind, `aggs` that is not an object, a bad name, nesting past
 //! [`MAX_AGG_DEPTH`]) are the parse's, and its parse errors carry the
@@ -9,10 +10,12 @@
 //! it was parsed from, which execution still reads.
 
 mod kind;
+mod metric;
 
 use serde_json::Value;
 
 pub use self::kind::AggKind;
+pub use self::metric::MetricParams;
 use crate::error::{QueryStep, Result, SearchError};
 
 /// Deepest nesting of aggregations (the top level being 1). Translation,
@@ -30,6 +33,8 @@ pub struct AggNode {
     pub kind: AggKind,
     /// The value of its type's key: the type's parameters.
     pub body: Value,
+    /// The numeric metrics' parameters, typed.
+    pub metric: Option<MetricParams>,
     /// Its sub-aggregations, in request order.
     pub subs: Vec<AggNode>,
 }
@@ -110,6 +115,10 @@ impl AggNode {
                 "aggregation type [{kind_name}] of [{name}] is not supported by this server"
             ))
         })?;
+        let metric = MetricParams::covers(kind)
+            .then(|| MetricParams::parse(kind, name, params))
+            .transpose()
+            .map_err(|e| e.in_query(QueryStep::Key(kind_name.clone())))?;
         let subs = match sub {
             Some((key, value)) => parse_level(value, depth + 1)
                 .map_err(|e| e.in_query(QueryStep::Key(key.clone())))?,
@@ -119,6 +128,7 @@ impl AggNode {
             name: name.to_string(),
             kind,
             body: params.clone(),
+            metric,
             subs,
         })
     }

@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use super::{AggKind, AggTree, MAX_AGG_DEPTH};
+use super::{AggKind, AggTree, MetricParams, MAX_AGG_DEPTH};
 use crate::error::QueryStep;
 
 fn key(k: &str) -> QueryStep {
@@ -85,4 +85,48 @@ fn unknown_kinds_meta_and_deep_nesting_are_refused() {
         "{err}"
     );
     assert!(AggTree::parse(json!("nope")).is_err());
+}
+
+#[test]
+fn numeric_metrics_are_typed_and_their_bad_params_refused_with_the_path() {
+    let tree = AggTree::parse(json!({"e": {"extended_stats": {
+        "field": "n", "missing": "2.5", "sigma": 3, "format": "0.0"
+    }}}))
+    .unwrap();
+    let metric = tree.nodes()[0].metric.clone().unwrap();
+    assert_eq!(
+        metric,
+        MetricParams {
+            field: "n".into(),
+            missing: Some(2.5),
+            sigma: Some(3.0)
+        }
+    );
+    assert_eq!(
+        metric.tantivy_request("col.n"),
+        json!({"field": "col.n", "missing": 2.5, "sigma": 3.0})
+    );
+    let terms = AggTree::parse(json!({"t": {"terms": {"field": "k"}}})).unwrap();
+    assert_eq!(terms.nodes()[0].metric, None);
+
+    let err = AggTree::parse(json!({"a": {"avg": {"field": "n", "sigma": 2}}})).unwrap_err();
+    assert_eq!(err.to_string(), "[avg] unknown field [sigma]");
+    assert_eq!(err.es_type(), "x_content_parse_exception");
+    assert_eq!(err.query_path(), Some(&[key("a"), key("avg")][..]));
+    let err = AggTree::parse(json!({"a": {"sum": {"field": "n", "missing": "x"}}})).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "[missing] of [sum] aggregation [a] must be a number, got [\"x\"]"
+    );
+    let err = AggTree::parse(json!({"a": {"extended_stats": {"field": "n", "sigma": -1}}}));
+    assert_eq!(
+        err.unwrap_err().to_string(),
+        "[sigma] must be greater than or equal to 0. Found [-1] in [a]"
+    );
+    let err = AggTree::parse(json!({"a": {"max": {"script": "1"}}})).unwrap_err();
+    assert_eq!(err.to_string(), "scripts are not supported");
+    let err = AggTree::parse(json!({"a": {"min": {}}})).unwrap_err();
+    assert!(err
+        .to_string()
+        .starts_with("Required one of fields [field, script]"));
 }
