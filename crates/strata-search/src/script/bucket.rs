@@ -16,6 +16,7 @@ use strata_script::{Context, Input, Limits};
 
 use super::{compile, script_error, Compiled};
 use crate::error::{Result, SearchError};
+use crate::search::agg_tree::AggTree;
 use crate::search::request::SearchRequest;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,7 +46,7 @@ pub fn split(req: &SearchRequest) -> Result<Option<(SearchRequest, Pipelines)>> 
     let Some(aggs) = &req.aggs else {
         return Ok(None);
     };
-    let mut aggs = aggs.clone();
+    let mut aggs = aggs.json().clone();
     let mut found = Vec::new();
     take(&mut aggs, &mut Vec::new(), &mut found, 0)?;
     if found.is_empty() {
@@ -54,7 +55,7 @@ pub fn split(req: &SearchRequest) -> Result<Option<(SearchRequest, Pipelines)>> 
     // Values first, then the selectors that may read them.
     found.sort_by_key(|p| p.kind == Kind::Selector);
     let stripped = SearchRequest {
-        aggs: Some(aggs),
+        aggs: Some(AggTree::parse(aggs)?),
         ..req.clone()
     };
     Ok(Some((stripped, Pipelines(found))))
@@ -369,7 +370,7 @@ mod tests {
         .unwrap();
         let (stripped, pipelines) = split(&req).unwrap().unwrap();
         assert_eq!(
-            stripped.aggs.unwrap()["t"]["aggs"],
+            stripped.aggs.unwrap().json()["t"]["aggs"],
             json!({"n": {"value_count": {"field": "k"}}})
         );
         let mut body = json!({"aggregations": {"t": {"buckets": [

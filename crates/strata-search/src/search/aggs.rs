@@ -14,6 +14,7 @@ use serde_json::{json, Map, Value};
 
 pub(crate) use super::agg_shape::only_entry;
 pub use super::agg_shape::AggShape;
+use super::agg_tree::{AggKind, MetricParams};
 use super::date_histogram::DateHistogram;
 use super::date_range::DateRange;
 pub use super::deferred::reshape;
@@ -62,11 +63,7 @@ pub struct AggEnv<'a> {
 /// top-level aggregations left for `deferred` (name, kind, body).
 pub type Translated = (Value, Vec<AggShape>, Vec<(String, String, Value)>);
 
-/// Deepest nesting of aggregations (the top level being 1). Translation,
-/// tantivy's collectors and the reshaping recurse once per level;
-/// Elasticsearch bounds nesting only through `search.max_buckets`, and a
-/// JSON body nests at most 128 values (about 40 levels of aggregations).
-pub const MAX_AGG_DEPTH: usize = 32;
+pub use super::agg_tree::MAX_AGG_DEPTH;
 
 /// Rewrites an `aggs` object.
 pub fn translate(env: &AggEnv<'_>, aggs: &Value) -> Result<Translated> {
@@ -246,9 +243,21 @@ fn translate_at(env: &AggEnv<'_>, aggs: &Value, depth: usize) -> Result<Translat
                             "No [ranges] specified for the [{name}] aggregation"
                         )));
                     }
-                    params.insert("field".into(), json!(format!("{KEYWORDS}.{field}")));
+                    let column = format!("{KEYWORDS}.{field}");
+                    let typed = AggKind::from_name(&kind).filter(|k| MetricParams::covers(*k));
+                    let params = match typed {
+                        // Parsed again from the JSON execution still reads
+                        // (the tree checked it), until translation walks
+                        // the tree.
+                        Some(k) => MetricParams::parse(k, name, &Value::Object(params))?
+                            .tantivy_request(&column),
+                        None => {
+                            params.insert("field".into(), json!(column));
+                            Value::Object(params)
+                        }
+                    };
                     let mut agg = Map::new();
-                    agg.insert(kind.clone(), Value::Object(params));
+                    agg.insert(kind.clone(), params);
                     aggs_out.push((name.clone(), Value::Object(agg)));
                 }
             }

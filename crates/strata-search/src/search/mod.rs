@@ -7,6 +7,8 @@
 //! - `request`: the body; `fetch_fields`: the `fields` option; `sort`,
 //!   `sort_field`: sort criteria and keys; `source_filter`: `_source`
 //!   filtering; `docvalues`: `docvalue_fields`.
+//! - `agg_tree`: the request's `aggs` parsed once (kinds, sub-aggregations,
+//!   structural errors with their path).
 //! - `aggs`: aggregation translation (`agg_shape`: what each result needs
 //!   fixed, `deferred`: the reshaping that fixes it); `agg_filters`:
 //!   `filter`/`filters` below other aggregations; `filter_aggs`: the
@@ -47,6 +49,7 @@
 
 pub mod agg_filters;
 mod agg_shape;
+pub mod agg_tree;
 pub mod aggs;
 pub mod bucket_limit;
 pub mod calendar;
@@ -187,7 +190,7 @@ fn search_all(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Searc
         return Ok(response);
     }
     let (filters, rest) = match &req.aggs {
-        Some(a) => filter_aggs::split(a)?,
+        Some(a) => filter_aggs::split(a.json())?,
         None => (Vec::new(), None),
     };
     if filters.is_empty() {
@@ -197,7 +200,7 @@ fn search_all(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Searc
     }
     let started = Instant::now();
     let mut main = req.clone();
-    main.aggs = rest;
+    main.aggs = rest.map(agg_tree::AggTree::parse).transpose()?;
     let mut response = search_once(indices, &main, search_response)?;
     let mut results = Map::new();
     for f in &filters {
@@ -208,7 +211,7 @@ fn search_all(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Searc
             sort: Vec::new(),
             track_total_hits: TrackTotalHits::Exact,
             search_after: None,
-            aggs: f.aggs.clone(),
+            aggs: f.aggs.clone().map(agg_tree::AggTree::parse).transpose()?,
             docvalue_fields: Vec::new(),
             ..req.clone()
         };

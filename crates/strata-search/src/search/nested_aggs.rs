@@ -12,6 +12,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use tantivy::query::{BooleanQuery, ConstScoreQuery, EmptyQuery, Occur, Query};
 
+use super::agg_tree::AggTree;
 pub(crate) use super::doc_scope::DocScope;
 use super::index_query::query_at;
 use super::reentry::SearchFn;
@@ -106,7 +107,7 @@ pub(super) fn run(
         sort: Vec::new(),
         track_total_hits: TrackTotalHits::Exact,
         search_after: None,
-        aggs: sub.cloned(),
+        aggs: sub.cloned().map(AggTree::parse).transpose()?,
         docvalue_fields: Vec::new(),
         scope,
         ..req.clone()

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use super::agg_tree::AggTree;
 use super::reentry::Reentry;
 use super::request::{SearchRequest, TrackTotalHits};
 use super::{bucket_limit, nested_aggs, scan_aggs, top_hits};
@@ -61,7 +62,7 @@ pub(super) fn run_deferred(
         sort: Vec::new(),
         track_total_hits: TrackTotalHits::Off,
         search_after: None,
-        aggs: Some(json!({ name: body })),
+        aggs: Some(AggTree::parse(json!({ name: body }))?),
         docvalue_fields: Vec::new(),
         ..req.clone()
     };
@@ -85,7 +86,7 @@ pub(super) fn run_filtered(
         sort: Vec::new(),
         track_total_hits: TrackTotalHits::Off,
         search_after: None,
-        aggs: Some(aggs.clone()),
+        aggs: Some(AggTree::parse(aggs.clone())?),
         docvalue_fields: Vec::new(),
         ..req.clone()
     };

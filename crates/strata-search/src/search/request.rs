@@ -1,15 +1,17 @@
 //! A `_search` body parsed into a [`SearchRequest`]; unknown keys are
 //! `parsing_exception`s, as in Elasticsearch. The query (and each
-//! field's `highlight_query`) is parsed here, once, so its errors are the
-//! parse's, with the path of the offending query.
+//! field's `highlight_query`) and the aggregation tree (`agg_tree`) are
+//! parsed here, once, so their errors are the parse's, with the path of
+//! the offending query or aggregation.
 
 use serde_json::Value;
 
+use super::agg_tree::AggTree;
 use super::docvalues::{self, DocvalueField};
 use super::sort::SortField;
 use super::source_filter::SourceFilter;
 use crate::breaker::MemoryAccount;
-use crate::error::{Result, SearchError};
+use crate::error::{QueryStep, Result, SearchError};
 use crate::query::ParsedQuery;
 
 /// How `hits.total` is reported.
@@ -40,8 +42,8 @@ pub struct SearchRequest {
     pub(crate) source: SourceFilter,
     /// Sort values to continue after.
     pub search_after: Option<Vec<Value>>,
-    /// The `aggs` request, as written.
-    pub aggs: Option<Value>,
+    /// The `aggs` request, parsed with the request.
+    pub aggs: Option<AggTree>,
     /// Return `_version` in hits.
     pub version: bool,
     /// Return `_seq_no` and `_primary_term` in hits.
@@ -130,7 +132,11 @@ impl SearchRequest {
                         .ok_or_else(|| SearchError::parsing("[search_after] must be an array"))?;
                     req.search_after = Some(values.clone());
                 }
-                "aggs" | "aggregations" => req.aggs = Some(value.clone()),
+                "aggs" | "aggregations" => {
+                    let tree = AggTree::parse(value.clone())
+                        .map_err(|e| e.in_query(QueryStep::Key(key.clone())))?;
+                    req.aggs = Some(tree);
+                }
                 "version" => req.version = as_bool(key, value)?,
                 "seq_no_primary_term" => req.seq_no_primary_term = as_bool(key, value)?,
                 "track_scores" => req.track_scores = as_bool(key, value)?,
@@ -312,6 +318,19 @@ mod tests {
         let body = json!({"highlight": {"fields": {"f": {}}, "highlight_query": {"nope": {}}}});
         let err = SearchRequest::parse(&body).unwrap_err();
         assert_eq!(err.to_string(), "unknown query [nope]");
+    }
+
+    #[test]
+    fn aggregation_errors_come_from_the_parse_with_their_path() {
+        let body = json!({"aggregations": {"d": {"terms": {"field": "k"}, "aggs": {"m": 1}}}});
+        let err = SearchRequest::parse(&body).unwrap_err();
+        assert_eq!(err.to_string(), "Expected [START_OBJECT] under [m]");
+        let path = ["aggregations", "d", "aggs", "m"].map(|k| QueryStep::Key(k.into()));
+        assert_eq!(err.query_path(), Some(&path[..]));
+        let req = SearchRequest::parse(&json!({"aggs": {"d": {"max": {"field": "n"}}}})).unwrap();
+        let tree = req.aggs.unwrap();
+        assert_eq!(tree.nodes()[0].name, "d");
+        assert_eq!(tree.json(), &json!({"d": {"max": {"field": "n"}}}));
     }
 
     #[test]

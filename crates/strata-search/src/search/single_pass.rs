@@ -63,7 +63,7 @@ pub(super) fn search_once(
     let descending = Arc::new(sort::key_orders(&effective_sort));
 
     let (geo, rest_aggs) = match &req.aggs {
-        Some(a) => geo_aggs::split(a)?,
+        Some(a) => geo_aggs::split(a.json())?,
         None => (Vec::new(), None),
     };
     let mut geo_fruit = (!geo.is_empty()).then(|| geo_aggs::GeoCollector::new(geo.clone()).empty());

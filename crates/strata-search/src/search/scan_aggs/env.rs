@@ -12,6 +12,7 @@ use crate::error::Result;
 use crate::index::SearchIndex;
 use crate::mapping::Mappings;
 use crate::query::ParsedQuery;
+use crate::search::agg_tree::AggTree;
 use crate::search::reentry::SearchFn;
 use crate::search::request::{SearchRequest, TrackTotalHits};
 use crate::search::{nested_aggs, parallel, snapshot};
@@ -78,7 +79,7 @@ impl ScanEnv<'_> {
             sort: Vec::new(),
             track_total_hits: TrackTotalHits::Off,
             search_after: None,
-            aggs: Some(sub.clone()),
+            aggs: Some(AggTree::parse(sub.clone())?),
             docvalue_fields: Vec::new(),
             ..self.req.clone()
         };

@@ -1,0 +1,134 @@
+//! [`AggKind`]: the aggregation types this server computes, by their
+//! Elasticsearch names. A name not listed is refused when the request is
+//! parsed, in the words translation used before the tree existed.
+
+/// One aggregation type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AggKind {
+    /// `min`.
+    Min,
+    /// `max`.
+    Max,
+    /// `avg`.
+    Avg,
+    /// `sum`.
+    Sum,
+    /// `value_count`.
+    ValueCount,
+    /// `stats`.
+    Stats,
+    /// `extended_stats`.
+    ExtendedStats,
+    /// `percentiles`.
+    Percentiles,
+    /// `cardinality`.
+    Cardinality,
+    /// `weighted_avg`.
+    WeightedAvg,
+    /// `terms`.
+    Terms,
+    /// `rare_terms`.
+    RareTerms,
+    /// `significant_terms`.
+    SignificantTerms,
+    /// `histogram`.
+    Histogram,
+    /// `date_histogram`.
+    DateHistogram,
+    /// `range`.
+    Range,
+    /// `date_range`.
+    DateRange,
+    /// `filter`.
+    Filter,
+    /// `filters`.
+    Filters,
+    /// `missing`.
+    Missing,
+    /// `composite`.
+    Composite,
+    /// `nested`.
+    Nested,
+    /// `reverse_nested`.
+    ReverseNested,
+    /// `top_hits`.
+    TopHits,
+    /// `geo_centroid`.
+    GeoCentroid,
+    /// `geohash_grid`.
+    GeohashGrid,
+    /// `derivative`.
+    Derivative,
+    /// `cumulative_sum`.
+    CumulativeSum,
+    /// `bucket_sort`.
+    BucketSort,
+    /// `bucket_script`.
+    BucketScript,
+    /// `bucket_selector`.
+    BucketSelector,
+}
+
+/// Every kind with its name; names are unique.
+const NAMES: &[(AggKind, &str)] = &[
+    (AggKind::Min, "min"),
+    (AggKind::Max, "max"),
+    (AggKind::Avg, "avg"),
+    (AggKind::Sum, "sum"),
+    (AggKind::ValueCount, "value_count"),
+    (AggKind::Stats, "stats"),
+    (AggKind::ExtendedStats, "extended_stats"),
+    (AggKind::Percentiles, "percentiles"),
+    (AggKind::Cardinality, "cardinality"),
+    (AggKind::WeightedAvg, "weighted_avg"),
+    (AggKind::Terms, "terms"),
+    (AggKind::RareTerms, "rare_terms"),
+    (AggKind::SignificantTerms, "significant_terms"),
+    (AggKind::Histogram, "histogram"),
+    (AggKind::DateHistogram, "date_histogram"),
+    (AggKind::Range, "range"),
+    (AggKind::DateRange, "date_range"),
+    (AggKind::Filter, "filter"),
+    (AggKind::Filters, "filters"),
+    (AggKind::Missing, "missing"),
+    (AggKind::Composite, "composite"),
+    (AggKind::Nested, "nested"),
+    (AggKind::ReverseNested, "reverse_nested"),
+    (AggKind::TopHits, "top_hits"),
+    (AggKind::GeoCentroid, "geo_centroid"),
+    (AggKind::GeohashGrid, "geohash_grid"),
+    (AggKind::Derivative, "derivative"),
+    (AggKind::CumulativeSum, "cumulative_sum"),
+    (AggKind::BucketSort, "bucket_sort"),
+    (AggKind::BucketScript, "bucket_script"),
+    (AggKind::BucketSelector, "bucket_selector"),
+];
+
+impl AggKind {
+    /// The kind named `name`, if this server computes it.
+    pub fn from_name(name: &str) -> Option<AggKind> {
+        NAMES.iter().find(|(_, n)| *n == name).map(|(k, _)| *k)
+    }
+
+    /// The Elasticsearch name of this kind.
+    pub fn name(self) -> &'static str {
+        NAMES
+            .iter()
+            .find(|(k, _)| *k == self)
+            .map_or("", |(_, n)| n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{AggKind, NAMES};
+
+    #[test]
+    fn names_and_kinds_map_one_to_one() {
+        for (kind, name) in NAMES {
+            assert_eq!(AggKind::from_name(name), Some(*kind));
+            assert_eq!(kind.name(), *name);
+        }
+        assert_eq!(AggKind::from_name("scripted_metric"), None);
+    }
+}

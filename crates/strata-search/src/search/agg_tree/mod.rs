@@ -1,0 +1,149 @@
+//! The `aggs` of a search request parsed once into a tree of [`AggNode`]s:
+//! each aggregation's name, its kind ([`AggKind`]), its kind's parameters
+//! (JSON, or typed for the numeric metrics: [`MetricParams`]) and its
+//! sub-aggregations. Structural errors (an
+//! aggregation that is not an object, two kinds in one, no kind, an
+//! unknown kind, `aggs` that is not an object, a bad name, nesting past
+//! [`MAX_AGG_DEPTH`]) are the parse's, and its parse errors carry the
+//! path of the offending aggregation (`[aggs][by_day][aggs][max]`) as
+//! query errors do (`SearchError::InQuery`). An [`AggTree`] keeps the JSON
+//! it was parsed from, which execution still reads.
+
+mod kind;
+mod metric;
+
+use serde_json::Value;
+
+pub use self::kind::AggKind;
+pub use self::metric::MetricParams;
+use crate::error::{QueryStep, Result, SearchError};
+
+/// Deepest nesting of aggregations (the top level being 1). Translation,
+/// tantivy's collectors and the reshaping recurse once per level;
+/// Elasticsearch bounds nesting only through `search.max_buckets`, and a
+/// JSON body nests at most 128 values (about 40 levels of aggregations).
+pub const MAX_AGG_DEPTH: usize = 32;
+
+/// One aggregation of a request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AggNode {
+    /// Its name: the key of its result.
+    pub name: String,
+    /// Its type.
+    pub kind: AggKind,
+    /// The value of its type's key: the type's parameters.
+    pub body: Value,
+    /// The numeric metrics' parameters, typed.
+    pub metric: Option<MetricParams>,
+    /// Its sub-aggregations, in request order.
+    pub subs: Vec<AggNode>,
+}
+
+/// A request's `aggs`: the tree, and the JSON it was parsed from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AggTree {
+    nodes: Vec<AggNode>,
+    json: Value,
+}
+
+impl AggTree {
+    /// Parses an `aggs` object.
+    pub fn parse(json: Value) -> Result<AggTree> {
+        let nodes = parse_level(&json, 1)?;
+        Ok(AggTree { nodes, json })
+    }
+
+    /// The top-level aggregations.
+    pub fn nodes(&self) -> &[AggNode] {
+        &self.nodes
+    }
+
+    /// The `aggs` object as written.
+    pub fn json(&self) -> &Value {
+        &self.json
+    }
+}
+
+/// The aggregations of an `aggs` object at nesting level `depth`.
+fn parse_level(aggs: &Value, depth: usize) -> Result<Vec<AggNode>> {
+    if depth > MAX_AGG_DEPTH {
+        return Err(SearchError::illegal(format!(
+            "aggregations are nested more than [{MAX_AGG_DEPTH}] levels deep"
+        )));
+    }
+    let obj = aggs
+        .as_object()
+        .ok_or_else(|| SearchError::parsing("[aggs] must be an object"))?;
+    obj.iter()
+        .map(|(name, body)| {
+            AggNode::parse(name, body, depth).map_err(|e| e.in_query(QueryStep::Key(name.clone())))
+        })
+        .collect()
+}
+
+impl AggNode {
+    /// The aggregation `name` at nesting level `depth`.
+    fn parse(name: &str, body: &Value, depth: usize) -> Result<AggNode> {
+        check_name(name)?;
+        let body = body.as_object().ok_or_else(|| {
+            SearchError::parsing(format!("Expected [START_OBJECT] under [{name}]"))
+        })?;
+        let mut kind: Option<(&String, &Value)> = None;
+        let mut sub = None;
+        for (key, value) in body {
+            match key.as_str() {
+                "aggs" | "aggregations" => sub = Some((key, value)),
+                "meta" => {
+                    return Err(SearchError::illegal(
+                        "[meta] on aggregations is not supported",
+                    ))
+                }
+                _ if kind.is_none() => kind = Some((key, value)),
+                other => {
+                    return Err(SearchError::parsing(format!(
+                        "Found two aggregation type definitions in [{name}]: [{}] and [{other}]",
+                        kind.map_or("", |k| k.0.as_str())
+                    )))
+                }
+            }
+        }
+        let (kind_name, params) = kind.ok_or_else(|| {
+            SearchError::parsing(format!("Missing definition for aggregation [{name}]"))
+        })?;
+        let kind = AggKind::from_name(kind_name).ok_or_else(|| {
+            SearchError::illegal(format!(
+                "aggregation type [{kind_name}] of [{name}] is not supported by this server"
+            ))
+        })?;
+        let metric = MetricParams::covers(kind)
+            .then(|| MetricParams::parse(kind, name, params))
+            .transpose()
+            .map_err(|e| e.in_query(QueryStep::Key(kind_name.clone())))?;
+        let subs = match sub {
+            Some((key, value)) => parse_level(value, depth + 1)
+                .map_err(|e| e.in_query(QueryStep::Key(key.clone())))?,
+            None => Vec::new(),
+        };
+        Ok(AggNode {
+            name: name.to_string(),
+            kind,
+            body: params.clone(),
+            metric,
+            subs,
+        })
+    }
+}
+
+/// Elasticsearch's rule for names: `[`, `]` and `>` are refused, since
+/// bucket paths (`sales>avg_price`, `percentiles[99]`) use them.
+fn check_name(name: &str) -> Result<()> {
+    if name.contains(['[', ']', '>']) {
+        return Err(SearchError::parsing(format!(
+            "Invalid aggregation name [{name}]. Aggregation names can contain any character except '[', ']', and '>'"
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,132 @@
+//! The tree's shape and its structural errors, with their paths.
+
+use serde_json::json;
+
+use super::{AggKind, AggTree, MetricParams, MAX_AGG_DEPTH};
+use crate::error::QueryStep;
+
+fn key(k: &str) -> QueryStep {
+    QueryStep::Key(k.into())
+}
+
+#[test]
+fn a_request_parses_into_kinds_bodies_and_subs() {
+    let json = json!({"by_day": {
+        "date_histogram": {"field": "ts", "calendar_interval": "day"},
+        "aggs": {"top": {"max": {"field": "n"}}, "low": {"min": {"field": "n"}}}
+    }});
+    let tree = AggTree::parse(json.clone()).unwrap();
+    assert_eq!(tree.json(), &json);
+    let [day] = tree.nodes() else {
+        panic!("one top-level aggregation")
+    };
+    assert_eq!(day.name, "by_day");
+    assert_eq!(day.kind, AggKind::DateHistogram);
+    assert_eq!(day.body["calendar_interval"], "day");
+    let subs: Vec<_> = day.subs.iter().map(|s| (s.name.as_str(), s.kind)).collect();
+    assert!(subs.contains(&("top", AggKind::Max)) && subs.contains(&("low", AggKind::Min)));
+    assert!(day.subs.iter().all(|s| s.subs.is_empty()));
+}
+
+#[test]
+fn structural_errors_carry_the_path_of_their_aggregation() {
+    let cases = [
+        (
+            json!({"d": {"terms": {"field": "k"}, "aggs": {"m": {"max": {}, "min": {}}}}}),
+            "Found two aggregation type definitions in [m]: [max] and [min]",
+            vec![key("d"), key("aggs"), key("m")],
+        ),
+        (
+            json!({"d": {"terms": {"field": "k"}, "aggregations": 3}}),
+            "[aggs] must be an object",
+            vec![key("d"), key("aggregations")],
+        ),
+        (
+            json!({"d": 1}),
+            "Expected [START_OBJECT] under [d]",
+            vec![key("d")],
+        ),
+        (
+            json!({"d": {"aggs": {}}}),
+            "Missing definition for aggregation [d]",
+            vec![key("d")],
+        ),
+        (
+            json!({"a>b": {"max": {"field": "n"}}}),
+            "Invalid aggregation name [a>b]. Aggregation names can contain any character except '[', ']', and '>'",
+            vec![key("a>b")],
+        ),
+    ];
+    for (json, message, path) in cases {
+        let err = AggTree::parse(json).unwrap_err();
+        assert_eq!(err.to_string(), message);
+        assert_eq!(err.es_type(), "parsing_exception");
+        assert_eq!(err.query_path(), Some(&path[..]), "{message}");
+    }
+}
+
+#[test]
+fn unknown_kinds_meta_and_deep_nesting_are_refused() {
+    let err = AggTree::parse(json!({"s": {"scripted_metric": {}}})).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "aggregation type [scripted_metric] of [s] is not supported by this server"
+    );
+    assert_eq!(err.es_type(), "illegal_argument_exception");
+    let err = AggTree::parse(json!({"s": {"max": {}, "meta": {}}})).unwrap_err();
+    assert_eq!(err.to_string(), "[meta] on aggregations is not supported");
+    let mut deep = json!({"leaf": {"max": {"field": "n"}}});
+    for level in 0..MAX_AGG_DEPTH {
+        deep = json!({ format!("l{level}"): {"terms": {"field": "k"}, "aggs": deep} });
+    }
+    let err = AggTree::parse(deep).unwrap_err();
+    assert!(
+        err.to_string().contains("nested more than [32] levels"),
+        "{err}"
+    );
+    assert!(AggTree::parse(json!("nope")).is_err());
+}
+
+#[test]
+fn numeric_metrics_are_typed_and_their_bad_params_refused_with_the_path() {
+    let tree = AggTree::parse(json!({"e": {"extended_stats": {
+        "field": "n", "missing": "2.5", "sigma": 3, "format": "0.0"
+    }}}))
+    .unwrap();
+    let metric = tree.nodes()[0].metric.clone().unwrap();
+    assert_eq!(
+        metric,
+        MetricParams {
+            field: "n".into(),
+            missing: Some(2.5),
+            sigma: Some(3.0)
+        }
+    );
+    assert_eq!(
+        metric.tantivy_request("col.n"),
+        json!({"field": "col.n", "missing": 2.5, "sigma": 3.0})
+    );
+    let terms = AggTree::parse(json!({"t": {"terms": {"field": "k"}}})).unwrap();
+    assert_eq!(terms.nodes()[0].metric, None);
+
+    let err = AggTree::parse(json!({"a": {"avg": {"field": "n", "sigma": 2}}})).unwrap_err();
+    assert_eq!(err.to_string(), "[avg] unknown field [sigma]");
+    assert_eq!(err.es_type(), "x_content_parse_exception");
+    assert_eq!(err.query_path(), Some(&[key("a"), key("avg")][..]));
+    let err = AggTree::parse(json!({"a": {"sum": {"field": "n", "missing": "x"}}})).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "[missing] of [sum] aggregation [a] must be a number, got [\"x\"]"
+    );
+    let err = AggTree::parse(json!({"a": {"extended_stats": {"field": "n", "sigma": -1}}}));
+    assert_eq!(
+        err.unwrap_err().to_string(),
+        "[sigma] must be greater than or equal to 0. Found [-1] in [a]"
+    );
+    let err = AggTree::parse(json!({"a": {"max": {"script": "1"}}})).unwrap_err();
+    assert_eq!(err.to_string(), "scripts are not supported");
+    let err = AggTree::parse(json!({"a": {"min": {}}})).unwrap_err();
+    assert!(err
+        .to_string()
+        .starts_with("Required one of fields [field, script]"));
+}
