@@ -111,7 +111,7 @@ fn check(catalog: &Catalog, model: &Model) {
     let indices = catalog.resolve("posts").unwrap();
     let counted = count(
         &indices,
-        &strata_search::ParsedQuery::match_all(),
+        &strata_search::ParsedQuery::parse(json!({"match_all": {}})).unwrap(),
         &strata_search::MemoryAccount::unaccounted(),
     )
     .unwrap();

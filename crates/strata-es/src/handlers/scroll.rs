@@ -118,7 +118,7 @@ fn start(
         }
         r.snapshot = Some(Arc::clone(&snapshot));
         let mut next = r.clone();
-        next.aggs = None;
+        next.drop_aggs();
         next.from = 0;
         kept = Some(next);
         Ok(())

@@ -43,7 +43,7 @@ pub struct SearchRequest {
     /// Sort values to continue after.
     pub search_after: Option<Vec<Value>>,
     /// The `aggs` request, parsed with the request.
-    pub aggs: Option<AggTree>,
+    pub(crate) aggs: Option<AggTree>,
     /// Return `_version` in hits.
     pub version: bool,
     /// Return `_seq_no` and `_primary_term` in hits.
@@ -89,6 +89,11 @@ pub(crate) enum StoredFields {
 }
 
 impl SearchRequest {
+    /// Drops the aggregations: a scroll's later pages carry none.
+    pub fn drop_aggs(&mut self) {
+        self.aggs = None;
+    }
+
     /// Parses a body (`Null` for none).
     pub fn parse(body: &Value) -> Result<SearchRequest> {
         let mut req = SearchRequest {

@@ -183,7 +183,7 @@ impl ParsedQuery {
     }
 
     /// `match_all`, the query of a request without one.
-    pub fn match_all() -> ParsedQuery {
+    pub(crate) fn match_all() -> ParsedQuery {
         ParsedQuery::composed(QueryAst::MatchAll { boost: 1.0 }, json!({"match_all": {}}))
     }
 
@@ -219,7 +219,7 @@ impl ParsedQuery {
     }
 
     /// The JSON form (see the type's doc).
-    pub fn json(&self) -> &Value {
+    pub(crate) fn json(&self) -> &Value {
         &self.0.json
     }
 }

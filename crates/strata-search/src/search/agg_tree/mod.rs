@@ -53,8 +53,12 @@ impl AggTree {
         Ok(AggTree { nodes, json })
     }
 
-    /// The top-level aggregations.
-    pub fn nodes(&self) -> &[AggNode] {
+    /// The top-level aggregations. Translation still walks the JSON (it
+    /// re-reads the typed metrics' parameters through [`MetricParams`]),
+    /// so only tests read the tree today; the parse is what refuses a
+    /// malformed `aggs` before any index is touched.
+    #[cfg(test)]
+    pub(crate) fn nodes(&self) -> &[AggNode] {
         &self.nodes
     }
 
