@@ -10,7 +10,7 @@
 //! - `cluster.max_shards_per_node` (default 1,000), the cap on shards and
 //!   so on indices;
 //! - `search.max_buckets` (default 65,536), the most buckets a search
-//!   response may return ([`strata_search::bucket_limit`]).
+//!   response may return ([`strata_search::set_max_buckets`]).
 //!
 //! Persistent values are kept in `<root>/cluster_settings.json` (replaced
 //! atomically); transient ones last until the node stops and win over
@@ -24,8 +24,8 @@ use std::path::{Path, PathBuf};
 use parking_lot::Mutex;
 use serde_json::{json, Map, Value};
 use strata_search::{
-    breaker_settings, bucket_limit, BreakerSettings, SearchError, SearchFiles,
-    DEFAULT_MAX_SHARDS_PER_NODE,
+    BreakerSettings, SearchError, SearchFiles, BREAKER_SETTINGS, DEFAULT_MAX_BUCKETS,
+    DEFAULT_MAX_SHARDS_PER_NODE, MAX_BUCKETS_SETTING,
 };
 
 use crate::error::{EsError, Result};
@@ -56,10 +56,10 @@ fn kind_of(key: &str) -> Option<Kind> {
         Some(Kind::Bool)
     } else if key == MAX_SHARDS_PER_NODE
         || CONTEXT_LIMITS.contains(&key)
-        || key == bucket_limit::SETTING
+        || key == MAX_BUCKETS_SETTING
     {
         Some(Kind::PositiveInt)
-    } else if breaker_settings::NAMES.contains(&key) {
+    } else if BREAKER_SETTINGS.contains(&key) {
         Some(Kind::Breaker)
     } else {
         None
@@ -113,7 +113,7 @@ impl ClusterSettings {
     /// The breakers' settings in force (values were checked when set).
     pub fn breakers(&self) -> BreakerSettings {
         let mut settings = BreakerSettings::default();
-        for name in breaker_settings::NAMES {
+        for name in BREAKER_SETTINGS {
             if let Some(value) = self.effective(name) {
                 settings = settings.with(name, Some(&value)).unwrap_or(settings);
             }
@@ -137,9 +137,9 @@ impl ClusterSettings {
 
     /// `search.max_buckets` in force.
     pub fn max_buckets(&self) -> usize {
-        self.effective(bucket_limit::SETTING)
+        self.effective(MAX_BUCKETS_SETTING)
             .and_then(|v| v.parse().ok())
-            .unwrap_or(bucket_limit::DEFAULT_MAX_BUCKETS)
+            .unwrap_or(DEFAULT_MAX_BUCKETS)
     }
 
     /// The `GET /_cluster/settings` body (`flat`: dotted keys).
@@ -168,11 +168,8 @@ impl ClusterSettings {
             CONTEXT_LIMITS[1].into(),
             crate::contexts::DEFAULT_MAX_PIT.to_string(),
         );
-        all.insert(
-            bucket_limit::SETTING.into(),
-            bucket_limit::DEFAULT_MAX_BUCKETS.to_string(),
-        );
-        for name in breaker_settings::NAMES {
+        all.insert(MAX_BUCKETS_SETTING.into(), DEFAULT_MAX_BUCKETS.to_string());
+        for name in BREAKER_SETTINGS {
             if let Some(v) = breakers.value_of(name) {
                 all.insert(name.into(), v);
             }
@@ -223,7 +220,7 @@ impl ClusterSettings {
 
 /// One scope of a `PUT` body: values to set, keys to reset (`null`).
 fn parse_scope(scope: &str, settings: &Value) -> Result<(Flat, Vec<String>)> {
-    let flat = strata_search::dotted::flatten(settings);
+    let flat = strata_search::flatten_dotted(settings);
     let (mut set, mut reset) = (Flat::new(), Vec::new());
     for (key, value) in flat {
         let Some(kind) = kind_of(&key) else {
@@ -272,7 +269,7 @@ fn parse_scope(scope: &str, settings: &Value) -> Result<(Flat, Vec<String>)> {
 /// Flat settings as `{"a.b": "v"}` or nested `{"a": {"b": "v"}}`.
 fn render(settings: &Flat, flat: bool) -> Value {
     if !flat {
-        return strata_search::dotted::nest(settings.iter().map(|(k, v)| (k.as_str(), json!(v))));
+        return strata_search::nest_dotted(settings.iter().map(|(k, v)| (k.as_str(), json!(v))));
     }
     Value::Object(
         settings

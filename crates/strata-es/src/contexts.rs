@@ -272,7 +272,7 @@ fn missing(number: u64) -> EsError {
 /// A keep-alive (`scroll=1m`, `keep_alive=5m`): Elasticsearch's time
 /// units, positive, at most `search.max_keep_alive`.
 pub fn parse_keep_alive(key: &str, raw: &str) -> Result<Duration> {
-    let d = strata_search::time_value::parse(raw).ok_or_else(|| {
+    let d = strata_search::parse_time_value(raw).ok_or_else(|| {
         EsError::Parse(format!(
             "failed to parse setting [{key}] with value [{raw}] as a time value: unit is missing or unrecognized"
         ))

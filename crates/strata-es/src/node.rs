@@ -114,7 +114,7 @@ impl Node {
         self.breakers.apply(self.cluster_settings.breakers());
         self.catalog
             .set_max_shards_per_node(self.cluster_settings.max_shards_per_node());
-        strata_search::bucket_limit::set_max_buckets(self.cluster_settings.max_buckets());
+        strata_search::set_max_buckets(self.cluster_settings.max_buckets());
     }
 
     /// A new request's account on the request breaker.

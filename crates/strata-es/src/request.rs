@@ -8,7 +8,7 @@ use std::sync::Arc;
 use axum::http::Method;
 use bytes::Bytes;
 use serde_json::Value;
-use strata_search::{estimate, IndicesOptions, MemoryAccount, Precondition};
+use strata_search::{estimate_parsed_json, IndicesOptions, MemoryAccount, Precondition};
 
 use crate::error::{EsError, Result};
 use crate::media::Format;
@@ -163,7 +163,7 @@ impl EsRequest {
             return Ok(Value::Null);
         }
         self.memory
-            .reserve(estimate::parsed_json(&self.body), "<parsed_request>")?;
+            .reserve(estimate_parsed_json(&self.body), "<parsed_request>")?;
         serde_json::from_slice(&self.body)
             .map_err(|e| EsError::XContentParse(format!("[{}:{}] {e}", e.line(), e.column())))
     }

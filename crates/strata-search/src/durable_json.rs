@@ -34,16 +34,11 @@ pub(crate) fn load_in(dir: &dyn Directory, name: &str, what: &Path) -> Result<Op
 }
 
 /// Replaces the file `path` with `value`, durably, in its directory on the
-/// real filesystem ([`save_in`] on an [`FsDirectory`]). A node's files go
-/// through its tree instead ([`SearchFiles::save_json`](crate::store::SearchFiles::save_json)).
-pub fn save(path: &Path, value: &Value) -> Result<()> {
-    let (dir, name) = on_disk(path)?;
-    save_in(&dir, name, value, path)
-}
-
-/// As [`save`], with owner-only permissions (0600) from the moment the
-/// file exists: for files holding credentials (API key hashes), which no
-/// other local user may read.
+/// real filesystem (a node's files go through its tree instead:
+/// [`SearchFiles::save_json`](crate::store::SearchFiles::save_json)), with
+/// owner-only permissions (0600) from the moment the file exists: it is
+/// for files holding credentials (API key hashes), which no other local
+/// user may read.
 pub fn save_private(path: &Path, value: &Value) -> Result<()> {
     let (dir, name) = on_disk(path)?;
     dir.replace_with_permissions(name, &bytes_of(value)?, 0o600)

@@ -57,8 +57,8 @@ mod aliases;
 mod breaker;
 mod catalog;
 mod codec;
-pub mod dotted;
-pub mod durable_json;
+mod dotted;
+mod durable_json;
 mod error;
 mod index;
 mod index_limits;
@@ -72,13 +72,12 @@ mod shard;
 mod slowlog;
 mod store;
 mod templates;
-pub mod time_value;
+mod time_value;
 mod translog;
 
 // The façade: everything `strata-es`, `strata-server` and this crate's
 // integration tests use. The modules above are private; only these names
-// (and the three small utility modules `dotted`, `durable_json` and
-// `time_value`) are the crate's API.
+// are the crate's API.
 
 // The node's indices, aliases and templates.
 pub use aliases::{AliasMeta, Aliases};
@@ -95,7 +94,9 @@ pub use templates::{TemplateBody, Templates};
 pub use query::{ParsedQuery, MAX_NESTED_DEPTH};
 pub use script::update::{update_with_script, Upsert};
 pub use script::{compile as compile_script, Compiled as CompiledScript};
-pub use search::bucket_limit;
+pub use search::bucket_limit::{
+    set_max_buckets, DEFAULT_MAX_BUCKETS, SETTING as MAX_BUCKETS_SETTING,
+};
 pub use search::slice::Slice;
 pub use search::snapshot::Snapshot;
 pub use search::sort::{Missing, SortField};
@@ -104,15 +105,22 @@ pub use search::{count, search, search_response, SearchRequest, SearchResponse, 
 pub use slowlog::{note_search, SearchTook};
 
 // Memory: the circuit breakers and what a request holds.
-pub use breaker::settings as breaker_settings;
+pub use breaker::byte_size::format as format_byte_size;
+pub use breaker::estimate::{indexing as estimate_indexing, parsed_json as estimate_parsed_json};
+pub use breaker::settings::NAMES as BREAKER_SETTINGS;
 pub use breaker::{
-    byte_size, estimate, memory_base, Breaker, BreakerSettings, CircuitBreakers, MemoryAccount,
-    MemorySize,
+    memory_base, Breaker, BreakerSettings, CircuitBreakers, MemoryAccount, MemorySize,
 };
 
 // Storage and background work.
-pub use shard::merge_yield;
+pub use shard::merge_yield::{stats as merge_yield_stats, MergeYield, YieldStats};
 pub use shard::priority::IndexingPriority;
 pub use store::{
     BlockCache, SearchFiles, SearchStorage, StoreTier, BLOCK_SIZE, DEFAULT_IDLE_AFTER,
 };
+
+// Small utilities the HTTP crate shares: dotted setting names, durable
+// JSON files outside a node's tree, Elasticsearch's time values.
+pub use dotted::{flatten as flatten_dotted, nest as nest_dotted};
+pub use durable_json::{load as load_json_file, save_private as save_private_json_file};
+pub use time_value::{parse as parse_time_value, parse_interval as parse_time_interval};

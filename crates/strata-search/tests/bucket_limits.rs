@@ -11,8 +11,8 @@
 use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
-use strata_search::bucket_limit::{set_max_buckets, DEFAULT_MAX_BUCKETS};
 use strata_search::{search, Catalog, Precondition, SearchError, SearchRequest};
+use strata_search::{set_max_buckets, DEFAULT_MAX_BUCKETS};
 
 const HOUR: i64 = 3_600_000;
 /// 2024-03-31T00:00:00Z: Europe/London moves to summer time at 01:00Z.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
-use strata_search::{byte_size, BLOCK_SIZE};
+use strata_search::{format_byte_size, BLOCK_SIZE};
 
 use super::stats::{health_of, IndexStats};
 use super::targets::resolve;
@@ -57,7 +57,7 @@ impl HealthWait {
         };
         let timeout = match req.param("timeout") {
             None => HEALTH_TIMEOUT,
-            Some(t) => strata_search::time_value::parse_interval("timeout", &json!(t))
+            Some(t) => strata_search::parse_time_interval("timeout", &json!(t))
                 .map_err(EsError::from)?
                 .unwrap_or(HEALTH_TIMEOUT),
         };
@@ -269,8 +269,8 @@ pub fn nodes_stats(node: &Node, req: &EsRequest) -> Result<Reply> {
     body.insert("timestamp".into(), json!(now));
     let mut indices = total.to_json();
     // Merges are slowed on purpose only by pausing for searches
-    // (`strata_search::merge_yield`): that is the throttled time.
-    let yields = strata_search::merge_yield::stats();
+    // (`strata_search::merge_yield_stats`): that is the throttled time.
+    let yields = strata_search::merge_yield_stats();
     indices["merges"] = json!({
         "total_throttled_time_in_millis": yields.paused.as_millis() as u64,
         "strata_pauses_for_searches": yields.pauses,
@@ -332,9 +332,9 @@ fn breakers(node: &Node) -> Value {
             b.name.into(),
             json!({
                 "limit_size_in_bytes": b.limit,
-                "limit_size": byte_size::format(b.limit),
+                "limit_size": format_byte_size(b.limit),
                 "estimated_size_in_bytes": b.estimated,
-                "estimated_size": byte_size::format(b.estimated),
+                "estimated_size": format_byte_size(b.estimated),
                 "overhead": b.overhead,
                 "tripped": b.tripped,
             }),

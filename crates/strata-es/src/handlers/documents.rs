@@ -10,8 +10,8 @@ use axum::http::Method;
 use serde::Serialize;
 use serde_json::{json, Value};
 use strata_search::{
-    estimate, DocWriteResult, MemoryAccount, SearchError, SearchIndex, SourceFilter, WriteResult,
-    PRIMARY_TERM,
+    estimate_indexing, DocWriteResult, MemoryAccount, SearchError, SearchIndex, SourceFilter,
+    WriteResult, PRIMARY_TERM,
 };
 
 use super::found_doc::FoundDoc;
@@ -68,7 +68,7 @@ pub fn write(
 /// peak, for as long as the returned account lives (the write).
 pub(super) fn reserve_indexing(memory: &MemoryAccount, source: &[u8]) -> Result<MemoryAccount> {
     let part = memory.part();
-    part.reserve(estimate::indexing(source), "<index_document>")?;
+    part.reserve(estimate_indexing(source), "<index_document>")?;
     Ok(part)
 }
 

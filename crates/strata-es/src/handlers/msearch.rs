@@ -27,7 +27,7 @@ use std::time::Instant;
 
 use bytes::Bytes;
 use serde_json::{json, Value};
-use strata_search::{estimate, IndicesOptions, MemoryAccount};
+use strata_search::{estimate_parsed_json, IndicesOptions, MemoryAccount};
 
 use super::aliases;
 use super::search_request::run_search;
@@ -194,7 +194,7 @@ impl Plan {
             item_req.memory = self.req.memory.part();
             let (header, body) = (&self.lines[2 * at], &self.lines[2 * at + 1]);
             item_req.memory.reserve(
-                estimate::parsed_json(header) + estimate::parsed_json(body),
+                estimate_parsed_json(header) + estimate_parsed_json(body),
                 "<msearch_item>",
             )?;
             let header = ndjson::parse_line(header, 2 * at)?;
@@ -270,7 +270,7 @@ fn checked_lines(req: &EsRequest) -> Result<Vec<Bytes>> {
     )?;
     for (number, line) in lines.iter().enumerate() {
         let memory = req.memory.part();
-        memory.reserve(estimate::parsed_json(line), "<msearch_request>")?;
+        memory.reserve(estimate_parsed_json(line), "<msearch_request>")?;
         ndjson::parse_line(line, number)?;
     }
     if lines.len() % 2 == 1 {

@@ -8,7 +8,7 @@
 //! uuid-named directories of indices it does not have.
 //! `search_indexing_nice` is the nice value of the indexing and merge
 //! threads (see `strata_search::IndexingPriority`), `search_merge_pause`
-//! the longest a merge pauses while searches run (`shard::merge_yield`).
+//! the longest a merge pauses while searches run (`strata_search::MergeYield`).
 
 use std::time::Duration;
 

@@ -6,7 +6,7 @@ use std::net::{IpAddr, Ipv4Addr};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use strata_search::{merge_yield::MergeYield, IndexingPriority};
+use strata_search::{IndexingPriority, MergeYield};
 
 use crate::config::modes::{EvictionMode, LogFormat};
 use crate::config::observability;
@@ -165,7 +165,7 @@ pub struct ServerConfig {
     /// Nice value of the search indexing and merge threads (0..=19).
     pub search_indexing_nice: u8,
     /// Longest pause of a search merge while searches run (0: merges never
-    /// pause); see `strata_search::merge_yield`.
+    /// pause); see `strata_search::MergeYield`.
     pub search_merge_pause: HumanDuration,
     /// Directory of `pmem` search indices' fresh segments;
     /// `<pmem file>.search` when unset.

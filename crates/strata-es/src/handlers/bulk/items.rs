@@ -5,7 +5,7 @@
 //! Elasticsearch; every parsed line is reserved on the request breaker.
 
 use serde_json::{Map, Value};
-use strata_search::{estimate, MemoryAccount};
+use strata_search::{estimate_parsed_json, MemoryAccount};
 
 use crate::error::{EsError, Result};
 use crate::ndjson;
@@ -73,7 +73,7 @@ pub(super) fn parse_items<'a>(
     while i < lines.len() {
         let number = i + 1;
         memory.reserve(
-            std::mem::size_of::<Item<'_>>() as u64 + 2 * estimate::parsed_json(lines[i]),
+            std::mem::size_of::<Item<'_>>() as u64 + 2 * estimate_parsed_json(lines[i]),
             "<bulk_request>",
         )?;
         let action = ndjson::parse_line(lines[i], i)?;

@@ -10,7 +10,7 @@ pub fn parse_millis(text: &str) -> Result<u64> {
             "failed to parse setting [expiration] with value [{text}] as a time value: unit is missing or unrecognized"
         ))
     };
-    let duration = strata_search::time_value::parse(&text.to_ascii_lowercase()).ok_or_else(bad)?;
+    let duration = strata_search::parse_time_value(&text.to_ascii_lowercase()).ok_or_else(bad)?;
     u64::try_from(duration.as_millis()).map_err(|_| bad())
 }
 

@@ -1,6 +1,6 @@
 //! [`ApiKeyStore`]: every API key, kept in `<root>/api_keys.json` and
 //! replaced atomically and fsynced with owner-only permissions
-//! (`strata_search::durable_json`) before a change is acknowledged, so
+//! (`strata_search::save_private_json_file`) before a change is acknowledged, so
 //! keys survive restarts and crashes. Secrets are never stored: only a salted SHA-256 of each
 //! (`{SSHA256}` + base64 of salt and digest; a key secret carries 128
 //! random bits, so a fast hash is as safe as a slow one, which is what
@@ -20,7 +20,7 @@ use rand::RngCore;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
-use strata_search::durable_json;
+use strata_search::{load_json_file, save_private_json_file};
 
 use crate::error::EsError;
 use crate::security::realm::cache::constant_time_eq;
@@ -117,7 +117,7 @@ impl ApiKeyStore {
     pub fn open(root: &Path) -> Result<ApiKeyStore, String> {
         let path = root.join("api_keys.json");
         let mut keys = Keys::new();
-        if let Some(doc) = durable_json::load(&path).map_err(|e| e.to_string())? {
+        if let Some(doc) = load_json_file(&path).map_err(|e| e.to_string())? {
             let damaged = |why: String| format!("damaged {}: {why}", path.display());
             if doc["version"].as_u64() != Some(VERSION) {
                 return Err(damaged(format!("unknown version {}", doc["version"])));
@@ -178,7 +178,7 @@ impl ApiKeyStore {
         }
         let doc = json!({"version": VERSION, "keys": records.values().collect::<Vec<_>>()});
         // Owner-only: the file holds the keys' salted hashes.
-        durable_json::save_private(&self.path, &doc)?;
+        save_private_json_file(&self.path, &doc)?;
         let mut keys = Keys::new();
         for (id, record) in records {
             let key = StoredKey::compile(record).map_err(EsError::Internal)?;

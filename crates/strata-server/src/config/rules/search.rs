@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use strata_cache::SharedCache;
-use strata_search::{merge_yield::MergeYield, BlockCache, IndexingPriority, SearchStorage};
+use strata_search::{BlockCache, IndexingPriority, MergeYield, SearchStorage};
 
 use crate::config::search::MAX_MERGE_PAUSE;
 use crate::config::settings::ServerConfig;
