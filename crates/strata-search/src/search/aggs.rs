@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value};
 
 pub(crate) use super::agg_shape::only_entry;
 pub use super::agg_shape::AggShape;
-use super::agg_tree::{AggKind, MetricParams};
+use super::agg_tree::{level_json, AggKind, AggNode};
 use super::date_histogram::DateHistogram;
 use super::date_range::DateRange;
 pub use super::deferred::reshape;
@@ -63,61 +63,35 @@ pub struct AggEnv<'a> {
 /// top-level aggregations left for `deferred` (name, kind, body).
 pub type Translated = (Value, Vec<AggShape>, Vec<(String, String, Value)>);
 
-pub use super::agg_tree::MAX_AGG_DEPTH;
-
-/// Rewrites an `aggs` object.
-pub fn translate(env: &AggEnv<'_>, aggs: &Value) -> Result<Translated> {
-    translate_at(env, aggs, 1)
+/// Rewrites the aggregations `aggs` (a request's tree, or a level of it).
+pub fn translate(env: &AggEnv<'_>, aggs: &[AggNode]) -> Result<Translated> {
+    translate_at(env, aggs.iter(), 1)
 }
 
-/// Rewrites an `aggs` object found at nesting level `depth`.
-fn translate_at(env: &AggEnv<'_>, aggs: &Value, depth: usize) -> Result<Translated> {
-    if depth > MAX_AGG_DEPTH {
-        return Err(SearchError::illegal(format!(
-            "aggregations are nested more than [{MAX_AGG_DEPTH}] levels deep"
-        )));
-    }
+/// Rewrites the aggregations `nodes` found at nesting level `depth` (which
+/// the tree's parse bounds by [`MAX_AGG_DEPTH`](super::agg_tree::MAX_AGG_DEPTH), as it checks their
+/// structure: one kind each, a known kind, sub-aggregations only where
+/// they are taken).
+fn translate_at<'n>(
+    env: &AggEnv<'_>,
+    nodes: impl Iterator<Item = &'n AggNode>,
+    depth: usize,
+) -> Result<Translated> {
     let mappings = env.mappings;
-    let obj = aggs
-        .as_object()
-        .ok_or_else(|| SearchError::parsing("[aggs] must be an object"))?;
     let mut out = Map::new();
     let mut shapes = Vec::new();
     let mut deferred_here = Vec::new();
-    for (name, body) in obj {
-        let body = body.as_object().ok_or_else(|| {
-            SearchError::parsing(format!("Expected [START_OBJECT] under [{name}]"))
-        })?;
-        let mut kind = None;
-        let mut sub = None;
-        for (k, v) in body {
-            match k.as_str() {
-                "aggs" | "aggregations" => sub = Some(v),
-                "meta" => {
-                    return Err(SearchError::illegal(
-                        "[meta] on aggregations is not supported",
-                    ))
-                }
-                other if kind.is_none() => kind = Some((other.to_string(), v)),
-                other => {
-                    return Err(SearchError::parsing(format!(
-                        "Found two aggregation type definitions in [{name}]: [{}] and [{other}]",
-                        kind.as_ref().map_or("", |k| k.0.as_str())
-                    )))
-                }
-            }
-        }
-        let (kind, params) = kind.ok_or_else(|| {
-            SearchError::parsing(format!("Missing definition for aggregation [{name}]"))
-        })?;
+    for node in nodes {
+        let (name, params) = (&node.name, &node.body);
+        let kind = node.kind.name().to_string();
         let scanned = kind != "cardinality" || scan_aggs::cardinality_here(depth, params, mappings);
-        if kind == "composite" && depth > 1 {
+        if node.kind == AggKind::Composite && depth > 1 {
             return Err(SearchError::illegal(format!(
                 "[composite] aggregation cannot be used with a parent aggregation ([{name}])"
             )));
         }
         if scan_aggs::is_scanned(&kind) && scanned {
-            let body = Value::Object(body.clone());
+            let body = node.to_json();
             scan_aggs::validate(name, &kind, &body, mappings)?;
             deferred_here.push((name.clone(), kind, body));
             continue;
@@ -127,12 +101,13 @@ fn translate_at(env: &AggEnv<'_>, aggs: &Value, depth: usize) -> Result<Translat
         }
         if nested_aggs::KINDS.contains(&kind.as_str()) {
             nested_aggs::validate(name, &kind, params)?;
-            deferred_here.push((name.clone(), kind, Value::Object(body.clone())));
+            deferred_here.push((name.clone(), kind, node.to_json()));
             continue;
         }
         if DEFERRED.contains(&kind.as_str()) {
-            deferred::validate(name, &kind, params, sub)?;
-            deferred_here.push((name.clone(), kind, Value::Object(body.clone())));
+            let sub = (!node.subs.is_empty()).then(|| level_json(&node.subs));
+            deferred::validate(name, &kind, params, sub.as_ref())?;
+            deferred_here.push((name.clone(), kind, node.to_json()));
             continue;
         }
         if !METRICS.contains(&kind.as_str()) && !BUCKETS.contains(&kind.as_str()) {
@@ -140,22 +115,13 @@ fn translate_at(env: &AggEnv<'_>, aggs: &Value, depth: usize) -> Result<Translat
                 "aggregation type [{kind}] of [{name}] is not supported by this server"
             )));
         }
-        let (sub, pipes) = match sub {
-            Some(sub) => pipelines::split(&kind, sub)?,
-            None => (None, Vec::new()),
-        };
-        let (sub_req, children, sub_deferred) = match sub.as_ref() {
-            Some(_) if METRICS.contains(&kind.as_str()) => {
-                return Err(SearchError::illegal(format!(
-                    "Aggregator [{name}] of type [{kind}] cannot accept sub-aggregations"
-                )));
-            }
-            Some(sub) => {
-                let (r, c, d) = translate_at(env, sub, depth + 1)?;
-                let empty = r.as_object().is_some_and(|o| o.is_empty());
-                ((!empty).then_some(r), c, d)
-            }
-            None => (None, Vec::new(), Vec::new()),
+        let (subs, pipes) = pipelines::split(&kind, &node.subs)?;
+        let (sub_req, children, sub_deferred) = if subs.is_empty() {
+            (None, Vec::new(), Vec::new())
+        } else {
+            let (r, c, d) = translate_at(env, subs.into_iter(), depth + 1)?;
+            let empty = r.as_object().is_some_and(|o| o.is_empty());
+            ((!empty).then_some(r), c, d)
         };
         let mut shape = AggShape::new(name, &kind);
         shape.children = children;
@@ -244,13 +210,8 @@ fn translate_at(env: &AggEnv<'_>, aggs: &Value, depth: usize) -> Result<Translat
                         )));
                     }
                     let column = format!("{KEYWORDS}.{field}");
-                    let typed = AggKind::from_name(&kind).filter(|k| MetricParams::covers(*k));
-                    let params = match typed {
-                        // Parsed again from the JSON execution still reads
-                        // (the tree checked it), until translation walks
-                        // the tree.
-                        Some(k) => MetricParams::parse(k, name, &Value::Object(params))?
-                            .tantivy_request(&column),
+                    let params = match &node.metric {
+                        Some(metric) => metric.tantivy_request(&column),
                         None => {
                             params.insert("field".into(), json!(column));
                             Value::Object(params)

@@ -16,6 +16,7 @@
 
 use serde_json::{json, Map, Value};
 
+use super::agg_tree::{AggKind, AggNode};
 use super::bucket_limit::{self, max_buckets, CANDIDATES_PER_BUCKET};
 use super::calendar::{CalendarUnit, Rounding};
 use super::missing_bucket::MissingBucket;
@@ -244,26 +245,18 @@ impl DateHistogram {
 
 /// The date fields whose `date_histogram`s (at any depth of `aggs`) need
 /// the data's bounds.
-pub fn bound_fields(aggs: &Value, mappings: &Mappings, now: i64, out: &mut Vec<String>) {
-    let Some(obj) = aggs.as_object() else {
-        return;
-    };
-    for (name, body) in obj {
-        let Some(body) = body.as_object() else {
-            continue;
-        };
-        if let Some(Value::Object(params)) = body.get("date_histogram") {
-            if let Some(field) = params.get("field").and_then(Value::as_str) {
-                let parsed = DateHistogram::parse(name, field, params, mappings, now);
+pub fn bound_fields(aggs: &[AggNode], mappings: &Mappings, now: i64, out: &mut Vec<String>) {
+    for node in aggs {
+        if node.kind == AggKind::DateHistogram {
+            let params = node.body.as_object();
+            let field = params.and_then(|p| p.get("field")).and_then(Value::as_str);
+            if let (Some(params), Some(field)) = (params, field) {
+                let parsed = DateHistogram::parse(&node.name, field, params, mappings, now);
                 if parsed.is_ok_and(|h| h.by_ranges) && !out.iter().any(|f| f == field) {
                     out.push(field.to_string());
                 }
             }
         }
-        for key in ["aggs", "aggregations"] {
-            if let Some(sub) = body.get(key) {
-                bound_fields(sub, mappings, now, out);
-            }
-        }
+        bound_fields(&node.subs, mappings, now, out);
     }
 }

@@ -82,7 +82,7 @@ pub fn validate(name: &str, kind: &str, params: &Value, sub: Option<&Value>) -> 
     if let Some(sub) = sub {
         body["aggs"] = sub.clone();
     }
-    geo_aggs::split(&json!({ name: body })).map(|_| ())
+    geo_aggs::check(name, &body)
 }
 
 fn range(field: &str, from: Option<f64>, to: Option<f64>, date: bool) -> Value {

@@ -13,6 +13,7 @@
 
 use serde_json::{json, Map, Value};
 
+use super::agg_tree::{AggKind, AggNode, AggTree};
 use crate::error::{Result, SearchError};
 use crate::query::ParsedQuery;
 
@@ -23,8 +24,8 @@ pub struct FilterAgg {
     pub name: String,
     /// The filter query, parsed.
     pub filter: ParsedQuery,
-    /// Sub-aggregations, as written.
-    pub aggs: Option<Value>,
+    /// Sub-aggregations (`None` when there are none).
+    pub aggs: Option<AggTree>,
 }
 
 impl FilterAgg {
@@ -47,63 +48,34 @@ impl FilterAgg {
 
 /// Takes the top-level `filter` aggregations out of `aggs`; returns them and
 /// the rest (`None` when nothing is left).
-pub fn split(aggs: &Value) -> Result<(Vec<FilterAgg>, Option<Value>)> {
-    let Some(obj) = aggs.as_object() else {
-        return Ok((Vec::new(), Some(aggs.clone())));
-    };
+pub fn split(aggs: &AggTree) -> Result<(Vec<FilterAgg>, Option<AggTree>)> {
     let mut filters = Vec::new();
-    let mut rest = Map::new();
-    for (name, body) in obj {
-        match parse(name, body)? {
+    let mut rest = Vec::new();
+    for node in aggs.nodes() {
+        match parse(node)? {
             Some(f) => filters.push(f),
-            None => {
-                rest.insert(name.clone(), body.clone());
-            }
+            None => rest.push(node.clone()),
         }
     }
-    Ok((filters, (!rest.is_empty()).then_some(Value::Object(rest))))
+    Ok((filters, AggTree::from_nodes(rest)))
 }
 
-fn parse(name: &str, body: &Value) -> Result<Option<FilterAgg>> {
-    let Some(obj) = body.as_object() else {
+/// `node` as a top-level `filter` aggregation; the tree's parse has checked
+/// its structure (one kind, well-formed sub-aggregations).
+fn parse(node: &AggNode) -> Result<Option<FilterAgg>> {
+    if node.kind != AggKind::Filter {
         return Ok(None);
-    };
-    let Some(filter) = obj.get("filter") else {
-        return Ok(None);
-    };
-    let mut aggs = None;
-    for (k, v) in obj {
-        match k.as_str() {
-            "filter" => {}
-            "aggs" | "aggregations" => {
-                if !v.is_object() {
-                    return Err(SearchError::parsing(format!(
-                        "Expected [START_OBJECT] under [{k}] of [{name}]"
-                    )));
-                }
-                aggs = Some(v.clone());
-            }
-            "meta" => {
-                return Err(SearchError::illegal(
-                    "[meta] on aggregations is not supported",
-                ))
-            }
-            other => {
-                return Err(SearchError::parsing(format!(
-                    "Found two aggregation type definitions in [{name}]: [filter] and [{other}]"
-                )))
-            }
-        }
     }
+    let (name, filter) = (&node.name, &node.body);
     if filter.as_object().is_none_or(|o| o.is_empty()) {
         return Err(SearchError::parsing(format!(
             "[filter] of aggregation [{name}] must be a query object, got [{filter}]"
         )));
     }
     Ok(Some(FilterAgg {
-        name: name.to_string(),
+        name: name.clone(),
         filter: ParsedQuery::parse(filter.clone())?,
-        aggs: aggs.filter(|a| a.as_object().is_some_and(|o| !o.is_empty())),
+        aggs: AggTree::from_nodes(node.subs.clone()),
     }))
 }
 
@@ -117,12 +89,13 @@ mod tests {
             "f": {"filter": {"term": {"a": 1}}, "aggs": {"t": {"terms": {"field": "b"}}}},
             "x": {"terms": {"field": "b"}}
         });
-        let (filters, rest) = split(&aggs).unwrap();
+        let (filters, rest) = split(&AggTree::parse(aggs).unwrap()).unwrap();
         assert_eq!(filters.len(), 1);
         assert_eq!(filters[0].name, "f");
-        assert!(rest.unwrap().get("x").is_some());
-        assert!(split(&json!({"f": {"filter": {}}})).is_err());
-        assert!(split(&json!({"f": {"filter": {"match_all": {}}, "terms": {}}})).is_err());
+        assert_eq!(filters[0].aggs.as_ref().unwrap().nodes()[0].name, "t");
+        assert_eq!(rest.unwrap().nodes()[0].name, "x");
+        let empty = AggTree::parse(json!({"f": {"filter": {}}})).unwrap();
+        assert!(split(&empty).is_err());
         let r = FilterAgg::result(3, Some(&json!({"t": {"value": 1}})));
         assert_eq!(r, json!({"doc_count": 3, "t": {"value": 1}}));
     }

@@ -8,7 +8,8 @@
 //!   `sort_field`: sort criteria and keys; `source_filter`: `_source`
 //!   filtering; `docvalues`: `docvalue_fields`.
 //! - `agg_tree`: the request's `aggs` parsed once (kinds, sub-aggregations,
-//!   structural errors with their path).
+//!   structural errors with their path); the top-level splits (`filter`,
+//!   geo, runtime fields) take nodes out of it and translation walks it.
 //! - `aggs`: aggregation translation (`agg_shape`: what each result needs
 //!   fixed, `deferred`: the reshaping that fixes it); `agg_filters`:
 //!   `filter`/`filters` below other aggregations; `filter_aggs`: the
@@ -190,7 +191,7 @@ fn search_all(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Searc
         return Ok(response);
     }
     let (filters, rest) = match &req.aggs {
-        Some(a) => filter_aggs::split(a.json())?,
+        Some(a) => filter_aggs::split(a)?,
         None => (Vec::new(), None),
     };
     if filters.is_empty() {
@@ -200,7 +201,7 @@ fn search_all(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Searc
     }
     let started = Instant::now();
     let mut main = req.clone();
-    main.aggs = rest.map(agg_tree::AggTree::parse).transpose()?;
+    main.aggs = rest;
     let mut response = search_once(indices, &main, search_response)?;
     let mut results = Map::new();
     for f in &filters {
@@ -211,7 +212,7 @@ fn search_all(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Searc
             sort: Vec::new(),
             track_total_hits: TrackTotalHits::Exact,
             search_after: None,
-            aggs: f.aggs.clone().map(agg_tree::AggTree::parse).transpose()?,
+            aggs: f.aggs.clone(),
             docvalue_fields: Vec::new(),
             ..req.clone()
         };

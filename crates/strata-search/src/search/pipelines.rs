@@ -18,6 +18,7 @@ use std::cmp::Ordering;
 
 use serde_json::{json, Map, Value};
 
+use super::agg_tree::AggNode;
 use super::calendar::CalendarUnit;
 use crate::error::{Result, SearchError};
 
@@ -173,46 +174,27 @@ fn sort_keys(name: &str, obj: &Map<String, Value>) -> Result<Vec<(String, bool)>
         .collect()
 }
 
-/// Takes the pipelines out of `sub` (the sub-aggregations of a `parent`
-/// aggregation), checked: what is left (`None` if nothing), and the
-/// pipelines as (name, kind, params).
-pub fn split(parent: &str, sub: &Value) -> Result<PipelineSplit> {
-    let Some(obj) = sub.as_object() else {
-        return Ok((Some(sub.clone()), Vec::new()));
-    };
-    let mut rest = Map::new();
+/// Takes the pipeline aggregations out of the sub-aggregations `subs` of
+/// a `parent` aggregation, checking them against it; returns the other
+/// sub-aggregations and the pipelines (name, kind, parameters). The tree's
+/// parse has already refused sub-aggregations under a pipeline.
+pub fn split<'n>(parent: &str, subs: &'n [AggNode]) -> Result<PipelineSplit<'n>> {
+    let mut rest = Vec::new();
     let mut pipes = Vec::new();
-    for (name, body) in obj {
-        let kind = body
-            .as_object()
-            .and_then(|b| b.keys().find(|k| KINDS.contains(&k.as_str())));
-        let Some(kind) = kind else {
-            rest.insert(name.clone(), body.clone());
+    for node in subs {
+        let kind = node.kind.name();
+        if !KINDS.contains(&kind) {
+            rest.push(node);
             continue;
-        };
-        if body
-            .get("aggs")
-            .or_else(|| body.get("aggregations"))
-            .is_some()
-        {
-            return Err(SearchError::illegal(format!(
-                "Aggregator [{name}] of type [{kind}] cannot accept sub-aggregations"
-            )));
         }
-        if body.as_object().is_some_and(|b| b.len() > 1) {
-            return Err(SearchError::parsing(format!(
-                "Found two aggregation type definitions in [{name}]"
-            )));
-        }
-        let params = &body[kind.as_str()];
-        validate(name, kind, params, Some(parent))?;
-        pipes.push((name.clone(), kind.clone(), params.clone()));
+        validate(&node.name, kind, &node.body, Some(parent))?;
+        pipes.push((node.name.clone(), kind.to_string(), node.body.clone()));
     }
-    Ok((Some(Value::Object(rest)), pipes))
+    Ok((rest, pipes))
 }
 
 /// What [`split`] returns.
-pub type PipelineSplit = (Option<Value>, Vec<(String, String, Value)>);
+pub type PipelineSplit<'n> = (Vec<&'n AggNode>, Vec<(String, String, Value)>);
 
 /// The value at `path` in `bucket`, under `gap`: `None` for a gap that
 /// is skipped (Elasticsearch's NaN).

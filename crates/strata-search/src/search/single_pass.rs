@@ -20,8 +20,8 @@ use super::reentry::{Reentry, SearchFn};
 use super::request::{SearchRequest, TrackTotalHits};
 use super::response::{self, SearchResponse};
 use super::{
-    aggs, bucket_limit, date_histogram, deferred, fetch_phase, geo_aggs, nested_aggs, own_aggs,
-    parallel, passes, ranking, runtime_aggs, runtime_sort, sort,
+    agg_tree, aggs, bucket_limit, date_histogram, deferred, fetch_phase, geo_aggs, nested_aggs,
+    own_aggs, parallel, passes, ranking, runtime_aggs, runtime_sort, sort,
 };
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
@@ -63,8 +63,8 @@ pub(super) fn search_once(
     let descending = Arc::new(sort::key_orders(&effective_sort));
 
     let (geo, rest_aggs) = match &req.aggs {
-        Some(a) => geo_aggs::split(a.json())?,
-        None => (Vec::new(), None),
+        Some(a) => geo_aggs::split(a.nodes())?,
+        None => (Vec::new(), Vec::new()),
     };
     let mut geo_fruit = (!geo.is_empty()).then(|| geo_aggs::GeoCollector::new(geo.clone()).empty());
     let (runtime, rest_aggs) =
@@ -72,8 +72,8 @@ pub(super) fn search_once(
     let runtime = Arc::new(runtime);
     let mut runtime_fruit = runtime_aggs::RuntimeAggsFruit::new(&runtime);
     let now = now_millis();
-    let (agg_request, shapes, top_deferred, mut own) = match (&rest_aggs, indices.first()) {
-        (Some(a), Some(first)) => {
+    let (agg_request, shapes, top_deferred, mut own) = match (&rest_aggs[..], indices.first()) {
+        (a @ [_, ..], Some(first)) => {
             let mappings = first.mappings();
             let mut fields = Vec::new();
             date_histogram::bound_fields(a, &mappings, now, &mut fields);
@@ -97,6 +97,12 @@ pub(super) fn search_once(
         _ => (None, Vec::new(), Vec::new(), own_aggs::OwnAggs::default()),
     };
     let mut own_part = own_aggs::OwnPart::default();
+    // Runtime fields' use is checked over the JSON of what tantivy computes.
+    let rest_json = if rest_aggs.is_empty() {
+        Value::Null
+    } else {
+        agg_tree::level_json(&rest_aggs)
+    };
 
     // The query phase: per shard one collector (count, ranking,
     // aggregations, geo), every segment of every shard on the search pool.
@@ -117,8 +123,7 @@ pub(super) fn search_once(
             req.slice.as_ref(),
         )?;
         let mappings = index.mappings();
-        req.scripted
-            .validate_usage(&mappings, &[rest_aggs.as_ref().unwrap_or(&Value::Null)])?;
+        req.scripted.validate_usage(&mappings, &[&rest_json])?;
         for s in &req.sort {
             // A runtime field sorts unless a mapped field has its name.
             if mappings.leaf(&s.field).is_some() || req.scripted.runtime_field(&s.field).is_none() {

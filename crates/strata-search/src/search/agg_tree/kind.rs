@@ -110,6 +110,32 @@ impl AggKind {
         NAMES.iter().find(|(_, n)| *n == name).map(|(k, _)| *k)
     }
 
+    /// Whether it may have sub-aggregations: the metrics, `top_hits`,
+    /// `geo_centroid` and the pipelines may not, even an empty `aggs`
+    /// (Elasticsearch refuses the key itself).
+    pub fn takes_subs(self) -> bool {
+        use AggKind::*;
+        !matches!(
+            self,
+            Min | Max
+                | Avg
+                | Sum
+                | ValueCount
+                | Stats
+                | ExtendedStats
+                | Percentiles
+                | Cardinality
+                | WeightedAvg
+                | TopHits
+                | GeoCentroid
+                | Derivative
+                | CumulativeSum
+                | BucketSort
+                | BucketScript
+                | BucketSelector
+        )
+    }
+
     /// The Elasticsearch name of this kind.
     pub fn name(self) -> &'static str {
         NAMES

@@ -6,13 +6,15 @@
 //! unknown kind, `aggs` that is not an object, a bad name, nesting past
 //! [`MAX_AGG_DEPTH`]) are the parse's, and its parse errors carry the
 //! path of the offending aggregation (`[aggs][by_day][aggs][max]`) as
-//! query errors do (`SearchError::InQuery`). An [`AggTree`] keeps the JSON
-//! it was parsed from, which execution still reads.
+//! query errors do (`SearchError::InQuery`). Translation to tantivy's
+//! request walks the tree; an [`AggTree`] keeps the JSON it was parsed
+//! from (or, for one made of nodes, their JSON), which the extra passes'
+//! planning still reads.
 
 mod kind;
 mod metric;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 pub use self::kind::AggKind;
 pub use self::metric::MetricParams;
@@ -53,12 +55,17 @@ impl AggTree {
         Ok(AggTree { nodes, json })
     }
 
-    /// The top-level aggregations. Translation still walks the JSON (it
-    /// re-reads the typed metrics' parameters through [`MetricParams`]),
-    /// so only tests read the tree today; the parse is what refuses a
-    /// malformed `aggs` before any index is touched.
-    #[cfg(test)]
-    pub(crate) fn nodes(&self) -> &[AggNode] {
+    /// A tree of `nodes` (already parsed, e.g. taken out of another
+    /// tree); `None` when there are none.
+    pub fn from_nodes(nodes: Vec<AggNode>) -> Option<AggTree> {
+        (!nodes.is_empty()).then(|| AggTree {
+            json: level_json(&nodes),
+            nodes,
+        })
+    }
+
+    /// The top-level aggregations.
+    pub fn nodes(&self) -> &[AggNode] {
         &self.nodes
     }
 
@@ -66,6 +73,17 @@ impl AggTree {
     pub fn json(&self) -> &Value {
         &self.json
     }
+}
+
+/// The `aggs` object of `nodes`: each one's [`AggNode::to_json`] under its
+/// name.
+pub fn level_json(nodes: &[AggNode]) -> Value {
+    Value::Object(
+        nodes
+            .iter()
+            .map(|n| (n.name.clone(), n.to_json()))
+            .collect(),
+    )
 }
 
 /// The aggregations of an `aggs` object at nesting level `depth`.
@@ -123,6 +141,11 @@ impl AggNode {
             .then(|| MetricParams::parse(kind, name, params))
             .transpose()
             .map_err(|e| e.in_query(QueryStep::Key(kind_name.clone())))?;
+        if sub.is_some() && !kind.takes_subs() {
+            return Err(SearchError::illegal(format!(
+                "Aggregator [{name}] of type [{kind_name}] cannot accept sub-aggregations"
+            )));
+        }
         let subs = match sub {
             Some((key, value)) => parse_level(value, depth + 1)
                 .map_err(|e| e.in_query(QueryStep::Key(key.clone())))?,
@@ -135,6 +158,19 @@ impl AggNode {
             metric,
             subs,
         })
+    }
+}
+
+impl AggNode {
+    /// Its body as Elasticsearch reads it: `{<kind>: <params>}`, with the
+    /// sub-aggregations under `aggs` when there are any.
+    pub fn to_json(&self) -> Value {
+        let mut body = Map::new();
+        body.insert(self.kind.name().into(), self.body.clone());
+        if !self.subs.is_empty() {
+            body.insert("aggs".into(), level_json(&self.subs));
+        }
+        Value::Object(body)
     }
 }
 

@@ -130,3 +130,45 @@ fn numeric_metrics_are_typed_and_their_bad_params_refused_with_the_path() {
         .to_string()
         .starts_with("Required one of fields [field, script]"));
 }
+
+#[test]
+fn leaf_kinds_refuse_even_empty_sub_aggregations() {
+    let cases = [
+        ("max", json!({"field": "n"})),
+        ("cardinality", json!({"field": "k"})),
+        ("top_hits", json!({})),
+        ("geo_centroid", json!({"field": "g"})),
+        ("derivative", json!({"buckets_path": "c"})),
+    ];
+    for (kind, params) in cases {
+        let err = AggTree::parse(json!({"m": {kind: params, "aggs": {}}})).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!("Aggregator [m] of type [{kind}] cannot accept sub-aggregations")
+        );
+        assert_eq!(err.es_type(), "illegal_argument_exception");
+    }
+    let tree = AggTree::parse(json!({"t": {"terms": {"field": "k"}, "aggregations": {}}}));
+    assert!(tree.unwrap().nodes()[0].subs.is_empty());
+}
+
+#[test]
+fn nodes_give_back_their_json_and_make_trees() {
+    let json = json!({
+        "t": {"terms": {"field": "k"}, "aggregations": {"m": {"max": {"field": "n"}}}},
+        "c": {"cardinality": {"field": "k"}}
+    });
+    let tree = AggTree::parse(json).unwrap();
+    let named = |name: &str| tree.nodes().iter().find(|n| n.name == name).unwrap();
+    let (t, c) = (named("t"), named("c"));
+    // Sub-aggregations come back under `aggs`, whichever key they had.
+    assert_eq!(
+        t.to_json(),
+        json!({"terms": {"field": "k"}, "aggs": {"m": {"max": {"field": "n"}}}})
+    );
+    assert_eq!(c.to_json(), json!({"cardinality": {"field": "k"}}));
+    let rest = AggTree::from_nodes(vec![c.clone()]).unwrap();
+    assert_eq!(rest.json(), &json!({"c": {"cardinality": {"field": "k"}}}));
+    assert_eq!(rest.nodes(), std::slice::from_ref(c));
+    assert!(AggTree::from_nodes(Vec::new()).is_none());
+}

@@ -18,27 +18,30 @@ mod plan;
 pub use collector::GeoCollector;
 pub use plan::{GeoAgg, GeoAggs};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
+
+use super::agg_tree::AggNode;
 
 use crate::error::{Result, SearchError};
 use crate::mapping::{FieldType, Mappings};
 
 /// Takes the top-level geo aggregations out of `aggs`; returns them and the rest.
-pub fn split(aggs: &Value) -> Result<(GeoAggs, Option<Value>)> {
-    let Some(obj) = aggs.as_object() else {
-        return Ok((Vec::new(), Some(aggs.clone())));
-    };
+pub fn split(aggs: &[AggNode]) -> Result<(GeoAggs, Vec<AggNode>)> {
     let mut geo = Vec::new();
-    let mut rest = Map::new();
-    for (name, body) in obj {
-        match parse(name, body)? {
-            Some(agg) => geo.push((name.clone(), agg)),
-            None => {
-                rest.insert(name.clone(), body.clone());
-            }
+    let mut rest = Vec::new();
+    for node in aggs {
+        match parse(&node.name, &node.to_json())? {
+            Some(agg) => geo.push((node.name.clone(), agg)),
+            None => rest.push(node.clone()),
         }
     }
-    Ok((geo, (!rest.is_empty()).then_some(Value::Object(rest))))
+    Ok((geo, rest))
+}
+
+/// Checks the geo aggregation `name` with body `body` (`{<kind>: ...,
+/// "aggs": ...}`) as [`split`] would, for one found below the top level.
+pub fn check(name: &str, body: &Value) -> Result<()> {
+    parse(name, body).map(|_| ())
 }
 
 fn parse(name: &str, body: &Value) -> Result<Option<GeoAgg>> {

@@ -22,8 +22,9 @@ pub(crate) use plan::{Bucket, Kind, Metric, Order, RuntimeAgg};
 pub(super) use render::into_json;
 pub(super) use sub_aggs::fill as fill_sub_aggs;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use super::agg_tree::AggNode;
 use crate::error::{Result, SearchError};
 use crate::mapping::Mappings;
 use crate::script::fields::{RuntimeType, ScriptedFields};
@@ -45,24 +46,19 @@ const KINDS: [&str; 10] = [
 /// returns them and the rest. `mappings` (the first index's) decides
 /// what is a mapped field: a mapped field of the same name wins.
 pub(super) fn split(
-    aggs: Option<Value>,
+    aggs: Vec<AggNode>,
     scripted: &ScriptedFields,
     mappings: Option<&Mappings>,
-) -> Result<(Vec<RuntimeAgg>, Option<Value>)> {
-    let Some(Value::Object(obj)) = aggs else {
-        return Ok((Vec::new(), aggs));
-    };
+) -> Result<(Vec<RuntimeAgg>, Vec<AggNode>)> {
     let mut found = Vec::new();
-    let mut rest = Map::new();
-    for (name, body) in obj {
-        match parse(&name, &body, scripted, mappings)? {
+    let mut rest = Vec::new();
+    for node in aggs {
+        match parse(&node.name, &node.to_json(), scripted, mappings)? {
             Some(agg) => found.push(agg),
-            None => {
-                rest.insert(name, body);
-            }
+            None => rest.push(node),
         }
     }
-    Ok((found, (!rest.is_empty()).then_some(Value::Object(rest))))
+    Ok((found, rest))
 }
 
 fn parse(

@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 
 use super::fruit::{TermCount, TermCounts};
 use super::*;
+use crate::search::agg_tree::AggTree;
 use crate::search::aggs::{translate, AggEnv};
 
 fn mappings() -> Mappings {
@@ -25,7 +26,8 @@ fn split_aggs(aggs: Value) -> (Vec<TopTerms>, Value) {
         now: 0,
         bounds: &bounds,
     };
-    let (mut request, shapes, _) = translate(&env, &aggs).unwrap();
+    let tree = AggTree::parse(aggs).unwrap();
+    let (mut request, shapes, _) = translate(&env, tree.nodes()).unwrap();
     let taken = split(&mut request, &shapes, &mappings);
     (taken, request)
 }
