@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value};
 
 pub(crate) use super::agg_shape::only_entry;
 pub use super::agg_shape::AggShape;
-use super::agg_tree::{level_json, AggKind, AggNode};
+use super::agg_tree::{level_json, AggKind, AggNode, TypedParams};
 use super::date_histogram::DateHistogram;
 use super::date_range::DateRange;
 pub use super::deferred::reshape;
@@ -210,9 +210,10 @@ fn translate_at<'n>(
                         )));
                     }
                     let column = format!("{KEYWORDS}.{field}");
-                    let params = match &node.metric {
-                        Some(metric) => metric.tantivy_request(&column),
-                        None => {
+                    let params = match &node.typed {
+                        TypedParams::Metric(metric) => metric.tantivy_request(&column),
+                        TypedParams::Percentiles(p) => p.tantivy_request(&column),
+                        TypedParams::Untyped => {
                             params.insert("field".into(), json!(column));
                             Value::Object(params)
                         }

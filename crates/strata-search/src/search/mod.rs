@@ -10,6 +10,8 @@
 //! - `agg_tree`: the request's `aggs` parsed once (kinds, sub-aggregations,
 //!   structural errors with their path); the top-level splits (`filter`,
 //!   geo, runtime fields) take nodes out of it and translation walks it.
+//!   `java_double`: numbers in messages and keys as Elasticsearch writes
+//!   them.
 //! - `aggs`: aggregation translation (`agg_shape`: what each result needs
 //!   fixed, `deferred`: the reshaping that fixes it); `agg_filters`:
 //!   `filter`/`filters` below other aggregations; `filter_aggs`: the
@@ -67,6 +69,7 @@ pub mod filter_aggs;
 pub mod geo_aggs;
 pub mod highlight;
 mod index_query;
+pub mod java_double;
 pub mod missing_bucket;
 mod murmur3;
 pub mod nested_aggs;

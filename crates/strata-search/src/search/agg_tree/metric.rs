@@ -99,7 +99,7 @@ impl MetricParams {
 
 /// A number, written as one or as a numeric string (as Elasticsearch
 /// takes them).
-fn number(kind: &str, name: &str, key: &str, value: &Value) -> Result<f64> {
+pub(super) fn number(kind: &str, name: &str, key: &str, value: &Value) -> Result<f64> {
     value
         .as_f64()
         .or_else(|| value.as_str().and_then(|s| s.trim().parse().ok()))

@@ -1,6 +1,7 @@
 //! The `aggs` of a search request parsed once into a tree of [`AggNode`]s:
 //! each aggregation's name, its kind ([`AggKind`]), its kind's parameters
-//! (JSON, or typed for the numeric metrics: [`MetricParams`]) and its
+//! (JSON, and typed for the numeric metrics, [`MetricParams`], and
+//! `percentiles`, [`PercentilesParams`]: [`TypedParams`]) and its
 //! sub-aggregations. Structural errors (an
 //! aggregation that is not an object, two kinds in one, no kind, an
 //! unknown kind, `aggs` that is not an object, a bad name, nesting past
@@ -13,11 +14,13 @@
 
 mod kind;
 mod metric;
+mod percentiles;
 
 use serde_json::{Map, Value};
 
 pub use self::kind::AggKind;
 pub use self::metric::MetricParams;
+pub use self::percentiles::PercentilesParams;
 use crate::error::{QueryStep, Result, SearchError};
 
 /// Deepest nesting of aggregations (the top level being 1). Translation,
@@ -35,10 +38,36 @@ pub struct AggNode {
     pub kind: AggKind,
     /// The value of its type's key: the type's parameters.
     pub body: Value,
-    /// The numeric metrics' parameters, typed.
-    pub metric: Option<MetricParams>,
+    /// Its parameters, typed for the kinds that have types so far.
+    pub typed: TypedParams,
     /// Its sub-aggregations, in request order.
     pub subs: Vec<AggNode>,
+}
+
+/// The parameters of an aggregation whose kind has a type for them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TypedParams {
+    /// A kind whose parameters are read from [`AggNode::body`].
+    Untyped,
+    /// `min`, `max`, `avg`, `sum`, `value_count`, `stats`, `extended_stats`.
+    Metric(MetricParams),
+    /// `percentiles`.
+    Percentiles(PercentilesParams),
+}
+
+impl TypedParams {
+    /// The parameters `params` of `kind` aggregation `name`.
+    fn parse(kind: AggKind, name: &str, params: &Value) -> Result<TypedParams> {
+        Ok(match kind {
+            AggKind::Percentiles => {
+                TypedParams::Percentiles(PercentilesParams::parse(name, params)?)
+            }
+            k if MetricParams::covers(k) => {
+                TypedParams::Metric(MetricParams::parse(k, name, params)?)
+            }
+            _ => TypedParams::Untyped,
+        })
+    }
 }
 
 /// A request's `aggs`: the tree, and the JSON it was parsed from.
@@ -137,9 +166,7 @@ impl AggNode {
                 "aggregation type [{kind_name}] of [{name}] is not supported by this server"
             ))
         })?;
-        let metric = MetricParams::covers(kind)
-            .then(|| MetricParams::parse(kind, name, params))
-            .transpose()
+        let typed = TypedParams::parse(kind, name, params)
             .map_err(|e| e.in_query(QueryStep::Key(kind_name.clone())))?;
         if sub.is_some() && !kind.takes_subs() {
             return Err(SearchError::illegal(format!(
@@ -155,7 +182,7 @@ impl AggNode {
             name: name.to_string(),
             kind,
             body: params.clone(),
-            metric,
+            typed,
             subs,
         })
     }

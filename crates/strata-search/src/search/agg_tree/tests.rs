@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use super::{AggKind, AggTree, MetricParams, MAX_AGG_DEPTH};
+use super::{AggKind, AggTree, MetricParams, PercentilesParams, TypedParams, MAX_AGG_DEPTH};
 use crate::error::QueryStep;
 
 fn key(k: &str) -> QueryStep {
@@ -93,7 +93,9 @@ fn numeric_metrics_are_typed_and_their_bad_params_refused_with_the_path() {
         "field": "n", "missing": "2.5", "sigma": 3, "format": "0.0"
     }}}))
     .unwrap();
-    let metric = tree.nodes()[0].metric.clone().unwrap();
+    let TypedParams::Metric(metric) = tree.nodes()[0].typed.clone() else {
+        panic!("typed as a metric")
+    };
     assert_eq!(
         metric,
         MetricParams {
@@ -107,7 +109,7 @@ fn numeric_metrics_are_typed_and_their_bad_params_refused_with_the_path() {
         json!({"field": "col.n", "missing": 2.5, "sigma": 3.0})
     );
     let terms = AggTree::parse(json!({"t": {"terms": {"field": "k"}}})).unwrap();
-    assert_eq!(terms.nodes()[0].metric, None);
+    assert_eq!(terms.nodes()[0].typed, TypedParams::Untyped);
 
     let err = AggTree::parse(json!({"a": {"avg": {"field": "n", "sigma": 2}}})).unwrap_err();
     assert_eq!(err.to_string(), "[avg] unknown field [sigma]");
@@ -171,4 +173,82 @@ fn nodes_give_back_their_json_and_make_trees() {
     assert_eq!(rest.json(), &json!({"c": {"cardinality": {"field": "k"}}}));
     assert_eq!(rest.nodes(), std::slice::from_ref(c));
     assert!(AggTree::from_nodes(Vec::new()).is_none());
+}
+
+#[test]
+fn percentiles_are_typed_sorted_and_checked_as_elasticsearch_does() {
+    let tree = AggTree::parse(json!({"p": {"percentiles": {
+        "field": "n", "percents": [99, "50", 99.9], "keyed": false, "missing": 0
+    }}}))
+    .unwrap();
+    let expected = PercentilesParams {
+        field: "n".into(),
+        percents: vec![50.0, 99.0, 99.9],
+        keyed: false,
+        missing: Some(0.0),
+    };
+    assert_eq!(
+        tree.nodes()[0].typed,
+        TypedParams::Percentiles(expected.clone())
+    );
+    assert_eq!(
+        expected.tantivy_request("col.n"),
+        json!({"field": "col.n", "percents": [50.0, 99.0, 99.9], "keyed": false, "missing": 0.0})
+    );
+    let defaults = AggTree::parse(json!({"p": {"percentiles": {"field": "n"}}})).unwrap();
+    let TypedParams::Percentiles(p) = &defaults.nodes()[0].typed else {
+        panic!("typed as percentiles")
+    };
+    assert_eq!(p.percents, [1.0, 5.0, 25.0, 50.0, 75.0, 95.0, 99.0]);
+    assert!(p.keyed);
+
+    let cases = [
+        (
+            json!({"field": "n", "percents": [150, -0.4]}),
+            "percent must be in [0,100], got [-0.4]: [p]",
+        ),
+        (
+            json!({"field": "n", "percents": [101]}),
+            "percent must be in [0,100], got [101.0]: [p]",
+        ),
+        (
+            json!({"field": "n", "percents": []}),
+            "[percents] must not be empty: [p]",
+        ),
+    ];
+    for (params, cause) in cases {
+        let err = AggTree::parse(json!({"p": {"percentiles": params}})).unwrap_err();
+        assert_eq!(err.es_type(), "x_content_parse_exception");
+        assert_eq!(
+            err.to_string(),
+            "Failed to build [percentiles] after last required field arrived"
+        );
+        assert_eq!(err.cause().map(ToString::to_string).as_deref(), Some(cause));
+        assert_eq!(err.query_path(), Some(&[key("p"), key("percentiles")][..]));
+    }
+    let refused = [
+        (
+            json!({"field": "n", "tdigest": {"compression": 200}}),
+            "illegal_argument_exception",
+        ),
+        (
+            json!({"field": "n", "hdr": {}}),
+            "illegal_argument_exception",
+        ),
+        (json!({"field": "n", "keyed": "yes"}), "parsing_exception"),
+        (json!({"field": "n", "percents": 50}), "parsing_exception"),
+        (
+            json!({"field": "n", "percents": ["x"]}),
+            "parsing_exception",
+        ),
+        (
+            json!({"field": "n", "compression": 1}),
+            "x_content_parse_exception",
+        ),
+        (json!({"percents": [50]}), "illegal_argument_exception"),
+    ];
+    for (params, es_type) in refused {
+        let err = AggTree::parse(json!({"p": {"percentiles": params.clone()}})).unwrap_err();
+        assert_eq!(err.es_type(), es_type, "{params}: {err}");
+    }
 }

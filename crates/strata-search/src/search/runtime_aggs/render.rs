@@ -15,6 +15,7 @@ use crate::error::{Result, SearchError};
 use crate::mapping::date::format_millis;
 use crate::script::fields::RuntimeType;
 use crate::search::bucket_limit;
+use crate::search::java_double::java_double;
 
 /// The merged `fruit` of `aggs`, by aggregation name.
 pub(crate) fn into_json(
@@ -200,36 +201,4 @@ fn key_json(ty: RuntimeType, key: &HashKey) -> Map<String, Value> {
         }
     }
     b
-}
-
-/// A double as Java's `Double.toString` writes it (`100.0`, `1.5E7`).
-fn java_double(v: f64) -> String {
-    let a = v.abs();
-    if v == 0.0 || (1e-3..1e7).contains(&a) {
-        let s = format!("{v}");
-        if s.contains('.') {
-            s
-        } else {
-            format!("{s}.0")
-        }
-    } else {
-        let exp = a.log10().floor() as i32;
-        let mantissa = v / 10f64.powi(exp);
-        let m = format!("{mantissa}");
-        let m = if m.contains('.') { m } else { format!("{m}.0") };
-        format!("{m}E{exp}")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::java_double;
-
-    #[test]
-    fn doubles_are_written_as_java_does() {
-        assert_eq!(java_double(100.0), "100.0");
-        assert_eq!(java_double(-2.5), "-2.5");
-        assert_eq!(java_double(0.0), "0.0");
-        assert_eq!(java_double(15_000_000.0), "1.5E7");
-    }
 }

@@ -1,0 +1,126 @@
+//! [`PercentilesParams`]: a `percentiles` aggregation's parameters, typed
+//! when the request is parsed, as Elasticsearch 8 reads them: `percents`
+//! sorted (a result lists them in that order), each within 0..=100, and
+//! not empty; `keyed` a boolean; `missing` a number. `tdigest` and `hdr`
+//! (the choice of Elasticsearch's sketch) are refused rather than ignored:
+//! percentiles here come from one log histogram (`percentiles/sketch.rs`).
+
+use serde_json::{Map, Value};
+
+use super::metric::number;
+use crate::error::{Result, SearchError};
+use crate::search::java_double::java_double;
+
+/// The percents a request that names none gets (Elasticsearch's default).
+const DEFAULT_PERCENTS: [f64; 7] = [1.0, 5.0, 25.0, 50.0, 75.0, 95.0, 99.0];
+
+/// The parameters of one `percentiles` aggregation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PercentilesParams {
+    /// The field whose values are ranked.
+    pub field: String,
+    /// The percents, ascending.
+    pub percents: Vec<f64>,
+    /// Whether the result is an object keyed by percent (else a list).
+    pub keyed: bool,
+    /// The value documents without one count as.
+    pub missing: Option<f64>,
+}
+
+impl PercentilesParams {
+    /// The parameters `body` of the `percentiles` aggregation `name`.
+    pub fn parse(name: &str, body: &Value) -> Result<PercentilesParams> {
+        let obj = body.as_object().ok_or_else(|| {
+            SearchError::parsing(format!("[percentiles] of [{name}] must be an object"))
+        })?;
+        let mut field = None;
+        let mut params = PercentilesParams {
+            field: String::new(),
+            percents: DEFAULT_PERCENTS.to_vec(),
+            keyed: true,
+            missing: None,
+        };
+        for (key, value) in obj {
+            match key.as_str() {
+                "field" => match value {
+                    Value::String(f) => field = Some(f.clone()),
+                    other => {
+                        return Err(SearchError::parsing(format!(
+                            "[field] of [percentiles] aggregation [{name}] must be a string, got [{other}]"
+                        )))
+                    }
+                },
+                "percents" => params.percents = percents(name, value)?,
+                "keyed" => {
+                    params.keyed = value.as_bool().ok_or_else(|| {
+                        SearchError::parsing(format!(
+                            "[keyed] of [percentiles] aggregation [{name}] must be a boolean, got [{value}]"
+                        ))
+                    })?;
+                }
+                "missing" => params.missing = Some(number("percentiles", name, key, value)?),
+                "format" if value.is_string() => {}
+                "tdigest" | "hdr" => {
+                    return Err(SearchError::illegal(format!(
+                        "[{key}] of [percentiles] aggregation [{name}] is not supported by this server: percentiles are computed with one log histogram, within 0.4% of the value"
+                    )))
+                }
+                "script" => return Err(SearchError::illegal("scripts are not supported")),
+                other => {
+                    return Err(SearchError::FieldParse {
+                        reason: format!("[percentiles] unknown field [{other}]"),
+                        cause: None,
+                    })
+                }
+            }
+        }
+        params.field = field.ok_or_else(|| {
+            SearchError::illegal(format!(
+                "Required one of fields [field, script], but none were specified (aggregation [{name}])"
+            ))
+        })?;
+        Ok(params)
+    }
+
+    /// tantivy's parameters, over the column `column` (the field's schema
+    /// path).
+    pub fn tantivy_request(&self, column: &str) -> Value {
+        let mut out = Map::new();
+        out.insert("field".into(), Value::from(column));
+        out.insert("percents".into(), Value::from(self.percents.clone()));
+        out.insert("keyed".into(), Value::from(self.keyed));
+        if let Some(missing) = self.missing {
+            out.insert("missing".into(), Value::from(missing));
+        }
+        Value::Object(out)
+    }
+}
+
+/// `percents`: numbers (or numeric strings) within 0..=100, sorted; errors
+/// in Elasticsearch's words, under its builder's parse failure.
+fn percents(name: &str, value: &Value) -> Result<Vec<f64>> {
+    let list = value.as_array().ok_or_else(|| {
+        SearchError::parsing(format!(
+            "[percents] of [percentiles] aggregation [{name}] must be an array, got [{value}]"
+        ))
+    })?;
+    let mut percents = list
+        .iter()
+        .map(|p| number("percentiles", name, "percents", p))
+        .collect::<Result<Vec<f64>>>()?;
+    let built = |message: String| SearchError::FieldParse {
+        reason: "Failed to build [percentiles] after last required field arrived".into(),
+        cause: Some(Box::new(SearchError::illegal(message))),
+    };
+    if percents.is_empty() {
+        return Err(built(format!("[percents] must not be empty: [{name}]")));
+    }
+    percents.sort_by(f64::total_cmp);
+    if let Some(bad) = percents.iter().find(|p| !(0.0..=100.0).contains(*p)) {
+        return Err(built(format!(
+            "percent must be in [0,100], got [{}]: [{name}]",
+            java_double(*bad)
+        )));
+    }
+    Ok(percents)
+}
