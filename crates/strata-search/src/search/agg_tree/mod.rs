@@ -12,6 +12,7 @@
 //! from (or, for one made of nodes, their JSON), which the extra passes'
 //! planning still reads.
 
+mod keys;
 mod kind;
 mod metric;
 mod percentiles;
@@ -166,7 +167,8 @@ impl AggNode {
                 "aggregation type [{kind_name}] of [{name}] is not supported by this server"
             ))
         })?;
-        let typed = TypedParams::parse(kind, name, params)
+        let typed = keys::check(kind, params)
+            .and_then(|()| TypedParams::parse(kind, name, params))
             .map_err(|e| e.in_query(QueryStep::Key(kind_name.clone())))?;
         if sub.is_some() && !kind.takes_subs() {
             return Err(SearchError::illegal(format!(

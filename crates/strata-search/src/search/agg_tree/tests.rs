@@ -252,3 +252,42 @@ fn percentiles_are_typed_sorted_and_checked_as_elasticsearch_does() {
         assert_eq!(err.es_type(), es_type, "{params}: {err}");
     }
 }
+
+#[test]
+fn bucket_keys_elasticsearch_does_not_know_are_refused() {
+    let cases = [
+        (
+            json!({"t": {"terms": {"field": "k", "sizee": 3}}}),
+            "[terms] unknown field [sizee]",
+            "terms",
+        ),
+        (
+            json!({"t": {"terms": {"field": "k", "split_size": 3}}}),
+            "[terms] unknown field [split_size]",
+            "terms",
+        ),
+        (
+            json!({"h": {"histogram": {"field": "n", "interval": 5, "bounds": {}}}}),
+            "[histogram] unknown field [bounds]",
+            "histogram",
+        ),
+        (
+            json!({"r": {"range": {"field": "n", "ranges": [], "rangez": []}}}),
+            "[range] unknown field [rangez]",
+            "range",
+        ),
+    ];
+    for (json, message, kind) in cases {
+        let name = json.as_object().unwrap().keys().next().unwrap().clone();
+        let err = AggTree::parse(json).unwrap_err();
+        assert_eq!(err.to_string(), message);
+        assert_eq!(err.es_type(), "x_content_parse_exception");
+        assert_eq!(err.query_path(), Some(&[key(&name), key(kind)][..]));
+    }
+    let known = json!({"t": {"terms": {
+        "field": "k", "size": 3, "shard_size": 10, "min_doc_count": 1, "order": {"_count": "desc"},
+        "include": ["a"], "exclude": ["b"], "execution_hint": "map", "collect_mode": "breadth_first",
+        "missing": "none", "show_term_doc_count_error": true
+    }}});
+    assert!(AggTree::parse(known).is_ok());
+}
