@@ -4,10 +4,14 @@
 //! tier's periodic flush and defragmentation (`open/defrag.rs`).
 //!
 //! Work is done in small steps, one shard lock at a time, so foreground
-//! requests wait at most for one step. How far a pass catches up on a
-//! burst of garbage is the keyspace's [`CatchUpBudget`] (`budget.rs`).
+//! requests wait at most for one step, and the background thread's pass
+//! rests between slices of steps ([`Pacing`], `pace.rs`) so that on a core
+//! it shares with a worker it never runs for long at once. How far a pass
+//! catches up on a burst of garbage is the keyspace's [`CatchUpBudget`]
+//! (`budget.rs`), counted in working time.
 
 mod budget;
+mod pace;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -15,6 +19,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 pub use budget::CatchUpBudget;
+use pace::Pacer;
+pub use pace::Pacing;
 
 use crate::keyspace::Keyspace;
 use crate::shard::room::CompactionStep;
@@ -56,9 +62,16 @@ pub struct PassReport {
 }
 
 impl Keyspace {
-    /// Runs one maintenance pass over every shard. The background thread
-    /// calls this; tests call it directly after moving a manual clock.
+    /// Runs one maintenance pass over every shard at once (never resting):
+    /// tests call it directly after moving a manual clock.
     pub fn run_maintenance(&self) -> PassReport {
+        self.run_maintenance_paced(None)
+    }
+
+    /// Runs one maintenance pass over every shard, resting between slices
+    /// of work as `pacing` says (the background thread's pass).
+    pub fn run_maintenance_paced(&self, pacing: Option<Pacing>) -> PassReport {
+        let mut pacer = Pacer::new(pacing);
         let started = Instant::now();
         self.run_due_flush();
         let mut report = PassReport::default();
@@ -84,6 +97,7 @@ impl Keyspace {
                 {
                 }
             }
+            pacer.pause_if_due();
             let mut finished = 0;
             for _ in 0..STEPS_PER_PASS {
                 // The lock is taken per step so requests interleave with compaction.
@@ -93,6 +107,7 @@ impl Keyspace {
                     RECORDS_PER_STEP,
                     self.now_ms(),
                 );
+                pacer.pause_if_due();
                 match step {
                     CompactionStep::Idle => break,
                     CompactionStep::Progress => {}
@@ -100,7 +115,7 @@ impl Keyspace {
                         finished += 1;
                         let catch_up = self
                             .catch_up_budget()
-                            .allows(started, report.compacted + finished)
+                            .allows(pacer.working_since(started), report.compacted + finished)
                             && shard.read().behind_on_compaction(CATCH_UP_BELOW_LIVE);
                         if finished >= COMPACTIONS_PER_PASS && !catch_up {
                             break;
@@ -126,8 +141,9 @@ pub struct Maintenance {
 }
 
 impl Maintenance {
-    /// Starts a thread running [`Keyspace::run_maintenance`] every 100 ms
-    /// (at once again while the SSD defragmenter is behind).
+    /// Starts a thread running a paced pass
+    /// ([`Keyspace::run_maintenance_paced`], [`Pacing::BACKGROUND`]) every
+    /// 100 ms (at once again while the SSD defragmenter is behind).
     /// The error is the operating system's refusal to start a thread.
     pub fn start(keyspace: Arc<Keyspace>) -> std::io::Result<Self> {
         let stop = Arc::new(AtomicBool::new(false));
@@ -136,7 +152,10 @@ impl Maintenance {
             .name("strata-maintenance".into())
             .spawn(move || {
                 while !flag.load(Ordering::Relaxed) {
-                    if !keyspace.run_maintenance().ssd_behind {
+                    if !keyspace
+                        .run_maintenance_paced(Some(Pacing::BACKGROUND))
+                        .ssd_behind
+                    {
                         std::thread::park_timeout(PASS_INTERVAL);
                     }
                 }
