@@ -7,6 +7,7 @@
 
 use serde_json::{Map, Value};
 
+use super::source::{number, object_of, unknown_key, SourceParams};
 use super::AggKind;
 use crate::error::{Result, SearchError};
 
@@ -34,52 +35,31 @@ impl MetricParams {
     /// The parameters `body` of `kind` aggregation `name`.
     pub fn parse(kind: AggKind, name: &str, body: &Value) -> Result<MetricParams> {
         let kind_name = kind.name();
-        let obj = body.as_object().ok_or_else(|| {
-            SearchError::parsing(format!("[{kind_name}] of [{name}] must be an object"))
-        })?;
-        let mut field = None;
-        let mut params = MetricParams {
-            field: String::new(),
-            missing: None,
-            sigma: None,
-        };
-        for (key, value) in obj {
+        let mut source = SourceParams::default();
+        let mut sigma = None;
+        for (key, value) in object_of(kind_name, name, body)? {
+            if source.read(kind_name, name, key, value)? {
+                continue;
+            }
             match key.as_str() {
-                "field" => match value {
-                    Value::String(f) => field = Some(f.clone()),
-                    other => {
-                        return Err(SearchError::parsing(format!(
-                        "[field] of [{kind_name}] aggregation [{name}] must be a string, got [{other}]"
-                    )))
-                    }
-                },
-                "missing" => params.missing = Some(number(kind_name, name, key, value)?),
                 "sigma" if kind == AggKind::ExtendedStats => {
-                    let sigma = number(kind_name, name, key, value)?;
-                    if sigma < 0.0 {
+                    let s = number(kind_name, name, key, value)?;
+                    if s < 0.0 {
                         return Err(SearchError::illegal(format!(
-                            "[sigma] must be greater than or equal to 0. Found [{sigma}] in [{name}]"
+                            "[sigma] must be greater than or equal to 0. Found [{s}] in [{name}]"
                         )));
                     }
-                    params.sigma = Some(sigma);
+                    sigma = Some(s);
                 }
-                "format" | "value_type" if value.is_string() => {}
-                "script" => return Err(SearchError::illegal("scripts are not supported")),
-                // Elasticsearch 8's declarative parsers' error.
-                other => {
-                    return Err(SearchError::FieldParse {
-                        reason: format!("[{kind_name}] unknown field [{other}]"),
-                        cause: None,
-                    })
-                }
+                other => return Err(unknown_key(kind_name, other)),
             }
         }
-        params.field = field.ok_or_else(|| {
-            SearchError::illegal(format!(
-                "Required one of fields [field, script], but none were specified (aggregation [{name}])"
-            ))
-        })?;
-        Ok(params)
+        let (field, missing) = source.finish(name)?;
+        Ok(MetricParams {
+            field,
+            missing,
+            sigma,
+        })
     }
 
     /// tantivy's parameters, over the column `column` (the field's schema
@@ -95,18 +75,4 @@ impl MetricParams {
         }
         Value::Object(out)
     }
-}
-
-/// A number, written as one or as a numeric string (as Elasticsearch
-/// takes them).
-pub(super) fn number(kind: &str, name: &str, key: &str, value: &Value) -> Result<f64> {
-    value
-        .as_f64()
-        .or_else(|| value.as_str().and_then(|s| s.trim().parse().ok()))
-        .filter(|n: &f64| n.is_finite())
-        .ok_or_else(|| {
-            SearchError::parsing(format!(
-                "[{key}] of [{kind}] aggregation [{name}] must be a number, got [{value}]"
-            ))
-        })
 }

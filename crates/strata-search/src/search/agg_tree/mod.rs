@@ -16,6 +16,7 @@ mod keys;
 mod kind;
 mod metric;
 mod percentiles;
+mod source;
 
 use serde_json::{Map, Value};
 

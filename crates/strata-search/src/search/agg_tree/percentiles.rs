@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value};
 
-use super::metric::number;
+use super::source::{number, object_of, unknown_key, SourceParams};
 use crate::error::{Result, SearchError};
 use crate::search::java_double::java_double;
 
@@ -30,56 +30,37 @@ pub struct PercentilesParams {
 impl PercentilesParams {
     /// The parameters `body` of the `percentiles` aggregation `name`.
     pub fn parse(name: &str, body: &Value) -> Result<PercentilesParams> {
-        let obj = body.as_object().ok_or_else(|| {
-            SearchError::parsing(format!("[percentiles] of [{name}] must be an object"))
-        })?;
-        let mut field = None;
-        let mut params = PercentilesParams {
-            field: String::new(),
-            percents: DEFAULT_PERCENTS.to_vec(),
-            keyed: true,
-            missing: None,
-        };
-        for (key, value) in obj {
+        const KIND: &str = "percentiles";
+        let mut source = SourceParams::default();
+        let (mut percents, mut keyed) = (DEFAULT_PERCENTS.to_vec(), true);
+        for (key, value) in object_of(KIND, name, body)? {
+            if source.read(KIND, name, key, value)? {
+                continue;
+            }
             match key.as_str() {
-                "field" => match value {
-                    Value::String(f) => field = Some(f.clone()),
-                    other => {
-                        return Err(SearchError::parsing(format!(
-                            "[field] of [percentiles] aggregation [{name}] must be a string, got [{other}]"
-                        )))
-                    }
-                },
-                "percents" => params.percents = percents(name, value)?,
+                "percents" => percents = parse_percents(name, value)?,
                 "keyed" => {
-                    params.keyed = value.as_bool().ok_or_else(|| {
+                    keyed = value.as_bool().ok_or_else(|| {
                         SearchError::parsing(format!(
                             "[keyed] of [percentiles] aggregation [{name}] must be a boolean, got [{value}]"
                         ))
                     })?;
                 }
-                "missing" => params.missing = Some(number("percentiles", name, key, value)?),
-                "format" if value.is_string() => {}
                 "tdigest" | "hdr" => {
                     return Err(SearchError::illegal(format!(
                         "[{key}] of [percentiles] aggregation [{name}] is not supported by this server: percentiles are computed with one log histogram, within 0.4% of the value"
                     )))
                 }
-                "script" => return Err(SearchError::illegal("scripts are not supported")),
-                other => {
-                    return Err(SearchError::FieldParse {
-                        reason: format!("[percentiles] unknown field [{other}]"),
-                        cause: None,
-                    })
-                }
+                other => return Err(unknown_key(KIND, other)),
             }
         }
-        params.field = field.ok_or_else(|| {
-            SearchError::illegal(format!(
-                "Required one of fields [field, script], but none were specified (aggregation [{name}])"
-            ))
-        })?;
-        Ok(params)
+        let (field, missing) = source.finish(name)?;
+        Ok(PercentilesParams {
+            field,
+            percents,
+            keyed,
+            missing,
+        })
     }
 
     /// tantivy's parameters, over the column `column` (the field's schema
@@ -98,7 +79,7 @@ impl PercentilesParams {
 
 /// `percents`: numbers (or numeric strings) within 0..=100, sorted; errors
 /// in Elasticsearch's words, under its builder's parse failure.
-fn percents(name: &str, value: &Value) -> Result<Vec<f64>> {
+fn parse_percents(name: &str, value: &Value) -> Result<Vec<f64>> {
     let list = value.as_array().ok_or_else(|| {
         SearchError::parsing(format!(
             "[percents] of [percentiles] aggregation [{name}] must be an array, got [{value}]"

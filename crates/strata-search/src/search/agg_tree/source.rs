@@ -1,0 +1,87 @@
+//! [`SourceParams`]: the parameters every values-source aggregation
+//! (`min`, `percentiles`, ...) reads alike: `field` (required), `missing`,
+//! `script` (refused: no scripts on aggregations here), and `format` and
+//! `value_type` (accepted; they change nothing yet). Each kind's own
+//! parser (`metric.rs`, `percentiles.rs`) handles the rest.
+
+use serde_json::{Map, Value};
+
+use crate::error::{Result, SearchError};
+
+/// The common parameters read so far.
+#[derive(Debug, Default)]
+pub(super) struct SourceParams {
+    field: Option<String>,
+    missing: Option<f64>,
+}
+
+impl SourceParams {
+    /// Reads `key` if it is a common parameter of the `kind` aggregation
+    /// `name` (`Ok(false)`: it is not, the kind's own parser goes on).
+    pub(super) fn read(
+        &mut self,
+        kind: &str,
+        name: &str,
+        key: &str,
+        value: &Value,
+    ) -> Result<bool> {
+        match key {
+            "field" => match value {
+                Value::String(f) => self.field = Some(f.clone()),
+                other => {
+                    return Err(SearchError::parsing(format!(
+                        "[field] of [{kind}] aggregation [{name}] must be a string, got [{other}]"
+                    )))
+                }
+            },
+            "missing" => self.missing = Some(number(kind, name, key, value)?),
+            "format" | "value_type" if value.is_string() => {}
+            "script" => return Err(SearchError::illegal("scripts are not supported")),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// The field (required) and `missing` of the aggregation `name`.
+    pub(super) fn finish(self, name: &str) -> Result<(String, Option<f64>)> {
+        let field = self.field.ok_or_else(|| {
+            SearchError::illegal(format!(
+                "Required one of fields [field, script], but none were specified (aggregation [{name}])"
+            ))
+        })?;
+        Ok((field, self.missing))
+    }
+}
+
+/// `body` as the object of parameters of the `kind` aggregation `name`.
+pub(super) fn object_of<'b>(
+    kind: &str,
+    name: &str,
+    body: &'b Value,
+) -> Result<&'b Map<String, Value>> {
+    body.as_object()
+        .ok_or_else(|| SearchError::parsing(format!("[{kind}] of [{name}] must be an object")))
+}
+
+/// Elasticsearch 8's declarative parsers' error for a key `kind` does not
+/// know.
+pub(super) fn unknown_key(kind: &str, key: &str) -> SearchError {
+    SearchError::FieldParse {
+        reason: format!("[{kind}] unknown field [{key}]"),
+        cause: None,
+    }
+}
+
+/// A number, written as one or as a numeric string (as Elasticsearch
+/// takes them).
+pub(super) fn number(kind: &str, name: &str, key: &str, value: &Value) -> Result<f64> {
+    value
+        .as_f64()
+        .or_else(|| value.as_str().and_then(|s| s.trim().parse().ok()))
+        .filter(|n: &f64| n.is_finite())
+        .ok_or_else(|| {
+            SearchError::parsing(format!(
+                "[{key}] of [{kind}] aggregation [{name}] must be a number, got [{value}]"
+            ))
+        })
+}
