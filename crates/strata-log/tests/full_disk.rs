@@ -132,3 +132,36 @@ fn a_failed_sync_after_a_stall_still_poisons_and_cuts_the_unsynced_tail() {
     let records = replay_all(&mem).unwrap();
     assert_eq!(records.len(), 1, "the unacknowledged record came back");
 }
+
+#[test]
+fn records_written_past_failed_preallocation_are_not_zeroed_later() {
+    // One 100-byte record per round and a small preallocation step: once
+    // the zeros ahead run out, a page of zeros no longer fits but a record
+    // does, so records land past the preallocated end. Zeros written ahead
+    // later (once space is freed) must start after them, not over them.
+    let (mem, faults, log) = rig(sync_config().with_preallocation(8 << 10));
+    let mut lsn = 0;
+    let mut capped = false;
+    while log.write_stalled().is_none() {
+        lsn = log.append(1, &body_of(lsn + 1, 100)).unwrap();
+        eventually("the record is durable or the log stalls", || {
+            log.durable_lsn() >= lsn || log.write_stalled().is_some()
+        });
+        if !capped && lsn == 5 {
+            faults.set_capacity(bytes_used(&mem) + 3000);
+            capped = true;
+        }
+        assert!(lsn < 10_000, "the log never stalled");
+    }
+    faults.heal();
+    log.wait_durable(lsn).unwrap();
+    let more = log.append(1, &body_of(lsn + 1, 100)).unwrap();
+    log.wait_durable(more).unwrap();
+    drop(log);
+    let records = replay_all(&mem.crash()).unwrap();
+    let lsns: Vec<u64> = records.iter().map(|r| r.0).collect();
+    assert_eq!(lsns, (1..=more).collect::<Vec<_>>());
+    for (lsn, _, body) in records {
+        assert_eq!(body, body_of(lsn, 100), "LSN {lsn}");
+    }
+}

@@ -78,6 +78,9 @@ impl Flusher {
                     Failure::of_write(LogError::io(what, e)).after(done)
                 })?;
             self.segment_len += take as u64;
+            // Records written past a failed preallocation extend the file:
+            // zeros written ahead later must start after them.
+            self.file_len = self.file_len.max(self.segment_len);
             self.segment_records += records;
             self.written_lsn += records;
             rest = tail;
