@@ -7,7 +7,8 @@
 //! ([`FairSpillPool`]: each spiller may hold its fraction of what
 //! non-spilling consumers left); this wrapper adds what a job reports: the
 //! peak reserved and how often a reservation was refused (each refusal
-//! makes an operator spill or the cached dataset stop growing).
+//! makes an operator spill, the cached dataset stop growing, or the SSD
+//! tier's read-ahead wait for a read to finish).
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};

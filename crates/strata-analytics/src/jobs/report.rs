@@ -45,8 +45,8 @@ pub struct BudgetReport {
     pub margin: Option<u64>,
     /// The most the pool had reserved at once.
     pub pool_peak: u64,
-    /// Reservations the pool refused (each made an operator spill or the
-    /// cached table stop growing in DRAM).
+    /// Reservations the pool refused (each made an operator spill, the
+    /// cached table stop growing in DRAM, or a read-ahead wait).
     pub pool_refusals: u64,
     /// Peak resident memory, the kernel's high-water mark (`VmHWM`),
     /// the executable's pages included.

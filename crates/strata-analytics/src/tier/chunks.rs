@@ -68,14 +68,23 @@ impl<S: ExtentSource> ChunkStream<S> {
         }
     }
 
-    /// Starts reads until `depth` are in flight or the source has no
-    /// extent ready.
+    /// Starts reads until `depth` are in flight, the source has no extent
+    /// ready, or the pool refuses the memory of a read ahead (retried when
+    /// a read completes).
     fn launch(&mut self, cx: &mut Context<'_>) {
         while !self.ended && self.in_flight.len() < self.depth {
             match self.source.poll_extent(self.next, cx) {
                 Poll::Ready(Some(extent)) => {
                     let cost = 2 * extent.len();
-                    self.reservation.grow(cost);
+                    // The first read is needed for any progress; reads
+                    // ahead of it only take memory the pool has free, so
+                    // that read-ahead (which cannot spill) never starves
+                    // an operator that must reserve to finish.
+                    if self.in_flight.is_empty() {
+                        self.reservation.grow(cost);
+                    } else if self.reservation.try_grow(cost).is_err() {
+                        break;
+                    }
                     self.in_flight
                         .push_back((cost, start(self.area.read(extent))));
                     self.next += 1;
@@ -141,5 +150,60 @@ impl<S: ExtentSource + Unpin> Stream for ChunkStream<S> {
                 Poll::Ready(Some(result))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use datafusion::execution::memory_pool::MemoryPool;
+    use futures::StreamExt;
+    use strata_device::{BlockDevice, MemBlockDevice};
+
+    use super::*;
+    use crate::budget::BudgetPool;
+
+    /// An area on a 128 MiB in-memory device with a `limit`-byte pool, and
+    /// four extents of 100 KB.
+    fn area_with_extents(limit: usize) -> (Arc<SpillArea>, Vec<Extent>) {
+        let device: Arc<dyn BlockDevice> = Arc::new(MemBlockDevice::new(128 << 20));
+        let pool: Arc<dyn MemoryPool> = Arc::new(BudgetPool::new(Some(limit)));
+        let area = SpillArea::on_device(device, Path::new("/test"), None, pool).unwrap();
+        let extents = (0..4u8)
+            .map(|i| area.append(&[i; 100_000]).unwrap())
+            .collect();
+        (area, extents)
+    }
+
+    /// What the stream's reads in flight hold after its first item.
+    fn read_ahead_held(area: &Arc<SpillArea>, extents: Vec<Extent>) -> usize {
+        let before = area.pool().reserved();
+        let mut stream = ChunkStream::new(area.clone(), extents, 3, |c| &c.spill_read);
+        let first = futures::executor::block_on(stream.next()).unwrap().unwrap();
+        assert_eq!(first[..], [0u8; 100_000][..]);
+        area.pool().reserved() - before
+    }
+
+    #[test]
+    fn reads_ahead_take_only_memory_the_pool_has_free() {
+        // Room to spare: the three extents after the consumed one are in
+        // flight (each read holds twice its length).
+        let (area, extents) = area_with_extents(64 << 20);
+        assert_eq!(read_ahead_held(&area, extents), 3 * 2 * 100_000);
+        // A full pool: only the next read, none ahead of it, yet every
+        // extent still comes, one read at a time.
+        let (area, extents) = area_with_extents(64 << 20);
+        let filler = MemoryConsumer::new("filler").register(area.pool());
+        let free = (64 << 20) - area.pool().reserved();
+        filler.try_grow(free - 100_000).unwrap();
+        assert_eq!(read_ahead_held(&area, extents.clone()), 2 * 100_000);
+        let stream = ChunkStream::new(area.clone(), extents, 3, |c| &c.spill_read);
+        let all: Vec<Bytes> = futures::executor::block_on(stream.collect::<Vec<_>>())
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+        let firsts: Vec<u8> = all.iter().map(|b| b[0]).collect();
+        assert_eq!(firsts, [0, 1, 2, 3]);
     }
 }
