@@ -198,7 +198,7 @@ pub const TARGETS: &[Target] = &[
             Expr::Value(Source::Measured(
                 "index dram, data ssd",
                 "memory",
-                "dram_bytes_per_key",
+                "dram_bytes_per_key_outside_cache",
             )),
         )],
         times: false,
