@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use strata_search::{Missing, ParsedQuery, SearchIndex, SearchRequest, SearchResponse, SortField};
+use strata_search::{ParsedQuery, SearchIndex, SearchRequest, SearchResponse, SortField};
 
 use super::aliases;
 use crate::error::{EsError, Result};
@@ -164,12 +164,7 @@ pub(super) fn with_tiebreak(sort: &mut Vec<SortField>) -> bool {
         sort.push(SortField::score());
     }
     if !sort.iter().any(|s| s.field == "_shard_doc") {
-        sort.push(SortField {
-            field: "_shard_doc".into(),
-            descending: false,
-            unmapped_type: None,
-            missing: Missing::Last,
-        });
+        sort.push(SortField::plain("_shard_doc"));
     }
     by_score
 }

@@ -64,6 +64,14 @@ impl DateFormat {
         })
     }
 
+    /// [`DEFAULT_DATE_FORMAT`], parsed once per process.
+    pub(crate) fn default_format() -> &'static DateFormat {
+        static DEFAULT: std::sync::LazyLock<DateFormat> = std::sync::LazyLock::new(|| {
+            DateFormat::parse(DEFAULT_DATE_FORMAT).expect("the default format parses")
+        });
+        &DEFAULT
+    }
+
     /// The format as written.
     pub(crate) fn as_str(&self) -> &str {
         &self.text

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-use super::date::{DateFormat, DEFAULT_DATE_FORMAT};
+use super::date::DateFormat;
 use crate::error::{Result, SearchError};
 
 /// The field types this engine indexes.
@@ -163,10 +163,9 @@ impl FieldMapping {
     /// The date format in force, borrowed: indexing parses every date with
     /// it, and the default is parsed once per process rather than per value.
     pub(crate) fn date_parser(&self) -> &DateFormat {
-        static DEFAULT: std::sync::LazyLock<DateFormat> = std::sync::LazyLock::new(|| {
-            DateFormat::parse(DEFAULT_DATE_FORMAT).expect("the default format parses")
-        });
-        self.format.as_ref().unwrap_or(&DEFAULT)
+        self.format
+            .as_ref()
+            .unwrap_or_else(|| DateFormat::default_format())
     }
 
     /// Parses `{"type": ..., params}` for the field `name`.

@@ -25,7 +25,6 @@ use super::parallel;
 use super::pruned_source;
 use super::ranking::SortValues;
 use super::request::{SearchRequest, StoredFields};
-use super::sort::SortValue;
 use super::source_filter::ReturnedSource;
 use crate::breaker::estimate;
 use crate::error::{Result, SearchError};
@@ -356,10 +355,13 @@ fn one_hit(
             _source: source,
             fields: (!values.is_empty()).then_some(values),
             highlight,
-            sort: c
-                .values
-                .as_ref()
-                .map(|values| values.iter().map(SortValue::to_json).collect()),
+            sort: c.values.as_ref().map(|values| {
+                values
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| req.sort.get(i).map_or_else(|| v.to_json(), |f| f.shown(v)))
+                    .collect()
+            }),
         };
         // Serializing owned JSON values cannot fail; if it did, it is ours.
         let serialized = to_raw_value(&hit)

@@ -5,8 +5,9 @@
 //! intermediate-result merge.
 //!
 //! - `request`: the body; `fetch_fields`: the `fields` option; `sort`,
-//!   `sort_field`: sort criteria and keys; `source_filter`: `_source`
-//!   filtering; `docvalues`: `docvalue_fields`.
+//!   `sort_field`, `sort_numeric`: sort criteria, keys and
+//!   `numeric_type`; `source_filter`: `_source` filtering; `docvalues`:
+//!   `docvalue_fields`.
 //! - `agg_tree`: the request's `aggs` parsed once (kinds, sub-aggregations,
 //!   structural errors with their path); the top-level splits (`filter`,
 //!   geo, runtime fields) take nodes out of it and translation walks it.
@@ -94,6 +95,7 @@ pub mod slice;
 pub mod snapshot;
 pub mod sort;
 mod sort_field;
+mod sort_numeric;
 pub mod source_filter;
 pub mod time_buckets;
 pub mod time_zone;

@@ -66,7 +66,9 @@ impl FieldRanking {
         let [criterion] = self.sort.as_slice() else {
             return None;
         };
-        let date = self.mappings.leaf(&criterion.field).map(|l| l.ty) == Some(FieldType::Date);
+        // A `numeric_type` converts the values: the usual ranking does.
+        let date = self.mappings.leaf(&criterion.field).map(|l| l.ty) == Some(FieldType::Date)
+            && criterion.numeric_type.is_none();
         (date && self.after.is_none() && !self.track_scores).then_some(criterion)
     }
 }

@@ -44,10 +44,9 @@ fn field_ranking_matches_a_full_sort() {
     for descending in [false, true] {
         for missing in [Missing::Last, Missing::First] {
             let sort = vec![SortField {
-                field: "n".into(),
                 descending,
-                unmapped_type: None,
                 missing: missing.clone(),
+                ..SortField::plain("n")
             }];
             let orders = Arc::new(super::super::sort::key_orders(&sort));
             let field = Arc::new(FieldRanking {

@@ -14,7 +14,7 @@ use std::cmp::Ordering;
 use serde_json::Value;
 
 pub use super::sort_field::{
-    after_values, key_orders, validate_search_after, KeyOrder, Missing, SortField,
+    after_values, key_orders, validate_search_after, KeyOrder, Missing, NumericType, SortField,
 };
 pub use columns::{dense, numeric_column, str_column};
 use tantivy::columnar::{DynamicColumn, NumericalType};
@@ -75,12 +75,33 @@ pub enum ValueReader {
     Runtime(Box<super::runtime_sort::RuntimeReader>),
     /// Another reader whose missing values sort as a given value.
     WithMissing(Box<ValueReader>, SortValue),
+    /// Another reader's values converted (`numeric_type`; `true`: a
+    /// `date` field's).
+    Converted(Box<ValueReader>, NumericType, bool),
 }
 
 impl ValueReader {
     /// Opens the reader of `field` in `segment` (`runtime`: the runtime
     /// field it names).
     pub(crate) fn open_for(
+        field: &SortField,
+        mappings: &Mappings,
+        segment: &SegmentReader,
+        runtime: Option<&super::runtime_sort::RuntimeSort>,
+    ) -> ValueReader {
+        let reader = ValueReader::open_with_missing(field, mappings, segment, runtime);
+        match field.numeric_type {
+            Some(to) => {
+                let from_date = runtime.is_none()
+                    && mappings.leaf(&field.field).map(|l| l.ty) == Some(FieldType::Date);
+                ValueReader::Converted(Box::new(reader), to, from_date)
+            }
+            None => reader,
+        }
+    }
+
+    /// The reader of `field`, with its `missing` value if it has one.
+    fn open_with_missing(
         field: &SortField,
         mappings: &Mappings,
         segment: &SegmentReader,
@@ -163,6 +184,9 @@ impl ValueReader {
                 SortValue::Missing => fill.clone(),
                 v => v,
             },
+            ValueReader::Converted(inner, to, from_date) => {
+                to.convert(inner.value(doc, score), *from_date)
+            }
             ValueReader::Score => SortValue::Float(f64::from(score)),
             ValueReader::Doc => SortValue::Int(i64::from(doc)),
             ValueReader::ShardDoc(base) => SortValue::Int(base + i64::from(doc)),
@@ -202,7 +226,9 @@ impl ValueReader {
     pub fn take_error(&self) -> Option<tantivy::TantivyError> {
         match self {
             ValueReader::Runtime(r) => r.take_error(),
-            ValueReader::WithMissing(inner, _) => inner.take_error(),
+            ValueReader::WithMissing(inner, _) | ValueReader::Converted(inner, ..) => {
+                inner.take_error()
+            }
             _ => None,
         }
     }

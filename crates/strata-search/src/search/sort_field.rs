@@ -1,11 +1,14 @@
 //! The `sort` parameter: criteria (`"f"`, `{"f": "desc"}`, `{"f":
-//! {"order", "missing", "unmapped_type", ...}}`), their validation against
-//! a mapping, the orders sort keys follow, and `search_after` values.
+//! {"order", "missing", "unmapped_type", "numeric_type", "format"}}`),
+//! their validation against a mapping, the orders sort keys follow, how a
+//! hit shows its sort values, and `search_after` values.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::sort::SortValue;
+pub use super::sort_numeric::NumericType;
 use crate::error::{Result, SearchError};
+use crate::mapping::date::DateFormat;
 use crate::mapping::{FieldType, Mappings};
 
 /// The tiebreak of point-in-time and scroll pages: a document's place in
@@ -28,6 +31,11 @@ pub struct SortField {
     pub unmapped_type: Option<String>,
     /// Where documents without a value go, or the value they sort as.
     pub missing: Missing,
+    /// `numeric_type`: the type the values are converted to.
+    pub numeric_type: Option<NumericType>,
+    /// `format`: how a date criterion's values are shown in hits (and
+    /// read back from `search_after`).
+    pub format: Option<DateFormat>,
 }
 
 /// The `missing` parameter of a sort criterion.
@@ -61,8 +69,9 @@ pub fn key_orders(sort: &[SortField]) -> Vec<KeyOrder> {
 }
 
 /// Checks `search_after` values against the criteria: numbers for
-/// numeric, date, boolean and score keys (numeric strings allowed),
-/// strings for the rest; `null` stands for a missing value.
+/// numeric, date, boolean and score keys (numeric strings allowed, and for
+/// dates text in the criterion's or the field's format), strings for the
+/// rest; `null` stands for a missing value.
 pub fn validate_search_after(
     sort: &[SortField],
     values: &[Value],
@@ -79,9 +88,14 @@ pub fn validate_search_after(
             || ty.is_some_and(|t| {
                 t.is_integer() || t.is_float() || t == FieldType::Date || t == FieldType::Boolean
             });
+        let date = ty == Some(FieldType::Date) && !builtin_numeric(&field.field);
         let ok = match value {
             Value::Null => true,
             Value::Number(_) => numeric || ty.is_none(),
+            Value::String(s) if date => {
+                s.trim().parse::<f64>().is_ok()
+                    || field.date_format(Some(mappings)).parse_str(s).is_ok()
+            }
             Value::String(s) => !numeric || s.trim().parse::<f64>().is_ok(),
             Value::Bool(_) => ty == Some(FieldType::Boolean),
             _ => false,
@@ -110,10 +124,8 @@ impl SortField {
         let default_desc = |f: &str| f == "_score";
         match v {
             Value::String(f) => Ok(SortField {
-                field: f.clone(),
                 descending: default_desc(f),
-                unmapped_type: None,
-                missing: Missing::Last,
+                ..SortField::plain(f)
             }),
             Value::Object(o) if o.len() == 1 => {
                 let (field, spec) = o
@@ -121,10 +133,8 @@ impl SortField {
                     .next()
                     .ok_or_else(|| SearchError::parsing("empty sort"))?;
                 let mut s = SortField {
-                    field: field.clone(),
                     descending: default_desc(field),
-                    unmapped_type: None,
-                    missing: Missing::Last,
+                    ..SortField::plain(field)
                 };
                 let order = match spec {
                     Value::String(order) => Some(order.as_str()),
@@ -156,6 +166,12 @@ impl SortField {
                             .get("unmapped_type")
                             .and_then(Value::as_str)
                             .map(str::to_string);
+                        s.numeric_type = text_param(params, "numeric_type")?
+                            .map(NumericType::parse)
+                            .transpose()?;
+                        s.format = text_param(params, "format")?
+                            .map(DateFormat::parse)
+                            .transpose()?;
                         params.get("order").and_then(Value::as_str)
                     }
                     other => {
@@ -176,37 +192,119 @@ impl SortField {
         }
     }
 
-    /// `_score`, descending: the order without `sort`.
-    pub fn score() -> SortField {
+    /// Ascending on `field`, missing last, no options.
+    pub fn plain(field: &str) -> SortField {
         SortField {
-            field: "_score".into(),
-            descending: true,
+            field: field.to_string(),
+            descending: false,
             unmapped_type: None,
             missing: Missing::Last,
+            numeric_type: None,
+            format: None,
         }
     }
 
-    /// Checks the field is sortable in `mappings`.
+    /// `_score`, descending: the order without `sort`.
+    pub fn score() -> SortField {
+        SortField {
+            descending: true,
+            ..SortField::plain("_score")
+        }
+    }
+
+    /// Checks the field is sortable in `mappings`, and that its
+    /// `numeric_type` and `format` fit its type.
     pub(crate) fn validate(&self, mappings: &Mappings) -> Result<()> {
         if builtin_numeric(&self.field) {
-            return Ok(());
+            return match (&self.numeric_type, &self.format) {
+                (None, None) => Ok(()),
+                (Some(_), _) => Err(SearchError::parsing(format!(
+                    "[{}] does not support [numeric_type]",
+                    self.field
+                ))),
+                (None, Some(_)) => Err(SearchError::parsing(format!(
+                    "[{}] does not support [format]",
+                    self.field
+                ))),
+            };
         }
-        if let Some(t) = &self.unmapped_type {
-            if FieldType::from_name(t).is_none() {
-                return Err(SearchError::illegal(format!(
-                    "No mapper found for type [{t}]"
-                )));
-            }
-        }
-        match mappings.leaf(&self.field) {
-            None if self.unmapped_type.is_some() => Ok(()),
-            None => Err(SearchError::QueryShard(format!("No mapping found for [{}] in order to sort on", self.field))),
-            Some(leaf) if leaf.ty == FieldType::Text => Err(SearchError::illegal(format!(
+        let unmapped =
+            match &self.unmapped_type {
+                Some(t) => Some(FieldType::from_name(t).ok_or_else(|| {
+                    SearchError::illegal(format!("No mapper found for type [{t}]"))
+                })?),
+                None => None,
+            };
+        let ty = match mappings.leaf(&self.field) {
+            None => unmapped.ok_or_else(|| {
+                SearchError::QueryShard(format!(
+                    "No mapping found for [{}] in order to sort on",
+                    self.field
+                ))
+            })?,
+            Some(leaf) if leaf.ty == FieldType::Text => return Err(SearchError::illegal(format!(
                 "Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [{}] in order to load field data by uninverting the inverted index.",
                 self.field
             ))),
-            Some(_) => Ok(()),
+            Some(leaf) => leaf.ty,
+        };
+        let numeric =
+            ty.is_integer() || ty.is_float() || ty == FieldType::Date || ty == FieldType::Boolean;
+        if self.numeric_type.is_some() && !numeric {
+            return Err(SearchError::QueryShard(format!(
+                "[numeric_type] option cannot be set on a non-numeric field, got {}",
+                ty.name()
+            )));
         }
+        match self.format {
+            Some(_) if ty.is_integer() || ty.is_float() => Err(SearchError::illegal(format!(
+                "[format] on the sort of numeric field [{}] is not supported by this server (decimal patterns are not implemented); sort values are shown as numbers",
+                self.field
+            ))),
+            Some(_) if ty != FieldType::Date => Err(SearchError::illegal(format!(
+                "Field [{}] of type [{}] does not support custom formats",
+                self.field,
+                ty.name()
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    /// The format a date criterion's values are read and shown in: its own
+    /// `format`, else its field's.
+    fn date_format(&self, mappings: Option<&Mappings>) -> DateFormat {
+        match (&self.format, mappings.and_then(|m| m.leaf(&self.field))) {
+            (Some(format), _) => format.clone(),
+            (None, Some(leaf)) => leaf.date_format(),
+            (None, None) => DateFormat::default_format().clone(),
+        }
+    }
+
+    /// `value` (of this criterion) as a hit shows it: formatted with
+    /// `format` when one is set (a date's milliseconds, or nanoseconds
+    /// under `numeric_type: date_nanos`), else as is.
+    pub fn shown(&self, value: &SortValue) -> Value {
+        match (&self.format, value) {
+            (Some(format), SortValue::Int(n)) => {
+                let millis = match self.numeric_type {
+                    Some(NumericType::DateNanos) => n.div_euclid(1_000_000),
+                    _ => *n,
+                };
+                Value::String(format.format_in(millis, 0, "Z"))
+            }
+            _ => value.to_json(),
+        }
+    }
+}
+
+/// The parameter `key` of a criterion as text (`None`: absent or null).
+fn text_param<'p>(params: &'p Map<String, Value>, key: &str) -> Result<Option<&'p str>> {
+    match params.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text)),
+        Some(other) => Err(SearchError::parsing(format!(
+            "[field_sort] {key} doesn't support values of type: {other}"
+        ))),
     }
 }
 
@@ -235,6 +333,20 @@ pub fn after_values(
                         || t == FieldType::Boolean
                 });
             let by_score = sort.get(i).is_some_and(|f| f.field == "_score");
+            let date_text = match (sort.get(i), v) {
+                (Some(f), Value::String(s))
+                    if ty == Some(FieldType::Date) && s.trim().parse::<f64>().is_err() =>
+                {
+                    f.date_format(mappings).parse_str(s).ok().map(|ms| (f, ms))
+                }
+                _ => None,
+            };
+            if let Some((f, ms)) = date_text {
+                return match f.numeric_type {
+                    Some(t) => t.convert(SortValue::Int(ms), true),
+                    None => SortValue::Int(ms),
+                };
+            }
             let value = match v {
                 Value::String(s) if ty == Some(FieldType::Ip) => SortValue::ip(s.clone()),
                 Value::String(s) if numeric => match s.trim().parse::<i64>() {

@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use super::{Missing, SortField, SortValue, ValueReader};
+use super::{SortField, SortValue, ValueReader};
 use crate::mapping::Mappings;
 use crate::store::SchemaFields;
 
@@ -35,12 +35,7 @@ fn sort_reader_takes_any_numeric_column_type() {
         "price": {"type": "double"}, "count": {"type": "long"}}}))
     .unwrap();
     let searcher = index.reader().unwrap().searcher();
-    let sort = |field: &str| SortField {
-        field: field.into(),
-        descending: false,
-        unmapped_type: None,
-        missing: Missing::Last,
-    };
+    let sort = SortField::plain;
     let mut prices = Vec::new();
     let mut counts = Vec::new();
     for segment in searcher.segment_readers() {

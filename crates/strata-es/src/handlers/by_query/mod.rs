@@ -20,7 +20,7 @@ pub mod step;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use strata_search::{Missing, SearchRequest, Snapshot, SortField, TrackTotalHits};
+use strata_search::{SearchRequest, Snapshot, SortField, TrackTotalHits};
 
 use super::aliases;
 use super::targets::indices_options;
@@ -193,12 +193,7 @@ fn batch_request(
     }
     let mut r = SearchRequest::parse(&body)?;
     r.size = size.max(1);
-    r.sort = vec![SortField {
-        field: "_shard_doc".into(),
-        descending: false,
-        unmapped_type: None,
-        missing: Missing::Last,
-    }];
+    r.sort = vec![SortField::plain("_shard_doc")];
     r.track_total_hits = TrackTotalHits::Exact;
     r.seq_no_primary_term = true;
     r.version = true;
