@@ -135,6 +135,12 @@ fn options_the_fields_type_has_no_use_for_are_refused() {
     );
     let e = error(&c, json!([{"price": {"format": "0.00"}}]));
     assert!(e.contains("is not supported by this server"), "{e}");
+    let e = try_search(&c, &json!({"sort": [{"ts": {"format": "yyyy-QQ"}}]})).unwrap_err();
+    assert!(
+        matches!(e, strata_search::SearchError::IllegalArgument(_)),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("Invalid format: [yyyy-QQ]"), "{e}");
     let e = error(&c, json!([{"_score": {"numeric_type": "long"}}]));
     assert!(
         e.contains("[_score] does not support [numeric_type]"),
