@@ -74,6 +74,18 @@ fn stall_then_resume(config: LogConfig, n: u64, len: usize) {
     faults.heal();
     log.wait_durable(last).unwrap();
     eventually("the stall ends", || log.write_stalled().is_none());
+    append_one_more_then_survive_a_power_cut(&mem, log, last, len);
+}
+
+/// Once space is back and `last` is durable: one more record is appended
+/// and made durable, and after a power cut every record `1..=last + 1` is
+/// there, in order, with its own body (`len` bytes).
+fn append_one_more_then_survive_a_power_cut(
+    mem: &MemDirectory,
+    log: CommandLog,
+    last: u64,
+    len: usize,
+) {
     let more = log.append(1, &body_of(last + 1, len)).unwrap();
     log.wait_durable(more).unwrap();
     drop(log);
@@ -155,13 +167,5 @@ fn records_written_past_failed_preallocation_are_not_zeroed_later() {
     }
     faults.heal();
     log.wait_durable(lsn).unwrap();
-    let more = log.append(1, &body_of(lsn + 1, 100)).unwrap();
-    log.wait_durable(more).unwrap();
-    drop(log);
-    let records = replay_all(&mem.crash()).unwrap();
-    let lsns: Vec<u64> = records.iter().map(|r| r.0).collect();
-    assert_eq!(lsns, (1..=more).collect::<Vec<_>>());
-    for (lsn, _, body) in records {
-        assert_eq!(body, body_of(lsn, 100), "LSN {lsn}");
-    }
+    append_one_more_then_survive_a_power_cut(&mem, log, lsn, 100);
 }
