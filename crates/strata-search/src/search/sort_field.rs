@@ -20,6 +20,12 @@ fn builtin_numeric(field: &str) -> bool {
     matches!(field, "_score" | "_doc" | SHARD_DOC)
 }
 
+/// Whether a field of type `ty` sorts by a number (dates by their
+/// milliseconds, booleans as 0 and 1).
+fn sorts_as_number(ty: FieldType) -> bool {
+    ty.is_integer() || ty.is_float() || ty == FieldType::Date || ty == FieldType::Boolean
+}
+
 /// One sort criterion.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SortField {
@@ -78,16 +84,8 @@ pub fn validate_search_after(
     mappings: &Mappings,
 ) -> Result<()> {
     for (field, value) in sort.iter().zip(values) {
-        let ty = mappings.leaf(&field.field).map(|l| l.ty).or_else(|| {
-            field
-                .unmapped_type
-                .as_deref()
-                .and_then(FieldType::from_name)
-        });
-        let numeric = builtin_numeric(&field.field)
-            || ty.is_some_and(|t| {
-                t.is_integer() || t.is_float() || t == FieldType::Date || t == FieldType::Boolean
-            });
+        let ty = field.key_type(Some(mappings));
+        let numeric = field.sorts_as_number(ty);
         let date = ty == Some(FieldType::Date) && !builtin_numeric(&field.field);
         let ok = match value {
             Value::Null => true,
@@ -246,9 +244,7 @@ impl SortField {
             ))),
             Some(leaf) => leaf.ty,
         };
-        let numeric =
-            ty.is_integer() || ty.is_float() || ty == FieldType::Date || ty == FieldType::Boolean;
-        if self.numeric_type.is_some() && !numeric {
+        if self.numeric_type.is_some() && !sorts_as_number(ty) {
             return Err(SearchError::QueryShard(format!(
                 "[numeric_type] option cannot be set on a non-numeric field, got {}",
                 ty.name()
@@ -266,6 +262,21 @@ impl SortField {
             ))),
             _ => Ok(()),
         }
+    }
+
+    /// The type of the criterion's keys: its field's in `mappings`, else
+    /// its `unmapped_type` (`None`: neither, or a built-in key).
+    fn key_type(&self, mappings: Option<&Mappings>) -> Option<FieldType> {
+        mappings
+            .and_then(|m| m.leaf(&self.field))
+            .map(|l| l.ty)
+            .or_else(|| self.unmapped_type.as_deref().and_then(FieldType::from_name))
+    }
+
+    /// Whether the criterion's keys are numbers: a built-in key, or a
+    /// field of key type `ty` that sorts as one.
+    fn sorts_as_number(&self, ty: Option<FieldType>) -> bool {
+        builtin_numeric(&self.field) || ty.is_some_and(sorts_as_number)
     }
 
     /// The format a date criterion's values are read and shown in: its own
@@ -327,19 +338,8 @@ pub fn after_values(
         .iter()
         .enumerate()
         .map(|(i, v)| {
-            let ty = sort.get(i).and_then(|f| {
-                mappings
-                    .and_then(|m| m.leaf(&f.field))
-                    .map(|l| l.ty)
-                    .or_else(|| f.unmapped_type.as_deref().and_then(FieldType::from_name))
-            });
-            let numeric = sort.get(i).is_some_and(|f| builtin_numeric(&f.field))
-                || ty.is_some_and(|t| {
-                    t.is_integer()
-                        || t.is_float()
-                        || t == FieldType::Date
-                        || t == FieldType::Boolean
-                });
+            let ty = sort.get(i).and_then(|f| f.key_type(mappings));
+            let numeric = sort.get(i).is_some_and(|f| f.sorts_as_number(ty));
             let by_score = sort.get(i).is_some_and(|f| f.field == "_score");
             let date_text = match (sort.get(i), v) {
                 (Some(f), Value::String(s))
