@@ -3,19 +3,24 @@
 //! appending one (`shard/in_place.rs`). Checked here: no memory is written
 //! for it; the value, kind, expiry and a fresh CAS read back; a watch sees
 //! the change; any other shape (length, kind, expiry, a large head there)
-//! appends as before; the journal records replay to the same state; and in
-//! persistent memory, where records are never rewritten, a power cut keeps
-//! the newest value.
+//! appends as before; a large list's pushes and pops at its ends rewrite its
+//! (padded) end chunks and its head the same way; the journal records replay
+//! to the same state; and in persistent memory, where records are never
+//! rewritten, a power cut keeps the newest value.
 
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use strata_kv::journal::{decode, Journal, Refusal};
+use strata_kv::large::{Deque, Side};
 use strata_kv::{DataTier, IndexTier, Keyspace, LargeEdit, NewItem, Placement, Store, ValueKind};
 use strata_pmem::PersistentArena;
 
 mod common;
 
-use common::large::{clock, config, contents, crash_pmem, new_arena, open_pmem};
+use common::large::{
+    assert_chunks_whole, clock, config, contents, crash_pmem, new_arena, open_pmem,
+};
 
 fn keyspace() -> Arc<Keyspace> {
     Keyspace::new(config(2), clock())
@@ -197,6 +202,102 @@ fn rewrites_in_place_replay_to_the_same_state() {
             "key {k}"
         );
     }
+}
+
+/// Pushes `pushes` at the back of the large list at `key` (made if
+/// absent), then pops `pops` from the front; the popped elements.
+fn list_edit(store: &mut impl Store, key: &[u8], pushes: &[Vec<u8>], pops: usize) -> Vec<Vec<u8>> {
+    store
+        .edit_large(key, |edit: &mut LargeEdit<'_>| {
+            let mut deque = match Deque::open(edit)? {
+                Some(deque) => deque,
+                None => Deque::create(edit, None),
+            };
+            for e in pushes {
+                deque.push(Side::Back, e)?;
+            }
+            let mut popped = Vec::new();
+            for _ in 0..pops {
+                popped.extend(deque.pop(Side::Front)?);
+            }
+            deque.finish()?;
+            Ok::<_, strata_kv::KvError>(popped)
+        })
+        .unwrap()
+        .unwrap()
+}
+
+/// Every element of the large list at `key`.
+fn list_elements(store: &mut impl Store, key: &[u8]) -> Vec<Vec<u8>> {
+    store
+        .edit_large(key, |edit: &mut LargeEdit<'_>| {
+            let mut deque = Deque::open(edit)?.unwrap();
+            let n = deque.len();
+            deque.range(0, n - 1)
+        })
+        .unwrap()
+        .unwrap()
+}
+
+#[test]
+fn a_large_lists_pushes_and_pops_at_its_ends_rewrite_in_place() {
+    let ks = keyspace();
+    let recorder = Arc::new(Recorder::default());
+    ks.attach_journal(recorder.clone()).ok().unwrap();
+    let mut store = ks.store();
+    let mut model = VecDeque::new();
+    let mut next = 0u32;
+    let mut elements = |n: usize, model: &mut VecDeque<Vec<u8>>| -> Vec<Vec<u8>> {
+        let new: Vec<Vec<u8>> = (0..n)
+            .map(|_| {
+                next += 1;
+                let mut e = format!("job-{next}:").into_bytes();
+                e.resize(50, b'.');
+                e
+            })
+            .collect();
+        model.extend(new.iter().cloned());
+        new
+    };
+    // 100 elements of 51 packed bytes: chunks of 40, 40 and 20.
+    let fill = elements(100, &mut model);
+    list_edit(&mut store, b"q", &fill, 0);
+    let used = ks.stats().used_memory;
+    // One at a time, as a queue's producers and consumers: pushes that fit
+    // the back chunk, pops that leave the front one non-empty.
+    for _ in 0..15 {
+        let one = elements(1, &mut model);
+        let popped = list_edit(&mut store, b"q", &one, 2);
+        let want: Vec<_> = model.drain(..2).collect();
+        assert_eq!(popped, want);
+    }
+    assert_eq!(ks.stats().used_memory, used, "rewritten in place");
+    assert_eq!(list_elements(&mut store, b"q"), Vec::from(model.clone()));
+    // A push that opens a chunk, and a pop that empties one, append and
+    // drop records.
+    let more = elements(10, &mut model);
+    list_edit(&mut store, b"q", &more, 0);
+    assert!(ks.stats().used_memory > used, "a new back chunk");
+    let popped = list_edit(&mut store, b"q", &[], 10);
+    assert_eq!(popped, model.drain(..10).collect::<Vec<_>>());
+    assert_eq!(list_elements(&mut store, b"q"), Vec::from(model.clone()));
+    // Replayed from the journal (whose chunks carry no padding), the same
+    // list; it goes on being pushed and popped in place there too.
+    let copy = keyspace();
+    for body in recorder.0.lock().unwrap().iter() {
+        copy.apply_changes(decode(body)).unwrap();
+    }
+    assert_eq!(contents(&copy), contents(&ks));
+    let mut replayed = copy.store();
+    let tail = elements(1, &mut model);
+    list_edit(&mut replayed, b"q", &tail, 1);
+    let used = copy.stats().used_memory;
+    let tail = elements(1, &mut model);
+    list_edit(&mut replayed, b"q", &tail, 1);
+    assert_eq!(copy.stats().used_memory, used, "in place after replay");
+    model.drain(..2);
+    assert_eq!(list_elements(&mut replayed, b"q"), Vec::from(model));
+    assert_chunks_whole(&copy);
 }
 
 #[test]

@@ -56,7 +56,7 @@ impl LockedShards<'_> {
             // A missing chunk (never expected) is written empty.
             let value = value.unwrap_or_default();
             self.shard(to_hash)
-                .write_chunk(ctx, to, number, kind, &value, now)?;
+                .write_chunk(ctx, to, number, kind, &value, None, now)?;
         }
         let (meta, expires_at) = head;
         self.shard(to_hash)

@@ -10,6 +10,9 @@ use crate::item::{stored_flags, ValueKind};
 use crate::journal::change;
 use crate::KvError;
 
+/// The padding [`ShardInner::write_chunk`] adds (at most a chunk's room).
+static ZEROS: [u8; 4096] = [0; 4096];
+
 impl ShardInner {
     /// Chunk entries in the index (a restart counts them once).
     pub(super) fn count_chunks(&self) -> usize {
@@ -60,6 +63,13 @@ impl ShardInner {
     }
 
     /// Writes chunk `number` of `owner` (a collection of `kind`), logged.
+    /// With `pad_to`, where records are rewritten in place (DRAM), the
+    /// stored value is `value` followed by zeros up to `pad_to` bytes, so
+    /// that the chunk's next versions, as long padded, overwrite this
+    /// record instead of appending (the journal logs `value` alone: the
+    /// padding is room, not content, and readers of padded chunks accept
+    /// either).
+    #[allow(clippy::too_many_arguments)]
     pub fn write_chunk(
         &mut self,
         ctx: &Ctx,
@@ -67,12 +77,18 @@ impl ShardInner {
         number: u32,
         kind: ValueKind,
         value: &[u8],
+        pad_to: Option<usize>,
         now: u64,
     ) -> Result<(), KvError> {
         let key = chunk_key(owner, number);
         let hash = ctx.hash_in(Namespace::Chunk, &key);
         let flags = stored_flags(0, kind) | CHUNK;
-        self.write_logged(ctx, hash, &key, value, flags, None, now)
+        let pad = match pad_to {
+            Some(to) if self.rewrites_in_place(ctx) => to.saturating_sub(value.len()),
+            _ => 0,
+        };
+        let padding = &ZEROS[..pad.min(ZEROS.len())];
+        self.write_logged(ctx, hash, &key, &[value, padding], flags, None, now)
     }
 
     /// Writes the head of the large collection at user key `key` (of
@@ -98,26 +114,46 @@ impl ShardInner {
         }
         let hash = ctx.hash(key);
         let flags = ring.head_flags(stored_flags(0, kind));
-        self.write_logged(ctx, hash, key, meta, flags, expires_at, now)?;
+        self.write_logged(ctx, hash, key, &[meta], flags, expires_at, now)?;
         ctx.counters.total_items.add(1);
         Ok(())
     }
 
+    /// Writes `key`'s record: `parts[0]` is its value, any further parts
+    /// padding. In place when the record there has the same shape (see
+    /// [`rewrite_in_place`](Self::rewrite_in_place)), else appended; the
+    /// journal logs the value without its padding either way.
     #[allow(clippy::too_many_arguments)]
     fn write_logged(
         &mut self,
         ctx: &Ctx,
         hash: u64,
         key: &[u8],
-        value: &[u8],
+        parts: &[&[u8]],
         flags: u64,
         expires_at: Option<u64>,
         now: u64,
     ) -> Result<(), KvError> {
         ctx.check_journal()?;
-        let cas = ctx.next_cas();
-        self.put(ctx, hash, key, &[value], flags, expires_at, cas, now)?;
+        let ns = Namespace::of(flags);
+        let slot = match self.rewrites_in_place(ctx) {
+            true => self.lookup_in(ns, hash, key),
+            false => None,
+        };
+        let in_place = match slot {
+            Some(slot) => self.rewrite_in_place(ctx, slot, key, parts, flags, expires_at, now)?,
+            None => None,
+        };
+        let cas = match in_place {
+            Some(cas) => cas,
+            None => {
+                let cas = ctx.next_cas();
+                self.put(ctx, hash, key, parts, flags, expires_at, cas, now)?;
+                cas
+            }
+        };
         if ctx.journaling() {
+            let value = parts.first().copied().unwrap_or_default();
             change::encode_put(&mut self.journal_buf, key, value, flags, cas, expires_at);
         }
         Ok(())

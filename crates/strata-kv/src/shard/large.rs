@@ -84,10 +84,34 @@ impl<'s> LargeEdit<'s> {
 
     /// Writes chunk `number` of this key's collection of `kind`.
     pub fn put_chunk(&mut self, number: u32, kind: ValueKind, value: &[u8]) -> Result<(), KvError> {
+        self.write_chunk(number, kind, value, None)
+    }
+
+    /// Writes chunk `number` like [`put_chunk`](Self::put_chunk), stored
+    /// padded with zeros to `pad_to` bytes where records are rewritten in
+    /// place (DRAM), so that later versions of the chunk up to that length
+    /// overwrite it; whoever reads the chunk must accept trailing zeros.
+    pub fn put_padded_chunk(
+        &mut self,
+        number: u32,
+        kind: ValueKind,
+        value: &[u8],
+        pad_to: usize,
+    ) -> Result<(), KvError> {
+        self.write_chunk(number, kind, value, Some(pad_to))
+    }
+
+    fn write_chunk(
+        &mut self,
+        number: u32,
+        kind: ValueKind,
+        value: &[u8],
+        pad_to: Option<usize>,
+    ) -> Result<(), KvError> {
         let (ctx, now) = (self.ctx, self.now);
         self.known = None;
         self.shard
-            .write_chunk(ctx, self.key, number, kind, value, now)
+            .write_chunk(ctx, self.key, number, kind, value, pad_to, now)
     }
 
     /// Writes the head: a large collection of `kind` with `chunks` chunks

@@ -131,7 +131,7 @@ impl ShardInner {
         }
         // A value as long as the one there rewrites it in place (in DRAM;
         // see `in_place.rs`): no garbage for the compactor.
-        let in_dram = ctx.ssd.is_none() && !self.arena.is_persistent();
+        let in_dram = self.rewrites_in_place(ctx);
         if let Some(slot) = in_dram.then(|| self.lookup(hash, key)).flatten() {
             if self.put_in_place(
                 ctx,

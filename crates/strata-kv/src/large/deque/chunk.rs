@@ -8,6 +8,9 @@
 //! from the back decode it once into a deque of elements, which it stays
 //! for the rest of the command.
 //!
+//! Stored chunks may end in zero padding ([`PADDED_LEN`]), which reading
+//! drops.
+//!
 //! Invariant: `bytes` is the packed size of the elements (as
 //! [`packed`] counts each); in the packed form it is
 //! `data.len() - start`.
@@ -16,6 +19,7 @@ use std::collections::VecDeque;
 
 use crate::arena::{get_varint, put_varint};
 use crate::collection::{self, push_varint, varint_len};
+use crate::large::hashed::TARGET_CHUNK;
 
 /// Which end of the list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,6 +29,15 @@ pub enum Side {
     /// The tail (RIGHT).
     Back,
 }
+
+/// The length a chunk is stored padded to where records are rewritten in
+/// place (DRAM): the most a chunk under [`TARGET_CHUNK`] takes (its packed
+/// elements and a count of at most 2,048, two varint bytes). Every version
+/// of an end chunk then has the same length, so a push or pop overwrites
+/// its record instead of appending one (and leaving the old one as
+/// garbage), as a quicklist node grows in its allocation. A chunk holding
+/// one element longer than that is stored as is.
+pub(super) const PADDED_LEN: usize = TARGET_CHUNK as usize + 2;
 
 /// Packed bytes an element adds to a chunk.
 pub(super) fn packed(e: &[u8]) -> u64 {
@@ -58,9 +71,9 @@ fn next_element<'a>(data: &'a [u8], pos: &mut usize) -> Option<&'a [u8]> {
 }
 
 impl Chunk {
-    /// A chunk as stored (a packed collection value); `None` if the bytes
-    /// are not one.
-    pub fn from_stored(value: Vec<u8>) -> Option<Self> {
+    /// A chunk as stored (a packed collection value, possibly followed by
+    /// zero padding: [`PADDED_LEN`]); `None` if the bytes are not one.
+    pub fn from_stored(mut value: Vec<u8>) -> Option<Self> {
         let mut pos = 0;
         let count = usize::try_from(get_varint(&value, &mut pos)?).ok()?;
         let start = pos;
@@ -70,8 +83,14 @@ impl Chunk {
         for _ in 0..count {
             next_element(&value, &mut pos)?;
         }
-        (pos == value.len()).then(|| Self {
-            bytes: (value.len() - start) as u64,
+        // One OR over the padding (vectorized), not a byte-by-byte search:
+        // every push and pop reads its end chunk.
+        if value[pos..].iter().fold(0u8, |acc, &b| acc | b) != 0 {
+            return None;
+        }
+        value.truncate(pos);
+        Some(Self {
+            bytes: (pos - start) as u64,
             data: value,
             start,
             count,
@@ -267,8 +286,16 @@ mod tests {
             );
         }
         let mut longer = stored.clone();
-        longer.push(0);
+        longer.push(1);
         assert!(Chunk::from_stored(longer).is_none());
+        let mut padded = stored.clone();
+        padded.resize(PADDED_LEN, 0);
+        let read = Chunk::from_stored(padded).unwrap();
+        assert!(read.iter().eq([&b"abc"[..], b"de"]));
+        assert_eq!(read.encode(), stored);
+        padded = stored.clone();
+        padded.extend([0, 0, 7, 0]);
+        assert!(Chunk::from_stored(padded).is_none());
         assert!(Chunk::from_stored(vec![0xff, 0xff, 0xff, 0xff, 0x0f]).is_none());
     }
 }

@@ -14,7 +14,9 @@
 //! counts from the nearer end), keeps them while it runs (in their stored
 //! form for pushes and pops, decoded for edits inside: `chunk`), and
 //! writes the changed ones and the head at [`finish`](Deque::finish): a
-//! push or pop writes one chunk and the head.
+//! push or pop writes one chunk and the head, in DRAM both in place (the
+//! head is as long whatever the list holds, chunks are stored padded to
+//! one length: `chunk::PADDED_LEN`).
 //!
 //! Layout: `meta` (the head's value), `chunk` (one loaded chunk), `read`
 //! (index, range, scan), `write` (push, pop, set, insert, remove, drop);
@@ -179,7 +181,8 @@ impl Deque<'_, LargeEdit<'_>> {
         changed.sort_unstable_by_key(|(n, _)| *n);
         for (n, chunk) in &changed {
             let value = chunk.encode();
-            self.edit.put_chunk(*n, ValueKind::List, &value)?;
+            self.edit
+                .put_padded_chunk(*n, ValueKind::List, &value, chunk::PADDED_LEN)?;
         }
         if self.head_dirty {
             self.edit
