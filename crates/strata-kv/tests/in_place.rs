@@ -161,11 +161,26 @@ impl Journal for Recorder {
     }
 }
 
-#[test]
-fn rewrites_in_place_replay_to_the_same_state() {
+/// A keyspace whose journal records are kept.
+fn journaled() -> (Arc<Keyspace>, Arc<Recorder>) {
     let ks = keyspace();
     let recorder = Arc::new(Recorder::default());
     ks.attach_journal(recorder.clone()).ok().unwrap();
+    (ks, recorder)
+}
+
+/// A new keyspace with every record `recorder` kept applied in order.
+fn replay(recorder: &Recorder) -> Arc<Keyspace> {
+    let copy = keyspace();
+    for body in recorder.0.lock().unwrap().iter() {
+        copy.apply_changes(decode(body)).unwrap();
+    }
+    copy
+}
+
+#[test]
+fn rewrites_in_place_replay_to_the_same_state() {
+    let (ks, recorder) = journaled();
     let mut store = ks.store();
     for round in 0..20u8 {
         for k in 0..10u8 {
@@ -188,10 +203,7 @@ fn rewrites_in_place_replay_to_the_same_state() {
         );
     }
     store.delete(b"k\x05").unwrap();
-    let copy = keyspace();
-    for body in recorder.0.lock().unwrap().iter() {
-        copy.apply_changes(decode(body)).unwrap();
-    }
+    let copy = replay(&recorder);
     assert_eq!(contents(&copy), contents(&ks));
     let mut a = ks.store();
     let mut b = copy.store();
@@ -241,9 +253,7 @@ fn list_elements(store: &mut impl Store, key: &[u8]) -> Vec<Vec<u8>> {
 
 #[test]
 fn a_large_lists_pushes_and_pops_at_its_ends_rewrite_in_place() {
-    let ks = keyspace();
-    let recorder = Arc::new(Recorder::default());
-    ks.attach_journal(recorder.clone()).ok().unwrap();
+    let (ks, recorder) = journaled();
     let mut store = ks.store();
     let mut model = VecDeque::new();
     let mut next = 0u32;
@@ -283,10 +293,7 @@ fn a_large_lists_pushes_and_pops_at_its_ends_rewrite_in_place() {
     assert_eq!(list_elements(&mut store, b"q"), Vec::from(model.clone()));
     // Replayed from the journal (whose chunks carry no padding), the same
     // list; it goes on being pushed and popped in place there too.
-    let copy = keyspace();
-    for body in recorder.0.lock().unwrap().iter() {
-        copy.apply_changes(decode(body)).unwrap();
-    }
+    let copy = replay(&recorder);
     assert_eq!(contents(&copy), contents(&ks));
     let mut replayed = copy.store();
     let tail = elements(1, &mut model);
