@@ -28,6 +28,16 @@ impl Connection {
     pub fn is_tls(&self) -> bool {
         matches!(self, Connection::Tls(_))
     }
+
+    /// Writes what a plain socket takes now, without waiting (`WouldBlock`
+    /// when it takes nothing); `None` on TLS, whose writes go through
+    /// rustls's buffer and must be flushed.
+    pub fn try_write(&self, buf: &[u8]) -> Option<io::Result<usize>> {
+        match self {
+            Connection::Plain(tcp) => Some(tcp.try_write(buf)),
+            Connection::Tls(_) => None,
+        }
+    }
 }
 
 impl AsyncRead for Connection {

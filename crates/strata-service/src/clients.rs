@@ -3,12 +3,13 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
 use parking_lot::Mutex;
-use tokio_util::sync::CancellationToken;
+
+use crate::signal::Signal;
 
 /// One connected client. Shared between its session and the registry.
 #[derive(Debug)]
@@ -30,9 +31,10 @@ pub struct ClientInfo {
     /// read rather than per command: one clock read per batch, not per
     /// request).
     pub last_active: Mutex<Instant>,
-    /// Cancelled to close the connection from outside its session (Redis
-    /// `ACL DELUSER` of the user it is authenticated as).
-    closer: CancellationToken,
+    /// Closes the connection from outside its session (Redis `ACL
+    /// DELUSER` of the user it is authenticated as), stops its reading at
+    /// shutdown, tells it of a new idle limit.
+    signal: Signal,
     /// The connection's socket and buffers, as the driver last saw them.
     pub buffers: BufferStats,
 }
@@ -121,17 +123,22 @@ impl ClientInfo {
     /// Asks the driver to close this connection: replies already produced
     /// are sent, no further input is read. Idempotent.
     pub fn close(&self) {
-        self.closer.cancel();
+        self.signal.close();
     }
 
     /// True once [`close`](Self::close) was called.
     pub fn is_closing(&self) -> bool {
-        self.closer.is_cancelled()
+        self.signal.is_closed()
     }
 
     /// Resolves once [`close`](Self::close) was called.
     pub async fn closed(&self) {
-        self.closer.cancelled().await
+        self.signal.closed().await
+    }
+
+    /// What the driver waits on besides the socket.
+    pub(crate) fn signal(&self) -> &Signal {
+        &self.signal
     }
 }
 
@@ -141,6 +148,9 @@ static NEXT_CLIENT_ID: AtomicU64 = AtomicU64::new(1);
 #[derive(Debug, Default)]
 pub struct Clients {
     connected: Mutex<HashMap<u64, Arc<ClientInfo>>>,
+    /// Set (under `connected`'s lock) once the server shuts down: every
+    /// connection, including one registered later, stops reading.
+    shutting_down: AtomicBool,
     total: AtomicU64,
     rejected: AtomicU64,
     bytes_read: AtomicU64,
@@ -159,12 +169,27 @@ impl Clients {
             name: Mutex::new(None),
             last_command: Mutex::new("NULL"),
             last_active: Mutex::new(now),
-            closer: CancellationToken::new(),
+            signal: Signal::default(),
             buffers: BufferStats::default(),
         });
-        self.connected.lock().insert(info.id, info.clone());
+        let mut connected = self.connected.lock();
+        if self.shutting_down.load(Ordering::Relaxed) {
+            info.signal.shut_down();
+        }
+        connected.insert(info.id, info.clone());
+        drop(connected);
         self.total.fetch_add(1, Ordering::Relaxed);
         info
+    }
+
+    /// The server shuts down: every connection, open now or registered
+    /// later, reads no more input (replies it produced are still sent).
+    pub fn shut_down(&self) {
+        let connected = self.connected.lock();
+        self.shutting_down.store(true, Ordering::Relaxed);
+        for client in connected.values() {
+            client.signal.shut_down();
+        }
     }
 
     /// Removes a closed connection.

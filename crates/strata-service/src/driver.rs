@@ -82,7 +82,12 @@ pub async fn serve<P: Protocol>(
     let mut listener = listener.into();
     loop {
         let incoming = tokio::select! {
-            _ = shutdown.cancelled() => break,
+            _ = shutdown.cancelled() => {
+                // Connections stop reading: through their signals, not a
+                // wait on the token each (see `signal`).
+                clients.shut_down();
+                break;
+            }
             incoming = listener.accept() => incoming,
         };
         if clients.current() >= info.settings.max_connections() {
@@ -145,22 +150,26 @@ async fn serve_client<P: Protocol>(
     }
     client.buffers.set_fd(raw_fd(&stream));
     let session = protocol.open(client.clone());
-    run_connection(stream, session, clients, &client, config, failure, shutdown).await
+    run_connection(stream, session, clients, &client, config, failure).await
 }
 
 async fn run_connection<S: Session>(
     mut stream: Connection,
     mut session: S,
     clients: &Clients,
-    client: &ClientInfo,
+    client: &Arc<ClientInfo>,
     config: DriverConfig,
     failure: Failure,
-    shutdown: CancellationToken,
 ) -> io::Result<()> {
     let mut input = BytesMut::with_capacity(READ_CHUNK);
     let mut output = BytesMut::with_capacity(READ_CHUNK);
     let (mut read_total, mut written_total) = (0u64, 0u64);
-    let mut idle = config.idle_timeout.watch();
+    let idle = &config.idle_timeout;
+    let _attached = idle.attach(client);
+    let signal = client.signal();
+    // When the last batch of input was processed (the idle limit counts
+    // from it).
+    let mut last_activity = Instant::now();
     let mut clock = RequestClock::default();
     let bound = config.request_timeout;
     // True while the session yielded with requests still in `input`.
@@ -175,10 +184,10 @@ async fn run_connection<S: Session>(
             let read = read_some(
                 &mut stream,
                 &mut input,
-                &mut idle,
+                idle,
+                last_activity,
                 deadline,
-                client,
-                &shutdown,
+                signal,
                 wakeup.as_deref(),
             );
             match read.await {
@@ -220,6 +229,7 @@ async fn run_connection<S: Session>(
             }
         };
         let now = Instant::now();
+        last_activity = now;
         clock.after_process(before, input.len(), session.mid_request(), now);
         client.note_activity(now);
         client.buffers.note_input(input.len(), input.capacity());
@@ -254,7 +264,7 @@ async fn run_connection<S: Session>(
             }
             client.buffers.note_output(0, output.capacity());
         }
-        if flow == Flow::Close || input.len() > config.max_input || client.is_closing() {
+        if flow == Flow::Close || input.len() > config.max_input || signal.stops_reading() {
             break Ok(());
         }
         pending = flow == Flow::Yield;
@@ -265,8 +275,7 @@ async fn run_connection<S: Session>(
             // wait is dropped and it takes nothing that is pushed later.
             loop {
                 tokio::select! {
-                    _ = shutdown.cancelled() => break 'connection Ok(()),
-                    () = client.closed() => break 'connection Ok(()),
+                    () = signal.reading_stopped() => break 'connection Ok(()),
                     () = &mut wait => break,
                     n = stream.read_buf(&mut input), if input.len() < config.max_input => match n {
                         Ok(0) => break 'connection Ok(()),

@@ -12,6 +12,8 @@
 //! - [`driver`]: the tokio accept loop and per-connection read/process/write
 //!   loop, over `strata-net`'s listeners and connections (plain or TLS).
 //! - [`timeouts`]: the idle limit and the bound on a request's arrival.
+//! - `signal`: what the outside tells a connection's driver (close,
+//!   shutdown, a new idle limit), with one lock-free waker.
 //! - [`server_info`]: identity and runtime settings of the running server.
 //! - [`durability`]: what front ends need from persistence (durable replies,
 //!   checkpoints on demand, INFO fields), as a trait the server implements.
@@ -27,6 +29,7 @@ pub mod panic_guard;
 mod send_policy;
 pub mod server_info;
 pub mod session;
+mod signal;
 pub mod timeouts;
 
 /// Stack of every thread that serves requests: the runtime's workers and

@@ -4,7 +4,8 @@
 //!   closed (Redis's `timeout`, memcached's `idle_timeout`; 0, the
 //!   default, never closes one). It can change at run time (`CONFIG SET
 //!   timeout`); connections waiting for input apply the new value at once,
-//!   counted from their last activity.
+//!   counted from their last activity (each connection is attached to the
+//!   limit and woken through its [`Signal`](crate::signal::Signal)).
 //! - The request bound ([`DriverConfig::request_timeout`](crate::DriverConfig)):
 //!   once a request's first byte arrived, the request must be complete
 //!   within it, and a batch of replies must be taken by the client within
@@ -13,76 +14,87 @@
 //!   [`RequestClock`] tracks when the request at the front of the input
 //!   began.
 
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
-use tokio::sync::watch;
+use parking_lot::Mutex;
+
+use crate::clients::ClientInfo;
 
 /// Default request bound.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Seconds a connection may stay idle; 0 for no limit. Clones share the
-/// value.
-#[derive(Debug, Clone)]
+/// value and the connections attached to it.
+#[derive(Debug, Clone, Default)]
 pub struct IdleTimeout {
-    secs: std::sync::Arc<watch::Sender<u64>>,
+    shared: Arc<IdleShared>,
 }
 
-impl Default for IdleTimeout {
-    /// No idle limit.
-    fn default() -> Self {
-        Self::new(0)
-    }
+#[derive(Debug, Default)]
+struct IdleShared {
+    secs: AtomicU64,
+    /// The connections applying the limit, by client id, told when it
+    /// changes (weak: a connection detaches as it ends).
+    attached: Mutex<HashMap<u64, Weak<ClientInfo>>>,
 }
 
 impl IdleTimeout {
     /// An idle limit of `secs` seconds (0: none).
     pub fn new(secs: u64) -> Self {
-        let (tx, _) = watch::channel(secs);
-        Self {
-            secs: std::sync::Arc::new(tx),
-        }
+        let out = Self::default();
+        out.shared.secs.store(secs, Ordering::Relaxed);
+        out
     }
 
     /// Changes the limit for every connection sharing it, including those
     /// waiting now.
     pub fn set(&self, secs: u64) {
-        self.secs.send_replace(secs);
+        self.shared.secs.store(secs, Ordering::Release);
+        for client in self.shared.attached.lock().values() {
+            if let Some(client) = client.upgrade() {
+                client.signal().recheck();
+            }
+        }
     }
 
     /// The limit in seconds (0: none).
     pub fn secs(&self) -> u64 {
-        *self.secs.borrow()
+        self.shared.secs.load(Ordering::Acquire)
     }
 
-    /// A connection's view of the limit, told of changes.
-    pub(crate) fn watch(&self) -> IdleWatch {
-        IdleWatch {
-            rx: self.secs.subscribe(),
-            live: true,
-        }
-    }
-}
-
-/// One connection's subscription to its [`IdleTimeout`].
-pub(crate) struct IdleWatch {
-    rx: watch::Receiver<u64>,
-    live: bool,
-}
-
-impl IdleWatch {
-    /// The limit now, `None` when there is none.
-    pub(crate) fn limit(&mut self) -> Option<Duration> {
-        let secs = *self.rx.borrow_and_update();
+    /// The limit, `None` when there is none.
+    pub(crate) fn limit(&self) -> Option<Duration> {
+        let secs = self.secs();
         (secs > 0).then(|| Duration::from_secs(secs))
     }
 
-    /// Resolves when the limit changes; never once nobody can change it.
-    pub(crate) async fn changed(&mut self) {
-        if self.live && self.rx.changed().await.is_ok() {
-            return;
+    /// Attaches `client`'s connection until the guard is dropped: a change
+    /// of the limit then wakes its wait for input (a
+    /// [`Signal`](crate::signal::Signal) recheck).
+    pub(crate) fn attach(&self, client: &Arc<ClientInfo>) -> Attached {
+        self.shared
+            .attached
+            .lock()
+            .insert(client.id, Arc::downgrade(client));
+        Attached {
+            shared: Arc::clone(&self.shared),
+            id: client.id,
         }
-        self.live = false;
-        std::future::pending::<()>().await;
+    }
+}
+
+/// A connection attached to an [`IdleTimeout`]; detaches on drop.
+pub(crate) struct Attached {
+    shared: Arc<IdleShared>,
+    id: u64,
+}
+
+impl Drop for Attached {
+    fn drop(&mut self) {
+        self.shared.attached.lock().remove(&self.id);
     }
 }
 

@@ -9,11 +9,10 @@ use std::time::{Duration, Instant};
 use bytes::BytesMut;
 use strata_net::Connection;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio_util::sync::CancellationToken;
 
-use crate::clients::ClientInfo;
 use crate::session::Hold;
-use crate::timeouts::IdleWatch;
+use crate::signal::{Event, Signal};
+use crate::timeouts::IdleTimeout;
 
 /// Why a wait for input ended without input.
 pub(super) enum ReadEnd {
@@ -25,42 +24,52 @@ pub(super) enum ReadEnd {
 
 /// Reads what the client sent (at least a byte; none when `wakeup` is
 /// signalled: output arrived for the session), or says why not: the
-/// client closed (or was closed from outside), shutdown, the idle limit (counted from now, the last
-/// activity, and following changes of the limit) or the pending
-/// request's `deadline` passed.
+/// client closed (or was closed from outside), shutdown, the idle limit
+/// (counted from `last_activity`, and following changes of the limit) or
+/// the pending request's `deadline` passed.
+///
+/// Only the socket and the connection's [`Signal`] are waited on (and the
+/// deadline's timer and `wakeup` when there are any): this runs once per
+/// request at pipeline depth 1, so each extra waiter costs.
 pub(super) async fn read_some(
     stream: &mut Connection,
     input: &mut BytesMut,
-    idle: &mut IdleWatch,
+    idle: &IdleTimeout,
+    last_activity: Instant,
     deadline: Option<Instant>,
-    client: &ClientInfo,
-    shutdown: &CancellationToken,
+    signal: &Signal,
     wakeup: Option<&tokio::sync::Notify>,
 ) -> Result<usize, io::Result<ReadEnd>> {
-    let last_activity = tokio::time::Instant::now();
     let request_deadline = deadline.map(tokio::time::Instant::from_std);
     loop {
         // A subscriber waits for messages, not requests: never idle (as
         // Redis exempts pub/sub clients from `timeout`).
         let idle_deadline = match wakeup {
             Some(_) => None,
-            None => idle.limit().map(|limit| last_activity + limit),
+            None => idle
+                .limit()
+                .map(|limit| tokio::time::Instant::from_std(last_activity + limit)),
         };
         let (deadline, end) = match (idle_deadline, request_deadline) {
             (Some(i), Some(r)) if i < r => (Some(i), ReadEnd::Idle),
             (_, Some(r)) => (Some(r), ReadEnd::RequestTimeout),
             (i, None) => (i, ReadEnd::Idle),
         };
+        // The socket first: input already there is read without touching
+        // the rest (the driver checks the signal after each batch).
         tokio::select! {
-            _ = shutdown.cancelled() => return Err(Ok(ReadEnd::Shutdown)),
-            () = client.closed() => return Err(Ok(ReadEnd::Closed)),
+            biased;
             n = stream.read_buf(input) => return match n {
                 Ok(0) => Err(Ok(ReadEnd::Closed)),
                 Ok(n) => Ok(n),
                 Err(err) => Err(Err(err)),
             },
+            event = std::future::poll_fn(|cx| signal.poll_event(cx)) => match event {
+                Event::Closed => return Err(Ok(ReadEnd::Closed)),
+                Event::Shutdown => return Err(Ok(ReadEnd::Shutdown)),
+                Event::Recheck => {}
+            },
             () = sleep_until(deadline) => return Err(Ok(end)),
-            () = idle.changed() => {}
             () = notified(wakeup) => return Ok(0),
         }
     }
@@ -93,7 +102,25 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
 
 /// Writes `bytes` and flushes them (TLS buffers otherwise), failing when
 /// the client does not take them within `bound`.
-pub(super) async fn send(stream: &mut Connection, bytes: &[u8], bound: Duration) -> io::Result<()> {
+pub(super) async fn send(
+    stream: &mut Connection,
+    mut bytes: &[u8],
+    bound: Duration,
+) -> io::Result<()> {
+    // What the socket takes at once needs no timer (a plain socket has
+    // nothing to flush): the common case, one syscall.
+    while !bytes.is_empty() {
+        match stream.try_write(bytes) {
+            Some(Ok(0)) => return Err(io::ErrorKind::WriteZero.into()),
+            Some(Ok(n)) => bytes = &bytes[n..],
+            Some(Err(err)) if err.kind() == io::ErrorKind::WouldBlock => break,
+            Some(Err(err)) => return Err(err),
+            None => break,
+        }
+    }
+    if bytes.is_empty() {
+        return Ok(());
+    }
     let write = async {
         stream.write_all(bytes).await?;
         stream.flush().await
