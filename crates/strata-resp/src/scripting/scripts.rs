@@ -69,6 +69,9 @@ pub enum Gate {
 pub struct Scripts {
     cache: Mutex<HashMap<String, Arc<[u8]>>>,
     running: Mutex<Option<Running>>,
+    /// `running` is `Some` (written under its lock): the gate every
+    /// request passes reads this instead of taking the lock.
+    any_running: AtomicBool,
     finished: Arc<Notify>,
     busy_threshold_ms: AtomicU64,
     /// Scripts stopped by `SCRIPT KILL`.
@@ -80,6 +83,7 @@ impl Default for Scripts {
         Self {
             cache: Mutex::new(HashMap::new()),
             running: Mutex::new(None),
+            any_running: AtomicBool::new(false),
             finished: Arc::new(Notify::new()),
             busy_threshold_ms: AtomicU64::new(DEFAULT_BUSY_THRESHOLD_MS),
             killed: AtomicU64::new(0),
@@ -167,6 +171,12 @@ impl Scripts {
 
     /// Whether `client`'s next command may run now.
     pub fn gate(&self, client: u64) -> Gate {
+        // No script runs: the common case, without the lock. A script that
+        // starts right after this check is met at the keyspace, as one
+        // starting right after the lock was released would be.
+        if !self.any_running.load(Ordering::Acquire) {
+            return Gate::Run;
+        }
         let running = self.running.lock();
         let Some(run) = running.as_ref().filter(|r| r.client != client) else {
             return Gate::Run;
@@ -228,13 +238,16 @@ impl Scripts {
     fn begin_run(&self, client: u64, function: Option<(String, Vec<Vec<u8>>)>) -> RunGuard<'_> {
         let kill = Arc::new(AtomicBool::new(false));
         let wrote = Arc::new(AtomicBool::new(false));
-        *self.running.lock() = Some(Running {
+        let mut running = self.running.lock();
+        *running = Some(Running {
             client,
             started: Instant::now(),
             kill: kill.clone(),
             wrote: wrote.clone(),
             function,
         });
+        self.any_running.store(true, Ordering::Release);
+        drop(running);
         RunGuard {
             scripts: self,
             kill,
@@ -252,7 +265,10 @@ pub(crate) struct RunGuard<'a> {
 
 impl Drop for RunGuard<'_> {
     fn drop(&mut self) {
-        *self.scripts.running.lock() = None;
+        let mut running = self.scripts.running.lock();
+        *running = None;
+        self.scripts.any_running.store(false, Ordering::Release);
+        drop(running);
         if self.kill.load(Ordering::Relaxed) {
             self.scripts.killed.fetch_add(1, Ordering::Relaxed);
         }
