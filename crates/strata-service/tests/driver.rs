@@ -14,8 +14,8 @@ use std::time::Duration;
 use bytes::BytesMut;
 use parking_lot::{Mutex, RwLock};
 use strata_service::{
-    ClientInfo, Clients, DriverConfig, DurableFuture, Flow, Hold, Protocol, RuntimeSettings,
-    ServerInfo, Session, OUTPUT_SOFT_LIMIT,
+    ClientInfo, Clients, DriverConfig, DurableFuture, Flow, Hold, IdleTimeout, Protocol,
+    RuntimeSettings, ServerInfo, Session, OUTPUT_SOFT_LIMIT,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
@@ -106,6 +106,7 @@ struct Server {
     addr: std::net::SocketAddr,
     shared: Arc<Shared>,
     clients: Arc<Clients>,
+    idle: IdleTimeout,
     shutdown: CancellationToken,
     task: tokio::task::JoinHandle<()>,
 }
@@ -127,18 +128,21 @@ impl Server {
         let shared = Arc::new(Shared::default());
         let clients = Arc::new(Clients::default());
         let shutdown = CancellationToken::new();
+        let config = DriverConfig::new(max_input);
+        let idle = config.idle_timeout.clone();
         let task = tokio::spawn(strata_service::serve(
             listener,
             Arc::new(LineProtocol(shared.clone())),
             clients.clone(),
             Arc::new(ServerInfo::new("test", settings)),
-            DriverConfig::new(max_input),
+            config,
             shutdown.clone(),
         ));
         Server {
             addr,
             shared,
             clients,
+            idle,
             shutdown,
             task,
         }
@@ -308,4 +312,48 @@ async fn a_client_closed_from_outside_and_shutdown_close_connections() {
     server.shutdown.cancel();
     assert_eq!(read_to_close(&mut kept).await, b"");
     server.task.await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_idle_limit_applies_to_waiting_connections_from_their_last_request() {
+    let server = Server::start(16, 1 << 16).await;
+    let mut waiting = TcpStream::connect(server.addr).await.unwrap();
+    waiting.write_all(b"hi\n").await.unwrap();
+    assert_eq!(read_exactly(&mut waiting, 3).await, b"hi\n");
+    // No limit: left open.
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    waiting.write_all(b"again\n").await.unwrap();
+    assert_eq!(read_exactly(&mut waiting, 6).await, b"again\n");
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    // Idle for 1.2 s already when a 1 s limit comes: closed at once, not a
+    // second later.
+    let set = std::time::Instant::now();
+    server.idle.set(1);
+    assert_eq!(read_to_close(&mut waiting).await, b"");
+    assert!(
+        set.elapsed() < Duration::from_millis(600),
+        "closed {:?} after the limit was set",
+        set.elapsed()
+    );
+    // A fresh connection is closed after the limit, not before.
+    let mut fresh = TcpStream::connect(server.addr).await.unwrap();
+    fresh.write_all(b"x\n").await.unwrap();
+    assert_eq!(read_exactly(&mut fresh, 2).await, b"x\n");
+    let since = std::time::Instant::now();
+    assert_eq!(read_to_close(&mut fresh).await, b"");
+    assert!(
+        since.elapsed() >= Duration::from_millis(900),
+        "{:?}",
+        since.elapsed()
+    );
+    // Back to no limit while a connection waits under the 1 s one: it is
+    // told, and stays open past its old deadline.
+    let mut kept = TcpStream::connect(server.addr).await.unwrap();
+    kept.write_all(b"y\n").await.unwrap();
+    assert_eq!(read_exactly(&mut kept, 2).await, b"y\n");
+    server.idle.set(0);
+    tokio::time::sleep(Duration::from_millis(1300)).await;
+    kept.write_all(b"z\n").await.unwrap();
+    assert_eq!(read_exactly(&mut kept, 2).await, b"z\n");
+    server.stop().await;
 }
