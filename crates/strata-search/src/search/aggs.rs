@@ -84,7 +84,10 @@ fn translate_at<'n>(
     for node in nodes {
         let (name, params) = (&node.name, &node.body);
         let kind = node.kind.name().to_string();
-        let scanned = kind != "cardinality" || scan_aggs::cardinality_here(depth, params, mappings);
+        let scanned = match &node.typed {
+            TypedParams::Cardinality(c) => scan_aggs::cardinality_here(depth, c, mappings),
+            _ => true,
+        };
         if node.kind == AggKind::Composite && depth > 1 {
             return Err(SearchError::illegal(format!(
                 "[composite] aggregation cannot be used with a parent aggregation ([{name}])"
@@ -92,7 +95,10 @@ fn translate_at<'n>(
         }
         if scan_aggs::is_scanned(&kind) && scanned {
             let body = node.to_json();
-            scan_aggs::validate(name, &kind, &body, mappings)?;
+            match &node.typed {
+                TypedParams::Cardinality(c) => scan_aggs::check_cardinality(name, c, mappings)?,
+                _ => scan_aggs::validate(name, &kind, &body, mappings)?,
+            }
             deferred_here.push((name.clone(), kind, body));
             continue;
         }
@@ -213,6 +219,7 @@ fn translate_at<'n>(
                     let params = match &node.typed {
                         TypedParams::Metric(metric) => metric.tantivy_request(&column),
                         TypedParams::Percentiles(p) => p.tantivy_request(&column),
+                        TypedParams::Cardinality(c) => c.tantivy_request(&column),
                         TypedParams::Untyped => {
                             params.insert("field".into(), json!(column));
                             Value::Object(params)

@@ -1,17 +1,20 @@
 //! The `aggs` of a search request parsed once into a tree of [`AggNode`]s:
 //! each aggregation's name, its kind ([`AggKind`]), its kind's parameters
-//! (JSON, and typed for the numeric metrics, [`MetricParams`], and
-//! `percentiles`, [`PercentilesParams`]: [`TypedParams`]) and its
-//! sub-aggregations. Structural errors (an
-//! aggregation that is not an object, two kinds in one, no kind, an
-//! unknown kind, `aggs` that is not an object, a bad name, nesting past
-//! [`MAX_AGG_DEPTH`]) are the parse's, and its parse errors carry the
-//! path of the offending aggregation (`[aggs][by_day][aggs][max]`) as
-//! query errors do (`SearchError::InQuery`). Translation to tantivy's
-//! request walks the tree; an [`AggTree`] keeps the JSON it was parsed
-//! from (or, for one made of nodes, their JSON), which the extra passes'
-//! planning still reads.
+//! (JSON, and typed for the numeric metrics, [`MetricParams`],
+//! `percentiles`, [`PercentilesParams`], and `cardinality`,
+//! [`CardinalityParams`]: [`TypedParams`]) and its sub-aggregations.
+//! Structural errors (an aggregation that is not an object, two kinds in
+//! one, no kind, an unknown kind, `aggs` that is not an object, a bad
+//! name, nesting past [`MAX_AGG_DEPTH`]) are the parse's, and its parse
+//! errors carry the path of the offending aggregation
+//! (`[aggs][by_day][aggs][max]`) as query errors do
+//! (`SearchError::InQuery`). Translation to tantivy's request walks the
+//! tree; an [`AggTree`] keeps the JSON it was parsed from (or, for one
+//! made of nodes, their JSON), which the extra passes' planning still
+//! reads (a deferred `cardinality` is parsed again from it, by the same
+//! parser).
 
+mod cardinality;
 mod keys;
 mod kind;
 mod metric;
@@ -20,6 +23,7 @@ mod source;
 
 use serde_json::{Map, Value};
 
+pub use self::cardinality::CardinalityParams;
 pub use self::kind::AggKind;
 pub use self::metric::MetricParams;
 pub use self::percentiles::PercentilesParams;
@@ -55,6 +59,8 @@ pub enum TypedParams {
     Metric(MetricParams),
     /// `percentiles`.
     Percentiles(PercentilesParams),
+    /// `cardinality`.
+    Cardinality(CardinalityParams),
 }
 
 impl TypedParams {
@@ -63,6 +69,9 @@ impl TypedParams {
         Ok(match kind {
             AggKind::Percentiles => {
                 TypedParams::Percentiles(PercentilesParams::parse(name, params)?)
+            }
+            AggKind::Cardinality => {
+                TypedParams::Cardinality(CardinalityParams::parse(name, params)?)
             }
             k if MetricParams::covers(k) => {
                 TypedParams::Metric(MetricParams::parse(k, name, params)?)
