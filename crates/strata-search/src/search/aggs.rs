@@ -162,16 +162,11 @@ fn translate_at<'n>(
         let mut params = params.as_object().cloned().ok_or_else(|| {
             SearchError::parsing(format!("[{kind}] of [{name}] must be an object"))
         })?;
-        let Some(field) = params
-            .get("field")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-        else {
-            return Err(SearchError::illegal(format!("Required one of fields [field, script], but none were specified (aggregation [{name}])")));
+        // The typed kinds' parse checked the field and refused scripts.
+        let field = match node.typed.field() {
+            Some(field) => field.to_string(),
+            None => untyped_field(name, &params)?,
         };
-        if params.contains_key("script") {
-            return Err(SearchError::illegal("scripts are not supported"));
-        }
         let leaf = mappings.leaf(&field);
         if leaf.is_some_and(|l| l.ty == FieldType::Text) {
             return Err(SearchError::illegal(format!(
@@ -220,6 +215,10 @@ fn translate_at<'n>(
                         TypedParams::Metric(metric) => metric.tantivy_request(&column),
                         TypedParams::Percentiles(p) => p.tantivy_request(&column),
                         TypedParams::Cardinality(c) => c.tantivy_request(&column),
+                        TypedParams::Terms(t) => {
+                            shape.terms = Some(t.clone());
+                            t.tantivy_request(&column)
+                        }
                         TypedParams::Untyped => {
                             params.insert("field".into(), json!(column));
                             Value::Object(params)
@@ -245,6 +244,18 @@ fn translate_at<'n>(
         shapes.push(shape);
     }
     Ok((Value::Object(out), shapes, deferred_here))
+}
+
+/// The `field` of an aggregation whose parameters are not typed yet
+/// (scripts refused).
+fn untyped_field(name: &str, params: &Map<String, Value>) -> Result<String> {
+    let Some(field) = params.get("field").and_then(Value::as_str) else {
+        return Err(SearchError::illegal(format!("Required one of fields [field, script], but none were specified (aggregation [{name}])")));
+    };
+    if params.contains_key("script") {
+        return Err(SearchError::illegal("scripts are not supported"));
+    }
+    Ok(field.to_string())
 }
 
 /// The `missing` aggregation's documents: those without a value of its field.

@@ -96,7 +96,7 @@ mod tests {
     use serde_json::json;
 
     use super::CardinalityParams;
-    use crate::error::QueryStep;
+    use crate::search::agg_tree::tests::assert_refusals;
     use crate::search::agg_tree::{AggTree, TypedParams};
 
     fn parsed(params: serde_json::Value) -> crate::error::Result<CardinalityParams> {
@@ -190,17 +190,6 @@ mod tests {
                 "parsing_exception",
             ),
         ];
-        for (params, message, es_type) in cases {
-            let err = parsed(params).unwrap_err();
-            assert_eq!(err.to_string(), message);
-            assert_eq!(err.es_type(), es_type, "{message}");
-            // Only parse errors carry a path (`SearchError::in_query`).
-            let path = [
-                QueryStep::Key("c".into()),
-                QueryStep::Key("cardinality".into()),
-            ];
-            let expected = (es_type != "illegal_argument_exception").then_some(&path[..]);
-            assert_eq!(err.query_path(), expected, "{message}");
-        }
+        assert_refusals("c", "cardinality", &cases);
     }
 }

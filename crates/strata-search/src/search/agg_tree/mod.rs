@@ -1,8 +1,9 @@
 //! The `aggs` of a search request parsed once into a tree of [`AggNode`]s:
 //! each aggregation's name, its kind ([`AggKind`]), its kind's parameters
 //! (JSON, and typed for the numeric metrics, [`MetricParams`],
-//! `percentiles`, [`PercentilesParams`], and `cardinality`,
-//! [`CardinalityParams`]: [`TypedParams`]) and its sub-aggregations.
+//! `percentiles`, [`PercentilesParams`], `cardinality`,
+//! [`CardinalityParams`], and `terms`, [`TermsParams`]: [`TypedParams`])
+//! and its sub-aggregations.
 //! Structural errors (an aggregation that is not an object, two kinds in
 //! one, no kind, an unknown kind, `aggs` that is not an object, a bad
 //! name, nesting past [`MAX_AGG_DEPTH`]) are the parse's, and its parse
@@ -20,6 +21,7 @@ mod kind;
 mod metric;
 mod percentiles;
 mod source;
+mod terms;
 
 use serde_json::{Map, Value};
 
@@ -27,6 +29,7 @@ pub use self::cardinality::CardinalityParams;
 pub use self::kind::AggKind;
 pub use self::metric::MetricParams;
 pub use self::percentiles::PercentilesParams;
+pub use self::terms::TermsParams;
 use crate::error::{QueryStep, Result, SearchError};
 
 /// Deepest nesting of aggregations (the top level being 1). Translation,
@@ -61,6 +64,8 @@ pub enum TypedParams {
     Percentiles(PercentilesParams),
     /// `cardinality`.
     Cardinality(CardinalityParams),
+    /// `terms`.
+    Terms(TermsParams),
 }
 
 impl TypedParams {
@@ -73,11 +78,25 @@ impl TypedParams {
             AggKind::Cardinality => {
                 TypedParams::Cardinality(CardinalityParams::parse(name, params)?)
             }
+            AggKind::Terms => TypedParams::Terms(TermsParams::parse(name, params)?),
             k if MetricParams::covers(k) => {
                 TypedParams::Metric(MetricParams::parse(k, name, params)?)
             }
             _ => TypedParams::Untyped,
         })
+    }
+}
+
+impl TypedParams {
+    /// The field of a typed kind's parameters (`None`: untyped).
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            TypedParams::Untyped => None,
+            TypedParams::Metric(m) => Some(&m.field),
+            TypedParams::Percentiles(p) => Some(&p.field),
+            TypedParams::Cardinality(c) => Some(&c.field),
+            TypedParams::Terms(t) => Some(t.field()),
+        }
     }
 }
 
