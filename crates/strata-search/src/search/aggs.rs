@@ -18,7 +18,7 @@ use super::agg_tree::{level_json, AggKind, AggNode, TypedParams};
 use super::date_histogram::DateHistogram;
 use super::date_range::DateRange;
 pub use super::deferred::reshape;
-use super::missing_bucket::{MissingBucket, FILTER_SUFFIX};
+use super::missing_bucket::FILTER_SUFFIX;
 use super::{agg_filters, deferred, nested_aggs, pipelines, scan_aggs};
 use crate::error::{Result, SearchError};
 use crate::mapping::{FieldType, Mappings};
@@ -196,9 +196,9 @@ fn translate_at<'n>(
                     aggs_out.extend(r.tantivy_requests(name));
                     shape.date_range = Some(r);
                 } else {
-                    shape.interval = params.get("interval").and_then(Value::as_f64);
-                    if kind == "histogram" {
-                        shape.missing = MissingBucket::numeric(name, &mut params)?;
+                    if let TypedParams::Histogram(h) = &node.typed {
+                        shape.interval = h.interval_is_number.then_some(h.request.interval);
+                        shape.missing = h.missing.clone();
                     }
                     let no_ranges = params
                         .get("ranges")
@@ -215,6 +215,7 @@ fn translate_at<'n>(
                         TypedParams::Metric(metric) => metric.tantivy_request(&column),
                         TypedParams::Percentiles(p) => p.tantivy_request(&column),
                         TypedParams::Cardinality(c) => c.tantivy_request(&column),
+                        TypedParams::Histogram(h) => h.tantivy_request(&column),
                         TypedParams::Terms(t) => {
                             shape.terms = Some(t.clone());
                             t.tantivy_request(&column)

@@ -93,16 +93,16 @@ fn threshold(name: &str, value: &Value) -> Result<u64> {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     use super::CardinalityParams;
-    use crate::search::agg_tree::tests::assert_refusals;
-    use crate::search::agg_tree::{AggTree, TypedParams};
+    use crate::error::Result;
+    use crate::search::agg_tree::tests::{assert_refusals, typed};
+    use crate::search::agg_tree::TypedParams;
 
-    fn parsed(params: serde_json::Value) -> crate::error::Result<CardinalityParams> {
-        let tree = AggTree::parse(json!({"c": {"cardinality": params}}))?;
-        match &tree.nodes()[0].typed {
-            TypedParams::Cardinality(c) => Ok(c.clone()),
+    fn parsed(params: Value) -> Result<CardinalityParams> {
+        match typed("c", "cardinality", params)? {
+            TypedParams::Cardinality(c) => Ok(c),
             other => panic!("typed as {other:?}"),
         }
     }

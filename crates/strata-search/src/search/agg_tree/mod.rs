@@ -2,8 +2,8 @@
 //! each aggregation's name, its kind ([`AggKind`]), its kind's parameters
 //! (JSON, and typed for the numeric metrics, [`MetricParams`],
 //! `percentiles`, [`PercentilesParams`], `cardinality`,
-//! [`CardinalityParams`], and `terms`, [`TermsParams`]: [`TypedParams`])
-//! and its sub-aggregations.
+//! [`CardinalityParams`], `terms`, [`TermsParams`], and `histogram`,
+//! [`HistogramParams`]: [`TypedParams`]) and its sub-aggregations.
 //! Structural errors (an aggregation that is not an object, two kinds in
 //! one, no kind, an unknown kind, `aggs` that is not an object, a bad
 //! name, nesting past [`MAX_AGG_DEPTH`]) are the parse's, and its parse
@@ -16,6 +16,7 @@
 //! parser).
 
 mod cardinality;
+mod histogram;
 mod keys;
 mod kind;
 mod metric;
@@ -26,6 +27,7 @@ mod terms;
 use serde_json::{Map, Value};
 
 pub use self::cardinality::CardinalityParams;
+pub use self::histogram::HistogramParams;
 pub use self::kind::AggKind;
 pub use self::metric::MetricParams;
 pub use self::percentiles::PercentilesParams;
@@ -66,6 +68,8 @@ pub enum TypedParams {
     Cardinality(CardinalityParams),
     /// `terms`.
     Terms(TermsParams),
+    /// `histogram`.
+    Histogram(HistogramParams),
 }
 
 impl TypedParams {
@@ -79,6 +83,7 @@ impl TypedParams {
                 TypedParams::Cardinality(CardinalityParams::parse(name, params)?)
             }
             AggKind::Terms => TypedParams::Terms(TermsParams::parse(name, params)?),
+            AggKind::Histogram => TypedParams::Histogram(HistogramParams::parse(name, params)?),
             k if MetricParams::covers(k) => {
                 TypedParams::Metric(MetricParams::parse(k, name, params)?)
             }
@@ -96,6 +101,7 @@ impl TypedParams {
             TypedParams::Percentiles(p) => Some(&p.field),
             TypedParams::Cardinality(c) => Some(&c.field),
             TypedParams::Terms(t) => Some(t.field()),
+            TypedParams::Histogram(h) => Some(h.field()),
         }
     }
 }

@@ -8,7 +8,7 @@
 //! `format`, `value_type`) are accepted and change nothing; unknown keys
 //! were refused before (`keys.rs`).
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tantivy::aggregation::bucket::TermsAggregation;
 
 use super::source::object_of;
@@ -31,14 +31,7 @@ impl TermsParams {
     /// The parameters `body` of the `terms` aggregation `name`.
     pub fn parse(name: &str, body: &Value) -> Result<TermsParams> {
         let obj = object_of("terms", name, body)?;
-        if !obj.get("field").is_some_and(Value::is_string) {
-            return Err(SearchError::illegal(format!(
-                "Required one of fields [field, script], but none were specified (aggregation [{name}])"
-            )));
-        }
-        if obj.contains_key("script") {
-            return Err(SearchError::illegal("scripts are not supported"));
-        }
+        checked_field(name, obj)?;
         let request = tantivy_params(body)?;
         let plain = obj
             .iter()
@@ -59,8 +52,23 @@ impl TermsParams {
             field: column.to_string(),
             ..self.request.clone()
         };
+        // A request of numbers, strings and maps of them serializes.
         serde_json::to_value(request).unwrap_or(Value::Null)
     }
+}
+
+/// Checks that the bucket aggregation `name` names its field (a string)
+/// and no script, in the words translation refused them before.
+pub(super) fn checked_field(name: &str, params: &Map<String, Value>) -> Result<()> {
+    if !params.get("field").is_some_and(Value::is_string) {
+        return Err(SearchError::illegal(format!(
+            "Required one of fields [field, script], but none were specified (aggregation [{name}])"
+        )));
+    }
+    if params.contains_key("script") {
+        return Err(SearchError::illegal("scripts are not supported"));
+    }
+    Ok(())
 }
 
 /// `body` read as tantivy reads a bucket aggregation's parameters, with
@@ -75,13 +83,12 @@ mod tests {
 
     use super::TermsParams;
     use crate::error::Result;
-    use crate::search::agg_tree::tests::assert_refusals;
-    use crate::search::agg_tree::{AggTree, TypedParams};
+    use crate::search::agg_tree::tests::{assert_refusals, typed};
+    use crate::search::agg_tree::TypedParams;
 
     fn parsed(params: Value) -> Result<TermsParams> {
-        let tree = AggTree::parse(json!({"t": {"terms": params}}))?;
-        match &tree.nodes()[0].typed {
-            TypedParams::Terms(t) => Ok(t.clone()),
+        match typed("t", "terms", params)? {
+            TypedParams::Terms(t) => Ok(t),
             other => panic!("typed as {other:?}"),
         }
     }

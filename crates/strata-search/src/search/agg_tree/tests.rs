@@ -9,6 +9,12 @@ fn key(k: &str) -> QueryStep {
     QueryStep::Key(k.into())
 }
 
+/// The typed parameters of `{name: {kind: params}}`, or its parse error.
+pub(super) fn typed(name: &str, kind: &str, params: Value) -> crate::error::Result<TypedParams> {
+    let tree = AggTree::parse(json!({ name: { kind: params } }))?;
+    Ok(tree.nodes()[0].typed.clone())
+}
+
 /// Parses `{name: {kind: params}}` for each case `(params, message,
 /// es_type)` and checks the refusal: its message and type, and the path of
 /// a parse error (only those carry one, `SearchError::in_query`).
