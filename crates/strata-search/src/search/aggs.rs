@@ -177,15 +177,15 @@ fn translate_at<'n>(
         shape.bool_field = leaf.is_some_and(|l| l.ty == FieldType::Boolean);
         shape.field = Some(field.clone());
         let mut aggs_out: Vec<(String, Value)> = Vec::new();
-        match kind.as_str() {
-            "date_histogram" => {
-                let mut h = DateHistogram::parse(name, &field, &params, mappings, env.now)?;
+        match (&node.typed, kind.as_str()) {
+            (TypedParams::DateHistogram(p), _) => {
+                let mut h = DateHistogram::resolve(p, mappings, env.now)?;
                 shape.missing = h.missing_bucket();
                 let bounds = env.bounds.get(&field).copied();
                 aggs_out.push((name.clone(), h.tantivy_request(bounds)?));
                 shape.date_histogram = Some(h);
             }
-            "date_range" => {
+            (_, "date_range") => {
                 let r = DateRange::parse(name, &field, &params, mappings, env.now)?;
                 aggs_out.extend(r.tantivy_requests(name));
                 shape.date_range = Some(r);
@@ -220,7 +220,8 @@ fn translate_at<'n>(
                             shape.terms = Some(t.clone());
                             t.tantivy_request(&column)
                         }
-                        TypedParams::Untyped => {
+                        // (A date_histogram took the first branch.)
+                        TypedParams::Untyped | TypedParams::DateHistogram(_) => {
                             params.insert("field".into(), json!(column));
                             Value::Object(params)
                         }

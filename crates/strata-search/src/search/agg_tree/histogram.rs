@@ -10,8 +10,8 @@
 use serde_json::Value;
 use tantivy::aggregation::bucket::HistogramAggregation;
 
-use super::source::object_of;
-use super::terms::{checked_field, tantivy_params};
+use super::source::{checked_field, object_of};
+use super::terms::tantivy_params;
 use crate::error::Result;
 use crate::search::missing_bucket::MissingBucket;
 

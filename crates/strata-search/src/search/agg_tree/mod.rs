@@ -2,8 +2,9 @@
 //! each aggregation's name, its kind ([`AggKind`]), its kind's parameters
 //! (JSON, and typed for the numeric metrics, [`MetricParams`],
 //! `percentiles`, [`PercentilesParams`], `cardinality`,
-//! [`CardinalityParams`], `terms`, [`TermsParams`], and `histogram`,
-//! [`HistogramParams`]: [`TypedParams`]) and its sub-aggregations.
+//! [`CardinalityParams`], `terms`, [`TermsParams`], `histogram`,
+//! [`HistogramParams`], and `date_histogram`, [`DateHistogramParams`]:
+//! [`TypedParams`]) and its sub-aggregations.
 //! Structural errors (an aggregation that is not an object, two kinds in
 //! one, no kind, an unknown kind, `aggs` that is not an object, a bad
 //! name, nesting past [`MAX_AGG_DEPTH`]) are the parse's, and its parse
@@ -16,6 +17,7 @@
 //! parser).
 
 mod cardinality;
+mod date_histogram;
 mod histogram;
 mod keys;
 mod kind;
@@ -27,6 +29,7 @@ mod terms;
 use serde_json::{Map, Value};
 
 pub use self::cardinality::CardinalityParams;
+pub use self::date_histogram::{DateHistogramParams, DateValue};
 pub use self::histogram::HistogramParams;
 pub use self::kind::AggKind;
 pub use self::metric::MetricParams;
@@ -70,6 +73,8 @@ pub enum TypedParams {
     Terms(TermsParams),
     /// `histogram`.
     Histogram(HistogramParams),
+    /// `date_histogram`.
+    DateHistogram(DateHistogramParams),
 }
 
 impl TypedParams {
@@ -84,6 +89,9 @@ impl TypedParams {
             }
             AggKind::Terms => TypedParams::Terms(TermsParams::parse(name, params)?),
             AggKind::Histogram => TypedParams::Histogram(HistogramParams::parse(name, params)?),
+            AggKind::DateHistogram => {
+                TypedParams::DateHistogram(DateHistogramParams::parse_body(name, params)?)
+            }
             k if MetricParams::covers(k) => {
                 TypedParams::Metric(MetricParams::parse(k, name, params)?)
             }
@@ -102,6 +110,7 @@ impl TypedParams {
             TypedParams::Cardinality(c) => Some(&c.field),
             TypedParams::Terms(t) => Some(t.field()),
             TypedParams::Histogram(h) => Some(h.field()),
+            TypedParams::DateHistogram(d) => Some(&d.field),
         }
     }
 }

@@ -92,3 +92,17 @@ pub(super) fn number(kind: &str, name: &str, key: &str, value: &Value) -> Result
             ))
         })
 }
+
+/// Checks that the bucket aggregation `name` names its field (a string)
+/// and no script, in the words translation refused them before.
+pub(super) fn checked_field(name: &str, params: &Map<String, Value>) -> Result<()> {
+    if !params.get("field").is_some_and(Value::is_string) {
+        return Err(SearchError::illegal(format!(
+            "Required one of fields [field, script], but none were specified (aggregation [{name}])"
+        )));
+    }
+    if params.contains_key("script") {
+        return Err(SearchError::illegal("scripts are not supported"));
+    }
+    Ok(())
+}

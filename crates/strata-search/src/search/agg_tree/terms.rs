@@ -8,10 +8,10 @@
 //! `format`, `value_type`) are accepted and change nothing; unknown keys
 //! were refused before (`keys.rs`).
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tantivy::aggregation::bucket::TermsAggregation;
 
-use super::source::object_of;
+use super::source::{checked_field, object_of};
 use crate::error::{Result, SearchError};
 
 /// The keys `top_terms` computes exactly as tantivy does.
@@ -55,20 +55,6 @@ impl TermsParams {
         // A request of numbers, strings and maps of them serializes.
         serde_json::to_value(request).unwrap_or(Value::Null)
     }
-}
-
-/// Checks that the bucket aggregation `name` names its field (a string)
-/// and no script, in the words translation refused them before.
-pub(super) fn checked_field(name: &str, params: &Map<String, Value>) -> Result<()> {
-    if !params.get("field").is_some_and(Value::is_string) {
-        return Err(SearchError::illegal(format!(
-            "Required one of fields [field, script], but none were specified (aggregation [{name}])"
-        )));
-    }
-    if params.contains_key("script") {
-        return Err(SearchError::illegal("scripts are not supported"));
-    }
-    Ok(())
 }
 
 /// `body` read as tantivy reads a bucket aggregation's parameters, with
