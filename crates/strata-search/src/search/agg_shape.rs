@@ -5,6 +5,7 @@
 
 use serde_json::Value;
 
+use super::agg_tree::TermsParams;
 use super::date_histogram::DateHistogram;
 use super::date_range::DateRange;
 use super::missing_bucket::MissingBucket;
@@ -24,6 +25,8 @@ pub struct AggShape {
     pub(crate) named: bool,
     /// `filter`/`filters`: the queries, to check before searching.
     pub queries: Vec<Value>,
+    /// `terms`: its parameters.
+    pub(crate) terms: Option<TermsParams>,
     /// `histogram`: the interval.
     pub(crate) interval: Option<f64>,
     pub(crate) date_histogram: Option<DateHistogram>,
@@ -56,6 +59,7 @@ impl AggShape {
             keys: Vec::new(),
             named: false,
             queries: Vec::new(),
+            terms: None,
             interval: None,
             date_histogram: None,
             date_range: None,

@@ -18,7 +18,7 @@ use super::agg_tree::{level_json, AggKind, AggNode, TypedParams};
 use super::date_histogram::DateHistogram;
 use super::date_range::DateRange;
 pub use super::deferred::reshape;
-use super::missing_bucket::{MissingBucket, FILTER_SUFFIX};
+use super::missing_bucket::FILTER_SUFFIX;
 use super::{agg_filters, deferred, nested_aggs, pipelines, scan_aggs};
 use crate::error::{Result, SearchError};
 use crate::mapping::{FieldType, Mappings};
@@ -84,7 +84,10 @@ fn translate_at<'n>(
     for node in nodes {
         let (name, params) = (&node.name, &node.body);
         let kind = node.kind.name().to_string();
-        let scanned = kind != "cardinality" || scan_aggs::cardinality_here(depth, params, mappings);
+        let scanned = match &node.typed {
+            TypedParams::Cardinality(c) => scan_aggs::cardinality_here(depth, c, mappings),
+            _ => true,
+        };
         if node.kind == AggKind::Composite && depth > 1 {
             return Err(SearchError::illegal(format!(
                 "[composite] aggregation cannot be used with a parent aggregation ([{name}])"
@@ -92,7 +95,10 @@ fn translate_at<'n>(
         }
         if scan_aggs::is_scanned(&kind) && scanned {
             let body = node.to_json();
-            scan_aggs::validate(name, &kind, &body, mappings)?;
+            match &node.typed {
+                TypedParams::Cardinality(c) => scan_aggs::check_cardinality(name, c, mappings)?,
+                _ => scan_aggs::validate(name, &kind, &body, mappings)?,
+            }
             deferred_here.push((name.clone(), kind, body));
             continue;
         }
@@ -156,16 +162,11 @@ fn translate_at<'n>(
         let mut params = params.as_object().cloned().ok_or_else(|| {
             SearchError::parsing(format!("[{kind}] of [{name}] must be an object"))
         })?;
-        let Some(field) = params
-            .get("field")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-        else {
-            return Err(SearchError::illegal(format!("Required one of fields [field, script], but none were specified (aggregation [{name}])")));
+        // The typed kinds' parse checked the field and refused scripts.
+        let field = match node.typed.field() {
+            Some(field) => field.to_string(),
+            None => untyped_field(name, &params)?,
         };
-        if params.contains_key("script") {
-            return Err(SearchError::illegal("scripts are not supported"));
-        }
         let leaf = mappings.leaf(&field);
         if leaf.is_some_and(|l| l.ty == FieldType::Text) {
             return Err(SearchError::illegal(format!(
@@ -176,15 +177,15 @@ fn translate_at<'n>(
         shape.bool_field = leaf.is_some_and(|l| l.ty == FieldType::Boolean);
         shape.field = Some(field.clone());
         let mut aggs_out: Vec<(String, Value)> = Vec::new();
-        match kind.as_str() {
-            "date_histogram" => {
-                let mut h = DateHistogram::parse(name, &field, &params, mappings, env.now)?;
+        match (&node.typed, kind.as_str()) {
+            (TypedParams::DateHistogram(p), _) => {
+                let mut h = DateHistogram::resolve(p, mappings, env.now)?;
                 shape.missing = h.missing_bucket();
                 let bounds = env.bounds.get(&field).copied();
                 aggs_out.push((name.clone(), h.tantivy_request(bounds)?));
                 shape.date_histogram = Some(h);
             }
-            "date_range" => {
+            (_, "date_range") => {
                 let r = DateRange::parse(name, &field, &params, mappings, env.now)?;
                 aggs_out.extend(r.tantivy_requests(name));
                 shape.date_range = Some(r);
@@ -195,9 +196,9 @@ fn translate_at<'n>(
                     aggs_out.extend(r.tantivy_requests(name));
                     shape.date_range = Some(r);
                 } else {
-                    shape.interval = params.get("interval").and_then(Value::as_f64);
-                    if kind == "histogram" {
-                        shape.missing = MissingBucket::numeric(name, &mut params)?;
+                    if let TypedParams::Histogram(h) = &node.typed {
+                        shape.interval = h.interval_is_number.then_some(h.request.interval);
+                        shape.missing = h.missing.clone();
                     }
                     let no_ranges = params
                         .get("ranges")
@@ -213,7 +214,14 @@ fn translate_at<'n>(
                     let params = match &node.typed {
                         TypedParams::Metric(metric) => metric.tantivy_request(&column),
                         TypedParams::Percentiles(p) => p.tantivy_request(&column),
-                        TypedParams::Untyped => {
+                        TypedParams::Cardinality(c) => c.tantivy_request(&column),
+                        TypedParams::Histogram(h) => h.tantivy_request(&column),
+                        TypedParams::Terms(t) => {
+                            shape.terms = Some(t.clone());
+                            t.tantivy_request(&column)
+                        }
+                        // (A date_histogram took the first branch.)
+                        TypedParams::Untyped | TypedParams::DateHistogram(_) => {
                             params.insert("field".into(), json!(column));
                             Value::Object(params)
                         }
@@ -238,6 +246,18 @@ fn translate_at<'n>(
         shapes.push(shape);
     }
     Ok((Value::Object(out), shapes, deferred_here))
+}
+
+/// The `field` of an aggregation whose parameters are not typed yet
+/// (scripts refused).
+fn untyped_field(name: &str, params: &Map<String, Value>) -> Result<String> {
+    let Some(field) = params.get("field").and_then(Value::as_str) else {
+        return Err(SearchError::illegal(format!("Required one of fields [field, script], but none were specified (aggregation [{name}])")));
+    };
+    if params.contains_key("script") {
+        return Err(SearchError::illegal("scripts are not supported"));
+    }
+    Ok(field.to_string())
 }
 
 /// The `missing` aggregation's documents: those without a value of its field.

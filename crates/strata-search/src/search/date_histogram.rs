@@ -16,7 +16,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::agg_tree::{AggKind, AggNode};
+use super::agg_tree::{AggNode, TypedParams};
 use super::bucket_limit::{self, max_buckets, CANDIDATES_PER_BUCKET};
 use super::calendar::{CalendarUnit, Rounding};
 use super::missing_bucket::MissingBucket;
@@ -247,14 +247,12 @@ impl DateHistogram {
 /// the data's bounds.
 pub fn bound_fields(aggs: &[AggNode], mappings: &Mappings, now: i64, out: &mut Vec<String>) {
     for node in aggs {
-        if node.kind == AggKind::DateHistogram {
-            let params = node.body.as_object();
-            let field = params.and_then(|p| p.get("field")).and_then(Value::as_str);
-            if let (Some(params), Some(field)) = (params, field) {
-                let parsed = DateHistogram::parse(&node.name, field, params, mappings, now);
-                if parsed.is_ok_and(|h| h.by_ranges) && !out.iter().any(|f| f == field) {
-                    out.push(field.to_string());
-                }
+        if let TypedParams::DateHistogram(params) = &node.typed {
+            // One whose dates do not resolve fails translation instead.
+            let resolved = DateHistogram::resolve(params, mappings, now);
+            let field = &params.field;
+            if resolved.is_ok_and(|h| h.by_ranges) && !out.iter().any(|f| f == field) {
+                out.push(field.clone());
             }
         }
         bound_fields(&node.subs, mappings, now, out);

@@ -11,32 +11,11 @@
 use std::collections::HashMap;
 
 use datasketches::hll::{Coupon, HllSketch, HllType, HllUnion};
-use serde_json::Value;
-
-use crate::error::{Result, SearchError};
 
 /// Elasticsearch's default `precision_threshold`.
 pub const DEFAULT_THRESHOLD: u64 = 3000;
 /// Elasticsearch's largest `precision_threshold` (larger values are capped).
 pub const MAX_THRESHOLD: u64 = 40_000;
-
-/// `precision_threshold` of a `cardinality` body (default 3000, capped at
-/// 40000 as Elasticsearch caps it).
-pub fn parse_threshold(name: &str, params: &Value) -> Result<u64> {
-    match params.get("precision_threshold") {
-        None => Ok(DEFAULT_THRESHOLD),
-        Some(v) => v
-            .as_u64()
-            .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
-            .or_else(|| v.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64))
-            .map(|t| t.min(MAX_THRESHOLD))
-            .ok_or_else(|| {
-                SearchError::parsing(format!(
-                    "[precision_threshold] of [{name}] must be a non-negative number, got [{v}]"
-                ))
-            }),
-    }
-}
 
 /// Elasticsearch's `HyperLogLogPlusPlus.precisionFromThreshold`: the bits
 /// of a hash table of 4-byte entries holding `threshold` values at a load

@@ -1,28 +1,40 @@
 //! The `aggs` of a search request parsed once into a tree of [`AggNode`]s:
 //! each aggregation's name, its kind ([`AggKind`]), its kind's parameters
-//! (JSON, and typed for the numeric metrics, [`MetricParams`], and
-//! `percentiles`, [`PercentilesParams`]: [`TypedParams`]) and its
-//! sub-aggregations. Structural errors (an
-//! aggregation that is not an object, two kinds in one, no kind, an
-//! unknown kind, `aggs` that is not an object, a bad name, nesting past
-//! [`MAX_AGG_DEPTH`]) are the parse's, and its parse errors carry the
-//! path of the offending aggregation (`[aggs][by_day][aggs][max]`) as
-//! query errors do (`SearchError::InQuery`). Translation to tantivy's
-//! request walks the tree; an [`AggTree`] keeps the JSON it was parsed
-//! from (or, for one made of nodes, their JSON), which the extra passes'
-//! planning still reads.
+//! (JSON, and typed for the numeric metrics, [`MetricParams`],
+//! `percentiles`, [`PercentilesParams`], `cardinality`,
+//! [`CardinalityParams`], `terms`, [`TermsParams`], `histogram`,
+//! [`HistogramParams`], and `date_histogram`, [`DateHistogramParams`]:
+//! [`TypedParams`]) and its sub-aggregations.
+//! Structural errors (an aggregation that is not an object, two kinds in
+//! one, no kind, an unknown kind, `aggs` that is not an object, a bad
+//! name, nesting past [`MAX_AGG_DEPTH`]) are the parse's, and its parse
+//! errors carry the path of the offending aggregation
+//! (`[aggs][by_day][aggs][max]`) as query errors do
+//! (`SearchError::InQuery`). Translation to tantivy's request walks the
+//! tree; an [`AggTree`] keeps the JSON it was parsed from (or, for one
+//! made of nodes, their JSON), which the extra passes' planning still
+//! reads (a deferred `cardinality` is parsed again from it, by the same
+//! parser).
 
+mod cardinality;
+mod date_histogram;
+mod histogram;
 mod keys;
 mod kind;
 mod metric;
 mod percentiles;
 mod source;
+mod terms;
 
 use serde_json::{Map, Value};
 
+pub use self::cardinality::CardinalityParams;
+pub use self::date_histogram::{DateHistogramParams, DateValue};
+pub use self::histogram::HistogramParams;
 pub use self::kind::AggKind;
 pub use self::metric::MetricParams;
 pub use self::percentiles::PercentilesParams;
+pub use self::terms::TermsParams;
 use crate::error::{QueryStep, Result, SearchError};
 
 /// Deepest nesting of aggregations (the top level being 1). Translation,
@@ -55,6 +67,14 @@ pub enum TypedParams {
     Metric(MetricParams),
     /// `percentiles`.
     Percentiles(PercentilesParams),
+    /// `cardinality`.
+    Cardinality(CardinalityParams),
+    /// `terms`.
+    Terms(TermsParams),
+    /// `histogram`.
+    Histogram(HistogramParams),
+    /// `date_histogram`.
+    DateHistogram(DateHistogramParams),
 }
 
 impl TypedParams {
@@ -64,11 +84,34 @@ impl TypedParams {
             AggKind::Percentiles => {
                 TypedParams::Percentiles(PercentilesParams::parse(name, params)?)
             }
+            AggKind::Cardinality => {
+                TypedParams::Cardinality(CardinalityParams::parse(name, params)?)
+            }
+            AggKind::Terms => TypedParams::Terms(TermsParams::parse(name, params)?),
+            AggKind::Histogram => TypedParams::Histogram(HistogramParams::parse(name, params)?),
+            AggKind::DateHistogram => {
+                TypedParams::DateHistogram(DateHistogramParams::parse_body(name, params)?)
+            }
             k if MetricParams::covers(k) => {
                 TypedParams::Metric(MetricParams::parse(k, name, params)?)
             }
             _ => TypedParams::Untyped,
         })
+    }
+}
+
+impl TypedParams {
+    /// The field of a typed kind's parameters (`None`: untyped).
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            TypedParams::Untyped => None,
+            TypedParams::Metric(m) => Some(&m.field),
+            TypedParams::Percentiles(p) => Some(&p.field),
+            TypedParams::Cardinality(c) => Some(&c.field),
+            TypedParams::Terms(t) => Some(t.field()),
+            TypedParams::Histogram(h) => Some(h.field()),
+            TypedParams::DateHistogram(d) => Some(&d.field),
+        }
     }
 }
 

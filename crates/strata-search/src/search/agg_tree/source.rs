@@ -26,14 +26,7 @@ impl SourceParams {
         value: &Value,
     ) -> Result<bool> {
         match key {
-            "field" => match value {
-                Value::String(f) => self.field = Some(f.clone()),
-                other => {
-                    return Err(SearchError::parsing(format!(
-                        "[field] of [{kind}] aggregation [{name}] must be a string, got [{other}]"
-                    )))
-                }
-            },
+            "field" => self.field = Some(field_name(kind, name, value)?),
             "missing" => self.missing = Some(number(kind, name, key, value)?),
             "format" | "value_type" if value.is_string() => {}
             "script" => return Err(SearchError::illegal("scripts are not supported")),
@@ -44,13 +37,27 @@ impl SourceParams {
 
     /// The field (required) and `missing` of the aggregation `name`.
     pub(super) fn finish(self, name: &str) -> Result<(String, Option<f64>)> {
-        let field = self.field.ok_or_else(|| {
-            SearchError::illegal(format!(
-                "Required one of fields [field, script], but none were specified (aggregation [{name}])"
-            ))
-        })?;
-        Ok((field, self.missing))
+        Ok((required_field(name, self.field)?, self.missing))
     }
+}
+
+/// The `field` parameter of the `kind` aggregation `name`: a string.
+pub(super) fn field_name(kind: &str, name: &str, value: &Value) -> Result<String> {
+    match value {
+        Value::String(f) => Ok(f.clone()),
+        other => Err(SearchError::parsing(format!(
+            "[field] of [{kind}] aggregation [{name}] must be a string, got [{other}]"
+        ))),
+    }
+}
+
+/// The field read for the aggregation `name`, which must have one.
+pub(super) fn required_field(name: &str, field: Option<String>) -> Result<String> {
+    field.ok_or_else(|| {
+        SearchError::illegal(format!(
+            "Required one of fields [field, script], but none were specified (aggregation [{name}])"
+        ))
+    })
 }
 
 /// `body` as the object of parameters of the `kind` aggregation `name`.
@@ -84,4 +91,18 @@ pub(super) fn number(kind: &str, name: &str, key: &str, value: &Value) -> Result
                 "[{key}] of [{kind}] aggregation [{name}] must be a number, got [{value}]"
             ))
         })
+}
+
+/// Checks that the bucket aggregation `name` names its field (a string)
+/// and no script, in the words translation refused them before.
+pub(super) fn checked_field(name: &str, params: &Map<String, Value>) -> Result<()> {
+    if !params.get("field").is_some_and(Value::is_string) {
+        return Err(SearchError::illegal(format!(
+            "Required one of fields [field, script], but none were specified (aggregation [{name}])"
+        )));
+    }
+    if params.contains_key("script") {
+        return Err(SearchError::illegal("scripts are not supported"));
+    }
+    Ok(())
 }

@@ -1,12 +1,32 @@
 //! The tree's shape and its structural errors, with their paths.
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use super::{AggKind, AggTree, MetricParams, PercentilesParams, TypedParams, MAX_AGG_DEPTH};
 use crate::error::QueryStep;
 
 fn key(k: &str) -> QueryStep {
     QueryStep::Key(k.into())
+}
+
+/// The typed parameters of `{name: {kind: params}}`, or its parse error.
+pub(super) fn typed(name: &str, kind: &str, params: Value) -> crate::error::Result<TypedParams> {
+    let tree = AggTree::parse(json!({ name: { kind: params } }))?;
+    Ok(tree.nodes()[0].typed.clone())
+}
+
+/// Parses `{name: {kind: params}}` for each case `(params, message,
+/// es_type)` and checks the refusal: its message and type, and the path of
+/// a parse error (only those carry one, `SearchError::in_query`).
+pub(super) fn assert_refusals(name: &str, kind: &str, cases: &[(Value, &str, &str)]) {
+    for (params, message, es_type) in cases {
+        let err = AggTree::parse(json!({ name: { kind: params } })).unwrap_err();
+        assert_eq!(err.to_string(), *message);
+        assert_eq!(err.es_type(), *es_type, "{message}");
+        let path = [key(name), key(kind)];
+        let expected = (*es_type != "illegal_argument_exception").then_some(&path[..]);
+        assert_eq!(err.query_path(), expected, "{message}");
+    }
 }
 
 #[test]
@@ -108,8 +128,8 @@ fn numeric_metrics_are_typed_and_their_bad_params_refused_with_the_path() {
         metric.tantivy_request("col.n"),
         json!({"field": "col.n", "missing": 2.5, "sigma": 3.0})
     );
-    let terms = AggTree::parse(json!({"t": {"terms": {"field": "k"}}})).unwrap();
-    assert_eq!(terms.nodes()[0].typed, TypedParams::Untyped);
+    let range = AggTree::parse(json!({"r": {"range": {"field": "k", "ranges": []}}})).unwrap();
+    assert_eq!(range.nodes()[0].typed, TypedParams::Untyped);
 
     let err = AggTree::parse(json!({"a": {"avg": {"field": "n", "sigma": 2}}})).unwrap_err();
     assert_eq!(err.to_string(), "[avg] unknown field [sigma]");

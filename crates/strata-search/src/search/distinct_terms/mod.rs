@@ -34,7 +34,6 @@ pub use plan::DistinctTerms;
 use serde_json::{json, Map, Value};
 
 use super::aggs::AggShape;
-use super::distinct_count::parse_threshold;
 use crate::mapping::{FieldType, Mappings};
 
 /// Takes the `cardinality` aggregations this module computes out of
@@ -64,8 +63,10 @@ pub fn split(request: &mut Value, shapes: &[AggShape], mappings: &Mappings) -> V
             .and_then(|p| p.get("field"))
             .and_then(Value::as_str)
             .map(str::to_string);
-        let threshold =
-            params.and_then(|p| parse_threshold(&shape.name, &Value::Object(p.clone())).ok());
+        // Translation wrote the parsed threshold (`CardinalityParams`).
+        let threshold = params
+            .and_then(|p| p.get("precision_threshold"))
+            .and_then(Value::as_u64);
         if let (true, Some(column), Some(threshold)) = (keyword, column, threshold) {
             out.remove(&shape.name);
             taken.push(DistinctTerms {

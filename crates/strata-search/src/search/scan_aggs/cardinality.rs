@@ -7,13 +7,13 @@
 use serde_json::{json, Value};
 
 use super::env::ScanEnv;
-use super::params::{check_keys, field_param};
 use super::values::{Key, Scan, ValueKind};
 use crate::error::{Result, SearchError};
 use crate::mapping::Mappings;
-use crate::search::distinct_count::{parse_threshold, value_of, DistinctCount};
+use crate::search::agg_tree::CardinalityParams;
+use crate::search::distinct_count::{value_of, DistinctCount};
 
-/// A parsed `cardinality`.
+/// A `cardinality` over a field of the mapping.
 pub struct Cardinality {
     field: String,
     /// `None`: an unmapped field (no values).
@@ -23,23 +23,13 @@ pub struct Cardinality {
 }
 
 impl Cardinality {
-    pub fn parse(name: &str, params: &Value, mappings: &Mappings) -> Result<Cardinality> {
-        check_keys(
-            name,
-            "cardinality",
-            params,
-            &[
-                "field",
-                "precision_threshold",
-                "missing",
-                "rehash",
-                "execution_hint",
-            ],
-        )?;
-        let field = field_param(name, "cardinality", params)?.to_string();
+    /// The count `params` of the aggregation `name` asks for, over the
+    /// field's type in `mappings` (which judges `missing`).
+    pub fn new(name: &str, params: &CardinalityParams, mappings: &Mappings) -> Result<Cardinality> {
+        let field = params.field.clone();
         let kind = ValueKind::of(mappings, &field, name)?;
-        let missing = match (params.get("missing"), kind) {
-            (None | Some(Value::Null), _) => None,
+        let missing = match (&params.missing, kind) {
+            (None, _) => None,
             (Some(v), Some(kind)) => Some(kind.key_of(v).ok_or_else(|| {
                 SearchError::illegal(format!(
                     "[missing] value [{v}] of [{name}] does not fit field [{field}]"
@@ -50,9 +40,14 @@ impl Cardinality {
         Ok(Cardinality {
             field,
             kind,
-            threshold: parse_threshold(name, params)?,
+            threshold: params.precision_threshold,
             missing,
         })
+    }
+
+    /// [`Cardinality::new`] of a body as a deferred pass carries it.
+    pub fn parse(name: &str, params: &Value, mappings: &Mappings) -> Result<Cardinality> {
+        Cardinality::new(name, &CardinalityParams::parse(name, params)?, mappings)
     }
 
     pub fn run(self, env: &ScanEnv<'_>) -> Result<Value> {

@@ -28,6 +28,7 @@ use serde_json::Value;
 
 use crate::error::{Result, SearchError};
 use crate::mapping::Mappings;
+use crate::search::agg_tree::CardinalityParams;
 
 /// The aggregation types computed here.
 pub const KINDS: &[&str] = &[
@@ -40,21 +41,24 @@ pub const KINDS: &[&str] = &[
 /// Whether a `cardinality` is computed here rather than by
 /// `distinct_terms` (which takes top-level ones on keyword and ip fields
 /// with no parameter but `precision_threshold`).
-pub fn cardinality_here(depth: usize, params: &Value, mappings: &Mappings) -> bool {
-    let simple = params
-        .as_object()
-        .is_some_and(|p| p.keys().all(|k| k == "field" || k == "precision_threshold"));
-    let keyword = params
-        .get("field")
-        .and_then(Value::as_str)
-        .and_then(|f| mappings.leaf(f))
-        .is_some_and(|l| {
-            matches!(
-                l.ty,
-                crate::mapping::FieldType::Keyword | crate::mapping::FieldType::Ip
-            )
-        });
-    !(depth == 1 && simple && keyword)
+pub fn cardinality_here(depth: usize, params: &CardinalityParams, mappings: &Mappings) -> bool {
+    let keyword = mappings.leaf(&params.field).is_some_and(|l| {
+        matches!(
+            l.ty,
+            crate::mapping::FieldType::Keyword | crate::mapping::FieldType::Ip
+        )
+    });
+    !(depth == 1 && !params.other_keys && keyword)
+}
+
+/// Checks a `cardinality` computed here against the mapping before any
+/// search runs.
+pub fn check_cardinality(
+    name: &str,
+    params: &CardinalityParams,
+    mappings: &Mappings,
+) -> Result<()> {
+    cardinality::Cardinality::new(name, params, mappings).map(|_| ())
 }
 
 /// Whether `kind` is computed here (with `cardinality` decided by
@@ -79,7 +83,6 @@ pub fn validate(name: &str, kind: &str, body: &Value, mappings: &Mappings) -> Re
         )));
     }
     match kind {
-        "cardinality" => cardinality::Cardinality::parse(name, params, mappings).map(|_| ()),
         "weighted_avg" => weighted_avg::WeightedAvg::parse(name, params, mappings).map(|_| ()),
         "rare_terms" => terms_scans::RareTerms::parse(name, params, mappings).map(|_| ()),
         "significant_terms" => {

@@ -35,6 +35,7 @@ pub use fruit::{into_json, TopTermsFruit};
 pub use plan::{TermsLevel, TopTerms};
 
 use serde_json::{Map, Value};
+use tantivy::aggregation::bucket::{Order, OrderTarget};
 
 use super::aggs::{only_entry, AggShape};
 use crate::mapping::{FieldType, Mappings};
@@ -87,7 +88,8 @@ pub fn split(request: &mut Value, shapes: &[AggShape], mappings: &Mappings) -> V
 }
 
 /// The level of `shape`, whose translated body is `body`, when it is a
-/// `terms` of a keyword or ip field with only supported parameters.
+/// `terms` of a keyword or ip field with only supported parameters (read
+/// from its typed parameters; the column from tantivy's request).
 fn level(shape: &AggShape, body: &Map<String, Value>, mappings: &Mappings) -> Option<TermsLevel> {
     let keyword = shape
         .field
@@ -97,25 +99,21 @@ fn level(shape: &AggShape, body: &Map<String, Value>, mappings: &Mappings) -> Op
     if shape.kind != "terms" || !keyword || !shape.deferred.is_empty() || shape.missing.is_some() {
         return None;
     }
-    let params = body.get("terms")?.as_object()?;
-    let count = |key: &str| match params.get(key) {
-        None => Some(None),
-        Some(v) => v.as_u64().filter(|&n| n >= 1).map(Some),
+    // Parameters other than these, and `null`s, stay with tantivy.
+    let params = shape.terms.as_ref().filter(|t| t.plain)?;
+    let request = &params.request;
+    let at_least_one = |n: Option<u64>| match n {
+        Some(0) => None,
+        n => Some(n),
     };
-    let size = count("size")?.unwrap_or(10);
-    let shard_size = count("shard_size")?;
-    let min_doc_count = count("min_doc_count")?.unwrap_or(1);
-    let by_count = match params.get("order") {
-        None => true,
-        Some(order) => only_entry(order).is_some_and(|(k, v)| k == "_count" && v == "desc"),
-    };
-    let known = params.keys().all(|k| {
-        matches!(
-            k.as_str(),
-            "field" | "size" | "shard_size" | "min_doc_count" | "order"
-        )
-    });
-    if !by_count || !known {
+    let size = at_least_one(request.size.map(u64::from))?.unwrap_or(10);
+    let shard_size = at_least_one(request.segment_size.map(u64::from))?;
+    let min_doc_count = at_least_one(request.min_doc_count)?.unwrap_or(1);
+    let by_count = request
+        .order
+        .as_ref()
+        .is_none_or(|o| o.target == OrderTarget::Count && o.order == Order::Desc);
+    if !by_count {
         return None;
     }
     let size = usize::try_from(size).ok().filter(|&n| n <= MAX_SIZE)?;
@@ -128,7 +126,7 @@ fn level(shape: &AggShape, body: &Map<String, Value>, mappings: &Mappings) -> Op
     }
     Some(TermsLevel {
         name: shape.name.clone(),
-        column: params.get("field")?.as_str()?.to_string(),
+        column: body.get("terms")?.get("field")?.as_str()?.to_string(),
         size,
         segment_size: segment_size.max(size),
         min_doc_count,
