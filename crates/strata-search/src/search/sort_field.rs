@@ -36,12 +36,12 @@ pub struct SortField {
     /// Type assumed where the field is unmapped.
     pub unmapped_type: Option<String>,
     /// Where documents without a value go, or the value they sort as.
-    pub missing: Missing,
+    pub(crate) missing: Missing,
     /// `numeric_type`: the type the values are converted to.
-    pub numeric_type: Option<NumericType>,
+    pub(crate) numeric_type: Option<NumericType>,
     /// `format`: how a date criterion's values are shown in hits (and
     /// read back from `search_after`).
-    pub format: Option<DateFormat>,
+    pub(crate) format: Option<DateFormat>,
 }
 
 /// The `missing` parameter of a sort criterion.
@@ -292,7 +292,7 @@ impl SortField {
     /// `value` (of this criterion) as a hit shows it: formatted with
     /// `format` when one is set (a date's milliseconds, or nanoseconds
     /// under `numeric_type: date_nanos`), else as is.
-    pub fn shown(&self, value: &SortValue) -> Value {
+    pub(crate) fn shown(&self, value: &SortValue) -> Value {
         match (&self.format, value) {
             (Some(format), SortValue::Int(n)) => {
                 let millis = match self.numeric_type {

@@ -73,7 +73,7 @@ impl SortValue {
     }
 
     /// A `search_after` value as a sort value.
-    pub fn from_json(v: &Value) -> SortValue {
+    pub(crate) fn from_json(v: &Value) -> SortValue {
         match v {
             Value::Number(n) if n.is_i64() => SortValue::Int(n.as_i64().unwrap_or(0)),
             Value::Number(n) => SortValue::Float(n.as_f64().unwrap_or(0.0)),
