@@ -131,7 +131,9 @@ impl ClientInfo {
         self.signal.is_closed()
     }
 
-    /// Resolves once [`close`](Self::close) was called.
+    /// Resolves once [`close`](Self::close) was called. Only the
+    /// connection's own driver task may wait: the signal keeps one waker,
+    /// and a second waiting task would take it from the driver.
     pub async fn closed(&self) {
         self.signal.closed().await
     }
