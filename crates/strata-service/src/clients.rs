@@ -132,9 +132,10 @@ impl ClientInfo {
     }
 
     /// Resolves once [`close`](Self::close) was called. Only the
-    /// connection's own driver task may wait: the signal keeps one waker,
-    /// and a second waiting task would take it from the driver.
-    pub async fn closed(&self) {
+    /// connection's own driver task may wait (hence crate-private): the
+    /// signal keeps one waker, and a second waiting task would take it
+    /// from the driver.
+    pub(crate) async fn closed(&self) {
         self.signal.closed().await
     }
 
