@@ -100,22 +100,19 @@ impl Signal {
     /// Resolves once the connection is closed from outside (a recheck or
     /// shutdown is left for the next [`poll_event`](Self::poll_event)).
     pub async fn closed(&self) {
-        std::future::poll_fn(|cx| {
-            self.waker.register(cx.waker());
-            if self.is_closed() {
-                Poll::Ready(())
-            } else {
-                Poll::Pending
-            }
-        })
-        .await
+        self.until(CLOSE).await
     }
 
     /// Resolves once the connection should read no more input.
     pub(crate) async fn reading_stopped(&self) {
+        self.until(CLOSE | SHUTDOWN).await
+    }
+
+    /// Resolves once one of the flags `any` is raised.
+    async fn until(&self, any: u8) {
         std::future::poll_fn(|cx| {
             self.waker.register(cx.waker());
-            if self.stops_reading() {
+            if self.flags.load(Ordering::Acquire) & any != 0 {
                 Poll::Ready(())
             } else {
                 Poll::Pending
