@@ -12,7 +12,7 @@ mod order;
 pub mod sorted;
 mod tree;
 
-pub use deque::{is_list_head, Deque, Side};
+pub use deque::{is_list_head, Chunk, Deque, Side};
 pub use hashed::{Hashed, Shape, TARGET_CHUNK};
 pub use meta::is_head;
 pub use order::{compare, Key, TARGET_NODE};

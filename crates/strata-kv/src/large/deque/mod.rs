@@ -18,7 +18,8 @@
 //! head is as long whatever the list holds, chunks are stored padded to
 //! one length: `chunk::PADDED_LEN`).
 //!
-//! Layout: `meta` (the head's value), `chunk` (one loaded chunk), `read`
+//! Layout: `meta` (the head's value), `chunk` (one loaded chunk, also
+//! what a packed list is edited as), `read`
 //! (index, range, scan), `write` (push, pop, set, insert, remove, drop);
 //! this file holds the open list, its chunk cache and `finish`.
 
@@ -34,8 +35,7 @@ use crate::shard::large::LargeEdit;
 use crate::shard::large_read::ChunkSource;
 use crate::KvError;
 
-use chunk::Chunk;
-pub use chunk::Side;
+pub use chunk::{Chunk, Side};
 pub use meta::is_list_head;
 use meta::ListMeta;
 
@@ -179,10 +179,10 @@ impl Deque<'_, LargeEdit<'_>> {
             .filter(|(n, c)| c.dirty && ring.holds(*n))
             .collect();
         changed.sort_unstable_by_key(|(n, _)| *n);
-        for (n, chunk) in &changed {
-            let value = chunk.encode();
+        for (n, chunk) in &mut changed {
+            let value = chunk.value();
             self.edit
-                .put_padded_chunk(*n, ValueKind::List, &value, chunk::PADDED_LEN)?;
+                .put_padded_chunk(*n, ValueKind::List, value, chunk::PADDED_LEN)?;
         }
         if self.head_dirty {
             self.edit

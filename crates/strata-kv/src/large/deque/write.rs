@@ -82,14 +82,11 @@ impl<E: ChunkSource> Deque<'_, E> {
         }
         let (pos, at) = self.locate(i)?;
         let chunk = self.load(pos)?;
-        let slot = chunk
-            .elements_mut()
-            .get_mut(at)
-            .ok_or_else(|| damaged("chunk counts disagree with its head"))?;
-        let (old, new) = (packed(slot), packed(element));
-        *slot = element.to_vec();
-        chunk.bytes = chunk.bytes - old + new;
-        chunk.dirty = true;
+        let old = chunk.bytes;
+        if !chunk.set(at, element) {
+            return Err(damaged("chunk counts disagree with its head"));
+        }
+        let new = chunk.bytes;
         self.meta.bytes = self.meta.bytes - old + new;
         self.head_dirty = true;
         Ok(true)
@@ -133,11 +130,7 @@ impl<E: ChunkSource> Deque<'_, E> {
                 continue;
             };
             let size = packed(element);
-            chunk
-                .elements_mut()
-                .insert(at + usize::from(after), element.to_vec());
-            chunk.bytes += size;
-            chunk.dirty = true;
+            chunk.insert(at + usize::from(after), element);
             let oversized = chunk.bytes > 2 * TARGET_CHUNK && chunk.len() > 1;
             self.meta.count += 1;
             self.meta.bytes += size;
@@ -167,27 +160,13 @@ impl<E: ChunkSource> Deque<'_, E> {
                 Side::Back => chunks - 1 - step,
             };
             let chunk = self.load(pos)?;
-            let mut keep = vec![true; chunk.len()];
-            let order: Box<dyn Iterator<Item = usize>> = match side {
-                Side::Front => Box::new(0..keep.len()),
-                Side::Back => Box::new((0..keep.len()).rev()),
-            };
-            let before = removed;
-            let elements: Vec<&[u8]> = chunk.iter().collect();
-            for i in order {
-                if removed < limit && elements[i] == element {
-                    keep[i] = false;
-                    removed += 1;
-                }
-            }
-            if removed > before {
-                let mut k = keep.iter();
-                chunk.elements_mut().retain(|_| *k.next().unwrap_or(&true));
-                let size = packed(element) * (removed - before);
-                chunk.bytes -= size;
-                chunk.dirty = true;
-                self.meta.count -= removed - before;
-                self.meta.bytes -= size;
+            let bytes = chunk.bytes;
+            let n = chunk.remove_equal(side, limit - removed, element);
+            let gone = bytes - chunk.bytes;
+            if n > 0 {
+                removed += n;
+                self.meta.count -= n;
+                self.meta.bytes -= gone;
                 self.head_dirty = true;
                 touched = Some(touched.map_or(pos, |t: u32| t.min(pos)));
             }

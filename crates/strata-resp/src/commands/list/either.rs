@@ -4,8 +4,10 @@
 //!
 //! [`edit`] opens a key with its shard write-locked and hands the command a
 //! [`List`] offering the same operations over both encodings. A packed
-//! list's elements stay borrowed from the record until changed (as
-//! [`hashed`](crate::commands::hashed)'s entries). When the command ends a
+//! list is edited as one [`Chunk`] (the same packed run as a large list's
+//! chunk): a push or pop at an end changes its bytes where they are, and
+//! the new value is that buffer, so a queue's push or pop costs one copy
+//! of the value, not a decode and an encode. When the command ends a
 //! packed list past `list-max-listpack-size` is converted to large; a large
 //! list that a removal (pop, `LREM`, `LTRIM`, `LSET`) left within half of
 //! both limits is converted back to packed (Redis 7.2's
@@ -14,10 +16,7 @@
 //! conversion included, is one journal record: a push or pop on a large
 //! list writes one chunk and the head, whatever its length.
 
-use std::borrow::Cow;
-use std::collections::VecDeque;
-
-use strata_kv::large::{Deque, Side};
+use strata_kv::large::{Chunk, Deque, Side};
 use strata_kv::{collection, LargeEdit, Store, ValueKind};
 
 use super::End;
@@ -33,28 +32,21 @@ impl From<End> for Side {
     }
 }
 
-/// A packed list opened for change: its elements borrowed from the old
-/// value until replaced.
-pub struct Packed<'v> {
-    elements: VecDeque<Cow<'v, [u8]>>,
-    dirty: bool,
-}
-
 /// A list in either encoding, being changed by one command.
-pub enum List<'a, 's, 'v> {
+pub enum List<'a, 's> {
     /// One record.
-    Packed(Packed<'v>),
+    Packed(Chunk),
     /// Head and chunks, and whether the command removed or replaced an
     /// element (then it may go back to packed, as after Redis's
     /// `LIST_CONV_SHRINKING`).
     Large(Deque<'a, LargeEdit<'s>>, bool),
 }
 
-impl List<'_, '_, '_> {
+impl List<'_, '_> {
     /// Elements held.
     pub fn len(&self) -> u64 {
         match self {
-            List::Packed(p) => p.elements.len() as u64,
+            List::Packed(p) => p.len() as u64,
             List::Large(d, _) => d.len(),
         }
     }
@@ -67,14 +59,7 @@ impl List<'_, '_, '_> {
     /// Adds `element` at `end`.
     pub fn push(&mut self, end: End, element: &[u8]) -> Result<(), RespError> {
         match self {
-            List::Packed(p) => {
-                let element = Cow::Owned(element.to_vec());
-                match end {
-                    End::Left => p.elements.push_front(element),
-                    End::Right => p.elements.push_back(element),
-                }
-                p.dirty = true;
-            }
+            List::Packed(p) => p.push(end.into(), element),
             List::Large(d, _) => d.push(end.into(), element)?,
         }
         Ok(())
@@ -83,14 +68,7 @@ impl List<'_, '_, '_> {
     /// Removes the element at `end`; `None` when empty.
     pub fn pop(&mut self, end: End) -> Result<Option<Vec<u8>>, RespError> {
         match self {
-            List::Packed(p) => {
-                let e = match end {
-                    End::Left => p.elements.pop_front(),
-                    End::Right => p.elements.pop_back(),
-                };
-                p.dirty |= e.is_some();
-                Ok(e.map(Cow::into_owned))
-            }
+            List::Packed(p) => Ok(p.pop(end.into())),
             List::Large(d, shrank) => {
                 let e = d.pop(end.into())?;
                 *shrank |= e.is_some();
@@ -102,14 +80,7 @@ impl List<'_, '_, '_> {
     /// Replaces element `i` (from the front); false past the end.
     pub fn set(&mut self, i: u64, element: &[u8]) -> Result<bool, RespError> {
         match self {
-            List::Packed(p) => {
-                let Some(slot) = usize::try_from(i).ok().and_then(|i| p.elements.get_mut(i)) else {
-                    return Ok(false);
-                };
-                *slot = Cow::Owned(element.to_vec());
-                p.dirty = true;
-                Ok(true)
-            }
+            List::Packed(p) => Ok(usize::try_from(i).is_ok_and(|i| p.set(i, element))),
             List::Large(d, shrank) => {
                 let done = d.set(i, element)?;
                 *shrank |= done;
@@ -123,12 +94,10 @@ impl List<'_, '_, '_> {
     pub fn insert(&mut self, pivot: &[u8], after: bool, element: &[u8]) -> Result<bool, RespError> {
         match self {
             List::Packed(p) => {
-                let Some(at) = p.elements.iter().position(|e| **e == *pivot) else {
+                let Some(at) = p.iter().position(|e| e == pivot) else {
                     return Ok(false);
                 };
-                let element = Cow::Owned(element.to_vec());
-                p.elements.insert(at + usize::from(after), element);
-                p.dirty = true;
+                p.insert(at + usize::from(after), element);
                 Ok(true)
             }
             List::Large(d, _) => Ok(d.insert(pivot, after, element)?),
@@ -139,24 +108,7 @@ impl List<'_, '_, '_> {
     /// `end`; how many went.
     pub fn remove(&mut self, end: End, limit: u64, element: &[u8]) -> Result<u64, RespError> {
         match self {
-            List::Packed(p) => {
-                let mut removed = 0u64;
-                let mut keep: Vec<bool> = vec![true; p.elements.len()];
-                let order: Box<dyn Iterator<Item = usize>> = match end {
-                    End::Left => Box::new(0..keep.len()),
-                    End::Right => Box::new((0..keep.len()).rev()),
-                };
-                for i in order {
-                    if removed < limit && *p.elements[i] == *element {
-                        keep[i] = false;
-                        removed += 1;
-                    }
-                }
-                let mut k = keep.into_iter();
-                p.elements.retain(|_| k.next().unwrap_or(true));
-                p.dirty |= removed > 0;
-                Ok(removed)
-            }
+            List::Packed(p) => Ok(p.remove_equal(end.into(), limit, element)),
             List::Large(d, shrank) => {
                 let removed = d.remove(end.into(), limit, element)?;
                 *shrank |= removed > 0;
@@ -171,16 +123,7 @@ impl List<'_, '_, '_> {
             return Ok(());
         }
         match self {
-            List::Packed(p) => {
-                let n = usize::try_from(n)
-                    .unwrap_or(usize::MAX)
-                    .min(p.elements.len());
-                match end {
-                    End::Left => drop(p.elements.drain(..n)),
-                    End::Right => p.elements.truncate(p.elements.len() - n),
-                }
-                p.dirty = true;
-            }
+            List::Packed(p) => p.drop_n(end.into(), usize::try_from(n).unwrap_or(usize::MAX)),
             List::Large(d, shrank) => {
                 *shrank |= !d.is_empty();
                 d.drop_n(end.into(), n)?
@@ -199,7 +142,7 @@ pub fn edit<S: Store, R>(
     store: &mut S,
     key: &[u8],
     limit: ListLimit,
-    f: impl FnOnce(&mut List<'_, '_, '_>, bool) -> Result<R, RespError>,
+    f: impl FnOnce(&mut List<'_, '_>, bool) -> Result<R, RespError>,
 ) -> Result<R, RespError> {
     store.edit_large(key, |edit| {
         let current = edit.current()?;
@@ -217,14 +160,11 @@ pub fn edit<S: Store, R>(
             Some(c) => (c.value, c.expires_at, true),
             None => (collection::encode(std::iter::empty()), None, false),
         };
-        let elements = collection::decode(&value).ok_or(CollectionError::Damaged)?;
-        let mut list = List::Packed(Packed {
-            elements: elements.into_iter().map(Cow::Borrowed).collect(),
-            dirty: false,
-        });
+        let packed = Chunk::from_packed(value).ok_or(CollectionError::Damaged)?;
+        let mut list = List::Packed(packed);
         let result = f(&mut list, existed)?;
         if let List::Packed(p) = list {
-            if p.dirty {
+            if p.is_dirty() {
                 save_packed(edit, limit, p, expires_at, existed)?;
             }
         }
@@ -264,25 +204,22 @@ fn save_large(
 fn save_packed(
     edit: &mut LargeEdit<'_>,
     limit: ListLimit,
-    packed: Packed<'_>,
+    mut packed: Chunk,
     expires_at: Option<u64>,
     existed: bool,
 ) -> Result<(), RespError> {
-    let elements = packed.elements;
-    if elements.is_empty() {
+    if packed.is_empty() {
         if existed {
             edit.delete()?;
         }
         return Ok(());
     }
-    let bytes = collection::encoded_len(elements.iter().map(|e| &**e)) as u64;
-    if limit.fits(elements.len() as u64, bytes) {
-        let value = collection::encode(elements.iter().map(|e| &**e));
-        edit.put_whole(ValueKind::List, &value, expires_at)?;
+    if limit.fits(packed.len() as u64, packed.value_len()) {
+        edit.put_whole(ValueKind::List, packed.value(), expires_at)?;
         return Ok(());
     }
     let mut deque = Deque::create(edit, expires_at);
-    for e in &elements {
+    for e in packed.iter() {
         deque.push(Side::Back, e)?;
     }
     deque.finish()?;

@@ -1,15 +1,19 @@
-//! [`Chunk`]: one chunk of a large list while a command holds it.
+//! [`Chunk`]: one chunk of a large list, or a whole packed list, while a
+//! command holds it (both are the same packed run: `count | (len |
+//! bytes){count}`, [`crate::collection`]).
 //!
 //! A chunk stays in its stored form (the packed elements, `len | bytes`
 //! each, without the leading count) for what queues do all day: a push or
 //! a pop at either end edits those bytes and the new value is that buffer
-//! again, so a push or pop allocates one element, not one per element of
-//! a 2 KiB chunk. Edits inside the chunk (set, insert, remove) and scans
-//! from the back decode it once into a deque of elements, which it stays
-//! for the rest of the command.
+//! again ([`Chunk::value`] writes the count in front of the elements), so
+//! a push or pop allocates one element, not one per element of a 2 KiB
+//! chunk. Edits inside the chunk (set, insert, remove) and scans from the
+//! back decode it once into a deque of elements, which it stays for the
+//! rest of the command.
 //!
-//! Stored chunks may end in zero padding ([`PADDED_LEN`]), which reading
-//! drops.
+//! Stored chunks of a large list may end in zero padding ([`PADDED_LEN`]),
+//! which reading drops; a packed list's value has none
+//! ([`Chunk::from_packed`]).
 //!
 //! Invariant: `bytes` is the packed size of the elements (as
 //! [`packed`] counts each); in the packed form it is
@@ -44,9 +48,9 @@ pub(super) fn packed(e: &[u8]) -> u64 {
     collection::encoded_len([e]) as u64 - 1
 }
 
-/// One chunk's elements, and whether they changed.
+/// One chunk's elements (or a packed list's), and whether they changed.
 #[derive(Default)]
-pub(super) struct Chunk {
+pub struct Chunk {
     /// The stored form: from `start` on, `count` packed elements; bytes
     /// before `start` are popped ones (or room for a front push). Unused
     /// (and empty) once `decoded` is set.
@@ -56,9 +60,9 @@ pub(super) struct Chunk {
     /// The elements, once an edit inside the chunk decoded them.
     decoded: Option<VecDeque<Vec<u8>>>,
     /// Packed bytes of the elements.
-    pub bytes: u64,
+    pub(super) bytes: u64,
     /// Changed since it was read (written at `finish`).
-    pub dirty: bool,
+    pub(super) dirty: bool,
 }
 
 /// Reads one packed element at `pos`, moving `pos` past it.
@@ -73,7 +77,16 @@ fn next_element<'a>(data: &'a [u8], pos: &mut usize) -> Option<&'a [u8]> {
 impl Chunk {
     /// A chunk as stored (a packed collection value, possibly followed by
     /// zero padding: [`PADDED_LEN`]); `None` if the bytes are not one.
-    pub fn from_stored(mut value: Vec<u8>) -> Option<Self> {
+    pub fn from_stored(value: Vec<u8>) -> Option<Self> {
+        Self::parse(value, true)
+    }
+
+    /// A packed list's value (no padding); `None` if the bytes are not one.
+    pub fn from_packed(value: Vec<u8>) -> Option<Self> {
+        Self::parse(value, false)
+    }
+
+    fn parse(mut value: Vec<u8>, padded: bool) -> Option<Self> {
         let mut pos = 0;
         let count = usize::try_from(get_varint(&value, &mut pos)?).ok()?;
         let start = pos;
@@ -85,7 +98,8 @@ impl Chunk {
         }
         // One OR over the padding (vectorized), not a byte-by-byte search:
         // every push and pop reads its end chunk.
-        if value[pos..].iter().fold(0u8, |acc, &b| acc | b) != 0 {
+        let rest = &value[pos..];
+        if !rest.is_empty() && (!padded || rest.iter().fold(0u8, |acc, &b| acc | b) != 0) {
             return None;
         }
         value.truncate(pos);
@@ -107,6 +121,16 @@ impl Chunk {
     /// True when no element is held.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Changed since it was read.
+    pub fn is_dirty(&self) -> bool {
+        self.dirty
+    }
+
+    /// Bytes of [`value`](Self::value): the count and the packed elements.
+    pub fn value_len(&self) -> u64 {
+        varint_len(self.len() as u64) as u64 + self.bytes
     }
 
     /// The packed elements in order (the stored form).
@@ -206,96 +230,94 @@ impl Chunk {
         }
     }
 
-    /// The chunk's stored value (a packed collection value).
-    pub fn encode(&self) -> Vec<u8> {
-        if let Some(elements) = &self.decoded {
-            return collection::encode(elements.iter().map(Vec::as_slice));
+    /// Replaces element `at`; false past the end.
+    pub fn set(&mut self, at: usize, element: &[u8]) -> bool {
+        let Some(slot) = self.elements_mut().get_mut(at) else {
+            return false;
+        };
+        let old = packed(slot);
+        *slot = element.to_vec();
+        self.bytes = self.bytes - old + packed(element);
+        self.dirty = true;
+        true
+    }
+
+    /// Inserts `element` at `at` (at most the length).
+    pub fn insert(&mut self, at: usize, element: &[u8]) {
+        let elements = self.elements_mut();
+        elements.insert(at.min(elements.len()), element.to_vec());
+        self.bytes += packed(element);
+        self.dirty = true;
+    }
+
+    /// Removes up to `limit` elements equal to `element`, looking from
+    /// `side`; how many went.
+    pub fn remove_equal(&mut self, side: Side, limit: u64, element: &[u8]) -> u64 {
+        let hits: Vec<usize> = (self.iter().enumerate())
+            .filter(|(_, e)| *e == element)
+            .map(|(i, _)| i)
+            .collect();
+        let take = usize::try_from(limit).unwrap_or(usize::MAX).min(hits.len());
+        if take == 0 {
+            return 0;
         }
-        let body = &self.data[self.start..];
-        let mut value = Vec::with_capacity(varint_len(self.count as u64) + body.len());
-        push_varint(&mut value, self.count as u64);
-        value.extend_from_slice(body);
-        value
+        let chosen = match side {
+            Side::Front => &hits[..take],
+            Side::Back => &hits[hits.len() - take..],
+        };
+        let mut gone = vec![false; self.len()];
+        for &i in chosen {
+            gone[i] = true;
+        }
+        let mut flags = gone.into_iter();
+        self.elements_mut()
+            .retain(|_| !flags.next().unwrap_or(false));
+        self.bytes -= packed(element) * take as u64;
+        self.dirty = true;
+        take as u64
+    }
+
+    /// Removes `n` elements at `side` (all when `n` reaches the length).
+    pub fn drop_n(&mut self, side: Side, n: usize) {
+        let elements = self.elements_mut();
+        let n = n.min(elements.len());
+        let range = match side {
+            Side::Front => 0..n,
+            Side::Back => elements.len() - n..elements.len(),
+        };
+        let gone: u64 = elements.drain(range).map(|e| packed(&e)).sum();
+        self.bytes -= gone;
+        self.dirty |= n > 0;
+    }
+
+    /// The chunk's stored value (a packed collection value), built in the
+    /// chunk's own buffer: the count goes in front of the elements (room
+    /// a pop left there, or made once), and a decoded chunk goes back to
+    /// the packed form.
+    pub fn value(&mut self) -> &[u8] {
+        if let Some(elements) = self.decoded.take() {
+            self.count = elements.len();
+            self.start = varint_len(self.count as u64);
+            let mut data = Vec::with_capacity(self.start + self.bytes as usize);
+            data.resize(self.start, 0);
+            for e in &elements {
+                push_varint(&mut data, e.len() as u64);
+                data.extend_from_slice(e);
+            }
+            self.data = data;
+        }
+        let n = varint_len(self.count as u64);
+        if self.start < n {
+            let mut grown = Vec::with_capacity(n + self.data.len() - self.start);
+            grown.resize(n, 0);
+            grown.extend_from_slice(&self.data[self.start..]);
+            (self.data, self.start) = (grown, n);
+        }
+        let mut at = self.start - n;
+        put_varint(&mut self.data, &mut at, self.count as u64);
+        &self.data[self.start - n..]
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Pushes and pops at both ends, then edits inside, checked against a
-    /// deque after every step: the stored value, the packed size, reads.
-    #[test]
-    fn a_chunk_matches_a_deque_model_in_both_forms() {
-        let mut model: VecDeque<Vec<u8>> = VecDeque::new();
-        let mut chunk = Chunk::from_stored(collection::encode(std::iter::empty())).unwrap();
-        let mut state = 7u64;
-        let mut next = move || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) as usize
-        };
-        for step in 0..3000 {
-            let side = if next() % 2 == 0 {
-                Side::Front
-            } else {
-                Side::Back
-            };
-            if step == 2000 {
-                // The rest of the run edits the decoded form.
-                chunk.elements_mut();
-            }
-            if next() % 3 == 0 {
-                let want = match side {
-                    Side::Front => model.pop_front(),
-                    Side::Back => model.pop_back(),
-                };
-                assert_eq!(chunk.pop(side), want, "step {step}");
-            } else {
-                // Lengths on both sides of a one-byte varint.
-                let element = vec![step as u8; next() % 200];
-                chunk.push(side, &element);
-                match side {
-                    Side::Front => model.push_front(element),
-                    Side::Back => model.push_back(element),
-                }
-            }
-            let stored = chunk.encode();
-            assert_eq!(stored, collection::encode(model.iter().map(Vec::as_slice)));
-            assert_eq!(
-                chunk.bytes as usize,
-                stored.len() - varint_len(model.len() as u64)
-            );
-            assert_eq!(chunk.len(), model.len());
-            let at = next() % (model.len() + 1);
-            assert_eq!(chunk.get(at), model.get(at).map(Vec::as_slice));
-            assert!(chunk.iter().eq(model.iter().map(Vec::as_slice)));
-            let reread = Chunk::from_stored(stored.clone()).unwrap();
-            assert!(reread.iter().eq(model.iter().map(Vec::as_slice)));
-        }
-    }
-
-    #[test]
-    fn a_damaged_chunk_is_refused() {
-        let stored = collection::encode([&b"abc"[..], b"de"]);
-        for cut in 0..stored.len() {
-            assert!(
-                Chunk::from_stored(stored[..cut].to_vec()).is_none(),
-                "cut at {cut}"
-            );
-        }
-        let mut longer = stored.clone();
-        longer.push(1);
-        assert!(Chunk::from_stored(longer).is_none());
-        let mut padded = stored.clone();
-        padded.resize(PADDED_LEN, 0);
-        let read = Chunk::from_stored(padded).unwrap();
-        assert!(read.iter().eq([&b"abc"[..], b"de"]));
-        assert_eq!(read.encode(), stored);
-        padded = stored.clone();
-        padded.extend([0, 0, 7, 0]);
-        assert!(Chunk::from_stored(padded).is_none());
-        assert!(Chunk::from_stored(vec![0xff, 0xff, 0xff, 0xff, 0x0f]).is_none());
-    }
-}
+mod tests;
