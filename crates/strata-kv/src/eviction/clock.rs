@@ -68,7 +68,7 @@ pub(crate) fn evict_oldest(shard: &mut ShardInner, ctx: &Ctx, now: u64) -> bool 
 /// Whether the record in `slot` is the pinned key's head or one of its
 /// chunks.
 fn is_pinned(shard: &ShardInner, slot: usize) -> bool {
-    let Some(pinned) = &shard.pinned else {
+    let Some(pinned) = shard.pinned.key() else {
         return false;
     };
     let rec = shard.record_at(slot);
@@ -76,7 +76,7 @@ fn is_pinned(shard: &ShardInner, slot: usize) -> bool {
         Namespace::User => Some(rec.key()),
         Namespace::Chunk => split_chunk_key(rec.key()).map(|(owner, _)| owner),
     };
-    owner == Some(&pinned[..])
+    owner == Some(pinned)
 }
 
 /// The slot of the head owning the chunk in `slot`; `None` if the record

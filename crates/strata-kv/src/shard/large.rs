@@ -28,7 +28,7 @@ pub struct LargeEdit<'s> {
 
 impl Drop for LargeEdit<'_> {
     fn drop(&mut self) {
-        self.shard.pinned = None;
+        self.shard.pinned.clear();
     }
 }
 
@@ -51,7 +51,7 @@ impl<'s> LargeEdit<'s> {
                 shard.remove(ctx, slot, Removal::Expired)?;
             }
         }
-        shard.pinned = Some(key.into());
+        shard.pinned.set(key);
         Ok(Self {
             shard,
             ctx,

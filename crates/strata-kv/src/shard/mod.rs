@@ -62,7 +62,35 @@ pub(crate) struct ShardInner {
     pub chunks: usize,
     /// The key a [`large::LargeEdit`] is changing: eviction (which a write
     /// of the edit may start) keeps its head and chunks.
-    pub pinned: Option<Box<[u8]>>,
+    pub pinned: Pinned,
+}
+
+/// The key pinned by the edit under way, in a buffer kept across edits
+/// (each edit pins one; none allocates once the buffer is as long as the
+/// longest key edited).
+#[derive(Debug, Default)]
+pub struct Pinned {
+    key: Vec<u8>,
+    active: bool,
+}
+
+impl Pinned {
+    /// Pins `key`.
+    pub fn set(&mut self, key: &[u8]) {
+        self.key.clear();
+        self.key.extend_from_slice(key);
+        self.active = true;
+    }
+
+    /// Unpins.
+    pub fn clear(&mut self) {
+        self.active = false;
+    }
+
+    /// The pinned key, if any.
+    pub fn key(&self) -> Option<&[u8]> {
+        self.active.then_some(&self.key[..])
+    }
 }
 
 fn is_expired(expires_at: Option<u64>, now: u64) -> bool {
@@ -88,7 +116,7 @@ impl ShardInner {
             journal_buf: Vec::new(),
             pending_recount: false,
             chunks: 0,
-            pinned: None,
+            pinned: Pinned::default(),
         };
         shard.chunks = shard.count_chunks();
         shard
