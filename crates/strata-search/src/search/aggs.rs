@@ -197,7 +197,7 @@ fn translate_at<'n>(
                     shape.date_range = Some(r);
                 } else {
                     if let TypedParams::Histogram(h) = &node.typed {
-                        shape.interval = h.interval_is_number.then_some(h.request.interval);
+                        shape.interval = Some(h.request.interval);
                         shape.missing = h.missing.clone();
                     }
                     let no_ranges = params
