@@ -223,10 +223,12 @@ fn translate_at<'n>(
                             t.tantivy_request(&column)
                         }
                         // (A date_histogram took the first branch; a
-                        // pipeline was split off or refused above.)
+                        // pipeline was split off or refused above, a bucket
+                        // script taken out of the request.)
                         TypedParams::Untyped
                         | TypedParams::DateHistogram(_)
-                        | TypedParams::Pipeline(_) => {
+                        | TypedParams::Pipeline(_)
+                        | TypedParams::BucketScript(_) => {
                             params.insert("field".into(), json!(column));
                             Value::Object(params)
                         }

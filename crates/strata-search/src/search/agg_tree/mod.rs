@@ -7,9 +7,9 @@
 //! parent pipelines `derivative`, `cumulative_sum` and `bucket_sort`,
 //! [`PipelineParams`]: [`TypedParams`]) and its sub-aggregations.
 //! Each level is parsed knowing its parent's kind, so a pipeline in a
-//! parent it cannot sit in is refused here. (`bucket_script` and
-//! `bucket_selector` stay JSON: the script module takes them out of the
-//! request and compiles them.)
+//! parent it cannot sit in is refused here. `bucket_script` and
+//! `bucket_selector` are typed too, [`BucketScriptParams`], their scripts
+//! as written (the script module compiles them).
 //! Structural errors (an aggregation that is not an object, two kinds in
 //! one, no kind, an unknown kind, `aggs` that is not an object, a bad
 //! name, nesting past [`MAX_AGG_DEPTH`]) are the parse's, and its parse
@@ -17,10 +17,11 @@
 //! (`[aggs][by_day][aggs][max]`) as query errors do
 //! (`SearchError::InQuery`). Translation to tantivy's request walks the
 //! tree; an [`AggTree`] keeps the JSON it was parsed from (or, for one
-//! made of nodes, their JSON), which the extra passes' planning still
-//! reads (a deferred `cardinality` is parsed again from it, by the same
-//! parser).
+//! made of nodes, their JSON), which only tests read now: the search,
+//! its extra passes (through [`AggNode::to_json`]) and the bucket scripts
+//! read the nodes.
 
+mod bucket_script;
 mod cardinality;
 mod date_histogram;
 mod histogram;
@@ -34,6 +35,7 @@ mod terms;
 
 use serde_json::{Map, Value};
 
+pub use self::bucket_script::BucketScriptParams;
 pub use self::cardinality::CardinalityParams;
 pub use self::date_histogram::{DateHistogramParams, DateValue};
 pub use self::histogram::HistogramParams;
@@ -85,6 +87,8 @@ pub enum TypedParams {
     DateHistogram(DateHistogramParams),
     /// `derivative`, `cumulative_sum`, `bucket_sort`.
     Pipeline(PipelineParams),
+    /// `bucket_script`, `bucket_selector`.
+    BucketScript(BucketScriptParams),
 }
 
 impl TypedParams {
@@ -108,6 +112,9 @@ impl TypedParams {
             AggKind::DateHistogram => {
                 TypedParams::DateHistogram(DateHistogramParams::parse_body(name, params)?)
             }
+            k if BucketScriptParams::covers(k) => {
+                TypedParams::BucketScript(BucketScriptParams::parse(k, name, params, parent)?)
+            }
             k if PipelineParams::covers(k) => {
                 TypedParams::Pipeline(PipelineParams::parse(k, name, params, parent)?)
             }
@@ -123,7 +130,7 @@ impl TypedParams {
     /// The field of a typed kind's parameters (`None`: untyped).
     pub fn field(&self) -> Option<&str> {
         match self {
-            TypedParams::Untyped | TypedParams::Pipeline(_) => None,
+            TypedParams::Untyped | TypedParams::Pipeline(_) | TypedParams::BucketScript(_) => None,
             TypedParams::Metric(m) => Some(&m.field),
             TypedParams::Percentiles(p) => Some(&p.field),
             TypedParams::Cardinality(c) => Some(&c.field),
@@ -162,7 +169,9 @@ impl AggTree {
         &self.nodes
     }
 
-    /// The `aggs` object as written.
+    /// The `aggs` object as written (the tests' view: the search reads
+    /// the nodes).
+    #[cfg(test)]
     pub fn json(&self) -> &Value {
         &self.json
     }
@@ -240,8 +249,8 @@ impl AggNode {
             _ => Ok(()),
         };
         // Pipelines' parameters were checked after this when translation
-        // checked them; the other kinds' before it.
-        if PipelineParams::covers(kind) {
+        // (or the script module) checked them; the other kinds' before it.
+        if PipelineParams::covers(kind) || BucketScriptParams::covers(kind) {
             refuse_subs()?;
         }
         let typed = keys::check(kind, params)
