@@ -1,7 +1,8 @@
 //! Sub-aggregations computed per bucket: `top_hits` (size, from, sort,
-//! `_source` filtering) under `terms`, `date_histogram`, `filters` and at
-//! the top level; `geo_centroid` and `geohash_grid` under `terms`; each
-//! checked against values computed here from the same documents.
+//! `_source` filtering) under `terms`, `histogram`, `date_histogram`,
+//! `filters` and at the top level; `geo_centroid` and `geohash_grid` under
+//! `terms`; each checked against values computed here from the same
+//! documents.
 
 use serde_json::{json, Value};
 use strata_search::{search, Catalog, Precondition, SearchError, SearchRequest};
@@ -231,6 +232,54 @@ fn top_hits_below_boolean_and_numeric_terms() {
                 b["h"]["hits"]["total"]["value"], b["doc_count"],
                 "{name}: {b}"
             );
+        }
+    }
+}
+
+/// Elasticsearch reads a histogram's `interval` written as a string
+/// (`"25"`) as the number: the buckets, and the documents the per-bucket
+/// passes below them search, are those of `25` (the string form once left
+/// `top_hits` right below the histogram refused, and the one below its
+/// `terms` buckets searching every histogram bucket's documents).
+#[test]
+fn top_hits_below_histograms_whatever_the_interval_form() {
+    let n = 60;
+    let (_tmp, c) = setup(n);
+    let price = |i: u64| doc(i)["price"].as_f64().unwrap();
+    let top = json!({"top_hits": {"size": 100, "_source": false}});
+    let sorted = |mut ids: Vec<u64>| {
+        ids.sort_unstable();
+        ids
+    };
+    for interval in [json!(25), json!("25")] {
+        for direct in [false, true] {
+            let mut subs = json!({"tags": {"terms": {"field": "tag"}, "aggs": {"top": top}}});
+            if direct {
+                subs["top"] = top.clone();
+            }
+            let r = run(
+                &c,
+                json!({"size": 0, "aggs": {"h": {
+                    "histogram": {"field": "price", "interval": interval}, "aggs": subs}}}),
+            )
+            .unwrap_or_else(|e| panic!("interval {interval}: {e}"));
+            let buckets = r["aggregations"]["h"]["buckets"].as_array().unwrap();
+            assert_eq!(buckets.len(), 5, "interval {interval}");
+            for b in buckets {
+                let from = b["key"].as_f64().unwrap();
+                let in_bucket = |i: &u64| (from..from + 25.0).contains(&price(*i));
+                if direct {
+                    let ids: Vec<u64> = (0..n).filter(in_bucket).collect();
+                    assert_eq!(sorted(hit_ids(&b["top"])), ids, "{interval}, {from}");
+                }
+                for t in b["tags"]["buckets"].as_array().unwrap() {
+                    let tag = t["key"].as_str().unwrap();
+                    let ids: Vec<u64> = (0..n)
+                        .filter(|i| in_bucket(i) && TAGS[(i % 3) as usize] == tag)
+                        .collect();
+                    assert_eq!(sorted(hit_ids(&t["top"])), ids, "{interval}, {from}, {tag}");
+                }
+            }
         }
     }
 }

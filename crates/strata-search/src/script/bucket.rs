@@ -16,7 +16,7 @@ use strata_script::{Context, Input, Limits};
 
 use super::{compile, script_error, Compiled};
 use crate::error::{Result, SearchError};
-use crate::search::agg_tree::AggTree;
+use crate::search::agg_tree::{AggKind, AggNode, AggTree, TypedParams};
 use crate::search::request::SearchRequest;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,121 +40,64 @@ struct Pipeline {
 #[derive(Debug, Clone)]
 pub struct Pipelines(Vec<Pipeline>);
 
-/// The request without its bucket pipelines, and the pipelines; `None`
-/// when it has none.
+/// The request without its bucket pipelines, and the pipelines (their
+/// scripts compiled); `None` when it has none. The tree's parse typed
+/// them and refused them at the top level.
 pub fn split(req: &SearchRequest) -> Result<Option<(SearchRequest, Pipelines)>> {
     let Some(aggs) = &req.aggs else {
         return Ok(None);
     };
-    let mut aggs = aggs.json().clone();
     let mut found = Vec::new();
-    take(&mut aggs, &mut Vec::new(), &mut found, 0)?;
+    take(aggs.nodes(), &mut Vec::new(), &mut found)?;
     if found.is_empty() {
         return Ok(None);
     }
     // Values first, then the selectors that may read them.
     found.sort_by_key(|p| p.kind == Kind::Selector);
     let stripped = SearchRequest {
-        aggs: Some(AggTree::parse(aggs)?),
+        // Never empty: the top level holds no bucket pipeline.
+        aggs: AggTree::from_nodes(without(aggs.nodes())),
         ..req.clone()
     };
     Ok(Some((stripped, Pipelines(found))))
 }
 
-/// serde_json's own nesting limit bounds request bodies; this bounds the walk.
-const MAX_AGG_DEPTH: usize = 64;
-
-fn take(
-    aggs: &mut Value,
-    parent: &mut Vec<String>,
-    found: &mut Vec<Pipeline>,
-    depth: usize,
-) -> Result<()> {
-    let Some(obj) = aggs.as_object_mut() else {
-        return Ok(());
-    };
-    if depth > MAX_AGG_DEPTH {
-        return Err(SearchError::illegal("aggregations nest too deeply"));
-    }
-    let mut removed = Vec::new();
-    for (name, body) in obj.iter_mut() {
-        let Some(def) = body.as_object_mut() else {
-            continue;
-        };
-        let kind = if def.contains_key("bucket_script") {
-            Some((Kind::Script, "bucket_script"))
-        } else if def.contains_key("bucket_selector") {
-            Some((Kind::Selector, "bucket_selector"))
-        } else {
-            None
-        };
-        if let Some((kind, key)) = kind {
-            if parent.is_empty() {
-                return Err(SearchError::illegal(format!(
-                    "{key} aggregation [{name}] must be declared inside of another aggregation"
-                )));
-            }
-            found.push(parse(parent.clone(), name, kind, key, &def[key])?);
-            removed.push(name.clone());
+/// Collects the bucket pipelines among `nodes` and below, `parent` being
+/// the names that lead to `nodes`.
+fn take(nodes: &[AggNode], parent: &mut Vec<String>, found: &mut Vec<Pipeline>) -> Result<()> {
+    for node in nodes {
+        if let TypedParams::BucketScript(p) = &node.typed {
+            found.push(Pipeline {
+                parent: parent.clone(),
+                name: node.name.clone(),
+                kind: if node.kind == AggKind::BucketSelector {
+                    Kind::Selector
+                } else {
+                    Kind::Script
+                },
+                vars: p.buckets_path.clone(),
+                script: compile(&p.script, Context::Bucket)?,
+                insert_zeros: p.insert_zeros,
+            });
             continue;
         }
-        for sub in ["aggs", "aggregations"] {
-            if let Some(inner) = def.get_mut(sub) {
-                parent.push(name.clone());
-                take(inner, parent, found, depth + 1)?;
-                parent.pop();
-            }
-        }
-    }
-    for name in removed {
-        obj.remove(&name);
+        parent.push(node.name.clone());
+        take(&node.subs, parent, found)?;
+        parent.pop();
     }
     Ok(())
 }
 
-fn parse(parent: Vec<String>, name: &str, kind: Kind, key: &str, body: &Value) -> Result<Pipeline> {
-    let vars = match body.get("buckets_path") {
-        Some(Value::Object(map)) => map
-            .iter()
-            .map(|(k, v)| {
-                v.as_str()
-                    .map(|p| (k.clone(), p.to_string()))
-                    .ok_or_else(|| {
-                        SearchError::parsing(format!(
-                            "[{key}] [buckets_path] values must be strings"
-                        ))
-                    })
-            })
-            .collect::<Result<Vec<_>>>()?,
-        Some(Value::String(p)) => vec![("_value".to_string(), p.clone())],
-        _ => {
-            return Err(SearchError::parsing(format!(
-                "Required parameter [buckets_path] is missing for aggregation [{name}]"
-            )))
-        }
-    };
-    let script = body.get("script").ok_or_else(|| {
-        SearchError::parsing(format!(
-            "Required parameter [script] is missing for aggregation [{name}]"
-        ))
-    })?;
-    let insert_zeros = match body.get("gap_policy").and_then(Value::as_str) {
-        None | Some("skip") => false,
-        Some("insert_zeros") => true,
-        Some(other) => {
-            return Err(SearchError::parsing(format!(
-                "Invalid gap policy: [{other}], accepted values: [skip, insert_zeros]"
-            )))
-        }
-    };
-    Ok(Pipeline {
-        parent,
-        name: name.to_string(),
-        kind,
-        vars,
-        script: compile(script, Context::Bucket)?,
-        insert_zeros,
-    })
+/// `nodes` and their sub-aggregations without the bucket pipelines.
+fn without(nodes: &[AggNode]) -> Vec<AggNode> {
+    nodes
+        .iter()
+        .filter(|n| !matches!(n.typed, TypedParams::BucketScript(_)))
+        .map(|n| AggNode {
+            subs: without(&n.subs),
+            ..n.clone()
+        })
+        .collect()
 }
 
 impl Pipelines {
@@ -385,10 +328,10 @@ mod tests {
                 .len(),
             1
         );
+        // Refused when the request is parsed (the tree types them).
         let top = SearchRequest::parse(
             &json!({"aggs": {"x": {"bucket_script": {"buckets_path": {"a": "b"}, "script": "1"}}}}),
-        )
-        .unwrap();
-        assert!(split(&top).is_err());
+        );
+        assert!(top.is_err());
     }
 }

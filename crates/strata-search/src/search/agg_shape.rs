@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::agg_tree::TermsParams;
+use super::agg_tree::{PipelineParams, TermsParams};
 use super::date_histogram::DateHistogram;
 use super::date_range::DateRange;
 use super::missing_bucket::MissingBucket;
@@ -35,8 +35,8 @@ pub struct AggShape {
     pub(crate) missing: Option<MissingBucket>,
     /// Sub-aggregations computed per bucket: (name, kind, body).
     pub(crate) deferred: Vec<(String, String, Value)>,
-    /// Parent pipelines over the buckets: (name, kind, params).
-    pub(crate) pipelines: Vec<(String, String, Value)>,
+    /// Parent pipelines over the buckets: (name, parameters).
+    pub(crate) pipelines: Vec<(String, PipelineParams)>,
 }
 
 impl AggShape {

@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value};
 
 pub(crate) use super::agg_shape::only_entry;
 pub use super::agg_shape::AggShape;
-use super::agg_tree::{level_json, AggKind, AggNode, TypedParams};
+use super::agg_tree::{check_parent, level_json, AggKind, AggNode, PipelineParams, TypedParams};
 use super::date_histogram::DateHistogram;
 use super::date_range::DateRange;
 pub use super::deferred::reshape;
@@ -102,8 +102,10 @@ fn translate_at<'n>(
             deferred_here.push((name.clone(), kind, body));
             continue;
         }
-        if pipelines::KINDS.contains(&kind.as_str()) {
-            pipelines::validate(name, &kind, params, None)?;
+        if PipelineParams::covers(node.kind) {
+            // At the top of a translation (a subtree's own pass): the
+            // parse checked it against the parent it was written in.
+            check_parent(node.kind, name, None)?;
         }
         if nested_aggs::KINDS.contains(&kind.as_str()) {
             nested_aggs::validate(name, &kind, params)?;
@@ -121,7 +123,7 @@ fn translate_at<'n>(
                 "aggregation type [{kind}] of [{name}] is not supported by this server"
             )));
         }
-        let (subs, pipes) = pipelines::split(&kind, &node.subs)?;
+        let (subs, pipes) = pipelines::split(&node.subs);
         let (sub_req, children, sub_deferred) = if subs.is_empty() {
             (None, Vec::new(), Vec::new())
         } else {
@@ -197,7 +199,7 @@ fn translate_at<'n>(
                     shape.date_range = Some(r);
                 } else {
                     if let TypedParams::Histogram(h) = &node.typed {
-                        shape.interval = h.interval_is_number.then_some(h.request.interval);
+                        shape.interval = Some(h.request.interval);
                         shape.missing = h.missing.clone();
                     }
                     let no_ranges = params
@@ -220,8 +222,13 @@ fn translate_at<'n>(
                             shape.terms = Some(t.clone());
                             t.tantivy_request(&column)
                         }
-                        // (A date_histogram took the first branch.)
-                        TypedParams::Untyped | TypedParams::DateHistogram(_) => {
+                        // (A date_histogram took the first branch; a
+                        // pipeline was split off or refused above, a bucket
+                        // script taken out of the request.)
+                        TypedParams::Untyped
+                        | TypedParams::DateHistogram(_)
+                        | TypedParams::Pipeline(_)
+                        | TypedParams::BucketScript(_) => {
                             params.insert("field".into(), json!(column));
                             Value::Object(params)
                         }

@@ -210,7 +210,7 @@ pub fn reshape(result: &mut Value, shapes: &[AggShape], scope: &mut BucketScope<
                     let filter = bucket_filter(shape, bucket);
                     scope.in_bucket(shape, bucket, filter)?;
                 }
-                pipelines::apply(agg, &shape.pipelines)?;
+                pipelines::apply(agg, &shape.pipelines);
             }
             "filter" | "missing" => {
                 let filter = shape.queries.first().cloned();

@@ -23,10 +23,6 @@ pub struct HistogramParams {
     pub request: HistogramAggregation,
     /// Where documents without the field go.
     pub missing: Option<MissingBucket>,
-    /// The interval was written as a JSON number: only then do the
-    /// per-bucket passes of deferred sub-aggregations get a bucket
-    /// filter (a numeric string, which tantivy reads, never had one).
-    pub interval_is_number: bool,
 }
 
 impl HistogramParams {
@@ -34,14 +30,9 @@ impl HistogramParams {
     pub fn parse(name: &str, body: &Value) -> Result<HistogramParams> {
         let mut params = object_of("histogram", name, body)?.clone();
         checked_field(name, &params)?;
-        let interval_is_number = params.get("interval").is_some_and(Value::is_number);
         let missing = MissingBucket::numeric(name, &mut params)?;
         let request = tantivy_params(&Value::Object(params))?;
-        Ok(HistogramParams {
-            request,
-            missing,
-            interval_is_number,
-        })
+        Ok(HistogramParams { request, missing })
     }
 
     /// The field the buckets are over.
@@ -93,7 +84,7 @@ mod tests {
             ),
             (5.0, Some(1.0), Some(0))
         );
-        assert!(h.request.keyed && h.interval_is_number && h.missing.is_none());
+        assert!(h.request.keyed && h.missing.is_none());
         let again: HistogramParams = HistogramParams {
             request: serde_json::from_value(h.tantivy_request("n")).unwrap(),
             ..h.clone()
@@ -101,8 +92,9 @@ mod tests {
         assert_eq!(again, h);
         assert_eq!(h.tantivy_request("col.n")["field"], "col.n");
 
+        // A numeric string is the number, as Elasticsearch reads it.
         let m = parsed(json!({"field": "n", "interval": "10", "missing": 37})).unwrap();
-        assert!(!m.interval_is_number);
+        assert_eq!(m.request.interval, 10.0);
         let bucket = m.missing.unwrap();
         assert_eq!(
             (bucket.start, bucket.end, bucket.widened),

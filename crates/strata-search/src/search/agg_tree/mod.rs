@@ -3,8 +3,13 @@
 //! (JSON, and typed for the numeric metrics, [`MetricParams`],
 //! `percentiles`, [`PercentilesParams`], `cardinality`,
 //! [`CardinalityParams`], `terms`, [`TermsParams`], `histogram`,
-//! [`HistogramParams`], and `date_histogram`, [`DateHistogramParams`]:
-//! [`TypedParams`]) and its sub-aggregations.
+//! [`HistogramParams`], `date_histogram`, [`DateHistogramParams`], and the
+//! parent pipelines `derivative`, `cumulative_sum` and `bucket_sort`,
+//! [`PipelineParams`]: [`TypedParams`]) and its sub-aggregations.
+//! Each level is parsed knowing its parent's kind, so a pipeline in a
+//! parent it cannot sit in is refused here. `bucket_script` and
+//! `bucket_selector` are typed too, [`BucketScriptParams`], their scripts
+//! as written (the script module compiles them).
 //! Structural errors (an aggregation that is not an object, two kinds in
 //! one, no kind, an unknown kind, `aggs` that is not an object, a bad
 //! name, nesting past [`MAX_AGG_DEPTH`]) are the parse's, and its parse
@@ -12,10 +17,11 @@
 //! (`[aggs][by_day][aggs][max]`) as query errors do
 //! (`SearchError::InQuery`). Translation to tantivy's request walks the
 //! tree; an [`AggTree`] keeps the JSON it was parsed from (or, for one
-//! made of nodes, their JSON), which the extra passes' planning still
-//! reads (a deferred `cardinality` is parsed again from it, by the same
-//! parser).
+//! made of nodes, their JSON), which only tests read now: the search,
+//! its extra passes (through [`AggNode::to_json`]) and the bucket scripts
+//! read the nodes.
 
+mod bucket_script;
 mod cardinality;
 mod date_histogram;
 mod histogram;
@@ -23,17 +29,21 @@ mod keys;
 mod kind;
 mod metric;
 mod percentiles;
+mod pipeline;
 mod source;
 mod terms;
 
 use serde_json::{Map, Value};
 
+pub use self::bucket_script::BucketScriptParams;
 pub use self::cardinality::CardinalityParams;
 pub use self::date_histogram::{DateHistogramParams, DateValue};
 pub use self::histogram::HistogramParams;
 pub use self::kind::AggKind;
 pub use self::metric::MetricParams;
 pub use self::percentiles::PercentilesParams;
+pub(crate) use self::pipeline::check_parent;
+pub use self::pipeline::{GapPolicy, PipelineParams, SortKey};
 pub use self::terms::TermsParams;
 use crate::error::{QueryStep, Result, SearchError};
 
@@ -75,11 +85,21 @@ pub enum TypedParams {
     Histogram(HistogramParams),
     /// `date_histogram`.
     DateHistogram(DateHistogramParams),
+    /// `derivative`, `cumulative_sum`, `bucket_sort`.
+    Pipeline(PipelineParams),
+    /// `bucket_script`, `bucket_selector`.
+    BucketScript(BucketScriptParams),
 }
 
 impl TypedParams {
-    /// The parameters `params` of `kind` aggregation `name`.
-    fn parse(kind: AggKind, name: &str, params: &Value) -> Result<TypedParams> {
+    /// The parameters `params` of `kind` aggregation `name`, in a `parent`
+    /// aggregation (`None`: at the top level).
+    fn parse(
+        kind: AggKind,
+        name: &str,
+        params: &Value,
+        parent: Option<AggKind>,
+    ) -> Result<TypedParams> {
         Ok(match kind {
             AggKind::Percentiles => {
                 TypedParams::Percentiles(PercentilesParams::parse(name, params)?)
@@ -91,6 +111,12 @@ impl TypedParams {
             AggKind::Histogram => TypedParams::Histogram(HistogramParams::parse(name, params)?),
             AggKind::DateHistogram => {
                 TypedParams::DateHistogram(DateHistogramParams::parse_body(name, params)?)
+            }
+            k if BucketScriptParams::covers(k) => {
+                TypedParams::BucketScript(BucketScriptParams::parse(k, name, params, parent)?)
+            }
+            k if PipelineParams::covers(k) => {
+                TypedParams::Pipeline(PipelineParams::parse(k, name, params, parent)?)
             }
             k if MetricParams::covers(k) => {
                 TypedParams::Metric(MetricParams::parse(k, name, params)?)
@@ -104,7 +130,7 @@ impl TypedParams {
     /// The field of a typed kind's parameters (`None`: untyped).
     pub fn field(&self) -> Option<&str> {
         match self {
-            TypedParams::Untyped => None,
+            TypedParams::Untyped | TypedParams::Pipeline(_) | TypedParams::BucketScript(_) => None,
             TypedParams::Metric(m) => Some(&m.field),
             TypedParams::Percentiles(p) => Some(&p.field),
             TypedParams::Cardinality(c) => Some(&c.field),
@@ -125,7 +151,7 @@ pub struct AggTree {
 impl AggTree {
     /// Parses an `aggs` object.
     pub fn parse(json: Value) -> Result<AggTree> {
-        let nodes = parse_level(&json, 1)?;
+        let nodes = parse_level(&json, 1, None)?;
         Ok(AggTree { nodes, json })
     }
 
@@ -143,7 +169,9 @@ impl AggTree {
         &self.nodes
     }
 
-    /// The `aggs` object as written.
+    /// The `aggs` object as written (the tests' view: the search reads
+    /// the nodes).
+    #[cfg(test)]
     pub fn json(&self) -> &Value {
         &self.json
     }
@@ -160,8 +188,9 @@ pub fn level_json(nodes: &[AggNode]) -> Value {
     )
 }
 
-/// The aggregations of an `aggs` object at nesting level `depth`.
-fn parse_level(aggs: &Value, depth: usize) -> Result<Vec<AggNode>> {
+/// The aggregations of an `aggs` object at nesting level `depth`, in a
+/// `parent` aggregation (`None`: at the top level).
+fn parse_level(aggs: &Value, depth: usize, parent: Option<AggKind>) -> Result<Vec<AggNode>> {
     if depth > MAX_AGG_DEPTH {
         return Err(SearchError::illegal(format!(
             "aggregations are nested more than [{MAX_AGG_DEPTH}] levels deep"
@@ -172,14 +201,16 @@ fn parse_level(aggs: &Value, depth: usize) -> Result<Vec<AggNode>> {
         .ok_or_else(|| SearchError::parsing("[aggs] must be an object"))?;
     obj.iter()
         .map(|(name, body)| {
-            AggNode::parse(name, body, depth).map_err(|e| e.in_query(QueryStep::Key(name.clone())))
+            AggNode::parse(name, body, depth, parent)
+                .map_err(|e| e.in_query(QueryStep::Key(name.clone())))
         })
         .collect()
 }
 
 impl AggNode {
-    /// The aggregation `name` at nesting level `depth`.
-    fn parse(name: &str, body: &Value, depth: usize) -> Result<AggNode> {
+    /// The aggregation `name` at nesting level `depth`, in a `parent`
+    /// aggregation (`None`: at the top level).
+    fn parse(name: &str, body: &Value, depth: usize, parent: Option<AggKind>) -> Result<AggNode> {
         check_name(name)?;
         let body = body.as_object().ok_or_else(|| {
             SearchError::parsing(format!("Expected [START_OBJECT] under [{name}]"))
@@ -211,16 +242,23 @@ impl AggNode {
                 "aggregation type [{kind_name}] of [{name}] is not supported by this server"
             ))
         })?;
-        let typed = keys::check(kind, params)
-            .and_then(|()| TypedParams::parse(kind, name, params))
-            .map_err(|e| e.in_query(QueryStep::Key(kind_name.clone())))?;
-        if sub.is_some() && !kind.takes_subs() {
-            return Err(SearchError::illegal(format!(
+        let refuse_subs = || match sub {
+            Some(_) if !kind.takes_subs() => Err(SearchError::illegal(format!(
                 "Aggregator [{name}] of type [{kind_name}] cannot accept sub-aggregations"
-            )));
+            ))),
+            _ => Ok(()),
+        };
+        // Pipelines' parameters were checked after this when translation
+        // (or the script module) checked them; the other kinds' before it.
+        if PipelineParams::covers(kind) || BucketScriptParams::covers(kind) {
+            refuse_subs()?;
         }
+        let typed = keys::check(kind, params)
+            .and_then(|()| TypedParams::parse(kind, name, params, parent))
+            .map_err(|e| e.in_query(QueryStep::Key(kind_name.clone())))?;
+        refuse_subs()?;
         let subs = match sub {
-            Some((key, value)) => parse_level(value, depth + 1)
+            Some((key, value)) => parse_level(value, depth + 1, Some(kind))
                 .map_err(|e| e.in_query(QueryStep::Key(key.clone())))?,
             None => Vec::new(),
         };

@@ -16,6 +16,7 @@ mod fruit;
 mod plan;
 
 pub use collector::GeoCollector;
+pub use fruit::GeoFruit;
 pub use plan::{GeoAgg, GeoAggs};
 
 use serde_json::Value;

@@ -1,7 +1,8 @@
 //! One search pass over a set of indices: the query phase (per shard one
 //! collector for the count, the ranking, tantivy's aggregations and
 //! Strata's own), the merge of hits and aggregation results across
-//! shards, the fetch phase, and the response body.
+//! shards, the fetch phase, and the response body (its aggregations:
+//! `agg_results`).
 
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -15,13 +16,15 @@ use tantivy::aggregation::{
 };
 use tantivy::collector::Count;
 
+mod agg_results;
+
 use super::index_query::{now_millis, query_for};
 use super::reentry::{Reentry, SearchFn};
 use super::request::{SearchRequest, TrackTotalHits};
 use super::response::{self, SearchResponse};
 use super::{
-    agg_tree, aggs, bucket_limit, date_histogram, deferred, fetch_phase, geo_aggs, nested_aggs,
-    own_aggs, parallel, passes, ranking, runtime_aggs, runtime_sort, sort,
+    agg_tree, aggs, bucket_limit, date_histogram, fetch_phase, geo_aggs, nested_aggs, own_aggs,
+    parallel, passes, ranking, runtime_aggs, runtime_sort, sort,
 };
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
@@ -346,54 +349,25 @@ pub(super) fn search_once(
         "hits": hits_obj,
     });
     super::shard_failures::report_fetch(&mut response, &fetched.failures);
-    let runner = |filters: &[Value], name: &str, kind: &str, body: &Value| {
-        passes::run_deferred(reentry, indices, req, filters, name, kind, body)
-    };
-    let mut scope = deferred::BucketScope::new(&runner);
-    if let Some(agg_req) = agg_request {
-        let merged = merged_aggs.unwrap_or_default();
-        let final_result = merged
-            .into_final_result(agg_req, agg_limits)
-            .map_err(|e| passes::agg_error(e, &req.memory))?;
-        let mut value =
-            serde_json::to_value(&final_result).map_err(|e| SearchError::illegal(e.to_string()))?;
-        if let Value::Object(out) = &mut value {
-            out.extend(own.results(own_part)?);
-        }
-        aggs::reshape(&mut value, &shapes, &mut scope)?;
-        response["aggregations"] = value;
-    } else if !shapes.is_empty() {
-        // Only deferred or split-out aggregations below these shapes.
-        let mut value = Value::Object(own.results(own_part)?);
-        aggs::reshape(&mut value, &shapes, &mut scope)?;
-        response["aggregations"] = value;
-    }
-    for (name, kind, body) in &top_deferred {
-        let result = runner(&[], name, kind, body)?;
-        if !response["aggregations"].is_object() {
-            response["aggregations"] = json!({});
-        }
-        response["aggregations"][name] = result;
-    }
-    if !runtime.is_empty() {
-        let mut results = runtime_aggs::into_json(&runtime, runtime_fruit)?;
-        let pass = |filter, sub: &Value| passes::run_filtered(reentry, indices, req, filter, sub);
-        runtime_aggs::fill_sub_aggs(&runtime, &mut results, &pass)?;
-        if !response["aggregations"].is_object() {
-            response["aggregations"] = json!({});
-        }
-        if let Value::Object(out) = &mut response["aggregations"] {
-            out.extend(results);
-        }
-    }
-    if let Some(fruit) = geo_fruit {
-        if !response["aggregations"].is_object() {
-            response["aggregations"] = json!({});
-        }
-        if let Value::Object(out) = &mut response["aggregations"] {
-            out.extend(fruit.into_json(&geo));
-        }
-    }
+    agg_results::fill(
+        &mut response,
+        reentry,
+        indices,
+        req,
+        agg_results::PassAggs {
+            request: agg_request,
+            merged: merged_aggs,
+            limits: agg_limits,
+            shapes,
+            top_deferred,
+            own,
+            own_part,
+            runtime,
+            runtime_fruit,
+            geo,
+            geo_fruit,
+        },
+    )?;
     Ok(SearchResponse {
         body: response,
         hits: fetched.hits,
