@@ -206,7 +206,7 @@ impl Chunk {
 
     /// The elements, decoded (once) for an edit inside the chunk; the
     /// caller keeps `bytes` and `dirty` true to what it changes.
-    pub fn elements_mut(&mut self) -> &mut VecDeque<Vec<u8>> {
+    pub(super) fn elements_mut(&mut self) -> &mut VecDeque<Vec<u8>> {
         if self.decoded.is_none() {
             let elements = self.packed_elements().map(<[u8]>::to_vec).collect();
             self.decoded = Some(elements);
