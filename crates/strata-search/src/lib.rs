@@ -31,6 +31,8 @@
 //! - [`index_limits`]: Elasticsearch's per-index limits (terms, result
 //!   window, mapping size and depth).
 //! - [`translog`]: the translog record format.
+//! - [`kernels`]: Strata's own hot loops over column blocks, with run-time
+//!   CPU dispatch (x86-64-v3 where the CPU has it, the portable baseline else).
 //! - [`query`]: query DSL to tantivy queries.
 //! - [`search`]: running searches and aggregations over shards.
 //! - [`slowlog`]: the search and indexing slow logs and the operation
@@ -62,6 +64,7 @@ mod durable_json;
 mod error;
 mod index;
 mod index_limits;
+mod kernels;
 mod mapping;
 mod query;
 mod rollover;

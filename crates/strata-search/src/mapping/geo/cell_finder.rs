@@ -9,6 +9,7 @@
 
 use super::geohash::{spread, GeohashCell, MAX_PRECISION};
 use super::point::GeoPoint;
+use crate::kernels;
 
 /// How far (in cells) a point's estimate must lie from a cell edge to be
 /// taken as is: the rounding of `lon + 180` and of the product with the
@@ -76,7 +77,16 @@ impl CellFinder {
     /// estimates of a block are computed in one branch-free pass the
     /// compiler can vectorize; a grid over a segment calls this per block
     /// of documents, where the point-at-a-time calls were most of its time.
+    /// Compiled for the best instruction set the CPU has (`kernels`).
     pub fn cells_of(&self, lat: &[f64], lon: &[f64], out: &mut Vec<u64>) {
+        kernels::dispatch(
+            #[inline(always)]
+            || self.cells_of_body(lat, lon, out),
+        );
+    }
+
+    #[inline(always)]
+    fn cells_of_body(&self, lat: &[f64], lon: &[f64], out: &mut Vec<u64>) {
         debug_assert_eq!(lat.len(), lon.len());
         out.clear();
         out.reserve(lat.len().min(lon.len()));

@@ -23,6 +23,7 @@ use super::children::{open_children, ChildReader};
 use super::fruit::{Acc, Bucket, Histogram};
 use super::plan::TimeBuckets;
 use super::range_filter::RangeColumns;
+use crate::kernels;
 use crate::query::column_cache::dense_i64_column;
 use crate::query::zone_map::{zone_map, ZoneMap, ZONE_DOCS};
 use crate::search::bucket_limit::max_buckets;
@@ -130,10 +131,9 @@ impl SegmentHistogram {
             // The run of documents from `at` whose dates fall in the bucket
             // being filled (time-ordered documents make runs long).
             let run = match self.current {
-                Some((_, start, end)) => block[at..]
-                    .iter()
-                    .position(|&date| date < start || date >= end)
-                    .unwrap_or(docs.len() - at),
+                Some((_, start, end)) => {
+                    kernels::first_outside(&block[at..], start, end).unwrap_or(docs.len() - at)
+                }
                 None => 0,
             };
             if run == 0 {
@@ -176,7 +176,7 @@ impl SegmentHistogram {
             match child {
                 ChildReader::Range { slot, range } => {
                     let values = &ranges.block(*slot)[first..first + docs.len()];
-                    acc.count += values.iter().filter(|&&v| range.contains(v)).count() as u64;
+                    acc.count += kernels::count_in_range(values, range.low, range.high);
                 }
                 ChildReader::Filter(scorer, next) => match (docs.first(), docs.last()) {
                     // Consecutive documents (a segment the search matches
