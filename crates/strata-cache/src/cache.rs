@@ -7,6 +7,7 @@ use std::hash::{BuildHasher, Hash, RandomState};
 use bytes::Bytes;
 use parking_lot::Mutex;
 
+use super::policy::{ShareLimits, UserLimits};
 use super::shard::Shard;
 use super::stats::CacheStats;
 use super::user::{CacheUser, MAX_USERS};
@@ -113,6 +114,15 @@ impl<K: Hash + Eq + Clone, V: Eq> Cache<K, V> {
     pub fn remove_if(&self, doomed: impl Fn(&K) -> bool) {
         for shard in self.shards.iter() {
             shard.lock().remove_if(&doomed);
+        }
+    }
+
+    /// Sets `user`'s floor and ceiling, each shard enforcing its share
+    /// (`policy`).
+    pub(super) fn set_limits(&self, user: CacheUser, limits: UserLimits) {
+        let share = ShareLimits::of(limits, self.shards.len());
+        for shard in self.shards.iter() {
+            shard.lock().set_limits(user, share);
         }
     }
 

@@ -30,7 +30,9 @@
 //! One cache may serve several users (`user`): a [`SharedCache`] hands each
 //! a [`UserCache`] handle (`handle`) whose keys it namespaces, all sharing
 //! one byte budget and one eviction order, each with its own counters
-//! (hits, misses, insertions, evictions, records and bytes held). A
+//! (hits, misses, insertions, evictions, records and bytes held), and
+//! each with an optional floor and ceiling ([`UserLimits`], `policy`) so
+//! that no user starves another. A
 //! `UserCache` may instead own a cache of its own, so that one type serves
 //! an engine whether its budget is shared or not.
 //!
@@ -48,6 +50,7 @@ mod fifo;
 mod ghost;
 mod handle;
 mod memory;
+mod policy;
 mod shard;
 mod shared;
 mod stats;
@@ -55,6 +58,7 @@ mod user;
 
 pub use cache::Cache;
 pub use handle::{CacheKey, CacheVersion, UserCache, Word};
+pub use policy::{LimitsError, UserLimits};
 pub use shared::SharedCache;
 pub use stats::CacheStats;
 pub use user::CacheUser;

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use super::cache::Cache;
+use super::policy::{validate, LimitsError, UserLimits};
 use super::stats::CacheStats;
 use super::user::{CacheUser, MAX_USERS};
 
@@ -39,6 +40,9 @@ struct Inner {
     /// Names of the users handed out, slot `i` being user `i + 1` (user 0
     /// is the cache's own, unused here).
     names: Mutex<Vec<String>>,
+    /// Each user's floor and ceiling (by `CacheUser` index), fixed at
+    /// construction.
+    limits: [UserLimits; MAX_USERS],
 }
 
 /// One byte-budgeted cache that several users share (see the module
@@ -53,14 +57,49 @@ impl SharedCache {
     /// records and the cache's tables and queues, as [`Cache`]'s does), in
     /// up to 16 shards of at least 1 MiB each.
     pub fn new(budget: u64) -> SharedCache {
+        SharedCache::build(budget, Vec::new(), [UserLimits::default(); MAX_USERS])
+    }
+
+    /// A shared cache of `budget` bytes ([`new`](Self::new)) whose users
+    /// named in `limits` are handed out first, in that order, each with its
+    /// floor and ceiling (`policy`: each shard keeps its share of them).
+    /// Refused when a floor is over its ceiling, a ceiling over the budget,
+    /// the floors add up to more than the budget, or a name repeats.
+    pub fn with_limits(
+        budget: u64,
+        limits: &[(&str, UserLimits)],
+    ) -> Result<SharedCache, LimitsError> {
+        validate(budget, limits, MAX_USERS - 1)?;
+        let names = limits.iter().map(|(name, _)| (*name).to_owned()).collect();
+        let mut by_user = [UserLimits::default(); MAX_USERS];
+        // Slot `i` is user `i + 1` (see `user`); at most seven, validated.
+        for (slot, (_, user)) in by_user.iter_mut().skip(1).zip(limits) {
+            *slot = *user;
+        }
+        Ok(SharedCache::build(budget, names, by_user))
+    }
+
+    fn build(budget: u64, names: Vec<String>, limits: [UserLimits; MAX_USERS]) -> SharedCache {
         let fit = (budget / MIN_SHARE).clamp(1, MAX_SHARDS);
-        let shards = 1usize << fit.ilog2();
+        let cache = Cache::with_shards(budget, 1usize << fit.ilog2());
+        for (user, limits) in (0u8..).map(CacheUser).zip(limits) {
+            if limits != UserLimits::default() {
+                cache.set_limits(user, limits);
+            }
+        }
         SharedCache {
             inner: Arc::new(Inner {
-                cache: Cache::with_shards(budget, shards),
-                names: Mutex::default(),
+                cache,
+                names: Mutex::new(names),
+                limits,
             }),
         }
+    }
+
+    /// `user`'s floor and ceiling (none unless set by
+    /// [`with_limits`](Self::with_limits)).
+    pub fn limits(&self, user: CacheUser) -> UserLimits {
+        (self.inner.limits.get(user.index()).copied()).unwrap_or_default()
     }
 
     /// The user called `name`: the one handed out before under that name,
@@ -89,8 +128,8 @@ impl SharedCache {
         self.inner.cache.stats()
     }
 
-    /// Each named user's counters, in the order they were handed out, from
-    /// one pass over the cache. A user's `bytes` are its records' plus its
+    /// Each named user's counters and limits, in the order they were
+    /// handed out, from one pass over the cache. A user's `bytes` are its records' plus its
     /// share of the tables and queues (in proportion to its records), so
     /// the users' `bytes` add up to about the total (rounded down); its
     /// `budget` is the shared budget.
@@ -100,7 +139,8 @@ impl SharedCache {
         names
             .into_iter()
             .zip(users.into_iter().skip(1))
-            .map(|(name, user)| (name, with_overhead(user, &total)))
+            .zip(self.inner.limits.iter().skip(1))
+            .map(|((name, user), limits)| (name, with_overhead(user, &total, *limits)))
             .collect()
     }
 
@@ -109,7 +149,7 @@ impl SharedCache {
         let (total, users) = self.inner.cache.stats_by_user();
         users
             .get(user.index())
-            .map(|u| with_overhead(*u, &total))
+            .map(|u| with_overhead(*u, &total, self.limits(user)))
             .unwrap_or_default()
     }
 
@@ -119,9 +159,10 @@ impl SharedCache {
 }
 
 /// `user`'s figures with its share of the memory beyond the records
-/// (tables, queues, ghost), in proportion to its records.
-fn with_overhead(mut user: CacheStats, total: &CacheStats) -> CacheStats {
+/// (tables, queues, ghost), in proportion to its records, and its limits.
+fn with_overhead(mut user: CacheStats, total: &CacheStats, limits: UserLimits) -> CacheStats {
     user.shared = true;
+    (user.floor, user.ceiling) = (limits.floor, limits.ceiling);
     let overhead = total.bytes.saturating_sub(total.value_bytes);
     if total.entries > 0 {
         let share = u128::from(overhead) * u128::from(user.entries) / u128::from(total.entries);

@@ -25,4 +25,9 @@ pub struct CacheStats {
     /// `budget` is then the budget every user shares, and `bytes` the
     /// user's records plus its share of the tables.
     pub shared: bool,
+    /// A shared cache user's floor: bytes of records below which the global
+    /// eviction spares it ([`UserLimits`](super::UserLimits)); 0 otherwise.
+    pub floor: u64,
+    /// A shared cache user's ceiling, if it has one.
+    pub ceiling: Option<u64>,
 }

@@ -34,6 +34,12 @@ pub struct CacheUsage {
     /// True when `budget` is the node's shared cache's, which every
     /// shared user reports and the total counts once.
     pub shared: bool,
+    /// Bytes of the user's records the shared cache's eviction spares
+    /// while another user holds more than its own floor (0: none).
+    pub floor: u64,
+    /// Bytes of records the user may hold at most: its ceiling in the
+    /// shared cache, else its budget.
+    pub ceiling: u64,
 }
 
 impl From<strata_cache::CacheStats> for CacheUsage {
@@ -47,6 +53,8 @@ impl From<strata_cache::CacheStats> for CacheUsage {
             insertions: s.insertions,
             evictions: s.evictions,
             shared: s.shared,
+            floor: s.floor,
+            ceiling: s.ceiling.unwrap_or(s.budget),
         }
     }
 }
@@ -69,7 +77,8 @@ pub struct CacheReport {
 
 impl CacheReport {
     /// The sum over users; the shared budget is counted once (`shared`
-    /// is set if any user shares it).
+    /// is set if any user shares it), the floors summed, the ceiling the
+    /// total budget.
     pub fn total(&self) -> CacheUsage {
         let shared_budget = self
             .users
@@ -89,10 +98,14 @@ impl CacheReport {
                 insertions: sum.insertions + u.insertions,
                 evictions: sum.evictions + u.evictions,
                 shared: false,
+                floor: sum.floor + u.floor,
+                ceiling: 0,
             });
+        let budget = sum.budget + shared_budget.unwrap_or(0);
         CacheUsage {
-            budget: sum.budget + shared_budget.unwrap_or(0),
+            budget,
             shared: shared_budget.is_some(),
+            ceiling: budget,
             ..sum
         }
     }
@@ -190,5 +203,27 @@ mod tests {
             })
         });
         assert_eq!(ledger.report().total().budget, 1050);
+    }
+
+    #[test]
+    fn a_users_floor_and_ceiling_come_from_its_cache_counters() {
+        let stats = strata_cache::CacheStats {
+            budget: 1000,
+            floor: 100,
+            ceiling: Some(600),
+            shared: true,
+            ..strata_cache::CacheStats::default()
+        };
+        let usage = CacheUsage::from(stats);
+        assert_eq!((usage.floor, usage.ceiling), (100, 600));
+        let own = CacheUsage::from(strata_cache::CacheStats {
+            budget: 1000,
+            ..strata_cache::CacheStats::default()
+        });
+        assert_eq!(
+            (own.floor, own.ceiling),
+            (0, 1000),
+            "no ceiling: the budget"
+        );
     }
 }

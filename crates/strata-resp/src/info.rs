@@ -131,7 +131,8 @@ fn write_section(shared: &Shared, section: &str, t: &mut String) {
 
 /// Strata's own section: the node's DRAM caches, in total and by user
 /// (the same report as `_nodes/stats` `strata_cache`); `cache_shared:1`
-/// when the users share one budget (`cache_size`).
+/// when the users share one budget (`cache_size`). Each user's floor (0:
+/// none) and ceiling (its budget when it has none) follow its figures.
 fn cache(shared: &Shared, t: &mut String) {
     let report = shared.info.caches.report();
     let fields = |t: &mut String, prefix: &str, u: &strata_metrics::CacheUsage| {
@@ -148,6 +149,8 @@ fn cache(shared: &Shared, t: &mut String) {
     line(t, "cache_shared", u8::from(total.shared));
     for (user, usage) in &report.users {
         fields(t, &format!("cache_user_{user}_"), usage);
+        line(t, &format!("cache_user_{user}_floor"), usage.floor);
+        line(t, &format!("cache_user_{user}_ceiling"), usage.ceiling);
     }
 }
 

@@ -79,6 +79,12 @@ async fn nodes_stats_cache(addr: SocketAddr) -> BTreeMap<String, u64> {
     for (user, usage) in cache["users"].as_object().unwrap() {
         put(&format!("cache_user_{user}_"), usage);
     }
+    for (user, usage) in cache["users"].as_object().unwrap() {
+        for (field, key) in [("floor", "floor_in_bytes"), ("ceiling", "ceiling_in_bytes")] {
+            let value = usage[key].as_u64().unwrap();
+            out.insert(format!("cache_user_{user}_{field}"), value);
+        }
+    }
     let shared = cache["shared"].as_bool().unwrap();
     out.insert("cache_shared".into(), u64::from(shared));
     out
@@ -155,6 +161,8 @@ async fn one_shared_cache_serves_both_engines_within_its_budget() {
     let budget = 4u64 << 20;
     let config = ssd_config(&dir, |c| {
         c.cache_size = strata_server::ByteSize::new(budget);
+        c.kv_records_cache_ceiling = strata_server::ByteSize::new(3 << 20);
+        c.search_blocks_cache_floor = strata_server::ByteSize::new(256 << 10);
     });
     let server = Server::start(&config).await.unwrap();
     server.search_recovered().await.unwrap();
@@ -199,6 +207,11 @@ async fn one_shared_cache_serves_both_engines_within_its_budget() {
         );
         assert!(info[&format!("cache_user_{user}_entries")] > 0, "{info:?}");
     }
+    // The limits set, reported as set; none: floor 0, ceiling the budget.
+    assert_eq!(info["cache_user_kv_records_ceiling"], 3 << 20);
+    assert_eq!(info["cache_user_kv_records_floor"], 0);
+    assert_eq!(info["cache_user_search_blocks_floor"], 256 << 10);
+    assert_eq!(info["cache_user_search_blocks_ceiling"], budget);
     assert!(info["cache_user_search_blocks_hits"] > 0, "{info:?}");
     // The SSD tier keeps each record it writes, and each it reads from
     // the device (k0, evicted since), in the cache.

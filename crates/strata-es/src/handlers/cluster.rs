@@ -307,7 +307,8 @@ pub fn nodes_stats(node: &Node, req: &EsRequest) -> Result<Reply> {
 
 /// `strata_cache` of `_nodes/stats`: the node's DRAM caches in total and
 /// by user, the report `INFO cache` shows (`shared`: one budget, the
-/// total's, that the users share).
+/// total's, that the users share); each user also its floor (0: none) and
+/// ceiling (its budget when it has none).
 fn cache_report(report: &strata_metrics::CacheReport) -> Value {
     let usage = |u: &strata_metrics::CacheUsage| {
         json!({"size_in_bytes": u.bytes, "budget_in_bytes": u.budget, "entries": u.entries,
@@ -317,7 +318,12 @@ fn cache_report(report: &strata_metrics::CacheReport) -> Value {
     let users: Map<String, Value> = report
         .users
         .iter()
-        .map(|(name, u)| (name.clone(), usage(u)))
+        .map(|(name, u)| {
+            let mut user = usage(u);
+            user["floor_in_bytes"] = json!(u.floor);
+            user["ceiling_in_bytes"] = json!(u.ceiling);
+            (name.clone(), user)
+        })
         .collect();
     let mut out = usage(&report.total());
     out["users"] = Value::Object(users);

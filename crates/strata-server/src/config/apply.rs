@@ -119,8 +119,28 @@ impl ServeArgs {
         if self.search_cache_size.is_some() {
             config.search_cache_size = self.search_cache_size;
         }
-        if self.cache_size.is_some() {
-            config.cache_size = self.cache_size;
+        for (setting, flag) in [
+            (&mut config.cache_size, self.cache_size),
+            (
+                &mut config.kv_records_cache_floor,
+                self.kv_records_cache_floor,
+            ),
+            (
+                &mut config.kv_records_cache_ceiling,
+                self.kv_records_cache_ceiling,
+            ),
+            (
+                &mut config.search_blocks_cache_floor,
+                self.search_blocks_cache_floor,
+            ),
+            (
+                &mut config.search_blocks_cache_ceiling,
+                self.search_blocks_cache_ceiling,
+            ),
+        ] {
+            if flag.is_some() {
+                *setting = flag;
+            }
         }
         set(&mut config.search_indexing_nice, &self.search_indexing_nice);
         set(&mut config.search_merge_pause, &self.search_merge_pause);

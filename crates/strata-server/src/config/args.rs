@@ -291,6 +291,28 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SIZE")]
     pub cache_size: Option<ByteSize>,
 
+    /// With --cache-size: bytes of the SSD tier's records (kv_records)
+    /// that the shared cache's eviction spares while another user holds
+    /// more than its own floor [default: 0].
+    #[arg(long, value_name = "SIZE")]
+    pub kv_records_cache_floor: Option<ByteSize>,
+
+    /// With --cache-size: bytes of the SSD tier's records the shared cache
+    /// holds at most [default: the whole budget].
+    #[arg(long, value_name = "SIZE")]
+    pub kv_records_cache_ceiling: Option<ByteSize>,
+
+    /// With --cache-size: bytes of search's blocks (search_blocks) that the
+    /// shared cache's eviction spares while another user holds more than
+    /// its own floor [default: 0].
+    #[arg(long, value_name = "SIZE")]
+    pub search_blocks_cache_floor: Option<ByteSize>,
+
+    /// With --cache-size: bytes of search's blocks the shared cache holds
+    /// at most [default: the whole budget].
+    #[arg(long, value_name = "SIZE")]
+    pub search_blocks_cache_ceiling: Option<ByteSize>,
+
     /// Nice value of the search engine's indexing and merge threads and of
     /// a flush's copying, so that searches preempt them on busy cores; 0
     /// runs them at the searches' priority, at most 19 [default: 10].

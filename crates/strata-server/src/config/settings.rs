@@ -162,6 +162,18 @@ pub struct ServerConfig {
     /// tier's records and search's blocks share (`rules::caches`); unset:
     /// each has a cache of its own (`dram_cache_size`, `search_cache_size`).
     pub cache_size: Option<ByteSize>,
+    /// Bytes of the shared cache below which the global eviction spares the
+    /// SSD tier's records (`kv_records`); only with `cache_size`.
+    pub kv_records_cache_floor: Option<ByteSize>,
+    /// Bytes of the shared cache the SSD tier's records may hold at most;
+    /// only with `cache_size`.
+    pub kv_records_cache_ceiling: Option<ByteSize>,
+    /// Bytes of the shared cache below which the global eviction spares
+    /// search's blocks (`search_blocks`); only with `cache_size`.
+    pub search_blocks_cache_floor: Option<ByteSize>,
+    /// Bytes of the shared cache search's blocks may hold at most; only
+    /// with `cache_size`.
+    pub search_blocks_cache_ceiling: Option<ByteSize>,
     /// Nice value of the search indexing and merge threads (0..=19).
     pub search_indexing_nice: u8,
     /// Longest pause of a search merge while searches run (0: merges never
@@ -274,6 +286,10 @@ impl Default for ServerConfig {
             search_tier: SearchTier::Dram,
             search_cache_size: None,
             cache_size: None,
+            kv_records_cache_floor: None,
+            kv_records_cache_ceiling: None,
+            search_blocks_cache_floor: None,
+            search_blocks_cache_ceiling: None,
             search_indexing_nice: IndexingPriority::DEFAULT.nice(),
             search_merge_pause: HumanDuration(MergeYield::DEFAULT.max_pause()),
             search_pmem_dir: None,

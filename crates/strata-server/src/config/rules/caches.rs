@@ -4,8 +4,15 @@
 //! own; `dram_cache_size` and `search_cache_size` are then refused, not
 //! ignored. Unset: each engine has a cache of its own, of
 //! `dram_cache_size` (64mb) and `search_cache_size` (256mb), as before.
+//!
+//! With `cache_size`, each user may have a floor (bytes of its records the
+//! shared eviction spares while another user holds more than its own) and
+//! a ceiling (bytes it holds at most): `kv_records_cache_{floor,ceiling}`
+//! and `search_blocks_cache_{floor,ceiling}` (`strata_cache::UserLimits`).
+//! Limits that cannot hold, or any of them without `cache_size`, are
+//! refused at start.
 
-use strata_cache::SharedCache;
+use strata_cache::{SharedCache, UserLimits};
 use strata_units::ByteSize;
 
 use crate::config::search::DEFAULT_SEARCH_CACHE;
@@ -25,14 +32,65 @@ impl ServerConfig {
 
     /// A new shared cache of `cache_size`, if set: the server makes one
     /// and hands it to both engines.
+    /// Its users with limits are handed out first, with them.
     pub fn shared_cache(&self) -> Option<SharedCache> {
-        self.cache_size.map(|size| SharedCache::new(size.bytes()))
+        let size = self.cache_size?.bytes();
+        // `validate_caches` refused what `with_limits` refuses.
+        let limits = self.cache_limits();
+        Some(SharedCache::with_limits(size, &limits).unwrap_or_else(|_| SharedCache::new(size)))
     }
 
-    /// Refuses a per-engine cache size beside `cache_size`.
+    /// The shared cache's users that have a floor or a ceiling, by name.
+    fn cache_limits(&self) -> Vec<(&'static str, UserLimits)> {
+        let limits = |floor: Option<ByteSize>, ceiling: Option<ByteSize>| UserLimits {
+            floor: floor.map_or(0, ByteSize::bytes),
+            ceiling: ceiling.map(ByteSize::bytes),
+        };
+        [
+            (
+                "kv_records",
+                limits(self.kv_records_cache_floor, self.kv_records_cache_ceiling),
+            ),
+            (
+                "search_blocks",
+                limits(
+                    self.search_blocks_cache_floor,
+                    self.search_blocks_cache_ceiling,
+                ),
+            ),
+        ]
+        .into_iter()
+        .filter(|(_, limits)| *limits != UserLimits::default())
+        .collect()
+    }
+
+    /// Refuses a per-engine cache size beside `cache_size`, per-user limits
+    /// without it, and limits the shared cache cannot keep.
     pub(crate) fn validate_caches(&self) -> Result<(), (&'static str, String)> {
-        if self.cache_size.is_none() {
-            return Ok(());
+        let Some(size) = self.cache_size else {
+            let limits = [
+                ("kv_records_cache_floor", self.kv_records_cache_floor),
+                ("kv_records_cache_ceiling", self.kv_records_cache_ceiling),
+                ("search_blocks_cache_floor", self.search_blocks_cache_floor),
+                (
+                    "search_blocks_cache_ceiling",
+                    self.search_blocks_cache_ceiling,
+                ),
+            ];
+            return match limits.into_iter().find(|(_, set)| set.is_some()) {
+                Some((option, _)) => Err((
+                    option,
+                    "needs cache_size: floors and ceilings divide the one cache the engines share"
+                        .into(),
+                )),
+                None => Ok(()),
+            };
+        };
+        if let Err(err) = SharedCache::with_limits(size.bytes(), &self.cache_limits()) {
+            return Err((
+                "cache_size",
+                format!("per-user cache limits cannot hold: {err}"),
+            ));
         }
         for (option, set) in [
             ("dram_cache_size", self.dram_cache_size.is_some()),
@@ -118,5 +176,59 @@ mod tests {
         Cli::parse_from(flags).serve.apply_to(&mut config);
         assert_eq!(config.cache_size, Some(ByteSize::mib(1024)));
         assert!(config.validate().is_err());
+    }
+
+    #[test]
+    fn per_user_limits_go_to_the_shared_cache() {
+        let config = parsed(
+            "cache_size = \"32mb\"\nkv_records_cache_floor = \"4mb\"\n\
+             kv_records_cache_ceiling = \"16mb\"\nsearch_blocks_cache_ceiling = \"24mb\"\n",
+        );
+        let shared = config.shared_cache().unwrap();
+        let kv = shared.user("kv_records").unwrap();
+        let expected = UserLimits {
+            floor: 4 << 20,
+            ceiling: Some(16 << 20),
+        };
+        assert_eq!(shared.limits(kv), expected);
+        let search = shared.user("search_blocks").unwrap();
+        assert_eq!(shared.limits(search).ceiling, Some(24 << 20));
+        let flags = [
+            "strata",
+            "--cache-size",
+            "32mb",
+            "--search-blocks-cache-floor",
+            "2mb",
+        ];
+        let mut config = ServerConfig::default();
+        Cli::parse_from(flags).serve.apply_to(&mut config);
+        assert!(config.validate().is_ok());
+        let shared = config.shared_cache().unwrap();
+        let search = shared.user("search_blocks").unwrap();
+        assert_eq!(shared.limits(search).floor, 2 << 20);
+    }
+
+    #[test]
+    fn per_user_limits_that_cannot_hold_or_lack_cache_size_are_refused() {
+        for (toml, words) in [
+            ("kv_records_cache_floor = \"1mb\"\n", "needs cache_size"),
+            ("search_blocks_cache_ceiling = \"1mb\"\n", "needs cache_size"),
+            (
+                "cache_size = \"8mb\"\nkv_records_cache_floor = \"5mb\"\nsearch_blocks_cache_floor = \"4mb\"\n",
+                "floors add up",
+            ),
+            (
+                "cache_size = \"8mb\"\nkv_records_cache_ceiling = \"9mb\"\n",
+                "above the cache budget",
+            ),
+            (
+                "cache_size = \"8mb\"\nkv_records_cache_floor = \"4mb\"\nkv_records_cache_ceiling = \"2mb\"\n",
+                "above its ceiling",
+            ),
+        ] {
+            let mut config = ServerConfig::from_toml(toml).unwrap();
+            let err = config.validate().unwrap_err().to_string();
+            assert!(err.contains(words), "{toml}: {err}");
+        }
     }
 }

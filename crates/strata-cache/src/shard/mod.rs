@@ -5,13 +5,20 @@
 //! in place, keeping its queue and frequency, so an object stays hot when
 //! it is rewritten.
 //!
+//! The global eviction (`evict`) spares the records of users at their
+//! floor; a user over its ceiling loses its own records first (`cap`).
+//!
 //! Invariants: `small.bytes + main.bytes` is the charge of the records in
 //! the map (their values' heap bytes, `memory::value_bytes`); that plus
-//! the bytes of the map's table, the queues and the ghost (`resident`)
+//! the bytes of the map's table, the queues (capped ones included) and
+//! the ghost (`resident`)
 //! never exceeds `budget` between calls unless the shard holds no record;
 //! every record has exactly one non-stale position, in the queue its
 //! `in_main` names; each user's `entries` and `value_bytes` (`users`) are
-//! those of the records in the map that carry its tag.
+//! those of the records in the map that carry its tag; a user with a
+//! ceiling has a capped queue holding a position of each of its records
+//! (and stale ones, at most twice its records plus 32 after each removal),
+//! and holds at most its ceiling's share between calls.
 
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -21,8 +28,12 @@ use bytes::Bytes;
 use super::fifo::Fifo;
 use super::ghost::Ghost;
 use super::memory::{table_bytes, value_bytes};
+use super::policy::ShareLimits;
 use super::stats::CacheStats;
 use super::user::{CacheUser, Counters, MAX_USERS};
+
+mod cap;
+mod evict;
 
 /// Highest frequency a record in main can reach (two bits).
 const MAX_FREQ: u8 = 3;
@@ -48,6 +59,11 @@ pub(super) struct Shard<K, V> {
     table_capacity: usize,
     next_stamp: u64,
     users: [Counters; MAX_USERS],
+    /// Each user's share of its floor and ceiling here (`policy`).
+    limits: [ShareLimits; MAX_USERS],
+    /// For each user with a ceiling, the positions of its records in the
+    /// order they came in (`cap`); `None` for the others.
+    capped: [Option<Fifo<K>>; MAX_USERS],
 }
 
 impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
@@ -64,6 +80,8 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
             table_capacity: 0,
             next_stamp: 0,
             users: [Counters::default(); MAX_USERS],
+            limits: [ShareLimits::NONE; MAX_USERS],
+            capped: std::array::from_fn(|_| None),
         }
     }
 
@@ -99,9 +117,14 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
         }
     }
 
+    /// Caches `value` as `version` of `key` for `user` (see
+    /// `Cache::insert`); false if it is too large for the shard or the
+    /// user's ceiling here, or already cached. Over the ceiling, the user's
+    /// own records leave first (`cap`), then the global eviction keeps the
+    /// budget (`evict`).
     pub(super) fn insert(&mut self, user: CacheUser, key: K, version: V, value: Bytes) -> bool {
         let charge = value_bytes(value.len());
-        if charge > self.budget {
+        if charge > self.budget || self.limits[user.index()].over(charge) {
             self.invalidate(&key, None);
             return false;
         }
@@ -117,7 +140,13 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
             queue.bytes = queue.bytes - entry.charge() + charge;
             self.users[usize::from(entry.user)].remove(entry.charge());
             self.users[user.index()].add(charge);
+            let moved = entry.user != user.0;
             (entry.version, entry.value, entry.user) = (version, value, user.0);
+            if moved {
+                let stamp = entry.stamp;
+                self.push_capped(user, &key, stamp);
+            }
+            self.cap(user);
             self.evict();
             return true;
         }
@@ -132,6 +161,7 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
         };
         queue.push(key.clone(), stamp);
         queue.bytes += charge;
+        self.push_capped(user, &key, stamp);
         let entry = Entry {
             version,
             value,
@@ -143,6 +173,7 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
         self.map.insert(key, entry);
         self.table_capacity = self.table_capacity.max(self.map.capacity());
         self.users[user.index()].add(charge);
+        self.cap(user);
         self.evict();
         true
     }
@@ -168,20 +199,7 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
         {
             return;
         }
-        let Some(entry) = self.map.remove(key) else {
-            return;
-        };
-        if entry.in_main {
-            self.main.bytes -= entry.charge();
-        } else {
-            self.small.bytes -= entry.charge();
-        }
-        self.users[usize::from(entry.user)].remove(entry.charge());
-        if self.small.positions() + self.main.positions() > 2 * self.map.len() + 32 {
-            let map = &self.map;
-            self.small.retain(|k, s| is_at(map, k, s, false));
-            self.main.retain(|k, s| is_at(map, k, s, true));
-        }
+        self.drop_record(key);
     }
 
     /// Forgets every record whose key `doomed` accepts (no ghost entry:
@@ -204,11 +222,19 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
             // Cleared: the table and queues go back to the allocator.
             (self.map, self.table_capacity) = (HashMap::new(), 0);
             (self.small, self.main) = (Fifo::new(), Fifo::new());
+            for queue in self.capped.iter_mut().flatten() {
+                *queue = Fifo::new();
+            }
             return;
         }
         let map = &self.map;
         self.small.retain(|k, s| is_at(map, k, s, false));
         self.main.retain(|k, s| is_at(map, k, s, true));
+        for (user, queue) in (0u8..).zip(self.capped.iter_mut()) {
+            if let Some(queue) = queue {
+                queue.retain(|k, s| is_capped_at(map, k, s, user));
+            }
+        }
         self.trim();
     }
 
@@ -242,24 +268,12 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
                 .ghost
                 .resident()
                 .max(Ghost::<K>::expected(self.map.len()))
-    }
-
-    /// Evicts until the shard is within its budget (or holds no record).
-    fn evict(&mut self) {
-        while self.resident() > self.budget && self.evict_one() {}
-        self.trim();
-    }
-
-    /// One step of S3-FIFO: from small while it holds more than 10% of
-    /// the records' bytes (or main is empty), else from main. False if
-    /// the shard holds no record.
-    fn evict_one(&mut self) -> bool {
-        let small_target = (self.small.bytes + self.main.bytes) / 10;
-        if self.small.bytes > small_target || self.main.bytes == 0 {
-            self.evict_small()
-        } else {
-            self.evict_main()
-        }
+            + self
+                .capped
+                .iter()
+                .flatten()
+                .map(Fifo::resident)
+                .sum::<usize>()
     }
 
     /// Before a new key goes in: when the map is full, its table may grow
@@ -299,56 +313,35 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
         self.small.trim();
         self.main.trim();
         self.ghost.trim();
+        self.capped.iter_mut().flatten().for_each(Fifo::trim);
     }
 
-    /// The head of small goes to main if it was read since insertion,
-    /// otherwise out (its key to the ghost). False if small is empty.
-    fn evict_small(&mut self) -> bool {
-        while let Some((key, stamp)) = self.small.pop() {
-            let Some(entry) = self.map.get_mut(&key).filter(|e| is_entry(e, stamp, false)) else {
-                continue;
-            };
-            let charge = entry.charge();
-            self.small.bytes -= charge;
-            if entry.freq > 0 {
-                entry.freq = 0;
-                entry.in_main = true;
-                self.main.bytes += charge;
-                self.main.push(key, stamp);
-            } else {
-                let user = usize::from(entry.user);
-                self.map.remove(&key);
-                self.users[user].remove(charge);
-                self.users[user].evictions += 1;
-                // As many bytes of keys as main's share of the records.
-                let capacity = (self.small.bytes + self.main.bytes) * 9 / 10;
-                self.ghost.insert(key, charge, capacity);
-            }
-            return true;
+    /// Forgets `key`'s record (any version), which leaves its queue: its
+    /// user's counters and the queues' stale positions follow. The caller
+    /// counts an eviction if it was one.
+    fn drop_record(&mut self, key: &K) -> Option<Entry<V>> {
+        let entry = self.take(key)?;
+        if entry.in_main {
+            self.main.bytes -= entry.charge();
+        } else {
+            self.small.bytes -= entry.charge();
         }
-        false
+        if self.small.positions() + self.main.positions() > 2 * self.map.len() + 32 {
+            let map = &self.map;
+            self.small.retain(|k, s| is_at(map, k, s, false));
+            self.main.retain(|k, s| is_at(map, k, s, true));
+        }
+        Some(entry)
     }
 
-    /// The head of main goes back to the tail with its frequency lowered
-    /// if it is not zero, otherwise out. False if main is empty.
-    fn evict_main(&mut self) -> bool {
-        while let Some((key, stamp)) = self.main.pop() {
-            let Some(entry) = self.map.get_mut(&key).filter(|e| is_entry(e, stamp, true)) else {
-                continue;
-            };
-            if entry.freq > 0 {
-                entry.freq -= 1;
-                self.main.push(key, stamp);
-            } else {
-                let (charge, user) = (entry.charge(), usize::from(entry.user));
-                self.main.bytes -= charge;
-                self.map.remove(&key);
-                self.users[user].remove(charge);
-                self.users[user].evictions += 1;
-            }
-            return true;
-        }
-        false
+    /// Removes `key`'s record from the map and its user's counters (and
+    /// compacts its user's capped queue); the caller settles the bytes of
+    /// the queue the record was in.
+    fn take(&mut self, key: &K) -> Option<Entry<V>> {
+        let entry = self.map.remove(key)?;
+        self.users[usize::from(entry.user)].remove(entry.charge());
+        self.compact_capped(entry.user);
+        Some(entry)
     }
 }
 
@@ -361,6 +354,18 @@ impl<V> Entry<V> {
 
 fn is_entry<V>(entry: &Entry<V>, stamp: u64, in_main: bool) -> bool {
     entry.stamp == stamp && entry.in_main == in_main
+}
+
+/// True if the position `(key, stamp)` in `user`'s capped queue is a
+/// record of the user's (the record may have moved between small and main).
+fn is_capped_at<K: Hash + Eq, V>(
+    map: &HashMap<K, Entry<V>>,
+    key: &K,
+    stamp: u64,
+    user: u8,
+) -> bool {
+    map.get(key)
+        .is_some_and(|e| e.stamp == stamp && e.user == user)
 }
 
 /// True if the position `(key, stamp)` in the queue `in_main` names is the
