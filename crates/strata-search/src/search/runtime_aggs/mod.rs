@@ -24,7 +24,7 @@ pub(super) use sub_aggs::fill as fill_sub_aggs;
 
 use serde_json::Value;
 
-use super::agg_tree::{AggNode, AggTree};
+use super::agg_tree::{AggNode, AggTree, TypedParams};
 use crate::error::{Result, SearchError};
 use crate::mapping::Mappings;
 use crate::script::fields::{RuntimeType, ScriptedFields};
@@ -122,15 +122,6 @@ fn parse(
             }),
         }
     };
-    let number = |key: &str| -> Result<Option<f64>> {
-        match params.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(v) => v
-                .as_f64()
-                .map(Some)
-                .ok_or_else(|| SearchError::parsing(format!("[{kind}] [{key}] must be a number"))),
-        }
-    };
     let kind_of = match kind {
         "terms" => {
             let size = count("size", 10)?;
@@ -153,11 +144,14 @@ fn parse(
             }
         }
         "histogram" => {
-            let interval = number("interval")?.ok_or_else(|| {
-                SearchError::illegal(format!(
-                    "[interval] must be >0 for histogram aggregation [{name}]"
-                ))
-            })?;
+            // Read by the tree's parse as for a mapped field: a numeric
+            // string is the number, as Elasticsearch takes it.
+            let TypedParams::Histogram(h) = &node.typed else {
+                return Err(SearchError::illegal(format!(
+                    "[histogram] aggregation [{name}] was not parsed"
+                )));
+            };
+            let interval = h.request.interval;
             if interval.is_nan() || interval <= 0.0 || !interval.is_finite() {
                 return Err(SearchError::illegal(format!(
                     "[interval] must be >0 for histogram aggregation [{name}]"
@@ -165,8 +159,8 @@ fn parse(
             }
             Kind::Histogram {
                 interval,
-                offset: number("offset")?.unwrap_or(0.0),
-                min_doc_count: count("min_doc_count", 0)?,
+                offset: h.request.offset.unwrap_or(0.0),
+                min_doc_count: h.request.min_doc_count.unwrap_or(0),
             }
         }
         "range" => {
