@@ -226,7 +226,8 @@ fn translate_at<'n>(
                         TypedParams::Untyped
                         | TypedParams::DateHistogram(_)
                         | TypedParams::Pipeline(_)
-                        | TypedParams::BucketScript(_) => {
+                        | TypedParams::BucketScript(_)
+                        | TypedParams::WeightedAvg(_) => {
                             params.insert("field".into(), json!(column));
                             Value::Object(params)
                         }

@@ -28,7 +28,7 @@ use serde_json::Value;
 
 use crate::error::{Result, SearchError};
 use crate::mapping::Mappings;
-use crate::search::agg_tree::{AggNode, AggTree, CardinalityParams};
+use crate::search::agg_tree::{AggNode, AggTree, CardinalityParams, TypedParams};
 
 /// The aggregation types computed here.
 pub const KINDS: &[&str] = &[
@@ -82,7 +82,12 @@ pub fn validate(node: &AggNode, mappings: &Mappings) -> Result<()> {
         )));
     }
     match kind {
-        "weighted_avg" => weighted_avg::WeightedAvg::parse(name, params, mappings).map(|_| ()),
+        "weighted_avg" => match &node.typed {
+            TypedParams::WeightedAvg(w) => {
+                weighted_avg::WeightedAvg::new(name, w, mappings).map(|_| ())
+            }
+            _ => Err(unparsed(name, kind)),
+        },
         "rare_terms" => terms_scans::RareTerms::parse(name, params, mappings).map(|_| ()),
         "significant_terms" => {
             terms_scans::SignificantTerms::parse(name, params, mappings).map(|_| ())
@@ -102,8 +107,18 @@ pub fn run(env: &ScanEnv<'_>, node: &AggNode) -> Result<Value> {
     let sub = AggTree::from_nodes(node.subs.clone());
     let sub = sub.as_ref();
     match kind {
-        "cardinality" => cardinality::Cardinality::parse(name, params, &mappings)?.run(env),
-        "weighted_avg" => weighted_avg::WeightedAvg::parse(name, params, &mappings)?.run(env),
+        "cardinality" => match &node.typed {
+            TypedParams::Cardinality(c) => {
+                cardinality::Cardinality::new(name, c, &mappings)?.run(env)
+            }
+            _ => Err(unparsed(name, kind)),
+        },
+        "weighted_avg" => match &node.typed {
+            TypedParams::WeightedAvg(w) => {
+                weighted_avg::WeightedAvg::new(name, w, &mappings)?.run(env)
+            }
+            _ => Err(unparsed(name, kind)),
+        },
         "rare_terms" => terms_scans::RareTerms::parse(name, params, &mappings)?.run(env, sub),
         "significant_terms" => {
             terms_scans::SignificantTerms::parse(name, params, &mappings)?.run(env, sub)
@@ -113,4 +128,11 @@ pub fn run(env: &ScanEnv<'_>, node: &AggNode) -> Result<Value> {
             "aggregation type [{kind}] of [{name}] is not supported by this server"
         ))),
     }
+}
+
+/// A typed kind (`cardinality`, `weighted_avg`) whose node carries no
+/// typed parameters: the tree's parse types every one, so this does not
+/// come.
+fn unparsed(name: &str, kind: &str) -> SearchError {
+    SearchError::illegal(format!("[{kind}] aggregation [{name}] was not parsed"))
 }
