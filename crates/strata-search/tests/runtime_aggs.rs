@@ -296,6 +296,46 @@ fn sub_aggregations_below_runtime_buckets() {
     }
 }
 
+/// A numeric string is the number in a histogram's `interval` and
+/// `offset`, as Elasticsearch (and the histogram over a mapped field)
+/// reads them.
+#[test]
+fn histogram_numbers_may_be_strings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let catalog = Catalog::open(tmp.path()).unwrap();
+    setup(&catalog);
+    let histogram = |interval: Value, offset: Value| {
+        let aggs = json!({"h": {"histogram": {"field": "tripled", "interval": interval,
+            "offset": offset, "min_doc_count": 1}}});
+        run(
+            &catalog,
+            json!({"size": 0, "runtime_mappings": runtime_mappings(), "aggs": aggs}),
+        )
+        .map(|resp| resp["aggregations"]["h"].clone())
+    };
+    let numbers = histogram(json!(10), json!(5)).unwrap();
+    let mut want: BTreeMap<i64, u64> = BTreeMap::new();
+    for n in values() {
+        *want.entry((n * 3 - 5).div_euclid(10) * 10 + 5).or_default() += 1;
+    }
+    let keys: Vec<(i64, u64)> = numbers["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            (
+                b["key"].as_f64().unwrap() as i64,
+                b["doc_count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(keys, want.into_iter().collect::<Vec<_>>());
+    let strings = histogram(json!("10"), json!("5")).unwrap();
+    assert_eq!(strings, numbers);
+    let e = histogram(json!("ten"), json!(0)).unwrap_err();
+    assert_eq!(e.status(), 400, "{e}");
+}
+
 #[test]
 fn runtime_aggregation_errors() {
     let tmp = tempfile::tempdir().unwrap();

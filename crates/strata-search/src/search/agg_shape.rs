@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::agg_tree::{PipelineParams, TermsParams};
+use super::agg_tree::{AggNode, PipelineParams, TermsParams};
 use super::date_histogram::DateHistogram;
 use super::date_range::DateRange;
 use super::missing_bucket::MissingBucket;
@@ -33,8 +33,8 @@ pub struct AggShape {
     pub(crate) date_range: Option<DateRange>,
     /// `histogram`/`date_histogram` `missing`: the bucket its filter fills.
     pub(crate) missing: Option<MissingBucket>,
-    /// Sub-aggregations computed per bucket: (name, kind, body).
-    pub(crate) deferred: Vec<(String, String, Value)>,
+    /// Sub-aggregations computed per bucket, as parsed.
+    pub(crate) deferred: Vec<AggNode>,
     /// Parent pipelines over the buckets: (name, parameters).
     pub(crate) pipelines: Vec<(String, PipelineParams)>,
 }

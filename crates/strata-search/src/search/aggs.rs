@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value};
 
 pub(crate) use super::agg_shape::only_entry;
 pub use super::agg_shape::AggShape;
-use super::agg_tree::{check_parent, level_json, AggKind, AggNode, PipelineParams, TypedParams};
+use super::agg_tree::{check_parent, AggKind, AggNode, PipelineParams, TypedParams};
 use super::date_histogram::DateHistogram;
 use super::date_range::DateRange;
 pub use super::deferred::reshape;
@@ -60,8 +60,8 @@ pub struct AggEnv<'a> {
 }
 
 /// The translated request: tantivy's aggregations, the shapes, and the
-/// top-level aggregations left for `deferred` (name, kind, body).
-pub type Translated = (Value, Vec<AggShape>, Vec<(String, String, Value)>);
+/// top-level aggregations left for `deferred` (as parsed).
+pub type Translated = (Value, Vec<AggShape>, Vec<AggNode>);
 
 /// Rewrites the aggregations `aggs` (a request's tree, or a level of it).
 pub fn translate(env: &AggEnv<'_>, aggs: &[AggNode]) -> Result<Translated> {
@@ -94,12 +94,11 @@ fn translate_at<'n>(
             )));
         }
         if scan_aggs::is_scanned(&kind) && scanned {
-            let body = node.to_json();
             match &node.typed {
                 TypedParams::Cardinality(c) => scan_aggs::check_cardinality(name, c, mappings)?,
-                _ => scan_aggs::validate(name, &kind, &body, mappings)?,
+                _ => scan_aggs::validate(node, mappings)?,
             }
-            deferred_here.push((name.clone(), kind, body));
+            deferred_here.push(node.clone());
             continue;
         }
         if PipelineParams::covers(node.kind) {
@@ -109,13 +108,12 @@ fn translate_at<'n>(
         }
         if nested_aggs::KINDS.contains(&kind.as_str()) {
             nested_aggs::validate(name, &kind, params)?;
-            deferred_here.push((name.clone(), kind, node.to_json()));
+            deferred_here.push(node.clone());
             continue;
         }
         if DEFERRED.contains(&kind.as_str()) {
-            let sub = (!node.subs.is_empty()).then(|| level_json(&node.subs));
-            deferred::validate(name, &kind, params, sub.as_ref())?;
-            deferred_here.push((name.clone(), kind, node.to_json()));
+            deferred::validate(node)?;
+            deferred_here.push(node.clone());
             continue;
         }
         if !METRICS.contains(&kind.as_str()) && !BUCKETS.contains(&kind.as_str()) {
@@ -228,7 +226,8 @@ fn translate_at<'n>(
                         TypedParams::Untyped
                         | TypedParams::DateHistogram(_)
                         | TypedParams::Pipeline(_)
-                        | TypedParams::BucketScript(_) => {
+                        | TypedParams::BucketScript(_)
+                        | TypedParams::WeightedAvg(_) => {
                             params.insert("field".into(), json!(column));
                             Value::Object(params)
                         }

@@ -13,14 +13,15 @@
 use serde_json::{json, Value};
 
 use super::agg_shape::AggShape;
+use super::agg_tree::{AggKind, AggNode};
 use super::missing_bucket::FILTER_SUFFIX;
 use super::{agg_filters, geo_aggs, pipelines, top_hits};
 use crate::error::{Result, SearchError};
 use crate::mapping::date::format_millis;
 
-/// Runs one deferred aggregation `(filters, name, kind, body)` over the
-/// search query narrowed by `filters`; returns its result.
-pub type Runner<'a> = dyn Fn(&[Value], &str, &str, &Value) -> Result<Value> + 'a;
+/// Runs one deferred aggregation (as parsed) over the search query
+/// narrowed by the filters; returns its result.
+pub type Runner<'a> = dyn Fn(&[Value], &AggNode) -> Result<Value> + 'a;
 
 /// The bucket being reshaped: the filters that lead to it.
 pub struct BucketScope<'a> {
@@ -48,7 +49,7 @@ impl<'a> BucketScope<'a> {
         if filter.is_none() && !shape.deferred.is_empty() {
             return Err(SearchError::illegal(format!(
                 "sub-aggregation [{}] is not supported under [{}] [{}]",
-                shape.deferred[0].0, shape.kind, shape.name
+                shape.deferred[0].name, shape.kind, shape.name
             )));
         }
         let pushed = filter.is_some();
@@ -61,28 +62,26 @@ impl<'a> BucketScope<'a> {
     }
 
     fn fill(&mut self, shape: &AggShape, bucket: &mut Value) -> Result<()> {
-        for (name, kind, body) in &shape.deferred {
-            bucket[name] = (self.run)(&self.chain, name, kind, body)?;
+        for node in &shape.deferred {
+            bucket[&node.name] = (self.run)(&self.chain, node)?;
         }
         reshape(bucket, &shape.children, self)
     }
 }
 
-/// Checks a deferred aggregation's body before searching.
-pub fn validate(name: &str, kind: &str, params: &Value, sub: Option<&Value>) -> Result<()> {
-    if sub.is_some() && kind != "geohash_grid" {
+/// Checks a deferred aggregation before searching.
+pub fn validate(node: &AggNode) -> Result<()> {
+    let (name, kind) = (&node.name, node.kind);
+    if !node.subs.is_empty() && kind != AggKind::GeohashGrid {
         return Err(SearchError::illegal(format!(
-            "Aggregator [{name}] of type [{kind}] cannot accept sub-aggregations"
+            "Aggregator [{name}] of type [{}] cannot accept sub-aggregations",
+            kind.name()
         )));
     }
-    if kind == "top_hits" {
-        return top_hits::validate(name, params);
+    if kind == AggKind::TopHits {
+        return top_hits::validate(name, &node.body);
     }
-    let mut body = json!({ kind: params });
-    if let Some(sub) = sub {
-        body["aggs"] = sub.clone();
-    }
-    geo_aggs::check(name, &body)
+    geo_aggs::check(node)
 }
 
 fn range(field: &str, from: Option<f64>, to: Option<f64>, date: bool) -> Value {

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use tantivy::query::{BooleanQuery, ConstScoreQuery, EmptyQuery, Occur, Query};
 
-use super::agg_tree::AggTree;
+use super::agg_tree::{AggKind, AggNode, AggTree};
 pub(crate) use super::doc_scope::DocScope;
 use super::index_query::query_at;
 use super::reentry::SearchFn;
@@ -74,8 +74,8 @@ pub(super) fn scoped_query(
     }
 }
 
-/// Runs a `nested` or `reverse_nested` aggregation `name` (`body` with
-/// its sub-aggregations) over the documents of this scope matching
+/// Runs a `nested` or `reverse_nested` aggregation `node` (with its
+/// sub-aggregations, as parsed) over the documents of this scope matching
 /// `query` (the search query and the bucket filters above); `search`
 /// runs the pass.
 pub(super) fn run(
@@ -83,12 +83,10 @@ pub(super) fn run(
     indices: &[Arc<SearchIndex>],
     req: &SearchRequest,
     query: &ParsedQuery,
-    name: &str,
-    kind: &str,
-    body: &Value,
+    node: &AggNode,
 ) -> Result<Value> {
-    let params = &body[kind];
-    let (scope, pass_query) = if kind == "nested" {
+    let (name, params) = (&node.name, &node.body);
+    let (scope, pass_query) = if node.kind == AggKind::Nested {
         let path = nested_path(name, params, indices, &req.scope)?;
         let scope = DocScope::Nested {
             path,
@@ -99,7 +97,6 @@ pub(super) fn run(
     } else {
         reverse(name, params, &req.scope, query)?
     };
-    let sub = body.get("aggs").or_else(|| body.get("aggregations"));
     let pass = SearchRequest {
         query: pass_query,
         from: 0,
@@ -107,7 +104,7 @@ pub(super) fn run(
         sort: Vec::new(),
         track_total_hits: TrackTotalHits::Exact,
         search_after: None,
-        aggs: sub.cloned().map(AggTree::parse).transpose()?,
+        aggs: AggTree::from_nodes(node.subs.clone()),
         docvalue_fields: Vec::new(),
         scope,
         ..req.clone()

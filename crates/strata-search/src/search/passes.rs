@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::agg_tree::AggTree;
+use super::agg_tree::{AggKind, AggNode, AggTree};
 use super::reentry::Reentry;
 use super::request::{SearchRequest, TrackTotalHits};
 use super::{bucket_limit, nested_aggs, scan_aggs, top_hits};
@@ -17,34 +17,27 @@ use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
 use crate::query::ParsedQuery;
 
-/// One deferred aggregation over the search query narrowed by `filters`.
+/// One deferred aggregation, `node` as parsed, over the search query
+/// narrowed by `filters`.
 pub(super) fn run_deferred(
     reentry: Reentry,
     indices: &[Arc<SearchIndex>],
     req: &SearchRequest,
     filters: &[Value],
-    name: &str,
-    kind: &str,
-    body: &Value,
+    node: &AggNode,
 ) -> Result<Value> {
+    let (name, kind) = (&node.name, node.kind.name());
     let query = req.query.filtered(&bucket_filters(filters)?);
     if nested_aggs::KINDS.contains(&kind) {
-        return nested_aggs::run(reentry.search, indices, req, &query, name, kind, body);
+        return nested_aggs::run(reentry.search, indices, req, &query, node);
     }
-    if kind == "top_hits" {
+    if node.kind == AggKind::TopHits {
         if req.scope.path().is_some() {
             return Err(SearchError::illegal(format!(
                 "[top_hits] aggregation [{name}] below a [nested] aggregation is not supported by this server"
             )));
         }
-        return top_hits::run(
-            reentry.search,
-            indices,
-            name,
-            &body["top_hits"],
-            &query,
-            req,
-        );
+        return top_hits::run(reentry.search, indices, name, &node.body, &query, req);
     }
     if scan_aggs::is_scanned(kind) {
         let env = scan_aggs::ScanEnv {
@@ -53,7 +46,7 @@ pub(super) fn run_deferred(
             req,
             query: &query,
         };
-        return scan_aggs::run(&env, name, kind, body);
+        return scan_aggs::run(&env, node);
     }
     let pass = SearchRequest {
         query,
@@ -62,7 +55,7 @@ pub(super) fn run_deferred(
         sort: Vec::new(),
         track_total_hits: TrackTotalHits::Off,
         search_after: None,
-        aggs: Some(AggTree::parse(json!({ name: body }))?),
+        aggs: AggTree::from_nodes(vec![node.clone()]),
         docvalue_fields: Vec::new(),
         ..req.clone()
     };
@@ -70,14 +63,14 @@ pub(super) fn run_deferred(
     Ok(out["aggregations"][name].take())
 }
 
-/// The aggregations `aggs` (a whole `aggs` object, any kinds) over the
+/// The aggregations `aggs` (a parsed `aggs` object, any kinds) over the
 /// search query narrowed by `filter`: the `aggregations` of the pass.
 pub(super) fn run_filtered(
     reentry: Reentry,
     indices: &[Arc<SearchIndex>],
     req: &SearchRequest,
     filter: Value,
-    aggs: &Value,
+    aggs: &AggTree,
 ) -> Result<Value> {
     let pass = SearchRequest {
         query: req.query.filtered(&bucket_filters(&[filter])?),
@@ -86,7 +79,7 @@ pub(super) fn run_filtered(
         sort: Vec::new(),
         track_total_hits: TrackTotalHits::Off,
         search_after: None,
-        aggs: Some(AggTree::parse(aggs.clone())?),
+        aggs: Some(aggs.clone()),
         docvalue_fields: Vec::new(),
         ..req.clone()
     };

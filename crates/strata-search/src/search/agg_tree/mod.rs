@@ -9,7 +9,8 @@
 //! Each level is parsed knowing its parent's kind, so a pipeline in a
 //! parent it cannot sit in is refused here. `bucket_script` and
 //! `bucket_selector` are typed too, [`BucketScriptParams`], their scripts
-//! as written (the script module compiles them).
+//! as written (the script module compiles them), and `weighted_avg`,
+//! [`WeightedAvgParams`] (its fields' types are the scan's to judge).
 //! Structural errors (an aggregation that is not an object, two kinds in
 //! one, no kind, an unknown kind, `aggs` that is not an object, a bad
 //! name, nesting past [`MAX_AGG_DEPTH`]) are the parse's, and its parse
@@ -18,8 +19,9 @@
 //! (`SearchError::InQuery`). Translation to tantivy's request walks the
 //! tree; an [`AggTree`] keeps the JSON it was parsed from (or, for one
 //! made of nodes, their JSON), which only tests read now: the search,
-//! its extra passes (through [`AggNode::to_json`]) and the bucket scripts
-//! read the nodes.
+//! its extra passes (handed the parsed nodes) and the bucket scripts read
+//! the nodes; the untyped kinds' parameters are still read from
+//! [`AggNode::body`].
 
 mod bucket_script;
 mod cardinality;
@@ -32,6 +34,7 @@ mod percentiles;
 mod pipeline;
 mod source;
 mod terms;
+mod weighted_avg;
 
 use serde_json::{Map, Value};
 
@@ -44,7 +47,9 @@ pub use self::metric::MetricParams;
 pub use self::percentiles::PercentilesParams;
 pub(crate) use self::pipeline::check_parent;
 pub use self::pipeline::{GapPolicy, PipelineParams, SortKey};
+pub(crate) use self::source::{check_keys, field_param};
 pub use self::terms::TermsParams;
+pub use self::weighted_avg::{WeightedAvgParams, WeightedSide};
 use crate::error::{QueryStep, Result, SearchError};
 
 /// Deepest nesting of aggregations (the top level being 1). Translation,
@@ -89,6 +94,8 @@ pub enum TypedParams {
     Pipeline(PipelineParams),
     /// `bucket_script`, `bucket_selector`.
     BucketScript(BucketScriptParams),
+    /// `weighted_avg`.
+    WeightedAvg(WeightedAvgParams),
 }
 
 impl TypedParams {
@@ -109,6 +116,9 @@ impl TypedParams {
             }
             AggKind::Terms => TypedParams::Terms(TermsParams::parse(name, params)?),
             AggKind::Histogram => TypedParams::Histogram(HistogramParams::parse(name, params)?),
+            AggKind::WeightedAvg => {
+                TypedParams::WeightedAvg(WeightedAvgParams::parse(name, params)?)
+            }
             AggKind::DateHistogram => {
                 TypedParams::DateHistogram(DateHistogramParams::parse_body(name, params)?)
             }
@@ -127,10 +137,14 @@ impl TypedParams {
 }
 
 impl TypedParams {
-    /// The field of a typed kind's parameters (`None`: untyped).
+    /// The field of a typed kind's parameters (`None`: untyped, or no
+    /// single field: a pipeline, a bucket script, a `weighted_avg`).
     pub fn field(&self) -> Option<&str> {
         match self {
-            TypedParams::Untyped | TypedParams::Pipeline(_) | TypedParams::BucketScript(_) => None,
+            TypedParams::Untyped
+            | TypedParams::Pipeline(_)
+            | TypedParams::BucketScript(_)
+            | TypedParams::WeightedAvg(_) => None,
             TypedParams::Metric(m) => Some(&m.field),
             TypedParams::Percentiles(p) => Some(&p.field),
             TypedParams::Cardinality(c) => Some(&c.field),

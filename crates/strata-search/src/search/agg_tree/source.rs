@@ -106,3 +106,37 @@ pub(super) fn checked_field(name: &str, params: &Map<String, Value>) -> Result<(
     }
     Ok(())
 }
+
+/// The `field` parameter of `kind` aggregation `name`.
+pub(crate) fn field_param<'a>(name: &str, kind: &str, params: &'a Value) -> Result<&'a str> {
+    match params.get("field") {
+        Some(Value::String(f)) => Ok(f),
+        Some(other) => Err(SearchError::parsing(format!(
+            "[field] of [{kind}] aggregation [{name}] must be a string, got [{other}]"
+        ))),
+        None => Err(SearchError::illegal(format!(
+            "Required one of fields [field, script], but none were specified (aggregation [{name}])"
+        ))),
+    }
+}
+
+/// Refuses parameters of `kind` aggregation `name` outside `allowed`.
+pub(crate) fn check_keys(name: &str, kind: &str, params: &Value, allowed: &[&str]) -> Result<()> {
+    if let Some(obj) = params.as_object() {
+        for k in obj.keys() {
+            if k == "script" {
+                return Err(SearchError::illegal(format!(
+                    "[script] of [{kind}] aggregation [{name}] is not supported"
+                )));
+            }
+            if !allowed.contains(&k.as_str()) {
+                // Elasticsearch 8's declarative parsers' error.
+                return Err(SearchError::FieldParse {
+                    reason: format!("[{kind}] unknown field [{k}]"),
+                    cause: None,
+                });
+            }
+        }
+    }
+    Ok(())
+}

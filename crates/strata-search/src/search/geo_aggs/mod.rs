@@ -21,7 +21,7 @@ pub use plan::{GeoAgg, GeoAggs};
 
 use serde_json::Value;
 
-use super::agg_tree::AggNode;
+use super::agg_tree::{AggKind, AggNode};
 
 use crate::error::{Result, SearchError};
 use crate::mapping::{FieldType, Mappings};
@@ -31,7 +31,7 @@ pub fn split(aggs: &[AggNode]) -> Result<(GeoAggs, Vec<AggNode>)> {
     let mut geo = Vec::new();
     let mut rest = Vec::new();
     for node in aggs {
-        match parse(&node.name, &node.to_json())? {
+        match parse(node)? {
             Some(agg) => geo.push((node.name.clone(), agg)),
             None => rest.push(node.clone()),
         }
@@ -39,29 +39,27 @@ pub fn split(aggs: &[AggNode]) -> Result<(GeoAggs, Vec<AggNode>)> {
     Ok((geo, rest))
 }
 
-/// Checks the geo aggregation `name` with body `body` (`{<kind>: ...,
-/// "aggs": ...}`) as [`split`] would, for one found below the top level.
-pub fn check(name: &str, body: &Value) -> Result<()> {
-    parse(name, body).map(|_| ())
+/// Checks the geo aggregation `node` as [`split`] would, for one found
+/// below the top level.
+pub fn check(node: &AggNode) -> Result<()> {
+    parse(node).map(|_| ())
 }
 
-fn parse(name: &str, body: &Value) -> Result<Option<GeoAgg>> {
-    let Some(obj) = body.as_object() else {
-        return Ok(None);
-    };
-    let subs = obj.get("aggs").or_else(|| obj.get("aggregations"));
-    if let Some(params) = obj.get("geo_centroid") {
-        if subs.is_some() {
-            return Err(SearchError::illegal(format!(
-                "Aggregator [{name}] of type [geo_centroid] cannot accept sub-aggregations"
-            )));
+fn parse(node: &AggNode) -> Result<Option<GeoAgg>> {
+    let (name, params) = (&node.name, &node.body);
+    match node.kind {
+        AggKind::GeoCentroid => {
+            if !node.subs.is_empty() {
+                return Err(SearchError::illegal(format!(
+                    "Aggregator [{name}] of type [geo_centroid] cannot accept sub-aggregations"
+                )));
+            }
+            let field = field_param(name, "geo_centroid", params)?;
+            return Ok(Some(GeoAgg::Centroid { field }));
         }
-        let field = field_param(name, "geo_centroid", params)?;
-        return Ok(Some(GeoAgg::Centroid { field }));
+        AggKind::GeohashGrid => {}
+        _ => return Ok(None),
     }
-    let Some(params) = obj.get("geohash_grid") else {
-        return Ok(None);
-    };
     let field = field_param(name, "geohash_grid", params)?;
     let mut precision = 5;
     let mut size = 10_000;
@@ -103,17 +101,17 @@ fn parse(name: &str, body: &Value) -> Result<Option<GeoAgg>> {
         }
     }
     let mut centroids = Vec::new();
-    for (sub_name, sub) in subs.and_then(Value::as_object).into_iter().flatten() {
-        match sub.get("geo_centroid") {
-            Some(p) if sub.as_object().is_some_and(|o| o.len() == 1) => {
-                centroids.push((sub_name.clone(), field_param(sub_name, "geo_centroid", p)?));
-            }
-            _ => {
-                return Err(SearchError::illegal(format!(
-                    "sub-aggregation [{sub_name}] of [geohash_grid] [{name}]: only geo_centroid is supported there"
-                )))
-            }
+    for sub in &node.subs {
+        let sub_name = &sub.name;
+        if sub.kind != AggKind::GeoCentroid || !sub.subs.is_empty() {
+            return Err(SearchError::illegal(format!(
+                "sub-aggregation [{sub_name}] of [geohash_grid] [{name}]: only geo_centroid is supported there"
+            )));
         }
+        centroids.push((
+            sub_name.clone(),
+            field_param(sub_name, "geo_centroid", &sub.body)?,
+        ));
     }
     Ok(Some(GeoAgg::Grid {
         field,

@@ -24,7 +24,7 @@ pub(super) use sub_aggs::fill as fill_sub_aggs;
 
 use serde_json::Value;
 
-use super::agg_tree::AggNode;
+use super::agg_tree::{AggNode, AggTree, TypedParams};
 use crate::error::{Result, SearchError};
 use crate::mapping::Mappings;
 use crate::script::fields::{RuntimeType, ScriptedFields};
@@ -53,7 +53,7 @@ pub(super) fn split(
     let mut found = Vec::new();
     let mut rest = Vec::new();
     for node in aggs {
-        match parse(&node.name, &node.to_json(), scripted, mappings)? {
+        match parse(&node, scripted, mappings)? {
             Some(agg) => found.push(agg),
             None => rest.push(node),
         }
@@ -61,18 +61,17 @@ pub(super) fn split(
     Ok((found, rest))
 }
 
+/// `node` as an aggregation on a runtime field (`None`: it is not one).
+/// The tree's parse has checked its structure (one kind, no `meta`).
 fn parse(
-    name: &str,
-    body: &Value,
+    node: &AggNode,
     scripted: &ScriptedFields,
     mappings: Option<&Mappings>,
 ) -> Result<Option<RuntimeAgg>> {
-    let Some(obj) = body.as_object() else {
+    let (name, kind, params) = (&node.name, node.kind.name(), &node.body);
+    if !KINDS.contains(&kind) {
         return Ok(None);
-    };
-    let Some((kind, params)) = obj.iter().find(|(k, _)| KINDS.contains(&k.as_str())) else {
-        return Ok(None);
-    };
+    }
     let Some(field) = params.get("field").and_then(Value::as_str) else {
         return Ok(None);
     };
@@ -82,25 +81,17 @@ fn parse(
     let Some((ty, script)) = scripted.runtime_field(field) else {
         return Ok(None);
     };
-    let sub = obj.get("aggs").or_else(|| obj.get("aggregations")).cloned();
-    if sub.is_some() && !matches!(kind.as_str(), "terms" | "histogram" | "range") {
+    let sub = AggTree::from_nodes(node.subs.clone());
+    if sub.is_some() && !matches!(kind, "terms" | "histogram" | "range") {
         return Err(SearchError::illegal(format!(
             "Aggregator [{name}] of type [{kind}] cannot accept sub-aggregations"
-        )));
-    }
-    if let Some(other) = obj
-        .keys()
-        .find(|k| !matches!(k.as_str(), "meta" | "aggs" | "aggregations") && k.as_str() != kind)
-    {
-        return Err(SearchError::parsing(format!(
-            "Expected [START_OBJECT] under [{other}], but got a [FIELD_NAME] in [{name}]"
         )));
     }
     let params = params
         .as_object()
         .ok_or_else(|| SearchError::parsing(format!("[{kind}] must be an object")))?;
     let numeric = matches!(ty, RuntimeType::Long | RuntimeType::Double);
-    let supported = match kind.as_str() {
+    let supported = match kind {
         "histogram" | "range" => numeric,
         "avg" | "sum" | "min" | "max" | "stats" => numeric || ty == RuntimeType::Date,
         _ => true,
@@ -111,7 +102,7 @@ fn parse(
             ty.name()
         )));
     }
-    let allowed: &[&str] = match kind.as_str() {
+    let allowed: &[&str] = match kind {
         "terms" => &["field", "size", "min_doc_count", "order", "shard_size"],
         "histogram" => &["field", "interval", "offset", "min_doc_count"],
         "range" => &["field", "ranges"],
@@ -131,16 +122,7 @@ fn parse(
             }),
         }
     };
-    let number = |key: &str| -> Result<Option<f64>> {
-        match params.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(v) => v
-                .as_f64()
-                .map(Some)
-                .ok_or_else(|| SearchError::parsing(format!("[{kind}] [{key}] must be a number"))),
-        }
-    };
-    let kind_of = match kind.as_str() {
+    let kind_of = match kind {
         "terms" => {
             let size = count("size", 10)?;
             if size == 0 {
@@ -162,11 +144,14 @@ fn parse(
             }
         }
         "histogram" => {
-            let interval = number("interval")?.ok_or_else(|| {
-                SearchError::illegal(format!(
-                    "[interval] must be >0 for histogram aggregation [{name}]"
-                ))
-            })?;
+            // Read by the tree's parse as for a mapped field: a numeric
+            // string is the number, as Elasticsearch takes it.
+            let TypedParams::Histogram(h) = &node.typed else {
+                return Err(SearchError::illegal(format!(
+                    "[histogram] aggregation [{name}] was not parsed"
+                )));
+            };
+            let interval = h.request.interval;
             if interval.is_nan() || interval <= 0.0 || !interval.is_finite() {
                 return Err(SearchError::illegal(format!(
                     "[interval] must be >0 for histogram aggregation [{name}]"
@@ -174,8 +159,8 @@ fn parse(
             }
             Kind::Histogram {
                 interval,
-                offset: number("offset")?.unwrap_or(0.0),
-                min_doc_count: count("min_doc_count", 0)?,
+                offset: h.request.offset.unwrap_or(0.0),
+                min_doc_count: h.request.min_doc_count.unwrap_or(0),
             }
         }
         "range" => {

@@ -2,10 +2,9 @@
 //! order, ranges and script): what `split` parsed, as the collector, the
 //! rendering and the sub-aggregation passes read it.
 
-use serde_json::Value;
-
 use crate::script::fields::RuntimeType;
 use crate::script::Compiled;
+use crate::search::agg_tree::AggTree;
 
 /// What one aggregation computes.
 #[derive(Debug, Clone)]
@@ -68,5 +67,5 @@ pub(crate) struct RuntimeAgg {
     pub script: Compiled,
     pub kind: Kind,
     /// The sub-aggregations of a `terms`, `histogram` or `range`.
-    pub sub: Option<Value>,
+    pub sub: Option<AggTree>,
 }

@@ -10,10 +10,11 @@ use serde_json::{json, Map, Value};
 
 use super::plan::{Kind, RuntimeAgg};
 use crate::error::Result;
+use crate::search::agg_tree::AggTree;
 
 /// Runs a pass: the search narrowed by a filter (first argument) with the
-/// given aggregations; its `aggregations` object.
-pub(crate) type SubPass<'a> = dyn Fn(Value, &Value) -> Result<Value> + 'a;
+/// given aggregations (as parsed); its `aggregations` object.
+pub(crate) type SubPass<'a> = dyn Fn(Value, &AggTree) -> Result<Value> + 'a;
 
 /// Fills the buckets of `aggs` (rendered in `results`, by name) that have
 /// sub-aggregations with their results, one `run` per bucket.

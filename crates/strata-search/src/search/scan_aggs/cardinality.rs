@@ -45,11 +45,6 @@ impl Cardinality {
         })
     }
 
-    /// [`Cardinality::new`] of a body as a deferred pass carries it.
-    pub fn parse(name: &str, params: &Value, mappings: &Mappings) -> Result<Cardinality> {
-        Cardinality::new(name, &CardinalityParams::parse(name, params)?, mappings)
-    }
-
     pub fn run(self, env: &ScanEnv<'_>) -> Result<Value> {
         let count = env.scan(env.query, self)?;
         Ok(json!({"value": count.count()}))

@@ -18,6 +18,7 @@ use super::params::{check_keys, count_param};
 use super::values::{Key, Scan, ValueKind};
 use crate::error::{Result, SearchError};
 use crate::mapping::Mappings;
+use crate::search::agg_tree::AggTree;
 use crate::search::bucket_limit::max_buckets;
 
 mod source;
@@ -120,7 +121,7 @@ impl Composite {
         page.counts.extend(entries);
     }
 
-    pub fn run(self, env: &ScanEnv<'_>, sub: Option<&Value>) -> Result<Value> {
+    pub fn run(self, env: &ScanEnv<'_>, sub: Option<&AggTree>) -> Result<Value> {
         let sources_json: Vec<String> = self.sources.iter().map(|s| s.name.clone()).collect();
         let plan = std::sync::Arc::new(self);
         let page = env.scan(env.query, PlanRef(std::sync::Arc::clone(&plan)))?;

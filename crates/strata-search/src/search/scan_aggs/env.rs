@@ -70,8 +70,9 @@ impl ScanEnv<'_> {
         Ok(out)
     }
 
-    /// The sub-aggregations `sub` over this query narrowed by `filter`.
-    pub fn bucket_aggs(&self, filter: &Value, sub: &Value) -> Result<Map<String, Value>> {
+    /// The sub-aggregations `sub` (as parsed) over this query narrowed by
+    /// `filter`.
+    pub fn bucket_aggs(&self, filter: &Value, sub: &AggTree) -> Result<Map<String, Value>> {
         let pass = SearchRequest {
             query: self.query.filtered(&[ParsedQuery::parse(filter.clone())?]),
             from: 0,
@@ -79,7 +80,7 @@ impl ScanEnv<'_> {
             sort: Vec::new(),
             track_total_hits: TrackTotalHits::Off,
             search_after: None,
-            aggs: Some(AggTree::parse(sub.clone())?),
+            aggs: Some(sub.clone()),
             docvalue_fields: Vec::new(),
             ..self.req.clone()
         };

@@ -28,7 +28,7 @@ use serde_json::Value;
 
 use crate::error::{Result, SearchError};
 use crate::mapping::Mappings;
-use crate::search::agg_tree::CardinalityParams;
+use crate::search::agg_tree::{AggNode, AggTree, CardinalityParams, TypedParams};
 
 /// The aggregation types computed here.
 pub const KINDS: &[&str] = &[
@@ -67,12 +67,11 @@ pub fn is_scanned(kind: &str) -> bool {
     KINDS.contains(&kind) || kind == "cardinality"
 }
 
-/// Checks a body (`{kind: params, "aggs": ...}`) before any search runs.
-pub fn validate(name: &str, kind: &str, body: &Value, mappings: &Mappings) -> Result<()> {
-    let params = &body[kind];
-    let sub = body.get("aggs").or_else(|| body.get("aggregations"));
+/// Checks the aggregation `node` before any search runs.
+pub fn validate(node: &AggNode, mappings: &Mappings) -> Result<()> {
+    let (name, kind, params) = (&node.name, node.kind.name(), &node.body);
     let takes_sub = matches!(kind, "composite" | "rare_terms" | "significant_terms");
-    if sub.is_some() && !takes_sub {
+    if !node.subs.is_empty() && !takes_sub {
         return Err(SearchError::illegal(format!(
             "Aggregator [{name}] of type [{kind}] cannot accept sub-aggregations"
         )));
@@ -83,7 +82,12 @@ pub fn validate(name: &str, kind: &str, body: &Value, mappings: &Mappings) -> Re
         )));
     }
     match kind {
-        "weighted_avg" => weighted_avg::WeightedAvg::parse(name, params, mappings).map(|_| ()),
+        "weighted_avg" => match &node.typed {
+            TypedParams::WeightedAvg(w) => {
+                weighted_avg::WeightedAvg::new(name, w, mappings).map(|_| ())
+            }
+            _ => Err(unparsed(name, kind)),
+        },
         "rare_terms" => terms_scans::RareTerms::parse(name, params, mappings).map(|_| ()),
         "significant_terms" => {
             terms_scans::SignificantTerms::parse(name, params, mappings).map(|_| ())
@@ -95,15 +99,26 @@ pub fn validate(name: &str, kind: &str, body: &Value, mappings: &Mappings) -> Re
     }
 }
 
-/// Runs scanned aggregation `name` (`body`: `{kind: params, "aggs": ...}`)
-/// over `env`'s query.
-pub fn run(env: &ScanEnv<'_>, name: &str, kind: &str, body: &Value) -> Result<Value> {
+/// Runs the scanned aggregation `node` (with its sub-aggregations, as
+/// parsed) over `env`'s query.
+pub fn run(env: &ScanEnv<'_>, node: &AggNode) -> Result<Value> {
     let mappings = env.mappings();
-    let params = &body[kind];
-    let sub = body.get("aggs").or_else(|| body.get("aggregations"));
+    let (name, kind, params) = (&node.name, node.kind.name(), &node.body);
+    let sub = AggTree::from_nodes(node.subs.clone());
+    let sub = sub.as_ref();
     match kind {
-        "cardinality" => cardinality::Cardinality::parse(name, params, &mappings)?.run(env),
-        "weighted_avg" => weighted_avg::WeightedAvg::parse(name, params, &mappings)?.run(env),
+        "cardinality" => match &node.typed {
+            TypedParams::Cardinality(c) => {
+                cardinality::Cardinality::new(name, c, &mappings)?.run(env)
+            }
+            _ => Err(unparsed(name, kind)),
+        },
+        "weighted_avg" => match &node.typed {
+            TypedParams::WeightedAvg(w) => {
+                weighted_avg::WeightedAvg::new(name, w, &mappings)?.run(env)
+            }
+            _ => Err(unparsed(name, kind)),
+        },
         "rare_terms" => terms_scans::RareTerms::parse(name, params, &mappings)?.run(env, sub),
         "significant_terms" => {
             terms_scans::SignificantTerms::parse(name, params, &mappings)?.run(env, sub)
@@ -113,4 +128,11 @@ pub fn run(env: &ScanEnv<'_>, name: &str, kind: &str, body: &Value) -> Result<Va
             "aggregation type [{kind}] of [{name}] is not supported by this server"
         ))),
     }
+}
+
+/// A typed kind (`cardinality`, `weighted_avg`) whose node carries no
+/// typed parameters: the tree's parse types every one, so this does not
+/// come.
+fn unparsed(name: &str, kind: &str) -> SearchError {
+    SearchError::illegal(format!("[{kind}] aggregation [{name}] was not parsed"))
 }

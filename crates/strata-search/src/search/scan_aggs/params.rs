@@ -1,22 +1,12 @@
-//! Parameters of the scanned aggregations: `field`, counts, and the
-//! refusal of unknown keys, with Elasticsearch's errors.
+//! Parameters of the scanned aggregations: `field` and the refusal of
+//! unknown keys (the parse's, `agg_tree`, which types some of the kinds),
+//! and counts, with Elasticsearch's errors.
 
 use serde_json::{Map, Value};
 
-use crate::error::{Result, SearchError};
+pub(crate) use crate::search::agg_tree::{check_keys, field_param};
 
-/// The `field` parameter of `kind` aggregation `name`.
-pub(crate) fn field_param<'a>(name: &str, kind: &str, params: &'a Value) -> Result<&'a str> {
-    match params.get("field") {
-        Some(Value::String(f)) => Ok(f),
-        Some(other) => Err(SearchError::parsing(format!(
-            "[field] of [{kind}] aggregation [{name}] must be a string, got [{other}]"
-        ))),
-        None => Err(SearchError::illegal(format!(
-            "Required one of fields [field, script], but none were specified (aggregation [{name}])"
-        ))),
-    }
-}
+use crate::error::{Result, SearchError};
 
 /// [`field_param`] of an object's map.
 pub(crate) fn field_param_of(
@@ -25,27 +15,6 @@ pub(crate) fn field_param_of(
     params: &Map<String, Value>,
 ) -> Result<String> {
     field_param(name, kind, &Value::Object(params.clone())).map(str::to_string)
-}
-
-/// Refuses parameters of `kind` aggregation `name` outside `allowed`.
-pub(crate) fn check_keys(name: &str, kind: &str, params: &Value, allowed: &[&str]) -> Result<()> {
-    if let Some(obj) = params.as_object() {
-        for k in obj.keys() {
-            if k == "script" {
-                return Err(SearchError::illegal(format!(
-                    "[script] of [{kind}] aggregation [{name}] is not supported"
-                )));
-            }
-            if !allowed.contains(&k.as_str()) {
-                // Elasticsearch 8's declarative parsers' error.
-                return Err(SearchError::FieldParse {
-                    reason: format!("[{kind}] unknown field [{k}]"),
-                    cause: None,
-                });
-            }
-        }
-    }
-    Ok(())
 }
 
 /// A count parameter (`size`, `min_doc_count`, ...) with its default.

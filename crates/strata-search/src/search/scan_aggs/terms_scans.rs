@@ -21,6 +21,7 @@ use super::values::{Key, Scan, ValueKind};
 use crate::error::{Result, SearchError};
 use crate::mapping::Mappings;
 use crate::query::ParsedQuery;
+use crate::search::agg_tree::AggTree;
 use crate::search::bucket_limit::max_buckets;
 
 /// Most distinct values a terms scan keeps (`rare_terms`,
@@ -154,7 +155,7 @@ impl TermCounts {
     fn bucket(
         &self,
         env: &ScanEnv<'_>,
-        sub: Option<&Value>,
+        sub: Option<&AggTree>,
         key: &Key,
         doc_count: u64,
         extra: Map<String, Value>,
@@ -229,7 +230,7 @@ impl RareTerms {
         })
     }
 
-    pub fn run(self, env: &ScanEnv<'_>, sub: Option<&Value>) -> Result<Value> {
+    pub fn run(self, env: &ScanEnv<'_>, sub: Option<&AggTree>) -> Result<Value> {
         let counts = env.scan(env.query, self.counts.clone())?;
         TermCounts::check(env, &self.name, &counts)?;
         let mut rare: Vec<(Key, u64)> = counts
@@ -356,7 +357,7 @@ impl SignificantTerms {
         }
     }
 
-    pub fn run(self, env: &ScanEnv<'_>, sub: Option<&Value>) -> Result<Value> {
+    pub fn run(self, env: &ScanEnv<'_>, sub: Option<&AggTree>) -> Result<Value> {
         let fg = env.scan(env.query, self.counts.clone())?;
         TermCounts::check(env, &self.name, &fg)?;
         let bg = env.scan(&self.background, self.counts.clone())?;

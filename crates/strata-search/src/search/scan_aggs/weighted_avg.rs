@@ -6,10 +6,10 @@
 use serde_json::{json, Value};
 
 use super::env::ScanEnv;
-use super::params::{check_keys, field_param};
 use super::values::{Key, Scan, ValueKind};
 use crate::error::{Result, SearchError};
 use crate::mapping::Mappings;
+use crate::search::agg_tree::{WeightedAvgParams, WeightedSide};
 
 /// One side (`value` or `weight`): a numeric field and its `missing`.
 struct Side {
@@ -19,34 +19,20 @@ struct Side {
 }
 
 impl Side {
-    fn parse(name: &str, key: &str, params: &Value, mappings: &Mappings) -> Result<Side> {
-        let obj = params.get(key).ok_or_else(|| {
-            SearchError::parsing(format!("[weighted_avg] [{name}] requires [{key}]"))
-        })?;
-        check_keys(name, "weighted_avg", obj, &["field", "missing"])?;
-        let field = field_param(name, "weighted_avg", obj)?.to_string();
+    /// The side `side` of the aggregation `name`, over its field's type in
+    /// `mappings` (a keyword field is refused).
+    fn new(name: &str, side: &WeightedSide, mappings: &Mappings) -> Result<Side> {
+        let field = side.field.clone();
         let kind = ValueKind::of(mappings, &field, name)?;
         if matches!(kind, Some(ValueKind::Str)) {
             return Err(SearchError::illegal(format!(
                 "Field [{field}] of type [keyword] is not supported for aggregation [weighted_avg]"
             )));
         }
-        let missing = match obj.get("missing") {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(
-                v.as_f64()
-                    .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
-                    .ok_or_else(|| {
-                        SearchError::parsing(format!(
-                            "[missing] of [{key}] in [{name}] must be a number, got [{v}]"
-                        ))
-                    })?,
-            ),
-        };
         Ok(Side {
             field,
             mapped: kind.is_some(),
-            missing,
+            missing: side.missing,
         })
     }
 }
@@ -67,22 +53,13 @@ pub struct Sums {
 }
 
 impl WeightedAvg {
-    pub fn parse(name: &str, params: &Value, mappings: &Mappings) -> Result<WeightedAvg> {
-        check_keys(
-            name,
-            "weighted_avg",
-            params,
-            &["value", "weight", "format", "value_type"],
-        )?;
-        if params.get("format").is_some_and(|f| !f.is_null()) {
-            return Err(SearchError::illegal(format!(
-                "[format] of [weighted_avg] aggregation [{name}] is not supported"
-            )));
-        }
+    /// The average `params` of the aggregation `name` asks for, over the
+    /// fields' types in `mappings`.
+    pub fn new(name: &str, params: &WeightedAvgParams, mappings: &Mappings) -> Result<WeightedAvg> {
         Ok(WeightedAvg {
             name: name.to_string(),
-            value: Side::parse(name, "value", params, mappings)?,
-            weight: Side::parse(name, "weight", params, mappings)?,
+            value: Side::new(name, &params.value, mappings)?,
+            weight: Side::new(name, &params.weight, mappings)?,
         })
     }
 

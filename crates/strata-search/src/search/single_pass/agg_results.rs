@@ -10,6 +10,7 @@ use tantivy::aggregation::agg_req::Aggregations;
 use tantivy::aggregation::intermediate_agg_result::IntermediateAggregationResults;
 use tantivy::aggregation::AggregationLimitsGuard;
 
+use super::super::agg_tree::{AggNode, AggTree};
 use super::super::geo_aggs::{GeoAggs, GeoFruit};
 use super::super::reentry::Reentry;
 use super::super::request::SearchRequest;
@@ -28,8 +29,8 @@ pub(super) struct PassAggs {
     pub limits: AggregationLimitsGuard,
     /// How to reshape tantivy's results into Elasticsearch's.
     pub shapes: Vec<aggs::AggShape>,
-    /// Top-level aggregations run in passes of their own (name, kind, body).
-    pub top_deferred: Vec<(String, String, Value)>,
+    /// Top-level aggregations run in passes of their own, as parsed.
+    pub top_deferred: Vec<AggNode>,
     /// Strata's own aggregations computed beside tantivy's.
     pub own: own_aggs::OwnAggs,
     /// Their merged results.
@@ -53,8 +54,8 @@ pub(super) fn fill(
     req: &SearchRequest,
     parts: PassAggs,
 ) -> Result<()> {
-    let runner = |filters: &[Value], name: &str, kind: &str, body: &Value| {
-        passes::run_deferred(reentry, indices, req, filters, name, kind, body)
+    let runner = |filters: &[Value], node: &AggNode| {
+        passes::run_deferred(reentry, indices, req, filters, node)
     };
     let mut scope = deferred::BucketScope::new(&runner);
     if let Some(agg_req) = parts.request {
@@ -75,15 +76,15 @@ pub(super) fn fill(
         aggs::reshape(&mut value, &parts.shapes, &mut scope)?;
         response["aggregations"] = value;
     }
-    for (name, kind, body) in &parts.top_deferred {
-        let result = runner(&[], name, kind, body)?;
+    for node in &parts.top_deferred {
+        let result = runner(&[], node)?;
         if let Some(out) = aggregations(response) {
-            out.insert(name.clone(), result);
+            out.insert(node.name.clone(), result);
         }
     }
     if !parts.runtime.is_empty() {
         let mut results = runtime_aggs::into_json(&parts.runtime, parts.runtime_fruit)?;
-        let pass = |filter, sub: &Value| passes::run_filtered(reentry, indices, req, filter, sub);
+        let pass = |filter, sub: &AggTree| passes::run_filtered(reentry, indices, req, filter, sub);
         runtime_aggs::fill_sub_aggs(&parts.runtime, &mut results, &pass)?;
         if let Some(out) = aggregations(response) {
             out.extend(results);
