@@ -2,7 +2,7 @@
 //! inputs, a table logistic regression cannot use, bad SQL, a budget too
 //! small to run in, a spill area larger than its directory's free space.
 
-mod support;
+use crate::support;
 
 use strata_analytics::error::AnalyticsError;
 use strata_analytics::run_job;

@@ -2,7 +2,7 @@
 //! in-memory computation at every budget: unbounded, and pools so small
 //! that the aggregation spills and the cached table lives on the SSD.
 
-mod support;
+use crate::support;
 
 use std::fmt::Write as _;
 

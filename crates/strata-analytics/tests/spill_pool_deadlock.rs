@@ -9,7 +9,7 @@
 //! (`jobs_correct`), which this complements with a query that spills in
 //! the repartition itself.
 
-mod support;
+use crate::support;
 
 use std::future::Future;
 use std::time::{Duration, Instant};
