@@ -9,14 +9,12 @@ mod access_docs;
 mod crash;
 #[path = "support/queue_check.rs"]
 mod queue_check;
-#[path = "support/scale.rs"]
-mod scale;
 #[path = "support/small_fs.rs"]
 mod small_fs;
-#[path = "support/spawn.rs"]
-mod spawn;
 #[path = "support/mod.rs"]
 mod support;
+// Helpers that files take at the root, declared once inside `support`.
+use support::{scale, spawn};
 
 #[path = "bench_kv_types.rs"]
 mod bench_kv_types;
