@@ -2,7 +2,7 @@
 //! inputs, a table logistic regression cannot use, bad SQL, a budget too
 //! small to run in, a spill area larger than its directory's free space.
 
-mod support;
+use crate::support;
 
 use strata_analytics::error::AnalyticsError;
 use strata_analytics::run_job;
@@ -16,6 +16,7 @@ fn run(args: &[&str]) -> AnalyticsError {
 
 #[test]
 fn bad_inputs_and_options_are_clear_errors() {
+    let _alone = support::jobs_alone_blocking();
     let dir = tempfile::tempdir().unwrap();
     let spill = dir.path().join("spill");
     let spill = spill.to_str().unwrap();
@@ -95,6 +96,7 @@ fn bad_inputs_and_options_are_clear_errors() {
 
 #[test]
 fn a_good_sql_job_writes_its_result_and_report() {
+    let _alone = support::jobs_alone_blocking();
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("t.csv");
     std::fs::write(&csv, "k,v\na,1\nb,2\na,3\n").unwrap();

@@ -2,7 +2,7 @@
 //! in-memory computation at every budget: unbounded, and pools so small
 //! that the aggregation spills and the cached table lives on the SSD.
 
-mod support;
+use crate::support;
 
 use std::fmt::Write as _;
 
@@ -30,6 +30,7 @@ fn many_words_text(words: usize, distinct: u64, seed: u64) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn word_counts_match_a_plain_count_at_every_budget() {
+    let _alone = support::jobs_alone().await;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("words.txt");
     let text = many_words_text(1_500_000, 400_000, 3);
@@ -74,6 +75,7 @@ async fn word_counts_match_a_plain_count_at_every_budget() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn logistic_regression_matches_plain_gradient_descent_at_every_budget() {
+    let _alone = support::jobs_alone().await;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("points.csv");
     write_points(&path, 3 << 20, 9).unwrap();

@@ -9,7 +9,7 @@
 //! (`jobs_correct`), which this complements with a query that spills in
 //! the repartition itself.
 
-mod support;
+use crate::support;
 
 use std::future::Future;
 use std::time::{Duration, Instant};
@@ -73,6 +73,7 @@ async fn unless_stalled<T>(query: impl Future<Output = T>, counters: &TierCounte
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn grouped_aggregation_with_a_spilling_repartition_finishes() {
+    let _alone = support::jobs_alone().await;
     let dir = tempfile::tempdir().unwrap();
     for attempt in 0..ATTEMPTS {
         let run = run_with_pool(Some(POOL), &dir.path().join("spill"), 2);

@@ -1,7 +1,7 @@
 //! The conformance suite (`common`) against every directory: the file
 //! system in both sync modes, memory, and the fault wrapper with no faults.
 
-mod common;
+use crate::common;
 
 use std::io::ErrorKind;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! [`FaultyDirectory`] injects what it is told: failing writes, torn
 //! writes, failing syncs, a full disk; and `heal` ends it all.
 
-mod common;
+use crate::common;
 
 use std::io;
 use std::sync::Arc;

@@ -2,7 +2,7 @@
 //! `sync_names` made durable survives `crash`; `crash_torn` keeps in
 //! addition an in-order, possibly torn, prefix of the unsynced writes.
 
-mod common;
+use crate::common;
 
 use common::{content, model_write};
 use proptest::prelude::*;

@@ -6,7 +6,7 @@
 use std::io::{self, ErrorKind};
 use std::sync::Arc;
 
-mod block_files;
+use crate::block_files;
 
 use block_files::{file, files_cut_short, fill, same_error, BLOCKS};
 use strata_device::{

@@ -3,8 +3,6 @@
 //! failing or tearing write, a replaced device holds its old or its new
 //! content, whole.
 
-mod common;
-
 use std::sync::Arc;
 
 use strata_device::{

@@ -10,7 +10,7 @@ use std::io::{self, ErrorKind};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-mod block_files;
+use crate::block_files;
 
 use block_files::{byte, file, files_cut_short, fill, same_error, BLOCKS};
 use strata_device::{

@@ -3,7 +3,7 @@
 //! `_cluster/state`, `_cluster/settings` and the
 //! `action.destructive_requires_name` guard on deleting indices.
 
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::TestServer;

@@ -3,7 +3,7 @@
 //! reads (with filters) and writes (write index), the error shapes, and
 //! aliases surviving a restart.
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use support::TestServer;

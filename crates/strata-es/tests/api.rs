@@ -1,7 +1,7 @@
 //! The front end over a real socket: identity and headers, index
 //! management, single-document APIs, error shapes and limits.
 
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::TestServer;

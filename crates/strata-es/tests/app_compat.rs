@@ -5,7 +5,7 @@
 //! `_stats/<metric>` and `level`, `index.codec` and the advisory settings
 //! of Rally's template, and `search.max_buckets` as a cluster setting.
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use support::{assert_error, put_cluster_settings, TestServer};

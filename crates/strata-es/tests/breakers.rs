@@ -4,7 +4,7 @@
 //! are set through `_cluster/settings` and reported by
 //! `_nodes/stats/breaker`; `_msearch` streams and fails searches one by one.
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use support::{assert_error, put_cluster_settings as put_settings, TestServer};

@@ -2,7 +2,7 @@
 //! with it the bytes of each mapped field by structure, adding up to the
 //! index's totals.
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use support::{assert_error, TestServer};

@@ -5,7 +5,7 @@
 //! search (`search_phase_execution_exception`, phase `fetch`) when every
 //! shard fails, as in Elasticsearch.
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use support::TestServer;

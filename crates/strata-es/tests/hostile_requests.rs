@@ -4,7 +4,7 @@
 //! panic is answered 500, so a panic anywhere fails this test), and the
 //! node must still serve a search afterwards.
 
-mod support;
+use crate::support;
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};

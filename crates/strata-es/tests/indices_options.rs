@@ -2,7 +2,7 @@
 //! `_search`, `_count` and `_msearch` (as URL parameters and in msearch
 //! headers), and `track_scores` as a URL parameter.
 
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::TestServer;

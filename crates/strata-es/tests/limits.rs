@@ -3,7 +3,7 @@
 //! `index.mapping.*`) and `cluster.max_shards_per_node`, with their error
 //! bodies and settings.
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use support::{assert_error, put_cluster_settings as put_settings, TestServer};

@@ -5,7 +5,7 @@
 //! the key), in `root_cause` and at the top; `_msearch` items count from
 //! their own body line.
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use support::TestServer;

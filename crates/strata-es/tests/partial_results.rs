@@ -3,7 +3,7 @@
 //! and `failures` (`shard`, `index`, `node`, `reason`), as Elasticsearch
 //! does; failing on all of them is the search phase error.
 
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::TestServer;

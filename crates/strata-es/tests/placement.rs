@@ -3,7 +3,7 @@
 //! `_nodes/stats`; and a `pmem` index whose refreshed documents survive an
 //! unflushed restart without their translog records being replayed.
 
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::TestServer;

@@ -2,7 +2,7 @@
 //! bytes in flight are refused with 429 `es_rejected_execution_exception`,
 //! reads are not, and the bytes are released once a reply is sent.
 
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::TestServer;

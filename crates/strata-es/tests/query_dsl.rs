@@ -1,7 +1,7 @@
 //! The query DSL and aggregations over a real socket: `query_string` (body
 //! and `q=`), `simple_query_string`, and the error replies bad input gets.
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use support::TestServer;

@@ -2,7 +2,7 @@
 //! names, the write alias moving (implicit and explicit write index),
 //! templates on the new index, and the errors.
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use support::TestServer;

@@ -2,7 +2,7 @@
 //! a real socket, checked against values computed from the same documents;
 //! then the cluster, stats and cat APIs.
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use support::TestServer;

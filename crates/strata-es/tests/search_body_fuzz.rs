@@ -11,7 +11,7 @@
 //! generator); `STRATA_TEST_FULL=1` 2,000 new ones each run;
 //! `STRATA_FUZZ_CASES=N` exactly N.
 
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 

@@ -4,7 +4,7 @@
 //! checks of `_bulk`, `_mget` and `_msearch`, and the API key lifecycle
 //! (limited privileges, expiry by a manual clock, invalidation, restart).
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

@@ -2,7 +2,7 @@
 //! is in exactly one slice (by `_id` and by a numeric field), the union of
 //! the slices is the whole result, and Elasticsearch's refusals.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeSet;
 

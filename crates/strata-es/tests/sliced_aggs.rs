@@ -4,7 +4,7 @@
 //! (`cardinality`, `composite`, `weighted_avg`), `top_hits`, and a
 //! calendar `date_histogram` (whose bounds pass runs over the slice too).
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeSet;
 

@@ -4,7 +4,7 @@
 //! `docvalue_fields`, `stored_fields`, `filter_path` and `pretty` still
 //! apply.
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use support::TestServer;

@@ -5,7 +5,7 @@
 //! every other request gets the "state not recovered" block (503); once
 //! the node is handed in, everything is served.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -4,7 +4,7 @@
 //! (composable over legacy, priority, order, the request last); errors;
 //! templates surviving a restart.
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use support::TestServer;

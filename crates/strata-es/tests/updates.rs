@@ -2,7 +2,7 @@
 //! the body, and as `_update` URL parameters), whose `get` carries the
 //! document as the update left it.
 
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::TestServer;

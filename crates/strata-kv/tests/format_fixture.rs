@@ -12,8 +12,8 @@
 //! run), so the test checks reading, which a format change would break.
 //!
 //! Regenerate (only when deliberately changing a format, together with a
-//! new version number): `cargo test -p strata-kv --test format_fixture --
-//! --ignored write_v1_fixture`.
+//! new version number): `cargo test -p strata-kv --test integration --
+//! --ignored format_fixture::write_v1_fixture`.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

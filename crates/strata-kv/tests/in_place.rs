@@ -16,7 +16,7 @@ use strata_kv::large::{Deque, Side};
 use strata_kv::{DataTier, IndexTier, Keyspace, LargeEdit, NewItem, Placement, Store, ValueKind};
 use strata_pmem::PersistentArena;
 
-mod common;
+use crate::common;
 
 use common::large::{
     assert_chunks_whole, clock, config, contents, crash_pmem, new_arena, open_pmem,

@@ -13,7 +13,7 @@ use strata_kv::chunk::chunk_key;
 use strata_kv::journal::{decode, Journal, Refusal};
 use strata_kv::{EvictionPolicy, Keyspace, KeyspaceConfig, ManualClock, NewItem, Store, ValueKind};
 
-mod common;
+use crate::common;
 
 use common::large::{clock, contents, keys};
 

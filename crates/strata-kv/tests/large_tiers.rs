@@ -18,7 +18,7 @@ use strata_kv::{
 };
 use strata_pmem::{PersistentArena, SimulatedPmem};
 
-mod common;
+use crate::common;
 
 use common::large::{assert_chunks_whole, contents, crash_pmem, new_arena, Contents};
 

@@ -16,7 +16,7 @@ use strata_kv::large::{compare, Sorted};
 use strata_kv::{DataTier, IndexTier, Keyspace, KeyspaceConfig, Placement, Store};
 use strata_pmem::{PersistentArena, SimulatedPmem};
 
-mod common;
+use crate::common;
 
 type Model = BTreeMap<Vec<u8>, f64>;
 

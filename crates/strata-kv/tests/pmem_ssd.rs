@@ -19,7 +19,7 @@ use strata_device::MemBlockDevice;
 use strata_kv::{IndexTier, Keyspace, KeyspaceConfig, ManualClock, RestartReport, Store};
 use strata_pmem::PersistentArena;
 
-mod common;
+use crate::common;
 
 use common::*;
 

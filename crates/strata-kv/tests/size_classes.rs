@@ -10,7 +10,7 @@ use strata_device::MemBlockDevice;
 use strata_kv::size_class::class_of;
 use strata_kv::{EvictionPolicy, IndexTier, Keyspace, KeyspaceConfig, ManualClock, NewItem, Store};
 
-mod common;
+use crate::common;
 
 use common::*;
 

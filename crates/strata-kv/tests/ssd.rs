@@ -16,7 +16,7 @@ use strata_kv::{
     IndexTier, Keyspace, KeyspaceConfig, KvError, ManualClock, Mutation, SsdSettings, Store,
 };
 
-mod common;
+use crate::common;
 
 use common::*;
 

@@ -18,7 +18,7 @@ use strata_device::MemBlockDevice;
 use strata_kv::{IndexTier, Keyspace, KeyspaceConfig, ManualClock, Mutation, Store};
 use strata_pmem::PersistentArena;
 
-mod common;
+use crate::common;
 
 use common::{item, owned, ssd_config, BLOCK};
 

@@ -2,7 +2,7 @@
 //! client, bulk and search error counting, the count check, pacing and the report (counts
 //! and ranges, never exact timings).
 
-mod fake_es;
+use crate::fake_es;
 
 use fake_es::{FakeEs, Faults};
 use strata_lab::eventdata::queries::WindowKind;

@@ -1,7 +1,7 @@
 //! End-to-end runs of `run_kv` against the in-test fake server, checking counts (never
 //! timings).
 
-mod support;
+use crate::support;
 
 use strata_lab::kv::{report, run_kv, KvArgs, KvResult};
 use strata_lab::LabError;

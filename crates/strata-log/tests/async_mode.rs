@@ -3,7 +3,7 @@
 //! of syncs is bounded by the interval, not by the number of records; under
 //! load, records are written on the flusher's timer without a signal.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -6,7 +6,7 @@
 //! 69..=100, each record 117 bytes after a 24-byte header, and nothing else
 //! (no preallocated zeros: these tests compute file lengths).
 
-mod common;
+use crate::common;
 
 use common::*;
 use strata_device::{Directory, MemDirectory};

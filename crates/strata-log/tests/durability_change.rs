@@ -2,7 +2,7 @@
 //! `translog.durability` set through `_settings`), and no waiter of the old
 //! mode is stranded by the new one.
 
-mod common;
+use crate::common;
 
 use std::sync::mpsc;
 use std::sync::Arc;

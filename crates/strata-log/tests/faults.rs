@@ -4,7 +4,7 @@
 //! acknowledged before survives a power cut. (A full disk stalls the log
 //! instead: `full_disk.rs`.)
 
-mod common;
+use crate::common;
 
 use std::error::Error as _;
 use std::sync::Arc;

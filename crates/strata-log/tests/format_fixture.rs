@@ -3,10 +3,10 @@
 //! replay, and today's writer must still produce exactly those bytes.
 //!
 //! Regenerate (only when deliberately changing the format, together with a
-//! new version number): `cargo test -p strata-log --test format_fixture --
-//! --ignored write_v1_fixture`.
+//! new version number): `cargo test -p strata-log --test integration --
+//! --ignored format_fixture::write_v1_fixture`.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

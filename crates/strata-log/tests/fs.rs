@@ -1,7 +1,7 @@
 //! The log on a real filesystem, through `FsDirectory`, in both sync modes
 //! (`direct` is skipped where the filesystem refuses `O_DIRECT`, e.g. tmpfs).
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

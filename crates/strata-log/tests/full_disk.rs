@@ -5,7 +5,7 @@
 //! and survives a power cut. A failed sync during or after a stall still
 //! poisons, and the unacknowledged tail is cut off.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -2,7 +2,7 @@
 //! durable, and one sync serves many records (group commit), for blocking
 //! threads and for async tasks on a single-threaded runtime alike.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;

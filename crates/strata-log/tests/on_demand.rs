@@ -3,7 +3,7 @@
 //! everything before it durable with one sync, and a crash before any wait
 //! may lose what was only written.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -4,7 +4,7 @@
 //! writes). Reopening must give a gap-free prefix of what was appended, in
 //! order, holding at least every record that was acknowledged as durable.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! checkpoint made unnecessary, replay from an LSN, and the byte count the
 //! checkpoint trigger reads.
 
-mod common;
+use crate::common;
 
 use common::*;
 use strata_device::{Directory, MemDirectory};

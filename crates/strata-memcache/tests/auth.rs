@@ -3,7 +3,7 @@
 //! in, then the ordinary protocol; and the binary protocol, refused with a
 //! binary error and a close instead of a hang.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -1,7 +1,7 @@
 //! Malformed requests get memcached's exact replies and the connection stays
 //! usable wherever memcached keeps it open.
 
-mod common;
+use crate::common;
 
 use common::Server;
 use strata_kv::KeyspaceConfig;

@@ -1,7 +1,7 @@
 //! Classic memcached commands over TCP, replies compared byte for byte with
 //! what memcached 1.6 sends for the same requests.
 
-mod common;
+use crate::common;
 
 use common::Server;
 

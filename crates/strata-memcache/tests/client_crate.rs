@@ -1,7 +1,7 @@
 //! The Rust `memcache` client crate (text protocol) against the served
 //! protocol: what an unmodified application would do.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 

@@ -5,7 +5,7 @@
 //! `codec::data_block`). Nothing may panic, and every frame must lie within
 //! the input. The session-level properties are in `session_fuzz.rs`.
 //! Longer runs: `STRATA_FUZZ_CASES=100000 cargo test -p strata-memcache
-//! --test decoder_fuzz`.
+//! --test integration decoder_fuzz::`.
 
 use proptest::prelude::*;
 use strata_memcache::codec::{self, Block, Frame};

@@ -2,7 +2,7 @@
 //! up to 30 days, absolute Unix times beyond, negative times, touch, gat,
 //! meta TTLs and delayed flush_all.
 
-mod common;
+use crate::common;
 
 use common::Server;
 

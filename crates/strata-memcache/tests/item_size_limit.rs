@@ -9,7 +9,7 @@
 //! `prepend` and `cas` leave it. Classic `noreply` hides the error; the
 //! meta `q` flag does not (memcached's `out_errstring`).
 
-mod common;
+use crate::common;
 
 use common::{Conn, Server};
 use strata_kv::KeyspaceConfig;

@@ -1,7 +1,7 @@
 //! Meta commands (`mg`, `ms`, `md`, `ma`, `mn`, `me`) over TCP, replies
 //! compared with memcached 1.6's for the same requests.
 
-mod common;
+use crate::common;
 
 use common::{Conn, Server};
 

@@ -2,7 +2,7 @@
 //! size classes in memcached's shape, `END`-terminated, bounded, with
 //! memcached's errors; and `stats` on an empty server (`bytes 0`).
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 

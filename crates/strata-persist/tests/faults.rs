@@ -4,7 +4,7 @@
 //! operator asks for the last good point, and checkpoints taken under
 //! concurrent writes still recover the exact state.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -4,7 +4,7 @@
 //! in the log); writes resume without a restart; and a power cut afterwards
 //! keeps exactly the changes that were accepted.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -4,7 +4,7 @@
 //! checkpoint plus the log after it, and after a power cut gives back the
 //! newest value of every key, with its kind and expiry.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

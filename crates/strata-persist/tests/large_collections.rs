@@ -4,7 +4,7 @@
 //! back every head and chunk, no orphan, no chunk missing, and user keys
 //! with a chunk's bytes apart.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

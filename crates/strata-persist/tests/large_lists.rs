@@ -6,7 +6,7 @@
 //! and after a power cut gives back exactly the model's elements in order,
 //! with no orphan or missing chunk.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, VecDeque};
 

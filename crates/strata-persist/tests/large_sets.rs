@@ -5,7 +5,7 @@
 //! power cut gives back exactly the model's members, with no orphan or
 //! missing chunk.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -4,7 +4,7 @@
 //! and power cuts (clean and torn). After every restart the keyspace must
 //! equal the model: nothing acknowledged lost, nothing deleted back.
 
-mod common;
+use crate::common;
 
 use common::*;
 use proptest::prelude::*;

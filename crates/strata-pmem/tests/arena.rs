@@ -1,7 +1,7 @@
 //! The arena as an engine uses it: chunk access, the publish protocol
 //! across a crash, stats, running out of chunks.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::Ordering;
 

@@ -1,7 +1,7 @@
 //! Threads allocating, writing and freeing at once on a real mapped file;
 //! then a clean close and a reopen that finds exactly what was kept.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -10,8 +10,8 @@
 //! 4 KiB page as a u32 LE page number and the page.
 //!
 //! Regenerate (only when deliberately changing the format, together with a
-//! new version number): `cargo test -p strata-pmem --test format_fixture --
-//! --ignored write_v1_fixture`.
+//! new version number): `cargo test -p strata-pmem --test integration --
+//! --ignored format_fixture::write_v1_fixture`.
 
 use std::path::PathBuf;
 

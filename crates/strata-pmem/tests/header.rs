@@ -1,7 +1,7 @@
 //! The header: corruption, versions, kinds, sizes, the clean flag, roots
 //! and crash-safe creation.
 
-mod common;
+use crate::common;
 
 use std::fs::OpenOptions;
 use std::os::unix::fs::FileExt;

@@ -1,6 +1,6 @@
 //! `PmemMap` on a real file: tmpfs has no DAX, so persistence is emulated.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::Ordering;
 

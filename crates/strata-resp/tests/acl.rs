@@ -3,7 +3,7 @@
 //! `DRYRUN`/`LOG`, and the command table's key specifications agreeing
 //! with what ACLs enforce.
 
-mod common;
+use crate::common;
 
 use common::{bulks, start, start_with, Client, Value};
 use strata_kv::KeyspaceConfig;

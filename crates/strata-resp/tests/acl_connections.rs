@@ -3,7 +3,7 @@
 //! of removed users, `MULTI`/`EXEC` checks at queue time and at `EXEC`, the
 //! ACL file round trip, and the Rust `redis` crate logging in as a user.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::time::Duration;

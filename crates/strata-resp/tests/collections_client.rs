@@ -2,7 +2,7 @@
 //! sorted sets: typed replies, RESP3 maps and sets, a blocking pop woken
 //! from another connection, WRONGTYPE, and a MULTI/EXEC of the new commands.
 
-mod common;
+use crate::common;
 
 use std::collections::{HashMap, HashSet};
 use std::thread;

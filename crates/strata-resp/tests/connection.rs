@@ -1,7 +1,7 @@
 //! Connection commands over TCP: PING, ECHO, SELECT, TIME, QUIT, AUTH,
 //! HELLO and CLIENT.
 
-mod common;
+use crate::common;
 
 use common::{start, start_with, Client, Value};
 use strata_kv::KeyspaceConfig;

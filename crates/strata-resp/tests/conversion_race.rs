@@ -6,7 +6,7 @@
 //! missing. Each test runs a writer flipping one key between the two
 //! encodings and readers checking every reply, for a bounded time.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

@@ -5,7 +5,7 @@
 //! the command table. Nothing may panic, a request's arguments lie within
 //! the buffer, and an incomplete request never consumes. The session-level
 //! properties are in `session_fuzz.rs`. Longer runs:
-//! `STRATA_FUZZ_CASES=100000 cargo test -p strata-resp --test decoder_fuzz`.
+//! `STRATA_FUZZ_CASES=100000 cargo test -p strata-resp --test integration decoder_fuzz::`.
 
 use proptest::prelude::*;
 use strata_resp::codec::{Limits, Parsed, RequestParser};

@@ -3,7 +3,7 @@
 //! FCALL_RO (keys and arguments, `no-writes`), LIST, DELETE, FLUSH, DUMP
 //! and RESTORE with each policy, STATS and KILL of a function that loops.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

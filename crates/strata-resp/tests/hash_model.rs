@@ -7,7 +7,7 @@
 //! the engine against leaks (no orphan or missing chunk). Also: an HSET on
 //! a large hash logs one record whose size does not grow with the hash.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 

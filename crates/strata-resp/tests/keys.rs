@@ -1,7 +1,7 @@
 //! Key commands over TCP: deletion, expiry (manual clock), KEYS, SCAN,
 //! RENAME, RANDOMKEY, DBSIZE, FLUSH.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

@@ -6,7 +6,7 @@
 //! `STRATA_MEASURE_KINDS=SADD` measures the set only;
 //! `STRATA_MEASURE_LIMIT_MB` sets Strata's memory limit (default 4 GiB).
 
-mod common;
+use crate::common;
 
 use std::net::TcpListener;
 use std::process::{Command, Stdio};

@@ -11,7 +11,7 @@
 //! one record (and so after a restart from the log), and bad input gets
 //! errors.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! The memory limit as Redis clients see it: OOM errors in store mode,
 //! eviction (and `evicted_keys`) in cache mode.
 
-mod common;
+use crate::common;
 
 use common::{start_cache, start_with, Client, Value};
 use strata_kv::{EvictionPolicy, KeyspaceConfig};

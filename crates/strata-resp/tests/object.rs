@@ -3,7 +3,7 @@
 //! commands Redis runs without touching the key (`TYPE`, `EXISTS`, `TTL`,
 //! `OBJECT` itself); `OBJECT FREQ` keeps Redis's non-LFU error.
 
-mod common;
+use crate::common;
 
 use common::{start, Client, Value};
 

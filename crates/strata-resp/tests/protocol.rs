@@ -1,7 +1,7 @@
 //! Raw protocol over TCP: unknown commands, arity, inline commands,
 //! pipelining, protocol errors and size limits.
 
-mod common;
+use crate::common;
 
 use common::{start, start_with, Client, Value};
 use strata_kv::KeyspaceConfig;

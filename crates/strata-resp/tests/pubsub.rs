@@ -3,7 +3,7 @@
 //! introspection, and the `client-output-buffer-limit pubsub` bound on a
 //! subscriber that never reads.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::net::TcpStream;

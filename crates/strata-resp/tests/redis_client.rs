@@ -1,7 +1,7 @@
 //! The real Rust `redis` crate (sync API) against the front end: a broad
 //! set of commands, pipelines, a WATCH/MULTI/EXEC transaction, RESP3.
 
-mod common;
+use crate::common;
 
 use std::collections::{HashMap, HashSet};
 

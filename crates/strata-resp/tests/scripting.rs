@@ -3,7 +3,7 @@
 //! loops forever (BUSY for others, SCRIPT KILL), one that wrote
 //! (UNKILLABLE), one that allocates without bound.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -1,6 +1,6 @@
 //! Server commands over TCP: COMMAND, CONFIG and INFO.
 
-mod common;
+use crate::common;
 
 use common::{bulks, start, Client, Value};
 

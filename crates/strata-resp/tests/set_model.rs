@@ -8,7 +8,7 @@
 //! against leaks (no orphan or missing chunk). Also: an SADD on a large
 //! set logs one record whose size does not grow with the set.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -3,7 +3,7 @@
 //! cutting, client address and name), `slowlog-max-len`, `RESET`,
 //! `CONFIG SET`, and the per-command counts.
 
-mod common;
+use crate::common;
 
 use common::{bulks, start, Client, Value};
 

@@ -1,6 +1,6 @@
 //! String commands over TCP, replies compared with Redis 7's.
 
-mod common;
+use crate::common;
 
 use common::{bulks, start, Client, Value};
 

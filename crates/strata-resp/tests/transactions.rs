@@ -1,6 +1,6 @@
 //! MULTI / EXEC / DISCARD / WATCH over TCP.
 
-mod common;
+use crate::common;
 
 use common::{start, Client, Value};
 

@@ -11,7 +11,7 @@
 //! chunk). Also: a ZADD on a large set logs one record whose size does not
 //! grow with the set, and bad input answers Redis's errors.
 
-mod common;
+use crate::common;
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};

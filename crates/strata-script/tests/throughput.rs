@@ -1,5 +1,5 @@
 //! Runs per second of a typical score script, for the record
-//! (`cargo test --release -p strata-script --test throughput -- --ignored --nocapture`).
+//! (`cargo test --release -p strata-script --test integration throughput:: -- --ignored --nocapture`).
 
 use std::time::Instant;
 

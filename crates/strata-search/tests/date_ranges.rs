@@ -15,7 +15,7 @@ use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
 use strata_search::{Catalog, Precondition, SearchIndex};
 
-mod common;
+use crate::common;
 
 const T0: i64 = 1_700_000_000_000;
 

@@ -15,7 +15,7 @@ use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
 use strata_search::{Catalog, Precondition};
 
-mod common;
+use crate::common;
 
 struct Doc {
     group: i64,

@@ -3,7 +3,7 @@
 //! pieces of the source no longer than asked, options change tags, counts
 //! and fields as in Elasticsearch, and bad options are 400s.
 
-mod common;
+use crate::common;
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

@@ -5,7 +5,7 @@
 //! against values computed by brute force over the same documents, and
 //! the errors bad requests give.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 

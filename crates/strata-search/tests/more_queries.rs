@@ -3,7 +3,7 @@
 //! the matches computed by brute force over the same documents, and the
 //! errors bad input gives.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

@@ -6,7 +6,7 @@
 //! Nothing may panic. `hostile_queries.rs` fuzzes well-formed trees;
 //! this reaches the parser with the malformed ones a fuzzer finds. Longer
 //! runs: `STRATA_FUZZ_CASES=20000 cargo test -p strata-search --test
-//! query_bytes_fuzz`.
+//! integration query_bytes_fuzz::`.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -6,7 +6,7 @@
 //! refused, in Elasticsearch's words, where the field's type has no use
 //! for them.
 
-mod common;
+use crate::common;
 
 use common::{logs_index, search_logs, try_search};
 use serde_json::{json, Value};

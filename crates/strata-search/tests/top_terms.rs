@@ -19,7 +19,7 @@ use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
 use strata_search::{Catalog, Precondition};
 
-mod common;
+use crate::common;
 
 struct Doc {
     id: String,

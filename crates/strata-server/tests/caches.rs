@@ -4,7 +4,7 @@
 //! `search_blocks`), so a client reading either sees the same numbers;
 //! with `cache_size` the two users share one cache and its one budget.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;

@@ -4,8 +4,8 @@
 //! `idle_timeout`; HTTP keep-alive), and clients that send a byte a second
 //! closed within the request, header or body bound.
 
-mod common;
-mod transport_support;
+use crate::common;
+use crate::transport_support;
 
 use std::time::Duration;
 

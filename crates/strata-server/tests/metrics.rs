@@ -5,7 +5,7 @@
 //! line, histograms are cumulative and end in `+Inf` = `_count`), and the
 //! port answers only `GET /metrics`.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;

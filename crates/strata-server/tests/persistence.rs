@@ -3,7 +3,7 @@
 //! memcached `stats` show the persistence fields, SAVE/BGSAVE/LASTSAVE work,
 //! and a restart on the same directory finds everything, including deletes.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

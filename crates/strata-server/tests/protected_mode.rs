@@ -10,8 +10,8 @@
 //! privilege, no `unshare` or `ip`), the test says so and passes without
 //! checking; the decision itself is unit-tested in `strata-net`.
 
-mod common;
-mod transport_support;
+use crate::common;
+use crate::transport_support;
 
 use std::net::SocketAddr;
 use std::process::Command;
@@ -61,7 +61,7 @@ fn non_loopback_clients_of_ports_without_authentication_are_refused() {
         .arg(exe)
         .args([
             "--exact",
-            "non_loopback_clients_of_ports_without_authentication_are_refused",
+            &this_test_name(),
             "--nocapture",
             "--test-threads=1",
         ])
@@ -78,6 +78,16 @@ fn non_loopback_clients_of_ports_without_authentication_are_refused() {
         stdout.contains("1 passed"),
         "the checks did not run:\n{stdout}\n{stderr}"
     );
+}
+
+/// The full name libtest knows this test by: its module path below the
+/// test binary's root (the files of `tests/` are modules of one binary).
+fn this_test_name() -> String {
+    let test = "non_loopback_clients_of_ports_without_authentication_are_refused";
+    match module_path!().split_once("::") {
+        Some((_root, module)) => format!("{module}::{test}"),
+        None => test.to_owned(),
+    }
 }
 
 /// `addr`'s port at the non-loopback address.

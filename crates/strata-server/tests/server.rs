@@ -2,7 +2,7 @@
 //! keyspace, the settings report the actual ports, and shutdown closes
 //! open connections.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -5,8 +5,8 @@
 //! certificates (`tls_ca_cert_file`, `tls_auth_clients`); refused
 //! configurations naming the setting.
 
-mod common;
-mod transport_support;
+use crate::common;
+use crate::transport_support;
 
 use std::time::{Duration, Instant};
 

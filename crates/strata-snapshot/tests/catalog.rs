@@ -1,7 +1,7 @@
 //! Choosing the snapshot to recover from (`newest_complete`, `Strict` or
 //! `OlderGood`) and removing the ones a newer snapshot made unnecessary.
 
-mod common;
+use crate::common;
 
 use common::*;
 use strata_device::{Directory, MemDirectory};

@@ -2,7 +2,7 @@
 //! file and the offset of the bad header, block or trailer; no damage ever
 //! reads as a good snapshot.
 
-mod common;
+use crate::common;
 
 use common::*;
 use strata_device::MemDirectory;

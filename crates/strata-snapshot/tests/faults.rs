@@ -2,7 +2,7 @@
 //! and a failed sync each fail the checkpoint, never report it complete,
 //! and leave the previous snapshot the newest complete one.
 
-mod common;
+use crate::common;
 
 use std::error::Error as _;
 use std::io;

@@ -5,9 +5,10 @@
 //!
 //! Regenerate (only when deliberately changing the format, together with a
 //! new version number and a new fixture folder): `cargo test -p
-//! strata-snapshot --test format_fixture -- --ignored write_v1_fixture`.
+//! strata-snapshot --test integration -- --ignored
+//! format_fixture::write_v1_fixture`.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

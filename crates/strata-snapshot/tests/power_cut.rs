@@ -3,7 +3,7 @@
 //! returns, the previous snapshot stays the newest complete one; once it
 //! returns, the new one survives.
 
-mod common;
+use crate::common;
 
 use std::io;
 use std::sync::{Arc, Mutex};

@@ -2,7 +2,7 @@
 //! R bytes per second asks for about N / R of sleep, in small steps; without
 //! a rate nothing sleeps.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

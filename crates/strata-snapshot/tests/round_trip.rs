@@ -1,7 +1,7 @@
 //! What goes into a snapshot comes back out, in order, on every directory
 //! and with any block size.
 
-mod common;
+use crate::common;
 
 use common::*;
 use proptest::prelude::*;

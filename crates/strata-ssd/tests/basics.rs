@@ -1,7 +1,7 @@
 //! Appends, reads, flush and reopen; limits; refused devices; the record
 //! cache under ten times its budget; live accounting; a failing sync.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

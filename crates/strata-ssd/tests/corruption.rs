@@ -3,7 +3,7 @@
 //! way); a torn tail of the newest block is cut and counted, and the cut
 //! is repaired so the next restart is clean.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

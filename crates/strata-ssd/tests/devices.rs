@@ -2,7 +2,7 @@
 //! (skipped with a note where refused) and the buffered fallback on tmpfs,
 //! both through `open_ssd_path`.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::sync::Arc;

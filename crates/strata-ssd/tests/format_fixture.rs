@@ -10,10 +10,10 @@
 //! format change would break.
 //!
 //! Regenerate (only when deliberately changing the format, together with a
-//! new version number): `cargo test -p strata-ssd --test format_fixture --
-//! --ignored write_v1_fixture`.
+//! new version number): `cargo test -p strata-ssd --test integration --
+//! --ignored format_fixture::write_v1_fixture`.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::sync::Arc;

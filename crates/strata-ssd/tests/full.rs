@@ -1,7 +1,7 @@
 //! Writes are refused with `Full` before the device is full, and the
 //! defragmenter can still move live entries using the reserve.
 
-mod common;
+use crate::common;
 
 use common::*;
 use strata_ssd::{BlockLoc, SsdError};

@@ -2,7 +2,7 @@
 //! read into, 8-byte aligned after [`PAYLOAD_ALIGN_PAD`], and the pooled
 //! buffers they come back to never leak one read's bytes into another's.
 
-mod common;
+use crate::common;
 
 use common::open_empty;
 use strata_device::MemBlockDevice;

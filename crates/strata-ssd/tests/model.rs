@@ -5,7 +5,7 @@
 //! writes since may or may not survive), and a delete that was flushed
 //! never comes back. Live accounting must match the index.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 

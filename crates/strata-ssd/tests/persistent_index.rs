@@ -3,7 +3,7 @@
 //! (only blocks written since the last sync are read; an entry past its
 //! block's durable end is refused as not live).
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -4,7 +4,7 @@
 //! whole, and a read the device cannot serve, or that finds corrupt bytes,
 //! fails with the same error either way.
 
-mod common;
+use crate::common;
 
 use std::io::ErrorKind;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! Many `read_async` calls in flight at once, through a small pool with a
 //! short queue, all complete with the right bytes, with either I/O engine.
 
-mod common;
+use crate::common;
 
 use common::*;
 use strata_ssd::{IoEngine, SsdConfig};

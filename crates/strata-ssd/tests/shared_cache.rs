@@ -4,7 +4,7 @@
 //! records beside it, and a store opened after another on the same shared
 //! cache never reads the earlier store's records.
 
-mod common;
+use crate::common;
 
 use common::{config, decode, mem_device, open_empty, payload, PUT};
 use strata_cache::{SharedCache, UserCache};

@@ -3,7 +3,7 @@
 //! server's CPU per request (`--server-pid`), and memcached refuses the type workloads.
 //! Short runs (a few thousand requests each).
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! `memcache` crates share one keyspace, and the connection limit refuses
 //! the client over it with the protocol's error.
 
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 

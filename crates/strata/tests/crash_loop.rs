@@ -28,10 +28,7 @@
 //! of its cycles is longer. A failing test keeps its data directory and
 //! prints the path.
 
-#[path = "support/crash/mod.rs"]
-mod crash;
-#[path = "support/spawn.rs"]
-mod spawn;
+use crate::crash;
 
 use std::time::Duration;
 

@@ -6,9 +6,8 @@
 //! single-document get/update/delete, and the error statuses the client
 //! reports (404, 409, 400).
 
-#[path = "support/access_docs.rs"]
-mod access_docs;
-mod support;
+use crate::access_docs;
+use crate::support;
 
 use std::collections::BTreeSet;
 

@@ -6,10 +6,8 @@
 //! from the same documents (`support/access_docs.rs`), and a 400.
 
 // Shared with `es_rust_client.rs`, which uses the rest of it.
-#[allow(dead_code)]
-#[path = "support/access_docs.rs"]
-mod access_docs;
-mod support;
+use crate::access_docs;
+use crate::support;
 
 use std::collections::{BTreeMap, HashSet};
 

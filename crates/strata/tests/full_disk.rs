@@ -13,15 +13,9 @@
 //! - Search: while the translog cannot write, bulk items get 429
 //!   `cluster_block_exception`; once space is freed they are accepted.
 
-#[allow(dead_code)]
-#[path = "support/crash/mod.rs"]
-mod crash;
-#[allow(dead_code)]
-#[path = "support/small_fs.rs"]
-mod small_fs;
-#[allow(dead_code)]
-#[path = "support/spawn.rs"]
-mod spawn;
+use crate::crash;
+use crate::small_fs;
+use crate::spawn;
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};

@@ -7,7 +7,7 @@
 //!
 //! Quick by default (a few seconds); `STRATA_TEST_FULL=1` sends more.
 
-mod support;
+use crate::support;
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};

@@ -16,7 +16,7 @@
 //! replies (10 hits of 6 KB per search) and a 90 MB document accepted and
 //! indexed, after which the memory must come back.
 
-mod support;
+use crate::support;
 
 use std::fmt::Write as _;
 use std::net::SocketAddr;

@@ -9,8 +9,7 @@
 //! The inputs are 160 MB each (`STRATA_TEST_FULL=1`: 1 GB with a
 //! 256 MiB budget).
 
-#[path = "support/scale.rs"]
-mod scale;
+use crate::scale;
 
 use std::path::Path;
 use std::process::{Command, Stdio};

@@ -1,7 +1,7 @@
 //! The process around the server: signals, configuration precedence, bad
 //! options and the help text.
 
-mod support;
+use crate::support;
 
 use std::io::Write;
 use std::net::TcpListener;

@@ -16,12 +16,7 @@
 //! the cycles (default 5; 50 with `STRATA_TEST_FULL=1`).
 
 // Only part of the shared crash support is used here.
-#[allow(dead_code)]
-#[path = "support/crash/mod.rs"]
-mod crash;
-#[allow(dead_code)]
-#[path = "support/spawn.rs"]
-mod spawn;
+use crate::crash;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

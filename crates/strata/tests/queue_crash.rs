@@ -18,14 +18,8 @@
 //! runs).
 
 // Only part of the shared crash support is used here.
-#[allow(dead_code)]
-#[path = "support/crash/mod.rs"]
-mod crash;
-#[path = "support/queue_check.rs"]
-mod queue_check;
-#[allow(dead_code)]
-#[path = "support/spawn.rs"]
-mod spawn;
+use crate::crash;
+use crate::queue_check;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;

@@ -14,12 +14,8 @@
 //! (default 4; 40 with `STRATA_TEST_FULL=1`).
 
 // Only part of the shared crash support is used here.
-#[allow(dead_code)]
-#[path = "support/crash/mod.rs"]
-mod crash;
-#[allow(dead_code)]
-#[path = "support/spawn.rs"]
-mod spawn;
+use crate::crash;
+use crate::spawn;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Read, Write};

@@ -4,7 +4,7 @@
 //! info,strata::slowlog=trace`) at the most severe level reached, with
 //! Elasticsearch's fields, read back from the JSON log lines.
 
-mod support;
+use crate::support;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

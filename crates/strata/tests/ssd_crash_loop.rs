@@ -24,12 +24,7 @@
 //! cycles (default 4; 30 with `STRATA_TEST_FULL=1`).
 
 // Only part of the shared crash support is used here.
-#[allow(dead_code)]
-#[path = "support/crash/mod.rs"]
-mod crash;
-#[allow(dead_code)]
-#[path = "support/spawn.rs"]
-mod spawn;
+use crate::crash;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};

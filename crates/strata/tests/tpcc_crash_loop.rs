@@ -7,8 +7,7 @@
 //! Concurrency control alternates; checkpoints run every 0.7 s. Two
 //! cycles; ten with `STRATA_TEST_FULL=1`, `STRATA_CRASH_CYCLES=N` exactly N.
 
-#[path = "support/scale.rs"]
-mod scale;
+use crate::scale;
 
 use std::io::Read as _;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! `strata lab` reads to label a run with the binary that measured it; a
 //! running server reports the same commit on every front end.
 
-mod support;
+use crate::support;
 
 use std::process::Command;
 

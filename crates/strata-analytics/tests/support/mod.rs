@@ -15,6 +15,22 @@ use strata_analytics::jobs::run::JobRun;
 use strata_analytics::tier::SpillIo;
 use strata_analytics::{EngineOptions, JobCommand, JobEngine};
 
+/// Held by every test that runs a job in this process: a job's DRAM budget
+/// is planned from the process's resident memory, which a job of another
+/// test running beside it would inflate (the files of `tests/` are modules
+/// of one test binary, so one process). Not poisoned by a failed test.
+static IN_PROCESS_JOBS: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// Waits until no other test runs a job in this process (async tests).
+pub async fn jobs_alone() -> tokio::sync::MutexGuard<'static, ()> {
+    IN_PROCESS_JOBS.lock().await
+}
+
+/// [`jobs_alone`] for tests outside a runtime.
+pub fn jobs_alone_blocking() -> tokio::sync::MutexGuard<'static, ()> {
+    IN_PROCESS_JOBS.blocking_lock()
+}
+
 /// `strata job ...` as the binary parses it.
 #[derive(Parser)]
 struct Cli {

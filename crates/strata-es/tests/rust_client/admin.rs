@@ -19,7 +19,7 @@ use elasticsearch::{
 };
 use serde_json::{json, Value};
 
-use crate::data::*;
+use super::data::*;
 
 /// The status and the error type of a search of the test index that fails.
 async fn search_failure(client: &elasticsearch::Elasticsearch, body: Value) -> (u16, String) {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use crate::data::*;
+use super::data::*;
 
 /// Asserts `got` (a JSON number) is within `tolerance` of `want`.
 fn near(got: &Value, want: f64, tolerance: f64, what: &str) {

@@ -12,7 +12,7 @@ use elasticsearch::{
 };
 use serde_json::{json, Value};
 
-use crate::data::*;
+use super::data::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scroll_reads_every_document_once_and_clears() {

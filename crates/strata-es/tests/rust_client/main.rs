@@ -4,9 +4,6 @@
 //! and error paths that `crates/strata/tests/es_rust_client.rs` (the same
 //! client against a `strata serve` child) does not cover.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 mod admin;
 mod aggregations;
 mod apis;

@@ -7,7 +7,7 @@ use elasticsearch::http::request::JsonBody;
 use elasticsearch::{CountParts, Elasticsearch, MsearchParts};
 use serde_json::{json, Value};
 
-use crate::data::*;
+use super::data::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_query_type_matches_the_computed_documents() {

@@ -7,7 +7,7 @@ use elasticsearch::params::Refresh;
 use elasticsearch::{GetParts, IndexParts, SearchParts, UpdateParts};
 use serde_json::{json, Value};
 
-use crate::data::*;
+use super::data::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn update_scripts_and_upserts() {

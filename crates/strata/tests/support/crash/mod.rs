@@ -26,8 +26,7 @@ pub mod memcache;
 pub mod model;
 pub mod recovered;
 pub mod resp;
-#[path = "../scale.rs"]
-pub mod scale;
+pub use crate::support::scale;
 pub mod server;
 pub mod totals;
 pub mod verify;

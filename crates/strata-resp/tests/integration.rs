@@ -1,0 +1,58 @@
+//! strata-resp's integration tests linked as one binary: one link and one
+//! executable instead of one per file keeps CI's build time and disk small.
+//! Each file is a module named after it; run one with
+//! `cargo test -p strata-resp --test integration <file>::`.
+
+#[path = "common/mod.rs"]
+mod common;
+
+#[path = "acl.rs"]
+mod acl;
+#[path = "acl_connections.rs"]
+mod acl_connections;
+#[path = "collections_client.rs"]
+mod collections_client;
+#[path = "connection.rs"]
+mod connection;
+#[path = "conversion_race.rs"]
+mod conversion_race;
+#[path = "decoder_fuzz.rs"]
+mod decoder_fuzz;
+#[path = "decoder_split.rs"]
+mod decoder_split;
+#[path = "functions.rs"]
+mod functions;
+#[path = "hash_model.rs"]
+mod hash_model;
+#[path = "keys.rs"]
+mod keys;
+#[path = "large_memory.rs"]
+mod large_memory;
+#[path = "list_model.rs"]
+mod list_model;
+#[path = "memory.rs"]
+mod memory;
+#[path = "object.rs"]
+mod object;
+#[path = "protocol.rs"]
+mod protocol;
+#[path = "pubsub.rs"]
+mod pubsub;
+#[path = "redis_client.rs"]
+mod redis_client;
+#[path = "scripting.rs"]
+mod scripting;
+#[path = "server.rs"]
+mod server;
+#[path = "session_fuzz.rs"]
+mod session_fuzz;
+#[path = "set_model.rs"]
+mod set_model;
+#[path = "slowlog.rs"]
+mod slowlog;
+#[path = "strings.rs"]
+mod strings;
+#[path = "transactions.rs"]
+mod transactions;
+#[path = "zset_model.rs"]
+mod zset_model;

@@ -1,0 +1,76 @@
+//! strata-search's integration tests linked as one binary: one link and one
+//! executable instead of one per file keeps CI's build time and disk small.
+//! Each file is a module named after it; run one with
+//! `cargo test -p strata-search --test integration <file>::`.
+
+#[path = "common/mod.rs"]
+mod common;
+
+#[path = "aliases_templates.rs"]
+mod aliases_templates;
+#[path = "bucket_limits.rs"]
+mod bucket_limits;
+#[path = "bucket_subaggs.rs"]
+mod bucket_subaggs;
+#[path = "calendar_aggs.rs"]
+mod calendar_aggs;
+#[path = "concurrent_refresh.rs"]
+mod concurrent_refresh;
+#[path = "date_ranges.rs"]
+mod date_ranges;
+#[path = "distinct_terms.rs"]
+mod distinct_terms;
+#[path = "docvalue_fields.rs"]
+mod docvalue_fields;
+#[path = "dynamic_templates.rs"]
+mod dynamic_templates;
+#[path = "engine.rs"]
+mod engine;
+#[path = "eventdata_dashboards.rs"]
+mod eventdata_dashboards;
+#[path = "exists.rs"]
+mod exists;
+#[path = "filter_agg.rs"]
+mod filter_agg;
+#[path = "flush_crash.rs"]
+mod flush_crash;
+#[path = "geo.rs"]
+mod geo;
+#[path = "highlight.rs"]
+mod highlight;
+#[path = "hostile_queries.rs"]
+mod hostile_queries;
+#[path = "metadata_crash.rs"]
+mod metadata_crash;
+#[path = "more_aggs.rs"]
+mod more_aggs;
+#[path = "more_queries.rs"]
+mod more_queries;
+#[path = "multi_term.rs"]
+mod multi_term;
+#[path = "nested.rs"]
+mod nested;
+#[path = "norms.rs"]
+mod norms;
+#[path = "numeric_sort.rs"]
+mod numeric_sort;
+#[path = "placement.rs"]
+mod placement;
+#[path = "query_bytes_fuzz.rs"]
+mod query_bytes_fuzz;
+#[path = "recovery.rs"]
+mod recovery;
+#[path = "runtime_aggs.rs"]
+mod runtime_aggs;
+#[path = "runtime_queries.rs"]
+mod runtime_queries;
+#[path = "sort_and_paging.rs"]
+mod sort_and_paging;
+#[path = "sort_options.rs"]
+mod sort_options;
+#[path = "text_queries.rs"]
+mod text_queries;
+#[path = "time_buckets.rs"]
+mod time_buckets;
+#[path = "top_terms.rs"]
+mod top_terms;
