@@ -222,12 +222,15 @@ fn translate_at<'n>(
                         }
                         // (A date_histogram took the first branch; a
                         // pipeline was split off or refused above, a bucket
-                        // script taken out of the request.)
+                        // script taken out of the request; the scanned
+                        // kinds were deferred.)
                         TypedParams::Untyped
                         | TypedParams::DateHistogram(_)
                         | TypedParams::Pipeline(_)
                         | TypedParams::BucketScript(_)
-                        | TypedParams::WeightedAvg(_) => {
+                        | TypedParams::WeightedAvg(_)
+                        | TypedParams::RareTerms(_)
+                        | TypedParams::SignificantTerms(_) => {
                             params.insert("field".into(), json!(column));
                             Value::Object(params)
                         }

@@ -9,8 +9,13 @@
 //! Each level is parsed knowing its parent's kind, so a pipeline in a
 //! parent it cannot sit in is refused here. `bucket_script` and
 //! `bucket_selector` are typed too, [`BucketScriptParams`], their scripts
-//! as written (the script module compiles them), and `weighted_avg`,
-//! [`WeightedAvgParams`] (its fields' types are the scan's to judge).
+//! as written (the script module compiles them), `weighted_avg`,
+//! [`WeightedAvgParams`] (its fields' types are the scan's to judge),
+//! `rare_terms`, [`RareTermsParams`], and `significant_terms`,
+//! [`SignificantTermsParams`] (the values they count, [`TermValues`], as
+//! written: converting them to the field's type is the scan's, against
+//! the mapping; `significant_terms`' `background_filter` is the query's
+//! JSON, parsed per pass as the other queries in aggregations are).
 //! Structural errors (an aggregation that is not an object, two kinds in
 //! one, no kind, an unknown kind, `aggs` that is not an object, a bad
 //! name, nesting past [`MAX_AGG_DEPTH`]) are the parse's, and its parse
@@ -20,8 +25,8 @@
 //! tree; an [`AggTree`] keeps the JSON it was parsed from (or, for one
 //! made of nodes, their JSON), which only tests read now: the search,
 //! its extra passes (handed the parsed nodes) and the bucket scripts read
-//! the nodes; the untyped kinds' parameters are still read from
-//! [`AggNode::body`].
+//! the nodes; the untyped kinds' parameters (`composite`, `range`,
+//! `filter`, `top_hits`, ...) are still read from [`AggNode::body`].
 
 mod bucket_script;
 mod cardinality;
@@ -32,7 +37,10 @@ mod kind;
 mod metric;
 mod percentiles;
 mod pipeline;
+mod rare_terms;
+mod significant_terms;
 mod source;
+mod term_values;
 mod terms;
 mod weighted_avg;
 
@@ -47,7 +55,10 @@ pub use self::metric::MetricParams;
 pub use self::percentiles::PercentilesParams;
 pub(crate) use self::pipeline::check_parent;
 pub use self::pipeline::{GapPolicy, PipelineParams, SortKey};
-pub(crate) use self::source::{check_keys, field_param};
+pub use self::rare_terms::RareTermsParams;
+pub use self::significant_terms::{Heuristic, SignificantTermsParams};
+pub(crate) use self::source::{check_keys, count_param, field_param};
+pub use self::term_values::TermValues;
 pub use self::terms::TermsParams;
 pub use self::weighted_avg::{WeightedAvgParams, WeightedSide};
 use crate::error::{QueryStep, Result, SearchError};
@@ -96,6 +107,10 @@ pub enum TypedParams {
     BucketScript(BucketScriptParams),
     /// `weighted_avg`.
     WeightedAvg(WeightedAvgParams),
+    /// `rare_terms`.
+    RareTerms(RareTermsParams),
+    /// `significant_terms`.
+    SignificantTerms(SignificantTermsParams),
 }
 
 impl TypedParams {
@@ -118,6 +133,10 @@ impl TypedParams {
             AggKind::Histogram => TypedParams::Histogram(HistogramParams::parse(name, params)?),
             AggKind::WeightedAvg => {
                 TypedParams::WeightedAvg(WeightedAvgParams::parse(name, params)?)
+            }
+            AggKind::RareTerms => TypedParams::RareTerms(RareTermsParams::parse(name, params)?),
+            AggKind::SignificantTerms => {
+                TypedParams::SignificantTerms(SignificantTermsParams::parse(name, params)?)
             }
             AggKind::DateHistogram => {
                 TypedParams::DateHistogram(DateHistogramParams::parse_body(name, params)?)
@@ -151,6 +170,8 @@ impl TypedParams {
             TypedParams::Terms(t) => Some(t.field()),
             TypedParams::Histogram(h) => Some(h.field()),
             TypedParams::DateHistogram(d) => Some(&d.field),
+            TypedParams::RareTerms(r) => Some(&r.values.field),
+            TypedParams::SignificantTerms(s) => Some(&s.values.field),
         }
     }
 }

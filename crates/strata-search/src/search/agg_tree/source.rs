@@ -140,3 +140,19 @@ pub(crate) fn check_keys(name: &str, kind: &str, params: &Value, allowed: &[&str
     }
     Ok(())
 }
+
+/// A count parameter (`size`, `min_doc_count`, ...) of aggregation `name`
+/// with its default: a non-negative integer or a string of one.
+pub(crate) fn count_param(name: &str, params: &Value, key: &str, default: u64) -> Result<u64> {
+    match params.get(key) {
+        None => Ok(default),
+        Some(v) => v
+            .as_u64()
+            .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+            .ok_or_else(|| {
+                SearchError::parsing(format!(
+                    "[{key}] of aggregation [{name}] must be a non-negative integer, got [{v}]"
+                ))
+            }),
+    }
+}

@@ -88,10 +88,16 @@ pub fn validate(node: &AggNode, mappings: &Mappings) -> Result<()> {
             }
             _ => Err(unparsed(name, kind)),
         },
-        "rare_terms" => terms_scans::RareTerms::parse(name, params, mappings).map(|_| ()),
-        "significant_terms" => {
-            terms_scans::SignificantTerms::parse(name, params, mappings).map(|_| ())
-        }
+        "rare_terms" => match &node.typed {
+            TypedParams::RareTerms(r) => terms_scans::RareTerms::new(name, r, mappings).map(|_| ()),
+            _ => Err(unparsed(name, kind)),
+        },
+        "significant_terms" => match &node.typed {
+            TypedParams::SignificantTerms(s) => {
+                terms_scans::SignificantTerms::new(name, s, mappings).map(|_| ())
+            }
+            _ => Err(unparsed(name, kind)),
+        },
         "composite" => composite::Composite::parse(name, params, mappings).map(|_| ()),
         _ => Err(SearchError::illegal(format!(
             "aggregation type [{kind}] of [{name}] is not supported by this server"
@@ -119,10 +125,18 @@ pub fn run(env: &ScanEnv<'_>, node: &AggNode) -> Result<Value> {
             }
             _ => Err(unparsed(name, kind)),
         },
-        "rare_terms" => terms_scans::RareTerms::parse(name, params, &mappings)?.run(env, sub),
-        "significant_terms" => {
-            terms_scans::SignificantTerms::parse(name, params, &mappings)?.run(env, sub)
-        }
+        "rare_terms" => match &node.typed {
+            TypedParams::RareTerms(r) => {
+                terms_scans::RareTerms::new(name, r, &mappings)?.run(env, sub)
+            }
+            _ => Err(unparsed(name, kind)),
+        },
+        "significant_terms" => match &node.typed {
+            TypedParams::SignificantTerms(s) => {
+                terms_scans::SignificantTerms::new(name, s, &mappings)?.run(env, sub)
+            }
+            _ => Err(unparsed(name, kind)),
+        },
         "composite" => composite::Composite::parse(name, params, &mappings)?.run(env, sub),
         _ => Err(SearchError::illegal(format!(
             "aggregation type [{kind}] of [{name}] is not supported by this server"
@@ -130,9 +144,9 @@ pub fn run(env: &ScanEnv<'_>, node: &AggNode) -> Result<Value> {
     }
 }
 
-/// A typed kind (`cardinality`, `weighted_avg`) whose node carries no
-/// typed parameters: the tree's parse types every one, so this does not
-/// come.
+/// A typed kind (`cardinality`, `weighted_avg`, `rare_terms`,
+/// `significant_terms`) whose node carries no typed parameters: the
+/// tree's parse types every one, so this does not come.
 fn unparsed(name: &str, kind: &str) -> SearchError {
     SearchError::illegal(format!("[{kind}] aggregation [{name}] was not parsed"))
 }

@@ -1,10 +1,15 @@
 //! `rare_terms` and `significant_terms`: both count, per distinct value of
 //! a field, the matching documents holding it (`TermCounts`), exactly.
+//! Their parameters were typed and range-checked when the request was
+//! parsed (`agg_tree`: [`RareTermsParams`], [`SignificantTermsParams`]);
+//! here they meet the mapping: the field's type, and `include`, `exclude`
+//! and `missing` converted to it (a value that does not fit is refused),
+//! and `background_filter` is parsed as a query.
 //!
 //! - `rare_terms`: the values held by at most `max_doc_count` documents,
 //!   rarest first then by value (Elasticsearch's order). Elasticsearch
 //!   approximates with a cuckoo filter tuned by `precision`; the counts
-//!   here are exact, so `precision` only has its range checked.
+//!   here are exact, so `precision` only had its range checked.
 //! - `significant_terms`: the values more frequent in the matching
 //!   documents (foreground) than in the whole index or
 //!   `background_filter` (background), scored by `jlh` (the default) or
@@ -16,12 +21,13 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{json, Map, Value};
 
 use super::env::ScanEnv;
-use super::params::{check_keys, count_param, field_param};
 use super::values::{Key, Scan, ValueKind};
 use crate::error::{Result, SearchError};
 use crate::mapping::Mappings;
 use crate::query::ParsedQuery;
-use crate::search::agg_tree::AggTree;
+use crate::search::agg_tree::{
+    AggTree, Heuristic, RareTermsParams, SignificantTermsParams, TermValues,
+};
 use crate::search::bucket_limit::max_buckets;
 
 /// Most distinct values a terms scan keeps (`rare_terms`,
@@ -99,14 +105,11 @@ impl Scan for TermCounts {
 }
 
 impl TermCounts {
-    fn parse(
-        name: &str,
-        kind_name: &str,
-        params: &Value,
-        mappings: &Mappings,
-    ) -> Result<TermCounts> {
-        let field = field_param(name, kind_name, params)?.to_string();
-        let kind = ValueKind::of(mappings, &field, name)?.unwrap_or(ValueKind::Str);
+    /// The counts `values` of the aggregation `name` asks for, over the
+    /// field's type in `mappings` (an unmapped field counts as keyword).
+    fn new(name: &str, values: &TermValues, mappings: &Mappings) -> Result<TermCounts> {
+        let field = &values.field;
+        let kind = ValueKind::of(mappings, field, name)?.unwrap_or(ValueKind::Str);
         let key = |v: &Value, what: &str| {
             kind.key_of(v).ok_or_else(|| {
                 SearchError::illegal(format!(
@@ -114,25 +117,21 @@ impl TermCounts {
                 ))
             })
         };
-        let set = |what: &str| -> Result<Option<HashSet<Key>>> {
-            match params.get(what) {
-                None | Some(Value::Null) => Ok(None),
-                Some(Value::Array(items)) => items.iter().map(|v| key(v, what)).collect::<Result<_>>().map(Some),
-                Some(other) => Err(SearchError::illegal(format!(
-                    "[{what}] of [{name}] must be an array of values (regular expressions are not supported), got [{other}]"
-                ))),
-            }
-        };
-        let missing = match params.get("missing") {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(key(v, "missing")?),
+        let set = |items: &[Value], what: &str| -> Result<HashSet<Key>> {
+            items.iter().map(|v| key(v, what)).collect()
         };
         Ok(TermCounts {
-            include: set("include")?,
-            exclude: set("exclude")?.unwrap_or_default(),
-            missing,
+            include: match &values.include {
+                Some(items) => Some(set(items, "include")?),
+                None => None,
+            },
+            exclude: set(&values.exclude, "exclude")?,
+            missing: match &values.missing {
+                Some(v) => Some(key(v, "missing")?),
+                None => None,
+            },
             kind,
-            field,
+            field: field.clone(),
         })
     }
 
@@ -190,43 +189,13 @@ pub struct RareTerms {
 }
 
 impl RareTerms {
-    pub fn parse(name: &str, params: &Value, mappings: &Mappings) -> Result<RareTerms> {
-        check_keys(
-            name,
-            "rare_terms",
-            params,
-            &[
-                "field",
-                "max_doc_count",
-                "precision",
-                "include",
-                "exclude",
-                "missing",
-            ],
-        )?;
-        let max_doc_count = count_param(name, params, "max_doc_count", 1)?;
-        if max_doc_count == 0 {
-            return Err(SearchError::illegal(format!(
-                "[max_doc_count] must be greater than 0. Found [0] in [{name}]"
-            )));
-        }
-        if max_doc_count > 100 {
-            return Err(SearchError::illegal(format!(
-                "[max_doc_count] must be smaller than or equal to [100]. Found [{max_doc_count}] in [{name}]"
-            )));
-        }
-        if let Some(p) = params.get("precision") {
-            let ok = p.as_f64().is_some_and(|p| p >= 0.00001);
-            if !ok {
-                return Err(SearchError::illegal(format!(
-                    "[precision] must be greater than 0.00001. Found [{p}] in [{name}]"
-                )));
-            }
-        }
+    /// The `rare_terms` `params` of the aggregation `name` asks for, over
+    /// its field's type in `mappings`.
+    pub fn new(name: &str, params: &RareTermsParams, mappings: &Mappings) -> Result<RareTerms> {
         Ok(RareTerms {
             name: name.to_string(),
-            counts: TermCounts::parse(name, "rare_terms", params, mappings)?,
-            max_doc_count,
+            counts: TermCounts::new(name, &params.values, mappings)?,
+            max_doc_count: params.max_doc_count,
         })
     }
 
@@ -254,13 +223,6 @@ impl RareTerms {
     }
 }
 
-/// How `significant_terms` scores a value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Heuristic {
-    Jlh,
-    Percentage,
-}
-
 /// A parsed `significant_terms`.
 pub struct SignificantTerms {
     name: String,
@@ -272,62 +234,24 @@ pub struct SignificantTerms {
 }
 
 impl SignificantTerms {
-    pub fn parse(name: &str, params: &Value, mappings: &Mappings) -> Result<SignificantTerms> {
-        check_keys(
-            name,
-            "significant_terms",
-            params,
-            &[
-                "field",
-                "size",
-                "shard_size",
-                "min_doc_count",
-                "shard_min_doc_count",
-                "background_filter",
-                "include",
-                "exclude",
-                "missing",
-                "execution_hint",
-                "jlh",
-                "percentage",
-                "mutual_information",
-                "chi_square",
-                "gnd",
-                "script_heuristic",
-            ],
-        )?;
-        let mut heuristic = Heuristic::Jlh;
-        for other in [
-            "mutual_information",
-            "chi_square",
-            "gnd",
-            "script_heuristic",
-        ] {
-            if params.get(other).is_some() {
-                return Err(SearchError::illegal(format!(
-                    "significance heuristic [{other}] of [{name}] is not supported (jlh and percentage are)"
-                )));
-            }
-        }
-        if params.get("percentage").is_some() {
-            heuristic = Heuristic::Percentage;
-        }
-        let size = count_param(name, params, "size", 10)?;
-        if size == 0 {
-            return Err(SearchError::illegal(format!(
-                "[size] must be greater than 0. Found [0] in [{name}]"
-            )));
-        }
+    /// The `significant_terms` `params` of the aggregation `name` asks
+    /// for, over its field's type in `mappings`, its background filter
+    /// parsed.
+    pub fn new(
+        name: &str,
+        params: &SignificantTermsParams,
+        mappings: &Mappings,
+    ) -> Result<SignificantTerms> {
         Ok(SignificantTerms {
             name: name.to_string(),
-            counts: TermCounts::parse(name, "significant_terms", params, mappings)?,
-            size: usize::try_from(size).unwrap_or(usize::MAX),
-            min_doc_count: count_param(name, params, "min_doc_count", 3)?,
-            background: match params.get("background_filter") {
+            counts: TermCounts::new(name, &params.values, mappings)?,
+            size: params.size,
+            min_doc_count: params.min_doc_count,
+            background: match &params.background_filter {
                 Some(filter) => ParsedQuery::parse(filter.clone())?,
                 None => ParsedQuery::match_all(),
             },
-            heuristic,
+            heuristic: params.heuristic,
         })
     }
 
