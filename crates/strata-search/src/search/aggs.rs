@@ -230,7 +230,8 @@ fn translate_at<'n>(
                         | TypedParams::BucketScript(_)
                         | TypedParams::WeightedAvg(_)
                         | TypedParams::RareTerms(_)
-                        | TypedParams::SignificantTerms(_) => {
+                        | TypedParams::SignificantTerms(_)
+                        | TypedParams::Composite(_) => {
                             params.insert("field".into(), json!(column));
                             Value::Object(params)
                         }

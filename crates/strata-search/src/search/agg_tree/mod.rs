@@ -15,7 +15,11 @@
 //! [`SignificantTermsParams`] (the values they count, [`TermValues`], as
 //! written: converting them to the field's type is the scan's, against
 //! the mapping; `significant_terms`' `background_filter` is the query's
-//! JSON, parsed per pass as the other queries in aggregations are).
+//! JSON, parsed per pass as the other queries in aggregations are), and
+//! `composite`, [`CompositeParams`] (its sources, [`CompositeSource`],
+//! and `size` checked here; the `after` key's values as written, and the
+//! fit of each source's field to its type, are the scan's, against the
+//! mapping).
 //! Structural errors (an aggregation that is not an object, two kinds in
 //! one, no kind, an unknown kind, `aggs` that is not an object, a bad
 //! name, nesting past [`MAX_AGG_DEPTH`]) are the parse's, and its parse
@@ -25,11 +29,13 @@
 //! tree; an [`AggTree`] keeps the JSON it was parsed from (or, for one
 //! made of nodes, their JSON), which only tests read now: the search,
 //! its extra passes (handed the parsed nodes) and the bucket scripts read
-//! the nodes; the untyped kinds' parameters (`composite`, `range`,
-//! `filter`, `top_hits`, ...) are still read from [`AggNode::body`].
+//! the nodes; the untyped kinds' parameters (`range`, `filter`,
+//! `top_hits`, ...) are still read from [`AggNode::body`].
 
 mod bucket_script;
 mod cardinality;
+mod composite;
+mod composite_source;
 mod date_histogram;
 mod histogram;
 mod keys;
@@ -48,6 +54,8 @@ use serde_json::{Map, Value};
 
 pub use self::bucket_script::BucketScriptParams;
 pub use self::cardinality::CardinalityParams;
+pub use self::composite::CompositeParams;
+pub use self::composite_source::{CompositeSource, Grouping as CompositeGrouping, NullOrder};
 pub use self::date_histogram::{DateHistogramParams, DateValue};
 pub use self::histogram::HistogramParams;
 pub use self::kind::AggKind;
@@ -57,7 +65,7 @@ pub(crate) use self::pipeline::check_parent;
 pub use self::pipeline::{GapPolicy, PipelineParams, SortKey};
 pub use self::rare_terms::RareTermsParams;
 pub use self::significant_terms::{Heuristic, SignificantTermsParams};
-pub(crate) use self::source::{check_keys, count_param, field_param};
+pub(crate) use self::source::field_param;
 pub use self::term_values::TermValues;
 pub use self::terms::TermsParams;
 pub use self::weighted_avg::{WeightedAvgParams, WeightedSide};
@@ -111,6 +119,8 @@ pub enum TypedParams {
     RareTerms(RareTermsParams),
     /// `significant_terms`.
     SignificantTerms(SignificantTermsParams),
+    /// `composite`.
+    Composite(CompositeParams),
 }
 
 impl TypedParams {
@@ -141,6 +151,7 @@ impl TypedParams {
             AggKind::DateHistogram => {
                 TypedParams::DateHistogram(DateHistogramParams::parse_body(name, params)?)
             }
+            AggKind::Composite => TypedParams::Composite(CompositeParams::parse(name, params)?),
             k if BucketScriptParams::covers(k) => {
                 TypedParams::BucketScript(BucketScriptParams::parse(k, name, params, parent)?)
             }
@@ -157,13 +168,15 @@ impl TypedParams {
 
 impl TypedParams {
     /// The field of a typed kind's parameters (`None`: untyped, or no
-    /// single field: a pipeline, a bucket script, a `weighted_avg`).
+    /// single field: a pipeline, a bucket script, a `weighted_avg`, a
+    /// `composite`).
     pub fn field(&self) -> Option<&str> {
         match self {
             TypedParams::Untyped
             | TypedParams::Pipeline(_)
             | TypedParams::BucketScript(_)
-            | TypedParams::WeightedAvg(_) => None,
+            | TypedParams::WeightedAvg(_)
+            | TypedParams::Composite(_) => None,
             TypedParams::Metric(m) => Some(&m.field),
             TypedParams::Percentiles(p) => Some(&p.field),
             TypedParams::Cardinality(c) => Some(&c.field),

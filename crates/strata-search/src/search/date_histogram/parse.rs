@@ -3,8 +3,6 @@
 //! request's, else the field's mapped one), and `missing` and the bounds
 //! written as date math read with it, the zone and the search's "now".
 
-use serde_json::{Map, Value};
-
 use super::DateHistogram;
 use crate::error::Result;
 use crate::mapping::date::DateFormat;
@@ -14,22 +12,6 @@ use crate::search::agg_tree::{DateHistogramParams, DateValue};
 use crate::search::calendar::Rounding;
 
 impl DateHistogram {
-    /// Parses the parameters of `date_histogram` `name` on `field` (a
-    /// `composite` source's, which the request's parse does not type).
-    pub fn parse(
-        name: &str,
-        field: &str,
-        params: &Map<String, Value>,
-        mappings: &Mappings,
-        now: i64,
-    ) -> Result<DateHistogram> {
-        DateHistogram::resolve(
-            &DateHistogramParams::parse(name, field, params)?,
-            mappings,
-            now,
-        )
-    }
-
     /// The histogram `params` asks for, over the field's mapping, at
     /// `now`.
     pub fn resolve(

@@ -7,6 +7,11 @@
 //! A part (segment, shard) keeps only its `size` smallest keys above
 //! `after`: any key of the final page is among the smallest of every part
 //! that holds it, so counts are exact and memory is bounded by the page.
+//!
+//! The parameters come typed from the request's parse
+//! ([`CompositeParams`]); what needs the mapping is done here: each
+//! source's field kind (and its fit to the source's type) and the `after`
+//! key's values, converted to the sources' types.
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -14,12 +19,10 @@ use std::collections::HashMap;
 use serde_json::{json, Map, Value};
 
 use super::env::ScanEnv;
-use super::params::{check_keys, count_param};
 use super::values::{Key, Scan, ValueKind};
 use crate::error::{Result, SearchError};
 use crate::mapping::Mappings;
-use crate::search::agg_tree::AggTree;
-use crate::search::bucket_limit::max_buckets;
+use crate::search::agg_tree::{AggTree, CompositeParams};
 
 mod source;
 
@@ -44,61 +47,28 @@ pub struct Page {
 }
 
 impl Composite {
-    pub fn parse(name: &str, params: &Value, mappings: &Mappings) -> Result<Composite> {
-        check_keys(name, "composite", params, &["sources", "size", "after"])?;
-        let sources = match params.get("sources") {
-            Some(Value::Array(items)) if !items.is_empty() => items
-                .iter()
-                .map(|s| Source::parse(name, s, mappings))
-                .collect::<Result<Vec<_>>>()?,
-            _ => {
-                return Err(SearchError::illegal(format!(
-                    "Composite [sources] cannot be null or empty (aggregation [{name}])"
-                )))
-            }
-        };
-        for (i, s) in sources.iter().enumerate() {
-            if sources[..i].iter().any(|o| o.name == s.name) {
-                return Err(SearchError::illegal(format!(
-                    "Composite source names must be unique, found duplicates: [{}]",
-                    s.name
-                )));
-            }
-        }
-        let size = count_param(name, params, "size", 10)?;
-        if size == 0 || size as usize > max_buckets() {
-            return Err(SearchError::illegal(format!(
-                "[size] must be within [1, {}] for composite aggregation [{name}], got [{size}]",
-                max_buckets()
-            )));
-        }
-        let after = match params.get("after") {
-            None | Some(Value::Null) => None,
-            Some(Value::Object(obj)) => {
-                if obj.len() != sources.len() || sources.iter().any(|s| !obj.contains_key(&s.name))
-                {
-                    return Err(SearchError::illegal(format!(
-                        "[after] has {} value(s) but [sources] has {} (aggregation [{name}])",
-                        obj.len(),
-                        sources.len()
-                    )));
-                }
-                Some(
-                    sources
-                        .iter()
-                        .map(|s| s.parse_key(name, &obj[&s.name]))
-                        .collect::<Result<Vec<_>>>()?,
-                )
-            }
-            Some(other) => {
-                return Err(SearchError::parsing(format!(
-                    "[after] of composite [{name}] must be an object, got [{other}]"
-                )))
-            }
+    /// The composite `name` with the parameters `params` over the
+    /// mapping: its sources' fields checked, its `after` key converted to
+    /// their types.
+    pub fn new(name: &str, params: &CompositeParams, mappings: &Mappings) -> Result<Composite> {
+        let sources = params
+            .sources
+            .iter()
+            .map(|s| Source::new(name, s, mappings))
+            .collect::<Result<Vec<_>>>()?;
+        let after = match &params.after {
+            None => None,
+            Some(values) => Some(
+                sources
+                    .iter()
+                    .zip(values)
+                    .map(|(s, v)| s.parse_key(name, v))
+                    .collect::<Result<Vec<_>>>()?,
+            ),
         };
         Ok(Composite {
             sources,
-            size: size as usize,
+            size: params.size,
             after,
         })
     }

@@ -98,7 +98,10 @@ pub fn validate(node: &AggNode, mappings: &Mappings) -> Result<()> {
             }
             _ => Err(unparsed(name, kind)),
         },
-        "composite" => composite::Composite::parse(name, params, mappings).map(|_| ()),
+        "composite" => match &node.typed {
+            TypedParams::Composite(c) => composite::Composite::new(name, c, mappings).map(|_| ()),
+            _ => Err(unparsed(name, kind)),
+        },
         _ => Err(SearchError::illegal(format!(
             "aggregation type [{kind}] of [{name}] is not supported by this server"
         ))),
@@ -109,7 +112,7 @@ pub fn validate(node: &AggNode, mappings: &Mappings) -> Result<()> {
 /// parsed) over `env`'s query.
 pub fn run(env: &ScanEnv<'_>, node: &AggNode) -> Result<Value> {
     let mappings = env.mappings();
-    let (name, kind, params) = (&node.name, node.kind.name(), &node.body);
+    let (name, kind) = (&node.name, node.kind.name());
     let sub = AggTree::from_nodes(node.subs.clone());
     let sub = sub.as_ref();
     match kind {
@@ -137,7 +140,12 @@ pub fn run(env: &ScanEnv<'_>, node: &AggNode) -> Result<Value> {
             }
             _ => Err(unparsed(name, kind)),
         },
-        "composite" => composite::Composite::parse(name, params, &mappings)?.run(env, sub),
+        "composite" => match &node.typed {
+            TypedParams::Composite(c) => {
+                composite::Composite::new(name, c, &mappings)?.run(env, sub)
+            }
+            _ => Err(unparsed(name, kind)),
+        },
         _ => Err(SearchError::illegal(format!(
             "aggregation type [{kind}] of [{name}] is not supported by this server"
         ))),
@@ -145,7 +153,7 @@ pub fn run(env: &ScanEnv<'_>, node: &AggNode) -> Result<Value> {
 }
 
 /// A typed kind (`cardinality`, `weighted_avg`, `rare_terms`,
-/// `significant_terms`) whose node carries no typed parameters: the
+/// `significant_terms`, `composite`) whose node carries no typed parameters: the
 /// tree's parse types every one, so this does not come.
 fn unparsed(name: &str, kind: &str) -> SearchError {
     SearchError::illegal(format!("[{kind}] aggregation [{name}] was not parsed"))

@@ -1,10 +1,10 @@
-//! Parameters of the scanned aggregations: `field`, counts and the refusal
-//! of unknown keys (the parse's, `agg_tree`, which types some of the
-//! kinds), with Elasticsearch's errors.
+//! The `field` parameter read from an object's map, with Elasticsearch's
+//! errors (the scanned kinds' parameters are typed by the request's
+//! parse, `agg_tree`, which refuses unknown keys and bad counts).
 
 use serde_json::{Map, Value};
 
-pub(crate) use crate::search::agg_tree::{check_keys, count_param, field_param};
+pub(crate) use crate::search::agg_tree::field_param;
 
 use crate::error::Result;
 

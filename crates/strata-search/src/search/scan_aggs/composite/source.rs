@@ -1,7 +1,10 @@
-//! A `composite` source (`terms`, `histogram` or `date_histogram`): its
-//! parameters, the keys its values fall in, their order (`asc`/`desc`,
-//! `null` first or last), and how a key is read from `after`, written in a
-//! bucket and turned into the filter of its documents.
+//! A `composite` source (`terms`, `histogram` or `date_histogram`) over
+//! the mapping: its parameters as the request's parse typed them
+//! ([`CompositeSource`]), the field's kind checked against the source's
+//! type, the keys its values fall in, their order (`asc`/`desc`, `null`
+//! first or last), and how a key is read from `after` (the value as
+//! written, converted to the field's type here), written in a bucket and
+//! turned into the filter of its documents.
 
 use std::cmp::Ordering;
 
@@ -9,8 +12,8 @@ use serde_json::{json, Value};
 
 use crate::error::{Result, SearchError};
 use crate::mapping::Mappings;
+use crate::search::agg_tree::{CompositeGrouping, CompositeSource, NullOrder};
 use crate::search::date_histogram::DateHistogram;
-use crate::search::scan_aggs::params::{check_keys, field_param};
 use crate::search::scan_aggs::values::{Key, Num, ValueKind};
 
 /// How a source turns values into keys.
@@ -18,13 +21,6 @@ pub(super) enum Grouping {
     Terms,
     Histogram(f64),
     DateHistogram(Box<DateHistogram>, bool),
-}
-
-/// Where `null` keys sort.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum NullOrder {
-    First,
-    Last,
 }
 
 /// One of `sources`.
@@ -42,141 +38,40 @@ pub(super) struct Source {
 }
 
 impl Source {
-    /// Parses the entry of `sources` of composite `agg`.
-    pub(super) fn parse(agg: &str, entry: &Value, mappings: &Mappings) -> Result<Source> {
-        let (name, body) = match entry.as_object().map(|o| (o.len(), o.iter().next())) {
-            Some((1, Some((name, body)))) => (name.clone(), body),
-            _ => {
-                return Err(SearchError::parsing(format!(
-                    "[composite] sources of [{agg}] must be objects with one named source each"
-                )))
-            }
-        };
-        let (ty, params) = match body.as_object().map(|o| (o.len(), o.iter().next())) {
-            Some((1, Some((ty, params)))) => (ty.as_str(), params),
-            _ => {
-                return Err(SearchError::parsing(format!(
-                    "[composite] source [{name}] of [{agg}] must have one type"
-                )))
-            }
-        };
-        let common = [
-            "field",
-            "order",
-            "missing_bucket",
-            "missing_order",
-            "value_type",
-        ];
-        let field = field_param(agg, "composite", params)?.to_string();
-        let kind = ValueKind::of(mappings, &field, agg)?.unwrap_or(ValueKind::Str);
-        let grouping = match ty {
-            "terms" => {
-                check_keys(agg, "composite", params, &common)?;
-                Grouping::Terms
-            }
-            "histogram" => {
-                check_keys(
-                    agg,
-                    "composite",
-                    params,
-                    &[&common[..], &["interval"]].concat(),
-                )?;
-                let interval = params
-                    .get("interval")
-                    .and_then(Value::as_f64)
-                    .filter(|i| *i > 0.0 && i.is_finite())
-                    .ok_or_else(|| {
-                        SearchError::illegal(format!(
-                            "[interval] must be a positive number in [histogram] source [{name}] of [{agg}]"
-                        ))
-                    })?;
+    /// The source `params` of composite `agg` over the mapping: the
+    /// field's kind, checked against the source's type.
+    pub(super) fn new(agg: &str, params: &CompositeSource, mappings: &Mappings) -> Result<Source> {
+        let field = &params.field;
+        let kind = ValueKind::of(mappings, field, agg)?.unwrap_or(ValueKind::Str);
+        let grouping = match &params.grouping {
+            CompositeGrouping::Terms => Grouping::Terms,
+            CompositeGrouping::Histogram(interval) => {
                 if kind == ValueKind::Str {
                     return Err(SearchError::illegal(format!(
                         "Field [{field}] of type [keyword] is not supported for aggregation [histogram]"
                     )));
                 }
-                Grouping::Histogram(interval)
+                Grouping::Histogram(*interval)
             }
-            "date_histogram" => {
-                let mut own = params.as_object().cloned().unwrap_or_default();
-                for k in common {
-                    if k != "field" {
-                        own.remove(k);
-                    }
-                }
-                for k in own.keys() {
-                    let known = [
-                        "field",
-                        "calendar_interval",
-                        "fixed_interval",
-                        "interval",
-                        "time_zone",
-                        "offset",
-                        "format",
-                    ];
-                    if !known.contains(&k.as_str()) {
-                        return Err(SearchError::parsing(format!(
-                            "[date_histogram] unknown field [{k}] in source [{name}] of [{agg}]"
-                        )));
-                    }
-                }
-                let formatted = own.contains_key("format");
-                let h = DateHistogram::parse(agg, &field, &own, mappings, 0)?;
-                if kind != ValueKind::Date && mappings.leaf(&field).is_some() {
+            CompositeGrouping::DateHistogram(h, formatted) => {
+                let h = DateHistogram::resolve(h, mappings, 0)?;
+                if kind != ValueKind::Date && mappings.leaf(field).is_some() {
                     return Err(SearchError::illegal(format!(
-                        "Field [{field}] is not a date field, as [date_histogram] source [{name}] needs"
+                        "Field [{field}] is not a date field, as [date_histogram] source [{}] needs",
+                        params.name
                     )));
                 }
-                Grouping::DateHistogram(Box::new(h), formatted)
-            }
-            other => {
-                return Err(SearchError::parsing(format!(
-                    "Invalid source type: [{other}] in [{agg}]"
-                )))
-            }
-        };
-        let descending = match params.get("order").and_then(Value::as_str) {
-            None | Some("asc") => false,
-            Some("desc") => true,
-            Some(o) => {
-                return Err(SearchError::parsing(format!(
-                    "Unknown order [{o}] in source [{name}] of [{agg}]"
-                )))
-            }
-        };
-        let missing_bucket = match params.get("missing_bucket") {
-            None => false,
-            Some(Value::Bool(b)) => *b,
-            Some(v) => {
-                return Err(SearchError::parsing(format!(
-                    "[missing_bucket] must be a boolean, got [{v}]"
-                )))
-            }
-        };
-        let nulls = match params.get("missing_order").and_then(Value::as_str) {
-            None | Some("default") => {
-                if descending {
-                    NullOrder::Last
-                } else {
-                    NullOrder::First
-                }
-            }
-            Some("first") => NullOrder::First,
-            Some("last") => NullOrder::Last,
-            Some(o) => {
-                return Err(SearchError::parsing(format!(
-                    "Unknown missing_order [{o}] in source [{name}] of [{agg}]"
-                )))
+                Grouping::DateHistogram(Box::new(h), *formatted)
             }
         };
         Ok(Source {
-            name,
-            field,
+            name: params.name.clone(),
+            field: field.clone(),
             kind,
             grouping,
-            descending,
-            missing_bucket,
-            nulls,
+            descending: params.descending,
+            missing_bucket: params.missing_bucket,
+            nulls: params.nulls,
         })
     }
 
