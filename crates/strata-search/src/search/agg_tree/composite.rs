@@ -11,6 +11,8 @@
 //! is refused here, in the words the scan used before the parameters were
 //! typed.
 
+use std::collections::HashSet;
+
 use serde_json::Value;
 
 use super::composite_source::CompositeSource;
@@ -52,8 +54,10 @@ impl CompositeParams {
                 )))
             }
         };
-        for (i, s) in sources.iter().enumerate() {
-            if sources[..i].iter().any(|o| o.name == s.name) {
+        // A set, not pairwise comparisons: a body may list many sources.
+        let mut names = HashSet::with_capacity(sources.len());
+        for s in &sources {
+            if !names.insert(s.name.as_str()) {
                 return Err(SearchError::illegal(format!(
                     "Composite source names must be unique, found duplicates: [{}]",
                     s.name
