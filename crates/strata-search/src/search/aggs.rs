@@ -107,7 +107,7 @@ fn translate_at<'n>(
             check_parent(node.kind, name, None)?;
         }
         if nested_aggs::KINDS.contains(&kind.as_str()) {
-            nested_aggs::validate(name, &kind, params)?;
+            nested_aggs::validate(node)?;
             deferred_here.push(node.clone());
             continue;
         }
@@ -222,8 +222,9 @@ fn translate_at<'n>(
                         }
                         // (A date_histogram took the first branch; a
                         // pipeline was split off or refused above, a bucket
-                        // script taken out of the request; the scanned
-                        // kinds were deferred.)
+                        // script taken out of the request; the scanned,
+                        // nested and geo kinds were deferred, `missing`
+                        // made a filter: none reaches here.)
                         TypedParams::Untyped
                         | TypedParams::DateHistogram(_)
                         | TypedParams::Pipeline(_)
@@ -231,7 +232,8 @@ fn translate_at<'n>(
                         | TypedParams::WeightedAvg(_)
                         | TypedParams::RareTerms(_)
                         | TypedParams::SignificantTerms(_)
-                        | TypedParams::Composite(_) => {
+                        | TypedParams::Composite(_)
+                        | TypedParams::Nested(_) => {
                             params.insert("field".into(), json!(column));
                             Value::Object(params)
                         }

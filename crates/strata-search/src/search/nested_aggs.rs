@@ -4,7 +4,9 @@
 //! filters so far, `reverse_nested` back over the parents (root, or an
 //! enclosing nested object) of the nested objects in its bucket. Their
 //! `doc_count` is the number of documents of that level, and their
-//! sub-aggregations run over those documents.
+//! sub-aggregations run over those documents. Their `path` was parsed with
+//! the request ([`NestedParams`]); whether it names a nested object of the
+//! mapping, below the enclosing scope, is checked here.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -12,7 +14,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use tantivy::query::{BooleanQuery, ConstScoreQuery, EmptyQuery, Occur, Query};
 
-use super::agg_tree::{AggKind, AggNode, AggTree};
+use super::agg_tree::{AggKind, AggNode, AggTree, NestedParams, TypedParams};
 pub(crate) use super::doc_scope::DocScope;
 use super::index_query::query_at;
 use super::reentry::SearchFn;
@@ -85,7 +87,13 @@ pub(super) fn run(
     query: &ParsedQuery,
     node: &AggNode,
 ) -> Result<Value> {
-    let (name, params) = (&node.name, &node.body);
+    let name = &node.name;
+    let TypedParams::Nested(params) = &node.typed else {
+        return Err(SearchError::illegal(format!(
+            "[{}] aggregation [{name}] was not parsed",
+            node.kind.name()
+        )));
+    };
     let (scope, pass_query) = if node.kind == AggKind::Nested {
         let path = nested_path(name, params, indices, &req.scope)?;
         let scope = DocScope::Nested {
@@ -119,26 +127,16 @@ pub(super) fn run(
     Ok(result)
 }
 
-/// Checks a `nested` or `reverse_nested` aggregation's body before the search.
-pub fn validate(name: &str, kind: &str, params: &Value) -> Result<()> {
-    let obj = params.as_object().ok_or_else(|| {
-        SearchError::parsing(format!("[{kind}] aggregation [{name}] must be an object"))
-    })?;
-    for key in obj.keys() {
-        if key != "path" {
-            return Err(SearchError::parsing(format!(
-                "Unexpected token in [{name}] of [{kind}]: [{key}]"
-            )));
-        }
-    }
-    match (kind, obj.get("path")) {
-        ("nested", None) => Err(SearchError::parsing(format!(
-            "Missing [path] field for nested aggregation [{name}]"
+/// Checks a `nested` or `reverse_nested` aggregation before the search:
+/// its parameters were parsed with the request.
+pub fn validate(node: &AggNode) -> Result<()> {
+    match node.typed {
+        TypedParams::Nested(_) => Ok(()),
+        _ => Err(SearchError::illegal(format!(
+            "[{}] aggregation [{}] was not parsed",
+            node.kind.name(),
+            node.name
         ))),
-        (_, Some(p)) if !p.is_string() => Err(SearchError::parsing(format!(
-            "[path] of aggregation [{name}] must be a string"
-        ))),
-        _ => Ok(()),
     }
 }
 
@@ -146,11 +144,11 @@ pub fn validate(name: &str, kind: &str, params: &Value) -> Result<()> {
 /// index's mapping and the scope it is in.
 fn nested_path(
     name: &str,
-    params: &Value,
+    params: &NestedParams,
     indices: &[Arc<SearchIndex>],
     scope: &DocScope,
 ) -> Result<String> {
-    let path = params["path"].as_str().unwrap_or_default();
+    let path = params.path.as_deref().unwrap_or_default();
     let Some(first) = indices.first() else {
         return Ok(path.to_string());
     };
@@ -209,11 +207,11 @@ fn is_below(path: &str, outer: &str) -> bool {
 /// `nested` query on the level below, under that level's own query.
 fn reverse(
     name: &str,
-    params: &Value,
+    params: &NestedParams,
     scope: &DocScope,
     query: &ParsedQuery,
 ) -> Result<(DocScope, ParsedQuery)> {
-    let target = params.get("path").and_then(Value::as_str);
+    let target = params.path.as_deref();
     if scope.path().is_none() {
         return Err(SearchError::illegal(format!(
             "Reverse nested aggregation [{name}] can only be used inside a [nested] aggregation"

@@ -19,7 +19,9 @@
 //! `composite`, [`CompositeParams`] (its sources, [`CompositeSource`],
 //! and `size` checked here; the `after` key's values as written, and the
 //! fit of each source's field to its type, are the scan's, against the
-//! mapping).
+//! mapping), and `nested` and
+//! `reverse_nested`, [`NestedParams`] (whether the `path` is nested, and
+//! below the enclosing scope, is their pass's).
 //! Structural errors (an aggregation that is not an object, two kinds in
 //! one, no kind, an unknown kind, `aggs` that is not an object, a bad
 //! name, nesting past [`MAX_AGG_DEPTH`]) are the parse's, and its parse
@@ -41,6 +43,7 @@ mod histogram;
 mod keys;
 mod kind;
 mod metric;
+mod nested;
 mod percentiles;
 mod pipeline;
 mod rare_terms;
@@ -60,6 +63,7 @@ pub use self::date_histogram::{DateHistogramParams, DateValue};
 pub use self::histogram::HistogramParams;
 pub use self::kind::AggKind;
 pub use self::metric::MetricParams;
+pub use self::nested::NestedParams;
 pub use self::percentiles::PercentilesParams;
 pub(crate) use self::pipeline::check_parent;
 pub use self::pipeline::{GapPolicy, PipelineParams, SortKey};
@@ -121,6 +125,8 @@ pub enum TypedParams {
     SignificantTerms(SignificantTermsParams),
     /// `composite`.
     Composite(CompositeParams),
+    /// `nested`, `reverse_nested`.
+    Nested(NestedParams),
 }
 
 impl TypedParams {
@@ -152,6 +158,9 @@ impl TypedParams {
                 TypedParams::DateHistogram(DateHistogramParams::parse_body(name, params)?)
             }
             AggKind::Composite => TypedParams::Composite(CompositeParams::parse(name, params)?),
+            k if NestedParams::covers(k) => {
+                TypedParams::Nested(NestedParams::parse(k, name, params)?)
+            }
             k if BucketScriptParams::covers(k) => {
                 TypedParams::BucketScript(BucketScriptParams::parse(k, name, params, parent)?)
             }
@@ -169,14 +178,15 @@ impl TypedParams {
 impl TypedParams {
     /// The field of a typed kind's parameters (`None`: untyped, or no
     /// single field: a pipeline, a bucket script, a `weighted_avg`, a
-    /// `composite`).
+    /// `composite`, a `nested` or `reverse_nested`).
     pub fn field(&self) -> Option<&str> {
         match self {
             TypedParams::Untyped
             | TypedParams::Pipeline(_)
             | TypedParams::BucketScript(_)
             | TypedParams::WeightedAvg(_)
-            | TypedParams::Composite(_) => None,
+            | TypedParams::Composite(_)
+            | TypedParams::Nested(_) => None,
             TypedParams::Metric(m) => Some(&m.field),
             TypedParams::Percentiles(p) => Some(&p.field),
             TypedParams::Cardinality(c) => Some(&c.field),
