@@ -233,6 +233,8 @@ fn translate_at<'n>(
                         | TypedParams::RareTerms(_)
                         | TypedParams::SignificantTerms(_)
                         | TypedParams::Composite(_)
+                        | TypedParams::GeoCentroid(_)
+                        | TypedParams::GeohashGrid(_)
                         | TypedParams::Nested(_) => {
                             params.insert("field".into(), json!(column));
                             Value::Object(params)

@@ -19,7 +19,10 @@
 //! `composite`, [`CompositeParams`] (its sources, [`CompositeSource`],
 //! and `size` checked here; the `after` key's values as written, and the
 //! fit of each source's field to its type, are the scan's, against the
-//! mapping), and `nested` and
+//! mapping), `geo_centroid`, [`GeoCentroidParams`],
+//! `geohash_grid`, [`GeohashGridParams`] (whether the field is a
+//! `geo_point` is the geo module's to judge),
+//! and `nested` and
 //! `reverse_nested`, [`NestedParams`] (whether the `path` is nested, and
 //! below the enclosing scope, is their pass's).
 //! Structural errors (an aggregation that is not an object, two kinds in
@@ -39,6 +42,7 @@ mod cardinality;
 mod composite;
 mod composite_source;
 mod date_histogram;
+mod geo;
 mod histogram;
 mod keys;
 mod kind;
@@ -60,6 +64,7 @@ pub use self::cardinality::CardinalityParams;
 pub use self::composite::CompositeParams;
 pub use self::composite_source::{CompositeSource, Grouping as CompositeGrouping, NullOrder};
 pub use self::date_histogram::{DateHistogramParams, DateValue};
+pub use self::geo::{GeoCentroidParams, GeohashGridParams};
 pub use self::histogram::HistogramParams;
 pub use self::kind::AggKind;
 pub use self::metric::MetricParams;
@@ -125,6 +130,10 @@ pub enum TypedParams {
     SignificantTerms(SignificantTermsParams),
     /// `composite`.
     Composite(CompositeParams),
+    /// `geo_centroid`.
+    GeoCentroid(GeoCentroidParams),
+    /// `geohash_grid`.
+    GeohashGrid(GeohashGridParams),
     /// `nested`, `reverse_nested`.
     Nested(NestedParams),
 }
@@ -158,6 +167,12 @@ impl TypedParams {
                 TypedParams::DateHistogram(DateHistogramParams::parse_body(name, params)?)
             }
             AggKind::Composite => TypedParams::Composite(CompositeParams::parse(name, params)?),
+            AggKind::GeoCentroid => {
+                TypedParams::GeoCentroid(GeoCentroidParams::parse(name, params)?)
+            }
+            AggKind::GeohashGrid => {
+                TypedParams::GeohashGrid(GeohashGridParams::parse(name, params)?)
+            }
             k if NestedParams::covers(k) => {
                 TypedParams::Nested(NestedParams::parse(k, name, params)?)
             }
@@ -195,6 +210,8 @@ impl TypedParams {
             TypedParams::DateHistogram(d) => Some(&d.field),
             TypedParams::RareTerms(r) => Some(&r.values.field),
             TypedParams::SignificantTerms(s) => Some(&s.values.field),
+            TypedParams::GeoCentroid(g) => Some(&g.field),
+            TypedParams::GeohashGrid(g) => Some(&g.field),
         }
     }
 }

@@ -2,8 +2,11 @@
 //! `geohash_grid` (optionally with `geo_centroid` sub-aggregations, as
 //! Kibana's maps send), computed by a tantivy collector over the
 //! latitude/longitude fast-field columns (`store::geo_columns`).
-//! This module parses and checks them; `collector` computes them and
-//! `fruit` holds, merges and renders the partial results.
+//! Their parameters were typed with the request ([`GeoCentroidParams`],
+//! [`GeohashGridParams`]); this module gathers them (and a grid's
+//! `geo_centroid` sub-aggregations) into [`GeoAgg`]s and checks their
+//! fields against the mapping; `collector` computes them and `fruit`
+//! holds, merges and renders the partial results.
 //!
 //! They are accepted at the top level of `aggs` only; [`split`] takes them
 //! out of the request before the rest goes to tantivy's aggregations.
@@ -19,9 +22,9 @@ pub use collector::GeoCollector;
 pub use fruit::GeoFruit;
 pub use plan::{GeoAgg, GeoAggs};
 
-use serde_json::Value;
-
-use super::agg_tree::{AggKind, AggNode};
+use super::agg_tree::{AggKind, AggNode, TypedParams};
+#[cfg(doc)]
+use super::agg_tree::{GeoCentroidParams, GeohashGridParams};
 
 use crate::error::{Result, SearchError};
 use crate::mapping::{FieldType, Mappings};
@@ -45,100 +48,51 @@ pub fn check(node: &AggNode) -> Result<()> {
     parse(node).map(|_| ())
 }
 
+/// The geo aggregation `node` (`None`: it is not one), from its
+/// parameters as the tree's parse typed them; a grid's sub-aggregations
+/// must be `geo_centroid`s.
 fn parse(node: &AggNode) -> Result<Option<GeoAgg>> {
-    let (name, params) = (&node.name, &node.body);
-    match node.kind {
-        AggKind::GeoCentroid => {
+    let name = &node.name;
+    let grid = match &node.typed {
+        TypedParams::GeoCentroid(c) => {
             if !node.subs.is_empty() {
                 return Err(SearchError::illegal(format!(
                     "Aggregator [{name}] of type [geo_centroid] cannot accept sub-aggregations"
                 )));
             }
-            let field = field_param(name, "geo_centroid", params)?;
-            return Ok(Some(GeoAgg::Centroid { field }));
+            return Ok(Some(GeoAgg::Centroid {
+                field: c.field.clone(),
+            }));
         }
-        AggKind::GeohashGrid => {}
+        TypedParams::GeohashGrid(g) => g,
+        _ if matches!(node.kind, AggKind::GeoCentroid | AggKind::GeohashGrid) => {
+            return Err(SearchError::illegal(format!(
+                "[{}] aggregation [{name}] was not parsed",
+                node.kind.name()
+            )))
+        }
         _ => return Ok(None),
-    }
-    let field = field_param(name, "geohash_grid", params)?;
-    let mut precision = 5;
-    let mut size = 10_000;
-    for (k, v) in params.as_object().into_iter().flatten() {
-        match k.as_str() {
-            "field" | "shard_size" => {}
-            "precision" => {
-                let p = v
-                    .as_u64()
-                    .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
-                    .ok_or_else(|| {
-                        SearchError::illegal(format!(
-                            "[geohash_grid] precision [{v}] of [{name}] must be an integer 1..12 (distances are not supported)"
-                        ))
-                    })?;
-                if !(1..=12).contains(&p) {
-                    return Err(SearchError::illegal(format!(
-                        "Invalid geohash aggregation precision of {p}. Must be between 1 and 12."
-                    )));
-                }
-                precision = p as usize;
+    };
+    let mut centroids = Vec::new();
+    for sub in &node.subs {
+        let sub_name = &sub.name;
+        match &sub.typed {
+            TypedParams::GeoCentroid(c) if sub.subs.is_empty() => {
+                centroids.push((sub_name.clone(), c.field.clone()))
             }
-            "size" => {
-                size = v
-                    .as_u64()
-                    .filter(|n| *n > 0)
-                    .map(|n| n as usize)
-                    .ok_or_else(|| {
-                        SearchError::illegal(format!(
-                            "[size] must be greater than 0. Found [{v}] in [{name}]"
-                        ))
-                    })?
-            }
-            other => {
-                return Err(SearchError::parsing(format!(
-                    "[geohash_grid] unknown field [{other}]"
+            _ => {
+                return Err(SearchError::illegal(format!(
+                    "sub-aggregation [{sub_name}] of [geohash_grid] [{name}]: only geo_centroid is supported there"
                 )))
             }
         }
     }
-    let mut centroids = Vec::new();
-    for sub in &node.subs {
-        let sub_name = &sub.name;
-        if sub.kind != AggKind::GeoCentroid || !sub.subs.is_empty() {
-            return Err(SearchError::illegal(format!(
-                "sub-aggregation [{sub_name}] of [geohash_grid] [{name}]: only geo_centroid is supported there"
-            )));
-        }
-        centroids.push((
-            sub_name.clone(),
-            field_param(sub_name, "geo_centroid", &sub.body)?,
-        ));
-    }
     Ok(Some(GeoAgg::Grid {
-        field,
-        precision,
-        size,
+        field: grid.field.clone(),
+        precision: grid.precision,
+        size: grid.size,
         centroids,
     }))
-}
-
-fn field_param(name: &str, kind: &str, params: &Value) -> Result<String> {
-    if let Some(k) = params.as_object().and_then(|o| {
-        o.keys()
-            .find(|k| kind == "geo_centroid" && k.as_str() != "field")
-    }) {
-        return Err(SearchError::parsing(format!(
-            "[{kind}] unknown field [{k}]"
-        )));
-    }
-    params
-        .get("field")
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .ok_or_else(|| {
-            SearchError::illegal(format!(
-                "Required one of fields [field, script], but none were specified (aggregation [{name}])"
-            ))
-        })
 }
 
 /// Checks the fields against an index's mapping (unmapped fields give empty results).
