@@ -137,7 +137,7 @@ fn translate_at<'n>(
             let (entries, named) = if kind == "filter" {
                 (vec![(String::new(), params.clone())], true)
             } else if kind == "missing" {
-                (vec![(String::new(), missing_query(name, params)?)], true)
+                (vec![(String::new(), missing_query(node)?)], true)
             } else {
                 agg_filters::filters_entries(name, params)?
             };
@@ -233,6 +233,7 @@ fn translate_at<'n>(
                         | TypedParams::RareTerms(_)
                         | TypedParams::SignificantTerms(_)
                         | TypedParams::Composite(_)
+                        | TypedParams::Missing(_)
                         | TypedParams::GeoCentroid(_)
                         | TypedParams::GeohashGrid(_)
                         | TypedParams::Nested(_) => {
@@ -274,18 +275,14 @@ fn untyped_field(name: &str, params: &Map<String, Value>) -> Result<String> {
     Ok(field.to_string())
 }
 
-/// The `missing` aggregation's documents: those without a value of its field.
-fn missing_query(name: &str, params: &Value) -> Result<Value> {
-    let params = params
-        .as_object()
-        .ok_or_else(|| SearchError::parsing(format!("[missing] of [{name}] must be an object")))?;
-    for k in params.keys() {
-        if k != "field" {
-            return Err(SearchError::parsing(format!(
-                "[missing] unknown field [{k}] in aggregation [{name}]"
-            )));
-        }
+/// The `missing` aggregation's documents: those without a value of its
+/// field (its parameters typed by the tree's parse).
+fn missing_query(node: &AggNode) -> Result<Value> {
+    match &node.typed {
+        TypedParams::Missing(m) => Ok(m.query()),
+        _ => Err(SearchError::illegal(format!(
+            "[missing] aggregation [{}] was not parsed",
+            node.name
+        ))),
     }
-    let field = scan_aggs::field_param_of(name, "missing", params)?;
-    Ok(json!({"bool": {"must_not": {"exists": {"field": field}}}}))
 }

@@ -19,7 +19,8 @@
 //! `composite`, [`CompositeParams`] (its sources, [`CompositeSource`],
 //! and `size` checked here; the `after` key's values as written, and the
 //! fit of each source's field to its type, are the scan's, against the
-//! mapping), `geo_centroid`, [`GeoCentroidParams`],
+//! mapping), `missing`, [`MissingParams`],
+//! `geo_centroid`, [`GeoCentroidParams`],
 //! `geohash_grid`, [`GeohashGridParams`] (whether the field is a
 //! `geo_point` is the geo module's to judge),
 //! and `nested` and
@@ -47,6 +48,7 @@ mod histogram;
 mod keys;
 mod kind;
 mod metric;
+mod missing;
 mod nested;
 mod percentiles;
 mod pipeline;
@@ -68,13 +70,13 @@ pub use self::geo::{GeoCentroidParams, GeohashGridParams};
 pub use self::histogram::HistogramParams;
 pub use self::kind::AggKind;
 pub use self::metric::MetricParams;
+pub use self::missing::MissingParams;
 pub use self::nested::NestedParams;
 pub use self::percentiles::PercentilesParams;
 pub(crate) use self::pipeline::check_parent;
 pub use self::pipeline::{GapPolicy, PipelineParams, SortKey};
 pub use self::rare_terms::RareTermsParams;
 pub use self::significant_terms::{Heuristic, SignificantTermsParams};
-pub(crate) use self::source::field_param;
 pub use self::term_values::TermValues;
 pub use self::terms::TermsParams;
 pub use self::weighted_avg::{WeightedAvgParams, WeightedSide};
@@ -130,6 +132,8 @@ pub enum TypedParams {
     SignificantTerms(SignificantTermsParams),
     /// `composite`.
     Composite(CompositeParams),
+    /// `missing`.
+    Missing(MissingParams),
     /// `geo_centroid`.
     GeoCentroid(GeoCentroidParams),
     /// `geohash_grid`.
@@ -167,6 +171,7 @@ impl TypedParams {
                 TypedParams::DateHistogram(DateHistogramParams::parse_body(name, params)?)
             }
             AggKind::Composite => TypedParams::Composite(CompositeParams::parse(name, params)?),
+            AggKind::Missing => TypedParams::Missing(MissingParams::parse(name, params)?),
             AggKind::GeoCentroid => {
                 TypedParams::GeoCentroid(GeoCentroidParams::parse(name, params)?)
             }
@@ -210,6 +215,7 @@ impl TypedParams {
             TypedParams::DateHistogram(d) => Some(&d.field),
             TypedParams::RareTerms(r) => Some(&r.values.field),
             TypedParams::SignificantTerms(s) => Some(&s.values.field),
+            TypedParams::Missing(m) => Some(&m.field),
             TypedParams::GeoCentroid(g) => Some(&g.field),
             TypedParams::GeohashGrid(g) => Some(&g.field),
         }

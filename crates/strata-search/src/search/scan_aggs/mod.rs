@@ -16,13 +16,11 @@
 mod cardinality;
 mod composite;
 mod env;
-mod params;
 mod terms_scans;
 pub mod values;
 mod weighted_avg;
 
 pub use env::ScanEnv;
-pub(crate) use params::field_param_of;
 
 use serde_json::Value;
 
