@@ -6,11 +6,15 @@
 //! (`top_hits`, `geo_centroid`, `geohash_grid`) are taken out and computed
 //! per bucket afterwards (`deferred`). Types not supported at all are
 //! rejected naming them. The shape of each result is an `AggShape`
-//! (`agg_shape`).
+//! (`agg_shape`). Parameters come typed from the tree's parse
+//! (`agg_tree`), `filter`'s and `filters`' queries aside (read from the
+//! node's JSON); translation builds tantivy's request from them and does
+//! what needs the mapping (a field's column and type, a `range` on a date
+//! field, a date range's ends).
 
 use std::collections::HashMap;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 pub(crate) use super::agg_shape::only_entry;
 pub use super::agg_shape::AggShape;
@@ -159,14 +163,11 @@ fn translate_at<'n>(
             shapes.push(shape);
             continue;
         }
-        let mut params = params.as_object().cloned().ok_or_else(|| {
-            SearchError::parsing(format!("[{kind}] of [{name}] must be an object"))
+        // The typed kinds' parse checked the field and refused scripts
+        // (every kind that reaches here is typed).
+        let field = node.typed.field().map(str::to_string).ok_or_else(|| {
+            SearchError::illegal(format!("[{kind}] aggregation [{name}] was not parsed"))
         })?;
-        // The typed kinds' parse checked the field and refused scripts.
-        let field = match node.typed.field() {
-            Some(field) => field.to_string(),
-            None => untyped_field(name, &params)?,
-        };
         let leaf = mappings.leaf(&field);
         if leaf.is_some_and(|l| l.ty == FieldType::Text) {
             return Err(SearchError::illegal(format!(
@@ -177,74 +178,61 @@ fn translate_at<'n>(
         shape.bool_field = leaf.is_some_and(|l| l.ty == FieldType::Boolean);
         shape.field = Some(field.clone());
         let mut aggs_out: Vec<(String, Value)> = Vec::new();
-        match (&node.typed, kind.as_str()) {
-            (TypedParams::DateHistogram(p), _) => {
+        match &node.typed {
+            TypedParams::DateHistogram(p) => {
                 let mut h = DateHistogram::resolve(p, mappings, env.now)?;
                 shape.missing = h.missing_bucket();
                 let bounds = env.bounds.get(&field).copied();
                 aggs_out.push((name.clone(), h.tantivy_request(bounds)?));
                 shape.date_histogram = Some(h);
             }
-            (_, "date_range") => {
-                let r = DateRange::parse(name, &field, &params, mappings, env.now)?;
+            TypedParams::Range(r) if node.kind == AggKind::DateRange || shape.date_field => {
+                let r = DateRange::parse(name, r, mappings, env.now)?;
                 aggs_out.extend(r.tantivy_requests(name));
                 shape.date_range = Some(r);
             }
             _ => {
-                if kind == "range" && shape.date_field {
-                    let r = DateRange::parse(name, &field, &params, mappings, env.now)?;
-                    aggs_out.extend(r.tantivy_requests(name));
-                    shape.date_range = Some(r);
-                } else {
-                    if let TypedParams::Histogram(h) = &node.typed {
-                        shape.interval = Some(h.request.interval);
-                        shape.missing = h.missing.clone();
-                    }
-                    let no_ranges = params
-                        .get("ranges")
-                        .and_then(Value::as_array)
-                        .is_none_or(Vec::is_empty);
-                    if kind == "range" && no_ranges {
-                        // tantivy needs at least one (it indexes the first).
-                        return Err(SearchError::illegal(format!(
-                            "No [ranges] specified for the [{name}] aggregation"
-                        )));
-                    }
-                    let column = format!("{KEYWORDS}.{field}");
-                    let params = match &node.typed {
-                        TypedParams::Metric(metric) => metric.tantivy_request(&column),
-                        TypedParams::Percentiles(p) => p.tantivy_request(&column),
-                        TypedParams::Cardinality(c) => c.tantivy_request(&column),
-                        TypedParams::Histogram(h) => h.tantivy_request(&column),
-                        TypedParams::Terms(t) => {
-                            shape.terms = Some(t.clone());
-                            t.tantivy_request(&column)
-                        }
-                        // (A date_histogram took the first branch; a
-                        // pipeline was split off or refused above, a bucket
-                        // script taken out of the request; the scanned,
-                        // nested and geo kinds were deferred, `missing`
-                        // made a filter: none reaches here.)
-                        TypedParams::Untyped
-                        | TypedParams::DateHistogram(_)
-                        | TypedParams::Pipeline(_)
-                        | TypedParams::BucketScript(_)
-                        | TypedParams::WeightedAvg(_)
-                        | TypedParams::RareTerms(_)
-                        | TypedParams::SignificantTerms(_)
-                        | TypedParams::Composite(_)
-                        | TypedParams::Missing(_)
-                        | TypedParams::GeoCentroid(_)
-                        | TypedParams::GeohashGrid(_)
-                        | TypedParams::Nested(_) => {
-                            params.insert("field".into(), json!(column));
-                            Value::Object(params)
-                        }
-                    };
-                    let mut agg = Map::new();
-                    agg.insert(kind.clone(), params);
-                    aggs_out.push((name.clone(), Value::Object(agg)));
+                if let TypedParams::Histogram(h) = &node.typed {
+                    shape.interval = Some(h.request.interval);
+                    shape.missing = h.missing.clone();
                 }
+                let column = format!("{KEYWORDS}.{field}");
+                let params = match &node.typed {
+                    TypedParams::Metric(metric) => metric.tantivy_request(&column),
+                    TypedParams::Percentiles(p) => p.tantivy_request(&column),
+                    TypedParams::Cardinality(c) => c.tantivy_request(&column),
+                    TypedParams::Histogram(h) => h.tantivy_request(&column),
+                    TypedParams::Terms(t) => {
+                        shape.terms = Some(t.clone());
+                        t.tantivy_request(&column)
+                    }
+                    // A numeric `range` (its parse refused a body without
+                    // ranges: tantivy indexes the first).
+                    TypedParams::Range(r) => r.tantivy_request(name, &column)?,
+                    // (A date_histogram took the first branch; a pipeline
+                    // was split off or refused above, a bucket script taken
+                    // out of the request; the scanned, nested and geo kinds
+                    // were deferred, `missing` made a filter.)
+                    TypedParams::Untyped
+                    | TypedParams::DateHistogram(_)
+                    | TypedParams::Pipeline(_)
+                    | TypedParams::BucketScript(_)
+                    | TypedParams::WeightedAvg(_)
+                    | TypedParams::RareTerms(_)
+                    | TypedParams::SignificantTerms(_)
+                    | TypedParams::Composite(_)
+                    | TypedParams::Missing(_)
+                    | TypedParams::GeoCentroid(_)
+                    | TypedParams::GeohashGrid(_)
+                    | TypedParams::Nested(_) => {
+                        return Err(SearchError::illegal(format!(
+                            "aggregation type [{kind}] of [{name}] is not supported by this server"
+                        )))
+                    }
+                };
+                let mut agg = Map::new();
+                agg.insert(kind.clone(), params);
+                aggs_out.push((name.clone(), Value::Object(agg)));
             }
         }
         if let Some(m) = &shape.missing {
@@ -261,18 +249,6 @@ fn translate_at<'n>(
         shapes.push(shape);
     }
     Ok((Value::Object(out), shapes, deferred_here))
-}
-
-/// The `field` of an aggregation whose parameters are not typed yet
-/// (scripts refused).
-fn untyped_field(name: &str, params: &Map<String, Value>) -> Result<String> {
-    let Some(field) = params.get("field").and_then(Value::as_str) else {
-        return Err(SearchError::illegal(format!("Required one of fields [field, script], but none were specified (aggregation [{name}])")));
-    };
-    if params.contains_key("script") {
-        return Err(SearchError::illegal("scripts are not supported"));
-    }
-    Ok(field.to_string())
 }
 
 /// The `missing` aggregation's documents: those without a value of its

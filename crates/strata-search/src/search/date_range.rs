@@ -1,5 +1,8 @@
 //! `date_range`: ranges of a date field whose ends are dates or date math
-//! (`now-1d/d`, `2024-01-01||+1M`) in `format` and `time_zone`.
+//! (`now-1d/d`, `2024-01-01||+1M`) in `format` and `time_zone`. The
+//! parameters were typed with the request ([`RangeParams`], the ends as
+//! written); [`DateRange::parse`] converts the ends, which needs the
+//! field's format and the search's "now".
 //!
 //! tantivy's `range` refuses overlapping ranges, which Elasticsearch
 //! allows, so each range is its own one-range tantivy aggregation named
@@ -11,6 +14,7 @@
 use serde_json::{json, Map, Value};
 
 use super::agg_filters::KEY_SEPARATOR;
+use super::agg_tree::{RangeEdge, RangeParams};
 use super::time_zone::TimeZone;
 use crate::error::{Result, SearchError};
 use crate::mapping::date::{DateFormat, DEFAULT_DATE_FORMAT};
@@ -38,66 +42,50 @@ pub struct DateRange {
 }
 
 impl DateRange {
-    /// Parses `date_range` `name` on `field`.
+    /// The `date_range` (or `range` on a date field) `name` of parameters
+    /// `params` (typed by the tree's parse): its ends converted in the
+    /// field's format, or `format`, and `time_zone`.
     pub fn parse(
         name: &str,
-        field: &str,
-        params: &Map<String, Value>,
+        params: &RangeParams,
         mappings: &Mappings,
         now: i64,
     ) -> Result<DateRange> {
-        let bad = |k: &str, v: &Value| {
-            SearchError::parsing(format!("[date_range] of [{name}]: bad [{k}] value [{v}]"))
-        };
-        let mut format = mappings
-            .leaf(field)
-            .filter(|l| l.ty == FieldType::Date)
-            .map(|l| l.date_format())
-            .unwrap_or(DateFormat::parse(DEFAULT_DATE_FORMAT)?);
-        let mut tz = TimeZone::UTC;
-        let mut keyed = false;
-        for (k, v) in params {
-            match k.as_str() {
-                "field" | "ranges" => {}
-                "format" => format = DateFormat::parse(v.as_str().ok_or_else(|| bad(k, v))?)?,
-                "time_zone" => tz = TimeZone::parse(v.as_str().ok_or_else(|| bad(k, v))?)?,
-                "keyed" => keyed = v.as_bool().ok_or_else(|| bad(k, v))?,
-                _ => {
-                    return Err(SearchError::parsing(format!(
-                        "[date_range] unknown field [{k}] in [{name}]"
-                    )))
-                }
+        let field = params.field.as_str();
+        // `range` takes these; on a date field they are refused, in
+        // `date_range`'s words.
+        for (k, written) in [
+            ("missing", params.missing.is_some()),
+            ("value_type", params.value_type.is_some()),
+        ] {
+            if written {
+                return Err(SearchError::parsing(format!(
+                    "[date_range] unknown field [{k}] in [{name}]"
+                )));
             }
         }
-        let list = params
-            .get("ranges")
-            .and_then(Value::as_array)
-            .filter(|l| !l.is_empty())
-            .ok_or_else(|| {
-                SearchError::illegal(format!(
-                    "No [ranges] specified for the [{name}] aggregation"
-                ))
-            })?;
-        let mut ranges = Vec::with_capacity(list.len());
-        for r in list {
-            let r = r.as_object().ok_or_else(|| bad("ranges", r))?;
-            let edge = |e: &str| -> Result<Option<i64>> {
-                match r.get(e) {
-                    None | Some(Value::Null) => Ok(None),
-                    Some(Value::Number(n)) => Ok(n.as_f64().map(|f| f as i64)),
-                    Some(Value::String(s)) => date_math::eval(s, now, tz, &format, false).map(Some),
-                    Some(other) => Err(bad(e, other)),
-                }
-            };
-            for k in r.keys() {
-                if !matches!(k.as_str(), "from" | "to" | "key") {
-                    return Err(SearchError::parsing(format!("[range] unknown field [{k}]")));
-                }
+        let format = match &params.format {
+            Some(f) => DateFormat::parse(f)?,
+            None => mappings
+                .leaf(field)
+                .filter(|l| l.ty == FieldType::Date)
+                .map(|l| l.date_format())
+                .unwrap_or(DateFormat::parse(DEFAULT_DATE_FORMAT)?),
+        };
+        let tz = params.time_zone.unwrap_or(TimeZone::UTC);
+        let edge = |e: &Option<RangeEdge>| -> Result<Option<i64>> {
+            match e {
+                None => Ok(None),
+                Some(RangeEdge::Number(n)) => Ok(Some(*n as i64)),
+                Some(RangeEdge::Text(s)) => date_math::eval(s, now, tz, &format, false).map(Some),
             }
+        };
+        let mut ranges = Vec::with_capacity(params.ranges.len());
+        for r in &params.ranges {
             ranges.push(Range {
-                key: r.get("key").and_then(Value::as_str).map(str::to_string),
-                from: edge("from")?,
-                to: edge("to")?,
+                key: r.key.clone(),
+                from: edge(&r.from)?,
+                to: edge(&r.to)?,
             });
         }
         ranges.sort_by_key(|r| (r.from.unwrap_or(i64::MIN), r.to.unwrap_or(i64::MAX)));
@@ -106,7 +94,7 @@ impl DateRange {
             ranges,
             format,
             tz,
-            keyed,
+            keyed: params.keyed(),
         })
     }
 

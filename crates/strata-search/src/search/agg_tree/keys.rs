@@ -1,9 +1,9 @@
-//! The parameter names Elasticsearch 8 knows for the bucket kinds whose
-//! parameters go to tantivy as written (`terms`, `histogram`, `range`).
+//! The parameter names Elasticsearch 8 knows for `terms`, `histogram`
+//! and `range`, whose parameters once went to tantivy as written.
 //! tantivy ignores a key it does not know, so a misspelt `sizee` would
 //! change nothing silently; Elasticsearch refuses it, and so does the
-//! parse here, in its words. Keys Elasticsearch knows pass (what each one
-//! does here is translation's business).
+//! parse here, in its words, before each kind's own parser reads the
+//! keys it uses.
 
 use serde_json::Value;
 

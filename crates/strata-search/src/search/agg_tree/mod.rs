@@ -19,11 +19,12 @@
 //! `composite`, [`CompositeParams`] (its sources, [`CompositeSource`],
 //! and `size` checked here; the `after` key's values as written, and the
 //! fit of each source's field to its type, are the scan's, against the
-//! mapping), `missing`, [`MissingParams`],
-//! `geo_centroid`, [`GeoCentroidParams`],
+//! mapping), `range` and `date_range`, [`RangeParams`] (the ends of each
+//! range as written, [`RangeEdge`]: numbers, or on a date field dates in
+//! its format, which translation converts against the mapping),
+//! `missing`, [`MissingParams`], `geo_centroid`, [`GeoCentroidParams`],
 //! `geohash_grid`, [`GeohashGridParams`] (whether the field is a
-//! `geo_point` is the geo module's to judge),
-//! and `nested` and
+//! `geo_point` is the geo module's to judge), and `nested` and
 //! `reverse_nested`, [`NestedParams`] (whether the `path` is nested, and
 //! below the enclosing scope, is their pass's).
 //! Structural errors (an aggregation that is not an object, two kinds in
@@ -35,8 +36,8 @@
 //! tree; an [`AggTree`] keeps the JSON it was parsed from (or, for one
 //! made of nodes, their JSON), which only tests read now: the search,
 //! its extra passes (handed the parsed nodes) and the bucket scripts read
-//! the nodes; the untyped kinds' parameters (`range`, `filter`,
-//! `top_hits`, ...) are still read from [`AggNode::body`].
+//! the nodes; the untyped kinds' parameters (`filter`, `filters`,
+//! `top_hits`) are still read from [`AggNode::body`].
 
 mod bucket_script;
 mod cardinality;
@@ -52,6 +53,7 @@ mod missing;
 mod nested;
 mod percentiles;
 mod pipeline;
+mod range;
 mod rare_terms;
 mod significant_terms;
 mod source;
@@ -75,6 +77,7 @@ pub use self::nested::NestedParams;
 pub use self::percentiles::PercentilesParams;
 pub(crate) use self::pipeline::check_parent;
 pub use self::pipeline::{GapPolicy, PipelineParams, SortKey};
+pub use self::range::{RangeEdge, RangeParams};
 pub use self::rare_terms::RareTermsParams;
 pub use self::significant_terms::{Heuristic, SignificantTermsParams};
 pub use self::term_values::TermValues;
@@ -132,6 +135,8 @@ pub enum TypedParams {
     SignificantTerms(SignificantTermsParams),
     /// `composite`.
     Composite(CompositeParams),
+    /// `range`, `date_range`.
+    Range(RangeParams),
     /// `missing`.
     Missing(MissingParams),
     /// `geo_centroid`.
@@ -171,6 +176,7 @@ impl TypedParams {
                 TypedParams::DateHistogram(DateHistogramParams::parse_body(name, params)?)
             }
             AggKind::Composite => TypedParams::Composite(CompositeParams::parse(name, params)?),
+            k if RangeParams::covers(k) => TypedParams::Range(RangeParams::parse(k, name, params)?),
             AggKind::Missing => TypedParams::Missing(MissingParams::parse(name, params)?),
             AggKind::GeoCentroid => {
                 TypedParams::GeoCentroid(GeoCentroidParams::parse(name, params)?)
@@ -215,6 +221,7 @@ impl TypedParams {
             TypedParams::DateHistogram(d) => Some(&d.field),
             TypedParams::RareTerms(r) => Some(&r.values.field),
             TypedParams::SignificantTerms(s) => Some(&s.values.field),
+            TypedParams::Range(r) => Some(&r.field),
             TypedParams::Missing(m) => Some(&m.field),
             TypedParams::GeoCentroid(g) => Some(&g.field),
             TypedParams::GeohashGrid(g) => Some(&g.field),

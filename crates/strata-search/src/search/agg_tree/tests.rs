@@ -128,8 +128,9 @@ fn numeric_metrics_are_typed_and_their_bad_params_refused_with_the_path() {
         metric.tantivy_request("col.n"),
         json!({"field": "col.n", "missing": 2.5, "sigma": 3.0})
     );
-    let range = AggTree::parse(json!({"r": {"range": {"field": "k", "ranges": []}}})).unwrap();
-    assert_eq!(range.nodes()[0].typed, TypedParams::Untyped);
+    let range = json!({"r": {"range": {"field": "k", "ranges": [{"to": 1}]}}});
+    let range = AggTree::parse(range).unwrap();
+    assert!(matches!(range.nodes()[0].typed, TypedParams::Range(_)));
 
     let err = AggTree::parse(json!({"a": {"avg": {"field": "n", "sigma": 2}}})).unwrap_err();
     assert_eq!(err.to_string(), "[avg] unknown field [sigma]");

@@ -24,7 +24,7 @@ pub(super) use sub_aggs::fill as fill_sub_aggs;
 
 use serde_json::Value;
 
-use super::agg_tree::{AggNode, AggTree, TypedParams};
+use super::agg_tree::{AggNode, AggTree, RangeEdge, TypedParams};
 use crate::error::{Result, SearchError};
 use crate::mapping::Mappings;
 use crate::script::fields::{RuntimeType, ScriptedFields};
@@ -72,7 +72,8 @@ fn parse(
     if !KINDS.contains(&kind) {
         return Ok(None);
     }
-    let Some(field) = params.get("field").and_then(Value::as_str) else {
+    // Every kind here is typed: its parse checked the field.
+    let Some(field) = node.typed.field() else {
         return Ok(None);
     };
     if mappings.is_some_and(|m| m.leaf(field).is_some()) {
@@ -109,7 +110,14 @@ fn parse(
         "cardinality" => &["field", "precision_threshold"],
         _ => &["field"],
     };
-    if let Some(k) = params.keys().find(|k| !allowed.contains(&k.as_str())) {
+    let unknown = match &node.typed {
+        TypedParams::Range(r) => r.options_written().next(),
+        _ => params
+            .keys()
+            .map(String::as_str)
+            .find(|k| !allowed.contains(k)),
+    };
+    if let Some(k) = unknown {
         return Err(SearchError::parsing(format!(
             "[{kind}] unknown field [{k}] (on runtime field [{field}])"
         )));
@@ -164,32 +172,28 @@ fn parse(
             }
         }
         "range" => {
-            let ranges = params
-                .get("ranges")
-                .and_then(Value::as_array)
-                .filter(|r| !r.is_empty())
-                .ok_or_else(|| {
-                    SearchError::illegal(format!(
-                        "No [ranges] specified for the [{name}] aggregation"
-                    ))
-                })?;
-            let mut out = Vec::with_capacity(ranges.len());
-            for r in ranges {
-                let bound = |k: &str| -> Result<Option<f64>> {
-                    match r.get(k) {
-                        None | Some(Value::Null) => Ok(None),
-                        Some(Value::String(s)) => s.trim().parse().map(Some).map_err(|_| {
+            let TypedParams::Range(r) = &node.typed else {
+                return Err(SearchError::illegal(format!(
+                    "[range] aggregation [{name}] was not parsed"
+                )));
+            };
+            // The parse refused a body without ranges, and ends neither
+            // numbers nor strings.
+            let mut out = Vec::with_capacity(r.ranges.len());
+            for spec in &r.ranges {
+                let bound = |k: &str, e: &Option<RangeEdge>| -> Result<Option<f64>> {
+                    match e {
+                        None => Ok(None),
+                        Some(e @ RangeEdge::Number(_)) => Ok(e.number()),
+                        Some(e @ RangeEdge::Text(s)) => e.number().map(Some).ok_or_else(|| {
                             SearchError::parsing(format!("[range] [{k}] [{s}] is not a number"))
-                        }),
-                        Some(v) => v.as_f64().map(Some).ok_or_else(|| {
-                            SearchError::parsing(format!("[range] [{k}] must be a number"))
                         }),
                     }
                 };
                 out.push(Bucket {
-                    key: r.get("key").and_then(Value::as_str).map(str::to_string),
-                    from: bound("from")?,
-                    to: bound("to")?,
+                    key: spec.key.clone(),
+                    from: bound("from", &spec.from)?,
+                    to: bound("to", &spec.to)?,
                 });
             }
             out.sort_by(|a, b| {
