@@ -231,7 +231,8 @@ fn translate_at<'n>(
                         | TypedParams::WeightedAvg(_)
                         | TypedParams::RareTerms(_)
                         | TypedParams::SignificantTerms(_)
-                        | TypedParams::Composite(_) => {
+                        | TypedParams::Composite(_)
+                        | TypedParams::TopHits(_) => {
                             params.insert("field".into(), json!(column));
                             Value::Object(params)
                         }

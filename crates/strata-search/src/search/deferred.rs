@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use super::agg_shape::AggShape;
 use super::agg_tree::{AggKind, AggNode};
 use super::missing_bucket::FILTER_SUFFIX;
-use super::{agg_filters, geo_aggs, pipelines, top_hits};
+use super::{agg_filters, geo_aggs, pipelines};
 use crate::error::{Result, SearchError};
 use crate::mapping::date::format_millis;
 
@@ -79,7 +79,8 @@ pub fn validate(node: &AggNode) -> Result<()> {
         )));
     }
     if kind == AggKind::TopHits {
-        return top_hits::validate(name, &node.body);
+        // Its parameters were checked by the tree's parse.
+        return Ok(());
     }
     geo_aggs::check(node)
 }

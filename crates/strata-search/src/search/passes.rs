@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::agg_tree::{AggKind, AggNode, AggTree};
+use super::agg_tree::{AggNode, AggTree, TypedParams};
 use super::reentry::Reentry;
 use super::request::{SearchRequest, TrackTotalHits};
 use super::{bucket_limit, nested_aggs, scan_aggs, top_hits};
@@ -31,13 +31,13 @@ pub(super) fn run_deferred(
     if nested_aggs::KINDS.contains(&kind) {
         return nested_aggs::run(reentry.search, indices, req, &query, node);
     }
-    if node.kind == AggKind::TopHits {
+    if let TypedParams::TopHits(params) = &node.typed {
         if req.scope.path().is_some() {
             return Err(SearchError::illegal(format!(
                 "[top_hits] aggregation [{name}] below a [nested] aggregation is not supported by this server"
             )));
         }
-        return top_hits::run(reentry.search, indices, name, &node.body, &query, req);
+        return top_hits::run(reentry.search, indices, params, &query, req);
     }
     if scan_aggs::is_scanned(kind) {
         let env = scan_aggs::ScanEnv {

@@ -48,6 +48,7 @@ mod significant_terms;
 mod source;
 mod term_values;
 mod terms;
+mod top_hits;
 mod weighted_avg;
 
 use serde_json::{Map, Value};
@@ -68,6 +69,7 @@ pub use self::significant_terms::{Heuristic, SignificantTermsParams};
 pub(crate) use self::source::field_param;
 pub use self::term_values::TermValues;
 pub use self::terms::TermsParams;
+pub use self::top_hits::TopHitsParams;
 pub use self::weighted_avg::{WeightedAvgParams, WeightedSide};
 use crate::error::{QueryStep, Result, SearchError};
 
@@ -121,6 +123,8 @@ pub enum TypedParams {
     SignificantTerms(SignificantTermsParams),
     /// `composite`.
     Composite(CompositeParams),
+    /// `top_hits`.
+    TopHits(TopHitsParams),
 }
 
 impl TypedParams {
@@ -152,6 +156,7 @@ impl TypedParams {
                 TypedParams::DateHistogram(DateHistogramParams::parse_body(name, params)?)
             }
             AggKind::Composite => TypedParams::Composite(CompositeParams::parse(name, params)?),
+            AggKind::TopHits => TypedParams::TopHits(TopHitsParams::parse(name, params)?),
             k if BucketScriptParams::covers(k) => {
                 TypedParams::BucketScript(BucketScriptParams::parse(k, name, params, parent)?)
             }
@@ -176,7 +181,8 @@ impl TypedParams {
             | TypedParams::Pipeline(_)
             | TypedParams::BucketScript(_)
             | TypedParams::WeightedAvg(_)
-            | TypedParams::Composite(_) => None,
+            | TypedParams::Composite(_)
+            | TypedParams::TopHits(_) => None,
             TypedParams::Metric(m) => Some(&m.field),
             TypedParams::Percentiles(p) => Some(&p.field),
             TypedParams::Cardinality(c) => Some(&c.field),
