@@ -3,11 +3,16 @@
 //! [`EsQuery`] builder (the query, the index mapping and "now") that
 //! tantivy asks per segment for the tantivy query.
 //!
+//! The queries were checked and parsed with the request's tree
+//! (`FilterParams`, `FiltersParams`); tantivy's request carries their
+//! JSON (it is serialized), so the builder parses it again when tantivy
+//! asks it for a segment's query.
+//!
 //! `filters` becomes one tantivy `filter` per named (or listed) filter,
 //! named `<name>\u{1f}<key>`, each with the same sub-aggregations;
 //! [`reshape_filters`] gathers them back into Elasticsearch's `buckets`
 //! (an object for named filters, an array for listed ones).
-//! `other_bucket` is not supported.
+//! `other_bucket` is not supported (the tree's parse refuses it).
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -17,7 +22,7 @@ use tantivy::schema::Schema;
 use tantivy::tokenizer::TokenizerManager;
 use tantivy::TantivyError;
 
-use crate::error::{Result, SearchError};
+use crate::error::SearchError;
 use crate::mapping::Mappings;
 use crate::query::{build_json, QueryContext};
 use crate::store::SchemaFields;
@@ -60,42 +65,6 @@ pub fn filter_request(mappings: &Mappings, query: &Value, now_millis: i64) -> Va
         "mappings": mappings.to_json(),
         "now_millis": now_millis
     }})
-}
-
-/// The keys and queries of a `filters` body, and whether they were named.
-pub fn filters_entries(name: &str, params: &Value) -> Result<(Vec<(String, Value)>, bool)> {
-    let obj = params
-        .as_object()
-        .ok_or_else(|| SearchError::parsing(format!("[filters] of [{name}] must be an object")))?;
-    let mut entries = None;
-    for (k, v) in obj {
-        match (k.as_str(), v) {
-            ("filters", Value::Object(named)) => {
-                let list = named.iter().map(|(k, q)| (k.clone(), q.clone())).collect();
-                entries = Some((list, true));
-            }
-            ("filters", Value::Array(listed)) => {
-                let list = listed
-                    .iter()
-                    .enumerate()
-                    .map(|(i, q)| (i.to_string(), q.clone()))
-                    .collect();
-                entries = Some((list, false));
-            }
-            ("other_bucket" | "other_bucket_key", _) => {
-                return Err(SearchError::illegal(format!(
-                    "[filters] [{k}] of [{name}] is not supported by this server"
-                )))
-            }
-            ("keyed", _) => {}
-            (other, _) => {
-                return Err(SearchError::parsing(format!(
-                    "[filters] unknown field [{other}] in [{name}]"
-                )))
-            }
-        }
-    }
-    entries.ok_or_else(|| SearchError::parsing(format!("[filters] of [{name}] needs [filters]")))
 }
 
 /// Replaces the expanded filters of `name` in `result` by Elasticsearch's

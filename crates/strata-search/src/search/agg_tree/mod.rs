@@ -14,12 +14,23 @@
 //! `rare_terms`, [`RareTermsParams`], and `significant_terms`,
 //! [`SignificantTermsParams`] (the values they count, [`TermValues`], as
 //! written: converting them to the field's type is the scan's, against
-//! the mapping; `significant_terms`' `background_filter` is the query's
-//! JSON, parsed per pass as the other queries in aggregations are), and
+//! the mapping; `significant_terms`' `background_filter` is parsed here
+//! into a [`ParsedQuery`](crate::query::ParsedQuery)),
 //! `composite`, [`CompositeParams`] (its sources, [`CompositeSource`],
 //! and `size` checked here; the `after` key's values as written, and the
 //! fit of each source's field to its type, are the scan's, against the
-//! mapping).
+//! mapping), `top_hits`, [`TopHitsParams`] (its sort fields and
+//! `docvalue_fields` as written: the per-bucket search checks them
+//! against the mapping as any search does), and `filter` and `filters`,
+//! [`FilterParams`] and [`FiltersParams`].
+//! The queries inside aggregations (`filter`'s, `filters`', the
+//! `background_filter`) are parsed here, once, into `ParsedQuery`s: the
+//! query's tree with the JSON it borrows from, owned together (through
+//! `yoke`) and shared by reference count, so they live in the typed
+//! parameters without a lifetime, a bad one is refused with the path of
+//! its aggregation, and the passes that run them use the tree (tantivy's
+//! filter aggregation, whose request is serialized, still carries their
+//! JSON, parsed again per segment).
 //! Structural errors (an aggregation that is not an object, two kinds in
 //! one, no kind, an unknown kind, `aggs` that is not an object, a bad
 //! name, nesting past [`MAX_AGG_DEPTH`]) are the parse's, and its parse
@@ -29,14 +40,16 @@
 //! tree; an [`AggTree`] keeps the JSON it was parsed from (or, for one
 //! made of nodes, their JSON), which only tests read now: the search,
 //! its extra passes (handed the parsed nodes) and the bucket scripts read
-//! the nodes; the untyped kinds' parameters (`range`, `filter`,
-//! `top_hits`, ...) are still read from [`AggNode::body`].
+//! the nodes; the untyped kinds' parameters (`range`, `date_range`,
+//! `missing`, the geo kinds, `nested`, `reverse_nested`) are still read
+//! from [`AggNode::body`].
 
 mod bucket_script;
 mod cardinality;
 mod composite;
 mod composite_source;
 mod date_histogram;
+mod filters;
 mod histogram;
 mod keys;
 mod kind;
@@ -58,6 +71,7 @@ pub use self::cardinality::CardinalityParams;
 pub use self::composite::CompositeParams;
 pub use self::composite_source::{CompositeSource, Grouping as CompositeGrouping, NullOrder};
 pub use self::date_histogram::{DateHistogramParams, DateValue};
+pub use self::filters::{FilterParams, FiltersParams};
 pub use self::histogram::HistogramParams;
 pub use self::kind::AggKind;
 pub use self::metric::MetricParams;
@@ -125,6 +139,10 @@ pub enum TypedParams {
     Composite(CompositeParams),
     /// `top_hits`.
     TopHits(TopHitsParams),
+    /// `filter`.
+    Filter(FilterParams),
+    /// `filters`.
+    Filters(FiltersParams),
 }
 
 impl TypedParams {
@@ -157,6 +175,8 @@ impl TypedParams {
             }
             AggKind::Composite => TypedParams::Composite(CompositeParams::parse(name, params)?),
             AggKind::TopHits => TypedParams::TopHits(TopHitsParams::parse(name, params)?),
+            AggKind::Filter => TypedParams::Filter(FilterParams::parse(name, params)?),
+            AggKind::Filters => TypedParams::Filters(FiltersParams::parse(name, params)?),
             k if BucketScriptParams::covers(k) => {
                 TypedParams::BucketScript(BucketScriptParams::parse(k, name, params, parent)?)
             }
@@ -174,7 +194,7 @@ impl TypedParams {
 impl TypedParams {
     /// The field of a typed kind's parameters (`None`: untyped, or no
     /// single field: a pipeline, a bucket script, a `weighted_avg`, a
-    /// `composite`).
+    /// `composite`, a `top_hits`, a `filter`, a `filters`).
     pub fn field(&self) -> Option<&str> {
         match self {
             TypedParams::Untyped
@@ -182,7 +202,9 @@ impl TypedParams {
             | TypedParams::BucketScript(_)
             | TypedParams::WeightedAvg(_)
             | TypedParams::Composite(_)
-            | TypedParams::TopHits(_) => None,
+            | TypedParams::TopHits(_)
+            | TypedParams::Filter(_)
+            | TypedParams::Filters(_) => None,
             TypedParams::Metric(m) => Some(&m.field),
             TypedParams::Percentiles(p) => Some(&p.field),
             TypedParams::Cardinality(c) => Some(&c.field),
