@@ -73,11 +73,7 @@ pub(crate) fn build(ctx: &QueryContext<'_>, query: &ParsedQuery) -> Result<Box<d
 }
 
 /// Parses and translates a query object (`{"match": {...}}`) that is
-/// still JSON: an alias's filter when it is checked, and the queries of
-/// `filter`/`filters` below other aggregations, which tantivy's filter
-/// aggregation carries as JSON (its request is serialized) and builds
-/// per segment (the aggregations' tree parsed them once already, to
-/// check them).
+/// still JSON: an alias's filter when it is checked.
 pub(crate) fn build_json(ctx: &QueryContext<'_>, query: &Value) -> Result<Box<dyn Query>> {
     build_nested(ctx, query, 1)
 }

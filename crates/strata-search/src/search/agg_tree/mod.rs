@@ -29,8 +29,8 @@
 //! `yoke`) and shared by reference count, so they live in the typed
 //! parameters without a lifetime, a bad one is refused with the path of
 //! its aggregation, and the passes that run them use the tree (tantivy's
-//! filter aggregation, whose request is serialized, still carries their
-//! JSON, parsed again per segment).
+//! filter aggregation, whose request is serialized, carries their JSON,
+//! parsed again once per request, not per segment).
 //! Structural errors (an aggregation that is not an object, two kinds in
 //! one, no kind, an unknown kind, `aggs` that is not an object, a bad
 //! name, nesting past [`MAX_AGG_DEPTH`]) are the parse's, and its parse
