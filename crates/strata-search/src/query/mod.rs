@@ -73,9 +73,7 @@ pub(crate) fn build(ctx: &QueryContext<'_>, query: &ParsedQuery) -> Result<Box<d
 }
 
 /// Parses and translates a query object (`{"match": {...}}`) that is
-/// still JSON: an alias's filter when it is checked, and those inside
-/// aggregations, parsed when they run until the aggregations are parsed
-/// into a tree of their own.
+/// still JSON: an alias's filter when it is checked.
 pub(crate) fn build_json(ctx: &QueryContext<'_>, query: &Value) -> Result<Box<dyn Query>> {
     build_nested(ctx, query, 1)
 }

@@ -3,11 +3,19 @@
 //! [`EsQuery`] builder (the query, the index mapping and "now") that
 //! tantivy asks per segment for the tantivy query.
 //!
+//! The queries were checked and parsed with the request's tree
+//! (`FilterParams`, `FiltersParams`); tantivy's request carries their
+//! JSON (it is serialized), so the builder parses it again, once, when
+//! tantivy first asks it for a segment's query, and keeps the tree for
+//! the other segments.
+//!
 //! `filters` becomes one tantivy `filter` per named (or listed) filter,
 //! named `<name>\u{1f}<key>`, each with the same sub-aggregations;
 //! [`reshape_filters`] gathers them back into Elasticsearch's `buckets`
 //! (an object for named filters, an array for listed ones).
-//! `other_bucket` is not supported.
+//! `other_bucket` is not supported (the tree's parse refuses it).
+
+use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -19,18 +27,39 @@ use tantivy::TantivyError;
 
 use crate::error::{Result, SearchError};
 use crate::mapping::Mappings;
-use crate::query::{build_json, QueryContext};
+use crate::query::{build, ParsedQuery, QueryContext};
 use crate::store::SchemaFields;
 
 /// Separates a `filters` aggregation's name from a filter's key.
 pub const KEY_SEPARATOR: char = '\u{1f}';
 
-/// An Elasticsearch query inside a tantivy filter aggregation.
+/// An Elasticsearch query inside a tantivy filter aggregation: the
+/// query's and the mapping's JSON (what the serialized request carries),
+/// parsed by the first segment that builds the query and shared with the
+/// others (tantivy's clones of the builder share it too).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct EsQuery {
     query: Value,
     mappings: Value,
     now_millis: i64,
+    #[serde(skip)]
+    parsed: Arc<OnceLock<(Mappings, ParsedQuery)>>,
+}
+
+impl EsQuery {
+    /// The mapping and the query, parsed.
+    fn parsed(&self) -> Result<&(Mappings, ParsedQuery)> {
+        if let Some(parsed) = self.parsed.get() {
+            return Ok(parsed);
+        }
+        let parsed = (
+            Mappings::parse(&self.mappings)?,
+            ParsedQuery::parse(self.query.clone())?,
+        );
+        // A segment built at the same time may have set it first: the
+        // same values.
+        Ok(self.parsed.get_or_init(|| parsed))
+    }
 }
 
 #[typetag::serde(name = "strata_es_query")]
@@ -41,10 +70,10 @@ impl QueryBuilder for EsQuery {
         tokenizers: &TokenizerManager,
     ) -> tantivy::Result<Box<dyn Query>> {
         let invalid = |e: SearchError| TantivyError::InvalidArgument(e.to_string());
-        let mappings = Mappings::parse(&self.mappings).map_err(invalid)?;
+        let (mappings, query) = self.parsed().map_err(invalid)?;
         let fields = SchemaFields::from_schema(schema.clone())?;
-        let ctx = QueryContext::new(&mappings, &fields, tokenizers, self.now_millis);
-        build_json(&ctx, &self.query).map_err(invalid)
+        let ctx = QueryContext::new(mappings, &fields, tokenizers, self.now_millis);
+        build(&ctx, query).map_err(invalid)
     }
 
     fn box_clone(&self) -> Box<dyn QueryBuilder> {
@@ -60,42 +89,6 @@ pub fn filter_request(mappings: &Mappings, query: &Value, now_millis: i64) -> Va
         "mappings": mappings.to_json(),
         "now_millis": now_millis
     }})
-}
-
-/// The keys and queries of a `filters` body, and whether they were named.
-pub fn filters_entries(name: &str, params: &Value) -> Result<(Vec<(String, Value)>, bool)> {
-    let obj = params
-        .as_object()
-        .ok_or_else(|| SearchError::parsing(format!("[filters] of [{name}] must be an object")))?;
-    let mut entries = None;
-    for (k, v) in obj {
-        match (k.as_str(), v) {
-            ("filters", Value::Object(named)) => {
-                let list = named.iter().map(|(k, q)| (k.clone(), q.clone())).collect();
-                entries = Some((list, true));
-            }
-            ("filters", Value::Array(listed)) => {
-                let list = listed
-                    .iter()
-                    .enumerate()
-                    .map(|(i, q)| (i.to_string(), q.clone()))
-                    .collect();
-                entries = Some((list, false));
-            }
-            ("other_bucket" | "other_bucket_key", _) => {
-                return Err(SearchError::illegal(format!(
-                    "[filters] [{k}] of [{name}] is not supported by this server"
-                )))
-            }
-            ("keyed", _) => {}
-            (other, _) => {
-                return Err(SearchError::parsing(format!(
-                    "[filters] unknown field [{other}] in [{name}]"
-                )))
-            }
-        }
-    }
-    entries.ok_or_else(|| SearchError::parsing(format!("[filters] of [{name}] needs [filters]")))
 }
 
 /// Replaces the expanded filters of `name` in `result` by Elasticsearch's
@@ -129,4 +122,30 @@ pub fn reshape_filters(
         Value::Array(listed_out)
     };
     obj.insert(name.to_string(), json!({ "buckets": buckets }));
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{filter_request, EsQuery};
+    use crate::mapping::Mappings;
+
+    /// The builder as tantivy gets it: deserialized from the request.
+    fn builder(query: serde_json::Value) -> EsQuery {
+        let mappings = Mappings::parse(&json!({"properties": {"n": {"type": "long"}}})).unwrap();
+        let request = filter_request(&mappings, &query, 0);
+        serde_json::from_value(request["filter"].clone()).unwrap()
+    }
+
+    #[test]
+    fn the_query_is_parsed_once_and_shared_with_clones() {
+        let q = builder(json!({"term": {"n": 1}}));
+        let copy = q.clone();
+        let first = q.parsed().unwrap();
+        assert_eq!(first.1.json(), &json!({"term": {"n": 1}}));
+        assert!(first.0.leaf("n").is_some());
+        assert!(std::ptr::eq(first, copy.parsed().unwrap()));
+        assert!(builder(json!({"nope": {}})).parsed().is_err());
+    }
 }

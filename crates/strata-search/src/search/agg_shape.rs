@@ -9,6 +9,7 @@ use super::agg_tree::{AggNode, PipelineParams, TermsParams};
 use super::date_histogram::DateHistogram;
 use super::date_range::DateRange;
 use super::missing_bucket::MissingBucket;
+use crate::query::ParsedQuery;
 
 /// What to fix in the result of one aggregation.
 #[derive(Debug, Clone)]
@@ -23,8 +24,10 @@ pub struct AggShape {
     /// `filters`: the keys, and whether they were named.
     pub(crate) keys: Vec<String>,
     pub(crate) named: bool,
-    /// `filter`/`filters`: the queries, to check before searching.
-    pub queries: Vec<Value>,
+    /// `filter`/`filters`/`missing`: the queries (as the tree parsed
+    /// them), to check before searching and to narrow the passes of
+    /// deferred sub-aggregations.
+    pub queries: Vec<ParsedQuery>,
     /// `terms`: its parameters.
     pub(crate) terms: Option<TermsParams>,
     /// `histogram`: the interval.
@@ -41,7 +44,7 @@ pub struct AggShape {
 
 impl AggShape {
     /// The queries of this and all nested `filter`/`filters` aggregations.
-    pub fn all_queries(shapes: &[AggShape]) -> Vec<&Value> {
+    pub fn all_queries(shapes: &[AggShape]) -> Vec<&ParsedQuery> {
         shapes
             .iter()
             .flat_map(|s| s.queries.iter().chain(AggShape::all_queries(&s.children)))

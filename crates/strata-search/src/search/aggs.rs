@@ -26,6 +26,7 @@ use super::missing_bucket::FILTER_SUFFIX;
 use super::{agg_filters, deferred, nested_aggs, pipelines, scan_aggs};
 use crate::error::{Result, SearchError};
 use crate::mapping::{FieldType, Mappings};
+use crate::query::ParsedQuery;
 use crate::store::KEYWORDS;
 
 const METRICS: &[&str] = &[
@@ -138,15 +139,16 @@ fn translate_at<'n>(
         shape.deferred = sub_deferred;
         shape.pipelines = pipes;
         if kind == "filter" || kind == "filters" || kind == "missing" {
-            let (entries, named) = if kind == "filter" {
-                (vec![(String::new(), params.clone())], true)
-            } else if kind == "missing" {
-                (vec![(String::new(), missing_query(node)?)], true)
-            } else {
-                agg_filters::filters_entries(name, params)?
+            let (entries, named) = match &node.typed {
+                TypedParams::Filter(f) => (vec![(String::new(), f.query.clone())], true),
+                TypedParams::Filters(f) => (f.filters.clone(), f.named),
+                _ => {
+                    let query = ParsedQuery::parse(missing_query(node)?)?;
+                    (vec![(String::new(), query)], true)
+                }
             };
             for (key, query) in &entries {
-                let mut agg = agg_filters::filter_request(mappings, query, env.now);
+                let mut agg = agg_filters::filter_request(mappings, query.json(), env.now);
                 if let Some(r) = &sub_req {
                     agg["aggs"] = r.clone();
                 }
@@ -224,7 +226,10 @@ fn translate_at<'n>(
                     | TypedParams::Missing(_)
                     | TypedParams::GeoCentroid(_)
                     | TypedParams::GeohashGrid(_)
-                    | TypedParams::Nested(_) => {
+                    | TypedParams::Nested(_)
+                    | TypedParams::TopHits(_)
+                    | TypedParams::Filter(_)
+                    | TypedParams::Filters(_) => {
                         return Err(SearchError::illegal(format!(
                             "aggregation type [{kind}] of [{name}] is not supported by this server"
                         )))

@@ -15,18 +15,40 @@ use serde_json::{json, Value};
 use super::agg_shape::AggShape;
 use super::agg_tree::{AggKind, AggNode};
 use super::missing_bucket::FILTER_SUFFIX;
-use super::{agg_filters, geo_aggs, pipelines, top_hits};
+use super::{agg_filters, geo_aggs, pipelines};
 use crate::error::{Result, SearchError};
 use crate::mapping::date::format_millis;
+use crate::query::ParsedQuery;
 
 /// Runs one deferred aggregation (as parsed) over the search query
 /// narrowed by the filters; returns its result.
-pub type Runner<'a> = dyn Fn(&[Value], &AggNode) -> Result<Value> + 'a;
+pub type Runner<'a> = dyn Fn(&[BucketFilter], &AggNode) -> Result<Value> + 'a;
+
+/// What selects a bucket's documents.
+#[derive(Debug, Clone)]
+pub enum BucketFilter {
+    /// A query built here for the bucket (a term, a range), as JSON:
+    /// parsed only when a pass runs under the bucket.
+    Built(Value),
+    /// A query the request's tree parsed (a `filter`'s, one of a
+    /// `filters`', a `missing`'s).
+    Parsed(ParsedQuery),
+}
+
+impl BucketFilter {
+    /// The query, parsed.
+    pub fn parsed(&self) -> Result<ParsedQuery> {
+        match self {
+            BucketFilter::Built(json) => ParsedQuery::parse(json.clone()),
+            BucketFilter::Parsed(query) => Ok(query.clone()),
+        }
+    }
+}
 
 /// The bucket being reshaped: the filters that lead to it.
 pub struct BucketScope<'a> {
     run: &'a Runner<'a>,
-    chain: Vec<Value>,
+    chain: Vec<BucketFilter>,
 }
 
 impl<'a> BucketScope<'a> {
@@ -44,7 +66,7 @@ impl<'a> BucketScope<'a> {
         &mut self,
         shape: &AggShape,
         bucket: &mut Value,
-        filter: Option<Value>,
+        filter: Option<BucketFilter>,
     ) -> Result<()> {
         if filter.is_none() && !shape.deferred.is_empty() {
             return Err(SearchError::illegal(format!(
@@ -79,7 +101,8 @@ pub fn validate(node: &AggNode) -> Result<()> {
         )));
     }
     if kind == AggKind::TopHits {
-        return top_hits::validate(name, &node.body);
+        // Its parameters were checked by the tree's parse.
+        return Ok(());
     }
     geo_aggs::check(node)
 }
@@ -145,7 +168,7 @@ pub fn reshape(result: &mut Value, shapes: &[AggShape], scope: &mut BucketScope<
             let keys = shape.keys.clone();
             let mut i = 0;
             agg_filters::reshape_filters(result, &shape.name, &keys, shape.named, |b| {
-                let filter = shape.queries.get(i).cloned();
+                let filter = shape.queries.get(i).cloned().map(BucketFilter::Parsed);
                 i += 1;
                 if let Err(e) = scope.in_bucket(shape, b, filter) {
                     failure.get_or_insert(e);
@@ -158,7 +181,7 @@ pub fn reshape(result: &mut Value, shapes: &[AggShape], scope: &mut BucketScope<
         }
         if let Some(range) = &shape.date_range {
             range.reshape(result, &shape.name, |b| {
-                let filter = range_filter(shape, b);
+                let filter = range_filter(shape, b).map(BucketFilter::Built);
                 scope.in_bucket(shape, b, filter)
             })?;
             continue;
@@ -206,13 +229,13 @@ pub fn reshape(result: &mut Value, shapes: &[AggShape], scope: &mut BucketScope<
                             bucket["key_as_string"] = json!(format_millis(ms));
                         }
                     }
-                    let filter = bucket_filter(shape, bucket);
+                    let filter = bucket_filter(shape, bucket).map(BucketFilter::Built);
                     scope.in_bucket(shape, bucket, filter)?;
                 }
                 pipelines::apply(agg, &shape.pipelines);
             }
             "filter" | "missing" => {
-                let filter = shape.queries.first().cloned();
+                let filter = shape.queries.first().cloned().map(BucketFilter::Parsed);
                 scope.in_bucket(shape, agg, filter)?;
             }
             "cardinality" | "value_count" => {

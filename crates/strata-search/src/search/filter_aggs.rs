@@ -7,14 +7,14 @@
 //! sub-aggregations as that pass's top-level `aggs`, so every aggregation
 //! the engine supports at the top level (tantivy's and the geo ones, and
 //! `filter` itself) works beneath it. [`split`] takes them out of the
-//! request; `filter` below another aggregation goes to tantivy's filter
-//! aggregation instead (`agg_filters`), where geo sub-aggregations are
-//! not available.
+//! request, with the query the tree's parse checked and parsed
+//! ([`FilterParams`]); `filter` below another aggregation goes to
+//! tantivy's filter aggregation instead (`agg_filters`), where geo
+//! sub-aggregations are not available.
 
 use serde_json::{json, Map, Value};
 
-use super::agg_tree::{AggKind, AggNode, AggTree};
-use crate::error::{Result, SearchError};
+use super::agg_tree::{AggNode, AggTree, FilterParams, TypedParams};
 use crate::query::ParsedQuery;
 
 /// One top-level `filter` aggregation.
@@ -22,7 +22,7 @@ use crate::query::ParsedQuery;
 pub struct FilterAgg {
     /// Its name in `aggs`.
     pub name: String,
-    /// The filter query, parsed.
+    /// The filter query, as the tree parsed it.
     pub filter: ParsedQuery,
     /// Sub-aggregations (`None` when there are none).
     pub aggs: Option<AggTree>,
@@ -48,35 +48,30 @@ impl FilterAgg {
 
 /// Takes the top-level `filter` aggregations out of `aggs`; returns them and
 /// the rest (`None` when nothing is left).
-pub fn split(aggs: &AggTree) -> Result<(Vec<FilterAgg>, Option<AggTree>)> {
+pub fn split(aggs: &AggTree) -> (Vec<FilterAgg>, Option<AggTree>) {
     let mut filters = Vec::new();
     let mut rest = Vec::new();
     for node in aggs.nodes() {
-        match parse(node)? {
+        match of_node(node) {
             Some(f) => filters.push(f),
             None => rest.push(node.clone()),
         }
     }
-    Ok((filters, AggTree::from_nodes(rest)))
+    (filters, AggTree::from_nodes(rest))
 }
 
 /// `node` as a top-level `filter` aggregation; the tree's parse has checked
-/// its structure (one kind, well-formed sub-aggregations).
-fn parse(node: &AggNode) -> Result<Option<FilterAgg>> {
-    if node.kind != AggKind::Filter {
-        return Ok(None);
-    }
-    let (name, filter) = (&node.name, &node.body);
-    if filter.as_object().is_none_or(|o| o.is_empty()) {
-        return Err(SearchError::parsing(format!(
-            "[filter] of aggregation [{name}] must be a query object, got [{filter}]"
-        )));
-    }
-    Ok(Some(FilterAgg {
-        name: name.clone(),
-        filter: ParsedQuery::parse(filter.clone())?,
+/// its structure (one kind, well-formed sub-aggregations) and parsed its
+/// query ([`FilterParams`]).
+fn of_node(node: &AggNode) -> Option<FilterAgg> {
+    let TypedParams::Filter(FilterParams { query }) = &node.typed else {
+        return None;
+    };
+    Some(FilterAgg {
+        name: node.name.clone(),
+        filter: query.clone(),
         aggs: AggTree::from_nodes(node.subs.clone()),
-    }))
+    })
 }
 
 #[cfg(test)]
@@ -89,13 +84,14 @@ mod tests {
             "f": {"filter": {"term": {"a": 1}}, "aggs": {"t": {"terms": {"field": "b"}}}},
             "x": {"terms": {"field": "b"}}
         });
-        let (filters, rest) = split(&AggTree::parse(aggs).unwrap()).unwrap();
+        let (filters, rest) = split(&AggTree::parse(aggs).unwrap());
         assert_eq!(filters.len(), 1);
         assert_eq!(filters[0].name, "f");
         assert_eq!(filters[0].aggs.as_ref().unwrap().nodes()[0].name, "t");
+        assert_eq!(filters[0].filter.json(), &json!({"term": {"a": 1}}));
         assert_eq!(rest.unwrap().nodes()[0].name, "x");
-        let empty = AggTree::parse(json!({"f": {"filter": {}}})).unwrap();
-        assert!(split(&empty).is_err());
+        // The tree's parse refuses an empty filter before any split.
+        assert!(AggTree::parse(json!({"f": {"filter": {}}})).is_err());
         let r = FilterAgg::result(3, Some(&json!({"t": {"value": 1}})));
         assert_eq!(r, json!({"doc_count": 3, "t": {"value": 1}}));
     }

@@ -1,13 +1,12 @@
 //! A query of a request translated for one index (each has its own
 //! mapping and limits), its expansions reserved on the request's memory.
 
-use serde_json::Value;
 use tantivy::query::Query;
 
 use crate::breaker::MemoryAccount;
 use crate::error::Result;
 use crate::index::SearchIndex;
-use crate::query::{build, build_json, ParsedQuery, QueryContext};
+use crate::query::{build, ParsedQuery, QueryContext};
 
 pub(crate) fn now_millis() -> i64 {
     std::time::SystemTime::now()
@@ -15,11 +14,11 @@ pub(crate) fn now_millis() -> i64 {
         .map_or(0, |d| d.as_millis() as i64)
 }
 
-/// `query` for `index`, reserving nothing (small internal queries, and
-/// those of aggregations, still JSON).
-pub(super) fn query_for(index: &SearchIndex, query: &Value) -> Result<Box<dyn Query>> {
+/// `query` for `index`, reserving nothing (the queries of aggregations,
+/// parsed with the request's tree).
+pub(super) fn query_for(index: &SearchIndex, query: &ParsedQuery) -> Result<Box<dyn Query>> {
     in_context(index, &MemoryAccount::unaccounted(), None, None, |ctx| {
-        build_json(ctx, query)
+        build(ctx, query)
     })
 }
 

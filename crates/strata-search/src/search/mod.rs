@@ -196,7 +196,7 @@ fn search_all(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Searc
         return Ok(response);
     }
     let (filters, rest) = match &req.aggs {
-        Some(a) => filter_aggs::split(a)?,
+        Some(a) => filter_aggs::split(a),
         None => (Vec::new(), None),
     };
     if filters.is_empty() {

@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::agg_tree::{AggKind, AggNode, AggTree};
+use super::agg_tree::{AggNode, AggTree, TypedParams};
+use super::deferred::BucketFilter;
 use super::reentry::Reentry;
 use super::request::{SearchRequest, TrackTotalHits};
 use super::{bucket_limit, nested_aggs, scan_aggs, top_hits};
@@ -23,7 +24,7 @@ pub(super) fn run_deferred(
     reentry: Reentry,
     indices: &[Arc<SearchIndex>],
     req: &SearchRequest,
-    filters: &[Value],
+    filters: &[BucketFilter],
     node: &AggNode,
 ) -> Result<Value> {
     let (name, kind) = (&node.name, node.kind.name());
@@ -31,13 +32,13 @@ pub(super) fn run_deferred(
     if nested_aggs::KINDS.contains(&kind) {
         return nested_aggs::run(reentry.search, indices, req, &query, node);
     }
-    if node.kind == AggKind::TopHits {
+    if let TypedParams::TopHits(params) = &node.typed {
         if req.scope.path().is_some() {
             return Err(SearchError::illegal(format!(
                 "[top_hits] aggregation [{name}] below a [nested] aggregation is not supported by this server"
             )));
         }
-        return top_hits::run(reentry.search, indices, name, &node.body, &query, req);
+        return top_hits::run(reentry.search, indices, params, &query, req);
     }
     if scan_aggs::is_scanned(kind) {
         let env = scan_aggs::ScanEnv {
@@ -73,7 +74,7 @@ pub(super) fn run_filtered(
     aggs: &AggTree,
 ) -> Result<Value> {
     let pass = SearchRequest {
-        query: req.query.filtered(&bucket_filters(&[filter])?),
+        query: req.query.filtered(&[ParsedQuery::parse(filter)?]),
         from: 0,
         size: 0,
         sort: Vec::new(),
@@ -87,13 +88,11 @@ pub(super) fn run_filtered(
     Ok(out["aggregations"].take())
 }
 
-/// The filters of the buckets a pass runs in, parsed: the aggregations
-/// still build them (and carry those of `filter` aggregations) as JSON.
-fn bucket_filters(filters: &[Value]) -> Result<Vec<ParsedQuery>> {
-    filters
-        .iter()
-        .map(|f| ParsedQuery::parse(f.clone()))
-        .collect()
+/// The filters of the buckets a pass runs in, parsed: those of `filter`,
+/// `filters` and `missing` buckets were parsed with the request's tree,
+/// those built for a bucket (a term, a range) are parsed here.
+fn bucket_filters(filters: &[BucketFilter]) -> Result<Vec<ParsedQuery>> {
+    filters.iter().map(BucketFilter::parsed).collect()
 }
 
 /// The (min, max) of each date field over the documents matching `query`.

@@ -14,8 +14,8 @@
 //! `rare_terms`, [`RareTermsParams`], and `significant_terms`,
 //! [`SignificantTermsParams`] (the values they count, [`TermValues`], as
 //! written: converting them to the field's type is the scan's, against
-//! the mapping; `significant_terms`' `background_filter` is the query's
-//! JSON, parsed per pass as the other queries in aggregations are), and
+//! the mapping; `significant_terms`' `background_filter` is parsed here
+//! into a [`ParsedQuery`](crate::query::ParsedQuery)),
 //! `composite`, [`CompositeParams`] (its sources, [`CompositeSource`],
 //! and `size` checked here; the `after` key's values as written, and the
 //! fit of each source's field to its type, are the scan's, against the
@@ -26,7 +26,19 @@
 //! `geohash_grid`, [`GeohashGridParams`] (whether the field is a
 //! `geo_point` is the geo module's to judge), and `nested` and
 //! `reverse_nested`, [`NestedParams`] (whether the `path` is nested, and
-//! below the enclosing scope, is their pass's).
+//! below the enclosing scope, is their pass's),
+//! `top_hits`, [`TopHitsParams`] (its sort fields and
+//! `docvalue_fields` as written: the per-bucket search checks them
+//! against the mapping as any search does), and `filter` and `filters`,
+//! [`FilterParams`] and [`FiltersParams`].
+//! The queries inside aggregations (`filter`'s, `filters`', the
+//! `background_filter`) are parsed here, once, into `ParsedQuery`s: the
+//! query's tree with the JSON it borrows from, owned together (through
+//! `yoke`) and shared by reference count, so they live in the typed
+//! parameters without a lifetime, a bad one is refused with the path of
+//! its aggregation, and the passes that run them use the tree (tantivy's
+//! filter aggregation, whose request is serialized, carries their JSON,
+//! parsed again once per request, not per segment).
 //! Structural errors (an aggregation that is not an object, two kinds in
 //! one, no kind, an unknown kind, `aggs` that is not an object, a bad
 //! name, nesting past [`MAX_AGG_DEPTH`]) are the parse's, and its parse
@@ -36,14 +48,15 @@
 //! tree; an [`AggTree`] keeps the JSON it was parsed from (or, for one
 //! made of nodes, their JSON), which only tests read now: the search,
 //! its extra passes (handed the parsed nodes) and the bucket scripts read
-//! the nodes; the untyped kinds' parameters (`filter`, `filters`,
-//! `top_hits`) are still read from [`AggNode::body`].
+//! the nodes; every kind's parameters are typed, and [`AggNode::body`]
+//! keeps the JSON only for the tree's own JSON and tantivy's request.
 
 mod bucket_script;
 mod cardinality;
 mod composite;
 mod composite_source;
 mod date_histogram;
+mod filters;
 mod geo;
 mod histogram;
 mod keys;
@@ -59,6 +72,8 @@ mod significant_terms;
 mod source;
 mod term_values;
 mod terms;
+mod top_hits;
+mod typed;
 mod weighted_avg;
 
 use serde_json::{Map, Value};
@@ -68,6 +83,7 @@ pub use self::cardinality::CardinalityParams;
 pub use self::composite::CompositeParams;
 pub use self::composite_source::{CompositeSource, Grouping as CompositeGrouping, NullOrder};
 pub use self::date_histogram::{DateHistogramParams, DateValue};
+pub use self::filters::{FilterParams, FiltersParams};
 pub use self::geo::{GeoCentroidParams, GeohashGridParams};
 pub use self::histogram::HistogramParams;
 pub use self::kind::AggKind;
@@ -82,6 +98,8 @@ pub use self::rare_terms::RareTermsParams;
 pub use self::significant_terms::{Heuristic, SignificantTermsParams};
 pub use self::term_values::TermValues;
 pub use self::terms::TermsParams;
+pub use self::top_hits::TopHitsParams;
+pub use self::typed::TypedParams;
 pub use self::weighted_avg::{WeightedAvgParams, WeightedSide};
 use crate::error::{QueryStep, Result, SearchError};
 
@@ -104,129 +122,6 @@ pub struct AggNode {
     pub typed: TypedParams,
     /// Its sub-aggregations, in request order.
     pub subs: Vec<AggNode>,
-}
-
-/// The parameters of an aggregation whose kind has a type for them.
-#[derive(Debug, Clone, PartialEq)]
-pub enum TypedParams {
-    /// A kind whose parameters are read from [`AggNode::body`].
-    Untyped,
-    /// `min`, `max`, `avg`, `sum`, `value_count`, `stats`, `extended_stats`.
-    Metric(MetricParams),
-    /// `percentiles`.
-    Percentiles(PercentilesParams),
-    /// `cardinality`.
-    Cardinality(CardinalityParams),
-    /// `terms`.
-    Terms(TermsParams),
-    /// `histogram`.
-    Histogram(HistogramParams),
-    /// `date_histogram`.
-    DateHistogram(DateHistogramParams),
-    /// `derivative`, `cumulative_sum`, `bucket_sort`.
-    Pipeline(PipelineParams),
-    /// `bucket_script`, `bucket_selector`.
-    BucketScript(BucketScriptParams),
-    /// `weighted_avg`.
-    WeightedAvg(WeightedAvgParams),
-    /// `rare_terms`.
-    RareTerms(RareTermsParams),
-    /// `significant_terms`.
-    SignificantTerms(SignificantTermsParams),
-    /// `composite`.
-    Composite(CompositeParams),
-    /// `range`, `date_range`.
-    Range(RangeParams),
-    /// `missing`.
-    Missing(MissingParams),
-    /// `geo_centroid`.
-    GeoCentroid(GeoCentroidParams),
-    /// `geohash_grid`.
-    GeohashGrid(GeohashGridParams),
-    /// `nested`, `reverse_nested`.
-    Nested(NestedParams),
-}
-
-impl TypedParams {
-    /// The parameters `params` of `kind` aggregation `name`, in a `parent`
-    /// aggregation (`None`: at the top level).
-    fn parse(
-        kind: AggKind,
-        name: &str,
-        params: &Value,
-        parent: Option<AggKind>,
-    ) -> Result<TypedParams> {
-        Ok(match kind {
-            AggKind::Percentiles => {
-                TypedParams::Percentiles(PercentilesParams::parse(name, params)?)
-            }
-            AggKind::Cardinality => {
-                TypedParams::Cardinality(CardinalityParams::parse(name, params)?)
-            }
-            AggKind::Terms => TypedParams::Terms(TermsParams::parse(name, params)?),
-            AggKind::Histogram => TypedParams::Histogram(HistogramParams::parse(name, params)?),
-            AggKind::WeightedAvg => {
-                TypedParams::WeightedAvg(WeightedAvgParams::parse(name, params)?)
-            }
-            AggKind::RareTerms => TypedParams::RareTerms(RareTermsParams::parse(name, params)?),
-            AggKind::SignificantTerms => {
-                TypedParams::SignificantTerms(SignificantTermsParams::parse(name, params)?)
-            }
-            AggKind::DateHistogram => {
-                TypedParams::DateHistogram(DateHistogramParams::parse_body(name, params)?)
-            }
-            AggKind::Composite => TypedParams::Composite(CompositeParams::parse(name, params)?),
-            k if RangeParams::covers(k) => TypedParams::Range(RangeParams::parse(k, name, params)?),
-            AggKind::Missing => TypedParams::Missing(MissingParams::parse(name, params)?),
-            AggKind::GeoCentroid => {
-                TypedParams::GeoCentroid(GeoCentroidParams::parse(name, params)?)
-            }
-            AggKind::GeohashGrid => {
-                TypedParams::GeohashGrid(GeohashGridParams::parse(name, params)?)
-            }
-            k if NestedParams::covers(k) => {
-                TypedParams::Nested(NestedParams::parse(k, name, params)?)
-            }
-            k if BucketScriptParams::covers(k) => {
-                TypedParams::BucketScript(BucketScriptParams::parse(k, name, params, parent)?)
-            }
-            k if PipelineParams::covers(k) => {
-                TypedParams::Pipeline(PipelineParams::parse(k, name, params, parent)?)
-            }
-            k if MetricParams::covers(k) => {
-                TypedParams::Metric(MetricParams::parse(k, name, params)?)
-            }
-            _ => TypedParams::Untyped,
-        })
-    }
-}
-
-impl TypedParams {
-    /// The field of a typed kind's parameters (`None`: untyped, or no
-    /// single field: a pipeline, a bucket script, a `weighted_avg`, a
-    /// `composite`, a `nested` or `reverse_nested`).
-    pub fn field(&self) -> Option<&str> {
-        match self {
-            TypedParams::Untyped
-            | TypedParams::Pipeline(_)
-            | TypedParams::BucketScript(_)
-            | TypedParams::WeightedAvg(_)
-            | TypedParams::Composite(_)
-            | TypedParams::Nested(_) => None,
-            TypedParams::Metric(m) => Some(&m.field),
-            TypedParams::Percentiles(p) => Some(&p.field),
-            TypedParams::Cardinality(c) => Some(&c.field),
-            TypedParams::Terms(t) => Some(t.field()),
-            TypedParams::Histogram(h) => Some(h.field()),
-            TypedParams::DateHistogram(d) => Some(&d.field),
-            TypedParams::RareTerms(r) => Some(&r.values.field),
-            TypedParams::SignificantTerms(s) => Some(&s.values.field),
-            TypedParams::Range(r) => Some(&r.field),
-            TypedParams::Missing(m) => Some(&m.field),
-            TypedParams::GeoCentroid(g) => Some(&g.field),
-            TypedParams::GeohashGrid(g) => Some(&g.field),
-        }
-    }
 }
 
 /// A request's `aggs`: the tree, and the JSON it was parsed from.

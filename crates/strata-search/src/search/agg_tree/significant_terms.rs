@@ -6,7 +6,8 @@
 //! shard here, so the shard ones change nothing), the score
 //! ([`Heuristic`]: `jlh`, the default, or `percentage`; the other
 //! heuristics Elasticsearch knows are refused) and `background_filter`,
-//! kept as the query JSON (queries in aggregations are parsed per pass).
+//! parsed here once into a [`ParsedQuery`] (a bad query is refused with
+//! its path, `[aggs][s][significant_terms][background_filter]...`).
 //! `execution_hint` is accepted and changes nothing; `script` and any
 //! other key are refused, in the words the scan used before the
 //! parameters were typed. Converting the values to the field's type is the
@@ -16,7 +17,8 @@ use serde_json::Value;
 
 use super::source::{check_keys, count_param, object_of};
 use super::term_values::TermValues;
-use crate::error::{Result, SearchError};
+use crate::error::{QueryStep, Result, SearchError};
+use crate::query::ParsedQuery;
 
 const KIND: &str = "significant_terms";
 
@@ -55,8 +57,8 @@ pub struct SignificantTermsParams {
     /// The score.
     pub heuristic: Heuristic,
     /// The query selecting the background documents (`None`: the whole
-    /// index), as written.
-    pub background_filter: Option<Value>,
+    /// index), parsed.
+    pub background_filter: Option<ParsedQuery>,
 }
 
 impl SignificantTermsParams {
@@ -109,6 +111,13 @@ impl SignificantTermsParams {
             None => None,
             Some(_) => Some(count_param(name, params, "shard_min_doc_count", 0)?),
         };
+        let background_filter = match params.get("background_filter") {
+            None => None,
+            Some(q) => Some(
+                ParsedQuery::parse(q.clone())
+                    .map_err(|e| e.in_query(QueryStep::Key("background_filter".into())))?,
+            ),
+        };
         Ok(SignificantTermsParams {
             values,
             size: usize::try_from(size).unwrap_or(usize::MAX),
@@ -116,7 +125,7 @@ impl SignificantTermsParams {
             min_doc_count,
             shard_min_doc_count,
             heuristic,
-            background_filter: params.get("background_filter").cloned(),
+            background_filter,
         })
     }
 }
@@ -138,7 +147,8 @@ mod tests {
     use serde_json::{json, Value};
 
     use super::{Heuristic, SignificantTermsParams, TermValues};
-    use crate::error::Result;
+    use crate::error::{QueryStep, Result};
+    use crate::query::ParsedQuery;
     use crate::search::agg_tree::tests::{assert_refusals, typed};
     use crate::search::agg_tree::TypedParams;
 
@@ -177,7 +187,8 @@ mod tests {
         assert_eq!((full.size, full.shard_size), (5, Some(50)));
         assert_eq!((full.min_doc_count, full.shard_min_doc_count), (0, Some(1)));
         assert_eq!(full.heuristic, Heuristic::Percentage);
-        assert_eq!(full.background_filter, Some(json!({"term": {"kind": "a"}})));
+        let background = full.background_filter.as_ref().map(ParsedQuery::json);
+        assert_eq!(background, Some(&json!({"term": {"kind": "a"}})));
         assert_eq!(full.values.include, Some(vec![json!("a")]));
         assert_eq!(full.values.exclude, vec![json!("b")]);
         assert_eq!(full.values.missing, Some(json!("none")));
@@ -268,5 +279,14 @@ mod tests {
             ),
         ];
         assert_refusals("s", "significant_terms", &cases);
+    }
+
+    #[test]
+    fn a_bad_background_filter_is_refused_with_its_path() {
+        let err = parsed(json!({"field": "tag", "background_filter": {"nope": {}}})).unwrap_err();
+        assert_eq!(err.to_string(), "unknown query [nope]");
+        let path =
+            ["s", "significant_terms", "background_filter"].map(|k| QueryStep::Key(k.into()));
+        assert_eq!(err.query_path(), Some(&path[..]));
     }
 }

@@ -4,7 +4,7 @@
 //! parsed (`agg_tree`: [`RareTermsParams`], [`SignificantTermsParams`]);
 //! here they meet the mapping: the field's type, and `include`, `exclude`
 //! and `missing` converted to it (a value that does not fit is refused),
-//! and `background_filter` is parsed as a query.
+//! and `background_filter` (parsed with the tree) translated.
 //!
 //! - `rare_terms`: the values held by at most `max_doc_count` documents,
 //!   rarest first then by value (Elasticsearch's order). Elasticsearch
@@ -248,7 +248,7 @@ impl SignificantTerms {
             size: params.size,
             min_doc_count: params.min_doc_count,
             background: match &params.background_filter {
-                Some(filter) => ParsedQuery::parse(filter.clone())?,
+                Some(filter) => filter.clone(),
                 None => ParsedQuery::match_all(),
             },
             heuristic: params.heuristic,

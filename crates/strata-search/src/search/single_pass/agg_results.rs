@@ -54,7 +54,7 @@ pub(super) fn fill(
     req: &SearchRequest,
     parts: PassAggs,
 ) -> Result<()> {
-    let runner = |filters: &[Value], node: &AggNode| {
+    let runner = |filters: &[deferred::BucketFilter], node: &AggNode| {
         passes::run_deferred(reentry, indices, req, filters, node)
     };
     let mut scope = deferred::BucketScope::new(&runner);

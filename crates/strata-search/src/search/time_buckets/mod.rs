@@ -117,16 +117,17 @@ fn child_plans(
         _ => vec![shape.name.clone()],
     };
     let mut out = Vec::with_capacity(names.len());
-    for name in names {
+    for (i, name) in names.into_iter().enumerate() {
         let body = subs.get(&name)?.as_object()?;
         if body.len() != 1 {
             return None; // children of its own
         }
         let (kind, params) = body.iter().next()?;
         let kind = if kind == "filter" {
-            let query = params.get("query")?.clone();
+            // The query the tree parsed (the request carries its JSON).
+            let query = shape.queries.get(i)?.clone();
             ChildKind::Filter {
-                range: range_filter::recognize(&query, mappings),
+                range: range_filter::recognize(query.json(), mappings),
                 query,
             }
         } else {

@@ -2,9 +2,8 @@
 //! interval, offset and children): what `split` found, as the collector
 //! and the rendering read it.
 
-use serde_json::Value;
-
 use super::range_filter::IntRange;
+use crate::query::ParsedQuery;
 
 /// A metric child, by the name tantivy's request gives it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,8 +45,8 @@ pub enum ChildKind {
     },
     /// A document count under an Elasticsearch query.
     Filter {
-        /// The query, as written.
-        query: Value,
+        /// The query, as the request's tree parsed it.
+        query: ParsedQuery,
         /// The query as an integer range, when it is only that: counted
         /// from the column where a segment has one value per document.
         range: Option<IntRange>,
@@ -84,7 +83,7 @@ pub struct TimeBuckets {
 
 impl TimeBuckets {
     /// The queries of the filter children (in children order).
-    pub fn filter_queries(&self) -> impl Iterator<Item = &Value> {
+    pub fn filter_queries(&self) -> impl Iterator<Item = &ParsedQuery> {
         self.children.iter().filter_map(|c| match &c.kind {
             ChildKind::Filter { query, .. } => Some(query),
             ChildKind::Metric { .. } => None,

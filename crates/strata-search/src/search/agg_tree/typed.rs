@@ -1,0 +1,149 @@
+//! [`TypedParams`]: an aggregation's parameters as its kind's typed
+//! struct, parsed once with the tree (one file per family beside this
+//! one), and the one field most kinds aggregate.
+
+use serde_json::Value;
+
+use super::{
+    AggKind, BucketScriptParams, CardinalityParams, CompositeParams, DateHistogramParams,
+    FilterParams, FiltersParams, GeoCentroidParams, GeohashGridParams, HistogramParams,
+    MetricParams, MissingParams, NestedParams, PercentilesParams, PipelineParams, RangeParams,
+    RareTermsParams, SignificantTermsParams, TermsParams, TopHitsParams, WeightedAvgParams,
+};
+use crate::error::Result;
+
+/// The parameters of an aggregation whose kind has a type for them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TypedParams {
+    /// A kind whose parameters are read from [`AggNode::body`](super::AggNode::body).
+    Untyped,
+    /// `min`, `max`, `avg`, `sum`, `value_count`, `stats`, `extended_stats`.
+    Metric(MetricParams),
+    /// `percentiles`.
+    Percentiles(PercentilesParams),
+    /// `cardinality`.
+    Cardinality(CardinalityParams),
+    /// `terms`.
+    Terms(TermsParams),
+    /// `histogram`.
+    Histogram(HistogramParams),
+    /// `date_histogram`.
+    DateHistogram(DateHistogramParams),
+    /// `derivative`, `cumulative_sum`, `bucket_sort`.
+    Pipeline(PipelineParams),
+    /// `bucket_script`, `bucket_selector`.
+    BucketScript(BucketScriptParams),
+    /// `weighted_avg`.
+    WeightedAvg(WeightedAvgParams),
+    /// `rare_terms`.
+    RareTerms(RareTermsParams),
+    /// `significant_terms`.
+    SignificantTerms(SignificantTermsParams),
+    /// `composite`.
+    Composite(CompositeParams),
+    /// `range`, `date_range`.
+    Range(RangeParams),
+    /// `missing`.
+    Missing(MissingParams),
+    /// `geo_centroid`.
+    GeoCentroid(GeoCentroidParams),
+    /// `geohash_grid`.
+    GeohashGrid(GeohashGridParams),
+    /// `nested`, `reverse_nested`.
+    Nested(NestedParams),
+    /// `top_hits`.
+    TopHits(TopHitsParams),
+    /// `filter`.
+    Filter(FilterParams),
+    /// `filters`.
+    Filters(FiltersParams),
+}
+
+impl TypedParams {
+    /// The parameters `params` of `kind` aggregation `name`, in a `parent`
+    /// aggregation (`None`: at the top level).
+    fn parse(
+        kind: AggKind,
+        name: &str,
+        params: &Value,
+        parent: Option<AggKind>,
+    ) -> Result<TypedParams> {
+        Ok(match kind {
+            AggKind::Percentiles => {
+                TypedParams::Percentiles(PercentilesParams::parse(name, params)?)
+            }
+            AggKind::Cardinality => {
+                TypedParams::Cardinality(CardinalityParams::parse(name, params)?)
+            }
+            AggKind::Terms => TypedParams::Terms(TermsParams::parse(name, params)?),
+            AggKind::Histogram => TypedParams::Histogram(HistogramParams::parse(name, params)?),
+            AggKind::WeightedAvg => {
+                TypedParams::WeightedAvg(WeightedAvgParams::parse(name, params)?)
+            }
+            AggKind::RareTerms => TypedParams::RareTerms(RareTermsParams::parse(name, params)?),
+            AggKind::SignificantTerms => {
+                TypedParams::SignificantTerms(SignificantTermsParams::parse(name, params)?)
+            }
+            AggKind::DateHistogram => {
+                TypedParams::DateHistogram(DateHistogramParams::parse_body(name, params)?)
+            }
+            AggKind::Composite => TypedParams::Composite(CompositeParams::parse(name, params)?),
+            k if RangeParams::covers(k) => TypedParams::Range(RangeParams::parse(k, name, params)?),
+            AggKind::Missing => TypedParams::Missing(MissingParams::parse(name, params)?),
+            AggKind::GeoCentroid => {
+                TypedParams::GeoCentroid(GeoCentroidParams::parse(name, params)?)
+            }
+            AggKind::GeohashGrid => {
+                TypedParams::GeohashGrid(GeohashGridParams::parse(name, params)?)
+            }
+            k if NestedParams::covers(k) => {
+                TypedParams::Nested(NestedParams::parse(k, name, params)?)
+            }
+            AggKind::TopHits => TypedParams::TopHits(TopHitsParams::parse(name, params)?),
+            AggKind::Filter => TypedParams::Filter(FilterParams::parse(name, params)?),
+            AggKind::Filters => TypedParams::Filters(FiltersParams::parse(name, params)?),
+            k if BucketScriptParams::covers(k) => {
+                TypedParams::BucketScript(BucketScriptParams::parse(k, name, params, parent)?)
+            }
+            k if PipelineParams::covers(k) => {
+                TypedParams::Pipeline(PipelineParams::parse(k, name, params, parent)?)
+            }
+            k if MetricParams::covers(k) => {
+                TypedParams::Metric(MetricParams::parse(k, name, params)?)
+            }
+            _ => TypedParams::Untyped,
+        })
+    }
+}
+
+impl TypedParams {
+    /// The field of a typed kind's parameters (`None`: untyped, or no
+    /// single field: a pipeline, a bucket script, a `weighted_avg`, a
+    /// `composite`, a `nested` or `reverse_nested`, a `top_hits`, a
+    /// `filter`, a `filters`).
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            TypedParams::Untyped
+            | TypedParams::Pipeline(_)
+            | TypedParams::BucketScript(_)
+            | TypedParams::WeightedAvg(_)
+            | TypedParams::Composite(_)
+            | TypedParams::Nested(_)
+            | TypedParams::TopHits(_)
+            | TypedParams::Filter(_)
+            | TypedParams::Filters(_) => None,
+            TypedParams::Metric(m) => Some(&m.field),
+            TypedParams::Percentiles(p) => Some(&p.field),
+            TypedParams::Cardinality(c) => Some(&c.field),
+            TypedParams::Terms(t) => Some(t.field()),
+            TypedParams::Histogram(h) => Some(h.field()),
+            TypedParams::DateHistogram(d) => Some(&d.field),
+            TypedParams::RareTerms(r) => Some(&r.values.field),
+            TypedParams::SignificantTerms(s) => Some(&s.values.field),
+            TypedParams::Range(r) => Some(&r.field),
+            TypedParams::Missing(m) => Some(&m.field),
+            TypedParams::GeoCentroid(g) => Some(&g.field),
+            TypedParams::GeohashGrid(g) => Some(&g.field),
+        }
+    }
+}
