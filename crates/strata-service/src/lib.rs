@@ -47,4 +47,4 @@ pub use durability::{Durability, DurableFuture, HeldReplies, Hold};
 pub use server_info::{RuntimeSettings, ServerInfo, UNKNOWN_COMMIT};
 pub use session::{Flow, Protocol, Session, OUTPUT_SOFT_LIMIT};
 pub use timeouts::{IdleTimeout, DEFAULT_REQUEST_TIMEOUT};
-pub use workers::WorkerPool;
+pub use workers::{WorkerPolicy, WorkerPool};

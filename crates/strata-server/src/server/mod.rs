@@ -57,6 +57,15 @@ pub struct Server {
     workers: Option<Arc<WorkerPool>>,
 }
 
+/// Stops a worker pool when dropped.
+struct StopOnDrop(Arc<WorkerPool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.stop();
+    }
+}
+
 impl Server {
     /// Starts everything `config` asks for on the current tokio runtime.
     ///
@@ -137,6 +146,16 @@ impl Server {
             )),
             None => None,
         };
+        if let Some(pool) = &workers {
+            // The pool lives as long as this runtime even when the server
+            // is dropped without `shutdown` (a test's): its connections
+            // hold it, so only this task's end stops it.
+            let guard = StopOnDrop(pool.clone());
+            tokio::spawn(async move {
+                let _guard = guard;
+                std::future::pending::<()>().await;
+            });
+        }
         let mut front_ends = Vec::new();
         let mut counted: Vec<(&'static str, Arc<dyn FrontEndCounters>)> = Vec::new();
         let mut resp_shared = None;

@@ -16,13 +16,17 @@
 //!   over [`PROBE`] is compared with the rate before. More by at least
 //!   [`GAIN`] keeps `k + 1`; otherwise it goes back to `k` and waits
 //!   before trying again, twice as long each time a try fails (from
-//!   [`FIRST_BACKOFF`] to [`MAX_BACKOFF`]), or at once when the load
-//!   changes by more than [`LOAD_CHANGE`].
+//!   [`FIRST_BACKOFF`] to [`MAX_BACKOFF`]).
 //! - With `k > 1` active, it tries `k - 1` when the workers together are
 //!   busy less than what `k - 1` could give ([`SATURATED`] each: one
 //!   fewer suffices), and otherwise after [`HOLD`] (doubling to
-//!   [`MAX_BACKOFF`] while it fails): one fewer is kept if it serves at
+//!   [`MAX_HOLD`] while it fails): one fewer is kept if it serves at
 //!   least [`KEEP`] of the rate before, since it costs less CPU.
+//! - When the rate moves by more than [`LOAD_CHANGE`] from the rate at
+//!   the last decision, the load is another one: the waits end a window
+//!   later (so a try starts from the new load's rate), and a try may
+//!   start either way (a pipelined bulk load
+//!   followed by single requests finds one worker again at once).
 //!
 //! The rate is measured in input bytes consumed, which for a steady mix
 //! of requests is proportional to requests served.
@@ -48,8 +52,10 @@ pub const FIRST_BACKOFF: Duration = Duration::from_secs(10);
 /// Longest wait between tries.
 pub const MAX_BACKOFF: Duration = Duration::from_secs(60);
 /// Time at `k > 1` workers before one fewer is tried.
-pub const HOLD: Duration = Duration::from_secs(10);
-/// A change of the rate (as a ratio either way) that ends a backoff.
+pub const HOLD: Duration = Duration::from_secs(30);
+/// Longest wait between tries of one fewer.
+pub const MAX_HOLD: Duration = Duration::from_secs(120);
+/// A change of the rate (as a ratio either way) that ends the waits.
 pub const LOAD_CHANGE: f64 = 1.25;
 
 /// What the pool measured since it started: cumulative figures.
@@ -83,8 +89,9 @@ pub struct Governor {
     /// No try of one more before this time.
     up_after: Duration,
     up_backoff: Duration,
-    /// The rate when a try of one more last failed.
-    failed_at_rate: Option<f64>,
+    /// The rate when the last try ended, and when a window clean of the
+    /// try (its revert settled, a whole window after) is first had.
+    decided_at_rate: Option<(f64, Duration)>,
     /// No try of one fewer before this time.
     down_after: Duration,
     down_hold: Duration,
@@ -100,7 +107,7 @@ impl Governor {
             probe: None,
             up_after: Duration::ZERO,
             up_backoff: FIRST_BACKOFF,
-            failed_at_rate: None,
+            decided_at_rate: None,
             down_after: HOLD,
             down_hold: HOLD,
         }
@@ -143,20 +150,20 @@ impl Governor {
         } else {
             after >= probe.before * KEEP
         };
+        let rate = if kept { after } else { probe.before };
+        self.decided_at_rate = Some((rate, now + SETTLE + WINDOW));
         if !kept {
             self.active = probe.from;
         }
         match (up, kept) {
             (true, true) => {
                 self.up_backoff = FIRST_BACKOFF;
-                self.failed_at_rate = None;
                 self.down_hold = HOLD;
                 self.down_after = now + HOLD;
             }
             (true, false) => {
                 self.up_after = now + self.up_backoff;
                 self.up_backoff = (self.up_backoff * 2).min(MAX_BACKOFF);
-                self.failed_at_rate = Some(probe.before);
             }
             (false, true) => {
                 self.down_hold = HOLD;
@@ -164,7 +171,7 @@ impl Governor {
             }
             (false, false) => {
                 self.down_after = now + self.down_hold;
-                self.down_hold = (self.down_hold * 2).min(MAX_BACKOFF);
+                self.down_hold = (self.down_hold * 2).min(MAX_HOLD);
             }
         }
     }
@@ -174,16 +181,20 @@ impl Governor {
         let Some((rate, busy)) = self.window() else {
             return;
         };
-        if let Some(failed) = self.failed_at_rate {
-            let change = if failed > 0.0 {
-                rate / failed
+        if let Some((decided, _)) = self.decided_at_rate.filter(|&(_, from)| now >= from) {
+            let change = if decided > 0.0 {
+                rate / decided
             } else {
                 f64::INFINITY
             };
             if !(1.0 / LOAD_CHANGE..=LOAD_CHANGE).contains(&change) {
-                self.up_after = now;
+                // Tries wait a window, so the rate they start from is the
+                // new load's alone.
+                self.up_after = now + WINDOW;
                 self.up_backoff = FIRST_BACKOFF;
-                self.failed_at_rate = None;
+                self.down_after = now + WINDOW;
+                self.down_hold = HOLD;
+                self.decided_at_rate = None;
             }
         }
         let k = self.active;

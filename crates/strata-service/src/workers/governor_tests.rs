@@ -152,3 +152,23 @@ fn a_changed_load_ends_the_backoff() {
     let counts = run(&mut governor, &mut state, 4, heavier);
     assert!(counts.contains(&2), "{counts:?}");
 }
+
+#[test]
+fn a_new_lighter_load_tries_one_worker_again_at_once() {
+    let mut governor = Governor::new(2);
+    let mut state = Sample::default();
+    // A pipelined bulk load: two workers kept.
+    run(&mut governor, &mut state, 10, scales);
+    assert_eq!(governor.active(), 2);
+    // Then single requests from clients sharing the cores, still keeping
+    // both workers busy, at a third of the rate: one worker serves more.
+    let single = |k: usize| match k {
+        1 => (330_000.0, vec![0.9, 0.0]),
+        _ => (300_000.0, vec![0.8, 0.8]),
+    };
+    let counts = run(&mut governor, &mut state, 12, single);
+    // The change is seen, a clean window taken, one worker tried and
+    // kept, two tried again and dropped: one from then on.
+    assert!(counts[80..].iter().all(|&k| k == 1), "{counts:?}");
+    assert_eq!(governor.active(), 1);
+}
