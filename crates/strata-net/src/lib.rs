@@ -46,6 +46,6 @@ pub use accept_log::AcceptErrorLog;
 pub use connection::Connection;
 pub use error::TlsError;
 pub use limit::{ConnectionLimit, ConnectionPermit};
-pub use listener::{Incoming, Listener};
+pub use listener::{Detached, Incoming, Listener};
 pub use protected::{is_loopback, Authentication, ProtectedMode, Protection};
 pub use tls::{ClientAuth, TlsAcceptor, TlsFiles};

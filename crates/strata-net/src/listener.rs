@@ -168,6 +168,18 @@ impl Incoming {
         let _ = socket.write(message);
     }
 
+    /// The client taken off the runtime that accepted it, to be served on
+    /// another ([`Detached::attach`]); the socket stays non-blocking.
+    pub fn detach(self) -> std::io::Result<Detached> {
+        Ok(Detached {
+            tcp: self.tcp.into_std()?,
+            peer: self.peer,
+            local: self.local,
+            tls: self.tls,
+            refused: self.refused,
+        })
+    }
+
     /// The connection, after the TLS handshake on a TLS port (which must
     /// finish within the port's handshake timeout).
     pub async fn establish(self) -> std::io::Result<Connection> {
@@ -178,5 +190,30 @@ impl Incoming {
                 Ok(Connection::Tls(Box::new(tls)))
             }
         }
+    }
+}
+
+/// An accepted client between runtimes: its socket is registered with no
+/// reactor until [`Detached::attach`].
+#[derive(Debug)]
+pub struct Detached {
+    tcp: std::net::TcpStream,
+    peer: SocketAddr,
+    local: SocketAddr,
+    tls: Option<(TlsAcceptor, Duration)>,
+    refused: bool,
+}
+
+impl Detached {
+    /// The client again, registered with the reactor of the runtime this
+    /// is called on (it must be called from within a runtime).
+    pub fn attach(self) -> std::io::Result<Incoming> {
+        Ok(Incoming {
+            tcp: TcpStream::from_std(self.tcp)?,
+            peer: self.peer,
+            local: self.local,
+            tls: self.tls,
+            refused: self.refused,
+        })
     }
 }

@@ -19,23 +19,23 @@
 
 use std::io;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use bytes::BytesMut;
-use strata_net::{Connection, Incoming, Listener};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use strata_net::{Detached, Incoming, Listener};
+use tokio::io::AsyncWriteExt;
 use tokio_util::sync::CancellationToken;
 
 use crate::clients::{ClientInfo, Clients};
-use crate::panic_guard;
-use crate::send_policy::SendPolicy;
 use crate::server_info::ServerInfo;
-use crate::session::{Flow, Protocol, Session};
-use crate::timeouts::{IdleTimeout, RequestClock, DEFAULT_REQUEST_TIMEOUT};
+use crate::session::Protocol;
+use crate::timeouts::{IdleTimeout, DEFAULT_REQUEST_TIMEOUT};
+use crate::workers::WorkerPool;
 
+mod connection;
 mod socket;
 
-use socket::{raw_fd, read_some, send, wait_for, ReadEnd};
+use connection::{drive, finish, Conn};
+use socket::{raw_fd, send};
 
 /// Per-listener limits.
 #[derive(Debug, Clone)]
@@ -49,6 +49,9 @@ pub struct DriverConfig {
     /// How long a started request may take to arrive, and a batch of
     /// replies to be taken (also the TLS handshake's bound on TLS ports).
     pub request_timeout: Duration,
+    /// Where connections run: on the pool's workers, or (`None`) as tasks
+    /// of the runtime that accepts them.
+    pub workers: Option<Arc<WorkerPool>>,
 }
 
 impl DriverConfig {
@@ -58,6 +61,7 @@ impl DriverConfig {
             max_input,
             idle_timeout: IdleTimeout::default(),
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            workers: None,
         }
     }
 }
@@ -96,6 +100,18 @@ pub async fn serve<P: Protocol>(
             continue;
         }
         let client = clients.register(incoming.peer_addr(), incoming.local_addr());
+        let accepted = match &config.workers {
+            None => Accepted::Here(incoming),
+            Some(_) => match incoming.detach() {
+                Ok(detached) => Accepted::Moved(detached),
+                Err(err) => {
+                    tracing::debug!(protocol = protocol.name(), %err, "could not hand a connection to a worker");
+                    clients.unregister(client.id);
+                    continue;
+                }
+            },
+        };
+        let pool = config.workers.clone();
         let protocol = protocol.clone();
         let clients = clients.clone();
         let config = config.clone();
@@ -105,17 +121,52 @@ pub async fn serve<P: Protocol>(
             client: client.id,
             reply: protocol.internal_error(),
         };
-        tokio::spawn(async move {
-            let id = client.id;
-            let run = serve_client(
-                incoming, &*protocol, client, &clients, config, failure, shutdown,
-            );
-            if let Err(err) = run.await {
-                tracing::debug!(protocol = protocol.name(), client = id, %err, "connection ended with an error");
+        let task = async move {
+            let ctx = Arc::new(ConnCtx {
+                clients,
+                client,
+                config,
+                failure,
+            });
+            match serve_client(accepted, &*protocol, &ctx, shutdown).await {
+                Ok(Some(conn)) => drive(conn, ctx).await,
+                Ok(None) => finish(Ok(()), &ctx),
+                Err(err) => finish(Err(err), &ctx),
             }
-            clients.unregister(id);
-        });
+        };
+        match pool {
+            Some(pool) => pool.spawn(task),
+            None => drop(tokio::spawn(task)),
+        }
     }
+}
+
+/// An accepted client on its way to the task that serves it.
+enum Accepted {
+    /// Served on the runtime that accepted it.
+    Here(Incoming),
+    /// Handed to a pool worker, which registers the socket with its own
+    /// reactor.
+    Moved(Detached),
+}
+
+impl Accepted {
+    /// The client, registered with the current runtime.
+    fn attach(self) -> io::Result<Incoming> {
+        match self {
+            Accepted::Here(incoming) => Ok(incoming),
+            Accepted::Moved(detached) => detached.attach(),
+        }
+    }
+}
+
+/// What a connection's loop needs besides its own state; shared by the
+/// tasks it runs as when it moves between workers.
+struct ConnCtx {
+    clients: Arc<Clients>,
+    client: Arc<ClientInfo>,
+    config: DriverConfig,
+    failure: Failure,
 }
 
 /// What a connection whose session panicked logs and answers.
@@ -125,20 +176,19 @@ struct Failure {
     reply: &'static [u8],
 }
 
-/// One client from accept to close: the handshake, protected mode, then
-/// the session.
+/// One client from accept to its session: the handshake and protected
+/// mode; `None` when it ends there.
 async fn serve_client<P: Protocol>(
-    incoming: Incoming,
+    accepted: Accepted,
     protocol: &P,
-    client: Arc<ClientInfo>,
-    clients: &Clients,
-    config: DriverConfig,
-    failure: Failure,
+    ctx: &ConnCtx,
     shutdown: CancellationToken,
-) -> io::Result<()> {
+) -> io::Result<Option<Conn<P::Session>>> {
+    let (client, config) = (&ctx.client, &ctx.config);
+    let incoming = accepted.attach()?;
     let refused = incoming.refused_by_protected_mode();
     let mut stream = tokio::select! {
-        _ = shutdown.cancelled() => return Ok(()),
+        _ = shutdown.cancelled() => return Ok(None),
         stream = incoming.establish() => stream?,
     };
     if refused {
@@ -146,153 +196,9 @@ async fn serve_client<P: Protocol>(
         let refusal = protocol.protected_mode_refusal();
         let _ = send(&mut stream, refusal, config.request_timeout).await;
         let _ = tokio::time::timeout(config.request_timeout, stream.shutdown()).await;
-        return Ok(());
+        return Ok(None);
     }
     client.buffers.set_fd(raw_fd(&stream));
     let session = protocol.open(client.clone());
-    run_connection(stream, session, clients, &client, config, failure).await
-}
-
-async fn run_connection<S: Session>(
-    mut stream: Connection,
-    mut session: S,
-    clients: &Clients,
-    client: &Arc<ClientInfo>,
-    config: DriverConfig,
-    failure: Failure,
-) -> io::Result<()> {
-    let mut input = BytesMut::with_capacity(READ_CHUNK);
-    let mut output = BytesMut::with_capacity(READ_CHUNK);
-    let (mut read_total, mut written_total) = (0u64, 0u64);
-    let idle = &config.idle_timeout;
-    let _attached = idle.attach(client);
-    let signal = client.signal();
-    // When the last batch of input was processed (the idle limit counts
-    // from it).
-    let mut last_activity = Instant::now();
-    let mut clock = RequestClock::default();
-    let bound = config.request_timeout;
-    // True while the session yielded with requests still in `input`.
-    let mut pending = false;
-    let result = 'connection: loop {
-        if !pending {
-            if input.capacity() - input.len() < READ_CHUNK / 4 {
-                input.reserve(READ_CHUNK);
-            }
-            let deadline = clock.deadline(bound);
-            let wakeup = session.wakeup();
-            let read = read_some(
-                &mut stream,
-                &mut input,
-                idle,
-                last_activity,
-                deadline,
-                signal,
-                wakeup.as_deref(),
-            );
-            match read.await {
-                Ok(n) => read_total += n as u64,
-                Err(Ok(ReadEnd::Closed | ReadEnd::Shutdown)) => break Ok(()),
-                Err(Ok(ReadEnd::Idle)) => {
-                    tracing::debug!("closing an idle connection");
-                    break Ok(());
-                }
-                Err(Ok(ReadEnd::RequestTimeout)) => {
-                    tracing::debug!(
-                        ?bound,
-                        "closing a connection whose request did not arrive in time"
-                    );
-                    break Ok(());
-                }
-                Err(Err(err)) => break Err(err),
-            }
-        }
-        let before = input.len();
-        client.buffers.note_input(input.len(), input.capacity());
-        let flow = match panic_guard::contain(|| session.process(&mut input, &mut output)) {
-            Ok(flow) => flow,
-            Err(panic) => {
-                tracing::error!(
-                    protocol = failure.protocol,
-                    client = failure.client,
-                    %panic,
-                    input = %panic_guard::input_excerpt(&input),
-                    "a request made the session panic; closing its connection"
-                );
-                // Replies produced by this call may wait for durability
-                // (a hold not yet asked for): none of them is sent.
-                output.clear();
-                output.extend_from_slice(failure.reply);
-                written_total += output.len() as u64;
-                let _ = send(&mut stream, &output, bound).await;
-                break Ok(());
-            }
-        };
-        let now = Instant::now();
-        last_activity = now;
-        clock.after_process(before, input.len(), session.mid_request(), now);
-        client.note_activity(now);
-        client.buffers.note_input(input.len(), input.capacity());
-        client.buffers.note_output(output.len(), output.capacity());
-        if let Some(hold) = session.hold() {
-            match wait_for(hold, &mut stream, &mut output, &mut written_total, bound).await {
-                Ok(true) => {}
-                Ok(false) => break Ok(()),
-                Err(err) => break Err(err),
-            }
-        }
-        if !output.is_empty() {
-            if SendPolicy::holds_back(session.batch_len()) {
-                tokio::task::yield_now().await;
-            }
-            written_total += output.len() as u64;
-            // A client closed from outside (a subscriber over its output
-            // limit) stops waiting for its reader at once; what the socket
-            // takes without waiting is still sent (the reply to the
-            // command that closed it, say), as the send is polled first.
-            let sent = tokio::select! {
-                biased;
-                sent = send(&mut stream, &output, bound) => sent,
-                () = client.closed() => break Ok(()),
-            };
-            if let Err(err) = sent {
-                break Err(err);
-            }
-            output.clear();
-            if output.capacity() > KEEP_OUTPUT_CAPACITY {
-                output = BytesMut::with_capacity(READ_CHUNK);
-            }
-            client.buffers.note_output(0, output.capacity());
-        }
-        if flow == Flow::Close || input.len() > config.max_input || signal.stops_reading() {
-            break Ok(());
-        }
-        pending = flow == Flow::Yield;
-        if let Some(wait) = session.fetch() {
-            tokio::pin!(wait);
-            // Input keeps being read meanwhile (up to the bound), so a
-            // client that goes away while blocked (BLPOP) is noticed: its
-            // wait is dropped and it takes nothing that is pushed later.
-            loop {
-                tokio::select! {
-                    () = signal.reading_stopped() => break 'connection Ok(()),
-                    () = &mut wait => break,
-                    n = stream.read_buf(&mut input), if input.len() < config.max_input => match n {
-                        Ok(0) => break 'connection Ok(()),
-                        Ok(n) => read_total += n as u64,
-                        Err(err) => break 'connection Err(err),
-                    },
-                }
-            }
-            pending = true;
-        }
-        if read_total + written_total >= TRAFFIC_BATCH {
-            clients.count_traffic(read_total, written_total);
-            (read_total, written_total) = (0, 0);
-        }
-    };
-    clients.count_traffic(read_total, written_total);
-    // TLS sends close_notify here; a client that takes nothing cannot hold it.
-    let _ = tokio::time::timeout(bound, stream.shutdown()).await;
-    result
+    Ok(Some(Conn::new(stream, session, ctx)))
 }

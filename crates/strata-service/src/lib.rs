@@ -12,6 +12,7 @@
 //! - [`driver`]: the tokio accept loop and per-connection read/process/write
 //!   loop, over `strata-net`'s listeners and connections (plain or TLS).
 //! - [`timeouts`]: the idle limit and the bound on a request's arrival.
+//! - [`workers`]: the pool of one-worker runtimes connections run on.
 //! - `signal`: what the outside tells a connection's driver (close,
 //!   shutdown, a new idle limit), with one lock-free waker.
 //! - [`server_info`]: identity and runtime settings of the running server.
@@ -31,6 +32,7 @@ pub mod server_info;
 pub mod session;
 mod signal;
 pub mod timeouts;
+pub mod workers;
 
 /// Stack of every thread that serves requests: the runtime's workers and
 /// blocking pool (where search handlers run) and the threads a request
@@ -45,3 +47,4 @@ pub use durability::{Durability, DurableFuture, HeldReplies, Hold};
 pub use server_info::{RuntimeSettings, ServerInfo, UNKNOWN_COMMIT};
 pub use session::{Flow, Protocol, Session, OUTPUT_SOFT_LIMIT};
 pub use timeouts::{IdleTimeout, DEFAULT_REQUEST_TIMEOUT};
+pub use workers::{WorkerPolicy, WorkerPool};

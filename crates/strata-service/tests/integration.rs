@@ -7,3 +7,5 @@
 mod driver;
 #[path = "panic_containment.rs"]
 mod panic_containment;
+#[path = "workers.rs"]
+mod workers;

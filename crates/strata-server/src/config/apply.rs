@@ -48,6 +48,7 @@ impl ServeArgs {
             config.http_security_dir = self.http_security_dir.clone();
         }
         set(&mut config.threads, &self.threads);
+        set(&mut config.worker_mode, &self.worker_mode);
         set(&mut config.memory_limit, &self.memory_limit);
         set(&mut config.eviction, &self.eviction);
         set(&mut config.max_connections, &self.max_connections);

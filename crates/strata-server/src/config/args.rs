@@ -4,7 +4,7 @@
 use std::net::IpAddr;
 use std::path::PathBuf;
 
-use super::modes::{EvictionMode, LogFormat};
+use super::modes::{EvictionMode, LogFormat, WorkerMode};
 use super::persistence::{HumanDuration, LogDevice, PersistenceMode, RecoveryMode};
 use super::search::SearchTier;
 use super::tiers::{DataPlacement, IndexPlacement, PmemPersist, SsdIo, SsdIoEngine, SsdReads};
@@ -62,6 +62,14 @@ pub struct ServeArgs {
     /// Worker threads serving connections [default: number of CPUs].
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
+
+    /// How key-value connections use the `--threads` workers: `adaptive`
+    /// (as many as serve the most, measured while running: one while a
+    /// second does not raise the served rate), `fixed` (all of them) or
+    /// `shared` (tasks of one runtime whose workers steal work)
+    /// [default: adaptive].
+    #[arg(long, value_name = "MODE")]
+    pub worker_mode: Option<WorkerMode>,
 
     /// Memory for items, e.g. `64mb`, `1gb` or a number of bytes; units are
     /// binary (k = kb = 1024) [default: 1gb].

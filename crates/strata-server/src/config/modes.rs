@@ -1,7 +1,9 @@
-//! Named settings with a fixed set of values: the eviction mode and the log format.
+//! Named settings with a fixed set of values: the eviction mode, the log
+//! format and how connections are spread over worker threads.
 
 use serde::Deserialize;
 use strata_kv::EvictionPolicy;
+use strata_service::WorkerPolicy;
 
 /// What happens when the memory limit is reached.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, clap::ValueEnum)]
@@ -37,4 +39,33 @@ pub enum LogFormat {
     Text,
     /// One JSON object per line.
     Json,
+}
+
+/// How key-value connections are spread over the `threads` workers
+/// (`worker_mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum WorkerMode {
+    /// Each worker its own runtime; as many serve as measure best (one
+    /// while a second does not raise the served rate), connections moving
+    /// between them between requests (`strata_service::workers`).
+    #[default]
+    Adaptive,
+    /// Each worker its own runtime, all of them serving.
+    Fixed,
+    /// Connections are tasks of the server's one runtime, stolen between
+    /// its workers (the search port's model).
+    Shared,
+}
+
+impl WorkerMode {
+    /// The pool policy, or `None` when connections run on the server's
+    /// runtime.
+    pub fn pool_policy(self) -> Option<WorkerPolicy> {
+        match self {
+            Self::Adaptive => Some(WorkerPolicy::Adaptive),
+            Self::Fixed => Some(WorkerPolicy::Fixed),
+            Self::Shared => None,
+        }
+    }
 }

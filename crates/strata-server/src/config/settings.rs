@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use strata_search::{IndexingPriority, MergeYield};
 
-use crate::config::modes::{EvictionMode, LogFormat};
+use crate::config::modes::{EvictionMode, LogFormat, WorkerMode};
 use crate::config::observability;
 use crate::config::persistence::{HumanDuration, LogDevice, PersistenceMode, RecoveryMode};
 use crate::config::search::SearchTier;
@@ -63,8 +63,10 @@ pub struct ServerConfig {
     pub http_max_body: ByteSize,
     /// The HTTP file realm's directory; `None`: no authentication.
     pub http_security_dir: Option<PathBuf>,
-    /// Tokio worker threads.
+    /// Worker threads serving connections (and the server runtime's).
     pub threads: usize,
+    /// How key-value connections are spread over the workers.
+    pub worker_mode: WorkerMode,
     /// Memory for items.
     pub memory_limit: ByteSize,
     /// Cache mode (evict) or store mode (refuse writes) when memory is full.
@@ -241,6 +243,7 @@ impl Default for ServerConfig {
             threads: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(1),
+            worker_mode: WorkerMode::default(),
             memory_limit: ByteSize::mib(1024),
             eviction: EvictionMode::On,
             max_connections: 10_000,

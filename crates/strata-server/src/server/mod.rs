@@ -28,7 +28,7 @@ use strata_memcache::MemcacheProtocol;
 use strata_net::Protection;
 use strata_persist::Persistence;
 use strata_resp::RespProtocol;
-use strata_service::{Clients, DriverConfig, RuntimeSettings, ServerInfo};
+use strata_service::{Clients, DriverConfig, RuntimeSettings, ServerInfo, WorkerPool};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
@@ -53,6 +53,17 @@ pub struct Server {
     front_ends: Vec<FrontEnd>,
     http: Option<crate::http::HttpFrontEnd>,
     metrics: Option<MetricsPort>,
+    /// The runtimes key-value connections run on, when not the server's.
+    workers: Option<Arc<WorkerPool>>,
+}
+
+/// Stops a worker pool when dropped.
+struct StopOnDrop(Arc<WorkerPool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.stop();
+    }
 }
 
 impl Server {
@@ -126,6 +137,25 @@ impl Server {
             Protection::new(config.protected_mode(), auth)
         };
         let request_bound = config.request_timeout.0;
+        // Key-value connections run on their own workers unless the mode
+        // shares the server's runtime.
+        let workers = match config.worker_mode.pool_policy() {
+            Some(policy) => Some(Arc::new(
+                WorkerPool::start(config.threads, "strata-conn", policy)
+                    .map_err(ServerError::Runtime)?,
+            )),
+            None => None,
+        };
+        if let Some(pool) = &workers {
+            // The pool lives as long as this runtime even when the server
+            // is dropped without `shutdown` (a test's): its connections
+            // hold it, so only this task's end stops it.
+            let guard = StopOnDrop(pool.clone());
+            tokio::spawn(async move {
+                let _guard = guard;
+                std::future::pending::<()>().await;
+            });
+        }
         let mut front_ends = Vec::new();
         let mut counted: Vec<(&'static str, Arc<dyn FrontEndCounters>)> = Vec::new();
         let mut resp_shared = None;
@@ -141,6 +171,7 @@ impl Server {
             protocol.idle_timeout().set(config.idle_timeout);
             let driver = DriverConfig {
                 request_timeout: request_bound,
+                workers: workers.clone(),
                 ..protocol.driver_config()
             };
             let tls = tls.as_ref().filter(|_| config.memcache_tls);
@@ -170,6 +201,7 @@ impl Server {
             resp_shared = Some(protocol.shared().clone());
             let driver = DriverConfig {
                 request_timeout: request_bound,
+                workers: workers.clone(),
                 ..protocol.driver_config()
             };
             let protocol = Arc::new(protocol);
@@ -281,6 +313,7 @@ impl Server {
             front_ends,
             http,
             metrics,
+            workers,
         })
     }
 

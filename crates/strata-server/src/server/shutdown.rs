@@ -51,6 +51,11 @@ impl Server {
         if let Some(maintenance) = self.maintenance.take() {
             maintenance.stop();
         }
+        if let Some(workers) = self.workers.take() {
+            // Connections drained (or were given up on): nothing is left
+            // that must finish, and no task can write after this.
+            workers.stop();
+        }
         if self.keyspace.ssd().is_some() {
             // Whatever the drain left, make what was acknowledged durable.
             let keyspace = self.keyspace.clone();

@@ -1,0 +1,295 @@
+//! One connection's read → [`Session::process`] → write loop, and its
+//! state between turns ([`Conn`]), which is what moves when the worker
+//! pool asks a connection to change workers.
+//!
+//! A connection moves only between two requests: nothing pending in its
+//! input, every reply sent, no durability wait or fetch under way, and on
+//! a plain socket (a TLS session's state lives in rustls's stream, which
+//! is not taken apart).
+
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::BytesMut;
+use strata_net::Connection;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use super::socket::{read_some, send, wait_for, ReadEnd};
+use super::{ConnCtx, KEEP_OUTPUT_CAPACITY, READ_CHUNK, TRAFFIC_BATCH};
+use crate::panic_guard;
+use crate::send_policy::SendPolicy;
+use crate::session::{Flow, Session};
+use crate::timeouts::{Attached, RequestClock};
+use crate::workers;
+
+/// A boxed connection future: the loop re-spawns itself on another
+/// worker, so its type must not name itself.
+pub(super) type ConnFuture = Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
+
+/// A connection's state between turns of its loop.
+pub(super) struct Conn<S> {
+    stream: Connection,
+    state: State<S>,
+}
+
+/// Everything but the socket.
+struct State<S> {
+    session: S,
+    input: BytesMut,
+    output: BytesMut,
+    read_total: u64,
+    written_total: u64,
+    /// When the last batch of input was processed (the idle limit counts
+    /// from it).
+    last_activity: Instant,
+    clock: RequestClock,
+    _attached: Attached,
+}
+
+/// A connection between workers: its socket is registered with no
+/// reactor.
+struct Detached<S> {
+    tcp: std::net::TcpStream,
+    state: State<S>,
+}
+
+impl<S: Session> Conn<S> {
+    /// A connection about to start its loop.
+    pub(super) fn new(stream: Connection, session: S, ctx: &ConnCtx) -> Self {
+        Self {
+            stream,
+            state: State {
+                session,
+                input: BytesMut::with_capacity(READ_CHUNK),
+                output: BytesMut::with_capacity(READ_CHUNK),
+                read_total: 0,
+                written_total: 0,
+                last_activity: Instant::now(),
+                clock: RequestClock::default(),
+                _attached: ctx.config.idle_timeout.attach(&ctx.client),
+            },
+        }
+    }
+
+    fn detach(self) -> io::Result<Detached<S>> {
+        match self.stream {
+            Connection::Plain(tcp) => Ok(Detached {
+                tcp: tcp.into_std()?,
+                state: self.state,
+            }),
+            Connection::Tls(_) => Err(io::Error::other("a TLS connection cannot move")),
+        }
+    }
+}
+
+impl<S> Detached<S> {
+    /// Registers the socket with the current runtime's reactor.
+    fn attach(self) -> io::Result<Conn<S>> {
+        Ok(Conn {
+            stream: Connection::Plain(tokio::net::TcpStream::from_std(self.tcp)?),
+            state: self.state,
+        })
+    }
+}
+
+/// How a turn of the loop ended.
+enum Exit<S> {
+    /// The connection is over (closed, failed or shut down).
+    Ended(io::Result<()>),
+    /// The pool wants it on worker `to`.
+    Move(Conn<S>, usize),
+}
+
+/// Runs `conn` here until it ends or moves; a move re-spawns it on its
+/// new worker. Unregisters the client when it ends.
+pub(super) fn drive<S: Session>(conn: Conn<S>, ctx: Arc<ConnCtx>) -> ConnFuture {
+    Box::pin(async move {
+        match run(conn, &ctx).await {
+            Exit::Ended(result) => finish(result, &ctx),
+            Exit::Move(conn, to) => move_to(conn, ctx, to),
+        }
+    })
+}
+
+fn move_to<S: Session>(conn: Conn<S>, ctx: Arc<ConnCtx>, to: usize) {
+    let Some(pool) = ctx.config.workers.clone() else {
+        return finish(Ok(()), &ctx);
+    };
+    match conn.detach() {
+        Ok(detached) => pool.spawn_on(to, async move {
+            match detached.attach() {
+                Ok(conn) => drive(conn, ctx).await,
+                Err(err) => finish(Err(err), &ctx),
+            }
+        }),
+        Err(err) => finish(Err(err), &ctx),
+    }
+}
+
+/// The connection is over: logged when it failed, and unregistered.
+pub(super) fn finish(result: io::Result<()>, ctx: &ConnCtx) {
+    let id = ctx.client.id;
+    if let Err(err) = result {
+        tracing::debug!(protocol = ctx.failure.protocol, client = id, %err, "connection ended with an error");
+    }
+    ctx.clients.unregister(id);
+}
+
+/// Where the pool wants this connection, if it is elsewhere: called
+/// between requests (no reply unsent, no wait under way).
+fn wanted_elsewhere(stream: &Connection, ctx: &ConnCtx) -> Option<usize> {
+    let pool = ctx.config.workers.as_ref()?;
+    if stream.is_tls() {
+        return None;
+    }
+    pool.move_target(workers::current()?)
+}
+
+async fn run<S: Session>(mut conn: Conn<S>, ctx: &ConnCtx) -> Exit<S> {
+    let config = &ctx.config;
+    let client = &ctx.client;
+    let failure = &ctx.failure;
+    let idle = &config.idle_timeout;
+    let signal = client.signal();
+    let bound = config.request_timeout;
+    let stream = &mut conn.stream;
+    let st = &mut conn.state;
+    // True while the session yielded with requests still in `input`.
+    let mut pending = false;
+    let result = 'connection: loop {
+        if !pending {
+            // Between requests: the only point a connection may move.
+            if let Some(to) = wanted_elsewhere(stream, ctx) {
+                return Exit::Move(conn, to);
+            }
+            if st.input.capacity() - st.input.len() < READ_CHUNK / 4 {
+                st.input.reserve(READ_CHUNK);
+            }
+            let deadline = st.clock.deadline(bound);
+            let wakeup = st.session.wakeup();
+            let read = read_some(
+                stream,
+                &mut st.input,
+                idle,
+                st.last_activity,
+                deadline,
+                signal,
+                wakeup.as_deref(),
+            );
+            match read.await {
+                Ok(n) => st.read_total += n as u64,
+                Err(Ok(ReadEnd::Closed | ReadEnd::Shutdown)) => break Ok(()),
+                Err(Ok(ReadEnd::Idle)) => {
+                    tracing::debug!("closing an idle connection");
+                    break Ok(());
+                }
+                Err(Ok(ReadEnd::RequestTimeout)) => {
+                    tracing::debug!(
+                        ?bound,
+                        "closing a connection whose request did not arrive in time"
+                    );
+                    break Ok(());
+                }
+                Err(Err(err)) => break Err(err),
+            }
+        }
+        let before = st.input.len();
+        client
+            .buffers
+            .note_input(st.input.len(), st.input.capacity());
+        let processed = panic_guard::contain(|| st.session.process(&mut st.input, &mut st.output));
+        let flow = match processed {
+            Ok(flow) => flow,
+            Err(panic) => {
+                tracing::error!(
+                    protocol = failure.protocol,
+                    client = failure.client,
+                    %panic,
+                    input = %panic_guard::input_excerpt(&st.input),
+                    "a request made the session panic; closing its connection"
+                );
+                // Replies produced by this call may wait for durability
+                // (a hold not yet asked for): none of them is sent.
+                st.output.clear();
+                st.output.extend_from_slice(failure.reply);
+                st.written_total += st.output.len() as u64;
+                let _ = send(stream, &st.output, bound).await;
+                break Ok(());
+            }
+        };
+        workers::note_served(before - st.input.len());
+        let now = Instant::now();
+        st.last_activity = now;
+        st.clock
+            .after_process(before, st.input.len(), st.session.mid_request(), now);
+        client.note_activity(now);
+        client
+            .buffers
+            .note_input(st.input.len(), st.input.capacity());
+        client
+            .buffers
+            .note_output(st.output.len(), st.output.capacity());
+        if let Some(hold) = st.session.hold() {
+            match wait_for(hold, stream, &mut st.output, &mut st.written_total, bound).await {
+                Ok(true) => {}
+                Ok(false) => break Ok(()),
+                Err(err) => break Err(err),
+            }
+        }
+        if !st.output.is_empty() {
+            if SendPolicy::holds_back(st.session.batch_len()) {
+                tokio::task::yield_now().await;
+            }
+            st.written_total += st.output.len() as u64;
+            // A client closed from outside (a subscriber over its output
+            // limit) stops waiting for its reader at once; what the socket
+            // takes without waiting is still sent (the reply to the
+            // command that closed it, say), as the send is polled first.
+            let sent = tokio::select! {
+                biased;
+                sent = send(stream, &st.output, bound) => sent,
+                () = client.closed() => break Ok(()),
+            };
+            if let Err(err) = sent {
+                break Err(err);
+            }
+            st.output.clear();
+            if st.output.capacity() > KEEP_OUTPUT_CAPACITY {
+                st.output = BytesMut::with_capacity(READ_CHUNK);
+            }
+            client.buffers.note_output(0, st.output.capacity());
+        }
+        if flow == Flow::Close || st.input.len() > config.max_input || signal.stops_reading() {
+            break Ok(());
+        }
+        pending = flow == Flow::Yield;
+        if let Some(wait) = st.session.fetch() {
+            tokio::pin!(wait);
+            // Input keeps being read meanwhile (up to the bound), so a
+            // client that goes away while blocked (BLPOP) is noticed: its
+            // wait is dropped and it takes nothing that is pushed later.
+            loop {
+                tokio::select! {
+                    () = signal.reading_stopped() => break 'connection Ok(()),
+                    () = &mut wait => break,
+                    n = stream.read_buf(&mut st.input), if st.input.len() < config.max_input => match n {
+                        Ok(0) => break 'connection Ok(()),
+                        Ok(n) => st.read_total += n as u64,
+                        Err(err) => break 'connection Err(err),
+                    },
+                }
+            }
+            pending = true;
+        }
+        if st.read_total + st.written_total >= TRAFFIC_BATCH {
+            ctx.clients.count_traffic(st.read_total, st.written_total);
+            (st.read_total, st.written_total) = (0, 0);
+        }
+    };
+    ctx.clients.count_traffic(st.read_total, st.written_total);
+    // TLS sends close_notify here; a client that takes nothing cannot hold it.
+    let _ = tokio::time::timeout(bound, stream.shutdown()).await;
+    Exit::Ended(result)
+}

@@ -1,0 +1,166 @@
+//! The pool: placement by load, moves asked of connections, stopping, and
+//! blocking sections.
+
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use super::{current, note_served, WorkerPolicy, WorkerPool};
+
+/// Waits until `f` holds, for at most five seconds.
+fn eventually(what: &str, f: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !f() {
+        assert!(Instant::now() < deadline, "{what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn tasks_run_on_the_pool_threads_and_spread_by_load() {
+    let pool = WorkerPool::start(2, "pool-test", WorkerPolicy::Fixed).expect("start");
+    assert_eq!((pool.workers(), pool.active()), (2, 2));
+    let (names, seen) = mpsc::channel();
+    let (release, hold) = tokio::sync::watch::channel(false);
+    for _ in 0..4 {
+        let names = names.clone();
+        let mut hold = hold.clone();
+        pool.spawn(async move {
+            let name = std::thread::current().name().map(str::to_owned);
+            names.send((name, current())).expect("send");
+            let _ = hold.wait_for(|go| *go).await;
+        });
+    }
+    let mut workers = Vec::new();
+    for _ in 0..4 {
+        let (name, worker) = seen.recv_timeout(Duration::from_secs(5)).expect("task ran");
+        assert_eq!(name.as_deref(), Some("pool-test"));
+        workers.push(worker.expect("a pool thread knows its worker"));
+    }
+    workers.sort_unstable();
+    assert_eq!(workers, vec![0, 0, 1, 1]);
+    // Each new task went to the worker with fewer live tasks.
+    assert_eq!(pool.load(), vec![2, 2]);
+    assert_eq!(current(), None, "the test thread is no worker");
+    release.send(true).expect("release");
+    eventually("tasks counted out", || pool.load() == vec![0, 0]);
+    pool.stop();
+}
+
+#[test]
+fn an_adaptive_pool_starts_with_one_worker_and_asks_others_to_move() {
+    let pool = WorkerPool::start(2, "pool-adapt", WorkerPolicy::Adaptive).expect("start");
+    assert_eq!(pool.active(), 1);
+    let (release, hold) = tokio::sync::watch::channel(false);
+    for _ in 0..3 {
+        let mut hold = hold.clone();
+        pool.spawn(async move {
+            let _ = hold.wait_for(|go| *go).await;
+        });
+    }
+    // All on the one active worker; none is asked to move from it.
+    assert_eq!(pool.load(), vec![3, 0]);
+    assert_eq!(pool.move_target(0), None);
+    // A task on an inactive worker is asked to go to the active one.
+    let mut held = hold.clone();
+    pool.spawn_on(1, async move {
+        let _ = held.wait_for(|go| *go).await;
+    });
+    assert_eq!(pool.move_target(1), Some(0));
+    assert_eq!(pool.move_target(7), None, "no such worker");
+    release.send(true).expect("release");
+    eventually("tasks counted out", || pool.load() == vec![0, 0]);
+    pool.stop();
+}
+
+#[test]
+fn an_unbalanced_fixed_pool_asks_the_busier_worker_to_give_up_tasks() {
+    let pool = WorkerPool::start(2, "pool-balance", WorkerPolicy::Fixed).expect("start");
+    let (release, hold) = tokio::sync::watch::channel(false);
+    for _ in 0..3 {
+        let mut hold = hold.clone();
+        pool.spawn_on(0, async move {
+            let _ = hold.wait_for(|go| *go).await;
+        });
+    }
+    assert_eq!(pool.move_target(0), Some(1), "3 against 0");
+    assert_eq!(pool.move_target(1), None);
+    let mut held = hold.clone();
+    pool.spawn_on(1, async move {
+        let _ = held.wait_for(|go| *go).await;
+    });
+    assert_eq!(pool.move_target(0), Some(1), "3 against 1");
+    let mut held = hold.clone();
+    pool.spawn_on(1, async move {
+        let _ = held.wait_for(|go| *go).await;
+    });
+    assert_eq!(pool.move_target(0), None, "3 against 2 is balanced enough");
+    release.send(true).expect("release");
+    pool.stop();
+}
+
+#[test]
+fn stop_drops_running_tasks_and_is_callable_from_async_code() {
+    let pool = WorkerPool::start(1, "pool-stop", WorkerPolicy::Adaptive).expect("start");
+    pool.spawn(std::future::pending());
+    assert_eq!(pool.load(), vec![1]);
+    let outer = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("runtime");
+    outer.block_on(async { pool.stop() });
+    eventually("task dropped", || pool.load() == vec![0]);
+    // A task spawned after the stop never runs and is not counted.
+    pool.spawn(async {});
+    std::thread::sleep(Duration::from_millis(20));
+    assert_eq!(pool.load(), vec![0]);
+}
+
+#[test]
+fn a_blocking_section_leaves_the_worker_s_other_tasks_running() {
+    let pool = WorkerPool::start(1, "pool-block", WorkerPolicy::Fixed).expect("start");
+    let (done, finished) = mpsc::channel();
+    let (stop_tx, stop_rx) = mpsc::channel::<()>();
+    pool.spawn(async move {
+        // As a long Lua script does: the worker's core moves on.
+        tokio::task::block_in_place(|| stop_rx.recv_timeout(Duration::from_secs(10)))
+            .expect("released");
+    });
+    std::thread::sleep(Duration::from_millis(50));
+    pool.spawn(async move {
+        done.send(()).expect("send");
+    });
+    finished
+        .recv_timeout(Duration::from_secs(5))
+        .expect("second task ran while the first blocked");
+    stop_tx.send(()).expect("release");
+    pool.stop();
+}
+
+#[test]
+fn the_sampler_measures_worker_threads_and_stops() {
+    let pool = WorkerPool::start(2, "pool-sample", WorkerPolicy::Adaptive).expect("start");
+    let (done, finished) = mpsc::channel();
+    pool.spawn(async move {
+        // Some CPU on worker 0, and served bytes counted there.
+        let start = Instant::now();
+        let mut x = 0u64;
+        while start.elapsed() < Duration::from_millis(200) {
+            x = x.wrapping_mul(31).wrapping_add(7);
+            note_served(1);
+        }
+        done.send(x).expect("send");
+    });
+    finished.recv_timeout(Duration::from_secs(5)).expect("ran");
+    let threads = pool
+        .sampler
+        .lock()
+        .expect("lock")
+        .as_ref()
+        .map(|(_, t)| t.thread().name().map(str::to_owned));
+    assert_eq!(threads, Some(Some("strata-governor".to_owned())));
+    let started = Instant::now();
+    pool.stop();
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "the sampler stops at once"
+    );
+}
