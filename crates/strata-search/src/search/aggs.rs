@@ -87,7 +87,7 @@ fn translate_at<'n>(
     let mut shapes = Vec::new();
     let mut deferred_here = Vec::new();
     for node in nodes {
-        let (name, params) = (&node.name, &node.body);
+        let name = &node.name;
         let kind = node.kind.name().to_string();
         let scanned = match &node.typed {
             TypedParams::Cardinality(c) => scan_aggs::cardinality_here(depth, c, mappings),

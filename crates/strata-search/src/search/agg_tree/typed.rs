@@ -62,7 +62,7 @@ pub enum TypedParams {
 impl TypedParams {
     /// The parameters `params` of `kind` aggregation `name`, in a `parent`
     /// aggregation (`None`: at the top level).
-    fn parse(
+    pub(super) fn parse(
         kind: AggKind,
         name: &str,
         params: &Value,
