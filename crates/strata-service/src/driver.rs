@@ -1,5 +1,7 @@
 //! The connection driver: accepts clients on a [`Listener`] and runs each
-//! one's read → [`Session::process`] → write loop on the tokio runtime.
+//! one's read → [`Session::process`](crate::Session::process) → write
+//! loop (`connection`) on the tokio runtime or on a
+//! [`WorkerPool`](crate::WorkerPool) ([`DriverConfig::workers`]).
 //!
 //! Invariants: a connection over `max_connections` gets the protocol's refusal
 //! (on a TLS port it is just closed: nothing can be said before a
@@ -8,70 +10,34 @@
 //! the input buffer never holds more than
 //! [`DriverConfig::max_input`] bytes (the session is responsible for consuming
 //! requests; a session that lets input pile up beyond that is closed); a
-//! connection idle for its [`IdleTimeout`], or whose pending request does
+//! connection idle for its [`IdleTimeout`](crate::IdleTimeout), or whose pending request does
 //! not arrive (or whose replies are not taken) within
 //! [`DriverConfig::request_timeout`], is closed (see [`crate::timeouts`]);
 //! on shutdown the accept loop stops and every connection is closed after
 //! the replies already produced are flushed; a client closed from outside
-//! ([`ClientInfo::close`]) is closed the same way. A request whose
+//! ([`ClientInfo::close`](crate::ClientInfo::close)) is closed the same way. A request whose
 //! processing panics is logged, answered with the protocol's internal
 //! error and its connection closed, and nothing else is affected.
 
 use std::io;
 use std::sync::Arc;
-use std::time::Duration;
 
 use strata_net::{Detached, Incoming, Listener};
 use tokio::io::AsyncWriteExt;
 use tokio_util::sync::CancellationToken;
 
-use crate::clients::{ClientInfo, Clients};
+use crate::clients::Clients;
 use crate::server_info::ServerInfo;
 use crate::session::Protocol;
-use crate::timeouts::{IdleTimeout, DEFAULT_REQUEST_TIMEOUT};
-use crate::workers::WorkerPool;
 
+mod config;
 mod connection;
 mod socket;
 
-use connection::{drive, finish, Conn};
+pub use config::DriverConfig;
+
+use connection::{drive, finish, Conn, ConnCtx, Failure};
 use socket::{raw_fd, send};
-
-/// Per-listener limits.
-#[derive(Debug, Clone)]
-pub struct DriverConfig {
-    /// Largest amount of unprocessed input a connection may buffer; beyond it
-    /// the connection is closed. Protocols set it above their largest legal
-    /// request (maximum item size plus framing).
-    pub max_input: usize,
-    /// How long a connection may send nothing (none by default).
-    pub idle_timeout: IdleTimeout,
-    /// How long a started request may take to arrive, and a batch of
-    /// replies to be taken (also the TLS handshake's bound on TLS ports).
-    pub request_timeout: Duration,
-    /// Where connections run: on the pool's workers, or (`None`) as tasks
-    /// of the runtime that accepts them.
-    pub workers: Option<Arc<WorkerPool>>,
-}
-
-impl DriverConfig {
-    /// Limits with `max_input`, no idle limit and the default request bound.
-    pub fn new(max_input: usize) -> Self {
-        Self {
-            max_input,
-            idle_timeout: IdleTimeout::default(),
-            request_timeout: DEFAULT_REQUEST_TIMEOUT,
-            workers: None,
-        }
-    }
-}
-
-const READ_CHUNK: usize = 16 * 1024;
-/// Output buffers larger than this are released after a flush so that one
-/// large reply does not pin memory for the life of a connection.
-const KEEP_OUTPUT_CAPACITY: usize = 256 * 1024;
-/// Traffic is added to the shared counters in batches of this many bytes.
-const TRAFFIC_BATCH: u64 = 64 * 1024;
 
 /// Serves `protocol` on `listener` until `shutdown` is cancelled. A plain
 /// `TcpListener` converts into a plain, unprotected [`Listener`].
@@ -158,22 +124,6 @@ impl Accepted {
             Accepted::Moved(detached) => detached.attach(),
         }
     }
-}
-
-/// What a connection's loop needs besides its own state; shared by the
-/// tasks it runs as when it moves between workers.
-struct ConnCtx {
-    clients: Arc<Clients>,
-    client: Arc<ClientInfo>,
-    config: DriverConfig,
-    failure: Failure,
-}
-
-/// What a connection whose session panicked logs and answers.
-struct Failure {
-    protocol: &'static str,
-    client: u64,
-    reply: &'static [u8],
 }
 
 /// One client from accept to its session: the handshake and protected

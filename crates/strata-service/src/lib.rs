@@ -31,20 +31,15 @@ mod send_policy;
 pub mod server_info;
 pub mod session;
 mod signal;
+mod thread_stack;
 pub mod timeouts;
 pub mod workers;
-
-/// Stack of every thread that serves requests: the runtime's workers and
-/// blocking pool (where search handlers run) and the threads a request
-/// fans out to. Request parsers and query trees are depth-limited well
-/// inside it (`strata_search::query::MAX_NESTED_DEPTH`), so no input can
-/// overflow it; stated rather than left to the platform's default.
-pub const THREAD_STACK_SIZE: usize = 8 << 20;
 
 pub use clients::{BufferStats, ClientInfo, Clients};
 pub use driver::{serve, DriverConfig};
 pub use durability::{Durability, DurableFuture, HeldReplies, Hold};
 pub use server_info::{RuntimeSettings, ServerInfo, UNKNOWN_COMMIT};
 pub use session::{Flow, Protocol, Session, OUTPUT_SOFT_LIMIT};
+pub use thread_stack::THREAD_STACK_SIZE;
 pub use timeouts::{IdleTimeout, DEFAULT_REQUEST_TIMEOUT};
 pub use workers::{WorkerPolicy, WorkerPool};

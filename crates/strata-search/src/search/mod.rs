@@ -55,6 +55,7 @@ pub mod agg_filters;
 mod agg_shape;
 pub mod agg_tree;
 pub mod aggs;
+mod body_values;
 pub mod bucket_limit;
 pub mod calendar;
 pub mod date_histogram;

@@ -7,6 +7,7 @@
 use serde_json::Value;
 
 use super::agg_tree::AggTree;
+use super::body_values::{as_bool, as_usize};
 use super::docvalues::{self, DocvalueField};
 use super::sort::SortField;
 use super::source_filter::SourceFilter;
@@ -229,20 +230,6 @@ impl SearchRequest {
         }
         Ok(())
     }
-}
-
-fn as_usize(key: &str, v: &Value) -> Result<usize> {
-    v.as_u64()
-        .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
-        .map(|n| n as usize)
-        .ok_or_else(|| {
-            SearchError::parsing(format!("[{key}] must be a non-negative integer, got [{v}]"))
-        })
-}
-
-fn as_bool(key: &str, v: &Value) -> Result<bool> {
-    v.as_bool()
-        .ok_or_else(|| SearchError::parsing(format!("[{key}] must be a boolean, got [{v}]")))
 }
 
 fn parse_stored(value: &Value, body: &serde_json::Map<String, Value>) -> Result<StoredFields> {

@@ -16,13 +16,37 @@ use bytes::BytesMut;
 use strata_net::Connection;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+use super::config::DriverConfig;
 use super::socket::{read_some, send, wait_for, ReadEnd};
-use super::{ConnCtx, KEEP_OUTPUT_CAPACITY, READ_CHUNK, TRAFFIC_BATCH};
+use crate::clients::{ClientInfo, Clients};
 use crate::panic_guard;
 use crate::send_policy::SendPolicy;
 use crate::session::{Flow, Session};
 use crate::timeouts::{Attached, RequestClock};
 use crate::workers;
+
+pub(super) const READ_CHUNK: usize = 16 * 1024;
+/// Output buffers larger than this are released after a flush so that one
+/// large reply does not pin memory for the life of a connection.
+pub(super) const KEEP_OUTPUT_CAPACITY: usize = 256 * 1024;
+/// Traffic is added to the shared counters in batches of this many bytes.
+pub(super) const TRAFFIC_BATCH: u64 = 64 * 1024;
+
+/// What a connection's loop needs besides its own state; shared by the
+/// tasks it runs as when it moves between workers.
+pub(super) struct ConnCtx {
+    pub(super) clients: Arc<Clients>,
+    pub(super) client: Arc<ClientInfo>,
+    pub(super) config: DriverConfig,
+    pub(super) failure: Failure,
+}
+
+/// What a connection whose session panicked logs and answers.
+pub(super) struct Failure {
+    pub(super) protocol: &'static str,
+    pub(super) client: u64,
+    pub(super) reply: &'static [u8],
+}
 
 /// A boxed connection future: the loop re-spawns itself on another
 /// worker, so its type must not name itself.

@@ -21,7 +21,9 @@
 //!   busy less than what `k - 1` could give ([`SATURATED`] each: one
 //!   fewer suffices), and otherwise after [`HOLD`] (doubling to
 //!   [`MAX_HOLD`] while it fails): one fewer is kept if it serves at
-//!   least [`KEEP`] of the rate before, since it costs less CPU.
+//!   least [`KEEP`] of the rate before, since it costs less CPU (and
+//!   then `k` is not tried again before the backoff: it was just
+//!   measured).
 //! - When the rate moves by more than [`LOAD_CHANGE`] from the rate at
 //!   the last decision, the load is another one: the waits end a window
 //!   later (so a try starts from the new load's rate), and a try may
@@ -48,9 +50,9 @@ pub const GAIN: f64 = 1.05;
 /// Share of the rate one fewer worker must keep to be kept.
 pub const KEEP: f64 = 0.97;
 /// Wait after the first failed try of one more worker.
-pub const FIRST_BACKOFF: Duration = Duration::from_secs(10);
-/// Longest wait between tries.
-pub const MAX_BACKOFF: Duration = Duration::from_secs(60);
+pub const FIRST_BACKOFF: Duration = Duration::from_secs(30);
+/// Longest wait between tries of one more.
+pub const MAX_BACKOFF: Duration = Duration::from_secs(120);
 /// Time at `k > 1` workers before one fewer is tried.
 pub const HOLD: Duration = Duration::from_secs(30);
 /// Longest wait between tries of one fewer.
@@ -168,6 +170,10 @@ impl Governor {
             (false, true) => {
                 self.down_hold = HOLD;
                 self.down_after = now + HOLD;
+                // `from` workers were just measured to serve less: not
+                // tried again before the backoff.
+                self.up_after = now + self.up_backoff;
+                self.up_backoff = (self.up_backoff * 2).min(MAX_BACKOFF);
             }
             (false, false) => {
                 self.down_after = now + self.down_hold;

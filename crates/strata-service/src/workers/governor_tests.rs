@@ -81,9 +81,9 @@ fn a_second_worker_that_serves_less_is_dropped_and_rarely_tried() {
         "one worker only {at_one} of {}",
         counts.len()
     );
-    // Backoff: 10 s, 20, 40, then every 60 s: about 7 tries in 300 s.
+    // Backoff: 30 s, 60, then every 120 s: 4 tries in 300 s.
     let tries = tries_up(&counts);
-    assert!((3..=9).contains(&tries), "{tries} tries");
+    assert!((3..=5).contains(&tries), "{tries} tries");
     assert_eq!(governor.active(), 1);
 }
 
@@ -168,7 +168,7 @@ fn a_new_lighter_load_tries_one_worker_again_at_once() {
     };
     let counts = run(&mut governor, &mut state, 12, single);
     // The change is seen, a clean window taken, one worker tried and
-    // kept, two tried again and dropped: one from then on.
-    assert!(counts[80..].iter().all(|&k| k == 1), "{counts:?}");
+    // kept; two, just measured to serve less, are not tried again soon.
+    assert!(counts[40..].iter().all(|&k| k == 1), "{counts:?}");
     assert_eq!(governor.active(), 1);
 }

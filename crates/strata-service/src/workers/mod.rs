@@ -145,7 +145,7 @@ impl WorkerPool {
                 Builder::new_multi_thread()
                     .worker_threads(1)
                     .thread_name(name)
-                    .thread_stack_size(crate::THREAD_STACK_SIZE)
+                    .thread_stack_size(crate::thread_stack::THREAD_STACK_SIZE)
                     .enable_all()
                     .on_thread_start(move || {
                         HERE.with(|here| {

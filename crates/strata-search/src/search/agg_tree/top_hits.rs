@@ -8,11 +8,11 @@
 //! types, the `docvalue_fields` patterns) is the per-bucket search's
 //! (`search::top_hits`), which runs them as any search runs its own.
 
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
 use crate::error::{Result, SearchError};
-use crate::search::docvalues::DocvalueField;
-use crate::search::request::SearchRequest;
+use crate::search::body_values::{as_bool, as_usize};
+use crate::search::docvalues::{self, DocvalueField};
 use crate::search::sort::SortField;
 use crate::search::source_filter::SourceFilter;
 
@@ -62,39 +62,49 @@ impl TopHitsParams {
         let params = body.as_object().ok_or_else(|| {
             SearchError::parsing(format!("[top_hits] of [{name}] must be an object"))
         })?;
-        let mut req = Map::new();
-        for (k, v) in params {
-            if !ALLOWED.contains(&k.as_str()) {
-                return Err(SearchError::parsing(format!(
-                    "Unknown key for a {} in [{k}].",
-                    if v.is_object() {
-                        "START_OBJECT"
-                    } else {
-                        "VALUE"
-                    }
-                )));
-            }
-            req.insert(k.clone(), v.clone());
+        if let Some((k, v)) = params.iter().find(|(k, _)| !ALLOWED.contains(&k.as_str())) {
+            return Err(SearchError::parsing(format!(
+                "Unknown key for a {} in [{k}].",
+                if v.is_object() {
+                    "START_OBJECT"
+                } else {
+                    "VALUE"
+                }
+            )));
         }
-        req.entry("size").or_insert(json!(DEFAULT_SIZE));
-        // The search body's parser, for its words on each key's values.
-        let parsed = SearchRequest::parse(&Value::Object(req))?;
-        let window = parsed.from.saturating_add(parsed.size);
+        let mut out = TopHitsParams {
+            from: 0,
+            size: DEFAULT_SIZE,
+            sort: Vec::new(),
+            source: SourceFilter::All,
+            version: false,
+            seq_no_primary_term: false,
+            track_scores: false,
+            docvalue_fields: Vec::new(),
+        };
+        // Each key as the search body's parser reads it (its words on a
+        // bad value).
+        for (k, v) in params {
+            match k.as_str() {
+                "from" => out.from = as_usize(k, v)?,
+                "size" => out.size = as_usize(k, v)?,
+                "sort" => out.sort = SortField::parse_list(v)?,
+                "_source" => out.source = SourceFilter::parse(v)?,
+                "version" => out.version = as_bool(k, v)?,
+                "seq_no_primary_term" => out.seq_no_primary_term = as_bool(k, v)?,
+                "track_scores" => out.track_scores = as_bool(k, v)?,
+                "docvalue_fields" => out.docvalue_fields = docvalues::parse(v)?,
+                // Every other key was refused above.
+                _ => {}
+            }
+        }
+        let window = out.from.saturating_add(out.size);
         if window > MAX_WINDOW {
             return Err(SearchError::illegal(format!(
                 "Top hits result window is too large, the top hits aggregator [{name}]'s from + size must be less than or equal to: [{MAX_WINDOW}] but was [{window}]."
             )));
         }
-        Ok(TopHitsParams {
-            from: parsed.from,
-            size: parsed.size,
-            sort: parsed.sort,
-            source: parsed.source,
-            version: parsed.version,
-            seq_no_primary_term: parsed.seq_no_primary_term,
-            track_scores: parsed.track_scores,
-            docvalue_fields: parsed.docvalue_fields,
-        })
+        Ok(out)
     }
 }
 
