@@ -160,7 +160,16 @@ impl WorkerPool {
                     .build()?,
             );
         }
-        let adaptive = policy == WorkerPolicy::Adaptive && workers > 1;
+        let mut adaptive = policy == WorkerPolicy::Adaptive && workers > 1;
+        if adaptive && !threads::cpu_time_readable() {
+            // Without threads' CPU times no worker ever looks busy, and
+            // one would serve whatever the load: use them all instead.
+            tracing::warn!(
+                workers,
+                "threads' CPU time is not readable (/proc/thread-self/schedstat): all workers serve"
+            );
+            adaptive = false;
+        }
         let active = Arc::new(AtomicUsize::new(if adaptive { 1 } else { workers }));
         let sampler = adaptive
             .then(|| start_sampler(workers, served, threads, active.clone()))

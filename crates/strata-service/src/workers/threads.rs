@@ -76,6 +76,12 @@ impl WorkerThreads {
     }
 }
 
+/// Whether the calling thread can read its own CPU time (what the
+/// governor needs of every worker thread).
+pub(super) fn cpu_time_readable() -> bool {
+    own_schedstat().is_some_and(|stat| cpu_time(&stat).is_some())
+}
+
 /// The calling thread's schedstat file.
 fn own_schedstat() -> Option<PathBuf> {
     // "<pid>/task/<tid>", relative to /proc.
@@ -94,7 +100,7 @@ fn cpu_time(stat: &PathBuf) -> Option<Duration> {
 mod tests {
     use std::time::{Duration, Instant};
 
-    use super::WorkerThreads;
+    use super::{cpu_time_readable, WorkerThreads};
 
     /// Spins for `span` of wall time on the calling thread.
     fn spin(span: Duration) {
@@ -107,6 +113,9 @@ mod tests {
 
     #[test]
     fn a_worker_s_cpu_time_grows_with_its_threads_and_survives_their_exit() {
+        // Linux with schedstat, as every machine this runs on: the adaptive
+        // pool depends on it (and falls back to all workers without it).
+        assert!(cpu_time_readable());
         let threads = std::sync::Arc::new(WorkerThreads::new(2));
         let worker_threads = threads.clone();
         std::thread::spawn(move || {
