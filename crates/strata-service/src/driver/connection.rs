@@ -2,10 +2,11 @@
 //! state between turns ([`Conn`]), which is what moves when the worker
 //! pool asks a connection to change workers.
 //!
-//! A connection moves only between two requests: nothing pending in its
-//! input, every reply sent, no durability wait or fetch under way, and on
-//! a plain socket (a TLS session's state lives in rustls's stream, which
-//! is not taken apart).
+//! A connection moves only between two requests: no complete request
+//! left unprocessed (a partial one moves with it, in its input buffer),
+//! every reply sent, no durability wait or fetch under way, and on a
+//! plain socket (a TLS session's state lives in rustls's stream, which is
+//! not taken apart). The socket keeps its descriptor across a move.
 
 use std::io;
 use std::pin::Pin;
@@ -25,6 +26,7 @@ use crate::session::{Flow, Session};
 use crate::timeouts::{Attached, RequestClock};
 use crate::workers;
 
+/// Room made in the input buffer before a read.
 pub(super) const READ_CHUNK: usize = 16 * 1024;
 /// Output buffers larger than this are released after a flush so that one
 /// large reply does not pin memory for the life of a connection.
