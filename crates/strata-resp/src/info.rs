@@ -197,6 +197,11 @@ fn server(shared: &Shared, t: &mut String) {
         },
     );
     line(t, "process_id", info.pid);
+    // Strata's own: how key-value connections are served now (`worker_mode`).
+    let workers = info.workers_now();
+    line(t, "strata_worker_mode", workers.mode);
+    line(t, "strata_workers", workers.workers);
+    line(t, "strata_workers_active", workers.active);
     line(t, "process_supervised", "no");
     line(t, "run_id", &shared.run_id);
     line(t, "tcp_port", info.settings.resp_port.unwrap_or(0));

@@ -66,34 +66,32 @@ pub async fn serve<P: Protocol>(
             continue;
         }
         let client = clients.register(incoming.peer_addr(), incoming.local_addr());
+        // From here the client is unregistered when `ctx` drops, however
+        // its task ends (or if it never runs).
+        let ctx = Arc::new(ConnCtx {
+            clients: clients.clone(),
+            failure: Failure {
+                protocol: protocol.name(),
+                client: client.id,
+                reply: protocol.internal_error(),
+            },
+            client,
+            config: config.clone(),
+        });
         let accepted = match &config.workers {
             None => Accepted::Here(incoming),
             Some(_) => match incoming.detach() {
                 Ok(detached) => Accepted::Moved(detached),
                 Err(err) => {
                     tracing::debug!(protocol = protocol.name(), %err, "could not hand a connection to a worker");
-                    clients.unregister(client.id);
                     continue;
                 }
             },
         };
         let pool = config.workers.clone();
         let protocol = protocol.clone();
-        let clients = clients.clone();
-        let config = config.clone();
         let shutdown = shutdown.clone();
-        let failure = Failure {
-            protocol: protocol.name(),
-            client: client.id,
-            reply: protocol.internal_error(),
-        };
         let task = async move {
-            let ctx = Arc::new(ConnCtx {
-                clients,
-                client,
-                config,
-                failure,
-            });
             match serve_client(accepted, &*protocol, &ctx, shutdown).await {
                 Ok(Some(conn)) => drive(conn, ctx).await,
                 Ok(None) => finish(Ok(()), &ctx),

@@ -11,6 +11,7 @@ use parking_lot::RwLock;
 use strata_metrics::CacheLedger;
 
 use crate::durability::Durability;
+use crate::workers::WorkerPool;
 
 /// [`ServerInfo::commit`] when the binary did not say which commit it is.
 pub const UNKNOWN_COMMIT: &str = "unknown";
@@ -70,6 +71,22 @@ pub struct ServerInfo {
     /// The node's DRAM caches by user (`INFO cache`; shared with the
     /// search node's `_nodes/stats`).
     pub caches: Arc<CacheLedger>,
+    /// The key-value connections' workers when they are a pool
+    /// (`worker_mode` `adaptive` or `fixed`); `None` when connections are
+    /// tasks of the server's own runtime (`shared`).
+    pub workers: Option<Arc<WorkerPool>>,
+}
+
+/// How the key-value connections are served now ([`ServerInfo::workers_now`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkersNow {
+    /// `adaptive`, `fixed` or `shared`.
+    pub mode: &'static str,
+    /// Worker threads that may serve connections.
+    pub workers: usize,
+    /// Of those, how many take connections now (the governor's choice
+    /// under `adaptive`; all of them otherwise).
+    pub active: usize,
 }
 
 impl std::fmt::Debug for dyn Durability {
@@ -94,6 +111,29 @@ impl ServerInfo {
             settings,
             durability: None,
             caches: Arc::default(),
+            workers: None,
+        }
+    }
+
+    /// The same server with its connections served by `pool`.
+    pub fn with_workers(mut self, pool: Arc<WorkerPool>) -> Self {
+        self.workers = Some(pool);
+        self
+    }
+
+    /// The connection workers now (`INFO server`, memcached `stats`).
+    pub fn workers_now(&self) -> WorkersNow {
+        match &self.workers {
+            Some(pool) => WorkersNow {
+                mode: pool.policy().as_str(),
+                workers: pool.workers(),
+                active: pool.active(),
+            },
+            None => WorkersNow {
+                mode: "shared",
+                workers: self.settings.threads,
+                active: self.settings.threads,
+            },
         }
     }
 

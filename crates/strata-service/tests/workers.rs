@@ -225,3 +225,46 @@ async fn shutdown_closes_connections_on_every_worker() {
     assert_eq!(server.clients.current(), 0);
     server.pool.stop();
 }
+
+/// Waits until the registry counts `want` clients.
+async fn clients_become(clients: &Clients, want: usize) {
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while clients.current() != want {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{} clients registered, not {want}",
+            clients.current()
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_dropped_with_their_worker_are_unregistered() {
+    let server = start(2).await;
+    let mut conns = Vec::new();
+    for _ in 0..3 {
+        let mut c = TcpStream::connect(server.addr).await.unwrap();
+        ask(&mut c, b"where\n").await;
+        conns.push(c);
+    }
+    assert_eq!(server.clients.current(), 3);
+    // The workers stop under live connections (no shutdown first): their
+    // tasks are dropped, not finished, and must still leave the registry.
+    server.pool.stop();
+    clients_become(&server.clients, 0).await;
+    for c in &mut conns {
+        let mut rest = Vec::new();
+        let read = tokio::time::timeout(WAIT, c.read_to_end(&mut rest)).await;
+        assert!(matches!(read, Ok(Ok(_))), "closed: {read:?}");
+    }
+    // A client accepted now is handed to a stopped worker, whose task
+    // never runs: it is closed and not left counted.
+    let mut late = TcpStream::connect(server.addr).await.unwrap();
+    let mut rest = Vec::new();
+    let read = tokio::time::timeout(WAIT, late.read_to_end(&mut rest)).await;
+    assert!(matches!(read, Ok(Ok(_))), "closed: {read:?}");
+    clients_become(&server.clients, 0).await;
+    server.shutdown.cancel();
+    server.task.await.unwrap();
+}

@@ -193,3 +193,38 @@ fn version_names_the_release() {
     let release = format!("strata {} (commit ", env!("CARGO_PKG_VERSION"));
     assert!(text.trim().starts_with(&release), "{text:?}");
 }
+
+/// `INFO server` and memcached `stats` say how key-value connections are
+/// served: the mode, the workers and how many take connections now.
+#[test]
+fn worker_mode_is_reported_by_both_front_ends() {
+    let field = |info: &str, name: &str| {
+        info.split("\r\n")
+            .find_map(|l| l.strip_prefix(&format!("{name}:")))
+            .map(str::to_owned)
+            .unwrap_or_else(|| panic!("no {name} in {info}"))
+    };
+    // Where threads' CPU time cannot be read the adaptive pool runs as a
+    // fixed one (and says so); an idle adaptive pool serves with one
+    // worker until load asks for more.
+    let adaptive = if std::fs::read("/proc/thread-self/schedstat").is_ok() {
+        ("adaptive", "adaptive", "1")
+    } else {
+        ("adaptive", "fixed", "2")
+    };
+    for (mode, shown, want_active) in [("fixed", "fixed", "2"), ("shared", "shared", "2"), adaptive] {
+        let server = Server::start(&["--threads", "2", "--worker-mode", mode]);
+        let info = Raw::connect(server.resp())
+            .request(b"*2\r\n$4\r\nINFO\r\n$6\r\nserver\r\n", b"\r\n\r\n");
+        let info = String::from_utf8_lossy(&info);
+        assert_eq!(field(&info, "strata_worker_mode"), shown, "{info}");
+        assert_eq!(field(&info, "strata_workers"), "2", "{info}");
+        assert_eq!(field(&info, "strata_workers_active"), want_active, "{info}");
+        let stats = Raw::connect(server.memcache()).request(b"stats\r\n", b"END\r\n");
+        let stats = String::from_utf8_lossy(&stats);
+        assert!(
+            stats.contains(&format!("STAT strata_workers_active {want_active}\r\n")),
+            "{stats}"
+        );
+    }
+}

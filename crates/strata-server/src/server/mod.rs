@@ -126,7 +126,19 @@ impl Server {
             requirepass: RwLock::new(config.requirepass.clone()),
             verbosity: AtomicU32::new(config.verbosity()),
         };
-        let info = ServerInfo::new(VERSION, settings).with_commit(&config.build_commit);
+        // Key-value connections run on their own workers unless the mode
+        // shares the server's runtime.
+        let workers = match config.worker_mode.pool_policy() {
+            Some(policy) => Some(Arc::new(
+                WorkerPool::start(config.threads, "strata-conn", policy)
+                    .map_err(ServerError::Runtime)?,
+            )),
+            None => None,
+        };
+        let mut info = ServerInfo::new(VERSION, settings).with_commit(&config.build_commit);
+        if let Some(pool) = &workers {
+            info = info.with_workers(pool.clone());
+        }
         let durability = Arc::new(ServerDurability::new(persistence, info.started_unix));
         let info = Arc::new(info.with_durability(durability.clone()));
         crate::caches::register_records(&info.caches, &keyspace);
@@ -137,15 +149,6 @@ impl Server {
             Protection::new(config.protected_mode(), auth)
         };
         let request_bound = config.request_timeout.0;
-        // Key-value connections run on their own workers unless the mode
-        // shares the server's runtime.
-        let workers = match config.worker_mode.pool_policy() {
-            Some(policy) => Some(Arc::new(
-                WorkerPool::start(config.threads, "strata-conn", policy)
-                    .map_err(ServerError::Runtime)?,
-            )),
-            None => None,
-        };
         if let Some(pool) = &workers {
             // The pool lives as long as this runtime even when the server
             // is dropped without `shutdown` (a test's): its connections

@@ -36,11 +36,23 @@ pub(super) const TRAFFIC_BATCH: u64 = 64 * 1024;
 
 /// What a connection's loop needs besides its own state; shared by the
 /// tasks it runs as when it moves between workers.
+///
+/// Invariant: the client is registered exactly while this lives. Dropping
+/// it unregisters the client, so a connection whose task is dropped
+/// unrun or mid-way (its worker stopped, or a move onto a stopped worker)
+/// leaves no entry in the registry, and the connection count it feeds
+/// (`maxclients`, `INFO clients`) stays true.
 pub(super) struct ConnCtx {
     pub(super) clients: Arc<Clients>,
     pub(super) client: Arc<ClientInfo>,
     pub(super) config: DriverConfig,
     pub(super) failure: Failure,
+}
+
+impl Drop for ConnCtx {
+    fn drop(&mut self) {
+        self.clients.unregister(self.client.id);
+    }
 }
 
 /// What a connection whose session panicked logs and answers.
@@ -129,7 +141,8 @@ enum Exit<S> {
 }
 
 /// Runs `conn` here until it ends or moves; a move re-spawns it on its
-/// new worker. Unregisters the client when it ends.
+/// new worker. The client is unregistered when the last task holding
+/// `ctx` ends or is dropped.
 pub(super) fn drive<S: Session>(conn: Conn<S>, ctx: Arc<ConnCtx>) -> ConnFuture {
     Box::pin(async move {
         match run(conn, &ctx).await {
@@ -154,13 +167,12 @@ fn move_to<S: Session>(conn: Conn<S>, ctx: Arc<ConnCtx>, to: usize) {
     }
 }
 
-/// The connection is over: logged when it failed, and unregistered.
+/// The connection is over: logged when it failed (dropping its
+/// [`ConnCtx`] unregisters it).
 pub(super) fn finish(result: io::Result<()>, ctx: &ConnCtx) {
-    let id = ctx.client.id;
     if let Err(err) = result {
-        tracing::debug!(protocol = ctx.failure.protocol, client = id, %err, "connection ended with an error");
+        tracing::debug!(protocol = ctx.failure.protocol, client = ctx.client.id, %err, "connection ended with an error");
     }
-    ctx.clients.unregister(id);
 }
 
 /// Where the pool wants this connection, if it is elsewhere: called

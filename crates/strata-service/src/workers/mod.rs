@@ -119,6 +119,9 @@ pub struct WorkerPool {
     load: Arc<[AtomicUsize]>,
     /// Workers `0..active` take connections.
     active: Arc<AtomicUsize>,
+    /// The policy in force: `Fixed` when `Adaptive` was asked of one
+    /// worker or where threads' CPU time cannot be read.
+    policy: WorkerPolicy,
     sampler: Mutex<Option<(Arc<AtomicBool>, JoinHandle<()>)>>,
 }
 
@@ -179,8 +182,18 @@ impl WorkerPool {
             load: runtimes.iter().map(|_| AtomicUsize::new(0)).collect(),
             runtimes: Mutex::new(runtimes),
             active,
+            policy: if adaptive {
+                WorkerPolicy::Adaptive
+            } else {
+                WorkerPolicy::Fixed
+            },
             sampler: Mutex::new(sampler),
         })
+    }
+
+    /// The policy in force (see the field).
+    pub fn policy(&self) -> WorkerPolicy {
+        self.policy
     }
 
     /// How many workers the pool has.
