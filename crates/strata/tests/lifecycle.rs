@@ -212,7 +212,8 @@ fn worker_mode_is_reported_by_both_front_ends() {
     } else {
         ("adaptive", "fixed", "2")
     };
-    for (mode, shown, want_active) in [("fixed", "fixed", "2"), ("shared", "shared", "2"), adaptive] {
+    for (mode, shown, want_active) in [("fixed", "fixed", "2"), ("shared", "shared", "2"), adaptive]
+    {
         let server = Server::start(&["--threads", "2", "--worker-mode", mode]);
         let info = Raw::connect(server.resp())
             .request(b"*2\r\n$4\r\nINFO\r\n$6\r\nserver\r\n", b"\r\n\r\n");

@@ -167,7 +167,11 @@ fn general(shared: &Shared, out: &mut BytesMut) {
     stat(out, "time_in_listen_disabled_us", 0);
     stat(out, "threads", info.settings.threads as u64);
     // Strata's own: how many of those take connections now (`worker_mode`).
-    stat(out, "strata_workers_active", info.workers_now().active as u64);
+    stat(
+        out,
+        "strata_workers_active",
+        info.workers_now().active as u64,
+    );
     // Bytes of items (records written and not yet reclaimed), without the
     // index: 0 on an empty server, as memcached's.
     stat(out, "bytes", ks.used_memory.saturating_sub(ks.index_bytes));
