@@ -132,17 +132,89 @@ pub(super) fn first_paragraph(text: &str) -> String {
         .join(" ")
 }
 
+/// How long a new limit waits for the processes of earlier runs to leave
+/// the cgroup before it kills them: Spark's JVM outlives its driver for a
+/// moment after a job ends, holding its heap, and a lower limit cannot be
+/// set while it does (cgroup v1 answers EBUSY).
+const SETTLE: Duration = Duration::from_secs(30);
+
+/// Writes that v1 refuses with EBUSY (not enough reclaimed at once) are
+/// tried this many times, [`RETRY_EVERY`] apart.
+const LIMIT_TRIES: u32 = 20;
+const RETRY_EVERY: Duration = Duration::from_millis(250);
+
 /// Sets the memory limit of `cgroup` (v2 `memory.max`, else v1
-/// `memory.limit_in_bytes`).
+/// `memory.limit_in_bytes`) for a run about to start in it. The cgroup is
+/// the experiment's own (`scripts/bench-analytics` makes it): what still
+/// runs there is left from an earlier run, waited for ([`SETTLE`]) and
+/// then killed, and v1's page cache is emptied, so that the limit applies
+/// to the new run alone.
 pub(super) fn set_cgroup_limit(cgroup: &Path, bytes: u64) -> Result<(), AnalyticsError> {
+    clear_cgroup(cgroup, SETTLE);
     let v2 = cgroup.join("memory.max");
     let file = if v2.exists() {
         v2
     } else {
+        // With no task left, v1 can drop every page the cgroup is charged
+        // for (best effort: a failure leaves the retries below).
+        let _ = std::fs::write(cgroup.join("memory.force_empty"), "0");
         cgroup.join("memory.limit_in_bytes")
     };
-    std::fs::write(&file, bytes.to_string())
-        .map_err(|e| AnalyticsError::io(format!("setting {}", file.display()), e))
+    let mut tries = 0;
+    loop {
+        match std::fs::write(&file, bytes.to_string()) {
+            Ok(()) => return Ok(()),
+            Err(e)
+                if e.raw_os_error() == Some(rustix::io::Errno::BUSY.raw_os_error())
+                    && tries + 1 < LIMIT_TRIES =>
+            {
+                tries += 1;
+                std::thread::sleep(RETRY_EVERY);
+            }
+            Err(e) => return Err(AnalyticsError::io(format!("setting {}", file.display()), e)),
+        }
+    }
+}
+
+/// The live processes listed in `cgroup`'s `cgroup.procs` (a zombie, or a
+/// pid that has exited, holds no memory).
+fn live_members(cgroup: &Path) -> Vec<i32> {
+    let procs = std::fs::read_to_string(cgroup.join("cgroup.procs")).unwrap_or_default();
+    procs
+        .lines()
+        .filter_map(|line| line.trim().parse::<i32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .is_ok_and(|stat| !stat.contains(") Z "))
+        })
+        .collect()
+}
+
+/// Waits up to `settle` for `cgroup` to hold no live process, then kills
+/// what is left (and waits up to `settle` again for it to go).
+fn clear_cgroup(cgroup: &Path, settle: Duration) {
+    let wait_empty = |limit: Duration| {
+        let deadline = Instant::now() + limit;
+        loop {
+            let left = live_members(cgroup);
+            if left.is_empty() || Instant::now() >= deadline {
+                return left;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    let left = wait_empty(settle);
+    if left.is_empty() {
+        return;
+    }
+    eprintln!(
+        "{}: processes of an earlier run still there after {settle:?}, killing them: {left:?}",
+        cgroup.display()
+    );
+    for pid in left.into_iter().filter_map(Pid::from_raw) {
+        let _ = rustix::process::kill_process(pid, Signal::KILL);
+    }
+    wait_empty(settle);
 }
 
 /// `command` moved into `cgroup` before it starts (`sh` writes its own pid
@@ -192,6 +264,28 @@ mod tests {
         assert_eq!(status.code(), Some(2));
         let text = std::fs::read_to_string(&errors).unwrap();
         assert_eq!(first_paragraph(&text), "bad budget hint");
+    }
+
+    #[test]
+    fn a_process_left_in_the_cgroup_is_waited_for_then_killed() {
+        // A directory standing in for the cgroup: its `cgroup.procs` lists
+        // a process that would hold memory past its run.
+        let dir = tempfile::tempdir().unwrap();
+        let mut straggler = Command::new("sleep").arg("60").spawn().unwrap();
+        let pid = straggler.id() as i32;
+        std::fs::write(dir.path().join("cgroup.procs"), format!("{pid}\n")).unwrap();
+        assert_eq!(live_members(dir.path()), vec![pid]);
+        let started = Instant::now();
+        clear_cgroup(dir.path(), Duration::from_millis(300));
+        // Killed after the settle time, then reaped here (a zombie until then).
+        assert!(started.elapsed() >= Duration::from_millis(300));
+        let status = straggler.wait().unwrap();
+        assert!(!status.success(), "{status:?}");
+        assert!(live_members(dir.path()).is_empty());
+        // An empty cgroup is not waited for.
+        let started = Instant::now();
+        clear_cgroup(dir.path(), Duration::from_secs(30));
+        assert!(started.elapsed() < Duration::from_secs(5));
     }
 
     #[test]
