@@ -130,17 +130,31 @@ async fn ask(stream: &mut TcpStream, request: &[u8]) -> String {
     String::from_utf8(line).unwrap()
 }
 
-/// Waits until the pool's load is `want`.
-async fn load_becomes(pool: &WorkerPool, want: &[usize]) {
+/// Reads `stream` to its end, which the server must reach within [`WAIT`].
+async fn closed_by_server(stream: &mut TcpStream) {
+    let mut rest = Vec::new();
+    let read = tokio::time::timeout(WAIT, stream.read_to_end(&mut rest)).await;
+    assert!(matches!(read, Ok(Ok(_))), "closed: {read:?}");
+}
+
+/// Waits until `done` holds, failing with `state()` after [`WAIT`].
+async fn wait_until(done: impl Fn() -> bool, state: impl Fn() -> String) {
     let deadline = tokio::time::Instant::now() + WAIT;
-    while pool.load() != want {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "load {:?}",
-            pool.load()
-        );
+    while !done() {
+        assert!(tokio::time::Instant::now() < deadline, "{}", state());
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
+}
+
+/// Waits until the pool's load is `want`.
+async fn load_becomes(pool: &WorkerPool, want: &[usize]) {
+    wait_until(|| pool.load() == want, || format!("load {:?}", pool.load())).await;
+}
+
+/// Waits until the registry counts `want` clients.
+async fn clients_become(clients: &Clients, want: usize) {
+    let state = || format!("{} clients registered, not {want}", clients.current());
+    wait_until(|| clients.current() == want, state).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -217,26 +231,11 @@ async fn shutdown_closes_connections_on_every_worker() {
     server.shutdown.cancel();
     server.task.await.unwrap();
     for c in &mut conns {
-        let mut rest = Vec::new();
-        let read = tokio::time::timeout(WAIT, c.read_to_end(&mut rest)).await;
-        assert!(matches!(read, Ok(Ok(_))), "closed: {read:?}");
+        closed_by_server(c).await;
     }
     load_becomes(&server.pool, &[0, 0]).await;
     assert_eq!(server.clients.current(), 0);
     server.pool.stop();
-}
-
-/// Waits until the registry counts `want` clients.
-async fn clients_become(clients: &Clients, want: usize) {
-    let deadline = tokio::time::Instant::now() + WAIT;
-    while clients.current() != want {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "{} clients registered, not {want}",
-            clients.current()
-        );
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -254,16 +253,12 @@ async fn connections_dropped_with_their_worker_are_unregistered() {
     server.pool.stop();
     clients_become(&server.clients, 0).await;
     for c in &mut conns {
-        let mut rest = Vec::new();
-        let read = tokio::time::timeout(WAIT, c.read_to_end(&mut rest)).await;
-        assert!(matches!(read, Ok(Ok(_))), "closed: {read:?}");
+        closed_by_server(c).await;
     }
     // A client accepted now is handed to a stopped worker, whose task
     // never runs: it is closed and not left counted.
     let mut late = TcpStream::connect(server.addr).await.unwrap();
-    let mut rest = Vec::new();
-    let read = tokio::time::timeout(WAIT, late.read_to_end(&mut rest)).await;
-    assert!(matches!(read, Ok(Ok(_))), "closed: {read:?}");
+    closed_by_server(&mut late).await;
     clients_become(&server.clients, 0).await;
     server.shutdown.cancel();
     server.task.await.unwrap();
