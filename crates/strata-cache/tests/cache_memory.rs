@@ -20,15 +20,9 @@ use std::process::Command;
 use bytes::Bytes;
 use strata_cache::Cache;
 
-#[global_allocator]
-static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
-
-/// jemalloc's options, as the server sets them.
-// SAFETY: jemalloc reads this symbol as its `const char *malloc_conf` once,
-// at initialisation: a thin reference to the first byte of an immutable,
-// 'static, NUL-terminated string has exactly that layout.
-#[unsafe(export_name = "_rjem_malloc_conf")]
-pub static MALLOC_CONF: &u8 = &b"background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0\0"[0];
+#[path = "support/process_memory.rs"]
+mod process_memory;
+use process_memory::{purge_dirty_pages, resident};
 
 /// Set in the child process: run the measurement, print it, and exit.
 const CHILD: &str = "STRATA_CACHE_MEMORY_CHILD";
@@ -42,38 +36,9 @@ const RECORDS: u64 = 600_000;
 /// Payload bytes per record.
 const RECORD_LEN: usize = 100;
 
-/// Resident bytes of this process.
-fn resident() -> u64 {
-    let statm = std::fs::read_to_string("/proc/self/statm").expect("statm");
-    let pages: u64 = statm.split_whitespace().nth(1).unwrap().parse().unwrap();
-    pages * 4096
-}
-
 /// Fills a cache as the SSD tier does (a record inserted on a miss, every
 /// third one read again so that hits hand out clones), then prints the
 /// resident growth and what the cache counts.
-/// Returns every arena's dirty pages to the OS now. The server's jemalloc
-/// does it within its 1 s decay from a background thread; waiting for that
-/// thread made the measurement depend on the machine's load (it overshot by
-/// 9% once in CI), so the test purges explicitly and measures what the
-/// cache retains.
-fn purge_dirty_pages() {
-    // 4096 is MALLCTL_ARENAS_ALL: the command applies to every arena.
-    let name = b"arena.4096.purge\0";
-    // SAFETY: `name` is a NUL-terminated mallctl name; `purge` takes and
-    // returns nothing, so every pointer is null and the length 0.
-    let rc = unsafe {
-        tikv_jemalloc_sys::mallctl(
-            name.as_ptr().cast(),
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-            0,
-        )
-    };
-    assert_eq!(rc, 0, "arena purge failed");
-}
-
 fn measure() {
     // A version the size of the store's (sequence number and location).
     let cache: Cache<u64, (u64, u64)> = Cache::new(BUDGET);
