@@ -130,6 +130,17 @@ async fn ask(stream: &mut TcpStream, request: &[u8]) -> String {
     String::from_utf8(line).unwrap()
 }
 
+/// `n` clients of `server`, each answered once (so each is on a worker).
+async fn served_clients(server: &Server, n: usize) -> Vec<TcpStream> {
+    let mut conns = Vec::new();
+    for _ in 0..n {
+        let mut c = TcpStream::connect(server.addr).await.unwrap();
+        ask(&mut c, b"where\n").await;
+        conns.push(c);
+    }
+    conns
+}
+
 /// Reads `stream` to its end, which the server must reach within [`WAIT`].
 async fn closed_by_server(stream: &mut TcpStream) {
     let mut rest = Vec::new();
@@ -221,12 +232,7 @@ async fn connections_move_between_requests_keeping_their_state() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shutdown_closes_connections_on_every_worker() {
     let server = start(2).await;
-    let mut conns = Vec::new();
-    for _ in 0..4 {
-        let mut c = TcpStream::connect(server.addr).await.unwrap();
-        ask(&mut c, b"where\n").await;
-        conns.push(c);
-    }
+    let mut conns = served_clients(&server, 4).await;
     assert_eq!(server.pool.load(), vec![2, 2]);
     server.shutdown.cancel();
     server.task.await.unwrap();
@@ -241,12 +247,7 @@ async fn shutdown_closes_connections_on_every_worker() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn connections_dropped_with_their_worker_are_unregistered() {
     let server = start(2).await;
-    let mut conns = Vec::new();
-    for _ in 0..3 {
-        let mut c = TcpStream::connect(server.addr).await.unwrap();
-        ask(&mut c, b"where\n").await;
-        conns.push(c);
-    }
+    let mut conns = served_clients(&server, 3).await;
     assert_eq!(server.clients.current(), 3);
     // The workers stop under live connections (no shutdown first): their
     // tasks are dropped, not finished, and must still leave the registry.
