@@ -254,18 +254,19 @@ fn main() {
         return child(&spec);
     }
     let args: Vec<String> = std::env::args().collect();
-    let value_of = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
+    // `--rounds N` and `--scale F`; a value that does not parse is an
+    // error, not the default.
+    let value_of = |name: &str| -> Option<f64> {
+        let i = args.iter().position(|a| a == name)?;
+        let text = args.get(i + 1).map_or("", String::as_str);
+        match text.parse() {
+            Ok(v) => Some(v),
+            Err(_) => panic!("{name} needs a number, not {text:?}"),
+        }
     };
-    let rounds: usize = value_of("--rounds")
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(3)
-        .max(1);
-    let scale: f64 = value_of("--scale")
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1.0);
+    let rounds = value_of("--rounds").map_or(3, |v| v as usize).max(1);
+    let scale = value_of("--scale").unwrap_or(1.0);
+    assert!(scale > 0.0, "--scale must be above 0");
     println!("strata-cache vs foyer-memory: {THREADS} threads, budget {:.0}% of the data, {rounds} rounds (medians)", BUDGET_SHARE * 100.0);
     println!(
         "| workload | contender | capacity (MiB) | hit ratio | Mops/s | resident growth (MiB) |"
