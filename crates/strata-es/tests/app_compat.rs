@@ -2,56 +2,15 @@
 //! API: a named-zone `date_histogram` over an empty match (alone and in
 //! `_msearch` beside a failing search: per-item errors, overall 200),
 //! `_nodes/stats/jvm` with the pools and collectors Rally reads,
-//! `_stats/<metric>` and `level`, `index.codec` and the advisory settings
-//! of Rally's template, and `search.max_buckets` as a cluster setting.
+//! `_stats/<metric>` and `level`, and `index.codec` and the advisory
+//! settings of Rally's template. (`search.max_buckets` as a cluster setting
+//! is tested in a binary of its own: `node_settings.rs`.)
 
 use crate::support;
 
-use serde_json::{json, Value};
-use support::{assert_error, put_cluster_settings, TestServer};
-
-/// 2024-03-31T00:00:00Z, the day Europe/London moves to summer time.
-const DAY: i64 = 1_711_843_200_000;
-
-async fn load(s: &TestServer) {
-    let r = s
-        .json(
-            "PUT",
-            "/logs-1",
-            Some(json!({
-                "settings": {"index.codec": "best_compression", "index.number_of_shards": 2,
-                             "index.merge.scheduler.max_thread_count": 1,
-                             "index.number_of_replicas": 0},
-                "mappings": {"properties": {"@timestamp": {"type": "date"}, "n": {"type": "long"}}}
-            })),
-        )
-        .await;
-    assert_eq!(r.status, 200, "{}", r.text());
-    let mut bulk = String::new();
-    for i in 0..40i64 {
-        bulk.push_str("{\"index\":{}}\n");
-        bulk.push_str(&json!({"@timestamp": DAY + i * 11 * 60_000, "n": i}).to_string());
-        bulk.push('\n');
-    }
-    let nd = [("Content-Type", "application/x-ndjson")];
-    let r = s
-        .send(
-            "POST",
-            "/logs-1/_bulk?refresh=true",
-            &nd,
-            Some(bulk.as_bytes()),
-        )
-        .await;
-    assert_eq!(r.status, 200, "{}", r.text());
-    assert_eq!(r.json()["errors"], false);
-}
-
-fn dashboard(query: Value, interval: &str) -> Value {
-    json!({"size": 0, "query": query,
-           "aggs": {"2": {"date_histogram": {"field": "@timestamp", "fixed_interval": interval,
-                                             "time_zone": "Europe/London", "min_doc_count": 1},
-                          "aggs": {"1": {"sum": {"field": "n"}}}}}})
-}
+use serde_json::json;
+use support::logs::{dashboard, load, DAY};
+use support::{assert_error, TestServer};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kibana_msearch_errors_are_per_item() {
@@ -240,44 +199,4 @@ async fn codec_and_template_settings_are_kept() {
     let hits = r.json()["hits"]["hits"].clone();
     assert_eq!(hits.as_array().unwrap().len(), 40);
     assert_eq!(hits[39]["_source"]["n"], 39);
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn max_buckets_is_a_cluster_setting() {
-    let s = TestServer::start(1 << 20).await;
-    load(&s).await;
-    let minutes = dashboard(json!({"match_all": {}}), "1m");
-    let r = s
-        .json("POST", "/logs-1/_search", Some(minutes.clone()))
-        .await;
-    assert_eq!(r.status, 200);
-    assert_eq!(
-        r.json()["aggregations"]["2"]["buckets"]
-            .as_array()
-            .unwrap()
-            .len(),
-        40
-    );
-    put_cluster_settings(&s, "transient", json!({"search.max_buckets": 39})).await;
-    let r = s
-        .json("POST", "/logs-1/_search", Some(minutes.clone()))
-        .await;
-    assert_error(
-        &r,
-        400,
-        "illegal_argument_exception",
-        "Trying to create too many buckets. Must be less than or equal to: [39]",
-    );
-    let r = s
-        .json(
-            "GET",
-            "/_cluster/settings?include_defaults=true&flat_settings=true",
-            None,
-        )
-        .await;
-    assert_eq!(r.json()["transient"]["search.max_buckets"], "39");
-    assert_eq!(r.json()["defaults"]["search.max_buckets"], "65536");
-    put_cluster_settings(&s, "transient", json!({"search.max_buckets": null})).await;
-    let r = s.json("POST", "/logs-1/_search", Some(minutes)).await;
-    assert_eq!(r.status, 200, "{}", r.text());
 }

@@ -4,6 +4,8 @@
 
 #![allow(dead_code)] // Each test binary uses a different part.
 
+pub mod logs;
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;

@@ -3,7 +3,7 @@
 //! (`locked/`, `shared.rs`, `exclusive.rs`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 
 use crossbeam_utils::CachePadded;
 
@@ -27,6 +27,10 @@ pub struct Keyspace {
     pub(super) flush_deadline: AtomicU64,
     /// How far a maintenance pass may catch up on compaction.
     catch_up: CatchUpBudget,
+    /// Run before each write with no shard lock held, to make room in a
+    /// tier whose reclaim is behind. Set once by the layer that opens the
+    /// keyspace (the SSD tier's, `open/reclaim.rs`), which lies above it.
+    room_hook: OnceLock<fn(&Keyspace)>,
 }
 
 impl std::fmt::Debug for Keyspace {
@@ -79,11 +83,27 @@ impl Keyspace {
             shards: shard_vec,
             flush_deadline: AtomicU64::new(0),
             catch_up: config.catch_up,
+            room_hook: OnceLock::new(),
         });
         for shard in ks.shards.iter() {
             drop(shard.write()); // publish the initial mirrors
         }
         ks
+    }
+
+    /// Sets the hook run before each write (see the field); a second one
+    /// is ignored.
+    pub(crate) fn set_room_hook(&self, hook: fn(&Keyspace)) {
+        let _ = self.room_hook.set(hook);
+    }
+
+    /// What every write does first, with no shard lock held: runs a due
+    /// delayed flush and the room hook.
+    pub(crate) fn before_write(&self) {
+        self.run_due_flush();
+        if let Some(hook) = self.room_hook.get() {
+            hook(self);
+        }
     }
 
     /// From now on, hands every change to `journal` (see [`crate::journal`]).

@@ -18,7 +18,7 @@ impl Keyspace {
     /// until it returns. `f` MUST NOT call back into this keyspace except
     /// through the given store (and MUST NOT drop a [`Watch`]).
     pub fn exclusive<R>(&self, f: impl FnOnce(&mut ExclusiveStore<'_>) -> R) -> R {
-        self.run_due_flush();
+        self.before_write();
         let mut store = ExclusiveStore::new(self.lock((0..self.shard_count()).collect()));
         f(&mut store)
     }
@@ -33,7 +33,7 @@ impl Keyspace {
         keys: impl IntoIterator<Item = &'k [u8]>,
         f: impl FnOnce(&mut ExclusiveStore<'_>) -> R,
     ) -> R {
-        self.run_due_flush();
+        self.before_write();
         let shards = keys
             .into_iter()
             .map(|key| self.shard_index(self.ctx.hash(key)))

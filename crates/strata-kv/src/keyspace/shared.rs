@@ -99,7 +99,7 @@ impl<'a> SharedStore<'a> {
         want_cas: bool,
         f: impl FnOnce(Option<ItemRef<'_>>) -> (Mutation<'v>, R),
     ) -> Result<(R, Option<u64>), KvError> {
-        self.ks.run_due_flush();
+        self.ks.before_write();
         let ctx = &self.ks.ctx;
         let (now, hash) = (ctx.now(), ctx.hash(key));
         self.ks
@@ -156,7 +156,7 @@ impl Store for SharedStore<'_> {
         key: &[u8],
         f: impl FnOnce(&mut LargeEdit<'_>) -> R,
     ) -> Result<R, KvError> {
-        self.ks.run_due_flush();
+        self.ks.before_write();
         let ctx = &self.ks.ctx;
         let (now, hash) = (ctx.now(), ctx.hash(key));
         let mut shard = self.ks.shard(hash).write();
@@ -195,7 +195,7 @@ impl Store for SharedStore<'_> {
         b: &[u8],
         f: impl FnOnce(Option<ItemRef<'_>>, Option<ItemRef<'_>>) -> PairDecision<R>,
     ) -> Result<R, KvError> {
-        self.ks.run_due_flush();
+        self.ks.before_write();
         let ctx = &self.ks.ctx;
         let shards = vec![
             self.ks.shard_index(ctx.hash(a)),
@@ -238,7 +238,7 @@ impl Store for SharedStore<'_> {
     }
 
     fn set(&mut self, key: &[u8], item: NewItem<'_>) -> Result<(), KvError> {
-        self.ks.run_due_flush();
+        self.ks.before_write();
         let ctx = &self.ks.ctx;
         let (now, hash) = (ctx.now(), ctx.hash(key));
         let mut shard = self.ks.shard(hash).write();
@@ -248,7 +248,7 @@ impl Store for SharedStore<'_> {
     }
 
     fn delete(&mut self, key: &[u8]) -> Result<Deleted, KvError> {
-        self.ks.run_due_flush();
+        self.ks.before_write();
         let ctx = &self.ks.ctx;
         let (now, hash) = (ctx.now(), ctx.hash(key));
         let mut shard = self.ks.shard(hash).write();
@@ -263,7 +263,7 @@ impl Store for SharedStore<'_> {
         items: &[(&[u8], NewItem<'_>)],
         only_if_none_exist: bool,
     ) -> Result<bool, KvError> {
-        self.ks.run_due_flush();
+        self.ks.before_write();
         let shards = items
             .iter()
             .map(|(k, _)| self.ks.shard_index(self.ks.ctx.hash(k)))
@@ -272,7 +272,7 @@ impl Store for SharedStore<'_> {
     }
 
     fn rename(&mut self, from: &[u8], to: &[u8], only_if_absent: bool) -> Result<Renamed, KvError> {
-        self.ks.run_due_flush();
+        self.ks.before_write();
         let ctx = &self.ks.ctx;
         let shards = vec![
             self.ks.shard_index(ctx.hash(from)),
@@ -282,7 +282,7 @@ impl Store for SharedStore<'_> {
     }
 
     fn copy(&mut self, from: &[u8], to: &[u8], replace: bool) -> Result<bool, KvError> {
-        self.ks.run_due_flush();
+        self.ks.before_write();
         let ctx = &self.ks.ctx;
         let shards = vec![
             self.ks.shard_index(ctx.hash(from)),

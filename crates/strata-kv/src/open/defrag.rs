@@ -1,6 +1,6 @@
-//! The SSD tier's background work, run by maintenance: the periodic flush
-//! that makes appends durable, and the defragmenter, which empties blocks
-//! whose live data fell below the threshold so the store can free them.
+//! The SSD tier's defragmenter: how it empties one block whose live data
+//! fell below the threshold, so the store can free it (when and by whom
+//! is `reclaim.rs`).
 //!
 //! For each entry of a candidate block, under its key's shard lock:
 //! - a record the key's stub still names is appended again and the stub
@@ -27,9 +27,9 @@
 //! kept as a stub's fallback (`fallbacks.rs`) is left where it is: the
 //! next flush releases it, and the block then frees itself.
 
-use std::time::{Duration, Instant};
+use strata_ssd::{BlockLoc, Entry, IndexHome};
 
-use strata_ssd::{BlockLoc, Entry, FreeSpace, IndexHome};
+use super::reclaim::SsdPass;
 
 use crate::arena::decode;
 use crate::chunk::{record_hash, Namespace};
@@ -39,107 +39,15 @@ use crate::tier::ssd::{
 };
 use crate::tier::{SsdTier, ValueRef};
 
-/// Blocks emptied per maintenance pass while free space is plentiful (a
-/// pass runs every 100 ms).
-const BLOCKS_PER_PASS: usize = 4;
-/// Time a pass may spend emptying blocks under pressure: less than the
-/// pass interval, so the periodic flush stays on time.
-const PRESSED_PASS_BUDGET: Duration = Duration::from_millis(80);
-
-/// How much one pass empties. Four blocks a pass reclaim 40 blocks a
-/// second, less than writers on a fast machine fill: once the blocks
-/// appends may still open fall under the low-water mark (an eighth of the
-/// device, at least 8), a pass keeps emptying candidates until back above
-/// it or out of time, and the next pass starts at once, so the
-/// defragmenter keeps pace with the writers instead of the tier refusing
-/// writes while it holds reclaimable space.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Pace {
-    /// Free space is plentiful: a few blocks a pass.
-    Steady,
-    /// Under the low-water mark: as many blocks as the budget allows.
-    Pressed { until: Instant },
-}
-
-impl Pace {
-    fn of(space: FreeSpace) -> Pace {
-        match space.available < low_water(space.total) {
-            true => Pace::Pressed {
-                until: Instant::now() + PRESSED_PASS_BUDGET,
-            },
-            false => Pace::Steady,
-        }
-    }
-
-    /// Whether the pass may empty another block after `done` of them.
-    fn goes_on(self, done: usize, ssd: &SsdTier) -> bool {
-        match self {
-            Pace::Steady => done < BLOCKS_PER_PASS,
-            Pace::Pressed { until } => {
-                let space = ssd.store().free_space();
-                Instant::now() < until && space.available < low_water(space.total)
-            }
-        }
-    }
-}
-
-/// The low-water mark of blocks appends may still open.
-fn low_water(total: u32) -> u32 {
-    (total / 8).max(8)
-}
-
-/// What one pass of SSD maintenance did.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct SsdPass {
-    /// Blocks emptied and freed.
-    pub blocks_freed: usize,
-    /// Entries appended again.
-    pub moved: usize,
-    /// Free space is still under the low-water mark with candidates left:
-    /// the next pass should start at once.
-    pub behind: bool,
-}
-
 impl Keyspace {
-    /// Flushes the SSD tier if due and empties up to a few candidate
-    /// blocks. No-op without the SSD tier.
-    pub(crate) fn ssd_maintenance(&self) -> SsdPass {
-        let mut pass = SsdPass::default();
-        let Some(ssd) = self.ctx.ssd.clone() else {
-            return pass;
-        };
-        ssd.sync_if_due();
-        let threshold = ssd.settings().defrag_threshold_pct;
-        let pace = Pace::of(ssd.store().free_space());
-        let candidates = ssd.store().defrag_candidates(threshold);
-        let mut done = 0;
-        for &block in &candidates {
-            if !pace.goes_on(done, &ssd) {
-                break;
-            }
-            done += 1;
-            match self.defrag_block(&ssd, block, &mut pass) {
-                Ok(freed) => pass.blocks_freed += usize::from(freed),
-                Err(e) => {
-                    tracing::warn!(error = %e, block, "SSD defragmentation stopped");
-                    return pass;
-                }
-            }
-        }
-        if let Pace::Pressed { .. } = pace {
-            let space = ssd.store().free_space();
-            // Only a pass that freed something asks for another at once: blocks
-            // that hold kept fallbacks free themselves only after a flush.
-            pass.behind = pass.blocks_freed > 0
-                && done < candidates.len()
-                && space.available < low_water(space.total);
-        }
-        pass
-    }
-
     /// Moves every live entry out of `block` and frees it; `Ok(false)` if
     /// it holds kept fallbacks still (it frees itself once they go).
-    fn defrag_block(&self, ssd: &SsdTier, block: u32, pass: &mut SsdPass) -> Result<bool, String> {
+    pub(super) fn defrag_block(
+        &self,
+        ssd: &SsdTier,
+        block: u32,
+        pass: &mut SsdPass,
+    ) -> Result<bool, String> {
         if ssd.index_home() == IndexHome::Persistent {
             return self.defrag_block_durably(ssd, block, pass);
         }

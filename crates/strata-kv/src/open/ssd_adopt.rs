@@ -95,6 +95,7 @@ pub(crate) fn adopt(
         Some(ssd.clone()),
     );
     ks.ctx.raise_cas_above(lease.max(max_cas));
+    ks.set_room_hook(Keyspace::make_room_on_ssd);
     let duration = started.elapsed();
     let report = RestartReport {
         placement,

@@ -128,6 +128,7 @@ pub(crate) fn rebuild_with(
         Some(tier.clone()),
     );
     ks.ctx.raise_cas_above(max_cas);
+    ks.set_room_hook(Keyspace::make_room_on_ssd);
     let duration = started.elapsed();
     tier.set_rebuild_report(SsdRebuild {
         entries,

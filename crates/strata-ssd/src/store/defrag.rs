@@ -48,6 +48,16 @@ impl SsdStore {
         self.inner.table.candidates(threshold_pct, usable)
     }
 
+    /// Whether `block` is still a candidate at `threshold_pct`: sealed, with
+    /// live bytes below it (a queued candidate may have freed itself, or
+    /// been freed and written again, since it was listed).
+    pub fn is_defrag_candidate(&self, block: u32, threshold_pct: u8) -> bool {
+        let table = &self.inner.table;
+        let usable = self.inner.geometry.usable() as u64;
+        matches!(table.state(block), Some((BlockState::Sealed, _)))
+            && table.live(block) * 100 < usable * u64::from(threshold_pct)
+    }
+
     /// Blocks an ordinary append can still open without defragmentation
     /// (free ones and freeing ones, which the next open reclaims), beyond
     /// the defragmenter's reserve, and the device's write blocks in all.

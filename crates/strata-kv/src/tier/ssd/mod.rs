@@ -42,7 +42,7 @@ mod tombstones;
 use std::sync::atomic::AtomicU64;
 use std::time::Instant;
 
-use parking_lot::Mutex;
+use parking_lot::{Mutex, MutexGuard};
 use strata_ssd::{BlockLoc, IndexHome, Position, SsdError, SsdStats, SsdStore};
 
 pub(crate) use entries::{
@@ -73,6 +73,10 @@ pub struct SsdTier {
     fallbacks: Fallbacks,
     last_sync: Mutex<Instant>,
     rebuild: Mutex<SsdRebuild>,
+    /// The defragmenter's candidate blocks, the next one last. Its lock is
+    /// held while a block is emptied, so one block is emptied at a time,
+    /// whoever empties it (maintenance, or a writer making room).
+    defrag_queue: Mutex<Vec<u32>>,
 }
 
 impl std::fmt::Debug for SsdTier {
@@ -114,6 +118,7 @@ impl SsdTier {
             fallbacks: Fallbacks::default(),
             last_sync: Mutex::new(Instant::now()),
             rebuild: Mutex::new(SsdRebuild::default()),
+            defrag_queue: Mutex::default(),
         }
     }
 
@@ -188,6 +193,11 @@ impl SsdTier {
 
     pub(crate) fn set_rebuild_report(&self, report: SsdRebuild) {
         *self.rebuild.lock() = report;
+    }
+
+    /// The defragmenter's queue of candidate blocks (see the field), locked.
+    pub(crate) fn defrag_queue(&self) -> MutexGuard<'_, Vec<u32>> {
+        self.defrag_queue.lock()
     }
 
     /// Appends a whole record, also caching it in DRAM: a key just
