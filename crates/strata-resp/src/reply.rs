@@ -253,6 +253,12 @@ pub enum RespError {
     /// A checkpoint request failed (the cause is the persistence layer's).
     #[error("ERR {0}")]
     Persistence(String),
+    /// `SHUTDOWN SAVE` whose checkpoint failed, without `FORCE`.
+    #[error("ERR Errors trying to SHUTDOWN. Check logs.")]
+    ShutdownFailed,
+    /// `SHUTDOWN ABORT`: Strata never waits before stopping (no replicas).
+    #[error("ERR No shutdown in progress.")]
+    NoShutdownInProgress,
     /// CONFIG REWRITE: there is no config file to rewrite.
     #[error("ERR The server is running without a config file")]
     NoConfigFile,

@@ -113,5 +113,6 @@ pub fn execute<S: Store>(
             out.ok();
             Ok(())
         }
+        C::Shutdown => Err(RespError::NotInTransaction),
     }
 }

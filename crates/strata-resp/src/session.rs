@@ -212,7 +212,8 @@ fn durability_failure(cause: &str) -> Vec<u8> {
 
 /// Whether the request may run while another connection's script runs:
 /// commands flagged `allow_busy` (`SCRIPT KILL`, `AUTH`, `QUIT`, ...) do,
-/// except `WATCH`, which takes a shard lock.
+/// except `WATCH`, which takes a shard lock, and `SHUTDOWN` but for
+/// `SHUTDOWN NOSAVE` past the threshold.
 /// The command is looked up only while a script runs (the common case
 /// asks the gate alone).
 fn script_gate(shared: &Shared, conn: &Connection, args: Args<'_>) -> Gate {
@@ -225,7 +226,18 @@ fn script_gate(shared: &Shared, conn: &Connection, args: Args<'_>) -> Gate {
     };
     let effective = permissions::effective_spec(spec, &args).unwrap_or(spec);
     let allowed = spec.flags.contains(&"allow_busy") || effective.flags.contains(&"allow_busy");
-    if allowed && spec.command != Command::Watch {
+    let allowed = match spec.command {
+        Command::Watch => false,
+        // As in Redis: only `SHUTDOWN NOSAVE` gets past a busy script (and
+        // exits at once); otherwise it waits for the script like any
+        // command, or is answered BUSY.
+        Command::Shutdown => {
+            matches!(gate, Gate::Busy)
+                && args.iter_from(1).any(|a| a.eq_ignore_ascii_case(b"nosave"))
+        }
+        _ => allowed,
+    };
+    if allowed {
         return Gate::Run;
     }
     gate

@@ -3,8 +3,9 @@
 //! categories, as `COMMAND` reports them) and [`KeySpec`]. A leaf: the
 //! table (`table.rs`), ACLs and the dispatcher build on it.
 
-/// Every command the front end knows. MULTI, EXEC, DISCARD, WATCH, QUIT and
-/// RESET are run by the session itself (they act on the transaction state);
+/// Every command the front end knows. MULTI, EXEC, DISCARD, WATCH, QUIT,
+/// RESET and SHUTDOWN are run by the session itself (they act on the
+/// transaction state or the connection);
 /// everything else goes through [`execute`](crate::dispatch::execute).
 #[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -12,6 +13,7 @@ pub enum Command {
     BgSave,
     LastSave,
     Save,
+    Shutdown,
     Get,
     Set,
     SetNx,

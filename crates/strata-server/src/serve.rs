@@ -1,8 +1,10 @@
 //! `strata serve`: load the configuration, set up logging, run a [`Server`]
-//! on a multi-thread runtime until SIGINT or SIGTERM, then shut down cleanly.
+//! on a multi-thread runtime until SIGINT, SIGTERM or a client's `SHUTDOWN`,
+//! then shut down cleanly.
 
 use std::time::Duration;
 
+use strata_service::ShutdownKind;
 use tokio::signal::unix::{signal, Signal, SignalKind};
 
 use crate::config::{ServeArgs, ServerConfig};
@@ -44,6 +46,19 @@ pub fn run(config: &ServerConfig) -> Result<(), ServerError> {
                 server.shutdown(SHUTDOWN_GRACE).await;
                 Ok::<_, ServerError>(())
             }
+            kind = server.shutdown_requested() => match kind {
+                ShutdownKind::Graceful => {
+                    tracing::info!("shutting down on a client's request");
+                    server.shutdown(SHUTDOWN_GRACE).await;
+                    Ok(())
+                }
+                ShutdownKind::Abandon => {
+                    // A script holds the keyspace and may never let go: no
+                    // drain, no flush, no destructor that would wait for it.
+                    tracing::warn!("exiting at once on a client's request");
+                    std::process::exit(0);
+                }
+            },
             cause = server.failed() => {
                 // No grace, no final flush: stop serving now.
                 tracing::error!(%cause, "stopping at once");

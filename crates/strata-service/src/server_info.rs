@@ -1,6 +1,6 @@
 //! Identity and runtime-changeable settings of the running server, shared by
-//! every front end (memcached `stats`, Redis `INFO` and `CONFIG`), and the
-//! node's cache ledger.
+//! every front end (memcached `stats`, Redis `INFO` and `CONFIG`), the
+//! node's cache ledger, and where a client's request to stop is filed.
 
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
@@ -11,6 +11,7 @@ use parking_lot::RwLock;
 use strata_metrics::CacheLedger;
 
 use crate::durability::Durability;
+use crate::shutdown_request::ShutdownRequest;
 use crate::workers::WorkerPool;
 
 /// [`ServerInfo::commit`] when the binary did not say which commit it is.
@@ -75,6 +76,8 @@ pub struct ServerInfo {
     /// (`worker_mode` `adaptive` or `fixed`); `None` when connections are
     /// tasks of the server's own runtime (`shared`).
     pub workers: Option<Arc<WorkerPool>>,
+    /// Where a client's `SHUTDOWN` is filed (`strata serve` waits on it).
+    pub shutdown: ShutdownRequest,
 }
 
 /// How the key-value connections are served now ([`ServerInfo::workers_now`]).
@@ -112,6 +115,7 @@ impl ServerInfo {
             durability: None,
             caches: Arc::default(),
             workers: None,
+            shutdown: ShutdownRequest::default(),
         }
     }
 

@@ -42,6 +42,8 @@ mod pmem_crash_loop;
 mod queue_crash;
 #[path = "search_crash_loop.rs"]
 mod search_crash_loop;
+#[path = "shutdown_command.rs"]
+mod shutdown_command;
 #[path = "slowlog.rs"]
 mod slowlog;
 #[path = "ssd_crash_loop.rs"]

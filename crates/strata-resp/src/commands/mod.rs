@@ -60,6 +60,7 @@ pub mod set;
 pub mod setex;
 pub mod setrange;
 pub mod sets;
+pub mod shutdown;
 pub mod slowlog;
 pub mod strlen;
 pub mod subscribe;

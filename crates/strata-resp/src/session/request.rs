@@ -8,7 +8,7 @@ use crate::acl::log::Context;
 use crate::args::Args;
 use crate::command::{self, Command, CommandSpec, Ctx};
 use crate::command_stats;
-use crate::commands::{multi, quit, watch};
+use crate::commands::{multi, quit, shutdown, watch};
 use crate::connection::Connection;
 use crate::invoke::{note_call, run_command};
 use crate::permissions::{self, is_authenticated};
@@ -69,27 +69,9 @@ pub(super) fn run(
     conn.client.touch(shown);
     conn.peer.set_argv_mem(args.byte_len());
     match spec.command {
-        Command::Multi
-        | Command::Exec
-        | Command::Discard
-        | Command::Watch
-        | Command::Quit
-        | Command::Reset => {
-            let started = Stopwatch::start();
-            let reply_start = out.position();
-            match spec.command {
-                Command::Multi => multi::multi(conn, out, tally),
-                Command::Exec => multi::exec(shared, conn, out, tally),
-                Command::Discard => multi::discard(conn, out, tally),
-                Command::Watch => watch::watch(shared, conn, args, out, tally),
-                Command::Quit => quit::quit(conn, out, tally),
-                _ => quit::reset(shared, conn, out, tally),
-            }
-            let failed = out.is_error_at(reply_start);
-            note_call(shared, &conn.client, spec, &args, started, failed);
-        }
-        // EXEC holds every shard locked: a checkpoint inside could not scan.
-        Command::Save if conn.transaction.is_some() => reject(
+        // EXEC holds every shard locked: a checkpoint inside could not scan;
+        // SHUTDOWN closes the connection (Redis flags both `no_multi`).
+        Command::Save | Command::Shutdown if conn.transaction.is_some() => reject(
             shared,
             conn,
             spec,
@@ -98,6 +80,27 @@ pub(super) fn run(
             tally,
             RespError::NotInTransaction,
         ),
+        Command::Multi
+        | Command::Exec
+        | Command::Discard
+        | Command::Watch
+        | Command::Quit
+        | Command::Reset
+        | Command::Shutdown => {
+            let started = Stopwatch::start();
+            let reply_start = out.position();
+            match spec.command {
+                Command::Multi => multi::multi(conn, out, tally),
+                Command::Exec => multi::exec(shared, conn, out, tally),
+                Command::Discard => multi::discard(conn, out, tally),
+                Command::Watch => watch::watch(shared, conn, args, out, tally),
+                Command::Quit => quit::quit(conn, out, tally),
+                Command::Shutdown => shutdown::shutdown(shared, conn, args, out, tally),
+                _ => quit::reset(shared, conn, out, tally),
+            }
+            let failed = out.is_error_at(reply_start);
+            note_call(shared, &conn.client, spec, &args, started, failed);
+        }
         _ if conn.transaction.is_some() => multi::queue(conn, spec, args, out, tally),
         // A script holds the whole keyspace, as EXEC does.
         Command::Eval

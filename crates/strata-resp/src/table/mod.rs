@@ -134,6 +134,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("setex", C::SetEx, 4, WRITE_OOM, OW_UPDATE, STRING_WRITE_SLOW, "string", "2.0.0", "Set the value and expiration of a key"),
     spec("setnx", C::SetNx, 3, WRITE_OOM_FAST, OW_INSERT, STRING_WRITE_FAST, "string", "1.0.0", "Set the value of a key, only if the key does not exist"),
     spec("setrange", C::SetRange, 4, WRITE_OOM, RW_UPDATE, STRING_WRITE_SLOW, "string", "2.2.0", "Overwrite part of a string at key starting at the specified offset"),
+    spec("shutdown", C::Shutdown, -1, &["admin", "noscript", "loading", "stale", "no_multi", "allow_busy"], NO_KEYS, ADMIN_CATEGORIES, "server", "1.0.0", "Synchronously save the dataset to disk and then shut down the server"),
     spec("sinter", C::Sets(S::SInter), -2, &["readonly"], ALL_RO_ACCESS, SET_READ_SLOW, "set", "1.0.0", "Intersect multiple sets"),
     spec("sintercard", C::Sets(S::SInterCard), -3, &["readonly", "movablekeys"], NUMKEYS, SET_READ_SLOW, "set", "7.0.0", "Intersect multiple sets and return the cardinality of the result"),
     spec("sinterstore", C::Sets(S::SInterStore), -3, WRITE_OOM, STORE_FROM, SET_WRITE_SLOW, "set", "1.0.0", "Intersect multiple sets and store the resulting set in a key"),

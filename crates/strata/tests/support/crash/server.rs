@@ -108,6 +108,12 @@ impl DurableServer {
     /// killing it) if it does not exit in time.
     pub fn terminate(&mut self, timeout: Duration) -> ExitStatus {
         self.signal(rustix::process::Signal::TERM);
+        self.wait_exit(timeout, "SIGTERM")
+    }
+
+    /// Waits up to `timeout` for the exit `after` asked for; panics (after
+    /// killing it) if it does not exit in time.
+    pub fn wait_exit(&mut self, timeout: Duration, after: &str) -> ExitStatus {
         let deadline = Instant::now() + timeout;
         loop {
             if let Some(status) = self.child.try_wait().expect("try_wait") {
@@ -116,7 +122,7 @@ impl DurableServer {
             if Instant::now() >= deadline {
                 self.kill();
                 panic!(
-                    "server did not exit within {timeout:?} of SIGTERM; log:\n{}",
+                    "server did not exit within {timeout:?} of {after}; log:\n{}",
                     self.log_tail()
                 );
             }
