@@ -31,6 +31,15 @@ pub enum AnalyticsError {
         reason: String,
     },
 
+    /// A benchmark run still running at `--run-timeout`, stopped.
+    #[error("{run} stopped: still running after {seconds:.0} s (--run-timeout)")]
+    TimedOut {
+        /// Which run (job, budget, mode).
+        run: String,
+        /// How long it had run.
+        seconds: f64,
+    },
+
     /// The spill directory cannot hold the job's spill area, or the job
     /// filled it.
     #[error("{0}")]

@@ -53,6 +53,10 @@ pub struct RunResult {
     /// Why the run failed (with `--keep-going`; its figures are then 0).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Seconds after which a run still going was stopped (`--run-timeout`):
+    /// it would have taken longer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timed_out_after: Option<f64>,
 }
 
 impl RunResult {
@@ -74,6 +78,10 @@ impl RunResult {
             ssd_written: 0,
             ssd_read: 0,
             slowdown: 0.0,
+            timed_out_after: match &error {
+                AnalyticsError::TimedOut { seconds, .. } => Some(*seconds),
+                _ => None,
+            },
             error: Some(error.to_string()),
         }
     }
@@ -275,11 +283,10 @@ impl Run<'_> {
             text
         });
         let Some(status) = status else {
-            return Err(AnalyticsError::Engine(format!(
-                "{} at {percent}% ({mode:?}) stopped: still running after {:.0} s (--run-timeout)",
-                self.job.name(),
-                seconds
-            )));
+            return Err(AnalyticsError::TimedOut {
+                run: format!("{} at {percent}% ({mode:?})", self.job.name()),
+                seconds,
+            });
         };
         if !status.success() {
             return Err(AnalyticsError::Engine(format!(
@@ -302,6 +309,7 @@ impl Run<'_> {
                 ssd_read: 0,
                 slowdown: 1.0,
                 error: None,
+                timed_out_after: None,
             });
         }
         let text = std::fs::read_to_string(&report)
@@ -328,6 +336,7 @@ impl Run<'_> {
                 as u64,
             slowdown: 1.0,
             error: None,
+            timed_out_after: None,
         })
     }
 }
@@ -365,6 +374,10 @@ pub fn table(results: &[RunResult]) -> String {
                 .iter()
                 .find(|r| r.job == job && r.budget_percent == percent && r.mode == *mode);
             match cell {
+                Some(RunResult {
+                    timed_out_after: Some(t),
+                    ..
+                }) => out.push_str(&format!(" over {t:.0} (stopped) | - |")),
                 Some(RunResult { error: Some(_), .. }) => out.push_str(" failed | - |"),
                 Some(r) => out.push_str(&format!(" {:.2} | x{:.2} |", r.seconds, r.slowdown)),
                 None => out.push_str(" - | - |"),

@@ -32,7 +32,7 @@ use std::time::Duration;
 use clap::Args;
 
 use self::plan::{budgets_for, column, config, JOBS, MODES, QUICK_SIZE, SPARK};
-use self::report::{plot, tables};
+use self::report::{plot, tables, Stopped};
 use super::common::{CommonArgs, Hooks};
 use super::run::{Measurement, Run};
 use crate::LabError;
@@ -121,6 +121,7 @@ pub fn run(args: &SwapArgs, hooks: &Hooks) -> Result<PathBuf, LabError> {
     if let Some(words) = args.vocabulary {
         run.param("wordcount_vocabulary", words);
     }
+    let mut stopped = Stopped::new();
     for round in 0..rounds {
         for (job_label, job) in JOBS {
             run.progress
@@ -156,7 +157,7 @@ pub fn run(args: &SwapArgs, hooks: &Hooks) -> Result<PathBuf, LabError> {
             argv.push(format!("--run-timeout={}", args.run_timeout));
             let command = format!("strata bench analytics {}", argv.join(" "));
             let results = bench(&argv).map_err(|e| LabError::Check(format!("{command}: {e}")))?;
-            record(&mut run, &results, job_label, round, &command)?;
+            record(&mut run, &mut stopped, &results, job_label, round, &command)?;
             run.progress.done(per_job * modes.len() as u32);
         }
     }
@@ -170,7 +171,7 @@ pub fn run(args: &SwapArgs, hooks: &Hooks) -> Result<PathBuf, LabError> {
     if let Err(why) = &spark {
         run.skip(SPARK, why);
     }
-    tables(&mut run, &modes, budgets);
+    tables(&mut run, &modes, budgets, &stopped);
     plot(&mut run, &modes, budgets);
     run.finish(
         "The seed ran Spark's word count and logistic regression over 10 GB with 16, 8, 4 \
@@ -210,9 +211,11 @@ fn spark_available(args: &SwapArgs) -> Result<(), String> {
     }
 }
 
-/// Records one bench run's results (a JSON list of runs).
+/// Records one bench run's results (a JSON list of runs), and in
+/// `stopped` the runs stopped at the time limit.
 fn record(
     run: &mut Run,
+    stopped: &mut Stopped,
     results: &serde_json::Value,
     job_label: &str,
     round: usize,
@@ -229,6 +232,10 @@ fn record(
         let percent = result["budget_percent"].as_f64().unwrap_or(f64::NAN);
         let name = config(job_label, mode_label);
         if let Some(error) = result["error"].as_str() {
+            if let Some(t) = result["timed_out_after"].as_f64() {
+                let longest = stopped.entry((name.clone(), column(percent))).or_insert(t);
+                *longest = longest.max(t);
+            }
             run.skip(
                 &format!("{name} at {}, round {}", column(percent), round + 1),
                 error,

@@ -2,12 +2,33 @@
 //! Strata's peak memory against its budget) with their verdicts, and the
 //! run-time plot.
 
+use std::collections::BTreeMap;
+
 use super::plan::{column, config, seed_slowdown, JOBS, MEMORY, RUN_TIME, SLOWDOWN, SPARK};
 use crate::lab::plot::{line_chart, Line};
 use crate::lab::run::Run;
 use crate::lab::table::{ratio, Cell, Table};
 
-pub(super) fn tables(run: &mut Run, modes: &[(&str, &str)], budgets: &[f64]) {
+/// Runs stopped at `--run-timeout`: (configuration, column) to the longest
+/// time one ran before it was stopped.
+pub(super) type Stopped = BTreeMap<(String, String), f64>;
+
+/// Why a cell has no figure: a run stopped at the time limit says how
+/// long it ran (`over` turns those seconds into the cell's bound), any
+/// other failure points at the Not run list.
+fn missing(
+    stopped: &Stopped,
+    name: &str,
+    col: &str,
+    over: impl Fn(f64) -> Option<String>,
+) -> String {
+    stopped
+        .get(&(name.to_owned(), col.to_owned()))
+        .and_then(|&t| over(t))
+        .unwrap_or_else(|| "run failed (see Not run)".to_owned())
+}
+
+pub(super) fn tables(run: &mut Run, modes: &[(&str, &str)], budgets: &[f64], stopped: &Stopped) {
     let columns: Vec<String> = budgets.iter().map(|&b| column(b)).collect();
     let cols: Vec<&str> = columns.iter().map(String::as_str).collect();
     let mut time = Table::new(RUN_TIME, "seconds, median over rounds", &cols);
@@ -20,16 +41,30 @@ pub(super) fn tables(run: &mut Run, modes: &[(&str, &str)], budgets: &[f64]) {
                 .iter()
                 .map(|c| run.median(&name, c, "seconds"))
                 .collect();
-            let cells = |values: Vec<Option<f64>>| {
+            let cells = |values: Vec<Option<f64>>, over: &dyn Fn(f64) -> Option<String>| {
                 values
                     .into_iter()
-                    .map(|v| Cell::from_option(v, "run failed (see Not run)"))
+                    .zip(&columns)
+                    .map(|(v, c)| {
+                        v.map_or_else(
+                            || Cell::Skipped(missing(stopped, &name, c, over)),
+                            Cell::Value,
+                        )
+                    })
                     .collect::<Vec<_>>()
             };
-            time.push(&name, cells(secs.clone()), None);
+            let never = |_: f64| None;
+            time.push(
+                &name,
+                cells(secs.clone(), &|t| Some(format!("over {t:.0} s (stopped)"))),
+                None,
+            );
             let slow = secs.iter().map(|s| ratio(*s, secs[0])).collect();
             let seed = budgets.iter().map(|&b| Some(seed_slowdown(b))).collect();
-            slowdown.push(&name, cells(slow), Some(seed));
+            let first = secs[0];
+            let over_first =
+                |t: f64| first.map(|s| format!("over {:.1}x (stopped at {t:.0} s)", t / s));
+            slowdown.push(&name, cells(slow, &over_first), Some(seed));
             if *mode == "Strata" {
                 let used = columns
                     .iter()
@@ -40,7 +75,7 @@ pub(super) fn tables(run: &mut Run, modes: &[(&str, &str)], budgets: &[f64]) {
                         )
                     })
                     .collect();
-                memory.push(&name, cells(used), None);
+                memory.push(&name, cells(used, &never), None);
             }
         }
     }
@@ -55,7 +90,16 @@ pub(super) fn tables(run: &mut Run, modes: &[(&str, &str)], budgets: &[f64]) {
             at(&time, job, "kernel (cgroup + swap)"),
             at(&time, job, "Strata"),
         );
-        let spark = ratio(at(&time, job, SPARK), at(&time, job, "Strata"));
+        let strata = at(&time, job, "Strata");
+        let spark = match ratio(at(&time, job, SPARK), strata) {
+            Some(r) => Some(format!("{r:.2}x")),
+            // Spark stopped at the time limit: Strata is faster by at least
+            // the limit over its own time.
+            None => stopped
+                .get(&(config(job, SPARK), column(smallest)))
+                .zip(strata)
+                .map(|(&t, s)| format!("more than {:.1}x (Spark stopped after {t:.0} s)", t / s)),
+        };
         // The seed's conclusion, judged on the seed's own set-up (the
         // kernel confining the job): it holds from half its slowdown.
         let seed = seed_slowdown(smallest);
@@ -78,7 +122,7 @@ pub(super) fn tables(run: &mut Run, modes: &[(&str, &str)], budgets: &[f64]) {
                 ", and {r:.2}x faster than the kernel-confined run (target at least 3x)"
             )),
             spark.map_or(String::new(), |r| format!(
-                ", and {r:.2}x faster than Spark at that budget"
+                ", and {r} faster than Spark at that budget"
             )),
         ));
     }
@@ -128,4 +172,29 @@ pub(super) fn plot(run: &mut Run, modes: &[(&str, &str)], budgets: &[f64]) {
         &lines,
     );
     run.plotted(out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_stopped_at_the_limit_says_how_long_it_ran() {
+        let mut stopped = Stopped::new();
+        stopped.insert(("logreg / Spark".into(), "25%".into()), 120.4);
+        let over = |t: f64| Some(format!("over {t:.0} s (stopped)"));
+        assert_eq!(
+            missing(&stopped, "logreg / Spark", "25%", over),
+            "over 120 s (stopped)"
+        );
+        assert_eq!(
+            missing(&stopped, "logreg / Spark", "50%", over),
+            "run failed (see Not run)"
+        );
+        // No bound to give (the 100% run failed too): the generic reason.
+        assert_eq!(
+            missing(&stopped, "logreg / Spark", "25%", |_| None),
+            "run failed (see Not run)"
+        );
+    }
 }
