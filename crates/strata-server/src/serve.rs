@@ -40,18 +40,10 @@ pub fn run(config: &ServerConfig) -> Result<(), ServerError> {
         // the server answers is always a clean shutdown.
         let mut signals = Signals::install()?;
         let server = Server::start(config).await?;
-        tokio::select! {
-            name = signals.recv() => {
-                tracing::info!(signal = %name, "shutting down");
-                server.shutdown(SHUTDOWN_GRACE).await;
-                Ok::<_, ServerError>(())
-            }
+        let why = tokio::select! {
+            name = signals.recv() => format!("signal {name}"),
             kind = server.shutdown_requested() => match kind {
-                ShutdownKind::Graceful => {
-                    tracing::info!("shutting down on a client's request");
-                    server.shutdown(SHUTDOWN_GRACE).await;
-                    Ok(())
-                }
+                ShutdownKind::Graceful => "a client's SHUTDOWN".to_owned(),
                 ShutdownKind::Abandon => {
                     // A script holds the keyspace and may never let go: no
                     // drain, no flush, no destructor that would wait for it.
@@ -62,9 +54,20 @@ pub fn run(config: &ServerConfig) -> Result<(), ServerError> {
             cause = server.failed() => {
                 // No grace, no final flush: stop serving now.
                 tracing::error!(%cause, "stopping at once");
-                Err(ServerError::FailStop(cause))
+                return Err(ServerError::FailStop(cause));
             }
-        }
+        };
+        tracing::info!(on = %why, "shutting down");
+        // A clean stop waits for a running script, as Redis's does (an
+        // unkillable one may never end, and the ports are closed by then):
+        // a second SIGTERM or SIGINT exits at once, as a kill would.
+        tokio::spawn(async move {
+            let name = signals.recv().await;
+            tracing::error!(signal = %name, "second signal while shutting down: exiting at once");
+            std::process::exit(1);
+        });
+        server.shutdown(SHUTDOWN_GRACE).await;
+        Ok::<_, ServerError>(())
     });
     if let Err(err) = outcome {
         runtime.shutdown_background();

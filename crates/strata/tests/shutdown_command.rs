@@ -123,28 +123,57 @@ fn shutdown_save_without_persistence_is_refused_unless_forced() {
     shut_down(&mut server, &[b"SAVE", b"FORCE"]);
 }
 
-#[test]
-fn shutdown_nosave_ends_a_server_held_by_an_unkillable_script() {
-    let dir = DataDir::new("shutdown-busy");
+/// A server whose keyspace a script that wrote holds forever (past the
+/// busy threshold), and a connection to it.
+fn held_by_an_unkillable_script(name: &str) -> (DataDir, DurableServer, RespConn) {
+    let dir = DataDir::new(name);
     let options: Vec<String> = ["--persistence", "async"].map(String::from).to_vec();
-    let mut server = DurableServer::start(dir.path(), &options);
+    let server = DurableServer::start(dir.path(), &options);
     let mut admin = RespConn::connect(server.resp()).expect("connect");
     let threshold = admin.call(&[b"CONFIG", b"SET", b"busy-reply-threshold", b"100"]);
     assert_eq!(threshold.unwrap(), Reply::ok());
     let mut runner = RespConn::connect(server.resp()).expect("connect");
-    // Writes, then never ends: only a hard stop ends the server now.
     let script: &[u8] = b"redis.call('SET', 'w', 1) while true do end";
     runner
         .send(&[vec![b"EVAL".to_vec(), script.to_vec(), b"0".to_vec()]])
         .expect("send EVAL");
+    // Past the threshold every other command is answered BUSY (before the
+    // script starts, GET answers; under the threshold it waits).
     let deadline = std::time::Instant::now() + EXIT_WITHIN;
     loop {
-        let e = error(&mut admin, &[b"SHUTDOWN"]);
-        if e.starts_with("BUSY") {
-            break;
+        match admin.call(&[b"GET", b"w"]).expect("reply") {
+            Reply::Error(e) if e.starts_with("BUSY") => break,
+            other => assert!(
+                std::time::Instant::now() < deadline,
+                "never busy: {other:?}"
+            ),
         }
-        assert!(std::time::Instant::now() < deadline, "never busy: {e}");
         std::thread::sleep(Duration::from_millis(20));
     }
+    std::mem::forget(runner); // its reply never comes
+    (dir, server, admin)
+}
+
+#[test]
+fn shutdown_nosave_ends_a_server_held_by_an_unkillable_script() {
+    let (_dir, mut server, mut admin) = held_by_an_unkillable_script("shutdown-busy");
+    // A plain SHUTDOWN is answered BUSY, as any other command.
+    assert!(error(&mut admin, &[b"SHUTDOWN"]).starts_with("BUSY"));
     shut_down(&mut server, &[b"NOSAVE"]);
+}
+
+#[test]
+fn a_second_sigterm_ends_a_stop_that_waits_for_a_script() {
+    let (_dir, mut server, _admin) = held_by_an_unkillable_script("sigterm-busy");
+    // The clean stop waits for the script, as Redis's does...
+    server.signal(rustix::process::Signal::TERM);
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        server.is_running(),
+        "stopped with the script holding the keyspace"
+    );
+    // ... and a second signal ends it at once.
+    server.signal(rustix::process::Signal::TERM);
+    let status = server.wait_exit(EXIT_WITHIN, "a second SIGTERM");
+    assert_eq!(status.code(), Some(1), "log:\n{}", server.log_tail());
 }

@@ -130,7 +130,8 @@ impl DurableServer {
         }
     }
 
-    fn signal(&self, signal: rustix::process::Signal) {
+    /// Sends `signal` to the server.
+    pub fn signal(&self, signal: rustix::process::Signal) {
         // Our own unreaped child: its pid cannot have been reused.
         let pid = rustix::process::Pid::from_raw(self.child.id() as i32).expect("child pid");
         rustix::process::kill_process(pid, signal).expect("signal the server");
