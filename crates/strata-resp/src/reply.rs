@@ -225,6 +225,15 @@ pub enum RespError {
     /// CLIENT SETINFO with an unknown attribute.
     #[error("ERR Unrecognized option '{0}'")]
     UnrecognizedOption(String),
+    /// `CLIENT KILL ID` of zero, a negative or a non-number.
+    #[error("ERR client-id should be greater than 0")]
+    ClientIdNotPositive,
+    /// `CLIENT KILL <addr>` (the old form) that matched no client.
+    #[error("ERR No such client")]
+    NoSuchClient,
+    /// `CLIENT KILL USER` of a user that does not exist.
+    #[error("ERR No such user '{0}'")]
+    NoSuchUserToKill(String),
     /// CLIENT LIST/INFO option not understood.
     #[error("ERR Unknown client type '{0}'")]
     UnknownClientType(String),

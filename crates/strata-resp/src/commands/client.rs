@@ -1,4 +1,5 @@
-//! `CLIENT ID|GETNAME|SETNAME|INFO|LIST|SETINFO|HELP`.
+//! `CLIENT ID|GETNAME|SETNAME|INFO|LIST|SETINFO|HELP`, and `KILL`
+//! (`client_kill.rs`).
 
 use strata_kv::Store;
 
@@ -18,6 +19,22 @@ const HELP: &[&str] = &[
     "    Return the ID of the current connection.",
     "INFO",
     "    Return information about the current client connection.",
+    "KILL <ip:port>",
+    "    Kill connection made from <ip:port>.",
+    "KILL <option> <value> [<option> <value> [...]]",
+    "    Kill connections. Options are:",
+    "    * ADDR (<ip:port>|<unixsocket>:0)",
+    "      Kill connections made from the specified address",
+    "    * LADDR (<ip:port>|<unixsocket>:0)",
+    "      Kill connections made to specified local address",
+    "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+    "      Kill connections by type.",
+    "    * USER <username>",
+    "      Kill connections authenticated by <username>.",
+    "    * SKIPME (YES|NO)",
+    "      Skip killing current connection (default: yes).",
+    "    * ID <client-id>",
+    "      Kill connections by client id.",
     "LIST [options ...]",
     "    Return information about client connections. Options:",
     "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
@@ -141,6 +158,10 @@ pub fn client<S: Store>(
             let line = client_line(&conn.client, Some(&conn.peer));
             out.verbatim("txt", line.as_bytes());
         }
+        "client|kill" => match super::client_kill::kill(ctx.shared, conn, &args)? {
+            Some(killed) => out.integer(killed),
+            None => out.ok(),
+        },
         "client|list" => {
             let text = client_list(ctx.shared, &args)?;
             out.verbatim("txt", text.as_bytes());

@@ -15,6 +15,7 @@ pub mod atomic;
 pub mod auth;
 pub mod blocking_pop;
 pub mod client;
+pub mod client_kill;
 pub mod collection;
 pub mod collection_scan;
 pub mod command_info;
