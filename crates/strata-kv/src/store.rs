@@ -37,6 +37,11 @@ pub trait Store {
     /// (for `EXISTS`, `TTL`, `TYPE`, ...).
     fn peek<R>(&mut self, key: &[u8], f: impl FnOnce(ItemRef<'_>) -> R) -> Option<R>;
 
+    /// Marks the live item for `key` accessed and counts a hit, as
+    /// [`get`](Store::get) does, or counts a miss; reads no value (with the
+    /// SSD tier, no device read): Redis's `TOUCH`. False when absent.
+    fn touch(&mut self, key: &[u8]) -> bool;
+
     /// How the live item for `key` has been used (fetched since written,
     /// seconds since last access), without counting or marking an access;
     /// `None` when there is no live item. Reads no value.

@@ -47,6 +47,7 @@ pub fn execute<S: Store>(
         C::IncrByFloat => incrbyfloat::incrbyfloat(ctx, args, out),
         C::Del => del::del(ctx, args, out),
         C::Exists => exists::exists(ctx, args, out),
+        C::Touch => touch::touch(ctx, args, out),
         C::Expire => expire::expire(ctx, args, out, expire::Unit::Seconds, false, "expire"),
         C::PExpire => expire::expire(ctx, args, out, expire::Unit::Millis, false, "pexpire"),
         C::ExpireAt => expire::expire(ctx, args, out, expire::Unit::Seconds, true, "expireat"),

@@ -36,6 +36,7 @@ pub enum Command {
     IncrByFloat,
     Del,
     Exists,
+    Touch,
     Expire,
     PExpire,
     ExpireAt,

@@ -1,7 +1,8 @@
 //! `OBJECT IDLETIME` over TCP with a manual clock: seconds since the key was
 //! last read or written (Redis under a non-LFU policy), untouched by
 //! commands Redis runs without touching the key (`TYPE`, `EXISTS`, `TTL`,
-//! `OBJECT` itself); `OBJECT FREQ` keeps Redis's non-LFU error.
+//! `OBJECT` itself); `OBJECT FREQ` keeps Redis's non-LFU error. `TOUCH`
+//! is an access that reads no value.
 
 use crate::common;
 
@@ -51,4 +52,44 @@ fn idletime_follows_reads_and_writes() {
     let replies = c.cmd(&["EXEC"]);
     assert_eq!(replies.array()[0], Value::Int(4));
     assert_eq!(replies.array()[2], Value::Int(0));
+}
+
+/// The `keyspace_hits` and `keyspace_misses` of `INFO stats`.
+fn hits_and_misses(c: &mut Client) -> (u64, u64) {
+    let info = c.cmd(&["INFO", "stats"]).text();
+    let field = |name: &str| {
+        info.lines()
+            .find_map(|l| l.strip_prefix(&format!("{name}:")))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in {info}"))
+    };
+    (field("keyspace_hits"), field("keyspace_misses"))
+}
+
+#[test]
+fn touch_counts_existing_keys_and_resets_their_idle_time() {
+    let server = start();
+    let mut c = Client::connect(&server);
+    c.cmd(&["SET", "k", "v"]);
+    c.cmd(&["RPUSH", "l", "a"]);
+    server.clock.advance_ms(6_000);
+    let before = hits_and_misses(&mut c);
+    assert_eq!(c.cmd(&["TOUCH", "k", "missing", "k"]), Value::Int(2));
+    let after = hits_and_misses(&mut c);
+    assert_eq!((after.0 - before.0, after.1 - before.1), (2, 1));
+    assert_eq!(c.cmd(&["OBJECT", "IDLETIME", "k"]), Value::Int(0));
+    assert_eq!(c.cmd(&["OBJECT", "IDLETIME", "l"]), Value::Int(6));
+    assert_eq!(c.cmd(&["TOUCH", "l"]), Value::Int(1));
+    assert_eq!(c.cmd(&["OBJECT", "IDLETIME", "l"]), Value::Int(0));
+    // Inside MULTI/EXEC, and on no key at all.
+    server.clock.advance_ms(2_000);
+    c.cmd(&["MULTI"]);
+    c.cmd(&["TOUCH", "k"]);
+    c.cmd(&["OBJECT", "IDLETIME", "k"]);
+    let replies = c.cmd(&["EXEC"]);
+    assert_eq!(replies.array(), &[Value::Int(1), Value::Int(0)]);
+    assert_eq!(
+        c.cmd(&["TOUCH"]),
+        Value::err("ERR wrong number of arguments for 'touch' command")
+    );
 }

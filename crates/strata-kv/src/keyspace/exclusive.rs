@@ -94,6 +94,10 @@ impl Store for ExclusiveStore<'_> {
         self.locked.access(key)
     }
 
+    fn touch(&mut self, key: &[u8]) -> bool {
+        self.locked.touch(key)
+    }
+
     fn update_pair<R>(
         &mut self,
         a: &[u8],

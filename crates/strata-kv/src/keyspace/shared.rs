@@ -211,6 +211,18 @@ impl Store for SharedStore<'_> {
         self.ks.shard(hash).read().access(ctx, hash, key, now)
     }
 
+    fn touch(&mut self, key: &[u8]) -> bool {
+        self.ks.run_due_flush();
+        let ctx = &self.ks.ctx;
+        let (now, hash) = (ctx.now(), ctx.hash(key));
+        let found = self.ks.shard(hash).read().touch(ctx, hash, key, now);
+        match found {
+            true => ctx.counters.hits.add(1),
+            false => ctx.counters.misses.add(1),
+        }
+        found
+    }
+
     fn kind(&mut self, key: &[u8]) -> Option<ValueKind> {
         self.ks.run_due_flush();
         let ctx = &self.ks.ctx;

@@ -194,6 +194,16 @@ impl ShardInner {
         Ok(Some(found))
     }
 
+    /// Marks `key`'s live item accessed, as a read does, without reading
+    /// its value; false when there is none.
+    pub fn touch(&self, ctx: &Ctx, hash: u64, key: &[u8], now: u64) -> bool {
+        let Some(slot) = self.live_slot(hash, key, now) else {
+            return false;
+        };
+        self.index.mark_accessed(slot, ctx.access_secs(now));
+        true
+    }
+
     /// How `key`'s live item has been used, without counting an access.
     pub fn access(&self, ctx: &Ctx, hash: u64, key: &[u8], now: u64) -> Option<Access> {
         let slot = self.live_slot(hash, key, now)?;

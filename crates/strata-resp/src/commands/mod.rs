@@ -66,6 +66,7 @@ pub mod slowlog;
 pub mod strlen;
 pub mod subscribe;
 pub mod time;
+pub mod touch;
 pub mod ttl;
 pub mod watch;
 pub mod zset;

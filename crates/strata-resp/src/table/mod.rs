@@ -156,6 +156,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("sunionstore", C::Sets(S::SUnionStore), -3, WRITE_OOM, STORE_FROM, SET_WRITE_SLOW, "set", "1.0.0", "Add multiple sets and store the resulting set in a key"),
     spec("sunsubscribe", C::SUnsubscribe, -1, PUBSUB, NO_KEYS, PUBSUB_SLOW, "pubsub", "7.0.0", "Stop listening for messages posted to the given shard channels"),
     spec("time", C::Time, 1, &["loading", "stale", "fast"], NO_KEYS, &["@fast"], "server", "2.6.0", "Return the current server time"),
+    spec("touch", C::Touch, -2, READ_FAST, ALL_RO, KEYSPACE_READ_FAST, "generic", "3.2.1", "Alters the last access time of a key(s). Returns the number of existing keys specified."),
     spec("ttl", C::Ttl, 2, READ_FAST, RO_ACCESS, KEYSPACE_READ_FAST, "generic", "1.0.0", "Get the time to live for a key in seconds"),
     spec("type", C::Type, 2, READ_FAST, RO, KEYSPACE_READ_FAST, "generic", "1.0.0", "Determine the type stored at key"),
     spec("unlink", C::Del, -2, WRITE_FAST, ALL_RM_DELETE, KEYSPACE_WRITE_FAST, "generic", "4.0.0", "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking."),

@@ -152,6 +152,19 @@ impl<'a> LockedShards<'a> {
         Some(shard.record_at(slot).header.expires_at)
     }
 
+    /// See [`Store::touch`](crate::Store::touch).
+    pub fn touch(&mut self, key: &[u8]) -> bool {
+        let ctx = &self.ks.ctx;
+        let (now, hash) = (ctx.now(), ctx.hash(key));
+        let pos = self.position(hash);
+        let found = self.guards[pos].touch(ctx, hash, key, now);
+        match found {
+            true => ctx.counters.hits.add(1),
+            false => ctx.counters.misses.add(1),
+        }
+        found
+    }
+
     /// See [`Store::access`](crate::Store::access).
     pub fn access(&mut self, key: &[u8]) -> Option<Access> {
         let ctx = &self.ks.ctx;
