@@ -262,6 +262,28 @@ pub enum RespError {
     /// A checkpoint request failed (the cause is the persistence layer's).
     #[error("ERR {0}")]
     Persistence(String),
+    /// A bitmap offset that is not a non-negative integer whose byte lies
+    /// below `proto-max-bulk-len`.
+    #[error("ERR bit offset is not an integer or out of range")]
+    BitOffset,
+    /// `SETBIT` with a value other than 0 or 1.
+    #[error("ERR bit is not an integer or out of range")]
+    BitValue,
+    /// `BITPOS` looking for a bit other than 0 or 1.
+    #[error("ERR The bit argument must be 1 or 0.")]
+    BitposBit,
+    /// `BITOP NOT` with more or fewer than one source.
+    #[error("ERR BITOP NOT must be called with a single source key.")]
+    BitopNotSingle,
+    /// A `BITFIELD` type that is not `i1`..`i64` or `u1`..`u63`.
+    #[error("ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is.")]
+    BitfieldType,
+    /// `BITFIELD ... OVERFLOW` of an unknown behaviour.
+    #[error("ERR Invalid OVERFLOW type specified")]
+    BitfieldOverflow,
+    /// `BITFIELD_RO` with `SET` or `INCRBY`.
+    #[error("ERR BITFIELD_RO only supports the GET subcommand")]
+    BitfieldReadOnly,
     /// `SHUTDOWN SAVE` whose checkpoint failed, without `FORCE`.
     #[error("ERR Errors trying to SHUTDOWN. Check logs.")]
     ShutdownFailed,

@@ -98,6 +98,7 @@ pub fn execute<S: Store>(
         ),
         C::Script => script::script(ctx, args, out),
         C::Function => function::function(ctx, args, out),
+        C::Bitmap(op) => bitmap::run(op, ctx, args, out),
         C::Hash(op) => hash::run(op, ctx, args, out),
         C::List(op) => list::run(op, ctx, args, out),
         C::Sets(op) => sets::run(op, ctx, args, out),

@@ -90,6 +90,7 @@ pub enum Command {
     FCall,
     FCallRo,
     Function,
+    Bitmap(crate::commands::bitmap::Op),
     Hash(crate::commands::hash::Op),
     List(crate::commands::list::Op),
     Sets(crate::commands::sets::Op),

@@ -10,6 +10,8 @@ mod common;
 mod acl;
 #[path = "acl_connections.rs"]
 mod acl_connections;
+#[path = "bitmaps.rs"]
+mod bitmaps;
 #[path = "client_kill.rs"]
 mod client_kill;
 #[path = "collections_client.rs"]

@@ -13,6 +13,7 @@ pub mod acl;
 pub mod append;
 pub mod atomic;
 pub mod auth;
+pub mod bitmap;
 pub mod blocking_pop;
 pub mod client;
 pub mod client_kill;

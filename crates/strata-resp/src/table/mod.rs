@@ -12,6 +12,7 @@ mod specs;
 mod subcommands;
 
 use crate::command::{Command, CommandSpec};
+use crate::commands::bitmap::Op as B;
 use crate::commands::hash::Op as H;
 use crate::commands::list::Op as L;
 use crate::commands::sets::Op as S;
@@ -27,6 +28,11 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("append", C::Append, 3, WRITE_OOM_FAST, RW_INSERT, STRING_WRITE_FAST, "string", "2.0.0", "Append a value to a key"),
     spec("auth", C::Auth, -2, CONNECTION_NO_AUTH, NO_KEYS, FAST_CONNECTION, "connection", "1.0.0", "Authenticate to the server"),
     spec("bgsave", C::BgSave, -1, &["admin", "noscript", "no_async_loading"], NO_KEYS, ADMIN_CATEGORIES, "server", "1.0.0", "Asynchronously save the dataset to disk"),
+    spec("bitcount", C::Bitmap(B::BitCount), -2, &["readonly"], RO_ACCESS, &["@read", "@bitmap", "@slow"], "bitmap", "2.6.0", "Count set bits in a string"),
+    spec("bitfield", C::Bitmap(B::BitField), -2, WRITE_OOM, BITFIELD_KEY, &["@write", "@bitmap", "@slow"], "bitmap", "3.2.0", "Perform arbitrary bitfield integer operations on strings"),
+    spec("bitfield_ro", C::Bitmap(B::BitFieldRo), -2, READ_FAST, RO_ACCESS, &["@read", "@bitmap", "@fast"], "bitmap", "6.0.0", "Perform arbitrary bitfield integer operations on strings. Read-only variant of BITFIELD"),
+    spec("bitop", C::Bitmap(B::BitOp), -4, WRITE_OOM, BITOP_KEYS, &["@write", "@bitmap", "@slow"], "bitmap", "2.6.0", "Perform bitwise operations between strings"),
+    spec("bitpos", C::Bitmap(B::BitPos), -3, &["readonly"], RO_ACCESS, &["@read", "@bitmap", "@slow"], "bitmap", "2.8.7", "Find first bit set or clear in a string"),
     spec("blmove", C::List(L::BLMove), 6, &["write", "denyoom", "blocking"], MOVE, LIST_BLOCKING, "list", "6.2.0", "Pop an element from a list, push it to another list and return it; or block until one is available"),
     spec("blpop", C::List(L::BLPop), -3, &["write", "blocking"], BLOCKING_POP, LIST_BLOCKING, "list", "2.0.0", "Remove and get the first element in a list, or block until one is available"),
     spec("brpop", C::List(L::BRPop), -3, &["write", "blocking"], BLOCKING_POP, LIST_BLOCKING, "list", "2.0.0", "Remove and get the last element in a list, or block until one is available"),
@@ -58,6 +64,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("flushdb", C::Flush, -1, WRITE, NO_KEYS, KEYSPACE_FLUSH, "server", "1.0.0", "Remove all keys from the current database"),
     CommandSpec { subcommands: FUNCTION_SUBCOMMANDS, ..spec("function", C::Function, -2, &[], NO_KEYS, SLOW, "scripting", "7.0.0", "A container for function commands") },
     spec("get", C::Get, 2, READ_FAST, RO_ACCESS, STRING_READ_FAST, "string", "1.0.0", "Get the value of a key"),
+    spec("getbit", C::Bitmap(B::GetBit), 3, READ_FAST, RO_ACCESS, &["@read", "@bitmap", "@fast"], "bitmap", "2.2.0", "Returns the bit value at offset in the string value stored at key"),
     spec("getdel", C::GetDel, 2, WRITE_FAST, RW_ACCESS_DELETE, STRING_WRITE_FAST, "string", "6.2.0", "Get the value of a key and delete the key"),
     spec("getex", C::GetEx, -2, WRITE_FAST, RW_ACCESS_UPDATE, STRING_WRITE_FAST, "string", "6.2.0", "Get the value of a key and optionally set its expiration"),
     spec("getrange", C::GetRange, 4, &["readonly"], RO_ACCESS, &["@read", "@string", "@slow"], "string", "2.4.0", "Get a substring of the string stored at a key"),
@@ -131,6 +138,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("sdiffstore", C::Sets(S::SDiffStore), -3, WRITE_OOM, STORE_FROM, SET_WRITE_SLOW, "set", "1.0.0", "Subtract multiple sets and store the resulting set in a key"),
     spec("select", C::Select, 2, &["loading", "stale", "fast"], NO_KEYS, FAST_CONNECTION, "connection", "1.0.0", "Change the selected database for the current connection"),
     spec("set", C::Set, -3, WRITE_OOM, SET_KEY, STRING_WRITE_SLOW, "string", "1.0.0", "Set the string value of a key"),
+    spec("setbit", C::Bitmap(B::SetBit), 4, WRITE_OOM, RW_ACCESS_UPDATE, &["@write", "@bitmap", "@slow"], "bitmap", "2.2.0", "Sets or clears the bit at offset in the string value stored at key"),
     spec("setex", C::SetEx, 4, WRITE_OOM, OW_UPDATE, STRING_WRITE_SLOW, "string", "2.0.0", "Set the value and expiration of a key"),
     spec("setnx", C::SetNx, 3, WRITE_OOM_FAST, OW_INSERT, STRING_WRITE_FAST, "string", "1.0.0", "Set the value of a key, only if the key does not exist"),
     spec("setrange", C::SetRange, 4, WRITE_OOM, RW_UPDATE, STRING_WRITE_SLOW, "string", "2.2.0", "Overwrite part of a string at key starting at the specified offset"),

@@ -58,6 +58,11 @@ pub(super) const ALL_RO_ACCESS: &[KeySpec] = &[from(&["RO", "access"], 1, 1)];
 pub(super) const ALL_RM_DELETE: &[KeySpec] = &[from(&["RM", "delete"], 1, 1)];
 pub(super) const PAIRS_OW_UPDATE: &[KeySpec] = &[from(&["OW", "update"], 1, 2)];
 pub(super) const PAIRS_OW_INSERT: &[KeySpec] = &[from(&["OW", "insert"], 1, 2)];
+/// BITFIELD writes only with SET or INCRBY.
+pub(super) const BITFIELD_KEY: &[KeySpec] = &[at(&["RW", "access", "update", "variable_flags"], 1)];
+/// BITOP: the destination, then the sources.
+pub(super) const BITOP_KEYS: &[KeySpec] =
+    &[at(&["OW", "update"], 2), from(&["RO", "access"], 3, 1)];
 pub(super) const RENAME: &[KeySpec] =
     &[at(&["RW", "access", "delete"], 1), at(&["OW", "update"], 2)];
 pub(super) const RENAMENX: &[KeySpec] =

@@ -1,0 +1,15 @@
+//! [`Op`]: which bitmap command runs, as named by the command table; a
+//! leaf, so the table need not import the handlers.
+
+/// Which bitmap command runs (one row of the command table each).
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    SetBit,
+    GetBit,
+    BitCount,
+    BitPos,
+    BitOp,
+    BitField,
+    BitFieldRo,
+}

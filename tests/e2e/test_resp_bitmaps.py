@@ -1,0 +1,58 @@
+"""Bitmaps, TOUCH and CLIENT KILL through redis-py (the suite also runs
+against a real redis-server with STRATA_E2E_PEERS=1)."""
+
+import time
+
+import pytest
+import redis
+
+
+def test_bits_set_read_and_counted(r):
+    assert r.setbit("b", 7, 1) == 0
+    assert r.setbit("b", 100, 1) == 0
+    assert r.getbit("b", 100) == 1
+    assert r.getbit("b", 101) == 0
+    assert r.strlen("b") == 13
+    assert r.bitcount("b") == 2
+    r.set("s", "foobar")
+    assert r.bitcount("s", 1, 1) == 6
+    assert r.bitcount("s", 5, 30, mode="BIT") == 17
+    r.set("p", b"\xff\xf0\x00")
+    assert r.bitpos("p", 0) == 12
+    assert r.bitpos("p", 1, 2) == -1
+    assert r.bitpos("p", 1, 7, 15, mode="BIT") == 7
+    with pytest.raises(redis.ResponseError, match="bit offset"):
+        r.setbit("b", -1, 1)
+
+
+def test_bitop_and_bitfield(r):
+    r.set("x1", b"\xcc\xff")
+    r.set("x2", b"\xaa")
+    assert r.bitop("AND", "dest", "x1", "x2") == 2
+    assert r.get("dest") == b"\x88\x00"
+    assert r.bitop("NOT", "dest", "x2") == 1
+    assert r.get("dest") == b"\x55"
+    field = r.bitfield("bf")
+    field.set("u8", 0, 200).get("u8", 0).incrby("u8", 0, 100)
+    field.overflow("FAIL").incrby("u8", 0, 250)
+    assert field.execute() == [0, 200, 44, None]
+    assert r.bitfield_ro("bf", "u8", 0, items=[("i4", "#1")]) == [44, -4]
+
+
+def test_touch_counts_existing_keys(r):
+    r.set("a", "1")
+    r.rpush("l", "x")
+    assert r.touch("a", "missing", "l") == 2
+
+
+def test_client_kill_by_id_and_filter(r, server):
+    victim = redis.Redis(host="127.0.0.1", port=server.resp_port, socket_timeout=10)
+    victim_id = victim.client_id()
+    assert r.client_kill_filter(_id=victim_id) == 1
+    deadline = time.monotonic() + 5
+    while any(int(c["id"]) == victim_id for c in r.client_list()):
+        assert time.monotonic() < deadline, "the killed client is still listed"
+        time.sleep(0.02)
+    assert r.client_kill_filter(_id=victim_id) == 0
+    assert r.ping() is True
+    victim.close()
