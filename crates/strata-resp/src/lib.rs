@@ -59,6 +59,7 @@ pub mod dispatch;
 pub mod encodings;
 pub mod errorstats;
 pub mod glob;
+pub mod hll;
 pub mod info;
 pub mod invoke;
 pub mod lookup;

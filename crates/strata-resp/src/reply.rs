@@ -284,6 +284,12 @@ pub enum RespError {
     /// `BITFIELD_RO` with `SET` or `INCRBY`.
     #[error("ERR BITFIELD_RO only supports the GET subcommand")]
     BitfieldReadOnly,
+    /// A string that is not a HyperLogLog given to a `PF*` command.
+    #[error("WRONGTYPE Key is not a valid HyperLogLog string value.")]
+    NotHll,
+    /// A HyperLogLog whose registers do not add up.
+    #[error("INVALIDOBJ Corrupted HLL object detected")]
+    CorruptHll,
     /// `SHUTDOWN SAVE` whose checkpoint failed, without `FORCE`.
     #[error("ERR Errors trying to SHUTDOWN. Check logs.")]
     ShutdownFailed,

@@ -100,6 +100,7 @@ pub fn execute<S: Store>(
         C::Function => function::function(ctx, args, out),
         C::Bitmap(op) => bitmap::run(op, ctx, args, out),
         C::Hash(op) => hash::run(op, ctx, args, out),
+        C::HyperLogLog(op) => hyperloglog::run(op, ctx, args, out),
         C::List(op) => list::run(op, ctx, args, out),
         C::Sets(op) => sets::run(op, ctx, args, out),
         C::SortedSet(op) => zset::run(op, ctx, args, out),

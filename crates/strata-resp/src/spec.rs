@@ -92,6 +92,7 @@ pub enum Command {
     Function,
     Bitmap(crate::commands::bitmap::Op),
     Hash(crate::commands::hash::Op),
+    HyperLogLog(crate::commands::hyperloglog::Op),
     List(crate::commands::list::Op),
     Sets(crate::commands::sets::Op),
     SortedSet(crate::commands::zset::Op),

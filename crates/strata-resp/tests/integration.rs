@@ -28,6 +28,8 @@ mod decoder_split;
 mod functions;
 #[path = "hash_model.rs"]
 mod hash_model;
+#[path = "hyperloglog.rs"]
+mod hyperloglog;
 #[path = "keys.rs"]
 mod keys;
 #[path = "large_memory.rs"]

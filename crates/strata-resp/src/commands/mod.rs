@@ -37,6 +37,7 @@ pub mod getset;
 pub mod hash;
 pub mod hashed;
 pub mod hello;
+pub mod hyperloglog;
 pub mod incr;
 pub mod incrbyfloat;
 pub mod info;

@@ -14,6 +14,7 @@ mod subcommands;
 use crate::command::{Command, CommandSpec};
 use crate::commands::bitmap::Op as B;
 use crate::commands::hash::Op as H;
+use crate::commands::hyperloglog::Op as P;
 use crate::commands::list::Op as L;
 use crate::commands::sets::Op as S;
 use crate::commands::zset::Op as Z;
@@ -113,6 +114,9 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("pexpire", C::PExpire, -3, WRITE_FAST, RW_UPDATE, KEYSPACE_WRITE_FAST, "generic", "2.6.0", "Set a key's time to live in milliseconds"),
     spec("pexpireat", C::PExpireAt, -3, WRITE_FAST, RW_UPDATE, KEYSPACE_WRITE_FAST, "generic", "2.6.0", "Set the expiration for a key as a UNIX timestamp specified in milliseconds"),
     spec("pexpiretime", C::PExpireTime, 2, READ_FAST, RO_ACCESS, KEYSPACE_READ_FAST, "generic", "7.0.0", "Get the expiration Unix timestamp for a key in milliseconds"),
+    spec("pfadd", C::HyperLogLog(P::PfAdd), -2, WRITE_OOM_FAST, RW_INSERT, &["@write", "@hyperloglog", "@fast"], "hyperloglog", "2.8.9", "Adds the specified elements to the specified HyperLogLog."),
+    spec("pfcount", C::HyperLogLog(P::PfCount), -2, &["readonly", "may_replicate"], ALL_RW_ACCESS, &["@read", "@hyperloglog", "@slow"], "hyperloglog", "2.8.9", "Return the approximated cardinality of the set(s) observed by the HyperLogLog at key(s)."),
+    spec("pfmerge", C::HyperLogLog(P::PfMerge), -2, WRITE_OOM, PFMERGE_KEYS, &["@write", "@hyperloglog", "@slow"], "hyperloglog", "2.8.9", "Merge N different HyperLogLogs into a single one."),
     spec("ping", C::Ping, -1, &["fast"], NO_KEYS, FAST_CONNECTION, "connection", "1.0.0", "Ping the server"),
     spec("psetex", C::PSetEx, 4, WRITE_OOM, OW_UPDATE, STRING_WRITE_SLOW, "string", "2.6.0", "Set the value and expiration in milliseconds of a key"),
     spec("psubscribe", C::PSubscribe, -2, PUBSUB, NO_KEYS, PUBSUB_SLOW, "pubsub", "2.0.0", "Listen for messages published to channels matching the given patterns"),

@@ -63,6 +63,13 @@ pub(super) const BITFIELD_KEY: &[KeySpec] = &[at(&["RW", "access", "update", "va
 /// BITOP: the destination, then the sources.
 pub(super) const BITOP_KEYS: &[KeySpec] =
     &[at(&["OW", "update"], 2), from(&["RO", "access"], 3, 1)];
+/// PFCOUNT may rewrite a key's cached cardinality: read-write, as Redis's.
+pub(super) const ALL_RW_ACCESS: &[KeySpec] = &[from(&["RW", "access"], 1, 1)];
+/// PFMERGE: the destination (also read), then the sources.
+pub(super) const PFMERGE_KEYS: &[KeySpec] = &[
+    at(&["RW", "access", "insert"], 1),
+    from(&["RO", "access"], 2, 1),
+];
 pub(super) const RENAME: &[KeySpec] =
     &[at(&["RW", "access", "delete"], 1), at(&["OW", "update"], 2)];
 pub(super) const RENAMENX: &[KeySpec] =

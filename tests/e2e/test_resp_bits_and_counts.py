@@ -1,5 +1,5 @@
-"""Bitmaps, TOUCH and CLIENT KILL through redis-py (the suite also runs
-against a real redis-server with STRATA_E2E_PEERS=1)."""
+"""Bitmaps, HyperLogLog, TOUCH and CLIENT KILL through redis-py (the suite
+also runs against a real redis-server with STRATA_E2E_PEERS=1)."""
 
 import time
 
@@ -37,6 +37,19 @@ def test_bitop_and_bitfield(r):
     field.overflow("FAIL").incrby("u8", 0, 250)
     assert field.execute() == [0, 200, 44, None]
     assert r.bitfield_ro("bf", "u8", 0, items=[("i4", "#1")]) == [44, -4]
+
+
+def test_hyperloglog_counts_and_merges(r):
+    assert r.pfadd("visitors", *[f"user{i}" for i in range(1000)]) == 1
+    assert r.pfadd("visitors", "user1") == 0
+    assert 980 <= r.pfcount("visitors") <= 1020
+    r.pfadd("other", *[f"user{i}" for i in range(500, 1500)])
+    assert 1460 <= r.pfcount("visitors", "other") <= 1540
+    assert r.pfmerge("both", "visitors", "other") is True
+    assert r.pfcount("both") == r.pfcount("visitors", "other")
+    r.set("plain", "text")
+    with pytest.raises(redis.ResponseError, match="not a valid HyperLogLog"):
+        r.pfadd("plain", "x")
 
 
 def test_touch_counts_existing_keys(r):

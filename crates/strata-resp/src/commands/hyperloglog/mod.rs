@@ -1,0 +1,48 @@
+//! HyperLogLog commands: `PFADD`, `PFCOUNT`, `PFMERGE` over string values in
+//! Redis's format ([`crate::hll`]). A string that is not one answers
+//! `WRONGTYPE Key is not a valid HyperLogLog string value.`, another type
+//! the usual `WRONGTYPE`; one file per command.
+
+mod op;
+pub mod pfadd;
+pub mod pfcount;
+pub mod pfmerge;
+
+pub use op::Op;
+
+use strata_kv::{ItemRef, Store};
+
+use crate::args::Args;
+use crate::command::Ctx;
+use crate::commands::collection::not_string;
+use crate::hll::{Corrupt, Hll, NotHll};
+use crate::reply::RespError;
+use crate::writer::ReplyWriter;
+
+/// Runs HyperLogLog command `op`.
+pub fn run<S: Store>(
+    op: Op,
+    ctx: &mut Ctx<'_, S>,
+    args: Args<'_>,
+    out: &mut ReplyWriter<'_>,
+) -> Result<(), RespError> {
+    match op {
+        Op::PfAdd => pfadd::pfadd(ctx, args, out),
+        Op::PfCount => pfcount::pfcount(ctx, args, out),
+        Op::PfMerge => pfmerge::pfmerge(ctx, args, out),
+    }
+}
+
+/// The HyperLogLog in `item`, or Redis's error for what it holds instead.
+pub fn hll_of(item: ItemRef<'_>) -> Result<Hll, RespError> {
+    if not_string(Some(item)) {
+        return Err(RespError::WrongType);
+    }
+    Hll::parse(item.value).map_err(|NotHll| RespError::NotHll)
+}
+
+impl From<Corrupt> for RespError {
+    fn from(_: Corrupt) -> RespError {
+        RespError::CorruptHll
+    }
+}
