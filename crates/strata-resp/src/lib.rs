@@ -58,6 +58,7 @@ pub mod connection;
 pub mod dispatch;
 pub mod encodings;
 pub mod errorstats;
+pub mod geo;
 pub mod glob;
 pub mod hll;
 pub mod info;

@@ -284,6 +284,36 @@ pub enum RespError {
     /// `BITFIELD_RO` with `SET` or `INCRBY`.
     #[error("ERR BITFIELD_RO only supports the GET subcommand")]
     BitfieldReadOnly,
+    /// A longitude or latitude outside Redis's limits (the pair, `%f`).
+    #[error("ERR invalid longitude,latitude pair {0}")]
+    GeoInvalidPair(String),
+    /// A distance unit other than m, km, ft, mi.
+    #[error("ERR unsupported unit provided. please use M, KM, FT, MI")]
+    GeoUnit,
+    /// A radius, width or height that is not a number.
+    #[error("ERR need numeric {0}")]
+    GeoNumeric(&'static str),
+    /// A negative radius, width or height.
+    #[error("ERR {0}")]
+    GeoNegative(&'static str),
+    /// `COUNT` of zero or less in a geospatial search.
+    #[error("ERR COUNT must be > 0")]
+    GeoCount,
+    /// A stored search asking for distances, hashes or coordinates.
+    #[error("ERR {0} is not compatible with WITHDIST, WITHHASH and WITHCOORD options")]
+    GeoStoreWith(&'static str),
+    /// `GEOSEARCH` without a centre.
+    #[error("ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for {0}")]
+    GeoFrom(String),
+    /// `GEOSEARCH` without a shape.
+    #[error("ERR exactly one of BYRADIUS and BYBOX can be specified for {0}")]
+    GeoBy(String),
+    /// `ANY` without `COUNT`.
+    #[error("ERR the ANY argument requires COUNT argument")]
+    GeoAnyCount,
+    /// A search centred on a member the set does not hold.
+    #[error("ERR could not decode requested zset member")]
+    GeoMember,
     /// A string that is not a HyperLogLog given to a `PF*` command.
     #[error("WRONGTYPE Key is not a valid HyperLogLog string value.")]
     NotHll,

@@ -99,6 +99,7 @@ pub fn execute<S: Store>(
         C::Script => script::script(ctx, args, out),
         C::Function => function::function(ctx, args, out),
         C::Bitmap(op) => bitmap::run(op, ctx, args, out),
+        C::Geo(op) => geo::run(op, ctx, args, out),
         C::Hash(op) => hash::run(op, ctx, args, out),
         C::HyperLogLog(op) => hyperloglog::run(op, ctx, args, out),
         C::List(op) => list::run(op, ctx, args, out),

@@ -91,6 +91,7 @@ pub enum Command {
     FCallRo,
     Function,
     Bitmap(crate::commands::bitmap::Op),
+    Geo(crate::commands::geo::Op),
     Hash(crate::commands::hash::Op),
     HyperLogLog(crate::commands::hyperloglog::Op),
     List(crate::commands::list::Op),
@@ -174,7 +175,36 @@ impl KeySpec {
     }
 }
 
+/// Flags of a key found by keyword ([`CommandSpec::keyword_key`]).
+pub const KEYWORD_KEY_FLAGS: &[&str] = &["OW", "update"];
+
 impl CommandSpec {
+    /// The argument index of a key the key specifications cannot describe
+    /// because a keyword names it: `GEORADIUS`'s and
+    /// `GEORADIUSBYMEMBER`'s `STORE` or `STOREDIST` destination (the
+    /// last one given, as the command takes it). ACLs, `EXEC`'s locks and
+    /// `COMMAND GETKEYS` count it with the declared keys.
+    pub fn keyword_key(&self, args: &crate::args::Args<'_>) -> Option<usize> {
+        let options_from = match self.name {
+            "georadius" => 6,
+            "georadiusbymember" => 5,
+            _ => return None,
+        };
+        let mut found = None;
+        let mut i = options_from;
+        while i + 1 < args.len() {
+            let word = args.get(i);
+            if word.eq_ignore_ascii_case(b"store") || word.eq_ignore_ascii_case(b"storedist") {
+                found = Some(i + 1);
+                i += 1;
+            } else if word.eq_ignore_ascii_case(b"count") {
+                i += 1;
+            }
+            i += 1;
+        }
+        found
+    }
+
     /// Redis's legacy `(first key, last key, step)` triple, derived from the
     /// key specifications as Redis derives it: `(0, 0, 0)` without keys.
     pub fn legacy_keys(&self) -> (i32, i32, i32) {

@@ -216,6 +216,24 @@ impl<'a> ReplyWriter<'a> {
         }
     }
 
+    /// A double as Redis writes a "human" long double (`GEOPOS`'s
+    /// coordinates): 17 decimals, trailing zeros dropped (RESP2: a bulk
+    /// string).
+    pub fn human_double(&mut self, value: f64) {
+        let mut text = format!("{value:.17}");
+        if text.contains('.') {
+            let kept = text.trim_end_matches('0').trim_end_matches('.').len();
+            text.truncate(kept);
+        }
+        if text == "-0" {
+            text = "0".into();
+        }
+        match self.version {
+            RespVersion::Resp2 => self.bulk(text.as_bytes()),
+            RespVersion::Resp3 => self.line(b',', text.as_bytes()),
+        }
+    }
+
     /// A boolean (RESP2: integer 1 or 0).
     pub fn boolean(&mut self, value: bool) {
         match self.version {

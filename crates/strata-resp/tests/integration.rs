@@ -26,6 +26,8 @@ mod decoder_fuzz;
 mod decoder_split;
 #[path = "functions.rs"]
 mod functions;
+#[path = "geo.rs"]
+mod geo;
 #[path = "hash_model.rs"]
 mod hash_model;
 #[path = "hyperloglog.rs"]

@@ -48,6 +48,11 @@ pub fn check(user: &User, spec: &CommandSpec, args: &Args<'_>) -> Result<(), Den
             }
         }
     }
+    if let Some(index) = spec.keyword_key(args) {
+        if !key_allowed(user, args.get(index), false, true) {
+            return Err(Denial::Key(index));
+        }
+    }
     Ok(())
 }
 
@@ -163,5 +168,20 @@ mod tests {
         );
         let both = user(&["+@all", "%R~a:*", "%W~a:*"]);
         assert_eq!(run(&both, "rename a:1 a:2"), Ok(()));
+    }
+
+    #[test]
+    fn georadius_store_needs_write_access_to_its_destination() {
+        let u = user(&["+@all", "%R~src", "%W~out:*"]);
+        assert_eq!(run(&u, "georadius src 1 1 10 km"), Ok(()));
+        assert_eq!(
+            run(&u, "georadius src 1 1 10 km count 3 store other"),
+            Err(Denial::Key(9))
+        );
+        assert_eq!(run(&u, "georadius src 1 1 10 km storedist out:1"), Ok(()));
+        assert_eq!(
+            run(&u, "georadiusbymember src m 10 km store src"),
+            Err(Denial::Key(6))
+        );
     }
 }

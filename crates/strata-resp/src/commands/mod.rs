@@ -30,6 +30,7 @@ pub mod expire;
 pub mod fcall;
 pub mod flush;
 pub mod function;
+pub mod geo;
 pub mod get;
 pub mod getex;
 pub mod getrange;

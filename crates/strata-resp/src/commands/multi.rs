@@ -153,6 +153,7 @@ fn shards_needed<'a>(
                 for spec in queued.spec.keys {
                     keys.extend(spec.positions(args.len()).map(|i| args.get(i)));
                 }
+                keys.extend(queued.spec.keyword_key(&args).map(|i| args.get(i)));
             }
         }
     }

@@ -1,8 +1,10 @@
 //! The dense encoding: 16,384 registers of 6 bits, packed from the least
 //! significant bit of each byte (Redis's `HLL_DENSE_GET_REGISTER`).
 
+use super::format::{HEADER, REGISTERS};
+
 /// Bytes of a dense HyperLogLog, header included.
-pub const DENSE_SIZE: usize = super::HEADER + (super::REGISTERS * 6).div_ceil(8);
+pub const DENSE_SIZE: usize = HEADER + (REGISTERS * 6).div_ceil(8);
 
 /// Register `i` of `registers`.
 pub fn get(registers: &[u8], i: usize) -> u8 {

@@ -3,7 +3,7 @@
 //! arXiv:1702.01284), step for step as Redis computes it, so the counts
 //! are the same.
 
-use super::REGISTERS;
+use super::format::REGISTERS;
 
 /// Bits of hash above the register index.
 const Q: usize = 50;

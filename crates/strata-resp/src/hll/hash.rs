@@ -2,6 +2,8 @@
 //! seed; the low 14 bits pick the register, the run of zero bits above
 //! them (plus one) is the value.
 
+use super::format::REGISTERS;
+
 /// Redis's seed for HyperLogLog hashing.
 const SEED: u64 = 0xadc8_3b19;
 
@@ -35,7 +37,7 @@ pub fn murmur64a(key: &[u8], seed: u64) -> u64 {
 /// The register `element` sets and the value it sets it to (1..=51).
 pub fn pattern(element: &[u8]) -> (usize, u8) {
     let hash = murmur64a(element, SEED);
-    let index = (hash & (super::REGISTERS as u64 - 1)) as usize;
+    let index = (hash & (REGISTERS as u64 - 1)) as usize;
     // A bit above the 50 left guarantees the run ends.
     let rest = (hash >> 14) | (1 << 50);
     (index, rest.trailing_zeros() as u8 + 1)

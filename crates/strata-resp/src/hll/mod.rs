@@ -9,34 +9,20 @@
 //! estimator over the registers' histogram, as Redis 5 and later compute it.
 //!
 //! A leaf: `dense.rs` and `sparse.rs` hold the two encodings, `hash.rs` the
-//! hash and `estimate.rs` the estimator.
+//! hash, `estimate.rs` the estimator and `format.rs` the constants.
 
 mod dense;
 mod estimate;
+mod format;
 mod hash;
 mod sparse;
 
 pub use dense::DENSE_SIZE;
-
-/// Registers: 2^14.
-pub const REGISTERS: usize = 1 << 14;
-/// Bytes of the header.
-pub const HEADER: usize = 16;
-/// The largest sparse value before it is promoted (Redis's
-/// `hll-sparse-max-bytes` default).
-pub const SPARSE_MAX_BYTES: usize = 3000;
+pub use format::{Corrupt, NotHll, HEADER, REGISTERS, SPARSE_MAX_BYTES};
 
 const MAGIC: &[u8; 4] = b"HYLL";
 const DENSE: u8 = 0;
 const SPARSE: u8 = 1;
-
-/// A string that is not a HyperLogLog (Redis answers it with `WRONGTYPE`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct NotHll;
-
-/// A HyperLogLog whose registers do not add up (`INVALIDOBJ`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Corrupt;
 
 /// A HyperLogLog value being read or changed.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 //! XZERO`) and then merges equal `VAL`s next to it, exactly as Redis's
 //! `hllSparseSet` does, so the bytes match Redis's.
 
-use super::{Corrupt, HEADER, REGISTERS, SPARSE_MAX_BYTES};
+use super::format::{Corrupt, HEADER, REGISTERS, SPARSE_MAX_BYTES};
 
 const VAL_MAX_VALUE: u8 = 32;
 const VAL_MAX_LEN: usize = 4;

@@ -13,6 +13,7 @@ mod subcommands;
 
 use crate::command::{Command, CommandSpec};
 use crate::commands::bitmap::Op as B;
+use crate::commands::geo::Op as G;
 use crate::commands::hash::Op as H;
 use crate::commands::hyperloglog::Op as P;
 use crate::commands::list::Op as L;
@@ -64,6 +65,16 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("flushall", C::Flush, -1, WRITE, NO_KEYS, KEYSPACE_FLUSH, "server", "1.0.0", "Remove all keys from all databases"),
     spec("flushdb", C::Flush, -1, WRITE, NO_KEYS, KEYSPACE_FLUSH, "server", "1.0.0", "Remove all keys from the current database"),
     CommandSpec { subcommands: FUNCTION_SUBCOMMANDS, ..spec("function", C::Function, -2, &[], NO_KEYS, SLOW, "scripting", "7.0.0", "A container for function commands") },
+    spec("geoadd", C::Geo(G::GeoAdd), -5, WRITE_OOM, RW_UPDATE, &["@write", "@geo", "@slow"], "geo", "3.2.0", "Add one or more geospatial items in the geospatial index represented using a sorted set"),
+    spec("geodist", C::Geo(G::GeoDist), -4, &["readonly"], RO_ACCESS, &["@read", "@geo", "@slow"], "geo", "3.2.0", "Returns the distance between two members of a geospatial index"),
+    spec("geohash", C::Geo(G::GeoHash), -2, &["readonly"], RO_ACCESS, &["@read", "@geo", "@slow"], "geo", "3.2.0", "Returns members of a geospatial index as standard geohash strings"),
+    spec("geopos", C::Geo(G::GeoPos), -2, &["readonly"], RO_ACCESS, &["@read", "@geo", "@slow"], "geo", "3.2.0", "Returns longitude and latitude of members of a geospatial index"),
+    spec("georadius", C::Geo(G::GeoRadius), -6, &["write", "denyoom", "movablekeys"], RO_ACCESS, &["@write", "@geo", "@slow"], "geo", "3.2.0", "Query a sorted set representing a geospatial index to fetch members matching a given maximum distance from a point"),
+    spec("georadius_ro", C::Geo(G::GeoRadiusRo), -6, &["readonly"], RO_ACCESS, &["@read", "@geo", "@slow"], "geo", "3.2.10", "A read-only variant for GEORADIUS"),
+    spec("georadiusbymember", C::Geo(G::GeoRadiusByMember), -5, &["write", "denyoom", "movablekeys"], RO_ACCESS, &["@write", "@geo", "@slow"], "geo", "3.2.0", "Query a sorted set representing a geospatial index to fetch members matching a given maximum distance from a member"),
+    spec("georadiusbymember_ro", C::Geo(G::GeoRadiusByMemberRo), -5, &["readonly"], RO_ACCESS, &["@read", "@geo", "@slow"], "geo", "3.2.10", "A read-only variant for GEORADIUSBYMEMBER"),
+    spec("geosearch", C::Geo(G::GeoSearch), -7, &["readonly"], RO_ACCESS, &["@read", "@geo", "@slow"], "geo", "6.2.0", "Query a sorted set representing a geospatial index to fetch members inside an area of a box or a circle."),
+    spec("geosearchstore", C::Geo(G::GeoSearchStore), -8, WRITE_OOM, GEOSEARCHSTORE_KEYS, &["@write", "@geo", "@slow"], "geo", "6.2.0", "Query a sorted set representing a geospatial index to fetch members inside an area of a box or a circle, and store the result in another key."),
     spec("get", C::Get, 2, READ_FAST, RO_ACCESS, STRING_READ_FAST, "string", "1.0.0", "Get the value of a key"),
     spec("getbit", C::Bitmap(B::GetBit), 3, READ_FAST, RO_ACCESS, &["@read", "@bitmap", "@fast"], "bitmap", "2.2.0", "Returns the bit value at offset in the string value stored at key"),
     spec("getdel", C::GetDel, 2, WRITE_FAST, RW_ACCESS_DELETE, STRING_WRITE_FAST, "string", "6.2.0", "Get the value of a key and delete the key"),

@@ -70,6 +70,9 @@ pub(super) const PFMERGE_KEYS: &[KeySpec] = &[
     at(&["RW", "access", "insert"], 1),
     from(&["RO", "access"], 2, 1),
 ];
+/// GEOSEARCHSTORE: the destination, then the source.
+pub(super) const GEOSEARCHSTORE_KEYS: &[KeySpec] =
+    &[at(&["OW", "update"], 1), at(&["RO", "access"], 2)];
 pub(super) const RENAME: &[KeySpec] =
     &[at(&["RW", "access", "delete"], 1), at(&["OW", "update"], 2)];
 pub(super) const RENAMENX: &[KeySpec] =

@@ -2,7 +2,7 @@
 
 use strata_kv::Store;
 
-use super::{bit_range, Unit};
+use super::bits::{bit_range, Unit};
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::collection::not_string;

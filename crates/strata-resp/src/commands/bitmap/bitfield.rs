@@ -13,7 +13,7 @@ use std::borrow::Cow;
 
 use strata_kv::{Mutation, NewItem, Store};
 
-use super::{bit_offset, check_growth, get_bit, put_bit};
+use super::bits::{bit_offset, check_growth, get_bit, put_bit};
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::collection::not_string;

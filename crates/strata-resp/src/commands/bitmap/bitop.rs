@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use strata_kv::{NewItem, Store};
 
-use super::check_growth;
+use super::bits::check_growth;
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::atomic::{atomically, Atomic};

@@ -2,7 +2,7 @@
 
 use strata_kv::Store;
 
-use super::{bit_offset, get_bit};
+use super::bits::{bit_offset, get_bit};
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::collection::not_string;

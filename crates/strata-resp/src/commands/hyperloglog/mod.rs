@@ -7,15 +7,14 @@ mod op;
 pub mod pfadd;
 pub mod pfcount;
 pub mod pfmerge;
+pub mod value;
 
 pub use op::Op;
 
-use strata_kv::{ItemRef, Store};
+use strata_kv::Store;
 
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::collection::not_string;
-use crate::hll::{Corrupt, Hll, NotHll};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -30,19 +29,5 @@ pub fn run<S: Store>(
         Op::PfAdd => pfadd::pfadd(ctx, args, out),
         Op::PfCount => pfcount::pfcount(ctx, args, out),
         Op::PfMerge => pfmerge::pfmerge(ctx, args, out),
-    }
-}
-
-/// The HyperLogLog in `item`, or Redis's error for what it holds instead.
-pub fn hll_of(item: ItemRef<'_>) -> Result<Hll, RespError> {
-    if not_string(Some(item)) {
-        return Err(RespError::WrongType);
-    }
-    Hll::parse(item.value).map_err(|NotHll| RespError::NotHll)
-}
-
-impl From<Corrupt> for RespError {
-    fn from(_: Corrupt) -> RespError {
-        RespError::CorruptHll
     }
 }

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use strata_kv::{Mutation, NewItem, Store};
 
-use super::hll_of;
+use super::value::hll_of;
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::hll::Hll;

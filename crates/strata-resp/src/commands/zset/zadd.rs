@@ -10,14 +10,21 @@ use crate::number::parse_f64;
 use crate::reply::{CollectionError, RespError};
 use crate::writer::ReplyWriter;
 
+/// `ZADD`'s options (`GEOADD` takes `NX`, `XX` and `CH`).
 #[derive(Debug, Default, Clone, Copy)]
-struct Options {
-    nx: bool,
-    xx: bool,
-    gt: bool,
-    lt: bool,
-    ch: bool,
-    incr: bool,
+pub struct Options {
+    /// Only add new members.
+    pub nx: bool,
+    /// Only update existing members.
+    pub xx: bool,
+    /// Only raise scores.
+    pub gt: bool,
+    /// Only lower scores.
+    pub lt: bool,
+    /// Reply with the members added or changed.
+    pub ch: bool,
+    /// Add to the score (one pair only).
+    pub incr: bool,
 }
 
 /// What one ZADD did.
@@ -110,8 +117,20 @@ pub fn zadd<S: Store>(
         let score = parse_f64(args.get(j)).ok_or(RespError::NotFloat)?;
         pairs.push((score, args.get(j + 1)));
     }
-    let key = args.get(1);
-    let outcome = apply(ctx, key, o, &pairs)?;
+    add_pairs(ctx, args.get(1), o, &pairs, out)
+}
+
+/// Applies `pairs` of (score, member) to the sorted set at `key` under
+/// options `o` (checked), waking blocked pops if members were added, and
+/// writes `ZADD`'s reply.
+pub fn add_pairs<S: Store>(
+    ctx: &mut Ctx<'_, S>,
+    key: &[u8],
+    o: Options,
+    pairs: &[(f64, &[u8])],
+    out: &mut ReplyWriter<'_>,
+) -> Result<(), RespError> {
+    let outcome = apply(ctx, key, o, pairs)?;
     if outcome.added > 0 {
         ctx.shared.waiters.pushed(key);
     }

@@ -1,5 +1,6 @@
-"""Bitmaps, HyperLogLog, TOUCH and CLIENT KILL through redis-py (the suite
-also runs against a real redis-server with STRATA_E2E_PEERS=1)."""
+"""Bitmaps, HyperLogLog, geospatial indexes, TOUCH and CLIENT KILL through
+redis-py (the suite also runs against a real redis-server with
+STRATA_E2E_PEERS=1)."""
 
 import time
 
@@ -50,6 +51,22 @@ def test_hyperloglog_counts_and_merges(r):
     r.set("plain", "text")
     with pytest.raises(redis.ResponseError, match="not a valid HyperLogLog"):
         r.pfadd("plain", "x")
+
+
+def test_geo_positions_and_searches(r):
+    assert r.geoadd("Sicily", (13.361389, 38.115556, "Palermo", 15.087269, 37.502669, "Catania")) == 2
+    assert r.geodist("Sicily", "Palermo", "Catania", unit="km") == pytest.approx(166.2742)
+    (x, y), missing = r.geopos("Sicily", "Palermo", "nope")
+    assert (x, y) == pytest.approx((13.361389, 38.115556), abs=1e-5)
+    assert missing is None
+    assert r.geohash("Sicily", "Palermo") == ["sqc8b49rny0"]
+    near = r.geosearch("Sicily", longitude=15, latitude=37, radius=200, unit="km",
+                       sort="ASC", withdist=True)
+    assert [(m, round(d, 4)) for m, d in near] == [(b"Catania", 56.4413), (b"Palermo", 190.4424)]
+    assert r.geosearch("Sicily", member="Palermo", width=400, height=400, unit="km",
+                       sort="DESC") == [b"Catania", b"Palermo"]
+    assert r.geosearchstore("near", "Sicily", longitude=15, latitude=37, radius=100, unit="km") == 1
+    assert r.zrange("near", 0, -1) == [b"Catania"]
 
 
 def test_touch_counts_existing_keys(r):

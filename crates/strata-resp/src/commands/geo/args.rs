@@ -1,0 +1,26 @@
+//! The arguments the geospatial commands share: a point and a unit. A
+//! leaf.
+
+use crate::number::parse_f64;
+use crate::reply::RespError;
+
+/// A longitude and latitude argument pair, checked against Redis's limits.
+pub fn lon_lat(lon: &[u8], lat: &[u8]) -> Result<(f64, f64), RespError> {
+    let x = parse_f64(lon).ok_or(RespError::NotFloat)?;
+    let y = parse_f64(lat).ok_or(RespError::NotFloat)?;
+    match crate::geo::valid(x, y) {
+        true => Ok((x, y)),
+        false => Err(RespError::GeoInvalidPair(format!("{x:.6},{y:.6}"))),
+    }
+}
+
+/// Metres per unit: `m`, `km`, `ft`, `mi` (any case).
+pub fn unit(arg: &[u8]) -> Result<f64, RespError> {
+    match arg.to_ascii_lowercase().as_slice() {
+        b"m" => Ok(1.0),
+        b"km" => Ok(1000.0),
+        b"ft" => Ok(0.3048),
+        b"mi" => Ok(1609.34),
+        _ => Err(RespError::GeoUnit),
+    }
+}

@@ -1,0 +1,18 @@
+//! [`Op`]: which geospatial command runs, as named by the command table;
+//! a leaf, so the table need not import the handlers.
+
+/// Which geospatial command runs (one row of the command table each).
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    GeoAdd,
+    GeoPos,
+    GeoDist,
+    GeoHash,
+    GeoSearch,
+    GeoSearchStore,
+    GeoRadius,
+    GeoRadiusRo,
+    GeoRadiusByMember,
+    GeoRadiusByMemberRo,
+}
