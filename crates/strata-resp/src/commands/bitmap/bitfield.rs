@@ -9,11 +9,9 @@
 //! force: `WRAP` (default, modular), `SAT` (clamped to the type's range) or
 //! `FAIL` (nothing written, a nil reply).
 
-use std::borrow::Cow;
+use strata_kv::{Mutation, Store};
 
-use strata_kv::{Mutation, NewItem, Store};
-
-use super::bits::{bit_offset, check_growth, get_bit, put_bit};
+use super::bits::{bit_offset, get_bit, put_bit, Grown};
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::collection::not_string;
@@ -226,29 +224,15 @@ pub fn bitfield<S: Store>(
         Some(end_bit) => {
             let need = end_bit.div_ceil(8) as usize;
             let max_item = ctx.shared.keyspace.max_item_size();
-            let result = ctx.store.update(args.get(1), |old| {
-                if not_string(old) {
-                    return (Mutation::Keep, Err(RespError::WrongType));
-                }
-                let (old_value, flags, expires_at) = match old {
-                    Some(item) => (item.value, item.flags, item.expires_at),
-                    None => (&[][..], 0, None),
-                };
-                if let Err(err) = check_growth(need, max_item) {
-                    return (Mutation::Keep, Err(err));
-                }
-                let mut value = old_value.to_vec();
-                if value.len() < need {
-                    value.resize(need, 0);
-                }
-                let replies = apply(&ops, &mut value);
-                let item = NewItem {
-                    value: Cow::Owned(value),
-                    flags,
-                    expires_at,
-                };
-                (Mutation::Put(item), Ok(replies))
-            })?;
+            let result =
+                ctx.store
+                    .update(args.get(1), |old| match Grown::from(old, need, max_item) {
+                        Ok(mut grown) => {
+                            let replies = apply(&ops, &mut grown.value);
+                            (Mutation::Put(grown.into_item()), Ok(replies))
+                        }
+                        Err(err) => (Mutation::Keep, Err(err)),
+                    })?;
             result?
         }
     };

@@ -2,7 +2,11 @@
 //! access most significant bit first, growth within the maximum item size,
 //! and `BITCOUNT`/`BITPOS` ranges. A leaf.
 
-use strata_kv::KvError;
+use std::borrow::Cow;
+
+use strata_kv::{ItemRef, KvError, NewItem};
+
+use crate::commands::collection::not_string;
 
 use crate::number::parse_i64;
 use crate::reply::RespError;
@@ -37,6 +41,53 @@ pub fn check_growth(len: usize, max_item: usize) -> Result<(), RespError> {
         }
         .into()),
         false => Ok(()),
+    }
+}
+
+/// A string being changed bit by bit: its bytes, grown with zeros to
+/// cover what is written, and its memcached flags and expiry, kept.
+pub struct Grown {
+    /// The bytes.
+    pub value: Vec<u8>,
+    flags: u32,
+    expires_at: Option<u64>,
+}
+
+impl Grown {
+    /// `old` (missing: empty) grown to at least `need` bytes; refused past
+    /// `max_item`, and with `WRONGTYPE` for another type.
+    pub fn from(
+        old: Option<ItemRef<'_>>,
+        need: usize,
+        max_item: usize,
+    ) -> Result<Grown, RespError> {
+        if not_string(old) {
+            return Err(RespError::WrongType);
+        }
+        check_growth(need, max_item)?;
+        let (bytes, flags, expires_at) = match old {
+            Some(item) => (item.value, item.flags, item.expires_at),
+            None => (&[][..], 0, None),
+        };
+        let mut value = Vec::with_capacity(need.max(bytes.len()));
+        value.extend_from_slice(bytes);
+        if value.len() < need {
+            value.resize(need, 0);
+        }
+        Ok(Grown {
+            value,
+            flags,
+            expires_at,
+        })
+    }
+
+    /// The item to store.
+    pub fn into_item(self) -> NewItem<'static> {
+        NewItem {
+            value: Cow::Owned(self.value),
+            flags: self.flags,
+            expires_at: self.expires_at,
+        }
     }
 }
 

@@ -1,10 +1,8 @@
 //! `SETBIT key offset value`.
 
-use std::borrow::Cow;
+use strata_kv::{Mutation, Store};
 
-use strata_kv::{Mutation, NewItem, Store};
-
-use super::bits::{bit_offset, check_growth, get_bit, put_bit};
+use super::bits::{bit_offset, get_bit, put_bit, Grown};
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::collection::not_string;
@@ -29,30 +27,19 @@ pub fn setbit<S: Store>(
         if not_string(old) {
             return (Mutation::Keep, Err(RespError::WrongType));
         }
-        let (old_value, flags, expires_at) = match old {
-            Some(item) => (item.value, item.flags, item.expires_at),
-            None => (&[][..], 0, None),
-        };
-        let was = get_bit(old_value, offset);
+        let bytes = old.map_or(&[][..], |item| item.value);
+        let was = get_bit(bytes, offset);
         let need = (offset >> 3) as usize + 1;
-        if need <= old_value.len() && was == on {
+        if need <= bytes.len() && was == on {
             return (Mutation::Keep, Ok(was));
         }
-        if let Err(err) = check_growth(need, max_item) {
-            return (Mutation::Keep, Err(err));
+        match Grown::from(old, need, max_item) {
+            Ok(mut grown) => {
+                put_bit(&mut grown.value, offset, on);
+                (Mutation::Put(grown.into_item()), Ok(was))
+            }
+            Err(err) => (Mutation::Keep, Err(err)),
         }
-        let mut value = Vec::with_capacity(need.max(old_value.len()));
-        value.extend_from_slice(old_value);
-        if value.len() < need {
-            value.resize(need, 0);
-        }
-        put_bit(&mut value, offset, on);
-        let item = NewItem {
-            value: Cow::Owned(value),
-            flags,
-            expires_at,
-        };
-        (Mutation::Put(item), Ok(was))
     })?;
     out.integer(i64::from(result?));
     Ok(())

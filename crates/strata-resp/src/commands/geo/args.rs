@@ -1,8 +1,27 @@
-//! The arguments the geospatial commands share: a point and a unit. A
-//! leaf.
+//! What the geospatial commands share: a point and a unit as arguments,
+//! and the scores of members. A leaf.
 
+use strata_kv::Store;
+
+use crate::commands::zset::stored::read;
 use crate::number::parse_f64;
 use crate::reply::RespError;
+
+/// The scores (geohashes) of `members` in the sorted set at `key`: `None`
+/// for a member it lacks, all `None` for a missing key.
+pub fn scores<S: Store>(
+    store: &mut S,
+    key: &[u8],
+    members: &[&[u8]],
+) -> Result<Vec<Option<f64>>, RespError> {
+    let found = read(store, key, |z| {
+        members
+            .iter()
+            .map(|m| z.score(m))
+            .collect::<Result<Vec<_>, _>>()
+    })?;
+    Ok(found.unwrap_or_else(|| vec![None; members.len()]))
+}
 
 /// A longitude and latitude argument pair, checked against Redis's limits.
 pub fn lon_lat(lon: &[u8], lat: &[u8]) -> Result<(f64, f64), RespError> {

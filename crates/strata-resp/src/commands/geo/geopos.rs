@@ -2,9 +2,9 @@
 
 use strata_kv::Store;
 
+use super::args::scores;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::zset::stored::read;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -16,13 +16,7 @@ pub fn geopos<S: Store>(
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
     let members: Vec<&[u8]> = args.iter_from(2).collect();
-    let scores = read(ctx.store, args.get(1), |z| {
-        members
-            .iter()
-            .map(|m| z.score(m))
-            .collect::<Result<Vec<_>, _>>()
-    })?
-    .unwrap_or_else(|| vec![None; members.len()]);
+    let scores = scores(ctx.store, args.get(1), &members)?;
     out.array(scores.len());
     for score in scores {
         match score {
