@@ -3,14 +3,17 @@
 //! Texts are Redis 7's, byte for byte, so clients that match on them (and
 //! people used to them) see what they expect. Engine errors
 //! ([`KvError`]) map here too; nowhere else writes an error text.
-//! `collection`: the refusals of the collection commands.
+//! `collection`: the refusals of the collection commands; `values`: those
+//! of the bitmap, HyperLogLog and geospatial commands.
 
 mod collection;
+mod values;
 
 use strata_kv::KvError;
 
 use crate::codec::ProtocolError;
 pub use collection::CollectionError;
+pub use values::ValueError;
 
 /// Why a command was refused. `Display` gives the full error line without
 /// the leading `-` (code first: `ERR ...`, `NOAUTH ...`).
@@ -262,64 +265,6 @@ pub enum RespError {
     /// A checkpoint request failed (the cause is the persistence layer's).
     #[error("ERR {0}")]
     Persistence(String),
-    /// A bitmap offset that is not a non-negative integer whose byte lies
-    /// below `proto-max-bulk-len`.
-    #[error("ERR bit offset is not an integer or out of range")]
-    BitOffset,
-    /// `SETBIT` with a value other than 0 or 1.
-    #[error("ERR bit is not an integer or out of range")]
-    BitValue,
-    /// `BITPOS` looking for a bit other than 0 or 1.
-    #[error("ERR The bit argument must be 1 or 0.")]
-    BitposBit,
-    /// `BITOP NOT` with more or fewer than one source.
-    #[error("ERR BITOP NOT must be called with a single source key.")]
-    BitopNotSingle,
-    /// A `BITFIELD` type that is not `i1`..`i64` or `u1`..`u63`.
-    #[error("ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is.")]
-    BitfieldType,
-    /// `BITFIELD ... OVERFLOW` of an unknown behaviour.
-    #[error("ERR Invalid OVERFLOW type specified")]
-    BitfieldOverflow,
-    /// `BITFIELD_RO` with `SET` or `INCRBY`.
-    #[error("ERR BITFIELD_RO only supports the GET subcommand")]
-    BitfieldReadOnly,
-    /// A longitude or latitude outside Redis's limits (the pair, `%f`).
-    #[error("ERR invalid longitude,latitude pair {0}")]
-    GeoInvalidPair(String),
-    /// A distance unit other than m, km, ft, mi.
-    #[error("ERR unsupported unit provided. please use M, KM, FT, MI")]
-    GeoUnit,
-    /// A radius, width or height that is not a number.
-    #[error("ERR need numeric {0}")]
-    GeoNumeric(&'static str),
-    /// A negative radius, width or height.
-    #[error("ERR {0}")]
-    GeoNegative(&'static str),
-    /// `COUNT` of zero or less in a geospatial search.
-    #[error("ERR COUNT must be > 0")]
-    GeoCount,
-    /// A stored search asking for distances, hashes or coordinates.
-    #[error("ERR {0} is not compatible with WITHDIST, WITHHASH and WITHCOORD options")]
-    GeoStoreWith(&'static str),
-    /// `GEOSEARCH` without a centre.
-    #[error("ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for {0}")]
-    GeoFrom(String),
-    /// `GEOSEARCH` without a shape.
-    #[error("ERR exactly one of BYRADIUS and BYBOX can be specified for {0}")]
-    GeoBy(String),
-    /// `ANY` without `COUNT`.
-    #[error("ERR the ANY argument requires COUNT argument")]
-    GeoAnyCount,
-    /// A search centred on a member the set does not hold.
-    #[error("ERR could not decode requested zset member")]
-    GeoMember,
-    /// A string that is not a HyperLogLog given to a `PF*` command.
-    #[error("WRONGTYPE Key is not a valid HyperLogLog string value.")]
-    NotHll,
-    /// A HyperLogLog whose registers do not add up.
-    #[error("INVALIDOBJ Corrupted HLL object detected")]
-    CorruptHll,
     /// `SHUTDOWN SAVE` whose checkpoint failed, without `FORCE`.
     #[error("ERR Errors trying to SHUTDOWN. Check logs.")]
     ShutdownFailed,
@@ -338,6 +283,10 @@ pub enum RespError {
     /// A collection command's own refusal (see [`CollectionError`]).
     #[error("{0}")]
     Collection(CollectionError),
+    /// A bitmap, HyperLogLog or geospatial command's own refusal (see
+    /// [`ValueError`]).
+    #[error("{0}")]
+    Value(ValueError),
     /// A malformed request (the connection is closed after the reply).
     #[error("ERR Protocol error: {0}")]
     Protocol(ProtocolError),
@@ -349,6 +298,12 @@ pub enum RespError {
 impl From<CollectionError> for RespError {
     fn from(err: CollectionError) -> Self {
         RespError::Collection(err)
+    }
+}
+
+impl From<ValueError> for RespError {
+    fn from(err: ValueError) -> Self {
+        RespError::Value(err)
     }
 }
 
@@ -426,44 +381,4 @@ pub fn lossy_prefix(bytes: &[u8], max: usize) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn unknown_command_text() {
-        let args: [&[u8]; 2] = [b"bar", b"baz"];
-        let err = RespError::unknown_command(b"foo", args.into_iter());
-        assert_eq!(
-            err.to_string(),
-            "ERR unknown command 'foo', with args beginning with: 'bar' 'baz' "
-        );
-        let err = RespError::unknown_command(b"foo", std::iter::empty());
-        assert_eq!(
-            err.to_string(),
-            "ERR unknown command 'foo', with args beginning with: "
-        );
-    }
-
-    #[test]
-    fn engine_errors() {
-        assert_eq!(
-            RespError::from(KvError::OutOfMemory).to_string(),
-            "OOM command not allowed when used memory > 'maxmemory'."
-        );
-        assert!(RespError::from(KvError::TooLarge { size: 10, limit: 5 })
-            .to_string()
-            .starts_with("ERR string exceeds maximum allowed size"));
-    }
-
-    #[test]
-    fn subcommand_and_arity() {
-        assert_eq!(
-            RespError::unknown_subcommand("client", b"foo").to_string(),
-            "ERR unknown subcommand 'foo'. Try CLIENT HELP."
-        );
-        assert_eq!(
-            RespError::WrongArity("client|setname".into()).to_string(),
-            "ERR wrong number of arguments for 'client|setname' command"
-        );
-    }
-}
+mod tests;

@@ -28,9 +28,7 @@ use strata_memcache::MemcacheProtocol;
 use strata_net::Protection;
 use strata_persist::Persistence;
 use strata_resp::RespProtocol;
-use strata_service::{
-    Clients, DriverConfig, RuntimeSettings, ServerInfo, ShutdownKind, WorkerPool,
-};
+use strata_service::{Clients, DriverConfig, RuntimeSettings, ServerInfo, WorkerPool};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
@@ -376,14 +374,6 @@ impl Server {
     pub fn failed(&self) -> impl std::future::Future<Output = String> + Send + 'static {
         let search = self.http.as_ref().map(|h| h.state().clone());
         crate::fail_stop::failed(self.keyspace.clone(), self.durability.clone(), search)
-    }
-
-    /// Resolves when a client asks the server to stop (`SHUTDOWN`), with
-    /// how it should.
-    pub fn shutdown_requested(
-        &self,
-    ) -> impl std::future::Future<Output = ShutdownKind> + Send + 'static {
-        self.info.shutdown.requested()
     }
 
     /// Resolves once the search indices are recovered and served (at once

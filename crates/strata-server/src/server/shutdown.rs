@@ -3,12 +3,13 @@
 //! search indices are flushed, maintenance stops, then what was
 //! acknowledged is made durable: the SSD tier synced, the persistent arena
 //! marked clean (only when every connection closed), the command log
-//! synced.
+//! synced. [`Server::shutdown_requested`] is a client's `SHUTDOWN` to wait
+//! for.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use strata_service::Clients;
+use strata_service::{Clients, ShutdownKind};
 
 use super::Server;
 use crate::blocking::blocking;
@@ -17,6 +18,14 @@ use crate::blocking::blocking;
 const DRAIN_POLL: Duration = Duration::from_millis(10);
 
 impl Server {
+    /// Resolves when a client asks the server to stop (`SHUTDOWN`), with
+    /// how it should.
+    pub fn shutdown_requested(
+        &self,
+    ) -> impl std::future::Future<Output = ShutdownKind> + Send + 'static {
+        self.info.shutdown.requested()
+    }
+
     /// Stops accepting, closes connections (waiting at most `grace` for them
     /// to flush and close), then stops background maintenance.
     pub async fn shutdown(mut self, grace: Duration) {

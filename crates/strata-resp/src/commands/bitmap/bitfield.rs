@@ -16,7 +16,7 @@ use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::collection::not_string;
 use crate::number::parse_i64;
-use crate::reply::RespError;
+use crate::reply::{RespError, ValueError};
 use crate::writer::ReplyWriter;
 
 /// Which form runs.
@@ -40,13 +40,13 @@ impl Field {
         let signed = match arg.first().map(u8::to_ascii_lowercase) {
             Some(b'i') => true,
             Some(b'u') => false,
-            _ => return Err(RespError::BitfieldType),
+            _ => return Err(RespError::from(ValueError::BitfieldType)),
         };
-        let bits = parse_i64(&arg[1..]).ok_or(RespError::BitfieldType)?;
+        let bits = parse_i64(&arg[1..]).ok_or(RespError::from(ValueError::BitfieldType))?;
         let max = if signed { 64 } else { 63 };
         match u32::try_from(bits) {
             Ok(bits) if (1..=max).contains(&bits) => Ok(Field { signed, bits }),
-            _ => Err(RespError::BitfieldType),
+            _ => Err(RespError::from(ValueError::BitfieldType)),
         }
     }
 
@@ -142,7 +142,7 @@ fn parse(args: &Args<'_>, access: Access, max_bulk: usize) -> Result<Vec<Operati
                 b"wrap" => Overflow::Wrap,
                 b"sat" => Overflow::Sat,
                 b"fail" => Overflow::Fail,
-                _ => return Err(RespError::BitfieldOverflow),
+                _ => return Err(RespError::from(ValueError::BitfieldOverflow)),
             };
             i += 2;
             continue;
@@ -164,7 +164,7 @@ fn parse(args: &Args<'_>, access: Access, max_bulk: usize) -> Result<Vec<Operati
     // Checked once all parse, as Redis does.
     let writes = ops.iter().any(|op| !matches!(op, Operation::Get(..)));
     if access == Access::ReadOnly && writes {
-        return Err(RespError::BitfieldReadOnly);
+        return Err(RespError::from(ValueError::BitfieldReadOnly));
     }
     Ok(ops)
 }

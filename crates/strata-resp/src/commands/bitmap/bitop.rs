@@ -9,7 +9,7 @@ use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::atomic::{atomically, Atomic};
 use crate::commands::collection::not_string;
-use crate::reply::RespError;
+use crate::reply::{RespError, ValueError};
 use crate::writer::ReplyWriter;
 
 /// The operation.
@@ -98,7 +98,7 @@ pub fn bitop<S: Store>(
     };
     let sources: Vec<&[u8]> = args.iter_from(3).collect();
     if op == Bitwise::Not && sources.len() != 1 {
-        return Err(RespError::BitopNotSingle);
+        return Err(RespError::from(ValueError::BitopNotSingle));
     }
     let destination = args.get(2);
     let mut held = sources.clone();

@@ -7,7 +7,7 @@ use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::collection::not_string;
 use crate::number::parse_i64;
-use crate::reply::RespError;
+use crate::reply::{RespError, ValueError};
 use crate::writer::ReplyWriter;
 
 /// The first bit equal to `bit` in `value`'s bit range `first..=last`,
@@ -41,7 +41,7 @@ pub fn bitpos<S: Store>(
     let bit = match parse_i64(args.get(2)) {
         Some(0) => false,
         Some(1) => true,
-        Some(_) => return Err(RespError::BitposBit),
+        Some(_) => return Err(RespError::from(ValueError::BitposBit)),
         None => return Err(RespError::NotInteger),
     };
     // As in Redis, the rest is looked at only when the key exists.

@@ -9,7 +9,7 @@ use strata_kv::{ItemRef, KvError, NewItem};
 use crate::commands::collection::not_string;
 
 use crate::number::parse_i64;
-use crate::reply::RespError;
+use crate::reply::{RespError, ValueError};
 
 /// A bit offset argument: a non-negative integer whose byte is below
 /// `max_bulk` (`proto-max-bulk-len`); with `bits`, `#n` means `n * bits`
@@ -19,14 +19,16 @@ pub fn bit_offset(arg: &[u8], bits: Option<u32>, max_bulk: usize) -> Result<u64,
         (Some(_), Some(b'#')) => (true, &arg[1..]),
         _ => (false, arg),
     };
-    let n = parse_i64(digits).ok_or(RespError::BitOffset)?;
+    let n = parse_i64(digits).ok_or(RespError::from(ValueError::BitOffset))?;
     let n = match (relative, bits) {
-        (true, Some(bits)) => n.checked_mul(i64::from(bits)).ok_or(RespError::BitOffset)?,
+        (true, Some(bits)) => n
+            .checked_mul(i64::from(bits))
+            .ok_or(RespError::from(ValueError::BitOffset))?,
         _ => n,
     };
-    let n = u64::try_from(n).map_err(|_| RespError::BitOffset)?;
+    let n = u64::try_from(n).map_err(|_| RespError::from(ValueError::BitOffset))?;
     if n >> 3 >= max_bulk as u64 {
-        return Err(RespError::BitOffset);
+        return Err(RespError::from(ValueError::BitOffset));
     }
     Ok(n)
 }

@@ -6,7 +6,7 @@ use super::bits::{bit_offset, get_bit, put_bit, Grown};
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::collection::not_string;
-use crate::reply::RespError;
+use crate::reply::{RespError, ValueError};
 use crate::writer::ReplyWriter;
 
 /// Sets or clears the bit at `offset`, growing the string with zero bytes
@@ -20,7 +20,7 @@ pub fn setbit<S: Store>(
     let on = match args.get(3) {
         b"0" => false,
         b"1" => true,
-        _ => return Err(RespError::BitValue),
+        _ => return Err(RespError::from(ValueError::BitValue)),
     };
     let max_item = ctx.shared.keyspace.max_item_size();
     let result = ctx.store.update(args.get(1), |old| {

@@ -5,7 +5,7 @@ use strata_kv::Store;
 
 use crate::commands::zset::stored::read;
 use crate::number::parse_f64;
-use crate::reply::RespError;
+use crate::reply::{RespError, ValueError};
 
 /// The scores (geohashes) of `members` in the sorted set at `key`: `None`
 /// for a member it lacks, all `None` for a missing key.
@@ -29,7 +29,9 @@ pub fn lon_lat(lon: &[u8], lat: &[u8]) -> Result<(f64, f64), RespError> {
     let y = parse_f64(lat).ok_or(RespError::NotFloat)?;
     match crate::geo::valid(x, y) {
         true => Ok((x, y)),
-        false => Err(RespError::GeoInvalidPair(format!("{x:.6},{y:.6}"))),
+        false => Err(RespError::from(ValueError::GeoInvalidPair(format!(
+            "{x:.6},{y:.6}"
+        )))),
     }
 }
 
@@ -40,6 +42,6 @@ pub fn unit(arg: &[u8]) -> Result<f64, RespError> {
         b"km" => Ok(1000.0),
         b"ft" => Ok(0.3048),
         b"mi" => Ok(1609.34),
-        _ => Err(RespError::GeoUnit),
+        _ => Err(RespError::from(ValueError::GeoUnit)),
     }
 }

@@ -4,7 +4,7 @@
 use crate::args::Args;
 use crate::geo::ShapeKind;
 use crate::number::{parse_f64, parse_i64};
-use crate::reply::RespError;
+use crate::reply::{RespError, ValueError};
 
 use super::super::args::{lon_lat, unit};
 use super::form::Form;
@@ -56,19 +56,23 @@ pub struct Query<'a> {
 
 /// A radius and its unit.
 fn radius(value: &[u8], unit_arg: &[u8]) -> Result<(f64, f64), RespError> {
-    let r = parse_f64(value).ok_or(RespError::GeoNumeric("radius"))?;
+    let r = parse_f64(value).ok_or(RespError::from(ValueError::GeoNumeric("radius")))?;
     if r < 0.0 {
-        return Err(RespError::GeoNegative("radius cannot be negative"));
+        return Err(RespError::from(ValueError::GeoNegative(
+            "radius cannot be negative",
+        )));
     }
     Ok((r, unit(unit_arg)?))
 }
 
 /// A box's width, height and unit.
 fn rectangle(w: &[u8], h: &[u8], unit_arg: &[u8]) -> Result<(f64, f64, f64), RespError> {
-    let w = parse_f64(w).ok_or(RespError::GeoNumeric("width"))?;
-    let h = parse_f64(h).ok_or(RespError::GeoNumeric("height"))?;
+    let w = parse_f64(w).ok_or(RespError::from(ValueError::GeoNumeric("width")))?;
+    let h = parse_f64(h).ok_or(RespError::from(ValueError::GeoNumeric("height")))?;
     if w < 0.0 || h < 0.0 {
-        return Err(RespError::GeoNegative("height or width cannot be negative"));
+        return Err(RespError::from(ValueError::GeoNegative(
+            "height or width cannot be negative",
+        )));
     }
     Ok((w, h, unit(unit_arg)?))
 }
@@ -133,7 +137,7 @@ pub fn parse<'a>(form: Form, args: &Args<'a>) -> Result<Query<'a>, RespError> {
             b"count" if left >= 1 => {
                 let n = parse_i64(args.get(i + 1)).ok_or(RespError::NotInteger)?;
                 if n <= 0 {
-                    return Err(RespError::GeoCount);
+                    return Err(RespError::from(ValueError::GeoCount));
                 }
                 q.count = n as u64;
                 i += 1;
@@ -179,19 +183,19 @@ pub fn parse<'a>(form: Form, args: &Args<'a>) -> Result<Query<'a>, RespError> {
     }
     let name = || String::from_utf8_lossy(args.get(0)).into_owned();
     if q.store.is_some() && (q.with_dist || q.with_hash || q.with_coord) {
-        return Err(RespError::GeoStoreWith(match form {
+        return Err(RespError::from(ValueError::GeoStoreWith(match form {
             Form::SearchStore => "GEOSEARCHSTORE",
             _ => "STORE option in GEORADIUS",
-        }));
+        })));
     }
     if search && !(from_member || from_point) {
-        return Err(RespError::GeoFrom(name()));
+        return Err(RespError::from(ValueError::GeoFrom(name())));
     }
     if search && !(by_radius || by_box) {
-        return Err(RespError::GeoBy(name()));
+        return Err(RespError::from(ValueError::GeoBy(name())));
     }
     if q.any && q.count == 0 {
-        return Err(RespError::GeoAnyCount);
+        return Err(RespError::from(ValueError::GeoAnyCount));
     }
     Ok(q)
 }

@@ -9,7 +9,7 @@ use super::options::{From, Query};
 use crate::commands::zset::stored::read;
 use crate::commands::zset::view::Ordered;
 use crate::geo::{decode_score, search_boxes, within, Shape};
-use crate::reply::RespError;
+use crate::reply::{RespError, ValueError};
 
 /// A point found.
 #[derive(Debug, Clone)]
@@ -39,7 +39,9 @@ pub fn find<S: Store>(
 fn points(z: &mut dyn Ordered, q: &Query<'_>) -> Result<Vec<Point>, RespError> {
     let centre = match q.from {
         Some(From::Point(x, y)) => (x, y),
-        Some(From::Member(m)) => decode_score(z.score(m)?.ok_or(RespError::GeoMember)?),
+        Some(From::Member(m)) => {
+            decode_score(z.score(m)?.ok_or(RespError::from(ValueError::GeoMember))?)
+        }
         None => return Ok(Vec::new()),
     };
     let Some(kind) = q.kind else {
