@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use strata_kv::{ItemRef, KvError, NewItem};
 
 use crate::commands::collection::not_string;
+use crate::commands::getrange::clamp_range;
 
 use crate::number::parse_i64;
 use crate::reply::{RespError, ValueError};
@@ -131,22 +132,19 @@ impl Unit {
 }
 
 /// The bits `start..=end` name in a string of `len` bytes, counted in
-/// `unit`s with Redis's rules (negative from the end, clamped to the
-/// string), as a range of bit offsets; `None` when empty.
+/// `unit`s with `GETRANGE`'s rules (negative from the end, clamped to the
+/// string), which Redis's `BITCOUNT` and `BITPOS` share, as a range of bit
+/// offsets; `None` when empty.
 pub fn bit_range(start: i64, end: i64, len: usize, unit: Unit) -> Option<(u64, u64)> {
     let total = match unit {
-        Unit::Byte => len as i64,
-        Unit::Bit => (len as i64).saturating_mul(8),
+        Unit::Byte => len,
+        Unit::Bit => len.saturating_mul(8),
     };
-    let from = |i: i64| if i < 0 { (total + i).max(0) } else { i };
-    let (start, end) = (from(start), from(end).min(total - 1));
-    if start > end {
-        return None;
-    }
-    let (start, end) = (start as u64, end as u64);
+    let (first, last) = clamp_range(start, end, total)?;
+    let (first, last) = (first as u64, last as u64);
     Some(match unit {
-        Unit::Byte => (start * 8, end * 8 + 7),
-        Unit::Bit => (start, end),
+        Unit::Byte => (first * 8, last * 8 + 7),
+        Unit::Bit => (first, last),
     })
 }
 
