@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 use strata_ssd::FreeSpace;
 
 use crate::keyspace::Keyspace;
+use crate::tier::ssd::DefragQueue;
 use crate::tier::SsdTier;
 
 /// Blocks emptied per maintenance pass while free space is plentiful (a
@@ -95,6 +96,15 @@ pub struct SsdPass {
     pub behind: bool,
 }
 
+impl DefragQueue {
+    /// Lists the candidates afresh, lowest live fraction next.
+    fn refill(&mut self, store: &strata_ssd::SsdStore, threshold: u8) {
+        self.blocks = store.defrag_candidates(threshold);
+        self.blocks.reverse();
+        self.dry = self.blocks.is_empty();
+    }
+}
+
 /// What [`Keyspace::defrag_next`] did.
 enum Next {
     /// Emptied a block (`true`: and freed it).
@@ -104,7 +114,8 @@ enum Next {
 }
 
 impl Keyspace {
-    /// Flushes the SSD tier if due and empties candidate blocks, a few or,
+    /// Flushes the SSD tier if due and empties candidate blocks (listed
+    /// afresh each pass), a few or,
     /// under pressure, as many as the pass's budget allows. No-op without
     /// the SSD tier.
     pub(crate) fn ssd_maintenance(&self) -> SsdPass {
@@ -116,9 +127,7 @@ impl Keyspace {
         let threshold = ssd.settings().defrag_threshold_pct;
         let pace = Pace::of(ssd.store().free_space());
         // Each pass starts from fresh candidates, lowest live fraction first.
-        let mut fresh = ssd.store().defrag_candidates(threshold);
-        fresh.reverse();
-        *ssd.defrag_queue() = fresh;
+        ssd.defrag_queue().refill(ssd.store(), threshold);
         let mut done = 0;
         let mut left = true;
         while pace.goes_on(done, &ssd) {
@@ -172,13 +181,12 @@ impl Keyspace {
         let mut queue = ssd.defrag_queue();
         let mut refilled = false;
         loop {
-            let Some(block) = queue.pop() else {
-                if refilled {
+            let Some(block) = queue.blocks.pop() else {
+                if refilled || queue.dry {
                     return Ok(Next::Nothing);
                 }
                 refilled = true;
-                *queue = ssd.store().defrag_candidates(threshold);
-                queue.reverse();
+                queue.refill(ssd.store(), threshold);
                 continue;
             };
             if !ssd.store().is_defrag_candidate(block, threshold) {

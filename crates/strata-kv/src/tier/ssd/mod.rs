@@ -73,10 +73,10 @@ pub struct SsdTier {
     fallbacks: Fallbacks,
     last_sync: Mutex<Instant>,
     rebuild: Mutex<SsdRebuild>,
-    /// The defragmenter's candidate blocks, the next one last. Its lock is
-    /// held while a block is emptied, so one block is emptied at a time,
+    /// The defragmenter's candidate blocks (see [`DefragQueue`]). Its lock
+    /// is held while a block is emptied, so one block is emptied at a time,
     /// whoever empties it (maintenance, or a writer making room).
-    defrag_queue: Mutex<Vec<u32>>,
+    defrag_queue: Mutex<DefragQueue>,
 }
 
 impl std::fmt::Debug for SsdTier {
@@ -85,6 +85,16 @@ impl std::fmt::Debug for SsdTier {
             .field("settings", &self.settings)
             .finish_non_exhaustive()
     }
+}
+
+/// The defragmenter's candidates, the next one last. `dry`: the last
+/// listing found none, so writers making room do not list again (a scan of
+/// every block per write on a tier full of live data) until maintenance's
+/// next pass lists them afresh.
+#[derive(Debug, Default)]
+pub(crate) struct DefragQueue {
+    pub(crate) blocks: Vec<u32>,
+    pub(crate) dry: bool,
 }
 
 /// The engine's error for a store error.
@@ -196,7 +206,7 @@ impl SsdTier {
     }
 
     /// The defragmenter's queue of candidate blocks (see the field), locked.
-    pub(crate) fn defrag_queue(&self) -> MutexGuard<'_, Vec<u32>> {
+    pub(crate) fn defrag_queue(&self) -> MutexGuard<'_, DefragQueue> {
         self.defrag_queue.lock()
     }
 

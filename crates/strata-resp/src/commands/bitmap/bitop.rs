@@ -30,16 +30,17 @@ fn combine(op: Bitwise, sources: &[Vec<u8>]) -> Vec<u8> {
         v.iter_mut().for_each(|b| *b = !*b);
         return v;
     }
+    let f: fn(u8, u8) -> u8 = match op {
+        Bitwise::And => |a, b| a & b,
+        Bitwise::Or => |a, b| a | b,
+        // NOT, of one source, returned above.
+        Bitwise::Xor | Bitwise::Not => |a, b| a ^ b,
+    };
     let mut out = vec![0u8; len];
     for (i, byte) in out.iter_mut().enumerate() {
         let mut bytes = sources.iter().map(|s| s.get(i).copied().unwrap_or(0));
         let first = bytes.next().unwrap_or(0);
-        *byte = bytes.fold(first, |acc, b| match op {
-            Bitwise::And => acc & b,
-            Bitwise::Or => acc | b,
-            Bitwise::Xor => acc ^ b,
-            Bitwise::Not => !acc,
-        });
+        *byte = bytes.fold(first, f);
     }
     out
 }

@@ -41,7 +41,7 @@ fn order(mut found: Vec<Point>, q: &Query<'_>) -> Vec<Point> {
 
 /// The search with a destination: the points replace it as a sorted set
 /// (scored by geohash, or with `STOREDIST` by distance in the unit).
-struct Store_<'a> {
+struct Stored<'a> {
     source: &'a [u8],
     destination: &'a [u8],
     distances: bool,
@@ -49,7 +49,7 @@ struct Store_<'a> {
     limits: PackedLimits,
 }
 
-impl Atomic for Store_<'_> {
+impl Atomic for Stored<'_> {
     type Output = Result<usize, RespError>;
 
     fn run<S: Store>(self, store: &mut S) -> Self::Output {
@@ -83,7 +83,7 @@ pub fn search<S: Store>(
     read(ctx.store, source, |_| Ok(()))?;
     let query = options::parse(form, &args)?;
     if let Some((destination, distances)) = query.store {
-        let task = Store_ {
+        let task = Stored {
             source,
             destination,
             distances,
