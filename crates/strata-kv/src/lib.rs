@@ -73,7 +73,7 @@ pub use eviction::EvictionPolicy;
 pub use index::Access;
 pub use item::{Deleted, ItemRef, Mutation, NewItem, ValueKind};
 pub use journal::{take_written_lsn, Journal, Refusal};
-pub use keyspace::{ChunkCensus, ExclusiveStore, Keyspace, SharedStore};
+pub use keyspace::{ChunkCensus, ExclusiveStore, Keyspace, SharedStore, PREFETCH_BATCH};
 pub use maintenance::{CatchUpBudget, Maintenance, Pacing, PassReport};
 pub use shard::large::LargeEdit;
 pub use shard::large_read::{ChunkSource, Current, LargeRead};

@@ -277,7 +277,7 @@ impl RequestParser {
 
 /// The header line starting at `from` (up to `\r`) and the offset after its
 /// `\r\n`, or `None` when the line and the byte after `\r` have not arrived.
-fn header_line(buf: &[u8], from: usize) -> Option<(&[u8], usize)> {
+pub(crate) fn header_line(buf: &[u8], from: usize) -> Option<(&[u8], usize)> {
     let rest = buf.get(from..)?;
     let cr = memchr(b'\r', rest)?;
     if cr + 2 > rest.len() {

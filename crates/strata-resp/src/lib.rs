@@ -66,6 +66,7 @@ pub mod invoke;
 pub mod lookup;
 pub mod number;
 pub mod permissions;
+mod prefetch;
 pub mod protocol;
 pub mod pubsub;
 pub mod reply;

@@ -22,6 +22,7 @@ use crate::codec::{Limits, Parsed, RequestParser};
 use crate::command::{self, Command};
 use crate::connection::Connection;
 use crate::permissions::{self, is_authenticated};
+use crate::prefetch;
 use crate::reply::RespError;
 use crate::scripting::Gate;
 use crate::shared::Shared;
@@ -91,7 +92,12 @@ impl Session for RespSession {
         let mut out = ReplyWriter::counting(output, conn.version, &shared.errorstats);
         let mut tally = Tally::default();
         let mut flow = Flow::Continue;
+        // The input is warmed (see `prefetch`) down to this many bytes left.
+        let mut warm_until = usize::MAX;
         loop {
+            if input.len() <= warm_until {
+                warm_until = input.len() - prefetch::warm(&shared.keyspace, input);
+            }
             let limits = Limits {
                 max_bulk: shared.max_bulk(),
                 authenticated: is_authenticated(shared, conn),

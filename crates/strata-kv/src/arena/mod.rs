@@ -27,6 +27,7 @@ pub(crate) use record::{
 };
 use segment::Segment;
 use spares::Spares;
+use strata_pmem::prefetch_line;
 
 use crate::KvError;
 
@@ -243,6 +244,20 @@ impl Arena {
     /// (independent) memory loads overlap instead of waiting one by one.
     pub fn touch(&self, loc: Loc) -> u8 {
         self.segment(loc.seg).from(loc.off as usize)[0]
+    }
+
+    /// Starts loading the first two cache lines of the record at `loc`
+    /// (its header and key, usually): a hint that reads nothing, so a
+    /// `loc` that is stale or was never a record start only wastes it.
+    pub fn prefetch(&self, loc: Loc) {
+        let Some(Some(segment)) = self.segments.get(loc.seg as usize) else {
+            return;
+        };
+        for off in [loc.off as usize, loc.off as usize + 64] {
+            if let Some(byte) = segment.byte_at(off) {
+                prefetch_line(byte);
+            }
+        }
     }
 
     /// Marks the record at `loc` (of `len` bytes) as no longer referenced;

@@ -207,6 +207,11 @@ impl Segment {
         &self.bytes()[self.base + off..self.base + self.len]
     }
 
+    /// The byte at record offset `off`, if it is inside the segment.
+    pub fn byte_at(&self, off: usize) -> Option<&u8> {
+        self.bytes()[..self.base + self.len].get(self.base + off)
+    }
+
     /// Sets `bits` in the byte at record offset `off` and persists it (a
     /// single byte store is failure-atomic). DRAM segments only set it.
     pub fn set_bits(&mut self, off: usize, bits: u8) -> Result<(), KvError> {

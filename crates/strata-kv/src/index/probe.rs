@@ -30,6 +30,30 @@ impl Index {
         None
     }
 
+    /// The location of the first entry with `hash`'s tag within a few
+    /// slots of its home, without comparing keys: what a lookup of `hash`
+    /// will most likely read in the arena, for a prefetch.
+    pub fn likely_loc(&self, hash: u64) -> Option<Loc> {
+        const LOOK: usize = 8;
+        let want = tag(hash);
+        let cap = self.capacity();
+        let mut slot = self.home(hash);
+        for _ in 0..LOOK.min(cap) {
+            let entry = self.load(slot);
+            if entry == EMPTY {
+                return None;
+            }
+            if is_item(entry) && entry & (0xffff << TAG_SHIFT) == want {
+                return Some(decode(entry));
+            }
+            slot += 1;
+            if slot == cap {
+                slot = 0;
+            }
+        }
+        None
+    }
+
     /// The slot of the entry with `hash`'s tag for which `matches(loc)`
     /// holds, as [`find`](Self::find) gives it; or else a new entry for
     /// `loc`, inserted as [`insert`](Self::insert) does, in the first free

@@ -137,3 +137,32 @@ fn find_or_insert_reuses_tombstones() {
     assert_eq!(index.len(), 0);
     assert_eq!(index.capacity(), MIN_CAPACITY);
 }
+
+/// `likely_loc` names the entry a lookup compares first: the first one
+/// with the hash's tag within a few slots of its home.
+#[test]
+fn likely_loc_is_the_first_tagged_entry_near_home() {
+    let mut index = Index::new();
+    let at = |i: u32| Loc { seg: 1, off: i };
+    assert_eq!(index.likely_loc(mix(1)), None);
+    for i in 0..100u32 {
+        index.insert(mix(u64::from(i)), at(i), |l| mix(u64::from(l.off)));
+    }
+    // Entries placed past the few slots looked at are not named.
+    let mut named = 0;
+    for i in 0..100u32 {
+        match index.likely_loc(mix(u64::from(i))) {
+            Some(loc) => {
+                assert_eq!(loc, at(i), "key {i}");
+                named += 1;
+            }
+            None => assert!(index.find(mix(u64::from(i)), |l| l == at(i)).is_some()),
+        }
+    }
+    assert!(named >= 90, "{named} of 100 named");
+    assert_eq!(index.likely_loc(mix(1_000)), None);
+    // Two entries with one hash: the earlier in the probe comes first.
+    let first = index.likely_loc(mix(7));
+    index.insert(mix(7), at(500), |l| mix(u64::from(l.off)));
+    assert_eq!(index.likely_loc(mix(7)), first);
+}

@@ -6,7 +6,7 @@
 //! [`ExclusiveStore`] (a whole batch), `placed.rs` (the tiers in use),
 //! `items.rs` (a walk for size-class statistics) and `chunks.rs` (a census
 //! of large collections' chunks); `large.rs` moves large collections
-//! between keys.
+//! between keys; `prefetch.rs` warms the cache for a batch of keys.
 //! Each file imports only the ones before it.
 
 mod chunks;
@@ -16,10 +16,12 @@ mod items;
 mod large;
 mod locked;
 mod placed;
+mod prefetch;
 mod shards;
 mod shared;
 
 pub use self::core::Keyspace;
 pub use chunks::ChunkCensus;
 pub use exclusive::ExclusiveStore;
+pub use prefetch::PREFETCH_BATCH;
 pub use shared::SharedStore;

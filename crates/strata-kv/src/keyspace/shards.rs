@@ -51,6 +51,11 @@ impl Shard {
         self.inner.read()
     }
 
+    /// The read lock if it can be had now (never waits).
+    pub fn try_read(&self) -> Option<parking_lot::RwLockReadGuard<'_, ShardInner>> {
+        self.inner.try_read()
+    }
+
     pub fn write(&self) -> ShardWrite<'_> {
         ShardWrite {
             shard: self,

@@ -157,6 +157,21 @@ impl ShardInner {
         found.map(|rec| (slot, rec))
     }
 
+    /// Starts loading what a lookup of `hash` reads first: its index
+    /// slots. A hint, as [`prefetch_record`](Self::prefetch_record) is.
+    pub fn prefetch_slot(&self, hash: u64) {
+        self.index.prefetch(hash);
+    }
+
+    /// Starts loading the record a lookup of `hash` most likely compares
+    /// with its key (best after [`prefetch_slot`](Self::prefetch_slot) had
+    /// time to bring the slot in).
+    pub fn prefetch_record(&self, hash: u64) {
+        if let Some(loc) = self.index.likely_loc(hash) {
+            self.arena.prefetch(loc);
+        }
+    }
+
     pub fn record_at(&self, slot: usize) -> Record<'_> {
         self.arena.record(self.index.loc(slot))
     }
