@@ -80,6 +80,7 @@ pub mod expiry;
 pub mod login;
 pub mod marks;
 pub mod numbers;
+mod prefetch;
 pub mod prefix_stats;
 pub mod protocol;
 pub mod reply;

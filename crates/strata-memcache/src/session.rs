@@ -26,6 +26,7 @@ use crate::command::Command;
 use crate::command_stats;
 use crate::commands;
 use crate::login::{self, Outcome};
+use crate::prefetch;
 use crate::reply::{self, Error};
 use crate::shared::Shared;
 
@@ -182,6 +183,8 @@ impl Session for MemcacheSession {
         strata_kv::take_written_lsn();
         let mut pos = 0;
         self.batch_len = 0;
+        // The input is warmed (see `prefetch`) up to this offset.
+        let mut warm_until = 0;
         let flow = loop {
             if self.swallow > 0 {
                 let n = self.swallow.min(input.len() - pos);
@@ -193,6 +196,9 @@ impl Session for MemcacheSession {
             }
             if pos == input.len() {
                 break Flow::Continue;
+            }
+            if pos >= warm_until && self.authenticated {
+                warm_until = pos + prefetch::warm(&self.shared.keyspace, &input[pos..]);
             }
             let reply_start = output.len();
             let attempt = self.retry.begin();
