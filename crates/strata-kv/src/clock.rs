@@ -2,7 +2,15 @@
 //!
 //! Every expiry decision goes through a [`Clock`], so tests drive time with a
 //! [`ManualClock`] instead of sleeping.
+//!
+//! A front end may [`hold_now`] for a batch of requests read together: the
+//! [`SystemClock`] then answers that one reading on this thread until the
+//! guard is dropped, as Redis's commands read `commandTimeSnapshot()`
+//! instead of the clock (a script sees the time it started; a pipelined
+//! batch, the time it was taken). A reading costs about 30 ns here, and a
+//! write read the clock three times: a tenth of a pipelined `SET`.
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -26,10 +34,42 @@ pub struct SystemClock;
 
 impl Clock for SystemClock {
     fn now_ms(&self) -> u64 {
-        SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_millis() as u64)
-            .unwrap_or(0)
+        HELD.get().unwrap_or_else(system_now_ms)
+    }
+}
+
+fn system_now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+thread_local! {
+    /// The reading [`SystemClock`] answers on this thread while held.
+    static HELD: Cell<Option<u64>> = const { Cell::new(None) };
+}
+
+/// Reads the system clock once and has [`SystemClock`] answer that reading
+/// on this thread until the guard is dropped (guards nest; dropping one
+/// restores what was held before it). Hold it only around work that takes
+/// no longer than a batch of requests: time stands still meanwhile.
+#[must_use = "the time is held only while the guard lives"]
+pub fn hold_now() -> HeldNow {
+    HeldNow {
+        before: HELD.replace(Some(system_now_ms())),
+    }
+}
+
+/// Guard of [`hold_now`].
+#[derive(Debug)]
+pub struct HeldNow {
+    before: Option<u64>,
+}
+
+impl Drop for HeldNow {
+    fn drop(&mut self) {
+        HELD.set(self.before);
     }
 }
 
@@ -61,5 +101,30 @@ impl ManualClock {
 impl Clock for ManualClock {
     fn now_ms(&self) -> u64 {
         self.now_ms.load(Ordering::SeqCst)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{hold_now, Clock, SystemClock};
+
+    #[test]
+    fn a_held_reading_stands_until_its_guard_goes_and_only_on_its_thread() {
+        let clock = SystemClock;
+        let held = hold_now();
+        let at = clock.now_ms();
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        assert_eq!(clock.now_ms(), at);
+        let elsewhere = std::thread::spawn(move || SystemClock.now_ms())
+            .join()
+            .unwrap();
+        assert!(elsewhere >= at + 5, "{elsewhere} vs {at}");
+        {
+            let _inner = hold_now();
+            assert!(clock.now_ms() >= at + 5);
+        }
+        assert_eq!(clock.now_ms(), at);
+        drop(held);
+        assert!(clock.now_ms() >= at + 5);
     }
 }

@@ -66,7 +66,7 @@ pub mod tier;
 mod watch;
 
 pub use chunk::Namespace;
-pub use clock::{Clock, ManualClock, SystemClock};
+pub use clock::{hold_now, Clock, HeldNow, ManualClock, SystemClock};
 pub use config::KeyspaceConfig;
 pub use error::KvError;
 pub use eviction::EvictionPolicy;

@@ -181,6 +181,8 @@ impl Session for MemcacheSession {
     fn process(&mut self, input: &mut BytesMut, output: &mut BytesMut) -> Flow {
         // Nothing journaled before this call is ours to wait for.
         strata_kv::take_written_lsn();
+        // The requests read together see one instant (see `strata_kv::clock`).
+        let _now = strata_kv::hold_now();
         let mut pos = 0;
         self.batch_len = 0;
         // The input is warmed (see `prefetch`) up to this offset.

@@ -76,6 +76,8 @@ impl Session for RespSession {
     fn process(&mut self, input: &mut BytesMut, output: &mut BytesMut) -> Flow {
         // Nothing journaled before this call is ours to wait for.
         strata_kv::take_written_lsn();
+        // The requests read together see one instant (see `strata_kv::clock`).
+        let _now = strata_kv::hold_now();
         let Self {
             shared,
             parser,
