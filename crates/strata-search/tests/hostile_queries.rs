@@ -402,6 +402,39 @@ proptest! {
     }
 }
 
+/// Found by `any_aggregation_tree_is_answered`: a range bucket on a
+/// keyword field under a deferred `rare_terms`, inside a zoned date
+/// histogram, asked tantivy for an inverted-index range with neither bound
+/// set, which panics in tantivy instead of answering.
+#[test]
+fn a_keyword_range_bucket_with_no_bound_left_is_answered() {
+    let (_tmp, c) = setup();
+    let tree = json!({
+        "date_histogram": {"field": "tag", "fixed_interval": "1d", "time_zone": "Europe/London",
+            "extended_bounds": {"min": "now-1y", "max": "now"}},
+        "aggs": {"s0": {
+            "range": {"field": "tag", "ranges": [{"to": 0}, {"from": 1, "to": 0}]},
+            "aggs": {"s0": {
+                "rare_terms": {"field": "tag", "max_doc_count": 1},
+                "aggs": {"s0": {"avg": {"field": "status"}}}
+            }}
+        }}
+    });
+    for query in [json!({"match_none": {}}), json!({"match_all": {}})] {
+        let _ = run(
+            &c,
+            json!({"size": 0, "query": query, "aggs": {"top": tree.clone()}}),
+        );
+    }
+    for range in [
+        json!({}),
+        json!({"gte": null}),
+        json!({"lt": null, "gt": null}),
+    ] {
+        let _ = run(&c, json!({"query": {"range": {"tag": range}}}));
+    }
+}
+
 #[test]
 fn zoned_calendar_histogram_over_no_documents() {
     let (_tmp, c) = setup();

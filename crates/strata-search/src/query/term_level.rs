@@ -200,14 +200,16 @@ pub fn range(ctx: &QueryContext<'_>, q: &RangeAst<'_>) -> Result<Box<dyn Query>>
         }
     };
     let (lower, upper) = (to_term(lower), to_term(upper));
+    // No bound: every document with the field (tantivy's ranges need one;
+    // its inverted-index range panics without).
+    if matches!((&lower, &upper), (Bound::Unbounded, Bound::Unbounded)) {
+        return Ok(with_boost(const_score(field_exists(ctx, field)), q.boost));
+    }
     let query: Box<dyn Query> = match leaf.ty {
         FieldType::Text | FieldType::Keyword | FieldType::Ip => {
             Box::new(InvertedIndexRangeQuery::new(lower, upper))
         }
         _ => {
-            if matches!((&lower, &upper), (Bound::Unbounded, Bound::Unbounded)) {
-                return Ok(with_boost(const_score(field_exists(ctx, field)), q.boost));
-            }
             let range = RangeQuery::new(lower, upper);
             match millis.flatten() {
                 Some(Some(millis)) => {
