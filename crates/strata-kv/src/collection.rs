@@ -40,6 +40,21 @@ pub(crate) fn varint_len(mut v: u64) -> usize {
 /// The elements of a packed value, borrowed from it; `None` if the bytes
 /// are not a packed value (damage, or a string under a collection's kind).
 pub fn decode(bytes: &[u8]) -> Option<Vec<&[u8]>> {
+    let (elements, rest) = decode_front(bytes)?;
+    rest.is_empty().then_some(elements)
+}
+
+/// The elements of a packed value that may end in zero padding (a packed
+/// list's value, stored padded to a steady length where records are
+/// rewritten in place: see `strata-resp`'s `list/either.rs`), as
+/// [`decode`] gives them.
+pub fn decode_padded(bytes: &[u8]) -> Option<Vec<&[u8]>> {
+    let (elements, rest) = decode_front(bytes)?;
+    rest.iter().all(|&b| b == 0).then_some(elements)
+}
+
+/// The elements at the front of `bytes` and the bytes after them.
+fn decode_front(bytes: &[u8]) -> Option<(Vec<&[u8]>, &[u8])> {
     let mut pos = 0;
     let count = get_varint(bytes, &mut pos)?;
     if count > MAX_COUNT || count > bytes.len() as u64 {
@@ -52,7 +67,7 @@ pub fn decode(bytes: &[u8]) -> Option<Vec<&[u8]>> {
         out.push(bytes.get(pos..end)?);
         pos = end;
     }
-    (pos == bytes.len()).then_some(out)
+    Some((out, &bytes[pos..]))
 }
 
 /// The number of elements of a packed value without decoding the rest.

@@ -612,3 +612,70 @@ fn a_large_list_shrunk_to_half_the_limits_converts_back_in_one_record_and_after_
         server.keyspace.chunk_census().chunks
     );
 }
+
+/// Where records are rewritten in place (DRAM), a packed list is stored
+/// padded once it has grown: pushes and pops that keep it within that
+/// length (and above half of it) overwrite its record, writing no memory,
+/// and every state reads back, also after a restart from the log; growing
+/// past the padding writes a new, padded record.
+#[test]
+fn a_packed_list_within_its_padding_is_rewritten_in_place() {
+    let server = common::start();
+    let records = Arc::new(Records::default());
+    server
+        .keyspace
+        .attach_journal(records.clone())
+        .ok()
+        .unwrap();
+    let mut c = Client::connect(&server);
+    let e = |i: usize| format!("{i:050}");
+    let mut model = List::new();
+    let check = |c: &mut Client, model: &List| {
+        let got = strings(&c.cmd(&["LRANGE", "q", "0", "-1"]));
+        assert_eq!(got, model.iter().cloned().collect::<Vec<_>>());
+        assert_eq!(int(&c.cmd(&["LLEN", "q"])), model.len() as i64);
+    };
+    for i in 0..10 {
+        c.cmd(&["RPUSH", "q", &e(i)]);
+        model.push_back(e(i));
+    }
+    check(&mut c, &model);
+    // About 511 bytes; once the first push has stored it padded to what
+    // one more element needs and a quarter more, pushes and pops fit.
+    let mut used = 0;
+    for i in 10..40 {
+        if i == 12 {
+            used = server.keyspace.stats().used_memory;
+        }
+        if i % 2 == 0 {
+            c.cmd(&["LPUSH", "q", &e(i)]);
+            model.push_front(e(i));
+        } else {
+            assert_eq!(
+                strings(&c.cmd(&["RPOP", "q", "1"])),
+                [model.pop_back().unwrap()]
+            );
+        }
+        check(&mut c, &model);
+    }
+    assert_eq!(
+        server.keyspace.stats().used_memory,
+        used,
+        "rewritten in place"
+    );
+    assert_eq!(encoding(&mut c, "q"), "listpack");
+    for i in 40..60 {
+        c.cmd(&["RPUSH", "q", &e(i)]);
+        model.push_back(e(i));
+        check(&mut c, &model);
+    }
+    assert!(server.keyspace.stats().used_memory > used, "grown anew");
+    for _ in 0..25 {
+        c.cmd(&["LPOP", "q"]);
+        model.pop_front();
+        check(&mut c, &model);
+    }
+    let restarted = common::start();
+    records.replay_into(&restarted.keyspace);
+    check(&mut Client::connect(&restarted), &model);
+}

@@ -141,6 +141,13 @@ impl<'s> LargeEdit<'s> {
             .write_head(ctx, self.key, kind, ring, meta, expires_at, now)
     }
 
+    /// Whether a value written whole as long as the one there overwrites
+    /// it in place (values in DRAM; see `shard/in_place.rs`): only then is
+    /// padding a packed value to a steady length worth its bytes.
+    pub fn rewrites_in_place(&self) -> bool {
+        self.shard.rewrites_in_place(self.ctx)
+    }
+
     /// Stores `value` whole under the key as a value of `kind` (a packed
     /// collection or a string); chunks of a large one there are dropped.
     /// A value as long as the one there, of the same kind and expiry,

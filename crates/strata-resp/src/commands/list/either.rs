@@ -12,7 +12,11 @@
 //! list that a removal (pop, `LREM`, `LTRIM`, `LSET`) left within half of
 //! both limits is converted back to packed (Redis 7.2's
 //! `listTypeTryConvertQuicklist`: half, so a list at the limit does not
-//! flap); an emptied list is deleted with its chunks. Every change,
+//! flap); an emptied list is deleted with its chunks. Where records are
+//! rewritten in place (DRAM), a packed list that has grown is stored
+//! padded with zeros to a steady length ([`padded_len`]), so the pushes
+//! and pops that keep it within that length overwrite its record instead
+//! of appending a new one for the compactor to clean. Every change,
 //! conversion included, is one journal record: a push or pop on a large
 //! list writes one chunk and the head, whatever its length.
 
@@ -160,12 +164,13 @@ pub fn edit<S: Store, R>(
             Some(c) => (c.value, c.expires_at, true),
             None => (collection::encode(std::iter::empty()), None, false),
         };
-        let packed = Chunk::from_packed(value).ok_or(CollectionError::Damaged)?;
+        let stored_len = if existed { value.len() } else { 0 };
+        let packed = Chunk::from_stored(value).ok_or(CollectionError::Damaged)?;
         let mut list = List::Packed(packed);
         let result = f(&mut list, existed)?;
         if let List::Packed(p) = list {
             if p.is_dirty() {
-                save_packed(edit, limit, p, expires_at, existed)?;
+                save_packed(edit, limit, p, expires_at, stored_len)?;
             }
         }
         Ok(result)
@@ -200,22 +205,32 @@ fn save_large(
 }
 
 /// Writes a changed packed list: deleted when empty, packed while it fits
-/// `limit`, converted to the large encoding otherwise.
+/// `limit`, converted to the large encoding otherwise. `stored_len` is the
+/// length of the value it was read from (0: the key was new).
 fn save_packed(
     edit: &mut LargeEdit<'_>,
     limit: ListLimit,
     mut packed: Chunk,
     expires_at: Option<u64>,
-    existed: bool,
+    stored_len: usize,
 ) -> Result<(), RespError> {
     if packed.is_empty() {
-        if existed {
+        if stored_len > 0 {
             edit.delete()?;
         }
         return Ok(());
     }
     if limit.fits(packed.len() as u64, packed.value_len()) {
-        edit.put_whole(ValueKind::List, packed.value(), expires_at)?;
+        let in_place = edit.rewrites_in_place();
+        let value = packed.value();
+        let Some(padded_len) = padded_len(value.len(), stored_len).filter(|_| in_place) else {
+            edit.put_whole(ValueKind::List, value, expires_at)?;
+            return Ok(());
+        };
+        let mut padded = Vec::with_capacity(padded_len);
+        padded.extend_from_slice(value);
+        padded.resize(padded_len, 0);
+        edit.put_whole(ValueKind::List, &padded, expires_at)?;
         return Ok(());
     }
     let mut deque = Deque::create(edit, expires_at);
@@ -224,4 +239,39 @@ fn save_packed(
     }
     deque.finish()?;
     Ok(())
+}
+
+/// The length a packed list of `len` bytes is stored padded to where
+/// records are rewritten in place, given the length it was stored at:
+/// that length while the list fits it and fills more than half of it (so
+/// a queue's pushes and pops overwrite one record, as a listpack grows and
+/// shrinks in its allocation), else a quarter (at least 64 bytes) more
+/// than it needs, in steps of 16. Readers drop the zeros
+/// ([`collection::decode_padded`], [`Chunk::from_stored`]). `None` for a
+/// new list: one written once stays as small as it can.
+fn padded_len(len: usize, stored_len: usize) -> Option<usize> {
+    if stored_len == 0 {
+        return None;
+    }
+    if len <= stored_len && len * 2 > stored_len {
+        return Some(stored_len);
+    }
+    Some((len + (len / 4).max(64)).next_multiple_of(16))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::padded_len;
+
+    #[test]
+    fn a_list_keeps_its_stored_length_while_it_fits_more_than_half() {
+        assert_eq!(padded_len(100, 0), None);
+        assert_eq!(padded_len(100, 160), Some(160));
+        assert_eq!(padded_len(160, 160), Some(160));
+        assert_eq!(padded_len(81, 160), Some(160));
+        // Grown past it or shrunk to half: a quarter more, at least 64.
+        assert_eq!(padded_len(161, 160), Some(240));
+        assert_eq!(padded_len(80, 160), Some(144));
+        assert_eq!(padded_len(1000, 900), Some(1264));
+    }
 }

@@ -99,7 +99,7 @@ pub fn read<S: Store, R>(
         if is_list_head(item.value) {
             return Ok(None);
         }
-        let elements = collection::decode(item.value).ok_or(CollectionError::Damaged)?;
+        let elements = collection::decode_padded(item.value).ok_or(CollectionError::Damaged)?;
         match f.take() {
             Some(f) => f(&mut Packed(elements)).map(Some),
             None => Ok(None),
@@ -123,7 +123,7 @@ pub fn read<S: Store, R>(
                     Some(c) if c.kind != ValueKind::List => Err(RespError::WrongType),
                     Some(c) => {
                         let elements =
-                            collection::decode(&c.value).ok_or(CollectionError::Damaged)?;
+                            collection::decode_padded(&c.value).ok_or(CollectionError::Damaged)?;
                         f(&mut Packed(elements)).map(Some)
                     }
                 }

@@ -12,8 +12,9 @@
 //! rest of the command.
 //!
 //! Stored chunks of a large list may end in zero padding ([`PADDED_LEN`]),
-//! which reading drops; a packed list's value has none
-//! ([`Chunk::from_packed`]).
+//! which reading drops ([`Chunk::from_stored`]); so may a packed list's
+//! value where records are rewritten in place (`strata-resp`'s
+//! `list/either.rs` pads it to a steady length).
 //!
 //! Invariant: `bytes` is the packed size of the elements (as
 //! [`packed`] counts each); in the packed form it is
@@ -81,7 +82,7 @@ impl Chunk {
         Self::parse(value, true)
     }
 
-    /// A packed list's value (no padding); `None` if the bytes are not one.
+    /// A packed value without padding; `None` if the bytes are not one.
     pub fn from_packed(value: Vec<u8>) -> Option<Self> {
         Self::parse(value, false)
     }
