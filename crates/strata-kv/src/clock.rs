@@ -8,7 +8,7 @@
 //! guard is dropped, as Redis's commands read `commandTimeSnapshot()`
 //! instead of the clock (a script sees the time it started; a pipelined
 //! batch, the time it was taken). A reading costs about 30 ns here, and a
-//! write read the clock three times: a tenth of a pipelined `SET`.
+//! write read the clock three times: 5% of a pipelined `SET`'s server time.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -4,9 +4,10 @@
 //! slot, then the record it points at). Issuing every batch member's loads
 //! first lets the misses overlap instead of being paid one after another.
 //!
-//! Only hints: nothing is read or changed, no lock is waited for (a shard
-//! held by another thread is skipped), and a key that is absent, or whose
-//! record moves before it is used, only costs the wasted loads.
+//! Only hints: nothing changes, nothing is read but the index slots (under
+//! the shard's read lock, never waited for: a shard held by another thread
+//! is skipped), and a key that is absent, or whose record moves before it
+//! is used, only costs the wasted loads.
 
 use super::core::Keyspace;
 
