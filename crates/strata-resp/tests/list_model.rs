@@ -14,11 +14,10 @@
 use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::sync::Arc;
 
 use common::model::{
     assert_whole, configure, copy, del, encoding, fill, flush_and_expiry_take_chunks, int,
-    journaled, one_record, rename, strings, text, Records,
+    journaled, one_record, recorded, rename, strings, text, Records,
 };
 use common::{Client, Value};
 use rand::rngs::SmallRng;
@@ -519,14 +518,7 @@ fn one_kept(c: &mut Client, records: &Records, cmd: &[&str]) -> Value {
 
 #[test]
 fn a_large_list_shrunk_to_half_the_limits_converts_back_in_one_record_and_after_a_restart() {
-    let server = common::start();
-    let records = Arc::new(Records::default());
-    server
-        .keyspace
-        .attach_journal(records.clone())
-        .ok()
-        .unwrap();
-    let mut c = Client::connect(&server);
+    let (server, mut c, records) = recorded();
     // Byte limit (-2: 8 KiB; back at 4 KiB): nine 1000-byte elements.
     let big = "x".repeat(1000);
     for _ in 0..9 {
@@ -620,14 +612,7 @@ fn a_large_list_shrunk_to_half_the_limits_converts_back_in_one_record_and_after_
 /// past the padding writes a new, padded record.
 #[test]
 fn a_packed_list_within_its_padding_is_rewritten_in_place() {
-    let server = common::start();
-    let records = Arc::new(Records::default());
-    server
-        .keyspace
-        .attach_journal(records.clone())
-        .ok()
-        .unwrap();
-    let mut c = Client::connect(&server);
+    let (server, mut c, records) = recorded();
     let e = |i: usize| format!("{i:050}");
     let mut model = List::new();
     let check = |c: &mut Client, model: &List| {

@@ -178,6 +178,20 @@ pub fn journaled() -> (Server, Client, Arc<Sizes>) {
     (server, c, sizes)
 }
 
+/// A started server whose journal keeps every record ([`Records`], to
+/// replay into another), and a client.
+pub fn recorded() -> (Server, Client, Arc<Records>) {
+    let server = super::start();
+    let records = Arc::new(Records::default());
+    server
+        .keyspace
+        .attach_journal(records.clone())
+        .ok()
+        .unwrap();
+    let c = Client::connect(&server);
+    (server, c, records)
+}
+
 /// Writes items `0..n` to `key` with `cmd`, 100 a command (`item` gives
 /// an item's arguments), and checks the reply to batch `b` is `reply(b)`.
 pub fn fill(
