@@ -18,6 +18,8 @@ pub enum ValueKind {
     Set,
     /// A Redis sorted set.
     SortedSet,
+    /// A Redis stream (entries, consumer groups: the front end's encoding).
+    Stream,
 }
 
 impl ValueKind {
@@ -28,6 +30,7 @@ impl ValueKind {
             Self::List => 2,
             Self::Set => 3,
             Self::SortedSet => 4,
+            Self::Stream => 5,
         }
     }
 
@@ -38,6 +41,7 @@ impl ValueKind {
             2 => Self::List,
             3 => Self::Set,
             4 => Self::SortedSet,
+            5 => Self::Stream,
             _ => return None,
         })
     }

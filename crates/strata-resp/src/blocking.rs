@@ -96,6 +96,18 @@ pub struct BlockState {
     pub deadline: Option<Option<Instant>>,
     /// Set by an attempt that found nothing: the session waits.
     pub wait: Option<BlockWait>,
+    /// The identifiers a blocked `XREAD` waits past, fixed at its first
+    /// attempt (Redis rewrites `$` to the stream's last identifier then).
+    pub stream_ids: Option<Vec<crate::stream::StreamId>>,
+}
+
+impl BlockState {
+    /// The blocking request at the front of the input is done (answered or
+    /// timed out): the next one starts afresh.
+    pub fn finish(&mut self) {
+        self.deadline = None;
+        self.stream_ids = None;
+    }
 }
 
 impl Waiters {
@@ -118,6 +130,26 @@ impl Waiters {
     /// matters to waiters).
     pub fn any_waiting(&self) -> bool {
         self.waiting.load(Ordering::SeqCst) > 0
+    }
+
+    /// An entry was added to the stream at `key`: wakes every connection
+    /// blocked on it (readers of a stream do not consume what they read,
+    /// so each may have something; those that find nothing wait again).
+    pub fn pushed_all(&self, key: &[u8]) {
+        self.stripe(key).fetch_add(1, Ordering::SeqCst);
+        if !self.any_waiting() {
+            return;
+        }
+        let mut by_key = self.by_key.lock();
+        let Some(queue) = by_key.remove(key) else {
+            return;
+        };
+        for waiter in queue {
+            if !waiter.done.swap(true, Ordering::AcqRel) {
+                waiter.woken.store(true, Ordering::Release);
+                waiter.notify.notify_one();
+            }
+        }
     }
 
     /// Something was pushed to `key` (or is left there after a blocked
@@ -266,7 +298,7 @@ pub fn block_on(
         .deadline
         .get_or_insert_with(|| timeout.and_then(|t| now.checked_add(t)));
     if !can_wait || deadline.is_some_and(|at| at <= now) {
-        state.deadline = None;
+        state.finish();
         return Outcome::TimedOut;
     }
     state.wait = Some(BlockWait {

@@ -77,6 +77,7 @@ pub mod shared;
 pub mod slowlog;
 pub mod spec;
 pub mod stats;
+pub mod stream;
 pub mod table;
 pub mod writer;
 

@@ -7,12 +7,14 @@
 //! of the bitmap, HyperLogLog and geospatial commands.
 
 mod collection;
+mod stream;
 mod values;
 
 use strata_kv::KvError;
 
 use crate::codec::ProtocolError;
 pub use collection::CollectionError;
+pub use stream::StreamError;
 pub use values::ValueError;
 
 /// Why a command was refused. `Display` gives the full error line without
@@ -283,6 +285,9 @@ pub enum RespError {
     /// A collection command's own refusal (see [`CollectionError`]).
     #[error("{0}")]
     Collection(CollectionError),
+    /// A stream command's own refusal (see [`StreamError`]).
+    #[error("{0}")]
+    Stream(StreamError),
     /// A bitmap, HyperLogLog or geospatial command's own refusal (see
     /// [`ValueError`]).
     #[error("{0}")]
@@ -298,6 +303,12 @@ pub enum RespError {
 impl From<CollectionError> for RespError {
     fn from(err: CollectionError) -> Self {
         RespError::Collection(err)
+    }
+}
+
+impl From<StreamError> for RespError {
+    fn from(err: StreamError) -> Self {
+        RespError::Stream(err)
     }
 }
 

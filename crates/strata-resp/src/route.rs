@@ -105,6 +105,7 @@ pub fn execute<S: Store>(
         C::List(op) => list::run(op, ctx, args, out),
         C::Sets(op) => sets::run(op, ctx, args, out),
         C::SortedSet(op) => zset::run(op, ctx, args, out),
+        C::Stream(op) => stream::run(op, ctx, args, out),
         C::Copy => copy::copy(ctx, args, out),
         C::Object => object::object(ctx, args, out),
         // Run by the session, never queued or dispatched here; answered

@@ -135,7 +135,7 @@ impl Session for RespSession {
                         tally = before;
                         break;
                     }
-                    conn.block.deadline = None;
+                    conn.block.finish();
                     match retry.finish(attempt) {
                         Verdict::Done => {}
                         Verdict::Again => {

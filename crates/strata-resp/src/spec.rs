@@ -97,6 +97,7 @@ pub enum Command {
     List(crate::commands::list::Op),
     Sets(crate::commands::sets::Op),
     SortedSet(crate::commands::zset::Op),
+    Stream(crate::commands::stream::Op),
     Copy,
     Object,
 }
@@ -175,34 +176,38 @@ impl KeySpec {
     }
 }
 
-/// Flags of a key found by keyword ([`CommandSpec::keyword_key`]).
+/// Flags of a key found by keyword ([`CommandSpec::keyword_keys`]):
+/// `GEORADIUS`'s `STORE` destination.
 pub const KEYWORD_KEY_FLAGS: &[&str] = &["OW", "update"];
 
+/// Flags of the keys after `XREAD`'s and `XREADGROUP`'s `STREAMS`.
+pub const STREAMS_KEY_FLAGS: &[&str] = &["RO", "access"];
+
+/// Keys the key specifications cannot describe because a keyword finds
+/// them ([`CommandSpec::keyword_keys`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct KeywordKeys {
+    /// Their argument indexes.
+    pub positions: Vec<usize>,
+    /// How the command uses them (key-spec flags).
+    pub flags: &'static [&'static str],
+}
+
 impl CommandSpec {
-    /// The argument index of a key the key specifications cannot describe
-    /// because a keyword names it: `GEORADIUS`'s and
+    /// The argument indexes of keys the key specifications cannot describe
+    /// because a keyword names them: `GEORADIUS`'s and
     /// `GEORADIUSBYMEMBER`'s `STORE` or `STOREDIST` destination (the
-    /// last one given, as the command takes it). ACLs, `EXEC`'s locks and
-    /// `COMMAND GETKEYS` count it with the declared keys.
-    pub fn keyword_key(&self, args: &crate::args::Args<'_>) -> Option<usize> {
-        let options_from = match self.name {
-            "georadius" => 6,
-            "georadiusbymember" => 5,
-            _ => return None,
-        };
-        let mut found = None;
-        let mut i = options_from;
-        while i + 1 < args.len() {
-            let word = args.get(i);
-            if word.eq_ignore_ascii_case(b"store") || word.eq_ignore_ascii_case(b"storedist") {
-                found = Some(i + 1);
-                i += 1;
-            } else if word.eq_ignore_ascii_case(b"count") {
-                i += 1;
-            }
-            i += 1;
+    /// last one given, as the command takes it), and the first half of
+    /// the arguments after `XREAD`'s and `XREADGROUP`'s `STREAMS`. ACLs,
+    /// `EXEC`'s locks and `COMMAND GETKEYS` count them with the declared
+    /// keys.
+    pub fn keyword_keys(&self, args: &crate::args::Args<'_>) -> KeywordKeys {
+        match self.name {
+            "georadius" => store_key(args, 6),
+            "georadiusbymember" => store_key(args, 5),
+            "xread" | "xreadgroup" => streams_keys(args),
+            _ => KeywordKeys::default(),
         }
-        found
     }
 
     /// Redis's legacy `(first key, last key, step)` triple, derived from the
@@ -248,4 +253,55 @@ impl CommandSpec {
                 .is_some_and(|(_, sub)| sub.as_bytes().eq_ignore_ascii_case(name))
         })
     }
+}
+
+/// `GEORADIUS`'s `STORE`/`STOREDIST` key: the last one given after the
+/// fixed arguments, skipping `COUNT`'s number.
+fn store_key(args: &crate::args::Args<'_>, options_from: usize) -> KeywordKeys {
+    let mut found = None;
+    let mut i = options_from;
+    while i + 1 < args.len() {
+        let word = args.get(i);
+        if word.eq_ignore_ascii_case(b"store") || word.eq_ignore_ascii_case(b"storedist") {
+            found = Some(i + 1);
+            i += 1;
+        } else if word.eq_ignore_ascii_case(b"count") {
+            i += 1;
+        }
+        i += 1;
+    }
+    KeywordKeys {
+        positions: found.into_iter().collect(),
+        flags: KEYWORD_KEY_FLAGS,
+    }
+}
+
+/// The keys after `STREAMS` (the first option word so named, options
+/// before it skipped with their arguments as `XREAD` parses them): the
+/// first half of what follows; none when the halves are unbalanced.
+fn streams_keys(args: &crate::args::Args<'_>) -> KeywordKeys {
+    let mut i = 1;
+    while i < args.len() {
+        let word = args.get(i);
+        if word.eq_ignore_ascii_case(b"streams") {
+            let rest = args.len() - i - 1;
+            let positions = if rest > 0 && rest % 2 == 0 {
+                (i + 1..i + 1 + rest / 2).collect()
+            } else {
+                Vec::new()
+            };
+            return KeywordKeys {
+                positions,
+                flags: STREAMS_KEY_FLAGS,
+            };
+        }
+        i += if word.eq_ignore_ascii_case(b"group") {
+            3
+        } else if word.eq_ignore_ascii_case(b"count") || word.eq_ignore_ascii_case(b"block") {
+            2
+        } else {
+            1
+        };
+    }
+    KeywordKeys::default()
 }

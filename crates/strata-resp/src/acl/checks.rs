@@ -48,8 +48,14 @@ pub fn check(user: &User, spec: &CommandSpec, args: &Args<'_>) -> Result<(), Den
             }
         }
     }
-    if let Some(index) = spec.keyword_key(args) {
-        if !key_allowed(user, args.get(index), false, true) {
+    let keyword = spec.keyword_keys(args);
+    let read = keyword.flags.contains(&"access");
+    let write = keyword
+        .flags
+        .iter()
+        .any(|f| matches!(*f, "insert" | "update" | "delete"));
+    for index in keyword.positions {
+        if !key_allowed(user, args.get(index), read, write) {
             return Err(Denial::Key(index));
         }
     }

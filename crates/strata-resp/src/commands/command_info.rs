@@ -262,8 +262,13 @@ fn keys_of<'a>(full: &Args<'a>) -> Result<Vec<KeyAndFlags<'a>>, RespError> {
                     .map(|i| (full.get(i), key_spec.flags)),
             );
         }
-        let keyword = spec.keyword_key(full);
-        keys.extend(keyword.map(|i| (full.get(i), crate::spec::KEYWORD_KEY_FLAGS)));
+        let keyword = spec.keyword_keys(full);
+        keys.extend(
+            keyword
+                .positions
+                .iter()
+                .map(|&i| (full.get(i), keyword.flags)),
+        );
     }
     if keys.is_empty() {
         return Err(RespError::Script(

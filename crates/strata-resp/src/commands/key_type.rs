@@ -26,5 +26,6 @@ pub fn type_name(kind: ValueKind) -> &'static str {
         ValueKind::List => "list",
         ValueKind::Set => "set",
         ValueKind::SortedSet => "zset",
+        ValueKind::Stream => "stream",
     }
 }

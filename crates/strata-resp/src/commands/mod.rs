@@ -66,6 +66,7 @@ pub mod setrange;
 pub mod sets;
 pub mod shutdown;
 pub mod slowlog;
+pub mod stream;
 pub mod strlen;
 pub mod subscribe;
 pub mod time;

@@ -153,7 +153,8 @@ fn shards_needed<'a>(
                 for spec in queued.spec.keys {
                     keys.extend(spec.positions(args.len()).map(|i| args.get(i)));
                 }
-                keys.extend(queued.spec.keyword_key(&args).map(|i| args.get(i)));
+                let keyword = queued.spec.keyword_keys(&args);
+                keys.extend(keyword.positions.iter().map(|&i| args.get(i)));
             }
         }
     }

@@ -98,6 +98,7 @@ pub fn object<S: Store>(
                     Some(true) => "skiplist",
                     _ => "listpack",
                 },
+                ValueKind::Stream => "stream",
             };
             out.bulk(encoding.as_bytes());
         }

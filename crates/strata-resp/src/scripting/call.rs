@@ -48,6 +48,12 @@ pub fn call<S: Store>(
     if access == Access::ReadOnly && spec.is_write() {
         return Err("ERR Write commands are not allowed from read-only scripts.".into());
     }
+    if matches!(spec.name, "xread" | "xreadgroup")
+        && crate::commands::stream::xread::asks_to_block(&args)
+    {
+        let name = String::from_utf8_lossy(args.get(0)).into_owned();
+        return Err(crate::reply::StreamError::BlockInScript(name).to_string());
+    }
     permissions::authorize(ctx.shared, ctx.conn, effective, &args, Context::Lua)
         .map_err(|err| err.to_string())?;
     let mut reply = BytesMut::new();

@@ -18,6 +18,7 @@ use crate::commands::hash::Op as H;
 use crate::commands::hyperloglog::Op as P;
 use crate::commands::list::Op as L;
 use crate::commands::sets::Op as S;
+use crate::commands::stream::Op as X;
 use crate::commands::zset::Op as Z;
 use specs::*;
 use subcommands::*;
@@ -186,6 +187,21 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("unsubscribe", C::Unsubscribe, -1, PUBSUB, NO_KEYS, PUBSUB_SLOW, "pubsub", "2.0.0", "Stop listening for messages posted to the given channels"),
     spec("unwatch", C::Unwatch, 1, TRANSACTION, NO_KEYS, FAST_TRANSACTION, "transactions", "2.2.0", "Forget about all watched keys"),
     spec("watch", C::Watch, -2, TRANSACTION, ALL_RO, FAST_TRANSACTION, "transactions", "2.2.0", "Watch the given keys to determine execution of the MULTI/EXEC block"),
+    spec("xack", C::Stream(X::XAck), -4, WRITE_FAST, RW_UPDATE, STREAM_WRITE_FAST, "stream", "5.0.0", "Returns the number of messages that were successfully acknowledged by the consumer group member of a stream."),
+    spec("xadd", C::Stream(X::XAdd), -5, WRITE_OOM_FAST, RW_UPDATE, STREAM_WRITE_FAST, "stream", "5.0.0", "Appends a new message to a stream. Creates the key if it doesn't exist."),
+    spec("xautoclaim", C::Stream(X::XAutoClaim), -6, WRITE_FAST, RW_DELETE, STREAM_WRITE_FAST, "stream", "6.2.0", "Changes, or acquires, ownership of messages in a consumer group, as if the messages were delivered to as consumer group member."),
+    spec("xclaim", C::Stream(X::XClaim), -6, WRITE_FAST, RW_UPDATE, STREAM_WRITE_FAST, "stream", "5.0.0", "Changes, or acquires, ownership of a message in a consumer group, as if the message was delivered a consumer group member."),
+    spec("xdel", C::Stream(X::XDel), -3, WRITE_FAST, RW_DELETE, STREAM_WRITE_FAST, "stream", "5.0.0", "Returns the number of messages after removing them from a stream."),
+    CommandSpec { subcommands: XGROUP_SUBCOMMANDS, ..spec("xgroup", C::Stream(X::XGroup), -2, &[], NO_KEYS, SLOW, "stream", "5.0.0", "A container for consumer groups commands.") },
+    CommandSpec { subcommands: XINFO_SUBCOMMANDS, ..spec("xinfo", C::Stream(X::XInfo), -2, &[], NO_KEYS, SLOW, "stream", "5.0.0", "A container for stream introspection commands.") },
+    spec("xlen", C::Stream(X::XLen), 2, READ_FAST, RO, STREAM_READ_FAST, "stream", "5.0.0", "Return the number of messages in a stream."),
+    spec("xpending", C::Stream(X::XPending), -3, &["readonly"], RO_ACCESS, STREAM_READ_SLOW, "stream", "5.0.0", "Returns the information and entries from a stream consumer group's pending entries list."),
+    spec("xrange", C::Stream(X::XRange), -4, &["readonly"], RO_ACCESS, STREAM_READ_SLOW, "stream", "5.0.0", "Returns the messages from a stream within a range of IDs."),
+    spec("xread", C::Stream(X::XRead), -4, &["readonly", "blocking", "movablekeys"], NO_KEYS, STREAM_READ_BLOCKING, "stream", "5.0.0", "Returns messages from multiple streams with IDs greater than the ones requested. Blocks until a message is available otherwise."),
+    spec("xreadgroup", C::Stream(X::XReadGroup), -7, &["write", "blocking", "movablekeys"], NO_KEYS, STREAM_WRITE_BLOCKING, "stream", "5.0.0", "Returns new or historical messages from a stream for a consumer in a group. Blocks until a message is available otherwise."),
+    spec("xrevrange", C::Stream(X::XRevRange), -4, &["readonly"], RO_ACCESS, STREAM_READ_SLOW, "stream", "5.0.0", "Returns the messages from a stream within a range of IDs in reverse order."),
+    spec("xsetid", C::Stream(X::XSetId), -3, WRITE_OOM_FAST, RW_UPDATE, STREAM_WRITE_FAST, "stream", "5.0.0", "An internal command for replicating stream values."),
+    spec("xtrim", C::Stream(X::XTrim), -4, WRITE, RW_DELETE, STREAM_WRITE_SLOW, "stream", "5.0.0", "Deletes messages from the beginning of a stream."),
     spec("zadd", C::SortedSet(Z::ZAdd), -4, WRITE_OOM_FAST, RW_UPDATE, ZSET_WRITE_FAST, "sorted-set", "1.2.0", "Add one or more members to a sorted set, or update its score if it already exists"),
     spec("zcard", C::SortedSet(Z::ZCard), 2, READ_FAST, RO, ZSET_READ_FAST, "sorted-set", "1.2.0", "Get the number of members in a sorted set"),
     spec("zcount", C::SortedSet(Z::ZCount), 4, READ_FAST, RO_ACCESS, ZSET_READ_FAST, "sorted-set", "2.0.0", "Count the members in a sorted set with scores within the given values"),

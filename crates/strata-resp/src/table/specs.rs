@@ -129,6 +129,12 @@ pub(super) const NUMKEYS: &[KeySpec] = &[KeySpec {
     last: -1,
     step: 1,
 }];
+pub(super) const STREAM_READ_FAST: &[&str] = &["@read", "@stream", "@fast"];
+pub(super) const STREAM_READ_SLOW: &[&str] = &["@read", "@stream", "@slow"];
+pub(super) const STREAM_WRITE_FAST: &[&str] = &["@write", "@stream", "@fast"];
+pub(super) const STREAM_WRITE_SLOW: &[&str] = &["@write", "@stream", "@slow"];
+pub(super) const STREAM_READ_BLOCKING: &[&str] = &["@read", "@stream", "@slow", "@blocking"];
+pub(super) const STREAM_WRITE_BLOCKING: &[&str] = &["@write", "@stream", "@slow", "@blocking"];
 pub(super) const ZSET_READ_FAST: &[&str] = &["@read", "@sortedset", "@fast"];
 pub(super) const ZSET_READ_SLOW: &[&str] = &["@read", "@sortedset", "@slow"];
 pub(super) const ZSET_WRITE_FAST: &[&str] = &["@write", "@sortedset", "@fast"];

@@ -1,10 +1,11 @@
 //! The subcommand rows of the container commands (`ACL`, `CLIENT`,
 //! `COMMAND`, `CONFIG`, `SLOWLOG`, `PUBSUB`, `SCRIPT`, `FUNCTION`,
-//! `OBJECT`), each sorted by its `container|sub` name, as `COMMAND DOCS`
+//! `OBJECT`, `XGROUP`, `XINFO`), each sorted by its `container|sub` name, as `COMMAND DOCS`
 //! and ACL rules (`+config|get`) see them.
 
 use super::specs::*;
 use crate::command::{Command, CommandSpec};
+use crate::commands::stream::Op as X;
 use Command as C;
 
 #[rustfmt::skip]
@@ -103,4 +104,22 @@ pub(super) static OBJECT_SUBCOMMANDS: &[CommandSpec] = &[
     spec("object|help", C::Object, 2, HELP_FLAGS, NO_KEYS, KEYSPACE_READ_SLOW, "generic", "6.2.0", "Show helpful text about the different subcommands"),
     spec("object|idletime", C::Object, 3, &["readonly"], &[at(&["RO"], 2)], KEYSPACE_READ_SLOW, "generic", "2.2.3", "Get the time since a Redis object was last accessed"),
     spec("object|refcount", C::Object, 3, &["readonly"], &[at(&["RO"], 2)], KEYSPACE_READ_SLOW, "generic", "2.2.3", "Get the number of references to the value of the key"),
+];
+
+#[rustfmt::skip]
+pub(super) static XGROUP_SUBCOMMANDS: &[CommandSpec] = &[
+    spec("xgroup|create", C::Stream(X::XGroup), -5, WRITE_OOM, &[at(&["RW", "insert"], 2)], STREAM_WRITE_SLOW, "stream", "5.0.0", "Creates a consumer group."),
+    spec("xgroup|createconsumer", C::Stream(X::XGroup), 5, WRITE_OOM, &[at(&["RW", "insert"], 2)], STREAM_WRITE_SLOW, "stream", "6.2.0", "Creates a consumer in a consumer group."),
+    spec("xgroup|delconsumer", C::Stream(X::XGroup), 5, WRITE, &[at(&["RW", "delete"], 2)], STREAM_WRITE_SLOW, "stream", "5.0.0", "Deletes a consumer from a consumer group."),
+    spec("xgroup|destroy", C::Stream(X::XGroup), 4, WRITE, &[at(&["RW", "delete"], 2)], STREAM_WRITE_SLOW, "stream", "5.0.0", "Destroys a consumer group."),
+    spec("xgroup|help", C::Stream(X::XGroup), 2, HELP_FLAGS, NO_KEYS, &["@stream", "@slow"], "stream", "5.0.0", "Returns helpful text about the different subcommands."),
+    spec("xgroup|setid", C::Stream(X::XGroup), -5, WRITE, &[at(&["RW", "update"], 2)], STREAM_WRITE_SLOW, "stream", "5.0.0", "Sets the last-delivered ID of a consumer group."),
+];
+
+#[rustfmt::skip]
+pub(super) static XINFO_SUBCOMMANDS: &[CommandSpec] = &[
+    spec("xinfo|consumers", C::Stream(X::XInfo), 4, &["readonly"], &[at(&["RO", "access"], 2)], STREAM_READ_SLOW, "stream", "5.0.0", "Returns a list of the consumers in a consumer group."),
+    spec("xinfo|groups", C::Stream(X::XInfo), 3, &["readonly"], &[at(&["RO", "access"], 2)], STREAM_READ_SLOW, "stream", "5.0.0", "Returns a list of the consumer groups of a stream."),
+    spec("xinfo|help", C::Stream(X::XInfo), 2, HELP_FLAGS, NO_KEYS, &["@stream", "@slow"], "stream", "5.0.0", "Returns helpful text about the different subcommands."),
+    spec("xinfo|stream", C::Stream(X::XInfo), -3, &["readonly"], &[at(&["RO", "access"], 2)], STREAM_READ_SLOW, "stream", "5.0.0", "Returns information about a stream."),
 ];

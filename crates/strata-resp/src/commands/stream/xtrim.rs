@@ -1,0 +1,31 @@
+//! `XTRIM key MAXLEN|MINID [=|~] threshold [LIMIT count]`.
+
+use strata_kv::Store;
+
+use super::stored::{edit, Edit};
+use super::trim_args::parse;
+use crate::args::Args;
+use crate::command::Ctx;
+use crate::reply::RespError;
+use crate::writer::ReplyWriter;
+
+/// Trims from the oldest entry; replies how many were removed.
+pub fn xtrim<S: Store>(
+    ctx: &mut Ctx<'_, S>,
+    args: Args<'_>,
+    out: &mut ReplyWriter<'_>,
+) -> Result<(), RespError> {
+    let parsed = parse(&args, false)?;
+    let Some(trim) = parsed.trim else {
+        return Err(RespError::Syntax);
+    };
+    let removed = edit(ctx.store, args.get(1), |slot| {
+        let Some(stream) = slot else {
+            return Ok(Edit::Keep(0));
+        };
+        let n = trim.apply(stream);
+        Ok(if n > 0 { Edit::Write(n) } else { Edit::Keep(0) })
+    })?;
+    out.integer(i64::try_from(removed).unwrap_or(i64::MAX));
+    Ok(())
+}
