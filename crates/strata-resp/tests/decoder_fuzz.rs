@@ -11,6 +11,8 @@ use proptest::prelude::*;
 use strata_resp::codec::{Limits, Parsed, RequestParser};
 use strata_resp::command::lookup;
 
+use crate::common::fuzz_cases as cases;
+
 const SEEDS: &[&[u8]] = &[
     b"*1\r\n$4\r\nPING\r\n",
     b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$5\r\nhello\r\n",
@@ -149,17 +151,6 @@ fn mutate(seed: &[u8], steps: &[Step], seeds: &[&[u8]]) -> Vec<u8> {
         }
     }
     data
-}
-
-/// Cases per property, by the test-scale scheme (README, "Tests"):
-/// `STRATA_FUZZ_CASES=N` exactly N, else `full` under `STRATA_TEST_FULL`
-/// (set and not `0`), else `quick`.
-fn cases(quick: u32, full: u32) -> u32 {
-    let long = std::env::var("STRATA_TEST_FULL").is_ok_and(|v| !v.is_empty() && v != "0");
-    std::env::var("STRATA_FUZZ_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(if long { full } else { quick })
 }
 
 proptest! {

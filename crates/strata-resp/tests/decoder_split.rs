@@ -8,21 +8,12 @@
 use proptest::prelude::*;
 use strata_resp::codec::{Limits, Parsed, ProtocolError, RequestParser};
 
+use crate::common::fuzz_cases as cases;
+
 const LIMITS: Limits = Limits {
     max_bulk: 4096,
     authenticated: true,
 };
-
-/// Cases per property, by the test-scale scheme (README, "Tests"):
-/// `STRATA_FUZZ_CASES=N` exactly N, else `full` under `STRATA_TEST_FULL`
-/// (set and not `0`), else `quick`.
-fn cases(quick: u32, full: u32) -> u32 {
-    let long = std::env::var("STRATA_TEST_FULL").is_ok_and(|v| !v.is_empty() && v != "0");
-    std::env::var("STRATA_FUZZ_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(if long { full } else { quick })
-}
 
 fn encode(request: &[Vec<u8>]) -> Vec<u8> {
     let mut out = format!("*{}\r\n", request.len()).into_bytes();

@@ -58,6 +58,10 @@ mod session_fuzz;
 mod set_model;
 #[path = "slowlog.rs"]
 mod slowlog;
+#[path = "stream_diff.rs"]
+mod stream_diff;
+#[path = "streams.rs"]
+mod streams;
 #[path = "strings.rs"]
 mod strings;
 #[path = "transactions.rs"]

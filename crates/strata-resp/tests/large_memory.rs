@@ -8,8 +8,6 @@
 
 use crate::common;
 
-use std::net::TcpListener;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{Client, Value};
@@ -76,29 +74,8 @@ fn report(name: &str, kind: &str, c: &mut Client, pid: u32, n: u32) -> (f64, u64
 }
 
 fn redis(kind: &str, n: u32) -> Option<(f64, u64)> {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .ok()?
-        .local_addr()
-        .ok()?
-        .port();
-    let mut child = Command::new("redis-server")
-        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-        .args(["--save", "", "--appendonly", "no", "--dir", "/tmp"])
-        .stdout(Stdio::null())
-        .spawn()
-        .ok()?;
-    let mut client = None;
-    for _ in 0..100 {
-        std::thread::sleep(Duration::from_millis(50));
-        if let Ok(stream) = std::net::TcpStream::connect(("127.0.0.1", port)) {
-            client = Some(Client::from_stream(stream));
-            break;
-        }
-    }
-    let result = client.map(|mut c| report("redis", kind, &mut c, child.id(), n));
-    let _ = child.kill();
-    let _ = child.wait();
-    result
+    let peer = common::peer::spawn_redis()?;
+    Some(report("redis", kind, &mut peer.client(), peer.pid(), n))
 }
 
 #[test]

@@ -221,8 +221,11 @@ impl Stream {
         }
         let removed = self.entries.remove(at);
         if removed.node_start {
-            if let Some(next) = self.entries.get_mut(at) {
-                next.node_start = true;
+            match self.entries.get_mut(at) {
+                Some(next) => next.node_start = true,
+                // The last node emptied: Redis frees it, and the next entry
+                // opens a node of its own.
+                None => self.tail_used = NODE_ENTRIES,
             }
         }
         if self.entries.is_empty() {

@@ -18,6 +18,18 @@ use strata_service::{serve, Clients, RuntimeSettings, ServerInfo};
 use tokio_util::sync::CancellationToken;
 
 pub mod model;
+pub mod peer;
+
+/// Cases per property, by the test-scale scheme (README, "Tests"):
+/// `STRATA_FUZZ_CASES=N` exactly N, else `full` under `STRATA_TEST_FULL`
+/// (set and not `0`), else `quick`.
+pub fn fuzz_cases(quick: u32, full: u32) -> u32 {
+    let long = std::env::var("STRATA_TEST_FULL").is_ok_and(|v| !v.is_empty() && v != "0");
+    std::env::var("STRATA_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(if long { full } else { quick })
+}
 
 /// Start of the manual clock: 2025-01-01T00:00:00Z.
 pub const T0_MS: u64 = 1_735_689_600_000;

@@ -1,6 +1,6 @@
 //! `XDEL key id [id ...]`.
 
-use strata_kv::Store;
+use strata_kv::{Store, ValueKind};
 
 use super::stored::{edit, Edit};
 use crate::args::Args;
@@ -16,6 +16,16 @@ pub fn xdel<S: Store>(
     args: Args<'_>,
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
+    // Redis looks the key up before it reads the identifiers: a missing
+    // key answers 0 and another kind WRONGTYPE, whatever they say.
+    match ctx.store.kind(args.get(1)) {
+        None => {
+            out.integer(0);
+            return Ok(());
+        }
+        Some(ValueKind::Stream) => {}
+        Some(_) => return Err(RespError::WrongType),
+    }
     let ids = args
         .iter_from(2)
         .map(|a| StreamId::parse(a, 0, true))
