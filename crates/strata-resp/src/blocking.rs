@@ -273,6 +273,14 @@ pub fn parse_timeout(arg: &[u8]) -> Result<Option<Duration>, RespError> {
         .ok_or(CollectionError::TimeoutOutOfRange.into())
 }
 
+/// Parses a timeout in milliseconds (an integer, 0: forever) as Redis's
+/// `getTimeoutFromObjectOrReply` does for `XREAD BLOCK` and `WAIT`.
+pub fn parse_timeout_ms(arg: &[u8]) -> Result<Option<Duration>, RespError> {
+    let ms = crate::number::parse_i64(arg).ok_or(CollectionError::TimeoutNotInteger)?;
+    let ms = u64::try_from(ms).map_err(|_| CollectionError::NegativeTimeout)?;
+    Ok((ms > 0).then(|| Duration::from_millis(ms)))
+}
+
 /// What an attempt that found nothing does next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {

@@ -86,6 +86,10 @@ pub enum RespError {
     /// SCAN cursor not a number.
     #[error("ERR invalid cursor")]
     InvalidCursor,
+    /// `SWAPDB` with an index that is not a 32-bit integer (`first` or
+    /// `second`).
+    #[error("ERR invalid {0} DB index")]
+    InvalidDbIndex(&'static str),
     /// SELECT of a database other than 0.
     #[error("ERR DB index is out of range")]
     DbIndexOutOfRange,

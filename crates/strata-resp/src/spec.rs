@@ -100,6 +100,9 @@ pub enum Command {
     Stream(crate::commands::stream::Op),
     Copy,
     Object,
+    Move,
+    SwapDb,
+    Wait,
 }
 
 /// One row of the command table, reported as-is by `COMMAND`.

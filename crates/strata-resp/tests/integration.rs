@@ -20,6 +20,8 @@ mod collections_client;
 mod connection;
 #[path = "conversion_race.rs"]
 mod conversion_race;
+#[path = "databases.rs"]
+mod databases;
 #[path = "decoder_fuzz.rs"]
 mod decoder_fuzz;
 #[path = "decoder_split.rs"]

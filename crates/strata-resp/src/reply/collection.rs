@@ -28,6 +28,10 @@ pub enum CollectionError {
     /// A blocking command's timeout that is not a number.
     #[error("ERR timeout is not a float or out of range")]
     TimeoutNotFloat,
+    /// A timeout in milliseconds that is not an integer (`XREAD BLOCK`,
+    /// `WAIT`).
+    #[error("ERR timeout is not an integer or out of range")]
+    TimeoutNotInteger,
     /// A blocking command's timeout past what can be represented.
     #[error("ERR timeout is out of range")]
     TimeoutOutOfRange,

@@ -62,9 +62,6 @@ pub enum StreamError {
     /// name as sent).
     #[error("ERR {0} command is not allowed with BLOCK option from scripts")]
     BlockInScript(String),
-    /// A `BLOCK` time that is not an integer.
-    #[error("ERR timeout is not an integer or out of range")]
-    TimeoutNotInteger,
     /// `XREADGROUP` with `$`.
     #[error("ERR The $ ID is meaningless in the context of XREADGROUP: you want to read the history of this consumer by specifying a proper ID, or use the > ID to get new messages. The $ ID would just return an empty result set.")]
     DollarInGroup,

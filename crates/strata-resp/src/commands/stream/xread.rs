@@ -15,10 +15,10 @@ use strata_kv::Store;
 use super::entries::{entry, id as write_id};
 use super::stored::{edit, read, Edit};
 use crate::args::Args;
-use crate::blocking::{block_on, Outcome};
+use crate::blocking::{block_on, parse_timeout_ms, Outcome};
 use crate::command::Ctx;
 use crate::number::parse_i64;
-use crate::reply::{CollectionError, RespError, StreamError};
+use crate::reply::{RespError, StreamError};
 use crate::stream::{Entry, HistoryItem, StreamId};
 use crate::writer::{ReplyWriter, RespVersion};
 
@@ -80,9 +80,7 @@ fn parse<'a>(args: &Args<'a>, mode: Mode) -> Result<Request<'a>, RespError> {
         let opt = args.get(i);
         if opt.eq_ignore_ascii_case(b"block") && more > 0 {
             i += 1;
-            let ms = parse_i64(args.get(i)).ok_or(StreamError::TimeoutNotInteger)?;
-            let ms = u64::try_from(ms).map_err(|_| CollectionError::NegativeTimeout)?;
-            req.block = Some((ms > 0).then(|| Duration::from_millis(ms)));
+            req.block = Some(parse_timeout_ms(args.get(i))?);
         } else if opt.eq_ignore_ascii_case(b"count") && more > 0 {
             i += 1;
             let n = parse_i64(args.get(i)).ok_or(RespError::NotInteger)?;
