@@ -58,6 +58,12 @@ mod session_fuzz;
 mod set_model;
 #[path = "slowlog.rs"]
 mod slowlog;
+#[path = "stream_groups.rs"]
+mod stream_groups;
+#[path = "stream_groups_claims.rs"]
+mod stream_groups_claims;
+#[path = "stream_groups_info.rs"]
+mod stream_groups_info;
 #[path = "strings.rs"]
 mod strings;
 #[path = "transactions.rs"]
