@@ -64,6 +64,12 @@ mod slowlog;
 mod stream_diff;
 #[path = "streams.rs"]
 mod streams;
+#[path = "stream_groups.rs"]
+mod stream_groups;
+#[path = "stream_groups_claims.rs"]
+mod stream_groups_claims;
+#[path = "stream_groups_info.rs"]
+mod stream_groups_info;
 #[path = "strings.rs"]
 mod strings;
 #[path = "transactions.rs"]

@@ -121,6 +121,14 @@ pub enum StreamError {
     /// An `XCLAIM` option it does not know.
     #[error("ERR Unrecognized XCLAIM option '{0}'")]
     UnknownClaimOption(String),
+    /// A min-idle-time that is not an integer (the command: `XCLAIM` or
+    /// `XAUTOCLAIM`).
+    #[error("ERR Invalid min-idle-time argument for {0}")]
+    MinIdle(&'static str),
+    /// An `XCLAIM` option value that is not an integer (`IDLE`, `TIME` or
+    /// `RETRYCOUNT`).
+    #[error("ERR Invalid {0} option argument for XCLAIM")]
+    ClaimOptionValue(&'static str),
     /// `XAUTOCLAIM ... COUNT` past what Redis allocates.
     #[error("ERR COUNT must be > 0")]
     ClaimCount,

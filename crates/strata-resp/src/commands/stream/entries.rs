@@ -18,3 +18,11 @@ pub fn entry(out: &mut ReplyWriter<'_>, e: &Entry) {
         out.bulk(f);
     }
 }
+
+/// Entries as an array.
+pub fn entries<'e>(out: &mut ReplyWriter<'_>, list: impl ExactSizeIterator<Item = &'e Entry>) {
+    out.array(list.len());
+    for e in list {
+        entry(out, e);
+    }
+}

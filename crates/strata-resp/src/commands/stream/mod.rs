@@ -5,9 +5,11 @@
 //!
 //! The stream itself is [`crate::stream`]'s; `stored.rs` reads it from and
 //! writes it to the key, `entries.rs` writes entries in replies,
-//! `trim_args.rs` reads the trim options `XADD` and `XTRIM` share.
+//! `trim_args.rs` reads the trim options `XADD` and `XTRIM` share,
+//! `info_stream.rs` writes `XINFO STREAM`'s reply.
 
 mod entries;
+mod info_stream;
 mod op;
 mod stored;
 mod trim_args;

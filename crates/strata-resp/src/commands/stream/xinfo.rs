@@ -1,17 +1,125 @@
-//! `XINFO`: being written (consumer groups).
+//! `XINFO STREAM key [FULL [COUNT count]] | GROUPS key | CONSUMERS key
+//! group | HELP`, as Redis 7.2's `xinfoCommand`: the key is looked up
+//! (`no such key`, `WRONGTYPE`) before a subcommand reads its arguments.
+//! Each group and consumer is a map (RESP3; a flat array in RESP2) with
+//! Redis 7.2's fields: a group's `entries-read` and `lag`, a consumer's
+//! `inactive` (milliseconds since its last successful interaction, -1
+//! before any). `STREAM` is written by `info_stream.rs`.
 
 use strata_kv::Store;
 
+use super::entries::id as write_id;
+use super::info_stream;
+use super::stored::read;
+use super::xread::lossy;
 use crate::args::Args;
-use crate::command::Ctx;
-use crate::reply::RespError;
+use crate::command::{resolve_subcommand, Ctx};
+use crate::commands::client::write_help;
+use crate::reply::{RespError, StreamError};
+use crate::stream::{elapsed, Group, Stream};
 use crate::writer::ReplyWriter;
 
-/// Not written yet: refuses.
+const HELP: &[&str] = &[
+    "XINFO <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "CONSUMERS <key> <groupname>",
+    "    Show consumers of <groupname>.",
+    "GROUPS <key>",
+    "    Show the stream consumer groups.",
+    "STREAM <key> [FULL [COUNT <count>]",
+    "    Show information about the stream.",
+    "HELP",
+    "    Print this help.",
+];
+
+/// Runs the `XINFO` subcommand named by `args[1]`.
 pub fn xinfo<S: Store>(
-    _ctx: &mut Ctx<'_, S>,
-    _args: Args<'_>,
-    _out: &mut ReplyWriter<'_>,
+    ctx: &mut Ctx<'_, S>,
+    args: Args<'_>,
+    out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
-    Err(RespError::Syntax)
+    let spec = resolve_subcommand("xinfo", &args)?;
+    if spec.name == "xinfo|help" {
+        write_help(out, HELP);
+        return Ok(());
+    }
+    let key = args.get(2);
+    let now = ctx.shared.keyspace.now_ms();
+    let done = read(ctx.store, key, |s| match spec.name {
+        "xinfo|consumers" => {
+            let group = args.get(3);
+            let g = s.group(group).ok_or_else(|| StreamError::NoGroup {
+                group: lossy(group),
+                key: lossy(key),
+            })?;
+            consumers(out, g, now);
+            Ok(())
+        }
+        "xinfo|groups" => {
+            groups(out, s);
+            Ok(())
+        }
+        _ => info_stream::write(out, s, &args),
+    })?;
+    done.unwrap_or(Err(RespError::NoSuchKey))
+}
+
+/// A signed reply of an unsigned counter, as Redis casts it.
+pub(super) fn int(n: u64) -> i64 {
+    n as i64
+}
+
+/// A group's `entries-read`: null when unknown.
+pub(super) fn entries_read(out: &mut ReplyWriter<'_>, g: &Group) {
+    match g.entries_read {
+        Some(n) => out.integer(int(n)),
+        None => out.null(),
+    }
+}
+
+/// A group's `lag`: null when it cannot be known.
+pub(super) fn lag(out: &mut ReplyWriter<'_>, s: &Stream, g: &Group) {
+    match s.lag(g) {
+        Some(n) => out.integer(n),
+        None => out.null(),
+    }
+}
+
+/// `GROUPS`: each group's name, consumers, pending entries, last
+/// delivered identifier, read counter and lag, in name order.
+fn groups(out: &mut ReplyWriter<'_>, s: &Stream) {
+    out.array(s.groups.len());
+    for g in &s.groups {
+        out.map(6);
+        out.bulk(b"name");
+        out.bulk(&g.name);
+        out.bulk(b"consumers");
+        out.integer(int(g.consumers.len() as u64));
+        out.bulk(b"pending");
+        out.integer(int(g.pel.len() as u64));
+        out.bulk(b"last-delivered-id");
+        write_id(out, g.last_id);
+        out.bulk(b"entries-read");
+        entries_read(out, g);
+        out.bulk(b"lag");
+        lag(out, s, g);
+    }
+}
+
+/// `CONSUMERS`: each consumer's name, pending entries, idle time (since
+/// last seen, never below 0) and inactive time (since last active, -1
+/// before any; not clamped, as in Redis), in name order.
+fn consumers(out: &mut ReplyWriter<'_>, g: &Group, now: u64) {
+    let held = g.pending_counts();
+    out.array(g.consumers.len());
+    for c in &g.consumers {
+        out.map(4);
+        out.bulk(b"name");
+        out.bulk(&c.name);
+        out.bulk(b"pending");
+        out.integer(int(held.get(&c.name[..]).copied().unwrap_or(0)));
+        out.bulk(b"idle");
+        out.integer(elapsed(now, c.seen_time).max(0));
+        out.bulk(b"inactive");
+        out.integer(c.active_time.map_or(-1, |t| elapsed(now, t)));
+    }
 }

@@ -1,0 +1,150 @@
+//! `XINFO STREAM key [FULL [COUNT count]]`'s reply, as Redis 7.2's
+//! `xinfoReplyWithStreamInfo`: the stream's counters, then its groups'
+//! count and first and last entries, or (`FULL`) its entries and every
+//! group with its pending entries and consumers, each list at most
+//! `COUNT` long (default 10, 0 for all, negative for the default).
+//!
+//! `radix-tree-keys` and `radix-tree-nodes` describe the radix tree Redis
+//! would hold over the stream's nodes ([`RaxShape`], approximate after
+//! some deletions; see `stream/nodes.rs`).
+
+use std::collections::BTreeMap;
+
+use super::entries::{entries, entry, id as write_id};
+use super::xinfo::{entries_read, int, lag};
+use crate::args::Args;
+use crate::number::parse_i64;
+use crate::reply::{lossy_prefix, RespError};
+use crate::stream::{Group, Pending, RaxShape, Stream, StreamId};
+use crate::writer::ReplyWriter;
+
+/// Each consumer's pending count and first pending entries.
+type Held<'g> = BTreeMap<&'g [u8], (u64, Vec<(StreamId, &'g Pending)>)>;
+
+/// `COUNT` when not given (or negative).
+const DEFAULT_COUNT: i64 = 10;
+
+/// Reads the options and writes the stream's description.
+pub fn write(out: &mut ReplyWriter<'_>, s: &Stream, args: &Args<'_>) -> Result<(), RespError> {
+    let full = full_count(args)?;
+    let shape = RaxShape::of(s);
+    out.map(if full.is_some() { 9 } else { 10 });
+    out.bulk(b"length");
+    out.integer(int(s.len()));
+    out.bulk(b"radix-tree-keys");
+    out.integer(int(shape.keys));
+    out.bulk(b"radix-tree-nodes");
+    out.integer(int(shape.nodes));
+    out.bulk(b"last-generated-id");
+    write_id(out, s.last_id);
+    out.bulk(b"max-deleted-entry-id");
+    write_id(out, s.max_deleted);
+    out.bulk(b"entries-added");
+    out.integer(int(s.entries_added));
+    out.bulk(b"recorded-first-entry-id");
+    write_id(out, s.first_id());
+    let Some(limit) = full else {
+        out.bulk(b"groups");
+        out.integer(int(s.groups.len() as u64));
+        out.bulk(b"first-entry");
+        match s.entries.first() {
+            Some(e) => entry(out, e),
+            None => out.null(),
+        }
+        out.bulk(b"last-entry");
+        match s.entries.last() {
+            Some(e) => entry(out, e),
+            None => out.null(),
+        }
+        return Ok(());
+    };
+    out.bulk(b"entries");
+    entries(out, s.entries.iter().take(limit));
+    out.bulk(b"groups");
+    out.array(s.groups.len());
+    for g in &s.groups {
+        full_group(out, s, g, limit);
+    }
+    Ok(())
+}
+
+/// `None` without `FULL`; with it, how many of each list to write.
+fn full_count(args: &Args<'_>) -> Result<Option<usize>, RespError> {
+    let syntax = || RespError::SubcommandArgs {
+        sub: lossy_prefix(args.get(1), 128),
+        command: "XINFO".into(),
+    };
+    let count = match args.len() {
+        3 => return Ok(None),
+        4 | 6 if !args.get(3).eq_ignore_ascii_case(b"full") => return Err(syntax()),
+        4 => DEFAULT_COUNT,
+        6 if !args.get(4).eq_ignore_ascii_case(b"count") => return Err(syntax()),
+        6 => parse_i64(args.get(5)).ok_or(RespError::NotInteger)?,
+        _ => return Err(syntax()),
+    };
+    let count = if count < 0 { DEFAULT_COUNT } else { count };
+    Ok(Some(match count {
+        0 => usize::MAX,
+        n => usize::try_from(n).unwrap_or(usize::MAX),
+    }))
+}
+
+/// One group of `FULL`: its counters, its pending entries (`[id,
+/// consumer, delivery time, deliveries]`) and its consumers, each with
+/// its own pending entries (`[id, delivery time, deliveries]`).
+fn full_group(out: &mut ReplyWriter<'_>, s: &Stream, g: &Group, limit: usize) {
+    out.map(7);
+    out.bulk(b"name");
+    out.bulk(&g.name);
+    out.bulk(b"last-delivered-id");
+    write_id(out, g.last_id);
+    out.bulk(b"entries-read");
+    entries_read(out, g);
+    out.bulk(b"lag");
+    lag(out, s, g);
+    out.bulk(b"pel-count");
+    out.integer(int(g.pel.len() as u64));
+    out.bulk(b"pending");
+    let listed: Vec<_> = g.pel.iter().take(limit).collect();
+    out.array(listed.len());
+    for (id, p) in listed {
+        out.array(4);
+        write_id(out, *id);
+        out.bulk(&p.consumer);
+        out.integer(int(p.delivery_time));
+        out.integer(int(p.delivery_count));
+    }
+    // Each consumer's count and first `limit` entries, in one pass.
+    let mut held = Held::new();
+    for (id, p) in &g.pel {
+        let (count, first) = held.entry(&p.consumer).or_default();
+        *count += 1;
+        if first.len() < limit {
+            first.push((*id, p));
+        }
+    }
+    out.bulk(b"consumers");
+    out.array(g.consumers.len());
+    for c in &g.consumers {
+        let (count, first) = held
+            .get(&c.name[..])
+            .map_or((0, &[][..]), |(n, v)| (*n, &v[..]));
+        out.map(5);
+        out.bulk(b"name");
+        out.bulk(&c.name);
+        out.bulk(b"seen-time");
+        out.integer(int(c.seen_time));
+        out.bulk(b"active-time");
+        out.integer(c.active_time.map_or(-1, int));
+        out.bulk(b"pel-count");
+        out.integer(int(count));
+        out.bulk(b"pending");
+        out.array(first.len());
+        for (id, p) in first {
+            out.array(3);
+            write_id(out, *id);
+            out.integer(int(p.delivery_time));
+            out.integer(int(p.delivery_count));
+        }
+    }
+}
