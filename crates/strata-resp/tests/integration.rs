@@ -62,14 +62,16 @@ mod set_model;
 mod slowlog;
 #[path = "stream_diff.rs"]
 mod stream_diff;
-#[path = "streams.rs"]
-mod streams;
 #[path = "stream_groups.rs"]
 mod stream_groups;
 #[path = "stream_groups_claims.rs"]
 mod stream_groups_claims;
 #[path = "stream_groups_info.rs"]
 mod stream_groups_info;
+#[path = "stream_large.rs"]
+mod stream_large;
+#[path = "streams.rs"]
+mod streams;
 #[path = "strings.rs"]
 mod strings;
 #[path = "transactions.rs"]

@@ -8,19 +8,16 @@
 
 use std::collections::BTreeMap;
 
+use super::body::Body;
 use super::id::StreamId;
-use super::model::{Entry, Group, Pending, Stream};
+use super::model::{Group, Pending, Stream};
+use crate::reply::RespError;
 
 /// Milliseconds from `since` to `now` as Redis's signed `now - time`
 /// (negative when the clock stepped back).
 pub fn elapsed(now: u64, since: u64) -> i64 {
     let d = i128::from(now) - i128::from(since);
     i64::try_from(d).unwrap_or(if d < 0 { i64::MIN } else { i64::MAX })
-}
-
-/// Whether `entries` (in identifier order) hold entry `id`.
-fn exists(entries: &[Entry], id: StreamId) -> bool {
-    entries.binary_search_by(|e| e.id.cmp(&id)).is_ok()
 }
 
 /// Whether a pending entry delivered at `delivered` has been idle less
@@ -125,13 +122,13 @@ pub struct AutoClaimed {
     pub changed: bool,
 }
 
-impl Stream {
+impl<'s> Stream<'s> {
     /// The group's pending entries, with the stream's entries beside them
     /// (the borrow both claims need).
-    fn split_group(&mut self, group: &[u8]) -> Option<(&[Entry], &mut Group)> {
+    fn split_group(&mut self, group: &[u8]) -> Option<(&mut Body<'s>, &mut Group)> {
         let at = self.groups.binary_search_by(|g| g.name[..].cmp(group));
         let g = self.groups.get_mut(at.ok()?)?;
-        Some((&self.entries, g))
+        Some((&mut self.body, g))
     }
 
     /// `XCLAIM`: gives `consumer` (created if new, seen `now`) each of
@@ -146,8 +143,10 @@ impl Stream {
         ids: &[StreamId],
         how: &Claim,
         now: u64,
-    ) -> Option<Claimed> {
-        let (entries, g) = self.split_group(group)?;
+    ) -> Result<Option<Claimed>, RespError> {
+        let Some((body, g)) = self.split_group(group) else {
+            return Ok(None);
+        };
         let mut changed = how.last_id > g.last_id;
         if changed {
             g.last_id = how.last_id;
@@ -155,7 +154,7 @@ impl Stream {
         changed |= see(g, consumer, now);
         let mut claimed = Vec::new();
         for &id in ids {
-            if !exists(entries, id) {
+            if !body.contains(id)? {
                 changed |= g.pel.remove(&id).is_some();
                 continue;
             }
@@ -180,10 +179,10 @@ impl Stream {
             claimed.push(id);
             g.consumer_or_create(consumer, now).0.active_time = Some(now);
         }
-        Some(Claimed {
+        Ok(Some(Claimed {
             changed: changed || !claimed.is_empty(),
             ids: claimed,
-        })
+        }))
     }
 
     /// `XAUTOCLAIM`: scans the group's pending entries from `how.start`,
@@ -197,14 +196,16 @@ impl Stream {
         consumer: &[u8],
         how: &AutoClaim,
         now: u64,
-    ) -> Option<AutoClaimed> {
+    ) -> Result<Option<AutoClaimed>, RespError> {
         let AutoClaim {
             start,
             count,
             min_idle,
             just_id,
         } = *how;
-        let (entries, g) = self.split_group(group)?;
+        let Some((body, g)) = self.split_group(group) else {
+            return Ok(None);
+        };
         let seen = see(g, consumer, now);
         let mut attempts = count.saturating_mul(10);
         let mut left = count;
@@ -225,7 +226,7 @@ impl Stream {
                 break;
             };
             from = id.next();
-            if !exists(entries, id) {
+            if !body.contains(id)? {
                 g.pel.remove(&id);
                 done.deleted.push(id);
                 left -= 1;
@@ -249,7 +250,7 @@ impl Stream {
         let next = from.and_then(|at| g.pel.range(at..).next().map(|(id, _)| *id));
         done.next = next.unwrap_or(StreamId::MIN);
         done.changed = seen || active || !done.deleted.is_empty();
-        Some(done)
+        Ok(Some(done))
     }
 }
 

@@ -4,12 +4,13 @@
 
 use super::id::StreamId;
 use super::model::{Entry, Pending, Stream};
+use crate::reply::RespError;
 
 /// A pending entry re-read from a consumer's history: the entry, or just
 /// its identifier when it was deleted from the stream since.
 pub type HistoryItem = (StreamId, Option<Entry>);
 
-impl Stream {
+impl Stream<'_> {
     /// Entries after group `group`'s last delivered one, at most `count`
     /// (0: all), delivered to `consumer` (created if new) at `now`: each
     /// moves the group's last delivered identifier and read counter on and,
@@ -23,19 +24,18 @@ impl Stream {
         count: usize,
         noack: bool,
         now: u64,
-    ) -> Option<Vec<Entry>> {
-        let after = self.group(group)?.last_id;
-        let start = after.next().unwrap_or(StreamId::MAX);
-        let mut taken: Vec<Entry> = self.range(start, StreamId::MAX).to_vec();
-        if after == StreamId::MAX {
-            taken.clear();
-        }
-        if count > 0 {
-            taken.truncate(count);
-        }
+    ) -> Result<Option<Vec<Entry>>, RespError> {
+        let Some(g) = self.group(group) else {
+            return Ok(None);
+        };
+        let (after, mut read) = (g.last_id, g.entries_read);
+        let limit = if count == 0 { usize::MAX } else { count };
+        let taken = match after.next() {
+            Some(start) => self.range(start, StreamId::MAX, limit, false)?,
+            None => Vec::new(),
+        };
         // The read counter of each delivered entry, as Redis moves it on.
         let mut counters = Vec::with_capacity(taken.len());
-        let mut read = self.group(group)?.entries_read;
         for e in &taken {
             read = match read {
                 Some(n) if !self.has_tombstones(e.id, StreamId::MAX) => Some(n + 1),
@@ -44,7 +44,9 @@ impl Stream {
             };
             counters.push(read);
         }
-        let g = self.group_mut(group)?;
+        let Some(g) = self.group_mut(group) else {
+            return Ok(None);
+        };
         let (c, _) = g.consumer_or_create(consumer, now);
         c.seen_time = now;
         if !noack && !taken.is_empty() {
@@ -64,7 +66,7 @@ impl Stream {
                 g.pel.insert(e.id, pending);
             }
         }
-        Some(taken)
+        Ok(Some(taken))
     }
 
     /// `consumer`'s pending entries from `start` on, at most `count` (0:
@@ -78,18 +80,22 @@ impl Stream {
         start: StreamId,
         count: usize,
         now: u64,
-    ) -> Option<Vec<HistoryItem>> {
+    ) -> Result<Option<Vec<HistoryItem>>, RespError> {
         let ids: Vec<StreamId> = {
-            let g = self.group(group)?;
+            let Some(g) = self.group(group) else {
+                return Ok(None);
+            };
             let mine = g.pending_of(consumer).filter(|(id, _)| **id >= start);
             let limit = if count == 0 { usize::MAX } else { count };
             mine.map(|(id, _)| *id).take(limit).collect()
         };
-        let items: Vec<HistoryItem> = ids
-            .iter()
-            .map(|&id| (id, self.entry(id).cloned()))
-            .collect();
-        let g = self.group_mut(group)?;
+        let mut items: Vec<HistoryItem> = Vec::with_capacity(ids.len());
+        for id in ids {
+            items.push((id, self.entry(id)?));
+        }
+        let Some(g) = self.group_mut(group) else {
+            return Ok(None);
+        };
         g.consumer_or_create(consumer, now).0.seen_time = now;
         for (id, found) in &items {
             if found.is_some() {
@@ -99,7 +105,7 @@ impl Stream {
                 }
             }
         }
-        Some(items)
+        Ok(Some(items))
     }
 }
 
@@ -108,10 +114,11 @@ mod tests {
     use super::super::model::Group;
     use super::*;
 
-    fn stream_with_group() -> Stream {
-        let mut s = Stream::default();
+    fn stream_with_group() -> Stream<'static> {
+        let mut s = Stream::new();
         for ms in 1..=3 {
-            s.append(StreamId::new(ms, 0), vec![b"f".to_vec(), b"v".to_vec()]);
+            s.append(StreamId::new(ms, 0), vec![b"f".to_vec(), b"v".to_vec()])
+                .unwrap();
         }
         assert!(s.add_group(Group::new(b"g", StreamId::MIN, Some(0))));
         s
@@ -120,14 +127,17 @@ mod tests {
     #[test]
     fn new_entries_are_pending_for_their_consumer_and_move_the_group_on() {
         let mut s = stream_with_group();
-        let got = s.deliver_new(b"g", b"alice", 2, false, 50).unwrap();
+        let got = s
+            .deliver_new(b"g", b"alice", 2, false, 50)
+            .unwrap()
+            .unwrap();
         assert_eq!(got.len(), 2);
         let g = s.group(b"g").unwrap();
         assert_eq!(g.last_id, StreamId::new(2, 0));
         assert_eq!(g.entries_read, Some(2));
         assert_eq!(g.pel.len(), 2);
         assert_eq!(s.lag(g), Some(1));
-        let again = s.deliver_new(b"g", b"bob", 0, true, 60).unwrap();
+        let again = s.deliver_new(b"g", b"bob", 0, true, 60).unwrap().unwrap();
         assert_eq!(again.len(), 1);
         let g = s.group(b"g").unwrap();
         assert_eq!(g.pel.len(), 2, "NOACK leaves nothing pending");
@@ -138,10 +148,13 @@ mod tests {
     #[test]
     fn history_counts_deliveries_and_names_deleted_entries() {
         let mut s = stream_with_group();
-        s.deliver_new(b"g", b"alice", 0, false, 50).unwrap();
-        s.delete(StreamId::new(2, 0));
+        s.deliver_new(b"g", b"alice", 0, false, 50)
+            .unwrap()
+            .unwrap();
+        s.delete(StreamId::new(2, 0)).unwrap();
         let got = s
             .deliver_history(b"g", b"alice", StreamId::MIN, 0, 70)
+            .unwrap()
             .unwrap();
         assert_eq!(got.len(), 3);
         assert!(got[1].1.is_none());
@@ -150,6 +163,7 @@ mod tests {
         assert_eq!(pel[&StreamId::new(2, 0)].delivery_count, 1);
         assert!(s
             .deliver_history(b"nope", b"x", StreamId::MIN, 0, 0)
+            .unwrap()
             .is_none());
     }
 }

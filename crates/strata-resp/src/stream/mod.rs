@@ -7,26 +7,34 @@
 //! `XAUTOCLAIM`) and [`RaxShape`] (`nodes.rs`: the radix tree `XINFO
 //! STREAM` describes).
 //!
-//! A leaf. A stream is one record of kind `Stream` whose value is the
-//! encoding of `codec.rs`; a command decodes it, changes it and writes it
-//! back (`commands/stream/stored.rs`), so it rides every placement, the
-//! command log, checkpoints and recovery as any record does. The price is
-//! that each change rewrites the whole stream: right for the short,
-//! trimmed streams of event logs and job queues, and bounded by the
-//! largest item the keyspace stores.
+//! A leaf (over the engine's chunk reads). A stream's entries are nodes of
+//! at most 100 entries, as Redis's listpack nodes (`node.rs`). A short
+//! stream is one record holding every node (packed); past one node or
+//! [`PACKED_MAX`] bytes it becomes a head record and one chunk record per
+//! node (large, `body.rs`), so a change rewrites and logs the nodes it
+//! touches and the head (counters and groups), not the stream: an `XADD`
+//! one node, an `XDEL` one, a trim the nodes it cuts. The stored forms are
+//! `codec.rs`'s; `commands/stream/stored.rs` reads and writes them.
 
+/// Bytes past which a packed stream is stored large.
+pub const PACKED_MAX: usize = 8 << 10;
+
+mod body;
 mod claim;
 mod codec;
 mod delivery;
 mod id;
 mod model;
+mod node;
 mod nodes;
 mod trim;
 
+pub use body::Body;
 pub use claim::{elapsed, AutoClaim, AutoClaimed, Claim, Claimed};
-pub use codec::{decode, encode};
+pub use codec::{decode_head, decode_packed, encode_head, encode_packed, is_head};
 pub use delivery::HistoryItem;
 pub use id::{Spelled, StreamId};
-pub use model::{Consumer, Entry, Group, Pending, Stream, NODE_ENTRIES};
+pub use model::{Consumer, Entry, Group, Pending, Stream};
+pub use node::{NODE_BYTES, NODE_ENTRIES};
 pub use nodes::RaxShape;
 pub use trim::{Strategy, Trim, DEFAULT_LIMIT};

@@ -1,20 +1,18 @@
-//! [`Stream`]: a stream as its commands see it, decoded: the entries in
-//! identifier order, the counters Redis keeps beside them, and the
-//! consumer groups with their pending entries.
+//! [`Stream`]: a stream as its commands see it: the counters Redis keeps
+//! (last identifier, largest deleted one, entries ever added), the
+//! consumer groups with their pending entries, and the entries themselves
+//! in a [`Body`] of nodes, in hand or read on demand (see `body.rs`).
 //!
-//! Invariants: entries are sorted by identifier, all at or below
-//! `last_id`; `entries_added` counts every entry ever added; each pending
-//! entry names a consumer of its group. Entries are grouped into runs of at
-//! most [`NODE_ENTRIES`] as Redis groups them into listpack nodes
-//! (`Entry::node_start` marks each run's first entry), so an approximate
-//! trim (`~`) removes whole runs as Redis's does.
+//! Invariants: entries rise, all at or below `last_id`; `entries_added`
+//! counts every entry ever added; each pending entry names a consumer of
+//! its group; groups and consumers are kept in name order (Redis lists
+//! them from radix trees).
 
 use std::collections::BTreeMap;
 
+use super::body::Body;
 use super::id::StreamId;
-
-/// Entries per node: Redis's default `stream-node-max-entries`.
-pub const NODE_ENTRIES: u32 = 100;
+use crate::reply::RespError;
 
 /// One entry: its identifier and fields and values alternating.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,8 +21,6 @@ pub struct Entry {
     pub id: StreamId,
     /// Field, value, field, value, ...
     pub fields: Vec<Vec<u8>>,
-    /// The first entry of its node.
-    pub node_start: bool,
 }
 
 /// An entry delivered to a consumer and not yet acknowledged.
@@ -109,59 +105,83 @@ impl Group {
     }
 }
 
-/// A stream, decoded.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Stream {
+/// A stream: counters and groups in hand, entries in a [`Body`] (which
+/// may read the stream's chunks from `'s`).
+#[derive(Debug)]
+pub struct Stream<'s> {
     /// The largest identifier ever added (or set by `XSETID`).
     pub last_id: StreamId,
     /// The largest identifier deleted by `XDEL`.
     pub max_deleted: StreamId,
     /// Entries ever added.
     pub entries_added: u64,
-    /// Entries appended to the last node (deleted ones included).
-    pub tail_used: u32,
-    /// Live entries in identifier order.
-    pub entries: Vec<Entry>,
     /// Consumer groups in name order (as Redis's radix tree lists them).
     pub groups: Vec<Group>,
+    /// The entries.
+    pub body: Body<'s>,
 }
 
-impl Stream {
+impl<'s> Stream<'s> {
+    /// A new, empty stream (packed).
+    pub fn new() -> Stream<'s> {
+        Stream {
+            last_id: StreamId::MIN,
+            max_deleted: StreamId::MIN,
+            entries_added: 0,
+            groups: Vec::new(),
+            body: Body::packed(Vec::new(), 0),
+        }
+    }
+}
+
+impl Default for Stream<'_> {
+    fn default() -> Self {
+        Stream::new()
+    }
+}
+
+impl Stream<'_> {
     /// Live entries.
     pub fn len(&self) -> u64 {
-        self.entries.len() as u64
+        self.body.len
     }
 
     /// True without live entries.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.body.len == 0
     }
 
     /// The first live entry's identifier; `0-0` when empty (Redis's
     /// `first_id`).
     pub fn first_id(&self) -> StreamId {
-        self.entries.first().map_or(StreamId::MIN, |e| e.id)
+        self.body.first_id
     }
 
-    /// Position of the first entry at or after `id`.
-    pub fn position(&self, id: StreamId) -> usize {
-        self.entries.partition_point(|e| e.id < id)
+    /// Entries with identifiers in `start..=end`, at most `limit`, oldest
+    /// first (newest first when `reverse`).
+    pub fn range(
+        &mut self,
+        start: StreamId,
+        end: StreamId,
+        limit: usize,
+        reverse: bool,
+    ) -> Result<Vec<Entry>, RespError> {
+        self.body.range(start, end, limit, reverse)
     }
 
-    /// The entry `id`.
-    pub fn entry(&self, id: StreamId) -> Option<&Entry> {
-        let at = self.position(id);
-        self.entries.get(at).filter(|e| e.id == id)
+    /// The entry `id`, if held.
+    pub fn entry(&mut self, id: StreamId) -> Result<Option<Entry>, RespError> {
+        self.body.entry(id)
     }
 
-    /// Entries with identifiers in `start..=end`.
-    pub fn range(&self, start: StreamId, end: StreamId) -> &[Entry] {
-        if start > end {
-            return &[];
-        }
-        let from = self.position(start);
-        let to = self.entries.partition_point(|e| e.id <= end);
-        &self.entries[from..to.max(from)]
+    /// The oldest entry.
+    pub fn first_entry(&mut self) -> Result<Option<Entry>, RespError> {
+        Ok(self.range(StreamId::MIN, StreamId::MAX, 1, false)?.pop())
+    }
+
+    /// The newest entry (Redis's `streamLastValidID` is its identifier).
+    pub fn last_entry(&mut self) -> Result<Option<Entry>, RespError> {
+        Ok(self.range(StreamId::MIN, StreamId::MAX, 1, true)?.pop())
     }
 
     /// The group named `name`.
@@ -200,41 +220,20 @@ impl Stream {
     }
 
     /// Appends an entry (`id` above `last_id`, checked by the caller).
-    pub fn append(&mut self, id: StreamId, fields: Vec<Vec<u8>>) {
-        let node_start = self.entries.is_empty() || self.tail_used >= NODE_ENTRIES;
-        self.tail_used = if node_start { 1 } else { self.tail_used + 1 };
-        self.entries.push(Entry {
-            id,
-            fields,
-            node_start,
-        });
+    pub fn append(&mut self, id: StreamId, fields: Vec<Vec<u8>>) -> Result<(), RespError> {
+        self.body.append(id, fields)?;
         self.last_id = id;
         self.entries_added += 1;
+        Ok(())
     }
 
-    /// Deletes entry `id`; whether it was there. The next entry of its node
-    /// starts the node when it was the first.
-    pub fn delete(&mut self, id: StreamId) -> bool {
-        let at = self.position(id);
-        if self.entries.get(at).is_none_or(|e| e.id != id) {
-            return false;
-        }
-        let removed = self.entries.remove(at);
-        if removed.node_start {
-            match self.entries.get_mut(at) {
-                Some(next) => next.node_start = true,
-                // The last node emptied: Redis frees it, and the next entry
-                // opens a node of its own.
-                None => self.tail_used = NODE_ENTRIES,
-            }
-        }
-        if self.entries.is_empty() {
-            self.tail_used = 0;
-        }
-        if id > self.max_deleted {
+    /// Deletes entry `id`; whether it was there.
+    pub fn delete(&mut self, id: StreamId) -> Result<bool, RespError> {
+        let deleted = self.body.delete(id)?;
+        if deleted && id > self.max_deleted {
             self.max_deleted = id;
         }
-        true
+        Ok(deleted)
     }
 
     /// The entries-read counter of an entry `id` as Redis estimates it

@@ -4,7 +4,7 @@
 //! Redis keys each listpack node of a stream by its master identifier (16
 //! bytes, big-endian) in a `rax`. Strata has no such tree: [`RaxShape`]
 //! takes each node's key to be the identifier of its first live entry
-//! (the entry marked `node_start`) and counts the nodes of the radix tree
+//! and counts the nodes of the radix tree
 //! `rax.c` builds over those keys: the root, each branching point, each
 //! child of one, and each key's leaf, single-child runs compressed into
 //! one node. Checked equal to Redis 7.0.15 on streams of up to 20,000
@@ -17,6 +17,7 @@
 
 use super::id::StreamId;
 use super::model::Stream;
+use crate::reply::RespError;
 
 /// Bytes of a node key.
 const KEY_LEN: usize = 16;
@@ -34,14 +35,15 @@ pub struct RaxShape {
 }
 
 impl RaxShape {
-    /// The tree of `stream`'s nodes.
-    pub fn of(stream: &Stream) -> RaxShape {
-        let keys: Vec<Key> = stream
-            .entries
-            .iter()
-            .filter(|e| e.node_start)
-            .map(|e| key(e.id))
-            .collect();
+    /// The tree of `stream`'s nodes (reading every node of a large one).
+    pub fn of(stream: &mut Stream<'_>) -> Result<RaxShape, RespError> {
+        let ids = stream.body.node_first_ids()?;
+        Ok(RaxShape::of_keys(&ids))
+    }
+
+    /// The tree over nodes whose first live entries are `ids` (in order).
+    pub fn of_keys(ids: &[StreamId]) -> RaxShape {
+        let keys: Vec<Key> = ids.iter().map(|&id| key(id)).collect();
         RaxShape {
             keys: keys.len() as u64,
             nodes: if keys.is_empty() {
@@ -103,10 +105,10 @@ fn subtree(keys: &[Key], depth: usize) -> u64 {
 mod tests {
     use super::*;
 
-    fn stream(ids: impl IntoIterator<Item = StreamId>) -> Stream {
-        let mut s = Stream::default();
+    fn stream(ids: impl IntoIterator<Item = StreamId>) -> Stream<'static> {
+        let mut s = Stream::new();
         for id in ids {
-            s.append(id, vec![b"f".to_vec(), b"v".to_vec()]);
+            s.append(id, vec![b"f".to_vec(), b"v".to_vec()]).unwrap();
         }
         s
     }
@@ -117,18 +119,19 @@ mod tests {
 
     #[test]
     fn empty_and_single_node_streams() {
-        assert_eq!(RaxShape::of(&Stream::default()), shape(0, 1));
-        assert_eq!(RaxShape::of(&stream([StreamId::new(1, 0)])), shape(1, 2));
+        assert_eq!(RaxShape::of(&mut Stream::new()).unwrap(), shape(0, 1));
+        let mut one = stream([StreamId::new(1, 0)]);
+        assert_eq!(RaxShape::of(&mut one).unwrap(), shape(1, 2));
     }
 
     #[test]
     fn shapes_redis_gave() {
         // 250 entries 1-0..250-0: node keys 1-0, 101-0, 201-0.
-        let s = stream((1..=250).map(|ms| StreamId::new(ms, 0)));
-        assert_eq!(RaxShape::of(&s), shape(3, 8));
+        let mut s = stream((1..=250).map(|ms| StreamId::new(ms, 0)));
+        assert_eq!(RaxShape::of(&mut s).unwrap(), shape(3, 8));
         // 1,000 entries (i * 7919)-i.
-        let s = stream((1..=1000).map(|i| StreamId::new(i * 7919, i)));
-        assert_eq!(RaxShape::of(&s), shape(10, 22));
+        let mut s = stream((1..=1000).map(|i| StreamId::new(i * 7919, i)));
+        assert_eq!(RaxShape::of(&mut s).unwrap(), shape(10, 22));
     }
 
     #[test]

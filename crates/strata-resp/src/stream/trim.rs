@@ -3,7 +3,9 @@
 //! Redis's `streamTrim` does.
 
 use super::id::StreamId;
-use super::model::{Stream, NODE_ENTRIES};
+use super::model::Stream;
+use super::node::NODE_ENTRIES;
+use crate::reply::RespError;
 
 /// What to keep.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,54 +33,8 @@ pub const DEFAULT_LIMIT: u64 = 100 * NODE_ENTRIES as u64;
 
 impl Trim {
     /// Removes entries from the front as asked; returns how many.
-    pub fn apply(&self, stream: &mut Stream) -> u64 {
-        let mut removed = 0usize;
-        let entries = &stream.entries;
-        while removed < entries.len() {
-            // The node starting at `removed` runs to the next node start.
-            let node_end = entries[removed + 1..]
-                .iter()
-                .position(|e| e.node_start)
-                .map_or(entries.len(), |i| removed + 1 + i);
-            let node_len = node_end - removed;
-            let left = entries.len() - removed;
-            if let Strategy::MaxLen(max) = self.strategy {
-                if left as u64 <= max {
-                    break;
-                }
-            }
-            if self.limit != 0 && (removed + node_len) as u64 > self.limit {
-                break;
-            }
-            let whole = match self.strategy {
-                Strategy::MaxLen(max) => (left - node_len) as u64 >= max,
-                Strategy::MinId(min) => entries[node_end - 1].id < min,
-            };
-            if whole {
-                removed = node_end;
-                continue;
-            }
-            if self.approx {
-                break;
-            }
-            removed += match self.strategy {
-                Strategy::MaxLen(max) => left - usize::try_from(max).unwrap_or(usize::MAX),
-                Strategy::MinId(min) => entries[removed..node_end]
-                    .iter()
-                    .take_while(|e| e.id < min)
-                    .count(),
-            };
-            break;
-        }
-        if removed > 0 {
-            stream.entries.drain(..removed);
-            if let Some(first) = stream.entries.first_mut() {
-                first.node_start = true;
-            } else {
-                stream.tail_used = 0;
-            }
-        }
-        removed as u64
+    pub fn apply(&self, stream: &mut Stream<'_>) -> Result<u64, RespError> {
+        stream.body.trim(self)
     }
 }
 
@@ -86,10 +42,11 @@ impl Trim {
 mod tests {
     use super::*;
 
-    fn stream_of(n: u64) -> Stream {
-        let mut s = Stream::default();
+    fn stream_of(n: u64) -> Stream<'static> {
+        let mut s = Stream::new();
         for i in 1..=n {
-            s.append(StreamId::new(i, 0), vec![b"f".to_vec(), b"v".to_vec()]);
+            s.append(StreamId::new(i, 0), vec![b"f".to_vec(), b"v".to_vec()])
+                .unwrap();
         }
         s
     }
@@ -105,31 +62,47 @@ mod tests {
     #[test]
     fn exact_trims_keep_exactly_what_is_asked() {
         let mut s = stream_of(250);
-        assert_eq!(trim(Strategy::MaxLen(120), false, 0).apply(&mut s), 130);
+        assert_eq!(
+            trim(Strategy::MaxLen(120), false, 0).apply(&mut s).unwrap(),
+            130
+        );
         assert_eq!(s.len(), 120);
         assert_eq!(s.first_id(), StreamId::new(131, 0));
-        assert!(s.entries[0].node_start);
+        assert_eq!(s.body.node_count(), 2);
         let min = StreamId::new(200, 0);
-        assert_eq!(trim(Strategy::MinId(min), false, 0).apply(&mut s), 69);
+        assert_eq!(
+            trim(Strategy::MinId(min), false, 0).apply(&mut s).unwrap(),
+            69
+        );
         assert_eq!(s.first_id(), min);
     }
 
     #[test]
     fn approximate_trims_remove_whole_nodes_within_the_limit() {
         let mut s = stream_of(250);
-        assert_eq!(trim(Strategy::MaxLen(120), true, 0).apply(&mut s), 100);
+        assert_eq!(
+            trim(Strategy::MaxLen(120), true, 0).apply(&mut s).unwrap(),
+            100
+        );
         assert_eq!(s.len(), 150);
         let mut s = stream_of(250);
-        assert_eq!(trim(Strategy::MaxLen(0), true, 150).apply(&mut s), 100);
+        assert_eq!(
+            trim(Strategy::MaxLen(0), true, 150).apply(&mut s).unwrap(),
+            100
+        );
         let mut s = stream_of(250);
         let min = StreamId::new(150, 0);
         assert_eq!(
-            trim(Strategy::MinId(min), true, DEFAULT_LIMIT).apply(&mut s),
+            trim(Strategy::MinId(min), true, DEFAULT_LIMIT)
+                .apply(&mut s)
+                .unwrap(),
             100
         );
         let mut s = stream_of(50);
         assert_eq!(
-            trim(Strategy::MaxLen(10), true, DEFAULT_LIMIT).apply(&mut s),
+            trim(Strategy::MaxLen(10), true, DEFAULT_LIMIT)
+                .apply(&mut s)
+                .unwrap(),
             0
         );
     }

@@ -25,9 +25,22 @@ type Held<'g> = BTreeMap<&'g [u8], (u64, Vec<(StreamId, &'g Pending)>)>;
 const DEFAULT_COUNT: i64 = 10;
 
 /// Reads the options and writes the stream's description.
-pub fn write(out: &mut ReplyWriter<'_>, s: &Stream, args: &Args<'_>) -> Result<(), RespError> {
+pub fn write(
+    out: &mut ReplyWriter<'_>,
+    s: &mut Stream<'_>,
+    args: &Args<'_>,
+) -> Result<(), RespError> {
     let full = full_count(args)?;
-    let shape = RaxShape::of(s);
+    let shape = RaxShape::of(s)?;
+    // Everything the reply needs is read before any of it is written.
+    let (first, last, listed) = match full {
+        None => (s.first_entry()?, s.last_entry()?, Vec::new()),
+        Some(limit) => (
+            None,
+            None,
+            s.range(StreamId::MIN, StreamId::MAX, limit, false)?,
+        ),
+    };
     out.map(if full.is_some() { 9 } else { 10 });
     out.bulk(b"length");
     out.integer(int(s.len()));
@@ -47,19 +60,19 @@ pub fn write(out: &mut ReplyWriter<'_>, s: &Stream, args: &Args<'_>) -> Result<(
         out.bulk(b"groups");
         out.integer(int(s.groups.len() as u64));
         out.bulk(b"first-entry");
-        match s.entries.first() {
+        match &first {
             Some(e) => entry(out, e),
             None => out.null(),
         }
         out.bulk(b"last-entry");
-        match s.entries.last() {
+        match &last {
             Some(e) => entry(out, e),
             None => out.null(),
         }
         return Ok(());
     };
     out.bulk(b"entries");
-    entries(out, s.entries.iter().take(limit));
+    entries(out, listed.iter());
     out.bulk(b"groups");
     out.array(s.groups.len());
     for g in &s.groups {
@@ -92,7 +105,7 @@ fn full_count(args: &Args<'_>) -> Result<Option<usize>, RespError> {
 /// One group of `FULL`: its counters, its pending entries (`[id,
 /// consumer, delivery time, deliveries]`) and its consumers, each with
 /// its own pending entries (`[id, delivery time, deliveries]`).
-fn full_group(out: &mut ReplyWriter<'_>, s: &Stream, g: &Group, limit: usize) {
+fn full_group(out: &mut ReplyWriter<'_>, s: &Stream<'_>, g: &Group, limit: usize) {
     out.map(7);
     out.bulk(b"name");
     out.bulk(&g.name);

@@ -1,32 +1,79 @@
-//! Reading and changing the stream at a key: the record's value decoded
-//! into a [`Stream`], `WRONGTYPE` for any other kind, and the changed
-//! stream written back as one record (expiry kept). Redis keeps an empty
-//! stream, so nothing here deletes the key.
+//! Reading and changing the stream at a key, in either stored form (see
+//! [`crate::stream`]): packed, one record holding every node, or large, a
+//! head and one chunk per node read only as a command needs them. Any
+//! other kind is `WRONGTYPE`. Redis keeps an empty stream, so nothing here
+//! deletes the key.
+//!
+//! Reads take two looks as the other collections' do: a packed stream is
+//! decoded from the borrowed record (counting a hit or miss), a large one
+//! read with the shard read-locked; a writer may convert the key between
+//! the looks, and the second look reads whatever it holds then. A change
+//! runs with the key's shard write-locked and writes, in one journal
+//! record, the packed value, or the changed chunks and the head; a packed
+//! stream past one node or [`PACKED_MAX`] bytes is written large from then
+//! on.
 
-use std::borrow::Cow;
-
-use strata_kv::{ItemRef, Mutation, NewItem, Store, ValueKind};
+use strata_kv::chunk::Ring;
+use strata_kv::{ChunkSource, LargeEdit, Store, ValueKind};
 
 use crate::reply::{RespError, StreamError};
-use crate::stream::{decode, encode, Stream};
+use crate::stream::{
+    decode_head, decode_packed, encode_head, encode_packed, is_head, Stream, PACKED_MAX,
+};
 
-fn open(item: &ItemRef<'_>) -> Result<Stream, RespError> {
-    if item.kind != ValueKind::Stream {
-        return Err(RespError::WrongType);
-    }
-    decode(item.value).ok_or(StreamError::Damaged.into())
+fn damaged() -> RespError {
+    StreamError::Damaged.into()
 }
 
-/// Calls `f` with the stream at `key` (counting a hit or miss);
-/// `Ok(None)` when the key is missing.
+/// Calls `f` with the stream `source`'s key holds; `Ok(None)` when the key
+/// is missing.
+fn with_current<R>(
+    source: &dyn ChunkSource,
+    f: impl FnOnce(&mut Stream<'_>) -> Result<R, RespError>,
+) -> Result<Option<R>, RespError> {
+    match source.current()? {
+        None => Ok(None),
+        Some(c) if c.kind != ValueKind::Stream => Err(RespError::WrongType),
+        Some(c) if c.chunks.is_some() => {
+            let mut s = decode_head(&c.value, source).ok_or_else(damaged)?;
+            f(&mut s).map(Some)
+        }
+        Some(c) => {
+            let mut s = decode_packed(&c.value).ok_or_else(damaged)?;
+            f(&mut s).map(Some)
+        }
+    }
+}
+
+/// Calls `f` with the stream at `key`; `Ok(None)` when the key is missing.
 pub fn read<S: Store, R>(
     store: &mut S,
     key: &[u8],
-    f: impl FnOnce(&Stream) -> R,
+    f: impl FnOnce(&mut Stream<'_>) -> Result<R, RespError>,
 ) -> Result<Option<R>, RespError> {
-    store
-        .get(key, |item| open(&item).map(|s| f(&s)))
-        .transpose()
+    let mut f = Some(f);
+    let found = store.get(key, |item| {
+        if item.kind != ValueKind::Stream {
+            return Err(RespError::WrongType);
+        }
+        if is_head(item.value) {
+            return Ok(None);
+        }
+        let mut s = decode_packed(item.value).ok_or_else(damaged)?;
+        match f.take() {
+            Some(f) => f(&mut s).map(Some),
+            None => Ok(None),
+        }
+    });
+    match found {
+        None => Ok(None),
+        Some(Err(e)) => Err(e),
+        Some(Ok(Some(r))) => Ok(Some(r)),
+        Some(Ok(None)) => match f.take() {
+            Some(f) => store.read_large(key, |read| with_current(read, f)),
+            None => Ok(None),
+        },
+    }
 }
 
 /// What an [`edit`] closure decided.
@@ -37,36 +84,78 @@ pub enum Edit<R> {
     Write(R),
 }
 
+/// What a change writes.
+enum Write {
+    /// The packed value.
+    Whole(Vec<u8>),
+    /// Changed chunks, then the head naming `ring`.
+    Large {
+        chunks: Vec<(u32, Vec<u8>)>,
+        ring: Ring,
+        head: Vec<u8>,
+    },
+}
+
 /// Runs `f` on the stream at `key` (`None` when missing: `f` may create
-/// one by setting it) under the key's lock, and writes the stream back
-/// when `f` says it changed. On `Err` nothing is written.
+/// one by setting it) with the key's shard write-locked, and writes the
+/// stream back when `f` says it changed. On `Err` nothing is written.
 pub fn edit<S: Store, R>(
     store: &mut S,
     key: &[u8],
-    f: impl FnOnce(&mut Option<Stream>) -> Result<Edit<R>, RespError>,
+    f: impl FnOnce(&mut Option<Stream<'_>>) -> Result<Edit<R>, RespError>,
 ) -> Result<R, RespError> {
-    store.update(key, |old| {
-        let (mut stream, expires_at) = match old {
-            None => (None, None),
-            Some(item) => match open(&item) {
-                Ok(s) => (Some(s), item.expires_at),
-                Err(e) => return (Mutation::Keep, Err(e)),
-            },
-        };
-        match f(&mut stream) {
-            Err(e) => (Mutation::Keep, Err(e)),
-            Ok(Edit::Keep(r)) => (Mutation::Keep, Ok(r)),
-            Ok(Edit::Write(r)) => match stream {
-                None => (Mutation::Keep, Ok(r)),
-                Some(s) => {
-                    let item = NewItem {
-                        value: Cow::Owned(encode(&s)),
-                        flags: 0,
-                        expires_at,
-                    };
-                    (Mutation::PutKind(ValueKind::Stream, item), Ok(r))
+    store.edit_large(key, |edit| {
+        let current = edit.current()?;
+        let expires_at = current.as_ref().and_then(|c| c.expires_at);
+        let (result, write) = {
+            let source: &dyn ChunkSource = &*edit;
+            let mut slot = match current {
+                None => None,
+                Some(c) if c.kind != ValueKind::Stream => return Err(RespError::WrongType),
+                Some(c) if c.chunks.is_some() => {
+                    Some(decode_head(&c.value, source).ok_or_else(damaged)?)
                 }
-            },
+                Some(c) => Some(decode_packed(&c.value).ok_or_else(damaged)?),
+            };
+            match f(&mut slot)? {
+                Edit::Keep(r) => (r, None),
+                Edit::Write(r) => (r, slot.map(plan).transpose()?),
+            }
+        };
+        if let Some(write) = write {
+            apply(edit, write, expires_at)?;
         }
+        Ok(result)
     })?
+}
+
+/// What writing `s` back takes: its packed value while it is one node
+/// within [`PACKED_MAX`] bytes and not already large, else its changed
+/// nodes (every node, renumbered, when it turns large) and its head.
+fn plan(mut s: Stream<'_>) -> Result<Write, RespError> {
+    if !s.body.is_chunked() {
+        let packed = encode_packed(&mut s)?;
+        if s.body.node_count() <= 1 && packed.len() <= PACKED_MAX {
+            return Ok(Write::Whole(packed));
+        }
+        s.body.renumber_all();
+    }
+    Ok(Write::Large {
+        chunks: s.body.changed_chunks(),
+        ring: s.body.ring(),
+        head: encode_head(&s),
+    })
+}
+
+fn apply(edit: &mut LargeEdit<'_>, write: Write, expires_at: Option<u64>) -> Result<(), RespError> {
+    match write {
+        Write::Whole(value) => edit.put_whole(ValueKind::Stream, &value, expires_at)?,
+        Write::Large { chunks, ring, head } => {
+            for (number, value) in chunks {
+                edit.put_chunk(number, ValueKind::Stream, &value)?;
+            }
+            edit.put_ring_head(ValueKind::Stream, ring, &head, expires_at)?;
+        }
+    }
+    Ok(())
 }

@@ -40,9 +40,9 @@ pub fn xadd<S: Store>(
         }
         let id = next_id(stream.last_id, parsed.id, now)?;
         let fields = args.iter_from(fields_at).map(<[u8]>::to_vec).collect();
-        stream.append(id, fields);
+        stream.append(id, fields)?;
         if let Some(trim) = parsed.trim {
-            trim.apply(stream);
+            trim.apply(stream)?;
         }
         Ok(Edit::Write(Some(id)))
     })?;

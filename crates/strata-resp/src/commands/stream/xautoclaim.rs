@@ -69,15 +69,14 @@ pub fn xautoclaim<S: Store>(
             min_idle: min_idle.max(0),
             just_id,
         };
-        let done = stream.auto_claim(group, consumer, &how, now);
+        let done = stream.auto_claim(group, consumer, &how, now)?;
         let done = done.ok_or_else(no_group)?;
-        let entries: Vec<Entry> = match just_id {
-            true => Vec::new(),
-            false => {
-                let found = done.claimed.iter().filter_map(|&id| stream.entry(id));
-                found.cloned().collect()
+        let mut entries: Vec<Entry> = Vec::new();
+        if !just_id {
+            for &id in &done.claimed {
+                entries.extend(stream.entry(id)?);
             }
-        };
+        }
         Ok(match done.changed {
             true => Edit::Write((done, entries)),
             false => Edit::Keep((done, entries)),

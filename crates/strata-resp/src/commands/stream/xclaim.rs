@@ -44,15 +44,18 @@ pub fn xclaim<S: Store>(
             .into());
         };
         let (ids, how) = parse(&args, now)?;
-        let Some(claimed) = stream.claim(group, consumer, &ids, &how, now) else {
+        let Some(claimed) = stream.claim(group, consumer, &ids, &how, now)? else {
             return Ok(Edit::Keep(Reply::Ids(Vec::new())));
         };
         let reply = if how.just_id {
             Reply::Ids(claimed.ids)
         } else {
             // Claimed identifiers are entries of the stream.
-            let found = claimed.ids.iter().filter_map(|&id| stream.entry(id));
-            Reply::Entries(found.cloned().collect())
+            let mut found = Vec::with_capacity(claimed.ids.len());
+            for &id in &claimed.ids {
+                found.extend(stream.entry(id)?);
+            }
+            Reply::Entries(found)
         };
         Ok(match claimed.changed {
             true => Edit::Write(reply),

@@ -34,7 +34,10 @@ pub fn xdel<S: Store>(
         let Some(stream) = slot else {
             return Ok(Edit::Keep(0));
         };
-        let n = ids.iter().filter(|&&id| stream.delete(id)).count();
+        let mut n = 0;
+        for &id in &ids {
+            n += usize::from(stream.delete(id)?);
+        }
         Ok(if n > 0 { Edit::Write(n) } else { Edit::Keep(0) })
     })?;
     out.integer(deleted as i64);

@@ -172,7 +172,7 @@ fn options(args: &Args<'_>, sub: Sub) -> Result<Options, RespError> {
 /// `CREATE`: the group at `args[4]` (`$`: the stream's last identifier,
 /// `0-0` for a stream `MKSTREAM` creates), the stream created if missing.
 fn create(
-    slot: &mut Option<Stream>,
+    slot: &mut Option<Stream<'_>>,
     args: &Args<'_>,
     opts: &Options,
 ) -> Result<Edit<Reply>, RespError> {

@@ -60,7 +60,7 @@ pub fn xinfo<S: Store>(
         }
         _ => info_stream::write(out, s, &args),
     })?;
-    done.unwrap_or(Err(RespError::NoSuchKey))
+    done.ok_or(RespError::NoSuchKey)
 }
 
 /// A signed reply of an unsigned counter, as Redis casts it.
@@ -77,7 +77,7 @@ pub(super) fn entries_read(out: &mut ReplyWriter<'_>, g: &Group) {
 }
 
 /// A group's `lag`: null when it cannot be known.
-pub(super) fn lag(out: &mut ReplyWriter<'_>, s: &Stream, g: &Group) {
+pub(super) fn lag(out: &mut ReplyWriter<'_>, s: &Stream<'_>, g: &Group) {
     match s.lag(g) {
         Some(n) => out.integer(n),
         None => out.null(),
@@ -86,7 +86,7 @@ pub(super) fn lag(out: &mut ReplyWriter<'_>, s: &Stream, g: &Group) {
 
 /// `GROUPS`: each group's name, consumers, pending entries, last
 /// delivered identifier, read counter and lag, in name order.
-fn groups(out: &mut ReplyWriter<'_>, s: &Stream) {
+fn groups(out: &mut ReplyWriter<'_>, s: &Stream<'_>) {
     out.array(s.groups.len());
     for g in &s.groups {
         out.map(6);

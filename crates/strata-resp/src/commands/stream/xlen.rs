@@ -14,7 +14,7 @@ pub fn xlen<S: Store>(
     args: Args<'_>,
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
-    let n = read(ctx.store, args.get(1), |s| s.len())?.unwrap_or(0);
+    let n = read(ctx.store, args.get(1), |s| Ok(s.len()))?.unwrap_or(0);
     out.integer(i64::try_from(n).unwrap_or(i64::MAX));
     Ok(())
 }

@@ -39,12 +39,14 @@ pub fn xpending<S: Store>(
     let (key, group) = (args.get(1), args.get(2));
     let now = ctx.shared.keyspace.now_ms();
     let written = read(ctx.store, key, |s| {
-        let g = s.group(group)?;
+        let Some(g) = s.group(group) else {
+            return Ok(None);
+        };
         match &range {
             None => summary(out, g),
             Some(r) => list(out, g, r, now),
         }
-        Some(())
+        Ok(Some(()))
     })?;
     if written.flatten().is_none() {
         return Err(StreamError::NoKeyOrGroup {

@@ -50,15 +50,13 @@ pub fn xrange<S: Store>(
     let written = read(ctx.store, args.get(1), |s| {
         if count == Some(0) {
             out.null_array();
-            return;
+            return Ok(());
         }
-        let found = s.range(start, end);
-        let n = found.len().min(count.unwrap_or(usize::MAX));
-        out.array(n);
-        match order {
-            Order::Forward => found.iter().take(n).for_each(|e| entry(out, e)),
-            Order::Reverse => found.iter().rev().take(n).for_each(|e| entry(out, e)),
-        }
+        let reverse = order == Order::Reverse;
+        let found = s.range(start, end, count.unwrap_or(usize::MAX), reverse)?;
+        out.array(found.len());
+        found.iter().for_each(|e| entry(out, e));
+        Ok(())
     })?;
     if written.is_none() {
         out.array(0);

@@ -174,7 +174,7 @@ fn resolve<S: Store>(ctx: &mut Ctx<'_, S>, req: &Request<'_>) -> Result<Vec<Star
     for (&key, &id) in req.keys.iter().zip(&req.ids) {
         let found = read(ctx.store, key, |s| {
             let has_group = req.group.is_some_and(|(g, _)| s.group(g).is_some());
-            (s.last_id, has_group)
+            Ok((s.last_id, has_group))
         })?;
         if let Some((group, _)) = req.group {
             if !found.is_some_and(|(_, has)| has) {
@@ -227,13 +227,7 @@ fn serve<S: Store>(
         } else {
             req.count
         };
-        let found = read(store, key, |s| {
-            s.range(from, StreamId::MAX)
-                .iter()
-                .take(limit)
-                .cloned()
-                .collect::<Vec<_>>()
-        })?;
+        let found = read(store, key, |s| s.range(from, StreamId::MAX, limit, false))?;
         return Ok(found.filter(|e| !e.is_empty()).map(Served::Entries));
     };
     let no_group = || StreamError::NoGroupRead {
@@ -245,13 +239,13 @@ fn serve<S: Store>(
         let served = match start {
             Start::New => {
                 let got = stream.deliver_new(group, consumer, req.count, req.noack, now);
-                let got = got.ok_or_else(no_group)?;
+                let got = got?.ok_or_else(no_group)?;
                 (!got.is_empty()).then_some(Served::Entries(got))
             }
             Start::After(after) => {
                 let from = after.next().unwrap_or(StreamId::MAX);
                 let got = stream.deliver_history(group, consumer, from, req.count, now);
-                Some(Served::History(got.ok_or_else(no_group)?))
+                Some(Served::History(got?.ok_or_else(no_group)?))
             }
         };
         Ok(Edit::Write(served))

@@ -45,7 +45,7 @@ pub fn xsetid<S: Store>(
         if id < stream.max_deleted {
             return Err(StreamError::SetIdBelowDeleted.into());
         }
-        if let Some(last) = stream.entries.last() {
+        if let Some(last) = stream.last_entry()? {
             if id < last.id {
                 return Err(StreamError::SetIdBelowTop.into());
             }

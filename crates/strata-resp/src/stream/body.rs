@@ -1,0 +1,442 @@
+//! [`Body`]: a stream's entries as a sequence of nodes (see `node.rs`),
+//! either all in hand (a packed stream, one record) or read on demand from
+//! the chunks of a large stream (one chunk per node, numbered around a
+//! [`Ring`] so that trimming the front and appending at the back renumber
+//! nothing).
+//!
+//! Invariants: entries rise across nodes as within them; `len` counts them
+//! and `first_id` is the first one's identifier (`0-0` when empty, Redis's
+//! `first_id`). An end node that `XDEL` empties is dropped; a middle one
+//! stays, empty, until a trim reaches it (the ring cannot lose a middle
+//! number), and every walk skips it. Finding an identifier is a binary search over
+//! nodes (each probe reads one node), so a command reads the nodes it
+//! needs, not the stream.
+
+use std::collections::HashMap;
+
+use strata_kv::chunk::{Ring, RING};
+use strata_kv::ChunkSource;
+
+use super::id::StreamId;
+use super::model::Entry;
+use super::node::{self, entry_len, NODE_BYTES, NODE_ENTRIES};
+use super::trim::{Strategy, Trim};
+use crate::reply::{RespError, StreamError};
+
+/// One node in hand.
+#[derive(Debug, Clone)]
+pub(super) struct Node {
+    pub(super) entries: Vec<Entry>,
+    /// Changed since it was read (chunked bodies write only these).
+    pub(super) dirty: bool,
+}
+
+/// A stream's entries.
+pub struct Body<'s> {
+    /// Where absent nodes are read from (`None`: a packed stream, every
+    /// node in hand).
+    source: Option<&'s dyn ChunkSource>,
+    /// Node positions to chunk numbers.
+    pub(super) ring: Ring,
+    /// Nodes in hand, by chunk number.
+    pub(super) nodes: HashMap<u32, Node>,
+    /// Entries appended to the last node, deleted ones included (Redis
+    /// counts them when it decides whether the node is full).
+    pub(super) tail_used: u32,
+    pub(super) len: u64,
+    pub(super) first_id: StreamId,
+}
+
+impl std::fmt::Debug for Body<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Body")
+            .field("chunked", &self.source.is_some())
+            .field("ring", &self.ring)
+            .field("len", &self.len)
+            .finish()
+    }
+}
+
+fn damaged() -> RespError {
+    StreamError::Damaged.into()
+}
+
+impl<'s> Body<'s> {
+    /// A packed body holding `nodes` (in order).
+    pub(super) fn packed(nodes: Vec<Vec<Entry>>, tail_used: u32) -> Body<'s> {
+        let len = nodes.iter().map(|n| n.len() as u64).sum();
+        let first_id = nodes
+            .iter()
+            .find_map(|n| n.first())
+            .map_or(StreamId::MIN, |e| e.id);
+        let ring = Ring::dense(node::len32(nodes.len()));
+        let nodes = nodes
+            .into_iter()
+            .enumerate()
+            .map(|(i, entries)| {
+                let node = Node {
+                    entries,
+                    dirty: false,
+                };
+                (node::len32(i), node)
+            })
+            .collect();
+        Body {
+            source: None,
+            ring,
+            nodes,
+            tail_used,
+            len,
+            first_id,
+        }
+    }
+
+    /// A chunked body whose nodes are read from `source` when needed.
+    pub(super) fn chunked(
+        source: &'s dyn ChunkSource,
+        ring: Ring,
+        tail_used: u32,
+        len: u64,
+        first_id: StreamId,
+    ) -> Body<'s> {
+        Body {
+            source: Some(source),
+            ring,
+            nodes: HashMap::new(),
+            tail_used,
+            len,
+            first_id,
+        }
+    }
+
+    /// Whether the nodes live in chunks (a large stream).
+    pub fn is_chunked(&self) -> bool {
+        self.source.is_some()
+    }
+
+    /// Nodes, empty middle ones included.
+    pub fn node_count(&self) -> u32 {
+        self.ring.count
+    }
+
+    /// The node at position `pos` (< `ring.count`).
+    pub(super) fn node(&mut self, pos: u32) -> Result<&mut Node, RespError> {
+        use std::collections::hash_map::Entry as Slot;
+        let number = self.ring.number(pos);
+        match self.nodes.entry(number) {
+            Slot::Occupied(n) => Ok(n.into_mut()),
+            Slot::Vacant(slot) => {
+                let source = self.source.ok_or_else(damaged)?;
+                let value = source.chunk(number)?.ok_or_else(damaged)?;
+                let entries = node::decode(&value).ok_or_else(damaged)?;
+                Ok(slot.insert(Node {
+                    entries,
+                    dirty: false,
+                }))
+            }
+        }
+    }
+
+    /// A position from which walking forward meets every entry at or after
+    /// `id` and none before it: non-empty nodes before it end below `id`.
+    fn locate(&mut self, id: StreamId) -> Result<u32, RespError> {
+        let (mut lo, mut hi) = (0, self.ring.count);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let mut probe = mid;
+            let mut last = None;
+            while probe < hi {
+                last = self.node(probe)?.entries.last().map(|e| e.id);
+                if last.is_some() {
+                    break;
+                }
+                probe += 1;
+            }
+            match last {
+                Some(last) if last < id => lo = probe + 1,
+                _ => hi = mid,
+            }
+        }
+        Ok(lo)
+    }
+
+    /// Entries with identifiers in `start..=end`, at most `limit`, oldest
+    /// first (newest first when `reverse`).
+    pub fn range(
+        &mut self,
+        start: StreamId,
+        end: StreamId,
+        limit: usize,
+        reverse: bool,
+    ) -> Result<Vec<Entry>, RespError> {
+        let mut out = Vec::new();
+        if start > end || limit == 0 || self.len == 0 {
+            return Ok(out);
+        }
+        if !reverse {
+            let mut pos = self.locate(start)?;
+            while pos < self.ring.count && out.len() < limit {
+                for e in &self.node(pos)?.entries {
+                    if e.id > end || out.len() == limit {
+                        return Ok(out);
+                    }
+                    if e.id >= start {
+                        out.push(e.clone());
+                    }
+                }
+                pos += 1;
+            }
+            return Ok(out);
+        }
+        // Nodes before `locate(end + 1)` end at or below `end`; the first
+        // non-empty node from there may begin at or below it too.
+        let mut pos = match end.next() {
+            Some(after) => self.locate(after)?,
+            None => self.ring.count,
+        };
+        while pos < self.ring.count && self.node(pos)?.entries.is_empty() {
+            pos += 1;
+        }
+        pos = pos.min(self.ring.count - 1);
+        loop {
+            for e in self.node(pos)?.entries.iter().rev() {
+                if e.id < start || out.len() == limit {
+                    return Ok(out);
+                }
+                if e.id <= end {
+                    out.push(e.clone());
+                }
+            }
+            if pos == 0 {
+                return Ok(out);
+            }
+            pos -= 1;
+        }
+    }
+
+    /// The entry `id`, if the stream holds it.
+    pub fn entry(&mut self, id: StreamId) -> Result<Option<Entry>, RespError> {
+        Ok(self.range(id, id, 1, false)?.pop())
+    }
+
+    /// Whether entry `id` is held.
+    pub fn contains(&mut self, id: StreamId) -> Result<bool, RespError> {
+        let mut pos = self.locate(id)?;
+        while pos < self.ring.count {
+            let node = self.node(pos)?;
+            if !node.entries.is_empty() {
+                return Ok(node.entries.binary_search_by(|e| e.id.cmp(&id)).is_ok());
+            }
+            pos += 1;
+        }
+        Ok(false)
+    }
+
+    /// Appends an entry (its identifier above every one held).
+    pub fn append(&mut self, id: StreamId, fields: Vec<Vec<u8>>) -> Result<(), RespError> {
+        let entry = Entry { id, fields };
+        let open_new = self.ring.count == 0 || self.tail_used >= NODE_ENTRIES || {
+            let tail = self.node(self.ring.count - 1)?;
+            tail.entries.iter().map(entry_len).sum::<usize>() >= NODE_BYTES
+        };
+        if open_new {
+            if self.ring.count >= RING - 1 {
+                return Err(RespError::Engine(strata_kv::KvError::TooLarge {
+                    size: self.ring.count as usize,
+                    limit: RING as usize,
+                }));
+            }
+            self.ring.count += 1;
+            let number = self.ring.number(self.ring.count - 1);
+            self.nodes.insert(
+                number,
+                Node {
+                    entries: vec![entry],
+                    dirty: true,
+                },
+            );
+            self.tail_used = 1;
+        } else {
+            let tail = self.node(self.ring.count - 1)?;
+            tail.entries.push(entry);
+            tail.dirty = true;
+            self.tail_used += 1;
+        }
+        self.len += 1;
+        if self.len == 1 {
+            self.first_id = id;
+        }
+        Ok(())
+    }
+
+    /// Deletes entry `id`; whether it was there.
+    pub fn delete(&mut self, id: StreamId) -> Result<bool, RespError> {
+        let mut pos = self.locate(id)?;
+        while pos < self.ring.count && self.node(pos)?.entries.is_empty() {
+            pos += 1;
+        }
+        if pos == self.ring.count {
+            return Ok(false);
+        }
+        let node = self.node(pos)?;
+        let Ok(at) = node.entries.binary_search_by(|e| e.id.cmp(&id)) else {
+            return Ok(false);
+        };
+        node.entries.remove(at);
+        node.dirty = true;
+        let emptied = node.entries.is_empty();
+        self.len -= 1;
+        if emptied {
+            self.drop_empty_ends()?;
+        }
+        if id == self.first_id {
+            self.refresh_first()?;
+        }
+        if self.len == 0 {
+            self.tail_used = 0;
+        }
+        Ok(true)
+    }
+
+    /// Drops empty nodes at both ends. An emptied last node is freed as
+    /// Redis frees it, and the next entry then opens a node of its own.
+    fn drop_empty_ends(&mut self) -> Result<(), RespError> {
+        while self.ring.count > 0 && self.node(self.ring.count - 1)?.entries.is_empty() {
+            self.drop_back();
+            self.tail_used = NODE_ENTRIES;
+        }
+        while self.ring.count > 0 && self.node(0)?.entries.is_empty() {
+            self.drop_front();
+        }
+        Ok(())
+    }
+
+    fn drop_front(&mut self) {
+        let number = self.ring.number(0);
+        self.nodes.remove(&number);
+        self.ring.first = self.ring.number(1);
+        self.ring.count -= 1;
+    }
+
+    fn drop_back(&mut self) {
+        let number = self.ring.number(self.ring.count - 1);
+        self.nodes.remove(&number);
+        self.ring.count -= 1;
+    }
+
+    fn refresh_first(&mut self) -> Result<(), RespError> {
+        let first = self.range(StreamId::MIN, StreamId::MAX, 1, false)?;
+        self.first_id = first.first().map_or(StreamId::MIN, |e| e.id);
+        Ok(())
+    }
+
+    /// Trims from the front as `trim` asks (Redis's `streamTrim`): whole
+    /// nodes while they may go, then, unless approximate, part of the
+    /// next; returns how many entries went.
+    pub fn trim(&mut self, trim: &Trim) -> Result<u64, RespError> {
+        let mut removed = 0u64;
+        while self.ring.count > 0 {
+            if let Strategy::MaxLen(max) = trim.strategy {
+                if self.len <= max {
+                    break;
+                }
+            }
+            let (node_len, node_last) = {
+                let n = self.node(0)?;
+                (n.entries.len() as u64, n.entries.last().map(|e| e.id))
+            };
+            if trim.limit != 0 && removed + node_len > trim.limit {
+                break;
+            }
+            let whole = match trim.strategy {
+                Strategy::MaxLen(max) => self.len - node_len >= max,
+                Strategy::MinId(min) => node_last.is_none_or(|last| last < min),
+            };
+            if whole {
+                self.drop_front();
+                self.len -= node_len;
+                removed += node_len;
+                continue;
+            }
+            if trim.approx {
+                break;
+            }
+            let len = self.len;
+            let n = self.node(0)?;
+            let cut = match trim.strategy {
+                Strategy::MaxLen(max) => usize::try_from(len - max).unwrap_or(usize::MAX),
+                Strategy::MinId(min) => n.entries.partition_point(|e| e.id < min),
+            };
+            let cut = cut.min(n.entries.len());
+            n.entries.drain(..cut);
+            n.dirty = true;
+            self.len -= cut as u64;
+            removed += cut as u64;
+            break;
+        }
+        if removed > 0 {
+            self.refresh_first()?;
+            if self.len == 0 {
+                self.tail_used = 0;
+            }
+        }
+        Ok(removed)
+    }
+
+    /// The identifier of each non-empty node's first entry (Redis keys its
+    /// nodes by them), reading every node.
+    pub fn node_first_ids(&mut self) -> Result<Vec<StreamId>, RespError> {
+        let mut ids = Vec::new();
+        for pos in 0..self.ring.count {
+            if let Some(e) = self.node(pos)?.entries.first() {
+                ids.push(e.id);
+            }
+        }
+        Ok(ids)
+    }
+
+    /// Node positions to chunk numbers.
+    pub fn ring(&self) -> Ring {
+        self.ring
+    }
+
+    /// Numbers every node `0..n` and marks it changed, so that a packed
+    /// body (every node in hand) is written whole as chunks.
+    pub fn renumber_all(&mut self) {
+        let ring = self.ring;
+        let mut nodes = HashMap::with_capacity(self.nodes.len());
+        for (i, number) in ring.numbers().enumerate() {
+            if let Some(mut n) = self.nodes.remove(&number) {
+                n.dirty = true;
+                nodes.insert(node::len32(i), n);
+            }
+        }
+        self.nodes = nodes;
+        self.ring = Ring::dense(ring.count);
+    }
+
+    /// The stored form of each changed node still in the ring, by chunk
+    /// number.
+    pub fn changed_chunks(&self) -> Vec<(u32, Vec<u8>)> {
+        self.ring
+            .numbers()
+            .filter_map(|n| {
+                let node = self.nodes.get(&n).filter(|x| x.dirty)?;
+                Some((n, node::encode(&node.entries)))
+            })
+            .collect()
+    }
+
+    /// Every node in order (a packed body has them all in hand).
+    pub(super) fn all_nodes(&mut self) -> Result<Vec<&Node>, RespError> {
+        for pos in 0..self.ring.count {
+            self.node(pos)?;
+        }
+        let ring = self.ring;
+        Ok(ring.numbers().filter_map(|n| self.nodes.get(&n)).collect())
+    }
+}
+
+#[cfg(test)]
+#[path = "body_tests.rs"]
+mod tests;

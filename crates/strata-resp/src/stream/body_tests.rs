@@ -1,0 +1,124 @@
+//! A model test of [`Body`]: random appends, single and run deletes,
+//! trims, ranges both ways with random bounds and limits and point reads,
+//! checked against a plain vector of entries. Runs delete whole nodes in
+//! the middle, so walks over emptied nodes are exercised.
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use super::*;
+
+fn ids(entries: &[Entry]) -> Vec<StreamId> {
+    entries.iter().map(|e| e.id).collect()
+}
+
+fn random_id(rng: &mut SmallRng, top: u64) -> StreamId {
+    StreamId::new(rng.gen_range(0..=top + 1), rng.gen_range(0..3))
+}
+
+#[test]
+fn a_body_answers_as_a_vector_of_its_entries() {
+    for seed in 0..20u64 {
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let mut body = Body::packed(Vec::new(), 0);
+        let mut model: Vec<Entry> = Vec::new();
+        let mut top = 1u64;
+        for step in 0..3000 {
+            match rng.gen_range(0..100) {
+                0..=54 => {
+                    top += 1;
+                    let id = StreamId::new(top, 0);
+                    let fields = vec![b"f".to_vec(), top.to_string().into_bytes()];
+                    body.append(id, fields.clone()).unwrap();
+                    model.push(Entry { id, fields });
+                }
+                55..=64 => {
+                    let id = random_id(&mut rng, top);
+                    let had = model.iter().position(|e| e.id == id);
+                    assert_eq!(body.delete(id).unwrap(), had.is_some(), "{seed}/{step}");
+                    if let Some(at) = had {
+                        model.remove(at);
+                    }
+                }
+                65..=69 if !model.is_empty() => {
+                    let from = rng.gen_range(0..model.len());
+                    let to = (from + rng.gen_range(1..250)).min(model.len());
+                    for e in model.drain(from..to) {
+                        assert!(body.delete(e.id).unwrap());
+                    }
+                }
+                70..=71 => {
+                    let strategy = if rng.gen_bool(0.5) {
+                        Strategy::MaxLen(rng.gen_range(0..2000))
+                    } else {
+                        Strategy::MinId(random_id(&mut rng, top))
+                    };
+                    let approx = rng.gen_bool(0.5);
+                    let limit = if approx { rng.gen_range(0..300) } else { 0 };
+                    let trim = Trim {
+                        strategy,
+                        approx,
+                        limit,
+                    };
+                    let removed = body.trim(&trim).unwrap() as usize;
+                    let exact = match strategy {
+                        Strategy::MaxLen(max) => model.len().saturating_sub(max as usize),
+                        Strategy::MinId(min) => model.iter().take_while(|e| e.id < min).count(),
+                    };
+                    if !approx {
+                        assert_eq!(removed, exact, "{seed}/{step}: exact trim");
+                    } else {
+                        assert!(removed <= exact, "{seed}/{step}: approximate trims less");
+                    }
+                    model.drain(..removed);
+                }
+                _ => {
+                    let (a, b) = (random_id(&mut rng, top), random_id(&mut rng, top));
+                    let (start, end) = (a.min(b), a.max(b));
+                    let limit = if rng.gen_bool(0.5) {
+                        usize::MAX
+                    } else {
+                        rng.gen_range(1..50)
+                    };
+                    let reverse = rng.gen_bool(0.5);
+                    let got = body.range(start, end, limit, reverse).unwrap();
+                    let within = model.iter().filter(|e| e.id >= start && e.id <= end);
+                    let want: Vec<Entry> = if reverse {
+                        within.rev().take(limit).cloned().collect()
+                    } else {
+                        within.take(limit).cloned().collect()
+                    };
+                    assert_eq!(
+                        ids(&got),
+                        ids(&want),
+                        "{seed}/{step}: {start}..{end} {reverse}"
+                    );
+                    assert_eq!(got, want);
+                    let one = random_id(&mut rng, top);
+                    let found = model.iter().find(|e| e.id == one).cloned();
+                    assert_eq!(body.entry(one).unwrap(), found);
+                    assert_eq!(body.contains(one).unwrap(), found.is_some());
+                }
+            }
+            assert_eq!(body.len, model.len() as u64, "{seed}/{step}");
+            let first = model.first().map_or(StreamId::MIN, |e| e.id);
+            assert_eq!(body.first_id, first, "{seed}/{step}");
+        }
+    }
+}
+
+#[test]
+fn a_reverse_range_ending_past_an_emptied_node_starts_after_it() {
+    let mut body = Body::packed(Vec::new(), 0);
+    for ms in 1..=350 {
+        body.append(StreamId::new(ms, 0), Vec::new()).unwrap();
+    }
+    for ms in 101..=200 {
+        assert!(body.delete(StreamId::new(ms, 0)).unwrap());
+    }
+    let got = body
+        .range(StreamId::new(99, 0), StreamId::new(202, u64::MAX), 3, true)
+        .unwrap();
+    let want = [202, 201, 100].map(|ms| StreamId::new(ms, 0));
+    assert_eq!(ids(&got), want);
+}

@@ -1,0 +1,128 @@
+//! A node: a run of consecutive entries stored together, as Redis stores
+//! them in one listpack. Its stored form (a chunk of a large stream, or a
+//! part of a packed one) is the entry count (u32) and each entry: id (two
+//! u64), field count (u32), each field (u32 length, bytes), little-endian.
+
+use super::id::StreamId;
+use super::model::Entry;
+
+/// Entries a node holds at most: Redis's default
+/// `stream-node-max-entries`.
+pub const NODE_ENTRIES: u32 = 100;
+
+/// Stored bytes past which a node takes no more entries. Redis closes a
+/// node at 4 KiB of listpack (`stream-node-max-bytes`); Strata's encoding
+/// of the same entries is about twice as long.
+pub const NODE_BYTES: usize = 8 << 10;
+
+/// Stored bytes of one entry.
+pub fn entry_len(e: &Entry) -> usize {
+    16 + 4 + e.fields.iter().map(|f| 4 + f.len()).sum::<usize>()
+}
+
+/// Appends the stored form of `entries` to `w`.
+pub fn encode_into(w: &mut Vec<u8>, entries: &[Entry]) {
+    put_u32(w, len32(entries.len()));
+    for e in entries {
+        put_u64(w, e.id.ms);
+        put_u64(w, e.id.seq);
+        put_u32(w, len32(e.fields.len()));
+        for f in &e.fields {
+            put_u32(w, len32(f.len()));
+            w.extend_from_slice(f);
+        }
+    }
+}
+
+/// The stored form of `entries`.
+pub fn encode(entries: &[Entry]) -> Vec<u8> {
+    let mut w = Vec::with_capacity(4 + entries.iter().map(entry_len).sum::<usize>());
+    encode_into(&mut w, entries);
+    w
+}
+
+/// Reads a node from the front of `r`; `None` when damaged.
+pub fn decode_from(r: &mut Reader<'_>) -> Option<Vec<Entry>> {
+    let n = r.u32()?;
+    let mut entries = Vec::new();
+    let mut last: Option<StreamId> = None;
+    for _ in 0..n {
+        let id = r.id()?;
+        // Identifiers rise inside a node: anything else is damage.
+        if last.is_some_and(|l| l >= id) {
+            return None;
+        }
+        last = Some(id);
+        let fields_n = r.u32()?;
+        let mut fields = Vec::new();
+        for _ in 0..fields_n {
+            fields.push(r.bytes()?.to_vec());
+        }
+        entries.push(Entry { id, fields });
+    }
+    Some(entries)
+}
+
+/// A whole stored node; `None` when damaged.
+pub fn decode(value: &[u8]) -> Option<Vec<Entry>> {
+    let mut r = Reader(value);
+    let entries = decode_from(&mut r)?;
+    r.0.is_empty().then_some(entries)
+}
+
+/// A length as stored; the keyspace bounds values far below this.
+pub fn len32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// Appends `n`.
+pub fn put_u32(w: &mut Vec<u8>, n: u32) {
+    w.extend_from_slice(&n.to_le_bytes());
+}
+
+/// Appends `n`.
+pub fn put_u64(w: &mut Vec<u8>, n: u64) {
+    w.extend_from_slice(&n.to_le_bytes());
+}
+
+/// Reads from the front of a stored value; every read checks what is
+/// left, so a damaged value is refused, never trusted to size anything.
+pub struct Reader<'a>(pub &'a [u8]);
+
+impl<'a> Reader<'a> {
+    /// The next `n` bytes.
+    pub fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if self.0.len() < n {
+            return None;
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Some(head)
+    }
+
+    /// A byte.
+    pub fn u8(&mut self) -> Option<u8> {
+        Some(self.take(1)?[0])
+    }
+
+    /// A u32.
+    pub fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+
+    /// A u64.
+    pub fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+
+    /// An identifier.
+    pub fn id(&mut self) -> Option<StreamId> {
+        Some(StreamId::new(self.u64()?, self.u64()?))
+    }
+
+    /// A length-prefixed byte string.
+    pub fn bytes(&mut self) -> Option<&'a [u8]> {
+        let n = usize::try_from(self.u32()?).ok()?;
+        self.take(n)
+    }
+}
