@@ -87,7 +87,7 @@ mod tests {
         assert_eq!(canonical("nosuch"), None);
         assert!(members("hash").any(|s| s.name == "hset"));
         assert!(members("blocking").any(|s| s.name == "blpop"));
-        assert_eq!(members("stream").count(), 0);
+        assert!(members("stream").any(|s| s.name == "xadd"));
         assert!(members("admin").any(|s| s.name == "config|set"));
     }
 }

@@ -10,7 +10,7 @@ use crate::table::COMMANDS;
 
 /// Most command ids a [`CommandSet`] holds (checked by a test against the
 /// table).
-pub const MAX_COMMANDS: usize = 256;
+pub const MAX_COMMANDS: usize = 320;
 
 /// The slices of the table, in id order: the top-level rows, then the
 /// subcommand rows of each container in table order.
