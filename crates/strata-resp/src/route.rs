@@ -108,6 +108,9 @@ pub fn execute<S: Store>(
         C::Stream(op) => stream::run(op, ctx, args, out),
         C::Copy => copy::copy(ctx, args, out),
         C::Object => object::object(ctx, args, out),
+        C::Sort => sort::sort(ctx, args, out, sort::Form::Sort),
+        C::SortRo => sort::sort(ctx, args, out, sort::Form::SortRo),
+        C::Lcs => lcs::lcs(ctx, args, out),
         // Run by the session, never queued or dispatched here; answered
         // defensively rather than panicking.
         C::Multi => Err(RespError::NestedMulti),
