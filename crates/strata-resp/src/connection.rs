@@ -175,6 +175,9 @@ pub struct Connection {
     pub pubsub: Subscriptions,
     /// The blocking command at the front of the input, if any.
     pub block: crate::blocking::BlockState,
+    /// A script's `redis.call` is running a command now (Redis's
+    /// `CLIENT_SCRIPT`: `SORT` then orders a set even `BY` a constant).
+    pub in_script: bool,
 }
 
 impl Connection {
@@ -201,6 +204,7 @@ impl Connection {
             watches: HashMap::new(),
             block: Default::default(),
             close: false,
+            in_script: false,
         }
     }
 

@@ -4,9 +4,11 @@
 //! people used to them) see what they expect. Engine errors
 //! ([`KvError`]) map here too; nowhere else writes an error text.
 //! `collection`: the refusals of the collection commands; `values`: those
-//! of the bitmap, HyperLogLog and geospatial commands.
+//! of the bitmap, HyperLogLog and geospatial commands; `sorting`: those of
+//! `SORT` and `LCS`.
 
 mod collection;
+mod sorting;
 mod stream;
 mod values;
 
@@ -14,6 +16,7 @@ use strata_kv::KvError;
 
 use crate::codec::ProtocolError;
 pub use collection::CollectionError;
+pub use sorting::SortError;
 pub use stream::StreamError;
 pub use values::ValueError;
 
@@ -296,6 +299,9 @@ pub enum RespError {
     /// [`ValueError`]).
     #[error("{0}")]
     Value(ValueError),
+    /// A `SORT` or `LCS` refusal (see [`SortError`]).
+    #[error("{0}")]
+    Sort(SortError),
     /// A malformed request (the connection is closed after the reply).
     #[error("ERR Protocol error: {0}")]
     Protocol(ProtocolError),
@@ -304,34 +310,24 @@ pub enum RespError {
     Engine(KvError),
 }
 
-impl From<CollectionError> for RespError {
-    fn from(err: CollectionError) -> Self {
-        RespError::Collection(err)
-    }
+/// `From` for each family of refusals wrapped by a variant.
+macro_rules! wrap {
+    ($($family:ty => $variant:ident),* $(,)?) => {$(
+        impl From<$family> for RespError {
+            fn from(err: $family) -> Self {
+                RespError::$variant(err)
+            }
+        }
+    )*};
 }
 
-impl From<StreamError> for RespError {
-    fn from(err: StreamError) -> Self {
-        RespError::Stream(err)
-    }
-}
-
-impl From<ValueError> for RespError {
-    fn from(err: ValueError) -> Self {
-        RespError::Value(err)
-    }
-}
-
-impl From<KvError> for RespError {
-    fn from(err: KvError) -> Self {
-        RespError::Engine(err)
-    }
-}
-
-impl From<ProtocolError> for RespError {
-    fn from(err: ProtocolError) -> Self {
-        RespError::Protocol(err)
-    }
+wrap! {
+    CollectionError => Collection,
+    StreamError => Stream,
+    ValueError => Value,
+    SortError => Sort,
+    KvError => Engine,
+    ProtocolError => Protocol,
 }
 
 fn engine_text(err: &KvError) -> String {

@@ -111,6 +111,9 @@ pub fn execute<S: Store>(
         C::Move => move_key::move_key(ctx, args, out),
         C::SwapDb => swapdb::swapdb(ctx, args, out),
         C::Wait => wait::wait(ctx, args, out),
+        C::Sort => sort::sort(ctx, args, out, sort::Form::Sort),
+        C::SortRo => sort::sort(ctx, args, out, sort::Form::SortRo),
+        C::Lcs => lcs::lcs(ctx, args, out),
         // Run by the session, never queued or dispatched here; answered
         // defensively rather than panicking.
         C::Multi => Err(RespError::NestedMulti),

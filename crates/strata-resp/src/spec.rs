@@ -103,6 +103,9 @@ pub enum Command {
     Move,
     SwapDb,
     Wait,
+    Sort,
+    SortRo,
+    Lcs,
 }
 
 /// One row of the command table, reported as-is by `COMMAND`.
@@ -180,7 +183,7 @@ impl KeySpec {
 }
 
 /// Flags of a key found by keyword ([`CommandSpec::keyword_keys`]):
-/// `GEORADIUS`'s `STORE` destination.
+/// `GEORADIUS`'s and `SORT`'s `STORE` destination.
 pub const KEYWORD_KEY_FLAGS: &[&str] = &["OW", "update"];
 
 /// Flags of the keys after `XREAD`'s and `XREADGROUP`'s `STREAMS`.
@@ -200,14 +203,16 @@ impl CommandSpec {
     /// The argument indexes of keys the key specifications cannot describe
     /// because a keyword names them: `GEORADIUS`'s and
     /// `GEORADIUSBYMEMBER`'s `STORE` or `STOREDIST` destination (the
-    /// last one given, as the command takes it), and the first half of
-    /// the arguments after `XREAD`'s and `XREADGROUP`'s `STREAMS`. ACLs,
+    /// last one given, as the command takes it), `SORT`'s `STORE`
+    /// destination, and the first half of the arguments after `XREAD`'s
+    /// and `XREADGROUP`'s `STREAMS`. ACLs,
     /// `EXEC`'s locks and `COMMAND GETKEYS` count them with the declared
     /// keys.
     pub fn keyword_keys(&self, args: &crate::args::Args<'_>) -> KeywordKeys {
         match self.name {
             "georadius" => store_key(args, 6),
             "georadiusbymember" => store_key(args, 5),
+            "sort" => sort_store_key(args),
             "xread" | "xreadgroup" => streams_keys(args),
             _ => KeywordKeys::default(),
         }
@@ -269,6 +274,34 @@ fn store_key(args: &crate::args::Args<'_>, options_from: usize) -> KeywordKeys {
             found = Some(i + 1);
             i += 1;
         } else if word.eq_ignore_ascii_case(b"count") {
+            i += 1;
+        }
+        i += 1;
+    }
+    KeywordKeys {
+        positions: found.into_iter().collect(),
+        flags: KEYWORD_KEY_FLAGS,
+    }
+}
+
+/// `SORT`'s `STORE` destination as Redis's `sortGetKeys` finds it: from
+/// argument 2, `LIMIT` skips two arguments, `GET` and `BY` one, and each
+/// `STORE` with an argument after it names that argument (the last one
+/// wins) without skipping it. Words compare as C strings (up to a NUL).
+fn sort_store_key(args: &crate::args::Args<'_>) -> KeywordKeys {
+    let is = |word: &[u8], name: &[u8]| {
+        let end = word.iter().position(|&b| b == 0).unwrap_or(word.len());
+        word[..end].eq_ignore_ascii_case(name)
+    };
+    let mut found = None;
+    let mut i = 2;
+    while i < args.len() {
+        let word = args.get(i);
+        if is(word, b"limit") {
+            i += 2;
+        } else if is(word, b"store") && i + 1 < args.len() {
+            found = Some(i + 1);
+        } else if is(word, b"get") || is(word, b"by") {
             i += 1;
         }
         i += 1;

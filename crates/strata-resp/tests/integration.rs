@@ -60,6 +60,12 @@ mod session_fuzz;
 mod set_model;
 #[path = "slowlog.rs"]
 mod slowlog;
+#[path = "sort_lcs.rs"]
+mod sort_lcs;
+#[path = "sort_lcs_diff.rs"]
+mod sort_lcs_diff;
+#[path = "sort_lcs_store.rs"]
+mod sort_lcs_store;
 #[path = "stream_diff.rs"]
 mod stream_diff;
 #[path = "stream_groups.rs"]

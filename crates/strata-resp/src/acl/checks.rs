@@ -190,4 +190,27 @@ mod tests {
             Err(Denial::Key(6))
         );
     }
+
+    #[test]
+    fn sort_store_needs_write_access_to_its_destination() {
+        let u = user(&["+@all", "%R~src", "%W~out:*"]);
+        assert_eq!(run(&u, "sort src by nosort limit 0 1"), Ok(()));
+        assert_eq!(run(&u, "sort src store out:1"), Ok(()));
+        assert_eq!(run(&u, "sort src store src"), Err(Denial::Key(3)));
+        assert_eq!(
+            run(&u, "sort src store out:1 store other"),
+            Err(Denial::Key(5)),
+            "the last STORE is the one taken"
+        );
+        assert_eq!(
+            run(&u, "sort src get store limit store x"),
+            Ok(()),
+            "GET and LIMIT skip their arguments"
+        );
+        assert_eq!(
+            run(&u, "sort_ro src store x"),
+            Ok(()),
+            "SORT_RO has no STORE"
+        );
+    }
 }

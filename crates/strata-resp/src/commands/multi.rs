@@ -210,7 +210,8 @@ fn locks(command: Command) -> Locks {
         | C::Persist
         | C::Type
         | C::Rename
-        | C::RenameNx => Locks::DeclaredKeys,
+        | C::RenameNx
+        | C::Lcs => Locks::DeclaredKeys,
         C::Ping
         | C::Echo
         | C::Time

@@ -39,3 +39,16 @@ fn subcommand_and_arity() {
         "ERR wrong number of arguments for 'client|setname' command"
     );
 }
+
+#[test]
+fn sort_and_lcs_texts() {
+    let text = |e: SortError| RespError::from(e).to_string();
+    assert_eq!(
+        text(SortError::NotDouble),
+        "ERR One or more scores can't be converted into double"
+    );
+    assert_eq!(
+        text(SortError::LcsOverBulkLimit),
+        "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len"
+    );
+}

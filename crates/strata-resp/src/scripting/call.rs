@@ -58,7 +58,10 @@ pub fn call<S: Store>(
         .map_err(|err| err.to_string())?;
     let mut reply = BytesMut::new();
     let mut out = ReplyWriter::new(&mut reply, RespVersion::Resp2);
-    match execute(spec, ctx, args, &mut out) {
+    let was_in_script = std::mem::replace(&mut ctx.conn.in_script, true);
+    let ran = execute(spec, ctx, args, &mut out);
+    ctx.conn.in_script = was_in_script;
+    match ran {
         Ok(()) => {
             if spec.is_write() {
                 guard.wrote.store(true, Ordering::Relaxed);

@@ -73,6 +73,13 @@ pub(super) const PFMERGE_KEYS: &[KeySpec] = &[
 /// GEOSEARCHSTORE: the destination, then the source.
 pub(super) const GEOSEARCHSTORE_KEYS: &[KeySpec] =
     &[at(&["OW", "update"], 1), at(&["RO", "access"], 2)];
+/// LCS: its two keys, read.
+pub(super) const TWO_RO_ACCESS: &[KeySpec] = &[KeySpec {
+    flags: &["RO", "access"],
+    begin: 1,
+    last: 1,
+    step: 1,
+}];
 pub(super) const RENAME: &[KeySpec] =
     &[at(&["RW", "access", "delete"], 1), at(&["OW", "update"], 2)];
 pub(super) const RENAMENX: &[KeySpec] =
@@ -117,6 +124,22 @@ pub(super) const LIST_READ_SLOW: &[&str] = &["@read", "@list", "@slow"];
 pub(super) const LIST_WRITE_FAST: &[&str] = &["@write", "@list", "@fast"];
 pub(super) const LIST_WRITE_SLOW: &[&str] = &["@write", "@list", "@slow"];
 pub(super) const LIST_BLOCKING: &[&str] = &["@write", "@list", "@slow", "@blocking"];
+pub(super) const SORT_WRITE: &[&str] = &[
+    "@write",
+    "@set",
+    "@sortedset",
+    "@list",
+    "@slow",
+    "@dangerous",
+];
+pub(super) const SORT_READ: &[&str] = &[
+    "@read",
+    "@set",
+    "@sortedset",
+    "@list",
+    "@slow",
+    "@dangerous",
+];
 pub(super) const SET_READ_FAST: &[&str] = &["@read", "@set", "@fast"];
 pub(super) const SET_READ_SLOW: &[&str] = &["@read", "@set", "@slow"];
 pub(super) const SET_WRITE_FAST: &[&str] = &["@write", "@set", "@fast"];
