@@ -7,6 +7,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use super::*;
+use crate::stream::trim::{Strategy, Trim, DEFAULT_LIMIT};
 
 fn ids(entries: &[Entry]) -> Vec<StreamId> {
     entries.iter().map(|e| e.id).collect()
@@ -121,4 +122,55 @@ fn a_reverse_range_ending_past_an_emptied_node_starts_after_it() {
         .unwrap();
     let want = [202, 201, 100].map(|ms| StreamId::new(ms, 0));
     assert_eq!(ids(&got), want);
+}
+
+fn stream_of(n: u64) -> Body<'static> {
+    let mut s = Body::packed(Vec::new(), 0);
+    for i in 1..=n {
+        s.append(StreamId::new(i, 0), vec![b"f".to_vec(), b"v".to_vec()])
+            .unwrap();
+    }
+    s
+}
+
+fn trim(strategy: Strategy, approx: bool, limit: u64) -> Trim {
+    Trim {
+        strategy,
+        approx,
+        limit,
+    }
+}
+
+#[test]
+fn exact_trims_keep_exactly_what_is_asked() {
+    let mut s = stream_of(250);
+    assert_eq!(s.trim(&trim(Strategy::MaxLen(120), false, 0)).unwrap(), 130);
+    assert_eq!(s.len, 120);
+    assert_eq!(s.first_id, StreamId::new(131, 0));
+    assert_eq!(s.node_count(), 2);
+    let min = StreamId::new(200, 0);
+    assert_eq!(s.trim(&trim(Strategy::MinId(min), false, 0)).unwrap(), 69);
+    assert_eq!(s.first_id, min);
+}
+
+#[test]
+fn approximate_trims_remove_whole_nodes_within_the_limit() {
+    let mut s = stream_of(250);
+    assert_eq!(s.trim(&trim(Strategy::MaxLen(120), true, 0)).unwrap(), 100);
+    assert_eq!(s.len, 150);
+    let mut s = stream_of(250);
+    assert_eq!(s.trim(&trim(Strategy::MaxLen(0), true, 150)).unwrap(), 100);
+    let mut s = stream_of(250);
+    let min = StreamId::new(150, 0);
+    assert_eq!(
+        s.trim(&trim(Strategy::MinId(min), true, DEFAULT_LIMIT))
+            .unwrap(),
+        100
+    );
+    let mut s = stream_of(50);
+    assert_eq!(
+        s.trim(&trim(Strategy::MaxLen(10), true, DEFAULT_LIMIT))
+            .unwrap(),
+        0
+    );
 }

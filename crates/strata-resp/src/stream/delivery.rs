@@ -3,7 +3,8 @@
 //! lists, or the consumer's own pending history again.
 
 use super::id::StreamId;
-use super::model::{Entry, Pending, Stream};
+use super::model::{Pending, Stream};
+use super::node::Entry;
 use crate::reply::RespError;
 
 /// A pending entry re-read from a consumer's history: the entry, or just

@@ -12,16 +12,9 @@ use std::collections::BTreeMap;
 
 use super::body::Body;
 use super::id::StreamId;
+use super::node::Entry;
+use super::trim::Trim;
 use crate::reply::RespError;
-
-/// One entry: its identifier and fields and values alternating.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
-    /// The identifier.
-    pub id: StreamId,
-    /// Field, value, field, value, ...
-    pub fields: Vec<Vec<u8>>,
-}
 
 /// An entry delivered to a consumer and not yet acknowledged.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -225,6 +218,11 @@ impl Stream<'_> {
         self.last_id = id;
         self.entries_added += 1;
         Ok(())
+    }
+
+    /// Trims from the front as `trim` asks; returns how many entries went.
+    pub fn trim(&mut self, trim: &Trim) -> Result<u64, RespError> {
+        self.body.trim(trim)
     }
 
     /// Deletes entry `id`; whether it was there.

@@ -4,7 +4,15 @@
 //! u64), field count (u32), each field (u32 length, bytes), little-endian.
 
 use super::id::StreamId;
-use super::model::Entry;
+
+/// One entry: its identifier and fields and values alternating.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The identifier.
+    pub id: StreamId,
+    /// Field, value, field, value, ...
+    pub fields: Vec<Vec<u8>>,
+}
 
 /// Entries a node holds at most: Redis's default
 /// `stream-node-max-entries`.

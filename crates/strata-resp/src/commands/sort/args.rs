@@ -3,6 +3,7 @@
 //! is looked up. Option words compare as C strings (up to a NUL byte), as
 //! Redis's `strcasecmp` does.
 
+use super::pattern::{c_str, has_star, is_element};
 use crate::args::Args;
 use crate::number::parse_i64;
 use crate::reply::{RespError, SortError};
@@ -44,22 +45,8 @@ impl Request<'_> {
     /// is held while the command runs.
     pub fn reads_other_keys(&self) -> bool {
         let by = !self.dont_sort && self.by.is_some();
-        by || self
-            .gets
-            .iter()
-            .any(|g| !super::pattern::is_element(g) && has_star(g))
+        by || self.gets.iter().any(|g| !is_element(g) && has_star(g))
     }
-}
-
-/// `pattern` read as a C string (up to its first NUL byte).
-pub fn c_str(bytes: &[u8]) -> &[u8] {
-    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
-    &bytes[..end]
-}
-
-/// Whether the C string of `pattern` has a `*` (Redis's `strchr`).
-pub fn has_star(pattern: &[u8]) -> bool {
-    c_str(pattern).contains(&b'*')
 }
 
 fn is(word: &[u8], name: &[u8]) -> bool {

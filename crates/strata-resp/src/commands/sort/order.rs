@@ -70,7 +70,7 @@ pub struct How {
 /// `a` and `b` as C's `strcoll` compares them in the C locale: as
 /// unsigned bytes up to the first NUL (a shorter string first).
 fn collate(a: &[u8], b: &[u8]) -> Ordering {
-    super::args::c_str(a).cmp(super::args::c_str(b))
+    super::pattern::c_str(a).cmp(super::pattern::c_str(b))
 }
 
 fn compare(a: &Entry, b: &Entry, how: How) -> Ordering {

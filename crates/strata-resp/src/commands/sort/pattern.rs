@@ -11,9 +11,19 @@ use std::borrow::Cow;
 use strata_kv::large::{is_head, Hashed};
 use strata_kv::{collection, ChunkSource, Store, ValueKind};
 
-use super::args::c_str;
 use crate::commands::hash::find;
 use crate::reply::{CollectionError, RespError};
+
+/// `pattern` read as a C string (up to its first NUL byte).
+pub fn c_str(bytes: &[u8]) -> &[u8] {
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    &bytes[..end]
+}
+
+/// Whether the C string of `pattern` has a `*` (Redis's `strchr`).
+pub fn has_star(pattern: &[u8]) -> bool {
+    c_str(pattern).contains(&b'*')
+}
 
 /// What a pattern names for one element.
 #[derive(Debug, Clone, PartialEq, Eq)]

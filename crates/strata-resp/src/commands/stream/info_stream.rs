@@ -10,8 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use super::entries::{entries, entry, id as write_id};
-use super::xinfo::{entries_read, int, lag};
+use super::entries::{entries, entries_read, entry, id as write_id, int, lag};
 use crate::args::Args;
 use crate::number::parse_i64;
 use crate::reply::{lossy_prefix, RespError};

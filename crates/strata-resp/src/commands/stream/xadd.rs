@@ -42,7 +42,7 @@ pub fn xadd<S: Store>(
         let fields = args.iter_from(fields_at).map(<[u8]>::to_vec).collect();
         stream.append(id, fields)?;
         if let Some(trim) = parsed.trim {
-            trim.apply(stream)?;
+            stream.trim(&trim)?;
         }
         Ok(Edit::Write(Some(id)))
     })?;

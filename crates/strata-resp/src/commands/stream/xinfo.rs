@@ -8,7 +8,7 @@
 
 use strata_kv::Store;
 
-use super::entries::id as write_id;
+use super::entries::{entries_read, id as write_id, int, lag};
 use super::info_stream;
 use super::stored::read;
 use super::xread::lossy;
@@ -61,27 +61,6 @@ pub fn xinfo<S: Store>(
         _ => info_stream::write(out, s, &args),
     })?;
     done.ok_or(RespError::NoSuchKey)
-}
-
-/// A signed reply of an unsigned counter, as Redis casts it.
-pub(super) fn int(n: u64) -> i64 {
-    n as i64
-}
-
-/// A group's `entries-read`: null when unknown.
-pub(super) fn entries_read(out: &mut ReplyWriter<'_>, g: &Group) {
-    match g.entries_read {
-        Some(n) => out.integer(int(n)),
-        None => out.null(),
-    }
-}
-
-/// A group's `lag`: null when it cannot be known.
-pub(super) fn lag(out: &mut ReplyWriter<'_>, s: &Stream<'_>, g: &Group) {
-    match s.lag(g) {
-        Some(n) => out.integer(n),
-        None => out.null(),
-    }
 }
 
 /// `GROUPS`: each group's name, consumers, pending entries, last

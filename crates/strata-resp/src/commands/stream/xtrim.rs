@@ -23,7 +23,7 @@ pub fn xtrim<S: Store>(
         let Some(stream) = slot else {
             return Ok(Edit::Keep(0));
         };
-        let n = trim.apply(stream)?;
+        let n = stream.trim(&trim)?;
         Ok(if n > 0 { Edit::Write(n) } else { Edit::Keep(0) })
     })?;
     out.integer(i64::try_from(removed).unwrap_or(i64::MAX));
