@@ -69,22 +69,13 @@ pub fn decode_packed(value: &[u8]) -> Option<Stream<'static>> {
     if r.u8()? != VERSION {
         return None;
     }
-    let (last_id, max_deleted, entries_added, tail_used) = (r.id()?, r.id()?, r.u64()?, r.u32()?);
+    let counters = Counters::read(&mut r)?;
     let mut nodes = Vec::new();
     for _ in 0..r.u32()? {
         nodes.push(node::decode_from(&mut r)?);
     }
-    let groups = groups(&mut r)?;
-    if !r.0.is_empty() {
-        return None;
-    }
-    Some(Stream {
-        last_id,
-        max_deleted,
-        entries_added,
-        groups,
-        body: Body::packed(nodes, tail_used),
-    })
+    let body = Body::packed(nodes, counters.tail_used);
+    finish(r, counters, body)
 }
 
 /// The head value of `stream` stored as chunks (its ring is the body's).
@@ -103,7 +94,7 @@ pub fn encode_head(stream: &Stream<'_>) -> Vec<u8> {
 /// `source` when needed; `None` when the head is damaged.
 pub fn decode_head<'s>(value: &[u8], source: &'s dyn ChunkSource) -> Option<Stream<'s>> {
     let mut r = Reader(value.strip_prefix(&HEAD_MAGIC)?);
-    let (last_id, max_deleted, entries_added, tail_used) = (r.id()?, r.id()?, r.u64()?, r.u32()?);
+    let counters = Counters::read(&mut r)?;
     let (len, first_id) = (r.u64()?, r.id()?);
     let ring = Ring {
         first: r.u32()?,
@@ -112,16 +103,42 @@ pub fn decode_head<'s>(value: &[u8], source: &'s dyn ChunkSource) -> Option<Stre
     if ring.first >= RING || ring.count >= RING {
         return None;
     }
+    let body = Body::chunked(source, ring, counters.tail_used, len, first_id);
+    finish(r, counters, body)
+}
+
+/// The counters both forms start with.
+struct Counters {
+    last_id: StreamId,
+    max_deleted: StreamId,
+    entries_added: u64,
+    tail_used: u32,
+}
+
+impl Counters {
+    fn read(r: &mut Reader<'_>) -> Option<Counters> {
+        Some(Counters {
+            last_id: r.id()?,
+            max_deleted: r.id()?,
+            entries_added: r.u64()?,
+            tail_used: r.u32()?,
+        })
+    }
+}
+
+/// The stream of `counters` and `body`, with the groups that end both
+/// forms read from `r` (nothing may follow them).
+fn finish<'s>(mut r: Reader<'_>, counters: Counters, body: Body<'s>) -> Option<Stream<'s>> {
     let groups = groups(&mut r)?;
     if !r.0.is_empty() {
         return None;
     }
     Some(Stream {
-        last_id,
-        max_deleted,
-        entries_added,
+        last_id: counters.last_id,
+        max_deleted: counters.max_deleted,
+        entries_added: counters.entries_added,
         groups,
-        body: Body::chunked(source, ring, tail_used, len, first_id),
+        body,
     })
 }
 
