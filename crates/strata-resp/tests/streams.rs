@@ -284,3 +284,33 @@ fn streams_and_their_groups_come_back_from_the_log() {
     assert_eq!(c.cmd(&["XTRIM", "s", "MAXLEN", "~", "40"]), Value::Int(99));
     assert_eq!(c.cmd(&["XLEN", "s"]), Value::Int(50));
 }
+
+#[test]
+fn watch_sees_stream_changes_packed_and_large() {
+    let server = common::start();
+    let mut c = Client::connect(&server);
+    let mut other = Client::connect(&server);
+    for (key, n) in [("small", 3), ("big", 300)] {
+        for i in 1..=n {
+            c.cmd(&["XADD", key, &format!("{i}-0"), "f", "v"]);
+        }
+        for change in [
+            vec!["XADD", key, "*", "f", "v"],
+            vec!["XDEL", key, "2-0"],
+            vec!["XTRIM", key, "MAXLEN", "1"],
+            vec!["XGROUP", "CREATE", key, "g", "0"],
+        ] {
+            c.cmd(&["WATCH", key]);
+            other.cmd(&change);
+            c.cmd(&["MULTI"]);
+            c.cmd(&["XLEN", key]);
+            assert_eq!(c.cmd(&["EXEC"]), Value::NullArray, "{change:?} on {key}");
+        }
+        // A read changes nothing a watcher cares about.
+        c.cmd(&["WATCH", key]);
+        other.cmd(&["XRANGE", key, "-", "+"]);
+        c.cmd(&["MULTI"]);
+        c.cmd(&["PING"]);
+        assert_eq!(c.cmd(&["EXEC"]), Value::Array(vec![Value::Simple("PONG".into())]));
+    }
+}
