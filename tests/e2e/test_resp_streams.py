@@ -144,3 +144,33 @@ def test_streams_survive_a_checkpoint_and_a_kill():
             assert srv.stop() == 0, srv.log()
     finally:
         shutil.rmtree(data_dir, ignore_errors=True)
+
+
+@pytest.mark.strata_only
+def test_large_streams_are_evicted_whole_in_cache_mode(strata_factory):
+    """Cache mode at 4 MB: streams of 300 entries (a head and three chunk
+    records each) count in used_memory, and eviction takes a stream whole
+    or not at all, never some of its nodes."""
+    srv = strata_factory("--memory-limit", "4mb", "--eviction", "on")
+    r = redis.Redis(port=srv.resp_port, socket_timeout=10)
+    n, per = 600, 300  # about 12 MB of entries: three times the limit
+    for i in range(n):
+        pipe = r.pipeline(transaction=False)
+        for j in range(1, per + 1):
+            pipe.xadd(f"s:{i}", {"v": "x" * 20}, id=f"{j}-0")
+        pipe.execute()
+    info = r.info()
+    assert info["used_memory"] <= 4 * 1024 * 1024 * 1.1
+    assert info["evicted_keys"] > 0
+    kept = 0
+    for i in range(n):
+        entries = r.xrange(f"s:{i}")
+        if entries:
+            kept += 1
+            # A stream evicted while it was being filled starts again from
+            # where the fill was: whole since then (its own entries-added).
+            added = r.xinfo_stream(f"s:{i}")["entries-added"]
+            want = [f"{j}-0".encode() for j in range(per - added + 1, per + 1)]
+            assert [e[0] for e in entries] == want
+        assert r.xlen(f"s:{i}") == len(entries)
+    assert 0 < kept < n
