@@ -311,6 +311,9 @@ fn watch_sees_stream_changes_packed_and_large() {
         other.cmd(&["XRANGE", key, "-", "+"]);
         c.cmd(&["MULTI"]);
         c.cmd(&["PING"]);
-        assert_eq!(c.cmd(&["EXEC"]), Value::Array(vec![Value::Simple("PONG".into())]));
+        assert_eq!(
+            c.cmd(&["EXEC"]),
+            Value::Array(vec![Value::Simple("PONG".into())])
+        );
     }
 }

@@ -284,7 +284,7 @@ impl<'s> Body<'s> {
         node.entries.remove(at);
         node.dirty = true;
         let emptied = node.entries.is_empty();
-        self.len -= 1;
+        self.len = self.len.saturating_sub(1);
         if emptied {
             self.drop_empty_ends()?;
         }

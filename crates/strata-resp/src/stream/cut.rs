@@ -61,12 +61,12 @@ impl Body<'_> {
                 break;
             }
             let whole = match trim.strategy {
-                Strategy::MaxLen(max) => self.len - node_len >= max,
+                Strategy::MaxLen(max) => self.len.saturating_sub(node_len) >= max,
                 Strategy::MinId(min) => node_last.is_none_or(|last| last < min),
             };
             if whole {
                 self.drop_front();
-                self.len -= node_len;
+                self.len = self.len.saturating_sub(node_len);
                 removed += node_len;
                 continue;
             }
@@ -76,13 +76,15 @@ impl Body<'_> {
             let len = self.len;
             let n = self.node(0)?;
             let cut = match trim.strategy {
-                Strategy::MaxLen(max) => usize::try_from(len - max).unwrap_or(usize::MAX),
+                Strategy::MaxLen(max) => {
+                    usize::try_from(len.saturating_sub(max)).unwrap_or(usize::MAX)
+                }
                 Strategy::MinId(min) => n.entries.partition_point(|e| e.id < min),
             };
             let cut = cut.min(n.entries.len());
             n.entries.drain(..cut);
             n.dirty = true;
-            self.len -= cut as u64;
+            self.len = self.len.saturating_sub(cut as u64);
             removed += cut as u64;
             break;
         }
