@@ -18,17 +18,10 @@ use std::collections::HashMap;
 use strata_kv::chunk::{Ring, RING};
 use strata_kv::ChunkSource;
 
+use super::held::Node;
 use super::id::StreamId;
-use super::node::{self, entry_len, Entry, NODE_BYTES, NODE_ENTRIES};
+use super::node::{self, Entry, NODE_BYTES, NODE_ENTRIES};
 use crate::reply::{RespError, StreamError};
-
-/// One node in hand.
-#[derive(Debug, Clone)]
-pub(super) struct Node {
-    pub(super) entries: Vec<Entry>,
-    /// Changed since it was read (chunked bodies write only these).
-    pub(super) dirty: bool,
-}
 
 /// A stream's entries.
 pub struct Body<'s> {
@@ -62,24 +55,14 @@ fn damaged() -> RespError {
 
 impl<'s> Body<'s> {
     /// A packed body holding `nodes` (in order).
-    pub(super) fn packed(nodes: Vec<Vec<Entry>>, tail_used: u32) -> Body<'s> {
+    pub(super) fn packed(nodes: Vec<Node>, tail_used: u32) -> Body<'s> {
         let len = nodes.iter().map(|n| n.len() as u64).sum();
         let first_id = nodes
             .iter()
-            .find_map(|n| n.first())
-            .map_or(StreamId::MIN, |e| e.id);
+            .find_map(Node::first_id)
+            .unwrap_or(StreamId::MIN);
         let ring = Ring::dense(node::len32(nodes.len()));
-        let nodes = nodes
-            .into_iter()
-            .enumerate()
-            .map(|(i, entries)| {
-                let node = Node {
-                    entries,
-                    dirty: false,
-                };
-                (node::len32(i), node)
-            })
-            .collect();
+        let nodes = (0..).zip(nodes).collect();
         Body {
             source: None,
             ring,
@@ -127,11 +110,7 @@ impl<'s> Body<'s> {
             Slot::Vacant(slot) => {
                 let source = self.source.ok_or_else(damaged)?;
                 let value = source.chunk(number)?.ok_or_else(damaged)?;
-                let entries = node::decode(&value).ok_or_else(damaged)?;
-                Ok(slot.insert(Node {
-                    entries,
-                    dirty: false,
-                }))
+                Ok(slot.insert(Node::from_stored(value).ok_or_else(damaged)?))
             }
         }
     }
@@ -145,7 +124,7 @@ impl<'s> Body<'s> {
             let mut probe = mid;
             let mut last = None;
             while probe < hi {
-                last = self.node(probe)?.entries.last().map(|e| e.id);
+                last = self.node(probe)?.last_id();
                 if last.is_some() {
                     break;
                 }
@@ -175,12 +154,12 @@ impl<'s> Body<'s> {
         if !reverse {
             let mut pos = self.locate(start)?;
             while pos < self.ring.count && out.len() < limit {
-                for e in &self.node(pos)?.entries {
-                    if e.id > end || out.len() == limit {
+                for e in self.node(pos)?.views() {
+                    if e.id() > end || out.len() == limit {
                         return Ok(out);
                     }
-                    if e.id >= start {
-                        out.push(e.clone());
+                    if e.id() >= start {
+                        out.push(e.to_entry());
                     }
                 }
                 pos += 1;
@@ -193,17 +172,17 @@ impl<'s> Body<'s> {
             Some(after) => self.locate(after)?,
             None => self.ring.count,
         };
-        while pos < self.ring.count && self.node(pos)?.entries.is_empty() {
+        while pos < self.ring.count && self.node(pos)?.is_empty() {
             pos += 1;
         }
         pos = pos.min(self.ring.count - 1);
         loop {
-            for e in self.node(pos)?.entries.iter().rev() {
-                if e.id < start || out.len() == limit {
+            for e in self.node(pos)?.views().iter().rev() {
+                if e.id() < start || out.len() == limit {
                     return Ok(out);
                 }
-                if e.id <= end {
-                    out.push(e.clone());
+                if e.id() <= end {
+                    out.push(e.to_entry());
                 }
             }
             if pos == 0 {
@@ -223,8 +202,9 @@ impl<'s> Body<'s> {
         let mut pos = self.locate(id)?;
         while pos < self.ring.count {
             let node = self.node(pos)?;
-            if !node.entries.is_empty() {
-                return Ok(node.entries.binary_search_by(|e| e.id.cmp(&id)).is_ok());
+            if !node.is_empty() {
+                let views = node.views();
+                return Ok(views.binary_search_by(|e| e.id().cmp(&id)).is_ok());
             }
             pos += 1;
         }
@@ -235,8 +215,7 @@ impl<'s> Body<'s> {
     pub fn append(&mut self, id: StreamId, fields: Vec<Vec<u8>>) -> Result<(), RespError> {
         let entry = Entry { id, fields };
         let open_new = self.ring.count == 0 || self.tail_used >= NODE_ENTRIES || {
-            let tail = self.node(self.ring.count - 1)?;
-            tail.entries.iter().map(entry_len).sum::<usize>() >= NODE_BYTES
+            self.node(self.ring.count - 1)?.stored_len() >= NODE_BYTES
         };
         if open_new {
             if self.ring.count >= RING - 1 {
@@ -247,18 +226,10 @@ impl<'s> Body<'s> {
             }
             self.ring.count += 1;
             let number = self.ring.number(self.ring.count - 1);
-            self.nodes.insert(
-                number,
-                Node {
-                    entries: vec![entry],
-                    dirty: true,
-                },
-            );
+            self.nodes.insert(number, Node::with(entry));
             self.tail_used = 1;
         } else {
-            let tail = self.node(self.ring.count - 1)?;
-            tail.entries.push(entry);
-            tail.dirty = true;
+            self.node(self.ring.count - 1)?.push(entry);
             self.tail_used += 1;
         }
         self.len += 1;
@@ -271,19 +242,22 @@ impl<'s> Body<'s> {
     /// Deletes entry `id`; whether it was there.
     pub fn delete(&mut self, id: StreamId) -> Result<bool, RespError> {
         let mut pos = self.locate(id)?;
-        while pos < self.ring.count && self.node(pos)?.entries.is_empty() {
+        while pos < self.ring.count && self.node(pos)?.is_empty() {
             pos += 1;
         }
         if pos == self.ring.count {
             return Ok(false);
         }
         let node = self.node(pos)?;
-        let Ok(at) = node.entries.binary_search_by(|e| e.id.cmp(&id)) else {
+        if node.views().binary_search_by(|e| e.id().cmp(&id)).is_err() {
             return Ok(false);
-        };
-        node.entries.remove(at);
-        node.dirty = true;
-        let emptied = node.entries.is_empty();
+        }
+        let entries = node.entries_mut();
+        if let Ok(at) = entries.binary_search_by(|e| e.id.cmp(&id)) {
+            entries.remove(at);
+        }
+        node.edited();
+        let emptied = node.is_empty();
         self.len = self.len.saturating_sub(1);
         if emptied {
             self.drop_empty_ends()?;
@@ -302,8 +276,8 @@ impl<'s> Body<'s> {
     pub fn node_first_ids(&mut self) -> Result<Vec<StreamId>, RespError> {
         let mut ids = Vec::new();
         for pos in 0..self.ring.count {
-            if let Some(e) = self.node(pos)?.entries.first() {
-                ids.push(e.id);
+            if let Some(id) = self.node(pos)?.first_id() {
+                ids.push(id);
             }
         }
         Ok(ids)
@@ -336,7 +310,7 @@ impl<'s> Body<'s> {
             .numbers()
             .filter_map(|n| {
                 let node = self.nodes.get(&n).filter(|x| x.dirty)?;
-                Some((n, node::encode(&node.entries)))
+                Some((n, node.stored()))
             })
             .collect()
     }

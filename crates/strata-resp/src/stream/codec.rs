@@ -20,6 +20,7 @@ use strata_kv::chunk::{Ring, RING};
 use strata_kv::ChunkSource;
 
 use super::body::Body;
+use super::held::Node;
 use super::id::StreamId;
 use super::model::{Consumer, Group, Pending, Stream};
 use super::node::{self, len32, put_u32, put_u64, Reader};
@@ -57,7 +58,7 @@ pub fn encode_packed(stream: &mut Stream<'_>) -> Result<Vec<u8>, RespError> {
     let nodes = stream.body.all_nodes()?;
     put_u32(&mut w, len32(nodes.len()));
     for n in nodes {
-        node::encode_into(&mut w, &n.entries);
+        n.store_into(&mut w);
     }
     put_groups(&mut w, &stream.groups);
     Ok(w)
@@ -72,7 +73,8 @@ pub fn decode_packed(value: &[u8]) -> Option<Stream<'static>> {
     let counters = Counters::read(&mut r)?;
     let mut nodes = Vec::new();
     for _ in 0..r.u32()? {
-        nodes.push(node::decode_from(&mut r)?);
+        let raw = node::split_from(&mut r)?;
+        nodes.push(Node::from_stored(raw.to_vec())?);
     }
     let body = Body::packed(nodes, counters.tail_used);
     finish(r, counters, body)

@@ -13,11 +13,11 @@ impl Body<'_> {
     /// Drops empty nodes at both ends. An emptied last node is freed as
     /// Redis frees it, and the next entry then opens a node of its own.
     pub(super) fn drop_empty_ends(&mut self) -> Result<(), RespError> {
-        while self.ring.count > 0 && self.node(self.ring.count - 1)?.entries.is_empty() {
+        while self.ring.count > 0 && self.node(self.ring.count - 1)?.is_empty() {
             self.drop_back();
             self.tail_used = NODE_ENTRIES;
         }
-        while self.ring.count > 0 && self.node(0)?.entries.is_empty() {
+        while self.ring.count > 0 && self.node(0)?.is_empty() {
             self.drop_front();
         }
         Ok(())
@@ -55,7 +55,7 @@ impl Body<'_> {
             }
             let (node_len, node_last) = {
                 let n = self.node(0)?;
-                (n.entries.len() as u64, n.entries.last().map(|e| e.id))
+                (n.len() as u64, n.last_id())
             };
             if trim.limit != 0 && removed + node_len > trim.limit {
                 break;
@@ -75,15 +75,16 @@ impl Body<'_> {
             }
             let len = self.len;
             let n = self.node(0)?;
+            let entries = n.entries_mut();
             let cut = match trim.strategy {
                 Strategy::MaxLen(max) => {
                     usize::try_from(len.saturating_sub(max)).unwrap_or(usize::MAX)
                 }
-                Strategy::MinId(min) => n.entries.partition_point(|e| e.id < min),
+                Strategy::MinId(min) => entries.partition_point(|e| e.id < min),
             };
-            let cut = cut.min(n.entries.len());
-            n.entries.drain(..cut);
-            n.dirty = true;
+            let cut = cut.min(entries.len());
+            entries.drain(..cut);
+            n.edited();
             self.len = self.len.saturating_sub(cut as u64);
             removed += cut as u64;
             break;

@@ -24,6 +24,7 @@ mod claim;
 mod codec;
 mod cut;
 mod delivery;
+mod held;
 mod id;
 mod model;
 mod node;

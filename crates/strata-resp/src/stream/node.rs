@@ -2,6 +2,7 @@
 //! them in one listpack. Its stored form (a chunk of a large stream, or a
 //! part of a packed one) is the entry count (u32) and each entry: id (two
 //! u64), field count (u32), each field (u32 length, bytes), little-endian.
+//! A node in hand is `held.rs`'s.
 
 use super::id::StreamId;
 
@@ -32,13 +33,18 @@ pub fn entry_len(e: &Entry) -> usize {
 pub fn encode_into(w: &mut Vec<u8>, entries: &[Entry]) {
     put_u32(w, len32(entries.len()));
     for e in entries {
-        put_u64(w, e.id.ms);
-        put_u64(w, e.id.seq);
-        put_u32(w, len32(e.fields.len()));
-        for f in &e.fields {
-            put_u32(w, len32(f.len()));
-            w.extend_from_slice(f);
-        }
+        encode_entry(w, e);
+    }
+}
+
+/// Appends the stored form of one entry (not the node's count) to `w`.
+pub fn encode_entry(w: &mut Vec<u8>, e: &Entry) {
+    put_u64(w, e.id.ms);
+    put_u64(w, e.id.seq);
+    put_u32(w, len32(e.fields.len()));
+    for f in &e.fields {
+        put_u32(w, len32(f.len()));
+        w.extend_from_slice(f);
     }
 }
 
@@ -49,33 +55,19 @@ pub fn encode(entries: &[Entry]) -> Vec<u8> {
     w
 }
 
-/// Reads a node from the front of `r`; `None` when damaged.
-pub fn decode_from(r: &mut Reader<'_>) -> Option<Vec<Entry>> {
+/// Takes the stored bytes of one node from the front of `r` (its count
+/// and entries, walked for their lengths only); `None` when they run out.
+pub fn split_from<'a>(r: &mut Reader<'a>) -> Option<&'a [u8]> {
+    let start = r.0;
     let n = r.u32()?;
-    let mut entries = Vec::new();
-    let mut last: Option<StreamId> = None;
     for _ in 0..n {
-        let id = r.id()?;
-        // Identifiers rise inside a node: anything else is damage.
-        if last.is_some_and(|l| l >= id) {
-            return None;
+        r.id()?;
+        let fields = r.u32()?;
+        for _ in 0..fields {
+            r.bytes()?;
         }
-        last = Some(id);
-        let fields_n = r.u32()?;
-        let mut fields = Vec::new();
-        for _ in 0..fields_n {
-            fields.push(r.bytes()?.to_vec());
-        }
-        entries.push(Entry { id, fields });
     }
-    Some(entries)
-}
-
-/// A whole stored node; `None` when damaged.
-pub fn decode(value: &[u8]) -> Option<Vec<Entry>> {
-    let mut r = Reader(value);
-    let entries = decode_from(&mut r)?;
-    r.0.is_empty().then_some(entries)
+    Some(&start[..start.len() - r.0.len()])
 }
 
 /// A length as stored; the keyspace bounds values far below this.

@@ -1,0 +1,296 @@
+//! [`Node`]: one node in hand, kept in its stored form (`node.rs`) until an
+//! edit inside it needs its entries decoded: walks (ranges, lookups, the
+//! binary search over nodes) read entries in place, and an append extends
+//! the stored bytes and bumps the count, so `XADD` to a large stream copies
+//! one entry, not its node.
+//!
+//! Invariant: `count`, `first` and `last` describe the entries, whichever
+//! form holds them; `raw` is current while `decoded` is `None`.
+
+use super::id::StreamId;
+use super::node::{self, entry_len, Entry, Reader};
+
+/// One entry read in place: its identifier, its field count and the
+/// stored fields (each a u32 length and bytes).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct EntryRef<'a> {
+    pub(super) id: StreamId,
+    fields: u32,
+    stored: &'a [u8],
+}
+
+impl EntryRef<'_> {
+    /// The entry, copied.
+    pub(super) fn to_entry(self) -> Entry {
+        let mut r = Reader(self.stored);
+        // Walked when the node was taken in: these reads cannot fail.
+        let fields = (0..self.fields)
+            .filter_map(|_| r.bytes().map(<[u8]>::to_vec))
+            .collect();
+        Entry {
+            id: self.id,
+            fields,
+        }
+    }
+}
+
+/// A node in hand.
+#[derive(Debug, Clone)]
+pub(super) struct Node {
+    raw: Vec<u8>,
+    decoded: Option<Vec<Entry>>,
+    count: u32,
+    first: Option<StreamId>,
+    last: Option<StreamId>,
+    /// Changed since it was read (chunked bodies write only these).
+    pub(super) dirty: bool,
+}
+
+/// Walks the stored entries after the count, yielding each in place;
+/// `None` in the item when the bytes are damaged.
+fn walk(raw: &[u8]) -> impl Iterator<Item = Option<EntryRef<'_>>> {
+    let mut r = Reader(raw.get(4..).unwrap_or(&[]));
+    std::iter::from_fn(move || {
+        if r.0.is_empty() {
+            return None;
+        }
+        let entry = (|| {
+            let id = r.id()?;
+            let fields = r.u32()?;
+            let start = r.0;
+            for _ in 0..fields {
+                r.bytes()?;
+            }
+            let used = start.len() - r.0.len();
+            Some(EntryRef {
+                id,
+                fields,
+                stored: &start[..used],
+            })
+        })();
+        if entry.is_none() {
+            r.0 = &[];
+        }
+        Some(entry)
+    })
+}
+
+impl Node {
+    /// A node from its stored form, walked once to check it (identifiers
+    /// rising, lengths within the bytes, the count right); `None` when
+    /// damaged.
+    pub(super) fn from_stored(raw: Vec<u8>) -> Option<Node> {
+        let count = Reader(&raw).u32()?;
+        let (mut n, mut first, mut last) = (0u32, None, None);
+        for e in walk(&raw) {
+            let e = e?;
+            if last.is_some_and(|l| l >= e.id) {
+                return None;
+            }
+            first.get_or_insert(e.id);
+            last = Some(e.id);
+            n = n.checked_add(1)?;
+        }
+        (n == count).then_some(Node {
+            raw,
+            decoded: None,
+            count,
+            first,
+            last,
+            dirty: false,
+        })
+    }
+
+    /// A new node holding `entry`.
+    pub(super) fn with(entry: Entry) -> Node {
+        let mut node = Node {
+            raw: node::encode(&[]),
+            decoded: None,
+            count: 0,
+            first: None,
+            last: None,
+            dirty: true,
+        };
+        node.push(entry);
+        node
+    }
+
+    /// Entries held.
+    pub(super) fn len(&self) -> usize {
+        self.count as usize
+    }
+
+    /// True without entries.
+    pub(super) fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The first entry's identifier.
+    pub(super) fn first_id(&self) -> Option<StreamId> {
+        self.first
+    }
+
+    /// The last entry's identifier.
+    pub(super) fn last_id(&self) -> Option<StreamId> {
+        self.last
+    }
+
+    /// Stored bytes (as written).
+    pub(super) fn stored_len(&self) -> usize {
+        match &self.decoded {
+            None => self.raw.len(),
+            Some(d) => 4 + d.iter().map(entry_len).sum::<usize>(),
+        }
+    }
+
+    /// Every entry in order, read in place (one small vector of views per
+    /// walk; no entry is copied until a caller wants it).
+    pub(super) fn views(&self) -> Vec<View<'_>> {
+        match &self.decoded {
+            None => walk(&self.raw).map_while(|e| e).map(View::Stored).collect(),
+            Some(d) => d.iter().map(View::Decoded).collect(),
+        }
+    }
+
+    /// The entries, decoded for an edit inside the node (the node is then
+    /// marked changed and its counters kept by [`Node::edited`]).
+    pub(super) fn entries_mut(&mut self) -> &mut Vec<Entry> {
+        if self.decoded.is_none() {
+            let entries: Vec<Entry> = walk(&self.raw)
+                .map_while(|e| e)
+                .map(EntryRef::to_entry)
+                .collect();
+            self.decoded = Some(entries);
+        }
+        self.dirty = true;
+        self.decoded.get_or_insert_with(Vec::new)
+    }
+
+    /// Refreshes the counters after an edit through [`Node::entries_mut`].
+    pub(super) fn edited(&mut self) {
+        if let Some(d) = &self.decoded {
+            self.count = node::len32(d.len());
+            self.first = d.first().map(|e| e.id);
+            self.last = d.last().map(|e| e.id);
+        }
+    }
+
+    /// Appends `entry` (above every entry held).
+    pub(super) fn push(&mut self, entry: Entry) {
+        self.first.get_or_insert(entry.id);
+        self.last = Some(entry.id);
+        self.count += 1;
+        self.dirty = true;
+        match &mut self.decoded {
+            Some(d) => d.push(entry),
+            None => {
+                node::encode_entry(&mut self.raw, &entry);
+                self.raw[..4].copy_from_slice(&self.count.to_le_bytes());
+            }
+        }
+    }
+
+    /// The stored form.
+    pub(super) fn stored(&self) -> Vec<u8> {
+        match &self.decoded {
+            None => self.raw.clone(),
+            Some(d) => node::encode(d),
+        }
+    }
+
+    /// Appends the stored form to `w`.
+    pub(super) fn store_into(&self, w: &mut Vec<u8>) {
+        match &self.decoded {
+            None => w.extend_from_slice(&self.raw),
+            Some(d) => node::encode_into(w, d),
+        }
+    }
+}
+
+/// An entry of a node in hand, in whichever form the node holds it.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum View<'a> {
+    /// Read in place from the stored form.
+    Stored(EntryRef<'a>),
+    /// Decoded.
+    Decoded(&'a Entry),
+}
+
+impl View<'_> {
+    /// Its identifier.
+    pub(super) fn id(&self) -> StreamId {
+        match self {
+            View::Stored(e) => e.id,
+            View::Decoded(e) => e.id,
+        }
+    }
+
+    /// The entry, copied.
+    pub(super) fn to_entry(self) -> Entry {
+        match self {
+            View::Stored(e) => e.to_entry(),
+            View::Decoded(e) => e.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(ms: u64, value: &str) -> Entry {
+        Entry {
+            id: StreamId::new(ms, 0),
+            fields: vec![b"f".to_vec(), value.as_bytes().to_vec()],
+        }
+    }
+
+    #[test]
+    fn appends_stay_stored_and_read_back() {
+        let mut n = Node::with(entry(1, "a"));
+        n.push(entry(2, "bb"));
+        n.push(entry(3, ""));
+        assert!(n.decoded.is_none(), "appends keep the stored form");
+        let back = Node::from_stored(n.stored()).unwrap();
+        assert_eq!(back.len(), 3);
+        assert_eq!(
+            (back.first_id(), back.last_id()),
+            (n.first_id(), n.last_id())
+        );
+        let got: Vec<Entry> = back.views().into_iter().map(View::to_entry).collect();
+        assert_eq!(got, [entry(1, "a"), entry(2, "bb"), entry(3, "")]);
+        assert_eq!(back.stored_len(), n.stored().len());
+    }
+
+    #[test]
+    fn an_edit_inside_decodes_and_keeps_the_counters() {
+        let mut n = Node::with(entry(1, "a"));
+        n.push(entry(2, "b"));
+        n.push(entry(3, "c"));
+        n.entries_mut().remove(0);
+        n.edited();
+        assert_eq!((n.len(), n.first_id()), (2, Some(StreamId::new(2, 0))));
+        n.push(entry(4, "d"));
+        let back = Node::from_stored(n.stored()).unwrap();
+        let ids: Vec<StreamId> = back.views().iter().map(View::id).collect();
+        assert_eq!(ids, [2, 3, 4].map(|ms| StreamId::new(ms, 0)));
+    }
+
+    #[test]
+    fn damaged_nodes_are_refused() {
+        let mut n = Node::with(entry(5, "a"));
+        n.push(entry(6, "b"));
+        let raw = n.stored();
+        for cut in 0..raw.len() {
+            assert!(
+                Node::from_stored(raw[..cut].to_vec()).is_none(),
+                "cut at {cut}"
+            );
+        }
+        let mut wrong_count = raw.clone();
+        wrong_count[..4].copy_from_slice(&3u32.to_le_bytes());
+        assert!(Node::from_stored(wrong_count).is_none());
+        let falling = node::encode(&[entry(6, "b"), entry(5, "a")]);
+        assert!(Node::from_stored(falling).is_none());
+    }
+}
