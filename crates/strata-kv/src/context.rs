@@ -12,7 +12,7 @@ use crate::clock::Clock;
 use crate::config::KeyspaceConfig;
 use crate::eviction::EvictionPolicy;
 use crate::journal::{append, Journal, Refusal};
-use crate::stats::Counters;
+use crate::stats::{Counters, UsedTotal};
 use crate::tier::{PmemTier, SsdTier};
 use crate::KvError;
 
@@ -31,8 +31,8 @@ pub(crate) struct Ctx {
     eviction: AtomicU8,
     max_item_size: AtomicUsize,
     shards: usize,
-    /// Sum of every shard's published `used_bytes`.
-    used_total: Arc<CachePadded<AtomicU64>>,
+    /// Sum of every shard's published `used_bytes`, and its peak.
+    used_total: Arc<CachePadded<UsedTotal>>,
     /// Where changes are logged, once attached (after recovery).
     journal: JournalSlot,
     /// The persistent arena, when the placement uses it.
@@ -62,7 +62,7 @@ impl Ctx {
         clock: Arc<dyn Clock>,
         seed: u64,
         shards: usize,
-        used_total: Arc<CachePadded<AtomicU64>>,
+        used_total: Arc<CachePadded<UsedTotal>>,
         journal: JournalSlot,
         tier: Option<Arc<PmemTier>>,
         ssd: Option<Arc<SsdTier>>,
@@ -165,7 +165,12 @@ impl Ctx {
 
     /// Bytes used by the whole keyspace as last published by each shard.
     pub fn used_total(&self) -> u64 {
-        self.used_total.load(Ordering::Relaxed)
+        self.used_total.get()
+    }
+
+    /// The highest [`used_total`](Self::used_total) has been.
+    pub fn used_peak(&self) -> u64 {
+        self.used_total.peak()
     }
 
     /// Tries to free memory in some other shard; see

@@ -77,7 +77,7 @@ pub use keyspace::{ChunkCensus, ExclusiveStore, Keyspace, SharedStore, PREFETCH_
 pub use maintenance::{CatchUpBudget, Maintenance, Pacing, PassReport};
 pub use shard::large::LargeEdit;
 pub use shard::large_read::{ChunkSource, Current, LargeRead};
-pub use shard::ItemInfo;
+pub use shard::{Footprint, ItemInfo};
 pub use stats::KeyspaceStats;
 pub use store::{PairDecision, Renamed, Store};
 pub use tier::{

@@ -63,6 +63,39 @@ impl Counter {
     }
 }
 
+/// The sum of every shard's published usage (`used_memory`), and the
+/// highest it has been since the keyspace was made: one cache line
+/// shared by the shards, which add their changes as they release their
+/// write locks.
+#[derive(Debug, Default)]
+pub(crate) struct UsedTotal {
+    now: AtomicU64,
+    peak: AtomicU64,
+}
+
+impl UsedTotal {
+    /// The sum now.
+    pub fn get(&self) -> u64 {
+        self.now.load(Ordering::Relaxed)
+    }
+
+    /// The highest sum reached.
+    pub fn peak(&self) -> u64 {
+        self.peak.load(Ordering::Relaxed).max(self.get())
+    }
+
+    /// Adds a shard's change (negative when it shrank). The sum is never
+    /// below zero, as every shard's share is not.
+    pub fn add(&self, delta: i64) {
+        // Wrapping add of a signed delta keeps the total exact.
+        let before = self.now.fetch_add(delta as u64, Ordering::Relaxed);
+        let after = before.wrapping_add(delta as u64);
+        if delta > 0 && after > self.peak.load(Ordering::Relaxed) {
+            self.peak.fetch_max(after, Ordering::Relaxed);
+        }
+    }
+}
+
 #[derive(Default)]
 pub(crate) struct Counters {
     pub hits: Counter,
@@ -85,6 +118,12 @@ pub struct KeyspaceStats {
     /// Bytes counted against the limit: written record bytes (live records
     /// plus superseded ones awaiting compaction) and index slots.
     pub used_memory: u64,
+    /// The highest `used_memory` has been since the keyspace was made.
+    pub used_memory_peak: u64,
+    /// What the keyspace holds without any item: each shard's index at its
+    /// smallest (`used_memory` of an empty keyspace, as at start before
+    /// recovery loads anything).
+    pub used_memory_startup: u64,
     /// The configured memory limit.
     pub memory_limit: u64,
     /// Bytes of index slots (part of `used_memory`).

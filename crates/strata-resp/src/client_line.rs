@@ -1,5 +1,6 @@
 //! [`client_line`]: one client as `CLIENT LIST`, `CLIENT INFO` and the
-//! ACL log show it. A leaf over the connection's published view.
+//! ACL log show it, and [`client_memory`], what it holds. A leaf over the
+//! connection's published view.
 
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -7,6 +8,18 @@ use std::time::Instant;
 use strata_service::ClientInfo;
 
 use crate::connection::PeerView;
+
+/// Bytes one client holds (`CLIENT LIST`'s `tot-mem`, `MEMORY STATS`'
+/// `clients.normal` summed over clients): its input and output buffers'
+/// capacity, the arguments of the command running, its `MULTI` queue and
+/// the pub/sub messages waiting for it.
+pub fn client_memory(client: &ClientInfo, peer: Option<&PeerView>) -> u64 {
+    let (argv_mem, multi_mem) = peer.map_or((0, 0), PeerView::memory);
+    let messages = peer.map_or(0, PeerView::pending_messages);
+    let (_, rbs, _) = client.buffers.input();
+    let (_, out_capacity) = client.buffers.output();
+    rbs + out_capacity + argv_mem + multi_mem + messages
+}
 
 /// The `CLIENT LIST` line of one client (ending in `\n`). The buffer
 /// fields (`qbuf`, `obl`, `omem`, ...) are 0: the connection driver owns
@@ -29,9 +42,9 @@ pub fn client_line(client: &ClientInfo, peer: Option<&PeerView>) -> String {
     let (argv_mem, multi_mem) = peer.map_or((0, 0), PeerView::memory);
     let messages = peer.map_or(0, PeerView::pending_messages);
     let (qbuf, rbs, rbp) = client.buffers.input();
-    let (obl, out_capacity) = client.buffers.output();
+    let (obl, _) = client.buffers.output();
     let omem = obl + messages;
-    let tot_mem = rbs + out_capacity + argv_mem + multi_mem + messages;
+    let tot_mem = client_memory(client, peer);
     let events = if omem > 0 { "rw" } else { "r" };
     let mut line = String::with_capacity(256);
     let _ = write!(

@@ -7,7 +7,7 @@
 
 use std::fmt::Write as _;
 
-use strata_metrics::CommandTable;
+use strata_metrics::{CommandTable, HistogramSnapshot};
 
 use crate::acl::command_set;
 use crate::args::Args;
@@ -23,14 +23,18 @@ pub fn new_table() -> CommandTable {
 }
 
 /// The row a call of `spec` with `args` counts under: the subcommand's
-/// for a container command (`config|get`), else the command's own; its
-/// id in the table.
-pub fn stat_id(spec: &'static CommandSpec, args: &Args<'_>) -> Option<usize> {
-    let counted = match spec.subcommands {
+/// for a container command (`config|get`), else the command's own.
+pub fn counted_spec(spec: &'static CommandSpec, args: &Args<'_>) -> &'static CommandSpec {
+    match spec.subcommands {
         [] => spec,
         _ => spec.subcommand(args.get(1)).unwrap_or(spec),
-    };
-    command_set::id_of(counted)
+    }
+}
+
+/// The id in the table of the row a call of `spec` with `args` counts
+/// under ([`counted_spec`]).
+pub fn stat_id(spec: &'static CommandSpec, args: &Args<'_>) -> Option<usize> {
+    command_set::id_of(counted_spec(spec, args))
 }
 
 /// `INFO commandstats`: one line per command called or refused.
@@ -69,10 +73,71 @@ pub fn render_latencystats(table: &CommandTable, t: &mut String) {
     }
 }
 
+/// Levels of `LATENCY HISTOGRAM` below its last: every power of two
+/// from 1,024 ns to 2^29 ns (Redis's log iteration from 1,024 ns by
+/// factors of 2, up to the last level under its 1 s maximum).
+const HISTOGRAM_LEVELS: usize = 20;
+
+/// The label of the last level, which holds everything above the others
+/// (Redis's histogram ends at 1 s: the highest value it tells apart,
+/// 1,073,741,823 ns, in µs).
+const HISTOGRAM_TOP_USEC: u64 = 1_073_741;
+
+/// A command's latencies as Redis 7's `LATENCY HISTOGRAM` reports them
+/// (`fillCommandCDF`): at each power-of-two level, the calls that took up
+/// to it, labelled with the level's upper end in µs as Redis's histogram
+/// has it (1, 2, 4, 8, 16, 33, 66, ...), each level only where the count
+/// grew. Strata's histogram has every power of two as a bucket edge, so
+/// the counts are exact at 2^k ns, where Redis's reach 2^k + 2^(k-7) - 1.
+pub fn histogram_usec(latency: &HistogramSnapshot) -> Vec<(u64, u64)> {
+    let levels = latency
+        .cumulative_seconds()
+        .into_iter()
+        .take(HISTOGRAM_LEVELS)
+        .enumerate()
+        .map(|(i, (_, count))| {
+            let level = 1u64 << (10 + i);
+            ((level + level / 128 - 1) / 1000, count)
+        })
+        .chain([(HISTOGRAM_TOP_USEC, latency.count)]);
+    let mut previous = 0;
+    let mut out = Vec::new();
+    for (usec, count) in levels {
+        if count > previous {
+            out.push((usec, count));
+        }
+        previous = count;
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::command::lookup;
+
+    #[test]
+    fn histogram_levels_are_redis_ones() {
+        let table = new_table();
+        for nanos in [300, 1_500, 1_600, 40_000, 700_000_000, 5_000_000_000] {
+            table.record(0, nanos, false);
+        }
+        let latency = table.get(0).unwrap().latency;
+        assert_eq!(
+            histogram_usec(&latency),
+            [(1, 1), (2, 3), (66, 4), (1_073_741, 6)]
+        );
+        let labels: Vec<u64> = (0..HISTOGRAM_LEVELS)
+            .map(|i| {
+                let level = 1u64 << (10 + i);
+                (level + level / 128 - 1) / 1000
+            })
+            .collect();
+        // What redis-server prints (`hdr_histogram`, 2 significant digits).
+        assert_eq!(labels[..8], [1, 2, 4, 8, 16, 33, 66, 132]);
+        assert_eq!(labels[19], 541_065);
+        assert!(histogram_usec(&HistogramSnapshot::default()).is_empty());
+    }
 
     #[test]
     fn subcommands_count_apart() {

@@ -233,6 +233,10 @@ fn memory(shared: &Shared, t: &mut String) {
             );
         }
     }
+    let peak = ks.used_memory_peak.max(ks.used_memory);
+    line(t, "used_memory_peak", peak);
+    line(t, "used_memory_peak_human", human_bytes(peak));
+    line(t, "used_memory_startup", ks.used_memory_startup);
     let limit = shared.keyspace.memory_limit();
     line(t, "maxmemory", limit);
     line(t, "maxmemory_human", human_bytes(limit));
@@ -328,7 +332,7 @@ fn os_name() -> String {
 }
 
 /// Resident set size of this process, from `/proc/self/status`.
-fn resident_bytes() -> Option<u64> {
+pub fn resident_bytes() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;

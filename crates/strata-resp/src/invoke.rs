@@ -1,6 +1,6 @@
 //! `run_command`: runs one command that passed its checks, writes its
-//! reply or error, and counts it (command statistics, slow log). Shared by
-//! the session and `EXEC`, below both.
+//! reply or error, and counts it (command statistics, slow log, latency
+//! monitor). Shared by the session and `EXEC`, below both.
 
 use strata_kv::Store;
 use strata_metrics::Stopwatch;
@@ -38,8 +38,11 @@ pub(crate) fn run_command<S: Store>(
 }
 
 /// Counts a call that ran since `started` in the command's statistics
-/// and, if slow enough, in the slow log. A call whose values are being
-/// read from the SSD tier runs again and counts then.
+/// and, if slow enough, in the slow log and the latency monitor (as
+/// Redis's `call()`: a `fast` command's sample is a `fast-command` event,
+/// any other's a `command` event; a container's flags are its
+/// subcommand's). A call whose values are being read from the SSD tier
+/// runs again and counts then.
 pub(crate) fn note_call(
     shared: &Shared,
     client: &ClientInfo,
@@ -54,6 +57,16 @@ pub(crate) fn note_call(
     }
     if let Some(id) = command_stats::stat_id(spec, args) {
         shared.commands.record(id, nanos, failed);
+    }
+    if let Some(ms) = shared.latency.sample_ms(nanos) {
+        let event = match command_stats::counted_spec(spec, args)
+            .flags
+            .contains(&"fast")
+        {
+            true => "fast-command",
+            false => "command",
+        };
+        shared.latency.add(event, ms);
     }
     if shared.slowlog.is_slow(nanos) && !spec.flags.contains(&"skip_slowlog") {
         shared.slowlog.push(nanos, args, client);

@@ -35,7 +35,9 @@
 //! - [`stats`] and [`info`]: counters and the `INFO` report;
 //!   [`command_stats`]: calls, failures, refusals and latency per command
 //!   (`INFO commandstats`/`latencystats`, the metrics port).
-//! - [`slowlog`]: the slow log (`SLOWLOG`, `slowlog-*` settings).
+//! - [`slowlog`]: the slow log (`SLOWLOG`, `slowlog-*` settings);
+//!   [`latency`]: the latency monitor (`LATENCY`,
+//!   `latency-monitor-threshold`).
 //! - [`glob`]: Redis glob matching; [`number`]: Redis number parsing and
 //!   formatting.
 //!
@@ -63,6 +65,7 @@ pub mod glob;
 pub mod hll;
 pub mod info;
 pub mod invoke;
+pub mod latency;
 pub mod lookup;
 pub mod number;
 pub mod permissions;

@@ -49,6 +49,7 @@ impl RespProtocol {
                 stats: Stats::new(),
                 commands: crate::command_stats::new_table(),
                 slowlog: SlowLog::default(),
+                latency: crate::latency::LatencyMonitor::default(),
                 waiters: Arc::default(),
                 peers: Mutex::new(HashMap::new()),
                 run_id: random_hex(40),

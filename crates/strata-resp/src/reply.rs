@@ -266,6 +266,9 @@ pub enum RespError {
     /// CLIENT LIST ID with a non-numeric id.
     #[error("ERR Invalid client ID")]
     InvalidClientId,
+    /// `LATENCY GRAPH` of an event without samples.
+    #[error("ERR No samples available for event '{0}'")]
+    NoSamples(String),
 
     /// A command Redis flags `no_multi` (`SAVE`) inside `MULTI`.
     #[error("ERR Command not allowed inside a transaction")]

@@ -108,6 +108,8 @@ pub fn execute<S: Store>(
         C::Stream(op) => stream::run(op, ctx, args, out),
         C::Copy => copy::copy(ctx, args, out),
         C::Object => object::object(ctx, args, out),
+        C::Memory => memory::memory(ctx, args, out),
+        C::Latency => latency::latency(ctx, args, out),
         C::Move => move_key::move_key(ctx, args, out),
         C::SwapDb => swapdb::swapdb(ctx, args, out),
         C::Wait => wait::wait(ctx, args, out),

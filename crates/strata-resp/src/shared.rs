@@ -1,6 +1,6 @@
 //! [`Shared`]: the state every RESP connection of one server shares
-//! (keyspace, counters, slow log, ACL, pub/sub hub, scripts, blocked
-//! clients), with the protocol's size limits. Below the commands and the
+//! (keyspace, counters, slow log, latency monitor, ACL, pub/sub hub,
+//! scripts, blocked clients), with the protocol's size limits. Below the commands and the
 //! session; the protocol (`protocol.rs`) makes it.
 
 use std::collections::HashMap;
@@ -14,6 +14,7 @@ use strata_service::{Clients, IdleTimeout, ServerInfo};
 
 use crate::acl::Acl;
 use crate::connection::PeerView;
+use crate::latency::LatencyMonitor;
 use crate::slowlog::SlowLog;
 use crate::stats::Stats;
 
@@ -45,6 +46,8 @@ pub struct Shared {
     pub commands: CommandTable,
     /// Commands slower than `slowlog-log-slower-than` (`SLOWLOG`).
     pub slowlog: SlowLog,
+    /// Latency spikes of `latency-monitor-threshold` or more (`LATENCY`).
+    pub latency: LatencyMonitor,
     /// What `CLIENT LIST` shows of each connection, by client id.
     pub peers: Mutex<HashMap<u64, Arc<PeerView>>>,
     /// 40 hex characters identifying this run (`run_id`, `master_replid`).

@@ -100,6 +100,8 @@ pub enum Command {
     Stream(crate::commands::stream::Op),
     Copy,
     Object,
+    Memory,
+    Latency,
     Move,
     SwapDb,
     Wait,

@@ -42,6 +42,8 @@ mod large_memory;
 mod list_model;
 #[path = "memory.rs"]
 mod memory;
+#[path = "memory_latency.rs"]
+mod memory_latency;
 #[path = "object.rs"]
 mod object;
 #[path = "protocol.rs"]

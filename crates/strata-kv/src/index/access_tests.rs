@@ -123,7 +123,7 @@ fn bytes_per_item() {
         let with = index.bytes() as f64 / n as f64;
         let without = (index.capacity() * 8) as f64 / n as f64;
         println!("{n} items: {without:.1} bytes/item of slots, {with:.1} with access words");
-        assert_eq!(index.bytes(), index.capacity() * 12);
+        assert_eq!(index.bytes(), index.capacity() * super::SLOT_BYTES);
         assert!(with - without <= 4.0 * 100.0 / 40.0);
     }
 }

@@ -48,6 +48,13 @@ use crate::KvError;
 
 use entry::{decode, is_item, ACCESSED, EMPTY, MIN_CAPACITY, SEG_SHIFT, TAG_SHIFT, TOMBSTONE};
 
+/// Bytes one slot costs: its 8-byte entry and its 4-byte access word
+/// ([`Index::bytes`] is the capacity times this).
+pub(crate) const SLOT_BYTES: usize = 8 + 4;
+
+/// Bytes of an empty index (at its smallest capacity).
+pub(crate) const EMPTY_BYTES: usize = MIN_CAPACITY * SLOT_BYTES;
+
 /// What [`Index::find_or_insert`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Entry {

@@ -15,7 +15,7 @@ use crate::eviction::EvictionPolicy;
 use crate::journal::Journal;
 use crate::maintenance::CatchUpBudget;
 use crate::shard::ShardInner;
-use crate::stats::KeyspaceStats;
+use crate::stats::{KeyspaceStats, UsedTotal};
 use crate::tier::{PmemTier, SsdTier};
 
 /// The keyspace shared by every front end.
@@ -62,7 +62,7 @@ impl Keyspace {
     ) -> Arc<Self> {
         let shards = inners.len();
         debug_assert!(shards.is_power_of_two());
-        let used_total = Arc::new(CachePadded::new(AtomicU64::new(0)));
+        let used_total = Arc::new(CachePadded::new(UsedTotal::default()));
         let journal: JournalSlot = Arc::default();
         let shard_vec = inners
             .into_iter()
@@ -171,6 +171,8 @@ impl Keyspace {
             items: sum(|s| &s.items),
             items_with_expiry: sum(|s| &s.with_expiry),
             used_memory: sum(|s| &s.used),
+            used_memory_peak: self.ctx.used_peak(),
+            used_memory_startup: (self.shards.len() * ShardInner::EMPTY_BYTES) as u64,
             memory_limit: self.memory_limit(),
             index_bytes: sum(|s| &s.index_bytes),
             segments: sum(|s| &s.segments),

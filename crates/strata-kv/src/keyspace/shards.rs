@@ -11,12 +11,13 @@ use parking_lot::{RwLock, RwLockWriteGuard};
 
 use crate::context::{append_to, JournalSlot};
 use crate::shard::ShardInner;
+use crate::stats::UsedTotal;
 
 /// One shard and lock-free mirrors of its size for stats.
 pub(crate) struct Shard {
     inner: RwLock<ShardInner>,
     /// The keyspace-wide total this shard's usage is summed into.
-    used_total: Arc<CachePadded<AtomicU64>>,
+    used_total: Arc<CachePadded<UsedTotal>>,
     /// Where the changes made under a write lock go when it is released.
     journal: JournalSlot,
     pub items: AtomicU64,
@@ -32,7 +33,7 @@ impl Shard {
     /// write lock is released.
     pub fn new(
         inner: ShardInner,
-        used_total: Arc<CachePadded<AtomicU64>>,
+        used_total: Arc<CachePadded<UsedTotal>>,
         journal: JournalSlot,
     ) -> Self {
         Self {
@@ -98,8 +99,7 @@ impl Drop for ShardWrite<'_> {
         let used = self.guard.used_bytes();
         let delta = used as i64 - self.guard.published_used as i64;
         if delta != 0 {
-            // Wrapping add of a signed delta keeps the total exact.
-            s.used_total.fetch_add(delta as u64, Ordering::Relaxed);
+            s.used_total.add(delta);
             self.guard.published_used = used;
         }
         let g = &self.guard;

@@ -3,8 +3,9 @@
 //! meanwhile). [`ChunkSource`] is what a large collection's reader needs
 //! from either view, this one or a [`LargeEdit`](crate::LargeEdit).
 
+use super::footprint::Footprint;
 use super::ShardInner;
-use crate::chunk::chunks_of;
+use crate::chunk::{chunk_key, chunks_of, ring_of, Namespace, Ring};
 use crate::context::Ctx;
 use crate::fetch;
 use crate::item::{split_stored_flags, ValueKind};
@@ -62,6 +63,31 @@ impl<'s> LargeRead<'s> {
             now,
             _blocking: fetch::Blocking::enter(),
         }
+    }
+}
+
+impl LargeRead<'_> {
+    /// What the key costs in its shard (its records and their index
+    /// slots, as `used_memory` counts them); `None` when nothing is live
+    /// there. No value is read or decoded: the cost is one lookup per
+    /// record, whatever the values hold. A chunk the head counts but that
+    /// is missing (a loss `chunk_census` reports) costs nothing.
+    pub fn footprint(&self) -> Option<Footprint> {
+        let shard = self.shard;
+        let (_, head) = shard.live_record(self.hash, self.key, self.now)?;
+        let mut footprint = Footprint::default();
+        footprint.add(head.len());
+        for number in ring_of(head.header.flags)
+            .into_iter()
+            .flat_map(Ring::numbers)
+        {
+            let chunk = chunk_key(self.key, number);
+            let hash = self.ctx.hash_in(Namespace::Chunk, &chunk);
+            if let Some((_, rec)) = shard.lookup_record_in(Namespace::Chunk, hash, &chunk) {
+                footprint.add(rec.len());
+            }
+        }
+        Some(footprint)
     }
 }
 

@@ -8,6 +8,7 @@
 mod chunks;
 mod classes;
 mod copy;
+mod footprint;
 mod in_place;
 mod item_info;
 pub(crate) mod large;
@@ -28,6 +29,7 @@ use crate::index::{Access, Index};
 use crate::item::{split_stored_flags, ItemRef};
 use crate::journal::change;
 use crate::KvError;
+pub use footprint::Footprint;
 pub use item_info::ItemInfo;
 use watches::WatchTable;
 
@@ -98,6 +100,10 @@ fn is_expired(expires_at: Option<u64>, now: u64) -> bool {
 }
 
 impl ShardInner {
+    /// What a shard holds without any item: its index at its smallest
+    /// (its arena has nothing written).
+    pub const EMPTY_BYTES: usize = crate::index::EMPTY_BYTES;
+
     pub fn new(segment_size: usize) -> Self {
         Self::with_parts(Index::new(), Arena::new(segment_size), 0)
     }

@@ -42,6 +42,7 @@ const PARAMS: &[&str] = &[
     "databases",
     "hash-max-listpack-entries",
     "hash-max-listpack-value",
+    "latency-monitor-threshold",
     "list-max-listpack-size",
     "maxclients",
     "maxmemory",
@@ -117,6 +118,7 @@ fn value_of(shared: &Shared, param: &str) -> String {
         "timeout" => shared.idle_timeout.secs().to_string(),
         "slowlog-log-slower-than" => shared.slowlog.slower_than().to_string(),
         "slowlog-max-len" => shared.slowlog.max_len().to_string(),
+        "latency-monitor-threshold" => shared.latency.threshold_ms().to_string(),
         _ => String::new(), // save
     }
 }
@@ -130,6 +132,7 @@ enum Change {
     Timeout(u64),
     SlowerThan(i64),
     SlowlogLen(usize),
+    LatencyThreshold(u64),
     PubsubLimit(u64, u64, u64),
     BusyThreshold(u64),
     MaxBulk(usize),
@@ -201,6 +204,7 @@ fn parse_change(shared: &Shared, param: &str, value: &[u8]) -> Result<Change, &'
             .filter(|&n| n <= MAX_LEN_LIMIT)
             .map(Change::SlowlogLen)
             .ok_or(SLOWLOG_LEN_RANGE),
+        "latency-monitor-threshold" => parse_count(value).map(Change::LatencyThreshold),
         fixed if value == value_of(shared, fixed).as_bytes() => Ok(Change::Unchanged),
         _ => Err("can't set immutable config"),
     }
@@ -266,6 +270,7 @@ fn apply(shared: &Shared, change: Change) {
         Change::Timeout(secs) => shared.idle_timeout.set(secs),
         Change::SlowerThan(us) => shared.slowlog.set_slower_than(us),
         Change::SlowlogLen(len) => shared.slowlog.set_max_len(len),
+        Change::LatencyThreshold(ms) => shared.latency.set_threshold_ms(ms),
         Change::PubsubLimit(hard, soft, secs) => shared.pubsub.limit.set(hard, soft, secs),
         Change::BusyThreshold(ms) => shared.scripts.set_busy_threshold_ms(ms),
         Change::MaxBulk(bytes) => shared.set_max_bulk(bytes),

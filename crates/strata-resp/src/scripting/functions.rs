@@ -208,6 +208,21 @@ impl Functions {
         }
     }
 
+    /// Bytes the libraries hold: each one's name and code, and each of
+    /// its functions' name and description (`MEMORY STATS`'
+    /// `functions.caches`).
+    pub fn bytes(&self) -> usize {
+        let registry = self.registry.lock();
+        let function = |f: &FunctionInfo| f.name.len() + f.description.as_ref().map_or(0, Vec::len);
+        registry
+            .libraries
+            .values()
+            .map(|lib| {
+                lib.name.len() + lib.code.len() + lib.functions.iter().map(function).sum::<usize>()
+            })
+            .sum()
+    }
+
     /// `FUNCTION RESTORE`'s last step: `libs` evaluated from a payload,
     /// added by `policy`.
     pub fn restore(&self, libs: Vec<Library>, policy: RestorePolicy) -> Result<(), String> {

@@ -1,7 +1,8 @@
 //! The subcommand rows of the container commands (`ACL`, `CLIENT`,
 //! `COMMAND`, `CONFIG`, `SLOWLOG`, `PUBSUB`, `SCRIPT`, `FUNCTION`,
-//! `OBJECT`, `XGROUP`, `XINFO`), each sorted by its `container|sub` name, as `COMMAND DOCS`
-//! and ACL rules (`+config|get`) see them.
+//! `OBJECT`, `MEMORY`, `LATENCY`, `XGROUP`, `XINFO`), each sorted by its
+//! `container|sub` name, as `COMMAND DOCS` and ACL rules (`+config|get`)
+//! see them.
 
 use super::specs::*;
 use crate::command::{Command, CommandSpec};
@@ -104,6 +105,27 @@ pub(super) static OBJECT_SUBCOMMANDS: &[CommandSpec] = &[
     spec("object|help", C::Object, 2, HELP_FLAGS, NO_KEYS, KEYSPACE_READ_SLOW, "generic", "6.2.0", "Show helpful text about the different subcommands"),
     spec("object|idletime", C::Object, 3, &["readonly"], &[at(&["RO"], 2)], KEYSPACE_READ_SLOW, "generic", "2.2.3", "Get the time since a Redis object was last accessed"),
     spec("object|refcount", C::Object, 3, &["readonly"], &[at(&["RO"], 2)], KEYSPACE_READ_SLOW, "generic", "2.2.3", "Get the number of references to the value of the key"),
+];
+
+#[rustfmt::skip]
+pub(super) static MEMORY_SUBCOMMANDS: &[CommandSpec] = &[
+    spec("memory|doctor", C::Memory, 2, &[], NO_KEYS, SLOW, "server", "4.0.0", "Outputs a memory problems report."),
+    spec("memory|help", C::Memory, 2, HELP_FLAGS, NO_KEYS, SLOW, "server", "4.0.0", "Returns helpful text about the different subcommands."),
+    spec("memory|malloc-stats", C::Memory, 2, &[], NO_KEYS, SLOW, "server", "4.0.0", "Returns the allocator statistics."),
+    spec("memory|purge", C::Memory, 2, &[], NO_KEYS, SLOW, "server", "4.0.0", "Asks the allocator to release memory."),
+    spec("memory|stats", C::Memory, 2, &[], NO_KEYS, SLOW, "server", "4.0.0", "Returns details about memory usage."),
+    spec("memory|usage", C::Memory, -3, &["readonly"], &[at(&["RO"], 2)], &["@read", "@slow"], "server", "4.0.0", "Estimates the memory usage of a key."),
+];
+
+#[rustfmt::skip]
+pub(super) static LATENCY_SUBCOMMANDS: &[CommandSpec] = &[
+    spec("latency|doctor", C::Latency, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.8.13", "Returns a human-readable latency analysis report."),
+    spec("latency|graph", C::Latency, 3, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.8.13", "Returns a latency graph for an event."),
+    spec("latency|help", C::Latency, 2, HELP_FLAGS, NO_KEYS, SLOW, "server", "2.8.13", "Returns helpful text about the different subcommands."),
+    spec("latency|histogram", C::Latency, -2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "7.0.0", "Returns the cumulative distribution of latencies of a subset or all commands."),
+    spec("latency|history", C::Latency, 3, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.8.13", "Returns timestamp-latency samples for an event."),
+    spec("latency|latest", C::Latency, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.8.13", "Returns the latest latency samples for all events."),
+    spec("latency|reset", C::Latency, -2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.8.13", "Resets the latency data for one or more events."),
 ];
 
 #[rustfmt::skip]
