@@ -155,3 +155,22 @@ fn a_stream_of_large_entries_turns_large_by_bytes_and_restarts() {
         "8 KiB nodes of 3 KB entries: {census:?}"
     );
 }
+
+#[test]
+fn appends_within_the_padded_last_node_rewrite_it_in_place() {
+    let (server, mut c, _) = journaled();
+    fill(&mut c, "s", 1, 150);
+    let used = server.keyspace.stats().used_memory;
+    // Entries 151..=160 land in the last node (51 entries, well within its
+    // 4 KiB of room): the node and the head are overwritten, no memory
+    // is written anew.
+    fill(&mut c, "s", 151, 160);
+    assert_eq!(server.keyspace.stats().used_memory, used);
+    let range = c.cmd(&["XRANGE", "s", "150", "+"]);
+    assert_eq!(range.array().len(), 11);
+    // A new node: the old last one is written once more, without padding.
+    fill(&mut c, "s", 161, 200);
+    fill(&mut c, "s", 201, 201);
+    assert_eq!(server.keyspace.chunk_census().chunks, 3);
+    assert_eq!(c.cmd(&["XLEN", "s"]), Value::Int(201));
+}

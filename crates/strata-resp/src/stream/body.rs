@@ -21,6 +21,12 @@ use strata_kv::ChunkSource;
 use super::held::Node;
 use super::id::StreamId;
 use super::node::{self, Entry, NODE_BYTES, NODE_ENTRIES};
+
+/// What the last node of a large stream is padded to where records are
+/// rewritten in place (DRAM): a node of small entries stays within it
+/// while it fills, so each append overwrites its record instead of
+/// writing a new one. At most the engine's 4 KiB of padding.
+pub const NODE_PAD: usize = 4096;
 use crate::reply::{RespError, StreamError};
 
 /// A stream's entries.
@@ -118,6 +124,9 @@ impl<'s> Body<'s> {
     /// A position from which walking forward meets every entry at or after
     /// `id` and none before it: non-empty nodes before it end below `id`.
     fn locate(&mut self, id: StreamId) -> Result<u32, RespError> {
+        if self.len == 0 || id <= self.first_id {
+            return Ok(0);
+        }
         let (mut lo, mut hi) = (0, self.ring.count);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
@@ -224,6 +233,11 @@ impl<'s> Body<'s> {
                     limit: RING as usize,
                 }));
             }
+            if self.ring.count > 0 {
+                // The old last node was stored padded (room to grow in
+                // place): written again as long as it is, once.
+                self.node(self.ring.count - 1)?.dirty = true;
+            }
             self.ring.count += 1;
             let number = self.ring.number(self.ring.count - 1);
             self.nodes.insert(number, Node::with(entry));
@@ -304,13 +318,20 @@ impl<'s> Body<'s> {
     }
 
     /// The stored form of each changed node still in the ring, by chunk
-    /// number.
-    pub fn changed_chunks(&self) -> Vec<(u32, Vec<u8>)> {
+    /// number, and whether it is the last node (stored padded to
+    /// [`NODE_PAD`] where records are rewritten in place, so appends
+    /// overwrite it).
+    pub fn changed_chunks(&self) -> Vec<(u32, Vec<u8>, bool)> {
+        let last = self
+            .ring
+            .count
+            .checked_sub(1)
+            .map(|pos| self.ring.number(pos));
         self.ring
             .numbers()
             .filter_map(|n| {
                 let node = self.nodes.get(&n).filter(|x| x.dirty)?;
-                Some((n, node.stored()))
+                Some((n, node.stored(), Some(n) == last))
             })
             .collect()
     }

@@ -17,6 +17,8 @@ pub(super) struct EntryRef<'a> {
     pub(super) id: StreamId,
     fields: u32,
     stored: &'a [u8],
+    /// Where the entry ends in the node's stored bytes.
+    end: usize,
 }
 
 impl EntryRef<'_> {
@@ -47,8 +49,11 @@ pub(super) struct Node {
 }
 
 /// Walks the stored entries after the count, yielding each in place;
-/// `None` in the item when the bytes are damaged.
+/// `None` in the item when the bytes are damaged (the walk then ends). A
+/// padded chunk's zeros read as entries of `0-0` with no fields: callers
+/// walk `count` entries at most.
 fn walk(raw: &[u8]) -> impl Iterator<Item = Option<EntryRef<'_>>> {
+    let total = raw.len();
     let mut r = Reader(raw.get(4..).unwrap_or(&[]));
     std::iter::from_fn(move || {
         if r.0.is_empty() {
@@ -66,6 +71,7 @@ fn walk(raw: &[u8]) -> impl Iterator<Item = Option<EntryRef<'_>>> {
                 id,
                 fields,
                 stored: &start[..used],
+                end: total - r.0.len(),
             })
         })();
         if entry.is_none() {
@@ -77,21 +83,29 @@ fn walk(raw: &[u8]) -> impl Iterator<Item = Option<EntryRef<'_>>> {
 
 impl Node {
     /// A node from its stored form, walked once to check it (identifiers
-    /// rising, lengths within the bytes, the count right); `None` when
-    /// damaged.
-    pub(super) fn from_stored(raw: Vec<u8>) -> Option<Node> {
+    /// rising, lengths within the bytes, as many entries as its count, then
+    /// nothing but the zeros a padded chunk ends in); `None` when damaged.
+    pub(super) fn from_stored(mut raw: Vec<u8>) -> Option<Node> {
         let count = Reader(&raw).u32()?;
-        let (mut n, mut first, mut last) = (0u32, None, None);
-        for e in walk(&raw) {
-            let e = e?;
-            if last.is_some_and(|l| l >= e.id) {
-                return None;
+        let (mut first, mut last) = (None, None);
+        let mut used = 4;
+        {
+            let mut entries = walk(&raw);
+            for _ in 0..count {
+                let e = entries.next()??;
+                if last.is_some_and(|l| l >= e.id) {
+                    return None;
+                }
+                first.get_or_insert(e.id);
+                last = Some(e.id);
+                used = e.end;
             }
-            first.get_or_insert(e.id);
-            last = Some(e.id);
-            n = n.checked_add(1)?;
         }
-        (n == count).then_some(Node {
+        if raw[used..].iter().any(|&b| b != 0) {
+            return None;
+        }
+        raw.truncate(used);
+        Some(Node {
             raw,
             decoded: None,
             count,
@@ -147,7 +161,11 @@ impl Node {
     /// walk; no entry is copied until a caller wants it).
     pub(super) fn views(&self) -> Vec<View<'_>> {
         match &self.decoded {
-            None => walk(&self.raw).map_while(|e| e).map(View::Stored).collect(),
+            None => walk(&self.raw)
+                .take(self.len())
+                .map_while(|e| e)
+                .map(View::Stored)
+                .collect(),
             Some(d) => d.iter().map(View::Decoded).collect(),
         }
     }
@@ -292,5 +310,13 @@ mod tests {
         assert!(Node::from_stored(wrong_count).is_none());
         let falling = node::encode(&[entry(6, "b"), entry(5, "a")]);
         assert!(Node::from_stored(falling).is_none());
+        // A padded chunk: zeros after the entries are room, anything else
+        // is damage.
+        let mut padded = raw.clone();
+        padded.resize(raw.len() + 300, 0);
+        let back = Node::from_stored(padded.clone()).unwrap();
+        assert_eq!((back.len(), back.stored()), (2, raw.clone()));
+        *padded.last_mut().unwrap() = 1;
+        assert!(Node::from_stored(padded).is_none());
     }
 }

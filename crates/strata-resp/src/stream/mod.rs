@@ -31,7 +31,7 @@ mod node;
 mod nodes;
 mod trim;
 
-pub use body::Body;
+pub use body::{Body, NODE_PAD};
 pub use claim::{elapsed, AutoClaim, AutoClaimed, Claim, Claimed};
 pub use codec::{decode_head, decode_packed, encode_head, encode_packed, is_head};
 pub use delivery::HistoryItem;

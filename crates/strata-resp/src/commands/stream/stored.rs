@@ -18,7 +18,7 @@ use strata_kv::{ChunkSource, LargeEdit, Store, ValueKind};
 
 use crate::reply::{RespError, StreamError};
 use crate::stream::{
-    decode_head, decode_packed, encode_head, encode_packed, is_head, Stream, PACKED_MAX,
+    decode_head, decode_packed, encode_head, encode_packed, is_head, Stream, NODE_PAD, PACKED_MAX,
 };
 
 fn damaged() -> RespError {
@@ -90,7 +90,7 @@ enum Write {
     Whole(Vec<u8>),
     /// Changed chunks, then the head naming `ring`.
     Large {
-        chunks: Vec<(u32, Vec<u8>)>,
+        chunks: Vec<(u32, Vec<u8>, bool)>,
         ring: Ring,
         head: Vec<u8>,
     },
@@ -151,8 +151,11 @@ fn apply(edit: &mut LargeEdit<'_>, write: Write, expires_at: Option<u64>) -> Res
     match write {
         Write::Whole(value) => edit.put_whole(ValueKind::Stream, &value, expires_at)?,
         Write::Large { chunks, ring, head } => {
-            for (number, value) in chunks {
-                edit.put_chunk(number, ValueKind::Stream, &value)?;
+            for (number, value, last) in chunks {
+                match last {
+                    true => edit.put_padded_chunk(number, ValueKind::Stream, &value, NODE_PAD)?,
+                    false => edit.put_chunk(number, ValueKind::Stream, &value)?,
+                }
             }
             edit.put_ring_head(ValueKind::Stream, ring, &head, expires_at)?;
         }
