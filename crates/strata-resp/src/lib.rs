@@ -35,7 +35,10 @@
 //! - [`stats`] and [`info`]: counters and the `INFO` report;
 //!   [`command_stats`]: calls, failures, refusals and latency per command
 //!   (`INFO commandstats`/`latencystats`, the metrics port).
-//! - [`slowlog`]: the slow log (`SLOWLOG`, `slowlog-*` settings).
+//! - [`slowlog`]: the slow log (`SLOWLOG`, `slowlog-*` settings);
+//!   [`redact`]: the secrets it and `MONITOR` hide.
+//! - [`monitor`]: the `MONITOR` connections and their lines; nobody
+//!   monitoring costs a command one relaxed load.
 //! - [`glob`]: Redis glob matching; [`number`]: Redis number parsing and
 //!   formatting.
 //!
@@ -64,11 +67,13 @@ pub mod hll;
 pub mod info;
 pub mod invoke;
 pub mod lookup;
+pub mod monitor;
 pub mod number;
 pub mod permissions;
 mod prefetch;
 pub mod protocol;
 pub mod pubsub;
+pub mod redact;
 pub mod reply;
 pub mod route;
 pub mod scripting;

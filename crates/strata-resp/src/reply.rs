@@ -266,11 +266,15 @@ pub enum RespError {
     /// CLIENT LIST ID with a non-numeric id.
     #[error("ERR Invalid client ID")]
     InvalidClientId,
-
     /// A command Redis flags `no_multi` (`SAVE`) inside `MULTI`.
     #[error("ERR Command not allowed inside a transaction")]
     NotInTransaction,
-
+    /// `MONITOR` inside `EXEC`, a client that expects a reply per command.
+    #[error("ERR MONITOR isn't allowed for DENY BLOCKING client")]
+    MonitorDenied,
+    /// A monitoring connection ran a command on the keyspace.
+    #[error("ERR Replica can't interact with the keyspace")]
+    MonitorKeyspace,
     /// A checkpoint request failed (the cause is the persistence layer's).
     #[error("ERR {0}")]
     Persistence(String),

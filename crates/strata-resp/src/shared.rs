@@ -1,6 +1,6 @@
 //! [`Shared`]: the state every RESP connection of one server shares
-//! (keyspace, counters, slow log, ACL, pub/sub hub, scripts, blocked
-//! clients), with the protocol's size limits. Below the commands and the
+//! (keyspace, counters, slow log, ACL, pub/sub hub, monitors, scripts,
+//! blocked clients), with the protocol's size limits. Below the commands and the
 //! session; the protocol (`protocol.rs`) makes it.
 
 use std::collections::HashMap;
@@ -57,6 +57,8 @@ pub struct Shared {
     pub acl: Acl,
     /// Pub/sub subscriptions and the subscribers' output bound.
     pub pubsub: crate::pubsub::Hub,
+    /// Connections in `MONITOR` mode (bounded by `pubsub`'s limit).
+    pub monitors: crate::monitor::Monitors,
     /// Error replies by code (`INFO errorstats`).
     pub errorstats: crate::errorstats::ErrorStats,
     /// The script cache and the running script.

@@ -42,6 +42,8 @@ mod large_memory;
 mod list_model;
 #[path = "memory.rs"]
 mod memory;
+#[path = "monitor.rs"]
+mod monitor;
 #[path = "object.rs"]
 mod object;
 #[path = "protocol.rs"]
