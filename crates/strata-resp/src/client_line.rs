@@ -34,11 +34,21 @@ pub fn client_line(client: &ClientInfo, peer: Option<&PeerView>) -> String {
     let name = client.name.lock().clone().unwrap_or_default();
     let multi = peer.map_or(-1, PeerView::multi);
     let (sub, psub, ssub) = peer.map_or((0, 0, 0), PeerView::subscriptions);
-    let flags = match (multi >= 0, sub + psub + ssub > 0) {
-        (true, _) => "x",
-        (false, true) => "P",
-        (false, false) => "N",
-    };
+    // In Redis's order: `O` monitor, `P` subscribed, `x` in MULTI; `N`
+    // none of them.
+    let mut flags = String::with_capacity(3);
+    if peer.is_some_and(PeerView::monitor) {
+        flags.push('O');
+    }
+    if sub + psub + ssub > 0 {
+        flags.push('P');
+    }
+    if multi >= 0 {
+        flags.push('x');
+    }
+    if flags.is_empty() {
+        flags.push('N');
+    }
     let (argv_mem, multi_mem) = peer.map_or((0, 0), PeerView::memory);
     let messages = peer.map_or(0, PeerView::pending_messages);
     let (qbuf, rbs, rbp) = client.buffers.input();

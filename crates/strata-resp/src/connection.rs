@@ -8,7 +8,7 @@
 //! server memory without limit.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use parking_lot::Mutex;
@@ -58,6 +58,8 @@ pub struct PeerView {
     multi_mem: AtomicU64,
     /// Channels, patterns and shard channels subscribed to.
     subscriptions: [AtomicU64; 3],
+    /// In `MONITOR` mode (`CLIENT LIST`'s `O` flag).
+    monitor: AtomicBool,
     mailbox: OnceLock<Arc<Mailbox>>,
     lib: Mutex<(Option<String>, Option<String>)>,
     user: Mutex<Arc<User>>,
@@ -72,6 +74,7 @@ impl PeerView {
             argv_mem: AtomicU64::new(0),
             multi_mem: AtomicU64::new(0),
             subscriptions: Default::default(),
+            monitor: AtomicBool::new(false),
             mailbox: OnceLock::new(),
             lib: Mutex::new((None, None)),
             user: Mutex::new(user),
@@ -113,7 +116,12 @@ impl PeerView {
         (load(a), load(b), load(c))
     }
 
-    /// Bytes of pub/sub messages waiting to be sent.
+    /// True in `MONITOR` mode.
+    pub fn monitor(&self) -> bool {
+        self.monitor.load(Ordering::Relaxed)
+    }
+
+    /// Bytes of pub/sub messages and monitor lines waiting to be sent.
     pub fn pending_messages(&self) -> u64 {
         self.mailbox.get().map_or(0, |m| m.pending_bytes() as u64)
     }
@@ -130,6 +138,10 @@ impl PeerView {
         for (cell, n) in self.subscriptions.iter().zip([sub, psub, ssub]) {
             cell.store(n as u64, Ordering::Relaxed);
         }
+    }
+
+    pub(crate) fn set_monitor(&self, on: bool) {
+        self.monitor.store(on, Ordering::Relaxed);
     }
 
     pub(crate) fn set_resp(&self, version: RespVersion) {
@@ -171,8 +183,12 @@ pub struct Connection {
     pub watches: HashMap<Box<[u8]>, Watch>,
     /// Close after this reply (`QUIT`).
     pub close: bool,
-    /// Channels and patterns subscribed to, and the mailbox of their messages.
+    /// Channels and patterns subscribed to, and the mailbox of their
+    /// messages (and of `MONITOR` lines).
     pub pubsub: Subscriptions,
+    /// In `MONITOR` mode: registered in `Shared::monitors` until `RESET`
+    /// or the connection closes.
+    pub monitoring: bool,
     /// The blocking command at the front of the input, if any.
     pub block: crate::blocking::BlockState,
     /// A script's `redis.call` is running a command now (Redis's
@@ -204,6 +220,7 @@ impl Connection {
             watches: HashMap::new(),
             block: Default::default(),
             close: false,
+            monitoring: false,
             in_script: false,
         }
     }

@@ -37,7 +37,10 @@
 //!   (`INFO commandstats`/`latencystats`, the metrics port).
 //! - [`slowlog`]: the slow log (`SLOWLOG`, `slowlog-*` settings);
 //!   [`latency`]: the latency monitor (`LATENCY`,
-//!   `latency-monitor-threshold`).
+//!   `latency-monitor-threshold`); [`redact`]: the secrets the slow log
+//!   and `MONITOR` hide.
+//! - [`monitor`]: the `MONITOR` connections and their lines; nobody
+//!   monitoring costs a command one relaxed load.
 //! - [`glob`]: Redis glob matching; [`number`]: Redis number parsing and
 //!   formatting.
 //!
@@ -67,11 +70,13 @@ pub mod info;
 pub mod invoke;
 pub mod latency;
 pub mod lookup;
+pub mod monitor;
 pub mod number;
 pub mod permissions;
 mod prefetch;
 pub mod protocol;
 pub mod pubsub;
+pub mod redact;
 pub mod reply;
 pub mod route;
 pub mod scripting;

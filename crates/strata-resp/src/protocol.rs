@@ -57,6 +57,7 @@ impl RespProtocol {
                 acl,
                 idle_timeout: IdleTimeout::default(),
                 pubsub: crate::pubsub::Hub::default(),
+                monitors: crate::monitor::Monitors::default(),
                 scripts: crate::scripting::Scripts::default(),
                 functions: crate::scripting::Functions::default(),
                 errorstats: crate::errorstats::ErrorStats::default(),

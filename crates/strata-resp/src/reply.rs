@@ -273,7 +273,12 @@ pub enum RespError {
     /// A command Redis flags `no_multi` (`SAVE`) inside `MULTI`.
     #[error("ERR Command not allowed inside a transaction")]
     NotInTransaction,
-
+    /// `MONITOR` inside `EXEC`, a client that expects a reply per command.
+    #[error("ERR MONITOR isn't allowed for DENY BLOCKING client")]
+    MonitorDenied,
+    /// A monitoring connection ran a command on the keyspace.
+    #[error("ERR Replica can't interact with the keyspace")]
+    MonitorKeyspace,
     /// A checkpoint request failed (the cause is the persistence layer's).
     #[error("ERR {0}")]
     Persistence(String),

@@ -81,6 +81,7 @@ pub fn execute<S: Store>(
         C::LastSave => save::lastsave(ctx, args, out),
         C::Acl => acl::acl(ctx, args, out),
         C::SlowLog => slowlog::slowlog(ctx, args, out),
+        C::Monitor => monitor::monitor(ctx, args, out),
         C::Subscribe => subscribe::subscribe(ctx, args, out, Kind::Channel),
         C::PSubscribe => subscribe::subscribe(ctx, args, out, Kind::Pattern),
         C::SSubscribe => subscribe::subscribe(ctx, args, out, Kind::Shard),

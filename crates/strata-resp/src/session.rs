@@ -68,6 +68,9 @@ impl RespSession {
 impl Drop for RespSession {
     fn drop(&mut self) {
         self.conn.pubsub.clear(&self.shared.pubsub);
+        if self.conn.monitoring {
+            self.shared.monitors.remove(self.conn.client.id);
+        }
         self.shared.peers.lock().remove(&self.conn.client.id);
     }
 }
@@ -89,7 +92,8 @@ impl Session for RespSession {
         } = self;
         *batch_len = 0;
         let shared: &Shared = shared;
-        // Messages published to this connection go before later replies.
+        // Messages published (and monitor lines fed) to this connection
+        // go before later replies.
         conn.pubsub.mailbox().take_into(output);
         let mut out = ReplyWriter::counting(output, conn.version, &shared.errorstats);
         let mut tally = Tally::default();
@@ -205,10 +209,10 @@ impl Session for RespSession {
         self.batch_len
     }
 
+    /// Subscribers and monitors are woken by what arrives in their
+    /// mailbox (and so are never idle).
     fn wakeup(&self) -> Option<Arc<Notify>> {
-        self.conn
-            .pubsub
-            .active()
+        (self.conn.pubsub.active() || self.conn.monitoring)
             .then(|| self.conn.pubsub.mailbox().notify().clone())
     }
 }

@@ -1,7 +1,8 @@
 //! [`Shared`]: the state every RESP connection of one server shares
 //! (keyspace, counters, slow log, latency monitor, ACL, pub/sub hub,
-//! scripts, blocked clients), with the protocol's size limits. Below the commands and the
-//! session; the protocol (`protocol.rs`) makes it.
+//! monitors, scripts, blocked clients), with the protocol's size limits.
+//! Below the commands and the session; the protocol (`protocol.rs`) makes
+//! it.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -60,6 +61,8 @@ pub struct Shared {
     pub acl: Acl,
     /// Pub/sub subscriptions and the subscribers' output bound.
     pub pubsub: crate::pubsub::Hub,
+    /// Connections in `MONITOR` mode (bounded by `pubsub`'s limit).
+    pub monitors: crate::monitor::Monitors,
     /// Error replies by code (`INFO errorstats`).
     pub errorstats: crate::errorstats::ErrorStats,
     /// The script cache and the running script.

@@ -6,7 +6,7 @@
 //! then says how many more there were), each at most 128 bytes followed
 //! by "... (N more bytes)"; secrets (`AUTH`, `HELLO ... AUTH`, `CONFIG SET
 //! requirepass`, `ACL SETUSER`'s user and rules) are logged as
-//! "(redacted)". So an
+//! "(redacted)", as [`redact`](crate::redact) decides. So an
 //! entry holds at most about 5 KiB and the log at most
 //! [`MAX_LEN_LIMIT`] entries.
 //!
@@ -21,6 +21,7 @@ use parking_lot::Mutex;
 use strata_service::ClientInfo;
 
 use crate::args::Args;
+use crate::redact::{redacted, REDACTED};
 
 /// `slowlog-log-slower-than`'s default, in microseconds.
 pub const DEFAULT_SLOWER_THAN_US: i64 = 10_000;
@@ -33,7 +34,6 @@ pub const MAX_LEN_LIMIT: usize = 65_536;
 const MAX_ARGS: usize = 32;
 /// Bytes kept per argument.
 const MAX_ARG_BYTES: usize = 128;
-const REDACTED: &[u8] = b"(redacted)";
 
 /// One logged command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -150,13 +150,13 @@ impl SlowLog {
 fn logged_args(args: &Args<'_>) -> Vec<Vec<u8>> {
     let argc = args.len();
     let kept = argc.min(MAX_ARGS);
-    let redacted = redacted_from(args);
+    let hidden = redacted(args);
     (0..kept)
         .map(|i| {
             if kept < argc && i == kept - 1 {
                 return format!("... ({} more arguments)", argc - kept + 1).into_bytes();
             }
-            if redacted & (1 << i) != 0 {
+            if hidden & (1 << i) != 0 {
                 return REDACTED.to_vec();
             }
             let arg = args.get(i);
@@ -171,34 +171,6 @@ fn logged_args(args: &Args<'_>) -> Vec<Vec<u8>> {
             }
         })
         .collect()
-}
-
-/// Which of the first 64 arguments hold secrets, as Redis 7 redacts
-/// them: a bit per argument.
-fn redacted_from(args: &Args<'_>) -> u64 {
-    let is = |i: usize, word: &[u8]| args.get(i).eq_ignore_ascii_case(word);
-    let argc = args.len().min(64);
-    let from = |first: usize| (first..argc).fold(0u64, |mask, i| mask | 1 << i);
-    if is(0, b"auth") {
-        return from(1);
-    }
-    if is(0, b"hello") {
-        // HELLO [protover [AUTH username password] [SETNAME name]]
-        return (2..argc)
-            .find(|&i| is(i, b"auth"))
-            .map_or(0, |i| from(i + 1) & !from((i + 3).min(argc)));
-    }
-    if is(0, b"acl") && is(1, b"setuser") {
-        // Redis hides the user name too.
-        return from(2);
-    }
-    if is(0, b"config") && is(1, b"set") {
-        return (2..argc.saturating_sub(1))
-            .step_by(2)
-            .filter(|&i| is(i, b"requirepass"))
-            .fold(0, |mask, i| mask | 1 << (i + 1));
-    }
-    0
 }
 
 #[cfg(test)]

@@ -73,6 +73,7 @@ pub enum Command {
     Reset,
     Acl,
     SlowLog,
+    Monitor,
     Subscribe,
     Unsubscribe,
     PSubscribe,

@@ -44,6 +44,8 @@ mod list_model;
 mod memory;
 #[path = "memory_latency.rs"]
 mod memory_latency;
+#[path = "monitor.rs"]
+mod monitor;
 #[path = "object.rs"]
 mod object;
 #[path = "protocol.rs"]

@@ -3,7 +3,8 @@
 //! store and inside `EXEC`'s exclusive section; each parses its own
 //! arguments (arity was checked by the dispatcher), returns a
 //! [`RespError`](crate::reply::RespError) without writing anything when it
-//! refuses, and otherwise appends exactly one reply.
+//! refuses, and otherwise appends exactly one reply (but `MONITOR` on a
+//! connection already monitoring, which Redis answers with nothing).
 //!
 //! Handlers MUST reach the keyspace only through `ctx.store` (never
 //! `Keyspace::store()` or `Keyspace::watch()`): inside `EXEC` every shard
@@ -49,6 +50,7 @@ pub mod lcs;
 pub mod list;
 pub mod memory;
 pub mod mget;
+pub mod monitor;
 pub mod move_key;
 pub mod mset;
 pub mod multi;

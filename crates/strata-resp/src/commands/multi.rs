@@ -14,7 +14,7 @@ use crate::acl::log::Context;
 use crate::args::Args;
 use crate::command::{Command, CommandSpec, Ctx};
 use crate::connection::{Connection, Queued, Transaction, MAX_QUEUE_BYTES};
-use crate::invoke::run_command;
+use crate::invoke::{run_command, Feed};
 use crate::permissions;
 use crate::reply::RespError;
 use crate::shared::Shared;
@@ -115,7 +115,10 @@ pub fn exec(shared: &Shared, conn: &mut Connection, out: &mut ReplyWriter<'_>, t
                 permissions::authorize(shared, ctx.conn, spec, &args, Context::Multi)
             });
             match allowed {
-                Ok(()) => run_command(queued.spec, &mut ctx, args, out, tally),
+                Ok(()) => {
+                    let feed = Feed::begin(shared, ctx.conn);
+                    run_command(queued.spec, &mut ctx, args, out, tally, feed);
+                }
                 Err(err) => {
                     out.error(&err.to_string());
                     tally.errors += 1;
@@ -224,6 +227,7 @@ fn locks(command: Command) -> Locks {
         | C::Auth
         | C::Acl
         | C::SlowLog
+        | C::Monitor
         | C::LastSave
         | C::BgSave
         | C::Publish

@@ -1,5 +1,6 @@
-//! [`Mailbox`]: the messages published to one subscriber and not yet taken
-//! by its connection, and [`OutputLimit`], the bound on them.
+//! [`Mailbox`]: the messages published to one subscriber (and the lines
+//! fed to one `MONITOR` connection) not yet taken by its connection, and
+//! [`OutputLimit`], the bound on them.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
@@ -111,15 +112,41 @@ impl Mailbox {
     /// RESP3). False when it was not delivered: the subscriber passed the
     /// limit now or before and is being disconnected.
     pub(crate) fn deliver(&self, parts: &[&[u8]], limit: &OutputLimit) -> bool {
-        if self.overflowed.load(Ordering::Relaxed) {
-            return false;
-        }
         let version = match self.version.load(Ordering::Relaxed) {
             3 => RespVersion::Resp3,
             _ => RespVersion::Resp2,
         };
-        let (hard, soft, soft_seconds) = limit.get();
         let size: usize = parts.iter().map(|p| p.len() + 24).sum::<usize>() + 8;
+        self.append(size, limit, |bytes| {
+            let mut out = ReplyWriter::new(bytes, version);
+            out.push(parts.len());
+            for part in parts {
+                out.bulk(part);
+            }
+        })
+    }
+
+    /// Appends `parts` as they are (a `MONITOR` line, the same in RESP2
+    /// and RESP3), `size` bytes in all. Parts too large for the hard
+    /// limit need not be built: with `size` over it, `parts` is not read
+    /// and the client is disconnected. False when not delivered, as for
+    /// [`deliver`](Self::deliver).
+    pub(crate) fn deliver_raw(&self, size: usize, parts: &[&[u8]], limit: &OutputLimit) -> bool {
+        self.append(size, limit, |bytes| {
+            for part in parts {
+                bytes.extend_from_slice(part);
+            }
+        })
+    }
+
+    /// Appends what `write` writes (about `size` bytes) unless that takes
+    /// the waiting bytes over the hard limit, or keeps them over the soft
+    /// limit past its seconds: then the client is disconnected instead.
+    fn append(&self, size: usize, limit: &OutputLimit, write: impl FnOnce(&mut BytesMut)) -> bool {
+        if self.overflowed.load(Ordering::Relaxed) {
+            return false;
+        }
+        let (hard, soft, soft_seconds) = limit.get();
         let mut pending = self.pending.lock();
         let after = (pending.bytes.len() + size) as u64;
         let over_soft = soft > 0 && after > soft;
@@ -137,11 +164,7 @@ impl Mailbox {
             (false, Some(_)) => pending.over_soft_since = None,
             _ => {}
         }
-        let mut out = ReplyWriter::new(&mut pending.bytes, version);
-        out.push(parts.len());
-        for part in parts {
-            out.bulk(part);
-        }
+        write(&mut pending.bytes);
         drop(pending);
         self.notify.notify_one();
         true
@@ -164,7 +187,7 @@ impl Mailbox {
             tracing::info!(
                 client = self.client.id,
                 addr = %self.client.addr,
-                "closing a subscriber over the pubsub output buffer limit"
+                "closing a subscriber or monitor over the pubsub output buffer limit"
             );
             // What was queued is dropped with the connection, as Redis
             // drops an overflowing client's output.

@@ -11,6 +11,7 @@ use strata_kv::Store;
 use crate::acl::log::Context;
 use crate::args::Args;
 use crate::command::{self, Ctx};
+use crate::monitor::Source;
 use crate::permissions;
 use crate::route::execute;
 use crate::writer::{ReplyWriter, RespVersion};
@@ -61,6 +62,11 @@ pub fn call<S: Store>(
     let was_in_script = std::mem::replace(&mut ctx.conn.in_script, true);
     let ran = execute(spec, ctx, args, &mut out);
     ctx.conn.in_script = was_in_script;
+    // As Redis's `call()` for its script client: `[0 lua]`.
+    let monitors = &ctx.shared.monitors;
+    if monitors.active() {
+        monitors.command_ran(&ctx.shared.pubsub, Source::Script, spec, &args);
+    }
     match ran {
         Ok(()) => {
             if spec.is_write() {

@@ -10,7 +10,8 @@ use crate::command::{self, Command, CommandSpec, Ctx};
 use crate::command_stats;
 use crate::commands::{multi, quit, shutdown, watch};
 use crate::connection::Connection;
-use crate::invoke::{note_call, run_command};
+use crate::invoke::{note_call, run_command, Feed};
+use crate::monitor::allowed_while_monitoring;
 use crate::permissions::{self, is_authenticated};
 use crate::reply::RespError;
 use crate::shared::Shared;
@@ -59,6 +60,14 @@ pub(super) fn run(
             return reject(shared, conn, spec, &args, out, tally, err);
         }
     }
+    // Nobody monitoring costs one relaxed load; a monitor is then known
+    // to exist, and this may be it (Redis refuses a monitor, marked as a
+    // replica, every command on the keyspace).
+    let feed = Feed::begin(shared, conn);
+    if feed.is_some() && conn.monitoring && !allowed_while_monitoring(spec, &args) {
+        let err = RespError::MonitorKeyspace;
+        return reject(shared, conn, spec, &args, out, tally, err);
+    }
     // CLIENT LIST shows `client|list`-style names for container commands.
     let shown = match spec.subcommands {
         [] => spec.name,
@@ -94,12 +103,17 @@ pub(super) fn run(
                 Command::Exec => multi::exec(shared, conn, out, tally),
                 Command::Discard => multi::discard(conn, out, tally),
                 Command::Watch => watch::watch(shared, conn, args, out, tally),
-                Command::Quit => quit::quit(conn, out, tally),
+                Command::Quit => quit::quit(shared, conn, out, tally),
                 Command::Shutdown => shutdown::shutdown(shared, conn, args, out, tally),
                 _ => quit::reset(shared, conn, out, tally),
             }
             let failed = out.is_error_at(reply_start);
             note_call(shared, &conn.client, spec, &args, started, failed);
+            // After the queued commands `EXEC` ran; `RESET` has left the
+            // monitors by now, as in Redis.
+            if let Some(feed) = feed {
+                feed.after(shared, conn, spec, &args);
+            }
         }
         _ if conn.transaction.is_some() => multi::queue(conn, spec, args, out, tally),
         // A script holds the whole keyspace, as EXEC does.
@@ -115,7 +129,7 @@ pub(super) fn run(
                     shared,
                     conn,
                 };
-                run_command(spec, &mut ctx, args, out, tally);
+                run_command(spec, &mut ctx, args, out, tally, feed);
             })
         }),
         _ => {
@@ -125,7 +139,7 @@ pub(super) fn run(
                 shared,
                 conn,
             };
-            run_command(spec, &mut ctx, args, out, tally);
+            run_command(spec, &mut ctx, args, out, tally, feed);
         }
     }
 }

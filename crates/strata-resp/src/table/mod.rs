@@ -121,6 +121,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("ltrim", C::List(L::LTrim), 4, WRITE, RW_DELETE, LIST_WRITE_SLOW, "list", "1.0.0", "Trim a list to the specified range"),
     CommandSpec { subcommands: MEMORY_SUBCOMMANDS, ..spec("memory", C::Memory, -2, &[], NO_KEYS, SLOW, "server", "4.0.0", "A container for memory diagnostics commands.") },
     spec("mget", C::MGet, -2, READ_FAST, ALL_RO_ACCESS, STRING_READ_FAST, "string", "1.0.0", "Get the values of all the given keys"),
+    spec("monitor", C::Monitor, 1, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "1.0.0", "Listen for all requests received by the server in real time"),
     spec("move", C::Move, 3, WRITE_FAST, RW_ACCESS_UPDATE, KEYSPACE_WRITE_FAST, "generic", "1.0.0", "Move a key to another database"),
     spec("mset", C::MSet, -3, WRITE_OOM, PAIRS_OW_UPDATE, STRING_WRITE_SLOW, "string", "1.0.1", "Set multiple keys to multiple values"),
     spec("msetnx", C::MSetNx, -3, WRITE_OOM, PAIRS_OW_INSERT, STRING_WRITE_SLOW, "string", "1.0.1", "Set multiple keys to multiple values, only if none of the keys exist"),
