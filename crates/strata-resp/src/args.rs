@@ -86,3 +86,15 @@ impl OwnedArgs {
         self.buf.capacity() + self.ranges.capacity() * std::mem::size_of::<(usize, usize)>()
     }
 }
+
+/// Runs `f` on [`Args`] made of `words` (unit tests build commands so).
+#[cfg(test)]
+pub(crate) fn with_words<R>(words: &[&[u8]], f: impl FnOnce(&Args<'_>) -> R) -> R {
+    let mut buf = Vec::new();
+    let mut ranges = Vec::new();
+    for w in words {
+        ranges.push((buf.len(), buf.len() + w.len()));
+        buf.extend_from_slice(w);
+    }
+    f(&Args::new(&buf, &ranges))
+}

@@ -8,7 +8,7 @@ use strata_metrics::Stopwatch;
 use strata_service::ClientInfo;
 
 use crate::args::Args;
-use crate::command::{Command, CommandSpec, Ctx};
+use crate::command::{CommandSpec, Ctx};
 use crate::command_stats;
 use crate::connection::Connection;
 use crate::dispatch::execute;
@@ -73,17 +73,14 @@ impl Feed {
     /// Before the command runs: `EVAL`, `FCALL` and their forms are fed
     /// now, so the commands their script runs follow them (Redis's
     /// `evalCommand` and `fcallCommandGeneric` do the same).
-    fn before(self, shared: &Shared, conn: &Connection, spec: &CommandSpec, args: &Args<'_>) {
-        let script = matches!(
-            spec.command,
-            Command::Eval
-                | Command::EvalSha
-                | Command::EvalRo
-                | Command::EvalShaRo
-                | Command::FCall
-                | Command::FCallRo
-        );
-        if script && !self.again {
+    fn before(
+        self,
+        shared: &Shared,
+        conn: &Connection,
+        spec: &'static CommandSpec,
+        args: &Args<'_>,
+    ) {
+        if spec.runs_script() && !self.again {
             let source = Source::Client(conn.client.addr);
             shared.monitors.feed(&shared.pubsub, source, args);
         }
@@ -97,7 +94,7 @@ impl Feed {
         self,
         shared: &Shared,
         conn: &Connection,
-        spec: &CommandSpec,
+        spec: &'static CommandSpec,
         args: &Args<'_>,
     ) {
         if self.again {

@@ -31,17 +31,6 @@ pub fn refresh(shared: &Shared, conn: &mut Connection) -> bool {
     }
 }
 
-/// The row permissions are checked against: a container's subcommand, or
-/// the command itself. `None` for an unknown subcommand, which the command
-/// answers itself (as Redis does before any ACL check).
-pub fn effective_spec(spec: &'static CommandSpec, args: &Args<'_>) -> Option<&'static CommandSpec> {
-    match spec.subcommands {
-        [] => Some(spec),
-        _ if args.len() < 2 => Some(spec),
-        _ => spec.subcommand(args.get(1)),
-    }
-}
-
 /// Checks `spec` with `args` for the connection's user; a denial is logged
 /// (`ACL LOG`), counted, and returned as the `NOPERM` error to send.
 pub fn authorize(

@@ -84,13 +84,8 @@ mod tests {
     use super::*;
 
     fn mask(words: &[&str]) -> u64 {
-        let mut buf = Vec::new();
-        let mut ranges = Vec::new();
-        for w in words {
-            ranges.push((buf.len(), buf.len() + w.len()));
-            buf.extend_from_slice(w.as_bytes());
-        }
-        redacted(&Args::new(&buf, &ranges))
+        let words: Vec<&[u8]> = words.iter().map(|w| w.as_bytes()).collect();
+        crate::args::with_words(&words, redacted)
     }
 
     #[test]

@@ -21,7 +21,7 @@ use crate::args::Args;
 use crate::codec::{Limits, Parsed, RequestParser};
 use crate::command::{self, Command};
 use crate::connection::Connection;
-use crate::permissions::{self, is_authenticated};
+use crate::permissions::is_authenticated;
 use crate::prefetch;
 use crate::reply::RespError;
 use crate::scripting::Gate;
@@ -236,7 +236,7 @@ fn script_gate(shared: &Shared, conn: &Connection, args: Args<'_>) -> Gate {
     let Some(spec) = command::lookup(args.get(0)) else {
         return Gate::Run;
     };
-    let effective = permissions::effective_spec(spec, &args).unwrap_or(spec);
+    let effective = spec.effective(&args).unwrap_or(spec);
     let allowed = spec.flags.contains(&"allow_busy") || effective.flags.contains(&"allow_busy");
     let allowed = match spec.command {
         Command::Watch => false,

@@ -177,19 +177,8 @@ fn logged_args(args: &Args<'_>) -> Vec<Vec<u8>> {
 mod tests {
     use super::*;
 
-    fn args_of(words: &[&[u8]]) -> (Vec<u8>, Vec<(usize, usize)>) {
-        let mut buf = Vec::new();
-        let mut ranges = Vec::new();
-        for w in words {
-            ranges.push((buf.len(), buf.len() + w.len()));
-            buf.extend_from_slice(w);
-        }
-        (buf, ranges)
-    }
-
     fn logged(words: &[&[u8]]) -> Vec<Vec<u8>> {
-        let (buf, ranges) = args_of(words);
-        logged_args(&Args::new(&buf, &ranges))
+        crate::args::with_words(words, logged_args)
     }
 
     #[test]

@@ -264,6 +264,30 @@ impl CommandSpec {
                 .is_some_and(|(_, sub)| sub.as_bytes().eq_ignore_ascii_case(name))
         })
     }
+
+    /// The row Redis checks and runs for `args`: a container's subcommand
+    /// (`None` when unknown; the container itself without one), or the
+    /// command itself.
+    pub fn effective(&'static self, args: &crate::args::Args<'_>) -> Option<&'static CommandSpec> {
+        match self.subcommands {
+            [] => Some(self),
+            _ if args.len() < 2 => Some(self),
+            _ => self.subcommand(args.get(1)),
+        }
+    }
+
+    /// `EVAL`, `FCALL` and their forms: commands that run a script.
+    pub fn runs_script(&self) -> bool {
+        matches!(
+            self.command,
+            Command::Eval
+                | Command::EvalSha
+                | Command::EvalRo
+                | Command::EvalShaRo
+                | Command::FCall
+                | Command::FCallRo
+        )
+    }
 }
 
 /// `GEORADIUS`'s `STORE`/`STOREDIST` key: the last one given after the

@@ -4,7 +4,7 @@
 use strata_kv::Store;
 
 use crate::args::Args;
-use crate::command::{lookup, resolve_subcommand, Command, CommandSpec, Ctx, KeySpec};
+use crate::command::{lookup, resolve_subcommand, CommandSpec, Ctx, KeySpec};
 use crate::commands::client::write_help;
 use crate::glob;
 use crate::number::parse_i64;
@@ -229,22 +229,14 @@ fn list_filter<'a>(args: &Args<'a>) -> Result<ListFilter<'a>, RespError> {
 fn keys_of<'a>(full: &Args<'a>) -> Result<Vec<KeyAndFlags<'a>>, RespError> {
     let spec = lookup(full.get(0))
         .ok_or_else(|| RespError::Script("ERR Invalid command specified".into()))?;
-    let spec = crate::permissions::effective_spec(spec, full).unwrap_or(spec);
+    let spec = spec.effective(full).unwrap_or(spec);
     if !spec.arity_ok(full.len()) {
         return Err(RespError::Script(
             "ERR Invalid number of arguments specified for command".into(),
         ));
     }
     let mut keys = Vec::new();
-    if matches!(
-        spec.command,
-        Command::Eval
-            | Command::EvalSha
-            | Command::EvalRo
-            | Command::EvalShaRo
-            | Command::FCall
-            | Command::FCallRo
-    ) {
+    if spec.runs_script() {
         // `numkeys` keys after the script (Redis's keynum specification).
         let numkeys = parse_i64(full.get(2))
             .and_then(|n| usize::try_from(n).ok())

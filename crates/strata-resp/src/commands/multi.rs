@@ -111,7 +111,7 @@ pub fn exec(shared: &Shared, conn: &mut Connection, out: &mut ReplyWriter<'_>, t
             if !permissions::refresh(shared, ctx.conn) {
                 ctx.conn.close = true;
             }
-            let allowed = permissions::effective_spec(queued.spec, &args).map_or(Ok(()), |spec| {
+            let allowed = queued.spec.effective(&args).map_or(Ok(()), |spec| {
                 permissions::authorize(shared, ctx.conn, spec, &args, Context::Multi)
             });
             match allowed {

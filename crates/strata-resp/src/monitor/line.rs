@@ -113,22 +113,13 @@ pub fn push_repr(out: &mut Vec<u8>, bytes: &[u8]) {
 mod tests {
     use super::*;
 
-    fn args_of(words: &[&[u8]]) -> (Vec<u8>, Vec<(usize, usize)>) {
-        let mut buf = Vec::new();
-        let mut ranges = Vec::new();
-        for w in words {
-            ranges.push((buf.len(), buf.len() + w.len()));
-            buf.extend_from_slice(w);
-        }
-        (buf, ranges)
-    }
-
     fn line_body(words: &[&[u8]], hidden: u64) -> String {
-        let (buf, ranges) = args_of(words);
-        let args = Args::new(&buf, &ranges);
-        let len = body_len(&args, hidden);
-        let body = body(&args, hidden, len);
-        assert_eq!(body.len(), len, "body_len counts what body writes");
+        let body = crate::args::with_words(words, |args| {
+            let len = body_len(args, hidden);
+            let body = body(args, hidden, len);
+            assert_eq!(body.len(), len, "body_len counts what body writes");
+            body
+        });
         String::from_utf8(body).expect("escaped lines are ASCII")
     }
 

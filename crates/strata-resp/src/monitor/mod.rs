@@ -82,8 +82,14 @@ impl Monitors {
     /// `MONITOR`, ...) or `skip_monitor` (`EVAL` and `FCALL`, fed before
     /// they run by [`feed`](Self::feed)), judged by the subcommand's row
     /// for a container.
-    pub fn command_ran(&self, hub: &Hub, source: Source, spec: &CommandSpec, args: &Args<'_>) {
-        let Some(row) = effective(spec, args) else {
+    pub fn command_ran(
+        &self,
+        hub: &Hub,
+        source: Source,
+        spec: &'static CommandSpec,
+        args: &Args<'_>,
+    ) {
+        let Some(row) = spec.effective(args) else {
             // An unknown subcommand: Redis refuses it before `call()`.
             return;
         };
@@ -135,21 +141,11 @@ impl Monitors {
 /// monitor as a replica, which may not run commands flagged `readonly`,
 /// `write` or `may_replicate` ("Replica can't interact with the
 /// keyspace"); everything else runs.
-pub fn allowed_while_monitoring(spec: &CommandSpec, args: &Args<'_>) -> bool {
-    let row = effective(spec, args).unwrap_or(spec);
+pub fn allowed_while_monitoring(spec: &'static CommandSpec, args: &Args<'_>) -> bool {
+    let row = spec.effective(args).unwrap_or(spec);
     !row.flags
         .iter()
         .any(|flag| matches!(*flag, "readonly" | "write" | "may_replicate"))
-}
-
-/// The row Redis runs: a container's subcommand (`None` when unknown),
-/// or the command itself.
-fn effective<'s>(spec: &'s CommandSpec, args: &Args<'_>) -> Option<&'s CommandSpec> {
-    match spec.subcommands {
-        [] => Some(spec),
-        _ if args.len() < 2 => Some(spec),
-        _ => spec.subcommand(args.get(1)),
-    }
 }
 
 #[cfg(test)]

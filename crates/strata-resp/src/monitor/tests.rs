@@ -18,13 +18,8 @@ fn mailbox(clients: &Clients, port: u16) -> Arc<Mailbox> {
 }
 
 fn with_args<R>(words: &[&str], f: impl FnOnce(&Args<'_>) -> R) -> R {
-    let mut buf = Vec::new();
-    let mut ranges = Vec::new();
-    for w in words {
-        ranges.push((buf.len(), buf.len() + w.len()));
-        buf.extend_from_slice(w.as_bytes());
-    }
-    f(&Args::new(&buf, &ranges))
+    let words: Vec<&[u8]> = words.iter().map(|w| w.as_bytes()).collect();
+    crate::args::with_words(&words, f)
 }
 
 /// What waits in `mailbox`, as text.

@@ -42,7 +42,7 @@ pub fn call<S: Store>(
     if !spec.arity_ok(args.len()) {
         return Err("ERR Wrong number of args calling Redis command from script".into());
     }
-    let effective = permissions::effective_spec(spec, &args).unwrap_or(spec);
+    let effective = spec.effective(&args).unwrap_or(spec);
     if spec.flags.contains(&"noscript") || effective.flags.contains(&"noscript") {
         return Err("ERR This Redis command is not allowed from script".into());
     }

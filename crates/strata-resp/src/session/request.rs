@@ -47,7 +47,7 @@ pub(super) fn run(
         let err = RespError::SubscribedMode(spec.name.to_string());
         return reject(shared, conn, spec, &args, out, tally, err);
     }
-    if let Some(effective) = permissions::effective_spec(spec, &args) {
+    if let Some(effective) = spec.effective(&args) {
         if !effective.arity_ok(args.len()) {
             let err = RespError::WrongArity(effective.name.to_string());
             return reject(shared, conn, spec, &args, out, tally, err);

@@ -4,7 +4,6 @@
 use crate::acl::{check, Denial};
 use crate::args::Args;
 use crate::command::lookup;
-use crate::permissions::effective_spec;
 use crate::reply::{lossy_prefix, RespError};
 use crate::shared::Shared;
 use crate::writer::ReplyWriter;
@@ -28,7 +27,7 @@ pub fn dryrun(
     if !spec.arity_ok(command_args.len()) {
         return Err(RespError::WrongArity(spec.name.to_string()));
     }
-    let Some(effective) = effective_spec(spec, &command_args) else {
+    let Some(effective) = spec.effective(&command_args) else {
         return Err(RespError::unknown_subcommand(
             spec.name,
             command_args.get(1),
