@@ -43,6 +43,10 @@ pub struct Body<'s> {
     pub(super) tail_used: u32,
     pub(super) len: u64,
     pub(super) first_id: StreamId,
+    /// Entries of the node at position 0 as the head recorded them, while
+    /// that node has not moved; `None` when unknown (see
+    /// [`Body::front_len`]).
+    pub(super) front_hint: Option<u32>,
 }
 
 impl std::fmt::Debug for Body<'_> {
@@ -76,16 +80,19 @@ impl<'s> Body<'s> {
             tail_used,
             len,
             first_id,
+            front_hint: None,
         }
     }
 
-    /// A chunked body whose nodes are read from `source` when needed.
+    /// A chunked body whose nodes are read from `source` when needed;
+    /// `front_hint` is the first node's entry count as last written.
     pub(super) fn chunked(
         source: &'s dyn ChunkSource,
         ring: Ring,
         tail_used: u32,
         len: u64,
         first_id: StreamId,
+        front_hint: u32,
     ) -> Body<'s> {
         Body {
             source: Some(source),
@@ -94,6 +101,24 @@ impl<'s> Body<'s> {
             tail_used,
             len,
             first_id,
+            front_hint: Some(front_hint),
+        }
+    }
+
+    /// Entries of the node at position 0 (0 without nodes): from the node
+    /// in hand, else from the head's record of it (the node cannot have
+    /// changed without being taken in, and moving the front forgets the
+    /// record), else read. An approximate `MAXLEN` trim decides with it,
+    /// so `XADD` reads no front node while there is nothing to trim.
+    pub(super) fn front_len(&mut self) -> Result<u32, RespError> {
+        if self.ring.count == 0 {
+            return Ok(0);
+        }
+        let number = self.ring.number(0);
+        match (self.nodes.get(&number), self.front_hint) {
+            (Some(n), _) => Ok(node::len32(n.len())),
+            (None, Some(hint)) => Ok(hint),
+            (None, None) => Ok(node::len32(self.node(0)?.len())),
         }
     }
 

@@ -1,13 +1,51 @@
 //! A model test of [`Body`]: random appends, single and run deletes,
 //! trims, ranges both ways with random bounds and limits and point reads,
 //! checked against a plain vector of entries. Runs delete whole nodes in
-//! the middle, so walks over emptied nodes are exercised.
+//! the middle, so walks over emptied nodes are exercised. Now and then the
+//! body is written out as chunks and read back chunked, as a large
+//! stream's is between commands.
+
+use std::cell::{Cell, RefCell};
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use super::*;
 use crate::stream::trim::{Strategy, Trim, DEFAULT_LIMIT};
+
+/// Chunks in memory, counting the reads.
+#[derive(Default)]
+struct Chunks {
+    map: RefCell<HashMap<u32, Vec<u8>>>,
+    reads: Cell<usize>,
+}
+
+impl ChunkSource for Chunks {
+    fn current(&self) -> Result<Option<strata_kv::Current>, strata_kv::KvError> {
+        Ok(None)
+    }
+    fn chunk(&self, number: u32) -> Result<Option<Vec<u8>>, strata_kv::KvError> {
+        self.reads.set(self.reads.get() + 1);
+        Ok(self.map.borrow().get(&number).cloned())
+    }
+}
+
+/// `body` written as a large stream's is (changed nodes, the last one
+/// padded; the first node's count in the head) and taken back chunked.
+fn reload<'a>(mut body: Body<'_>, source: &'a Chunks) -> Body<'a> {
+    if !body.is_chunked() {
+        body.renumber_all();
+    }
+    let front = body.front_len().unwrap();
+    for (number, mut bytes, last) in body.changed_chunks() {
+        if last {
+            bytes.resize(bytes.len().max(NODE_PAD), 0);
+        }
+        source.map.borrow_mut().insert(number, bytes);
+    }
+    let (ring, len, first_id) = (body.ring(), body.len, body.first_id);
+    Body::chunked(source, ring, body.tail_used, len, first_id, front)
+}
 
 fn ids(entries: &[Entry]) -> Vec<StreamId> {
     entries.iter().map(|e| e.id).collect()
@@ -21,10 +59,14 @@ fn random_id(rng: &mut SmallRng, top: u64) -> StreamId {
 fn a_body_answers_as_a_vector_of_its_entries() {
     for seed in 0..20u64 {
         let mut rng = SmallRng::seed_from_u64(seed);
+        let source = Chunks::default();
         let mut body = Body::packed(Vec::new(), 0);
         let mut model: Vec<Entry> = Vec::new();
         let mut top = 1u64;
         for step in 0..3000 {
+            if seed % 2 == 1 && rng.gen_range(0..20) == 0 {
+                body = reload(body, &source);
+            }
             match rng.gen_range(0..100) {
                 0..=54 => {
                     top += 1;
@@ -172,5 +214,32 @@ fn approximate_trims_remove_whole_nodes_within_the_limit() {
         s.trim(&trim(Strategy::MaxLen(10), true, DEFAULT_LIMIT))
             .unwrap(),
         0
+    );
+}
+
+#[test]
+fn an_approximate_trim_decides_on_the_front_count_the_head_recorded() {
+    let source = Chunks::default();
+    let mut body = reload(stream_of(1050), &source);
+    assert_eq!(body.node_count(), 11);
+    body.append(StreamId::new(2000, 0), Vec::new()).unwrap();
+    let reads = source.reads.get();
+    let cap = |max| trim(Strategy::MaxLen(max), true, DEFAULT_LIMIT);
+    // 1051 entries, 100 in the first node: nothing whole to drop, and the
+    // first node is not read to learn it.
+    assert_eq!(body.trim(&cap(1000)).unwrap(), 0);
+    assert_eq!(source.reads.get(), reads);
+    // The first node goes on its recorded count; the next one is read for
+    // the new first id, and its count goes to the head.
+    assert_eq!(body.trim(&cap(900)).unwrap(), 100);
+    assert_eq!(source.reads.get(), reads + 1);
+    assert_eq!(body.first_id, StreamId::new(101, 0));
+    let mut body = reload(body, &source);
+    assert_eq!(body.front_hint, Some(100));
+    assert_eq!(
+        body.range(StreamId::MIN, StreamId::MAX, usize::MAX, false)
+            .unwrap()
+            .len(),
+        951
     );
 }

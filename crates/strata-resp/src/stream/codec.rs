@@ -6,7 +6,7 @@
 //! Large (the head of one chunk record per node, starting `00 C7 01`, which
 //! no packed value does): last id, max deleted id, entries added, tail node
 //! use, length (u64), first id, the ring of chunk numbers (first, count:
-//! u32 each); the groups.
+//! u32 each), the first node's entry count (u32); the groups.
 //! Groups: count (u32) and each: name, last id, entries read (u64,
 //! `u64::MAX` unknown), consumer count (u32) and each consumer: name, seen
 //! time, active time (u64, `u64::MAX` never); pending count (u64) and each:
@@ -80,16 +80,19 @@ pub fn decode_packed(value: &[u8]) -> Option<Stream<'static>> {
     finish(r, counters, body)
 }
 
-/// The head value of `stream` stored as chunks (its ring is the body's).
-pub fn encode_head(stream: &Stream<'_>) -> Vec<u8> {
+/// The head value of `stream` stored as chunks (its ring is the body's);
+/// the first node is read when its count is not known otherwise.
+pub fn encode_head(stream: &mut Stream<'_>) -> Result<Vec<u8>, RespError> {
+    let front = stream.body.front_len()?;
     let mut w = HEAD_MAGIC.to_vec();
     put_counters(&mut w, stream);
     put_u64(&mut w, stream.body.len);
     put_id(&mut w, stream.body.first_id);
     put_u32(&mut w, stream.body.ring.first);
     put_u32(&mut w, stream.body.ring.count);
+    put_u32(&mut w, front);
     put_groups(&mut w, &stream.groups);
-    w
+    Ok(w)
 }
 
 /// The large stream whose head value is `value`, its nodes read from
@@ -102,10 +105,11 @@ pub fn decode_head<'s>(value: &[u8], source: &'s dyn ChunkSource) -> Option<Stre
         first: r.u32()?,
         count: r.u32()?,
     };
-    if ring.first >= RING || ring.count >= RING {
+    let front = r.u32()?;
+    if ring.first >= RING || ring.count >= RING || u64::from(front) > len {
         return None;
     }
-    let body = Body::chunked(source, ring, counters.tail_used, len, first_id);
+    let body = Body::chunked(source, ring, counters.tail_used, len, first_id, front);
     finish(r, counters, body)
 }
 
@@ -261,7 +265,7 @@ mod tests {
         let mut huge = encode_packed(&mut Stream::new()).unwrap();
         huge[45..49].copy_from_slice(&u32::MAX.to_le_bytes());
         assert!(decode_packed(&huge).is_none());
-        let head = encode_head(&sample());
+        let head = encode_head(&mut sample()).unwrap();
         assert!(is_head(&head));
         for cut in 0..head.len() {
             assert!(

@@ -28,6 +28,7 @@ impl Body<'_> {
         self.nodes.remove(&number);
         self.ring.first = self.ring.number(1);
         self.ring.count -= 1;
+        self.front_hint = None;
     }
 
     pub(super) fn drop_back(&mut self) {
@@ -53,16 +54,13 @@ impl Body<'_> {
                     break;
                 }
             }
-            let (node_len, node_last) = {
-                let n = self.node(0)?;
-                (n.len() as u64, n.last_id())
-            };
+            let node_len = u64::from(self.front_len()?);
             if trim.limit != 0 && removed + node_len > trim.limit {
                 break;
             }
             let whole = match trim.strategy {
                 Strategy::MaxLen(max) => self.len.saturating_sub(node_len) >= max,
-                Strategy::MinId(min) => node_last.is_none_or(|last| last < min),
+                Strategy::MinId(min) => self.node(0)?.last_id().is_none_or(|last| last < min),
             };
             if whole {
                 self.drop_front();

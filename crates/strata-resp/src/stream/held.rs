@@ -8,7 +8,7 @@
 //! form holds them; `raw` is current while `decoded` is `None`.
 
 use super::id::StreamId;
-use super::node::{self, entry_len, Entry, Reader};
+use super::node::{self, entry_len, Entry, Header, Reader, HEADER, MIN_ENTRY};
 
 /// One entry read in place: its identifier, its field count and the
 /// stored fields (each a u32 length and bytes).
@@ -17,8 +17,6 @@ pub(super) struct EntryRef<'a> {
     pub(super) id: StreamId,
     fields: u32,
     stored: &'a [u8],
-    /// Where the entry ends in the node's stored bytes.
-    end: usize,
 }
 
 impl EntryRef<'_> {
@@ -48,13 +46,10 @@ pub(super) struct Node {
     pub(super) dirty: bool,
 }
 
-/// Walks the stored entries after the count, yielding each in place;
-/// `None` in the item when the bytes are damaged (the walk then ends). A
-/// padded chunk's zeros read as entries of `0-0` with no fields: callers
-/// walk `count` entries at most.
+/// Walks the stored entries after the header, yielding each in place;
+/// `None` in the item when the bytes are damaged (the walk then ends).
 fn walk(raw: &[u8]) -> impl Iterator<Item = Option<EntryRef<'_>>> {
-    let total = raw.len();
-    let mut r = Reader(raw.get(4..).unwrap_or(&[]));
+    let mut r = Reader(raw.get(HEADER..).unwrap_or(&[]));
     std::iter::from_fn(move || {
         if r.0.is_empty() {
             return None;
@@ -71,7 +66,6 @@ fn walk(raw: &[u8]) -> impl Iterator<Item = Option<EntryRef<'_>>> {
                 id,
                 fields,
                 stored: &start[..used],
-                end: total - r.0.len(),
             })
         })();
         if entry.is_none() {
@@ -82,33 +76,40 @@ fn walk(raw: &[u8]) -> impl Iterator<Item = Option<EntryRef<'_>>> {
 }
 
 impl Node {
-    /// A node from its stored form, walked once to check it (identifiers
-    /// rising, lengths within the bytes, as many entries as its count, then
-    /// nothing but the zeros a padded chunk ends in); `None` when damaged.
+    /// A node from its stored form, taken in from its header without
+    /// walking the entries; `None` when the header does not fit the bytes
+    /// (entries past them, more entries than they can hold, anything but
+    /// the zeros a padded chunk ends in after them). Stored bytes come back
+    /// as written (records are checksummed below): the entries are read
+    /// with every length checked as they are walked, so a node damaged
+    /// inside yields fewer entries, never a panic.
     pub(super) fn from_stored(mut raw: Vec<u8>) -> Option<Node> {
-        let count = Reader(&raw).u32()?;
-        let (mut first, mut last) = (None, None);
-        let mut used = 4;
-        {
-            let mut entries = walk(&raw);
-            for _ in 0..count {
-                let e = entries.next()??;
-                if last.is_some_and(|l| l >= e.id) {
-                    return None;
-                }
-                first.get_or_insert(e.id);
-                last = Some(e.id);
-                used = e.end;
-            }
-        }
-        if raw[used..].iter().any(|&b| b != 0) {
+        let header = Header::read(&mut Reader(&raw))?;
+        let used = HEADER.checked_add(usize::try_from(header.bytes).ok()?)?;
+        let entries = raw.get(HEADER..used)?;
+        let room = usize::try_from(header.count).ok()?.checked_mul(MIN_ENTRY)?;
+        if room > entries.len() || (header.count == 0) != entries.is_empty() {
             return None;
         }
+        // OR-folded: a loop the compiler vectorizes, over up to 4 KiB.
+        if raw[used..].iter().fold(0u8, |acc, &b| acc | b) != 0 {
+            return None;
+        }
+        let (first, last) = match header.count {
+            0 => (None, None),
+            _ => {
+                let first = Reader(entries).id()?;
+                if first > header.last {
+                    return None;
+                }
+                (Some(first), Some(header.last))
+            }
+        };
         raw.truncate(used);
         Some(Node {
             raw,
             decoded: None,
-            count,
+            count: header.count,
             first,
             last,
             dirty: false,
@@ -153,7 +154,7 @@ impl Node {
     pub(super) fn stored_len(&self) -> usize {
         match &self.decoded {
             None => self.raw.len(),
-            Some(d) => 4 + d.iter().map(entry_len).sum::<usize>(),
+            Some(d) => HEADER + d.iter().map(entry_len).sum::<usize>(),
         }
     }
 
@@ -175,6 +176,7 @@ impl Node {
     pub(super) fn entries_mut(&mut self) -> &mut Vec<Entry> {
         if self.decoded.is_none() {
             let entries: Vec<Entry> = walk(&self.raw)
+                .take(self.len())
                 .map_while(|e| e)
                 .map(EntryRef::to_entry)
                 .collect();
@@ -202,8 +204,9 @@ impl Node {
         match &mut self.decoded {
             Some(d) => d.push(entry),
             None => {
+                let last = entry.id;
                 node::encode_entry(&mut self.raw, &entry);
-                self.raw[..4].copy_from_slice(&self.count.to_le_bytes());
+                Header::write(&mut self.raw, self.count, last);
             }
         }
     }
@@ -305,11 +308,22 @@ mod tests {
                 "cut at {cut}"
             );
         }
+        // More entries than the bytes can hold.
         let mut wrong_count = raw.clone();
-        wrong_count[..4].copy_from_slice(&3u32.to_le_bytes());
+        wrong_count[..4].copy_from_slice(&4u32.to_le_bytes());
         assert!(Node::from_stored(wrong_count).is_none());
+        // A count the bytes could hold: the walk yields what is there.
+        let mut one_more = raw.clone();
+        one_more[..4].copy_from_slice(&3u32.to_le_bytes());
+        let back = Node::from_stored(one_more).unwrap();
+        assert_eq!(back.views().len(), 2);
+        // A first entry after the last.
         let falling = node::encode(&[entry(6, "b"), entry(5, "a")]);
         assert!(Node::from_stored(falling).is_none());
+        // Entry bytes past the stored ones.
+        let mut long = raw.clone();
+        long[4..8].copy_from_slice(&(raw.len() as u32).to_le_bytes());
+        assert!(Node::from_stored(long).is_none());
         // A padded chunk: zeros after the entries are room, anything else
         // is damage.
         let mut padded = raw.clone();

@@ -1,8 +1,11 @@
 //! A node: a run of consecutive entries stored together, as Redis stores
 //! them in one listpack. Its stored form (a chunk of a large stream, or a
-//! part of a packed one) is the entry count (u32) and each entry: id (two
-//! u64), field count (u32), each field (u32 length, bytes), little-endian.
-//! A node in hand is `held.rs`'s.
+//! part of a packed one) is a [`HEADER`] (the entry count and the bytes of
+//! the entries, u32 each, and the last entry's id, `0-0` when empty), then
+//! each entry: id (two u64), field count (u32), each field (u32 length,
+//! bytes), little-endian. The header lets a node be taken in without
+//! walking its entries (an `XADD` appends after them, a search over nodes
+//! needs their last ids). A node in hand is `held.rs`'s.
 
 use super::id::StreamId;
 
@@ -24,17 +27,62 @@ pub const NODE_ENTRIES: u32 = 100;
 /// of the same entries is about twice as long.
 pub const NODE_BYTES: usize = 8 << 10;
 
+/// Bytes before a node's entries: count, entry bytes, last id.
+pub const HEADER: usize = 24;
+
+/// Stored bytes of an entry without fields, the least one takes.
+pub const MIN_ENTRY: usize = 20;
+
 /// Stored bytes of one entry.
 pub fn entry_len(e: &Entry) -> usize {
-    16 + 4 + e.fields.iter().map(|f| 4 + f.len()).sum::<usize>()
+    MIN_ENTRY + e.fields.iter().map(|f| 4 + f.len()).sum::<usize>()
+}
+
+/// A node's header as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    /// Entries.
+    pub count: u32,
+    /// Bytes of the entries after the header.
+    pub bytes: u32,
+    /// The last entry's id (`0-0` when empty).
+    pub last: StreamId,
+}
+
+impl Header {
+    /// The header at the front of `r`.
+    pub fn read(r: &mut Reader<'_>) -> Option<Header> {
+        Some(Header {
+            count: r.u32()?,
+            bytes: r.u32()?,
+            last: r.id()?,
+        })
+    }
+
+    /// Writes the header of the node stored in `raw` (header and entries,
+    /// nothing after), holding `count` entries up to `last`.
+    pub fn write(raw: &mut [u8], count: u32, last: StreamId) {
+        let bytes = len32(raw.len().saturating_sub(HEADER));
+        let mut w = Vec::with_capacity(HEADER);
+        put_u32(&mut w, count);
+        put_u32(&mut w, bytes);
+        put_u64(&mut w, last.ms);
+        put_u64(&mut w, last.seq);
+        if let Some(head) = raw.get_mut(..HEADER) {
+            head.copy_from_slice(&w);
+        }
+    }
 }
 
 /// Appends the stored form of `entries` to `w`.
 pub fn encode_into(w: &mut Vec<u8>, entries: &[Entry]) {
-    put_u32(w, len32(entries.len()));
+    let start = w.len();
+    w.resize(start + HEADER, 0);
     for e in entries {
         encode_entry(w, e);
     }
+    let last = entries.last().map_or(StreamId::MIN, |e| e.id);
+    Header::write(&mut w[start..], len32(entries.len()), last);
 }
 
 /// Appends the stored form of one entry (not the node's count) to `w`.
@@ -50,23 +98,17 @@ pub fn encode_entry(w: &mut Vec<u8>, e: &Entry) {
 
 /// The stored form of `entries`.
 pub fn encode(entries: &[Entry]) -> Vec<u8> {
-    let mut w = Vec::with_capacity(4 + entries.iter().map(entry_len).sum::<usize>());
+    let mut w = Vec::with_capacity(HEADER + entries.iter().map(entry_len).sum::<usize>());
     encode_into(&mut w, entries);
     w
 }
 
-/// Takes the stored bytes of one node from the front of `r` (its count
-/// and entries, walked for their lengths only); `None` when they run out.
+/// Takes the stored bytes of one node (header and entries) from the
+/// front of `r`; `None` when they run out.
 pub fn split_from<'a>(r: &mut Reader<'a>) -> Option<&'a [u8]> {
     let start = r.0;
-    let n = r.u32()?;
-    for _ in 0..n {
-        r.id()?;
-        let fields = r.u32()?;
-        for _ in 0..fields {
-            r.bytes()?;
-        }
-    }
+    let header = Header::read(r)?;
+    r.take(usize::try_from(header.bytes).ok()?)?;
     Some(&start[..start.len() - r.0.len()])
 }
 

@@ -140,10 +140,11 @@ fn plan(mut s: Stream<'_>) -> Result<Write, RespError> {
         }
         s.body.renumber_all();
     }
+    let head = encode_head(&mut s)?;
     Ok(Write::Large {
         chunks: s.body.changed_chunks(),
         ring: s.body.ring(),
-        head: encode_head(&s),
+        head,
     })
 }
 
