@@ -48,6 +48,8 @@ mod shutdown_command;
 mod slowlog;
 #[path = "ssd_crash_loop.rs"]
 mod ssd_crash_loop;
+#[path = "stream_crash.rs"]
+mod stream_crash;
 #[path = "tpcc_crash_loop.rs"]
 mod tpcc_crash_loop;
 #[path = "version.rs"]
