@@ -260,14 +260,11 @@ fn workload(
             }
         };
         let refs: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
-        let reply = match conn.call(&refs) {
-            Ok(reply) => reply,
-            Err(_) => {
-                let in_flight = Some((stream, op));
-                (generation, conn) =
-                    reconnect_and_check(addr, generation, &mut models, in_flight, began);
-                continue;
-            }
+        let Ok(reply) = conn.call(&refs) else {
+            let in_flight = Some((stream, op));
+            (generation, conn) =
+                reconnect_and_check(addr, generation, &mut models, in_flight, began);
+            continue;
         };
         acked += 1;
         let model = &mut models[stream];
