@@ -5,8 +5,10 @@
 //! ([`KvError`]) map here too; nowhere else writes an error text.
 //! `collection`: the refusals of the collection commands; `values`: those
 //! of the bitmap, HyperLogLog and geospatial commands; `sorting`: those of
-//! `SORT` and `LCS`.
+//! `SORT` and `LCS`; `canned`: whole replies sent before closing a
+//! connection.
 
+mod canned;
 mod collection;
 mod sorting;
 mod stream;
@@ -15,6 +17,7 @@ mod values;
 use strata_kv::KvError;
 
 use crate::codec::ProtocolError;
+pub use canned::{INTERNAL_ERROR_REPLY, MAX_CLIENTS_REPLY, PROTECTED_MODE_REPLY};
 pub use collection::CollectionError;
 pub use sorting::SortError;
 pub use stream::StreamError;
@@ -269,7 +272,6 @@ pub enum RespError {
     /// `LATENCY GRAPH` of an event without samples.
     #[error("ERR No samples available for event '{0}'")]
     NoSamples(String),
-
     /// A command Redis flags `no_multi` (`SAVE`) inside `MULTI`.
     #[error("ERR Command not allowed inside a transaction")]
     NotInTransaction,
@@ -352,17 +354,6 @@ fn engine_text(err: &KvError) -> String {
         other => format!("ERR {other}"),
     }
 }
-
-/// The reply sent to a connection refused at `maxclients`.
-pub const MAX_CLIENTS_REPLY: &[u8] = b"-ERR max number of clients reached\r\n";
-
-/// Sent before closing a connection whose request made the server fail
-/// (a bug, contained to the connection).
-pub const INTERNAL_ERROR_REPLY: &[u8] =
-    b"-ERR internal error: the server failed on this request and closed the connection\r\n";
-/// The reply sent to a client protected mode refuses, Redis's words with
-/// the remedies Strata has.
-pub const PROTECTED_MODE_REPLY: &[u8] = b"-DENIED Redis is running in protected mode because protected mode is enabled and no password is set for the default user. In this mode connections are only accepted from the loopback interface. If you want to connect from external computers to Strata you may adopt one of the following solutions: 1) Set up an authentication password for the default user, with 'CONFIG SET requirepass <password>' from the loopback interface (by connecting from the same host the server is running on) or with the 'requirepass' option. 2) If you started the server manually just for testing, restart it with the '--protected-mode no' option, or set 'protected_mode = \"no\"' in its configuration file, making sure the server is not publicly accessible from the internet. 3) Bind the server to the loopback interface only. NOTE: You only need to do one of the above things in order for the server to start accepting connections from the outside.\r\n";
 
 impl RespError {
     /// The unknown-command error for `name` and its arguments, formatted as
