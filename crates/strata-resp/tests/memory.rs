@@ -6,7 +6,8 @@ use crate::common;
 use common::{start_cache, start_with, Client, Value};
 use strata_kv::{EvictionPolicy, KeyspaceConfig};
 
-fn info_field(c: &mut Client, section: &str, field: &str) -> u64 {
+/// A numeric field of `INFO section`.
+pub(crate) fn info_field(c: &mut Client, section: &str, field: &str) -> u64 {
     let text = c.cmd(&["INFO", section]).text();
     let prefix = format!("{field}:");
     text.lines()

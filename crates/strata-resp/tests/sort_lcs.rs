@@ -17,7 +17,8 @@ fn ints(items: &[i64]) -> Value {
     Value::Array(items.iter().map(|&n| Value::Int(n)).collect())
 }
 
-fn setup(c: &mut Client) {
+/// A list to sort, weights (`w_*`) and hashes (`o_*`) for `BY` and `GET`.
+pub(crate) fn setup(c: &mut Client) {
     c.cmd(&["RPUSH", "l", "3", "1", "10", "2"]);
     c.cmd(&["MSET", "w_1", "4", "w_2", "3", "w_3", "2", "w_10", "1"]);
     c.cmd(&["HSET", "o_1", "f", "b"]);

@@ -10,16 +10,11 @@ use crate::common;
 
 use common::{bulks, start, Client, Value};
 
+// The same keys as the SORT tests.
+use super::sort_lcs::setup;
+
 fn err(text: &str) -> Value {
     Value::err(text)
-}
-
-fn setup(c: &mut Client) {
-    c.cmd(&["RPUSH", "l", "3", "1", "10", "2"]);
-    c.cmd(&["MSET", "w_1", "4", "w_2", "3", "w_3", "2", "w_10", "1"]);
-    c.cmd(&["HSET", "o_1", "f", "b"]);
-    c.cmd(&["HSET", "o_3", "f", "a"]);
-    c.cmd(&["HSET", "o_10", "f", "c"]);
 }
 
 #[test]
