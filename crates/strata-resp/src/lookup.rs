@@ -54,6 +54,7 @@ pub fn resolve_subcommand(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::args::with_words;
 
     #[test]
     fn table_is_sorted_and_unique() {
@@ -118,18 +119,41 @@ mod tests {
 
     #[test]
     fn key_positions() {
-        let at = |name: &str, argc: usize| -> Vec<usize> {
-            let spec = lookup(name.as_bytes()).unwrap();
-            spec.keys.iter().flat_map(|k| k.positions(argc)).collect()
+        let at = |words: &str| -> Vec<usize> {
+            let words: Vec<&[u8]> = words.split(' ').map(str::as_bytes).collect();
+            with_words(&words, |args| {
+                let spec = lookup(args.get(0)).unwrap();
+                spec.keys.iter().flat_map(|k| k.positions(args)).collect()
+            })
         };
-        assert_eq!(at("get", 2), [1]);
-        assert_eq!(at("del", 4), [1, 2, 3]);
-        assert_eq!(at("mset", 5), [1, 3]);
+        assert_eq!(at("get k"), [1]);
+        assert_eq!(at("del a b c"), [1, 2, 3]);
+        assert_eq!(at("mset a 1 b 2"), [1, 3]);
         // A malformed MSET still has its keys checked, never more.
-        assert_eq!(at("mset", 4), [1, 3]);
-        assert_eq!(at("rename", 3), [1, 2]);
-        assert_eq!(at("rename", 2), [1]);
-        assert!(at("ping", 3).is_empty());
+        assert_eq!(at("mset a 1 b"), [1, 3]);
+        assert_eq!(at("rename a b"), [1, 2]);
+        assert_eq!(at("rename a"), [1]);
+        assert!(at("ping a b").is_empty());
+        // Counted keys: the options after them are not keys.
+        assert_eq!(at("zunionstore d 2 a b weights 1 2"), [1, 3, 4]);
+        assert_eq!(at("sintercard 2 a b limit 5"), [2, 3]);
+        // A count that is not a number, negative or too large: none.
+        assert!(at("sintercard x a").is_empty());
+        assert!(at("sintercard -1 a").is_empty());
+        assert!(at("sintercard 3 a b").is_empty());
+        assert_eq!(at("zunionstore d 3 a b"), [1]);
+    }
+
+    #[test]
+    fn counted_keys_leave_the_legacy_range() {
+        assert_eq!(
+            lookup(b"zunionstore").map(|s| s.legacy_keys()),
+            Some((1, 1, 1))
+        );
+        assert_eq!(
+            lookup(b"sintercard").map(|s| s.legacy_keys()),
+            Some((0, 0, 0))
+        );
     }
 
     #[test]

@@ -137,10 +137,11 @@ pub struct CommandSpec {
     pub subcommands: &'static [CommandSpec],
 }
 
-/// One Redis 7 key specification of the simple kind every Strata command
-/// uses: keys found from argument `begin`, up to `last` (0: only that one;
-/// negative: counted from the end, -1 being the last argument), every
-/// `step` arguments.
+/// One Redis 7 key specification: `begin_search` by index (`begin`), then
+/// `find_keys` by range (keys from `begin` up to `last`: 0 only that one,
+/// negative counted from the end, -1 being the last argument; every
+/// `step` arguments) or, when `keynum`, by a key count (the argument at
+/// `begin` counts the keys that follow it, every `step` arguments).
 #[derive(Debug)]
 pub struct KeySpec {
     /// Redis key-spec flags (`RO`/`RW`/`OW`/`RM`, then `access`, `insert`,
@@ -152,6 +153,9 @@ pub struct KeySpec {
     pub last: i32,
     /// `keystep`.
     pub step: i32,
+    /// `find_keys` by `keynum` (`keynumidx` 0, `firstkey` 1) instead of
+    /// by range; `last` is then unused.
+    pub keynum: bool,
 }
 
 impl KeySpec {
@@ -167,19 +171,29 @@ impl KeySpec {
             .any(|f| matches!(*f, "insert" | "update" | "delete"))
     }
 
-    /// The argument indexes holding keys in a request of `argc` arguments
-    /// (name included).
-    pub fn positions(&self, argc: usize) -> impl Iterator<Item = usize> {
-        let argc = argc as i64;
+    /// The argument indexes holding keys in `args` (name included). A key
+    /// count that is not a number or names more keys than follow gives
+    /// none, as Redis's key extraction does (the command then fails).
+    pub fn positions(&self, args: &crate::args::Args<'_>) -> impl Iterator<Item = usize> {
+        let argc = args.len() as i64;
         let begin = i64::from(self.begin);
-        let last = if self.last >= 0 {
-            begin + i64::from(self.last)
+        let step = i64::from(self.step.max(1));
+        let span = if self.keynum {
+            usize::try_from(begin)
+                .ok()
+                .filter(|&i| i < args.len())
+                .and_then(|i| crate::number::parse_i64(args.get(i)))
+                .filter(|&n| n >= 0 && begin + n * step < argc)
+                .map(|n| (begin + 1, begin + n * step))
+        } else if self.last >= 0 {
+            Some((begin, begin + i64::from(self.last)))
         } else {
-            argc + i64::from(self.last)
+            Some((begin, argc + i64::from(self.last)))
         };
+        let (first, last) = span.unwrap_or((1, 0));
         let last = last.min(argc - 1);
-        let step = usize::try_from(self.step.max(1)).unwrap_or(1);
-        (begin..=last)
+        let step = usize::try_from(step).unwrap_or(1);
+        (first..=last)
             .step_by(step)
             .filter_map(|i| usize::try_from(i).ok())
     }
@@ -222,9 +236,11 @@ impl CommandSpec {
     }
 
     /// Redis's legacy `(first key, last key, step)` triple, derived from the
-    /// key specifications as Redis derives it: `(0, 0, 0)` without keys.
+    /// range key specifications as Redis derives it (keys found by a count
+    /// are left out): `(0, 0, 0)` without such keys.
     pub fn legacy_keys(&self) -> (i32, i32, i32) {
-        let (Some(first), Some(final_spec)) = (self.keys.first(), self.keys.last()) else {
+        let mut ranges = self.keys.iter().filter(|k| !k.keynum);
+        let (Some(first), Some(final_spec)) = (ranges.clone().next(), ranges.next_back()) else {
             return (0, 0, 0);
         };
         let last = if final_spec.last < 0 {

@@ -46,6 +46,8 @@ mod memory;
 mod memory_latency;
 #[path = "monitor.rs"]
 mod monitor;
+#[path = "mpop_algebra.rs"]
+mod mpop_algebra;
 #[path = "object.rs"]
 mod object;
 #[path = "protocol.rs"]

@@ -42,7 +42,7 @@ pub fn check(user: &User, spec: &CommandSpec, args: &Args<'_>) -> Result<(), Den
     }
     for key_spec in spec.keys {
         let (read, write) = access(spec, key_spec, args);
-        for index in key_spec.positions(args.len()) {
+        for index in key_spec.positions(args) {
             if !key_allowed(user, args.get(index), read, write) {
                 return Err(Denial::Key(index));
             }

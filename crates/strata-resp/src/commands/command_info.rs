@@ -65,7 +65,7 @@ fn write_entry(out: &mut ReplyWriter<'_>, spec: &CommandSpec) {
 }
 
 /// One key specification as Redis 7 reports it (`begin_search` by index,
-/// `find_keys` by range).
+/// `find_keys` by range or by a key count).
 fn write_key_spec(out: &mut ReplyWriter<'_>, key_spec: &KeySpec) {
     out.map(3);
     out.bulk(b"flags");
@@ -84,15 +84,27 @@ fn write_key_spec(out: &mut ReplyWriter<'_>, key_spec: &KeySpec) {
     out.bulk(b"find_keys");
     out.map(2);
     out.bulk(b"type");
-    out.bulk(b"range");
-    out.bulk(b"spec");
-    out.map(3);
-    out.bulk(b"lastkey");
-    out.integer(i64::from(key_spec.last));
+    if key_spec.keynum {
+        out.bulk(b"keynum");
+        out.bulk(b"spec");
+        out.map(3);
+        out.bulk(b"keynumidx");
+        out.integer(0);
+        out.bulk(b"firstkey");
+        out.integer(1);
+    } else {
+        out.bulk(b"range");
+        out.bulk(b"spec");
+        out.map(3);
+        out.bulk(b"lastkey");
+        out.integer(i64::from(key_spec.last));
+    }
     out.bulk(b"keystep");
     out.integer(i64::from(key_spec.step));
-    out.bulk(b"limit");
-    out.integer(0);
+    if !key_spec.keynum {
+        out.bulk(b"limit");
+        out.integer(0);
+    }
 }
 
 fn write_docs(out: &mut ReplyWriter<'_>, spec: &CommandSpec) {
@@ -250,7 +262,7 @@ fn keys_of<'a>(full: &Args<'a>) -> Result<Vec<KeyAndFlags<'a>>, RespError> {
         for key_spec in spec.keys {
             keys.extend(
                 key_spec
-                    .positions(full.len())
+                    .positions(full)
                     .map(|i| (full.get(i), key_spec.flags)),
             );
         }

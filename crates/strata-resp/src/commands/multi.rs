@@ -154,7 +154,7 @@ fn shards_needed<'a>(
             Locks::DeclaredKeys => {
                 let args = queued.args.args();
                 for spec in queued.spec.keys {
-                    keys.extend(spec.positions(args.len()).map(|i| args.get(i)));
+                    keys.extend(spec.positions(&args).map(|i| args.get(i)));
                 }
                 let keyword = queued.spec.keyword_keys(&args);
                 keys.extend(keyword.positions.iter().map(|&i| args.get(i)));

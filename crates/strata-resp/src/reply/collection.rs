@@ -22,6 +22,14 @@ pub enum CollectionError {
     /// LSET past the end.
     #[error("ERR index out of range")]
     IndexOutOfRange,
+    /// `LMPOP`/`ZMPOP` and their blocking forms: numkeys not a positive
+    /// number.
+    #[error("ERR numkeys should be greater than 0")]
+    MPopNumKeys,
+    /// `LMPOP`/`ZMPOP` and their blocking forms: COUNT not a positive
+    /// number.
+    #[error("ERR count should be greater than 0")]
+    MPopCount,
     /// A blocking command's timeout that is negative.
     #[error("ERR timeout is negative")]
     NegativeTimeout,

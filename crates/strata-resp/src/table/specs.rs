@@ -28,6 +28,7 @@ pub(super) const fn at(flags: &'static [&'static str], begin: i32) -> KeySpec {
         begin,
         last: 0,
         step: 1,
+        keynum: false,
     }
 }
 
@@ -38,6 +39,19 @@ pub(super) const fn from(flags: &'static [&'static str], begin: i32, step: i32) 
         begin,
         last: -1,
         step,
+        keynum: false,
+    }
+}
+
+/// Keys counted by the argument at `begin` (Redis's `keynum`: the keys
+/// follow the count, one apart).
+pub(super) const fn keynum(flags: &'static [&'static str], begin: i32) -> KeySpec {
+    KeySpec {
+        flags,
+        begin,
+        last: 0,
+        step: 1,
+        keynum: true,
     }
 }
 
@@ -79,6 +93,7 @@ pub(super) const TWO_RO_ACCESS: &[KeySpec] = &[KeySpec {
     begin: 1,
     last: 1,
     step: 1,
+    keynum: false,
 }];
 pub(super) const RENAME: &[KeySpec] =
     &[at(&["RW", "access", "delete"], 1), at(&["OW", "update"], 2)];
@@ -146,12 +161,9 @@ pub(super) const SET_WRITE_FAST: &[&str] = &["@write", "@set", "@fast"];
 pub(super) const SET_WRITE_SLOW: &[&str] = &["@write", "@set", "@slow"];
 pub(super) const STORE_FROM: &[KeySpec] =
     &[at(&["OW", "update"], 1), from(&["RO", "access"], 2, 1)];
-pub(super) const NUMKEYS: &[KeySpec] = &[KeySpec {
-    flags: &["RO", "access"],
-    begin: 2,
-    last: -1,
-    step: 1,
-}];
+pub(super) const NUMKEYS: &[KeySpec] = &[keynum(&["RO", "access"], 1)];
+pub(super) const NUMKEYS_POP: &[KeySpec] = &[keynum(&["RW", "access", "delete"], 1)];
+pub(super) const NUMKEYS_BLOCKING_POP: &[KeySpec] = &[keynum(&["RW", "access", "delete"], 2)];
 pub(super) const STREAM_READ_FAST: &[&str] = &["@read", "@stream", "@fast"];
 pub(super) const STREAM_READ_SLOW: &[&str] = &["@read", "@stream", "@slow"];
 pub(super) const STREAM_WRITE_FAST: &[&str] = &["@write", "@stream", "@fast"];
@@ -163,15 +175,7 @@ pub(super) const ZSET_READ_SLOW: &[&str] = &["@read", "@sortedset", "@slow"];
 pub(super) const ZSET_WRITE_FAST: &[&str] = &["@write", "@sortedset", "@fast"];
 pub(super) const ZSET_WRITE_SLOW: &[&str] = &["@write", "@sortedset", "@slow"];
 pub(super) const ZSET_BLOCKING: &[&str] = &["@write", "@sortedset", "@fast", "@blocking"];
-pub(super) const ZSTORE: &[KeySpec] = &[
-    at(&["OW", "update"], 1),
-    KeySpec {
-        flags: &["RO", "access"],
-        begin: 3,
-        last: -1,
-        step: 1,
-    },
-];
+pub(super) const ZSTORE: &[KeySpec] = &[at(&["OW", "update"], 1), keynum(&["RO", "access"], 2)];
 pub(super) const ZRANGESTORE: &[KeySpec] = &[at(&["OW", "update"], 1), at(&["RO", "access"], 2)];
 pub(super) const MOVE: &[KeySpec] = &[at(&["RW", "access", "delete"], 1), at(&["RW", "insert"], 2)];
 pub(super) const BLOCKING_POP: &[KeySpec] = &[KeySpec {
@@ -179,6 +183,7 @@ pub(super) const BLOCKING_POP: &[KeySpec] = &[KeySpec {
     begin: 1,
     last: -2,
     step: 1,
+    keynum: false,
 }];
 pub(super) const HELP_FLAGS: &[&str] = &["loading", "stale"];
 pub(super) const PUBSUB: &[&str] = &["pubsub", "noscript", "loading", "stale"];

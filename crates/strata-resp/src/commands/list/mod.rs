@@ -10,6 +10,7 @@ pub mod either;
 mod ends;
 pub mod linsert;
 pub mod lmove;
+pub mod lmpop;
 pub mod lpos;
 pub mod lrange;
 pub mod lrem;
@@ -63,5 +64,7 @@ pub fn run<S: Store>(
         Op::BRPop => bpop::bpop(ctx, args, out, Right),
         Op::BLMove => blmove::blmove(ctx, args, out, blmove::Form::BLMove),
         Op::BRPopLPush => blmove::blmove(ctx, args, out, blmove::Form::BRPopLPush),
+        Op::LMPop => lmpop::lmpop(ctx, args, out, lmpop::Form::Now),
+        Op::BLMPop => lmpop::lmpop(ctx, args, out, lmpop::Form::Blocking),
     }
 }

@@ -25,4 +25,6 @@ pub enum Op {
     BRPop,
     BLMove,
     BRPopLPush,
+    LMPop,
+    BLMPop,
 }

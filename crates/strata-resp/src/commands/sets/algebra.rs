@@ -183,8 +183,10 @@ pub fn intercard<S: Store>(
     let mut i = 2 + numkeys;
     while i < args.len() {
         if args.get(i).eq_ignore_ascii_case(b"limit") && i + 1 < args.len() {
-            let n = parse_i64(args.get(i + 1)).ok_or(RespError::NotInteger)?;
-            limit = usize::try_from(n).map_err(|_| CollectionError::LimitNegative)?;
+            // Not a number reads as negative, as Redis words it.
+            limit = parse_i64(args.get(i + 1))
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or(CollectionError::LimitNegative)?;
             i += 2;
         } else {
             return Err(RespError::Syntax);

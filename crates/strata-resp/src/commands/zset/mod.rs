@@ -4,13 +4,17 @@
 //! opens a key as one or the other. Commands work in ranks: a score or
 //! lexicographic range is first turned into a span of ranks.
 
+mod algebra;
 pub mod bounds;
 mod entries;
 mod op;
 pub mod stored;
 pub mod view;
 pub mod zadd;
+pub mod zcombine;
 pub mod zcount;
+pub mod zintercard;
+pub mod zmpop;
 pub mod zpop;
 pub mod zrandmember;
 pub mod zrange;
@@ -20,6 +24,7 @@ pub mod zscan;
 pub mod zscore;
 pub mod zstore;
 
+pub use algebra::Algebra;
 pub use entries::reply_entries;
 pub use op::Op;
 
@@ -63,9 +68,15 @@ pub fn run<S: Store>(
         Op::ZPopMax => zpop::zpop(ctx, args, out, zpop::Side::Max),
         Op::BZPopMin => zpop::bzpop(ctx, args, out, zpop::Side::Min),
         Op::BZPopMax => zpop::bzpop(ctx, args, out, zpop::Side::Max),
-        Op::ZUnionStore => zstore::zstore(ctx, args, out, zstore::Algebra::Union),
-        Op::ZInterStore => zstore::zstore(ctx, args, out, zstore::Algebra::Inter),
-        Op::ZDiffStore => zstore::zstore(ctx, args, out, zstore::Algebra::Diff),
+        Op::ZUnionStore => zstore::zstore(ctx, args, out, Algebra::Union),
+        Op::ZInterStore => zstore::zstore(ctx, args, out, Algebra::Inter),
+        Op::ZDiffStore => zstore::zstore(ctx, args, out, Algebra::Diff),
+        Op::ZUnion => zcombine::zcombine(ctx, args, out, Algebra::Union),
+        Op::ZInter => zcombine::zcombine(ctx, args, out, Algebra::Inter),
+        Op::ZDiff => zcombine::zcombine(ctx, args, out, Algebra::Diff),
+        Op::ZInterCard => zintercard::zintercard(ctx, args, out),
+        Op::ZMPop => zmpop::zmpop(ctx, args, out, zmpop::Form::Now),
+        Op::BZMPop => zmpop::zmpop(ctx, args, out, zmpop::Form::Blocking),
         Op::ZRandMember => zrandmember::zrandmember(ctx, args, out),
         Op::ZScan => zscan::zscan(ctx, args, out),
     }

@@ -32,6 +32,12 @@ pub enum Op {
     ZUnionStore,
     ZInterStore,
     ZDiffStore,
+    ZUnion,
+    ZInter,
+    ZDiff,
+    ZInterCard,
+    ZMPop,
+    BZMPop,
     ZRandMember,
     ZScan,
 }

@@ -88,8 +88,18 @@ impl<'v> Packed<'v> {
     }
 }
 
-/// The packed value of `entries` (in order).
+/// The packed value of `entries` (in order). A score of -0 is stored as
+/// 0, as Redis's listpack stores an integral score as an integer (a large
+/// set keeps -0, as Redis's skiplist does).
 pub fn encode_packed<M: AsRef<[u8]>>(entries: &[(f64, M)]) -> Vec<u8> {
+    if entries.iter().any(|e| e.0 == 0.0 && e.0.is_sign_negative()) {
+        let mut unsigned: Vec<(f64, &[u8])> = entries
+            .iter()
+            .map(|e| (if e.0 == 0.0 { 0.0 } else { e.0 }, e.1.as_ref()))
+            .collect();
+        unsigned.sort_by(|a, b| compare(*a, *b));
+        return encode_packed(&unsigned);
+    }
     let scores: Vec<[u8; 8]> = entries
         .iter()
         .map(|e| collection::score_bytes(e.0))

@@ -26,7 +26,7 @@ type Popped = Vec<Owned>;
 
 /// Removes up to `count` members from `side`, in pop order; `None` for a
 /// missing key.
-fn pop_from<S: Store>(
+pub(super) fn pop_from<S: Store>(
     ctx: &mut Ctx<'_, S>,
     key: &[u8],
     side: Side,
