@@ -36,6 +36,10 @@ pub enum RespError {
         /// The first arguments, each quoted and followed by a space.
         args: String,
     },
+    /// `CLUSTER`, `READONLY`, `READWRITE`, `ASKING` on a server that is not
+    /// a cluster node, as Redis answers them without `cluster-enabled`.
+    #[error("ERR This instance has cluster support disabled")]
+    ClusterDisabled,
     /// A container command (CLIENT, CONFIG, COMMAND) got an unknown subcommand.
     #[error("ERR unknown subcommand '{sub}'. Try {command} HELP.")]
     UnknownSubcommand {

@@ -11,6 +11,11 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Command {
     BgSave,
+    /// `CLUSTER` and its subcommands.
+    Cluster,
+    /// `READONLY`, `READWRITE`, `ASKING`: a cluster connection's modes.
+    ClusterMode,
+    Role,
     LastSave,
     Save,
     Shutdown,

@@ -72,6 +72,8 @@ mod sort_lcs;
 mod sort_lcs_diff;
 #[path = "sort_lcs_store.rs"]
 mod sort_lcs_store;
+#[path = "standalone.rs"]
+mod standalone;
 #[path = "stream_diff.rs"]
 mod stream_diff;
 #[path = "stream_groups.rs"]

@@ -239,7 +239,10 @@ fn locks(command: Command) -> Locks {
         | C::PUnsubscribe
         | C::SSubscribe
         | C::SUnsubscribe
-        | C::Script => Locks::Nothing,
+        | C::Script
+        | C::Cluster
+        | C::ClusterMode
+        | C::Role => Locks::Nothing,
         _ => Locks::Keyspace,
     }
 }

@@ -1,5 +1,5 @@
 //! The subcommand rows of the container commands (`ACL`, `CLIENT`,
-//! `COMMAND`, `CONFIG`, `SLOWLOG`, `PUBSUB`, `SCRIPT`, `FUNCTION`,
+//! `CLUSTER`, `COMMAND`, `CONFIG`, `SLOWLOG`, `PUBSUB`, `SCRIPT`, `FUNCTION`,
 //! `OBJECT`, `MEMORY`, `LATENCY`, `XGROUP`, `XINFO`), each sorted by its
 //! `container|sub` name, as `COMMAND DOCS` and ACL rules (`+config|get`)
 //! see them.
@@ -36,6 +36,37 @@ pub(super) static CLIENT_SUBCOMMANDS: &[CommandSpec] = &[
     spec("client|list", C::Client, -2, ADMIN, NO_KEYS, &["@admin", "@slow", "@dangerous", "@connection"], "connection", "2.4.0", "Get the list of client connections"),
     spec("client|setinfo", C::Client, 4, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "7.2.0", "Set client or connection specific info"),
     spec("client|setname", C::Client, 3, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "2.6.9", "Set the current connection name"),
+];
+
+#[rustfmt::skip]
+pub(super) static CLUSTER_SUBCOMMANDS: &[CommandSpec] = &[
+    spec("cluster|addslots", C::Cluster, -3, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Assign new hash slots to receiving node"),
+    spec("cluster|addslotsrange", C::Cluster, -4, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "7.0.0", "Assign new hash slots to receiving node"),
+    spec("cluster|bumpepoch", C::Cluster, 2, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Advance the cluster config epoch"),
+    spec("cluster|count-failure-reports", C::Cluster, 3, &["admin", "stale"], NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Return the number of failure reports active for a given node"),
+    spec("cluster|countkeysinslot", C::Cluster, 3, STALE, NO_KEYS, SLOW, "cluster", "3.0.0", "Return the number of local keys in the specified hash slot"),
+    spec("cluster|delslots", C::Cluster, -3, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Set hash slots as unbound in receiving node"),
+    spec("cluster|delslotsrange", C::Cluster, -4, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "7.0.0", "Set hash slots as unbound in receiving node"),
+    spec("cluster|failover", C::Cluster, -2, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Forces a replica to perform a manual failover of its master."),
+    spec("cluster|flushslots", C::Cluster, 2, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Delete a node's own slots information"),
+    spec("cluster|forget", C::Cluster, 3, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Remove a node from the nodes table"),
+    spec("cluster|getkeysinslot", C::Cluster, 4, STALE, NO_KEYS, SLOW, "cluster", "3.0.0", "Return local key names in the specified hash slot"),
+    spec("cluster|help", C::Cluster, 2, &["loading", "stale"], NO_KEYS, SLOW, "cluster", "5.0.0", "Show helpful text about the different subcommands"),
+    spec("cluster|info", C::Cluster, 2, STALE, NO_KEYS, SLOW, "cluster", "3.0.0", "Provides info about Redis Cluster node state"),
+    spec("cluster|keyslot", C::Cluster, 3, STALE, NO_KEYS, SLOW, "cluster", "3.0.0", "Returns the hash slot of the specified key"),
+    spec("cluster|links", C::Cluster, 2, STALE, NO_KEYS, SLOW, "cluster", "7.0.0", "Returns a list of all TCP links to and from peer nodes in cluster"),
+    spec("cluster|meet", C::Cluster, -4, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Force a node cluster to handshake with another node"),
+    spec("cluster|myid", C::Cluster, 2, STALE, NO_KEYS, SLOW, "cluster", "3.0.0", "Return the node id"),
+    spec("cluster|nodes", C::Cluster, 2, STALE, NO_KEYS, SLOW, "cluster", "3.0.0", "Get Cluster config for the node"),
+    spec("cluster|replicas", C::Cluster, 3, &["admin", "stale"], NO_KEYS, ADMIN_CATEGORIES, "cluster", "5.0.0", "List replica nodes of the specified master node"),
+    spec("cluster|replicate", C::Cluster, 3, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Reconfigure a node as a replica of the specified master node"),
+    spec("cluster|reset", C::Cluster, -2, &["admin", "noscript", "stale"], NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Reset a Redis Cluster node"),
+    spec("cluster|saveconfig", C::Cluster, 2, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Forces the node to save cluster state on disk"),
+    spec("cluster|set-config-epoch", C::Cluster, 3, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Set the configuration epoch in a new node"),
+    spec("cluster|setslot", C::Cluster, -4, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Bind a hash slot to a specific node"),
+    spec("cluster|shards", C::Cluster, 2, STALE, NO_KEYS, SLOW, "cluster", "7.0.0", "Get array of cluster slots to node mappings"),
+    spec("cluster|slaves", C::Cluster, 3, &["admin", "stale"], NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "List replica nodes of the specified master node"),
+    spec("cluster|slots", C::Cluster, 2, STALE, NO_KEYS, SLOW, "cluster", "3.0.0", "Get array of Cluster slot to node mappings"),
 ];
 
 #[rustfmt::skip]
