@@ -161,6 +161,40 @@ impl PeerView {
     }
 }
 
+/// `CLIENT REPLY`: whether this connection's command replies are sent
+/// (pushes, such as pub/sub messages, always are).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReplyMode {
+    /// Every reply is sent.
+    #[default]
+    On,
+    /// `OFF`: no reply until `CLIENT REPLY ON`.
+    Off,
+    /// `SKIP` just ran: the next command's reply is dropped.
+    SkipNext,
+    /// The command running now is the one after `SKIP`.
+    Skip,
+}
+
+impl ReplyMode {
+    /// Called when a command has finished: whether its reply is dropped.
+    /// Moves `SKIP` on by one command, as Redis's flags do.
+    pub fn after_command(&mut self) -> bool {
+        match *self {
+            ReplyMode::On => false,
+            ReplyMode::Off => true,
+            ReplyMode::SkipNext => {
+                *self = ReplyMode::Skip;
+                true
+            }
+            ReplyMode::Skip => {
+                *self = ReplyMode::On;
+                true
+            }
+        }
+    }
+}
+
 /// Per-connection state.
 #[derive(Debug)]
 pub struct Connection {
@@ -191,6 +225,8 @@ pub struct Connection {
     pub monitoring: bool,
     /// The blocking command at the front of the input, if any.
     pub block: crate::blocking::BlockState,
+    /// `CLIENT REPLY`.
+    pub reply: ReplyMode,
     /// A script's `redis.call` is running a command now (Redis's
     /// `CLIENT_SCRIPT`: `SORT` then orders a set even `BY` a constant).
     pub in_script: bool,
@@ -219,6 +255,7 @@ impl Connection {
             transaction: None,
             watches: HashMap::new(),
             block: Default::default(),
+            reply: ReplyMode::On,
             close: false,
             monitoring: false,
             in_script: false,

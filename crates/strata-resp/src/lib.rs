@@ -41,6 +41,9 @@
 //!   and `MONITOR` hide.
 //! - [`monitor`]: the `MONITOR` connections and their lines; nobody
 //!   monitoring costs a command one relaxed load.
+//! - [`blocking`]: blocked clients (`BLPOP` and the other blocking
+//!   commands, `CLIENT UNBLOCK`); [`pause`]: `CLIENT PAUSE`; both wait in
+//!   the connection, never on a worker thread.
 //! - [`glob`]: Redis glob matching; [`number`]: Redis number parsing and
 //!   formatting.
 //!
@@ -72,6 +75,7 @@ pub mod latency;
 pub mod lookup;
 pub mod monitor;
 pub mod number;
+pub mod pause;
 pub mod permissions;
 mod prefetch;
 pub mod protocol;

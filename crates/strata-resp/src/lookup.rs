@@ -36,6 +36,16 @@ pub fn lookup(name: &[u8]) -> Option<&'static CommandSpec> {
     BY_NAME.get(&*lower).copied()
 }
 
+/// A command or a `container|subcommand` by name, case-insensitively
+/// (`COMMAND INFO`/`DOCS`, ACL rules).
+pub fn lookup_full(name: &[u8]) -> Option<&'static CommandSpec> {
+    match name.iter().position(|&b| b == b'|') {
+        None => lookup(name),
+        Some(at) if at + 1 < name.len() => lookup(&name[..at])?.subcommand(&name[at + 1..]),
+        Some(_) => None,
+    }
+}
+
 /// The subcommand of container `container` named by `args[1]`, with its
 /// arity checked against `args`.
 pub fn resolve_subcommand(

@@ -51,6 +51,7 @@ impl RespProtocol {
                 slowlog: SlowLog::default(),
                 latency: crate::latency::LatencyMonitor::default(),
                 waiters: Arc::default(),
+                pause: Default::default(),
                 peers: Mutex::new(HashMap::new()),
                 run_id: random_hex(40),
                 proto_max_bulk_len: AtomicUsize::new(REDIS_MAX_BULK),

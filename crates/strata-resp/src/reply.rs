@@ -3,12 +3,14 @@
 //! Texts are Redis 7's, byte for byte, so clients that match on them (and
 //! people used to them) see what they expect. Engine errors
 //! ([`KvError`]) map here too; nowhere else writes an error text.
+//! `client`: the refusals of `CLIENT`, `CLUSTER` and blocked clients;
 //! `collection`: the refusals of the collection commands; `values`: those
 //! of the bitmap, HyperLogLog and geospatial commands; `sorting`: those of
 //! `SORT` and `LCS`; `canned`: whole replies sent before closing a
 //! connection.
 
 mod canned;
+mod client;
 mod collection;
 mod sorting;
 mod stream;
@@ -18,6 +20,7 @@ use strata_kv::KvError;
 
 use crate::codec::ProtocolError;
 pub use canned::{INTERNAL_ERROR_REPLY, MAX_CLIENTS_REPLY, PROTECTED_MODE_REPLY};
+pub use client::ClientError;
 pub use collection::CollectionError;
 pub use sorting::SortError;
 pub use stream::StreamError;
@@ -36,10 +39,6 @@ pub enum RespError {
         /// The first arguments, each quoted and followed by a space.
         args: String,
     },
-    /// `CLUSTER`, `READONLY`, `READWRITE`, `ASKING` on a server that is not
-    /// a cluster node, as Redis answers them without `cluster-enabled`.
-    #[error("ERR This instance has cluster support disabled")]
-    ClusterDisabled,
     /// A container command (CLIENT, CONFIG, COMMAND) got an unknown subcommand.
     #[error("ERR unknown subcommand '{sub}'. Try {command} HELP.")]
     UnknownSubcommand {
@@ -235,27 +234,6 @@ pub enum RespError {
     /// HELLO with an unknown or incomplete option.
     #[error("ERR Syntax error in HELLO option '{0}'")]
     HelloSyntax(String),
-    /// CLIENT SETNAME with a space or control character.
-    #[error("ERR Client names cannot contain spaces, newlines or special characters.")]
-    BadClientName,
-    /// CLIENT SETINFO value with a space or control character.
-    #[error("ERR {0} cannot contain spaces, newlines or special characters.")]
-    BadClientInfo(String),
-    /// CLIENT SETINFO with an unknown attribute.
-    #[error("ERR Unrecognized option '{0}'")]
-    UnrecognizedOption(String),
-    /// `CLIENT KILL ID` of zero, a negative or a non-number.
-    #[error("ERR client-id should be greater than 0")]
-    ClientIdNotPositive,
-    /// `CLIENT KILL <addr>` (the old form) that matched no client.
-    #[error("ERR No such client")]
-    NoSuchClient,
-    /// `CLIENT KILL USER` of a user that does not exist.
-    #[error("ERR No such user '{0}'")]
-    NoSuchUserToKill(String),
-    /// CLIENT LIST/INFO option not understood.
-    #[error("ERR Unknown client type '{0}'")]
-    UnknownClientType(String),
     /// CONFIG SET of an unknown parameter.
     #[error("ERR Unknown option or number of arguments for CONFIG SET - '{0}'")]
     ConfigUnknown(String),
@@ -313,6 +291,9 @@ pub enum RespError {
     /// [`ValueError`]).
     #[error("{0}")]
     Value(ValueError),
+    /// A connection or node command's own refusal (see [`ClientError`]).
+    #[error("{0}")]
+    Client(ClientError),
     /// A `SORT` or `LCS` refusal (see [`SortError`]).
     #[error("{0}")]
     Sort(SortError),
@@ -336,6 +317,7 @@ macro_rules! wrap {
 }
 
 wrap! {
+    ClientError => Client,
     CollectionError => Collection,
     StreamError => Stream,
     ValueError => Value,

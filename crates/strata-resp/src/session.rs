@@ -19,7 +19,7 @@ use strata_service::{Flow, HeldReplies, Hold, Session, OUTPUT_SOFT_LIMIT};
 
 use crate::args::Args;
 use crate::codec::{Limits, Parsed, RequestParser};
-use crate::command::{self, Command};
+use crate::command::{self, Command, CommandSpec};
 use crate::connection::Connection;
 use crate::permissions::is_authenticated;
 use crate::prefetch;
@@ -49,6 +49,8 @@ pub struct RespSession {
     /// The end of another connection's script, which the request at the
     /// front of the input waits for.
     script_wait: Option<Duration>,
+    /// The end of a `CLIENT PAUSE`, which that request waits for.
+    pause_wait: Option<Duration>,
 }
 
 impl RespSession {
@@ -60,6 +62,7 @@ impl RespSession {
             held: HeldReplies::default(),
             retry: Retry::default(),
             script_wait: None,
+            pause_wait: None,
             batch_len: 0,
         }
     }
@@ -88,6 +91,7 @@ impl Session for RespSession {
             held,
             retry,
             script_wait,
+            pause_wait,
             batch_len,
         } = self;
         *batch_len = 0;
@@ -113,6 +117,10 @@ impl Session for RespSession {
                 Ok(Parsed::Nothing { consumed }) => input.advance(consumed),
                 Ok(Parsed::Request { consumed }) => {
                     *batch_len += 1;
+                    if let Some(left) = pause_gate(shared, conn, parser.args(input)) {
+                        *pause_wait = Some(left);
+                        break;
+                    }
                     match script_gate(shared, conn, parser.args(input)) {
                         Gate::Run => {}
                         Gate::Busy => {
@@ -154,6 +162,9 @@ impl Session for RespSession {
                             out.error(&format!("ERR {}", one_line(&cause)));
                             tally.errors += 1;
                         }
+                    }
+                    if conn.reply.after_command() {
+                        out.truncate(reply_start);
                     }
                     held.note(reply_start, strata_kv::take_written_lsn());
                     input.advance(consumed);
@@ -197,7 +208,10 @@ impl Session for RespSession {
         let shared = &self.shared;
         self.retry.wait().or_else(|| {
             if let Some(wait) = self.conn.block.wait.take() {
-                return Some(shared.waiters.wait(wait));
+                return Some(shared.waiters.wait(wait, self.conn.client.id));
+            }
+            if let Some(left) = self.pause_wait.take() {
+                return Some(Box::pin(shared.pause.wait(left)));
             }
             self.script_wait
                 .take()
@@ -253,6 +267,29 @@ fn script_gate(shared: &Shared, conn: &Connection, args: Args<'_>) -> Gate {
         return Gate::Run;
     }
     gate
+}
+
+/// How long the request must wait for a `CLIENT PAUSE` to end (`None`:
+/// it runs now): any command under `ALL`; under `WRITE` one that may
+/// write, and an `EXEC` that queued one, as Redis decides.
+fn pause_gate(shared: &Shared, conn: &Connection, args: Args<'_>) -> Option<Duration> {
+    shared.pause.holds(|| {
+        let Some(spec) = command::lookup(args.get(0)) else {
+            return false;
+        };
+        let writes = |s: &CommandSpec| {
+            s.flags
+                .iter()
+                .any(|f| matches!(*f, "write" | "may_replicate"))
+        };
+        let queued_write = || {
+            conn.transaction
+                .as_ref()
+                .is_some_and(|t| t.queue.iter().any(|q| writes(q.spec)))
+        };
+        writes(spec.effective(&args).unwrap_or(spec))
+            || (spec.command == Command::Exec && queued_write())
+    })
 }
 
 /// Resolves when the running script ends, or after at most 50 ms (then

@@ -76,6 +76,8 @@ pub struct Shared {
     pub encodings: crate::encodings::Encodings,
     /// Connections blocked in BLPOP and friends, by key.
     pub waiters: Arc<crate::blocking::Waiters>,
+    /// `CLIENT PAUSE`.
+    pub pause: crate::pause::Pause,
 }
 
 impl Shared {

@@ -12,6 +12,8 @@ mod acl;
 mod acl_connections;
 #[path = "bitmaps.rs"]
 mod bitmaps;
+#[path = "client_controls.rs"]
+mod client_controls;
 #[path = "client_kill.rs"]
 mod client_kill;
 #[path = "collections_client.rs"]

@@ -5,7 +5,8 @@
 
 use std::sync::LazyLock;
 
-use crate::command::{lookup, CommandSpec};
+use crate::command::CommandSpec;
+use crate::lookup::lookup_full;
 use crate::table::COMMANDS;
 
 /// Most command ids a [`CommandSet`] holds (checked by a test against the
@@ -54,13 +55,7 @@ pub fn id_of(spec: &CommandSpec) -> Option<usize> {
 
 /// A command or `container|subcommand` by name, case-insensitively.
 pub fn by_name(name: &str) -> Option<&'static CommandSpec> {
-    match name.split_once('|') {
-        None => lookup(name.as_bytes()),
-        Some((container, sub)) if !sub.is_empty() => {
-            lookup(container.as_bytes())?.subcommand(sub.as_bytes())
-        }
-        Some(_) => None,
-    }
+    lookup_full(name.as_bytes())
 }
 
 /// A set of command ids.

@@ -61,7 +61,7 @@ pub fn first_or_block<'c, S: Store, T>(
     }
     let can_wait = !ctx.store.is_exclusive();
     let keys = keys.iter().map(|&k| Box::from(k));
-    match block_on(&mut ctx.conn.block, keys, timeout, seq, can_wait) {
+    match block_on(&mut ctx.conn.block, keys, timeout, seq, can_wait)? {
         Outcome::TimedOut => out.null_array(),
         Outcome::Blocked => {}
     }

@@ -1,13 +1,15 @@
-//! `CLIENT ID|GETNAME|SETNAME|INFO|LIST|SETINFO|HELP`, and `KILL`
-//! (`client_kill.rs`).
+//! `CLIENT ID|GETNAME|SETNAME|INFO|LIST|SETINFO|REPLY|HELP`, and `KILL`
+//! (`client_kill.rs`), `UNBLOCK` (`client_unblock.rs`), `PAUSE` and
+//! `UNPAUSE` (`client_pause.rs`).
 
 use strata_kv::Store;
 
 use crate::args::Args;
 pub use crate::client_line::client_line;
 use crate::command::{resolve_subcommand, Ctx};
+use crate::connection::ReplyMode;
 use crate::number::parse_i64;
-use crate::reply::{lossy_prefix, RespError};
+use crate::reply::{lossy_prefix, ClientError, RespError};
 use crate::shared::Shared;
 use crate::writer::ReplyWriter;
 
@@ -41,12 +43,20 @@ const HELP: &[&str] = &[
     "      Return clients of specified type.",
     "    * ID <id> [<id> ...]",
     "      Return clients with the given ids.",
+    "PAUSE <timeout> [WRITE|ALL]",
+    "    Suspend all, or just write, clients for <timeout> milliseconds.",
+    "REPLY (ON|OFF|SKIP)",
+    "    Control the replies sent to the current connection.",
     "SETINFO <option> <value>",
     "    Set client meta attr. Options are:",
     "    * LIB-NAME: the client lib name.",
     "    * LIB-VER: the client lib version.",
     "SETNAME <name>",
     "    Assign the name <name> to the current connection.",
+    "UNPAUSE",
+    "    Stop the current client pause, resuming traffic.",
+    "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+    "    Unblock the specified blocked client.",
     "HELP",
     "    Prints this help.",
 ];
@@ -56,7 +66,7 @@ pub fn validate_name(name: &[u8]) -> Result<(), RespError> {
     if name.iter().all(|c| (b'!'..=b'~').contains(c)) {
         Ok(())
     } else {
-        Err(RespError::BadClientName)
+        Err(RespError::Client(ClientError::BadClientName))
     }
 }
 
@@ -77,7 +87,11 @@ fn client_list(shared: &Shared, args: &Args<'_>) -> Result<String, RespError> {
             b"normal" => pubsub = Some(false),
             b"pubsub" => pubsub = Some(true),
             b"master" | b"replica" | b"slave" => only_ids = Some(Vec::new()),
-            _ => return Err(RespError::UnknownClientType(lossy_prefix(args.get(3), 128))),
+            _ => {
+                return Err(RespError::Client(ClientError::UnknownClientType(
+                    lossy_prefix(args.get(3), 128),
+                )))
+            }
         }
     } else if args.len() > 3 && args.get(2).eq_ignore_ascii_case(b"id") {
         let ids = args
@@ -137,14 +151,15 @@ pub fn client<S: Store>(
                 b"lib-name" => "lib-name",
                 b"lib-ver" => "lib-ver",
                 _ => {
-                    return Err(RespError::UnrecognizedOption(lossy_prefix(
-                        args.get(2),
-                        128,
+                    return Err(RespError::Client(ClientError::UnrecognizedOption(
+                        lossy_prefix(args.get(2), 128),
                     )))
                 }
             };
             if !value.iter().all(|c| (b'!'..=b'~').contains(c)) {
-                return Err(RespError::BadClientInfo(attr_name.into()));
+                return Err(RespError::Client(ClientError::BadClientInfo(
+                    attr_name.into(),
+                )));
             }
             let value = String::from_utf8_lossy(value).into_owned();
             if attr_name == "lib-name" {
@@ -162,6 +177,26 @@ pub fn client<S: Store>(
             Some(killed) => out.integer(killed),
             None => out.ok(),
         },
+        "client|reply" => match args.get(2).to_ascii_lowercase().as_slice() {
+            b"on" => {
+                conn.reply = ReplyMode::On;
+                out.ok();
+            }
+            // No reply to these two: OFF's own is dropped, SKIP writes none.
+            b"off" => conn.reply = ReplyMode::Off,
+            b"skip" if conn.reply != ReplyMode::Off => conn.reply = ReplyMode::SkipNext,
+            b"skip" => {}
+            _ => return Err(RespError::Syntax),
+        },
+        "client|pause" => {
+            super::client_pause::pause(ctx.shared, &args)?;
+            out.ok();
+        }
+        "client|unpause" => {
+            ctx.shared.pause.unpause();
+            out.ok();
+        }
+        "client|unblock" => out.integer(super::client_unblock::unblock(ctx.shared, &args)?),
         "client|list" => {
             let text = client_list(ctx.shared, &args)?;
             out.verbatim("txt", text.as_bytes());

@@ -15,7 +15,7 @@
 use crate::args::Args;
 use crate::connection::Connection;
 use crate::number::parse_i64;
-use crate::reply::{lossy_prefix, RespError};
+use crate::reply::{lossy_prefix, ClientError, RespError};
 use crate::shared::Shared;
 
 /// The client types `TYPE` names.
@@ -60,7 +60,7 @@ impl Filter {
                 b"id" => {
                     let id = parse_i64(value)
                         .filter(|&id| id > 0)
-                        .ok_or(RespError::ClientIdNotPositive)?;
+                        .ok_or(RespError::Client(ClientError::ClientIdNotPositive))?;
                     filter.id = Some(id as u64);
                 }
                 b"type" => {
@@ -68,12 +68,18 @@ impl Filter {
                         b"normal" => Kind::Normal,
                         b"pubsub" => Kind::PubSub,
                         b"master" | b"replica" | b"slave" => Kind::Replication,
-                        _ => return Err(RespError::UnknownClientType(lossy_prefix(value, 128))),
+                        _ => {
+                            return Err(RespError::Client(ClientError::UnknownClientType(
+                                lossy_prefix(value, 128),
+                            )))
+                        }
                     })
                 }
                 b"user" => {
                     if shared.acl.user(value).is_none() {
-                        return Err(RespError::NoSuchUserToKill(lossy_prefix(value, 128)));
+                        return Err(RespError::Client(ClientError::NoSuchUserToKill(
+                            lossy_prefix(value, 128),
+                        )));
                     }
                     filter.user = Some(value.to_vec());
                 }
@@ -139,7 +145,7 @@ pub fn kill(
         killed += 1;
     }
     match old_form {
-        true if killed == 0 => Err(RespError::NoSuchClient),
+        true if killed == 0 => Err(RespError::Client(ClientError::NoSuchClient)),
         true => Ok(None),
         false => Ok(Some(killed)),
     }

@@ -9,7 +9,7 @@ use strata_kv::Store;
 
 use crate::args::Args;
 use crate::command::{resolve_subcommand, Ctx};
-use crate::reply::RespError;
+use crate::reply::{ClientError, RespError};
 use crate::writer::ReplyWriter;
 
 /// `CLUSTER <subcommand> ...`.
@@ -19,7 +19,7 @@ pub fn cluster<S: Store>(
     _out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
     resolve_subcommand("cluster", &args)?;
-    Err(RespError::ClusterDisabled)
+    Err(RespError::Client(ClientError::ClusterDisabled))
 }
 
 /// `READONLY`, `READWRITE`, `ASKING`.
@@ -28,5 +28,5 @@ pub fn cluster_mode<S: Store>(
     _args: Args<'_>,
     _out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
-    Err(RespError::ClusterDisabled)
+    Err(RespError::Client(ClientError::ClusterDisabled))
 }

@@ -7,6 +7,7 @@ use crate::args::Args;
 use crate::command::{lookup, resolve_subcommand, CommandSpec, Ctx, KeySpec};
 use crate::commands::client::write_help;
 use crate::glob;
+use crate::lookup::lookup_full;
 use crate::number::parse_i64;
 use crate::reply::RespError;
 use crate::table::COMMANDS;
@@ -174,7 +175,7 @@ pub fn command<S: Store>(
         "command|info" => {
             out.array(args.len() - 2);
             for name in named() {
-                match lookup(name) {
+                match lookup_full(name) {
                     Some(spec) => write_entry(out, spec),
                     None => out.null(),
                 }
@@ -184,7 +185,7 @@ pub fn command<S: Store>(
             let specs: Vec<&CommandSpec> = if args.len() == 2 {
                 COMMANDS.iter().collect()
             } else {
-                named().filter_map(lookup).collect()
+                named().filter_map(lookup_full).collect()
             };
             out.map(specs.len());
             specs.into_iter().for_each(|spec| write_docs(out, spec));

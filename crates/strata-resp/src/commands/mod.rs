@@ -18,6 +18,8 @@ pub mod bitmap;
 pub mod blocking_pop;
 pub mod client;
 pub mod client_kill;
+mod client_pause;
+mod client_unblock;
 pub mod cluster;
 pub mod collection;
 pub mod collection_scan;

@@ -33,7 +33,7 @@ pub fn wait<S: Store>(
         timeout,
         0,
         can_wait,
-    ) {
+    )? {
         Outcome::TimedOut => out.integer(0),
         Outcome::Blocked => {}
     }

@@ -34,8 +34,12 @@ pub(super) static CLIENT_SUBCOMMANDS: &[CommandSpec] = &[
     spec("client|info", C::Client, 2, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "6.2.0", "Returns information about the current client connection."),
     spec("client|kill", C::Client, -3, ADMIN, NO_KEYS, &["@admin", "@slow", "@dangerous", "@connection"], "connection", "2.4.0", "Kill the connection of a client"),
     spec("client|list", C::Client, -2, ADMIN, NO_KEYS, &["@admin", "@slow", "@dangerous", "@connection"], "connection", "2.4.0", "Get the list of client connections"),
+    spec("client|pause", C::Client, -3, ADMIN, NO_KEYS, &["@admin", "@slow", "@dangerous", "@connection"], "connection", "3.0.0", "Stop processing commands from clients for some time"),
+    spec("client|reply", C::Client, 3, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "3.2.0", "Instruct the server whether to reply to commands"),
     spec("client|setinfo", C::Client, 4, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "7.2.0", "Set client or connection specific info"),
     spec("client|setname", C::Client, 3, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "2.6.9", "Set the current connection name"),
+    spec("client|unblock", C::Client, -3, ADMIN, NO_KEYS, &["@admin", "@slow", "@dangerous", "@connection"], "connection", "5.0.0", "Unblock a client blocked in a blocking command from a different connection"),
+    spec("client|unpause", C::Client, 2, ADMIN, NO_KEYS, &["@admin", "@slow", "@dangerous", "@connection"], "connection", "6.2.0", "Resume processing of clients that were paused"),
 ];
 
 #[rustfmt::skip]

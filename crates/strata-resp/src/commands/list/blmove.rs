@@ -47,7 +47,7 @@ pub fn blmove<S: Store>(
     }
     let can_wait = !ctx.store.is_exclusive();
     let keys = std::iter::once(Box::from(source));
-    match block_on(&mut ctx.conn.block, keys, timeout, seq, can_wait) {
+    match block_on(&mut ctx.conn.block, keys, timeout, seq, can_wait)? {
         Outcome::TimedOut => out.null(),
         Outcome::Blocked => {}
     }

@@ -155,7 +155,7 @@ pub fn xread<S: Store>(
     }
     let can_wait = !ctx.store.is_exclusive();
     let keys = req.keys.iter().map(|&k| Box::from(k));
-    match block_on(&mut ctx.conn.block, keys, timeout, seq, can_wait) {
+    match block_on(&mut ctx.conn.block, keys, timeout, seq, can_wait)? {
         Outcome::TimedOut => out.null_array(),
         Outcome::Blocked => {}
     }

@@ -1,43 +1,17 @@
-//! Blocking list and sorted-set pops (`BLPOP`, `BRPOP`, `BLMOVE`,
-//! `BRPOPLPUSH`, `BZPOPMIN`, `BZPOPMAX`) without blocking a worker thread.
-//!
-//! A blocking command that finds nothing to pop writes no reply and leaves
-//! a [`BlockWait`] on its connection; the session then leaves the request
-//! in the input (as a deferred SSD read does) and hands the driver a future
-//! ([`Waiters::wait`]) that resolves when one of the keys is pushed to or
-//! the deadline passes; the driver awaits it off the worker thread and runs
-//! the request again. The deadline is fixed at the first attempt
-//! ([`BlockState::deadline`]) so re-runs never extend it; the attempt that
-//! finds the deadline passed replies null.
-//!
-//! Arrival order: each key keeps a FIFO of waiters. A push wakes only the
-//! first live waiter; when it has popped and elements remain, it wakes the
-//! next ([`Waiters::pushed`] again), so waiters pop one after the other in
-//! the order they came, as Redis serves them. A woken waiter whose wait is
-//! dropped before it could run (its connection closed) passes the wake-up
-//! on.
-//!
-//! A missed wake-up is impossible: an attempt reads [`Waiters::seq`] of its
-//! keys before it looks at them, and the registration reads it again under
-//! the registry's lock, waking at once if a push to one of them happened in
-//! between. The push counters are striped by key hash, so pushes to other
-//! keys do not wake a waiter for nothing, and a push takes no lock while
-//! nobody waits: the pusher bumps its stripe, then reads the count of
-//! waiting connections; a registration counts itself, then re-reads the
-//! stripes (all `SeqCst`): whichever comes second sees the other.
+//! [`Waiters`]: every blocked connection, by key and by client, with the
+//! push counters that make a missed wake-up impossible (see the parent
+//! module), and `CLIENT UNBLOCK`'s way in.
 
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasher, BuildHasherDefault};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 use rustc_hash::FxHasher;
 use tokio::sync::Notify;
 
-use crate::number::parse_f64;
-use crate::reply::{CollectionError, RespError};
+use super::wait::{BlockWait, Unblock};
 
 /// One blocked connection's wake-up.
 #[derive(Debug, Default)]
@@ -57,6 +31,9 @@ const STRIPES: usize = 64;
 /// Every blocked connection, by key (one per front end).
 #[derive(Debug)]
 pub struct Waiters {
+    /// Each blocked client's waiter and unblock cell, for `CLIENT UNBLOCK`
+    /// (taken after `by_key` when both are).
+    by_client: Mutex<HashMap<u64, ByClient>>,
     /// Pushes so far, per stripe of keys (by hash); only ever grow.
     pushes: [AtomicU64; STRIPES],
     /// Connections registered and not yet gone: pushes skip the lock at 0.
@@ -64,49 +41,20 @@ pub struct Waiters {
     by_key: Mutex<ByKey>,
 }
 
+/// A blocked client's waiter and the cell `CLIENT UNBLOCK` marks.
+type ByClient = (Arc<Waiter>, Arc<AtomicU8>);
+
 /// Each key's waiters, oldest first.
 type ByKey = HashMap<Box<[u8]>, VecDeque<Arc<Waiter>>>;
 
 impl Default for Waiters {
     fn default() -> Waiters {
         Waiters {
+            by_client: Mutex::default(),
             pushes: std::array::from_fn(|_| AtomicU64::new(0)),
             waiting: AtomicUsize::new(0),
             by_key: Mutex::default(),
         }
-    }
-}
-
-/// What a blocking command that found nothing asks the session to wait for.
-#[derive(Debug, Clone)]
-pub struct BlockWait {
-    /// The keys whose pushes wake it.
-    pub keys: Vec<Box<[u8]>>,
-    /// When it gives up (`None`: never).
-    pub deadline: Option<Instant>,
-    /// [`Waiters::seq`] read before the attempt looked at the keys.
-    pub seq: u64,
-}
-
-/// A connection's blocking state.
-#[derive(Debug, Default)]
-pub struct BlockState {
-    /// The deadline of the blocking request at the front of the input,
-    /// fixed at its first attempt (`Some(None)`: waits forever).
-    pub deadline: Option<Option<Instant>>,
-    /// Set by an attempt that found nothing: the session waits.
-    pub wait: Option<BlockWait>,
-    /// The identifiers a blocked `XREAD` waits past, fixed at its first
-    /// attempt (Redis rewrites `$` to the stream's last identifier then).
-    pub stream_ids: Option<Vec<crate::stream::StreamId>>,
-}
-
-impl BlockState {
-    /// The blocking request at the front of the input is done (answered or
-    /// timed out): the next one starts afresh.
-    pub fn finish(&mut self) {
-        self.deadline = None;
-        self.stream_ids = None;
     }
 }
 
@@ -175,12 +123,28 @@ impl Waiters {
         }
     }
 
+    /// `CLIENT UNBLOCK`: ends the wait of `client` if it is blocked and
+    /// not already woken, marking how; true when it was.
+    pub fn unblock(&self, client: u64, how: Unblock) -> bool {
+        let by_client = self.by_client.lock();
+        let Some((waiter, cell)) = by_client.get(&client) else {
+            return false;
+        };
+        if waiter.done.swap(true, Ordering::AcqRel) {
+            return false;
+        }
+        cell.store(how as u8, Ordering::Release);
+        waiter.notify.notify_one();
+        true
+    }
+
     /// Registers `wait` and returns the future the driver awaits: it ends
     /// on a push to one of the keys, at the deadline, or at once if a push
     /// to one of them happened since the attempt read [`Waiters::seq`].
     pub fn wait(
         self: &Arc<Self>,
         wait: BlockWait,
+        client: u64,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'static>> {
         let waiter = Arc::new(Waiter::default());
         let registered = {
@@ -198,6 +162,10 @@ impl Waiters {
                         .or_default()
                         .push_back(Arc::clone(&waiter));
                 }
+                let cell = Arc::clone(&wait.unblocked);
+                self.by_client
+                    .lock()
+                    .insert(client, (Arc::clone(&waiter), cell));
                 true
             }
         };
@@ -205,6 +173,7 @@ impl Waiters {
             waiters: Arc::clone(self),
             waiter: Arc::clone(&waiter),
             keys: wait.keys,
+            client,
             registered,
         };
         Box::pin(async move {
@@ -227,6 +196,7 @@ struct Registered {
     waiters: Arc<Waiters>,
     waiter: Arc<Waiter>,
     keys: Vec<Box<[u8]>>,
+    client: u64,
     /// Counted in [`Waiters::waiting`] (not when woken at registration).
     registered: bool,
 }
@@ -245,6 +215,14 @@ impl Drop for Registered {
                 }
             }
             self.waiters.waiting.fetch_sub(1, Ordering::SeqCst);
+            let mut by_client = self.waiters.by_client.lock();
+            // Only this wait's entry: a client waits for one request at a time.
+            if by_client
+                .get(&self.client)
+                .is_some_and(|(w, _)| Arc::ptr_eq(w, &self.waiter))
+            {
+                by_client.remove(&self.client);
+            }
         }
         let woken = self.waiter.woken.load(Ordering::Acquire);
         if woken && !self.waiter.finished.load(Ordering::Acquire) {
@@ -256,79 +234,21 @@ impl Drop for Registered {
     }
 }
 
-/// Parses a blocking command's timeout in seconds (fractions allowed, 0:
-/// forever) as Redis does.
-pub fn parse_timeout(arg: &[u8]) -> Result<Option<Duration>, RespError> {
-    let secs = parse_f64(arg).ok_or(CollectionError::TimeoutNotFloat)?;
-    if secs < 0.0 {
-        return Err(CollectionError::NegativeTimeout.into());
-    }
-    if secs == 0.0 {
-        return Ok(None);
-    }
-    Duration::try_from_secs_f64(secs)
-        .ok()
-        .filter(|d| d.as_secs() < 1 << 40)
-        .map(Some)
-        .ok_or(CollectionError::TimeoutOutOfRange.into())
-}
-
-/// Parses a timeout in milliseconds (an integer, 0: forever) as Redis's
-/// `getTimeoutFromObjectOrReply` does for `XREAD BLOCK` and `WAIT`.
-pub fn parse_timeout_ms(arg: &[u8]) -> Result<Option<Duration>, RespError> {
-    let ms = crate::number::parse_i64(arg).ok_or(CollectionError::TimeoutNotInteger)?;
-    let ms = u64::try_from(ms).map_err(|_| CollectionError::NegativeTimeout)?;
-    Ok((ms > 0).then(|| Duration::from_millis(ms)))
-}
-
-/// What an attempt that found nothing does next.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
-    /// Reply null: the deadline passed (or waiting is impossible here).
-    TimedOut,
-    /// The session waits; no reply was written.
-    Blocked,
-}
-
-/// Called by a blocking command whose attempt found nothing: blocks the
-/// connection on `keys` until the deadline fixed at the first attempt, or
-/// says it timed out. `can_wait` is false inside `EXEC` (Redis answers as
-/// if the timeout passed).
-pub fn block_on(
-    state: &mut BlockState,
-    keys: impl Iterator<Item = Box<[u8]>>,
-    timeout: Option<Duration>,
-    seq: u64,
-    can_wait: bool,
-) -> Outcome {
-    let now = Instant::now();
-    let deadline = *state
-        .deadline
-        .get_or_insert_with(|| timeout.and_then(|t| now.checked_add(t)));
-    if !can_wait || deadline.is_some_and(|at| at <= now) {
-        state.finish();
-        return Outcome::TimedOut;
-    }
-    state.wait = Some(BlockWait {
-        keys: keys.collect(),
-        deadline,
-        seq,
-    });
-    Outcome::Blocked
-}
-
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::Ordering;
     use std::sync::Arc;
     use std::time::{Duration, Instant};
 
-    use super::{BlockWait, Waiters};
+    use super::super::wait::{BlockWait, Unblock};
+    use super::Waiters;
 
     fn wait_on(key: &[u8], seq: u64) -> BlockWait {
         BlockWait {
             keys: vec![Box::from(key)],
             deadline: Some(Instant::now() + Duration::from_millis(300)),
             seq,
+            unblocked: Arc::default(),
         }
     }
 
@@ -355,7 +275,7 @@ mod tests {
             .unwrap();
         waiters.pushed(&other);
         assert_eq!(waiters.seq([&b"q"[..]]), seq);
-        let fut = waiters.wait(wait_on(b"q", seq));
+        let fut = waiters.wait(wait_on(b"q", seq), 1);
         assert!(waiters.any_waiting());
         assert!(!woken_early(fut), "woken by a push to another key");
         assert!(
@@ -373,8 +293,9 @@ mod tests {
             keys: vec![Box::from(&b"q"[..]), Box::from(&b"r"[..])],
             deadline: Some(Instant::now() + Duration::from_secs(5)),
             seq,
+            unblocked: Arc::default(),
         };
-        let fut = waiters.wait(wait);
+        let fut = waiters.wait(wait, 1);
         assert!(!waiters.any_waiting(), "woken at registration: not counted");
         assert!(woken_early(fut));
     }
@@ -383,11 +304,29 @@ mod tests {
     fn a_push_wakes_the_oldest_waiter_only() {
         let waiters = Arc::new(Waiters::default());
         let seq = waiters.seq([&b"q"[..]]);
-        let first = waiters.wait(wait_on(b"q", seq));
-        let second = waiters.wait(wait_on(b"q", seq));
+        let first = waiters.wait(wait_on(b"q", seq), 1);
+        let second = waiters.wait(wait_on(b"q", seq), 1);
         waiters.pushed(b"q");
         assert!(woken_early(first));
         assert!(!woken_early(second), "the second waiter was woken too");
+        assert!(!waiters.any_waiting());
+    }
+
+    #[test]
+    fn unblock_ends_only_a_registered_wait_and_marks_how() {
+        let waiters = Arc::new(Waiters::default());
+        assert!(!waiters.unblock(7, Unblock::Timeout), "nobody waits");
+        let seq = waiters.seq([&b"q"[..]]);
+        let wait = wait_on(b"q", seq);
+        let cell = Arc::clone(&wait.unblocked);
+        let fut = waiters.wait(wait, 7);
+        assert!(!waiters.unblock(8, Unblock::Error), "another client");
+        assert!(waiters.unblock(7, Unblock::Error));
+        assert!(!waiters.unblock(7, Unblock::Error), "already ended");
+        assert!(woken_early(fut));
+        assert_eq!(cell.load(Ordering::Acquire), Unblock::Error as u8);
+        // Ended and dropped: no longer known, and a push finds nobody.
+        assert!(!waiters.unblock(7, Unblock::Timeout));
         assert!(!waiters.any_waiting());
     }
 }
