@@ -80,6 +80,7 @@ pub fn execute<S: Store>(
         C::Info => info::info(ctx, args, out),
         C::Time => time::time(ctx, args, out),
         C::BgSave => save::bgsave(ctx, args, out),
+        C::BgRewriteAof => save::bgrewriteaof(ctx, args, out),
         C::Save => save::save(ctx, args, out),
         C::LastSave => save::lastsave(ctx, args, out),
         C::Acl => acl::acl(ctx, args, out),

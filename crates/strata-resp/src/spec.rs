@@ -11,6 +11,7 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Command {
     BgSave,
+    BgRewriteAof,
     /// `CLUSTER` and its subcommands.
     Cluster,
     /// `READONLY`, `READWRITE`, `ASKING`: a cluster connection's modes.

@@ -2,7 +2,7 @@
 //! (the [`Durability`] trait of `strata-service`), over
 //! [`strata_persist::Persistence`] or nothing when persistence is off.
 
-use strata_persist::{Durability as LogDurability, PersistStatus, Persistence};
+use strata_persist::{Durability as LogDurability, PersistError, PersistStatus, Persistence};
 use strata_service::durability::{off_info, one_line};
 use strata_service::{Durability, DurableFuture};
 
@@ -59,6 +59,15 @@ impl Durability for ServerDurability {
         self.on()?.start_checkpoint().map_err(|e| e.to_string())
     }
 
+    fn background_rewrite(&self) -> Result<(), String> {
+        match self.on()?.start_checkpoint() {
+            Err(PersistError::CheckpointRunning) => {
+                Err("Background append only file rewriting already in progress".into())
+            }
+            other => other.map_err(|e| e.to_string()),
+        }
+    }
+
     fn last_save_unix(&self) -> u64 {
         self.persistence
             .as_ref()
@@ -96,7 +105,13 @@ fn on_fields(s: &PersistStatus, p: &Persistence) -> Vec<(&'static str, String)> 
         ("rdb_saves", s.checkpoints.to_string()),
         ("rdb_last_load_keys_loaded", r.snapshot_items.to_string()),
         ("aof_enabled", "1".into()),
-        ("aof_rewrite_in_progress", "0".into()),
+        // A checkpoint is Strata's log rewrite (`BGREWRITEAOF` starts one).
+        (
+            "aof_rewrite_in_progress",
+            u8::from(s.checkpoint_in_progress).to_string(),
+        ),
+        ("aof_rewrite_scheduled", "0".into()),
+        ("aof_last_bgrewrite_status", ok(s.last_checkpoint_ok)),
         (
             "aof_last_write_status",
             ok(s.log_error.is_none() && s.log_write_stalled.is_none()),

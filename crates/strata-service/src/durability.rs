@@ -49,6 +49,11 @@ pub trait Durability: Send + Sync + 'static {
     /// one is already running or persistence is off.
     fn background_save(&self) -> Result<(), String>;
 
+    /// Redis `BGREWRITEAOF`: starts a checkpoint in the background, which
+    /// is what rewriting the log is in Strata (a new snapshot, and the log
+    /// before it dropped). Errors in Redis's words for an AOF rewrite.
+    fn background_rewrite(&self) -> Result<(), String>;
+
     /// Unix seconds of the last completed checkpoint (or of the snapshot
     /// loaded at start; the start time when there is none).
     fn last_save_unix(&self) -> u64;

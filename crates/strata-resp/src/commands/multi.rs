@@ -230,6 +230,7 @@ fn locks(command: Command) -> Locks {
         | C::Monitor
         | C::LastSave
         | C::BgSave
+        | C::BgRewriteAof
         | C::Publish
         | C::SPublish
         | C::PubSub

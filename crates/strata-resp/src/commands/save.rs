@@ -1,4 +1,5 @@
-//! `SAVE`, `BGSAVE [SCHEDULE]` and `LASTSAVE`: checkpoints on demand.
+//! `SAVE`, `BGSAVE [SCHEDULE]`, `BGREWRITEAOF` and `LASTSAVE`:
+//! checkpoints on demand.
 //!
 //! A checkpoint is Strata's fork-less snapshot (plus the command log after
 //! it), not an RDB file. `SAVE` runs it on the calling worker thread, so
@@ -48,6 +49,20 @@ pub fn bgsave<S: Store>(
         .background_save()
         .map_err(RespError::Persistence)?;
     out.simple("Background saving started");
+    Ok(())
+}
+
+/// `BGREWRITEAOF`: Strata's command log is rewritten by a checkpoint (a
+/// new snapshot, the log before it dropped), so this starts one.
+pub fn bgrewriteaof<S: Store>(
+    ctx: &mut Ctx<'_, S>,
+    _args: Args<'_>,
+    out: &mut ReplyWriter<'_>,
+) -> Result<(), RespError> {
+    durability(ctx)?
+        .background_rewrite()
+        .map_err(RespError::Persistence)?;
+    out.simple("Background append only file rewriting started");
     Ok(())
 }
 

@@ -31,6 +31,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("append", C::Append, 3, WRITE_OOM_FAST, RW_INSERT, STRING_WRITE_FAST, "string", "2.0.0", "Append a value to a key"),
     spec("asking", C::ClusterMode, 1, &["fast"], NO_KEYS, FAST_CONNECTION, "cluster", "3.0.0", "Sent by cluster clients after an -ASK redirect"),
     spec("auth", C::Auth, -2, CONNECTION_NO_AUTH, NO_KEYS, FAST_CONNECTION, "connection", "1.0.0", "Authenticate to the server"),
+    spec("bgrewriteaof", C::BgRewriteAof, 1, &["admin", "noscript", "no_async_loading"], NO_KEYS, ADMIN_CATEGORIES, "server", "1.0.0", "Asynchronously rewrite the append-only file"),
     spec("bgsave", C::BgSave, -1, &["admin", "noscript", "no_async_loading"], NO_KEYS, ADMIN_CATEGORIES, "server", "1.0.0", "Asynchronously save the dataset to disk"),
     spec("bitcount", C::Bitmap(B::BitCount), -2, &["readonly"], RO_ACCESS, &["@read", "@bitmap", "@slow"], "bitmap", "2.6.0", "Count set bits in a string"),
     spec("bitfield", C::Bitmap(B::BitField), -2, WRITE_OOM, BITFIELD_KEY, &["@write", "@bitmap", "@slow"], "bitmap", "3.2.0", "Perform arbitrary bitfield integer operations on strings"),
