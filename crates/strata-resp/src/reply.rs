@@ -5,11 +5,12 @@
 //! ([`KvError`]) map here too; nowhere else writes an error text.
 //! `collection`: the refusals of the collection commands; `values`: those
 //! of the bitmap, HyperLogLog and geospatial commands; `sorting`: those of
-//! `SORT` and `LCS`; `canned`: whole replies sent before closing a
-//! connection.
+//! `SORT` and `LCS`; `dump`: those of `DUMP` and `RESTORE`; `canned`:
+//! whole replies sent before closing a connection.
 
 mod canned;
 mod collection;
+mod dump;
 mod sorting;
 mod stream;
 mod values;
@@ -19,6 +20,7 @@ use strata_kv::KvError;
 use crate::codec::ProtocolError;
 pub use canned::{INTERNAL_ERROR_REPLY, MAX_CLIENTS_REPLY, PROTECTED_MODE_REPLY};
 pub use collection::CollectionError;
+pub use dump::DumpError;
 pub use sorting::SortError;
 pub use stream::StreamError;
 pub use values::ValueError;
@@ -312,6 +314,9 @@ pub enum RespError {
     /// A `SORT` or `LCS` refusal (see [`SortError`]).
     #[error("{0}")]
     Sort(SortError),
+    /// A `DUMP` or `RESTORE` refusal (see [`DumpError`]).
+    #[error("{0}")]
+    Dump(DumpError),
     /// A malformed request (the connection is closed after the reply).
     #[error("ERR Protocol error: {0}")]
     Protocol(ProtocolError),
@@ -336,6 +341,7 @@ wrap! {
     StreamError => Stream,
     ValueError => Value,
     SortError => Sort,
+    DumpError => Dump,
     KvError => Engine,
     ProtocolError => Protocol,
 }
