@@ -145,7 +145,7 @@ fn cases() -> Vec<Case> {
                 "z_large",
                 (0..300).flat_map(|i| {
                     [
-                        format!("{}.25", i as i64 - 150).into_bytes(),
+                        format!("{}.25", i64::from(i) - 150).into_bytes(),
                         format!("m{i}").into_bytes(),
                     ]
                 }),
@@ -460,7 +460,7 @@ fn strata_round_trip_with_replace_absttl_and_busykey() {
 }
 
 #[test]
-fn refusals_match_redis() {
+fn refusals_and_command_rows_match_redis() {
     let server = common::start();
     let peer = peer::require_redis();
     let (mut s, mut r) = (Client::connect(&server), peer.client());
@@ -512,6 +512,33 @@ fn refusals_match_redis() {
             String::from_utf8_lossy(&args.concat())
         );
     }
+    // The command table's rows: arity, flags, key positions, categories
+    // and key specifications as Redis's (its tips aside), and the docs.
+    let (ours, theirs) = (
+        s.cmd(&["COMMAND", "INFO", "dump", "restore"]),
+        r.cmd(&["COMMAND", "INFO", "dump", "restore"]),
+    );
+    for (a, b) in ours.array().iter().zip(theirs.array()) {
+        assert_eq!(a.array()[..7], b.array()[..7]);
+        assert_eq!(a.array()[8], b.array()[8]);
+    }
+    for name in ["dump", "restore"] {
+        let docs = |c: &mut Client| -> Vec<Value> {
+            let reply = c.cmd(&["COMMAND", "DOCS", name]);
+            let fields = reply.array()[1].array().to_vec();
+            let keep = ["summary", "since", "group"];
+            let pairs = fields
+                .chunks(2)
+                .filter(|p| keep.contains(&p[0].text().as_str()));
+            pairs.flat_map(|p| p.to_vec()).collect()
+        };
+        assert_eq!(docs(&mut s), docs(&mut r), "{name}");
+    }
+    let dangerous = |c: &mut Client| {
+        let cat = c.cmd(&["ACL", "CAT", "dangerous"]);
+        cat.array().iter().any(|v| v.text() == "restore")
+    };
+    assert!(dangerous(&mut s) && dangerous(&mut r));
     // Every truncation of real dumps: the same refusal as Redis's.
     r.cmd(&["ZADD", "z", "1", "a", "2.5", "b"]);
     r.cmd(&["SET", "lzf", &"abc".repeat(100)]);

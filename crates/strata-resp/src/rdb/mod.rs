@@ -2,8 +2,9 @@
 //! `FUNCTION RESTORE` carry it: a payload is one object (its type byte and
 //! encoding; for functions, library opcodes), then the RDB version as 2
 //! little-endian bytes, then a CRC-64 (Jones, Redis's) of everything
-//! before it as 8 little-endian bytes. [`seal`] writes that footer and
-//! [`open`] checks it; `read` holds the [`Reader`] of RDB lengths and
+//! before it as 8 little-endian bytes. `format` holds the constants, the
+//! [`Value`] and that footer ([`seal`] writes it, [`open`] checks it);
+//! `read` holds the [`Reader`] of RDB lengths and
 //! strings (raw, integer-encoded, LZF), `object` turns a `DUMP` payload's
 //! body into a [`Value`] (every encoding Redis 7.0 to 7.4 writes for
 //! strings, lists, sets, sorted sets and hashes), `listpack` and
@@ -14,89 +15,17 @@
 //! from a length the remaining bytes cannot back, or recurses. A leaf
 //! (but the reply table's [`DumpError`](crate::reply::DumpError)).
 
+mod format;
 mod listpack;
 mod object;
 mod read;
 mod write;
 mod ziplist;
 
+pub use format::{open, seal, Value, MAX_STRING, MAX_VERSION, VERSION};
 pub use object::parse;
 pub use read::Reader;
 pub use write::{dump, put_length, put_string};
-
-/// Redis's CRC-64 (Jones polynomial, reflected).
-const CRC64: crc::Crc<u64> = crc::Crc::<u64>::new(&crc::CRC_64_REDIS);
-
-/// The RDB version Strata's payloads carry: Redis 7.0's (10). Redis's
-/// `RESTORE` refuses a payload newer than its own RDB version, so 10 is
-/// what lets every Redis 7 (7.0 is 10, 7.2 is 11, 7.4 is 12) restore
-/// Strata's dumps; and it is true of what is written, since every
-/// encoding [`dump`] uses (types 0, 1, 2, 4 and 5) and the function
-/// opcode predate it.
-pub const VERSION: u16 = 10;
-
-/// The newest RDB version Strata reads: Redis 7.4's (12), whose dumps of
-/// these types use the encodings 7.2 (11) introduced; the types it added
-/// (hashes with field expiry) are refused as bad data.
-pub const MAX_VERSION: u16 = 12;
-
-/// Largest string a payload may declare when no `proto-max-bulk-len`
-/// applies (`FUNCTION RESTORE`): Redis's default.
-pub const MAX_STRING: usize = 512 << 20;
-
-/// A key's value as a `DUMP` payload carries it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Value {
-    /// A string (HyperLogLogs and bitmaps included).
-    String(Vec<u8>),
-    /// A list's elements in order.
-    List(Vec<Vec<u8>>),
-    /// A set's members (none twice).
-    Set(Vec<Vec<u8>>),
-    /// A sorted set's (score, member) entries, no member twice, no NaN.
-    SortedSet(Vec<(f64, Vec<u8>)>),
-    /// A hash's fields and values alternating (no field twice).
-    Hash(Vec<Vec<u8>>),
-}
-
-/// RDB object types (`rdb.h`).
-pub(crate) mod kind {
-    pub const STRING: u8 = 0;
-    pub const LIST: u8 = 1;
-    pub const SET: u8 = 2;
-    pub const ZSET: u8 = 3;
-    pub const HASH: u8 = 4;
-    pub const ZSET_2: u8 = 5;
-    pub const LIST_ZIPLIST: u8 = 10;
-    pub const SET_INTSET: u8 = 11;
-    pub const ZSET_ZIPLIST: u8 = 12;
-    pub const HASH_ZIPLIST: u8 = 13;
-    pub const LIST_QUICKLIST: u8 = 14;
-    pub const STREAM_LISTPACKS: u8 = 15;
-    pub const HASH_LISTPACK: u8 = 16;
-    pub const ZSET_LISTPACK: u8 = 17;
-    pub const LIST_QUICKLIST_2: u8 = 18;
-    pub const STREAM_LISTPACKS_2: u8 = 19;
-    pub const SET_LISTPACK: u8 = 20;
-    pub const STREAM_LISTPACKS_3: u8 = 21;
-}
-
-/// Appends the footer: `version`, then the CRC-64 of all of `out`.
-pub fn seal(out: &mut Vec<u8>, version: u16) {
-    out.extend_from_slice(&version.to_le_bytes());
-    let crc = CRC64.checksum(out);
-    out.extend_from_slice(&crc.to_le_bytes());
-}
-
-/// The body of `payload` when its footer is right: at least the footer's
-/// 10 bytes, a version no newer than [`MAX_VERSION`], a matching CRC-64.
-pub fn open(payload: &[u8]) -> Option<&[u8]> {
-    let body_len = payload.len().checked_sub(10)?;
-    let (checked, crc) = payload.split_at(payload.len() - 8);
-    let version = u16::from_le_bytes([checked[body_len], checked[body_len + 1]]);
-    let crc = u64::from_le_bytes(crc.try_into().ok()?);
-    (version <= MAX_VERSION && CRC64.checksum(checked) == crc).then_some(&payload[..body_len])
-}
 
 #[cfg(test)]
 mod tests;

@@ -1,4 +1,4 @@
-//! [`parse`]: a `DUMP` payload's body (after [`open`](super::open)) as a
+//! [`parse`]: a `DUMP` payload's body (after [`open`](super::format::open)) as a
 //! [`Value`], from every encoding Redis 7.0 to 7.4 writes for these types:
 //! strings; lists as quicklists of listpacks (plain nodes too) or of
 //! ziplists, as ziplists, or one string per element; sets as intsets,
@@ -10,8 +10,9 @@
 
 use std::collections::HashSet;
 
+use super::format::{kind, Value};
 use super::read::{parse_double, Reader};
-use super::{kind, listpack, ziplist, Value};
+use super::{listpack, ziplist};
 use crate::reply::DumpError;
 
 /// Quicklist node containers (`QUICKLIST_NODE_CONTAINER_*`).

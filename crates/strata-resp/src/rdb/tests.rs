@@ -2,6 +2,7 @@
 //! encodings built by hand, and damage of every kind refused without a
 //! panic.
 
+use super::format::kind;
 use super::*;
 use crate::reply::DumpError;
 

@@ -3,9 +3,9 @@
 //! whatever encoding that Redis prefers: strings raw (type 0), lists one
 //! string per element (1), sets one per member (2), sorted sets members
 //! with binary scores (`ZSET_2`, 5), hashes fields and values (4). Then
-//! the footer ([`seal`](super::seal)) with [`VERSION`](super::VERSION).
+//! the footer ([`seal`](super::format::seal)) with [`VERSION`](super::format::VERSION).
 
-use super::{kind, seal, Value, VERSION};
+use super::format::{kind, seal, Value, VERSION};
 
 /// RDB's length encoding.
 pub fn put_length(out: &mut Vec<u8>, len: u64) {
