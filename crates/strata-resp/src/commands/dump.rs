@@ -1,8 +1,7 @@
 //! `DUMP key`: the key's value as Redis's `RESTORE` payload (see
 //! [`rdb`](crate::rdb)): its RDB type and encoding, RDB version 10, a
-//! CRC-64. Every type but streams, read in whichever encoding Strata holds
-//! it (a large collection chunk by chunk); a stream is refused until its
-//! RDB form is written.
+//! CRC-64. Every type, read in whichever encoding Strata holds it (a
+//! large collection chunk by chunk; a stream with its consumer groups).
 
 use strata_kv::{Store, ValueKind};
 
@@ -10,9 +9,10 @@ use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::hashed::{self, View};
 use crate::commands::list::view as list_view;
+use crate::commands::stream::dumped;
 use crate::commands::zset::stored as zset_stored;
 use crate::rdb::{self, Value};
-use crate::reply::{DumpError, RespError};
+use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
 /// Tries before giving up on a key that keeps changing type between the
@@ -82,6 +82,6 @@ fn value<S: Store>(store: &mut S, key: &[u8], kind: ValueKind) -> Result<Option<
             let found = zset_stored::read(store, key, |set| set.range(0, set.len()))?;
             Ok(found.map(Value::SortedSet))
         }
-        ValueKind::Stream => Err(DumpError::Stream.into()),
+        ValueKind::Stream => Ok(dumped::read(store, key)?.map(|s| Value::Stream(Box::new(s)))),
     }
 }

@@ -18,6 +18,7 @@ use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::hashed;
 use crate::commands::list::either as list_either;
+use crate::commands::stream::dumped;
 use crate::commands::zset::stored as zset_stored;
 use crate::encodings::Encodings;
 use crate::number::parse_i64;
@@ -92,6 +93,10 @@ pub fn restore<S: Store>(
     };
     let expired = expires_at.is_some_and(|at| at <= now);
     let encodings = &ctx.shared.encodings;
+    // Redis wakes clients blocked on the key for these types (every
+    // reader of a stream, as `XADD` does).
+    let wakes = matches!(value, Value::List(_) | Value::SortedSet(_));
+    let stream = matches!(value, Value::Stream(_));
     ctx.store.edit_large(key, |edit| {
         if edit.current()?.is_some() {
             if !o.replace {
@@ -101,11 +106,14 @@ pub fn restore<S: Store>(
         }
         match expired {
             true => Ok(()),
-            false => write(edit, encodings, &value, expires_at),
+            false => write(edit, encodings, value, expires_at),
         }
     })??;
-    if !expired && matches!(value, Value::List(_) | Value::SortedSet(_)) {
+    if !expired && wakes {
         ctx.shared.waiters.pushed(key);
+    }
+    if !expired && stream {
+        ctx.shared.waiters.pushed_all(key);
     }
     out.ok();
     Ok(())
@@ -115,14 +123,17 @@ pub fn restore<S: Store>(
 fn write(
     edit: &mut LargeEdit<'_>,
     encodings: &Encodings,
-    value: &Value,
+    value: Value,
     expires_at: Option<u64>,
 ) -> Result<(), RespError> {
     match value {
-        Value::String(s) => Ok(edit.put_whole(ValueKind::String, s, expires_at)?),
-        Value::List(e) => list_either::write(edit, encodings.list_limit(), e, expires_at),
-        Value::Set(m) => hashed::write(edit, ValueKind::Set, encodings.set_limits(), m, expires_at),
-        Value::Hash(p) => hashed::write(edit, ValueKind::Hash, encodings.hash(), p, expires_at),
+        Value::String(s) => Ok(edit.put_whole(ValueKind::String, &s, expires_at)?),
+        Value::List(e) => list_either::write(edit, encodings.list_limit(), &e, expires_at),
+        Value::Set(m) => {
+            hashed::write(edit, ValueKind::Set, encodings.set_limits(), &m, expires_at)
+        }
+        Value::Hash(p) => hashed::write(edit, ValueKind::Hash, encodings.hash(), &p, expires_at),
+        Value::Stream(s) => dumped::write(edit, dumped::from_rdb(*s)?, expires_at),
         Value::SortedSet(entries) => {
             let mut sorted: Vec<(f64, &[u8])> =
                 entries.iter().map(|(s, m)| (*s, m.as_slice())).collect();

@@ -1,6 +1,7 @@
-//! The format's constants, its [`Value`], and its footer: [`seal`]
-//! writes the RDB version and the CRC-64 after an object, [`open`] checks
-//! them. A leaf.
+//! The format's constants, its [`Value`], its length and string encoding
+//! ([`put_length`], [`put_string`]) and its footer: [`seal`] writes the
+//! RDB version and the CRC-64 after an object, [`open`] checks them. A
+//! leaf.
 
 /// Redis's CRC-64 (Jones polynomial, reflected).
 const CRC64: crc::Crc<u64> = crc::Crc::<u64>::new(&crc::CRC_64_REDIS);
@@ -35,6 +36,43 @@ pub enum Value {
     SortedSet(Vec<(f64, Vec<u8>)>),
     /// A hash's fields and values alternating (no field twice).
     Hash(Vec<Vec<u8>>),
+    /// A stream: entries, counters, consumer groups.
+    Stream(Box<StreamValue>),
+}
+
+/// A stream identifier: (milliseconds, sequence).
+pub type Id = (u64, u64);
+
+/// A stream as a payload carries it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StreamValue {
+    /// Live entries in rising order: identifier, fields and values
+    /// alternating.
+    pub entries: Vec<(Id, Vec<Vec<u8>>)>,
+    /// The largest identifier ever added (or set).
+    pub last_id: Id,
+    /// The largest identifier deleted.
+    pub max_deleted: Id,
+    /// Entries ever added.
+    pub entries_added: u64,
+    /// Consumer groups.
+    pub groups: Vec<StreamGroup>,
+}
+
+/// A consumer group as a payload carries it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StreamGroup {
+    /// Its name.
+    pub name: Vec<u8>,
+    /// The last entry delivered to it.
+    pub last_id: Id,
+    /// Its read counter; `None` when unknown.
+    pub entries_read: Option<u64>,
+    /// Pending entries: identifier, consumer (an index into
+    /// `consumers`), delivery time (Unix ms), delivery count.
+    pub pending: Vec<(Id, usize, u64, u64)>,
+    /// Consumers: name, seen time, active time (Unix ms).
+    pub consumers: Vec<(Vec<u8>, u64, Option<u64>)>,
 }
 
 /// RDB object types (`rdb.h`).
@@ -57,6 +95,28 @@ pub(crate) mod kind {
     pub const STREAM_LISTPACKS_2: u8 = 19;
     pub const SET_LISTPACK: u8 = 20;
     pub const STREAM_LISTPACKS_3: u8 = 21;
+}
+
+/// RDB's length encoding.
+pub fn put_length(out: &mut Vec<u8>, len: u64) {
+    if len < 1 << 6 {
+        out.push(len as u8);
+    } else if len < 1 << 14 {
+        out.push(0x40 | (len >> 8) as u8);
+        out.push(len as u8);
+    } else if len <= u64::from(u32::MAX) {
+        out.push(0x80);
+        out.extend_from_slice(&(len as u32).to_be_bytes());
+    } else {
+        out.push(0x81);
+        out.extend_from_slice(&len.to_be_bytes());
+    }
+}
+
+/// An RDB string, raw.
+pub fn put_string(out: &mut Vec<u8>, bytes: &[u8]) {
+    put_length(out, bytes.len() as u64);
+    out.extend_from_slice(bytes);
 }
 
 /// Appends the footer: `version`, then the CRC-64 of all of `out`.

@@ -73,36 +73,94 @@ fn backlen_size(size: usize) -> usize {
     }
 }
 
-/// A listpack of `elements` as strings (for tests of the readers).
-#[cfg(test)]
-pub fn build(elements: &[&[u8]]) -> Vec<u8> {
-    let mut body = Vec::new();
-    for e in elements {
-        let start = body.len();
-        match e.len() {
-            0..=63 => body.push(0x80 | e.len() as u8),
-            64..=4095 => body.extend_from_slice(&[0xE0 | (e.len() >> 8) as u8, e.len() as u8]),
+/// A listpack being written (a stream node's): integers in their
+/// smallest encoding, strings by length, each with its back length.
+#[derive(Default)]
+pub struct Builder {
+    body: Vec<u8>,
+    count: usize,
+}
+
+impl Builder {
+    /// Appends an integer.
+    pub fn int(&mut self, v: i64) {
+        let start = self.body.len();
+        let b = &mut self.body;
+        match v {
+            0..=127 => b.push(v as u8),
+            -4096..=4095 => {
+                let u = (v as u16) & 0x1FFF;
+                b.extend_from_slice(&[0xC0 | (u >> 8) as u8, u as u8]);
+            }
+            _ if i16::try_from(v).is_ok() => {
+                b.push(0xF1);
+                b.extend_from_slice(&(v as i16).to_le_bytes());
+            }
+            -8_388_608..=8_388_607 => {
+                b.push(0xF2);
+                b.extend_from_slice(&(v as i32).to_le_bytes()[..3]);
+            }
+            _ if i32::try_from(v).is_ok() => {
+                b.push(0xF3);
+                b.extend_from_slice(&(v as i32).to_le_bytes());
+            }
             _ => {
-                body.push(0xF0);
-                body.extend_from_slice(&(e.len() as u32).to_le_bytes());
+                b.push(0xF4);
+                b.extend_from_slice(&v.to_le_bytes());
             }
         }
-        body.extend_from_slice(e);
-        let size = body.len() - start;
-        // Back length: 7 bits a byte, most significant first.
+        self.close(start);
+    }
+
+    /// Appends a string.
+    pub fn string(&mut self, e: &[u8]) {
+        let start = self.body.len();
+        let b = &mut self.body;
+        match e.len() {
+            0..=63 => b.push(0x80 | e.len() as u8),
+            64..=4095 => b.extend_from_slice(&[0xE0 | (e.len() >> 8) as u8, e.len() as u8]),
+            _ => {
+                b.push(0xF0);
+                b.extend_from_slice(&(e.len() as u32).to_le_bytes());
+            }
+        }
+        b.extend_from_slice(e);
+        self.close(start);
+    }
+
+    /// Ends the entry begun at `start` with its back length: 7 bits a
+    /// byte, the most significant first and unflagged, every later byte
+    /// flagged (read backwards, a flag says a byte more is to come).
+    fn close(&mut self, start: usize) {
+        let size = self.body.len() - start;
         let n = backlen_size(size);
         for i in (0..n).rev() {
             let mut byte = ((size >> (7 * i)) & 0x7F) as u8;
-            if i != 0 {
+            if i != n - 1 {
                 byte |= 0x80;
             }
-            body.push(byte);
+            self.body.push(byte);
         }
+        self.count += 1;
     }
-    let mut lp = Vec::new();
-    lp.extend_from_slice(&((body.len() + 7) as u32).to_le_bytes());
-    lp.extend_from_slice(&(elements.len().min(65535) as u16).to_le_bytes());
-    lp.extend_from_slice(&body);
-    lp.push(0xFF);
-    lp
+
+    /// The listpack.
+    pub fn finish(self) -> Vec<u8> {
+        let mut lp = Vec::with_capacity(self.body.len() + 7);
+        lp.extend_from_slice(&((self.body.len() + 7) as u32).to_le_bytes());
+        lp.extend_from_slice(&(self.count.min(65535) as u16).to_le_bytes());
+        lp.extend_from_slice(&self.body);
+        lp.push(0xFF);
+        lp
+    }
+}
+
+/// A listpack of `elements` as strings (for tests of the readers).
+#[cfg(test)]
+pub fn build(elements: &[&[u8]]) -> Vec<u8> {
+    let mut b = Builder::default();
+    for e in elements {
+        b.string(e);
+    }
+    b.finish()
 }

@@ -7,7 +7,8 @@
 //! `read` holds the [`Reader`] of RDB lengths and
 //! strings (raw, integer-encoded, LZF), `object` turns a `DUMP` payload's
 //! body into a [`Value`] (every encoding Redis 7.0 to 7.4 writes for
-//! strings, lists, sets, sorted sets and hashes), `listpack` and
+//! strings, lists, sets, sorted sets, hashes and streams; `stream` holds
+//! the streams' part), `listpack` and
 //! `ziplist` decode the packed blobs inside (every offset checked), and
 //! `write` encodes a [`Value`] in the plain encodings every Redis 7 loads.
 //!
@@ -19,13 +20,17 @@ mod format;
 mod listpack;
 mod object;
 mod read;
+mod stream;
 mod write;
 mod ziplist;
 
-pub use format::{open, seal, Value, MAX_STRING, MAX_VERSION, VERSION};
+pub use format::{
+    open, put_length, put_string, seal, Id, StreamGroup, StreamValue, Value, MAX_STRING,
+    MAX_VERSION, VERSION,
+};
 pub use object::parse;
 pub use read::Reader;
-pub use write::{dump, put_length, put_string};
+pub use write::dump;
 
 #[cfg(test)]
 mod tests;

@@ -5,14 +5,14 @@
 //! listpacks or one string per member; sorted sets as listpacks or
 //! ziplists, or members with binary or text scores; hashes as listpacks or
 //! ziplists, or fields and values. Redis refuses an empty collection, a
-//! member or field twice and a NaN score: so does this. Streams get their
-//! own refusal; any other type, or bytes left over, is bad data.
+//! member or field twice and a NaN score: so does this. Streams are
+//! `stream`'s; any other type, or bytes left over, is bad data.
 
 use std::collections::HashSet;
 
-use super::format::{kind, Value};
+use super::format::{kind, StreamValue, Value};
 use super::read::{parse_double, Reader};
-use super::{listpack, ziplist};
+use super::{listpack, stream, ziplist};
 use crate::reply::DumpError;
 
 /// Quicklist node containers (`QUICKLIST_NODE_CONTAINER_*`).
@@ -23,12 +23,6 @@ const PACKED: u64 = 2;
 pub fn parse(body: &[u8], max_string: usize) -> Result<Value, DumpError> {
     let mut r = Reader::new(body, max_string);
     let rdb_type = r.byte().ok_or(DumpError::Format)?;
-    if matches!(
-        rdb_type,
-        kind::STREAM_LISTPACKS | kind::STREAM_LISTPACKS_2 | kind::STREAM_LISTPACKS_3
-    ) {
-        return Err(DumpError::Stream);
-    }
     let value = object(&mut r, rdb_type).ok_or(DumpError::Format)?;
     if !r.at_end() {
         return Err(DumpError::Format);
@@ -69,7 +63,7 @@ fn object(r: &mut Reader<'_>, rdb_type: u8) -> Option<Value> {
             for _ in 0..nodes {
                 let container = match rdb_type {
                     kind::LIST_QUICKLIST => PACKED,
-                    _ => plain_length(r)?,
+                    _ => r.number()?,
                 };
                 let blob = r.string()?;
                 match (container, rdb_type) {
@@ -81,16 +75,11 @@ fn object(r: &mut Reader<'_>, rdb_type: u8) -> Option<Value> {
             }
             Value::List(elements)
         }
+        kind::STREAM_LISTPACKS | kind::STREAM_LISTPACKS_2 | kind::STREAM_LISTPACKS_3 => {
+            Value::Stream(Box::new(stream::read(r, rdb_type)?))
+        }
         _ => return None,
     })
-}
-
-/// A length that is not a special encoding.
-fn plain_length(r: &mut Reader<'_>) -> Option<u64> {
-    match r.length()? {
-        (n, false) => Some(n),
-        _ => None,
-    }
 }
 
 /// A count, then that many strings times `per` (a hash: 2 per field).
@@ -130,6 +119,7 @@ fn check(value: Value) -> Option<Value> {
         Value::Hash(p) => {
             !p.is_empty() && p.len() % 2 == 0 && unique(p.iter().step_by(2).map(Vec::as_slice))
         }
+        Value::Stream(s) => stream_fine(s),
         Value::SortedSet(e) => {
             !e.is_empty()
                 && e.iter().all(|(s, _)| !s.is_nan())
@@ -137,4 +127,25 @@ fn check(value: Value) -> Option<Value> {
         }
     };
     fine.then_some(value)
+}
+
+/// A stream Redis would load and Strata can hold: entries rising, none
+/// above the last identifier, no more than were ever added; group names unique, each group's consumer
+/// names unique.
+fn stream_fine(s: &StreamValue) -> bool {
+    let rising =
+        s.entries.windows(2).all(|w| w[0].0 < w[1].0) && s.entries_added >= s.entries.len() as u64;
+    let below = s.entries.last().is_none_or(|e| e.0 <= s.last_id);
+    let pairs = s
+        .entries
+        .iter()
+        .all(|e| e.1.len() % 2 == 0 && !e.1.is_empty());
+    let groups = s.groups.iter().all(|g| {
+        let mut names: Vec<&[u8]> = g.consumers.iter().map(|c| c.0.as_slice()).collect();
+        names.sort_unstable();
+        names.windows(2).all(|w| w[0] != w[1])
+    });
+    let mut names: Vec<&[u8]> = s.groups.iter().map(|g| g.name.as_slice()).collect();
+    names.sort_unstable();
+    rising && below && pairs && groups && names.windows(2).all(|w| w[0] != w[1])
 }

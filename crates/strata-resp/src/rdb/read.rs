@@ -68,6 +68,14 @@ impl<'a> Reader<'a> {
         })
     }
 
+    /// A length that is not a special encoding (a counter, an id part).
+    pub fn number(&mut self) -> Option<u64> {
+        match self.length()? {
+            (n, false) => Some(n),
+            _ => None,
+        }
+    }
+
     /// A count of things that take at least `width` bytes each: refused
     /// when the bytes left cannot hold them, so it is safe to allocate.
     pub fn count(&mut self, width: usize) -> Option<usize> {

@@ -45,6 +45,39 @@ fn every_value_round_trips() {
     }
 }
 
+fn stream() -> StreamValue {
+    let entries = (0..250u64)
+        .map(|i| {
+            let mut fields = vec![b"f".to_vec(), i.to_string().into_bytes()];
+            if i % 7 == 0 {
+                fields.extend([b"extra".to_vec(), vec![0xff; 300]]);
+            }
+            ((1000 + i / 3, i % 3), fields)
+        })
+        .collect();
+    StreamValue {
+        entries,
+        last_id: (5000, 1),
+        max_deleted: (3, 0),
+        entries_added: 260,
+        groups: vec![StreamGroup {
+            name: b"g".to_vec(),
+            last_id: (1001, 0),
+            entries_read: None,
+            pending: vec![((1000, 0), 1, 17, 2), ((1000, 2), 0, 18, 1)],
+            consumers: vec![(b"a".to_vec(), 5, Some(5)), (b"b".to_vec(), 6, Some(6))],
+        }],
+    }
+}
+
+#[test]
+fn streams_round_trip() {
+    let v = Value::Stream(Box::new(stream()));
+    assert_eq!(parsed(&dump(&v)), Ok(v));
+    let empty = Value::Stream(Box::default());
+    assert_eq!(parsed(&dump(&empty)), Ok(empty));
+}
+
 #[test]
 fn lengths_of_every_width() {
     for n in [0u64, 63, 64, 16_383, 16_384, u64::from(u32::MAX), 1 << 40] {
@@ -159,7 +192,7 @@ fn what_redis_refuses_is_refused() {
     }
     assert_eq!(
         parsed(&sealed(vec![kind::STREAM_LISTPACKS_2])),
-        Err(DumpError::Stream)
+        Err(DumpError::Format)
     );
     let mut newer = vec![kind::STRING, 0];
     seal(&mut newer, MAX_VERSION + 1);
@@ -172,6 +205,10 @@ fn truncations_and_mutations_never_panic() {
     let payloads = [
         dump(&Value::Hash(vec![b"f".to_vec(), vec![7; 300]])),
         dump(&Value::SortedSet(vec![(1.0, b"a".to_vec())])),
+        dump(&Value::Stream(Box::new(StreamValue {
+            entries: stream().entries[..5].to_vec(),
+            ..stream()
+        }))),
         sealed({
             let mut b = vec![kind::LIST_QUICKLIST_2, 1, 2];
             put_string(&mut b, &listpack::build(&[b"a", &[9; 5000]]));

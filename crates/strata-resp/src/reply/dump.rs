@@ -25,8 +25,4 @@ pub enum DumpError {
     /// A `FREQ` outside 0..=255.
     #[error("ERR Invalid FREQ value, must be >= 0 and <= 255")]
     Freq,
-    /// `DUMP` of a stream, or a stream payload: Strata's stream encoding
-    /// has no RDB form yet.
-    #[error("ERR DUMP and RESTORE of streams are not supported by Strata yet")]
-    Stream,
 }
