@@ -130,17 +130,25 @@ fn check(value: Value) -> Option<Value> {
 }
 
 /// A stream Redis would load and Strata can hold: entries rising, none
-/// above the last identifier, no more than were ever added; group names unique, each group's consumer
+/// above the last identifier, no more than were ever added; counters
+/// within 63 bits; group names unique, each group's consumer
 /// names unique.
 fn stream_fine(s: &StreamValue) -> bool {
-    let rising =
-        s.entries.windows(2).all(|w| w[0].0 < w[1].0) && s.entries_added >= s.entries.len() as u64;
+    // Redis's counters are signed 64-bit: larger ones are damage (and
+    // Strata's would overflow counting on from them).
+    let signed = |n: u64| n <= i64::MAX as u64;
+    let rising = s.entries.windows(2).all(|w| w[0].0 < w[1].0)
+        && s.entries_added >= s.entries.len() as u64
+        && signed(s.entries_added);
     let below = s.entries.last().is_none_or(|e| e.0 <= s.last_id);
     let pairs = s
         .entries
         .iter()
         .all(|e| e.1.len() % 2 == 0 && !e.1.is_empty());
     let groups = s.groups.iter().all(|g| {
+        if !g.entries_read.is_none_or(signed) {
+            return false;
+        }
         let mut names: Vec<&[u8]> = g.consumers.iter().map(|c| c.0.as_slice()).collect();
         names.sort_unstable();
         names.windows(2).all(|w| w[0] != w[1])

@@ -76,6 +76,15 @@ fn streams_round_trip() {
     assert_eq!(parsed(&dump(&v)), Ok(v));
     let empty = Value::Stream(Box::default());
     assert_eq!(parsed(&dump(&empty)), Ok(empty));
+    // Counters Strata could not count on from, and fewer added than held.
+    let mut bad = stream();
+    bad.groups[0].entries_read = Some(u64::MAX - 1);
+    let mut fewer = stream();
+    fewer.entries_added = 3;
+    for s in [bad, fewer] {
+        let payload = dump(&Value::Stream(Box::new(s)));
+        assert_eq!(parsed(&payload), Err(DumpError::Format));
+    }
 }
 
 #[test]
