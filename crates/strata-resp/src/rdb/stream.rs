@@ -72,7 +72,7 @@ pub fn write(out: &mut Vec<u8>, s: &StreamValue) {
 }
 
 /// One node's listpack: the first entry's fields are the master fields.
-fn node_listpack(node: &[(Id, Vec<Vec<u8>>)], master: Id) -> Vec<u8> {
+pub(super) fn node_listpack(node: &[(Id, Vec<Vec<u8>>)], master: Id) -> Vec<u8> {
     let master_fields: Vec<&[u8]> = node[0].1.iter().step_by(2).map(Vec::as_slice).collect();
     let n = master_fields.len() as i64;
     let mut lp = Builder::default();

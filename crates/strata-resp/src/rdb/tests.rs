@@ -3,6 +3,7 @@
 //! panic.
 
 use super::format::kind;
+use super::stream;
 use super::*;
 use crate::reply::DumpError;
 
@@ -85,6 +86,38 @@ fn streams_round_trip() {
         let payload = dump(&Value::Stream(Box::new(s)));
         assert_eq!(parsed(&payload), Err(DumpError::Format));
     }
+}
+
+#[test]
+fn redis_7_2_streams_with_active_times() {
+    let entries = vec![((5, 1), vec![b"f".to_vec(), b"v".to_vec()])];
+    let mut b = vec![kind::STREAM_LISTPACKS_3, 1];
+    put_string(&mut b, &[0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 1]);
+    put_string(&mut b, &stream::node_listpack(&entries, (5, 1)));
+    // length, last id, first id, max deleted, added; one group "g" with
+    // last id 5-1, 1 read, one pending entry of consumer "c".
+    b.extend_from_slice(&[1, 5, 1, 5, 1, 0, 0, 1, 1, 1, b'g', 5, 1, 1, 1]);
+    b.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 1]);
+    b.extend_from_slice(&77u64.to_le_bytes());
+    b.extend_from_slice(&[3, 1, 1, b'c']);
+    b.extend_from_slice(&70u64.to_le_bytes());
+    b.extend_from_slice(&u64::MAX.to_le_bytes()); // never active
+    b.push(1);
+    b.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 1]);
+    let want = StreamValue {
+        entries,
+        last_id: (5, 1),
+        max_deleted: (0, 0),
+        entries_added: 1,
+        groups: vec![StreamGroup {
+            name: b"g".to_vec(),
+            last_id: (5, 1),
+            entries_read: Some(1),
+            pending: vec![((5, 1), 0, 77, 3)],
+            consumers: vec![(b"c".to_vec(), 70, None)],
+        }],
+    };
+    assert_eq!(parsed(&sealed(b)), Ok(Value::Stream(Box::new(want))));
 }
 
 #[test]
