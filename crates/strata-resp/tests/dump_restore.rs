@@ -428,6 +428,44 @@ fn strata_round_trip_with_replace_absttl_and_busykey() {
         restore(&mut c, "t5", 0, &payload, &["FREQ", "5"]),
         Value::ok()
     );
+    // Large values replacing large values, chunks and all.
+    let mut hset = vec!["HSET".to_string(), "bh".into()];
+    let mut rpush = vec!["RPUSH".to_string(), "bl".into()];
+    for i in 0..2000 {
+        hset.extend([format!("field-{i}"), format!("value-{i}")]);
+        rpush.push(format!("element-{i}"));
+    }
+    for args in [&hset, &rpush] {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        assert!(matches!(c.cmd(&args), Value::Int(2000)));
+    }
+    let (big_hash, big_list) = (dump(&mut c, "bh"), dump(&mut c, "bl"));
+    let want = snapshot(&mut c, "bh");
+    assert_eq!(
+        restore(&mut c, "bh", 0, &big_hash, &["REPLACE"]),
+        Value::ok()
+    );
+    assert_eq!(snapshot(&mut c, "bh"), want);
+    assert_eq!(
+        restore(&mut c, "bh", 0, &big_list, &["REPLACE"]),
+        Value::ok()
+    );
+    assert_eq!(snapshot(&mut c, "bh"), snapshot(&mut c, "bl"));
+    assert_eq!(
+        restore(&mut c, "bl", 0, &big_hash, &["REPLACE"]),
+        Value::ok()
+    );
+    assert_eq!(snapshot(&mut c, "bl"), want);
+    assert_eq!(c.cmd(&["HLEN", "bl"]), Value::Int(2000));
+    assert_eq!(c.cmd(&["LLEN", "bh"]), Value::Int(2000));
+    // TTLs at the edge of the range: accepted, far in the future.
+    for extra in [&["REPLACE"][..], &["REPLACE", "ABSTTL"]] {
+        assert_eq!(
+            restore(&mut c, "far", i64::MAX, &payload, extra),
+            Value::ok()
+        );
+        assert!(pttl(&mut c, "far") > 0);
+    }
     // Into a MULTI and a script.
     c.cmd(&["MULTI"]);
     c.cmd(&["DUMP", "src"]);
