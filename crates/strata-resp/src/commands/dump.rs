@@ -1,5 +1,5 @@
 //! `DUMP key`: the key's value as Redis's `RESTORE` payload (see
-//! [`rdb`](crate::rdb)): its RDB type and encoding, RDB version 10, a
+//! [`crate::rdb`]): its RDB type and encoding, RDB version 10, a
 //! CRC-64. Every type, read in whichever encoding Strata holds it (a
 //! large collection chunk by chunk; a stream with its consumer groups).
 

@@ -1,6 +1,6 @@
 //! `RESTORE key ttl serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds]
 //! [FREQ frequency]`: creates `key` from a `DUMP` payload (Strata's or
-//! Redis 7's, see [`rdb`](crate::rdb)), checked in Redis's order:
+//! Redis 7's, see [`crate::rdb`]), checked in Redis's order:
 //! options, then `BUSYKEY` (no `REPLACE`), the TTL, the payload's footer,
 //! its object. The value is written as the collection commands write
 //! theirs (packed while it fits the `*-max-listpack-*` limits, large

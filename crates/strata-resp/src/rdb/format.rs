@@ -10,8 +10,9 @@ const CRC64: crc::Crc<u64> = crc::Crc::<u64>::new(&crc::CRC_64_REDIS);
 /// `RESTORE` refuses a payload newer than its own RDB version, so 10 is
 /// what lets every Redis 7 (7.0 is 10, 7.2 is 11, 7.4 is 12) restore
 /// Strata's dumps; and it is true of what is written, since every
-/// encoding [`dump`] uses (types 0, 1, 2, 4 and 5) and the function
-/// opcode predate it.
+/// encoding [`dump`](super::dump) uses (types 0, 1, 2, 4 and 5, and the
+/// streams' 19, which came with version 10) and the function opcode are
+/// as old.
 pub const VERSION: u16 = 10;
 
 /// The newest RDB version Strata reads: Redis 7.4's (12), whose dumps of

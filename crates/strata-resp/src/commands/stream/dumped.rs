@@ -1,6 +1,6 @@
 //! A stream and its `DUMP` form ([`rdb::StreamValue`]) one into the
 //! other, for `DUMP` and `RESTORE`: entries, counters, groups with their
-//! pending entries and consumers. [`write`] stores a restored stream at
+//! pending entries and consumers. [`write()`] stores a restored stream at
 //! a key being edited, packed or large as `stored.rs` decides.
 
 use std::collections::BTreeMap;
