@@ -46,6 +46,8 @@
 //!   the connection, never on a worker thread.
 //! - [`glob`]: Redis glob matching; [`number`]: Redis number parsing and
 //!   formatting.
+//! - [`rdb`]: Redis's RDB object format (`DUMP`, `RESTORE`, `FUNCTION
+//!   DUMP`), a leaf.
 //!
 //! This crate performs no network I/O itself (the driver in
 //! `strata-service` does; the only file it touches is the ACL file, on
@@ -80,6 +82,7 @@ pub mod permissions;
 mod prefetch;
 pub mod protocol;
 pub mod pubsub;
+pub mod rdb;
 pub mod redact;
 pub mod reply;
 pub mod route;

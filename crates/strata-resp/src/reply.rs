@@ -6,12 +6,13 @@
 //! `client`: the refusals of `CLIENT`, `CLUSTER` and blocked clients;
 //! `collection`: the refusals of the collection commands; `values`: those
 //! of the bitmap, HyperLogLog and geospatial commands; `sorting`: those of
-//! `SORT` and `LCS`; `canned`: whole replies sent before closing a
-//! connection.
+//! `SORT` and `LCS`; `dump`: those of `DUMP` and `RESTORE`; `canned`:
+//! whole replies sent before closing a connection.
 
 mod canned;
 mod client;
 mod collection;
+mod dump;
 mod sorting;
 mod stream;
 mod values;
@@ -22,6 +23,7 @@ use crate::codec::ProtocolError;
 pub use canned::{INTERNAL_ERROR_REPLY, MAX_CLIENTS_REPLY, PROTECTED_MODE_REPLY};
 pub use client::ClientError;
 pub use collection::CollectionError;
+pub use dump::DumpError;
 pub use sorting::SortError;
 pub use stream::StreamError;
 pub use values::ValueError;
@@ -297,6 +299,9 @@ pub enum RespError {
     /// A `SORT` or `LCS` refusal (see [`SortError`]).
     #[error("{0}")]
     Sort(SortError),
+    /// A `DUMP` or `RESTORE` refusal (see [`DumpError`]).
+    #[error("{0}")]
+    Dump(DumpError),
     /// A malformed request (the connection is closed after the reply).
     #[error("ERR Protocol error: {0}")]
     Protocol(ProtocolError),
@@ -322,6 +327,7 @@ wrap! {
     StreamError => Stream,
     ValueError => Value,
     SortError => Sort,
+    DumpError => Dump,
     KvError => Engine,
     ProtocolError => Protocol,
 }

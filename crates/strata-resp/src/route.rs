@@ -112,6 +112,8 @@ pub fn execute<S: Store>(
         C::SortedSet(op) => zset::run(op, ctx, args, out),
         C::Stream(op) => stream::run(op, ctx, args, out),
         C::Copy => copy::copy(ctx, args, out),
+        C::Dump => dump::dump(ctx, args, out),
+        C::Restore => restore::restore(ctx, args, out),
         C::Object => object::object(ctx, args, out),
         C::Memory => memory::memory(ctx, args, out),
         C::Latency => latency::latency(ctx, args, out),

@@ -106,6 +106,8 @@ pub enum Command {
     SortedSet(crate::commands::zset::Op),
     Stream(crate::commands::stream::Op),
     Copy,
+    Dump,
+    Restore,
     Object,
     Memory,
     Latency,

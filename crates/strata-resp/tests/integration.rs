@@ -28,6 +28,8 @@ mod databases;
 mod decoder_fuzz;
 #[path = "decoder_split.rs"]
 mod decoder_split;
+#[path = "dump_restore.rs"]
+mod dump_restore;
 #[path = "functions.rs"]
 mod functions;
 #[path = "geo.rs"]

@@ -304,18 +304,30 @@ pub fn replace<S: Store>(
     limits: PackedLimits,
     elements: &[Vec<u8>],
 ) -> Result<(), RespError> {
-    store.edit_large(key, |edit| {
-        let packed = Packed {
-            elements: elements
-                .iter()
-                .map(|e| Cow::Borrowed(e.as_slice()))
-                .collect(),
-            width: Shape::of(kind).width(),
-            index: None,
-            dirty: true,
-        };
-        save_packed(edit, kind, limits, packed, None)
-    })?
+    store.edit_large(key, |edit| write(edit, kind, limits, elements, None))?
+}
+
+/// Writes a new collection of `kind` holding `elements` (flattened
+/// entries, no element twice) expiring at `expires_at`, packed or large as
+/// `limits` decide, at the key `edit` holds (`RESTORE`, which removed
+/// what was there first); none deletes the key.
+pub fn write(
+    edit: &mut LargeEdit<'_>,
+    kind: ValueKind,
+    limits: PackedLimits,
+    elements: &[Vec<u8>],
+    expires_at: Option<u64>,
+) -> Result<(), RespError> {
+    let packed = Packed {
+        elements: elements
+            .iter()
+            .map(|e| Cow::Borrowed(e.as_slice()))
+            .collect(),
+        width: Shape::of(kind).width(),
+        index: None,
+        dirty: true,
+    };
+    save_packed(edit, kind, limits, packed, expires_at)
 }
 
 /// Writes a changed packed collection: deleted when empty, packed while

@@ -15,6 +15,8 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
+use crate::rdb;
+
 /// Script flags Redis 7 knows (`redis.register_function{flags=...}`).
 pub const FLAGS: &[&str] = &[
     "no-writes",
@@ -243,124 +245,40 @@ impl Functions {
         }
     }
 
-    /// `FUNCTION DUMP`: Redis's payload of every library.
+    /// `FUNCTION DUMP`: Redis's payload of every library (with
+    /// [`rdb::VERSION`], so Redis 7.0 restores it too).
     pub fn dump(&self) -> Vec<u8> {
         let libs = self.libraries();
         let mut out = Vec::new();
         for lib in libs {
             out.push(OPCODE_FUNCTION2);
-            put_length(&mut out, lib.code.len() as u64);
-            out.extend_from_slice(&lib.code);
+            rdb::put_string(&mut out, &lib.code);
         }
-        out.extend_from_slice(&RDB_VERSION.to_le_bytes());
-        let crc = CRC64.checksum(&out);
-        out.extend_from_slice(&crc.to_le_bytes());
+        rdb::seal(&mut out, rdb::VERSION);
         out
     }
 }
 
 /// RDB opcode before each library's code in a dump.
 const OPCODE_FUNCTION2: u8 = 245;
-/// Redis 7.2's RDB version, written after the libraries.
-const RDB_VERSION: u16 = 11;
-/// Redis's CRC-64 (Jones polynomial, reflected).
-const CRC64: crc::Crc<u64> = crc::Crc::<u64>::new(&crc::CRC_64_REDIS);
-
-/// RDB's length encoding.
-fn put_length(out: &mut Vec<u8>, len: u64) {
-    if len < 1 << 6 {
-        out.push(len as u8);
-    } else if len < 1 << 14 {
-        out.push(0x40 | (len >> 8) as u8);
-        out.push(len as u8);
-    } else if len <= u64::from(u32::MAX) {
-        out.push(0x80);
-        out.extend_from_slice(&(len as u32).to_be_bytes());
-    } else {
-        out.push(0x81);
-        out.extend_from_slice(&len.to_be_bytes());
-    }
-}
 
 /// The libraries' codes in a `FUNCTION DUMP` payload (Strata's or
 /// Redis 7's, whose codes may be LZF-compressed), with Redis's errors.
 pub fn parse_dump(payload: &[u8]) -> Result<Vec<Vec<u8>>, String> {
-    const BAD: &str = "DUMP payload version or checksum are wrong";
-    if payload.len() < 10 {
-        return Err(BAD.into());
-    }
-    let (body, footer) = payload.split_at(payload.len() - 10);
-    let version = u16::from_le_bytes([footer[0], footer[1]]);
-    let mut crc_bytes = [0u8; 8];
-    crc_bytes.copy_from_slice(&footer[2..]);
-    let checked = &payload[..payload.len() - 8];
-    if version > RDB_VERSION || CRC64.checksum(checked) != u64::from_le_bytes(crc_bytes) {
-        return Err(BAD.into());
-    }
-    let mut pos = 0;
+    let body = rdb::open(payload)
+        .ok_or_else(|| "DUMP payload version or checksum are wrong".to_string())?;
+    let mut reader = rdb::Reader::new(body, rdb::MAX_STRING);
     let mut codes = Vec::new();
-    while pos < body.len() {
-        if body[pos] != OPCODE_FUNCTION2 {
+    while !reader.at_end() {
+        if reader.byte() != Some(OPCODE_FUNCTION2) {
             return Err("given type is not a function".into());
         }
-        pos += 1;
-        let code = read_string(body, &mut pos)
+        let code = reader
+            .string()
             .ok_or_else(|| "failed loading the given functions payload".to_string())?;
-        codes.push(code);
+        codes.push(code.into_owned());
     }
     Ok(codes)
-}
-
-/// An RDB length: (value, whether it is a special encoding).
-fn read_length(buf: &[u8], pos: &mut usize) -> Option<(u64, bool)> {
-    let first = *buf.get(*pos)?;
-    *pos += 1;
-    let mut take = |n: usize| -> Option<&[u8]> {
-        let bytes = buf.get(*pos..*pos + n)?;
-        *pos += n;
-        Some(bytes)
-    };
-    Some(match first >> 6 {
-        0 => (u64::from(first & 0x3f), false),
-        1 => (
-            (u64::from(first & 0x3f) << 8) | u64::from(*take(1)?.first()?),
-            false,
-        ),
-        3 => (u64::from(first & 0x3f), true),
-        _ if first == 0x80 => (
-            u64::from(u32::from_be_bytes(take(4)?.try_into().ok()?)),
-            false,
-        ),
-        _ if first == 0x81 => (u64::from_be_bytes(take(8)?.try_into().ok()?), false),
-        _ => return None,
-    })
-}
-
-/// An RDB string: raw, or LZF-compressed (encoding 3); integer encodings
-/// cannot hold library code (it starts with `#!`).
-fn read_string(buf: &[u8], pos: &mut usize) -> Option<Vec<u8>> {
-    let (len, special) = read_length(buf, pos)?;
-    if !special {
-        let len = usize::try_from(len).ok()?;
-        let bytes = buf.get(*pos..pos.checked_add(len)?)?.to_vec();
-        *pos += len;
-        return Some(bytes);
-    }
-    if len != 3 {
-        return None;
-    }
-    let (compressed, _) = read_length(buf, pos)?;
-    let (plain, _) = read_length(buf, pos)?;
-    let compressed = usize::try_from(compressed).ok()?;
-    let plain = usize::try_from(plain).ok()?;
-    // Bounded by what a request may carry: a payload cannot claim more.
-    if plain > 512 << 20 {
-        return None;
-    }
-    let data = buf.get(*pos..pos.checked_add(compressed)?)?;
-    *pos += compressed;
-    let out = lzf::decompress(data, plain).ok()?;
-    (out.len() == plain).then_some(out)
 }
 
 #[cfg(test)]

@@ -123,6 +123,8 @@ pub(super) const KEYSPACE_WRITE_FAST: &[&str] = &["@keyspace", "@write", "@fast"
 pub(super) const KEYSPACE_WRITE_SLOW: &[&str] = &["@keyspace", "@write", "@slow"];
 pub(super) const KEYSPACE_READ_SLOW: &[&str] = &["@keyspace", "@read", "@slow"];
 pub(super) const KEYSPACE_FLUSH: &[&str] = &["@keyspace", "@write", "@slow", "@dangerous"];
+/// `RESTORE`: a keyspace write Redis flags dangerous, as the flushes.
+pub(super) const KEYSPACE_WRITE_DANGEROUS: &[&str] = KEYSPACE_FLUSH;
 pub(super) const FAST_CONNECTION: &[&str] = &["@fast", "@connection"];
 pub(super) const FAST_TRANSACTION: &[&str] = &["@fast", "@transaction"];
 pub(super) const ADMIN: &[&str] = &["admin", "noscript", "loading", "stale"];

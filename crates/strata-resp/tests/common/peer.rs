@@ -36,6 +36,11 @@ impl Drop for PeerRedis {
 /// Starts `redis-server`; `None` when it is not installed or does not
 /// answer within 5 s.
 pub fn spawn_redis() -> Option<PeerRedis> {
+    spawn_redis_with(&[])
+}
+
+/// [`spawn_redis`] with `extra` arguments (`--enable-debug-command yes`).
+pub fn spawn_redis_with(extra: &[&str]) -> Option<PeerRedis> {
     let port = TcpListener::bind("127.0.0.1:0")
         .ok()?
         .local_addr()
@@ -44,6 +49,7 @@ pub fn spawn_redis() -> Option<PeerRedis> {
     let child = Command::new("redis-server")
         .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
         .args(["--save", "", "--appendonly", "no", "--dir", "/tmp"])
+        .args(extra)
         .stdout(Stdio::null())
         .spawn()
         .ok()?;

@@ -177,6 +177,39 @@ pub fn edit<S: Store, R>(
     })?
 }
 
+/// Writes a new list of `elements` expiring at `expires_at` at the key
+/// `edit` holds, replacing what it holds (any type): packed while it fits
+/// `limit`, large otherwise; none deletes the key (`SORT ... STORE`,
+/// `RESTORE`).
+pub fn write<E: AsRef<[u8]>>(
+    edit: &mut LargeEdit<'_>,
+    limit: ListLimit,
+    elements: &[E],
+    expires_at: Option<u64>,
+) -> Result<(), RespError> {
+    if elements.is_empty() {
+        edit.delete()?;
+        return Ok(());
+    }
+    let packed = collection::encoded_len(elements.iter().map(AsRef::as_ref));
+    if limit.fits(elements.len() as u64, packed as u64) {
+        let value = collection::encode(elements.iter().map(AsRef::as_ref));
+        edit.put_whole(ValueKind::List, &value, expires_at)?;
+        return Ok(());
+    }
+    // A large value there goes first, chunks and all, so no chunk of it
+    // can outlive the new list's head.
+    if edit.current()?.is_some_and(|c| c.chunks.is_some()) {
+        edit.delete()?;
+    }
+    let mut deque = Deque::create(edit, expires_at);
+    for e in elements {
+        deque.push(Side::Back, e.as_ref())?;
+    }
+    deque.finish()?;
+    Ok(())
+}
+
 /// Writes a changed large list: converted back to packed when a removal
 /// left it within half of `limit` (elements and bytes, as Redis 7.2), its
 /// changed chunks and head otherwise (deleted when empty).

@@ -4,9 +4,9 @@
 //! quicklist and converts it to a listpack when it fits); an empty result
 //! deletes the key. One journal record.
 
-use strata_kv::large::{Deque, Side};
-use strata_kv::{collection, Store, ValueKind};
+use strata_kv::Store;
 
+use crate::commands::list::either;
 use crate::encodings::ListLimit;
 use crate::reply::RespError;
 
@@ -17,27 +17,5 @@ pub fn replace<S: Store, E: AsRef<[u8]>>(
     limit: ListLimit,
     elements: &[E],
 ) -> Result<(), RespError> {
-    store.edit_large(key, |edit| {
-        if elements.is_empty() {
-            edit.delete()?;
-            return Ok(());
-        }
-        let packed = collection::encoded_len(elements.iter().map(AsRef::as_ref));
-        if limit.fits(elements.len() as u64, packed as u64) {
-            let value = collection::encode(elements.iter().map(AsRef::as_ref));
-            edit.put_whole(ValueKind::List, &value, None)?;
-            return Ok(());
-        }
-        // A large value there goes first, chunks and all, so no chunk of
-        // it can outlive the new list's head.
-        if edit.current()?.is_some_and(|c| c.chunks.is_some()) {
-            edit.delete()?;
-        }
-        let mut deque = Deque::create(edit, None);
-        for e in elements {
-            deque.push(Side::Back, e.as_ref())?;
-        }
-        deque.finish()?;
-        Ok(())
-    })?
+    store.edit_large(key, |edit| either::write(edit, limit, elements, None))?
 }

@@ -6,8 +6,10 @@
 //! The stream itself is [`crate::stream`]'s; `stored.rs` reads it from and
 //! writes it to the key, `entries.rs` writes entries in replies,
 //! `trim_args.rs` reads the trim options `XADD` and `XTRIM` share,
-//! `info_stream.rs` writes `XINFO STREAM`'s reply.
+//! `info_stream.rs` writes `XINFO STREAM`'s reply, `dumped.rs` turns a
+//! stream into its `DUMP` form and back.
 
+pub mod dumped;
 mod entries;
 mod info_stream;
 mod op;

@@ -129,6 +129,16 @@ pub fn edit<S: Store, R>(
     })?
 }
 
+/// Writes the new stream `s` expiring at `expires_at` at the key `edit`
+/// holds, which holds nothing (`RESTORE` removed what was there).
+pub fn write_new(
+    edit: &mut LargeEdit<'_>,
+    s: Stream<'_>,
+    expires_at: Option<u64>,
+) -> Result<(), RespError> {
+    apply(edit, plan(s)?, expires_at)
+}
+
 /// What writing `s` back takes: its packed value while it is one node
 /// within [`PACKED_MAX`] bytes and not already large, else its changed
 /// nodes (every node, renumbered, when it turns large) and its head.

@@ -99,9 +99,11 @@ pub fn replace<S: Store, M: AsRef<[u8]>>(
     store.edit_large(key, |edit| save(edit, limits, entries, None))?
 }
 
-/// Writes a sorted set of `entries`: deleted when empty, packed while it
-/// fits `limits`, large otherwise.
-fn save<M: AsRef<[u8]>>(
+/// Writes a sorted set of `entries` (in order, no member twice) expiring
+/// at `expires_at` at the key `edit` holds: deleted when empty, packed
+/// while it fits `limits`, large otherwise (`RESTORE`, which removed what
+/// was there first).
+pub fn save<M: AsRef<[u8]>>(
     edit: &mut LargeEdit<'_>,
     limits: PackedLimits,
     entries: &[(f64, M)],
