@@ -17,6 +17,10 @@ pub struct Reader<'a> {
     buf: &'a [u8],
     pos: usize,
     max_string: usize,
+    /// Bytes inflated from LZF so far: all of a payload's strings together
+    /// inflate to at most `max_string`, so a payload of many small
+    /// compressed strings cannot claim a hundred times its size.
+    inflated: usize,
 }
 
 impl<'a> Reader<'a> {
@@ -26,6 +30,7 @@ impl<'a> Reader<'a> {
             buf,
             pos: 0,
             max_string,
+            inflated: 0,
         }
     }
 
@@ -102,7 +107,7 @@ impl<'a> Reader<'a> {
 
     /// An LZF string after its marker: compressed and plain lengths, then
     /// the compressed bytes; the plain length is bounded before inflating
-    /// (by `max_string`, and by LZF's best ratio: a 3-byte back reference
+    /// (by what is left of `max_string` for the payload, and by LZF's best ratio: a 3-byte back reference
     /// copies at most 264 bytes, so a claim past 100 times the compressed
     /// bytes is a lie, refused before any allocation).
     fn lzf(&mut self) -> Option<Vec<u8>> {
@@ -110,10 +115,12 @@ impl<'a> Reader<'a> {
         let (plain, special_plain) = self.length()?;
         let compressed = usize::try_from(compressed).ok()?;
         let plain = usize::try_from(plain).ok()?;
-        let bound = compressed.saturating_mul(100).min(self.max_string);
+        let room = self.max_string.saturating_sub(self.inflated);
+        let bound = compressed.saturating_mul(100).min(room);
         if special || special_plain || plain == 0 || plain > bound {
             return None;
         }
+        self.inflated += plain;
         let data = self.take(compressed)?;
         let out = lzf::decompress(data, plain).ok()?;
         (out.len() == plain).then_some(out)

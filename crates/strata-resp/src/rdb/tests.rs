@@ -276,3 +276,24 @@ fn truncations_and_mutations_never_panic() {
         }
     }
 }
+
+#[test]
+fn lzf_strings_of_one_payload_inflate_to_max_string_in_all() {
+    // Two LZF strings of 40 plain bytes each ("a" then a back reference).
+    let one = lzf::compress(&[b'a'; 40]).unwrap();
+    let mut body = Vec::new();
+    for _ in 0..2 {
+        body.push(0xC3); // special encoding 3: LZF
+        body.push(one.len() as u8);
+        body.push(40);
+        body.extend_from_slice(&one);
+    }
+    let mut roomy = Reader::new(&body, 80);
+    assert!(roomy.string().is_some() && roomy.string().is_some());
+    let mut tight = Reader::new(&body, 60);
+    assert!(tight.string().is_some(), "the first fits");
+    assert!(
+        tight.string().is_none(),
+        "the second is past the payload's budget"
+    );
+}
