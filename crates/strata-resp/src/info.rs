@@ -111,7 +111,11 @@ fn write_section(shared: &Shared, section: &str, t: &mut String) {
                 line(t, "used_cpu_user", format!("{user:.6}"));
             }
         }
-        "cluster" => line(t, "cluster_enabled", 0),
+        "cluster" => line(
+            t,
+            "cluster_enabled",
+            u8::from(shared.cluster.get().is_some()),
+        ),
         "commandstats" => crate::command_stats::render_commandstats(&shared.commands, t),
         "latencystats" => crate::command_stats::render_latencystats(&shared.commands, t),
         "errorstats" => shared.errorstats.render(t),

@@ -52,6 +52,7 @@ impl RespProtocol {
                 latency: crate::latency::LatencyMonitor::default(),
                 waiters: Arc::default(),
                 pause: Default::default(),
+                cluster: std::sync::OnceLock::new(),
                 peers: Mutex::new(HashMap::new()),
                 run_id: random_hex(40),
                 proto_max_bulk_len: AtomicUsize::new(REDIS_MAX_BULK),
@@ -88,6 +89,14 @@ impl RespProtocol {
     /// `proto-max-bulk-len`).
     pub fn query_limit(&self) -> usize {
         self.shared.query_limit()
+    }
+
+    /// Turns Redis Cluster mode on, this node owning every slot and
+    /// announcing `bind:port` (see [`crate::cluster`]). Call before the
+    /// port opens; a second call changes nothing.
+    pub fn enable_cluster(&self, bind: std::net::IpAddr, port: u16) {
+        let node = crate::cluster::ClusterNode::new(random_hex(40), bind, port);
+        let _ = self.shared.cluster.set(node);
     }
 
     /// The state shared by this front end's sessions.

@@ -16,6 +16,8 @@ mod bitmaps;
 mod client_controls;
 #[path = "client_kill.rs"]
 mod client_kill;
+#[path = "cluster.rs"]
+mod cluster;
 #[path = "collections_client.rs"]
 mod collections_client;
 #[path = "connection.rs"]

@@ -7,8 +7,8 @@ use crate::args::Args;
 use crate::command::{lookup, resolve_subcommand, CommandSpec, Ctx, KeySpec};
 use crate::commands::client::write_help;
 use crate::glob;
+use crate::key_args::key_args;
 use crate::lookup::lookup_full;
-use crate::number::parse_i64;
 use crate::reply::RespError;
 use crate::table::COMMANDS;
 use crate::writer::ReplyWriter;
@@ -248,33 +248,11 @@ fn keys_of<'a>(full: &Args<'a>) -> Result<Vec<KeyAndFlags<'a>>, RespError> {
             "ERR Invalid number of arguments specified for command".into(),
         ));
     }
-    let mut keys = Vec::new();
-    if spec.runs_script() {
-        // `numkeys` keys after the script (Redis's keynum specification).
-        let numkeys = parse_i64(full.get(2))
-            .and_then(|n| usize::try_from(n).ok())
-            .filter(|&n| n <= full.len().saturating_sub(3))
-            .ok_or_else(|| {
-                RespError::Script("ERR Invalid arguments specified for command".into())
-            })?;
-        let flags: &'static [&'static str] = &["RW", "access", "update"];
-        keys.extend(full.iter_from(3).take(numkeys).map(|key| (key, flags)));
-    } else {
-        for key_spec in spec.keys {
-            keys.extend(
-                key_spec
-                    .positions(full)
-                    .map(|i| (full.get(i), key_spec.flags)),
-            );
-        }
-        let keyword = spec.keyword_keys(full);
-        keys.extend(
-            keyword
-                .positions
-                .iter()
-                .map(|&i| (full.get(i), keyword.flags)),
-        );
-    }
+    let keys: Vec<KeyAndFlags<'a>> = key_args(spec, full)
+        .ok_or_else(|| RespError::Script("ERR Invalid arguments specified for command".into()))?
+        .into_iter()
+        .map(|(i, flags)| (full.get(i), flags))
+        .collect();
     if keys.is_empty() {
         return Err(RespError::Script(
             "ERR The command has no key arguments".into(),

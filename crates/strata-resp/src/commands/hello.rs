@@ -69,7 +69,10 @@ pub fn hello<S: Store>(
     out.bulk(b"id");
     out.integer(i64::try_from(ctx.conn.client.id).unwrap_or(i64::MAX));
     out.bulk(b"mode");
-    out.bulk(b"standalone");
+    out.bulk(match ctx.shared.cluster.get() {
+        Some(_) => b"cluster".as_slice(),
+        None => b"standalone",
+    });
     out.bulk(b"role");
     out.bulk(b"master");
     out.bulk(b"modules");

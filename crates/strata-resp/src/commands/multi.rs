@@ -15,6 +15,7 @@ use crate::args::Args;
 use crate::command::{Command, CommandSpec, Ctx};
 use crate::connection::{Connection, Queued, Transaction, MAX_QUEUE_BYTES};
 use crate::invoke::{run_command, Feed};
+use crate::key_args::key_args;
 use crate::permissions;
 use crate::reply::RespError;
 use crate::shared::Shared;
@@ -70,13 +71,20 @@ pub fn queue(
 /// `DISCARD`: drops the queue and the watched keys.
 pub fn discard(conn: &mut Connection, out: &mut ReplyWriter<'_>, tally: &mut Tally) {
     tally.commands += 1;
-    if conn.transaction.take().is_none() {
+    if conn.transaction.is_none() {
         return error(out, tally, RespError::DiscardWithoutMulti);
     }
+    abandon(conn);
+    out.ok();
+}
+
+/// Ends the open transaction without running it, and unwatches (`DISCARD`,
+/// and an `EXEC` refused before it runs in cluster mode).
+pub fn abandon(conn: &mut Connection) {
+    conn.transaction = None;
     conn.peer.set_multi(-1);
     conn.peer.set_multi_mem(0);
     conn.watches.clear();
-    out.ok();
 }
 
 /// `EXEC`: runs the queue atomically and replies an array of the replies;
@@ -153,11 +161,8 @@ fn shards_needed<'a>(
             Locks::Keyspace => return None,
             Locks::DeclaredKeys => {
                 let args = queued.args.args();
-                for spec in queued.spec.keys {
-                    keys.extend(spec.positions(&args).map(|i| args.get(i)));
-                }
-                let keyword = queued.spec.keyword_keys(&args);
-                keys.extend(keyword.positions.iter().map(|&i| args.get(i)));
+                let found = key_args(queued.spec, &args).unwrap_or_default();
+                keys.extend(found.into_iter().map(|(i, _)| args.get(i)));
             }
         }
     }

@@ -7,7 +7,7 @@ use strata_kv::Store;
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::number::parse_i64;
-use crate::reply::RespError;
+use crate::reply::{ClientError, RespError};
 use crate::writer::ReplyWriter;
 
 fn index(arg: &[u8], which: &'static str) -> Result<i64, RespError> {
@@ -18,10 +18,13 @@ fn index(arg: &[u8], which: &'static str) -> Result<i64, RespError> {
 
 /// `+OK` for `SWAPDB 0 0`; out of range for any other database.
 pub fn swapdb<S: Store>(
-    _ctx: &mut Ctx<'_, S>,
+    ctx: &mut Ctx<'_, S>,
     args: Args<'_>,
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
+    if ctx.shared.cluster.get().is_some() {
+        return Err(ClientError::NotInClusterMode("SWAPDB").into());
+    }
     let first = index(args.get(1), "first")?;
     let second = index(args.get(2), "second")?;
     if first != 0 || second != 0 {

@@ -40,4 +40,48 @@ pub enum ClientError {
     /// `CLIENT PAUSE` with a mode other than `WRITE` or `ALL`.
     #[error("ERR CLIENT PAUSE mode must be WRITE or ALL")]
     PauseMode,
+    /// A request whose keys hash to different slots, in cluster mode.
+    #[error("CROSSSLOT Keys in request don't hash to the same slot")]
+    CrossSlot,
+    /// `SELECT` of a database other than 0, `MOVE`, `SWAPDB` in cluster
+    /// mode (a cluster has database 0 only).
+    #[error("ERR {0} is not allowed in cluster mode")]
+    NotInClusterMode(&'static str),
+    /// A cluster node id other than this node's (no other is known).
+    #[error("ERR Unknown node {0}")]
+    UnknownNode(String),
+    /// `CLUSTER SET-CONFIG-EPOCH` of a negative epoch.
+    #[error("ERR Invalid config epoch specified: {0}")]
+    InvalidEpoch(i64),
+    /// `CLUSTER SET-CONFIG-EPOCH` once the epoch is set.
+    #[error("ERR Node config epoch is already non-zero")]
+    EpochSet,
+    /// `CLUSTER COUNTKEYSINSLOT` of a slot outside 0-16383.
+    #[error("ERR Invalid slot")]
+    InvalidSlot,
+    /// `CLUSTER GETKEYSINSLOT` of a bad slot or a negative count.
+    #[error("ERR Invalid slot or number of keys")]
+    InvalidSlotOrCount,
+    /// `CLUSTER ADDSLOTS` & co. of a slot outside 0-16383.
+    #[error("ERR Invalid or out of range slot")]
+    SlotOutOfRange,
+    /// `CLUSTER ADDSLOTS` of a slot already served (by this node: all are).
+    #[error("ERR Slot {0} is already busy")]
+    SlotBusy(u16),
+    /// `CLUSTER ADDSLOTSRANGE` with a start past its end.
+    #[error("ERR start slot number {0} is greater than end slot number {1}")]
+    SlotRangeOrder(u16, u16),
+    /// `CLUSTER FORGET` of this node.
+    #[error("ERR I tried hard but I can't forget myself...")]
+    ForgetMyself,
+    /// `CLUSTER REPLICATE` of this node.
+    #[error("ERR Can't replicate myself")]
+    ReplicateMyself,
+    /// `CLUSTER FAILOVER` on a master (this node is one).
+    #[error("ERR You should send CLUSTER FAILOVER to a replica")]
+    FailoverOnMaster,
+    /// A change of topology a one-node cluster without a cluster bus
+    /// cannot make (`MEET`, `DELSLOTS`, `SETSLOT`, `RESET`, ...).
+    #[error("ERR CLUSTER {0} is not supported: this node is a one-node cluster that owns every slot and has no cluster bus")]
+    OneNodeCluster(String),
 }

@@ -6,6 +6,7 @@ use strata_metrics::Stopwatch;
 
 use crate::acl::log::Context;
 use crate::args::Args;
+use crate::cluster;
 use crate::command::{self, Command, CommandSpec, Ctx};
 use crate::command_stats;
 use crate::commands::{multi, quit, shutdown, watch};
@@ -13,7 +14,7 @@ use crate::connection::Connection;
 use crate::invoke::{note_call, run_command, Feed};
 use crate::monitor::allowed_while_monitoring;
 use crate::permissions::{self, is_authenticated};
-use crate::reply::RespError;
+use crate::reply::{ClientError, RespError};
 use crate::shared::Shared;
 use crate::stats::Tally;
 use crate::writer::{ReplyWriter, RespVersion};
@@ -59,6 +60,13 @@ pub(super) fn run(
         if let Err(err) = permissions::authorize(shared, conn, effective, &args, context) {
             return reject(shared, conn, spec, &args, out, tally, err);
         }
+    }
+    if let Some(err) = cross_slot(shared, conn, spec, &args) {
+        if spec.command == Command::Exec {
+            // As Redis: the transaction is discarded with the refusal.
+            multi::abandon(conn);
+        }
+        return reject(shared, conn, spec, &args, out, tally, err);
     }
     // Nobody monitoring costs one relaxed load; a monitor is then known
     // to exist, and this may be it (Redis refuses a monitor, marked as a
@@ -142,6 +150,22 @@ pub(super) fn run(
             run_command(spec, &mut ctx, args, out, tally, feed);
         }
     }
+}
+
+/// In cluster mode, `CROSSSLOT` for a request (an `EXEC`: the commands it
+/// queued) whose keys hash to different slots.
+fn cross_slot(
+    shared: &Shared,
+    conn: &Connection,
+    spec: &'static CommandSpec,
+    args: &Args<'_>,
+) -> Option<RespError> {
+    shared.cluster.get()?;
+    let slot = match (spec.command, conn.transaction.as_ref()) {
+        (Command::Exec, Some(tx)) => cluster::transaction_slot(tx),
+        _ => cluster::request_slot(spec.effective(args).unwrap_or(spec), args),
+    };
+    slot.err().map(|_| ClientError::CrossSlot.into())
 }
 
 /// Runs `f` (a script holding every shard) where blocking is allowed: on

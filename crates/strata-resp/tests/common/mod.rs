@@ -71,7 +71,7 @@ pub fn start() -> Server {
 /// Starts a server with `config` and `requirepass`.
 pub fn start_with(config: KeyspaceConfig, requirepass: Option<&str>) -> Server {
     let acl = Acl::new(requirepass);
-    start_with_acl(config, requirepass, acl)
+    start_with_acl(config, requirepass, acl, false)
 }
 
 /// Starts a server with default engine settings, `requirepass` and the
@@ -81,10 +81,15 @@ pub fn start_acl(requirepass: Option<&str>, acl: Acl) -> Server {
         shards: 4,
         ..KeyspaceConfig::default()
     };
-    start_with_acl(config, requirepass, acl)
+    start_with_acl(config, requirepass, acl, false)
 }
 
-fn start_with_acl(config: KeyspaceConfig, requirepass: Option<&str>, acl: Acl) -> Server {
+fn start_with_acl(
+    config: KeyspaceConfig,
+    requirepass: Option<&str>,
+    acl: Acl,
+    cluster: bool,
+) -> Server {
     let clock = Arc::new(ManualClock::new(T0_MS));
     let keyspace = Keyspace::new(config, clock.clone());
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -114,6 +119,9 @@ fn start_with_acl(config: KeyspaceConfig, requirepass: Option<&str>, acl: Acl) -
         clients.clone(),
         acl,
     ));
+    if cluster {
+        protocol.enable_cluster(IpAddr::V4(Ipv4Addr::LOCALHOST), addr.port());
+    }
     let shutdown = CancellationToken::new();
     runtime.spawn(serve(
         listener,
@@ -132,6 +140,15 @@ fn start_with_acl(config: KeyspaceConfig, requirepass: Option<&str>, acl: Acl) -
         shutdown,
         runtime: Some(runtime),
     }
+}
+
+/// Starts a server in Redis Cluster mode (a one-node cluster).
+pub fn start_cluster() -> Server {
+    let config = KeyspaceConfig {
+        shards: 4,
+        ..KeyspaceConfig::default()
+    };
+    start_with_acl(config, None, Acl::new(None), true)
 }
 
 /// Starts a server whose engine evicts (cache mode).

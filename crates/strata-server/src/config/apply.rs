@@ -57,6 +57,9 @@ impl ServeArgs {
         if let Some(password) = &self.requirepass {
             config.requirepass = Some(password.clone());
         }
+        if self.cluster_enabled {
+            config.cluster_enabled = true;
+        }
         if self.aclfile.is_some() {
             config.aclfile = self.aclfile.clone();
         }

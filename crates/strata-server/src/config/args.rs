@@ -102,6 +102,12 @@ pub struct ServeArgs {
     #[arg(long, value_name = "PASSWORD")]
     pub requirepass: Option<String>,
 
+    /// Redis Cluster mode on the RESP port: a one-node cluster owning every
+    /// hash slot, for cluster-aware clients (`CROSSSLOT` for requests
+    /// across slots) [default: off].
+    #[arg(long)]
+    pub cluster_enabled: bool,
+
     /// Redis ACL file (`user <name> <rules>` lines, Redis's format), loaded
     /// at start (a bad line refuses to start) and by ACL LOAD, written by
     /// ACL SAVE [default: none].

@@ -80,6 +80,9 @@ pub struct ServerConfig {
     /// Redis AUTH password (the default user's); `None` (or empty in the
     /// file) for none.
     pub requirepass: Option<String>,
+    /// Redis Cluster mode on the RESP port (a one-node cluster owning every
+    /// slot; see `strata_resp::cluster`).
+    pub cluster_enabled: bool,
     /// Redis ACL file: users loaded at start, `ACL LOAD` and `ACL SAVE`.
     pub aclfile: Option<PathBuf>,
     /// memcached ASCII authentication file (`user:password` lines, as
@@ -250,6 +253,7 @@ impl Default for ServerConfig {
             max_item_size: ByteSize::mib(1),
             proto_max_bulk_len: MAX_BULK_LEN,
             requirepass: None,
+            cluster_enabled: false,
             aclfile: None,
             memcache_auth_file: None,
             memcache_unauthenticated: false,

@@ -195,6 +195,12 @@ impl Server {
                 credentials.acl,
             );
             protocol.shared().idle_timeout.set(config.timeout);
+            if config.cluster_enabled {
+                let port = resp_listener.as_ref().or(resp_tls_listener.as_ref());
+                if let Some((_, addr)) = port {
+                    protocol.enable_cluster(config.bind, addr.port());
+                }
+            }
             let bulk = usize::try_from(config.proto_max_bulk_len.bytes()).unwrap_or(usize::MAX);
             protocol.set_proto_max_bulk_len(bulk);
             let slowlog = &protocol.shared().slowlog;

@@ -1,0 +1,136 @@
+//! Redis Cluster mode on one node (`cluster_enabled`): the node owns all
+//! 16384 hash slots, so cluster-aware clients (redis-py's `RedisCluster`,
+//! Lettuce, go-redis, ioredis, Jedis) discover it with `CLUSTER SLOTS` or
+//! `CLUSTER SHARDS` and send every key here; no `MOVED` or `ASK` ever
+//! happens. What cluster mode changes for clients is kept: a request whose
+//! keys hash to different slots is refused with `CROSSSLOT` (an `EXEC`
+//! whose queued commands do, too), `SELECT` of another database is
+//! refused, `HELLO` says `mode cluster`.
+//!
+//! Strata has no cluster bus: it cannot join other nodes, take replicas
+//! or give slots away (`CLUSTER MEET`, `DELSLOTS`, `SETSLOT`, `RESET`
+//! are refused, saying so). The node id is drawn at each start (Redis
+//! keeps it in `nodes.conf`); clients find the node by address.
+//!
+//! `slot`: the key-to-slot hash (CRC16 with hash tags); this file: the
+//! node's identity and the slot check of a request.
+
+mod slot;
+
+pub use slot::{key_slot, SLOTS};
+
+use std::net::IpAddr;
+use std::sync::atomic::AtomicU64;
+
+use crate::args::Args;
+use crate::connection::Transaction;
+use crate::key_args::key_args;
+use crate::spec::CommandSpec;
+
+/// This node, as the cluster commands describe it.
+#[derive(Debug)]
+pub struct ClusterNode {
+    /// 40 hex digits.
+    pub id: String,
+    /// The address announced: empty when the port listens on every
+    /// address (clients then use the one they connected to, as with a
+    /// Redis node that has not learned its address).
+    pub ip: String,
+    /// The RESP port.
+    pub port: u16,
+    /// The config epoch (0 until `CLUSTER BUMPEPOCH` or
+    /// `SET-CONFIG-EPOCH`; a one-node cluster's current epoch too).
+    pub epoch: AtomicU64,
+}
+
+impl ClusterNode {
+    /// A node with a fresh id (from `random_hex`) serving on `bind:port`.
+    pub fn new(id: String, bind: IpAddr, port: u16) -> Self {
+        let ip = if bind.is_unspecified() {
+            String::new()
+        } else {
+            bind.to_string()
+        };
+        ClusterNode {
+            id,
+            ip,
+            port,
+            epoch: AtomicU64::new(0),
+        }
+    }
+
+    /// The cluster bus port Redis would use (the port plus 10000), shown
+    /// in `CLUSTER NODES`; nothing listens there.
+    pub fn bus_port(&self) -> u32 {
+        u32::from(self.port) + 10_000
+    }
+}
+
+/// Two keys of one request in different slots (`CROSSSLOT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CrossSlot;
+
+/// The slot of the keys of a request, `None` when it has none; refused
+/// when they hash to different slots.
+pub fn request_slot(spec: &CommandSpec, args: &Args<'_>) -> Result<Option<u16>, CrossSlot> {
+    let mut slot = None;
+    for (i, _) in key_args(spec, args).unwrap_or_default() {
+        same_slot(&mut slot, key_slot(args.get(i)))?;
+    }
+    Ok(slot)
+}
+
+/// The slot of every key the commands queued in `tx` name together (what
+/// `EXEC` is checked against).
+pub fn transaction_slot(tx: &Transaction) -> Result<Option<u16>, CrossSlot> {
+    let mut slot = None;
+    for queued in &tx.queue {
+        if let Some(s) = request_slot(queued.spec, &queued.args.args())? {
+            same_slot(&mut slot, s)?;
+        }
+    }
+    Ok(slot)
+}
+
+fn same_slot(slot: &mut Option<u16>, next: u16) -> Result<(), CrossSlot> {
+    match *slot {
+        Some(s) if s != next => Err(CrossSlot),
+        _ => {
+            *slot = Some(next);
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::args::with_words;
+    use crate::lookup::lookup;
+
+    fn slot_of(words: &str) -> Result<Option<u16>, CrossSlot> {
+        let words: Vec<&[u8]> = words.split(' ').map(str::as_bytes).collect();
+        with_words(&words, |args| {
+            request_slot(lookup(args.get(0)).unwrap(), args)
+        })
+    }
+
+    #[test]
+    fn keys_of_a_request_must_share_a_slot() {
+        assert_eq!(slot_of("get foo"), Ok(Some(12182)));
+        assert_eq!(slot_of("mset a 1 b 2"), Err(CrossSlot));
+        assert_eq!(slot_of("mset {a}x 1 {a}y 2"), Ok(Some(key_slot(b"a"))));
+        assert_eq!(slot_of("eval body 2 a b"), Err(CrossSlot));
+        assert_eq!(slot_of("ping"), Ok(None));
+        // Options after counted keys are not keys.
+        assert_eq!(slot_of("zunion 1 {z}a weights 2"), Ok(Some(key_slot(b"z"))));
+    }
+
+    #[test]
+    fn announced_address() {
+        let any = ClusterNode::new("x".into(), "0.0.0.0".parse().unwrap(), 7000);
+        assert_eq!((any.ip.as_str(), any.bus_port()), ("", 17000));
+        let local = ClusterNode::new("x".into(), "127.0.0.1".parse().unwrap(), 7000);
+        assert_eq!(local.ip, "127.0.0.1");
+    }
+}
