@@ -12,6 +12,9 @@
 pub enum Command {
     BgSave,
     BgRewriteAof,
+    Module,
+    ReplicaOf,
+    Failover,
     /// `CLUSTER` and its subcommands.
     Cluster,
     /// `READONLY`, `READWRITE`, `ASKING`: a cluster connection's modes.

@@ -1,5 +1,6 @@
-//! `CLUSTER`, `READONLY`, `READWRITE`, `ASKING` and `ROLE` answered as a
-//! standalone Redis (no `cluster-enabled`, no replicas) answers them,
+//! `CLUSTER`, `READONLY`, `READWRITE`, `ASKING`, `ROLE`, `REPLICAOF`,
+//! `FAILOVER` and `MODULE` answered as a standalone Redis (no
+//! `cluster-enabled`, no replicas, no modules) answers them,
 //! compared reply by reply with a real one in RESP2 and RESP3, and inside
 //! `MULTI` and from a script.
 
@@ -31,6 +32,23 @@ const CASES: &[&str] = &[
     "ROLE",
     "ROLE extra",
     "COMMAND INFO readonly readwrite asking role",
+    "MODULE",
+    "MODULE LIST",
+    "MODULE HELP",
+    "MODULE bogus",
+    "REPLICAOF NO ONE",
+    "SLAVEOF no one",
+    "REPLICAOF x y",
+    "REPLICAOF no",
+    "FAILOVER",
+    "FAILOVER ABORT",
+    "FAILOVER TIMEOUT x",
+    "FAILOVER TIMEOUT 0",
+    "FAILOVER TO h x",
+    "FAILOVER TO h 1 FORCE TIMEOUT 5",
+    "FAILOVER bogus",
+    "FAILOVER ABORT FORCE",
+    "COMMAND INFO module|load replicaof slaveof failover",
 ];
 
 fn send(c: &mut Client, case: &str) -> Value {
@@ -103,5 +121,26 @@ fn inside_multi_and_scripts() {
     assert!(
         matches!(&readonly, Value::Error(e) if e.contains("cluster support disabled")),
         "{readonly:?}"
+    );
+}
+
+#[test]
+fn modules_and_replication_are_refused_saying_why() {
+    let server = common::start();
+    let mut c = Client::connect(&server);
+    let load = c.cmd(&["MODULE", "LOAD", "/x.so"]);
+    assert!(
+        matches!(&load, Value::Error(e) if e.contains("does not run Redis modules")),
+        "{load:?}"
+    );
+    let follow = c.cmd(&["REPLICAOF", "127.0.0.1", "6380"]);
+    assert!(
+        matches!(&follow, Value::Error(e) if e.contains("does not replicate")),
+        "{follow:?}"
+    );
+    assert_eq!(
+        c.cmd(&["ROLE"]).array()[0],
+        Value::bulk("master"),
+        "still a master"
     );
 }

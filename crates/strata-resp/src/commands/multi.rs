@@ -236,6 +236,9 @@ fn locks(command: Command) -> Locks {
         | C::LastSave
         | C::BgSave
         | C::BgRewriteAof
+        | C::Module
+        | C::ReplicaOf
+        | C::Failover
         | C::Publish
         | C::SPublish
         | C::PubSub

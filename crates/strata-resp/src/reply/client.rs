@@ -84,4 +84,26 @@ pub enum ClientError {
     /// cannot make (`MEET`, `DELSLOTS`, `SETSLOT`, `RESET`, ...).
     #[error("ERR CLUSTER {0} is not supported: this node is a one-node cluster that owns every slot and has no cluster bus")]
     OneNodeCluster(String),
+    /// `MODULE LOAD` and friends: Strata runs no Redis modules.
+    #[error(
+        "ERR Strata does not run Redis modules: MODULE LOAD, LOADEX and UNLOAD are not supported"
+    )]
+    NoModules,
+    /// `REPLICAOF host port` with a port that is not one.
+    #[error("ERR Invalid master port")]
+    InvalidMasterPort,
+    /// `REPLICAOF host port`: Strata does not replicate.
+    #[error(
+        "ERR Strata does not replicate: REPLICAOF host port is not supported (REPLICAOF NO ONE is)"
+    )]
+    NoReplication,
+    /// `FAILOVER` without replicas (Strata has none).
+    #[error("ERR FAILOVER requires connected replicas.")]
+    NoReplicas,
+    /// `FAILOVER ABORT` with none running.
+    #[error("ERR No failover in progress.")]
+    NoFailover,
+    /// `FAILOVER TIMEOUT` not positive.
+    #[error("ERR FAILOVER timeout must be greater than 0")]
+    FailoverTimeout,
 }

@@ -1,6 +1,6 @@
 //! The subcommand rows of the container commands (`ACL`, `CLIENT`,
 //! `CLUSTER`, `COMMAND`, `CONFIG`, `SLOWLOG`, `PUBSUB`, `SCRIPT`, `FUNCTION`,
-//! `OBJECT`, `MEMORY`, `LATENCY`, `XGROUP`, `XINFO`), each sorted by its
+//! `OBJECT`, `MEMORY`, `LATENCY`, `MODULE`, `XGROUP`, `XINFO`), each sorted by its
 //! `container|sub` name, as `COMMAND DOCS` and ACL rules (`+config|get`)
 //! see them.
 
@@ -179,4 +179,13 @@ pub(super) static XINFO_SUBCOMMANDS: &[CommandSpec] = &[
     spec("xinfo|groups", C::Stream(X::XInfo), 3, &["readonly"], &[at(&["RO", "access"], 2)], STREAM_READ_SLOW, "stream", "5.0.0", "Returns a list of the consumer groups of a stream."),
     spec("xinfo|help", C::Stream(X::XInfo), 2, HELP_FLAGS, NO_KEYS, &["@stream", "@slow"], "stream", "5.0.0", "Returns helpful text about the different subcommands."),
     spec("xinfo|stream", C::Stream(X::XInfo), -3, &["readonly"], &[at(&["RO", "access"], 2)], STREAM_READ_SLOW, "stream", "5.0.0", "Returns information about a stream."),
+];
+
+#[rustfmt::skip]
+pub(super) static MODULE_SUBCOMMANDS: &[CommandSpec] = &[
+    spec("module|help", C::Module, 2, HELP_FLAGS, NO_KEYS, SLOW, "server", "5.0.0", "Show helpful text about the different subcommands"),
+    spec("module|list", C::Module, 2, &["admin", "noscript"], NO_KEYS, ADMIN_CATEGORIES, "server", "4.0.0", "List all modules loaded by the server"),
+    spec("module|load", C::Module, -3, &["admin", "noscript", "no_async_loading"], NO_KEYS, ADMIN_CATEGORIES, "server", "4.0.0", "Load a module"),
+    spec("module|loadex", C::Module, -3, &["admin", "noscript", "no_async_loading"], NO_KEYS, ADMIN_CATEGORIES, "server", "7.0.0", "Load a module with extended parameters"),
+    spec("module|unload", C::Module, 3, &["admin", "noscript", "no_async_loading"], NO_KEYS, ADMIN_CATEGORIES, "server", "4.0.0", "Unload a module"),
 ];
