@@ -8,6 +8,7 @@ use std::sync::{Arc, OnceLock, Weak};
 
 use crossbeam_utils::CachePadded;
 
+use crate::changes::Changes;
 use crate::clock::Clock;
 use crate::config::KeyspaceConfig;
 use crate::eviction::EvictionPolicy;
@@ -40,6 +41,8 @@ pub(crate) struct Ctx {
     /// The SSD tier, when records live there (`data = ssd`).
     pub ssd: Option<Arc<SsdTier>>,
     pub counters: Counters,
+    /// Told of every change to a user key (see `changes`).
+    pub changes: Changes,
 }
 
 /// Frees memory in some shard other than the caller's (the keyspace,
@@ -82,6 +85,7 @@ impl Ctx {
             tier,
             ssd,
             counters: Counters::default(),
+            changes: Changes::default(),
         }
     }
 

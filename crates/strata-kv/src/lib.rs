@@ -43,6 +43,7 @@
 #![forbid(unsafe_code)]
 
 mod arena;
+mod changes;
 pub mod chunk;
 pub mod clock;
 pub mod collection;
@@ -65,6 +66,7 @@ pub mod store;
 pub mod tier;
 mod watch;
 
+pub use changes::ChangeObserver;
 pub use chunk::Namespace;
 pub use clock::{hold_now, Clock, HeldNow, ManualClock, SystemClock};
 pub use config::KeyspaceConfig;

@@ -34,9 +34,10 @@ pub fn client_line(client: &ClientInfo, peer: Option<&PeerView>) -> String {
     let name = client.name.lock().clone().unwrap_or_default();
     let multi = peer.map_or(-1, PeerView::multi);
     let (sub, psub, ssub) = peer.map_or((0, 0, 0), PeerView::subscriptions);
-    // In Redis's order: `O` monitor, `P` subscribed, `x` in MULTI; `N`
-    // none of them.
-    let mut flags = String::with_capacity(3);
+    let redirect = peer.map_or(-1, PeerView::tracking_redirect);
+    // In Redis's order: `O` monitor, `P` subscribed, `x` in MULTI, `t`
+    // tracking; `N` none of them.
+    let mut flags = String::with_capacity(4);
     if peer.is_some_and(PeerView::monitor) {
         flags.push('O');
     }
@@ -45,6 +46,9 @@ pub fn client_line(client: &ClientInfo, peer: Option<&PeerView>) -> String {
     }
     if multi >= 0 {
         flags.push('x');
+    }
+    if redirect >= 0 {
+        flags.push('t');
     }
     if flags.is_empty() {
         flags.push('N');
@@ -61,7 +65,7 @@ pub fn client_line(client: &ClientInfo, peer: Option<&PeerView>) -> String {
         line,
         "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db=0 sub={} psub={} \
          ssub={} multi={} qbuf={} qbuf-free={} argv-mem={} multi-mem={} rbs={} rbp={} obl={} \
-         oll=0 omem={} tot-mem={} events={} cmd={} user={} redir=-1",
+         oll=0 omem={} tot-mem={} events={} cmd={} user={} redir={}",
         client.id,
         client.addr,
         client.local_addr,
@@ -86,6 +90,7 @@ pub fn client_line(client: &ClientInfo, peer: Option<&PeerView>) -> String {
         events,
         *client.last_command.lock(),
         peer.map_or_else(|| "default".to_string(), |p| p.user().display_name()),
+        redirect,
     );
     if let Some(peer) = peer {
         let (lib_name, lib_ver) = peer.lib();

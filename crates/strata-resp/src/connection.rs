@@ -52,6 +52,8 @@ pub struct Transaction {
 pub struct PeerView {
     resp: AtomicU8,
     multi: AtomicI64,
+    /// `CLIENT TRACKING`'s redirect (0: none; -1: tracking off).
+    redirect: AtomicI64,
     /// Bytes of the arguments of the command running now (`argv-mem`).
     argv_mem: AtomicU64,
     /// Bytes queued by `MULTI` (`multi-mem`).
@@ -71,6 +73,7 @@ impl PeerView {
         Self {
             resp: AtomicU8::new(2),
             multi: AtomicI64::new(-1),
+            redirect: AtomicI64::new(-1),
             argv_mem: AtomicU64::new(0),
             multi_mem: AtomicU64::new(0),
             subscriptions: Default::default(),
@@ -142,6 +145,21 @@ impl PeerView {
 
     pub(crate) fn set_monitor(&self, on: bool) {
         self.monitor.store(on, Ordering::Relaxed);
+    }
+
+    /// `CLIENT TRACKING`'s redirect for `CLIENT LIST` (0: none; -1:
+    /// tracking off).
+    pub fn tracking_redirect(&self) -> i64 {
+        self.redirect.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn set_tracking_redirect(&self, redirect: i64) {
+        self.redirect.store(redirect, Ordering::Relaxed);
+    }
+
+    /// The connection's mailbox (messages and pushes from elsewhere).
+    pub(crate) fn mailbox(&self) -> Option<&Arc<Mailbox>> {
+        self.mailbox.get()
     }
 
     pub(crate) fn set_resp(&self, version: RespVersion) {
@@ -227,6 +245,8 @@ pub struct Connection {
     pub block: crate::blocking::BlockState,
     /// `CLIENT REPLY`.
     pub reply: ReplyMode,
+    /// `CLIENT TRACKING`, when on.
+    pub tracking: Option<crate::tracking::table::ConnTracking>,
     /// A script's `redis.call` is running a command now (Redis's
     /// `CLIENT_SCRIPT`: `SORT` then orders a set even `BY` a constant).
     pub in_script: bool,
@@ -256,6 +276,7 @@ impl Connection {
             watches: HashMap::new(),
             block: Default::default(),
             reply: ReplyMode::On,
+            tracking: None,
             close: false,
             monitoring: false,
             in_script: false,

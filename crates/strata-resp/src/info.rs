@@ -77,8 +77,8 @@ fn write_section(shared: &Shared, section: &str, t: &mut String) {
         "clients" => {
             line(t, "connected_clients", shared.clients.current());
             line(t, "maxclients", shared.info.settings.max_connections());
-            line(t, "blocked_clients", 0);
-            line(t, "tracking_clients", 0);
+            line(t, "blocked_clients", shared.waiters.blocked());
+            line(t, "tracking_clients", shared.tracking.counts().0);
         }
         "memory" => memory(shared, t),
         "persistence" => {
@@ -308,6 +308,10 @@ fn stats(shared: &Shared, t: &mut String) {
         "pubsub_shardchannels",
         pubsub.active(Kind::Shard, None).len(),
     );
+    let (_, keys, items, prefixes) = shared.tracking.counts();
+    line(t, "tracking_total_keys", keys);
+    line(t, "tracking_total_items", items);
+    line(t, "tracking_total_prefixes", prefixes);
     line(
         t,
         "client_output_buffer_limit_disconnections",

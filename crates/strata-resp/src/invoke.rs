@@ -34,6 +34,9 @@ pub(crate) fn run_command<S: Store>(
     let started = Stopwatch::start();
     let result = execute(spec, ctx, args, out);
     let failed = result.is_err();
+    if ctx.conn.tracking.is_some() && !strata_kv::fetch::deferred() {
+        crate::tracking::after_command(ctx.shared, ctx.conn, spec, &args, !failed);
+    }
     match result {
         Ok(()) if spec.is_write() => tally.writes += 1,
         Ok(()) => {}

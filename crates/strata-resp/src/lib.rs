@@ -96,6 +96,7 @@ pub mod spec;
 pub mod stats;
 pub mod stream;
 pub mod table;
+pub mod tracking;
 pub mod writer;
 
 pub use protocol::RespProtocol;

@@ -41,31 +41,36 @@ impl RespProtocol {
         clients: Arc<Clients>,
         acl: Acl,
     ) -> Self {
-        Self {
-            shared: Arc::new(Shared {
-                keyspace,
-                info,
-                clients,
-                stats: Stats::new(),
-                commands: crate::command_stats::new_table(),
-                slowlog: SlowLog::default(),
-                latency: crate::latency::LatencyMonitor::default(),
-                waiters: Arc::default(),
-                pause: Default::default(),
-                cluster: std::sync::OnceLock::new(),
-                peers: Mutex::new(HashMap::new()),
-                run_id: random_hex(40),
-                proto_max_bulk_len: AtomicUsize::new(REDIS_MAX_BULK),
-                acl,
-                idle_timeout: IdleTimeout::default(),
-                pubsub: crate::pubsub::Hub::default(),
-                monitors: crate::monitor::Monitors::default(),
-                scripts: crate::scripting::Scripts::default(),
-                functions: crate::scripting::Functions::default(),
-                errorstats: crate::errorstats::ErrorStats::default(),
-                encodings: crate::encodings::Encodings::default(),
-            }),
+        let shared = Arc::new(Shared {
+            keyspace,
+            info,
+            clients,
+            stats: Stats::new(),
+            commands: crate::command_stats::new_table(),
+            slowlog: SlowLog::default(),
+            latency: crate::latency::LatencyMonitor::default(),
+            waiters: Arc::default(),
+            pause: Default::default(),
+            tracking: Default::default(),
+            cluster: std::sync::OnceLock::new(),
+            peers: Mutex::new(HashMap::new()),
+            run_id: random_hex(40),
+            proto_max_bulk_len: AtomicUsize::new(REDIS_MAX_BULK),
+            acl,
+            idle_timeout: IdleTimeout::default(),
+            pubsub: crate::pubsub::Hub::default(),
+            monitors: crate::monitor::Monitors::default(),
+            scripts: crate::scripting::Scripts::default(),
+            functions: crate::scripting::Functions::default(),
+            errorstats: crate::errorstats::ErrorStats::default(),
+            encodings: crate::encodings::Encodings::default(),
+        });
+        let invalidator = Arc::new(crate::tracking::Invalidator::new(&shared));
+        if shared.keyspace.observe_changes(invalidator).is_err() {
+            // Another front end on this keyspace observes it already.
+            tracing::warn!("client tracking is off: the keyspace has another change observer");
         }
+        Self { shared }
     }
 
     /// The driver limits for this protocol: input beyond the query buffer

@@ -75,6 +75,7 @@ impl Drop for RespSession {
             self.shared.monitors.remove(self.conn.client.id);
         }
         self.shared.peers.lock().remove(&self.conn.client.id);
+        crate::tracking::disable(&self.shared, &mut self.conn);
     }
 }
 
@@ -226,7 +227,8 @@ impl Session for RespSession {
     /// Subscribers and monitors are woken by what arrives in their
     /// mailbox (and so are never idle).
     fn wakeup(&self) -> Option<Arc<Notify>> {
-        (self.conn.pubsub.active() || self.conn.monitoring)
+        // So are tracking clients, by their invalidations.
+        (self.conn.pubsub.active() || self.conn.monitoring || self.conn.tracking.is_some())
             .then(|| self.conn.pubsub.mailbox().notify().clone())
     }
 }

@@ -78,6 +78,8 @@ pub struct Shared {
     pub waiters: Arc<crate::blocking::Waiters>,
     /// `CLIENT PAUSE`.
     pub pause: crate::pause::Pause,
+    /// `CLIENT TRACKING`'s clients and remembered keys.
+    pub tracking: crate::tracking::table::Tracking,
     /// This node when cluster mode is on (`cluster_enabled`); set once,
     /// before the port opens.
     pub cluster: std::sync::OnceLock<crate::cluster::ClusterNode>,

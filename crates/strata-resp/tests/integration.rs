@@ -94,6 +94,8 @@ mod stream_large;
 mod streams;
 #[path = "strings.rs"]
 mod strings;
+#[path = "tracking.rs"]
+mod tracking;
 #[path = "transactions.rs"]
 mod transactions;
 #[path = "zset_model.rs"]

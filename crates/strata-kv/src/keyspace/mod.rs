@@ -9,6 +9,7 @@
 //! between keys; `prefetch.rs` warms the cache for a batch of keys.
 //! Each file imports only the ones before it.
 
+mod changes;
 mod chunks;
 mod core;
 mod exclusive;

@@ -108,6 +108,7 @@ impl ShardInner {
         self.index.reset_access(slot, ctx.access_secs(now));
         if Namespace::of(flags) == Namespace::User {
             self.watches.touch(key);
+            ctx.changes.changed(key);
         }
         Ok(Some(cas))
     }

@@ -253,7 +253,10 @@ impl ShardInner {
         // A large collection's chunks go with its head.
         let owned = ring_of(rec.header.flags).map(|ring| (rec.key().to_vec(), ring));
         match ns {
-            Namespace::User => self.watches.touch(rec.key()),
+            Namespace::User => {
+                self.watches.touch(rec.key());
+                ctx.changes.changed(rec.key());
+            }
             Namespace::Chunk => self.chunks -= 1,
         }
         // Per-class counters are memcached's view: users' items only.

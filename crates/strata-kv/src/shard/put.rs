@@ -126,6 +126,7 @@ impl ShardInner {
         }
         if ns == Namespace::User {
             self.watches.touch(key);
+            ctx.changes.changed(key);
         }
         match dropped {
             Some((had, has)) => self.drop_chunks(ctx, key, had.without(has)),

@@ -74,6 +74,11 @@ impl Waiters {
         })
     }
 
+    /// Connections waiting now (`INFO`'s `blocked_clients`).
+    pub fn blocked(&self) -> usize {
+        self.waiting.load(Ordering::Relaxed)
+    }
+
     /// Whether any connection waits (a cheap check before work that only
     /// matters to waiters).
     pub fn any_waiting(&self) -> bool {

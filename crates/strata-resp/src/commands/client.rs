@@ -1,6 +1,7 @@
 //! `CLIENT ID|GETNAME|SETNAME|INFO|LIST|SETINFO|REPLY|HELP`, and `KILL`
 //! (`client_kill.rs`), `UNBLOCK` (`client_unblock.rs`), `PAUSE` and
-//! `UNPAUSE` (`client_pause.rs`).
+//! `UNPAUSE` (`client_pause.rs`), `TRACKING`, `CACHING`, `GETREDIR` and
+//! `TRACKINGINFO` (`client_tracking.rs`).
 
 use strata_kv::Store;
 
@@ -15,6 +16,10 @@ use crate::writer::ReplyWriter;
 
 const HELP: &[&str] = &[
     "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "CACHING (YES|NO)",
+    "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+    "GETREDIR",
+    "    Return the client ID we are redirecting to when tracking is enabled.",
     "GETNAME",
     "    Return the name of the current connection.",
     "ID",
@@ -53,6 +58,11 @@ const HELP: &[&str] = &[
     "    * LIB-VER: the client lib version.",
     "SETNAME <name>",
     "    Assign the name <name> to the current connection.",
+    "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+    "         [OPTIN] [OPTOUT] [NOLOOP]",
+    "    Control server assisted client side caching.",
+    "TRACKINGINFO",
+    "    Report tracking status for the current connection.",
     "UNPAUSE",
     "    Stop the current client pause, resuming traffic.",
     "UNBLOCK <clientid> [TIMEOUT|ERROR]",
@@ -196,6 +206,13 @@ pub fn client<S: Store>(
             ctx.shared.pause.unpause();
             out.ok();
         }
+        "client|tracking" => super::client_tracking::tracking(ctx.shared, conn, &args, out)?,
+        "client|caching" => {
+            super::client_tracking::caching(conn, &args)?;
+            out.ok();
+        }
+        "client|getredir" => out.integer(super::client_tracking::getredir(conn)),
+        "client|trackinginfo" => super::client_tracking::trackinginfo(ctx.shared, conn, out),
         "client|unblock" => out.integer(super::client_unblock::unblock(ctx.shared, &args)?),
         "client|list" => {
             let text = client_list(ctx.shared, &args)?;

@@ -39,6 +39,7 @@ const PARAMS: &[&str] = &[
     "bind",
     "busy-reply-threshold",
     "client-output-buffer-limit",
+    "cluster-enabled",
     "databases",
     "hash-max-listpack-entries",
     "hash-max-listpack-value",
@@ -60,6 +61,7 @@ const PARAMS: &[&str] = &[
     "slowlog-log-slower-than",
     "slowlog-max-len",
     "timeout",
+    "tracking-table-max-keys",
     "zset-max-listpack-entries",
     "zset-max-listpack-value",
 ];
@@ -119,6 +121,11 @@ fn value_of(shared: &Shared, param: &str) -> String {
         "slowlog-log-slower-than" => shared.slowlog.slower_than().to_string(),
         "slowlog-max-len" => shared.slowlog.max_len().to_string(),
         "latency-monitor-threshold" => shared.latency.threshold_ms().to_string(),
+        "tracking-table-max-keys" => shared.tracking.max_keys().to_string(),
+        "cluster-enabled" => match shared.cluster.get() {
+            Some(_) => "yes".into(),
+            None => "no".into(),
+        },
         _ => String::new(), // save
     }
 }
@@ -133,6 +140,7 @@ enum Change {
     SlowerThan(i64),
     SlowlogLen(usize),
     LatencyThreshold(u64),
+    TrackingMaxKeys(usize),
     PubsubLimit(u64, u64, u64),
     BusyThreshold(u64),
     MaxBulk(usize),
@@ -205,6 +213,8 @@ fn parse_change(shared: &Shared, param: &str, value: &[u8]) -> Result<Change, &'
             .map(Change::SlowlogLen)
             .ok_or(SLOWLOG_LEN_RANGE),
         "latency-monitor-threshold" => parse_count(value).map(Change::LatencyThreshold),
+        "tracking-table-max-keys" => parse_count(value)
+            .map(|n| Change::TrackingMaxKeys(usize::try_from(n).unwrap_or(usize::MAX))),
         fixed if value == value_of(shared, fixed).as_bytes() => Ok(Change::Unchanged),
         _ => Err("can't set immutable config"),
     }
@@ -271,6 +281,7 @@ fn apply(shared: &Shared, change: Change) {
         Change::SlowerThan(us) => shared.slowlog.set_slower_than(us),
         Change::SlowlogLen(len) => shared.slowlog.set_max_len(len),
         Change::LatencyThreshold(ms) => shared.latency.set_threshold_ms(ms),
+        Change::TrackingMaxKeys(n) => shared.tracking.set_max_keys(n),
         Change::PubsubLimit(hard, soft, secs) => shared.pubsub.limit.set(hard, soft, secs),
         Change::BusyThreshold(ms) => shared.scripts.set_busy_threshold_ms(ms),
         Change::MaxBulk(bytes) => shared.set_max_bulk(bytes),

@@ -19,6 +19,7 @@ pub mod blocking_pop;
 pub mod client;
 pub mod client_kill;
 mod client_pause;
+mod client_tracking;
 mod client_unblock;
 pub mod cluster;
 pub mod collection;

@@ -126,6 +126,33 @@ impl Mailbox {
         })
     }
 
+    /// Appends what `write` writes in the connection's encoding (about
+    /// `size` bytes): a message of another shape than `deliver`'s (client
+    /// tracking's invalidations). False when not delivered, as for
+    /// [`deliver`](Self::deliver).
+    pub(crate) fn deliver_with(
+        &self,
+        size: usize,
+        limit: &OutputLimit,
+        write: impl FnOnce(&mut ReplyWriter<'_>),
+    ) -> bool {
+        let version = match self.version.load(Ordering::Relaxed) {
+            3 => RespVersion::Resp3,
+            _ => RespVersion::Resp2,
+        };
+        self.append(size, limit, |bytes| {
+            write(&mut ReplyWriter::new(bytes, version))
+        })
+    }
+
+    /// The encoding messages are written in.
+    pub fn version(&self) -> RespVersion {
+        match self.version.load(Ordering::Relaxed) {
+            3 => RespVersion::Resp3,
+            _ => RespVersion::Resp2,
+        }
+    }
+
     /// Appends `parts` as they are (a `MONITOR` line, the same in RESP2
     /// and RESP3), `size` bytes in all. Parts too large for the hard
     /// limit need not be built: with `size` over it, `parts` is not read

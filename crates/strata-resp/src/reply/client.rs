@@ -106,4 +106,37 @@ pub enum ClientError {
     /// `FAILOVER TIMEOUT` not positive.
     #[error("ERR FAILOVER timeout must be greater than 0")]
     FailoverTimeout,
+    /// `CLIENT TRACKING ... REDIRECT` given twice.
+    #[error("ERR A client can only redirect to a single other client")]
+    OneRedirect,
+    /// `CLIENT TRACKING ON REDIRECT` to a client that is not connected.
+    #[error("ERR The client ID you want redirect to does not exist")]
+    NoRedirectTarget,
+    /// `CLIENT TRACKING ON PREFIX` without `BCAST`.
+    #[error("ERR PREFIX option requires BCAST mode to be enabled")]
+    PrefixNeedsBcast,
+    /// `CLIENT TRACKING ON` switching `BCAST` while tracking.
+    #[error("ERR You can't switch BCAST mode on/off before disabling tracking for this client, and then re-enabling it with a different mode.")]
+    SwitchBcast,
+    /// `CLIENT TRACKING ON OPTIN OPTOUT`.
+    #[error("ERR You can't specify both OPTIN mode and OPTOUT mode")]
+    OptinAndOptout,
+    /// `CLIENT TRACKING ON` switching between `OPTIN` and `OPTOUT`.
+    #[error("ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and then re-enabling it with a different mode.")]
+    SwitchOptMode,
+    /// `CLIENT TRACKING ON BCAST` with `OPTIN` or `OPTOUT`.
+    #[error("ERR OPTIN and OPTOUT are not compatible with BCAST")]
+    OptWithBcast,
+    /// Two `BCAST` prefixes of which one starts the other.
+    #[error("ERR Prefix '{0}' overlaps with {2} prefix '{1}'. Prefixes for a single client must not overlap.")]
+    PrefixOverlap(String, String, &'static str),
+    /// `CLIENT CACHING` without `OPTIN` or `OPTOUT` tracking.
+    #[error("ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled")]
+    CachingNeedsOptMode,
+    /// `CLIENT CACHING YES` in `OPTOUT` mode.
+    #[error("ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.")]
+    CachingYesNeedsOptin,
+    /// `CLIENT CACHING NO` in `OPTIN` mode.
+    #[error("ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.")]
+    CachingNoNeedsOptout,
 }

@@ -28,6 +28,12 @@ pub(super) fn run(
     out: &mut ReplyWriter<'_>,
     tally: &mut Tally,
 ) {
+    // Changes this command makes are its client's (`CLIENT TRACKING`'s
+    // NOLOOP); nobody tracking costs one relaxed load.
+    let _running = shared
+        .tracking
+        .any()
+        .then(|| crate::tracking::running(conn.client.id));
     if !permissions::refresh(shared, conn) {
         // The user was deleted: close without running anything more.
         conn.close = true;

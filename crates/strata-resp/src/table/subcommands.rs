@@ -28,7 +28,9 @@ pub(super) static ACL_SUBCOMMANDS: &[CommandSpec] = &[
 
 #[rustfmt::skip]
 pub(super) static CLIENT_SUBCOMMANDS: &[CommandSpec] = &[
+    spec("client|caching", C::Client, 3, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "6.0.0", "Instruct the server about tracking or not keys in the next request"),
     spec("client|getname", C::Client, 2, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "2.6.9", "Get the current connection name"),
+    spec("client|getredir", C::Client, 2, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "6.0.0", "Get tracking notifications redirection client ID if any"),
     spec("client|help", C::Client, 2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "5.0.0", "Show helpful text about the different subcommands"),
     spec("client|id", C::Client, 2, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "5.0.0", "Returns the client ID for the current connection"),
     spec("client|info", C::Client, 2, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "6.2.0", "Returns information about the current client connection."),
@@ -38,6 +40,8 @@ pub(super) static CLIENT_SUBCOMMANDS: &[CommandSpec] = &[
     spec("client|reply", C::Client, 3, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "3.2.0", "Instruct the server whether to reply to commands"),
     spec("client|setinfo", C::Client, 4, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "7.2.0", "Set client or connection specific info"),
     spec("client|setname", C::Client, 3, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "2.6.9", "Set the current connection name"),
+    spec("client|tracking", C::Client, -3, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "6.0.0", "Enable or disable server assisted client side caching support"),
+    spec("client|trackinginfo", C::Client, 2, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "6.2.0", "Return information about server assisted client side caching for the current connection"),
     spec("client|unblock", C::Client, -3, ADMIN, NO_KEYS, &["@admin", "@slow", "@dangerous", "@connection"], "connection", "5.0.0", "Unblock a client blocked in a blocking command from a different connection"),
     spec("client|unpause", C::Client, 2, ADMIN, NO_KEYS, &["@admin", "@slow", "@dangerous", "@connection"], "connection", "6.2.0", "Resume processing of clients that were paused"),
 ];

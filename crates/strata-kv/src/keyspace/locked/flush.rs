@@ -79,6 +79,7 @@ impl LockedShards<'_> {
         for guard in &mut self.guards {
             guard.clear(ctx);
         }
+        ctx.changes.flushed();
         if ctx.journaling() {
             change::encode_flush(&mut self.batch);
         }
