@@ -10,6 +10,7 @@ use crossbeam_utils::CachePadded;
 
 use crate::clock::Clock;
 use crate::config::KeyspaceConfig;
+use crate::departures::Departures;
 use crate::eviction::EvictionPolicy;
 use crate::journal::{append, Journal, Refusal};
 use crate::stats::{Counters, UsedTotal};
@@ -40,6 +41,8 @@ pub(crate) struct Ctx {
     /// The SSD tier, when records live there (`data = ssd`).
     pub ssd: Option<Arc<SsdTier>>,
     pub counters: Counters,
+    /// Told of each item that expires or is evicted.
+    pub departures: Departures,
 }
 
 /// Frees memory in some shard other than the caller's (the keyspace,
@@ -82,6 +85,7 @@ impl Ctx {
             tier,
             ssd,
             counters: Counters::default(),
+            departures: Departures::default(),
         }
     }
 

@@ -106,6 +106,15 @@ impl Keyspace {
         }
     }
 
+    /// Sets (or with `None` removes) the observer told of each item that
+    /// expires or is evicted; see [`crate::departures`] for its contract.
+    pub fn set_departure_observer(
+        &self,
+        observer: Option<Arc<dyn crate::departures::DepartureObserver>>,
+    ) {
+        self.ctx.departures.replace(observer);
+    }
+
     /// From now on, hands every change to `journal` (see [`crate::journal`]).
     /// Call it once, after recovery has restored the keyspace; a second
     /// journal is refused and returned.

@@ -11,6 +11,7 @@ use crate::command::{resolve_subcommand, Ctx};
 use crate::commands::client::write_help;
 use crate::encodings::Threshold;
 use crate::glob;
+use crate::notify;
 use crate::number::{parse_i64, parse_memory};
 use crate::reply::{lossy_prefix, RespError};
 use crate::shared::{Shared, MIN_BULK, REDIS_MAX_BULK};
@@ -50,6 +51,7 @@ const PARAMS: &[&str] = &[
     "maxmemory-clients",
     "maxmemory-policy",
     "maxmemory-samples",
+    "notify-keyspace-events",
     "port",
     "proto-max-bulk-len",
     "requirepass",
@@ -119,6 +121,7 @@ fn value_of(shared: &Shared, param: &str) -> String {
         "slowlog-log-slower-than" => shared.slowlog.slower_than().to_string(),
         "slowlog-max-len" => shared.slowlog.max_len().to_string(),
         "latency-monitor-threshold" => shared.latency.threshold_ms().to_string(),
+        "notify-keyspace-events" => notify::flags::format(shared.notify.flags()),
         _ => String::new(), // save
     }
 }
@@ -133,6 +136,7 @@ enum Change {
     SlowerThan(i64),
     SlowlogLen(usize),
     LatencyThreshold(u64),
+    Notify(u32),
     PubsubLimit(u64, u64, u64),
     BusyThreshold(u64),
     MaxBulk(usize),
@@ -205,6 +209,9 @@ fn parse_change(shared: &Shared, param: &str, value: &[u8]) -> Result<Change, &'
             .map(Change::SlowlogLen)
             .ok_or(SLOWLOG_LEN_RANGE),
         "latency-monitor-threshold" => parse_count(value).map(Change::LatencyThreshold),
+        "notify-keyspace-events" => notify::flags::parse(value)
+            .map(Change::Notify)
+            .ok_or("Invalid event class character. Use 'Ag$lshzxeKEtmdn'."),
         fixed if value == value_of(shared, fixed).as_bytes() => Ok(Change::Unchanged),
         _ => Err("can't set immutable config"),
     }
@@ -271,6 +278,7 @@ fn apply(shared: &Shared, change: Change) {
         Change::SlowerThan(us) => shared.slowlog.set_slower_than(us),
         Change::SlowlogLen(len) => shared.slowlog.set_max_len(len),
         Change::LatencyThreshold(ms) => shared.latency.set_threshold_ms(ms),
+        Change::Notify(flags) => shared.notify.set(flags, &shared.keyspace, &shared.pubsub),
         Change::PubsubLimit(hard, soft, secs) => shared.pubsub.limit.set(hard, soft, secs),
         Change::BusyThreshold(ms) => shared.scripts.set_busy_threshold_ms(ms),
         Change::MaxBulk(bytes) => shared.set_max_bulk(bytes),
