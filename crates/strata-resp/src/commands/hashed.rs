@@ -296,15 +296,16 @@ pub fn edit<S: Store, R>(
 /// Replaces whatever `key` holds with a new collection of `kind` holding
 /// `elements` (flattened entries, no element twice), packed or large as
 /// `limits` decide; deletes the key when there are none (the `STORE`
-/// forms).
+/// forms). Returns whether `key` existed before.
 pub fn replace<S: Store>(
     store: &mut S,
     key: &[u8],
     kind: ValueKind,
     limits: PackedLimits,
     elements: &[Vec<u8>],
-) -> Result<(), RespError> {
+) -> Result<bool, RespError> {
     store.edit_large(key, |edit| {
+        let existed = edit.current()?.is_some();
         let packed = Packed {
             elements: elements
                 .iter()
@@ -314,7 +315,7 @@ pub fn replace<S: Store>(
             index: None,
             dirty: true,
         };
-        save_packed(edit, kind, limits, packed, None)
+        save_packed(edit, kind, limits, packed, None).map(|()| existed)
     })?
 }
 

@@ -30,6 +30,24 @@ pub fn fire_created<S>(ctx: &Ctx<'_, S>, created: bool, class: u32, event: &str,
     }
 }
 
+/// The events of a `STORE` form: `new` (when `key` was not there) and
+/// `event` when a result was stored, `del` when an empty result removed
+/// an existing `key`, nothing when it removed nothing.
+#[inline]
+pub fn fire_stored<S>(
+    ctx: &Ctx<'_, S>,
+    existed: bool,
+    stored: bool,
+    (class, event): (u32, &str),
+    key: &[u8],
+) {
+    match (stored, existed) {
+        (true, _) => fire_created(ctx, !existed, class, event, key),
+        (false, true) => fire(ctx, super::flags::GENERIC, "del", key),
+        (false, false) => {}
+    }
+}
+
 /// True when events of `class` are on: for a command that would have to
 /// do more work (read what it otherwise writes blind) to announce them.
 #[inline]

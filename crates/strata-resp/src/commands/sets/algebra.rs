@@ -14,6 +14,7 @@ use strata_kv::{Store, ValueKind};
 use super::members::{card, contains_each, members};
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::notify;
 use crate::commands::atomic::{atomically, Atomic};
 use crate::commands::hashed::replace;
 use crate::encodings::PackedLimits;
@@ -109,14 +110,16 @@ struct Task<'a> {
 }
 
 impl Atomic for Task<'_> {
-    type Output = Result<Vec<Vec<u8>>, RespError>;
+    /// The result, and whether the destination existed before.
+    type Output = Result<(Vec<Vec<u8>>, bool), RespError>;
 
     fn run<S: Store>(self, store: &mut S) -> Self::Output {
         let result = compute(store, &self.keys, self.op)?;
+        let mut existed = false;
         if let Some((key, limits)) = self.destination {
-            replace(store, key, ValueKind::Set, limits, &result)?;
+            existed = replace(store, key, ValueKind::Set, limits, &result)?;
         }
-        Ok(result)
+        Ok((result, existed))
     }
 }
 
@@ -125,7 +128,7 @@ fn run<S: Store>(
     keys: Vec<&[u8]>,
     op: Algebra,
     destination: Option<&[u8]>,
-) -> Result<Vec<Vec<u8>>, RespError> {
+) -> Result<(Vec<Vec<u8>>, bool), RespError> {
     let mut held = keys.clone();
     held.extend(destination);
     let limits = ctx.shared.encodings.set_limits();
@@ -144,7 +147,7 @@ pub fn reply<S: Store>(
     out: &mut ReplyWriter<'_>,
     op: Algebra,
 ) -> Result<(), RespError> {
-    let result = run(ctx, args.iter_from(1).collect(), op, None)?;
+    let (result, _) = run(ctx, args.iter_from(1).collect(), op, None)?;
     out.set(result.len());
     for m in &result {
         out.bulk(m);
@@ -160,7 +163,13 @@ pub fn store<S: Store>(
     out: &mut ReplyWriter<'_>,
     op: Algebra,
 ) -> Result<(), RespError> {
-    let result = run(ctx, args.iter_from(2).collect(), op, Some(args.get(1)))?;
+    let (result, existed) = run(ctx, args.iter_from(2).collect(), op, Some(args.get(1)))?;
+    let event = match op {
+        Algebra::Inter => "sinterstore",
+        Algebra::Union => "sunionstore",
+        Algebra::Diff => "sdiffstore",
+    };
+    notify::fire_stored(ctx, existed, !result.is_empty(), (notify::SET, event), args.get(1));
     out.integer(result.len() as i64);
     Ok(())
 }
@@ -193,7 +202,7 @@ pub fn intercard<S: Store>(
         }
     }
     let keys = (2..2 + numkeys).map(|k| args.get(k)).collect();
-    let n = run(ctx, keys, Algebra::Inter, None)?.len();
+    let n = run(ctx, keys, Algebra::Inter, None)?.0.len();
     let n = if limit > 0 { n.min(limit) } else { n };
     out.integer(n as i64);
     Ok(())

@@ -5,6 +5,7 @@ use strata_kv::{Store, ValueKind};
 use super::members::random;
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::notify::{self, fire};
 use crate::commands::hashed::edit;
 use crate::number::parse_i64;
 use crate::reply::{CollectionError, RespError};
@@ -44,9 +45,16 @@ pub fn spop<S: Store>(
         Form::Pop => {
             let limits = ctx.shared.encodings.set_limits();
             let want = count.map_or(1, |c| c.unsigned_abs());
-            edit(ctx.store, key, ValueKind::Set, limits, |set| {
-                set.pop_random(want)
-            })?
+            let (popped, emptied) = edit(ctx.store, key, ValueKind::Set, limits, |set| {
+                Ok((set.pop_random(want)?, set.is_empty()))
+            })?;
+            if !popped.is_empty() {
+                fire(ctx, notify::SET, "spop", key);
+                if emptied {
+                    fire(ctx, notify::GENERIC, "del", key);
+                }
+            }
+            popped
         }
     };
     match (count, picked.first()) {

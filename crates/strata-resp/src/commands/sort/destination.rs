@@ -10,23 +10,25 @@ use strata_kv::{collection, Store, ValueKind};
 use crate::encodings::ListLimit;
 use crate::reply::RespError;
 
-/// Replaces `key` with the list of `elements` (deletes it when empty).
+/// Replaces `key` with the list of `elements` (deletes it when empty);
+/// returns whether `key` existed before.
 pub fn replace<S: Store, E: AsRef<[u8]>>(
     store: &mut S,
     key: &[u8],
     limit: ListLimit,
     elements: &[E],
-) -> Result<(), RespError> {
+) -> Result<bool, RespError> {
     store.edit_large(key, |edit| {
+        let existed = edit.current()?.is_some();
         if elements.is_empty() {
             edit.delete()?;
-            return Ok(());
+            return Ok(existed);
         }
         let packed = collection::encoded_len(elements.iter().map(AsRef::as_ref));
         if limit.fits(elements.len() as u64, packed as u64) {
             let value = collection::encode(elements.iter().map(AsRef::as_ref));
             edit.put_whole(ValueKind::List, &value, None)?;
-            return Ok(());
+            return Ok(existed);
         }
         // A large value there goes first, chunks and all, so no chunk of
         // it can outlive the new list's head.
@@ -38,6 +40,6 @@ pub fn replace<S: Store, E: AsRef<[u8]>>(
             deque.push(Side::Back, e.as_ref())?;
         }
         deque.finish()?;
-        Ok(())
+        Ok(existed)
     })?
 }
