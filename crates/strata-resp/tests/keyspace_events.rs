@@ -88,6 +88,9 @@ impl Pair {
         let words: Vec<&str> = line.split(' ').collect();
         let (want_reply, want) = self.redis.run(&words);
         let (got_reply, got) = self.strata.run(&words);
+        if std::env::var_os("EVENTS_TRACE").is_some() {
+            eprintln!("{line}: {want_reply:?} / {got_reply:?}: {} / {}", want.len(), got.len());
+        }
         let tail = self.history.len().saturating_sub(15);
         assert_eq!(
             got,
