@@ -42,15 +42,20 @@ fn compute<S: Store>(
 ) -> Result<Vec<Vec<u8>>, RespError> {
     let is_set = |k: Option<ValueKind>| k.is_none_or(|k| k == ValueKind::Set);
     if op == Algebra::Inter {
-        // As Redis: a missing key ends it (empty), a key of another kind
-        // before that is an error.
+        // As Redis 7: every key's kind is checked (a key of another kind
+        // is an error, even after a missing one); a missing key makes the
+        // result empty.
         let mut sizes = Vec::with_capacity(keys.len());
+        let mut missing = false;
         for key in keys {
             match store.kind(key) {
-                None => return Ok(Vec::new()),
+                None => missing = true,
                 Some(ValueKind::Set) => sizes.push(card(store, key)?),
                 Some(_) => return Err(RespError::WrongType),
             }
+        }
+        if missing {
+            return Ok(Vec::new());
         }
         let smallest = (0..keys.len()).min_by_key(|&i| sizes[i]).unwrap_or(0);
         let mut acc = members(store, keys[smallest])?;
