@@ -52,8 +52,8 @@ fn config_get_set() {
     let all = c.cmd(&["CONFIG", "GET", "*"]);
     assert_eq!(
         all.array().len(),
-        56,
-        "28 parameters, aclfile, slowlog-*, latency-monitor-threshold, hash-max-listpack-*, list-max-listpack-size, set-max-*, zset-max-listpack-*, the scripting and pub/sub ones included"
+        58,
+        "29 parameters, aclfile, slowlog-*, latency-monitor-threshold, notify-keyspace-events, hash-max-listpack-*, list-max-listpack-size, set-max-*, zset-max-listpack-*, the scripting and pub/sub ones included"
     );
     assert_eq!(c.cmd(&["CONFIG", "GET", "MAXMEM*"]).array().len(), 8);
     assert_eq!(
