@@ -1,5 +1,154 @@
-//! Events the engine starts: `expired` (background and on access) and
-//! `evicted`; FLUSHALL announcing nothing per key; the setting's parsing
-//! and `CONFIG GET` compared with Redis; the memcached port.
+//! Events the engine starts: `expired` (by the background reclaimer, and
+//! when a command finds the key expired) and `evicted` (cache mode), each
+//! sent once; FLUSHALL announcing nothing per key; the setting's parsing
+//! and `CONFIG GET` compared with Redis; writes that do not come through
+//! the RESP port (the memcached port's) announcing nothing of their own.
 
-use crate::common::{self, Client, Value};
+use std::borrow::Cow;
+
+use strata_kv::{NewItem, Store};
+
+use super::{Pair, Side};
+use crate::common::peer::require_redis;
+use crate::common::{self, Client, Server, Value};
+use crate::memory::info_field;
+
+/// A subscriber to every keyspace channel with notifications set to
+/// `flags`, in RESP2.
+fn side(server: &Server, flags: &str) -> Side {
+    Side::new(Client::connect(server), Client::connect(server), flags, "2")
+}
+
+/// The (channel, message) pairs of `messages`.
+fn pairs(messages: &[Value]) -> Vec<(String, String)> {
+    messages
+        .iter()
+        .map(|m| {
+            let parts = super::message_parts(m);
+            let text = |i: usize| parts.get(i).map(Value::text).unwrap_or_default();
+            (text(2), text(3))
+        })
+        .collect()
+}
+
+fn event(channel: &str, message: &str) -> (String, String) {
+    (channel.to_string(), message.to_string())
+}
+
+#[test]
+fn expired_is_sent_once_in_background_and_on_access() {
+    let server = common::start();
+    let mut s = side(&server, "KEx");
+    for key in ["bg", "lazy", "write"] {
+        s.run(&["SET", key, "v", "PX", "100"]);
+    }
+    server.clock.advance_ms(200);
+    // Looked up: expired then (a read), once.
+    let (reply, got) = s.run(&["GET", "lazy"]);
+    assert_eq!(reply, Value::Null);
+    let lazy = vec![
+        event("__keyspace@0__:lazy", "expired"),
+        event("__keyevent@0__:expired", "lazy"),
+    ];
+    assert_eq!(pairs(&got), lazy);
+    assert_eq!(s.run(&["EXISTS", "lazy"]).1, vec![]);
+    // A write finds it expired: `expired` before the write's own events.
+    s.cmd.cmd(&["CONFIG", "SET", "notify-keyspace-events", "KEA"]);
+    let (_, got) = s.run(&["SET", "write", "w"]);
+    let write: Vec<_> = ["expired", "set"]
+        .iter()
+        .flat_map(|e| {
+            [
+                event("__keyspace@0__:write", e),
+                event(&format!("__keyevent@0__:{e}"), "write"),
+            ]
+        })
+        .collect();
+    assert_eq!(pairs(&got), write);
+    // Never looked up: the background reclaimer expires it, once.
+    server.keyspace.run_maintenance();
+    let (_, got) = s.run(&["PING"]);
+    let bg = vec![
+        event("__keyspace@0__:bg", "expired"),
+        event("__keyevent@0__:expired", "bg"),
+    ];
+    assert_eq!(pairs(&got), bg);
+    server.keyspace.run_maintenance();
+    assert_eq!(s.run(&["GET", "bg"]).1, vec![]);
+    // With `x` off, nothing; reads no longer remove what they find.
+    s.cmd.cmd(&["CONFIG", "SET", "notify-keyspace-events", "KE$"]);
+    s.run(&["SET", "quiet", "v", "PX", "100"]);
+    server.clock.advance_ms(200);
+    assert_eq!(s.run(&["GET", "quiet"]).1, vec![]);
+    server.keyspace.run_maintenance();
+    assert_eq!(s.run(&["PING"]).1, vec![]);
+}
+
+#[test]
+fn evicted_is_sent_for_every_key_evicted() {
+    let server = common::start_cache(1 << 20);
+    let mut s = side(&server, "Ee");
+    let value = "y".repeat(10_000);
+    let mut evicted = Vec::new();
+    for i in 0..300 {
+        let (reply, got) = s.run(&["SET", &format!("key{i}"), &value]);
+        assert_eq!(reply, Value::ok());
+        evicted.extend(pairs(&got));
+    }
+    let counted = info_field(&mut s.cmd, "stats", "evicted_keys");
+    assert!(counted > 0);
+    assert_eq!(evicted.len() as u64, counted);
+    for (channel, key) in &evicted {
+        assert_eq!(channel, "__keyevent@0__:evicted");
+        assert_eq!(s.cmd.cmd(&["EXISTS", key]), Value::Int(0), "{key}");
+    }
+}
+
+#[test]
+fn flushall_and_the_setting_match_redis() {
+    let peer = require_redis();
+    let server = common::start();
+    let mut pair = Pair::new(&peer, &server, "KEA", "3");
+    for line in ["SET a 1", "RPUSH b x", "SET c 1 EX 100", "FLUSHALL", "FLUSHDB", "SET d 1"] {
+        pair.check(line);
+    }
+    let (mut redis, mut strata) = (peer.client(), Client::connect(&server));
+    for flags in [
+        "A", "KA", "xyz", "", "K", "E", "AKE", "EKA", "KEg$lshzxetd", "Elg", "Kx", "mE", "n",
+        "AKEn", "AKEm", "nm", "Kz ", "kea", "KE\u{e9}", "$$$", "d", "gx",
+    ] {
+        let set = ["CONFIG", "SET", "notify-keyspace-events", flags];
+        let get = ["CONFIG", "GET", "notify-keyspace-events"];
+        assert_eq!(strata.cmd(&set), redis.cmd(&set), "CONFIG SET {flags:?}");
+        assert_eq!(strata.cmd(&get), redis.cmd(&get), "after {flags:?}");
+    }
+    let set = ["CONFIG", "SET", "notify-keyspace-events", "A", "notify-keyspace-events", "K"];
+    let both = (strata.cmd(&set), redis.cmd(&set));
+    assert!(matches!(both, (Value::Error(_), Value::Error(_))), "{both:?}");
+}
+
+#[test]
+fn writes_beside_the_resp_port_announce_only_expiry() {
+    let server = common::start();
+    let mut s = side(&server, "KEA");
+    // What the memcached port does: store through the engine directly.
+    let item = |expires_at| NewItem {
+        value: Cow::Borrowed(&b"v"[..]),
+        flags: 0,
+        expires_at,
+    };
+    let mut store = server.keyspace.store();
+    let soon = common::T0_MS + 100;
+    store.set(b"mc", item(Some(soon))).expect("set");
+    store.set(b"mc2", item(None)).expect("set");
+    store.delete(b"mc2").expect("delete");
+    assert_eq!(s.run(&["PING"]).1, vec![]);
+    server.clock.advance_ms(200);
+    server.keyspace.run_maintenance();
+    let (_, got) = s.run(&["PING"]);
+    let expired = vec![
+        event("__keyspace@0__:mc", "expired"),
+        event("__keyevent@0__:expired", "mc"),
+    ];
+    assert_eq!(pairs(&got), expired);
+}
