@@ -39,7 +39,7 @@ pub fn copy<S: Store>(
     }
     // A large collection's chunks are copied too (engine side).
     let copied = ctx.store.copy(source, destination, replace)?;
-    if copied {
+    if copied && notify::any(ctx) {
         // Redis adds the destination anew even over an existing key.
         fire(ctx, notify::NEW, "new", destination);
         fire(ctx, notify::GENERIC, "copy_to", destination);

@@ -40,7 +40,8 @@ pub fn mset<S: Store>(
     // Which keys are new, for `new` (checked before, as Redis looks each
     // up before setting it; a key named twice is new once).
     let mut fresh: Vec<&[u8]> = Vec::new();
-    if notify::wanted(ctx, notify::NEW) {
+    let notifying = notify::any(ctx);
+    if notifying && notify::wanted(ctx, notify::NEW) {
         for (key, _) in &items {
             if !fresh.contains(key) && ctx.store.kind(key).is_none() {
                 fresh.push(key);
@@ -48,7 +49,7 @@ pub fn mset<S: Store>(
         }
     }
     let stored = ctx.store.set_many(&items, only_if_none_exist)?;
-    if stored {
+    if stored && notifying {
         for (key, _) in &items {
             let created = match fresh.iter().position(|k| k == key) {
                 Some(i) => {

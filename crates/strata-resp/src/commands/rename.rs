@@ -25,7 +25,7 @@ pub fn rename<S: Store>(
         }
     } else {
         let outcome = ctx.store.rename(from, to, only_if_absent)?;
-        if outcome == Renamed::Done {
+        if outcome == Renamed::Done && notify::any(ctx) {
             // Redis adds the destination anew even over an existing key.
             fire(ctx, notify::NEW, "new", to);
             fire(ctx, notify::GENERIC, "rename_from", from);

@@ -129,7 +129,8 @@ pub fn set<S: Store>(
     let value = args.get(2);
     let key = args.get(1);
     // `new` needs to know whether the key was there: no blind store then.
-    if !(o.get || o.nx || o.xx || o.time.keep_ttl || notify::wanted(ctx, notify::NEW)) {
+    let notifying = notify::any(ctx);
+    if !(o.get || o.nx || o.xx || o.time.keep_ttl || notifying && notify::wanted(ctx, notify::NEW)) {
         // Nothing of the old item is needed: stored blind (with the SSD
         // tier, no read of the old value).
         let item = NewItem {
@@ -138,7 +139,9 @@ pub fn set<S: Store>(
             expires_at,
         };
         ctx.store.set(key, item)?;
-        announce(ctx, key, false, expires_at.is_some());
+        if notifying {
+            announce(ctx, key, false, expires_at.is_some());
+        }
         out.ok();
         return Ok(());
     }
@@ -190,6 +193,9 @@ pub fn set<S: Store>(
 /// The events of a stored SET: `new` if `created`, `set`, and `expire`
 /// when it was given one (not for KEEPTTL), as Redis sends them.
 pub fn announce<S>(ctx: &Ctx<'_, S>, key: &[u8], created: bool, expiry: bool) {
+    if !notify::any(ctx) {
+        return;
+    }
     fire_created(ctx, created, notify::STRING, "set", key);
     if expiry {
         fire(ctx, notify::GENERIC, "expire", key);

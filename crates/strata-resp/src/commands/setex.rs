@@ -34,11 +34,14 @@ pub fn setex<S: Store>(
     };
     let key = args.get(1);
     // `new` needs to know whether the key was there: no blind store then.
-    let created = match notify::wanted(ctx, notify::NEW) {
+    let notifying = notify::any(ctx);
+    let created = match notifying && notify::wanted(ctx, notify::NEW) {
         true => ctx.store.update(key, |old| (Mutation::Put(item), old.is_none()))?,
         false => ctx.store.set(key, item).map(|()| false)?,
     };
-    announce(ctx, key, created, true);
+    if notifying {
+        announce(ctx, key, created, true);
+    }
     out.ok();
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! notifications off it costs one relaxed load; the channel names are
 //! built only for a class that is on.
 
-use super::flags::NEW;
+use super::flags::{GENERIC, NEW};
 use super::notifier::publish;
 use crate::command::Ctx;
 
@@ -30,6 +30,20 @@ pub fn fire_created<S>(ctx: &Ctx<'_, S>, created: bool, class: u32, event: &str,
     }
 }
 
+/// `event` (of `class`) about `key`, then `del` when that `emptied` it
+/// (a pop or removal of its last element), as Redis sends them; one load
+/// of the setting.
+#[inline]
+pub fn fire_removed<S>(ctx: &Ctx<'_, S>, class: u32, event: &str, key: &[u8], emptied: bool) {
+    let flags = ctx.shared.notify.flags();
+    if flags & (class | GENERIC) != 0 {
+        publish(&ctx.shared.pubsub, flags, class, event, key);
+        if emptied {
+            publish(&ctx.shared.pubsub, flags, GENERIC, "del", key);
+        }
+    }
+}
+
 /// The events of a `STORE` form: `new` (when `key` was not there) and
 /// `event` when a result was stored, `del` when an empty result removed
 /// an existing `key`, nothing when it removed nothing.
@@ -43,9 +57,16 @@ pub fn fire_stored<S>(
 ) {
     match (stored, existed) {
         (true, _) => fire_created(ctx, !existed, class, event, key),
-        (false, true) => fire(ctx, super::flags::GENERIC, "del", key),
+        (false, true) => fire(ctx, GENERIC, "del", key),
         (false, false) => {}
     }
+}
+
+/// True when any event is on: a command that announces several events
+/// checks it first, so that with notifications off it pays one load.
+#[inline]
+pub fn any<S>(ctx: &Ctx<'_, S>) -> bool {
+    ctx.shared.notify.flags() != 0
 }
 
 /// True when events of `class` are on: for a command that would have to

@@ -18,7 +18,7 @@ pub mod flags;
 mod fire;
 mod notifier;
 
-pub use fire::{fire, fire_created, fire_stored, wanted};
+pub use fire::{any, fire, fire_created, fire_removed, fire_stored, wanted};
 pub use flags::{
     ALL, EVICTED, EXPIRED, GENERIC, HASH, KEYEVENT, KEYSPACE, KEY_MISS, LIST, MODULE, NEW, SET,
     STREAM, STRING, ZSET,

@@ -4,7 +4,7 @@ use strata_kv::{Store, ValueKind};
 
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::notify::{self, fire};
+use crate::notify;
 use crate::commands::hashed::edit;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
@@ -25,10 +25,7 @@ pub fn hdel<S: Store>(
         Ok((removed, hash.is_empty()))
     })?;
     if removed > 0 {
-        fire(ctx, notify::HASH, "hdel", args.get(1));
-        if emptied {
-            fire(ctx, notify::GENERIC, "del", args.get(1));
-        }
+        notify::fire_removed(ctx, notify::HASH, "hdel", args.get(1), emptied);
     }
     out.integer(removed);
     Ok(())

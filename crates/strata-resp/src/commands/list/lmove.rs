@@ -34,12 +34,14 @@ pub fn move_element<S: Store>(
     let Some((element, created, emptied)) = moved else {
         return Ok(None);
     };
-    let event = match to {
-        End::Left => "lpush",
-        End::Right => "rpush",
-    };
-    fire_created(ctx, created, notify::LIST, event, destination);
-    announce_pop(ctx, source, from, emptied);
+    if notify::any(ctx) {
+        let event = match to {
+            End::Left => "lpush",
+            End::Right => "rpush",
+        };
+        fire_created(ctx, created, notify::LIST, event, destination);
+        announce_pop(ctx, source, from, emptied);
+    }
     Ok(Some(element))
 }
 

@@ -6,7 +6,7 @@ use super::either::edit;
 use super::End;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::notify::{self, fire};
+use crate::notify;
 use crate::number::parse_i64;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
@@ -30,10 +30,7 @@ pub fn lrem<S: Store>(
         Ok((list.remove(end, limit, element)?, list.is_empty()))
     })?;
     if removed > 0 {
-        fire(ctx, notify::LIST, "lrem", args.get(1));
-        if emptied {
-            fire(ctx, notify::GENERIC, "del", args.get(1));
-        }
+        notify::fire_removed(ctx, notify::LIST, "lrem", args.get(1), emptied);
     }
     out.integer(removed as i64);
     Ok(())

@@ -7,7 +7,7 @@ use super::range;
 use super::End;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::notify::{self, fire};
+use crate::notify;
 use crate::number::parse_i64;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
@@ -32,10 +32,7 @@ pub fn ltrim<S: Store>(
         Ok((existed, list.is_empty()))
     })?;
     if existed {
-        fire(ctx, notify::LIST, "ltrim", args.get(1));
-        if emptied {
-            fire(ctx, notify::GENERIC, "del", args.get(1));
-        }
+        notify::fire_removed(ctx, notify::LIST, "ltrim", args.get(1), emptied);
     }
     out.ok();
     Ok(())

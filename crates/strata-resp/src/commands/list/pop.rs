@@ -6,7 +6,7 @@ use super::either::edit;
 use super::End;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::notify::{self, fire};
+use crate::notify;
 use crate::number::parse_i64;
 use crate::reply::{CollectionError, RespError};
 use crate::writer::ReplyWriter;
@@ -43,10 +43,7 @@ pub fn announce_pop<S>(ctx: &Ctx<'_, S>, key: &[u8], end: End, emptied: bool) {
         End::Left => "lpop",
         End::Right => "rpop",
     };
-    fire(ctx, notify::LIST, event, key);
-    if emptied {
-        fire(ctx, notify::GENERIC, "del", key);
-    }
+    notify::fire_removed(ctx, notify::LIST, event, key, emptied);
 }
 
 /// Without a count: the element or null. With one: an array of up to

@@ -27,7 +27,8 @@ pub fn smove<S: Store>(
     };
     let (source, destination) = (task.source, task.destination);
     let moved = atomically(ctx, &[source, destination], task)?;
-    if let Some(Moved { emptied, created, added }) = moved.events {
+    let events = moved.events.filter(|_| notify::any(ctx));
+    if let Some(Moved { emptied, created, added }) = events {
         fire(ctx, notify::SET, "srem", source);
         if emptied {
             fire(ctx, notify::GENERIC, "del", source);

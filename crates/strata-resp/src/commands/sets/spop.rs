@@ -5,7 +5,7 @@ use strata_kv::{Store, ValueKind};
 use super::members::random;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::notify::{self, fire};
+use crate::notify;
 use crate::commands::hashed::edit;
 use crate::number::parse_i64;
 use crate::reply::{CollectionError, RespError};
@@ -49,10 +49,7 @@ pub fn spop<S: Store>(
                 Ok((set.pop_random(want)?, set.is_empty()))
             })?;
             if !popped.is_empty() {
-                fire(ctx, notify::SET, "spop", key);
-                if emptied {
-                    fire(ctx, notify::GENERIC, "del", key);
-                }
+                notify::fire_removed(ctx, notify::SET, "spop", key, emptied);
             }
             popped
         }

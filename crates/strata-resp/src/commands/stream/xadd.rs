@@ -53,7 +53,7 @@ pub fn xadd<S: Store>(
     match added {
         Some(id) => {
             notify::fire_created(ctx, created, notify::STREAM, "xadd", key);
-            if trimmed > 0 {
+            if trimmed > 0 && notify::any(ctx) {
                 fire(ctx, notify::STREAM, "xtrim", key);
             }
             super::entries::id(out, id);

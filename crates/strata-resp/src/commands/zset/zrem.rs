@@ -7,7 +7,7 @@ use super::bounds::{rank_span, LexRange, ScoreRange};
 use super::stored::edit;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::notify::{self, fire};
+use crate::notify;
 use crate::number::parse_i64;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
@@ -34,10 +34,7 @@ pub fn zrem<S: Store>(
 /// `event` when members were removed, then `del` if that emptied the key.
 pub fn announce<S>(ctx: &Ctx<'_, S>, key: &[u8], event: &str, removed: bool, emptied: bool) {
     if removed {
-        fire(ctx, notify::ZSET, event, key);
-        if emptied {
-            fire(ctx, notify::GENERIC, "del", key);
-        }
+        notify::fire_removed(ctx, notify::ZSET, event, key, emptied);
     }
 }
 
