@@ -85,6 +85,29 @@ fn expired_is_sent_once_in_background_and_on_access() {
 }
 
 #[test]
+fn expired_is_sent_from_transactions_and_scripts() {
+    let server = common::start();
+    let mut s = side(&server, "Ex");
+    for key in ["m", "l", "e"] {
+        s.run(&["SET", key, "v", "PX", "100"]);
+    }
+    s.run(&["RPUSH", "list", "a"]);
+    s.run(&["PEXPIRE", "list", "100"]);
+    server.clock.advance_ms(200);
+    s.cmd.cmd(&["MULTI"]);
+    s.cmd.cmd(&["GET", "m"]);
+    s.cmd.cmd(&["LRANGE", "list", "0", "-1"]);
+    let (_, got) = s.run(&["EXEC"]);
+    let keys: Vec<String> = pairs(&got).into_iter().map(|(_, key)| key).collect();
+    assert_eq!(keys, ["m", "list"]);
+    let (_, got) = s.run(&["EVAL", "return redis.call('EXISTS', KEYS[1])", "1", "l"]);
+    assert_eq!(pairs(&got), vec![event("__keyevent@0__:expired", "l")]);
+    // Once only: the key is gone.
+    let (_, got) = s.run(&["EVAL", "return redis.call('EXISTS', KEYS[1])", "1", "l"]);
+    assert_eq!(got, vec![]);
+}
+
+#[test]
 fn evicted_is_sent_for_every_key_evicted() {
     let server = common::start_cache(1 << 20);
     let mut s = side(&server, "Ee");
