@@ -150,6 +150,40 @@ fn flushall_and_the_setting_match_redis() {
     assert!(matches!(both, (Value::Error(_), Value::Error(_))), "{both:?}");
 }
 
+/// A blocked client served by another's push: the push's events, then
+/// the blocked command's, in both servers (the marker is published once
+/// the blocked client has its reply).
+#[test]
+fn blocked_clients_served_by_a_push_match_redis() {
+    let peer = require_redis();
+    let server = common::start();
+    let cases: &[(&str, &str)] = &[
+        ("BLPOP q 5", "RPUSH q a"),
+        ("BLMOVE q2 dst LEFT RIGHT 5", "LPUSH q2 a b"),
+        ("BZPOPMAX z 5", "ZADD z 1 a"),
+        ("BLMPOP 5 1 q3 LEFT COUNT 3", "RPUSH q3 a b"),
+    ];
+    let mut runs = Vec::new();
+    for (mut s, mut blocked) in [
+        (Side::new(peer.client(), peer.client(), "KEAn", "2"), peer.client()),
+        (side(&server, "KEAn"), Client::connect(&server)),
+    ] {
+        let mut got = Vec::new();
+        for (wait, push) in cases {
+            let words: Vec<&str> = wait.split(' ').collect();
+            let args: Vec<&[u8]> = words.iter().map(|w| w.as_bytes()).collect();
+            blocked.send(&args);
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            s.cmd.cmd(&push.split(' ').collect::<Vec<_>>());
+            let served = blocked.read();
+            assert!(!matches!(served, Value::Null | Value::NullArray), "{wait}");
+            got.push(pairs(&s.run(&["PING"]).1));
+        }
+        runs.push(got);
+    }
+    assert_eq!(runs[1], runs[0], "strata, then redis");
+}
+
 #[test]
 fn writes_beside_the_resp_port_announce_only_expiry() {
     let server = common::start();
