@@ -20,7 +20,11 @@ impl Keyspace {
         let ctx = &self.ctx;
         let (now, hash) = (ctx.now(), ctx.hash(key));
         let expired = |at: Option<u64>| at.is_some_and(|at| at <= now);
-        let found = self.shard(hash).read().lookup_record_in(Namespace::User, hash, key).is_some_and(|(_, rec)| expired(rec.header.expires_at));
+        let found = self
+            .shard(hash)
+            .read()
+            .lookup_record_in(Namespace::User, hash, key)
+            .is_some_and(|(_, rec)| expired(rec.header.expires_at));
         if !found {
             return;
         }

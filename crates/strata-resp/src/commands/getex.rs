@@ -4,9 +4,9 @@ use strata_kv::{Mutation, Store};
 
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::notify::{self, fire};
 use crate::commands::collection::not_string;
 use crate::commands::set::TimeOption;
+use crate::notify::{self, fire};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 

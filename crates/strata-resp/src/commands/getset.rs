@@ -6,9 +6,9 @@ use strata_kv::{Mutation, NewItem, Store};
 
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::notify::{self, fire};
 use crate::commands::collection::not_string;
 use crate::commands::set::announce;
+use crate::notify::{self, fire};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 

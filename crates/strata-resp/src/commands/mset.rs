@@ -6,8 +6,8 @@ use strata_kv::{NewItem, Store};
 
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::notify;
 use crate::commands::set::announce;
+use crate::notify;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 

@@ -6,9 +6,9 @@ use strata_kv::{Mutation, NewItem, Store};
 
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::notify::{self, fire, fire_created};
 use crate::commands::collection::not_string;
 use crate::commands::expire::{expiry_at, Unit};
+use crate::notify::{self, fire, fire_created};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -130,7 +130,8 @@ pub fn set<S: Store>(
     let key = args.get(1);
     // `new` needs to know whether the key was there: no blind store then.
     let notifying = notify::any(ctx);
-    if !(o.get || o.nx || o.xx || o.time.keep_ttl || notifying && notify::wanted(ctx, notify::NEW)) {
+    if !(o.get || o.nx || o.xx || o.time.keep_ttl || notifying && notify::wanted(ctx, notify::NEW))
+    {
         // Nothing of the old item is needed: stored blind (with the SSD
         // tier, no read of the old value).
         let item = NewItem {

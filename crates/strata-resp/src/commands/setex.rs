@@ -6,9 +6,9 @@ use strata_kv::{Mutation, NewItem, Store};
 
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::notify;
 use crate::commands::expire::{expiry_at, Unit};
 use crate::commands::set::announce;
+use crate::notify;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -36,7 +36,9 @@ pub fn setex<S: Store>(
     // `new` needs to know whether the key was there: no blind store then.
     let notifying = notify::any(ctx);
     let created = match notifying && notify::wanted(ctx, notify::NEW) {
-        true => ctx.store.update(key, |old| (Mutation::Put(item), old.is_none()))?,
+        true => ctx
+            .store
+            .update(key, |old| (Mutation::Put(item), old.is_none()))?,
         false => ctx.store.set(key, item).map(|()| false)?,
     };
     if notifying {

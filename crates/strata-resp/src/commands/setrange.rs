@@ -6,8 +6,8 @@ use strata_kv::{KvError, Mutation, NewItem, Store};
 
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::notify::{self, fire_created};
 use crate::commands::collection::not_string;
+use crate::notify::{self, fire_created};
 use crate::number::parse_i64;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;

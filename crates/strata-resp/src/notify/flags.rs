@@ -33,7 +33,8 @@ pub const MODULE: u32 = 1 << 13;
 /// `n`: `new`, a key added to the database.
 pub const NEW: u32 = 1 << 14;
 /// `A`: every class except `m` and `n`.
-pub const ALL: u32 = GENERIC | STRING | LIST | SET | HASH | ZSET | EXPIRED | EVICTED | STREAM | MODULE;
+pub const ALL: u32 =
+    GENERIC | STRING | LIST | SET | HASH | ZSET | EXPIRED | EVICTED | STREAM | MODULE;
 
 /// The letters of the classes `A` covers (and `n`), in canonical order.
 const CLASS_LETTERS: [(u32, u8); 11] = [

@@ -14,8 +14,8 @@
 //! the key, reach subscribers for keys it wrote. `keymiss` (`m`) and
 //! module events (`d`) are accepted in the setting but never sent.
 
-pub mod flags;
 mod fire;
+pub mod flags;
 mod notifier;
 
 pub use fire::{any, fire, fire_created, fire_removed, fire_stored, wanted};

@@ -84,6 +84,12 @@ impl DepartureObserver for Publisher {
             Departure::Evicted => (EVICTED, "evicted"),
             _ => return,
         };
-        publish(&self.hub, self.flags.load(Ordering::Relaxed), class, event, key);
+        publish(
+            &self.hub,
+            self.flags.load(Ordering::Relaxed),
+            class,
+            event,
+            key,
+        );
     }
 }

@@ -53,7 +53,8 @@ fn expired_is_sent_once_in_background_and_on_access() {
     assert_eq!(pairs(&got), lazy);
     assert_eq!(s.run(&["EXISTS", "lazy"]).1, vec![]);
     // A write finds it expired: `expired` before the write's own events.
-    s.cmd.cmd(&["CONFIG", "SET", "notify-keyspace-events", "KEA"]);
+    s.cmd
+        .cmd(&["CONFIG", "SET", "notify-keyspace-events", "KEA"]);
     let (_, got) = s.run(&["SET", "write", "w"]);
     let write: Vec<_> = ["expired", "set"]
         .iter()
@@ -76,7 +77,8 @@ fn expired_is_sent_once_in_background_and_on_access() {
     server.keyspace.run_maintenance();
     assert_eq!(s.run(&["GET", "bg"]).1, vec![]);
     // With `x` off, nothing; reads no longer remove what they find.
-    s.cmd.cmd(&["CONFIG", "SET", "notify-keyspace-events", "KE$"]);
+    s.cmd
+        .cmd(&["CONFIG", "SET", "notify-keyspace-events", "KE$"]);
     s.run(&["SET", "quiet", "v", "PX", "100"]);
     server.clock.advance_ms(200);
     assert_eq!(s.run(&["GET", "quiet"]).1, vec![]);
@@ -132,22 +134,59 @@ fn flushall_and_the_setting_match_redis() {
     let peer = require_redis();
     let server = common::start();
     let mut pair = Pair::new(&peer, &server, "KEA", "3");
-    for line in ["SET a 1", "RPUSH b x", "SET c 1 EX 100", "FLUSHALL", "FLUSHDB", "SET d 1"] {
+    for line in [
+        "SET a 1",
+        "RPUSH b x",
+        "SET c 1 EX 100",
+        "FLUSHALL",
+        "FLUSHDB",
+        "SET d 1",
+    ] {
         pair.check(line);
     }
     let (mut redis, mut strata) = (peer.client(), Client::connect(&server));
     for flags in [
-        "A", "KA", "xyz", "", "K", "E", "AKE", "EKA", "KEg$lshzxetd", "Elg", "Kx", "mE", "n",
-        "AKEn", "AKEm", "nm", "Kz ", "kea", "KE\u{e9}", "$$$", "d", "gx",
+        "A",
+        "KA",
+        "xyz",
+        "",
+        "K",
+        "E",
+        "AKE",
+        "EKA",
+        "KEg$lshzxetd",
+        "Elg",
+        "Kx",
+        "mE",
+        "n",
+        "AKEn",
+        "AKEm",
+        "nm",
+        "Kz ",
+        "kea",
+        "KE\u{e9}",
+        "$$$",
+        "d",
+        "gx",
     ] {
         let set = ["CONFIG", "SET", "notify-keyspace-events", flags];
         let get = ["CONFIG", "GET", "notify-keyspace-events"];
         assert_eq!(strata.cmd(&set), redis.cmd(&set), "CONFIG SET {flags:?}");
         assert_eq!(strata.cmd(&get), redis.cmd(&get), "after {flags:?}");
     }
-    let set = ["CONFIG", "SET", "notify-keyspace-events", "A", "notify-keyspace-events", "K"];
+    let set = [
+        "CONFIG",
+        "SET",
+        "notify-keyspace-events",
+        "A",
+        "notify-keyspace-events",
+        "K",
+    ];
     let both = (strata.cmd(&set), redis.cmd(&set));
-    assert!(matches!(both, (Value::Error(_), Value::Error(_))), "{both:?}");
+    assert!(
+        matches!(both, (Value::Error(_), Value::Error(_))),
+        "{both:?}"
+    );
 }
 
 /// A blocked client served by another's push: the push's events, then
@@ -165,7 +204,10 @@ fn blocked_clients_served_by_a_push_match_redis() {
     ];
     let mut runs = Vec::new();
     for (mut s, mut blocked) in [
-        (Side::new(peer.client(), peer.client(), "KEAn", "2"), peer.client()),
+        (
+            Side::new(peer.client(), peer.client(), "KEAn", "2"),
+            peer.client(),
+        ),
         (side(&server, "KEAn"), Client::connect(&server)),
     ] {
         let mut got = Vec::new();

@@ -14,12 +14,12 @@ mod multi_key;
 
 use super::core::Keyspace;
 use super::shards::ShardWrite;
+use crate::chunk::Namespace;
 use crate::fetch;
 use crate::index::Access;
 use crate::item::{split_stored_flags, Deleted, ItemRef, Mutation, ValueKind};
 use crate::shard::large::LargeEdit;
 use crate::shard::large_read::LargeRead;
-use crate::chunk::Namespace;
 use crate::shard::{Removal, ShardInner};
 use crate::KvError;
 

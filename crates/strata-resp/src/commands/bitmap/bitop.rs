@@ -7,9 +7,9 @@ use strata_kv::{NewItem, Store};
 use super::bits::check_growth;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::notify;
 use crate::commands::atomic::{atomically, Atomic};
 use crate::commands::collection::not_string;
+use crate::notify;
 use crate::reply::{RespError, ValueError};
 use crate::writer::ReplyWriter;
 

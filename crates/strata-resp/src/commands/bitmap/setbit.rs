@@ -5,8 +5,8 @@ use strata_kv::{Mutation, Store};
 use super::bits::{bit_offset, get_bit, put_bit, Grown};
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::notify;
 use crate::commands::collection::not_string;
+use crate::notify;
 use crate::reply::{RespError, ValueError};
 use crate::writer::ReplyWriter;
 
@@ -37,7 +37,10 @@ pub fn setbit<S: Store>(
         match Grown::from(old, need, max_item) {
             Ok(mut grown) => {
                 put_bit(&mut grown.value, offset, on);
-                (Mutation::Put(grown.into_item()), Ok((was, Some(old.is_none()))))
+                (
+                    Mutation::Put(grown.into_item()),
+                    Ok((was, Some(old.is_none()))),
+                )
             }
             Err(err) => (Mutation::Keep, Err(err)),
         }

@@ -4,8 +4,8 @@ use strata_kv::{Store, ValueKind};
 
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::notify;
 use crate::commands::hashed::edit;
+use crate::notify;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 

@@ -4,8 +4,8 @@ use strata_kv::{Store, ValueKind};
 
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::notify::{self, fire_created};
 use crate::commands::hashed::edit;
+use crate::notify::{self, fire_created};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 

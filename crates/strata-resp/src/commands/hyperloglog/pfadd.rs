@@ -7,8 +7,8 @@ use strata_kv::{Mutation, NewItem, Store};
 use super::value::hll_of;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::notify::{self, fire_created};
 use crate::hll::Hll;
+use crate::notify::{self, fire_created};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 

@@ -7,9 +7,9 @@ use strata_kv::{Mutation, NewItem, Store};
 use super::value::hll_of;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::notify::{self, fire_created};
 use crate::commands::atomic::{atomically, Atomic};
 use crate::hll::{raise_all, Hll, REGISTERS};
+use crate::notify::{self, fire_created};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 

@@ -6,9 +6,9 @@ use super::either::edit;
 use super::pop::announce_pop;
 use super::End;
 use crate::command::Ctx;
-use crate::notify::{self, fire_created};
 use crate::commands::atomic::{atomically, Atomic};
 use crate::encodings::ListLimit;
+use crate::notify::{self, fire_created};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 

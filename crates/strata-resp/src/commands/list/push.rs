@@ -44,7 +44,13 @@ pub fn push<S: Store>(
             End::Left => "lpush",
             End::Right => "rpush",
         };
-        fire_created(ctx, len == (args.len() - 2) as u64, notify::LIST, event, key);
+        fire_created(
+            ctx,
+            len == (args.len() - 2) as u64,
+            notify::LIST,
+            event,
+            key,
+        );
         ctx.shared.waiters.pushed(key);
     }
     out.integer(len as i64);

@@ -14,10 +14,10 @@ use strata_kv::{Store, ValueKind};
 use super::members::{card, contains_each, members};
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::notify;
 use crate::commands::atomic::{atomically, Atomic};
 use crate::commands::hashed::replace;
 use crate::encodings::PackedLimits;
+use crate::notify;
 use crate::number::parse_i64;
 use crate::reply::{CollectionError, RespError};
 use crate::writer::ReplyWriter;
@@ -174,7 +174,13 @@ pub fn store<S: Store>(
         Algebra::Union => "sunionstore",
         Algebra::Diff => "sdiffstore",
     };
-    notify::fire_stored(ctx, existed, !result.is_empty(), (notify::SET, event), args.get(1));
+    notify::fire_stored(
+        ctx,
+        existed,
+        !result.is_empty(),
+        (notify::SET, event),
+        args.get(1),
+    );
     out.integer(result.len() as i64);
     Ok(())
 }

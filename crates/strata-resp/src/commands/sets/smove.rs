@@ -5,10 +5,10 @@ use strata_kv::{Store, ValueKind};
 use super::members::contains_each;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::notify::{self, fire};
 use crate::commands::atomic::{atomically, Atomic};
 use crate::commands::hashed::edit;
 use crate::encodings::PackedLimits;
+use crate::notify::{self, fire};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -28,7 +28,12 @@ pub fn smove<S: Store>(
     let (source, destination) = (task.source, task.destination);
     let moved = atomically(ctx, &[source, destination], task)?;
     let events = moved.events.filter(|_| notify::any(ctx));
-    if let Some(Moved { emptied, created, added }) = events {
+    if let Some(Moved {
+        emptied,
+        created,
+        added,
+    }) = events
+    {
         fire(ctx, notify::SET, "srem", source);
         if emptied {
             fire(ctx, notify::GENERIC, "del", source);

@@ -30,9 +30,9 @@ use self::order::How;
 use crate::acl::User;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::notify;
 use crate::commands::atomic::{atomically, Atomic};
 use crate::encodings::ListLimit;
+use crate::notify;
 use crate::reply::{RespError, SortError};
 use crate::writer::ReplyWriter;
 

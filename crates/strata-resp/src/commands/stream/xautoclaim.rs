@@ -13,7 +13,7 @@
 use strata_kv::Store;
 
 use super::entries::{entry, id as write_id};
-use super::stored::{edit, Edit, has_consumer};
+use super::stored::{edit, has_consumer, Edit};
 use super::xread::lossy;
 use crate::args::Args;
 use crate::command::Ctx;

@@ -13,7 +13,7 @@ use std::time::Duration;
 use strata_kv::Store;
 
 use super::entries::{entry, id as write_id};
-use super::stored::{edit, read, Edit, has_consumer};
+use super::stored::{edit, has_consumer, read, Edit};
 use crate::args::Args;
 use crate::blocking::{block_on, parse_timeout_ms, Outcome};
 use crate::command::Ctx;

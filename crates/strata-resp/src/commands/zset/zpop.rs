@@ -4,8 +4,8 @@
 use strata_kv::Store;
 
 use super::stored::edit;
-use super::zrem::announce;
 use super::view::Owned;
+use super::zrem::announce;
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::blocking_pop::pop_first_or_block;

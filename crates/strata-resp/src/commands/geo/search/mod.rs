@@ -15,10 +15,10 @@ use self::options::{Query, Sort};
 use self::scan::{find, Point};
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::notify;
 use crate::commands::atomic::{atomically, Atomic};
 use crate::commands::zset::stored::{read, replace};
 use crate::encodings::PackedLimits;
+use crate::notify;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
