@@ -36,7 +36,7 @@ pub fn getset<S: Store>(
         (Mutation::Put(item), Ok(old.is_none()))
     });
     match stored {
-        Ok(result) => result.map(|created| announce(ctx, args.get(1), created, false)),
+        Ok(result) => result.map(|created| announce(ctx, args.get(1), created, None)),
         Err(err) => {
             out.truncate(mark);
             Err(err.into())

@@ -58,7 +58,7 @@ pub fn mset<S: Store>(
                 }
                 None => false,
             };
-            announce(ctx, key, created, false);
+            announce(ctx, key, created, None);
         }
     }
     if only_if_none_exist {

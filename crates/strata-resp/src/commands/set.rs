@@ -141,7 +141,7 @@ pub fn set<S: Store>(
         };
         ctx.store.set(key, item)?;
         if notifying {
-            announce(ctx, key, false, expires_at.is_some());
+            announce(ctx, key, false, expires_at);
         }
         out.ok();
         return Ok(());
@@ -182,7 +182,7 @@ pub fn set<S: Store>(
         Ok(Ok(None)) if !o.get => out.null(),
         Ok(Ok(None)) => {}
         Ok(Ok(Some(created))) => {
-            announce(ctx, key, created, expires_at.is_some());
+            announce(ctx, key, created, expires_at);
             if !o.get {
                 out.ok();
             }
@@ -192,13 +192,20 @@ pub fn set<S: Store>(
 }
 
 /// The events of a stored SET: `new` if `created`, `set`, and `expire`
-/// when it was given one (not for KEEPTTL), as Redis sends them.
-pub fn announce<S>(ctx: &Ctx<'_, S>, key: &[u8], created: bool, expiry: bool) {
+/// when it was given an expiry (`expires_at`; not for KEEPTTL), as Redis
+/// sends them.
+pub fn announce<S>(ctx: &Ctx<'_, S>, key: &[u8], created: bool, expires_at: Option<u64>) {
     if !notify::any(ctx) {
         return;
     }
     fire_created(ctx, created, notify::STRING, "set", key);
-    if expiry {
+    if let Some(at) = expires_at {
         fire(ctx, notify::GENERIC, "expire", key);
+        // An expiry already past (EXAT/PXAT): the engine stored nothing.
+        // Redis stores the key and sends `expired` at its next lookup
+        // or expiry cycle; it is sent now.
+        if at <= ctx.shared.keyspace.now_ms() {
+            fire(ctx, notify::EXPIRED, "expired", key);
+        }
     }
 }

@@ -42,7 +42,7 @@ pub fn setex<S: Store>(
         false => ctx.store.set(key, item).map(|()| false)?,
     };
     if notifying {
-        announce(ctx, key, created, true);
+        announce(ctx, key, created, Some(at));
     }
     out.ok();
     Ok(())
@@ -67,7 +67,7 @@ pub fn setnx<S: Store>(
         }
     })?;
     if created {
-        announce(ctx, args.get(1), true, false);
+        announce(ctx, args.get(1), true, None);
     }
     out.integer(i64::from(created));
     Ok(())

@@ -66,6 +66,16 @@ fn expired_is_sent_once_in_background_and_on_access() {
         })
         .collect();
     assert_eq!(pairs(&got), write);
+    // An expiry already past: stored and expired at once (Redis sends
+    // `expired` at the key's next lookup; Strata keeps nothing).
+    let (_, got) = s.run(&["SET", "past", "v", "PXAT", "1"]);
+    let names: Vec<String> = pairs(&got).into_iter().map(|(c, _)| c).collect();
+    let want = ["set", "expire", "expired"].map(|e| format!("__keyevent@0__:{e}"));
+    assert!(names
+        .iter()
+        .filter(|c| c.starts_with("__keyevent"))
+        .eq(want.iter()));
+    assert_eq!(s.run(&["GET", "past"]).1, vec![]);
     // Never looked up: the background reclaimer expires it, once.
     server.keyspace.run_maintenance();
     let (_, got) = s.run(&["PING"]);
