@@ -7,6 +7,7 @@
 //! - `notifier.rs`: the setting as the server holds it, publishing, and
 //!   the engine observer that publishes `expired` and `evicted`.
 //! - `fire.rs`: what commands call, next to the change they announce.
+//! - `tests.rs`: publishing per setting, and the engine observer.
 //!
 //! The memcached port shares the keyspace but announces nothing of its
 //! own writes (Redis has no such port, and its clients never asked):
@@ -24,3 +25,6 @@ pub use flags::{
     STREAM, STRING, ZSET,
 };
 pub use notifier::{publish, Notifier};
+
+#[cfg(test)]
+mod tests;
