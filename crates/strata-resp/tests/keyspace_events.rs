@@ -153,7 +153,7 @@ fn random_line(rng: &mut SmallRng) -> String {
     let other = KEYS[rng.gen_range(0..KEYS.len())];
     let m = MEMBERS[rng.gen_range(0..MEMBERS.len())];
     let n = rng.gen_range(0..4);
-    match rng.gen_range(0..34) {
+    match rng.gen_range(0..49) {
         0 => format!("SET {key} {m}"),
         1 => format!("SET {key} {m} EX 100 GET"),
         2 => format!("DEL {key} {other}"),
@@ -187,6 +187,21 @@ fn random_line(rng: &mut SmallRng) -> String {
         30 => format!("XADD {key} * {m} 1"),
         31 => format!("XTRIM {key} MAXLEN {n}"),
         32 => format!("SORT {other} STORE {key}"),
+        33 => format!("SETRANGE {key} {n} {m}"),
+        34 => format!("HINCRBYFLOAT {key} {m} 1.5"),
+        35 => format!("ZADD {key} XX GT CH {n} {m}"),
+        36 => format!("RPOPLPUSH {key} {other}"),
+        37 => format!("SETBIT {key} {n} 1"),
+        38 => format!("BITOP OR {key} {other} {key}"),
+        39 => format!("PFADD {key} {m}"),
+        40 => format!("MSET {key} {m} {other} {n}"),
+        41 => format!("XADD {key} MAXLEN {n} * {m} 1"),
+        42 => format!("ZRANGESTORE {key} {other} 0 {n}"),
+        43 => format!("RENAMENX {key} {other}"),
+        44 => format!("GETSET {key} {m}"),
+        45 => format!("SDIFFSTORE {key} {other} {key}"),
+        46 => format!("HDEL {key} x y z"),
+        47 => format!("LINSERT {key} AFTER {m} {m}"),
         _ => format!("LTRIM {key} {n} 1"),
     }
 }

@@ -52,9 +52,11 @@ pub fn xadd<S: Store>(
     })?;
     match added {
         Some(id) => {
-            notify::fire_created(ctx, created, notify::STREAM, "xadd", key);
-            if trimmed > 0 && notify::any(ctx) {
-                fire(ctx, notify::STREAM, "xtrim", key);
+            if notify::any(ctx) {
+                notify::fire_created(ctx, created, notify::STREAM, "xadd", key);
+                if trimmed > 0 {
+                    fire(ctx, notify::STREAM, "xtrim", key);
+                }
             }
             super::entries::id(out, id);
             ctx.shared.waiters.pushed_all(key);
