@@ -236,6 +236,36 @@ fn blocked_clients_served_by_a_push_match_redis() {
     assert_eq!(runs[1], runs[0], "strata, then redis");
 }
 
+/// Events wait in the subscriber's mailbox as messages do: one that
+/// never reads is disconnected past the `pubsub` output limit.
+#[test]
+fn a_subscriber_that_never_reads_is_bounded() {
+    let server = common::start();
+    let mut c = Client::connect(&server);
+    let limit = [
+        "CONFIG",
+        "SET",
+        "client-output-buffer-limit",
+        "pubsub 64kb 0 0",
+    ];
+    assert_eq!(c.cmd(&limit), Value::ok());
+    let setting = ["CONFIG", "SET", "notify-keyspace-events", "KEA"];
+    assert_eq!(c.cmd(&setting), Value::ok());
+    let mut sub = Client::connect(&server);
+    sub.cmd(&["PSUBSCRIBE", "__key*"]);
+    let long = "k".repeat(2_000);
+    let field = "client_output_buffer_limit_disconnections";
+    let mut i = 0;
+    while info_field(&mut c, "stats", field) == 0 {
+        assert!(i < 20_000, "never disconnected");
+        for _ in 0..100 {
+            c.cmd(&["SET", &format!("{long}{i}"), "v"]);
+            i += 1;
+        }
+    }
+    assert!(sub.is_closed());
+}
+
 #[test]
 fn writes_beside_the_resp_port_announce_only_expiry() {
     let server = common::start();
