@@ -9,16 +9,19 @@
 //! Contract of a [`DepartureObserver`]: it is called synchronously, with
 //! the lock of the item's shard held, on whatever thread removed the item
 //! (a worker or the maintenance thread). It must therefore never call
-//! into the keyspace and never block, and it must be bounded: hand the
+//! into the keyspace (nor add or remove observers) and never block, and
+//! it must be bounded: hand the
 //! key to something that already has a bound (a bounded queue that drops
 //! and counts, bounded outboxes), never to an unbounded buffer. Being
 //! synchronous keeps the order: an item that expires under a write is
 //! reported before that write's own result is.
 //!
-//! Cost when no observer is set: one relaxed load per expired or evicted
-//! item (cold paths only); nothing on reads or writes of live items.
+//! Several observers may be added (each feature that needs departures
+//! adds its own and removes it by id). Cost when none is: one relaxed
+//! load per expired or evicted item and per read that finds nothing;
+//! nothing on reads or writes of live items.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use parking_lot::RwLock;
@@ -41,27 +44,43 @@ pub trait DepartureObserver: Send + Sync {
     fn departed(&self, key: &[u8], why: Departure);
 }
 
-/// The keyspace's observer slot.
+/// Identifies an observer added to a keyspace, for removing it.
+pub type ObserverId = u64;
+
+/// The keyspace's observers (usually none or one; each front end feature
+/// that needs departures adds its own).
 #[derive(Default)]
 pub(crate) struct Departures {
     set: AtomicBool,
-    observer: RwLock<Option<Arc<dyn DepartureObserver>>>,
+    observers: RwLock<Vec<(ObserverId, Arc<dyn DepartureObserver>)>>,
+    next_id: AtomicU64,
 }
 
 impl std::fmt::Debug for Departures {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Departures")
-            .field("set", &self.is_set())
+            .field("observers", &self.observers.read().len())
             .finish()
     }
 }
 
 impl Departures {
-    /// Replaces the observer (`None` removes it).
-    pub fn replace(&self, observer: Option<Arc<dyn DepartureObserver>>) {
-        let mut slot = self.observer.write();
-        self.set.store(observer.is_some(), Ordering::Relaxed);
-        *slot = observer;
+    /// Adds `observer`; returns its id.
+    pub fn add(&self, observer: Arc<dyn DepartureObserver>) -> ObserverId {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let mut observers = self.observers.write();
+        observers.push((id, observer));
+        self.set.store(true, Ordering::Relaxed);
+        id
+    }
+
+    /// Removes the observer `id`; false when there was none.
+    pub fn remove(&self, id: ObserverId) -> bool {
+        let mut observers = self.observers.write();
+        let before = observers.len();
+        observers.retain(|(i, _)| *i != id);
+        self.set.store(!observers.is_empty(), Ordering::Relaxed);
+        observers.len() != before
     }
 
     /// True when an observer is set (one relaxed load).
@@ -70,7 +89,7 @@ impl Departures {
         self.set.load(Ordering::Relaxed)
     }
 
-    /// Tells the observer, if any, that `key` left for `why`.
+    /// Tells every observer that `key` left for `why`.
     #[inline]
     pub fn report(&self, key: &[u8], why: Departure) {
         if self.is_set() {
@@ -80,7 +99,7 @@ impl Departures {
 
     #[cold]
     fn report_slow(&self, key: &[u8], why: Departure) {
-        if let Some(observer) = self.observer.read().as_ref() {
+        for (_, observer) in self.observers.read().iter() {
             observer.departed(key, why);
         }
     }
@@ -101,14 +120,25 @@ mod tests {
     }
 
     #[test]
-    fn reports_only_while_set() {
+    fn reports_to_each_observer_while_added() {
         let hook = Departures::default();
         hook.report(b"a", Departure::Expired);
-        let log = Arc::new(Log::default());
-        hook.replace(Some(log.clone()));
+        assert!(!hook.is_set());
+        let (one, two) = (Arc::new(Log::default()), Arc::new(Log::default()));
+        let first = hook.add(one.clone());
+        let second = hook.add(two.clone());
         hook.report(b"b", Departure::Evicted);
-        hook.replace(None);
+        assert!(hook.remove(first));
+        assert!(!hook.remove(first));
         hook.report(b"c", Departure::Expired);
-        assert_eq!(*log.0.lock(), vec![(b"b".to_vec(), Departure::Evicted)]);
+        assert!(hook.remove(second));
+        assert!(!hook.is_set());
+        hook.report(b"d", Departure::Expired);
+        assert_eq!(*one.0.lock(), vec![(b"b".to_vec(), Departure::Evicted)]);
+        let both = vec![
+            (b"b".to_vec(), Departure::Evicted),
+            (b"c".to_vec(), Departure::Expired),
+        ];
+        assert_eq!(*two.0.lock(), both);
     }
 }

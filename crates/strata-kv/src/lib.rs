@@ -70,7 +70,7 @@ mod watch;
 pub use chunk::Namespace;
 pub use clock::{hold_now, Clock, HeldNow, ManualClock, SystemClock};
 pub use config::KeyspaceConfig;
-pub use departures::{Departure, DepartureObserver};
+pub use departures::{Departure, DepartureObserver, ObserverId};
 pub use error::KvError;
 pub use eviction::EvictionPolicy;
 pub use index::Access;

@@ -53,7 +53,7 @@ fn each_expiry_is_reported_once() {
     clock.advance_ms(200);
     assert!(store.get(b"read", |_| ()).is_none());
     assert_eq!(ks.stats().expired, 0);
-    ks.set_departure_observer(Some(log.clone()));
+    let id = ks.add_departure_observer(log.clone());
     assert!(store.get(b"read", |_| ()).is_none());
     assert_eq!(log.take(), vec![expired("read")]);
     assert!(store.kind(b"kind").is_none());
@@ -69,7 +69,7 @@ fn each_expiry_is_reported_once() {
     ks.run_maintenance();
     assert!(store.get(b"bg", |_| ()).is_none());
     assert_eq!(log.take(), vec![]);
-    ks.set_departure_observer(None);
+    assert!(ks.remove_departure_observer(id));
     store.set(b"late", expiring(1_300)).expect("set");
     clock.advance_ms(200);
     ks.run_maintenance();
@@ -87,7 +87,7 @@ fn every_eviction_is_reported() {
     };
     let ks = Keyspace::new(config, clock);
     let log = Arc::new(Log::default());
-    ks.set_departure_observer(Some(log.clone()));
+    ks.add_departure_observer(log.clone());
     let mut store = ks.store();
     let value = vec![b'x'; 10_000];
     for i in 0..300 {

@@ -5,7 +5,7 @@
 //! (patterns included, each subscriber's output bound applies).
 //!
 //! `expired` and `evicted` happen in the engine: while the setting selects
-//! either class, a [`DepartureObserver`] is set on the keyspace that
+//! either class, a [`DepartureObserver`] is added to the keyspace that
 //! publishes them synchronously (its contract: the hub's mailboxes are
 //! bounded, and publishing never touches the keyspace).
 
@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
-use strata_kv::{Departure, DepartureObserver, Keyspace};
+use strata_kv::{Departure, DepartureObserver, Keyspace, ObserverId};
 
 use super::flags::{EVICTED, EXPIRED, KEYEVENT, KEYSPACE};
 use crate::pubsub::{Hub, Kind};
@@ -22,8 +22,9 @@ use crate::pubsub::{Hub, Kind};
 #[derive(Debug, Default)]
 pub struct Notifier {
     flags: Arc<AtomicU32>,
-    /// Serializes changes of the setting with the observer's install.
-    changing: Mutex<()>,
+    /// The engine observer added for `expired`/`evicted`, if any (the
+    /// lock also serializes changes of the setting).
+    observer: Mutex<Option<ObserverId>>,
 }
 
 impl Notifier {
@@ -36,16 +37,23 @@ impl Notifier {
     /// Replaces the flags; sets or removes the engine's departure
     /// observer on `keyspace` as `expired`/`evicted` are wanted.
     pub fn set(&self, flags: u32, keyspace: &Keyspace, hub: &Arc<Hub>) {
-        let _changing = self.changing.lock();
+        let mut observer = self.observer.lock();
         self.flags.store(flags, Ordering::Relaxed);
         let wanted = flags & (EXPIRED | EVICTED) != 0 && flags & (KEYSPACE | KEYEVENT) != 0;
-        let observer: Option<Arc<dyn DepartureObserver>> = wanted.then(|| {
-            Arc::new(Publisher {
-                flags: self.flags.clone(),
-                hub: hub.clone(),
-            }) as Arc<dyn DepartureObserver>
-        });
-        keyspace.set_departure_observer(observer);
+        match (wanted, *observer) {
+            (true, None) => {
+                let publisher = Publisher {
+                    flags: self.flags.clone(),
+                    hub: hub.clone(),
+                };
+                *observer = Some(keyspace.add_departure_observer(Arc::new(publisher)));
+            }
+            (false, Some(id)) => {
+                keyspace.remove_departure_observer(id);
+                *observer = None;
+            }
+            _ => {}
+        }
     }
 }
 
