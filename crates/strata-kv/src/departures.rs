@@ -10,11 +10,11 @@
 //! the lock of the item's shard held, on whatever thread removed the item
 //! (a worker or the maintenance thread). It must therefore never call
 //! into the keyspace (nor add or remove observers) and never block, and
-//! it must be bounded: hand the
-//! key to something that already has a bound (a bounded queue that drops
-//! and counts, bounded outboxes), never to an unbounded buffer. Being
-//! synchronous keeps the order: an item that expires under a write is
-//! reported before that write's own result is.
+//! it must be bounded: hand the key to something that already has a
+//! bound (a bounded queue that drops and counts, bounded outboxes), never
+//! to an unbounded buffer. Being synchronous keeps the order: an item
+//! that expires under a write is reported before that write's own result
+//! is.
 //!
 //! Several observers may be added (each feature that needs departures
 //! adds its own and removes it by id). Cost when none is: one relaxed
