@@ -119,6 +119,30 @@ fn expired_is_sent_from_transactions_and_scripts() {
     assert_eq!(got, vec![]);
 }
 
+/// A write over an expired key: `expired` first, then `new` and the
+/// write's events, as Redis sends them (its lookup expires the key).
+#[test]
+fn writes_over_expired_keys_send_expired_first() {
+    let server = common::start();
+    let mut s = side(&server, "KEAn");
+    s.run(&["RPUSH", "list", "a"]);
+    s.run(&["PEXPIRE", "list", "100"]);
+    s.run(&["SET", "dst", "v", "PX", "100"]);
+    s.run(&["SET", "src", "v"]);
+    server.clock.advance_ms(200);
+    let events = |got: &[Value]| -> Vec<String> {
+        pairs(got)
+            .into_iter()
+            .filter_map(|(c, k)| Some(format!("{} {k}", c.strip_prefix("__keyevent@0__:")?)))
+            .collect()
+    };
+    let (_, got) = s.run(&["LPUSH", "list", "b"]);
+    assert_eq!(events(&got), ["expired list", "new list", "lpush list"]);
+    let (_, got) = s.run(&["RENAME", "src", "dst"]);
+    let want = ["expired dst", "new dst", "rename_from src", "rename_to dst"];
+    assert_eq!(events(&got), want);
+}
+
 #[test]
 fn evicted_is_sent_for_every_key_evicted() {
     let server = common::start_cache(1 << 20);
