@@ -305,7 +305,7 @@ pub fn replace<S: Store>(
     elements: &[Vec<u8>],
 ) -> Result<bool, RespError> {
     store.edit_large(key, |edit| {
-        let existed = edit.current()?.is_some();
+        let existed = edit.exists();
         let packed = Packed {
             elements: elements
                 .iter()

@@ -19,7 +19,7 @@ pub fn replace<S: Store, E: AsRef<[u8]>>(
     elements: &[E],
 ) -> Result<bool, RespError> {
     store.edit_large(key, |edit| {
-        let existed = edit.current()?.is_some();
+        let existed = edit.exists();
         if elements.is_empty() {
             edit.delete()?;
             return Ok(existed);

@@ -98,7 +98,7 @@ pub fn replace<S: Store, M: AsRef<[u8]>>(
     entries: &[(f64, M)],
 ) -> Result<bool, RespError> {
     store.edit_large(key, |edit| {
-        let existed = edit.current()?.is_some();
+        let existed = edit.exists();
         save(edit, limits, entries, None).map(|()| existed)
     })?
 }
