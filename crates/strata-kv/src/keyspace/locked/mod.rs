@@ -198,7 +198,7 @@ impl<'a> LockedShards<'a> {
     }
 
     /// Removes `key` if its entry is expired (and reports it), when a
-    /// departure observer is set, as [`Keyspace::lazy_expire`] does for
+    /// departure observer is set, as `Keyspace::lazy_expire` does for
     /// the shared store.
     fn lazy_expire(&mut self, key: &[u8]) {
         let ks = self.ks;
