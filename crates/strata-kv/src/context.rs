@@ -11,6 +11,7 @@ use crossbeam_utils::CachePadded;
 use crate::changes::Changes;
 use crate::clock::Clock;
 use crate::config::KeyspaceConfig;
+use crate::departures::Departures;
 use crate::eviction::EvictionPolicy;
 use crate::journal::{append, Journal, Refusal};
 use crate::stats::{Counters, UsedTotal};
@@ -43,6 +44,8 @@ pub(crate) struct Ctx {
     pub counters: Counters,
     /// Told of every change to a user key (see `changes`).
     pub changes: Changes,
+    /// Told of each item that expires or is evicted.
+    pub departures: Departures,
 }
 
 /// Frees memory in some shard other than the caller's (the keyspace,
@@ -86,6 +89,7 @@ impl Ctx {
             ssd,
             counters: Counters::default(),
             changes: Changes::default(),
+            departures: Departures::default(),
         }
     }
 

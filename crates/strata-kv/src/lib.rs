@@ -31,6 +31,7 @@
 //! - `index`: the open-addressing hash index of 8-byte entries (tag, access
 //!   bit, location).
 //! - [`eviction`]: what happens when the memory limit is reached.
+//! - [`departures`]: the hook told of each item that expires or is evicted.
 //! - [`journal`]: the hook that hands every change to the command log, the
 //!   redo record format, and recovery's apply path.
 //! - `maintenance`: background expiry reclaim, compaction and delayed flush.
@@ -49,6 +50,7 @@ pub mod clock;
 pub mod collection;
 mod config;
 mod context;
+pub mod departures;
 mod error;
 pub mod eviction;
 pub mod fetch;
@@ -70,6 +72,7 @@ pub use changes::ChangeObserver;
 pub use chunk::Namespace;
 pub use clock::{hold_now, Clock, HeldNow, ManualClock, SystemClock};
 pub use config::KeyspaceConfig;
+pub use departures::{Departure, DepartureObserver, ObserverId};
 pub use error::KvError;
 pub use eviction::EvictionPolicy;
 pub use index::Access;

@@ -10,6 +10,8 @@ mod common;
 mod access;
 #[path = "concurrency.rs"]
 mod concurrency;
+#[path = "departures.rs"]
+mod departures;
 #[path = "format_fixture.rs"]
 mod format_fixture;
 #[path = "in_place.rs"]

@@ -39,6 +39,8 @@
 //!   [`latency`]: the latency monitor (`LATENCY`,
 //!   `latency-monitor-threshold`); [`redact`]: the secrets the slow log
 //!   and `MONITOR` hide.
+//! - [`notify`]: keyspace notifications (`notify-keyspace-events`);
+//!   with them off, a write pays one relaxed load.
 //! - [`monitor`]: the `MONITOR` connections and their lines; nobody
 //!   monitoring costs a command one relaxed load.
 //! - [`blocking`]: blocked clients (`BLPOP` and the other blocking
@@ -78,6 +80,7 @@ pub mod key_args;
 pub mod latency;
 pub mod lookup;
 pub mod monitor;
+pub mod notify;
 pub mod number;
 pub mod pause;
 pub mod permissions;

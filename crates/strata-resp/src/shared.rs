@@ -60,7 +60,9 @@ pub struct Shared {
     /// Users and permissions.
     pub acl: Acl,
     /// Pub/sub subscriptions and the subscribers' output bound.
-    pub pubsub: crate::pubsub::Hub,
+    pub pubsub: Arc<crate::pubsub::Hub>,
+    /// `notify-keyspace-events`.
+    pub notify: crate::notify::Notifier,
     /// Connections in `MONITOR` mode (bounded by `pubsub`'s limit).
     pub monitors: crate::monitor::Monitors,
     /// Error replies by code (`INFO errorstats`).

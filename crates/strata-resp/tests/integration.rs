@@ -42,6 +42,8 @@ mod hash_model;
 mod hyperloglog;
 #[path = "keys.rs"]
 mod keys;
+#[path = "keyspace_events.rs"]
+mod keyspace_events;
 #[path = "large_memory.rs"]
 mod large_memory;
 #[path = "list_model.rs"]

@@ -1,6 +1,6 @@
 //! The server started in-process on port 0: both front ends share one
 //! keyspace, the settings report the actual ports, and shutdown closes
-//! open connections.
+//! open connections; keyspace notifications set at start.
 
 use crate::common;
 
@@ -144,5 +144,48 @@ async fn search_alone_starts_without_the_key_value_front_ends() {
     stream.read_to_string(&mut reply).await.unwrap();
     assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
     assert!(reply.contains("\"status\":\"green\""), "{reply}");
+    server.shutdown(Duration::from_secs(5)).await;
+}
+
+/// `notify_keyspace_events` applies at start: RESP writes announce
+/// themselves, memcached writes do not (only their keys' expiry would).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keyspace_events_set_at_start_announce_resp_writes_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = test_config(&dir, |c| c.notify_keyspace_events = "EKA".into());
+    let server = Server::start(&config).await.unwrap();
+    let resp_addr = server.resp_addr().expect("resp on");
+    let mut admin = TcpStream::connect(resp_addr).await.unwrap();
+    round_trip(
+        &mut admin,
+        b"*3\r\n$6\r\nCONFIG\r\n$3\r\nGET\r\n$22\r\nnotify-keyspace-events\r\n",
+        b"*2\r\n$22\r\nnotify-keyspace-events\r\n$3\r\nAKE\r\n",
+    )
+    .await;
+    let mut sub = TcpStream::connect(resp_addr).await.unwrap();
+    round_trip(
+        &mut sub,
+        b"*2\r\n$9\r\nSUBSCRIBE\r\n$18\r\n__keyevent@0__:set\r\n",
+        b"*3\r\n$9\r\nsubscribe\r\n$18\r\n__keyevent@0__:set\r\n:1\r\n",
+    )
+    .await;
+    let mut mc = TcpStream::connect(server.memcache_addr().expect("mc on"))
+        .await
+        .unwrap();
+    round_trip(&mut mc, b"set quiet 0 0 1\r\nv\r\n", b"STORED\r\n").await;
+    round_trip(
+        &mut admin,
+        b"*3\r\n$3\r\nSET\r\n$4\r\nloud\r\n$1\r\nv\r\n",
+        b"+OK\r\n",
+    )
+    .await;
+    // Only the RESP write's event arrives.
+    let want = b"*3\r\n$7\r\nmessage\r\n$18\r\n__keyevent@0__:set\r\n$4\r\nloud\r\n";
+    let mut got = vec![0u8; want.len()];
+    tokio::time::timeout(Duration::from_secs(5), sub.read_exact(&mut got))
+        .await
+        .expect("event in time")
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&got), String::from_utf8_lossy(want));
     server.shutdown(Duration::from_secs(5)).await;
 }

@@ -106,6 +106,21 @@ impl Keyspace {
         }
     }
 
+    /// Adds an observer told of each item that expires or is evicted (see
+    /// [`crate::departures`] for its contract); returns its id. While one
+    /// is added, a read that finds an expired item removes it.
+    pub fn add_departure_observer(
+        &self,
+        observer: Arc<dyn crate::departures::DepartureObserver>,
+    ) -> crate::departures::ObserverId {
+        self.ctx.departures.add(observer)
+    }
+
+    /// Removes the departure observer `id`; false when there was none.
+    pub fn remove_departure_observer(&self, id: crate::departures::ObserverId) -> bool {
+        self.ctx.departures.remove(id)
+    }
+
     /// From now on, hands every change to `journal` (see [`crate::journal`]).
     /// Call it once, after recovery has restored the keyspace; a second
     /// journal is refused and returned.

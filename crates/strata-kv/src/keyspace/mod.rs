@@ -6,7 +6,8 @@
 //! [`ExclusiveStore`] (a whole batch), `placed.rs` (the tiers in use),
 //! `items.rs` (a walk for size-class statistics) and `chunks.rs` (a census
 //! of large collections' chunks); `large.rs` moves large collections
-//! between keys; `prefetch.rs` warms the cache for a batch of keys.
+//! between keys; `lazy_expiry.rs` removes what a read finds expired (for
+//! the departure observer); `prefetch.rs` warms the cache for a batch of keys.
 //! Each file imports only the ones before it.
 
 mod changes;
@@ -15,6 +16,7 @@ mod core;
 mod exclusive;
 mod items;
 mod large;
+mod lazy_expiry;
 mod locked;
 mod placed;
 mod prefetch;

@@ -84,6 +84,10 @@ impl<'a> SharedStore<'a> {
         // A value not read yet (deferred, or failed) is no answer: the
         // front end retries or reports the failure; nothing is counted.
         let found = shard.get_with(ctx, hash, key, now, count, f).ok()?;
+        drop(shard);
+        if found.is_none() {
+            self.ks.lazy_expire(key);
+        }
         if count {
             match found {
                 Some(_) => ctx.counters.hits.add(1),
@@ -169,7 +173,10 @@ impl Store for SharedStore<'_> {
         let ctx = &self.ks.ctx;
         let (now, hash) = (ctx.now(), ctx.hash(key));
         let shard = self.ks.shard(hash).read();
-        f(&mut LargeRead::open(&shard, ctx, key, hash, now))
+        let result = f(&mut LargeRead::open(&shard, ctx, key, hash, now));
+        drop(shard);
+        self.ks.lazy_expire(key);
+        result
     }
 
     fn get<R>(&mut self, key: &[u8], f: impl FnOnce(ItemRef<'_>) -> R) -> Option<R> {
@@ -185,8 +192,14 @@ impl Store for SharedStore<'_> {
         let ctx = &self.ks.ctx;
         let (now, hash) = (ctx.now(), ctx.hash(key));
         let shard = self.ks.shard(hash).read();
-        let slot = shard.live_slot(hash, key, now)?;
-        Some(shard.record_at(slot).header.expires_at)
+        let found = shard
+            .live_slot(hash, key, now)
+            .map(|slot| shard.record_at(slot).header.expires_at);
+        drop(shard);
+        if found.is_none() {
+            self.ks.lazy_expire(key);
+        }
+        found
     }
 
     fn update_pair<R>(
@@ -228,9 +241,15 @@ impl Store for SharedStore<'_> {
         let ctx = &self.ks.ctx;
         let (now, hash) = (ctx.now(), ctx.hash(key));
         let shard = self.ks.shard(hash).read();
-        let slot = shard.live_slot(hash, key, now)?;
-        let (_, kind) = split_stored_flags(shard.record_at(slot).header.flags)?;
-        Some(kind)
+        let found = shard
+            .live_slot(hash, key, now)
+            .and_then(|slot| split_stored_flags(shard.record_at(slot).header.flags))
+            .map(|(_, kind)| kind);
+        drop(shard);
+        if found.is_none() {
+            self.ks.lazy_expire(key);
+        }
+        found
     }
 
     fn update<'v, R>(

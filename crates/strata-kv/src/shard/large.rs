@@ -68,6 +68,17 @@ impl<'s> LargeEdit<'s> {
         self.key
     }
 
+    /// Whether the key holds a live item now, without reading its value.
+    pub fn exists(&self) -> bool {
+        match self.known {
+            Some(found) => found.is_some(),
+            None => self
+                .shard
+                .live_slot(self.hash, self.key, self.now)
+                .is_some(),
+        }
+    }
+
     /// What the key holds now (`None`: nothing).
     pub fn current(&self) -> Result<Option<Current>, KvError> {
         match self.known {

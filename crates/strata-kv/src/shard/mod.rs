@@ -25,6 +25,7 @@ mod watches;
 use crate::arena::{Arena, Record};
 use crate::chunk::{ring_of, Namespace};
 use crate::context::Ctx;
+use crate::departures::Departure;
 use crate::index::{Access, Index};
 use crate::item::{split_stored_flags, ItemRef};
 use crate::journal::change;
@@ -262,6 +263,11 @@ impl ShardInner {
         // Per-class counters are memcached's view: users' items only.
         if ns == Namespace::User {
             self.count_removal(ctx, slot, why);
+            match why {
+                Removal::Deleted => {}
+                Removal::Expired => ctx.departures.report(rec.key(), Departure::Expired),
+                Removal::Evicted => ctx.departures.report(rec.key(), Departure::Evicted),
+            }
         }
         self.index.remove(slot);
         self.arena.release(loc, len);

@@ -7,6 +7,7 @@ use strata_kv::{Mutation, NewItem, Store};
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::collection::not_string;
+use crate::notify::{self, fire_created};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -30,7 +31,7 @@ pub fn append<S: Store>(
                     flags: 0,
                     expires_at: None,
                 };
-                (Mutation::Put(item), Ok(suffix.len()))
+                (Mutation::Put(item), Ok((suffix.len(), true)))
             }
             Some(item) => {
                 let len = item.value.len() + suffix.len();
@@ -45,10 +46,12 @@ pub fn append<S: Store>(
                     flags: item.flags,
                     expires_at: item.expires_at,
                 };
-                (Mutation::Put(new), Ok(len))
+                (Mutation::Put(new), Ok((len, false)))
             }
         }
     })?;
-    out.integer(result? as i64);
+    let (len, created) = result?;
+    fire_created(ctx, created, notify::STRING, "append", args.get(1));
+    out.integer(len as i64);
     Ok(())
 }

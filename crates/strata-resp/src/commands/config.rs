@@ -11,6 +11,7 @@ use crate::command::{resolve_subcommand, Ctx};
 use crate::commands::client::write_help;
 use crate::encodings::Threshold;
 use crate::glob;
+use crate::notify;
 use crate::number::{parse_i64, parse_memory};
 use crate::reply::{lossy_prefix, RespError};
 use crate::shared::{Shared, MIN_BULK, REDIS_MAX_BULK};
@@ -51,6 +52,7 @@ const PARAMS: &[&str] = &[
     "maxmemory-clients",
     "maxmemory-policy",
     "maxmemory-samples",
+    "notify-keyspace-events",
     "port",
     "proto-max-bulk-len",
     "requirepass",
@@ -126,6 +128,7 @@ fn value_of(shared: &Shared, param: &str) -> String {
             Some(_) => "yes".into(),
             None => "no".into(),
         },
+        "notify-keyspace-events" => notify::flags::format(shared.notify.flags()),
         _ => String::new(), // save
     }
 }
@@ -141,6 +144,7 @@ enum Change {
     SlowlogLen(usize),
     LatencyThreshold(u64),
     TrackingMaxKeys(usize),
+    Notify(u32),
     PubsubLimit(u64, u64, u64),
     BusyThreshold(u64),
     MaxBulk(usize),
@@ -215,6 +219,9 @@ fn parse_change(shared: &Shared, param: &str, value: &[u8]) -> Result<Change, &'
         "latency-monitor-threshold" => parse_count(value).map(Change::LatencyThreshold),
         "tracking-table-max-keys" => parse_count(value)
             .map(|n| Change::TrackingMaxKeys(usize::try_from(n).unwrap_or(usize::MAX))),
+        "notify-keyspace-events" => notify::flags::parse(value)
+            .map(Change::Notify)
+            .ok_or("Invalid event class character. Use 'Ag$lshzxeKEtmdn'."),
         fixed if value == value_of(shared, fixed).as_bytes() => Ok(Change::Unchanged),
         _ => Err("can't set immutable config"),
     }
@@ -282,6 +289,7 @@ fn apply(shared: &Shared, change: Change) {
         Change::SlowlogLen(len) => shared.slowlog.set_max_len(len),
         Change::LatencyThreshold(ms) => shared.latency.set_threshold_ms(ms),
         Change::TrackingMaxKeys(n) => shared.tracking.set_max_keys(n),
+        Change::Notify(flags) => shared.notify.set(flags, &shared.keyspace, &shared.pubsub),
         Change::PubsubLimit(hard, soft, secs) => shared.pubsub.limit.set(hard, soft, secs),
         Change::BusyThreshold(ms) => shared.scripts.set_busy_threshold_ms(ms),
         Change::MaxBulk(bytes) => shared.set_max_bulk(bytes),

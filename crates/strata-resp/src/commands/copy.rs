@@ -4,6 +4,7 @@ use strata_kv::Store;
 
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::notify::{self, fire};
 use crate::number::parse_i64;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
@@ -38,6 +39,11 @@ pub fn copy<S: Store>(
     }
     // A large collection's chunks are copied too (engine side).
     let copied = ctx.store.copy(source, destination, replace)?;
+    if copied && notify::any(ctx) {
+        // Redis adds the destination anew even over an existing key.
+        fire(ctx, notify::NEW, "new", destination);
+        fire(ctx, notify::GENERIC, "copy_to", destination);
+    }
     out.integer(i64::from(copied));
     Ok(())
 }

@@ -5,6 +5,7 @@ use strata_kv::{Deleted, Store};
 
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::notify::{self, fire};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -18,6 +19,7 @@ pub fn del<S: Store>(
     for key in args.iter_from(1) {
         if ctx.store.delete(key)? == Deleted::Removed {
             removed += 1;
+            fire(ctx, notify::GENERIC, "del", key);
         }
     }
     out.integer(removed);

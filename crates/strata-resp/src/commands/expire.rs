@@ -5,6 +5,7 @@ use strata_kv::{Mutation, Store};
 
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::notify::{self, fire};
 use crate::number::parse_i64;
 use crate::reply::{lossy_prefix, RespError};
 use crate::writer::ReplyWriter;
@@ -92,7 +93,7 @@ pub fn expire<S: Store>(
     }
     let changed = ctx.store.update(args.get(1), |old| {
         let Some(item) = old else {
-            return (Mutation::Keep, false);
+            return (Mutation::Keep, None);
         };
         // No expiry counts as an infinite TTL: GT never beats it, LT always does.
         let refused = match item.expires_at.map(|t| t as i64) {
@@ -104,14 +105,17 @@ pub fn expire<S: Store>(
             }
         };
         if refused {
-            (Mutation::Keep, false)
+            (Mutation::Keep, None)
         } else if when <= now as i64 {
-            (Mutation::Delete, true)
+            (Mutation::Delete, Some("del"))
         } else {
-            (Mutation::SetExpiry(Some(when as u64)), true)
+            (Mutation::SetExpiry(Some(when as u64)), Some("expire"))
         }
     })?;
-    out.integer(i64::from(changed));
+    if let Some(event) = changed {
+        fire(ctx, notify::GENERIC, event, args.get(1));
+    }
+    out.integer(i64::from(changed.is_some()));
     Ok(())
 }
 

@@ -6,6 +6,7 @@ use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::collection::not_string;
 use crate::commands::set::TimeOption;
+use crate::notify::{self, fire};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -29,7 +30,7 @@ pub fn getex<S: Store>(
     let result = ctx.store.update(args.get(1), |old| {
         let Some(item) = old else {
             out.null();
-            return (Mutation::Keep, Ok(()));
+            return (Mutation::Keep, Ok(None));
         };
         if not_string(old) {
             return (Mutation::Keep, Err(RespError::WrongType));
@@ -39,16 +40,23 @@ pub fn getex<S: Store>(
             Err(err) => return (Mutation::Keep, Err(err)),
         };
         out.bulk(item.value);
-        let mutation = match expires_at {
-            Some(at) if at <= now => Mutation::Delete,
-            Some(at) => Mutation::SetExpiry(Some(at)),
-            None if time.persist && item.expires_at.is_some() => Mutation::SetExpiry(None),
-            None => Mutation::Keep,
+        let (mutation, event) = match expires_at {
+            Some(at) if at <= now => (Mutation::Delete, Some("del")),
+            Some(at) => (Mutation::SetExpiry(Some(at)), Some("expire")),
+            None if time.persist && item.expires_at.is_some() => {
+                (Mutation::SetExpiry(None), Some("persist"))
+            }
+            None => (Mutation::Keep, None),
         };
-        (mutation, Ok(()))
+        (mutation, Ok(event))
     });
     match result {
-        Ok(Ok(())) => Ok(()),
+        Ok(Ok(event)) => {
+            if let Some(event) = event {
+                fire(ctx, notify::GENERIC, event, args.get(1));
+            }
+            Ok(())
+        }
         Ok(Err(err)) => Err(err),
         Err(err) => {
             out.truncate(mark);

@@ -7,6 +7,8 @@ use strata_kv::{Mutation, NewItem, Store};
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::collection::not_string;
+use crate::commands::set::announce;
+use crate::notify::{self, fire};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -31,10 +33,10 @@ pub fn getset<S: Store>(
             flags: 0,
             expires_at: None,
         };
-        (Mutation::Put(item), Ok(()))
+        (Mutation::Put(item), Ok(old.is_none()))
     });
     match stored {
-        Ok(result) => result,
+        Ok(result) => result.map(|created| announce(ctx, args.get(1), created, None)),
         Err(err) => {
             out.truncate(mark);
             Err(err.into())
@@ -53,15 +55,19 @@ pub fn getdel<S: Store>(
         Some(_) if not_string(old) => (Mutation::Keep, Err(RespError::WrongType)),
         Some(item) => {
             out.bulk(item.value);
-            (Mutation::Delete, Ok(()))
+            (Mutation::Delete, Ok(true))
         }
         None => {
             out.null();
-            (Mutation::Keep, Ok(()))
+            (Mutation::Keep, Ok(false))
         }
     });
     match done {
-        Ok(result) => result,
+        Ok(result) => result.map(|deleted| {
+            if deleted {
+                fire(ctx, notify::GENERIC, "del", args.get(1));
+            }
+        }),
         Err(err) => {
             out.truncate(mark);
             Err(err.into())

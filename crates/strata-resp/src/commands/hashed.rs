@@ -296,15 +296,18 @@ pub fn edit<S: Store, R>(
 /// Replaces whatever `key` holds with a new collection of `kind` holding
 /// `elements` (flattened entries, no element twice), packed or large as
 /// `limits` decide; deletes the key when there are none (the `STORE`
-/// forms).
+/// forms). Returns whether `key` existed before.
 pub fn replace<S: Store>(
     store: &mut S,
     key: &[u8],
     kind: ValueKind,
     limits: PackedLimits,
     elements: &[Vec<u8>],
-) -> Result<(), RespError> {
-    store.edit_large(key, |edit| write(edit, kind, limits, elements, None))?
+) -> Result<bool, RespError> {
+    store.edit_large(key, |edit| {
+        let existed = edit.exists();
+        write(edit, kind, limits, elements, None).map(|()| existed)
+    })?
 }
 
 /// Writes a new collection of `kind` holding `elements` (flattened

@@ -8,6 +8,7 @@ use strata_kv::{Mutation, NewItem, Store};
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::collection::not_string;
+use crate::notify::{self, fire_created};
 use crate::number::parse_i64;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
@@ -61,9 +62,11 @@ pub fn incr<S: Store>(
                 flags,
                 expires_at,
             }),
-            Ok(next),
+            Ok((next, old.is_none())),
         )
     })?;
-    out.integer(result?);
+    let (next, created) = result?;
+    fire_created(ctx, created, notify::STRING, "incrby", args.get(1));
+    out.integer(next);
     Ok(())
 }

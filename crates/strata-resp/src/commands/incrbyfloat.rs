@@ -7,6 +7,7 @@ use strata_kv::{Mutation, NewItem, Store};
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::collection::not_string;
+use crate::notify::{self, fire_created};
 use crate::number::{format_f64, parse_f64};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
@@ -47,9 +48,11 @@ pub fn incrbyfloat<S: Store>(
                 flags,
                 expires_at,
             }),
-            Ok(text),
+            Ok((text, old.is_none())),
         )
     })?;
-    out.bulk(result?.as_bytes());
+    let (text, created) = result?;
+    fire_created(ctx, created, notify::STRING, "incrbyfloat", args.get(1));
+    out.bulk(text.as_bytes());
     Ok(())
 }

@@ -6,6 +6,8 @@ use strata_kv::{NewItem, Store};
 
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::commands::set::announce;
+use crate::notify;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -35,7 +37,30 @@ pub fn mset<S: Store>(
             )
         })
         .collect();
+    // Which keys are new, for `new` (checked before, as Redis looks each
+    // up before setting it; a key named twice is new once).
+    let mut fresh: Vec<&[u8]> = Vec::new();
+    let notifying = notify::any(ctx);
+    if notifying && notify::wanted(ctx, notify::NEW) {
+        for (key, _) in &items {
+            if !fresh.contains(key) && ctx.store.kind(key).is_none() {
+                fresh.push(key);
+            }
+        }
+    }
     let stored = ctx.store.set_many(&items, only_if_none_exist)?;
+    if stored && notifying {
+        for (key, _) in &items {
+            let created = match fresh.iter().position(|k| k == key) {
+                Some(i) => {
+                    fresh.swap_remove(i);
+                    true
+                }
+                None => false,
+            };
+            announce(ctx, key, created, None);
+        }
+    }
     if only_if_none_exist {
         out.integer(i64::from(stored));
     } else {

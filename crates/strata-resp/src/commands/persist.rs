@@ -4,6 +4,7 @@ use strata_kv::{Mutation, Store};
 
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::notify::{self, fire};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -17,6 +18,9 @@ pub fn persist<S: Store>(
         Some(item) if item.expires_at.is_some() => (Mutation::SetExpiry(None), true),
         _ => (Mutation::Keep, false),
     })?;
+    if changed {
+        fire(ctx, notify::GENERIC, "persist", args.get(1));
+    }
     out.integer(i64::from(changed));
     Ok(())
 }

@@ -4,6 +4,7 @@ use strata_kv::{Renamed, Store};
 
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::notify::{self, fire};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -23,7 +24,14 @@ pub fn rename<S: Store>(
             Some(_) => Renamed::Done,
         }
     } else {
-        ctx.store.rename(from, to, only_if_absent)?
+        let outcome = ctx.store.rename(from, to, only_if_absent)?;
+        if outcome == Renamed::Done && notify::any(ctx) {
+            // Redis adds the destination anew even over an existing key.
+            fire(ctx, notify::NEW, "new", to);
+            fire(ctx, notify::GENERIC, "rename_from", from);
+            fire(ctx, notify::GENERIC, "rename_to", to);
+        }
+        outcome
     };
     match (outcome, only_if_absent) {
         (Renamed::NoSuchKey, _) => return Err(RespError::NoSuchKey),

@@ -8,6 +8,7 @@ use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::collection::not_string;
 use crate::commands::expire::{expiry_at, Unit};
+use crate::notify::{self, fire, fire_created};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -126,7 +127,11 @@ pub fn set<S: Store>(
     let o = parse_options(&args)?;
     let expires_at = o.time.resolve(ctx.shared.keyspace.now_ms(), "set")?;
     let value = args.get(2);
-    if !(o.get || o.nx || o.xx || o.time.keep_ttl) {
+    let key = args.get(1);
+    // `new` needs to know whether the key was there: no blind store then.
+    let notifying = notify::any(ctx);
+    if !(o.get || o.nx || o.xx || o.time.keep_ttl || notifying && notify::wanted(ctx, notify::NEW))
+    {
         // Nothing of the old item is needed: stored blind (with the SSD
         // tier, no read of the old value).
         let item = NewItem {
@@ -134,12 +139,15 @@ pub fn set<S: Store>(
             flags: 0,
             expires_at,
         };
-        ctx.store.set(args.get(1), item)?;
+        ctx.store.set(key, item)?;
+        if notifying {
+            announce(ctx, key, false, expires_at);
+        }
         out.ok();
         return Ok(());
     }
     let mark = out.position();
-    let stored = ctx.store.update(args.get(1), |old| {
+    let stored = ctx.store.update(key, |old| {
         if o.get && not_string(old) {
             return (Mutation::Keep, Err(RespError::WrongType));
         }
@@ -151,7 +159,7 @@ pub fn set<S: Store>(
         }
         let exists = old.is_some();
         if (o.nx && exists) || (o.xx && !exists) {
-            return (Mutation::Keep, Ok(false));
+            return (Mutation::Keep, Ok(None));
         }
         let expires_at = if o.time.keep_ttl {
             old.and_then(|i| i.expires_at)
@@ -163,7 +171,7 @@ pub fn set<S: Store>(
             flags: 0,
             expires_at,
         };
-        (Mutation::Put(item), Ok(true))
+        (Mutation::Put(item), Ok(Some(!exists)))
     });
     match stored {
         Err(err) => {
@@ -171,9 +179,33 @@ pub fn set<S: Store>(
             return Err(err.into());
         }
         Ok(Err(err)) => return Err(err),
-        Ok(Ok(_)) if o.get => {}
-        Ok(Ok(true)) => out.ok(),
-        Ok(Ok(false)) => out.null(),
+        Ok(Ok(None)) if !o.get => out.null(),
+        Ok(Ok(None)) => {}
+        Ok(Ok(Some(created))) => {
+            announce(ctx, key, created, expires_at);
+            if !o.get {
+                out.ok();
+            }
+        }
     }
     Ok(())
+}
+
+/// The events of a stored SET: `new` if `created`, `set`, and `expire`
+/// when it was given an expiry (`expires_at`; not for KEEPTTL), as Redis
+/// sends them.
+pub fn announce<S>(ctx: &Ctx<'_, S>, key: &[u8], created: bool, expires_at: Option<u64>) {
+    if !notify::any(ctx) {
+        return;
+    }
+    fire_created(ctx, created, notify::STRING, "set", key);
+    if let Some(at) = expires_at {
+        fire(ctx, notify::GENERIC, "expire", key);
+        // An expiry already past (EXAT/PXAT): the engine stored nothing.
+        // Redis stores the key and sends `expired` at its next lookup
+        // or expiry cycle; it is sent now.
+        if at <= ctx.shared.keyspace.now_ms() {
+            fire(ctx, notify::EXPIRED, "expired", key);
+        }
+    }
 }

@@ -7,6 +7,8 @@ use strata_kv::{Mutation, NewItem, Store};
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::expire::{expiry_at, Unit};
+use crate::commands::set::announce;
+use crate::notify;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -30,7 +32,18 @@ pub fn setex<S: Store>(
         flags: 0,
         expires_at: Some(at),
     };
-    ctx.store.set(args.get(1), item)?;
+    let key = args.get(1);
+    // `new` needs to know whether the key was there: no blind store then.
+    let notifying = notify::any(ctx);
+    let created = match notifying && notify::wanted(ctx, notify::NEW) {
+        true => ctx
+            .store
+            .update(key, |old| (Mutation::Put(item), old.is_none()))?,
+        false => ctx.store.set(key, item).map(|()| false)?,
+    };
+    if notifying {
+        announce(ctx, key, created, Some(at));
+    }
     out.ok();
     Ok(())
 }
@@ -53,6 +66,9 @@ pub fn setnx<S: Store>(
             (Mutation::Put(item), true)
         }
     })?;
+    if created {
+        announce(ctx, args.get(1), true, None);
+    }
     out.integer(i64::from(created));
     Ok(())
 }

@@ -7,6 +7,7 @@ use strata_kv::{KvError, Mutation, NewItem, Store};
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::collection::not_string;
+use crate::notify::{self, fire_created};
 use crate::number::parse_i64;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
@@ -42,8 +43,10 @@ pub fn setrange<S: Store>(
             return (Mutation::Keep, Err(RespError::WrongType));
         }
         let (old_value, flags, expires_at) = match old {
-            None if patch.is_empty() => return (Mutation::Keep, Ok(0)),
-            Some(item) if patch.is_empty() => return (Mutation::Keep, Ok(item.value.len())),
+            None if patch.is_empty() => return (Mutation::Keep, Ok((0, None))),
+            Some(item) if patch.is_empty() => {
+                return (Mutation::Keep, Ok((item.value.len(), None)))
+            }
             None => (&[][..], 0, None),
             Some(item) => (item.value, item.flags, item.expires_at),
         };
@@ -64,9 +67,13 @@ pub fn setrange<S: Store>(
                 flags,
                 expires_at,
             }),
-            Ok(len),
+            Ok((len, Some(old.is_none()))),
         )
     })?;
-    out.integer(result? as i64);
+    let (len, changed) = result?;
+    if let Some(created) = changed {
+        fire_created(ctx, created, notify::STRING, "setrange", args.get(1));
+    }
+    out.integer(len as i64);
     Ok(())
 }

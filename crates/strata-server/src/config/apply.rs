@@ -211,5 +211,8 @@ impl ObservabilityArgs {
         if let Some(len) = self.slowlog_max_len {
             config.slowlog_max_len = len;
         }
+        if let Some(classes) = &self.notify_keyspace_events {
+            config.notify_keyspace_events.clone_from(classes);
+        }
     }
 }

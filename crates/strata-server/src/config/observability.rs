@@ -1,7 +1,9 @@
 //! Observability settings: the Prometheus metrics port (`metrics_enabled`,
 //! `metrics_port`, `metrics_tls`; TLS and protected mode as the other
 //! ports have them) and the Redis slow log's start values
-//! (`slowlog_log_slower_than`, `slowlog_max_len`; both also `CONFIG SET`).
+//! (`slowlog_log_slower_than`, `slowlog_max_len`; both also `CONFIG SET`)
+//! and keyspace notifications (`notify_keyspace_events`, also `CONFIG
+//! SET`).
 
 pub use strata_resp::slowlog::{DEFAULT_MAX_LEN, DEFAULT_SLOWER_THAN_US, MAX_LEN_LIMIT};
 
@@ -34,4 +36,10 @@ pub struct ObservabilityArgs {
     /// slowlog-max-len`) [default: 128].
     #[arg(long, value_name = "N")]
     pub slowlog_max_len: Option<usize>,
+
+    /// Redis keyspace notifications: the classes to publish, in Redis's
+    /// letters (`KEA`, `Ex`, ...; also `CONFIG SET notify-keyspace-events`)
+    /// [default: "", off].
+    #[arg(long, value_name = "CLASSES")]
+    pub notify_keyspace_events: Option<String>,
 }

@@ -224,6 +224,9 @@ pub struct ServerConfig {
     pub slowlog_log_slower_than: i64,
     /// Redis `slowlog-max-len` at start.
     pub slowlog_max_len: usize,
+    /// Redis `notify-keyspace-events` at start (Redis's letters; empty:
+    /// off).
+    pub notify_keyspace_events: String,
     /// The commit the binary was built from, reported by `INFO`, `stats`
     /// and `GET /` (`build_hash`): set by the binary ([`crate::run_serve`]),
     /// not a setting of the file; `unknown` when not set.
@@ -318,6 +321,7 @@ impl Default for ServerConfig {
             metrics_tls: false,
             slowlog_log_slower_than: observability::DEFAULT_SLOWER_THAN_US,
             slowlog_max_len: observability::DEFAULT_MAX_LEN,
+            notify_keyspace_events: String::new(),
             build_commit: strata_service::UNKNOWN_COMMIT.to_owned(),
         }
     }

@@ -206,6 +206,11 @@ impl Server {
             let slowlog = &protocol.shared().slowlog;
             slowlog.set_slower_than(config.slowlog_log_slower_than);
             slowlog.set_max_len(config.slowlog_max_len);
+            let shared = protocol.shared();
+            // Checked with the settings: unknown letters never get here.
+            let events = config.notify_keyspace_events.as_bytes();
+            let flags = strata_resp::notify::flags::parse(events).unwrap_or(0);
+            shared.notify.set(flags, &shared.keyspace, &shared.pubsub);
             counted.push(("resp", protocol.shared().clone()));
             resp_shared = Some(protocol.shared().clone());
             let driver = DriverConfig {

@@ -14,12 +14,13 @@ mod multi_key;
 
 use super::core::Keyspace;
 use super::shards::ShardWrite;
+use crate::chunk::Namespace;
 use crate::fetch;
 use crate::index::Access;
 use crate::item::{split_stored_flags, Deleted, ItemRef, Mutation, ValueKind};
 use crate::shard::large::LargeEdit;
 use crate::shard::large_read::LargeRead;
-use crate::shard::ShardInner;
+use crate::shard::{Removal, ShardInner};
 use crate::KvError;
 
 /// How long a late lock is tried without waiting before it waits.
@@ -132,6 +133,9 @@ impl<'a> LockedShards<'a> {
         let found = self.guards[pos]
             .get_with(ctx, hash, key, now, count, f)
             .ok()?;
+        if found.is_none() {
+            self.lazy_expire(key);
+        }
         if count {
             match found {
                 Some(_) => ctx.counters.hits.add(1),
@@ -148,8 +152,13 @@ impl<'a> LockedShards<'a> {
         let (now, hash) = (ctx.now(), ctx.hash(key));
         let pos = self.position(hash);
         let shard = &self.guards[pos];
-        let slot = shard.live_slot(hash, key, now)?;
-        Some(shard.record_at(slot).header.expires_at)
+        let found = shard
+            .live_slot(hash, key, now)
+            .map(|slot| shard.record_at(slot).header.expires_at);
+        if found.is_none() {
+            self.lazy_expire(key);
+        }
+        found
     }
 
     /// See [`Store::touch`](crate::Store::touch).
@@ -178,9 +187,34 @@ impl<'a> LockedShards<'a> {
         let ks = self.ks;
         let (now, hash) = (ks.ctx.now(), ks.ctx.hash(key));
         let shard = self.holding(hash);
-        let slot = shard.live_slot(hash, key, now)?;
-        let (_, kind) = split_stored_flags(shard.record_at(slot).header.flags)?;
-        Some(kind)
+        let found = shard
+            .live_slot(hash, key, now)
+            .and_then(|slot| split_stored_flags(shard.record_at(slot).header.flags))
+            .map(|(_, kind)| kind);
+        if found.is_none() {
+            self.lazy_expire(key);
+        }
+        found
+    }
+
+    /// Removes `key` if its entry is expired (and reports it), when a
+    /// departure observer is set, as `Keyspace::lazy_expire` does for
+    /// the shared store.
+    fn lazy_expire(&mut self, key: &[u8]) {
+        let ks = self.ks;
+        if !ks.ctx.departures.is_set() {
+            return;
+        }
+        let (now, hash) = (ks.ctx.now(), ks.ctx.hash(key));
+        let shard = self.shard(hash);
+        let slot = shard
+            .lookup_record_in(Namespace::User, hash, key)
+            .filter(|(_, rec)| rec.header.expires_at.is_some_and(|at| at <= now))
+            .map(|(slot, _)| slot);
+        if let Some(slot) = slot {
+            // A removal the SSD tier refuses waits for a later attempt.
+            let _ = shard.remove(&ks.ctx, slot, Removal::Expired);
+        }
     }
 
     pub fn update<'v, R>(
@@ -213,7 +247,9 @@ impl<'a> LockedShards<'a> {
         let ks = self.ks;
         let (now, hash) = (ks.ctx.now(), ks.ctx.hash(key));
         let shard = self.holding(hash);
-        f(&mut LargeRead::open(shard, &ks.ctx, key, hash, now))
+        let result = f(&mut LargeRead::open(shard, &ks.ctx, key, hash, now));
+        self.lazy_expire(key);
+        result
     }
 
     pub fn delete(&mut self, key: &[u8]) -> Result<Deleted, KvError> {

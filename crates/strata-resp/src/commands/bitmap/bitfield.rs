@@ -15,6 +15,7 @@ use super::bits::{bit_offset, get_bit, put_bit, Grown};
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::collection::not_string;
+use crate::notify;
 use crate::number::parse_i64;
 use crate::reply::{RespError, ValueError};
 use crate::writer::ReplyWriter;
@@ -229,11 +230,26 @@ pub fn bitfield<S: Store>(
                     .update(args.get(1), |old| match Grown::from(old, need, max_item) {
                         Ok(mut grown) => {
                             let replies = apply(&ops, &mut grown.value);
-                            (Mutation::Put(grown.into_item()), Ok(replies))
+                            (
+                                Mutation::Put(grown.into_item()),
+                                Ok((replies, old.is_none())),
+                            )
                         }
                         Err(err) => (Mutation::Keep, Err(err)),
                     })?;
-            result?
+            let (replies, created) = result?;
+            // Redis announces `setbit` when a SET or INCRBY was applied
+            // (not refused by OVERFLOW FAIL), `new` for a key created.
+            let changes = ops
+                .iter()
+                .zip(&replies)
+                .filter(|(op, reply)| !matches!(op, Operation::Get(..)) && reply.is_some());
+            if changes.count() > 0 {
+                notify::fire_created(ctx, created, notify::STRING, "setbit", args.get(1));
+            } else if created {
+                notify::fire(ctx, notify::NEW, "new", args.get(1));
+            }
+            replies
         }
     };
     out.array(replies.len());

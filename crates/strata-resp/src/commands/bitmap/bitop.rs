@@ -9,6 +9,7 @@ use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::atomic::{atomically, Atomic};
 use crate::commands::collection::not_string;
+use crate::notify;
 use crate::reply::{RespError, ValueError};
 use crate::writer::ReplyWriter;
 
@@ -54,7 +55,8 @@ struct Task<'a> {
 }
 
 impl Atomic for Task<'_> {
-    type Output = Result<usize, RespError>;
+    /// The length stored, and whether the destination existed before.
+    type Output = Result<(usize, bool), RespError>;
 
     fn run<S: Store>(self, store: &mut S) -> Self::Output {
         let mut values = Vec::with_capacity(self.sources.len());
@@ -68,6 +70,7 @@ impl Atomic for Task<'_> {
         let result = combine(self.op, &values);
         check_growth(result.len(), self.max_item)?;
         let len = result.len();
+        let existed = store.kind(self.destination).is_some();
         if len == 0 {
             store.delete(self.destination)?;
         } else {
@@ -78,7 +81,7 @@ impl Atomic for Task<'_> {
             };
             store.set(self.destination, item)?;
         }
-        Ok(len)
+        Ok((len, existed))
     }
 }
 
@@ -110,7 +113,8 @@ pub fn bitop<S: Store>(
         sources,
         max_item: ctx.shared.keyspace.max_item_size(),
     };
-    let len = atomically(ctx, &held, task)?;
+    let (len, existed) = atomically(ctx, &held, task)?;
+    notify::fire_stored(ctx, existed, len > 0, (notify::STRING, "set"), destination);
     out.integer(len as i64);
     Ok(())
 }

@@ -6,6 +6,7 @@ use super::bits::{bit_offset, get_bit, put_bit, Grown};
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::collection::not_string;
+use crate::notify;
 use crate::reply::{RespError, ValueError};
 use crate::writer::ReplyWriter;
 
@@ -31,16 +32,25 @@ pub fn setbit<S: Store>(
         let was = get_bit(bytes, offset);
         let need = (offset >> 3) as usize + 1;
         if need <= bytes.len() && was == on {
-            return (Mutation::Keep, Ok(was));
+            return (Mutation::Keep, Ok((was, None)));
         }
         match Grown::from(old, need, max_item) {
             Ok(mut grown) => {
                 put_bit(&mut grown.value, offset, on);
-                (Mutation::Put(grown.into_item()), Ok(was))
+                (
+                    Mutation::Put(grown.into_item()),
+                    Ok((was, Some(old.is_none()))),
+                )
             }
             Err(err) => (Mutation::Keep, Err(err)),
         }
     })?;
-    out.integer(i64::from(result?));
+    let (was, changed) = result?;
+    // Redis announces a SETBIT that changed the value (a bit, or the
+    // length), as `new` too for a key it created.
+    if let Some(created) = changed {
+        notify::fire_created(ctx, created, notify::STRING, "setbit", args.get(1));
+    }
+    out.integer(i64::from(was));
     Ok(())
 }

@@ -5,6 +5,7 @@ use strata_kv::{Store, ValueKind};
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::hashed::edit;
+use crate::notify::{self, fire_created};
 use crate::number::{format_f64, parse_f64};
 use crate::reply::{CollectionError, RespError};
 use crate::writer::ReplyWriter;
@@ -21,7 +22,8 @@ pub fn hincrbyfloat<S: Store>(
     }
     let field = args.get(2);
     let limits = ctx.shared.encodings.hash();
-    let text = edit(ctx.store, args.get(1), ValueKind::Hash, limits, |hash| {
+    let (text, created) = edit(ctx.store, args.get(1), ValueKind::Hash, limits, |hash| {
+        let created = hash.is_empty();
         let current = match hash.get(field)? {
             None => 0.0,
             Some(v) => parse_f64(&v).ok_or(CollectionError::HashNotFloat)?,
@@ -32,8 +34,9 @@ pub fn hincrbyfloat<S: Store>(
         }
         let text = format_f64(next);
         hash.put(field, text.as_bytes())?;
-        Ok(text)
+        Ok((text, created))
     })?;
+    fire_created(ctx, created, notify::HASH, "hincrbyfloat", args.get(1));
     out.bulk(text.as_bytes());
     Ok(())
 }

@@ -5,6 +5,7 @@ use strata_kv::{Store, ValueKind};
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::hashed::edit;
+use crate::notify::{self, fire_created};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -32,13 +33,15 @@ pub fn hset<S: Store>(
         return Err(RespError::WrongArity(name.into()));
     }
     let limits = ctx.shared.encodings.hash();
-    let added = edit(ctx.store, args.get(1), ValueKind::Hash, limits, |hash| {
+    let (added, created) = edit(ctx.store, args.get(1), ValueKind::Hash, limits, |hash| {
+        let created = hash.is_empty();
         let mut added = 0i64;
         for i in (2..args.len()).step_by(2) {
             added += i64::from(hash.put(args.get(i), args.get(i + 1))?);
         }
-        Ok(added)
+        Ok((added, created))
     })?;
+    fire_created(ctx, created, notify::HASH, "hset", args.get(1));
     match reply {
         Reply::Added => out.integer(added),
         Reply::Ok => out.ok(),

@@ -5,6 +5,7 @@ use strata_kv::{Store, ValueKind};
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::hashed::edit;
+use crate::notify::{self, fire_created};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -22,10 +23,14 @@ pub fn hsetnx<S: Store>(
         ValueKind::Hash,
         limits,
         |hash| match hash.get(field)? {
-            Some(_) => Ok(false),
-            None => hash.put(field, value),
+            Some(_) => Ok((false, false)),
+            None => Ok((hash.is_empty(), hash.put(field, value)?)),
         },
     )?;
+    let (created, set) = set;
+    if set {
+        fire_created(ctx, created, notify::HASH, "hset", args.get(1));
+    }
     out.integer(i64::from(set));
     Ok(())
 }

@@ -8,6 +8,7 @@ use super::value::hll_of;
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::hll::Hll;
+use crate::notify::{self, fire_created};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -33,7 +34,7 @@ pub fn pfadd<S: Store>(
             }
         }
         if !changed {
-            return (Mutation::Keep, Ok(false));
+            return (Mutation::Keep, Ok(None));
         }
         hll.invalidate_cache();
         let item = NewItem {
@@ -41,8 +42,12 @@ pub fn pfadd<S: Store>(
             flags,
             expires_at,
         };
-        (Mutation::Put(item), Ok(true))
+        (Mutation::Put(item), Ok(Some(old.is_none())))
     })?;
-    out.integer(i64::from(updated?));
+    let updated = updated?;
+    if let Some(created) = updated {
+        fire_created(ctx, created, notify::STRING, "pfadd", args.get(1));
+    }
+    out.integer(i64::from(updated.is_some()));
     Ok(())
 }

@@ -9,6 +9,7 @@ use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::atomic::{atomically, Atomic};
 use crate::hll::{raise_all, Hll, REGISTERS};
+use crate::notify::{self, fire_created};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -19,7 +20,8 @@ struct Merge<'a> {
 }
 
 impl Atomic for Merge<'_> {
-    type Output = Result<(), RespError>;
+    /// Whether the destination was created.
+    type Output = Result<bool, RespError>;
 
     fn run<S: Store>(self, store: &mut S) -> Self::Output {
         let mut max = [0u8; REGISTERS];
@@ -54,7 +56,7 @@ impl Atomic for Merge<'_> {
                 flags,
                 expires_at,
             };
-            (Mutation::Put(item), Ok(()))
+            (Mutation::Put(item), Ok(old.is_none()))
         })?
     }
 }
@@ -70,7 +72,7 @@ pub fn pfmerge<S: Store>(
     let sources: Vec<&[u8]> = args.iter_from(2).collect();
     let mut held = sources.clone();
     held.push(destination);
-    atomically(
+    let created = atomically(
         ctx,
         &held,
         Merge {
@@ -78,6 +80,8 @@ pub fn pfmerge<S: Store>(
             sources,
         },
     )?;
+    // Redis announces a merge as a mass PFADD.
+    fire_created(ctx, created, notify::STRING, "pfadd", destination);
     out.ok();
     Ok(())
 }

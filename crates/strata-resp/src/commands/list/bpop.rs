@@ -19,8 +19,7 @@ pub fn bpop<S: Store>(
     end: End,
 ) -> Result<(), RespError> {
     let pop = |ctx: &mut Ctx<'_, S>, key: &[u8]| -> Result<_, RespError> {
-        let limit = ctx.shared.encodings.list_limit();
-        let popped = pop_from(ctx.store, limit, key, end, 1)?;
+        let popped = pop_from(ctx, key, end, 1)?;
         Ok(popped.and_then(|p| p.into_iter().next()))
     };
     pop_first_or_block(ctx, args, out, pop, |out, key, element| {

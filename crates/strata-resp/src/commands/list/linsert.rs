@@ -5,6 +5,7 @@ use strata_kv::Store;
 use super::either::edit;
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::notify::{self, fire};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -33,6 +34,7 @@ pub fn linsert<S: Store>(
         Ok(list.len() as i64)
     })?;
     if len > 0 {
+        fire(ctx, notify::LIST, "linsert", key);
         ctx.shared.waiters.pushed(key);
     }
     out.integer(len);

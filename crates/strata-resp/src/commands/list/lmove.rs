@@ -3,10 +3,12 @@
 use strata_kv::{Store, ValueKind};
 
 use super::either::edit;
+use super::pop::announce_pop;
 use super::End;
 use crate::command::Ctx;
 use crate::commands::atomic::{atomically, Atomic};
 use crate::encodings::ListLimit;
+use crate::notify::{self, fire_created};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -28,7 +30,19 @@ pub fn move_element<S: Store>(
         to,
         limit: ctx.shared.encodings.list_limit(),
     };
-    atomically(ctx, &[source, destination], task)
+    let moved = atomically(ctx, &[source, destination], task)?;
+    let Some((element, created, emptied)) = moved else {
+        return Ok(None);
+    };
+    if notify::any(ctx) {
+        let event = match to {
+            End::Left => "lpush",
+            End::Right => "rpush",
+        };
+        fire_created(ctx, created, notify::LIST, event, destination);
+        announce_pop(ctx, source, from, emptied);
+    }
+    Ok(Some(element))
 }
 
 struct Move<'a> {
@@ -40,7 +54,9 @@ struct Move<'a> {
 }
 
 impl Atomic for Move<'_> {
-    type Output = Result<Option<Vec<u8>>, RespError>;
+    /// The element moved, whether the destination was created and whether
+    /// the source was emptied.
+    type Output = Result<Option<(Vec<u8>, bool, bool)>, RespError>;
 
     /// As Redis: a missing source answers null whatever the destination
     /// is; otherwise both must be lists before anything changes.
@@ -59,14 +75,20 @@ impl Atomic for Move<'_> {
                 if let Some(e) = &popped {
                     list.push(to, e)?;
                 }
-                Ok(popped)
+                Ok(popped.map(|e| (e, false, false)))
             });
         }
-        let popped = edit(store, self.source, limit, |list, _| list.pop(from))?;
-        if let Some(e) = &popped {
-            edit(store, self.destination, limit, |list, _| list.push(to, e))?;
-        }
-        Ok(popped)
+        let popped = edit(store, self.source, limit, |list, _| {
+            Ok(list.pop(from)?.map(|e| (e, list.is_empty())))
+        })?;
+        let Some((e, emptied)) = popped else {
+            return Ok(None);
+        };
+        let created = edit(store, self.destination, limit, |list, existed| {
+            list.push(to, &e)?;
+            Ok(!existed)
+        })?;
+        Ok(Some((e, created, emptied)))
     }
 }
 

@@ -35,8 +35,7 @@ pub fn lmpop<S: Store>(
     let request = MPop::parse(&args, at, End::parse)?;
     let (end, count) = (request.side, request.count);
     let pop = |ctx: &mut Ctx<'_, S>, key: &[u8]| -> Result<_, RespError> {
-        let limit = ctx.shared.encodings.list_limit();
-        let popped = pop_from(ctx.store, limit, key, end, count)?;
+        let popped = pop_from(ctx, key, end, count)?;
         Ok(popped.filter(|p| !p.is_empty()))
     };
     let reply = |out: &mut ReplyWriter<'_>, key: &[u8], popped: Vec<Vec<u8>>| {

@@ -6,6 +6,7 @@ use super::either::edit;
 use super::End;
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::notify;
 use crate::number::parse_i64;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
@@ -25,9 +26,12 @@ pub fn lrem<S: Store>(
     };
     let end = if count < 0 { End::Right } else { End::Left };
     let list_limit = ctx.shared.encodings.list_limit();
-    let removed = edit(ctx.store, args.get(1), list_limit, |list, _| {
-        list.remove(end, limit, element)
+    let (removed, emptied) = edit(ctx.store, args.get(1), list_limit, |list, _| {
+        Ok((list.remove(end, limit, element)?, list.is_empty()))
     })?;
+    if removed > 0 {
+        notify::fire_removed(ctx, notify::LIST, "lrem", args.get(1), emptied);
+    }
     out.integer(removed as i64);
     Ok(())
 }

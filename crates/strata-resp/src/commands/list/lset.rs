@@ -6,6 +6,7 @@ use super::either::edit;
 use super::index;
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::notify::{self, fire};
 use crate::number::parse_i64;
 use crate::reply::{CollectionError, RespError};
 use crate::writer::ReplyWriter;
@@ -29,6 +30,7 @@ pub fn lset<S: Store>(
         list.set(at as u64, element)?;
         Ok(())
     })?;
+    fire(ctx, notify::LIST, "lset", args.get(1));
     out.ok();
     Ok(())
 }

@@ -6,7 +6,7 @@ use super::either::edit;
 use super::End;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::encodings::ListLimit;
+use crate::notify;
 use crate::number::parse_i64;
 use crate::reply::{CollectionError, RespError};
 use crate::writer::ReplyWriter;
@@ -14,23 +14,36 @@ use crate::writer::ReplyWriter;
 /// Removes up to `count` elements at `end` of `key`'s list, in pop order;
 /// `None` when the key is missing. The key goes with its last element.
 pub fn pop_from<S: Store>(
-    store: &mut S,
-    limit: ListLimit,
+    ctx: &mut Ctx<'_, S>,
     key: &[u8],
     end: End,
     count: usize,
 ) -> Result<Option<Vec<Vec<u8>>>, RespError> {
-    edit(store, key, limit, |list, existed| {
+    let limit = ctx.shared.encodings.list_limit();
+    let (popped, emptied) = edit(ctx.store, key, limit, |list, existed| {
         if !existed {
-            return Ok(None);
+            return Ok((None, false));
         }
         let n = (count as u64).min(list.len()) as usize;
         let mut popped = Vec::with_capacity(n);
         for _ in 0..n {
             popped.extend(list.pop(end)?);
         }
-        Ok(Some(popped))
-    })
+        Ok((Some(popped), list.is_empty()))
+    })?;
+    if popped.as_ref().is_some_and(|p| !p.is_empty()) {
+        announce_pop(ctx, key, end, emptied);
+    }
+    Ok(popped)
+}
+
+/// `lpop` or `rpop` about `key`, then `del` if that emptied it.
+pub fn announce_pop<S>(ctx: &Ctx<'_, S>, key: &[u8], end: End, emptied: bool) {
+    let event = match end {
+        End::Left => "lpop",
+        End::Right => "rpop",
+    };
+    notify::fire_removed(ctx, notify::LIST, event, key, emptied);
 }
 
 /// Without a count: the element or null. With one: an array of up to
@@ -49,8 +62,7 @@ pub fn pop<S: Store>(
         }
         _ => return Err(RespError::Syntax),
     };
-    let limit = ctx.shared.encodings.list_limit();
-    let popped = pop_from(ctx.store, limit, args.get(1), end, count.unwrap_or(1))?;
+    let popped = pop_from(ctx, args.get(1), end, count.unwrap_or(1))?;
     match (count, popped) {
         (None, Some(p)) if !p.is_empty() => out.bulk(&p[0]),
         (None, _) => out.null(),

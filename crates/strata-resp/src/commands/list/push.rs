@@ -6,6 +6,7 @@ use super::either::edit;
 use super::End;
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::notify::{self, fire_created};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -39,6 +40,17 @@ pub fn push<S: Store>(
         Ok(list.len())
     })?;
     if len > 0 {
+        let event = match end {
+            End::Left => "lpush",
+            End::Right => "rpush",
+        };
+        fire_created(
+            ctx,
+            len == (args.len() - 2) as u64,
+            notify::LIST,
+            event,
+            key,
+        );
         ctx.shared.waiters.pushed(key);
     }
     out.integer(len as i64);

@@ -17,6 +17,7 @@ use crate::command::Ctx;
 use crate::commands::atomic::{atomically, Atomic};
 use crate::commands::hashed::replace;
 use crate::encodings::PackedLimits;
+use crate::notify;
 use crate::number::parse_i64;
 use crate::reply::{CollectionError, RespError};
 use crate::writer::ReplyWriter;
@@ -41,15 +42,20 @@ fn compute<S: Store>(
 ) -> Result<Vec<Vec<u8>>, RespError> {
     let is_set = |k: Option<ValueKind>| k.is_none_or(|k| k == ValueKind::Set);
     if op == Algebra::Inter {
-        // As Redis: a missing key ends it (empty), a key of another kind
-        // before that is an error.
+        // As Redis 7: every key's kind is checked (a key of another kind
+        // is an error, even after a missing one); a missing key makes the
+        // result empty.
         let mut sizes = Vec::with_capacity(keys.len());
+        let mut missing = false;
         for key in keys {
             match store.kind(key) {
-                None => return Ok(Vec::new()),
+                None => missing = true,
                 Some(ValueKind::Set) => sizes.push(card(store, key)?),
                 Some(_) => return Err(RespError::WrongType),
             }
+        }
+        if missing {
+            return Ok(Vec::new());
         }
         let smallest = (0..keys.len()).min_by_key(|&i| sizes[i]).unwrap_or(0);
         let mut acc = members(store, keys[smallest])?;
@@ -109,14 +115,16 @@ struct Task<'a> {
 }
 
 impl Atomic for Task<'_> {
-    type Output = Result<Vec<Vec<u8>>, RespError>;
+    /// The result, and whether the destination existed before.
+    type Output = Result<(Vec<Vec<u8>>, bool), RespError>;
 
     fn run<S: Store>(self, store: &mut S) -> Self::Output {
         let result = compute(store, &self.keys, self.op)?;
+        let mut existed = false;
         if let Some((key, limits)) = self.destination {
-            replace(store, key, ValueKind::Set, limits, &result)?;
+            existed = replace(store, key, ValueKind::Set, limits, &result)?;
         }
-        Ok(result)
+        Ok((result, existed))
     }
 }
 
@@ -125,7 +133,7 @@ fn run<S: Store>(
     keys: Vec<&[u8]>,
     op: Algebra,
     destination: Option<&[u8]>,
-) -> Result<Vec<Vec<u8>>, RespError> {
+) -> Result<(Vec<Vec<u8>>, bool), RespError> {
     let mut held = keys.clone();
     held.extend(destination);
     let limits = ctx.shared.encodings.set_limits();
@@ -144,7 +152,7 @@ pub fn reply<S: Store>(
     out: &mut ReplyWriter<'_>,
     op: Algebra,
 ) -> Result<(), RespError> {
-    let result = run(ctx, args.iter_from(1).collect(), op, None)?;
+    let (result, _) = run(ctx, args.iter_from(1).collect(), op, None)?;
     out.set(result.len());
     for m in &result {
         out.bulk(m);
@@ -160,7 +168,19 @@ pub fn store<S: Store>(
     out: &mut ReplyWriter<'_>,
     op: Algebra,
 ) -> Result<(), RespError> {
-    let result = run(ctx, args.iter_from(2).collect(), op, Some(args.get(1)))?;
+    let (result, existed) = run(ctx, args.iter_from(2).collect(), op, Some(args.get(1)))?;
+    let event = match op {
+        Algebra::Inter => "sinterstore",
+        Algebra::Union => "sunionstore",
+        Algebra::Diff => "sdiffstore",
+    };
+    notify::fire_stored(
+        ctx,
+        existed,
+        !result.is_empty(),
+        (notify::SET, event),
+        args.get(1),
+    );
     out.integer(result.len() as i64);
     Ok(())
 }
@@ -193,7 +213,7 @@ pub fn intercard<S: Store>(
         }
     }
     let keys = (2..2 + numkeys).map(|k| args.get(k)).collect();
-    let n = run(ctx, keys, Algebra::Inter, None)?.len();
+    let n = run(ctx, keys, Algebra::Inter, None)?.0.len();
     let n = if limit > 0 { n.min(limit) } else { n };
     out.integer(n as i64);
     Ok(())

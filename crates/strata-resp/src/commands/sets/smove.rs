@@ -8,6 +8,7 @@ use crate::command::Ctx;
 use crate::commands::atomic::{atomically, Atomic};
 use crate::commands::hashed::edit;
 use crate::encodings::PackedLimits;
+use crate::notify::{self, fire};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -24,9 +25,43 @@ pub fn smove<S: Store>(
         member: args.get(3),
         limits: ctx.shared.encodings.set_limits(),
     };
-    let moved = atomically(ctx, &[task.source, task.destination], task)?;
-    out.integer(i64::from(moved));
+    let (source, destination) = (task.source, task.destination);
+    let moved = atomically(ctx, &[source, destination], task)?;
+    let events = moved.events.filter(|_| notify::any(ctx));
+    if let Some(Moved {
+        emptied,
+        created,
+        added,
+    }) = events
+    {
+        fire(ctx, notify::SET, "srem", source);
+        if emptied {
+            fire(ctx, notify::GENERIC, "del", source);
+        }
+        if created {
+            fire(ctx, notify::NEW, "new", destination);
+        }
+        if added {
+            fire(ctx, notify::SET, "sadd", destination);
+        }
+    }
+    out.integer(i64::from(moved.reply));
     Ok(())
+}
+
+/// SMOVE's reply and, when it moved the member, what Redis announces.
+#[derive(Default)]
+struct Outcome {
+    reply: bool,
+    events: Option<Moved>,
+}
+
+/// `srem` (and `del` if `emptied`) on the source, `new` if `created`
+/// and `sadd` if `added` on the destination.
+struct Moved {
+    emptied: bool,
+    created: bool,
+    added: bool,
 }
 
 struct Move<'a> {
@@ -37,13 +72,13 @@ struct Move<'a> {
 }
 
 impl Atomic for Move<'_> {
-    type Output = Result<bool, RespError>;
+    type Output = Result<Outcome, RespError>;
 
     /// As Redis: a missing source answers 0 whatever the destination is;
     /// otherwise both must be sets before anything changes.
     fn run<S: Store>(self, store: &mut S) -> Self::Output {
         let Some(kind) = store.kind(self.source) else {
-            return Ok(false);
+            return Ok(Outcome::default());
         };
         let not_set = |k: Option<ValueKind>| k.is_some_and(|k| k != ValueKind::Set);
         if not_set(Some(kind)) || not_set(store.kind(self.destination)) {
@@ -51,17 +86,29 @@ impl Atomic for Move<'_> {
         }
         if self.source == self.destination {
             let found = contains_each(store, self.source, std::iter::once(self.member))?;
-            return Ok(found.first().copied().unwrap_or(false));
+            let reply = found.first().copied().unwrap_or(false);
+            return Ok(Outcome {
+                reply,
+                events: None,
+            });
         }
         let limits = self.limits;
-        let removed = edit(store, self.source, ValueKind::Set, limits, |set| {
-            set.remove(self.member)
+        let (removed, emptied) = edit(store, self.source, ValueKind::Set, limits, |set| {
+            Ok((set.remove(self.member)?, set.is_empty()))
         })?;
-        if removed {
-            edit(store, self.destination, ValueKind::Set, limits, |set| {
-                set.put(self.member, b"")
-            })?;
+        if !removed {
+            return Ok(Outcome::default());
         }
-        Ok(removed)
+        let (created, added) = edit(store, self.destination, ValueKind::Set, limits, |set| {
+            Ok((set.is_empty(), set.put(self.member, b"")?))
+        })?;
+        Ok(Outcome {
+            reply: true,
+            events: Some(Moved {
+                emptied,
+                created,
+                added,
+            }),
+        })
     }
 }

@@ -6,6 +6,7 @@ use super::members::random;
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::hashed::edit;
+use crate::notify;
 use crate::number::parse_i64;
 use crate::reply::{CollectionError, RespError};
 use crate::writer::ReplyWriter;
@@ -44,9 +45,13 @@ pub fn spop<S: Store>(
         Form::Pop => {
             let limits = ctx.shared.encodings.set_limits();
             let want = count.map_or(1, |c| c.unsigned_abs());
-            edit(ctx.store, key, ValueKind::Set, limits, |set| {
-                set.pop_random(want)
-            })?
+            let (popped, emptied) = edit(ctx.store, key, ValueKind::Set, limits, |set| {
+                Ok((set.pop_random(want)?, set.is_empty()))
+            })?;
+            if !popped.is_empty() {
+                notify::fire_removed(ctx, notify::SET, "spop", key, emptied);
+            }
+            popped
         }
     };
     match (count, picked.first()) {

@@ -10,12 +10,16 @@ use crate::commands::list::either;
 use crate::encodings::ListLimit;
 use crate::reply::RespError;
 
-/// Replaces `key` with the list of `elements` (deletes it when empty).
+/// Replaces `key` with the list of `elements` (deletes it when empty);
+/// returns whether `key` existed before.
 pub fn replace<S: Store, E: AsRef<[u8]>>(
     store: &mut S,
     key: &[u8],
     limit: ListLimit,
     elements: &[E],
-) -> Result<(), RespError> {
-    store.edit_large(key, |edit| either::write(edit, limit, elements, None))?
+) -> Result<bool, RespError> {
+    store.edit_large(key, |edit| {
+        let existed = edit.exists();
+        either::write(edit, limit, elements, None).map(|()| existed)
+    })?
 }

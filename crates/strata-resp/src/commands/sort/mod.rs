@@ -32,6 +32,7 @@ use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::atomic::{atomically, Atomic};
 use crate::encodings::ListLimit;
+use crate::notify;
 use crate::reply::{RespError, SortError};
 use crate::writer::ReplyWriter;
 
@@ -55,7 +56,8 @@ enum Outcome {
     /// Without `STORE`: the window's elements or `GET` results.
     Rows(Vec<Option<Vec<u8>>>),
     /// With `STORE`: the length of the list stored.
-    Stored(usize),
+    /// The length stored and whether the destination existed before.
+    Stored(usize, bool),
 }
 
 /// Weighs the entries as `loaded` says: what `BY` finds (an entry whose
@@ -127,8 +129,8 @@ impl Atomic for Sorting<'_> {
         };
         // A `GET` that found nothing stores an empty string.
         let elements: Vec<Vec<u8>> = rows.into_iter().map(Option::unwrap_or_default).collect();
-        destination::replace(store, destination, self.limit, &elements)?;
-        Ok(Outcome::Stored(elements.len()))
+        let existed = destination::replace(store, destination, self.limit, &elements)?;
+        Ok(Outcome::Stored(elements.len(), existed))
     }
 }
 
@@ -164,7 +166,11 @@ pub fn sort<S: Store>(
                 }
             }
         }
-        Outcome::Stored(len) => {
+        Outcome::Stored(len, existed) => {
+            if let Some(destination) = destination {
+                let event = (notify::LIST, "sortstore");
+                notify::fire_stored(ctx, existed, len > 0, event, destination);
+            }
             if let (Some(destination), true) = (destination, len > 0) {
                 ctx.shared.waiters.pushed(destination);
             }

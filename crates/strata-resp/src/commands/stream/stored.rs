@@ -173,3 +173,11 @@ fn apply(edit: &mut LargeEdit<'_>, write: Write, expires_at: Option<u64>) -> Res
     }
     Ok(())
 }
+
+/// Whether `stream` has a group `group` with a consumer `consumer` (for
+/// `xgroup-createconsumer`, which the commands that add one announce).
+pub fn has_consumer(stream: &Stream<'_>, group: &[u8], consumer: &[u8]) -> bool {
+    stream
+        .group(group)
+        .is_some_and(|g| g.consumer(consumer).is_some())
+}

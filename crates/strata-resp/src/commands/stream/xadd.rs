@@ -7,6 +7,7 @@ use super::stored::{edit, Edit};
 use super::trim_args::parse;
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::notify::{self, fire};
 use crate::reply::{RespError, StreamError};
 use crate::stream::{Spelled, Stream, StreamId};
 use crate::writer::ReplyWriter;
@@ -29,7 +30,10 @@ pub fn xadd<S: Store>(
     }
     let now = ctx.shared.keyspace.now_ms();
     let key = args.get(1);
+    let mut created = false;
+    let mut trimmed = 0;
     let added = edit(ctx.store, key, |slot| {
+        created = slot.is_none();
         let stream = match slot {
             Some(s) => s,
             None if parsed.no_mkstream => return Ok(Edit::Keep(None)),
@@ -42,12 +46,18 @@ pub fn xadd<S: Store>(
         let fields = args.iter_from(fields_at).map(<[u8]>::to_vec).collect();
         stream.append(id, fields)?;
         if let Some(trim) = parsed.trim {
-            stream.trim(&trim)?;
+            trimmed = stream.trim(&trim)?;
         }
         Ok(Edit::Write(Some(id)))
     })?;
     match added {
         Some(id) => {
+            if notify::any(ctx) {
+                notify::fire_created(ctx, created, notify::STREAM, "xadd", key);
+                if trimmed > 0 {
+                    fire(ctx, notify::STREAM, "xtrim", key);
+                }
+            }
             super::entries::id(out, id);
             ctx.shared.waiters.pushed_all(key);
         }

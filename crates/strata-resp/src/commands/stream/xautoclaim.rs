@@ -13,10 +13,11 @@
 use strata_kv::Store;
 
 use super::entries::{entry, id as write_id};
-use super::stored::{edit, Edit};
+use super::stored::{edit, has_consumer, Edit};
 use super::xread::lossy;
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::notify::{self, fire};
 use crate::number::parse_i64;
 use crate::reply::{RespError, StreamError};
 use crate::stream::{AutoClaim, AutoClaimed, Entry, StreamId};
@@ -57,6 +58,7 @@ pub fn xautoclaim<S: Store>(
     }
     let (key, group, consumer) = (args.get(1), args.get(2), args.get(3));
     let now = ctx.shared.keyspace.now_ms();
+    let mut joined = false;
     let (done, entries) = edit(ctx.store, key, |slot| {
         let no_group = || StreamError::NoKeyOrGroup {
             key: lossy(key),
@@ -69,7 +71,9 @@ pub fn xautoclaim<S: Store>(
             min_idle: min_idle.max(0),
             just_id,
         };
+        let was_there = has_consumer(stream, group, consumer);
         let done = stream.auto_claim(group, consumer, &how, now)?;
+        joined = !was_there && has_consumer(stream, group, consumer);
         let done = done.ok_or_else(no_group)?;
         let mut entries: Vec<Entry> = Vec::new();
         if !just_id {
@@ -82,6 +86,9 @@ pub fn xautoclaim<S: Store>(
             false => Edit::Keep((done, entries)),
         })
     })?;
+    if joined {
+        fire(ctx, notify::STREAM, "xgroup-createconsumer", key);
+    }
     write_reply(out, &done, &entries, just_id);
     Ok(())
 }

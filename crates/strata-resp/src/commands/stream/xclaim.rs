@@ -10,10 +10,11 @@
 use strata_kv::Store;
 
 use super::entries::{entry, id as write_id};
-use super::stored::{edit, Edit};
+use super::stored::{edit, has_consumer, Edit};
 use super::xread::lossy;
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::notify::{self, fire};
 use crate::number::parse_i64;
 use crate::reply::{RespError, StreamError};
 use crate::stream::{Claim, Entry, StreamId};
@@ -34,6 +35,7 @@ pub fn xclaim<S: Store>(
 ) -> Result<(), RespError> {
     let (key, group, consumer) = (args.get(1), args.get(2), args.get(3));
     let now = ctx.shared.keyspace.now_ms();
+    let mut joined = false;
     let reply = edit(ctx.store, key, |slot| {
         let found = slot.as_mut().filter(|s| s.group(group).is_some());
         let Some(stream) = found else {
@@ -44,7 +46,10 @@ pub fn xclaim<S: Store>(
             .into());
         };
         let (ids, how) = parse(&args, now)?;
-        let Some(claimed) = stream.claim(group, consumer, &ids, &how, now)? else {
+        let was_there = has_consumer(stream, group, consumer);
+        let claimed = stream.claim(group, consumer, &ids, &how, now)?;
+        joined = !was_there && has_consumer(stream, group, consumer);
+        let Some(claimed) = claimed else {
             return Ok(Edit::Keep(Reply::Ids(Vec::new())));
         };
         let reply = if how.just_id {
@@ -62,6 +67,9 @@ pub fn xclaim<S: Store>(
             false => Edit::Keep(reply),
         })
     })?;
+    if joined {
+        fire(ctx, notify::STREAM, "xgroup-createconsumer", key);
+    }
     match reply {
         Reply::Ids(ids) => {
             out.array(ids.len());

@@ -5,6 +5,7 @@ use strata_kv::{Store, ValueKind};
 use super::stored::{edit, Edit};
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::notify::{self, fire};
 use crate::reply::RespError;
 use crate::stream::StreamId;
 use crate::writer::ReplyWriter;
@@ -40,6 +41,9 @@ pub fn xdel<S: Store>(
         }
         Ok(if n > 0 { Edit::Write(n) } else { Edit::Keep(0) })
     })?;
+    if deleted > 0 {
+        fire(ctx, notify::STREAM, "xdel", args.get(1));
+    }
     out.integer(deleted as i64);
     Ok(())
 }

@@ -12,6 +12,7 @@ use super::xread::lossy;
 use crate::args::Args;
 use crate::command::{resolve_subcommand, Ctx};
 use crate::commands::client::write_help;
+use crate::notify::{self, fire_created};
 use crate::number::parse_i64;
 use crate::reply::{lossy_prefix, RespError, StreamError};
 use crate::stream::{Group, Stream, StreamId};
@@ -94,7 +95,47 @@ pub fn xgroup<S: Store>(
         group: lossy(group),
         key: lossy(key),
     };
+    // Whether the stream was created (MKSTREAM) and whether the command
+    // changed anything, for the events.
+    let (mut created, mut changed) = (false, false);
     let reply = edit(ctx.store, key, |slot| {
+        created = slot.is_none();
+        let edited = run(slot, sub, &args, &opts, now, no_group)?;
+        changed = matches!(edited, Edit::Write(_));
+        Ok(edited)
+    })?;
+    match reply {
+        Reply::Ok => out.ok(),
+        Reply::Int(n) => out.integer(n),
+    }
+    if changed {
+        let event = match sub {
+            Sub::Create => "xgroup-create",
+            Sub::SetId => "xgroup-setid",
+            Sub::Destroy => "xgroup-destroy",
+            Sub::CreateConsumer => "xgroup-createconsumer",
+            Sub::DelConsumer => "xgroup-delconsumer",
+        };
+        fire_created(ctx, created, notify::STREAM, event, key);
+    }
+    if sub == Sub::Destroy && matches!(reply, Reply::Int(1)) {
+        // Readers blocked on the group run again and find it gone.
+        ctx.shared.waiters.pushed_all(key);
+    }
+    Ok(())
+}
+
+/// Runs subcommand `sub` on the stream in `slot`.
+fn run(
+    slot: &mut Option<Stream<'_>>,
+    sub: Sub,
+    args: &Args<'_>,
+    opts: &Options,
+    now: u64,
+    no_group: impl Fn() -> StreamError,
+) -> Result<Edit<Reply>, RespError> {
+    let group = args.get(3);
+    {
         if !opts.mkstream {
             let stream = slot.as_ref().ok_or(StreamError::GroupNeedsKey)?;
             let needs_group = matches!(sub, Sub::SetId | Sub::CreateConsumer | Sub::DelConsumer);
@@ -103,7 +144,7 @@ pub fn xgroup<S: Store>(
             }
         }
         if sub == Sub::Create {
-            return create(slot, &args, &opts);
+            return create(slot, args, opts);
         }
         // Every other subcommand found the stream above.
         let stream = slot.as_mut().ok_or(StreamError::GroupNeedsKey)?;
@@ -114,7 +155,7 @@ pub fn xgroup<S: Store>(
             });
         }
         if sub == Sub::SetId {
-            return set_id(stream, &args, &opts);
+            return set_id(stream, args, opts);
         }
         let g = stream.group_mut(group).ok_or_else(no_group)?;
         let consumer = args.get(4);
@@ -129,16 +170,7 @@ pub fn xgroup<S: Store>(
                 None => Edit::Keep(Reply::Int(0)),
             }
         })
-    })?;
-    match reply {
-        Reply::Ok => out.ok(),
-        Reply::Int(n) => out.integer(n),
     }
-    if sub == Sub::Destroy && matches!(reply, Reply::Int(1)) {
-        // Readers blocked on the group run again and find it gone.
-        ctx.shared.waiters.pushed_all(key);
-    }
-    Ok(())
 }
 
 /// Reads `MKSTREAM` (`CREATE`) and `ENTRIESREAD` (`CREATE`, `SETID`) from

@@ -13,10 +13,11 @@ use std::time::Duration;
 use strata_kv::Store;
 
 use super::entries::{entry, id as write_id};
-use super::stored::{edit, read, Edit};
+use super::stored::{edit, has_consumer, read, Edit};
 use crate::args::Args;
 use crate::blocking::{block_on, parse_timeout_ms, Outcome};
 use crate::command::Ctx;
+use crate::notify::{self, fire};
 use crate::number::parse_i64;
 use crate::reply::{RespError, StreamError};
 use crate::stream::{Entry, HistoryItem, StreamId};
@@ -137,7 +138,11 @@ pub fn xread<S: Store>(
     let now = ctx.shared.keyspace.now_ms();
     let mut served: Vec<(&[u8], Served)> = Vec::new();
     for (&key, start) in req.keys.iter().zip(&starts) {
-        if let Some(s) = serve(ctx.store, key, *start, &req, now)? {
+        let (got, joined) = serve(ctx.store, key, *start, &req, now)?;
+        if joined {
+            fire(ctx, notify::STREAM, "xgroup-createconsumer", key);
+        }
+        if let Some(s) = got {
             served.push((key, s));
         }
     }
@@ -207,20 +212,21 @@ fn starts_to_ids(starts: &[Start]) -> Option<Vec<StreamId>> {
         .collect()
 }
 
-/// What `key` gives from `start`; `None` when nothing is served from it.
+/// What `key` gives from `start` (`None` when nothing is served from it),
+/// and whether that added the reading consumer to its group.
 fn serve<S: Store>(
     store: &mut S,
     key: &[u8],
     start: Start,
     req: &Request<'_>,
     now: u64,
-) -> Result<Option<Served>, RespError> {
+) -> Result<(Option<Served>, bool), RespError> {
     let Some((group, consumer)) = req.group else {
         let Start::After(after) = start else {
-            return Ok(None);
+            return Ok((None, false));
         };
         let Some(from) = after.next() else {
-            return Ok(None);
+            return Ok((None, false));
         };
         let limit = if req.count == 0 {
             usize::MAX
@@ -228,14 +234,16 @@ fn serve<S: Store>(
             req.count
         };
         let found = read(store, key, |s| s.range(from, StreamId::MAX, limit, false))?;
-        return Ok(found.filter(|e| !e.is_empty()).map(Served::Entries));
+        return Ok((found.filter(|e| !e.is_empty()).map(Served::Entries), false));
     };
     let no_group = || StreamError::NoGroupRead {
         key: lossy(key),
         group: lossy(group),
     };
-    edit(store, key, |slot| {
+    let mut joined = false;
+    let served = edit(store, key, |slot| {
         let stream = slot.as_mut().ok_or_else(no_group)?;
+        let was_there = has_consumer(stream, group, consumer);
         let served = match start {
             Start::New => {
                 let got = stream.deliver_new(group, consumer, req.count, req.noack, now);
@@ -248,8 +256,10 @@ fn serve<S: Store>(
                 Some(Served::History(got?.ok_or_else(no_group)?))
             }
         };
+        joined = !was_there && has_consumer(stream, group, consumer);
         Ok(Edit::Write(served))
-    })
+    })?;
+    Ok((served, joined))
 }
 
 fn write_reply(out: &mut ReplyWriter<'_>, served: &[(&[u8], Served)]) {

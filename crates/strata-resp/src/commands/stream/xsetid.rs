@@ -6,6 +6,7 @@ use strata_kv::Store;
 use super::stored::{edit, Edit};
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::notify::{self, fire};
 use crate::number::parse_i64;
 use crate::reply::{RespError, StreamError};
 use crate::stream::StreamId;
@@ -62,6 +63,7 @@ pub fn xsetid<S: Store>(
         }
         Ok(Edit::Write(()))
     })?;
+    fire(ctx, notify::STREAM, "xsetid", args.get(1));
     out.ok();
     Ok(())
 }

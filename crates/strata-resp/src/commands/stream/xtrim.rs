@@ -6,6 +6,7 @@ use super::stored::{edit, Edit};
 use super::trim_args::parse;
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::notify::{self, fire};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -26,6 +27,9 @@ pub fn xtrim<S: Store>(
         let n = stream.trim(&trim)?;
         Ok(if n > 0 { Edit::Write(n) } else { Edit::Keep(0) })
     })?;
+    if removed > 0 {
+        fire(ctx, notify::STREAM, "xtrim", args.get(1));
+    }
     out.integer(i64::try_from(removed).unwrap_or(i64::MAX));
     Ok(())
 }

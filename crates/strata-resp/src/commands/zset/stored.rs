@@ -89,14 +89,18 @@ pub fn edit<S: Store, R>(
 
 /// Replaces whatever `key` holds with a sorted set of `entries` (in
 /// order, no member twice), packed or large as `limits` decide; deletes
-/// the key when there are none (the `STORE` forms).
+/// the key when there are none (the `STORE` forms). Returns whether `key`
+/// existed before.
 pub fn replace<S: Store, M: AsRef<[u8]>>(
     store: &mut S,
     key: &[u8],
     limits: PackedLimits,
     entries: &[(f64, M)],
-) -> Result<(), RespError> {
-    store.edit_large(key, |edit| save(edit, limits, entries, None))?
+) -> Result<bool, RespError> {
+    store.edit_large(key, |edit| {
+        let existed = edit.exists();
+        save(edit, limits, entries, None).map(|()| existed)
+    })?
 }
 
 /// Writes a sorted set of `entries` (in order, no member twice) expiring

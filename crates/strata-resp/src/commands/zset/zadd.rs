@@ -6,6 +6,7 @@ use strata_kv::Store;
 use super::stored::edit;
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::notify;
 use crate::number::parse_f64;
 use crate::reply::{CollectionError, RespError};
 use crate::writer::ReplyWriter;
@@ -33,6 +34,8 @@ struct Outcome {
     changed: usize,
     /// INCR: the new score, or `None` when NX/XX/GT/LT refused it.
     score: Option<f64>,
+    /// The key was not there.
+    created: bool,
 }
 
 fn apply<S: Store>(
@@ -47,6 +50,7 @@ fn apply<S: Store>(
             added: 0,
             changed: 0,
             score: None,
+            created: z.len() == 0,
         };
         for &(score, member) in pairs {
             let current = z.score(member)?;
@@ -76,6 +80,15 @@ fn apply<S: Store>(
         }
         Ok(outcome)
     })
+}
+
+/// `zadd` (`zincr` with INCR) when members were added or changed, after
+/// `new` for a key created.
+fn announce<S>(ctx: &Ctx<'_, S>, key: &[u8], o: Options, outcome: &Outcome) {
+    if outcome.added + outcome.changed > 0 {
+        let event = if o.incr { "zincr" } else { "zadd" };
+        notify::fire_created(ctx, outcome.created, notify::ZSET, event, key);
+    }
 }
 
 /// Adds or updates members; replies the number added (with CH: added or
@@ -131,6 +144,7 @@ pub fn add_pairs<S: Store>(
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
     let outcome = apply(ctx, key, o, pairs)?;
+    announce(ctx, key, o, &outcome);
     if outcome.added > 0 {
         ctx.shared.waiters.pushed(key);
     }
@@ -160,6 +174,7 @@ pub fn zincrby<S: Store>(
     };
     let key = args.get(1);
     let outcome = apply(ctx, key, o, &[(by, args.get(3))])?;
+    announce(ctx, key, o, &outcome);
     if outcome.added > 0 {
         ctx.shared.waiters.pushed(key);
     }

@@ -5,6 +5,7 @@ use strata_kv::Store;
 
 use super::stored::edit;
 use super::view::Owned;
+use super::zrem::announce;
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::blocking_pop::pop_first_or_block;
@@ -33,7 +34,7 @@ pub(super) fn pop_from<S: Store>(
     count: usize,
 ) -> Result<Option<Popped>, RespError> {
     let limits = ctx.shared.encodings.zset();
-    edit(ctx.store, key, limits, |z| {
+    let popped = edit(ctx.store, key, limits, |z| {
         let len = z.len();
         if len == 0 {
             return Ok(None);
@@ -45,13 +46,22 @@ pub(super) fn pop_from<S: Store>(
         };
         if n == len {
             z.clear(); // all: a large set goes whole
-            return Ok(Some(popped));
+            return Ok(Some((popped, true)));
         }
         for (_, member) in &popped {
             z.remove(member)?;
         }
-        Ok(Some(popped))
-    })
+        Ok(Some((popped, false)))
+    })?;
+    let Some((popped, emptied)) = popped else {
+        return Ok(None);
+    };
+    let event = match side {
+        Side::Min => "zpopmin",
+        Side::Max => "zpopmax",
+    };
+    announce(ctx, key, event, !popped.is_empty(), emptied);
+    Ok(Some(popped))
 }
 
 /// The popped members and scores: a flat array (RESP3 with a count: an

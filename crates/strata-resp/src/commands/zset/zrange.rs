@@ -12,6 +12,7 @@ use super::stored::{read, replace};
 use super::view::{Ordered, Owned, Packed};
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::notify;
 use crate::number::parse_i64;
 use crate::reply::{CollectionError, RespError};
 use crate::writer::ReplyWriter;
@@ -172,7 +173,9 @@ pub fn zrange<S: Store>(
             picked.reverse();
         }
         let limits = ctx.shared.encodings.zset();
-        replace(ctx.store, args.get(1), limits, &picked)?;
+        let existed = replace(ctx.store, args.get(1), limits, &picked)?;
+        let event = (notify::ZSET, "zrangestore");
+        notify::fire_stored(ctx, existed, !picked.is_empty(), event, args.get(1));
         out.integer(picked.len() as i64);
         return Ok(());
     }

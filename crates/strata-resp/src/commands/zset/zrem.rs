@@ -7,6 +7,7 @@ use super::bounds::{rank_span, LexRange, ScoreRange};
 use super::stored::edit;
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::notify;
 use crate::number::parse_i64;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
@@ -18,15 +19,23 @@ pub fn zrem<S: Store>(
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
     let limits = ctx.shared.encodings.zset();
-    let removed = edit(ctx.store, args.get(1), limits, |z| {
+    let (removed, emptied) = edit(ctx.store, args.get(1), limits, |z| {
         let mut removed = 0i64;
         for m in args.iter_from(2) {
             removed += i64::from(z.remove(m)?.is_some());
         }
-        Ok(removed)
+        Ok((removed, z.len() == 0))
     })?;
+    announce(ctx, args.get(1), "zrem", removed > 0, emptied);
     out.integer(removed);
     Ok(())
+}
+
+/// `event` when members were removed, then `del` if that emptied the key.
+pub fn announce<S>(ctx: &Ctx<'_, S>, key: &[u8], event: &str, removed: bool, emptied: bool) {
+    if removed {
+        notify::fire_removed(ctx, notify::ZSET, event, key, emptied);
+    }
 }
 
 /// How the range to remove is given.
@@ -72,13 +81,20 @@ pub fn zremrange<S: Store>(
         let removed = span.end - span.start;
         if removed > 0 && removed == z.len() {
             z.clear(); // all: a large set goes whole
-            return Ok(removed as i64);
+            return Ok((removed as i64, true));
         }
         for (_, member) in &z.range(span.start, span.end)? {
             z.remove(member)?;
         }
-        Ok(removed as i64)
+        Ok((removed as i64, false))
     })?;
+    let (removed, emptied) = removed;
+    let event = match by {
+        By::Score => "zremrangebyscore",
+        By::Rank => "zremrangebyrank",
+        By::Lex => "zremrangebylex",
+    };
+    announce(ctx, args.get(1), event, removed > 0, emptied);
     out.integer(removed);
     Ok(())
 }

@@ -9,6 +9,7 @@ use super::algebra::{combine, parse, Algebra, Form};
 use super::stored::replace;
 use crate::args::Args;
 use crate::command::Ctx;
+use crate::notify;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -27,7 +28,9 @@ pub fn zstore<S: Store>(
     let request = parse(ctx.store, &args, 2, name, op, Form::Store)?;
     let entries = combine(ctx.store, &request, op)?;
     let limits = ctx.shared.encodings.zset();
-    replace(ctx.store, args.get(1), limits, &entries)?;
+    let existed = replace(ctx.store, args.get(1), limits, &entries)?;
+    let event = (notify::ZSET, name);
+    notify::fire_stored(ctx, existed, !entries.is_empty(), event, args.get(1));
     out.integer(entries.len() as i64);
     Ok(())
 }

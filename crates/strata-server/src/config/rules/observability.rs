@@ -25,6 +25,15 @@ impl ServerConfig {
                 ),
             ));
         }
+        if strata_resp::notify::flags::parse(self.notify_keyspace_events.as_bytes()).is_none() {
+            return Err((
+                "notify_keyspace_events",
+                format!(
+                    "has a letter Redis does not know (use 'Ag$lshzxeKEtmdn'), got {:?}",
+                    self.notify_keyspace_events
+                ),
+            ));
+        }
         if self.metrics_tls && !self.metrics_enabled {
             return Err((
                 "metrics_tls",
@@ -81,5 +90,18 @@ mod tests {
         assert_eq!(c.validate_observability().unwrap_err().0, "metrics_port");
         c.metrics_port = 0;
         assert_eq!(c.validate_observability(), Ok(()));
+    }
+
+    #[test]
+    fn keyspace_events_use_redis_letters() {
+        let mut c = ServerConfig::default();
+        assert_eq!(c.notify_keyspace_events, "");
+        c.notify_keyspace_events = "KEA".into();
+        assert_eq!(c.validate_observability(), Ok(()));
+        c.notify_keyspace_events = "KEy".into();
+        assert_eq!(
+            c.validate_observability().unwrap_err().0,
+            "notify_keyspace_events"
+        );
     }
 }

@@ -18,6 +18,7 @@ use crate::command::Ctx;
 use crate::commands::atomic::{atomically, Atomic};
 use crate::commands::zset::stored::{read, replace};
 use crate::encodings::PackedLimits;
+use crate::notify;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -50,7 +51,8 @@ struct Stored<'a> {
 }
 
 impl Atomic for Stored<'_> {
-    type Output = Result<usize, RespError>;
+    /// How many were stored, and whether the destination existed before.
+    type Output = Result<(usize, bool), RespError>;
 
     fn run<S: Store>(self, store: &mut S) -> Self::Output {
         let found = find(store, self.source, &self.query)?.unwrap_or_default();
@@ -63,8 +65,8 @@ impl Atomic for Stored<'_> {
             })
             .collect();
         entries.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
-        replace(store, self.destination, self.limits, &entries)?;
-        Ok(entries.len())
+        let existed = replace(store, self.destination, self.limits, &entries)?;
+        Ok((entries.len(), existed))
     }
 }
 
@@ -90,7 +92,12 @@ pub fn search<S: Store>(
             query,
             limits: ctx.shared.encodings.zset(),
         };
-        let stored = atomically(ctx, &[source, destination], task)?;
+        let (stored, existed) = atomically(ctx, &[source, destination], task)?;
+        let event = match form {
+            Form::SearchStore => "geosearchstore",
+            _ => "georadiusstore",
+        };
+        notify::fire_stored(ctx, existed, stored > 0, (notify::ZSET, event), destination);
         out.integer(stored as i64);
         return Ok(());
     }
