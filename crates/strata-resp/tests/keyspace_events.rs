@@ -220,3 +220,35 @@ fn random_commands_match_redis() {
         }
     }
 }
+
+/// `RESTORE` of each server's own `DUMP` payload: `new` then `restore`;
+/// with `REPLACE`, the same; with `REPLACE` and an `ABSTTL` already past,
+/// `del`.
+#[test]
+fn restore_events_match_redis() {
+    let peer = require_redis();
+    let server = common::start();
+    let mut pair = Pair::new(&peer, &server, "AKEn", "3");
+    pair.check("RPUSH src a b c");
+    let mut heard = Vec::new();
+    for side in [&mut pair.redis, &mut pair.strata] {
+        let payload = match side.cmd.cmd(&["DUMP", "src"]) {
+            Value::Bulk(p) => p,
+            other => panic!("DUMP: {other:?}"),
+        };
+        let p: &[u8] = &payload;
+        let cases: [Vec<&[u8]>; 3] = [
+            vec![b"RESTORE", b"dst", b"0", p],
+            vec![b"RESTORE", b"dst", b"0", p, b"REPLACE"],
+            vec![b"RESTORE", b"dst", b"1000", p, b"REPLACE", b"ABSTTL"],
+        ];
+        let mut events = Vec::new();
+        for words in cases {
+            side.cmd.cmd_bytes(&words);
+            events.push(side.run(&["PING"]).1);
+        }
+        heard.push(events);
+    }
+    assert_eq!(heard[1], heard[0]);
+    assert!(heard[0].iter().all(|e| !e.is_empty()), "{:?}", heard[0]);
+}

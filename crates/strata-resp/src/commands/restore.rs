@@ -21,6 +21,7 @@ use crate::commands::list::either as list_either;
 use crate::commands::stream::dumped;
 use crate::commands::zset::stored as zset_stored;
 use crate::encodings::Encodings;
+use crate::notify;
 use crate::number::parse_i64;
 use crate::rdb::{self, Value};
 use crate::reply::{DumpError, RespError};
@@ -97,18 +98,26 @@ pub fn restore<S: Store>(
     // reader of a stream, as `XADD` does).
     let wakes = matches!(value, Value::List(_) | Value::SortedSet(_));
     let stream = matches!(value, Value::Stream(_));
-    ctx.store.edit_large(key, |edit| {
-        if edit.current()?.is_some() {
+    let replaced = ctx.store.edit_large(key, |edit| {
+        let existed = edit.current()?.is_some();
+        if existed {
             if !o.replace {
                 return Err(DumpError::BusyKey.into());
             }
             edit.delete()?;
         }
         match expired {
-            true => Ok(()),
-            false => write(edit, encodings, value, expires_at),
+            true => Ok(existed),
+            false => write(edit, encodings, value, expires_at).map(|()| existed),
         }
     })??;
+    // As Redis: a key added (`new`, then `restore`), or one REPLACE removed
+    // for a past ABSTTL (`del`).
+    match expired {
+        false => notify::fire_created(ctx, true, notify::GENERIC, "restore", key),
+        true if replaced => notify::fire(ctx, notify::GENERIC, "del", key),
+        true => {}
+    }
     if !expired && wakes {
         ctx.shared.waiters.pushed(key);
     }
