@@ -68,6 +68,29 @@ pub fn first_or_block<'c, S: Store, T>(
     Ok(())
 }
 
+/// `LMPOP`'s and `ZMPOP`'s way: `pop` tries `keys` in order and the first
+/// that gives something is written by `reply`; when none does, the
+/// blocking form (its `timeout` argument given, read only now, after the
+/// other arguments, as Redis does) blocks, the other replies a null array.
+pub fn pop_first_or_null<'c, S: Store, T>(
+    ctx: &mut Ctx<'c, S>,
+    keys: &[&[u8]],
+    timeout: Option<&[u8]>,
+    out: &mut ReplyWriter<'_>,
+    pop: impl FnMut(&mut Ctx<'c, S>, &[u8]) -> Result<Option<T>, RespError>,
+    reply: impl FnOnce(&mut ReplyWriter<'_>, &[u8], T),
+) -> Result<(), RespError> {
+    if let Some(timeout) = timeout {
+        let timeout = parse_timeout(timeout)?;
+        return first_or_block(ctx, keys, timeout, out, pop, reply);
+    }
+    match pop_first(ctx, keys, pop)? {
+        Some((key, popped)) => reply(out, key, popped),
+        None => out.null_array(),
+    }
+    Ok(())
+}
+
 /// The first of `keys` (in order) from which `pop` takes something, with
 /// what it took.
 pub fn pop_first<'c, 'k, S: Store, T>(

@@ -9,9 +9,8 @@ use strata_kv::Store;
 use super::pop::pop_from;
 use super::End;
 use crate::args::Args;
-use crate::blocking::parse_timeout;
 use crate::command::Ctx;
-use crate::commands::blocking_pop::{first_or_block, pop_first, MPop};
+use crate::commands::blocking_pop::{pop_first_or_null, MPop};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -46,18 +45,6 @@ pub fn lmpop<S: Store>(
             out.bulk(element);
         }
     };
-    match form {
-        Form::Blocking => {
-            // As Redis: the timeout is checked after the other arguments.
-            let timeout = parse_timeout(args.get(1))?;
-            first_or_block(ctx, &request.keys, timeout, out, pop, reply)
-        }
-        Form::Now => {
-            match pop_first(ctx, &request.keys, pop)? {
-                Some((key, popped)) => reply(out, key, popped),
-                None => out.null_array(),
-            }
-            Ok(())
-        }
-    }
+    let timeout = (form == Form::Blocking).then(|| args.get(1));
+    pop_first_or_null(ctx, &request.keys, timeout, out, pop, reply)
 }

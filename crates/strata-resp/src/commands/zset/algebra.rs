@@ -26,6 +26,21 @@ pub enum Algebra {
     Diff,
 }
 
+impl Algebra {
+    /// The command's name for errors: `ZUNION`, or `ZUNIONSTORE` when
+    /// `stored`, and so on.
+    pub fn name(self, stored: bool) -> &'static str {
+        match (self, stored) {
+            (Algebra::Union, false) => "zunion",
+            (Algebra::Inter, false) => "zinter",
+            (Algebra::Diff, false) => "zdiff",
+            (Algebra::Union, true) => "zunionstore",
+            (Algebra::Inter, true) => "zinterstore",
+            (Algebra::Diff, true) => "zdiffstore",
+        }
+    }
+}
+
 /// What the command does with the result: each accepts its own options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Form {

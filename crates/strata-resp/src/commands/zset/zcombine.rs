@@ -19,12 +19,7 @@ pub fn zcombine<S: Store>(
     out: &mut ReplyWriter<'_>,
     op: Algebra,
 ) -> Result<(), RespError> {
-    let name = match op {
-        Algebra::Union => "zunion",
-        Algebra::Inter => "zinter",
-        Algebra::Diff => "zdiff",
-    };
-    let request = parse(ctx.store, &args, 1, name, op, Form::Reply)?;
+    let request = parse(ctx.store, &args, 1, op.name(false), op, Form::Reply)?;
     let entries = combine(ctx.store, &request, op)?;
     reply_entries(out, entries.iter(), request.with_scores, true);
     Ok(())

@@ -20,16 +20,11 @@ pub fn zstore<S: Store>(
     out: &mut ReplyWriter<'_>,
     op: Algebra,
 ) -> Result<(), RespError> {
-    let name = match op {
-        Algebra::Union => "zunionstore",
-        Algebra::Inter => "zinterstore",
-        Algebra::Diff => "zdiffstore",
-    };
-    let request = parse(ctx.store, &args, 2, name, op, Form::Store)?;
+    let request = parse(ctx.store, &args, 2, op.name(true), op, Form::Store)?;
     let entries = combine(ctx.store, &request, op)?;
     let limits = ctx.shared.encodings.zset();
     let existed = replace(ctx.store, args.get(1), limits, &entries)?;
-    let event = (notify::ZSET, name);
+    let event = (notify::ZSET, op.name(true));
     notify::fire_stored(ctx, existed, !entries.is_empty(), event, args.get(1));
     out.integer(entries.len() as i64);
     Ok(())
