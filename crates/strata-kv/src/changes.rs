@@ -37,6 +37,13 @@ impl std::fmt::Debug for Changes {
 }
 
 impl Changes {
+    /// Whether the observer listens now (one relaxed load): reads then
+    /// remove what they find expired, so it hears of the expiry at once.
+    #[inline]
+    pub fn listening(&self) -> bool {
+        self.on.load(Ordering::Relaxed)
+    }
+
     /// Tells the observer that `key` changed, if it listens.
     #[inline]
     pub fn changed(&self, key: &[u8]) {

@@ -218,3 +218,22 @@ fn the_table_stays_within_tracking_table_max_keys() {
         "{list}"
     );
 }
+
+#[test]
+fn an_expired_key_is_invalidated_when_a_read_finds_it() {
+    let server = common::start();
+    let mut a = Client::connect(&server);
+    let mut b = Client::connect(&server);
+    a.cmd(&["HELLO", "3"]);
+    a.cmd(&["CLIENT", "TRACKING", "ON"]);
+    assert_eq!(b.cmd(&["SET", "ttl", "v", "PX", "1000"]), Value::ok());
+    assert_eq!(a.cmd(&["GET", "ttl"]), Value::bulk("v"));
+    server.clock.advance_ms(2_000);
+    // Another client's read finds it expired and removes it, as Redis does.
+    assert_eq!(b.cmd(&["GET", "ttl"]), Value::Null);
+    let push = Value::Push(vec![
+        Value::bulk("invalidate"),
+        Value::Array(vec![Value::bulk("ttl")]),
+    ]);
+    assert_eq!(drain(&mut a), vec![push]);
+}

@@ -1,5 +1,6 @@
 //! Lazy expiry of what a read finds expired: with a departure observer set
-//! (see [`crate::departures`]), a read that finds a key's entry past its
+//! (see [`crate::departures`]) or the change observer listening (client
+//! tracking), a read that finds a key's entry past its
 //! expiry removes it, so the observer hears of it when a client looks the
 //! key up (as Redis expires a key any command looks up), not only when the
 //! background reclaimer or a write gets to it. Without an observer, reads
@@ -11,10 +12,10 @@ use crate::shard::Removal;
 
 impl Keyspace {
     /// Removes `key` if its entry is expired (and reports it), when a
-    /// departure observer is set. Takes the key's shard lock: call it with
+    /// departure observer is set or the change observer listens. Takes the key's shard lock: call it with
     /// no lock held.
     pub(crate) fn lazy_expire(&self, key: &[u8]) {
-        if !self.ctx.departures.is_set() {
+        if !self.ctx.departures.is_set() && !self.ctx.changes.listening() {
             return;
         }
         let ctx = &self.ctx;

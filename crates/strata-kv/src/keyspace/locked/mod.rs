@@ -198,11 +198,11 @@ impl<'a> LockedShards<'a> {
     }
 
     /// Removes `key` if its entry is expired (and reports it), when a
-    /// departure observer is set, as `Keyspace::lazy_expire` does for
+    /// departure observer is set or the change observer listens, as `Keyspace::lazy_expire` does for
     /// the shared store.
     fn lazy_expire(&mut self, key: &[u8]) {
         let ks = self.ks;
-        if !ks.ctx.departures.is_set() {
+        if !ks.ctx.departures.is_set() && !ks.ctx.changes.listening() {
             return;
         }
         let (now, hash) = (ks.ctx.now(), ks.ctx.hash(key));
