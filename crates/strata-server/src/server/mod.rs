@@ -16,6 +16,7 @@
 //!
 //! `start` is here; the shutdown sequence is in `shutdown.rs`.
 
+mod resp_settings;
 mod shutdown;
 
 use std::net::SocketAddr;
@@ -194,23 +195,8 @@ impl Server {
                 clients.clone(),
                 credentials.acl,
             );
-            protocol.shared().idle_timeout.set(config.timeout);
-            if config.cluster_enabled {
-                let port = resp_listener.as_ref().or(resp_tls_listener.as_ref());
-                if let Some((_, addr)) = port {
-                    protocol.enable_cluster(config.bind, addr.port());
-                }
-            }
-            let bulk = usize::try_from(config.proto_max_bulk_len.bytes()).unwrap_or(usize::MAX);
-            protocol.set_proto_max_bulk_len(bulk);
-            let slowlog = &protocol.shared().slowlog;
-            slowlog.set_slower_than(config.slowlog_log_slower_than);
-            slowlog.set_max_len(config.slowlog_max_len);
-            let shared = protocol.shared();
-            // Checked with the settings: unknown letters never get here.
-            let events = config.notify_keyspace_events.as_bytes();
-            let flags = strata_resp::notify::flags::parse(events).unwrap_or(0);
-            shared.notify.set(flags, &shared.keyspace, &shared.pubsub);
+            let port = resp_listener.as_ref().or(resp_tls_listener.as_ref());
+            resp_settings::apply(&protocol, config, port.map(|(_, addr)| addr.port()));
             counted.push(("resp", protocol.shared().clone()));
             resp_shared = Some(protocol.shared().clone());
             let driver = DriverConfig {
