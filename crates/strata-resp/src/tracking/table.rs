@@ -88,11 +88,6 @@ impl Tracking {
         self.on.load(Ordering::Relaxed) > 0
     }
 
-    /// The options of `client`, if it tracks.
-    pub fn options(&self, client: u64) -> Option<Options> {
-        self.table.lock().clients.get(&client).cloned()
-    }
-
     /// Turns tracking on for `client` with `options` (replacing earlier
     /// options, its prefixes added to those it had); `report(true)` is
     /// called under the table's lock, so it and `disable`'s calls keep
