@@ -48,7 +48,7 @@ pub mod le;
 
 pub use block::{check_block_io, uring_reader, BlockDevice, BlockFile};
 pub use block::{FaultyBlockDevice, MemBlockDevice};
-pub use core::{uring_available, ReadCheck, ReadTarget, RingWaker, UringReader};
+pub use core::{uring_available, CompletionBell, ReadCheck, ReadTarget, RingWaker, UringReader};
 pub use core::{AlignedBuf, AlignedFile, Faults, IoMode, ReadReq, BLOCK_ALIGN};
 pub use directory::{Device, Directory, DirectoryTree, REPLACING};
 pub use directory::{FaultyDirectory, FaultyTree, FsDirectory, FsTree, MemDirectory, MemTree};

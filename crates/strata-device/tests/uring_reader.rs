@@ -19,7 +19,7 @@ use strata_device::{
 };
 
 /// The reader of `device`, or `None` (noted) where io_uring is refused.
-fn reader<T: ReadTarget>(device: &BlockFile, depth: usize) -> Option<UringReader<'_, T>> {
+fn reader<T: ReadTarget>(device: &BlockFile, depth: usize) -> Option<UringReader<T>> {
     if let Err(why) = uring_available() {
         eprintln!("skipped: {why}");
         return None;

@@ -23,6 +23,10 @@
 //! - `pool`: the reader threads behind `read_async`, one blocking read
 //!   at a time each, or one thread keeping an io_uring ring full
 //!   ([`IoEngine`]).
+//! - `rings`: with the io_uring engine, each serving thread's own ring:
+//!   a miss asked from a tokio runtime is read through it and finished by
+//!   a task of that runtime, with no hand-off to another thread (the pool
+//!   takes what does not fit).
 //! - [`config`](SsdConfig), [`error`](SsdError), [`loc`](BlockLoc),
 //!   [`position`](Position) (append order),
 //!   [`stats`](SsdStats), [`open_ssd_path`] (a directory or a block device).
@@ -112,6 +116,7 @@ mod loc;
 mod pool;
 mod position;
 mod recovery;
+mod rings;
 mod stats;
 mod store;
 

@@ -169,7 +169,6 @@ fn start_ring(
     std::thread::Builder::new()
         .name("strata-ssd-io-ring".to_owned())
         .spawn(move || {
-            // The reader borrows the device for the thread's life.
             let reader = match uring_reader::<Box<dyn ReadJob>>(&*device, depth) {
                 Some(Ok(reader)) => reader,
                 Some(Err(e)) => return drop(ready.send(Err(e.to_string()))),
@@ -189,7 +188,7 @@ fn start_ring(
 /// waiting while the ring has room, then (one `io_uring_enter`) submits
 /// them and waits for at least one completion or a new job (the pool's
 /// waker), and finishes each job whose read is done.
-fn serve_ring(queue: &Receiver<Job>, mut reader: UringReader<'_, Job>, device: &dyn BlockDevice) {
+fn serve_ring(queue: &Receiver<Job>, mut reader: UringReader<Job>, device: &dyn BlockDevice) {
     loop {
         if reader.pending() == 0 {
             match queue.recv() {
@@ -209,7 +208,7 @@ fn serve_ring(queue: &Receiver<Job>, mut reader: UringReader<'_, Job>, device: &
 
 /// Puts `job` in the ring; were it full (the loop checks first), reads it
 /// here instead.
-fn submit(reader: &mut UringReader<'_, Job>, job: Job, device: &dyn BlockDevice) {
+fn submit(reader: &mut UringReader<Job>, job: Job, device: &dyn BlockDevice) {
     if let Err(job) = reader.submit(job) {
         run(device, job);
     }

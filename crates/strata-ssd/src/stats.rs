@@ -46,6 +46,9 @@ pub struct SsdStats {
     pub device_read_bytes: u64,
     /// Reads served from the open block's DRAM buffer.
     pub buffer_reads: u64,
+    /// Misses read through the ring of the serving thread that asked (the
+    /// io_uring engine), not handed to the reader pool.
+    pub thread_ring_reads: u64,
     /// Block writes (sealing a block, flushing the open one, freed markers).
     pub block_writes: u64,
     /// Bytes written to the device.
@@ -102,6 +105,7 @@ pub(crate) struct Counters {
     pub(crate) device_reads: AtomicU64,
     pub(crate) device_read_bytes: AtomicU64,
     pub(crate) buffer_reads: AtomicU64,
+    pub(crate) thread_ring_reads: AtomicU64,
     pub(crate) block_writes: AtomicU64,
     pub(crate) bytes_written: AtomicU64,
     pub(crate) syncs: AtomicU64,

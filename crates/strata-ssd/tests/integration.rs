@@ -28,3 +28,5 @@ mod read_engines;
 mod reader_pool;
 #[path = "shared_cache.rs"]
 mod shared_cache;
+#[path = "thread_rings.rs"]
+mod thread_rings;

@@ -14,7 +14,7 @@ use crate::core::{ReadTarget, UringReader};
 pub fn uring_reader<T: ReadTarget>(
     device: &dyn BlockDevice,
     depth: usize,
-) -> Option<io::Result<UringReader<'_, T>>> {
+) -> Option<io::Result<UringReader<T>>> {
     let file = device.ring_file()?;
     Some(UringReader::new(
         file,

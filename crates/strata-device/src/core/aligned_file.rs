@@ -122,6 +122,16 @@ impl AlignedFile {
         Ok(())
     }
 
+    /// Another descriptor of the same open file (`dup`): same mode, same
+    /// offset-free reads and writes.
+    pub(crate) fn try_clone(&self) -> io::Result<AlignedFile> {
+        Ok(AlignedFile {
+            file: self.file.try_clone()?,
+            path: self.path.clone(),
+            mode: self.mode,
+        })
+    }
+
     /// The underlying file (for lengths, `fallocate`, syncs).
     pub(crate) fn file(&self) -> &File {
         &self.file

@@ -44,4 +44,4 @@ pub use io_mode::IoMode;
 pub use read_req::ReadReq;
 pub(crate) use rng::SplitMix;
 pub(crate) use uring::read_batch;
-pub use uring::{uring_available, ReadCheck, ReadTarget, RingWaker, UringReader};
+pub use uring::{uring_available, CompletionBell, ReadCheck, ReadTarget, RingWaker, UringReader};

@@ -39,13 +39,14 @@ use std::time::Instant;
 use parking_lot::Mutex;
 use strata_device::{AlignedBuf, BlockDevice, BLOCK_ALIGN};
 
-use crate::config::{block_count, IndexHome, SsdConfig};
+use crate::config::{block_count, IndexHome, IoEngine, SsdConfig};
 use crate::error::SsdError;
 use crate::format::block_header::{BlockHeader, Written, BLOCK_HEADER_LEN};
 use crate::format::entry::{footprint, ENTRY_ALIGN};
 use crate::loc::BlockLoc;
 use crate::pool::IoPool;
 use crate::position::Position;
+use crate::rings::Rings;
 use crate::stats::{Counters, RebuildStats};
 use crate::store::buffers::ReadBuffers;
 use crate::store::geometry::Geometry;
@@ -298,13 +299,18 @@ impl Recovery {
             "SSD tier rebuilt"
         );
         let cache = record_cache(&self.config)?;
+        let pool = IoPool::new(
+            self.config.io_threads,
+            self.config.io_queue_depth,
+            self.config.io_engine,
+            self.device.clone(),
+        )?;
+        // The ring engine in force (io_uring allowed) on a file.
+        let rings = (pool.engine() == IoEngine::Uring && self.device.ring_file().is_some())
+            .then(|| Rings::new(self.device.clone(), self.config.io_queue_depth));
         let inner = Inner {
-            pool: IoPool::new(
-                self.config.io_threads,
-                self.config.io_queue_depth,
-                self.config.io_engine,
-                self.device.clone(),
-            )?,
+            pool,
+            rings,
             buffers: ReadBuffers::new(self.config.read_buffers),
             writer: Mutex::new(Writer::new(self.geometry.block_size, self.next_seq)),
             frontier: AtomicU64::new(self.next_seq - 1),

@@ -19,6 +19,7 @@ use crate::config::{SsdConfig, RECORD_CACHE_USER};
 use crate::error::SsdError;
 use crate::loc::BlockLoc;
 use crate::pool::IoPool;
+use crate::rings::Rings;
 use crate::stats::{Counters, RebuildStats};
 
 /// The version of a cached record: the block's sequence number makes a
@@ -67,6 +68,8 @@ pub(crate) struct Inner {
     /// The record cache: of its own, or the store's share of a shared one.
     pub(crate) cache: Option<UserCache<u64, Version>>,
     pub(crate) pool: IoPool,
+    /// The serving threads' own rings (the io_uring engine on a file).
+    pub(crate) rings: Option<Rings>,
     /// Buffers of device reads (large ones pooled).
     pub(crate) buffers: Arc<ReadBuffers>,
     pub(crate) rebuild: RebuildStats,

@@ -262,6 +262,7 @@ impl SsdStore {
             device_reads: get(&c.device_reads),
             device_read_bytes: get(&c.device_read_bytes),
             buffer_reads: get(&c.buffer_reads),
+            thread_ring_reads: get(&c.thread_ring_reads),
             block_writes: get(&c.block_writes),
             bytes_written: get(&c.bytes_written),
             syncs: get(&c.syncs),

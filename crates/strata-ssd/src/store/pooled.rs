@@ -19,6 +19,7 @@ use super::read::Target;
 use crate::error::SsdError;
 use crate::loc::BlockLoc;
 use crate::pool::{IoPool, ReadJob};
+use crate::stats::add;
 
 /// One pooled read of the entry at `target`.
 struct PooledRead {
@@ -29,8 +30,9 @@ struct PooledRead {
     /// Where the job is: found in the open block's buffer, or its first
     /// window being read.
     state: State,
-    /// The pool slot, given back before answering.
-    slot: OwnedSemaphorePermit,
+    /// The pool slot, given back before answering (none in a thread's
+    /// own ring).
+    slot: Option<OwnedSemaphorePermit>,
     answer: oneshot::Sender<Result<Bytes, SsdError>>,
 }
 
@@ -127,15 +129,27 @@ pub(crate) async fn read_async(
             return Ok(hit);
         }
     }
-    let slot = IoPool::slot(inner.pool.slots()).await?;
     let (answer, answered) = oneshot::channel();
-    inner.pool.submit(Box::new(PooledRead {
+    let mut job = Box::new(PooledRead {
         inner: inner.clone(),
         target,
         len,
         state: State::New,
-        slot,
+        slot: None,
         answer,
-    }))?;
+    });
+    // A read of unknown length may need a second, blocking read after the
+    // first: the pool's threads do those, not the runtime's.
+    if let (Some(rings), Some(_)) = (&inner.rings, len) {
+        match rings.submit(job) {
+            Ok(()) => {
+                add(&inner.counters.thread_ring_reads, 1);
+                return answered.await.map_err(|_| SsdError::Closed)?;
+            }
+            Err(back) => job = back,
+        }
+    }
+    job.slot = Some(IoPool::slot(inner.pool.slots()).await?);
+    inner.pool.submit(job)?;
     answered.await.map_err(|_| SsdError::Closed)?
 }

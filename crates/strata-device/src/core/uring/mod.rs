@@ -12,18 +12,23 @@
 //!   new items are queued for it (an eventfd read kept in its ring).
 //! - `queue`: [`UringReader`], one thread's ring kept full: items
 //!   submitted as they come, each handed back when its own read is done.
+//! - `bell`: [`CompletionBell`], the eventfd a reader's ring signals at
+//!   each completion, registered with a tokio runtime, for a reader
+//!   driven by a task rather than a thread of its own.
 //!
 //! Nothing is defined in this file.
 
 #![allow(unsafe_code)]
 
 mod batch;
+mod bell;
 mod outcome;
 mod probe;
 mod queue;
 mod wake;
 
 pub(crate) use batch::read_batch;
+pub use bell::CompletionBell;
 pub use probe::uring_available;
 pub use queue::{ReadCheck, ReadTarget, UringReader};
 pub use wake::RingWaker;

@@ -25,9 +25,10 @@ use std::os::fd::AsRawFd;
 
 use io_uring::{opcode, types, IoUring};
 
+use super::bell::CompletionBell;
 use super::outcome::{outcome, retry};
 use super::probe::uring_available;
-use super::wake::{RingWaker, WakeRead, WAKE_DATA};
+use super::wake::{new_eventfd, RingWaker, WakeRead, WAKE_DATA};
 use crate::core::AlignedFile;
 
 /// The deepest ring a reader makes: deeper queues are clamped to it.
@@ -61,11 +62,14 @@ struct Read {
 }
 
 /// A ring with up to `depth` reads of `file` in flight; see the module
-/// doc. Not `Send`: it belongs to the thread that made it.
-pub struct UringReader<'f, T: ReadTarget> {
+/// doc. One thread uses it at a time (`&mut self`); it may move between
+/// threads, as its items may.
+pub struct UringReader<T: ReadTarget> {
     /// `None` once the ring broke: every read is then a `pread`.
     ring: Option<IoUring>,
-    file: &'f AlignedFile,
+    /// The reader's own descriptor of the file (a `dup`), open as long as
+    /// the ring may read it.
+    file: AlignedFile,
     capacity: u64,
     check: ReadCheck,
     /// Index = the entry's `user_data`; `Some` while its read is in
@@ -84,17 +88,18 @@ pub struct UringReader<'f, T: ReadTarget> {
     wake: Option<WakeRead>,
 }
 
-impl<'f, T: ReadTarget> UringReader<'f, T> {
+impl<T: ReadTarget> UringReader<T> {
     /// A reader of `file` (of `capacity` bytes, each read checked with
     /// `check`) keeping up to `depth` reads in flight (at least 1, at most
     /// 4096). An error where the kernel refuses io_uring.
     pub(crate) fn new(
-        file: &'f AlignedFile,
+        file: &AlignedFile,
         capacity: u64,
         check: ReadCheck,
         depth: usize,
-    ) -> io::Result<UringReader<'f, T>> {
+    ) -> io::Result<UringReader<T>> {
         uring_available().map_err(io::Error::other)?;
+        let file = file.try_clone()?;
         let depth = depth.clamp(1, MAX_DEPTH);
         // The completion queue is twice the submission queue, so with at
         // most `depth` reads in flight it never overflows.
@@ -186,7 +191,7 @@ impl<'f, T: ReadTarget> UringReader<'f, T> {
         // entry is known never to have reached the kernel (`break_ring`);
         // dropping the reader waits for that. Items are `'static`, so the
         // buffer cannot be a borrow that ends while the reader lives. The
-        // fd is kept open by `self.file`, borrowed for the reader's life.
+        // fd is kept open by `self.file`, which the reader owns.
         let pushed = unsafe { ring.submission().push(&entry) };
         match pushed {
             Ok(()) => self.in_flight += 1,
@@ -228,6 +233,47 @@ impl<'f, T: ReadTarget> UringReader<'f, T> {
         for (item, read) in self.ready.drain(..) {
             done(item, read);
         }
+    }
+
+    /// Submits what [`submit`](Self::submit) queued, without waiting (no
+    /// `io_uring_enter` when nothing is queued): for an owner that learns
+    /// of completions from [`completion_fd`](Self::completion_fd) instead
+    /// of waiting in the kernel.
+    pub fn submit_queued(&mut self) {
+        let queued = self
+            .ring
+            .as_mut()
+            .is_some_and(|ring| !ring.submission().is_empty());
+        if queued {
+            self.enter(0);
+        }
+    }
+
+    /// Hands back, with `done`, every item finished so far, without
+    /// entering the kernel (completions are visible once posted).
+    pub fn poll(&mut self, mut done: impl FnMut(T, io::Result<()>)) {
+        self.reap();
+        for (item, read) in self.ready.drain(..) {
+            done(item, read);
+        }
+    }
+
+    /// Whether items finished without the ring wait to be handed back.
+    pub fn has_finished(&self) -> bool {
+        !self.ready.is_empty()
+    }
+
+    /// A bell that rings when the kernel posts a completion to this ring,
+    /// for a task of the current tokio runtime to wait on among its other
+    /// events and then [`poll`](Self::poll). One per reader; an error
+    /// outside a runtime with I/O, or where the kernel refuses.
+    pub fn completion_bell(&mut self) -> io::Result<CompletionBell> {
+        let Some(ring) = self.ring.as_ref() else {
+            return Err(io::Error::other("the ring broke"));
+        };
+        let fd = new_eventfd(libc::EFD_NONBLOCK)?;
+        ring.submitter().register_eventfd(fd.as_raw_fd())?;
+        CompletionBell::new(fd)
     }
 
     /// One `io_uring_enter`: submits every queued entry and waits for
@@ -336,7 +382,15 @@ impl<'f, T: ReadTarget> UringReader<'f, T> {
     }
 }
 
-impl<T: ReadTarget> Drop for UringReader<'_, T> {
+// SAFETY: the only fields that are not `Send` are the raw pointers in
+// `reads`, which point into the buffers of items the reader itself owns in
+// its slots (a heap allocation that does not move when the reader does).
+// What the kernel writes there does not depend on the submitting thread,
+// and every method takes `&mut self`, so one thread at a time uses the
+// reader. Moving it, with its `Send` items, to another thread is sound.
+unsafe impl<T: ReadTarget + Send> Send for UringReader<T> {}
+
+impl<T: ReadTarget> Drop for UringReader<T> {
     /// Waits for every read in flight (the wake read made to end) before
     /// the slots, the wake buffer and the ring go.
     fn drop(&mut self) {

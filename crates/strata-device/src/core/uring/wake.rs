@@ -45,6 +45,19 @@ impl RingWaker {
     }
 }
 
+/// A new eventfd (close-on-exec, plus `flags`).
+pub(super) fn new_eventfd(flags: libc::c_int) -> std::io::Result<OwnedFd> {
+    // SAFETY: `eventfd` takes no pointers; a non-negative result is a new
+    // descriptor that nothing else owns, so `OwnedFd` may own it.
+    unsafe {
+        let fd = libc::eventfd(0, libc::EFD_CLOEXEC | flags);
+        match fd >= 0 {
+            true => Ok(OwnedFd::from_raw_fd(fd)),
+            false => Err(std::io::Error::last_os_error()),
+        }
+    }
+}
+
 /// The reader's side: the wake read and its 8-byte buffer.
 pub(super) struct WakeRead {
     bell: Arc<Bell>,
@@ -61,12 +74,7 @@ impl WakeRead {
     /// A new eventfd (blocking, so that the ring polls it rather than
     /// failing the read with `EAGAIN`); `None` where it cannot be made.
     pub(super) fn new() -> Option<WakeRead> {
-        // SAFETY: `eventfd` takes no pointers; a non-negative result is a
-        // new descriptor that nothing else owns, so `OwnedFd` may own it.
-        let eventfd = unsafe {
-            let fd = libc::eventfd(0, libc::EFD_CLOEXEC);
-            (fd >= 0).then(|| OwnedFd::from_raw_fd(fd))
-        }?;
+        let eventfd = new_eventfd(0).ok()?;
         Some(WakeRead {
             bell: Arc::new(Bell {
                 eventfd: File::from(eventfd),

@@ -10,7 +10,7 @@ impl SsdTier {
     pub fn info(&self, items: u64) -> Vec<(&'static str, String)> {
         let s = self.store().stats();
         let rebuild = self.rebuild_report();
-        let pairs: [(&'static str, u64); 33] = [
+        let pairs: [(&'static str, u64); 34] = [
             ("tier_ssd_direct_io", u64::from(s.direct)),
             ("tier_ssd_space_reserved", u64::from(s.space_reserved)),
             ("tier_ssd_capacity", s.capacity),
@@ -27,6 +27,7 @@ impl SsdTier {
             ("tier_ssd_device_reads", s.device_reads),
             ("tier_ssd_device_read_bytes", s.device_read_bytes),
             ("tier_ssd_buffer_reads", s.buffer_reads),
+            ("tier_ssd_thread_ring_reads", s.thread_ring_reads),
             ("tier_ssd_block_writes", s.block_writes),
             ("tier_ssd_bytes_written", s.bytes_written),
             ("tier_ssd_syncs", s.syncs),
