@@ -20,6 +20,8 @@ mod client_kill;
 mod cluster;
 #[path = "collections_client.rs"]
 mod collections_client;
+#[path = "command_tips.rs"]
+mod command_tips;
 #[path = "connection.rs"]
 mod connection;
 #[path = "conversion_race.rs"]
