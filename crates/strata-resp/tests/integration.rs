@@ -100,6 +100,8 @@ mod streams;
 mod strings;
 #[path = "tracking.rs"]
 mod tracking;
+#[path = "tracking_scripts.rs"]
+mod tracking_scripts;
 #[path = "transactions.rs"]
 mod transactions;
 #[path = "zset_model.rs"]
