@@ -32,6 +32,8 @@ mod databases;
 mod decoder_fuzz;
 #[path = "decoder_split.rs"]
 mod decoder_split;
+#[path = "doubles.rs"]
+mod doubles;
 #[path = "dump_restore.rs"]
 mod dump_restore;
 #[path = "functions.rs"]
