@@ -71,6 +71,7 @@ pub mod connection;
 pub mod dispatch;
 pub mod encodings;
 pub mod errorstats;
+mod file_path;
 pub mod geo;
 pub mod glob;
 pub mod hll;

@@ -77,10 +77,81 @@ pub fn parse_f64(s: &[u8]) -> Option<f64> {
 
 /// Formats a float the way `INCRBYFLOAT` replies: the shortest text that
 /// reads back as the same `f64` (so at most 17 significant digits), plain
-/// decimal notation (no exponent) and no trailing zeros.
+/// decimal notation (no exponent) and no trailing zeros; rounded to 17
+/// decimals and `-0` written `0`, as Redis's `%.17Lf` does. (Redis adds in
+/// x87 long double, 64-bit mantissa: where a sum needs more than an
+/// `f64`'s 53 bits, `123456789012345678` or `1e300`, its digits differ.)
 pub fn format_f64(value: f64) -> String {
     // Rust's `Display` for f64 is shortest-round-trip and never uses an exponent.
-    format!("{value}")
+    let text = format!("{value}");
+    let decimals = text
+        .split_once('.')
+        .map_or(0, |(_, fraction)| fraction.len());
+    if decimals > 17 || text == "-0" {
+        return format_human(value);
+    }
+    text
+}
+
+/// Redis's "human" long double text (`ld2string` with `LD_STR_HUMAN`) of
+/// an `f64`: `%.17Lf`, trailing zeros and a bare point dropped, `-0` as
+/// `0` (`GEOPOS`'s coordinates; `INCRBYFLOAT` past 17 decimals).
+pub fn format_human(value: f64) -> String {
+    let mut text = format!("{value:.17}");
+    if text.contains('.') {
+        let kept = text.trim_end_matches('0').trim_end_matches('.').len();
+        text.truncate(kept);
+    }
+    if text == "-0" {
+        text = "0".into();
+    }
+    text
+}
+
+/// Formats a double as Redis 7.0's `addReplyDouble` does (scores, `ZINCRBY`,
+/// `GEODIST`, `MEMORY STATS`, ...): C's `%.17g`, that is 17 significant
+/// digits of the exact value, trailing zeros dropped, an exponent
+/// (`1e+17`, `1.4999999999999999e-07`) when it is below -4 or at least 17;
+/// `inf`, `-inf` and `nan` spelled so.
+pub fn format_double(value: f64) -> String {
+    if value.is_nan() {
+        return "nan".into();
+    }
+    if value.is_infinite() {
+        return if value > 0.0 { "inf" } else { "-inf" }.into();
+    }
+    // Rust's `{:.16e}` rounds the exact value to 17 significant digits.
+    let scientific = format!("{:.16e}", value.abs());
+    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let sign = if value.is_sign_negative() { "-" } else { "" };
+    let trimmed = |s: &str| s.trim_end_matches('0').trim_end_matches('.').to_string();
+    if !(-4..17).contains(&exponent) {
+        let mantissa = trimmed(&format!("{}.{}", &digits[..1], &digits[1..]));
+        let e_sign = if exponent < 0 { '-' } else { '+' };
+        return format!("{sign}{mantissa}e{e_sign}{:02}", exponent.unsigned_abs());
+    }
+    let text = match usize::try_from(exponent) {
+        Ok(point) => format!("{}.{}", &digits[..=point], &digits[point + 1..]),
+        Err(_) => {
+            let zeros = "0".repeat(exponent.unsigned_abs() as usize - 1);
+            format!("0.{zeros}{digits}")
+        }
+    };
+    format!("{sign}{}", trimmed(&text))
+}
+
+/// A score as Redis 7.0's `d2string` writes it into a listpack, which
+/// `ZSCAN` returns: an integer value within ±`LLONG_MAX / 2` as an
+/// integer (`100000000000000000`, `0` for `-0`), anything else as
+/// [`format_double`].
+pub fn format_score_text(value: f64) -> String {
+    const HALF_LLONG: f64 = (i64::MAX / 2) as f64;
+    if value.is_finite() && value.fract() == 0.0 && value.abs() <= HALF_LLONG {
+        return format!("{}", value as i64);
+    }
+    format_double(value)
 }
 
 /// Parses a memory size as Redis's `memtoull`: digits followed by an optional
@@ -179,7 +250,42 @@ mod tests {
     }
 
     #[test]
+    fn doubles_print_as_percent_17g() {
+        let cases: &[(f64, &str)] = &[
+            (1e300, "1.0000000000000001e+300"),
+            (1.5e-7, "1.4999999999999999e-07"),
+            (0.1, "0.10000000000000001"),
+            (123456789012345678.0, "1.2345678901234568e+17"),
+            (1e16, "10000000000000000"),
+            (1e17, "1e+17"),
+            (-0.0, "-0"),
+            (0.0, "0"),
+            (3.0, "3"),
+            (-1.5, "-1.5"),
+            (12345.678, "12345.678"),
+            (0.0001, "0.0001"),
+            (0.00001, "1.0000000000000001e-05"),
+            (5e-324, "4.9406564584124654e-324"),
+            (f64::MAX, "1.7976931348623157e+308"),
+            (f64::INFINITY, "inf"),
+            (f64::NEG_INFINITY, "-inf"),
+            (f64::NAN, "nan"),
+        ];
+        for &(value, want) in cases {
+            assert_eq!(format_double(value), want, "{value:e}");
+        }
+        assert_eq!(format_score_text(1e17), "100000000000000000");
+        assert_eq!(format_score_text(-0.0), "0");
+        assert_eq!(format_score_text(1e19), "1e+19");
+        assert_eq!(format_score_text(0.1), "0.10000000000000001");
+    }
+
+    #[test]
     fn incrbyfloat_formatting() {
+        assert_eq!(format_f64(5e-324), "0");
+        assert_eq!(format_f64(-0.0), "0");
+        assert_eq!(format_f64(1.5e-7), "0.00000015");
+        assert_eq!(format_f64(1.2345678901234567e-10), "0.00000000012345679");
         assert_eq!(format_f64(10.5 + 0.1), "10.6");
         assert_eq!(format_f64(10.5 + 0.1 - 5.0), "5.6");
         assert_eq!(format_f64(5000.0 + 200.0), "5200");

@@ -53,6 +53,7 @@ impl RespProtocol {
             pause: Default::default(),
             tracking: Default::default(),
             cluster: std::sync::OnceLock::new(),
+            cluster_config_file: std::sync::OnceLock::new(),
             peers: Mutex::new(HashMap::new()),
             run_id: random_hex(40),
             proto_max_bulk_len: AtomicUsize::new(REDIS_MAX_BULK),
@@ -98,11 +99,28 @@ impl RespProtocol {
     }
 
     /// Turns Redis Cluster mode on, this node owning every slot and
-    /// announcing `bind:port` (see [`crate::cluster`]). Call before the
-    /// port opens; a second call changes nothing.
-    pub fn enable_cluster(&self, bind: std::net::IpAddr, port: u16) {
-        let node = crate::cluster::ClusterNode::new(random_hex(40), bind, port);
-        let _ = self.shared.cluster.set(node);
+    /// announcing `bind:port` (see [`crate::cluster`]), its id and epoch
+    /// kept in `file` (none: a new id). Call before the port opens; a
+    /// second call changes nothing. A cluster config file that cannot be
+    /// read, is corrupted or cannot be written is an error (Redis does not
+    /// start then either).
+    pub fn enable_cluster(
+        &self,
+        bind: std::net::IpAddr,
+        port: u16,
+        file: Option<crate::cluster::NodesFile>,
+    ) -> Result<(), String> {
+        if self.shared.cluster.get().is_none() {
+            let node = crate::cluster::ClusterNode::start(random_hex(40), bind, port, file)?;
+            let _ = self.shared.cluster.set(node);
+        }
+        Ok(())
+    }
+
+    /// Sets what `CONFIG GET cluster-config-file` shows (the name as
+    /// configured, used or not). Call before the port opens; once.
+    pub fn set_cluster_config_file(&self, shown: &str) {
+        let _ = self.shared.cluster_config_file.set(shown.to_string());
     }
 
     /// The state shared by this front end's sessions.

@@ -85,6 +85,9 @@ pub struct Shared {
     /// This node when cluster mode is on (`cluster_enabled`); set once,
     /// before the port opens.
     pub cluster: std::sync::OnceLock<crate::cluster::ClusterNode>,
+    /// `cluster-config-file` as configured (Redis's `nodes.conf` unless
+    /// set); set once, before the port opens.
+    pub cluster_config_file: std::sync::OnceLock<String>,
 }
 
 impl Shared {

@@ -146,6 +146,9 @@ pub struct CommandSpec {
     pub summary: &'static str,
     /// Subcommands of a container command (CLIENT, CONFIG, COMMAND, ...).
     pub subcommands: &'static [CommandSpec],
+    /// Redis 7 command tips (`nondeterministic_output`, `request_policy:…`,
+    /// `response_policy:…`) in redis-server 7.0's order; clusters route by them.
+    pub tips: &'static [&'static str],
 }
 
 /// One Redis 7 key specification: `begin_search` by index (`begin`), then

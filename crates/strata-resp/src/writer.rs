@@ -200,16 +200,10 @@ impl<'a> ReplyWriter<'a> {
         }
     }
 
-    /// A double (RESP2: a bulk string). Formatted with the shortest text that
-    /// reads back the same, `inf`, `-inf` or `nan`.
+    /// A double (RESP2: a bulk string), formatted as Redis 7.0's
+    /// `addReplyDouble` ([`format_double`](crate::number::format_double)).
     pub fn double(&mut self, value: f64) {
-        let text = if value.is_nan() {
-            "nan".to_string()
-        } else if value.is_infinite() {
-            if value > 0.0 { "inf" } else { "-inf" }.to_string()
-        } else {
-            format!("{value}")
-        };
+        let text = crate::number::format_double(value);
         match self.version {
             RespVersion::Resp2 => self.bulk(text.as_bytes()),
             RespVersion::Resp3 => self.line(b',', text.as_bytes()),
@@ -220,14 +214,7 @@ impl<'a> ReplyWriter<'a> {
     /// coordinates): 17 decimals, trailing zeros dropped (RESP2: a bulk
     /// string).
     pub fn human_double(&mut self, value: f64) {
-        let mut text = format!("{value:.17}");
-        if text.contains('.') {
-            let kept = text.trim_end_matches('0').trim_end_matches('.').len();
-            text.truncate(kept);
-        }
-        if text == "-0" {
-            text = "0".into();
-        }
+        let text = crate::number::format_human(value);
         match self.version {
             RespVersion::Resp2 => self.bulk(text.as_bytes()),
             RespVersion::Resp3 => self.line(b',', text.as_bytes()),

@@ -20,6 +20,8 @@ mod client_kill;
 mod cluster;
 #[path = "collections_client.rs"]
 mod collections_client;
+#[path = "command_tips.rs"]
+mod command_tips;
 #[path = "connection.rs"]
 mod connection;
 #[path = "conversion_race.rs"]
@@ -30,6 +32,8 @@ mod databases;
 mod decoder_fuzz;
 #[path = "decoder_split.rs"]
 mod decoder_split;
+#[path = "doubles.rs"]
+mod doubles;
 #[path = "dump_restore.rs"]
 mod dump_restore;
 #[path = "functions.rs"]
@@ -98,6 +102,8 @@ mod streams;
 mod strings;
 #[path = "tracking.rs"]
 mod tracking;
+#[path = "tracking_scripts.rs"]
+mod tracking_scripts;
 #[path = "transactions.rs"]
 mod transactions;
 #[path = "zset_model.rs"]

@@ -68,7 +68,7 @@ fn options_and_info_match_redis() {
 
 /// What the tracking client `a` (and `r`, its redirect, when given) hear
 /// while `b` changes keys: everything received before a PING's reply.
-fn drain(c: &mut Client) -> Vec<Value> {
+pub(crate) fn drain(c: &mut Client) -> Vec<Value> {
     c.send(&[b"PING"]);
     let mut heard = Vec::new();
     loop {
@@ -80,7 +80,7 @@ fn drain(c: &mut Client) -> Vec<Value> {
     }
 }
 
-fn id(c: &mut Client) -> String {
+pub(crate) fn id(c: &mut Client) -> String {
     match c.cmd(&["CLIENT", "ID"]) {
         Value::Int(n) => n.to_string(),
         other => panic!("{other:?}"),

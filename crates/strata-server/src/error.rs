@@ -55,6 +55,10 @@ pub enum ServerError {
         #[source]
         source: io::Error,
     },
+    /// Cluster mode's config file (`cluster_config_file`) could not be
+    /// read, is corrupted, or could not be written.
+    #[error("cannot start cluster mode: {0}")]
+    ClusterConfig(String),
     /// The keyspace's maintenance thread could not be started.
     #[error("cannot start the maintenance thread: {0}")]
     Maintenance(#[source] io::Error),

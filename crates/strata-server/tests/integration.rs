@@ -10,6 +10,8 @@ mod transport_support;
 
 #[path = "caches.rs"]
 mod caches;
+#[path = "cluster_config.rs"]
+mod cluster_config;
 #[path = "limits.rs"]
 mod limits;
 #[path = "metrics.rs"]

@@ -98,14 +98,7 @@ pub fn render<'a>(users: impl IntoIterator<Item = &'a User>) -> Vec<u8> {
 /// Replaces the file at `path` with `text`, atomically and durably,
 /// through a [`FsDirectory`] on its directory (which must exist).
 pub fn write(path: &Path, text: &[u8]) -> io::Result<()> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .and_then(|name| name.to_str())
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a UTF-8 file name"))?;
+    let (dir, name) = crate::file_path::split(path)?;
     // `FsDirectory::open` would create a missing directory; a save into
     // one fails instead, as it always has.
     if !fs::metadata(dir)?.is_dir() {

@@ -9,18 +9,23 @@
 //!
 //! Strata has no cluster bus: it cannot join other nodes, take replicas
 //! or give slots away (`CLUSTER MEET`, `DELSLOTS`, `SETSLOT`, `RESET`
-//! are refused, saying so). The node id is drawn at each start (Redis
-//! keeps it in `nodes.conf`); clients find the node by address.
+//! are refused, saying so). The node id and epoch are kept in the
+//! cluster config file (`nodes_file`, Redis's `nodes.conf`) when the
+//! node has one (the server's is in its data directory), so a restart
+//! keeps them; without one the id is drawn at each start.
 //!
-//! `slot`: the key-to-slot hash (CRC16 with hash tags); this file: the
-//! node's identity and the slot check of a request.
+//! `slot`: the key-to-slot hash (CRC16 with hash tags); `nodes_file`: the
+//! config file; this file: the node's identity and the slot check of a
+//! request.
 
+mod nodes_file;
 mod slot;
 
+pub use nodes_file::{NodesFile, Saved};
 pub use slot::{key_slot, SLOTS};
 
 use std::net::IpAddr;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::args::Args;
 use crate::connection::Transaction;
@@ -41,22 +46,61 @@ pub struct ClusterNode {
     /// The config epoch (0 until `CLUSTER BUMPEPOCH` or
     /// `SET-CONFIG-EPOCH`; a one-node cluster's current epoch too).
     pub epoch: AtomicU64,
+    /// Where the id and epoch are kept; `None`: nowhere (a new id each
+    /// start).
+    pub file: Option<NodesFile>,
 }
 
 impl ClusterNode {
-    /// A node with a fresh id (from `random_hex`) serving on `bind:port`.
-    pub fn new(id: String, bind: IpAddr, port: u16) -> Self {
+    /// The node serving on `bind:port`: the one `file` remembers, else a
+    /// new one with id `fresh_id` (40 hex digits), written to `file` at
+    /// once as Redis writes `nodes.conf` at start. A file that cannot be
+    /// read, is corrupted or cannot be written is an error.
+    pub fn start(
+        fresh_id: String,
+        bind: IpAddr,
+        port: u16,
+        file: Option<NodesFile>,
+    ) -> Result<Self, String> {
+        let saved = match &file {
+            Some(file) => file.load()?,
+            None => None,
+        };
+        let saved = saved.unwrap_or(Saved {
+            id: fresh_id,
+            epoch: 0,
+        });
         let ip = if bind.is_unspecified() {
             String::new()
         } else {
             bind.to_string()
         };
-        ClusterNode {
-            id,
+        let node = ClusterNode {
+            id: saved.id,
             ip,
             port,
-            epoch: AtomicU64::new(0),
-        }
+            epoch: AtomicU64::new(saved.epoch),
+            file,
+        };
+        node.save()
+            .map_err(|err| format!("cannot write the cluster config file: {err}"))?;
+        Ok(node)
+    }
+
+    /// Writes the id and the epoch now in force to the config file (when
+    /// there is one). Each write reads the epoch under the file's lock, so
+    /// the last write holds the latest epoch.
+    pub fn save(&self) -> std::io::Result<()> {
+        let Some(file) = &self.file else {
+            return Ok(());
+        };
+        file.save_with(|| {
+            let saved = Saved {
+                id: self.id.clone(),
+                epoch: self.epoch.load(Ordering::Acquire),
+            };
+            nodes_file::render(&saved, &self.ip, self.port, self.bus_port())
+        })
     }
 
     /// The cluster bus port Redis would use (the port plus 10000), shown
@@ -128,9 +172,34 @@ mod tests {
 
     #[test]
     fn announced_address() {
-        let any = ClusterNode::new("x".into(), "0.0.0.0".parse().unwrap(), 7000);
+        let any = ClusterNode::start("x".into(), "0.0.0.0".parse().unwrap(), 7000, None).unwrap();
         assert_eq!((any.ip.as_str(), any.bus_port()), ("", 17000));
-        let local = ClusterNode::new("x".into(), "127.0.0.1".parse().unwrap(), 7000);
+        let local =
+            ClusterNode::start("x".into(), "127.0.0.1".parse().unwrap(), 7000, None).unwrap();
         assert_eq!(local.ip, "127.0.0.1");
+    }
+
+    #[test]
+    fn a_node_keeps_its_id_and_epoch_in_its_file() {
+        use strata_device::Directory;
+        use strata_device::MemDirectory;
+        let dir = MemDirectory::new();
+        let file = || {
+            let dir: Box<dyn Directory> = Box::new(dir.clone());
+            Some(NodesFile::in_directory(dir, "nodes.conf", "nodes.conf"))
+        };
+        let ip = "127.0.0.1".parse().unwrap();
+        let first = ClusterNode::start("a".repeat(40), ip, 7000, file()).unwrap();
+        first.epoch.store(4, Ordering::Release);
+        first.save().unwrap();
+        let again = ClusterNode::start("b".repeat(40), ip, 7001, file()).unwrap();
+        assert_eq!(
+            (again.id.as_str(), again.port),
+            ("a".repeat(40).as_str(), 7001)
+        );
+        assert_eq!(again.epoch.load(Ordering::Acquire), 4);
+        dir.replace("nodes.conf", b"junk").unwrap();
+        let err = ClusterNode::start("c".repeat(40), ip, 7000, file()).unwrap_err();
+        assert!(err.contains("corrupted cluster config file"), "{err}");
     }
 }

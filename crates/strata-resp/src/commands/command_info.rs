@@ -54,7 +54,8 @@ fn write_entry(out: &mut ReplyWriter<'_>, spec: &CommandSpec) {
     for category in spec.categories {
         out.simple(category);
     }
-    out.array(0); // tips
+    out.array(spec.tips.len());
+    spec.tips.iter().for_each(|tip| out.bulk(tip.as_bytes()));
     out.array(spec.keys.len());
     for key_spec in spec.keys {
         write_key_spec(out, key_spec);

@@ -40,6 +40,7 @@ const PARAMS: &[&str] = &[
     "bind",
     "busy-reply-threshold",
     "client-output-buffer-limit",
+    "cluster-config-file",
     "cluster-enabled",
     "databases",
     "hash-max-listpack-entries",
@@ -124,6 +125,11 @@ fn value_of(shared: &Shared, param: &str) -> String {
         "slowlog-max-len" => shared.slowlog.max_len().to_string(),
         "latency-monitor-threshold" => shared.latency.threshold_ms().to_string(),
         "tracking-table-max-keys" => shared.tracking.max_keys().to_string(),
+        "cluster-config-file" => shared
+            .cluster_config_file
+            .get()
+            .map_or("nodes.conf", String::as_str)
+            .into(),
         "cluster-enabled" => match shared.cluster.get() {
             Some(_) => "yes".into(),
             None => "no".into(),

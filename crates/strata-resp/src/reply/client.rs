@@ -53,6 +53,10 @@ pub enum ClientError {
     /// `CLUSTER SET-CONFIG-EPOCH` of a negative epoch.
     #[error("ERR Invalid config epoch specified: {0}")]
     InvalidEpoch(i64),
+    /// The cluster config file could not be written (`SAVECONFIG`, or
+    /// after an epoch change, which stays in force).
+    #[error("ERR error saving the cluster node config: {0}")]
+    ClusterSave(String),
     /// `CLUSTER SET-CONFIG-EPOCH` once the epoch is set.
     #[error("ERR Node config epoch is already non-zero")]
     EpochSet,

@@ -18,13 +18,14 @@ use crate::writer::{ReplyWriter, RespVersion};
 
 use super::{Access, RunGuard};
 
-/// Runs `argv` as `ctx`'s connection; the RESP2 reply bytes, or the error
-/// line (without `-`).
+/// Runs `argv` as `ctx`'s connection, for a script whose command declared
+/// `script_keys`; the RESP2 reply bytes, or the error line (without `-`).
 pub fn call<S: Store>(
     ctx: &mut Ctx<'_, S>,
     argv: &[Vec<u8>],
     access: Access,
     guard: &RunGuard<'_>,
+    script_keys: &[&[u8]],
 ) -> Result<BytesMut, String> {
     let mut buf = Vec::with_capacity(argv.iter().map(Vec::len).sum());
     let mut ranges = Vec::with_capacity(argv.len());
@@ -62,6 +63,9 @@ pub fn call<S: Store>(
     let was_in_script = std::mem::replace(&mut ctx.conn.in_script, true);
     let ran = execute(spec, ctx, args, &mut out);
     ctx.conn.in_script = was_in_script;
+    if ctx.conn.tracking.is_some() {
+        crate::tracking::after_script_command(ctx.shared, ctx.conn, effective, script_keys);
+    }
     // As Redis's `call()` for its script client: `[0 lua]`.
     let monitors = &ctx.shared.monitors;
     if monitors.active() {

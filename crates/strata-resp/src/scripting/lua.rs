@@ -161,7 +161,7 @@ fn run_in<S: Store>(
             let mut ctx = ctx
                 .try_borrow_mut()
                 .map_err(|_| "ERR recursive redis.call".to_string())?;
-            let bytes = call::call(&mut **ctx, &argv, access, guard)?;
+            let bytes = call::call(&mut **ctx, &argv, access, guard, keys)?;
             reply_to_lua(lua, &bytes).map_err(|e| format!("ERR {e}"))
         };
         let call = scope.create_function(move |lua, argv: MultiValue| {

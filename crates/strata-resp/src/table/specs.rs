@@ -18,7 +18,14 @@ pub(super) const fn spec(
     since: &'static str,
     summary: &'static str,
 ) -> CommandSpec {
-    CommandSpec { name, command, arity, flags, keys, categories, group, since, summary, subcommands: &[] }
+    CommandSpec { name, command, arity, flags, keys, categories, group, since, summary, subcommands: &[], tips: &[] }
+}
+
+impl CommandSpec {
+    /// This row with Redis 7's command tips (`COMMAND INFO`'s eighth field).
+    pub(super) const fn tips(self, tips: &'static [&'static str]) -> CommandSpec {
+        CommandSpec { tips, ..self }
+    }
 }
 
 /// The key argument at `begin` only.

@@ -33,9 +33,9 @@ pub(super) static CLIENT_SUBCOMMANDS: &[CommandSpec] = &[
     spec("client|getredir", C::Client, 2, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "6.0.0", "Get tracking notifications redirection client ID if any"),
     spec("client|help", C::Client, 2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "5.0.0", "Show helpful text about the different subcommands"),
     spec("client|id", C::Client, 2, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "5.0.0", "Returns the client ID for the current connection"),
-    spec("client|info", C::Client, 2, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "6.2.0", "Returns information about the current client connection."),
+    spec("client|info", C::Client, 2, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "6.2.0", "Returns information about the current client connection.").tips(&["nondeterministic_output"]),
     spec("client|kill", C::Client, -3, ADMIN, NO_KEYS, &["@admin", "@slow", "@dangerous", "@connection"], "connection", "2.4.0", "Kill the connection of a client"),
-    spec("client|list", C::Client, -2, ADMIN, NO_KEYS, &["@admin", "@slow", "@dangerous", "@connection"], "connection", "2.4.0", "Get the list of client connections"),
+    spec("client|list", C::Client, -2, ADMIN, NO_KEYS, &["@admin", "@slow", "@dangerous", "@connection"], "connection", "2.4.0", "Get the list of client connections").tips(&["nondeterministic_output"]),
     spec("client|pause", C::Client, -3, ADMIN, NO_KEYS, &["@admin", "@slow", "@dangerous", "@connection"], "connection", "3.0.0", "Stop processing commands from clients for some time"),
     spec("client|reply", C::Client, 3, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "3.2.0", "Instruct the server whether to reply to commands"),
     spec("client|setinfo", C::Client, 4, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "7.2.0", "Set client or connection specific info"),
@@ -50,42 +50,42 @@ pub(super) static CLIENT_SUBCOMMANDS: &[CommandSpec] = &[
 pub(super) static CLUSTER_SUBCOMMANDS: &[CommandSpec] = &[
     spec("cluster|addslots", C::Cluster, -3, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Assign new hash slots to receiving node"),
     spec("cluster|addslotsrange", C::Cluster, -4, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "7.0.0", "Assign new hash slots to receiving node"),
-    spec("cluster|bumpepoch", C::Cluster, 2, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Advance the cluster config epoch"),
-    spec("cluster|count-failure-reports", C::Cluster, 3, &["admin", "stale"], NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Return the number of failure reports active for a given node"),
+    spec("cluster|bumpepoch", C::Cluster, 2, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Advance the cluster config epoch").tips(&["nondeterministic_output"]),
+    spec("cluster|count-failure-reports", C::Cluster, 3, &["admin", "stale"], NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Return the number of failure reports active for a given node").tips(&["nondeterministic_output"]),
     spec("cluster|countkeysinslot", C::Cluster, 3, STALE, NO_KEYS, SLOW, "cluster", "3.0.0", "Return the number of local keys in the specified hash slot"),
     spec("cluster|delslots", C::Cluster, -3, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Set hash slots as unbound in receiving node"),
     spec("cluster|delslotsrange", C::Cluster, -4, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "7.0.0", "Set hash slots as unbound in receiving node"),
     spec("cluster|failover", C::Cluster, -2, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Forces a replica to perform a manual failover of its master."),
     spec("cluster|flushslots", C::Cluster, 2, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Delete a node's own slots information"),
     spec("cluster|forget", C::Cluster, 3, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Remove a node from the nodes table"),
-    spec("cluster|getkeysinslot", C::Cluster, 4, STALE, NO_KEYS, SLOW, "cluster", "3.0.0", "Return local key names in the specified hash slot"),
+    spec("cluster|getkeysinslot", C::Cluster, 4, STALE, NO_KEYS, SLOW, "cluster", "3.0.0", "Return local key names in the specified hash slot").tips(&["nondeterministic_output"]),
     spec("cluster|help", C::Cluster, 2, &["loading", "stale"], NO_KEYS, SLOW, "cluster", "5.0.0", "Show helpful text about the different subcommands"),
-    spec("cluster|info", C::Cluster, 2, STALE, NO_KEYS, SLOW, "cluster", "3.0.0", "Provides info about Redis Cluster node state"),
+    spec("cluster|info", C::Cluster, 2, STALE, NO_KEYS, SLOW, "cluster", "3.0.0", "Provides info about Redis Cluster node state").tips(&["nondeterministic_output"]),
     spec("cluster|keyslot", C::Cluster, 3, STALE, NO_KEYS, SLOW, "cluster", "3.0.0", "Returns the hash slot of the specified key"),
-    spec("cluster|links", C::Cluster, 2, STALE, NO_KEYS, SLOW, "cluster", "7.0.0", "Returns a list of all TCP links to and from peer nodes in cluster"),
+    spec("cluster|links", C::Cluster, 2, STALE, NO_KEYS, SLOW, "cluster", "7.0.0", "Returns a list of all TCP links to and from peer nodes in cluster").tips(&["nondeterministic_output"]),
     spec("cluster|meet", C::Cluster, -4, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Force a node cluster to handshake with another node"),
     spec("cluster|myid", C::Cluster, 2, STALE, NO_KEYS, SLOW, "cluster", "3.0.0", "Return the node id"),
-    spec("cluster|nodes", C::Cluster, 2, STALE, NO_KEYS, SLOW, "cluster", "3.0.0", "Get Cluster config for the node"),
-    spec("cluster|replicas", C::Cluster, 3, &["admin", "stale"], NO_KEYS, ADMIN_CATEGORIES, "cluster", "5.0.0", "List replica nodes of the specified master node"),
+    spec("cluster|nodes", C::Cluster, 2, STALE, NO_KEYS, SLOW, "cluster", "3.0.0", "Get Cluster config for the node").tips(&["nondeterministic_output"]),
+    spec("cluster|replicas", C::Cluster, 3, &["admin", "stale"], NO_KEYS, ADMIN_CATEGORIES, "cluster", "5.0.0", "List replica nodes of the specified master node").tips(&["nondeterministic_output"]),
     spec("cluster|replicate", C::Cluster, 3, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Reconfigure a node as a replica of the specified master node"),
     spec("cluster|reset", C::Cluster, -2, &["admin", "noscript", "stale"], NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Reset a Redis Cluster node"),
     spec("cluster|saveconfig", C::Cluster, 2, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Forces the node to save cluster state on disk"),
     spec("cluster|set-config-epoch", C::Cluster, 3, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Set the configuration epoch in a new node"),
     spec("cluster|setslot", C::Cluster, -4, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Bind a hash slot to a specific node"),
-    spec("cluster|shards", C::Cluster, 2, STALE, NO_KEYS, SLOW, "cluster", "7.0.0", "Get array of cluster slots to node mappings"),
-    spec("cluster|slaves", C::Cluster, 3, &["admin", "stale"], NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "List replica nodes of the specified master node"),
-    spec("cluster|slots", C::Cluster, 2, STALE, NO_KEYS, SLOW, "cluster", "3.0.0", "Get array of Cluster slot to node mappings"),
+    spec("cluster|shards", C::Cluster, 2, STALE, NO_KEYS, SLOW, "cluster", "7.0.0", "Get array of cluster slots to node mappings").tips(&["nondeterministic_output"]),
+    spec("cluster|slaves", C::Cluster, 3, &["admin", "stale"], NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "List replica nodes of the specified master node").tips(&["nondeterministic_output"]),
+    spec("cluster|slots", C::Cluster, 2, STALE, NO_KEYS, SLOW, "cluster", "3.0.0", "Get array of Cluster slot to node mappings").tips(&["nondeterministic_output"]),
 ];
 
 #[rustfmt::skip]
 pub(super) static COMMAND_SUBCOMMANDS: &[CommandSpec] = &[
     spec("command|count", C::Command, 2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "2.8.13", "Get total number of Redis commands"),
-    spec("command|docs", C::Command, -2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "7.0.0", "Get array of specific Redis command documentation"),
+    spec("command|docs", C::Command, -2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "7.0.0", "Get array of specific Redis command documentation").tips(&["nondeterministic_output_order"]),
     spec("command|getkeys", C::Command, -4, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "2.8.13", "Extract keys given a full Redis command"),
     spec("command|getkeysandflags", C::Command, -4, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "7.0.0", "Extract keys and access flags given a full Redis command"),
     spec("command|help", C::Command, 2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "5.0.0", "Show helpful text about the different subcommands"),
-    spec("command|info", C::Command, -2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "2.8.13", "Get array of specific Redis command details, or all when no argument is given."),
-    spec("command|list", C::Command, -2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "7.0.0", "Get an array of Redis command names"),
+    spec("command|info", C::Command, -2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "2.8.13", "Get array of specific Redis command details, or all when no argument is given.").tips(&["nondeterministic_output_order"]),
+    spec("command|list", C::Command, -2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "7.0.0", "Get an array of Redis command names").tips(&["nondeterministic_output_order"]),
 ];
 
 #[rustfmt::skip]
@@ -94,15 +94,15 @@ pub(super) static CONFIG_SUBCOMMANDS: &[CommandSpec] = &[
     spec("config|help", C::Config, 2, HELP_FLAGS, NO_KEYS, SLOW, "server", "5.0.0", "Show helpful text about the different subcommands"),
     spec("config|resetstat", C::Config, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.0.0", "Reset the stats returned by INFO"),
     spec("config|rewrite", C::Config, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.8.0", "Rewrite the configuration file with the in memory configuration"),
-    spec("config|set", C::Config, -4, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.0.0", "Set configuration parameters to the given values"),
+    spec("config|set", C::Config, -4, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.0.0", "Set configuration parameters to the given values").tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]),
 ];
 
 #[rustfmt::skip]
 pub(super) static SLOWLOG_SUBCOMMANDS: &[CommandSpec] = &[
-    spec("slowlog|get", C::SlowLog, -2, ADMIN_LOADING, NO_KEYS, ADMIN_CATEGORIES, "server", "2.2.12", "Get the slow log's entries"),
+    spec("slowlog|get", C::SlowLog, -2, ADMIN_LOADING, NO_KEYS, ADMIN_CATEGORIES, "server", "2.2.12", "Get the slow log's entries").tips(&["request_policy:all_nodes", "nondeterministic_output"]),
     spec("slowlog|help", C::SlowLog, 2, HELP_FLAGS, NO_KEYS, SLOW, "server", "6.2.0", "Show helpful text about the different subcommands"),
-    spec("slowlog|len", C::SlowLog, 2, ADMIN_LOADING, NO_KEYS, ADMIN_CATEGORIES, "server", "2.2.12", "Get the slow log's length"),
-    spec("slowlog|reset", C::SlowLog, 2, ADMIN_LOADING, NO_KEYS, ADMIN_CATEGORIES, "server", "2.2.12", "Clear all entries from the slow log"),
+    spec("slowlog|len", C::SlowLog, 2, ADMIN_LOADING, NO_KEYS, ADMIN_CATEGORIES, "server", "2.2.12", "Get the slow log's length").tips(&["request_policy:all_nodes", "response_policy:agg_sum", "nondeterministic_output"]),
+    spec("slowlog|reset", C::SlowLog, 2, ADMIN_LOADING, NO_KEYS, ADMIN_CATEGORIES, "server", "2.2.12", "Clear all entries from the slow log").tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]),
 ];
 
 #[rustfmt::skip]
@@ -117,54 +117,54 @@ pub(super) static PUBSUB_SUBCOMMANDS: &[CommandSpec] = &[
 
 #[rustfmt::skip]
 pub(super) static SCRIPT_SUBCOMMANDS: &[CommandSpec] = &[
-    spec("script|exists", C::Script, -3, &["noscript"], NO_KEYS, SCRIPTING, "scripting", "2.6.0", "Check existence of scripts in the script cache."),
-    spec("script|flush", C::Script, -2, &["noscript", "may_replicate"], NO_KEYS, SCRIPTING, "scripting", "2.6.0", "Remove all the scripts from the script cache."),
+    spec("script|exists", C::Script, -3, &["noscript"], NO_KEYS, SCRIPTING, "scripting", "2.6.0", "Check existence of scripts in the script cache.").tips(&["request_policy:all_shards", "response_policy:agg_logical_and"]),
+    spec("script|flush", C::Script, -2, &["noscript", "may_replicate"], NO_KEYS, SCRIPTING, "scripting", "2.6.0", "Remove all the scripts from the script cache.").tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]),
     spec("script|help", C::Script, 2, HELP_FLAGS, NO_KEYS, SCRIPTING, "scripting", "5.0.0", "Show helpful text about the different subcommands"),
-    spec("script|kill", C::Script, 2, &["noscript", "allow_busy"], NO_KEYS, SCRIPTING, "scripting", "2.6.0", "Kill the script currently in execution."),
-    spec("script|load", C::Script, 3, &["noscript", "stale"], NO_KEYS, SCRIPTING, "scripting", "2.6.0", "Load the specified Lua script into the script cache."),
+    spec("script|kill", C::Script, 2, &["noscript", "allow_busy"], NO_KEYS, SCRIPTING, "scripting", "2.6.0", "Kill the script currently in execution.").tips(&["request_policy:all_shards", "response_policy:one_succeeded"]),
+    spec("script|load", C::Script, 3, &["noscript", "stale"], NO_KEYS, SCRIPTING, "scripting", "2.6.0", "Load the specified Lua script into the script cache.").tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]),
 ];
 
 #[rustfmt::skip]
 pub(super) static FUNCTION_SUBCOMMANDS: &[CommandSpec] = &[
-    spec("function|delete", C::Function, 3, &["noscript", "write"], NO_KEYS, SCRIPTING_WRITE, "scripting", "7.0.0", "Delete a function by name"),
+    spec("function|delete", C::Function, 3, &["noscript", "write"], NO_KEYS, SCRIPTING_WRITE, "scripting", "7.0.0", "Delete a function by name").tips(&["request_policy:all_shards", "response_policy:all_succeeded"]),
     spec("function|dump", C::Function, 2, &["noscript"], NO_KEYS, SCRIPTING, "scripting", "7.0.0", "Dump all functions into a serialized binary payload"),
-    spec("function|flush", C::Function, -2, &["noscript", "write"], NO_KEYS, SCRIPTING_WRITE, "scripting", "7.0.0", "Deleting all functions"),
+    spec("function|flush", C::Function, -2, &["noscript", "write"], NO_KEYS, SCRIPTING_WRITE, "scripting", "7.0.0", "Deleting all functions").tips(&["request_policy:all_shards", "response_policy:all_succeeded"]),
     spec("function|help", C::Function, 2, HELP_FLAGS, NO_KEYS, SCRIPTING, "scripting", "7.0.0", "Show helpful text about the different subcommands"),
-    spec("function|kill", C::Function, 2, &["noscript", "allow_busy"], NO_KEYS, SCRIPTING, "scripting", "7.0.0", "Kill the function currently in execution."),
-    spec("function|list", C::Function, -2, &["noscript"], NO_KEYS, SCRIPTING, "scripting", "7.0.0", "List information about all the functions"),
-    spec("function|load", C::Function, -3, &["noscript", "write", "denyoom"], NO_KEYS, SCRIPTING_WRITE, "scripting", "7.0.0", "Create a function with the given arguments (name, code, description)"),
-    spec("function|restore", C::Function, -3, &["noscript", "write", "denyoom"], NO_KEYS, SCRIPTING_WRITE, "scripting", "7.0.0", "Restore all the functions on the given payload"),
-    spec("function|stats", C::Function, 2, &["noscript", "allow_busy"], NO_KEYS, SCRIPTING, "scripting", "7.0.0", "Return information about the function currently running (name, description, duration)"),
+    spec("function|kill", C::Function, 2, &["noscript", "allow_busy"], NO_KEYS, SCRIPTING, "scripting", "7.0.0", "Kill the function currently in execution.").tips(&["request_policy:all_shards", "response_policy:one_succeeded"]),
+    spec("function|list", C::Function, -2, &["noscript"], NO_KEYS, SCRIPTING, "scripting", "7.0.0", "List information about all the functions").tips(&["nondeterministic_output_order"]),
+    spec("function|load", C::Function, -3, &["noscript", "write", "denyoom"], NO_KEYS, SCRIPTING_WRITE, "scripting", "7.0.0", "Create a function with the given arguments (name, code, description)").tips(&["request_policy:all_shards", "response_policy:all_succeeded"]),
+    spec("function|restore", C::Function, -3, &["noscript", "write", "denyoom"], NO_KEYS, SCRIPTING_WRITE, "scripting", "7.0.0", "Restore all the functions on the given payload").tips(&["request_policy:all_shards", "response_policy:all_succeeded"]),
+    spec("function|stats", C::Function, 2, &["noscript", "allow_busy"], NO_KEYS, SCRIPTING, "scripting", "7.0.0", "Return information about the function currently running (name, description, duration)").tips(&["nondeterministic_output", "request_policy:all_shards", "response_policy:special"]),
 ];
 
 #[rustfmt::skip]
 pub(super) static OBJECT_SUBCOMMANDS: &[CommandSpec] = &[
-    spec("object|encoding", C::Object, 3, &["readonly"], &[at(&["RO"], 2)], KEYSPACE_READ_SLOW, "generic", "2.2.3", "Inspect the internal encoding of a Redis object"),
-    spec("object|freq", C::Object, 3, &["readonly"], &[at(&["RO"], 2)], KEYSPACE_READ_SLOW, "generic", "4.0.0", "Get the logarithmic access frequency counter of a Redis object"),
+    spec("object|encoding", C::Object, 3, &["readonly"], &[at(&["RO"], 2)], KEYSPACE_READ_SLOW, "generic", "2.2.3", "Inspect the internal encoding of a Redis object").tips(&["nondeterministic_output"]),
+    spec("object|freq", C::Object, 3, &["readonly"], &[at(&["RO"], 2)], KEYSPACE_READ_SLOW, "generic", "4.0.0", "Get the logarithmic access frequency counter of a Redis object").tips(&["nondeterministic_output"]),
     spec("object|help", C::Object, 2, HELP_FLAGS, NO_KEYS, KEYSPACE_READ_SLOW, "generic", "6.2.0", "Show helpful text about the different subcommands"),
-    spec("object|idletime", C::Object, 3, &["readonly"], &[at(&["RO"], 2)], KEYSPACE_READ_SLOW, "generic", "2.2.3", "Get the time since a Redis object was last accessed"),
-    spec("object|refcount", C::Object, 3, &["readonly"], &[at(&["RO"], 2)], KEYSPACE_READ_SLOW, "generic", "2.2.3", "Get the number of references to the value of the key"),
+    spec("object|idletime", C::Object, 3, &["readonly"], &[at(&["RO"], 2)], KEYSPACE_READ_SLOW, "generic", "2.2.3", "Get the time since a Redis object was last accessed").tips(&["nondeterministic_output"]),
+    spec("object|refcount", C::Object, 3, &["readonly"], &[at(&["RO"], 2)], KEYSPACE_READ_SLOW, "generic", "2.2.3", "Get the number of references to the value of the key").tips(&["nondeterministic_output"]),
 ];
 
 #[rustfmt::skip]
 pub(super) static MEMORY_SUBCOMMANDS: &[CommandSpec] = &[
-    spec("memory|doctor", C::Memory, 2, &[], NO_KEYS, SLOW, "server", "4.0.0", "Outputs a memory problems report."),
+    spec("memory|doctor", C::Memory, 2, &[], NO_KEYS, SLOW, "server", "4.0.0", "Outputs a memory problems report.").tips(&["nondeterministic_output", "request_policy:all_shards", "response_policy:special"]),
     spec("memory|help", C::Memory, 2, HELP_FLAGS, NO_KEYS, SLOW, "server", "4.0.0", "Returns helpful text about the different subcommands."),
-    spec("memory|malloc-stats", C::Memory, 2, &[], NO_KEYS, SLOW, "server", "4.0.0", "Returns the allocator statistics."),
-    spec("memory|purge", C::Memory, 2, &[], NO_KEYS, SLOW, "server", "4.0.0", "Asks the allocator to release memory."),
-    spec("memory|stats", C::Memory, 2, &[], NO_KEYS, SLOW, "server", "4.0.0", "Returns details about memory usage."),
+    spec("memory|malloc-stats", C::Memory, 2, &[], NO_KEYS, SLOW, "server", "4.0.0", "Returns the allocator statistics.").tips(&["nondeterministic_output", "request_policy:all_shards", "response_policy:special"]),
+    spec("memory|purge", C::Memory, 2, &[], NO_KEYS, SLOW, "server", "4.0.0", "Asks the allocator to release memory.").tips(&["request_policy:all_shards", "response_policy:all_succeeded"]),
+    spec("memory|stats", C::Memory, 2, &[], NO_KEYS, SLOW, "server", "4.0.0", "Returns details about memory usage.").tips(&["nondeterministic_output", "request_policy:all_shards", "response_policy:special"]),
     spec("memory|usage", C::Memory, -3, &["readonly"], &[at(&["RO"], 2)], &["@read", "@slow"], "server", "4.0.0", "Estimates the memory usage of a key."),
 ];
 
 #[rustfmt::skip]
 pub(super) static LATENCY_SUBCOMMANDS: &[CommandSpec] = &[
-    spec("latency|doctor", C::Latency, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.8.13", "Returns a human-readable latency analysis report."),
-    spec("latency|graph", C::Latency, 3, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.8.13", "Returns a latency graph for an event."),
+    spec("latency|doctor", C::Latency, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.8.13", "Returns a human-readable latency analysis report.").tips(&["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"]),
+    spec("latency|graph", C::Latency, 3, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.8.13", "Returns a latency graph for an event.").tips(&["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"]),
     spec("latency|help", C::Latency, 2, HELP_FLAGS, NO_KEYS, SLOW, "server", "2.8.13", "Returns helpful text about the different subcommands."),
-    spec("latency|histogram", C::Latency, -2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "7.0.0", "Returns the cumulative distribution of latencies of a subset or all commands."),
-    spec("latency|history", C::Latency, 3, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.8.13", "Returns timestamp-latency samples for an event."),
-    spec("latency|latest", C::Latency, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.8.13", "Returns the latest latency samples for all events."),
-    spec("latency|reset", C::Latency, -2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.8.13", "Resets the latency data for one or more events."),
+    spec("latency|histogram", C::Latency, -2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "7.0.0", "Returns the cumulative distribution of latencies of a subset or all commands.").tips(&["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"]),
+    spec("latency|history", C::Latency, 3, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.8.13", "Returns timestamp-latency samples for an event.").tips(&["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"]),
+    spec("latency|latest", C::Latency, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.8.13", "Returns the latest latency samples for all events.").tips(&["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"]),
+    spec("latency|reset", C::Latency, -2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.8.13", "Resets the latency data for one or more events.").tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]),
 ];
 
 #[rustfmt::skip]
@@ -179,7 +179,7 @@ pub(super) static XGROUP_SUBCOMMANDS: &[CommandSpec] = &[
 
 #[rustfmt::skip]
 pub(super) static XINFO_SUBCOMMANDS: &[CommandSpec] = &[
-    spec("xinfo|consumers", C::Stream(X::XInfo), 4, &["readonly"], &[at(&["RO", "access"], 2)], STREAM_READ_SLOW, "stream", "5.0.0", "Returns a list of the consumers in a consumer group."),
+    spec("xinfo|consumers", C::Stream(X::XInfo), 4, &["readonly"], &[at(&["RO", "access"], 2)], STREAM_READ_SLOW, "stream", "5.0.0", "Returns a list of the consumers in a consumer group.").tips(&["nondeterministic_output"]),
     spec("xinfo|groups", C::Stream(X::XInfo), 3, &["readonly"], &[at(&["RO", "access"], 2)], STREAM_READ_SLOW, "stream", "5.0.0", "Returns a list of the consumer groups of a stream."),
     spec("xinfo|help", C::Stream(X::XInfo), 2, HELP_FLAGS, NO_KEYS, &["@stream", "@slow"], "stream", "5.0.0", "Returns helpful text about the different subcommands."),
     spec("xinfo|stream", C::Stream(X::XInfo), -3, &["readonly"], &[at(&["RO", "access"], 2)], STREAM_READ_SLOW, "stream", "5.0.0", "Returns information about a stream."),
@@ -188,7 +188,7 @@ pub(super) static XINFO_SUBCOMMANDS: &[CommandSpec] = &[
 #[rustfmt::skip]
 pub(super) static MODULE_SUBCOMMANDS: &[CommandSpec] = &[
     spec("module|help", C::Module, 2, HELP_FLAGS, NO_KEYS, SLOW, "server", "5.0.0", "Show helpful text about the different subcommands"),
-    spec("module|list", C::Module, 2, &["admin", "noscript"], NO_KEYS, ADMIN_CATEGORIES, "server", "4.0.0", "List all modules loaded by the server"),
+    spec("module|list", C::Module, 2, &["admin", "noscript"], NO_KEYS, ADMIN_CATEGORIES, "server", "4.0.0", "List all modules loaded by the server").tips(&["nondeterministic_output_order"]),
     spec("module|load", C::Module, -3, &["admin", "noscript", "no_async_loading"], NO_KEYS, ADMIN_CATEGORIES, "server", "4.0.0", "Load a module"),
     spec("module|loadex", C::Module, -3, &["admin", "noscript", "no_async_loading"], NO_KEYS, ADMIN_CATEGORIES, "server", "7.0.0", "Load a module with extended parameters"),
     spec("module|unload", C::Module, 3, &["admin", "noscript", "no_async_loading"], NO_KEYS, ADMIN_CATEGORIES, "server", "4.0.0", "Unload a module"),

@@ -9,6 +9,13 @@
 //!   forgets it: they must read it again to hear of the next change.
 //! - `BCAST`: the client hears of every change of a key under one of its
 //!   prefixes (all keys without one), remembering nothing.
+//! - Scripts (`EVAL`, `EVALSHA`, `FCALL` and their `_RO` forms), as Redis
+//!   7.0 does: each read-only command a script runs (whatever its
+//!   outcome) remembers the *calling* command's declared keys (`numkeys`)
+//!   for the caller, in its mode and with its `CLIENT CACHING` answer,
+//!   not the keys the script's command names; the script command itself
+//!   remembers nothing, `_RO` forms included. (Redis 7.2 remembers the
+//!   keys of the command run instead.)
 //! - `NOLOOP`: not of the changes it made itself. `REDIRECT id`: the
 //!   messages go to that client instead (RESP2 clients read them there as
 //!   `__redis__:invalidate` messages); a RESP3 client hears `invalidate`
@@ -84,13 +91,11 @@ pub fn after_command(
         return;
     }
     let caching = tracking.caching.take();
-    let options = &tracking.options;
-    let wanted = match (options.optin, options.optout) {
-        (true, _) => caching == Some(true),
-        (_, true) => caching != Some(false),
-        _ => true,
-    };
-    if !ok || options.bcast || !wanted || !spec.flags.contains(&"readonly") {
+    if !ok || !wanted(tracking, caching) || !spec.flags.contains(&"readonly") {
+        return;
+    }
+    // A script's keys are remembered by the commands it runs.
+    if spec.runs_script() {
         return;
     }
     let keys = key_args(spec, args).unwrap_or_default();
@@ -98,4 +103,40 @@ pub fn after_command(
         .tracking
         .remember(conn.client.id, keys.iter().map(|&(i, _)| args.get(i)));
     deliver::send(shared, evicted);
+}
+
+/// After a script of a tracking connection ran `spec` (`redis.call` or
+/// `pcall`, failed or not): when it is read-only, the script command's
+/// declared keys `script_keys` are remembered for the caller, as Redis
+/// 7.0's `call()` remembers its script caller's keys. `CLIENT CACHING`'s
+/// answer stays for the rest of the script (the script command uses it up).
+pub fn after_script_command(
+    shared: &Shared,
+    conn: &Connection,
+    spec: &'static CommandSpec,
+    script_keys: &[&[u8]],
+) {
+    let Some(tracking) = conn.tracking.as_ref() else {
+        return;
+    };
+    if !wanted(tracking, tracking.caching) || !spec.flags.contains(&"readonly") {
+        return;
+    }
+    let evicted = shared
+        .tracking
+        .remember(conn.client.id, script_keys.iter().copied());
+    deliver::send(shared, evicted);
+}
+
+/// Whether a default-mode read is remembered with `caching` the
+/// `CLIENT CACHING` answer in force: `OPTIN` only after `YES`, `OPTOUT`
+/// unless after `NO`; never in `BCAST` mode (it remembers nothing).
+fn wanted(tracking: &ConnTracking, caching: Option<bool>) -> bool {
+    let options = &tracking.options;
+    !options.bcast
+        && match (options.optin, options.optout) {
+            (true, _) => caching == Some(true),
+            (_, true) => caching != Some(false),
+            _ => true,
+        }
 }

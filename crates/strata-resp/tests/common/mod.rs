@@ -120,7 +120,9 @@ fn start_with_acl(
         acl,
     ));
     if cluster {
-        protocol.enable_cluster(IpAddr::V4(Ipv4Addr::LOCALHOST), addr.port());
+        protocol
+            .enable_cluster(IpAddr::V4(Ipv4Addr::LOCALHOST), addr.port(), None)
+            .expect("no cluster config file to read");
     }
     let shutdown = CancellationToken::new();
     runtime.spawn(serve(

@@ -69,3 +69,22 @@ pub fn spawn_redis_with(extra: &[&str]) -> Option<PeerRedis> {
 pub fn require_redis() -> PeerRedis {
     spawn_redis().expect("redis-server is needed for this comparison (scripts/test installs it)")
 }
+
+/// Sends every case (its words) to a fresh redis-server and a fresh Strata,
+/// in RESP2 and then RESP3, and fails at the first reply that differs.
+pub fn replies_match_redis(cases: &[Vec<String>]) {
+    let peer = require_redis();
+    let server = super::start();
+    let (mut redis, mut strata) = (peer.client(), Client::connect(&server));
+    for resp in ["2", "3"] {
+        for c in [&mut redis, &mut strata] {
+            c.cmd(&["HELLO", resp]);
+        }
+        for case in cases {
+            let words: Vec<&str> = case.iter().map(String::as_str).collect();
+            let want = redis.cmd(&words);
+            let got = strata.cmd(&words);
+            assert_eq!(got, want, "`{}` in RESP{resp}", case.join(" "));
+        }
+    }
+}

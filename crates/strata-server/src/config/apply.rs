@@ -60,6 +60,7 @@ impl ServeArgs {
         if self.cluster_enabled {
             config.cluster_enabled = true;
         }
+        set(&mut config.cluster_config_file, &self.cluster_config_file);
         if self.aclfile.is_some() {
             config.aclfile = self.aclfile.clone();
         }

@@ -108,6 +108,12 @@ pub struct ServeArgs {
     #[arg(long)]
     pub cluster_enabled: bool,
 
+    /// Cluster mode's node id and epoch, kept across restarts (Redis's
+    /// nodes.conf); a relative path is under the data directory
+    /// [default: nodes.conf].
+    #[arg(long, value_name = "FILE")]
+    pub cluster_config_file: Option<PathBuf>,
+
     /// Redis ACL file (`user <name> <rules>` lines, Redis's format), loaded
     /// at start (a bad line refuses to start) and by ACL LOAD, written by
     /// ACL SAVE [default: none].

@@ -83,6 +83,9 @@ pub struct ServerConfig {
     /// Redis Cluster mode on the RESP port (a one-node cluster owning every
     /// slot; see `strata_resp::cluster`).
     pub cluster_enabled: bool,
+    /// Redis `cluster-config-file`: where cluster mode keeps the node id
+    /// and epoch; a relative path is under `data_dir`.
+    pub cluster_config_file: PathBuf,
     /// Redis ACL file: users loaded at start, `ACL LOAD` and `ACL SAVE`.
     pub aclfile: Option<PathBuf>,
     /// memcached ASCII authentication file (`user:password` lines, as
@@ -257,6 +260,7 @@ impl Default for ServerConfig {
             proto_max_bulk_len: MAX_BULK_LEN,
             requirepass: None,
             cluster_enabled: false,
+            cluster_config_file: PathBuf::from("nodes.conf"),
             aclfile: None,
             memcache_auth_file: None,
             memcache_unauthenticated: false,

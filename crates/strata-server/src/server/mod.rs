@@ -196,7 +196,7 @@ impl Server {
                 credentials.acl,
             );
             let port = resp_listener.as_ref().or(resp_tls_listener.as_ref());
-            resp_settings::apply(&protocol, config, port.map(|(_, addr)| addr.port()));
+            resp_settings::apply(&protocol, config, port.map(|(_, addr)| addr.port()))?;
             counted.push(("resp", protocol.shared().clone()));
             resp_shared = Some(protocol.shared().clone());
             let driver = DriverConfig {

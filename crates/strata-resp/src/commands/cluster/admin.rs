@@ -2,7 +2,7 @@
 //! Redis master owning every slot has an answer, this is it: `ADDSLOTS`
 //! and `ADDSLOTSRANGE` find every slot busy, `FORGET` and `REPLICATE`
 //! know no other node and refuse this one, `FAILOVER` is for replicas,
-//! `SAVECONFIG` has nothing to save. What would need a cluster bus or
+//! `SAVECONFIG` writes the cluster config file. What would need a cluster bus or
 //! would leave slots unserved (`MEET`, `DELSLOTS`, `DELSLOTSRANGE`,
 //! `FLUSHSLOTS`, `SETSLOT`, `RESET`) is refused, saying so.
 
@@ -12,7 +12,7 @@ use crate::number::parse_i64;
 use crate::reply::{ClientError, RespError};
 use crate::writer::ReplyWriter;
 
-use super::topology::known;
+use super::topology::{known, save};
 
 /// Answers subcommand `name`.
 pub(super) fn answer(
@@ -59,6 +59,7 @@ pub(super) fn answer(
             Err(ClientError::FailoverOnMaster.into())
         }
         "saveconfig" => {
+            save(node)?;
             out.ok();
             Ok(())
         }

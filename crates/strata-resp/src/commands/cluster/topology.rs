@@ -3,7 +3,8 @@
 //! 0-16383, healthy), `LINKS` (none: there are no other nodes),
 //! `REPLICAS`/`SLAVES` and `COUNT-FAILURE-REPORTS` (none, for this node's
 //! id; any other id is unknown), and the config epoch (`BUMPEPOCH`,
-//! `SET-CONFIG-EPOCH`, with Redis's rules for a node that knows no other).
+//! `SET-CONFIG-EPOCH`, with Redis's rules for a node that knows no other;
+//! a change is written to the cluster config file before the reply).
 
 use std::sync::atomic::Ordering;
 
@@ -62,7 +63,10 @@ pub(super) fn answer(
                 .epoch
                 .compare_exchange(0, 1, Ordering::AcqRel, Ordering::Acquire)
             {
-                Ok(_) => "BUMPED 1".to_string(),
+                Ok(_) => {
+                    save(node)?;
+                    "BUMPED 1".to_string()
+                }
                 Err(current) => format!("STILL {current}"),
             };
             out.simple(&now);
@@ -129,6 +133,13 @@ pub(super) fn known(node: &ClusterNode, id: &[u8]) -> Result<(), RespError> {
     }
 }
 
+/// Writes the cluster config file (when the node has one), Redis's error
+/// when that fails.
+pub(super) fn save(node: &ClusterNode) -> Result<(), RespError> {
+    node.save()
+        .map_err(|err| ClientError::ClusterSave(err.to_string()).into())
+}
+
 /// `SET-CONFIG-EPOCH epoch`: allowed once, while the epoch is 0.
 fn set_config_epoch(
     node: &ClusterNode,
@@ -140,6 +151,7 @@ fn set_config_epoch(
     node.epoch
         .compare_exchange(0, epoch, Ordering::AcqRel, Ordering::Acquire)
         .map_err(|_| ClientError::EpochSet)?;
+    save(node)?;
     out.ok();
     Ok(())
 }

@@ -39,8 +39,8 @@ pub fn zscan<S: Store>(
     out.array(matched.len() * 2);
     for (score, member) in &matched {
         out.bulk(member);
-        // Scores are strings in a scan reply, as Redis sends them.
-        out.bulk(crate::number::format_f64(*score).as_bytes());
+        // Scores are strings in a scan reply, as a listpack holds them.
+        out.bulk(crate::number::format_score_text(*score).as_bytes());
     }
     Ok(())
 }

@@ -120,6 +120,13 @@ impl ServerConfig {
         if self.data_dir.as_os_str().is_empty() {
             return Err(invalid("data_dir", "must not be empty".into()));
         }
+        let file_name = self.cluster_config_file.file_name();
+        if file_name.and_then(|name| name.to_str()).is_none() {
+            return Err(invalid(
+                "cluster_config_file",
+                "must name a file (UTF-8)".into(),
+            ));
+        }
         crate::logging::parse_filter(&self.log_level)
             .map_err(|message| invalid("log_level", message))?;
         self.validate_persistence()

@@ -1,0 +1,78 @@
+//! Doubles in replies compared with a real Redis 7.0 in RESP2 and RESP3:
+//! scores (`ZSCORE`, `ZMSCORE`, `ZRANGE ... WITHSCORES`, `ZINCRBY`,
+//! `ZSCAN`) are C's `%.17g` (`1.0000000000000001e+300`, `0.10000000000000001`,
+//! `1e+17`); `INCRBYFLOAT` and `HINCRBYFLOAT` are `%.17Lf` without
+//! trailing zeros (values an `f64` holds exactly, see `number::format_f64`).
+
+use crate::common::peer::replies_match_redis;
+
+const SCORES: &[&str] = &[
+    "1e300",
+    "1.5e-7",
+    "0.1",
+    "123456789012345678",
+    "-0.0",
+    "inf",
+    "-inf",
+    "3.0",
+    "1e17",
+    "1e16",
+    "12345.678",
+    "0.30000000000000004",
+    "1e-300",
+    "2.5e-5",
+    "5e-324",
+    "1.7976931348623157e308",
+    "-1.5",
+    "0.0001",
+    "-2.5e-20",
+];
+
+/// Increments whose long double value an `f64` prints the same.
+const INCREMENTS: &[&str] = &[
+    "1.5e-7",
+    "0.1",
+    "-0.0",
+    "3.0",
+    "1e17",
+    "5e-324",
+    "2.5e-5",
+    "-1.2345678901234567e-10",
+    "10.5",
+    "1e20",
+];
+
+fn cases() -> Vec<Vec<String>> {
+    let mut cases = Vec::new();
+    let words = |s: &[&str]| s.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+    cases.push(words(&["DEL", "z", "f", "h"]));
+    for (i, score) in SCORES.iter().enumerate() {
+        let member = format!("m{i}");
+        cases.push(words(&["ZADD", "z", score, &member]));
+        cases.push(words(&["ZSCORE", "z", &member]));
+        cases.push(words(&["ZINCRBY", "zi", score, &member]));
+    }
+    cases.push(words(&["ZRANGE", "z", "0", "-1", "WITHSCORES"]));
+    cases.push(words(&["ZMSCORE", "z", "m0", "m4", "m1"]));
+    cases.push(words(&["ZSCAN", "z", "0", "COUNT", "100"]));
+    cases.push(words(&["ZINCRBY", "z", "1e300", "m2"]));
+    cases.push(words(&["ZPOPMIN", "z", "3"]));
+    // Each from zero: sums that need a long double's 64-bit mantissa differ.
+    for step in INCREMENTS {
+        cases.push(words(&["DEL", "f", "h"]));
+        cases.push(words(&["INCRBYFLOAT", "f", step]));
+        cases.push(words(&["HINCRBYFLOAT", "h", "x", step]));
+    }
+    cases.push(words(&["DEL", "f", "h"]));
+    for step in ["10.5", "0.1", "-5"] {
+        cases.push(words(&["INCRBYFLOAT", "f", step]));
+        cases.push(words(&["HINCRBYFLOAT", "h", "x", step]));
+    }
+    cases.push(words(&["DEL", "z", "zi", "f", "h"]));
+    cases
+}
+
+#[test]
+fn doubles_print_as_redis_prints_them() {
+    replies_match_redis(&cases());
+}
