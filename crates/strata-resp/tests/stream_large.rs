@@ -7,7 +7,7 @@ use crate::common::model::{journaled, recorded};
 use crate::common::{bulks, Client, Value};
 
 /// The size of the journal record `cmd` appended (exactly one).
-fn logged(c: &mut Client, sizes: &crate::common::model::Sizes, cmd: &[&str]) -> usize {
+pub fn logged(c: &mut Client, sizes: &crate::common::model::Sizes, cmd: &[&str]) -> usize {
     let before = sizes.0.lock().unwrap().len();
     let reply = c.cmd(cmd);
     assert!(!matches!(reply, Value::Error(_)), "{cmd:?}: {reply:?}");

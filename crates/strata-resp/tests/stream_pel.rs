@@ -5,8 +5,9 @@
 //! (census) through deletes, copies, renames and group removal; and a
 //! restart from the log reads the same groups.
 
-use crate::common::model::{journaled, recorded, Sizes};
+use crate::common::model::{journaled, recorded};
 use crate::common::{Client, Value};
+use crate::stream_large::logged;
 
 /// Adds entries `from..=to` (`<i>-0`, one field), pipelined.
 fn fill(c: &mut Client, key: &str, from: u64, to: u64) {
@@ -21,17 +22,8 @@ fn fill(c: &mut Client, key: &str, from: u64, to: u64) {
     }
 }
 
-/// The size of the journal record `cmd` appended (exactly one).
-fn logged(c: &mut Client, sizes: &Sizes, cmd: &[&str]) -> usize {
-    let before = sizes.0.lock().unwrap().len();
-    let reply = c.cmd(cmd);
-    assert!(!matches!(reply, Value::Error(_)), "{cmd:?}: {reply:?}");
-    let sizes = sizes.0.lock().unwrap();
-    assert_eq!(sizes.len(), before + 1, "{cmd:?} logged one record");
-    sizes[before]
-}
-
-fn read_group(c: &mut Client, group: &str, consumer: &str, count: &str, key: &str) -> Value {
+/// `XREADGROUP` of up to `count` new entries of `key`.
+pub fn read_group(c: &mut Client, group: &str, consumer: &str, count: &str, key: &str) -> Value {
     let read = [
         "XREADGROUP",
         "GROUP",

@@ -23,6 +23,8 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::common::{self, Client, Value};
+use crate::stream_diff::send;
+use crate::stream_pel::read_group;
 
 const CONSUMERS: [&str; 4] = ["alice", "bob", "carol", "dave"];
 
@@ -262,11 +264,6 @@ fn timeless(cmd: &[String], reply: Value) -> Value {
     }
 }
 
-fn send(c: &mut Client, cmd: &[String]) -> Value {
-    let args: Vec<&str> = cmd.iter().map(String::as_str).collect();
-    c.cmd(&args)
-}
-
 /// The stream both servers start from: entries `1-0..=2000-0`, group `g`
 /// with 1,500 pending among three consumers and group `h` with 1,000.
 fn setup(c: &mut Client) {
@@ -283,32 +280,20 @@ fn setup(c: &mut Client) {
     c.cmd(&["XGROUP", "CREATE", "s", "g", "0"]);
     c.cmd(&["XGROUP", "CREATE", "s", "h", "1000"]);
     for (who, n) in [("alice", "700"), ("bob", "500"), ("carol", "300")] {
-        c.cmd(&[
-            "XREADGROUP",
-            "GROUP",
-            "g",
-            who,
-            "COUNT",
-            n,
-            "STREAMS",
-            "s",
-            ">",
-        ]);
+        read_group(c, "g", who, n, "s");
     }
     c.cmd(&["XREADGROUP", "GROUP", "h", "dave", "STREAMS", "s", ">"]);
 }
 
 #[test]
 fn random_group_commands_on_large_pending_lists_answer_as_redis_does() {
-    let peer = common::peer::require_redis();
-    let server = common::start();
-    let mut redis = peer.client();
-    let mut strata = Client::connect(&server);
-    let mut history: Vec<String> = Vec::new();
+    let (peer, server) = (common::peer::require_redis(), common::start());
+    let (mut redis, mut strata) = (peer.client(), Client::connect(&server));
     for seed in 0..2u64 {
-        history.clear();
-        setup(&mut redis);
-        setup(&mut strata);
+        let mut history: Vec<String> = Vec::new();
+        for c in [&mut redis, &mut strata] {
+            setup(c);
+        }
         let mut rng = SmallRng::seed_from_u64(seed);
         let mut top = 2000;
         for _ in 0..common::fuzz_cases(1_500, 10_000) {
@@ -324,13 +309,9 @@ fn random_group_commands_on_large_pending_lists_answer_as_redis_does() {
             let got = timeless(&cmd, send(&mut strata, &cmd));
             if want != got {
                 let _ = std::fs::write("/tmp/stream_pel_diff_history.txt", history.join("\n"));
-                let tail = history.len().saturating_sub(20);
-                panic!(
-                    "seed {seed}: `{}`\nredis:  {want:?}\nstrata: {got:?}\nlast commands:\n{}",
-                    cmd.join(" "),
-                    history[tail..].join("\n")
-                );
             }
+            let recent = &history[history.len().saturating_sub(20)..];
+            assert_eq!(got, want, "seed {seed}, after:\n{}", recent.join("\n"));
         }
         for cmd in [
             vec![s("XPENDING"), s("s"), s("g"), s("-"), s("+"), s("100000")],

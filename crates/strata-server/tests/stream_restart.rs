@@ -114,21 +114,8 @@ async fn groups_with_large_pending_lists_survive_a_checkpoint_and_the_log() {
     one(&mut r, &["XGROUP", "CREATE", "s", "g", "0"]).await;
     one(&mut r, &["XGROUP", "CREATE", "s", "h", "3000"]).await;
     for (who, n) in [("alice", "1500"), ("bob", "1500"), ("carol", "500")] {
-        one(
-            &mut r,
-            &[
-                "XREADGROUP",
-                "GROUP",
-                "g",
-                who,
-                "COUNT",
-                n,
-                "STREAMS",
-                "s",
-                ">",
-            ],
-        )
-        .await;
+        let read = format!("XREADGROUP GROUP g {who} COUNT {n} STREAMS s >");
+        one(&mut r, &read.split(' ').collect::<Vec<_>>()).await;
     }
     one(
         &mut r,

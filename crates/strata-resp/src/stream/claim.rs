@@ -8,7 +8,8 @@
 
 use super::body::Body;
 use super::id::StreamId;
-use super::model::{Group, Pending, Stream};
+use super::model::{Group, Stream};
+use super::pel::Pending;
 use super::pending::GroupPel;
 use crate::reply::RespError;
 

@@ -25,7 +25,7 @@ use super::groups::{put_groups_v1, put_groups_v2, read_groups_v1, read_groups_v2
 use super::held::Node;
 use super::id::StreamId;
 use super::model::{Group, Stream};
-use super::node::{self, len32, put_u32, put_u64, Reader};
+use super::node::{self, len32, put_id, put_u32, put_u64, Reader};
 use super::pel::Pels;
 use crate::reply::RespError;
 
@@ -39,11 +39,6 @@ const NO_ROOT: u32 = u32::MAX;
 /// Whether `value` (a stream's stored value) is a large stream's head.
 pub fn is_head(value: &[u8]) -> bool {
     value.starts_with(&HEAD_MAGIC) || value.starts_with(&HEAD_MAGIC_V1)
-}
-
-pub(super) fn put_id(w: &mut Vec<u8>, id: StreamId) {
-    put_u64(w, id.ms);
-    put_u64(w, id.seq);
 }
 
 fn put_counters(w: &mut Vec<u8>, stream: &Stream<'_>) {

@@ -3,11 +3,7 @@
 //! in `tests/fixtures/stream-v1/`) still read, and are written anew in
 //! the new form.
 
-use std::cell::RefCell;
-use std::collections::HashMap;
-
-use strata_kv::{ChunkSource, Current, KvError};
-
+use super::super::pel::tests::Chunks;
 use super::*;
 use crate::stream::{Pending, StreamId};
 
@@ -34,22 +30,11 @@ fn sample() -> Stream<'static> {
     s
 }
 
-/// Chunks in a map.
-#[derive(Default)]
-struct Chunks(RefCell<HashMap<u32, Vec<u8>>>);
+/// A pending entry: group, id, consumer name, time, deliveries.
+type Row = (Vec<u8>, StreamId, Vec<u8>, u64, u64);
 
-impl ChunkSource for Chunks {
-    fn current(&self) -> Result<Option<Current>, KvError> {
-        Ok(None)
-    }
-    fn chunk(&self, n: u32) -> Result<Option<Vec<u8>>, KvError> {
-        Ok(self.0.borrow().get(&n).cloned())
-    }
-}
-
-/// Every pending entry of every group: (group, id, consumer name, time,
-/// deliveries).
-fn pending(s: &mut Stream<'_>) -> Vec<(Vec<u8>, StreamId, Vec<u8>, u64, u64)> {
+/// Every pending entry of every group.
+fn pending(s: &mut Stream<'_>) -> Vec<Row> {
     let mut out = Vec::new();
     for i in 0..s.groups.len() {
         let mut pel = s.pel_at(i).unwrap();

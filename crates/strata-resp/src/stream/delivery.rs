@@ -3,8 +3,9 @@
 //! lists, or the consumer's own pending history again.
 
 use super::id::StreamId;
-use super::model::{Pending, Stream};
+use super::model::Stream;
 use super::node::Entry;
+use super::pel::Pending;
 use crate::reply::RespError;
 
 /// A pending entry re-read from a consumer's history: the entry, or just

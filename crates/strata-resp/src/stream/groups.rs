@@ -16,11 +16,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::codec::put_id;
 use super::id::StreamId;
-use super::model::{Consumer, Group, Pending};
-use super::node::{len32, put_u32, put_u64, Reader};
-use super::pel::{Key, Pels};
+use super::model::{Consumer, Group};
+use super::node::{len32, put_id, put_u32, put_u64, Reader};
+use super::pel::{Key, Pels, Pending};
 use crate::reply::RespError;
 
 fn put_bytes(w: &mut Vec<u8>, b: &[u8]) {

@@ -19,17 +19,6 @@ use super::pel::Pels;
 use super::trim::Trim;
 use crate::reply::RespError;
 
-/// An entry delivered to a consumer and not yet acknowledged.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Pending {
-    /// The number of the consumer that holds it ([`Consumer::number`]).
-    pub consumer: u32,
-    /// When it was last delivered (Unix ms).
-    pub delivery_time: u64,
-    /// How many times it was delivered.
-    pub delivery_count: u64,
-}
-
 /// A consumer of a group.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Consumer {

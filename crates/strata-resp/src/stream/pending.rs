@@ -4,8 +4,9 @@
 //! entries in the tree (see `pel/`) that name them.
 
 use super::id::StreamId;
-use super::model::{Group, Pending, Stream};
-use super::pel::{Key, Pels};
+use super::model::{Group, Stream};
+
+use super::pel::{Key, Pels, Pending};
 use crate::reply::RespError;
 
 /// Entries read from the tree at a time by scans that filter.

@@ -9,9 +9,10 @@
 //! read with the shard read-locked; a writer may convert the key between
 //! the looks, and the second look reads whatever it holds then. A change
 //! runs with the key's shard write-locked and writes, in one journal
-//! record, the packed value, or the changed chunks and the head; a packed
-//! stream past one node or [`PACKED_MAX`] bytes is written large from then
-//! on.
+//! record, the packed value, or the changed chunks (entry nodes, then the
+//! pending entries' tree nodes, placed right after them) and the head; a
+//! packed stream past one node or [`PACKED_MAX`] bytes (pending entries
+//! included) is written large from then on.
 
 use strata_kv::chunk::Ring;
 use strata_kv::chunk::RING;

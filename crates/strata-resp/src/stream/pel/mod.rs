@@ -29,11 +29,10 @@ use std::collections::{HashMap, HashSet};
 use strata_kv::chunk::{Ring, RING};
 use strata_kv::ChunkSource;
 
-pub use node::Key;
 use node::{Child, Node};
+pub use node::{Key, Pending};
 
 use super::id::StreamId;
-use super::model::Pending;
 use crate::reply::{RespError, StreamError};
 
 /// Deepest tree walked before the chunks are deemed damaged (a cycle).
@@ -42,6 +41,9 @@ const MAX_DEPTH: usize = 32;
 fn damaged() -> RespError {
     StreamError::Damaged.into()
 }
+
+/// A path from the root: (interior node, child index) per level.
+type Path = Vec<(u32, usize)>;
 
 struct Cached {
     node: Node,
@@ -188,7 +190,7 @@ impl<'s> Pels<'s> {
 
     /// The path of (node, child index) from the root to the leaf that
     /// would hold `key`, and that leaf; `None` for an empty tree.
-    fn descend(&mut self, key: Key) -> Result<Option<(Vec<(u32, usize)>, u32)>, RespError> {
+    fn descend(&mut self, key: Key) -> Result<Option<(Path, u32)>, RespError> {
         let Some(mut n) = self.root else {
             return Ok(None);
         };
@@ -239,12 +241,7 @@ impl<'s> Pels<'s> {
 
     /// Splits node `n` (reached by `path`, `at` the place just filled)
     /// while it is overfull, and its parents as they fill.
-    fn split(
-        &mut self,
-        mut path: Vec<(u32, usize)>,
-        mut n: u32,
-        mut at: usize,
-    ) -> Result<(), RespError> {
+    fn split(&mut self, mut path: Path, mut n: u32, mut at: usize) -> Result<(), RespError> {
         loop {
             let node = self.node_mut(n)?;
             if !node.overfull() {
@@ -313,7 +310,7 @@ impl<'s> Pels<'s> {
 
     /// Frees the emptied node `n` (reached by `path`) and the parents it
     /// leaves empty; then lets a root of one child give way to it.
-    fn prune(&mut self, mut path: Vec<(u32, usize)>, mut n: u32) -> Result<(), RespError> {
+    fn prune(&mut self, mut path: Path, mut n: u32) -> Result<(), RespError> {
         loop {
             self.free(n);
             let Some((parent, i)) = path.pop() else {
@@ -343,4 +340,4 @@ impl<'s> Pels<'s> {
 
 #[cfg(test)]
 #[path = "tests.rs"]
-mod tests;
+pub(super) mod tests;

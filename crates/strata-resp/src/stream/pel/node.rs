@@ -12,8 +12,18 @@
 //! and keys out of order, so damaged bytes are an error, never a panic.
 
 use super::super::id::StreamId;
-use super::super::model::Pending;
-use super::super::node::{len32, put_u32, put_u64, Reader};
+use super::super::node::{len32, put_id, put_u32, put_u64, Reader};
+
+/// An entry delivered to a consumer and not yet acknowledged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pending {
+    /// The number of the consumer that holds it (its `Consumer::number`).
+    pub consumer: u32,
+    /// When it was last delivered (Unix ms).
+    pub delivery_time: u64,
+    /// How many times it was delivered.
+    pub delivery_count: u64,
+}
 
 /// A pending entry's place in the tree: its group's number, then its
 /// identifier (the entries of one group are consecutive, in id order).
@@ -64,8 +74,7 @@ pub enum Node {
 
 fn put_key(w: &mut Vec<u8>, key: Key) {
     put_u32(w, key.group);
-    put_u64(w, key.id.ms);
-    put_u64(w, key.id.seq);
+    put_id(w, key.id);
 }
 
 fn key(r: &mut Reader<'_>) -> Option<Key> {

@@ -11,13 +11,12 @@ use strata_kv::chunk::{Ring, RING};
 use strata_kv::{ChunkSource, Current, KvError};
 
 use super::node::{Key, Node};
-use super::Pels;
+use super::{Pels, Pending};
 use crate::stream::id::StreamId;
-use crate::stream::model::Pending;
 
 /// Chunks in a map (a stream's, in a test).
 #[derive(Default)]
-struct Chunks(RefCell<HashMap<u32, Vec<u8>>>);
+pub struct Chunks(pub RefCell<HashMap<u32, Vec<u8>>>);
 
 impl ChunkSource for Chunks {
     fn current(&self) -> Result<Option<Current>, KvError> {

@@ -3,13 +3,9 @@
 //! moves from leaf to leaf along the path it keeps, reading each node
 //! once.
 
-use super::node::{Key, Node};
-use super::{damaged, Pels, MAX_DEPTH};
+use super::node::{Key, Node, Pending};
+use super::{damaged, Path, Pels, MAX_DEPTH};
 use crate::reply::RespError;
-use crate::stream::model::Pending;
-
-/// A path from the root: (interior node, child index) per level.
-type Path = Vec<(u32, usize)>;
 
 impl Pels<'_> {
     fn leaf(&mut self, n: u32) -> Result<&Vec<(Key, Pending)>, RespError> {
