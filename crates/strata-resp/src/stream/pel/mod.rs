@@ -15,9 +15,10 @@
 //!
 //! A change reads one path; a node past its bound is split (the root
 //! too, adding a level; a split where the new key went last leaves the
-//! left node full, as deliveries append); an emptied node is freed and a
-//! root with one child gives way to it. Nodes are not merged otherwise
-//! (a simplification: a thinned tree keeps its nodes until they empty).
+//! left node full, as deliveries append); an emptied node is freed, a
+//! leaf under a quarter full is merged with a sibling when both fit in
+//! one, and a root with one child gives way to it. Interior nodes are not
+//! merged (a simplification: a thinned tree may keep its depth).
 //! `walk.rs` reads in key order.
 
 mod node;
@@ -29,7 +30,7 @@ use std::collections::{HashMap, HashSet};
 use strata_kv::chunk::{Ring, RING};
 use strata_kv::ChunkSource;
 
-use node::{Child, Node};
+use node::{Child, Node, LEAF_MAX};
 pub use node::{Key, Pending};
 
 use super::id::StreamId;
@@ -285,10 +286,45 @@ impl<'s> Pels<'s> {
         };
         let entries = self.entries_mut(leaf)?;
         let (_, removed) = entries.remove(i);
-        if entries.is_empty() {
-            self.prune(path, leaf)?;
+        match entries.len() {
+            0 => self.prune(path, leaf)?,
+            n if n < LEAF_MAX / 4 => self.merge(&path)?,
+            _ => {}
         }
         Ok(Some(removed))
+    }
+
+    /// Merges the leaf `path` leads to with a sibling (the next, or else
+    /// the previous) when both fit in one leaf: the right one's entries join
+    /// the left one and it is freed. Leaves are all at one depth, so a
+    /// leaf's siblings are leaves.
+    fn merge(&mut self, path: &Path) -> Result<(), RespError> {
+        let Some(&(parent, i)) = path.last() else {
+            return Ok(());
+        };
+        let Node::Inner(children) = self.node(parent)? else {
+            return Err(damaged());
+        };
+        let numbers: Vec<u32> = children.iter().map(|c| c.number).collect();
+        let pairs = [(i, i + 1), (i.wrapping_sub(1), i)];
+        let mut fits = None;
+        for (a, b) in pairs {
+            let (Some(&left), Some(&right)) = (numbers.get(a), numbers.get(b)) else {
+                continue;
+            };
+            if self.node(left)?.len() + self.node(right)?.len() <= LEAF_MAX {
+                fits = Some((b, left, right));
+                break;
+            }
+        }
+        let Some((b, left, right)) = fits else {
+            return Ok(());
+        };
+        let moved = std::mem::take(self.entries_mut(right)?);
+        self.entries_mut(left)?.extend(moved);
+        self.children_mut(parent)?.remove(b);
+        self.free(right);
+        self.collapse_root()
     }
 
     /// Removes every entry of group `group`.
@@ -326,6 +362,11 @@ impl<'s> Pels<'s> {
             }
             n = parent;
         }
+        self.collapse_root()
+    }
+
+    /// Lets a root of one child give way to it, as often as it can.
+    fn collapse_root(&mut self) -> Result<(), RespError> {
         while let Some(r) = self.root {
             let only = match self.node(r)? {
                 Node::Inner(children) if children.len() == 1 => children[0].number,

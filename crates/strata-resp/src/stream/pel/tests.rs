@@ -142,3 +142,23 @@ fn deliveries_and_acks_write_a_leaf_or_two() {
     assert!(written.len() <= 4, "{} nodes written", written.len());
     assert!(written.iter().map(|w| w.1.len()).sum::<usize>() < 12 << 10);
 }
+
+#[test]
+fn thinned_leaves_merge_with_their_neighbours() {
+    let mut pels = Pels::in_hand();
+    let mut model = Model::new();
+    for ms in 0..6400 {
+        pels.insert(key(0, ms), pending(ms)).unwrap();
+        model.insert(key(0, ms), pending(ms));
+    }
+    let full = pels.count();
+    for ms in (0..6400).filter(|ms| ms % 64 != 0) {
+        assert_eq!(pels.remove(key(0, ms)).unwrap(), model.remove(&key(0, ms)));
+    }
+    assert!(
+        pels.count() * 8 < full,
+        "{} of {full} nodes left",
+        pels.count()
+    );
+    check(&mut pels, &model);
+}
