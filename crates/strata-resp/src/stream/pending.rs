@@ -5,7 +5,6 @@
 
 use super::id::StreamId;
 use super::model::{Group, Stream};
-
 use super::pel::{Key, Pels, Pending};
 use crate::reply::RespError;
 
@@ -48,7 +47,7 @@ impl GroupPel<'_, '_> {
     fn count(&mut self, consumer: u32, up: bool) {
         if let Some(c) = self.group.consumer_numbered_mut(consumer) {
             c.pending = if up {
-                c.pending + 1
+                c.pending.saturating_add(1)
             } else {
                 c.pending.saturating_sub(1)
             };
@@ -66,7 +65,7 @@ impl GroupPel<'_, '_> {
         let key = self.key(id);
         match self.pels.insert(key, p)? {
             Some(old) => self.count(old.consumer, false),
-            None => self.group.pending += 1,
+            None => self.group.pending = self.group.pending.saturating_add(1),
         }
         self.count(p.consumer, true);
         Ok(())

@@ -177,7 +177,7 @@ impl<'s> Pels<'s> {
         let n = self.next_new;
         self.next_new += 1;
         self.cache.insert(n, Cached { node, dirty: true });
-        self.count += 1;
+        self.count = self.count.saturating_add(1);
         n
     }
 
