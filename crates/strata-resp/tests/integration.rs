@@ -96,6 +96,10 @@ mod stream_groups_claims;
 mod stream_groups_info;
 #[path = "stream_large.rs"]
 mod stream_large;
+#[path = "stream_pel.rs"]
+mod stream_pel;
+#[path = "stream_pel_diff.rs"]
+mod stream_pel_diff;
 #[path = "streams.rs"]
 mod streams;
 #[path = "strings.rs"]

@@ -178,7 +178,8 @@ fn delete_a_run(rng: &mut SmallRng, redis: &mut Client, top: u64) -> Vec<String>
     cmd
 }
 
-fn send(c: &mut Client, cmd: &[String]) -> Value {
+/// Sends `cmd` and reads the reply.
+pub fn send(c: &mut Client, cmd: &[String]) -> Value {
     let args: Vec<&str> = cmd.iter().map(String::as_str).collect();
     c.cmd(&args)
 }

@@ -22,5 +22,7 @@ mod persistence;
 mod protected_mode;
 #[path = "server.rs"]
 mod server;
+#[path = "stream_restart.rs"]
+mod stream_restart;
 #[path = "tls.rs"]
 mod tls;

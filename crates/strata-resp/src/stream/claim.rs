@@ -6,11 +6,11 @@
 //! Invariant kept: every pending entry names a consumer of its group (a
 //! claim creates its consumer before it moves anything to it).
 
-use std::collections::BTreeMap;
-
 use super::body::Body;
 use super::id::StreamId;
-use super::model::{Group, Pending, Stream};
+use super::model::{Group, Stream};
+use super::pel::Pending;
+use super::pending::GroupPel;
 use crate::reply::RespError;
 
 /// Milliseconds from `since` to `now` as Redis's signed `now - time`
@@ -33,39 +33,6 @@ fn see(g: &mut Group, consumer: &[u8], now: u64) -> bool {
     let changed = created || c.seen_time != now;
     c.seen_time = now;
     changed
-}
-
-impl Group {
-    /// Acknowledges `id`: removes it from the pending entries; whether it
-    /// was pending.
-    pub fn ack(&mut self, id: StreamId) -> bool {
-        self.pel.remove(&id).is_some()
-    }
-
-    /// How many entries `consumer` holds.
-    pub fn pending_count(&self, consumer: &[u8]) -> u64 {
-        self.pending_of(consumer).count() as u64
-    }
-
-    /// How many entries each consumer holding any holds, in name order.
-    pub fn pending_counts(&self) -> BTreeMap<&[u8], u64> {
-        let mut held: BTreeMap<&[u8], u64> = BTreeMap::new();
-        for p in self.pel.values() {
-            *held.entry(&p.consumer).or_default() += 1;
-        }
-        held
-    }
-
-    /// Removes consumer `name` and the entries it held; how many it held,
-    /// `None` when there is no such consumer.
-    pub fn remove_consumer(&mut self, name: &[u8]) -> Option<u64> {
-        let at = self.consumers.binary_search_by(|c| c.name[..].cmp(name));
-        let at = at.ok()?;
-        let before = self.pel.len();
-        self.pel.retain(|_, p| p.consumer != name);
-        self.consumers.remove(at);
-        Some((before - self.pel.len()) as u64)
-    }
 }
 
 /// How `XCLAIM` claims: its minimum idle time and options.
@@ -125,10 +92,10 @@ pub struct AutoClaimed {
 impl<'s> Stream<'s> {
     /// The group's pending entries, with the stream's entries beside them
     /// (the borrow both claims need).
-    fn split_group(&mut self, group: &[u8]) -> Option<(&mut Body<'s>, &mut Group)> {
+    fn split_group(&mut self, group: &[u8]) -> Option<(&mut Body<'s>, GroupPel<'_, 's>)> {
         let at = self.groups.binary_search_by(|g| g.name[..].cmp(group));
         let g = self.groups.get_mut(at.ok()?)?;
-        Some((&mut self.body, g))
+        Some((&mut self.body, GroupPel::new(g, &mut self.pels)))
     }
 
     /// `XCLAIM`: gives `consumer` (created if new, seen `now`) each of
@@ -144,22 +111,24 @@ impl<'s> Stream<'s> {
         how: &Claim,
         now: u64,
     ) -> Result<Option<Claimed>, RespError> {
-        let Some((body, g)) = self.split_group(group) else {
+        let Some((body, mut pel)) = self.split_group(group) else {
             return Ok(None);
         };
+        let g = &mut *pel.group;
         let mut changed = how.last_id > g.last_id;
         if changed {
             g.last_id = how.last_id;
         }
         changed |= see(g, consumer, now);
+        let owner = g.consumer_or_create(consumer, now).0.number;
         let mut claimed = Vec::new();
         for &id in ids {
             if !body.contains(id)? {
-                changed |= g.pel.remove(&id).is_some();
+                changed |= pel.remove(id)?.is_some();
                 continue;
             }
             // FORCE makes a fresh entry (delivered once, no idle check).
-            let count = match g.pel.get(&id) {
+            let count = match pel.get(id)? {
                 Some(p) if too_recent(how.min_idle, now, p.delivery_time) => continue,
                 Some(p) => p.delivery_count,
                 None if how.force => 1,
@@ -171,13 +140,13 @@ impl<'s> Stream<'s> {
                 None => count.wrapping_add(1),
             };
             let pending = Pending {
-                consumer: consumer.to_vec(),
+                consumer: owner,
                 delivery_time: how.delivery_time,
                 delivery_count,
             };
-            g.pel.insert(id, pending);
+            pel.insert(id, pending)?;
             claimed.push(id);
-            g.consumer_or_create(consumer, now).0.active_time = Some(now);
+            pel.group.consumer_or_create(consumer, now).0.active_time = Some(now);
         }
         Ok(Some(Claimed {
             changed: changed || !claimed.is_empty(),
@@ -203,10 +172,11 @@ impl<'s> Stream<'s> {
             min_idle,
             just_id,
         } = *how;
-        let Some((body, g)) = self.split_group(group) else {
+        let Some((body, mut pel)) = self.split_group(group) else {
             return Ok(None);
         };
-        let seen = see(g, consumer, now);
+        let seen = see(pel.group, consumer, now);
+        let owner = pel.group.consumer_or_create(consumer, now).0.number;
         let mut attempts = count.saturating_mul(10);
         let mut left = count;
         // The scan's position: the first identifier not looked at yet
@@ -222,12 +192,12 @@ impl<'s> Stream<'s> {
         while attempts > 0 && left > 0 {
             attempts -= 1;
             let Some(at) = from else { break };
-            let Some((&id, p)) = g.pel.range_mut(at..).next() else {
+            let Some((id, mut p)) = pel.first_from(at)? else {
                 break;
             };
             from = id.next();
             if !body.contains(id)? {
-                g.pel.remove(&id);
+                pel.remove(id)?;
                 done.deleted.push(id);
                 left -= 1;
                 continue;
@@ -235,19 +205,23 @@ impl<'s> Stream<'s> {
             if too_recent(min_idle, now, p.delivery_time) {
                 continue;
             }
-            p.consumer = consumer.to_vec();
+            p.consumer = owner;
             p.delivery_time = now;
             if !just_id {
                 p.delivery_count = p.delivery_count.wrapping_add(1);
             }
+            pel.insert(id, p)?;
             done.claimed.push(id);
             left -= 1;
             active = true;
         }
         if active {
-            g.consumer_or_create(consumer, now).0.active_time = Some(now);
+            pel.group.consumer_or_create(consumer, now).0.active_time = Some(now);
         }
-        let next = from.and_then(|at| g.pel.range(at..).next().map(|(id, _)| *id));
+        let next = match from {
+            Some(at) => pel.first_from(at)?.map(|(id, _)| id),
+            None => None,
+        };
         done.next = next.unwrap_or(StreamId::MIN);
         done.changed = seen || active || !done.deleted.is_empty();
         Ok(Some(done))

@@ -23,6 +23,26 @@ fn delivered() -> Stream<'static> {
     s
 }
 
+/// Pending entry `ms` of group `g`.
+fn held(s: &mut Stream<'_>, ms: u64) -> Option<Pending> {
+    s.pel(b"g").unwrap().get(id(ms)).unwrap()
+}
+
+/// The name of the consumer holding pending entry `ms` of group `g`.
+fn holder(s: &mut Stream<'_>, ms: u64) -> Vec<u8> {
+    let p = held(s, ms).unwrap();
+    let g = s.group(b"g").unwrap();
+    g.consumer_numbered(p.consumer).unwrap().name.clone()
+}
+
+/// How many entries consumer `name` of group `g` holds.
+fn count(s: &Stream<'_>, name: &[u8]) -> u64 {
+    s.group(b"g")
+        .unwrap()
+        .consumer(name)
+        .map_or(0, |c| c.pending)
+}
+
 fn claim(min_idle: i64) -> Claim {
     Claim {
         min_idle,
@@ -54,19 +74,25 @@ fn elapsed_is_signed_and_saturates() {
 #[test]
 fn acks_and_consumer_removal_drop_pending_entries() {
     let mut s = delivered();
-    let g = s.group_mut(b"g").unwrap();
-    assert!(g.ack(id(1)));
-    assert!(!g.ack(id(1)));
-    assert_eq!(g.pending_count(b"alice"), 4);
-    g.pel.get_mut(&id(5)).unwrap().consumer = b"bob".to_vec();
-    let counts: Vec<_> = g.pending_counts().into_iter().collect();
-    assert_eq!(counts, [(&b"alice"[..], 3), (&b"bob"[..], 1)]);
-    g.ack(id(5));
-    g.consumer_or_create(b"bob", NOW);
-    assert_eq!(g.remove_consumer(b"bob"), Some(0));
-    assert_eq!(g.remove_consumer(b"alice"), Some(3));
-    assert_eq!(g.remove_consumer(b"alice"), None);
-    assert!(g.pel.is_empty() && g.consumers.is_empty());
+    let mut pel = s.pel(b"g").unwrap();
+    assert!(pel.remove(id(1)).unwrap().is_some());
+    assert!(pel.remove(id(1)).unwrap().is_none());
+    assert_eq!(pel.group.pending, 4);
+    let bob = pel.group.consumer_or_create(b"bob", NOW).0.number;
+    let mut p = pel.get(id(5)).unwrap().unwrap();
+    p.consumer = bob;
+    pel.insert(id(5), p).unwrap();
+    assert_eq!(pel.group.pending, 4);
+    assert_eq!(count(&s, b"alice"), 3);
+    assert_eq!(count(&s, b"bob"), 1);
+    let mut pel = s.pel(b"g").unwrap();
+    pel.remove(id(5)).unwrap();
+    assert_eq!(pel.remove_consumer(b"bob").unwrap(), Some(0));
+    assert_eq!(pel.remove_consumer(b"alice").unwrap(), Some(3));
+    assert_eq!(pel.remove_consumer(b"alice").unwrap(), None);
+    assert_eq!(pel.group.pending, 0);
+    assert!(pel.group.consumers.is_empty());
+    assert!(pel.first_from(StreamId::MIN).unwrap().is_none());
 }
 
 #[test]
@@ -79,10 +105,10 @@ fn claims_move_entries_count_deliveries_and_skip_recent_ones() {
         .unwrap()
         .unwrap();
     assert_eq!(got.ids, [id(1)], "the repeat is now idle 0");
+    assert!(held(&mut s, 2).is_none(), "deleted entries leave");
+    assert_eq!(holder(&mut s, 1), b"bob");
+    assert_eq!(held(&mut s, 1).unwrap().delivery_count, 2);
     let g = s.group(b"g").unwrap();
-    assert!(!g.pel.contains_key(&id(2)), "deleted entries leave");
-    assert_eq!(g.pel[&id(1)].consumer, b"bob");
-    assert_eq!(g.pel[&id(1)].delivery_count, 2);
     assert_eq!(g.consumer(b"bob").unwrap().active_time, Some(NOW));
     let got = s
         .claim(b"g", b"carl", &[id(3)], &claim(500), NOW)
@@ -105,7 +131,7 @@ fn claims_move_entries_count_deliveries_and_skip_recent_ones() {
 #[test]
 fn claim_options_set_counts_times_and_the_last_id() {
     let mut s = delivered();
-    s.group_mut(b"g").unwrap().ack(id(4));
+    s.pel(b"g").unwrap().remove(id(4)).unwrap();
     let how = Claim {
         force: true,
         just_id: true,
@@ -118,20 +144,30 @@ fn claim_options_set_counts_times_and_the_last_id() {
         .unwrap()
         .unwrap();
     assert_eq!(got.ids, [id(3), id(4)]);
-    let g = s.group(b"g").unwrap();
-    assert_eq!(g.last_id, id(8));
-    assert_eq!(g.pel[&id(3)].delivery_count, 1, "JUSTID keeps it");
-    assert_eq!(g.pel[&id(4)].delivery_count, 1, "FORCE makes one");
-    assert_eq!(g.pel[&id(4)].delivery_time, 7);
+    assert_eq!(s.group(b"g").unwrap().last_id, id(8));
+    assert_eq!(
+        held(&mut s, 3).unwrap().delivery_count,
+        1,
+        "JUSTID keeps it"
+    );
+    assert_eq!(
+        held(&mut s, 4).unwrap().delivery_count,
+        1,
+        "FORCE makes one"
+    );
+    assert_eq!(held(&mut s, 4).unwrap().delivery_time, 7);
     let how = Claim {
         retry_count: Some(9),
         last_id: id(2),
         ..claim(0)
     };
     s.claim(b"g", b"bob", &[id(5)], &how, NOW).unwrap().unwrap();
-    let g = s.group(b"g").unwrap();
-    assert_eq!(g.pel[&id(5)].delivery_count, 9);
-    assert_eq!(g.last_id, id(8), "LASTID only moves it up");
+    assert_eq!(held(&mut s, 5).unwrap().delivery_count, 9);
+    assert_eq!(
+        s.group(b"g").unwrap().last_id,
+        id(8),
+        "LASTID only moves it up"
+    );
 }
 
 #[test]
@@ -151,11 +187,14 @@ fn autoclaim_counts_deleted_ones_and_returns_a_cursor() {
         .unwrap();
     assert_eq!(got.claimed, [id(3), id(4), id(5)]);
     assert_eq!(got.next, StreamId::MIN);
-    let g = s.group(b"g").unwrap();
-    assert_eq!(g.pel[&id(1)].delivery_count, 2);
-    assert_eq!(g.pel[&id(3)].delivery_count, 1, "JUSTID keeps it");
-    assert_eq!(g.pending_count(b"bob"), 4);
-    assert_eq!(g.pending_count(b"alice"), 0);
+    assert_eq!(held(&mut s, 1).unwrap().delivery_count, 2);
+    assert_eq!(
+        held(&mut s, 3).unwrap().delivery_count,
+        1,
+        "JUSTID keeps it"
+    );
+    assert_eq!(count(&s, b"bob"), 4);
+    assert_eq!(count(&s, b"alice"), 0);
 }
 
 #[test]

@@ -3,8 +3,9 @@
 //! lists, or the consumer's own pending history again.
 
 use super::id::StreamId;
-use super::model::{Pending, Stream};
+use super::model::Stream;
 use super::node::Entry;
+use super::pel::Pending;
 use crate::reply::RespError;
 
 /// A pending entry re-read from a consumer's history: the entry, or just
@@ -45,14 +46,16 @@ impl Stream<'_> {
             };
             counters.push(read);
         }
-        let Some(g) = self.group_mut(group) else {
+        let Some(mut pel) = self.pel(group) else {
             return Ok(None);
         };
+        let g = &mut *pel.group;
         let (c, _) = g.consumer_or_create(consumer, now);
         c.seen_time = now;
         if !noack && !taken.is_empty() {
             c.active_time = Some(now);
         }
+        let owner = c.number;
         if let (Some(last), Some(&read)) = (taken.last(), counters.last()) {
             g.last_id = last.id;
             g.entries_read = read;
@@ -60,11 +63,11 @@ impl Stream<'_> {
         if !noack {
             for e in &taken {
                 let pending = Pending {
-                    consumer: consumer.to_vec(),
+                    consumer: owner,
                     delivery_time: now,
                     delivery_count: 1,
                 };
-                g.pel.insert(e.id, pending);
+                pel.insert(e.id, pending)?;
             }
         }
         Ok(Some(taken))
@@ -82,28 +85,29 @@ impl Stream<'_> {
         count: usize,
         now: u64,
     ) -> Result<Option<Vec<HistoryItem>>, RespError> {
-        let ids: Vec<StreamId> = {
-            let Some(g) = self.group(group) else {
+        let mine = {
+            let Some(mut pel) = self.pel(group) else {
                 return Ok(None);
             };
-            let mine = g.pending_of(consumer).filter(|(id, _)| **id >= start);
             let limit = if count == 0 { usize::MAX } else { count };
-            mine.map(|(id, _)| *id).take(limit).collect()
+            match pel.group.consumer(consumer).map(|c| c.number) {
+                Some(number) => pel.of_consumer(number, start, limit)?,
+                None => Vec::new(),
+            }
         };
-        let mut items: Vec<HistoryItem> = Vec::with_capacity(ids.len());
-        for id in ids {
-            items.push((id, self.entry(id)?));
+        let mut items: Vec<HistoryItem> = Vec::with_capacity(mine.len());
+        for (id, _) in &mine {
+            items.push((*id, self.entry(*id)?));
         }
-        let Some(g) = self.group_mut(group) else {
+        let Some(mut pel) = self.pel(group) else {
             return Ok(None);
         };
-        g.consumer_or_create(consumer, now).0.seen_time = now;
-        for (id, found) in &items {
+        pel.group.consumer_or_create(consumer, now).0.seen_time = now;
+        for ((id, mut p), (_, found)) in mine.into_iter().zip(&items) {
             if found.is_some() {
-                if let Some(p) = g.pel.get_mut(id) {
-                    p.delivery_time = now;
-                    p.delivery_count += 1;
-                }
+                p.delivery_time = now;
+                p.delivery_count += 1;
+                pel.insert(id, p)?;
             }
         }
         Ok(Some(items))
@@ -136,12 +140,12 @@ mod tests {
         let g = s.group(b"g").unwrap();
         assert_eq!(g.last_id, StreamId::new(2, 0));
         assert_eq!(g.entries_read, Some(2));
-        assert_eq!(g.pel.len(), 2);
+        assert_eq!(g.pending, 2);
         assert_eq!(s.lag(g), Some(1));
         let again = s.deliver_new(b"g", b"bob", 0, true, 60).unwrap().unwrap();
         assert_eq!(again.len(), 1);
         let g = s.group(b"g").unwrap();
-        assert_eq!(g.pel.len(), 2, "NOACK leaves nothing pending");
+        assert_eq!(g.pending, 2, "NOACK leaves nothing pending");
         assert_eq!(g.consumers.len(), 2);
         assert_eq!(g.consumer(b"bob").unwrap().active_time, None);
     }
@@ -159,9 +163,15 @@ mod tests {
             .unwrap();
         assert_eq!(got.len(), 3);
         assert!(got[1].1.is_none());
-        let pel = &s.group(b"g").unwrap().pel;
-        assert_eq!(pel[&StreamId::new(1, 0)].delivery_count, 2);
-        assert_eq!(pel[&StreamId::new(2, 0)].delivery_count, 1);
+        let mut pel = s.pel(b"g").unwrap();
+        let count = |pel: &mut crate::stream::GroupPel<'_, '_>, ms| {
+            pel.get(StreamId::new(ms, 0))
+                .unwrap()
+                .unwrap()
+                .delivery_count
+        };
+        assert_eq!(count(&mut pel, 1), 2);
+        assert_eq!(count(&mut pel, 2), 1);
         assert!(s
             .deliver_history(b"nope", b"x", StreamId::MIN, 0, 0)
             .unwrap()

@@ -1,57 +1,70 @@
 //! [`Stream`]: a stream as its commands see it: the counters Redis keeps
 //! (last identifier, largest deleted one, entries ever added), the
-//! consumer groups with their pending entries, and the entries themselves
-//! in a [`Body`] of nodes, in hand or read on demand (see `body.rs`).
+//! consumer groups with their consumers, the pending entries of every
+//! group in [`Pels`] (read on demand, see `pel/`; `pending.rs` changes
+//! them with the counts kept here) and the entries themselves in a
+//! [`Body`] of nodes, in hand or read on demand (see `body.rs`).
 //!
 //! Invariants: entries rise, all at or below `last_id`; `entries_added`
 //! counts every entry ever added; each pending entry names a consumer of
-//! its group; groups and consumers are kept in name order (Redis lists
-//! them from radix trees).
-
-use std::collections::BTreeMap;
+//! its group by number, a group's `pending` counts its pending entries
+//! and a consumer's those it holds; groups and consumers are kept in name
+//! order (Redis lists them from radix trees), their numbers unique within
+//! the stream and the group.
 
 use super::body::Body;
 use super::id::StreamId;
 use super::node::Entry;
+use super::pel::Pels;
 use super::trim::Trim;
 use crate::reply::RespError;
-
-/// An entry delivered to a consumer and not yet acknowledged.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Pending {
-    /// The consumer that holds it.
-    pub consumer: Vec<u8>,
-    /// When it was last delivered (Unix ms).
-    pub delivery_time: u64,
-    /// How many times it was delivered.
-    pub delivery_count: u64,
-}
 
 /// A consumer of a group.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Consumer {
     /// Its name.
     pub name: Vec<u8>,
+    /// Its number within the group (its pending entries name it so).
+    pub number: u32,
     /// Its last attempted interaction (Unix ms).
     pub seen_time: u64,
     /// Its last successful interaction (Unix ms); `None` before any.
     pub active_time: Option<u64>,
+    /// How many pending entries it holds.
+    pub pending: u64,
 }
 
-/// A consumer group.
+/// A consumer group (its pending entries are the stream's [`Pels`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Group {
     /// Its name.
     pub name: Vec<u8>,
+    /// Its number within the stream (its pending entries' keys start
+    /// with it); set when the group is added.
+    pub number: u32,
     /// The last entry delivered to it.
     pub last_id: StreamId,
     /// Its logical read counter; `None` when it cannot be known (Redis's
     /// `SCG_INVALID_ENTRIES_READ`).
     pub entries_read: Option<u64>,
-    /// Delivered, unacknowledged entries.
-    pub pel: BTreeMap<StreamId, Pending>,
+    /// How many entries are pending.
+    pub pending: u64,
     /// Consumers in name order (as Redis's radix tree lists them).
     pub consumers: Vec<Consumer>,
+}
+
+/// The least number not in `used`.
+pub(super) fn free_number(used: impl Iterator<Item = u32>) -> u32 {
+    let mut used: Vec<u32> = used.collect();
+    used.sort_unstable();
+    let mut n = 0;
+    for u in used {
+        if u != n {
+            break;
+        }
+        n += 1;
+    }
+    n
 }
 
 impl Group {
@@ -60,8 +73,9 @@ impl Group {
         Group {
             name: name.to_vec(),
             last_id,
+            number: 0,
             entries_read,
-            pel: BTreeMap::new(),
+            pending: 0,
             consumers: Vec::new(),
         }
     }
@@ -80,8 +94,10 @@ impl Group {
             Err(i) => {
                 let consumer = Consumer {
                     name: name.to_vec(),
+                    number: free_number(self.consumers.iter().map(|c| c.number)),
                     seen_time: now,
                     active_time: None,
+                    pending: 0,
                 };
                 self.consumers.insert(i, consumer);
                 (&mut self.consumers[i], true)
@@ -89,12 +105,14 @@ impl Group {
         }
     }
 
-    /// Pending entries held by `consumer`.
-    pub fn pending_of<'a>(
-        &'a self,
-        consumer: &'a [u8],
-    ) -> impl Iterator<Item = (&'a StreamId, &'a Pending)> + 'a {
-        self.pel.iter().filter(move |(_, p)| p.consumer == consumer)
+    /// The consumer numbered `number`.
+    pub fn consumer_numbered(&self, number: u32) -> Option<&Consumer> {
+        self.consumers.iter().find(|c| c.number == number)
+    }
+
+    /// The consumer numbered `number`, to change.
+    pub(super) fn consumer_numbered_mut(&mut self, number: u32) -> Option<&mut Consumer> {
+        self.consumers.iter_mut().find(|c| c.number == number)
     }
 }
 
@@ -110,6 +128,8 @@ pub struct Stream<'s> {
     pub entries_added: u64,
     /// Consumer groups in name order (as Redis's radix tree lists them).
     pub groups: Vec<Group>,
+    /// Every group's pending entries.
+    pub pels: Pels<'s>,
     /// The entries.
     pub body: Body<'s>,
 }
@@ -122,6 +142,7 @@ impl<'s> Stream<'s> {
             max_deleted: StreamId::MIN,
             entries_added: 0,
             groups: Vec::new(),
+            pels: Pels::in_hand(),
             body: Body::packed(Vec::new(), 0),
         }
     }
@@ -189,27 +210,29 @@ impl Stream<'_> {
         at.ok().map(|i| &mut self.groups[i])
     }
 
-    /// Adds `group` in name order; false (nothing added) when one of that
-    /// name exists.
-    pub fn add_group(&mut self, group: Group) -> bool {
+    /// Adds `group` in name order, numbered anew; false (nothing added)
+    /// when one of that name exists.
+    pub fn add_group(&mut self, mut group: Group) -> bool {
         match self.groups.binary_search_by(|g| g.name.cmp(&group.name)) {
             Ok(_) => false,
             Err(i) => {
+                group.number = free_number(self.groups.iter().map(|g| g.number));
                 self.groups.insert(i, group);
                 true
             }
         }
     }
 
-    /// Removes the group named `name`; whether it was there.
-    pub fn remove_group(&mut self, name: &[u8]) -> bool {
-        match self.groups.binary_search_by(|g| g.name[..].cmp(name)) {
-            Ok(i) => {
-                self.groups.remove(i);
-                true
-            }
-            Err(_) => false,
-        }
+    /// Removes the group named `name` with its pending entries; whether
+    /// it was there.
+    pub fn remove_group(&mut self, name: &[u8]) -> Result<bool, RespError> {
+        let Ok(i) = self.groups.binary_search_by(|g| g.name[..].cmp(name)) else {
+            return Ok(false);
+        };
+        let number = self.groups[i].number;
+        self.pels.clear_group(number)?;
+        self.groups.remove(i);
+        Ok(true)
     }
 
     /// Appends an entry (`id` above `last_id`, checked by the caller).

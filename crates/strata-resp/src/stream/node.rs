@@ -127,6 +127,12 @@ pub fn put_u64(w: &mut Vec<u8>, n: u64) {
     w.extend_from_slice(&n.to_le_bytes());
 }
 
+/// Appends `id` (milliseconds, then sequence).
+pub fn put_id(w: &mut Vec<u8>, id: StreamId) {
+    put_u64(w, id.ms);
+    put_u64(w, id.seq);
+}
+
 /// Reads from the front of a stored value; every read checks what is
 /// left, so a damaged value is refused, never trusted to size anything.
 pub struct Reader<'a>(pub &'a [u8]);

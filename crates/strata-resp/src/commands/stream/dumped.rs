@@ -3,14 +3,14 @@
 //! pending entries and consumers. [`write()`] stores a restored stream at
 //! a key being edited, packed or large as `stored.rs` decides.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use strata_kv::{LargeEdit, Store};
 
 use super::stored;
 use crate::rdb::{self, StreamGroup, StreamValue};
 use crate::reply::{RespError, StreamError};
-use crate::stream::{Consumer, Group, Pending, Stream, StreamId};
+use crate::stream::{Group, Pending, Stream, StreamId};
 
 fn id(id: rdb::Id) -> StreamId {
     StreamId {
@@ -32,12 +32,20 @@ pub fn read<S: Store>(store: &mut S, key: &[u8]) -> Result<Option<StreamValue>, 
 pub fn to_rdb(s: &mut Stream<'_>) -> Result<StreamValue, RespError> {
     let entries = s.range(StreamId::MIN, StreamId::MAX, usize::MAX, false)?;
     let mut groups = Vec::with_capacity(s.groups.len());
-    for g in &s.groups {
-        let mut pending = Vec::with_capacity(g.pel.len());
-        for (pid, p) in &g.pel {
-            let owner = g.consumers.iter().position(|c| c.name == p.consumer);
-            let owner = owner.ok_or(StreamError::Damaged)?;
-            pending.push((raw(*pid), owner, p.delivery_time, p.delivery_count));
+    for i in 0..s.groups.len() {
+        let Some(mut pel) = s.pel_at(i) else {
+            continue;
+        };
+        let all = pel.range(StreamId::MIN, StreamId::MAX, usize::MAX)?;
+        let g = &*pel.group;
+        // Owners by their place in the (name-ordered) list.
+        let places: HashMap<u32, usize> = (g.consumers.iter().enumerate())
+            .map(|(i, c)| (c.number, i))
+            .collect();
+        let mut pending = Vec::with_capacity(all.len());
+        for (pid, p) in all {
+            let owner = places.get(&p.consumer).ok_or(StreamError::Damaged)?;
+            pending.push((raw(pid), *owner, p.delivery_time, p.delivery_count));
         }
         let consumers = g.consumers.iter();
         groups.push(StreamGroup {
@@ -71,28 +79,25 @@ pub fn from_rdb(v: StreamValue) -> Result<Stream<'static>, RespError> {
     s.entries_added = v.entries_added;
     for g in v.groups {
         let mut group = Group::new(&g.name, id(g.last_id), g.entries_read);
-        let mut pel = BTreeMap::new();
+        let mut numbers = Vec::with_capacity(g.consumers.len());
+        for (name, seen_time, active_time) in g.consumers {
+            let (c, _) = group.consumer_or_create(&name, seen_time);
+            c.active_time = active_time;
+            numbers.push(c.number);
+        }
+        if !s.add_group(group) {
+            return Err(StreamError::Damaged.into());
+        }
+        let mut pel = s.pel(&g.name).ok_or(StreamError::Damaged)?;
         for (pid, owner, delivery_time, delivery_count) in g.pending {
-            let consumer = g.consumers.get(owner).ok_or(StreamError::Damaged)?;
+            let consumer = *numbers.get(owner).ok_or(StreamError::Damaged)?;
             let pending = Pending {
-                consumer: consumer.0.clone(),
+                consumer,
                 delivery_time,
                 delivery_count,
             };
-            pel.insert(id(pid), pending);
+            pel.insert(id(pid), pending)?;
         }
-        group.pel = pel;
-        group.consumers = g
-            .consumers
-            .into_iter()
-            .map(|(name, seen_time, active_time)| Consumer {
-                name,
-                seen_time,
-                active_time,
-            })
-            .collect();
-        group.consumers.sort_by(|a, b| a.name.cmp(&b.name));
-        s.add_group(group);
     }
     Ok(s)
 }

@@ -8,17 +8,20 @@
 //! would hold over the stream's nodes ([`RaxShape`], approximate after
 //! some deletions; see `stream/nodes.rs`).
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use super::entries::{entries, entries_read, entry, id as write_id, int, lag};
 use crate::args::Args;
 use crate::number::parse_i64;
 use crate::reply::{lossy_prefix, RespError};
-use crate::stream::{Group, Pending, RaxShape, Stream, StreamId};
+use crate::stream::{Group, GroupPel, Pending, RaxShape, Stream, StreamId};
 use crate::writer::ReplyWriter;
 
-/// Each consumer's pending count and first pending entries.
-type Held<'g> = BTreeMap<&'g [u8], (u64, Vec<(StreamId, &'g Pending)>)>;
+/// A group's first pending entries, and each consumer's (by number).
+struct Listed {
+    pending: Vec<(StreamId, Pending)>,
+    held: HashMap<u32, Vec<(StreamId, Pending)>>,
+}
 
 /// `COUNT` when not given (or negative).
 const DEFAULT_COUNT: i64 = 10;
@@ -40,6 +43,14 @@ pub fn write(
             s.range(StreamId::MIN, StreamId::MAX, limit, false)?,
         ),
     };
+    let mut pending = Vec::new();
+    if let Some(limit) = full {
+        for i in 0..s.groups.len() {
+            if let Some(mut pel) = s.pel_at(i) {
+                pending.push(list(&mut pel, limit)?);
+            }
+        }
+    }
     out.map(if full.is_some() { 9 } else { 10 });
     out.bulk(b"length");
     out.integer(int(s.len()));
@@ -55,7 +66,7 @@ pub fn write(
     out.integer(int(s.entries_added));
     out.bulk(b"recorded-first-entry-id");
     write_id(out, s.first_id());
-    let Some(limit) = full else {
+    if full.is_none() {
         out.bulk(b"groups");
         out.integer(int(s.groups.len() as u64));
         out.bulk(b"first-entry");
@@ -69,15 +80,42 @@ pub fn write(
             None => out.null(),
         }
         return Ok(());
-    };
+    }
     out.bulk(b"entries");
     entries(out, listed.iter());
     out.bulk(b"groups");
     out.array(s.groups.len());
-    for g in &s.groups {
-        full_group(out, s, g, limit);
+    for (g, listed) in s.groups.iter().zip(&pending) {
+        full_group(out, s, g, listed);
     }
     Ok(())
+}
+
+/// The group's first `limit` pending entries and each consumer's, read
+/// no further than the last one listed.
+fn list(pel: &mut GroupPel<'_, '_>, limit: usize) -> Result<Listed, RespError> {
+    let pending = pel.range(StreamId::MIN, StreamId::MAX, limit)?;
+    let mut wanted: HashMap<u32, u64> = HashMap::new();
+    for c in &pel.group.consumers {
+        let n = c.pending.min(u64::try_from(limit).unwrap_or(u64::MAX));
+        wanted.insert(c.number, n);
+    }
+    let total = wanted.values().sum::<u64>();
+    let total = usize::try_from(total).unwrap_or(usize::MAX);
+    let mine = pel.filtered(StreamId::MIN, StreamId::MAX, total, |_, p| {
+        match wanted.get_mut(&p.consumer) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                true
+            }
+            _ => false,
+        }
+    })?;
+    let mut held: HashMap<u32, Vec<(StreamId, Pending)>> = HashMap::new();
+    for (id, p) in mine {
+        held.entry(p.consumer).or_default().push((id, p));
+    }
+    Ok(Listed { pending, held })
 }
 
 /// `None` without `FULL`; with it, how many of each list to write.
@@ -104,7 +142,7 @@ fn full_count(args: &Args<'_>) -> Result<Option<usize>, RespError> {
 /// One group of `FULL`: its counters, its pending entries (`[id,
 /// consumer, delivery time, deliveries]`) and its consumers, each with
 /// its own pending entries (`[id, delivery time, deliveries]`).
-fn full_group(out: &mut ReplyWriter<'_>, s: &Stream<'_>, g: &Group, limit: usize) {
+fn full_group(out: &mut ReplyWriter<'_>, s: &Stream<'_>, g: &Group, listed: &Listed) {
     out.map(7);
     out.bulk(b"name");
     out.bulk(&g.name);
@@ -115,32 +153,23 @@ fn full_group(out: &mut ReplyWriter<'_>, s: &Stream<'_>, g: &Group, limit: usize
     out.bulk(b"lag");
     lag(out, s, g);
     out.bulk(b"pel-count");
-    out.integer(int(g.pel.len() as u64));
+    out.integer(int(g.pending));
     out.bulk(b"pending");
-    let listed: Vec<_> = g.pel.iter().take(limit).collect();
-    out.array(listed.len());
-    for (id, p) in listed {
+    out.array(listed.pending.len());
+    for (id, p) in &listed.pending {
+        let owner = g
+            .consumer_numbered(p.consumer)
+            .map_or(&[][..], |c| &c.name[..]);
         out.array(4);
         write_id(out, *id);
-        out.bulk(&p.consumer);
+        out.bulk(owner);
         out.integer(int(p.delivery_time));
         out.integer(int(p.delivery_count));
-    }
-    // Each consumer's count and first `limit` entries, in one pass.
-    let mut held = Held::new();
-    for (id, p) in &g.pel {
-        let (count, first) = held.entry(&p.consumer).or_default();
-        *count += 1;
-        if first.len() < limit {
-            first.push((*id, p));
-        }
     }
     out.bulk(b"consumers");
     out.array(g.consumers.len());
     for c in &g.consumers {
-        let (count, first) = held
-            .get(&c.name[..])
-            .map_or((0, &[][..]), |(n, v)| (*n, &v[..]));
+        let first = listed.held.get(&c.number).map_or(&[][..], |v| &v[..]);
         out.map(5);
         out.bulk(b"name");
         out.bulk(&c.name);
@@ -149,7 +178,7 @@ fn full_group(out: &mut ReplyWriter<'_>, s: &Stream<'_>, g: &Group, limit: usize
         out.bulk(b"active-time");
         out.integer(c.active_time.map_or(-1, int));
         out.bulk(b"pel-count");
-        out.integer(int(count));
+        out.integer(int(c.pending));
         out.bulk(b"pending");
         out.array(first.len());
         for (id, p) in first {

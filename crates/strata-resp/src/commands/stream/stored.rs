@@ -9,12 +9,14 @@
 //! read with the shard read-locked; a writer may convert the key between
 //! the looks, and the second look reads whatever it holds then. A change
 //! runs with the key's shard write-locked and writes, in one journal
-//! record, the packed value, or the changed chunks and the head; a packed
-//! stream past one node or [`PACKED_MAX`] bytes is written large from then
-//! on.
+//! record, the packed value, or the changed chunks (entry nodes, then the
+//! pending entries' tree nodes, placed right after them) and the head; a
+//! packed stream past one node or [`PACKED_MAX`] bytes (pending entries
+//! included) is written large from then on.
 
 use strata_kv::chunk::Ring;
-use strata_kv::{ChunkSource, LargeEdit, Store, ValueKind};
+use strata_kv::chunk::RING;
+use strata_kv::{ChunkSource, Current, KvError, LargeEdit, Store, ValueKind};
 
 use crate::reply::{RespError, StreamError};
 use crate::stream::{
@@ -34,8 +36,12 @@ fn with_current<R>(
     match source.current()? {
         None => Ok(None),
         Some(c) if c.kind != ValueKind::Stream => Err(RespError::WrongType),
-        Some(c) if c.chunks.is_some() => {
-            let mut s = decode_head(&c.value, source).ok_or_else(damaged)?;
+        Some(Current {
+            chunks: Some(n),
+            value,
+            ..
+        }) => {
+            let mut s = decode_head(&value, n, source).ok_or_else(damaged)?;
             f(&mut s).map(Some)
         }
         Some(c) => {
@@ -88,7 +94,8 @@ pub enum Edit<R> {
 enum Write {
     /// The packed value.
     Whole(Vec<u8>),
-    /// Changed chunks, then the head naming `ring`.
+    /// Changed chunks (entry nodes, flagged when last, then the pending
+    /// entries' tree nodes), then the head naming `ring`.
     Large {
         chunks: Vec<(u32, Vec<u8>, bool)>,
         ring: Ring,
@@ -112,9 +119,11 @@ pub fn edit<S: Store, R>(
             let mut slot = match current {
                 None => None,
                 Some(c) if c.kind != ValueKind::Stream => return Err(RespError::WrongType),
-                Some(c) if c.chunks.is_some() => {
-                    Some(decode_head(&c.value, source).ok_or_else(damaged)?)
-                }
+                Some(Current {
+                    chunks: Some(n),
+                    value,
+                    ..
+                }) => Some(decode_head(&value, n, source).ok_or_else(damaged)?),
                 Some(c) => Some(decode_packed(&c.value).ok_or_else(damaged)?),
             };
             match f(&mut slot)? {
@@ -140,8 +149,10 @@ pub fn write_new(
 }
 
 /// What writing `s` back takes: its packed value while it is one node
-/// within [`PACKED_MAX`] bytes and not already large, else its changed
-/// nodes (every node, renumbered, when it turns large) and its head.
+/// within [`PACKED_MAX`] bytes (pending entries included) and not already
+/// large, else its changed nodes (every node, renumbered, when it turns
+/// large), its changed pending entries' nodes, placed right after the
+/// entry nodes, and its head. The ring spans both.
 fn plan(mut s: Stream<'_>) -> Result<Write, RespError> {
     if !s.body.is_chunked() {
         let packed = encode_packed(&mut s)?;
@@ -150,10 +161,23 @@ fn plan(mut s: Stream<'_>) -> Result<Write, RespError> {
         }
         s.body.renumber_all();
     }
+    let body = s.body.ring();
+    let count = u64::from(body.count) + u64::from(s.pels.count());
+    if count >= u64::from(RING) {
+        let size = usize::try_from(count).unwrap_or(usize::MAX);
+        let limit = RING as usize;
+        return Err(RespError::Engine(KvError::TooLarge { size, limit }));
+    }
+    let tree = s.pels.place(body.number(body.count))?;
     let head = encode_head(&mut s)?;
+    let mut chunks = s.body.changed_chunks();
+    chunks.extend(tree.into_iter().map(|(n, v)| (n, v, false)));
     Ok(Write::Large {
-        chunks: s.body.changed_chunks(),
-        ring: s.body.ring(),
+        chunks,
+        ring: Ring {
+            first: body.first,
+            count: body.count + s.pels.count(),
+        },
         head,
     })
 }

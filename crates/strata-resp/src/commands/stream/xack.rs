@@ -20,7 +20,7 @@ pub fn xack<S: Store>(
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
     let acked = edit(ctx.store, args.get(1), |slot| {
-        let Some(g) = slot.as_mut().and_then(|s| s.group_mut(args.get(2))) else {
+        let Some(mut pel) = slot.as_mut().and_then(|s| s.pel(args.get(2))) else {
             return Ok(Edit::Keep(0));
         };
         // As many identifiers as arguments: bounded by the request.
@@ -28,7 +28,10 @@ pub fn xack<S: Store>(
             .iter_from(3)
             .map(|arg| StreamId::parse(arg, 0, true))
             .collect::<Result<Vec<_>, _>>()?;
-        let acked = ids.into_iter().filter(|&id| g.ack(id)).count();
+        let mut acked = 0;
+        for id in ids {
+            acked += usize::from(pel.remove(id)?.is_some());
+        }
         Ok(match acked {
             0 => Edit::Keep(0),
             n => Edit::Write(n),

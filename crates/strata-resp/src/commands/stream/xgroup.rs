@@ -149,7 +149,7 @@ fn run(
         // Every other subcommand found the stream above.
         let stream = slot.as_mut().ok_or(StreamError::GroupNeedsKey)?;
         if sub == Sub::Destroy {
-            return Ok(match stream.remove_group(group) {
+            return Ok(match stream.remove_group(group)? {
                 true => Edit::Write(Reply::Int(1)),
                 false => Edit::Keep(Reply::Int(0)),
             });
@@ -157,15 +157,15 @@ fn run(
         if sub == Sub::SetId {
             return set_id(stream, args, opts);
         }
-        let g = stream.group_mut(group).ok_or_else(no_group)?;
+        let mut pel = stream.pel(group).ok_or_else(no_group)?;
         let consumer = args.get(4);
         Ok(if sub == Sub::CreateConsumer {
-            match g.consumer_or_create(consumer, now).1 {
+            match pel.group.consumer_or_create(consumer, now).1 {
                 true => Edit::Write(Reply::Int(1)),
                 false => Edit::Keep(Reply::Int(0)),
             }
         } else {
-            match g.remove_consumer(consumer) {
+            match pel.remove_consumer(consumer)? {
                 Some(n) => Edit::Write(Reply::Int(i64::try_from(n).unwrap_or(i64::MAX))),
                 None => Edit::Keep(Reply::Int(0)),
             }

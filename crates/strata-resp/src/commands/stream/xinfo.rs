@@ -74,7 +74,7 @@ fn groups(out: &mut ReplyWriter<'_>, s: &Stream<'_>) {
         out.bulk(b"consumers");
         out.integer(int(g.consumers.len() as u64));
         out.bulk(b"pending");
-        out.integer(int(g.pel.len() as u64));
+        out.integer(int(g.pending));
         out.bulk(b"last-delivered-id");
         write_id(out, g.last_id);
         out.bulk(b"entries-read");
@@ -88,14 +88,13 @@ fn groups(out: &mut ReplyWriter<'_>, s: &Stream<'_>) {
 /// last seen, never below 0) and inactive time (since last active, -1
 /// before any; not clamped, as in Redis), in name order.
 fn consumers(out: &mut ReplyWriter<'_>, g: &Group, now: u64) {
-    let held = g.pending_counts();
     out.array(g.consumers.len());
     for c in &g.consumers {
         out.map(4);
         out.bulk(b"name");
         out.bulk(&c.name);
         out.bulk(b"pending");
-        out.integer(int(held.get(&c.name[..]).copied().unwrap_or(0)));
+        out.integer(int(c.pending));
         out.bulk(b"idle");
         out.integer(elapsed(now, c.seen_time).max(0));
         out.bulk(b"inactive");

@@ -12,7 +12,7 @@ use crate::args::Args;
 use crate::command::Ctx;
 use crate::number::parse_i64;
 use crate::reply::{RespError, StreamError};
-use crate::stream::{elapsed, Group, StreamId};
+use crate::stream::{elapsed, Consumer, GroupPel, StreamId};
 use crate::writer::ReplyWriter;
 
 /// The extended form's arguments.
@@ -39,12 +39,12 @@ pub fn xpending<S: Store>(
     let (key, group) = (args.get(1), args.get(2));
     let now = ctx.shared.keyspace.now_ms();
     let written = read(ctx.store, key, |s| {
-        let Some(g) = s.group(group) else {
+        let Some(mut pel) = s.pel(group) else {
             return Ok(None);
         };
         match &range {
-            None => summary(out, g),
-            Some(r) => list(out, g, r, now),
+            None => summary(out, &mut pel)?,
+            Some(r) => list(out, &mut pel, r, now)?,
         }
         Ok(Some(()))
     })?;
@@ -87,48 +87,73 @@ fn parse<'a>(args: &Args<'a>) -> Result<Range<'a>, RespError> {
 
 /// `[count, first, last, [[consumer, count], ...]]`, the consumers in
 /// name order; nulls for an empty list.
-fn summary(out: &mut ReplyWriter<'_>, g: &Group) {
+fn summary(out: &mut ReplyWriter<'_>, pel: &mut GroupPel<'_, '_>) -> Result<(), RespError> {
+    let first = pel.first_from(StreamId::MIN)?;
+    let last = pel.last()?;
     out.array(4);
-    out.integer(i64::try_from(g.pel.len()).unwrap_or(i64::MAX));
-    let (Some((first, _)), Some((last, _))) = (g.pel.first_key_value(), g.pel.last_key_value())
-    else {
+    out.integer(i64::try_from(pel.group.pending).unwrap_or(i64::MAX));
+    let (Some((first, _)), Some((last, _))) = (first, last) else {
         out.null();
         out.null();
         out.null_array();
-        return;
+        return Ok(());
     };
-    write_id(out, *first);
-    write_id(out, *last);
-    let held = g.pending_counts();
+    write_id(out, first);
+    write_id(out, last);
+    let held: Vec<&Consumer> = pel
+        .group
+        .consumers
+        .iter()
+        .filter(|c| c.pending > 0)
+        .collect();
     out.array(held.len());
-    for (name, n) in held {
+    for c in held {
         out.array(2);
-        out.bulk(name);
-        out.bulk_integer(n);
+        out.bulk(&c.name);
+        out.bulk_integer(c.pending);
     }
+    Ok(())
 }
 
 /// `[[id, consumer, idle ms, deliveries], ...]` in identifier order.
-fn list(out: &mut ReplyWriter<'_>, g: &Group, r: &Range<'_>, now: u64) {
-    if r.consumer.is_some_and(|c| g.consumer(c).is_none()) || r.start > r.end {
+fn list(
+    out: &mut ReplyWriter<'_>,
+    pel: &mut GroupPel<'_, '_>,
+    r: &Range<'_>,
+    now: u64,
+) -> Result<(), RespError> {
+    let owner = match r.consumer {
+        None => None,
+        Some(name) => match pel.group.consumer(name) {
+            Some(c) => Some(c.number),
+            None => {
+                out.array(0);
+                return Ok(());
+            }
+        },
+    };
+    if r.start > r.end {
         out.array(0);
-        return;
+        return Ok(());
     }
     let limit = usize::try_from(r.count).unwrap_or(usize::MAX);
-    let found: Vec<_> = g
-        .pel
-        .range(r.start..=r.end)
-        .filter(|(_, p)| r.consumer.is_none_or(|c| p.consumer == c))
-        .filter(|(_, p)| r.min_idle == 0 || elapsed(now, p.delivery_time) >= r.min_idle)
-        .take(limit)
-        .collect();
-    out.array(found.len());
+    let found = pel.filtered(r.start, r.end, limit, |_, p| {
+        owner.is_none_or(|c| p.consumer == c)
+            && (r.min_idle == 0 || elapsed(now, p.delivery_time) >= r.min_idle)
+    })?;
+    let mut rows = Vec::with_capacity(found.len());
     for (id, p) in found {
+        let owner = pel.group.consumer_numbered(p.consumer);
+        rows.push((id, &owner.ok_or(StreamError::Damaged)?.name, p));
+    }
+    out.array(rows.len());
+    for (id, name, p) in rows {
         out.array(4);
-        write_id(out, *id);
-        out.bulk(&p.consumer);
+        write_id(out, id);
+        out.bulk(name);
         out.integer(elapsed(now, p.delivery_time).max(0));
         // Redis writes its unsigned counter as a signed one.
         out.integer(p.delivery_count as i64);
     }
+    Ok(())
 }
