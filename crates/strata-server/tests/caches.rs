@@ -10,48 +10,14 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use common::{http, round_trip, test_config};
+use common::{http, info_numbers, resp_command, round_trip, test_config};
 use serde_json::Value;
 use strata_server::Server;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-
-fn resp_command(args: &[&str]) -> Vec<u8> {
-    let mut out = format!("*{}\r\n", args.len()).into_bytes();
-    for a in args {
-        out.extend_from_slice(format!("${}\r\n{a}\r\n", a.len()).as_bytes());
-    }
-    out
-}
 
 /// `INFO cache` as `field → value`.
 async fn info_cache(resp: &mut TcpStream) -> BTreeMap<String, u64> {
-    resp.write_all(&resp_command(&["INFO", "cache"]))
-        .await
-        .unwrap();
-    let mut got = Vec::new();
-    let text = loop {
-        let mut chunk = [0u8; 4096];
-        let n = tokio::time::timeout(Duration::from_secs(10), resp.read(&mut chunk))
-            .await
-            .expect("reply in time")
-            .unwrap();
-        assert!(n > 0, "connection closed");
-        got.extend_from_slice(&chunk[..n]);
-        let text = String::from_utf8(got.clone()).unwrap();
-        let Some((head, body)) = text.split_once("\r\n") else {
-            continue;
-        };
-        let len: usize = head.trim_start_matches('$').parse().unwrap();
-        if body.len() >= len + 2 {
-            break body[..len].to_string();
-        }
-    };
-    assert!(text.starts_with("# Cache\r\n"), "{text}");
-    text.lines()
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.to_string(), v.parse().unwrap()))
-        .collect()
+    info_numbers(resp, "cache").await
 }
 
 /// `_nodes/stats` `strata_cache`, flattened as `INFO cache` names them.

@@ -22,6 +22,8 @@ mod persistence;
 mod protected_mode;
 #[path = "server.rs"]
 mod server;
+#[path = "ssd_rings.rs"]
+mod ssd_rings;
 #[path = "stream_restart.rs"]
 mod stream_restart;
 #[path = "tls.rs"]

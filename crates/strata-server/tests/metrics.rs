@@ -10,7 +10,7 @@ use crate::common;
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
-use common::{http, round_trip, test_config};
+use common::{http, resp_command, round_trip, test_config};
 use strata_server::Server;
 use tokio::net::TcpStream;
 
@@ -130,14 +130,6 @@ impl Exposition {
         assert_eq!(last, count, "+Inf bucket of {name}");
         count
     }
-}
-
-fn resp_command(args: &[&str]) -> Vec<u8> {
-    let mut out = format!("*{}\r\n", args.len()).into_bytes();
-    for a in args {
-        out.extend_from_slice(format!("${}\r\n{a}\r\n", a.len()).as_bytes());
-    }
-    out
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

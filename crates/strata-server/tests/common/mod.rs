@@ -1,8 +1,9 @@
 //! What the in-process server tests share: a test configuration on port 0
-//! and a request/reply exchange over raw TCP.
+//! and request/reply exchanges over raw TCP (RESP requests, INFO fields).
 
 #![allow(dead_code)] // Each test binary uses a different part.
 
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -72,4 +73,43 @@ pub async fn http(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u1
         body.to_string()
     };
     (status, body)
+}
+
+/// A RESP request of `args`.
+pub fn resp_command(args: &[&str]) -> Vec<u8> {
+    let mut out = format!("*{}\r\n", args.len()).into_bytes();
+    for a in args {
+        out.extend_from_slice(format!("${}\r\n{a}\r\n", a.len()).as_bytes());
+    }
+    out
+}
+
+/// `INFO <section>`'s numeric fields as `field → value`.
+pub async fn info_numbers(resp: &mut TcpStream, section: &str) -> BTreeMap<String, u64> {
+    resp.write_all(&resp_command(&["INFO", section]))
+        .await
+        .unwrap();
+    let mut got = Vec::new();
+    let text = loop {
+        let mut chunk = [0u8; 4096];
+        let n = tokio::time::timeout(Duration::from_secs(10), resp.read(&mut chunk))
+            .await
+            .expect("reply in time")
+            .unwrap();
+        assert!(n > 0, "connection closed");
+        got.extend_from_slice(&chunk[..n]);
+        let text = String::from_utf8(got.clone()).unwrap();
+        let Some((head, body)) = text.split_once("\r\n") else {
+            continue;
+        };
+        let len: usize = head.trim_start_matches('$').parse().unwrap();
+        if body.len() >= len + 2 {
+            break body[..len].to_string();
+        }
+    };
+    assert!(text.starts_with("# "), "{text}");
+    text.lines()
+        .filter_map(|l| l.split_once(':'))
+        .filter_map(|(k, v)| Some((k.to_string(), v.parse().ok()?)))
+        .collect()
 }
