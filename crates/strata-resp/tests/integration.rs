@@ -108,3 +108,5 @@ mod tracking_scripts;
 mod transactions;
 #[path = "zset_model.rs"]
 mod zset_model;
+#[path = "zset_score_shapes.rs"]
+mod zset_score_shapes;
