@@ -18,6 +18,8 @@ mod client_controls;
 mod client_kill;
 #[path = "cluster.rs"]
 mod cluster;
+#[path = "cluster_slots.rs"]
+mod cluster_slots;
 #[path = "collections_client.rs"]
 mod collections_client;
 #[path = "command_tips.rs"]
