@@ -13,6 +13,7 @@ use crate::clock::Clock;
 use crate::config::KeyspaceConfig;
 use crate::departures::Departures;
 use crate::eviction::EvictionPolicy;
+use crate::groups::GroupCounts;
 use crate::journal::{append, Journal, Refusal};
 use crate::stats::{Counters, UsedTotal};
 use crate::tier::{PmemTier, SsdTier};
@@ -46,6 +47,8 @@ pub(crate) struct Ctx {
     pub changes: Changes,
     /// Told of each item that expires or is evicted.
     pub departures: Departures,
+    /// Group sizes, once key groups are on (see `groups`).
+    pub groups: OnceLock<Arc<GroupCounts>>,
 }
 
 /// Frees memory in some shard other than the caller's (the keyspace,
@@ -90,6 +93,7 @@ impl Ctx {
             counters: Counters::default(),
             changes: Changes::default(),
             departures: Departures::default(),
+            groups: OnceLock::new(),
         }
     }
 

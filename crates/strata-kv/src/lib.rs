@@ -54,6 +54,7 @@ pub mod departures;
 mod error;
 pub mod eviction;
 pub mod fetch;
+pub mod groups;
 mod index;
 pub mod item;
 pub mod journal;

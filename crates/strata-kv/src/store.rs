@@ -168,4 +168,18 @@ pub trait Store {
 
     /// A key chosen at random among live items, or `None` when empty.
     fn random_key(&mut self) -> Option<Vec<u8>>;
+
+    /// How many keys key group `group` holds (see
+    /// [`Keyspace::group_keys`](crate::Keyspace::group_keys)); `None` when
+    /// this store cannot tell (groups off).
+    fn group_len(&mut self, _group: u16) -> Option<u64> {
+        None
+    }
+
+    /// Calls `f` with at most `count` keys of key group `group`; false,
+    /// calling nothing, when this store cannot list them (groups off, or
+    /// a store holding only some shards): the caller walks the keys.
+    fn keys_in_group(&mut self, _group: u16, _count: usize, _f: &mut dyn FnMut(&[u8])) -> bool {
+        false
+    }
 }

@@ -151,12 +151,18 @@ fn node_line(line: &str, id: &str, port: u16) -> String {
         .replace(&format!(":{port}@{}", u32::from(port) + 10_000), "ADDR")
 }
 
-#[test]
-fn answers_match_a_one_node_redis_cluster() {
+/// A one-node Redis cluster (and its config file) and a Strata in
+/// cluster mode, with a client of each.
+pub(crate) fn both_clusters() -> (PeerRedis, String, common::Server, Client, Client) {
     let (peer, conf) = redis_cluster();
     let server = common::start_cluster();
-    let mut redis = peer.client();
-    let mut strata = Client::connect(&server);
+    let (redis, strata) = (peer.client(), Client::connect(&server));
+    (peer, conf, server, redis, strata)
+}
+
+#[test]
+fn answers_match_a_one_node_redis_cluster() {
+    let (peer, conf, server, mut redis, mut strata) = both_clusters();
     let ids: Vec<String> = [&mut redis, &mut strata]
         .into_iter()
         .map(|c| c.cmd(&["CLUSTER", "MYID"]).text())

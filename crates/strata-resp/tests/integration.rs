@@ -18,6 +18,8 @@ mod client_controls;
 mod client_kill;
 #[path = "cluster.rs"]
 mod cluster;
+#[path = "cluster_slots.rs"]
+mod cluster_slots;
 #[path = "collections_client.rs"]
 mod collections_client;
 #[path = "command_tips.rs"]
@@ -112,3 +114,5 @@ mod tracking_scripts;
 mod transactions;
 #[path = "zset_model.rs"]
 mod zset_model;
+#[path = "zset_score_shapes.rs"]
+mod zset_score_shapes;

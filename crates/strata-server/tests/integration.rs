@@ -12,6 +12,8 @@ mod transport_support;
 mod caches;
 #[path = "cluster_config.rs"]
 mod cluster_config;
+#[path = "cluster_slots.rs"]
+mod cluster_slots;
 #[path = "limits.rs"]
 mod limits;
 #[path = "metrics.rs"]

@@ -2,6 +2,7 @@
 //! [`Keyspace::exclusive`](super::Keyspace::exclusive), with every shard locked.
 
 use super::core::Keyspace;
+use super::groups::keys_from;
 use super::locked::LockedShards;
 use super::shared::scan_shards;
 use crate::index::Access;
@@ -193,5 +194,22 @@ impl Store for ExclusiveStore<'_> {
                 .at((start + i) % n)
                 .live_key_from(rand::random(), now)
         })
+    }
+
+    fn group_len(&mut self, group: u16) -> Option<u64> {
+        self.locked.keyspace().group_len(group)
+    }
+
+    /// Only with every shard held: the other shards' read locks cannot be
+    /// waited for here, so a partial store leaves the walk to the caller.
+    fn keys_in_group(&mut self, group: u16, count: usize, f: &mut dyn FnMut(&[u8])) -> bool {
+        let locked = &self.locked;
+        let ks = locked.keyspace();
+        if ks.group_len(group).is_none() || locked.len_locked() != ks.shard_count() {
+            return false;
+        }
+        let shards = (0..locked.len_locked()).map(|pos| locked.at(pos));
+        keys_from(&ks.ctx, shards, group, count, f);
+        true
     }
 }

@@ -7,13 +7,14 @@
 //! `items.rs` (a walk for size-class statistics) and `chunks.rs` (a census
 //! of large collections' chunks); `large.rs` moves large collections
 //! between keys; `lazy_expiry.rs` removes what a read finds expired (for
-//! the departure observer); `prefetch.rs` warms the cache for a batch of keys.
+//! the departure observer); `groups.rs` turns key groups on and reads them; `prefetch.rs` warms the cache for a batch of keys.
 //! Each file imports only the ones before it.
 
 mod changes;
 mod chunks;
 mod core;
 mod exclusive;
+mod groups;
 mod items;
 mod large;
 mod lazy_expiry;

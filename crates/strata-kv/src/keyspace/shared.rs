@@ -350,6 +350,16 @@ impl Store for SharedStore<'_> {
         })
     }
 
+    fn group_len(&mut self, group: u16) -> Option<u64> {
+        self.ks.run_due_flush();
+        self.ks.group_len(group)
+    }
+
+    fn keys_in_group(&mut self, group: u16, count: usize, f: &mut dyn FnMut(&[u8])) -> bool {
+        self.ks.run_due_flush();
+        self.ks.keys_in_group(group, count, f)
+    }
+
     fn random_key(&mut self) -> Option<Vec<u8>> {
         self.ks.run_due_flush();
         let ks = self.ks;

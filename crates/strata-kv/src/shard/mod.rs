@@ -26,6 +26,7 @@ use crate::arena::{Arena, Record};
 use crate::chunk::{ring_of, Namespace};
 use crate::context::Ctx;
 use crate::departures::Departure;
+use crate::groups::ShardGroups;
 use crate::index::{Access, Index};
 use crate::item::{split_stored_flags, ItemRef};
 use crate::journal::change;
@@ -66,6 +67,9 @@ pub(crate) struct ShardInner {
     /// The key a [`large::LargeEdit`] is changing: eviction (which a write
     /// of the edit may start) keeps its head and chunks.
     pub pinned: Pinned,
+    /// This shard's user keys by group, once key groups are on (see
+    /// `groups`): follows every user entry linked, removed or cleared.
+    pub groups: Option<ShardGroups>,
 }
 
 /// The key pinned by the edit under way, in a buffer kept across edits
@@ -124,6 +128,7 @@ impl ShardInner {
             pending_recount: false,
             chunks: 0,
             pinned: Pinned::default(),
+            groups: None,
         };
         shard.chunks = shard.count_chunks();
         shard
@@ -131,7 +136,8 @@ impl ShardInner {
 
     /// Bytes this shard holds against the memory limit.
     pub fn used_bytes(&self) -> usize {
-        self.arena.written_bytes() + self.index.bytes()
+        let groups = self.groups.as_ref().map_or(0, ShardGroups::bytes);
+        self.arena.written_bytes() + self.index.bytes() + groups
     }
 
     /// The slot of user key `key`'s entry, live or expired.
@@ -257,6 +263,9 @@ impl ShardInner {
             Namespace::User => {
                 self.watches.touch(rec.key());
                 ctx.changes.changed(rec.key());
+                if let Some(groups) = &mut self.groups {
+                    groups.remove(rec.key(), ctx.record_hash(&rec));
+                }
             }
             Namespace::Chunk => self.chunks -= 1,
         }
@@ -299,6 +308,9 @@ impl ShardInner {
             .collect();
         for key in removed {
             self.watches.touch(&key);
+        }
+        if let Some(groups) = &mut self.groups {
+            groups.clear();
         }
         self.index.clear();
         self.arena.clear();

@@ -117,6 +117,9 @@ impl ShardInner {
                     .index
                     .insert(hash, loc, |l| ctx.record_hash(&arena.record(l)));
                 self.chunks += usize::from(ns == Namespace::Chunk);
+                if let (Namespace::User, Some(groups)) = (ns, &mut self.groups) {
+                    groups.add(key, hash);
+                }
                 slot
             }
         };

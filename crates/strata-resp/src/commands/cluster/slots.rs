@@ -1,9 +1,11 @@
 //! Keys and slots in cluster mode: `CLUSTER KEYSLOT key`,
-//! `COUNTKEYSINSLOT slot` and `GETKEYSINSLOT slot count`. Strata keeps no
-//! index of keys by slot (Redis does), so the last two walk the keyspace
-//! with `SCAN`'s cursor: O(keys), not O(1), and with `SCAN`'s guarantees
-//! while keys change meanwhile; `GETKEYSINSLOT` stops once it has `count`
-//! keys.
+//! `COUNTKEYSINSLOT slot` and `GETKEYSINSLOT slot count`. Cluster mode
+//! turns on the keyspace's key groups by slot (Redis's slot-to-keys
+//! index, `strata_kv::groups`): a slot's count is one load and its keys
+//! are listed without visiting any other slot's; as in Redis, keys whose
+//! expiry passed count until they are reclaimed. A store that cannot list
+//! a slot (one holding only some shards, in `EXEC`) or a keyspace without
+//! the index walks every key with `SCAN`'s cursor instead.
 
 use strata_kv::Store;
 
@@ -32,11 +34,17 @@ pub(super) fn answer<S: Store>(
                 .ok()
                 .filter(|&s| s < SLOTS)
                 .ok_or(ClientError::InvalidSlot)?;
-            let mut n = 0i64;
-            walk(store, |key| {
-                n += i64::from(key_slot(key) == slot);
-                true
-            });
+            let n = match store.group_len(slot) {
+                Some(n) => i64::try_from(n).unwrap_or(i64::MAX),
+                None => {
+                    let mut n = 0i64;
+                    walk(store, |key| {
+                        n += i64::from(key_slot(key) == slot);
+                        true
+                    });
+                    n
+                }
+            };
             out.integer(n);
         }
         _ => {
@@ -47,13 +55,20 @@ pub(super) fn answer<S: Store>(
                 .filter(|&s| s < SLOTS)
                 .ok_or(ClientError::InvalidSlotOrCount)?;
             let count = usize::try_from(count).map_err(|_| ClientError::InvalidSlotOrCount)?;
-            let mut keys = Vec::new();
-            walk(store, |key| {
-                if keys.len() < count && key_slot(key) == slot {
-                    keys.push(key.to_vec());
-                }
-                keys.len() < count
-            });
+            // Never more room than `count` keys, nor than the slot holds.
+            let held = store
+                .group_len(slot)
+                .map_or(0, |n| usize::try_from(n).unwrap_or(count));
+            let mut keys = Vec::with_capacity(count.min(held));
+            let listed = store.keys_in_group(slot, count, &mut |key| keys.push(key.to_vec()));
+            if !listed {
+                walk(store, |key| {
+                    if keys.len() < count && key_slot(key) == slot {
+                        keys.push(key.to_vec());
+                    }
+                    keys.len() < count
+                });
+            }
             out.array(keys.len());
             for key in &keys {
                 out.bulk(key);

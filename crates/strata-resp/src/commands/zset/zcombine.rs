@@ -21,6 +21,6 @@ pub fn zcombine<S: Store>(
 ) -> Result<(), RespError> {
     let request = parse(ctx.store, &args, 1, op.name(false), op, Form::Reply)?;
     let entries = combine(ctx.store, &request, op)?;
-    reply_entries(out, entries.iter(), request.with_scores, true);
+    reply_entries(out, entries.iter(), request.with_scores);
     Ok(())
 }

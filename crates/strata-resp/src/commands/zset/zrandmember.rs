@@ -38,7 +38,7 @@ pub fn zrandmember<S: Store>(
                 Some(e) => out.bulk(&e.1),
                 None => out.null(),
             },
-            Some(_) => reply_entries(out, chosen.iter(), with_scores, true),
+            Some(_) => reply_entries(out, chosen.iter(), with_scores),
         }
         Ok(())
     })?;

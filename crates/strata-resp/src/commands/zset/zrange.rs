@@ -70,19 +70,19 @@ fn parse<'a>(args: &Args<'a>, form: Form) -> Result<Query<'a>, RespError> {
         limit: None,
         with_scores: false,
     };
+    // As Redis parses: `REV`, `BYSCORE` and `BYLEX` once each and only in
+    // `ZRANGE`/`ZRANGESTORE`; `WITHSCORES` in every form but the store;
+    // `LIMIT` anywhere, refused below for a rank range.
     let full = matches!(form, Form::ZRange | Form::ZRangeStore);
+    let (mut by_given, mut rev_given) = (!full, !full);
     let mut i = first + 3;
     while i < args.len() {
         match args.get(i).to_ascii_lowercase().as_slice() {
-            b"withscores"
-                if form != Form::ZRangeStore && !matches!(form, Form::ByLex | Form::RevByLex) =>
-            {
-                q.with_scores = true
-            }
-            b"byscore" if full => q.by = By::Score,
-            b"bylex" if full => q.by = By::Lex,
-            b"rev" if full => q.rev = true,
-            b"limit" if form != Form::ZRevRange && i + 2 < args.len() => {
+            b"withscores" if form != Form::ZRangeStore => q.with_scores = true,
+            b"byscore" if !by_given => (q.by, by_given) = (By::Score, true),
+            b"bylex" if !by_given => (q.by, by_given) = (By::Lex, true),
+            b"rev" if !rev_given => (q.rev, rev_given) = (true, true),
+            b"limit" if i + 2 < args.len() => {
                 let off = parse_i64(args.get(i + 1)).ok_or(RespError::NotInteger)?;
                 let count = parse_i64(args.get(i + 2)).ok_or(RespError::NotInteger)?;
                 q.limit = Some((off, count));
@@ -92,11 +92,15 @@ fn parse<'a>(args: &Args<'a>, form: Form) -> Result<Query<'a>, RespError> {
         }
         i += 1;
     }
-    if q.by == By::Lex && q.with_scores {
-        return Err(CollectionError::WithScoresByLex.into());
+    // Redis tells a given `LIMIT` by its count: `-1` is no limit at all.
+    if q.limit.is_some_and(|(_, count)| count == -1) && q.by == By::Rank {
+        q.limit = None;
     }
     if q.by == By::Rank && q.limit.is_some() {
         return Err(CollectionError::LimitWithoutBy.into());
+    }
+    if q.by == By::Lex && q.with_scores {
+        return Err(CollectionError::WithScoresByLex.into());
     }
     Ok(q)
 }
@@ -179,17 +183,16 @@ pub fn zrange<S: Store>(
         out.integer(picked.len() as i64);
         return Ok(());
     }
-    let resp3_pairs = form == Form::ZRange;
     let found = read(ctx.store, args.get(1), |z| {
         let (span, rev) = select(&q, z)?;
-        let (with_scores, pairs) = (q.with_scores, resp3_pairs);
+        let with_scores = q.with_scores;
         if let Some(entries) = z.packed() {
             let end = usize::try_from(span.end).map_or(entries.len(), |e| e.min(entries.len()));
             let start = usize::try_from(span.start).map_or(end, |s| s.min(end));
             let picked = &entries[start..end];
             match rev {
-                true => reply_entries(out, picked.iter().rev(), with_scores, pairs),
-                false => reply_entries(out, picked.iter(), with_scores, pairs),
+                true => reply_entries(out, picked.iter().rev(), with_scores),
+                false => reply_entries(out, picked.iter(), with_scores),
             }
             return Ok(());
         }
@@ -197,7 +200,7 @@ pub fn zrange<S: Store>(
         if rev {
             picked.reverse();
         }
-        reply_entries(out, picked.iter(), with_scores, pairs);
+        reply_entries(out, picked.iter(), with_scores);
         Ok(())
     })?;
     if found.is_none() {

@@ -1,4 +1,5 @@
-//! `ZRANK key member [WITHSCORE]`, `ZREVRANK key member [WITHSCORE]`.
+//! `ZRANK key member`, `ZREVRANK key member` (Redis 7.0 has no
+//! `WITHSCORE`: the table's arity of 3 refuses it).
 
 use strata_kv::Store;
 
@@ -8,19 +9,13 @@ use crate::command::Ctx;
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
-/// The member's rank (from the highest score when `rev`), or null; with
-/// WITHSCORE, `[rank, score]`.
+/// The member's rank (from the highest score when `rev`), or null.
 pub fn zrank<S: Store>(
     ctx: &mut Ctx<'_, S>,
     args: Args<'_>,
     out: &mut ReplyWriter<'_>,
     rev: bool,
 ) -> Result<(), RespError> {
-    let with_score = match args.len() {
-        3 => false,
-        4 if args.get(3).eq_ignore_ascii_case(b"withscore") => true,
-        _ => return Err(RespError::Syntax),
-    };
     let member = args.get(2);
     // The member's score from its bucket, then its rank from the tree.
     let found = read(ctx.store, args.get(1), |z| {
@@ -30,19 +25,12 @@ pub fn zrank<S: Store>(
         let Some(at) = z.rank(score, member)? else {
             return Ok(None);
         };
-        let rank = if rev { z.len() - 1 - at } else { at };
-        Ok(Some((rank, score)))
+        Ok(Some(if rev { z.len() - 1 - at } else { at }))
     })?
     .flatten();
-    match (found, with_score) {
-        (None, false) => out.null(),
-        (None, true) => out.null_array(),
-        (Some((rank, _)), false) => out.integer(rank as i64),
-        (Some((rank, score)), true) => {
-            out.array(2);
-            out.integer(rank as i64);
-            out.double(score);
-        }
+    match found {
+        None => out.null(),
+        Some(rank) => out.integer(rank as i64),
     }
     Ok(())
 }
