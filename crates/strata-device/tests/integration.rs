@@ -20,5 +20,7 @@ mod permissions;
 mod read_batch;
 #[path = "replace.rs"]
 mod replace;
+#[path = "tree_listing.rs"]
+mod tree_listing;
 #[path = "uring_reader.rs"]
 mod uring_reader;

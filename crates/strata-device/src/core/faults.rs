@@ -1,5 +1,6 @@
 //! [`Faults`]: the switches a test flips to make a
-//! [`FaultyDirectory`](crate::FaultyDirectory) or a
+//! [`FaultyDirectory`](crate::FaultyDirectory), a
+//! [`FaultyTree`](crate::FaultyTree) or a
 //! [`FaultyBlockDevice`](crate::FaultyBlockDevice) misbehave, the counters
 //! it reads to aim them, and the one write path ([`Faults::write`]) both
 //! wrappers send their writes through.
@@ -21,10 +22,14 @@ const NONE: u64 = u64::MAX;
 pub struct Faults {
     writes: AtomicU64,
     syncs: AtomicU64,
+    /// Tree operations (`FaultyTree`'s directory creations and listings).
+    tree_ops: AtomicU64,
     /// Writes whose index (count of writes before them) is at least this fail.
     write_limit: AtomicU64,
     /// Same for syncs.
     sync_limit: AtomicU64,
+    /// Same for tree operations.
+    tree_limit: AtomicU64,
     /// Bytes the next write keeps before failing, or `NONE`.
     tear_next: AtomicU64,
     /// Total bytes all devices may hold, or `NONE`.
@@ -39,8 +44,10 @@ impl Default for Faults {
         Faults {
             writes: AtomicU64::new(0),
             syncs: AtomicU64::new(0),
+            tree_ops: AtomicU64::new(0),
             write_limit: AtomicU64::new(NONE),
             sync_limit: AtomicU64::new(NONE),
+            tree_limit: AtomicU64::new(NONE),
             tear_next: AtomicU64::new(NONE),
             capacity: AtomicU64::new(NONE),
             space: Mutex::new(()),
@@ -57,9 +64,7 @@ impl Faults {
     /// Counting from this call, the first `n` `write_all_at` calls proceed
     /// and every later one fails with `EIO`, writing nothing.
     pub fn fail_writes_after(&self, n: u64) {
-        let base = self.writes.load(Ordering::Acquire);
-        self.write_limit
-            .store(base.saturating_add(n), Ordering::Release);
+        limit_after(&self.writes, &self.write_limit, n);
     }
 
     /// The next `write_all_at` stores only the first `keep` bytes of its
@@ -72,9 +77,15 @@ impl Faults {
     /// Counting from this call, the first `n` `sync` or `sync_names` calls
     /// proceed and every later one fails with `EIO` without syncing.
     pub fn fail_syncs_after(&self, n: u64) {
-        let base = self.syncs.load(Ordering::Acquire);
-        self.sync_limit
-            .store(base.saturating_add(n), Ordering::Release);
+        limit_after(&self.syncs, &self.sync_limit, n);
+    }
+
+    /// Counting from this call, the first `n` tree operations (a
+    /// [`FaultyTree`](crate::FaultyTree)'s `open_dir`, `list_dirs` and
+    /// `list_files`: creating and listing directories) proceed and every
+    /// later one fails with `EIO`, creating nothing.
+    pub fn fail_tree_ops_after(&self, n: u64) {
+        limit_after(&self.tree_ops, &self.tree_limit, n);
     }
 
     /// A write that would make the total length of the directory's devices
@@ -85,12 +96,13 @@ impl Faults {
         self.capacity.store(bytes, Ordering::Release);
     }
 
-    /// Back to normal: no failing writes or syncs, no tear, no capacity.
-    /// The counters keep counting.
+    /// Back to normal: no failing writes, syncs or tree operations, no
+    /// tear, no capacity. The counters keep counting.
     pub fn heal(&self) {
         for switch in [
             &self.write_limit,
             &self.sync_limit,
+            &self.tree_limit,
             &self.tear_next,
             &self.capacity,
         ] {
@@ -106,6 +118,11 @@ impl Faults {
     /// `sync` and `sync_names` calls so far, failed ones included.
     pub fn syncs(&self) -> u64 {
         self.syncs.load(Ordering::Acquire)
+    }
+
+    /// Tree operations so far, failed ones included.
+    pub fn tree_ops(&self) -> u64 {
+        self.tree_ops.load(Ordering::Acquire)
     }
 
     /// Runs one write through the switches, in order: counts it and fails
@@ -144,20 +161,17 @@ impl Faults {
 
     /// Counts a write; an error if writes are failing.
     fn admit_write(&self) -> io::Result<()> {
-        let index = self.writes.fetch_add(1, Ordering::AcqRel);
-        if index >= self.write_limit.load(Ordering::Acquire) {
-            return Err(io_error());
-        }
-        Ok(())
+        admit(&self.writes, &self.write_limit)
     }
 
     /// Counts a sync; an error if syncs are failing.
     pub(crate) fn admit_sync(&self) -> io::Result<()> {
-        let index = self.syncs.fetch_add(1, Ordering::AcqRel);
-        if index >= self.sync_limit.load(Ordering::Acquire) {
-            return Err(io_error());
-        }
-        Ok(())
+        admit(&self.syncs, &self.sync_limit)
+    }
+
+    /// Counts a tree operation; an error if they are failing.
+    pub(crate) fn admit_tree_op(&self) -> io::Result<()> {
+        admit(&self.tree_ops, &self.tree_limit)
     }
 
     /// The capacity, with the lock to hold until the write is done, if one
@@ -176,6 +190,23 @@ impl Faults {
         let keep = self.tear_next.swap(NONE, Ordering::AcqRel);
         (keep != NONE).then_some(keep)
     }
+}
+
+/// Lets the next `n` operations counted by `count` proceed, and fails the
+/// later ones.
+fn limit_after(count: &AtomicU64, limit: &AtomicU64, n: u64) {
+    let base = count.load(Ordering::Acquire);
+    limit.store(base.saturating_add(n), Ordering::Release);
+}
+
+/// Counts one operation on `count`; an error if its index (the count
+/// before it) reached `limit`.
+fn admit(count: &AtomicU64, limit: &AtomicU64) -> io::Result<()> {
+    let index = count.fetch_add(1, Ordering::AcqRel);
+    if index >= limit.load(Ordering::Acquire) {
+        return Err(io_error());
+    }
+    Ok(())
 }
 
 /// The error of an injected write or sync failure, as the kernel reports a

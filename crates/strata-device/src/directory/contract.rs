@@ -134,6 +134,20 @@ fn write_and_rename<D: Directory + ?Sized>(
     directory.sync_names()
 }
 
+/// The devices of `directory` with their lengths, sorted by name; a device
+/// removed since the listing is skipped.
+pub(crate) fn lengths<D: Directory + ?Sized>(directory: &D) -> io::Result<Vec<(String, u64)>> {
+    let mut found = Vec::new();
+    for name in directory.list()? {
+        match directory.open(&name) {
+            Ok(device) => found.push((name, device.len()?)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(found)
+}
+
 fn unsupported() -> io::Error {
     io::Error::new(
         io::ErrorKind::Unsupported,

@@ -7,6 +7,7 @@
 use std::io;
 use std::sync::Arc;
 
+use crate::directory::contract::lengths;
 use crate::{Device, Directory, Faults};
 
 /// A [`Directory`] that injects the faults its shared [`Faults`] ask for.
@@ -103,16 +104,10 @@ struct FaultyDevice {
 impl FaultyDevice {
     /// Total length of the named devices of the directory.
     fn used(&self) -> io::Result<u64> {
-        let mut total = 0u64;
-        for name in self.directory.list()? {
-            match self.directory.open(&name) {
-                Ok(device) => total = total.saturating_add(device.len()?),
-                // Removed since the listing.
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(total)
+        let lengths = lengths(&*self.directory)?;
+        Ok(lengths
+            .iter()
+            .fold(0u64, |total, (_, len)| total.saturating_add(*len)))
     }
 }
 

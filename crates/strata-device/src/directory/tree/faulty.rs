@@ -1,5 +1,7 @@
 //! [`FaultyTree`]: every directory of a [`DirectoryTree`] wrapped in a
-//! [`FaultyDirectory`] obeying one shared [`Faults`].
+//! [`FaultyDirectory`] obeying one shared [`Faults`]. Opening (creating)
+//! and listing directories are the tree's own operations, failed by
+//! [`Faults::fail_tree_ops_after`]; removing passes through.
 
 use std::io;
 use std::path::Path;
@@ -31,7 +33,9 @@ impl FaultyTree {
 }
 
 impl DirectoryTree for FaultyTree {
+    /// A tree operation: fails, creating nothing, while they are failing.
     fn open_dir(&self, path: &Path) -> io::Result<Arc<dyn Directory>> {
+        self.faults.admit_tree_op()?;
         let inner = self.inner.open_dir(path)?;
         Ok(Arc::new(FaultyDirectory::with_faults(
             inner,
@@ -42,5 +46,17 @@ impl DirectoryTree for FaultyTree {
     /// Not a write the faults govern: removing passes through.
     fn remove_dir(&self, path: &Path) -> io::Result<()> {
         self.inner.remove_dir(path)
+    }
+
+    /// A tree operation, which may fail.
+    fn list_dirs(&self, path: &Path) -> io::Result<Vec<String>> {
+        self.faults.admit_tree_op()?;
+        self.inner.list_dirs(path)
+    }
+
+    /// A tree operation, which may fail.
+    fn list_files(&self, path: &Path) -> io::Result<Vec<(String, u64)>> {
+        self.faults.admit_tree_op()?;
+        self.inner.list_files(path)
     }
 }

@@ -1,7 +1,7 @@
 //! [`MemTree`]: a [`DirectoryTree`] of [`MemDirectory`]s, one per path,
 //! with one power cut for all of them.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -9,9 +9,12 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use super::DirectoryTree;
+use crate::directory::contract::lengths;
 use crate::{Directory, MemDirectory};
 
 /// In-memory directories by path. Clones share the same directories.
+/// A directory exists once opened, with every ancestor of its path (what
+/// `list_dirs` shows), until removed; a power cut keeps them all.
 /// [`remove_dir`](DirectoryTree::remove_dir) also removes the path on the
 /// real filesystem, where an engine's other files (tantivy's) live.
 #[derive(Clone, Default)]
@@ -68,5 +71,22 @@ impl DirectoryTree for MemTree {
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
             other => other,
         }
+    }
+
+    /// The next component of every opened path strictly below `path`.
+    fn list_dirs(&self, path: &Path) -> io::Result<Vec<String>> {
+        let dirs = self.dirs.lock();
+        let names: BTreeSet<String> = dirs
+            .keys()
+            .filter_map(|p| p.strip_prefix(path).ok()?.iter().next()?.to_str())
+            .map(str::to_string)
+            .collect();
+        Ok(names.into_iter().collect())
+    }
+
+    fn list_files(&self, path: &Path) -> io::Result<Vec<(String, u64)>> {
+        // Cloned out: the directory's lock is not taken under the tree's.
+        let dir = self.dirs.lock().get(path).cloned();
+        dir.map_or(Ok(Vec::new()), |dir| lengths(&dir))
     }
 }
