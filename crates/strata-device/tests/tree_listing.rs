@@ -21,7 +21,10 @@ fn build(tree: &dyn DirectoryTree, root: &Path) {
     tree.open_dir(&root.join("c")).unwrap();
 }
 
-fn listings(tree: &dyn DirectoryTree, root: &Path) -> (Vec<String>, Vec<String>, Vec<(String, u64)>) {
+fn listings(
+    tree: &dyn DirectoryTree,
+    root: &Path,
+) -> (Vec<String>, Vec<String>, Vec<(String, u64)>) {
     (
         tree.list_dirs(root).unwrap(),
         tree.list_dirs(&root.join("a")).unwrap(),
@@ -55,17 +58,16 @@ fn fs_and_mem_trees_list_alike_without_creating() {
         assert!(tree.list_files(&absent).unwrap().is_empty());
     }
     assert!(!absent.exists(), "listing created the directory");
-    assert!(!mem.list_dirs(disk.path()).unwrap().contains(&"absent".into()));
+    assert!(!mem
+        .list_dirs(disk.path())
+        .unwrap()
+        .contains(&"absent".into()));
 
     // A power cut keeps every directory, and only the durable file.
     let after = mem.crash();
     assert_eq!(
         listings(&after, disk.path()),
-        (
-            expected.0,
-            expected.1,
-            vec![("durable".to_string(), 5)]
-        )
+        (expected.0, expected.1, vec![("durable".to_string(), 5)])
     );
     mem.remove_dir(&disk.path().join("a")).unwrap();
     assert_eq!(mem.list_dirs(disk.path()).unwrap(), vec!["c".to_string()]);
@@ -80,8 +82,18 @@ fn faulty_tree_fails_creating_and_listing_directories() {
     let before = faulty.faults().tree_ops();
     faulty.open_dir(&root.join("ok")).unwrap();
     let eio = Some(libc::EIO);
-    assert_eq!(faulty.open_dir(&root.join("no")).err().unwrap().raw_os_error(), eio);
-    assert!(mem.dir(&root.join("no")).is_none(), "a failed open_dir created");
+    assert_eq!(
+        faulty
+            .open_dir(&root.join("no"))
+            .err()
+            .unwrap()
+            .raw_os_error(),
+        eio
+    );
+    assert!(
+        mem.dir(&root.join("no")).is_none(),
+        "a failed open_dir created"
+    );
     assert_eq!(faulty.list_dirs(root).unwrap_err().raw_os_error(), eio);
     assert_eq!(faulty.list_files(root).unwrap_err().raw_os_error(), eio);
     assert_eq!(faulty.faults().tree_ops() - before, 4);

@@ -74,3 +74,5 @@ mod text_queries;
 mod time_buckets;
 #[path = "top_terms.rs"]
 mod top_terms;
+#[path = "tree_paths.rs"]
+mod tree_paths;

@@ -67,36 +67,22 @@ impl Catalog {
     /// `index.store.tier` of new indices, the shared block cache and the
     /// persistent-memory directory.
     pub fn open_with(root: &Path, storage: SearchStorage) -> Result<Catalog> {
-        std::fs::create_dir_all(root)
-            .map_err(|e| SearchError::io(format!("create {}", root.display()), e))?;
+        // The root, and every directory listed, through the node's tree.
+        let node = storage.files.dir(root)?;
         let mut indices = BTreeMap::new();
-        let entries = std::fs::read_dir(root)
-            .map_err(|e| SearchError::io(format!("list {}", root.display()), e))?;
-        for entry in entries {
-            let entry =
-                entry.map_err(|e| SearchError::io(format!("list {}", root.display()), e))?;
-            let path = entry.path();
-            let Some(name) = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .map(str::to_string)
-            else {
-                continue;
-            };
-            let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
-            if !is_dir
-                || !storage
-                    .files
-                    .dir(&path)?
-                    .list()
-                    .is_ok_and(|names| names.iter().any(|n| n == crate::index::METADATA))
-            {
+        for name in storage.files.subdirs(root)? {
+            let path = root.join(&name);
+            let is_index = storage
+                .files
+                .dir(&path)?
+                .list()
+                .is_ok_and(|names| names.iter().any(|n| n == crate::index::METADATA));
+            if !is_index {
                 continue;
             }
             let index = SearchIndex::open(&path, &name, &storage)?;
             indices.insert(name, Arc::new(index));
         }
-        let node = storage.files.dir(root)?;
         let stored = durable_json::load_in(&*node, ALIASES, &root.join(ALIASES))?;
         let mut aliases = match &stored {
             Some(v) => Aliases::from_json(v)?,

@@ -15,7 +15,7 @@ use super::translog_slot::TranslogSlot;
 use crate::mapping::Mappings;
 use crate::settings::IndexSettings;
 use crate::shard::Shard;
-use crate::store::ReadCounters;
+use crate::store::{ReadCounters, SearchFiles};
 
 /// One index.
 pub struct SearchIndex {
@@ -23,6 +23,8 @@ pub struct SearchIndex {
     pub(super) dir: PathBuf,
     /// The index's directory as the device layer sees it (`index.json`).
     pub(super) meta: Arc<dyn Directory>,
+    /// The node's tree, where the index's sizes are measured.
+    pub(super) files: SearchFiles,
     pub(super) settings: RwLock<IndexSettings>,
     pub(super) mappings: RwLock<Mappings>,
     pub(super) shards: Vec<Shard>,

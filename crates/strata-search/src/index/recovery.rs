@@ -89,6 +89,7 @@ impl SearchIndex {
             name: name.to_string(),
             dir: dir.to_path_buf(),
             meta: meta_dir,
+            files: storage.files.clone(),
             settings: RwLock::new(settings),
             mappings: RwLock::new(mappings),
             shards,

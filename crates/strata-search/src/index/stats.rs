@@ -1,7 +1,5 @@
 //! Per-index operation counters and store size for `_stats` and `_cat/indices`.
 
-use std::path::Path;
-
 pub(crate) use super::counters::IndexCounters;
 use super::handle::SearchIndex;
 use crate::store::StoreTier;
@@ -40,7 +38,7 @@ impl SearchIndex {
     /// Files removed while the walk runs are skipped, not errors.
     pub fn store_size_bytes(&self) -> u64 {
         let fresh: u64 = self.shards.iter().map(|s| s.fresh_bytes() as u64).sum();
-        fresh + dir_size(&self.dir)
+        fresh.saturating_add(self.files.bytes_below(&self.dir))
     }
 
     /// Bytes of each shard (its tantivy files on disk and in DRAM; the
@@ -50,7 +48,8 @@ impl SearchIndex {
             .iter()
             .enumerate()
             .map(|(n, s)| {
-                s.fresh_bytes() as u64 + dir_size(&self.dir.join("shards").join(n.to_string()))
+                let shard = self.dir.join("shards").join(n.to_string());
+                (s.fresh_bytes() as u64).saturating_add(self.files.bytes_below(&shard))
             })
             .collect()
     }
@@ -62,18 +61,4 @@ impl SearchIndex {
             .map(|s| s.searcher().num_docs())
             .collect()
     }
-}
-
-fn dir_size(dir: &Path) -> u64 {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return 0;
-    };
-    entries
-        .flatten()
-        .map(|entry| match entry.metadata() {
-            Ok(m) if m.is_dir() => dir_size(&entry.path()),
-            Ok(m) => m.len(),
-            Err(_) => 0,
-        })
-        .sum()
 }

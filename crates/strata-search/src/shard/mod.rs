@@ -190,8 +190,7 @@ impl Shard {
         number: u32,
         storage: &ShardStorage,
     ) -> Result<(Shard, CommitPoint)> {
-        std::fs::create_dir_all(path)
-            .map_err(|e| SearchError::io(format!("create {}", path.display()), e))?;
+        storage.files.dir(path)?; // created if missing
         let dir = TieredDirectory::open(path, storage)?;
         let index = if Index::exists(&dir).map_err(tantivy::TantivyError::from)? {
             Index::open(dir.clone())?

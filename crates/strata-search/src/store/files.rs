@@ -2,9 +2,11 @@
 //! JSON files, each index's `index.json` and translog, each shard's
 //! persisted segment files through `disk`), opened through the device
 //! layer's [`DirectoryTree`], so that a test's power-cut or fault tree
-//! reaches every one of them. Not among them yet: the `pmem` tier's fresh
-//! files, which tantivy's `MmapDirectory` writes on the pmem path
-//! (`fresh`).
+//! reaches every one of them; so do creating those directories (the
+//! node's root, each shard's), listing the root for indices and measuring
+//! an index's size. Not among them yet: the `pmem` tier's fresh files,
+//! which tantivy's `MmapDirectory` creates, writes and lists on the pmem
+//! path (`fresh`, and `storage` listing the pmem root for orphans).
 
 use std::fmt;
 use std::path::Path;
@@ -54,6 +56,28 @@ impl SearchFiles {
                 path.display()
             ))),
         }
+    }
+
+    /// The names of the directories directly in `path`, sorted; none if
+    /// `path` is absent (it is not created).
+    pub(crate) fn subdirs(&self, path: &Path) -> Result<Vec<String>> {
+        self.0
+            .list_dirs(path)
+            .map_err(|e| SearchError::io(format!("list {}", path.display()), e))
+    }
+
+    /// Bytes of every file at or below `path`; 0 if absent. A directory
+    /// that cannot be listed (removed meanwhile) counts 0, the rest still
+    /// counts.
+    pub(crate) fn bytes_below(&self, path: &Path) -> u64 {
+        let files = self.0.list_files(path).unwrap_or_default();
+        let dirs = self.0.list_dirs(path).unwrap_or_default();
+        let below = dirs.iter().map(|d| self.bytes_below(&path.join(d)));
+        files
+            .iter()
+            .map(|(_, len)| *len)
+            .chain(below)
+            .fold(0, u64::saturating_add)
     }
 
     /// Removes the directory at `path` and everything below it.
