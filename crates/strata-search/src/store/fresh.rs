@@ -7,6 +7,11 @@
 //!
 //! On emulated persistent memory (tmpfs) a sync costs no device I/O; on a
 //! DAX filesystem it flushes CPU caches. Either way a refresh stays cheap.
+//!
+//! Not on the node's `DirectoryTree` yet: tantivy's `MmapDirectory` maps,
+//! writes and syncs the `pmem` files on the real path itself, so creating
+//! and measuring that directory stays on the real filesystem with them
+//! (a tree's power cut or faults do not reach the `pmem` tier).
 
 use std::io;
 use std::path::{Path, PathBuf};

@@ -105,6 +105,7 @@ impl SearchStorage {
         let Some(root) = &self.pmem_root else {
             return Ok(0);
         };
+        // Listed where `fresh`'s `MmapDirectory` keeps them: the real path.
         let Ok(entries) = std::fs::read_dir(root) else {
             return Ok(0); // not created yet
         };
