@@ -261,11 +261,11 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N")]
     pub ssd_io_threads: Option<usize>,
 
-    /// How the SSD tier reads: `uring` (one thread keeps up to 8x
-    /// `--ssd-io-threads`, at least 64, reads in flight through io_uring and
-    /// answers each as it completes; `threads` where the kernel refuses
-    /// io_uring) or `threads` (one blocking read per thread at a time)
-    /// [default: threads].
+    /// How the SSD tier reads: `uring` (each serving thread reads its
+    /// misses through its own io_uring ring, the rest through one thread
+    /// keeping up to 8x `--ssd-io-threads`, at least 64, in flight;
+    /// `threads` where the kernel refuses io_uring) or `threads` (one
+    /// blocking read per thread at a time) [default: uring].
     #[arg(long, value_name = "ENGINE")]
     pub ssd_io_engine: Option<SsdIoEngine>,
 

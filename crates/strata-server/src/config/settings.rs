@@ -292,7 +292,7 @@ impl Default for ServerConfig {
             ssd_block_size: ByteSize::mib(1),
             ssd_io: SsdIo::Direct,
             ssd_io_threads: 16,
-            ssd_io_engine: SsdIoEngine::Threads,
+            ssd_io_engine: SsdIoEngine::Uring,
             dram_cache_size: None,
             ssd_flush_interval: HumanDuration(std::time::Duration::from_millis(100)),
             ssd_defrag_threshold_pct: 50,

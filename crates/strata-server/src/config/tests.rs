@@ -81,7 +81,7 @@ fn every_flag_is_applied() {
         "--shards",
         "8",
         "--ssd-io-engine",
-        "uring",
+        "threads",
     ])
     .unwrap();
     assert_eq!(config.bind, "0.0.0.0".parse::<IpAddr>().unwrap());
@@ -101,7 +101,7 @@ fn every_flag_is_applied() {
     assert_eq!(config.log_level, "debug");
     assert_eq!(config.log_format, LogFormat::Json);
     assert_eq!(config.shards, 8);
-    assert_eq!(config.ssd_io_engine, SsdIoEngine::Uring);
+    assert_eq!(config.ssd_io_engine, SsdIoEngine::Threads);
 }
 
 #[test]

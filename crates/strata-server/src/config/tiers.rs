@@ -67,14 +67,15 @@ pub enum SsdIo {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum SsdIoEngine {
-    /// One thread keeps the reads in flight through io_uring, submitting
-    /// each as it comes and answering each as it completes; the thread
-    /// engine, said at start-up, where the kernel refuses io_uring.
-    Uring,
-    /// Each reader thread does one blocking read at a time (the default:
-    /// the ring engine measured ahead at depth 16 but behind at depth 64,
-    /// `strata lab ssd-iops`, docs/benchmarks.md).
+    /// Each serving thread reads its misses through an io_uring ring of its
+    /// own, the rest go to one thread keeping reads in flight through
+    /// io_uring; the thread engine, said at start-up, where the kernel
+    /// refuses io_uring. The default: `scripts/bench-ssd` (2026-12-02)
+    /// served uniform misses at 1.14x the thread engine's rate, Zipfian the
+    /// same (docs/benchmarks.md).
     #[default]
+    Uring,
+    /// Each reader thread does one blocking read at a time.
     Threads,
 }
 

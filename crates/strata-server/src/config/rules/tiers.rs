@@ -149,9 +149,12 @@ mod tests {
         let config = config.unwrap();
         assert_eq!(config.ssd_dir(), std::path::PathBuf::from("/var/tmp/s"));
         assert_eq!(config.ssd_config().dram_cache_size, 8 << 20);
-        assert_eq!(config.ssd_config().io_engine, strata_ssd::IoEngine::Threads);
-        let uring = parsed("data = \"ssd\"\nssd_io_engine = \"uring\"").unwrap();
-        assert_eq!(uring.ssd_config().io_engine, strata_ssd::IoEngine::Uring);
+        assert_eq!(config.ssd_config().io_engine, strata_ssd::IoEngine::Uring);
+        let threads = parsed("data = \"ssd\"\nssd_io_engine = \"threads\"").unwrap();
+        assert_eq!(
+            threads.ssd_config().io_engine,
+            strata_ssd::IoEngine::Threads
+        );
         assert!(parsed("ssd_io_engine = \"aio\"").is_err());
         let both = parsed("index = \"pmem\"\ndata = \"ssd\"").unwrap();
         assert!(both.placement().instant_restart());
