@@ -240,11 +240,7 @@ impl<T: ReadTarget> UringReader<T> {
     /// of completions from [`completion_fd`](Self::completion_fd) instead
     /// of waiting in the kernel.
     pub fn submit_queued(&mut self) {
-        let queued = self
-            .ring
-            .as_mut()
-            .is_some_and(|ring| !ring.submission().is_empty());
-        if queued {
+        if let Some(false) = self.ring.as_mut().map(|r| r.submission().is_empty()) {
             self.enter(0);
         }
     }
@@ -263,10 +259,9 @@ impl<T: ReadTarget> UringReader<T> {
         !self.ready.is_empty()
     }
 
-    /// A bell that rings when the kernel posts a completion to this ring,
-    /// for a task of the current tokio runtime to wait on among its other
-    /// events and then [`poll`](Self::poll). One per reader; an error
-    /// outside a runtime with I/O, or where the kernel refuses.
+    /// A bell rung at each completion posted to this ring, for a task of
+    /// the current tokio runtime to wait on and then [`poll`](Self::poll).
+    /// An error outside a runtime with I/O, or where the kernel refuses.
     pub fn completion_bell(&mut self) -> io::Result<CompletionBell> {
         let Some(ring) = self.ring.as_ref() else {
             return Err(io::Error::other("the ring broke"));
