@@ -1,11 +1,11 @@
 //! The serving threads' own rings ([`Rings`]): with the io_uring engine, a
 //! thread that runs a tokio runtime reads the device through a ring of its
 //! own. A miss then costs no hand-off to another thread: the task puts its
-//! read in the ring and submits it (one `io_uring_enter`), and the
-//! runtime's reactor learns of completions from an eventfd the kernel
-//! signals, on which a reaper task (one per ring, spawned on that runtime)
-//! finishes each job (the check, the cache fill, the answer) on the
-//! runtime's thread. Through the pool, each miss woke a reader thread and
+//! read in the ring, the ring's reaper task (spawned on that runtime)
+//! submits the reads of the round's tasks together (one `io_uring_enter`,
+//! one doorbell), learns of completions from an eventfd the kernel signals
+//! and the runtime's reactor polls, and finishes each job (the check, the
+//! cache fill, the answer) on the runtime's thread. Through the pool, each miss woke a reader thread and
 //! was woken back from it: two cross-thread wake-ups per read, each a
 //! VM exit on a virtual machine.
 //!
