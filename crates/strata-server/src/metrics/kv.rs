@@ -304,6 +304,13 @@ impl KvCollector {
         )?;
         counter(
             enc,
+            "ssd_thread_ring_reads",
+            "SSD reads through the serving threads' own io_uring rings.",
+            None,
+            s.thread_ring_reads,
+        )?;
+        counter(
+            enc,
             "ssd_read",
             "Bytes read from the SSD device.",
             Some(Unit::Bytes),
