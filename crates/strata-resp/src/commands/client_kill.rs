@@ -111,6 +111,11 @@ pub fn kill(
     let peers = shared.peers.lock().clone();
     let mut killed = 0i64;
     for client in shared.clients.list() {
+        // A client killed already is gone, as in Redis (which frees it at
+        // once), though its connection may not have deregistered yet.
+        if client.is_closing() {
+            continue;
+        }
         let peer = peers.get(&client.id);
         let me = client.id == conn.client.id;
         let subscribed = peer.is_some_and(|p| p.subscriptions() != (0, 0, 0));
