@@ -1,6 +1,9 @@
 //! Number parsing and formatting exactly as Redis does it for strings:
-//! strict integers (`string2ll`), floats for `INCRBYFLOAT`, SCAN cursors,
+//! strict integers (`string2ll`), floats (`string2d`; `INCRBYFLOAT`'s long
+//! double sums are `strata_float`'s, re-exported here), SCAN cursors,
 //! memory sizes with units (`memtoull`) and human-readable sizes.
+
+pub use strata_float::{incr_float, IncrFloatError};
 
 /// Parses a signed 64-bit integer the way Redis's `string2ll` does: optional
 /// `-`, no `+`, no spaces, no leading zeros, at most 20 characters.
@@ -75,27 +78,9 @@ pub fn parse_f64(s: &[u8]) -> Option<f64> {
     (!value.is_nan()).then_some(value)
 }
 
-/// Formats a float the way `INCRBYFLOAT` replies: the shortest text that
-/// reads back as the same `f64` (so at most 17 significant digits), plain
-/// decimal notation (no exponent) and no trailing zeros; rounded to 17
-/// decimals and `-0` written `0`, as Redis's `%.17Lf` does. (Redis adds in
-/// x87 long double, 64-bit mantissa: where a sum needs more than an
-/// `f64`'s 53 bits, `123456789012345678` or `1e300`, its digits differ.)
-pub fn format_f64(value: f64) -> String {
-    // Rust's `Display` for f64 is shortest-round-trip and never uses an exponent.
-    let text = format!("{value}");
-    let decimals = text
-        .split_once('.')
-        .map_or(0, |(_, fraction)| fraction.len());
-    if decimals > 17 || text == "-0" {
-        return format_human(value);
-    }
-    text
-}
-
 /// Redis's "human" long double text (`ld2string` with `LD_STR_HUMAN`) of
 /// an `f64`: `%.17Lf`, trailing zeros and a bare point dropped, `-0` as
-/// `0` (`GEOPOS`'s coordinates; `INCRBYFLOAT` past 17 decimals).
+/// `0` (`GEOPOS`'s coordinates).
 pub fn format_human(value: f64) -> String {
     let mut text = format!("{value:.17}");
     if text.contains('.') {
@@ -278,29 +263,6 @@ mod tests {
         assert_eq!(format_score_text(-0.0), "0");
         assert_eq!(format_score_text(1e19), "1e+19");
         assert_eq!(format_score_text(0.1), "0.10000000000000001");
-    }
-
-    #[test]
-    fn incrbyfloat_formatting() {
-        assert_eq!(format_f64(5e-324), "0");
-        assert_eq!(format_f64(-0.0), "0");
-        assert_eq!(format_f64(1.5e-7), "0.00000015");
-        assert_eq!(format_f64(1.2345678901234567e-10), "0.00000000012345679");
-        assert_eq!(format_f64(10.5 + 0.1), "10.6");
-        assert_eq!(format_f64(10.5 + 0.1 - 5.0), "5.6");
-        assert_eq!(format_f64(5000.0 + 200.0), "5200");
-        assert_eq!(format_f64(1.0 + 0.25), "1.25");
-        assert_eq!(format_f64(1e20), "100000000000000000000");
-        assert_eq!(format_f64(1e-7), "0.0000001");
-        assert_eq!(format_f64(-3.0), "-3");
-        assert_eq!(format_f64(1.0 / 3.0), "0.3333333333333333");
-        // Never an exponent, never trailing zeros.
-        for v in [1e21, 123456789.125, 2.5e-10, 7.0] {
-            let s = format_f64(v);
-            assert!(!s.contains('e') && !s.contains('E'), "{s}");
-            assert!(!(s.contains('.') && s.ends_with('0')), "{s}");
-            assert_eq!(s.parse::<f64>().ok(), Some(v));
-        }
     }
 
     #[test]

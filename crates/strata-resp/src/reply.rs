@@ -73,6 +73,9 @@ pub enum RespError {
     /// INCRBYFLOAT result is not finite.
     #[error("ERR increment would produce NaN or Infinity")]
     NanOrInfinity,
+    /// HINCRBYFLOAT's increment is infinite.
+    #[error("ERR value is NaN or Infinity")]
+    IncrementNotFinite,
     /// Expire time not positive, or overflowing when made absolute.
     #[error("ERR invalid expire time in '{0}' command")]
     InvalidExpire(&'static str),

@@ -1,8 +1,8 @@
 //! Doubles in replies compared with a real Redis 7.0 in RESP2 and RESP3:
 //! scores (`ZSCORE`, `ZMSCORE`, `ZRANGE ... WITHSCORES`, `ZINCRBY`,
 //! `ZSCAN`) are C's `%.17g` (`1.0000000000000001e+300`, `0.10000000000000001`,
-//! `1e+17`); `INCRBYFLOAT` and `HINCRBYFLOAT` are `%.17Lf` without
-//! trailing zeros (values an `f64` holds exactly, see `number::format_f64`).
+//! `1e+17`); `INCRBYFLOAT` and `HINCRBYFLOAT` are long double sums printed
+//! `%.17Lf` without trailing zeros (`strata_float`), digit for digit.
 
 use crate::common::peer::replies_match_redis;
 
@@ -28,7 +28,7 @@ const SCORES: &[&str] = &[
     "-2.5e-20",
 ];
 
-/// Increments whose long double value an `f64` prints the same.
+/// Increments, each added to zero.
 const INCREMENTS: &[&str] = &[
     "1.5e-7",
     "0.1",
@@ -40,6 +40,25 @@ const INCREMENTS: &[&str] = &[
     "-1.2345678901234567e-10",
     "10.5",
     "1e20",
+    "0x1p-2",
+    "1e4900",
+];
+
+/// (stored value, increment) pairs whose sums need a long double's 64-bit
+/// mantissa or range, and texts only C's `strtold` reads.
+const LONG_DOUBLE_SUMS: &[(&str, &str)] = &[
+    ("0.1", "0.2"),
+    ("123456789012345678", "1"),
+    ("1e308", "1e308"),
+    ("1e400", "1e400"),
+    ("0x10", "1"),
+    ("5", ".5"),
+    ("-0.0", "-0.0"),
+    ("-1e-20", "0"),
+    ("1e5000", "0"),
+    ("1e4932", "1e4932"),
+    ("1", "1e"),
+    ("1", "inf"),
 ];
 
 fn cases() -> Vec<Vec<String>> {
@@ -61,6 +80,12 @@ fn cases() -> Vec<Vec<String>> {
     for step in INCREMENTS {
         cases.push(words(&["DEL", "f", "h"]));
         cases.push(words(&["INCRBYFLOAT", "f", step]));
+        cases.push(words(&["HINCRBYFLOAT", "h", "x", step]));
+    }
+    for (stored, step) in LONG_DOUBLE_SUMS {
+        cases.push(words(&["SET", "f", stored]));
+        cases.push(words(&["INCRBYFLOAT", "f", step]));
+        cases.push(words(&["HSET", "h", "x", stored]));
         cases.push(words(&["HINCRBYFLOAT", "h", "x", step]));
     }
     cases.push(words(&["DEL", "f", "h"]));

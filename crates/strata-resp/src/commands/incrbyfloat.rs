@@ -8,14 +8,14 @@ use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::collection::not_string;
 use crate::notify::{self, fire_created};
-use crate::number::{format_f64, parse_f64};
+use crate::number::{incr_float, IncrFloatError};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
 /// Adds a float to the stored number (missing counts as 0), storing and
 /// replying the result in plain decimal notation. Results that are not
-/// finite are refused. Arithmetic is in `f64` (Redis uses `long double`),
-/// so the last digits of some results differ from Redis's.
+/// finite are refused. Arithmetic is in C's `long double`, as Redis's
+/// (`strata_float`), so every digit is Redis's.
 pub fn incrbyfloat<S: Store>(
     ctx: &mut Ctx<'_, S>,
     args: Args<'_>,
@@ -27,20 +27,16 @@ pub fn incrbyfloat<S: Store>(
             return (Mutation::Keep, Err(RespError::WrongType));
         }
         let (current, flags, expires_at) = match old {
-            None => (0.0, 0, None),
-            Some(item) => match parse_f64(item.value) {
-                Some(n) => (n, item.flags, item.expires_at),
-                None => return (Mutation::Keep, Err(RespError::NotFloat)),
-            },
+            None => (None, 0, None),
+            Some(item) => (Some(item.value), item.flags, item.expires_at),
         };
-        let Some(by) = parse_f64(increment) else {
-            return (Mutation::Keep, Err(RespError::NotFloat));
+        let text = match incr_float(current, increment) {
+            Ok(text) => text,
+            Err(IncrFloatError::NotFinite) => {
+                return (Mutation::Keep, Err(RespError::NanOrInfinity))
+            }
+            Err(_) => return (Mutation::Keep, Err(RespError::NotFloat)),
         };
-        let next = current + by;
-        if !next.is_finite() {
-            return (Mutation::Keep, Err(RespError::NanOrInfinity));
-        }
-        let text = format_f64(next);
         let value = Cow::Owned(text.clone().into_bytes());
         (
             Mutation::Put(NewItem {

@@ -1,0 +1,75 @@
+/*
+ * Redis's float increments (INCRBYFLOAT, HINCRBYFLOAT) in C, because they
+ * are defined by the C library's `long double`: parse as Redis's
+ * string2ld (strtold, the whole text even past a NUL, no leading space, not NaN, not out
+ * of range), add, refuse NaN and infinity, print as ld2string's
+ * LD_STR_HUMAN (%.17Lf, trailing zeros and a bare point dropped).
+ * Called from lib.rs; pure functions of their arguments (errno and the
+ * C locale are per thread and never changed by Strata).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Redis's MAX_LONG_DOUBLE_CHARS: longer texts are not floats. */
+#define MAX_CHARS (5 * 1024)
+
+/* Results of strata_incr_float (mirrored in lib.rs). */
+#define INCR_OK 0
+#define INCR_CURRENT_NOT_FLOAT 1
+#define INCR_INCREMENT_NOT_FLOAT 2
+#define INCR_NOT_FINITE 3
+#define INCR_NO_ROOM 4
+
+/* string2ld: 1 and *out on success, 0 when `s` is not a float. */
+static int parse(const unsigned char *s, size_t len, long double *out) {
+    char buf[MAX_CHARS];
+    char *end;
+    long double value;
+    if (len == 0 || len >= sizeof(buf)) return 0;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    errno = 0;
+    value = strtold(buf, &end);
+    /* The whole text: an embedded NUL ends strtold early. */
+    if (isspace((unsigned char)buf[0]) || end[0] != '\0' || (size_t)(end - buf) != len ||
+        (errno == ERANGE &&
+         (value == HUGE_VALL || value == -HUGE_VALL || fpclassify(value) == FP_ZERO)) ||
+        errno == EINVAL || isnan(value))
+        return 0;
+    *out = value;
+    return 1;
+}
+
+/*
+ * `current` (absent when has_current is 0: it counts as 0) plus
+ * `increment`, printed into `out` (out_cap bytes; MAX_CHARS always
+ * suffices), its length in *out_len.
+ */
+int strata_incr_float(const unsigned char *current, size_t current_len, int has_current,
+                      const unsigned char *increment, size_t increment_len,
+                      char *out, size_t out_cap, size_t *out_len) {
+    long double value = 0, by;
+    int n;
+    char *point;
+    if (has_current && !parse(current, current_len, &value)) return INCR_CURRENT_NOT_FLOAT;
+    if (!parse(increment, increment_len, &by)) return INCR_INCREMENT_NOT_FLOAT;
+    value += by;
+    if (isnan(value) || isinf(value)) return INCR_NOT_FINITE;
+    n = snprintf(out, out_cap, "%.17Lf", value);
+    if (n < 0 || (size_t)n + 1 > out_cap) return INCR_NO_ROOM;
+    point = memchr(out, '.', (size_t)n);
+    if (point != NULL) {
+        while (out[n - 1] == '0') n--;
+        if (out[n - 1] == '.') n--;
+    }
+    if (n == 2 && out[0] == '-' && out[1] == '0') {
+        out[0] = '0';
+        n = 1;
+    }
+    *out_len = (size_t)n;
+    return INCR_OK;
+}

@@ -1,0 +1,139 @@
+//! # strata-float: Redis's long double increments
+//!
+//! Redis adds `INCRBYFLOAT` and `HINCRBYFLOAT` increments in C's `long
+//! double` (on x86-64 the x87 80-bit format, a 64-bit mantissa) and prints
+//! the sum with `%.17Lf`, trailing zeros dropped. An `f64` cannot give the
+//! same answers: `0.1` plus `0.2` is `0.3` in Redis and
+//! `0.30000000000000004` in doubles; `123456789012345678` plus 1 is
+//! `123456789012345679`; `1e308` plus `1e308` is a 309-digit number, not
+//! infinity. Rust has no `long double`, so the parse (`strtold`), the sum
+//! and the print (`snprintf`) are done by the C library, as Redis does them
+//! (`csrc/long_double.c`, built by `build.rs`). Where the platform's `long
+//! double` is another format, Redis there uses that one too.
+//!
+//! The one entry point is [`incr_float`]. No Strata dependencies.
+
+use std::ffi::{c_char, c_int};
+
+/// Longest text a float may have (Redis's `MAX_LONG_DOUBLE_CHARS`); every
+/// finite `long double` prints within it.
+const MAX_CHARS: usize = 5 * 1024;
+
+extern "C" {
+    fn strata_incr_float(
+        current: *const u8,
+        current_len: usize,
+        has_current: c_int,
+        increment: *const u8,
+        increment_len: usize,
+        out: *mut c_char,
+        out_cap: usize,
+        out_len: *mut usize,
+    ) -> c_int;
+}
+
+/// Why an increment was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IncrFloatError {
+    /// The stored value is not a float (Redis's `string2ld` refuses it).
+    CurrentNotFloat,
+    /// The increment is not a float.
+    IncrementNotFloat,
+    /// The sum is NaN or infinite.
+    NotFinite,
+}
+
+/// `current` (a missing value counts as 0) plus `increment`, both parsed
+/// as Redis's `string2ld` parses (the whole text as C's `strtold` reads
+/// it: decimal or hexadecimal, `inf`; no leading space, not NaN, not
+/// beyond the `long double` range), added in `long double` and printed as
+/// Redis's `INCRBYFLOAT` replies: `%.17Lf` without trailing zeros or a
+/// bare point, `-0` as `0`.
+pub fn incr_float(current: Option<&[u8]>, increment: &[u8]) -> Result<String, IncrFloatError> {
+    let mut out = vec![0u8; MAX_CHARS];
+    let mut len = 0usize;
+    let (cur_ptr, cur_len) = current.map_or((std::ptr::null(), 0), |c| (c.as_ptr(), c.len()));
+    // SAFETY: every pointer is valid for the length passed with it for the
+    // whole call (`current` and `increment` are borrowed slices, a null
+    // `current` goes with length 0 and `has_current` 0 and is not read;
+    // `out` is a live buffer of `out.len()` bytes, `len` a live usize). The
+    // C function reads only within those lengths (it copies each input
+    // into a NUL-terminated buffer of its own), writes at most `out_cap`
+    // bytes to `out` and one usize to `out_len`, keeps no pointer, and
+    // touches no state but the calling thread's `errno`.
+    let code = unsafe {
+        strata_incr_float(
+            cur_ptr,
+            cur_len,
+            c_int::from(current.is_some()),
+            increment.as_ptr(),
+            increment.len(),
+            out.as_mut_ptr().cast::<c_char>(),
+            out.len(),
+            std::ptr::from_mut(&mut len),
+        )
+    };
+    match code {
+        0 => {
+            out.truncate(len.min(MAX_CHARS));
+            // snprintf of a number writes ASCII only.
+            Ok(String::from_utf8_lossy(&out).into_owned())
+        }
+        1 => Err(IncrFloatError::CurrentNotFloat),
+        2 => Err(IncrFloatError::IncrementNotFloat),
+        // 3, and 4 (no room: no finite long double prints that long).
+        _ => Err(IncrFloatError::NotFinite),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn incr(current: Option<&str>, by: &str) -> Result<String, IncrFloatError> {
+        incr_float(current.map(str::as_bytes), by.as_bytes())
+    }
+
+    #[test]
+    fn sums_are_long_double_sums_printed_as_redis_prints_them() {
+        // Each expected text is what Redis 7.0.15 replied on x86-64.
+        assert_eq!(incr(Some("0.1"), "0.2").unwrap(), "0.3");
+        assert_eq!(
+            incr(Some("123456789012345678"), "1").unwrap(),
+            "123456789012345679"
+        );
+        assert_eq!(incr(Some("10.50"), "0.1").unwrap(), "10.6");
+        assert_eq!(incr(None, "3.0").unwrap(), "3");
+        assert_eq!(incr(Some("3.0"), "-3").unwrap(), "0");
+        assert_eq!(incr(Some("0"), "-0.0").unwrap(), "0");
+        assert_eq!(incr(Some("1.5e-7"), "0").unwrap(), "0.00000015");
+        assert_eq!(incr(Some("1e-20"), "0").unwrap(), "0");
+        assert_eq!(incr(Some("1"), "1e-18").unwrap(), "1");
+        assert_eq!(incr(Some("0x10"), "1").unwrap(), "17");
+        assert_eq!(incr(Some("5"), "0x1p3").unwrap(), "13");
+        assert_eq!(incr(Some("5"), ".5").unwrap(), "5.5");
+        assert_eq!(incr(Some("5"), "+1").unwrap(), "6");
+        let big = incr(Some("1e308"), "1e308").unwrap();
+        assert_eq!(big.len(), 309);
+        assert!(big.starts_with("19999999999999999999337175931169129132112019969483113"));
+        assert_eq!(incr(None, "1e4900").unwrap().len(), 4901);
+    }
+
+    #[test]
+    fn texts_redis_refuses_are_refused() {
+        use IncrFloatError::*;
+        assert_eq!(incr(Some(" 1"), "1"), Err(CurrentNotFloat));
+        assert_eq!(incr(Some("1e5000"), "0"), Err(CurrentNotFloat));
+        assert_eq!(incr(Some("abc"), "1"), Err(CurrentNotFloat));
+        assert_eq!(incr(Some(""), "1"), Err(CurrentNotFloat));
+        assert_eq!(incr(Some("1"), "1e"), Err(IncrementNotFloat));
+        assert_eq!(incr(Some("1"), "nan"), Err(IncrementNotFloat));
+        assert_eq!(incr(Some("1"), "1 "), Err(IncrementNotFloat));
+        assert_eq!(incr(Some("1"), "1\0"), Err(IncrementNotFloat));
+        assert_eq!(incr(None, &"1".repeat(MAX_CHARS)), Err(IncrementNotFloat));
+        assert_eq!(incr(None, "inf"), Err(NotFinite));
+        assert_eq!(incr(Some("1"), "infinity"), Err(NotFinite));
+        assert_eq!(incr(Some("inf"), "-inf"), Err(NotFinite));
+        assert_eq!(incr(Some("1e4932"), "1e4932"), Err(NotFinite));
+    }
+}
