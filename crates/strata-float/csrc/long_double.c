@@ -1,6 +1,9 @@
 /*
- * Redis's float increments (INCRBYFLOAT, HINCRBYFLOAT) in C, because they
- * are defined by the C library's `long double`: parse as Redis's
+ * Redis's float texts in C, because Redis defines them by the C library.
+ * Doubles (scores, weights, coordinates, timeouts): strata_parse_double,
+ * as string2d (strtod, the whole text, no leading space, not NaN, not out
+ * of range) or as zslParseRange's bare strtod. Increments (INCRBYFLOAT,
+ * HINCRBYFLOAT), defined by the C library's `long double`: parse as Redis's
  * string2ld (strtold, the whole text even past a NUL, no leading space, not NaN, not out
  * of range), add, refuse NaN and infinity, print as ld2string's
  * LD_STR_HUMAN (%.17Lf, trailing zeros and a bare point dropped).
@@ -72,4 +75,32 @@ int strata_incr_float(const unsigned char *current, size_t current_len, int has_
     }
     *out_len = (size_t)n;
     return INCR_OK;
+}
+
+/* Modes of strata_parse_double (mirrored in lib.rs). */
+#define DOUBLE_STRICT 0
+#define DOUBLE_RANGE 1
+
+/*
+ * Parses the NUL-terminated `text` (`len` bytes before its NUL; it may
+ * hold other NULs) into *out: 1 on success, 0 when it is not a double.
+ * DOUBLE_STRICT is Redis's string2d; DOUBLE_RANGE is zslParseRange's check
+ * of a score bound (anything strtod reads up to the first NUL, leading
+ * space and out-of-range values included, the empty text as 0; not NaN).
+ */
+int strata_parse_double(const char *text, size_t len, int mode, double *out) {
+    char *end;
+    double value;
+    errno = 0;
+    value = strtod(text, &end);
+    if (mode == DOUBLE_RANGE) {
+        if (end[0] != '\0' || isnan(value)) return 0;
+    } else if (len == 0 || isspace((unsigned char)text[0]) || (size_t)(end - text) != len ||
+               (errno == ERANGE &&
+                (value == HUGE_VAL || value == -HUGE_VAL || fpclassify(value) == FP_ZERO)) ||
+               isnan(value)) {
+        return 0;
+    }
+    *out = value;
+    return 1;
 }

@@ -1,4 +1,4 @@
-//! # strata-float: Redis's long double increments
+//! # strata-float: Redis's floats, read and added by the C library
 //!
 //! Redis adds `INCRBYFLOAT` and `HINCRBYFLOAT` increments in C's `long
 //! double` (on x86-64 the x87 80-bit format, a 64-bit mantissa) and prints
@@ -11,9 +11,15 @@
 //! (`csrc/long_double.c`, built by `build.rs`). Where the platform's `long
 //! double` is another format, Redis there uses that one too.
 //!
-//! The one entry point is [`incr_float`]. No Strata dependencies.
+//! Redis reads its other floats (scores, weights, coordinates) with C's
+//! `strtod`, which takes texts Rust's parser refuses (`0x10`) and refuses
+//! ones it takes (`1e400` is out of range, not infinity): [`parse_double`]
+//! and [`parse_score_bound`] call it as Redis does.
+//!
+//! The entry points are [`incr_float`], [`parse_double`] and
+//! [`parse_score_bound`]. No Strata dependencies.
 
-use std::ffi::{c_char, c_int};
+use std::ffi::{c_char, c_double, c_int};
 
 /// Longest text a float may have (Redis's `MAX_LONG_DOUBLE_CHARS`); every
 /// finite `long double` prints within it.
@@ -30,6 +36,54 @@ extern "C" {
         out_cap: usize,
         out_len: *mut usize,
     ) -> c_int;
+
+    fn strata_parse_double(
+        text: *const c_char,
+        len: usize,
+        mode: c_int,
+        out: *mut c_double,
+    ) -> c_int;
+}
+
+/// `strata_parse_double`'s modes.
+const DOUBLE_STRICT: c_int = 0;
+const DOUBLE_RANGE: c_int = 1;
+
+/// A double as Redis's `string2d` reads one (arguments that must be
+/// floats: `ZADD` scores, `ZINCRBY`, weights, coordinates, timeouts): the
+/// whole text as C's `strtod` reads it (decimal or hexadecimal, `inf`,
+/// `infinity`), no leading space, not NaN, not beyond the `f64` range
+/// (neither overflowing nor underflowing to zero).
+pub fn parse_double(text: &[u8]) -> Option<f64> {
+    parse_with(text, DOUBLE_STRICT)
+}
+
+/// A sorted-set score bound without its `(` as Redis's `zslParseRange`
+/// reads one: whatever `strtod` reads up to the first NUL byte, leading
+/// space allowed, out-of-range values as infinity or zero, the empty text
+/// as 0; only NaN and trailing text are refused.
+pub fn parse_score_bound(text: &[u8]) -> Option<f64> {
+    parse_with(text, DOUBLE_RANGE)
+}
+
+fn parse_with(text: &[u8], mode: c_int) -> Option<f64> {
+    let mut terminated = Vec::with_capacity(text.len() + 1);
+    terminated.extend_from_slice(text);
+    terminated.push(0);
+    let mut value: c_double = 0.0;
+    // SAFETY: `terminated` is a live buffer of `text.len() + 1` bytes
+    // whose last is NUL, so `strtod` (which reads up to a NUL) stays
+    // inside it; `value` is a live double the function writes at most
+    // once. It keeps no pointer and touches only the thread's `errno`.
+    let ok = unsafe {
+        strata_parse_double(
+            terminated.as_ptr().cast::<c_char>(),
+            text.len(),
+            mode,
+            std::ptr::from_mut(&mut value),
+        )
+    };
+    (ok == 1).then_some(value)
 }
 
 /// Why an increment was refused.
@@ -117,6 +171,32 @@ mod tests {
         assert_eq!(big.len(), 309);
         assert!(big.starts_with("19999999999999999999337175931169129132112019969483113"));
         assert_eq!(incr(None, "1e4900").unwrap().len(), 4901);
+    }
+
+    #[test]
+    fn doubles_read_as_redis_reads_them() {
+        let strict = |t: &str| parse_double(t.as_bytes());
+        let bound = |t: &str| parse_score_bound(t.as_bytes());
+        // Each as Redis 7.0.15 answered ZADD and ZRANGEBYSCORE on x86-64.
+        assert_eq!(strict("1.5"), Some(1.5));
+        assert_eq!(strict("0x10"), Some(16.0));
+        assert_eq!(strict("inf"), Some(f64::INFINITY));
+        assert_eq!(strict("-infinity"), Some(f64::NEG_INFINITY));
+        assert_eq!(strict("5e-324"), Some(5e-324));
+        for refused in [
+            "1e400", "-1e400", "1e-400", "nan", " 1", "1 ", "", "1\0", "abc", "1e",
+        ] {
+            assert_eq!(strict(refused), None, "{refused:?}");
+        }
+        assert_eq!(bound("1e400"), Some(f64::INFINITY));
+        assert_eq!(bound("1e-400"), Some(0.0));
+        assert_eq!(bound(" 5"), Some(5.0));
+        assert_eq!(bound(""), Some(0.0));
+        assert_eq!(bound("0x10"), Some(16.0));
+        assert_eq!(bound("5\0x"), Some(5.0));
+        for refused in ["5 ", "nan", "-nan", "abc"] {
+            assert_eq!(bound(refused), None, "{refused:?}");
+        }
     }
 
     #[test]

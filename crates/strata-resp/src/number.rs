@@ -3,7 +3,7 @@
 //! double sums are `strata_float`'s, re-exported here), SCAN cursors,
 //! memory sizes with units (`memtoull`) and human-readable sizes.
 
-pub use strata_float::{incr_float, IncrFloatError};
+pub use strata_float::{incr_float, parse_score_bound, IncrFloatError};
 
 /// Parses a signed 64-bit integer the way Redis's `string2ll` does: optional
 /// `-`, no `+`, no spaces, no leading zeros, at most 20 characters.
@@ -63,19 +63,12 @@ pub fn parse_cursor(s: &[u8]) -> Option<u64> {
     })
 }
 
-/// Longest float text accepted (Redis's `MAX_LONG_DOUBLE_CHARS`).
-const MAX_FLOAT_CHARS: usize = 5 * 1024;
-
-/// Parses a float as Redis's `string2ld` does: the whole text must be a
-/// number, no leading space, and not NaN. Infinity parses (callers reject it
-/// where the result must be finite).
+/// Parses a float as Redis's `string2d` does (C's `strtod` over the whole
+/// text: `0x10` reads, `1e400` and `1e-400` are out of range, no leading
+/// space, not NaN; infinity reads, and callers refuse it where a result
+/// must be finite).
 pub fn parse_f64(s: &[u8]) -> Option<f64> {
-    if s.is_empty() || s.len() >= MAX_FLOAT_CHARS || s[0].is_ascii_whitespace() {
-        return None;
-    }
-    let text = std::str::from_utf8(s).ok()?;
-    let value: f64 = text.parse().ok()?;
-    (!value.is_nan()).then_some(value)
+    strata_float::parse_double(s)
 }
 
 /// Redis's "human" long double text (`ld2string` with `LD_STR_HUMAN`) of

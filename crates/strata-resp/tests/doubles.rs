@@ -2,7 +2,8 @@
 //! scores (`ZSCORE`, `ZMSCORE`, `ZRANGE ... WITHSCORES`, `ZINCRBY`,
 //! `ZSCAN`) are C's `%.17g` (`1.0000000000000001e+300`, `0.10000000000000001`,
 //! `1e+17`); `INCRBYFLOAT` and `HINCRBYFLOAT` are long double sums printed
-//! `%.17Lf` without trailing zeros (`strata_float`), digit for digit.
+//! `%.17Lf` without trailing zeros (`strata_float`), digit for digit; and
+//! float arguments are read as C's `strtod` reads them (`0x10`, `1e400`).
 
 use crate::common::peer::replies_match_redis;
 
@@ -94,6 +95,24 @@ fn cases() -> Vec<Vec<String>> {
         cases.push(words(&["HINCRBYFLOAT", "h", "x", step]));
     }
     cases.push(words(&["DEL", "z", "zi", "f", "h"]));
+    // Texts C's strtod reads differently from Rust's parser.
+    for score in [
+        "1e400", "-1e400", "1e-400", "0x10", "0x1p-2", " 1", "infinity",
+    ] {
+        cases.push(words(&["ZADD", "z", score, score]));
+    }
+    cases.push(words(&["ZADD", "z", "5", "five", "1e300", "big"]));
+    for min in [
+        "", " 5", "5 ", "(", "1e400", "(0x10", "1e-400", "nan", "infinity",
+    ] {
+        cases.push(words(&["ZRANGEBYSCORE", "z", min, "+inf"]));
+        cases.push(words(&["ZCOUNT", "z", "-inf", min]));
+    }
+    cases.push(words(&["ZUNIONSTORE", "zu", "1", "z", "WEIGHTS", "0x2"]));
+    cases.push(words(&["ZUNIONSTORE", "zu", "1", "z", "WEIGHTS", "1e400"]));
+    cases.push(words(&["GEOADD", "g", "0x1", "1", "m"]));
+    cases.push(words(&["GEOADD", "g", "1", "1e-400", "m"]));
+    cases.push(words(&["DEL", "z", "zu", "g"]));
     cases
 }
 

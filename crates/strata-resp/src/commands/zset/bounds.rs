@@ -4,7 +4,7 @@
 use std::ops::Range;
 
 use super::view::Ordered;
-use crate::number::parse_f64;
+use crate::number::parse_score_bound;
 use crate::reply::{CollectionError, RespError};
 
 /// A score range.
@@ -21,7 +21,8 @@ fn score_bound(arg: &[u8]) -> Result<(f64, bool), RespError> {
         [b'(', rest @ ..] => (true, rest),
         _ => (false, arg),
     };
-    let value = parse_f64(text).ok_or(CollectionError::MinMaxNotFloat)?;
+    // Redis reads bounds with a bare `strtod`, laxer than scores.
+    let value = parse_score_bound(text).ok_or(CollectionError::MinMaxNotFloat)?;
     Ok((value, open))
 }
 
