@@ -66,13 +66,25 @@ pub fn parse_score_bound(text: &[u8]) -> Option<f64> {
     parse_with(text, DOUBLE_RANGE)
 }
 
+/// Texts shorter than this are copied to the stack, not the heap (a score
+/// is usually a few bytes; ZADD parses one per member).
+const STACK_TEXT: usize = 64;
+
 fn parse_with(text: &[u8], mode: c_int) -> Option<f64> {
-    let mut terminated = Vec::with_capacity(text.len() + 1);
-    terminated.extend_from_slice(text);
-    terminated.push(0);
+    let mut stack = [0u8; STACK_TEXT];
+    let mut heap = Vec::new();
+    let terminated: &[u8] = if text.len() < STACK_TEXT {
+        stack[..text.len()].copy_from_slice(text);
+        &stack[..=text.len()]
+    } else {
+        heap.reserve_exact(text.len() + 1);
+        heap.extend_from_slice(text);
+        heap.push(0);
+        &heap
+    };
     let mut value: c_double = 0.0;
     // SAFETY: `terminated` is a live buffer of `text.len() + 1` bytes
-    // whose last is NUL, so `strtod` (which reads up to a NUL) stays
+    // whose last is NUL (the stack buffer is zeroed past the copy), so `strtod` (which reads up to a NUL) stays
     // inside it; `value` is a live double the function writes at most
     // once. It keeps no pointer and touches only the thread's `errno`.
     let ok = unsafe {
@@ -183,6 +195,12 @@ mod tests {
         assert_eq!(strict("inf"), Some(f64::INFINITY));
         assert_eq!(strict("-infinity"), Some(f64::NEG_INFINITY));
         assert_eq!(strict("5e-324"), Some(5e-324));
+        // Past the stack copy's length, on the heap.
+        let long = format!("0.{}1", "0".repeat(STACK_TEXT + 10));
+        let tiny: f64 = format!("1e-{}", STACK_TEXT + 11).parse().unwrap();
+        assert_eq!(strict(&long), Some(tiny));
+        assert_eq!(strict(&format!("{long} ")), None);
+        assert_eq!(bound(&format!("({long}")[1..]), strict(&long));
         for refused in [
             "1e400", "-1e400", "1e-400", "nan", " 1", "1 ", "", "1\0", "abc", "1e",
         ] {
