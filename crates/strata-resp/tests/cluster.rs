@@ -4,17 +4,21 @@
 //! `CROSSSLOT` for requests, transactions and scripts, `SELECT`, `MOVE`,
 //! `SWAPDB`, `READONLY`/`READWRITE`/`ASKING`, in RESP2 and RESP3.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::common::peer::{spawn_redis_with, PeerRedis};
 use crate::common::{self, Client, Value};
 
 /// A one-node Redis cluster owning every slot, its cluster state `ok`.
+/// Each gets its own nodes file: a second node on the same one refuses to
+/// start (tests run concurrently in one process).
 fn redis_cluster() -> (PeerRedis, String) {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
     let conf = format!(
         "strata-test-nodes-{}-{}.conf",
         std::process::id(),
-        Instant::now().elapsed().as_nanos()
+        NEXT.fetch_add(1, Ordering::Relaxed)
     );
     let peer = spawn_redis_with(&["--cluster-enabled", "yes", "--cluster-config-file", &conf])
         .expect("redis-server is needed for this comparison (scripts/test installs it)");
