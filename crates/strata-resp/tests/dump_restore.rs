@@ -4,7 +4,7 @@
 //! restored in Strata, and dumped by Strata and restored in Redis; the
 //! whole value and its TTL are compared each way. Then Strata's own round
 //! trip with `REPLACE`, `ABSTTL` and `BUSYKEY`, Redis's refusals compared
-//! reply for reply, and damaged payloads (every truncation, flipped
+//! reply for reply (and `RESTORE-ASKING`, the same command), and damaged payloads (every truncation, flipped
 //! bytes, garbage under a right checksum, huge lengths, random
 //! mutations): an error reply each, and the connection stays usable.
 
@@ -546,15 +546,14 @@ fn refusals_and_command_rows_match_redis() {
     }
     // The command table's rows: arity, flags, key positions, categories
     // and key specifications as Redis's (its tips aside), and the docs.
-    let (ours, theirs) = (
-        s.cmd(&["COMMAND", "INFO", "dump", "restore"]),
-        r.cmd(&["COMMAND", "INFO", "dump", "restore"]),
-    );
+    let rows = ["COMMAND", "INFO", "dump", "restore", "restore-asking"];
+    let (ours, theirs) = (s.cmd(&rows), r.cmd(&rows));
+    assert_eq!(ours.array().len(), 3);
     for (a, b) in ours.array().iter().zip(theirs.array()) {
         assert_eq!(a.array()[..7], b.array()[..7]);
         assert_eq!(a.array()[8], b.array()[8]);
     }
-    for name in ["dump", "restore"] {
+    for name in ["dump", "restore", "restore-asking"] {
         let docs = |c: &mut Client| -> Vec<Value> {
             let reply = c.cmd(&["COMMAND", "DOCS", name]);
             let fields = reply.array()[1].array().to_vec();
@@ -571,6 +570,14 @@ fn refusals_and_command_rows_match_redis() {
         cat.array().iter().any(|v| v.text() == "restore")
     };
     assert!(dangerous(&mut s) && dangerous(&mut r));
+    // RESTORE-ASKING (what a migration sends after -ASK) is RESTORE.
+    for c in [&mut s, &mut r] {
+        let asked = c.cmd_bytes(&[b"RESTORE-ASKING", b"asked", b"0", &good]);
+        assert_eq!(asked, Value::ok());
+        assert_eq!(c.cmd(&["HGET", "asked", "f"]), Value::bulk("v"));
+    }
+    let busy: Vec<&[u8]> = vec![b"RESTORE-ASKING", b"asked", b"0", &good];
+    assert_eq!(s.cmd_bytes(&busy), r.cmd_bytes(&busy));
     // Every truncation of real dumps: the same refusal as Redis's.
     r.cmd(&["ZADD", "z", "1", "a", "2.5", "b"]);
     r.cmd(&["SET", "lzf", &"abc".repeat(100)]);

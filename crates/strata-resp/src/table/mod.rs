@@ -159,6 +159,8 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("replicaof", C::ReplicaOf, 3, &["admin", "noscript", "stale", "no_async_loading"], NO_KEYS, ADMIN_CATEGORIES, "server", "5.0.0", "Make the server a replica of another instance, or promote it as master."),
     spec("reset", C::Reset, 1, CONNECTION_NO_AUTH, NO_KEYS, FAST_CONNECTION, "connection", "6.2.0", "Reset the connection"),
     spec("restore", C::Restore, -4, WRITE_OOM, OW_UPDATE, KEYSPACE_WRITE_DANGEROUS, "generic", "2.6.0", "Create a key using the provided serialized value, previously obtained using DUMP."),
+    // What a cluster migration sends after an -ASK redirect: RESTORE itself.
+    spec("restore-asking", C::Restore, -4, &["write", "denyoom", "asking"], OW_UPDATE, KEYSPACE_WRITE_DANGEROUS, "server", "3.0.0", "An internal command for migrating keys in a cluster"),
     spec("role", C::Role, 1, &["noscript", "loading", "stale", "fast"], NO_KEYS, &["@admin", "@fast", "@dangerous"], "server", "2.8.12", "Return the role of the instance in the context of replication"),
     spec("rpop", C::List(L::RPop), -2, WRITE_FAST, RW_ACCESS_DELETE, LIST_WRITE_FAST, "list", "1.0.0", "Remove and get the last elements in a list"),
     spec("rpoplpush", C::List(L::RPopLPush), 3, WRITE_OOM, MOVE, LIST_WRITE_SLOW, "list", "1.2.0", "Remove the last element in a list, prepend it to another list and return it"),
