@@ -82,3 +82,79 @@ fn other_values_are_refused_as_redis_refuses_them() {
     );
     assert_eq!(c.cmd(&["GET", "str"]), Value::bulk("hello"));
 }
+
+/// `PFDEBUG` and `PFSELFTEST` reply for reply as a real Redis 7.0: the
+/// sparse opcodes, the registers, the conversion (then the same bytes),
+/// the refusals in Redis's order (missing key, then type, then name), and
+/// the command rows.
+#[test]
+fn pfdebug_and_pfselftest_match_redis() {
+    let peer = crate::common::peer::require_redis();
+    let server = start();
+    let (mut redis, mut strata) = (peer.client(), Client::connect(&server));
+    let many: Vec<String> = (0..300).map(|i| format!("e{i}")).collect();
+    let mut setup = vec![
+        vec!["PFADD", "h", "a", "b", "c"],
+        vec!["PFADD", "g", "x"],
+        vec!["SET", "s", "abc"],
+        vec!["RPUSH", "l", "x"],
+        vec!["PEXPIRE", "g", "100000"],
+    ];
+    let mut big = vec!["PFADD", "big"];
+    big.extend(many.iter().map(String::as_str));
+    setup.push(big);
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["PFDEBUG", "ENCODING", "h"],
+        vec!["PFDEBUG", "DECODE", "h"],
+        vec!["PFDEBUG", "decode", "big"],
+        vec!["PFDEBUG", "GETREG", "g"],
+        vec!["PFDEBUG", "ENCODING", "g"],
+        vec!["PFDEBUG", "DECODE", "g"],
+        vec!["GET", "g"],
+        vec!["PTTL", "g"],
+        vec!["PFCOUNT", "g"],
+        vec!["PFDEBUG", "TODENSE", "h"],
+        vec!["PFDEBUG", "todense", "h"],
+        vec!["GET", "h"],
+        vec!["PFCOUNT", "h"],
+        vec!["PFDEBUG", "GETREG", "missing"],
+        vec!["PFDEBUG", "bogus", "missing"],
+        vec!["PFDEBUG", "ENCODING", "s"],
+        vec!["PFDEBUG", "bogus", "s"],
+        vec!["PFDEBUG", "ENCODING", "l"],
+        vec!["PFDEBUG", "Bogus", "h"],
+        vec!["PFDEBUG", "ENCODING", "h", "extra"],
+        vec!["PFDEBUG", "ENCODING"],
+        vec!["PFSELFTEST", "x"],
+        vec!["PFSELFTEST"],
+        vec!["COMMAND", "INFO", "pfdebug", "pfselftest"],
+    ];
+    for c in setup {
+        assert_eq!(strata.cmd(&c), redis.cmd(&c), "{c:?}");
+    }
+    for c in cases {
+        let (ours, theirs) = (strata.cmd(&c), redis.cmd(&c));
+        if c[0] == "PTTL" {
+            let ms = |v: Value| match v {
+                Value::Int(ms) => ms,
+                other => panic!("{other:?}"),
+            };
+            assert!((ms(ours) - ms(theirs)).abs() < 2000, "{c:?}");
+        } else {
+            assert_eq!(ours, theirs, "{c:?}");
+        }
+    }
+    for name in ["pfdebug", "pfselftest"] {
+        let docs = |c: &mut Client| {
+            let reply = c.cmd(&["COMMAND", "DOCS", name]);
+            let fields = reply.array()[1].array().to_vec();
+            let keep = ["summary", "since", "group"];
+            fields
+                .chunks(2)
+                .filter(|p| keep.contains(&p[0].text().as_str()))
+                .flat_map(|p| p.to_vec())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(docs(&mut strata), docs(&mut redis), "{name}");
+    }
+}

@@ -9,12 +9,14 @@
 //! estimator over the registers' histogram, as Redis 5 and later compute it.
 //!
 //! A leaf: `dense.rs` and `sparse.rs` hold the two encodings, `hash.rs` the
-//! hash, `estimate.rs` the estimator and `format.rs` the constants.
+//! hash, `estimate.rs` the estimator, `format.rs` the constants and
+//! `selftest.rs` `PFSELFTEST`'s checks of them all.
 
 mod dense;
 mod estimate;
 mod format;
 mod hash;
+pub mod selftest;
 mod sparse;
 
 pub use dense::DENSE_SIZE;
@@ -112,8 +114,13 @@ impl Hll {
         Ok(())
     }
 
+    /// The sparse opcodes in `PFDEBUG DECODE`'s words; `None` when dense.
+    pub fn decode_sparse(&self) -> Option<Result<String, Corrupt>> {
+        (!self.is_dense()).then(|| sparse::decode(&self.bytes[HEADER..]))
+    }
+
     /// Every register's value.
-    fn registers(&self, out: &mut [u8; REGISTERS]) -> Result<(), Corrupt> {
+    pub fn registers(&self, out: &mut [u8; REGISTERS]) -> Result<(), Corrupt> {
         match self.is_dense() {
             true => {
                 for (i, r) in out.iter_mut().enumerate() {

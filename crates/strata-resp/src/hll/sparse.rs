@@ -91,6 +91,22 @@ pub fn registers(ops: &[u8], out: &mut [u8; REGISTERS]) -> Result<(), Corrupt> {
     }
 }
 
+/// The opcodes `ops` as Redis's `PFDEBUG DECODE` writes them: `z:len`,
+/// `Z:len` and `v:value,len`, one space apart.
+pub fn decode(ops: &[u8]) -> Result<String, Corrupt> {
+    let (mut p, mut words) = (0, Vec::new());
+    while p < ops.len() {
+        let (len, span) = opcode(ops, p)?;
+        words.push(match (is_zero(ops[p]), is_xzero(ops[p])) {
+            (true, _) => format!("z:{span}"),
+            (_, true) => format!("Z:{span}"),
+            _ => format!("v:{},{span}", val_value(ops[p])),
+        });
+        p += len;
+    }
+    Ok(words.join(" "))
+}
+
 /// What [`set`] did.
 pub enum Set {
     /// Set (true) or already at least as high (false).

@@ -46,6 +46,18 @@ pub enum ValueError {
     /// A HyperLogLog whose registers do not add up.
     #[error("INVALIDOBJ Corrupted HLL object detected")]
     CorruptHll,
+    /// `PFDEBUG` on a missing key.
+    #[error("ERR The specified key does not exist")]
+    NoSuchHllKey,
+    /// `PFDEBUG DECODE` of a dense HyperLogLog.
+    #[error("ERR HLL encoding is not sparse")]
+    HllNotSparse,
+    /// `PFDEBUG` with a subcommand it does not have (as given).
+    #[error("ERR Unknown PFDEBUG subcommand '{0}'")]
+    UnknownPfDebug(String),
+    /// A `PFSELFTEST` check failed (Redis's `TESTFAILED ...` text).
+    #[error("{0}")]
+    HllSelfTest(String),
     /// A longitude or latitude outside Redis's limits (the pair, `%f`).
     #[error("ERR invalid longitude,latitude pair {0}")]
     GeoInvalidPair(String),

@@ -1,4 +1,5 @@
-//! HyperLogLog commands: `PFADD`, `PFCOUNT`, `PFMERGE` over string values in
+//! HyperLogLog commands: `PFADD`, `PFCOUNT`, `PFMERGE` (and Redis's internal
+//! `PFDEBUG` and `PFSELFTEST`) over string values in
 //! Redis's format ([`crate::hll`]). A string that is not one answers
 //! `WRONGTYPE Key is not a valid HyperLogLog string value.`, another type
 //! the usual `WRONGTYPE`; one file per command.
@@ -6,7 +7,9 @@
 mod op;
 pub mod pfadd;
 pub mod pfcount;
+pub mod pfdebug;
 pub mod pfmerge;
+pub mod pfselftest;
 pub mod value;
 
 pub use op::Op;
@@ -28,6 +31,8 @@ pub fn run<S: Store>(
     match op {
         Op::PfAdd => pfadd::pfadd(ctx, args, out),
         Op::PfCount => pfcount::pfcount(ctx, args, out),
+        Op::PfDebug => pfdebug::pfdebug(ctx, args, out),
         Op::PfMerge => pfmerge::pfmerge(ctx, args, out),
+        Op::PfSelfTest => pfselftest::pfselftest(out),
     }
 }

@@ -7,5 +7,7 @@
 pub enum Op {
     PfAdd,
     PfCount,
+    PfDebug,
     PfMerge,
+    PfSelfTest,
 }
