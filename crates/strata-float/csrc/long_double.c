@@ -3,10 +3,11 @@
  * Doubles (scores, weights, coordinates, timeouts): strata_parse_double,
  * as string2d (strtod, the whole text, no leading space, not NaN, not out
  * of range) or as zslParseRange's bare strtod. Increments (INCRBYFLOAT,
- * HINCRBYFLOAT), defined by the C library's `long double`: parse as Redis's
- * string2ld (strtold, the whole text even past a NUL, no leading space, not NaN, not out
- * of range), add, refuse NaN and infinity, print as ld2string's
- * LD_STR_HUMAN (%.17Lf, trailing zeros and a bare point dropped).
+ * HINCRBYFLOAT), defined by the C library's `long double`: parse as
+ * Redis's string2ld (strtold, the whole text even past a NUL, no leading
+ * space, not NaN, not out of range), add, refuse NaN and infinity, print
+ * as ld2string's LD_STR_HUMAN (%.17Lf, trailing zeros and a bare point
+ * dropped).
  * Called from lib.rs; pure functions of their arguments (errno and the
  * C locale are per thread and never changed by Strata).
  */
