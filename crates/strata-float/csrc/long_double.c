@@ -1,18 +1,20 @@
 /*
  * Redis's float texts in C, because Redis defines them by the C library.
- * Doubles (scores, weights, coordinates, timeouts): strata_parse_double,
+ * Doubles (scores, weights, coordinates): strata_parse_double,
  * as string2d (strtod, the whole text, no leading space, not NaN, not out
  * of range) or as zslParseRange's bare strtod. Increments (INCRBYFLOAT,
  * HINCRBYFLOAT), defined by the C library's `long double`: parse as
  * Redis's string2ld (strtold, the whole text even past a NUL, no leading
  * space, not NaN, not out of range), add, refuse NaN and infinity, print
  * as ld2string's LD_STR_HUMAN (%.17Lf, trailing zeros and a bare point
- * dropped).
+ * dropped). Blocking timeouts in seconds: strata_timeout_ms, as
+ * getTimeoutFromObjectOrReply.
  * Called from lib.rs; pure functions of their arguments (errno and the
  * C locale are per thread and never changed by Strata).
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,5 +105,23 @@ int strata_parse_double(const char *text, size_t len, int mode, double *out) {
         return 0;
     }
     *out = value;
+    return 1;
+}
+
+/*
+ * A blocking command's timeout in seconds as Redis's
+ * getTimeoutFromObjectOrReply reads it: string2ld, then ceill(seconds *
+ * 1000) milliseconds as a long long, LLONG_MIN when out of that range (what
+ * x86-64's conversion gives Redis; a negative timeout to its check). 1 and
+ * *out on success, 0 when the text is not a float.
+ */
+int strata_timeout_ms(const unsigned char *text, size_t len, long long *out) {
+    long double secs, ms;
+    if (!parse(text, len, &secs)) return 0;
+    ms = ceill(secs * 1000.0);
+    if (ms >= (long double)LLONG_MIN && ms < -(long double)LLONG_MIN)
+        *out = (long long)ms;
+    else
+        *out = LLONG_MIN;
     return 1;
 }

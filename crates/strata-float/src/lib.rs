@@ -16,10 +16,13 @@
 //! ones it takes (`1e400` is out of range, not infinity): [`parse_double`]
 //! and [`parse_score_bound`] call it as Redis does.
 //!
-//! The entry points are [`incr_float`], [`parse_double`] and
-//! [`parse_score_bound`]. No Strata dependencies.
+//! Blocking commands' timeouts are `long double` seconds rounded up to
+//! milliseconds ([`timeout_millis`]).
+//!
+//! The entry points are [`incr_float`], [`parse_double`],
+//! [`parse_score_bound`] and [`timeout_millis`]. No Strata dependencies.
 
-use std::ffi::{c_char, c_double, c_int};
+use std::ffi::{c_char, c_double, c_int, c_longlong};
 
 /// Longest text a float may have (Redis's `MAX_LONG_DOUBLE_CHARS`); every
 /// finite `long double` prints within it.
@@ -43,6 +46,23 @@ extern "C" {
         mode: c_int,
         out: *mut c_double,
     ) -> c_int;
+
+    fn strata_timeout_ms(text: *const u8, len: usize, out: *mut c_longlong) -> c_int;
+}
+
+/// A blocking command's timeout in seconds (`BLPOP`, `BLMOVE`, `BZPOPMIN`,
+/// ...) as Redis's `getTimeoutFromObjectOrReply` reads it: the text as
+/// [`incr_float`] parses one, times 1000 rounded up to whole milliseconds in
+/// `long double` (`0.0001` is 1 ms; `-0.0001` is 0, forever), and
+/// `i64::MIN` when beyond the `i64` range (`9.3e15`, `inf`), which Redis
+/// then refuses as negative. `None` when the text is not a float.
+pub fn timeout_millis(text: &[u8]) -> Option<i64> {
+    let mut ms: c_longlong = 0;
+    // SAFETY: `text` is a live borrowed slice passed with its length (the
+    // C code copies at most that many bytes into a buffer of its own);
+    // `ms` is a live integer written at most once; no pointer is kept.
+    let ok = unsafe { strata_timeout_ms(text.as_ptr(), text.len(), std::ptr::from_mut(&mut ms)) };
+    (ok == 1).then_some(ms)
 }
 
 /// `strata_parse_double`'s modes.
@@ -214,6 +234,26 @@ mod tests {
         assert_eq!(bound("5\0x"), Some(5.0));
         for refused in ["5 ", "nan", "-nan", "abc"] {
             assert_eq!(bound(refused), None, "{refused:?}");
+        }
+    }
+
+    #[test]
+    fn timeouts_round_up_to_milliseconds_as_redis_s() {
+        let ms = |t: &str| timeout_millis(t.as_bytes());
+        // Each as Redis 7.0.15's BLPOP took it on x86-64.
+        assert_eq!(ms("0"), Some(0));
+        assert_eq!(ms("1.5"), Some(1500));
+        assert_eq!(ms("0.0001"), Some(1));
+        assert_eq!(ms("-0.0001"), Some(0));
+        assert_eq!(ms("1e-400"), Some(1));
+        assert_eq!(ms("0x1p-20"), Some(1));
+        assert_eq!(ms("-1"), Some(-1000));
+        assert_eq!(ms("9.2e15"), Some(9_200_000_000_000_000_000));
+        for beyond in ["9.3e15", "1e20", "inf", "-inf"] {
+            assert_eq!(ms(beyond), Some(i64::MIN), "{beyond}");
+        }
+        for refused in ["abc", " 1", "nan", "1e5000", ""] {
+            assert_eq!(ms(refused), None, "{refused}");
         }
     }
 

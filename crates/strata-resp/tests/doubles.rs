@@ -3,7 +3,8 @@
 //! `ZSCAN`) are C's `%.17g` (`1.0000000000000001e+300`, `0.10000000000000001`,
 //! `1e+17`); `INCRBYFLOAT` and `HINCRBYFLOAT` are long double sums printed
 //! `%.17Lf` without trailing zeros (`strata_float`), digit for digit; and
-//! float arguments are read as C's `strtod` reads them (`0x10`, `1e400`).
+//! float arguments are read as C's `strtod` reads them (`0x10`, `1e400`),
+//! blocking timeouts as long double seconds rounded up to milliseconds.
 
 use crate::common::peer::replies_match_redis;
 
@@ -113,6 +114,14 @@ fn cases() -> Vec<Vec<String>> {
     cases.push(words(&["GEOADD", "g", "0x1", "1", "m"]));
     cases.push(words(&["GEOADD", "g", "1", "1e-400", "m"]));
     cases.push(words(&["DEL", "z", "zu", "g"]));
+    // Blocking timeouts: long double seconds rounded up to milliseconds
+    // (each of these answers at once or within a millisecond).
+    for timeout in [
+        "-1", "abc", " 1", "9.3e15", "1e20", "inf", "0x1p-20", "0.0001", "1e-400", "1e5000",
+    ] {
+        cases.push(words(&["BLPOP", "nolist", timeout]));
+        cases.push(words(&["BZPOPMIN", "nozset", timeout]));
+    }
     cases
 }
 

@@ -36,7 +36,6 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::number::parse_f64;
 use crate::reply::{ClientError, CollectionError, RespError};
 
 /// A connection's blocking state.
@@ -65,21 +64,29 @@ impl BlockState {
     }
 }
 
+/// Timeouts beyond this many seconds (about 35,000 years) wait forever:
+/// an `Instant` that far ahead may not be representable.
+const FOREVER_SECS: u64 = 1 << 40;
+
 /// Parses a blocking command's timeout in seconds (fractions allowed, 0:
-/// forever) as Redis does.
+/// forever) as Redis does (`strata_float::timeout_millis`): rounded up to
+/// whole milliseconds, so `0.0001` waits 1 ms and `-0.0001` forever;
+/// beyond the 64-bit range it is negative; past what the clock can add to
+/// now, out of range.
 pub fn parse_timeout(arg: &[u8]) -> Result<Option<Duration>, RespError> {
-    let secs = parse_f64(arg).ok_or(CollectionError::TimeoutNotFloat)?;
-    if secs < 0.0 {
-        return Err(CollectionError::NegativeTimeout.into());
-    }
-    if secs == 0.0 {
+    let ms = strata_float::timeout_millis(arg).ok_or(CollectionError::TimeoutNotFloat)?;
+    let ms = u64::try_from(ms).map_err(|_| CollectionError::NegativeTimeout)?;
+    if ms == 0 {
         return Ok(None);
     }
-    Duration::try_from_secs_f64(secs)
-        .ok()
-        .filter(|d| d.as_secs() < 1 << 40)
-        .map(Some)
-        .ok_or(CollectionError::TimeoutOutOfRange.into())
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    if ms > i64::MAX as u64 - now_ms {
+        return Err(CollectionError::TimeoutOutOfRange.into());
+    }
+    let timeout = Duration::from_millis(ms);
+    Ok((timeout.as_secs() < FOREVER_SECS).then_some(timeout))
 }
 
 /// Parses a timeout in milliseconds (an integer, 0: forever) as Redis's
