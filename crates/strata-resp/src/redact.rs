@@ -18,7 +18,8 @@ pub const REDACTED: &[u8] = b"(redacted)";
 ///   `AUTH` are well formed (Redis reads them in order and stops at the
 ///   first bad one);
 /// - `ACL SETUSER`'s user and rules;
-/// - the value of `CONFIG SET requirepass`.
+/// - the value of `CONFIG SET requirepass`;
+/// - `MIGRATE`'s `AUTH` password and `AUTH2` user and password.
 pub fn redacted(args: &Args<'_>) -> u64 {
     let is = |i: usize, word: &[u8]| args.get(i).eq_ignore_ascii_case(word);
     let argc = args.len().min(64);
@@ -31,6 +32,9 @@ pub fn redacted(args: &Args<'_>) -> u64 {
     }
     if is(0, b"hello") {
         return hello(args);
+    }
+    if is(0, b"migrate") {
+        return migrate(args);
     }
     if is(0, b"acl") && is(1, b"setuser") {
         // Redis hides the user name too.
@@ -79,6 +83,34 @@ fn hello(args: &Args<'_>) -> u64 {
     mask
 }
 
+/// `MIGRATE`'s options from the sixth argument, read as its command reads
+/// them until `KEYS` or a word it does not know: `AUTH password` and
+/// `AUTH2 username password` hidden when complete.
+fn migrate(args: &Args<'_>) -> u64 {
+    let mut mask = 0u64;
+    let mut i = 6;
+    while i < args.len() {
+        let word = args.get(i);
+        let more = args.len() - 1 - i;
+        let hidden = if word.eq_ignore_ascii_case(b"auth") && more >= 1 {
+            1
+        } else if word.eq_ignore_ascii_case(b"auth2") && more >= 2 {
+            2
+        } else if word.eq_ignore_ascii_case(b"copy") || word.eq_ignore_ascii_case(b"replace") {
+            0
+        } else {
+            break;
+        };
+        for j in i + 1..=i + hidden {
+            if j < 64 {
+                mask |= 1 << j;
+            }
+        }
+        i += 1 + hidden;
+    }
+    mask
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,6 +126,21 @@ mod tests {
         assert_eq!(mask(&["auth", "u", "pw"]), 0b110);
         // Refused by Redis before it reads them: shown as sent.
         assert_eq!(mask(&["AUTH", "a", "b", "c"]), 0);
+    }
+
+    #[test]
+    fn migrate_hides_auth_and_auth2_values() {
+        let m = |rest: &[&str]| {
+            let mut words = vec!["MIGRATE", "h", "1", "", "0", "10"];
+            words.extend_from_slice(rest);
+            mask(&words)
+        };
+        assert_eq!(m(&["AUTH", "pw", "KEYS", "a"]), 1 << 7);
+        assert_eq!(m(&["COPY", "AUTH2", "u", "pw"]), 0b11 << 8);
+        // Past KEYS or a word MIGRATE refuses: keys, shown.
+        assert_eq!(m(&["KEYS", "auth", "x"]), 0);
+        assert_eq!(m(&["BOGUS", "AUTH", "pw"]), 0);
+        assert_eq!(m(&["AUTH"]), 0);
     }
 
     #[test]

@@ -3,9 +3,8 @@
 //! categories, as `COMMAND` reports them) and [`KeySpec`]. A leaf: the
 //! table (`table.rs`), ACLs and the dispatcher build on it.
 
-/// Every command the front end knows. MULTI, EXEC, DISCARD, WATCH, QUIT,
-/// RESET and SHUTDOWN are run by the session itself (they act on the
-/// transaction state or the connection);
+/// Every command the front end knows. MULTI, EXEC, DISCARD, WATCH, QUIT, RESET and SHUTDOWN
+/// are run by the session itself (they act on the transaction state or the connection);
 /// everything else goes through [`execute`](crate::dispatch::execute).
 #[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,6 +110,7 @@ pub enum Command {
     Copy,
     Dump,
     Restore,
+    Migrate,
     Object,
     Memory,
     Latency,

@@ -58,6 +58,7 @@ mod list_model;
 mod memory;
 #[path = "memory_latency.rs"]
 mod memory_latency;
+mod migrate;
 #[path = "monitor.rs"]
 mod monitor;
 #[path = "mpop_algebra.rs"]

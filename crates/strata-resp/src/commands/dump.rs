@@ -25,25 +25,29 @@ pub fn dump<S: Store>(
     args: Args<'_>,
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
-    let key = args.get(1);
+    match payload(ctx.store, args.get(1))? {
+        Some(payload) => out.bulk(&payload),
+        None => out.null(),
+    }
+    Ok(())
+}
+
+/// The `DUMP` payload of `key`; `None` when it is missing (`MIGRATE`
+/// sends these).
+pub(crate) fn payload<S: Store>(store: &mut S, key: &[u8]) -> Result<Option<Vec<u8>>, RespError> {
     let mut last = Err(RespError::WrongType);
     for _ in 0..TRIES {
-        let Some(kind) = ctx.store.kind(key) else {
-            out.null();
-            return Ok(());
+        let Some(kind) = store.kind(key) else {
+            return Ok(None);
         };
-        last = value(ctx.store, key, kind);
+        last = value(store, key, kind);
         match &last {
             // Replaced by another type since the look: look again.
             Err(RespError::WrongType) => continue,
             _ => break,
         }
     }
-    match last? {
-        Some(value) => out.bulk(&rdb::dump(&value)),
-        None => out.null(),
-    }
-    Ok(())
+    Ok(last?.map(|value| rdb::dump(&value)))
 }
 
 /// The value at `key` read as a `kind`; `None` when it went meanwhile.

@@ -56,6 +56,7 @@ pub mod lcs;
 pub mod list;
 pub mod memory;
 pub mod mget;
+pub mod migrate;
 pub mod module;
 pub mod monitor;
 pub mod move_key;

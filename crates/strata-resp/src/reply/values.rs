@@ -55,6 +55,17 @@ pub enum ValueError {
     /// `PFDEBUG` with a subcommand it does not have (as given).
     #[error("ERR Unknown PFDEBUG subcommand '{0}'")]
     UnknownPfDebug(String),
+    /// `MIGRATE ... KEYS` with a key argument that is not empty.
+    #[error(
+        "ERR When using MIGRATE KEYS option, the key argument must be set to the empty string"
+    )]
+    MigrateKeyNotEmpty,
+    /// `MIGRATE` could not talk to its target (Redis's `IOERR` text).
+    #[error("IOERR {0}")]
+    MigrateIo(&'static str),
+    /// `MIGRATE`'s target refused a command (its error line).
+    #[error("ERR Target instance replied with error: {0}")]
+    MigrateTarget(String),
     /// A `PFSELFTEST` check failed (Redis's `TESTFAILED ...` text).
     #[error("{0}")]
     HllSelfTest(String),

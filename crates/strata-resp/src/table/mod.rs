@@ -129,6 +129,8 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("ltrim", C::List(L::LTrim), 4, WRITE, RW_DELETE, LIST_WRITE_SLOW, "list", "1.0.0", "Trim a list to the specified range"),
     CommandSpec { subcommands: MEMORY_SUBCOMMANDS, ..spec("memory", C::Memory, -2, &[], NO_KEYS, SLOW, "server", "4.0.0", "A container for memory diagnostics commands.") },
     spec("mget", C::MGet, -2, READ_FAST, ALL_RO_ACCESS, STRING_READ_FAST, "string", "1.0.0", "Get the values of all the given keys").tips(&["request_policy:multi_shard"]),
+    // Its KEYS form's keys: `key_args` (a keyword key spec Redis also has).
+    spec("migrate", C::Migrate, -6, &["write", "movablekeys"], &[at(&["RW", "access", "delete"], 3)], KEYSPACE_WRITE_DANGEROUS, "generic", "2.6.0", "Atomically transfer a key from a Redis instance to another one.").tips(&["nondeterministic_output"]),
     CommandSpec { subcommands: MODULE_SUBCOMMANDS, ..spec("module", C::Module, -2, &[], NO_KEYS, SLOW, "server", "4.0.0", "A container for module commands") },
     spec("monitor", C::Monitor, 1, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "1.0.0", "Listen for all requests received by the server in real time"),
     spec("move", C::Move, 3, WRITE_FAST, RW_ACCESS_UPDATE, KEYSPACE_WRITE_FAST, "generic", "1.0.0", "Move a key to another database"),
