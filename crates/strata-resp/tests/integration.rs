@@ -58,6 +58,7 @@ mod list_model;
 mod memory;
 #[path = "memory_latency.rs"]
 mod memory_latency;
+#[path = "migrate.rs"]
 mod migrate;
 #[path = "monitor.rs"]
 mod monitor;
