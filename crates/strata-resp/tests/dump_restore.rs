@@ -554,16 +554,11 @@ fn refusals_and_command_rows_match_redis() {
         assert_eq!(a.array()[8], b.array()[8]);
     }
     for name in ["dump", "restore", "restore-asking"] {
-        let docs = |c: &mut Client| -> Vec<Value> {
-            let reply = c.cmd(&["COMMAND", "DOCS", name]);
-            let fields = reply.array()[1].array().to_vec();
-            let keep = ["summary", "since", "group"];
-            let pairs = fields
-                .chunks(2)
-                .filter(|p| keep.contains(&p[0].text().as_str()));
-            pairs.flat_map(|p| p.to_vec()).collect()
-        };
-        assert_eq!(docs(&mut s), docs(&mut r), "{name}");
+        assert_eq!(
+            peer::doc_basics(&mut s, name),
+            peer::doc_basics(&mut r, name),
+            "{name}"
+        );
     }
     let dangerous = |c: &mut Client| {
         let cat = c.cmd(&["ACL", "CAT", "dangerous"]);

@@ -89,7 +89,8 @@ fn other_values_are_refused_as_redis_refuses_them() {
 /// the command rows.
 #[test]
 fn pfdebug_and_pfselftest_match_redis() {
-    let peer = crate::common::peer::require_redis();
+    use crate::common::peer::{doc_basics, require_redis};
+    let peer = require_redis();
     let server = start();
     let (mut redis, mut strata) = (peer.client(), Client::connect(&server));
     let many: Vec<String> = (0..300).map(|i| format!("e{i}")).collect();
@@ -145,16 +146,10 @@ fn pfdebug_and_pfselftest_match_redis() {
         }
     }
     for name in ["pfdebug", "pfselftest"] {
-        let docs = |c: &mut Client| {
-            let reply = c.cmd(&["COMMAND", "DOCS", name]);
-            let fields = reply.array()[1].array().to_vec();
-            let keep = ["summary", "since", "group"];
-            fields
-                .chunks(2)
-                .filter(|p| keep.contains(&p[0].text().as_str()))
-                .flat_map(|p| p.to_vec())
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(docs(&mut strata), docs(&mut redis), "{name}");
+        assert_eq!(
+            doc_basics(&mut strata, name),
+            doc_basics(&mut redis, name),
+            "{name}"
+        );
     }
 }

@@ -5,7 +5,7 @@ use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use super::Client;
+use super::{Client, Value};
 
 /// A running `redis-server` (no persistence).
 pub struct PeerRedis {
@@ -87,4 +87,16 @@ pub fn replies_match_redis(cases: &[Vec<String>]) {
             assert_eq!(got, want, "`{}` in RESP{resp}", case.join(" "));
         }
     }
+}
+
+/// `COMMAND DOCS name`'s summary, since and group fields (the ones a
+/// Strata row must have as Redis's), in reply order.
+pub fn doc_basics(c: &mut Client, name: &str) -> Vec<Value> {
+    let reply = c.cmd(&["COMMAND", "DOCS", name]);
+    let fields = reply.array()[1].array().to_vec();
+    let keep = ["summary", "since", "group"];
+    let pairs = fields
+        .chunks(2)
+        .filter(|p| keep.contains(&p[0].text().as_str()));
+    pairs.flat_map(|p| p.to_vec()).collect()
 }
