@@ -10,21 +10,18 @@ use strata_service::ClientInfo;
 use crate::connection::PeerView;
 
 /// Bytes one client holds (`CLIENT LIST`'s `tot-mem`, `MEMORY STATS`'
-/// `clients.normal` summed over clients): its input and output buffers'
-/// capacity, the arguments of the command running, its `MULTI` queue and
-/// the pub/sub messages waiting for it.
+/// `clients.normal` summed over clients): what client eviction counts
+/// (its buffers' capacity, `MULTI` queue, watched keys, subscriptions and
+/// waiting messages) and the arguments of the command running.
 pub fn client_memory(client: &ClientInfo, peer: Option<&PeerView>) -> u64 {
-    let (argv_mem, multi_mem) = peer.map_or((0, 0), PeerView::memory);
-    let messages = peer.map_or(0, PeerView::pending_messages);
-    let (_, rbs, _) = client.buffers.input();
-    let (_, out_capacity) = client.buffers.output();
-    rbs + out_capacity + argv_mem + multi_mem + messages
+    let (argv_mem, _) = peer.map_or((0, 0), PeerView::memory);
+    client.buffers.memory() + argv_mem
 }
 
 /// The `CLIENT LIST` line of one client (ending in `\n`). The buffer
-/// fields (`qbuf`, `obl`, `omem`, ...) are 0: the connection driver owns
-/// the buffers and does not publish their sizes; they are present because
-/// clients parse them as numbers (redis-py's `CLIENT INFO` and `ACL LOG`).
+/// fields (`qbuf`, `rbs`, `obl`, `omem`, ...) are the sizes the connection
+/// driver last published; `oll` is 0 (the output is one buffer, not a
+/// list of blocks).
 pub fn client_line(client: &ClientInfo, peer: Option<&PeerView>) -> String {
     let now = Instant::now();
     let age = now.saturating_duration_since(client.connected_at).as_secs();
@@ -36,7 +33,7 @@ pub fn client_line(client: &ClientInfo, peer: Option<&PeerView>) -> String {
     let (sub, psub, ssub) = peer.map_or((0, 0, 0), PeerView::subscriptions);
     let redirect = peer.map_or(-1, PeerView::tracking_redirect);
     // In Redis's order: `O` monitor, `P` subscribed, `x` in MULTI, `t`
-    // tracking; `N` none of them.
+    // tracking, `e` no-evict; `N` none of them.
     let mut flags = String::with_capacity(4);
     if peer.is_some_and(PeerView::monitor) {
         flags.push('O');
@@ -49,6 +46,9 @@ pub fn client_line(client: &ClientInfo, peer: Option<&PeerView>) -> String {
     }
     if redirect >= 0 {
         flags.push('t');
+    }
+    if peer.is_some_and(PeerView::no_evict) {
+        flags.push('e');
     }
     if flags.is_empty() {
         flags.push('N');

@@ -114,6 +114,8 @@ pub struct RequestParser {
     inline: Vec<u8>,
     source: Source,
     partial: Option<Partial>,
+    /// Input length the bulk being received needs (0: none pending).
+    wanted: usize,
 }
 
 /// Argument offset tables above this capacity are released after use so one
@@ -135,6 +137,7 @@ impl RequestParser {
             inline: Vec::new(),
             source: Source::Input,
             partial: None,
+            wanted: 0,
         }
     }
 
@@ -145,6 +148,7 @@ impl RequestParser {
     /// `Request` or `Nothing` the caller drops `consumed` bytes before the
     /// next call. After an error the parser must not be used again.
     pub fn parse(&mut self, buf: &[u8], limits: Limits) -> Result<Parsed, ProtocolError> {
+        self.wanted = 0;
         if let Some(partial) = self.partial.take() {
             return self.parse_bulks(buf, partial, limits);
         }
@@ -160,6 +164,12 @@ impl RequestParser {
             Some(b'*') => self.parse_multibulk(buf, limits),
             Some(_) => self.parse_inline(buf),
         }
+    }
+
+    /// After [`Parsed::Incomplete`] inside a bulk's data: the input length
+    /// that bulk needs (its announced length is known, within `max_bulk`).
+    pub fn input_wanted(&self) -> Option<usize> {
+        (self.wanted > 0).then_some(self.wanted)
     }
 
     /// The arguments of the request the last `parse` returned as
@@ -238,6 +248,7 @@ impl RequestParser {
             // Like Redis, the two bytes after the data are skipped unchecked.
             if buf.len() < end + 2 {
                 self.partial = Some(partial);
+                self.wanted = end + 2;
                 return Ok(Parsed::Incomplete);
             }
             self.ranges.push((start, end));

@@ -26,6 +26,55 @@ pub const MAX_QUEUE_BYTES: usize = 64 * 1024 * 1024;
 /// Most distinct keys one connection may watch.
 pub const MAX_WATCHED_KEYS: usize = 100_000;
 
+/// Bytes one watched key costs besides its name (the map's slot, the
+/// name's allocation, the keyspace's watch entry).
+const WATCH_OVERHEAD: usize = 96;
+
+/// The keys a connection watches, with the bytes they hold.
+#[derive(Debug, Default)]
+pub struct WatchedKeys {
+    keys: HashMap<Box<[u8]>, Watch>,
+    bytes: usize,
+}
+
+impl WatchedKeys {
+    /// Keys watched.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// True when nothing is watched.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// Watches `key` unless it is watched already (`watch` is then not
+    /// made: it registers with the keyspace).
+    pub fn add(&mut self, key: &[u8], watch: impl FnOnce() -> Watch) {
+        if !self.keys.contains_key(key) {
+            self.keys.insert(key.into(), watch());
+            self.bytes += key.len() + WATCH_OVERHEAD;
+        }
+    }
+
+    /// Forgets every key. Dropping a [`Watch`] takes a shard lock.
+    pub fn clear(&mut self) {
+        self.keys.clear();
+        self.bytes = 0;
+    }
+
+    /// Takes the watches out, leaving none.
+    pub fn take(&mut self) -> HashMap<Box<[u8]>, Watch> {
+        self.bytes = 0;
+        std::mem::take(&mut self.keys)
+    }
+
+    /// Approximate bytes held (client memory).
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+}
+
 /// A command waiting for `EXEC`.
 #[derive(Debug)]
 pub struct Queued {
@@ -62,6 +111,8 @@ pub struct PeerView {
     subscriptions: [AtomicU64; 3],
     /// In `MONITOR` mode (`CLIENT LIST`'s `O` flag).
     monitor: AtomicBool,
+    /// `CLIENT NO-EVICT on`: never chosen by client eviction.
+    no_evict: AtomicBool,
     mailbox: OnceLock<Arc<Mailbox>>,
     lib: Mutex<(Option<String>, Option<String>)>,
     user: Mutex<Arc<User>>,
@@ -78,6 +129,7 @@ impl PeerView {
             multi_mem: AtomicU64::new(0),
             subscriptions: Default::default(),
             monitor: AtomicBool::new(false),
+            no_evict: AtomicBool::new(false),
             mailbox: OnceLock::new(),
             lib: Mutex::new((None, None)),
             user: Mutex::new(user),
@@ -122,6 +174,15 @@ impl PeerView {
     /// True in `MONITOR` mode.
     pub fn monitor(&self) -> bool {
         self.monitor.load(Ordering::Relaxed)
+    }
+
+    /// `CLIENT NO-EVICT on` (`CLIENT LIST`'s `e` flag).
+    pub fn no_evict(&self) -> bool {
+        self.no_evict.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn set_no_evict(&self, on: bool) {
+        self.no_evict.store(on, Ordering::Relaxed);
     }
 
     /// Bytes of pub/sub messages and monitor lines waiting to be sent.
@@ -232,7 +293,7 @@ pub struct Connection {
     pub transaction: Option<Transaction>,
     /// Watched keys. Dropping a [`Watch`] takes a shard lock: never inside
     /// `Keyspace::exclusive`.
-    pub watches: HashMap<Box<[u8]>, Watch>,
+    pub watches: WatchedKeys,
     /// Close after this reply (`QUIT`).
     pub close: bool,
     /// Channels and patterns subscribed to, and the mailbox of their
@@ -273,7 +334,7 @@ impl Connection {
             user,
             acl_epoch,
             transaction: None,
-            watches: HashMap::new(),
+            watches: WatchedKeys::default(),
             block: Default::default(),
             reply: ReplyMode::On,
             tracking: None,
@@ -288,6 +349,15 @@ impl Connection {
         *self.peer.user.lock() = user.clone();
         self.user = user;
         self.acl_epoch = acl_epoch;
+    }
+
+    /// Reports what the connection holds besides its buffers (`MULTI`
+    /// queue, watched keys, subscriptions) to the client registry, whose
+    /// total client eviction reads.
+    pub fn note_memory(&self) {
+        let multi = self.transaction.as_ref().map_or(0, |t| t.bytes);
+        let held = multi + self.watches.bytes() + self.pubsub.bytes();
+        self.client.buffers.note_held(held as u64);
     }
 
     /// Switches the reply encoding.

@@ -294,6 +294,12 @@ fn stats(shared: &Shared, t: &mut String) {
     );
     line(t, "expired_keys", ks.expired.saturating_sub(base.expired));
     line(t, "evicted_keys", ks.evictions.saturating_sub(base.evicted));
+    let evicted_clients = shared.client_eviction.evicted();
+    line(
+        t,
+        "evicted_clients",
+        evicted_clients.saturating_sub(base.evicted_clients),
+    );
     line(t, "keyspace_hits", ks.hits.saturating_sub(base.hits));
     line(t, "keyspace_misses", ks.misses.saturating_sub(base.misses));
     let pubsub = &shared.pubsub;

@@ -29,7 +29,8 @@
 //!   over the engine's `Store`; [`invoke`]: running and counting one
 //!   checked command.
 //! - [`commands`]: one file per command or tight family.
-//! - [`connection`]: per-connection state (version, user, queue, watches).
+//! - [`connection`]: per-connection state (version, user, queue, watches);
+//!   [`client_eviction`]: `maxmemory-clients` over all of them.
 //! - [`permissions`]: ACLs applied to a connection (user refresh, checks,
 //!   `AUTH`, the denial log).
 //! - [`stats`] and [`info`]: counters and the `INFO` report;
@@ -61,6 +62,7 @@
 pub mod acl;
 pub mod args;
 pub mod blocking;
+pub mod client_eviction;
 pub mod client_line;
 pub mod cluster;
 pub mod codec;

@@ -55,6 +55,7 @@ impl RespProtocol {
             cluster: std::sync::OnceLock::new(),
             cluster_config_file: std::sync::OnceLock::new(),
             peers: Mutex::new(HashMap::new()),
+            client_eviction: Default::default(),
             run_id: random_hex(40),
             proto_max_bulk_len: AtomicUsize::new(REDIS_MAX_BULK),
             acl,

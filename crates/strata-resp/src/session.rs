@@ -106,6 +106,10 @@ impl Session for RespSession {
         // The input is warmed (see `prefetch`) down to this many bytes left.
         let mut warm_until = usize::MAX;
         loop {
+            if evicted(shared, conn) {
+                flow = Flow::Close;
+                break;
+            }
             if input.len() <= warm_until {
                 warm_until = input.len() - prefetch::warm(&shared.keyspace, input);
             }
@@ -140,6 +144,7 @@ impl Session for RespSession {
                     let attempt = retry.begin();
                     run(shared, conn, parser.args(input), &mut out, &mut tally);
                     conn.peer.set_argv_mem(0);
+                    conn.note_memory();
                     if conn.block.wait.is_some() {
                         // A blocking command found nothing: it runs again
                         // when its keys are pushed to or it times out.
@@ -224,6 +229,10 @@ impl Session for RespSession {
         self.batch_len
     }
 
+    fn input_wanted(&self) -> Option<usize> {
+        self.parser.input_wanted()
+    }
+
     /// Subscribers and monitors are woken by what arrives in their
     /// mailbox (and so are never idle).
     fn wakeup(&self) -> Option<Arc<Notify>> {
@@ -236,6 +245,18 @@ impl Session for RespSession {
 /// The reply sent instead of held replies whose log record failed.
 fn durability_failure(cause: &str) -> Vec<u8> {
     format!("-ERR write not durable: {}\r\n", one_line(cause)).into_bytes()
+}
+
+/// Client eviction's check before each request and before input waiting
+/// for more is left (Redis's `evictClients` before a command and before it
+/// sleeps): true when this client is closing, evicted or killed. With
+/// `maxmemory-clients` off, one relaxed load.
+fn evicted(shared: &Shared, conn: &Connection) -> bool {
+    if !shared.client_eviction.is_on() {
+        return false;
+    }
+    shared.evict_clients();
+    conn.client.is_closing()
 }
 
 /// Whether the request may run while another connection's script runs:

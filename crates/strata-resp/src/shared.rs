@@ -51,6 +51,8 @@ pub struct Shared {
     pub latency: LatencyMonitor,
     /// What `CLIENT LIST` shows of each connection, by client id.
     pub peers: Mutex<HashMap<u64, Arc<PeerView>>>,
+    /// `maxmemory-clients` and the clients it evicted.
+    pub client_eviction: crate::client_eviction::ClientEviction,
     /// 40 hex characters identifying this run (`run_id`, `master_replid`).
     pub run_id: String,
     /// `proto-max-bulk-len`: the largest bulk argument a request may
@@ -96,6 +98,17 @@ impl Shared {
     /// command answers the engine's error; a larger one is a protocol error.
     pub fn max_bulk(&self) -> usize {
         self.proto_max_bulk_len.load(Ordering::Relaxed)
+    }
+
+    /// Disconnects the clients holding most while the clients together
+    /// hold more than `maxmemory-clients` (one load when under it).
+    pub fn evict_clients(&self) {
+        if !self.client_eviction.is_on() {
+            return;
+        }
+        let maxmemory = self.keyspace.memory_limit();
+        self.client_eviction
+            .enforce(maxmemory, &self.clients, &self.peers);
     }
 
     /// Sets `proto-max-bulk-len`, clamped to its range.

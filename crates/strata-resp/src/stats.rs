@@ -48,6 +48,8 @@ pub struct Baseline {
     pub expired: u64,
     /// Evicted keys.
     pub evicted: u64,
+    /// Clients evicted (`maxmemory-clients`).
+    pub evicted_clients: u64,
     /// Connections accepted.
     pub connections: u64,
     /// Connections rejected.

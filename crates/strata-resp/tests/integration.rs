@@ -14,6 +14,8 @@ mod acl_connections;
 mod bitmaps;
 #[path = "client_controls.rs"]
 mod client_controls;
+#[path = "client_eviction.rs"]
+mod client_eviction;
 #[path = "client_kill.rs"]
 mod client_kill;
 #[path = "cluster.rs"]

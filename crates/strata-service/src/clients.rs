@@ -41,7 +41,13 @@ pub struct ClientInfo {
 
 /// A connection's socket and buffer sizes (`CLIENT LIST`'s `fd`, `qbuf`,
 /// `qbuf-free`, `rbs`, `rbp`, `obl`, `omem`), updated by the driver around
-/// each read, process and write.
+/// each read, process and write, and the bytes its session holds besides.
+///
+/// Invariant: the front end's [`Clients::memory`] total is the sum of
+/// [`memory`](Self::memory) over the live `BufferStats` of its clients:
+/// each setter adds its change to the total, and dropping takes the rest
+/// away. A setter whose value did not change touches only its own field,
+/// so the shared total costs nothing on the common path.
 #[derive(Debug)]
 pub struct BufferStats {
     fd: AtomicI64,
@@ -50,10 +56,30 @@ pub struct BufferStats {
     input_peak: AtomicU64,
     output_len: AtomicU64,
     output_capacity: AtomicU64,
+    /// Bytes the session keeps for this client (`MULTI` queue, watched
+    /// keys, subscriptions), as it last reported them.
+    held: AtomicU64,
+    /// Bytes of messages waiting to be moved into the output.
+    queued: AtomicU64,
+    total: Arc<AtomicU64>,
 }
 
 impl Default for BufferStats {
+    /// Stats counted in a total of their own.
     fn default() -> Self {
+        Self::counted_in(Arc::default())
+    }
+}
+
+impl Drop for BufferStats {
+    fn drop(&mut self) {
+        self.total.fetch_sub(self.memory(), Ordering::Relaxed);
+    }
+}
+
+impl BufferStats {
+    /// Fresh stats whose memory is added to `total`.
+    fn counted_in(total: Arc<AtomicU64>) -> Self {
         Self {
             fd: AtomicI64::new(-1),
             input_len: AtomicU64::new(0),
@@ -61,11 +87,52 @@ impl Default for BufferStats {
             input_peak: AtomicU64::new(0),
             output_len: AtomicU64::new(0),
             output_capacity: AtomicU64::new(0),
+            held: AtomicU64::new(0),
+            queued: AtomicU64::new(0),
+            total,
         }
     }
-}
 
-impl BufferStats {
+    /// Stores `value` in `field` and moves the total by the change.
+    fn account(&self, field: &AtomicU64, value: u64) {
+        let old = field.swap(value, Ordering::Relaxed);
+        if value > old {
+            self.total.fetch_add(value - old, Ordering::Relaxed);
+        } else if value < old {
+            self.total.fetch_sub(old - value, Ordering::Relaxed);
+        }
+    }
+
+    /// The bytes this client holds: its input and output buffers'
+    /// capacity, what its session holds for it and its waiting messages.
+    pub fn memory(&self) -> u64 {
+        let load = |x: &AtomicU64| x.load(Ordering::Relaxed);
+        load(&self.input_capacity)
+            + load(&self.output_capacity)
+            + load(&self.held)
+            + load(&self.queued)
+    }
+
+    /// Records the bytes the session holds for the client besides its
+    /// buffers (`MULTI` queue, watched keys, subscriptions).
+    pub fn note_held(&self, bytes: u64) {
+        self.account(&self.held, bytes);
+    }
+
+    /// Records the bytes of messages waiting for the client.
+    pub fn note_queued(&self, bytes: u64) {
+        self.account(&self.queued, bytes);
+    }
+
+    /// `(held, queued)`: see [`note_held`](Self::note_held) and
+    /// [`note_queued`](Self::note_queued).
+    pub fn session_bytes(&self) -> (u64, u64) {
+        (
+            self.held.load(Ordering::Relaxed),
+            self.queued.load(Ordering::Relaxed),
+        )
+    }
+
     /// The socket's file descriptor (-1 before it is known).
     pub fn fd(&self) -> i64 {
         self.fd.load(Ordering::Relaxed)
@@ -79,16 +146,14 @@ impl BufferStats {
     /// Records the input buffer: bytes held and capacity.
     pub fn note_input(&self, len: usize, capacity: usize) {
         self.input_len.store(len as u64, Ordering::Relaxed);
-        self.input_capacity
-            .store(capacity as u64, Ordering::Relaxed);
+        self.account(&self.input_capacity, capacity as u64);
         self.input_peak.fetch_max(len as u64, Ordering::Relaxed);
     }
 
     /// Records the output buffer: bytes not yet sent and capacity.
     pub fn note_output(&self, len: usize, capacity: usize) {
         self.output_len.store(len as u64, Ordering::Relaxed);
-        self.output_capacity
-            .store(capacity as u64, Ordering::Relaxed);
+        self.account(&self.output_capacity, capacity as u64);
     }
 
     /// `(len, capacity, peak since connect)` of the input buffer.
@@ -158,6 +223,8 @@ pub struct Clients {
     rejected: AtomicU64,
     bytes_read: AtomicU64,
     bytes_written: AtomicU64,
+    /// Sum of the clients' [`BufferStats::memory`].
+    memory: Arc<AtomicU64>,
 }
 
 impl Clients {
@@ -173,7 +240,7 @@ impl Clients {
             last_command: Mutex::new("NULL"),
             last_active: Mutex::new(now),
             signal: Signal::default(),
-            buffers: BufferStats::default(),
+            buffers: BufferStats::counted_in(self.memory.clone()),
         });
         let mut connected = self.connected.lock();
         if self.shutting_down.load(Ordering::Relaxed) {
@@ -220,6 +287,12 @@ impl Clients {
         self.connected.lock().len()
     }
 
+    /// Bytes the clients hold ([`BufferStats::memory`] summed), closing
+    /// ones included until their connection is gone.
+    pub fn memory(&self) -> u64 {
+        self.memory.load(Ordering::Relaxed)
+    }
+
     /// Connections accepted since start.
     pub fn total(&self) -> u64 {
         self.total.load(Ordering::Relaxed)
@@ -250,5 +323,38 @@ impl Clients {
     /// The client with `id`, if connected.
     pub fn get(&self, id: u64) -> Option<Arc<ClientInfo>> {
         self.connected.lock().get(&id).cloned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn addr() -> SocketAddr {
+        "127.0.0.1:1".parse().unwrap()
+    }
+
+    #[test]
+    fn memory_total_follows_every_client_and_forgets_closed_ones() {
+        let clients = Clients::default();
+        let a = clients.register(addr(), addr());
+        let b = clients.register(addr(), addr());
+        a.buffers.note_input(10, 4096);
+        a.buffers.note_output(0, 1024);
+        b.buffers.note_held(300);
+        b.buffers.note_queued(50);
+        assert_eq!(a.buffers.memory(), 5120);
+        assert_eq!(clients.memory(), 5120 + 350);
+        // Shrinking moves the total down; an unchanged value leaves it.
+        a.buffers.note_input(0, 1024);
+        b.buffers.note_queued(50);
+        assert_eq!(clients.memory(), 2048 + 350);
+        clients.unregister(b.id);
+        assert_eq!(clients.memory(), 2048 + 350, "b is alive until dropped");
+        drop(b);
+        assert_eq!(clients.memory(), 2048);
+        clients.unregister(a.id);
+        drop(a);
+        assert_eq!(clients.memory(), 0);
     }
 }

@@ -74,6 +74,15 @@ pub trait Session: Send + 'static {
         false
     }
 
+    /// How many bytes the input must hold for the request at its front to
+    /// be complete, when the session knows (a RESP bulk whose length was
+    /// announced): the driver then grows the input buffer by doubling but
+    /// never past this, so a large argument costs about its own size, not
+    /// up to twice it. `None` (the default): plain doubling.
+    fn input_wanted(&self) -> Option<usize> {
+        None
+    }
+
     /// Requests the last [`process`](Self::process) call took from the
     /// input (the driver holds a pipelined batch's replies back until the
     /// other ready connections have run: see `send_policy::SendPolicy`).

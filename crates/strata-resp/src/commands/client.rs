@@ -1,4 +1,4 @@
-//! `CLIENT ID|GETNAME|SETNAME|INFO|LIST|SETINFO|REPLY|HELP`, and `KILL`
+//! `CLIENT ID|GETNAME|SETNAME|INFO|LIST|SETINFO|REPLY|NO-EVICT|HELP`, and `KILL`
 //! (`client_kill.rs`), `UNBLOCK` (`client_unblock.rs`), `PAUSE` and
 //! `UNPAUSE` (`client_pause.rs`), `TRACKING`, `CACHING`, `GETREDIR` and
 //! `TRACKINGINFO` (`client_tracking.rs`).
@@ -67,6 +67,8 @@ const HELP: &[&str] = &[
     "    Stop the current client pause, resuming traffic.",
     "UNBLOCK <clientid> [TIMEOUT|ERROR]",
     "    Unblock the specified blocked client.",
+    "NO-EVICT (ON|OFF)",
+    "    Protect current client connection from eviction.",
     "HELP",
     "    Prints this help.",
 ];
@@ -209,6 +211,15 @@ pub fn client<S: Store>(
         "client|tracking" => super::client_tracking::tracking(ctx.shared, conn, &args, out)?,
         "client|caching" => {
             super::client_tracking::caching(conn, &args)?;
+            out.ok();
+        }
+        "client|no-evict" => {
+            let on = match args.get(2).to_ascii_lowercase().as_slice() {
+                b"on" => true,
+                b"off" => false,
+                _ => return Err(RespError::Syntax),
+            };
+            conn.peer.set_no_evict(on);
             out.ok();
         }
         "client|getredir" => out.integer(super::client_tracking::getredir(conn)),

@@ -54,13 +54,20 @@ fn write_entry(out: &mut ReplyWriter<'_>, spec: &CommandSpec) {
     for category in spec.categories {
         out.simple(category);
     }
-    out.array(spec.tips.len());
+    // Tips and key specs are sets in RESP3, and so is an empty list of
+    // subcommands; a command's subcommands are an array (as Redis 7 sends
+    // them).
+    out.set(spec.tips.len());
     spec.tips.iter().for_each(|tip| out.bulk(tip.as_bytes()));
-    out.array(spec.keys.len());
+    out.set(spec.keys.len());
     for key_spec in spec.keys {
         write_key_spec(out, key_spec);
     }
-    out.array(spec.subcommands.len());
+    if spec.subcommands.is_empty() {
+        out.set(0);
+    } else {
+        out.array(spec.subcommands.len());
+    }
     for sub in spec.subcommands {
         write_entry(out, sub);
     }

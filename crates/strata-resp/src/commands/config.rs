@@ -7,6 +7,7 @@ use std::sync::atomic::Ordering;
 use strata_kv::{EvictionPolicy, Store};
 
 use crate::args::Args;
+use crate::client_eviction::ClientEviction;
 use crate::command::{resolve_subcommand, Ctx};
 use crate::commands::client::write_help;
 use crate::encodings::Threshold;
@@ -107,10 +108,7 @@ fn value_of(shared: &Shared, param: &str) -> String {
             let (hard, soft, secs) = shared.pubsub.limit.get();
             format!("{FIXED_BUFFER_LIMITS} pubsub {hard} {soft} {secs}")
         }
-        // Client memory is not counted against a limit of its own: each
-        // connection's buffers are bounded instead (query buffer, MULTI
-        // queue, pub/sub output).
-        "maxmemory-clients" => "0".into(),
+        "maxmemory-clients" => shared.client_eviction.shown(),
         // The CLOCK eviction samples nothing: Redis's default is shown.
         "maxmemory-samples" => "5".into(),
         "databases" => "1".into(),
@@ -142,6 +140,7 @@ fn value_of(shared: &Shared, param: &str) -> String {
 /// A validated change, applied only once every pair validated.
 enum Change {
     MaxMemory(u64),
+    MaxMemoryClients(i64),
     Policy(EvictionPolicy),
     MaxClients(usize),
     RequirePass(Option<String>),
@@ -172,6 +171,7 @@ fn parse_change(shared: &Shared, param: &str, value: &[u8]) -> Result<Change, &'
         "maxmemory" => parse_memory(value)
             .map(Change::MaxMemory)
             .ok_or("argument must be a memory value"),
+        "maxmemory-clients" => ClientEviction::parse(value).map(Change::MaxMemoryClients),
         "maxmemory-policy" => match value.to_ascii_lowercase().as_slice() {
             b"noeviction" => Ok(Change::Policy(EvictionPolicy::NoEviction)),
             b"allkeys-lru" => Ok(Change::Policy(EvictionPolicy::Clock)),
@@ -278,6 +278,7 @@ fn parse_buffer_limits(value: &[u8]) -> Result<Change, &'static str> {
 fn apply(shared: &Shared, change: Change) {
     match change {
         Change::MaxMemory(bytes) => shared.keyspace.set_memory_limit(bytes),
+        Change::MaxMemoryClients(setting) => shared.client_eviction.set(setting),
         Change::Policy(policy) => shared.keyspace.set_eviction(policy),
         Change::MaxClients(n) => shared
             .info
@@ -330,6 +331,8 @@ fn config_set(shared: &Shared, args: &Args<'_>) -> Result<(), RespError> {
     for change in changes {
         apply(shared, change);
     }
+    // A lower limit (or a percentage of a lower maxmemory) applies now.
+    shared.evict_clients();
     Ok(())
 }
 
@@ -341,6 +344,7 @@ fn reset_stats(shared: &Shared) {
         misses: ks.misses,
         expired: ks.expired,
         evicted: ks.evictions,
+        evicted_clients: shared.client_eviction.evicted(),
         connections: shared.clients.total(),
         rejected: shared.clients.rejected(),
         net_in: shared.clients.bytes_read(),

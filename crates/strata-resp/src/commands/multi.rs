@@ -98,7 +98,7 @@ pub fn exec(shared: &Shared, conn: &mut Connection, out: &mut ReplyWriter<'_>, t
     conn.peer.set_multi_mem(0);
     // Watches leave the connection now and are dropped after the exclusive
     // section: dropping one takes a shard lock.
-    let watches = std::mem::take(&mut conn.watches);
+    let watches = conn.watches.take();
     if tx.dirty {
         drop(watches);
         return error(out, tally, RespError::ExecAbort);

@@ -34,9 +34,7 @@ pub fn watch(
         return;
     }
     for key in args.iter_from(1) {
-        if !conn.watches.contains_key(key) {
-            conn.watches.insert(key.into(), shared.keyspace.watch(key));
-        }
+        conn.watches.add(key, || shared.keyspace.watch(key));
     }
     out.ok();
 }

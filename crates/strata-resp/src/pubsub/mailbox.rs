@@ -192,6 +192,7 @@ impl Mailbox {
             _ => {}
         }
         write(&mut pending.bytes);
+        self.client.buffers.note_queued(pending.bytes.len() as u64);
         drop(pending);
         self.notify.notify_one();
         true
@@ -206,6 +207,7 @@ impl Mailbox {
         output.extend_from_slice(&pending.bytes);
         pending.bytes = BytesMut::new();
         pending.over_soft_since = None;
+        self.client.buffers.note_queued(0);
     }
 
     fn overflow(&self) {
@@ -219,6 +221,7 @@ impl Mailbox {
             // What was queued is dropped with the connection, as Redis
             // drops an overflowing client's output.
             self.pending.lock().bytes = BytesMut::new();
+            self.client.buffers.note_queued(0);
             self.client.close();
         }
     }

@@ -15,7 +15,13 @@ pub struct Subscriptions {
     channels: HashSet<Box<[u8]>>,
     patterns: HashSet<Box<[u8]>>,
     shard_channels: HashSet<Box<[u8]>>,
+    /// Approximate bytes the three sets hold (see [`ENTRY_OVERHEAD`]).
+    bytes: usize,
 }
+
+/// Bytes one subscription costs besides its name: the set's slot and the
+/// name's allocation here, and the hub's entry for it.
+pub const ENTRY_OVERHEAD: usize = 64;
 
 impl Subscriptions {
     /// None yet, for `client`.
@@ -25,7 +31,13 @@ impl Subscriptions {
             channels: HashSet::new(),
             patterns: HashSet::new(),
             shard_channels: HashSet::new(),
+            bytes: 0,
         }
+    }
+
+    /// Approximate bytes the subscriptions hold (client memory).
+    pub fn bytes(&self) -> usize {
+        self.bytes
     }
 
     /// Where this connection's messages wait.
@@ -70,6 +82,7 @@ impl Subscriptions {
         if !self.set(kind).insert(name.into()) {
             return false;
         }
+        self.bytes += name.len() + ENTRY_OVERHEAD;
         hub.add(kind, name, &self.mailbox);
         true
     }
@@ -79,6 +92,7 @@ impl Subscriptions {
         if !self.set(kind).remove(name) {
             return false;
         }
+        self.bytes -= name.len() + ENTRY_OVERHEAD;
         hub.remove(kind, name, self.mailbox.id());
         true
     }
@@ -100,5 +114,6 @@ impl Subscriptions {
                 hub.remove(kind, &name, id);
             }
         }
+        self.bytes = 0;
     }
 }

@@ -264,6 +264,29 @@ impl Client {
         self.read()
     }
 
+    /// [`cmd`](Self::cmd), but `None` when the server closed the
+    /// connection (write failed, or the read ended or was reset).
+    pub fn try_cmd(&mut self, args: &[&str]) -> Option<Value> {
+        let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
+        self.stream.write_all(&encode(&args)).ok()?;
+        loop {
+            if let Some((value, used)) = decode(&self.buf) {
+                self.buf.drain(..used);
+                return Some(value);
+            }
+            let mut chunk = [0u8; 16384];
+            match self.stream.read(&mut chunk) {
+                Ok(0) | Err(_) => return None,
+                Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
+            }
+        }
+    }
+
+    /// Another handle on the connection's socket (raw writes).
+    pub fn stream_clone(&self) -> TcpStream {
+        self.stream.try_clone().expect("clone")
+    }
+
     pub fn cmd_bytes(&mut self, args: &[&[u8]]) -> Value {
         self.send(args);
         self.read()

@@ -167,6 +167,26 @@ fn move_to<S: Session>(conn: Conn<S>, ctx: Arc<ConnCtx>, to: usize) {
     }
 }
 
+/// Makes room for the next read: doubling, as `reserve` does, but never
+/// past `wanted` (the bytes the request at the front needs) when that is
+/// known and larger than a read, so a large bulk ends in a buffer of about
+/// its size. Data still arrives before the room for it is taken.
+fn grow_input(input: &mut BytesMut, wanted: Option<usize>) {
+    let len = input.len();
+    match wanted {
+        Some(wanted) if wanted > len + READ_CHUNK => {
+            let doubled = (input.capacity() * 2).max(len + READ_CHUNK);
+            let target = doubled.min(wanted);
+            if target > input.capacity() {
+                let mut grown = BytesMut::with_capacity(target);
+                grown.extend_from_slice(input);
+                *input = grown;
+            }
+        }
+        _ => input.reserve(READ_CHUNK),
+    }
+}
+
 /// The connection is over: logged when it failed (dropping its
 /// [`ConnCtx`] unregisters it).
 pub(super) fn finish(result: io::Result<()>, ctx: &ConnCtx) {
@@ -203,7 +223,7 @@ async fn run<S: Session>(mut conn: Conn<S>, ctx: &ConnCtx) -> Exit<S> {
                 return Exit::Move(conn, to);
             }
             if st.input.capacity() - st.input.len() < READ_CHUNK / 4 {
-                st.input.reserve(READ_CHUNK);
+                grow_input(&mut st.input, st.session.input_wanted());
             }
             let deadline = st.clock.deadline(bound);
             let wakeup = st.session.wakeup();
@@ -330,4 +350,32 @@ async fn run<S: Session>(mut conn: Conn<S>, ctx: &ConnCtx) -> Exit<S> {
     // TLS sends close_notify here; a client that takes nothing cannot hold it.
     let _ = tokio::time::timeout(bound, stream.shutdown()).await;
     Exit::Ended(result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_doubles_but_stops_at_the_bulk_it_waits_for() {
+        let mut input = BytesMut::with_capacity(READ_CHUNK);
+        let wanted = 300_000;
+        while input.len() < wanted {
+            if input.capacity() - input.len() < READ_CHUNK / 4 {
+                grow_input(&mut input, Some(wanted));
+            }
+            let room = (input.capacity() - input.len()).min(wanted - input.len());
+            input.extend_from_slice(&vec![b'v'; room]);
+        }
+        assert_eq!(input.capacity(), wanted, "no more than the bulk needs");
+        // Without a known size it doubles, as reserve does.
+        let mut plain = BytesMut::with_capacity(READ_CHUNK);
+        plain.extend_from_slice(&[0; READ_CHUNK]);
+        grow_input(&mut plain, None);
+        assert!(plain.capacity() >= 2 * READ_CHUNK);
+        // A small want leaves the usual growth.
+        let small = plain.len() + 10;
+        grow_input(&mut plain, Some(small));
+        assert!(plain.capacity() >= plain.len() + READ_CHUNK);
+    }
 }
