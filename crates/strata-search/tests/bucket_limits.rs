@@ -5,8 +5,9 @@
 //! and the empty-bucket fill bounded by it. Expected buckets are computed
 //! here from the documents' timestamps.
 //!
-//! One test function: the limit is node-wide, and tests of one binary run
-//! in parallel.
+//! A test binary of its own with one test function: the limit is
+//! node-wide (a static), and tests of one binary run in parallel, so
+//! lowering it here would fail other files' aggregations.
 
 use std::collections::BTreeMap;
 

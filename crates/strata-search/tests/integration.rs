@@ -8,8 +8,6 @@ mod common;
 
 #[path = "aliases_templates.rs"]
 mod aliases_templates;
-#[path = "bucket_limits.rs"]
-mod bucket_limits;
 #[path = "bucket_subaggs.rs"]
 mod bucket_subaggs;
 #[path = "calendar_aggs.rs"]
