@@ -3,7 +3,7 @@
 //! slot, the tiers and the counters. A leaf below the shards and the
 //! keyspace: the keyspace is reached only through [`FreeElsewhere`].
 
-use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
 
 use crossbeam_utils::CachePadded;
@@ -31,6 +31,9 @@ pub(crate) struct Ctx {
     seed: u64,
     cas: AtomicU64,
     memory_limit: AtomicU64,
+    /// Background maintenance reclaims expired items (Redis's active
+    /// expiry; `DEBUG SET-ACTIVE-EXPIRE 0` turns it off).
+    active_expire: AtomicBool,
     eviction: AtomicU8,
     max_item_size: AtomicUsize,
     shards: usize,
@@ -83,6 +86,7 @@ impl Ctx {
             seed,
             cas: AtomicU64::new(1),
             memory_limit: AtomicU64::new(config.memory_limit),
+            active_expire: AtomicBool::new(true),
             eviction: AtomicU8::new(u8::from(config.eviction.evicts())),
             max_item_size: AtomicUsize::new(config.max_item_size),
             shards,
@@ -109,6 +113,15 @@ impl Ctx {
 
     pub fn set_memory_limit(&self, bytes: u64) {
         self.memory_limit.store(bytes, Ordering::Relaxed);
+    }
+
+    /// Whether maintenance reclaims expired items nobody reads.
+    pub fn active_expire(&self) -> bool {
+        self.active_expire.load(Ordering::Relaxed)
+    }
+
+    pub fn set_active_expire(&self, on: bool) {
+        self.active_expire.store(on, Ordering::Relaxed);
     }
 
     pub fn set_eviction(&self, policy: EvictionPolicy) {

@@ -253,6 +253,13 @@ fn expired_items_are_reclaimed_without_being_read() {
     }
     let before = ks.stats();
     clock.advance_ms(2_000);
+    // With active expiry off (`DEBUG SET-ACTIVE-EXPIRE 0`) nothing goes.
+    ks.set_active_expire(false);
+    for _ in 0..10 {
+        ks.run_maintenance();
+    }
+    assert_eq!(ks.stats().expired, 0);
+    ks.set_active_expire(true);
     for _ in 0..100 {
         ks.run_maintenance();
     }

@@ -30,7 +30,8 @@
 //!   checked command.
 //! - [`commands`]: one file per command or tight family.
 //! - [`connection`]: per-connection state (version, user, queue, watches);
-//!   [`client_eviction`]: `maxmemory-clients` over all of them.
+//!   [`client_eviction`]: `maxmemory-clients` over all of them;
+//!   [`protected`]: who may run `DEBUG` (`enable-debug-command`).
 //! - [`permissions`]: ACLs applied to a connection (user refresh, checks,
 //!   `AUTH`, the denial log).
 //! - [`stats`] and [`info`]: counters and the `INFO` report;
@@ -88,6 +89,7 @@ pub mod number;
 pub mod pause;
 pub mod permissions;
 mod prefetch;
+pub mod protected;
 pub mod protocol;
 pub mod pubsub;
 pub mod rdb;

@@ -56,6 +56,7 @@ impl RespProtocol {
             cluster_config_file: std::sync::OnceLock::new(),
             peers: Mutex::new(HashMap::new()),
             client_eviction: Default::default(),
+            debug_command: Default::default(),
             run_id: random_hex(40),
             proto_max_bulk_len: AtomicUsize::new(REDIS_MAX_BULK),
             acl,
@@ -125,6 +126,12 @@ impl RespProtocol {
     /// configured, used or not). Call before the port opens; once.
     pub fn set_cluster_config_file(&self, shown: &str) {
         let _ = self.shared.cluster_config_file.set(shown.to_string());
+    }
+
+    /// Sets `enable-debug-command` (who may run `DEBUG`). Call before the
+    /// port opens; once.
+    pub fn set_enable_debug_command(&self, access: crate::protected::Protected) {
+        let _ = self.shared.debug_command.set(access);
     }
 
     /// The state shared by this front end's sessions.

@@ -118,6 +118,7 @@ pub fn execute<S: Store>(
         C::Dump => dump::dump(ctx, args, out),
         C::Restore => restore::restore(ctx, args, out),
         C::Migrate => migrate::migrate(ctx, args, out),
+        C::Debug => debug::debug(ctx, args, out),
         C::Object => object::object(ctx, args, out),
         C::Memory => memory::memory(ctx, args, out),
         C::Latency => latency::latency(ctx, args, out),

@@ -51,6 +51,9 @@ pub struct Shared {
     pub latency: LatencyMonitor,
     /// What `CLIENT LIST` shows of each connection, by client id.
     pub peers: Mutex<HashMap<u64, Arc<PeerView>>>,
+    /// `enable-debug-command`: who may run `DEBUG` (set once, before the
+    /// port opens; refused to all when unset).
+    pub debug_command: std::sync::OnceLock<crate::protected::Protected>,
     /// `maxmemory-clients` and the clients it evicted.
     pub client_eviction: crate::client_eviction::ClientEviction,
     /// 40 hex characters identifying this run (`run_id`, `master_replid`).

@@ -231,6 +231,23 @@ impl<'a> ReplyWriter<'a> {
         }
     }
 
+    /// A big number given as its decimal digits (RESP2: a bulk string).
+    pub fn big_number(&mut self, digits: &str) {
+        match self.version {
+            RespVersion::Resp2 => self.bulk(digits.as_bytes()),
+            RespVersion::Resp3 => self.line(b'(', digits.as_bytes()),
+        }
+    }
+
+    /// The header of RESP3 attributes (`pairs` key/value pairs) that go
+    /// before the reply they describe; RESP2 has none, so nothing is
+    /// written and the caller writes no pairs.
+    pub fn attribute(&mut self, pairs: usize) {
+        if self.version == RespVersion::Resp3 {
+            self.number_line(b'|', pairs as i64);
+        }
+    }
+
     /// A verbatim string of `format` (3 letters such as `txt`), as `INFO` and
     /// `CLIENT INFO` reply (RESP2: a bulk string of `text`).
     pub fn verbatim(&mut self, format: &str, text: &[u8]) {

@@ -32,6 +32,8 @@ mod connection;
 mod conversion_race;
 #[path = "databases.rs"]
 mod databases;
+#[path = "debug.rs"]
+mod debug;
 #[path = "decoder_fuzz.rs"]
 mod decoder_fuzz;
 #[path = "decoder_split.rs"]

@@ -52,8 +52,8 @@ fn config_get_set() {
     let all = c.cmd(&["CONFIG", "GET", "*"]);
     assert_eq!(
         all.array().len(),
-        64,
-        "32 parameters, aclfile, slowlog-*, latency-monitor-threshold, notify-keyspace-events, hash-max-listpack-*, list-max-listpack-size, set-max-*, zset-max-listpack-*, the scripting and pub/sub ones, cluster-enabled, cluster-config-file and tracking-table-max-keys included"
+        66,
+        "33 parameters, aclfile, slowlog-*, latency-monitor-threshold, notify-keyspace-events, hash-max-listpack-*, list-max-listpack-size, set-max-*, zset-max-listpack-*, the scripting and pub/sub ones, cluster-enabled, cluster-config-file, enable-debug-command and tracking-table-max-keys included"
     );
     assert_eq!(c.cmd(&["CONFIG", "GET", "MAXMEM*"]).array().len(), 8);
     assert_eq!(

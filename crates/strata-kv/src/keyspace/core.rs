@@ -148,6 +148,17 @@ impl Keyspace {
         self.ctx.set_memory_limit(bytes);
     }
 
+    /// Whether background maintenance reclaims expired items (on unless
+    /// turned off; reads and writes still expire what they meet).
+    pub fn active_expire(&self) -> bool {
+        self.ctx.active_expire()
+    }
+
+    /// Turns the background reclaiming of expired items on or off.
+    pub fn set_active_expire(&self, on: bool) {
+        self.ctx.set_active_expire(on);
+    }
+
     /// The eviction policy.
     pub fn eviction(&self) -> EvictionPolicy {
         self.ctx.eviction()

@@ -83,10 +83,11 @@ impl Keyspace {
             // Before compaction frees more: what was opened since the
             // last pass is what the next interval is likely to need.
             shard.write().arena.trim_spares();
-            report.expired +=
-                shard
-                    .write()
-                    .reclaim_expired(&self.ctx, self.now_ms(), EXPIRE_SEGMENTS_PER_PASS);
+            if self.ctx.active_expire() {
+                let now = self.now_ms();
+                let mut shard = shard.write();
+                report.expired += shard.reclaim_expired(&self.ctx, now, EXPIRE_SEGMENTS_PER_PASS);
+            }
             if self.eviction().evicts() {
                 // Cache mode lets a write through when its own shard has
                 // nothing to evict; bring over-share shards back here.

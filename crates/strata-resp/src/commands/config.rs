@@ -44,6 +44,7 @@ const PARAMS: &[&str] = &[
     "cluster-config-file",
     "cluster-enabled",
     "databases",
+    "enable-debug-command",
     "hash-max-listpack-entries",
     "hash-max-listpack-value",
     "latency-monitor-threshold",
@@ -112,6 +113,10 @@ fn value_of(shared: &Shared, param: &str) -> String {
         // The CLOCK eviction samples nothing: Redis's default is shown.
         "maxmemory-samples" => "5".into(),
         "databases" => "1".into(),
+        "enable-debug-command" => {
+            let access = shared.debug_command.get().copied().unwrap_or_default();
+            access.name().into()
+        }
         "maxclients" => settings.max_connections().to_string(),
         "maxmemory" => shared.keyspace.memory_limit().to_string(),
         "maxmemory-policy" => shared.policy_name().into(),

@@ -35,6 +35,12 @@ pub fn dump<S: Store>(
 /// The `DUMP` payload of `key`; `None` when it is missing (`MIGRATE`
 /// sends these).
 pub(crate) fn payload<S: Store>(store: &mut S, key: &[u8]) -> Result<Option<Vec<u8>>, RespError> {
+    Ok(read_value(store, key)?.map(|value| rdb::dump(&value)))
+}
+
+/// The whole value at `key`, of any type; `None` when it is missing
+/// (`DEBUG DIGEST` reads these).
+pub(crate) fn read_value<S: Store>(store: &mut S, key: &[u8]) -> Result<Option<Value>, RespError> {
     let mut last = Err(RespError::WrongType);
     for _ in 0..TRIES {
         let Some(kind) = store.kind(key) else {
@@ -47,7 +53,7 @@ pub(crate) fn payload<S: Store>(store: &mut S, key: &[u8]) -> Result<Option<Vec<
             _ => break,
         }
     }
-    Ok(last?.map(|value| rdb::dump(&value)))
+    last
 }
 
 /// The value at `key` read as a `kind`; `None` when it went meanwhile.

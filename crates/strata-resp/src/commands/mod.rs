@@ -28,6 +28,7 @@ pub mod command_info;
 pub mod config;
 pub mod copy;
 pub mod dbsize;
+pub mod debug;
 pub mod del;
 pub mod dump;
 pub mod eval;

@@ -71,35 +71,7 @@ pub fn object<S: Store>(
     };
     match sub.name {
         "object|encoding" => {
-            let encoding = match kind {
-                ValueKind::String => ctx
-                    .store
-                    .peek(key, |item| string_encoding(item.value))
-                    .unwrap_or("raw"),
-                // A large hash: Redis's hashtable (chunk records).
-                ValueKind::Hash => match ctx.store.peek(key, |item| is_head(item.value)) {
-                    Some(true) => "hashtable",
-                    _ => "listpack",
-                },
-                // A large list: Redis's quicklist (chunk records).
-                ValueKind::List => match ctx.store.peek(key, |item| is_list_head(item.value)) {
-                    Some(true) => "quicklist",
-                    _ => "listpack",
-                },
-                ValueKind::Set => {
-                    let limits = ctx.shared.encodings.set_limits();
-                    ctx.store
-                        .peek(key, |item| set_encoding(item.value, limits))
-                        .unwrap_or("listpack")
-                }
-                // A large sorted set: Redis's skiplist (buckets and an
-                // order tree of chunk records).
-                ValueKind::SortedSet => match ctx.store.peek(key, |item| is_head(item.value)) {
-                    Some(true) => "skiplist",
-                    _ => "listpack",
-                },
-                ValueKind::Stream => "stream",
-            };
+            let encoding = encoding(ctx, key, kind);
             out.bulk(encoding.as_bytes());
         }
         "object|refcount" => out.integer(1),
@@ -110,6 +82,44 @@ pub fn object<S: Store>(
         },
     }
     Ok(())
+}
+
+/// The encoding `OBJECT ENCODING` names for the value at `key`, a `kind`
+/// (`DEBUG OBJECT` shows it too).
+pub(crate) fn encoding<S: Store>(
+    ctx: &mut Ctx<'_, S>,
+    key: &[u8],
+    kind: ValueKind,
+) -> &'static str {
+    match kind {
+        ValueKind::String => ctx
+            .store
+            .peek(key, |item| string_encoding(item.value))
+            .unwrap_or("raw"),
+        // A large hash: Redis's hashtable (chunk records).
+        ValueKind::Hash => match ctx.store.peek(key, |item| is_head(item.value)) {
+            Some(true) => "hashtable",
+            _ => "listpack",
+        },
+        // A large list: Redis's quicklist (chunk records).
+        ValueKind::List => match ctx.store.peek(key, |item| is_list_head(item.value)) {
+            Some(true) => "quicklist",
+            _ => "listpack",
+        },
+        ValueKind::Set => {
+            let limits = ctx.shared.encodings.set_limits();
+            ctx.store
+                .peek(key, |item| set_encoding(item.value, limits))
+                .unwrap_or("listpack")
+        }
+        // A large sorted set: Redis's skiplist (buckets and an
+        // order tree of chunk records).
+        ValueKind::SortedSet => match ctx.store.peek(key, |item| is_head(item.value)) {
+            Some(true) => "skiplist",
+            _ => "listpack",
+        },
+        ValueKind::Stream => "stream",
+    }
 }
 
 fn string_encoding(value: &[u8]) -> &'static str {

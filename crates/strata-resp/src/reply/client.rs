@@ -101,6 +101,19 @@ pub enum ClientError {
         "ERR Strata does not replicate: REPLICAOF host port is not supported (REPLICAOF NO ONE is)"
     )]
     NoReplication,
+    /// `DEBUG` while `enable-debug-command` refuses this connection.
+    #[error("ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.")]
+    DebugNotAllowed,
+    /// `DEBUG` with a subcommand Strata does not have, or the wrong number
+    /// of arguments for one it has.
+    #[error("ERR unknown subcommand or wrong number of arguments for '{0}'. Try DEBUG HELP.")]
+    DebugSubcommand(String),
+    /// `DEBUG PROTOCOL` with an unknown type.
+    #[error("ERR Wrong protocol type name. Please use one of the following: string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false")]
+    ProtocolTypeName,
+    /// `DEBUG PROTOCOL push` on a RESP2 connection.
+    #[error("ERR RESP2 is not supported by this command")]
+    Resp2NotSupported,
     /// `FAILOVER` without replicas (Strata has none).
     #[error("ERR FAILOVER requires connected replicas.")]
     NoReplicas,

@@ -52,6 +52,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     CommandSpec { subcommands: CONFIG_SUBCOMMANDS, ..spec("config", C::Config, -2, &[], NO_KEYS, &["@slow"], "server", "2.0.0", "A container for server configuration commands") },
     spec("copy", C::Copy, -3, WRITE_OOM, &[at(&["RO", "access"], 1), at(&["OW", "update"], 2)], KEYSPACE_WRITE_SLOW, "generic", "6.2.0", "Copy a key"),
     spec("dbsize", C::DbSize, 1, READ_FAST, NO_KEYS, KEYSPACE_READ_FAST, "server", "1.0.0", "Return the number of keys in the selected database").tips(&["request_policy:all_shards", "response_policy:agg_sum"]),
+    spec("debug", C::Debug, -2, ADMIN, NO_KEYS, &["@admin", "@slow", "@dangerous"], "server", "1.0.0", "A container for debugging commands"),
     spec("decr", C::Decr, 2, WRITE_OOM_FAST, RW_ACCESS_UPDATE, STRING_WRITE_FAST, "string", "1.0.0", "Decrement the integer value of a key by one"),
     spec("decrby", C::DecrBy, 3, WRITE_OOM_FAST, RW_ACCESS_UPDATE, STRING_WRITE_FAST, "string", "1.0.0", "Decrement the integer value of a key by the given number"),
     spec("del", C::Del, -2, WRITE, ALL_RM_DELETE, KEYSPACE_WRITE_SLOW, "generic", "1.0.0", "Delete a key").tips(&["request_policy:multi_shard", "response_policy:agg_sum"]),

@@ -13,6 +13,7 @@ use std::time::Duration;
 use parking_lot::RwLock;
 use strata_kv::{EvictionPolicy, Keyspace, KeyspaceConfig, ManualClock};
 use strata_resp::acl::Acl;
+use strata_resp::protected::Protected;
 use strata_resp::RespProtocol;
 use strata_service::{serve, Clients, RuntimeSettings, ServerInfo};
 use tokio_util::sync::CancellationToken;
@@ -71,7 +72,7 @@ pub fn start() -> Server {
 /// Starts a server with `config` and `requirepass`.
 pub fn start_with(config: KeyspaceConfig, requirepass: Option<&str>) -> Server {
     let acl = Acl::new(requirepass);
-    start_with_acl(config, requirepass, acl, false)
+    start_with_acl(config, requirepass, acl, false, Protected::No)
 }
 
 /// Starts a server with default engine settings, `requirepass` and the
@@ -81,7 +82,17 @@ pub fn start_acl(requirepass: Option<&str>, acl: Acl) -> Server {
         shards: 4,
         ..KeyspaceConfig::default()
     };
-    start_with_acl(config, requirepass, acl, false)
+    start_with_acl(config, requirepass, acl, false, Protected::No)
+}
+
+/// Starts a server with default engine settings where `DEBUG` is allowed
+/// as `debug` says (`enable-debug-command`).
+pub fn start_debug(debug: Protected) -> Server {
+    let config = KeyspaceConfig {
+        shards: 4,
+        ..KeyspaceConfig::default()
+    };
+    start_with_acl(config, None, Acl::new(None), false, debug)
 }
 
 fn start_with_acl(
@@ -89,6 +100,7 @@ fn start_with_acl(
     requirepass: Option<&str>,
     acl: Acl,
     cluster: bool,
+    debug: Protected,
 ) -> Server {
     let clock = Arc::new(ManualClock::new(T0_MS));
     let keyspace = Keyspace::new(config, clock.clone());
@@ -119,6 +131,7 @@ fn start_with_acl(
         clients.clone(),
         acl,
     ));
+    protocol.set_enable_debug_command(debug);
     if cluster {
         protocol
             .enable_cluster(IpAddr::V4(Ipv4Addr::LOCALHOST), addr.port(), None)
@@ -150,7 +163,7 @@ pub fn start_cluster() -> Server {
         shards: 4,
         ..KeyspaceConfig::default()
     };
-    start_with_acl(config, None, Acl::new(None), true)
+    start_with_acl(config, None, Acl::new(None), true, Protected::No)
 }
 
 /// Starts a server whose engine evicts (cache mode).
@@ -185,6 +198,11 @@ pub enum Value {
     Verbatim(String, Vec<u8>),
     /// RESP3 `>`: an out-of-band message.
     Push(Vec<Value>),
+    /// RESP3 `(`: a big number's digits.
+    BigNumber(String),
+    /// RESP3 `|`: attributes (pairs flattened), read as a reply of their
+    /// own.
+    Attribute(Vec<Value>),
 }
 
 impl Value {
@@ -372,6 +390,7 @@ pub fn decode(buf: &[u8]) -> Option<(Value, usize)> {
         b'-' => Value::Error(text.into()),
         b':' => Value::Int(text.parse().expect("int")),
         b',' => Value::Double(text.into()),
+        b'(' => Value::BigNumber(text.into()),
         b'#' => Value::Bool(text == "t"),
         b'_' => Value::Null,
         b'$' | b'=' => {
@@ -392,12 +411,12 @@ pub fn decode(buf: &[u8]) -> Option<(Value, usize)> {
                 Value::Bulk(data)
             }
         }
-        b'*' | b'~' | b'%' | b'>' => {
+        b'*' | b'~' | b'%' | b'>' | b'|' => {
             let n: i64 = text.parse().expect("len");
             if n < 0 {
                 return Some((Value::NullArray, used));
             }
-            let count = if buf[0] == b'%' {
+            let count = if matches!(buf[0], b'%' | b'|') {
                 n as usize * 2
             } else {
                 n as usize
@@ -412,6 +431,7 @@ pub fn decode(buf: &[u8]) -> Option<(Value, usize)> {
                 b'*' => Value::Array(items),
                 b'~' => Value::Set(items),
                 b'>' => Value::Push(items),
+                b'|' => Value::Attribute(items),
                 _ => {
                     let mut pairs = Vec::new();
                     let mut it = items.into_iter();

@@ -61,6 +61,7 @@ impl ServeArgs {
             config.cluster_enabled = true;
         }
         set(&mut config.cluster_config_file, &self.cluster_config_file);
+        set(&mut config.enable_debug_command, &self.enable_debug_command);
         if self.aclfile.is_some() {
             config.aclfile = self.aclfile.clone();
         }

@@ -4,7 +4,7 @@
 use std::net::IpAddr;
 use std::path::PathBuf;
 
-use super::modes::{EvictionMode, LogFormat, WorkerMode};
+use super::modes::{DebugCommand, EvictionMode, LogFormat, WorkerMode};
 use super::persistence::{HumanDuration, LogDevice, PersistenceMode, RecoveryMode};
 use super::search::SearchTier;
 use super::tiers::{DataPlacement, IndexPlacement, PmemPersist, SsdIo, SsdIoEngine, SsdReads};
@@ -113,6 +113,11 @@ pub struct ServeArgs {
     /// [default: nodes.conf].
     #[arg(long, value_name = "FILE")]
     pub cluster_config_file: Option<PathBuf>,
+
+    /// Who may run Redis's DEBUG command on the RESP port: `no`, `yes` or
+    /// `local` (loopback connections) [default: no].
+    #[arg(long, value_name = "WHO")]
+    pub enable_debug_command: Option<DebugCommand>,
 
     /// Redis ACL file (`user <name> <rules>` lines, Redis's format), loaded
     /// at start (a bad line refuses to start) and by ACL LOAD, written by

@@ -39,7 +39,7 @@ mod tests;
 mod transport_tests;
 
 pub use args::ServeArgs;
-pub use modes::{EvictionMode, LogFormat};
+pub use modes::{DebugCommand, EvictionMode, LogFormat};
 pub use persistence::{HumanDuration, LogDevice, PersistenceMode, RecoveryMode};
 pub use search::SearchTier;
 pub use settings::{

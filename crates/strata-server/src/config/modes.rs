@@ -1,5 +1,6 @@
 //! Named settings with a fixed set of values: the eviction mode, the log
-//! format and how connections are spread over worker threads.
+//! format, how connections are spread over worker threads and who may run
+//! Redis's `DEBUG`.
 
 use serde::Deserialize;
 use strata_kv::EvictionPolicy;
@@ -66,6 +67,32 @@ impl WorkerMode {
             Self::Adaptive => Some(WorkerPolicy::Adaptive),
             Self::Fixed => Some(WorkerPolicy::Fixed),
             Self::Shared => None,
+        }
+    }
+}
+
+/// Who may run Redis's `DEBUG` on the RESP port (`enable_debug_command`,
+/// Redis's `enable-debug-command`; fixed at start, as in Redis).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum DebugCommand {
+    /// Nobody (Redis's default).
+    #[default]
+    No,
+    /// Every connection.
+    Yes,
+    /// Connections from a loopback address.
+    Local,
+}
+
+impl DebugCommand {
+    /// The RESP front end's setting.
+    pub fn access(self) -> strata_resp::protected::Protected {
+        use strata_resp::protected::Protected;
+        match self {
+            Self::No => Protected::No,
+            Self::Yes => Protected::Yes,
+            Self::Local => Protected::Local,
         }
     }
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use strata_search::{IndexingPriority, MergeYield};
 
-use crate::config::modes::{EvictionMode, LogFormat, WorkerMode};
+use crate::config::modes::{DebugCommand, EvictionMode, LogFormat, WorkerMode};
 use crate::config::observability;
 use crate::config::persistence::{HumanDuration, LogDevice, PersistenceMode, RecoveryMode};
 use crate::config::search::SearchTier;
@@ -86,6 +86,8 @@ pub struct ServerConfig {
     /// Redis `cluster-config-file`: where cluster mode keeps the node id
     /// and epoch; a relative path is under `data_dir`.
     pub cluster_config_file: PathBuf,
+    /// Who may run Redis's `DEBUG` (`enable-debug-command`).
+    pub enable_debug_command: DebugCommand,
     /// Redis ACL file: users loaded at start, `ACL LOAD` and `ACL SAVE`.
     pub aclfile: Option<PathBuf>,
     /// memcached ASCII authentication file (`user:password` lines, as
@@ -261,6 +263,7 @@ impl Default for ServerConfig {
             requirepass: None,
             cluster_enabled: false,
             cluster_config_file: PathBuf::from("nodes.conf"),
+            enable_debug_command: DebugCommand::default(),
             aclfile: None,
             memcache_auth_file: None,
             memcache_unauthenticated: false,

@@ -105,6 +105,20 @@ fn every_flag_is_applied() {
 }
 
 #[test]
+fn enable_debug_command_from_file_and_flag() {
+    use crate::config::DebugCommand;
+    use strata_resp::protected::Protected;
+    assert_eq!(load(&[]).unwrap().enable_debug_command, DebugCommand::No);
+    let file = config_file("enable_debug_command = \"local\"\n");
+    let path = file.path().to_str().unwrap();
+    let config = load(&["--config", path]).unwrap();
+    assert_eq!(config.enable_debug_command.access(), Protected::Local);
+    let config = load(&["--config", path, "--enable-debug-command", "yes"]).unwrap();
+    assert_eq!(config.enable_debug_command.access(), Protected::Yes);
+    assert!(flags(&["--enable-debug-command", "maybe"]).is_err());
+}
+
+#[test]
 fn authentication_settings_from_file_and_flags() {
     let defaults = load(&[]).unwrap();
     assert_eq!(defaults.aclfile, None);

@@ -2,7 +2,7 @@
 //! its port opens: the idle timeout, cluster mode (its node id and epoch
 //! kept in `cluster_config_file` under the data directory, which the
 //! server always has), `proto-max-bulk-len`, the slow log and
-//! `notify-keyspace-events`.
+//! `notify-keyspace-events`, `enable-debug-command`.
 
 use strata_resp::cluster::NodesFile;
 use strata_resp::RespProtocol;
@@ -22,6 +22,7 @@ pub(super) fn apply(
     let shared = protocol.shared();
     shared.idle_timeout.set(config.timeout);
     protocol.set_cluster_config_file(&config.cluster_config_file.display().to_string());
+    protocol.set_enable_debug_command(config.enable_debug_command.access());
     if let (true, Some(port)) = (config.cluster_enabled, port) {
         // A relative path is under the data directory (join keeps an
         // absolute one as it is).
