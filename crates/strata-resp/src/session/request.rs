@@ -9,7 +9,7 @@ use crate::args::Args;
 use crate::cluster;
 use crate::command::{self, Command, CommandSpec, Ctx};
 use crate::command_stats;
-use crate::commands::{multi, quit, shutdown, watch};
+use crate::commands::{debug, multi, quit, shutdown, watch};
 use crate::connection::Connection;
 use crate::invoke::{note_call, run_command, Feed};
 use crate::monitor::allowed_while_monitoring;
@@ -137,6 +137,18 @@ pub(super) fn run(
         | Command::EvalShaRo
         | Command::FCall
         | Command::FCallRo => off_worker(|| {
+            shared.keyspace.exclusive(|store| {
+                let mut ctx = Ctx {
+                    store,
+                    shared,
+                    conn,
+                };
+                run_command(spec, &mut ctx, args, out, tally, feed);
+            })
+        }),
+        // So does an allowed DEBUG: a digest is one snapshot, SLEEP stops
+        // every command (a refused one takes no lock).
+        Command::Debug if debug::allowed(shared, conn) => off_worker(|| {
             shared.keyspace.exclusive(|store| {
                 let mut ctx = Ctx {
                     store,

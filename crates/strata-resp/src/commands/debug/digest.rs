@@ -10,8 +10,8 @@
 //! number, and is 40 zeros when empty. Stream digests cover the entries
 //! only, as Redis's do.
 //!
-//! Unlike Redis's, the dataset digest is not one atomic snapshot: keys are
-//! read one by one while other connections may write.
+//! The session runs `DEBUG` with the whole keyspace held, so the dataset
+//! digest is one snapshot, as Redis's is.
 
 use std::fmt::Write as _;
 

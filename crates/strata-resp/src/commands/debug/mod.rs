@@ -1,5 +1,8 @@
 //! `DEBUG <subcommand>`, refused unless `enable-debug-command` allows the
-//! connection (Redis 7's default refuses it to everyone).
+//! connection (Redis 7's default refuses it to everyone). An allowed one
+//! runs with the whole keyspace held, as a script does (the session
+//! routes it so), which makes a digest one snapshot and `SLEEP` stop
+//! every command, as in Redis.
 //!
 //! The subcommands Strata has: `DIGEST` and `DIGEST-VALUE` (Redis's own
 //! SHA-1 digests, `digest.rs`, so a dataset copied between Redis and
@@ -24,8 +27,10 @@ use strata_kv::Store;
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::client::write_help;
+use crate::connection::Connection;
 use crate::number::parse_f64;
 use crate::reply::{lossy_prefix, ClientError, RespError};
+use crate::shared::Shared;
 use crate::writer::ReplyWriter;
 
 const HELP: &[&str] = &[
@@ -62,14 +67,20 @@ const HELP: &[&str] = &[
 /// would otherwise hold the server for good).
 const MAX_SLEEP: Duration = Duration::from_secs(3600);
 
-/// `DEBUG <subcommand> ...`.
+/// Whether `enable-debug-command` lets `conn` run `DEBUG`.
+pub fn allowed(shared: &Shared, conn: &Connection) -> bool {
+    let access = shared.debug_command.get().copied().unwrap_or_default();
+    access.allows(conn.client.addr)
+}
+
+/// `DEBUG <subcommand> ...`. The session runs an allowed one with the
+/// whole keyspace held, as a script runs (`ctx.store` is exclusive).
 pub fn debug<S: Store>(
     ctx: &mut Ctx<'_, S>,
     args: Args<'_>,
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
-    let access = ctx.shared.debug_command.get().copied().unwrap_or_default();
-    if !access.allows(ctx.conn.client.addr) {
+    if !allowed(ctx.shared, ctx.conn) {
         return Err(ClientError::DebugNotAllowed.into());
     }
     let sub = args.get(1).to_ascii_lowercase();
@@ -90,7 +101,8 @@ pub fn debug<S: Store>(
             out.ok();
         }
         (b"sleep", 3) => {
-            sleep(ctx, args.get(2));
+            // The keyspace is held: every other command waits.
+            std::thread::sleep(sleep_time(args.get(2)));
             out.ok();
         }
         (b"error", 3) => {
@@ -115,20 +127,12 @@ pub fn debug<S: Store>(
     Ok(())
 }
 
-/// `DEBUG SLEEP`: holds the whole keyspace (every connection's next
-/// command waits, as Redis stops), for the seconds given as `strtod`
-/// reads them (a text that is no number sleeps 0).
-fn sleep<S: Store>(ctx: &mut Ctx<'_, S>, secs: &[u8]) {
-    let secs = parse_f64(secs).filter(|s| s.is_finite() && *s > 0.0);
-    let Some(secs) = secs else {
-        return;
-    };
-    let pause = Duration::from_secs_f64(secs.min(MAX_SLEEP.as_secs_f64()));
-    if ctx.store.is_exclusive() {
-        // Inside MULTI/EXEC or a script: the keyspace is held already.
-        std::thread::sleep(pause);
-    } else {
-        ctx.shared.keyspace.exclusive(|_| std::thread::sleep(pause));
+/// `DEBUG SLEEP`'s pause: the seconds as `strtod` reads them (a text
+/// that is no number sleeps 0), at most [`MAX_SLEEP`].
+fn sleep_time(secs: &[u8]) -> Duration {
+    match parse_f64(secs).filter(|s| s.is_finite() && *s > 0.0) {
+        Some(secs) => Duration::from_secs_f64(secs.min(MAX_SLEEP.as_secs_f64())),
+        None => Duration::ZERO,
     }
 }
 
