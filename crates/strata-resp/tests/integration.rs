@@ -38,6 +38,8 @@ mod debug;
 mod decoder_fuzz;
 #[path = "decoder_split.rs"]
 mod decoder_split;
+#[path = "digest_diff.rs"]
+mod digest_diff;
 #[path = "doubles.rs"]
 mod doubles;
 #[path = "dump_restore.rs"]
