@@ -22,6 +22,8 @@ mod bench_kv_types;
 mod clients;
 #[path = "crash_loop.rs"]
 mod crash_loop;
+#[path = "digest_crash.rs"]
+mod digest_crash;
 #[path = "es_rust_client.rs"]
 mod es_rust_client;
 #[path = "es_rust_client_queries.rs"]

@@ -20,6 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 pub mod model;
 pub mod peer;
+pub mod random_writes;
 
 /// Cases per property, by the test-scale scheme (README, "Tests"):
 /// `STRATA_FUZZ_CASES=N` exactly N, else `full` under `STRATA_TEST_FULL`
