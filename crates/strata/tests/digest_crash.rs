@@ -9,6 +9,9 @@
 //! memory), the kill comes right after the last reply; with the records on
 //! the SSD tier (durable at its flush) it comes a flush window later. A
 //! differing digest names the keys whose `DEBUG DIGEST-VALUE` changed.
+//! With the command log, a checkpoint (`BGSAVE`) starts in the middle of
+//! most cycles, so recovery replays the log over a checkpoint written
+//! while the writes went on.
 //!
 //! `STRATA_CRASH_SEED` replays a run; `STRATA_CRASH_CYCLES` sets the
 //! cycles (default 3; 20 with `STRATA_TEST_FULL=1`).
@@ -52,9 +55,18 @@ fn digests(conn: &mut RespConn) -> (Reply, Vec<Reply>) {
     (all, each)
 }
 
-/// The kill loop with `options` (besides the test defaults); `settle`
-/// is waited between the digest and the kill.
-fn kill_loop(name: &str, dir: &Path, options: &[String], settle: Duration) {
+/// How a placement is crashed.
+struct Plan {
+    /// Waited between the digest and the kill.
+    settle: Duration,
+    /// A checkpoint (`BGSAVE`) is started at a random command of some
+    /// cycles, so recovery is a checkpoint written under the writes plus
+    /// the log after its start.
+    checkpoints: bool,
+}
+
+/// The kill loop with `options` (besides the test defaults).
+fn kill_loop(name: &str, dir: &Path, options: &[String], plan: Plan) {
     let seed = crash::seed(name);
     let mut rng = StdRng::seed_from_u64(seed);
     let mut options = options.to_vec();
@@ -64,14 +76,20 @@ fn kill_loop(name: &str, dir: &Path, options: &[String], settle: Duration) {
     for cycle in 0..crash::cycles(3, 20) {
         let mut conn = RespConn::connect(server.resp()).expect("connect");
         let mut sent = Vec::with_capacity(COMMANDS);
-        for _ in 0..COMMANDS {
+        let checkpoint_at =
+            (plan.checkpoints && rng.gen_bool(0.6)).then(|| rng.gen_range(0..COMMANDS));
+        for i in 0..COMMANDS {
+            if checkpoint_at == Some(i) {
+                crash::cycle::request_bgsave(server.resp());
+                sent.push("BGSAVE".into());
+            }
             let words = random_writes::command(&mut rng, &mut next_ms);
             let refs: Vec<&str> = words.iter().map(String::as_str).collect();
             call(&mut conn, &refs);
             sent.push(words.join(" "));
         }
         let (before, each_before) = digests(&mut conn);
-        std::thread::sleep(settle);
+        std::thread::sleep(plan.settle);
         if rng.gen_bool(0.25) {
             server.terminate_then_kill(Duration::from_millis(rng.gen_range(0..=20)));
         } else {
@@ -106,7 +124,10 @@ fn sync_log_keeps_every_type_across_kill_9() {
         "sync_log_keeps_every_type_across_kill_9",
         dir.path(),
         &options,
-        Duration::ZERO,
+        Plan {
+            settle: Duration::ZERO,
+            checkpoints: true,
+        },
     );
 }
 
@@ -128,7 +149,10 @@ fn pmem_records_keep_every_type_across_kill_9() {
         "pmem_records_keep_every_type_across_kill_9",
         dir.path(),
         &options,
-        Duration::ZERO,
+        Plan {
+            settle: Duration::ZERO,
+            checkpoints: false,
+        },
     );
 }
 
@@ -158,6 +182,9 @@ fn ssd_records_keep_every_type_across_kill_9_after_a_flush() {
         "ssd_records_keep_every_type_across_kill_9_after_a_flush",
         dir.path(),
         &options,
-        SSD_WINDOW,
+        Plan {
+            settle: SSD_WINDOW,
+            checkpoints: false,
+        },
     );
 }
