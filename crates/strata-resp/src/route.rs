@@ -119,6 +119,7 @@ pub fn execute<S: Store>(
         C::Restore => restore::restore(ctx, args, out),
         C::Migrate => migrate::migrate(ctx, args, out),
         C::Debug => debug::debug(ctx, args, out),
+        C::Lolwut => lolwut::lolwut(ctx, args, out),
         C::Object => object::object(ctx, args, out),
         C::Memory => memory::memory(ctx, args, out),
         C::Latency => latency::latency(ctx, args, out),

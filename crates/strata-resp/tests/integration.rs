@@ -60,6 +60,8 @@ mod keyspace_events;
 mod large_memory;
 #[path = "list_model.rs"]
 mod list_model;
+#[path = "lolwut.rs"]
+mod lolwut;
 #[path = "memory.rs"]
 mod memory;
 #[path = "memory_latency.rs"]

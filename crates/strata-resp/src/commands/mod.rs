@@ -55,6 +55,7 @@ pub mod keys;
 pub mod latency;
 pub mod lcs;
 pub mod list;
+pub mod lolwut;
 pub mod memory;
 pub mod mget;
 pub mod migrate;

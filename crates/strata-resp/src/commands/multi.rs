@@ -251,7 +251,8 @@ fn locks(command: Command) -> Locks {
         | C::Script
         | C::Cluster
         | C::ClusterMode
-        | C::Role => Locks::Nothing,
+        | C::Role
+        | C::Lolwut => Locks::Nothing,
         _ => Locks::Keyspace,
     }
 }

@@ -109,6 +109,7 @@ pub enum Command {
     Restore,
     Migrate,
     Debug,
+    Lolwut,
     Object,
     Memory,
     Latency,

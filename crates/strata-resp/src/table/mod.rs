@@ -120,6 +120,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("llen", C::List(L::LLen), 2, READ_FAST, RO, LIST_READ_FAST, "list", "1.0.0", "Get the length of a list"),
     spec("lmove", C::List(L::LMove), 5, WRITE_OOM, MOVE, LIST_WRITE_SLOW, "list", "6.2.0", "Pop an element from a list, push it to another list and return it"),
     spec("lmpop", C::List(L::LMPop), -4, &["write", "movablekeys"], NUMKEYS_POP, LIST_WRITE_SLOW, "list", "7.0.0", "Pop elements from a list"),
+    spec("lolwut", C::Lolwut, -1, READ_FAST, NO_KEYS, &["@read", "@fast"], "server", "5.0.0", "Display some computer art and the Redis version"),
     spec("lpop", C::List(L::LPop), -2, WRITE_FAST, RW_ACCESS_DELETE, LIST_WRITE_FAST, "list", "1.0.0", "Remove and get the first elements in a list"),
     spec("lpos", C::List(L::LPos), -3, &["readonly"], RO_ACCESS, LIST_READ_SLOW, "list", "6.0.6", "Return the index of matching elements on a list"),
     spec("lpush", C::List(L::LPush), -3, WRITE_OOM_FAST, RW_INSERT, LIST_WRITE_FAST, "list", "1.0.0", "Prepend one or multiple elements to a list"),
