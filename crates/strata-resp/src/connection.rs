@@ -75,6 +75,18 @@ impl WatchedKeys {
     }
 }
 
+/// What `REPLCONF` set on a connection for its `SYNC` (`commands/
+/// replconf.rs`, `commands/sync.rs`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SnapshotRequest {
+    /// `rdb-only 1`: the connection wants the snapshot, then to close.
+    pub rdb_only: bool,
+    /// `rdb-filter-only`: no keys in the snapshot.
+    pub exclude_data: bool,
+    /// `rdb-filter-only` without `functions`: no function libraries.
+    pub exclude_functions: bool,
+}
+
 /// A command waiting for `EXEC`.
 #[derive(Debug)]
 pub struct Queued {
@@ -311,6 +323,8 @@ pub struct Connection {
     /// A script's `redis.call` is running a command now (Redis's
     /// `CLIENT_SCRIPT`: `SORT` then orders a set even `BY` a constant).
     pub in_script: bool,
+    /// What `REPLCONF` asked of a `SYNC`.
+    pub snapshot: SnapshotRequest,
 }
 
 impl Connection {
@@ -341,6 +355,7 @@ impl Connection {
             close: false,
             monitoring: false,
             in_script: false,
+            snapshot: Default::default(),
         }
     }
 

@@ -78,6 +78,8 @@ mod object;
 mod protocol;
 #[path = "pubsub.rs"]
 mod pubsub;
+#[path = "rdb_snapshot.rs"]
+mod rdb_snapshot;
 #[path = "redis_client.rs"]
 mod redis_client;
 #[path = "scripting.rs"]

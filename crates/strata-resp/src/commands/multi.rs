@@ -252,7 +252,8 @@ fn locks(command: Command) -> Locks {
         | C::Cluster
         | C::ClusterMode
         | C::Role
-        | C::Lolwut => Locks::Nothing,
+        | C::Lolwut
+        | C::ReplConf => Locks::Nothing,
         _ => Locks::Keyspace,
     }
 }

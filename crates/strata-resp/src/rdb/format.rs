@@ -127,6 +127,11 @@ pub fn seal(out: &mut Vec<u8>, version: u16) {
     out.extend_from_slice(&crc.to_le_bytes());
 }
 
+/// Redis's CRC-64 of `bytes` (an RDB file's checksum).
+pub fn crc64(bytes: &[u8]) -> u64 {
+    CRC64.checksum(bytes)
+}
+
 /// The body of `payload` when its footer is right: at least the footer's
 /// 10 bytes, a version no newer than [`MAX_VERSION`], a matching CRC-64.
 pub fn open(payload: &[u8]) -> Option<&[u8]> {

@@ -10,12 +10,14 @@
 //! strings, lists, sets, sorted sets, hashes and streams; `stream` holds
 //! the streams' part), `listpack` and
 //! `ziplist` decode the packed blobs inside (every offset checked), and
-//! `write` encodes a [`Value`] in the plain encodings every Redis 7 loads.
+//! `write` encodes a [`Value`] in the plain encodings every Redis 7 loads,
+//! and `file` puts values together into a whole RDB file ([`FileWriter`]).
 //!
 //! Input from the network: nothing here panics on any payload, allocates
 //! from a length the remaining bytes cannot back, or recurses. A leaf
 //! (but the reply table's [`DumpError`](crate::reply::DumpError)).
 
+mod file;
 mod format;
 mod listpack;
 mod object;
@@ -24,6 +26,7 @@ mod stream;
 mod write;
 mod ziplist;
 
+pub use file::FileWriter;
 pub use format::{
     open, put_length, put_string, seal, Id, StreamGroup, StreamValue, Value, MAX_STRING,
     MAX_VERSION, VERSION,

@@ -114,6 +114,22 @@ pub enum ClientError {
     /// `DEBUG PROTOCOL push` on a RESP2 connection.
     #[error("ERR RESP2 is not supported by this command")]
     Resp2NotSupported,
+    /// `SYNC`/`PSYNC` from a connection that did not ask for a snapshot
+    /// alone (`REPLCONF rdb-only 1`).
+    #[error("ERR Strata does not replicate: SYNC and PSYNC send an RDB snapshot only, to a connection that sent REPLCONF rdb-only 1")]
+    SyncWithoutRdbOnly,
+    /// `REPLCONF` with an option Redis does not know.
+    #[error("ERR Unrecognized REPLCONF option: {0}")]
+    ReplconfOption(String),
+    /// `REPLCONF rdb-filter-only` with a filter other than `functions`.
+    #[error("ERR Unsupported rdb-filter-only option: {0}")]
+    RdbFilter(String),
+    /// `REPLCONF ip-address` too long.
+    #[error("ERR REPLCONF ip-address provided by replica instance is too long: {0} bytes")]
+    ReplicaAddressTooLong(usize),
+    /// A 0-or-1 value (`REPLCONF rdb-only`) outside that.
+    #[error("ERR value is out of range, value must between 0 and 1")]
+    RangeZeroOne,
     /// `FAILOVER` without replicas (Strata has none).
     #[error("ERR FAILOVER requires connected replicas.")]
     NoReplicas,

@@ -93,16 +93,21 @@ pub(super) fn run(
     conn.peer.set_argv_mem(args.byte_len());
     match spec.command {
         // EXEC holds every shard locked: a checkpoint inside could not scan;
-        // SHUTDOWN closes the connection (Redis flags both `no_multi`).
-        Command::Save | Command::Shutdown if conn.transaction.is_some() => reject(
-            shared,
-            conn,
-            spec,
-            &args,
-            out,
-            tally,
-            RespError::NotInTransaction,
-        ),
+        // SHUTDOWN closes the connection, SYNC sends a file and closes it
+        // (Redis flags them all `no_multi`).
+        Command::Save | Command::Shutdown | Command::Sync | Command::PSync
+            if conn.transaction.is_some() =>
+        {
+            reject(
+                shared,
+                conn,
+                spec,
+                &args,
+                out,
+                tally,
+                RespError::NotInTransaction,
+            )
+        }
         Command::Multi
         | Command::Exec
         | Command::Discard
@@ -146,18 +151,23 @@ pub(super) fn run(
                 run_command(spec, &mut ctx, args, out, tally, feed);
             })
         }),
-        // So does an allowed DEBUG: a digest is one snapshot, SLEEP stops
-        // every command (a refused one takes no lock).
-        Command::Debug if debug::allowed(shared, conn) => off_worker(|| {
-            shared.keyspace.exclusive(|store| {
-                let mut ctx = Ctx {
-                    store,
-                    shared,
-                    conn,
-                };
-                run_command(spec, &mut ctx, args, out, tally, feed);
+        // So does an allowed DEBUG (a digest is one snapshot, SLEEP stops
+        // every command) and the snapshot of a SYNC (a refused one takes
+        // no lock).
+        Command::Debug | Command::Sync | Command::PSync
+            if holds_keyspace(shared, conn, spec.command) =>
+        {
+            off_worker(|| {
+                shared.keyspace.exclusive(|store| {
+                    let mut ctx = Ctx {
+                        store,
+                        shared,
+                        conn,
+                    };
+                    run_command(spec, &mut ctx, args, out, tally, feed);
+                })
             })
-        }),
+        }
         _ => {
             let mut store = shared.keyspace.store();
             let mut ctx = Ctx {
@@ -167,6 +177,15 @@ pub(super) fn run(
             };
             run_command(spec, &mut ctx, args, out, tally, feed);
         }
+    }
+}
+
+/// Whether an allowed `DEBUG` or a `SYNC`/`PSYNC` of a snapshot runs
+/// (with the whole keyspace held); a refused one takes no lock.
+fn holds_keyspace(shared: &Shared, conn: &Connection, command: Command) -> bool {
+    match command {
+        Command::Debug => debug::allowed(shared, conn),
+        _ => conn.snapshot.rdb_only,
     }
 }
 
