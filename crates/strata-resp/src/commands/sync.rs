@@ -42,6 +42,9 @@ pub fn sync<S: Store>(
     if psync {
         out.simple(&format!("FULLRESYNC {} 0", ctx.shared.run_id));
     }
+    // Replicas are not subject to client eviction in Redis: nor is a
+    // connection taking its snapshot (it closes after it).
+    ctx.conn.peer.set_no_evict(true);
     out.raw(format!("${}\r\n", file.len()).as_bytes());
     out.raw(&file);
     ctx.conn.close = true;
