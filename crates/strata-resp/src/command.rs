@@ -7,7 +7,7 @@
 use crate::connection::Connection;
 pub use crate::lookup::{lookup, resolve_subcommand};
 use crate::shared::Shared;
-pub use crate::spec::{Command, CommandSpec, KeySpec};
+pub use crate::spec::{Command, CommandSpec, KeySpec, Search};
 
 /// What a handler works with: the store (shared or exclusive), the
 /// protocol-wide state and this connection's state.

@@ -29,7 +29,7 @@ pub fn key_args(
         return Some(migrate_keys(args));
     }
     let mut keys = Vec::new();
-    for key_spec in spec.keys {
+    for key_spec in spec.keys.iter().filter(|k| !k.not_key()) {
         keys.extend(key_spec.positions(args).map(|i| (i, key_spec.flags)));
     }
     let keyword = spec.keyword_keys(args);

@@ -87,6 +87,17 @@ fn read_and_write_key_patterns() {
     assert_eq!(c.cmd(&["GET", "w:1"]), noperm_key());
     assert_eq!(c.cmd(&["EXISTS", "r:1", "w:1"]), Value::Int(2));
     assert_eq!(c.cmd(&["DEL", "w:1"]), Value::Int(1));
+    // A script's keys are checked before it runs, as Redis checks them:
+    // EVAL's as read and written, EVAL_RO's as read.
+    let script = "return 1";
+    assert_eq!(c.cmd(&["EVAL", script, "1", "r:1"]), noperm_key());
+    assert_eq!(c.cmd(&["EVAL", script, "1", "other"]), noperm_key());
+    assert_eq!(c.cmd(&["EVAL_RO", script, "1", "r:1"]), Value::Int(1));
+    assert_eq!(c.cmd(&["EVAL_RO", script, "1", "w:1"]), noperm_key());
+    assert_eq!(c.cmd(&["FCALL", "nosuch", "1", "other"]), noperm_key());
+    assert_eq!(c.cmd(&["EVAL", script, "0", "other"]), Value::Int(1));
+    // HKEYS reads (Redis's RO+ACCESS).
+    assert_eq!(c.cmd(&["HKEYS", "w:1"]), noperm_key());
 }
 
 #[test]

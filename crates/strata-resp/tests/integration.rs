@@ -24,6 +24,8 @@ mod cluster;
 mod cluster_slots;
 #[path = "collections_client.rs"]
 mod collections_client;
+#[path = "command_keys.rs"]
+mod command_keys;
 #[path = "command_tips.rs"]
 mod command_tips;
 #[path = "connection.rs"]

@@ -40,7 +40,8 @@ pub fn check(user: &User, spec: &CommandSpec, args: &Args<'_>) -> Result<(), Den
     if user.all_keys {
         return Ok(());
     }
-    for key_spec in spec.keys {
+    // Shard channels (`not_key`) are checked as channels, not keys.
+    for key_spec in spec.keys.iter().filter(|k| !k.not_key()) {
         let (read, write) = access(spec, key_spec, args);
         for index in key_spec.positions(args) {
             if !key_allowed(user, args.get(index), read, write) {

@@ -4,7 +4,7 @@
 use strata_kv::Store;
 
 use crate::args::Args;
-use crate::command::{lookup, resolve_subcommand, CommandSpec, Ctx, KeySpec};
+use crate::command::{lookup, resolve_subcommand, CommandSpec, Ctx, KeySpec, Search};
 use crate::commands::client::write_help;
 use crate::glob;
 use crate::key_args::key_args;
@@ -73,10 +73,18 @@ fn write_entry(out: &mut ReplyWriter<'_>, spec: &CommandSpec) {
     }
 }
 
-/// One key specification as Redis 7 reports it (`begin_search` by index,
-/// `find_keys` by range or by a key count).
+/// One key specification as Redis 7 reports it: `begin_search` by
+/// index, keyword or unknown, then `find_keys` by range, by a key count
+/// or unknown.
 fn write_key_spec(out: &mut ReplyWriter<'_>, key_spec: &KeySpec) {
-    out.map(3);
+    match key_spec.notes {
+        Some(notes) => {
+            out.map(4);
+            out.bulk(b"notes");
+            out.bulk(notes.as_bytes());
+        }
+        None => out.map(3),
+    }
     out.bulk(b"flags");
     out.set(key_spec.flags.len());
     for flag in key_spec.flags {
@@ -85,11 +93,42 @@ fn write_key_spec(out: &mut ReplyWriter<'_>, key_spec: &KeySpec) {
     out.bulk(b"begin_search");
     out.map(2);
     out.bulk(b"type");
-    out.bulk(b"index");
-    out.bulk(b"spec");
-    out.map(1);
-    out.bulk(b"index");
-    out.integer(i64::from(key_spec.begin));
+    let mut limit = 0;
+    match key_spec.search {
+        Search::Index => {
+            out.bulk(b"index");
+            out.bulk(b"spec");
+            out.map(1);
+            out.bulk(b"index");
+            out.integer(i64::from(key_spec.begin));
+        }
+        Search::Keyword {
+            keyword,
+            startfrom,
+            limit: keys_limit,
+        } => {
+            limit = keys_limit;
+            out.bulk(b"keyword");
+            out.bulk(b"spec");
+            out.map(2);
+            out.bulk(b"keyword");
+            out.bulk(keyword.as_bytes());
+            out.bulk(b"startfrom");
+            out.integer(i64::from(startfrom));
+        }
+        Search::Unknown => {
+            out.bulk(b"unknown");
+            out.bulk(b"spec");
+            out.map(0);
+            out.bulk(b"find_keys");
+            out.map(2);
+            out.bulk(b"type");
+            out.bulk(b"unknown");
+            out.bulk(b"spec");
+            out.map(0);
+            return;
+        }
+    }
     out.bulk(b"find_keys");
     out.map(2);
     out.bulk(b"type");
@@ -112,7 +151,7 @@ fn write_key_spec(out: &mut ReplyWriter<'_>, key_spec: &KeySpec) {
     out.integer(i64::from(key_spec.step));
     if !key_spec.keynum {
         out.bulk(b"limit");
-        out.integer(0);
+        out.integer(i64::from(limit));
     }
 }
 

@@ -56,9 +56,52 @@ pub struct KeySpec {
     /// `find_keys` by `keynum` (`keynumidx` 0, `firstkey` 1) instead of
     /// by range; `last` is then unused.
     pub keynum: bool,
+    /// Redis's note on the flags, shown by `COMMAND INFO`.
+    pub notes: Option<&'static str>,
+    /// How the first key is found: at `begin`, or (reported only) by a
+    /// keyword or not at all.
+    pub search: Search,
+}
+
+/// How a key specification's first key is found (`begin_search`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Search {
+    /// At the argument `begin` (Redis's `index`).
+    Index,
+    /// After `keyword`, looked for from `startfrom` (negative: from the
+    /// end); then `last`, `step` and `limit` as Redis's range. Reported by
+    /// `COMMAND INFO`; the keys themselves are found by
+    /// [`CommandSpec::keyword_keys`] and `key_args`.
+    Keyword {
+        /// The keyword (`STORE`, `STREAMS`, `KEYS`).
+        keyword: &'static str,
+        /// Where the search starts.
+        startfrom: i32,
+        /// Redis's range `limit` (2: the keys are half of what follows).
+        limit: i32,
+    },
+    /// Nowhere a specification can say (`SORT`'s `BY`, `GET`, `STORE`);
+    /// reported only.
+    Unknown,
 }
 
 impl KeySpec {
+    /// This specification with Redis's note on its flags.
+    pub const fn noted(self, notes: &'static str) -> KeySpec {
+        KeySpec {
+            notes: Some(notes),
+            ..self
+        }
+    }
+
+    /// Whether the arguments found are no keys (`not_key`: `SPUBLISH`'s
+    /// shard channel): reported by `COMMAND INFO` and in the first, last
+    /// and step it gives, for clients that route by them, but neither
+    /// checked against key permissions nor locked as keys.
+    pub fn not_key(&self) -> bool {
+        self.flags.contains(&"not_key")
+    }
+
     /// Whether the command reads the keys' values (ACL `%R~` patterns).
     pub fn reads(&self) -> bool {
         self.flags.contains(&"access")
@@ -75,7 +118,12 @@ impl KeySpec {
     /// count that is not a number or names more keys than follow gives
     /// none, as Redis's key extraction does (the command then fails).
     pub fn positions(&self, args: &crate::args::Args<'_>) -> impl Iterator<Item = usize> {
-        let argc = args.len() as i64;
+        // Keys a keyword finds are found by `keyword_keys` instead.
+        let argc = if self.search == Search::Index {
+            args.len() as i64
+        } else {
+            0
+        };
         let begin = i64::from(self.begin);
         let step = i64::from(self.step.max(1));
         let span = if self.keynum {
@@ -139,7 +187,10 @@ impl CommandSpec {
     /// range key specifications as Redis derives it (keys found by a count
     /// are left out): `(0, 0, 0)` without such keys.
     pub fn legacy_keys(&self) -> (i32, i32, i32) {
-        let mut ranges = self.keys.iter().filter(|k| !k.keynum);
+        let mut ranges = self
+            .keys
+            .iter()
+            .filter(|k| !k.keynum && k.search == Search::Index);
         let (Some(first), Some(final_spec)) = (ranges.clone().next(), ranges.next_back()) else {
             return (0, 0, 0);
         };

@@ -3,7 +3,7 @@
 //! ones, Redis 7's `begin_search`/`find_keys` in short), and the command
 //! flags and ACL categories rows share. A leaf: constants only.
 
-use crate::command::{Command, CommandSpec, KeySpec};
+use crate::command::{Command, CommandSpec, KeySpec, Search};
 
 #[allow(clippy::too_many_arguments)]
 #[rustfmt::skip]
@@ -36,6 +36,8 @@ pub(super) const fn at(flags: &'static [&'static str], begin: i32) -> KeySpec {
         last: 0,
         step: 1,
         keynum: false,
+        notes: None,
+        search: Search::Index,
     }
 }
 
@@ -47,6 +49,8 @@ pub(super) const fn from(flags: &'static [&'static str], begin: i32, step: i32) 
         last: -1,
         step,
         keynum: false,
+        notes: None,
+        search: Search::Index,
     }
 }
 
@@ -59,6 +63,45 @@ pub(super) const fn keynum(flags: &'static [&'static str], begin: i32) -> KeySpe
         last: 0,
         step: 1,
         keynum: true,
+        notes: None,
+        search: Search::Index,
+    }
+}
+
+/// Keys after `keyword` (searched from `startfrom`): `last`, one apart,
+/// `limit` as Redis's range. Reported only (see [`Search::Keyword`]).
+pub(super) const fn keyword(
+    flags: &'static [&'static str],
+    keyword: &'static str,
+    startfrom: i32,
+    last: i32,
+    limit: i32,
+) -> KeySpec {
+    KeySpec {
+        flags,
+        begin: 0,
+        last,
+        step: 1,
+        keynum: false,
+        notes: None,
+        search: Search::Keyword {
+            keyword,
+            startfrom,
+            limit,
+        },
+    }
+}
+
+/// Keys no specification can place. Reported only.
+pub(super) const fn unknown(flags: &'static [&'static str]) -> KeySpec {
+    KeySpec {
+        flags,
+        begin: 0,
+        last: 0,
+        step: 0,
+        keynum: false,
+        notes: None,
+        search: Search::Unknown,
     }
 }
 
@@ -73,19 +116,56 @@ pub(super) const RW_DELETE: &[KeySpec] = &[at(&["RW", "delete"], 1)];
 pub(super) const OW_UPDATE: &[KeySpec] = &[at(&["OW", "update"], 1)];
 pub(super) const OW_INSERT: &[KeySpec] = &[at(&["OW", "insert"], 1)];
 /// SET reads the old value only with its GET option (see `acl::checks`).
-pub(super) const SET_KEY: &[KeySpec] = &[at(&["RW", "access", "update", "variable_flags"], 1)];
+pub(super) const SET_KEY: &[KeySpec] = &[at(&["RW", "access", "update", "variable_flags"], 1)
+    .noted("RW and ACCESS due to the optional `GET` argument")];
+pub(super) const GETEX_KEY: &[KeySpec] =
+    &[at(&["RW", "access", "update"], 1).noted("RW and UPDATE because it changes the TTL")];
+pub(super) const XADD_KEY: &[KeySpec] = &[at(&["RW", "update"], 1)
+    .noted("UPDATE instead of INSERT because of the optional trimming feature")];
+pub(super) const PFCOUNT_KEYS: &[KeySpec] = &[from(&["RW", "access"], 1, 1).noted(
+    "RW because it may change the internal representation of the key, and propagate to replicas",
+)];
+pub(super) const GEORADIUS_KEYS: &[KeySpec] = &[
+    at(&["RO", "access"], 1),
+    keyword(&["OW", "update"], "STORE", 6, 0, 0),
+    keyword(&["OW", "update"], "STOREDIST", 6, 0, 0),
+];
+pub(super) const GEORADIUSBYMEMBER_KEYS: &[KeySpec] = &[
+    at(&["RO", "access"], 1),
+    keyword(&["OW", "update"], "STORE", 5, 0, 0),
+    keyword(&["OW", "update"], "STOREDIST", 5, 0, 0),
+];
+pub(super) const MIGRATE_KEYS: &[KeySpec] = &[
+    at(&["RW", "access", "delete"], 3),
+    keyword(&["RW", "access", "delete", "incomplete"], "KEYS", -2, -1, 0),
+];
+const SORT_BY_GET: KeySpec = unknown(&["RO", "access"]).noted("For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort");
+pub(super) const SORT_KEYS: &[KeySpec] = &[
+    at(&["RO", "access"], 1),
+    SORT_BY_GET,
+    unknown(&["OW", "update"]).noted("For the optional STORE keyword. It is marked 'unknown' because the keyword can appear anywhere in the argument array"),
+];
+pub(super) const SORT_RO_KEYS: &[KeySpec] = &[at(&["RO", "access"], 1), SORT_BY_GET];
+pub(super) const XREAD_KEYS: &[KeySpec] = &[keyword(&["RO", "access"], "STREAMS", 1, -1, 2)];
+pub(super) const XREADGROUP_KEYS: &[KeySpec] = &[keyword(&["RO", "access"], "STREAMS", 4, -1, 2)];
+/// `SINTERSTORE`'s destination is RW in Redis (its siblings' are OW).
+pub(super) const SINTERSTORE_KEYS: &[KeySpec] =
+    &[at(&["RW", "update"], 1), from(&["RO", "access"], 2, 1)];
+/// `SPUBLISH`'s shard channel; `SSUBSCRIBE`'s and `SUNSUBSCRIBE`'s.
+pub(super) const SHARD_CHANNEL: &[KeySpec] = &[at(&["not_key"], 1)];
+pub(super) const SHARD_CHANNELS: &[KeySpec] = &[from(&["not_key"], 1, 1)];
 pub(super) const ALL_RO: &[KeySpec] = &[from(&["RO"], 1, 1)];
 pub(super) const ALL_RO_ACCESS: &[KeySpec] = &[from(&["RO", "access"], 1, 1)];
 pub(super) const ALL_RM_DELETE: &[KeySpec] = &[from(&["RM", "delete"], 1, 1)];
 pub(super) const PAIRS_OW_UPDATE: &[KeySpec] = &[from(&["OW", "update"], 1, 2)];
 pub(super) const PAIRS_OW_INSERT: &[KeySpec] = &[from(&["OW", "insert"], 1, 2)];
 /// BITFIELD writes only with SET or INCRBY.
-pub(super) const BITFIELD_KEY: &[KeySpec] = &[at(&["RW", "access", "update", "variable_flags"], 1)];
+pub(super) const BITFIELD_KEY: &[KeySpec] = &[at(&["RW", "access", "update", "variable_flags"], 1)
+    .noted("This command allows both access and modification of the key")];
 /// BITOP: the destination, then the sources.
 pub(super) const BITOP_KEYS: &[KeySpec] =
     &[at(&["OW", "update"], 2), from(&["RO", "access"], 3, 1)];
 /// PFCOUNT may rewrite a key's cached cardinality: read-write, as Redis's.
-pub(super) const ALL_RW_ACCESS: &[KeySpec] = &[from(&["RW", "access"], 1, 1)];
 /// PFMERGE: the destination (also read), then the sources.
 pub(super) const PFMERGE_KEYS: &[KeySpec] = &[
     at(&["RW", "access", "insert"], 1),
@@ -101,6 +181,8 @@ pub(super) const TWO_RO_ACCESS: &[KeySpec] = &[KeySpec {
     last: 1,
     step: 1,
     keynum: false,
+    notes: None,
+    search: Search::Index,
 }];
 pub(super) const RENAME: &[KeySpec] =
     &[at(&["RW", "access", "delete"], 1), at(&["OW", "update"], 2)];
@@ -196,16 +278,20 @@ pub(super) const BLOCKING_POP: &[KeySpec] = &[KeySpec {
     last: -2,
     step: 1,
     keynum: false,
+    notes: None,
+    search: Search::Index,
 }];
 pub(super) const HELP_FLAGS: &[&str] = &["loading", "stale"];
 pub(super) const PUBSUB: &[&str] = &["pubsub", "noscript", "loading", "stale"];
 pub(super) const PUBLISH: &[&str] = &["pubsub", "loading", "stale", "fast", "may_replicate"];
+/// Scripts' flags; `movablekeys` as Redis adds it for a `keynum` spec.
 pub(super) const EVAL: &[&str] = &[
     "noscript",
     "skip_monitor",
     "may_replicate",
     "no_mandatory_keys",
     "stale",
+    "movablekeys",
 ];
 pub(super) const EVAL_RO: &[&str] = &[
     "noscript",
@@ -213,7 +299,17 @@ pub(super) const EVAL_RO: &[&str] = &[
     "no_mandatory_keys",
     "stale",
     "readonly",
+    "movablekeys",
 ];
+/// A script's `numkeys` keys (checked against ACL key patterns before it
+/// runs, as Redis checks them).
+pub(super) const SCRIPT_RW_KEYS: &[KeySpec] = &[keynum(&["RW", "access", "update"], 2)
+    .noted("We cannot tell how the keys will be used so we assume the worst, RW and UPDATE")];
+pub(super) const SCRIPT_RO_KEYS: &[KeySpec] = &[keynum(&["RO", "access"], 2)
+    .noted("We cannot tell how the keys will be used so we assume the worst, RO and ACCESS")];
+/// `EVALSHA`'s and `EVALSHA_RO`'s: the same, without the note.
+pub(super) const EVALSHA_RW_KEYS: &[KeySpec] = &[keynum(&["RW", "access", "update"], 2)];
+pub(super) const EVALSHA_RO_KEYS: &[KeySpec] = &[keynum(&["RO", "access"], 2)];
 pub(super) const SCRIPTING: &[&str] = &["@slow", "@scripting"];
 pub(super) const SCRIPTING_WRITE: &[&str] = &["@write", "@slow", "@scripting"];
 pub(super) const PUBSUB_SLOW: &[&str] = &["@pubsub", "@slow"];
