@@ -119,7 +119,7 @@ pub(super) static PUBSUB_SUBCOMMANDS: &[CommandSpec] = &[
 #[rustfmt::skip]
 pub(super) static SCRIPT_SUBCOMMANDS: &[CommandSpec] = &[
     spec("script|exists", C::Script, -3, &["noscript"], NO_KEYS, SCRIPTING, "scripting", "2.6.0", "Check existence of scripts in the script cache.").tips(&["request_policy:all_shards", "response_policy:agg_logical_and"]),
-    spec("script|flush", C::Script, -2, &["noscript", "may_replicate"], NO_KEYS, SCRIPTING, "scripting", "2.6.0", "Remove all the scripts from the script cache.").tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]),
+    spec("script|flush", C::Script, -2, &["noscript"], NO_KEYS, SCRIPTING, "scripting", "2.6.0", "Remove all the scripts from the script cache.").tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]),
     spec("script|help", C::Script, 2, HELP_FLAGS, NO_KEYS, SCRIPTING, "scripting", "5.0.0", "Show helpful text about the different subcommands"),
     spec("script|kill", C::Script, 2, &["noscript", "allow_busy"], NO_KEYS, SCRIPTING, "scripting", "2.6.0", "Kill the script currently in execution.").tips(&["request_policy:all_shards", "response_policy:one_succeeded"]),
     spec("script|load", C::Script, 3, &["noscript", "stale"], NO_KEYS, SCRIPTING, "scripting", "2.6.0", "Load the specified Lua script into the script cache.").tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]),
@@ -142,7 +142,7 @@ pub(super) static FUNCTION_SUBCOMMANDS: &[CommandSpec] = &[
 pub(super) static OBJECT_SUBCOMMANDS: &[CommandSpec] = &[
     spec("object|encoding", C::Object, 3, &["readonly"], &[at(&["RO"], 2)], KEYSPACE_READ_SLOW, "generic", "2.2.3", "Inspect the internal encoding of a Redis object").tips(&["nondeterministic_output"]),
     spec("object|freq", C::Object, 3, &["readonly"], &[at(&["RO"], 2)], KEYSPACE_READ_SLOW, "generic", "4.0.0", "Get the logarithmic access frequency counter of a Redis object").tips(&["nondeterministic_output"]),
-    spec("object|help", C::Object, 2, HELP_FLAGS, NO_KEYS, KEYSPACE_READ_SLOW, "generic", "6.2.0", "Show helpful text about the different subcommands"),
+    spec("object|help", C::Object, 2, HELP_FLAGS, NO_KEYS, &["@keyspace", "@slow"], "generic", "6.2.0", "Show helpful text about the different subcommands"),
     spec("object|idletime", C::Object, 3, &["readonly"], &[at(&["RO"], 2)], KEYSPACE_READ_SLOW, "generic", "2.2.3", "Get the time since a Redis object was last accessed").tips(&["nondeterministic_output"]),
     spec("object|refcount", C::Object, 3, &["readonly"], &[at(&["RO"], 2)], KEYSPACE_READ_SLOW, "generic", "2.2.3", "Get the number of references to the value of the key").tips(&["nondeterministic_output"]),
 ];

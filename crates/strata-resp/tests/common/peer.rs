@@ -34,13 +34,19 @@ impl Drop for PeerRedis {
 }
 
 /// Starts `redis-server`; `None` when it is not installed or does not
-/// answer within 5 s.
+/// answer within 20 s (a loaded CI machine runs many tests at once).
 pub fn spawn_redis() -> Option<PeerRedis> {
     spawn_redis_with(&[])
 }
 
 /// [`spawn_redis`] with `extra` arguments (`--enable-debug-command yes`).
+/// A server that exits at once (its free port taken meanwhile by another
+/// test's server) is started again on another port, up to three times.
 pub fn spawn_redis_with(extra: &[&str]) -> Option<PeerRedis> {
+    (0..3).find_map(|_| spawn_once(extra))
+}
+
+fn spawn_once(extra: &[&str]) -> Option<PeerRedis> {
     let port = TcpListener::bind("127.0.0.1:0")
         .ok()?
         .local_addr()
@@ -53,14 +59,43 @@ pub fn spawn_redis_with(extra: &[&str]) -> Option<PeerRedis> {
         .stdout(Stdio::null())
         .spawn()
         .ok()?;
-    let peer = PeerRedis { child, port };
-    for _ in 0..100 {
+    let mut peer = PeerRedis { child, port };
+    for _ in 0..400 {
         std::thread::sleep(Duration::from_millis(50));
-        if TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return Some(peer);
+        if peer.child.try_wait().ok().flatten().is_some() {
+            return None; // exited: dropped (reaped), and tried again
+        }
+        if let Ok(stream) = TcpStream::connect(("127.0.0.1", port)) {
+            // Another test's server may hold the port: only ours will do.
+            return is_process(stream, peer.child.id()).then_some(peer);
         }
     }
     None
+}
+
+/// Whether the Redis at `stream` is the process `pid` (`INFO server`; one
+/// that wants a password is taken to be).
+fn is_process(mut stream: TcpStream, pid: u32) -> bool {
+    use std::io::{Read, Write};
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+    if stream
+        .write_all(b"*2\r\n$4\r\nINFO\r\n$6\r\nserver\r\n")
+        .is_err()
+    {
+        return false;
+    }
+    let wanted = format!("process_id:{pid}\r\n");
+    let mut seen = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while let Ok(n @ 1..) = stream.read(&mut chunk) {
+        seen.extend_from_slice(&chunk[..n]);
+        let text = String::from_utf8_lossy(&seen);
+        // A server with a password cannot be asked: taken as ours.
+        if text.contains(&wanted) || text.starts_with("-NOAUTH") {
+            return true;
+        }
+    }
+    false
 }
 
 /// [`spawn_redis`], failing the test when Redis is missing: `scripts/test`
