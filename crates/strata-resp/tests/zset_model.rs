@@ -560,9 +560,10 @@ fn check(c: &mut Client, m: &Model, server: &common::Server, rng: &mut SmallRng)
                     assert_eq!(int(&rank), i as i64, "{key} {p}");
                     assert_eq!(int(&rev), (all.len() - 1 - i) as i64);
                     assert_eq!(score, Some(all[i].0));
+                    // Redis 7.2's WITHSCORE: the rank and the score.
                     let with = c.cmd(&["ZRANK", &key, p, "WITHSCORE"]);
-                    let arity = "ERR wrong number of arguments for 'zrank' command";
-                    assert_eq!(with, Value::err(arity));
+                    assert_eq!(int(&with.array()[0]), i as i64, "{key} {p}");
+                    assert_eq!(float(&with.array()[1]), Some(all[i].0));
                 }
                 None => {
                     assert_eq!((rank, rev, score), (Value::Null, Value::Null, None));
