@@ -36,6 +36,8 @@
 //!   redo record format, and recovery's apply path.
 //! - `maintenance`: background expiry reclaim, compaction and delayed flush.
 //! - `watch`: [`Watch`], a client's watch of one key for Redis `WATCH`.
+//! - `untouched`: [`untouched`], reads that record no access (Redis's
+//!   `CLIENT NO-TOUCH`).
 //! - [`stats`]: counters and the stats snapshot.
 //!
 //! The engine never performs network I/O and never imports a front end.
@@ -67,6 +69,7 @@ pub mod size_class;
 pub mod stats;
 pub mod store;
 pub mod tier;
+mod untouched;
 mod watch;
 
 pub use changes::ChangeObserver;
@@ -89,4 +92,5 @@ pub use store::{PairDecision, Renamed, Store};
 pub use tier::{
     DataTier, IndexTier, Placement, PmemTier, RestartReport, SsdRebuild, SsdSettings, SsdTier,
 };
+pub use untouched::{untouched, Untouched};
 pub use watch::Watch;

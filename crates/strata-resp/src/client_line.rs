@@ -33,7 +33,7 @@ pub fn client_line(client: &ClientInfo, peer: Option<&PeerView>) -> String {
     let (sub, psub, ssub) = peer.map_or((0, 0, 0), PeerView::subscriptions);
     let redirect = peer.map_or(-1, PeerView::tracking_redirect);
     // In Redis's order: `O` monitor, `P` subscribed, `x` in MULTI, `t`
-    // tracking, `e` no-evict; `N` none of them.
+    // tracking, `e` no-evict, `T` no-touch; `N` none of them.
     let mut flags = String::with_capacity(4);
     if peer.is_some_and(PeerView::monitor) {
         flags.push('O');
@@ -49,6 +49,9 @@ pub fn client_line(client: &ClientInfo, peer: Option<&PeerView>) -> String {
     }
     if peer.is_some_and(PeerView::no_evict) {
         flags.push('e');
+    }
+    if peer.is_some_and(PeerView::no_touch) {
+        flags.push('T');
     }
     if flags.is_empty() {
         flags.push('N');

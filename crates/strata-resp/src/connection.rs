@@ -125,6 +125,9 @@ pub struct PeerView {
     monitor: AtomicBool,
     /// `CLIENT NO-EVICT on`: never chosen by client eviction.
     no_evict: AtomicBool,
+    /// `CLIENT NO-TOUCH on`: its commands (but `TOUCH`) leave the keys'
+    /// access records as they were.
+    no_touch: AtomicBool,
     mailbox: OnceLock<Arc<Mailbox>>,
     lib: Mutex<(Option<String>, Option<String>)>,
     user: Mutex<Arc<User>>,
@@ -142,6 +145,7 @@ impl PeerView {
             subscriptions: Default::default(),
             monitor: AtomicBool::new(false),
             no_evict: AtomicBool::new(false),
+            no_touch: AtomicBool::new(false),
             mailbox: OnceLock::new(),
             lib: Mutex::new((None, None)),
             user: Mutex::new(user),
@@ -195,6 +199,15 @@ impl PeerView {
 
     pub(crate) fn set_no_evict(&self, on: bool) {
         self.no_evict.store(on, Ordering::Relaxed);
+    }
+
+    /// `CLIENT NO-TOUCH on` (`CLIENT LIST`'s `T` flag).
+    pub fn no_touch(&self) -> bool {
+        self.no_touch.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn set_no_touch(&self, on: bool) {
+        self.no_touch.store(on, Ordering::Relaxed);
     }
 
     /// Bytes of pub/sub messages and monitor lines waiting to be sent.

@@ -93,3 +93,29 @@ fn touch_counts_existing_keys_and_resets_their_idle_time() {
         Value::err("ERR wrong number of arguments for 'touch' command")
     );
 }
+
+#[test]
+fn no_touch_clients_leave_idle_times_alone_but_touch() {
+    let server = start();
+    let mut c = Client::connect(&server);
+    let idle = |c: &mut Client| c.cmd(&["OBJECT", "IDLETIME", "k"]);
+    c.cmd(&["SET", "k", "v"]);
+    server.clock.advance_ms(10_000);
+    assert_eq!(c.cmd(&["CLIENT", "NO-TOUCH", "on"]), Value::ok());
+    assert!(c.cmd(&["CLIENT", "INFO"]).text().contains(" flags=T "));
+    assert_eq!(c.cmd(&["GET", "k"]), Value::bulk("v"));
+    assert_eq!(c.cmd(&["EXPIRE", "k", "100"]), Value::Int(1));
+    assert_eq!(idle(&mut c), Value::Int(10), "reads and EXPIRE touched nothing");
+    assert_eq!(c.cmd(&["TOUCH", "k"]), Value::Int(1));
+    assert_eq!(idle(&mut c), Value::Int(0), "TOUCH still touches");
+    server.clock.advance_ms(5_000);
+    // Another client's read counts as before.
+    let mut other = Client::connect(&server);
+    assert_eq!(other.cmd(&["GET", "k"]), Value::bulk("v"));
+    assert_eq!(idle(&mut c), Value::Int(0));
+    server.clock.advance_ms(5_000);
+    assert_eq!(c.cmd(&["CLIENT", "NO-TOUCH", "off"]), Value::ok());
+    c.cmd(&["GET", "k"]);
+    assert_eq!(idle(&mut c), Value::Int(0));
+    assert_eq!(c.cmd(&["CLIENT", "NO-TOUCH", "maybe"]), Value::err("ERR syntax error"));
+}

@@ -216,7 +216,7 @@ impl ShardInner {
             return Ok(None);
         };
         let found = self.with_record(ctx, &rec, f)?;
-        if mark {
+        if mark && crate::untouched::touching() {
             self.index.mark_accessed(slot, ctx.access_secs(now));
         }
         Ok(Some(found))

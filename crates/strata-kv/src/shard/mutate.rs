@@ -100,7 +100,9 @@ impl ShardInner {
                         // A touch, as memcached's `touch` and Redis's
                         // `EXPIRE` count it: the item was used now.
                         if let Some(s) = self.lookup(hash, key) {
-                            self.index.mark_accessed(s, ctx.access_secs(now));
+                            if crate::untouched::touching() {
+                                self.index.mark_accessed(s, ctx.access_secs(now));
+                            }
                         }
                         if ctx.journaling() {
                             change::encode_expire(&mut self.journal_buf, key, expires_at);

@@ -1,4 +1,5 @@
-//! `CLIENT ID|GETNAME|SETNAME|INFO|LIST|SETINFO|REPLY|NO-EVICT|HELP`, and `KILL`
+//! `CLIENT ID|GETNAME|SETNAME|INFO|LIST|SETINFO|REPLY|NO-EVICT|NO-TOUCH|HELP`,
+//! and `KILL`
 //! (`client_kill.rs`), `UNBLOCK` (`client_unblock.rs`), `PAUSE` and
 //! `UNPAUSE` (`client_pause.rs`), `TRACKING`, `CACHING`, `GETREDIR` and
 //! `TRACKINGINFO` (`client_tracking.rs`).
@@ -69,6 +70,8 @@ const HELP: &[&str] = &[
     "    Unblock the specified blocked client.",
     "NO-EVICT (ON|OFF)",
     "    Protect current client connection from eviction.",
+    "NO-TOUCH (ON|OFF)",
+    "    Will not touch LRU/LFU stats when this mode is on.",
     "HELP",
     "    Prints this help.",
 ];
@@ -213,13 +216,16 @@ pub fn client<S: Store>(
             super::client_tracking::caching(conn, &args)?;
             out.ok();
         }
-        "client|no-evict" => {
+        "client|no-evict" | "client|no-touch" => {
             let on = match args.get(2).to_ascii_lowercase().as_slice() {
                 b"on" => true,
                 b"off" => false,
                 _ => return Err(RespError::Syntax),
             };
-            conn.peer.set_no_evict(on);
+            match sub.name {
+                "client|no-evict" => conn.peer.set_no_evict(on),
+                _ => conn.peer.set_no_touch(on),
+            }
             out.ok();
         }
         "client|getredir" => out.integer(super::client_tracking::getredir(conn)),

@@ -74,6 +74,10 @@ pub(super) fn run(
         }
         return reject(shared, conn, spec, &args, out, tally, err);
     }
+    // CLIENT NO-TOUCH: what this command reads keeps its access records
+    // (TOUCH itself still touches).
+    let _untouched =
+        (conn.peer.no_touch() && spec.command != Command::Touch).then(strata_kv::untouched);
     // Nobody monitoring costs one relaxed load; a monitor is then known
     // to exist, and this may be it (Redis refuses a monitor, marked as a
     // replica, every command on the keyspace).

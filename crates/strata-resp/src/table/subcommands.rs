@@ -37,6 +37,7 @@ pub(super) static CLIENT_SUBCOMMANDS: &[CommandSpec] = &[
     spec("client|kill", C::Client, -3, ADMIN, NO_KEYS, &["@admin", "@slow", "@dangerous", "@connection"], "connection", "2.4.0", "Kill the connection of a client"),
     spec("client|list", C::Client, -2, ADMIN, NO_KEYS, &["@admin", "@slow", "@dangerous", "@connection"], "connection", "2.4.0", "Get the list of client connections").tips(&["nondeterministic_output"]),
     spec("client|no-evict", C::Client, 3, ADMIN, NO_KEYS, &["@admin", "@slow", "@dangerous", "@connection"], "connection", "7.0.0", "Set client eviction mode for the current connection"),
+    spec("client|no-touch", C::Client, 3, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "7.2.0", "Controls whether commands sent by the client affect the LRU/LFU of accessed keys."),
     spec("client|pause", C::Client, -3, ADMIN, NO_KEYS, &["@admin", "@slow", "@dangerous", "@connection"], "connection", "3.0.0", "Stop processing commands from clients for some time"),
     spec("client|reply", C::Client, 3, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "3.2.0", "Instruct the server whether to reply to commands"),
     spec("client|setinfo", C::Client, 4, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "7.2.0", "Set client or connection specific info"),
