@@ -338,6 +338,12 @@ pub struct Connection {
     pub in_script: bool,
     /// What `REPLCONF` asked of a `SYNC`.
     pub snapshot: SnapshotRequest,
+    /// LSN of the journal record of this connection's last write (0:
+    /// none yet).
+    pub last_write_lsn: u64,
+    /// The command just run (`WAITAOF`) asks that its reply wait until
+    /// `last_write_lsn` is durable, whatever the logging mode.
+    pub durable_wait: bool,
 }
 
 impl Connection {
@@ -369,6 +375,8 @@ impl Connection {
             monitoring: false,
             in_script: false,
             snapshot: Default::default(),
+            last_write_lsn: 0,
+            durable_wait: false,
         }
     }
 

@@ -123,6 +123,7 @@ pub fn execute<S: Store>(
         C::Sync => sync::sync(ctx, args, out, false),
         C::PSync => sync::sync(ctx, args, out, true),
         C::ReplConf => replconf::replconf(ctx, args, out),
+        C::WaitAof => waitaof::waitaof(ctx, args, out),
         C::Object => object::object(ctx, args, out),
         C::Memory => memory::memory(ctx, args, out),
         C::Latency => latency::latency(ctx, args, out),

@@ -172,7 +172,12 @@ impl Session for RespSession {
                     if conn.reply.after_command() {
                         out.truncate(reply_start);
                     }
-                    held.note(reply_start, strata_kv::take_written_lsn());
+                    let lsn = strata_kv::take_written_lsn();
+                    held.note(reply_start, lsn);
+                    conn.last_write_lsn = conn.last_write_lsn.max(lsn);
+                    if std::mem::take(&mut conn.durable_wait) {
+                        held.force(reply_start, conn.last_write_lsn);
+                    }
                     input.advance(consumed);
                     if conn.close {
                         flow = Flow::Close;

@@ -105,7 +105,11 @@ fn no_touch_clients_leave_idle_times_alone_but_touch() {
     assert!(c.cmd(&["CLIENT", "INFO"]).text().contains(" flags=T "));
     assert_eq!(c.cmd(&["GET", "k"]), Value::bulk("v"));
     assert_eq!(c.cmd(&["EXPIRE", "k", "100"]), Value::Int(1));
-    assert_eq!(idle(&mut c), Value::Int(10), "reads and EXPIRE touched nothing");
+    assert_eq!(
+        idle(&mut c),
+        Value::Int(10),
+        "reads and EXPIRE touched nothing"
+    );
     assert_eq!(c.cmd(&["TOUCH", "k"]), Value::Int(1));
     assert_eq!(idle(&mut c), Value::Int(0), "TOUCH still touches");
     server.clock.advance_ms(5_000);
@@ -117,5 +121,8 @@ fn no_touch_clients_leave_idle_times_alone_but_touch() {
     assert_eq!(c.cmd(&["CLIENT", "NO-TOUCH", "off"]), Value::ok());
     c.cmd(&["GET", "k"]);
     assert_eq!(idle(&mut c), Value::Int(0));
-    assert_eq!(c.cmd(&["CLIENT", "NO-TOUCH", "maybe"]), Value::err("ERR syntax error"));
+    assert_eq!(
+        c.cmd(&["CLIENT", "NO-TOUCH", "maybe"]),
+        Value::err("ERR syntax error")
+    );
 }

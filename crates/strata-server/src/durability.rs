@@ -48,6 +48,11 @@ impl Durability for ServerDurability {
         }
     }
 
+    fn durable(&self, lsn: u64) -> Option<DurableFuture> {
+        let p = self.persistence.as_ref()?;
+        Some(Box::pin(p.durable(lsn)))
+    }
+
     fn save(&self) -> Result<(), String> {
         self.on()?
             .checkpoint()

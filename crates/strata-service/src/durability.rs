@@ -42,6 +42,13 @@ pub trait Durability: Send + Sync + 'static {
     /// (`async` mode), else a future to await before sending it (`sync`).
     fn wait(&self, lsn: u64) -> Option<DurableFuture>;
 
+    /// A future resolving once the change with LSN `lsn` is durable, in
+    /// either logging mode (Redis's `WAITAOF`); `None` when persistence is
+    /// off. The default waits as [`wait`](Self::wait) does.
+    fn durable(&self, lsn: u64) -> Option<DurableFuture> {
+        self.wait(lsn)
+    }
+
     /// Writes a checkpoint now and returns when it is durable (Redis `SAVE`).
     fn save(&self) -> Result<(), String>;
 
@@ -69,6 +76,8 @@ pub trait Durability: Send + Sync + 'static {
 pub struct HeldReplies {
     from: Option<usize>,
     lsn: u64,
+    /// A reply (`WAITAOF`'s) must wait for durability in any logging mode.
+    forced: bool,
 }
 
 impl HeldReplies {
@@ -82,6 +91,16 @@ impl HeldReplies {
         }
     }
 
+    /// Notes that the reply starting at `reply_start` waits until the
+    /// changes up to `lsn` are durable even where writes do not wait
+    /// (`async` mode: Redis's `WAITAOF`). Nothing with `lsn` 0.
+    pub fn force(&mut self, reply_start: usize, lsn: u64) {
+        if lsn != 0 {
+            self.note(reply_start, lsn);
+            self.forced = true;
+        }
+    }
+
     /// The hold for the replies noted since the last call, if `durability`
     /// says they must wait; resets the tracking either way.
     pub fn take_hold(
@@ -89,9 +108,14 @@ impl HeldReplies {
         durability: Option<&dyn Durability>,
         on_failure: fn(&str) -> Vec<u8>,
     ) -> Option<Hold> {
+        let forced = std::mem::take(&mut self.forced);
         let from = self.from.take()?;
         let lsn = std::mem::take(&mut self.lsn);
-        let until = durability?.wait(lsn)?;
+        let durability = durability?;
+        let until = match forced {
+            true => durability.durable(lsn)?,
+            false => durability.wait(lsn)?,
+        };
         Some(Hold {
             from,
             until,

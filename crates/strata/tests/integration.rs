@@ -56,3 +56,5 @@ mod stream_crash;
 mod tpcc_crash_loop;
 #[path = "version.rs"]
 mod version;
+#[path = "waitaof.rs"]
+mod waitaof;

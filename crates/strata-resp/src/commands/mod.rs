@@ -96,5 +96,6 @@ pub mod time;
 pub mod touch;
 pub mod ttl;
 pub mod wait;
+pub mod waitaof;
 pub mod watch;
 pub mod zset;

@@ -253,7 +253,8 @@ fn locks(command: Command) -> Locks {
         | C::ClusterMode
         | C::Role
         | C::Lolwut
-        | C::ReplConf => Locks::Nothing,
+        | C::ReplConf
+        | C::WaitAof => Locks::Nothing,
         _ => Locks::Keyspace,
     }
 }

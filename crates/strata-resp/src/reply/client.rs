@@ -130,6 +130,9 @@ pub enum ClientError {
     /// A 0-or-1 value (`REPLCONF rdb-only`) outside that.
     #[error("ERR value is out of range, value must between 0 and 1")]
     RangeZeroOne,
+    /// `WAITAOF 1 ...` with persistence off.
+    #[error("ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.")]
+    WaitAofWithoutLog,
     /// `FAILOVER` without replicas (Strata has none).
     #[error("ERR FAILOVER requires connected replicas.")]
     NoReplicas,

@@ -113,6 +113,7 @@ pub enum Command {
     Sync,
     PSync,
     ReplConf,
+    WaitAof,
     Object,
     Memory,
     Latency,

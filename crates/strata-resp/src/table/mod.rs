@@ -221,6 +221,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("unsubscribe", C::Unsubscribe, -1, PUBSUB, NO_KEYS, PUBSUB_SLOW, "pubsub", "2.0.0", "Stop listening for messages posted to the given channels"),
     spec("unwatch", C::Unwatch, 1, TRANSACTION, NO_KEYS, FAST_TRANSACTION, "transactions", "2.2.0", "Forget about all watched keys"),
     spec("wait", C::Wait, 3, &[], NO_KEYS, SLOW_CONNECTION, "generic", "3.0.0", "Wait for the synchronous replication of all the write commands sent in the context of the current connection").tips(&["request_policy:all_shards", "response_policy:agg_min"]),
+    spec("waitaof", C::WaitAof, 4, &["noscript"], NO_KEYS, SLOW_CONNECTION, "generic", "7.2.0", "Blocks until all of the preceding write commands sent by the connection are written to the append-only file of the master and/or replicas.").tips(&["request_policy:all_shards", "response_policy:agg_min"]),
     spec("watch", C::Watch, -2, TRANSACTION, ALL_RO, FAST_TRANSACTION, "transactions", "2.2.0", "Watch the given keys to determine execution of the MULTI/EXEC block"),
     spec("xack", C::Stream(X::XAck), -4, WRITE_FAST, RW_UPDATE, STREAM_WRITE_FAST, "stream", "5.0.0", "Returns the number of messages that were successfully acknowledged by the consumer group member of a stream."),
     spec("xadd", C::Stream(X::XAdd), -5, WRITE_OOM_FAST, XADD_KEY, STREAM_WRITE_FAST, "stream", "5.0.0", "Appends a new message to a stream. Creates the key if it doesn't exist.").tips(&["nondeterministic_output"]),
