@@ -146,3 +146,65 @@ pub fn off_info(started_unix: u64) -> Vec<(&'static str, String)> {
 pub fn one_line(cause: &str) -> String {
     cause.replace(['\r', '\n'], " ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `async` mode: replies never wait, but `durable` gives a future.
+    struct AsyncLog;
+
+    impl Durability for AsyncLog {
+        fn mode(&self) -> &'static str {
+            "async"
+        }
+        fn wait(&self, _lsn: u64) -> Option<DurableFuture> {
+            None
+        }
+        fn durable(&self, _lsn: u64) -> Option<DurableFuture> {
+            Some(Box::pin(async { Ok(()) }))
+        }
+        fn save(&self) -> Result<(), String> {
+            Ok(())
+        }
+        fn background_save(&self) -> Result<(), String> {
+            Ok(())
+        }
+        fn background_rewrite(&self) -> Result<(), String> {
+            Ok(())
+        }
+        fn last_save_unix(&self) -> u64 {
+            0
+        }
+        fn info(&self) -> Vec<(&'static str, String)> {
+            Vec::new()
+        }
+    }
+
+    fn failure(_: &str) -> Vec<u8> {
+        Vec::new()
+    }
+
+    #[test]
+    fn a_forced_hold_waits_where_writes_do_not() {
+        let log: &dyn Durability = &AsyncLog;
+        let mut held = HeldReplies::default();
+        held.note(0, 7);
+        assert!(
+            held.take_hold(Some(log), failure).is_none(),
+            "async writes do not wait"
+        );
+        held.note(0, 7);
+        held.force(5, 7);
+        let hold = held
+            .take_hold(Some(log), failure)
+            .expect("WAITAOF's reply waits");
+        assert_eq!(hold.from, 0, "from the first noted reply");
+        // The flag does not outlive its call; nothing forced with LSN 0.
+        held.note(0, 7);
+        assert!(held.take_hold(Some(log), failure).is_none());
+        held.force(0, 0);
+        assert!(held.take_hold(Some(log), failure).is_none());
+        assert!(held.take_hold(None, failure).is_none());
+    }
+}
