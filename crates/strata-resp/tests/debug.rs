@@ -11,7 +11,7 @@ use strata_resp::protected::Protected;
 
 use crate::common;
 
-use common::peer::{replies_match_redis, spawn_redis_with};
+use common::peer::{replies_match_redis, same_replies, spawn_redis_with};
 use common::{Client, Value};
 
 fn words(cases: &[&str]) -> Vec<Vec<String>> {
@@ -30,22 +30,6 @@ fn refused_unless_enabled_as_in_redis() {
         "CONFIG SET enable-debug-command yes",
         "COMMAND INFO debug",
     ]));
-}
-
-/// Sends each case to both, in RESP2 then RESP3, failing at the first
-/// reply that differs.
-fn same_replies(redis: &mut Client, strata: &mut Client, cases: &[Vec<String>]) {
-    for resp in ["2", "3"] {
-        for c in [&mut *redis, &mut *strata] {
-            c.cmd(&["HELLO", resp]);
-        }
-        for case in cases {
-            let words: Vec<&str> = case.iter().map(String::as_str).collect();
-            let want = redis.cmd(&words);
-            let got = strata.cmd(&words);
-            assert_eq!(got, want, "`{}` in RESP{resp}", case.join(" "));
-        }
-    }
 }
 
 /// Data of every type and encoding Redis 7.0 has, some with a TTL.

@@ -159,25 +159,7 @@ fn pmem_records_keep_every_type_across_kill_9() {
 #[test]
 fn ssd_records_keep_every_type_across_kill_9_after_a_flush() {
     let dir = DataDir::new("digest-ssd");
-    let ssd = dir.path().join("ssd").display().to_string();
-    let options = [
-        "--data",
-        "ssd",
-        "--ssd-path",
-        &ssd,
-        "--ssd-size",
-        "64mb",
-        "--ssd-block-size",
-        "64kb",
-        "--ssd-io",
-        "buffered",
-        "--dram-cache-size",
-        "64kb",
-        "--ssd-flush-interval",
-        "50ms",
-    ]
-    .map(String::from)
-    .to_vec();
+    let options = crash::ssd_options(&dir.path().join("ssd"), "50ms");
     kill_loop(
         "ssd_records_keep_every_type_across_kill_9_after_a_flush",
         dir.path(),

@@ -221,25 +221,7 @@ fn kill_loop(name: &str, dir: &DataDir, extra: &[&str]) {
         true => Deletes::AtOnce,
         false => Deletes::InTheWindow,
     };
-    let ssd = dir.path().join("ssd");
-    let mut options: Vec<String> = [
-        "--data",
-        "ssd",
-        "--ssd-path",
-        &ssd.display().to_string(),
-        "--ssd-size",
-        "64mb",
-        "--ssd-block-size",
-        "64kb",
-        "--ssd-io",
-        "buffered",
-        "--dram-cache-size",
-        "64kb",
-        "--ssd-flush-interval",
-        FLUSH_INTERVAL,
-    ]
-    .map(String::from)
-    .to_vec();
+    let mut options = crash::ssd_options(&dir.path().join("ssd"), FLUSH_INTERVAL);
     options.extend(extra.iter().map(|o| o.to_string()));
     let mut server = DurableServer::start(dir.path(), &options);
     let mut models: Vec<BTreeMap<String, Value>> = vec![BTreeMap::new(); WRITERS];

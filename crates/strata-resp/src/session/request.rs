@@ -139,13 +139,10 @@ pub(super) fn run(
             }
         }
         _ if conn.transaction.is_some() => multi::queue(conn, spec, args, out, tally),
-        // A script holds the whole keyspace, as EXEC does.
-        Command::Eval
-        | Command::EvalSha
-        | Command::EvalRo
-        | Command::EvalShaRo
-        | Command::FCall
-        | Command::FCallRo => off_worker(|| {
+        // A script holds the whole keyspace, as EXEC does; so do an
+        // allowed DEBUG (a digest is one snapshot, SLEEP stops every
+        // command) and a SYNC's snapshot (a refused one takes no lock).
+        command if holds_keyspace(shared, conn, command) => off_worker(|| {
             shared.keyspace.exclusive(|store| {
                 let mut ctx = Ctx {
                     store,
@@ -155,23 +152,6 @@ pub(super) fn run(
                 run_command(spec, &mut ctx, args, out, tally, feed);
             })
         }),
-        // So does an allowed DEBUG (a digest is one snapshot, SLEEP stops
-        // every command) and the snapshot of a SYNC (a refused one takes
-        // no lock).
-        Command::Debug | Command::Sync | Command::PSync
-            if holds_keyspace(shared, conn, spec.command) =>
-        {
-            off_worker(|| {
-                shared.keyspace.exclusive(|store| {
-                    let mut ctx = Ctx {
-                        store,
-                        shared,
-                        conn,
-                    };
-                    run_command(spec, &mut ctx, args, out, tally, feed);
-                })
-            })
-        }
         _ => {
             let mut store = shared.keyspace.store();
             let mut ctx = Ctx {
@@ -184,12 +164,20 @@ pub(super) fn run(
     }
 }
 
-/// Whether an allowed `DEBUG` or a `SYNC`/`PSYNC` of a snapshot runs
-/// (with the whole keyspace held); a refused one takes no lock.
+/// Whether `command` runs with the whole keyspace held: scripts always,
+/// `DEBUG` once `enable-debug-command` allows it, `SYNC`/`PSYNC` of an
+/// RDB snapshot.
 fn holds_keyspace(shared: &Shared, conn: &Connection, command: Command) -> bool {
     match command {
+        Command::Eval
+        | Command::EvalSha
+        | Command::EvalRo
+        | Command::EvalShaRo
+        | Command::FCall
+        | Command::FCallRo => true,
         Command::Debug => debug::allowed(shared, conn),
-        _ => conn.snapshot.rdb_only,
+        Command::Sync | Command::PSync => conn.snapshot.rdb_only,
+        _ => false,
     }
 }
 

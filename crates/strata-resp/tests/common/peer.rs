@@ -111,8 +111,14 @@ pub fn replies_match_redis(cases: &[Vec<String>]) {
     let peer = require_redis();
     let server = super::start();
     let (mut redis, mut strata) = (peer.client(), Client::connect(&server));
+    same_replies(&mut redis, &mut strata, cases);
+}
+
+/// Sends every case to both connections, in RESP2 and then RESP3, and
+/// fails at the first reply that differs.
+pub fn same_replies(redis: &mut Client, strata: &mut Client, cases: &[Vec<String>]) {
     for resp in ["2", "3"] {
-        for c in [&mut redis, &mut strata] {
+        for c in [&mut *redis, &mut *strata] {
             c.cmd(&["HELLO", resp]);
         }
         for case in cases {
