@@ -47,7 +47,9 @@ pub struct ClientInfo {
 /// [`memory`](Self::memory) over the live `BufferStats` of its clients:
 /// each setter adds its change to the total, and dropping takes the rest
 /// away. A setter whose value did not change touches only its own field,
-/// so the shared total costs nothing on the common path.
+/// so the shared total costs nothing on the common path. Two setters of
+/// one field racing may leave the total off for an instant (even wrapped
+/// below zero); readers that act on it recount from the fields.
 #[derive(Debug)]
 pub struct BufferStats {
     fd: AtomicI64,
@@ -122,15 +124,6 @@ impl BufferStats {
     /// Records the bytes of messages waiting for the client.
     pub fn note_queued(&self, bytes: u64) {
         self.account(&self.queued, bytes);
-    }
-
-    /// `(held, queued)`: see [`note_held`](Self::note_held) and
-    /// [`note_queued`](Self::note_queued).
-    pub fn session_bytes(&self) -> (u64, u64) {
-        (
-            self.held.load(Ordering::Relaxed),
-            self.queued.load(Ordering::Relaxed),
-        )
     }
 
     /// The socket's file descriptor (-1 before it is known).
