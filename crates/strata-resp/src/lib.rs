@@ -29,7 +29,8 @@
 //!   over the engine's `Store`; [`invoke`]: running and counting one
 //!   checked command.
 //! - [`commands`]: one file per command or tight family.
-//! - [`connection`]: per-connection state (version, user, queue, watches);
+//! - [`connection`]: per-connection state (version, user, queue, watches:
+//!   [`watched`]);
 //!   [`client_eviction`]: `maxmemory-clients` over all of them;
 //!   [`protected`]: who may run `DEBUG` (`enable-debug-command`).
 //! - [`permissions`]: ACLs applied to a connection (user refresh, checks,
@@ -105,6 +106,7 @@ pub mod stats;
 pub mod stream;
 pub mod table;
 pub mod tracking;
+pub mod watched;
 pub mod writer;
 
 pub use protocol::RespProtocol;

@@ -159,7 +159,7 @@ fn pmem_records_keep_every_type_across_kill_9() {
 #[test]
 fn ssd_records_keep_every_type_across_kill_9_after_a_flush() {
     let dir = DataDir::new("digest-ssd");
-    let options = crash::ssd_options(&dir.path().join("ssd"), "50ms");
+    let options = crash::ssd_options(&dir.path().join("ssd"), "64mb", "50ms");
     kill_loop(
         "ssd_records_keep_every_type_across_kill_9_after_a_flush",
         dir.path(),

@@ -160,27 +160,8 @@ fn the_ssd_tier_reserves_its_file_so_a_full_filesystem_fails_none_of_its_writes(
         return;
     };
     let dir = DataDir::new("full-ssd");
-    let ssd = fs.path().join("ssd").display().to_string();
-    let tier = |size: &str| -> Vec<String> {
-        [
-            "--data",
-            "ssd",
-            "--ssd-path",
-            &ssd,
-            "--ssd-size",
-            size,
-            "--ssd-block-size",
-            "64kb",
-            "--ssd-io",
-            "buffered",
-            "--dram-cache-size",
-            "64kb",
-            "--ssd-flush-interval",
-            "20ms",
-        ]
-        .map(String::from)
-        .to_vec()
-    };
+    let ssd = fs.path().join("ssd");
+    let tier = |size: &str| crate::crash::ssd_options(&ssd, size, "20ms");
     // More than the filesystem holds: refused at start, naming the file.
     let mut args = vec![
         "serve".to_string(),

@@ -221,7 +221,7 @@ fn kill_loop(name: &str, dir: &DataDir, extra: &[&str]) {
         true => Deletes::AtOnce,
         false => Deletes::InTheWindow,
     };
-    let mut options = crash::ssd_options(&dir.path().join("ssd"), FLUSH_INTERVAL);
+    let mut options = crash::ssd_options(&dir.path().join("ssd"), "64mb", FLUSH_INTERVAL);
     options.extend(extra.iter().map(|o| o.to_string()));
     let mut server = DurableServer::start(dir.path(), &options);
     let mut models: Vec<BTreeMap<String, Value>> = vec![BTreeMap::new(); WRITERS];

@@ -88,11 +88,11 @@ pub fn cycles(quick: usize, full_count: usize) -> usize {
     scale::count("STRATA_CRASH_CYCLES", quick, full_count)
 }
 
-/// `strata serve` options putting the records on a small SSD tier file at
-/// `path` (64 MiB, 64 KiB blocks, buffered I/O, a 64 KiB DRAM record
+/// `strata serve` options putting the records on an SSD tier file at
+/// `path` of `size` (64 KiB blocks, buffered I/O, a 64 KiB DRAM record
 /// cache), flushed every `flush_interval`.
 #[allow(dead_code)] // not every crash test uses the SSD tier
-pub fn ssd_options(path: &Path, flush_interval: &str) -> Vec<String> {
+pub fn ssd_options(path: &Path, size: &str, flush_interval: &str) -> Vec<String> {
     let path = path.display().to_string();
     [
         "--data",
@@ -100,7 +100,7 @@ pub fn ssd_options(path: &Path, flush_interval: &str) -> Vec<String> {
         "--ssd-path",
         &path,
         "--ssd-size",
-        "64mb",
+        size,
         "--ssd-block-size",
         "64kb",
         "--ssd-io",
