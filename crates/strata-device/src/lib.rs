@@ -38,7 +38,8 @@
 //! This crate never depends on any other Strata crate.
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
-// Only `core/uring/` (io_uring's shared memory) is allowed it (UNSAFE.md).
+// Only `core/uring/` (io_uring's shared memory) and `core/mapping.rs`
+// (mapping write-once files) are allowed it (UNSAFE.md).
 #![deny(unsafe_code)]
 
 mod block;
@@ -49,7 +50,7 @@ pub mod le;
 pub use block::{check_block_io, uring_reader, BlockDevice, BlockFile};
 pub use block::{FaultyBlockDevice, MemBlockDevice};
 pub use core::{uring_available, CompletionBell, ReadCheck, ReadTarget, RingWaker, UringReader};
-pub use core::{AlignedBuf, AlignedFile, Faults, IoMode, ReadReq, BLOCK_ALIGN};
+pub use core::{AlignedBuf, AlignedFile, Faults, IoMode, Mapping, ReadReq, BLOCK_ALIGN};
 pub use directory::{Device, Directory, DirectoryTree, REPLACING};
 pub use directory::{FaultyDirectory, FaultyTree, FsDirectory, FsTree, MemDirectory, MemTree};
 pub use directory::{ParseSyncModeError, SyncMode};

@@ -55,6 +55,35 @@ fn fs_direct_on_dev_shm() {
     }
 }
 
+/// On the file system a written file is mapped, not copied, and a device
+/// opened for block reads refuses writes; in memory both are copies and
+/// plain devices.
+#[test]
+fn fs_maps_written_files_and_opens_them_read_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = FsDirectory::open(tmp.path(), SyncMode::Fdatasync).unwrap();
+    dir.replace("f", b"write-once").unwrap();
+    let mapped = dir.open("f").unwrap().map().unwrap();
+    assert!(mapped.is_mapped());
+    assert_eq!(&*mapped, b"write-once");
+    let faulty = FaultyDirectory::new(Arc::new(dir.clone()));
+    assert!(faulty.open("f").unwrap().map().unwrap().is_mapped());
+    let blocks = dir.open_for_blocks("f").unwrap();
+    let refused = blocks.write_all_at(b"x", 0).unwrap_err();
+    assert_eq!(refused.kind(), ErrorKind::PermissionDenied);
+    assert_eq!(
+        blocks.set_len(0).unwrap_err().kind(),
+        ErrorKind::PermissionDenied
+    );
+    dir.remove("f").unwrap();
+    assert_eq!(&*mapped, b"write-once", "a removed file's mapping stays");
+    let mem = MemDirectory::new();
+    mem.replace("f", b"in memory").unwrap();
+    let copied = mem.open_for_blocks("f").unwrap().map().unwrap();
+    assert!(!copied.is_mapped());
+    assert_eq!(&*copied, b"in memory");
+}
+
 #[test]
 fn fs_list_skips_subdirectories() {
     let tmp = tempfile::tempdir().unwrap();

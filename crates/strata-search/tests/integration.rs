@@ -54,6 +54,8 @@ mod norms;
 mod numeric_sort;
 #[path = "placement.rs"]
 mod placement;
+#[path = "pmem_crash.rs"]
+mod pmem_crash;
 #[path = "query_bytes_fuzz.rs"]
 mod query_bytes_fuzz;
 #[path = "recovery.rs"]

@@ -14,6 +14,8 @@
 //! - `faults`: [`Faults`], the switches (fail after N, tear, full disk)
 //!   that both fault wrappers obey, and the one write path that applies
 //!   them ([`Faults::write`]).
+//! - `mapping`: [`Mapping`], a write-once file's bytes mapped read-only
+//!   (or held in memory where there is no file to map).
 //! - `rng`: the seeded generator of torn cuts.
 //! - `read_req`: [`ReadReq`], one read of a batch.
 //! - `uring`: reads of an [`AlignedFile`] through io_uring, with the
@@ -29,6 +31,7 @@ mod aligned_file;
 mod faults;
 mod image;
 mod io_mode;
+mod mapping;
 mod read_req;
 mod rng;
 mod uring;
@@ -41,6 +44,7 @@ pub(crate) use aligned_file::{probe_dir, Open};
 pub use faults::Faults;
 pub(crate) use image::{MemImage, TornCut};
 pub use io_mode::IoMode;
+pub use mapping::Mapping;
 pub use read_req::ReadReq;
 pub(crate) use rng::SplitMix;
 pub(crate) use uring::read_batch;

@@ -6,6 +6,8 @@
 
 use std::io;
 
+use crate::core::Mapping;
+
 /// A file-like storage object.
 ///
 /// Contract: `write_all_at` may leave its bytes volatile until `sync` returns
@@ -34,6 +36,27 @@ pub trait Device: Send + Sync {
 
     /// Truncates or extends (with zeros) to `len` bytes.
     fn set_len(&self, len: u64) -> io::Result<()>;
+
+    /// `len` bytes at `start` in a new buffer; `UnexpectedEof` if the
+    /// device ends first. A device opened for block reads
+    /// ([`Directory::open_for_blocks`]) reads them straight from the
+    /// medium when `start` is a multiple of
+    /// [`BLOCK_ALIGN`](crate::BLOCK_ALIGN).
+    fn read_block(&self, start: u64, len: usize) -> io::Result<Vec<u8>> {
+        let mut bytes = vec![0; len];
+        self.read_exact_at(&mut bytes, start)?;
+        Ok(bytes)
+    }
+
+    /// The whole device as it is now, for reading only. Contract: the
+    /// caller never writes, truncates or extends the device again (by any
+    /// handle) while the result lives. A file is mapped (no copy); other
+    /// devices (the default) read their bytes into memory.
+    fn map(&self) -> io::Result<Mapping> {
+        let len = usize::try_from(self.len()?)
+            .map_err(|_| io::Error::new(io::ErrorKind::OutOfMemory, "device too large"))?;
+        self.read_block(0, len).map(Mapping::owned)
+    }
 }
 
 /// A flat namespace of devices (one directory on disk).
@@ -47,6 +70,15 @@ pub trait Directory: Send + Sync {
 
     /// Opens the existing device `name`; `NotFound` if absent.
     fn open(&self, name: &str) -> io::Result<Box<dyn Device>>;
+
+    /// Opens the existing device `name`, which is never written again, to
+    /// read blocks of it ([`Device::read_block`]) that a cache above keeps:
+    /// a file is opened read-only with `O_DIRECT` where its filesystem
+    /// allows, so the page cache holds no second copy. Writes through the
+    /// result fail. The default is [`open`](Self::open).
+    fn open_for_blocks(&self, name: &str) -> io::Result<Box<dyn Device>> {
+        self.open(name)
+    }
 
     /// Atomically renames `from` to `to`, replacing `to`.
     fn rename(&self, from: &str, to: &str) -> io::Result<()>;

@@ -7,12 +7,14 @@
 use std::io;
 use std::sync::Arc;
 
+use crate::core::Mapping;
 use crate::directory::contract::lengths;
 use crate::{Device, Directory, Faults};
 
 /// A [`Directory`] that injects the faults its shared [`Faults`] ask for.
 ///
-/// Names (`create`, `open`, `rename`, `remove`, `list`) and permissions pass through
+/// Names (`create`, `open`, `rename`, `remove`, `list`), permissions and
+/// reads (`read_block`, `map` included) pass through
 /// untouched; `sync_names`, `create_with_permissions` (which syncs the
 /// bits) and every device's `write_all_at` and `sync` check the faults
 /// first.
@@ -63,6 +65,10 @@ impl Directory for FaultyDirectory {
 
     fn open(&self, name: &str) -> io::Result<Box<dyn Device>> {
         Ok(self.wrap(self.inner.open(name)?))
+    }
+
+    fn open_for_blocks(&self, name: &str) -> io::Result<Box<dyn Device>> {
+        Ok(self.wrap(self.inner.open_for_blocks(name)?))
     }
 
     fn create_with_permissions(&self, name: &str, mode: u32) -> io::Result<Box<dyn Device>> {
@@ -141,5 +147,13 @@ impl Device for FaultyDevice {
 
     fn set_len(&self, len: u64) -> io::Result<()> {
         self.inner.set_len(len)
+    }
+
+    fn read_block(&self, start: u64, len: usize) -> io::Result<Vec<u8>> {
+        self.inner.read_block(start, len)
+    }
+
+    fn map(&self) -> io::Result<Mapping> {
+        self.inner.map()
     }
 }

@@ -52,8 +52,40 @@ pub fn conformance(dir: &dyn Directory) {
     handles_share_a_file(dir);
     names(dir);
     replaces(dir);
+    written_files_read(dir);
     not_found(dir);
     invalid_names(dir);
+}
+
+/// A file written once is read back whole and in parts by a device opened
+/// for block reads (aligned blocks, unaligned ranges, the short last
+/// block), and mapped whole; reads past its end fail.
+fn written_files_read(dir: &dyn Directory) {
+    let bytes = pattern(9, 3 * 4096 + 123);
+    let device = dir.create("segment").unwrap();
+    device.write_all_at(&bytes, 0).unwrap();
+    device.sync().unwrap();
+    let blocks = dir.open_for_blocks("segment").unwrap();
+    assert_eq!(blocks.len().unwrap(), bytes.len() as u64);
+    assert!(blocks.read_block(0, bytes.len()).unwrap() == bytes);
+    assert!(blocks.read_block(4096, 4096).unwrap() == bytes[4096..8192]);
+    assert!(blocks.read_block(3 * 4096, 123).unwrap() == bytes[3 * 4096..]);
+    assert!(blocks.read_block(5, 9000).unwrap() == bytes[5..9005]);
+    let mut part = vec![0; 4100];
+    blocks.read_exact_at(&mut part, 4000).unwrap();
+    assert!(part == bytes[4000..8100]);
+    let past = blocks.read_block(3 * 4096, 124).unwrap_err();
+    assert_eq!(past.kind(), ErrorKind::UnexpectedEof);
+    assert!(*blocks.map().unwrap() == *bytes);
+    assert!(*device.map().unwrap() == *bytes);
+    assert_eq!(
+        dir.open_for_blocks("missing").err().map(|e| e.kind()),
+        Some(ErrorKind::NotFound)
+    );
+    dir.create("empty").unwrap().sync().unwrap();
+    assert!(dir.open("empty").unwrap().map().unwrap().is_empty());
+    dir.remove("empty").unwrap();
+    dir.remove("segment").unwrap();
 }
 
 /// `replace` creates or replaces a device whole (shorter content leaves

@@ -1,11 +1,13 @@
 //! [`CachedFile`]: a tantivy `FileHandle` over a persisted segment file
 //! that reads with positional reads (`pread`) in [`BLOCK_SIZE`] blocks
 //! through the node's [`BlockCache`], instead of mapping the file and
-//! leaving residency to the OS page cache. Blocks are read through the
-//! device layer's one aligned file ([`AlignedFile::open_read`]): with
-//! `O_DIRECT` where the filesystem allows it (into an aligned buffer,
-//! copied out), so a miss really reads the device and the page cache holds
-//! no second copy; elsewhere (tmpfs before Linux 6.6) with buffered reads.
+//! leaving residency to the OS page cache. Blocks are read from a device
+//! the shard's directory opened for block reads
+//! ([`Directory::open_for_blocks`](strata_device::Directory::open_for_blocks)):
+//! on disk with `O_DIRECT` where the filesystem allows it, so a miss really
+//! reads the device and the page cache holds no second copy; elsewhere
+//! (tmpfs before Linux 6.6) with buffered reads; in a test's memory tree
+//! from the tree, so its power cuts and faults reach these reads too.
 //!
 //! A range inside one block is a zero-copy slice of the cached block; a
 //! range across blocks is copied out of them into one buffer. What tantivy
@@ -22,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use strata_device::AlignedFile;
+use strata_device::Device;
 use tantivy::directory::{FileHandle, OwnedBytes};
 use tantivy::HasLen;
 
@@ -63,8 +65,8 @@ impl ReadCounters {
 
 /// An immutable file read in cached blocks.
 pub struct CachedFile {
-    /// `O_DIRECT` where the filesystem allows (one descriptor per file).
-    file: AlignedFile,
+    /// Opened for block reads (one descriptor per file on disk).
+    file: Box<dyn Device>,
     len: usize,
     id: u64,
     path: PathBuf,
@@ -79,14 +81,15 @@ impl fmt::Debug for CachedFile {
 }
 
 impl CachedFile {
-    /// Opens `path` for block reads through `cache`. The caller guarantees
-    /// the file is never written again (tantivy's files are write-once).
+    /// Reads `file` (whose path is `path`) in blocks through `cache`. The
+    /// caller guarantees the file is never written again (tantivy's files
+    /// are write-once).
     pub fn open(
+        file: Box<dyn Device>,
         path: &Path,
         cache: Arc<BlockCache>,
         counters: Arc<ReadCounters>,
     ) -> io::Result<CachedFile> {
-        let file = AlignedFile::open_read(path)?;
         let len = usize::try_from(file.len()?).map_err(io::Error::other)?;
         Ok(CachedFile {
             file,
@@ -160,22 +163,26 @@ impl FileHandle for CachedFile {
 
 #[cfg(test)]
 mod tests {
-    use std::io::Write;
-
-    use strata_device::IoMode;
+    use strata_device::{Directory, FsDirectory, SyncMode};
 
     use super::*;
 
-    fn file_of(len: usize) -> (tempfile::NamedTempFile, Vec<u8>) {
+    /// A file of `len` bytes in a directory of its own.
+    fn file_of(len: usize) -> (tempfile::TempDir, Vec<u8>) {
         let data: Vec<u8> = (0..len).map(|i| (i * 31 % 251) as u8).collect();
-        let mut f = tempfile::NamedTempFile::new().unwrap();
-        f.write_all(&data).unwrap();
-        f.flush().unwrap();
-        (f, data)
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("f"), &data).unwrap();
+        (dir, data)
     }
 
-    fn open(path: &Path, cache: &Arc<BlockCache>) -> CachedFile {
-        CachedFile::open(path, Arc::clone(cache), Arc::default()).unwrap()
+    fn fs(dir: &tempfile::TempDir) -> FsDirectory {
+        FsDirectory::open(dir.path(), SyncMode::Fdatasync).unwrap()
+    }
+
+    /// The file opened for block reads (`O_DIRECT` on ext4).
+    fn open(dir: &tempfile::TempDir, cache: &Arc<BlockCache>) -> CachedFile {
+        let device = fs(dir).open_for_blocks("f").unwrap();
+        CachedFile::open(device, dir.path(), Arc::clone(cache), Arc::default()).unwrap()
     }
 
     #[test]
@@ -184,14 +191,15 @@ mod tests {
         ranges_read_the_file(false);
     }
 
-    /// With `direct`, as the file system allows (ext4: `O_DIRECT`).
+    /// With `direct`, as the file system allows (ext4: `O_DIRECT`); else
+    /// through a plain device of the directory (the page cache).
     fn ranges_read_the_file(direct: bool) {
         let len = 3 * BLOCK_SIZE + 123;
         let (f, data) = file_of(len);
         let cache = Arc::new(BlockCache::new(8 << 20));
-        let mut file = open(f.path(), &cache);
+        let mut file = open(&f, &cache);
         if !direct {
-            file.file = AlignedFile::open_read_as(f.path(), IoMode::Buffered).unwrap();
+            file.file = fs(&f).open("f").unwrap();
         }
         assert_eq!(file.len(), len);
         let b = BLOCK_SIZE;
@@ -225,7 +233,7 @@ mod tests {
         let (f, data) = file_of(len);
         let budget = 16 * BLOCK_SIZE as u64;
         let cache = Arc::new(BlockCache::new(budget));
-        let file = open(f.path(), &cache);
+        let file = open(&f, &cache);
         for round in 0..3 {
             for n in 0..40 {
                 let range = n * BLOCK_SIZE + 7..(n + 1) * BLOCK_SIZE + 9;
@@ -247,8 +255,8 @@ mod tests {
         let (a, data_a) = file_of(BLOCK_SIZE);
         let (b, _) = file_of(BLOCK_SIZE / 2);
         let cache = Arc::new(BlockCache::new(8 << 20));
-        let fa = open(a.path(), &cache);
-        let fb = open(b.path(), &cache);
+        let fa = open(&a, &cache);
+        let fb = open(&b, &cache);
         fb.read_bytes(0..10).unwrap();
         assert_eq!(fa.read_bytes(0..100).unwrap().as_slice(), &data_a[..100]);
         assert_eq!(cache.stats().misses, 2);

@@ -3,9 +3,9 @@
 //! and every removal goes through the shard directory's
 //! [`Directory`](strata_device::Directory) from the node's
 //! [`SearchFiles`], so power-cut and fault trees reach them as they reach
-//! the translog; `dram` shards read their files back through it too.
-//! `ssd` and `pmem` shards read blocks with their own `O_DIRECT` handle on
-//! the same file (`cached_file`), which only reads.
+//! the translog; `dram` shards read their files back through it too, and
+//! `ssd` and `pmem` shards read blocks of them (`cached_file`) through a
+//! read-only device of the same directory (`O_DIRECT` where allowed).
 //!
 //! Tantivy's file names are flat (`<segment>.<ext>`, `meta.json`,
 //! `.managed.json`): one device each.
@@ -14,7 +14,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use strata_device::Directory;
+use strata_device::{Device, Directory};
 use tantivy::directory::error::{DeleteError, OpenReadError};
 
 use super::files::SearchFiles;
@@ -38,7 +38,7 @@ impl ShardDisk {
         })
     }
 
-    /// The directory's path, for readers that open files themselves.
+    /// The directory's path, for messages.
     pub(super) fn root(&self) -> &Path {
         &self.root
     }
@@ -63,6 +63,11 @@ impl ShardDisk {
                 OpenReadError::wrap_io_error(e, self.root.join(path))
             }
         })
+    }
+
+    /// `path`, never written again, opened for block reads.
+    pub(super) fn open_for_blocks(&self, path: &Path) -> io::Result<Box<dyn Device>> {
+        self.dir.open_for_blocks(name(path)?)
     }
 
     /// Writes the new file `path` with `bytes` and makes it durable (its
@@ -100,7 +105,7 @@ impl ShardDisk {
 }
 
 /// A tantivy path as a device name: one plain component.
-fn name(path: &Path) -> io::Result<&str> {
+pub(super) fn name(path: &Path) -> io::Result<&str> {
     path.to_str().ok_or_else(|| {
         io::Error::new(
             io::ErrorKind::InvalidInput,

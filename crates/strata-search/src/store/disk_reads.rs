@@ -85,9 +85,11 @@ impl DiskReads {
             }
             DiskReads::Cached {
                 cache, counters, ..
-            } if replaced_in_place => Ok(Arc::new(
-                CachedFile::open(&full, Arc::clone(cache), Arc::clone(counters)).map_err(fail)?,
-            )),
+            } if replaced_in_place => {
+                let device = disk.open_for_blocks(name).map_err(fail)?;
+                let file = CachedFile::open(device, &full, Arc::clone(cache), Arc::clone(counters));
+                Ok(Arc::new(file.map_err(fail)?))
+            }
             DiskReads::Resident { files } => {
                 if let Some(bytes) = files.lock().get(name) {
                     return Ok(Arc::new(bytes.clone()));
@@ -110,8 +112,9 @@ impl DiskReads {
                 if let Some(handle) = files.lock().get(name) {
                     return Ok(Arc::clone(handle) as Arc<dyn FileHandle>);
                 }
+                let device = disk.open_for_blocks(name).map_err(fail)?;
                 let handle = Arc::new(
-                    CachedFile::open(&full, Arc::clone(cache), Arc::clone(counters))
+                    CachedFile::open(device, &full, Arc::clone(cache), Arc::clone(counters))
                         .map_err(fail)?,
                 );
                 let kept = Arc::clone(files.lock().entry(name.to_path_buf()).or_insert(handle));

@@ -1,12 +1,11 @@
 //! [`SearchFiles`]: the directories search writes its files in (the node's
 //! JSON files, each index's `index.json` and translog, each shard's
-//! persisted segment files through `disk`), opened through the device
-//! layer's [`DirectoryTree`], so that a test's power-cut or fault tree
-//! reaches every one of them; so do creating those directories (the
-//! node's root, each shard's), listing the root for indices and measuring
-//! an index's size. Not among them yet: the `pmem` tier's fresh files,
-//! which tantivy's `MmapDirectory` creates, writes and lists on the pmem
-//! path (`fresh`, and `storage` listing the pmem root for orphans).
+//! persisted segment files through `disk` and the block reads of them,
+//! the `pmem` tier's fresh files through `pmem_files`), opened through the
+//! device layer's [`DirectoryTree`], so that a test's power-cut or fault
+//! tree reaches every one of them; so do creating those directories (the
+//! node's root, each shard's, the pmem ones), listing the roots for
+//! indices and orphans and measuring an index's size.
 
 use std::fmt;
 use std::path::Path;

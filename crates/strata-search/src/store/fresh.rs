@@ -8,16 +8,17 @@
 //! On emulated persistent memory (tmpfs) a sync costs no device I/O; on a
 //! DAX filesystem it flushes CPU caches. Either way a refresh stays cheap.
 //!
-//! Not on the node's `DirectoryTree` yet: tantivy's `MmapDirectory` maps,
-//! writes and syncs the `pmem` files on the real path itself, so creating
-//! and measuring that directory stays on the real filesystem with them
-//! (a tree's power cut or faults do not reach the `pmem` tier).
+//! The `pmem` files are written, synced, listed and read through the
+//! node's device tree ([`PmemFiles`]), like every other file of search.
 
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use tantivy::directory::{MmapDirectory, RamDirectory};
+use tantivy::directory::RamDirectory;
 use tantivy::Directory;
+
+use super::files::SearchFiles;
+use super::pmem_files::PmemFiles;
 
 /// The fresh files of one shard.
 #[derive(Clone, Debug)]
@@ -25,12 +26,7 @@ pub enum FreshFiles {
     /// In DRAM, lost at a restart (the translog replays them).
     Dram(RamDirectory),
     /// Files in a persistent-memory directory, durable at each refresh.
-    Pmem {
-        /// The files (written, synced, read mapped).
-        dir: MmapDirectory,
-        /// The directory's path.
-        path: PathBuf,
-    },
+    Pmem(PmemFiles),
 }
 
 impl FreshFiles {
@@ -39,21 +35,20 @@ impl FreshFiles {
         FreshFiles::Dram(RamDirectory::create())
     }
 
-    /// Fresh files in the persistent-memory directory `path` (created if
-    /// missing); files a previous run left there are kept.
-    pub fn pmem(path: &Path) -> tantivy::Result<FreshFiles> {
-        std::fs::create_dir_all(path)?;
-        Ok(FreshFiles::Pmem {
-            dir: MmapDirectory::open(path)?,
-            path: path.to_path_buf(),
-        })
+    /// Fresh files in the persistent-memory directory `path` of `files`
+    /// (created if missing); files a previous run left there are kept.
+    pub fn pmem(files: &SearchFiles, path: &Path) -> tantivy::Result<FreshFiles> {
+        let dir = files
+            .dir(path)
+            .map_err(|e| tantivy::TantivyError::SystemError(e.to_string()))?;
+        Ok(FreshFiles::Pmem(PmemFiles::new(dir, path)))
     }
 
     /// The files as a tantivy directory.
     pub fn dir(&self) -> &dyn Directory {
         match self {
             FreshFiles::Dram(ram) => ram,
-            FreshFiles::Pmem { dir, .. } => dir,
+            FreshFiles::Pmem(pmem) => pmem,
         }
     }
 
@@ -61,15 +56,7 @@ impl FreshFiles {
     pub fn bytes(&self) -> u64 {
         match self {
             FreshFiles::Dram(ram) => ram.total_mem_usage() as u64,
-            FreshFiles::Pmem { path, .. } => std::fs::read_dir(path)
-                .map(|entries| {
-                    entries
-                        .filter_map(|e| e.ok()?.metadata().ok())
-                        .filter(|m| m.is_file())
-                        .map(|m| m.len())
-                        .sum()
-                })
-                .unwrap_or(0),
+            FreshFiles::Pmem(pmem) => pmem.bytes(),
         }
     }
 
@@ -77,7 +64,7 @@ impl FreshFiles {
     pub fn sync(&self) -> io::Result<()> {
         match self {
             FreshFiles::Dram(_) => Ok(()),
-            FreshFiles::Pmem { dir, .. } => dir.sync_directory(),
+            FreshFiles::Pmem(pmem) => pmem.sync_directory(),
         }
     }
 }

@@ -1,7 +1,8 @@
 //! How an index's shards sit on storage: the tantivy schema every shard
 //! shares (`schema`), the placement of its files (`tier`, `storage`), and
 //! the tiered directory (`tiered`, `persist`) that keeps fresh segments in
-//! DRAM or persistent memory (`fresh`) until a flush persists them, then
+//! DRAM or persistent memory (`fresh`; in pmem on the device layer,
+//! `pmem_files`) until a flush persists them, then
 //! reads them as the placement says (`disk_reads`): whole in DRAM, or in
 //! blocks (`cached_file`) through the node's budgeted `block_cache`.
 //! `stored_values` reads numeric columns through their stored `u64`s.
@@ -16,6 +17,7 @@ mod files;
 mod fresh;
 pub mod geo_columns;
 mod persist;
+mod pmem_files;
 mod schema;
 mod storage;
 pub mod stored_values;

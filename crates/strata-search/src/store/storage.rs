@@ -105,20 +105,15 @@ impl SearchStorage {
         let Some(root) = &self.pmem_root else {
             return Ok(0);
         };
-        // Listed where `fresh`'s `MmapDirectory` keeps them: the real path.
-        let Ok(entries) = std::fs::read_dir(root) else {
-            return Ok(0); // not created yet
-        };
         let live: std::collections::HashSet<&str> = live.into_iter().collect();
         let mut removed = 0;
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            let Some(name) = name.to_str() else { continue };
+        for name in self.files.subdirs(root)? {
             let uuid_like =
                 name.len() == 16 && name.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
-            if uuid_like && !live.contains(name) && entry.path().is_dir() {
-                self.files.remove_dir(&entry.path())?;
-                tracing::warn!(dir = %entry.path().display(), "removed the pmem files of a deleted index");
+            if uuid_like && !live.contains(name.as_str()) {
+                let dir = root.join(&name);
+                self.files.remove_dir(&dir)?;
+                tracing::warn!(dir = %dir.display(), "removed the pmem files of a deleted index");
                 removed += 1;
             }
         }

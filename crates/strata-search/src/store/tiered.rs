@@ -73,7 +73,7 @@ impl TieredDirectory {
             StoreTier::Ssd | StoreTier::Pmem => {
                 let fresh = match (&storage.tier, &storage.pmem_dir) {
                     (StoreTier::Ssd, _) => FreshFiles::dram(),
-                    (_, Some(dir)) => FreshFiles::pmem(dir)?,
+                    (_, Some(dir)) => FreshFiles::pmem(&storage.files, dir)?,
                     (_, None) => {
                         return Err(tantivy::TantivyError::InvalidArgument(
                             "pmem placement without a persistent-memory directory".into(),

@@ -10,7 +10,7 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::core::{AlignedFile, Open};
+use crate::core::{AlignedFile, Mapping, Open};
 use crate::{Device, IoMode};
 
 /// One file; positional I/O, `fdatasync` on `sync`.
@@ -60,6 +60,12 @@ impl Device for FileDevice {
         } else {
             self.file.file().sync_data()
         }
+    }
+
+    /// Mapped read-only (see [`Mapping`]): no copy, and on a DAX
+    /// filesystem no page cache either.
+    fn map(&self) -> io::Result<Mapping> {
+        Mapping::map(self.file.file())
     }
 
     fn set_len(&self, len: u64) -> io::Result<()> {

@@ -1,12 +1,13 @@
 //! The real filesystem: an [`FsDirectory`] is one directory on disk and its
 //! devices are the files in it, written either through the page cache with
 //! `fdatasync` (`file_device`) or with `O_DIRECT | O_DSYNC` (`direct_device`),
-//! as [`SyncMode`] says; both are adapters over the core's one file type,
-//! `AlignedFile`.
+//! as [`SyncMode`] says, and read in blocks once written (`block_reads`);
+//! all are adapters over the core's one file type, `AlignedFile`.
 //!
 //! Nothing is cached here: names and lengths are always asked of the
 //! filesystem, so several handles on one directory agree.
 
+mod block_reads;
 mod direct_device;
 mod file_device;
 mod sync_mode;
@@ -20,6 +21,7 @@ use std::path::{Path, PathBuf};
 
 use crate::directory::name;
 use crate::{Device, Directory};
+use block_reads::BlockReads;
 use direct_device::DirectDevice;
 use file_device::FileDevice;
 
@@ -78,6 +80,10 @@ impl Directory for FsDirectory {
 
     fn open(&self, name: &str) -> io::Result<Box<dyn Device>> {
         self.device(name, false)
+    }
+
+    fn open_for_blocks(&self, name: &str) -> io::Result<Box<dyn Device>> {
+        Ok(Box::new(BlockReads::open(&self.file_path(name)?)?))
     }
 
     fn rename(&self, from: &str, to: &str) -> io::Result<()> {
