@@ -113,7 +113,7 @@ impl RespProtocol {
         file: Option<crate::cluster::NodesFile>,
     ) -> Result<(), String> {
         if self.shared.cluster.get().is_none() {
-            let node = crate::cluster::ClusterNode::start(random_hex(40), bind, port, file)?;
+            let node = crate::cluster::ClusterNode::start(|| random_hex(40), bind, port, file)?;
             // Redis's slot-to-keys index: kept only in cluster mode.
             let slots = (crate::cluster::key_slot, crate::cluster::SLOTS);
             self.shared.keyspace.group_keys(slots.0, slots.1);

@@ -271,3 +271,32 @@ fn without_cluster_mode_it_is_disabled() {
         "no slot check"
     );
 }
+
+/// Redis 7.2's `CLUSTER MYSHARDID`: the shard's own id (40 hex digits,
+/// not the node's), the same at every call; refused without cluster mode.
+#[test]
+fn the_shard_has_an_id_of_its_own() {
+    let server = common::start_cluster();
+    let mut c = Client::connect(&server);
+    let shard = c.cmd(&["CLUSTER", "MYSHARDID"]).text();
+    assert_eq!(shard.len(), 40, "{shard}");
+    assert!(
+        shard
+            .bytes()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')),
+        "{shard}"
+    );
+    assert_ne!(shard, c.cmd(&["CLUSTER", "MYID"]).text());
+    assert_eq!(c.cmd(&["CLUSTER", "MYSHARDID"]).text(), shard);
+    assert!(
+        matches!(c.cmd(&["CLUSTER", "MYSHARDID", "x"]), Value::Error(e) if e.contains("wrong number of arguments")),
+    );
+    let help = format!("{:?}", c.cmd(&["CLUSTER", "HELP"]));
+    assert!(help.contains("MYSHARDID"), "{help}");
+    let standalone = common::start();
+    let mut c = Client::connect(&standalone);
+    assert_eq!(
+        c.cmd(&["CLUSTER", "MYSHARDID"]),
+        Value::err("ERR This instance has cluster support disabled")
+    );
+}

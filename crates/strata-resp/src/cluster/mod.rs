@@ -37,6 +37,9 @@ use crate::spec::CommandSpec;
 pub struct ClusterNode {
     /// 40 hex digits.
     pub id: String,
+    /// The shard's id (Redis 7.2's `CLUSTER MYSHARDID`): 40 hex digits, kept
+    /// in the config file like the node id.
+    pub shard_id: String,
     /// The address announced: empty when the port listens on every
     /// address (clients then use the one they connected to, as with a
     /// Redis node that has not learned its address).
@@ -53,11 +56,12 @@ pub struct ClusterNode {
 
 impl ClusterNode {
     /// The node serving on `bind:port`: the one `file` remembers, else a
-    /// new one with id `fresh_id` (40 hex digits), written to `file` at
-    /// once as Redis writes `nodes.conf` at start. A file that cannot be
-    /// read, is corrupted or cannot be written is an error.
+    /// new one whose id `fresh_id` gives (40 hex digits a call), written to
+    /// `file` at once as Redis writes `nodes.conf` at start. A file without
+    /// a shard id (Redis 7.0's) gets a new one. A file that cannot be read,
+    /// is corrupted or cannot be written is an error.
     pub fn start(
-        fresh_id: String,
+        mut fresh_id: impl FnMut() -> String,
         bind: IpAddr,
         port: u16,
         file: Option<NodesFile>,
@@ -66,10 +70,12 @@ impl ClusterNode {
             Some(file) => file.load()?,
             None => None,
         };
-        let saved = saved.unwrap_or(Saved {
-            id: fresh_id,
+        let saved = saved.unwrap_or_else(|| Saved {
+            id: fresh_id(),
+            shard_id: None,
             epoch: 0,
         });
+        let shard_id = saved.shard_id.unwrap_or_else(&mut fresh_id);
         let ip = if bind.is_unspecified() {
             String::new()
         } else {
@@ -77,6 +83,7 @@ impl ClusterNode {
         };
         let node = ClusterNode {
             id: saved.id,
+            shard_id,
             ip,
             port,
             epoch: AtomicU64::new(saved.epoch),
@@ -97,6 +104,7 @@ impl ClusterNode {
         file.save_with(|| {
             let saved = Saved {
                 id: self.id.clone(),
+                shard_id: Some(self.shard_id.clone()),
                 epoch: self.epoch.load(Ordering::Acquire),
             };
             nodes_file::render(&saved, &self.ip, self.port, self.bus_port())
@@ -172,10 +180,10 @@ mod tests {
 
     #[test]
     fn announced_address() {
-        let any = ClusterNode::start("x".into(), "0.0.0.0".parse().unwrap(), 7000, None).unwrap();
+        let x = || "x".to_string();
+        let any = ClusterNode::start(x, "0.0.0.0".parse().unwrap(), 7000, None).unwrap();
         assert_eq!((any.ip.as_str(), any.bus_port()), ("", 17000));
-        let local =
-            ClusterNode::start("x".into(), "127.0.0.1".parse().unwrap(), 7000, None).unwrap();
+        let local = ClusterNode::start(x, "127.0.0.1".parse().unwrap(), 7000, None).unwrap();
         assert_eq!(local.ip, "127.0.0.1");
     }
 
@@ -189,17 +197,41 @@ mod tests {
             Some(NodesFile::in_directory(dir, "nodes.conf", "nodes.conf"))
         };
         let ip = "127.0.0.1".parse().unwrap();
-        let first = ClusterNode::start("a".repeat(40), ip, 7000, file()).unwrap();
+        let ids = |c: char| {
+            let mut n = 0;
+            move || {
+                n += 1;
+                format!("{c}{n}").repeat(20)
+            }
+        };
+        let first = ClusterNode::start(ids('a'), ip, 7000, file()).unwrap();
+        assert_eq!(
+            (first.id.as_str(), first.shard_id.as_str()),
+            (&*"a1".repeat(20), &*"a2".repeat(20))
+        );
         first.epoch.store(4, Ordering::Release);
         first.save().unwrap();
-        let again = ClusterNode::start("b".repeat(40), ip, 7001, file()).unwrap();
+        let again = ClusterNode::start(ids('b'), ip, 7001, file()).unwrap();
         assert_eq!(
-            (again.id.as_str(), again.port),
-            ("a".repeat(40).as_str(), 7001)
+            (again.id.as_str(), again.shard_id.as_str(), again.port),
+            (&*"a1".repeat(20), &*"a2".repeat(20), 7001)
         );
         assert_eq!(again.epoch.load(Ordering::Acquire), 4);
+        // A Redis 7.0 file: the id is kept, a shard id is drawn and saved.
+        let old = format!(
+            "{} :7000@17000 myself,master - 0 0 2 connected\nvars currentEpoch 2\n",
+            "c".repeat(40)
+        );
+        dir.replace("nodes.conf", old.as_bytes()).unwrap();
+        let upgraded = ClusterNode::start(ids('d'), ip, 7000, file()).unwrap();
+        assert_eq!(
+            (upgraded.id.as_str(), upgraded.shard_id.as_str()),
+            (&*"c".repeat(40), &*"d1".repeat(20))
+        );
+        let kept = ClusterNode::start(ids('e'), ip, 7000, file()).unwrap();
+        assert_eq!(kept.shard_id, upgraded.shard_id);
         dir.replace("nodes.conf", b"junk").unwrap();
-        let err = ClusterNode::start("c".repeat(40), ip, 7000, file()).unwrap_err();
+        let err = ClusterNode::start(ids('f'), ip, 7000, file()).unwrap_err();
         assert!(err.contains("corrupted cluster config file"), "{err}");
     }
 }

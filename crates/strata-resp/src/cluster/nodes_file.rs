@@ -1,14 +1,17 @@
 //! The node's cluster config file (Redis's `nodes.conf`, named by
-//! `cluster-config-file`), in Redis 7.0's format so the node keeps its id
-//! and epoch across restarts:
+//! `cluster-config-file`), in Redis 7.2's format so the node keeps its id,
+//! shard id and epoch across restarts:
 //!
 //! ```text
-//! <id> <ip>:<port>@<bus port> myself,master - 0 0 <config epoch> connected 0-16383
+//! <id> <ip>:<port>@<bus port>,,shard-id=<shard id> myself,master - 0 0 <config epoch> connected 0-16383
 //! vars currentEpoch <epoch> lastVoteEpoch 0
 //! ```
 //!
-//! An absent or empty file means a new node (Redis treats an empty one
-//! so). Anything else that is not exactly this node's line and the vars
+//! After the address come the hostname (none: empty) and Redis 7.2's
+//! auxiliary fields, `name=value` each; Redis 7.0's files have neither,
+//! and a file without a shard id gets a new one at start, as a 7.2 master
+//! loading a 7.0 file does. An absent or empty file means a new node
+//! (Redis treats an empty one so). Anything else that is not exactly this node's line and the vars
 //! line is refused, as Redis refuses to start on a corrupted file;
 //! Strata, knowing no other node, also refuses a file naming others.
 //! Writes replace the file through strata-device's
@@ -28,6 +31,9 @@ use super::SLOTS;
 pub struct Saved {
     /// The node id: 40 lowercase hex digits.
     pub id: String,
+    /// The shard id (Redis 7.2): 40 lowercase hex digits; `None` in a file
+    /// written before 7.2.
+    pub shard_id: Option<String>,
     /// The config epoch (the current epoch of a one-node cluster too).
     pub epoch: u64,
 }
@@ -112,8 +118,12 @@ impl NodesFile {
 /// The file's text for a node at `ip:port` (bus port `bus`).
 pub fn render(saved: &Saved, ip: &str, port: u16, bus: u32) -> String {
     let epoch = saved.epoch;
+    let aux = match &saved.shard_id {
+        Some(shard) => format!(",,shard-id={shard}"),
+        None => String::new(),
+    };
     format!(
-        "{} {ip}:{port}@{bus} myself,master - 0 0 {epoch} connected 0-{}\n\
+        "{} {ip}:{port}@{bus}{aux} myself,master - 0 0 {epoch} connected 0-{}\n\
          vars currentEpoch {epoch} lastVoteEpoch 0\n",
         saved.id,
         SLOTS - 1
@@ -152,9 +162,10 @@ fn node_line(words: &[&str]) -> Result<Saved, String> {
         return Err("a node line has fewer than 8 fields".into());
     }
     let id = words[0];
-    if id.len() != 40 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+    if !is_id(id) {
         return Err(format!("bad node id {id:?}"));
     }
+    let shard_id = shard_id(words[1])?;
     if !words[2].split(',').any(|flag| flag == "myself") {
         return Err("the node line is not this node's (no myself flag)".into());
     }
@@ -163,8 +174,33 @@ fn node_line(words: &[&str]) -> Result<Saved, String> {
         .map_err(|_| format!("bad config epoch {:?}", words[6]))?;
     Ok(Saved {
         id: id.to_ascii_lowercase(),
+        shard_id,
         epoch,
     })
+}
+
+/// 40 hex digits, as node and shard ids are.
+fn is_id(id: &str) -> bool {
+    id.len() == 40 && id.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// The `shard-id` among the auxiliary fields of an address
+/// (`<ip>:<port>@<bus>[,<hostname>[,<name>=<value>]...]`); other fields
+/// (`nodename`, `tls-port`, `tcp-port`) are Redis's to keep, not ours.
+fn shard_id(address: &str) -> Result<Option<String>, String> {
+    let mut shard = None;
+    for field in address.split(',').skip(2) {
+        let Some((name, value)) = field.split_once('=') else {
+            return Err(format!("bad auxiliary field {field:?}"));
+        };
+        if name == "shard-id" {
+            if !is_id(value) {
+                return Err(format!("bad shard id {value:?}"));
+            }
+            shard = Some(value.to_ascii_lowercase());
+        }
+    }
+    Ok(shard)
 }
 
 /// `vars` pairs: names with numbers.
@@ -187,26 +223,40 @@ mod tests {
 
     const ID: &str = "7d56580e05bad89a2b9eff8d4adfd735da647104";
 
+    const SHARD: &str = "4b7b8eb2c0fdb5ae4b35e57ae8f2bd4bd1da4cb2";
+
     #[test]
     fn what_is_rendered_parses_back() {
         let saved = Saved {
             id: ID.into(),
+            shard_id: Some(SHARD.into()),
             epoch: 7,
         };
         let text = render(&saved, "", 7702, 17702);
-        assert!(text.starts_with(&format!("{ID} :7702@17702 myself,master - 0 0 7 ")));
+        let line = format!("{ID} :7702@17702,,shard-id={SHARD} myself,master - 0 0 7 ");
+        assert!(text.starts_with(&line), "{text}");
         assert_eq!(parse(text.as_bytes()), Ok(Some(saved)));
     }
 
     #[test]
     fn redis_written_file_is_read() {
-        // As redis-server 7.0.15 wrote it after BUMPEPOCH.
+        // As redis-server 7.0.15 wrote it after BUMPEPOCH: no shard id.
         let text = format!(
             "{ID} :7702@17702 myself,master - 0 0 1 connected\n\
              vars currentEpoch 1 lastVoteEpoch 0\n"
         );
         let saved = parse(text.as_bytes()).unwrap().unwrap();
         assert_eq!((saved.id.as_str(), saved.epoch), (ID, 1));
+        assert_eq!(saved.shard_id, None);
+        // As Redis 7.2 writes it: hostname, then auxiliary fields.
+        let text = format!(
+            "{ID} 127.0.0.1:7702@17702,,tls-port=0,shard-id={SHARD} myself,master - 0 0 1 connected 0-16383\n\
+             vars currentEpoch 1 lastVoteEpoch 0\n"
+        );
+        let saved = parse(text.as_bytes()).unwrap().unwrap();
+        assert_eq!(saved.shard_id.as_deref(), Some(SHARD));
+        let named = text.replace(",,tls", ",host.example,nodename=n1,tls");
+        assert_eq!(parse(named.as_bytes()).unwrap(), Some(saved));
     }
 
     #[test]
@@ -221,6 +271,8 @@ mod tests {
             good.replace(ID, &ID[1..]),
             good.replace(" 0 0 1 ", " 0 0 x "),
             good.replace("currentEpoch 1", "currentEpoch"),
+            good.replace(":1@2", ":1@2,,shard-id=12"),
+            good.replace(":1@2", ":1@2,,tls-port"),
             good.lines().next().unwrap().to_string(),
             other,
             two,
@@ -236,6 +288,7 @@ mod tests {
         assert_eq!(file.load(), Ok(None));
         let saved = Saved {
             id: ID.into(),
+            shard_id: Some(SHARD.into()),
             epoch: 3,
         };
         file.save(&render(&saved, "127.0.0.1", 6379, 16379))

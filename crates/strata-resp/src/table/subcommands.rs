@@ -67,6 +67,7 @@ pub(super) static CLUSTER_SUBCOMMANDS: &[CommandSpec] = &[
     spec("cluster|links", C::Cluster, 2, STALE, NO_KEYS, SLOW, "cluster", "7.0.0", "Returns a list of all TCP links to and from peer nodes in cluster").tips(&["nondeterministic_output"]),
     spec("cluster|meet", C::Cluster, -4, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Force a node cluster to handshake with another node"),
     spec("cluster|myid", C::Cluster, 2, STALE, NO_KEYS, SLOW, "cluster", "3.0.0", "Return the node id"),
+    spec("cluster|myshardid", C::Cluster, 2, STALE, NO_KEYS, SLOW, "cluster", "7.2.0", "Returns the shard ID of a node.").tips(&["nondeterministic_output"]),
     spec("cluster|nodes", C::Cluster, 2, STALE, NO_KEYS, SLOW, "cluster", "3.0.0", "Get Cluster config for the node").tips(&["nondeterministic_output"]),
     spec("cluster|replicas", C::Cluster, 3, &["admin", "stale"], NO_KEYS, ADMIN_CATEGORIES, "cluster", "5.0.0", "List replica nodes of the specified master node").tips(&["nondeterministic_output"]),
     spec("cluster|replicate", C::Cluster, 3, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Reconfigure a node as a replica of the specified master node"),

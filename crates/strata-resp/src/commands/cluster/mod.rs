@@ -3,7 +3,7 @@
 //! ("cluster support disabled"; cluster-aware clients read that to fall
 //! back to a standalone connection). With it (see [`crate::cluster`]) this
 //! node is a one-node cluster owning every slot: `topology` describes it
-//! (`INFO`, `MYID`, `SLOTS`, `SHARDS`, `NODES`, `LINKS`, replicas,
+//! (`INFO`, `MYID`, `MYSHARDID`, `SLOTS`, `SHARDS`, `NODES`, `LINKS`, replicas,
 //! epochs), `slots` answers for keys and slots (`KEYSLOT`,
 //! `COUNTKEYSINSLOT`, `GETKEYSINSLOT`), `admin` for changes of topology
 //! (Redis's own answers where a lone master gives them, a refusal where
@@ -53,6 +53,8 @@ const HELP: &[&str] = &[
     "    Connect nodes into a working cluster.",
     "MYID",
     "    Return the node id.",
+    "MYSHARDID",
+    "    Return the node's shard id.",
     "NODES",
     "    Return cluster configuration seen by node. Output format:",
     "    <id> <ip:port> <flags> <master> <pings> <pongs> <epoch> <link> <slot> ...",
@@ -98,6 +100,7 @@ pub fn cluster<S: Store>(
         }
         "info"
         | "myid"
+        | "myshardid"
         | "slots"
         | "shards"
         | "nodes"

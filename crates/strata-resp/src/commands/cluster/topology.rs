@@ -1,5 +1,5 @@
 //! The one-node cluster described as Redis 7 describes a cluster: `INFO`,
-//! `MYID`, `SLOTS`, `SHARDS`, `NODES` (this node, a master owning slots
+//! `MYID`, `MYSHARDID`, `SLOTS`, `SHARDS`, `NODES` (this node, a master owning slots
 //! 0-16383, healthy), `LINKS` (none: there are no other nodes),
 //! `REPLICAS`/`SLAVES` and `COUNT-FAILURE-REPORTS` (none, for this node's
 //! id; any other id is unknown), and the config epoch (`BUMPEPOCH`,
@@ -25,6 +25,7 @@ pub(super) fn answer(
     match name {
         "info" => out.verbatim("txt", info(epoch).as_bytes()),
         "myid" => out.bulk(node.id.as_bytes()),
+        "myshardid" => out.bulk(node.shard_id.as_bytes()),
         "slots" => {
             out.array(1);
             out.array(3);
