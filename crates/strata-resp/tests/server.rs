@@ -204,8 +204,8 @@ fn info_sections() {
     assert_eq!(c.cmd(&["INFO", "nosuchsection"]), Value::bulk(""));
 }
 
-/// COMMAND GETKEYS, GETKEYSANDFLAGS and LIST FILTERBY as Redis 7.0
-/// answers them.
+/// COMMAND GETKEYS, GETKEYSANDFLAGS and LIST FILTERBY as Redis 7.2
+/// answers them (7.0 too, but for GETKEYS's arity).
 #[test]
 fn command_getkeys_and_list_filters() {
     let server = start();
@@ -249,9 +249,32 @@ fn command_getkeys_and_list_filters() {
         c.cmd(&["COMMAND", "GETKEYS", "GET", "a", "b"]),
         Value::err("ERR Invalid number of arguments specified for command")
     );
+    // Redis 7.2's arity (-3): a command alone is looked at too.
     assert_eq!(
         c.cmd(&["COMMAND", "GETKEYS", "GET"]),
+        Value::err("ERR Invalid number of arguments specified for command")
+    );
+    assert_eq!(
+        c.cmd(&["COMMAND", "GETKEYS", "PING"]),
+        Value::err("ERR The command has no key arguments")
+    );
+    assert_eq!(
+        c.cmd(&["COMMAND", "GETKEYS"]),
         Value::err("ERR wrong number of arguments for 'command|getkeys' command")
+    );
+    // Optional keys: none is an empty answer; mandatory ones an error.
+    for words in [&["EVAL", "x", "0"][..], &["FCALL", "f", "0"]] {
+        let mut full = vec!["COMMAND", "GETKEYS"];
+        full.extend_from_slice(words);
+        assert_eq!(c.cmd(&full), Value::Array(vec![]), "{words:?}");
+    }
+    assert_eq!(
+        c.cmd(&["COMMAND", "GETKEYS", "ZUNION", "0", "a"]),
+        Value::err("ERR Invalid arguments specified for command")
+    );
+    assert_eq!(
+        c.cmd(&["COMMAND", "GETKEYS", "SPUBLISH", "channel", "m"]),
+        Value::err("ERR The command has no key arguments")
     );
     let clients = c.cmd(&["COMMAND", "LIST", "FILTERBY", "PATTERN", "client*"]);
     let names: Vec<String> = clients.array().iter().map(Value::text).collect();

@@ -284,26 +284,34 @@ fn list_filter<'a>(args: &Args<'a>) -> Result<ListFilter<'a>, RespError> {
 }
 
 /// The keys of a full command and their key-spec flags, as `COMMAND
-/// GETKEYS` finds them (Redis's errors for unknown commands, wrong arity
-/// and commands without keys).
+/// GETKEYS` finds them, with Redis's errors in Redis's order: an unknown
+/// command, one without key specifications (but shard channels), a wrong
+/// arity, then no key
+/// found (an empty answer for a command whose keys are optional, `EVAL
+/// body 0`).
 fn keys_of<'a>(full: &Args<'a>) -> Result<Vec<KeyAndFlags<'a>>, RespError> {
     let spec = lookup(full.get(0))
         .ok_or_else(|| RespError::Script("ERR Invalid command specified".into()))?;
     let spec = spec.effective(full).unwrap_or(spec);
+    // Shard channels (`not_key`) are no keys.
+    if spec.keys.iter().all(|k| k.not_key()) {
+        return Err(RespError::Script(
+            "ERR The command has no key arguments".into(),
+        ));
+    }
     if !spec.arity_ok(full.len()) {
         return Err(RespError::Script(
             "ERR Invalid number of arguments specified for command".into(),
         ));
     }
+    let invalid = || RespError::Script("ERR Invalid arguments specified for command".into());
     let keys: Vec<KeyAndFlags<'a>> = key_args(spec, full)
-        .ok_or_else(|| RespError::Script("ERR Invalid arguments specified for command".into()))?
+        .ok_or_else(invalid)?
         .into_iter()
         .map(|(i, flags)| (full.get(i), flags))
         .collect();
-    if keys.is_empty() {
-        return Err(RespError::Script(
-            "ERR The command has no key arguments".into(),
-        ));
+    if keys.is_empty() && !spec.flags.contains(&"no_mandatory_keys") {
+        return Err(invalid());
     }
     Ok(keys)
 }

@@ -12,7 +12,7 @@ use Command as C;
 #[rustfmt::skip]
 pub(super) static ACL_SUBCOMMANDS: &[CommandSpec] = &[
     spec("acl|cat", C::Acl, -2, CLIENT_FLAGS, NO_KEYS, SLOW, "server", "6.0.0", "List the ACL categories or the commands inside a category"),
-    spec("acl|deluser", C::Acl, -3, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "6.0.0", "Remove the specified ACL users and the associated rules"),
+    spec("acl|deluser", C::Acl, -3, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "6.0.0", "Remove the specified ACL users and the associated rules").tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]),
     spec("acl|dryrun", C::Acl, -4, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "7.0.0", "Returns whether the user can execute the given command without executing the command."),
     spec("acl|genpass", C::Acl, -2, CLIENT_FLAGS, NO_KEYS, SLOW, "server", "6.0.0", "Generate a pseudorandom secure password to use for ACL users"),
     spec("acl|getuser", C::Acl, 3, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "6.0.0", "Get the rules for a specific ACL user"),
@@ -20,8 +20,8 @@ pub(super) static ACL_SUBCOMMANDS: &[CommandSpec] = &[
     spec("acl|list", C::Acl, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "6.0.0", "List the current ACL rules in ACL config file format"),
     spec("acl|load", C::Acl, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "6.0.0", "Reload the ACLs from the configured ACL file"),
     spec("acl|log", C::Acl, -2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "6.0.0", "List latest events denied because of ACLs in place"),
-    spec("acl|save", C::Acl, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "6.0.0", "Save the current ACL rules in the configured ACL file"),
-    spec("acl|setuser", C::Acl, -3, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "6.0.0", "Modify or create the rules for a specific ACL user"),
+    spec("acl|save", C::Acl, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "6.0.0", "Save the current ACL rules in the configured ACL file").tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]),
+    spec("acl|setuser", C::Acl, -3, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "6.0.0", "Modify or create the rules for a specific ACL user").tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]),
     spec("acl|users", C::Acl, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "6.0.0", "List the username of all the configured ACL rules"),
     spec("acl|whoami", C::Acl, 2, CLIENT_FLAGS, NO_KEYS, SLOW, "server", "6.0.0", "Return the name of the user associated to the current connection"),
 ];
@@ -40,8 +40,8 @@ pub(super) static CLIENT_SUBCOMMANDS: &[CommandSpec] = &[
     spec("client|no-touch", C::Client, 3, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "7.2.0", "Controls whether commands sent by the client affect the LRU/LFU of accessed keys."),
     spec("client|pause", C::Client, -3, ADMIN, NO_KEYS, &["@admin", "@slow", "@dangerous", "@connection"], "connection", "3.0.0", "Stop processing commands from clients for some time"),
     spec("client|reply", C::Client, 3, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "3.2.0", "Instruct the server whether to reply to commands"),
-    spec("client|setinfo", C::Client, 4, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "7.2.0", "Set client or connection specific info"),
-    spec("client|setname", C::Client, 3, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "2.6.9", "Set the current connection name"),
+    spec("client|setinfo", C::Client, 4, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "7.2.0", "Set client or connection specific info").tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]),
+    spec("client|setname", C::Client, 3, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "2.6.9", "Set the current connection name").tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]),
     spec("client|tracking", C::Client, -3, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "6.0.0", "Enable or disable server assisted client side caching support"),
     spec("client|trackinginfo", C::Client, 2, CLIENT_FLAGS, NO_KEYS, SLOW_CONNECTION, "connection", "6.2.0", "Return information about server assisted client side caching for the current connection"),
     spec("client|unblock", C::Client, -3, ADMIN, NO_KEYS, &["@admin", "@slow", "@dangerous", "@connection"], "connection", "5.0.0", "Unblock a client blocked in a blocking command from a different connection"),
@@ -75,17 +75,17 @@ pub(super) static CLUSTER_SUBCOMMANDS: &[CommandSpec] = &[
     spec("cluster|saveconfig", C::Cluster, 2, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Forces the node to save cluster state on disk"),
     spec("cluster|set-config-epoch", C::Cluster, 3, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Set the configuration epoch in a new node"),
     spec("cluster|setslot", C::Cluster, -4, CLUSTER_ADMIN, NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "Bind a hash slot to a specific node"),
-    spec("cluster|shards", C::Cluster, 2, STALE, NO_KEYS, SLOW, "cluster", "7.0.0", "Get array of cluster slots to node mappings").tips(&["nondeterministic_output"]),
+    spec("cluster|shards", C::Cluster, 2, &["loading", "stale"], NO_KEYS, SLOW, "cluster", "7.0.0", "Get array of cluster slots to node mappings").tips(&["nondeterministic_output"]),
     spec("cluster|slaves", C::Cluster, 3, &["admin", "stale"], NO_KEYS, ADMIN_CATEGORIES, "cluster", "3.0.0", "List replica nodes of the specified master node").tips(&["nondeterministic_output"]),
-    spec("cluster|slots", C::Cluster, 2, STALE, NO_KEYS, SLOW, "cluster", "3.0.0", "Get array of Cluster slot to node mappings").tips(&["nondeterministic_output"]),
+    spec("cluster|slots", C::Cluster, 2, &["loading", "stale"], NO_KEYS, SLOW, "cluster", "3.0.0", "Get array of Cluster slot to node mappings").tips(&["nondeterministic_output"]),
 ];
 
 #[rustfmt::skip]
 pub(super) static COMMAND_SUBCOMMANDS: &[CommandSpec] = &[
     spec("command|count", C::Command, 2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "2.8.13", "Get total number of Redis commands"),
     spec("command|docs", C::Command, -2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "7.0.0", "Get array of specific Redis command documentation").tips(&["nondeterministic_output_order"]),
-    spec("command|getkeys", C::Command, -4, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "2.8.13", "Extract keys given a full Redis command"),
-    spec("command|getkeysandflags", C::Command, -4, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "7.0.0", "Extract keys and access flags given a full Redis command"),
+    spec("command|getkeys", C::Command, -3, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "2.8.13", "Extract keys given a full Redis command"),
+    spec("command|getkeysandflags", C::Command, -3, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "7.0.0", "Extract keys and access flags given a full Redis command"),
     spec("command|help", C::Command, 2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "5.0.0", "Show helpful text about the different subcommands"),
     spec("command|info", C::Command, -2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "2.8.13", "Get array of specific Redis command details, or all when no argument is given.").tips(&["nondeterministic_output_order"]),
     spec("command|list", C::Command, -2, HELP_FLAGS, NO_KEYS, SLOW_CONNECTION, "server", "7.0.0", "Get an array of Redis command names").tips(&["nondeterministic_output_order"]),
@@ -95,8 +95,8 @@ pub(super) static COMMAND_SUBCOMMANDS: &[CommandSpec] = &[
 pub(super) static CONFIG_SUBCOMMANDS: &[CommandSpec] = &[
     spec("config|get", C::Config, -3, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.0.0", "Get the values of configuration parameters"),
     spec("config|help", C::Config, 2, HELP_FLAGS, NO_KEYS, SLOW, "server", "5.0.0", "Show helpful text about the different subcommands"),
-    spec("config|resetstat", C::Config, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.0.0", "Reset the stats returned by INFO"),
-    spec("config|rewrite", C::Config, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.8.0", "Rewrite the configuration file with the in memory configuration"),
+    spec("config|resetstat", C::Config, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.0.0", "Reset the stats returned by INFO").tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]),
+    spec("config|rewrite", C::Config, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.8.0", "Rewrite the configuration file with the in memory configuration").tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]),
     spec("config|set", C::Config, -4, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.0.0", "Set configuration parameters to the given values").tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]),
 ];
 
@@ -167,7 +167,7 @@ pub(super) static LATENCY_SUBCOMMANDS: &[CommandSpec] = &[
     spec("latency|histogram", C::Latency, -2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "7.0.0", "Returns the cumulative distribution of latencies of a subset or all commands.").tips(&["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"]),
     spec("latency|history", C::Latency, 3, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.8.13", "Returns timestamp-latency samples for an event.").tips(&["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"]),
     spec("latency|latest", C::Latency, 2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.8.13", "Returns the latest latency samples for all events.").tips(&["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"]),
-    spec("latency|reset", C::Latency, -2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.8.13", "Resets the latency data for one or more events.").tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]),
+    spec("latency|reset", C::Latency, -2, ADMIN, NO_KEYS, ADMIN_CATEGORIES, "server", "2.8.13", "Resets the latency data for one or more events.").tips(&["request_policy:all_nodes", "response_policy:agg_sum"]),
 ];
 
 #[rustfmt::skip]
