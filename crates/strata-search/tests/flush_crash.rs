@@ -5,13 +5,14 @@
 //! those files. Whatever the cut, the index reopens with every acknowledged
 //! document (from the persisted commit or the translog) and no deleted one.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use serde_json::{json, Value};
+use serde_json::json;
 use strata_device::{DirectoryTree, FaultyTree, MemTree};
-use strata_search::{Catalog, Precondition, SearchFiles, SearchIndex, SearchStorage};
+use strata_search::{Catalog, SearchFiles, SearchIndex, SearchStorage};
+
+use crate::common::crash_model::{check, write, Model};
 
 fn open(root: &Path, tree: Arc<dyn DirectoryTree>) -> Catalog {
     let storage = SearchStorage {
@@ -21,44 +22,10 @@ fn open(root: &Path, tree: Arc<dyn DirectoryTree>) -> Catalog {
     Catalog::open_with(root, storage).unwrap_or_else(|e| panic!("the node does not reopen: {e}"))
 }
 
-type Model = BTreeMap<String, Value>;
-
-/// Indexes (or deletes) a batch, each acknowledged once durable.
+/// A batch of 24 changes over 30 ids, refreshed.
 fn batch(index: &SearchIndex, model: &mut Model, round: u64) {
-    for i in 0..24u64 {
-        let id = format!("d{}", (i * 7 + round * 5) % 30);
-        if i % 6 == 5 {
-            let r = index.delete_document(&id, Precondition::None).unwrap();
-            index.wait_durable(r.lsn).unwrap();
-            model.remove(&id);
-        } else {
-            let doc = json!({"round": round, "i": i, "text": format!("word{i} round{round}")});
-            let r = index
-                .index_document(Some(&id), doc.to_string().as_bytes(), Precondition::None)
-                .unwrap();
-            index.wait_durable(r.lsn).unwrap();
-            model.insert(id, doc);
-        }
-    }
+    write(index, model, round, 24, 30);
     index.refresh().unwrap();
-}
-
-fn check(catalog: &Catalog, model: &Model, what: &str) {
-    let index = catalog.get("docs").unwrap();
-    for n in 0..30 {
-        let id = format!("d{n}");
-        let got = index.get_document(&id).unwrap();
-        match model.get(&id) {
-            Some(doc) => {
-                let got = got.unwrap_or_else(|| panic!("{what}: acknowledged {id} lost"));
-                let got: Value = serde_json::from_slice(&got.source).unwrap();
-                assert_eq!(&got, doc, "{what}: {id}");
-            }
-            None => assert!(got.is_none(), "{what}: deleted {id} came back"),
-        }
-    }
-    index.refresh().unwrap();
-    assert_eq!(index.doc_count(), model.len() as u64, "{what}");
 }
 
 /// Two flushed rounds, a third written, then its flush with syncs failing
@@ -91,7 +58,7 @@ fn run(k: u64, cut: &dyn Fn(&MemTree) -> MemTree) -> u64 {
         faults.syncs() - before
     };
     let catalog = open(root.path(), Arc::new(cut(&mem)));
-    check(&catalog, &model, &format!("cut at sync {k}"));
+    check(&catalog, &model, 30, &format!("cut at sync {k}"));
     syncs
 }
 

@@ -7,13 +7,14 @@
 //! deleted one; with no cut, the refreshed documents come back from pmem
 //! without replaying their translog records.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use serde_json::{json, Value};
+use serde_json::json;
 use strata_device::{DirectoryTree, FaultyTree, MemTree};
-use strata_search::{Catalog, Precondition, SearchFiles, SearchIndex, SearchStorage};
+use strata_search::{Catalog, SearchFiles, SearchStorage};
+
+use crate::common::crash_model::{check, write, Model};
 
 fn open(root: &Path, tree: Arc<dyn DirectoryTree>) -> Catalog {
     let storage = SearchStorage {
@@ -23,46 +24,6 @@ fn open(root: &Path, tree: Arc<dyn DirectoryTree>) -> Catalog {
     };
     Catalog::open_with(&root.join("search"), storage)
         .unwrap_or_else(|e| panic!("the node does not reopen: {e}"))
-}
-
-type Model = BTreeMap<String, Value>;
-
-/// Indexes (or deletes) a batch, each acknowledged once durable; not
-/// refreshed.
-fn write(index: &SearchIndex, model: &mut Model, round: u64) {
-    for i in 0..20u64 {
-        let id = format!("d{}", (i * 7 + round * 3) % 25);
-        if i % 5 == 4 {
-            let r = index.delete_document(&id, Precondition::None).unwrap();
-            index.wait_durable(r.lsn).unwrap();
-            model.remove(&id);
-        } else {
-            let doc = json!({"round": round, "i": i, "text": format!("word{i} round{round}")});
-            let r = index
-                .index_document(Some(&id), doc.to_string().as_bytes(), Precondition::None)
-                .unwrap();
-            index.wait_durable(r.lsn).unwrap();
-            model.insert(id, doc);
-        }
-    }
-}
-
-fn check(catalog: &Catalog, model: &Model, what: &str) {
-    let index = catalog.get("docs").unwrap();
-    for n in 0..25 {
-        let id = format!("d{n}");
-        let got = index.get_document(&id).unwrap();
-        match model.get(&id) {
-            Some(doc) => {
-                let got = got.unwrap_or_else(|| panic!("{what}: acknowledged {id} lost"));
-                let got: Value = serde_json::from_slice(&got.source).unwrap();
-                assert_eq!(&got, doc, "{what}: {id}");
-            }
-            None => assert!(got.is_none(), "{what}: deleted {id} came back"),
-        }
-    }
-    index.refresh().unwrap();
-    assert_eq!(index.doc_count(), model.len() as u64, "{what}");
 }
 
 /// A flushed round, a refreshed one, a third written, then its refresh
@@ -79,12 +40,12 @@ fn run(k: u64, cut: &dyn Fn(&MemTree) -> MemTree) -> (u64, u64) {
         let body = json!({"settings": {"number_of_shards": 1, "refresh_interval": "-1",
                                        "store": {"tier": "pmem"}}});
         let index = catalog.create_index("docs", &body).unwrap();
-        write(&index, &mut model, 0);
+        write(&index, &mut model, 0, 20, 25);
         index.refresh().unwrap();
         index.flush().unwrap();
-        write(&index, &mut model, 1);
+        write(&index, &mut model, 1, 20, 25);
         index.refresh().unwrap();
-        write(&index, &mut model, 2);
+        write(&index, &mut model, 2, 20, 25);
         let faults = faulty.faults();
         let before = faults.syncs();
         faults.fail_syncs_after(k);
@@ -106,7 +67,7 @@ fn run(k: u64, cut: &dyn Fn(&MemTree) -> MemTree) -> (u64, u64) {
     assert_eq!(pmem_on_disk, 0, "pmem files went around the device tree");
     let catalog = open(root.path(), Arc::new(cut(&mem)));
     let replayed = catalog.get("docs").unwrap().replayed_at_open();
-    check(&catalog, &model, &format!("cut at sync {k}"));
+    check(&catalog, &model, 25, &format!("cut at sync {k}"));
     (syncs, replayed)
 }
 

@@ -1,6 +1,8 @@
 //! What the aggregation and range tests share: a catalog holding one index
 //! `logs` that refreshes only on demand (each refresh one segment per
-//! shard), and searching it.
+//! shard), and searching it; `crash_model`: what the crash tests share.
+
+pub mod crash_model;
 
 use std::path::Path;
 use std::sync::Arc;
