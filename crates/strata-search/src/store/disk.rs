@@ -7,6 +7,9 @@
 //! `ssd` and `pmem` shards read blocks of them (`cached_file`) through a
 //! read-only device of the same directory (`O_DIRECT` where allowed).
 //!
+//! `pmem_files` uses the same type for a shard's fresh files in its
+//! persistent-memory directory.
+//!
 //! Tantivy's file names are flat (`<segment>.<ext>`, `meta.json`,
 //! `.managed.json`): one device each.
 
@@ -14,7 +17,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use strata_device::{Device, Directory};
+use strata_device::{Device, Directory, Mapping};
 use tantivy::directory::error::{DeleteError, OpenReadError};
 
 use super::files::SearchFiles;
@@ -70,6 +73,23 @@ impl ShardDisk {
         self.dir.open_for_blocks(name(path)?)
     }
 
+    /// The new file `path`, empty, to be written and synced by the caller.
+    pub(super) fn create(&self, path: &Path) -> io::Result<Box<dyn Device>> {
+        self.dir.create(name(path)?)
+    }
+
+    /// `path`, never written again, mapped read-only (see `Device::map`).
+    pub(super) fn map(&self, path: &Path) -> Result<Mapping, OpenReadError> {
+        let name = name(path).map_err(|e| OpenReadError::wrap_io_error(e, path.into()))?;
+        self.dir.open(name).and_then(|d| d.map()).map_err(|e| {
+            if e.kind() == io::ErrorKind::NotFound {
+                OpenReadError::FileDoesNotExist(path.to_path_buf())
+            } else {
+                OpenReadError::wrap_io_error(e, self.root.join(path))
+            }
+        })
+    }
+
     /// Writes the new file `path` with `bytes` and makes it durable (its
     /// name only after [`sync_names`](Self::sync_names)).
     pub(super) fn write(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
@@ -105,7 +125,7 @@ impl ShardDisk {
 }
 
 /// A tantivy path as a device name: one plain component.
-pub(super) fn name(path: &Path) -> io::Result<&str> {
+fn name(path: &Path) -> io::Result<&str> {
     path.to_str().ok_or_else(|| {
         io::Error::new(
             io::ErrorKind::InvalidInput,

@@ -38,10 +38,7 @@ impl FreshFiles {
     /// Fresh files in the persistent-memory directory `path` of `files`
     /// (created if missing); files a previous run left there are kept.
     pub fn pmem(files: &SearchFiles, path: &Path) -> tantivy::Result<FreshFiles> {
-        let dir = files
-            .dir(path)
-            .map_err(|e| tantivy::TantivyError::SystemError(e.to_string()))?;
-        Ok(FreshFiles::Pmem(PmemFiles::new(dir, path)))
+        Ok(FreshFiles::Pmem(PmemFiles::open(files, path)?))
     }
 
     /// The files as a tantivy directory.

@@ -22,14 +22,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use parking_lot::Mutex;
-use strata_device::{Device, Directory as DeviceDirectory};
+use strata_device::Device;
 use tantivy::directory::error::{DeleteError, LockError, OpenReadError, OpenWriteError};
 use tantivy::directory::WritePtr;
 use tantivy::directory::{AntiCallToken, DirectoryLock, FileHandle, Lock, OwnedBytes};
 use tantivy::directory::{TerminatingWrite, WatchCallback, WatchCallbackList, WatchHandle};
 use tantivy::Directory;
 
-use super::disk::name;
+use super::disk::ShardDisk;
+use super::files::SearchFiles;
 
 /// The name tantivy's readers watch.
 const META: &str = "meta.json";
@@ -38,113 +39,77 @@ const META: &str = "meta.json";
 /// tantivy's own directories wait).
 const LOCK_TRIES: u32 = 100;
 
-/// One shard's fresh files in a persistent-memory directory. Clones share
-/// the directory, its locks and its watchers.
+/// One shard's fresh files in a persistent-memory directory: the same
+/// device-layer directory a shard's disk files use ([`ShardDisk`]), with
+/// tantivy's writers, locks and watchers on top. Clones share the
+/// directory, its locks and its watchers.
 #[derive(Clone)]
 pub struct PmemFiles {
-    dir: Arc<dyn DeviceDirectory>,
-    path: PathBuf,
+    disk: ShardDisk,
+    files: SearchFiles,
     locks: Arc<Mutex<HashSet<PathBuf>>>,
     watchers: Arc<WatchCallbackList>,
 }
 
 impl fmt::Debug for PmemFiles {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "PmemFiles({})", self.path.display())
+        write!(f, "PmemFiles({})", self.disk.root().display())
     }
 }
 
 impl PmemFiles {
-    /// The files of the device directory `dir`, at `path` (for messages).
-    pub(super) fn new(dir: Arc<dyn DeviceDirectory>, path: &Path) -> PmemFiles {
-        PmemFiles {
-            dir,
-            path: path.to_path_buf(),
+    /// The persistent-memory directory `path` of `files` (created if
+    /// missing).
+    pub(super) fn open(files: &SearchFiles, path: &Path) -> tantivy::Result<PmemFiles> {
+        Ok(PmemFiles {
+            disk: ShardDisk::open(files, path)?,
+            files: files.clone(),
             locks: Arc::default(),
             watchers: Arc::default(),
-        }
-    }
-
-    /// Bytes of the files present; files removed meanwhile count 0.
-    pub(super) fn bytes(&self) -> u64 {
-        let names = self.dir.list().unwrap_or_default();
-        names
-            .iter()
-            .filter_map(|n| self.dir.open(n).ok()?.len().ok())
-            .fold(0, u64::saturating_add)
-    }
-
-    fn full(&self, path: &Path) -> PathBuf {
-        self.path.join(path)
-    }
-
-    fn open(&self, path: &Path) -> Result<Box<dyn Device>, OpenReadError> {
-        let opened = name(path).and_then(|n| self.dir.open(n));
-        opened.map_err(|e| match e.kind() {
-            io::ErrorKind::NotFound => OpenReadError::FileDoesNotExist(path.to_path_buf()),
-            _ => OpenReadError::wrap_io_error(e, self.full(path)),
         })
+    }
+
+    /// Bytes of the files present.
+    pub(super) fn bytes(&self) -> u64 {
+        self.files.bytes_below(self.disk.root())
     }
 }
 
 impl Directory for PmemFiles {
     fn get_file_handle(&self, path: &Path) -> Result<Arc<dyn FileHandle>, OpenReadError> {
-        let mapping = self
-            .open(path)?
-            .map()
-            .map_err(|e| OpenReadError::wrap_io_error(e, self.full(path)))?;
-        Ok(Arc::new(OwnedBytes::new(mapping)))
+        Ok(Arc::new(OwnedBytes::new(self.disk.map(path)?)))
     }
 
     fn delete(&self, path: &Path) -> Result<(), DeleteError> {
-        match name(path).and_then(|n| self.dir.remove(n)) {
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                Err(DeleteError::FileDoesNotExist(path.to_path_buf()))
-            }
-            Err(e) => Err(DeleteError::IoError {
-                io_error: Arc::new(e),
-                filepath: self.full(path),
-            }),
-        }
+        self.disk.delete(path)
     }
 
     fn exists(&self, path: &Path) -> Result<bool, OpenReadError> {
-        match self.open(path) {
-            Ok(_) => Ok(true),
-            Err(OpenReadError::FileDoesNotExist(_)) => Ok(false),
-            Err(e) => Err(e),
-        }
+        self.disk.exists(path)
     }
 
     fn open_write(&self, path: &Path) -> Result<WritePtr, OpenWriteError> {
         let io_error = |e: io::Error| OpenWriteError::IoError {
             io_error: Arc::new(e),
-            filepath: self.full(path),
+            filepath: self.disk.root().join(path),
         };
-        let device_name = name(path).map_err(io_error)?;
         if self
             .exists(path)
             .map_err(|e| io_error(io::Error::other(e)))?
         {
             return Err(OpenWriteError::FileAlreadyExists(path.to_path_buf()));
         }
-        let device = self.dir.create(device_name).map_err(io_error)?;
+        let device = self.disk.create(path).map_err(io_error)?;
         let writer = DeviceWriter { device, end: 0 };
         Ok(BufWriter::new(Box::new(writer)))
     }
 
     fn atomic_read(&self, path: &Path) -> Result<Vec<u8>, OpenReadError> {
-        let device = self.open(path)?;
-        let len = device
-            .len()
-            .and_then(|len| usize::try_from(len).map_err(io::Error::other));
-        len.and_then(|len| device.read_block(0, len))
-            .map_err(|e| OpenReadError::wrap_io_error(e, self.full(path)))
+        self.disk.read(path)
     }
 
     fn atomic_write(&self, path: &Path, data: &[u8]) -> io::Result<()> {
-        self.dir.replace(name(path)?, data)?;
+        self.disk.replace(path, data)?;
         if path == Path::new(META) {
             drop(self.watchers.broadcast());
         }
@@ -152,7 +117,7 @@ impl Directory for PmemFiles {
     }
 
     fn sync_directory(&self) -> io::Result<()> {
-        self.dir.sync_names()
+        self.disk.sync_names()
     }
 
     fn acquire_lock(&self, lock: &Lock) -> Result<DirectoryLock, LockError> {
