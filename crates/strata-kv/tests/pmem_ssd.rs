@@ -284,6 +284,15 @@ fn a_key_rewritten_within_the_flush_window_keeps_its_durable_value() {
     let field = |name: &str| info.iter().find(|(k, _)| *k == name).unwrap().1.clone();
     assert_eq!(field("tier_ssd_start_keys_restored"), "1");
     assert_eq!(field("tier_ssd_start_keys_lost"), "0");
+    // The keyspace is the device's one user: its share is the whole.
+    assert_eq!(
+        field("tier_ssd_user_kv_bytes_live"),
+        field("tier_ssd_bytes_live")
+    );
+    assert_eq!(
+        field("tier_ssd_user_kv_bytes_used"),
+        field("tier_ssd_bytes_used")
+    );
     // The repaired stub is an ordinary one: rewritten and synced, the
     // fallback goes at the flush.
     ks.store().set(b"k", item(b"again")).unwrap();

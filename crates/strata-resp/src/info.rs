@@ -94,7 +94,7 @@ fn write_section(shared: &Shared, section: &str, t: &mut String) {
             // Strata's own section. Commas would make clients read a value
             // as a `k=v,...` list.
             for (field, value) in shared.keyspace.tier_info() {
-                line(t, field, value.replace(',', ";"));
+                line(t, &field, value.replace(',', ";"));
             }
         }
         "cache" => cache(shared, t),

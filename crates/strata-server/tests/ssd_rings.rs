@@ -56,6 +56,12 @@ async fn misses_read_through_the_serving_threads_rings_come_back_whole() {
     }
     let tiers = info_numbers(&mut resp, "tiers").await;
     assert!(tiers["tier_ssd_device_reads"] > 1000, "{tiers:?}");
+    // The keyspace is the device's one user.
+    assert_eq!(
+        tiers["tier_ssd_user_kv_bytes_live"],
+        tiers["tier_ssd_bytes_live"]
+    );
+    assert!(tiers["tier_ssd_user_kv_blocks"] > 0, "{tiers:?}");
     if strata_device::uring_available().is_ok() {
         assert!(tiers["tier_ssd_thread_ring_reads"] > 1000, "{tiers:?}");
     }

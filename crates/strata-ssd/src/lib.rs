@@ -31,6 +31,19 @@
 //!   [`position`](Position) (append order),
 //!   [`stats`](SsdStats), [`open_ssd_path`] (a directory or a block device).
 //!
+//! ## Users
+//! One store on one device serves several engines ([`StoreUser`]); every
+//! block belongs to one of them, recorded in its header, so the store
+//! counts blocks and bytes per user ([`SsdStats::users`]) from its block
+//! table. The primary user ([`StoreUser::KV`]) appends entry by entry
+//! into the open block, and only its entries reach a scan, adoption's
+//! reads since a position and the defragmenter. Another user appends
+//! *runs* ([`SsdStore::append_run`]): whole blocks of its own, written and
+//! sealed at once, whose locations it keeps in a catalog of its own and
+//! marks live at restart; what it does not mark is freed. A device
+//! formatted before users existed is read as the primary user's and raised
+//! to the format that records owners by its first run.
+//!
 //! ## Durability
 //! An append is readable at once and durable after the next successful
 //! [`SsdStore::flush`] (the engine calls it on a timer): a power cut loses
@@ -119,6 +132,7 @@ mod recovery;
 mod rings;
 mod stats;
 mod store;
+mod user;
 
 pub use config::{
     IndexHome, IoEngine, SsdConfig, MAX_BLOCK_SIZE, MIN_BLOCK_SIZE, RECORD_CACHE_USER,
@@ -129,6 +143,7 @@ pub use format::entry::PAYLOAD_ALIGN_PAD;
 pub use loc::{BlockLoc, BLOCK_BITS, OFFSET_BITS, PACKED_BITS};
 pub use position::Position;
 pub use recovery::{LiveTally, Recovery, Route, SplitEntry};
-pub use stats::{DefragStats, RebuildStats, SsdStats};
+pub use stats::{DefragStats, RebuildStats, SsdStats, UserSpace};
 pub use store::{Entry, FreeSpace, SsdStore};
 pub use strata_device::BlockDevice;
+pub use user::StoreUser;

@@ -1,10 +1,13 @@
 //! What the SSD tier reports: [`SsdStats`] (blocks, bytes, reads, writes,
-//! cache, defragmentation, the last rebuild) and the counters behind it.
+//! cache, defragmentation, the last rebuild, space per user) and the
+//! counters behind it.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use strata_cache::CacheStats;
+
+use crate::user::StoreUser;
 
 /// A snapshot of the store's state and counters since it was opened.
 #[derive(Debug, Clone, Default)]
@@ -61,6 +64,23 @@ pub struct SsdStats {
     pub defrag: DefragStats,
     /// The rebuild done when the store was opened.
     pub rebuild: RebuildStats,
+    /// Space per user holding blocks, the primary user first (always
+    /// listed).
+    pub users: Vec<UserSpace>,
+}
+
+/// One user's share of the device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UserSpace {
+    /// Whose blocks these are.
+    pub user: StoreUser,
+    /// Blocks holding its entries (open, sealed, or freeing until their
+    /// freed marker is written).
+    pub blocks: u64,
+    /// Bytes of those blocks in use (dead entries included).
+    pub bytes_used: u64,
+    /// Bytes of its live entries.
+    pub bytes_live: u64,
 }
 
 /// Defragmentation work since the store was opened.

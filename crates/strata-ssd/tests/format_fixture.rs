@@ -1,17 +1,22 @@
 //! The device format is versioned and must stay readable: a device written
 //! by format version 1 (device header, block headers, entries, a sealed
-//! block and a flushed open one) is kept in `tests/fixtures/v1/` and must
-//! open, rebuild every entry in append order, and take appends again.
+//! block and a flushed open one) is kept in `tests/fixtures/v1/`, and one
+//! of version 2 (the same, plus a run of another user's entries in a block
+//! of its own) in `tests/fixtures/v2/`; each must open, rebuild every
+//! entry of the primary user in append order, keep the run's entries
+//! readable once marked, and take appends again. A version 1 device keeps
+//! its version until the first run raises it.
 //!
-//! The image is stored sparse (its non-zero 4 KiB pages, each as a
+//! The images are stored sparse (their non-zero 4 KiB pages, each as a
 //! little-endian u32 page number and the page), since most of a device is
-//! zeros. Today's writer cannot reproduce it byte for byte (the device
-//! header's nonce is random), so the test checks reading, which is what a
+//! zeros. Today's writer cannot reproduce them byte for byte (the device
+//! header's nonce is random), so the tests check reading, which is what a
 //! format change would break.
 //!
-//! Regenerate (only when deliberately changing the format, together with a
-//! new version number): `cargo test -p strata-ssd --test integration --
-//! --ignored format_fixture::write_v1_fixture`.
+//! Regenerate the current version's image (only when deliberately changing
+//! the format, together with a new version number; the older images stay
+//! as they are): `cargo test -p strata-ssd --test integration -- --ignored
+//! format_fixture::write_v2_fixture`.
 
 use crate::common;
 
@@ -20,17 +25,37 @@ use std::sync::Arc;
 
 use common::*;
 use strata_device::{AlignedBuf, BlockDevice, MemBlockDevice};
-use strata_ssd::{BlockLoc, SsdStore};
+use strata_ssd::{BlockLoc, SsdStore, StoreUser};
 
 const FIXTURE: &str = "device.sparse";
 /// Data blocks of the fixture device (the header block comes first).
 const BLOCKS: usize = 5;
 const PAGE: usize = 4096;
 
-fn fixture_path() -> PathBuf {
+fn fixture_path(version: u32) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/v1")
+        .join(format!("tests/fixtures/v{version}"))
         .join(FIXTURE)
+}
+
+/// The user and kind of the version 2 fixture's run.
+fn run_user() -> StoreUser {
+    StoreUser::from_code(3).unwrap()
+}
+const RUN_KIND: u8 = 7;
+
+/// The run's payloads: a few sizes, one block in all.
+fn run_payloads() -> Vec<Vec<u8>> {
+    (0..5u32)
+        .map(|i| payload(1000 + i, 5, 1_000 * i as usize))
+        .collect()
+}
+
+/// The format version in the device header (bytes 8..12 of block 0).
+fn device_version(device: &MemBlockDevice) -> u32 {
+    let mut page = AlignedBuf::zeroed(PAGE);
+    device.read_at(&mut page, 0).unwrap();
+    u32::from_le_bytes(page[8..12].try_into().unwrap())
 }
 
 /// The entries of the fixture: puts of several sizes and two tombstones,
@@ -75,10 +100,13 @@ fn dense(image: &[u8]) -> MemBlockDevice {
     device
 }
 
-#[test]
-fn v1_fixture_opens_and_rebuilds() {
-    let image = std::fs::read(fixture_path()).expect("fixture present");
-    let device = dense(&image);
+/// Opens a fixture image and rebuilds it: checks the primary user's
+/// entries, marks them live (and `run`, the run's locations, if given)
+/// and returns the store with what the scan found.
+fn open_fixture(
+    device: &MemBlockDevice,
+    run: &[BlockLoc],
+) -> (SsdStore, Vec<(BlockLoc, u8, Vec<u8>)>) {
     let mut recovery = SsdStore::open(Arc::new(device.clone()), config()).unwrap();
     let mut seen: Vec<(BlockLoc, u8, Vec<u8>)> = Vec::new();
     recovery
@@ -91,26 +119,107 @@ fn v1_fixture_opens_and_rebuilds() {
     recovery
         .set_live_many(seen.iter().map(|(loc, _, p)| (*loc, p.len())))
         .unwrap();
+    let payloads = run_payloads();
+    for (loc, bytes) in run.iter().zip(&payloads) {
+        recovery.set_live(*loc, bytes.len()).unwrap();
+    }
     let store = recovery.finish().unwrap();
     for (loc, _, bytes) in &seen {
         assert_eq!(store.read(*loc).unwrap(), *bytes);
     }
+    for (loc, bytes) in run.iter().zip(&payloads) {
+        assert_eq!(store.read(*loc).unwrap(), *bytes);
+    }
+    (store, seen)
+}
+
+/// The run's locations in the version 2 image: one block after the
+/// primary user's two, entries packed from the block header on.
+fn v2_run_locs() -> Vec<BlockLoc> {
+    let mut offset = 64;
+    run_payloads()
+        .iter()
+        .map(|p| {
+            let loc = BlockLoc { block: 3, offset };
+            offset += footprint(p.len()) as u32;
+            loc
+        })
+        .collect()
+}
+
+#[test]
+fn v1_fixture_opens_and_rebuilds_and_a_run_raises_its_version() {
+    let image = std::fs::read(fixture_path(1)).expect("fixture present");
+    let device = dense(&image);
+    let (store, seen) = open_fixture(&device, &[]);
     let loc = store.append(PUT, &payload(99, 1, 10)).unwrap();
+    store.flush().unwrap();
+    assert_eq!(store.read(loc).unwrap(), payload(99, 1, 10));
+    assert_eq!(
+        device_version(&device),
+        1,
+        "the primary user's writes keep v1"
+    );
+    // The device is small: the fixture's entries make room for the run.
+    for (loc, _, bytes) in &seen {
+        store.release(*loc, bytes.len()).unwrap();
+    }
+    let run = run_payloads();
+    let refs: Vec<&[u8]> = run.iter().map(Vec::as_slice).collect();
+    let locs = store.append_run(run_user(), RUN_KIND, &refs).unwrap();
+    assert_eq!(device_version(&device), 2, "raised before the run's blocks");
+    store.flush().unwrap();
+    drop(store);
+    let mut recovery = SsdStore::open(Arc::new(device.clone()), config()).unwrap();
+    let mut primary = 0;
+    recovery.scan(|_, _, _| primary += 1).unwrap();
+    assert_eq!(primary, 1, "the run is not scanned");
+    for (loc, bytes) in locs.iter().zip(&run) {
+        recovery.set_live(*loc, bytes.len()).unwrap();
+    }
+    let store = recovery.finish().unwrap();
+    for (loc, bytes) in locs.iter().zip(&run) {
+        assert_eq!(store.read(*loc).unwrap(), *bytes);
+    }
+}
+
+#[test]
+fn v2_fixture_opens_with_its_run() {
+    let image = std::fs::read(fixture_path(2)).expect("fixture present");
+    let device = dense(&image);
+    assert_eq!(device_version(&device), 2);
+    let run = v2_run_locs();
+    let (store, _) = open_fixture(&device, &run);
+    let users = store.stats().users;
+    assert_eq!(users.len(), 2);
+    assert_eq!((users[1].user, users[1].blocks), (run_user(), 1));
+    // The device is small: the run makes room for an append.
+    for (loc, bytes) in run.iter().zip(run_payloads()) {
+        store.release(*loc, bytes.len()).unwrap();
+    }
+    let loc = store.append(PUT, &payload(99, 1, 10)).unwrap();
+    assert_eq!(store.stats().users.len(), 1, "the run's block was reused");
     store.flush().unwrap();
     assert_eq!(store.read(loc).unwrap(), payload(99, 1, 10));
 }
 
 #[test]
 #[ignore = "regenerates the fixture"]
-fn write_v1_fixture() {
+fn write_v2_fixture() {
     let device = mem_device(BLOCKS + 1);
     let store = open_empty(&device, config());
     for (kind, bytes) in fixture_entries() {
         store.append(kind, &bytes).unwrap();
     }
+    let run = run_payloads();
+    let refs: Vec<&[u8]> = run.iter().map(Vec::as_slice).collect();
+    assert_eq!(
+        store.append_run(run_user(), RUN_KIND, &refs).unwrap(),
+        v2_run_locs()
+    );
     store.flush().unwrap();
     drop(store);
-    let path = fixture_path();
+    let path = fixture_path(2);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, sparse(&device)).unwrap();
 }

@@ -30,3 +30,5 @@ mod reader_pool;
 mod shared_cache;
 #[path = "thread_rings.rs"]
 mod thread_rings;
+#[path = "users.rs"]
+mod users;

@@ -1,6 +1,7 @@
 //! What a keyspace's placement looks like from outside: the placement
 //! served, the tiers it uses, and the per-tier figures for `INFO`.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::core::Keyspace;
@@ -25,7 +26,7 @@ impl Keyspace {
     /// Per-tier figures for `INFO` / `stats`, as `(field, value)`: the
     /// placement, bytes and items per tier, the persistent arena's mode
     /// (saying plainly when it is emulated), and what the start found.
-    pub fn tier_info(&self) -> Vec<(&'static str, String)> {
+    pub fn tier_info(&self) -> Vec<(Cow<'static, str>, String)> {
         let stats = self.stats();
         let placement = self.placement();
         let data_bytes = stats.used_memory.saturating_sub(stats.index_bytes);
@@ -36,7 +37,7 @@ impl Keyspace {
             let arena = if stubs_with_index { index } else { data };
             (if index { stats.index_bytes } else { 0 }) + (if arena { data_bytes } else { 0 })
         };
-        let mut info = vec![
+        let mut info: Vec<(Cow<'static, str>, String)> = named([
             ("tier_index", placement.index.to_string()),
             ("tier_data", placement.data.to_string()),
             (
@@ -56,7 +57,8 @@ impl Keyspace {
                 }
                 .to_string(),
             ),
-        ];
+        ])
+        .collect();
         if let Some(ssd) = &self.ctx.ssd {
             // DRAM holds the record cache, and the index and stubs unless
             // they are in persistent memory.
@@ -69,7 +71,7 @@ impl Keyspace {
             return info;
         };
         let arena = tier.arena().stats();
-        info.extend([
+        info.extend(named([
             ("tier_pmem_file", arena.file.clone()),
             ("tier_pmem_mode", mode_name(arena.persist_mode)),
             ("tier_pmem_emulated", u8::from(arena.emulated).to_string()),
@@ -101,9 +103,9 @@ impl Keyspace {
                 "tier_pmem_clean_shutdown",
                 u8::from(arena.was_clean).to_string(),
             ),
-        ]);
+        ]));
         if let Some(report) = tier.restart_report() {
-            info.extend([
+            info.extend(named([
                 ("tier_restart_index", report.index.to_string()),
                 ("tier_restart_ms", report.duration.as_millis().to_string()),
                 ("tier_restart_items", report.items.to_string()),
@@ -115,7 +117,7 @@ impl Keyspace {
                     "tier_restart_duplicates_dropped",
                     report.duplicates_dropped.to_string(),
                 ),
-            ]);
+            ]));
         }
         info
     }
@@ -146,4 +148,14 @@ fn mode_name(mode: strata_pmem::PersistMode) -> String {
         strata_pmem::PersistMode::Emulated => "emulated-msync".into(),
         _ => "simulated".into(),
     }
+}
+
+/// `(field, value)` pairs with fixed field names, as `tier_info` returns
+/// them.
+fn named<const N: usize>(
+    pairs: [(&'static str, String); N],
+) -> impl Iterator<Item = (Cow<'static, str>, String)> {
+    pairs
+        .into_iter()
+        .map(|(field, value)| (field.into(), value))
 }

@@ -193,7 +193,7 @@ fn general(shared: &Shared, out: &mut BytesMut) {
 fn tiers(shared: &Shared, out: &mut BytesMut) {
     for (field, value) in shared.keyspace.tier_info() {
         if !value.is_empty() {
-            stat_str(out, field, &value.replace(' ', "_"));
+            stat_str(out, &field, &value.replace(' ', "_"));
         }
     }
 }

@@ -258,7 +258,7 @@ impl KvCollector {
         let info = self.keyspace.tier_info();
         let field = |name: &str| {
             info.iter()
-                .find(|(f, _)| *f == name)
+                .find(|(f, _)| f == name)
                 .and_then(|(_, v)| v.parse::<u64>().ok())
         };
         let ssd = self.keyspace.ssd().map(|t| t.stats());
@@ -294,6 +294,28 @@ impl KvCollector {
             "Bytes of live entries on the SSD tier.",
             Some(Unit::Bytes),
             s.bytes_live as i64,
+        )?;
+        // The device's space per user holding blocks, as `INFO tiers`.
+        let users: Vec<(String, &strata_ssd::UserSpace)> =
+            s.users.iter().map(|u| (u.user.name(), u)).collect();
+        let per_user = |value: fn(&strata_ssd::UserSpace) -> u64| {
+            (users.iter())
+                .map(|(name, u)| (vec![("user", name.as_str())], value(u) as i64))
+                .collect::<Vec<(Labels, i64)>>()
+        };
+        gauges(
+            enc,
+            "ssd_user_blocks",
+            "SSD tier blocks holding each user's entries.",
+            None,
+            per_user(|u| u.blocks),
+        )?;
+        gauges(
+            enc,
+            "ssd_user_live",
+            "Bytes of each user's live entries on the SSD tier.",
+            Some(Unit::Bytes),
+            per_user(|u| u.bytes_live),
         )?;
         counter(
             enc,

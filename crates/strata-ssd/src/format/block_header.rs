@@ -1,7 +1,9 @@
 //! The header at the start of every write block.
 //!
 //! Layout: magic u32 (`SBLK` written, `SFRE` freed; 0..4), version u16
-//! (4..6), reserved (6..8), device nonce u64 (8..16), then for a written
+//! (4..6), owner u16 (6..8: the [`StoreUser`](crate::StoreUser) code of a
+//! written block; zero in blocks written before users existed, which are
+//! the primary user's), device nonce u64 (8..16), then for a written
 //! block: sequence u64 (16..24), durable frontier u64 (24..32), used bytes
 //! u32 (32..36), entry count u32 (36..40); for a freed block: the highest
 //! sequence number handed out so far (16..24) and zeros. CRC32C of bytes
@@ -32,6 +34,8 @@ pub(crate) struct Written {
     pub(crate) used: u32,
     /// Entries in `BLOCK_HEADER_LEN..used`.
     pub(crate) entries: u32,
+    /// The code of the user the block belongs to.
+    pub(crate) owner: u16,
 }
 
 /// What the first page of a block says.
@@ -53,13 +57,14 @@ impl BlockHeader {
     pub(crate) fn encode(&self, nonce: u64, page: &mut [u8]) {
         let page = &mut page[..BLOCK_HEADER_LEN];
         page.fill(0);
-        let (magic, seq, frontier, used, entries) = match self {
-            BlockHeader::Written(w) => (WRITTEN, w.seq, w.frontier, w.used, w.entries),
-            BlockHeader::Freed { seq_high } => (FREED, *seq_high, 0, 0, 0),
+        let (magic, seq, frontier, used, entries, owner) = match self {
+            BlockHeader::Written(w) => (WRITTEN, w.seq, w.frontier, w.used, w.entries, w.owner),
+            BlockHeader::Freed { seq_high } => (FREED, *seq_high, 0, 0, 0, 0),
             BlockHeader::Blank | BlockHeader::Damaged(_) => return,
         };
         page[0..4].copy_from_slice(&magic);
         page[4..6].copy_from_slice(&VERSION.to_le_bytes());
+        page[6..8].copy_from_slice(&owner.to_le_bytes());
         page[8..16].copy_from_slice(&nonce.to_le_bytes());
         page[16..24].copy_from_slice(&seq.to_le_bytes());
         page[24..32].copy_from_slice(&frontier.to_le_bytes());
@@ -92,6 +97,7 @@ impl BlockHeader {
             frontier: u64_at(page, 24),
             used: u32_at(page, 32),
             entries: u32_at(page, 36),
+            owner: u16::from_le_bytes([page[6], page[7]]),
         })
     }
 }
@@ -109,6 +115,7 @@ mod tests {
             frontier: 4,
             used: 4096,
             entries: 3,
+            owner: 5,
         });
         written.encode(7, &mut page);
         assert_eq!(BlockHeader::decode(7, &page), written);

@@ -6,19 +6,34 @@
 //! (20..24: 0 an index rebuilt by scanning, 1 a persistent index; devices
 //! formatted before it existed hold 0 there), nonce u64 (24..32), CRC32C
 //! of bytes 0..32 (32..36).
+//!
+//! Versions: 1 (every block the primary user's; the owner bytes of block
+//! headers are zero) and 2 (block headers record their owner, see
+//! [`StoreUser`](crate::StoreUser)). Both are read; a new device is
+//! formatted as 2, and a version 1 device is raised to 2 before the first
+//! block of another user is written, so a build that knows only version 1
+//! refuses it instead of reading another user's blocks as its own.
 
 use strata_device::le::{u32_at, u64_at};
 
 const MAGIC: [u8; 8] = *b"STRATSSD";
 
-/// The format version this build writes and reads.
-pub(crate) const DEVICE_VERSION: u32 = 1;
+/// The format version this build formats devices with.
+pub(crate) const DEVICE_VERSION: u32 = 2;
+
+/// The first version whose block headers record an owner.
+pub(crate) const USERS_VERSION: u32 = 2;
+
+/// The oldest version this build reads.
+const OLDEST_VERSION: u32 = 1;
 
 const LEN: usize = 36;
 
 /// What block 0 says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct DeviceHeader {
+    /// The format version the device is at.
+    pub(crate) version: u32,
     pub(crate) block_size: u32,
     pub(crate) block_count: u32,
     /// [`IndexHome::code`](crate::IndexHome) of the engine's index.
@@ -31,7 +46,7 @@ impl DeviceHeader {
     /// rest is left as is).
     pub(crate) fn encode(&self, page: &mut [u8]) {
         page[0..8].copy_from_slice(&MAGIC);
-        page[8..12].copy_from_slice(&DEVICE_VERSION.to_le_bytes());
+        page[8..12].copy_from_slice(&self.version.to_le_bytes());
         page[12..16].copy_from_slice(&self.block_size.to_le_bytes());
         page[16..20].copy_from_slice(&self.block_count.to_le_bytes());
         page[20..24].copy_from_slice(&self.index_home.to_le_bytes());
@@ -57,12 +72,14 @@ impl DeviceHeader {
             return Err("the device header's checksum does not match".into());
         }
         let version = u32_at(page, 8);
-        if version != DEVICE_VERSION {
+        if !(OLDEST_VERSION..=DEVICE_VERSION).contains(&version) {
             return Err(format!(
-                "device format version {version} is not supported (this build reads {DEVICE_VERSION})"
+                "device format version {version} is not supported (this build reads \
+                 {OLDEST_VERSION} to {DEVICE_VERSION})"
             ));
         }
         Ok(Some(DeviceHeader {
+            version,
             block_size: u32_at(page, 12),
             block_count: u32_at(page, 16),
             index_home: u32_at(page, 20),
@@ -78,6 +95,7 @@ mod tests {
     #[test]
     fn header_round_trips_and_damage_is_refused() {
         let header = DeviceHeader {
+            version: DEVICE_VERSION,
             block_size: 1 << 20,
             block_count: 77,
             index_home: 1,
@@ -87,6 +105,21 @@ mod tests {
         assert_eq!(DeviceHeader::decode(&page), Ok(None));
         header.encode(&mut page);
         assert_eq!(DeviceHeader::decode(&page), Ok(Some(header)));
+        DeviceHeader {
+            version: 1,
+            ..header
+        }
+        .encode(&mut page);
+        assert_eq!(DeviceHeader::decode(&page).unwrap().unwrap().version, 1);
+        DeviceHeader {
+            version: 3,
+            ..header
+        }
+        .encode(&mut page);
+        assert!(DeviceHeader::decode(&page)
+            .unwrap_err()
+            .contains("version 3 is not supported"));
+        header.encode(&mut page);
         page[13] ^= 1;
         assert!(DeviceHeader::decode(&page)
             .unwrap_err()

@@ -10,10 +10,11 @@ use std::sync::mpsc;
 use strata_device::{AlignedBuf, BlockDevice};
 
 use super::headers::reader_died;
-use super::state::{corrupt, Recovery};
+use super::state::{corrupt, Found, Recovery};
 use crate::error::SsdError;
 use crate::format::entry::{self, ParsedBlock};
 use crate::store::geometry::{align_up, Geometry};
+use crate::user::StoreUser;
 
 /// A block to read: its number, sequence and used bytes.
 #[derive(Debug, Clone, Copy)]
@@ -90,10 +91,12 @@ fn read_block(
 }
 
 impl Recovery {
-    /// Reads every found block (or only those written after the durable
-    /// frontier), cutting torn tails and counting entries, and hands each
-    /// to `on_block` with its number and what `prepare` made of it on its
-    /// reader thread, in ascending sequence.
+    /// Reads every found block of the primary user (or only those written
+    /// after the durable frontier), cutting torn tails and counting
+    /// entries, and hands each to `on_block` with its number and what
+    /// `prepare` made of it on its reader thread, in ascending sequence.
+    /// Other users' blocks written after the frontier are read only to cut
+    /// their torn tails.
     pub(super) fn read_blocks_with<P: Send>(
         &mut self,
         unsynced_only: bool,
@@ -101,9 +104,16 @@ impl Recovery {
         mut on_block: impl FnMut(u32, ReadBlock, P) -> Result<(), SsdError>,
     ) -> Result<(), SsdError> {
         let frontier = self.frontier;
-        // Which found blocks to read, and what the reader needs of each.
+        // Which found blocks to read, and what the reader needs of each:
+        // the primary user's (those written since the last sync only, when
+        // adopting), and other users' written since the last sync, whose
+        // torn tails must be cut too; their entries are not delivered.
+        let primary = |f: &Found| f.header.owner == StoreUser::KV.code();
         let positions: Vec<usize> = (0..self.found.len())
-            .filter(|&i| !unsynced_only || self.found[i].header.seq > frontier)
+            .filter(|&i| {
+                let f = &self.found[i];
+                f.header.seq > frontier || (primary(f) && !unsynced_only)
+            })
             .collect();
         let items: Vec<ScanItem> = positions
             .iter()
@@ -138,6 +148,9 @@ impl Recovery {
                     f.cut = Some((*offset as usize, read.parsed.entries.len() as u32));
                     stats.torn_blocks += 1;
                     stats.bytes_dropped += u64::from(dropped);
+                }
+                if !primary(f) {
+                    return Ok(());
                 }
                 stats.entries += read.parsed.entries.len() as u64;
                 stats.payload_bytes += (read.parsed.entries.iter())

@@ -9,22 +9,23 @@ use strata_device::{AlignedBuf, BlockDevice, BLOCK_ALIGN};
 use crate::config::IndexHome;
 use crate::error::SsdError;
 use crate::format::block_header::BlockHeader;
-use crate::format::device_header::DeviceHeader;
+use crate::format::device_header::{DeviceHeader, DEVICE_VERSION};
 use crate::store::geometry::Geometry;
 
 /// Validates the device header against `geometry` and `home`, or formats
-/// a blank device (first block all zeros) for them. Returns the nonce and
-/// whether the device was formatted now.
+/// a blank device (first block all zeros) for them. Returns the header
+/// (its nonce and version) and whether the device was formatted now.
 pub(crate) fn device_header(
     device: &dyn BlockDevice,
     geometry: &Geometry,
     home: IndexHome,
-) -> Result<(u64, bool), SsdError> {
+) -> Result<(DeviceHeader, bool), SsdError> {
     let mut page = AlignedBuf::zeroed(BLOCK_ALIGN);
     device
         .read_at(&mut page, 0)
         .map_err(|e| SsdError::io("reading the device header", e))?;
     let wanted = DeviceHeader {
+        version: DEVICE_VERSION,
         block_size: geometry.block_size as u32,
         block_count: geometry.block_count,
         index_home: home.code(),
@@ -51,7 +52,7 @@ pub(crate) fn device_header(
                  indexed that way (start with the placement it was made with, or use a new device)"
             )))
         }
-        Some(found) => Ok((found.nonce, false)),
+        Some(found) => Ok((found, false)),
         None => {
             wanted.encode(&mut page);
             device
@@ -63,7 +64,7 @@ pub(crate) fn device_header(
                 block_size = wanted.block_size,
                 "SSD tier device formatted"
             );
-            Ok((wanted.nonce, true))
+            Ok((wanted, true))
         }
     }
 }

@@ -42,6 +42,7 @@ use strata_device::{AlignedBuf, BlockDevice, BLOCK_ALIGN};
 use crate::config::{block_count, IndexHome, IoEngine, SsdConfig};
 use crate::error::SsdError;
 use crate::format::block_header::{BlockHeader, Written, BLOCK_HEADER_LEN};
+use crate::format::device_header::USERS_VERSION;
 use crate::format::entry::{footprint, ENTRY_ALIGN};
 use crate::loc::BlockLoc;
 use crate::pool::IoPool;
@@ -53,6 +54,7 @@ use crate::store::geometry::Geometry;
 use crate::store::handle::{record_cache, Inner, SsdStore};
 use crate::store::table::{BlockState, BlockTable};
 use crate::store::writer::Writer;
+use crate::user::StoreUser;
 use state::{corrupt, Found};
 
 /// See [`SsdStore::open`].
@@ -65,7 +67,9 @@ pub(crate) fn open(device: Arc<dyn BlockDevice>, config: SsdConfig) -> Result<Re
         block_count: blocks,
         reserve: config.reserve_for(blocks - 1),
     };
-    let (nonce, formatted) = headers::device_header(&*device, &geometry, config.index_home)?;
+    let (device_header, formatted) =
+        headers::device_header(&*device, &geometry, config.index_home)?;
+    let nonce = device_header.nonce;
     let headers = headers::block_headers(&*device, &geometry, nonce, config.rebuild_threads)?;
     let table = BlockTable::new(blocks);
     let (mut found, mut seq_high) = (Vec::new(), 0u64);
@@ -79,6 +83,13 @@ pub(crate) fn open(device: Arc<dyn BlockDevice>, config: SsdConfig) -> Result<Re
                         block,
                         0,
                         format!("block header claims {used} used bytes"),
+                    ));
+                }
+                if StoreUser::from_code(w.owner).is_none() {
+                    return Err(corrupt(
+                        block,
+                        0,
+                        format!("block header names an unknown owner ({})", w.owner),
                     ));
                 }
                 seq_high = seq_high.max(w.seq + 1);
@@ -96,7 +107,8 @@ pub(crate) fn open(device: Arc<dyn BlockDevice>, config: SsdConfig) -> Result<Re
     }
     found.sort_by_key(|f| (f.header.seq, f.block));
     for f in &found {
-        table.recovered(f.block, f.header.seq, f.header.used as usize);
+        let owner = StoreUser::from_code(f.header.owner).unwrap_or(StoreUser::KV);
+        table.recovered(f.block, f.header.seq, f.header.used as usize, owner);
     }
     let free = (1..blocks).filter(|&b| !listed[b as usize]).collect();
     let frontier = found.iter().map(|f| f.header.frontier).max().unwrap_or(0);
@@ -105,6 +117,7 @@ pub(crate) fn open(device: Arc<dyn BlockDevice>, config: SsdConfig) -> Result<Re
         config,
         geometry,
         nonce,
+        device_header,
         table,
         free,
         frontier,
@@ -124,8 +137,8 @@ pub(crate) fn open(device: Arc<dyn BlockDevice>, config: SsdConfig) -> Result<Re
 }
 
 impl Recovery {
-    /// Calls `visitor(loc, kind, payload)` for every entry on the device,
-    /// blocks in ascending sequence and entries in append order, so a later
+    /// Calls `visitor(loc, kind, payload)` for every entry of the primary
+    /// user ([`StoreUser::KV`]) on the device, blocks in ascending sequence and entries in append order, so a later
     /// entry for the same key supersedes an earlier one. Blocks are read
     /// and checked in parallel. A torn tail in a block written after the
     /// last sync is cut and counted; any other damage is
@@ -164,6 +177,7 @@ impl Recovery {
     pub fn entries_announced(&self) -> u64 {
         let most = |f: &Found| (f.header.used as usize - BLOCK_HEADER_LEN) / footprint(0);
         (self.found.iter())
+            .filter(|f| f.header.owner == StoreUser::KV.code())
             .map(|f| u64::from(f.header.entries).min(most(f) as u64))
             .sum()
     }
@@ -322,6 +336,8 @@ impl Recovery {
             device: self.device,
             geometry: self.geometry,
             nonce: self.nonce,
+            users_enabled: AtomicBool::new(self.device_header.version >= USERS_VERSION),
+            device_header: self.device_header,
             table: self.table,
             cache,
             rebuild: stats,

@@ -8,10 +8,12 @@ use super::state::{corrupt, Recovery};
 use crate::error::SsdError;
 use crate::loc::BlockLoc;
 use crate::position::Position;
+use crate::user::StoreUser;
 
 impl Recovery {
-    /// Calls `visitor(position, loc, kind, payload)` for every entry at or
-    /// after `from` that is on the device, in append order. Only after
+    /// Calls `visitor(position, loc, kind, payload)` for every entry of
+    /// the primary user at or after `from` that is on the device, in
+    /// append order. Only after
     /// [`adopt`](Self::adopt) (or [`scan`](Self::scan)), whose cuts of torn
     /// tails it keeps. It reads the blocks whose sequence is at least
     /// `from`'s: for a `from` taken from [`SsdStore::synced_position`]
@@ -31,7 +33,7 @@ impl Recovery {
         let items: Vec<ScanItem> = self
             .found
             .iter()
-            .filter(|f| f.header.seq >= from.seq())
+            .filter(|f| f.header.seq >= from.seq() && f.header.owner == StoreUser::KV.code())
             .map(|f| ScanItem {
                 block: f.block,
                 seq: f.header.seq,

@@ -12,6 +12,7 @@ use strata_device::BlockDevice;
 use crate::config::SsdConfig;
 use crate::error::SsdError;
 use crate::format::block_header::Written;
+use crate::format::device_header::DeviceHeader;
 use crate::stats::RebuildStats;
 use crate::store::geometry::Geometry;
 use crate::store::table::BlockTable;
@@ -30,6 +31,8 @@ pub struct Recovery {
     pub(super) config: SsdConfig,
     pub(super) geometry: Geometry,
     pub(super) nonce: u64,
+    /// The device header as found (or as just formatted).
+    pub(super) device_header: DeviceHeader,
     pub(super) table: BlockTable,
     /// Blocks with entries, in ascending sequence.
     pub(super) found: Vec<Found>,

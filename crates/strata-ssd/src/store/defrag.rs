@@ -18,6 +18,7 @@ use super::writer::Room;
 use crate::error::SsdError;
 use crate::format::entry;
 use crate::loc::BlockLoc;
+use crate::user::StoreUser;
 
 /// One entry of a block, as [`SsdStore::entries`] lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,9 +41,9 @@ pub struct FreeSpace {
 }
 
 impl SsdStore {
-    /// Sealed blocks whose live bytes are below `threshold_pct` percent of
-    /// a block, lowest live fraction first. The open block is never a
-    /// candidate.
+    /// The primary user's sealed blocks whose live bytes are below
+    /// `threshold_pct` percent of a block, lowest live fraction first. The
+    /// open block and other users' blocks are never candidates.
     pub fn defrag_candidates(&self, threshold_pct: u8) -> Vec<u32> {
         let usable = self.inner.geometry.usable();
         self.inner.table.candidates(threshold_pct, usable)
@@ -55,6 +56,7 @@ impl SsdStore {
         let table = &self.inner.table;
         let usable = self.inner.geometry.usable() as u64;
         matches!(table.state(block), Some((BlockState::Sealed, _)))
+            && table.owner(block) == Some(StoreUser::KV)
             && table.live(block) * 100 < usable * u64::from(threshold_pct)
     }
 
@@ -70,7 +72,8 @@ impl SsdStore {
         }
     }
 
-    /// Every entry of the sealed `block`, live or dead, in append order,
+    /// Every entry of the primary user's sealed `block`, live or dead, in
+    /// append order,
     /// read with one device read and CRC-checked (`Corrupt` names the first
     /// bad entry).
     pub fn entries(&self, block: u32) -> Result<Vec<Entry>, SsdError> {
@@ -81,6 +84,12 @@ impl SsdStore {
             .ok_or(SsdError::Misuse("no such block"))?;
         if state != BlockState::Sealed {
             return Err(SsdError::Misuse("only sealed blocks can be listed"));
+        }
+        // A queued candidate may have been freed and reused by a run.
+        if inner.table.owner(block) != Some(StoreUser::KV) {
+            return Err(SsdError::Misuse(
+                "only the primary user's blocks can be listed",
+            ));
         }
         let used = inner.table.used(block);
         let mut image = AlignedBuf::zeroed(align_up(used));

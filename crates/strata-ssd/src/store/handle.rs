@@ -17,6 +17,7 @@ use super::table::BlockTable;
 use super::writer::Writer;
 use crate::config::{SsdConfig, RECORD_CACHE_USER};
 use crate::error::SsdError;
+use crate::format::device_header::DeviceHeader;
 use crate::loc::BlockLoc;
 use crate::pool::IoPool;
 use crate::rings::Rings;
@@ -53,6 +54,11 @@ pub(crate) struct Inner {
     pub(crate) device: Arc<dyn BlockDevice>,
     pub(crate) geometry: Geometry,
     pub(crate) nonce: u64,
+    /// The device header as the store opened it.
+    pub(crate) device_header: DeviceHeader,
+    /// The device is at a version whose block headers record their owner
+    /// (set before the first block of another user is written).
+    pub(crate) users_enabled: AtomicBool,
     pub(crate) table: BlockTable,
     pub(crate) writer: Mutex<Writer>,
     /// Every block with a sequence at or below this is complete and synced.

@@ -9,6 +9,7 @@
 //! - `read`: blocking reads through the record cache, and the steps of a
 //!   read that pooled reads share.
 //! - `pooled`: reads served by the reader pool (`read_async`).
+//! - `run`: another user's entries written as whole blocks of its own.
 //! - `defrag`: what the engine's defragmenter needs: candidates, whole-block
 //!   entry lists, relocation, freeing.
 //! - `geometry`: block offsets and sizes.
@@ -26,6 +27,7 @@ pub(crate) mod geometry;
 pub(crate) mod handle;
 mod pooled;
 pub(crate) mod read;
+mod run;
 pub(crate) mod table;
 mod write;
 pub(crate) mod writer;
@@ -41,7 +43,8 @@ use crate::error::SsdError;
 use crate::loc::BlockLoc;
 use crate::position::Position;
 use crate::recovery::Recovery;
-use crate::stats::{get, DefragStats, RebuildStats, SsdStats};
+use crate::stats::{get, DefragStats, RebuildStats, SsdStats, UserSpace};
+use crate::user::StoreUser;
 use handle::loc_hint;
 
 pub use defrag::{Entry, FreeSpace};
@@ -67,6 +70,28 @@ impl SsdStore {
     pub fn append(&self, kind: u8, payload: &[u8]) -> Result<BlockLoc, SsdError> {
         self.inner
             .append_entry(kind, payload, writer::Room::Ordinary)
+    }
+
+    /// Appends `payloads`, in order, as entries of `kind` in fresh blocks
+    /// of `user` (not the primary user, whose entries go into the open
+    /// block): each block is filled, written and sealed, and the entries'
+    /// locations returned. Readable at once, durable after the next
+    /// successful [`flush`](Self::flush); each entry counts as live until
+    /// [`release`](Self::release)d, and a block frees itself when nothing
+    /// in it is. The user keeps the locations: a scan does not deliver its
+    /// entries, and after a restart it marks the ones it still needs with
+    /// [`Recovery::set_live`] before [`Recovery::finish`] frees the rest.
+    /// Refused as a whole with [`SsdError::Full`] when the blocks it needs
+    /// are not free beyond the reserve, [`SsdError::TooLarge`] for a
+    /// payload over [`max_payload`](Self::max_payload). On a device of
+    /// format version 1 the first run raises the format first.
+    pub fn append_run(
+        &self,
+        user: StoreUser,
+        kind: u8,
+        payloads: &[&[u8]],
+    ) -> Result<Vec<BlockLoc>, SsdError> {
+        self.inner.append_run(user, kind, payloads)
     }
 
     /// Reads the payload of the entry at `loc`, from the record cache, the
@@ -273,6 +298,14 @@ impl SsdStore {
                 bytes_moved: get(&c.bytes_moved),
             },
             rebuild: inner.rebuild,
+            users: (census.users.iter())
+                .map(|(&user, c)| UserSpace {
+                    user,
+                    blocks: u64::from(c.blocks),
+                    bytes_used: c.used_bytes,
+                    bytes_live: c.live_bytes,
+                })
+                .collect(),
         }
     }
 }

@@ -15,6 +15,7 @@ use crate::format::block_header::BLOCK_HEADER_LEN;
 use crate::format::entry::{self, ENTRY_ALIGN, ENTRY_HEADER_LEN};
 use crate::loc::BlockLoc;
 use crate::stats::add;
+use crate::user::StoreUser;
 
 /// What a read needs to know about the block of a location.
 #[derive(Clone, Copy)]
@@ -24,6 +25,9 @@ pub(crate) struct Target {
     open: bool,
     /// What the record is cached under.
     hint: u64,
+    /// The record cache serves the primary user's entries only (another
+    /// user caches what it reads its own way).
+    cacheable: bool,
 }
 
 impl Target {
@@ -63,11 +67,13 @@ impl Inner {
             seq,
             open: state == BlockState::Open,
             hint,
+            cacheable: self.table.owner(loc.block) == Some(StoreUser::KV),
         })
     }
 
     pub(super) fn cached(&self, target: &Target) -> Option<Bytes> {
-        self.cache.as_ref()?.get(&target.hint, &target.version())
+        let cache = self.cache.as_ref().filter(|_| target.cacheable)?;
+        cache.get(&target.hint, &target.version())
     }
 
     pub(crate) fn read(
@@ -124,7 +130,7 @@ impl Inner {
 
     /// Caches `payload`, just read past the cache for `target`.
     pub(super) fn cache_fetched(&self, target: &Target, payload: &Bytes) {
-        if let Some(cache) = &self.cache {
+        if let Some(cache) = self.cache.as_ref().filter(|_| target.cacheable) {
             cache.insert(target.hint, target.version(), payload.clone());
         }
     }

@@ -1,19 +1,20 @@
 //! [`BlockTable`]: the DRAM state of every write block: free, open (taking
 //! appends), sealed (full or recovered, read-only) or freeing (no live
 //! bytes; its freed marker must be written and synced before reuse), its
-//! sequence number, used and live bytes.
+//! sequence number, owner ([`StoreUser`]), used and live bytes.
 //!
 //! Per-block fields are atomics, so reads and releases from many threads
 //! take no lock; the free list, the freeing list and the sequence order
 //! sit behind one mutex touched only when blocks change state.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering::SeqCst};
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering::SeqCst};
 
 use parking_lot::Mutex;
 
 use crate::error::SsdError;
 use crate::format::block_header::BLOCK_HEADER_LEN;
+use crate::user::StoreUser;
 
 /// Where a block is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,6 +39,8 @@ impl BlockState {
 #[derive(Default)]
 struct Slot {
     state: AtomicU8,
+    /// The owner's code; meaningful while the block is not free.
+    owner: AtomicU16,
     seq: AtomicU64,
     live: AtomicU64,
     used: AtomicU32,
@@ -52,12 +55,23 @@ struct Lists {
 }
 
 /// Block counts and bytes, for stats.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Census {
     pub(crate) free: u32,
     pub(crate) open: u32,
     pub(crate) sealed: u32,
     pub(crate) freeing: u32,
+    pub(crate) used_bytes: u64,
+    pub(crate) live_bytes: u64,
+    /// Per owner (the primary user always listed): blocks holding
+    /// entries (open, sealed, freeing), used and live bytes.
+    pub(crate) users: BTreeMap<StoreUser, UserCensus>,
+}
+
+/// One user's blocks and bytes.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct UserCensus {
+    pub(crate) blocks: u32,
     pub(crate) used_bytes: u64,
     pub(crate) live_bytes: u64,
 }
@@ -101,9 +115,21 @@ impl BlockTable {
         self.slot(block).map_or(0, |s| s.live.load(SeqCst))
     }
 
-    /// Recovery: `block` holds entries up to `used` from sequence `seq`.
-    pub(crate) fn recovered(&self, block: u32, seq: u64, used: usize) {
+    /// The user `block` belongs to; `None` for a free block, block 0 or
+    /// out of range.
+    pub(crate) fn owner(&self, block: u32) -> Option<StoreUser> {
+        let slot = self.slot(block)?;
+        if BlockState::from_u8(slot.state.load(SeqCst)) == BlockState::Free {
+            return None;
+        }
+        StoreUser::from_code(slot.owner.load(SeqCst))
+    }
+
+    /// Recovery: `block` holds entries of `owner` up to `used` from
+    /// sequence `seq`.
+    pub(crate) fn recovered(&self, block: u32, seq: u64, used: usize, owner: StoreUser) {
         let slot = &self.slots[block as usize];
+        slot.owner.store(owner.code(), SeqCst);
         slot.seq.store(seq, SeqCst);
         slot.used.store(used as u32, SeqCst);
         slot.live.store(0, SeqCst);
@@ -132,10 +158,15 @@ impl BlockTable {
         }
     }
 
-    /// Takes the oldest free block and opens it with `seq`; with a
-    /// `reserve`, only while more than that many blocks are free. `Err`
-    /// carries the free count.
-    pub(crate) fn open_free(&self, seq: u64, reserve: Option<u32>) -> Result<u32, u32> {
+    /// Takes the oldest free block and opens it for `owner` with `seq`;
+    /// with a `reserve`, only while more than that many blocks are free.
+    /// `Err` carries the free count.
+    pub(crate) fn open_free(
+        &self,
+        seq: u64,
+        reserve: Option<u32>,
+        owner: StoreUser,
+    ) -> Result<u32, u32> {
         let mut lists = self.lists.lock();
         let free = lists.free.len() as u32;
         if reserve.is_some_and(|reserve| free <= reserve) {
@@ -145,6 +176,7 @@ impl BlockTable {
             return Err(free);
         };
         let slot = &self.slots[block as usize];
+        slot.owner.store(owner.code(), SeqCst);
         slot.seq.store(seq, SeqCst);
         slot.used.store(BLOCK_HEADER_LEN as u32, SeqCst);
         slot.live.store(0, SeqCst);
@@ -236,16 +268,19 @@ impl BlockTable {
         self.lists.lock().by_seq.keys().next().copied()
     }
 
-    /// Sealed blocks whose live bytes are under `threshold_pct` percent of
-    /// `usable`, lowest live fraction first.
+    /// The primary user's sealed blocks whose live bytes are under
+    /// `threshold_pct` percent of `usable`, lowest live fraction first
+    /// (other users' blocks hold runs their owner releases whole).
     pub(crate) fn candidates(&self, threshold_pct: u8, usable: usize) -> Vec<u32> {
         let limit = usable as u64 * u64::from(threshold_pct);
+        let primary = StoreUser::KV.code();
         let mut found: Vec<(u64, u32)> = (1..self.slots.len() as u32)
             .filter_map(|block| {
                 let slot = &self.slots[block as usize];
                 let sealed = slot.state.load(SeqCst) == BlockState::Sealed as u8;
+                let ours = slot.owner.load(SeqCst) == primary;
                 let live = slot.live.load(SeqCst);
-                (sealed && live * 100 < limit).then_some((live, block))
+                (sealed && ours && live * 100 < limit).then_some((live, block))
             })
             .collect();
         found.sort_unstable();
@@ -258,19 +293,30 @@ impl BlockTable {
         (lists.free.len() as u32, lists.freeing.len() as u32)
     }
 
-    /// Counts of blocks by state and bytes used and live.
+    /// Counts of blocks by state and bytes used and live, in all and per
+    /// owner.
     pub(crate) fn census(&self) -> Census {
         let mut census = Census::default();
+        census.users.insert(StoreUser::KV, UserCensus::default());
         for slot in self.slots.iter().skip(1) {
-            let counter = match BlockState::from_u8(slot.state.load(SeqCst)) {
+            let state = BlockState::from_u8(slot.state.load(SeqCst));
+            let counter = match state {
                 BlockState::Free => &mut census.free,
                 BlockState::Open => &mut census.open,
                 BlockState::Sealed => &mut census.sealed,
                 BlockState::Freeing => &mut census.freeing,
             };
             *counter += 1;
-            census.used_bytes += u64::from(slot.used.load(SeqCst));
-            census.live_bytes += slot.live.load(SeqCst);
+            let (used, live) = (u64::from(slot.used.load(SeqCst)), slot.live.load(SeqCst));
+            census.used_bytes += used;
+            census.live_bytes += live;
+            let owner = StoreUser::from_code(slot.owner.load(SeqCst));
+            if let (false, Some(owner)) = (state == BlockState::Free, owner) {
+                let user = census.users.entry(owner).or_default();
+                user.blocks += 1;
+                user.used_bytes += used;
+                user.live_bytes += live;
+            }
         }
         census
     }

@@ -21,6 +21,7 @@ use crate::format::entry;
 use crate::loc::BlockLoc;
 use crate::position::Position;
 use crate::stats::add;
+use crate::user::StoreUser;
 
 impl Inner {
     /// Appends one entry; `room` says whether it may use the reserve and
@@ -92,28 +93,52 @@ impl Inner {
         Ok(())
     }
 
-    /// Opens a free block, reclaiming freeing blocks first if none is
-    /// available. No block may be open.
+    /// Opens a free block for the primary user's appends. No block may be
+    /// open.
     fn open_block(&self, writer: &mut Writer, relocated: bool) -> Result<(), SsdError> {
-        let reserve = (!relocated).then_some(self.geometry.reserve);
+        let room = if relocated {
+            Room::Relocated
+        } else {
+            Room::Ordinary
+        };
+        let block = self.take_block(writer, room, StoreUser::KV)?;
+        writer.open = Some(block);
+        Ok(())
+    }
+
+    /// Takes a free block for `owner` with the next sequence, reclaiming
+    /// freeing blocks first if none is available (after writing the open
+    /// block's filled prefix, which may hold what superseded their
+    /// entries).
+    pub(super) fn take_block(
+        &self,
+        writer: &mut Writer,
+        room: Room,
+        owner: StoreUser,
+    ) -> Result<OpenBlock, SsdError> {
+        let reserve = (room == Room::Ordinary).then_some(self.geometry.reserve);
         let seq = writer.next_seq;
-        let block = match self.table.open_free(seq, reserve) {
+        let block = match self.table.open_free(seq, reserve, owner) {
             Ok(block) => block,
             Err(free) => {
                 let freeing = self.table.take_freeing();
                 if freeing.is_empty() {
                     return Err(self.full(free));
                 }
-                // Nothing is open: everything appended so far is written.
-                self.reclaim(&freeing, seq, seq)?;
+                if writer.open.as_ref().is_some_and(|o| o.written < o.used) {
+                    self.write_open(writer)?;
+                }
+                let open_seq = writer.open.as_ref().map_or(seq, |o| o.seq);
+                self.reclaim(&freeing, open_seq, seq)?;
                 self.table
-                    .open_free(seq, reserve)
+                    .open_free(seq, reserve, owner)
                     .map_err(|free| self.full(free))?
             }
         };
         writer.next_seq += 1;
-        writer.open = Some(OpenBlock {
+        Ok(OpenBlock {
             block,
+            owner,
             seq,
             seed: entry::seed(self.nonce, seq, block),
             used: BLOCK_HEADER_LEN,
@@ -121,11 +146,10 @@ impl Inner {
             written: 0,
             written_entries: 0,
             header_frontier: 0,
-        });
-        Ok(())
+        })
     }
 
-    fn full(&self, free_blocks: u32) -> SsdError {
+    pub(super) fn full(&self, free_blocks: u32) -> SsdError {
         SsdError::Full {
             free_blocks,
             reserve: self.geometry.reserve,
@@ -136,15 +160,26 @@ impl Inner {
     /// 4 KiB, the rounding zeroed) over its earlier writes.
     fn write_open(&self, writer: &mut Writer) -> Result<(), SsdError> {
         let Writer { buf, open, .. } = writer;
-        let Some(open) = open.as_mut() else {
-            return Ok(());
-        };
+        match open.as_mut() {
+            Some(open) => self.write_image(buf, open),
+            None => Ok(()),
+        }
+    }
+
+    /// Writes the header and filled prefix of the block `open`, whose
+    /// image is `buf`.
+    pub(super) fn write_image(
+        &self,
+        buf: &mut AlignedBuf,
+        open: &mut OpenBlock,
+    ) -> Result<(), SsdError> {
         let frontier = self.frontier.load(SeqCst);
         let header = BlockHeader::Written(Written {
             seq: open.seq,
             frontier,
             used: open.used as u32,
             entries: open.entries,
+            owner: open.owner.code(),
         });
         header.encode(self.nonce, &mut buf[..]);
         let len = align_up(open.used);
@@ -174,6 +209,7 @@ impl Inner {
             frontier,
             used: open.written as u32,
             entries: open.written_entries,
+            owner: open.owner.code(),
         });
         let page_len = strata_device::BLOCK_ALIGN;
         let mut page = AlignedBuf::zeroed(page_len);
@@ -187,7 +223,7 @@ impl Inner {
     }
 
     /// One device write at the start of `block`; poisons on failure.
-    fn write(&self, bytes: &[u8], block: u32, what: &str) -> Result<(), SsdError> {
+    pub(super) fn write(&self, bytes: &[u8], block: u32, what: &str) -> Result<(), SsdError> {
         self.device
             .write_at(bytes, self.geometry.offset(block))
             .map_err(|e| self.fail(SsdError::io(format!("{what} block {block}"), e)))?;

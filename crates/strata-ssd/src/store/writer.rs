@@ -8,6 +8,7 @@ use strata_device::AlignedBuf;
 
 use crate::format::entry;
 use crate::loc::BlockLoc;
+use crate::user::StoreUser;
 
 /// The open block's buffer and the sequence counter.
 pub(crate) struct Writer {
@@ -20,6 +21,7 @@ pub(crate) struct Writer {
 
 pub(super) struct OpenBlock {
     pub(super) block: u32,
+    pub(super) owner: StoreUser,
     pub(super) seq: u64,
     pub(super) seed: u32,
     pub(super) used: usize,

@@ -1,13 +1,17 @@
 //! `INFO tiers` / memcached `stats` fields of the SSD tier.
 
+use std::borrow::Cow;
+
 use super::SsdTier;
 use crate::fetch::ReadPath;
 
 impl SsdTier {
     /// `INFO tiers` / `stats` fields of the SSD tier: capacity and use,
     /// device and cache traffic, defragmentation, and what the start found.
-    /// `items` are the keyspace's items (all of them are here).
-    pub fn info(&self, items: u64) -> Vec<(&'static str, String)> {
+    /// `items` are the keyspace's items (all of them are here). The
+    /// device's space per user holding blocks comes last
+    /// (`tier_ssd_user_<user>_blocks`, `_bytes_used`, `_bytes_live`).
+    pub fn info(&self, items: u64) -> Vec<(Cow<'static, str>, String)> {
         let s = self.store().stats();
         let rebuild = self.rebuild_report();
         let pairs: [(&'static str, u64); 34] = [
@@ -46,33 +50,54 @@ impl SsdTier {
             ("tier_ssd_rebuild_torn_blocks", s.rebuild.torn_blocks),
             ("tier_ssd_rebuild_bytes_dropped", s.rebuild.bytes_dropped),
         ];
-        let mut info: Vec<_> = pairs.iter().map(|&(k, v)| (k, v.to_string())).collect();
+        let mut info: Vec<(Cow<'static, str>, String)> = (pairs.iter())
+            .map(|&(k, v)| (k.into(), v.to_string()))
+            .collect();
         info.push((
-            "tier_ssd_flush_interval_ms",
+            "tier_ssd_flush_interval_ms".into(),
             self.settings().flush_interval.as_millis().to_string(),
         ));
         info.push((
-            "tier_ssd_defrag_threshold_pct",
+            "tier_ssd_defrag_threshold_pct".into(),
             self.settings().defrag_threshold_pct.to_string(),
         ));
         let path = match self.settings().read_path {
             ReadPath::Deferred => "deferred",
             ReadPath::Inline => "inline",
         };
-        info.push(("tier_ssd_read_path", path.into()));
+        info.push(("tier_ssd_read_path".into(), path.into()));
         // How the start found the keys: by scanning the device, or in the
         // persistent index (which reads only the block headers).
         let start = match self.index_home() {
             strata_ssd::IndexHome::Rebuilt => "rebuilt",
             strata_ssd::IndexHome::Persistent => "adopted",
         };
-        info.push(("tier_ssd_start", start.into()));
-        info.push(("tier_ssd_start_keys_lost", rebuild.keys_lost.to_string()));
+        info.push(("tier_ssd_start".into(), start.into()));
         info.push((
-            "tier_ssd_start_keys_restored",
+            "tier_ssd_start_keys_lost".into(),
+            rebuild.keys_lost.to_string(),
+        ));
+        info.push((
+            "tier_ssd_start_keys_restored".into(),
             rebuild.keys_restored.to_string(),
         ));
-        info.push(("tier_ssd_fallbacks_kept", self.fallbacks_kept().to_string()));
+        info.push((
+            "tier_ssd_fallbacks_kept".into(),
+            self.fallbacks_kept().to_string(),
+        ));
+        for space in &s.users {
+            let user = space.user.name();
+            for (what, value) in [
+                ("blocks", space.blocks),
+                ("bytes_used", space.bytes_used),
+                ("bytes_live", space.bytes_live),
+            ] {
+                info.push((
+                    format!("tier_ssd_user_{user}_{what}").into(),
+                    value.to_string(),
+                ));
+            }
+        }
         info
     }
 }
