@@ -88,6 +88,16 @@ pub enum SsdError {
     #[error("SSD tier misuse: {0}")]
     Misuse(&'static str),
 
+    /// A file set's catalog that cannot be read (damaged, another
+    /// version, or of another device).
+    #[error("file catalog {name} refused: {reason}")]
+    Catalog {
+        /// The catalog's file name.
+        name: String,
+        /// What is wrong.
+        reason: String,
+    },
+
     /// The reader pool stopped before answering.
     #[error("SSD tier reader pool closed")]
     Closed,

@@ -19,6 +19,9 @@
 //!   thread), [`Recovery::finish`].
 //! - `format`: the on-device layout (device header, block headers,
 //!   entries), pure functions.
+//! - `files`: [`FileSet`], another user's immutable files as runs of
+//!   fixed-size chunks with their [`Catalog`] in a directory of its own,
+//!   committed after a flush so a crash keeps the old set or the new one.
 //! - the DRAM record cache is `strata-cache`'s byte-budgeted S3-FIFO.
 //! - `pool`: the reader threads behind `read_async`, one blocking read
 //!   at a time each, or one thread keeping an io_uring ring full
@@ -40,7 +43,8 @@
 //! reads since a position and the defragmenter. Another user appends
 //! *runs* ([`SsdStore::append_run`]): whole blocks of its own, written and
 //! sealed at once, whose locations it keeps in a catalog of its own and
-//! marks live at restart; what it does not mark is freed. A device
+//! marks live at restart; what it does not mark is freed ([`FileSet`]
+//! keeps whole files that way, with their [`Catalog`]). A device
 //! formatted before users existed is read as the primary user's and raised
 //! to the format that records owners by its first run.
 //!
@@ -124,6 +128,7 @@
 mod config;
 mod device_path;
 mod error;
+mod files;
 mod format;
 mod loc;
 mod pool;
@@ -139,6 +144,7 @@ pub use config::{
 };
 pub use device_path::{open_ssd_path, IoMode, DATA_FILE_NAME};
 pub use error::SsdError;
+pub use files::{Catalog, FileSet};
 pub use format::entry::PAYLOAD_ALIGN_PAD;
 pub use loc::{BlockLoc, BLOCK_BITS, OFFSET_BITS, PACKED_BITS};
 pub use position::Position;

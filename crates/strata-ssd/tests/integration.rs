@@ -12,6 +12,8 @@ mod basics;
 mod corruption;
 #[path = "devices.rs"]
 mod devices;
+#[path = "files.rs"]
+mod files;
 #[path = "format_fixture.rs"]
 mod format_fixture;
 #[path = "full.rs"]

@@ -59,6 +59,9 @@ impl Inner {
                 max,
             });
         }
+        if payloads.is_empty() {
+            return Ok(Vec::new());
+        }
         let sizes = || payloads.iter().map(|p| entry::footprint(p.len()));
         let needed = blocks_needed(sizes(), self.geometry.block_size);
         let mut writer = self.writer.lock();
