@@ -25,7 +25,8 @@ pub struct SsdStats {
     pub blocks_total: u64,
     /// Blocks ready for appends.
     pub blocks_free: u64,
-    /// Blocks taking appends (0 or 1).
+    /// Blocks taking appends: the primary's open block (0 or 1) and run
+    /// blocks being written.
     pub blocks_open: u64,
     /// Read-only blocks holding entries.
     pub blocks_sealed: u64,

@@ -32,6 +32,7 @@ pub use split::{Route, SplitEntry};
 pub use state::Recovery;
 pub use tally::LiveTally;
 
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
@@ -331,6 +332,7 @@ impl Recovery {
             // Everything on the device was synced above.
             synced_to: AtomicU64::new(Position::new(self.next_seq, 0).to_bits()),
             unsynced: AtomicBool::new(false),
+            runs_writing: Mutex::new(BTreeSet::new()),
             poison: OnceLock::new(),
             counters: Counters::default(),
             device: self.device,

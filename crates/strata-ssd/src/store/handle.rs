@@ -4,6 +4,7 @@
 //! the block table, the open block's buffer and the read buffers, never
 //! the modules that act on them.
 
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, OnceLock};
 
@@ -68,6 +69,9 @@ pub(crate) struct Inner {
     pub(crate) synced_to: AtomicU64,
     /// A device write happened since the last sync.
     pub(crate) unsynced: AtomicBool,
+    /// Sequences of run blocks taken but not yet written and sealed
+    /// (runs write outside the writer lock): no sync claims them.
+    pub(crate) runs_writing: Mutex<BTreeSet<u64>>,
     /// Set by the first failed write or sync: no more writes.
     pub(crate) poison: OnceLock<String>,
     pub(crate) counters: Counters,

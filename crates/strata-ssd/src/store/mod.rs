@@ -212,10 +212,11 @@ impl SsdStore {
             .map(|seq| Position::new(seq, loc.offset))
     }
 
-    /// Every entry appended at a position before this one is durable (a
-    /// successful flush, or a sync the store made on its own, covered
-    /// it). Entries at or after it may or may not survive a power cut.
-    /// Never moves back.
+    /// Every entry of the primary user appended at a position before this
+    /// one is durable (a successful flush, or a sync the store made on its
+    /// own, covered it). Entries at or after it may or may not survive a
+    /// power cut. Never moves back. (Runs are durable after the flush
+    /// that follows them.)
     pub fn synced_position(&self) -> Position {
         Position::from_bits(
             self.inner

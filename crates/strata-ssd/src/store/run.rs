@@ -5,19 +5,24 @@
 //! primary user's open block is not touched, so the two never share a
 //! block and the primary's defragmenter never meets a run.
 //!
+//! The blocks are taken under the writer lock (all or none) and written
+//! outside it, so the primary's appends do not wait for a large run.
+//!
 //! Durability is the primary's: a run is readable when `append_run`
 //! returns and durable after the next successful flush, which syncs every
 //! block written before it. Ordering: run blocks take sequences like any
-//! block, so a sync's frontier (every block below the open block's
-//! sequence) covers them once they are below it; until then a power cut
-//! may tear them, and the rebuild cuts the tear.
+//! block; a sync's frontier (every block below the open block's sequence)
+//! stops below the lowest run block still being written
+//! (`Inner::runs_writing`), so it never claims one complete before its
+//! write; until a sync covers them a power cut may tear them, and the
+//! rebuild cuts the tear.
 
 use std::sync::atomic::Ordering::SeqCst;
 
 use strata_device::{AlignedBuf, BLOCK_ALIGN};
 
 use super::handle::Inner;
-use super::writer::{OpenBlock, Room, Writer};
+use super::writer::{OpenBlock, Room};
 use crate::error::SsdError;
 use crate::format::block_header::BLOCK_HEADER_LEN;
 use crate::format::device_header::{DeviceHeader, USERS_VERSION};
@@ -62,53 +67,83 @@ impl Inner {
         if payloads.is_empty() {
             return Ok(Vec::new());
         }
-        let sizes = || payloads.iter().map(|p| entry::footprint(p.len()));
-        let needed = blocks_needed(sizes(), self.geometry.block_size);
+        let sizes = payloads.iter().map(|p| entry::footprint(p.len()));
+        let needed = blocks_needed(sizes, self.geometry.block_size);
+        let blocks = self.take_run_blocks(owner, needed)?;
+        let taken: Vec<(u32, u64)> = blocks.iter().map(|b| (b.block, b.seq)).collect();
+        let result = self.fill_run(blocks, kind, payloads);
+        if result.is_err() {
+            // Nothing of a failed run stays live: its blocks free
+            // themselves (their freed markers go with the next flush).
+            for &(block, _) in &taken {
+                self.table.seal(block);
+                let _ = self.table.free(block, true);
+            }
+        }
+        let mut writing = self.runs_writing.lock();
+        for (_, seq) in &taken {
+            writing.remove(seq);
+        }
+        result
+    }
+
+    /// Takes `needed` blocks for a run of `owner` under the writer lock,
+    /// all or none: refused before any is taken when they cannot fit
+    /// beside the reserve (the open block, if any, keeps its block). They
+    /// are recorded as being written, so no sync claims them until the
+    /// run wrote them.
+    fn take_run_blocks(&self, owner: StoreUser, needed: u32) -> Result<Vec<OpenBlock>, SsdError> {
         let mut writer = self.writer.lock();
         self.check_poison()?;
-        // Refused before anything is written when the run cannot fit
-        // beside the reserve (the open block, if any, keeps its block).
         let (free, freeing) = self.table.free_counts();
         if free + freeing < needed + self.geometry.reserve {
             return Err(self.full(free));
         }
         self.enable_users()?;
-        let mut taken = Vec::new();
-        let result = self.fill_run(&mut writer, owner, kind, payloads, &mut taken);
-        if result.is_err() {
-            // Nothing of a failed run stays live: its blocks free
-            // themselves (their freed markers go with the next flush).
-            for &block in &taken {
-                self.table.seal(block);
-                let _ = self.table.free(block, true);
+        let mut taken = Vec::with_capacity(needed as usize);
+        for _ in 0..needed {
+            match self.take_block(&mut writer, Room::Ordinary, owner) {
+                Ok(block) => {
+                    self.runs_writing.lock().insert(block.seq);
+                    taken.push(block);
+                }
+                Err(e) => {
+                    let mut writing = self.runs_writing.lock();
+                    for block in &taken {
+                        writing.remove(&block.seq);
+                        self.table.seal(block.block);
+                        let _ = self.table.free(block.block, true);
+                    }
+                    return Err(e);
+                }
             }
         }
-        result
+        Ok(taken)
     }
 
-    /// Writes `payloads` into fresh blocks of `owner`, recording each block
-    /// taken in `taken` as soon as it is taken.
+    /// Writes `payloads` into the run's `blocks` in order (outside the
+    /// writer lock: appends of other users go on meanwhile), sealing each
+    /// once written.
     fn fill_run(
         &self,
-        writer: &mut Writer,
-        owner: StoreUser,
+        blocks: Vec<OpenBlock>,
         kind: u8,
         payloads: &[&[u8]],
-        taken: &mut Vec<u32>,
     ) -> Result<Vec<BlockLoc>, SsdError> {
         let block_size = self.geometry.block_size;
         let mut buf = AlignedBuf::zeroed(block_size);
+        let mut blocks = blocks.into_iter();
         let mut open: Option<OpenBlock> = None;
         let mut locs = Vec::with_capacity(payloads.len());
         for payload in payloads {
+            self.check_poison()?;
             let size = entry::footprint(payload.len());
             if open.as_ref().is_none_or(|o| o.used + size > block_size) {
                 if let Some(mut full) = open.take() {
                     self.seal_run_block(&mut buf, &mut full)?;
                 }
-                let fresh = self.take_block(writer, Room::Ordinary, owner)?;
-                taken.push(fresh.block);
-                open = Some(fresh);
+                let next = blocks.next();
+                open = Some(next.ok_or(SsdError::Misuse("a run outgrew its blocks"))?);
             }
             let Some(block) = open.as_mut() else {
                 continue;

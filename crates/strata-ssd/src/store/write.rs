@@ -128,7 +128,7 @@ impl Inner {
                 if writer.open.as_ref().is_some_and(|o| o.written < o.used) {
                     self.write_open(writer)?;
                 }
-                let open_seq = writer.open.as_ref().map_or(seq, |o| o.seq);
+                let open_seq = self.sync_bound(writer);
                 self.reclaim(&freeing, open_seq, seq)?;
                 self.table
                     .open_free(seq, reserve, owner)
@@ -147,6 +147,15 @@ impl Inner {
             written_entries: 0,
             header_frontier: 0,
         })
+    }
+
+    /// The sequence a sync issued now may claim every block below as
+    /// complete: the open block's (or the next one's, if none is open),
+    /// but no higher than a run block still being written.
+    fn sync_bound(&self, writer: &Writer) -> u64 {
+        let open = writer.open.as_ref().map_or(writer.next_seq, |o| o.seq);
+        let writing = self.runs_writing.lock().iter().next().copied();
+        writing.map_or(open, |seq| open.min(seq))
     }
 
     pub(super) fn full(&self, free_blocks: u32) -> SsdError {
@@ -277,7 +286,7 @@ impl Inner {
             if writer.open.as_ref().is_some_and(|o| o.written < o.used) {
                 self.write_open(&mut writer)?;
             }
-            let open_seq = writer.open.as_ref().map_or(writer.next_seq, |o| o.seq);
+            let open_seq = self.sync_bound(&writer);
             let written = writer
                 .open
                 .as_ref()
