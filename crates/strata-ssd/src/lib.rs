@@ -144,7 +144,7 @@ pub use config::{
 };
 pub use device_path::{open_ssd_path, IoMode, DATA_FILE_NAME};
 pub use error::SsdError;
-pub use files::{Catalog, FileSet};
+pub use files::{Catalog, FileSet, SetFile};
 pub use format::entry::PAYLOAD_ALIGN_PAD;
 pub use loc::{BlockLoc, BLOCK_BITS, OFFSET_BITS, PACKED_BITS};
 pub use position::Position;

@@ -234,3 +234,102 @@ fn a_cut_commit_leaves_the_old_set_or_the_new_one() {
         "old {old_sets}, new {new_sets}"
     );
 }
+
+/// The live bytes of the set's user on `store`.
+fn live(store: &SsdStore) -> u64 {
+    (store.stats().users.into_iter())
+        .find(|u| u.user == user())
+        .map_or(0, |u| u.bytes_live)
+}
+
+#[test]
+fn a_reader_keeps_a_removed_file_until_it_drops_it() {
+    // 32 blocks of 64 KiB: the churn below writes several times that,
+    // so released space would be reused under the reader.
+    let device = mem_device(32);
+    let dir = MemDirectory::new();
+    let mut recovery = SsdStore::open(Arc::new(device.clone()), config()).unwrap();
+    recovery.scan(|_, _, _| {}).unwrap();
+    let store = recovery.finish().unwrap();
+    let catalog = Catalog::empty(store.device_id());
+    let dir: Arc<dyn Directory> = Arc::new(dir);
+    let set = FileSet::new(store.clone(), user(), dir.clone(), CATALOG, CHUNK, catalog).unwrap();
+    let mut model = Model::new();
+    let kept = content("seg0.store", 1, 5 * CHUNK + 17);
+    commit(&set, &mut model, &[("seg0.store", kept.clone())], &[]);
+    let reader = set.open("seg0.store").unwrap();
+    assert_eq!(reader.len(), kept.len() as u64);
+    assert_eq!(reader.chunks(), 6);
+    let held_bytes = live(&store);
+    assert!(held_bytes >= kept.len() as u64, "{held_bytes}");
+
+    // Removed from the set: gone for new readers, not for this one.
+    commit(&set, &mut model, &[], &["seg0.store"]);
+    assert!(set.open("seg0.store").is_none());
+    assert!(set.read("seg0.store", 0, 1).is_err());
+    for round in 0..12u8 {
+        let name = format!("churn{round}");
+        let bytes = content(&name, round, 9 * CHUNK);
+        commit(&set, &mut model, &[(&name, bytes)], &[]);
+        commit(&set, &mut model, &[], &[&name]);
+        store.flush().unwrap();
+        assert_eq!(reader.read(0, kept.len()).unwrap(), kept, "round {round}");
+    }
+    assert_eq!(live(&store), held_bytes, "only the held file is live");
+    let clone = reader.clone();
+    drop(reader);
+    assert_eq!(live(&store), held_bytes, "a clone still holds it");
+    assert_eq!(clone.read(5 * CHUNK as u64, 17).unwrap(), kept[5 * CHUNK..]);
+    drop(clone);
+    assert_eq!(live(&store), 0, "released with its last reader");
+
+    // A set dropped at shutdown releases nothing: its catalog still
+    // names its files, and a restart reads them back.
+    commit(
+        &set,
+        &mut model,
+        &[("seg1.idx", content("seg1.idx", 1, CHUNK + 1))],
+        &[],
+    );
+    let before = live(&store);
+    let reader = set.open("seg1.idx").unwrap();
+    drop(set);
+    drop(reader);
+    assert_eq!(live(&store), before);
+    store.flush().unwrap();
+    drop(store);
+    let set = open_set(Arc::new(device.crash()), dir).unwrap();
+    check(&set, &model);
+}
+
+#[test]
+fn a_failed_commit_releases_its_new_files_even_while_read() {
+    let device = mem_device(32);
+    let dir = FaultyDirectory::new(Arc::new(MemDirectory::new()));
+    let switch = dir.faults();
+    let mut recovery = SsdStore::open(Arc::new(device.clone()), config()).unwrap();
+    recovery.scan(|_, _, _| {}).unwrap();
+    let store = recovery.finish().unwrap();
+    let catalog = Catalog::empty(store.device_id());
+    let set = FileSet::new(
+        store.clone(),
+        user(),
+        Arc::new(dir),
+        CATALOG,
+        CHUNK,
+        catalog,
+    )
+    .unwrap();
+    let mut model = Model::new();
+    commit(&set, &mut model, &[("a", content("a", 1, 2 * CHUNK))], &[]);
+    let reader = set.open("a").unwrap();
+    let before = live(&store);
+    switch.fail_syncs_after(0);
+    let replaced = content("a", 2, 3 * CHUNK);
+    assert!(set
+        .commit(&[("a", &replaced), ("b", &replaced)], &[])
+        .is_err());
+    assert_eq!(live(&store), before, "the failed commit's entries released");
+    check(&set, &model);
+    assert_eq!(reader.read(0, 2 * CHUNK).unwrap(), model["a"]);
+}

@@ -6,6 +6,7 @@
 //! own [`Directory`], replaced whole at each commit.
 //!
 //! - `catalog`: the catalog and its encoding.
+//! - `file`: [`SetFile`], a reader's handle on one file.
 //!
 //! A commit (`commit(add, remove)`) is ordered so that a crash at any
 //! point leaves the old or the new set whole: the new files' runs, a
@@ -14,13 +15,16 @@
 //! At restart the owner loads the catalog ([`Catalog::load`]) and marks
 //! its entries live ([`Catalog::mark`]) before
 //! [`Recovery::finish`](crate::Recovery::finish), which frees whatever a
-//! crash left unnamed. A removed file's entries may be reused after the
-//! next flush: readers must be done with a file before it is removed.
+//! crash left unnamed. A removed file's entries are released when the
+//! last reader's [`SetFile`] handle on it is dropped (see `file`).
 
 mod catalog;
+mod file;
 
 pub use catalog::Catalog;
+pub use file::SetFile;
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -32,6 +36,7 @@ use crate::recovery::Recovery;
 use crate::store::SsdStore;
 use crate::user::StoreUser;
 use catalog::{Chunk, FileChunks};
+use file::Held;
 
 /// The kind byte of a file's chunk entries.
 const KIND_CHUNK: u8 = 1;
@@ -74,17 +79,26 @@ impl Catalog {
 }
 
 /// A user's files on the store (see the module documentation). Cheap to
-/// share behind an `Arc`; commits are serialized, reads are not.
+/// share behind an `Arc`; commits are serialized, and readers never wait
+/// for a commit's I/O.
 pub struct FileSet {
     store: SsdStore,
     user: StoreUser,
     dir: Arc<dyn Directory>,
     /// The catalog's name in `dir`.
-    name: String,
+    name: Arc<str>,
     /// Bytes per chunk entry (the last chunk of a file may be shorter).
     chunk: usize,
-    /// The durable catalog; held through a whole commit.
-    catalog: Mutex<Catalog>,
+    /// Held through a whole commit: one at a time.
+    committing: Mutex<()>,
+    /// The durable catalog and a handle on each file it names; replaced
+    /// together once a commit's catalog is durable.
+    state: Mutex<State>,
+}
+
+struct State {
+    catalog: Catalog,
+    files: BTreeMap<String, Arc<Held>>,
 }
 
 impl FileSet {
@@ -111,32 +125,41 @@ impl FileSet {
         if catalog.device_id != store.device_id() {
             return Err(SsdError::Misuse("a catalog of another device"));
         }
+        let name: Arc<str> = name.into();
+        let files = (catalog.files.iter())
+            .map(|(file, chunks)| {
+                let held = Held::new(store.clone(), name.clone(), chunk, chunks.clone());
+                (file.clone(), Arc::new(held))
+            })
+            .collect();
         Ok(FileSet {
             store,
             user,
             dir,
-            name: name.to_owned(),
+            name,
             chunk,
-            catalog: Mutex::new(catalog),
+            committing: Mutex::new(()),
+            state: Mutex::new(State { catalog, files }),
         })
     }
 
     /// Adds the files `add` (a name already present is replaced) and
     /// removes the names in `remove` (absent ones are ignored), as one
     /// commit: durable when it returns `Ok`. On an error the set is as it
-    /// was (entries appended for the new files are released).
+    /// was (entries appended for the new files are released). A removed
+    /// or replaced file's entries go when no reader holds it any more.
     pub fn commit(&self, add: &[(&str, &[u8])], remove: &[&str]) -> Result<(), SsdError> {
-        let mut catalog = self.catalog.lock();
+        let _one_at_a_time = self.committing.lock();
         let chunks: Vec<&[u8]> = add
             .iter()
             .flat_map(|(_, bytes)| bytes.chunks(self.chunk))
             .collect();
         let locs = self.store.append_run(self.user, KIND_CHUNK, &chunks)?;
-        let mut next = catalog.clone();
-        let mut gone: Vec<FileChunks> = Vec::new();
+        let mut next = self.state.lock().catalog.clone();
         for name in remove {
-            gone.extend(next.files.remove(*name));
+            next.files.remove(*name);
         }
+        let mut fresh: BTreeMap<String, Arc<Held>> = BTreeMap::new();
         let mut placed = locs.into_iter().zip(&chunks);
         for (name, bytes) in add {
             let file = FileChunks {
@@ -149,38 +172,50 @@ impl FileSet {
                     })
                     .collect(),
             };
-            gone.extend(next.files.insert((*name).to_owned(), file));
+            next.files.insert((*name).to_owned(), file.clone());
+            let held = Held::new(self.store.clone(), self.name.clone(), self.chunk, file);
+            // A name added twice in one commit: only the last is named.
+            if let Some(twice) = fresh.insert((*name).to_owned(), Arc::new(held)) {
+                twice.retire();
+            }
         }
         let written = self.store.flush().and_then(|()| {
             (self.dir.replace(&self.name, &next.encode()))
                 .map_err(|e| SsdError::io(format!("replacing the file catalog {}", self.name), e))
         });
         if let Err(e) = written {
-            let added = add.iter().filter_map(|(name, _)| next.files.get(*name));
-            for chunk in added.flat_map(|f| &f.chunks) {
-                let _ = self.store.release(chunk.loc, chunk.len as usize);
-            }
+            // Dropping them releases their entries: no catalog names them.
+            fresh.values().for_each(|held| held.retire());
             return Err(e);
         }
-        *catalog = next;
-        // The catalog no longer names them: their space may go. The
-        // commit stands whatever happens here.
-        for chunk in gone.iter().flat_map(|f| &f.chunks) {
-            if let Err(error) = self.store.release(chunk.loc, chunk.len as usize) {
-                tracing::warn!(%error, set = %self.name, "releasing a removed file's chunk");
-            }
+        let mut state = self.state.lock();
+        // The catalog no longer names them: their entries go with their
+        // last reader. The commit stands whatever happens then.
+        for name in remove {
+            state.files.remove(*name).inspect(|old| old.retire());
         }
+        for (name, held) in fresh {
+            state.files.insert(name, held).inspect(|old| old.retire());
+        }
+        state.catalog = next;
         Ok(())
+    }
+
+    /// A handle on `name`, if the set has it: readable until dropped, even
+    /// after a commit removed the file.
+    pub fn open(&self, name: &str) -> Option<SetFile> {
+        let held = self.state.lock().files.get(name).cloned()?;
+        Some(SetFile { held })
     }
 
     /// The length of `name`, if the set has it.
     pub fn len(&self, name: &str) -> Option<u64> {
-        self.catalog.lock().files.get(name).map(|f| f.len)
+        self.state.lock().catalog.files.get(name).map(|f| f.len)
     }
 
     /// The files' names, in order.
     pub fn names(&self) -> Vec<String> {
-        self.catalog.lock().files.keys().cloned().collect()
+        self.state.lock().files.keys().cloned().collect()
     }
 
     /// Bytes per chunk: reads aligned to it read one entry each.
@@ -188,55 +223,23 @@ impl FileSet {
         self.chunk
     }
 
-    /// The chunk `index` of `name` (each `chunk_size` bytes but the last),
-    /// read through the store (CRC-checked; not kept in the record cache).
+    /// The chunk `index` of `name` (see [`SetFile::read_chunk`]).
     pub fn read_chunk(&self, name: &str, index: usize) -> Result<Bytes, SsdError> {
-        let chunk = self.chunk_at(name, index)?;
-        self.store
-            .read_hinted(chunk.loc, Some(chunk.len as usize), 0)
+        self.opened(name)?.read_chunk(index)
     }
 
     /// [`read_chunk`](Self::read_chunk) through the store's reader pool
     /// (never blocks an async runtime).
     pub async fn read_chunk_async(&self, name: &str, index: usize) -> Result<Bytes, SsdError> {
-        let chunk = self.chunk_at(name, index)?;
-        (self.store)
-            .fetch_async(chunk.loc, Some(chunk.len as usize), 0)
-            .await
+        self.opened(name)?.read_chunk_async(index).await
     }
 
-    /// `len` bytes of `name` from `offset`, across chunks; an error past
-    /// the file's end.
+    /// `len` bytes of `name` from `offset` (see [`SetFile::read`]).
     pub fn read(&self, name: &str, offset: u64, len: usize) -> Result<Vec<u8>, SsdError> {
-        let size = self.len(name).ok_or(SsdError::Misuse("no such file"))?;
-        if offset.checked_add(len as u64).is_none_or(|end| end > size) {
-            return Err(SsdError::Misuse("a read past the end of the file"));
-        }
-        let mut out = Vec::with_capacity(len);
-        let mut at = offset;
-        while out.len() < len {
-            let index = (at / self.chunk as u64) as usize;
-            let bytes = self.read_chunk(name, index)?;
-            let start = (at % self.chunk as u64) as usize;
-            let take = (len - out.len()).min(bytes.len().saturating_sub(start));
-            if take == 0 {
-                return Err(SsdError::Misuse("a chunk shorter than the catalog says"));
-            }
-            out.extend_from_slice(&bytes[start..start + take]);
-            at += take as u64;
-        }
-        Ok(out)
+        self.opened(name)?.read(offset, len)
     }
 
-    fn chunk_at(&self, name: &str, index: usize) -> Result<Chunk, SsdError> {
-        let catalog = self.catalog.lock();
-        let file = catalog
-            .files
-            .get(name)
-            .ok_or(SsdError::Misuse("no such file"))?;
-        file.chunks
-            .get(index)
-            .copied()
-            .ok_or(SsdError::Misuse("a chunk past the end of the file"))
+    fn opened(&self, name: &str) -> Result<SetFile, SsdError> {
+        self.open(name).ok_or(SsdError::Misuse("no such file"))
     }
 }
