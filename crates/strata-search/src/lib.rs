@@ -119,7 +119,7 @@ pub use breaker::{
 pub use shard::merge_yield::{stats as merge_yield_stats, MergeYield, YieldStats};
 pub use shard::priority::IndexingPriority;
 pub use store::{
-    BlockCache, SearchFiles, SearchStorage, StoreTier, BLOCK_SIZE, DEFAULT_IDLE_AFTER,
+    BlockCache, NodeStore, SearchFiles, SearchStorage, StoreTier, BLOCK_SIZE, DEFAULT_IDLE_AFTER,
 };
 
 // Small utilities the HTTP crate shares: dotted setting names, durable

@@ -48,6 +48,8 @@ mod more_queries;
 mod multi_term;
 #[path = "nested.rs"]
 mod nested;
+#[path = "node_store.rs"]
+mod node_store;
 #[path = "norms.rs"]
 mod norms;
 #[path = "numeric_sort.rs"]

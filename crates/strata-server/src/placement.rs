@@ -6,7 +6,7 @@ use std::sync::Arc;
 use strata_cache::SharedCache;
 use strata_kv::{CatchUpBudget, DataTier, Keyspace, KeyspaceConfig, SystemClock};
 use strata_pmem::PersistentArena;
-use strata_ssd::IoMode;
+use strata_ssd::{IoMode, OtherUsers};
 
 use crate::config::tiers::PMEM_CHUNK_SIZE;
 use crate::config::{ServerConfig, SsdIo};
@@ -17,11 +17,13 @@ const KEYSPACE_ARENA_KIND: u64 = u64::from_le_bytes(*b"STRATAks");
 
 /// The keyspace `config` asks for, restored from the persistent-memory
 /// file when its placement keeps anything there; on the SSD tier its
-/// records are cached in `shared_cache` when given (`cache_size`).
-/// Blocking (maps and scans).
+/// records are cached in `shared_cache` when given (`cache_size`), and
+/// the store's `other_users` (search's segment files) mark their entries
+/// before its opening finishes. Blocking (maps and scans).
 pub fn open_keyspace(
     config: &ServerConfig,
     shared_cache: Option<&SharedCache>,
+    other_users: OtherUsers,
 ) -> Result<Arc<Keyspace>, ServerError> {
     let placement = config.placement();
     let mut keyspace_config = KeyspaceConfig {
@@ -32,7 +34,7 @@ pub fn open_keyspace(
         catch_up: CatchUpBudget::default(),
     };
     if placement.data == DataTier::Ssd {
-        return open_on_ssd(config, keyspace_config, shared_cache);
+        return open_on_ssd(config, keyspace_config, shared_cache, other_users);
     }
     let pmem = if placement.uses_pmem() {
         Some(open_arena(config, &mut keyspace_config)?)
@@ -96,6 +98,7 @@ fn open_on_ssd(
     config: &ServerConfig,
     mut keyspace_config: KeyspaceConfig,
     shared_cache: Option<&SharedCache>,
+    other_users: OtherUsers,
 ) -> Result<Arc<Keyspace>, ServerError> {
     let index = config.placement().index;
     let pmem = if config.placement().uses_pmem() {
@@ -128,7 +131,10 @@ fn open_on_ssd(
             shared_cache: shared_cache.cloned(),
             ..config.ssd_config()
         },
-        config.ssd_settings(),
+        strata_kv::SsdSettings {
+            other_users,
+            ..config.ssd_settings()
+        },
     )
     .map_err(ServerError::Tier)?;
     tracing::info!(

@@ -24,6 +24,8 @@ mod persistence;
 mod protected_mode;
 #[path = "server.rs"]
 mod server;
+#[path = "shared_store.rs"]
+mod shared_store;
 #[path = "ssd_rings.rs"]
 mod ssd_rings;
 #[path = "stream_restart.rs"]

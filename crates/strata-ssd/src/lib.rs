@@ -148,7 +148,7 @@ pub use files::{Catalog, FileSet, SetFile};
 pub use format::entry::PAYLOAD_ALIGN_PAD;
 pub use loc::{BlockLoc, BLOCK_BITS, OFFSET_BITS, PACKED_BITS};
 pub use position::Position;
-pub use recovery::{LiveTally, Recovery, Route, SplitEntry};
+pub use recovery::{LiveTally, MarkUser, OtherUsers, Recovery, Route, SplitEntry};
 pub use stats::{DefragStats, RebuildStats, SsdStats, UserSpace};
 pub use store::{Entry, FreeSpace, SsdStore};
 pub use strata_device::BlockDevice;

@@ -23,6 +23,9 @@ impl StoreUser {
     /// The key-value engine's records: the primary user.
     pub const KV: StoreUser = StoreUser(0);
 
+    /// Search's persisted segment files (a `FileSet` per shard).
+    pub const SEARCH: StoreUser = StoreUser(1);
+
     /// The highest code a block header may record.
     pub const MAX_CODE: u16 = 15;
 
@@ -41,10 +44,11 @@ impl StoreUser {
         self == Self::KV
     }
 
-    /// The name reports use (`kv`, else `user<code>`).
+    /// The name reports use (`kv`, `search`, else `user<code>`).
     pub fn name(self) -> String {
         match self {
             Self::KV => "kv".into(),
+            Self::SEARCH => "search".into(),
             StoreUser(code) => format!("user{code}"),
         }
     }

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Map, Value};
 use strata_search::{format_byte_size, BLOCK_SIZE};
 
+use super::node_reports::{cache_report, store_report};
 use super::stats::{health_of, IndexStats};
 use super::targets::resolve;
 use crate::error::{EsError, Result};
@@ -295,6 +296,10 @@ pub fn nodes_stats(node: &Node, req: &EsRequest) -> Result<Reply> {
         "strata_cache".into(),
         cache_report(&node.catalog.storage().caches.report()),
     );
+    let store = node.catalog.storage().node_store.as_ref();
+    if let Some(stats) = store.and_then(|s| s.stats()) {
+        body.insert("strata_ssd_store".into(), store_report(&stats));
+    }
     body.insert(
         "ingest".into(),
         json!({"total": {"count": 0, "time_in_millis": 0, "current": 0, "failed": 0},
@@ -303,31 +308,6 @@ pub fn nodes_stats(node: &Node, req: &EsRequest) -> Result<Reply> {
     body.insert("breakers".into(), breakers(node));
     keep_metrics(&mut body, req);
     Ok(Reply::ok(nodes_envelope(node, body)))
-}
-
-/// `strata_cache` of `_nodes/stats`: the node's DRAM caches in total and
-/// by user, the report `INFO cache` shows (`shared`: one budget, the
-/// total's, that the users share); each user also its floor (0: none) and
-/// ceiling (its budget when it has none).
-fn cache_report(report: &strata_metrics::CacheReport) -> Value {
-    let usage = |u: &strata_metrics::CacheUsage| {
-        json!({"size_in_bytes": u.bytes, "budget_in_bytes": u.budget, "entries": u.entries,
-               "hits": u.hits, "misses": u.misses, "insertions": u.insertions,
-               "evictions": u.evictions, "shared": u.shared})
-    };
-    let users: Map<String, Value> = report
-        .users
-        .iter()
-        .map(|(name, u)| {
-            let mut user = usage(u);
-            user["floor_in_bytes"] = json!(u.floor);
-            user["ceiling_in_bytes"] = json!(u.ceiling);
-            (name.clone(), user)
-        })
-        .collect();
-    let mut out = usage(&report.total());
-    out["users"] = Value::Object(users);
-    out
 }
 
 /// The `breakers` of `_nodes/stats`: each child, then the parent.

@@ -16,7 +16,8 @@
 //!   `pit`: points in time; `collapse`: field collapsing.
 //! - `by_query`: `_delete_by_query`, `_update_by_query`, `_reindex`;
 //!   `tasks`: `_tasks`.
-//! - `cluster`: `_cluster/*`, `_nodes`; `index_stats`: `_stats[/<metric>]`.
+//! - `cluster`: `_cluster/*`, `_nodes`; `index_stats`: `_stats[/<metric>]`;
+//!   `node_reports`: the node's caches and SSD store in `_nodes/stats`.
 //! - `cat`: `_cat/*` tables; `cat_tables`: count, shards, segments,
 //!   templates, allocation, thread_pool.
 //! - `data_streams`: `_data_stream`; `simulate`:
@@ -49,6 +50,7 @@ pub mod indices;
 pub mod inspect;
 pub mod mget;
 pub mod msearch;
+mod node_reports;
 pub mod pit;
 pub mod rollover;
 pub mod root;

@@ -80,6 +80,8 @@ pub(crate) fn adopt(
         .collect();
     let choices = ssd_repair::choose(&recovery, &lost)?;
     let entries_read = recovery.stats().entries;
+    // The other users' entries too, or finishing frees them.
+    settings.other_users.mark_all(&recovery).map_err(describe)?;
     let store = recovery.finish().map_err(describe)?;
     let repaired = ssd_repair::apply(&store, &mut inners, &lost, &choices)?;
     let ssd = Arc::new(SsdTier::new(store, settings, IndexHome::Persistent, None));

@@ -109,6 +109,8 @@ pub(crate) fn rebuild_with(
             .map_err(describe)?;
     }
     let entries = recovery.stats().entries;
+    // The other users' entries too, or finishing frees them.
+    settings.other_users.mark_all(&recovery).map_err(describe)?;
     let store = recovery.finish().map_err(describe)?;
     let tier = Arc::new(SsdTier::new(
         store,

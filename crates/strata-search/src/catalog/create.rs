@@ -105,7 +105,11 @@ impl Catalog {
         }
         let dir = self.root.join(name);
         let created = (|| {
+            // A directory a cut creation left: its store files go too.
             self.storage.files.remove_dir(&dir)?;
+            if let Some(node) = &self.storage.node_store {
+                node.forget_below(&dir);
+            }
             SearchIndex::create(&dir, name, settings, mappings, &self.storage)
         })();
         let index = match created {
@@ -158,6 +162,11 @@ impl Catalog {
                 }
             }
             self.storage.files.remove_dir(&dir)?;
+            // Its shards' catalogs are gone with it: their segment files in
+            // the node's SSD store go once no search holds them.
+            if let Some(node) = &self.storage.node_store {
+                node.forget_below(&dir);
+            }
             // After the index directory (the commit point): a crash between
             // the two leaves an unnamed pmem directory, never a pmem index
             // without its files.

@@ -78,6 +78,10 @@ impl Catalog {
                 .list()
                 .is_ok_and(|names| names.iter().any(|n| n == crate::index::METADATA));
             if !is_index {
+                // A creation a crash cut: nothing of it stays in the store.
+                if let Some(node) = &storage.node_store {
+                    node.forget_below(&path);
+                }
                 continue;
             }
             let index = SearchIndex::open(&path, &name, &storage)?;

@@ -34,11 +34,13 @@ impl SearchIndex {
 
     /// Bytes the index occupies: every file under its directory (metadata,
     /// translog, flushed segments) plus fresh segment files (in DRAM, or
-    /// in persistent memory for `pmem`).
-    /// Files removed while the walk runs are skipped, not errors.
+    /// in persistent memory for `pmem`) and flushed ones in the node's SSD
+    /// store. Files removed while the walk runs are skipped, not errors.
     pub fn store_size_bytes(&self) -> u64 {
-        let fresh: u64 = self.shards.iter().map(|s| s.fresh_bytes() as u64).sum();
-        fresh.saturating_add(self.files.bytes_below(&self.dir))
+        let shards: u64 = (self.shards.iter())
+            .map(|s| (s.fresh_bytes() as u64).saturating_add(s.store_bytes()))
+            .sum();
+        shards.saturating_add(self.files.bytes_below(&self.dir))
     }
 
     /// Bytes of each shard (its tantivy files on disk and in DRAM; the
@@ -49,7 +51,9 @@ impl SearchIndex {
             .enumerate()
             .map(|(n, s)| {
                 let shard = self.dir.join("shards").join(n.to_string());
-                (s.fresh_bytes() as u64).saturating_add(self.files.bytes_below(&shard))
+                (s.fresh_bytes() as u64)
+                    .saturating_add(s.store_bytes())
+                    .saturating_add(self.files.bytes_below(&shard))
             })
             .collect()
     }

@@ -251,6 +251,11 @@ impl Shard {
         self.dir.fresh_bytes()
     }
 
+    /// Bytes of flushed segment files in the node's SSD store.
+    pub(crate) fn store_bytes(&self) -> u64 {
+        self.dir.store_bytes()
+    }
+
     /// Bytes of flushed segment files held whole in DRAM (`dram` tier).
     pub(crate) fn resident_bytes(&self) -> u64 {
         self.dir.resident_bytes()

@@ -10,6 +10,12 @@
 //! `pmem_files` uses the same type for a shard's fresh files in its
 //! persistent-memory directory.
 //!
+//! With the node's SSD store ([`NodeStore`](super::node_store::NodeStore)),
+//! an `ssd` or `pmem` shard keeps its segment files in a
+//! [`FileSet`] of the store instead (`meta.json` and `.managed.json` stay
+//! in the directory, beside the set's catalog); files written before the
+//! shard had a set are still read and removed from the directory.
+//!
 //! Tantivy's file names are flat (`<segment>.<ext>`, `meta.json`,
 //! `.managed.json`): one device each.
 
@@ -18,15 +24,24 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use strata_device::{Device, Directory, Mapping};
+use strata_ssd::FileSet;
 use tantivy::directory::error::{DeleteError, OpenReadError};
+use tantivy::directory::OwnedBytes;
 
 use super::files::SearchFiles;
+use super::set_device::{io_error, SetDevice};
 
 /// One shard's directory on the device layer.
 #[derive(Clone)]
 pub(super) struct ShardDisk {
     dir: Arc<dyn Directory>,
     root: PathBuf,
+    /// The shard's segment files in the node's SSD store, if it has one.
+    set: Option<Arc<FileSet>>,
+    /// A flush whose files add up to less stays in the directory: a
+    /// commit to the set takes whole store blocks of its own, and a small
+    /// flush would leave most of one empty until a merge removes it.
+    min_set_bytes: u64,
 }
 
 impl ShardDisk {
@@ -38,7 +53,42 @@ impl ShardDisk {
         Ok(ShardDisk {
             dir,
             root: root.to_path_buf(),
+            set: None,
+            min_set_bytes: 0,
         })
+    }
+
+    /// The directory, for the set's catalog.
+    pub(super) fn dir(&self) -> &Arc<dyn Directory> {
+        &self.dir
+    }
+
+    /// The same directory with its segment files written to `set` when a
+    /// flush's files add up to `min_set_bytes` or more.
+    pub(super) fn with_set(self, set: Arc<FileSet>, min_set_bytes: u64) -> ShardDisk {
+        ShardDisk {
+            set: Some(set),
+            min_set_bytes,
+            ..self
+        }
+    }
+
+    /// Bytes of the segment files in the store (0 without a set).
+    pub(super) fn bytes_in_store(&self) -> u64 {
+        self.set.as_ref().map_or(0, |set| {
+            let names = set.names();
+            names.iter().filter_map(|n| set.len(n)).sum()
+        })
+    }
+
+    /// The names of the segment files in the set (none without one).
+    pub(super) fn set_names(&self) -> Vec<String> {
+        self.set.as_ref().map_or_else(Vec::new, |set| set.names())
+    }
+
+    /// The set's file `path`, if the shard has a set holding it.
+    fn in_set(&self, path: &Path) -> Option<strata_ssd::SetFile> {
+        self.set.as_ref()?.open(path.to_str()?)
     }
 
     /// The directory's path, for messages.
@@ -48,6 +98,9 @@ impl ShardDisk {
 
     /// Whether `path` is persisted.
     pub(super) fn exists(&self, path: &Path) -> Result<bool, OpenReadError> {
+        if self.in_set(path).is_some() {
+            return Ok(true);
+        }
         let name = name(path).map_err(|e| OpenReadError::wrap_io_error(e, path.into()))?;
         match self.dir.open(name) {
             Ok(_) => Ok(true),
@@ -58,6 +111,11 @@ impl ShardDisk {
 
     /// The whole of `path`.
     pub(super) fn read(&self, path: &Path) -> Result<Vec<u8>, OpenReadError> {
+        if let Some(file) = self.in_set(path) {
+            let len = usize::try_from(file.len()).unwrap_or(usize::MAX);
+            return (file.read(0, len))
+                .map_err(|e| OpenReadError::wrap_io_error(io_error(e), self.root.join(path)));
+        }
         let name = name(path).map_err(|e| OpenReadError::wrap_io_error(e, path.into()))?;
         self.dir.read_all(name).map_err(|e| {
             if e.kind() == io::ErrorKind::NotFound {
@@ -70,6 +128,9 @@ impl ShardDisk {
 
     /// `path`, never written again, opened for block reads.
     pub(super) fn open_for_blocks(&self, path: &Path) -> io::Result<Box<dyn Device>> {
+        if let Some(file) = self.in_set(path) {
+            return Ok(Box::new(SetDevice::new(file)));
+        }
         self.dir.open_for_blocks(name(path)?)
     }
 
@@ -96,6 +157,48 @@ impl ShardDisk {
         let device = self.dir.create(name(path)?)?;
         device.write_all_at(bytes, 0)?;
         device.sync()
+    }
+
+    /// Writes the new segment files `files` durably, names included: one
+    /// commit of the set, or (without a set, or for a flush smaller than
+    /// `min_set_bytes`) each file synced and then the names.
+    pub(super) fn persist_files(&self, files: &[(PathBuf, OwnedBytes)]) -> io::Result<()> {
+        let bytes: u64 = files.iter().map(|(_, b)| b.len() as u64).sum();
+        let set = self.set.as_ref().filter(|_| bytes >= self.min_set_bytes);
+        let Some(set) = set else {
+            for (path, bytes) in files {
+                self.write(path, bytes.as_slice())?;
+            }
+            return self.sync_names();
+        };
+        let adds = (files.iter())
+            .map(|(path, bytes)| Ok((name(path)?, bytes.as_slice())))
+            .collect::<io::Result<Vec<_>>>()?;
+        set.commit(&adds, &[]).map_err(io_error)
+    }
+
+    /// Removes the segment files `paths` durably (absent ones are
+    /// ignored): from the set in one commit (readers that hold one keep
+    /// it until they drop it), the others from the directory.
+    pub(super) fn remove_files(&self, paths: &[PathBuf]) -> io::Result<()> {
+        let (in_set, on_disk): (Vec<&PathBuf>, Vec<&PathBuf>) =
+            paths.iter().partition(|p| self.in_set(p).is_some());
+        if let Some(set) = self.set.as_ref().filter(|_| !in_set.is_empty()) {
+            let names = (in_set.iter())
+                .map(|p| name(p))
+                .collect::<io::Result<Vec<_>>>()?;
+            set.commit(&[], &names).map_err(io_error)?;
+        }
+        for path in &on_disk {
+            match self.delete(path) {
+                Ok(()) | Err(DeleteError::FileDoesNotExist(_)) => {}
+                Err(e) => return Err(io::Error::other(e.to_string())),
+            }
+        }
+        if on_disk.is_empty() {
+            return Ok(());
+        }
+        self.sync_names()
     }
 
     /// Replaces `path` with `bytes` atomically and durably.

@@ -65,6 +65,16 @@ impl SearchFiles {
             .map_err(|e| SearchError::io(format!("list {}", path.display()), e))
     }
 
+    /// Whether the directory `path` has the file `name` (`false` when the
+    /// directory is absent; it is not created).
+    pub(crate) fn has_file(&self, path: &Path, name: &str) -> std::io::Result<bool> {
+        match self.0.list_files(path) {
+            Ok(files) => Ok(files.iter().any(|(file, _)| file == name)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Bytes of every file at or below `path`; 0 if absent. A directory
     /// that cannot be listed (removed meanwhile) counts 0, the rest still
     /// counts.

@@ -7,7 +7,8 @@
 //! blocks (`cached_file`) through the node's budgeted `block_cache`.
 //! `stored_values` reads numeric columns through their stored `u64`s.
 //! `files`: the device-layer directories of search's own files; `disk`:
-//! a shard's persisted files on them.
+//! a shard's persisted files on them, or (`node_store`, `set_device`) in
+//! the node's SSD store shared with the key-value engine.
 
 mod block_cache;
 mod cached_file;
@@ -16,9 +17,11 @@ mod disk_reads;
 mod files;
 mod fresh;
 pub mod geo_columns;
+mod node_store;
 mod persist;
 mod pmem_files;
 mod schema;
+mod set_device;
 mod storage;
 pub mod stored_values;
 mod tier;
@@ -27,6 +30,7 @@ mod tiered;
 pub use block_cache::{BlockCache, BLOCK_SIZE};
 pub(crate) use cached_file::ReadCounters;
 pub use files::SearchFiles;
+pub use node_store::NodeStore;
 pub(crate) use persist::Persisted;
 pub use schema::{json_term, KEYWORDS};
 pub(crate) use schema::{NestedFields, SchemaFields};

@@ -1,15 +1,15 @@
 //! [`TieredDirectory::persist`]: a flush. The files the newest commit
 //! references are copied from the fresh files to the shard's disk
-//! directory and fsynced, then `meta.json` is written there atomically;
+//! directory and fsynced (or committed to its set in the node's SSD
+//! store), then `meta.json` is written there atomically;
 //! only then are the copied fresh files dropped (in `pmem` too: until then
 //! the fresh `meta.json` may still name them) and files tantivy deleted
 //! meanwhile removed from disk.
 
 use std::collections::HashSet;
-use std::io;
 use std::path::{Path, PathBuf};
 
-use tantivy::directory::error::{DeleteError, OpenReadError};
+use tantivy::directory::error::OpenReadError;
 use tantivy::Directory;
 
 use super::disk_reads::{MANAGED, META};
@@ -72,17 +72,21 @@ impl TieredDirectory {
                 continue;
             }
             let mut done = Persisted::default();
+            let mut writes = Vec::with_capacity(copies.len());
             for (file, slice) in &copies {
                 if self.disk.exists(file)? {
                     continue;
                 }
                 let bytes = slice.read_bytes()?;
-                self.disk.write(file, bytes.as_slice())?; // synced
-                self.reads.adopt(file, &bytes);
                 done.files += 1;
                 done.bytes += bytes.len() as u64;
+                writes.push((file.clone(), bytes));
             }
-            self.disk.sync_names()?;
+            // Durable, names included, before `meta.json` names them.
+            self.disk.persist_files(&writes)?;
+            for (file, bytes) in &writes {
+                self.reads.adopt(file, bytes);
+            }
             if let Ok(managed) = self.fresh.dir().atomic_read(Path::new(MANAGED)) {
                 self.disk.replace(Path::new(MANAGED), &managed)?;
             }
@@ -119,19 +123,67 @@ impl TieredDirectory {
             };
             for path in &doomed {
                 self.reads.forget(path);
-                match self.disk.delete(path) {
-                    Ok(()) | Err(DeleteError::FileDoesNotExist(_)) => {}
-                    Err(e) => return Err(io::Error::other(e.to_string()).into()),
-                }
             }
             if !doomed.is_empty() {
-                self.disk.sync_names()?;
+                self.disk.remove_files(&doomed)?;
             }
             return Ok(done);
         }
         Err(tantivy::TantivyError::SystemError(
             "persist: the commit kept changing under concurrent merges".into(),
         ))
+    }
+}
+
+impl TieredDirectory {
+    /// At opening, removes from the shard's set in the node's SSD store
+    /// the files no commit names: a crash between a flush's commit to the
+    /// set and its `meta.json` leaves them, and nothing else would ever
+    /// delete them. Kept: what the durable `meta.json`, the fresh one
+    /// (`pmem`) and `.managed.json` name. A file that cannot be read is an
+    /// error, never taken for absent.
+    pub(super) fn drop_orphans(&self) -> tantivy::Result<()> {
+        let names = self.disk.set_names();
+        if names.is_empty() {
+            return Ok(());
+        }
+        let mut keep = HashSet::new();
+        let durable = match self.disk.read(Path::new(META)) {
+            Ok(meta) => Some(meta),
+            Err(OpenReadError::FileDoesNotExist(_)) => None,
+            Err(e) => return Err(e.into()),
+        };
+        let fresh = match self.fresh.dir().atomic_read(Path::new(META)) {
+            Ok(meta) => Some(meta),
+            Err(OpenReadError::FileDoesNotExist(_)) => None,
+            Err(e) => return Err(e.into()),
+        };
+        for meta in durable.iter().chain(&fresh) {
+            keep.extend(referenced_files(meta)?);
+        }
+        match self.disk.read(Path::new(MANAGED)) {
+            Ok(managed) => {
+                let listed: Vec<PathBuf> = serde_json::from_slice(&managed).map_err(|e| {
+                    tantivy::TantivyError::SystemError(format!("bad {MANAGED}: {e}"))
+                })?;
+                keep.extend(listed);
+            }
+            Err(OpenReadError::FileDoesNotExist(_)) => {}
+            Err(e) => return Err(e.into()),
+        }
+        let orphans: Vec<PathBuf> = (names.into_iter().map(PathBuf::from))
+            .filter(|file| !keep.contains(file))
+            .collect();
+        if orphans.is_empty() {
+            return Ok(());
+        }
+        tracing::warn!(
+            shard = %self.root.display(),
+            files = orphans.len(),
+            "segment files no commit names (a flush cut before its meta.json) removed from the SSD store"
+        );
+        self.disk.remove_files(&orphans)?;
+        Ok(())
     }
 }
 

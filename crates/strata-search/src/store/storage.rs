@@ -12,6 +12,7 @@ use strata_metrics::{CacheLedger, CacheUsage};
 use super::block_cache::BlockCache;
 use super::cached_file::ReadCounters;
 use super::files::SearchFiles;
+use super::node_store::NodeStore;
 use super::tier::StoreTier;
 use crate::codec::Codec;
 use crate::error::{Result, SearchError};
@@ -41,6 +42,9 @@ pub struct SearchStorage {
     /// The node's cache ledger, where `cache` reports as `search_blocks`
     /// (see [`SearchStorage::report_to`]).
     pub caches: Arc<CacheLedger>,
+    /// The node's SSD store (`data = ssd`), where `ssd` and `pmem` shards
+    /// keep their persisted segment files; `None`: in their directories.
+    pub node_store: Option<Arc<NodeStore>>,
 }
 
 /// Elasticsearch's `indices.memory.shard_inactive_time`: 5 minutes.
@@ -62,6 +66,7 @@ impl Default for SearchStorage {
             idle_after: DEFAULT_IDLE_AFTER,
             files: SearchFiles::default(),
             caches,
+            node_store: None,
         }
     }
 }
@@ -142,6 +147,7 @@ impl SearchStorage {
             merge_yield: self.merge_yield,
             codec: Codec::Default,
             files: self.files.clone(),
+            node_store: self.node_store.clone(),
         }
     }
 }
@@ -165,4 +171,6 @@ pub(crate) struct ShardStorage {
     pub codec: Codec,
     /// Where its persisted files are written (the node's tree).
     pub files: SearchFiles,
+    /// The node's SSD store, if it has one (`ssd` and `pmem` segment files).
+    pub node_store: Option<Arc<NodeStore>>,
 }

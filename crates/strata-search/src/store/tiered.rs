@@ -34,6 +34,7 @@ use tantivy::Directory;
 use super::disk::ShardDisk;
 use super::disk_reads::DiskReads;
 use super::fresh::FreshFiles;
+use super::node_store::SEGMENTS_CATALOG;
 use super::storage::ShardStorage;
 use super::tier::StoreTier;
 use crate::query::column_cache;
@@ -67,7 +68,7 @@ impl TieredDirectory {
     /// Opens the shard directory `path` (which must exist) placed as
     /// `storage` says; `pmem` needs `storage.pmem_dir`.
     pub fn open(path: &Path, storage: &ShardStorage) -> tantivy::Result<TieredDirectory> {
-        let disk = ShardDisk::open(&storage.files, path)?;
+        let disk = on_node_store(ShardDisk::open(&storage.files, path)?, path, storage)?;
         let (fresh, reads) = match storage.tier {
             StoreTier::Dram => (FreshFiles::dram(), DiskReads::resident()),
             StoreTier::Ssd | StoreTier::Pmem => {
@@ -85,7 +86,7 @@ impl TieredDirectory {
                 (fresh, reads)
             }
         };
-        Ok(TieredDirectory {
+        let dir = TieredDirectory {
             fresh,
             disk,
             root: path.to_path_buf(),
@@ -93,7 +94,14 @@ impl TieredDirectory {
             state: Arc::new(Mutex::new(TierState::default())),
             persisting: Arc::new(Mutex::new(())),
             merge_yield: storage.merge_yield,
-        })
+        };
+        dir.drop_orphans()?;
+        Ok(dir)
+    }
+
+    /// Bytes of persisted segment files in the node's SSD store.
+    pub fn store_bytes(&self) -> u64 {
+        self.disk.bytes_in_store()
     }
 
     /// Bytes of fresh files (in DRAM, or in pmem).
@@ -104,6 +112,35 @@ impl TieredDirectory {
     /// Bytes of persisted files held whole in DRAM (`dram`).
     pub fn resident_bytes(&self) -> u64 {
         self.reads.resident_bytes()
+    }
+}
+
+/// `disk` with its segment files in the node's SSD store, for an `ssd`
+/// or `pmem` shard on a node that has one. A shard whose catalog says its
+/// files are in a store is refused on a node without one.
+fn on_node_store(
+    disk: ShardDisk,
+    path: &Path,
+    storage: &ShardStorage,
+) -> tantivy::Result<ShardDisk> {
+    let failed = |reason: String| tantivy::TantivyError::SystemError(reason);
+    let node = storage.node_store.as_ref().filter(|n| n.store().is_some());
+    match node {
+        Some(node) if storage.tier != StoreTier::Dram => {
+            let set = node.shard_set(path, disk.dir()).map_err(failed)?;
+            Ok(disk.with_set(set, node.min_flush_bytes()))
+        }
+        _ => {
+            let listed = storage.files.has_file(path, SEGMENTS_CATALOG);
+            if listed.map_err(|e| failed(format!("listing {}: {e}", path.display())))? {
+                return Err(failed(format!(
+                    "{}: this shard's segment files are in the node's SSD store, which this \
+                     node has not opened (start it with data = ssd on the same tier file)",
+                    path.display()
+                )));
+            }
+            Ok(disk)
+        }
     }
 }
 

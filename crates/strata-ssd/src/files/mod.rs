@@ -76,6 +76,14 @@ impl Catalog {
     pub fn mark(&self, recovery: &Recovery) -> Result<(), SsdError> {
         recovery.set_live_many(self.entries())
     }
+
+    /// Releases every entry the catalog names, for an owner whose catalog
+    /// is durably gone and that never opened a set on it (so no reader
+    /// holds its files).
+    pub fn release(&self, store: &SsdStore) -> Result<(), SsdError> {
+        self.entries()
+            .try_for_each(|(loc, len)| store.release(loc, len))
+    }
 }
 
 /// A user's files on the store (see the module documentation). Cheap to
@@ -199,6 +207,20 @@ impl FileSet {
         }
         state.catalog = next;
         Ok(())
+    }
+
+    /// Lets go of every file without writing a catalog, for an owner
+    /// whose catalog is durably gone (its directory removed): each file's
+    /// entries are released when its last reader drops it. Releasing while
+    /// a durable catalog still names them would let a restart mark reused
+    /// space.
+    pub fn discard(&self) {
+        let _one_at_a_time = self.committing.lock();
+        let mut state = self.state.lock();
+        for held in std::mem::take(&mut state.files).into_values() {
+            held.retire();
+        }
+        state.catalog.files.clear();
     }
 
     /// A handle on `name`, if the set has it: readable until dropped, even

@@ -9,6 +9,8 @@
 //! - `split`: the scan with its entries split among worker threads, each
 //!   counting the live bytes of what it keeps.
 //! - `since`: the entries appended since a position (after an adoption).
+//! - `marks`: [`MarkUser`], how another user marks its entries before
+//!   `finish`.
 //!
 //! Torn or corrupt: every written block header records the durable
 //! frontier (all blocks at or below that sequence were complete and synced
@@ -23,11 +25,13 @@
 
 mod blocks;
 mod headers;
+mod marks;
 mod since;
 mod split;
 mod state;
 mod tally;
 
+pub use marks::{MarkUser, OtherUsers};
 pub use split::{Route, SplitEntry};
 pub use state::Recovery;
 pub use tally::LiveTally;

@@ -12,6 +12,9 @@ pub struct SsdSettings {
     pub defrag_threshold_pct: u8,
     /// How requests read values only the device has.
     pub read_path: crate::fetch::ReadPath,
+    /// The store's other users (search's segment files), whose entries
+    /// the opening marks live before it finishes the store's recovery.
+    pub other_users: strata_ssd::OtherUsers,
 }
 
 impl Default for SsdSettings {
@@ -20,6 +23,7 @@ impl Default for SsdSettings {
             flush_interval: Duration::from_millis(100),
             defrag_threshold_pct: 50,
             read_path: crate::fetch::ReadPath::Deferred,
+            other_users: strata_ssd::OtherUsers::none(),
         }
     }
 }

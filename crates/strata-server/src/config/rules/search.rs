@@ -48,6 +48,8 @@ impl ServerConfig {
             idle_after: strata_search::DEFAULT_IDLE_AFTER,
             files: strata_search::SearchFiles::default(),
             caches: Arc::default(),
+            // The server hands search its user of the SSD store, if any.
+            node_store: None,
         }
         // Its own ledger until the server hands it the node's.
         .report_to(Arc::default())

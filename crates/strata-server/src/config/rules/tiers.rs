@@ -66,6 +66,8 @@ impl ServerConfig {
                 SsdReads::Deferred => strata_kv::fetch::ReadPath::Deferred,
                 SsdReads::Inline => strata_kv::fetch::ReadPath::Inline,
             },
+            // The server adds search's marks when it shares the store.
+            other_users: strata_ssd::OtherUsers::none(),
         }
     }
 
