@@ -98,13 +98,14 @@
 //!    tombstone), and only after the superseding append returned.
 //! 2. The defragmenter, meeting in block `B` an entry the index points at,
 //!    relocates it ([`SsdStore::append_relocated`], then releases the
-//!    original), except a tombstone when `B` is the oldest block on the
-//!    device (`store.oldest_seq() == store.block_seq(B)`): that tombstone
-//!    is released and the key leaves the index. Why this is enough: every
-//!    older version of the key was appended before the tombstone's first
-//!    copy, so it lies in a block whose sequence is at most `B`'s; when `B`
-//!    is the oldest block still on the device, those versions are in `B`
-//!    itself and vanish with it.
+//!    original), except a tombstone when `B` is the primary user's oldest
+//!    block on the device (`store.oldest_seq() == store.block_seq(B)`):
+//!    that tombstone is released and the key leaves the index. Why this is
+//!    enough: every older version of the key was appended before the
+//!    tombstone's first copy, so it lies in a primary block whose sequence
+//!    is at most `B`'s; when `B` is the oldest primary block still on the
+//!    device, those versions are in `B` itself and vanish with it (other
+//!    users' blocks hold none).
 //! 3. The defragmenter's check "does the index still point here" and its
 //!    relocation happen atomically with respect to writes of that key
 //!    (under the key's shard lock), or a write racing it could be

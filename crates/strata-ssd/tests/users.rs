@@ -384,3 +384,49 @@ fn the_primary_appends_and_flushes_while_a_run_is_being_written() {
         }
     }
 }
+
+#[test]
+fn an_older_run_never_holds_back_the_primarys_tombstones() {
+    let device = mem_device(32);
+    let mut engine = Engine::new(open_empty(&device, config()));
+    // The run's blocks come before any of the primary's.
+    let payloads = run_payloads(4, 3);
+    let locs = append_run(&engine.store, &payloads).unwrap();
+    let run_seq = engine.store.block_seq(locs[0].block).unwrap();
+    for key in 0..100 {
+        engine.put(key, 1, 900).unwrap();
+    }
+    let first_seq = engine.store.block_seq(engine.index[&0].loc.block).unwrap();
+    assert!(run_seq < first_seq);
+    assert_eq!(
+        engine.store.oldest_seq(),
+        Some(first_seq),
+        "the oldest block of the primary, not the run's"
+    );
+    // Every key deleted, then more records to seal the tombstones' block.
+    for key in 0..100 {
+        engine.delete(key, 2).unwrap();
+    }
+    for key in 1000..1100 {
+        engine.put(key, 1, 900).unwrap();
+    }
+    engine.store.flush().unwrap();
+    // A tombstone reaching the oldest primary block is dropped, not moved
+    // on for ever behind the run.
+    for _ in 0..40 {
+        if engine.defrag(100, 4).unwrap() == 0 {
+            break;
+        }
+        engine.store.flush().unwrap();
+    }
+    let kept = (engine.index.values())
+        .filter(|s| s.kind == TOMBSTONE)
+        .count();
+    assert_eq!(kept, 0, "tombstones kept");
+    for key in 1000..1100 {
+        assert_eq!(engine.get(key), Some(1));
+    }
+    for (loc, bytes) in locs.iter().zip(&payloads) {
+        assert_eq!(engine.store.read(*loc).unwrap(), *bytes);
+    }
+}

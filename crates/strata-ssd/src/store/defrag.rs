@@ -143,10 +143,11 @@ impl SsdStore {
         }
     }
 
-    /// The lowest sequence number of any block still holding entries on
-    /// the device, freeing blocks whose freed marker is not yet durable
-    /// included. A tombstone in the block with this sequence may be
-    /// dropped (see the crate documentation).
+    /// The lowest sequence number of any primary user's block still
+    /// holding entries on the device, freeing blocks whose freed marker is
+    /// not yet durable included (other users' runs are passed over). A
+    /// tombstone in the block with this sequence may be dropped (see the
+    /// crate documentation).
     pub fn oldest_seq(&self) -> Option<u64> {
         self.inner.table.oldest_seq()
     }

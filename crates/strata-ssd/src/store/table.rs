@@ -262,10 +262,17 @@ impl BlockTable {
         std::mem::take(&mut self.lists.lock().freeing)
     }
 
-    /// The lowest sequence of a block still holding entries on the device
-    /// (open, sealed, or freeing and not yet marked freed).
+    /// The lowest sequence of a primary user's block still holding
+    /// entries on the device (open, sealed, or freeing and not yet marked
+    /// freed). Other users' blocks are passed over: they hold no primary
+    /// entry, so no older version a primary tombstone shadows, and a long
+    /// lived run must not keep the primary's tombstones forever.
     pub(crate) fn oldest_seq(&self) -> Option<u64> {
-        self.lists.lock().by_seq.keys().next().copied()
+        let primary = StoreUser::KV.code();
+        let lists = self.lists.lock();
+        (lists.by_seq.iter())
+            .find(|(_, &block)| self.slots[block as usize].owner.load(SeqCst) == primary)
+            .map(|(&seq, _)| seq)
     }
 
     /// The primary user's sealed blocks whose live bytes are under
