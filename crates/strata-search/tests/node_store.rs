@@ -16,9 +16,17 @@ use strata_device::{
 use strata_search::{Catalog, NodeStore, SearchFiles, SearchIndex, SearchStorage, StoreTier};
 use strata_ssd::{OtherUsers, SsdConfig, SsdStore};
 
-use crate::common::crash_model::{check, write, Model};
+use crate::common::crash_model::{check, write, write_sized, Model};
 
-const BLOCK: usize = 256 * 1024;
+/// The smallest store block: flushes of a quarter of it (16 KiB) and more
+/// go to the store, and a chunk (the largest entry, under 64 KiB) is
+/// smaller than a block-cache block, so block reads span chunks.
+const BLOCK: usize = 64 * 1024;
+/// Store blocks of the test devices.
+const BLOCKS: usize = 256;
+/// Words each crash-test document carries beyond its own: enough for a
+/// flush of one batch to reach the store.
+const WORDS: u64 = 200;
 
 fn config() -> SsdConfig {
     SsdConfig {
@@ -29,66 +37,69 @@ fn config() -> SsdConfig {
     }
 }
 
-/// Opens the store on `device` as the key-value engine would (no records
-/// of its own here), with search's marks, then the search node on it.
-fn open(
-    root: &Path,
-    device: Arc<dyn BlockDevice>,
-    tree: Arc<dyn DirectoryTree>,
-) -> (Catalog, Arc<NodeStore>) {
-    open_with(root, device, tree, Some(0))
+/// The node: the store's device id, search's user of it, and the catalog.
+struct Node {
+    device_id: u64,
+    store: Arc<NodeStore>,
+    catalog: Catalog,
 }
 
-/// [`open`] with flushes of at least `min_flush` bytes going to the store
-/// (`None`: the default, a quarter of a store block); the crash tests'
-/// small batches need 0.
-fn open_with(
-    root: &Path,
-    device: Arc<dyn BlockDevice>,
-    tree: Arc<dyn DirectoryTree>,
-    min_flush: Option<u64>,
-) -> (Catalog, Arc<NodeStore>) {
+/// Opens the store on `device` as the key-value engine would (no records
+/// of its own here), with search's marks, then the search node on it.
+fn open(root: &Path, device: Arc<dyn BlockDevice>, tree: Arc<dyn DirectoryTree>) -> Node {
     let files = SearchFiles::new(tree);
-    let node = NodeStore::new(files.clone(), root);
-    let node = Arc::new(match min_flush {
-        Some(bytes) => node.with_min_flush_bytes(bytes),
-        None => node,
-    });
+    let store = Arc::new(NodeStore::new(files.clone(), root));
     let mut recovery = SsdStore::open(device, config()).unwrap();
     recovery
         .scan(|_, _, _| panic!("no key-value entries"))
         .unwrap();
-    let users = OtherUsers::none().with(Arc::clone(&node) as Arc<dyn strata_ssd::MarkUser>);
+    let users = OtherUsers::none().with(Arc::clone(&store) as Arc<dyn strata_ssd::MarkUser>);
     users.mark_all(&recovery).unwrap();
-    node.attach(recovery.finish().unwrap()).unwrap();
+    let device_id = recovery.device_id();
+    store.attach(recovery.finish().unwrap()).unwrap();
     let storage = SearchStorage {
         files,
         default_tier: StoreTier::Ssd,
-        node_store: Some(Arc::clone(&node)),
+        node_store: Some(Arc::clone(&store)),
         ..Default::default()
     };
     let catalog = Catalog::open_with(root, storage)
         .unwrap_or_else(|e| panic!("the node does not reopen: {e}"));
-    (catalog, node)
+    Node {
+        device_id,
+        store,
+        catalog,
+    }
 }
 
+/// A batch of 24 changes over 30 ids, large enough for the store,
+/// refreshed.
 fn batch(index: &SearchIndex, model: &mut Model, round: u64) {
-    write(index, model, round, 24, 30);
+    write_sized(index, model, round, 24, 30, WORDS);
     index.refresh().unwrap();
 }
 
+/// Search's live bytes in the store.
 fn live(node: &NodeStore) -> u64 {
-    node.space().map_or(0, |s| s.bytes_live)
+    let users = node.stats().map_or_else(Vec::new, |s| s.users);
+    (users
+        .iter()
+        .find(|u| u.user == strata_ssd::StoreUser::SEARCH))
+    .map_or(0, |u| u.bytes_live)
 }
 
 #[test]
 fn flushed_segments_live_in_the_store_and_leave_with_their_index() {
     let root = tempfile::tempdir().unwrap();
-    let device = MemBlockDevice::new(64 * BLOCK);
+    let device = MemBlockDevice::new(BLOCKS * BLOCK);
     let tree = MemTree::new();
     let mut model = Model::new();
     {
-        let (catalog, node) = open(
+        let Node {
+            catalog,
+            store: node,
+            ..
+        } = open(
             root.path(),
             Arc::new(device.clone()),
             Arc::new(tree.clone()),
@@ -118,7 +129,11 @@ fn flushed_segments_live_in_the_store_and_leave_with_their_index() {
         assert!(index.store_size_bytes() >= live(&node));
     }
     // A clean power cut of both.
-    let (catalog, node) = open(
+    let Node {
+        catalog,
+        store: node,
+        ..
+    } = open(
         root.path(),
         Arc::new(device.crash()),
         Arc::new(tree.crash()),
@@ -137,10 +152,10 @@ fn flushed_segments_live_in_the_store_and_leave_with_their_index() {
 #[test]
 fn a_node_without_the_store_refuses_an_index_kept_in_it() {
     let root = tempfile::tempdir().unwrap();
-    let device = MemBlockDevice::new(64 * BLOCK);
+    let device = MemBlockDevice::new(BLOCKS * BLOCK);
     let tree = MemTree::new();
     {
-        let (catalog, _node) = open(
+        let Node { catalog, .. } = open(
             root.path(),
             Arc::new(device.clone()),
             Arc::new(tree.clone()),
@@ -167,14 +182,14 @@ fn a_node_without_the_store_refuses_an_index_kept_in_it() {
 /// fails (`k` = `u64::MAX`).
 fn run(k: u64, on_store: bool, torn: bool) -> u64 {
     let root = tempfile::tempdir().unwrap();
-    let device = MemBlockDevice::new(64 * BLOCK);
+    let device = MemBlockDevice::new(BLOCKS * BLOCK);
     let mem = MemTree::new();
     let faulty_device = FaultyBlockDevice::new(Arc::new(device.clone()));
     let faulty_tree = FaultyTree::new(Arc::new(mem.clone()));
     let (store_faults, tree_faults) = (faulty_device.faults().clone(), faulty_tree.faults());
     let mut model = Model::new();
     let syncs = {
-        let (catalog, _node) = open(
+        let Node { catalog, .. } = open(
             root.path(),
             Arc::new(faulty_device),
             Arc::new(faulty_tree.clone()),
@@ -204,7 +219,9 @@ fn run(k: u64, on_store: bool, torn: bool) -> u64 {
     } else {
         (device.crash(), mem.crash())
     };
-    let (catalog, node) = open(root.path(), Arc::new(device), Arc::new(tree.clone()));
+    let Node {
+        catalog, device_id, ..
+    } = open(root.path(), Arc::new(device), Arc::new(tree.clone()));
     let what = format!(
         "cut at {} sync {k}, torn {torn}",
         if on_store { "store" } else { "tree" }
@@ -213,8 +230,13 @@ fn run(k: u64, on_store: bool, torn: bool) -> u64 {
     // Files a cut commit left in the store that no commit names are gone.
     let shard = root.path().join("docs/shards/0");
     let named = named_files(&tree, &shard);
-    for file in node.shard_files(&shard) {
-        assert!(named.contains(&file), "{what}: {file} left in the store");
+    let dir = tree.open_dir(&shard).unwrap();
+    let stored = strata_ssd::Catalog::load(&*dir, "segments.catalog", device_id).unwrap();
+    for (file, _) in stored.files() {
+        assert!(
+            named.iter().any(|n| n == file),
+            "{what}: {file} left in the store"
+        );
     }
     syncs
 }
@@ -264,19 +286,23 @@ fn segment_files_on_tree(tree: &MemTree, shard: &Path) -> usize {
 #[test]
 fn a_small_flush_stays_in_the_shard_directory_and_a_large_one_goes_to_the_store() {
     let root = tempfile::tempdir().unwrap();
-    let device = MemBlockDevice::new(64 * BLOCK);
+    let device = MemBlockDevice::new(BLOCKS * BLOCK);
     let tree = MemTree::new();
-    let (catalog, node) = open_with(
+    let Node {
+        catalog,
+        store: node,
+        ..
+    } = open(
         root.path(),
         Arc::new(device.clone()),
         Arc::new(tree.clone()),
-        None,
     );
     let body = json!({"settings": {"number_of_shards": 1, "refresh_interval": "-1"}});
     let index = catalog.create_index("docs", &body).unwrap();
     let shard = root.path().join("docs/shards/0");
     let mut model = Model::new();
-    batch(&index, &mut model, 0);
+    write(&index, &mut model, 0, 24, 30);
+    index.refresh().unwrap();
     index.flush().unwrap();
     assert_eq!(
         live(&node),
@@ -284,7 +310,7 @@ fn a_small_flush_stays_in_the_shard_directory_and_a_large_one_goes_to_the_store(
         "a few small documents stay out of the store"
     );
     assert_eq!(segment_files_on_tree(&tree, &shard), 1);
-    // A flush of more than a quarter of a store block (64 KiB here).
+    // A flush of more than a quarter of a store block (16 KiB here).
     for i in 0..100u64 {
         // Words that neither compress nor repeat much.
         let words: Vec<String> = (0..300u64)
@@ -311,11 +337,10 @@ fn a_small_flush_stays_in_the_shard_directory_and_a_large_one_goes_to_the_store(
     drop(index);
     drop(catalog);
     // Both places come back.
-    let (catalog, _node) = open_with(
+    let Node { catalog, .. } = open(
         root.path(),
         Arc::new(device.crash()),
         Arc::new(tree.crash()),
-        None,
     );
     let index = catalog.get("docs").unwrap();
     assert_eq!(index.doc_count(), model.len() as u64 + 100);

@@ -14,11 +14,14 @@ use std::time::Duration;
 
 use common::{http, info_numbers, resp_command, round_trip, test_config};
 use serde_json::Value;
+use strata_server::config::IndexPlacement;
 use strata_server::Server;
 use tokio::net::TcpStream;
 
-fn config(dir: &tempfile::TempDir) -> strata_server::ServerConfig {
+fn config(dir: &tempfile::TempDir, index: IndexPlacement) -> strata_server::ServerConfig {
     test_config(dir, |c| {
+        c.index = index;
+        c.pmem_size = strata_server::ByteSize::new(64 << 20).unwrap();
         c.data = strata_server::config::DataPlacement::Ssd;
         c.ssd_path = Some(dir.path().join("ssd-device"));
         c.ssd_size = strata_server::ByteSize::new(64 << 20).unwrap();
@@ -63,10 +66,21 @@ async fn count(addr: SocketAddr) -> u64 {
     json["count"].as_u64().unwrap()
 }
 
+/// The key-value index rebuilt from the store at each start.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn search_segments_share_the_key_value_store_across_a_restart() {
+async fn search_segments_share_the_store_across_a_rebuild() {
+    shares_the_store_across_a_restart(IndexPlacement::Dram).await;
+}
+
+/// The key-value index adopted from persistent memory at each start.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_segments_share_the_store_across_an_adoption() {
+    shares_the_store_across_a_restart(IndexPlacement::Pmem).await;
+}
+
+async fn shares_the_store_across_a_restart(index: IndexPlacement) {
     let dir = tempfile::tempdir().unwrap();
-    let config = config(&dir);
+    let config = config(&dir, index);
     let server = Server::start(&config).await.unwrap();
     server.search_recovered().await.unwrap();
     let addr = server.http_addr().unwrap();

@@ -24,9 +24,7 @@ use std::sync::{Arc, OnceLock};
 
 use parking_lot::Mutex;
 use strata_device::Directory;
-use strata_ssd::{
-    Catalog, FileSet, MarkUser, Recovery, SsdError, SsdStats, SsdStore, StoreUser, UserSpace,
-};
+use strata_ssd::{Catalog, FileSet, MarkUser, Recovery, SsdError, SsdStats, SsdStore, StoreUser};
 
 use super::block_cache::BLOCK_SIZE;
 use super::files::SearchFiles;
@@ -44,8 +42,6 @@ pub struct NodeStore {
     marked: Mutex<HashMap<PathBuf, Catalog>>,
     /// Each opened shard's set, by shard directory.
     sets: Mutex<HashMap<PathBuf, Arc<FileSet>>>,
-    /// See [`NodeStore::min_flush_bytes`]; `None`: the default.
-    min_flush: Option<u64>,
 }
 
 impl std::fmt::Debug for NodeStore {
@@ -67,7 +63,6 @@ impl NodeStore {
             store: OnceLock::new(),
             marked: Mutex::new(HashMap::new()),
             sets: Mutex::new(HashMap::new()),
-            min_flush: None,
         }
     }
 
@@ -84,42 +79,18 @@ impl NodeStore {
         self.store.get()
     }
 
-    /// The same, with flushes of at least `bytes` going to the store
-    /// (instead of a quarter of a store block).
-    pub fn with_min_flush_bytes(mut self, bytes: u64) -> NodeStore {
-        self.min_flush = Some(bytes);
-        self
-    }
-
     /// The smallest flush (its files' bytes together) that goes to the
     /// store; smaller ones stay in the shard's directory until merged. By
     /// default a quarter of a store block: a commit takes whole blocks of
     /// its own, so a flush then wastes at most about three times what it
     /// stores.
     pub(crate) fn min_flush_bytes(&self) -> u64 {
-        let quarter_block = || self.store.get().map_or(0, |s| s.block_size() as u64 / 4);
-        self.min_flush.unwrap_or_else(quarter_block)
-    }
-
-    /// The names of the files the shard in `dir` keeps in the store (none
-    /// if it has not opened on it).
-    pub fn shard_files(&self, dir: &Path) -> Vec<String> {
-        let set = self.sets.lock().get(dir).cloned();
-        set.map_or_else(Vec::new, |set| set.names())
+        self.store.get().map_or(0, |s| s.block_size() as u64 / 4)
     }
 
     /// The whole store's statistics (every user's space), once attached.
     pub fn stats(&self) -> Option<SsdStats> {
         Some(self.store.get()?.stats())
-    }
-
-    /// Search's space in the store (blocks, bytes used and live).
-    pub fn space(&self) -> Option<UserSpace> {
-        let stats = self.store.get()?.stats();
-        stats
-            .users
-            .into_iter()
-            .find(|u| u.user == StoreUser::SEARCH)
     }
 
     /// The set of the shard in `dir` (whose directory is `shard`): the one
@@ -171,7 +142,7 @@ impl NodeStore {
     /// The shards at or below `dir` are gone with their catalogs (an index
     /// deleted, or a directory left by a creation a crash cut): their
     /// files' entries are released once no reader holds them.
-    pub fn forget_below(&self, dir: &Path) {
+    pub(crate) fn forget_below(&self, dir: &Path) {
         let Some(store) = self.store.get() else {
             return;
         };

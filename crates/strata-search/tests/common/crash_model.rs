@@ -14,6 +14,19 @@ pub type Model = BTreeMap<String, Value>;
 /// `count` changes of `round` over the ids `d0`..`d{ids - 1}` (every sixth
 /// a delete), each acknowledged once durable; not refreshed.
 pub fn write(index: &SearchIndex, model: &mut Model, round: u64, count: u64, ids: u64) {
+    write_sized(index, model, round, count, ids, 0);
+}
+
+/// [`write`] with `words` more words in each document's text, words that
+/// neither compress nor repeat much (to make a flush's files larger).
+pub fn write_sized(
+    index: &SearchIndex,
+    model: &mut Model,
+    round: u64,
+    count: u64,
+    ids: u64,
+    words: u64,
+) {
     for i in 0..count {
         let id = format!("d{}", (i * 7 + round * 5) % ids);
         if i % 6 == 5 {
@@ -21,7 +34,17 @@ pub fn write(index: &SearchIndex, model: &mut Model, round: u64, count: u64, ids
             index.wait_durable(r.lsn).unwrap();
             model.remove(&id);
         } else {
-            let doc = json!({"round": round, "i": i, "text": format!("word{i} round{round}")});
+            let filler: String = (0..words)
+                .map(|j| {
+                    format!(
+                        " w{:x}",
+                        (round * 1_000_000 + i * 1000 + j).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                            >> 40
+                    )
+                })
+                .collect();
+            let doc =
+                json!({"round": round, "i": i, "text": format!("word{i} round{round}{filler}")});
             let r = index
                 .index_document(Some(&id), doc.to_string().as_bytes(), Precondition::None)
                 .unwrap();
