@@ -15,6 +15,26 @@ use crate::error::ServerError;
 /// Kind tag of Strata's keyspace arenas (refuses files made for anything else).
 const KEYSPACE_ARENA_KIND: u64 = u64::from_le_bytes(*b"STRATAks");
 
+/// [`open_keyspace`] with search's user of the SSD store when the node
+/// serves search and keeps its records there (`data = ssd`): its catalogs
+/// are marked as the store opens, then it is handed the finished store,
+/// and returned for the search node.
+pub fn open_keyspace_sharing(
+    config: &ServerConfig,
+    shared_cache: Option<&SharedCache>,
+) -> Result<(Arc<Keyspace>, Option<Arc<strata_search::NodeStore>>), ServerError> {
+    let node_store = crate::http::node_store(config);
+    let other_users = node_store.iter().fold(OtherUsers::none(), |users, node| {
+        users.with(Arc::clone(node) as Arc<dyn strata_ssd::MarkUser>)
+    });
+    let keyspace = open_keyspace(config, shared_cache, other_users)?;
+    if let (Some(node), Some(tier)) = (&node_store, keyspace.ssd()) {
+        node.attach(tier.store().clone())
+            .map_err(|e| ServerError::Tier(e.to_string()))?;
+    }
+    Ok((keyspace, node_store))
+}
+
 /// The keyspace `config` asks for, restored from the persistent-memory
 /// file when its placement keeps anything there; on the SSD tier its
 /// records are cached in `shared_cache` when given (`cache_size`), and

@@ -25,7 +25,11 @@ impl SearchIndex {
         let (cache_hits, cache_misses) = self.reads.values();
         StorageStats {
             tier: self.tier(),
-            fresh_bytes: self.shards.iter().map(|s| s.fresh_bytes() as u64).sum(),
+            fresh_bytes: self
+                .shards
+                .iter()
+                .map(|s| s.directory().fresh_bytes() as u64)
+                .sum(),
             resident_bytes: self.shards.iter().map(|s| s.resident_bytes()).sum(),
             cache_hits,
             cache_misses,
@@ -38,7 +42,9 @@ impl SearchIndex {
     /// store. Files removed while the walk runs are skipped, not errors.
     pub fn store_size_bytes(&self) -> u64 {
         let shards: u64 = (self.shards.iter())
-            .map(|s| (s.fresh_bytes() as u64).saturating_add(s.store_bytes()))
+            .map(|s| {
+                (s.directory().fresh_bytes() as u64).saturating_add(s.directory().store_bytes())
+            })
             .sum();
         shards.saturating_add(self.files.bytes_below(&self.dir))
     }
@@ -51,8 +57,8 @@ impl SearchIndex {
             .enumerate()
             .map(|(n, s)| {
                 let shard = self.dir.join("shards").join(n.to_string());
-                (s.fresh_bytes() as u64)
-                    .saturating_add(s.store_bytes())
+                (s.directory().fresh_bytes() as u64)
+                    .saturating_add(s.directory().store_bytes())
                     .saturating_add(self.files.bytes_below(&shard))
             })
             .collect()

@@ -246,14 +246,9 @@ impl Shard {
         self.reader.searcher()
     }
 
-    /// Bytes of fresh (not yet flushed) segment files, in DRAM or pmem.
-    pub(crate) fn fresh_bytes(&self) -> usize {
-        self.dir.fresh_bytes()
-    }
-
-    /// Bytes of flushed segment files in the node's SSD store.
-    pub(crate) fn store_bytes(&self) -> u64 {
-        self.dir.store_bytes()
+    /// The shard's directory (its fresh, store and resident bytes).
+    pub(crate) fn directory(&self) -> &TieredDirectory {
+        &self.dir
     }
 
     /// Bytes of flushed segment files held whole in DRAM (`dram` tier).

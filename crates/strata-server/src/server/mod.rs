@@ -30,7 +30,6 @@ use strata_net::Protection;
 use strata_persist::Persistence;
 use strata_resp::RespProtocol;
 use strata_service::{Clients, DriverConfig, RuntimeSettings, ServerInfo, WorkerPool};
-use strata_ssd::OtherUsers;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
@@ -83,19 +82,8 @@ impl Server {
         let tls = listeners::load_tls(config)?;
         // With `cache_size`, the one DRAM cache both engines share.
         let shared_cache = config.shared_cache();
-        // With search and `data = ssd`, search keeps its flushed segment
-        // files in the same store: its catalogs are marked as it opens.
-        let node_store = crate::http::node_store(config);
-        let other_users = node_store.iter().fold(OtherUsers::none(), |users, node| {
-            users.with(Arc::clone(node) as Arc<dyn strata_ssd::MarkUser>)
-        });
-        let keyspace = blocking(|| {
-            crate::placement::open_keyspace(config, shared_cache.as_ref(), other_users)
-        })?;
-        if let (Some(node), Some(tier)) = (&node_store, keyspace.ssd()) {
-            node.attach(tier.store().clone())
-                .map_err(|e| ServerError::Tier(e.to_string()))?;
-        }
+        let (keyspace, node_store) =
+            blocking(|| crate::placement::open_keyspace_sharing(config, shared_cache.as_ref()))?;
         let persistence = match config.persist_config() {
             // Recovery runs before any port opens.
             Some(persist) => Some(
