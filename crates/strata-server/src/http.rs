@@ -30,24 +30,6 @@ pub const CLUSTER_NAME: &str = "strata";
 /// How often a wait for the recovery looks.
 const RECOVERY_POLL: Duration = Duration::from_millis(10);
 
-/// Search's user of the node's SSD store, when the node serves search
-/// and keeps its key-value records on the SSD tier (`data = ssd`): the
-/// flushed segment files of `ssd` and `pmem` indices go there.
-pub fn node_store(config: &ServerConfig) -> Option<Arc<strata_search::NodeStore>> {
-    let on_ssd = config.placement().data == strata_kv::DataTier::Ssd;
-    (config.http_enabled && on_ssd).then(|| {
-        Arc::new(strata_search::NodeStore::new(
-            strata_search::SearchFiles::default(),
-            &search_root(config),
-        ))
-    })
-}
-
-/// Where the search node keeps its files.
-fn search_root(config: &ServerConfig) -> std::path::PathBuf {
-    config.data_dir.join("search")
-}
-
 /// The running HTTP front end.
 pub struct HttpFrontEnd {
     addr: SocketAddr,
@@ -70,7 +52,7 @@ impl HttpFrontEnd {
         node_store: Option<Arc<strata_search::NodeStore>>,
     ) -> Result<HttpFrontEnd, ServerError> {
         let node_config = NodeConfig {
-            root: search_root(config),
+            root: config.search_root(),
             node_name: node_name(),
             cluster_name: CLUSTER_NAME.to_string(),
             max_body: usize::try_from(config.http_max_body.bytes()).unwrap_or(usize::MAX),

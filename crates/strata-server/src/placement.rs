@@ -23,7 +23,7 @@ pub fn open_keyspace_sharing(
     config: &ServerConfig,
     shared_cache: Option<&SharedCache>,
 ) -> Result<(Arc<Keyspace>, Option<Arc<strata_search::NodeStore>>), ServerError> {
-    let node_store = crate::http::node_store(config);
+    let node_store = search_user(config);
     let other_users = node_store.iter().fold(OtherUsers::none(), |users, node| {
         users.with(Arc::clone(node) as Arc<dyn strata_ssd::MarkUser>)
     });
@@ -33,6 +33,17 @@ pub fn open_keyspace_sharing(
             .map_err(|e| ServerError::Tier(e.to_string()))?;
     }
     Ok((keyspace, node_store))
+}
+
+/// Search's user of the SSD store, when the node serves search and keeps
+/// its key-value records on the SSD tier (`data = ssd`): the flushed
+/// segment files of `ssd` and `pmem` indices go there.
+fn search_user(config: &ServerConfig) -> Option<Arc<strata_search::NodeStore>> {
+    let on_ssd = config.placement().data == DataTier::Ssd;
+    (config.http_enabled && on_ssd).then(|| {
+        let files = strata_search::SearchFiles::default();
+        Arc::new(strata_search::NodeStore::new(files, &config.search_root()))
+    })
 }
 
 /// The keyspace `config` asks for, restored from the persistent-memory

@@ -28,6 +28,8 @@ mod persistent_index;
 mod read_engines;
 #[path = "reader_pool.rs"]
 mod reader_pool;
+#[path = "run_writes.rs"]
+mod run_writes;
 #[path = "shared_cache.rs"]
 mod shared_cache;
 #[path = "thread_rings.rs"]

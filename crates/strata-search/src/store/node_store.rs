@@ -80,10 +80,9 @@ impl NodeStore {
     }
 
     /// The smallest flush (its files' bytes together) that goes to the
-    /// store; smaller ones stay in the shard's directory until merged. By
-    /// default a quarter of a store block: a commit takes whole blocks of
-    /// its own, so a flush then wastes at most about three times what it
-    /// stores.
+    /// store; smaller ones stay in the shard's directory until merged. A
+    /// quarter of a store block: a commit takes whole blocks of its own,
+    /// so a flush wastes at most about three times what it stores.
     pub(crate) fn min_flush_bytes(&self) -> u64 {
         self.store.get().map_or(0, |s| s.block_size() as u64 / 4)
     }

@@ -117,20 +117,24 @@ impl TieredDirectory {
 
 /// `disk` with its segment files in the node's SSD store, for an `ssd`
 /// or `pmem` shard on a node that has one. A shard whose catalog says its
-/// files are in a store is refused on a node without one.
+/// files are in a store is refused on a node without one (`dram` shards
+/// never have one).
 fn on_node_store(
     disk: ShardDisk,
     path: &Path,
     storage: &ShardStorage,
 ) -> tantivy::Result<ShardDisk> {
+    if storage.tier == StoreTier::Dram {
+        return Ok(disk);
+    }
     let failed = |reason: String| tantivy::TantivyError::SystemError(reason);
     let node = storage.node_store.as_ref().filter(|n| n.store().is_some());
     match node {
-        Some(node) if storage.tier != StoreTier::Dram => {
+        Some(node) => {
             let set = node.shard_set(path, disk.dir()).map_err(failed)?;
             Ok(disk.with_set(set, node.min_flush_bytes()))
         }
-        _ => {
+        None => {
             let listed = storage.files.has_file(path, SEGMENTS_CATALOG);
             if listed.map_err(|e| failed(format!("listing {}: {e}", path.display())))? {
                 return Err(failed(format!(

@@ -20,6 +20,11 @@ impl ServerConfig {
         })
     }
 
+    /// Where the search node keeps its files: `<data_dir>/search`.
+    pub fn search_root(&self) -> PathBuf {
+        self.data_dir.join("search")
+    }
+
     /// The search node's storage options (a new, empty block cache, in a
     /// new shared cache with `cache_size`, reported in a ledger of its own
     /// until `report_to` the node's).
