@@ -80,7 +80,7 @@ impl MergeYield {
     }
 
     /// Whether merges ever pause.
-    pub fn is_off(self) -> bool {
+    pub(crate) fn is_off(self) -> bool {
         self.max_pause.is_zero()
     }
 

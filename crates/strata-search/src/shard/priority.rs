@@ -42,9 +42,6 @@ impl IndexingPriority {
     /// (the kernel weighs each nice step about 1.25x).
     pub const DEFAULT: IndexingPriority = IndexingPriority { nice: 10 };
 
-    /// The same priority as searches: commits run on the caller's thread.
-    pub const NORMAL: IndexingPriority = IndexingPriority { nice: 0 };
-
     /// The priority of nice value `nice`; `None` above [`Self::MAX_NICE`].
     pub fn with_nice(nice: u8) -> Option<IndexingPriority> {
         (nice <= IndexingPriority::MAX_NICE).then_some(IndexingPriority { nice })
@@ -57,7 +54,7 @@ impl IndexingPriority {
 
     /// Runs `job` on a new thread at this priority (so the threads it
     /// starts inherit it) and returns what it returns; at
-    /// [`IndexingPriority::NORMAL`], on the caller's thread.
+    /// nice 0 (the same priority as searches), on the caller's thread.
     pub(crate) fn run<R: Send>(self, job: impl FnOnce() -> R + Send) -> Result<R> {
         if self.nice == 0 {
             return Ok(job());
@@ -125,7 +122,9 @@ mod tests {
             "the caller's priority is unchanged"
         );
         assert_eq!(
-            IndexingPriority::NORMAL.run(nice_of_this_thread).unwrap(),
+            IndexingPriority { nice: 0 }
+                .run(nice_of_this_thread)
+                .unwrap(),
             caller
         );
     }

@@ -222,7 +222,7 @@ impl BlockCache {
     /// This user's counters in the cache (for the node's cache ledger):
     /// `bytes` with the tables, of a cache of its own or its share of the
     /// shared one's.
-    pub fn usage(&self) -> strata_cache::CacheStats {
+    pub(crate) fn usage(&self) -> strata_cache::CacheStats {
         self.blocks.stats()
     }
 }

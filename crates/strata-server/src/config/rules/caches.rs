@@ -137,8 +137,8 @@ mod tests {
             config.search_storage().cache.stats().budget_bytes,
             256 << 20
         );
-        assert!(!config.search_storage().cache.usage().shared);
         let config = parsed("dram_cache_size = \"8mb\"\nsearch_cache_size = \"16mb\"\n");
+        assert!(config.shared_cache().is_none());
         assert_eq!(config.ssd_config().dram_cache_size, 8 << 20);
         assert_eq!(config.search_storage().cache.stats().budget_bytes, 16 << 20);
     }
@@ -149,7 +149,6 @@ mod tests {
         let shared = config.shared_cache().unwrap();
         assert_eq!(shared.budget(), 32 << 20);
         let storage = config.search_storage_with(Some(&shared));
-        assert!(storage.cache.usage().shared);
         assert_eq!(storage.cache.stats().budget_bytes, 32 << 20);
         assert_eq!(shared.users()[0].0, "search_blocks");
     }
