@@ -148,8 +148,10 @@ mod tests {
         let config = parsed("cache_size = \"32mb\"\n");
         let shared = config.shared_cache().unwrap();
         assert_eq!(shared.budget(), 32 << 20);
+        assert!(shared.users().is_empty(), "no engine has joined yet");
         let storage = config.search_storage_with(Some(&shared));
         assert_eq!(storage.cache.stats().budget_bytes, 32 << 20);
+        // Search's block cache joined the shared one as its user.
         assert_eq!(shared.users()[0].0, "search_blocks");
     }
 
