@@ -239,6 +239,17 @@ impl Arena {
         Record { header, bytes }
     }
 
+    /// The stored flags word of the record at `loc` (see
+    /// [`record::flags`]: one byte read when it has none).
+    pub fn record_flags(&self, loc: Loc) -> u64 {
+        let bytes = self.segment(loc.seg).from(loc.off as usize);
+        // Invariant as in `record`.
+        let Some(flags) = record::flags(bytes) else {
+            panic!("arena invariant broken: no valid record at {loc:?}");
+        };
+        flags
+    }
+
     /// The first byte of the record at `loc`, read only to bring its cache
     /// line in: a pass over many records touches a batch first, so their
     /// (independent) memory loads overlap instead of waiting one by one.

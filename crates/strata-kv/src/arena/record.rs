@@ -134,6 +134,17 @@ pub(crate) fn encode(
     debug_assert_eq!(pos, buf.len());
 }
 
+/// The stored flags word of the record at the start of `buf`: 0 from the
+/// control byte alone when the record has none (a string written over
+/// RESP, most records), so a pass that only asks which namespace or kind
+/// records are reads one byte of each; `None` where [`decode`] fails.
+pub(crate) fn flags(buf: &[u8]) -> Option<u64> {
+    match *buf.first()? & HAS_FLAGS {
+        0 => Some(0),
+        _ => decode(buf).map(|h| h.flags),
+    }
+}
+
 /// Decodes the header at the start of `buf`; `None` if it is malformed or the
 /// record does not fit in `buf`.
 pub(crate) fn decode(buf: &[u8]) -> Option<Header> {

@@ -14,6 +14,7 @@ impl Index {
         let want = tag(hash);
         let cap = self.capacity();
         let mut slot = self.home(hash);
+        self.prefetch_access(slot);
         for _ in 0..cap {
             let entry = self.load(slot);
             if entry == EMPTY {
@@ -75,6 +76,7 @@ impl Index {
         let want = tag(hash);
         let cap = self.capacity();
         let home = self.home(hash);
+        self.prefetch_access(home);
         let mut slot = home;
         let mut free = None;
         for _ in 0..cap {

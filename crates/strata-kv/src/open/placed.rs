@@ -59,7 +59,7 @@ impl Keyspace {
                 report.duplicates_dropped += r.duplicates_dropped;
                 report.segments += r.arena.segment_count() as u64;
                 max_cas = max_cas.max(r.max_cas);
-                let mut inner = ShardInner::with_parts(r.index, r.arena, r.with_expiry);
+                let mut inner = ShardInner::with_parts(r.index, r.arena, r.with_expiry, r.chunks);
                 report.items += inner.user_len() as u64;
                 inner.pending_recount = r.needs_recount;
                 inner

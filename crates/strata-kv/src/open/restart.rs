@@ -2,8 +2,9 @@
 //!
 //! - index and records in the arena: the index table is adopted as it is;
 //!   one pass over its entries checks each location (no key is hashed, no
-//!   record is read); segment usage is recounted by the first maintenance
-//!   pass (`ShardInner::recount`).
+//!   record is decoded); segment usage is recounted by the first maintenance
+//!   pass (`ShardInner::recount`). Chunk entries are counted from each
+//!   record's first byte (its flags, decoded only when it has some).
 //! - records in the arena, index in DRAM: the segments are scanned in
 //!   creation order and every record not marked dead is indexed; of two
 //!   live records of a key (a crash between writing the new one and
@@ -16,6 +17,7 @@ use std::sync::Arc;
 use crate::arena::{adopt_segments, Arena, PmemSegments, DEAD};
 use crate::chunk::Namespace;
 use crate::index::{Index, TableSource};
+use crate::shard::ShardInner;
 use crate::tier::{index_owner, IndexTier, Placement, PmemTier};
 
 /// One restored shard.
@@ -29,6 +31,8 @@ pub(crate) struct RestoredShard {
     /// Segment usage and expiry counts are still to be recounted from the
     /// records (an adopted index).
     pub needs_recount: bool,
+    /// Chunk entries in the index (see `ShardInner::count_chunks`).
+    pub chunks: usize,
 }
 
 /// Restores shard `shard` (see the module docs). `hash` is the keyspace's
@@ -56,6 +60,7 @@ pub(crate) fn restore_shard(
         records_checked: 0,
         duplicates_dropped: 0,
         needs_recount: false,
+        chunks: 0,
     };
     if !placement.data_persists() {
         restored.index = Index::create(table_source).map_err(|e| e.to_string())?;
@@ -76,6 +81,9 @@ pub(crate) fn restore_shard(
             restored.index = Index::create(table_source).map_err(|e| e.to_string())?;
         }
     }
+    // Here, on the restore thread, not on the one that assembles the
+    // shards: the only pass of an adopted restart that reads records.
+    restored.chunks = ShardInner::count_chunks(&restored.index, &restored.arena);
     Ok(restored)
 }
 

@@ -65,7 +65,7 @@ pub(crate) fn adopt(
         .into_iter()
         .map(|r| {
             max_cas = max_cas.max(r.max_cas);
-            let mut inner = ShardInner::with_parts(r.index, r.arena, r.with_expiry);
+            let mut inner = ShardInner::with_parts(r.index, r.arena, r.with_expiry, r.chunks);
             inner.pending_recount = r.needs_recount;
             inner
         })

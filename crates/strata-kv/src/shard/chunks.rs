@@ -4,8 +4,10 @@
 //! journal as one record.
 
 use super::{Removal, ShardInner};
+use crate::arena::Arena;
 use crate::chunk::{chunk_key, ring_of, split_chunk_key, Namespace, Ring, CHUNK, RING};
 use crate::context::Ctx;
+use crate::index::Index;
 use crate::item::{stored_flags, ValueKind};
 use crate::journal::change;
 use crate::KvError;
@@ -14,12 +16,13 @@ use crate::KvError;
 static ZEROS: [u8; 4096] = [0; 4096];
 
 impl ShardInner {
-    /// Chunk entries in the index (a restart counts them once).
-    pub(super) fn count_chunks(&self) -> usize {
-        let (index, arena) = (&self.index, &self.arena);
+    /// Chunk entries in `index` over `arena`: a restart counts them once,
+    /// in its restore threads, before [`with_parts`](Self::with_parts).
+    /// One byte per record where it has no flags (a string over RESP).
+    pub fn count_chunks(index: &Index, arena: &Arena) -> usize {
         index
             .items_in(0, index.capacity())
-            .filter(|&(_, loc)| Namespace::of(arena.record(loc).header.flags) == Namespace::Chunk)
+            .filter(|&(_, loc)| Namespace::of(arena.record_flags(loc)) == Namespace::Chunk)
             .count()
     }
 

@@ -110,12 +110,13 @@ impl ShardInner {
     pub const EMPTY_BYTES: usize = crate::index::EMPTY_BYTES;
 
     pub fn new(segment_size: usize) -> Self {
-        Self::with_parts(Index::new(), Arena::new(segment_size), 0)
+        Self::with_parts(Index::new(), Arena::new(segment_size), 0, 0)
     }
 
-    /// A shard over an index and arena restored at start.
-    pub fn with_parts(index: Index, arena: Arena, with_expiry: usize) -> Self {
-        let mut shard = Self {
+    /// A shard over an index and arena restored at start, holding
+    /// `chunks` chunk entries ([`count_chunks`](Self::count_chunks)).
+    pub fn with_parts(index: Index, arena: Arena, with_expiry: usize, chunks: usize) -> Self {
+        Self {
             index,
             arena,
             watches: WatchTable::default(),
@@ -126,12 +127,10 @@ impl ShardInner {
             published_used: 0,
             journal_buf: Vec::new(),
             pending_recount: false,
-            chunks: 0,
+            chunks,
             pinned: Pinned::default(),
             groups: None,
-        };
-        shard.chunks = shard.count_chunks();
-        shard
+        }
     }
 
     /// Bytes this shard holds against the memory limit.
