@@ -18,7 +18,7 @@ use crate::arena::{adopt_segments, Arena, PmemSegments, DEAD};
 use crate::chunk::Namespace;
 use crate::index::{Index, TableSource};
 use crate::shard::ShardInner;
-use crate::tier::{index_owner, IndexTier, Placement, PmemTier};
+use crate::tier::{index_owner, DataTier, IndexTier, Placement, PmemTier};
 
 /// One restored shard.
 pub(crate) struct RestoredShard {
@@ -82,8 +82,11 @@ pub(crate) fn restore_shard(
         }
     }
     // Here, on the restore thread, not on the one that assembles the
-    // shards: the only pass of an adopted restart that reads records.
-    restored.chunks = ShardInner::count_chunks(&restored.index, &restored.arena);
+    // shards: the only pass of an adopted restart that reads records. With
+    // data = ssd the adoption counts them in its pass over the stubs.
+    if placement.data != DataTier::Ssd {
+        restored.chunks = ShardInner::count_chunks(&restored.index, &restored.arena);
+    }
     Ok(restored)
 }
 

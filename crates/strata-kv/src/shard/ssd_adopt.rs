@@ -8,6 +8,7 @@ use strata_ssd::{Recovery, SsdError};
 use super::ssd::FoundRecord;
 use super::ShardInner;
 use crate::arena::{encode, stub_len};
+use crate::chunk::Namespace;
 use crate::tier::{Prior, StubValue, PERSISTENT_STUB_VALUE_LEN};
 use crate::KvError;
 
@@ -37,9 +38,11 @@ impl ShardInner {
     /// Marks the entry of every stub live in `recovery`. A stub whose entry
     /// lies past its block's durable end (appended after the last write
     /// that reached the device) is listed as lost, left in the index for
-    /// the repair.
+    /// the repair. Counts the chunk entries as it goes: every stub is
+    /// decoded here anyway, so the restore threads leave that count to it.
     pub(crate) fn adopt_ssd_entries(&mut self, recovery: &Recovery) -> Result<Adopted, String> {
         let mut adopted = Adopted::default();
+        let mut chunks = 0;
         let mut tally = recovery.tally().map_err(|e| e.to_string())?;
         let mut batch = Vec::with_capacity(BATCH);
         let mut items = self.index.items_in(0, self.index.capacity()).peekable();
@@ -56,6 +59,7 @@ impl ShardInner {
                 let rec = self.arena.record(loc);
                 let stub = StubValue::decode(rec.value());
                 adopted.checked += 1;
+                chunks += usize::from(Namespace::of(rec.header.flags) == Namespace::Chunk);
                 match tally.mark(stub.current.loc, stub.current.len as usize) {
                     Ok(()) => {}
                     Err(SsdError::NotLive { .. }) => adopted.lost.push(LostStub {
@@ -68,6 +72,7 @@ impl ShardInner {
             }
         }
         drop(items);
+        self.chunks = chunks;
         recovery.add_tally(tally).map_err(|e| e.to_string())?;
         Ok(adopted)
     }
@@ -113,8 +118,7 @@ impl ShardInner {
     /// left to serve (one persisted store in the index).
     pub(crate) fn forget_lost(&mut self, slot: usize) {
         let flags = self.record_at(slot).header.flags;
-        self.chunks -=
-            usize::from(crate::chunk::Namespace::of(flags) == crate::chunk::Namespace::Chunk);
+        self.chunks -= usize::from(Namespace::of(flags) == Namespace::Chunk);
         self.index.remove(slot);
     }
 }
