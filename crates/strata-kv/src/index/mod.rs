@@ -181,16 +181,6 @@ impl Index {
         self.access.prefetch(slot);
     }
 
-    /// Starts loading the access word of `slot` (a probe's home). A hit or
-    /// a write stores into it; that store would miss the cache, and the
-    /// atomic read-modify-write that follows (the usage total, the lock's
-    /// release) waits for it. Replaying 2,000,000 snapshot records took
-    /// 1.14 s with the miss, 0.88 s with the word loaded during the probe
-    /// (release builds, 2026-12-03); pipelined batches prefetch it already.
-    pub(crate) fn prefetch_access(&self, slot: usize) {
-        self.access.prefetch(slot);
-    }
-
     /// Location stored in `slot`, which MUST hold an item.
     pub fn loc(&self, slot: usize) -> Loc {
         decode(self.load(slot))
