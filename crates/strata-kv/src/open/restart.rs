@@ -31,7 +31,8 @@ pub(crate) struct RestoredShard {
     /// Segment usage and expiry counts are still to be recounted from the
     /// records (an adopted index).
     pub needs_recount: bool,
-    /// Chunk entries in the index (see `ShardInner::count_chunks`).
+    /// Chunk entries in the index (see `ShardInner::count_chunks`); 0
+    /// with data = ssd, where the stub adoption counts them.
     pub chunks: usize,
 }
 
