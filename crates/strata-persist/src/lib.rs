@@ -194,6 +194,12 @@ impl Persistence {
         }
     }
 
+    /// Whether record `lsn` is durable now (0: nothing to wait for); never
+    /// for a record whose append failed.
+    pub fn is_durable(&self, lsn: u64) -> bool {
+        lsn != strata_kv::journal::APPEND_FAILED && self.shared.log.durable_lsn() >= lsn
+    }
+
     /// Writes a checkpoint now, in the calling thread (Redis `SAVE`).
     /// It runs as fast as it can: `checkpoint_cpu_pct` paces only
     /// background checkpoints (the caller asked for this one and waits).

@@ -291,9 +291,6 @@ pub struct Connection {
     /// LSN of the journal record of this connection's last write (0:
     /// none yet).
     pub last_write_lsn: u64,
-    /// The command just run (`WAITAOF`) asks that its reply wait until
-    /// `last_write_lsn` is durable, whatever the logging mode.
-    pub durable_wait: bool,
 }
 
 impl Connection {
@@ -326,7 +323,6 @@ impl Connection {
             in_script: false,
             snapshot: Default::default(),
             last_write_lsn: 0,
-            durable_wait: false,
         }
     }
 

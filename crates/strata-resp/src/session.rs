@@ -18,6 +18,7 @@ use strata_service::durability::one_line;
 use strata_service::{Flow, HeldReplies, Hold, Session, OUTPUT_SOFT_LIMIT};
 
 use crate::args::Args;
+use crate::blocking::BlockWait;
 use crate::codec::{Limits, Parsed, RequestParser};
 use crate::command::{self, Command, CommandSpec};
 use crate::connection::Connection;
@@ -175,9 +176,6 @@ impl Session for RespSession {
                     let lsn = strata_kv::take_written_lsn();
                     held.note(reply_start, lsn);
                     conn.last_write_lsn = conn.last_write_lsn.max(lsn);
-                    if std::mem::take(&mut conn.durable_wait) {
-                        held.force(reply_start, conn.last_write_lsn);
-                    }
                     input.advance(consumed);
                     if conn.close {
                         flow = Flow::Close;
@@ -219,7 +217,7 @@ impl Session for RespSession {
         let shared = &self.shared;
         self.retry.wait().or_else(|| {
             if let Some(wait) = self.conn.block.wait.take() {
-                return Some(shared.waiters.wait(wait, self.conn.client.id));
+                return Some(wait_blocked(shared, wait, self.conn.client.id));
             }
             if let Some(left) = self.pause_wait.take() {
                 return Some(Box::pin(shared.pause.wait(left)));
@@ -317,6 +315,31 @@ fn pause_gate(shared: &Shared, conn: &Connection, args: Args<'_>) -> Option<Dura
         };
         writes(spec.effective(&args).unwrap_or(spec))
             || (spec.command == Command::Exec && queued_write())
+    })
+}
+
+/// Resolves when the blocked request may run again: a push to its keys,
+/// its deadline, `CLIENT UNBLOCK`, or (`WAITAOF`) the log durable through
+/// its LSN. A durable wait that fails (the log did) leaves the others: the
+/// request then waits out its timeout, as Redis's does on an AOF that
+/// cannot sync, instead of running again at once and forever.
+fn wait_blocked(shared: &Shared, mut wait: BlockWait, client: u64) -> FetchWait {
+    let durable = wait.durable.take().and_then(|lsn| {
+        let durability = shared.info.durability.as_deref()?;
+        durability.durable(lsn)
+    });
+    let blocked = shared.waiters.wait(wait, client);
+    let Some(durable) = durable else {
+        return blocked;
+    };
+    Box::pin(async move {
+        tokio::pin!(blocked);
+        tokio::select! {
+            () = &mut blocked => {}
+            synced = durable => if synced.is_err() {
+                blocked.await;
+            },
+        }
     })
 }
 

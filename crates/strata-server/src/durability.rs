@@ -53,6 +53,10 @@ impl Durability for ServerDurability {
         Some(Box::pin(p.durable(lsn)))
     }
 
+    fn is_durable(&self, lsn: u64) -> bool {
+        self.persistence.as_ref().is_some_and(|p| p.is_durable(lsn))
+    }
+
     fn save(&self) -> Result<(), String> {
         self.on()?
             .checkpoint()

@@ -49,6 +49,12 @@ pub trait Durability: Send + Sync + 'static {
         self.wait(lsn)
     }
 
+    /// Whether the change with LSN `lsn` is durable now (`WAITAOF`'s local
+    /// count; 0, no change, is durable whenever there is a log). False with
+    /// persistence off, and for a change that never will be (its append
+    /// failed, or the log did).
+    fn is_durable(&self, lsn: u64) -> bool;
+
     /// Writes a checkpoint now and returns when it is durable (Redis `SAVE`).
     fn save(&self) -> Result<(), String>;
 
@@ -76,8 +82,6 @@ pub trait Durability: Send + Sync + 'static {
 pub struct HeldReplies {
     from: Option<usize>,
     lsn: u64,
-    /// A reply (`WAITAOF`'s) must wait for durability in any logging mode.
-    forced: bool,
 }
 
 impl HeldReplies {
@@ -91,16 +95,6 @@ impl HeldReplies {
         }
     }
 
-    /// Notes that the reply starting at `reply_start` waits until the
-    /// changes up to `lsn` are durable even where writes do not wait
-    /// (`async` mode: Redis's `WAITAOF`). Nothing with `lsn` 0.
-    pub fn force(&mut self, reply_start: usize, lsn: u64) {
-        if lsn != 0 {
-            self.note(reply_start, lsn);
-            self.forced = true;
-        }
-    }
-
     /// The hold for the replies noted since the last call, if `durability`
     /// says they must wait; resets the tracking either way.
     pub fn take_hold(
@@ -108,14 +102,9 @@ impl HeldReplies {
         durability: Option<&dyn Durability>,
         on_failure: fn(&str) -> Vec<u8>,
     ) -> Option<Hold> {
-        let forced = std::mem::take(&mut self.forced);
         let from = self.from.take()?;
         let lsn = std::mem::take(&mut self.lsn);
-        let durability = durability?;
-        let until = match forced {
-            true => durability.durable(lsn)?,
-            false => durability.wait(lsn)?,
-        };
+        let until = durability?.wait(lsn)?;
         Some(Hold {
             from,
             until,
@@ -151,18 +140,25 @@ pub fn one_line(cause: &str) -> String {
 mod tests {
     use super::*;
 
-    /// `async` mode: replies never wait, but `durable` gives a future.
-    struct AsyncLog;
+    /// A log in `sync` mode (replies wait) or `async` mode (they do not).
+    struct Log {
+        sync: bool,
+    }
 
-    impl Durability for AsyncLog {
+    impl Durability for Log {
         fn mode(&self) -> &'static str {
-            "async"
+            if self.sync {
+                "sync"
+            } else {
+                "async"
+            }
         }
         fn wait(&self, _lsn: u64) -> Option<DurableFuture> {
-            None
+            self.sync
+                .then(|| Box::pin(async { Ok(()) }) as DurableFuture)
         }
-        fn durable(&self, _lsn: u64) -> Option<DurableFuture> {
-            Some(Box::pin(async { Ok(()) }))
+        fn is_durable(&self, _lsn: u64) -> bool {
+            false
         }
         fn save(&self) -> Result<(), String> {
             Ok(())
@@ -186,25 +182,28 @@ mod tests {
     }
 
     #[test]
-    fn a_forced_hold_waits_where_writes_do_not() {
-        let log: &dyn Durability = &AsyncLog;
+    fn sync_writes_hold_their_replies_and_async_ones_do_not() {
+        let (sync, async_): (&dyn Durability, &dyn Durability) =
+            (&Log { sync: true }, &Log { sync: false });
         let mut held = HeldReplies::default();
         held.note(0, 7);
         assert!(
-            held.take_hold(Some(log), failure).is_none(),
+            held.take_hold(Some(async_), failure).is_none(),
             "async writes do not wait"
         );
-        held.note(0, 7);
-        held.force(5, 7);
+        held.note(0, 0);
+        held.note(5, 7);
+        held.note(9, 8);
         let hold = held
-            .take_hold(Some(log), failure)
-            .expect("WAITAOF's reply waits");
-        assert_eq!(hold.from, 0, "from the first noted reply");
-        // The flag does not outlive its call; nothing forced with LSN 0.
+            .take_hold(Some(sync), failure)
+            .expect("a sync write's reply waits");
+        assert_eq!(hold.from, 5, "from the first reply of a change");
+        // The tracking does not outlive its call; nothing waits for LSN 0
+        // or without persistence.
+        assert!(held.take_hold(Some(sync), failure).is_none());
+        held.note(0, 0);
+        assert!(held.take_hold(Some(sync), failure).is_none());
         held.note(0, 7);
-        assert!(held.take_hold(Some(log), failure).is_none());
-        held.force(0, 0);
-        assert!(held.take_hold(Some(log), failure).is_none());
         assert!(held.take_hold(None, failure).is_none());
     }
 }

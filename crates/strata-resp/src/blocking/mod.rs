@@ -140,6 +140,7 @@ pub fn block_on(
         deadline,
         seq,
         unblocked: Arc::clone(&state.unblocked),
+        durable: None,
     });
     Ok(Outcome::Blocked)
 }

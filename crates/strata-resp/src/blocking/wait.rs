@@ -17,6 +17,9 @@ pub struct BlockWait {
     /// The connection's `BlockState::unblocked`, which `CLIENT UNBLOCK`
     /// sets before it wakes the wait.
     pub unblocked: Arc<AtomicU8>,
+    /// Also ends once the command log is durable through this LSN
+    /// (`WAITAOF` waiting for its connection's writes).
+    pub durable: Option<u64>,
 }
 
 /// How `CLIENT UNBLOCK` ends a wait: as if the timeout passed, or with an

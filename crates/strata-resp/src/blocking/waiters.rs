@@ -254,6 +254,7 @@ mod tests {
             deadline: Some(Instant::now() + Duration::from_millis(300)),
             seq,
             unblocked: Arc::default(),
+            durable: None,
         }
     }
 
@@ -299,6 +300,7 @@ mod tests {
             deadline: Some(Instant::now() + Duration::from_secs(5)),
             seq,
             unblocked: Arc::default(),
+            durable: None,
         };
         let fut = waiters.wait(wait, 1);
         assert!(!waiters.any_waiting(), "woken at registration: not counted");

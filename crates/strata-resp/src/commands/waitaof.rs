@@ -1,15 +1,15 @@
 //! `WAITAOF numlocal numreplicas timeout` (Redis 7.2): waits until this
 //! connection's writes so far are durable in the command log (Strata's
-//! AOF). The reply, `[1, 0]` with persistence on, is held until the log
-//! is synced past the connection's last write: at once in `sync` mode
-//! (every reply to a write already waited), at the log's next sync in
-//! `async` mode. `numlocal` 1 with persistence off is refused as Redis
-//! refuses it with appendonly off, and the reply is then `[0, 0]`.
-//! Strata has no replicas: asking for some waits out the timeout (0:
-//! forever) as `WAIT` does, and 0 replicas acknowledge.
-//!
-//! Unlike Redis, a log sync slower than the timeout does not answer
-//! `[0, 0]` at the timeout: the reply comes when the sync does.
+//! AOF) or the timeout passes, and answers `[local, replicas]`: `local` 1
+//! when they are durable by then, `replicas` always 0 (Strata has none).
+//! What is met already answers at once (`WAITAOF 0 0 ...` never waits, in
+//! `sync` mode every write's reply already waited); otherwise the request
+//! blocks as `BLPOP` does (without a worker thread, ended by its deadline,
+//! `CLIENT UNBLOCK`, or the log's sync of the connection's last write),
+//! and inside `MULTI`, where nothing may wait, it answers at once as Redis
+//! does. `numlocal` 1 with persistence off is refused as Redis refuses it
+//! with appendonly off, and the reply is then `[0, 0]`. Asking for
+//! replicas waits out the timeout (0: forever), as `WAIT` does.
 
 use strata_kv::Store;
 
@@ -35,17 +35,18 @@ pub fn waitaof<S: Store>(
         return Err(CollectionError::MustBePositive.into());
     }
     let timeout = parse_timeout_ms(args.get(3))?;
-    let mode = ctx
+    let durability = ctx
         .shared
         .info
         .durability
         .as_deref()
-        .map_or("off", |d| d.mode());
-    let logging = mode != "off";
-    if numlocal == 1 && !logging {
+        .filter(|d| d.mode() != "off");
+    if numlocal == 1 && durability.is_none() {
         return Err(ClientError::WaitAofWithoutLog.into());
     }
-    if numreplicas > 0 {
+    let lsn = ctx.conn.last_write_lsn;
+    let local = durability.is_some_and(|d| d.is_durable(lsn));
+    if i64::from(local) < numlocal || numreplicas > 0 {
         let can_wait = !ctx.store.is_exclusive();
         let waited = block_on(
             &mut ctx.conn.block,
@@ -55,13 +56,16 @@ pub fn waitaof<S: Store>(
             can_wait,
         )?;
         if waited == Outcome::Blocked {
+            if let Some(wait) = ctx.conn.block.wait.as_mut() {
+                // Replicas are only waited out; the log is waited for
+                // when it is asked for.
+                wait.durable = (numlocal == 1 && !local).then_some(lsn);
+            }
             return Ok(());
         }
     }
     out.array(2);
-    out.integer(i64::from(logging));
+    out.integer(i64::from(local));
     out.integer(0);
-    // The session holds this reply until the last write is durable.
-    ctx.conn.durable_wait = logging;
     Ok(())
 }
