@@ -145,6 +145,49 @@ fn large_collections_survive_restarts_in_pmem() {
     }
 }
 
+/// The keyspace directory's chunk mark: a keyspace that never held a
+/// large collection restarts without reading its records to count chunk
+/// entries; the first chunk clears the mark durably before it is written,
+/// so a crash right after still counts them (items exclude chunks), and
+/// the mark stays cleared once the collection is gone.
+#[test]
+fn restarts_count_chunks_only_once_one_was_written() {
+    for index in [IndexTier::Pmem, IndexTier::Dram] {
+        let placement = Placement {
+            index,
+            data: DataTier::Pmem,
+        };
+        let counted = |ks: &Keyspace| ks.tier().unwrap().restart_report().unwrap().chunks_counted;
+        let ks = open_pmem(new_arena(KIND), placement);
+        for i in 0..50u32 {
+            let item = NewItem {
+                value: format!("v{i}").into_bytes().into(),
+                flags: 0,
+                expires_at: None,
+            };
+            ks.store().set(format!("s{i}").as_bytes(), item).unwrap();
+        }
+        let ks = reopen_pmem(crash_pmem(ks), placement);
+        assert!(!counted(&ks), "{placement}: no chunk was ever written");
+        assert_eq!(ks.store().len(), 50);
+
+        make(&mut ks.store(), b"big", 5, 0);
+        let before = contents(&ks);
+        let ks = reopen_pmem(crash_pmem(ks), placement);
+        assert!(
+            counted(&ks),
+            "{placement}: the mark was cleared before the chunks"
+        );
+        check_clean(&ks, &before);
+        assert_eq!(ks.store().len(), 51);
+
+        ks.store().delete(b"big").unwrap();
+        let ks = reopen_pmem(crash_pmem(ks), placement);
+        assert!(counted(&ks), "{placement}: the mark stays cleared");
+        assert_eq!(ks.store().len(), 50);
+    }
+}
+
 fn open_ssd(device: &MemBlockDevice, arena: Option<PersistentArena>) -> Arc<Keyspace> {
     common::large::open_ssd(config(), device, arena)
 }

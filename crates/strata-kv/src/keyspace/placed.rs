@@ -117,6 +117,10 @@ impl Keyspace {
                     "tier_restart_duplicates_dropped",
                     report.duplicates_dropped.to_string(),
                 ),
+                (
+                    "tier_restart_chunks_counted",
+                    u8::from(report.chunks_counted).to_string(),
+                ),
             ]));
         }
         info

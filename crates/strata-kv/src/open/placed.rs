@@ -58,6 +58,7 @@ impl Keyspace {
                 report.records_checked += r.records_checked;
                 report.duplicates_dropped += r.duplicates_dropped;
                 report.segments += r.arena.segment_count() as u64;
+                report.chunks_counted |= r.chunks_counted;
                 max_cas = max_cas.max(r.max_cas);
                 let mut inner = ShardInner::with_parts(r.index, r.arena, r.with_expiry, r.chunks);
                 report.items += inner.user_len() as u64;

@@ -4,7 +4,8 @@
 //!   one pass over its entries checks each location (no key is hashed, no
 //!   record is decoded); segment usage is recounted by the first maintenance
 //!   pass (`ShardInner::recount`). Chunk entries are counted from each
-//!   record's first byte (its flags, decoded only when it has some).
+//!   record's first byte (its flags, decoded only when it has some), unless
+//!   the directory's chunk mark says none was ever written.
 //! - records in the arena, index in DRAM: the segments are scanned in
 //!   creation order and every record not marked dead is indexed; of two
 //!   live records of a key (a crash between writing the new one and
@@ -34,6 +35,8 @@ pub(crate) struct RestoredShard {
     /// Chunk entries in the index (see `ShardInner::count_chunks`); 0
     /// with data = ssd, where the stub adoption counts them.
     pub chunks: usize,
+    /// Whether `chunks` was counted from the records (not known to be 0).
+    pub chunks_counted: bool,
 }
 
 /// Restores shard `shard` (see the module docs). `hash` is the keyspace's
@@ -62,6 +65,7 @@ pub(crate) fn restore_shard(
         duplicates_dropped: 0,
         needs_recount: false,
         chunks: 0,
+        chunks_counted: false,
     };
     if !placement.data_persists() {
         restored.index = Index::create(table_source).map_err(|e| e.to_string())?;
@@ -83,9 +87,11 @@ pub(crate) fn restore_shard(
         }
     }
     // Here, on the restore thread, not on the one that assembles the
-    // shards: the only pass of an adopted restart that reads records. With
-    // data = ssd the adoption counts them in its pass over the stubs.
-    if placement.data != DataTier::Ssd {
+    // shards: the only pass of an adopted restart that reads records, and
+    // only once a chunk was ever written. With data = ssd the adoption
+    // counts them in its pass over the stubs.
+    if placement.data != DataTier::Ssd && tier.may_hold_chunks() {
+        restored.chunks_counted = true;
         restored.chunks = ShardInner::count_chunks(&restored.index, &restored.arena);
     }
     Ok(restored)

@@ -107,6 +107,7 @@ pub(crate) fn adopt(
         records_checked: checked,
         duplicates_dropped: 0,
         segments: 0,
+        chunks_counted: restarted,
         duration,
     };
     tier.set_restart_report(report.clone());

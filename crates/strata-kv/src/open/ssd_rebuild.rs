@@ -149,6 +149,7 @@ pub(crate) fn rebuild_with(
         index: if entries > 0 { "rebuilt" } else { "new" },
         items,
         records_checked: entries,
+        chunks_counted: entries > 0,
         duration,
         ..RestartReport::default()
     };

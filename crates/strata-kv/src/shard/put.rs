@@ -56,6 +56,10 @@ impl ShardInner {
             self.index
                 .make_room_for_one(|l| ctx.record_hash(&arena.record(l)))?;
         }
+        if let (Namespace::Chunk, Some(tier)) = (ns, &ctx.tier) {
+            // Before the chunk can be found after a crash (see PmemTier).
+            tier.note_chunk()?;
+        }
         let loc = match &ctx.ssd {
             Some(ssd) => self.append_ssd(
                 ssd,

@@ -7,14 +7,21 @@
 //! 0 magic "STRATAKV" | 1 version | 2 shards | 3 hash seed | 4 segment size
 //! 5 flush epoch | 6 CAS lease | 7 placement code | 8.. one word per shard:
 //!   its index table, (first chunk + 1) | epoch << 32, 0 for none
+//! then: the SSD device bound (`data = ssd`; 0 for none) | the chunk mark
 //! ```
 //! Invariants: the hash seed, shard count and segment size never change
 //! after creation (index tables and segment ids depend on them). Every CAS
 //! handed out is below the persisted lease. A flush bumps the epoch before
 //! it clears anything: records and index tables of an older epoch are
 //! garbage, so a crash in the middle of a flush still flushes everything.
+//! The chunk mark (version 2) is `NO_CHUNKS` from creation until the first chunk
+//! entry of a large collection is written, and is cleared durably before
+//! that write: while it holds, a restart knows every index entry is an
+//! item without reading the records. Any other value means "count them";
+//! version 1 directories (made before the mark, by binaries that do not
+//! clear it) are read with it ignored.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -27,7 +34,9 @@ use crate::KvError;
 /// Root slot of the keyspace directory.
 pub(crate) const DIR_ROOT: usize = 0;
 const MAGIC: u64 = u64::from_le_bytes(*b"STRATAKV");
-const VERSION: u64 = 1;
+/// The version written; [`OLDEST_VERSION`] and later are read.
+const VERSION: u64 = 2;
+const OLDEST_VERSION: u64 = 1;
 const W_MAGIC: usize = 0;
 const W_VERSION: usize = 1;
 const W_SHARDS: usize = 2;
@@ -37,6 +46,8 @@ const W_EPOCH: usize = 5;
 const W_LEASE: usize = 6;
 const W_PLACEMENT: usize = 7;
 const W_TABLES: usize = 8;
+/// The chunk mark's value while no chunk entry was ever written.
+const NO_CHUNKS: u64 = u64::from_le_bytes(*b"NOCHUNKS");
 /// CAS versions reserved per lease extension (one persist per this many).
 const LEASE_STEP: u64 = 1 << 20;
 
@@ -51,6 +62,16 @@ pub(crate) fn data_owner(shard: usize) -> u32 {
 /// Owner id of shard `shard`'s index tables.
 pub(crate) fn index_owner(shard: usize) -> u32 {
     0x2000_0000 + shard as u32
+}
+
+/// The directory word of the SSD device bound (after the shards' tables).
+fn ssd_word(shards: usize) -> usize {
+    W_TABLES + shards
+}
+
+/// The directory word of the chunk mark.
+fn chunk_mark_word(shards: usize) -> usize {
+    ssd_word(shards) + 1
 }
 
 /// Maps an arena failure to the engine's error: a write that cannot be made
@@ -75,6 +96,8 @@ pub struct PmemTier {
     epoch: AtomicU64,
     lease: AtomicU64,
     lease_lock: Mutex<()>,
+    /// The chunk mark still says no chunk entry was ever written.
+    no_chunks: AtomicBool,
     /// Whether the directory existed (a restart) or was just made.
     restarted: bool,
     /// What the start found, for stats.
@@ -129,10 +152,11 @@ impl PmemTier {
         shards: usize,
         segment_size: usize,
     ) -> Result<PmemTier, PmemError> {
-        let bytes = ((W_TABLES + shards + 1) * 8) as u64;
+        // Every word is written: a run's chunks hold whatever they held.
+        let mut words = vec![0u64; chunk_mark_word(shards) + 1];
+        let bytes = (words.len() * 8) as u64;
         let dir = arena.alloc(DIR_OWNER, bytes.div_ceil(arena.chunk_size()))?;
         let seed: u64 = rand::random();
-        let mut words = vec![0u64; W_TABLES + shards];
         words[W_MAGIC] = MAGIC;
         words[W_VERSION] = VERSION;
         words[W_SHARDS] = shards as u64;
@@ -141,6 +165,7 @@ impl PmemTier {
         words[W_EPOCH] = 1;
         words[W_LEASE] = LEASE_STEP;
         words[W_PLACEMENT] = placement.code();
+        words[chunk_mark_word(shards)] = NO_CHUNKS;
         let raw: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         arena.write(&dir, 0, &raw)?;
         arena.persist(&dir, 0, raw.len() as u64)?;
@@ -155,6 +180,7 @@ impl PmemTier {
             epoch: AtomicU64::new(1),
             lease: AtomicU64::new(LEASE_STEP),
             lease_lock: Mutex::new(()),
+            no_chunks: AtomicBool::new(true),
             restarted: false,
             report: Mutex::new(None),
         })
@@ -172,9 +198,11 @@ impl PmemTier {
                 .map_err(|e| e.to_string())?;
             Ok(w.load(Ordering::Acquire))
         };
-        if word(W_MAGIC)? != MAGIC || word(W_VERSION)? != VERSION {
+        let version = word(W_VERSION)?;
+        if word(W_MAGIC)? != MAGIC || !(OLDEST_VERSION..=VERSION).contains(&version) {
             return Err(format!(
-                "{name}: not a Strata keyspace directory of version {VERSION}"
+                "{name}: not a Strata keyspace directory of version \
+                 {OLDEST_VERSION} to {VERSION}"
             ));
         }
         let stored = word(W_PLACEMENT)?;
@@ -189,6 +217,8 @@ impl PmemTier {
         if !shards.is_power_of_two() || shards > 4096 || segment_size == 0 {
             return Err(format!("{name}: keyspace directory geometry is damaged"));
         }
+        let mark = chunk_mark_word(shards);
+        let no_chunks = version >= 2 && word(mark)? == NO_CHUNKS;
         Ok(PmemTier {
             seed: word(W_SEED)?,
             epoch: AtomicU64::new(word(W_EPOCH)?),
@@ -199,6 +229,7 @@ impl PmemTier {
             shards,
             segment_size,
             lease_lock: Mutex::new(()),
+            no_chunks: AtomicBool::new(no_chunks),
             restarted: true,
             report: Mutex::new(None),
         })
@@ -285,6 +316,24 @@ impl PmemTier {
         Ok(())
     }
 
+    /// Whether chunk entries may exist: false while the chunk mark says
+    /// none was ever written (a restart then skips counting them).
+    pub(crate) fn may_hold_chunks(&self) -> bool {
+        !self.no_chunks.load(Ordering::Acquire)
+    }
+
+    /// Called before a chunk entry is written: clears the chunk mark,
+    /// durably, the first time (one atomic load after that). Two writers
+    /// racing both clear it, which is harmless; neither writes its chunk
+    /// before the cleared mark is persisted.
+    pub(crate) fn note_chunk(&self) -> Result<(), KvError> {
+        if self.no_chunks.load(Ordering::Acquire) {
+            self.publish(chunk_mark_word(self.shards), 0)?;
+            self.no_chunks.store(false, Ordering::Release);
+        }
+        Ok(())
+    }
+
     /// Shard `shard`'s published index table: (first chunk, epoch).
     pub(crate) fn index_table(&self, shard: usize) -> Result<Option<(u64, u64)>, KvError> {
         let w = self
@@ -299,7 +348,7 @@ impl PmemTier {
     /// first start records it; later starts refuse any other device, whose
     /// blocks the stubs in the arena do not describe.
     pub(crate) fn bind_ssd(&self, device_id: u64) -> Result<(), String> {
-        let word = W_TABLES + self.shards;
+        let word = ssd_word(self.shards);
         if (word as u64 + 1) * 8 > self.dir.len() {
             return Err(format!(
                 "{}: the keyspace directory has no room for the SSD binding",

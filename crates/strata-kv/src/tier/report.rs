@@ -23,6 +23,11 @@ pub struct RestartReport {
     pub duplicates_dropped: u64,
     /// Segments adopted.
     pub segments: u64,
+    /// Whether the records (or stubs) were read to count large
+    /// collections' chunk entries: always in a rebuild or a `data = ssd`
+    /// adoption; in a persistent-memory restart only once the directory's
+    /// chunk mark says a chunk was ever written.
+    pub chunks_counted: bool,
     /// Wall time of the restore.
     pub duration: Duration,
 }
