@@ -125,13 +125,35 @@ fn reopen_pmem(image: SimulatedPmem, placement: Placement) -> Arc<Keyspace> {
     )
 }
 
+/// The placements with records in persistent memory.
+const PMEM_DATA: [Placement; 2] = [
+    Placement {
+        index: IndexTier::Pmem,
+        data: DataTier::Pmem,
+    },
+    Placement {
+        index: IndexTier::Dram,
+        data: DataTier::Pmem,
+    },
+];
+
+/// A new keyspace in `placement` holding `n` small strings.
+fn with_strings(placement: Placement, n: u32) -> Arc<Keyspace> {
+    let ks = open_pmem(new_arena(KIND), placement);
+    for i in 0..n {
+        let item = NewItem {
+            value: format!("v{i}").into_bytes().into(),
+            flags: 0,
+            expires_at: None,
+        };
+        ks.store().set(format!("s{i}").as_bytes(), item).unwrap();
+    }
+    ks
+}
+
 #[test]
 fn large_collections_survive_restarts_in_pmem() {
-    for index in [IndexTier::Pmem, IndexTier::Dram] {
-        let placement = Placement {
-            index,
-            data: DataTier::Pmem,
-        };
+    for placement in PMEM_DATA {
         let mut ks = open_pmem(new_arena(KIND), placement);
         for round in 0..3 {
             workload(&ks, round);
@@ -152,21 +174,9 @@ fn large_collections_survive_restarts_in_pmem() {
 /// the mark stays cleared once the collection is gone.
 #[test]
 fn restarts_count_chunks_only_once_one_was_written() {
-    for index in [IndexTier::Pmem, IndexTier::Dram] {
-        let placement = Placement {
-            index,
-            data: DataTier::Pmem,
-        };
+    for placement in PMEM_DATA {
         let counted = |ks: &Keyspace| ks.tier().unwrap().restart_report().unwrap().chunks_counted;
-        let ks = open_pmem(new_arena(KIND), placement);
-        for i in 0..50u32 {
-            let item = NewItem {
-                value: format!("v{i}").into_bytes().into(),
-                flags: 0,
-                expires_at: None,
-            };
-            ks.store().set(format!("s{i}").as_bytes(), item).unwrap();
-        }
+        let ks = with_strings(placement, 50);
         let ks = reopen_pmem(crash_pmem(ks), placement);
         assert!(!counted(&ks), "{placement}: no chunk was ever written");
         assert_eq!(ks.store().len(), 50);
@@ -194,21 +204,9 @@ fn restarts_count_chunks_only_once_one_was_written() {
 /// mark was persisted, so the restart counted it).
 #[test]
 fn a_power_cut_during_the_first_chunks_keeps_the_item_count() {
-    for index in [IndexTier::Pmem, IndexTier::Dram] {
-        let placement = Placement {
-            index,
-            data: DataTier::Pmem,
-        };
+    for placement in PMEM_DATA {
         for cut in 0..16u64 {
-            let ks = open_pmem(new_arena(KIND), placement);
-            for i in 0..20u32 {
-                let item = NewItem {
-                    value: b"v".as_slice().into(),
-                    flags: 0,
-                    expires_at: None,
-                };
-                ks.store().set(format!("s{i}").as_bytes(), item).unwrap();
-            }
+            let ks = with_strings(placement, 20);
             let arena = ks.tier().unwrap().arena().clone();
             arena.simulation().unwrap().cut_power_after(cut);
             make(&mut ks.store(), b"big", 6, 0);
