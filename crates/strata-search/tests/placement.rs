@@ -164,7 +164,7 @@ fn pmem_reopens_refreshed_segments_without_replay() {
 #[test]
 fn ssd_with_a_tiny_cache_answers_correctly_and_counts_misses() {
     let tmp = tempfile::tempdir().unwrap();
-    let budget = 2 * BLOCK_SIZE as u64;
+    let budget = BLOCK_SIZE as u64;
     let catalog = open(tmp.path(), StoreTier::Ssd, budget);
     catalog
         .create_index("logs", &json!({"settings": {"refresh_interval": "-1"}}))

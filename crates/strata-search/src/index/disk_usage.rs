@@ -125,6 +125,10 @@ fn add_segment(
         let postings = field_total(space.postings(), name);
         let positions = field_total(space.positions(), name);
         if matches!(field_entry.field_type(), FieldType::JsonObject(_)) {
+            // `f` keeps only columns (counted below) in new indices.
+            if !field_entry.is_indexed() {
+                continue;
+            }
             let paths = json_paths(segment, field)?;
             spread_json(out, &paths, [dictionary, postings, positions], norms);
         } else if dictionary + postings + positions + norms > 0 {

@@ -10,7 +10,7 @@ use tantivy::schema::IndexRecordOption;
 use super::ast::{text_of, MatchAst, MatchPhraseAst, MultiMatchAst, MultiMatchType};
 use super::context::QueryContext;
 use super::params::{with_boost, MinimumShouldMatch};
-use super::terms::{analyzed_terms, exact_term};
+use super::terms::{analyzed_terms, exact_query};
 use crate::error::{Result, SearchError};
 use crate::mapping::FieldType;
 
@@ -39,18 +39,23 @@ pub(super) fn match_field(
         return Ok(Box::new(EmptyQuery));
     };
     if leaf.ty == FieldType::Ip {
-        match super::ip_range::cidr_query(ctx.fields.values, field, query) {
+        match super::ip_range::cidr_query(ctx.fields.terms, field, query) {
             Some(Err(_)) if lenient => return Ok(Box::new(EmptyQuery)),
             Some(block) => return block,
             None => {}
         }
     }
     if leaf.ty != FieldType::Text {
-        return match exact_term(ctx.fields, field, leaf, query) {
-            Ok(Some(t)) => Ok(Box::new(TermQuery::new(t, IndexRecordOption::WithFreqs))),
-            Ok(None) => Ok(Box::new(EmptyQuery)),
+        let values = std::slice::from_ref(query);
+        return match exact_query(
+            ctx.fields,
+            field,
+            leaf,
+            values,
+            IndexRecordOption::WithFreqs,
+        ) {
             Err(_) if lenient => Ok(Box::new(EmptyQuery)),
-            Err(e) => Err(e),
+            result => result,
         };
     }
     let terms = analyzed_terms(ctx.fields, ctx.tokenizers, field, &text_of(query))?;

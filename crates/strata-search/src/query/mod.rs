@@ -3,6 +3,7 @@
 //! using the index mapping to pick the field and value type. Unknown
 //! queries and parameters are `parsing_exception`s, found by the parse.
 //!
+//! - `column_set`: exact numbers and dates, found in their columns.
 //! - `date_range`: `range` on dates, skipping by `zone_map` (per-block
 //!   smallest and largest value of a segment's date column).
 //! - `segment_cache`: what is derived from a segment's column (zone maps,
@@ -32,6 +33,7 @@
 
 pub(crate) mod ast;
 pub(crate) mod column_cache;
+mod column_set;
 mod compound;
 pub(crate) mod context;
 pub mod date_math;

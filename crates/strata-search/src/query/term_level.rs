@@ -18,7 +18,7 @@ use super::ip_range::{self, IpRangeQuery};
 use super::params::with_boost;
 use super::regexp::{escape, string_field, term_regex};
 use super::term_options::MultiTermOptions;
-use super::terms::{bound_value, exact_term, typed_term};
+use super::terms::{bound_value, exact_query, typed_term};
 use crate::error::{Result, SearchError};
 use crate::mapping::date::DateFormat;
 use crate::mapping::document::FieldValue;
@@ -35,28 +35,45 @@ pub fn term(ctx: &QueryContext<'_>, q: &TermAst<'_>) -> Result<Box<dyn Query>> {
 }
 
 fn term_query(ctx: &QueryContext<'_>, field: &str, value: &Value) -> Result<Box<dyn Query>> {
+    any_value(ctx, field, std::slice::from_ref(value))
+}
+
+/// Documents with one of `values` at `field` (`_id`, an address's CIDR
+/// blocks, a number's column or a term per value).
+fn any_value(ctx: &QueryContext<'_>, field: &str, values: &[Value]) -> Result<Box<dyn Query>> {
     if field == "_id" {
-        let id = value
-            .as_str()
-            .map(str::to_string)
-            .unwrap_or_else(|| value.to_string());
-        return Ok(Box::new(TermQuery::new(
-            Term::from_field_text(ctx.fields.id, &id),
-            IndexRecordOption::Basic,
-        )));
+        let ids = values.iter().map(|value| {
+            let id = value
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| value.to_string());
+            let q: Box<dyn Query> = Box::new(TermQuery::new(
+                Term::from_field_text(ctx.fields.id, &id),
+                IndexRecordOption::Basic,
+            ));
+            (Occur::Should, q)
+        });
+        return Ok(Box::new(BooleanQuery::new(ids.collect())));
     }
     let Some(leaf) = ctx.leaf(field) else {
         return Ok(Box::new(EmptyQuery));
     };
     if leaf.ty == FieldType::Ip {
-        if let Some(block) = ip_range::cidr_query(ctx.fields.values, field, value) {
-            return block;
+        let mut blocks = Vec::new();
+        let mut exact = Vec::new();
+        for value in values {
+            match ip_range::cidr_query(ctx.fields.terms, field, value) {
+                Some(block) => blocks.push((Occur::Should, block?)),
+                None => exact.push(value.clone()),
+            }
+        }
+        if !blocks.is_empty() {
+            let rest = exact_query(ctx.fields, field, leaf, &exact, IndexRecordOption::Basic)?;
+            blocks.push((Occur::Should, rest));
+            return Ok(Box::new(BooleanQuery::new(blocks)));
         }
     }
-    Ok(match exact_term(ctx.fields, field, leaf, value)? {
-        Some(t) => Box::new(TermQuery::new(t, IndexRecordOption::Basic)),
-        None => Box::new(EmptyQuery),
-    })
+    exact_query(ctx.fields, field, leaf, values, IndexRecordOption::Basic)
 }
 
 /// What one value of a `terms` (or `ids`) query costs: its clause (a
@@ -100,12 +117,8 @@ fn any_term(
     boost: f64,
 ) -> Result<Box<dyn Query>> {
     reserve_clauses(ctx, kind, field, values.len())?;
-    let clauses = values
-        .iter()
-        .map(|v| Ok((Occur::Should, term_query(ctx, field, v)?)))
-        .collect::<Result<Vec<_>>>()?;
     Ok(with_boost(
-        const_score(Box::new(BooleanQuery::new(clauses))),
+        const_score(any_value(ctx, field, values)?),
         boost,
     ))
 }
@@ -271,12 +284,14 @@ fn ip_range_query(
         })
     };
     Ok(match ip_range::inclusive(text(&lower)?, text(&upper)?) {
-        Some(range) => Box::new(IpRangeQuery::new(ctx.fields.values, field, range)),
+        Some(range) => Box::new(IpRangeQuery::new(ctx.fields.terms, field, range)),
         None => Box::new(EmptyQuery),
     })
 }
 
-/// A typed term for a range bound; floats stay f64 (the columns are f64).
+/// A typed term for a range bound: a string's in `k` (the inverted
+/// index's range), a number's in `f` (tantivy's range reads its column);
+/// floats stay f64 (the columns are f64).
 fn range_term(ctx: &QueryContext<'_>, field: &str, v: &FieldValue) -> Term {
     match v {
         FieldValue::Double(f) => {
@@ -284,7 +299,10 @@ fn range_term(ctx: &QueryContext<'_>, field: &str, v: &FieldValue) -> Term {
             t.append_type_and_fast_value(*f);
             t
         }
-        other => typed_term(ctx.fields, field, other),
+        FieldValue::Keyword(_) | FieldValue::Text(_) | FieldValue::Bool(_) => {
+            typed_term(ctx.fields.terms, field, v)
+        }
+        FieldValue::Long(_) | FieldValue::Date(_) => typed_term(ctx.fields.values, field, v),
     }
 }
 

@@ -2,26 +2,81 @@
 //! field's mapped type (the same conversions indexing uses).
 
 use serde_json::Value;
+use tantivy::query::{EmptyQuery, Query, TermQuery};
+use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::tokenizer::TokenizerManager;
 use tantivy::Term;
 
+use super::column_set::ColumnSetQuery;
 use super::date_math;
 use crate::error::{Result, SearchError};
 use crate::mapping::date::DateFormat;
 use crate::mapping::document::{convert, FieldValue};
 use crate::mapping::{FieldMapping, FieldType};
 use crate::search::time_zone::TimeZone;
-use crate::store::{json_term, SchemaFields};
+use crate::store::{json_term, SchemaFields, KEYWORDS};
 
-/// The term of one exact value at `path` (None when the value indexes to nothing).
+/// Whether values of this type are found by their columns, not terms.
+pub fn by_column(ty: FieldType) -> bool {
+    ty.is_integer() || ty.is_float() || ty == FieldType::Date
+}
+
+/// Documents with one of `values` at `path`: a term query per value
+/// (scored with `record`), or one column lookup for numbers and dates.
+pub fn exact_query(
+    fields: &SchemaFields,
+    path: &str,
+    leaf: &FieldMapping,
+    values: &[Value],
+    record: IndexRecordOption,
+) -> Result<Box<dyn Query>> {
+    if by_column(leaf.ty) {
+        let mut typed = Vec::with_capacity(values.len());
+        for value in values {
+            typed.extend(converted(path, leaf, value)?);
+        }
+        return Ok(match typed.is_empty() {
+            true => Box::new(EmptyQuery),
+            false => Box::new(ColumnSetQuery::new(format!("{KEYWORDS}.{path}"), typed)),
+        });
+    }
+    let mut terms = Vec::with_capacity(values.len());
+    for value in values {
+        terms.extend(exact_term(fields, path, leaf, value)?);
+    }
+    Ok(match terms.len() {
+        0 => Box::new(EmptyQuery),
+        1 => Box::new(TermQuery::new(terms.remove(0), record)),
+        _ => {
+            let any = terms
+                .into_iter()
+                .map(|t| -> Box<dyn Query> { Box::new(TermQuery::new(t, record)) })
+                .map(|q| (tantivy::query::Occur::Should, q))
+                .collect();
+            Box::new(tantivy::query::BooleanQuery::new(any))
+        }
+    })
+}
+
+/// `value` converted as indexing converts it (no `ignore_above`: a query
+/// value is looked up whatever its length).
+fn converted(path: &str, leaf: &FieldMapping, value: &Value) -> Result<Option<FieldValue>> {
+    let as_query_error =
+        |e: SearchError| SearchError::parsing(format!("failed to create query: {e}"));
+    let mut leaf = leaf.clone();
+    leaf.ignore_above = None;
+    convert(path, &leaf, value).map_err(as_query_error)
+}
+
+/// The term of one exact value at `path` (None when the value indexes to
+/// nothing). For numbers and dates this is a term of indices created
+/// before `k` only: query them with [`exact_query`].
 pub fn exact_term(
     fields: &SchemaFields,
     path: &str,
     leaf: &FieldMapping,
     value: &Value,
 ) -> Result<Option<Term>> {
-    let as_query_error =
-        |e: SearchError| SearchError::parsing(format!("failed to create query: {e}"));
     if leaf.ty == FieldType::Text {
         let text = match value {
             Value::String(s) => s.clone(),
@@ -31,15 +86,14 @@ pub fn exact_term(
         t.append_type_and_str(&text);
         return Ok(Some(t));
     }
-    let mut leaf = leaf.clone();
-    leaf.ignore_above = None;
-    let converted = convert(path, &leaf, value).map_err(as_query_error)?;
-    Ok(converted.map(|v| typed_term(fields, path, &v)))
+    let converted = converted(path, leaf, value)?;
+    Ok(converted.map(|v| typed_term(fields.terms, path, &v)))
 }
 
-/// The term of an already typed value in the `f` field.
-pub fn typed_term(fields: &SchemaFields, path: &str, value: &FieldValue) -> Term {
-    let mut t = json_term(fields.values, path);
+/// The term of an already typed value in `field` (`k`, or `f` for a
+/// range's bound: tantivy's range reads `f`'s columns).
+pub fn typed_term(field: Field, path: &str, value: &FieldValue) -> Term {
+    let mut t = json_term(field, path);
     match value {
         FieldValue::Text(s) | FieldValue::Keyword(s) => t.append_type_and_str(s),
         FieldValue::Long(n) | FieldValue::Date(n) => t.append_type_and_fast_value(*n),

@@ -136,11 +136,42 @@ fn add_values(
         target.push((path, value));
     }
     if !typed.is_empty() {
+        if !fields.numbers_are_terms() {
+            let exact = exact_values(&typed);
+            if !exact.is_empty() {
+                doc.add_field_value(fields.terms, &OwnedValue::Object(exact));
+            }
+        }
         doc.add_field_value(fields.values, &OwnedValue::Object(typed));
     }
     if !text.is_empty() {
         doc.add_field_value(fields.text, &OwnedValue::Object(text));
     }
+}
+
+/// The strings and booleans of `typed` (the values queried by their
+/// terms, in `k`); numbers are left to their columns.
+fn exact_values(typed: &[(String, OwnedValue)]) -> Vec<(String, OwnedValue)> {
+    let is_exact = |v: &OwnedValue| matches!(v, OwnedValue::Str(_) | OwnedValue::Bool(_));
+    typed
+        .iter()
+        .filter_map(|(path, value)| {
+            let value = match value {
+                OwnedValue::Array(all) => {
+                    let mut exact: Vec<OwnedValue> =
+                        all.iter().filter(|v| is_exact(v)).cloned().collect();
+                    match exact.len() {
+                        0 => return None,
+                        1 => exact.pop()?,
+                        _ => OwnedValue::Array(exact),
+                    }
+                }
+                v if is_exact(v) => v.clone(),
+                _ => return None,
+            };
+            Some((path.clone(), value))
+        })
+        .collect()
 }
 
 /// Adds the version and sequence number the shard assigned.
@@ -217,6 +248,11 @@ mod tests {
         assert_eq!(typed["b.d"], json!(3));
         assert_eq!(typed["e.f.g"], json!(true));
         assert_eq!(typed.as_object().map(|o| o.len()), Some(3));
+        // Strings and booleans are terms in `k` too; numbers only columns.
+        let exact = &json["k"][0];
+        assert_eq!(exact["b.c"], json!(["x", "y"]));
+        assert_eq!(exact["e.f.g"], json!(true));
+        assert_eq!(exact.as_object().map(|o| o.len()), Some(2));
         assert_eq!(json["txt"][0]["a"], json!("hello world"));
     }
 }

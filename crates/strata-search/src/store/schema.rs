@@ -4,8 +4,14 @@
 //! - `txt`: `text` fields, tokenized by the standard-like `default` analyzer,
 //!   with positions for phrases.
 //! - `f`: every other type, typed (i64, f64, bool, exact string; dates as
-//!   epoch-millisecond i64), indexed and columnar (fast) for sorting, ranges
-//!   and aggregations.
+//!   epoch-millisecond i64), columnar (fast) for sorting, ranges,
+//!   aggregations, `exists`, and exact numbers (`query::column_set`).
+//! - `k`: the exact strings and booleans of `f` again, indexed as terms
+//!   (`term`, `prefix`, `regexp`, address blocks). Numbers and dates have
+//!   no terms: every query on them reads their columns, as Elasticsearch's
+//!   points would answer it, and their terms were 5% of an eventdata index.
+//!   Indices created before `k` existed index all of `f` and have no `k`
+//!   ([`SchemaFields::terms`] is `f` there).
 //!
 //! Plus `_id` (exact, stored), `_source` (stored bytes), `_version`,
 //! `_seq_no` (stored, fast) and `_field_names` (paths with a text value,
@@ -30,8 +36,10 @@ pub const ID: &str = "_id";
 pub const SOURCE: &str = "_source";
 /// `_field_names` field name.
 pub const FIELD_NAMES: &str = "_field_names";
-/// The JSON field of typed, non-text values.
+/// The JSON field of typed, non-text values (their columns).
 pub const KEYWORDS: &str = "f";
+/// The JSON field of exact strings and booleans, as terms.
+pub const TERMS: &str = "k";
 /// The JSON field of analyzed text.
 pub const TEXT: &str = "txt";
 /// A nested document's path.
@@ -54,8 +62,11 @@ pub(crate) struct SchemaFields {
     pub(crate) seq_no: Field,
     /// `_field_names`.
     pub(crate) field_names: Field,
-    /// Typed values (`f`).
+    /// Typed values (`f`): their columns.
     pub(crate) values: Field,
+    /// Where exact strings and booleans are terms: `k`, or `f` in indices
+    /// created before `k` (which index numbers as terms too).
+    pub(crate) terms: Field,
     /// Text values (`txt`).
     pub(crate) text: Field,
     /// `_nested_path` and `_nested_parent` (absent in older indices).
@@ -89,14 +100,21 @@ impl SchemaFields {
         let version = b.add_u64_field("_version", NumericOptions::default() | STORED | FAST);
         let seq_no = b.add_u64_field("_seq_no", NumericOptions::default() | STORED | FAST);
         let field_names = b.add_text_field(FIELD_NAMES, exact());
-        let raw = TextFieldIndexing::default()
-            .set_tokenizer("raw")
-            .set_index_option(IndexRecordOption::Basic);
         let values = b.add_json_field(
             KEYWORDS,
             JsonObjectOptions::default()
-                .set_indexing_options(raw)
                 .set_fast("raw")
+                .set_expand_dots_enabled(),
+        );
+        // No norms, as Elasticsearch's keyword fields.
+        let raw = TextFieldIndexing::default()
+            .set_tokenizer("raw")
+            .set_index_option(IndexRecordOption::Basic)
+            .set_fieldnorms(false);
+        let terms = b.add_json_field(
+            TERMS,
+            JsonObjectOptions::default()
+                .set_indexing_options(raw)
                 .set_expand_dots_enabled(),
         );
         let analyzed = TextFieldIndexing::default()
@@ -120,6 +138,7 @@ impl SchemaFields {
             seq_no,
             field_names,
             values,
+            terms,
             text,
             nested: Some(nested),
         }
@@ -135,6 +154,7 @@ impl SchemaFields {
             seq_no: get("_seq_no")?,
             field_names: get(FIELD_NAMES)?,
             values: get(KEYWORDS)?,
+            terms: get(TERMS).or_else(|_| get(KEYWORDS))?,
             text: get(TEXT)?,
             nested: match (get(NESTED_PATH), get(NESTED_PARENT)) {
                 (Ok(path), Ok(parent)) => Some(NestedFields { path, parent }),
@@ -142,6 +162,14 @@ impl SchemaFields {
             },
             schema,
         })
+    }
+}
+
+impl SchemaFields {
+    /// Whether numbers and dates are terms too (indices created before
+    /// `k`); every query on them reads their columns either way.
+    pub(crate) fn numbers_are_terms(&self) -> bool {
+        self.terms == self.values
     }
 }
 

@@ -39,7 +39,7 @@ pub(crate) fn string_field(
     Ok(match ctx.leaf(field).map(|l| l.ty) {
         None => None,
         Some(FieldType::Text) => Some(ctx.fields.text),
-        Some(FieldType::Keyword) => Some(ctx.fields.values),
+        Some(FieldType::Keyword) => Some(ctx.fields.terms),
         // Numbers, dates and addresses take no patterns, as in
         // Elasticsearch (for an `ip` field, a range or a CIDR block says
         // what `10.0.*` would).
