@@ -18,6 +18,8 @@ mod app_compat;
 mod breakers;
 #[path = "disk_usage.rs"]
 mod disk_usage;
+#[path = "exact_numbers.rs"]
+mod exact_numbers;
 #[path = "fetch_failures.rs"]
 mod fetch_failures;
 #[path = "hostile_requests.rs"]
