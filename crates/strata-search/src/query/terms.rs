@@ -2,7 +2,7 @@
 //! field's mapped type (the same conversions indexing uses).
 
 use serde_json::Value;
-use tantivy::query::{EmptyQuery, Query, TermQuery};
+use tantivy::query::{BooleanQuery, EmptyQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::tokenizer::TokenizerManager;
 use tantivy::Term;
@@ -17,7 +17,7 @@ use crate::search::time_zone::TimeZone;
 use crate::store::{json_term, SchemaFields, KEYWORDS};
 
 /// Whether values of this type are found by their columns, not terms.
-pub fn by_column(ty: FieldType) -> bool {
+fn by_column(ty: FieldType) -> bool {
     ty.is_integer() || ty.is_float() || ty == FieldType::Date
 }
 
@@ -51,9 +51,9 @@ pub fn exact_query(
             let any = terms
                 .into_iter()
                 .map(|t| -> Box<dyn Query> { Box::new(TermQuery::new(t, record)) })
-                .map(|q| (tantivy::query::Occur::Should, q))
+                .map(|q| (Occur::Should, q))
                 .collect();
-            Box::new(tantivy::query::BooleanQuery::new(any))
+            Box::new(BooleanQuery::new(any))
         }
     })
 }
