@@ -143,10 +143,16 @@ fn flushed_segments_live_in_the_store_and_leave_with_their_index() {
     batch(&index, &mut model, 3);
     index.flush().unwrap();
     check(&catalog, &model, 30, "after another flush");
-    drop(index);
     assert!(live(&node) > 0);
+    // A passing holder (as the refresh ticker's round, which CI once
+    // caught holding it): the deletion waits for it, then closes the index.
+    let holder = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        drop(index);
+    });
     assert_eq!(catalog.delete("docs").unwrap(), 1);
     assert_eq!(live(&node), 0, "deleting the index releases its files");
+    holder.join().unwrap();
 }
 
 #[test]

@@ -110,6 +110,8 @@ pub fn create(node: &Node, name: &str) -> Result<Arc<SearchIndex>> {
         &json!({"add": {"index": backing, "alias": name, "is_write_index": true}}),
     )?;
     if let Err(e) = node.catalog.update_aliases(&[link]) {
+        // Let go first: a deletion waits for the index's holders.
+        drop(index);
         let _ = node.catalog.delete(&backing);
         return Err(e.into());
     }

@@ -3,6 +3,7 @@
 //! aliases.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -15,6 +16,12 @@ use crate::index::SearchIndex;
 use crate::mapping::Mappings;
 use crate::settings::IndexSettings;
 use crate::templates::TemplateBody;
+
+/// How long a deletion waits for an index's passing holders (the refresh
+/// ticker's round, a request in flight) to let it go, so that it is closed
+/// and its merges waited for before its files go. A longer holder (a
+/// scroll) lets it go later; its files are released then.
+const HOLDERS_WAIT: Duration = Duration::from_secs(2);
 
 /// The reason Elasticsearch gives for an alias named like an index.
 pub(super) const ALIAS_IS_INDEX: &str =
@@ -156,10 +163,16 @@ impl Catalog {
         for victim in victims {
             let dir = self.root.join(victim.name());
             let pmem_dir = self.storage.pmem_dir_of(&victim.settings().uuid);
-            if let Ok(index) = Arc::try_unwrap(victim) {
-                if let Err(e) = index.close() {
-                    tracing::warn!(error = %e, "closing a deleted index");
+            match sole_owner(victim) {
+                Ok(index) => {
+                    if let Err(e) = index.close() {
+                        tracing::warn!(error = %e, "closing a deleted index");
+                    }
                 }
+                Err(held) => tracing::warn!(
+                    index = held.name(),
+                    "a deleted index is still held: its files go with its last holder"
+                ),
             }
             self.storage.files.remove_dir(&dir)?;
             // Its shards' catalogs are gone with it: their segment files in
@@ -175,6 +188,22 @@ impl Catalog {
             }
         }
         Ok(())
+    }
+}
+
+/// The index itself once nobody else holds it, waiting at most
+/// [`HOLDERS_WAIT`]; the shared handle back if someone still does.
+fn sole_owner(mut index: Arc<SearchIndex>) -> std::result::Result<SearchIndex, Arc<SearchIndex>> {
+    let deadline = Instant::now() + HOLDERS_WAIT;
+    loop {
+        match Arc::try_unwrap(index) {
+            Ok(index) => return Ok(index),
+            Err(shared) if Instant::now() < deadline => {
+                index = shared;
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Err(shared) => return Err(shared),
+        }
     }
 }
 
