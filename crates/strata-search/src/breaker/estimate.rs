@@ -27,44 +27,53 @@ impl JsonShape {
     /// parse could take before failing).
     pub(crate) fn of(bytes: &[u8]) -> JsonShape {
         let mut shape = JsonShape::default();
-        // Whether the next scalar starts a value (after `[`, `,`, `:` or
-        // at the start), so `123` counts once, not per digit.
         let mut expect_value = true;
         let mut at = 0;
         while let Some(&b) = bytes.get(at) {
             at += 1;
-            match b {
-                b'"' => {
-                    if expect_value {
-                        shape.values += 1;
-                        expect_value = false;
-                    }
-                    let (end, inside) = string_end(bytes, at);
-                    shape.string_bytes += inside;
-                    at = end;
-                }
-                b'{' | b'[' => {
-                    shape.values += 1;
-                    expect_value = true;
-                }
-                b',' => expect_value = true,
-                b':' => {
-                    // The string before the colon was a key, not a value.
-                    shape.keys += 1;
-                    shape.values = shape.values.saturating_sub(1);
-                    expect_value = true;
-                }
-                b'}' | b']' => expect_value = false,
-                b' ' | b'\t' | b'\n' | b'\r' => {}
-                _ => {
-                    if expect_value {
-                        shape.values += 1;
-                        expect_value = false;
-                    }
-                }
+            if shape.outside_string(b, &mut expect_value) {
+                let (end, inside) = string_end(bytes, at);
+                shape.string_bytes += inside;
+                at = end;
             }
         }
         shape
+    }
+
+    /// Counts the byte `b` met outside strings; returns whether it opens
+    /// a string. `expect_value`: whether the next scalar starts a value
+    /// (after `[`, `,`, `:` or at the start), so `123` counts once, not
+    /// per digit.
+    fn outside_string(&mut self, b: u8, expect_value: &mut bool) -> bool {
+        match b {
+            b'"' => {
+                if *expect_value {
+                    self.values += 1;
+                    *expect_value = false;
+                }
+                return true;
+            }
+            b'{' | b'[' => {
+                self.values += 1;
+                *expect_value = true;
+            }
+            b',' => *expect_value = true,
+            b':' => {
+                // The string before the colon was a key, not a value.
+                self.keys += 1;
+                self.values = self.values.saturating_sub(1);
+                *expect_value = true;
+            }
+            b'}' | b']' => *expect_value = false,
+            b' ' | b'\t' | b'\n' | b'\r' => {}
+            _ => {
+                if *expect_value {
+                    self.values += 1;
+                    *expect_value = false;
+                }
+            }
+        }
+        false
     }
 
     /// Bytes a `serde_json::Value` of this shape takes.
@@ -146,51 +155,23 @@ mod tests {
         assert_eq!(JsonShape::of(b"").values, 0);
     }
 
-    /// The scan a byte at a time, as it was before strings were skipped
+    /// Strings scanned a byte at a time, as before they were skipped
     /// with `memchr`: the model the faster scan must agree with.
     fn shape_by_bytes(bytes: &[u8]) -> JsonShape {
         let mut shape = JsonShape::default();
         let (mut in_string, mut escaped, mut expect_value) = (false, false, true);
         for &b in bytes {
-            if in_string {
-                if escaped {
-                    escaped = false;
-                    shape.string_bytes += 1;
-                } else if b == b'\\' {
-                    escaped = true;
-                } else if b == b'"' {
-                    in_string = false;
-                } else {
-                    shape.string_bytes += 1;
-                }
-                continue;
-            }
-            match b {
-                b'"' => {
-                    in_string = true;
-                    if expect_value {
-                        shape.values += 1;
-                        expect_value = false;
-                    }
-                }
-                b'{' | b'[' => {
-                    shape.values += 1;
-                    expect_value = true;
-                }
-                b',' => expect_value = true,
-                b':' => {
-                    shape.keys += 1;
-                    shape.values = shape.values.saturating_sub(1);
-                    expect_value = true;
-                }
-                b'}' | b']' => expect_value = false,
-                b' ' | b'\t' | b'\n' | b'\r' => {}
-                _ => {
-                    if expect_value {
-                        shape.values += 1;
-                        expect_value = false;
-                    }
-                }
+            if !in_string {
+                in_string = shape.outside_string(b, &mut expect_value);
+            } else if escaped {
+                escaped = false;
+                shape.string_bytes += 1;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            } else {
+                shape.string_bytes += 1;
             }
         }
         shape
