@@ -285,9 +285,18 @@ async fn a_client_that_takes_no_replies_is_closed() {
     // 64 MiB of replies asked for and none read: far more than the
     // sockets' buffers hold, so the server's writes stall.
     let mut reader = TcpStream::connect(resp).await.unwrap();
+    // Counted before it stalls: once it does, a loaded machine may close
+    // it (after the 1 s request timeout) before `CLIENT LIST` runs.
+    let deadline = std::time::Instant::now() + WAIT;
+    while resp_clients(&mut admin).await != 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the reader was never accepted"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let get = b"*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n".repeat(128);
     reader.write_all(&get).await.unwrap();
-    assert_eq!(resp_clients(&mut admin).await, 2);
     let deadline = std::time::Instant::now() + WAIT;
     while resp_clients(&mut admin).await != 1 {
         assert!(
