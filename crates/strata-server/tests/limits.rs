@@ -238,6 +238,16 @@ async fn a_client_sending_a_byte_a_second_is_closed_on_every_port() {
     server.shutdown(Duration::from_secs(5)).await;
 }
 
+/// Waits (up to `WAIT`) until `CLIENT LIST` shows `want` connections;
+/// fails with `what` if it never does.
+async fn await_resp_clients(admin: &mut TcpStream, want: usize, what: &str) {
+    let deadline = std::time::Instant::now() + WAIT;
+    while resp_clients(admin).await != want {
+        assert!(std::time::Instant::now() < deadline, "{what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 /// Connections `CLIENT LIST` shows, through `admin`.
 async fn resp_clients(admin: &mut TcpStream) -> usize {
     use tokio::io::AsyncReadExt;
@@ -287,24 +297,10 @@ async fn a_client_that_takes_no_replies_is_closed() {
     let mut reader = TcpStream::connect(resp).await.unwrap();
     // Counted before it stalls: once it does, a loaded machine may close
     // it (after the 1 s request timeout) before `CLIENT LIST` runs.
-    let deadline = std::time::Instant::now() + WAIT;
-    while resp_clients(&mut admin).await != 2 {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the reader was never accepted"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    await_resp_clients(&mut admin, 2, "the reader was never accepted").await;
     let get = b"*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n".repeat(128);
     reader.write_all(&get).await.unwrap();
-    let deadline = std::time::Instant::now() + WAIT;
-    while resp_clients(&mut admin).await != 1 {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the stalled reader was never closed"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    await_resp_clients(&mut admin, 1, "the stalled reader was never closed").await;
     // What it gets when it reads at last is cut short.
     let (got, closed) = read_until_closed(&mut reader, WAIT).await;
     assert!(closed && got.len() < 64 << 20, "{} bytes", got.len());
