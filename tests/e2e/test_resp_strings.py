@@ -132,3 +132,35 @@ def test_errors_are_error_replies(r):
     with pytest.raises(redis.ResponseError, match="(?i)syntax"):
         r.execute_command("SET", "k", "v", "BOGUS")
     assert r.ping() is True, "the connection survives errors"
+
+
+def test_object_encoding_of_edited_strings(r):
+    """A string edited in place is `raw` whatever its length, until it is
+    written whole again; one written whole is named by its content."""
+    r.set("n", 12)
+    r.append("n", "3")
+    r.set("s", "ab")
+    r.setrange("s", 1, "z")
+    r.setbit("b", 3, 1)
+    r.set("f", "x")
+    r.execute_command("BITFIELD", "f", "SET", "u8", "0", "65")
+    r.execute_command("BITFIELD", "ro", "GET", "u8", "0")
+    r.set("src", "ab")
+    r.bitop("NOT", "dest", "src")
+    r.append("fresh", "7")
+    r.append("fresh2", "hello")
+    edited = ["n", "s", "b", "f", "dest"]
+    assert [r.object("encoding", k) for k in edited] == [b"raw"] * 5
+    assert r.object("encoding", "fresh") == b"int"
+    assert r.object("encoding", "fresh2") == b"embstr"
+    assert r.get("n") == b"123" and r.get("f") == b"A"
+    r.rename("n", "n2")
+    r.copy("s", "s2")
+    assert r.object("encoding", "n2") == b"raw"
+    assert r.object("encoding", "s2") == b"raw"
+    r.incr("n2")
+    r.set("s", "az")
+    r.expire("b", 100)
+    assert r.object("encoding", "n2") == b"int"
+    assert r.object("encoding", "s") == b"embstr"
+    assert r.object("encoding", "b") == b"raw"

@@ -47,11 +47,34 @@ impl ValueKind {
     }
 }
 
+/// What a record's flags word keeps of its value's kind (bits 32-39): a
+/// [`ValueKind`]'s code, or [`EDITED_STRING`](KindCode::EDITED_STRING).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct KindCode(u64);
+
+impl KindCode {
+    /// A string last written by an edit of its bytes (APPEND, SETRANGE,
+    /// the bit writes): Redis's `raw` encoding, which `OBJECT ENCODING`
+    /// reports whatever the length until the string is written whole.
+    pub(crate) const EDITED_STRING: Self = Self(6);
+
+    /// The flags word of a value of this kind with memcached `client_flags`.
+    pub(crate) fn flags(self, client_flags: u32) -> u64 {
+        u64::from(client_flags) | self.0 << 32
+    }
+}
+
+impl From<ValueKind> for KindCode {
+    fn from(kind: ValueKind) -> Self {
+        Self(kind.code())
+    }
+}
+
 /// The flags word records, log changes and snapshots store: memcached's
 /// client flags in the low 32 bits, the [`ValueKind`] above them (0 for a
 /// string, so records written before kinds existed read as strings).
 pub fn stored_flags(flags: u32, kind: ValueKind) -> u64 {
-    u64::from(flags) | kind.code() << 32
+    KindCode::from(kind).flags(flags)
 }
 
 /// Splits a stored flags word; `None` for a kind (or a namespace bit, see
@@ -60,8 +83,16 @@ pub fn split_stored_flags(stored: u64) -> Option<(u32, ValueKind)> {
     if stored >> 40 & !(crate::chunk::KNOWN_BITS >> 40) != 0 {
         return None;
     }
-    let kind = ValueKind::from_code(stored >> 32 & 0xff)?;
+    let kind = match stored >> 32 & 0xff {
+        code if code == KindCode::EDITED_STRING.0 => ValueKind::String,
+        code => ValueKind::from_code(code)?,
+    };
     Some((stored as u32, kind))
+}
+
+/// Whether a stored flags word is an [edited](KindCode::EDITED_STRING) string's.
+pub fn is_edited_string(stored: u64) -> bool {
+    stored >> 32 & 0xff == KindCode::EDITED_STRING.0
 }
 
 /// A borrowed view of a live (unexpired) item, valid while the shard lock is held.
@@ -75,6 +106,9 @@ pub struct ItemRef<'a> {
     pub kind: ValueKind,
     /// memcached client flags (0 for items written over RESP).
     pub flags: u32,
+    /// A string last written by an edit of its bytes (see
+    /// [`Mutation::PutEdited`]).
+    pub edited: bool,
     /// Version that changes on every modification; unique across the keyspace.
     pub cas: u64,
     /// Absolute expiry in Unix milliseconds, `None` for never.
@@ -84,7 +118,10 @@ pub struct ItemRef<'a> {
 impl ItemRef<'_> {
     /// The flags word as stored (client flags and kind).
     pub fn stored_flags(&self) -> u64 {
-        stored_flags(self.flags, self.kind)
+        match self.edited {
+            true => KindCode::EDITED_STRING.flags(self.flags),
+            false => stored_flags(self.flags, self.kind),
+        }
     }
 }
 
@@ -112,9 +149,25 @@ pub enum Mutation<'v> {
     /// Replace (or create) the item with a value of this kind (a Redis
     /// collection in the front end's encoding); a fresh CAS version.
     PutKind(ValueKind, NewItem<'v>),
+    /// Replace (or create) the item with a string that is an edit of the
+    /// old one's bytes (APPEND, SETRANGE, SETBIT, BITFIELD, BITOP's
+    /// result): as [`Put`](Self::Put), and the item reads as
+    /// [`edited`](ItemRef::edited) until the next `Put`.
+    PutEdited(NewItem<'v>),
     /// Change only the expiry of the existing item (no-op when absent); the
     /// CAS version is kept, as memcached's `touch` does.
     SetExpiry(Option<u64>),
+}
+
+impl<'v> Mutation<'v> {
+    /// Writes `item` as a copy of a value of `kind`, [edited](ItemRef::edited)
+    /// or not (`RENAME` and `COPY` keep how the value was written).
+    pub fn put_copy(kind: ValueKind, edited: bool, item: NewItem<'v>) -> Self {
+        match edited {
+            true => Self::PutEdited(item),
+            false => Self::PutKind(kind, item),
+        }
+    }
 }
 
 /// What [`delete`](crate::Store::delete) found.

@@ -10,8 +10,9 @@ use crate::KvError;
 impl LockedShards<'_> {
     /// See [`Store::copy`](crate::Store::copy).
     pub fn copy(&mut self, from: &[u8], to: &[u8], replace: bool) -> Result<bool, KvError> {
-        let Some((value, kind, flags, expires_at)) = self.get(from, true, |item| {
-            (item.value.to_vec(), item.kind, item.flags, item.expires_at)
+        let Some((value, (kind, edited), flags, expires_at)) = self.get(from, true, |item| {
+            let kind = (item.kind, item.edited);
+            (item.value.to_vec(), kind, item.flags, item.expires_at)
         }) else {
             return Ok(false);
         };
@@ -32,7 +33,8 @@ impl LockedShards<'_> {
                     flags,
                     expires_at,
                 };
-                self.update(to, false, |_| (Mutation::PutKind(kind, item), ()))?;
+                let put = Mutation::put_copy(kind, edited, item);
+                self.update(to, false, |_| (put, ()))?;
             }
         }
         Ok(true)

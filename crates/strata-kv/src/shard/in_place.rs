@@ -16,7 +16,7 @@ use crate::arena::{encode, header_len};
 use crate::chunk::Namespace;
 use crate::context::Ctx;
 use crate::fetch;
-use crate::item::{stored_flags, ValueKind};
+use crate::item::KindCode;
 use crate::journal::change;
 use crate::KvError;
 
@@ -42,13 +42,13 @@ impl ShardInner {
         ctx: &Ctx,
         slot: usize,
         key: &[u8],
-        kind: ValueKind,
+        kind: KindCode,
         client_flags: u32,
         value: &[u8],
         expires_at: Option<u64>,
         now: u64,
     ) -> Result<bool, KvError> {
-        let flags = stored_flags(client_flags, kind);
+        let flags = kind.flags(client_flags);
         let Some(cas) = self.rewrite_in_place(ctx, slot, key, &[value], flags, expires_at, now)?
         else {
             return Ok(false);

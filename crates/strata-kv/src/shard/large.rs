@@ -172,7 +172,7 @@ impl<'s> LargeEdit<'s> {
         if let Some(Some(slot)) = self.known {
             let (ctx, now) = (self.ctx, self.now);
             let shard = &mut *self.shard;
-            if shard.put_in_place(ctx, slot, self.key, kind, 0, value, expires_at, now)? {
+            if shard.put_in_place(ctx, slot, self.key, kind.into(), 0, value, expires_at, now)? {
                 return Ok(());
             }
         }

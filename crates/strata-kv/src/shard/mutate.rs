@@ -8,7 +8,7 @@ use super::{is_expired, Removal, ShardInner};
 use crate::chunk::Namespace;
 use crate::context::Ctx;
 use crate::fetch;
-use crate::item::{stored_flags, ItemRef, Mutation, NewItem, ValueKind};
+use crate::item::{ItemRef, KindCode, Mutation, NewItem, ValueKind};
 use crate::journal::change;
 use crate::KvError;
 
@@ -89,8 +89,13 @@ impl ShardInner {
                     self.remove(ctx, s, Removal::Deleted)?;
                 }
             }
-            Mutation::Put(new) => self.put_new(ctx, hash, key, now, ValueKind::String, new)?,
-            Mutation::PutKind(kind, new) => self.put_new(ctx, hash, key, now, kind, new)?,
+            Mutation::Put(new) => {
+                self.put_new(ctx, hash, key, now, ValueKind::String.into(), new)?
+            }
+            Mutation::PutKind(kind, new) => self.put_new(ctx, hash, key, now, kind.into(), new)?,
+            Mutation::PutEdited(new) => {
+                self.put_new(ctx, hash, key, now, KindCode::EDITED_STRING, new)?
+            }
             Mutation::SetExpiry(expires_at) => {
                 if let Some(s) = live {
                     if is_expired(expires_at, now) {
@@ -122,7 +127,7 @@ impl ShardInner {
         hash: u64,
         key: &[u8],
         now: u64,
-        kind: ValueKind,
+        kind: KindCode,
         new: NewItem<'_>,
     ) -> Result<(), KvError> {
         if is_expired(new.expires_at, now) {
@@ -149,7 +154,7 @@ impl ShardInner {
             }
         }
         let cas = ctx.next_cas();
-        let flags = stored_flags(new.flags, kind);
+        let flags = kind.flags(new.flags);
         let value = &new.value;
         self.put(ctx, hash, key, &[value], flags, new.expires_at, cas, now)?;
         if ctx.journaling() {

@@ -259,6 +259,7 @@ mod tests {
         value: b"abc",
         kind: strata_kv::ValueKind::String,
         flags: 5,
+        edited: false,
         cas: 64,
         expires_at: None,
     };

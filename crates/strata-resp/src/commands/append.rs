@@ -46,7 +46,7 @@ pub fn append<S: Store>(
                     flags: item.flags,
                     expires_at: item.expires_at,
                 };
-                (Mutation::Put(new), Ok((len, false)))
+                (Mutation::PutEdited(new), Ok((len, false)))
             }
         }
     })?;

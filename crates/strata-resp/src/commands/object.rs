@@ -3,7 +3,11 @@
 //! Encodings are what Strata stores: a collection is packed (`listpack`;
 //! a set of few integers `intset`) or large (a hash's or set's chunk
 //! records: `hashtable`, see `encodings.rs`; a sorted set's: `skiplist`); strings are named as Redis
-//! names them by their content (`int`, `embstr` up to 44 bytes, `raw`). `IDLETIME` answers the
+//! names them: a string written whole by its content (`int`, `embstr` up
+//! to 44 bytes, `raw`), one edited in place (APPEND to an existing key,
+//! SETRANGE, SETBIT, BITFIELD's writes, BITOP's result) `raw` until it is
+//! written whole again (the engine keeps the mark, see
+//! `Mutation::PutEdited`). `IDLETIME` answers the
 //! seconds since the key was last read or written, from the engine's
 //! per-item access records (as Redis does under a non-LFU policy; the
 //! records start at the restart after one). Strata's eviction is not LFU,
@@ -94,7 +98,10 @@ pub(crate) fn encoding<S: Store>(
     match kind {
         ValueKind::String => ctx
             .store
-            .peek(key, |item| string_encoding(item.value))
+            .peek(key, |item| match item.edited {
+                true => "raw",
+                false => string_encoding(item.value),
+            })
             .unwrap_or("raw"),
         // A large hash: Redis's hashtable (chunk records).
         ValueKind::Hash => match ctx.store.peek(key, |item| is_head(item.value)) {

@@ -62,7 +62,7 @@ pub fn setrange<S: Store>(
         value[offset..end].copy_from_slice(patch);
         let len = value.len();
         (
-            Mutation::Put(NewItem {
+            Mutation::PutEdited(NewItem {
                 value: Cow::Owned(value),
                 flags,
                 expires_at,

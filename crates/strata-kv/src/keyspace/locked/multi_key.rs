@@ -21,7 +21,7 @@ impl LockedShards<'_> {
             (
                 item.key.to_vec(),
                 item.value.to_vec(),
-                item.kind,
+                (item.kind, item.edited),
                 item.flags,
                 item.cas,
                 item.expires_at,
@@ -29,14 +29,15 @@ impl LockedShards<'_> {
         };
         let old_a = self.get(a, true, copy);
         let old_b = self.get(b, true, copy);
-        type Copied = (Vec<u8>, Vec<u8>, ValueKind, u32, u64, Option<u64>);
+        type Copied = (Vec<u8>, Vec<u8>, (ValueKind, bool), u32, u64, Option<u64>);
         fn view(c: &Copied) -> ItemRef<'_> {
-            let (key, value, kind, flags, cas, expires_at) = c;
+            let (key, value, (kind, edited), flags, cas, expires_at) = c;
             ItemRef {
                 key,
                 value,
                 kind: *kind,
                 flags: *flags,
+                edited: *edited,
                 cas: *cas,
                 expires_at: *expires_at,
             }
@@ -98,8 +99,9 @@ impl LockedShards<'_> {
         to: &[u8],
         only_if_absent: bool,
     ) -> Result<Renamed, KvError> {
-        let Some((value, kind, flags, expires_at)) = self.get(from, false, |item| {
-            (item.value.to_vec(), item.kind, item.flags, item.expires_at)
+        let Some((value, (kind, edited), flags, expires_at)) = self.get(from, false, |item| {
+            let kind = (item.kind, item.edited);
+            (item.value.to_vec(), kind, item.flags, item.expires_at)
         }) else {
             return Ok(Renamed::NoSuchKey);
         };
@@ -127,7 +129,8 @@ impl LockedShards<'_> {
             flags,
             expires_at,
         };
-        self.update(to, false, |_| (Mutation::PutKind(kind, item), ()))?;
+        let put = Mutation::put_copy(kind, edited, item);
+        self.update(to, false, |_| (put, ()))?;
         self.delete(from)?;
         Ok(Renamed::Done)
     }

@@ -231,7 +231,7 @@ pub fn bitfield<S: Store>(
                         Ok(mut grown) => {
                             let replies = apply(&ops, &mut grown.value);
                             (
-                                Mutation::Put(grown.into_item()),
+                                Mutation::PutEdited(grown.into_item()),
                                 Ok((replies, old.is_none())),
                             )
                         }

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use strata_kv::{NewItem, Store};
+use strata_kv::{Mutation, NewItem, Store};
 
 use super::bits::check_growth;
 use crate::args::Args;
@@ -79,7 +79,8 @@ impl Atomic for Task<'_> {
                 flags: 0,
                 expires_at: None,
             };
-            store.set(self.destination, item)?;
+            // A new string Redis builds in place: `raw` whatever its length.
+            store.update(self.destination, |_| (Mutation::PutEdited(item), ()))?;
         }
         Ok((len, existed))
     }

@@ -38,7 +38,7 @@ pub fn setbit<S: Store>(
             Ok(mut grown) => {
                 put_bit(&mut grown.value, offset, on);
                 (
-                    Mutation::Put(grown.into_item()),
+                    Mutation::PutEdited(grown.into_item()),
                     Ok((was, Some(old.is_none()))),
                 )
             }
