@@ -22,6 +22,22 @@ def test_info_parses_with_redis_py(r):
     assert "db0" in r.info("keyspace")
 
 
+def test_info_memory_reports_the_allocator(r):
+    """Redis's allocator fields: live bytes within active pages within
+    resident ones, the ratios between them, and the allocator's name."""
+    r.set("big", "x" * 100_000)
+    mem = r.info("memory")
+    allocated, active, resident = (
+        mem["allocator_allocated"], mem["allocator_active"], mem["allocator_resident"])
+    assert 100_000 < allocated <= active <= resident
+    assert mem["allocator_frag_bytes"] == active - allocated
+    assert mem["allocator_frag_ratio"] == pytest.approx(active / allocated, abs=0.01)
+    assert mem["allocator_rss_ratio"] == pytest.approx(resident / active, abs=0.01)
+    assert mem["allocator_rss_bytes"] == resident - active
+    assert "rss_overhead_ratio" in mem
+    assert str(mem["mem_allocator"]).startswith("jemalloc-")
+
+
 def test_config_get_reports_the_limits(r):
     maxmemory = r.config_get("maxmemory")
     assert int(maxmemory["maxmemory"]) == 64 * 1024 * 1024

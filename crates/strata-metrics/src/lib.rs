@@ -19,15 +19,21 @@
 //! - `stripe`: which stripe the current thread writes.
 //! - [`caches`]: [`CacheLedger`], the DRAM caches by user, one report for
 //!   `INFO` and `_nodes/stats`.
+//! - [`allocator`]: the process allocator's counters (allocated, active,
+//!   resident), read through a probe the executable registers.
 
 #![forbid(unsafe_code)]
 
+pub mod allocator;
 pub mod caches;
 pub mod commands;
 pub mod histogram;
 pub mod stopwatch;
 mod stripe;
 
+pub use allocator::{
+    allocator_name, allocator_stats, register_allocator, AllocatorProbe, AllocatorStats,
+};
 pub use caches::{CacheLedger, CacheReport, CacheUsage};
 pub use commands::{CommandSnapshot, CommandTable};
 pub use histogram::{HistogramSnapshot, LatencyHistogram};

@@ -241,13 +241,41 @@ fn memory(shared: &Shared, t: &mut String) {
     line(t, "used_memory_peak", peak);
     line(t, "used_memory_peak_human", human_bytes(peak));
     line(t, "used_memory_startup", ks.used_memory_startup);
+    let alloc = strata_metrics::allocator_stats();
+    if let Some(a) = alloc {
+        line(t, "allocator_allocated", a.allocated);
+        line(t, "allocator_active", a.active);
+        line(t, "allocator_resident", a.resident);
+    }
     let limit = shared.keyspace.memory_limit();
     line(t, "maxmemory", limit);
     line(t, "maxmemory_human", human_bytes(limit));
     line(t, "maxmemory_policy", shared.policy_name());
+    if let Some(a) = alloc {
+        allocator_ratios(t, a, resident_bytes());
+    }
+    if let Some(name) = strata_metrics::allocator_name() {
+        line(t, "mem_allocator", name);
+    }
     line(t, "strata_index_bytes", ks.index_bytes);
     line(t, "strata_segments", ks.segments);
     line(t, "strata_max_item_size", shared.keyspace.max_item_size());
+}
+
+/// Redis's allocator ratios: fragmentation inside the allocator's pages
+/// (active / allocated), pages it holds beyond them (resident / active)
+/// and the process's memory beyond the allocator's (RSS / resident).
+fn allocator_ratios(t: &mut String, a: strata_metrics::AllocatorStats, rss: Option<u64>) {
+    let ratio = |num: u64, den: u64| format!("{:.2}", num as f64 / den.max(1) as f64);
+    let over = |num: u64, den: u64| num as i64 - den as i64;
+    line(t, "allocator_frag_ratio", ratio(a.active, a.allocated));
+    line(t, "allocator_frag_bytes", over(a.active, a.allocated));
+    line(t, "allocator_rss_ratio", ratio(a.resident, a.active));
+    line(t, "allocator_rss_bytes", over(a.resident, a.active));
+    if let Some(rss) = rss {
+        line(t, "rss_overhead_ratio", ratio(rss, a.resident));
+        line(t, "rss_overhead_bytes", over(rss, a.resident));
+    }
 }
 
 fn stats(shared: &Shared, t: &mut String) {

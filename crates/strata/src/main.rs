@@ -51,6 +51,34 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 #[unsafe(export_name = "_rjem_malloc_conf")]
 pub static MALLOC_CONF: &u8 = &b"background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0\0"[0];
 
+/// Reads jemalloc's counters for `INFO memory` (`strata_metrics::allocator`).
+fn jemalloc_stats() -> Option<strata_metrics::AllocatorStats> {
+    use tikv_jemalloc_ctl::{epoch, stats};
+    // The counters are a snapshot jemalloc refreshes when the epoch moves.
+    epoch::advance().ok()?;
+    let read = |r: tikv_jemalloc_ctl::Result<usize>| r.ok().map(|v| v as u64);
+    Some(strata_metrics::AllocatorStats {
+        allocated: read(stats::allocated::read())?,
+        active: read(stats::active::read())?,
+        resident: read(stats::resident::read())?,
+        mapped: read(stats::mapped::read())?,
+        retained: read(stats::retained::read())?,
+    })
+}
+
+/// Registers jemalloc as the allocator `INFO memory` reports
+/// (`mem_allocator:jemalloc-5.3.0`, as Redis names its own).
+fn register_allocator() {
+    let version = tikv_jemalloc_ctl::version::read().unwrap_or("unknown");
+    let version = version.split('-').next().unwrap_or(version);
+    // Once per process: the name lives as long as the process.
+    let name: &'static str = Box::leak(format!("jemalloc-{version}").into_boxed_str());
+    strata_metrics::register_allocator(strata_metrics::AllocatorProbe {
+        name,
+        read: jemalloc_stats,
+    });
+}
+
 /// A dataset job's freed memory goes back to the system at once (no
 /// decay): its budget bounds resident data, and the cached table and the
 /// operators free megabyte buffers by the hundred a second, which the
@@ -198,8 +226,11 @@ fn lab_error(err: strata_lab::LabError) -> (u8, String) {
 fn main() -> ExitCode {
     let (result, help) = match Cli::parse().command {
         Command::Serve(args) => (
-            strata_server::run_serve(args, env!("STRATA_COMMIT"))
-                .map_err(|err| (err.exit_code(), err.to_string())),
+            {
+                register_allocator();
+                strata_server::run_serve(args, env!("STRATA_COMMIT"))
+            }
+            .map_err(|err| (err.exit_code(), err.to_string())),
             "strata serve --help",
         ),
         Command::Checkpoint(args) => (

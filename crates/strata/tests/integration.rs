@@ -16,6 +16,8 @@ mod support;
 // Helpers that files take at the root, declared once inside `support`.
 use support::{scale, spawn};
 
+#[path = "allocator.rs"]
+mod allocator;
 #[path = "bench_kv_types.rs"]
 mod bench_kv_types;
 #[path = "clients.rs"]

@@ -11,6 +11,7 @@
 //! - `kv`: commands and latency per protocol and command, connections,
 //!   the keyspace, memory by tier, the SSD tier and record cache.
 //! - `persistence`: the command log and checkpoints.
+//! - `process`: the memory allocator's bytes by state.
 //! - `search`: per-index figures, search and indexing latency, the block
 //!   cache.
 //! - `http`: the port itself (hyper over a `strata-net` listener: TLS and
@@ -24,6 +25,7 @@ mod encode;
 mod http;
 mod kv;
 mod persistence;
+mod process;
 mod search;
 
 use std::net::SocketAddr;
@@ -61,6 +63,7 @@ pub(crate) fn registry(sources: Sources) -> Registry {
         durability: sources.durability,
         checkpoint_min_log_bytes: sources.checkpoint_min_log_bytes,
     }));
+    registry.register_collector(Box::new(process::ProcessCollector));
     if let Some(state) = sources.search {
         registry.register_collector(Box::new(search::SearchCollector { state }));
     }

@@ -33,6 +33,8 @@ pub struct Server {
     pub resp: Option<SocketAddr>,
     /// Elasticsearch-compatible HTTP front end address, if enabled.
     pub http: Option<SocketAddr>,
+    /// Prometheus metrics port address, if enabled.
+    pub metrics: Option<SocketAddr>,
     /// Every stderr line so far (JSON log lines).
     log: Arc<Mutex<Vec<String>>>,
     _data_dir: tempfile::TempDir,
@@ -84,6 +86,7 @@ impl Server {
             memcache: spawned.memcache,
             resp: spawned.resp,
             http: spawned.http,
+            metrics: spawned.metrics,
             log: spawned.log,
             _data_dir: data_dir,
         }
@@ -92,6 +95,11 @@ impl Server {
     /// The RESP address (panics if that front end is off).
     pub fn resp(&self) -> SocketAddr {
         self.resp.expect("RESP front end is on")
+    }
+
+    /// The metrics port's address (panics if it is off).
+    pub fn metrics(&self) -> SocketAddr {
+        self.metrics.expect("metrics port is on")
     }
 
     /// The HTTP address (panics if that front end is off).

@@ -19,6 +19,7 @@ pub struct Spawned {
     pub memcache: Option<SocketAddr>,
     pub resp: Option<SocketAddr>,
     pub http: Option<SocketAddr>,
+    pub metrics: Option<SocketAddr>,
 }
 
 /// Runs `strata args...` and waits up to `timeout` for its `strata ready`
@@ -57,7 +58,7 @@ pub fn spawn_until(args: &[String], timeout: Duration, until: Until) -> Result<S
     let stderr = child.stderr.take().expect("stderr piped");
     let lines = log.clone();
     std::thread::spawn(move || {
-        let (mut resp, mut memcache, mut http) = (None, None, None);
+        let (mut resp, mut memcache, mut http, mut metrics) = (None, None, None, None);
         for line in BufReader::new(stderr).lines() {
             let Ok(line) = line else { break };
             // Recorded before anyone is told, so waiters see the line.
@@ -71,13 +72,14 @@ pub fn spawn_until(args: &[String], timeout: Duration, until: Until) -> Result<S
                     Some("resp") => resp = addr,
                     Some("memcache") => memcache = addr,
                     Some("http") => http = addr,
+                    Some("metrics") => metrics = addr,
                     other => panic!("unexpected front end {other:?}"),
                 }
                 if until == Until::HttpListening && http.is_some() {
-                    let _ = ready_tx.send((memcache, resp, http));
+                    let _ = ready_tx.send([memcache, resp, http, metrics]);
                 }
             } else if event["message"] == "strata ready" {
-                let _ = ready_tx.send((memcache, resp, http));
+                let _ = ready_tx.send([memcache, resp, http, metrics]);
             }
         }
     });
@@ -87,10 +89,12 @@ pub fn spawn_until(args: &[String], timeout: Duration, until: Until) -> Result<S
         memcache: None,
         resp: None,
         http: None,
+        metrics: None,
     };
     match ready_rx.recv_timeout(timeout) {
-        Ok((memcache, resp, http)) => {
-            (spawned.memcache, spawned.resp, spawned.http) = (memcache, resp, http);
+        Ok([memcache, resp, http, metrics]) => {
+            (spawned.memcache, spawned.resp) = (memcache, resp);
+            (spawned.http, spawned.metrics) = (http, metrics);
             Ok(spawned)
         }
         Err(_) => Err(spawned),
