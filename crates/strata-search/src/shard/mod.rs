@@ -18,6 +18,8 @@
 //! - `document`: building the tantivy document.
 //! - `writes`: index, delete and replay.
 //! - `writer_op`: one operation for the tantivy writer (a leaf).
+//! - `in_flight`: the bound on documents queued for the writer's
+//!   indexing thread (a leaf).
 //! - `refresh`: commits, flush, forced merges.
 //! - `writer_slot`: the tantivy writer, created on the first write and
 //!   closed when the index goes idle.
@@ -25,6 +27,7 @@
 //! - [`merge_yield`]: merges pause while searches collect segments.
 
 pub mod document;
+mod in_flight;
 pub mod merge_yield;
 pub mod priority;
 mod refresh;

@@ -49,10 +49,11 @@ impl Shard {
             let held = std::mem::take(&mut state.held);
             let handed = match held.is_empty() {
                 true => Ok(()),
-                false => self
-                    .writer
-                    .lock()
-                    .and_then(|writer| held.into_iter().try_for_each(|op| op.apply(&writer))),
+                false => self.writer.lock().and_then(|writer| {
+                    let in_flight = self.writer.in_flight();
+                    held.into_iter()
+                        .try_for_each(|op| op.apply(&writer, in_flight))
+                }),
             };
             state.committing = false;
             if committed.is_err() {

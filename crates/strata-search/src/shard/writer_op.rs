@@ -10,6 +10,7 @@ use tantivy::indexer::UserOperation;
 use tantivy::Term;
 
 use super::document::DocBlock;
+use super::in_flight::{InFlight, QueuedDoc};
 use crate::error::Result;
 
 /// One operation for the tantivy writer: delete the documents with the
@@ -26,8 +27,13 @@ pub(super) struct WriterOp {
 impl WriterOp {
     /// Applies the operation to `writer`. A block with nested documents
     /// goes in one `run`: its documents get consecutive ids in one
-    /// segment (tantivy's guarantee for a group), after the deletes.
-    pub(super) fn apply(self, writer: &tantivy::IndexWriter) -> Result<()> {
+    /// segment (tantivy's guarantee for a group), after the deletes. Each
+    /// document waits for its place under `in_flight`.
+    pub(super) fn apply(
+        self,
+        writer: &tantivy::IndexWriter<QueuedDoc>,
+        in_flight: &InFlight,
+    ) -> Result<()> {
         let plain =
             self.delete_nested.is_none() && self.add.as_ref().is_none_or(|b| b.nested.is_empty());
         if plain {
@@ -35,7 +41,7 @@ impl WriterOp {
                 writer.delete_term(term);
             }
             if let Some(block) = self.add {
-                writer.add_document(block.root)?;
+                writer.add_document(in_flight.queue(block.root))?;
             }
             return Ok(());
         }
@@ -43,8 +49,9 @@ impl WriterOp {
         ops.extend(self.delete.map(UserOperation::Delete));
         ops.extend(self.delete_nested.map(UserOperation::Delete));
         if let Some(block) = self.add {
-            ops.extend(block.nested.into_iter().map(UserOperation::Add));
-            ops.push(UserOperation::Add(block.root));
+            let queued = block.nested.into_iter().map(|d| in_flight.queue(d));
+            ops.extend(queued.map(UserOperation::Add));
+            ops.push(UserOperation::Add(in_flight.queue(block.root)));
         }
         writer.run(ops)?;
         Ok(())

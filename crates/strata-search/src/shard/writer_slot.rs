@@ -14,6 +14,7 @@ use std::thread::JoinHandle;
 use parking_lot::{MappedMutexGuard, Mutex, MutexGuard};
 use tantivy::{Index, IndexWriter};
 
+use super::in_flight::{InFlight, QueuedDoc, MAX_QUEUED};
 use super::priority::IndexingPriority;
 use crate::error::{Result, SearchError};
 
@@ -23,7 +24,7 @@ const WRITER_MEMORY: usize = 32 << 20;
 enum Slot {
     Closed,
     /// Boxed: the writer is large and the slot is mostly closed.
-    Open(Box<IndexWriter>),
+    Open(Box<IndexWriter<QueuedDoc>>),
     /// Waiting for its merges, on this thread.
     Closing(JoinHandle<tantivy::Result<()>>),
 }
@@ -33,6 +34,8 @@ pub(super) struct WriterSlot {
     index: Index,
     priority: IndexingPriority,
     slot: Mutex<Slot>,
+    /// Documents handed to the writer and not yet taken.
+    in_flight: InFlight,
 }
 
 impl WriterSlot {
@@ -42,13 +45,19 @@ impl WriterSlot {
             index,
             priority,
             slot: Mutex::new(Slot::Closed),
+            in_flight: InFlight::new(MAX_QUEUED),
         }
+    }
+
+    /// The bound on documents handed to the writer and not yet taken.
+    pub(super) fn in_flight(&self) -> &InFlight {
+        &self.in_flight
     }
 
     /// The writer, created first if there is none. Creating one also
     /// collects the files no commit references (a crash can leave some
     /// that replaying the translog would write again).
-    pub(super) fn lock(&self) -> Result<MappedMutexGuard<'_, IndexWriter>> {
+    pub(super) fn lock(&self) -> Result<MappedMutexGuard<'_, IndexWriter<QueuedDoc>>> {
         let mut slot = self.slot.lock();
         if let Slot::Closing(_) = &*slot {
             if let Slot::Closing(handle) = std::mem::replace(&mut *slot, Slot::Closed) {
@@ -58,7 +67,7 @@ impl WriterSlot {
         if let Slot::Closed = &*slot {
             // tantivy starts the writer's threads at its creation: they
             // take the priority of the thread creating it.
-            let writer: IndexWriter = self
+            let writer: IndexWriter<QueuedDoc> = self
                 .priority
                 .run(|| self.index.writer_with_num_threads(1, WRITER_MEMORY))??;
             writer.garbage_collect_files().wait()?;

@@ -38,7 +38,7 @@ impl Shard {
             state.held.push(op);
             Ok(())
         } else {
-            op.apply(&*self.writer.lock()?)
+            op.apply(&*self.writer.lock()?, self.writer.in_flight())
         }
     }
 
