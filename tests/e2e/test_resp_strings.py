@@ -164,3 +164,20 @@ def test_object_encoding_of_edited_strings(r):
     assert r.object("encoding", "n2") == b"int"
     assert r.object("encoding", "s") == b"embstr"
     assert r.object("encoding", "b") == b"raw"
+
+
+def test_object_encoding_of_incrbyfloat_results(r):
+    """INCRBYFLOAT stores its result as text: `embstr` even when it reads
+    as an integer, until the key is written again (INCR makes it `int`)."""
+    r.set("c", 5)
+    assert r.incrbyfloat("c", 1) == 6.0
+    assert r.incrbyfloat("fresh", 3) == 3.0
+    assert r.incrbyfloat("frac", "1.5") == 1.5
+    for key in ["c", "fresh", "frac"]:
+        assert r.object("encoding", key) == b"embstr", key
+    r.rename("c", "c2")
+    assert r.object("encoding", "c2") == b"embstr"
+    assert r.incr("c2") == 7
+    assert r.object("encoding", "c2") == b"int"
+    r.set("fresh", "3")
+    assert r.object("encoding", "fresh") == b"int"

@@ -47,16 +47,42 @@ impl ValueKind {
     }
 }
 
+/// How a string was last written, which Redis's `OBJECT ENCODING` tells
+/// apart; kept in the record's [`KindCode`] through the log, checkpoints,
+/// `RENAME` and `COPY`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StringForm {
+    /// Written whole (SET and the like): named by its content (`int`,
+    /// `embstr`, `raw`). Also every value that is not a string.
+    #[default]
+    Whole,
+    /// Edited in its bytes (APPEND to a key, SETRANGE, the bit writes,
+    /// BITOP's result): `raw` whatever the length until written whole.
+    Edited,
+    /// The text of a number written as text (INCRBYFLOAT's result):
+    /// `embstr` or `raw` by length, never `int`.
+    Text,
+}
+
 /// What a record's flags word keeps of its value's kind (bits 32-39): a
-/// [`ValueKind`]'s code, or [`EDITED_STRING`](KindCode::EDITED_STRING).
+/// [`ValueKind`]'s code, or a string's [`StringForm`] other than `Whole`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct KindCode(u64);
 
 impl KindCode {
-    /// A string last written by an edit of its bytes (APPEND, SETRANGE,
-    /// the bit writes): Redis's `raw` encoding, which `OBJECT ENCODING`
-    /// reports whatever the length until the string is written whole.
-    pub(crate) const EDITED_STRING: Self = Self(6);
+    /// A string in [`StringForm::Edited`].
+    const EDITED_STRING: Self = Self(6);
+    /// A string in [`StringForm::Text`].
+    const TEXT_STRING: Self = Self(7);
+
+    /// The code of a string written in `form`.
+    pub(crate) fn string(form: StringForm) -> Self {
+        match form {
+            StringForm::Whole => Self::from(ValueKind::String),
+            StringForm::Edited => Self::EDITED_STRING,
+            StringForm::Text => Self::TEXT_STRING,
+        }
+    }
 
     /// The flags word of a value of this kind with memcached `client_flags`.
     pub(crate) fn flags(self, client_flags: u32) -> u64 {
@@ -84,15 +110,22 @@ pub fn split_stored_flags(stored: u64) -> Option<(u32, ValueKind)> {
         return None;
     }
     let kind = match stored >> 32 & 0xff {
-        code if code == KindCode::EDITED_STRING.0 => ValueKind::String,
+        code if code == KindCode::EDITED_STRING.0 || code == KindCode::TEXT_STRING.0 => {
+            ValueKind::String
+        }
         code => ValueKind::from_code(code)?,
     };
     Some((stored as u32, kind))
 }
 
-/// Whether a stored flags word is an [edited](KindCode::EDITED_STRING) string's.
-pub fn is_edited_string(stored: u64) -> bool {
-    stored >> 32 & 0xff == KindCode::EDITED_STRING.0
+/// The [`StringForm`] a stored flags word records (`Whole` for every
+/// value that is not a string).
+pub fn string_form(stored: u64) -> StringForm {
+    match stored >> 32 & 0xff {
+        code if code == KindCode::EDITED_STRING.0 => StringForm::Edited,
+        code if code == KindCode::TEXT_STRING.0 => StringForm::Text,
+        _ => StringForm::Whole,
+    }
 }
 
 /// A borrowed view of a live (unexpired) item, valid while the shard lock is held.
@@ -106,9 +139,8 @@ pub struct ItemRef<'a> {
     pub kind: ValueKind,
     /// memcached client flags (0 for items written over RESP).
     pub flags: u32,
-    /// A string last written by an edit of its bytes (see
-    /// [`Mutation::PutEdited`]).
-    pub edited: bool,
+    /// How a string was last written (`Whole` for other kinds).
+    pub form: StringForm,
     /// Version that changes on every modification; unique across the keyspace.
     pub cas: u64,
     /// Absolute expiry in Unix milliseconds, `None` for never.
@@ -118,9 +150,9 @@ pub struct ItemRef<'a> {
 impl ItemRef<'_> {
     /// The flags word as stored (client flags and kind).
     pub fn stored_flags(&self) -> u64 {
-        match self.edited {
-            true => KindCode::EDITED_STRING.flags(self.flags),
-            false => stored_flags(self.flags, self.kind),
+        match self.form {
+            StringForm::Whole => stored_flags(self.flags, self.kind),
+            form => KindCode::string(form).flags(self.flags),
         }
     }
 }
@@ -149,23 +181,23 @@ pub enum Mutation<'v> {
     /// Replace (or create) the item with a value of this kind (a Redis
     /// collection in the front end's encoding); a fresh CAS version.
     PutKind(ValueKind, NewItem<'v>),
-    /// Replace (or create) the item with a string that is an edit of the
-    /// old one's bytes (APPEND, SETRANGE, SETBIT, BITFIELD, BITOP's
-    /// result): as [`Put`](Self::Put), and the item reads as
-    /// [`edited`](ItemRef::edited) until the next `Put`.
-    PutEdited(NewItem<'v>),
+    /// Replace (or create) the item with a string written in this
+    /// [`StringForm`] (an edit of the old one's bytes, or a number's
+    /// text): as [`Put`](Self::Put), and the item reads with that
+    /// [`form`](ItemRef::form) until the next `Put`.
+    PutString(StringForm, NewItem<'v>),
     /// Change only the expiry of the existing item (no-op when absent); the
     /// CAS version is kept, as memcached's `touch` does.
     SetExpiry(Option<u64>),
 }
 
 impl<'v> Mutation<'v> {
-    /// Writes `item` as a copy of a value of `kind`, [edited](ItemRef::edited)
-    /// or not (`RENAME` and `COPY` keep how the value was written).
-    pub fn put_copy(kind: ValueKind, edited: bool, item: NewItem<'v>) -> Self {
-        match edited {
-            true => Self::PutEdited(item),
-            false => Self::PutKind(kind, item),
+    /// Writes `item` as a copy of a value of `kind` written in `form`
+    /// (`RENAME` and `COPY` keep how the value was written).
+    pub fn put_copy(kind: ValueKind, form: StringForm, item: NewItem<'v>) -> Self {
+        match form {
+            StringForm::Whole => Self::PutKind(kind, item),
+            form => Self::PutString(form, item),
         }
     }
 }

@@ -80,7 +80,7 @@ pub use departures::{Departure, DepartureObserver, ObserverId};
 pub use error::KvError;
 pub use eviction::EvictionPolicy;
 pub use index::Access;
-pub use item::{Deleted, ItemRef, Mutation, NewItem, ValueKind};
+pub use item::{Deleted, ItemRef, Mutation, NewItem, StringForm, ValueKind};
 pub use journal::{take_written_lsn, Journal, Refusal};
 pub use keyspace::{ChunkCensus, ExclusiveStore, Keyspace, SharedStore, PREFETCH_BATCH};
 pub use maintenance::{CatchUpBudget, Maintenance, Pacing, PassReport};

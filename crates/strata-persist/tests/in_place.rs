@@ -3,18 +3,19 @@
 //! the command log and checkpoints: recovery from the log alone, from a
 //! checkpoint plus the log after it, and after a power cut gives back the
 //! newest value of every key, with its kind and expiry, and of strings
-//! whether they were last edited in place (Redis's `raw` encoding).
+//! how they were last written (`StringForm`: edited in place, Redis's `raw`
+//! encoding; a number's text, `embstr`; or whole).
 
 use crate::common;
 
 use std::collections::BTreeMap;
 
 use common::World;
-use strata_kv::{Mutation, NewItem, Store, ValueKind};
+use strata_kv::{Mutation, NewItem, Store, StringForm, ValueKind};
 use strata_persist::Durability;
 
-/// key -> (kind and edited mark, value, expiry).
-type Kinds = BTreeMap<Vec<u8>, ((ValueKind, bool), Vec<u8>, Option<u64>)>;
+/// key -> (kind and string form, value, expiry).
+type Kinds = BTreeMap<Vec<u8>, ((ValueKind, StringForm), Vec<u8>, Option<u64>)>;
 
 fn kinds(w: &World) -> Kinds {
     let mut found = Kinds::new();
@@ -23,11 +24,7 @@ fn kinds(w: &World) -> Kinds {
         cursor = w.ks.store().scan(cursor, 100, &mut |item| {
             found.insert(
                 item.key.to_vec(),
-                (
-                    (item.kind, item.edited),
-                    item.value.to_vec(),
-                    item.expires_at,
-                ),
+                ((item.kind, item.form), item.value.to_vec(), item.expires_at),
             );
         });
         if cursor == 0 {
@@ -51,15 +48,17 @@ fn changes(w: &World, round: u8) {
             .unwrap()
             .unwrap();
     }
-    // Strings of one length, edited in place or written whole by turns.
+    // Strings of one length, edited in place, written as text or whole by
+    // turns.
     for k in 0..10u8 {
         let item = NewItem {
             value: vec![round ^ k; 20].into(),
             flags: u32::from(k),
             expires_at: (k % 4 == 0).then_some(expiry),
         };
-        let put = match (k + round) % 2 {
-            0 => Mutation::PutEdited(item),
+        let put = match (k + round) % 3 {
+            0 => Mutation::PutString(StringForm::Edited, item),
+            1 => Mutation::PutString(StringForm::Text, item),
             _ => Mutation::Put(item),
         };
         store.update(&[b's', k], |_| (put, ())).unwrap();
@@ -78,8 +77,16 @@ fn values_rewritten_in_place_survive_log_replay_checkpoints_and_power_cuts() {
         }
         let before = kinds(&w);
         assert_eq!(before.len(), 40);
-        let edited = before.values().filter(|((_, e), ..)| *e).count();
-        assert_eq!(edited, 5, "round {round}");
+        // Ten strings over three forms: each form on three or four.
+        for form in [StringForm::Edited, StringForm::Text, StringForm::Whole] {
+            let strings = before
+                .values()
+                .filter(|((kind, f), ..)| *kind == ValueKind::String && *f == form);
+            assert!(
+                (3..=4).contains(&strings.count()),
+                "{form:?}, round {round}"
+            );
+        }
         match round % 3 {
             0 => w.restart_clean(),
             _ => w.power_cut(None),

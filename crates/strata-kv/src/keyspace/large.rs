@@ -10,8 +10,8 @@ use crate::KvError;
 impl LockedShards<'_> {
     /// See [`Store::copy`](crate::Store::copy).
     pub fn copy(&mut self, from: &[u8], to: &[u8], replace: bool) -> Result<bool, KvError> {
-        let Some((value, (kind, edited), flags, expires_at)) = self.get(from, true, |item| {
-            let kind = (item.kind, item.edited);
+        let Some((value, (kind, form), flags, expires_at)) = self.get(from, true, |item| {
+            let kind = (item.kind, item.form);
             (item.value.to_vec(), kind, item.flags, item.expires_at)
         }) else {
             return Ok(false);
@@ -33,7 +33,7 @@ impl LockedShards<'_> {
                     flags,
                     expires_at,
                 };
-                let put = Mutation::put_copy(kind, edited, item);
+                let put = Mutation::put_copy(kind, form, item);
                 self.update(to, false, |_| (put, ()))?;
             }
         }

@@ -28,7 +28,7 @@ use crate::context::Ctx;
 use crate::departures::Departure;
 use crate::groups::ShardGroups;
 use crate::index::{Access, Index};
-use crate::item::{is_edited_string, split_stored_flags, ItemRef};
+use crate::item::{split_stored_flags, string_form, ItemRef};
 use crate::journal::change;
 use crate::KvError;
 pub use footprint::Footprint;
@@ -337,7 +337,7 @@ pub(crate) fn item_ref<'a>(rec: &Record<'a>) -> ItemRef<'a> {
         value: rec.value(),
         kind,
         flags,
-        edited: is_edited_string(rec.header.flags),
+        form: string_form(rec.header.flags),
         cas: rec.header.cas,
         expires_at: rec.header.expires_at,
     }

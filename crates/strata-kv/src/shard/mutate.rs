@@ -93,8 +93,8 @@ impl ShardInner {
                 self.put_new(ctx, hash, key, now, ValueKind::String.into(), new)?
             }
             Mutation::PutKind(kind, new) => self.put_new(ctx, hash, key, now, kind.into(), new)?,
-            Mutation::PutEdited(new) => {
-                self.put_new(ctx, hash, key, now, KindCode::EDITED_STRING, new)?
+            Mutation::PutString(form, new) => {
+                self.put_new(ctx, hash, key, now, KindCode::string(form), new)?
             }
             Mutation::SetExpiry(expires_at) => {
                 if let Some(s) = live {

@@ -18,7 +18,7 @@ use crate::chunk::Namespace;
 use crate::context::Ctx;
 use crate::fetch::{self, Resolved};
 use crate::index::Entry;
-use crate::item::{is_edited_string, split_stored_flags, ItemRef};
+use crate::item::{split_stored_flags, string_form, ItemRef};
 use crate::tier::{Prior, SsdTier, StubValue, ValueRef, PERSISTENT_STUB_VALUE_LEN, VALUE_REF_LEN};
 use crate::KvError;
 
@@ -72,7 +72,7 @@ impl ShardInner {
             value: &payload[value],
             kind,
             flags,
-            edited: is_edited_string(rec.header.flags),
+            form: string_form(rec.header.flags),
             cas: rec.header.cas,
             expires_at: rec.header.expires_at,
         }))

@@ -162,7 +162,7 @@ mod tests {
             value: b"xy",
             kind: strata_kv::ValueKind::String,
             flags: 5,
-            edited: false,
+            form: strata_kv::StringForm::Whole,
             cas: 9,
             expires_at: None,
         };

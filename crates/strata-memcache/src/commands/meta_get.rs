@@ -259,7 +259,7 @@ mod tests {
         value: b"abc",
         kind: strata_kv::ValueKind::String,
         flags: 5,
-        edited: false,
+        form: strata_kv::StringForm::Whole,
         cas: 64,
         expires_at: None,
     };

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use strata_kv::{Mutation, NewItem, Store};
+use strata_kv::{Mutation, NewItem, Store, StringForm};
 
 use crate::args::Args;
 use crate::command::Ctx;
@@ -46,7 +46,10 @@ pub fn append<S: Store>(
                     flags: item.flags,
                     expires_at: item.expires_at,
                 };
-                (Mutation::PutEdited(new), Ok((len, false)))
+                (
+                    Mutation::PutString(StringForm::Edited, new),
+                    Ok((len, false)),
+                )
             }
         }
     })?;

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use strata_kv::{Mutation, NewItem, Store};
+use strata_kv::{Mutation, NewItem, Store, StringForm};
 
 use crate::args::Args;
 use crate::command::Ctx;
@@ -13,8 +13,9 @@ use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
 /// Adds a float to the stored number (missing counts as 0), storing and
-/// replying the result in plain decimal notation. Results that are not
-/// finite are refused. Arithmetic is in C's `long double`, as Redis's
+/// replying the result in plain decimal notation; the result is text
+/// (`OBJECT ENCODING` `embstr`, never `int`, as Redis stores it). Results
+/// that are not finite are refused. Arithmetic is in C's `long double`, as Redis's
 /// (`strata_float`), so every digit is Redis's.
 pub fn incrbyfloat<S: Store>(
     ctx: &mut Ctx<'_, S>,
@@ -39,11 +40,14 @@ pub fn incrbyfloat<S: Store>(
         };
         let value = Cow::Owned(text.clone().into_bytes());
         (
-            Mutation::Put(NewItem {
-                value,
-                flags,
-                expires_at,
-            }),
+            Mutation::PutString(
+                StringForm::Text,
+                NewItem {
+                    value,
+                    flags,
+                    expires_at,
+                },
+            ),
             Ok((text, old.is_none())),
         )
     })?;

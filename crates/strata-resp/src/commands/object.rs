@@ -6,15 +6,16 @@
 //! names them: a string written whole by its content (`int`, `embstr` up
 //! to 44 bytes, `raw`), one edited in place (APPEND to an existing key,
 //! SETRANGE, SETBIT, BITFIELD's writes, BITOP's result) `raw` until it is
-//! written whole again (the engine keeps the mark, see
-//! `Mutation::PutEdited`). `IDLETIME` answers the
+//! written whole again, INCRBYFLOAT's result `embstr` (never `int`) until
+//! it is written again (the engine keeps the mark, `StringForm`).
+//! `IDLETIME` answers the
 //! seconds since the key was last read or written, from the engine's
 //! per-item access records (as Redis does under a non-LFU policy; the
 //! records start at the restart after one). Strata's eviction is not LFU,
 //! so `FREQ` answers Redis's error for a non-LFU policy.
 
 use strata_kv::large::{is_head, is_list_head};
-use strata_kv::{Store, ValueKind};
+use strata_kv::{Store, StringForm, ValueKind};
 
 use crate::args::Args;
 use crate::command::{resolve_subcommand, Ctx};
@@ -98,10 +99,7 @@ pub(crate) fn encoding<S: Store>(
     match kind {
         ValueKind::String => ctx
             .store
-            .peek(key, |item| match item.edited {
-                true => "raw",
-                false => string_encoding(item.value),
-            })
+            .peek(key, |item| string_encoding(item.value, item.form))
             .unwrap_or("raw"),
         // A large hash: Redis's hashtable (chunk records).
         ValueKind::Hash => match ctx.store.peek(key, |item| is_head(item.value)) {
@@ -129,8 +127,10 @@ pub(crate) fn encoding<S: Store>(
     }
 }
 
-fn string_encoding(value: &[u8]) -> &'static str {
-    if value.len() <= 20 && parse_i64(value).is_some() {
+fn string_encoding(value: &[u8], form: StringForm) -> &'static str {
+    if form == StringForm::Edited {
+        "raw"
+    } else if form == StringForm::Whole && value.len() <= 20 && parse_i64(value).is_some() {
         "int"
     } else if value.len() <= EMBSTR_MAX {
         "embstr"

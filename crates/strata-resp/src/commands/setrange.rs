@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use strata_kv::{KvError, Mutation, NewItem, Store};
+use strata_kv::{KvError, Mutation, NewItem, Store, StringForm};
 
 use crate::args::Args;
 use crate::command::Ctx;
@@ -62,11 +62,14 @@ pub fn setrange<S: Store>(
         value[offset..end].copy_from_slice(patch);
         let len = value.len();
         (
-            Mutation::PutEdited(NewItem {
-                value: Cow::Owned(value),
-                flags,
-                expires_at,
-            }),
+            Mutation::PutString(
+                StringForm::Edited,
+                NewItem {
+                    value: Cow::Owned(value),
+                    flags,
+                    expires_at,
+                },
+            ),
             Ok((len, Some(old.is_none()))),
         )
     })?;

@@ -4,7 +4,7 @@
 
 use super::LockedShards;
 use crate::arena::header_len;
-use crate::item::{ItemRef, Mutation, NewItem, ValueKind};
+use crate::item::{ItemRef, Mutation, NewItem, StringForm, ValueKind};
 use crate::store::{PairDecision, Renamed};
 use crate::KvError;
 
@@ -21,7 +21,7 @@ impl LockedShards<'_> {
             (
                 item.key.to_vec(),
                 item.value.to_vec(),
-                (item.kind, item.edited),
+                (item.kind, item.form),
                 item.flags,
                 item.cas,
                 item.expires_at,
@@ -29,15 +29,22 @@ impl LockedShards<'_> {
         };
         let old_a = self.get(a, true, copy);
         let old_b = self.get(b, true, copy);
-        type Copied = (Vec<u8>, Vec<u8>, (ValueKind, bool), u32, u64, Option<u64>);
+        type Copied = (
+            Vec<u8>,
+            Vec<u8>,
+            (ValueKind, StringForm),
+            u32,
+            u64,
+            Option<u64>,
+        );
         fn view(c: &Copied) -> ItemRef<'_> {
-            let (key, value, (kind, edited), flags, cas, expires_at) = c;
+            let (key, value, (kind, form), flags, cas, expires_at) = c;
             ItemRef {
                 key,
                 value,
                 kind: *kind,
                 flags: *flags,
-                edited: *edited,
+                form: *form,
                 cas: *cas,
                 expires_at: *expires_at,
             }
@@ -99,8 +106,8 @@ impl LockedShards<'_> {
         to: &[u8],
         only_if_absent: bool,
     ) -> Result<Renamed, KvError> {
-        let Some((value, (kind, edited), flags, expires_at)) = self.get(from, false, |item| {
-            let kind = (item.kind, item.edited);
+        let Some((value, (kind, form), flags, expires_at)) = self.get(from, false, |item| {
+            let kind = (item.kind, item.form);
             (item.value.to_vec(), kind, item.flags, item.expires_at)
         }) else {
             return Ok(Renamed::NoSuchKey);
@@ -129,7 +136,7 @@ impl LockedShards<'_> {
             flags,
             expires_at,
         };
-        let put = Mutation::put_copy(kind, edited, item);
+        let put = Mutation::put_copy(kind, form, item);
         self.update(to, false, |_| (put, ()))?;
         self.delete(from)?;
         Ok(Renamed::Done)

@@ -9,7 +9,7 @@
 //! force: `WRAP` (default, modular), `SAT` (clamped to the type's range) or
 //! `FAIL` (nothing written, a nil reply).
 
-use strata_kv::{Mutation, Store};
+use strata_kv::{Mutation, Store, StringForm};
 
 use super::bits::{bit_offset, get_bit, put_bit, Grown};
 use crate::args::Args;
@@ -231,7 +231,7 @@ pub fn bitfield<S: Store>(
                         Ok(mut grown) => {
                             let replies = apply(&ops, &mut grown.value);
                             (
-                                Mutation::PutEdited(grown.into_item()),
+                                Mutation::PutString(StringForm::Edited, grown.into_item()),
                                 Ok((replies, old.is_none())),
                             )
                         }

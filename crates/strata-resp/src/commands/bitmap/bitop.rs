@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use strata_kv::{Mutation, NewItem, Store};
+use strata_kv::{Mutation, NewItem, Store, StringForm};
 
 use super::bits::check_growth;
 use crate::args::Args;
@@ -80,7 +80,9 @@ impl Atomic for Task<'_> {
                 expires_at: None,
             };
             // A new string Redis builds in place: `raw` whatever its length.
-            store.update(self.destination, |_| (Mutation::PutEdited(item), ()))?;
+            store.update(self.destination, |_| {
+                (Mutation::PutString(StringForm::Edited, item), ())
+            })?;
         }
         Ok((len, existed))
     }

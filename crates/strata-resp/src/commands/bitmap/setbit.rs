@@ -1,6 +1,6 @@
 //! `SETBIT key offset value`.
 
-use strata_kv::{Mutation, Store};
+use strata_kv::{Mutation, Store, StringForm};
 
 use super::bits::{bit_offset, get_bit, put_bit, Grown};
 use crate::args::Args;
@@ -38,7 +38,7 @@ pub fn setbit<S: Store>(
             Ok(mut grown) => {
                 put_bit(&mut grown.value, offset, on);
                 (
-                    Mutation::PutEdited(grown.into_item()),
+                    Mutation::PutString(StringForm::Edited, grown.into_item()),
                     Ok((was, Some(old.is_none()))),
                 )
             }
