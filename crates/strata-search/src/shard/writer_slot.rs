@@ -18,8 +18,14 @@ use super::in_flight::{InFlight, QueuedDoc, MAX_QUEUED};
 use super::priority::IndexingPriority;
 use crate::error::{Result, SearchError};
 
-/// The memory budget of a shard's indexing worker.
-const WRITER_MEMORY: usize = 32 << 20;
+/// The memory budget of a shard's indexing worker: its arena grows to
+/// this before a segment is written (a refresh writes one sooner). Chosen
+/// by measurement (eventdata, 500,000 documents, 2 shards, refresh 1 s,
+/// Strata alone, 3 alternated rounds): 24 MiB peaks 0.93x the resident
+/// memory of 32 MiB, indexes as fast, with the dashboards' p99 within the
+/// rounds' spread; 16 MiB peaks 0.86x but leaves half again as many
+/// segments, and `content_issues`'s p99 rose a third.
+const WRITER_MEMORY: usize = 24 << 20;
 
 enum Slot {
     Closed,
