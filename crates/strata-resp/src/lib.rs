@@ -90,6 +90,7 @@ pub mod number;
 pub mod pause;
 pub mod permissions;
 mod prefetch;
+pub mod process;
 pub mod protected;
 pub mod protocol;
 pub mod pubsub;

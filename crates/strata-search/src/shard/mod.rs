@@ -18,8 +18,7 @@
 //! - `document`: building the tantivy document.
 //! - `writes`: index, delete and replay.
 //! - `writer_op`: one operation for the tantivy writer (a leaf).
-//! - `in_flight`: the bound on documents queued for the writer's
-//!   indexing thread (a leaf).
+//! - `in_flight`: the bound on documents queued for indexing (a leaf).
 //! - `refresh`: commits, flush, forced merges.
 //! - `writer_slot`: the tantivy writer, created on the first write and
 //!   closed when the index goes idle.

@@ -31,7 +31,7 @@
 //!   = the process's resident set).
 
 use crate::client_line::client_memory;
-use crate::info::resident_bytes;
+use crate::process::resident_bytes;
 use crate::shared::Shared;
 use crate::writer::ReplyWriter;
 
