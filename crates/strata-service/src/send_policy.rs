@@ -4,22 +4,23 @@
 /// When a connection's replies wait for the other connections with input
 /// ready before they are sent.
 ///
-/// A pipelined batch's replies are sent after every other ready connection
-/// has been processed (as Redis writes all replies in `beforeSleep`): the
+/// Every batch's replies are sent after every other ready connection has
+/// been processed (as Redis writes all replies in `beforeSleep`): the
 /// sends come in one burst and wake the client once, instead of once per
 /// connection, which on a virtual machine costs the sender an
 /// inter-processor wake-up each (`_raw_spin_unlock_irqrestore` under
-/// `sock_def_readable`, 11% of the server's CPU under pipelined `HSET`).
+/// `sock_def_readable`, 11% of the server's CPU under pipelined `HSET`,
+/// 31% at depth 1). The hold costs the worker one more poll of its I/O
+/// driver per round (tokio wakes yielded tasks after polling it).
 /// Measured: pipelined `HSET`/`HGET` 1.45x, strings at depth 16 0.77x-0.97x
-/// of Redis to 0.99x-1.14x. The hold costs the worker one more poll of its
-/// I/O driver per round (tokio wakes yielded tasks after polling it); at
-/// depth 1 no A/B could tell a gain from the noise, so a connection that
-/// sent one request is answered at once, as before.
+/// of Redis to 0.99x-1.14x; at depth 1 (a batch of one request, held since
+/// 2026-12-04) the client's core takes a third of the wake-ups (the A/Bs in
+/// `docs/benchmarks.md`, "The kernel's floor at depth 1").
 pub(crate) struct SendPolicy;
 
 impl SendPolicy {
     /// Requests in a batch from which its replies are held back.
-    const HOLD_FROM: usize = 2;
+    const HOLD_FROM: usize = 1;
 
     pub(crate) fn holds_back(batch_len: usize) -> bool {
         batch_len >= Self::HOLD_FROM
