@@ -1,30 +1,58 @@
-//! [`SendPolicy`]: when the driver holds a connection's replies back so
-//! that the sends of one round of ready connections go out together.
+//! [`SendPolicy`]: which replies wait for the end of the worker's round
+//! (`workers::round`) so that they go out together.
 
-/// When a connection's replies wait for the other connections with input
-/// ready before they are sent.
+use std::sync::Arc;
+
+use crate::workers::round::{Hold, Round};
+
+/// Which of a connection's replies wait for the end of the worker's round.
 ///
-/// A pipelined batch's replies are sent after every other ready connection
-/// has been processed (as Redis writes all replies in `beforeSleep`): the
-/// sends come in one burst and wake the client once, instead of once per
-/// connection, which on a virtual machine costs the sender an
-/// inter-processor wake-up each (`_raw_spin_unlock_irqrestore` under
-/// `sock_def_readable`, 11% of the server's CPU under pipelined `HSET`).
-/// Measured: pipelined `HSET`/`HGET` 1.45x, strings at depth 16 0.77x-0.97x
-/// of Redis to 0.99x-1.14x. The hold costs the worker one more poll of its
-/// I/O driver per round (tokio wakes yielded tasks after polling it, so a
-/// held reply also waits for the next round's newly ready connections). At
-/// depth 1 that wait is the whole cost: holding single requests too
-/// (2026-12-04) halved what one-at-a-time `BLPOP` consumers took from
-/// pipelined producers and gained nothing for strings on a quiet machine,
-/// so a connection that sent one request is answered at once.
+/// A pipelined batch's replies always wait: the sends of a round come in
+/// one burst, as Redis writes all replies in `beforeSleep`, and wake the
+/// client once instead of once per connection (on a virtual machine each
+/// wake-up costs the sender an inter-processor interrupt,
+/// `_raw_spin_unlock_irqrestore` under `sock_def_readable`, 10% of the
+/// server's CPU under `HSET`/`HGET` at depth 1).
+///
+/// A single request's reply waits too, unless this round or the last one
+/// held a pipelined batch. A round of single requests is short (each
+/// connection has at most one), and holding them cut the client's
+/// wake-ups sixfold: 1.17x-1.31x for hashes, lists and sorted sets at
+/// depth 1, 1.21x for a queue's one-at-a-time `BLPOP` consumers. A round
+/// with pipelined batches is long, and a connection that waits for each
+/// reply before its next request (a `BLPOP` consumer beside pipelining
+/// producers) would wait a whole round per request: its replies go at
+/// once, which keeps such consumers their share (2026-12-04, alternated
+/// A/Bs in docs/benchmarks.md).
 pub(crate) struct SendPolicy;
 
 impl SendPolicy {
-    /// Requests in a batch from which its replies are held back.
-    const HOLD_FROM: usize = 2;
+    /// The wait for the replies of `batch_len` requests on a worker in
+    /// `round`, if they wait.
+    pub(crate) fn hold(round: &Arc<Round>, batch_len: usize) -> Option<Hold> {
+        if batch_len >= 2 {
+            round.note_pipelined();
+            return Some(round.clone().hold());
+        }
+        (!round.pipelined_lately()).then(|| round.clone().hold())
+    }
+}
 
-    pub(crate) fn holds_back(batch_len: usize) -> bool {
-        batch_len >= Self::HOLD_FROM
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn single_replies_wait_only_in_rounds_without_pipelining() {
+        let round = Arc::new(Round::default());
+        assert!(SendPolicy::hold(&round, 1).is_some(), "no pipelining yet");
+        assert!(SendPolicy::hold(&round, 16).is_some());
+        assert!(SendPolicy::hold(&round, 1).is_none(), "a batch this round");
+        round.end();
+        assert!(SendPolicy::hold(&round, 1).is_none(), "a batch last round");
+        assert!(SendPolicy::hold(&round, 2).is_some(), "batches always wait");
+        round.end();
+        round.end();
+        assert!(SendPolicy::hold(&round, 1).is_some(), "two rounds without");
     }
 }

@@ -84,8 +84,8 @@ pub trait Session: Send + 'static {
     }
 
     /// Requests the last [`process`](Self::process) call took from the
-    /// input (the driver holds a pipelined batch's replies back until the
-    /// other ready connections have run: see `send_policy::SendPolicy`).
+    /// input (the driver holds replies back until the other ready
+    /// connections have run, by this count: see `send_policy::SendPolicy`).
     fn batch_len(&self) -> usize {
         1
     }

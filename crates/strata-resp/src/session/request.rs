@@ -201,13 +201,7 @@ fn cross_slot(
 /// a multi-thread runtime the worker's other connections move to another
 /// thread meanwhile, so `SCRIPT KILL` can still be served.
 fn off_worker<R>(f: impl FnOnce() -> R) -> R {
-    use tokio::runtime::{Handle, RuntimeFlavor};
-    match Handle::try_current() {
-        Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
-            tokio::task::block_in_place(f)
-        }
-        _ => f(),
-    }
+    strata_service::workers::block_in_place(f)
 }
 
 /// What a RESP2 connection may run while subscribed.

@@ -277,8 +277,10 @@ async fn run<S: Session>(mut conn: Conn<S>, ctx: &ConnCtx) -> Exit<S> {
                 break Ok(());
             }
         };
+        let left_worker = workers::take_left_worker();
         workers::note_served(before - st.input.len());
         let now = Instant::now();
+        workers::end_stale_round(now);
         st.last_activity = now;
         st.clock
             .after_process(before, st.input.len(), st.session.mid_request(), now);
@@ -297,8 +299,14 @@ async fn run<S: Session>(mut conn: Conn<S>, ctx: &ConnCtx) -> Exit<S> {
             }
         }
         if !st.output.is_empty() {
-            if SendPolicy::holds_back(st.session.batch_len()) {
-                tokio::task::yield_now().await;
+            let batch = st.session.batch_len();
+            // After a blocking section this thread may not end rounds.
+            let hold = match left_worker {
+                true => None,
+                false => workers::with_round(|round| SendPolicy::hold(round, batch)).flatten(),
+            };
+            if let Some(hold) = hold {
+                hold.await;
             }
             st.written_total += st.output.len() as u64;
             // A client closed from outside (a subscriber over its output
@@ -318,6 +326,12 @@ async fn run<S: Session>(mut conn: Conn<S>, ctx: &ConnCtx) -> Exit<S> {
                 st.output = BytesMut::with_capacity(READ_CHUNK);
             }
             client.buffers.note_output(0, st.output.capacity());
+        }
+        if left_worker {
+            // The task may still run on the thread that left the worker:
+            // a yield puts it back on the worker's queue before it holds
+            // anything more (off the worker, tokio wakes it at once).
+            tokio::task::yield_now().await;
         }
         if flow == Flow::Close || st.input.len() > config.max_input || signal.stops_reading() {
             break Ok(());

@@ -20,7 +20,8 @@
 //! driver moves it between two requests, see `driver::connection`); with
 //! [`WorkerPolicy::Fixed`] every worker is active, with
 //! [`WorkerPolicy::Adaptive`] a sampling thread sets the count from
-//! measurement ([`governor::Governor`]).
+//! measurement ([`governor::Governor`]). Each worker ends a `round` of
+//! held replies whenever it runs out of ready connections.
 
 use std::cell::OnceCell;
 use std::fmt;
@@ -37,11 +38,17 @@ use tokio::runtime::{Builder, Handle, Runtime};
 pub mod governor;
 #[cfg(test)]
 mod governor_tests;
+pub(crate) mod round;
 #[cfg(test)]
 mod tests;
 mod threads;
 
 use self::governor::{Governor, Sample, SAMPLE_EVERY};
+pub use self::round::block_in_place;
+pub(crate) use self::round::take_left_worker;
+#[cfg(test)]
+use self::round::Hold;
+use self::round::Round;
 use self::threads::WorkerThreads;
 
 /// How many of the pool's workers serve connections.
@@ -85,6 +92,9 @@ struct Counter(AtomicU64);
 struct Here {
     worker: usize,
     served: Arc<[Counter]>,
+    /// The worker's round of held replies (shared by all its threads: a
+    /// `block_in_place` moves the worker to another one mid-round).
+    round: Arc<Round>,
 }
 
 thread_local! {
@@ -105,6 +115,29 @@ pub fn note_served(bytes: usize) {
             h.served[h.worker]
                 .0
                 .fetch_add(bytes as u64, Ordering::Relaxed);
+        }
+    });
+}
+
+/// Calls `f` with the calling thread's worker's round (see [`round`]);
+/// `None` off the pool, where nothing ends rounds.
+pub(crate) fn with_round<R>(f: impl FnOnce(&Arc<Round>) -> R) -> Option<R> {
+    HERE.with(|here| here.get().map(|h| f(&h.round)))
+}
+
+/// Waits until the calling thread's worker ends its round; `None` off
+/// the pool.
+#[cfg(test)]
+fn end_of_round() -> Option<Hold> {
+    with_round(|round| round.clone().hold())
+}
+
+/// Ends the calling thread's worker's round if it is stale (see
+/// [`round::STALE_AFTER`]).
+pub(crate) fn end_stale_round(now: Instant) {
+    HERE.with(|here| {
+        if let Some(h) = here.get() {
+            h.round.end_if_stale(now);
         }
     });
 }
@@ -144,6 +177,8 @@ impl WorkerPool {
         let mut runtimes = Vec::with_capacity(workers);
         for worker in 0..workers {
             let (served, started, stopped) = (served.clone(), threads.clone(), threads.clone());
+            let round = Arc::new(Round::default());
+            let parking = round.clone();
             runtimes.push(
                 Builder::new_multi_thread()
                     .worker_threads(1)
@@ -155,11 +190,14 @@ impl WorkerPool {
                             let _ = here.set(Here {
                                 worker,
                                 served: served.clone(),
+                                round: round.clone(),
                             });
                         });
                         started.register(worker);
                     })
                     .on_thread_stop(move || stopped.unregister(worker))
+                    // The run queue is empty: every ready connection ran.
+                    .on_thread_park(move || parking.end())
                     .build()?,
             );
         }

@@ -1,10 +1,13 @@
-//! The pool: placement by load, moves asked of connections, stopping, and
-//! blocking sections.
+//! The pool: placement by load, moves asked of connections, stopping,
+//! blocking sections, and rounds of held replies.
 
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::{current, note_served, WorkerPolicy, WorkerPool};
+use super::{
+    block_in_place, current, end_of_round, end_stale_round, note_served, take_left_worker,
+    WorkerPolicy, WorkerPool,
+};
 
 /// Waits until `f` holds, for at most five seconds.
 fn eventually(what: &str, f: impl Fn() -> bool) {
@@ -163,4 +166,94 @@ fn the_sampler_measures_worker_threads_and_stops() {
         started.elapsed() < Duration::from_secs(2),
         "the sampler stops at once"
     );
+}
+
+#[test]
+fn held_tasks_resume_together_once_every_ready_task_has_run() {
+    let pool = WorkerPool::start(1, "pool-round", WorkerPolicy::Fixed).expect("start");
+    assert!(end_of_round().is_none(), "no rounds off the pool");
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let (done, finished) = mpsc::channel();
+    let log = events.clone();
+    pool.spawn(async move {
+        // Ten connections made ready at once, as one poll of the I/O
+        // driver makes them: each is processed, then holds its reply.
+        let tasks: Vec<_> = (0..10)
+            .map(|i| {
+                let log = log.clone();
+                tokio::spawn(async move {
+                    log.lock().expect("log").push(("processed", i));
+                    end_of_round().expect("on the pool").await;
+                    log.lock().expect("log").push(("sent", i));
+                })
+            })
+            .collect();
+        for task in tasks {
+            task.await.expect("task");
+        }
+        done.send(()).expect("send");
+    });
+    finished
+        .recv_timeout(Duration::from_secs(5))
+        .expect("the idle worker released the holds");
+    let events = events.lock().expect("log");
+    let first_sent = events.iter().position(|(what, _)| *what == "sent");
+    assert_eq!(
+        first_sent,
+        Some(10),
+        "every task processed before any sent: {events:?}"
+    );
+    pool.stop();
+}
+
+#[test]
+fn a_worker_kept_busy_releases_a_stale_round() {
+    let pool = WorkerPool::start(1, "pool-stale", WorkerPolicy::Fixed).expect("start");
+    let (done, finished) = mpsc::channel();
+    pool.spawn(async move {
+        let held = tokio::spawn(async {
+            end_of_round().expect("on the pool").await;
+        });
+        // A connection that never lets the worker idle (it yields, so the
+        // worker only polls for I/O, never parks): only the check every
+        // connection makes after processing ends the round.
+        let started = Instant::now();
+        while !held.is_finished() && started.elapsed() < Duration::from_secs(5) {
+            tokio::task::yield_now().await;
+            end_stale_round(Instant::now());
+        }
+        done.send(held.is_finished()).expect("send");
+    });
+    let released = finished.recv_timeout(Duration::from_secs(10)).expect("ran");
+    assert!(released, "the busy worker ended the stale round");
+    pool.stop();
+}
+
+#[test]
+fn a_blocking_section_marks_its_thread_as_having_left_the_worker() {
+    // Regression (2026-12-04): a `DEBUG DIGEST` or `EVAL` reply held after
+    // `block_in_place` waited for a round its thread no longer ended (the
+    // worker's new thread had parked), until unrelated I/O came.
+    let pool = WorkerPool::start(1, "pool-left", WorkerPolicy::Fixed).expect("start");
+    let (done, finished) = mpsc::channel();
+    pool.spawn(async move {
+        let before = take_left_worker();
+        let value = block_in_place(|| {
+            std::thread::sleep(Duration::from_millis(20));
+            7
+        });
+        let after = take_left_worker();
+        done.send((before, value, after, take_left_worker()))
+            .expect("send");
+    });
+    let seen = finished.recv_timeout(Duration::from_secs(5)).expect("ran");
+    assert_eq!(
+        seen,
+        (false, 7, true, false),
+        "marked once, cleared by the take"
+    );
+    // Off the pool it runs in place and marks nothing.
+    assert_eq!(block_in_place(|| 8), 8);
+    assert!(!take_left_worker());
+    pool.stop();
 }
