@@ -26,12 +26,17 @@ fn background_checkpoints_are_paced_to_their_share_and_save_is_not() {
     let mut config = config(Durability::Async {
         sync_interval: Duration::from_millis(10),
     });
-    config.checkpoint_cpu_pct = 1;
+    // 3%: the paced checkpoint's due time (its CPU / share) must stay near
+    // what its scan steps can sleep (one `MAX_SLEEP` of 50 ms after each of
+    // its 24 steps; the debt left at the end is not slept): at 1% a loaded
+    // machine's SAVE measured 76 ms of CPU, 3.8 s due against the 1.2 s
+    // the steps could sleep, and the floor below failed.
+    config.checkpoint_cpu_pct = 3;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let share = cores as f64 / 100.0;
+    let share = cores as f64 * 3.0 / 100.0;
     assert!(
         share < 1.0,
-        "a 1% budget is a whole core on {cores} cores: nothing to test"
+        "a 3% budget is a whole core on {cores} cores: nothing to test"
     );
     let p = Persistence::open_in(
         ks.clone(),
