@@ -226,11 +226,11 @@ fn list_edit(store: &mut impl Store, key: &[u8], pushes: &[Vec<u8>], pops: usize
                 None => Deque::create(edit, None),
             };
             for e in pushes {
-                deque.push(Side::Back, e)?;
+                deque.push_end(Side::Back, e)?;
             }
             let mut popped = Vec::new();
             for _ in 0..pops {
-                popped.extend(deque.pop(Side::Front)?);
+                popped.extend(deque.pop_end(Side::Front)?);
             }
             deque.finish()?;
             Ok::<_, strata_kv::KvError>(popped)
@@ -304,6 +304,36 @@ fn a_large_lists_pushes_and_pops_at_its_ends_rewrite_in_place() {
     assert_eq!(copy.stats().used_memory, used, "in place after replay");
     model.drain(..2);
     assert_eq!(list_elements(&mut replayed, b"q"), Vec::from(model));
+    assert_chunks_whole(&copy);
+}
+
+/// A push made where the end chunk is stored writes its chunk and the
+/// head at once: a command that fails after it leaves the list whole
+/// (the push kept, head and chunks agreeing), in memory and replayed.
+#[test]
+fn a_command_failing_after_a_push_where_stored_leaves_the_list_whole() {
+    let (ks, recorder) = journaled();
+    let mut store = ks.store();
+    let fill: Vec<Vec<u8>> = (0..100).map(|i| format!("e{i:048}").into_bytes()).collect();
+    list_edit(&mut store, b"q", &fill, 0);
+    list_edit(&mut store, b"q", &[b"warm".to_vec()], 1);
+    let failed = store
+        .edit_large(b"q", |edit: &mut LargeEdit<'_>| {
+            let mut deque = Deque::open(edit)?.unwrap();
+            deque.push_end(Side::Back, b"kept")?;
+            deque.pop_end(Side::Front)?;
+            Err::<(), _>(strata_kv::KvError::Storage {
+                cause: "the command failed".into(),
+            })
+        })
+        .unwrap();
+    assert!(failed.is_err());
+    let mut want: Vec<Vec<u8>> = fill[2..].to_vec();
+    want.extend([b"warm".to_vec(), b"kept".to_vec()]);
+    assert_eq!(list_elements(&mut store, b"q"), want);
+    assert_chunks_whole(&ks);
+    let copy = replay(&recorder);
+    assert_eq!(list_elements(&mut copy.store(), b"q"), want);
     assert_chunks_whole(&copy);
 }
 

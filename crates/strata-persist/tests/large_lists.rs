@@ -1,7 +1,8 @@
 //! Large lists (`strata_kv::large::Deque`, a ring of chunk records) through
 //! the command log and checkpoints: random pushes and pops at both ends
-//! and element changes (one journal record per edit; the ring's first
-//! chunk moves both ways, held in the head's flags word) against a model;
+//! (made where the end chunk is stored while they can be) and element
+//! changes (one journal record per edit; the ring's first chunk moves
+//! both ways, held in the head's flags word) against a model;
 //! recovery from the log alone, from a checkpoint plus the log after it,
 //! and after a power cut gives back exactly the model's elements in order,
 //! with no orphan or missing chunk.
@@ -32,10 +33,19 @@ fn element(rng: &mut SmallRng) -> Vec<u8> {
 /// One edit of `key`: pushes and pops at random ends and changes an
 /// element (the list is created when missing and deleted when it empties).
 fn edit(w: &World, model: &mut Model, key: &[u8], rng: &mut SmallRng, grow: bool) {
-    let pushes: Vec<(bool, Vec<u8>)> = (0..rng.gen_range(0..200))
+    // A third of the edits are a queue's: a push or two and a pop or two,
+    // made where the end chunks are stored (`push_end`, `pop_end`), with
+    // no chunk loaded.
+    let queue = rng.gen_bool(0.33);
+    let (push_max, pop_max) = match (queue, grow) {
+        (true, _) => (3, 3),
+        (false, true) => (200, 120),
+        (false, false) => (200, 260),
+    };
+    let pushes: Vec<(bool, Vec<u8>)> = (0..rng.gen_range(0..push_max))
         .map(|_| (rng.gen_bool(0.5), element(rng)))
         .collect();
-    let pops: Vec<bool> = (0..rng.gen_range(0..if grow { 120 } else { 260 }))
+    let pops: Vec<bool> = (0..rng.gen_range(0..pop_max))
         .map(|_| rng.gen_bool(0.5))
         .collect();
     let change = (rng.gen::<u64>(), element(rng));
@@ -49,7 +59,7 @@ fn edit(w: &World, model: &mut Model, key: &[u8], rng: &mut SmallRng, grow: bool
             };
             for (front, e) in &pushes {
                 let side = if *front { Side::Front } else { Side::Back };
-                deque.push(side, e)?;
+                deque.push_end(side, e)?;
                 match front {
                     true => list.push_front(e.clone()),
                     false => list.push_back(e.clone()),
@@ -60,9 +70,9 @@ fn edit(w: &World, model: &mut Model, key: &[u8], rng: &mut SmallRng, grow: bool
                     true => (Side::Front, list.pop_front()),
                     false => (Side::Back, list.pop_back()),
                 };
-                assert_eq!(deque.pop(side)?, want);
+                assert_eq!(deque.pop_end(side)?, want);
             }
-            if !list.is_empty() {
+            if !list.is_empty() && !queue {
                 let at = change.0 % list.len() as u64;
                 assert!(deque.set(at, &change.1)?);
                 list[at as usize] = change.1.clone();

@@ -23,7 +23,7 @@ use std::collections::VecDeque;
 
 pub(crate) use pmem::{adopt_segments, PmemSegments};
 pub(crate) use record::{
-    decode, encode, get_varint, header_len, put_varint, stub_len, Header, DEAD,
+    decode, encode, encode_header, get_varint, header_len, put_varint, stub_len, Header, DEAD,
 };
 use segment::Segment;
 use spares::Spares;

@@ -107,6 +107,28 @@ pub(crate) fn encode(
     expires_at: Option<u64>,
 ) {
     let value_len: usize = value_parts.iter().map(|p| p.len()).sum();
+    let mut pos = encode_header(buf, key.len(), value_len, cas, flags, expires_at);
+    buf[pos..pos + key.len()].copy_from_slice(key);
+    pos += key.len();
+    for part in value_parts {
+        buf[pos..pos + part.len()].copy_from_slice(part);
+        pos += part.len();
+    }
+    debug_assert_eq!(pos, buf.len());
+}
+
+/// Writes a record's header (the bytes before its key) at the start of
+/// `buf`, which must hold at least [`header_len`] of these fields; returns
+/// that length. A record rewritten in place with a header as long keeps
+/// its key and value where they are.
+pub(crate) fn encode_header(
+    buf: &mut [u8],
+    key_len: usize,
+    value_len: usize,
+    cas: u64,
+    flags: u64,
+    expires_at: Option<u64>,
+) -> usize {
     let mut control = 0;
     if flags != 0 {
         control |= HAS_FLAGS;
@@ -116,7 +138,7 @@ pub(crate) fn encode(
     }
     buf[0] = control;
     let mut pos = 1;
-    put_varint(buf, &mut pos, key.len() as u64);
+    put_varint(buf, &mut pos, key_len as u64);
     put_varint(buf, &mut pos, value_len as u64);
     put_varint(buf, &mut pos, cas);
     if flags != 0 {
@@ -125,13 +147,7 @@ pub(crate) fn encode(
     if let Some(at) = expires_at {
         put_varint(buf, &mut pos, at);
     }
-    buf[pos..pos + key.len()].copy_from_slice(key);
-    pos += key.len();
-    for part in value_parts {
-        buf[pos..pos + part.len()].copy_from_slice(part);
-        pos += part.len();
-    }
-    debug_assert_eq!(pos, buf.len());
+    pos
 }
 
 /// The stored flags word of the record at the start of `buf`: 0 from the

@@ -62,6 +62,7 @@ impl LockedShards<'_> {
         }
         let (meta, expires_at) = head;
         self.shard(to_hash)
-            .write_head(ctx, to, kind, ring, meta, expires_at, now)
+            .write_head(ctx, to, kind, ring, meta, expires_at, now, None)?;
+        Ok(())
     }
 }

@@ -81,6 +81,28 @@ impl ShardInner {
         }
     }
 
+    /// Lets `edit` change chunk `number` of `owner` where it is stored
+    /// (see [`edit_in_place`](Self::edit_in_place): values in DRAM);
+    /// `Ok(None)` when the chunk is missing or was not changed.
+    pub fn edit_chunk<R>(
+        &mut self,
+        ctx: &Ctx,
+        owner: &[u8],
+        number: u32,
+        now: u64,
+        edit: impl FnOnce(&mut [u8]) -> Option<(usize, R)>,
+    ) -> Result<Option<R>, KvError> {
+        if !self.rewrites_in_place(ctx) {
+            return Ok(None);
+        }
+        let key = chunk_key(owner, number);
+        let hash = ctx.hash_in(Namespace::Chunk, &key);
+        match self.lookup_in(Namespace::Chunk, hash, &key) {
+            Some(slot) => self.edit_in_place(ctx, slot, &key, now, edit),
+            None => Ok(None),
+        }
+    }
+
     /// Writes chunk `number` of `owner` (a collection of `kind`), logged.
     /// With `pad_to`, where records are rewritten in place (DRAM), the
     /// stored value is `value` followed by zeros up to `pad_to` bytes, so
@@ -107,13 +129,16 @@ impl ShardInner {
             _ => 0,
         };
         let padding = &ZEROS[..pad.min(ZEROS.len())];
-        self.write_logged(ctx, hash, &key, &[value, padding], flags, None, now)
+        self.write_logged(ctx, hash, &key, &[value, padding], flags, None, now, None)?;
+        Ok(())
     }
 
     /// Writes the head of the large collection at user key `key` (of
     /// `kind`, chunks `ring`, `meta` its value), logged; chunks of an older
     /// head that `ring` does not hold are dropped. Refused (`TooLarge`)
-    /// past [`RING`] chunks.
+    /// past [`RING`] chunks. `found`: the key's live slot, when the caller
+    /// knows it. Returns whether the head was rewritten in place (no entry
+    /// moved).
     #[allow(clippy::too_many_arguments)]
     pub fn write_head(
         &mut self,
@@ -124,7 +149,8 @@ impl ShardInner {
         meta: &[u8],
         expires_at: Option<u64>,
         now: u64,
-    ) -> Result<(), KvError> {
+        found: Option<usize>,
+    ) -> Result<bool, KvError> {
         if ring.count > RING || ring.first >= RING {
             return Err(KvError::TooLarge {
                 size: ring.count as usize,
@@ -133,15 +159,17 @@ impl ShardInner {
         }
         let hash = ctx.hash(key);
         let flags = ring.head_flags(stored_flags(0, kind));
-        self.write_logged(ctx, hash, key, &[meta], flags, expires_at, now)?;
+        let in_place = self.write_logged(ctx, hash, key, &[meta], flags, expires_at, now, found)?;
         ctx.counters.total_items.add(1);
-        Ok(())
+        Ok(in_place)
     }
 
     /// Writes `key`'s record: `parts[0]` is its value, any further parts
     /// padding. In place when the record there has the same shape (see
     /// [`rewrite_in_place`](Self::rewrite_in_place)), else appended; the
-    /// journal logs the value without its padding either way.
+    /// journal logs the value without its padding either way. `found`:
+    /// the entry's slot when the caller knows it (else it is looked up).
+    /// Returns whether it was written in place.
     #[allow(clippy::too_many_arguments)]
     fn write_logged(
         &mut self,
@@ -152,11 +180,12 @@ impl ShardInner {
         flags: u64,
         expires_at: Option<u64>,
         now: u64,
-    ) -> Result<(), KvError> {
+        found: Option<usize>,
+    ) -> Result<bool, KvError> {
         ctx.check_journal()?;
         let ns = Namespace::of(flags);
         let slot = match self.rewrites_in_place(ctx) {
-            true => self.lookup_in(ns, hash, key),
+            true => found.or_else(|| self.lookup_in(ns, hash, key)),
             false => None,
         };
         let in_place = match slot {
@@ -175,7 +204,7 @@ impl ShardInner {
             let value = parts.first().copied().unwrap_or_default();
             change::encode_put(&mut self.journal_buf, key, value, flags, cas, expires_at);
         }
-        Ok(())
+        Ok(in_place.is_some())
     }
 
     /// Chunk records held; those among them no head owns (its key

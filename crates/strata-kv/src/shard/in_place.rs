@@ -10,9 +10,14 @@
 //! with the SSD tier DRAM holds only a stub. The journal record is the one
 //! an append would log (the item's new state), so replay cannot tell the
 //! two apart.
+//!
+//! [`edit_in_place`](ShardInner::edit_in_place) goes further for a value
+//! stored with room (a large list's padded end chunk): the caller edits
+//! the value's bytes where they lie, so a push or pop copies the element
+//! and moves the bytes after it, not the whole value twice.
 
 use super::ShardInner;
-use crate::arena::{encode, header_len};
+use crate::arena::{encode, encode_header, header_len};
 use crate::chunk::Namespace;
 use crate::context::Ctx;
 use crate::fetch;
@@ -111,5 +116,63 @@ impl ShardInner {
             ctx.changes.changed(key);
         }
         Ok(Some(cas))
+    }
+
+    /// Lets `edit` change the value of the live entry in `slot` (any
+    /// namespace; its key is `key`) where it lies, when values are in DRAM
+    /// and the header with a new CAS is as long. `edit` gets the stored
+    /// value (padding included) and returns the length of the content it
+    /// leaves in front (the rest must be zeros, the padding readers drop)
+    /// with its own result, or `None` having changed nothing. The change
+    /// is logged as a put of that content. `Ok(None)`: nothing changed.
+    ///
+    /// The caller guarantees `slot` holds `key`'s live entry now.
+    pub(crate) fn edit_in_place<R>(
+        &mut self,
+        ctx: &Ctx,
+        slot: usize,
+        key: &[u8],
+        now: u64,
+        edit: impl FnOnce(&mut [u8]) -> Option<(usize, R)>,
+    ) -> Result<Option<R>, KvError> {
+        if !self.rewrites_in_place(ctx) {
+            return Ok(None);
+        }
+        let loc = self.index.loc(slot);
+        let header = self.arena.record(loc).header;
+        debug_assert_eq!(self.arena.record(loc).key(), key);
+        let (flags, expires_at) = (header.flags, header.expires_at);
+        if expires_at.is_some_and(|at| at <= now) {
+            return Ok(None);
+        }
+        let cas = ctx.next_cas();
+        if header_len(key.len(), header.value_len, cas, flags, expires_at) != header.header_len {
+            return Ok(None);
+        }
+        ctx.check_journal()?;
+        let mut done = None;
+        self.arena.rewrite(loc, |buf| {
+            let value = &mut buf[header.header_len + header.key_len..];
+            done = edit(value);
+            if done.is_some() {
+                encode_header(buf, key.len(), header.value_len, cas, flags, expires_at);
+            }
+        })?;
+        let Some((content_len, result)) = done else {
+            return Ok(None);
+        };
+        debug_assert!(content_len <= header.value_len);
+        let content_len = content_len.min(header.value_len);
+        fetch::note_mutation();
+        self.index.reset_access(slot, ctx.access_secs(now));
+        if Namespace::of(flags) == Namespace::User {
+            self.watches.touch(key);
+            ctx.changes.changed(key);
+        }
+        if ctx.journaling() {
+            let value = &self.arena.record(loc).value()[..content_len];
+            change::encode_put(&mut self.journal_buf, key, value, flags, cas, expires_at);
+        }
+        Ok(Some(result))
     }
 }

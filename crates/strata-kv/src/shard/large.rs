@@ -147,9 +147,29 @@ impl<'s> LargeEdit<'s> {
         expires_at: Option<u64>,
     ) -> Result<(), KvError> {
         let (ctx, now) = (self.ctx, self.now);
-        self.known = None;
-        self.shard
-            .write_head(ctx, self.key, kind, ring, meta, expires_at, now)
+        let found = self.known.take().flatten();
+        let shard = &mut *self.shard;
+        let in_place = shard.write_head(ctx, self.key, kind, ring, meta, expires_at, now, found)?;
+        if in_place && found.is_some() {
+            // Rewritten where it was found: no entry moved.
+            self.known = Some(found);
+        }
+        Ok(())
+    }
+
+    /// Lets `edit` change chunk `number` where it is stored (values in
+    /// DRAM; see `shard/in_place.rs`): it gets the stored value, padding
+    /// included, and returns the length of the content it leaves in front
+    /// (zeros after it) with its result, or `None` having changed nothing.
+    /// `Ok(None)`: not changed (the chunk is missing, values are not in
+    /// DRAM, or `edit` declined). No entry moves.
+    pub fn edit_chunk<R>(
+        &mut self,
+        number: u32,
+        edit: impl FnOnce(&mut [u8]) -> Option<(usize, R)>,
+    ) -> Result<Option<R>, KvError> {
+        let (ctx, now) = (self.ctx, self.now);
+        self.shard.edit_chunk(ctx, self.key, number, now, edit)
     }
 
     /// Whether a value written whole as long as the one there overwrites

@@ -18,11 +18,17 @@
 //! head is as long whatever the list holds, chunks are stored padded to
 //! one length: `chunk::PADDED_LEN`).
 //!
+//! A push or pop at an end through [`push_end`](Deque::push_end) and
+//! [`pop_end`](Deque::pop_end) edits the end chunk where it is stored
+//! instead, where records are rewritten in place (`at_end`).
+//!
 //! Layout: `meta` (the head's value), `chunk` (one loaded chunk, also
-//! what a packed list is edited as), `read`
-//! (index, range, scan), `write` (push, pop, set, insert, remove, drop);
+//! what a packed list is edited as; `chunk/stored` edits a stored one),
+//! `read` (index, range, scan), `write` (push, pop, set, insert, remove,
+//! drop), `at_end` (pushes and pops made where the end chunk is stored);
 //! this file holds the open list, its chunk cache and `finish`.
 
+mod at_end;
 mod chunk;
 mod meta;
 mod read;
@@ -32,7 +38,7 @@ use std::collections::HashMap;
 
 use crate::item::ValueKind;
 use crate::shard::large::LargeEdit;
-use crate::shard::large_read::ChunkSource;
+use crate::shard::large_read::{ChunkSource, Current};
 use crate::KvError;
 
 pub use chunk::{Chunk, Side};
@@ -60,9 +66,15 @@ impl<'a, E: ChunkSource> Deque<'a, E> {
     /// The large list at the key; `Ok(None)` when the key holds anything
     /// else.
     pub fn open(edit: &'a mut E) -> Result<Option<Self>, KvError> {
-        let Some(current) = edit.current()? else {
-            return Ok(None);
-        };
+        match edit.current()? {
+            Some(current) => Self::open_current(edit, &current),
+            None => Ok(None),
+        }
+    }
+
+    /// [`open`](Self::open) for a caller that has read what the key holds
+    /// (`current`, from `edit` with nothing written since).
+    pub fn open_current(edit: &'a mut E, current: &Current) -> Result<Option<Self>, KvError> {
         if current.kind != ValueKind::List || current.chunks.is_none() {
             return Ok(None);
         }

@@ -64,7 +64,7 @@ impl List<'_, '_> {
     pub fn push(&mut self, end: End, element: &[u8]) -> Result<(), RespError> {
         match self {
             List::Packed(p) => p.push(end.into(), element),
-            List::Large(d, _) => d.push(end.into(), element)?,
+            List::Large(d, _) => d.push_end(end.into(), element)?,
         }
         Ok(())
     }
@@ -74,7 +74,7 @@ impl List<'_, '_> {
         match self {
             List::Packed(p) => Ok(p.pop(end.into())),
             List::Large(d, shrank) => {
-                let e = d.pop(end.into())?;
+                let e = d.pop_end(end.into())?;
                 *shrank |= e.is_some();
                 Ok(e)
             }
@@ -153,7 +153,7 @@ pub fn edit<S: Store, R>(
         let (value, expires_at, existed) = match current {
             Some(c) if c.kind != ValueKind::List => return Err(RespError::WrongType),
             Some(c) if c.chunks.is_some() => {
-                let deque = Deque::open(edit)?.ok_or(CollectionError::Damaged)?;
+                let deque = Deque::open_current(edit, &c)?.ok_or(CollectionError::Damaged)?;
                 let mut list = List::Large(deque, false);
                 let result = f(&mut list, true)?;
                 if let List::Large(deque, shrank) = list {

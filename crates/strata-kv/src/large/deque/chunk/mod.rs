@@ -11,6 +11,10 @@
 //! back decode it once into a deque of elements, which it stays for the
 //! rest of the command.
 //!
+//! Where records are rewritten in place, a push or pop that keeps the end
+//! chunk non-empty and within its room edits it where it is stored
+//! instead (`stored`), without loading it.
+//!
 //! Stored chunks of a large list may end in zero padding ([`PADDED_LEN`]),
 //! which reading drops ([`Chunk::from_stored`]); so may a packed list's
 //! value where records are rewritten in place (`strata-resp`'s
@@ -19,6 +23,8 @@
 //! Invariant: `bytes` is the packed size of the elements (as
 //! [`packed`] counts each); in the packed form it is
 //! `data.len() - start`.
+
+pub(super) mod stored;
 
 use std::collections::VecDeque;
 
