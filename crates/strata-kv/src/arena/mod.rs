@@ -117,7 +117,8 @@ impl Arena {
         self.segment_mut(loc.seg).patch(at, value)
     }
 
-    /// Lets `write` overwrite the record at `loc` with a record of the same
+    /// Lets `write` overwrite the record at `loc`, `len` bytes long (as its
+    /// header says: the caller has decoded it), with a record of the same
     /// length (`write` gets exactly its bytes). Only for DRAM segments: a
     /// persistent record was published when appended, and overwriting it
     /// would not be failure-atomic (the caller checks
@@ -125,10 +126,11 @@ impl Arena {
     pub(crate) fn rewrite(
         &mut self,
         loc: Loc,
+        len: usize,
         write: impl FnOnce(&mut [u8]),
     ) -> Result<(), KvError> {
         debug_assert!(!self.is_persistent());
-        let len = self.record(loc).len();
+        debug_assert_eq!(len, self.record(loc).len());
         self.segment_mut(loc.seg)
             .rewrite(loc.off as usize, len, write)
     }

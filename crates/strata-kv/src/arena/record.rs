@@ -55,7 +55,19 @@ pub(crate) fn put_varint(buf: &mut [u8], pos: &mut usize, mut v: u64) {
     *pos += 1;
 }
 
+#[inline]
 pub(crate) fn get_varint(buf: &[u8], pos: &mut usize) -> Option<u64> {
+    // One byte for most lengths: every lookup decodes the headers it
+    // probes, so this path stays short.
+    let first = *buf.get(*pos)?;
+    if first < 0x80 {
+        *pos += 1;
+        return Some(u64::from(first));
+    }
+    get_long_varint(buf, pos)
+}
+
+fn get_long_varint(buf: &[u8], pos: &mut usize) -> Option<u64> {
     let mut v = 0u64;
     for shift in (0..64).step_by(7) {
         let b = *buf.get(*pos)?;
@@ -121,6 +133,7 @@ pub(crate) fn encode(
 /// `buf`, which must hold at least [`header_len`] of these fields; returns
 /// that length. A record rewritten in place with a header as long keeps
 /// its key and value where they are.
+#[inline]
 pub(crate) fn encode_header(
     buf: &mut [u8],
     key_len: usize,

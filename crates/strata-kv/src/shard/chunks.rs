@@ -97,8 +97,11 @@ impl ShardInner {
         }
         let key = chunk_key(owner, number);
         let hash = ctx.hash_in(Namespace::Chunk, &key);
-        match self.lookup_in(Namespace::Chunk, hash, &key) {
-            Some(slot) => self.edit_in_place(ctx, slot, &key, now, edit),
+        match self.lookup_record_in(Namespace::Chunk, hash, &key) {
+            Some((slot, rec)) => {
+                let found = (slot, rec.header);
+                self.edit_in_place(ctx, found, &key, now, edit)
+            }
             None => Ok(None),
         }
     }

@@ -17,7 +17,7 @@
 //! and moves the bytes after it, not the whole value twice.
 
 use super::ShardInner;
-use crate::arena::{encode, encode_header, header_len};
+use crate::arena::{encode, encode_header, header_len, Header};
 use crate::chunk::Namespace;
 use crate::context::Ctx;
 use crate::fetch;
@@ -106,7 +106,8 @@ impl ShardInner {
         }
         ctx.check_journal()?;
         fetch::note_mutation();
-        self.arena.rewrite(loc, |buf| {
+        let len = rec.len();
+        self.arena.rewrite(loc, len, |buf| {
             encode(buf, key, value_parts, cas, flags, expires_at);
         })?;
         // What `link` does for a record written anew over the old one.
@@ -126,11 +127,12 @@ impl ShardInner {
     /// with its own result, or `None` having changed nothing. The change
     /// is logged as a put of that content. `Ok(None)`: nothing changed.
     ///
-    /// The caller guarantees `slot` holds `key`'s live entry now.
+    /// The caller guarantees `slot` holds `key`'s live entry now, whose
+    /// record's header is `header`.
     pub(crate) fn edit_in_place<R>(
         &mut self,
         ctx: &Ctx,
-        slot: usize,
+        (slot, header): (usize, Header),
         key: &[u8],
         now: u64,
         edit: impl FnOnce(&mut [u8]) -> Option<(usize, R)>,
@@ -139,7 +141,7 @@ impl ShardInner {
             return Ok(None);
         }
         let loc = self.index.loc(slot);
-        let header = self.arena.record(loc).header;
+        debug_assert_eq!(self.arena.record(loc).header, header);
         debug_assert_eq!(self.arena.record(loc).key(), key);
         let (flags, expires_at) = (header.flags, header.expires_at);
         if expires_at.is_some_and(|at| at <= now) {
@@ -151,7 +153,7 @@ impl ShardInner {
         }
         ctx.check_journal()?;
         let mut done = None;
-        self.arena.rewrite(loc, |buf| {
+        self.arena.rewrite(loc, header.record_len(), |buf| {
             let value = &mut buf[header.header_len + header.key_len..];
             done = edit(value);
             if done.is_some() {
