@@ -117,12 +117,10 @@ impl Arena {
         self.segment_mut(loc.seg).patch(at, value)
     }
 
-    /// Lets `write` overwrite the record at `loc`, `len` bytes long (as its
-    /// header says: the caller has decoded it), with a record of the same
-    /// length (`write` gets exactly its bytes). Only for DRAM segments: a
-    /// persistent record was published when appended, and overwriting it
-    /// would not be failure-atomic (the caller checks
-    /// [`is_persistent`](Self::is_persistent)).
+    /// Lets `write` overwrite the record at `loc`, `len` bytes as its caller
+    /// decoded, with one as long (it gets exactly those bytes). DRAM only:
+    /// a persistent record was published when appended, and overwriting it
+    /// would not be failure-atomic (see [`is_persistent`](Self::is_persistent)).
     pub(crate) fn rewrite(
         &mut self,
         loc: Loc,

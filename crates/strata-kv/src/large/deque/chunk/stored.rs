@@ -133,13 +133,7 @@ mod tests {
     /// refusals happen only where the general path is needed.
     #[test]
     fn edits_where_stored_match_a_deque_model() {
-        let mut state = 11u64;
-        let mut next = move || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) as usize
-        };
+        let mut next = super::super::tests::numbers(11);
         let mut model: VecDeque<Vec<u8>> = VecDeque::from([b"a".to_vec()]);
         let mut value = stored(&model);
         let (mut pushed, mut popped) = (0, 0);
@@ -149,7 +143,7 @@ mod tests {
             // Short elements (counts past one varint byte) and long ones
             // (lengths past it).
             let len = [next() % 3, next() % 300][next() % 2];
-            if next() % 2 == 0 {
+            if next().is_multiple_of(2) {
                 let element = vec![(step % 251) as u8; len];
                 let bytes: u64 = model.iter().map(|e| packed(e)).sum();
                 match push(&mut value, side, &element) {

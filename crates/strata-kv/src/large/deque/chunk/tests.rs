@@ -2,6 +2,18 @@
 
 use super::*;
 
+/// A seeded stream of pseudo-random numbers (an LCG's high bits), so a
+/// failing step repeats.
+pub(super) fn numbers(seed: u64) -> impl FnMut() -> usize {
+    let mut state = seed;
+    move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) as usize
+    }
+}
+
 /// Random pushes and pops at both ends, sets, inserts, removals and
 /// drops, checked against a deque after every step (reads, length,
 /// packed size) and, every few steps, the stored value, which turns a
@@ -11,15 +23,9 @@ use super::*;
 fn a_chunk_matches_a_deque_model_in_both_forms() {
     let mut model: VecDeque<Vec<u8>> = VecDeque::new();
     let mut chunk = Chunk::from_packed(collection::encode(std::iter::empty())).unwrap();
-    let mut state = 7u64;
-    let mut next = move || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 33) as usize
-    };
+    let mut next = numbers(7);
     for step in 0..6000 {
-        let side = if next() % 2 == 0 {
+        let side = if next().is_multiple_of(2) {
             Side::Front
         } else {
             Side::Back
@@ -52,7 +58,7 @@ fn a_chunk_matches_a_deque_model_in_both_forms() {
                 let want = model_remove(&mut model, side, limit, &element);
                 assert_eq!(chunk.remove_equal(side, limit, &element), want);
             }
-            7 if next() % 4 == 0 => {
+            7 if next().is_multiple_of(4) => {
                 let n = next() % 4;
                 chunk.drop_n(side, n);
                 for _ in 0..n {
@@ -76,7 +82,7 @@ fn a_chunk_matches_a_deque_model_in_both_forms() {
         let at = next() % (model.len() + 1);
         assert_eq!(chunk.get(at), model.get(at).map(Vec::as_slice));
         assert!(chunk.iter().eq(model.iter().map(Vec::as_slice)));
-        if next() % 5 == 0 {
+        if next().is_multiple_of(5) {
             assert_eq!(chunk.value(), &want[..], "step {step}");
             let reread = Chunk::from_packed(want.clone()).unwrap();
             assert!(reread.iter().eq(model.iter().map(Vec::as_slice)));
