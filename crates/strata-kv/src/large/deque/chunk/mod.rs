@@ -94,24 +94,17 @@ impl Chunk {
     }
 
     fn parse(mut value: Vec<u8>, padded: bool) -> Option<Self> {
-        let mut pos = 0;
-        let count = usize::try_from(get_varint(&value, &mut pos)?).ok()?;
-        let start = pos;
-        if count > value.len() {
-            return None;
-        }
-        for _ in 0..count {
-            next_element(&value, &mut pos)?;
-        }
+        let stored::Shape { count, start, end } = stored::shape(&value)?;
         // One OR over the padding (vectorized), not a byte-by-byte search:
-        // every push and pop reads its end chunk.
-        let rest = &value[pos..];
+        // a push or pop that cannot edit its end chunk where it is stored
+        // reads it.
+        let rest = &value[end..];
         if !rest.is_empty() && (!padded || rest.iter().fold(0u8, |acc, &b| acc | b) != 0) {
             return None;
         }
-        value.truncate(pos);
+        value.truncate(end);
         Some(Self {
-            bytes: (pos - start) as u64,
+            bytes: (end - start) as u64,
             data: value,
             start,
             count,

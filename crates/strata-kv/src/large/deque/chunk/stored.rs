@@ -18,13 +18,15 @@ use crate::large::hashed::TARGET_CHUNK;
 
 /// The parsed shape of a stored chunk: the element count, where the
 /// elements start (after the count) and where they end.
-struct Shape {
-    count: usize,
-    start: usize,
-    end: usize,
+pub(super) struct Shape {
+    pub(super) count: usize,
+    pub(super) start: usize,
+    pub(super) end: usize,
 }
 
-fn shape(value: &[u8]) -> Option<Shape> {
+/// The shape of the chunk at the start of `value` (padding after it is
+/// not looked at); `None` if its bytes do not parse.
+pub(super) fn shape(value: &[u8]) -> Option<Shape> {
     let mut pos = 0;
     let count = usize::try_from(get_varint(value, &mut pos)?).ok()?;
     let start = pos;
