@@ -24,36 +24,17 @@
 //! [`packed`] counts each); in the packed form it is
 //! `data.len() - start`.
 
+mod layout;
 pub(super) mod stored;
 
 use std::collections::VecDeque;
 
-use crate::arena::{get_varint, put_varint};
-use crate::collection::{self, push_varint, varint_len};
-use crate::large::hashed::TARGET_CHUNK;
+use crate::arena::put_varint;
+use crate::collection::{push_varint, varint_len};
 
-/// Which end of the list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Side {
-    /// The head (LEFT, index 0).
-    Front,
-    /// The tail (RIGHT).
-    Back,
-}
-
-/// The length a chunk is stored padded to where records are rewritten in
-/// place (DRAM): the most a chunk under [`TARGET_CHUNK`] takes (its packed
-/// elements and a count of at most 2,048, two varint bytes). Every version
-/// of an end chunk then has the same length, so a push or pop overwrites
-/// its record instead of appending one (and leaving the old one as
-/// garbage), as a quicklist node grows in its allocation. A chunk holding
-/// one element longer than that is stored as is.
-pub(super) const PADDED_LEN: usize = TARGET_CHUNK as usize + 2;
-
-/// Packed bytes an element adds to a chunk.
-pub(super) fn packed(e: &[u8]) -> u64 {
-    collection::encoded_len([e]) as u64 - 1
-}
+use layout::next_element;
+pub use layout::Side;
+pub(super) use layout::{packed, PADDED_LEN};
 
 /// One chunk's elements (or a packed list's), and whether they changed.
 #[derive(Default)]
@@ -70,15 +51,6 @@ pub struct Chunk {
     pub(super) bytes: u64,
     /// Changed since it was read (written at `finish`).
     pub(super) dirty: bool,
-}
-
-/// Reads one packed element at `pos`, moving `pos` past it.
-fn next_element<'a>(data: &'a [u8], pos: &mut usize) -> Option<&'a [u8]> {
-    let len = usize::try_from(get_varint(data, pos)?).ok()?;
-    let end = pos.checked_add(len)?;
-    let element = data.get(*pos..end)?;
-    *pos = end;
-    Some(element)
 }
 
 impl Chunk {

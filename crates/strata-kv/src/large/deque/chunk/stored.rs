@@ -11,7 +11,7 @@
 //! otherwise leave a well-formed chunk followed by zeros, returning the
 //! length of its content.
 
-use super::{next_element, packed, Side};
+use super::layout::{next_element, packed, Side};
 use crate::arena::{get_varint, put_varint};
 use crate::collection::varint_len;
 use crate::large::hashed::TARGET_CHUNK;

@@ -1,6 +1,7 @@
 //! The chunk against a deque model, and damaged chunks.
 
 use super::*;
+use crate::collection;
 
 /// A seeded stream of pseudo-random numbers (an LCG's high bits), so a
 /// failing step repeats.
