@@ -14,6 +14,8 @@
 //! the command log, checkpoints, eviction (a collection goes as one item)
 //! and `used_memory` then hold collections as they hold strings.
 
+use std::ops::Range;
+
 use crate::arena::get_varint;
 
 /// Most elements a packed value may claim; a larger count is damage (it
@@ -68,6 +70,42 @@ fn decode_front(bytes: &[u8]) -> Option<(Vec<&[u8]>, &[u8])> {
         pos = end;
     }
     Some((out, &bytes[pos..]))
+}
+
+/// Bytes that are not a packed value (damage, or a string under a
+/// collection's kind).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotPacked;
+
+/// Where the value paired with `field` lies in a packed value of pairs
+/// (a hash's fields and values alternating): `Ok(None)` when no field is
+/// `field`. Walks the pairs in place, allocating nothing, and stops at the
+/// first match, so bytes after it are not checked; trailing padding is
+/// never reached (the walk stops at the count).
+pub fn pair_value(bytes: &[u8], field: &[u8]) -> Result<Option<Range<usize>>, NotPacked> {
+    let mut pos = 0;
+    let count = get_varint(bytes, &mut pos).ok_or(NotPacked)?;
+    if count % 2 != 0 || count > bytes.len() as u64 {
+        return Err(NotPacked);
+    }
+    let mut element = || -> Result<Range<usize>, NotPacked> {
+        let len = get_varint(bytes, &mut pos).ok_or(NotPacked)?;
+        let len = usize::try_from(len).map_err(|_| NotPacked)?;
+        let start = pos;
+        pos = pos
+            .checked_add(len)
+            .filter(|&end| end <= bytes.len())
+            .ok_or(NotPacked)?;
+        Ok(start..pos)
+    };
+    for _ in 0..count / 2 {
+        let name = element()?;
+        let value = element()?;
+        if bytes[name] == *field {
+            return Ok(Some(value));
+        }
+    }
+    Ok(None)
 }
 
 /// The number of elements of a packed value without decoding the rest.
@@ -137,5 +175,25 @@ mod tests {
         assert!(decode(&longer).is_none());
         // A huge count never allocates.
         assert!(decode(&[0xff, 0xff, 0xff, 0xff, 0x0f]).is_none());
+    }
+
+    #[test]
+    fn pair_values_are_found_in_place() {
+        let pairs: Vec<&[u8]> = vec![b"f1", b"one", b"", &[9u8; 200], b"f3", b""];
+        let bytes = encode(pairs.iter().copied());
+        for (i, pair) in pairs.chunks_exact(2).enumerate() {
+            let range = pair_value(&bytes, pair[0]).unwrap().unwrap();
+            assert_eq!(&bytes[range], pair[1], "pair {i}");
+        }
+        assert_eq!(pair_value(&bytes, b"f4"), Ok(None));
+        // An odd count is no hash; a cut value is damage, never a panic.
+        assert_eq!(pair_value(&encode([&b"f"[..]]), b"f"), Err(NotPacked));
+        for cut in 0..bytes.len() {
+            assert!(pair_value(&bytes[..cut], b"f4").is_err(), "cut at {cut}");
+        }
+        // Padding after the pairs is never reached.
+        let mut padded = bytes.clone();
+        padded.extend_from_slice(&[0; 7]);
+        assert_eq!(pair_value(&padded, b"f4"), Ok(None));
     }
 }

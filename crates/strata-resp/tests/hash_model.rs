@@ -5,7 +5,9 @@
 //! length) and grow some to many chunks; every read command is checked
 //! against the model, `OBJECT ENCODING` against the conversion rule, and
 //! the engine against leaks (no orphan or missing chunk). Also: an HSET on
-//! a large hash logs one record whose size does not grow with the hash.
+//! a large hash logs one record whose size does not grow with the hash,
+//! and HSETs that overwrite values as long where they lie (a packed hash
+//! edited in place) read, watch and replay as rewrites do.
 
 use crate::common;
 
@@ -13,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use common::model::{
     assert_whole, configure, copy, del, encoding, fill, flush_and_expiry_take_chunks, int,
-    journaled, one_record, rename, strings, text,
+    journaled, one_record, recorded, rename, strings, text,
 };
 use common::{Client, Value};
 use rand::rngs::SmallRng;
@@ -302,4 +304,71 @@ fn hset_on_a_large_hash_logs_a_record_that_does_not_grow_with_it() {
         text(&c.cmd(&["HGET", "large", "field:00000007"])).unwrap(),
         "changed"
     );
+}
+
+#[test]
+fn hsets_of_values_as_long_edit_the_packed_hash_where_it_lies() {
+    let (server, mut c, records) = recorded();
+    let mut model = Hash::new();
+    let check = |c: &mut Client, model: &Hash| {
+        let mut got = strings(&c.cmd(&["HGETALL", "h"]));
+        let mut pairs = Vec::new();
+        while !got.is_empty() {
+            let field = got.remove(0);
+            pairs.push((field, got.remove(0)));
+        }
+        assert_eq!(pairs.into_iter().collect::<Hash>(), *model);
+        assert_eq!(int(&c.cmd(&["HLEN", "h"])), model.len() as i64);
+        for (f, v) in model {
+            assert_eq!(text(&c.cmd(&["HGET", "h", f])).as_deref(), Some(&**v));
+        }
+        assert_eq!(c.cmd(&["HGET", "h", "absent"]), Value::Null);
+        assert_eq!(encoding(c, "h"), "listpack");
+    };
+    let hset = |c: &mut Client, model: &mut Hash, pairs: &[(&str, &str)], added: i64| {
+        let mut cmd = vec!["HSET", "h"];
+        for (f, v) in pairs {
+            cmd.extend([*f, *v]);
+            model.insert(f.to_string(), v.to_string());
+        }
+        assert_eq!(int(&c.cmd(&cmd)), added, "{cmd:?}");
+        check(c, model);
+    };
+    hset(
+        &mut c,
+        &mut model,
+        &[("a", "0000"), ("bb", "1111"), ("c", "")],
+        3,
+    );
+    let used = server.keyspace.stats().used_memory;
+    // Each value as long as the one it replaces: rewritten in place.
+    hset(&mut c, &mut model, &[("bb", "2222")], 0);
+    hset(
+        &mut c,
+        &mut model,
+        &[("a", "3333"), ("c", ""), ("a", "4444")],
+        0,
+    );
+    assert_eq!(server.keyspace.stats().used_memory, used);
+    // One pair of several changes length, or is new: none is set in place,
+    // all are set by the rewrite.
+    hset(&mut c, &mut model, &[("a", "5555"), ("bb", "66")], 0);
+    hset(&mut c, &mut model, &[("c", "7"), ("d", "8")], 1);
+    hset(&mut c, &mut model, &[("d", "9")], 0);
+    // A watched hash changed in place aborts the transaction.
+    let mut other = Client::connect(&server);
+    c.cmd(&["WATCH", "h"]);
+    hset(&mut other, &mut model, &[("bb", "ab")], 0);
+    c.cmd(&["MULTI"]);
+    c.cmd(&["HSET", "h", "bb", "zz"]);
+    assert_eq!(c.cmd(&["EXEC"]), Value::NullArray);
+    check(&mut c, &model);
+    // A string under the key is not a hash, however long its bytes.
+    c.cmd(&["SET", "s", "abcd"]);
+    let refused = c.cmd(&["HSET", "s", "a", "0000"]);
+    assert!(matches!(refused, Value::Error(e) if e.starts_with("WRONGTYPE")));
+    // The log replays to the same hash.
+    let restarted = common::start();
+    records.replay_into(&restarted.keyspace);
+    check(&mut Client::connect(&restarted), &model);
 }

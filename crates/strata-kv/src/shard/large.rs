@@ -5,10 +5,10 @@
 
 use super::large_read::{current_at, current_of, ChunkSource, Current};
 use super::{Removal, ShardInner};
-use crate::chunk::{Namespace, Ring};
+use crate::chunk::{chunks_of, Namespace, Ring};
 use crate::context::Ctx;
 use crate::fetch;
-use crate::item::{Mutation, NewItem, ValueKind};
+use crate::item::{split_stored_flags, Mutation, NewItem, ValueKind};
 use crate::KvError;
 
 /// Reads and writes of one key and its chunks under its shard's lock.
@@ -170,6 +170,56 @@ impl<'s> LargeEdit<'s> {
     ) -> Result<Option<R>, KvError> {
         let (ctx, now) = (self.ctx, self.now);
         self.shard.edit_chunk(ctx, self.key, number, now, edit)
+    }
+
+    /// Runs `f` on the value held whole at the key (a packed collection
+    /// of `kind`, not a large head), borrowed where it is stored: a command
+    /// that finds it has nothing to change answers without copying it.
+    /// `Ok(None)`: no live value of `kind` held whole (or an earlier write
+    /// of this edit may have moved entries); read [`current`](Self::current).
+    pub fn read_whole<R>(
+        &self,
+        kind: ValueKind,
+        f: impl FnOnce(&[u8]) -> R,
+    ) -> Result<Option<R>, KvError> {
+        let Some(Some(slot)) = self.known else {
+            return Ok(None);
+        };
+        let rec = self.shard.record_at(slot);
+        let held = split_stored_flags(rec.header.flags).map(|(_, k)| k);
+        if held != Some(kind) || chunks_of(rec.header.flags).is_some() {
+            return Ok(None);
+        }
+        self.shard
+            .with_record(self.ctx, &rec, |item| f(item.value))
+            .map(Some)
+    }
+
+    /// Lets `edit` change the value held whole at the key (a packed
+    /// collection of `kind`, not a large head) where it is stored, as
+    /// [`edit_chunk`](Self::edit_chunk) does for a chunk: `edit` gets the
+    /// stored bytes and returns the length of the content it leaves in
+    /// front with its result, or `None` having changed nothing. `Ok(None)`:
+    /// not changed (no live value of `kind` held whole, values are not in
+    /// DRAM, an earlier write of this edit may have moved entries, or
+    /// `edit` declined); the caller then writes the value anew. No entry
+    /// moves.
+    pub fn edit_whole<R>(
+        &mut self,
+        kind: ValueKind,
+        edit: impl FnOnce(&mut [u8]) -> Option<(usize, R)>,
+    ) -> Result<Option<R>, KvError> {
+        let Some(Some(slot)) = self.known else {
+            return Ok(None);
+        };
+        let header = self.shard.record_at(slot).header;
+        let held = split_stored_flags(header.flags).map(|(_, k)| k);
+        if held != Some(kind) || chunks_of(header.flags).is_some() {
+            return Ok(None);
+        }
+        let (ctx, now) = (self.ctx, self.now);
+        self.shard
+            .edit_in_place(ctx, (slot, header), self.key, now, edit)
     }
 
     /// Whether a value written whole as long as the one there overwrites

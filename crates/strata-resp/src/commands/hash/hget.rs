@@ -1,12 +1,11 @@
 //! `HGET key field`.
 
-use strata_kv::{Store, ValueKind};
+use strata_kv::{collection, Store, ValueKind};
 
-use super::find;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::hashed::{read, View};
-use crate::reply::RespError;
+use crate::commands::hashed::{read_stored, Stored};
+use crate::reply::{CollectionError, RespError};
 use crate::writer::ReplyWriter;
 
 /// The field's value, or null.
@@ -16,13 +15,15 @@ pub fn hget<S: Store>(
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
     let (key, field) = (args.get(1), args.get(2));
-    let found = read(ctx.store, key, ValueKind::Hash, |hash| {
+    let found = read_stored(ctx.store, key, ValueKind::Hash, |hash| {
         match hash {
-            View::Packed(pairs) => match find(pairs, field) {
-                Some(at) => out.bulk(pairs[at * 2 + 1]),
-                None => out.null(),
+            // Walked where it lies: nothing decoded or allocated.
+            Stored::Packed(bytes) => match collection::pair_value(bytes, field) {
+                Ok(Some(at)) => out.bulk(&bytes[at]),
+                Ok(None) => out.null(),
+                Err(_) => return Err(CollectionError::Damaged.into()),
             },
-            View::Large(hash) => match hash.get(field)? {
+            Stored::Large(hash) => match hash.get(field)? {
                 Some(v) => out.bulk(&v),
                 None => out.null(),
             },

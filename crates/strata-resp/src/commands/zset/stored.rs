@@ -66,7 +66,24 @@ pub fn edit<S: Store, R>(
     limits: PackedLimits,
     f: impl FnOnce(&mut dyn OrderedMut) -> Result<R, RespError>,
 ) -> Result<R, RespError> {
+    edit_unless_kept(store, key, limits, |_| None, f)
+}
+
+/// [`edit`], first letting `kept` look at a packed set's stored bytes
+/// (borrowed, not copied): its `Some` answers a command that finds it has
+/// nothing to change (a `ZADD` of members already there with those
+/// scores), and `f` runs only on its `None`.
+pub fn edit_unless_kept<S: Store, R>(
+    store: &mut S,
+    key: &[u8],
+    limits: PackedLimits,
+    kept: impl FnOnce(&[u8]) -> Option<R>,
+    f: impl FnOnce(&mut dyn OrderedMut) -> Result<R, RespError>,
+) -> Result<R, RespError> {
     store.edit_large(key, |edit| {
+        if let Some(Some(r)) = edit.read_whole(ValueKind::SortedSet, kept)? {
+            return Ok(r);
+        }
         let (value, expires_at) = match edit.current()? {
             Some(c) if c.kind != ValueKind::SortedSet => return Err(RespError::WrongType),
             Some(c) if c.chunks.is_some() => {

@@ -1,9 +1,9 @@
 //! `ZADD key [NX|XX] [GT|LT] [CH] [INCR] score member [score member ...]`
 //! and `ZINCRBY key increment member`.
 
-use strata_kv::Store;
+use strata_kv::{collection, Store};
 
-use super::stored::edit;
+use super::stored::edit_unless_kept;
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::notify;
@@ -38,6 +38,23 @@ struct Outcome {
     created: bool,
 }
 
+/// The score a pair sets given the member's `current` one under options
+/// `o`: `None` when the options refuse the change.
+fn new_score(current: Option<f64>, score: f64, o: Options) -> Result<Option<f64>, RespError> {
+    let new = match (current, o.incr) {
+        (Some(c), true) => c + score,
+        _ => score,
+    };
+    if new.is_nan() {
+        return Err(CollectionError::ScoreNan.into());
+    }
+    let allowed = match current {
+        None => !o.xx,
+        Some(c) => !o.nx && (!o.gt || new > c) && (!o.lt || new < c),
+    };
+    Ok(allowed.then_some(new))
+}
+
 fn apply<S: Store>(
     ctx: &mut Ctx<'_, S>,
     key: &[u8],
@@ -45,7 +62,8 @@ fn apply<S: Store>(
     pairs: &[(f64, &[u8])],
 ) -> Result<Outcome, RespError> {
     let limits = ctx.shared.encodings.zset();
-    edit(ctx.store, key, limits, |z| {
+    let kept = |bytes: &[u8]| unchanged(bytes, o, pairs);
+    edit_unless_kept(ctx.store, key, limits, kept, |z| {
         let mut outcome = Outcome {
             added: 0,
             changed: 0,
@@ -54,20 +72,9 @@ fn apply<S: Store>(
         };
         for &(score, member) in pairs {
             let current = z.score(member)?;
-            let new = match (current, o.incr) {
-                (Some(c), true) => c + score,
-                _ => score,
-            };
-            if new.is_nan() {
-                return Err(CollectionError::ScoreNan.into());
-            }
-            let allowed = match current {
-                None => !o.xx,
-                Some(c) => !o.nx && (!o.gt || new > c) && (!o.lt || new < c),
-            };
-            if !allowed {
+            let Some(new) = new_score(current, score, o)? else {
                 continue;
-            }
+            };
             match current {
                 None => outcome.added += 1,
                 Some(c) if c != new => outcome.changed += 1,
@@ -80,6 +87,33 @@ fn apply<S: Store>(
         }
         Ok(outcome)
     })
+}
+
+/// What `apply` comes to on the packed set stored as `bytes` when no pair
+/// changes it (each member there with the score it would set, or refused
+/// by the options): read where it lies, nothing copied or written. `None`
+/// when some pair changes the set, or fails (the full path answers).
+fn unchanged(bytes: &[u8], o: Options, pairs: &[(f64, &[u8])]) -> Option<Outcome> {
+    let mut outcome = Outcome {
+        added: 0,
+        changed: 0,
+        score: None,
+        created: false,
+    };
+    for &(score, member) in pairs {
+        let current = match collection::pair_value(bytes, member).ok()? {
+            Some(at) => Some(collection::score_of(&bytes[at])?),
+            None => None,
+        };
+        let Some(new) = new_score(current, score, o).ok()? else {
+            continue;
+        };
+        if current != Some(new) {
+            return None;
+        }
+        outcome.score = Some(new);
+    }
+    Some(outcome)
 }
 
 /// `zadd` (`zincr` with INCR) when members were added or changed, after

@@ -2,84 +2,27 @@
 //! Redis's listpack) or large (a head and chunk records by linear hashing,
 //! [`strata_kv::large::Hashed`], Redis's hashtable).
 //!
-//! Reads go through [`read`]: the packed encoding borrowed from the record,
-//! or a large one ([`View`]) touching only the chunks a command needs.
-//! Writes go through [`edit`]: [`Entries`] offers the same operations over
+//! Reads go through [`read`] (in `read.rs`): the packed encoding borrowed
+//! from the record, or a large one ([`View`]) touching only the chunks a
+//! command needs. Writes go through [`edit`]: [`Entries`] offers the same operations over
 //! both encodings, and when the command ends a packed collection that no
 //! longer fits the `*-max-listpack-*` limits is converted (as in Redis, a
 //! large one stays large until deleted). Each command's changes, chunks and
 //! head together, are one journal record.
 
+mod read;
+
+pub use read::{read, read_stored, Stored, View};
+
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use strata_kv::large::{is_head, Hashed, Shape};
-use strata_kv::{collection, ChunkSource, LargeEdit, LargeRead, Store, ValueKind};
+use strata_kv::large::{Hashed, Shape};
+use strata_kv::{collection, LargeEdit, Store, ValueKind};
 
 use crate::commands::collection::random_picks;
 use crate::encodings::PackedLimits;
 use crate::reply::{CollectionError, RespError};
-
-/// A hash or set being read, in the encoding it has.
-pub enum View<'a, 'h, 's> {
-    /// A packed collection's elements (entries flattened), borrowed.
-    Packed(&'a [&'a [u8]]),
-    /// A large collection, its shard read-locked.
-    Large(&'a mut Hashed<'h, LargeRead<'s>>),
-}
-
-/// Reads `key` as a collection of `kind` (counting a hit or miss) and
-/// calls `f` on it: `Ok(None)` when the key is missing, `WRONGTYPE` when it
-/// holds another kind. A packed record is read borrowed; a large head
-/// sends the read to the chunks under the shard's read lock, where what the
-/// key holds then is read: a writer that converted or replaced it since
-/// the first look never makes an existing key read as missing.
-pub fn read<S: Store, R>(
-    store: &mut S,
-    key: &[u8],
-    kind: ValueKind,
-    f: impl FnOnce(View<'_, '_, '_>) -> Result<R, RespError>,
-) -> Result<Option<R>, RespError> {
-    let mut f = Some(f);
-    let found = store.get(key, |item| {
-        if item.kind != kind {
-            return Err(RespError::WrongType);
-        }
-        if is_head(item.value) {
-            return Ok(None);
-        }
-        let elements = collection::decode(item.value).ok_or(CollectionError::Damaged)?;
-        match f.take() {
-            Some(f) => f(View::Packed(&elements)).map(Some),
-            None => Ok(None),
-        }
-    });
-    match found {
-        None => Ok(None),
-        Some(Err(e)) => Err(e),
-        Some(Ok(Some(r))) => Ok(Some(r)),
-        Some(Ok(None)) => {
-            let Some(f) = f.take() else {
-                return Ok(None);
-            };
-            store.read_large(key, |read| {
-                if let Some(mut hashed) = Hashed::open(read, kind)? {
-                    return f(View::Large(&mut hashed)).map(Some);
-                }
-                // Converted or replaced since the first look.
-                match read.current()? {
-                    None => Ok(None),
-                    Some(c) if c.kind != kind => Err(RespError::WrongType),
-                    Some(c) => {
-                        let elements =
-                            collection::decode(&c.value).ok_or(CollectionError::Damaged)?;
-                        f(View::Packed(&elements)).map(Some)
-                    }
-                }
-            })
-        }
-    }
-}
 
 /// A packed collection opened for change: its entries flattened (borrowed
 /// from the old value until changed), with a map from element to position
@@ -258,7 +201,50 @@ pub fn edit<S: Store, R>(
     limits: PackedLimits,
     f: impl FnOnce(&mut Entries<'_, '_, '_>) -> Result<R, RespError>,
 ) -> Result<R, RespError> {
+    edit_inner(
+        store,
+        key,
+        kind,
+        limits,
+        None::<fn(&mut [u8]) -> Option<R>>,
+        f,
+    )
+}
+
+/// [`edit`], first offering a packed collection's stored bytes to
+/// `in_place` where values are rewritten in place (DRAM): a change that
+/// keeps every byte's position (a field set to a value as long as its old
+/// one) is made there and returns `Some`, leaving nothing to copy, decode,
+/// encode or append; `None` (having changed nothing) goes on to `f`.
+pub fn edit_or_in_place<S: Store, R>(
+    store: &mut S,
+    key: &[u8],
+    kind: ValueKind,
+    limits: PackedLimits,
+    in_place: impl FnOnce(&mut [u8]) -> Option<R>,
+    f: impl FnOnce(&mut Entries<'_, '_, '_>) -> Result<R, RespError>,
+) -> Result<R, RespError> {
+    edit_inner(store, key, kind, limits, Some(in_place), f)
+}
+
+fn edit_inner<S: Store, R>(
+    store: &mut S,
+    key: &[u8],
+    kind: ValueKind,
+    limits: PackedLimits,
+    in_place: Option<impl FnOnce(&mut [u8]) -> Option<R>>,
+    f: impl FnOnce(&mut Entries<'_, '_, '_>) -> Result<R, RespError>,
+) -> Result<R, RespError> {
     store.edit_large(key, |edit| {
+        if let Some(in_place) = in_place {
+            let changed = edit.edit_whole(kind, |bytes| {
+                let len = bytes.len();
+                in_place(bytes).map(|r| (len, r))
+            })?;
+            if let Some(r) = changed {
+                return Ok(r);
+            }
+        }
         let current = edit.current()?;
         let width = Shape::of(kind).width();
         let (value, expires_at) = match current {
