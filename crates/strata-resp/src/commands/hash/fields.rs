@@ -1,7 +1,31 @@
-//! Finding fields in a hash's packed pairs: one field ([`find`]) or many
-//! ([`Fields`], a map for large hashes).
+//! Finding fields in a hash: one field's value in either encoding
+//! ([`with_field`]), or in decoded packed pairs one field ([`find`]) or
+//! many ([`Fields`], a map for large hashes).
 
 use std::collections::HashMap;
+
+use strata_kv::{collection, Store, ValueKind};
+
+use crate::commands::hashed::{read_stored, Stored};
+use crate::reply::{CollectionError, RespError};
+
+/// Calls `f` on the value of `field` in the hash at `key` (`None`: no such
+/// field); `Ok(None)` when the key is missing, `WRONGTYPE` for another
+/// kind. A packed hash is walked where it lies, nothing decoded or copied.
+pub fn with_field<S: Store, R>(
+    store: &mut S,
+    key: &[u8],
+    field: &[u8],
+    f: impl FnOnce(Option<&[u8]>) -> R,
+) -> Result<Option<R>, RespError> {
+    read_stored(store, key, ValueKind::Hash, |hash| match hash {
+        Stored::Packed(bytes) => match collection::pair_value(bytes, field) {
+            Ok(at) => Ok(f(at.map(|at| &bytes[at]))),
+            Err(_) => Err(CollectionError::Damaged.into()),
+        },
+        Stored::Large(hash) => Ok(f(hash.get(field)?.as_deref())),
+    })
+}
 
 /// Above this many fields, lookups of several fields go through a map
 /// built once per command instead of a scan per field.

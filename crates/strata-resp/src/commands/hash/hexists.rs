@@ -1,11 +1,10 @@
 //! `HEXISTS key field`.
 
-use strata_kv::{Store, ValueKind};
+use strata_kv::Store;
 
-use super::find;
+use super::with_field;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::hashed::{read, View};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -16,11 +15,7 @@ pub fn hexists<S: Store>(
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
     let (key, field) = (args.get(1), args.get(2));
-    let found = read(ctx.store, key, ValueKind::Hash, |hash| match hash {
-        View::Packed(pairs) => Ok(find(pairs, field).is_some()),
-        View::Large(hash) => Ok(hash.get(field)?.is_some()),
-    })?
-    .unwrap_or(false);
+    let found = with_field(ctx.store, key, field, |v| v.is_some())?.unwrap_or(false);
     out.integer(i64::from(found));
     Ok(())
 }

@@ -1,11 +1,10 @@
 //! `HSTRLEN key field`.
 
-use strata_kv::{Store, ValueKind};
+use strata_kv::Store;
 
-use super::find;
+use super::with_field;
 use crate::args::Args;
 use crate::command::Ctx;
-use crate::commands::hashed::{read, View};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
 
@@ -16,11 +15,7 @@ pub fn hstrlen<S: Store>(
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
     let (key, field) = (args.get(1), args.get(2));
-    let len = read(ctx.store, key, ValueKind::Hash, |hash| match hash {
-        View::Packed(pairs) => Ok(find(pairs, field).map_or(0, |at| pairs[at * 2 + 1].len())),
-        View::Large(hash) => Ok(hash.get(field)?.map_or(0, |v| v.len())),
-    })?
-    .unwrap_or(0);
+    let len = with_field(ctx.store, key, field, |v| v.map_or(0, <[u8]>::len))?.unwrap_or(0);
     out.integer(len as i64);
     Ok(())
 }

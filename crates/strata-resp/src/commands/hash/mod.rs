@@ -18,7 +18,7 @@ pub mod hstrlen;
 mod large;
 mod op;
 
-pub use fields::{find, Fields};
+pub use fields::{find, with_field, Fields};
 pub use op::Op;
 
 use strata_kv::Store;
