@@ -57,19 +57,12 @@ pub fn decode_padded(bytes: &[u8]) -> Option<Vec<&[u8]>> {
 
 /// The elements at the front of `bytes` and the bytes after them.
 fn decode_front(bytes: &[u8]) -> Option<(Vec<&[u8]>, &[u8])> {
-    let mut pos = 0;
-    let count = get_varint(bytes, &mut pos)?;
-    if count > MAX_COUNT || count > bytes.len() as u64 {
-        return None;
+    let mut walk = Walk::new(bytes).ok()?;
+    let mut out = Vec::with_capacity(walk.left());
+    while let Some(element) = walk.next_element().ok()? {
+        out.push(element);
     }
-    let mut out = Vec::with_capacity(count as usize);
-    for _ in 0..count {
-        let len = usize::try_from(get_varint(bytes, &mut pos)?).ok()?;
-        let end = pos.checked_add(len)?;
-        out.push(bytes.get(pos..end)?);
-        pos = end;
-    }
-    Some((out, &bytes[pos..]))
+    Some((out, walk.rest()))
 }
 
 /// Bytes that are not a packed value (damage, or a string under a
@@ -77,30 +70,70 @@ fn decode_front(bytes: &[u8]) -> Option<(Vec<&[u8]>, &[u8])> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NotPacked;
 
+/// A walk over a packed value's elements where they lie, allocating
+/// nothing: for readers that stop early or build their own shape.
+pub struct Walk<'b> {
+    bytes: &'b [u8],
+    pos: usize,
+    left: u64,
+}
+
+impl<'b> Walk<'b> {
+    /// Starts after the count; refuses bytes without one, or whose count
+    /// claims more elements than the bytes could hold (so that a caller
+    /// sizing a buffer by [`left`](Self::left) never allocates for damage).
+    pub fn new(bytes: &'b [u8]) -> Result<Self, NotPacked> {
+        let mut pos = 0;
+        let left = get_varint(bytes, &mut pos).ok_or(NotPacked)?;
+        if left > MAX_COUNT || left > bytes.len() as u64 {
+            return Err(NotPacked);
+        }
+        Ok(Self { bytes, pos, left })
+    }
+
+    /// Elements not walked yet.
+    pub fn left(&self) -> usize {
+        self.left as usize
+    }
+
+    /// Where the next element lies in the bytes; `Ok(None)` past the last.
+    pub fn next_range(&mut self) -> Result<Option<Range<usize>>, NotPacked> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        let len = get_varint(self.bytes, &mut self.pos).ok_or(NotPacked)?;
+        let len = usize::try_from(len).map_err(|_| NotPacked)?;
+        let start = self.pos;
+        self.pos = (start.checked_add(len))
+            .filter(|&end| end <= self.bytes.len())
+            .ok_or(NotPacked)?;
+        self.left -= 1;
+        Ok(Some(start..self.pos))
+    }
+
+    /// The next element, borrowed; `Ok(None)` past the last.
+    pub fn next_element(&mut self) -> Result<Option<&'b [u8]>, NotPacked> {
+        let bytes = self.bytes;
+        Ok(self.next_range()?.map(|at| &bytes[at]))
+    }
+
+    /// The bytes after the elements walked (padding, once all are).
+    pub fn rest(&self) -> &'b [u8] {
+        &self.bytes[self.pos..]
+    }
+}
+
 /// Where the value paired with `field` lies in a packed value of pairs
-/// (a hash's fields and values alternating): `Ok(None)` when no field is
-/// `field`. Walks the pairs in place, allocating nothing, and stops at the
-/// first match, so bytes after it are not checked; trailing padding is
-/// never reached (the walk stops at the count).
+/// (a hash's fields and values alternating, a sorted set's members and
+/// scores): `Ok(None)` when no field is `field`. Stops at the first match,
+/// so bytes after it are not checked; trailing padding is never reached.
 pub fn pair_value(bytes: &[u8], field: &[u8]) -> Result<Option<Range<usize>>, NotPacked> {
-    let mut pos = 0;
-    let count = get_varint(bytes, &mut pos).ok_or(NotPacked)?;
-    if count % 2 != 0 || count > bytes.len() as u64 {
+    let mut walk = Walk::new(bytes)?;
+    if walk.left() % 2 != 0 {
         return Err(NotPacked);
     }
-    let mut element = || -> Result<Range<usize>, NotPacked> {
-        let len = get_varint(bytes, &mut pos).ok_or(NotPacked)?;
-        let len = usize::try_from(len).map_err(|_| NotPacked)?;
-        let start = pos;
-        pos = pos
-            .checked_add(len)
-            .filter(|&end| end <= bytes.len())
-            .ok_or(NotPacked)?;
-        Ok(start..pos)
-    };
-    for _ in 0..count / 2 {
-        let name = element()?;
-        let value = element()?;
+    while let Some(name) = walk.next_range()? {
+        let value = walk.next_range()?.ok_or(NotPacked)?;
         if bytes[name] == *field {
             return Ok(Some(value));
         }
@@ -195,5 +228,10 @@ mod tests {
         let mut padded = bytes.clone();
         padded.extend_from_slice(&[0; 7]);
         assert_eq!(pair_value(&padded, b"f4"), Ok(None));
+        let mut walk = Walk::new(&padded).unwrap();
+        assert_eq!(walk.left(), 6);
+        assert_eq!(walk.next_element(), Ok(Some(&b"f1"[..])));
+        while walk.next_element().unwrap().is_some() {}
+        assert_eq!((walk.left(), walk.rest()), (0, &[0u8; 7][..]));
     }
 }

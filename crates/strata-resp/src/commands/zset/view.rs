@@ -65,18 +65,21 @@ pub struct Packed<'v> {
 impl<'v> Packed<'v> {
     /// Decodes a packed value (members and scores alternating).
     pub fn decode(value: &'v [u8]) -> Result<Self, RespError> {
-        let flat = collection::decode(value).ok_or(CollectionError::Damaged)?;
-        if flat.len() % 2 != 0 {
+        let damaged = |_| RespError::from(CollectionError::Damaged);
+        let mut walk = collection::Walk::new(value).map_err(damaged)?;
+        if walk.left() % 2 != 0 {
             return Err(CollectionError::Damaged.into());
         }
-        let entries = flat
-            .chunks_exact(2)
-            .map(|p| {
-                collection::score_of(p[1])
-                    .map(|s| (s, Cow::Borrowed(p[0])))
-                    .ok_or(CollectionError::Damaged.into())
-            })
-            .collect::<Result<_, RespError>>()?;
+        let mut entries = Vec::with_capacity(walk.left() / 2);
+        while let Some(member) = walk.next_element().map_err(damaged)? {
+            let score = walk.next_element().map_err(damaged)?;
+            let score = score.and_then(collection::score_of);
+            let score = score.ok_or(CollectionError::Damaged)?;
+            entries.push((score, Cow::Borrowed(member)));
+        }
+        if !walk.rest().is_empty() {
+            return Err(CollectionError::Damaged.into());
+        }
         Ok(Self {
             entries,
             dirty: false,
