@@ -261,9 +261,8 @@ fn edit_inner<S: Store, R>(
             Some(c) => (c.value, c.expires_at),
             None => (collection::encode(std::iter::empty()), None),
         };
-        let elements = collection::decode(&value).ok_or(CollectionError::Damaged)?;
         let packed = Packed {
-            elements: elements.into_iter().map(Cow::Borrowed).collect(),
+            elements: borrowed(&value, width)?,
             width,
             index: None,
             dirty: false,
@@ -277,6 +276,21 @@ fn edit_inner<S: Store, R>(
         }
         Ok(result)
     })?
+}
+
+/// The elements of packed `value`, borrowed, with room for one more entry
+/// of `width` (an `HSET` or `SADD` of a new one grows nothing).
+fn borrowed(value: &[u8], width: usize) -> Result<Vec<Cow<'_, [u8]>>, RespError> {
+    let damaged = |_| RespError::from(CollectionError::Damaged);
+    let mut walk = collection::Walk::new(value).map_err(damaged)?;
+    let mut elements = Vec::with_capacity(walk.left() + width);
+    while let Some(element) = walk.next_element().map_err(damaged)? {
+        elements.push(Cow::Borrowed(element));
+    }
+    if !walk.rest().is_empty() {
+        return Err(CollectionError::Damaged.into());
+    }
+    Ok(elements)
 }
 
 /// Replaces whatever `key` holds with a new collection of `kind` holding
