@@ -11,10 +11,11 @@
 //! an append would log (the item's new state), so replay cannot tell the
 //! two apart.
 //!
-//! [`edit_in_place`](ShardInner::edit_in_place) goes further for a value
-//! stored with room (a large list's padded end chunk): the caller edits
-//! the value's bytes where they lie, so a push or pop copies the element
-//! and moves the bytes after it, not the whole value twice.
+//! [`edit_in_place`](ShardInner::edit_in_place) goes further: the caller
+//! edits the value's bytes where they lie, so a push or pop on a value
+//! stored with room (a large list's padded end chunk) copies the element
+//! and moves the bytes after it, not the whole value twice, and an `HSET`
+//! of a packed hash's field to a value as long copies only that value.
 
 use super::ShardInner;
 use crate::arena::{encode, encode_header, header_len, Header};

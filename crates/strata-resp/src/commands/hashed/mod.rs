@@ -4,11 +4,13 @@
 //!
 //! Reads go through [`read`] (in `read.rs`): the packed encoding borrowed
 //! from the record, or a large one ([`View`]) touching only the chunks a
-//! command needs. Writes go through [`edit`]: [`Entries`] offers the same operations over
-//! both encodings, and when the command ends a packed collection that no
-//! longer fits the `*-max-listpack-*` limits is converted (as in Redis, a
-//! large one stays large until deleted). Each command's changes, chunks and
-//! head together, are one journal record.
+//! command needs. Writes go through [`edit`]: [`Entries`] offers the same
+//! operations over both encodings, and when the command ends a packed
+//! collection that no longer fits the `*-max-listpack-*` limits is
+//! converted (as in Redis, a large one stays large until deleted). Each
+//! command's changes, chunks and head together, are one journal record.
+//! A change that moves no byte of a packed record (a field set to a value
+//! as long) can be made where the record lies ([`edit_or_in_place`]).
 
 mod read;
 
