@@ -371,4 +371,10 @@ fn hsets_of_values_as_long_edit_the_packed_hash_where_it_lies() {
     let restarted = common::start();
     records.replay_into(&restarted.keyspace);
     check(&mut Client::connect(&restarted), &model);
+    // Limits lowered below what the hash holds: a value as long converts
+    // it, as Redis's HSET does, instead of being set in place.
+    c.cmd(&["CONFIG", "SET", "hash-max-listpack-value", "3"]);
+    assert_eq!(int(&c.cmd(&["HSET", "h", "a", "6666"])), 0);
+    assert_eq!(encoding(&mut c, "h"), "hashtable");
+    assert_eq!(text(&c.cmd(&["HGET", "h", "a"])).as_deref(), Some("6666"));
 }

@@ -5,6 +5,7 @@ use strata_kv::{collection, Store, ValueKind};
 use crate::args::Args;
 use crate::command::Ctx;
 use crate::commands::hashed::edit_or_in_place;
+use crate::encodings::PackedLimits;
 use crate::notify::{self, fire_created};
 use crate::reply::RespError;
 use crate::writer::ReplyWriter;
@@ -34,7 +35,8 @@ pub fn hset<S: Store>(
     }
     let limits = ctx.shared.encodings.hash();
     let key = args.get(1);
-    let in_place = |bytes: &mut [u8]| overwrite(bytes, args).then_some((0, false));
+    let in_place =
+        |bytes: &mut [u8]| (within(bytes, limits) && overwrite(bytes, args)).then_some((0, false));
     let (added, created) =
         edit_or_in_place(ctx.store, key, ValueKind::Hash, limits, in_place, |hash| {
             let created = hash.is_empty();
@@ -73,4 +75,20 @@ fn overwrite(bytes: &mut [u8], args: Args<'_>) -> bool {
         bytes[at].copy_from_slice(args.get(i + 1));
     }
     true
+}
+
+/// Whether the packed hash stored as `bytes` fits `limits` as it is, so
+/// that values as long keep it packed as a rewrite would: one past limits
+/// lowered since it was written (`CONFIG SET hash-max-listpack-*`) is
+/// rewritten, and so converted, as Redis converts it on the next `HSET`.
+fn within(bytes: &[u8], limits: PackedLimits) -> bool {
+    let Ok(mut walk) = collection::Walk::new(bytes) else {
+        return false;
+    };
+    let entries = walk.left() / 2;
+    let mut longest = 0;
+    while let Ok(Some(element)) = walk.next_element() {
+        longest = longest.max(element.len());
+    }
+    limits.fits(entries, longest)
 }
