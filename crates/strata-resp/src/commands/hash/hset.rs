@@ -35,8 +35,9 @@ pub fn hset<S: Store>(
     }
     let limits = ctx.shared.encodings.hash();
     let key = args.get(1);
-    let in_place =
-        |bytes: &mut [u8]| (within(bytes, limits) && overwrite(bytes, args)).then_some((0, false));
+    let in_place = |bytes: &mut [u8]| {
+        (within(bytes, args, limits) && overwrite(bytes, args)).then_some((0, false))
+    };
     let (added, created) =
         edit_or_in_place(ctx.store, key, ValueKind::Hash, limits, in_place, |hash| {
             let created = hash.is_empty();
@@ -77,18 +78,13 @@ fn overwrite(bytes: &mut [u8], args: Args<'_>) -> bool {
     true
 }
 
-/// Whether the packed hash stored as `bytes` fits `limits` as it is, so
-/// that values as long keep it packed as a rewrite would: one past limits
-/// lowered since it was written (`CONFIG SET hash-max-listpack-*`) is
-/// rewritten, and so converted, as Redis converts it on the next `HSET`.
-fn within(bytes: &[u8], limits: PackedLimits) -> bool {
-    let Ok(mut walk) = collection::Walk::new(bytes) else {
-        return false;
-    };
-    let entries = walk.left() / 2;
-    let mut longest = 0;
-    while let Ok(Some(element)) = walk.next_element() {
-        longest = longest.max(element.len());
-    }
+/// Whether setting the fields of `args` in the packed hash stored as
+/// `bytes` keeps it packed under `limits`, as Redis's `HSET` decides
+/// (`hashTypeTryConversion`: every field and value given within
+/// `hash-max-listpack-value`, the fields within `hash-max-listpack-entries`):
+/// limits lowered since the hash was written make the rewrite convert it.
+fn within(bytes: &[u8], args: Args<'_>, limits: PackedLimits) -> bool {
+    let entries = collection::count(bytes).map_or(usize::MAX, |n| n / 2);
+    let longest = args.iter_from(2).map(<[u8]>::len).max().unwrap_or(0);
     limits.fits(entries, longest)
 }
