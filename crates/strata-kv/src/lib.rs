@@ -82,7 +82,7 @@ pub use eviction::EvictionPolicy;
 pub use index::Access;
 pub use item::{Deleted, ItemRef, Mutation, NewItem, StringForm, ValueKind};
 pub use journal::{take_written_lsn, Journal, Refusal};
-pub use keyspace::{ChunkCensus, ExclusiveStore, Keyspace, SharedStore, PREFETCH_BATCH};
+pub use keyspace::{ChunkCensus, ExclusiveStore, GateEntry, Keyspace, SharedStore, PREFETCH_BATCH};
 pub use maintenance::{CatchUpBudget, Maintenance, Pacing, PassReport};
 pub use shard::large::LargeEdit;
 pub use shard::large_read::{ChunkSource, Current, LargeRead};

@@ -34,11 +34,7 @@ use crate::shared::Shared;
 #[derive(Debug)]
 pub struct MemcacheSession {
     shared: Arc<Shared>,
-    client: Arc<ClientInfo>,
-    /// Bytes still to discard before the next command line.
-    swallow: usize,
-    /// Logged in, or no auth file is configured.
-    authenticated: bool,
+    conn: Conn,
     /// Replies of writes that wait for their log record (`sync` mode).
     held: HeldReplies,
     /// Values of the request at the front of the input that are read from
@@ -46,24 +42,42 @@ pub struct MemcacheSession {
     retry: Retry,
     /// Requests the last `process` call took from the input.
     batch_len: usize,
+    /// The last `process` stopped at the keyspace's closed entry gate (a
+    /// RESP script holds every shard): wait for it to open.
+    gate_closed: bool,
 }
 
 impl MemcacheSession {
     pub(crate) fn new(shared: Arc<Shared>, client: Arc<ClientInfo>, authenticated: bool) -> Self {
         Self {
             shared,
-            client,
-            swallow: 0,
-            authenticated,
+            conn: Conn {
+                client,
+                swallow: 0,
+                authenticated,
+            },
             held: HeldReplies::default(),
             retry: Retry::default(),
             batch_len: 0,
+            gate_closed: false,
         }
     }
+}
 
+/// What a connection's requests read and change besides the keyspace.
+#[derive(Debug)]
+struct Conn {
+    client: Arc<ClientInfo>,
+    /// Bytes still to discard before the next command line.
+    swallow: usize,
+    /// Logged in, or no auth file is configured.
+    authenticated: bool,
+}
+
+impl Conn {
     /// Handles the request at the front of `input`. Returns the bytes
     /// consumed (0 when it is incomplete) and what to do next.
-    fn step(&mut self, input: &[u8], output: &mut BytesMut) -> (usize, Step) {
+    fn step(&mut self, shared: &Shared, input: &[u8], output: &mut BytesMut) -> (usize, Step) {
         if binary::is_binary(input) {
             return match binary::refuse(input, output) {
                 true => (input.len(), Step::Close),
@@ -71,7 +85,7 @@ impl MemcacheSession {
             };
         }
         if !self.authenticated {
-            return match login::step(input, &self.shared, output) {
+            return match login::step(input, shared, output) {
                 Outcome::Wait => (0, Step::Wait),
                 Outcome::Handled { consumed, swallow } => {
                     self.swallow = swallow;
@@ -84,7 +98,7 @@ impl MemcacheSession {
                 Outcome::Close => (input.len(), Step::Close),
             };
         }
-        let (line, line_len) = match codec::next_line(input, self.shared.max_request()) {
+        let (line, line_len) = match codec::next_line(input, shared.max_request()) {
             Frame::Incomplete => return (0, Step::Wait),
             Frame::TooLong => {
                 output.extend_from_slice(Error::LineTooLong.wire());
@@ -106,14 +120,14 @@ impl MemcacheSession {
         };
         let Some(len) = cmd.data_len() else {
             self.client.touch(cmd.name());
-            let flow = self.run(cmd, &[], output);
+            let flow = run(shared, cmd, &[], output);
             return (line_len, flow.into());
         };
-        if len > self.shared.keyspace.max_item_size() {
+        if len > shared.keyspace.max_item_size() {
             // Never buffered: answered now, its bytes discarded as they come.
             self.client.touch(cmd.name());
-            self.reject(&cmd);
-            commands::refuse_too_large(&cmd, &self.shared, output);
+            reject(shared, &cmd);
+            commands::refuse_too_large(&cmd, shared, output);
             self.swallow = len.saturating_add(2);
             return (line_len, Step::Next);
         }
@@ -123,38 +137,37 @@ impl MemcacheSession {
                 self.client.touch(cmd.name());
                 let consumed = line_len + len + 2;
                 if !terminated {
-                    self.reject(&cmd);
+                    reject(shared, &cmd);
                     commands::bad_data_chunk(&cmd, output);
                     return (consumed, Step::Next);
                 }
-                let flow = self.run(cmd, data, output);
+                let flow = run(shared, cmd, data, output);
                 (consumed, flow.into())
             }
         }
     }
+}
 
-    /// Runs `cmd`, counting the call, its latency and whether it failed.
-    /// A call whose values are being read from the SSD tier runs again and
-    /// counts then.
-    fn run(&self, cmd: Command<'_>, data: &[u8], output: &mut BytesMut) -> Flow {
-        let id = command_stats::id_of(cmd.name());
-        let reply_start = output.len();
-        let started = Stopwatch::start();
-        let flow = commands::execute(cmd, data, &self.shared, output);
-        let nanos = started.elapsed_nanos();
-        let deferred = self.shared.keyspace.ssd().is_some() && strata_kv::fetch::deferred();
-        if let Some(id) = id.filter(|_| !deferred) {
-            let failed = command_stats::is_error(&output[reply_start..]);
-            self.shared.commands.record(id, nanos, failed);
-        }
-        flow
+/// Runs `cmd`, counting the call, its latency and whether it failed. A call
+/// whose values are being read from the SSD tier runs again and counts then.
+fn run(shared: &Shared, cmd: Command<'_>, data: &[u8], output: &mut BytesMut) -> Flow {
+    let id = command_stats::id_of(cmd.name());
+    let reply_start = output.len();
+    let started = Stopwatch::start();
+    let flow = commands::execute(cmd, data, shared, output);
+    let nanos = started.elapsed_nanos();
+    let deferred = shared.keyspace.ssd().is_some() && strata_kv::fetch::deferred();
+    if let Some(id) = id.filter(|_| !deferred) {
+        let failed = command_stats::is_error(&output[reply_start..]);
+        shared.commands.record(id, nanos, failed);
     }
+    flow
+}
 
-    /// Counts `cmd` as refused before running.
-    fn reject(&self, cmd: &Command<'_>) {
-        if let Some(id) = command_stats::id_of(cmd.name()) {
-            self.shared.commands.reject(id);
-        }
+/// Counts `cmd` as refused before running.
+fn reject(shared: &Shared, cmd: &Command<'_>) {
+    if let Some(id) = command_stats::id_of(cmd.name()) {
+        shared.commands.reject(id);
     }
 }
 
@@ -183,29 +196,46 @@ impl Session for MemcacheSession {
         strata_kv::take_written_lsn();
         // The requests read together see one instant (see `strata_kv::clock`).
         let _now = strata_kv::hold_now();
+        let Self {
+            shared,
+            conn,
+            held,
+            retry,
+            batch_len,
+            gate_closed,
+        } = self;
+        let shared: &Shared = shared;
         let mut pos = 0;
-        self.batch_len = 0;
+        *batch_len = 0;
+        // Counted in until this batch ends; past a closed gate nothing more
+        // runs, so this thread never waits on a shard lock a script holds
+        // (see `strata_kv::Keyspace::exclusive_drained`).
+        let entry = shared.keyspace.enter();
         // The input is warmed (see `prefetch`) up to this offset.
         let mut warm_until = 0;
         let flow = loop {
-            if self.swallow > 0 {
-                let n = self.swallow.min(input.len() - pos);
+            if conn.swallow > 0 {
+                let n = conn.swallow.min(input.len() - pos);
                 pos += n;
-                self.swallow -= n;
-                if self.swallow > 0 {
+                conn.swallow -= n;
+                if conn.swallow > 0 {
                     break Flow::Continue;
                 }
             }
             if pos == input.len() {
                 break Flow::Continue;
             }
-            if pos >= warm_until && self.authenticated {
-                warm_until = pos + prefetch::warm(&self.shared.keyspace, &input[pos..]);
+            if !entry.is_open() {
+                *gate_closed = true;
+                break Flow::Continue;
+            }
+            if pos >= warm_until && conn.authenticated {
+                warm_until = pos + prefetch::warm(&shared.keyspace, &input[pos..]);
             }
             let reply_start = output.len();
-            let attempt = self.retry.begin();
-            let (consumed, step) = self.step(&input[pos..], output);
-            match self.retry.finish(attempt) {
+            let attempt = retry.begin();
+            let (consumed, step) = conn.step(shared, &input[pos..], output);
+            match retry.finish(attempt) {
                 Verdict::Done => {}
                 Verdict::Again => {
                     // Not consumed: it runs again once its values are read.
@@ -218,9 +248,9 @@ impl Session for MemcacheSession {
                     output.extend_from_slice(line.as_bytes());
                 }
             }
-            self.held.note(reply_start, strata_kv::take_written_lsn());
+            held.note(reply_start, strata_kv::take_written_lsn());
             pos += consumed;
-            self.batch_len += 1;
+            *batch_len += 1;
             match step {
                 // Let the driver flush large outputs before taking more requests.
                 Step::Next if output.len() >= OUTPUT_SOFT_LIMIT && pos < input.len() => {
@@ -241,16 +271,31 @@ impl Session for MemcacheSession {
     }
 
     fn fetch(&mut self) -> Option<FetchWait> {
+        if std::mem::take(&mut self.gate_closed) {
+            return Some(wait_for_gate(&self.shared));
+        }
         self.retry.wait()
     }
 
     fn mid_request(&self) -> bool {
-        self.swallow > 0
+        self.conn.swallow > 0
     }
 
     fn batch_len(&self) -> usize {
         self.batch_len
     }
+}
+
+/// Resolves when the keyspace's entry gate opens, or after at most 50 ms
+/// (the notice may have come before this waits; the gate is asked again).
+fn wait_for_gate(shared: &Shared) -> FetchWait {
+    let reopened = shared.keyspace.reopened();
+    Box::pin(async move {
+        tokio::select! {
+            () = reopened.notified() => {}
+            () = tokio::time::sleep(std::time::Duration::from_millis(50)) => {}
+        }
+    })
 }
 
 /// The reply sent instead of held replies whose log record failed.

@@ -98,6 +98,10 @@ impl Session for RespSession {
         } = self;
         *batch_len = 0;
         let shared: &Shared = shared;
+        // Counted in until this batch ends: a script about to hold every
+        // shard waits for it, and it runs nothing more once one waits
+        // (`script_gate`), so this thread never waits on a shard lock.
+        let entry = shared.keyspace.enter();
         // Messages published (and monitor lines fed) to this connection
         // go before later replies.
         conn.pubsub.mailbox().take_into(output);
@@ -127,7 +131,7 @@ impl Session for RespSession {
                         *pause_wait = Some(left);
                         break;
                     }
-                    match script_gate(shared, conn, parser.args(input)) {
+                    match script_gate(shared, conn, parser.args(input), entry.is_open()) {
                         Gate::Run => {}
                         Gate::Busy => {
                             out.error(&RespError::Busy.to_string());
@@ -262,14 +266,22 @@ fn evicted(shared: &Shared, conn: &Connection) -> bool {
     conn.client.is_closing()
 }
 
-/// Whether the request may run while another connection's script runs:
-/// commands flagged `allow_busy` (`SCRIPT KILL`, `AUTH`, `QUIT`, ...) do,
-/// except `WATCH`, which takes a shard lock, and `SHUTDOWN` but for
+/// Whether the request may run while another connection's script runs
+/// (or is about to: `open` is false once one closed the keyspace's entry
+/// gate, see `strata_kv::Keyspace::exclusive_drained`): commands flagged
+/// `allow_busy` (`SCRIPT KILL`, `AUTH`, `QUIT`, ...) do, as they take no
+/// shard lock, except `WATCH`, which does, and `SHUTDOWN` but for
 /// `SHUTDOWN NOSAVE` past the threshold.
 /// The command is looked up only while a script runs (the common case
 /// asks the gate alone).
-fn script_gate(shared: &Shared, conn: &Connection, args: Args<'_>) -> Gate {
-    let gate = shared.scripts.gate(conn.client.id);
+fn script_gate(shared: &Shared, conn: &Connection, args: Args<'_>, open: bool) -> Gate {
+    let gate = match shared.scripts.gate(conn.client.id) {
+        // Closed for a script not marked running yet, or for `DEBUG`.
+        Gate::Run if !open => Gate::Wait(Duration::from_millis(
+            shared.scripts.busy_threshold_ms().max(1),
+        )),
+        gate => gate,
+    };
     if matches!(gate, Gate::Run) {
         return gate;
     }
@@ -343,14 +355,17 @@ fn wait_blocked(shared: &Shared, mut wait: BlockWait, client: u64) -> FetchWait 
     })
 }
 
-/// Resolves when the running script ends, or after at most 50 ms (then
-/// the gate is asked again: the threshold may have passed).
+/// Resolves when the running script ends or the keyspace's entry gate
+/// opens, or after at most 50 ms (then the gate is asked again: the
+/// threshold may have passed).
 fn wait_for_script(shared: &Shared, left: Duration) -> FetchWait {
     let finished = shared.scripts.finished();
+    let reopened = shared.keyspace.reopened();
     let nap = left.min(Duration::from_millis(50));
     Box::pin(async move {
         tokio::select! {
             () = finished.notified() => {}
+            () = reopened.notified() => {}
             () = tokio::time::sleep(nap) => {}
         }
     })

@@ -278,6 +278,41 @@ fn endless_script_makes_others_busy_and_is_killed() {
     assert!(runner.read().text().contains("Script killed"));
 }
 
+/// Watches ended while a script holds the keyspace (`UNWATCH`, `DISCARD`,
+/// `RESET`, all allowed then) are answered at once: a watch's end never
+/// waits for the shard lock the script holds (it used to stop the
+/// connection's worker thread until the script ended).
+#[test]
+fn watches_end_at_once_while_a_script_holds_the_keyspace() {
+    let server = start();
+    let mut admin = Client::connect(&server);
+    admin.cmd(&["CONFIG", "SET", "busy-reply-threshold", "100"]);
+    let mut watchers: Vec<Client> = (0..3).map(|_| Client::connect(&server)).collect();
+    for (i, watcher) in watchers.iter_mut().enumerate() {
+        assert_eq!(watcher.cmd(&["WATCH", &format!("k{i}"), "k"]), Value::ok());
+    }
+    assert_eq!(watchers[1].cmd(&["MULTI"]), Value::ok());
+    let mut runner = Client::connect(&server);
+    runner.send(&[b"EVAL", b"while true do end", b"0"]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !matches!(admin.cmd(&["GET", "k"]), Value::Error(e) if e.starts_with("BUSY")) {
+        assert!(Instant::now() < deadline, "never busy");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(watchers[0].cmd(&["UNWATCH"]), Value::ok());
+    assert_eq!(watchers[1].cmd(&["DISCARD"]), Value::ok());
+    assert_eq!(watchers[2].cmd(&["RESET"]), Value::Simple("RESET".into()));
+    assert_eq!(admin.cmd(&["SCRIPT", "KILL"]), Value::ok());
+    assert!(runner.read().text().contains("Script killed"));
+    // Watching works as before once the keys are unwatched.
+    let mut w = Client::connect(&server);
+    assert_eq!(w.cmd(&["WATCH", "k"]), Value::ok());
+    assert_eq!(admin.cmd(&["SET", "k", "1"]), Value::ok());
+    assert_eq!(w.cmd(&["MULTI"]), Value::ok());
+    w.cmd(&["GET", "k"]);
+    assert_eq!(w.cmd(&["EXEC"]), Value::NullArray);
+}
+
 /// `SCRIPT KILL` (allowed while a script runs) until it finds the script
 /// running, for the scripts here that write first; its refusal.
 fn until_running(admin: &mut Client) -> String {

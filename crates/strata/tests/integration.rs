@@ -44,6 +44,8 @@ mod lifecycle;
 mod pmem_crash_loop;
 #[path = "queue_crash.rs"]
 mod queue_crash;
+#[path = "script_hold.rs"]
+mod script_hold;
 #[path = "search_crash_loop.rs"]
 mod search_crash_loop;
 #[path = "shutdown_command.rs"]

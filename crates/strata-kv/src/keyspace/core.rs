@@ -7,6 +7,7 @@ use std::sync::{Arc, OnceLock, Weak};
 
 use crossbeam_utils::CachePadded;
 
+use super::gate::EntryGate;
 use super::shards::Shard;
 use crate::clock::Clock;
 use crate::config::{segment_size_for, KeyspaceConfig};
@@ -31,6 +32,8 @@ pub struct Keyspace {
     /// tier whose reclaim is behind. Set once by the layer that opens the
     /// keyspace (the SSD tier's, `open/reclaim.rs`), which lies above it.
     room_hook: OnceLock<fn(&Keyspace)>,
+    /// Kept closed by sections that hold every shard for long.
+    pub(super) gate: EntryGate,
 }
 
 impl std::fmt::Debug for Keyspace {
@@ -84,6 +87,7 @@ impl Keyspace {
             flush_deadline: AtomicU64::new(0),
             catch_up: config.catch_up,
             room_hook: OnceLock::new(),
+            gate: EntryGate::default(),
         });
         for shard in ks.shards.iter() {
             drop(shard.write()); // publish the initial mirrors

@@ -1,7 +1,12 @@
 //! [`ExclusiveStore`]: the store handed out by
 //! [`Keyspace::exclusive`](super::Keyspace::exclusive), with every shard locked.
 
+use std::sync::Arc;
+
+use tokio::sync::Notify;
+
 use super::core::Keyspace;
+use super::gate::GateEntry;
 use super::groups::keys_from;
 use super::locked::LockedShards;
 use super::shared::scan_shards;
@@ -22,6 +27,31 @@ impl Keyspace {
         self.before_write();
         let mut store = ExclusiveStore::new(self.lock((0..self.shard_count()).collect()));
         f(&mut store)
+    }
+
+    /// Like [`exclusive`](Self::exclusive), for a section that may hold
+    /// the shards for long (a script): closes the entry gate first and
+    /// waits for the front ends' entries in flight to leave, so no worker
+    /// thread is left waiting on a shard lock meanwhile (see `gate.rs`).
+    /// Blocks the calling thread while it waits; it MUST NOT hold a shard
+    /// lock (nor be inside an exclusive section).
+    pub fn exclusive_drained<R>(&self, f: impl FnOnce(&mut ExclusiveStore<'_>) -> R) -> R {
+        let _closed = self.gate.close();
+        self.exclusive(f)
+    }
+
+    /// Counts the calling thread in at the entry gate, for a batch of
+    /// requests: before each, [`GateEntry::is_open`] says whether it may touch
+    /// the keyspace; when it may not, the front end leaves (drops the
+    /// entry) and waits for [`reopened`](Self::reopened).
+    pub fn enter(&self) -> GateEntry<'_> {
+        self.gate.enter()
+    }
+
+    /// Notified when the entry gate opens again (waiters also nap: the
+    /// notice can come before they wait).
+    pub fn reopened(&self) -> Arc<Notify> {
+        self.gate.reopened()
     }
 
     /// Like [`exclusive`](Self::exclusive), holding only the shards of

@@ -1,5 +1,6 @@
 //! The sharded keyspace, bottom up: `shards.rs` (a shard behind its lock,
-//! with mirrors for stats), `core.rs` ([`Keyspace`]: shard selection,
+//! with mirrors for stats), `gate.rs` (the entry gate that long exclusive
+//! sections close), `core.rs` ([`Keyspace`]: shard selection,
 //! settings, stats), `locked/` (a set of write-locked shards: multi-key
 //! operations, flush), then the two stores that implement
 //! [`Store`](crate::Store): [`SharedStore`] (one shard per operation) and
@@ -14,6 +15,7 @@ mod changes;
 mod chunks;
 mod core;
 mod exclusive;
+mod gate;
 mod groups;
 mod items;
 mod large;
@@ -27,5 +29,7 @@ mod shared;
 pub use self::core::Keyspace;
 pub use chunks::ChunkCensus;
 pub use exclusive::ExclusiveStore;
+pub use gate::GateEntry;
 pub use prefetch::PREFETCH_BATCH;
+pub(crate) use shards::Shard;
 pub use shared::SharedStore;

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crossbeam_utils::CachePadded;
-use parking_lot::{RwLock, RwLockWriteGuard};
+use parking_lot::{Mutex, RwLock, RwLockWriteGuard};
 
 use crate::context::{append_to, JournalSlot};
 use crate::shard::ShardInner;
@@ -25,6 +25,10 @@ pub(crate) struct Shard {
     pub used: AtomicU64,
     pub index_bytes: AtomicU64,
     pub segments: AtomicU64,
+    /// Keys whose watch ended while the shard was held (`Watch` drops
+    /// never wait for the lock); the next watch or unwatch on the shard
+    /// unregisters them.
+    pub unwatched: Mutex<Vec<Box<[u8]>>>,
 }
 
 impl Shard {
@@ -45,6 +49,7 @@ impl Shard {
             used: AtomicU64::new(0),
             index_bytes: AtomicU64::new(0),
             segments: AtomicU64::new(0),
+            unwatched: Mutex::new(Vec::new()),
         }
     }
 

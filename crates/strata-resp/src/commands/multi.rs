@@ -137,6 +137,12 @@ pub fn exec(shared: &Shared, conn: &mut Connection, out: &mut ReplyWriter<'_>, t
     };
     let ran = match shards_needed(&tx, watches.keys()) {
         Some(keys) => shared.keyspace.exclusive_keys(keys, run),
+        // A queued script or DEBUG may hold the keyspace for long: as at
+        // the top level (`session/request.rs`), off the worker and after
+        // other workers' requests in flight.
+        None if tx.queue.iter().any(|q| holds_for_long(q.spec.command)) => {
+            strata_service::workers::block_in_place(|| shared.keyspace.exclusive_drained(run))
+        }
         None => shared.keyspace.exclusive(run),
     };
     drop(watches);
@@ -167,6 +173,16 @@ fn shards_needed<'a>(
         }
     }
     Some(keys)
+}
+
+/// Whether `command` may run for long with the keyspace held (scripts
+/// and functions, `DEBUG SLEEP`).
+fn holds_for_long(command: Command) -> bool {
+    use Command as C;
+    matches!(
+        command,
+        C::Eval | C::EvalSha | C::EvalRo | C::EvalShaRo | C::FCall | C::FCallRo | C::Debug
+    )
 }
 
 /// What a queued command needs held while `EXEC` runs it.

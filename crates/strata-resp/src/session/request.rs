@@ -142,8 +142,10 @@ pub(super) fn run(
         // A script holds the whole keyspace, as EXEC does; so do an
         // allowed DEBUG (a digest is one snapshot, SLEEP stops every
         // command) and a SYNC's snapshot (a refused one takes no lock).
+        // Each may hold it for long: other workers' requests in flight end
+        // first, and later ones wait without blocking their thread.
         command if holds_keyspace(shared, conn, command) => off_worker(|| {
-            shared.keyspace.exclusive(|store| {
+            shared.keyspace.exclusive_drained(|store| {
                 let mut ctx = Ctx {
                     store,
                     shared,

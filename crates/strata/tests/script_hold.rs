@@ -1,0 +1,59 @@
+//! A script that holds the keyspace for long stops no worker thread: with
+//! one worker, a memcached request that arrives while an endless script
+//! runs waits for it without blocking that worker, so the worker's other
+//! connections are still served (the RESP one that sends `SCRIPT KILL`),
+//! and the request is answered once the script has ended.
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use crate::support::{Raw, Server};
+
+const GET_K: &[u8] = b"*2\r\n$3\r\nGET\r\n$1\r\nk\r\n";
+
+#[test]
+fn a_memcached_request_waits_for_a_script_without_stopping_its_worker() {
+    let server = Server::start(&["--threads", "1", "--worker-mode", "fixed"]);
+    let mut admin = Raw::connect(server.resp());
+    let threshold =
+        b"*4\r\n$6\r\nCONFIG\r\n$3\r\nSET\r\n$20\r\nbusy-reply-threshold\r\n$3\r\n100\r\n";
+    assert_eq!(admin.request(threshold, b"\r\n"), b"+OK\r\n");
+    let mut runner = TcpStream::connect(server.resp()).expect("connect");
+    runner
+        .write_all(b"*3\r\n$4\r\nEVAL\r\n$17\r\nwhile true do end\r\n$1\r\n0\r\n")
+        .expect("send EVAL");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !admin.request(GET_K, b"\r\n").starts_with(b"-BUSY") {
+        assert!(Instant::now() < deadline, "the script never ran");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let mut mc = TcpStream::connect(server.memcache()).expect("connect");
+    mc.write_all(b"set k 0 0 1\r\nx\r\n").expect("send set");
+    std::thread::sleep(Duration::from_millis(200));
+    mc.set_nonblocking(true).expect("nonblocking");
+    let mut reply = [0u8; 64];
+    match mc.read(&mut reply) {
+        Err(err) if err.kind() == ErrorKind::WouldBlock => {}
+        other => panic!("answered while the script held the keyspace: {other:?}"),
+    }
+    mc.set_nonblocking(false).expect("blocking");
+    mc.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    // The one worker still serves its other connections.
+    let kill = b"*2\r\n$6\r\nSCRIPT\r\n$4\r\nKILL\r\n";
+    assert_eq!(admin.request(kill, b"\r\n"), b"+OK\r\n");
+    let n = mc
+        .read(&mut reply)
+        .expect("the set is answered after the script");
+    assert_eq!(&reply[..n], b"STORED\r\n");
+    runner
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let n = runner.read(&mut reply).expect("the script's reply");
+    assert!(
+        reply[..n].starts_with(b"-ERR Script killed"),
+        "{:?}",
+        &reply[..n]
+    );
+    assert_eq!(admin.request(GET_K, b"x\r\n"), b"$1\r\nx\r\n");
+}
