@@ -70,6 +70,35 @@ fn a_same_length_rewrite_writes_nothing_new_and_reads_back() {
     assert_eq!(ks.stats().items_with_expiry, 1);
 }
 
+/// A packed value edited where it lies ([`LargeEdit::edit_whole`]) counts
+/// as a store in `total_items`, as its rewrite would; a declined edit
+/// counts nothing.
+#[test]
+fn an_edit_where_the_value_lies_counts_as_a_store() {
+    let ks = keyspace();
+    let mut store = ks.store();
+    put(&mut store, b"h", ValueKind::Hash, &value(1, 100), None);
+    let (total, used) = (ks.stats().total_items, ks.stats().used_memory);
+    let mut edit_whole = |change: bool| {
+        store
+            .edit_large(b"h", |edit| {
+                edit.edit_whole(ValueKind::Hash, |bytes| {
+                    change.then(|| {
+                        bytes[0] = 2;
+                        (bytes.len(), ())
+                    })
+                })
+            })
+            .unwrap()
+            .unwrap()
+    };
+    assert_eq!(edit_whole(true), Some(()));
+    assert_eq!(edit_whole(false), None);
+    assert_eq!(ks.stats().total_items, total + 1);
+    assert_eq!(ks.stats().used_memory, used, "edited in place");
+    assert_eq!(read(&mut ks.store(), b"h").unwrap().1[0], 2);
+}
+
 #[test]
 fn any_other_shape_appends() {
     let ks = keyspace();

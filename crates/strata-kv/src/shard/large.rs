@@ -218,8 +218,14 @@ impl<'s> LargeEdit<'s> {
             return Ok(None);
         }
         let (ctx, now) = (self.ctx, self.now);
-        self.shard
-            .edit_in_place(ctx, (slot, header), self.key, now, edit)
+        let edited = self
+            .shard
+            .edit_in_place(ctx, (slot, header), self.key, now, edit)?;
+        if edited.is_some() {
+            // A store of the key's value, as `put_whole` counts it.
+            ctx.counters.total_items.add(1);
+        }
+        Ok(edited)
     }
 
     /// Whether a value written whole as long as the one there overwrites
