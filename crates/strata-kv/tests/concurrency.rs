@@ -254,3 +254,55 @@ fn exclusive_keys_on_other_shards_run_in_parallel() {
         other.join().unwrap();
     }
 }
+
+/// A long exclusive section (`exclusive_drained`) closes the entry gate
+/// for its whole length: a batch entering meanwhile is turned away, and
+/// `gate_open` resolves only once it ends, also when awaited many times
+/// over while sections come and go (no notice is missed).
+#[test]
+fn the_entry_gate_is_closed_for_a_long_section_and_opens_after_it() {
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    let ks = Keyspace::new(KeyspaceConfig::default(), Arc::new(SystemClock));
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    let (held, is_held) = mpsc::channel();
+    let (release, released) = mpsc::channel::<()>();
+    let section = {
+        let ks = ks.clone();
+        std::thread::spawn(move || {
+            ks.exclusive_drained(|_| {
+                held.send(()).unwrap();
+                released.recv().unwrap();
+            })
+        })
+    };
+    is_held.recv().unwrap();
+    assert!(!ks.enter().is_open(), "open during the section");
+    let within =
+        |limit: Duration, wait| rt.block_on(async { tokio::time::timeout(limit, wait).await });
+    let waited = within(Duration::from_millis(50), ks.gate_open());
+    assert!(waited.is_err(), "resolved while the section runs");
+    let opened = ks.gate_open();
+    release.send(()).unwrap();
+    section.join().unwrap();
+    within(Duration::from_secs(5), opened).expect("never opened");
+    assert!(ks.enter().is_open());
+    // Short sections on another thread while this one waits for each
+    // opening: every wait ends.
+    let churn = {
+        let ks = ks.clone();
+        std::thread::spawn(move || {
+            for _ in 0..2_000 {
+                ks.exclusive_drained(|_| ());
+            }
+        })
+    };
+    for _ in 0..2_000 {
+        within(Duration::from_secs(5), ks.gate_open()).expect("a wait for the gate never ended");
+    }
+    churn.join().unwrap();
+}

@@ -286,16 +286,9 @@ impl Session for MemcacheSession {
     }
 }
 
-/// Resolves when the keyspace's entry gate opens, or after at most 50 ms
-/// (the notice may have come before this waits; the gate is asked again).
+/// Resolves when the keyspace's entry gate is open.
 fn wait_for_gate(shared: &Shared) -> FetchWait {
-    let reopened = shared.keyspace.reopened();
-    Box::pin(async move {
-        tokio::select! {
-            () = reopened.notified() => {}
-            () = tokio::time::sleep(std::time::Duration::from_millis(50)) => {}
-        }
-    })
+    Box::pin(shared.keyspace.gate_open())
 }
 
 /// The reply sent instead of held replies whose log record failed.

@@ -275,18 +275,24 @@ fn evicted(shared: &Shared, conn: &Connection) -> bool {
 /// The command is looked up only while a script runs (the common case
 /// asks the gate alone).
 fn script_gate(shared: &Shared, conn: &Connection, args: Args<'_>, open: bool) -> Gate {
-    let gate = match shared.scripts.gate(conn.client.id) {
-        // Closed for a script not marked running yet, or for `DEBUG`.
-        Gate::Run if !open => Gate::Wait(Duration::from_millis(
-            shared.scripts.busy_threshold_ms().max(1),
-        )),
-        gate => gate,
-    };
-    if matches!(gate, Gate::Run) {
+    let gate = shared.scripts.gate(conn.client.id);
+    if matches!(gate, Gate::Run) && open {
         return gate;
     }
     let Some(spec) = command::lookup(args.get(0)) else {
         return Gate::Run;
+    };
+    let gate = match gate {
+        // Closed for a script not marked running yet, or for `DEBUG`. A
+        // command that holds the keyspace itself queues for it off its
+        // worker (`request.rs`), as it would behind any other holder;
+        // waking every such waiter at each opening would cost each script
+        // a pass over all of them.
+        Gate::Run if request::holds_keyspace(shared, conn, spec.command) => return Gate::Run,
+        Gate::Run => Gate::Wait(Duration::from_millis(
+            shared.scripts.busy_threshold_ms().max(1),
+        )),
+        gate => gate,
     };
     let effective = spec.effective(&args).unwrap_or(spec);
     let allowed = spec.flags.contains(&"allow_busy") || effective.flags.contains(&"allow_busy");
@@ -355,17 +361,18 @@ fn wait_blocked(shared: &Shared, mut wait: BlockWait, client: u64) -> FetchWait 
     })
 }
 
-/// Resolves when the running script ends or the keyspace's entry gate
-/// opens, or after at most 50 ms (then the gate is asked again: the
+/// Resolves when the keyspace's entry gate opens (the running script
+/// ended), or after at most 50 ms (then the gate is asked again: the
 /// threshold may have passed).
 fn wait_for_script(shared: &Shared, left: Duration) -> FetchWait {
-    let finished = shared.scripts.finished();
-    let reopened = shared.keyspace.reopened();
+    // Scripts run with the gate closed (`Keyspace::exclusive_drained`), so
+    // its opening is their end; waking every waiter at once lets requests
+    // queued behind a short script run as soon as it ends.
+    let opened = shared.keyspace.gate_open();
     let nap = left.min(Duration::from_millis(50));
     Box::pin(async move {
         tokio::select! {
-            () = finished.notified() => {}
-            () = reopened.notified() => {}
+            () = opened => {}
             () = tokio::time::sleep(nap) => {}
         }
     })

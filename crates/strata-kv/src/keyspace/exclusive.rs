@@ -1,9 +1,8 @@
 //! [`ExclusiveStore`]: the store handed out by
 //! [`Keyspace::exclusive`](super::Keyspace::exclusive), with every shard locked.
 
+use std::future::Future;
 use std::sync::Arc;
-
-use tokio::sync::Notify;
 
 use super::core::Keyspace;
 use super::gate::GateEntry;
@@ -43,15 +42,28 @@ impl Keyspace {
     /// Counts the calling thread in at the entry gate, for a batch of
     /// requests: before each, [`GateEntry::is_open`] says whether it may touch
     /// the keyspace; when it may not, the front end leaves (drops the
-    /// entry) and waits for [`reopened`](Self::reopened).
+    /// entry) and waits for [`gate_open`](Self::gate_open).
     pub fn enter(&self) -> GateEntry<'_> {
         self.gate.enter()
     }
 
-    /// Notified when the entry gate opens again (waiters also nap: the
-    /// notice can come before they wait).
-    pub fn reopened(&self) -> Arc<Notify> {
-        self.gate.reopened()
+    /// Resolves when the entry gate is open: at once if it is now, else
+    /// when the last long section ends (never missed: the notice is
+    /// awaited from before the gate is read).
+    pub fn gate_open(self: &Arc<Self>) -> impl Future<Output = ()> + Send + 'static {
+        let keyspace = self.clone();
+        async move {
+            let reopened = keyspace.gate.reopened();
+            loop {
+                let notified = reopened.notified();
+                tokio::pin!(notified);
+                notified.as_mut().enable();
+                if keyspace.gate.is_open() {
+                    return;
+                }
+                notified.await;
+            }
+        }
     }
 
     /// Like [`exclusive`](Self::exclusive), holding only the shards of

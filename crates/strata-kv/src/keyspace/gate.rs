@@ -84,8 +84,8 @@ impl EntryGate {
         self.closed.load(Ordering::SeqCst) == 0
     }
 
-    /// Notified when the last long section ends (a waiter also naps: it may
-    /// have started waiting after the notification).
+    /// Notified when the last long section ends (a waiter enables its
+    /// notice before it reads the gate, or it may miss this).
     pub fn reopened(&self) -> Arc<Notify> {
         self.reopened.clone()
     }

@@ -169,7 +169,7 @@ pub(super) fn run(
 /// Whether `command` runs with the whole keyspace held: scripts always,
 /// `DEBUG` once `enable-debug-command` allows it, `SYNC`/`PSYNC` of an
 /// RDB snapshot.
-fn holds_keyspace(shared: &Shared, conn: &Connection, command: Command) -> bool {
+pub(super) fn holds_keyspace(shared: &Shared, conn: &Connection, command: Command) -> bool {
     match command {
         Command::Eval
         | Command::EvalSha
