@@ -175,14 +175,20 @@ fn shards_needed<'a>(
     Some(keys)
 }
 
-/// Whether `command` may run for long with the keyspace held (scripts
-/// and functions, `DEBUG SLEEP`).
-fn holds_for_long(command: Command) -> bool {
+/// Whether `command` runs a Lua script or function (which holds the
+/// keyspace for as long as it runs).
+pub(crate) fn runs_a_script(command: Command) -> bool {
     use Command as C;
     matches!(
         command,
-        C::Eval | C::EvalSha | C::EvalRo | C::EvalShaRo | C::FCall | C::FCallRo | C::Debug
+        C::Eval | C::EvalSha | C::EvalRo | C::EvalShaRo | C::FCall | C::FCallRo
     )
+}
+
+/// Whether `command` may run for long with the keyspace held (scripts
+/// and functions, `DEBUG SLEEP`).
+fn holds_for_long(command: Command) -> bool {
+    runs_a_script(command) || command == Command::Debug
 }
 
 /// What a queued command needs held while `EXEC` runs it.

@@ -171,15 +171,9 @@ pub(super) fn run(
 /// RDB snapshot.
 pub(super) fn holds_keyspace(shared: &Shared, conn: &Connection, command: Command) -> bool {
     match command {
-        Command::Eval
-        | Command::EvalSha
-        | Command::EvalRo
-        | Command::EvalShaRo
-        | Command::FCall
-        | Command::FCallRo => true,
         Command::Debug => debug::allowed(shared, conn),
         Command::Sync | Command::PSync => conn.snapshot.rdb_only,
-        _ => false,
+        command => multi::runs_a_script(command),
     }
 }
 
