@@ -8,7 +8,6 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::sync::Notify;
 
 /// Most bytes a script's Lua allocations may reach.
 pub const SCRIPT_MEMORY_LIMIT: usize = 64 << 20;
@@ -72,7 +71,6 @@ pub struct Scripts {
     /// `running` is `Some` (written under its lock): the gate every
     /// request passes reads this instead of taking the lock.
     any_running: AtomicBool,
-    finished: Arc<Notify>,
     busy_threshold_ms: AtomicU64,
     /// Scripts stopped by `SCRIPT KILL`.
     pub killed: AtomicU64,
@@ -84,7 +82,6 @@ impl Default for Scripts {
             cache: Mutex::new(HashMap::new()),
             running: Mutex::new(None),
             any_running: AtomicBool::new(false),
-            finished: Arc::new(Notify::new()),
             busy_threshold_ms: AtomicU64::new(DEFAULT_BUSY_THRESHOLD_MS),
             killed: AtomicU64::new(0),
         }
@@ -172,8 +169,8 @@ impl Scripts {
     /// Whether `client`'s next command may run now.
     pub fn gate(&self, client: u64) -> Gate {
         // No script runs: the common case, without the lock. A script that
-        // starts right after this check is met at the keyspace, as one
-        // starting right after the lock was released would be.
+        // starts right after this check closed the keyspace's entry gate
+        // first, which the session checks too (`session.rs`).
         if !self.any_running.load(Ordering::Acquire) {
             return Gate::Run;
         }
@@ -186,11 +183,6 @@ impl Scripts {
             Some(left) if !left.is_zero() => Gate::Wait(left),
             _ => Gate::Busy,
         }
-    }
-
-    /// Resolves when the running script ends (or at once if none runs).
-    pub fn finished(&self) -> Arc<Notify> {
-        self.finished.clone()
     }
 
     /// `SCRIPT KILL` or `FUNCTION KILL` (Redis's checks, in its order).
@@ -272,6 +264,5 @@ impl Drop for RunGuard<'_> {
         if self.kill.load(Ordering::Relaxed) {
             self.scripts.killed.fetch_add(1, Ordering::Relaxed);
         }
-        self.scripts.finished.notify_waiters();
     }
 }
