@@ -272,8 +272,8 @@ fn evicted(shared: &Shared, conn: &Connection) -> bool {
 /// `allow_busy` (`SCRIPT KILL`, `AUTH`, `QUIT`, ...) do, as they take no
 /// shard lock, except `WATCH`, which does, and `SHUTDOWN` but for
 /// `SHUTDOWN NOSAVE` past the threshold.
-/// The command is looked up only while a script runs (the common case
-/// asks the gate alone).
+/// The command is looked up only while a script runs or the gate is
+/// closed (the common case asks the two gates alone).
 fn script_gate(shared: &Shared, conn: &Connection, args: Args<'_>, open: bool) -> Gate {
     let gate = shared.scripts.gate(conn.client.id);
     if matches!(gate, Gate::Run) && open {
