@@ -244,6 +244,31 @@ fn script_cache_and_read_only_scripts() {
 }
 
 #[test]
+fn a_compiled_script_runs_each_time_in_an_environment_of_its_own() {
+    // Each interpreter compiles a script once and sets a fresh
+    // environment on the function per run: KEYS, ARGV and the sandbox must
+    // be this run's every time.
+    let server = start();
+    let mut c = Client::connect(&server);
+    let both = "local function f() return KEYS[1] .. ARGV[1] end return f()";
+    assert_eq!(eval(&mut c, both, &["k1"], &["a1"]), Value::bulk("k1a1"));
+    assert_eq!(eval(&mut c, both, &["k2"], &["a2"]), Value::bulk("k2a2"));
+    let count = "return #KEYS + #ARGV";
+    assert_eq!(eval(&mut c, count, &["a", "b"], &["c"]), Value::Int(3));
+    assert_eq!(eval(&mut c, count, &[], &[]), Value::Int(0));
+    let write = "x = 1 return x";
+    for _ in 0..2 {
+        let err = eval(&mut c, write, &[], &[]).text();
+        assert!(err.contains("Attempt to modify a readonly table"), "{err}");
+    }
+    let fails = "if ARGV[1] == 'boom' then error('boom') end return ARGV[1]";
+    assert!(eval(&mut c, fails, &[], &["boom"]).text().contains("boom"));
+    assert_eq!(eval(&mut c, fails, &[], &["ok"]), Value::bulk("ok"));
+    assert_eq!(c.cmd(&["SCRIPT", "FLUSH"]), Value::ok());
+    assert_eq!(eval(&mut c, both, &["k3"], &["a3"]), Value::bulk("k3a3"));
+}
+
+#[test]
 fn endless_script_makes_others_busy_and_is_killed() {
     let server = start();
     let mut admin = Client::connect(&server);

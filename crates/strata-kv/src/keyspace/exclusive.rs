@@ -39,6 +39,22 @@ impl Keyspace {
         self.exclusive(f)
     }
 
+    /// Like [`exclusive_drained`](Self::exclusive_drained), only when no
+    /// other long section holds the keyspace or waits for it: the calling
+    /// thread then waits only for the entries in flight (one request each)
+    /// and the shard locks' brief holders, so a worker thread may call it
+    /// in place. Otherwise `f` comes back unrun, for the caller to wait
+    /// off its worker.
+    pub fn try_exclusive_drained<R, F>(&self, f: F) -> Result<R, F>
+    where
+        F: FnOnce(&mut ExclusiveStore<'_>) -> R,
+    {
+        let Some(_closed) = self.gate.try_close() else {
+            return Err(f);
+        };
+        Ok(self.exclusive(f))
+    }
+
     /// Counts the calling thread in at the entry gate, for a batch of
     /// requests: before each, [`GateEntry::is_open`] says whether it may touch
     /// the keyspace; when it may not, the front end leaves (drops the

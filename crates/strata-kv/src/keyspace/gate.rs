@@ -95,6 +95,22 @@ impl EntryGate {
     /// meanwhile). The caller MUST NOT hold a shard lock.
     pub(super) fn close(&self) -> Closed<'_> {
         self.closed.fetch_add(1, Ordering::SeqCst);
+        self.drain()
+    }
+
+    /// Like [`close`](Self::close), only if no other section has it
+    /// closed (or is closing it): so the caller's wait is for the entries
+    /// in flight alone, never for another section's end.
+    pub(super) fn try_close(&self) -> Option<Closed<'_>> {
+        self.closed
+            .compare_exchange(0, 1, Ordering::SeqCst, Ordering::SeqCst)
+            .ok()?;
+        Some(self.drain())
+    }
+
+    /// With the gate closed by the caller: sets the caller's own entries
+    /// aside and waits for every other thread's to leave.
+    fn drain(&self) -> Closed<'_> {
         let mine = HELD.with(|h| h.get());
         let stripe = STRIPE.with(|s| *s);
         let closed = Closed {
@@ -244,5 +260,36 @@ mod tests {
         }
         assert!(gate.is_open());
         assert_eq!(gate.in_flight(), 0);
+    }
+
+    /// `try_close` closes an open gate (setting its own entries aside as
+    /// `close` does) and refuses while another section has it closed.
+    #[test]
+    fn try_close_refuses_a_gate_another_section_holds() {
+        let gate = Arc::new(EntryGate::default());
+        let entered = gate.enter();
+        let closed = gate.try_close().expect("an open gate closes");
+        assert!(!gate.is_open());
+        assert_eq!(gate.in_flight(), 0, "own entry set aside");
+        assert!(gate.try_close().is_none(), "held by the first section");
+        drop(closed);
+        assert!(gate.is_open());
+        assert_eq!(gate.in_flight(), 1);
+        let other = {
+            let gate = gate.clone();
+            std::thread::spawn(move || {
+                let closed = gate.close();
+                std::thread::sleep(Duration::from_millis(20));
+                drop(closed);
+            })
+        };
+        while gate.is_open() {
+            std::thread::yield_now();
+        }
+        assert!(gate.try_close().is_none(), "closing on another thread");
+        drop(entered);
+        other.join().unwrap();
+        assert!(gate.try_close().is_some());
+        assert!(gate.is_open());
     }
 }

@@ -138,10 +138,18 @@ pub fn exec(shared: &Shared, conn: &mut Connection, out: &mut ReplyWriter<'_>, t
     let ran = match shards_needed(&tx, watches.keys()) {
         Some(keys) => shared.keyspace.exclusive_keys(keys, run),
         // A queued script or DEBUG may hold the keyspace for long: as at
-        // the top level (`session/request.rs`), off the worker and after
-        // other workers' requests in flight.
+        // the top level (`session/request.rs`), after other workers'
+        // requests in flight; scripts alone begin in place (a long one
+        // hands the worker off), DEBUG or a busy keyspace off the worker.
         None if tx.queue.iter().any(|q| holds_for_long(q.spec.command)) => {
-            strata_service::workers::block_in_place(|| shared.keyspace.exclusive_drained(run))
+            let in_place = !tx.queue.iter().any(|q| q.spec.command == Command::Debug);
+            let run = match in_place {
+                true => shared.keyspace.try_exclusive_drained(run),
+                false => Err(run),
+            };
+            run.unwrap_or_else(|run| {
+                strata_service::workers::block_in_place(|| shared.keyspace.exclusive_drained(run))
+            })
         }
         None => shared.keyspace.exclusive(run),
     };

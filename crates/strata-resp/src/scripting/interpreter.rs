@@ -3,10 +3,11 @@
 //! `SCRIPT KILL` hook; compiling a script body. Knows nothing of
 //! commands: `redis.call` is installed per run by `lua.rs`.
 
-use super::sha1_hex;
+use super::{sha1_hex, MAX_CACHED_SCRIPTS};
 use crate::reply::RespError;
-use mlua::{Function, Lua, LuaOptions, MultiValue, StdLib, Table, Value};
+use mlua::{Function, Lua, LuaOptions, MultiValue, RegistryKey, StdLib, Table, Value};
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -155,6 +156,7 @@ fn new_state() -> mlua::Result<Lua> {
         .set_name("=sandbox")
         .call(globals.clone())?;
     lua.set_named_registry_value("strata_sandbox", sandbox)?;
+    lua.set_app_data(Compiled::default());
     Ok(lua)
 }
 
@@ -177,6 +179,55 @@ pub(super) fn internal(text: &str) -> RespError {
     RespError::Script(format!("ERR {text}"))
 }
 
+/// Most bytes this interpreter may hold before its compiled scripts are
+/// dropped (they are kept past a run, and each can be large).
+const COMPILED_MEMORY_CAP: usize = 64 << 20;
+
+/// This interpreter's compiled script bodies by sha, as Redis keeps
+/// `f_<sha>`: a script compiles once per thread, and each run sets a
+/// fresh environment on the function (`setfenv`). Dropped whole when
+/// `SCRIPT FLUSH` moved the generation, or when full.
+#[derive(Default)]
+struct Compiled {
+    generation: u64,
+    functions: HashMap<Box<str>, RegistryKey>,
+}
+
+/// The function of `body` (whose sha is `sha`) compiled by `lua`, from
+/// its cache of `generation` or compiled now.
+pub(super) fn compiled(
+    lua: &Lua,
+    sha: &str,
+    body: &[u8],
+    generation: u64,
+) -> Result<Function, RespError> {
+    let cached = lua.app_data_mut::<Compiled>().and_then(|mut cache| {
+        if cache.generation != generation {
+            *cache = Compiled {
+                generation,
+                ..Compiled::default()
+            };
+        }
+        let key = cache.functions.get(sha)?;
+        lua.registry_value::<Function>(key).ok()
+    });
+    if let Some(function) = cached {
+        return Ok(function);
+    }
+    let function = compile(lua, body, None)?;
+    let key = lua
+        .create_registry_value(function.clone())
+        .map_err(|e| internal(&e.to_string()))?;
+    let full = lua.used_memory() > COMPILED_MEMORY_CAP;
+    if let Some(mut cache) = lua.app_data_mut::<Compiled>() {
+        if full || cache.functions.len() >= MAX_CACHED_SCRIPTS {
+            cache.functions.clear();
+        }
+        cache.functions.insert(sha.into(), key);
+    }
+    Ok(function)
+}
+
 pub(super) fn compile(lua: &Lua, body: &[u8], env: Option<Table>) -> Result<Function, RespError> {
     let mut chunk = lua.load(body).set_name("@user_script");
     if let Some(env) = env {
@@ -194,4 +245,25 @@ pub(super) fn compile(lua: &Lua, body: &[u8], env: Option<Table>) -> Result<Func
 /// Checks that `body` compiles (`SCRIPT LOAD`).
 pub fn compile_check(body: &[u8]) -> Result<(), RespError> {
     with_lua(|lua| compile(lua, body, None).map(drop))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{compiled, with_lua};
+
+    /// A sha compiles once per generation: the cached function answers
+    /// until `SCRIPT FLUSH` moves the generation.
+    #[test]
+    fn a_script_compiles_once_per_generation() {
+        let run = |body: &str, generation| {
+            with_lua(|lua| {
+                let function = compiled(lua, "sha", body.as_bytes(), generation)?;
+                Ok(function.call::<i64>(()).expect("runs"))
+            })
+            .expect("compiles")
+        };
+        assert_eq!(run("return 1", 0), 1);
+        assert_eq!(run("return 2", 0), 1, "the compiled function is kept");
+        assert_eq!(run("return 2", 1), 2, "a flush drops it");
+    }
 }

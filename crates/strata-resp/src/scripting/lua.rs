@@ -5,9 +5,10 @@
 //! and cannot create any, so nothing leaks from one script to the next),
 //! or one registered function with its keys and arguments (`FCALL`).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
 use mlua::{Function, HookTriggers, Lua, MultiValue, Table, Value, VmState};
@@ -15,7 +16,7 @@ use strata_kv::Store;
 
 use super::convert::{lua_to_reply, reply_to_lua};
 use super::functions::Library;
-use super::interpreter::{compile, with_lua, KillFlag, Killed, KILL_CHECK_INSTRUCTIONS};
+use super::interpreter::{compiled, with_lua, KillFlag, Killed, KILL_CHECK_INSTRUCTIONS};
 use super::{call, library, Access, RunGuard, SCRIPT_MEMORY_LIMIT};
 use crate::command::Ctx;
 use crate::reply::RespError;
@@ -85,8 +86,48 @@ impl Target<'_> {
 
 /// What the run calls, resolved before it starts.
 enum Callable<'a> {
-    Body(&'a [u8]),
+    /// A script's body, compiled once per interpreter and `SCRIPT FLUSH`.
+    Body {
+        body: &'a [u8],
+        generation: u64,
+    },
     Function(Function),
+}
+
+/// How long a script runs on its worker thread before the worker's other
+/// connections move to another thread (so `SCRIPT KILL` and the `BUSY`
+/// replies are served): most scripts end in microseconds and never move,
+/// and the others' wait stays short.
+const HAND_OFF_AFTER: Duration = Duration::from_millis(2);
+
+/// A running script's clock for handing its worker off, checked from the
+/// instruction hook.
+struct LongRun {
+    next_try: Cell<Instant>,
+    left: Cell<bool>,
+}
+
+impl LongRun {
+    fn new() -> Self {
+        Self {
+            next_try: Cell::new(Instant::now() + HAND_OFF_AFTER),
+            left: Cell::new(false),
+        }
+    }
+
+    /// Past [`HAND_OFF_AFTER`], hands the worker off once (tried again a
+    /// period later if no thread took it; off a worker it never does).
+    fn check(&self) {
+        if self.left.get() {
+            return;
+        }
+        let now = Instant::now();
+        if now < self.next_try.get() {
+            return;
+        }
+        self.next_try.set(now + HAND_OFF_AFTER);
+        self.left.set(strata_service::workers::leave_worker());
+    }
 }
 
 /// Runs `target` with `keys` and `args` as `ctx`'s connection, appending
@@ -112,7 +153,10 @@ pub fn run<S: Store>(
         // A library not evaluated on this thread yet is, before the run
         // (its top level cannot reach `redis.call`).
         let callable = match target {
-            Target::Script { body, .. } => Callable::Body(body),
+            Target::Script { body, .. } => Callable::Body {
+                body,
+                generation: scripts.generation(),
+            },
             Target::Function { library, name, .. } => {
                 let functions = &ctx.shared.functions;
                 Callable::Function(library::callback(lua, functions, library, name)?)
@@ -121,11 +165,15 @@ pub fn run<S: Store>(
         let _ = lua.set_memory_limit(lua.used_memory().saturating_add(SCRIPT_MEMORY_LIMIT));
         let kill: Arc<AtomicBool> = guard.kill.clone();
         lua.set_app_data(KillFlag(kill.clone()));
+        let long_run = LongRun::new();
         lua.set_hook(
             HookTriggers::new().every_nth_instruction(KILL_CHECK_INSTRUCTIONS),
             move |_, _| match kill.load(Ordering::Relaxed) {
                 true => Err(mlua::Error::external(Killed)),
-                false => Ok(VmState::Continue),
+                false => {
+                    long_run.check();
+                    Ok(VmState::Continue)
+                }
             },
         );
         let names = target.names();
@@ -186,16 +234,17 @@ fn run_in<S: Store>(
         redis.raw_set("call", call)?;
         redis.raw_set("pcall", pcall)?;
         let value: Value = match &callable {
-            Callable::Body(body) => {
+            Callable::Body { body, generation } => {
                 let env = lua.create_table()?;
                 env.raw_set("KEYS", string_list(lua, keys)?)?;
                 env.raw_set("ARGV", string_list(lua, args)?)?;
                 let sandbox: Table = lua.named_registry_value("strata_sandbox")?;
                 env.set_metatable(Some(sandbox));
-                let function = match compile(lua, body, Some(env)) {
+                let function = match compiled(lua, sha, body, *generation) {
                     Ok(function) => function,
                     Err(err) => return Ok(Err(err)),
                 };
+                function.set_environment(env)?;
                 function.call(())?
             }
             // Redis calls a function with its keys and arguments as tables.

@@ -72,6 +72,8 @@ pub struct Scripts {
     /// request passes reads this instead of taking the lock.
     any_running: AtomicBool,
     busy_threshold_ms: AtomicU64,
+    /// `SCRIPT FLUSH`es so far.
+    flushes: AtomicU64,
     /// Scripts stopped by `SCRIPT KILL`.
     pub killed: AtomicU64,
 }
@@ -83,6 +85,7 @@ impl Default for Scripts {
             running: Mutex::new(None),
             any_running: AtomicBool::new(false),
             busy_threshold_ms: AtomicU64::new(DEFAULT_BUSY_THRESHOLD_MS),
+            flushes: AtomicU64::new(0),
             killed: AtomicU64::new(0),
         }
     }
@@ -90,12 +93,7 @@ impl Default for Scripts {
 
 /// Lower-case hex SHA1 of `body` (script ids, `redis.sha1hex`).
 pub fn sha1_hex(body: &[u8]) -> String {
-    let digest = Sha1::digest(body);
-    let mut hex = String::with_capacity(40);
-    for byte in digest {
-        hex.push_str(&format!("{byte:02x}"));
-    }
-    hex
+    crate::acl::passwords::hex_string(&Sha1::digest(body))
 }
 
 /// Why `SCRIPT KILL` (or `FUNCTION KILL`) did nothing.
@@ -154,9 +152,17 @@ impl Scripts {
         self.get(sha).is_some()
     }
 
-    /// `SCRIPT FLUSH`.
+    /// `SCRIPT FLUSH`; each interpreter drops its compiled scripts when it
+    /// next runs one ([`generation`](Self::generation)).
     pub fn flush(&self) {
         self.cache.lock().clear();
+        self.flushes.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// How many times the cache was flushed: an interpreter holding
+    /// compiled scripts of an older generation drops them.
+    pub fn generation(&self) -> u64 {
+        self.flushes.load(Ordering::Relaxed)
     }
 
     /// Scripts cached and their bytes (`INFO memory`'s

@@ -2,6 +2,7 @@
 //! (known name, arity, authentication, subscribed mode, ACL permissions),
 //! then the command run, queued inside `MULTI`, or refused.
 
+use strata_kv::ExclusiveStore;
 use strata_metrics::Stopwatch;
 
 use crate::acl::log::Context;
@@ -144,16 +145,26 @@ pub(super) fn run(
         // command) and a SYNC's snapshot (a refused one takes no lock).
         // Each may hold it for long: other workers' requests in flight end
         // first, and later ones wait without blocking their thread.
-        command if holds_keyspace(shared, conn, command) => off_worker(|| {
-            shared.keyspace.exclusive_drained(|store| {
+        // A script begins in place, as in Redis (most end in microseconds),
+        // unless another holder has the keyspace; one that runs long
+        // hands this worker's other connections off (`scripting::lua`).
+        command if holds_keyspace(shared, conn, command) => {
+            let run = |store: &mut ExclusiveStore<'_>| {
                 let mut ctx = Ctx {
                     store,
                     shared,
                     conn,
                 };
                 run_command(spec, &mut ctx, args, out, tally, feed);
-            })
-        }),
+            };
+            let run = match multi::runs_a_script(command) {
+                true => shared.keyspace.try_exclusive_drained(run),
+                false => Err(run),
+            };
+            if let Err(run) = run {
+                off_worker(|| shared.keyspace.exclusive_drained(run));
+            }
+        }
         _ => {
             let mut store = shared.keyspace.store();
             let mut ctx = Ctx {
@@ -193,9 +204,10 @@ fn cross_slot(
     slot.err().map(|_| ClientError::CrossSlot.into())
 }
 
-/// Runs `f` (a script holding every shard) where blocking is allowed: on
-/// a multi-thread runtime the worker's other connections move to another
-/// thread meanwhile, so `SCRIPT KILL` can still be served.
+/// Runs `f` (a section holding every shard, or waiting for it) where
+/// blocking is allowed: on a multi-thread runtime the worker's other
+/// connections move to another thread meanwhile, so `SCRIPT KILL` can
+/// still be served.
 fn off_worker<R>(f: impl FnOnce() -> R) -> R {
     strata_service::workers::block_in_place(f)
 }

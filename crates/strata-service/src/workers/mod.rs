@@ -38,14 +38,15 @@ use tokio::runtime::{Builder, Handle, Runtime};
 pub mod governor;
 #[cfg(test)]
 mod governor_tests;
+mod handoff;
 pub(crate) mod round;
 #[cfg(test)]
 mod tests;
 mod threads;
 
 use self::governor::{Governor, Sample, SAMPLE_EVERY};
-pub use self::round::block_in_place;
-pub(crate) use self::round::take_left_worker;
+pub(crate) use self::handoff::take_left_worker;
+pub use self::handoff::{block_in_place, leave_worker};
 #[cfg(test)]
 use self::round::Hold;
 use self::round::Round;

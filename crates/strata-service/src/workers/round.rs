@@ -28,7 +28,6 @@
 //! stall the others' replies); the round number only grows, under the
 //! lock that guards the waiting list, so a hold never misses its release.
 
-use std::cell::Cell;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
@@ -149,36 +148,6 @@ impl Future for Hold {
         }
         Poll::Pending
     }
-}
-
-thread_local! {
-    /// Set by [`block_in_place`]: the thread may have handed its worker to
-    /// another and no longer be the one that ends rounds.
-    static LEFT_WORKER: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Runs blocking `f` (a script holding every shard) where blocking is
-/// allowed: on a multi-thread runtime the worker's other connections move
-/// to another thread meanwhile (tokio's `block_in_place`); directly
-/// elsewhere. The calling connection's reply is then sent at once: its
-/// thread may no longer run the worker, whose round could already have
-/// ended with the new thread parked (a reply held there would wait for
-/// unrelated I/O).
-pub fn block_in_place<R>(f: impl FnOnce() -> R) -> R {
-    use tokio::runtime::RuntimeFlavor;
-    match tokio::runtime::Handle::try_current() {
-        Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
-            LEFT_WORKER.with(|left| left.set(true));
-            tokio::task::block_in_place(f)
-        }
-        _ => f(),
-    }
-}
-
-/// Whether the calling thread ran a [`block_in_place`] since the last
-/// call (which clears it).
-pub(crate) fn take_left_worker() -> bool {
-    LEFT_WORKER.with(|left| left.replace(false))
 }
 
 /// The instant hold times are counted from.

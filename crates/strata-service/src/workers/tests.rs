@@ -5,8 +5,8 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::{
-    block_in_place, current, end_of_round, end_stale_round, note_served, take_left_worker,
-    WorkerPolicy, WorkerPool,
+    block_in_place, current, end_of_round, end_stale_round, leave_worker, note_served,
+    take_left_worker, WorkerPolicy, WorkerPool,
 };
 
 /// Waits until `f` holds, for at most five seconds.
@@ -136,6 +136,45 @@ fn a_blocking_section_leaves_the_worker_s_other_tasks_running() {
         .expect("second task ran while the first blocked");
     stop_tx.send(()).expect("release");
     pool.stop();
+}
+
+#[test]
+fn a_task_that_left_its_worker_blocks_without_holding_the_others() {
+    // A script begun in place hands the worker off once it runs long: from
+    // then on it may block its thread (here until released) while the
+    // worker's other tasks run on a new one.
+    let pool = WorkerPool::start(1, "pool-leave", WorkerPolicy::Fixed).expect("start");
+    let (left_tx, left_rx) = mpsc::channel();
+    let (stop_tx, stop_rx) = mpsc::channel::<()>();
+    pool.spawn(async move {
+        let thread = std::thread::current().id();
+        let left = leave_worker();
+        let marked = take_left_worker();
+        left_tx.send((left, marked)).expect("send");
+        stop_rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("released");
+        // The task finishes its poll where it was.
+        assert_eq!(std::thread::current().id(), thread);
+    });
+    let seen = left_rx.recv_timeout(Duration::from_secs(5)).expect("left");
+    assert_eq!(seen, (true, true), "handed off, and marked as left");
+    let (done, finished) = mpsc::channel();
+    pool.spawn(async move {
+        done.send(std::thread::current().id()).expect("send");
+    });
+    finished
+        .recv_timeout(Duration::from_secs(5))
+        .expect("another task ran while the first blocked");
+    stop_tx.send(()).expect("release");
+    // The worker goes on serving after the first task ends.
+    let (again, ran) = mpsc::channel();
+    pool.spawn(async move { again.send(()).expect("send") });
+    ran.recv_timeout(Duration::from_secs(5)).expect("served");
+    pool.stop();
+    // Off the pool there is no worker to leave.
+    assert!(!leave_worker());
+    assert!(!take_left_worker());
 }
 
 #[test]
