@@ -1,5 +1,6 @@
 """The `--types` mode of scripts/bench-kv-compare: Redis data-type workloads of
-`strata bench kv` (hset-hget, lpush-lpop, zadd-zrange, and the queue of producers
+`strata bench kv` (hset-hget, lpush-lpop, zadd-zrange, eval (Lua scripts that SET / GET
+their key), and the queue of producers
 LPUSH / consumers BLPOP with its delivery check), Strata's RESP front end against
 Redis at pipeline depths 1 and 16, in interleaved rounds.
 
@@ -14,7 +15,7 @@ import sys
 
 from kv_peers import bench, cpu_us, fmt_ops, median, ratio
 
-TYPES = ("hset-hget", "lpush-lpop", "zadd-zrange")
+TYPES = ("hset-hget", "lpush-lpop", "zadd-zrange", "eval")
 SERVERS = ("redis", "strata-resp")
 
 

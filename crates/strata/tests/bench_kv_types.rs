@@ -49,7 +49,7 @@ fn type_workloads_and_queue_run_against_strata() {
     let server = Server::start(&[]);
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("result.json");
-    for workload in ["hset-hget", "lpush-lpop", "zadd-zrange"] {
+    for workload in ["hset-hget", "lpush-lpop", "zadd-zrange", "eval"] {
         let prefix = format!("{workload}:");
         let (code, output, result) = bench(
             &server,

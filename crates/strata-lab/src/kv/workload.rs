@@ -6,6 +6,7 @@
 //! | `hset-hget` | `HSET key f<i> value` | `HGET key f<i>` |
 //! | `lpush-lpop` | `LPUSH key value` | `LPOP key` |
 //! | `zadd-zrange` | `ZADD key <i> m<i>` | `ZRANGE key 0 <range - 1>` |
+//! | `eval` | `EVAL <SET script> 1 key value` | `EVAL <GET script> 1 key` |
 //! | `queue` | producers `LPUSH` | consumers `BLPOP` (see [`super::queue`]) |
 //!
 //! `i` is drawn uniformly from `0..--fields` for each operation (from the connection's
@@ -38,6 +39,9 @@ pub enum Workload {
     #[value(alias = "zset")]
     #[serde(alias = "zset")]
     ZaddZrange,
+    /// Lua scripts: EVAL of a script that SETs / GETs its key, the body sent each time as
+    /// redis-benchmark's EVAL test does (RESP only).
+    Eval,
     /// A job queue: producers LPUSH unique elements, consumers BLPOP them; every element is
     /// checked to be delivered exactly once (RESP only).
     Queue,
@@ -56,6 +60,7 @@ impl Workload {
             Workload::HsetHget => "hset-hget",
             Workload::LpushLpop => "lpush-lpop",
             Workload::ZaddZrange => "zadd-zrange",
+            Workload::Eval => "eval",
             Workload::Queue => "queue",
         }
     }
@@ -125,9 +130,17 @@ impl Requests {
             (Workload::ZaddZrange, Op::Get) => {
                 resp::encode_command(out, &[b"ZRANGE", key, b"0", self.range_stop.as_bytes()])
             }
+            (Workload::Eval, Op::Set) => {
+                resp::encode_command(out, &[b"EVAL", EVAL_SET, b"1", key, value])
+            }
+            (Workload::Eval, Op::Get) => resp::encode_command(out, &[b"EVAL", EVAL_GET, b"1", key]),
         }
     }
 }
+
+/// The `eval` workload's scripts.
+const EVAL_SET: &[u8] = b"return redis.call('SET', KEYS[1], ARGV[1])";
+const EVAL_GET: &[u8] = b"return redis.call('GET', KEYS[1])";
 
 /// `prefix` followed by the decimal `i`, written into `buf`.
 fn named(buf: &mut [u8; 24], prefix: u8, i: u64) -> &[u8] {
@@ -182,6 +195,12 @@ mod tests {
             ReplyKind::Success
         );
         assert!(!Workload::Queue.supports(Protocol::Memcache));
+        out.clear();
+        let eval = Requests::new(Workload::Eval, Protocol::Resp, 1, 1);
+        eval.encode(Op::Get, &mut out, b"k", b"", 0);
+        let get = b"*4\r\n$4\r\nEVAL\r\n$33\r\nreturn redis.call('GET', KEYS[1])\r\n$1\r\n1\r\n$1\r\nk\r\n";
+        assert_eq!(out, get);
+        assert!(!Workload::Eval.supports(Protocol::Memcache));
     }
 
     #[test]
