@@ -16,7 +16,7 @@ use strata_kv::Store;
 
 use super::convert::{lua_to_reply, reply_to_lua};
 use super::functions::Library;
-use super::interpreter::{compiled, with_lua, KillFlag, Killed, KILL_CHECK_INSTRUCTIONS};
+use super::interpreter::{bounded, compiled, with_lua, KillFlag, Killed, KILL_CHECK_INSTRUCTIONS};
 use super::{call, library, Access, RunGuard, SCRIPT_MEMORY_LIMIT};
 use crate::command::Ctx;
 use crate::reply::RespError;
@@ -266,19 +266,6 @@ fn run_in<S: Store>(
         Ok(result) => result,
         Err(err) => Err(RespError::Script(describe(&err, sha, chunk))),
     }
-}
-
-/// Runs `call` (the script) with its allocations bounded by
-/// [`SCRIPT_MEMORY_LIMIT`]. Only the run is: with a limit set, mlua guards
-/// every table write and string it makes with a protected call (each a
-/// `setjmp`), which cost a tenth of an `EVAL` when the run's environment
-/// and `redis.call` were built under it; what they hold is bounded by the
-/// request already in memory.
-fn bounded<R>(lua: &Lua, call: impl FnOnce() -> mlua::Result<R>) -> mlua::Result<R> {
-    let _ = lua.set_memory_limit(lua.used_memory().saturating_add(SCRIPT_MEMORY_LIMIT));
-    let result = call();
-    let _ = lua.set_memory_limit(0);
-    result
 }
 
 fn string_list(lua: &Lua, items: &[&[u8]]) -> mlua::Result<Table> {
