@@ -14,22 +14,29 @@ use crate::support::{Raw, Server};
 
 const GET_K: &[u8] = b"*2\r\n$3\r\nGET\r\n$1\r\nk\r\n";
 
-#[test]
-fn a_memcached_request_waits_for_a_script_without_stopping_its_worker() {
+const ENDLESS: &[u8] = b"*3\r\n$4\r\nEVAL\r\n$17\r\nwhile true do end\r\n$1\r\n0\r\n";
+
+/// A one-worker server, a connection that sent `requests` (which run an
+/// endless script), and an admin connection that has seen `BUSY`.
+fn held_by(requests: &[u8]) -> (Server, Raw, TcpStream) {
     let server = Server::start(&["--threads", "1", "--worker-mode", "fixed"]);
     let mut admin = Raw::connect(server.resp());
     let threshold =
         b"*4\r\n$6\r\nCONFIG\r\n$3\r\nSET\r\n$20\r\nbusy-reply-threshold\r\n$3\r\n100\r\n";
     assert_eq!(admin.request(threshold, b"\r\n"), b"+OK\r\n");
     let mut runner = TcpStream::connect(server.resp()).expect("connect");
-    runner
-        .write_all(b"*3\r\n$4\r\nEVAL\r\n$17\r\nwhile true do end\r\n$1\r\n0\r\n")
-        .expect("send EVAL");
+    runner.write_all(requests).expect("send the script");
     let deadline = Instant::now() + Duration::from_secs(10);
     while !admin.request(GET_K, b"\r\n").starts_with(b"-BUSY") {
         assert!(Instant::now() < deadline, "the script never ran");
         std::thread::sleep(Duration::from_millis(10));
     }
+    (server, admin, runner)
+}
+
+#[test]
+fn a_memcached_request_waits_for_a_script_without_stopping_its_worker() {
+    let (server, mut admin, mut runner) = held_by(ENDLESS);
     let mut mc = TcpStream::connect(server.memcache()).expect("connect");
     mc.write_all(b"set k 0 0 1\r\nx\r\n").expect("send set");
     std::thread::sleep(Duration::from_millis(200));
@@ -65,25 +72,13 @@ fn a_script_queued_in_exec_hands_its_worker_off_too() {
     // EXEC runs a queued script in place like EVAL does: past 2 ms it must
     // hand the one worker's other connections off, or SCRIPT KILL could
     // never be served.
-    let server = Server::start(&["--threads", "1", "--worker-mode", "fixed"]);
-    let mut admin = Raw::connect(server.resp());
-    let threshold =
-        b"*4\r\n$6\r\nCONFIG\r\n$3\r\nSET\r\n$20\r\nbusy-reply-threshold\r\n$3\r\n100\r\n";
-    assert_eq!(admin.request(threshold, b"\r\n"), b"+OK\r\n");
-    let mut runner = TcpStream::connect(server.resp()).expect("connect");
-    runner
-        .write_all(
-            b"*1\r\n$5\r\nMULTI\r\n*3\r\n$4\r\nEVAL\r\n$17\r\nwhile true do end\r\n$1\r\n0\r\n*1\r\n$4\r\nEXEC\r\n",
-        )
-        .expect("send the transaction");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !admin.request(GET_K, b"\r\n").starts_with(b"-BUSY") {
-        assert!(
-            Instant::now() < deadline,
-            "the transaction's script never ran"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let transaction = [
+        &b"*1\r\n$5\r\nMULTI\r\n"[..],
+        ENDLESS,
+        b"*1\r\n$4\r\nEXEC\r\n",
+    ]
+    .concat();
+    let (_server, mut admin, mut runner) = held_by(&transaction);
     let kill = b"*2\r\n$6\r\nSCRIPT\r\n$4\r\nKILL\r\n";
     assert_eq!(admin.request(kill, b"\r\n"), b"+OK\r\n");
     runner
