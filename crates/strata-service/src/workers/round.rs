@@ -14,10 +14,12 @@
 //! queues them on its injection queue; a one-worker runtime's worker is
 //! its last searcher when it parks and checks that queue before it blocks,
 //! so it runs them at once (the pool's tests would hang otherwise).
-//! A thread that ran a blocking section (`workers::block_in_place`: EVAL,
-//! DEBUG DIGEST) may have handed the worker to another thread, which can
-//! have parked already: the driver sends that turn's replies at once and
-//! yields back onto the worker before holding again.
+//! A thread that ran a blocking section (`workers::block_in_place`: DEBUG
+//! DIGEST, a script behind another holder) or left its worker
+//! (`workers::leave_worker`: a long script) may have handed the worker to
+//! another thread, which can have parked already: the driver sends that
+//! turn's replies at once and yields back onto the worker before holding
+//! again (`handoff.rs`).
 //! Which replies are held is `send_policy::SendPolicy`'s choice; the
 //! round also remembers whether it or the last one held a pipelined
 //! batch, which that policy reads.
