@@ -86,6 +86,8 @@ mod rdb_snapshot;
 mod redis_client;
 #[path = "scripting.rs"]
 mod scripting;
+#[path = "scripting_limits.rs"]
+mod scripting_limits;
 #[path = "server.rs"]
 mod server;
 #[path = "session_fuzz.rs"]
