@@ -88,6 +88,8 @@ mod redis_client;
 mod scripting;
 #[path = "scripting_limits.rs"]
 mod scripting_limits;
+#[path = "scripting_sandbox.rs"]
+mod scripting_sandbox;
 #[path = "server.rs"]
 mod server;
 #[path = "session_fuzz.rs"]

@@ -18,6 +18,34 @@ use crate::writer::{ReplyWriter, RespVersion};
 
 use super::{Access, RunGuard};
 
+const NO_ARGUMENTS: &str = "ERR Please specify at least one argument for this redis lib call";
+
+/// `argv` in one buffer, with each argument's range, as [`Args`] reads it.
+fn packed(argv: &[Vec<u8>]) -> (Vec<u8>, Vec<(usize, usize)>) {
+    let mut buf = Vec::with_capacity(argv.iter().map(Vec::len).sum());
+    let mut ranges = Vec::with_capacity(argv.len());
+    for arg in argv {
+        ranges.push((buf.len(), buf.len() + arg.len()));
+        buf.extend_from_slice(arg);
+    }
+    (buf, ranges)
+}
+
+/// `redis.acl_check_cmd`: whether `ctx`'s user may run `argv` (its
+/// command and keys), neither running it nor logging a denial.
+pub fn acl_allows<S: Store>(ctx: &Ctx<'_, S>, argv: &[Vec<u8>]) -> Result<bool, String> {
+    let (buf, ranges) = packed(argv);
+    let args = Args::new(&buf, &ranges);
+    if args.is_empty() {
+        return Err(NO_ARGUMENTS.into());
+    }
+    let Some(spec) = command::lookup(args.get(0)) else {
+        return Err("ERR Invalid command passed to redis.acl_check_cmd()".into());
+    };
+    let effective = spec.effective(&args).unwrap_or(spec);
+    Ok(crate::acl::check(&ctx.conn.user, effective, &args).is_ok())
+}
+
 /// Runs `argv` as `ctx`'s connection, for a script whose command declared
 /// `script_keys`; the RESP2 reply bytes, or the error line (without `-`).
 pub fn call<S: Store>(
@@ -27,15 +55,10 @@ pub fn call<S: Store>(
     guard: &RunGuard<'_>,
     script_keys: &[&[u8]],
 ) -> Result<BytesMut, String> {
-    let mut buf = Vec::with_capacity(argv.iter().map(Vec::len).sum());
-    let mut ranges = Vec::with_capacity(argv.len());
-    for arg in argv {
-        ranges.push((buf.len(), buf.len() + arg.len()));
-        buf.extend_from_slice(arg);
-    }
+    let (buf, ranges) = packed(argv);
     let args = Args::new(&buf, &ranges);
     if args.is_empty() {
-        return Err("ERR Please specify at least one argument for this redis lib call".into());
+        return Err(NO_ARGUMENTS.into());
     }
     let Some(spec) = command::lookup(args.get(0)) else {
         return Err("ERR Unknown Redis command called from script".into());

@@ -1,11 +1,11 @@
-//! The Lua interpreter: one per worker thread, sandboxed as Redis 7
-//! sandboxes it (no file or module access, read-only globals), with the
-//! `SCRIPT KILL` hook; compiling a script body. Knows nothing of
+//! The Lua interpreter: one per worker thread, with Redis 7's libraries
+//! (`redis`, `cjson`, `cmsgpack`, `bit`, `struct`) and sandbox
+//! (`sandbox.rs`); compiling a script body (text only). Knows nothing of
 //! commands: `redis.call` is installed per run by `lua.rs`.
 
-use super::{sha1_hex, MAX_CACHED_SCRIPTS, SCRIPT_MEMORY_LIMIT};
+use super::{libs, redis_lib, sandbox, MAX_CACHED_SCRIPTS, SCRIPT_MEMORY_LIMIT};
 use crate::reply::RespError;
-use mlua::{Function, Lua, LuaOptions, MultiValue, RegistryKey, StdLib, Table, Value};
+use mlua::{ChunkMode, Function, Lua, LuaOptions, RegistryKey, StdLib, Table};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -30,39 +30,6 @@ impl std::fmt::Display for Killed {
 
 impl std::error::Error for Killed {}
 
-/// The environment's metatable: reads fall through to the globals (a
-/// missing one is an error), writes are refused, as in Redis 7.
-const SANDBOX: &str = r#"
-local G = ...
-return {
-  __index = function(_, name)
-    local value = rawget(G, name)
-    if value == nil then
-      error("Script attempted to access nonexistent global variable '" .. tostring(name) .. "'", 2)
-    end
-    return value
-  end,
-  __newindex = function(_, name)
-    error("Attempt to modify a readonly table", 2)
-  end,
-}
-"#;
-
-/// `pcall` and `xpcall` that re-raise once `SCRIPT KILL` asked, so a
-/// script cannot catch its own kill and go on.
-const UNCATCHABLE_KILL: &str = r#"
-local G, killed = ...
-local pcall, xpcall, error = pcall, xpcall, error
-local function pass(...)
-  if killed() then
-    error("Script killed by user with SCRIPT KILL...", 0)
-  end
-  return ...
-end
-G.pcall = function(...) return pass(pcall(...)) end
-G.xpcall = function(...) return pass(xpcall(...)) end
-"#;
-
 /// The running script's kill flag, as the `pcall` wrappers read it.
 pub(super) struct KillFlag(pub(super) Arc<AtomicBool>);
 
@@ -73,90 +40,14 @@ fn new_state() -> mlua::Result<Lua> {
     )?;
     lua.gc_set_pause(GC_PAUSE);
     let globals = lua.globals();
-    for name in [
-        "dofile",
-        "loadfile",
-        "load",
-        "loadstring",
-        "module",
-        "require",
-    ] {
-        globals.raw_set(name, Value::Nil)?;
-    }
-    let redis = lua.create_table()?;
-    redis.raw_set(
-        "sha1hex",
-        lua.create_function(|_, body: mlua::String| Ok(sha1_hex(&body.as_bytes())))?,
-    )?;
-    redis.raw_set(
-        "error_reply",
-        lua.create_function(|lua, text: mlua::String| {
-            let table = lua.create_table()?;
-            table.raw_set("err", text)?;
-            Ok(table)
-        })?,
-    )?;
-    redis.raw_set(
-        "status_reply",
-        lua.create_function(|lua, text: mlua::String| {
-            let table = lua.create_table()?;
-            table.raw_set("ok", text)?;
-            Ok(table)
-        })?,
-    )?;
-    for (name, level) in [
-        ("LOG_DEBUG", 0),
-        ("LOG_VERBOSE", 1),
-        ("LOG_NOTICE", 2),
-        ("LOG_WARNING", 3),
-    ] {
-        redis.raw_set(name, level)?;
-    }
-    redis.raw_set(
-        "log",
-        lua.create_function(|lua, args: MultiValue| {
-            let mut args = args.into_iter();
-            let level = match args.next() {
-                Some(Value::Integer(n)) => n,
-                Some(Value::Number(n)) => n as i64,
-                _ => {
-                    return Err(mlua::Error::runtime(
-                        "First argument must be a number (log level).",
-                    ))
-                }
-            };
-            let mut text = String::new();
-            for arg in args {
-                if let Some(s) = lua.coerce_string(arg)? {
-                    if !text.is_empty() {
-                        text.push(' ');
-                    }
-                    text.push_str(&String::from_utf8_lossy(&s.as_bytes()));
-                }
-            }
-            match level {
-                0 => tracing::debug!(target: "strata::script", "{text}"),
-                1 | 2 => tracing::info!(target: "strata::script", "{text}"),
-                3 => tracing::warn!(target: "strata::script", "{text}"),
-                _ => return Err(mlua::Error::runtime("Invalid debug level.")),
-            }
-            Ok(())
-        })?,
-    )?;
-    globals.raw_set("redis", redis)?;
+    globals.raw_set("redis", redis_lib::table(&lua)?)?;
+    libs::install(&lua, &globals)?;
     let kill_check = lua.create_function(|lua, ()| {
         Ok(lua
             .app_data_ref::<KillFlag>()
             .is_some_and(|flag| flag.0.load(Ordering::Relaxed)))
     })?;
-    lua.load(UNCATCHABLE_KILL)
-        .set_name("=sandbox")
-        .call::<()>((globals.clone(), kill_check))?;
-    let sandbox: Table = lua
-        .load(SANDBOX)
-        .set_name("=sandbox")
-        .call(globals.clone())?;
-    lua.set_named_registry_value("strata_sandbox", sandbox)?;
+    sandbox::seal(&lua, kill_check)?;
     lua.set_app_data(Compiled::default());
     Ok(lua)
 }
@@ -193,8 +84,8 @@ const GC_PAUSE: i32 = 1_000;
 const COMPILED_MEMORY_CAP: usize = 64 << 20;
 
 /// This interpreter's compiled script bodies by sha, as Redis keeps
-/// `f_<sha>`: a script compiles once per thread, and each run sets a
-/// fresh environment on the function (`setfenv`). Dropped whole when
+/// `f_<sha>`: a script compiles once per thread, in the scripts' shared
+/// environment (it holds nothing: reads go to the globals, writes fail). Dropped whole when
 /// `SCRIPT FLUSH` moved the generation, or when full.
 #[derive(Default)]
 struct Compiled {
@@ -223,8 +114,9 @@ pub(super) fn compiled(
     if let Some(function) = cached {
         return Ok(function);
     }
-    let function =
-        bounded(lua, || Ok(compile(lua, body, None))).map_err(|e| internal(&e.to_string()))??;
+    let env = sandbox::script_environment(lua).map_err(|e| internal(&e.to_string()))?;
+    let function = bounded(lua, || Ok(compile(lua, body, Some(env))))
+        .map_err(|e| internal(&e.to_string()))??;
     let key = lua
         .create_registry_value(function.clone())
         .map_err(|e| internal(&e.to_string()))?;
@@ -239,7 +131,11 @@ pub(super) fn compiled(
 }
 
 pub(super) fn compile(lua: &Lua, body: &[u8], env: Option<Table>) -> Result<Function, RespError> {
-    let mut chunk = lua.load(body).set_name("@user_script");
+    // Text only: crafted bytecode escapes any sandbox.
+    let mut chunk = lua
+        .load(body)
+        .set_name("@user_script")
+        .set_mode(ChunkMode::Text);
     if let Some(env) = env {
         chunk = chunk.set_environment(env);
     }

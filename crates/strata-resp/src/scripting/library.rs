@@ -13,10 +13,13 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use mlua::{Function, HookTriggers, Lua, MultiValue, RegistryKey, Table, Value, VmState};
+use mlua::{
+    ChunkMode, Function, HookTriggers, Lua, MultiValue, RegistryKey, Table, Value, VmState,
+};
 
 use super::functions::{FunctionInfo, Functions, Library, FLAGS};
 use super::interpreter::{with_lua, KILL_CHECK_INSTRUCTIONS};
+use super::sandbox;
 use super::SCRIPT_MEMORY_LIMIT;
 use crate::reply::RespError;
 
@@ -177,14 +180,13 @@ fn evaluate(lua: &Lua, body: &[u8]) -> Result<(Table, Vec<FunctionInfo>), String
             infos.borrow_mut().push(info);
             Ok(())
         })?;
-        let redis: Table = lua.globals().raw_get("redis")?;
+        let redis = sandbox::redis_table(lua)?;
         redis.raw_set("register_function", register)?;
-        let env = lua.create_table()?;
-        let sandbox: Table = lua.named_registry_value("strata_sandbox")?;
-        env.set_metatable(Some(sandbox));
+        let env = sandbox::environment(lua)?;
         let chunk = lua
             .load(body)
             .set_name("@user_function")
+            .set_mode(ChunkMode::Text)
             .set_environment(env)
             .into_function();
         let result = match chunk {

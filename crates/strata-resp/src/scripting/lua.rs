@@ -15,24 +15,13 @@ use mlua::{Function, HookTriggers, Lua, MultiValue, Table, Value, VmState};
 use strata_kv::Store;
 
 use super::convert::{lua_to_reply, reply_to_lua};
+use super::errors::CallError;
 use super::functions::Library;
 use super::interpreter::{bounded, compiled, with_lua, KillFlag, Killed, KILL_CHECK_INSTRUCTIONS};
-use super::{call, library, Access, RunGuard, SCRIPT_MEMORY_LIMIT};
+use super::{call, library, libs, sandbox, Access, RunGuard, SCRIPT_MEMORY_LIMIT};
 use crate::command::Ctx;
 use crate::reply::RespError;
 use crate::writer::{ReplyWriter, RespVersion};
-
-/// An error reply raised by `redis.call` (the script fails with it).
-#[derive(Debug)]
-struct CallError(String);
-
-impl std::fmt::Display for CallError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for CallError {}
 
 /// The argument list of `redis.call` as byte strings.
 fn call_args(lua: &Lua, args: MultiValue) -> Result<Vec<Vec<u8>>, String> {
@@ -164,6 +153,7 @@ pub fn run<S: Store>(
         };
         let kill: Arc<AtomicBool> = guard.kill.clone();
         lua.set_app_data(KillFlag(kill.clone()));
+        libs::reset(lua);
         let long_run = LongRun::new();
         lua.set_hook(
             HookTriggers::new().every_nth_instruction(KILL_CHECK_INSTRUCTIONS),
@@ -213,9 +203,8 @@ fn run_in<S: Store>(
         let call = scope.create_function(move |lua, argv: MultiValue| {
             run_call(lua, argv).map_err(|text| {
                 // Redis names the script and the calling line.
-                let line = lua.inspect_stack(1).map_or(0, |d| d.curr_line());
-                let text = format!("{text} script: {sha}, on @{chunk}:{line}.");
-                mlua::Error::external(CallError(text))
+                let line = lua.inspect_stack(1).map_or(0, |d| i64::from(d.curr_line()));
+                mlua::Error::external(CallError { text, line })
             })
         })?;
         let pcall =
@@ -227,22 +216,28 @@ fn run_in<S: Store>(
                     Ok(Value::Table(table))
                 }
             })?;
-        let globals = lua.globals();
-        let redis: Table = globals.raw_get("redis")?;
+        let ctx_ref = &ctx;
+        let acl_check_cmd = scope.create_function(move |lua, argv: MultiValue| {
+            let argv = call_args(lua, argv).map_err(mlua::Error::runtime)?;
+            let ctx = ctx_ref
+                .try_borrow()
+                .map_err(|_| mlua::Error::runtime("ERR recursive redis.call"))?;
+            call::acl_allows(&**ctx, &argv).map_err(mlua::Error::runtime)
+        })?;
+        let redis = sandbox::redis_table(lua)?;
         redis.raw_set("call", call)?;
         redis.raw_set("pcall", pcall)?;
+        redis.raw_set("acl_check_cmd", acl_check_cmd)?;
         let value: Value = match &callable {
             Callable::Body { body, generation } => {
-                let env = lua.create_table()?;
-                env.raw_set("KEYS", string_list(lua, keys)?)?;
-                env.raw_set("ARGV", string_list(lua, args)?)?;
-                let sandbox: Table = lua.named_registry_value("strata_sandbox")?;
-                env.set_metatable(Some(sandbox));
+                // Globals, as in Redis: the script cannot assign them.
+                let globals = lua.globals();
+                globals.raw_set("KEYS", string_list(lua, keys)?)?;
+                globals.raw_set("ARGV", string_list(lua, args)?)?;
                 let function = match compiled(lua, sha, body, *generation) {
                     Ok(function) => function,
                     Err(err) => return Ok(Err(err)),
                 };
-                function.set_environment(env)?;
                 bounded(lua, || function.call(()))?
             }
             // Redis calls a function with its keys and arguments as tables.
@@ -258,10 +253,14 @@ fn run_in<S: Store>(
         }
         Ok(Ok(bytes))
     });
-    if let Ok(redis) = lua.globals().raw_get::<Table>("redis") {
+    if let Ok(redis) = sandbox::redis_table(lua) {
         let _ = redis.raw_set("call", Value::Nil);
         let _ = redis.raw_set("pcall", Value::Nil);
+        let _ = redis.raw_set("acl_check_cmd", Value::Nil);
     }
+    let globals = lua.globals();
+    let _ = globals.raw_set("KEYS", Value::Nil);
+    let _ = globals.raw_set("ARGV", Value::Nil);
     match outcome {
         Ok(result) => result,
         Err(err) => Err(RespError::Script(describe(&err, sha, chunk))),
@@ -276,14 +275,30 @@ fn string_list(lua: &Lua, items: &[&[u8]]) -> mlua::Result<Table> {
     Ok(table)
 }
 
+/// The script's line in an mlua traceback (`\tuser_script:3: in ...`).
+fn traceback_line(traceback: &str, chunk: &str) -> Option<u32> {
+    traceback.lines().find_map(|line| {
+        let rest = line.trim_start().strip_prefix(chunk)?.strip_prefix(':')?;
+        rest.split(':').next()?.parse().ok()
+    })
+}
+
 /// What a failed script answers, from the error's cause, in Redis 7's
 /// words: the message, then `script: <sha>, on @user_script:<line>.`.
 fn describe(err: &mlua::Error, sha: &str, chunk: &str) -> String {
     match err {
-        mlua::Error::CallbackError { cause, .. } => describe(cause, sha, chunk),
+        mlua::Error::CallbackError { cause, traceback } => {
+            // A library function's error: Redis names the calling line.
+            if let (mlua::Error::RuntimeError(text), Some(line)) =
+                (cause.as_ref(), traceback_line(traceback, chunk))
+            {
+                return format!("ERR {chunk}:{line}: {text} script: {sha}, on @{chunk}:{line}.");
+            }
+            describe(cause, sha, chunk)
+        }
         mlua::Error::ExternalError(inner) => {
             if let Some(call) = inner.downcast_ref::<CallError>() {
-                call.0.clone()
+                format!("{} script: {sha}, on @{chunk}:{}.", call.text, call.line)
             } else if inner.downcast_ref::<Killed>().is_some() {
                 format!("ERR {Killed}")
             } else {

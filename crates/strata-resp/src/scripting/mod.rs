@@ -1,7 +1,11 @@
 //! Lua scripting as Redis has it (`EVAL`, `EVALSHA`, `SCRIPT`): Lua 5.1
 //! through `mlua` (built from source), one interpreter per worker thread
-//! (`lua.rs`), the `redis` library dispatching through the command table
-//! (`call.rs`), and the conversions between Lua values and replies
+//! (`interpreter.rs`, running scripts: `lua.rs`), the `redis` library
+//! (`redis_lib.rs`, with `redis.call` dispatching through the command
+//! table: `call.rs`), Redis's other libraries (`libs/`: `cjson`,
+//! `cmsgpack`, `bit`, `struct`), the sandbox that keeps one script's
+//! changes from the next (`sandbox.rs`), errors as scripts catch them
+//! (`errors.rs`), and the conversions between Lua values and replies
 //! (`convert.rs`).
 //!
 //! Atomicity: a script runs with every shard locked (as `EXEC` does), so
@@ -17,10 +21,14 @@
 
 mod call;
 mod convert;
+mod errors;
 mod functions;
 mod interpreter;
 mod library;
+mod libs;
 mod lua;
+mod redis_lib;
+mod sandbox;
 mod scripts;
 
 pub(crate) use scripts::RunGuard;

@@ -1,0 +1,68 @@
+//! Errors raised inside a script, as the script and its client see them.
+//!
+//! mlua raises a Rust function's error into Lua as a userdata; Redis's
+//! scripts get strings (`local ok, err = pcall(redis.call, ...)` then
+//! `redis.error_reply(err)` is a common idiom), so what `pcall` and an
+//! `xpcall` handler receive is made a string first ([`caught`]); a
+//! script's own error values (tables, numbers) pass as they are.
+
+/// An error reply raised by `redis.call`: the text a `pcall` sees, and
+/// the script line that called, for the client's reply.
+#[derive(Debug)]
+pub(super) struct CallError {
+    pub(super) text: String,
+    pub(super) line: i64,
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl std::error::Error for CallError {}
+
+/// The message a script catches for `err`: the innermost cause's text,
+/// without mlua's traceback.
+pub(super) fn caught(err: &mlua::Error) -> String {
+    match err {
+        mlua::Error::CallbackError { cause, .. } => caught(cause),
+        mlua::Error::ExternalError(inner) => match inner.downcast_ref::<CallError>() {
+            Some(call) => call.text.clone(),
+            None => inner.to_string(),
+        },
+        mlua::Error::RuntimeError(text) => text
+            .split("\nstack traceback:")
+            .next()
+            .unwrap_or_default()
+            .to_string(),
+        mlua::Error::MemoryError(_) => "not enough memory".into(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::{caught, CallError};
+
+    #[test]
+    #[allow(
+        clippy::arc_with_non_send_sync,
+        reason = "mlua's CallbackError holds an Arc"
+    )]
+    fn a_caught_error_is_the_innermost_text() {
+        let call = mlua::Error::external(CallError {
+            text: "ERR no such key".into(),
+            line: 3,
+        });
+        let wrapped = mlua::Error::CallbackError {
+            traceback: "stack traceback:\n\t[C]: in ?".into(),
+            cause: Arc::new(call),
+        };
+        assert_eq!(caught(&wrapped), "ERR no such key");
+        let runtime = mlua::Error::runtime("Cannot serialise\nstack traceback:\n\t[C]");
+        assert_eq!(caught(&runtime), "Cannot serialise");
+    }
+}
