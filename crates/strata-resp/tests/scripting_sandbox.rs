@@ -379,6 +379,14 @@ fn cmsgpack_and_struct_are_there() {
         ),
         Value::Int(-5)
     );
+    // The library names the line itself (as luaL_error): named once.
+    let reply = run(&mut c, "return struct.pack('q')");
+    assert!(
+        reply.text().starts_with(
+            "ERR user_script:1: bad argument #1 to 'pack' (invalid format option 'q') script: "
+        ),
+        "{reply:?}"
+    );
     let reply = run(&mut c, "cmsgpack.pack = nil");
     assert!(
         reply.text().contains("Attempt to modify a readonly table"),

@@ -289,9 +289,13 @@ fn describe(err: &mlua::Error, sha: &str, chunk: &str) -> String {
     match err {
         mlua::Error::CallbackError { cause, traceback } => {
             // A library function's error: Redis names the calling line.
+            // (`cmsgpack` and `struct` name it themselves, as `luaL_error`.)
             if let (mlua::Error::RuntimeError(text), Some(line)) =
                 (cause.as_ref(), traceback_line(traceback, chunk))
             {
+                if text.starts_with(chunk) {
+                    return describe(cause, sha, chunk);
+                }
                 return format!("ERR {chunk}:{line}: {text} script: {sha}, on @{chunk}:{line}.");
             }
             describe(cause, sha, chunk)

@@ -7,6 +7,7 @@
 mod bit;
 mod cjson;
 mod cmsgpack;
+mod lua_errors;
 mod struct_pack;
 
 use mlua::{Lua, Table};

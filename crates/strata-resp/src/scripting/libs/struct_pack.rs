@@ -28,6 +28,8 @@
 
 use mlua::{Error, Lua, MultiValue, Result, Table, Value};
 
+use super::lua_errors::{self, lua_error};
+
 /// Largest `i`/`I` size (MAXINTSIZE).
 const MAX_INT_SIZE: usize = 32;
 /// `!` without a number: the C struct {char; double} alignment on x86-64.
@@ -46,38 +48,9 @@ pub fn install(lua: &Lua) -> Result<Table> {
     Ok(t)
 }
 
-// ---- Lua auxiliary-library error and argument conventions ----
-
-/// `luaL_error`: prefixes "short_src:line: " of the calling Lua function.
-fn lua_error(lua: &Lua, msg: &str) -> Error {
-    let prefix = lua
-        .inspect_stack(1)
-        .and_then(|d| {
-            let line = d.curr_line();
-            let src = d.source().short_src.map(|s| s.into_owned());
-            (line > 0).then(|| format!("{}:{line}: ", src.unwrap_or_default()))
-        })
-        .unwrap_or_default();
-    Error::runtime(format!("{prefix}{msg}"))
-}
-
-/// `luaL_argerror`: the function is named as its call site names it.
-fn arg_error(lua: &Lua, mut narg: usize, extra: &str) -> Error {
-    let (name, what) = lua
-        .inspect_stack(0)
-        .map(|d| {
-            let n = d.names();
-            (n.name.map(|s| s.into_owned()), n.name_what)
-        })
-        .unwrap_or((None, None));
-    let name = name.unwrap_or_else(|| "?".to_owned());
-    if what == Some("method") {
-        narg -= 1;
-        if narg == 0 {
-            return lua_error(lua, &format!("calling '{name}' on bad self ({extra})"));
-        }
-    }
-    lua_error(lua, &format!("bad argument #{narg} to '{name}' ({extra})"))
+/// `luaL_argerror` for argument `narg` (counted from 1).
+fn arg_error(lua: &Lua, narg: usize, extra: &str) -> Error {
+    lua_errors::arg_error(lua, narg as i64, extra)
 }
 
 fn type_error(lua: &Lua, narg: usize, expected: &str, got: Option<Value>) -> Error {
