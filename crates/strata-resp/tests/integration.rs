@@ -88,6 +88,8 @@ mod redis_client;
 mod scripting;
 #[path = "scripting_limits.rs"]
 mod scripting_limits;
+#[path = "scripting_resp3.rs"]
+mod scripting_resp3;
 #[path = "scripting_sandbox.rs"]
 mod scripting_sandbox;
 #[path = "server.rs"]

@@ -47,13 +47,15 @@ pub fn acl_allows<S: Store>(ctx: &Ctx<'_, S>, argv: &[Vec<u8>]) -> Result<bool, 
 }
 
 /// Runs `argv` as `ctx`'s connection, for a script whose command declared
-/// `script_keys`; the RESP2 reply bytes, or the error line (without `-`).
+/// `script_keys`; the reply bytes in `version` (`redis.setresp`), or the
+/// error line (without `-`).
 pub fn call<S: Store>(
     ctx: &mut Ctx<'_, S>,
     argv: &[Vec<u8>],
     access: Access,
     guard: &RunGuard<'_>,
     script_keys: &[&[u8]],
+    version: RespVersion,
 ) -> Result<BytesMut, String> {
     let (buf, ranges) = packed(argv);
     let args = Args::new(&buf, &ranges);
@@ -82,7 +84,7 @@ pub fn call<S: Store>(
     permissions::authorize(ctx.shared, ctx.conn, effective, &args, Context::Lua)
         .map_err(|err| err.to_string())?;
     let mut reply = BytesMut::new();
-    let mut out = ReplyWriter::new(&mut reply, RespVersion::Resp2);
+    let mut out = ReplyWriter::new(&mut reply, version);
     let was_in_script = std::mem::replace(&mut ctx.conn.in_script, true);
     let ran = execute(spec, ctx, args, &mut out);
     ctx.conn.in_script = was_in_script;

@@ -191,13 +191,16 @@ fn run_in<S: Store>(
     version: RespVersion,
 ) -> Result<BytesMut, RespError> {
     let ctx = RefCell::new(ctx);
+    // The protocol of `redis.call`'s replies (`redis.setresp`).
+    let resp = Cell::new(RespVersion::Resp2);
     let outcome: Result<Result<BytesMut, RespError>, mlua::Error> = lua.scope(|scope| {
+        let resp = &resp;
         let run_call = |lua: &Lua, argv: MultiValue| -> Result<Value, String> {
             let argv = call_args(lua, argv)?;
             let mut ctx = ctx
                 .try_borrow_mut()
                 .map_err(|_| "ERR recursive redis.call".to_string())?;
-            let bytes = call::call(&mut **ctx, &argv, access, guard, keys)?;
+            let bytes = call::call(&mut **ctx, &argv, access, guard, keys, resp.get())?;
             reply_to_lua(lua, &bytes).map_err(|e| format!("ERR {e}"))
         };
         let call = scope.create_function(move |lua, argv: MultiValue| {
@@ -224,7 +227,22 @@ fn run_in<S: Store>(
                 .map_err(|_| mlua::Error::runtime("ERR recursive redis.call"))?;
             call::acl_allows(&**ctx, &argv).map_err(mlua::Error::runtime)
         })?;
+        let setresp = scope.create_function(move |lua, args: MultiValue| {
+            if args.len() != 1 {
+                return Err(mlua::Error::runtime(
+                    "ERR redis.setresp() requires one argument.",
+                ));
+            }
+            let asked = args.into_iter().next().unwrap_or(Value::Nil);
+            resp.set(match lua.coerce_number(asked)?.map(|n| n as i64) {
+                Some(2) => RespVersion::Resp2,
+                Some(3) => RespVersion::Resp3,
+                _ => return Err(mlua::Error::runtime("ERR RESP version must be 2 or 3.")),
+            });
+            Ok(())
+        })?;
         let redis = sandbox::redis_table(lua)?;
+        redis.raw_set("setresp", setresp)?;
         redis.raw_set("call", call)?;
         redis.raw_set("pcall", pcall)?;
         redis.raw_set("acl_check_cmd", acl_check_cmd)?;
@@ -248,7 +266,7 @@ fn run_in<S: Store>(
         };
         let mut bytes = BytesMut::new();
         let mut out = ReplyWriter::new(&mut bytes, version);
-        if !lua_to_reply(&value, &mut out, 0) {
+        if !lua_to_reply(&value, &mut out, resp.get(), 0) {
             return Ok(Err(RespError::Script("ERR reached lua stack limit".into())));
         }
         Ok(Ok(bytes))
@@ -257,6 +275,7 @@ fn run_in<S: Store>(
         let _ = redis.raw_set("call", Value::Nil);
         let _ = redis.raw_set("pcall", Value::Nil);
         let _ = redis.raw_set("acl_check_cmd", Value::Nil);
+        let _ = redis.raw_set("setresp", Value::Nil);
     }
     let globals = lua.globals();
     let _ = globals.raw_set("KEYS", Value::Nil);
@@ -295,6 +314,10 @@ fn describe(err: &mlua::Error, sha: &str, chunk: &str) -> String {
             {
                 if text.starts_with(chunk) {
                     return describe(cause, sha, chunk);
+                }
+                // An error reply of the `redis` table: as `redis.call`'s.
+                if text.starts_with("ERR ") {
+                    return format!("{text} script: {sha}, on @{chunk}:{line}.");
                 }
                 return format!("ERR {chunk}:{line}: {text} script: {sha}, on @{chunk}:{line}.");
             }
