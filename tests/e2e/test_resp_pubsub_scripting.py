@@ -3,6 +3,7 @@ patterns, RESP3), register_script/EVALSHA in pipelines, SCRIPT KILL of an
 endless script, and a subscriber that never reads. Also passes against a
 real redis-server 7 (STRATA_E2E_PEERS=1)."""
 
+import json
 import socket
 import threading
 import time
@@ -177,3 +178,34 @@ def test_subscriber_that_never_reads_is_cut_off(server):
     finally:
         admin.config_set("client-output-buffer-limit", "pubsub 32mb 8mb 60")
         admin.close()
+
+
+def test_scripts_with_redis_libraries_through_redis_py(r):
+    """A job-queue style script (BullMQ keeps job data as cmsgpack and
+    options as JSON): the libraries Redis bundles, driven by redis-py's
+    register_script, with the same answers as Redis 7."""
+    add_job = r.register_script(
+        "local opts = cjson.decode(ARGV[2]) "
+        "local id = redis.call('INCR', KEYS[1] .. ':id') "
+        "redis.call('HSET', KEYS[1] .. ':' .. id, 'data', cmsgpack.pack(cjson.decode(ARGV[1])), "
+        "'prio', bit.band(opts.priority, 0xff)) "
+        "redis.call('ZADD', KEYS[1] .. ':wait', opts.priority, id) "
+        "return id")
+    get_job = r.register_script(
+        "local packed = redis.call('HGET', KEYS[1] .. ':' .. ARGV[1], 'data') "
+        "local ok, job = pcall(cmsgpack.unpack, packed) "
+        "if not ok then return redis.error_reply(job) end "
+        "return cjson.encode(job)")
+    job_id = add_job(keys=["q"], args=['{"name":"mail","to":["a@b.c"],"tries":3}', '{"priority":258}'])
+    assert job_id == 1
+    assert r.hget("q:1", "prio") == b"2"
+    assert json.loads(get_job(keys=["q"], args=[job_id])) == {"name": "mail", "to": ["a@b.c"], "tries": 3}
+    r.hset("q:2", "data", b"\xc1")
+    with pytest.raises(redis.ResponseError, match="Bad data format in input."):
+        get_job(keys=["q"], args=[2])
+    assert r.eval("return struct.unpack('>I2', struct.pack('>I2', 258))", 0) == 258
+    assert r.eval("return cjson.encode({a = 'x/y'})", 0) == b'{"a":"x\\/y"}'
+    # A script cannot leave anything behind for the next one.
+    with pytest.raises(redis.ResponseError, match="readonly table"):
+        r.eval("cjson.encode = nil", 0)
+    assert r.eval("return cjson.encode({1, 2})", 0) == b"[1,2]"
