@@ -26,14 +26,17 @@
 //! as integer 0 (only `f`/`d` can tell), and an invalid option byte >= 0x80 is
 //! shown as U+FFFD because mlua error messages are UTF-8.
 
-use mlua::{Error, Lua, MultiValue, Result, Table, Value};
+mod args;
+mod format;
 
-use super::lua_errors::{self, lua_error};
+use mlua::{Lua, MultiValue, Result, Table, Value};
 
-/// Largest `i`/`I` size (MAXINTSIZE).
-const MAX_INT_SIZE: usize = 32;
-/// `!` without a number: the C struct {char; double} alignment on x86-64.
-const MAX_ALIGN: usize = 8;
+use super::lua_errors::lua_error;
+use args::{
+    arg_error, c_f64_to_i64, c_f64_to_u64, check_lstring, check_number, to_number, type_error,
+};
+use format::{gettoalign, is_integer_opt, read_uint, Fmt, Header, MAX_INT_SIZE};
+
 /// Our bound on values returned by one `unpack`.
 const MAX_RESULTS: usize = 4096;
 /// Largest packed string we build.
@@ -47,186 +50,6 @@ pub fn install(lua: &Lua) -> Result<Table> {
     t.raw_set("size", lua.create_function(size)?)?;
     Ok(t)
 }
-
-/// `luaL_argerror` for argument `narg` (counted from 1).
-fn arg_error(lua: &Lua, narg: usize, extra: &str) -> Error {
-    lua_errors::arg_error(lua, narg as i64, extra)
-}
-
-fn type_error(lua: &Lua, narg: usize, expected: &str, got: Option<Value>) -> Error {
-    let got = match got.as_ref().map(Value::type_name) {
-        None => "no value",
-        Some("integer") => "number",
-        Some("lightuserdata" | "error" | "other") => "userdata",
-        Some(t) => t,
-    };
-    arg_error(lua, narg, &format!("{expected} expected, got {got}"))
-}
-
-/// `luaL_checklstring`: strings, and numbers converted the way Lua prints them.
-fn check_lstring(lua: &Lua, v: Option<Value>, narg: usize) -> Result<mlua::String> {
-    let s = match &v {
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(n @ (Value::Integer(_) | Value::Number(_))) => lua.coerce_string(n.clone())?,
-        _ => None,
-    };
-    s.ok_or_else(|| type_error(lua, narg, "string", v))
-}
-
-/// `lua_tonumber` when `lua_isnumber`: numbers and numeric strings.
-fn to_number(lua: &Lua, v: &Value) -> Result<Option<f64>> {
-    match v {
-        Value::Integer(_) | Value::Number(_) | Value::String(_) => lua.coerce_number(v.clone()),
-        _ => Ok(None),
-    }
-}
-
-/// `luaL_checknumber`.
-fn check_number(lua: &Lua, v: Option<Value>, narg: usize) -> Result<f64> {
-    let n = match &v {
-        Some(x) => to_number(lua, x)?,
-        None => None,
-    };
-    n.ok_or_else(|| type_error(lua, narg, "number", v))
-}
-
-const TWO_63: f64 = (1u64 << 63) as f64;
-
-/// C's `(int64_t)d` on x86-64 (cvttsd2si): truncation, or `i64::MIN` when out of range or NaN.
-fn c_f64_to_i64(d: f64) -> i64 {
-    if (-TWO_63..TWO_63).contains(&d) {
-        d as i64
-    } else {
-        i64::MIN
-    }
-}
-
-/// C's `(uint64_t)d` as gcc compiles it for x86-64 (observed: 2^64 and inf give 0, NaN 2^63).
-fn c_f64_to_u64(d: f64) -> u64 {
-    if d >= TWO_63 {
-        (c_f64_to_i64(d - TWO_63) as u64) ^ (1 << 63)
-    } else {
-        c_f64_to_i64(d) as u64
-    }
-}
-
-// ---- Format parsing ----
-
-/// Byte order and maximum alignment (`Header` in the C code).
-struct Header {
-    little: bool,
-    align: usize,
-}
-
-impl Default for Header {
-    fn default() -> Self {
-        Header {
-            little: cfg!(target_endian = "little"),
-            align: 1,
-        }
-    }
-}
-
-/// The format string, cut at its first NUL.
-struct Fmt<'a> {
-    s: &'a [u8],
-    i: usize,
-}
-
-impl<'a> Fmt<'a> {
-    fn new(s: &'a [u8]) -> Self {
-        let end = s.iter().position(|&b| b == 0).unwrap_or(s.len());
-        Fmt { s: &s[..end], i: 0 }
-    }
-
-    fn next_opt(&mut self) -> Option<u8> {
-        let c = *self.s.get(self.i)?;
-        self.i += 1;
-        Some(c)
-    }
-
-    /// `getnum`: an optional decimal number that must fit in a C int.
-    fn getnum(&mut self, lua: &Lua, df: usize) -> Result<usize> {
-        let mut a: Option<i32> = None;
-        while let Some(d) = self.s.get(self.i).filter(|c| c.is_ascii_digit()) {
-            let (d, cur) = (i32::from(d - b'0'), a.unwrap_or(0));
-            if cur > i32::MAX / 10 || cur * 10 > i32::MAX - d {
-                return Err(lua_error(lua, "integral size overflow"));
-            }
-            a = Some(cur * 10 + d);
-            self.i += 1;
-        }
-        Ok(a.map_or(df, |a| a as usize))
-    }
-
-    /// `optsize`: the size an option occupies (0 for `s` and control options).
-    fn optsize(&mut self, lua: &Lua, opt: u8) -> Result<usize> {
-        Ok(match opt {
-            b'B' | b'b' | b'x' => 1,
-            b'H' | b'h' => 2,
-            b'f' => 4,
-            b'L' | b'l' | b'T' | b'd' => 8,
-            b'c' => self.getnum(lua, 1)?,
-            b'i' | b'I' => {
-                let sz = self.getnum(lua, 4)?;
-                if sz > MAX_INT_SIZE {
-                    let msg = format!("integral size {sz} is larger than limit of {MAX_INT_SIZE}");
-                    return Err(lua_error(lua, &msg));
-                }
-                sz
-            }
-            _ => 0,
-        })
-    }
-
-    /// `controloptions`: spaces, byte order and alignment; anything else is invalid.
-    fn control(&mut self, lua: &Lua, opt: u8, h: &mut Header) -> Result<()> {
-        match opt {
-            b' ' => {}
-            b'>' => h.little = false,
-            b'<' => h.little = true,
-            b'!' => {
-                let a = self.getnum(lua, MAX_ALIGN)?;
-                if !a.is_power_of_two() {
-                    let msg = format!("alignment {a} is not a power of 2");
-                    return Err(lua_error(lua, &msg));
-                }
-                h.align = a;
-            }
-            _ => {
-                let c = String::from_utf8_lossy(&[opt]).into_owned();
-                return Err(arg_error(lua, 1, &format!("invalid format option '{c}'")));
-            }
-        }
-        Ok(())
-    }
-}
-
-/// `gettoalign`: padding before an item of `size` bytes at offset `len`.
-fn gettoalign(len: u64, h: &Header, opt: u8, size: usize) -> u64 {
-    if size == 0 || opt == b'c' {
-        return 0;
-    }
-    let size = size.min(h.align) as u64;
-    // `len & (size - 1)` is below `size`, so this never underflows.
-    (size - (len & (size - 1))) & (size - 1)
-}
-
-fn is_integer_opt(opt: u8) -> bool {
-    b"bBhHlLTiI".contains(&opt)
-}
-
-/// Bytes read as one unsigned number; bytes past the eighth shift out, as in C.
-fn read_uint(b: &[u8], little: bool) -> u64 {
-    let fold = |l: u64, &x: &u8| (l << 8) | u64::from(x);
-    if little {
-        b.iter().rev().fold(0, fold)
-    } else {
-        b.iter().fold(0, fold)
-    }
-}
-
-// ---- pack / unpack / size ----
 
 fn pack(lua: &Lua, args: MultiValue) -> Result<mlua::String> {
     let fmt_s = check_lstring(lua, args.front().cloned(), 1)?;
@@ -415,5 +238,4 @@ fn size(lua: &Lua, args: MultiValue) -> Result<i64> {
 }
 
 #[cfg(test)]
-#[path = "struct_pack_tests.rs"]
 mod tests;
