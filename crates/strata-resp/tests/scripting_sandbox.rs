@@ -112,6 +112,17 @@ fn bytecode_is_refused() {
         eval(&mut c, "return loadstring('return KEYS[1]')()", &["k"], &[]),
         Value::bulk("k")
     );
+    // `load` takes a reader function only; its chunks are sandboxed too.
+    let reply = run(&mut c, "return {pcall(load, 'x = 5')}");
+    assert!(last_text(&reply).contains("function expected"), "{reply:?}");
+    let reply = run(
+        &mut c,
+        "local parts = {'x = ', '5'} local i = 0 return {pcall(load(function() i = i + 1 return parts[i] end))}",
+    );
+    assert!(
+        last_text(&reply).contains("Attempt to modify a readonly table"),
+        "{reply:?}"
+    );
     let reply = run(&mut c, "return {pcall(loadstring('x = 5'))}");
     assert!(
         last_text(&reply).contains("Attempt to modify a readonly table"),

@@ -65,8 +65,8 @@ const SEAL: &str = r#"
 local G, environment, libraries = ...
 local rawget, rawset, next, pairs, ipairs, type, error =
   rawget, rawset, next, pairs, ipairs, type, error
-local setmetatable, getmetatable, getfenv, setfenv, loadstring =
-  setmetatable, getmetatable, getfenv, setfenv, loadstring
+local setmetatable, getmetatable, getfenv, setfenv, loadstring, load, tostring =
+  setmetatable, getmetatable, getfenv, setfenv, loadstring, load, tostring
 local byte, concat = string.byte, table.concat
 local READONLY = "Attempt to modify a readonly table"
 
@@ -115,11 +115,14 @@ local function load_text(code, name, caller)
   return f
 end
 G.loadstring = function(code, name)
+  if type(code) == "number" then code = tostring(code) end
+  -- Anything else is not code: the original raises its error.
   if type(code) ~= "string" then return loadstring(code, name) end
   return load_text(code, name, getfenv(2))
 end
 G.load = function(reader, name)
-  if type(reader) ~= "function" then return loadstring(reader, name) end
+  -- Lua 5.1's load takes a reader function only: the original raises.
+  if type(reader) ~= "function" then return load(reader, name) end
   local parts = {}
   while true do
     local piece = reader()
