@@ -9,6 +9,7 @@ use bytes::BytesMut;
 use strata_kv::Store;
 
 use crate::acl::log::Context;
+use crate::acl::User;
 use crate::args::Args;
 use crate::command::{self, Ctx};
 use crate::monitor::Source;
@@ -31,9 +32,9 @@ fn packed(argv: &[Vec<u8>]) -> (Vec<u8>, Vec<(usize, usize)>) {
     (buf, ranges)
 }
 
-/// `redis.acl_check_cmd`: whether `ctx`'s user may run `argv` (its
-/// command and keys), neither running it nor logging a denial.
-pub fn acl_allows<S: Store>(ctx: &Ctx<'_, S>, argv: &[Vec<u8>]) -> Result<bool, String> {
+/// `redis.acl_check_cmd`: whether `user` may run `argv` (its command and
+/// keys), neither running it nor logging a denial.
+pub fn acl_allows(user: &User, argv: &[Vec<u8>]) -> Result<bool, String> {
     let (buf, ranges) = packed(argv);
     let args = Args::new(&buf, &ranges);
     if args.is_empty() {
@@ -43,7 +44,7 @@ pub fn acl_allows<S: Store>(ctx: &Ctx<'_, S>, argv: &[Vec<u8>]) -> Result<bool, 
         return Err("ERR Invalid command passed to redis.acl_check_cmd()".into());
     };
     let effective = spec.effective(&args).unwrap_or(spec);
-    Ok(crate::acl::check(&ctx.conn.user, effective, &args).is_ok())
+    Ok(crate::acl::check(user, effective, &args).is_ok())
 }
 
 /// Runs `argv` as `ctx`'s connection, for a script whose command declared

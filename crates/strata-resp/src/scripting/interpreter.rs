@@ -3,13 +3,13 @@
 //! (`sandbox.rs`); compiling a script body (text only). Knows nothing of
 //! commands: `redis.call` is installed per run by `lua.rs`.
 
+use super::run_context::RunContext;
 use super::{libs, redis_lib, sandbox, MAX_CACHED_SCRIPTS, SCRIPT_MEMORY_LIMIT};
 use crate::reply::RespError;
 use mlua::{ChunkMode, Function, Lua, LuaOptions, RegistryKey, StdLib, Table};
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 /// Lua instructions between checks of `SCRIPT KILL`.
 pub(super) const KILL_CHECK_INSTRUCTIONS: u32 = 10_000;
@@ -30,9 +30,6 @@ impl std::fmt::Display for Killed {
 
 impl std::error::Error for Killed {}
 
-/// The running script's kill flag, as the `pcall` wrappers read it.
-pub(super) struct KillFlag(pub(super) Arc<AtomicBool>);
-
 fn new_state() -> mlua::Result<Lua> {
     let lua = Lua::new_with(
         StdLib::TABLE | StdLib::STRING | StdLib::MATH,
@@ -44,8 +41,8 @@ fn new_state() -> mlua::Result<Lua> {
     libs::install(&lua, &globals)?;
     let kill_check = lua.create_function(|lua, ()| {
         Ok(lua
-            .app_data_ref::<KillFlag>()
-            .is_some_and(|flag| flag.0.load(Ordering::Relaxed)))
+            .app_data_ref::<RunContext>()
+            .is_some_and(|run| run.kill.load(Ordering::Relaxed)))
     })?;
     sandbox::seal(&lua, kill_check)?;
     lua.set_app_data(Compiled::default());

@@ -14,33 +14,16 @@ use bytes::BytesMut;
 use mlua::{Function, HookTriggers, Lua, MultiValue, Table, Value, VmState};
 use strata_kv::Store;
 
+use super::arguments::call_args;
 use super::convert::{lua_to_reply, reply_to_lua};
 use super::errors::CallError;
 use super::functions::Library;
-use super::interpreter::{bounded, compiled, with_lua, KillFlag, Killed, KILL_CHECK_INSTRUCTIONS};
+use super::interpreter::{bounded, compiled, with_lua, Killed, KILL_CHECK_INSTRUCTIONS};
+use super::run_context::RunContext;
 use super::{call, library, libs, sandbox, Access, RunGuard, SCRIPT_MEMORY_LIMIT};
 use crate::command::Ctx;
 use crate::reply::RespError;
 use crate::writer::{ReplyWriter, RespVersion};
-
-/// The argument list of `redis.call` as byte strings.
-fn call_args(lua: &Lua, args: MultiValue) -> Result<Vec<Vec<u8>>, String> {
-    let mut argv = Vec::with_capacity(args.len());
-    for arg in args {
-        let text = match arg {
-            Value::String(s) => s.as_bytes().to_vec(),
-            Value::Integer(_) | Value::Number(_) => match lua.coerce_string(arg) {
-                Ok(Some(s)) => s.as_bytes().to_vec(),
-                _ => return Err(BAD_ARGS.into()),
-            },
-            _ => return Err(BAD_ARGS.into()),
-        };
-        argv.push(text);
-    }
-    Ok(argv)
-}
-
-const BAD_ARGS: &str = "ERR Lua redis lib command arguments must be strings or integers";
 
 /// What runs: an `EVAL` body or a registered function.
 #[derive(Clone, Copy)]
@@ -152,7 +135,12 @@ pub fn run<S: Store>(
             }
         };
         let kill: Arc<AtomicBool> = guard.kill.clone();
-        lua.set_app_data(KillFlag(kill.clone()));
+        lua.set_app_data(RunContext {
+            kill: kill.clone(),
+            resp: Cell::new(RespVersion::Resp2),
+            user: Arc::clone(&ctx.conn.user),
+            acl_check: call::acl_allows,
+        });
         libs::reset(lua);
         let long_run = LongRun::new();
         lua.set_hook(
@@ -170,7 +158,7 @@ pub fn run<S: Store>(
             lua, ctx, callable, names, keys, args, access, &guard, version,
         );
         lua.remove_hook();
-        lua.remove_app_data::<KillFlag>();
+        lua.remove_app_data::<RunContext>();
         result
     });
     drop(guard);
@@ -191,16 +179,14 @@ fn run_in<S: Store>(
     version: RespVersion,
 ) -> Result<BytesMut, RespError> {
     let ctx = RefCell::new(ctx);
-    // The protocol of `redis.call`'s replies (`redis.setresp`).
-    let resp = Cell::new(RespVersion::Resp2);
     let outcome: Result<Result<BytesMut, RespError>, mlua::Error> = lua.scope(|scope| {
-        let resp = &resp;
         let run_call = |lua: &Lua, argv: MultiValue| -> Result<Value, String> {
             let argv = call_args(lua, argv)?;
             let mut ctx = ctx
                 .try_borrow_mut()
                 .map_err(|_| "ERR recursive redis.call".to_string())?;
-            let bytes = call::call(&mut **ctx, &argv, access, guard, keys, resp.get())?;
+            let resp = RunContext::resp(lua);
+            let bytes = call::call(&mut **ctx, &argv, access, guard, keys, resp)?;
             reply_to_lua(lua, &bytes).map_err(|e| format!("ERR {e}"))
         };
         let call = scope.create_function(move |lua, argv: MultiValue| {
@@ -219,33 +205,9 @@ fn run_in<S: Store>(
                     Ok(Value::Table(table))
                 }
             })?;
-        let ctx_ref = &ctx;
-        let acl_check_cmd = scope.create_function(move |lua, argv: MultiValue| {
-            let argv = call_args(lua, argv).map_err(mlua::Error::runtime)?;
-            let ctx = ctx_ref
-                .try_borrow()
-                .map_err(|_| mlua::Error::runtime("ERR recursive redis.call"))?;
-            call::acl_allows(&**ctx, &argv).map_err(mlua::Error::runtime)
-        })?;
-        let setresp = scope.create_function(move |lua, args: MultiValue| {
-            if args.len() != 1 {
-                return Err(mlua::Error::runtime(
-                    "ERR redis.setresp() requires one argument.",
-                ));
-            }
-            let asked = args.into_iter().next().unwrap_or(Value::Nil);
-            resp.set(match lua.coerce_number(asked)?.map(|n| n as i64) {
-                Some(2) => RespVersion::Resp2,
-                Some(3) => RespVersion::Resp3,
-                _ => return Err(mlua::Error::runtime("ERR RESP version must be 2 or 3.")),
-            });
-            Ok(())
-        })?;
         let redis = sandbox::redis_table(lua)?;
-        redis.raw_set("setresp", setresp)?;
         redis.raw_set("call", call)?;
         redis.raw_set("pcall", pcall)?;
-        redis.raw_set("acl_check_cmd", acl_check_cmd)?;
         let value: Value = match &callable {
             Callable::Body { body, generation } => {
                 // Globals, as in Redis: the script cannot assign them.
@@ -266,7 +228,7 @@ fn run_in<S: Store>(
         };
         let mut bytes = BytesMut::new();
         let mut out = ReplyWriter::new(&mut bytes, version);
-        if !lua_to_reply(&value, &mut out, resp.get(), 0) {
+        if !lua_to_reply(&value, &mut out, RunContext::resp(lua), 0) {
             return Ok(Err(RespError::Script("ERR reached lua stack limit".into())));
         }
         Ok(Ok(bytes))
@@ -274,8 +236,6 @@ fn run_in<S: Store>(
     if let Ok(redis) = sandbox::redis_table(lua) {
         let _ = redis.raw_set("call", Value::Nil);
         let _ = redis.raw_set("pcall", Value::Nil);
-        let _ = redis.raw_set("acl_check_cmd", Value::Nil);
-        let _ = redis.raw_set("setresp", Value::Nil);
     }
     let globals = lua.globals();
     let _ = globals.raw_set("KEYS", Value::Nil);

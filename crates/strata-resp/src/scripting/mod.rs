@@ -19,6 +19,7 @@
 //! and `SCRIPT KILL` stops it unless it already wrote (`UNKILLABLE`).
 //! The [`Scripts`] cache holds at most [`MAX_CACHED_SCRIPTS`] scripts.
 
+mod arguments;
 mod call;
 mod convert;
 mod errors;
@@ -28,6 +29,7 @@ mod library;
 mod libs;
 mod lua;
 mod redis_lib;
+mod run_context;
 mod sandbox;
 mod scripts;
 

@@ -1,7 +1,8 @@
-//! The `redis` table a script sees, less what each run adds (`call`,
-//! `pcall`, `setresp`, `acl_check_cmd`: they need the run's connection):
-//! `sha1hex`, `error_reply`, `status_reply`, `log` and its levels, the
-//! version, and the replication calls of Redis 7.
+//! The `redis` table a script sees, less what each run adds (`call` and
+//! `pcall`: they hold the run's connection): `sha1hex`, `error_reply`,
+//! `status_reply`, `log` and its levels, the version, the replication
+//! calls of Redis 7, and `setresp` and `acl_check_cmd`, which read the
+//! run's [`RunContext`].
 //!
 //! Replication: Strata has no replicas, and every effect of a script
 //! reaches the command log (as `REPL_ALL` would in Redis), so
@@ -13,8 +14,13 @@
 
 use mlua::{Lua, MultiValue, Table, Value};
 
+use std::sync::Arc;
+
+use super::arguments::call_args;
+use super::run_context::RunContext;
 use super::sha1_hex;
 use crate::shared::REDIS_VERSION;
+use crate::writer::RespVersion;
 
 /// `redis.REPL_*`: where a script's effects may be propagated.
 const REPL_FLAGS: [(&str, i64); 5] = [
@@ -75,6 +81,8 @@ pub(super) fn table(lua: &Lua) -> mlua::Result<Table> {
         lua.create_function(|_, _: MultiValue| Ok(false))?,
     )?;
     redis.raw_set("debug", lua.create_function(|_, _: MultiValue| Ok(()))?)?;
+    redis.raw_set("setresp", lua.create_function(setresp)?)?;
+    redis.raw_set("acl_check_cmd", lua.create_function(acl_check_cmd)?)?;
     Ok(redis)
 }
 
@@ -126,6 +134,38 @@ fn set_repl(lua: &Lua, args: MultiValue) -> mlua::Result<()> {
             "ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.",
         )),
     }
+}
+
+/// `redis.setresp(2|3)`: the protocol of the run's `redis.call` replies.
+fn setresp(lua: &Lua, args: MultiValue) -> mlua::Result<()> {
+    if args.len() != 1 {
+        return Err(mlua::Error::runtime(
+            "ERR redis.setresp() requires one argument.",
+        ));
+    }
+    let asked = args.into_iter().next().unwrap_or(Value::Nil);
+    let resp = match lua.coerce_number(asked)?.map(|n| n as i64) {
+        Some(2) => RespVersion::Resp2,
+        Some(3) => RespVersion::Resp3,
+        _ => return Err(mlua::Error::runtime("ERR RESP version must be 2 or 3.")),
+    };
+    if let Some(run) = lua.app_data_ref::<RunContext>() {
+        run.resp.set(resp);
+    }
+    Ok(())
+}
+
+/// `redis.acl_check_cmd(command, ...)`: whether the calling user may run
+/// it (false outside a run).
+fn acl_check_cmd(lua: &Lua, args: MultiValue) -> mlua::Result<bool> {
+    let argv = call_args(lua, args).map_err(mlua::Error::runtime)?;
+    let Some((user, check)) = lua
+        .app_data_ref::<RunContext>()
+        .map(|run| (Arc::clone(&run.user), run.acl_check))
+    else {
+        return Ok(false);
+    };
+    check(&user, &argv).map_err(mlua::Error::runtime)
 }
 
 #[cfg(test)]
