@@ -178,6 +178,41 @@ pub fn human_bytes(n: u64) -> String {
     format!("{n}B")
 }
 
+/// `n` as C's `printf("%.{precision}g")` (glibc): the shortest of fixed
+/// or exponent notation for that many significant digits, trailing zeros
+/// dropped; `inf`, `-inf`, `nan`, `-nan`. Lua prints numbers so at 14
+/// digits, Redis passes a script's numbers to commands at 17.
+pub fn format_g(n: f64, precision: usize) -> String {
+    if n.is_nan() {
+        return if n.is_sign_negative() { "-nan" } else { "nan" }.into();
+    }
+    if n == 0.0 {
+        return if n.is_sign_negative() { "-0" } else { "0" }.into();
+    }
+    let precision = precision.max(1);
+    let scientific = format!("{:.*e}", precision - 1, n);
+    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    if exponent < -4 || exponent >= precision as i32 {
+        let sign = if exponent < 0 { '-' } else { '+' };
+        format!(
+            "{}e{sign}{:02}",
+            trim_zeros(mantissa),
+            exponent.unsigned_abs()
+        )
+    } else {
+        let decimals = (precision as i32 - 1 - exponent).max(0) as usize;
+        trim_zeros(&format!("{n:.decimals$}")).to_string()
+    }
+}
+
+fn trim_zeros(text: &str) -> &str {
+    match text.contains('.') {
+        true => text.trim_end_matches('0').trim_end_matches('.'),
+        false => text,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,5 +311,36 @@ mod tests {
         assert_eq!(human_bytes(512), "512B");
         assert_eq!(human_bytes(1536), "1.50K");
         assert_eq!(human_bytes(1 << 30), "1.00G");
+    }
+
+    /// What Redis 7.0.15's `cjson.encode` wrote for these numbers.
+    #[test]
+    fn numbers_print_as_c_printf_g_with_14_digits() {
+        for (n, text) in [
+            (0.1, "0.1"),
+            (1.0 / 3.0, "0.33333333333333"),
+            (1e20, "1e+20"),
+            (123456789012345678.0, "1.2345678901235e+17"),
+            (-0.0, "-0"),
+            (1e-5, "1e-05"),
+            (100.0, "100"),
+            (1e15, "1e+15"),
+            (1e14, "1e+14"),
+            (123.456e-7, "1.23456e-05"),
+            (9007199254740992.0, "9.007199254741e+15"),
+            (-1e-300, "-1e-300"),
+            (12345678901234.0, "12345678901234"),
+            (0.0001, "0.0001"),
+        ] {
+            assert_eq!(format_g(n, 14), text, "{n}");
+        }
+    }
+
+    #[test]
+    fn non_finite_numbers_print_as_glibc() {
+        assert_eq!(format_g(f64::INFINITY, 17), "inf");
+        assert_eq!(format_g(f64::NEG_INFINITY, 17), "-inf");
+        assert_eq!(format_g(-f64::NAN, 17), "-nan");
+        assert_eq!(format_g(0.1, 17), "0.10000000000000001");
     }
 }

@@ -264,3 +264,36 @@ fn a_compiled_script_runs_each_time_in_an_environment_of_its_own() {
     assert_eq!(c.cmd(&["SCRIPT", "FLUSH"]), Value::ok());
     assert_eq!(eval(&mut c, both, &["k3"], &["a3"]), Value::bulk("k3a3"));
 }
+
+/// Numbers both ways as Redis 7.0.15 converts them: a script's number past
+/// the 64-bit range is C's cast (i64::MIN), and numbers given to
+/// `redis.call` are printed with 17 digits.
+#[test]
+fn numbers_cross_as_redis_converts_them() {
+    let server = start();
+    let mut c = Client::connect(&server);
+    for script in ["return 1e20", "return 2^63", "return -2^64"] {
+        assert_eq!(
+            eval(&mut c, script, &[], &[]),
+            Value::Int(i64::MIN),
+            "{script}"
+        );
+    }
+    assert_eq!(eval(&mut c, "return -2^63", &[], &[]), Value::Int(i64::MIN));
+    assert_eq!(eval(&mut c, "return 2^53", &[], &[]), Value::Int(1 << 53));
+    for (arg, stored) in [
+        ("0.1", "0.10000000000000001"),
+        ("1e20", "1e+20"),
+        ("10", "10"),
+        ("1.5", "1.5"),
+        ("1/0", "inf"),
+    ] {
+        eval(
+            &mut c,
+            &format!("return redis.call('SET', KEYS[1], {arg})"),
+            &["n"],
+            &[],
+        );
+        assert_eq!(c.cmd(&["GET", "n"]), Value::bulk(stored), "{arg}");
+    }
+}

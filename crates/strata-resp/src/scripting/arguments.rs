@@ -1,18 +1,21 @@
 //! The arguments of `redis.call`, `redis.pcall` and `redis.acl_check_cmd`
-//! as byte strings: strings as they are, numbers as Lua prints them.
+//! as byte strings: strings as they are, numbers as Redis prints them
+//! (`%.17g`).
 
-use mlua::{Lua, MultiValue, Value};
+use mlua::{MultiValue, Value};
+
+use crate::number::format_g;
 
 /// The argument list of `redis.call` as byte strings.
-pub(super) fn call_args(lua: &Lua, args: MultiValue) -> Result<Vec<Vec<u8>>, String> {
+pub(super) fn call_args(args: MultiValue) -> Result<Vec<Vec<u8>>, String> {
     let mut argv = Vec::with_capacity(args.len());
     for arg in args {
         let text = match arg {
             Value::String(s) => s.as_bytes().to_vec(),
-            Value::Integer(_) | Value::Number(_) => match lua.coerce_string(arg) {
-                Ok(Some(s)) => s.as_bytes().to_vec(),
-                _ => return Err(BAD_ARGS.into()),
-            },
+            // As Redis: `%.17g`, not Lua's 14 digits (0.1 is sent as
+            // 0.10000000000000001).
+            Value::Integer(n) => n.to_string().into_bytes(),
+            Value::Number(n) => format_g(n, 17).into_bytes(),
             _ => return Err(BAD_ARGS.into()),
         };
         argv.push(text);

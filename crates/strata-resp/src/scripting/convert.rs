@@ -161,7 +161,12 @@ pub fn lua_to_reply(
         Value::Boolean(false) => out.null(),
         Value::Boolean(true) => out.integer(1),
         Value::Integer(n) => out.integer(*n),
-        Value::Number(n) => out.integer(*n as i64),
+        // C's cast on x86-64, as Redis makes it: out of range (or NaN) is
+        // i64::MIN, not saturated.
+        Value::Number(n) if (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(n) => {
+            out.integer(*n as i64)
+        }
+        Value::Number(_) => out.integer(i64::MIN),
         Value::String(s) => out.bulk(&s.as_bytes()),
         Value::Table(table) => return table_to_reply(table, out, resp, depth),
         _ => out.null(),

@@ -181,7 +181,7 @@ fn run_in<S: Store>(
     let ctx = RefCell::new(ctx);
     let outcome: Result<Result<BytesMut, RespError>, mlua::Error> = lua.scope(|scope| {
         let run_call = |lua: &Lua, argv: MultiValue| -> Result<Value, String> {
-            let argv = call_args(lua, argv)?;
+            let argv = call_args(argv)?;
             let mut ctx = ctx
                 .try_borrow_mut()
                 .map_err(|_| "ERR recursive redis.call".to_string())?;

@@ -158,7 +158,7 @@ fn setresp(lua: &Lua, args: MultiValue) -> mlua::Result<()> {
 /// `redis.acl_check_cmd(command, ...)`: whether the calling user may run
 /// it (false outside a run).
 fn acl_check_cmd(lua: &Lua, args: MultiValue) -> mlua::Result<bool> {
-    let argv = call_args(lua, args).map_err(mlua::Error::runtime)?;
+    let argv = call_args(args).map_err(mlua::Error::runtime)?;
     let Some((user, check)) = lua
         .app_data_ref::<RunContext>()
         .map(|run| (Arc::clone(&run.user), run.acl_check))

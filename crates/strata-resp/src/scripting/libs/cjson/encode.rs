@@ -6,6 +6,7 @@
 use mlua::{Table, Value};
 
 use super::config::{Config, InvalidNumbers, MAX_NESTING};
+use crate::number::format_g;
 use crate::scripting::SCRIPT_MEMORY_LIMIT;
 
 /// `value` as JSON.
@@ -198,64 +199,5 @@ impl Encoder<'_> {
             return Ok(None);
         }
         Ok(Some(max))
-    }
-}
-
-/// `n` as C's `printf("%.{precision}g")`: the shortest of fixed or
-/// exponent notation for that many significant digits, trailing zeros
-/// dropped.
-pub(crate) fn format_g(n: f64, precision: usize) -> String {
-    if n == 0.0 {
-        return if n.is_sign_negative() { "-0" } else { "0" }.into();
-    }
-    let precision = precision.max(1);
-    let scientific = format!("{:.*e}", precision - 1, n);
-    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
-    let exponent: i32 = exponent.parse().unwrap_or(0);
-    if exponent < -4 || exponent >= precision as i32 {
-        let sign = if exponent < 0 { '-' } else { '+' };
-        format!(
-            "{}e{sign}{:02}",
-            trim_zeros(mantissa),
-            exponent.unsigned_abs()
-        )
-    } else {
-        let decimals = (precision as i32 - 1 - exponent).max(0) as usize;
-        trim_zeros(&format!("{n:.decimals$}")).to_string()
-    }
-}
-
-fn trim_zeros(text: &str) -> &str {
-    match text.contains('.') {
-        true => text.trim_end_matches('0').trim_end_matches('.'),
-        false => text,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::format_g;
-
-    /// What Redis 7.0.15's `cjson.encode` wrote for these numbers.
-    #[test]
-    fn numbers_print_as_c_printf_g_with_14_digits() {
-        for (n, text) in [
-            (0.1, "0.1"),
-            (1.0 / 3.0, "0.33333333333333"),
-            (1e20, "1e+20"),
-            (123456789012345678.0, "1.2345678901235e+17"),
-            (-0.0, "-0"),
-            (1e-5, "1e-05"),
-            (100.0, "100"),
-            (1e15, "1e+15"),
-            (1e14, "1e+14"),
-            (123.456e-7, "1.23456e-05"),
-            (9007199254740992.0, "9.007199254741e+15"),
-            (-1e-300, "-1e-300"),
-            (12345678901234.0, "12345678901234"),
-            (0.0001, "0.0001"),
-        ] {
-            assert_eq!(format_g(n, 14), text, "{n}");
-        }
     }
 }
