@@ -86,6 +86,8 @@ mod rdb_snapshot;
 mod redis_client;
 #[path = "scripting.rs"]
 mod scripting;
+#[path = "scripting_flags.rs"]
+mod scripting_flags;
 #[path = "scripting_limits.rs"]
 mod scripting_limits;
 #[path = "scripting_resp3.rs"]

@@ -2,6 +2,8 @@
 //! `numkeys` keys and the remaining arguments (see [`crate::scripting`]).
 //! The caller holds every shard (the session runs these inside
 //! `Keyspace::exclusive`, `EXEC` already does), so the script is atomic.
+//! A script whose first line is a shebang (`#!lua flags=no-writes`) runs
+//! as its flags say (`scripting::admit`).
 
 use strata_kv::Store;
 
@@ -37,6 +39,8 @@ pub fn eval<S: Store>(
     let (body, sha) = match source {
         Source::Body => {
             let body = args.get(1);
+            // A bad shebang is refused before the script is cached.
+            scripting::shebang(body)?;
             let (sha, _cached) = ctx.shared.scripts.insert(body);
             (body.into(), sha)
         }
@@ -51,6 +55,12 @@ pub fn eval<S: Store>(
                 String::from_utf8_lossy(args.get(1)).to_ascii_lowercase(),
             )
         }
+    };
+    // A shebang's flags (Redis 7) decide the access; a legacy script
+    // runs as the command says.
+    let access = match scripting::shebang(&body)? {
+        Some(flags) => scripting::admit(ctx.shared, flags, access)?,
+        None => access,
     };
     let keys: Vec<&[u8]> = args.iter_from(3).take(numkeys).collect();
     let argv: Vec<&[u8]> = args.iter_from(3 + numkeys).collect();

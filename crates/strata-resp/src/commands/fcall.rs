@@ -1,8 +1,9 @@
 //! `FCALL` and `FCALL_RO`: call a function of a loaded library with
 //! `numkeys` keys and the remaining arguments (see [`crate::scripting`]).
 //! As `EVAL`, the session runs them holding every shard, so a function is
-//! atomic. A function declared `no-writes` runs read-only under either
-//! command; `FCALL_RO` refuses any other.
+//! atomic. Its flags are checked as an `EVAL` script's shebang flags
+//! (`scripting::admit`): one declared `no-writes` runs read-only under
+//! either command, `FCALL_RO` refuses any other.
 
 use strata_kv::Store;
 
@@ -34,15 +35,8 @@ pub fn fcall<S: Store>(
         return Err(err("Number of keys can't be greater than number of args"));
     }
     let numkeys = usize::try_from(numkeys).map_err(|_| err("Number of keys can't be negative"))?;
-    let access = match (access, info.no_writes()) {
-        (_, true) => Access::ReadOnly,
-        (Access::ReadOnly, false) => {
-            return Err(err(
-                "Can not execute a script with write flag using *_ro command.",
-            ))
-        }
-        (Access::ReadWrite, false) => Access::ReadWrite,
-    };
+    let flags = scripting::ScriptFlags::from_indexes(&info.flags);
+    let access = scripting::admit(ctx.shared, flags, access)?;
     let keys: Vec<&[u8]> = args.iter_from(3).take(numkeys).collect();
     let argv: Vec<&[u8]> = args.iter_from(3 + numkeys).collect();
     let command: Vec<&[u8]> = args.iter_from(0).collect();

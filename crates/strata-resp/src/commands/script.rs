@@ -38,6 +38,7 @@ pub fn script<S: Store>(
     match sub.name {
         "script|load" => {
             let body = args.get(2);
+            scripting::shebang(body)?;
             scripting::compile_check(body)?;
             let (sha, cached) = scripts.insert(body);
             if !cached {

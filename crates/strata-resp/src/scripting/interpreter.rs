@@ -128,6 +128,16 @@ pub(super) fn compiled(
 }
 
 pub(super) fn compile(lua: &Lua, body: &[u8], env: Option<Table>) -> Result<Function, RespError> {
+    // A shebang line (`#!lua flags=...`) becomes a comment, so that line
+    // numbers stay the script's.
+    let commented;
+    let body = match body.starts_with(b"#!") {
+        true => {
+            commented = [b"--", body].concat();
+            &commented[..]
+        }
+        false => body,
+    };
     // Text only: crafted bytecode escapes any sandbox.
     let mut chunk = lua
         .load(body)

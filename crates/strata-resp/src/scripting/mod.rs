@@ -23,6 +23,7 @@ mod arguments;
 mod call;
 mod convert;
 mod errors;
+mod flags;
 mod functions;
 mod interpreter;
 mod library;
@@ -39,6 +40,7 @@ pub use scripts::{
     DEFAULT_BUSY_THRESHOLD_MS, MAX_CACHED_SCRIPTS, SCRIPT_MEMORY_LIMIT,
 };
 
+pub use flags::{admit, shebang, ScriptFlags};
 pub use functions::{parse_dump, Counts, FunctionInfo, Functions, Library, RestorePolicy, FLAGS};
 pub use interpreter::compile_check;
 pub use library::{load as load_library, metadata as library_metadata};
