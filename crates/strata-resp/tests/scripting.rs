@@ -297,3 +297,47 @@ fn numbers_cross_as_redis_converts_them() {
         assert_eq!(c.cmd(&["GET", "n"]), Value::bulk(stored), "{arg}");
     }
 }
+
+/// A raised error table is the error reply with its text, naming the line
+/// (Redis 7.0.15's `-table error script: <sha>, on @user_script:1.`).
+#[test]
+fn a_raised_error_table_is_the_reply() {
+    let server = start();
+    let mut c = Client::connect(&server);
+    let sha = strata_resp::scripting::sha1_hex(b"error({err='table error'})");
+    assert_eq!(
+        eval(&mut c, "error({err='table error'})", &[], &[]),
+        Value::err(&format!("table error script: {sha}, on @user_script:1."))
+    );
+    let reply = eval(
+        &mut c,
+        "local x = 1\nerror(redis.error_reply('WRONG kind'))",
+        &[],
+        &[],
+    );
+    assert!(
+        matches!(&reply, Value::Error(t) if t.starts_with("WRONG kind script: ") && t.ends_with("on @user_script:2.")),
+        "{reply:?}"
+    );
+    // Caught by the script, the table is the script's to read.
+    assert_eq!(
+        eval(
+            &mut c,
+            "local ok, e = pcall(error, {err = 'x'}) return e.err",
+            &[],
+            &[]
+        ),
+        Value::bulk("x")
+    );
+    // Errors that are not tables keep their texts and lines.
+    let reply = eval(&mut c, "local x = 1\nerror('plain')", &[], &[]);
+    assert!(
+        matches!(&reply, Value::Error(t) if t.starts_with("ERR user_script:2: plain script: ")),
+        "{reply:?}"
+    );
+    let reply = eval(&mut c, "return cjson.encode({[1] = 1, [12] = 2})", &[], &[]);
+    assert!(
+        matches!(&reply, Value::Error(t) if t.starts_with("ERR user_script:1: Cannot serialise table")),
+        "{reply:?}"
+    );
+}

@@ -22,6 +22,22 @@ impl std::fmt::Display for CallError {
 
 impl std::error::Error for CallError {}
 
+/// An error table a script raised (`error({err = text})`): Redis answers
+/// with its text, naming the script line.
+#[derive(Debug)]
+pub(super) struct RaisedReply {
+    pub(super) text: String,
+    pub(super) line: i64,
+}
+
+impl std::fmt::Display for RaisedReply {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl std::error::Error for RaisedReply {}
+
 /// The message a script catches for `err`: the innermost cause's text,
 /// without mlua's traceback.
 pub(super) fn caught(err: &mlua::Error) -> String {

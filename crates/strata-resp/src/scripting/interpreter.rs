@@ -4,7 +4,7 @@
 //! commands: `redis.call` is installed per run by `lua.rs`.
 
 use super::run_context::RunContext;
-use super::{libs, redis_lib, sandbox, MAX_CACHED_SCRIPTS, SCRIPT_MEMORY_LIMIT};
+use super::{handler, libs, redis_lib, sandbox, MAX_CACHED_SCRIPTS, SCRIPT_MEMORY_LIMIT};
 use crate::reply::RespError;
 use mlua::{ChunkMode, Function, Lua, LuaOptions, RegistryKey, StdLib, Table};
 use std::cell::RefCell;
@@ -44,6 +44,7 @@ fn new_state() -> mlua::Result<Lua> {
             .app_data_ref::<RunContext>()
             .is_some_and(|run| run.kill.load(Ordering::Relaxed)))
     })?;
+    handler::install(&lua)?;
     sandbox::seal(&lua, kill_check)?;
     lua.set_app_data(Compiled::default());
     Ok(lua)

@@ -16,11 +16,11 @@ use strata_kv::Store;
 
 use super::arguments::call_args;
 use super::convert::{lua_to_reply, reply_to_lua};
-use super::errors::CallError;
+use super::errors::{CallError, RaisedReply};
 use super::functions::Library;
 use super::interpreter::{bounded, compiled, with_lua, Killed, KILL_CHECK_INSTRUCTIONS};
 use super::run_context::RunContext;
-use super::{call, library, libs, sandbox, Access, RunGuard, SCRIPT_MEMORY_LIMIT};
+use super::{call, handler, library, libs, sandbox, Access, RunGuard, SCRIPT_MEMORY_LIMIT};
 use crate::command::Ctx;
 use crate::reply::RespError;
 use crate::writer::{ReplyWriter, RespVersion};
@@ -218,12 +218,13 @@ fn run_in<S: Store>(
                     Ok(function) => function,
                     Err(err) => return Ok(Err(err)),
                 };
-                bounded(lua, || function.call(()))?
+                bounded(lua, || handler::call(lua, &function, None))?
             }
             // Redis calls a function with its keys and arguments as tables.
             Callable::Function(function) => {
                 let (keys, args) = (string_list(lua, keys)?, string_list(lua, args)?);
-                bounded(lua, || function.call((keys, args)))?
+                let inputs = Some((Value::Table(keys), Value::Table(args)));
+                bounded(lua, || handler::call(lua, function, inputs))?
             }
         };
         let mut bytes = BytesMut::new();
@@ -284,7 +285,12 @@ fn describe(err: &mlua::Error, sha: &str, chunk: &str) -> String {
             describe(cause, sha, chunk)
         }
         mlua::Error::ExternalError(inner) => {
-            if let Some(call) = inner.downcast_ref::<CallError>() {
+            if let Some(raised) = inner.downcast_ref::<RaisedReply>() {
+                format!(
+                    "{} script: {sha}, on @{chunk}:{}.",
+                    raised.text, raised.line
+                )
+            } else if let Some(call) = inner.downcast_ref::<CallError>() {
                 format!("{} script: {sha}, on @{chunk}:{}.", call.text, call.line)
             } else if inner.downcast_ref::<Killed>().is_some() {
                 format!("ERR {Killed}")

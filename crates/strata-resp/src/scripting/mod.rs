@@ -25,6 +25,7 @@ mod convert;
 mod errors;
 mod flags;
 mod functions;
+mod handler;
 mod interpreter;
 mod library;
 mod libs;

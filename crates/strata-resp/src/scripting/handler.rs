@@ -1,0 +1,101 @@
+//! The message handler every script runs under, as Redis runs scripts
+//! under its `__redis__err__handler`: an error table a script raises
+//! (`error({err = "..."})`, or `error(redis.error_reply(...))`) becomes
+//! the error reply with its text, and an error of a Rust function keeps
+//! the script line it was called from. Without it mlua turns a raised
+//! table into `table: 0x...`.
+
+use std::sync::Arc;
+
+use mlua::{Function, Lua, Value};
+
+use super::errors::RaisedReply;
+
+/// Calls `f` under `handler` with no arguments (a script body) or with
+/// `keys` and `args` (a registered function).
+const RUNNER: &str = r#"
+local xpcall = ...
+return function(f, handler, keys, args)
+  if keys == nil then return xpcall(f, handler) end
+  return xpcall(function() return f(keys, args) end, handler)
+end
+"#;
+
+const RUNNER_KEY: &str = "strata_runner";
+const HANDLER_KEY: &str = "strata_handler";
+
+/// Makes the runner and the handler of a new interpreter (before the
+/// sandbox replaces `xpcall`).
+pub(super) fn install(lua: &Lua) -> mlua::Result<()> {
+    let xpcall: Function = lua.globals().raw_get("xpcall")?;
+    let runner: Function = lua.load(RUNNER).set_name("=runner").call(xpcall)?;
+    lua.set_named_registry_value(RUNNER_KEY, runner)?;
+    lua.set_named_registry_value(HANDLER_KEY, lua.create_function(handle)?)?;
+    Ok(())
+}
+
+/// Runs `f` (with `keys` and `args` when given) under the handler; its
+/// result, or the error as mlua's own call would give it.
+pub(super) fn call(lua: &Lua, f: &Function, inputs: Option<(Value, Value)>) -> mlua::Result<Value> {
+    let runner: Function = lua.named_registry_value(RUNNER_KEY)?;
+    let handler: Function = lua.named_registry_value(HANDLER_KEY)?;
+    let (keys, args) = inputs.unwrap_or((Value::Nil, Value::Nil));
+    let (ok, value): (bool, Value) = runner.call((f, handler, keys, args))?;
+    if ok {
+        return Ok(value);
+    }
+    Err(match value {
+        Value::Error(err) => *err,
+        // Lua's own text for an allocation refused (the handler is not
+        // called then): the script's memory limit.
+        Value::String(text) if text.as_bytes().as_ref() == b"not enough memory" => {
+            mlua::Error::MemoryError("not enough memory".into())
+        }
+        other => mlua::Error::RuntimeError(
+            lua.coerce_string(other.clone())
+                .ok()
+                .flatten()
+                .map_or_else(|| format!("{other:?}"), |s| s.to_string_lossy().to_string()),
+        ),
+    })
+}
+
+/// The user chunk (`user_script`, `user_function`) and its line where the
+/// error was raised: the innermost frame of a user chunk.
+fn script_line(lua: &Lua) -> Option<(String, i64)> {
+    (1..64).find_map(|level| {
+        let frame = lua.inspect_stack(level)?;
+        let source = frame.source();
+        let chunk = source.source?.strip_prefix('@')?.to_string();
+        chunk
+            .starts_with("user_")
+            .then(|| (chunk, i64::from(frame.curr_line())))
+    })
+}
+
+fn handle(lua: &Lua, err: Value) -> mlua::Result<Value> {
+    Ok(match err {
+        Value::Table(table) => match table.raw_get::<Value>("err")? {
+            Value::String(text) => Value::Error(Box::new(mlua::Error::external(RaisedReply {
+                text: text.to_string_lossy().to_string(),
+                line: script_line(lua).map_or(0, |(_, line)| line),
+            }))),
+            _ => Value::Table(table),
+        },
+        // A Rust function's error: with the line, as mlua's own handler
+        // would have given it (a traceback naming the script's line).
+        Value::Error(err) => {
+            let traceback = match script_line(lua) {
+                Some((chunk, line)) => format!("stack traceback:\n\t{chunk}:{line}: in main chunk"),
+                None => "stack traceback:".to_string(),
+            };
+            #[allow(
+                clippy::arc_with_non_send_sync,
+                reason = "mlua's CallbackError holds an Arc"
+            )]
+            let cause = Arc::new(*err);
+            Value::Error(Box::new(mlua::Error::CallbackError { traceback, cause }))
+        }
+        other => other,
+    })
+}
