@@ -20,7 +20,7 @@ use strata_service::{Flow, HeldReplies, Hold, Session, OUTPUT_SOFT_LIMIT};
 use crate::args::Args;
 use crate::blocking::BlockWait;
 use crate::codec::{Limits, Parsed, RequestParser};
-use crate::command::{self, Command, CommandSpec};
+use crate::command::{self, Command};
 use crate::connection::Connection;
 use crate::permissions::is_authenticated;
 use crate::prefetch;
@@ -30,8 +30,10 @@ use crate::shared::Shared;
 use crate::stats::{Tally, Totals};
 use crate::writer::ReplyWriter;
 
+mod pause_gate;
 mod request;
 
+use pause_gate::pause_gate;
 use request::run;
 
 /// The per-connection state machine of the RESP front end.
@@ -311,29 +313,6 @@ fn script_gate(shared: &Shared, conn: &Connection, args: Args<'_>, open: bool) -
         return Gate::Run;
     }
     gate
-}
-
-/// How long the request must wait for a `CLIENT PAUSE` to end (`None`:
-/// it runs now): any command under `ALL`; under `WRITE` one that may
-/// write, and an `EXEC` that queued one, as Redis decides.
-fn pause_gate(shared: &Shared, conn: &Connection, args: Args<'_>) -> Option<Duration> {
-    shared.pause.holds(|| {
-        let Some(spec) = command::lookup(args.get(0)) else {
-            return false;
-        };
-        let writes = |s: &CommandSpec| {
-            s.flags
-                .iter()
-                .any(|f| matches!(*f, "write" | "may_replicate"))
-        };
-        let queued_write = || {
-            conn.transaction
-                .as_ref()
-                .is_some_and(|t| t.queue.iter().any(|q| writes(q.spec)))
-        };
-        writes(spec.effective(&args).unwrap_or(spec))
-            || (spec.command == Command::Exec && queued_write())
-    })
 }
 
 /// Resolves when the blocked request may run again: a push to its keys,

@@ -196,3 +196,31 @@ fn pause_holds_writes_or_everything_until_its_end_or_unpause() {
         "a read waits under ALL"
     );
 }
+
+/// Under a WRITE pause a script declared `no-writes` (shebang or function
+/// flag) runs at once, as in Redis 7.0.1; a legacy `EVAL` waits.
+#[test]
+fn a_pause_lets_scripts_declared_read_only_run() {
+    let server = common::start();
+    let mut admin = Client::connect(&server);
+    let mut c = Client::connect(&server);
+    let library = "#!lua name=lib\nredis.register_function{function_name='ro', callback=function() return 7 end, flags={'no-writes'}}";
+    assert_eq!(c.cmd(&["FUNCTION", "LOAD", library]), Value::bulk("lib"));
+    let Value::Bulk(sha) = c.cmd(&["SCRIPT", "LOAD", "#!lua flags=no-writes\nreturn 2"]) else {
+        panic!("SCRIPT LOAD answers the sha");
+    };
+    assert_eq!(admin.cmd(&["CLIENT", "PAUSE", "400", "WRITE"]), Value::ok());
+    let started = Instant::now();
+    assert_eq!(
+        c.cmd(&["EVAL", "#!lua flags=no-writes\nreturn 1", "0"]),
+        Value::Int(1)
+    );
+    assert_eq!(c.cmd_bytes(&[b"EVALSHA", &sha, b"0"]), Value::Int(2));
+    assert_eq!(c.cmd(&["FCALL", "ro", "0"]), Value::Int(7));
+    assert!(started.elapsed() < Duration::from_millis(300), "not held");
+    assert_eq!(c.cmd(&["EVAL", "return 3", "0"]), Value::Int(3));
+    assert!(
+        started.elapsed() >= Duration::from_millis(350),
+        "a legacy EVAL waits"
+    );
+}

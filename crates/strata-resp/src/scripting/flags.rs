@@ -29,6 +29,11 @@ impl ScriptFlags {
         ScriptFlags(indexes.iter().fold(0, |bits, &i| bits | 1 << i))
     }
 
+    /// Declared `no-writes`: runs read-only.
+    pub fn no_writes(self) -> bool {
+        self.has("no-writes")
+    }
+
     fn has(self, name: &str) -> bool {
         FLAGS
             .iter()
@@ -80,7 +85,7 @@ pub fn admit(shared: &Shared, flags: ScriptFlags, access: Access) -> Result<Acce
             "Can not run script on cluster, 'no-cluster' flag is set.",
         ));
     }
-    if flags.has("no-writes") {
+    if flags.no_writes() {
         return Ok(Access::ReadOnly);
     }
     match access {
