@@ -21,25 +21,33 @@ return function(f, handler, keys, args)
 end
 "#;
 
-const RUNNER_KEY: &str = "strata_runner";
-const HANDLER_KEY: &str = "strata_handler";
+/// The interpreter's runner and handler (app data: fetched by type, not
+/// by name from the registry, on every run).
+struct Runner {
+    runner: Function,
+    handler: Function,
+}
 
 /// Makes the runner and the handler of a new interpreter (before the
 /// sandbox replaces `xpcall`).
 pub(super) fn install(lua: &Lua) -> mlua::Result<()> {
     let xpcall: Function = lua.globals().raw_get("xpcall")?;
     let runner: Function = lua.load(RUNNER).set_name("=runner").call(xpcall)?;
-    lua.set_named_registry_value(RUNNER_KEY, runner)?;
-    lua.set_named_registry_value(HANDLER_KEY, lua.create_function(handle)?)?;
+    let handler = lua.create_function(handle)?;
+    lua.set_app_data(Runner { runner, handler });
     Ok(())
 }
 
 /// Runs `f` (with `keys` and `args` when given) under the handler; its
 /// result, or the error as mlua's own call would give it.
 pub(super) fn call(lua: &Lua, f: &Function, inputs: Option<(Value, Value)>) -> mlua::Result<Value> {
-    let runner: Function = lua.named_registry_value(RUNNER_KEY)?;
-    let handler: Function = lua.named_registry_value(HANDLER_KEY)?;
     let (keys, args) = inputs.unwrap_or((Value::Nil, Value::Nil));
+    // Cloned out: no app data borrow may be held while a script runs
+    // (mlua panics on inserting app data while one is).
+    let (runner, handler) = lua
+        .app_data_ref::<Runner>()
+        .map(|run| (run.runner.clone(), run.handler.clone()))
+        .ok_or_else(|| mlua::Error::runtime("no script runner"))?;
     let (ok, value): (bool, Value) = runner.call((f, handler, keys, args))?;
     if ok {
         return Ok(value);
