@@ -16,6 +16,14 @@ fn clients(server: &common::Server) -> (Client, Client) {
     (resp2, resp3)
 }
 
+/// Each script's reply to a RESP2 and to a RESP3 caller.
+fn expect<const N: usize>(two: &mut Client, three: &mut Client, cases: [(&str, Value, Value); N]) {
+    for (script, for_two, for_three) in cases {
+        assert_eq!(eval(two, script, &[], &[]), for_two, "{script} (RESP2)");
+        assert_eq!(eval(three, script, &[], &[]), for_three, "{script} (RESP3)");
+    }
+}
+
 #[test]
 fn typed_tables_become_typed_replies() {
     let server = start();
@@ -52,18 +60,7 @@ fn typed_tables_become_typed_replies() {
             Value::Array(vec![Value::Int(1), Value::Null, Value::Int(1)]),
         ),
     ];
-    for (script, for_two, for_three) in cases {
-        assert_eq!(
-            eval(&mut two, script, &[], &[]),
-            for_two,
-            "{script} (RESP2)"
-        );
-        assert_eq!(
-            eval(&mut three, script, &[], &[]),
-            for_three,
-            "{script} (RESP3)"
-        );
-    }
+    expect(&mut two, &mut three, cases);
 }
 
 #[test]
@@ -105,18 +102,7 @@ fn setresp_3_hands_the_script_typed_replies() {
             Value::bulk("1.5"),
         ),
     ];
-    for (script, for_two, for_three) in cases {
-        assert_eq!(
-            eval(&mut two, script, &[], &[]),
-            for_two,
-            "{script} (RESP2)"
-        );
-        assert_eq!(
-            eval(&mut three, script, &[], &[]),
-            for_three,
-            "{script} (RESP3)"
-        );
-    }
+    expect(&mut two, &mut three, cases);
     let reply = eval(&mut two, "return redis.setresp(4)", &[], &[]);
     assert!(
         reply.text().starts_with("ERR RESP version must be 2 or 3."),
