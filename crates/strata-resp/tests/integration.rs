@@ -88,6 +88,8 @@ mod redis_client;
 mod scripting;
 #[path = "scripting_flags.rs"]
 mod scripting_flags;
+#[path = "scripting_libs.rs"]
+mod scripting_libs;
 #[path = "scripting_limits.rs"]
 mod scripting_limits;
 #[path = "scripting_resp3.rs"]

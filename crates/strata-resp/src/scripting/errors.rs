@@ -6,45 +6,32 @@
 //! `xpcall` handler receive is made a string first ([`caught`]); a
 //! script's own error values (tables, numbers) pass as they are.
 
-/// An error reply raised by `redis.call`: the text a `pcall` sees, and
-/// the script line that called, for the client's reply.
+/// An error reply raised in a script, with the script line: a command's
+/// error from `redis.call`, an error table the script raised
+/// (`error({err = ...})`), or a library function's error worded as
+/// Redis words it. The text is what a `pcall` sees; the client's reply
+/// adds `script: <sha>, on @user_script:<line>.`.
 #[derive(Debug)]
-pub(super) struct CallError {
+pub(super) struct ReplyError {
     pub(super) text: String,
     pub(super) line: i64,
 }
 
-impl std::fmt::Display for CallError {
+impl std::fmt::Display for ReplyError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.text)
     }
 }
 
-impl std::error::Error for CallError {}
-
-/// An error table a script raised (`error({err = text})`): Redis answers
-/// with its text, naming the script line.
-#[derive(Debug)]
-pub(super) struct RaisedReply {
-    pub(super) text: String,
-    pub(super) line: i64,
-}
-
-impl std::fmt::Display for RaisedReply {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.text)
-    }
-}
-
-impl std::error::Error for RaisedReply {}
+impl std::error::Error for ReplyError {}
 
 /// The message a script catches for `err`: the innermost cause's text,
 /// without mlua's traceback.
 pub(super) fn caught(err: &mlua::Error) -> String {
     match err {
         mlua::Error::CallbackError { cause, .. } => caught(cause),
-        mlua::Error::ExternalError(inner) => match inner.downcast_ref::<CallError>() {
-            Some(call) => call.text.clone(),
+        mlua::Error::ExternalError(inner) => match inner.downcast_ref::<ReplyError>() {
+            Some(reply) => reply.text.clone(),
             None => inner.to_string(),
         },
         mlua::Error::RuntimeError(text) => text
@@ -61,7 +48,7 @@ pub(super) fn caught(err: &mlua::Error) -> String {
 mod tests {
     use std::sync::Arc;
 
-    use super::{caught, CallError};
+    use super::{caught, ReplyError};
 
     #[test]
     #[allow(
@@ -69,7 +56,7 @@ mod tests {
         reason = "mlua's CallbackError holds an Arc"
     )]
     fn a_caught_error_is_the_innermost_text() {
-        let call = mlua::Error::external(CallError {
+        let call = mlua::Error::external(ReplyError {
             text: "ERR no such key".into(),
             line: 3,
         });

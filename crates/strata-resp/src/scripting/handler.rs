@@ -1,15 +1,13 @@
 //! The message handler every script runs under, as Redis runs scripts
 //! under its `__redis__err__handler`: an error table a script raises
 //! (`error({err = "..."})`, or `error(redis.error_reply(...))`) becomes
-//! the error reply with its text, and an error of a Rust function keeps
-//! the script line it was called from. Without it mlua turns a raised
-//! table into `table: 0x...`.
-
-use std::sync::Arc;
+//! the error reply with its text, and an error of a Rust function is
+//! worded with the script line it was called from ([`ReplyError`]).
+//! Without it mlua turns a raised table into `table: 0x...`.
 
 use mlua::{Function, Lua, Value};
 
-use super::errors::RaisedReply;
+use super::errors::ReplyError;
 
 /// Calls `f` under `handler` with no arguments (a script body) or with
 /// `keys` and `args` (a registered function).
@@ -82,28 +80,36 @@ fn script_line(lua: &Lua) -> Option<(String, i64)> {
 }
 
 fn handle(lua: &Lua, err: Value) -> mlua::Result<Value> {
+    let raise = |text: String, line: i64| {
+        Value::Error(Box::new(mlua::Error::external(ReplyError { text, line })))
+    };
     Ok(match err {
         Value::Table(table) => match table.raw_get::<Value>("err")? {
-            Value::String(text) => Value::Error(Box::new(mlua::Error::external(RaisedReply {
-                text: text.to_string_lossy().to_string(),
-                line: script_line(lua).map_or(0, |(_, line)| line),
-            }))),
+            Value::String(text) => raise(
+                text.to_string_lossy().to_string(),
+                script_line(lua).map_or(0, |(_, line)| line),
+            ),
             _ => Value::Table(table),
         },
-        // A Rust function's error: with the line, as mlua's own handler
-        // would have given it (a traceback naming the script's line).
-        Value::Error(err) => {
-            let traceback = match script_line(lua) {
-                Some((chunk, line)) => format!("stack traceback:\n\t{chunk}:{line}: in main chunk"),
-                None => "stack traceback:".to_string(),
-            };
-            #[allow(
-                clippy::arc_with_non_send_sync,
-                reason = "mlua's CallbackError holds an Arc"
-            )]
-            let cause = Arc::new(*err);
-            Value::Error(Box::new(mlua::Error::CallbackError { traceback, cause }))
-        }
+        // A Rust function's error, worded as Redis words a C function's:
+        // the calling line first, or an error reply's own `ERR` text (the
+        // `redis` table's); one that names its line already is as it is.
+        Value::Error(err) => match (innermost(&err), script_line(lua)) {
+            (mlua::Error::RuntimeError(text), Some((chunk, line))) if !text.starts_with(&chunk) => {
+                match text.starts_with("ERR ") {
+                    true => raise(text.clone(), line),
+                    false => raise(format!("ERR {chunk}:{line}: {text}"), line),
+                }
+            }
+            _ => Value::Error(err),
+        },
         other => other,
     })
+}
+
+fn innermost(err: &mlua::Error) -> &mlua::Error {
+    match err {
+        mlua::Error::CallbackError { cause, .. } => innermost(cause),
+        other => other,
+    }
 }

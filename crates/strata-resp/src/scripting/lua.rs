@@ -16,7 +16,7 @@ use strata_kv::Store;
 
 use super::arguments::call_args;
 use super::convert::{lua_to_reply, reply_to_lua};
-use super::errors::{CallError, RaisedReply};
+use super::errors::ReplyError;
 use super::functions::Library;
 use super::interpreter::{bounded, compiled, with_lua, Killed, KILL_CHECK_INSTRUCTIONS};
 use super::run_context::RunContext;
@@ -193,7 +193,7 @@ fn run_in<S: Store>(
             run_call(lua, argv).map_err(|text| {
                 // Redis names the script and the calling line.
                 let line = lua.inspect_stack(1).map_or(0, |d| i64::from(d.curr_line()));
-                mlua::Error::external(CallError { text, line })
+                mlua::Error::external(ReplyError { text, line })
             })
         })?;
         let pcall =
@@ -255,43 +255,14 @@ fn string_list(lua: &Lua, items: &[&[u8]]) -> mlua::Result<Table> {
     Ok(table)
 }
 
-/// The script's line in an mlua traceback (`\tuser_script:3: in ...`).
-fn traceback_line(traceback: &str, chunk: &str) -> Option<u32> {
-    traceback.lines().find_map(|line| {
-        let rest = line.trim_start().strip_prefix(chunk)?.strip_prefix(':')?;
-        rest.split(':').next()?.parse().ok()
-    })
-}
-
 /// What a failed script answers, from the error's cause, in Redis 7's
 /// words: the message, then `script: <sha>, on @user_script:<line>.`.
 fn describe(err: &mlua::Error, sha: &str, chunk: &str) -> String {
     match err {
-        mlua::Error::CallbackError { cause, traceback } => {
-            // A library function's error: Redis names the calling line.
-            // (`cmsgpack` and `struct` name it themselves, as `luaL_error`.)
-            if let (mlua::Error::RuntimeError(text), Some(line)) =
-                (cause.as_ref(), traceback_line(traceback, chunk))
-            {
-                if text.starts_with(chunk) {
-                    return describe(cause, sha, chunk);
-                }
-                // An error reply of the `redis` table: as `redis.call`'s.
-                if text.starts_with("ERR ") {
-                    return format!("{text} script: {sha}, on @{chunk}:{line}.");
-                }
-                return format!("ERR {chunk}:{line}: {text} script: {sha}, on @{chunk}:{line}.");
-            }
-            describe(cause, sha, chunk)
-        }
+        mlua::Error::CallbackError { cause, .. } => describe(cause, sha, chunk),
         mlua::Error::ExternalError(inner) => {
-            if let Some(raised) = inner.downcast_ref::<RaisedReply>() {
-                format!(
-                    "{} script: {sha}, on @{chunk}:{}.",
-                    raised.text, raised.line
-                )
-            } else if let Some(call) = inner.downcast_ref::<CallError>() {
-                format!("{} script: {sha}, on @{chunk}:{}.", call.text, call.line)
+            if let Some(reply) = inner.downcast_ref::<ReplyError>() {
+                format!("{} script: {sha}, on @{chunk}:{}.", reply.text, reply.line)
             } else if inner.downcast_ref::<Killed>().is_some() {
                 format!("ERR {Killed}")
             } else {
