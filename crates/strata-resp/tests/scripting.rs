@@ -241,10 +241,9 @@ fn script_cache_and_read_only_scripts() {
 }
 
 #[test]
-fn a_compiled_script_runs_each_time_in_an_environment_of_its_own() {
-    // Each interpreter compiles a script once and sets a fresh
-    // environment on the function per run: KEYS, ARGV and the sandbox must
-    // be this run's every time.
+fn a_compiled_script_sees_each_runs_keys_and_argv() {
+    // Each interpreter compiles a script once; KEYS and ARGV (globals, set
+    // per run) and the sandbox must be this run's every time.
     let server = start();
     let mut c = Client::connect(&server);
     let both = "local function f() return KEYS[1] .. ARGV[1] end return f()";

@@ -1,9 +1,9 @@
-//! The interpreter: one Lua 5.1 state per worker thread (made on first
-//! use: base, table, string and math libraries, no file access), the
-//! `redis` library, and [`run`], which runs one script with `KEYS` and
-//! `ARGV` in an environment of its own (a script reads the shared globals
-//! and cannot create any, so nothing leaks from one script to the next),
-//! or one registered function with its keys and arguments (`FCALL`).
+//! Running a script: [`run`] runs one `EVAL` script with its `KEYS` and
+//! `ARGV` as globals (in the scripts' shared, empty environment: a script
+//! reads the sealed globals and cannot change any, so nothing leaks from
+//! one script to the next), or one registered function with its keys and
+//! arguments (`FCALL`), under the message handler, with `redis.call`
+//! and `redis.pcall` made for the run.
 
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, Ordering};
