@@ -4,21 +4,9 @@
 
 use crate::common;
 use crate::scripting::eval;
+use crate::scripting_sandbox::{last_text, run};
 
 use common::{start, Client, Value};
-
-fn run(c: &mut Client, script: &str) -> Value {
-    eval(c, script, &[], &[])
-}
-
-/// The text of a reply, or of the last item of an array reply (what
-/// `{pcall(...)}` puts after its `false`).
-fn last_text(reply: &Value) -> String {
-    match reply {
-        Value::Array(items) => items.last().map(Value::text).unwrap_or_default(),
-        other => other.text(),
-    }
-}
 
 /// `cjson`, byte for byte as Redis 7.0.15 wrote these.
 #[test]

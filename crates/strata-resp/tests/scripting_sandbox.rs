@@ -8,13 +8,13 @@ use crate::scripting::eval;
 
 use common::{bulks, start, Client, Value};
 
-fn run(c: &mut Client, script: &str) -> Value {
+pub(crate) fn run(c: &mut Client, script: &str) -> Value {
     eval(c, script, &[], &[])
 }
 
 /// The text of a reply, or of the last item of an array reply (what
 /// `{pcall(...)}` puts after its `false`).
-fn last_text(reply: &Value) -> String {
+pub(crate) fn last_text(reply: &Value) -> String {
     match reply {
         Value::Array(items) => items.last().map(Value::text).unwrap_or_default(),
         other => other.text(),
