@@ -57,6 +57,18 @@ extern "C" {
 /// `i64::MIN` when beyond the `i64` range (`9.3e15`, `inf`), which Redis
 /// then refuses as negative. `None` when the text is not a float.
 pub fn timeout_millis(text: &[u8]) -> Option<i64> {
+    // Whole seconds of up to 15 digits (nearly every client's timeout) are
+    // exact in `long double` and far inside the range: times 1000 is what
+    // the C path computes, without its parse.
+    if (1..=15).contains(&text.len()) && text.iter().all(u8::is_ascii_digit) {
+        let secs = text.iter().fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));
+        return Some(secs * 1000);
+    }
+    long_double_timeout_millis(text)
+}
+
+/// [`timeout_millis`] through the C code, for any text.
+fn long_double_timeout_millis(text: &[u8]) -> Option<i64> {
     let mut ms: c_longlong = 0;
     // SAFETY: `text` is a live borrowed slice passed with its length (the
     // C code copies at most that many bytes into a buffer of its own);
@@ -254,6 +266,27 @@ mod tests {
         }
         for refused in ["abc", " 1", "nan", "1e5000", ""] {
             assert_eq!(ms(refused), None, "{refused}");
+        }
+    }
+
+    #[test]
+    fn whole_seconds_skip_the_c_parse_with_its_answer() {
+        for text in [
+            "0",
+            "1",
+            "007",
+            "86400",
+            "999999999999999",
+            "9223372036854",
+            "000000000000001",
+            "1000000000000000",
+            "99999999999999999999",
+        ] {
+            assert_eq!(
+                timeout_millis(text.as_bytes()),
+                long_double_timeout_millis(text.as_bytes()),
+                "{text}"
+            );
         }
     }
 

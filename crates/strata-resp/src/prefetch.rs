@@ -1,8 +1,10 @@
 //! Warming the keyspace for pipelined requests. When several requests
-//! arrived together, their keys are handed to
-//! [`Keyspace::prefetch`](strata_kv::Keyspace::prefetch) before the first
-//! runs, so the memory misses of their lookups overlap (at pipeline depth
-//! 16 those misses were a third of the server's time).
+//! arrived together, the keys of those behind the one about to run are
+//! handed to [`Keyspace::prefetch`](strata_kv::Keyspace::prefetch) before
+//! it runs, so the memory misses of their lookups overlap with it and with
+//! each other (at pipeline depth 16 those misses were a third of the
+//! server's time). A request that arrived alone is not scanned for this:
+//! its own miss has nothing to overlap with.
 //!
 //! The key is guessed, not looked up: a request's second argument is the
 //! first key of nearly every command that has one, and a wrong guess (a
@@ -19,9 +21,10 @@ use crate::number::parse_i64;
 /// headers are not worth walking for one key).
 const MAX_ARGS: i64 = 64;
 
-/// Looks at the whole multibulk requests at the front of `input`, up to a
-/// batch of them, and when there are two or more has `keyspace` warm their
-/// keys. Returns the bytes of the requests looked at (0 if none).
+/// Looks at the whole multibulk requests at the front of `input` (the
+/// requests queued behind the one about to run), up to a batch of them, and
+/// has `keyspace` warm their keys. Returns the bytes of the requests looked
+/// at (0 if none).
 pub(crate) fn warm(keyspace: &Keyspace, input: &[u8]) -> usize {
     let mut keys: [&[u8]; PREFETCH_BATCH] = [&[]; PREFETCH_BATCH];
     let (mut requests, mut n, mut pos) = (0, 0, 0);
@@ -36,7 +39,7 @@ pub(crate) fn warm(keyspace: &Keyspace, input: &[u8]) -> usize {
         requests += 1;
         pos = end;
     }
-    if requests >= 2 && n > 0 {
+    if n > 0 {
         keyspace.prefetch(&keys[..n]);
     }
     pos

@@ -117,9 +117,6 @@ impl Session for RespSession {
                 flow = Flow::Close;
                 break;
             }
-            if input.len() <= warm_until {
-                warm_until = input.len() - prefetch::warm(&shared.keyspace, input);
-            }
             let limits = Limits {
                 max_bulk: shared.max_bulk(),
                 authenticated: is_authenticated(shared, conn),
@@ -129,6 +126,12 @@ impl Session for RespSession {
                 Ok(Parsed::Nothing { consumed }) => input.advance(consumed),
                 Ok(Parsed::Request { consumed }) => {
                     *batch_len += 1;
+                    // The requests behind this one are warmed while it runs
+                    // (a lone request has nothing to overlap its miss with).
+                    let rest = input.len() - consumed;
+                    if rest > 0 && rest <= warm_until {
+                        warm_until = rest - prefetch::warm(&shared.keyspace, &input[consumed..]);
+                    }
                     if let Some(left) = pause_gate(shared, conn, parser.args(input)) {
                         *pause_wait = Some(left);
                         break;

@@ -5,9 +5,9 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
 
 use parking_lot::Mutex;
+use strata_metrics::Stopwatch;
 
 /// Samples are taken at most this often.
 const SAMPLE_EVERY_MS: u64 = 100;
@@ -74,7 +74,9 @@ pub struct Tally {
 /// Front-end counters shared by all connections.
 #[derive(Debug)]
 pub struct Stats {
-    started: Instant,
+    /// Read for every batch of requests (`maybe_sample`): quanta's clock,
+    /// not the OS's, for the cost.
+    started: Stopwatch,
     commands: AtomicU64,
     errors: AtomicU64,
     writes: AtomicU64,
@@ -93,7 +95,7 @@ impl Stats {
     /// Zeroed counters.
     pub fn new() -> Self {
         Self {
-            started: Instant::now(),
+            started: Stopwatch::start(),
             commands: AtomicU64::new(0),
             errors: AtomicU64::new(0),
             writes: AtomicU64::new(0),
@@ -133,7 +135,7 @@ impl Stats {
     }
 
     fn elapsed_ms(&self) -> u64 {
-        self.started.elapsed().as_millis() as u64
+        self.started.elapsed_nanos() / 1_000_000
     }
 
     /// Takes a rate sample if the last one is old enough. `totals` is only

@@ -67,6 +67,10 @@ pub struct Mailbox {
     client: Arc<ClientInfo>,
     version: AtomicU8,
     pending: Mutex<Pending>,
+    /// Whether `pending` holds bytes: written under its lock, read without
+    /// it by [`take_into`](Self::take_into), which runs for every batch of
+    /// every connection and finds nothing but on subscribers.
+    queued: AtomicBool,
     notify: Arc<Notify>,
     /// Set once the limit closed the connection; nothing is delivered after.
     overflowed: AtomicBool,
@@ -81,6 +85,7 @@ impl Mailbox {
             client,
             version: AtomicU8::new(2),
             pending: Mutex::new(Pending::default()),
+            queued: AtomicBool::new(false),
             notify: Arc::new(Notify::new()),
             overflowed: AtomicBool::new(false),
             newly_overflowed: AtomicBool::new(false),
@@ -192,6 +197,7 @@ impl Mailbox {
             _ => {}
         }
         write(&mut pending.bytes);
+        self.queued.store(true, Ordering::Release);
         self.client.buffers.note_queued(pending.bytes.len() as u64);
         drop(pending);
         self.notify.notify_one();
@@ -200,7 +206,13 @@ impl Mailbox {
 
     /// Moves the waiting messages to `output`.
     pub fn take_into(&self, output: &mut BytesMut) {
+        // A delivery that this misses (made after the load) is taken by
+        // the next call, as one made after the lock would be.
+        if !self.queued.load(Ordering::Acquire) {
+            return;
+        }
         let mut pending = self.pending.lock();
+        self.queued.store(false, Ordering::Relaxed);
         if pending.bytes.is_empty() {
             return;
         }
@@ -220,7 +232,10 @@ impl Mailbox {
             );
             // What was queued is dropped with the connection, as Redis
             // drops an overflowing client's output.
-            self.pending.lock().bytes = BytesMut::new();
+            let mut pending = self.pending.lock();
+            pending.bytes = BytesMut::new();
+            self.queued.store(false, Ordering::Relaxed);
+            drop(pending);
             self.client.buffers.note_queued(0);
             self.client.close();
         }
