@@ -79,9 +79,8 @@ pub fn parse_timeout(arg: &[u8]) -> Result<Option<Duration>, RespError> {
     if ms == 0 {
         return Ok(None);
     }
-    let now_ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64);
+    // The batch's reading (Redis checks against `commandTimeSnapshot`).
+    let now_ms = strata_kv::Clock::now_ms(&strata_kv::SystemClock);
     if ms > i64::MAX as u64 - now_ms {
         return Err(CollectionError::TimeoutOutOfRange.into());
     }
