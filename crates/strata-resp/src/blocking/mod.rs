@@ -143,3 +143,26 @@ pub fn block_on(
     });
     Ok(Outcome::Blocked)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timeouts_read_as_redis_reads_them() {
+        let error = |text: &str| parse_timeout(text.as_bytes()).unwrap_err().to_string();
+        assert_eq!(parse_timeout(b"0").unwrap(), None, "0 waits forever");
+        assert_eq!(parse_timeout(b"2").unwrap(), Some(Duration::from_secs(2)));
+        assert_eq!(
+            parse_timeout(b"0.25").unwrap(),
+            Some(Duration::from_millis(250))
+        );
+        assert_eq!(error("-1"), "ERR timeout is negative");
+        assert_eq!(error("x"), "ERR timeout is not a float or out of range");
+        // Past i64::MAX milliseconds counted from now: Redis 7.2's check (7.0.15
+        // blocks on it, its deadline overflowing).
+        assert_eq!(error("9223372036854775"), "ERR timeout is out of range");
+        let _now = strata_kv::hold_now();
+        assert_eq!(error("9223372036854775"), "ERR timeout is out of range");
+    }
+}
