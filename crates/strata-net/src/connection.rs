@@ -14,6 +14,8 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio_rustls::server::TlsStream;
 
+use crate::console::Console;
+
 /// A client connection after accept (and, on a TLS port, the handshake).
 #[derive(Debug)]
 pub enum Connection {
@@ -27,6 +29,14 @@ impl Connection {
     /// True on a TLS connection.
     pub fn is_tls(&self) -> bool {
         matches!(self, Connection::Tls(_))
+    }
+
+    /// A [`Console`] on this connection's socket; `None` on TLS.
+    pub fn console(&self) -> Option<io::Result<Console>> {
+        match self {
+            Connection::Plain(tcp) => Some(Console::of(tcp)),
+            Connection::Tls(_) => None,
+        }
     }
 
     /// Writes what a plain socket takes now, without waiting (`WouldBlock`

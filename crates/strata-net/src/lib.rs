@@ -13,6 +13,8 @@
 //! ## Layout
 //! - [`listener`]: [`Listener`] and [`Incoming`].
 //! - [`connection`]: [`Connection`], plain or TLS.
+//! - [`console`]: [`Console`], blocking I/O on a plain connection's socket
+//!   for a request that talks with its client while it runs.
 //! - [`tls`]: the certificate files ([`TlsFiles`], [`ClientAuth`]), the
 //!   acceptor whose rustls configuration is swapped at run time
 //!   ([`TlsAcceptor`]) and its reload on SIGHUP and on file changes
@@ -34,6 +36,7 @@
 
 pub mod accept_log;
 pub mod connection;
+pub mod console;
 pub mod error;
 pub mod limit;
 pub mod listener;
@@ -44,6 +47,7 @@ pub mod tls;
 
 pub use accept_log::AcceptErrorLog;
 pub use connection::Connection;
+pub use console::{Console, ConsoleSession};
 pub use error::TlsError;
 pub use limit::{ConnectionLimit, ConnectionPermit};
 pub use listener::{Detached, Incoming, Listener};

@@ -291,6 +291,8 @@ pub struct Connection {
     /// LSN of the journal record of this connection's last write (0:
     /// none yet).
     pub last_write_lsn: u64,
+    /// `SCRIPT DEBUG YES|SYNC`: the next `EVAL` is a debugging session.
+    pub debug: crate::debug_arm::DebugArm,
 }
 
 impl Connection {
@@ -323,6 +325,7 @@ impl Connection {
             in_script: false,
             snapshot: Default::default(),
             last_write_lsn: 0,
+            debug: Default::default(),
         }
     }
 

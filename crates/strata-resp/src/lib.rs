@@ -59,7 +59,7 @@
 //! `ACL LOAD`/`ACL SAVE`) and never reaches into the engine beyond its
 //! public API.
 
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 pub mod acl;
 pub mod args;
@@ -72,6 +72,7 @@ pub mod command;
 pub mod command_stats;
 pub mod commands;
 pub mod connection;
+pub mod debug_arm;
 pub mod dispatch;
 pub mod encodings;
 pub mod errorstats;

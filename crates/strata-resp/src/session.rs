@@ -108,6 +108,7 @@ impl Session for RespSession {
         // go before later replies.
         conn.pubsub.mailbox().take_into(output);
         let mut out = ReplyWriter::counting(output, conn.version, &shared.errorstats);
+        let first_reply = out.position();
         let mut tally = Tally::default();
         let mut flow = Flow::Continue;
         // The input is warmed (see `prefetch`) down to this many bytes left.
@@ -149,6 +150,15 @@ impl Session for RespSession {
                             break;
                         }
                     }
+                    // A debugging `EVAL` talks over the socket itself:
+                    // the replies before it go first (after their holds).
+                    if conn.debug.mode().is_some()
+                        && out.position() > first_reply
+                        && is_eval(parser.args(input))
+                    {
+                        flow = Flow::Yield;
+                        break;
+                    }
                     let reply_start = out.position();
                     let before = tally;
                     let attempt = retry.begin();
@@ -188,6 +198,16 @@ impl Session for RespSession {
                     input.advance(consumed);
                     if conn.close {
                         flow = Flow::Close;
+                        break;
+                    }
+                    // `SCRIPT DEBUG` armed it: the driver gives the console
+                    // before the next request runs.
+                    if conn.debug.wants_console() {
+                        flow = if input.is_empty() {
+                            Flow::Continue
+                        } else {
+                            Flow::Yield
+                        };
                         break;
                     }
                     // Let the driver flush large outputs before taking more requests.
@@ -237,6 +257,14 @@ impl Session for RespSession {
         })
     }
 
+    fn wants_console(&self) -> bool {
+        self.conn.debug.wants_console()
+    }
+
+    fn give_console(&mut self, console: Option<strata_service::Console>) {
+        self.conn.debug.give_console(console);
+    }
+
     fn batch_len(&self) -> usize {
         self.batch_len
     }
@@ -252,6 +280,12 @@ impl Session for RespSession {
         (self.conn.pubsub.active() || self.conn.monitoring || self.conn.tracking.is_some())
             .then(|| self.conn.pubsub.mailbox().notify().clone())
     }
+}
+
+/// `EVAL` or `EVAL_RO` (what a debugging session runs).
+fn is_eval(args: Args<'_>) -> bool {
+    let name = args.get(0);
+    name.eq_ignore_ascii_case(b"eval") || name.eq_ignore_ascii_case(b"eval_ro")
 }
 
 /// The reply sent instead of held replies whose log record failed.

@@ -40,7 +40,7 @@ pub use clients::{BufferStats, ClientInfo, Clients};
 pub use driver::{serve, DriverConfig};
 pub use durability::{Durability, DurableFuture, HeldReplies, Hold};
 pub use server_info::{RuntimeSettings, ServerInfo, WorkersNow, UNKNOWN_COMMIT};
-pub use session::{Flow, Protocol, Session, OUTPUT_SOFT_LIMIT};
+pub use session::{Console, ConsoleSession, Flow, Protocol, Session, OUTPUT_SOFT_LIMIT};
 pub use shutdown_request::{ShutdownKind, ShutdownRequest};
 pub use thread_stack::THREAD_STACK_SIZE;
 pub use timeouts::{IdleTimeout, DEFAULT_REQUEST_TIMEOUT};

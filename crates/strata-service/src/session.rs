@@ -9,6 +9,8 @@ use bytes::BytesMut;
 use crate::clients::ClientInfo;
 /// The hold a session hands the driver (defined with the durability it waits for).
 pub use crate::durability::Hold;
+/// Blocking I/O on a connection's socket, for [`Session::give_console`].
+pub use strata_net::{Console, ConsoleSession};
 
 /// What the driver does after a [`Session::process`] call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,6 +59,21 @@ pub trait Session: Send + 'static {
     fn fetch(&mut self) -> Option<Pin<Box<dyn Future<Output = ()> + Send + 'static>>> {
         None
     }
+
+    /// True when a request armed the session for talking with its client
+    /// while a later request runs (Redis's `SCRIPT DEBUG`): after this
+    /// [`process`](Self::process) call the driver makes a [`Console`] on
+    /// the socket and hands it over with [`give_console`](Self::give_console).
+    /// The session should end the batch (with [`Flow::Yield`] if requests
+    /// remain) right after the arming request, so the console is there
+    /// before the next one runs.
+    fn wants_console(&self) -> bool {
+        false
+    }
+
+    /// The console asked for by [`wants_console`](Self::wants_console):
+    /// `None` when the connection has none (TLS) or it could not be made.
+    fn give_console(&mut self, _console: Option<Console>) {}
 
     /// Called before the driver waits for input: a signal that output
     /// arrived from elsewhere (a pub/sub message), on which the driver

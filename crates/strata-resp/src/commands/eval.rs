@@ -3,7 +3,9 @@
 //! The caller holds every shard (the session runs these inside
 //! `Keyspace::exclusive`, `EXEC` already does), so the script is atomic.
 //! A script whose first line is a shebang (`#!lua flags=no-writes`) runs
-//! as its flags say (`scripting::admit`).
+//! as its flags say (`scripting::admit`). After `SCRIPT DEBUG YES|SYNC`,
+//! `EVAL` runs as a debugging session (`scripting::run_debugging`) and
+//! `EVALSHA` is refused, as in Redis.
 
 use strata_kv::Store;
 
@@ -35,6 +37,16 @@ pub fn eval<S: Store>(
     let numkeys = usize::try_from(numkeys).map_err(|_| RespError::NegativeKeys)?;
     if numkeys > args.len() - 3 {
         return Err(RespError::TooManyKeys);
+    }
+    if ctx.conn.debug.mode().is_some() {
+        if let Source::Sha = source {
+            if args.get(1).len() != 40 {
+                return Err(RespError::NoScript);
+            }
+            return Err(RespError::Script(
+                "ERR Please use EVAL instead of EVALSHA for debugging".into(),
+            ));
+        }
     }
     let (body, sha) = match source {
         Source::Body => {
@@ -68,5 +80,25 @@ pub fn eval<S: Store>(
         body: &body,
         sha: &sha,
     };
+    if ctx.conn.debug.mode().is_some() {
+        // The session's lines go to the socket before this reply: no
+        // other reply may wait in the output (the session ends a batch
+        // before a debugging `EVAL`; inside `EXEC` one always does).
+        if out.position() > 0 {
+            return Err(RespError::Script(
+                "ERR a debugging EVAL must come alone, not after other replies (MULTI/EXEC)".into(),
+            ));
+        }
+        let Some((mode, console)) = ctx.conn.debug.take() else {
+            return Err(RespError::Script("ERR no debugging session armed".into()));
+        };
+        let Some(console) = console else {
+            return Err(RespError::Script(
+                "ERR SCRIPT DEBUG needs a plain TCP connection: this one (TLS) has no console"
+                    .into(),
+            ));
+        };
+        return scripting::run_debugging(ctx, target, &keys, &argv, access, out, mode, console);
+    }
     scripting::run(ctx, target, &keys, &argv, access, out)
 }

@@ -1,4 +1,4 @@
-//! `SCRIPT LOAD|EXISTS|FLUSH|KILL|HELP`.
+//! `SCRIPT LOAD|EXISTS|FLUSH|KILL|DEBUG|HELP`.
 
 use strata_kv::Store;
 
@@ -6,11 +6,13 @@ use crate::args::Args;
 use crate::command::{resolve_subcommand, Ctx};
 use crate::commands::client::write_help;
 use crate::reply::RespError;
-use crate::scripting::{self, KillKind, KillRefused, MAX_CACHED_SCRIPTS};
+use crate::scripting::{self, DebugMode, KillKind, KillRefused, MAX_CACHED_SCRIPTS};
 use crate::writer::ReplyWriter;
 
 const HELP: &[&str] = &[
     "SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "DEBUG (YES|SYNC|NO)",
+    "    Set the debug mode for subsequent scripts executed.",
     "EXISTS <sha1> [<sha1> ...]",
     "    Return information about the existence of the scripts in the script cache.",
     "FLUSH [ASYNC|SYNC]",
@@ -74,6 +76,26 @@ pub fn script<S: Store>(
             Err(KillRefused::Unkillable) => return Err(RespError::Unkillable),
             Err(KillRefused::OtherKind) => return Err(RespError::BusyFunction),
         },
+        "script|debug" => {
+            // Redis's check: the mode must not change under replies still
+            // unsent (the session writes to the socket itself).
+            if out.position() > 0 {
+                return Err(RespError::Script(
+                    "ERR SCRIPT DEBUG must be called outside a pipeline".into(),
+                ));
+            }
+            let mode = args.get(2);
+            if mode.eq_ignore_ascii_case(b"no") {
+                ctx.conn.debug.disarm();
+            } else if mode.eq_ignore_ascii_case(b"yes") {
+                ctx.conn.debug.arm(DebugMode::Yes);
+            } else if mode.eq_ignore_ascii_case(b"sync") {
+                ctx.conn.debug.arm(DebugMode::Sync);
+            } else {
+                return Err(RespError::Script("ERR Use SCRIPT DEBUG YES/SYNC/NO".into()));
+            }
+            out.ok();
+        }
         _ => write_help(out, HELP),
     }
     Ok(())

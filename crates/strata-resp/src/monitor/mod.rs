@@ -19,7 +19,7 @@
 //! so lines of commands that ran at the same time on different
 //! connections follow the order they finished in.
 
-mod line;
+pub(crate) mod line;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

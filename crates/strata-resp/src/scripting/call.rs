@@ -11,12 +11,13 @@ use strata_kv::Store;
 use crate::acl::log::Context;
 use crate::acl::User;
 use crate::args::Args;
-use crate::command::{self, Ctx};
+use crate::command::{self, CommandSpec, Ctx};
 use crate::monitor::Source;
 use crate::permissions;
 use crate::route::execute;
 use crate::writer::{ReplyWriter, RespVersion};
 
+pub use super::errors::Failed;
 use super::{Access, RunGuard};
 
 const NO_ARGUMENTS: &str = "ERR Please specify at least one argument for this redis lib call";
@@ -47,17 +48,31 @@ pub fn acl_allows(user: &User, argv: &[Vec<u8>]) -> Result<bool, String> {
     Ok(crate::acl::check(user, effective, &args).is_ok())
 }
 
+/// What runs before a script's command, once it passed the checks (`SCRIPT
+/// DEBUG YES`'s rollback copies what the command will change).
+pub trait BeforeCommand {
+    /// May refuse the command with an error line.
+    fn before<S: Store>(
+        &mut self,
+        ctx: &mut Ctx<'_, S>,
+        spec: &CommandSpec,
+        args: &Args<'_>,
+    ) -> Result<(), String>;
+}
+
 /// Runs `argv` as `ctx`'s connection, for a script whose command declared
-/// `script_keys`; the reply bytes in `version` (`redis.setresp`), or the
-/// error line (without `-`).
-pub fn call<S: Store>(
+/// `script_keys`; the reply bytes in `version` (`redis.setresp`), or why
+/// not. `before` (if any) runs first.
+#[allow(clippy::too_many_arguments)]
+pub fn call<S: Store, B: BeforeCommand>(
     ctx: &mut Ctx<'_, S>,
     argv: &[Vec<u8>],
     access: Access,
     guard: &RunGuard<'_>,
     script_keys: &[&[u8]],
     version: RespVersion,
-) -> Result<BytesMut, String> {
+    before: Option<&mut B>,
+) -> Result<BytesMut, Failed> {
     let (buf, ranges) = packed(argv);
     let args = Args::new(&buf, &ranges);
     if args.is_empty() {
@@ -80,10 +95,15 @@ pub fn call<S: Store>(
         && crate::commands::stream::xread::asks_to_block(&args)
     {
         let name = String::from_utf8_lossy(args.get(0)).into_owned();
-        return Err(crate::reply::StreamError::BlockInScript(name).to_string());
+        return Err(crate::reply::StreamError::BlockInScript(name)
+            .to_string()
+            .into());
     }
     permissions::authorize(ctx.shared, ctx.conn, effective, &args, Context::Lua)
         .map_err(|err| err.to_string())?;
+    if let Some(before) = before {
+        before.before(ctx, effective, &args)?;
+    }
     let mut reply = BytesMut::new();
     let mut out = ReplyWriter::new(&mut reply, version);
     let was_in_script = std::mem::replace(&mut ctx.conn.in_script, true);
@@ -104,6 +124,20 @@ pub fn call<S: Store>(
             }
             Ok(reply)
         }
-        Err(err) => Err(err.to_string()),
+        Err(err) => Err(Failed {
+            text: err.to_string(),
+            ran: true,
+        }),
     }
+}
+
+/// Runs `argv` for the server itself (a rollback's `RESTORE`): no ACL
+/// check, no monitor line, the reply dropped.
+pub(super) fn internal<S: Store>(ctx: &mut Ctx<'_, S>, argv: &[Vec<u8>]) -> Result<(), String> {
+    let (buf, ranges) = packed(argv);
+    let args = Args::new(&buf, &ranges);
+    let spec = command::lookup(args.get(0)).ok_or("ERR unknown command")?;
+    let mut reply = BytesMut::new();
+    let mut out = ReplyWriter::new(&mut reply, RespVersion::Resp2);
+    execute(spec, ctx, args, &mut out).map_err(|err| err.to_string())
 }

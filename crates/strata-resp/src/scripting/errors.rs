@@ -69,3 +69,37 @@ mod tests {
         assert_eq!(caught(&runtime), "Cannot serialise");
     }
 }
+
+/// Raised by the instruction hook once `SCRIPT KILL` asked.
+#[derive(Debug)]
+pub(super) struct Killed;
+
+impl std::fmt::Display for Killed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Script killed by user with SCRIPT KILL...")
+    }
+}
+
+impl std::error::Error for Killed {}
+
+/// Why `redis.call` failed: the error line (without `-`), and whether the
+/// command ran and answered it (else a check refused it first).
+#[derive(Debug)]
+pub struct Failed {
+    /// The error line.
+    pub text: String,
+    /// The command ran (its reply is the error).
+    pub ran: bool,
+}
+
+impl From<String> for Failed {
+    fn from(text: String) -> Self {
+        Failed { text, ran: false }
+    }
+}
+
+impl From<&str> for Failed {
+    fn from(text: &str) -> Self {
+        Failed::from(text.to_string())
+    }
+}

@@ -18,18 +18,6 @@ thread_local! {
     static STATE: RefCell<Option<Lua>> = const { RefCell::new(None) };
 }
 
-/// Raised by the instruction hook once `SCRIPT KILL` asked.
-#[derive(Debug)]
-pub(super) struct Killed;
-
-impl std::fmt::Display for Killed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Script killed by user with SCRIPT KILL...")
-    }
-}
-
-impl std::error::Error for Killed {}
-
 fn new_state() -> mlua::Result<Lua> {
     let lua = Lua::new_with(
         StdLib::TABLE | StdLib::STRING | StdLib::MATH,

@@ -6,6 +6,7 @@
 //! and `redis.pcall` made for the run.
 
 use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -13,12 +14,15 @@ use std::time::{Duration, Instant};
 use bytes::BytesMut;
 use mlua::{Function, HookTriggers, Lua, MultiValue, Table, Value, VmState};
 use strata_kv::Store;
+use strata_service::Console;
 
 use super::arguments::call_args;
 use super::convert::{lua_to_reply, reply_to_lua};
+use super::debugger::{self, rollback::Rollback, DebugMode, Debugger};
+use super::errors::Killed;
 use super::errors::ReplyError;
 use super::functions::Library;
-use super::interpreter::{bounded, compiled, with_lua, Killed, KILL_CHECK_INSTRUCTIONS};
+use super::interpreter::{bounded, compiled, with_lua, KILL_CHECK_INSTRUCTIONS};
 use super::run_context::RunContext;
 use super::{call, handler, library, libs, sandbox, Access, RunGuard, SCRIPT_MEMORY_LIMIT};
 use crate::command::Ctx;
@@ -104,7 +108,6 @@ impl LongRun {
 
 /// Runs `target` with `keys` and `args` as `ctx`'s connection, appending
 /// its reply to `out`.
-#[allow(clippy::too_many_arguments)]
 pub fn run<S: Store>(
     ctx: &mut Ctx<'_, S>,
     target: Target<'_>,
@@ -113,12 +116,58 @@ pub fn run<S: Store>(
     access: Access,
     out: &mut ReplyWriter<'_>,
 ) -> Result<(), RespError> {
+    run_with(ctx, target, keys, args, access, out, None)
+}
+
+/// Runs an `EVAL` script as a debugging session with its client on
+/// `console` (see [`debugger`](super::debugger)); the connection closes
+/// after the reply.
+#[allow(clippy::too_many_arguments)]
+pub fn run_debugging<S: Store>(
+    ctx: &mut Ctx<'_, S>,
+    target: Target<'_>,
+    keys: &[&[u8]],
+    args: &[&[u8]],
+    access: Access,
+    out: &mut ReplyWriter<'_>,
+    mode: DebugMode,
+    console: Console,
+) -> Result<(), RespError> {
+    ctx.conn.close = true;
+    run_with(ctx, target, keys, args, access, out, Some((mode, console)))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_with<S: Store>(
+    ctx: &mut Ctx<'_, S>,
+    target: Target<'_>,
+    keys: &[&[u8]],
+    args: &[&[u8]],
+    access: Access,
+    out: &mut ReplyWriter<'_>,
+    debug: Option<(DebugMode, Console)>,
+) -> Result<(), RespError> {
     let scripts = &ctx.shared.scripts;
     let guard = match target {
         Target::Script { .. } => scripts.begin(ctx.conn.client.id),
         Target::Function { name, argv, .. } => {
             scripts.begin_function(ctx.conn.client.id, name, argv)
         }
+    };
+    let debugging = match (debug, target) {
+        (Some((mode, console)), Target::Script { body, .. }) => {
+            let threshold = Duration::from_millis(scripts.busy_threshold_ms().max(1));
+            let client = Arc::clone(&ctx.conn.client);
+            let session = Debugger::start(console, body, guard.kill.clone(), client, threshold)
+                .map_err(|err| {
+                    RespError::Script(format!("ERR cannot start a debugging session: {err}"))
+                })?;
+            // A session waits for its client: this worker's other
+            // connections move now, not after the first stop.
+            let _ = strata_service::workers::leave_worker();
+            Some((session, mode))
+        }
+        _ => None,
     };
     let version = out.version();
     let reply = with_lua(|lua| {
@@ -140,28 +189,58 @@ pub fn run<S: Store>(
             resp: Cell::new(RespVersion::Resp2),
             user: Arc::clone(&ctx.conn.user),
             acl_check: call::acl_allows,
+            debugger: debugging.as_ref().map(|(session, _)| Rc::clone(session)),
         });
         libs::reset(lua);
-        let long_run = LongRun::new();
-        lua.set_hook(
-            HookTriggers::new().every_nth_instruction(KILL_CHECK_INSTRUCTIONS),
-            move |_, _| match kill.load(Ordering::Relaxed) {
-                true => Err(mlua::Error::external(Killed)),
-                false => {
-                    long_run.check();
-                    Ok(VmState::Continue)
-                }
-            },
-        );
+        match &debugging {
+            None => {
+                let long_run = LongRun::new();
+                lua.set_hook(
+                    HookTriggers::new().every_nth_instruction(KILL_CHECK_INSTRUCTIONS),
+                    move |_, _| match kill.load(Ordering::Relaxed) {
+                        true => Err(mlua::Error::external(Killed)),
+                        false => {
+                            long_run.check();
+                            Ok(VmState::Continue)
+                        }
+                    },
+                );
+            }
+            Some((session, _)) => {
+                let session = Rc::clone(session);
+                lua.set_hook(
+                    HookTriggers::new()
+                        .every_line()
+                        .every_nth_instruction(debugger::COUNT_EVERY),
+                    move |lua, debug| {
+                        let in_script = debug.source().source.as_deref() == Some("@user_script");
+                        debugger::on_hook(
+                            lua,
+                            debug.event(),
+                            debug.curr_line(),
+                            in_script,
+                            &session,
+                        )
+                    },
+                );
+            }
+        }
         let names = target.names();
+        let rollback = match &debugging {
+            Some((_, DebugMode::Yes)) => Some(Rollback::default()),
+            _ => None,
+        };
         let result = run_in(
-            lua, ctx, callable, names, keys, args, access, &guard, version,
+            lua, ctx, callable, names, keys, args, access, &guard, version, rollback,
         );
         lua.remove_hook();
         lua.remove_app_data::<RunContext>();
         result
     });
     drop(guard);
+    if let Some((session, _)) = &debugging {
+        session.borrow_mut().end();
+    }
     out.raw(&reply?);
     Ok(())
 }
@@ -177,8 +256,10 @@ fn run_in<S: Store>(
     access: Access,
     guard: &RunGuard<'_>,
     version: RespVersion,
+    rollback: Option<Rollback>,
 ) -> Result<BytesMut, RespError> {
     let ctx = RefCell::new(ctx);
+    let rollback = RefCell::new(rollback);
     let outcome: Result<Result<BytesMut, RespError>, mlua::Error> = lua.scope(|scope| {
         let run_call = |lua: &Lua, argv: MultiValue| -> Result<Value, String> {
             let argv = call_args(argv)?;
@@ -186,7 +267,24 @@ fn run_in<S: Store>(
                 .try_borrow_mut()
                 .map_err(|_| "ERR recursive redis.call".to_string())?;
             let resp = RunContext::resp(lua);
-            let bytes = call::call(&mut **ctx, &argv, access, guard, keys, resp)?;
+            let debugger = RunContext::debugger(lua).filter(|d| d.borrow().stepping());
+            if let Some(debugger) = &debugger {
+                debugger.borrow_mut().log_call(&argv);
+            }
+            let mut rollback = rollback.borrow_mut();
+            let result = call::call(
+                &mut **ctx,
+                &argv,
+                access,
+                guard,
+                keys,
+                resp,
+                rollback.as_mut(),
+            );
+            if let Some(debugger) = &debugger {
+                debugger.borrow_mut().log_result(&result);
+            }
+            let bytes = result.map_err(|failed| failed.text)?;
             reply_to_lua(lua, &bytes).map_err(|e| format!("ERR {e}"))
         };
         let call = scope.create_function(move |lua, argv: MultiValue| {
@@ -241,6 +339,9 @@ fn run_in<S: Store>(
     let globals = lua.globals();
     let _ = globals.raw_set("KEYS", Value::Nil);
     let _ = globals.raw_set("ARGV", Value::Nil);
+    if let Some(rollback) = rollback.into_inner() {
+        rollback.restore(ctx.into_inner());
+    }
     match outcome {
         Ok(result) => result,
         Err(err) => Err(RespError::Script(describe(&err, sha, chunk))),

@@ -5,8 +5,8 @@
 //! table: `call.rs`), Redis's other libraries (`libs/`: `cjson`,
 //! `cmsgpack`, `bit`, `struct`), the sandbox that keeps one script's
 //! changes from the next (`sandbox.rs`), errors as scripts catch them
-//! (`errors.rs`), and the conversions between Lua values and replies
-//! (`convert.rs`).
+//! (`errors.rs`), the conversions between Lua values and replies
+//! (`convert.rs`), and the debugger of `SCRIPT DEBUG` (`debugger/`).
 //!
 //! Atomicity: a script runs with every shard locked (as `EXEC` does), so
 //! its changes reach the command log as one record of their effects (the
@@ -22,6 +22,7 @@
 mod arguments;
 mod call;
 mod convert;
+mod debugger;
 mod errors;
 mod flags;
 mod functions;
@@ -41,8 +42,9 @@ pub use scripts::{
     DEFAULT_BUSY_THRESHOLD_MS, MAX_CACHED_SCRIPTS, SCRIPT_MEMORY_LIMIT,
 };
 
+pub use crate::debug_arm::{DebugArm, DebugMode};
 pub use flags::{admit, shebang, ScriptFlags};
 pub use functions::{parse_dump, Counts, FunctionInfo, Functions, Library, RestorePolicy, FLAGS};
 pub use interpreter::compile_check;
 pub use library::{load as load_library, metadata as library_metadata};
-pub use lua::{run, Target};
+pub use lua::{run, run_debugging, Target};

@@ -8,9 +8,9 @@
 //! reaches the command log (as `REPL_ALL` would in Redis), so
 //! `redis.set_repl` checks its flags as Redis does and changes nothing,
 //! and `redis.replicate_commands` answers true as Redis 7 does (effects
-//! are always what is propagated). Outside a `SCRIPT DEBUG` session, which
-//! Strata does not have, Redis's `redis.breakpoint` answers false and
-//! `redis.debug` does nothing: so here.
+//! are always what is propagated). `redis.breakpoint` and `redis.debug`
+//! act in a `SCRIPT DEBUG` session (`debugger`); outside one, as in
+//! Redis, the first answers false and the second does nothing.
 
 use mlua::{Lua, MultiValue, Table, Value};
 
@@ -76,14 +76,31 @@ pub(super) fn table(lua: &Lua) -> mlua::Result<Table> {
         "replicate_commands",
         lua.create_function(|_, _: MultiValue| Ok(true))?,
     )?;
-    redis.raw_set(
-        "breakpoint",
-        lua.create_function(|_, _: MultiValue| Ok(false))?,
-    )?;
-    redis.raw_set("debug", lua.create_function(|_, _: MultiValue| Ok(()))?)?;
+    redis.raw_set("breakpoint", lua.create_function(breakpoint)?)?;
+    redis.raw_set("debug", lua.create_function(debug)?)?;
     redis.raw_set("setresp", lua.create_function(setresp)?)?;
     redis.raw_set("acl_check_cmd", lua.create_function(acl_check_cmd)?)?;
     Ok(redis)
+}
+
+/// `redis.breakpoint()`: in a debugging session, stop at the next line
+/// (true); elsewhere nothing (false).
+fn breakpoint(lua: &Lua, _: MultiValue) -> mlua::Result<bool> {
+    let Some(debugger) = RunContext::debugger(lua) else {
+        return Ok(false);
+    };
+    debugger.borrow_mut().break_next();
+    Ok(true)
+}
+
+/// `redis.debug(...)`: in a debugging session, the values on one line of
+/// the console; elsewhere nothing.
+fn debug(lua: &Lua, values: MultiValue) -> mlua::Result<()> {
+    if let Some(debugger) = RunContext::debugger(lua) {
+        let values: Vec<Value> = values.into_iter().collect();
+        debugger.borrow_mut().log_debug(&values);
+    }
+    Ok(())
 }
 
 /// `redis.log(level, ...)`: the arguments joined by spaces, at the level.

@@ -24,6 +24,8 @@ pub(super) struct RunContext {
     /// Whether a user may run a command with its arguments (the command
     /// table's check, given by the runner: this layer cannot reach it).
     pub(super) acl_check: AclCheck,
+    /// The debugging session this run is (`SCRIPT DEBUG`), if any.
+    pub(super) debugger: Option<super::debugger::Shared>,
 }
 
 /// `redis.acl_check_cmd`'s question: may `user` run `argv`?
@@ -35,5 +37,10 @@ impl RunContext {
     pub(super) fn resp(lua: &Lua) -> RespVersion {
         lua.app_data_ref::<RunContext>()
             .map_or(RespVersion::Resp2, |run| run.resp.get())
+    }
+
+    /// The current run's debugging session, if it is one.
+    pub(super) fn debugger(lua: &Lua) -> Option<super::debugger::Shared> {
+        lua.app_data_ref::<RunContext>()?.debugger.clone()
     }
 }

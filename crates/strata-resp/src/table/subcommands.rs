@@ -120,6 +120,7 @@ pub(super) static PUBSUB_SUBCOMMANDS: &[CommandSpec] = &[
 
 #[rustfmt::skip]
 pub(super) static SCRIPT_SUBCOMMANDS: &[CommandSpec] = &[
+    spec("script|debug", C::Script, 3, &["noscript"], NO_KEYS, SCRIPTING, "scripting", "3.2.0", "Set the debug mode for server-side Lua scripts."),
     spec("script|exists", C::Script, -3, &["noscript"], NO_KEYS, SCRIPTING, "scripting", "2.6.0", "Check existence of scripts in the script cache.").tips(&["request_policy:all_shards", "response_policy:agg_logical_and"]),
     spec("script|flush", C::Script, -2, &["noscript"], NO_KEYS, SCRIPTING, "scripting", "2.6.0", "Remove all the scripts from the script cache.").tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]),
     spec("script|help", C::Script, 2, HELP_FLAGS, NO_KEYS, SCRIPTING, "scripting", "5.0.0", "Show helpful text about the different subcommands"),

@@ -277,6 +277,13 @@ async fn run<S: Session>(mut conn: Conn<S>, ctx: &ConnCtx) -> Exit<S> {
                 break Ok(());
             }
         };
+        if st.session.wants_console() {
+            let console = stream.console().and_then(|made| {
+                made.map_err(|err| tracing::warn!(%err, "could not make a console"))
+                    .ok()
+            });
+            st.session.give_console(console);
+        }
         let left_worker = workers::take_left_worker();
         workers::note_served(before - st.input.len());
         let now = Instant::now();
