@@ -58,6 +58,12 @@ pub trait BeforeCommand {
         spec: &CommandSpec,
         args: &Args<'_>,
     ) -> Result<(), String>;
+
+    /// True when the script's writes are undone at its end (`SCRIPT
+    /// DEBUG YES`): they do not make it unkillable.
+    fn undoes_writes(&self) -> bool {
+        false
+    }
 }
 
 /// Runs `argv` as `ctx`'s connection, for a script whose command declared
@@ -101,8 +107,10 @@ pub fn call<S: Store, B: BeforeCommand>(
     }
     permissions::authorize(ctx.shared, ctx.conn, effective, &args, Context::Lua)
         .map_err(|err| err.to_string())?;
+    let mut undone = false;
     if let Some(before) = before {
         before.before(ctx, effective, &args)?;
+        undone = before.undoes_writes();
     }
     let mut reply = BytesMut::new();
     let mut out = ReplyWriter::new(&mut reply, version);
@@ -119,7 +127,7 @@ pub fn call<S: Store, B: BeforeCommand>(
     }
     match ran {
         Ok(()) => {
-            if spec.is_write() {
+            if spec.is_write() && !undone {
                 guard.wrote.store(true, Ordering::Relaxed);
             }
             Ok(reply)

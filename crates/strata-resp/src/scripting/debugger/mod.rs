@@ -13,8 +13,10 @@
 //! the session ends (`rollback.rs`). Redis forks for `YES`, so its server
 //! serves others meanwhile; Strata has no fork: the script holds the
 //! keyspace for the whole session in both modes (other clients wait, then
-//! get `BUSY` past `busy-reply-threshold`), and `SCRIPT KILL` or `CLIENT
-//! KILL` end a session that hangs.
+//! get `BUSY` past `busy-reply-threshold`). `SCRIPT KILL` ends a session
+//! waiting for its client (a `YES` session even after writes, as they are
+//! undone), so does the client closing its connection (the script then
+//! runs on without stops), and `SHUTDOWN NOSAVE`.
 //!
 //! Bounds: the client's unread commands are held up to 1 MB (past it the
 //! script fails), at most 64 breakpoints, logged replies and values

@@ -82,10 +82,10 @@ pub(super) fn run(lua: &Lua, debugger: &Shared) -> mlua::Result<Went> {
             }
             "c" | "continue" => return Ok(Went::On),
             "a" | "abort" => return Err(fail(debugger, "ERR script aborted for user request")),
-            "h" | "help" => debugger
-                .borrow_mut()
-                .logs
-                .extend(HELP.iter().map(|l| l.as_bytes().to_vec())),
+            "h" | "help" => {
+                let mut d = debugger.borrow_mut();
+                HELP.iter().for_each(|line| d.log(*line));
+            }
             "t" | "trace" => trace(lua, debugger),
             "m" | "maxlen" => maxlen(debugger, &argv),
             "b" | "break" => breakpoints(debugger, &argv),
@@ -228,7 +228,7 @@ fn breakpoints(debugger: &Shared, argv: &[Vec<u8>]) {
                     d.log("Wrong line number.");
                 }
             }
-            _ => match d.breakpoints.iter().position(|&b| i64::from(b) == -line) {
+            _ => match d.breakpoints.iter().position(|&b| -i64::from(b) == line) {
                 Some(at) => {
                     d.breakpoints.remove(at);
                     d.log("Breakpoint removed.");
@@ -254,7 +254,7 @@ fn print(lua: &Lua, debugger: &Shared, argv: &[Vec<u8>]) {
             Some(value) => {
                 let mut line = b"<value> ".to_vec();
                 render::push_value(&mut line, &value);
-                d.log_trimmed(line);
+                d.log_trimmed(line, false);
             }
             None => d.log("No such variable."),
         }
@@ -268,7 +268,7 @@ fn print(lua: &Lua, debugger: &Shared, argv: &[Vec<u8>]) {
     for (name, value) in found {
         let mut line = format!("<value> {name} = ").into_bytes();
         render::push_value(&mut line, &value);
-        d.log_trimmed(line);
+        d.log_trimmed(line, false);
     }
 }
 
@@ -325,7 +325,7 @@ fn eval(lua: &Lua, debugger: &Shared, argv: &[Vec<u8>]) {
         Ok(value) => {
             let mut line = b"<retval> ".to_vec();
             render::push_value(&mut line, &value);
-            d.log_trimmed(line);
+            d.log_trimmed(line, false);
         }
         Err(err) => d.log(format!("<error> {}", error_text(&err))),
     }

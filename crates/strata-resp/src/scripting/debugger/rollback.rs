@@ -91,6 +91,10 @@ impl BeforeCommand for Rollback {
         }
         Ok(())
     }
+
+    fn undoes_writes(&self) -> bool {
+        true
+    }
 }
 
 impl Rollback {

@@ -16,6 +16,8 @@ use crate::scripting::errors::{Failed, ReplyError};
 
 /// Most breakpoints (Redis's `LDB_BREAKPOINTS_MAX`).
 pub(super) const MAX_BREAKPOINTS: usize = 64;
+/// Most bytes of lines held between two stops.
+const MAX_LOG_BYTES: usize = 8 << 20;
 /// Logged replies and values are trimmed past this by default.
 const DEFAULT_MAXLEN: usize = 256;
 /// How long a write to the debugging client may wait.
@@ -44,8 +46,12 @@ pub(crate) struct Debugger {
     /// Logged replies and values are trimmed at this many bytes (0: never).
     pub(super) maxlen: usize,
     pub(super) maxlen_hint_sent: bool,
-    /// Lines not sent yet.
+    /// Lines not sent yet, their bytes, and the lines dropped past
+    /// [`MAX_LOG_BYTES`].
     pub(super) logs: Vec<Vec<u8>>,
+    pub(super) log_bytes: usize,
+    pub(super) dropped: u64,
+    pub(super) dropped_at: usize,
     /// Bytes from the client not parsed yet.
     pub(super) input: Vec<u8>,
     pub(super) current_line: i32,
@@ -90,6 +96,9 @@ impl Debugger {
             maxlen: DEFAULT_MAXLEN,
             maxlen_hint_sent: false,
             logs: Vec::new(),
+            log_bytes: 0,
+            dropped: 0,
+            dropped_at: 0,
             input: Vec::new(),
             current_line: 0,
             since: Instant::now(),
@@ -104,28 +113,61 @@ impl Debugger {
         self.step
     }
 
+    /// Adds a line to send at the next stop.
     pub(super) fn log(&mut self, line: impl Into<Vec<u8>>) {
-        self.logs.push(line.into());
+        let line = line.into();
+        self.log_bytes += line.len();
+        self.logs.push(line);
     }
 
-    /// Logs `line` trimmed at `maxlen`, with a hint the first time.
-    pub(super) fn log_trimmed(&mut self, mut line: Vec<u8>) {
+    /// Adds a line the script made (`redis.debug`, a logged `redis.call`):
+    /// past [`MAX_LOG_BYTES`] between stops such lines are dropped and
+    /// counted, so a script looping over them cannot grow memory without
+    /// bound.
+    fn log_from_script(&mut self, line: Vec<u8>) {
+        if self.log_bytes + line.len() > MAX_LOG_BYTES {
+            if self.dropped == 0 {
+                self.dropped_at = self.logs.len();
+            }
+            self.dropped += 1;
+            return;
+        }
+        self.log(line);
+    }
+
+    /// Logs `line` trimmed at `maxlen`, with a hint the first time (as a
+    /// line the script made when `from_script`).
+    pub(super) fn log_trimmed(&mut self, mut line: Vec<u8>, from_script: bool) {
+        let add = |d: &mut Self, line: Vec<u8>| match from_script {
+            true => d.log_from_script(line),
+            false => d.log(line),
+        };
         if self.maxlen > 0 && line.len() > self.maxlen {
             line.truncate(self.maxlen);
             line.extend_from_slice(b" ...");
-            self.log(line);
+            add(self, line);
             if !self.maxlen_hint_sent {
                 self.maxlen_hint_sent = true;
                 self.log("<hint> The above reply was trimmed. Use 'maxlen 0' to disable trimming.");
             }
         } else {
-            self.log(line);
+            add(self, line);
         }
     }
 
     /// Sends the pending lines as one array of simple strings. A failed
     /// write is not reported: the next read finds the client gone.
     pub(super) fn send_logs(&mut self) {
+        if self.dropped > 0 {
+            let note = format!(
+                "<hint> {} more lines were dropped here: the debugger keeps {MAX_LOG_BYTES} bytes of the script's lines between stops.",
+                self.dropped
+            );
+            self.logs
+                .insert(self.dropped_at.min(self.logs.len()), note.into_bytes());
+            self.dropped = 0;
+        }
+        self.log_bytes = 0;
         let mut out = format!("*{}\r\n", self.logs.len()).into_bytes();
         for line in self.logs.drain(..) {
             out.push(b'+');
@@ -149,7 +191,7 @@ impl Debugger {
             line.push(b' ');
             line.extend_from_slice(arg);
         }
-        self.log(line);
+        self.log_from_script(line);
     }
 
     /// `redis.call`'s reply (RESP bytes) or error, as Redis logs them: a
@@ -159,20 +201,20 @@ impl Debugger {
         match result {
             Ok(reply) => self.log_reply(reply),
             Err(Failed { text, ran: true }) => {
-                self.log(format!("<error> -{text}"));
+                self.log_from_script(format!("<error> -{text}").into_bytes());
                 self.log_reply(format!("-{text}\r\n").as_bytes());
             }
             Err(Failed { text, ran: false }) => {
                 let text = text.strip_prefix("ERR ").unwrap_or(text);
-                self.log(format!("<error> {text}"));
+                self.log_from_script(format!("<error> {text}").into_bytes());
             }
         }
     }
 
-    pub(super) fn log_reply(&mut self, reply: &[u8]) {
+    fn log_reply(&mut self, reply: &[u8]) {
         let mut line = b"<reply> ".to_vec();
         render::push_reply(&mut line, reply);
-        self.log_trimmed(line);
+        self.log_trimmed(line, true);
     }
 
     /// `redis.debug(...)`: the values on one line.
@@ -184,7 +226,7 @@ impl Debugger {
             }
             render::push_value(&mut line, value);
         }
-        self.log(line);
+        self.log_from_script(line);
     }
 
     /// `redis.breakpoint()`: stop at the next line.
