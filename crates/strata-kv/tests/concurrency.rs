@@ -306,3 +306,44 @@ fn the_entry_gate_is_closed_for_a_long_section_and_opens_after_it() {
     }
     churn.join().unwrap();
 }
+
+/// A section that takes shards as it reaches them (`exclusive_drained_keys`,
+/// a script) still sees and changes the whole keyspace: keys outside the
+/// declared ones are locked late, and `len`, `scan`, `random_key` and
+/// `flush` first lock every shard.
+#[test]
+fn a_section_on_some_keys_reaches_the_whole_keyspace() {
+    let ks = ks();
+    let mut store = ks.store();
+    for i in 0..1_000u32 {
+        store.set(format!("k:{i}").as_bytes(), item(b"v")).unwrap();
+    }
+    ks.exclusive_drained_keys([&b"k:0"[..]], |store| {
+        assert_eq!(store.len(), 1_000, "len counts every shard");
+        let mut seen = HashSet::new();
+        let mut cursor = 0;
+        loop {
+            cursor = store.scan(cursor, 100, &mut |item| {
+                seen.insert(item.key.to_vec());
+            });
+            if cursor == 0 {
+                break;
+            }
+        }
+        assert_eq!(seen.len(), 1_000, "scan walks every shard");
+        assert!(store.random_key().is_some());
+        // Undeclared keys, wherever their shards are.
+        for i in 500..600u32 {
+            store
+                .set(format!("k:{i}").as_bytes(), item(b"changed"))
+                .unwrap();
+        }
+    });
+    let mut store = ks.store();
+    for i in 500..600u32 {
+        let value = store.get(format!("k:{i}").as_bytes(), |i| i.value.to_vec());
+        assert_eq!(value.as_deref(), Some(&b"changed"[..]));
+    }
+    ks.exclusive_drained_keys([&b"k:1"[..]], |store| store.flush().unwrap());
+    assert_eq!(ks.store().len(), 0, "flush cleared every shard");
+}

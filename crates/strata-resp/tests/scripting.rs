@@ -340,3 +340,54 @@ fn a_raised_error_table_is_the_reply() {
         "{reply:?}"
     );
 }
+
+/// A script takes its declared keys' shards at once and other shards as
+/// it reaches them: keys it did not declare are read and written, whole-
+/// keyspace commands see every shard, and read-modify-writes of an
+/// undeclared key from two connections never interleave.
+#[test]
+fn a_script_reaches_undeclared_keys_and_the_whole_keyspace_atomically() {
+    let server = start();
+    let mut c = Client::connect(&server);
+    for i in 0..200 {
+        c.cmd(&["SET", &format!("k:{i}"), "v"]);
+    }
+    let counted = eval(
+        &mut c,
+        "for i = 1, 50 do redis.call('SET', 'u:' .. i, i) end \
+         return {redis.call('DBSIZE'), #redis.call('KEYS', '*'), redis.call('GET', 'u:37'), \
+                 redis.call('EXISTS', KEYS[1])}",
+        &["k:0"],
+        &[],
+    );
+    assert_eq!(
+        counted,
+        Value::Array(vec![
+            Value::Int(250),
+            Value::Int(250),
+            Value::bulk("37"),
+            Value::Int(1)
+        ])
+    );
+    let increment = "local v = redis.call('GET', 'ctr') \
+                     redis.call('SET', 'ctr', (tonumber(v) or 0) + 1) return 1";
+    let threads: Vec<_> = (0..2)
+        .map(|_| {
+            let mut c = Client::connect(&server);
+            std::thread::spawn(move || {
+                for _ in 0..300 {
+                    assert_eq!(eval(&mut c, increment, &[], &[]), Value::Int(1));
+                }
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap();
+    }
+    assert_eq!(c.cmd(&["GET", "ctr"]), Value::bulk("600"));
+    assert_eq!(
+        eval(&mut c, "return redis.call('FLUSHALL')", &["x"], &[]),
+        Value::ok()
+    );
+    assert_eq!(c.cmd(&["DBSIZE"]), Value::Int(0));
+}

@@ -55,6 +55,12 @@ impl Keyspace {
         Ok(self.exclusive(f))
     }
 
+    /// Whether no long section holds the keyspace or waits for it (the
+    /// entry gate is open).
+    pub(crate) fn gate_is_open(&self) -> bool {
+        self.gate.is_open()
+    }
+
     /// Counts the calling thread in at the entry gate, for a batch of
     /// requests: before each, [`GateEntry::is_open`] says whether it may touch
     /// the keyspace; when it may not, the front end leaves (drops the
@@ -82,11 +88,45 @@ impl Keyspace {
         }
     }
 
+    /// Like [`exclusive_drained`](Self::exclusive_drained), taking each
+    /// shard only when `f` first reaches it: the shards of `keys` at once
+    /// (in order), any other late, and all of them before an operation over
+    /// the whole keyspace (`len`, `scan`, `random_key`, `flush`). With the
+    /// gate closed no request is in flight, so a late lock waits only for a
+    /// background pass's brief hold, and a section that reaches few shards
+    /// (a script on its keys) skips locking the others.
+    pub fn exclusive_drained_keys<'k, R>(
+        &self,
+        keys: impl IntoIterator<Item = &'k [u8]>,
+        f: impl FnOnce(&mut ExclusiveStore<'_>) -> R,
+    ) -> R {
+        let _closed = self.gate.close();
+        self.exclusive_keys(keys, f)
+    }
+
+    /// [`exclusive_drained_keys`](Self::exclusive_drained_keys) in place,
+    /// under the conditions of [`try_exclusive_drained`](Self::try_exclusive_drained).
+    pub fn try_exclusive_drained_keys<'k, R, F>(
+        &self,
+        keys: impl IntoIterator<Item = &'k [u8]>,
+        f: F,
+    ) -> Result<R, F>
+    where
+        F: FnOnce(&mut ExclusiveStore<'_>) -> R,
+    {
+        let Some(_closed) = self.gate.try_close() else {
+            return Err(f);
+        };
+        Ok(self.exclusive_keys(keys, f))
+    }
+
     /// Like [`exclusive`](Self::exclusive), holding only the shards of
     /// `keys` (locked in ascending order), so callers on other shards run
     /// meanwhile. `f` MUST touch only these keys for whole-keyspace
     /// operations (`len`, `scan`, `random_key`, `flush`) see only the held
-    /// shards; a key outside them is locked late (see `LockedShards`).
+    /// shards (but `len`, `scan`, `random_key` and `flush`, which first
+    /// lock the others late); a key outside them is locked late (see
+    /// `LockedShards`).
     pub fn exclusive_keys<'k, R>(
         &self,
         keys: impl IntoIterator<Item = &'k [u8]>,
@@ -212,16 +252,19 @@ impl Store for ExclusiveStore<'_> {
 
     fn flush(&mut self) -> Result<(), KvError> {
         self.locked.keyspace().ctx.check_journal()?;
+        self.locked.hold_all();
         self.locked.clear()
     }
 
     fn len(&mut self) -> u64 {
+        self.locked.hold_all();
         (0..self.locked.len_locked())
             .map(|pos| self.locked.at(pos).user_len() as u64)
             .sum()
     }
 
     fn scan(&mut self, cursor: u64, count: usize, f: &mut dyn FnMut(ItemRef<'_>)) -> u64 {
+        self.locked.hold_all();
         let locked = &self.locked;
         let ks = locked.keyspace();
         let now = ks.now_ms();
@@ -243,6 +286,7 @@ impl Store for ExclusiveStore<'_> {
     }
 
     fn random_key(&mut self) -> Option<Vec<u8>> {
+        self.locked.hold_all();
         let locked = &self.locked;
         let now = locked.keyspace().now_ms();
         let n = locked.len_locked();

@@ -83,12 +83,17 @@ impl Keyspace {
             // Before compaction frees more: what was opened since the
             // last pass is what the next interval is likely to need.
             shard.write().arena.trim_spares();
-            if self.ctx.active_expire() {
+            // A script may hold only the shards it reached so far (see
+            // `Keyspace::exclusive_drained_keys`): keys it has yet to reach
+            // must not expire or be evicted under it (Redis freezes a
+            // script's time), so both wait for the gate to open.
+            let section_running = !self.gate_is_open();
+            if self.ctx.active_expire() && !section_running {
                 let now = self.now_ms();
                 let mut shard = shard.write();
                 report.expired += shard.reclaim_expired(&self.ctx, now, EXPIRE_SEGMENTS_PER_PASS);
             }
-            if self.eviction().evicts() {
+            if self.eviction().evicts() && !section_running {
                 // Cache mode lets a write through when its own shard has
                 // nothing to evict; bring over-share shards back here.
                 let mut shard = shard.write();

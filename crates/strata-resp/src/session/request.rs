@@ -13,6 +13,7 @@ use crate::command_stats;
 use crate::commands::{debug, multi, quit, shutdown, watch};
 use crate::connection::Connection;
 use crate::invoke::{note_call, run_command, Feed};
+use crate::key_args::key_args;
 use crate::monitor::allowed_while_monitoring;
 use crate::permissions::{self, is_authenticated};
 use crate::reply::{ClientError, RespError};
@@ -157,12 +158,17 @@ pub(super) fn run(
                 };
                 run_command(spec, &mut ctx, args, out, tally, feed);
             };
-            let run = match multi::runs_a_script(command) {
-                true => shared.keyspace.try_exclusive_drained(run),
-                false => Err(run),
-            };
-            if let Err(run) = run {
+            if !multi::runs_a_script(command) {
                 off_worker(|| shared.keyspace.exclusive_drained(run));
+                return;
+            }
+            // A script takes its declared keys' shards at once and any
+            // other shard as it reaches it (all of them for `KEYS`,
+            // `DBSIZE`, `FLUSHALL`, ...), with the gate closed throughout.
+            let keys = script_keys(spec, &args);
+            let keys = || keys.iter().copied();
+            if let Err(run) = shared.keyspace.try_exclusive_drained_keys(keys(), run) {
+                off_worker(|| shared.keyspace.exclusive_drained_keys(keys(), run));
             }
         }
         _ => {
@@ -175,6 +181,14 @@ pub(super) fn run(
             run_command(spec, &mut ctx, args, out, tally, feed);
         }
     }
+}
+
+/// The keys a script's command declares (none when its `numkeys` is not a
+/// count of the arguments: the command refuses it).
+fn script_keys<'a>(spec: &CommandSpec, args: &Args<'a>) -> Vec<&'a [u8]> {
+    key_args(spec, args).map_or_else(Vec::new, |keys| {
+        keys.into_iter().map(|(at, _)| args.get(at)).collect()
+    })
 }
 
 /// Whether `command` runs with the whole keyspace held: scripts always,

@@ -109,6 +109,23 @@ impl<'a> LockedShards<'a> {
         }
     }
 
+    /// Locks every shard not held yet (late, as [`position`](Self::position)
+    /// does), for an operation over the whole keyspace by a set made for
+    /// some keys.
+    pub fn hold_all(&mut self) {
+        let count = self.ks.shard_count();
+        if self.indices.len() == count {
+            return;
+        }
+        for idx in 0..count {
+            if let Err(pos) = self.indices.binary_search(&idx) {
+                let guard = lock_late(self.ks, idx);
+                self.indices.insert(pos, idx);
+                self.guards.insert(pos, guard);
+            }
+        }
+    }
+
     /// The shard of `hash`, locked (late if need be).
     pub fn holding(&mut self, hash: u64) -> &ShardInner {
         let pos = self.position(hash);
