@@ -1,7 +1,8 @@
 //! `EVAL`, `EVALSHA`, `EVAL_RO` and `EVALSHA_RO`: run a Lua script with
 //! `numkeys` keys and the remaining arguments (see [`crate::scripting`]).
-//! The caller holds every shard (the session runs these inside
-//! `Keyspace::exclusive`, `EXEC` already does), so the script is atomic.
+//! The caller holds the keyspace (the session runs these with its entry
+//! gate closed, taking each shard as the script reaches it; `EXEC` holds
+//! its shards already), so the script is atomic.
 //! A script whose first line is a shebang (`#!lua flags=no-writes`) runs
 //! as its flags say (`scripting::admit`). After `SCRIPT DEBUG YES|SYNC`,
 //! `EVAL` runs as a debugging session (`scripting::run_debugging`) and

@@ -266,8 +266,7 @@ fn run_in<S: Store>(
             let mut ctx = ctx
                 .try_borrow_mut()
                 .map_err(|_| "ERR recursive redis.call".to_string())?;
-            let resp = RunContext::resp(lua);
-            let debugger = RunContext::debugger(lua).filter(|d| d.borrow().stepping());
+            let (resp, debugger) = RunContext::resp_and_stepping(lua);
             if let Some(debugger) = &debugger {
                 debugger.borrow_mut().log_call(&argv);
             }

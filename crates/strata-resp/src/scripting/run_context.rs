@@ -43,4 +43,17 @@ impl RunContext {
     pub(super) fn debugger(lua: &Lua) -> Option<super::debugger::Shared> {
         lua.app_data_ref::<RunContext>()?.debugger.clone()
     }
+
+    /// [`resp`](Self::resp), and the debugging session when it is
+    /// stepping (`redis.call` then logs), in one look-up (per call).
+    pub(super) fn resp_and_stepping(lua: &Lua) -> (RespVersion, Option<super::debugger::Shared>) {
+        let Some(run) = lua.app_data_ref::<RunContext>() else {
+            return (RespVersion::Resp2, None);
+        };
+        let stepping = run
+            .debugger
+            .as_ref()
+            .filter(|d| d.try_borrow().is_ok_and(|d| d.stepping()));
+        (run.resp.get(), stepping.cloned())
+    }
 }
