@@ -96,6 +96,18 @@ def test_redis_py_over_tls(tls_server, pki):
     plain.close()
 
 
+def test_script_debug_over_tls_answers_an_error_and_the_connection_lives(tls_server, pki):
+    """The Lua debugger talks over the plain socket itself: on a TLS
+    connection the debugging EVAL is refused, the connection stays usable."""
+    client = redis.Redis(host="127.0.0.1", port=tls_server.ports["resp-tls"], ssl=True,
+                         ssl_ca_certs=pki["ca"], socket_timeout=10)
+    assert client.execute_command("SCRIPT", "DEBUG", "SYNC") in (b"OK", True)
+    with pytest.raises(redis.ResponseError, match="needs a plain TCP connection"):
+        client.eval("return 1", 0)
+    assert client.eval("return 2", 0) == 2
+    client.close()
+
+
 def test_pymemcache_with_a_tls_context(tls_server, pki):
     context = ssl.create_default_context(cafile=pki["ca"])
     client = pymemcache.client.base.Client(("127.0.0.1", tls_server.memcache_port),
