@@ -250,6 +250,28 @@ def test_a_client_gone_mid_session_lets_the_script_finish(server, r):
         time.sleep(0.05)
 
 
+@pytest.mark.parametrize("bad", [b"hello\r\n", b"*1\r\n$0\r\n\r\n", b"*2000\r\n",
+                                 b"*1\r\n$5000\r\n"])
+def test_a_malformed_debugger_command_ends_the_script_with_a_protocol_error(server, r, bad):
+    sock = socket.create_connection(("127.0.0.1", server.resp_port), timeout=10)
+    sock.sendall(b"*3\r\n$6\r\nSCRIPT\r\n$5\r\nDEBUG\r\n$4\r\nSYNC\r\n")
+    assert sock.recv(100) == b"+OK\r\n"
+    body = b"local a = 1\nreturn a"
+    sock.sendall(b"*3\r\n$4\r\nEVAL\r\n$%d\r\n%s\r\n$1\r\n0\r\n" % (len(body), body))
+    read_reply(sock)
+    sock.sendall(bad)
+    rest = b""
+    while True:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        rest += chunk
+    sock.close()
+    assert rest.startswith(b"*1\r\n+<endsession>\r\n-ERR protocol error script: "), rest
+    assert rest.endswith(b", on @user_script:1.\r\n"), rest
+    assert r.ping()
+
+
 @pytest.mark.skipif(PEERS, reason="Redis forks for YES and lets FLUSHALL run in the child")
 def test_ldb_yes_refuses_writes_it_cannot_roll_back(server, r, tmp_path):
     r.set("k", "v")
