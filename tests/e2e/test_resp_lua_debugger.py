@@ -235,14 +235,38 @@ def read_reply(sock):
             return data
 
 
-def test_a_client_gone_mid_session_lets_the_script_finish(server, r):
+def command(*args):
+    """`args` as a RESP array of bulk strings."""
+    out = b"*%d\r\n" % len(args)
+    for arg in args:
+        arg = arg if isinstance(arg, bytes) else str(arg).encode()
+        out += b"$%d\r\n%s\r\n" % (len(arg), arg)
+    return out
+
+
+def session(server, mode, body, *keys):
+    """A raw connection in a debugging session of `body`, stopped at its
+    first line (that stop's lines read)."""
     sock = socket.create_connection(("127.0.0.1", server.resp_port), timeout=10)
-    sock.sendall(b"*3\r\n$6\r\nSCRIPT\r\n$5\r\nDEBUG\r\n$4\r\nSYNC\r\n")
+    sock.sendall(command("SCRIPT", "DEBUG", mode))
     assert sock.recv(100) == b"+OK\r\n"
-    body = b"redis.call('set', KEYS[1], 'done')\nreturn 1"
-    sock.sendall(b"*4\r\n$4\r\nEVAL\r\n$%d\r\n%s\r\n$1\r\n1\r\n$4\r\ngone\r\n" % (len(body), body))
+    sock.sendall(command("EVAL", body, len(keys), *keys))
     first = read_reply(sock)
     assert b"* Stopped at 1, stop reason = step over" in first
+    return sock
+
+
+def read_to_close(sock):
+    """Everything the server sends until it closes the connection."""
+    rest = b""
+    while chunk := sock.recv(65536):
+        rest += chunk
+    sock.close()
+    return rest
+
+
+def test_a_client_gone_mid_session_lets_the_script_finish(server, r):
+    sock = session(server, "SYNC", "redis.call('set', KEYS[1], 'done')\nreturn 1", "gone")
     sock.close()
     deadline = time.monotonic() + 10
     while r.get("gone") != b"done":
@@ -253,20 +277,9 @@ def test_a_client_gone_mid_session_lets_the_script_finish(server, r):
 @pytest.mark.parametrize("bad", [b"hello\r\n", b"*1\r\n$0\r\n\r\n", b"*2000\r\n",
                                  b"*1\r\n$5000\r\n"])
 def test_a_malformed_debugger_command_ends_the_script_with_a_protocol_error(server, r, bad):
-    sock = socket.create_connection(("127.0.0.1", server.resp_port), timeout=10)
-    sock.sendall(b"*3\r\n$6\r\nSCRIPT\r\n$5\r\nDEBUG\r\n$4\r\nSYNC\r\n")
-    assert sock.recv(100) == b"+OK\r\n"
-    body = b"local a = 1\nreturn a"
-    sock.sendall(b"*3\r\n$4\r\nEVAL\r\n$%d\r\n%s\r\n$1\r\n0\r\n" % (len(body), body))
-    read_reply(sock)
+    sock = session(server, "SYNC", "local a = 1\nreturn a")
     sock.sendall(bad)
-    rest = b""
-    while True:
-        chunk = sock.recv(65536)
-        if not chunk:
-            break
-        rest += chunk
-    sock.close()
+    rest = read_to_close(sock)
     assert rest.startswith(b"*1\r\n+<endsession>\r\n-ERR protocol error script: "), rest
     assert rest.endswith(b", on @user_script:1.\r\n"), rest
     assert r.ping()
@@ -284,22 +297,11 @@ def test_ldb_yes_refuses_writes_it_cannot_roll_back(server, r, tmp_path):
 @pytest.mark.skipif(PEERS, reason="Redis's YES session runs in a child, which SCRIPT KILL does not reach")
 def test_script_kill_ends_a_stopped_yes_session_after_a_write(server, r, r2):
     r.set("killed", "before")
-    sock = socket.create_connection(("127.0.0.1", server.resp_port), timeout=10)
-    sock.sendall(b"*3\r\n$6\r\nSCRIPT\r\n$5\r\nDEBUG\r\n$3\r\nYES\r\n")
-    assert sock.recv(100) == b"+OK\r\n"
-    body = b"redis.call('set', KEYS[1], 'during')\nreturn 1"
-    sock.sendall(b"*4\r\n$4\r\nEVAL\r\n$%d\r\n%s\r\n$1\r\n1\r\n$6\r\nkilled\r\n" % (len(body), body))
-    read_reply(sock)
-    sock.sendall(b"*1\r\n$4\r\nstep\r\n")
+    sock = session(server, "YES", "redis.call('set', KEYS[1], 'during')\nreturn 1", "killed")
+    sock.sendall(command("step"))
     assert b"<redis> set killed during" in read_reply(sock)
     # The write is undone at the end, so it does not make the script unkillable.
     assert r2.script_kill()
-    rest = b""
-    while True:
-        chunk = sock.recv(65536)
-        if not chunk:
-            break
-        rest += chunk
+    rest = read_to_close(sock)
     assert rest.endswith(b"+<endsession>\r\n-ERR Script killed by user with SCRIPT KILL...\r\n"), rest
-    sock.close()
     assert r.get("killed") == b"before"

@@ -5,7 +5,7 @@
 //! its shards already), so the script is atomic.
 //! A script whose first line is a shebang (`#!lua flags=no-writes`) runs
 //! as its flags say (`scripting::admit`). After `SCRIPT DEBUG YES|SYNC`,
-//! `EVAL` runs as a debugging session (`scripting::run_debugging`) and
+//! `EVAL` runs as a debugging session (`scripting::run_with`) and
 //! `EVALSHA` is refused, as in Redis.
 
 use strata_kv::Store;
@@ -99,7 +99,10 @@ pub fn eval<S: Store>(
                     .into(),
             ));
         };
-        return scripting::run_debugging(ctx, target, &keys, &argv, access, out, mode, console);
+        // As in Redis, the session ends the connection.
+        ctx.conn.close = true;
+        let debug = Some((mode, console));
+        return scripting::run_with(ctx, target, &keys, &argv, access, out, debug);
     }
     scripting::run(ctx, target, &keys, &argv, access, out)
 }

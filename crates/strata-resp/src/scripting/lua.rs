@@ -119,26 +119,11 @@ pub fn run<S: Store>(
     run_with(ctx, target, keys, args, access, out, None)
 }
 
-/// Runs an `EVAL` script as a debugging session with its client on
-/// `console` (see [`debugger`](super::debugger)); the connection closes
-/// after the reply.
+/// [`run`], or with `debug` an `EVAL` script as a debugging session with
+/// its client on the console (see [`debugger`](super::debugger)); the
+/// caller closes the connection after a session's reply.
 #[allow(clippy::too_many_arguments)]
-pub fn run_debugging<S: Store>(
-    ctx: &mut Ctx<'_, S>,
-    target: Target<'_>,
-    keys: &[&[u8]],
-    args: &[&[u8]],
-    access: Access,
-    out: &mut ReplyWriter<'_>,
-    mode: DebugMode,
-    console: Console,
-) -> Result<(), RespError> {
-    ctx.conn.close = true;
-    run_with(ctx, target, keys, args, access, out, Some((mode, console)))
-}
-
-#[allow(clippy::too_many_arguments)]
-fn run_with<S: Store>(
+pub fn run_with<S: Store>(
     ctx: &mut Ctx<'_, S>,
     target: Target<'_>,
     keys: &[&[u8]],

@@ -47,4 +47,4 @@ pub use flags::{admit, shebang, ScriptFlags};
 pub use functions::{parse_dump, Counts, FunctionInfo, Functions, Library, RestorePolicy, FLAGS};
 pub use interpreter::compile_check;
 pub use library::{load as load_library, metadata as library_metadata};
-pub use lua::{run, run_debugging, Target};
+pub use lua::{run, run_with, Target};

@@ -18,7 +18,7 @@ use strata_net::Connection;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::config::DriverConfig;
-use super::socket::{read_some, send, wait_for, ReadEnd};
+use super::socket::{console, read_some, send, wait_for, ReadEnd};
 use crate::clients::{ClientInfo, Clients};
 use crate::panic_guard;
 use crate::send_policy::SendPolicy;
@@ -278,11 +278,7 @@ async fn run<S: Session>(mut conn: Conn<S>, ctx: &ConnCtx) -> Exit<S> {
             }
         };
         if st.session.wants_console() {
-            let console = stream.console().and_then(|made| {
-                made.map_err(|err| tracing::warn!(%err, "could not make a console"))
-                    .ok()
-            });
-            st.session.give_console(console);
+            st.session.give_console(console(stream));
         }
         let left_worker = workers::take_left_worker();
         workers::note_served(before - st.input.len());

@@ -1,7 +1,7 @@
 //! A connection's socket as the driver uses it: reads that also wait for
 //! shutdown, closing, idleness, the request deadline and the session's
 //! wakeup; writes bounded by the request timeout; held replies sent once
-//! their durability wait resolves.
+//! their durability wait resolves; a console for a session that asks.
 
 use std::io;
 use std::time::{Duration, Instant};
@@ -73,6 +73,15 @@ pub(super) async fn read_some(
             () = notified(wakeup) => return Ok(0),
         }
     }
+}
+
+/// A console on the socket for a session that asked for one (`SCRIPT
+/// DEBUG`); `None` on TLS or when the descriptor could not be duplicated.
+pub(super) fn console(stream: &Connection) -> Option<strata_net::Console> {
+    stream.console().and_then(|made| {
+        made.map_err(|err| tracing::warn!(%err, "could not make a console"))
+            .ok()
+    })
 }
 
 /// The socket's file descriptor (`CLIENT LIST`'s `fd`).
