@@ -42,7 +42,7 @@ pub use scripts::{
     DEFAULT_BUSY_THRESHOLD_MS, MAX_CACHED_SCRIPTS, SCRIPT_MEMORY_LIMIT,
 };
 
-pub use crate::debug_arm::{DebugArm, DebugMode};
+pub use crate::debug_arm::DebugMode;
 pub use flags::{admit, shebang, ScriptFlags};
 pub use functions::{parse_dump, Counts, FunctionInfo, Functions, Library, RestorePolicy, FLAGS};
 pub use interpreter::compile_check;
