@@ -169,6 +169,12 @@ pub trait Store {
     /// A key chosen at random among live items, or `None` when empty.
     fn random_key(&mut self) -> Option<Vec<u8>>;
 
+    /// Tells `key`'s watchers (`WATCH`) and the change observer that it
+    /// changed, writing nothing (no item, no journal record): for changes
+    /// that leave the key as it was, such as an element pushed to a missing
+    /// list and at once handed to a blocked client.
+    fn signal_modified(&mut self, key: &[u8]);
+
     /// How many keys key group `group` holds (see
     /// [`Keyspace::group_keys`](crate::Keyspace::group_keys)); `None` when
     /// this store cannot tell (groups off).

@@ -30,6 +30,8 @@ mod limits;
 mod model;
 #[path = "pmem_ssd.rs"]
 mod pmem_ssd;
+#[path = "signal_modified.rs"]
+mod signal_modified;
 #[path = "size_classes.rs"]
 mod size_classes;
 #[path = "ssd.rs"]

@@ -45,7 +45,11 @@ pub(crate) fn run_command<S: Store>(
             tally.errors += 1;
         }
     }
-    note_call(ctx.shared, &ctx.conn.client, spec, &args, started, failed);
+    // A blocked attempt counts when its request is answered (Redis counts
+    // a blocked command once, when it is served or times out).
+    if ctx.conn.block.wait.is_none() {
+        note_call(ctx.shared, &ctx.conn.client, spec, &args, started, failed);
+    }
     if let Some(feed) = feed {
         feed.after(ctx.shared, ctx.conn, spec, &args);
     }

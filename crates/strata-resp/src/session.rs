@@ -18,7 +18,6 @@ use strata_service::durability::one_line;
 use strata_service::{Flow, HeldReplies, Hold, Session, OUTPUT_SOFT_LIMIT};
 
 use crate::args::Args;
-use crate::blocking::BlockWait;
 use crate::codec::{Limits, Parsed, RequestParser};
 use crate::command::{self, Command};
 use crate::connection::Connection;
@@ -32,9 +31,11 @@ use crate::writer::ReplyWriter;
 
 mod pause_gate;
 mod request;
+mod waits;
 
 use pause_gate::pause_gate;
-use request::run;
+use request::{answer_served, run};
+use waits::{wait_blocked, wait_for_script};
 
 /// The per-connection state machine of the RESP front end.
 #[derive(Debug)]
@@ -73,6 +74,10 @@ impl RespSession {
 
 impl Drop for RespSession {
     fn drop(&mut self) {
+        // Handed to its blocked pop, never answered: back to its list.
+        if let Some(served) = self.conn.block.take_served() {
+            crate::commands::list::give_back::give_back(&self.shared, served);
+        }
         self.conn.pubsub.clear(&self.shared.pubsub);
         if self.conn.monitoring {
             self.shared.monitors.remove(self.conn.client.id);
@@ -132,6 +137,17 @@ impl Session for RespSession {
                     let rest = input.len() - consumed;
                     if rest > 0 && rest <= warm_until {
                         warm_until = rest - prefetch::warm(&shared.keyspace, &input[consumed..]);
+                    }
+                    // A push handed this blocked pop its element: it is
+                    // answered, not run again (before the gates: it was
+                    // served when the push ran).
+                    if let Some(served) = conn.block.take_served() {
+                        answer_served(shared, conn, parser.args(input), &served, &mut out);
+                        tally.commands += 1;
+                        tally.writes += 1;
+                        conn.block.finish();
+                        input.advance(consumed);
+                        continue;
                     }
                     if let Some(left) = pause_gate(shared, conn, parser.args(input)) {
                         *pause_wait = Some(left);
@@ -350,46 +366,4 @@ fn script_gate(shared: &Shared, conn: &Connection, args: Args<'_>, open: bool) -
         return Gate::Run;
     }
     gate
-}
-
-/// Resolves when the blocked request may run again: a push to its keys,
-/// its deadline, `CLIENT UNBLOCK`, or (`WAITAOF`) the log durable through
-/// its LSN. A durable wait that fails (the log did) leaves the others: the
-/// request then waits out its timeout, as Redis's does on an AOF that
-/// cannot sync, instead of running again at once and forever.
-fn wait_blocked(shared: &Shared, mut wait: BlockWait, client: u64) -> FetchWait {
-    let durable = wait.durable.take().and_then(|lsn| {
-        let durability = shared.info.durability.as_deref()?;
-        durability.durable(lsn)
-    });
-    let blocked = shared.waiters.wait(wait, client);
-    let Some(durable) = durable else {
-        return blocked;
-    };
-    Box::pin(async move {
-        tokio::pin!(blocked);
-        tokio::select! {
-            () = &mut blocked => {}
-            synced = durable => if synced.is_err() {
-                blocked.await;
-            },
-        }
-    })
-}
-
-/// Resolves when the keyspace's entry gate opens (the running script
-/// ended), or after at most 50 ms (then the gate is asked again: the
-/// threshold may have passed).
-fn wait_for_script(shared: &Shared, left: Duration) -> FetchWait {
-    // Scripts run with the gate closed (`Keyspace::exclusive_drained`), so
-    // its opening is their end; waking every waiter at once lets requests
-    // queued behind a short script run as soon as it ends.
-    let opened = shared.keyspace.gate_open();
-    let nap = left.min(Duration::from_millis(50));
-    Box::pin(async move {
-        tokio::select! {
-            () = opened => {}
-            () = tokio::time::sleep(nap) => {}
-        }
-    })
 }

@@ -50,6 +50,8 @@ mod dump_restore;
 mod functions;
 #[path = "geo.rs"]
 mod geo;
+#[path = "handed_pops.rs"]
+mod handed_pops;
 #[path = "hash_model.rs"]
 mod hash_model;
 #[path = "hyperloglog.rs"]

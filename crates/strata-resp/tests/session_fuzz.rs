@@ -13,7 +13,7 @@ use strata_kv::{Keyspace, KeyspaceConfig, ManualClock};
 use strata_resp::RespProtocol;
 use strata_service::{Clients, Flow, Protocol, RuntimeSettings, ServerInfo, Session};
 
-fn protocol(requirepass: Option<&str>) -> (RespProtocol, Arc<Clients>) {
+pub(crate) fn protocol(requirepass: Option<&str>) -> (RespProtocol, Arc<Clients>) {
     let clock = Arc::new(ManualClock::new(1_700_000_000_000));
     let config = KeyspaceConfig {
         memory_limit: 64 << 20,
@@ -37,7 +37,7 @@ fn protocol(requirepass: Option<&str>) -> (RespProtocol, Arc<Clients>) {
     (RespProtocol::new(keyspace, info, clients.clone()), clients)
 }
 
-fn open(protocol: &RespProtocol, clients: &Clients) -> impl Session {
+pub(crate) fn open(protocol: &RespProtocol, clients: &Clients) -> impl Session {
     let addr: SocketAddr = "127.0.0.1:1".parse().expect("addr");
     protocol.open(clients.register(addr, addr))
 }

@@ -13,6 +13,10 @@
 //!   for one acknowledged element neither popped nor present (counted, and reported);
 //! - each producer's elements keep their LPUSH order within a list.
 //!
+//! For the first half of the kills the producers pause between batches, so the consumers
+//! keep up and wait in BLPOP: pushes are then handed straight to them (the list is never
+//! written); the rest builds a backlog.
+//!
 //! `STRATA_CRASH_SEED` replays a run's choices; `STRATA_CRASH_CYCLES` sets the kills (default
 //! 3, about 20 s in a debug build; 30 with `STRATA_TEST_FULL=1`, what `scripts/test --full`
 //! runs).
@@ -49,6 +53,9 @@ struct Shared {
     addr: Mutex<(u64, SocketAddr)>,
     stop_producers: AtomicBool,
     stop_consumers: AtomicBool,
+    /// Producers pause between batches: the consumers keep up and wait in
+    /// BLPOP, so pushes are handed straight to them (no list written).
+    paced: AtomicBool,
 }
 
 impl Shared {
@@ -90,6 +97,7 @@ fn queue_survives_kill_9_in_sync_mode() {
         addr: Mutex::new((0, server.resp())),
         stop_producers: AtomicBool::new(false),
         stop_consumers: AtomicBool::new(false),
+        paced: AtomicBool::new(true),
     });
     let producers: Vec<JoinHandle<ProducerLog>> = (0..PRODUCERS)
         .map(|p| {
@@ -105,6 +113,10 @@ fn queue_survives_kill_9_in_sync_mode() {
         .collect();
 
     for kill in 1..=kills {
+        // The first half drains the lists (handed pops), the rest builds a backlog.
+        if kill > kills / 2 {
+            shared.paced.store(false, Ordering::Relaxed);
+        }
         std::thread::sleep(Duration::from_millis(rng.gen_range(300..=1200)));
         server.kill();
         server = DurableServer::start(dir.path(), &options(&mut rng));
@@ -184,6 +196,9 @@ fn produce(shared: &Shared, producer: u64, seed: u64) -> ProducerLog {
         }
         if shared.stop_producers.load(Ordering::Relaxed) {
             break;
+        }
+        if shared.paced.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(rng.gen_range(1..=4)));
         }
     }
     log

@@ -197,6 +197,10 @@ impl Store for ExclusiveStore<'_> {
         self.locked.touch(key)
     }
 
+    fn signal_modified(&mut self, key: &[u8]) {
+        self.locked.signal_modified(key);
+    }
+
     fn update_pair<R>(
         &mut self,
         a: &[u8],

@@ -236,6 +236,13 @@ impl Store for SharedStore<'_> {
         found
     }
 
+    fn signal_modified(&mut self, key: &[u8]) {
+        let ctx = &self.ks.ctx;
+        let hash = ctx.hash(key);
+        self.ks.shard(hash).write().watches.touch(key);
+        ctx.changes.changed(key);
+    }
+
     fn kind(&mut self, key: &[u8]) -> Option<ValueKind> {
         self.ks.run_due_flush();
         let ctx = &self.ks.ctx;

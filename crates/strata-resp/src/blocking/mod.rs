@@ -17,6 +17,15 @@
 //! dropped before it could run (its connection closed) passes the wake-up
 //! on.
 //!
+//! Handing over: a push of one element to an empty list whose oldest
+//! waiter is a `BLPOP`/`BRPOP` gives the element to that waiter's
+//! [`ServeSlot`] instead of writing the list, and wakes it; its next
+//! attempt answers with the element without running again (Redis serves a
+//! blocked client inside the push too). The list is never written, so the
+//! push and the pop cost no record and no log entry; the key's watchers
+//! and the push's and pop's events see both. An element handed to a
+//! connection that closes before its answer goes back to the list.
+//!
 //! A missed wake-up is impossible: an attempt reads [`Waiters::seq`] of its
 //! keys before it looks at them, and the registration reads it again under
 //! the registry's lock, waking at once if a push to one of them happened in
@@ -26,9 +35,11 @@
 //! waiting connections; a registration counts itself, then re-reads the
 //! stripes (all `SeqCst`): whichever comes second sees the other.
 
+mod serve;
 mod wait;
 mod waiters;
 
+pub use serve::{ServeSlot, Served};
 pub use wait::{BlockWait, Unblock};
 pub use waiters::Waiters;
 
@@ -52,9 +63,30 @@ pub struct BlockState {
     /// Set by `CLIENT UNBLOCK` (an [`Unblock`] as a byte, 0: not) while the
     /// connection waits; read and cleared by the attempt that follows.
     pub unblocked: Arc<AtomicU8>,
+    /// Where a push hands an element to a blocked `BLPOP`/`BRPOP`.
+    pub slot: Arc<ServeSlot>,
 }
 
 impl BlockState {
+    /// The attempt that just blocked takes an element a push hands it
+    /// (from the left end or the right), instead of being woken to pop.
+    pub fn take_handed(&mut self, from_left: bool) {
+        if let Some(wait) = self.wait.as_mut() {
+            self.slot.open(from_left);
+            wait.serve = Some(Arc::clone(&self.slot));
+        }
+    }
+
+    /// Before a blocked request's next attempt: closes the slot, giving
+    /// the element a push handed over, if one did (the request is then
+    /// answered with it and does not run again).
+    pub fn take_served(&mut self) -> Option<Served> {
+        match self.deadline {
+            Some(_) => self.slot.take(),
+            None => None,
+        }
+    }
+
     /// The blocking request at the front of the input is done (answered or
     /// timed out): the next one starts afresh.
     pub fn finish(&mut self) {
@@ -140,6 +172,7 @@ pub fn block_on(
         seq,
         unblocked: Arc::clone(&state.unblocked),
         durable: None,
+        serve: None,
     });
     Ok(Outcome::Blocked)
 }

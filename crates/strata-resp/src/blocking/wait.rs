@@ -5,6 +5,8 @@ use std::sync::atomic::AtomicU8;
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::serve::ServeSlot;
+
 /// What a blocking command that found nothing asks the session to wait for.
 #[derive(Debug, Clone)]
 pub struct BlockWait {
@@ -20,6 +22,9 @@ pub struct BlockWait {
     /// Also ends once the command log is durable through this LSN
     /// (`WAITAOF` waiting for its connection's writes).
     pub durable: Option<u64>,
+    /// The connection's slot, open, when a push may hand it an element
+    /// instead of waking it (`BLPOP`, `BRPOP`).
+    pub serve: Option<Arc<ServeSlot>>,
 }
 
 /// How `CLIENT UNBLOCK` ends a wait: as if the timeout passed, or with an

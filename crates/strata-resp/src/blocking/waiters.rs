@@ -11,12 +11,15 @@ use parking_lot::Mutex;
 use rustc_hash::FxHasher;
 use tokio::sync::Notify;
 
+use super::serve::ServeSlot;
 use super::wait::{BlockWait, Unblock};
 
 /// One blocked connection's wake-up.
 #[derive(Debug, Default)]
 struct Waiter {
     notify: Notify,
+    /// Its slot when a push may hand it an element (see [`ServeSlot`]).
+    serve: Option<Arc<ServeSlot>>,
     /// Woken, timed out or gone: skipped by later pushes.
     done: AtomicBool,
     /// Woken by a push (not by its deadline).
@@ -128,6 +131,46 @@ impl Waiters {
         }
     }
 
+    /// A push of one `element` to `key`, which holds nothing: hands it to
+    /// the oldest connection blocked on `key` if that one takes elements
+    /// handed over (its [`ServeSlot`] is open) and wakes it. `Some` of that
+    /// pop's end (`true`: left) when it did; `None` when nobody waits or
+    /// the oldest waiter pops for itself (`BLMOVE`, `BLMPOP`, a sorted-set
+    /// pop, ...): the caller then pushes and wakes as usual. The caller
+    /// holds the key's shard, so the key stays empty meanwhile.
+    pub fn hand_over(&self, key: &[u8], element: &[u8]) -> Option<bool> {
+        if !self.any_waiting() {
+            return None;
+        }
+        let mut by_key = self.by_key.lock();
+        let queue = by_key.get_mut(key)?;
+        let mut served = None;
+        while let Some(waiter) = queue.pop_front() {
+            if waiter.done.load(Ordering::Acquire) {
+                continue;
+            }
+            let Some(slot) = waiter.serve.as_ref() else {
+                // It pops for itself: it stays first in line.
+                queue.push_front(waiter);
+                break;
+            };
+            // Claimed here: no other push, nor CLIENT UNBLOCK, ends it now.
+            if waiter.done.swap(true, Ordering::AcqRel) {
+                continue;
+            }
+            // A closed slot: its attempt ran already (it ended meanwhile).
+            if let Some(from_left) = slot.fill(key, element) {
+                waiter.notify.notify_one();
+                served = Some(from_left);
+                break;
+            }
+        }
+        if queue.is_empty() {
+            by_key.remove(key);
+        }
+        served
+    }
+
     /// `CLIENT UNBLOCK`: ends the wait of `client` if it is blocked and
     /// not already woken, marking how; true when it was.
     pub fn unblock(&self, client: u64, how: Unblock) -> bool {
@@ -151,7 +194,10 @@ impl Waiters {
         wait: BlockWait,
         client: u64,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'static>> {
-        let waiter = Arc::new(Waiter::default());
+        let waiter = Arc::new(Waiter {
+            serve: wait.serve.clone(),
+            ..Waiter::default()
+        });
         let registered = {
             let mut by_key = self.by_key.lock();
             self.waiting.fetch_add(1, Ordering::SeqCst);
@@ -240,100 +286,5 @@ impl Drop for Registered {
 }
 
 #[cfg(test)]
-mod tests {
-    use std::sync::atomic::Ordering;
-    use std::sync::Arc;
-    use std::time::{Duration, Instant};
-
-    use super::super::wait::{BlockWait, Unblock};
-    use super::Waiters;
-
-    fn wait_on(key: &[u8], seq: u64) -> BlockWait {
-        BlockWait {
-            keys: vec![Box::from(key)],
-            deadline: Some(Instant::now() + Duration::from_millis(300)),
-            seq,
-            unblocked: Arc::default(),
-            durable: None,
-        }
-    }
-
-    /// Whether the wait ended before its deadline.
-    fn woken_early(fut: std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>) -> bool {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_time()
-            .build()
-            .unwrap();
-        let started = Instant::now();
-        rt.block_on(fut);
-        started.elapsed() < Duration::from_millis(250)
-    }
-
-    #[test]
-    fn a_push_to_another_key_does_not_wake_a_waiter() {
-        let waiters = Arc::new(Waiters::default());
-        let seq = waiters.seq([&b"q"[..]]);
-        // Another key in another stripe: pushed between the look and the
-        // registration, it must not count as a push to "q".
-        let other = (0..1000u32)
-            .map(|i| format!("other{i}").into_bytes())
-            .find(|k| !std::ptr::eq(waiters.stripe(k), waiters.stripe(b"q")))
-            .unwrap();
-        waiters.pushed(&other);
-        assert_eq!(waiters.seq([&b"q"[..]]), seq);
-        let fut = waiters.wait(wait_on(b"q", seq), 1);
-        assert!(waiters.any_waiting());
-        assert!(!woken_early(fut), "woken by a push to another key");
-        assert!(
-            !waiters.any_waiting(),
-            "a finished wait is no longer counted"
-        );
-    }
-
-    #[test]
-    fn a_push_between_the_look_and_the_registration_wakes_at_once() {
-        let waiters = Arc::new(Waiters::default());
-        let seq = waiters.seq([&b"q"[..], &b"r"[..]]);
-        waiters.pushed(b"r");
-        let wait = BlockWait {
-            keys: vec![Box::from(&b"q"[..]), Box::from(&b"r"[..])],
-            deadline: Some(Instant::now() + Duration::from_secs(5)),
-            seq,
-            unblocked: Arc::default(),
-            durable: None,
-        };
-        let fut = waiters.wait(wait, 1);
-        assert!(!waiters.any_waiting(), "woken at registration: not counted");
-        assert!(woken_early(fut));
-    }
-
-    #[test]
-    fn a_push_wakes_the_oldest_waiter_only() {
-        let waiters = Arc::new(Waiters::default());
-        let seq = waiters.seq([&b"q"[..]]);
-        let first = waiters.wait(wait_on(b"q", seq), 1);
-        let second = waiters.wait(wait_on(b"q", seq), 1);
-        waiters.pushed(b"q");
-        assert!(woken_early(first));
-        assert!(!woken_early(second), "the second waiter was woken too");
-        assert!(!waiters.any_waiting());
-    }
-
-    #[test]
-    fn unblock_ends_only_a_registered_wait_and_marks_how() {
-        let waiters = Arc::new(Waiters::default());
-        assert!(!waiters.unblock(7, Unblock::Timeout), "nobody waits");
-        let seq = waiters.seq([&b"q"[..]]);
-        let wait = wait_on(b"q", seq);
-        let cell = Arc::clone(&wait.unblocked);
-        let fut = waiters.wait(wait, 7);
-        assert!(!waiters.unblock(8, Unblock::Error), "another client");
-        assert!(waiters.unblock(7, Unblock::Error));
-        assert!(!waiters.unblock(7, Unblock::Error), "already ended");
-        assert!(woken_early(fut));
-        assert_eq!(cell.load(Ordering::Acquire), Unblock::Error as u8);
-        // Ended and dropped: no longer known, and a push finds nobody.
-        assert!(!waiters.unblock(7, Unblock::Timeout));
-        assert!(!waiters.any_waiting());
-    }
-}
+#[path = "waiters_tests.rs"]
+mod tests;

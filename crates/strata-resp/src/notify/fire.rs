@@ -5,6 +5,7 @@
 use super::flags::{GENERIC, NEW};
 use super::notifier::publish;
 use crate::command::Ctx;
+use crate::shared::Shared;
 
 /// Announces `event` (of `class`, a [`flags`](super::flags) bit) about
 /// `key`.
@@ -21,12 +22,19 @@ pub fn fire<S>(ctx: &Ctx<'_, S>, class: u32, event: &str, key: &[u8]) {
 /// load of the setting for both).
 #[inline]
 pub fn fire_created<S>(ctx: &Ctx<'_, S>, created: bool, class: u32, event: &str, key: &[u8]) {
-    let flags = ctx.shared.notify.flags();
+    fire_created_in(ctx.shared, created, class, event, key);
+}
+
+/// [`fire_created`] for a change made outside a command (an element
+/// given back to its list by a connection that closed).
+#[inline]
+pub fn fire_created_in(shared: &Shared, created: bool, class: u32, event: &str, key: &[u8]) {
+    let flags = shared.notify.flags();
     if flags & (class | NEW) != 0 {
         if created {
-            publish(&ctx.shared.pubsub, flags, NEW, "new", key);
+            publish(&shared.pubsub, flags, NEW, "new", key);
         }
-        publish(&ctx.shared.pubsub, flags, class, event, key);
+        publish(&shared.pubsub, flags, class, event, key);
     }
 }
 

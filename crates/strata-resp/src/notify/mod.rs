@@ -19,7 +19,7 @@ mod fire;
 pub mod flags;
 mod notifier;
 
-pub use fire::{any, fire, fire_created, fire_removed, fire_stored, wanted};
+pub use fire::{any, fire, fire_created, fire_created_in, fire_removed, fire_stored, wanted};
 pub use flags::{
     ALL, EVICTED, EXPIRED, GENERIC, HASH, KEYEVENT, KEYSPACE, KEY_MISS, LIST, MODULE, NEW, SET,
     STREAM, STRING, ZSET,

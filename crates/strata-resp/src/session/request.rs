@@ -7,9 +7,11 @@ use strata_metrics::Stopwatch;
 
 use crate::acl::log::Context;
 use crate::args::Args;
+use crate::blocking::Served;
 use crate::cluster;
 use crate::command::{self, Command, CommandSpec, Ctx};
 use crate::command_stats;
+use crate::commands::list::bpop;
 use crate::commands::{debug, multi, quit, shutdown, watch};
 use crate::connection::Connection;
 use crate::invoke::{note_call, run_command, Feed};
@@ -180,6 +182,23 @@ pub(super) fn run(
             };
             run_command(spec, &mut ctx, args, out, tally, feed);
         }
+    }
+}
+
+/// Answers a blocked `BLPOP`/`BRPOP` with the element a push handed it
+/// (`blocking::ServeSlot`), counting the call in its statistics as its
+/// run would have.
+pub(super) fn answer_served(
+    shared: &Shared,
+    conn: &Connection,
+    args: Args<'_>,
+    served: &Served,
+    out: &mut ReplyWriter<'_>,
+) {
+    let started = Stopwatch::start();
+    bpop::reply_served(out, &served.key, &served.element);
+    if let Some(spec) = command::lookup(args.get(0)) {
+        note_call(shared, &conn.client, spec, &args, started, false);
     }
 }
 

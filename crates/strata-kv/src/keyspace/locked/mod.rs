@@ -179,6 +179,14 @@ impl<'a> LockedShards<'a> {
     }
 
     /// See [`Store::touch`](crate::Store::touch).
+    /// [`Store::signal_modified`](crate::Store::signal_modified) under
+    /// the locks held.
+    pub fn signal_modified(&mut self, key: &[u8]) {
+        let hash = self.ks.ctx.hash(key);
+        self.shard(hash).watches.touch(key);
+        self.ks.ctx.changes.changed(key);
+    }
+
     pub fn touch(&mut self, key: &[u8]) -> bool {
         let ctx = &self.ks.ctx;
         let (now, hash) = (ctx.now(), ctx.hash(key));

@@ -23,8 +23,16 @@ pub fn bpop<S: Store>(
         Ok(popped.and_then(|p| p.into_iter().next()))
     };
     pop_first_or_block(ctx, args, out, pop, |out, key, element| {
-        out.array(2);
-        out.bulk(key);
-        out.bulk(&element);
-    })
+        reply_served(out, key, &element)
+    })?;
+    // Blocked: a push may hand it an element (see `crate::blocking`).
+    ctx.conn.block.take_handed(end == End::Left);
+    Ok(())
+}
+
+/// The reply of a `BLPOP`/`BRPOP` a push handed `element` of `key` to.
+pub fn reply_served(out: &mut ReplyWriter<'_>, key: &[u8], element: &[u8]) {
+    out.array(2);
+    out.bulk(key);
+    out.bulk(element);
 }

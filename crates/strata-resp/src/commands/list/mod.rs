@@ -8,6 +8,7 @@ pub mod blmove;
 pub mod bpop;
 pub mod either;
 mod ends;
+pub mod give_back;
 pub mod linsert;
 pub mod lmove;
 pub mod lmpop;

@@ -3,6 +3,7 @@
 use strata_kv::Store;
 
 use super::either::edit;
+use super::pop::announce_pop;
 use super::End;
 use crate::args::Args;
 use crate::command::Ctx;
@@ -21,6 +22,13 @@ pub enum Create {
 }
 
 /// Pushes the elements one after the other at `end`; replies the length.
+/// One element pushed to no list while a blocked `BLPOP`/`BRPOP` waits
+/// first in line on it goes straight to that client instead, as Redis
+/// serves a blocked client inside the push: the list is never written
+/// (pushed and popped, the key is as it was), its watchers hear of the
+/// change and both events are sent. Never inside `EXEC` or a script,
+/// where blocked clients are served after the section (see
+/// [`crate::blocking`]).
 pub fn push<S: Store>(
     ctx: &mut Ctx<'_, S>,
     args: Args<'_>,
@@ -29,21 +37,39 @@ pub fn push<S: Store>(
     create: Create,
 ) -> Result<(), RespError> {
     let key = args.get(1);
+    let event = match end {
+        End::Left => "lpush",
+        End::Right => "rpush",
+    };
     let limit = ctx.shared.encodings.list_limit();
+    // One element onto no list: it may go straight to a blocked pop.
+    let single = create == Create::Yes && args.len() == 3 && !ctx.store.is_exclusive();
+    let waiters = &ctx.shared.waiters;
+    let mut handed = None;
     let len = edit(ctx.store, key, limit, |list, existed| {
         if !existed && create == Create::No {
             return Ok(0);
+        }
+        if !existed && single {
+            handed = waiters.hand_over(key, args.get(2));
+            if handed.is_some() {
+                return Ok(1);
+            }
         }
         for e in args.iter_from(2) {
             list.push(end, e)?;
         }
         Ok(list.len())
     })?;
+    if let Some(from_left) = handed {
+        ctx.store.signal_modified(key);
+        fire_created(ctx, true, notify::LIST, event, key);
+        let popped_at = if from_left { End::Left } else { End::Right };
+        announce_pop(ctx, key, popped_at, true);
+        out.integer(1);
+        return Ok(());
+    }
     if len > 0 {
-        let event = match end {
-            End::Left => "lpush",
-            End::Right => "rpush",
-        };
         fire_created(
             ctx,
             len == (args.len() - 2) as u64,
