@@ -142,9 +142,12 @@ impl Session for RespSession {
                     // answered, not run again (before the gates: it was
                     // served when the push ran).
                     if let Some(served) = conn.block.take_served() {
+                        let reply_start = out.position();
                         answer_served(shared, conn, parser.args(input), &served, &mut out);
                         tally.commands += 1;
                         tally.writes += 1;
+                        held.note(reply_start, served.after_lsn);
+                        conn.last_write_lsn = conn.last_write_lsn.max(served.after_lsn);
                         conn.block.finish();
                         input.advance(consumed);
                         continue;

@@ -9,11 +9,21 @@ use std::sync::Arc;
 use bytes::BytesMut;
 use parking_lot::RwLock;
 use proptest::prelude::*;
+use strata_kv::journal::Journal;
 use strata_kv::{Keyspace, KeyspaceConfig, ManualClock};
 use strata_resp::RespProtocol;
-use strata_service::{Clients, Flow, Protocol, RuntimeSettings, ServerInfo, Session};
+use strata_service::{Clients, Durability, Flow, Protocol, RuntimeSettings, ServerInfo, Session};
 
 pub(crate) fn protocol(requirepass: Option<&str>) -> (RespProtocol, Arc<Clients>) {
+    protocol_with(requirepass, None)
+}
+
+/// [`protocol`] whose keyspace journals into `persistence`'s journal and
+/// whose replies wait for its durability (`sync` mode).
+pub(crate) fn protocol_with(
+    requirepass: Option<&str>,
+    persistence: Option<(Arc<dyn Journal>, Arc<dyn Durability>)>,
+) -> (RespProtocol, Arc<Clients>) {
     let clock = Arc::new(ManualClock::new(1_700_000_000_000));
     let config = KeyspaceConfig {
         memory_limit: 64 << 20,
@@ -32,7 +42,12 @@ pub(crate) fn protocol(requirepass: Option<&str>) -> (RespProtocol, Arc<Clients>
         requirepass: RwLock::new(requirepass.map(str::to_string)),
         verbosity: AtomicU32::new(0),
     };
-    let info = Arc::new(ServerInfo::new("test", settings));
+    let mut info = ServerInfo::new("test", settings);
+    if let Some((journal, durability)) = persistence {
+        keyspace.attach_journal(journal).ok().expect("a journal");
+        info = info.with_durability(durability);
+    }
+    let info = Arc::new(info);
     let clients = Arc::new(Clients::default());
     (RespProtocol::new(keyspace, info, clients.clone()), clients)
 }

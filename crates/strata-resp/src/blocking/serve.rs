@@ -23,6 +23,11 @@ pub struct Served {
     /// Whether the blocked pop takes from the left end (`BLPOP`): the
     /// pop's event is `lpop`, and an element given back goes there.
     pub from_left: bool,
+    /// The pushing connection's last logged write: the answer waits until
+    /// the log is durable through it (`sync` mode), so a client never sees
+    /// an element before what its producer wrote first, as in Redis, where
+    /// replies go out after the log is synced.
+    pub after_lsn: u64,
 }
 
 #[derive(Debug, Default)]
@@ -48,10 +53,11 @@ impl ServeSlot {
         *self.state.lock() = State::Open { from_left };
     }
 
-    /// A push hands `element` of `key` over: `Some(from_left)` of the
+    /// A push hands `element` of `key` over (answered once the log is
+    /// durable through `after_lsn`): `Some(from_left)` of the
     /// waiting pop when the slot was open (the pop then answers with it),
     /// `None` when closed (the attempt that closed it runs without it).
-    pub fn fill(&self, key: &[u8], element: &[u8]) -> Option<bool> {
+    pub fn fill(&self, key: &[u8], element: &[u8], after_lsn: u64) -> Option<bool> {
         let mut state = self.state.lock();
         let State::Open { from_left } = *state else {
             return None;
@@ -60,6 +66,7 @@ impl ServeSlot {
             key: key.into(),
             element: element.into(),
             from_left,
+            after_lsn,
         });
         Some(from_left)
     }
@@ -81,15 +88,15 @@ mod tests {
     #[test]
     fn only_an_open_slot_is_filled_and_taking_closes_it() {
         let slot = ServeSlot::default();
-        assert_eq!(slot.fill(b"q", b"a"), None, "closed");
+        assert_eq!(slot.fill(b"q", b"a", 0), None, "closed");
         slot.open(true);
-        assert_eq!(slot.fill(b"q", b"a"), Some(true));
-        assert_eq!(slot.fill(b"q", b"b"), None, "already served");
+        assert_eq!(slot.fill(b"q", b"a", 0), Some(true));
+        assert_eq!(slot.fill(b"q", b"b", 0), None, "already served");
         let served = slot.take().unwrap();
         assert_eq!((&*served.key, &*served.element), (&b"q"[..], &b"a"[..]));
         assert_eq!(slot.take(), None);
         slot.open(false);
         assert_eq!(slot.take(), None, "opened, never filled");
-        assert_eq!(slot.fill(b"q", b"c"), None, "closed by the take");
+        assert_eq!(slot.fill(b"q", b"c", 0), None, "closed by the take");
     }
 }

@@ -131,14 +131,15 @@ impl Waiters {
         }
     }
 
-    /// A push of one `element` to `key`, which holds nothing: hands it to
+    /// A push of one `element` to `key`, which holds nothing: hands it
+    /// (answered once the log is durable through `after_lsn`) to
     /// the oldest connection blocked on `key` if that one takes elements
     /// handed over (its [`ServeSlot`] is open) and wakes it. `Some` of that
     /// pop's end (`true`: left) when it did; `None` when nobody waits or
     /// the oldest waiter pops for itself (`BLMOVE`, `BLMPOP`, a sorted-set
     /// pop, ...): the caller then pushes and wakes as usual. The caller
     /// holds the key's shard, so the key stays empty meanwhile.
-    pub fn hand_over(&self, key: &[u8], element: &[u8]) -> Option<bool> {
+    pub fn hand_over(&self, key: &[u8], element: &[u8], after_lsn: u64) -> Option<bool> {
         if !self.any_waiting() {
             return None;
         }
@@ -159,7 +160,7 @@ impl Waiters {
                 continue;
             }
             // A closed slot: its attempt ran already (it ended meanwhile).
-            if let Some(from_left) = slot.fill(key, element) {
+            if let Some(from_left) = slot.fill(key, element, after_lsn) {
                 waiter.notify.notify_one();
                 served = Some(from_left);
                 break;

@@ -85,7 +85,7 @@ fn a_push_wakes_the_oldest_waiter_only() {
 #[test]
 fn a_push_hands_its_element_to_the_oldest_waiter_that_takes_it() {
     let waiters = Arc::new(Waiters::default());
-    assert_eq!(waiters.hand_over(b"q", b"a"), None, "nobody waits");
+    assert_eq!(waiters.hand_over(b"q", b"a", 0), None, "nobody waits");
     let seq = waiters.seq([&b"q"[..]]);
     let (first_slot, second_slot) = (Arc::new(ServeSlot::default()), Arc::default());
     let taking = |slot: &Arc<ServeSlot>, left: bool| {
@@ -97,14 +97,14 @@ fn a_push_hands_its_element_to_the_oldest_waiter_that_takes_it() {
     };
     let first = waiters.wait(taking(&first_slot, true), 1);
     let second = waiters.wait(taking(&second_slot, false), 2);
-    assert_eq!(waiters.hand_over(b"other", b"a"), None);
-    assert_eq!(waiters.hand_over(b"q", b"a"), Some(true));
+    assert_eq!(waiters.hand_over(b"other", b"a", 0), None);
+    assert_eq!(waiters.hand_over(b"q", b"a", 0), Some(true));
     assert!(woken_early(first));
     assert_eq!(&*first_slot.take().unwrap().element, b"a");
     // The second's attempt ran first (its deadline): a closed slot
     // takes nothing, and the push goes to the list instead.
     assert_eq!(second_slot.take(), None);
-    assert_eq!(waiters.hand_over(b"q", b"b"), None);
+    assert_eq!(waiters.hand_over(b"q", b"b", 0), None);
     assert!(!woken_early(second));
 }
 
@@ -120,10 +120,18 @@ fn a_waiter_that_pops_for_itself_keeps_its_turn() {
         ..wait_on(b"q", seq)
     };
     let taking = waiters.wait(wait, 2);
-    assert_eq!(waiters.hand_over(b"q", b"a"), None, "the first pops itself");
+    assert_eq!(
+        waiters.hand_over(b"q", b"a", 0),
+        None,
+        "the first pops itself"
+    );
     waiters.pushed(b"q");
     assert!(woken_early(own));
-    assert_eq!(waiters.hand_over(b"q", b"b"), Some(true), "now the second");
+    assert_eq!(
+        waiters.hand_over(b"q", b"b", 0),
+        Some(true),
+        "now the second"
+    );
     assert!(woken_early(taking));
 }
 

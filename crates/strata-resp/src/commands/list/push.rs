@@ -45,13 +45,18 @@ pub fn push<S: Store>(
     // One element onto no list: it may go straight to a blocked pop.
     let single = create == Create::Yes && args.len() == 3 && !ctx.store.is_exclusive();
     let waiters = &ctx.shared.waiters;
+    // The popping client's answer waits for what this one wrote before.
+    let after_lsn = match ctx.conn.last_write_lsn {
+        strata_kv::journal::APPEND_FAILED => 0,
+        lsn => lsn,
+    };
     let mut handed = None;
     let len = edit(ctx.store, key, limit, |list, existed| {
         if !existed && create == Create::No {
             return Ok(0);
         }
         if !existed && single {
-            handed = waiters.hand_over(key, args.get(2));
+            handed = waiters.hand_over(key, args.get(2), after_lsn);
             if handed.is_some() {
                 return Ok(1);
             }
