@@ -1,18 +1,18 @@
 //! `run_command`: runs one command that passed its checks, writes its
-//! reply or error, counts it (command statistics, slow log, latency
-//! monitor) and feeds it to the monitors ([`Feed`]). Shared by the session
+//! reply or error, counts it ([`note_call`]: command statistics, slow
+//! log, latency monitor) and feeds it to the monitors ([`Feed`]). Shared by the session
 //! and `EXEC`, below both.
 
 use strata_kv::Store;
 use strata_metrics::Stopwatch;
-use strata_service::ClientInfo;
 
 use crate::args::Args;
+use crate::call_stats::note_call;
 use crate::command::{CommandSpec, Ctx};
-use crate::command_stats;
 use crate::connection::Connection;
 use crate::dispatch::execute;
 use crate::monitor::Source;
+use crate::reply::RespError;
 use crate::shared::Shared;
 use crate::stats::Tally;
 use crate::writer::ReplyWriter;
@@ -32,14 +32,20 @@ pub(crate) fn run_command<S: Store>(
         feed.before(ctx.shared, ctx.conn, spec, &args);
     }
     let started = Stopwatch::start();
+    let reply_start = out.position();
     let result = execute(spec, ctx, args, out);
-    let failed = result.is_err();
+    // An error reply counts as a failed call however it was written (a
+    // script's returned error table, say), as in Redis.
+    let failed = result.is_err() || out.is_error_at(reply_start);
     if ctx.conn.tracking.is_some() && !strata_kv::fetch::deferred() {
         crate::tracking::after_command(ctx.shared, ctx.conn, spec, &args, !failed);
     }
     match result {
         Ok(()) if spec.is_write() => tally.writes += 1,
         Ok(()) => {}
+        // A script's error that re-raises a failed command's: counted
+        // when that command failed (Redis's `ignore_error_stats_update`).
+        Err(RespError::ScriptCounted(text)) => out.error_uncounted(&text),
         Err(err) => {
             out.error(&err.to_string());
             tally.errors += 1;
@@ -48,7 +54,14 @@ pub(crate) fn run_command<S: Store>(
     // A blocked attempt counts when its request is answered (Redis counts
     // a blocked command once, when it is served or times out).
     if ctx.conn.block.wait.is_none() {
-        note_call(ctx.shared, &ctx.conn.client, spec, &args, started, failed);
+        note_call(
+            ctx.shared,
+            Some(&ctx.conn.client),
+            spec,
+            &args,
+            started,
+            failed,
+        );
     }
     if let Some(feed) = feed {
         feed.after(ctx.shared, ctx.conn, spec, &args);
@@ -115,41 +128,5 @@ impl Feed {
         shared
             .monitors
             .command_ran(&shared.pubsub, source, spec, args);
-    }
-}
-
-/// Counts a call that ran since `started` in the command's statistics
-/// and, if slow enough, in the slow log and the latency monitor (as
-/// Redis's `call()`: a `fast` command's sample is a `fast-command` event,
-/// any other's a `command` event; a container's flags are its
-/// subcommand's). A call whose values are being read from the SSD tier
-/// runs again and counts then.
-pub(crate) fn note_call(
-    shared: &Shared,
-    client: &ClientInfo,
-    spec: &'static CommandSpec,
-    args: &Args<'_>,
-    started: Stopwatch,
-    failed: bool,
-) {
-    let nanos = started.elapsed_nanos();
-    if shared.keyspace.ssd().is_some() && strata_kv::fetch::deferred() {
-        return;
-    }
-    if let Some(id) = command_stats::stat_id(spec, args) {
-        shared.commands.record(id, nanos, failed);
-    }
-    if let Some(ms) = shared.latency.sample_ms(nanos) {
-        let event = match command_stats::counted_spec(spec, args)
-            .flags
-            .contains(&"fast")
-        {
-            true => "fast-command",
-            false => "command",
-        };
-        shared.latency.add(event, ms);
-    }
-    if shared.slowlog.is_slow(nanos) && !spec.flags.contains(&"skip_slowlog") {
-        shared.slowlog.push(nanos, args, client);
     }
 }

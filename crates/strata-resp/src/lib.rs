@@ -27,7 +27,8 @@
 //!   behind `COMMAND`; [`lookup`]: finding a row by name; [`command`]: what
 //!   a handler works with; [`route`] and [`dispatch`]: `execute`, generic
 //!   over the engine's `Store`; [`invoke`]: running and counting one
-//!   checked command.
+//!   checked command ([`call_stats`]: the counting, a script's commands'
+//!   too).
 //! - [`commands`]: one file per command or tight family.
 //! - [`connection`]: per-connection state (version, user, queue, watches:
 //!   [`watched`]);
@@ -64,6 +65,7 @@
 pub mod acl;
 pub mod args;
 pub mod blocking;
+pub mod call_stats;
 pub mod client_eviction;
 pub mod client_line;
 pub mod cluster;

@@ -113,6 +113,11 @@ pub enum RespError {
     /// A script failed, or `EVAL`/`SCRIPT` refused it: the full line.
     #[error("{0}")]
     Script(String),
+    /// A script failed re-raising the error of a command it ran, counted
+    /// in the error statistics when that command failed (Redis's
+    /// `ignore_error_stats_update`): the full line, not counted again.
+    #[error("{0}")]
+    ScriptCounted(String),
     /// `EVALSHA` of a script not cached.
     #[error("NOSCRIPT No matching script. Please use EVAL.")]
     NoScript,

@@ -102,8 +102,10 @@ impl SlowLog {
         threshold >= 0 && nanos / 1000 >= threshold as u64
     }
 
-    /// Logs a command that ran `nanos` (the caller checked [`is_slow`](Self::is_slow)).
-    pub fn push(&self, nanos: u64, args: &Args<'_>, client: &ClientInfo) {
+    /// Logs a command that ran `nanos` (the caller checked [`is_slow`](Self::is_slow))
+    /// for `client`, or (`None`) for a script: Redis logs those as its
+    /// script client's, `?:0` with no name.
+    pub fn push(&self, nanos: u64, args: &Args<'_>, client: Option<&ClientInfo>) {
         let max_len = self.max_len();
         if max_len == 0 {
             return;
@@ -115,8 +117,10 @@ impl SlowLog {
                 .map_or(0, |d| d.as_secs()),
             micros: nanos / 1000,
             args: logged_args(args),
-            client_addr: client.addr.to_string(),
-            client_name: client.name.lock().clone().unwrap_or_default(),
+            client_addr: client.map_or_else(|| "?:0".to_string(), |c| c.addr.to_string()),
+            client_name: client
+                .and_then(|c| c.name.lock().clone())
+                .unwrap_or_default(),
         };
         let mut entries = self.entries.lock();
         entries.push_front(entry);

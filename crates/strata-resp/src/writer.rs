@@ -36,6 +36,8 @@ pub struct ReplyWriter<'a> {
     out: &'a mut BytesMut,
     version: RespVersion,
     errors: Option<&'a ErrorStats>,
+    /// Error replies counted in `errors` so far.
+    counted: u64,
 }
 
 impl<'a> ReplyWriter<'a> {
@@ -45,6 +47,7 @@ impl<'a> ReplyWriter<'a> {
             out,
             version,
             errors: None,
+            counted: 0,
         }
     }
 
@@ -55,6 +58,7 @@ impl<'a> ReplyWriter<'a> {
             out,
             version,
             errors: Some(errors),
+            counted: 0,
         }
     }
 
@@ -114,8 +118,20 @@ impl<'a> ReplyWriter<'a> {
     pub fn error(&mut self, text: &str) {
         if let Some(errors) = self.errors {
             errors.record(text.as_bytes());
+            self.counted += 1;
         }
         self.line_sanitized(b'-', text.as_bytes());
+    }
+
+    /// An error reply counted already, where it arose (a script's reply
+    /// re-raising a failed command's error): not counted again.
+    pub fn error_uncounted(&mut self, text: &str) {
+        self.line_sanitized(b'-', text.as_bytes());
+    }
+
+    /// Error replies this writer counted by code (a counting writer's).
+    pub fn counted_errors(&self) -> u64 {
+        self.counted
     }
 
     fn line_sanitized(&mut self, prefix: u8, text: &[u8]) {

@@ -7,14 +7,18 @@ use std::sync::atomic::Ordering;
 
 use bytes::BytesMut;
 use strata_kv::Store;
+use strata_metrics::Stopwatch;
 
 use crate::acl::log::Context;
 use crate::acl::User;
 use crate::args::Args;
+use crate::call_stats::note_call;
 use crate::command::{self, CommandSpec, Ctx};
+use crate::command_stats;
 use crate::monitor::Source;
 use crate::permissions;
 use crate::route::execute;
+use crate::stats::Tally;
 use crate::writer::{ReplyWriter, RespVersion};
 
 pub use super::errors::Failed;
@@ -68,7 +72,12 @@ pub trait BeforeCommand {
 
 /// Runs `argv` as `ctx`'s connection, for a script whose command declared
 /// `script_keys`; the reply bytes in `version` (`redis.setresp`), or why
-/// not. `before` (if any) runs first.
+/// not. `before` (if any) runs first. Counted as Redis counts its script
+/// client's commands: a command that ran in `INFO commandstats` (calls,
+/// time, failures), the slow log and the latency monitor, and in the
+/// totals of commands and writes; every failure, a check's included, once
+/// in the error statistics (a check's also as the command's rejected
+/// call).
 #[allow(clippy::too_many_arguments)]
 pub fn call<S: Store, B: BeforeCommand>(
     ctx: &mut Ctx<'_, S>,
@@ -82,48 +91,103 @@ pub fn call<S: Store, B: BeforeCommand>(
     let (buf, ranges) = packed(argv);
     let args = Args::new(&buf, &ranges);
     if args.is_empty() {
+        // The script's own error (Redis raises it uncounted).
         return Err(NO_ARGUMENTS.into());
     }
+    let shared = ctx.shared;
+    let result = checked(ctx, &args, access, guard, script_keys, version, before);
+    let failed = match &result {
+        Ok(reply) => reply.first() == Some(&b'-'),
+        Err(_) => true,
+    };
+    if failed {
+        let text = match &result {
+            Ok(reply) => String::from_utf8_lossy(reply.get(1..).unwrap_or_default()),
+            Err(failed) => failed.text.as_str().into(),
+        };
+        shared.errorstats.record(text.trim_end().as_bytes());
+        shared.stats.record(Tally {
+            errors: 1,
+            ..Tally::default()
+        });
+    }
+    result.map_err(|failed| Failed {
+        counted: true,
+        ..failed
+    })
+}
+
+/// [`call`] past its argument count: the checks, then the command.
+#[allow(clippy::too_many_arguments)]
+fn checked<S: Store, B: BeforeCommand>(
+    ctx: &mut Ctx<'_, S>,
+    args: &Args<'_>,
+    access: Access,
+    guard: &RunGuard<'_>,
+    script_keys: &[&[u8]],
+    version: RespVersion,
+    before: Option<&mut B>,
+) -> Result<BytesMut, Failed> {
     let Some(spec) = command::lookup(args.get(0)) else {
         return Err("ERR Unknown Redis command called from script".into());
     };
+    let refused = |text: String| {
+        if let Some(id) = command_stats::stat_id(spec, args) {
+            ctx.shared.commands.reject(id);
+        }
+        Failed::from(text)
+    };
     if !spec.arity_ok(args.len()) {
-        return Err("ERR Wrong number of args calling Redis command from script".into());
+        return Err(refused(
+            "ERR Wrong number of args calling Redis command from script".into(),
+        ));
     }
-    let effective = spec.effective(&args).unwrap_or(spec);
+    let effective = spec.effective(args).unwrap_or(spec);
     if spec.flags.contains(&"noscript") || effective.flags.contains(&"noscript") {
-        return Err("ERR This Redis command is not allowed from script".into());
+        return Err(refused(
+            "ERR This Redis command is not allowed from script".into(),
+        ));
     }
     if access == Access::ReadOnly && spec.is_write() {
-        return Err("ERR Write commands are not allowed from read-only scripts.".into());
+        return Err(refused(
+            "ERR Write commands are not allowed from read-only scripts.".into(),
+        ));
     }
     if matches!(spec.name, "xread" | "xreadgroup")
-        && crate::commands::stream::xread::asks_to_block(&args)
+        && crate::commands::stream::xread::asks_to_block(args)
     {
         let name = String::from_utf8_lossy(args.get(0)).into_owned();
-        return Err(crate::reply::StreamError::BlockInScript(name)
-            .to_string()
-            .into());
+        return Err(refused(
+            crate::reply::StreamError::BlockInScript(name).to_string(),
+        ));
     }
-    permissions::authorize(ctx.shared, ctx.conn, effective, &args, Context::Lua)
-        .map_err(|err| err.to_string())?;
+    permissions::authorize(ctx.shared, ctx.conn, effective, args, Context::Lua)
+        .map_err(|err| refused(err.to_string()))?;
     let mut undone = false;
     if let Some(before) = before {
-        before.before(ctx, effective, &args)?;
+        before.before(ctx, effective, args)?;
         undone = before.undoes_writes();
     }
     let mut reply = BytesMut::new();
     let mut out = ReplyWriter::new(&mut reply, version);
     let was_in_script = std::mem::replace(&mut ctx.conn.in_script, true);
-    let ran = execute(spec, ctx, args, &mut out);
+    let started = Stopwatch::start();
+    let ran = execute(spec, ctx, *args, &mut out);
     ctx.conn.in_script = was_in_script;
+    let failed = ran.is_err() || out.is_error_at(0);
+    note_call(ctx.shared, None, spec, args, started, failed);
+    ctx.shared.stats.record(Tally {
+        commands: 1,
+        writes: u64::from(!failed && spec.is_write()),
+        ..Tally::default()
+    });
     if ctx.conn.tracking.is_some() {
         crate::tracking::after_script_command(ctx.shared, ctx.conn, effective, script_keys);
     }
     // As Redis's `call()` for its script client: `[0 lua]`.
     let monitors = &ctx.shared.monitors;
     if monitors.active() {
-        monitors.command_ran(&ctx.shared.pubsub, Source::Script, spec, &args);
+        monitors.command_ran(&ctx.shared.pubsub, Source::Script, spec, args);
     }
     match ran {
         Ok(()) => {
@@ -135,6 +199,7 @@ pub fn call<S: Store, B: BeforeCommand>(
         Err(err) => Err(Failed {
             text: err.to_string(),
             ran: true,
+            counted: false,
         }),
     }
 }

@@ -16,6 +16,7 @@
 
 use mlua::{Lua, Table, Value};
 
+use super::errors::counts_already;
 use crate::writer::{ReplyWriter, RespVersion};
 
 /// Deepest nesting converted either way.
@@ -182,7 +183,13 @@ fn table_to_reply(
 ) -> bool {
     let field = |name: &str| table.raw_get::<Value>(name).unwrap_or(Value::Nil);
     if let Value::String(err) = field("err") {
-        out.error(&String::from_utf8_lossy(&err.as_bytes()));
+        let text = String::from_utf8_lossy(&err.as_bytes()).into_owned();
+        // A failed command's error (a `redis.pcall` result) was counted
+        // when it failed.
+        match counts_already(table) {
+            true => out.error_uncounted(&text),
+            false => out.error(&text),
+        }
         return true;
     }
     if let Value::String(ok) = field("ok") {

@@ -15,6 +15,10 @@
 pub(super) struct ReplyError {
     pub(super) text: String,
     pub(super) line: i64,
+    /// A failed command's error, counted in the error statistics when it
+    /// failed: a script answering with it does not count it again (Redis's
+    /// `ignore_error_stats_update`).
+    pub(super) counted: bool,
 }
 
 impl std::fmt::Display for ReplyError {
@@ -24,6 +28,29 @@ impl std::fmt::Display for ReplyError {
 }
 
 impl std::error::Error for ReplyError {}
+
+/// Whether an error table carries Redis's `ignore_error_stats_update`:
+/// its error was counted when its command failed.
+pub(super) fn counts_already(table: &mlua::Table) -> bool {
+    matches!(
+        table.raw_get::<mlua::Value>(IGNORE_STATS),
+        Ok(mlua::Value::Boolean(true))
+    )
+}
+
+/// The field Redis sets in a failed command's error table.
+pub(super) const IGNORE_STATS: &str = "ignore_error_stats_update";
+
+/// Whether `err` raises a failed command's error, counted when it failed.
+pub(super) fn counted(err: &mlua::Error) -> bool {
+    match err {
+        mlua::Error::CallbackError { cause, .. } => counted(cause),
+        mlua::Error::ExternalError(inner) => inner
+            .downcast_ref::<ReplyError>()
+            .is_some_and(|reply| reply.counted),
+        _ => false,
+    }
+}
 
 /// The message a script catches for `err`: the innermost cause's text,
 /// without mlua's traceback.
@@ -59,6 +86,7 @@ mod tests {
         let call = mlua::Error::external(ReplyError {
             text: "ERR no such key".into(),
             line: 3,
+            counted: true,
         });
         let wrapped = mlua::Error::CallbackError {
             traceback: "stack traceback:\n\t[C]: in ?".into(),
@@ -82,19 +110,28 @@ impl std::fmt::Display for Killed {
 
 impl std::error::Error for Killed {}
 
-/// Why `redis.call` failed: the error line (without `-`), and whether the
-/// command ran and answered it (else a check refused it first).
+/// Why `redis.call` failed: the error line (without `-`), whether the
+/// command ran and answered it (else a check refused it first), and
+/// whether the error was counted in the error statistics (every failure
+/// of a command or of its checks is, as Redis's script client counts it;
+/// a malformed call is the script's own error, counted when it answers).
 #[derive(Debug)]
 pub struct Failed {
     /// The error line.
     pub text: String,
     /// The command ran (its reply is the error).
     pub ran: bool,
+    /// Counted already (see [`ReplyError::counted`]).
+    pub counted: bool,
 }
 
 impl From<String> for Failed {
     fn from(text: String) -> Self {
-        Failed { text, ran: false }
+        Failed {
+            text,
+            ran: false,
+            counted: false,
+        }
     }
 }
 

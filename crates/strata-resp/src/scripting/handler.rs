@@ -7,7 +7,7 @@
 
 use mlua::{Function, Lua, Value};
 
-use super::errors::ReplyError;
+use super::errors::{counts_already, ReplyError};
 
 /// Calls `f` under `handler` with no arguments (a script body) or with
 /// `keys` and `args` (a registered function).
@@ -80,14 +80,22 @@ fn script_line(lua: &Lua) -> Option<(String, i64)> {
 }
 
 fn handle(lua: &Lua, err: Value) -> mlua::Result<Value> {
-    let raise = |text: String, line: i64| {
-        Value::Error(Box::new(mlua::Error::external(ReplyError { text, line })))
+    let raise = |text: String, line: i64, counted: bool| {
+        let error = ReplyError {
+            text,
+            line,
+            counted,
+        };
+        Value::Error(Box::new(mlua::Error::external(error)))
     };
     Ok(match err {
+        // An error table: one `redis.pcall` made of a failed command's
+        // error says it was counted then.
         Value::Table(table) => match table.raw_get::<Value>("err")? {
             Value::String(text) => raise(
                 text.to_string_lossy().to_string(),
                 script_line(lua).map_or(0, |(_, line)| line),
+                counts_already(&table),
             ),
             _ => Value::Table(table),
         },
@@ -97,8 +105,8 @@ fn handle(lua: &Lua, err: Value) -> mlua::Result<Value> {
         Value::Error(err) => match (innermost(&err), script_line(lua)) {
             (mlua::Error::RuntimeError(text), Some((chunk, line))) if !text.starts_with(&chunk) => {
                 match text.starts_with("ERR ") {
-                    true => raise(text.clone(), line),
-                    false => raise(format!("ERR {chunk}:{line}: {text}"), line),
+                    true => raise(text.clone(), line, false),
+                    false => raise(format!("ERR {chunk}:{line}: {text}"), line, false),
                 }
             }
             _ => Value::Error(err),

@@ -17,16 +17,17 @@ use strata_kv::Store;
 use strata_service::Console;
 
 use super::arguments::call_args;
+use super::call::Failed;
 use super::convert::{lua_to_reply, reply_to_lua};
 use super::debugger::{self, rollback::Rollback, DebugMode, Debugger};
-use super::errors::Killed;
-use super::errors::ReplyError;
+use super::errors::{counted, Killed, ReplyError, IGNORE_STATS};
 use super::functions::Library;
 use super::interpreter::{bounded, compiled, with_lua, KILL_CHECK_INSTRUCTIONS};
 use super::run_context::RunContext;
 use super::{call, handler, library, libs, sandbox, Access, RunGuard, SCRIPT_MEMORY_LIMIT};
 use crate::command::Ctx;
 use crate::reply::RespError;
+use crate::stats::Tally;
 use crate::writer::{ReplyWriter, RespVersion};
 
 /// What runs: an `EVAL` body or a registered function.
@@ -243,14 +244,15 @@ fn run_in<S: Store>(
     version: RespVersion,
     rollback: Option<Rollback>,
 ) -> Result<BytesMut, RespError> {
+    let shared = ctx.shared;
     let ctx = RefCell::new(ctx);
     let rollback = RefCell::new(rollback);
     let outcome: Result<Result<BytesMut, RespError>, mlua::Error> = lua.scope(|scope| {
-        let run_call = |lua: &Lua, argv: MultiValue| -> Result<Value, String> {
+        let run_call = |lua: &Lua, argv: MultiValue| -> Result<Value, Failed> {
             let argv = call_args(argv)?;
             let mut ctx = ctx
                 .try_borrow_mut()
-                .map_err(|_| "ERR recursive redis.call".to_string())?;
+                .map_err(|_| Failed::from("ERR recursive redis.call"))?;
             let (resp, debugger) = RunContext::resp_and_stepping(lua);
             if let Some(debugger) = &debugger {
                 debugger.borrow_mut().log_call(&argv);
@@ -268,22 +270,29 @@ fn run_in<S: Store>(
             if let Some(debugger) = &debugger {
                 debugger.borrow_mut().log_result(&result);
             }
-            let bytes = result.map_err(|failed| failed.text)?;
-            reply_to_lua(lua, &bytes).map_err(|e| format!("ERR {e}"))
+            let bytes = result?;
+            reply_to_lua(lua, &bytes).map_err(|e| Failed::from(format!("ERR {e}")))
         };
         let call = scope.create_function(move |lua, argv: MultiValue| {
-            run_call(lua, argv).map_err(|text| {
+            run_call(lua, argv).map_err(|failed| {
                 // Redis names the script and the calling line.
                 let line = lua.inspect_stack(1).map_or(0, |d| i64::from(d.curr_line()));
-                mlua::Error::external(ReplyError { text, line })
+                mlua::Error::external(ReplyError {
+                    text: failed.text,
+                    line,
+                    counted: failed.counted,
+                })
             })
         })?;
         let pcall =
             scope.create_function(move |lua, argv: MultiValue| match run_call(lua, argv) {
                 Ok(value) => Ok(value),
-                Err(text) => {
+                Err(failed) => {
                     let table = lua.create_table()?;
-                    table.raw_set("err", text)?;
+                    table.raw_set("err", failed.text)?;
+                    if failed.counted {
+                        table.raw_set(IGNORE_STATS, true)?;
+                    }
                     Ok(Value::Table(table))
                 }
             })?;
@@ -310,8 +319,15 @@ fn run_in<S: Store>(
             }
         };
         let mut bytes = BytesMut::new();
-        let mut out = ReplyWriter::new(&mut bytes, version);
-        if !lua_to_reply(&value, &mut out, RunContext::resp(lua), 0) {
+        // Error replies in the answer count as the client's errors (those
+        // of failed commands were counted when they failed).
+        let mut out = ReplyWriter::counting(&mut bytes, version, &shared.errorstats);
+        let written = lua_to_reply(&value, &mut out, RunContext::resp(lua), 0);
+        shared.stats.record(Tally {
+            errors: out.counted_errors(),
+            ..Tally::default()
+        });
+        if !written {
             return Ok(Err(RespError::Script("ERR reached lua stack limit".into())));
         }
         Ok(Ok(bytes))
@@ -328,6 +344,8 @@ fn run_in<S: Store>(
     }
     match outcome {
         Ok(result) => result,
+        // A failed command's error, raised on: counted when it failed.
+        Err(err) if counted(&err) => Err(RespError::ScriptCounted(describe(&err, sha, chunk))),
         Err(err) => Err(RespError::Script(describe(&err, sha, chunk))),
     }
 }

@@ -8,13 +8,14 @@ use strata_metrics::Stopwatch;
 use crate::acl::log::Context;
 use crate::args::Args;
 use crate::blocking::Served;
+use crate::call_stats::note_call;
 use crate::cluster;
 use crate::command::{self, Command, CommandSpec, Ctx};
 use crate::command_stats;
 use crate::commands::list::bpop;
 use crate::commands::{debug, multi, quit, shutdown, watch};
 use crate::connection::Connection;
-use crate::invoke::{note_call, run_command, Feed};
+use crate::invoke::{run_command, Feed};
 use crate::key_args::key_args;
 use crate::monitor::allowed_while_monitoring;
 use crate::permissions::{self, is_authenticated};
@@ -135,7 +136,7 @@ pub(super) fn run(
                 _ => quit::reset(shared, conn, out, tally),
             }
             let failed = out.is_error_at(reply_start);
-            note_call(shared, &conn.client, spec, &args, started, failed);
+            note_call(shared, Some(&conn.client), spec, &args, started, failed);
             // After the queued commands `EXEC` ran; `RESET` has left the
             // monitors by now, as in Redis.
             if let Some(feed) = feed {
@@ -198,7 +199,7 @@ pub(super) fn answer_served(
     let started = Stopwatch::start();
     bpop::reply_served(out, &served.key, &served.element);
     if let Some(spec) = command::lookup(args.get(0)) {
-        note_call(shared, &conn.client, spec, &args, started, false);
+        note_call(shared, Some(&conn.client), spec, &args, started, false);
     }
 }
 

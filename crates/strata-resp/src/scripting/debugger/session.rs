@@ -200,11 +200,15 @@ impl Debugger {
     pub(crate) fn log_result(&mut self, result: &Result<bytes::BytesMut, Failed>) {
         match result {
             Ok(reply) => self.log_reply(reply),
-            Err(Failed { text, ran: true }) => {
+            Err(Failed {
+                text, ran: true, ..
+            }) => {
                 self.log_from_script(format!("<error> -{text}").into_bytes());
                 self.log_reply(format!("-{text}\r\n").as_bytes());
             }
-            Err(Failed { text, ran: false }) => {
+            Err(Failed {
+                text, ran: false, ..
+            }) => {
                 let text = text.strip_prefix("ERR ").unwrap_or(text);
                 self.log_from_script(format!("<error> {text}").into_bytes());
             }
@@ -269,5 +273,6 @@ pub(super) fn fail(debugger: &Shared, text: &str) -> mlua::Error {
     mlua::Error::external(ReplyError {
         text: text.to_string(),
         line,
+        counted: false,
     })
 }
