@@ -1,7 +1,7 @@
 //! `run_command`: runs one command that passed its checks, writes its
 //! reply or error, counts it ([`note_call`]: command statistics, slow
-//! log, latency monitor) and feeds it to the monitors ([`Feed`]). Shared by the session
-//! and `EXEC`, below both.
+//! log, latency monitor) and feeds it to the monitors ([`Feed`]). Shared
+//! by the session and `EXEC`, below both.
 
 use strata_kv::Store;
 use strata_metrics::Stopwatch;

@@ -178,7 +178,6 @@ impl<'a> LockedShards<'a> {
         found
     }
 
-    /// See [`Store::touch`](crate::Store::touch).
     /// [`Store::signal_modified`](crate::Store::signal_modified) under
     /// the locks held.
     pub fn signal_modified(&mut self, key: &[u8]) {
@@ -187,6 +186,7 @@ impl<'a> LockedShards<'a> {
         self.ks.ctx.changes.changed(key);
     }
 
+    /// See [`Store::touch`](crate::Store::touch).
     pub fn touch(&mut self, key: &[u8]) -> bool {
         let ctx = &self.ks.ctx;
         let (now, hash) = (ctx.now(), ctx.hash(key));
