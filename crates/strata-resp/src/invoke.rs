@@ -38,7 +38,7 @@ pub(crate) fn run_command<S: Store>(
     // script's returned error table, say), as in Redis.
     let failed = result.is_err() || out.is_error_at(reply_start);
     if ctx.conn.tracking.is_some() && !strata_kv::fetch::deferred() {
-        crate::tracking::after_command(ctx.shared, ctx.conn, spec, &args, !failed);
+        crate::tracking::after_command(ctx.shared, ctx.conn, spec, &args, result.is_ok());
     }
     match result {
         Ok(()) if spec.is_write() => tally.writes += 1,
