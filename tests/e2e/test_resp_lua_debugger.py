@@ -285,6 +285,21 @@ def test_a_malformed_debugger_command_ends_the_script_with_a_protocol_error(serv
     assert r.ping()
 
 
+def test_debugger_commands_are_read_as_redis_reads_them(server, r):
+    """A count line that arrives in pieces, however long before its end, is
+    waited for; counts are read as C's `atoi` reads them (`*1 junk`, `$+4`)."""
+    sock = session(server, "SYNC", "local a = 1\nlocal b = 2\nreturn a + b")
+    sock.sendall(b"*1" + b" " * 100)
+    time.sleep(0.2)
+    sock.sendall(b" junk\r\n$+4\r\nstep\r\n")
+    assert b"* Stopped at 2, stop reason = step over" in read_reply(sock)
+    sock.sendall(command("continue"))
+    rest = read_to_close(sock)
+    assert rest.startswith(b"*1\r\n+<endsession>\r\n"), rest
+    assert rest.endswith(b":3\r\n"), rest
+    assert r.ping()
+
+
 @pytest.mark.skipif(PEERS, reason="Redis forks for YES and lets FLUSHALL run in the child")
 def test_ldb_yes_refuses_writes_it_cannot_roll_back(server, r, tmp_path):
     r.set("k", "v")

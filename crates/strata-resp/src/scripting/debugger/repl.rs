@@ -94,9 +94,9 @@ pub(super) fn run(lua: &Lua, debugger: &Shared) -> mlua::Result<Went> {
             "p" | "print" => print(lua, debugger, &argv),
             "l" | "list" => {
                 let mut d = debugger.borrow_mut();
-                let around = argv.get(1).and_then(|a| atoi(a)).filter(|&n| n > 0);
+                let around = argv.get(1).map(|a| atoi(a)).filter(|&n| n > 0);
                 let around = around.unwrap_or(i64::from(d.current_line));
-                let context = argv.get(2).map_or(5, |a| atoi(a).unwrap_or(0));
+                let context = argv.get(2).map_or(5, |a| atoi(a));
                 list(&mut d, around, context);
             }
             "w" | "whole" => list(&mut debugger.borrow_mut(), 1, 1_000_000),
@@ -148,19 +148,9 @@ fn next_command(debugger: &Shared) -> mlua::Result<Option<Vec<Vec<u8>>>> {
     }
 }
 
-/// C's `atoi`: leading digits (with a sign), 0 when none.
-fn atoi(arg: &[u8]) -> Option<i64> {
-    let text = std::str::from_utf8(arg).ok()?.trim_start();
-    let end = text
-        .char_indices()
-        .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && (c == '-' || c == '+'))))
-        .map_or(text.len(), |(i, _)| i);
-    Some(
-        text[..end]
-            .parse::<i64>()
-            .unwrap_or(0)
-            .clamp(i32::MIN.into(), i32::MAX.into()),
-    )
+/// C's `atoi` on an argument, within `int`'s range.
+fn atoi(arg: &[u8]) -> i64 {
+    request::atoi(arg).clamp(i32::MIN.into(), i32::MAX.into())
 }
 
 fn list(d: &mut Debugger, around: i64, context: i64) {
@@ -176,7 +166,7 @@ fn list(d: &mut Debugger, around: i64, context: i64) {
 fn maxlen(debugger: &Shared, argv: &[Vec<u8>]) {
     let mut d = debugger.borrow_mut();
     if argv.len() == 2 {
-        let mut len = atoi(&argv[1]).unwrap_or(0);
+        let mut len = atoi(&argv[1]);
         d.maxlen_hint_sent = true;
         if len != 0 && len <= 60 {
             len = 60;
