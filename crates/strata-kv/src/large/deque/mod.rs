@@ -23,10 +23,11 @@
 //! instead, where records are rewritten in place (`at_end`).
 //!
 //! Layout: `meta` (the head's value), `chunk` (one loaded chunk, also
-//! what a packed list is edited as; `chunk/stored` edits a stored one),
-//! `read` (index, range, scan), `write` (push, pop, set, insert, remove,
-//! drop), `at_end` (pushes and pops made where the end chunk is stored);
-//! this file holds the open list, its chunk cache and `finish`.
+//! what a packed list is edited as; `chunk/stored` edits a stored one, or
+//! a packed list where its record is), `read` (index, range, scan),
+//! `write` (push, pop, set, insert, remove, drop), `at_end` (pushes and
+//! pops made where the end chunk is stored); this file holds the open
+//! list, its chunk cache and `finish`.
 
 mod at_end;
 mod chunk;
@@ -41,7 +42,7 @@ use crate::shard::large::LargeEdit;
 use crate::shard::large_read::{ChunkSource, Current};
 use crate::KvError;
 
-pub use chunk::{Chunk, Side};
+pub use chunk::{stored, Chunk, Side};
 pub use meta::is_list_head;
 use meta::ListMeta;
 

@@ -20,6 +20,7 @@
 //! conversion included, is one journal record: a push or pop on a large
 //! list writes one chunk and the head, whatever its length.
 
+use strata_kv::large::deque::stored;
 use strata_kv::large::{Chunk, Deque, Side};
 use strata_kv::{collection, LargeEdit, Store, ValueKind};
 
@@ -148,7 +149,38 @@ pub fn edit<S: Store, R>(
     limit: ListLimit,
     f: impl FnOnce(&mut List<'_, '_>, bool) -> Result<R, RespError>,
 ) -> Result<R, RespError> {
+    edit_inner(store, key, limit, None::<fn(&mut [u8]) -> _>, f)
+}
+
+/// [`edit`], first offering a packed list's stored bytes (its run and the
+/// zeros padding it) to `in_place` where records are rewritten in place
+/// (DRAM): a push or pop at an end that fits the padding and keeps the
+/// list packed and non-empty is made there ([`stored`]) and returns the
+/// content's new length with its result, leaving nothing to copy, decode
+/// or write back; `None` (having changed nothing) goes on to `f`.
+pub fn edit_or_in_place<S: Store, R>(
+    store: &mut S,
+    key: &[u8],
+    limit: ListLimit,
+    in_place: impl FnOnce(&mut [u8]) -> Option<(usize, R)>,
+    f: impl FnOnce(&mut List<'_, '_>, bool) -> Result<R, RespError>,
+) -> Result<R, RespError> {
+    edit_inner(store, key, limit, Some(in_place), f)
+}
+
+fn edit_inner<S: Store, R>(
+    store: &mut S,
+    key: &[u8],
+    limit: ListLimit,
+    in_place: Option<impl FnOnce(&mut [u8]) -> Option<(usize, R)>>,
+    f: impl FnOnce(&mut List<'_, '_>, bool) -> Result<R, RespError>,
+) -> Result<R, RespError> {
     store.edit_large(key, |edit| {
+        if let Some(in_place) = in_place {
+            if let Some(r) = edit.edit_whole(ValueKind::List, in_place)? {
+                return Ok(r);
+            }
+        }
         let current = edit.current()?;
         let (value, expires_at, existed) = match current {
             Some(c) if c.kind != ValueKind::List => return Err(RespError::WrongType),
@@ -175,6 +207,29 @@ pub fn edit<S: Store, R>(
         }
         Ok(result)
     })?
+}
+
+/// `element` pushed at `end` of the packed list stored in `value` (its
+/// record's bytes, padding included), if the list stays within `limit`
+/// and the padding: the content's new length and the list's.
+pub fn push_stored(
+    value: &mut [u8],
+    limit: ListLimit,
+    end: End,
+    element: &[u8],
+) -> Option<(usize, u64)> {
+    let fits = |count, len| limit.fits(count, len);
+    stored::push_within(value, end.into(), element, fits).map(|(len, n)| (len, n as u64))
+}
+
+/// The element at `end` popped from the packed list stored in `value`,
+/// unless it is its last (the key goes, which only [`edit`] does) or the
+/// list would then fill half its record or less (stored shorter then, see
+/// [`padded_len`]): the content's new length and the element.
+pub fn pop_stored(value: &mut [u8], end: End) -> Option<(usize, Vec<u8>)> {
+    let stored_len = value.len();
+    let keep = |len: usize| len * 2 > stored_len;
+    stored::pop_within(value, end.into(), keep).map(|(element, len)| (len, element))
 }
 
 /// Writes a new list of `elements` expiring at `expires_at` at the key

@@ -2,7 +2,7 @@
 
 use strata_kv::Store;
 
-use super::either::edit;
+use super::either::{edit_or_in_place, pop_stored};
 use super::End;
 use crate::args::Args;
 use crate::command::Ctx;
@@ -20,7 +20,12 @@ pub fn pop_from<S: Store>(
     count: usize,
 ) -> Result<Option<Vec<Vec<u8>>>, RespError> {
     let limit = ctx.shared.encodings.list_limit();
-    let (popped, emptied) = edit(ctx.store, key, limit, |list, existed| {
+    // One element off a packed list: popped where it is stored if it can be.
+    let in_place = |value: &mut [u8]| match count {
+        1 => pop_stored(value, end).map(|(len, e)| (len, (Some(vec![e]), false))),
+        _ => None,
+    };
+    let (popped, emptied) = edit_or_in_place(ctx.store, key, limit, in_place, |list, existed| {
         if !existed {
             return Ok((None, false));
         }

@@ -2,7 +2,7 @@
 
 use strata_kv::Store;
 
-use super::either::edit;
+use super::either::{edit_or_in_place, push_stored};
 use super::pop::announce_pop;
 use super::End;
 use crate::args::Args;
@@ -51,7 +51,12 @@ pub fn push<S: Store>(
         lsn => lsn,
     };
     let mut handed = None;
-    let len = edit(ctx.store, key, limit, |list, existed| {
+    // One element onto a packed list: pushed where it is stored if it can be.
+    let in_place = |value: &mut [u8]| match args.len() {
+        3 => push_stored(value, limit, end, args.get(2)),
+        _ => None,
+    };
+    let len = edit_or_in_place(ctx.store, key, limit, in_place, |list, existed| {
         if !existed && create == Create::No {
             return Ok(0);
         }

@@ -25,7 +25,7 @@
 //! `data.len() - start`.
 
 mod layout;
-pub(super) mod stored;
+pub mod stored;
 
 use std::collections::VecDeque;
 

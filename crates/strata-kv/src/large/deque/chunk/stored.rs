@@ -47,16 +47,26 @@ pub(super) fn shape(value: &[u8]) -> Option<Shape> {
 /// chunk stays within [`TARGET_CHUNK`] packed bytes and `value` has room;
 /// the content's new length.
 pub fn push(value: &mut [u8], side: Side, element: &[u8]) -> Option<usize> {
+    let elements_fit = |count: u64, len: u64| len - varint_len(count) as u64 <= TARGET_CHUNK;
+    push_within(value, side, element, elements_fit).map(|(end, _)| end)
+}
+
+/// Adds `element` at `side` of the packed run stored in `value` when
+/// `fits(count, len)` allows the run it makes (its element count and its
+/// length, the count's bytes included) and `value` has room; the
+/// content's new length and the new count. A whole packed list stored
+/// padded is such a run, as a chunk is.
+pub fn push_within(
+    value: &mut [u8],
+    side: Side,
+    element: &[u8],
+    fits: impl FnOnce(u64, u64) -> bool,
+) -> Option<(usize, usize)> {
     let Shape { count, start, end } = shape(value)?;
-    let bytes = (end - start) as u64;
-    let size = packed(element);
-    if bytes + size > TARGET_CHUNK {
-        return None;
-    }
+    let size = packed(element) as usize;
     let head = varint_len(count as u64 + 1);
-    let size = size as usize;
     let new_end = head + (end - start) + size;
-    if new_end > value.len() {
+    if !fits(count as u64 + 1, new_end as u64) || new_end > value.len() {
         return None;
     }
     let at = match side {
@@ -74,13 +84,23 @@ pub fn push(value: &mut [u8], side: Side, element: &[u8]) -> Option<usize> {
     value[pos..at + size].copy_from_slice(element);
     let mut pos = 0;
     put_varint(value, &mut pos, count as u64 + 1);
-    Some(new_end)
+    Some((new_end, count + 1))
 }
 
 /// Removes the element at `side` of the chunk stored in `value`, unless
 /// it is the chunk's last (an emptied chunk is dropped, which the caller
 /// does); the element and the content's new length.
 pub fn pop(value: &mut [u8], side: Side) -> Option<(Vec<u8>, usize)> {
+    pop_within(value, side, |_| true)
+}
+
+/// [`pop`], when `keep(new_len)` agrees to the content's new length (a
+/// caller that stores a shrunk run shorter declines).
+pub fn pop_within(
+    value: &mut [u8],
+    side: Side,
+    keep: impl FnOnce(usize) -> bool,
+) -> Option<(Vec<u8>, usize)> {
     let Shape { count, start, end } = shape(value)?;
     if count < 2 {
         return None;
@@ -100,10 +120,13 @@ pub fn pop(value: &mut [u8], side: Side) -> Option<(Vec<u8>, usize)> {
             (pos, end)
         }
     };
-    let mut pos = from;
-    let element = next_element(value, &mut pos)?.to_vec();
     let head = varint_len(count as u64 - 1);
     let new_end = head + (end - start) - (to - from);
+    if !keep(new_end) {
+        return None;
+    }
+    let mut pos = from;
+    let element = next_element(value, &mut pos)?.to_vec();
     match side {
         Side::Front => value.copy_within(to..end, head),
         Side::Back => value.copy_within(start..from, head),
@@ -197,6 +220,36 @@ mod tests {
         assert!(
             pushed > 5_000 && popped > 5_000,
             "{pushed} pushes, {popped} pops"
+        );
+    }
+
+    #[test]
+    fn the_callers_limits_refuse_without_changing_anything() {
+        let model = VecDeque::from([b"ab".to_vec(), b"c".to_vec()]);
+        let mut value = stored(&model);
+        let before = value.clone();
+        // Three elements would be one too many; the run's length counts
+        // the count's byte (1 + 3 + 2 + 2).
+        assert_eq!(
+            push_within(&mut value, Side::Back, b"d", |n, _| n <= 2),
+            None
+        );
+        assert_eq!(
+            push_within(&mut value, Side::Back, b"d", |_, len| len < 8),
+            None
+        );
+        assert_eq!(value, before);
+        assert_eq!(
+            push_within(&mut value, Side::Back, b"d", |n, len| n == 3 && len == 8),
+            Some((8, 3))
+        );
+        // A pop told the new length (1 + 2 + 2) may decline.
+        let after_push = value.clone();
+        assert_eq!(pop_within(&mut value, Side::Front, |len| len != 5), None);
+        assert_eq!(value, after_push);
+        assert_eq!(
+            pop_within(&mut value, Side::Front, |len| len == 5),
+            Some((b"ab".to_vec(), 5))
         );
     }
 
