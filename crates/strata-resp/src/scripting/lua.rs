@@ -3,7 +3,7 @@
 //! reads the sealed globals and cannot change any, so nothing leaks from
 //! one script to the next), or one registered function with its keys and
 //! arguments (`FCALL`), under the message handler, with `redis.call`
-//! and `redis.pcall` made for the run.
+//! and `redis.pcall` serving the run (`redis_calls`).
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -20,11 +20,13 @@ use super::arguments::call_args;
 use super::call::Failed;
 use super::convert::{lua_to_reply, reply_to_lua};
 use super::debugger::{self, rollback::Rollback, DebugMode, Debugger};
-use super::errors::{counted, Killed, ReplyError, IGNORE_STATS};
+use super::errors::{counted, Killed, ReplyError};
 use super::functions::Library;
 use super::interpreter::{bounded, compiled, with_lua, KILL_CHECK_INSTRUCTIONS};
 use super::run_context::RunContext;
-use super::{call, handler, library, libs, sandbox, Access, RunGuard, SCRIPT_MEMORY_LIMIT};
+use super::{
+    call, handler, library, libs, redis_calls, sandbox, Access, RunGuard, SCRIPT_MEMORY_LIMIT,
+};
 use crate::command::Ctx;
 use crate::reply::RespError;
 use crate::stats::Tally;
@@ -247,91 +249,72 @@ fn run_in<S: Store>(
     let shared = ctx.shared;
     let ctx = RefCell::new(ctx);
     let rollback = RefCell::new(rollback);
-    let outcome: Result<Result<BytesMut, RespError>, mlua::Error> = lua.scope(|scope| {
-        let run_call = |lua: &Lua, argv: MultiValue| -> Result<Value, Failed> {
-            let argv = call_args(argv)?;
-            let mut ctx = ctx
-                .try_borrow_mut()
-                .map_err(|_| Failed::from("ERR recursive redis.call"))?;
-            let (resp, debugger) = RunContext::resp_and_stepping(lua);
-            if let Some(debugger) = &debugger {
-                debugger.borrow_mut().log_call(&argv);
-            }
-            let mut rollback = rollback.borrow_mut();
-            let result = call::call(
-                &mut **ctx,
-                &argv,
-                access,
-                guard,
-                keys,
-                resp,
-                rollback.as_mut(),
-            );
-            if let Some(debugger) = &debugger {
-                debugger.borrow_mut().log_result(&result);
-            }
-            let bytes = result?;
-            reply_to_lua(lua, &bytes).map_err(|e| Failed::from(format!("ERR {e}")))
-        };
-        let call = scope.create_function(move |lua, argv: MultiValue| {
-            run_call(lua, argv).map_err(|failed| {
-                // Redis names the script and the calling line.
-                let line = lua.inspect_stack(1).map_or(0, |d| i64::from(d.curr_line()));
-                mlua::Error::external(ReplyError {
-                    text: failed.text,
-                    line,
-                    counted: failed.counted,
-                })
-            })
-        })?;
-        let pcall =
-            scope.create_function(move |lua, argv: MultiValue| match run_call(lua, argv) {
-                Ok(value) => Ok(value),
-                Err(failed) => {
-                    let table = lua.create_table()?;
-                    table.raw_set("err", failed.text)?;
-                    if failed.counted {
-                        table.raw_set(IGNORE_STATS, true)?;
-                    }
-                    Ok(Value::Table(table))
-                }
-            })?;
-        let redis = sandbox::redis_table(lua)?;
-        redis.raw_set("call", call)?;
-        redis.raw_set("pcall", pcall)?;
-        let value: Value = match &callable {
-            Callable::Body { body, generation } => {
-                // Globals, as in Redis: the script cannot assign them.
-                let globals = lua.globals();
-                globals.raw_set("KEYS", string_list(lua, keys)?)?;
-                globals.raw_set("ARGV", string_list(lua, args)?)?;
-                let function = match compiled(lua, sha, body, *generation) {
-                    Ok(function) => function,
-                    Err(err) => return Ok(Err(err)),
-                };
-                bounded(lua, || handler::call(lua, &function, None))?
-            }
-            // Redis calls a function with its keys and arguments as tables.
-            Callable::Function(function) => {
-                let (keys, args) = (string_list(lua, keys)?, string_list(lua, args)?);
-                let inputs = Some((Value::Table(keys), Value::Table(args)));
-                bounded(lua, || handler::call(lua, function, inputs))?
-            }
-        };
-        let mut bytes = BytesMut::new();
-        // Error replies in the answer count as the client's errors (those
-        // of failed commands were counted when they failed).
-        let mut out = ReplyWriter::counting(&mut bytes, version, &shared.errorstats);
-        let written = lua_to_reply(&value, &mut out, RunContext::resp(lua), 0);
-        shared.stats.record(Tally {
-            errors: out.counted_errors(),
-            ..Tally::default()
-        });
-        if !written {
-            return Ok(Err(RespError::Script("ERR reached lua stack limit".into())));
+    let run_call = |lua: &Lua, argv: MultiValue| -> Result<Value, Failed> {
+        let argv = call_args(argv)?;
+        let mut ctx = ctx
+            .try_borrow_mut()
+            .map_err(|_| Failed::from("ERR recursive redis.call"))?;
+        let (resp, debugger) = RunContext::resp_and_stepping(lua);
+        if let Some(debugger) = &debugger {
+            debugger.borrow_mut().log_call(&argv);
         }
-        Ok(Ok(bytes))
-    });
+        let mut rollback = rollback.borrow_mut();
+        let result = call::call(
+            &mut **ctx,
+            &argv,
+            access,
+            guard,
+            keys,
+            resp,
+            rollback.as_mut(),
+        );
+        if let Some(debugger) = &debugger {
+            debugger.borrow_mut().log_result(&result);
+        }
+        let bytes = result?;
+        reply_to_lua(lua, &bytes).map_err(|e| Failed::from(format!("ERR {e}")))
+    };
+    let outcome = redis_calls::lend(
+        &run_call,
+        || -> mlua::Result<Result<BytesMut, RespError>> {
+            let (call, pcall) = redis_calls::functions(lua)?;
+            let redis = sandbox::redis_table(lua)?;
+            redis.raw_set("call", call)?;
+            redis.raw_set("pcall", pcall)?;
+            let value: Value = match &callable {
+                Callable::Body { body, generation } => {
+                    // Globals, as in Redis: the script cannot assign them.
+                    let globals = lua.globals();
+                    globals.raw_set("KEYS", string_list(lua, keys)?)?;
+                    globals.raw_set("ARGV", string_list(lua, args)?)?;
+                    let function = match compiled(lua, sha, body, *generation) {
+                        Ok(function) => function,
+                        Err(err) => return Ok(Err(err)),
+                    };
+                    bounded(lua, || handler::call(lua, &function, None))?
+                }
+                // Redis calls a function with its keys and arguments as tables.
+                Callable::Function(function) => {
+                    let (keys, args) = (string_list(lua, keys)?, string_list(lua, args)?);
+                    let inputs = Some((Value::Table(keys), Value::Table(args)));
+                    bounded(lua, || handler::call(lua, function, inputs))?
+                }
+            };
+            let mut bytes = BytesMut::new();
+            // Error replies in the answer count as the client's errors (those
+            // of failed commands were counted when they failed).
+            let mut out = ReplyWriter::counting(&mut bytes, version, &shared.errorstats);
+            let written = lua_to_reply(&value, &mut out, RunContext::resp(lua), 0);
+            shared.stats.record(Tally {
+                errors: out.counted_errors(),
+                ..Tally::default()
+            });
+            if !written {
+                return Ok(Err(RespError::Script("ERR reached lua stack limit".into())));
+            }
+            Ok(Ok(bytes))
+        },
+    );
     if let Ok(redis) = sandbox::redis_table(lua) {
         let _ = redis.raw_set("call", Value::Nil);
         let _ = redis.raw_set("pcall", Value::Nil);

@@ -31,6 +31,7 @@ mod interpreter;
 mod library;
 mod libs;
 mod lua;
+mod redis_calls;
 mod redis_lib;
 mod run_context;
 mod sandbox;
