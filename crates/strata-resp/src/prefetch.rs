@@ -8,7 +8,9 @@
 //!
 //! The key is guessed, not looked up: a request's second argument is the
 //! first key of nearly every command that has one, and a wrong guess (a
-//! `CONFIG GET` pattern, a `PING` message) only costs a wasted load. The
+//! `CONFIG GET` pattern, a `PING` message) only costs a wasted load; the
+//! scripts' commands (`EVAL`, `EVALSHA`, `FCALL` and their `_RO` forms)
+//! name their first key fourth, after the script and the key count. The
 //! scan is bounded (a batch, whole requests only) and never errs: anything
 //! it does not understand ends the batch, and the parser proper judges it.
 
@@ -54,7 +56,7 @@ fn request_at(input: &[u8], pos: usize) -> Option<(Option<&[u8]>, usize)> {
     }
     let (line, mut at) = header_line(input, pos + 1)?;
     let count = parse_i64(line).filter(|n| (1..=MAX_ARGS).contains(n))?;
-    let mut second = None;
+    let mut args: [&[u8]; 4] = [&[]; 4];
     for i in 0..count {
         if input.get(at) != Some(&b'$') {
             return None;
@@ -65,12 +67,33 @@ fn request_at(input: &[u8], pos: usize) -> Option<(Option<&[u8]>, usize)> {
         if input.len() < end.checked_add(2)? {
             return None;
         }
-        if i == 1 {
-            second = input.get(start..end);
+        if let Some(arg) = args.get_mut(i as usize) {
+            *arg = &input[start..end];
         }
         at = end + 2;
     }
-    Some((second, at))
+    let key = match count {
+        1 => None,
+        _ if runs_a_script(args[0]) => {
+            (count >= 4 && parse_i64(args[2]).unwrap_or(0) >= 1).then_some(args[3])
+        }
+        _ => Some(args[1]),
+    };
+    Some((key, at))
+}
+
+/// Whether `name` is a command whose first key comes after a script (or
+/// function) and the key count.
+fn runs_a_script(name: &[u8]) -> bool {
+    const SCRIPTS: [&[u8]; 6] = [
+        b"eval",
+        b"evalsha",
+        b"eval_ro",
+        b"evalsha_ro",
+        b"fcall",
+        b"fcall_ro",
+    ];
+    (4..=10).contains(&name.len()) && SCRIPTS.iter().any(|s| s.eq_ignore_ascii_case(name))
 }
 
 #[cfg(test)]
@@ -87,6 +110,19 @@ mod tests {
         let (key, end) = request_at(input, end).unwrap();
         assert_eq!((key, end), (Some(&b"ab"[..]), input.len()));
         assert_eq!(request_at(input, end), None);
+    }
+
+    #[test]
+    fn a_scripts_first_key_is_its_fourth_argument() {
+        let eval = b"*4\r\n$4\r\nEVAL\r\n$6\r\nreturn\r\n$1\r\n1\r\n$3\r\nkey\r\n";
+        assert_eq!(request_at(eval, 0), Some((Some(&b"key"[..]), eval.len())));
+        let sha = b"*4\r\n$10\r\nevalsha_ro\r\n$1\r\ns\r\n$1\r\n2\r\n$1\r\na\r\n";
+        assert_eq!(request_at(sha, 0), Some((Some(&b"a"[..]), sha.len())));
+        // No keys: nothing to warm (the fourth argument is an ARGV).
+        let none = b"*4\r\n$5\r\nFCALL\r\n$1\r\nf\r\n$1\r\n0\r\n$1\r\nv\r\n";
+        assert_eq!(request_at(none, 0), Some((None, none.len())));
+        let bare = b"*3\r\n$4\r\nEVAL\r\n$1\r\nx\r\n$1\r\n0\r\n";
+        assert_eq!(request_at(bare, 0), Some((None, bare.len())));
     }
 
     #[test]
