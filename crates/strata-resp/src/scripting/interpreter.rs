@@ -1,7 +1,7 @@
 //! The Lua interpreter: one per worker thread, with Redis 7's libraries
 //! (`redis`, `cjson`, `cmsgpack`, `bit`, `struct`) and sandbox
 //! (`sandbox.rs`); compiling a script body (text only). Knows nothing of
-//! commands: `redis.call` is installed per run by `lua.rs`.
+//! commands: `redis.call` is set for each run by `lua.rs`.
 
 use super::run_context::RunContext;
 use super::{handler, libs, redis_lib, sandbox, MAX_CACHED_SCRIPTS, SCRIPT_MEMORY_LIMIT};

@@ -1,8 +1,9 @@
 //! Lua scripting as Redis has it (`EVAL`, `EVALSHA`, `SCRIPT`): Lua 5.1
 //! through `mlua` (built from source), one interpreter per worker thread
 //! (`interpreter.rs`, running scripts: `lua.rs`), the `redis` library
-//! (`redis_lib.rs`, with `redis.call` dispatching through the command
-//! table: `call.rs`), Redis's other libraries (`libs/`: `cjson`,
+//! (`redis_lib.rs`, with `redis.call` made once per interpreter and lent
+//! each run, `redis_calls.rs`, dispatching through the command table:
+//! `call.rs`), Redis's other libraries (`libs/`: `cjson`,
 //! `cmsgpack`, `bit`, `struct`), the sandbox that keeps one script's
 //! changes from the next (`sandbox.rs`), errors as scripts catch them
 //! (`errors.rs`), the conversions between Lua values and replies
