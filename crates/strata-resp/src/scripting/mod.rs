@@ -9,8 +9,10 @@
 //! (`errors.rs`), the conversions between Lua values and replies
 //! (`convert.rs`), and the debugger of `SCRIPT DEBUG` (`debugger/`).
 //!
-//! Atomicity: a script runs with every shard locked (as `EXEC` does), so
-//! its changes reach the command log as one record of their effects (the
+//! Atomicity: a script runs alone, as `EXEC` does (the keyspace's entry
+//! gate closed: no other request runs meanwhile; its declared keys'
+//! shards locked at once, any other as it reaches it), so its changes
+//! reach the command log as one record of their effects (the
 //! resulting values, not the script): replay never re-runs Lua, so
 //! nondeterministic scripts (time, random) recover exactly what clients saw.
 //!
