@@ -149,26 +149,17 @@ pub fn edit<S: Store, R>(
     limit: ListLimit,
     f: impl FnOnce(&mut List<'_, '_>, bool) -> Result<R, RespError>,
 ) -> Result<R, RespError> {
-    edit_inner(store, key, limit, None::<fn(&mut [u8]) -> _>, f)
+    edit_or_in_place(store, key, limit, None::<fn(&mut [u8]) -> _>, f)
 }
 
 /// [`edit`], first offering a packed list's stored bytes (its run and the
-/// zeros padding it) to `in_place` where records are rewritten in place
-/// (DRAM): a push or pop at an end that fits the padding and keeps the
-/// list packed and non-empty is made there ([`stored`]) and returns the
-/// content's new length with its result, leaving nothing to copy, decode
-/// or write back; `None` (having changed nothing) goes on to `f`.
+/// zeros padding it) to `in_place`, if given, where records are rewritten
+/// in place (DRAM): a push or pop at an end that fits the padding and
+/// keeps the list packed and non-empty is made there ([`stored`]) and
+/// returns the content's new length with its result, leaving nothing to
+/// copy, decode or write back; `None` (having changed nothing) goes on to
+/// `f`.
 pub fn edit_or_in_place<S: Store, R>(
-    store: &mut S,
-    key: &[u8],
-    limit: ListLimit,
-    in_place: impl FnOnce(&mut [u8]) -> Option<(usize, R)>,
-    f: impl FnOnce(&mut List<'_, '_>, bool) -> Result<R, RespError>,
-) -> Result<R, RespError> {
-    edit_inner(store, key, limit, Some(in_place), f)
-}
-
-fn edit_inner<S: Store, R>(
     store: &mut S,
     key: &[u8],
     limit: ListLimit,

@@ -21,10 +21,9 @@ pub fn pop_from<S: Store>(
 ) -> Result<Option<Vec<Vec<u8>>>, RespError> {
     let limit = ctx.shared.encodings.list_limit();
     // One element off a packed list: popped where it is stored if it can be.
-    let in_place = |value: &mut [u8]| match count {
-        1 => pop_stored(value, end).map(|(len, e)| (len, (Some(vec![e]), false))),
-        _ => None,
-    };
+    let in_place = (count == 1).then_some(|value: &mut [u8]| {
+        pop_stored(value, end).map(|(len, e)| (len, (Some(vec![e]), false)))
+    });
     let (popped, emptied) = edit_or_in_place(ctx.store, key, limit, in_place, |list, existed| {
         if !existed {
             return Ok((None, false));

@@ -52,10 +52,8 @@ pub fn push<S: Store>(
     };
     let mut handed = None;
     // One element onto a packed list: pushed where it is stored if it can be.
-    let in_place = |value: &mut [u8]| match args.len() {
-        3 => push_stored(value, limit, end, args.get(2)),
-        _ => None,
-    };
+    let in_place =
+        (args.len() == 3).then_some(|value: &mut [u8]| push_stored(value, limit, end, args.get(2)));
     let len = edit_or_in_place(ctx.store, key, limit, in_place, |list, existed| {
         if !existed && create == Create::No {
             return Ok(0);
