@@ -3,17 +3,21 @@
 //! Elasticsearch's `default` favours speed and `best_compression` size;
 //! here they choose tantivy's document store compressor and block size:
 //! `default` is zstd level 3 over 128 KiB blocks, and `best_compression`
-//! zstd level 4 over 240 KiB blocks, Elasticsearch's best-compression
-//! block. An eventdata `_source` is about 1.2 KiB of JSON, much of it
-//! repeated from document to document, and the block decides how much
-//! repetition the compressor sees: LZ4 took 249 bytes a document over
-//! tantivy's default 16 KiB blocks and 149 over 128 KiB; zstd level 3
-//! takes 100 over 128 KiB, compressing as fast as zstd level 1 on these
-//! blocks (about 1 GB/s, under a microsecond more a document than LZ4)
-//! and decompressing a block in about 50 us; level 4 over 240 KiB takes
-//! 76 (a third of level 3's speed, still 300 MB/s). Fetching a document
-//! decompresses its whole block, so the readers keep a few decompressed
-//! blocks per segment ([`store_cache_blocks`]).
+//! zstd level 9 over 480 KiB blocks, Lucene's best-compression block. An
+//! eventdata `_source` is about 1.2 KiB of JSON, much of it repeated from
+//! document to document, and the block decides how much repetition the
+//! compressor sees: LZ4 took 249 bytes a document over tantivy's default
+//! 16 KiB blocks and 149 over 128 KiB; zstd level 3 takes 100 over 128
+//! KiB, compressing as fast as zstd level 1 on these blocks (about 1 GB/s,
+//! under a microsecond more a document than LZ4) and decompressing a block
+//! in about 50 us. For `best_compression` (`zstd -b -B` over 20,000
+//! eventdata sources): level 4 over 240 KiB took 72.5 bytes a document at
+//! 239 MB/s; over 480 KiB level 6 takes 62.3 (196 MB/s), level 9 57.9 (155
+//! MB/s), level 19 over 240 KiB still 58.6 at 2 MB/s; 1 MiB blocks would
+//! take 54.0 but double the decompressed blocks a reader caches. Fetching
+//! a document decompresses its whole block (480 KiB in about 0.12 ms), so
+//! the readers keep a few decompressed blocks per segment
+//! ([`store_cache_blocks`]).
 //!
 //! The codec is fixed when a shard's tantivy index is created (a static
 //! setting); tantivy keeps the index's settings in its `meta.json` and
@@ -38,10 +42,13 @@ pub enum Codec {
 /// zstd's level for `default` (on 128 KiB blocks of eventdata sources,
 /// 4% smaller than level 1 at the same speed).
 const DEFAULT_ZSTD_LEVEL: i32 = 3;
-/// zstd's level for `best_compression`.
-const ZSTD_LEVEL: i32 = 4;
-/// Block size of `best_compression` (Elasticsearch's 240 KiB).
-const BEST_COMPRESSION_BLOCK: usize = 240 * 1024;
+/// zstd's level for `best_compression` (on 480 KiB blocks the same
+/// output as level 8, a fifth smaller than level 4's over 240 KiB).
+const BEST_COMPRESSION_ZSTD_LEVEL: i32 = 9;
+/// Block size of `best_compression` (Lucene's `BEST_COMPRESSION` block):
+/// past 256 KiB zstd's levels tune for large inputs, and a reader's cache
+/// of 4 decompressed blocks stays within [`STORE_CACHE_BYTES`].
+const BEST_COMPRESSION_BLOCK: usize = 480 * 1024;
 /// Block size of `default`: a block is what a fetch decompresses, so
 /// smaller than `best_compression`'s.
 const DEFAULT_BLOCK: usize = 128 * 1024;
@@ -99,7 +106,7 @@ impl Codec {
             }
             Codec::BestCompression => {
                 settings.docstore_compression = Compressor::Zstd(ZstdCompressor {
-                    compression_level: Some(ZSTD_LEVEL),
+                    compression_level: Some(BEST_COMPRESSION_ZSTD_LEVEL),
                 });
                 settings.docstore_blocksize = BEST_COMPRESSION_BLOCK;
             }
@@ -125,7 +132,9 @@ mod tests {
             Codec::BestCompression
                 .tantivy_settings()
                 .docstore_compression,
-            Compressor::Zstd(_)
+            Compressor::Zstd(ZstdCompressor {
+                compression_level: Some(9)
+            })
         ));
         assert!(matches!(
             Codec::Default.tantivy_settings().docstore_compression,
@@ -139,7 +148,7 @@ mod tests {
         );
         assert_eq!(
             Codec::BestCompression.tantivy_settings().docstore_blocksize,
-            240 * 1024
+            480 * 1024
         );
     }
 }
