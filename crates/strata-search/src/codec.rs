@@ -3,7 +3,7 @@
 //! Elasticsearch's `default` favours speed and `best_compression` size;
 //! here they choose tantivy's document store compressor and block size:
 //! `default` is zstd level 3 over 128 KiB blocks, and `best_compression`
-//! zstd level 9 over 480 KiB blocks, Lucene's best-compression block. An
+//! zstd level 6 over 480 KiB blocks, Lucene's best-compression block. An
 //! eventdata `_source` is about 1.2 KiB of JSON, much of it repeated from
 //! document to document, and the block decides how much repetition the
 //! compressor sees: LZ4 took 249 bytes a document over tantivy's default
@@ -12,11 +12,15 @@
 //! under a microsecond more a document than LZ4) and decompressing a block
 //! in about 50 us. For `best_compression` (`zstd -b -B` over 20,000
 //! eventdata sources): level 4 over 240 KiB took 72.5 bytes a document at
-//! 239 MB/s; over 480 KiB level 6 takes 62.3 (196 MB/s), level 9 57.9 (155
-//! MB/s), level 19 over 240 KiB still 58.6 at 2 MB/s; 1 MiB blocks would
-//! take 54.0 but double the decompressed blocks a reader caches. Fetching
-//! a document decompresses its whole block (480 KiB in about 0.12 ms), so
-//! the readers keep a few decompressed blocks per segment
+//! 239 MB/s; over 480 KiB level 5 takes 66.7 (233 MB/s), level 6 62.3 (195
+//! MB/s), level 9 57.9 (155 MB/s). Level 9 was tried: in the server it
+//! cost a tenth more indexing CPU and 30-70 MiB more peak RSS. tantivy
+//! makes a zstd context per block, and level 9's for a 480 KiB input is
+//! about 5.5 MiB (level 6's 3.0, level 4's over 240 KiB 1.1), allocated
+//! and cleared for every block through the C allocator (with glibc's mmap
+//! threshold fixed at 128 KiB, one run peaked 28 MiB lower). Fetching a
+//! document decompresses its whole block (480 KiB in about 0.15 ms), so the
+//! readers keep a few decompressed blocks per segment
 //! ([`store_cache_blocks`]).
 //!
 //! The codec is fixed when a shard's tantivy index is created (a static
@@ -42,9 +46,9 @@ pub enum Codec {
 /// zstd's level for `default` (on 128 KiB blocks of eventdata sources,
 /// 4% smaller than level 1 at the same speed).
 const DEFAULT_ZSTD_LEVEL: i32 = 3;
-/// zstd's level for `best_compression` (on 480 KiB blocks the same
-/// output as level 8, a fifth smaller than level 4's over 240 KiB).
-const BEST_COMPRESSION_ZSTD_LEVEL: i32 = 9;
+/// zstd's level for `best_compression` (on 480 KiB blocks a seventh
+/// smaller than level 4's over 240 KiB, at four fifths of its speed).
+const BEST_COMPRESSION_ZSTD_LEVEL: i32 = 6;
 /// Block size of `best_compression` (Lucene's `BEST_COMPRESSION` block):
 /// past 256 KiB zstd's levels tune for large inputs, and a reader's cache
 /// of 4 decompressed blocks stays within [`STORE_CACHE_BYTES`].
@@ -133,7 +137,7 @@ mod tests {
                 .tantivy_settings()
                 .docstore_compression,
             Compressor::Zstd(ZstdCompressor {
-                compression_level: Some(9)
+                compression_level: Some(6)
             })
         ));
         assert!(matches!(

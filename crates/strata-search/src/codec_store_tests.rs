@@ -97,8 +97,8 @@ fn larger_blocks_store_less_and_old_blocks_still_read() {
     assert!(lz4 < old, "LZ4 over 128 KiB {lz4} vs 16 KiB {old}");
     assert!(default < lz4, "default {default} vs LZ4 {lz4}");
     let best = store_bytes(Codec::BestCompression.tantivy_settings());
-    // zstd level 9 over 480 KiB stores less than level 3 over 128 KiB
-    // (eventdata's 58 against 100 bytes a document).
+    // zstd level 6 over 480 KiB stores less than level 3 over 128 KiB
+    // (eventdata's 62 against 100 bytes a document).
     assert!(
         best < default,
         "best_compression {best} vs default {default}"

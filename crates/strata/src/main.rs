@@ -51,6 +51,27 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 #[unsafe(export_name = "_rjem_malloc_conf")]
 pub static MALLOC_CONF: &u8 = &b"background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0\0"[0];
 
+/// At most two arenas for glibc's malloc, which is what C code inside the
+/// process allocates from (jemalloc serves Rust only): chiefly zstd, whose
+/// compression context tantivy's document store makes and frees for every
+/// stored-field block (1-3 MiB by the index's codec). glibc gives each
+/// thread that allocates an arena of its own, up to eight per core, and an
+/// arena keeps what is freed in it, so each thread that compressed a block
+/// kept a context resident: with `best_compression`'s 3 MiB contexts,
+/// 500,000 eventdata documents peaked 20-45 MiB higher, and two arenas
+/// took that back (`docs/benchmarks.md`, *Beside OpenSearch*).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn limit_c_allocator_arenas() {
+    // SAFETY: mallopt only sets one of the allocator's parameters, and
+    // M_ARENA_MAX accepts any positive count; it takes its own lock.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 2);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn limit_c_allocator_arenas() {}
+
 /// Reads jemalloc's counters for `INFO memory` (`strata_metrics::allocator`).
 fn jemalloc_stats() -> Option<strata_metrics::AllocatorStats> {
     use tikv_jemalloc_ctl::{epoch, stats};
@@ -224,6 +245,7 @@ fn lab_error(err: strata_lab::LabError) -> (u8, String) {
 }
 
 fn main() -> ExitCode {
+    limit_c_allocator_arenas();
     let (result, help) = match Cli::parse().command {
         Command::Serve(args) => (
             {
