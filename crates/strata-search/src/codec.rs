@@ -17,11 +17,11 @@
 //! cost a tenth more indexing CPU and 30-70 MiB more peak RSS. tantivy
 //! makes a zstd context per block, and level 9's for a 480 KiB input is
 //! about 5.5 MiB (level 6's 3.0, level 4's over 240 KiB 1.1), allocated
-//! and cleared for every block through the C allocator (with glibc's mmap
-//! threshold fixed at 128 KiB, one run peaked 28 MiB lower). Fetching a
-//! document decompresses its whole block (480 KiB in about 0.15 ms), so the
-//! readers keep a few decompressed blocks per segment
-//! ([`store_cache_blocks`]).
+//! and cleared for every block through glibc's malloc, whose per-thread
+//! arenas kept them resident (the executable keeps glibc to two arenas
+//! since). Fetching a document decompresses its whole block (480 KiB in
+//! about 0.15 ms), so the readers keep a few decompressed blocks per
+//! segment ([`store_cache_blocks`]).
 //!
 //! The codec is fixed when a shard's tantivy index is created (a static
 //! setting); tantivy keeps the index's settings in its `meta.json` and

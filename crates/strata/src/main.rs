@@ -58,7 +58,7 @@ pub static MALLOC_CONF: &u8 = &b"background_thread:true,dirty_decay_ms:1000,muzz
 /// thread that allocates an arena of its own, up to eight per core, and an
 /// arena keeps what is freed in it, so each thread that compressed a block
 /// kept a context resident: with `best_compression`'s 3 MiB contexts,
-/// 500,000 eventdata documents peaked 20-45 MiB higher, and two arenas
+/// 500,000 eventdata documents peaked 30-45 MiB higher, and two arenas
 /// took that back (`docs/benchmarks.md`, *Beside OpenSearch*).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn limit_c_allocator_arenas() {
