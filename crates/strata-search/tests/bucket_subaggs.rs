@@ -162,8 +162,9 @@ fn geo_aggregations_below_terms() {
         let lat = ids.iter().map(|i| (i % 10) as f64).sum::<f64>() / ids.len() as f64;
         let lon = ids.iter().map(|i| (i % 7) as f64).sum::<f64>() / ids.len() as f64;
         assert_eq!(b["c"]["count"], ids.len());
-        assert!((b["c"]["location"]["lat"].as_f64().unwrap() - lat).abs() < 1e-9);
-        assert!((b["c"]["location"]["lon"].as_f64().unwrap() - lon).abs() < 1e-9);
+        // Within a step of Lucene's encoding, which points are stored in.
+        assert!((b["c"]["location"]["lat"].as_f64().unwrap() - lat).abs() < 1e-7);
+        assert!((b["c"]["location"]["lon"].as_f64().unwrap() - lon).abs() < 1e-7);
         let cells: u64 = b["g"]["buckets"]
             .as_array()
             .unwrap()

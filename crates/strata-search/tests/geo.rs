@@ -125,12 +125,14 @@ fn centroid<'a>(points: impl Iterator<Item = &'a Point>) -> (f64, f64, u64) {
     (lat / n as f64, lon / n as f64, n)
 }
 
+/// Points are stored in Lucene's 32-bit steps (as Elasticsearch stores
+/// them), so a centroid is within a step (8.4e-8 degrees) of the exact one.
 fn assert_centroid(got: &Value, want: (f64, f64, u64)) {
     assert_eq!(got["count"], want.2, "{got}");
     let lat = got["location"]["lat"].as_f64().unwrap();
     let lon = got["location"]["lon"].as_f64().unwrap();
     assert!(
-        (lat - want.0).abs() < 1e-9 && (lon - want.1).abs() < 1e-9,
+        (lat - want.0).abs() < 1e-7 && (lon - want.1).abs() < 1e-7,
         "{got} vs {want:?}"
     );
 }

@@ -9,7 +9,8 @@ use serde_json::Value;
 use super::geo::parse_points;
 use super::{FieldMapping, FieldType, Mappings};
 use crate::error::{Result, SearchError};
-use crate::store::geo_columns::{lat_path, lon_path};
+use crate::store::geo_codes::{Axis, Latitude, Longitude};
+use crate::store::geo_columns::{lat_code_path, lon_code_path};
 
 mod convert;
 mod dynamic;
@@ -208,13 +209,17 @@ fn add_leaf_values(
     }
 }
 
-/// A geo_point value (one point or an array of them) as `path.lat`/`path.lon` pairs.
+/// A geo_point value (one point or an array of them) as pairs of codes
+/// (`store::geo_columns`).
 fn add_points(path: &str, leaf: &FieldMapping, value: &Value, doc: &mut ParsedDoc) -> Result<()> {
     for point in parse_points(value) {
         match point {
             Ok(p) => {
-                doc.values.push((lat_path(path), FieldValue::Double(p.lat)));
-                doc.values.push((lon_path(path), FieldValue::Double(p.lon)));
+                let (lat, lon) = (Latitude::encode(p.lat), Longitude::encode(p.lon));
+                doc.values
+                    .push((lat_code_path(path), FieldValue::Long(lat.into())));
+                doc.values
+                    .push((lon_code_path(path), FieldValue::Long(lon.into())));
             }
             Err(_) if leaf.ignore_malformed => {}
             Err(reason) => {

@@ -1,13 +1,17 @@
 //! How `geo_point` values live in the shard schema: a point of the field
-//! at `path` is two f64 values, `path.lat` and `path.lon`, in the typed
-//! JSON field `f` (fast, hence columnar). The mapping knows only `path`, so
-//! the two sub-paths stay out of `_mapping`; `_source` keeps the original.
+//! at `path` is two 32-bit codes (`store::geo_codes`, Lucene's encoding),
+//! `path.lat_code` and `path.lon_code`, in the typed JSON field `f` (fast,
+//! hence columnar: 8 bytes a point). Segments written before the codes
+//! hold two f64 columns, `path.lat` and `path.lon` (16 bytes a point), and
+//! a merge of both kinds holds all four; [`PointColumns`] reads any of them.
+//! The mapping knows only `path`, so the sub-paths stay out of `_mapping`;
+//! `_source` keeps the original.
 //!
 //! Invariant: a document's points are written lat and lon in the same
-//! order, so the i-th latitude of a document pairs with its i-th
-//! longitude, and only checked points are written (finite, in range). A
-//! column whose values are all integral is stored as i64 by tantivy;
-//! [`PointColumns`] reads either as f64.
+//! order and in one of the two forms, so the i-th latitude of a document
+//! pairs with its i-th longitude, and only checked points are written
+//! (finite, in range). A degrees column whose values are all integral is
+//! stored as i64 by tantivy; [`PointColumns`] reads either as f64.
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -17,16 +21,29 @@ use tantivy::{DocId, SegmentReader};
 
 use crate::error::Result;
 use crate::mapping::geo::GeoPoint;
-use crate::store::stored_values::StoredValues;
+use crate::store::geo_codes::{Latitude, Longitude};
+use crate::store::stored_values::{StoredMapping, StoredValues};
 use crate::store::KEYWORDS;
 
-/// The latitude sub-path of a geo_point field.
-pub fn lat_path(path: &str) -> String {
+/// The latitude-code sub-path of a geo_point field.
+pub fn lat_code_path(path: &str) -> String {
+    format!("{path}.lat_code")
+}
+
+/// The longitude-code sub-path of a geo_point field.
+pub fn lon_code_path(path: &str) -> String {
+    format!("{path}.lon_code")
+}
+
+/// The sub-path of the latitudes in degrees, in segments written before
+/// the codes.
+fn lat_path(path: &str) -> String {
     format!("{path}.lat")
 }
 
-/// The longitude sub-path of a geo_point field.
-pub fn lon_path(path: &str) -> String {
+/// The sub-path of the longitudes in degrees, in segments written before
+/// the codes.
+fn lon_path(path: &str) -> String {
     format!("{path}.lon")
 }
 
@@ -43,26 +60,78 @@ enum Rows {
     Separate,
 }
 
-/// The latitude and longitude columns of one geo_point field in one segment.
+/// The points of one geo_point field in one segment: its codes' columns,
+/// its degrees' columns, or (after a merge of both kinds) the two.
 pub struct PointColumns {
-    lat: Column<f64>,
-    lon: Column<f64>,
-    rows: Rows,
+    first: Pair,
+    /// The degrees' columns when the segment also has codes.
+    second: Option<Pair>,
 }
 
 impl PointColumns {
     /// Opens the columns of the field at `path`; `None` when the segment
     /// has no point for it.
     pub fn open(segment: &SegmentReader, path: &str) -> Result<Option<PointColumns>> {
-        let lat = f64_column(segment, &lat_path(path))?;
-        let lon = f64_column(segment, &lon_path(path))?;
-        Ok(match (lat, lon) {
-            (Some(lat), Some(lon)) => Some(PointColumns::new(lat, lon)),
+        let codes = match (
+            code_column::<Latitude>(segment, &lat_code_path(path))?,
+            code_column::<Longitude>(segment, &lon_code_path(path))?,
+        ) {
+            (Some(lat), Some(lon)) => Some(Pair::new(lat, lon)),
             _ => None,
+        };
+        let degrees = match (
+            f64_column(segment, &lat_path(path))?,
+            f64_column(segment, &lon_path(path))?,
+        ) {
+            (Some(lat), Some(lon)) => Some(Pair::new(lat, lon)),
+            _ => None,
+        };
+        Ok(match (codes, degrees) {
+            (Some(first), second) => Some(PointColumns { first, second }),
+            (None, Some(first)) => Some(PointColumns {
+                first,
+                second: None,
+            }),
+            (None, None) => None,
         })
     }
 
-    fn new(lat: Column<f64>, lon: Column<f64>) -> PointColumns {
+    /// The points of `doc`, in indexing order.
+    #[inline]
+    pub fn points(&self, doc: DocId) -> impl Iterator<Item = GeoPoint> + '_ {
+        let second = self.second.as_ref().map(|pair| pair.points(doc));
+        self.first.points(doc).chain(second.into_iter().flatten())
+    }
+
+    /// True when every document of the segment has exactly one point.
+    pub fn one_per_doc(&self) -> bool {
+        self.second.is_none() && self.first.rows == Rows::Full
+    }
+
+    /// The one point of each of `docs` into `lat` and `lon` (resized to
+    /// `docs.len()`), read a block at a time; only when
+    /// [`PointColumns::one_per_doc`], where a document's row is its id.
+    /// Returns false (and reads nothing) otherwise.
+    pub fn read_block(&self, docs: &[DocId], lat: &mut Vec<f64>, lon: &mut Vec<f64>) -> bool {
+        self.one_per_doc() && self.first.read_block(docs, lat, lon)
+    }
+
+    /// True when `doc` has a point (cheaper than reading it).
+    #[inline]
+    pub fn has_point(&self, doc: DocId) -> bool {
+        self.first.has_point(doc) || self.second.as_ref().is_some_and(|p| p.has_point(doc))
+    }
+}
+
+/// The latitude and longitude columns of one form of a field's points.
+struct Pair {
+    lat: Column<f64>,
+    lon: Column<f64>,
+    rows: Rows,
+}
+
+impl Pair {
+    fn new(lat: Column<f64>, lon: Column<f64>) -> Pair {
         let same_shape = lat.values.num_vals() == lon.values.num_vals()
             && match (&lat.index, &lon.index) {
                 (ColumnIndex::Full, ColumnIndex::Full) => true,
@@ -79,12 +148,11 @@ impl PointColumns {
             (_, true) => Rows::Shared,
             (_, false) => Rows::Separate,
         };
-        PointColumns { lat, lon, rows }
+        Pair { lat, lon, rows }
     }
 
-    /// The points of `doc`, in indexing order.
     #[inline]
-    pub fn points(&self, doc: DocId) -> Points<'_> {
+    fn points(&self, doc: DocId) -> Points<'_> {
         let (lat, lon) = match self.rows {
             Rows::Full => (doc..doc + 1, doc..doc + 1),
             Rows::Shared => {
@@ -103,16 +171,7 @@ impl PointColumns {
         }
     }
 
-    /// True when every document of the segment has exactly one point.
-    pub fn one_per_doc(&self) -> bool {
-        self.rows == Rows::Full
-    }
-
-    /// The one point of each of `docs` into `lat` and `lon` (resized to
-    /// `docs.len()`), read a block at a time; only when
-    /// [`PointColumns::one_per_doc`], where a document's row is its id.
-    /// Returns false (and reads nothing) otherwise.
-    pub fn read_block(&self, docs: &[DocId], lat: &mut Vec<f64>, lon: &mut Vec<f64>) -> bool {
+    fn read_block(&self, docs: &[DocId], lat: &mut Vec<f64>, lon: &mut Vec<f64>) -> bool {
         if self.rows != Rows::Full {
             return false;
         }
@@ -123,9 +182,8 @@ impl PointColumns {
         true
     }
 
-    /// True when `doc` has a point (cheaper than reading it).
     #[inline]
-    pub fn has_point(&self, doc: DocId) -> bool {
+    fn has_point(&self, doc: DocId) -> bool {
         match self.rows {
             Rows::Full => true,
             Rows::Shared => self.lat.index.has_value(doc),
@@ -134,9 +192,9 @@ impl PointColumns {
     }
 }
 
-/// The points of one document: latitude and longitude rows, paired.
-pub struct Points<'a> {
-    columns: &'a PointColumns,
+/// The points of one document in one pair: latitude and longitude rows, paired.
+struct Points<'a> {
+    columns: &'a Pair,
     lat: Range<RowId>,
     lon: Range<RowId>,
 }
@@ -159,6 +217,33 @@ impl Iterator for Points<'_> {
     }
 }
 
+/// The codes' column at `sub_path` (an i64 column, as indexing writes
+/// them), read as degrees.
+fn code_column<A>(segment: &SegmentReader, sub_path: &str) -> Result<Option<Column<f64>>>
+where
+    A: StoredMapping<f64> + Send + Sync,
+{
+    let name = format!("{KEYWORDS}.{sub_path}");
+    for handle in segment.fast_fields().dynamic_column_handles(&name)? {
+        if handle.column_type() != ColumnType::I64 {
+            continue;
+        }
+        let stored = handle
+            .open_u64_lenient()
+            .map_err(|e| crate::error::SearchError::io(format!("open column {name}"), e))?;
+        if let Some(stored) = stored {
+            let values: Arc<dyn ColumnValues<f64>> =
+                Arc::new(StoredValues::<f64, A>::new(stored.values));
+            return Ok(Some(Column {
+                index: stored.index,
+                values,
+            }));
+        }
+    }
+    Ok(None)
+}
+
+/// The degrees' column at `sub_path`, as segments before the codes hold it.
 fn f64_column(segment: &SegmentReader, sub_path: &str) -> Result<Option<Column<f64>>> {
     let name = format!("{KEYWORDS}.{sub_path}");
     let open_error = |e| crate::error::SearchError::io(format!("open column {name}"), e);
@@ -190,107 +275,5 @@ fn f64_column(segment: &SegmentReader, sub_path: &str) -> Result<Option<Column<f
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
-    use tantivy::{Index, Searcher, TantivyDocument};
-
-    use super::*;
-    use crate::store::SchemaFields;
-
-    /// A one-segment index of documents whose `f` field is each of `docs`.
-    pub(crate) fn segment(docs: &[&str]) -> Searcher {
-        let fields = SchemaFields::build();
-        let index = Index::create_in_ram(fields.schema.clone());
-        let mut writer = index.writer_with_num_threads(1, 15_000_000).unwrap();
-        for f in docs {
-            let json = format!(r#"{{"{KEYWORDS}": {f}}}"#);
-            let doc = TantivyDocument::parse_json(&fields.schema, &json).unwrap();
-            writer.add_document(doc).unwrap();
-        }
-        writer.commit().unwrap();
-        index.reader().unwrap().searcher()
-    }
-
-    /// Each document's points as (lat, lon), whether it has one, and the rows layout.
-    type Read = (Vec<Vec<(f64, f64)>>, Vec<bool>, Rows);
-
-    fn read(docs: &[&str]) -> Read {
-        let searcher = segment(docs);
-        let reader = searcher.segment_reader(0);
-        let cols = PointColumns::open(reader, "p").unwrap().unwrap();
-        let points = (0..reader.max_doc())
-            .map(|d| cols.points(d).map(|p| (p.lat, p.lon)).collect())
-            .collect();
-        let has = (0..reader.max_doc()).map(|d| cols.has_point(d)).collect();
-        (points, has, cols.rows)
-    }
-
-    #[test]
-    fn single_valued_columns_are_read_by_doc_id() {
-        let (points, has, rows) = read(&[
-            r#"{"p": {"lat": 1.5, "lon": 2.5}}"#,
-            r#"{"p": {"lat": -3, "lon": 4}, "n": 1}"#,
-        ]);
-        assert_eq!(rows, Rows::Full);
-        assert_eq!(points, [vec![(1.5, 2.5)], vec![(-3.0, 4.0)]]);
-        assert_eq!(has, [true, true]);
-    }
-
-    #[test]
-    fn blocks_are_read_only_when_every_document_has_one_point() {
-        let searcher = segment(&[
-            r#"{"p": {"lat": 1.5, "lon": 2.5}}"#,
-            r#"{"p": {"lat": -3, "lon": 4}}"#,
-            r#"{"p": {"lat": 5.25, "lon": -6}}"#,
-        ]);
-        let cols = PointColumns::open(searcher.segment_reader(0), "p")
-            .unwrap()
-            .unwrap();
-        let (mut lat, mut lon) = (vec![9.0; 7], Vec::new());
-        assert!(cols.read_block(&[0, 2], &mut lat, &mut lon));
-        assert_eq!((lat, lon), (vec![1.5, 5.25], vec![2.5, -6.0]));
-
-        let searcher = segment(&[r#"{"p": {"lat": 1.5, "lon": 2.5}}"#, r#"{"n": 1}"#]);
-        let cols = PointColumns::open(searcher.segment_reader(0), "p")
-            .unwrap()
-            .unwrap();
-        let (mut lat, mut lon) = (Vec::new(), Vec::new());
-        assert!(!cols.read_block(&[0, 1], &mut lat, &mut lon));
-        assert!(lat.is_empty() && lon.is_empty());
-    }
-
-    #[test]
-    fn optional_and_multi_valued_columns_share_rows() {
-        let (points, has, rows) = read(&[
-            r#"{"p": {"lat": 1.5, "lon": 2.5}}"#,
-            r#"{"n": 1}"#,
-            r#"{"p": {"lat": 7, "lon": 8}}"#,
-        ]);
-        assert_eq!(rows, Rows::Shared);
-        assert_eq!(points, [vec![(1.5, 2.5)], vec![], vec![(7.0, 8.0)]]);
-        assert_eq!(has, [true, false, true]);
-        let (points, has, rows) = read(&[
-            r#"{"p": {"lat": [1.5, 2.5], "lon": [3.5, 4.5]}}"#,
-            r#"{"n": 1}"#,
-            r#"{"p": {"lat": 7, "lon": 8.25}}"#,
-        ]);
-        assert_eq!(rows, Rows::Shared);
-        assert_eq!(
-            points,
-            [vec![(1.5, 3.5), (2.5, 4.5)], vec![], vec![(7.0, 8.25)]]
-        );
-        assert_eq!(has, [true, false, true]);
-    }
-
-    #[test]
-    fn unmatched_columns_pair_values_in_order() {
-        // Not something indexing writes; read safely all the same.
-        let (points, has, rows) = read(&[
-            r#"{"p": {"lat": 1.5}}"#,
-            r#"{"p": {"lat": [2.5, 3.5], "lon": 4.5}}"#,
-            r#"{"p": {"lon": 5.5}}"#,
-        ]);
-        assert_eq!(rows, Rows::Separate);
-        assert_eq!(points, [vec![], vec![(2.5, 4.5)], vec![]]);
-        assert_eq!(has, [false, true, false]);
-    }
-}
+#[path = "geo_columns_tests.rs"]
+pub(crate) mod tests;

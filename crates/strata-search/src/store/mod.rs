@@ -16,6 +16,7 @@ mod disk;
 mod disk_reads;
 mod files;
 mod fresh;
+pub mod geo_codes;
 pub mod geo_columns;
 mod node_store;
 mod persist;

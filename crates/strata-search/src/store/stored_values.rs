@@ -47,19 +47,46 @@ fn consecutive(rows: &[u32]) -> bool {
         .fold(true, |all, (&row, expected)| all & (row == expected))
 }
 
-/// A numeric column's values (`i64` or `f64`, as the column stores them)
-/// read through its stored `u64` column. The mapping is tantivy's own
-/// (`MonotonicallyMappableToU64`), so values and their order are those
-/// of the column tantivy opens.
-pub struct StoredValues<T> {
-    stored: Arc<dyn ColumnValues<u64>>,
-    _values: PhantomData<fn() -> T>,
+/// How the `u64`s tantivy stores become a column's values of type `T`.
+///
+/// Invariant: strictly increasing, so a range of values is a range of
+/// stored values and minimum and maximum map to each other.
+pub trait StoredMapping<T>: 'static {
+    /// The value of stored `raw`.
+    fn from_stored(raw: u64) -> T;
+    /// The stored values whose values lie in `range` (an empty range when
+    /// none does).
+    fn stored_range(range: &RangeInclusive<T>) -> RangeInclusive<u64>;
 }
 
-impl<T> StoredValues<T> {
-    /// Values of type `T` over the stored column of a `T` column (as
+/// tantivy's own mapping of an `i64` or `f64` column
+/// (`MonotonicallyMappableToU64`): the values and their order are those
+/// of the column tantivy opens.
+pub struct TantivyMapping;
+
+impl<T: MonotonicallyMappableToU64> StoredMapping<T> for TantivyMapping {
+    #[inline]
+    fn from_stored(raw: u64) -> T {
+        T::from_u64(raw)
+    }
+
+    fn stored_range(range: &RangeInclusive<T>) -> RangeInclusive<u64> {
+        range.start().to_u64()..=range.end().to_u64()
+    }
+}
+
+/// A numeric column's values read through its stored `u64` column, mapped
+/// by `M` (tantivy's own mapping unless a field stores its values in a
+/// form of its own, as `geo_point` coordinates are).
+pub struct StoredValues<T, M = TantivyMapping> {
+    stored: Arc<dyn ColumnValues<u64>>,
+    _values: PhantomData<fn() -> (T, M)>,
+}
+
+impl<T, M> StoredValues<T, M> {
+    /// Values of type `T` over a stored column (as
     /// `DynamicColumnHandle::open_u64_lenient` opens it).
-    pub fn new(stored: Arc<dyn ColumnValues<u64>>) -> StoredValues<T> {
+    pub fn new(stored: Arc<dyn ColumnValues<u64>>) -> StoredValues<T, M> {
         StoredValues {
             stored,
             _values: PhantomData,
@@ -67,26 +94,24 @@ impl<T> StoredValues<T> {
     }
 }
 
-impl<T> StoredValues<T>
-where
-    T: MonotonicallyMappableToU64 + PartialOrd,
-{
+impl<T, M: StoredMapping<T>> StoredValues<T, M> {
     /// Maps `raw` into `out`, a chunk at a time.
     #[inline]
     fn map_into(raw: &[u64], out: &mut [T]) {
         for (out, &raw) in out.iter_mut().zip(raw) {
-            *out = T::from_u64(raw);
+            *out = M::from_stored(raw);
         }
     }
 }
 
-impl<T> ColumnValues<T> for StoredValues<T>
+impl<T, M> ColumnValues<T> for StoredValues<T, M>
 where
-    T: MonotonicallyMappableToU64 + PartialOrd + Copy + Send + Sync + 'static,
+    T: PartialOrd + Copy + Send + Sync + 'static,
+    M: StoredMapping<T>,
 {
     #[inline]
     fn get_val(&self, idx: u32) -> T {
-        T::from_u64(self.stored.get_val(idx))
+        M::from_stored(self.stored.get_val(idx))
     }
 
     fn get_vals(&self, indexes: &[u32], output: &mut [T]) {
@@ -118,18 +143,18 @@ where
     ) {
         // The mapping is strictly monotonic, so the range maps whole.
         self.stored.get_row_ids_for_value_range(
-            value_range.start().to_u64()..=value_range.end().to_u64(),
+            M::stored_range(&value_range),
             row_id_range,
             row_id_hits,
         )
     }
 
     fn min_value(&self) -> T {
-        T::from_u64(self.stored.min_value())
+        M::from_stored(self.stored.min_value())
     }
 
     fn max_value(&self) -> T {
-        T::from_u64(self.stored.max_value())
+        M::from_stored(self.stored.max_value())
     }
 
     fn num_vals(&self) -> u32 {
@@ -137,7 +162,7 @@ where
     }
 
     fn iter<'a>(&'a self) -> Box<dyn Iterator<Item = T> + 'a> {
-        Box::new(self.stored.iter().map(T::from_u64))
+        Box::new(self.stored.iter().map(M::from_stored))
     }
 }
 
