@@ -295,6 +295,24 @@ def test_field_caps_validate_explain_analyze(es):
         es.indices.analyze(analyzer="nope", text="x")
 
 
+def test_standard_analyzer_splits_at_word_boundaries(es):
+    """Unicode word boundaries (UAX #29): addresses, file names and "dog's" stay whole."""
+    toks = es.indices.analyze(analyzer="standard", text="GET /a-b.png from 83.149.9.216 dog's")["tokens"]
+    assert [t["token"] for t in toks] == ["get", "a", "b.png", "from", "83.149.9.216", "dog's"]
+    es.options(ignore_status=404).indices.delete(index="apis-split")
+    es.indices.create(index="apis-split", mappings={"properties": {"m": {"type": "text"}}})
+    for i, m in enumerate(["83.149.9.216 GET /a.png", "83.149.9.217 GET /b.png", "9 216 a png"]):
+        es.index(index="apis-split", id=str(i), document={"m": m})
+    es.indices.refresh(index="apis-split")
+
+    def hits(text):
+        r = es.search(index="apis-split", query={"match": {"m": text}})
+        return {h["_id"] for h in r["hits"]["hits"]}
+    assert hits("83.149.9.216") == {"0"} and hits("a.png") == {"0"} and hits("png") == {"2"}
+    toks = es.indices.analyze(index="apis-split", field="m", text="x.y z")["tokens"]
+    assert [t["token"] for t in toks] == ["x.y", "z"]
+
+
 @pytest.mark.opensearch_differs(
     "elasticsearch-py 9 sends POST /_cat/count; OpenSearch's _cat APIs take GET only")
 def test_cat_tables_and_delete_with_ignore_unavailable(es):

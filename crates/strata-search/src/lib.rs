@@ -56,6 +56,7 @@
 
 mod advisory_settings;
 mod aliases;
+mod analysis;
 mod breaker;
 mod catalog;
 mod codec;
@@ -88,7 +89,7 @@ pub use catalog::{
     wildcard_match, AliasAction, Catalog, IndicesOptions, TemplateKind, DEFAULT_MAX_SHARDS_PER_NODE,
 };
 pub use error::{QueryStep, Result, SearchError};
-pub use index::{DocWriteResult, FieldDiskUsage, SearchIndex, WriteResult};
+pub use index::{analyze_text, DocWriteResult, FieldDiskUsage, SearchIndex, WriteResult};
 pub use mapping::{FieldType, Mappings};
 pub use shard::{Precondition, PRIMARY_TERM};
 pub use templates::{TemplateBody, Templates};

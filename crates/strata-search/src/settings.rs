@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 pub use crate::time_value::parse_interval;
 
 use crate::advisory_settings::AdvisorySettings;
+use crate::analysis::TextTokens;
 use crate::codec::Codec;
 use crate::error::{Result, SearchError};
 use crate::index_limits::IndexLimits;
@@ -58,6 +59,9 @@ pub struct IndexSettings {
     /// `expand_wildcards` includes `hidden` (or both the pattern and the
     /// name start with `.`). Data stream backing indices are hidden.
     pub(crate) hidden: bool,
+    /// How text values become terms, fixed when the index is created
+    /// (recorded as `index.version.created`).
+    pub(crate) text_tokens: TextTokens,
 }
 
 impl IndexSettings {
@@ -77,6 +81,7 @@ impl IndexSettings {
             codec: Codec::Default,
             advisory: AdvisorySettings::default(),
             hidden: false,
+            text_tokens: TextTokens::Standard,
         }
     }
 
@@ -186,7 +191,7 @@ impl IndexSettings {
             "provided_name": name,
             "creation_date": self.creation_date.to_string(),
             "uuid": self.uuid,
-            "version": {"created": "8521000"}
+            "version": {"created": self.text_tokens.created()}
         });
         if let Some(tier) = self.store_tier {
             index["store"] = json!({"tier": tier.as_str()});

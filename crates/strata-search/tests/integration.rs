@@ -72,6 +72,8 @@ mod sort_and_paging;
 mod sort_options;
 #[path = "text_queries.rs"]
 mod text_queries;
+#[path = "text_split.rs"]
+mod text_split;
 #[path = "time_buckets.rs"]
 mod time_buckets;
 #[path = "top_terms.rs"]

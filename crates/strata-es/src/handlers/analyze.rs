@@ -1,11 +1,12 @@
 //! `[/<index>]/_analyze`: the tokens an analyzer makes of a text, with
 //! their offsets (in UTF-16 units, as Elasticsearch counts them) and
 //! positions. It runs the analyzers this server indexes with: `standard`
-//! (and `default`, and any `text` field) is the engine's text analyzer
-//! (tantivy's: split on non-alphanumerics, lowercased, tokens of 40 bytes
-//! or more dropped), `keyword` keeps the text whole, `whitespace` splits on
-//! spaces, `simple` splits on non-letters and lowercases; other analyzers
-//! are refused.
+//! is Elasticsearch's (Unicode word boundaries, lowercased); a `text`
+//! field, and `default` with an index in the path, give what that index's
+//! text fields index with (`standard` for indices created since it, the
+//! alphanumeric runs of the engine's first analyzer for older ones);
+//! `keyword` keeps the text whole, `whitespace` splits on spaces, `simple`
+//! splits on non-letters and lowercases; other analyzers are refused.
 
 use serde_json::{json, Value};
 use strata_search::FieldType;
@@ -43,20 +44,26 @@ pub fn analyze(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result
         .and_then(Value::as_str)
         .unwrap_or("standard")
         .to_string();
-    if let Some(field) = body.get("field").and_then(Value::as_str) {
-        let name = expression.ok_or_else(|| {
+    let field = body.get("field").and_then(Value::as_str);
+    // The index in the path, where its own split decides the tokens.
+    let index = match expression {
+        Some(name) if field.is_some() || analyzer == "default" => Some(
+            node.catalog
+                .resolve(name)?
+                .into_iter()
+                .next()
+                .ok_or_else(|| {
+                    EsError::from(strata_search::SearchError::IndexNotFound(name.to_string()))
+                })?,
+        ),
+        _ => None,
+    };
+    if let Some(field) = field {
+        let index = index.as_ref().ok_or_else(|| {
             EsError::IllegalArgument("analysis by [field] needs an index in the path".into())
         })?;
-        let index = node
-            .catalog
-            .resolve(name)?
-            .into_iter()
-            .next()
-            .ok_or_else(|| {
-                EsError::from(strata_search::SearchError::IndexNotFound(name.to_string()))
-            })?;
         analyzer = match index.mappings().leaf(field).map(|l| l.ty) {
-            Some(FieldType::Text) | None => "standard".into(),
+            Some(FieldType::Text) | None => "default".into(),
             Some(_) => "keyword".into(),
         };
     }
@@ -64,7 +71,8 @@ pub fn analyze(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result
     let mut position = 0u64;
     for text in &texts {
         let spans: Vec<(usize, usize, String)> = match analyzer.as_str() {
-            "standard" | "default" => engine_tokens(text)?,
+            "standard" => strata_search::analyze_text(None, text),
+            "default" => strata_search::analyze_text(index.as_deref(), text),
             "simple" => split(text, char::is_alphabetic, true),
             "whitespace" => split(text, |c| !c.is_whitespace(), false),
             "keyword" => vec![(0, text.len(), text.clone())],
@@ -88,20 +96,6 @@ pub fn analyze(node: &Node, expression: Option<&str>, req: &EsRequest) -> Result
         position += 100;
     }
     Ok(Reply::ok(json!({ "tokens": tokens })))
-}
-
-/// The tokens of the engine's text analyzer (what `text` fields index).
-fn engine_tokens(text: &str) -> Result<Vec<(usize, usize, String)>> {
-    let mut analyzer = tantivy::tokenizer::TokenizerManager::default()
-        .get("default")
-        .ok_or_else(|| EsError::Internal("the default analyzer is missing".into()))?;
-    let mut stream = analyzer.token_stream(text);
-    let mut out = Vec::new();
-    while stream.advance() {
-        let t = stream.token();
-        out.push((t.offset_from, t.offset_to, t.text.clone()));
-    }
-    Ok(out)
 }
 
 /// Runs of characters `keep` accepts, as byte spans and tokens.

@@ -44,6 +44,7 @@ pub use documents::{DocWriteResult, WriteResult};
 pub use handle::SearchIndex;
 pub(crate) use handle::METADATA;
 
+use crate::analysis::TextTokens;
 use crate::durable_json;
 use crate::error::{Result, SearchError};
 use crate::index_limits::IndexLimits;
@@ -54,6 +55,14 @@ use crate::store::StoreTier;
 
 /// Translog bytes after which the background task flushes an index.
 pub const FLUSH_THRESHOLD_BYTES: u64 = 256 << 20;
+
+/// The tokens (byte offsets and term) the `text` fields of `index` make
+/// of `text`, as `_analyze` by a field shows them; without an index,
+/// Elasticsearch's `standard` analyzer's.
+pub fn analyze_text(index: Option<&SearchIndex>, text: &str) -> Vec<(usize, usize, String)> {
+    let split = index.map_or(TextTokens::Standard, |i| i.settings.read().text_tokens);
+    split.tokens(text)
+}
 
 impl SearchIndex {
     /// The index name.

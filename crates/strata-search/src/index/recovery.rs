@@ -13,6 +13,7 @@ use strata_log::{CommandLog, Durability};
 use super::handle::{FlushState, SearchIndex, METADATA};
 use super::stats::IndexCounters;
 use super::translog_slot::TranslogSlot;
+use crate::analysis::TextTokens;
 use crate::durable_json;
 use crate::error::{Result, SearchError};
 use crate::mapping::document::parse_document;
@@ -61,6 +62,7 @@ impl SearchIndex {
             .and_then(|s| s.parse().ok())
             .unwrap_or(0);
         settings.uuid = stored["uuid"].as_str().unwrap_or_default().to_string();
+        settings.text_tokens = TextTokens::of_created(stored["version"]["created"].as_str());
         let mut applied = stored.clone();
         if let Some(obj) = applied.as_object_mut() {
             for k in ["provided_name", "creation_date", "uuid", "version"] {
@@ -78,6 +80,7 @@ impl SearchIndex {
         for n in 0..settings.number_of_shards {
             let mut placed = storage.for_shard(settings.tier(), pmem_dir.as_deref(), n, &reads);
             placed.codec = settings.codec;
+            placed.text_tokens = settings.text_tokens;
             let (shard, point) = Shard::open(&dir.join("shards").join(n.to_string()), n, &placed)?;
             shards.push(shard);
             points.push(point);

@@ -203,6 +203,8 @@ impl Shard {
                 storage.codec.tantivy_settings(),
             )?
         };
+        // Before any writer or reader asks for the text analyzer.
+        storage.text_tokens.register(index.tokenizers());
         let fields = SchemaFields::from_schema(index.schema())?;
         let point = CommitPoint::parse(index.load_metas()?.payload.as_deref());
         // No writer until the first write (replay included). Creating it

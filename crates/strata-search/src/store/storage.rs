@@ -14,6 +14,7 @@ use super::cached_file::ReadCounters;
 use super::files::SearchFiles;
 use super::node_store::NodeStore;
 use super::tier::StoreTier;
+use crate::analysis::TextTokens;
 use crate::codec::Codec;
 use crate::error::{Result, SearchError};
 use crate::shard::merge_yield::MergeYield;
@@ -146,6 +147,7 @@ impl SearchStorage {
             priority: self.indexing_priority,
             merge_yield: self.merge_yield,
             codec: Codec::Default,
+            text_tokens: TextTokens::Standard,
             files: self.files.clone(),
             node_store: self.node_store.clone(),
         }
@@ -169,6 +171,8 @@ pub(crate) struct ShardStorage {
     pub merge_yield: MergeYield,
     /// The stored fields' compression a new shard is created with.
     pub codec: Codec,
+    /// How its text values become terms (the index's).
+    pub text_tokens: TextTokens,
     /// Where its persisted files are written (the node's tree).
     pub files: SearchFiles,
     /// The node's SSD store, if it has one (`ssd` and `pmem` segment files).
