@@ -155,12 +155,7 @@ fn check_field(indices: &[Arc<SearchIndex>], field: &str) -> Result<()> {
     for index in indices {
         match index.mappings().leaf(field).map(|l| l.ty) {
             None => {}
-            Some(t)
-                if t == FieldType::Keyword
-                    || t.is_integer()
-                    || t.is_float()
-                    || t == FieldType::Date =>
-            {
+            Some(t) if t == FieldType::Keyword || t.is_numeric() || t == FieldType::Date => {
                 mapped = true
             }
             Some(_) => {

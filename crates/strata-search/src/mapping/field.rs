@@ -83,8 +83,13 @@ impl FieldType {
         }
     }
 
+    /// Numeric types: integers or floating point.
+    pub fn is_numeric(self) -> bool {
+        self.is_integer() || self.is_float()
+    }
+
     /// Integer types (values kept as i64).
-    pub fn is_integer(self) -> bool {
+    pub(crate) fn is_integer(self) -> bool {
         matches!(
             self,
             FieldType::Long | FieldType::Integer | FieldType::Short | FieldType::Byte
@@ -92,7 +97,7 @@ impl FieldType {
     }
 
     /// Floating-point types (values kept as f64).
-    pub fn is_float(self) -> bool {
+    pub(crate) fn is_float(self) -> bool {
         matches!(
             self,
             FieldType::Double | FieldType::Float | FieldType::HalfFloat | FieldType::ScaledFloat

@@ -151,7 +151,7 @@ fn child_plans(
 }
 
 fn numeric(ty: FieldType) -> bool {
-    ty.is_integer() || ty.is_float()
+    ty.is_numeric()
 }
 
 /// A JSON number that is a whole number of milliseconds.
