@@ -6,14 +6,7 @@
 use serde_json::{json, Value};
 use strata_search::{search, Catalog, Precondition, SearchRequest};
 
-fn hits(resp: &Value) -> Vec<String> {
-    resp["hits"]["hits"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|h| h["_id"].as_str().unwrap().to_string())
-        .collect()
-}
+use crate::common::hit_ids as hits;
 
 fn run(catalog: &Catalog, index: &str, body: Value) -> Value {
     let indices = catalog.resolve(index).unwrap();

@@ -8,6 +8,8 @@ use std::collections::BTreeSet;
 use serde_json::{json, Value};
 use strata_search::{search, Catalog, Precondition, SearchError, SearchRequest};
 
+use crate::common::hit_ids as ids_of;
+
 fn setup() -> (tempfile::TempDir, Catalog) {
     let tmp = tempfile::tempdir().unwrap();
     let catalog = Catalog::open(tmp.path()).unwrap();
@@ -54,15 +56,6 @@ fn try_run(catalog: &Catalog, query: Value) -> Result<Value, SearchError> {
     // A query's errors come from the request's parse, the rest from the search.
     SearchRequest::parse(&json!({"query": query, "size": 100}))
         .and_then(|req| search(&indices, &req))
-}
-
-fn ids_of(resp: &Value) -> Vec<String> {
-    resp["hits"]["hits"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|h| h["_id"].as_str().unwrap().to_string())
-        .collect()
 }
 
 fn ids(catalog: &Catalog, query: Value) -> BTreeSet<String> {

@@ -44,12 +44,7 @@ fn fill(catalog: &Catalog) {
 
 fn ids(catalog: &Catalog, query: Value) -> BTreeSet<String> {
     let resp = crate::common::search_logs(catalog, &json!({"query": query, "size": 100}));
-    resp["hits"]["hits"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|h| h["_id"].as_str().unwrap().to_string())
-        .collect()
+    crate::common::hit_ids(&resp).into_iter().collect()
 }
 
 fn set(ids: &[&str]) -> BTreeSet<String> {

@@ -77,15 +77,19 @@ impl TextTokens {
 
     /// The tokens of `text`: byte offsets and the term.
     pub fn tokens(self, text: &str) -> Vec<(usize, usize, String)> {
-        let mut analyzer = self.analyzer();
-        let mut stream = analyzer.token_stream(text);
-        let mut out = Vec::new();
-        while stream.advance() {
-            let t = stream.token();
-            out.push((t.offset_from, t.offset_to, t.text.clone()));
-        }
-        out
+        spans(&mut self.analyzer(), text)
     }
+}
+
+/// The tokens `analyzer` makes of `text`: byte offsets and the term.
+pub fn spans(analyzer: &mut TextAnalyzer, text: &str) -> Vec<(usize, usize, String)> {
+    let mut stream = analyzer.token_stream(text);
+    let mut out = Vec::new();
+    while stream.advance() {
+        let t = stream.token();
+        out.push((t.offset_from, t.offset_to, t.text.clone()));
+    }
+    out
 }
 
 #[cfg(test)]

@@ -34,3 +34,13 @@ pub fn try_search(catalog: &Catalog, body: &Value) -> Result<Value> {
 pub fn search_logs(catalog: &Catalog, body: &Value) -> Value {
     try_search(catalog, body).unwrap()
 }
+
+/// The `_id`s of a search response's hits, in order.
+pub fn hit_ids(resp: &Value) -> Vec<String> {
+    resp["hits"]["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["_id"].as_str().unwrap().to_string())
+        .collect()
+}

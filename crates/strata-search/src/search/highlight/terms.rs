@@ -25,13 +25,7 @@ pub(super) fn analyze(tokenizers: &TokenizerManager, text: &str) -> Vec<(usize, 
     let Some(mut analyzer) = tokenizers.get("default") else {
         return Vec::new();
     };
-    let mut stream = analyzer.token_stream(text);
-    let mut out = Vec::new();
-    while stream.advance() {
-        let t = stream.token();
-        out.push((t.offset_from, t.offset_to, t.text.clone()));
-    }
-    out
+    crate::analysis::spans(&mut analyzer, text)
 }
 
 fn text_of(v: &Value) -> Option<String> {
