@@ -45,7 +45,7 @@ use tantivy::{
 };
 
 use crate::error::{Result, SearchError};
-use crate::store::{SchemaFields, ShardStorage, TieredDirectory};
+use crate::store::{open_index, SchemaFields, ShardStorage, TieredDirectory};
 use priority::IndexingPriority;
 use writer_op::WriterOp;
 use writer_slot::WriterSlot;
@@ -194,17 +194,7 @@ impl Shard {
     ) -> Result<(Shard, CommitPoint)> {
         storage.files.dir(path)?; // created if missing
         let dir = TieredDirectory::open(path, storage)?;
-        let index = if Index::exists(&dir).map_err(tantivy::TantivyError::from)? {
-            Index::open(dir.clone())?
-        } else {
-            Index::create(
-                dir.clone(),
-                SchemaFields::build().schema,
-                storage.codec.tantivy_settings(),
-            )?
-        };
-        // Before any writer or reader asks for the text analyzer.
-        storage.text_tokens.register(index.tokenizers());
+        let index = open_index(&dir, storage)?;
         let fields = SchemaFields::from_schema(index.schema())?;
         let point = CommitPoint::parse(index.load_metas()?.payload.as_deref());
         // No writer until the first write (replay included). Creating it
