@@ -15,7 +15,7 @@ use tantivy::tokenizer::{
     LowerCaser, RemoveLongFilter, SimpleTokenizer, TextAnalyzer, TokenizerManager,
 };
 
-pub use standard::StandardTokenizer;
+use standard::StandardTokenizer;
 
 /// The tokenizer name text fields are indexed and queried under.
 const TEXT_TOKENIZER: &str = "default";
@@ -126,11 +126,10 @@ mod tests {
         let manager = TokenizerManager::default();
         TextTokens::Standard.register(&manager);
         let mut analyzer = manager.get(TEXT_TOKENIZER).unwrap();
-        let mut stream = analyzer.token_stream("A.B c");
-        let mut got = Vec::new();
-        while stream.advance() {
-            got.push(stream.token().text.clone());
-        }
+        let got: Vec<String> = spans(&mut analyzer, "A.B c")
+            .into_iter()
+            .map(|t| t.2)
+            .collect();
         assert_eq!(got, ["a.b", "c"]);
     }
 }

@@ -51,11 +51,16 @@ impl StandardTokenStream<'_> {
     /// Emits `text[from..]` up to [`MAX_TOKEN_CHARS`] characters of the
     /// word ending at `end`, keeping the rest for the next call.
     fn emit(&mut self, from: usize, end: usize) {
-        let piece = &self.text[from..end];
-        let cut = piece
-            .char_indices()
-            .nth(MAX_TOKEN_CHARS)
-            .map_or(end, |(at, _)| from + at);
+        // A word of at most MAX_TOKEN_CHARS bytes has no more characters
+        // than that: most words skip the count.
+        let cut = if end - from <= MAX_TOKEN_CHARS {
+            end
+        } else {
+            self.text[from..end]
+                .char_indices()
+                .nth(MAX_TOKEN_CHARS)
+                .map_or(end, |(at, _)| from + at)
+        };
         self.long_rest = (cut < end).then_some(cut);
         self.long_end = end;
         self.token.offset_from = from;
