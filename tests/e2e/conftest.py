@@ -229,6 +229,19 @@ def strata_factory():
         assert srv.stop() == 0, srv.log()
 
 
+@pytest.fixture(scope="module")
+def es(server):
+    """An Elasticsearch client on the server's HTTP front end (skips the
+    test when it has none)."""
+    if getattr(server, "http_port", None) is None:
+        pytest.skip("the server under test has no HTTP front end")
+    from elasticsearch import Elasticsearch
+
+    client = Elasticsearch(f"http://127.0.0.1:{server.http_port}", request_timeout=60)
+    yield client
+    client.close()
+
+
 @pytest.fixture
 def r(server):
     """A redis-py client on an empty keyspace."""

@@ -8,20 +8,11 @@ import statistics
 
 import elasticsearch
 import pytest
-from elasticsearch import Elasticsearch, helpers
+from elasticsearch import helpers
 
 HOUR_MS = 3_600_000
 BASE_MS = 1_700_000_000_000
 METHODS = ["GET", "POST", "PUT", "DELETE"]
-
-
-@pytest.fixture(scope="module")
-def es(server):
-    if getattr(server, "http_port", None) is None:
-        pytest.skip("the server under test has no HTTP front end")
-    client = Elasticsearch(f"http://127.0.0.1:{server.http_port}", request_timeout=30)
-    yield client
-    client.close()
 
 
 def make_docs(n=200):

@@ -6,16 +6,7 @@ import time
 
 import elasticsearch
 import pytest
-from elasticsearch import Elasticsearch, helpers
-
-
-@pytest.fixture(scope="module")
-def es(server):
-    if getattr(server, "http_port", None) is None:
-        pytest.skip("the server under test has no HTTP front end")
-    client = Elasticsearch(f"http://127.0.0.1:{server.http_port}", request_timeout=30)
-    yield client
-    client.close()
+from elasticsearch import helpers
 
 
 def fill(es, name, n, shards=2):

@@ -12,22 +12,13 @@ import random
 
 import elasticsearch
 import pytest
-from elasticsearch import Elasticsearch, helpers
+from elasticsearch import helpers
 
 WORDS = ["quick", "quack", "brown", "browse", "fox", "box", "lazy", "lady", "dog", "search",
          "searching", "sea"]
 TAGS = ["alpha", "alpah", "beta", "bets", "gamma", "gamut"]
 HOUR = 3_600_000
 START = 1_700_006_400_000  # a UTC midnight
-
-
-@pytest.fixture(scope="module")
-def es(server):
-    if getattr(server, "http_port", None) is None:
-        pytest.skip("the server under test has no HTTP front end")
-    client = Elasticsearch(f"http://127.0.0.1:{server.http_port}", request_timeout=60)
-    yield client
-    client.close()
 
 
 @pytest.fixture(scope="module")

@@ -10,20 +10,11 @@ import math
 
 import elasticsearch
 import pytest
-from elasticsearch import Elasticsearch, helpers
+from elasticsearch import helpers
 
 INDEX = "e2e-scripts"
 BASE_MS = 1_700_000_000_000
 DAY_MS = 86_400_000
-
-
-@pytest.fixture(scope="module")
-def es(server):
-    if getattr(server, "http_port", None) is None:
-        pytest.skip("the server under test has no HTTP front end")
-    client = Elasticsearch(f"http://127.0.0.1:{server.http_port}", request_timeout=60)
-    yield client
-    client.close()
 
 
 def make_docs(n=60):

@@ -8,18 +8,9 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from elasticsearch import Elasticsearch, helpers
+from elasticsearch import helpers
 
 DOCS = 1000
-
-
-@pytest.fixture(scope="module")
-def es(server):
-    if getattr(server, "http_port", None) is None:
-        pytest.skip("the server under test has no HTTP front end")
-    client = Elasticsearch(f"http://127.0.0.1:{server.http_port}", request_timeout=30)
-    yield client
-    client.close()
 
 
 @pytest.fixture(scope="module")

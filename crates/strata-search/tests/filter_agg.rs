@@ -8,6 +8,8 @@ use std::collections::BTreeMap;
 use serde_json::{json, Value};
 use strata_search::{search, Catalog, Precondition, SearchRequest};
 
+use crate::common::key_counts;
+
 struct Doc {
     status: i64,
     method: &'static str,
@@ -115,17 +117,7 @@ fn filter_aggregation_matches_computed_values() {
     for d in &ok {
         *by_method.entry(d.method.to_string()).or_insert(0u64) += 1;
     }
-    let got: BTreeMap<String, u64> = aggs["ok"]["methods"]["buckets"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| {
-            (
-                b["key"].as_str().unwrap().to_string(),
-                b["doc_count"].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let got: BTreeMap<String, u64> = key_counts(&aggs["ok"]["methods"]).into_iter().collect();
     assert_eq!(got, by_method);
     let avg = ok.iter().map(|d| d.bytes).sum::<f64>() / ok.len() as f64;
     let got_avg = aggs["ok"]["avg_bytes"]["value"].as_f64().unwrap();

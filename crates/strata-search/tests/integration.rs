@@ -34,6 +34,8 @@ mod filter_agg;
 mod flush_crash;
 #[path = "geo.rs"]
 mod geo;
+#[path = "geo_tiles.rs"]
+mod geo_tiles;
 #[path = "highlight.rs"]
 mod highlight;
 #[path = "hostile_queries.rs"]

@@ -19,7 +19,7 @@ use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
 use strata_search::{Catalog, Precondition};
 
-use crate::common;
+use crate::common::{self, key_counts as buckets};
 
 struct Doc {
     id: String,
@@ -185,20 +185,6 @@ fn request(
         "query": {"range": {"code": {"lt": codes}}},
         "aggs": {"t": agg}
     })
-}
-
-fn buckets(level: &Value) -> Vec<(String, u64)> {
-    level["buckets"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| {
-            (
-                b["key"].as_str().unwrap().to_string(),
-                b["doc_count"].as_u64().unwrap(),
-            )
-        })
-        .collect()
 }
 
 fn owned(v: Vec<(&str, u64)>) -> Vec<(String, u64)> {

@@ -6,17 +6,19 @@
 //! WKT `"POINT (lon lat)"`, a geohash string, `[lon, lat]` (a third,
 //! elevation value is ignored), and arrays of any of these. Latitudes must
 //! lie in [-90, 90] and longitudes in [-180, 180]. Geohashes are in the
-//! `geohash` submodule, the cells of many points at once in `cell_finder`;
-//! [`GeoPoint`] itself in `point`, a leaf both use.
+//! `geohash` submodule, the cells of many points at once in `cell_finder`,
+//! map tiles in `geotile`; [`GeoPoint`] itself in `point`, a leaf they use.
 
 use serde_json::Value;
 
 mod cell_finder;
 mod geohash;
+mod geotile;
 mod point;
 
 pub use cell_finder::CellFinder;
 pub use geohash::{geohash_cell, geohash_decode, GeohashCell};
+pub use geotile::GeoTile;
 pub use point::GeoPoint;
 
 /// The points of a field value: one point, or an array of points. Each
@@ -24,7 +26,10 @@ pub use point::GeoPoint;
 pub fn parse_points(value: &Value) -> Vec<Result<GeoPoint, String>> {
     match value {
         Value::Null => Vec::new(),
-        Value::Array(items) if items.iter().all(Value::is_number) => vec![parse_point(value)],
+        // `[]` holds no point (as in Elasticsearch), not an empty `[lon, lat]`.
+        Value::Array(items) if !items.is_empty() && items.iter().all(Value::is_number) => {
+            vec![parse_point(value)]
+        }
         Value::Array(items) => items
             .iter()
             .filter(|v| !v.is_null())
@@ -133,6 +138,9 @@ mod tests {
         let many = parse_points(&json!([[-71.34, 41.12], "1,2", {"lat": 3, "lon": 4}]));
         assert_eq!(many.len(), 3);
         assert_eq!(many[1], Ok(GeoPoint { lat: 1.0, lon: 2.0 }));
+        // An empty array holds no point; a `[lon, lat]` needs both.
+        assert_eq!(parse_points(&json!([])), vec![]);
+        assert!(parse_points(&json!([1.5]))[0].is_err());
         let hashed = parse_point(&json!("drm3btev3e86")).unwrap();
         assert!((hashed.lat - 41.12).abs() < 1e-3 && (hashed.lon + 71.34).abs() < 1e-3);
         for bad in [

@@ -62,6 +62,7 @@ pub(crate) mod zone_map;
 pub use ast::ParsedQuery;
 pub(crate) use context::QueryContext;
 pub use context::MAX_NESTED_DEPTH;
+pub(crate) use geo_shape::BoundingBox;
 
 use serde_json::Value;
 use tantivy::query::Query;

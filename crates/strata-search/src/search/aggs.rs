@@ -52,7 +52,13 @@ const BUCKETS: &[&str] = &[
 ];
 
 /// Computed per bucket after tantivy's pass (`deferred`).
-pub const DEFERRED: &[&str] = &["top_hits", "geo_centroid", "geohash_grid"];
+pub const DEFERRED: &[&str] = &[
+    "top_hits",
+    "geo_centroid",
+    "geo_bounds",
+    "geohash_grid",
+    "geotile_grid",
+];
 
 /// What translation needs besides the request.
 pub struct AggEnv<'a> {
@@ -225,7 +231,8 @@ fn translate_at<'n>(
                     | TypedParams::Composite(_)
                     | TypedParams::Missing(_)
                     | TypedParams::GeoCentroid(_)
-                    | TypedParams::GeohashGrid(_)
+                    | TypedParams::GeoBounds(_)
+                    | TypedParams::GeoGrid(_)
                     | TypedParams::Nested(_)
                     | TypedParams::TopHits(_)
                     | TypedParams::Filter(_)

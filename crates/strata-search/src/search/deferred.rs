@@ -94,7 +94,7 @@ impl<'a> BucketScope<'a> {
 /// Checks a deferred aggregation before searching.
 pub fn validate(node: &AggNode) -> Result<()> {
     let (name, kind) = (&node.name, node.kind);
-    if !node.subs.is_empty() && kind != AggKind::GeohashGrid {
+    if !node.subs.is_empty() && !matches!(kind, AggKind::GeohashGrid | AggKind::GeotileGrid) {
         return Err(SearchError::illegal(format!(
             "Aggregator [{name}] of type [{}] cannot accept sub-aggregations",
             kind.name()

@@ -17,7 +17,7 @@
 //!   fixed, `deferred`: the reshaping that fixes it); `agg_filters`:
 //!   `filter`/`filters` below other aggregations; `filter_aggs`: the
 //!   top-level `filter` aggregation, one extra pass each.
-//! - `geo_aggs`: `geo_centroid` and `geohash_grid`, which tantivy lacks.
+//! - `geo_aggs`: `geo_centroid`, `geo_bounds`, `geohash_grid` and `geotile_grid`, which tantivy lacks.
 //! - `pipelines`: `derivative`, `cumulative_sum`, `bucket_sort` over a
 //!   parent's final buckets.
 //! - `scan_aggs`: `composite`, `weighted_avg`, `rare_terms`,

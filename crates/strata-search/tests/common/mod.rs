@@ -44,3 +44,18 @@ pub fn hit_ids(resp: &Value) -> Vec<String> {
         .map(|h| h["_id"].as_str().unwrap().to_string())
         .collect()
 }
+
+/// The `(key, doc_count)` of each bucket of an aggregation whose keys are strings.
+pub fn key_counts(agg: &Value) -> Vec<(String, u64)> {
+    agg["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            (
+                b["key"].as_str().unwrap().to_string(),
+                b["doc_count"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}

@@ -178,7 +178,9 @@ fn edge(name: &str, value: &Value) -> Result<f64> {
         })
 }
 
-fn parse_box(params: &Map<String, Value>) -> Result<BoundingBox> {
+/// A box in any of `geo_bounding_box`'s forms (corners, edges, WKT `BBOX`),
+/// checked; also a grid aggregation's `bounds`.
+pub(crate) fn parse_box(params: &Map<String, Value>) -> Result<BoundingBox> {
     let (mut top, mut bottom, mut left, mut right) = (None, None, None, None);
     for (key, value) in params {
         match key.as_str() {

@@ -63,7 +63,7 @@ pub(crate) use functions::{DecayAst, FunctionAst};
 pub(crate) type FunctionScore<'a> = scoring::FunctionScoreNode<'a, QueryAst<'a>>;
 /// `script_score`, over parsed queries.
 pub(crate) type ScriptScore<'a> = scoring::ScriptScoreNode<QueryAst<'a>>;
-pub(crate) use geo::{GeoBoxAst, GeoDistanceAst};
+pub(crate) use geo::{parse_box, GeoBoxAst, GeoDistanceAst};
 pub(crate) use multi_term::{FuzzyAst, PatternAst, RegexpAst};
 pub(crate) use scoring::ScriptQueryAst;
 pub(crate) use term_level::{ExistsAst, IdsAst, RangeAst, RangeBound, TermAst, TermsAst};

@@ -1,8 +1,12 @@
-//! [`GeoCentroidParams`] and [`GeohashGridParams`]: the parameters of
-//! `geo_centroid` (`field` alone) and `geohash_grid` (`field`,
-//! `precision` 1 to 12, default 5, as a geohash length: distances are not
-//! supported; `size`, at least 1, default 10000; `shard_size`, checked and
-//! unused: shard results merge exactly), typed when the request is parsed.
+//! The geo aggregations' parameters, typed when the request is parsed:
+//! [`GeoCentroidParams`] (`field` alone), [`GeoBoundsParams`] (`field`,
+//! `wrap_longitude`, default true) and [`GeoGridParams`] for
+//! `geohash_grid` (`precision` 1 to 12, default 5, as a geohash length:
+//! distances are not supported) and `geotile_grid` (`precision` a zoom, 0
+//! to 29, default 7); both grids take `size` (at least 1, default 10000),
+//! `bounds` (a box in `geo_bounding_box`'s forms: only points inside it
+//! are counted, as OpenSearch and Elasticsearch 7 count them) and
+//! `shard_size` (checked and unused: shard results merge exactly).
 //! Whether the field is a `geo_point` is for the geo module (`geo_aggs`),
 //! against the mapping; so is the rule that a grid's sub-aggregations are
 //! `geo_centroid`s.
@@ -11,12 +15,8 @@ use serde_json::Value;
 
 use super::source::{count_param, object_of, required_field};
 use crate::error::{Result, SearchError};
-
-/// The geohash length of a grid that names none.
-const DEFAULT_PRECISION: usize = 5;
-
-/// The longest geohash.
-const MAX_PRECISION: u64 = 12;
+use crate::query::ast::parse_box;
+use crate::query::BoundingBox;
 
 /// The buckets of a grid that names no `size`.
 const DEFAULT_SIZE: usize = 10_000;
@@ -43,34 +43,110 @@ impl GeoCentroidParams {
     }
 }
 
-/// The parameters of one `geohash_grid` aggregation.
+/// The parameters of one `geo_bounds` aggregation.
 #[derive(Debug, Clone, PartialEq)]
-pub struct GeohashGridParams {
+pub struct GeoBoundsParams {
     /// The `geo_point` field.
     pub field: String,
-    /// The geohash length of the cells, 1 to 12.
+    /// Whether the box may cross the date line when that makes it narrower.
+    pub wrap_longitude: bool,
+}
+
+impl GeoBoundsParams {
+    /// The parameters `body` of the `geo_bounds` aggregation `name`.
+    pub fn parse(name: &str, body: &Value) -> Result<GeoBoundsParams> {
+        let obj = object_of("geo_bounds", name, body)?;
+        let mut wrap_longitude = true;
+        for (k, v) in obj {
+            match k.as_str() {
+                "field" => {}
+                "wrap_longitude" => {
+                    wrap_longitude = v
+                        .as_bool()
+                        .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+                        .ok_or_else(|| {
+                            SearchError::parsing(format!(
+                                "[geo_bounds] failed to parse field [wrap_longitude] of [{name}]: [{v}] is not a boolean"
+                            ))
+                        })?
+                }
+                other => {
+                    return Err(SearchError::parsing(format!(
+                        "[geo_bounds] unknown field [{other}]"
+                    )))
+                }
+            }
+        }
+        Ok(GeoBoundsParams {
+            field: string_field(name, body)?,
+            wrap_longitude,
+        })
+    }
+}
+
+/// How a grid cuts the world into cells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GridSystem {
+    /// `geohash_grid`: geohash cells, `precision` characters.
+    Geohash,
+    /// `geotile_grid`: Web Mercator map tiles, `precision` the zoom.
+    Geotile,
+}
+
+impl GridSystem {
+    /// The aggregation's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            GridSystem::Geohash => "geohash_grid",
+            GridSystem::Geotile => "geotile_grid",
+        }
+    }
+
+    /// The precisions allowed, and the default.
+    fn precisions(self) -> (std::ops::RangeInclusive<u64>, usize) {
+        match self {
+            GridSystem::Geohash => (1..=12, 5),
+            GridSystem::Geotile => (0..=29, 7),
+        }
+    }
+}
+
+/// The parameters of one `geohash_grid` or `geotile_grid` aggregation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GeoGridParams {
+    /// Geohash cells or map tiles.
+    pub system: GridSystem,
+    /// The `geo_point` field.
+    pub field: String,
+    /// Geohash length (1 to 12) or tile zoom (0 to 29).
     pub precision: usize,
     /// The buckets returned, at least 1.
     pub size: usize,
+    /// Only points inside this box are counted.
+    pub bounds: Option<BoundingBox>,
     /// `shard_size` as written (checked, unused: shards merge exactly).
     pub shard_size: Option<u64>,
 }
 
-impl GeohashGridParams {
-    /// The parameters `body` of the `geohash_grid` aggregation `name`.
-    pub fn parse(name: &str, body: &Value) -> Result<GeohashGridParams> {
-        let obj = object_of("geohash_grid", name, body)?;
-        let mut out = GeohashGridParams {
+impl GeoGridParams {
+    /// The parameters `body` of the grid aggregation `name`.
+    pub fn parse(system: GridSystem, name: &str, body: &Value) -> Result<GeoGridParams> {
+        let kind = system.name();
+        let obj = object_of(kind, name, body)?;
+        let mut out = GeoGridParams {
+            system,
             field: string_field(name, body)?,
-            precision: DEFAULT_PRECISION,
+            precision: system.precisions().1,
             size: DEFAULT_SIZE,
+            bounds: None,
             shard_size: None,
         };
         for (k, v) in obj {
             match k.as_str() {
                 "field" => {}
                 "shard_size" => out.shard_size = Some(count_param(name, body, k, 0)?),
-                "precision" => out.precision = precision(name, v)?,
+                "precision" => out.precision = precision(system, name, v)?,
+                "bounds" => out.bounds = Some(bounds(kind, v)?),
                 "size" => {
                     out.size = v
                         .as_u64()
@@ -84,7 +160,7 @@ impl GeohashGridParams {
                 }
                 other => {
                     return Err(SearchError::parsing(format!(
-                        "[geohash_grid] unknown field [{other}]"
+                        "[{kind}] unknown field [{other}]"
                     )))
                 }
             }
@@ -93,23 +169,42 @@ impl GeohashGridParams {
     }
 }
 
-/// A grid's `precision`: an integer (or a string of one) from 1 to 12.
-fn precision(name: &str, v: &Value) -> Result<usize> {
+/// A grid's `precision`: an integer (or a string of one) in the system's range.
+fn precision(system: GridSystem, name: &str, v: &Value) -> Result<usize> {
+    let (range, _) = system.precisions();
     let p = v
         .as_u64()
-        .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
-        .ok_or_else(|| {
-            SearchError::illegal(format!(
+        .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+        .ok_or_else(|| match system {
+            GridSystem::Geohash => SearchError::illegal(format!(
                 "[geohash_grid] precision [{v}] of [{name}] must be an integer 1..12 (distances are not supported)"
-            ))
+            )),
+            GridSystem::Geotile => SearchError::parsing(format!(
+                "[geotile_grid] failed to parse field [precision] of [{name}]: [{v}] is not an integer 0..29"
+            )),
         })?;
-    if !(1..=MAX_PRECISION).contains(&p) {
-        return Err(SearchError::illegal(format!(
-            "Invalid geohash aggregation precision of {p}. Must be between 1 and 12."
-        )));
+    if !range.contains(&p) {
+        return Err(match system {
+            GridSystem::Geohash => SearchError::illegal(format!(
+                "Invalid geohash aggregation precision of {p}. Must be between 1 and 12."
+            )),
+            GridSystem::Geotile => SearchError::illegal(format!(
+                "Invalid geotile_grid precision of {p}. Must be between 0 and 29."
+            )),
+        });
     }
-    // At most 12: fits.
+    // At most 29: fits.
     Ok(p as usize)
+}
+
+/// A grid's `bounds`: an object in any of `geo_bounding_box`'s forms.
+fn bounds(kind: &str, v: &Value) -> Result<BoundingBox> {
+    let obj = v.as_object().ok_or_else(|| {
+        SearchError::parsing(format!(
+            "[{kind}] failed to parse field [bounds]: expected an object"
+        ))
+    })?;
+    parse_box(obj)
 }
 
 /// The `field` of geo aggregation `name`: a string, required.
@@ -123,112 +218,5 @@ fn string_field(name: &str, body: &Value) -> Result<String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::{GeoCentroidParams, GeohashGridParams};
-    use crate::search::agg_tree::tests::{assert_refusals, typed};
-    use crate::search::agg_tree::TypedParams;
-
-    #[test]
-    fn centroid_and_grid_parameters() {
-        let c = typed("c", "geo_centroid", json!({"field": "loc"})).unwrap();
-        let field = "loc".to_string();
-        assert_eq!(
-            c,
-            TypedParams::GeoCentroid(GeoCentroidParams {
-                field: field.clone()
-            })
-        );
-        let plain = typed("g", "geohash_grid", json!({"field": "loc"})).unwrap();
-        assert_eq!(
-            plain,
-            TypedParams::GeohashGrid(GeohashGridParams {
-                field: field.clone(),
-                precision: 5,
-                size: 10_000,
-                shard_size: None,
-            })
-        );
-        let full = typed(
-            "g",
-            "geohash_grid",
-            json!({"field": "loc", "precision": "12", "size": 3, "shard_size": "7"}),
-        )
-        .unwrap();
-        assert_eq!(
-            full,
-            TypedParams::GeohashGrid(GeohashGridParams {
-                field,
-                precision: 12,
-                size: 3,
-                shard_size: Some(7),
-            })
-        );
-    }
-
-    #[test]
-    fn bad_parameters_are_refused_at_parse() {
-        let required =
-            "Required one of fields [field, script], but none were specified (aggregation [g])";
-        let centroid = [
-            (
-                json!("loc"),
-                "[geo_centroid] of [g] must be an object",
-                "parsing_exception",
-            ),
-            (json!({}), required, "illegal_argument_exception"),
-            (json!({"field": 1}), required, "illegal_argument_exception"),
-            (
-                json!({"field": "loc", "size": 1}),
-                "[geo_centroid] unknown field [size]",
-                "parsing_exception",
-            ),
-        ];
-        assert_refusals("g", "geo_centroid", &centroid);
-        let grid = [
-            (
-                json!(["loc"]),
-                "[geohash_grid] of [g] must be an object",
-                "parsing_exception",
-            ),
-            (json!({"precision": 3}), required, "illegal_argument_exception"),
-            (
-                json!({"field": "loc", "precision": "1km"}),
-                "[geohash_grid] precision [\"1km\"] of [g] must be an integer 1..12 (distances are not supported)",
-                "illegal_argument_exception",
-            ),
-            (
-                json!({"field": "loc", "precision": 0}),
-                "Invalid geohash aggregation precision of 0. Must be between 1 and 12.",
-                "illegal_argument_exception",
-            ),
-            (
-                json!({"field": "loc", "precision": 13}),
-                "Invalid geohash aggregation precision of 13. Must be between 1 and 12.",
-                "illegal_argument_exception",
-            ),
-            (
-                json!({"field": "loc", "size": 0}),
-                "[size] must be greater than 0. Found [0] in [g]",
-                "illegal_argument_exception",
-            ),
-            (
-                json!({"field": "loc", "size": "5"}),
-                "[size] must be greater than 0. Found [\"5\"] in [g]",
-                "illegal_argument_exception",
-            ),
-            (
-                json!({"field": "loc", "shard_size": -1}),
-                "[shard_size] of aggregation [g] must be a non-negative integer, got [-1]",
-                "parsing_exception",
-            ),
-            (
-                json!({"field": "loc", "bounds": {}}),
-                "[geohash_grid] unknown field [bounds]",
-                "parsing_exception",
-            ),
-        ];
-        assert_refusals("g", "geohash_grid", &grid);
-    }
-}
+#[path = "geo_tests.rs"]
+mod tests;

@@ -57,6 +57,10 @@ pub enum AggKind {
     GeoCentroid,
     /// `geohash_grid`.
     GeohashGrid,
+    /// `geotile_grid`.
+    GeotileGrid,
+    /// `geo_bounds`.
+    GeoBounds,
     /// `derivative`.
     Derivative,
     /// `cumulative_sum`.
@@ -97,6 +101,8 @@ const NAMES: &[(AggKind, &str)] = &[
     (AggKind::TopHits, "top_hits"),
     (AggKind::GeoCentroid, "geo_centroid"),
     (AggKind::GeohashGrid, "geohash_grid"),
+    (AggKind::GeotileGrid, "geotile_grid"),
+    (AggKind::GeoBounds, "geo_bounds"),
     (AggKind::Derivative, "derivative"),
     (AggKind::CumulativeSum, "cumulative_sum"),
     (AggKind::BucketSort, "bucket_sort"),
@@ -111,7 +117,7 @@ impl AggKind {
     }
 
     /// Whether it may have sub-aggregations: the metrics, `top_hits`,
-    /// `geo_centroid` and the pipelines may not, even an empty `aggs`
+    /// `geo_centroid`, `geo_bounds` and the pipelines may not, even an empty `aggs`
     /// (Elasticsearch refuses the key itself).
     pub fn takes_subs(self) -> bool {
         use AggKind::*;
@@ -128,6 +134,7 @@ impl AggKind {
                 | WeightedAvg
                 | TopHits
                 | GeoCentroid
+                | GeoBounds
                 | Derivative
                 | CumulativeSum
                 | BucketSort

@@ -23,7 +23,8 @@
 //! range as written, [`RangeEdge`]: numbers, or on a date field dates in
 //! its format, which translation converts against the mapping),
 //! `missing`, [`MissingParams`], `geo_centroid`, [`GeoCentroidParams`],
-//! `geohash_grid`, [`GeohashGridParams`] (whether the field is a
+//! `geo_bounds`, [`GeoBoundsParams`], `geohash_grid` and `geotile_grid`,
+//! [`GeoGridParams`] (whether the field is a
 //! `geo_point` is the geo module's to judge), and `nested` and
 //! `reverse_nested`, [`NestedParams`] (whether the `path` is nested, and
 //! below the enclosing scope, is their pass's),
@@ -84,7 +85,7 @@ pub use self::composite::CompositeParams;
 pub use self::composite_source::{CompositeSource, Grouping as CompositeGrouping, NullOrder};
 pub use self::date_histogram::{DateHistogramParams, DateValue};
 pub use self::filters::{FilterParams, FiltersParams};
-pub use self::geo::{GeoCentroidParams, GeohashGridParams};
+pub use self::geo::{GeoBoundsParams, GeoCentroidParams, GeoGridParams, GridSystem};
 pub use self::histogram::HistogramParams;
 pub use self::kind::AggKind;
 pub use self::metric::MetricParams;

@@ -6,9 +6,10 @@ use serde_json::Value;
 
 use super::{
     AggKind, BucketScriptParams, CardinalityParams, CompositeParams, DateHistogramParams,
-    FilterParams, FiltersParams, GeoCentroidParams, GeohashGridParams, HistogramParams,
-    MetricParams, MissingParams, NestedParams, PercentilesParams, PipelineParams, RangeParams,
-    RareTermsParams, SignificantTermsParams, TermsParams, TopHitsParams, WeightedAvgParams,
+    FilterParams, FiltersParams, GeoBoundsParams, GeoCentroidParams, GeoGridParams, GridSystem,
+    HistogramParams, MetricParams, MissingParams, NestedParams, PercentilesParams, PipelineParams,
+    RangeParams, RareTermsParams, SignificantTermsParams, TermsParams, TopHitsParams,
+    WeightedAvgParams,
 };
 use crate::error::Result;
 
@@ -47,8 +48,10 @@ pub enum TypedParams {
     Missing(MissingParams),
     /// `geo_centroid`.
     GeoCentroid(GeoCentroidParams),
-    /// `geohash_grid`.
-    GeohashGrid(GeohashGridParams),
+    /// `geo_bounds`.
+    GeoBounds(GeoBoundsParams),
+    /// `geohash_grid`, `geotile_grid`.
+    GeoGrid(GeoGridParams),
     /// `nested`, `reverse_nested`.
     Nested(NestedParams),
     /// `top_hits`.
@@ -93,8 +96,12 @@ impl TypedParams {
             AggKind::GeoCentroid => {
                 TypedParams::GeoCentroid(GeoCentroidParams::parse(name, params)?)
             }
+            AggKind::GeoBounds => TypedParams::GeoBounds(GeoBoundsParams::parse(name, params)?),
             AggKind::GeohashGrid => {
-                TypedParams::GeohashGrid(GeohashGridParams::parse(name, params)?)
+                TypedParams::GeoGrid(GeoGridParams::parse(GridSystem::Geohash, name, params)?)
+            }
+            AggKind::GeotileGrid => {
+                TypedParams::GeoGrid(GeoGridParams::parse(GridSystem::Geotile, name, params)?)
             }
             k if NestedParams::covers(k) => {
                 TypedParams::Nested(NestedParams::parse(k, name, params)?)
@@ -143,7 +150,8 @@ impl TypedParams {
             TypedParams::Range(r) => Some(&r.field),
             TypedParams::Missing(m) => Some(&m.field),
             TypedParams::GeoCentroid(g) => Some(&g.field),
-            TypedParams::GeohashGrid(g) => Some(&g.field),
+            TypedParams::GeoBounds(g) => Some(&g.field),
+            TypedParams::GeoGrid(g) => Some(&g.field),
         }
     }
 }

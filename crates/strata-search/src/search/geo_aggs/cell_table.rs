@@ -3,17 +3,20 @@
 //!
 //! Kibana's maps ask for coarse grids (precision 2-3 at world zoom), where
 //! a lookup in a hash map per document was a fifth of a grid's time. Up to
-//! [`DENSE_PRECISION`] characters every cell has a slot, so a document is
+//! [`DENSE_BITS`] bits of cell key every cell has a slot, so a document is
 //! counted with two array indexings; the table is turned into [`Cells`]
-//! (only the cells seen) when the segment is harvested.
+//! (only the cells seen) when the segment is harvested. Points outside a
+//! grid's bounds ([`OUTSIDE`]) are not counted.
 
+use super::cell_of::OUTSIDE;
 use super::fruit::{Cell, Cells, Centroid};
 use crate::mapping::geo::GeoPoint;
 
-/// Precisions up to this one use a flat table: 32^2 = 1,024 cells, a few
-/// KiB per segment (a third character would be 32,768 cells per segment
+/// Cell keys up to this many bits use a flat table: 1,024 cells (two
+/// geohash characters, or map tiles to zoom 5), a few KiB per segment
+/// (a third geohash character would be 32,768 cells per segment
 /// collector, mostly empty).
-const DENSE_PRECISION: usize = 2;
+const DENSE_BITS: usize = 10;
 
 /// See the module docs.
 pub(super) enum CellTable {
@@ -31,11 +34,11 @@ pub(super) enum CellTable {
 }
 
 impl CellTable {
-    /// An empty table for a grid of `precision` characters with `subs`
-    /// centroid sub-aggregations.
-    pub(super) fn new(precision: usize, subs: usize) -> CellTable {
-        if precision <= DENSE_PRECISION {
-            let slots = 1usize << (5 * precision);
+    /// An empty table for a grid whose cell keys take `key_bits` bits,
+    /// with `subs` centroid sub-aggregations.
+    pub(super) fn new(key_bits: usize, subs: usize) -> CellTable {
+        if key_bits <= DENSE_BITS {
+            let slots = 1usize << key_bits;
             CellTable::Dense {
                 docs: vec![0; slots],
                 centroids: vec![Centroid::default(); slots * subs],
@@ -50,7 +53,8 @@ impl CellTable {
     }
 
     /// The document count and centroids of the cell with `bits` (which fit
-    /// the table's precision: they come from `GeohashCell::of` at it).
+    /// the table's key bits: they come from the grid's `CellOf`, and are
+    /// not [`OUTSIDE`]).
     #[inline]
     pub(super) fn cell_mut(&mut self, bits: u64) -> (&mut u64, &mut [Centroid]) {
         match self {
@@ -72,8 +76,9 @@ impl CellTable {
     /// Counts a block of points, one per document, whose cells are
     /// `cells`, each point also added to every centroid of its cell (a
     /// grid whose sub-aggregations are all centroids of its own field,
-    /// Kibana's map). The same as [`CellTable::cell_mut`] per point, with
-    /// the table's kind matched once per block.
+    /// Kibana's map); points [`OUTSIDE`] are skipped. The same as
+    /// [`CellTable::cell_mut`] per point, with the table's kind matched
+    /// once per block.
     pub(super) fn add_own_points(&mut self, cells: &[u64], lat: &[f64], lon: &[f64]) {
         let points = cells.iter().zip(lat.iter().zip(lon));
         match self {
@@ -83,14 +88,14 @@ impl CellTable {
                 subs,
             } => {
                 let subs = *subs;
-                for (&bits, (&lat, &lon)) in points {
+                for (&bits, (&lat, &lon)) in points.filter(|(&bits, _)| bits != OUTSIDE) {
                     let at = bits as usize;
                     let cell = &mut centroids[at * subs..(at + 1) * subs];
                     count_point(&mut docs[at], cell, GeoPoint { lat, lon });
                 }
             }
             CellTable::Sparse { .. } => {
-                for (&bits, (&lat, &lon)) in points {
+                for (&bits, (&lat, &lon)) in points.filter(|(&bits, _)| bits != OUTSIDE) {
                     let (docs, centroids) = self.cell_mut(bits);
                     count_point(docs, centroids, GeoPoint { lat, lon });
                 }
@@ -145,7 +150,7 @@ mod tests {
     #[test]
     fn dense_and_sparse_tables_agree() {
         let input = [(0, 1.0), (1023, 2.0), (5, 3.0), (5, 4.0), (0, 5.0)];
-        let mut dense = CellTable::new(2, 1);
+        let mut dense = CellTable::new(10, 1);
         assert!(matches!(dense, CellTable::Dense { .. }));
         fill(&mut dense, &input);
         let mut sparse = CellTable::Sparse {
@@ -165,14 +170,14 @@ mod tests {
         assert_eq!(dense, render(sparse.into_cells()));
         let counts: Vec<_> = dense.iter().map(|(k, n, _)| (*k, *n)).collect();
         assert_eq!(counts, [(0, 2), (5, 2), (1023, 1)]);
-        assert!(matches!(CellTable::new(3, 0), CellTable::Sparse { .. }));
+        assert!(matches!(CellTable::new(11, 0), CellTable::Sparse { .. }));
     }
 
     #[test]
     fn a_block_of_own_points_counts_as_point_by_point() {
-        let cells = [0, 1023, 5, 5, 0, 7];
-        let lat = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
-        let lon = [-1.0, -2.0, -3.0, -4.0, -5.0, -6.0];
+        let cells = [0, 1023, 5, 5, 0, 7, OUTSIDE];
+        let lat = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0];
+        let lon = [-1.0, -2.0, -3.0, -4.0, -5.0, -6.0, -7.0];
         let render = |cells: Cells| {
             let mut v: Vec<_> = cells
                 .into_iter()
@@ -182,8 +187,13 @@ mod tests {
             v
         };
         for subs in [0, 1, 2] {
-            let mut want = CellTable::new(2, subs);
-            for ((&bits, &lat), &lon) in cells.iter().zip(&lat).zip(&lon) {
+            let mut want = CellTable::new(10, subs);
+            let counted = cells
+                .iter()
+                .zip(&lat)
+                .zip(&lon)
+                .filter(|((&b, _), _)| b != OUTSIDE);
+            for ((&bits, &lat), &lon) in counted {
                 let (docs, centroids) = want.cell_mut(bits);
                 *docs += 1;
                 centroids
@@ -191,13 +201,13 @@ mod tests {
                     .for_each(|c| c.add(GeoPoint { lat, lon }));
             }
             let want = render(want.into_cells());
-            for precision in [2, 5] {
-                let mut got = CellTable::new(precision, subs);
+            for key_bits in [10, 25] {
+                let mut got = CellTable::new(key_bits, subs);
                 got.add_own_points(&cells, &lat, &lon);
                 assert_eq!(
                     render(got.into_cells()),
                     want,
-                    "precision {precision}, subs {subs}"
+                    "key bits {key_bits}, subs {subs}"
                 );
             }
         }

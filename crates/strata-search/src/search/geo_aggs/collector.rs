@@ -3,8 +3,8 @@
 //! Per segment it opens each distinct geo_point field once, and reads a
 //! document's points of a field at most once however many aggregations use
 //! it (a grid and its `geo_centroid` on the same field, say). A grid keys
-//! its cells by [`GeohashCell`] bits (in a [`CellTable`]) and adds a
-//! document to each of its cells once. Nothing is allocated per document:
+//! its cells by geohash or tile bits ([`CellOf`], in a [`CellTable`]) and
+//! adds a document to each of its cells once. Nothing is allocated per document:
 //! the point and cell buffers are reused, and a cell allocates only when
 //! first seen. Where every field holds one point per document in a
 //! segment (the usual case), points are read a block of documents at a
@@ -13,10 +13,12 @@
 use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
 
+use super::cell_of::{CellOf, OUTSIDE};
 use super::cell_table::CellTable;
-use super::fruit::{Cells, Centroid, GeoFruit, Partial};
-use super::plan::GeoAgg;
-use crate::mapping::geo::{CellFinder, GeoPoint};
+use super::fruit::{Cells, Centroid, Extent, GeoFruit, Partial};
+use super::plan::{GeoAgg, Grid};
+use super::points::FieldPoints;
+use crate::mapping::geo::GeoPoint;
 use crate::store::geo_columns::PointColumns;
 
 /// One aggregation, its fields given as indexes into [`GeoCollector::fields`].
@@ -25,9 +27,12 @@ enum Plan {
     Centroid {
         field: usize,
     },
+    Bounds {
+        field: usize,
+    },
     Grid {
         field: usize,
-        precision: usize,
+        grid: Grid,
         subs: Vec<usize>,
     },
 }
@@ -55,14 +60,15 @@ impl GeoCollector {
             .iter()
             .map(|(_, agg)| match agg {
                 GeoAgg::Centroid { field } => Plan::Centroid { field: slot(field) },
+                GeoAgg::Bounds { field, .. } => Plan::Bounds { field: slot(field) },
                 GeoAgg::Grid {
                     field,
-                    precision,
+                    grid,
                     centroids,
                     ..
                 } => Plan::Grid {
                     field: slot(field),
-                    precision: *precision,
+                    grid: *grid,
                     subs: centroids.iter().map(|(_, f)| slot(f)).collect(),
                 },
             })
@@ -77,57 +83,11 @@ impl GeoCollector {
                 .iter()
                 .map(|p| match p {
                     Plan::Centroid { .. } => Partial::Centroid(Centroid::default()),
+                    Plan::Bounds { .. } => Partial::Bounds(Extent::default()),
                     Plan::Grid { .. } => Partial::Grid(Cells::default()),
                 })
                 .collect(),
         )
-    }
-}
-
-/// One field's columns in a segment and the points of one document (or
-/// of a block of documents).
-struct FieldPoints {
-    columns: Option<PointColumns>,
-    /// The document `points` belong to (`None` before the first, and
-    /// after a block).
-    doc: Option<DocId>,
-    points: Vec<GeoPoint>,
-    /// The one point of each document of the block being collected
-    /// (empty when the segment has no column for the field).
-    block_lat: Vec<f64>,
-    block_lon: Vec<f64>,
-}
-
-impl FieldPoints {
-    fn new(columns: Option<PointColumns>) -> FieldPoints {
-        FieldPoints {
-            columns,
-            doc: None,
-            points: Vec::new(),
-            block_lat: Vec::new(),
-            block_lon: Vec::new(),
-        }
-    }
-
-    /// The `i`-th point of the block read.
-    #[inline]
-    fn block_point(&self, i: usize) -> Option<GeoPoint> {
-        Some(GeoPoint {
-            lat: *self.block_lat.get(i)?,
-            lon: *self.block_lon.get(i)?,
-        })
-    }
-
-    /// Makes `points` those of `doc`, reading them unless already read.
-    #[inline]
-    fn load(&mut self, doc: DocId) {
-        if self.doc != Some(doc) {
-            self.doc = Some(doc);
-            self.points.clear();
-            if let Some(columns) = &self.columns {
-                self.points.extend(columns.points(doc));
-            }
-        }
     }
 }
 
@@ -137,10 +97,14 @@ enum SegmentAgg {
         field: usize,
         centroid: Centroid,
     },
+    Bounds {
+        field: usize,
+        extent: Extent,
+    },
     Grid {
         field: usize,
-        /// Finds cells at the grid's precision.
-        finder: CellFinder,
+        /// Finds cells at the grid's precision, inside its bounds.
+        finder: CellOf,
         subs: Vec<usize>,
         cells: CellTable,
     },
@@ -181,15 +145,15 @@ impl Collector for GeoCollector {
                     field: *field,
                     centroid: Centroid::default(),
                 },
-                Plan::Grid {
-                    field,
-                    precision,
-                    subs,
-                } => SegmentAgg::Grid {
+                Plan::Bounds { field } => SegmentAgg::Bounds {
                     field: *field,
-                    finder: CellFinder::new(*precision),
+                    extent: Extent::default(),
+                },
+                Plan::Grid { field, grid, subs } => SegmentAgg::Grid {
+                    field: *field,
+                    finder: CellOf::new(grid),
                     subs: subs.clone(),
-                    cells: CellTable::new(*precision, subs.len()),
+                    cells: CellTable::new(grid.key_bits(), subs.len()),
                 },
             })
             .collect();
@@ -229,6 +193,11 @@ impl SegmentCollector for GeoSegmentCollector {
                     f.load(doc);
                     f.points.iter().for_each(|p| centroid.add(*p));
                 }
+                SegmentAgg::Bounds { field, extent } => {
+                    let f = &mut fields[*field];
+                    f.load(doc);
+                    f.points.iter().for_each(|p| extent.add(*p));
+                }
                 SegmentAgg::Grid {
                     field,
                     finder,
@@ -267,6 +236,12 @@ impl SegmentCollector for GeoSegmentCollector {
                         centroid.add(GeoPoint { lat, lon });
                     }
                 }
+                SegmentAgg::Bounds { field, extent } => {
+                    let f = &fields[*field];
+                    for (&lat, &lon) in f.block_lat.iter().zip(&f.block_lon) {
+                        extent.add(GeoPoint { lat, lon });
+                    }
+                }
                 SegmentAgg::Grid {
                     field,
                     finder,
@@ -282,6 +257,9 @@ impl SegmentCollector for GeoSegmentCollector {
                         continue;
                     }
                     for (i, (_, &bits)) in points.enumerate() {
+                        if bits == OUTSIDE {
+                            continue;
+                        }
                         let (docs, centroids) = cells.cell_mut(bits);
                         *docs += 1;
                         for (sub, centroid) in subs.iter().zip(centroids.iter_mut()) {
@@ -301,6 +279,7 @@ impl SegmentCollector for GeoSegmentCollector {
                 .into_iter()
                 .map(|agg| match agg {
                     SegmentAgg::Centroid { centroid, .. } => Partial::Centroid(centroid),
+                    SegmentAgg::Bounds { extent, .. } => Partial::Bounds(extent),
                     SegmentAgg::Grid { cells, .. } => Partial::Grid(cells.into_cells()),
                 })
                 .collect(),
@@ -337,26 +316,29 @@ impl GeoSegmentCollector {
     }
 }
 
-/// Counts a document with `points` once in each cell they fall in; each
-/// of those cells' sub-centroids takes all the points its field holds
-/// in `fields` (loaded for this document).
+/// Counts a document with `points` once in each cell they fall in (inside
+/// the grid's bounds); each of those cells' sub-centroids takes all the
+/// points its field holds in `fields` (loaded for this document).
 fn add_to_grid(
     cells: &mut CellTable,
-    finder: &CellFinder,
+    finder: &CellOf,
     points: &[GeoPoint],
     subs: &[usize],
     fields: &[FieldPoints],
     scratch: &mut Vec<u64>,
 ) {
     if let [p] = points {
-        add_to_cell(cells, finder.bits(*p), subs, fields);
+        let bits = finder.bits(*p);
+        if bits != OUTSIDE {
+            add_to_cell(cells, bits, subs, fields);
+        }
         return;
     }
     scratch.clear();
     scratch.extend(points.iter().map(|p| finder.bits(*p)));
     scratch.sort_unstable();
     scratch.dedup();
-    for &bits in scratch.iter() {
+    for &bits in scratch.iter().filter(|&&b| b != OUTSIDE) {
         add_to_cell(cells, bits, subs, fields);
     }
 }

@@ -3,6 +3,16 @@
 
 use super::*;
 use crate::mapping::geo::GeohashCell;
+use crate::query::BoundingBox;
+use crate::search::agg_tree::GridSystem;
+
+fn hashes(precision: usize) -> Grid {
+    Grid {
+        system: GridSystem::Geohash,
+        precision,
+        bounds: None,
+    }
+}
 
 fn loaded(points: &[(f64, f64)]) -> FieldPoints {
     let mut f = FieldPoints::new(None);
@@ -21,6 +31,7 @@ fn render(fruit: GeoFruit) -> Vec<String> {
         .into_iter()
         .map(|partial| match partial {
             Partial::Centroid(c) => format!("{c:?}"),
+            Partial::Bounds(e) => format!("{e:?}"),
             Partial::Grid(cells) => {
                 let mut cells: Vec<_> = cells.into_iter().collect();
                 cells.sort_by_key(|(bits, _)| *bits);
@@ -54,9 +65,9 @@ fn blocks_and_single_documents_give_the_same_result() {
     let docs: Vec<&str> = docs.iter().map(String::as_str).collect();
     let searcher = crate::store::geo_columns::tests::segment(&docs);
     let reader = searcher.segment_reader(0);
-    let grid = |precision, centroids: &[&str]| GeoAgg::Grid {
+    let grid = |grid: Grid, centroids: &[&str]| GeoAgg::Grid {
         field: "p".into(),
-        precision,
+        grid,
         size: 10_000,
         centroids: centroids
             .iter()
@@ -64,19 +75,53 @@ fn blocks_and_single_documents_give_the_same_result() {
             .collect(),
     };
     let centroid = |f: &str| GeoAgg::Centroid { field: f.into() };
+    let bounds = |f: &str| GeoAgg::Bounds {
+        field: f.into(),
+        wrap_longitude: true,
+    };
+    let tiles = |precision, bounds| Grid {
+        system: GridSystem::Geotile,
+        precision,
+        bounds,
+    };
+    let crossing = BoundingBox {
+        top: 60.0,
+        bottom: -30.0,
+        left: 90.0,
+        right: -100.0,
+    };
+    let bounded = Grid {
+        bounds: Some(crossing),
+        ..hashes(3)
+    };
     let requests = [
-        vec![("g".into(), grid(2, &["p"])), ("c".into(), centroid("p"))],
         vec![
-            ("g".into(), grid(4, &["p"])),
+            ("g".into(), grid(hashes(2), &["p"])),
+            ("c".into(), centroid("p")),
+        ],
+        vec![
+            ("g".into(), grid(hashes(4), &["p"])),
             ("m".into(), centroid("missing")),
         ],
         vec![
-            ("g".into(), grid(1, &["p", "q"])),
+            ("g".into(), grid(hashes(1), &["p", "q"])),
             ("c".into(), centroid("q")),
         ],
         vec![
-            ("g".into(), grid(3, &["r", "p", "r"])),
+            ("g".into(), grid(hashes(3), &["r", "p", "r"])),
             ("c".into(), centroid("r")),
+        ],
+        vec![
+            ("t".into(), grid(tiles(5, None), &["p"])),
+            ("b".into(), bounds("p")),
+        ],
+        vec![
+            ("t".into(), grid(tiles(9, Some(crossing)), &["p", "q"])),
+            ("b".into(), bounds("q")),
+        ],
+        vec![
+            ("g".into(), grid(bounded, &["p"])),
+            ("t".into(), grid(tiles(2, Some(crossing)), &[])),
         ],
     ];
     let all: Vec<DocId> = (0..reader.max_doc()).collect();
@@ -97,7 +142,7 @@ fn blocks_and_single_documents_give_the_same_result() {
 fn fields_are_opened_once() {
     let grid = GeoAgg::Grid {
         field: "a".into(),
-        precision: 3,
+        grid: hashes(3),
         size: 10,
         centroids: vec![("c1".into(), "a".into()), ("c2".into(), "b".into())],
     };
@@ -114,8 +159,8 @@ fn a_document_counts_once_per_cell() {
     let grid = loaded(&[(10.0, 10.0), (-80.0, -170.0), (20.0, 20.0)]);
     let other = loaded(&[(1.0, 2.0)]);
     let fields = [grid, other];
-    let (mut table, mut scratch) = (CellTable::new(1, 2), Vec::new());
-    let finder = CellFinder::new(1);
+    let (mut table, mut scratch) = (CellTable::new(5, 2), Vec::new());
+    let finder = CellOf::new(&hashes(1));
     for _ in 0..2 {
         add_to_grid(
             &mut table,
@@ -152,4 +197,32 @@ fn a_document_counts_once_per_cell() {
     assert_eq!(zero.centroids[0].count, 6);
     assert_eq!(zero.centroids[1].count, 2);
     assert!(cells[&s].centroids.len() == 2);
+}
+
+#[test]
+fn points_outside_a_grids_bounds_are_not_counted() {
+    // One document with a point in the box and one outside; one outside only.
+    let inside = loaded(&[(10.0, 10.0), (-80.0, -170.0)]);
+    let outside = loaded(&[(-80.0, -170.0)]);
+    let fields = [inside, outside];
+    let bounds = BoundingBox {
+        top: 20.0,
+        bottom: 0.0,
+        left: 0.0,
+        right: 20.0,
+    };
+    let grid = Grid {
+        bounds: Some(bounds),
+        ..hashes(1)
+    };
+    let (mut table, mut scratch) = (CellTable::new(grid.key_bits(), 1), Vec::new());
+    let finder = CellOf::new(&grid);
+    for f in &fields {
+        add_to_grid(&mut table, &finder, &f.points, &[0], &fields, &mut scratch);
+    }
+    let cells = table.into_cells();
+    assert_eq!(cells.len(), 1);
+    let cell = cells.values().next().unwrap();
+    // Its centroid still takes all the document's points, as Elasticsearch's sub-aggregations do.
+    assert_eq!((cell.docs, cell.centroids[0].count), (1, 2));
 }

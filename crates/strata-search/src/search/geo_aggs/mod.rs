@@ -1,30 +1,35 @@
-//! Geo aggregations, which tantivy does not have: `geo_centroid` and
-//! `geohash_grid` (optionally with `geo_centroid` sub-aggregations, as
-//! Kibana's maps send), computed by a tantivy collector over the
-//! latitude/longitude fast-field columns (`store::geo_columns`).
-//! Their parameters were typed with the request ([`GeoCentroidParams`],
-//! [`GeohashGridParams`]); this module gathers them (and a grid's
+//! Geo aggregations, which tantivy does not have: `geo_centroid`,
+//! `geo_bounds`, and the grids `geohash_grid` and `geotile_grid`
+//! (optionally with `geo_centroid` sub-aggregations, as Kibana's maps
+//! send), computed by a tantivy collector over the latitude/longitude
+//! fast-field columns (`store::geo_columns`). Their parameters were typed
+//! with the request ([`GeoCentroidParams`], [`GeoBoundsParams`],
+//! [`GeoGridParams`]); this module gathers them (and a grid's
 //! `geo_centroid` sub-aggregations) into [`GeoAgg`]s and checks their
-//! fields against the mapping; `collector` computes them and `fruit`
-//! holds, merges and renders the partial results.
+//! fields against the mapping; `collector` computes them (a grid's cells
+//! from `cell_of`, counted in a `cell_table`) and `fruit` holds, merges
+//! and renders the partial results.
 //!
 //! They are accepted at the top level of `aggs` only; [`split`] takes them
 //! out of the request before the rest goes to tantivy's aggregations.
 //! Shard results merge exactly (sums and counts), so the final result does
 //! not depend on the shard count.
 
+mod cell_of;
 mod cell_table;
 mod collector;
 mod fruit;
 mod plan;
+mod points;
 
 pub use collector::GeoCollector;
 pub use fruit::GeoFruit;
+use plan::Grid;
 pub use plan::{GeoAgg, GeoAggs};
 
 use super::agg_tree::{AggKind, AggNode, TypedParams};
 #[cfg(doc)]
-use super::agg_tree::{GeoCentroidParams, GeohashGridParams};
+use super::agg_tree::{GeoBoundsParams, GeoCentroidParams, GeoGridParams};
 
 use crate::error::{Result, SearchError};
 use crate::mapping::{FieldType, Mappings};
@@ -64,8 +69,23 @@ fn parse(node: &AggNode) -> Result<Option<GeoAgg>> {
                 field: c.field.clone(),
             }));
         }
-        TypedParams::GeohashGrid(g) => g,
-        _ if matches!(node.kind, AggKind::GeoCentroid | AggKind::GeohashGrid) => {
+        TypedParams::GeoBounds(b) => {
+            if !node.subs.is_empty() {
+                return Err(SearchError::illegal(format!(
+                    "Aggregator [{name}] of type [geo_bounds] cannot accept sub-aggregations"
+                )));
+            }
+            return Ok(Some(GeoAgg::Bounds {
+                field: b.field.clone(),
+                wrap_longitude: b.wrap_longitude,
+            }));
+        }
+        TypedParams::GeoGrid(g) => g,
+        _ if matches!(
+            node.kind,
+            AggKind::GeoCentroid | AggKind::GeoBounds | AggKind::GeohashGrid | AggKind::GeotileGrid
+        ) =>
+        {
             return Err(SearchError::illegal(format!(
                 "[{}] aggregation [{name}] was not parsed",
                 node.kind.name()
@@ -82,14 +102,19 @@ fn parse(node: &AggNode) -> Result<Option<GeoAgg>> {
             }
             _ => {
                 return Err(SearchError::illegal(format!(
-                    "sub-aggregation [{sub_name}] of [geohash_grid] [{name}]: only geo_centroid is supported there"
+                    "sub-aggregation [{sub_name}] of [{}] [{name}]: only geo_centroid is supported there",
+                    grid.system.name()
                 )))
             }
         }
     }
     Ok(Some(GeoAgg::Grid {
         field: grid.field.clone(),
-        precision: grid.precision,
+        grid: Grid {
+            system: grid.system,
+            precision: grid.precision,
+            bounds: grid.bounds,
+        },
         size: grid.size,
         centroids,
     }))
@@ -107,10 +132,14 @@ pub fn validate(aggs: &[(String, GeoAgg)], mappings: &Mappings) -> Result<()> {
     for (name, agg) in aggs {
         match agg {
             GeoAgg::Centroid { field } => check(name, "geo_centroid", field)?,
+            GeoAgg::Bounds { field, .. } => check(name, "geo_bounds", field)?,
             GeoAgg::Grid {
-                field, centroids, ..
+                field,
+                grid,
+                centroids,
+                ..
             } => {
-                check(name, "geohash_grid", field)?;
+                check(name, grid.system.name(), field)?;
                 for (sub, f) in centroids {
                     check(sub, "geo_centroid", f)?;
                 }
