@@ -30,6 +30,7 @@ use crate::breaker::estimate;
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
 use crate::shard::PRIMARY_TERM;
+use crate::store::version_of;
 
 /// A hit chosen by the query phase.
 pub(crate) struct Candidate {
@@ -337,6 +338,13 @@ fn one_hit(
             }
             (None, _) => None,
         };
+        let (version, seq_no) = match req.version || req.seq_no_primary_term {
+            true => {
+                let segment = fetch.searchers[c.shard].segment_reader(c.addr.segment_ord);
+                version_of(segment, c.addr.doc_id)?
+            }
+            false => (0, 0),
+        };
         let hit = Hit {
             _index: index.name(),
             _id: keep_id.then(|| {
@@ -344,12 +352,8 @@ fn one_hit(
                     .and_then(|v| v.as_str())
                     .unwrap_or_default()
             }),
-            _version: req
-                .version
-                .then(|| json!(doc.get_first(fields.version).and_then(|v| v.as_u64()))),
-            _seq_no: req
-                .seq_no_primary_term
-                .then(|| json!(doc.get_first(fields.seq_no).and_then(|v| v.as_u64()))),
+            _version: req.version.then(|| json!(version)),
+            _seq_no: req.seq_no_primary_term.then(|| json!(seq_no)),
             _primary_term: req.seq_no_primary_term.then_some(PRIMARY_TERM),
             _score: (c.values.is_none() || req.track_scores).then_some(c.score),
             _source: source,

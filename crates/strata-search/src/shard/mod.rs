@@ -45,7 +45,7 @@ use tantivy::{
 };
 
 use crate::error::{Result, SearchError};
-use crate::store::{open_index, SchemaFields, ShardStorage, TieredDirectory};
+use crate::store::{open_index, version_of, SchemaFields, ShardStorage, TieredDirectory};
 use priority::IndexingPriority;
 use writer_op::WriterOp;
 use writer_slot::WriterSlot;
@@ -288,20 +288,18 @@ impl Shard {
         Ok(Some(self.load(&searcher, addr)?))
     }
 
-    /// Loads the stored fields of a document of `searcher`.
+    /// Loads the source and version of a document of `searcher`.
     pub(crate) fn load(&self, searcher: &Searcher, addr: DocAddress) -> Result<StoredDoc> {
         let doc: TantivyDocument = searcher.doc(addr)?;
-        let u64_of = |f| doc.get_first(f).and_then(|v| v.as_u64()).unwrap_or(0);
         let source = doc
             .get_first(self.fields.source)
             .and_then(|v| v.as_bytes())
             .map(<[u8]>::to_vec)
             .unwrap_or_default();
+        let segment = searcher.segment_reader(addr.segment_ord);
+        let (version, seq_no) = version_of(segment, addr.doc_id)?;
         Ok(StoredDoc {
-            version: DocVersion {
-                version: u64_of(self.fields.version),
-                seq_no: u64_of(self.fields.seq_no),
-            },
+            version: DocVersion { version, seq_no },
             source: Arc::new(source),
         })
     }
@@ -315,9 +313,7 @@ impl Shard {
             return Ok(None);
         };
         let segment = searcher.segment_reader(addr.segment_ord);
-        let ff = segment.fast_fields();
-        let version = ff.u64("_version")?.first(addr.doc_id).unwrap_or(0);
-        let seq_no = ff.u64("_seq_no")?.first(addr.doc_id).unwrap_or(0);
+        let (version, seq_no) = version_of(segment, addr.doc_id)?;
         Ok(Some(DocVersion { version, seq_no }))
     }
 

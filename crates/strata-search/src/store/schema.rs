@@ -14,8 +14,9 @@
 //!   ([`SchemaFields::terms`] is `f` there).
 //!
 //! Plus `_id` (exact, stored), `_source` (stored bytes), `_version`,
-//! `_seq_no` (stored, fast) and `_field_names` (paths with a text value,
-//! for `exists`); the exact fields keep no norms in new indices.
+//! `_seq_no` (fast: read from their columns, [`version_of`]; indices
+//! created before also store them) and `_field_names` (paths with a text
+//! value, for `exists`); the exact fields keep no norms in new indices.
 //!
 //! Nested objects (`type: nested`) are hidden documents of their own,
 //! indexed in one block just before their parent (`shard/document.rs`):
@@ -28,7 +29,7 @@ use tantivy::schema::{
     Field, IndexRecordOption, JsonObjectOptions, NumericOptions, Schema, TextFieldIndexing,
     TextOptions, FAST, STORED,
 };
-use tantivy::Term;
+use tantivy::{DocId, SegmentReader, Term};
 
 /// `_id` field name.
 pub const ID: &str = "_id";
@@ -97,8 +98,10 @@ impl SchemaFields {
         let mut b = Schema::builder();
         let id = b.add_text_field(ID, exact() | STORED);
         let source = b.add_bytes_field(SOURCE, STORED);
-        let version = b.add_u64_field("_version", NumericOptions::default() | STORED | FAST);
-        let seq_no = b.add_u64_field("_seq_no", NumericOptions::default() | STORED | FAST);
+        // Columns only: stored too, they took 3 bytes a document of the
+        // compressed store (8-byte values), and every reader has the segment.
+        let version = b.add_u64_field("_version", NumericOptions::default() | FAST);
+        let seq_no = b.add_u64_field("_seq_no", NumericOptions::default() | FAST);
         let field_names = b.add_text_field(FIELD_NAMES, exact());
         let values = b.add_json_field(
             KEYWORDS,
@@ -173,6 +176,15 @@ impl SchemaFields {
     }
 }
 
+/// `(_version, _seq_no)` of document `doc` of `segment`, from their
+/// columns (which every index has; 0 for a document without them).
+pub(crate) fn version_of(segment: &SegmentReader, doc: DocId) -> tantivy::Result<(u64, u64)> {
+    let ff = segment.fast_fields();
+    let version = ff.u64("_version")?.first(doc).unwrap_or(0);
+    let seq_no = ff.u64("_seq_no")?.first(doc).unwrap_or(0);
+    Ok((version, seq_no))
+}
+
 /// An untokenized, indexed string field without norms.
 fn exact() -> TextOptions {
     TextOptions::default().set_indexing_options(
@@ -186,4 +198,30 @@ fn exact() -> TextOptions {
 /// A term at `path` of a JSON field, without its typed value yet.
 pub fn json_term(field: Field, path: &str) -> Term {
     Term::from_field_json_path(field, path, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_are_columns_only_in_new_indices() {
+        let fields = SchemaFields::build();
+        for field in [fields.version, fields.seq_no] {
+            let entry = fields.schema.get_field_entry(field);
+            assert!(entry.is_fast() && !entry.is_stored(), "{}", entry.name());
+        }
+        // An index created before stores them too; its schema still opens.
+        let mut b = Schema::builder();
+        b.add_text_field(ID, exact() | STORED);
+        b.add_bytes_field(SOURCE, STORED);
+        b.add_u64_field("_version", NumericOptions::default() | STORED | FAST);
+        b.add_u64_field("_seq_no", NumericOptions::default() | STORED | FAST);
+        b.add_text_field(FIELD_NAMES, exact());
+        b.add_json_field(KEYWORDS, JsonObjectOptions::default().set_fast("raw"));
+        b.add_json_field(TEXT, JsonObjectOptions::default());
+        let old = SchemaFields::from_schema(b.build()).unwrap();
+        assert!(old.schema.get_field_entry(old.version).is_stored());
+        assert!(old.numbers_are_terms() && old.nested.is_none());
+    }
 }
