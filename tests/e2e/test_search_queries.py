@@ -2,7 +2,7 @@
 applications (fuzzy, dis_max, match_bool_prefix, match_phrase_prefix,
 geo_distance, composite paging, weighted_avg, rare_terms,
 significant_terms, missing, cardinality exactness, derivative,
-cumulative_sum, bucket_sort, highlight) through the official Python
+cumulative_sum, bucket_sort, the sibling pipelines, highlight) through the official Python
 client, every answer checked against values computed here from the same
 generated documents, and the 400s bad requests get."""
 
@@ -214,6 +214,77 @@ def test_pipelines(es, corpus):
             assert "d" not in b
         else:
             assert b["d"]["value"] == pytest.approx(row[2])
+
+
+def test_sibling_pipelines(es, corpus):
+    """max/min/avg/sum/stats/extended_stats/percentiles_bucket beside a
+    terms and a date_histogram, at the top and inside buckets, over
+    metrics, counts and a derivative."""
+    name, docs, _ = corpus
+    r = es.search(index=name, query={"range": {"n": {"lte": 40}}}, size=0, aggs={
+        "tags": {"terms": {"field": "tag", "size": 10}, "aggs": {
+            "s": {"sum": {"field": "n"}},
+            "h": {"date_histogram": {"field": "ts", "fixed_interval": "12h"},
+                  "aggs": {"s": {"sum": {"field": "n"}}, "d": {"derivative": {"buckets_path": "s"}}}},
+            "busiest": {"max_bucket": {"buckets_path": "h>_count"}},
+            "steepest": {"max_bucket": {"buckets_path": "h>d"}}}},
+        "max": {"max_bucket": {"buckets_path": "tags>s"}},
+        "min": {"min_bucket": {"buckets_path": "tags>s"}},
+        "avg": {"avg_bucket": {"buckets_path": "tags>_count"}},
+        "sum": {"sum_bucket": {"buckets_path": "tags>busiest"}},
+        "stats": {"stats_bucket": {"buckets_path": "tags>s"}},
+        "ext": {"extended_stats_bucket": {"buckets_path": "tags>s", "sigma": 1}},
+        "pct": {"percentiles_bucket": {"buckets_path": "tags>s", "percents": [0, 50, 100]}}})
+    aggs = r["aggregations"]
+    sums = collections.Counter()
+    for d in docs:
+        if "tag" in d:
+            sums[d["tag"]] += d["n"]
+    values = sorted(sums.values())
+    assert aggs["max"] == {"value": float(values[-1]),
+                           "keys": [t for t, v in sums.items() if v == values[-1]]}
+    assert aggs["min"]["value"] == float(values[0])
+    counts = [b["doc_count"] for b in aggs["tags"]["buckets"]]
+    assert aggs["avg"]["value"] == pytest.approx(sum(counts) / len(counts))
+    stats = {"count": len(values), "min": float(values[0]), "max": float(values[-1]),
+             "avg": pytest.approx(sum(values) / len(values)), "sum": float(sum(values))}
+    assert aggs["stats"] == stats
+    mean = sum(values) / len(values)
+    var = sum((v - mean) ** 2 for v in values) / len(values)
+    assert aggs["ext"]["variance"] == pytest.approx(var)
+    assert aggs["ext"]["std_deviation_bounds"]["upper"] == pytest.approx(mean + var ** 0.5)
+    # Nearest rank, rounded half up as Java's Math.round.
+    middle = values[math.floor((len(values) - 1) * 0.5 + 0.5)]
+    assert aggs["pct"]["values"] == {"0.0": values[0], "50.0": middle, "100.0": values[-1]}
+    busiest_total = 0
+    for b in aggs["tags"]["buckets"]:
+        days = collections.defaultdict(lambda: [0, 0])
+        for d in docs:
+            if d.get("tag") == b["key"]:
+                day = d["ts"] - d["ts"] % (12 * HOUR)
+                days[day][0] += 1
+                days[day][1] += d["n"]
+        top = max(c for c, _ in days.values())
+        stamps = [h["key_as_string"] for h in b["h"]["buckets"] if h["doc_count"] == top]
+        assert b["busiest"] == {"value": float(top), "keys": stamps}
+        ordered = [days[k][1] for k in sorted(days)]
+        steep = max(y - x for x, y in zip(ordered, ordered[1:]))
+        assert b["steepest"]["value"] == pytest.approx(steep)
+        busiest_total += top
+    assert aggs["sum"]["value"] == float(busiest_total)
+
+
+@pytest.mark.parametrize("aggs", [
+    {"m": {"max_bucket": {"buckets_path": "nope>s"}}},
+    {"t": {"terms": {"field": "tag"}}, "m": {"max_bucket": {"buckets_path": "t>nope"}}},
+    {"t": {"terms": {"field": "tag"}}, "m": {"max_bucket": {}}},
+    {"t": {"terms": {"field": "tag"}},
+     "m": {"max_bucket": {"buckets_path": "t>_count"}, "aggs": {"x": {"min": {"field": "n"}}}}},
+])
+def test_bad_sibling_pipelines_are_400(es, corpus, aggs):
+    name, _, _ = corpus
+    with pytest.raises(elasticsearch.BadRequestError):
+        es.search(index=name, size=0, aggs=aggs)
 
 
 def test_highlight(es, corpus):

@@ -16,7 +16,8 @@ use strata_script::{Context, Input, Limits};
 
 use super::{compile, script_error, Compiled};
 use crate::error::{Result, SearchError};
-use crate::search::agg_tree::{AggKind, AggNode, AggTree, TypedParams};
+use crate::search::agg_tree::{take_out, AggKind, AggTree, TypedParams};
+use crate::search::pipelines::for_each_scope;
 use crate::search::request::SearchRequest;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,8 +48,23 @@ pub fn split(req: &SearchRequest) -> Result<Option<(SearchRequest, Pipelines)>> 
     let Some(aggs) = &req.aggs else {
         return Ok(None);
     };
-    let mut found = Vec::new();
-    take(aggs.nodes(), &mut Vec::new(), &mut found)?;
+    let (kept, mut found) = take_out(aggs.nodes(), &mut |_, node, parent| {
+        let TypedParams::BucketScript(p) = &node.typed else {
+            return Ok(None);
+        };
+        Ok(Some(Pipeline {
+            parent: parent.to_vec(),
+            name: node.name.clone(),
+            kind: if node.kind == AggKind::BucketSelector {
+                Kind::Selector
+            } else {
+                Kind::Script
+            },
+            vars: p.buckets_path.clone(),
+            script: compile(&p.script, Context::Bucket)?,
+            insert_zeros: p.insert_zeros,
+        }))
+    })?;
     if found.is_empty() {
         return Ok(None);
     }
@@ -56,48 +72,10 @@ pub fn split(req: &SearchRequest) -> Result<Option<(SearchRequest, Pipelines)>> 
     found.sort_by_key(|p| p.kind == Kind::Selector);
     let stripped = SearchRequest {
         // Never empty: the top level holds no bucket pipeline.
-        aggs: AggTree::from_nodes(without(aggs.nodes())),
+        aggs: AggTree::from_nodes(kept),
         ..req.clone()
     };
     Ok(Some((stripped, Pipelines(found))))
-}
-
-/// Collects the bucket pipelines among `nodes` and below, `parent` being
-/// the names that lead to `nodes`.
-fn take(nodes: &[AggNode], parent: &mut Vec<String>, found: &mut Vec<Pipeline>) -> Result<()> {
-    for node in nodes {
-        if let TypedParams::BucketScript(p) = &node.typed {
-            found.push(Pipeline {
-                parent: parent.clone(),
-                name: node.name.clone(),
-                kind: if node.kind == AggKind::BucketSelector {
-                    Kind::Selector
-                } else {
-                    Kind::Script
-                },
-                vars: p.buckets_path.clone(),
-                script: compile(&p.script, Context::Bucket)?,
-                insert_zeros: p.insert_zeros,
-            });
-            continue;
-        }
-        parent.push(node.name.clone());
-        take(&node.subs, parent, found)?;
-        parent.pop();
-    }
-    Ok(())
-}
-
-/// `nodes` and their sub-aggregations without the bucket pipelines.
-fn without(nodes: &[AggNode]) -> Vec<AggNode> {
-    nodes
-        .iter()
-        .filter(|n| !matches!(n.typed, TypedParams::BucketScript(_)))
-        .map(|n| AggNode {
-            subs: without(&n.subs),
-            ..n.clone()
-        })
-        .collect()
 }
 
 impl Pipelines {
@@ -115,26 +93,17 @@ impl Pipelines {
 impl Pipeline {
     /// `scope` holds aggregation results by name; `path` leads to the parent.
     fn apply_at(&self, scope: &mut Value, path: &[String]) -> Result<()> {
-        let Some(node) = scope.get_mut(&path[0]) else {
+        let Some((parent, up)) = path.split_last() else {
             return Ok(());
         };
-        if path.len() > 1 {
-            match node.get_mut("buckets") {
-                Some(Value::Array(buckets)) => {
-                    for b in buckets {
-                        self.apply_at(b, &path[1..])?;
-                    }
-                }
-                Some(Value::Object(buckets)) => {
-                    for b in buckets.values_mut() {
-                        self.apply_at(b, &path[1..])?;
-                    }
-                }
-                // A single-bucket aggregation holds its sub-results itself.
-                _ => self.apply_at(node, &path[1..])?,
-            }
-            return Ok(());
-        }
+        for_each_scope(scope, up, &mut |level| match level.get_mut(parent) {
+            Some(node) => self.apply_to(node, parent),
+            None => Ok(()),
+        })
+    }
+
+    /// Runs on each bucket of `node`, the parent aggregation `parent`.
+    fn apply_to(&self, node: &mut Value, parent: &str) -> Result<()> {
         match node.get_mut("buckets") {
             Some(Value::Array(buckets)) => {
                 let mut kept = Vec::with_capacity(buckets.len());
@@ -163,7 +132,7 @@ impl Pipeline {
                 return Err(SearchError::illegal(format!(
                     "{kind} aggregation [{}] must have a multi-bucket aggregation as its parent, [{}] is not one",
                     self.name,
-                    path[0]
+                    parent
                 )));
             }
         }

@@ -236,7 +236,8 @@ fn translate_at<'n>(
                     | TypedParams::Nested(_)
                     | TypedParams::TopHits(_)
                     | TypedParams::Filter(_)
-                    | TypedParams::Filters(_) => {
+                    | TypedParams::Filters(_)
+                    | TypedParams::Sibling(_) => {
                         return Err(SearchError::illegal(format!(
                             "aggregation type [{kind}] of [{name}] is not supported by this server"
                         )))

@@ -19,7 +19,8 @@
 //!   top-level `filter` aggregation, one extra pass each.
 //! - `geo_aggs`: `geo_centroid`, `geo_bounds`, `geohash_grid` and `geotile_grid`, which tantivy lacks.
 //! - `pipelines`: `derivative`, `cumulative_sum`, `bucket_sort` over a
-//!   parent's final buckets.
+//!   parent's final buckets; `sibling_pipelines`: `max_bucket`,
+//!   `stats_bucket` and the like over a sibling's buckets, on the response.
 //! - `scan_aggs`: `composite`, `weighted_avg`, `rare_terms`,
 //!   `significant_terms` and most `cardinality`s, from column values in a
 //!   pass of their own; `distinct_count`: cardinality's exact-then-sketch count.
@@ -91,6 +92,7 @@ mod runtime_aggs;
 mod runtime_sort;
 pub mod scan_aggs;
 mod shard_failures;
+mod sibling_pipelines;
 mod single_pass;
 pub mod slice;
 pub mod snapshot;
@@ -191,6 +193,12 @@ fn search_all(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Searc
         }
         None => req,
     };
+    if let Some((stripped, siblings)) = sibling_pipelines::split(req)? {
+        // The stripped request has none left: this recurses once.
+        let mut response = search_all(indices, &stripped)?;
+        siblings.apply(&mut response.body)?;
+        return Ok(response);
+    }
     if let Some((stripped, pipelines)) = crate::script::bucket::split(req)? {
         let mut response = search_response(indices, &stripped)?;
         pipelines.apply(&mut response.body)?;

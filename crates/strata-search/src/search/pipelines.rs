@@ -42,9 +42,36 @@ pub fn split(subs: &[AggNode]) -> PipelineSplit<'_> {
 /// What [`split`] returns.
 pub type PipelineSplit<'n> = (Vec<&'n AggNode>, Vec<(String, PipelineParams)>);
 
+/// Calls `f` on every object of aggregation results that `path` (names
+/// of aggregations from `scope` down) leads to: `scope` itself for an
+/// empty path, else each bucket of the aggregation `path[0]` (or that
+/// aggregation itself when it has no `buckets`: a single-bucket one holds
+/// its sub-results), and so on down. Stops at the first error.
+pub(crate) fn for_each_scope(
+    scope: &mut Value,
+    path: &[String],
+    f: &mut dyn FnMut(&mut Value) -> crate::error::Result<()>,
+) -> crate::error::Result<()> {
+    let Some((first, rest)) = path.split_first() else {
+        return f(scope);
+    };
+    let Some(agg) = scope.get_mut(first) else {
+        return Ok(());
+    };
+    match agg.get_mut("buckets") {
+        Some(Value::Array(buckets)) => buckets
+            .iter_mut()
+            .try_for_each(|b| for_each_scope(b, rest, f)),
+        Some(Value::Object(buckets)) => buckets
+            .values_mut()
+            .try_for_each(|b| for_each_scope(b, rest, f)),
+        _ => for_each_scope(agg, rest, f),
+    }
+}
+
 /// The value at `path` in `bucket`, under `gap`: `None` for a gap that
 /// is skipped (Elasticsearch's NaN).
-fn resolve(bucket: &Value, path: &str, gap: GapPolicy) -> Option<f64> {
+pub(super) fn resolve(bucket: &Value, path: &str, gap: GapPolicy) -> Option<f64> {
     let raw = raw_value(bucket, path);
     let empty = bucket.get("doc_count").and_then(Value::as_u64) == Some(0);
     match (raw, gap) {

@@ -71,6 +71,20 @@ pub enum AggKind {
     BucketScript,
     /// `bucket_selector`.
     BucketSelector,
+    /// `avg_bucket`.
+    AvgBucket,
+    /// `max_bucket`.
+    MaxBucket,
+    /// `min_bucket`.
+    MinBucket,
+    /// `sum_bucket`.
+    SumBucket,
+    /// `stats_bucket`.
+    StatsBucket,
+    /// `extended_stats_bucket`.
+    ExtendedStatsBucket,
+    /// `percentiles_bucket`.
+    PercentilesBucket,
 }
 
 /// Every kind with its name; names are unique.
@@ -108,6 +122,13 @@ const NAMES: &[(AggKind, &str)] = &[
     (AggKind::BucketSort, "bucket_sort"),
     (AggKind::BucketScript, "bucket_script"),
     (AggKind::BucketSelector, "bucket_selector"),
+    (AggKind::AvgBucket, "avg_bucket"),
+    (AggKind::MaxBucket, "max_bucket"),
+    (AggKind::MinBucket, "min_bucket"),
+    (AggKind::SumBucket, "sum_bucket"),
+    (AggKind::StatsBucket, "stats_bucket"),
+    (AggKind::ExtendedStatsBucket, "extended_stats_bucket"),
+    (AggKind::PercentilesBucket, "percentiles_bucket"),
 ];
 
 impl AggKind {
@@ -140,6 +161,13 @@ impl AggKind {
                 | BucketSort
                 | BucketScript
                 | BucketSelector
+                | AvgBucket
+                | MaxBucket
+                | MinBucket
+                | SumBucket
+                | StatsBucket
+                | ExtendedStatsBucket
+                | PercentilesBucket
         )
     }
 

@@ -69,8 +69,10 @@ mod percentiles;
 mod pipeline;
 mod range;
 mod rare_terms;
+mod sibling;
 mod significant_terms;
 mod source;
+mod take_out;
 mod term_values;
 mod terms;
 mod top_hits;
@@ -96,7 +98,9 @@ pub(crate) use self::pipeline::check_parent;
 pub use self::pipeline::{GapPolicy, PipelineParams, SortKey};
 pub use self::range::{RangeEdge, RangeParams};
 pub use self::rare_terms::RareTermsParams;
+pub use self::sibling::{SiblingKind, SiblingParams};
 pub use self::significant_terms::{Heuristic, SignificantTermsParams};
+pub(crate) use self::take_out::take_out;
 pub use self::term_values::TermValues;
 pub use self::terms::TermsParams;
 pub use self::top_hits::TopHitsParams;
@@ -234,7 +238,10 @@ impl AggNode {
         };
         // Pipelines' parameters were checked after this when translation
         // (or the script module) checked them; the other kinds' before it.
-        if PipelineParams::covers(kind) || BucketScriptParams::covers(kind) {
+        if PipelineParams::covers(kind)
+            || BucketScriptParams::covers(kind)
+            || SiblingParams::covers(kind)
+        {
             refuse_subs()?;
         }
         let typed = keys::check(kind, params)

@@ -8,8 +8,8 @@ use super::{
     AggKind, BucketScriptParams, CardinalityParams, CompositeParams, DateHistogramParams,
     FilterParams, FiltersParams, GeoBoundsParams, GeoCentroidParams, GeoGridParams, GridSystem,
     HistogramParams, MetricParams, MissingParams, NestedParams, PercentilesParams, PipelineParams,
-    RangeParams, RareTermsParams, SignificantTermsParams, TermsParams, TopHitsParams,
-    WeightedAvgParams,
+    RangeParams, RareTermsParams, SiblingParams, SignificantTermsParams, TermsParams,
+    TopHitsParams, WeightedAvgParams,
 };
 use crate::error::Result;
 
@@ -60,6 +60,8 @@ pub enum TypedParams {
     Filter(FilterParams),
     /// `filters`.
     Filters(FiltersParams),
+    /// The sibling pipelines (`max_bucket`, `stats_bucket`, ...).
+    Sibling(SiblingParams),
 }
 
 impl TypedParams {
@@ -112,6 +114,9 @@ impl TypedParams {
             k if BucketScriptParams::covers(k) => {
                 TypedParams::BucketScript(BucketScriptParams::parse(k, name, params, parent)?)
             }
+            k if SiblingParams::covers(k) => {
+                TypedParams::Sibling(SiblingParams::parse(k, name, params)?)
+            }
             k if PipelineParams::covers(k) => {
                 TypedParams::Pipeline(PipelineParams::parse(k, name, params, parent)?)
             }
@@ -138,7 +143,8 @@ impl TypedParams {
             | TypedParams::Nested(_)
             | TypedParams::TopHits(_)
             | TypedParams::Filter(_)
-            | TypedParams::Filters(_) => None,
+            | TypedParams::Filters(_)
+            | TypedParams::Sibling(_) => None,
             TypedParams::Metric(m) => Some(&m.field),
             TypedParams::Percentiles(p) => Some(&p.field),
             TypedParams::Cardinality(c) => Some(&c.field),
