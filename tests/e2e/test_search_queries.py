@@ -194,6 +194,7 @@ def test_pipelines(es, corpus):
         "aggs": {"s": {"sum": {"field": "n"}},
                  "d": {"derivative": {"buckets_path": "s"}},
                  "cs": {"cumulative_sum": {"buckets_path": "_count"}},
+                 "sd": {"serial_diff": {"buckets_path": "s", "lag": 2}},
                  "top": {"bucket_sort": {"sort": [{"_count": {"order": "desc"}}], "size": 3}}}}})
     by = collections.defaultdict(lambda: [0, 0])
     for d in docs:
@@ -201,9 +202,11 @@ def test_pipelines(es, corpus):
         by[k][0] += 1
         by[k][1] += d["n"]
     rows, prev, total = [], None, 0
-    for k in sorted(by):
+    keys = sorted(by)
+    for i, k in enumerate(keys):
         total += by[k][0]
-        rows.append((k, by[k][0], None if prev is None else by[k][1] - prev, total))
+        lagged = by[k][1] - by[keys[i - 2]][1] if i >= 2 else None
+        rows.append((k, by[k][0], None if prev is None else by[k][1] - prev, total, lagged))
         prev = by[k][1]
     rows.sort(key=lambda r: -r[1])
     buckets = r["aggregations"]["h"]["buckets"]
@@ -214,6 +217,10 @@ def test_pipelines(es, corpus):
             assert "d" not in b
         else:
             assert b["d"]["value"] == pytest.approx(row[2])
+        if row[4] is None:
+            assert "sd" not in b
+        else:
+            assert b["sd"]["value"] == pytest.approx(row[4])
 
 
 def test_sibling_pipelines(es, corpus):

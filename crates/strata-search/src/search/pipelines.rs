@@ -5,6 +5,8 @@
 //!   value minus the previous bucket's; with `unit`, also per unit of the
 //!   keys (`normalized_value`).
 //! - `cumulative_sum` (same parents): the running total.
+//! - `serial_diff` (same parents): each bucket's value minus the value
+//!   `lag` buckets before, where both exist.
 //! - `bucket_sort` (any multi-bucket parent): sorts by `sort` paths, then
 //!   keeps `size` buckets from `from`.
 //!
@@ -143,12 +145,30 @@ pub fn apply(agg: &mut Value, children: &[(String, PipelineParams)]) {
                     b[name.as_str()] = json!({"value": sum});
                 }
             }
+            PipelineParams::SerialDiff {
+                buckets_path,
+                gap_policy,
+                lag,
+            } => serial_diff(buckets, name, buckets_path, *gap_policy, *lag),
             PipelineParams::BucketSort {
                 sort,
                 from,
                 size,
                 gap_policy,
             } => bucket_sort(buckets, sort, *from, *size, *gap_policy),
+        }
+    }
+}
+
+/// `serial_diff` `name` over `buckets`: a bucket gets a value when it
+/// and the bucket `lag` before it both have one (Elasticsearch's
+/// `SerialDiffPipelineAggregator`).
+fn serial_diff(buckets: &mut [Value], name: &str, path: &str, gap: GapPolicy, lag: usize) {
+    let values: Vec<Option<f64>> = buckets.iter().map(|b| resolve(b, path, gap)).collect();
+    for (i, b) in buckets.iter_mut().enumerate() {
+        let before = i.checked_sub(lag).and_then(|j| values[j]);
+        if let (Some(v), Some(p)) = (values[i], before) {
+            b[name] = json!({"value": v - p});
         }
     }
 }
@@ -251,5 +271,45 @@ impl SortValue {
         } else {
             natural
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Value};
+
+    use super::serial_diff;
+    use crate::search::agg_tree::GapPolicy;
+
+    /// Sums 1, 4, an empty bucket, 16, 25.
+    fn buckets() -> Vec<Value> {
+        [(1, 1.0), (1, 4.0), (0, 0.0), (2, 16.0), (1, 25.0)]
+            .iter()
+            .map(|(n, s)| json!({"doc_count": n, "s": {"value": s}}))
+            .collect()
+    }
+
+    fn diffs(gap: GapPolicy, lag: usize) -> Vec<Option<f64>> {
+        let mut b = buckets();
+        serial_diff(&mut b, "d", "s", gap, lag);
+        b.iter()
+            .map(|b| b.get("d").map(|d| d["value"].as_f64().unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn serial_differences_need_both_values() {
+        // The empty bucket is a gap: no value in it, nor `lag` buckets after it.
+        assert_eq!(
+            diffs(GapPolicy::Skip, 1),
+            [None, Some(3.0), None, None, Some(9.0)]
+        );
+        assert_eq!(
+            diffs(GapPolicy::Skip, 2),
+            [None, None, None, Some(12.0), None]
+        );
+        let zeros = [None, Some(3.0), Some(-4.0), Some(16.0), Some(9.0)];
+        assert_eq!(diffs(GapPolicy::InsertZeros, 1), zeros);
+        assert_eq!(diffs(GapPolicy::Skip, 9), [None; 5]);
     }
 }

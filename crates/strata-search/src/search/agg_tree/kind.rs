@@ -65,6 +65,8 @@ pub enum AggKind {
     Derivative,
     /// `cumulative_sum`.
     CumulativeSum,
+    /// `serial_diff`.
+    SerialDiff,
     /// `bucket_sort`.
     BucketSort,
     /// `bucket_script`.
@@ -119,6 +121,7 @@ const NAMES: &[(AggKind, &str)] = &[
     (AggKind::GeoBounds, "geo_bounds"),
     (AggKind::Derivative, "derivative"),
     (AggKind::CumulativeSum, "cumulative_sum"),
+    (AggKind::SerialDiff, "serial_diff"),
     (AggKind::BucketSort, "bucket_sort"),
     (AggKind::BucketScript, "bucket_script"),
     (AggKind::BucketSelector, "bucket_selector"),
@@ -158,6 +161,7 @@ impl AggKind {
                 | GeoBounds
                 | Derivative
                 | CumulativeSum
+                | SerialDiff
                 | BucketSort
                 | BucketScript
                 | BucketSelector

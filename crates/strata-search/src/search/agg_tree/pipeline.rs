@@ -1,6 +1,6 @@
 //! [`PipelineParams`]: the parameters of the parent pipeline aggregations
 //! `search::pipelines` computes (`derivative`, `cumulative_sum`,
-//! `bucket_sort`), typed when the request is parsed. The parent's kind is
+//! `serial_diff`, `bucket_sort`), typed when the request is parsed. The parent's kind is
 //! known then, so a pipeline in the wrong place is refused at parse, in
 //! Elasticsearch's words. The checks run in the order translation ran
 //! them before (keys, `format`, `gap_policy`, parent, then each kind's
@@ -51,6 +51,15 @@ pub enum PipelineParams {
         /// The value's path in a bucket.
         buckets_path: String,
     },
+    /// `serial_diff`: each bucket's value minus that of `lag` buckets before.
+    SerialDiff {
+        /// The value's path in a bucket.
+        buckets_path: String,
+        /// What a gap counts as.
+        gap_policy: GapPolicy,
+        /// Buckets back, at least 1.
+        lag: usize,
+    },
     /// `bucket_sort`: sorts by `sort`, then keeps `size` buckets from `from`.
     BucketSort {
         /// The keys, most significant first (none: the order stays).
@@ -69,7 +78,10 @@ impl PipelineParams {
     pub(crate) fn covers(kind: AggKind) -> bool {
         matches!(
             kind,
-            AggKind::Derivative | AggKind::CumulativeSum | AggKind::BucketSort
+            AggKind::Derivative
+                | AggKind::CumulativeSum
+                | AggKind::SerialDiff
+                | AggKind::BucketSort
         )
     }
 
@@ -88,6 +100,7 @@ impl PipelineParams {
         let allowed: &[&str] = match kind {
             AggKind::BucketSort => &["sort", "from", "size", "gap_policy"],
             AggKind::Derivative => &["buckets_path", "gap_policy", "format", "unit"],
+            AggKind::SerialDiff => &["buckets_path", "gap_policy", "format", "lag"],
             _ => &["buckets_path", "format"],
         };
         if let Some(k) = obj.keys().find(|k| !allowed.contains(&k.as_str())) {
@@ -113,6 +126,11 @@ impl PipelineParams {
                 buckets_path: buckets_path(name, obj)?,
                 gap_policy,
                 unit_millis: unit_millis(name, obj)?,
+            },
+            AggKind::SerialDiff => PipelineParams::SerialDiff {
+                buckets_path: buckets_path(name, obj)?,
+                gap_policy,
+                lag: lag(name, obj)?,
             },
             _ => PipelineParams::CumulativeSum {
                 buckets_path: buckets_path(name, obj)?,
@@ -179,6 +197,20 @@ fn count(name: &str, obj: &Map<String, Value>, key: &str) -> Result<Option<usize
                 SearchError::illegal(format!(
                     "[{key}] must be a non-negative integer: [{v}] in [{name}]"
                 ))
+            }),
+    }
+}
+
+/// `lag` of a serial difference: a positive integer, default 1.
+fn lag(name: &str, obj: &Map<String, Value>) -> Result<usize> {
+    match obj.get("lag") {
+        None => Ok(1),
+        Some(v) => v
+            .as_u64()
+            .filter(|n| *n > 0)
+            .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
+            .ok_or_else(|| {
+                SearchError::illegal(format!("[lag] must be a positive integer: [{name}]"))
             }),
     }
 }

@@ -87,6 +87,23 @@ fn each_kind_reads_its_parameters() {
             gap_policy: GapPolicy::KeepValues,
         }
     );
+    let lagged = json!({"buckets_path": "m", "lag": 7, "gap_policy": "insert_zeros"});
+    let d = parsed_in(histogram(), "serial_diff", lagged).unwrap();
+    let want = PipelineParams::SerialDiff {
+        buckets_path: "m".into(),
+        gap_policy: GapPolicy::InsertZeros,
+        lag: 7,
+    };
+    assert_eq!(d, want);
+    let d = parsed_in(histogram(), "serial_diff", json!({"buckets_path": "m"})).unwrap();
+    assert!(matches!(
+        d,
+        PipelineParams::SerialDiff {
+            lag: 1,
+            gap_policy: GapPolicy::Skip,
+            ..
+        }
+    ));
     let one = parsed_in(terms(), "bucket_sort", json!({"sort": "_key"})).unwrap();
     assert_eq!(
         one,
@@ -118,6 +135,10 @@ fn bad_parameters_are_refused_at_parse_with_their_path() {
         (histogram(), "derivative", json!({"buckets_path": "m", "unit": "1M"}),
          "[unit] [\"1M\"] of derivative [p] is not supported (second, minute, hour, day and week are)",
          "illegal_argument_exception"),
+        (histogram(), "serial_diff", json!({"buckets_path": "m", "lag": 0}),
+         "[lag] must be a positive integer: [p]", "illegal_argument_exception"),
+        (histogram(), "serial_diff", json!({"buckets_path": "m", "unit": "1s"}),
+         "[serial_diff] unknown field [unit] in aggregation [p]", "parsing_exception"),
         (terms(), "bucket_sort", json!({"sort": [{"m": "up"}]}),
          "[sort] of [p] malformed: {\"m\":\"up\"}", "parsing_exception"),
         (terms(), "bucket_sort", json!({"sort": [1]}), "[sort] of [p] malformed: 1", "parsing_exception"),
@@ -145,6 +166,8 @@ fn a_pipeline_in_the_wrong_parent_is_refused_at_parse() {
          "cumulative_sum aggregation [p] must have a histogram, date_histogram or auto_date_histogram as parent but doesn't have a parent"),
         (None, "bucket_sort", json!({}),
          "bucket_sort aggregation [p] must be declared inside of another aggregation"),
+        (terms(), "serial_diff", json!({"buckets_path": "_count"}),
+         "serial_diff aggregation [p] must have a histogram, date_histogram or auto_date_histogram as parent"),
     ];
     for (parent, kind, params, message) in cases {
         let err = parsed_in(parent.clone(), kind, params.clone()).unwrap_err();
