@@ -2,7 +2,8 @@
 applications (fuzzy, dis_max, match_bool_prefix, match_phrase_prefix,
 geo_distance, composite paging, weighted_avg, rare_terms,
 significant_terms, missing, cardinality exactness, derivative,
-cumulative_sum, bucket_sort, the sibling pipelines, highlight) through the official Python
+cumulative_sum, serial_diff, moving_fn, bucket_sort, the sibling
+pipelines, highlight) through the official Python
 client, every answer checked against values computed here from the same
 generated documents, and the 400s bad requests get."""
 
@@ -279,6 +280,44 @@ def test_sibling_pipelines(es, corpus):
         assert b["steepest"]["value"] == pytest.approx(steep)
         busiest_total += top
     assert aggs["sum"]["value"] == float(busiest_total)
+
+
+def test_moving_fn(es, corpus):
+    """moving_fn over a date_histogram's sums, as Kibana's moving average
+    sends it, with a shifted window and other MovingFunctions."""
+    name, docs, _ = corpus
+    scripts = {"avg": ("MovingFunctions.unweightedAvg(values)", 3, 0),
+               "max": ("MovingFunctions.max(values)", 2, 1),
+               "sum": ("MovingFunctions.sum(values)", 4, 0),
+               "ewma": ("MovingFunctions.ewma(values, 0.3)", 5, 0)}
+    aggs = {k: {"moving_fn": {"buckets_path": "s", "script": src, "window": w, "shift": sh}}
+            for k, (src, w, sh) in scripts.items()}
+    r = es.search(index=name, query={"range": {"n": {"lte": 40}}}, size=0, aggs={"h": {
+        "date_histogram": {"field": "ts", "fixed_interval": "4h"},
+        "aggs": {"s": {"sum": {"field": "n"}}, **aggs}}})
+    sums = collections.Counter()
+    for d in docs:
+        sums[d["ts"] - d["ts"] % (4 * HOUR)] += d["n"]
+    values = [float(sums[k]) for k in sorted(sums)]
+
+    def ewma(vs, alpha):
+        avg = None
+        for v in vs:
+            avg = v if avg is None else v * alpha + avg * (1 - alpha)
+        return avg
+
+    funcs = {"avg": lambda vs: sum(vs) / len(vs) if vs else None,
+             "max": lambda vs: max(vs) if vs else None,
+             "sum": lambda vs: float(sum(vs)),
+             "ewma": lambda vs: ewma(vs, 0.3)}
+    buckets = r["aggregations"]["h"]["buckets"]
+    assert len(buckets) == len(values)
+    for i, b in enumerate(buckets):
+        for k, (_, w, sh) in scripts.items():
+            window = values[max(0, i - w + sh):max(0, i + sh)]
+            want = funcs[k](window)
+            got = b[k]["value"]
+            assert (got is None and want is None) or got == pytest.approx(want), (i, k)
 
 
 @pytest.mark.parametrize("aggs", [

@@ -17,6 +17,8 @@ pub enum Context {
     /// `bucket_script` and `bucket_selector`: `params` (with the
     /// `buckets_path` variables in it).
     Bucket,
+    /// `moving_fn`: `params` and `values` (the window, a list of doubles).
+    MovingFn,
 }
 
 impl Context {
@@ -27,6 +29,7 @@ impl Context {
             Context::Field | Context::RuntimeField => &["doc", "params"],
             Context::Score => &["doc", "params", "_score"],
             Context::Bucket => &["params"],
+            Context::MovingFn => &["params", "values"],
         }
     }
 

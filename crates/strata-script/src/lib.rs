@@ -37,7 +37,8 @@
 //! `.size()`, `.empty`, `[i]`), dates (`getYear()`, `getMonthValue()`,
 //! `toInstant().toEpochMilli()`, `getMillis()`, ...), `Math.*`,
 //! `Integer/Long/Double.parse*`, `String.valueOf/join`,
-//! `Collections.sort/reverse`, `emit(v)` in runtime fields.
+//! `Collections.sort/reverse`, `emit(v)` in runtime fields, and in
+//! `moving_fn` scripts `values` and `MovingFunctions.*` (not `holtWinters`).
 //!
 //! Not covered, refused at compile time with a message naming them:
 //! lambdas and method references (`removeIf`, `stream()`), regular
@@ -61,6 +62,7 @@ pub mod error;
 mod interp;
 pub mod lexer;
 mod methods;
+mod moving_functions;
 mod ops;
 pub mod parser;
 pub mod resolve;

@@ -18,6 +18,8 @@ pub struct Input<'a> {
     pub doc: Option<&'a dyn DocLookup>,
     /// `_score`.
     pub score: Option<f64>,
+    /// `values`, for `moving_fn` scripts.
+    pub values: Option<&'a [f64]>,
     /// The budgets.
     pub limits: Limits,
 }
@@ -79,6 +81,11 @@ impl Script {
         };
         if let Some(score) = input.score {
             it.globals.push(("_score", value::Value::Double(score)));
+        }
+        if let Some(values) = input.values {
+            let list = Json::Array(values.iter().map(|v| Json::from(*v)).collect());
+            let v = it.heap.load_json(&list).map_err(it.budget(whole))?;
+            it.globals.push(("values", v));
         }
         it.doc = input.doc;
         it.emitted = Some(Vec::new());

@@ -151,6 +151,16 @@ pub fn call(
             }
             _ => Err(missing(it)),
         },
+        "MovingFunctions" => match args.split_first() {
+            Some((Value::List(id), rest)) => {
+                let values: Vec<f64> = it.heap.list(*id).iter().filter_map(f).collect();
+                let rest: Option<Vec<f64>> = rest.iter().map(f).collect();
+                rest.and_then(|rest| crate::moving_functions::call(name, &values, &rest))
+                    .map(Value::Double)
+                    .ok_or_else(|| missing(it))
+            }
+            _ => Err(missing(it)),
+        },
         "Collections" => match (name, args.as_slice()) {
             ("sort", [Value::List(id)]) => {
                 crate::methods::sort_list(it, *id, span)?;

@@ -23,7 +23,7 @@ mod stmt;
 pub const MAX_DEPTH: usize = 64;
 
 /// Classes whose static members scripts may use.
-pub const STATIC_CLASSES: [&str; 9] = [
+pub const STATIC_CLASSES: [&str; 10] = [
     "Math",
     "Integer",
     "Long",
@@ -33,6 +33,7 @@ pub const STATIC_CLASSES: [&str; 9] = [
     "Boolean",
     "Character",
     "Collections",
+    "MovingFunctions",
 ];
 
 /// Parses a whole script into its statements.

@@ -2,11 +2,13 @@
 //! bucket of their parent multi-bucket aggregation, a script over the
 //! values `buckets_path` names (`params.<var>`) either adds a value
 //! (`bucket_script`) or keeps the bucket only when it returns `true`
-//! (`bucket_selector`).
+//! (`bucket_selector`). With them, `moving_fn` (`moving_fn.rs`), whose
+//! script runs over a window of values.
 //!
 //! They run after the other aggregations: [`split`] takes them out of the
 //! request, the search runs without them, and [`Pipelines::apply`]
-//! computes them on the response. `buckets_path` forms: `_count`,
+//! computes them on the response (the moving functions first, then the
+//! bucket scripts, then the selectors). `buckets_path` forms: `_count`,
 //! `_key`, `agg` (its `value`), `agg.metric` (a stats field or a
 //! percentile), `agg>sub...` through single-bucket aggregations.
 //! `gap_policy`: `skip` (default) or `insert_zeros`.
@@ -14,11 +16,13 @@
 use serde_json::{Map, Value};
 use strata_script::{Context, Input, Limits};
 
+use super::moving_fn::MovingFn;
 use super::{compile, script_error, Compiled};
 use crate::error::{Result, SearchError};
-use crate::search::agg_tree::{take_out, AggKind, AggTree, TypedParams};
+use crate::search::agg_tree::{AggKind, AggTree, TypedParams};
 use crate::search::pipelines::for_each_scope;
 use crate::search::request::SearchRequest;
+use crate::search::taken_aggs::take_out;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -39,7 +43,16 @@ struct Pipeline {
 
 /// The pipelines taken out of a request.
 #[derive(Debug, Clone)]
-pub struct Pipelines(Vec<Pipeline>);
+pub struct Pipelines {
+    moving: Vec<MovingFn>,
+    scripts: Vec<Pipeline>,
+}
+
+/// A pipeline taken out of the request.
+enum Taken {
+    Moving(MovingFn),
+    Script(Pipeline),
+}
 
 /// The request without its bucket pipelines, and the pipelines (their
 /// scripts compiled); `None` when it has none. The tree's parse typed
@@ -48,11 +61,23 @@ pub fn split(req: &SearchRequest) -> Result<Option<(SearchRequest, Pipelines)>> 
     let Some(aggs) = &req.aggs else {
         return Ok(None);
     };
-    let (kept, mut found) = take_out(aggs.nodes(), &mut |_, node, parent| {
-        let TypedParams::BucketScript(p) = &node.typed else {
-            return Ok(None);
+    let (kept, found) = take_out(aggs.nodes(), &mut |_, node, parent| {
+        let p = match &node.typed {
+            TypedParams::BucketScript(p) => p,
+            TypedParams::MovingFn(m) => {
+                return Ok(Some(Taken::Moving(MovingFn {
+                    parent: parent.to_vec(),
+                    name: node.name.clone(),
+                    path: m.buckets_path.clone(),
+                    window: m.window,
+                    shift: m.shift,
+                    gap_policy: m.gap_policy,
+                    script: compile(&m.script, Context::MovingFn)?,
+                })))
+            }
+            _ => return Ok(None),
         };
-        Ok(Some(Pipeline {
+        Ok(Some(Taken::Script(Pipeline {
             parent: parent.to_vec(),
             name: node.name.clone(),
             kind: if node.kind == AggKind::BucketSelector {
@@ -63,28 +88,48 @@ pub fn split(req: &SearchRequest) -> Result<Option<(SearchRequest, Pipelines)>> 
             vars: p.buckets_path.clone(),
             script: compile(&p.script, Context::Bucket)?,
             insert_zeros: p.insert_zeros,
-        }))
+        })))
     })?;
     if found.is_empty() {
         return Ok(None);
     }
+    let (mut moving, mut scripts) = (Vec::new(), Vec::new());
+    for taken in found {
+        match taken {
+            Taken::Moving(m) => moving.push(m),
+            Taken::Script(p) => scripts.push(p),
+        }
+    }
     // Values first, then the selectors that may read them.
-    found.sort_by_key(|p| p.kind == Kind::Selector);
+    scripts.sort_by_key(|p| p.kind == Kind::Selector);
     let stripped = SearchRequest {
         // Never empty: the top level holds no bucket pipeline.
         aggs: AggTree::from_nodes(kept),
         ..req.clone()
     };
-    Ok(Some((stripped, Pipelines(found))))
+    Ok(Some((stripped, Pipelines { moving, scripts })))
 }
 
 impl Pipelines {
     /// Computes the pipelines on a response body's `aggregations`.
     pub fn apply(&self, body: &mut Value) -> Result<()> {
-        for p in &self.0 {
-            if let Some(aggs) = body.get_mut("aggregations") {
-                p.apply_at(aggs, &p.parent)?;
-            }
+        let Some(aggs) = body.get_mut("aggregations") else {
+            return Ok(());
+        };
+        for m in &self.moving {
+            let Some((parent, up)) = m.parent.split_last() else {
+                continue;
+            };
+            for_each_scope(aggs, up, &mut |level| match level
+                .get_mut(parent)
+                .and_then(|p| p.get_mut("buckets"))
+            {
+                Some(Value::Array(buckets)) => m.apply_to(buckets),
+                _ => Ok(()),
+            })?;
+        }
+        for p in &self.scripts {
+            p.apply_at(aggs, &p.parent)?;
         }
         Ok(())
     }

@@ -5,13 +5,15 @@
 //! - [`score`]: the `script_score` and `function_score` queries;
 //! - `run`: a script run inside tantivy, its failure carried through;
 //! - [`fields`]: `script_fields` and `runtime_mappings` on hits;
-//! - [`bucket`]: the `bucket_script` and `bucket_selector` pipelines;
+//! - [`bucket`]: the `bucket_script` and `bucket_selector` pipelines, and
+//!   `moving_fn` (`moving_fn`: its window of values and `MovingFunctions`);
 //! - [`update`]: `_update` with a script (and `scripted_upsert`);
 //! - [`stored`]: stored scripts (`PUT _scripts/<id>`).
 
 pub mod bucket;
 pub mod doc_values;
 pub mod fields;
+mod moving_fn;
 pub(crate) mod run;
 pub mod runtime_query;
 pub mod score;

@@ -237,7 +237,8 @@ fn translate_at<'n>(
                     | TypedParams::TopHits(_)
                     | TypedParams::Filter(_)
                     | TypedParams::Filters(_)
-                    | TypedParams::Sibling(_) => {
+                    | TypedParams::Sibling(_)
+                    | TypedParams::MovingFn(_) => {
                         return Err(SearchError::illegal(format!(
                             "aggregation type [{kind}] of [{name}] is not supported by this server"
                         )))

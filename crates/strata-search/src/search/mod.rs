@@ -100,6 +100,7 @@ pub mod sort;
 mod sort_field;
 mod sort_numeric;
 pub mod source_filter;
+pub(crate) mod taken_aggs;
 pub mod time_buckets;
 pub mod time_zone;
 pub mod top_hits;

@@ -73,7 +73,7 @@ pub(crate) fn for_each_scope(
 
 /// The value at `path` in `bucket`, under `gap`: `None` for a gap that
 /// is skipped (Elasticsearch's NaN).
-pub(super) fn resolve(bucket: &Value, path: &str, gap: GapPolicy) -> Option<f64> {
+pub(crate) fn resolve(bucket: &Value, path: &str, gap: GapPolicy) -> Option<f64> {
     let raw = raw_value(bucket, path);
     let empty = bucket.get("doc_count").and_then(Value::as_u64) == Some(0);
     match (raw, gap) {

@@ -14,12 +14,11 @@
 
 use serde_json::{json, Value};
 
-use super::agg_tree::{
-    take_out, AggKind, AggNode, AggTree, SiblingKind, SiblingParams, TypedParams,
-};
+use super::agg_tree::{AggKind, AggNode, AggTree, SiblingKind, SiblingParams, TypedParams};
 use super::java_double::java_double;
 use super::pipelines::{for_each_scope, resolve};
 use super::request::SearchRequest;
+use super::taken_aggs::take_out;
 use crate::error::{Result, SearchError};
 
 /// One sibling pipeline, placed.

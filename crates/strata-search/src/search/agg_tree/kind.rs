@@ -67,6 +67,8 @@ pub enum AggKind {
     CumulativeSum,
     /// `serial_diff`.
     SerialDiff,
+    /// `moving_fn`.
+    MovingFn,
     /// `bucket_sort`.
     BucketSort,
     /// `bucket_script`.
@@ -122,6 +124,7 @@ const NAMES: &[(AggKind, &str)] = &[
     (AggKind::Derivative, "derivative"),
     (AggKind::CumulativeSum, "cumulative_sum"),
     (AggKind::SerialDiff, "serial_diff"),
+    (AggKind::MovingFn, "moving_fn"),
     (AggKind::BucketSort, "bucket_sort"),
     (AggKind::BucketScript, "bucket_script"),
     (AggKind::BucketSelector, "bucket_selector"),
@@ -162,6 +165,7 @@ impl AggKind {
                 | Derivative
                 | CumulativeSum
                 | SerialDiff
+                | MovingFn
                 | BucketSort
                 | BucketScript
                 | BucketSelector

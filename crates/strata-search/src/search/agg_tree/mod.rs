@@ -64,6 +64,7 @@ mod keys;
 mod kind;
 mod metric;
 mod missing;
+mod moving_fn;
 mod nested;
 mod percentiles;
 mod pipeline;
@@ -72,7 +73,6 @@ mod rare_terms;
 mod sibling;
 mod significant_terms;
 mod source;
-mod take_out;
 mod term_values;
 mod terms;
 mod top_hits;
@@ -92,6 +92,7 @@ pub use self::histogram::HistogramParams;
 pub use self::kind::AggKind;
 pub use self::metric::MetricParams;
 pub use self::missing::MissingParams;
+pub use self::moving_fn::MovingFnParams;
 pub use self::nested::NestedParams;
 pub use self::percentiles::PercentilesParams;
 pub(crate) use self::pipeline::check_parent;
@@ -100,7 +101,6 @@ pub use self::range::{RangeEdge, RangeParams};
 pub use self::rare_terms::RareTermsParams;
 pub use self::sibling::{SiblingKind, SiblingParams};
 pub use self::significant_terms::{Heuristic, SignificantTermsParams};
-pub(crate) use self::take_out::take_out;
 pub use self::term_values::TermValues;
 pub use self::terms::TermsParams;
 pub use self::top_hits::TopHitsParams;
@@ -241,6 +241,7 @@ impl AggNode {
         if PipelineParams::covers(kind)
             || BucketScriptParams::covers(kind)
             || SiblingParams::covers(kind)
+            || kind == AggKind::MovingFn
         {
             refuse_subs()?;
         }

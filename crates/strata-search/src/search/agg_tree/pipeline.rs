@@ -164,7 +164,8 @@ pub(crate) fn check_parent(kind: AggKind, name: &str, parent: Option<AggKind>) -
     }
 }
 
-fn gap_policy(name: &str, obj: &Map<String, Value>) -> Result<GapPolicy> {
+/// `gap_policy` of pipeline `name` (default `skip`).
+pub(super) fn gap_policy(name: &str, obj: &Map<String, Value>) -> Result<GapPolicy> {
     match obj.get("gap_policy").and_then(Value::as_str) {
         None | Some("skip") => Ok(GapPolicy::Skip),
         Some("insert_zeros") => Ok(GapPolicy::InsertZeros),

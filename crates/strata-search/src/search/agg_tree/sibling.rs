@@ -10,6 +10,7 @@
 
 use serde_json::{Map, Value};
 
+use super::pipeline::gap_policy;
 use super::{AggKind, GapPolicy};
 use crate::error::{Result, SearchError};
 
@@ -107,16 +108,7 @@ impl SiblingParams {
                 )))
             }
         };
-        let gap_policy = match obj.get("gap_policy").and_then(Value::as_str) {
-            None | Some("skip") => GapPolicy::Skip,
-            Some("insert_zeros") => GapPolicy::InsertZeros,
-            Some("keep_values") => GapPolicy::KeepValues,
-            Some(other) => {
-                return Err(SearchError::parsing(format!(
-                    "Unknown gap policy [{other}] of [{name}], expected [skip, insert_zeros, keep_values]"
-                )))
-            }
-        };
+        let gap_policy = gap_policy(name, obj)?;
         let kind = match kind {
             AggKind::AvgBucket => SiblingKind::Avg,
             AggKind::MaxBucket => SiblingKind::Max,

@@ -7,9 +7,9 @@ use serde_json::Value;
 use super::{
     AggKind, BucketScriptParams, CardinalityParams, CompositeParams, DateHistogramParams,
     FilterParams, FiltersParams, GeoBoundsParams, GeoCentroidParams, GeoGridParams, GridSystem,
-    HistogramParams, MetricParams, MissingParams, NestedParams, PercentilesParams, PipelineParams,
-    RangeParams, RareTermsParams, SiblingParams, SignificantTermsParams, TermsParams,
-    TopHitsParams, WeightedAvgParams,
+    HistogramParams, MetricParams, MissingParams, MovingFnParams, NestedParams, PercentilesParams,
+    PipelineParams, RangeParams, RareTermsParams, SiblingParams, SignificantTermsParams,
+    TermsParams, TopHitsParams, WeightedAvgParams,
 };
 use crate::error::Result;
 
@@ -62,6 +62,8 @@ pub enum TypedParams {
     Filters(FiltersParams),
     /// The sibling pipelines (`max_bucket`, `stats_bucket`, ...).
     Sibling(SiblingParams),
+    /// `moving_fn`.
+    MovingFn(MovingFnParams),
 }
 
 impl TypedParams {
@@ -114,6 +116,9 @@ impl TypedParams {
             k if BucketScriptParams::covers(k) => {
                 TypedParams::BucketScript(BucketScriptParams::parse(k, name, params, parent)?)
             }
+            AggKind::MovingFn => {
+                TypedParams::MovingFn(MovingFnParams::parse(name, params, parent)?)
+            }
             k if SiblingParams::covers(k) => {
                 TypedParams::Sibling(SiblingParams::parse(k, name, params)?)
             }
@@ -144,7 +149,8 @@ impl TypedParams {
             | TypedParams::TopHits(_)
             | TypedParams::Filter(_)
             | TypedParams::Filters(_)
-            | TypedParams::Sibling(_) => None,
+            | TypedParams::Sibling(_)
+            | TypedParams::MovingFn(_) => None,
             TypedParams::Metric(m) => Some(&m.field),
             TypedParams::Percentiles(p) => Some(&p.field),
             TypedParams::Cardinality(c) => Some(&c.field),

@@ -2,7 +2,7 @@
 //! rather than in the search (bucket scripts, sibling pipelines), taken out
 //! of it with where they sit.
 
-use super::AggNode;
+use super::agg_tree::AggNode;
 use crate::error::Result;
 
 /// What `pick` made of each node it took (in tree order) and the tree
